@@ -1,0 +1,98 @@
+"""Findings are data: what is wrong, where, and what the server would answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+__all__ = ["Severity", "ObjectRef", "FixSuggestion", "Finding", "LOAD_CODES", "LoadCode"]
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 3, "warning": 2, "info": 1}[self.value]
+
+
+@dataclass(frozen=True)
+class ObjectRef:
+    kind: str
+    name: str
+    stream: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "stream": self.stream}
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.stream}/{self.name}" if self.stream else f"{self.kind} {self.name}"
+
+
+@dataclass(frozen=True)
+class FixSuggestion:
+    applicability: str  # "safe" | "unsafe"
+    description: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"applicability": self.applicability, "description": self.description}
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    name: str
+    severity: Severity
+    message: str
+    file: str
+    line: int
+    column: int
+    object: ObjectRef | None = None
+    server_error_code: int | None = None
+    fix: FixSuggestion | None = None
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.file, self.line, self.column, self.rule, self.message)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "name": self.name,
+            "severity": self.severity.value,
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "object": self.object.as_dict() if self.object else None,
+            "server_error_code": self.server_error_code,
+            "fix": self.fix.as_dict() if self.fix else None,
+        }
+
+
+@dataclass(frozen=True)
+class LoadCode:
+    """A finding the loader itself raises (the manifest could not be read or validated)."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+
+
+LOAD_CODES: dict[str, LoadCode] = {
+    c.name: c
+    for c in (
+        LoadCode("JS001", "manifest-syntax-error", Severity.ERROR, "YAML or JSON that does not parse, or a file that is not UTF-8 text"),
+        LoadCode("JS002", "manifest-too-complex", Severity.ERROR, "input past jsops's safety bounds (alias expansion, nesting depth, file size)"),
+        LoadCode("JS003", "duplicate-key", Severity.ERROR, "a mapping key written twice"),
+        LoadCode("JS004", "unknown-kind", Severity.ERROR, "a document that is not a Stream or Consumer in a dialect jsops reads"),
+        LoadCode("JS005", "invalid-field", Severity.ERROR, "an unknown field, a wrong type, or a bad duration, size, enum or time"),
+        LoadCode("JS006", "consumer-stream-not-found", Severity.ERROR, "a consumer whose stream is not declared in the estate"),
+        LoadCode("JS007", "duplicate-object", Severity.ERROR, "the same stream or consumer declared twice"),
+        LoadCode("JS008", "empty-document", Severity.WARNING, "an empty or null YAML document, or a file with no manifests"),
+        LoadCode("JS009", "name-mismatch", Severity.ERROR, "a spec name that differs from the manifest's metadata name"),
+    )
+}

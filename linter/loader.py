@@ -1,0 +1,740 @@
+"""Load manifests in any of the three dialects into one model, with a source map.
+
+Dialects (contracts §1):
+- native ``apiVersion: jsops/v1`` (``kind: Stream|Consumer``, ``metadata``, ``spec``);
+- NACK CRDs ``apiVersion: jetstream.nats.io/v1beta2`` or ``v1beta1`` (camelCase ``spec``);
+- NATS API JSON as natscli prints it (``nats stream info --json``, ``nats consumer info --json``,
+  a bare StreamConfig, or a ``$JS.API.CONSUMER.CREATE`` body).
+
+Anything that cannot be loaded becomes a finding with file, line and column; nothing raises.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Union, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+
+from .findings import LOAD_CODES, Finding, ObjectRef
+from .model.config import ConsumerConfig, StreamConfig
+from .yamlio import Limits, ParsedDocument, PosEntry, ReadProblem, read_documents, resolve_position
+
+__all__ = ["Resource", "Estate", "load_paths", "load_file", "load_text", "discover", "LoadError", "MANIFEST_SUFFIXES"]
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+NATIVE_API = "jsops/v1"
+NACK_APIS = ("jetstream.nats.io/v1beta2", "jetstream.nats.io/v1beta1")
+
+
+class LoadError(Exception):
+    """A path that cannot be read at all (missing, unreadable): the tool cannot run (exit 2)."""
+
+
+@dataclass
+class Resource:
+    """One stream or consumer from a manifest, with where it came from."""
+
+    kind: str  # "Stream" | "Consumer"
+    name: str
+    stream: str | None
+    config: StreamConfig | ConsumerConfig
+    file: str
+    context: str = "default"
+    annotations: dict[str, str] = field(default_factory=dict)
+    dialect: str = "native"
+    document: int = 0  # index of the document in its file
+    doc_line: int = 1
+    positions: PosEntry | None = None
+    spec_path: tuple[Any, ...] = ("spec",)
+    key_map: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
+    raw: Any = None
+
+    @property
+    def ref(self) -> ObjectRef:
+        return ObjectRef(self.kind, self.name, self.stream)
+
+    @property
+    def key(self) -> tuple[str, str, str, str | None]:
+        return (self.context, self.kind, self.name, self.stream)
+
+    def source_path(self, path: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The document path of a config field path (dialects rename keys)."""
+        for cut in range(len(path), 0, -1):
+            hit = self.key_map.get(tuple(path[:cut]))
+            if hit is not None:
+                return hit + tuple(path[cut:])
+        return self.spec_path + tuple(path)
+
+    def locate(self, path: tuple[Any, ...] = (), *, key: bool = False, document_path: bool = False) -> tuple[int, int]:
+        """``(line, column)`` of a config field (``("max_age",)``) or, with ``document_path``, of a
+        path in the whole document (``("metadata", "name")``)."""
+        full = tuple(path) if document_path else self.source_path(tuple(path))
+        pos = resolve_position(self.positions, full, key=key)
+        return pos if pos is not None else (self.doc_line, 1)
+
+
+@dataclass
+class Estate:
+    """Everything loaded from a set of paths."""
+
+    resources: list[Resource] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    # (context, kind, name, stream) of objects that are declared but failed validation: other
+    # objects may still refer to them without a cascade of "not found" findings.
+    invalid: set[tuple[str, str, str, str | None]] = field(default_factory=set)
+
+    def streams(self) -> Iterator[Resource]:
+        return (r for r in self.resources if r.kind == "Stream")
+
+    def consumers(self) -> Iterator[Resource]:
+        return (r for r in self.resources if r.kind == "Consumer")
+
+
+# ---------------------------------------------------------------------------------------------
+# discovery
+
+
+def discover(paths: Iterable[str]) -> list[str]:
+    """Manifest files under ``paths`` (directories are walked; hidden directories skipped).
+
+    Raises :class:`LoadError` for a path that does not exist or cannot be listed.
+    """
+    out: list[str] = []
+    for p in paths:
+        if os.path.isdir(p):
+            try:
+                walked = list(os.walk(p, onerror=_raise))
+            except OSError as exc:
+                raise LoadError(f"{p}: cannot read directory: {exc.strerror or exc}") from None
+            for root, dirs, files in walked:
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for f in sorted(files):
+                    if f.endswith(MANIFEST_SUFFIXES):
+                        out.append(os.path.join(root, f))
+        elif os.path.exists(p):
+            out.append(p)
+        else:
+            raise LoadError(f"{p}: no such file or directory")
+    seen: set[str] = set()
+    unique = []
+    for f in out:
+        norm = os.path.normpath(f)
+        if norm not in seen:
+            seen.add(norm)
+            unique.append(norm)
+    return unique
+
+
+def _raise(exc: OSError) -> None:
+    raise exc
+
+
+# ---------------------------------------------------------------------------------------------
+# findings helpers
+
+
+def _finding(code_name: str, message: str, file: str, line: int, column: int, obj: ObjectRef | None = None, server_error_code: int | None = None) -> Finding:
+    code = LOAD_CODES[code_name]
+    return Finding(code.code, code.name, code.severity, message, file, line, column, obj, server_error_code)
+
+
+_PROBLEM_CODES = {
+    "yaml-syntax": "manifest-syntax-error",
+    "encoding": "manifest-syntax-error",
+    "binary": "manifest-syntax-error",
+    "unsupported": "manifest-syntax-error",
+    "too-complex": "manifest-too-complex",
+    "duplicate-key": "duplicate-key",
+}
+
+
+def _problem(p: ReadProblem, file: str) -> Finding:
+    return _finding(_PROBLEM_CODES.get(p.code, "manifest-syntax-error"), p.message, file, p.line, p.column)
+
+
+# ---------------------------------------------------------------------------------------------
+# loading
+
+
+def load_paths(paths: Iterable[str], *, limits: Limits | None = None) -> Estate:
+    """Load every manifest under ``paths``; also checks estate-wide loading problems
+    (duplicate objects, consumers whose stream is not declared)."""
+    estate = Estate()
+    for f in discover(paths):
+        load_file(f, estate, limits=limits)
+    _check_estate(estate)
+    return estate
+
+
+def load_file(path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None) -> None:
+    shown = display or path
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read((limits or Limits()).max_file_bytes + 1)
+    except IsADirectoryError:
+        raise LoadError(f"{shown}: is a directory") from None
+    except OSError as exc:
+        raise LoadError(f"{shown}: cannot read: {exc.strerror or exc}") from None
+    load_text(data, shown, estate, limits=limits)
+
+
+def load_text(data: bytes, file: str, estate: Estate, *, limits: Limits | None = None) -> None:
+    estate.files.append(file)
+    docs, problems = read_documents(data, json_file=file.endswith(".json"), limits=limits or Limits())
+    for i, doc in enumerate(docs):
+        for p in doc.problems:
+            estate.findings.append(_problem(p, file))
+        if doc.value is None:
+            if not any(p.code in ("too-complex", "unsupported", "yaml-syntax") for p in doc.problems):
+                if len(docs) > 1 and i == len(docs) - 1 and _only_separator_after(data):
+                    continue  # a trailing '---' is common and harmless
+                estate.findings.append(_finding("empty-document", "empty document (null); remove it or add a manifest", file, doc.line, 1))
+            continue
+        _load_document(doc, i, file, estate)
+    for p in problems:
+        estate.findings.append(_problem(p, file))
+    if not docs and not problems:
+        estate.findings.append(_finding("empty-document", "file holds no manifests", file, 1, 1))
+
+
+def _only_separator_after(data: bytes) -> bool:
+    tail = data.rstrip()
+    return tail.endswith(b"---")
+
+
+_CONSUMER_ONLY = frozenset(
+    {"durable_name", "ack_policy", "deliver_policy", "ack_wait", "max_deliver", "filter_subject", "filter_subjects",
+     "deliver_subject", "replay_policy", "max_ack_pending", "max_waiting", "backoff"}
+)
+
+
+def _load_document(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None:
+    v = doc.value
+    start = resolve_position(doc.positions, ()) or (doc.line, 1)
+    if not isinstance(v, dict):
+        estate.findings.append(
+            _finding("unknown-kind", f"expected a manifest mapping, got {_kind_of(v)}", file, *start)
+        )
+        return
+    api = v.get("apiVersion")
+    if api is not None or "kind" in v:
+        if api == NATIVE_API:
+            _load_native(doc, index, file, estate)
+        elif api in NACK_APIS:
+            _load_nack(doc, index, file, estate, api)
+        else:
+            pos = resolve_position(doc.positions, ("apiVersion",)) or start
+            known = ", ".join([NATIVE_API, *NACK_APIS])
+            hint = _did_you_mean(str(api), [NATIVE_API, *NACK_APIS])
+            estate.findings.append(
+                _finding("unknown-kind", f"unknown apiVersion {_short(api)!r}; jsops reads {known}{hint}", file, *pos)
+            )
+        return
+    _load_api(doc, index, file, estate)
+
+
+def _kind_of(v: Any) -> str:
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, str):
+        return f"the string {_short(v)!r}"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return f"the number {v}"
+    return type(v).__name__
+
+
+def _short(v: Any, limit: int = 60) -> str:
+    text = str(v)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    choices = list(choices)
+    hits = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    if not hits:
+        snake = _snake(word)
+        if snake in choices:
+            hits = [snake]
+        else:
+            lowered = {c.lower().replace("_", ""): c for c in choices}
+            key = word.lower().replace("_", "").replace("-", "")
+            if key in lowered:
+                hits = [lowered[key]]
+    return f"; did you mean {hits[0]!r}?" if hits else ""
+
+
+def _snake(word: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", word).lower().replace("-", "_")
+
+
+# --- envelope checks ---------------------------------------------------------------------------
+
+_NATIVE_TOP = ("apiVersion", "kind", "metadata", "spec")
+_NATIVE_META = ("name", "stream", "context", "annotations", "labels")
+
+
+def _check_keys(value: dict[str, Any], allowed: Iterable[str], where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> bool:
+    allowed = tuple(allowed)
+    ok = True
+    for k in value:
+        if k not in allowed:
+            pos = resolve_position(doc.positions, where + (k,), key=True) or (doc.line, 1)
+            estate.findings.append(
+                _finding("invalid-field", f"unknown field {_short(k)!r} in {label}{_did_you_mean(str(k), allowed)}", file, *pos)
+            )
+            ok = False
+    return ok
+
+
+def _string_map(value: Any, where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> dict[str, str] | None:
+    if value is None:
+        return {}
+    pos = resolve_position(doc.positions, where) or (doc.line, 1)
+    if not isinstance(value, dict):
+        estate.findings.append(_finding("invalid-field", f"{label} must be a mapping of strings, got {_kind_of(value)}", file, *pos))
+        return None
+    out = {}
+    for k, v in value.items():
+        if not isinstance(k, str) or not isinstance(v, str):
+            p = resolve_position(doc.positions, where + (k,)) or pos
+            estate.findings.append(
+                _finding("invalid-field", f"{label}.{_short(k)} must be a string (quote it), got {_kind_of(v)}", file, *p)
+            )
+            return None
+        out[k] = v
+    return out
+
+
+def _require_str(value: dict[str, Any], key: str, where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
+    v = value.get(key)
+    if isinstance(v, str) and v:
+        return v
+    if v is None:
+        pos = resolve_position(doc.positions, where) or (doc.line, 1)
+        estate.findings.append(_finding("invalid-field", f"missing required field {label}", file, *pos))
+    else:
+        pos = resolve_position(doc.positions, where + (key,)) or (doc.line, 1)
+        estate.findings.append(_finding("invalid-field", f"{label} must be a non-empty string, got {_kind_of(v)}", file, *pos))
+    return None
+
+
+def _load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None:
+    v = doc.value
+    start = resolve_position(doc.positions, ()) or (doc.line, 1)
+    kind = v.get("kind")
+    if kind not in ("Stream", "Consumer"):
+        pos = resolve_position(doc.positions, ("kind",)) or start
+        msg = "missing kind" if kind is None else f"unknown kind {_short(kind)!r}"
+        estate.findings.append(_finding("unknown-kind", f"{msg}; jsops/v1 has Stream and Consumer{_did_you_mean(str(kind), ['Stream', 'Consumer'])}", file, *pos))
+        return
+    ok = _check_keys(v, _NATIVE_TOP, (), doc, file, estate, "the manifest")
+    meta = v.get("metadata")
+    if not isinstance(meta, dict):
+        pos = resolve_position(doc.positions, ("metadata",)) or start
+        what = "missing required field metadata" if meta is None else f"metadata must be a mapping, got {_kind_of(meta)}"
+        estate.findings.append(_finding("invalid-field", what, file, *pos))
+        return
+    ok &= _check_keys(meta, _NATIVE_META, ("metadata",), doc, file, estate, "metadata")
+    name = _require_str(meta, "name", ("metadata",), doc, file, estate, "metadata.name")
+    stream = None
+    if kind == "Consumer":
+        stream = _require_str(meta, "stream", ("metadata",), doc, file, estate, "metadata.stream")
+        if stream is None:
+            ok = False
+    elif "stream" in meta:
+        pos = resolve_position(doc.positions, ("metadata", "stream"), key=True) or start
+        estate.findings.append(_finding("invalid-field", "metadata.stream is only for consumers", file, *pos))
+        ok = False
+    context = meta.get("context", "default")
+    if not isinstance(context, str) or not context:
+        pos = resolve_position(doc.positions, ("metadata", "context")) or start
+        estate.findings.append(_finding("invalid-field", f"metadata.context must be a non-empty string, got {_kind_of(context)}", file, *pos))
+        ok = False
+    annotations = _string_map(meta.get("annotations"), ("metadata", "annotations"), doc, file, estate, "metadata.annotations")
+    labels = _string_map(meta.get("labels"), ("metadata", "labels"), doc, file, estate, "metadata.labels")
+    if name is None or annotations is None or labels is None:
+        return
+    spec = v.get("spec")
+    if spec is None:
+        spec = {}
+    if not isinstance(spec, dict):
+        pos = resolve_position(doc.positions, ("spec",)) or start
+        estate.findings.append(_finding("invalid-field", f"spec must be a mapping, got {_kind_of(spec)}", file, *pos))
+        return
+    spec = dict(spec)
+    res_name = name
+    if kind == "Stream":
+        if "name" in spec and spec["name"] != name:
+            pos = resolve_position(doc.positions, ("spec", "name")) or start
+            estate.findings.append(_finding("name-mismatch", f"spec.name {_short(spec['name'])!r} differs from metadata.name {name!r}; drop spec.name", file, *pos))
+            ok = False
+        spec["name"] = name
+    else:
+        durable, cname = spec.get("durable_name"), spec.get("name")
+        for field_name, given in (("durable_name", durable), ("name", cname)):
+            if given is not None and given != name:
+                pos = resolve_position(doc.positions, ("spec", field_name)) or start
+                estate.findings.append(_finding("name-mismatch", f"spec.{field_name} {_short(given)!r} differs from metadata.name {name!r}", file, *pos))
+                ok = False
+        if durable is None and cname is None:
+            spec["durable_name"] = name  # a named consumer is durable unless spec says `name:` only
+        spec.setdefault("ack_policy", "explicit")
+    res = Resource(kind, res_name, stream, None, file, context, annotations, "native", index, doc.line, doc.positions, ("spec",), {}, v)  # type: ignore[arg-type]
+    if _validate(res, spec, estate) and ok:
+        estate.resources.append(res)
+    else:
+        estate.invalid.add(res.key)
+
+
+def _validate(res: Resource, spec: dict[str, Any], estate: Estate) -> bool:
+    model: type[BaseModel] = StreamConfig if res.kind == "Stream" else ConsumerConfig
+    try:
+        res.config = model.model_validate(spec)  # type: ignore[assignment]
+        return True
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            estate.findings.append(_validation_finding(res, model, err))
+        estate.invalid.add(res.key)
+        return False
+
+
+def _validation_finding(res: Resource, model: type[BaseModel], err: dict[str, Any]) -> Finding:
+    loc = tuple(err["loc"])
+    kind = err["type"]
+    src = res.source_path(loc)
+    label = _dotted(src)
+    if kind == "extra_forbidden":
+        field_name = str(loc[-1])
+        parent = _dotted(src[:-1]) or "the manifest"
+        candidates = _external_names(res, model, loc[:-1])
+        msg = f"unknown field {_short(field_name)!r} in {parent}{_did_you_mean(field_name, candidates)}"
+        line, col = res.locate(src, key=True, document_path=True)
+    else:
+        text = err["msg"]
+        if text.startswith("Value error, "):
+            text = text[len("Value error, ") :]
+        if kind == "missing":
+            msg = f"missing required field {label}"
+        elif kind == "literal_error":
+            expected = err.get("ctx", {}).get("expected", "")
+            choices = re.findall(r"'([^']*)'", expected)
+            msg = f"{label}: {_short(err.get('input'))!r} is not one of {', '.join(choices)}{_did_you_mean(str(err.get('input')), choices)}"
+        else:
+            got = err.get("input")
+            suffix = ""
+            if kind in ("string_type", "int_type", "bool_type", "list_type", "dict_type", "model_type", "timezone_aware", "datetime_type", "datetime_from_date_parsing", "datetime_parsing"):
+                suffix = f", got {_kind_of(got) if not isinstance(got, str) else repr(_short(got))}"
+            msg = f"{label}: {text[0].lower() + text[1:] if text else text}{suffix}"
+        line, col = res.locate(src, document_path=True)
+    return _finding("invalid-field", msg, res.file, line, col, res.ref if res.name else None)
+
+
+def _dotted(path: tuple[Any, ...]) -> str:
+    out = ""
+    for step in path:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        else:
+            out += ("." if out else "") + str(step)
+    return out
+
+
+def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    current: Any = model
+    for step in loc:
+        if isinstance(step, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        f = current.model_fields.get(step)
+        if f is None:
+            return None
+        current = _unwrap(f.annotation)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _unwrap(ann: Any) -> Any:
+    for _ in range(6):
+        origin = get_origin(ann)
+        if origin is None:
+            return ann
+        args = [a for a in get_args(ann) if a is not type(None)]
+        if origin in (list, tuple) or origin is Union or str(origin) == "types.UnionType" or origin.__class__.__name__ == "UnionType":
+            ann = args[0] if args else ann
+        else:
+            import types
+
+            if origin is types.UnionType:
+                ann = args[0]
+            else:
+                return ann
+    return ann
+
+
+def _external_names(res: Resource, model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    sub = _model_at(model, loc)
+    names = list(sub.model_fields) if sub is not None else []
+    if res.dialect.startswith("nack"):
+        table = _NACK_TABLES.get((res.kind, tuple(s for s in loc if not isinstance(s, int))))
+        if table is not None:
+            return list(table)
+    return names
+
+
+# --- NACK ----------------------------------------------------------------------------------------
+
+_XFORM = {"source": "src", "dest": "dest"}
+_SOURCE = {
+    "name": "name",
+    "optStartSeq": "opt_start_seq",
+    "optStartTime": "opt_start_time",
+    "filterSubject": "filter_subject",
+    "externalApiPrefix": ("external", "api"),
+    "externalDeliverPrefix": ("external", "deliver"),
+    "subjectTransforms": ("subject_transforms", _XFORM),
+}
+_NACK_CONNECTION = ("preventDelete", "preventUpdate", "account", "creds", "nkey", "servers", "tls", "tlsFirst", "jsDomain")
+_NACK_STREAM: dict[str, Any] = {
+    "name": "name",
+    "description": "description",
+    "subjects": "subjects",
+    "retention": "retention",
+    "maxConsumers": "max_consumers",
+    "maxMsgsPerSubject": "max_msgs_per_subject",
+    "maxMsgs": "max_msgs",
+    "maxBytes": "max_bytes",
+    "maxAge": "max_age",
+    "maxMsgSize": "max_msg_size",
+    "storage": "storage",
+    "discard": "discard",
+    "replicas": "num_replicas",
+    "noAck": "no_ack",
+    "duplicateWindow": "duplicate_window",
+    "placement": ("placement", {"cluster": "cluster", "tags": "tags"}),
+    "mirror": ("mirror", _SOURCE),
+    "sources": ("sources", _SOURCE),
+    "compression": "compression",
+    "subjectTransform": ("subject_transform", _XFORM),
+    "republish": ("republish", {"source": "src", "destination": "dest", "headers_only": "headers_only"}),
+    "sealed": "sealed",
+    "denyDelete": "deny_delete",
+    "denyPurge": "deny_purge",
+    "allowDirect": "allow_direct",
+    "allowRollup": "allow_rollup_hdrs",
+    "mirrorDirect": "mirror_direct",
+    "discardPerSubject": "discard_new_per_subject",
+    "firstSequence": "first_seq",
+    "metadata": "metadata",
+    "consumerLimits": ("consumer_limits", {"inactiveThreshold": "inactive_threshold", "maxAckPending": "max_ack_pending"}),
+    "allowMsgTtl": "allow_msg_ttl",
+    "subjectDeleteMarkerTtl": "subject_delete_marker_ttl",
+    "allowMsgCounter": "allow_msg_counter",
+    "allowAtomicPublish": "allow_atomic",
+    "allowMsgSchedules": "allow_msg_schedules",
+    "persistMode": "persist_mode",
+}
+_NACK_CONSUMER: dict[str, Any] = {
+    "streamName": None,
+    "durableName": "durable_name",
+    "description": "description",
+    "ackPolicy": "ack_policy",
+    "ackWait": "ack_wait",
+    "deliverPolicy": "deliver_policy",
+    "deliverSubject": "deliver_subject",
+    "deliverGroup": "deliver_group",
+    "filterSubject": "filter_subject",
+    "filterSubjects": "filter_subjects",
+    "flowControl": "flow_control",
+    "heartbeatInterval": "idle_heartbeat",
+    "maxAckPending": "max_ack_pending",
+    "maxDeliver": "max_deliver",
+    "backoff": "backoff",
+    "maxWaiting": "max_waiting",
+    "optStartSeq": "opt_start_seq",
+    "optStartTime": "opt_start_time",
+    "rateLimitBps": "rate_limit_bps",
+    "replayPolicy": "replay_policy",
+    "sampleFreq": "sample_freq",
+    "headersOnly": "headers_only",
+    "maxRequestBatch": "max_batch",
+    "maxRequestExpires": "max_expires",
+    "maxRequestMaxBytes": "max_bytes",
+    "inactiveThreshold": "inactive_threshold",
+    "replicas": "num_replicas",
+    "memStorage": "mem_storage",
+    "metadata": "metadata",
+    "pauseUntil": "pause_until",
+    "priorityPolicy": "priority_policy",
+    "pinnedTtl": "priority_timeout",
+    "priorityGroups": "priority_groups",
+}
+_NACK_TABLES: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {
+    ("Stream", ()): _NACK_STREAM,
+    ("Consumer", ()): _NACK_CONSUMER,
+}
+
+
+def _nack_translate(value: dict[str, Any], table: dict[str, Any], src: tuple[Any, ...], dst: tuple[Any, ...], key_map: dict[tuple[Any, ...], tuple[Any, ...]], unknown: list[tuple[tuple[Any, ...], str, list[str]]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        if k in _NACK_CONNECTION and not dst:
+            continue  # connection and protection settings: jsops takes these from its target config
+        target = table.get(k, ...)
+        if target is ...:
+            unknown.append((src + (k,), str(k), list(table)))
+            continue
+        if target is None:
+            continue
+        if isinstance(target, tuple) and isinstance(target[1], dict):
+            name, sub = target
+            key_map[dst + (name,)] = src + (k,)
+            if isinstance(v, list):
+                items = []
+                for i, item in enumerate(v):
+                    key_map[dst + (name, i)] = src + (k, i)
+                    items.append(_nack_translate(item, sub, src + (k, i), dst + (name, i), key_map, unknown) if isinstance(item, dict) else item)
+                out[name] = items
+            elif isinstance(v, dict):
+                out[name] = _nack_translate(v, sub, src + (k,), dst + (name,), key_map, unknown)
+            else:
+                out[name] = v
+        elif isinstance(target, tuple):
+            outer, inner = target
+            out.setdefault(outer, {})[inner] = v
+            key_map[dst + (outer,)] = src
+            key_map[dst + (outer, inner)] = src + (k,)
+        else:
+            out[target] = v
+            if target != k:
+                key_map[dst + (target,)] = src + (k,)
+    return out
+
+
+def _load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: str) -> None:
+    v = doc.value
+    start = resolve_position(doc.positions, ()) or (doc.line, 1)
+    kind = v.get("kind")
+    if kind not in ("Stream", "Consumer"):
+        pos = resolve_position(doc.positions, ("kind",)) or start
+        estate.findings.append(_finding("unknown-kind", f"jsops reads NACK Stream and Consumer resources, not {_short(kind)!r}", file, *pos))
+        return
+    meta = v.get("metadata") if isinstance(v.get("metadata"), dict) else {}
+    spec = v.get("spec")
+    if not isinstance(spec, dict):
+        pos = resolve_position(doc.positions, ("spec",)) or start
+        estate.findings.append(_finding("invalid-field", "missing required field spec" if spec is None else f"spec must be a mapping, got {_kind_of(spec)}", file, *pos))
+        return
+    key_map: dict[tuple[Any, ...], tuple[Any, ...]] = {(): ("spec",)}
+    unknown: list[tuple[tuple[Any, ...], str, list[str]]] = []
+    table = _NACK_STREAM if kind == "Stream" else _NACK_CONSUMER
+    translated = _nack_translate(spec, table, ("spec",), (), key_map, unknown)
+    for path, k, choices in unknown:
+        pos = resolve_position(doc.positions, path, key=True) or start
+        estate.findings.append(_finding("invalid-field", f"unknown field {_short(k)!r} in {_dotted(path[:-1])} ({api}){_did_you_mean(k, choices)}", file, *pos))
+    annotations = {k: str(val) for k, val in (meta.get("annotations") or {}).items()} if isinstance(meta.get("annotations"), dict) else {}
+    context = annotations.get("jsops.io/context", "default")
+    if kind == "Stream":
+        name = _require_str(spec, "name", ("spec",), doc, file, estate, "spec.name")
+        stream = None
+    else:
+        name = _require_str(spec, "durableName", ("spec",), doc, file, estate, "spec.durableName")
+        stream = _require_str(spec, "streamName", ("spec",), doc, file, estate, "spec.streamName")
+        if stream is None:
+            name = None
+        translated.setdefault("ack_policy", "explicit")  # NACK builds on jsm.go, whose default is explicit
+    if name is None:
+        return
+    res = Resource(kind, name, stream, None, file, context, annotations, "nack/" + api.rsplit("/", 1)[1], index, doc.line, doc.positions, ("spec",), key_map, v)  # type: ignore[arg-type]
+    if _validate(res, translated, estate) and not unknown:
+        estate.resources.append(res)
+    else:
+        estate.invalid.add(res.key)
+
+
+# --- NATS API JSON ------------------------------------------------------------------------------
+
+
+def _load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None:
+    v = doc.value
+    start = resolve_position(doc.positions, ()) or (doc.line, 1)
+    if "config" in v:
+        cfg = v["config"]
+        spec_path: tuple[Any, ...] = ("config",)
+        if not isinstance(cfg, dict):
+            pos = resolve_position(doc.positions, ("config",)) or start
+            estate.findings.append(_finding("invalid-field", f"config must be a mapping, got {_kind_of(cfg)}", file, *pos))
+            return
+        is_consumer = "stream_name" in v or bool(_CONSUMER_ONLY & cfg.keys())
+    elif "name" in v or "subjects" in v or "durable_name" in v:
+        cfg = v
+        spec_path = ()
+        is_consumer = bool(_CONSUMER_ONLY & cfg.keys())
+    else:
+        estate.findings.append(
+            _finding("unknown-kind", "not a manifest: no apiVersion/kind, and not a NATS API StreamConfig or ConsumerConfig", file, *start)
+        )
+        return
+    cfg = dict(cfg)
+    if is_consumer:
+        stream = v.get("stream_name") if spec_path else None
+        if not isinstance(stream, str) or not stream:
+            estate.findings.append(
+                _finding("consumer-stream-not-found", "consumer config without a stream: wrap it as {\"stream_name\": ..., \"config\": {...}}", file, *start)
+            )
+            return
+        cfg.pop("action", None)
+        name = cfg.get("durable_name") or cfg.get("name")
+        if not isinstance(name, str) or not name:
+            estate.findings.append(_finding("invalid-field", "consumer config has neither durable_name nor name", file, *start))
+            return
+        res = Resource("Consumer", name, stream, None, file, "default", {}, "api", index, doc.line, doc.positions, spec_path, {}, v)  # type: ignore[arg-type]
+    else:
+        name = cfg.get("name")
+        if not isinstance(name, str) or not name:
+            pos = resolve_position(doc.positions, spec_path) or start
+            estate.findings.append(_finding("invalid-field", "stream config has no name", file, *pos))
+            return
+        res = Resource("Stream", name, None, None, file, "default", {}, "api", index, doc.line, doc.positions, spec_path, {}, v)  # type: ignore[arg-type]
+    if _validate(res, cfg, estate):
+        estate.resources.append(res)
+
+
+# --- estate-wide loading checks -----------------------------------------------------------------
+
+
+def _check_estate(estate: Estate) -> None:
+    seen: dict[tuple[str, str, str, str | None], Resource] = {}
+    kept: list[Resource] = []
+    for r in estate.resources:
+        first = seen.get(r.key)
+        if first is not None:
+            line, col = r.locate(("metadata", "name") if r.dialect == "native" else (), document_path=r.dialect == "native")
+            estate.findings.append(
+                _finding("duplicate-object", f"{r.ref} is already declared at {first.file}:{first.doc_line}", r.file, line, col, r.ref)
+            )
+            continue
+        seen[r.key] = r
+        kept.append(r)
+    estate.resources = kept
+    streams = {(r.context, r.name) for r in kept if r.kind == "Stream"}
+    streams |= {(ctx, name) for ctx, kind, name, _ in estate.invalid if kind == "Stream"}
+    for r in kept:
+        if r.kind == "Consumer" and (r.context, r.stream) not in streams:
+            if r.dialect == "native":
+                line, col = r.locate(("metadata", "stream"), document_path=True)
+            elif r.dialect.startswith("nack"):
+                line, col = r.locate(("spec", "streamName"), document_path=True)
+            else:
+                line, col = r.locate(("stream_name",), document_path=True)
+            where = f" in context {r.context!r}" if r.context != "default" else ""
+            estate.findings.append(
+                _finding("consumer-stream-not-found", f"consumer {r.name!r} belongs to stream {r.stream!r}, which no manifest declares{where}", r.file, line, col, r.ref, 10059)
+            )

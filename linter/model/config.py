@@ -1,0 +1,227 @@
+"""StreamConfig and ConsumerConfig as nats-server 2.15 accepts them.
+
+Field names are the JetStream API's snake_case (what ``nats stream info --json`` prints); enums are
+spelled as the server spells them. Every field is optional: a model holds what the manifest wrote,
+and :mod:`linter.effective` fills in what the server would.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+)
+
+from .units import UnitError, parse_duration, parse_size
+
+__all__ = [
+    "Duration",
+    "Size",
+    "StreamConfig",
+    "ConsumerConfig",
+    "StreamSource",
+    "ExternalStream",
+    "StreamConsumerSource",
+    "SubjectTransform",
+    "Republish",
+    "Placement",
+    "StreamConsumerLimits",
+    "RETENTION",
+    "DISCARD",
+    "STORAGE",
+    "COMPRESSION",
+    "PERSIST_MODE",
+    "ACK_POLICY",
+    "DELIVER_POLICY",
+    "REPLAY_POLICY",
+    "PRIORITY_POLICY",
+]
+
+
+def _duration(value: Any) -> Any:
+    try:
+        return parse_duration(value)
+    except UnitError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _size(value: Any) -> Any:
+    try:
+        return parse_size(value)
+    except UnitError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _sample_freq(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+Duration = Annotated[int, BeforeValidator(_duration)]
+"""Nanoseconds; accepts Go duration strings with ``d`` and ``w`` units, or integer nanoseconds."""
+Size = Annotated[int, BeforeValidator(_size)]
+"""Bytes; accepts integers or strings like ``10GiB`` (1024-based, like natscli)."""
+Timestamp = AwareDatetime
+
+RETENTION = ("limits", "interest", "workqueue")
+DISCARD = ("old", "new")
+STORAGE = ("file", "memory")
+COMPRESSION = ("none", "s2")
+PERSIST_MODE = ("default", "async")
+ACK_POLICY = ("none", "all", "explicit", "flow_control")
+DELIVER_POLICY = ("all", "last", "new", "by_start_sequence", "by_start_time", "last_per_subject")
+REPLAY_POLICY = ("instant", "original")
+PRIORITY_POLICY = ("none", "overflow", "pinned_client", "prioritized")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+
+class SubjectTransform(_Model):
+    src: StrictStr = ""
+    dest: StrictStr = ""
+
+
+class Republish(_Model):
+    src: StrictStr | None = None
+    dest: StrictStr
+    headers_only: StrictBool | None = None
+
+
+class Placement(_Model):
+    cluster: StrictStr | None = None
+    tags: list[StrictStr] | None = None
+    preferred: StrictStr | None = None
+
+
+class ExternalStream(_Model):
+    api: StrictStr = ""
+    deliver: StrictStr = ""
+
+
+class StreamConsumerSource(_Model):
+    """The durable consumer a mirror or source uses (nats-server 2.14+)."""
+
+    name: StrictStr | None = None
+    deliver_subject: StrictStr | None = None
+
+
+class StreamSource(_Model):
+    name: StrictStr | None = None
+    opt_start_seq: StrictInt | None = None
+    opt_start_time: Timestamp | None = None
+    filter_subject: StrictStr | None = None
+    subject_transforms: list[SubjectTransform] | None = None
+    external: ExternalStream | None = None
+    consumer: StreamConsumerSource | None = None
+
+
+class StreamConsumerLimits(_Model):
+    inactive_threshold: Duration | None = None
+    max_ack_pending: StrictInt | None = None
+
+
+class StreamConfig(_Model):
+    """A stream's configuration; see server-rules.md §5.1 for when each field appeared."""
+
+    name: StrictStr | None = None
+    description: StrictStr | None = None
+    subjects: list[StrictStr] | None = None
+    retention: Literal["limits", "interest", "workqueue"] | None = None
+    max_consumers: StrictInt | None = None
+    max_msgs: StrictInt | None = None
+    max_bytes: Size | None = None
+    max_age: Duration | None = None
+    max_msgs_per_subject: StrictInt | None = None
+    max_msg_size: Size | None = None
+    discard: Literal["old", "new"] | None = None
+    storage: Literal["file", "memory"] | None = None
+    num_replicas: StrictInt | None = None
+    no_ack: StrictBool | None = None
+    duplicate_window: Duration | None = None
+    placement: Placement | None = None
+    mirror: StreamSource | None = None
+    sources: list[StreamSource] | None = None
+    compression: Literal["none", "s2"] | None = None
+    first_seq: StrictInt | None = None
+    subject_transform: SubjectTransform | None = None
+    republish: Republish | None = None
+    allow_direct: StrictBool | None = None
+    mirror_direct: StrictBool | None = None
+    discard_new_per_subject: StrictBool | None = None
+    sealed: StrictBool | None = None
+    deny_delete: StrictBool | None = None
+    deny_purge: StrictBool | None = None
+    allow_rollup_hdrs: StrictBool | None = None
+    consumer_limits: StreamConsumerLimits | None = None
+    allow_msg_ttl: StrictBool | None = None
+    subject_delete_marker_ttl: Duration | None = None
+    allow_msg_counter: StrictBool | None = None
+    allow_atomic: StrictBool | None = None
+    allow_msg_schedules: StrictBool | None = None
+    persist_mode: Literal["default", "async", ""] | None = None
+    allow_batched: StrictBool | None = None
+    metadata: dict[StrictStr, StrictStr] | None = None
+
+
+class ConsumerConfig(_Model):
+    """A consumer's configuration; see server-rules.md §5.2 for when each field appeared."""
+
+    durable_name: StrictStr | None = None
+    name: StrictStr | None = None
+    description: StrictStr | None = None
+    deliver_policy: (
+        Literal["all", "last", "new", "by_start_sequence", "by_start_time", "last_per_subject"] | None
+    ) = None
+    opt_start_seq: StrictInt | None = None
+    opt_start_time: Timestamp | None = None
+    ack_policy: Literal["none", "all", "explicit", "flow_control"] | None = None
+    ack_wait: Duration | None = None
+    max_deliver: StrictInt | None = None
+    backoff: list[Duration] | None = None
+    filter_subject: StrictStr | None = None
+    filter_subjects: list[StrictStr] | None = None
+    replay_policy: Literal["instant", "original"] | None = None
+    rate_limit_bps: StrictInt | None = None
+    sample_freq: Annotated[StrictStr, BeforeValidator(_sample_freq)] | None = None
+    max_waiting: StrictInt | None = None
+    max_ack_pending: StrictInt | None = None
+    flow_control: StrictBool | None = None
+    headers_only: StrictBool | None = None
+    max_batch: StrictInt | None = None
+    max_expires: Duration | None = None
+    max_bytes: Size | None = None
+    deliver_subject: StrictStr | None = None
+    deliver_group: StrictStr | None = None
+    idle_heartbeat: Duration | None = None
+    inactive_threshold: Duration | None = None
+    num_replicas: StrictInt | None = None
+    mem_storage: StrictBool | None = None
+    direct: StrictBool | None = None
+    sourcing: StrictBool | None = None
+    metadata: dict[StrictStr, StrictStr] | None = None
+    pause_until: Timestamp | None = None
+    priority_groups: list[StrictStr] | None = None
+    priority_policy: Literal["none", "overflow", "pinned_client", "prioritized"] | None = None
+    priority_timeout: Duration | None = None
+
+
+def format_time(ts: datetime) -> str:
+    """RFC 3339 as the server prints it (UTC with ``Z``, nanosecond digits trimmed)."""
+    from datetime import timezone
+
+    utc = ts.astimezone(timezone.utc)
+    text = utc.strftime("%Y-%m-%dT%H:%M:%S")
+    if utc.microsecond:
+        text += f".{utc.microsecond:06d}".rstrip("0")
+    return text + "Z"

