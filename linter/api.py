@@ -36,6 +36,8 @@ class RuleContext:
     estate: Estate
     target: Target = field(default_factory=Target)
     _effective: dict[int, dict[str, Any]] = field(default_factory=dict)
+    _stream_index: dict[tuple[str, str | None], Resource] | None = None
+    _origins: dict[str, Any] | None = None
 
     def streams(self) -> list[Resource]:
         return [r for r in self.estate.resources if r.kind == "Stream"]
@@ -44,10 +46,9 @@ class RuleContext:
         return [r for r in self.estate.resources if r.kind == "Consumer"]
 
     def stream_of(self, consumer: Resource) -> Resource | None:
-        index = self.__dict__.setdefault(
-            "_stream_index", {(r.context, r.name): r for r in self.estate.resources if r.kind == "Stream"}
-        )
-        return index.get((consumer.context, consumer.stream))
+        if self._stream_index is None:
+            self._stream_index = {(r.context, r.name): r for r in self.estate.resources if r.kind == "Stream"}
+        return self._stream_index.get((consumer.context, consumer.stream))
 
     def effective(self, resource: Resource) -> dict[str, Any]:
         """The effective (server-defaulted) config of a resource, computed once."""
@@ -58,10 +59,13 @@ class RuleContext:
         if hit is not None:
             return hit
         if resource.kind == "Stream":
-            origins = self.__dict__.setdefault(
-                "_origins",
-                {r.name: r.config for r in self.estate.resources if r.kind == "Stream" and isinstance(r.config, StreamConfig)},
-            )
+            if self._origins is None:
+                self._origins = {
+                    r.name: r.config  # type: ignore[misc]
+                    for r in self.estate.resources
+                    if r.kind == "Stream" and isinstance(r.config, StreamConfig)
+                }
+            origins = self._origins
             out = effective_stream(resource.config, name=resource.name, target=self.target, origins=origins)  # type: ignore[arg-type]
         else:
             parent = self.stream_of(resource)

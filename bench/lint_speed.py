@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Lint speed: jsops lint vs `yamllint -d relaxed` on a generated estate.
+
+Generates 2,000 streams x 4 consumers (one file per stream, 10,000 objects), then times
+`jsops lint` on the whole estate, `jsops lint` on one file, and yamllint on the same files.
+Targets (issue 2): the whole estate in at most 0.15x yamllint's time; one file under 0.35 s.
+
+    python bench/lint_speed.py [--streams 2000] [--consumers 4] [--repeat 3] [--no-yamllint]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+STREAM = """# Stream {i}: generated for the lint-speed benchmark
+apiVersion: jsops/v1
+kind: Stream
+metadata:
+  name: S{i:05d}
+  annotations:
+    team: "team-{team}"
+spec:
+  description: "benchmark stream {i}"
+  subjects: ["bench.s{i}.>"]
+  retention: {retention}
+  storage: file
+  num_replicas: 1
+  max_age: 7d
+  max_bytes: 1GiB
+  max_msg_size: 1MiB
+  duplicate_window: 2m
+  discard: old
+  metadata:
+    owner: "team-{team}"
+"""
+CONSUMER = """---
+apiVersion: jsops/v1
+kind: Consumer
+metadata:
+  name: c{j}
+  stream: S{i:05d}
+spec:
+  description: "consumer {j} of stream {i}"
+  ack_policy: explicit
+  ack_wait: 30s
+  max_deliver: 5
+  backoff: [5s, 30s, 2m]
+  filter_subject: bench.s{i}.c{j}
+  deliver_policy: all
+  max_ack_pending: 1000
+"""
+
+
+def generate(root: Path, streams: int, consumers: int) -> list[Path]:
+    files = []
+    for i in range(streams):
+        text = STREAM.format(i=i, team=i % 17, retention="workqueue" if i % 3 == 0 else "limits")
+        text += "".join(CONSUMER.format(i=i, j=j) for j in range(consumers))
+        p = root / f"s{i:05d}.yaml"
+        p.write_text(text)
+        files.append(p)
+    return files
+
+
+def timed(cmd: list[str], repeat: int, ok_codes: tuple[int, ...] = (0,)) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        times.append(time.perf_counter() - t)
+        if proc.returncode not in ok_codes:
+            sys.stderr.write(proc.stdout.decode()[-2000:] + proc.stderr.decode()[-2000:])
+            raise SystemExit(f"command failed ({proc.returncode}): {' '.join(cmd[:3])} ...")
+    return statistics.median(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--streams", type=int, default=2000)
+    ap.add_argument("--consumers", type=int, default=4)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-yamllint", action="store_true")
+    args = ap.parse_args()
+
+    bindir = Path(sys.executable).parent
+    jsops = str(bindir / "jsops") if (bindir / "jsops").exists() else shutil.which("jsops")
+    yamllint = str(bindir / "yamllint") if (bindir / "yamllint").exists() else shutil.which("yamllint")
+    if jsops is None:
+        raise SystemExit("jsops is not installed (make install)")
+    with tempfile.TemporaryDirectory(prefix="jsops-bench-") as tmp:
+        root = Path(tmp)
+        files = generate(root, args.streams, args.consumers)
+        objects = args.streams * (1 + args.consumers)
+        print(f"estate: {len(files)} files, {objects} objects, {sum(f.stat().st_size for f in files) / 1e6:.1f} MB")
+        whole = timed([jsops, "lint", str(root)], args.repeat)
+        one = timed([jsops, "lint", str(files[0])], max(args.repeat, 5))
+        print(f"jsops lint (whole estate):   {whole:7.3f} s")
+        print(f"jsops lint (one file):       {one:7.3f} s   target < 0.35 s: {'OK' if one < 0.35 else 'MISSED'}")
+        if yamllint and not args.no_yamllint:
+            yl = timed([yamllint, "-d", "relaxed", str(root)], 1, ok_codes=(0, 1))
+            ratio = whole / yl
+            print(f"yamllint -d relaxed:         {yl:7.3f} s")
+            print(f"ratio jsops/yamllint:        {ratio:7.3f}     target <= 0.15: {'OK' if ratio <= 0.15 else 'MISSED'}")
+        else:
+            print("yamllint: not installed or skipped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
