@@ -51,8 +51,30 @@ def _lint(args: argparse.Namespace) -> int:
     return 1 if any(f.severity.rank >= threshold for f in result.findings) else 0
 
 
+COMMAND_GROUP = "jsops.commands"
+
+
+def _plugin_commands() -> dict[str, object]:
+    """Subcommands registered by other packages (reconciler, profiler) under ``jsops.commands``."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=COMMAND_GROUP)}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and not argv[0].startswith("-") and argv[0] != "lint":
+        plugins = _plugin_commands()
+        if argv[0] in plugins:
+            command = plugins[argv[0]].load()  # type: ignore[attr-defined]
+            try:
+                return int(command(argv[1:]))
+            except KeyboardInterrupt:
+                return 130
     parser = _build_parser()
+    if not argv or argv[0] in ("-h", "--help"):
+        names = ", ".join(["lint", *sorted(_plugin_commands())])
+        parser.epilog = f"commands: {names}"
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
