@@ -12,7 +12,7 @@ rules use to explain the rejection.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any
 
 from .model.config import ConsumerConfig, StreamConfig
@@ -59,7 +59,7 @@ def strip_server_metadata(config: dict[str, Any]) -> dict[str, Any]:
 def _time(ts: datetime) -> str:
     """RFC 3339 with nanosecond precision trimmed, as Go marshals a time.Time."""
     off = ts.utcoffset() or timedelta(0)
-    text = ts.strftime("%Y-%m-%dT%H:%M:%S")
+    text = f"{ts.year:04d}-" + ts.strftime("%m-%dT%H:%M:%S")  # %Y does not zero-pad year 1
     if ts.microsecond:
         text += f".{ts.microsecond:06d}".rstrip("0")
     if off == timedelta(0) and ts.tzinfo is not None:
@@ -144,7 +144,10 @@ def effective_stream(
         dup = max_age if 0 < max_age < window else window
     if dup:
         out["duplicate_window"] = dup
-    if c.placement is not None and (c.placement.cluster or c.placement.tags or c.placement.preferred):
+    # The server drops a placement only when it equals the zero Placement: an explicit empty tag
+    # list (a non-nil Go slice) keeps it, and it is then stored and returned as ``{}``.
+    pl = c.placement
+    if pl is not None and (pl.cluster or pl.tags is not None or pl.preferred):
         p: dict[str, Any] = {}
         if c.placement.cluster:
             p["cluster"] = c.placement.cluster
@@ -346,7 +349,7 @@ def effective_consumer(
     if meta:
         out["metadata"] = meta
     if c.pause_until is not None:
-        out["pause_until"] = _time(c.pause_until.astimezone(timezone.utc))
+        out["pause_until"] = _time(c.pause_until)  # the server keeps the offset as written
     if c.priority_groups:
         out["priority_groups"] = list(c.priority_groups)
     if c.priority_policy and c.priority_policy != "none":

@@ -31,13 +31,18 @@ def free_port() -> int:
 
 @dataclass
 class NatsServer:
-    """One JetStream-enabled nats-server on 127.0.0.1 with a temporary store directory."""
+    """One JetStream-enabled nats-server on 127.0.0.1 with a temporary store directory.
+
+    ``extra_config`` is appended to the config file at top level; ``jetstream_config`` is written
+    inside the ``jetstream { }`` block (e.g. ``limits { max_ack_pending: 100 }``).
+    """
 
     extra_config: str = ""
     port: int = field(default_factory=free_port)
     store_dir: str = ""
     process: subprocess.Popen[bytes] | None = None
     _tmp: tempfile.TemporaryDirectory[str] | None = None
+    jetstream_config: str = ""
 
     @property
     def url(self) -> str:
@@ -49,7 +54,8 @@ class NatsServer:
         conf = Path(self._tmp.name) / "server.conf"
         conf.write_text(
             f"listen: 127.0.0.1:{self.port}\n"
-            f"jetstream {{ store_dir: {self.store_dir!r}\n max_mem: 256MB\n max_file: 1GB\n }}\n"
+            f"jetstream {{ store_dir: {self.store_dir!r}\n max_mem: 256MB\n max_file: 1GB\n"
+            f" {self.jetstream_config}\n }}\n"
             f"{self.extra_config}\n"
         )
         log = open(Path(self._tmp.name) / "server.log", "wb")
