@@ -1,0 +1,111 @@
+"""Stream create-time rejection rules (JS101, JS103-JS120): pure pass/fail cases.
+
+The same cases run against a real nats-server in tests/integration/test_rules_stream_server.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from linter.engine import discover_rules, lint_estate
+from linter.effective import effective_stream
+from stream_rule_cases import CASES, Case, load
+
+RULES = {r.code: r for r in discover_rules()}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_rule_case(case: Case):
+    estate, _ = load(case)
+    found = lint_estate(estate, [RULES[case.rule]]).findings
+    if case.code is None:
+        assert found == []
+    else:
+        assert len(found) == case.findings, found
+        assert {f.server_error_code for f in found} == {case.code}
+        assert all(f.rule == case.rule and f.severity.value == "error" for f in found)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_case_holds_one_condition(case: Case):
+    """Across every rule, only the case's own rule predicts a rejection (so the server's answer
+    for the case is the answer for that condition alone)."""
+    estate, _ = load(case)
+    predicted = [f for f in lint_estate(estate, list(RULES.values())).findings if f.server_error_code is not None]
+    if case.code is None:
+        assert predicted == []
+    else:
+        assert {f.rule for f in predicted} == {case.rule}
+
+
+def test_every_stream_rule_has_fail_and_pass_cases():
+    mine = {"JS101"} | {f"JS{n}" for n in range(103, 121)}
+    assert mine <= set(RULES)
+    for code in mine:
+        assert any(c.rule == code and c.code for c in CASES), code
+        assert any(c.rule == code and c.code is None for c in CASES), code
+
+
+def test_effective_config_of_fail_cases_is_computable():
+    for case in CASES:
+        _, res = load(case)
+        eff = effective_stream(res.config, name=res.name)  # type: ignore[arg-type]
+        assert eff["name"] == case.stream
+
+
+def _one(text: str, code: str):
+    from linter.loader import Estate, _check_estate, load_text
+
+    estate = Estate()
+    load_text(text.encode(), "s.yaml", estate)
+    _check_estate(estate)
+    return lint_estate(estate, [RULES[code]]).findings
+
+
+def test_overlap_points_at_the_later_subject():
+    text = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\nspec:\n  subjects:\n    - ov.*\n    - ov.bar\n"
+    (f,) = _one(text, "JS116")
+    assert (f.line, f.column) == (7, 7)
+    assert "subjects[0]" in f.message
+
+
+def test_invalid_subject_reported_once_and_not_for_overlap():
+    text = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\nspec: {subjects: ['a..b', 'a.*', 'a.x', 'a.x']}\n"
+    found = _one(text, "JS116")
+    assert len(found) == 3  # a..b invalid; a.x overlaps a.* (twice)
+
+
+def test_subjects_on_mirror_are_js118_not_js116():
+    text = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\nspec: {mirror: {name: O}, subjects: ['a..b']}\n"
+    assert _one(text, "JS116") == []
+    assert [f.server_error_code for f in _one(text, "JS118")] == [10034]
+
+
+def test_no_ack_fast_path_leaves_ordinary_subjects_alone():
+    text = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\nspec: {subjects: ['orders.>', 'JS.API.x', '$JSX.>']}\n"
+    assert _one(text, "JS117") == []
+
+
+def test_several_conditions_give_several_findings():
+    text = (
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\n"
+        "spec: {subjects: [c.>], allow_msg_counter: true, discard: new, allow_msg_ttl: true, retention: interest}\n"
+    )
+    assert [f.server_error_code for f in _one(text, "JS109")] == [10052, 10052, 10052]
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("{\"name\": \"a.b\", \"subjects\": [\"x\"]}", 10052),  # API JSON dialect
+        ("{\"name\": \"a/b\", \"subjects\": [\"x\"]}", 10128),
+    ],
+)
+def test_name_rule_in_api_dialect_points_at_name(text, expected):
+    from linter.loader import Estate, load_text
+
+    estate = Estate()
+    load_text(text.encode(), "s.json", estate)
+    (f,) = lint_estate(estate, [RULES["JS101"]]).findings
+    assert f.server_error_code == expected
+    assert (f.line, f.column) == (1, 10)
