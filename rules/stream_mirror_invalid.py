@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
-from linter.subjects import is_valid_asset_name, is_valid_publish_subject
+from linter.subjects import is_valid_asset_name, is_valid_publish_subject, is_valid_subject, subjects_collide
 
 from ._common import stream_config
 
@@ -29,14 +29,16 @@ class StreamMirrorInvalid(Rule):
     For a stream with `mirror`, flags `first_seq`, `subjects`, `sources`, `allow_msg_counter`,
     `allow_atomic`, `allow_batched`, `allow_msg_schedules` and `subject_delete_marker_ttl`; an
     invalid origin stream name; `mirror.filter_subject` together with `mirror.subject_transforms`;
-    and a `mirror.consumer` that is malformed or combined with start options or a filter.
+    a `mirror.consumer` that is malformed or combined with start options or a filter; and invalid
+    or overlapping `mirror.subject_transforms` sources.
 
     ## Why is this bad?
     A mirror's content is exactly its origin's: it takes no publishes and no other input. nats-server
     refuses to create the stream, each condition with its own err_code: `first_seq` 10143,
     `subjects` 10034, `sources` 10031, counters 10173, `allow_atomic` 10198, `allow_batched` 10209,
     schedules 10186, subject delete markers 10052, invalid origin name 10142, filter plus
-    transforms 10150, invalid mirror consumer 10213.
+    transforms 10150, invalid mirror consumer 10213, invalid transform source 10151, overlapping
+    transform sources 10152.
 
     ## Example
     ```yaml
@@ -103,6 +105,23 @@ class StreamMirrorInvalid(Rule):
                 resource, ("subject_delete_marker_ttl",), "subject delete markers are forbidden on mirrors; nats-server rejects this stream",
                 server_error_code=10052,
             )
+        trs = m.subject_transforms or []
+        for k, t in enumerate(trs):
+            if t.src and not is_valid_subject(t.src):
+                yield Violation(
+                    resource, ("mirror", "subject_transforms", k, "src"),
+                    f"mirror transform source {t.src!r} is not a valid subject; nats-server rejects this stream",
+                    server_error_code=10151,
+                )
+        for k, t in enumerate(trs):
+            other = next((j for j, u in enumerate(trs) if j != k and subjects_collide(t.src, u.src)), None)
+            if other is not None:
+                yield Violation(
+                    resource, ("mirror", "subject_transforms", k, "src"),
+                    f"mirror transform source {t.src!r} overlaps subject_transforms[{other}]; nats-server rejects this stream",
+                    server_error_code=10152,
+                )
+                break
         if m.external is None and not is_valid_asset_name(m.name or ""):
             yield Violation(
                 resource, ("mirror", "name"), f"mirrored stream name {m.name!r} is invalid; nats-server rejects this stream",

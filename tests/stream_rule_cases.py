@@ -1,4 +1,4 @@
-"""Pass and fail cases for the stream create-time rejection rules (JS101, JS103-JS120).
+"""Pass and fail cases for the stream create-time rejection rules (JS101, JS103-JS122).
 
 Shared by the pure unit tests (tests/test_rules_stream.py) and the real-server agreement tests
 (tests/integration/test_rules_stream_server.py). A fail case holds exactly one rejected condition
@@ -148,6 +148,18 @@ CASES: list[Case] = [
     ),
     Case("mirror-ok", "JS118", {"mirror": {"name": "ORIGIN", "filter_subject": "a.>"}, "max_age": "1h"}, None),
     Case("mirror-external-ok", "JS118", {"mirror": {"name": "ORIGIN", "external": {"api": "$JS.hub.API", "deliver": "dlv.hub"}}}, None),
+    Case(
+        "mirror-transform-bad-src", "JS118",
+        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a..b", "dest": "x"}]}}, 10151,
+    ),
+    Case(
+        "mirror-transforms-overlap", "JS118",
+        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.>", "dest": "x.>"}, {"src": "a.b", "dest": "y.b"}]}}, 10152,
+    ),
+    Case(
+        "mirror-transforms-ok", "JS118",
+        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.>", "dest": "x.>"}, {"src": "b.>", "dest": "y.>"}]}}, None,
+    ),
     # JS119 stream-republish-cycle
     Case("republish-cycle", "JS119", {"subjects": ["rp.>"], "republish": {"src": ">", "dest": "rp.copy.>"}}, 10052),
     Case("republish-cycle-default-subject", "JS119", {"republish": {"src": ">", "dest": ">"}}, 10052),
@@ -159,6 +171,47 @@ CASES: list[Case] = [
     # JS120 stream-placement-preferred
     Case("placement-preferred", "JS120", _s(placement={"preferred": "n1"}), 10052),
     Case("placement-tags", "JS120", _s(placement={"tags": ["ssd"]}), None),
+    # JS121 stream-sources-invalid
+    Case("sources-schedules", "JS121", {"sources": [{"name": "A"}], "allow_msg_schedules": True}, 10187),
+    Case("sources-bad-name", "JS121", {"sources": [{"name": "A.B"}]}, 10141),
+    Case("sources-duplicate", "JS121", {"sources": [{"name": "A", "filter_subject": "x.>"}, {"name": "A", "filter_subject": "x.>"}]}, 10140),
+    Case("sources-duplicate-unfiltered", "JS121", {"sources": [{"name": "A"}, {"name": "A", "filter_subject": ">"}]}, 10140),
+    Case(
+        "sources-filter-and-transforms", "JS121",
+        {"sources": [{"name": "A", "filter_subject": "x.>", "subject_transforms": [{"src": "y.>", "dest": "z.>"}]}]}, 10144,
+    ),
+    Case("sources-transform-bad-src", "JS121", {"sources": [{"name": "A", "subject_transforms": [{"src": "a.>.b", "dest": "z"}]}]}, 10145),
+    Case(
+        "sources-transforms-overlap", "JS121",
+        {"sources": [{"name": "A", "subject_transforms": [{"src": "a.*", "dest": "x.{{wildcard(1)}}"}, {"src": "a.b", "dest": "y.b"}]}]}, 10147,
+    ),
+    Case("sources-consumer-no-deliver", "JS121", {"sources": [{"name": "A", "consumer": {"name": "c1"}}]}, 10215),
+    Case(
+        "sources-consumer-filter", "JS121",
+        {"sources": [{"name": "A", "filter_subject": "x.>", "consumer": {"name": "c1", "deliver_subject": "dlv.a"}}]}, 10215,
+    ),
+    Case(
+        "sources-consumer-reused", "JS121",
+        {"sources": [
+            {"name": "A", "subject_transforms": [{"src": "x.>", "dest": "x.>"}], "consumer": {"name": "c1", "deliver_subject": "dlv.a"}},
+            {"name": "A", "subject_transforms": [{"src": "y.>", "dest": "y.>"}], "consumer": {"name": "c1", "deliver_subject": "dlv.b"}},
+        ]}, 10216,
+    ),
+    Case(
+        "sources-ok", "JS121",
+        {"sources": [
+            {"name": "A", "filter_subject": "x.>"},
+            {"name": "A", "filter_subject": "y.>"},
+            {"name": "B", "subject_transforms": [{"src": "a.*", "dest": "x.{{wildcard(1)}}"}, {"src": "b.>", "dest": "y.>"}]},
+            {"name": "C", "consumer": {"name": "c1", "deliver_subject": "dlv.c"}},
+            {"name": "D", "external": {"api": "$JS.leaf.API", "deliver": "dlv.leaf"}},
+        ]}, None,
+    ),
+    # JS122 stream-external-prefix-invalid
+    Case("external-deliver-wildcard", "JS122", {"mirror": {"name": "A", "external": {"api": "$JS.leaf.API", "deliver": "dlv.*"}}}, 10024),
+    Case("external-api-wildcard", "JS122", {"sources": [{"name": "A", "external": {"api": "$JS.*.API"}}]}, 10052),
+    Case("external-api-local", "JS122", {"sources": [{"name": "A", "external": {"api": "$JS.API"}}]}, 10021),
+    Case("external-ok", "JS122", {"sources": [{"name": "A", "external": {"api": "$JS.leaf.API", "deliver": "dlv.leaf"}}]}, None),
 ]
 
 

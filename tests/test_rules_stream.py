@@ -1,4 +1,4 @@
-"""Stream create-time rejection rules (JS101, JS103-JS120): pure pass/fail cases.
+"""Stream create-time rejection rules (JS101, JS103-JS122): pure pass/fail cases.
 
 The same cases run against a real nats-server in tests/integration/test_rules_stream_server.py.
 """
@@ -39,7 +39,7 @@ def test_case_holds_one_condition(case: Case):
 
 
 def test_every_stream_rule_has_fail_and_pass_cases():
-    mine = {"JS101"} | {f"JS{n}" for n in range(103, 121)}
+    mine = {"JS101"} | {f"JS{n}" for n in range(103, 123)}
     assert mine <= set(RULES)
     for code in mine:
         assert any(c.rule == code and c.code for c in CASES), code
