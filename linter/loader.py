@@ -22,12 +22,21 @@ from pydantic import BaseModel, ValidationError
 
 from .findings import LOAD_CODES, Finding, ObjectRef
 from .model.config import ConsumerConfig, StreamConfig
+from .model.units import UnitError, parse_duration, parse_size
 from .yamlio import Limits, ParsedDocument, PosEntry, ReadProblem, read_documents, resolve_position
 
 __all__ = ["Resource", "Estate", "load_paths", "load_file", "load_text", "discover", "LoadError", "MANIFEST_SUFFIXES"]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 NATIVE_API = "jsops/v1"
+# Output stays readable (and small) whatever the input: at most this many findings per object and
+# per file are reported one by one; the rest are summed up in one finding.
+MAX_FINDINGS_PER_OBJECT = 20
+MAX_FINDINGS_PER_FILE = 100
+# NATS names are at most 255 characters (JSMaxNameLen); the rules report 256+ with the server's
+# error code. Past this bound a "name" is not a name at all, and it is refused before it can reach
+# any message or the JSON output.
+MAX_NAME_LENGTH = 1024
 NACK_APIS = ("jetstream.nats.io/v1beta2", "jetstream.nats.io/v1beta1")
 
 
@@ -115,8 +124,10 @@ def discover(paths: Iterable[str]) -> list[str]:
             for root, dirs, files in walked:
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for f in sorted(files):
-                    if f.endswith(MANIFEST_SUFFIXES):
-                        out.append(os.path.join(root, f))
+                    full = os.path.join(root, f)
+                    # Only regular files: a FIFO would block, a device would never end.
+                    if f.endswith(MANIFEST_SUFFIXES) and os.path.isfile(full):
+                        out.append(full)
         elif os.path.exists(p):
             out.append(p)
         else:
@@ -186,6 +197,32 @@ def load_file(path: str, estate: Estate, *, display: str | None = None, limits: 
 
 def load_text(data: bytes, file: str, estate: Estate, *, limits: Limits | None = None) -> None:
     estate.files.append(file)
+    first = len(estate.findings)
+    _load_text(data, file, estate, limits)
+    _cap_file_findings(estate, first, file)
+
+
+def _cap_file_findings(estate: Estate, first: int, file: str) -> None:
+    mine = estate.findings[first:]
+    if len(mine) <= MAX_FINDINGS_PER_FILE:
+        return
+    mine.sort(key=Finding.sort_key)
+    kept = mine[:MAX_FINDINGS_PER_FILE]
+    last = kept[-1]
+    more = len(mine) - len(kept)
+    kept.append(
+        _finding(
+            "manifest-too-complex",
+            f"{more} more problems in this file are not shown (jsops shows at most {MAX_FINDINGS_PER_FILE} per file); fix the ones above first",
+            file,
+            last.line,
+            last.column,
+        )
+    )
+    estate.findings[first:] = kept
+
+
+def _load_text(data: bytes, file: str, estate: Estate, limits: Limits | None) -> None:
     docs, problems = read_documents(data, json_file=file.endswith(".json"), limits=limits or Limits())
     for i, doc in enumerate(docs):
         for p in doc.problems:
@@ -231,10 +268,9 @@ def _load_document(doc: ParsedDocument, index: int, file: str, estate: Estate) -
         else:
             pos = resolve_position(doc.positions, ("apiVersion",)) or start
             known = ", ".join([NATIVE_API, *NACK_APIS])
-            hint = _did_you_mean(str(api), [NATIVE_API, *NACK_APIS])
-            estate.findings.append(
-                _finding("unknown-kind", f"unknown apiVersion {_short(api)!r}; jsops reads {known}{hint}", file, *pos)
-            )
+            hint = _did_you_mean(str(api), [NATIVE_API, *NACK_APIS]) if api is not None else ""
+            what = "missing apiVersion" if api is None else f"unknown apiVersion {_short(api)!r}"
+            estate.findings.append(_finding("unknown-kind", f"{what}; jsops reads {known}{hint}", file, *pos))
         return
     _load_api(doc, index, file, estate)
 
@@ -247,7 +283,11 @@ def _kind_of(v: Any) -> str:
     if isinstance(v, bool):
         return "a boolean"
     if isinstance(v, (int, float)):
-        return f"the number {v}"
+        return f"the number {_short(v)}"
+    if isinstance(v, dict):
+        return "a mapping"
+    if v is None:
+        return "null"
     return type(v).__name__
 
 
@@ -256,7 +296,17 @@ def _short(v: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _shown(v: Any, limit: int = 120) -> str:
+    """``_short`` for text shown without ``repr``: control characters (terminal escapes) are escaped."""
+    text = _short(v, limit)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    if len(word) > 100:  # no field or value is this long; don't spend time on a hostile one
+        return ""
     choices = list(choices)
     hits = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     if not hits:
@@ -283,15 +333,18 @@ _NATIVE_META = ("name", "stream", "context", "annotations", "labels")
 
 def _check_keys(value: dict[str, Any], allowed: Iterable[str], where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> bool:
     allowed = tuple(allowed)
-    ok = True
-    for k in value:
-        if k not in allowed:
-            pos = resolve_position(doc.positions, where + (k,), key=True) or (doc.line, 1)
-            estate.findings.append(
-                _finding("invalid-field", f"unknown field {_short(k)!r} in {label}{_did_you_mean(str(k), allowed)}", file, *pos)
-            )
-            ok = False
-    return ok
+    unknown = [k for k in value if k not in allowed]
+    for k in unknown[:MAX_FINDINGS_PER_OBJECT]:
+        pos = resolve_position(doc.positions, where + (k,), key=True) or (doc.line, 1)
+        estate.findings.append(
+            _finding("invalid-field", f"unknown field {_short(k)!r} in {label}{_did_you_mean(str(k), allowed)}", file, *pos)
+        )
+    if len(unknown) > MAX_FINDINGS_PER_OBJECT:
+        pos = resolve_position(doc.positions, where) or (doc.line, 1)
+        estate.findings.append(
+            _finding("invalid-field", f"{len(unknown) - MAX_FINDINGS_PER_OBJECT} more unknown fields in {label} are not shown", file, *pos)
+        )
+    return not unknown
 
 
 def _string_map(value: Any, where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> dict[str, str] | None:
@@ -316,6 +369,10 @@ def _string_map(value: Any, where: tuple[Any, ...], doc: ParsedDocument, file: s
 def _require_str(value: dict[str, Any], key: str, where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
     v = value.get(key)
     if isinstance(v, str) and v:
+        if len(v) > MAX_NAME_LENGTH:
+            pos = resolve_position(doc.positions, where + (key,)) or (doc.line, 1)
+            estate.findings.append(_finding("invalid-field", _too_long(label, v), file, *pos))
+            return None
         return v
     if v is None:
         pos = resolve_position(doc.positions, where) or (doc.line, 1)
@@ -326,6 +383,10 @@ def _require_str(value: dict[str, Any], key: str, where: tuple[Any, ...], doc: P
     return None
 
 
+def _too_long(label: str, name: str) -> str:
+    return f"{label} is {len(name)} characters long ({_short(name, 20)!r}); NATS names are at most 255"
+
+
 def _load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None:
     v = doc.value
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
@@ -333,7 +394,8 @@ def _load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> 
     if kind not in ("Stream", "Consumer"):
         pos = resolve_position(doc.positions, ("kind",)) or start
         msg = "missing kind" if kind is None else f"unknown kind {_short(kind)!r}"
-        estate.findings.append(_finding("unknown-kind", f"{msg}; jsops/v1 has Stream and Consumer{_did_you_mean(str(kind), ['Stream', 'Consumer'])}", file, *pos))
+        hint = _did_you_mean(str(kind), ["Stream", "Consumer"]) if kind is not None else ""
+        estate.findings.append(_finding("unknown-kind", f"{msg}; jsops/v1 has Stream and Consumer{hint}", file, *pos))
         return
     ok = _check_keys(v, _NATIVE_TOP, (), doc, file, estate, "the manifest")
     meta = v.get("metadata")
@@ -374,7 +436,7 @@ def _load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> 
     if kind == "Stream":
         if "name" in spec and spec["name"] != name:
             pos = resolve_position(doc.positions, ("spec", "name")) or start
-            estate.findings.append(_finding("name-mismatch", f"spec.name {_short(spec['name'])!r} differs from metadata.name {name!r}; drop spec.name", file, *pos))
+            estate.findings.append(_finding("name-mismatch", f"spec.name {_short(spec['name'])!r} differs from metadata.name {_short(name)!r}; drop spec.name", file, *pos))
             ok = False
         spec["name"] = name
     else:
@@ -382,7 +444,7 @@ def _load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> 
         for field_name, given in (("durable_name", durable), ("name", cname)):
             if given is not None and given != name:
                 pos = resolve_position(doc.positions, ("spec", field_name)) or start
-                estate.findings.append(_finding("name-mismatch", f"spec.{field_name} {_short(given)!r} differs from metadata.name {name!r}", file, *pos))
+                estate.findings.append(_finding("name-mismatch", f"spec.{field_name} {_short(given)!r} differs from metadata.name {_short(name)!r}", file, *pos))
                 ok = False
         if durable is None and cname is None:
             spec["durable_name"] = name  # a named consumer is durable unless spec says `name:` only
@@ -400,8 +462,14 @@ def _validate(res: Resource, spec: dict[str, Any], estate: Estate) -> bool:
         res.config = model.model_validate(spec)  # type: ignore[assignment]
         return True
     except ValidationError as exc:
-        for err in exc.errors(include_url=False):
+        errors = exc.errors(include_url=False)
+        for err in errors[:MAX_FINDINGS_PER_OBJECT]:
             estate.findings.append(_validation_finding(res, model, err))
+        if len(errors) > MAX_FINDINGS_PER_OBJECT:
+            line, col = res.locate(res.spec_path, document_path=True)
+            estate.findings.append(
+                _finding("invalid-field", f"{len(errors) - MAX_FINDINGS_PER_OBJECT} more problems in {res.ref} are not shown", res.file, line, col, res.ref)
+            )
         estate.invalid.add(res.key)
         return False
 
@@ -423,10 +491,28 @@ def _validation_finding(res: Resource, model: type[BaseModel], err: dict[str, An
             text = text[len("Value error, ") :]
         if kind == "missing":
             msg = f"missing required field {label}"
+        elif kind in ("model_type", "model_attributes_type", "dict_type"):
+            msg = f"{label} must be a mapping, got {_kind_of(err.get('input'))}"
+        elif kind == "list_type":
+            msg = f"{label} must be a list, got {_kind_of(err.get('input'))}"
+        elif kind in ("bool_type", "bool_parsing"):
+            got = err.get("input")
+            hint = " (YAML 1.2 reads yes/no/on/off as strings; write true or false)" if isinstance(got, str) and got.lower() in ("yes", "no", "on", "off", "y", "n") else ""
+            msg = f"{label} must be true or false, got {_kind_of(got)}{hint}"
+        elif kind in ("string_type",):
+            msg = f"{label} must be a string, got {_kind_of(err.get('input'))}"
+        elif kind in ("int_type", "int_parsing", "int_from_float"):
+            msg = f"{label} must be an integer, got {_kind_of(err.get('input'))}"
+        elif kind == "timezone_aware":
+            msg = f"{label}: {_short(err.get('input'))!r} has no time zone; write RFC 3339 like 2026-01-02T15:04:05Z"
+        elif kind.startswith("datetime"):
+            msg = f"{label}: {_short(err.get('input'))!r} is not an RFC 3339 time like 2026-01-02T15:04:05Z"
         elif kind == "literal_error":
             expected = err.get("ctx", {}).get("expected", "")
-            choices = re.findall(r"'([^']*)'", expected)
-            msg = f"{label}: {_short(err.get('input'))!r} is not one of {', '.join(choices)}{_did_you_mean(str(err.get('input')), choices)}"
+            choices = [c for c in re.findall(r"'([^']*)'", expected) if c]
+            got = err.get("input")
+            shown = repr(_short(got)) if isinstance(got, str) else _kind_of(got)
+            msg = f"{label}: {shown} is not one of {', '.join(choices)}{_did_you_mean(str(got), choices) if isinstance(got, str) else ''}"
         else:
             got = err.get("input")
             suffix = ""
@@ -587,6 +673,8 @@ def _nack_translate(value: dict[str, Any], table: dict[str, Any], src: tuple[Any
     for k, v in value.items():
         if k in _NACK_CONNECTION and not dst:
             continue  # connection and protection settings: jsops takes these from its target config
+        if v == "" and k != "name":
+            continue  # NACK's CRDs default strings to '' and its controller reads '' as "not set"
         target = table.get(k, ...)
         if target is ...:
             unknown.append((src + (k,), str(k), list(table)))
@@ -618,13 +706,135 @@ def _nack_translate(value: dict[str, Any], table: dict[str, Any], src: tuple[Any
     return out
 
 
+# What NACK itself does with a spec (nats-io/nack deploy/crds.yml, internal/controller/*_controller.go):
+# the CRD schemas give defaults that kube-apiserver writes into every object, durations go through
+# Go's time.ParseDuration (no d or w units), sizes are integers, and enums have NACK's own spelling.
+_GO_DURATION = re.compile(r"^[-+]?(0|([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+)$")
+_NACK_DURATIONS = frozenset(
+    {"maxAge", "duplicateWindow", "subjectDeleteMarkerTtl", "ackWait", "heartbeatInterval", "maxRequestExpires", "inactiveThreshold", "pinnedTtl"}
+)
+_NACK_INTEGER_SIZES = frozenset({"maxBytes", "maxMsgSize", "maxRequestMaxBytes"})
+
+
+def _same(*values: str) -> dict[str, str]:
+    return {v: v for v in values}
+
+
+_NACK_ENUMS: dict[tuple[str, str], dict[str, str]] = {
+    ("Stream", "retention"): _same("limits", "interest", "workqueue"),
+    ("Stream", "discard"): _same("old", "new"),
+    ("Stream", "storage"): _same("file", "memory"),
+    ("Stream", "compression"): _same("s2", "none"),
+    ("Stream", "persistMode"): _same("default", "async"),
+    ("Consumer", "ackPolicy"): _same("none", "all", "explicit"),
+    ("Consumer", "deliverPolicy"): {
+        "all": "all",
+        "last": "last",
+        "new": "new",
+        "byStartSequence": "by_start_sequence",
+        "byStartTime": "by_start_time",
+        "lastPerSubject": "last_per_subject",
+    },
+    ("Consumer", "replayPolicy"): _same("instant", "original"),
+    ("Consumer", "priorityPolicy"): _same("none", "pinned_client", "overflow", "prioritized"),
+}
+# CRD defaults that differ from what the server assumes for an absent field (nats-io/nack#136: ackWait 1ns).
+_NACK_DEFAULTS: dict[str, dict[str, Any]] = {
+    "Stream": {"storage": "memory"},
+    "Consumer": {"ack_policy": "none", "ack_wait": 1},
+}
+
+
+def _go_duration_text(ns: int) -> str:
+    """``ns`` in the units Go's time.ParseDuration reads (h, m, s, ms, us, ns)."""
+    out = ""
+    for unit, size in (("h", 3_600_000_000_000), ("m", 60_000_000_000), ("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000), ("ns", 1)):
+        if ns >= size:
+            q, ns = divmod(ns, size)
+            out += f"{q}{unit}"
+    return out or "0s"
+
+
+def _nack_duration_problem(value: Any, label: str) -> str | None:
+    if value == "" or value is None:
+        return None
+    if not isinstance(value, str):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return f"{label}: NACK durations are strings like '30s' (the CRD field is a string), got {_kind_of(value)}"
+        return None  # the model reports other types
+    try:
+        ns = parse_duration(value)
+    except UnitError:
+        return None  # the model reports it, with the usual advice
+    if _GO_DURATION.match(value.strip()):
+        return None
+    return (
+        f"{label}: NACK reads durations with Go's time.ParseDuration, which has no d or w unit; "
+        f"write {_go_duration_text(abs(ns))!r}"
+    )
+
+
+def _nack_values(spec: dict[str, Any], kind: str, doc: ParsedDocument, file: str, estate: Estate) -> tuple[dict[str, Any], bool]:
+    """Check and translate the values NACK spells its own way; returns the spec to map and whether it is valid."""
+    out = dict(spec)
+    ok = True
+
+    def report(message: str, path: tuple[Any, ...]) -> None:
+        nonlocal ok
+        ok = False
+        pos = resolve_position(doc.positions, path) or (doc.line, 1)
+        estate.findings.append(_finding("invalid-field", message, file, *pos))
+
+    for key, value in spec.items():
+        label = f"spec.{key}"
+        if key in _NACK_DURATIONS:
+            problem = _nack_duration_problem(value, label)
+            if problem:
+                report(problem, ("spec", key))
+                out.pop(key)
+        elif key == "backoff" and isinstance(value, list):
+            for i, item in enumerate(value):
+                problem = _nack_duration_problem(item, f"{label}[{i}]")
+                if problem:
+                    report(problem, ("spec", key, i))
+                    out.pop(key, None)
+        elif key == "consumerLimits" and isinstance(value, dict):
+            problem = _nack_duration_problem(value.get("inactiveThreshold"), f"{label}.inactiveThreshold")
+            if problem:
+                report(problem, ("spec", key, "inactiveThreshold"))
+                out[key] = {k: v for k, v in value.items() if k != "inactiveThreshold"}
+        elif key in _NACK_INTEGER_SIZES and isinstance(value, str) and value != "":
+            try:
+                hint = f"; write {parse_size(value)}"
+            except UnitError:
+                hint = ""
+            report(f"{label}: NACK sizes are integer numbers of bytes (the CRD field is an integer), got {_kind_of(value)}{hint}", ("spec", key))
+            out.pop(key)
+        elif (kind, key) in _NACK_ENUMS and value != "" and value is not None:
+            table = _NACK_ENUMS[(kind, key)]
+            if isinstance(value, str) and value in table:
+                out[key] = table[value]
+            else:
+                choices = list(table)
+                shown = repr(_short(value)) if isinstance(value, str) else _kind_of(value)
+                hint = _did_you_mean(value, choices) if isinstance(value, str) else ""
+                if isinstance(value, str) and not hint:
+                    camel = {v: k for k, v in table.items()}.get(value)
+                    hint = f"; did you mean {camel!r}?" if camel else ""
+                report(f"{label}: {shown} is not one of {', '.join(choices)}{hint}", ("spec", key))
+                out.pop(key)
+    return out, ok
+
+
 def _load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: str) -> None:
     v = doc.value
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
     kind = v.get("kind")
     if kind not in ("Stream", "Consumer"):
         pos = resolve_position(doc.positions, ("kind",)) or start
-        estate.findings.append(_finding("unknown-kind", f"jsops reads NACK Stream and Consumer resources, not {_short(kind)!r}", file, *pos))
+        what = "missing kind" if kind is None else f"not {_short(kind)!r}"
+        hint = _did_you_mean(str(kind), ["Stream", "Consumer"]) if kind is not None else ""
+        estate.findings.append(_finding("unknown-kind", f"jsops reads NACK Stream and Consumer resources, {what}{hint}", file, *pos))
         return
     meta = v.get("metadata") if isinstance(v.get("metadata"), dict) else {}
     spec = v.get("spec")
@@ -635,10 +845,15 @@ def _load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: 
     key_map: dict[tuple[Any, ...], tuple[Any, ...]] = {(): ("spec",)}
     unknown: list[tuple[tuple[Any, ...], str, list[str]]] = []
     table = _NACK_STREAM if kind == "Stream" else _NACK_CONSUMER
-    translated = _nack_translate(spec, table, ("spec",), (), key_map, unknown)
-    for path, k, choices in unknown:
+    values, values_ok = _nack_values(spec, kind, doc, file, estate)
+    translated = _nack_translate(values, table, ("spec",), (), key_map, unknown)
+    for path, k, choices in unknown[:MAX_FINDINGS_PER_OBJECT]:
         pos = resolve_position(doc.positions, path, key=True) or start
         estate.findings.append(_finding("invalid-field", f"unknown field {_short(k)!r} in {_dotted(path[:-1])} ({api}){_did_you_mean(k, choices)}", file, *pos))
+    if len(unknown) > MAX_FINDINGS_PER_OBJECT:
+        estate.findings.append(
+            _finding("invalid-field", f"{len(unknown) - MAX_FINDINGS_PER_OBJECT} more unknown fields in spec are not shown", file, *(resolve_position(doc.positions, ("spec",)) or start))
+        )
     annotations = {k: str(val) for k, val in (meta.get("annotations") or {}).items()} if isinstance(meta.get("annotations"), dict) else {}
     context = annotations.get("jsops.io/context", "default")
     if kind == "Stream":
@@ -649,11 +864,12 @@ def _load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: 
         stream = _require_str(spec, "streamName", ("spec",), doc, file, estate, "spec.streamName")
         if stream is None:
             name = None
-        translated.setdefault("ack_policy", "explicit")  # NACK builds on jsm.go, whose default is explicit
+    for field_name, default in _NACK_DEFAULTS[kind].items():
+        translated.setdefault(field_name, default)
     if name is None:
         return
     res = Resource(kind, name, stream, None, file, context, annotations, "nack/" + api.rsplit("/", 1)[1], index, doc.line, doc.positions, ("spec",), key_map, v)  # type: ignore[arg-type]
-    if _validate(res, translated, estate) and not unknown:
+    if _validate(res, translated, estate) and not unknown and values_ok:
         estate.resources.append(res)
     else:
         estate.invalid.add(res.key)
@@ -685,29 +901,160 @@ def _load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> Non
     cfg = dict(cfg)
     if is_consumer:
         stream = v.get("stream_name") if spec_path else None
-        if not isinstance(stream, str) or not stream:
+        if stream is None:
             estate.findings.append(
-                _finding("consumer-stream-not-found", "consumer config without a stream: wrap it as {\"stream_name\": ..., \"config\": {...}}", file, *start)
+                _finding(
+                    "consumer-stream-not-found",
+                    "consumer config does not say which stream it belongs to; wrap it as "
+                    "{\"stream_name\": \"STREAM\", \"config\": {...}}, the $JS.API.CONSUMER.CREATE body",
+                    file,
+                    *start,
+                )
             )
             return
-        cfg.pop("action", None)
-        name = cfg.get("durable_name") or cfg.get("name")
+        if not isinstance(stream, str) or not stream or len(stream) > MAX_NAME_LENGTH:
+            pos = resolve_position(doc.positions, ("stream_name",)) or start
+            what = _too_long("stream_name", stream) if isinstance(stream, str) and stream else f"stream_name must be a non-empty string, got {_kind_of(stream)}"
+            estate.findings.append(_finding("invalid-field", what, file, *pos))
+            return
+        name_field = "durable_name" if cfg.get("durable_name") else "name"
+        name = cfg.get(name_field)
         if not isinstance(name, str) or not name:
-            estate.findings.append(_finding("invalid-field", "consumer config has neither durable_name nor name", file, *start))
+            pos = resolve_position(doc.positions, spec_path) or start
+            estate.findings.append(_finding("invalid-field", "consumer config has neither durable_name nor name", file, *pos))
+            return
+        if len(name) > MAX_NAME_LENGTH:
+            pos = resolve_position(doc.positions, spec_path + (name_field,)) or start
+            estate.findings.append(_finding("invalid-field", _too_long(name_field, name), file, *pos))
             return
         res = Resource("Consumer", name, stream, None, file, "default", {}, "api", index, doc.line, doc.positions, spec_path, {}, v)  # type: ignore[arg-type]
+        units_ok = _api_unit_strings(cfg, "Consumer", spec_path, doc, file, estate)
     else:
         name = cfg.get("name")
         if not isinstance(name, str) or not name:
             pos = resolve_position(doc.positions, spec_path) or start
             estate.findings.append(_finding("invalid-field", "stream config has no name", file, *pos))
             return
+        if len(name) > MAX_NAME_LENGTH:
+            pos = resolve_position(doc.positions, spec_path + ("name",)) or start
+            estate.findings.append(_finding("invalid-field", _too_long("name", name), file, *pos))
+            return
         res = Resource("Stream", name, None, None, file, "default", {}, "api", index, doc.line, doc.positions, spec_path, {}, v)  # type: ignore[arg-type]
-    if _validate(res, cfg, estate):
+        units_ok = _api_unit_strings(cfg, "Stream", spec_path, doc, file, estate)
+    if _validate(res, cfg, estate) and units_ok:
         estate.resources.append(res)
+    else:
+        estate.invalid.add(res.key)
+
+
+def _unit_kind(ann: Any) -> str | None:
+    """"duration" or "size" for a model annotation built on Duration or Size (through Optional/list)."""
+    for meta in getattr(ann, "__metadata__", ()):
+        name = getattr(getattr(meta, "func", None), "__name__", "")
+        if name in ("_duration", "_size"):
+            return name[1:]
+    for arg in get_args(ann):
+        found = _unit_kind(arg)
+        if found:
+            return found
+    return None
+
+
+def _unit_fields(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], str]:
+    """Config paths whose values are durations or sizes (``"*"`` stands for a list index)."""
+    out: dict[tuple[str, ...], str] = {}
+    for name, info in model.model_fields.items():
+        ann = info.annotation
+        kind = _unit_kind(ann)
+        is_list = "list[" in repr(ann)
+        if kind:
+            out[prefix + ((name, "*") if is_list else (name,))] = kind
+            continue
+        sub = _model_at(model, (name,))
+        if sub is not None and len(prefix) < 4:
+            out.update(_unit_fields(sub, prefix + ((name, "*") if is_list else (name,))))
+    return out
+
+
+_API_UNITS = {"Stream": _unit_fields(StreamConfig), "Consumer": _unit_fields(ConsumerConfig)}
+
+
+def _api_unit_strings(cfg: dict[str, Any], kind: str, res_path: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate) -> bool:
+    """The NATS API reads durations as integer nanoseconds and sizes as integer bytes; the server
+    rejects strings like "7d" or "10GiB" (which the native and NACK dialects accept). Reports them
+    and removes them from ``cfg`` so the model does not report them again."""
+    ok = True
+    for pattern, unit in _API_UNITS[kind].items():
+        for path, value in _walk(cfg, pattern):
+            if not isinstance(value, str):
+                continue
+            ok = False
+            label = _dotted(res_path + path)
+            try:
+                exact = parse_duration(value) if unit == "duration" else parse_size(value)
+                hint = f"; write {exact}"
+            except UnitError:
+                hint = ""
+            what = "durations in integer nanoseconds" if unit == "duration" else "sizes in integer bytes"
+            pos = resolve_position(doc.positions, res_path + path) or (doc.line, 1)
+            estate.findings.append(_finding("invalid-field", f"{label}: the NATS API takes {what}, got {_kind_of(value)}{hint}", file, *pos))
+            _drop(cfg, path)
+    return ok
+
+
+def _walk(value: Any, pattern: tuple[str, ...], here: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    if not pattern:
+        yield here, value
+        return
+    step, rest = pattern[0], pattern[1:]
+    if step == "*":
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                yield from _walk(item, rest, here + (i,))
+    elif isinstance(value, dict) and step in value:
+        yield from _walk(value[step], rest, here + (step,))
+
+
+def _drop(cfg: dict[str, Any], path: tuple[Any, ...]) -> None:
+    """Remove ``path`` from ``cfg``, copying the containers on the way (the document is not changed)."""
+    if len(path) == 1:
+        cfg.pop(path[0], None)
+        return
+    head = path[0]
+    child = cfg.get(head)
+    if isinstance(child, dict):
+        cfg[head] = dict(child)
+        _drop(cfg[head], path[1:])
+    elif isinstance(child, list):
+        cfg[head] = list(child)
+        if isinstance(path[1], int) and len(path) == 2:
+            cfg.pop(head)  # a list with one bad item: drop the list
+        elif isinstance(path[1], int) and isinstance(child[path[1]], dict):
+            item = dict(child[path[1]])
+            _drop(item, path[2:])
+            cfg[head][path[1]] = item
 
 
 # --- estate-wide loading checks -----------------------------------------------------------------
+
+
+def _name_path(r: Resource) -> tuple[Any, ...]:
+    """The document path of the value that names ``r``."""
+    if r.dialect == "native":
+        return ("metadata", "name")
+    if r.dialect.startswith("nack"):
+        return ("spec", "name") if r.kind == "Stream" else ("spec", "durableName")
+    field_name = "name" if r.kind == "Stream" or not isinstance(r.config, ConsumerConfig) or not r.config.durable_name else "durable_name"
+    return r.spec_path + (field_name,)
+
+
+def _stream_path(r: Resource) -> tuple[Any, ...]:
+    """The document path of the value that names a consumer's stream."""
+    if r.dialect == "native":
+        return ("metadata", "stream")
+    if r.dialect.startswith("nack"):
+        return ("spec", "streamName")
+    return ("stream_name",)
 
 
 def _check_estate(estate: Estate) -> None:
@@ -716,9 +1063,18 @@ def _check_estate(estate: Estate) -> None:
     for r in estate.resources:
         first = seen.get(r.key)
         if first is not None:
-            line, col = r.locate(("metadata", "name") if r.dialect == "native" else (), document_path=r.dialect == "native")
+            line, col = r.locate(_name_path(r), document_path=True)
+            fline, _ = first.locate(_name_path(first), document_path=True)
+            where = f" in context {_short(r.context)!r}" if r.context != "default" else ""
             estate.findings.append(
-                _finding("duplicate-object", f"{r.ref} is already declared at {first.file}:{first.doc_line}", r.file, line, col, r.ref)
+                _finding(
+                    "duplicate-object",
+                    f"{_shown(r.ref)}{where} is declared twice; the first declaration is at {first.file}:{fline}",
+                    r.file,
+                    line,
+                    col,
+                    r.ref,
+                )
             )
             continue
         seen[r.key] = r
@@ -728,13 +1084,17 @@ def _check_estate(estate: Estate) -> None:
     streams |= {(ctx, name) for ctx, kind, name, _ in estate.invalid if kind == "Stream"}
     for r in kept:
         if r.kind == "Consumer" and (r.context, r.stream) not in streams:
-            if r.dialect == "native":
-                line, col = r.locate(("metadata", "stream"), document_path=True)
-            elif r.dialect.startswith("nack"):
-                line, col = r.locate(("spec", "streamName"), document_path=True)
-            else:
-                line, col = r.locate(("stream_name",), document_path=True)
-            where = f" in context {r.context!r}" if r.context != "default" else ""
+            line, col = r.locate(_stream_path(r), document_path=True)
+            where = f" in context {_short(r.context)!r}" if r.context != "default" else ""
             estate.findings.append(
-                _finding("consumer-stream-not-found", f"consumer {r.name!r} belongs to stream {r.stream!r}, which no manifest declares{where}", r.file, line, col, r.ref, 10059)
+                _finding(
+                    "consumer-stream-not-found",
+                    f"consumer {_short(r.name)!r} belongs to stream {_short(r.stream)!r}, which no manifest declares{where}; "
+                    "nats-server rejects a consumer on a missing stream",
+                    r.file,
+                    line,
+                    col,
+                    r.ref,
+                    10059,
+                )
             )

@@ -90,6 +90,8 @@ class Limits:
     max_depth: int = 64
     max_nodes: int = 200_000  # per document, counting every alias expansion
     max_file_bytes: int = 64 * 1024 * 1024
+    max_documents: int = 20_000  # per file
+    max_file_nodes: int = 1_000_000  # per file, all documents together
 
 
 DEFAULT_LIMITS = Limits()
@@ -139,7 +141,7 @@ def _resolve_plain(text: str) -> Any:
         return _BOOL[text]
     if c.isdigit() or c in "+-.":
         if _INT.match(text):
-            return int(text)
+            return int(text)  # ValueError past Python's digit limit; _compose reports it
         if _OCT.match(text):
             return int(text[2:], 8)
         if _HEX.match(text):
@@ -171,12 +173,28 @@ def _resolve_tagged(text: str, tag: str, mark: Pos) -> Any:
         if text in _NULL:
             return None
     else:
-        raise _Abort(ReadProblem("unsupported", f"unsupported YAML tag {tag!r}", *mark))
-    raise _Abort(ReadProblem("yaml-syntax", f"value {_short(text)!r} does not match its tag {tag!r}", *mark))
+        raise _unsupported_tag(tag, mark)
+    raise _Abort(ReadProblem("yaml-syntax", f"value {_short(text)!r} does not match its tag {_tag_text(tag)}", *mark))
 
 
 def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _tag_text(tag: str) -> str:
+    """A tag as the manifest spells it (``!!python/object``), not libyaml's expanded form."""
+    shown = "!!" + tag[len(_TAG) :] if tag.startswith(_TAG) else tag
+    return _short(shown)
+
+
+def _unsupported_tag(tag: str, mark: Pos) -> _Abort:
+    return _Abort(
+        ReadProblem(
+            "unsupported",
+            f"unsupported YAML tag {_tag_text(tag)}; manifests hold plain data (strings, numbers, booleans, lists, mappings)",
+            *mark,
+        )
+    )
 
 
 def _mark(m: Any) -> Pos:
@@ -211,6 +229,8 @@ def _compose(parser: Any, ev: Any, limits: Limits) -> Iterator[ParsedDocument]:
         R.StreamEndEvent,
     )
     get_event = parser.get_event
+    documents = 0
+    file_nodes = 0
     while True:
         e = get_event()
         t = type(e)
@@ -219,9 +239,29 @@ def _compose(parser: Any, ev: Any, limits: Limits) -> Iterator[ParsedDocument]:
         if t is not DocumentStartEvent:
             continue
         doc_line = e.start_mark.line + 1
+        documents += 1
+        if documents > limits.max_documents:
+            yield ParsedDocument(
+                None,
+                None,
+                doc_line,
+                [
+                    ReadProblem(
+                        "too-complex",
+                        f"file holds more than {limits.max_documents} documents; split it "
+                        "(jsops stopped reading this file here)",
+                        doc_line,
+                        1,
+                    )
+                ],
+            )
+            return
         problems: list[ReadProblem] = []
         anchors: dict[str, tuple[Any, PosEntry, int]] = {}
         nodes = 0
+        # Every document may use up to max_nodes, and all of them together max_file_nodes.
+        budget = min(limits.max_nodes, limits.max_file_nodes - file_nodes)
+        aliased = False
         # Stack frames: [container, posentry, pending_key, pending_key_pos, anchor, is_map, merges]
         stack: list[list[Any]] = []
         root: Any = None
@@ -234,12 +274,21 @@ def _compose(parser: Any, ev: Any, limits: Limits) -> Iterator[ParsedDocument]:
                 if t is ScalarEvent:
                     mark = _mark(e.start_mark)
                     tag = e.tag
-                    if tag and tag != "!":
-                        value = _resolve_tagged(e.value, tag, mark)
-                    elif e.style or tag == "!":
-                        value = e.value
-                    else:
-                        value = _resolve_plain(e.value)
+                    try:
+                        if tag and tag != "!":
+                            value = _resolve_tagged(e.value, tag, mark)
+                        elif e.style or tag == "!":
+                            value = e.value
+                        else:
+                            value = _resolve_plain(e.value)
+                    except ValueError:  # an integer of thousands of digits
+                        raise _Abort(
+                            ReadProblem(
+                                "unsupported",
+                                f"number {_short(e.value, 20)} has {len(e.value)} digits; configuration values fit in 64 bits",
+                                *mark,
+                            )
+                        ) from None
                     entry: PosEntry = mark
                     nodes += 1
                     if e.anchor:
@@ -256,7 +305,7 @@ def _compose(parser: Any, ev: Any, limits: Limits) -> Iterator[ParsedDocument]:
                     nodes += 1
                     mark = _mark(e.start_mark)
                     if e.tag and e.tag not in ("!", _TAG + "map", _TAG + "seq"):
-                        raise _Abort(ReadProblem("unsupported", f"unsupported YAML tag {e.tag!r}", *mark))
+                        raise _unsupported_tag(e.tag, mark)
                     if t is MappingStartEvent:
                         stack.append([{}, MapPos(mark), _NOKEY, None, e.anchor, True, None])
                     else:
@@ -273,22 +322,23 @@ def _compose(parser: Any, ev: Any, limits: Limits) -> Iterator[ParsedDocument]:
                     mark = _mark(e.start_mark)
                     hit = anchors.get(e.anchor)
                     if hit is None:
-                        raise _Abort(ReadProblem("yaml-syntax", f"alias *{e.anchor} has no anchor", *mark))
+                        raise _Abort(ReadProblem("yaml-syntax", f"alias *{_short(e.anchor)} has no anchor &{_short(e.anchor)} before it", *mark))
                     value, entry, size = hit
                     nodes += size
+                    aliased = True
                 elif t is DocumentEndEvent:
                     done = True
                     continue
                 else:  # pragma: no cover - libyaml emits nothing else inside a document
                     continue
-                if nodes > limits.max_nodes:
-                    raise _Abort(
-                        ReadProblem(
-                            "too-complex",
-                            f"document expands to more than {limits.max_nodes} nodes (through aliases?); refusing to read it",
-                            *_mark(e.start_mark),
-                        )
-                    )
+                if nodes > budget:
+                    if budget < limits.max_nodes:
+                        text = f"file holds more than {limits.max_file_nodes} YAML nodes in all; split it"
+                    elif aliased:
+                        text = f"document expands to more than {limits.max_nodes} nodes through aliases (an alias bomb?); refusing to read it"
+                    else:
+                        text = f"document has more than {limits.max_nodes} nodes; refusing to read it"
+                    raise _Abort(ReadProblem("too-complex", text, *_mark(e.start_mark)))
                 # Attach (value, entry) to the parent.
                 if not stack:
                     root, root_pos = value, entry
@@ -299,7 +349,9 @@ def _compose(parser: Any, ev: Any, limits: Limits) -> Iterator[ParsedDocument]:
                         if isinstance(value, (dict, list)):
                             raise _Abort(
                                 ReadProblem(
-                                    "unsupported", "complex mapping keys are not supported", *_start(entry)
+                                    "unsupported",
+                                    "a mapping key must be a string, not a list or a mapping",
+                                    *_start(entry),
                                 )
                             )
                         if isinstance(value, float) and value != value:
@@ -319,8 +371,8 @@ def _compose(parser: Any, ev: Any, limits: Limits) -> Iterator[ParsedDocument]:
                             problems.append(
                                 ReadProblem(
                                     "duplicate-key",
-                                    f"duplicate key {_short(str(k))!r}: first defined on line "
-                                    f"{parent[1].keys[k][0][0]}",
+                                    f"duplicate key {_short(str(k))!r}: already set on line "
+                                    f"{parent[1].keys[k][0][0]}; write each key once",
                                     *parent[3],
                                 )
                             )
@@ -331,10 +383,19 @@ def _compose(parser: Any, ev: Any, limits: Limits) -> Iterator[ParsedDocument]:
                     parent[0].append(value)
                     parent[1].items.append(entry)
         except _Abort as abort:
-            problems.append(abort.problem)
+            problem = abort.problem
+            if problem.code == "too-complex":
+                # Hostile or runaway input: reading on (even just to skip to the next document)
+                # would cost time in proportion to it, so stop reading this file here.
+                problem.message += " (jsops stopped reading this file here)"
+                problems.append(problem)
+                yield ParsedDocument(None, None, doc_line, problems)
+                return
+            problems.append(problem)
             yield ParsedDocument(None, None, doc_line, problems)
             _skip_document(parser, R)
             continue
+        file_nodes += nodes
         yield ParsedDocument(root, root_pos, doc_line, problems)
 
 
@@ -383,18 +444,80 @@ class _StreamDone(Exception):
     pass
 
 
-def _error_problem(exc: BaseException) -> ReadProblem:
+_HINTS = {
+    "mapping values are not allowed in this context": "a value that contains ': ' must be quoted",
+    "did not find expected key": "check the indentation",
+    "did not find expected '-' indicator": "check the indentation",
+}
+
+
+# (libyaml context, problem) -> what is not closed, and what was expected
+_UNCLOSED = {
+    ("while parsing a flow sequence", "did not find expected ',' or ']'"): ("the list '['", " (expected ',' or ']')"),
+    ("while parsing a flow mapping", "did not find expected ',' or '}'"): ("the mapping '{'", " (expected ',' or '}')"),
+    ("while scanning a quoted scalar", "found unexpected end of stream"): ("the quoted string", ""),
+}
+
+
+def _error_problem(exc: BaseException, text: str = "") -> ReadProblem:
+    """A libyaml reader, scanner or parser error as a problem with a position and a plain message."""
+    if hasattr(exc, "reason") and hasattr(exc, "position"):  # ReaderError: a byte offset into UTF-8
+        offset = int(getattr(exc, "position", 0) or 0)
+        head = text.encode("utf-8", "surrogatepass")[:offset]
+        line = head.count(b"\n") + 1
+        col = len(head[head.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
+        char = getattr(exc, "character", None)
+        reason = str(getattr(exc, "reason", "") or "unreadable input")
+        if isinstance(char, int) and reason.startswith("control characters"):
+            what = "control character" if char < 0x20 or 0x7F <= char <= 0x9F else "character"
+            reason = f"{what} U+{char:04X} is not allowed in YAML; write it as an escape in a double-quoted string"
+        return ReadProblem("yaml-syntax", f"YAML syntax error: {reason}", line, col)
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-    parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
-    text = "; ".join(p for p in parts if p) or str(exc).splitlines()[0]
-    if hasattr(exc, "reason") and hasattr(exc, "position"):  # ReaderError
-        text = str(getattr(exc, "reason"))
-    return ReadProblem("yaml-syntax", f"YAML syntax error: {text}", line, col)
+    problem = getattr(exc, "problem", None)
+    context = getattr(exc, "context", None)
+    context_mark = getattr(exc, "context_mark", None)
+    if not problem:
+        first = str(exc).splitlines()
+        return ReadProblem("yaml-syntax", f"YAML syntax error: {_short(first[0] if first else type(exc).__name__, 200)}", line, col)
+    message = f"YAML syntax error: {problem}"
+    if mark is not None and mark.column >= 1024 and problem in (
+        "mapping values are not allowed in this context",
+        "could not find expected ':'",
+        "did not find expected ',' or '}'",
+    ):
+        return ReadProblem(
+            "yaml-syntax", "YAML syntax error: a mapping key longer than 1024 characters (YAML's limit for keys)", line, col
+        )
+    if problem == "found character that cannot start any token" and mark is not None:
+        lines = text.split("\n", mark.line + 1)
+        bad = lines[mark.line][mark.column : mark.column + 1] if mark.line < len(lines) else ""
+        if bad == "\t":
+            message = "YAML syntax error: a tab character; YAML indents with spaces only"
+        elif bad:
+            message += f" ({bad!r})"
+    elif _HINTS.get(problem):
+        message += f" ({_HINTS[problem]})"
+    unclosed = _UNCLOSED.get((context or "", problem))
+    if unclosed is not None and context_mark is not None:
+        what, expected = unclosed
+        return ReadProblem(
+            "yaml-syntax",
+            f"YAML syntax error: {what} that starts at line {context_mark.line + 1}, column {context_mark.column + 1} "
+            f"is not closed{expected}",
+            line,
+            col,
+        )
+    if context and context != "while scanning for the next token":
+        where = ""
+        if context_mark is not None and (context_mark.line, context_mark.column) != (mark.line, mark.column):
+            where = f" that starts at line {context_mark.line + 1}, column {context_mark.column + 1}"
+        message += f", {context}{where}"
+    return ReadProblem("yaml-syntax", message, line, col)
 
 
 def _decode(data: bytes) -> tuple[str | None, ReadProblem | None]:
-    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if b"\x00" in data and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None, ReadProblem("binary", "binary file (contains NUL bytes), not a manifest", 1, 1)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -446,7 +569,7 @@ def _read_yaml(text: str, limits: Limits) -> tuple[list[ParsedDocument], list[Re
     except MemoryError:
         return docs, [ReadProblem("too-complex", "input is too large to read", 1, 1)]
     except Exception as exc:  # libyaml scanner/parser/reader errors
-        return docs, [_error_problem(exc)]
+        return docs, [_error_problem(exc, text)]
     return docs, []
 
 
@@ -461,22 +584,35 @@ def _read_json(text: str, limits: Limits) -> tuple[list[ParsedDocument], list[Re
             out[k] = v
         return out
 
+    if not text.strip():
+        return [], []  # an empty file: the loader reports "file holds no manifests"
     try:
-        value = json.loads(text, object_pairs_hook=pairs)
+        value = json.loads(text, object_pairs_hook=pairs, parse_int=_json_int)
     except json.JSONDecodeError as exc:
         return [], [ReadProblem("yaml-syntax", f"JSON syntax error: {exc.msg}", exc.lineno, exc.colno)]
     except RecursionError:
-        return [], [ReadProblem("too-complex", "JSON nests too deeply to read", 1, 1)]
+        return [], [ReadProblem("too-complex", f"JSON nests deeper than {limits.max_depth} levels; a manifest never needs this", 1, 1)]
     except ValueError as exc:  # e.g. integer string too long
         return [], [ReadProblem("too-complex", f"JSON value cannot be read: {exc}", 1, 1)]
     # JSON is (almost) YAML: compose it again for positions and duplicate-key locations.
     docs, problems = _read_yaml(text, limits)
-    if not problems and len(docs) == 1 and not any(p.code == "too-complex" for p in docs[0].problems):
+    if not problems and len(docs) == 1:
         return docs, []
+    # libyaml could not read this JSON (YAML 1.1 differs in corners: keys longer than 1024
+    # characters, some control characters): use the value without positions, within the same bounds.
     if _depth_exceeds(value, limits.max_depth):
-        return [], [ReadProblem("too-complex", f"nesting deeper than {limits.max_depth} levels", 1, 1)]
+        return [], [ReadProblem("too-complex", f"nesting deeper than {limits.max_depth} levels; a manifest never needs this", 1, 1)]
+    if _size(value, limits.max_nodes + 1) > limits.max_nodes:
+        return [], [ReadProblem("too-complex", f"document has more than {limits.max_nodes} nodes; refusing to read it", 1, 1)]
     extra = [ReadProblem("duplicate-key", f"duplicate key {_short(k)!r}", 1, 1) for k in dupes]
     return [ParsedDocument(value, None, 1, extra)], []
+
+
+def _json_int(text: str) -> Any:
+    try:
+        return int(text)
+    except ValueError:  # thousands of digits; read it as YAML does (a string the model rejects)
+        return text
 
 
 def _depth_exceeds(value: Any, limit: int) -> bool:
