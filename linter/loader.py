@@ -229,7 +229,7 @@ def _load_text(data: bytes, file: str, estate: Estate, limits: Limits | None) ->
             estate.findings.append(_problem(p, file))
         if doc.value is None:
             if not any(p.code in ("too-complex", "unsupported", "yaml-syntax") for p in doc.problems):
-                if len(docs) > 1 and i == len(docs) - 1 and _only_separator_after(data):
+                if len(docs) > 1 and i == len(docs) - 1 and _only_separator_after(data, doc.line):
                     continue  # a trailing '---' is common and harmless
                 estate.findings.append(_finding("empty-document", "empty document (null); remove it or add a manifest", file, doc.line, 1))
             continue
@@ -240,9 +240,14 @@ def _load_text(data: bytes, file: str, estate: Estate, limits: Limits | None) ->
         estate.findings.append(_finding("empty-document", "file holds no manifests", file, 1, 1))
 
 
-def _only_separator_after(data: bytes) -> bool:
-    tail = data.rstrip()
-    return tail.endswith(b"---")
+def _only_separator_after(data: bytes, line: int) -> bool:
+    """Whether the text from ``line`` on is only separators (``---``, ``...``), comments and blank lines:
+    a trailing ``---`` is common and harmless."""
+    for raw in data.split(b"\n")[max(line - 1, 0) :]:
+        text = raw.strip()
+        if text and not text.startswith(b"#") and text not in (b"---", b"..."):
+            return False
+    return True
 
 
 _CONSUMER_ONLY = frozenset(

@@ -409,18 +409,21 @@ _NOKEY = _NoKey()
 def _apply_merges(value: Any, entry: PosEntry, merges: list[tuple[Any, PosEntry, Pos]]) -> None:
     if not isinstance(value, dict) or not isinstance(entry, MapPos):
         return
-    for src, src_entry, _ in merges:
+    for src, src_entry, key_pos in merges:
         sources = (
             list(zip(src, src_entry.items))
             if isinstance(src, list) and isinstance(src_entry, SeqPos)
             else [(src, src_entry)]
         )
         for one, one_entry in sources:
-            if isinstance(one, dict) and isinstance(one_entry, MapPos):
-                for k, v in one.items():
-                    if k not in value:
-                        value[k] = v
-                        entry.keys[k] = one_entry.keys[k]
+            if not (isinstance(one, dict) and isinstance(one_entry, MapPos)):
+                raise _Abort(
+                    ReadProblem("yaml-syntax", "a merge key (<<) must refer to a mapping or a list of mappings", *key_pos)
+                )
+            for k, v in one.items():
+                if k not in value:
+                    value[k] = v
+                    entry.keys[k] = one_entry.keys[k]
 
 
 def _skip_document(parser: Any, R: Any) -> None:

@@ -53,6 +53,8 @@ CASES = [
          "a value that contains ': ' must be quoted"),
     Case("yaml-alias-without-anchor", STREAM + "  max_age: *age\n", "JS001", "*age", "alias *age has no anchor"),
     Case("yaml-control-character", STREAM + '  description: "a\x07b"\n', "JS001", "\x07", "control character U+0007"),
+    Case("yaml-merge-of-a-scalar", STREAM + "  <<: [1, 2]\n", "JS001", "<<", "a merge key (<<) must refer to a mapping"),
+    Case("yaml-unsupported-version", "%YAML 2.0\n---\n" + STREAM, "JS001", (1, 1), "incompatible YAML document"),
     Case("yaml-bad-escape", STREAM + '  description: "a\\qb"\n', "JS001", "\\q", "unknown escape character"),
     # --- JSON syntax ------------------------------------------------------------------------
     Case("json-trailing-comma", '{\n  "name": "ORDERS",\n  "subjects": ["orders.>"],\n}\n', "JS001", (4, 1),
@@ -294,3 +296,35 @@ def test_cli_reports_the_failure_and_exits_nonzero(case: Case, tmp_path, capsys,
     if severity == "warning":
         assert main(["lint", ".", "--fail-on", "warning"]) == 1
         capsys.readouterr()
+
+
+def test_harmless_yaml_is_not_a_finding() -> None:
+    """Trailing separators and comments, document end markers, merge keys, a BOM, CRLF."""
+    texts = [
+        STREAM + "---\n",
+        STREAM + "---\n# more streams later\n\n",
+        STREAM + "...\n",
+        "# leading comment\n---\n" + STREAM,
+        "\ufeff" + STREAM,
+        STREAM.replace("\n", "\r\n"),
+        STREAM + "  <<: {max_age: 1h, storage: file}\n",
+    ]
+    for text in texts:
+        estate = Estate()
+        load_text(text.encode(), "m.yaml", estate)
+        assert estate.findings == [], (text, estate.findings)
+        assert [r.name for r in estate.resources] == ["ORDERS"]
+
+
+def test_merge_keys_resolve_with_positions() -> None:
+    text = (
+        STREAM.replace("spec:\n", "spec:\n  <<: &base {max_age: 1h, storage: file, num_replicas: 3}\n")
+        + "  num_replicas: 1\n"
+    )
+    estate = Estate()
+    load_text(text.encode(), "m.yaml", estate)
+    assert estate.findings == []
+    (r,) = estate.resources
+    assert (r.config.max_age, r.config.storage, r.config.num_replicas) == (3_600_000_000_000, "file", 1)
+    assert r.locate(("max_age",)) == (6, 23)  # inside the merged mapping
+    assert r.locate(("num_replicas",)) == (8, 17)  # the explicit key wins
