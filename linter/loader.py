@@ -454,7 +454,12 @@ def _load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> 
         if durable is None and cname is None:
             spec["durable_name"] = name  # a named consumer is durable unless spec says `name:` only
         spec.setdefault("ack_policy", "explicit")
-    res = Resource(kind, res_name, stream, None, file, context, annotations, "native", index, doc.line, doc.positions, ("spec",), {}, v)  # type: ignore[arg-type]
+    # Names the manifest leaves out of spec live in metadata.name: point findings there.
+    key_map: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    for field_name in ("name", "durable_name"):
+        if field_name not in (v.get("spec") or {}):
+            key_map[(field_name,)] = ("metadata", "name")
+    res = Resource(kind, res_name, stream, None, file, context, annotations, "native", index, doc.line, doc.positions, ("spec",), key_map, v)  # type: ignore[arg-type]
     if _validate(res, spec, estate) and ok:
         estate.resources.append(res)
     else:
