@@ -1,0 +1,43 @@
+"""Private helpers shared by the consumer create-time rules (``rules/consumer_*.py``).
+
+They read the *effective* consumer config (server defaults applied, server JSON shape) and the
+parent stream's effective config, as ``checkConsumerCfg`` in nats-server's consumer.go sees them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from linter.api import RuleContext
+from linter.loader import Resource
+from linter.model.units import format_duration
+
+__all__ = ["stream_config", "field_path", "dur", "is_push", "NO_STREAM"]
+
+NO_STREAM: dict[str, Any] = {}
+
+SECOND = 1_000_000_000
+MILLISECOND = 1_000_000
+
+
+def stream_config(resource: Resource, ctx: RuleContext) -> dict[str, Any] | None:
+    """The parent stream's effective config, or None when the estate does not declare it."""
+    parent = ctx.stream_of(resource)
+    return ctx.effective(parent) if parent is not None else None
+
+
+def field_path(resource: Resource, *fields: str) -> tuple[Any, ...]:
+    """The first of ``fields`` that the manifest writes, as a config path (the first one if none)."""
+    cfg = resource.config
+    for name in fields:
+        if getattr(cfg, name, None) is not None:
+            return (name,)
+    return (fields[0],) if fields else ()
+
+
+def is_push(eff: dict[str, Any]) -> bool:
+    return bool(eff.get("deliver_subject"))
+
+
+def dur(ns: int) -> str:
+    return format_duration(ns)

@@ -1,0 +1,68 @@
+"""Pure pass/fail cases of the consumer create-time rejection rules (JS201-JS226).
+
+Each fail case holds one rejected condition: exactly its rule fires (no other consumer rule),
+with the predicted err_code. Each pass case: no consumer rule fires at all.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from linter.engine import discover_rules, lint_estate
+
+_TESTS_DIR = str(Path(__file__).resolve().parent)
+if _TESTS_DIR not in sys.path:
+    sys.path.insert(0, _TESTS_DIR)
+from consumer_rule_cases import CASES, Case, load  # noqa: E402
+
+CONSUMER_RULES = [r for r in discover_rules() if r.code.startswith("JS2") and "Consumer" in r.kinds]
+
+
+def test_case_ids_unique_and_every_rule_covered():
+    assert len({c.id for c in CASES}) == len(CASES)
+    covered = {c.rule for c in CASES if c.code is not None} & {c.rule for c in CASES if c.code is None}
+    ours = {r.code for r in CONSUMER_RULES if 201 <= int(r.code[2:]) <= 226}
+    assert ours <= covered, sorted(ours - covered)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_consumer_rule_case(case: Case):
+    estate, _, _ = load(case)
+    found = lint_estate(estate, CONSUMER_RULES, target=case.target).findings
+    if case.code is None:
+        assert found == [], [(f.rule, f.message) for f in found]
+    else:
+        assert [(f.rule, f.server_error_code) for f in found] == [(case.rule, case.code)], [(f.rule, f.message) for f in found]
+        f = found[0]
+        assert f.severity.value == "error"
+        assert f.object is not None and f.object.kind == "Consumer"
+        assert f.line >= 3  # on the consumer document, not the stream
+
+
+def test_violation_points_at_field():
+    case = next(c for c in CASES if c.id == "backoff-second-negative")
+    estate, _, consumer = load(case)
+    (f,) = lint_estate(estate, [r for r in CONSUMER_RULES if r.code == "JS204"]).findings
+    assert (f.line, f.column) == consumer.locate(("backoff", 1))
+    assert "backoff[1]" in f.message
+
+
+def test_inherited_max_ack_pending_points_at_ack_policy():
+    case = next(c for c in CASES if c.id == "push-none-inherited")
+    estate, _, consumer = load(case)
+    (f,) = lint_estate(estate, [r for r in CONSUMER_RULES if r.code == "JS210"]).findings
+    assert (f.line, f.column) == consumer.locate(("ack_policy",))
+    assert "inherited" in f.message
+
+
+def test_missing_stream_does_not_crash():
+    from linter.loader import Estate, load_text
+
+    estate = Estate()
+    text = '{"apiVersion": "jsops/v1", "kind": "Consumer", "metadata": {"name": "c", "stream": "NOPE"}, "spec": {"deliver_policy": "new", "num_replicas": 3, "max_ack_pending": 5}}\n'
+    load_text(text.encode(), "x.yaml", estate)
+    found = lint_estate(estate, CONSUMER_RULES).findings
+    assert [f.server_error_code for f in found] == [10074]
