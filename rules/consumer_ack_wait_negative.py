@@ -59,7 +59,10 @@ class ConsumerAckWaitNegative(Rule):
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
         cfg = resource.config
-        for i, value in enumerate(cfg.backoff or ()):  # type: ignore[union-attr]
+        backoff = cfg.backoff  # type: ignore[union-attr]
+        if backoff and min(backoff) >= 0:
+            return  # the server replaces ack_wait with backoff[0]
+        for i, value in enumerate(backoff or ()):
             if value < 0:
                 yield Violation(
                     resource,
@@ -69,7 +72,7 @@ class ConsumerAckWaitNegative(Rule):
                     fix=FixSuggestion("unsafe", f"set backoff[{i}] to {dur(-value)}"),
                 )
                 return
-        ack_wait = ctx.effective(resource).get("ack_wait", 0)
+        ack_wait = cfg.ack_wait or 0  # type: ignore[union-attr]
         if ack_wait < 0:
             yield Violation(
                 resource,

@@ -58,8 +58,8 @@ class ConsumerBackoffExceedsMaxDeliver(Rule):
         backoff = resource.config.backoff  # type: ignore[union-attr]
         if not backoff:
             return
-        max_deliver = ctx.effective(resource).get("max_deliver", -1)
-        if max_deliver != -1 and len(backoff) > max_deliver:
+        max_deliver = resource.config.max_deliver or 0  # type: ignore[union-attr]
+        if max_deliver > 0 and len(backoff) > max_deliver:  # 0 and < -1 mean -1 (unlimited)
             yield Violation(
                 resource,
                 ("max_deliver",),

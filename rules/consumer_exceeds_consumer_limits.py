@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
 
-from ._consumer_common import dur, stream_config
+from ._consumer_common import dur, effective, stream_config
 
 
 class ConsumerExceedsConsumerLimits(Rule):
@@ -64,14 +64,18 @@ class ConsumerExceedsConsumerLimits(Rule):
         cfg = resource.config
         if cfg.max_ack_pending is None and cfg.inactive_threshold is None:  # type: ignore[union-attr]
             return  # inherited or defaulted values are within every limit
-        eff = ctx.effective(resource)
         stream = stream_config(resource, ctx) or {}
         limits = stream.get("consumer_limits") or {}
+        server_limit = ctx.target.limits.max_ack_pending or 0
+        account_limit = ctx.target.account.max_ack_pending or 0
+        if not limits and not server_limit and not account_limit:
+            return
+        eff = effective(resource, ctx)
         pending = eff.get("max_ack_pending", 0)
         if cfg.max_ack_pending is not None:  # type: ignore[union-attr]
             for limit, what in (
-                (ctx.target.limits.max_ack_pending or 0, "the server's"),
-                (ctx.target.account.max_ack_pending or 0, "the account's"),
+                (server_limit, "the server's"),
+                (account_limit, "the account's"),
                 (int(limits.get("max_ack_pending") or 0), "the stream's consumer_limits"),
             ):
                 if limit > 0 and pending > limit:

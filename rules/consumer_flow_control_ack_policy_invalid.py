@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
 
-from ._consumer_common import field_path
+from ._consumer_common import effective, field_path
 
 
 class ConsumerFlowControlAckPolicyInvalid(Rule):
@@ -60,9 +60,9 @@ class ConsumerFlowControlAckPolicyInvalid(Rule):
     kinds = frozenset({"Consumer"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        eff = ctx.effective(resource)
-        if eff.get("ack_policy") != "flow_control":
+        if resource.config.ack_policy != "flow_control":  # type: ignore[union-attr]
             return
+        eff = effective(resource, ctx)
         if not eff.get("deliver_subject"):
             yield Violation(
                 resource,

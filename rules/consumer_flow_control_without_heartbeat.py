@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
 
+from ._consumer_common import effective
+
 
 class ConsumerFlowControlWithoutHeartbeat(Rule):
     """A push consumer enables flow_control without an idle_heartbeat.
@@ -58,7 +60,7 @@ class ConsumerFlowControlWithoutHeartbeat(Rule):
         cfg = resource.config
         if not cfg.flow_control or not cfg.deliver_subject:  # type: ignore[union-attr]
             return
-        eff = ctx.effective(resource)
+        eff = effective(resource, ctx)
         if eff.get("idle_heartbeat", 0) > 0:
             return
         yield Violation(

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
 
-from ._consumer_common import dur
+from ._consumer_common import dur, effective
 
 MIN_HEARTBEAT = 100_000_000  # 100ms
 
@@ -61,7 +61,7 @@ class ConsumerHeartbeatTooSmall(Rule):
         cfg = resource.config
         if not cfg.deliver_subject or not cfg.idle_heartbeat:  # type: ignore[union-attr]
             return
-        hb = ctx.effective(resource).get("idle_heartbeat", 0)
+        hb = effective(resource, ctx).get("idle_heartbeat", 0)
         if 0 < hb < MIN_HEARTBEAT:
             yield Violation(
                 resource,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
@@ -9,6 +10,7 @@ from linter.loader import Resource
 
 _PATH_SEPARATORS = frozenset("/\\")
 _BAD = frozenset(" \t\r\n\f.*>")
+_ANY_BAD = re.compile(r"[ \t\r\n\f.*>/\\]")
 
 
 class ConsumerNameInvalid(Rule):
@@ -63,10 +65,9 @@ class ConsumerNameInvalid(Rule):
     kinds = frozenset({"Consumer"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        eff = ctx.effective(resource)
-        for fld in ("name", "durable_name"):
-            value = eff.get(fld)
-            if not value:
+        cfg = resource.config
+        for fld, value in (("name", cfg.name or cfg.durable_name), ("durable_name", cfg.durable_name)):  # type: ignore[union-attr]
+            if not value or _ANY_BAD.search(value) is None:
                 continue
             chars = set(value)
             if chars & _PATH_SEPARATORS:

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
 
+from ._consumer_common import effective
+
 MAX_NAME_LEN = 255  # JSMaxNameLen, in bytes
 
 
@@ -59,8 +61,11 @@ class ConsumerNameTooLong(Rule):
     kinds = frozenset({"Consumer"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        eff = ctx.effective(resource)
-        durable = eff.get("durable_name")
+        cfg = resource.config
+        durable = cfg.durable_name  # type: ignore[union-attr]
+        name = cfg.name or ""  # type: ignore[union-attr]
+        if len(durable or name) * 4 <= MAX_NAME_LEN:
+            return
         if durable:
             size = len(durable.encode())
             if size > MAX_NAME_LEN:
@@ -73,11 +78,10 @@ class ConsumerNameTooLong(Rule):
                     fix=FixSuggestion("unsafe", f"shorten the name to at most {MAX_NAME_LEN} bytes"),
                 )
             return
-        name = eff.get("name") or ""
         size = len(name.encode())
-        if size > MAX_NAME_LEN and not eff.get("mem_storage"):
+        if size > MAX_NAME_LEN and not cfg.mem_storage:  # type: ignore[union-attr]
             parent = ctx.stream_of(resource)
-            if parent is not None and ctx.effective(parent).get("storage") == "memory":
+            if parent is not None and effective(parent, ctx).get("storage") == "memory":
                 return
             yield Violation(
                 resource,

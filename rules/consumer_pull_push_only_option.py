@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
 
+from ._consumer_common import effective
+
 
 class ConsumerPullPushOnlyOption(Rule):
     """A pull consumer sets rate_limit_bps, idle_heartbeat or flow_control, which only push consumers have.
@@ -59,7 +61,7 @@ class ConsumerPullPushOnlyOption(Rule):
         cfg = resource.config
         if cfg.deliver_subject or not (cfg.rate_limit_bps or cfg.idle_heartbeat or cfg.flow_control or cfg.ack_policy == "flow_control"):  # type: ignore[union-attr]
             return
-        eff = ctx.effective(resource)
+        eff = effective(resource, ctx)
         if eff.get("ack_policy") == "flow_control":
             return  # JS205 explains this one (10218 comes first)
         for fld, code, bad in (

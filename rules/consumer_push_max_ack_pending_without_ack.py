@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
 
+from ._consumer_common import effective
+
 
 class ConsumerPushMaxAckPendingWithoutAck(Rule):
     """A push consumer with `ack_policy: none` has a max_ack_pending, possibly inherited.
@@ -62,7 +64,7 @@ class ConsumerPushMaxAckPendingWithoutAck(Rule):
         cfg = resource.config
         if not cfg.deliver_subject:  # type: ignore[union-attr]
             return
-        eff = ctx.effective(resource)
+        eff = effective(resource, ctx)
         pending = eff.get("max_ack_pending", 0)
         if eff.get("ack_policy") != "none" or pending <= 0:
             return

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
 
+from ._consumer_common import effective
+
 
 class ConsumerPushMaxWaiting(Rule):
     """A push consumer sets max_waiting, a pull-only setting.
@@ -57,7 +59,7 @@ class ConsumerPushMaxWaiting(Rule):
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
         cfg = resource.config
-        if cfg.deliver_subject and ctx.effective(resource).get("max_waiting", 0) != 0:  # type: ignore[union-attr]
+        if cfg.deliver_subject and effective(resource, ctx).get("max_waiting", 0) != 0:  # type: ignore[union-attr]
             yield Violation(
                 resource,
                 ("max_waiting",),

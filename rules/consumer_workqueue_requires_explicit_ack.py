@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
 
-from ._consumer_common import stream_config
+from ._consumer_common import effective, stream_config
 
 
 class ConsumerWorkqueueRequiresExplicitAck(Rule):
@@ -60,10 +60,10 @@ class ConsumerWorkqueueRequiresExplicitAck(Rule):
     kinds = frozenset({"Consumer"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        eff = ctx.effective(resource)
-        ack = eff.get("ack_policy")
+        ack = resource.config.ack_policy or "none"  # type: ignore[union-attr]
         if ack == "explicit" or ack == "flow_control":
             return
+        eff = effective(resource, ctx)
         stream = stream_config(resource, ctx)
         if stream is None or stream.get("retention") != "workqueue":
             return

@@ -66,3 +66,19 @@ def test_missing_stream_does_not_crash():
     load_text(text.encode(), "x.yaml", estate)
     found = lint_estate(estate, CONSUMER_RULES).findings
     assert [f.server_error_code for f in found] == [10074]
+
+
+def test_name_findings_point_at_metadata_name():
+    case = next(c for c in CASES if c.id == "name-star")
+    estate, _, consumer = load(case)
+    (f,) = lint_estate(estate, [r for r in CONSUMER_RULES if r.code == "JS201"]).findings
+    assert (f.line, f.column) == consumer.locate(("metadata", "name"), document_path=True)
+
+
+def test_target_clustered_false_overrides_replicated_stream():
+    from linter.model.target import Target
+
+    case = next(c for c in CASES if c.id == "replicas-cluster-ok")
+    estate, _, _ = load(case)
+    found = lint_estate(estate, [r for r in CONSUMER_RULES if r.code == "JS203"], target=Target(clustered=False)).findings
+    assert [f.server_error_code for f in found] == []  # R1 consumer is fine anywhere
