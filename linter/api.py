@@ -52,12 +52,12 @@ class RuleContext:
 
     def effective(self, resource: Resource) -> dict[str, Any]:
         """The effective (server-defaulted) config of a resource, computed once."""
-        from .effective import effective_consumer, effective_stream
-        from .model.config import StreamConfig
-
         hit = self._effective.get(id(resource))
         if hit is not None:
             return hit
+        from .effective import effective_consumer, effective_stream
+        from .model.config import StreamConfig
+
         if resource.kind == "Stream":
             if self._origins is None:
                 self._origins = {

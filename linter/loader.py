@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 from .findings import LOAD_CODES, Finding, ObjectRef
 from .model.config import ConsumerConfig, StreamConfig
 from .model.units import UnitError, parse_duration, parse_size
-from .yamlio import Limits, ParsedDocument, PosEntry, ReadProblem, read_documents, resolve_position
+from .yamlio import Limits, ParsedDocument, PosEntry, ReadProblem, pack_positions, read_documents, resolve_position, unpack_positions
 
 __all__ = ["Resource", "Estate", "load_paths", "load_file", "load_text", "discover", "LoadError", "MANIFEST_SUFFIXES"]
 
@@ -177,14 +177,97 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None) -> Estate:
     """Load every manifest under ``paths``; also checks estate-wide loading problems
     (duplicate objects, consumers whose stream is not declared)."""
     estate = Estate()
-    for f in discover(paths):
-        load_file(f, estate, limits=limits)
+    files = discover(paths)
+    if len(files) >= _PARALLEL_MIN_FILES and _can_fork():
+        _load_parallel(files, estate, limits)
+    else:
+        for f in files:
+            load_file(f, estate, limits=limits)
     _check_estate(estate)
     return estate
 
 
-def load_file(path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None) -> None:
-    shown = display or path
+_PARALLEL_MIN_FILES = 400
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods() and os.environ.get("JSOPS_NO_PARALLEL") != "1"
+
+
+def _load_parallel(files: list[str], estate: Estate, limits: Limits | None) -> None:
+    """Large estates: a forked child parses the second half of the files while this process parses
+    the first. The child ships plain parse results (marshal: values and packed positions), and this
+    process validates everything in file order, so the output is identical to a serial load."""
+    import marshal
+
+    half = len(files) // 2
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: parse only
+        code = 0
+        try:
+            os.close(read_fd)
+            out = []
+            for f in files[half:]:
+                try:
+                    docs, problems, trailing = _read_file(f, limits)
+                except LoadError as exc:
+                    out.append((f, str(exc)))
+                    continue
+                out.append(
+                    (
+                        f,
+                        [(d.value, pack_positions(d.positions), d.line, [_pack_problem(p) for p in d.problems]) for d in docs],
+                        [_pack_problem(p) for p in problems],
+                        trailing,
+                    )
+                )
+            with os.fdopen(write_fd, "wb") as stream:
+                marshal.dump(out, stream)
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    try:
+        for f in files[:half]:
+            load_file(f, estate, limits=limits)
+    finally:
+        with os.fdopen(read_fd, "rb") as inp:
+            payload = inp.read()
+        _, status = os.waitpid(pid, 0)
+    try:
+        parsed = marshal.loads(payload) if status == 0 and payload else None
+    except (EOFError, ValueError, TypeError):
+        parsed = None
+    if parsed is None:  # the child failed: parse here instead
+        for f in files[half:]:
+            load_file(f, estate, limits=limits)
+        return
+    for item in parsed:
+        if len(item) == 2:
+            raise LoadError(item[1])
+        f, docs, problems, trailing = item
+        estate.files.append(f)
+        first = len(estate.findings)
+        _process(
+            [ParsedDocument(v, unpack_positions(pos), line, [ReadProblem(*p) for p in probs]) for v, pos, line, probs in docs],
+            [ReadProblem(*p) for p in problems],
+            trailing,
+            f,
+            estate,
+        )
+        _cap_file_findings(estate, first, f)
+
+
+def _pack_problem(p: ReadProblem) -> tuple[str, str, int, int]:
+    return (p.code, p.message, p.line, p.column)
+
+
+def _read_file(path: str, limits: Limits | None, shown: str | None = None) -> tuple[list[ParsedDocument], list[ReadProblem], bool]:
+    shown = shown or path
     try:
         with open(path, "rb") as fh:
             data = fh.read((limits or Limits()).max_file_bytes + 1)
@@ -192,7 +275,22 @@ def load_file(path: str, estate: Estate, *, display: str | None = None, limits: 
         raise LoadError(f"{shown}: is a directory") from None
     except OSError as exc:
         raise LoadError(f"{shown}: cannot read: {exc.strerror or exc}") from None
-    load_text(data, shown, estate, limits=limits)
+    return _read_text(data, shown, limits)
+
+
+def _read_text(data: bytes, file: str, limits: Limits | None) -> tuple[list[ParsedDocument], list[ReadProblem], bool]:
+    docs, problems = read_documents(data, json_file=file.endswith(".json"), limits=limits or Limits())
+    trailing = len(docs) > 1 and _only_separator_after(data, docs[-1].line)
+    return docs, problems, trailing
+
+
+def load_file(path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None) -> None:
+    docs, problems, trailing = _read_file(path, limits, display)
+    shown = display or path
+    estate.files.append(shown)
+    first = len(estate.findings)
+    _process(docs, problems, trailing, shown, estate)
+    _cap_file_findings(estate, first, shown)
 
 
 def load_text(data: bytes, file: str, estate: Estate, *, limits: Limits | None = None) -> None:
@@ -223,13 +321,16 @@ def _cap_file_findings(estate: Estate, first: int, file: str) -> None:
 
 
 def _load_text(data: bytes, file: str, estate: Estate, limits: Limits | None) -> None:
-    docs, problems = read_documents(data, json_file=file.endswith(".json"), limits=limits or Limits())
+    _process(*_read_text(data, file, limits), file, estate)
+
+
+def _process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: bool, file: str, estate: Estate) -> None:
     for i, doc in enumerate(docs):
         for p in doc.problems:
             estate.findings.append(_problem(p, file))
         if doc.value is None:
             if not any(p.code in ("too-complex", "unsupported", "yaml-syntax") for p in doc.problems):
-                if len(docs) > 1 and i == len(docs) - 1 and _only_separator_after(data, doc.line):
+                if trailing and i == len(docs) - 1:
                     continue  # a trailing '---' is common and harmless
                 estate.findings.append(_finding("empty-document", "empty document (null); remove it or add a manifest", file, doc.line, 1))
             continue

@@ -25,6 +25,8 @@ __all__ = [
     "read_documents",
     "resolve_position",
     "Limits",
+    "pack_positions",
+    "unpack_positions",
 ]
 
 Pos = tuple[int, int]  # 1-based (line, column)
@@ -51,6 +53,28 @@ class SeqPos:
 
 
 PosEntry = Pos | MapPos | SeqPos
+
+
+def pack_positions(entry: PosEntry | None) -> Any:
+    """Positions as plain lists/dicts/tuples (for marshal); :func:`unpack_positions` reverses it."""
+    if entry is None or isinstance(entry, tuple):
+        return entry
+    if isinstance(entry, MapPos):
+        return [entry.start, {k: (kpos, pack_positions(child)) for k, (kpos, child) in entry.keys.items()}]
+    return [entry.start, [pack_positions(child) for child in entry.items]]
+
+
+def unpack_positions(packed: Any) -> PosEntry | None:
+    if packed is None or isinstance(packed, tuple):
+        return packed
+    start, body = packed
+    if isinstance(body, dict):
+        m = MapPos(start)
+        m.keys = {k: (kpos, unpack_positions(child)) for k, (kpos, child) in body.items()}
+        return m
+    sq = SeqPos(start)
+    sq.items = [unpack_positions(child) for child in body]
+    return sq
 
 
 def _start(entry: PosEntry) -> Pos:
@@ -140,6 +164,11 @@ def _resolve_plain(text: str) -> Any:
     if c in "tTfF" and text in _BOOL:
         return _BOOL[text]
     if c.isdigit() or c in "+-.":
+        if text.isdigit() and text.isascii():
+            return int(text)  # ValueError past Python's digit limit; _compose reports it
+        last = text[-1]
+        if not (last.isdigit() or last in ".fFnN" or text[:2] in ("0x", "0o")):
+            return text  # "30s", "7d", "10GiB": the common case for durations and sizes
         if _INT.match(text):
             return int(text)  # ValueError past Python's digit limit; _compose reports it
         if _OCT.match(text):
