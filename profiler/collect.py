@@ -1,0 +1,354 @@
+"""``jsops collect``: record JetStream telemetry as contract §3 JSON lines (the only module importing nats).
+
+    jsops collect [--server URL] OUT_DIR [--duration 10m] [--snapshot-interval 10s] [--gzip] [--rotate-mb N]
+
+* subscribes to ``$JS.EVENT.METRIC.CONSUMER.ACK.>`` and ``$JS.EVENT.ADVISORY.>`` and writes every event
+  body as the server published it, one per line (the collector's own API audit advisories are dropped);
+* every snapshot interval pages through ``$JS.API.STREAM.LIST`` and ``$JS.API.CONSUMER.LIST.<stream>``
+  and writes each StreamInfo / ConsumerInfo object as the API returned it;
+* files are ``jsops-<start>-<n>.jsonl[.gz]``, written as ``*.part`` and renamed when complete, rotated
+  after ``--rotate-mb`` MiB written to disk;
+* reconnects forever after a server restart; the gap is reported on stderr and recorded as an
+  ``io.jsops.collect.v1.gap`` event (servers do not buffer events: whatever was emitted in the gap is lost);
+* stops after ``--duration`` (``0``: run until signalled) or on SIGINT/SIGTERM, draining the subscriptions
+  and flushing the files.
+
+It never changes a stream or consumer: ack samples exist only for consumers whose ``sample_freq`` the user set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+import nats
+from nats.aio.msg import Msg
+
+from linter.model.units import UnitError, parse_duration
+
+__all__ = ["CollectOptions", "CollectStats", "RotatingWriter", "collect", "main"]
+
+ACK_SUBJECT = "$JS.EVENT.METRIC.CONSUMER.ACK.>"
+ADVISORY_SUBJECT = "$JS.EVENT.ADVISORY.>"
+AUDIT_SUBJECT = "$JS.EVENT.ADVISORY.API"
+GAP_TYPE = "io.jsops.collect.v1.gap"
+CLIENT_NAME = "jsops-collect"
+
+
+def _now_rfc3339() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass(frozen=True)
+class CollectOptions:
+    server: str
+    out_dir: Path
+    duration_s: float = 600.0  # 0: until signalled
+    snapshot_interval_s: float = 10.0
+    gzip: bool = False
+    rotate_bytes: int = 64 * 1024 * 1024
+    connect_timeout_s: float = 10.0
+    creds: str | None = None
+    token: str | None = None
+    user: str | None = None
+    password: str | None = None
+
+
+@dataclass
+class CollectStats:
+    acks: int = 0
+    advisories: int = 0
+    stream_snapshots: int = 0
+    consumer_snapshots: int = 0
+    snapshot_errors: int = 0
+    gaps: list[tuple[str, str, float]] = field(default_factory=list)  # (start, end, seconds)
+    files: list[str] = field(default_factory=list)
+
+    def render(self) -> str:
+        text = (f"{self.acks} ack samples, {self.advisories} advisories, {self.stream_snapshots} stream and "
+                f"{self.consumer_snapshots} consumer snapshots in {len(self.files)} files")
+        if self.gaps:
+            total = sum(g[2] for g in self.gaps)
+            text += f"; {len(self.gaps)} connection gaps ({total:.1f} s without events)"
+        if self.snapshot_errors:
+            text += f"; {self.snapshot_errors} snapshot requests failed"
+        return text
+
+
+class RotatingWriter:
+    """JSON lines into ``OUT_DIR/jsops-<start>-<n>.jsonl[.gz]``; ``.part`` until the file is complete."""
+
+    def __init__(self, out_dir: Path, use_gzip: bool = False, rotate_bytes: int = 64 * 1024 * 1024) -> None:
+        self.out_dir = out_dir
+        self.gzip = use_gzip
+        self.rotate_bytes = max(1, rotate_bytes)
+        self.stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + f"-{os.getpid()}"
+        self.n = 0
+        self.done: list[str] = []
+        self._raw: IO[bytes] | None = None
+        self._out: IO[bytes] | None = None
+        self._path: Path | None = None
+        out_dir.mkdir(parents=True, exist_ok=True)
+
+    def _open(self) -> IO[bytes]:
+        self.n += 1
+        self._path = self.out_dir / f"jsops-{self.stamp}-{self.n:04d}.jsonl{'.gz' if self.gzip else ''}"
+        self._raw = open(self._path.with_name(self._path.name + ".part"), "wb")
+        self._out = gzip.GzipFile(fileobj=self._raw, mode="wb", compresslevel=6) if self.gzip else self._raw
+        return self._out
+
+    def write(self, line: bytes) -> None:
+        out = self._out or self._open()
+        if b"\n" in line or b"\r" in line:  # keep one event per line whatever the payload looks like
+            line = json.dumps(json.loads(line), separators=(",", ":")).encode()
+        out.write(line.rstrip() + b"\n")
+        assert self._raw is not None
+        if self._raw.tell() >= self.rotate_bytes:
+            self._finish()
+
+    def flush(self) -> None:
+        if self._out is not None:
+            self._out.flush()
+            if self._raw is not self._out and self._raw is not None:
+                self._raw.flush()
+
+    def _finish(self) -> None:
+        if self._out is None or self._path is None:
+            return
+        self._out.close()
+        if self._raw is not None and self._raw is not self._out:
+            self._raw.close()
+        self._path.with_name(self._path.name + ".part").replace(self._path)
+        self.done.append(str(self._path))
+        self._out = self._raw = None
+
+    def close(self) -> None:
+        self._finish()
+
+
+class _Collector:
+    def __init__(self, opts: CollectOptions, stop: asyncio.Event, log: IO[str]) -> None:
+        self.opts = opts
+        self.stop = stop
+        self.log = log
+        self.stats = CollectStats()
+        self.writer = RotatingWriter(opts.out_dir, opts.gzip, opts.rotate_bytes)
+        self.nc: Any = None
+        self._gap_start: float | None = None
+        self._gap_start_text = ""
+        self._last_error = ""
+
+    def say(self, text: str) -> None:
+        print(f"jsops collect: {text}", file=self.log, flush=True)
+
+    async def on_event(self, msg: Msg) -> None:
+        if msg.subject == AUDIT_SUBJECT:
+            try:
+                audit = json.loads(msg.data)
+                if (audit.get("client") or {}).get("name") == CLIENT_NAME:
+                    return  # our own STREAM.LIST / CONSUMER.LIST polling
+            except (ValueError, AttributeError):
+                pass
+        try:
+            self.writer.write(msg.data)
+        except ValueError:  # not JSON at all: keep the line count honest but do not break the file
+            return
+        if msg.subject.startswith("$JS.EVENT.METRIC."):
+            self.stats.acks += 1
+        else:
+            self.stats.advisories += 1
+
+    async def on_disconnected(self) -> None:
+        if self._gap_start is None and not self.stop.is_set():
+            self._gap_start = time.monotonic()
+            self._gap_start_text = _now_rfc3339()
+            self.say(f"disconnected from {self.opts.server} at {self._gap_start_text}; reconnecting")
+
+    async def on_reconnected(self) -> None:
+        if self._gap_start is None:
+            return
+        seconds = time.monotonic() - self._gap_start
+        end = _now_rfc3339()
+        self.stats.gaps.append((self._gap_start_text, end, seconds))
+        self.writer.write(json.dumps({"type": GAP_TYPE, "ts": end, "start": self._gap_start_text, "end": end,
+                                      "gap_ns": int(seconds * 1e9), "server": self.opts.server},
+                                     separators=(",", ":")).encode())
+        self.writer.flush()
+        self.say(f"reconnected at {end}: gap of {seconds:.1f} s ({self._gap_start_text} to {end}); "
+                 "events the server emitted in the gap are lost")
+        self._gap_start = None
+
+    async def on_error(self, exc: Exception) -> None:
+        text = f"{type(exc).__name__}: {exc}"
+        if text != self._last_error and self._gap_start is None:
+            self.say(f"connection error: {text}")
+        self._last_error = text
+
+    async def _paged(self, subject: str, key: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        offset = 0
+        while True:
+            resp = await self.nc.request(subject, json.dumps({"offset": offset}).encode(), timeout=5)
+            body = json.loads(resp.data)
+            if "error" in body:
+                raise RuntimeError(f"{subject}: {body['error'].get('description', body['error'])}")
+            page = body.get(key) or []
+            items.extend(page)
+            offset += len(page)
+            if not page or offset >= int(body.get("total", 0)):
+                return items
+
+    async def snapshot(self) -> None:
+        try:
+            streams = await self._paged("$JS.API.STREAM.LIST", "streams")
+            consumers: list[dict[str, Any]] = []
+            for s in streams:
+                name = (s.get("config") or {}).get("name")
+                if name:
+                    consumers.extend(await self._paged(f"$JS.API.CONSUMER.LIST.{name}", "consumers"))
+        except Exception as exc:  # disconnected, timeout, no JetStream: skip this tick
+            self.stats.snapshot_errors += 1
+            if self._gap_start is None:
+                self.say(f"snapshot skipped: {type(exc).__name__}: {exc}")
+            return
+        for s in streams:
+            self.writer.write(json.dumps(s, separators=(",", ":")).encode())
+        for c in consumers:
+            self.writer.write(json.dumps(c, separators=(",", ":")).encode())
+        self.stats.stream_snapshots += len(streams)
+        self.stats.consumer_snapshots += len(consumers)
+        self.writer.flush()
+
+    async def _snapshots(self) -> None:
+        while not self.stop.is_set():
+            await self.snapshot()
+            try:
+                await asyncio.wait_for(self.stop.wait(), self.opts.snapshot_interval_s)
+            except TimeoutError:
+                pass
+
+    async def _flusher(self) -> None:
+        while not self.stop.is_set():
+            try:
+                await asyncio.wait_for(self.stop.wait(), 1.0)
+            except TimeoutError:
+                self.writer.flush()
+
+    async def run(self) -> int:
+        o = self.opts
+        try:
+            self.nc = await asyncio.wait_for(nats.connect(
+                servers=[o.server], name=CLIENT_NAME, allow_reconnect=True, max_reconnect_attempts=-1,
+                reconnect_time_wait=0.5, user_credentials=o.creds, token=o.token, user=o.user, password=o.password,
+                disconnected_cb=self.on_disconnected, reconnected_cb=self.on_reconnected, error_cb=self.on_error,
+                pending_size=8 * 1024 * 1024), o.connect_timeout_s)
+        except (TimeoutError, OSError, nats.errors.Error) as exc:
+            self.say(f"error: cannot connect to {o.server}: {type(exc).__name__} {exc}".rstrip())
+            self.writer.close()
+            return 1
+        try:
+            await self.nc.subscribe(ACK_SUBJECT, cb=self.on_event, pending_msgs_limit=1_000_000)
+            await self.nc.subscribe(ADVISORY_SUBJECT, cb=self.on_event, pending_msgs_limit=1_000_000)
+            await self.nc.flush()
+            self.say(f"collecting from {o.server} into {o.out_dir} (ready)")
+            tasks = [asyncio.create_task(self._snapshots()), asyncio.create_task(self._flusher())]
+            try:
+                if o.duration_s > 0:
+                    await asyncio.wait_for(self.stop.wait(), o.duration_s)
+                else:
+                    await self.stop.wait()
+            except TimeoutError:
+                pass
+            self.stop.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            try:
+                await asyncio.wait_for(self.nc.drain(), 10)  # deliver what is buffered, then close
+            except Exception:
+                await self.nc.close()
+            self.writer.close()
+            self.stats.files = self.writer.done
+        self.say("stopped: " + self.stats.render())
+        return 0
+
+
+async def collect(opts: CollectOptions, stop: asyncio.Event | None = None,
+                  log: IO[str] | None = None) -> tuple[int, CollectStats]:
+    """Run the collector until ``opts.duration_s`` passes or ``stop`` is set; returns (exit code, stats)."""
+    c = _Collector(opts, stop or asyncio.Event(), log or sys.stderr)
+    rc = await c.run()
+    return rc, c.stats
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"jsops collect: error: {message}\n")
+
+
+def _seconds(text: str) -> float:
+    try:
+        return parse_duration(text.strip()) / 1e9
+    except UnitError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="jsops collect", description="Record JetStream ack samples, advisories and state snapshots.")
+    p.add_argument("out_dir", metavar="OUT_DIR")
+    p.add_argument("--server", "-s", default=os.environ.get("NATS_URL", "nats://127.0.0.1:4222"))
+    p.add_argument("--creds")
+    p.add_argument("--token")
+    p.add_argument("--user")
+    p.add_argument("--password")
+    p.add_argument("--duration", type=_seconds, default=600.0, help="how long to collect (default 10m; 0: until signalled)")
+    p.add_argument("--snapshot-interval", type=_seconds, default=10.0, help="state snapshot interval (default 10s)")
+    p.add_argument("--gzip", action="store_true", help="write .jsonl.gz files")
+    p.add_argument("--rotate-mb", type=float, default=64.0, help="start a new file after N MiB (default 64)")
+    p.add_argument("--connect-timeout", type=_seconds, default=10.0)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``jsops collect``."""
+    a = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if a.snapshot_interval <= 0 or a.rotate_mb <= 0 or a.duration < 0:
+        print("jsops collect: error: --snapshot-interval and --rotate-mb must be positive, --duration not negative",
+              file=sys.stderr)
+        return 2
+    out = Path(a.out_dir)
+    if out.exists() and not out.is_dir():
+        print(f"jsops collect: error: {out} is not a directory", file=sys.stderr)
+        return 2
+    opts = CollectOptions(server=a.server, out_dir=out, duration_s=a.duration, snapshot_interval_s=a.snapshot_interval,
+                          gzip=a.gzip, rotate_bytes=int(a.rotate_mb * 1024 * 1024), connect_timeout_s=a.connect_timeout,
+                          creds=a.creds, token=a.token, user=a.user, password=a.password)
+
+    async def run() -> int:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        try:
+            rc, _ = await collect(opts, stop)
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+        return rc
+
+    try:
+        return asyncio.run(run())
+    except OSError as exc:
+        print(f"jsops collect: error: {exc.strerror or exc}", file=sys.stderr)
+        return 2

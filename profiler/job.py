@@ -1,0 +1,462 @@
+"""``jsops profile``: the PySpark job turning contract §3 telemetry into contract §4 profiles.
+
+Runs in-process (``jsops profile TELEMETRY -o profiles.json --master local[*]``) or under spark-submit::
+
+    spark-submit --master local[2] profiler/job.py TELEMETRY -o profiles.json
+
+The job uses only Spark SQL functions (no Python UDFs), so executors need no Python packages; the driver
+needs ``profiler`` and ``linter.model.profiles`` (pydantic) importable.
+
+How figures are computed (all times are read at microsecond precision, durations written as ns):
+
+* ack_time percentiles per consumer: exact (``percentile``, linear interpolation as numpy's default) when
+  the consumer has at most ``exact_limit`` samples, otherwise ``percentile_approx`` with ``accuracy``
+  (>= 10000). The approximate answer's *rank* is within ``samples / accuracy`` of the target rank: at
+  accuracy 10000 p99 lies between p98.99 and p99.01 and p999 between p99.89 and p99.91.
+* deliveries from the ack samples' ``deliveries``; advisories counted per type (present only when some
+  advisory for the consumer was captured); delivery rates from ConsumerInfo snapshots
+  (``delivered.consumer_seq`` deltas over ``ts`` deltas; the peak is the highest snapshot-interval rate).
+* stream ingest from publisher logs (``result: ok`` attempts) per second over the publisher-log window,
+  every empty second counted as 0; peak per minute over UTC minutes. Without publisher logs, ingest
+  messages and mean rate come from StreamInfo snapshots (``state.last_seq`` deltas).
+* stored message size = sum(state.bytes) / sum(state.messages) over snapshots; retention span =
+  ``last_ts - first_ts`` of the latest snapshot holding messages.
+* publish retry horizon per msg_id with >= 2 attempts: last attempt ts - first attempt ts; p99 and max.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from linter.model.profiles import Profiles
+
+__all__ = ["ProfileSummary", "build_profiles", "make_session", "main", "EVENT_SCHEMA", "MIN_ACCURACY"]
+
+ACK_TYPE = "io.nats.jetstream.metric.v1.consumer_ack"
+ADVISORY_PREFIX = "io.nats.jetstream.advisory.v1."
+PUBLISH_TYPE = "io.jsops.publish.v1"
+GAP_TYPE = "io.jsops.collect.v1.gap"
+MIN_ACCURACY = 10_000
+DEFAULT_EXACT_LIMIT = 500_000
+QUANTILES = (0.5, 0.9, 0.99, 0.999)
+_INPUT_GLOB = "*.{jsonl,jsonl.gz,json,json.gz}"
+
+_L, _S, _TS = T.LongType(), T.StringType(), T.TimestampType()
+
+
+def _f(name: str, dtype: T.DataType) -> T.StructField:
+    return T.StructField(name, dtype, True)
+
+
+# One superset schema for every event kind: each line is parsed once; extra fields are ignored and
+# missing ones are null. A line that is not a JSON object or has a wrongly typed field is a bad line.
+EVENT_SCHEMA = T.StructType([
+    _f("type", _S), _f("timestamp", _TS), _f("ts", _TS),
+    # ack samples and advisories
+    _f("stream", _S), _f("consumer", _S), _f("ack_time", _L), _f("deliveries", _L),
+    # publisher attempt logs
+    _f("msg_id", _S), _f("attempt", _L), _f("bytes", _L), _f("result", _S),
+    # StreamInfo / ConsumerInfo snapshots
+    _f("stream_name", _S), _f("name", _S),
+    _f("config", T.StructType([_f("name", _S)])),
+    _f("state", T.StructType([_f("messages", _L), _f("bytes", _L), _f("first_ts", _TS), _f("last_seq", _L),
+                              _f("last_ts", _TS)])),
+    _f("delivered", T.StructType([_f("consumer_seq", _L)])),
+    _f("_corrupt", _S),
+])
+
+
+@dataclass
+class ProfileSummary:
+    """What the job read and skipped (printed on stderr by the CLI)."""
+
+    kinds: dict[str, int] = field(default_factory=dict)
+    unknown_types: dict[str, int] = field(default_factory=dict)
+    exact_groups: int = 0
+    approx_groups: int = 0
+
+    @property
+    def bad_lines(self) -> int:
+        return self.kinds.get("bad", 0)
+
+    @property
+    def unknown(self) -> int:
+        return self.kinds.get("unknown", 0)
+
+    def render(self) -> str:
+        read = sum(self.kinds.values())
+        known = ", ".join(f"{k} {v}" for k, v in sorted(self.kinds.items()) if k not in ("bad", "unknown"))
+        text = f"read {read} events ({known or 'none recognised'})"
+        skipped = []
+        if self.bad_lines:
+            skipped.append(f"{self.bad_lines} bad lines")
+        if self.unknown:
+            top = ", ".join(f"{t} x{n}" for t, n in sorted(self.unknown_types.items(), key=lambda x: -x[1])[:5])
+            skipped.append(f"{self.unknown} unknown events" + (f" ({top})" if top else ""))
+        if skipped:
+            text += "; skipped " + "; ".join(skipped)
+        if self.exact_groups or self.approx_groups:
+            text += (f"; ack_time percentiles exact for {self.exact_groups} consumers, approximate for "
+                     f"{self.approx_groups}")
+        return text
+
+
+def make_session(master: str | None = "local[*]", driver_memory: str | None = None,
+                 shuffle_partitions: int = 4) -> SparkSession:
+    """A SparkSession configured for this job (UTC, no UI, quiet). ``master=None`` keeps spark-submit's."""
+    b = SparkSession.builder.appName("jsops-profile")
+    if master:
+        b = b.master(master)
+    if driver_memory:
+        b = b.config("spark.driver.memory", driver_memory)
+    b = (b.config("spark.ui.enabled", "false")
+         .config("spark.ui.showConsoleProgress", "false")
+         .config("spark.log.level", "ERROR")
+         .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+         .config("spark.sql.session.timeZone", "UTC"))
+    spark = b.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+# ---------------------------------------------------------------------------------------------- reading
+
+
+def _is_local(path: str) -> bool:
+    return "://" not in path and not path.startswith("file:")
+
+
+def _read_lines(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
+    frames: list[DataFrame] = []
+    for p in paths:
+        reader = spark.read.option("recursiveFileLookup", "true")
+        frames.append(reader.option("pathGlobFilter", _INPUT_GLOB).text(p))
+        if _is_local(p) and not any(Path(p).rglob("*.parquet")) and not p.endswith(".parquet"):
+            continue
+        try:
+            pq = reader.option("pathGlobFilter", "*.parquet").parquet(p)
+        except Exception as exc:  # no Parquet files under a URI: Spark cannot infer a schema
+            if "UNABLE_TO_INFER_SCHEMA" in str(exc) or "Unable to infer schema" in str(exc):
+                continue
+            raise
+        frames.append(pq.select(F.to_json(F.struct(*[F.col(f"`{c}`") for c in pq.columns])).alias("value")))
+    out = frames[0]
+    for f in frames[1:]:
+        out = out.unionByName(f)
+    return out
+
+
+def _kind(e: Column) -> Column:
+    t = e["type"]
+    return (F.when(e.isNull(), F.lit(None))
+            .when(e["_corrupt"].isNotNull(), "bad")
+            .when(t == ACK_TYPE, "ack")
+            .when(t.startswith(ADVISORY_PREFIX), "advisory")
+            .when(t == PUBLISH_TYPE, "publish")
+            .when(t == GAP_TYPE, "gap")
+            .when(t.isin("io.nats.jetstream.api.v1.stream_info_response") | (
+                t.isNull() & e["state"].isNotNull() & e["config"]["name"].isNotNull()), "stream_info")
+            .when(t.isin("io.nats.jetstream.api.v1.consumer_info_response") | (
+                t.isNull() & e["stream_name"].isNotNull() & e["name"].isNotNull() & e["delivered"].isNotNull()),
+                "consumer_info")
+            .otherwise("unknown"))
+
+
+def _events(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
+    lines = _read_lines(spark, paths).where(F.length(F.trim("value")) > 0)
+    e = F.from_json("value", EVENT_SCHEMA, {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "_corrupt"})
+    parsed = lines.select(e.alias("e"))
+    ev = parsed.select(
+        F.coalesce(_kind(F.col("e")), F.lit("bad")).alias("kind"),
+        F.col("e.type").alias("type"),
+        F.unix_micros(F.coalesce("e.timestamp", "e.ts")).alias("t"),
+        F.coalesce("e.stream", "e.stream_name", "e.config.name").alias("stream"),
+        F.coalesce("e.consumer", "e.name").alias("consumer"),
+        "e.ack_time", "e.deliveries", "e.msg_id", "e.bytes", "e.result",
+        F.col("e.state.messages").alias("s_messages"), F.col("e.state.bytes").alias("s_bytes"),
+        F.col("e.state.last_seq").alias("s_last_seq"),
+        F.unix_micros("e.state.first_ts").alias("s_first"), F.unix_micros("e.state.last_ts").alias("s_last"),
+        F.col("e.delivered.consumer_seq").alias("c_delivered"),
+    )
+    return ev
+
+
+# ------------------------------------------------------------------------------------------ aggregation
+
+
+def _quantiles(df: DataFrame, keys: list[str], value: str, exact_limit: int, accuracy: int,
+               qs: Sequence[float] = QUANTILES) -> tuple[dict[tuple[Any, ...], tuple[int, list[float], int]], int, int]:
+    """Per key: (count, quantiles, max). Exact for groups up to ``exact_limit`` values, else approximate."""
+    df = df.where(F.col(value).isNotNull())
+    sizes = {tuple(r[k] for k in keys): (r["n"], r["mx"])
+             for r in df.groupBy(*keys).agg(F.count(value).alias("n"), F.max(value).alias("mx")).collect()}
+    if not sizes:
+        return {}, 0, 0
+    large = [k for k, (n, _) in sizes.items() if n > exact_limit]
+    result: dict[tuple[Any, ...], tuple[int, list[float], int]] = {}
+
+    def run(sub: DataFrame, agg: Column) -> None:
+        for r in sub.groupBy(*keys).agg(agg.alias("q")).collect():
+            k = tuple(r[c] for c in keys)
+            result[k] = (sizes[k][0], [float(x) for x in r["q"]], int(sizes[k][1]))
+
+    exact = F.percentile(F.col(value), list(qs))
+    approx = F.percentile_approx(F.col(value), list(qs), accuracy)
+    if not large:
+        run(df, exact)
+    else:
+        spark = df.sparkSession
+        key_schema = T.StructType([_f(k, _S) for k in keys])
+        big = F.broadcast(spark.createDataFrame([list(k) for k in large], key_schema))
+        run(df.join(big, keys, "left_anti"), exact)
+        run(df.join(big, keys, "inner"), approx)
+    return result, len(sizes) - len(large), len(large)
+
+
+def _ns(v: float) -> int:
+    return int(round(v))
+
+
+def _consumer_profiles(ev: DataFrame, exact_limit: int, accuracy: int,
+                       summary: ProfileSummary) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+
+    def slot(stream: str, consumer: str) -> dict[str, Any]:
+        return out.setdefault(f"{stream}/{consumer}", {})
+
+    acks = ev.where((F.col("kind") == "ack") & F.col("stream").isNotNull() & F.col("consumer").isNotNull())
+    acks = acks.where(F.col("ack_time").isNull() | (F.col("ack_time") >= 0))
+    qs, summary.exact_groups, summary.approx_groups = _quantiles(
+        acks, ["stream", "consumer"], "ack_time", exact_limit, accuracy)
+    for (s, c), (n, q, mx) in qs.items():
+        slot(s, c)["ack_time_ns"] = {"samples": n, "p50": _ns(q[0]), "p90": _ns(q[1]), "p99": _ns(q[2]),
+                                     "p999": _ns(q[3]), "max": mx}
+    d = F.col("deliveries")
+    for r in (acks.where(d.isNotNull() & (d >= 1)).groupBy("stream", "consumer")
+              .agg(F.count("*").alias("n"), F.sum(F.when(d == 1, 1).otherwise(0)).alias("first"),
+                   F.max(d).alias("mx")).collect()):
+        slot(r["stream"], r["consumer"])["deliveries"] = {
+            "first_try_ratio": r["first"] / r["n"], "redelivered_ratio": (r["n"] - r["first"]) / r["n"],
+            "max": int(r["mx"])}
+
+    adv = ev.where((F.col("kind") == "advisory") & F.col("stream").isNotNull() & F.col("consumer").isNotNull())
+    counts = [F.sum(F.when(F.col("type") == ADVISORY_PREFIX + k, 1).otherwise(0)).alias(k)
+              for k in ("max_deliver", "nak", "terminated")]
+    for r in adv.groupBy("stream", "consumer").agg(*counts).collect():
+        slot(r["stream"], r["consumer"])["advisories"] = {k: int(r[k]) for k in ("max_deliver", "nak", "terminated")}
+
+    snaps = ev.where((F.col("kind") == "consumer_info") & F.col("stream").isNotNull()
+                     & F.col("consumer").isNotNull() & F.col("t").isNotNull() & F.col("c_delivered").isNotNull())
+    for r in _interval_rates(snaps, ["stream", "consumer"], "c_delivered").collect():
+        slot(r["stream"], r["consumer"])["delivery"] = {"mean_per_s": r["mean"], "peak_per_s": r["peak"]}
+    return out
+
+
+def _interval_rates(snaps: DataFrame, keys: list[str], counter: str) -> DataFrame:
+    """Mean and peak rate of a monotone counter between consecutive snapshots (resets are skipped)."""
+    snaps = snaps.dropDuplicates([*keys, "t"])
+    w = Window.partitionBy(*keys).orderBy("t")
+    d = (snaps.select(*keys, (F.col(counter) - F.lag(counter).over(w)).alias("d"),
+                      (F.col("t") - F.lag("t").over(w)).alias("dt"))
+         .where((F.col("dt") > 0) & (F.col("d") >= 0)))
+    return d.groupBy(*keys).agg(
+        F.sum("d").alias("total"),
+        (F.sum("d") * 1e6 / F.sum("dt")).alias("mean"),
+        F.max(F.col("d") * 1e6 / F.col("dt")).alias("peak"))
+
+
+def _stream_profiles(ev: DataFrame, exact_limit: int, accuracy: int) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+
+    def slot(stream: str) -> dict[str, Any]:
+        return out.setdefault(stream, {})
+
+    pub = ev.where((F.col("kind") == "publish") & F.col("stream").isNotNull() & F.col("t").isNotNull())
+    ok = pub.where(F.col("result") == "ok").withColumn("sec", F.floor(F.col("t") / 1_000_000))
+    bounds = pub.agg(F.floor(F.min("t") / 1_000_000).alias("lo"), F.floor(F.max("t") / 1_000_000).alias("hi")).first()
+    if bounds is not None and bounds["lo"] is not None:
+        per_sec = ok.groupBy("stream", "sec").agg(F.count("*").alias("c"), F.sum("bytes").alias("b"),
+                                                  F.count("bytes").alias("nb"))
+        grid = (ok.select("stream").distinct()
+                .select("stream", F.explode(F.sequence(F.lit(bounds["lo"]), F.lit(bounds["hi"]))).alias("sec")))
+        filled = grid.join(per_sec, ["stream", "sec"], "left").fillna(0, ["c", "b", "nb"])
+        stats = filled.groupBy("stream").agg(
+            F.sum("c").alias("messages"), F.count("*").alias("nsec"), F.percentile("c", 0.99).alias("p99"),
+            F.max("c").alias("peak"), F.sum("b").alias("bytes"), F.max("b").alias("bpeak"),
+            F.sum("nb").alias("nb"))
+        per_min = (ok.groupBy("stream", F.floor(F.col("t") / 60_000_000).alias("m")).count()
+                   .groupBy("stream").agg(F.max("count").alias("pm")))
+        pmins = {r["stream"]: int(r["pm"]) for r in per_min.collect()}
+        for r in stats.collect():
+            s = slot(r["stream"])
+            s["ingest"] = {"messages": int(r["messages"]), "mean_per_s": r["messages"] / r["nsec"],
+                           "p99_per_s": float(r["p99"]), "peak_per_s": int(r["peak"]),
+                           "peak_per_min": pmins[r["stream"]]}
+            if r["nb"]:
+                s["bytes"] = {"mean_per_s": r["bytes"] / r["nsec"], "peak_per_s": int(r["bpeak"])}
+
+        horizons = (pub.where(F.col("msg_id").isNotNull()).groupBy("stream", "msg_id")
+                    .agg(F.count("*").alias("n"), ((F.max("t") - F.min("t")) * 1000).alias("h"))
+                    .where(F.col("n") >= 2))
+        hq, _, _ = _quantiles(horizons, ["stream"], "h", exact_limit, accuracy, (0.99,))
+        for r in pub.groupBy("stream").agg(F.count("*").alias("attempts")).collect():
+            retry: dict[str, Any] = {"attempts": int(r["attempts"]), "retried_ids": 0}
+            if (r["stream"],) in hq:
+                n, q, mx = hq[(r["stream"],)]
+                retry.update(retried_ids=n, horizon_p99_ns=_ns(q[0]), horizon_max_ns=mx)
+            slot(r["stream"])["publish_retry"] = retry
+
+    snaps = ev.where((F.col("kind") == "stream_info") & F.col("stream").isNotNull() & F.col("t").isNotNull())
+    size = snaps.where(F.col("s_messages") > 0).groupBy("stream").agg(
+        (F.sum("s_bytes") / F.sum("s_messages")).alias("size"),
+        F.max_by(F.struct("s_first", "s_last"), "t").alias("latest"))
+    sizes: dict[str, float] = {}
+    for r in size.collect():
+        s = slot(r["stream"])
+        if r["size"] is not None:
+            sizes[r["stream"]] = float(r["size"])
+        lt = r["latest"]
+        if lt is not None and lt["s_first"] is not None and lt["s_last"] is not None and lt["s_last"] >= lt["s_first"]:
+            s["retention_span_ns"] = int(lt["s_last"] - lt["s_first"]) * 1000
+    rates = {r["stream"]: r for r in
+             _interval_rates(snaps.where(F.col("s_last_seq").isNotNull()), ["stream"], "s_last_seq").collect()}
+    for name, s in out.items():
+        r = rates.get(name)
+        if "ingest" not in s and r is not None:
+            s["ingest"] = {"messages": int(r["total"]), "mean_per_s": float(r["mean"])}
+        if name in sizes:
+            b = s.setdefault("bytes", {})
+            b["stored_msg_size_mean"] = sizes[name]
+            if "mean_per_s" not in b and r is not None:
+                b["mean_per_s"] = float(r["mean"]) * sizes[name]
+    return {k: v for k, v in out.items() if v}
+
+
+def _iso(micros: int) -> str:
+    dt = datetime.fromtimestamp(micros // 1_000_000, UTC).replace(microsecond=micros % 1_000_000)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S") + (f".{dt.microsecond:06d}".rstrip("0") if dt.microsecond else "") + "Z"
+
+
+def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int = MIN_ACCURACY,
+                   exact_limit: int = DEFAULT_EXACT_LIMIT) -> tuple[dict[str, Any], ProfileSummary]:
+    """Compute the profiles document (validated against :class:`linter.model.profiles.Profiles`)."""
+    if accuracy < MIN_ACCURACY:
+        raise ValueError(f"--accuracy must be at least {MIN_ACCURACY} (got {accuracy})")
+    summary = ProfileSummary()
+    ev = _events(spark, paths).persist()
+    try:
+        for r in ev.groupBy("kind").count().collect():
+            summary.kinds[r["kind"]] = int(r["count"])
+        if summary.unknown:
+            for r in ev.where(F.col("kind") == "unknown").groupBy("type").count().orderBy(F.desc("count")).limit(5).collect():
+                summary.unknown_types[r["type"] or "(no type)"] = int(r["count"])
+        known = ev.where(~F.col("kind").isin("bad", "unknown"))
+        doc: dict[str, Any] = {"version": 1, "generated_at": _iso(int(datetime.now(UTC).timestamp() * 1e6))}
+        w = known.agg(F.min("t").alias("lo"), F.max("t").alias("hi")).first()
+        if w is not None and w["lo"] is not None:
+            doc["window"] = {"start": _iso(w["lo"]), "end": _iso(w["hi"])}
+        doc["streams"] = dict(sorted(_stream_profiles(known, exact_limit, accuracy).items()))
+        doc["consumers"] = dict(sorted(_consumer_profiles(known, exact_limit, accuracy, summary).items()))
+    finally:
+        ev.unpersist()
+    Profiles.model_validate(doc)
+    return doc, summary
+
+
+# ------------------------------------------------------------------------------------------------- CLI
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"jsops profile: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="jsops profile", description="Compute latency and throughput profiles from telemetry.")
+    p.add_argument("telemetry", nargs="+", metavar="TELEMETRY",
+                   help="directories or files of JSON lines (.jsonl, .jsonl.gz) or Parquet; any URI Spark reads")
+    p.add_argument("-o", "--output", required=True, help="profiles JSON file to write ('-' for stdout)")
+    p.add_argument("--master", default=None,
+                   help="Spark master (default local[*]; under spark-submit, the one spark-submit was given)")
+    p.add_argument("--accuracy", type=int, default=MIN_ACCURACY,
+                   help=f"percentile_approx accuracy for large groups, at least {MIN_ACCURACY}")
+    p.add_argument("--exact-limit", type=int, default=DEFAULT_EXACT_LIMIT,
+                   help="largest group whose percentiles are computed exactly (default %(default)s)")
+    p.add_argument("--driver-memory", default=None, help="e.g. 2g (only when jsops starts Spark)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+    return p
+
+
+def _check_paths(paths: Iterable[str]) -> str | None:
+    for p in paths:
+        if _is_local(p) and not Path(p).exists():
+            return f"{p}: no such file or directory"
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``jsops profile`` and of ``spark-submit profiler/job.py``. Returns the exit code."""
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.accuracy < MIN_ACCURACY:
+        print(f"jsops profile: error: --accuracy must be at least {MIN_ACCURACY}", file=sys.stderr)
+        return 2
+    if args.exact_limit < 0:
+        print("jsops profile: error: --exact-limit must not be negative", file=sys.stderr)
+        return 2
+    problem = _check_paths(args.telemetry)
+    if problem:
+        print(f"jsops profile: error: {problem}", file=sys.stderr)
+        return 2
+    under_submit = "PYSPARK_GATEWAY_PORT" in os.environ and args.master is None
+    existing = SparkSession.getActiveSession()
+    try:
+        spark = existing or make_session(None if under_submit else (args.master or "local[*]"), args.driver_memory)
+    except Exception as exc:  # no Java, bad master URL, ...
+        print(f"jsops profile: error: cannot start Spark: {_first_line(exc)}", file=sys.stderr)
+        return 1
+    try:
+        doc, summary = build_profiles(spark, args.telemetry, accuracy=args.accuracy, exact_limit=args.exact_limit)
+    except Exception as exc:
+        print(f"jsops profile: error: {_first_line(exc)}", file=sys.stderr)
+        return 1
+    finally:
+        if existing is None and not under_submit:
+            spark.stop()
+    text = json.dumps(doc, indent=2) + "\n"
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        out = Path(args.output)
+        try:
+            tmp = out.with_name(out.name + ".tmp")
+            tmp.write_text(text)
+            tmp.replace(out)
+        except OSError as exc:
+            print(f"jsops profile: error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    if not args.quiet:
+        print(f"jsops profile: {summary.render()}; wrote {len(doc['streams'])} streams and "
+              f"{len(doc['consumers'])} consumers to {args.output}", file=sys.stderr)
+    return 0
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"
+
+
+if __name__ == "__main__":  # spark-submit profiler/job.py ...
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""The profile job's figures equal exact numpy computations on synthetic telemetry."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from linter.model.profiles import Profiles, load_profiles
+from profiler.job import build_profiles, main
+from profiler.synthetic import default_spec, generate
+
+from .helpers import expected, read_events
+
+REL = 0.005  # p99 within 0.5%
+
+
+@pytest.fixture(scope="module")
+def telemetry(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("telemetry")
+    generate(d, default_spec(acks=30_000, publish_ids=6_000, seed=11, files=3))
+    return d
+
+
+@pytest.fixture(scope="module")
+def truth(telemetry: Path) -> dict[str, Any]:
+    return expected(read_events(telemetry))
+
+
+@pytest.fixture(scope="module")
+def profile(spark: Any, telemetry: Path) -> dict[str, Any]:
+    doc, summary = build_profiles(spark, [str(telemetry)])
+    assert summary.bad_lines == 0 and summary.unknown == 0
+    assert summary.exact_groups == 3 and summary.approx_groups == 0
+    return doc
+
+
+def close(a: float, b: float, rel: float = 1e-9) -> bool:
+    return abs(a - b) <= rel * max(abs(b), 1.0)
+
+
+def test_profile_validates_against_the_linter_model(profile: dict[str, Any]) -> None:
+    p = Profiles.model_validate(profile)
+    assert p.version == 1 and set(p.streams) == {"ORDERS", "PAYMENTS"}
+    assert set(p.consumers) == {"ORDERS/shipper", "ORDERS/billing", "PAYMENTS/settler"}
+    assert p.window is not None and p.window.start.isoformat().startswith("2026-11-20T12:00:00")
+
+
+def test_ack_time_percentiles_equal_numpy(profile: dict[str, Any], truth: dict[str, Any]) -> None:
+    for key, want in truth["consumers"].items():
+        got = profile["consumers"][key]["ack_time_ns"]
+        w = want["ack_time_ns"]
+        assert got["samples"] == w["samples"] and got["max"] == w["max"]
+        for q in ("p50", "p90", "p99", "p999"):
+            assert abs(got[q] - w[q]) <= 1, (key, q)  # exact path: numpy's linear interpolation, rounded to ns
+
+
+def test_deliveries_and_advisories_counts_exact(profile: dict[str, Any], truth: dict[str, Any]) -> None:
+    for key, want in truth["consumers"].items():
+        got = profile["consumers"][key]
+        assert got["deliveries"]["max"] == want["deliveries"]["max"]
+        assert close(got["deliveries"]["first_try_ratio"], want["deliveries"]["first_try_ratio"])
+        assert close(got["deliveries"]["redelivered_ratio"], want["deliveries"]["redelivered_ratio"])
+        assert got["advisories"] == want["advisories"]
+        assert close(got["delivery"]["mean_per_s"], want["delivery"]["mean_per_s"])
+        assert close(got["delivery"]["peak_per_s"], want["delivery"]["peak_per_s"])
+    assert profile["consumers"]["ORDERS/shipper"]["advisories"] == {"max_deliver": 12, "nak": 30, "terminated": 4}
+
+
+def test_stream_figures_equal_numpy(profile: dict[str, Any], truth: dict[str, Any]) -> None:
+    for name, want in truth["streams"].items():
+        got = profile["streams"][name]
+        gi, wi = got["ingest"], want["ingest"]
+        assert gi["messages"] == wi["messages"] and gi["peak_per_s"] == wi["peak_per_s"]
+        assert gi["peak_per_min"] == wi["peak_per_min"]
+        assert close(gi["mean_per_s"], wi["mean_per_s"]) and close(gi["p99_per_s"], wi["p99_per_s"])
+        assert close(got["bytes"]["mean_per_s"], want["bytes"]["mean_per_s"])
+        assert got["bytes"]["peak_per_s"] == want["bytes"]["peak_per_s"]
+        assert close(got["bytes"]["stored_msg_size_mean"], want["bytes"]["stored_msg_size_mean"])
+        gr, wr = got["publish_retry"], want["publish_retry"]
+        assert (gr["attempts"], gr["retried_ids"], gr["horizon_max_ns"]) == (
+            wr["attempts"], wr["retried_ids"], wr["horizon_max_ns"])
+        assert abs(gr["horizon_p99_ns"] - wr["horizon_p99_ns"]) <= REL * wr["horizon_p99_ns"]
+        assert got["retention_span_ns"] == want["retention_span_ns"]
+
+
+def test_approximate_path_within_half_a_percent(spark: Any, telemetry: Path, truth: dict[str, Any]) -> None:
+    doc, summary = build_profiles(spark, [str(telemetry)], exact_limit=0, accuracy=10_000)
+    assert summary.approx_groups == 3 and summary.exact_groups == 0
+    for key, want in truth["consumers"].items():
+        got, w = doc["consumers"][key]["ack_time_ns"], want["ack_time_ns"]
+        assert got["samples"] == w["samples"] and got["max"] == w["max"]
+        for q in ("p50", "p90", "p99"):
+            assert abs(got[q] - w[q]) <= REL * w[q], (key, q, got[q], w[q])
+
+
+def test_cli_writes_a_file_load_profiles_reads(spark: Any, telemetry: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "profiles.json"
+    assert main([str(telemetry), "-o", str(out)]) == 0
+    loaded = load_profiles(out)
+    assert loaded.consumer("ORDERS", "shipper") is not None
+    assert loaded.consumer("ORDERS", "shipper").ack_time_ns.samples == 15_000  # type: ignore[union-attr]
+    assert "read " in capsys.readouterr().err
+    json.loads(out.read_text())
