@@ -6,6 +6,7 @@ import pytest
 
 from linter.engine import discover_rules, lint_estate
 from linter.loader import Estate, _check_estate, load_text
+from linter.model.target import Target
 
 RULES = discover_rules()
 SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix")
@@ -16,7 +17,7 @@ def _lint_yaml(text: str, rule):
     load_text(text.encode(), "example.yaml", estate)
     _check_estate(estate)
     assert estate.findings == [], estate.findings  # doc examples must at least load cleanly
-    return lint_estate(estate, [rule]).findings
+    return lint_estate(estate, [rule], target=Target(**getattr(rule, "example_target", {}))).findings
 
 
 def _block(doc: str, heading: str) -> str:

@@ -1,0 +1,150 @@
+"""JS302 estate-workqueue-consumer-not-unique."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
+from linter.loader import Resource
+from linter.subjects import SubjectIndex, is_valid_subject
+
+from ._estate_common import consumers_by_stream, effective, filters_of, stream_index, where
+
+
+def _filter_path(resource: Resource) -> tuple[Any, ...]:
+    cfg = resource.config
+    if cfg.filter_subjects:  # type: ignore[union-attr]
+        return ("filter_subjects",)
+    if cfg.filter_subject:  # type: ignore[union-attr]
+        return ("filter_subject",)
+    return ()
+
+
+class EstateWorkqueueConsumerNotUnique(Rule):
+    """Consumers of a workqueue stream whose filters are not disjoint.
+
+    ## What it does
+    For every workqueue stream, replays its consumers in declaration order (across files) as
+    nats-server creates them: once the stream has a consumer, another one needs a filter (or
+    err_code 10099, "multiple non-filtered consumers not allowed on workqueue stream"), and its
+    filters may not collide with any earlier consumer's, nor may an earlier consumer be unfiltered
+    (err_code 10100, "filtered consumer not unique on workqueue stream"). Filters are indexed in a
+    subject trie. Direct and sourcing consumers do not count; consumers the server refuses for
+    their ack or deliver policy (JS212, JS226) are not created, so they do not count either.
+
+    ## Why is this bad?
+    A workqueue hands each message to exactly one consumer: nats-server refuses to create a
+    consumer whose messages another consumer could also take.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: JOBS}
+    spec: {subjects: ["jobs.>"], retention: workqueue}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: all_jobs, stream: JOBS}
+    spec: {filter_subject: "jobs.*"}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: eu_jobs, stream: JOBS}
+    spec: {filter_subject: "jobs.eu"}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: JOBS}
+    spec: {subjects: ["jobs.>"], retention: workqueue}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: us_jobs, stream: JOBS}
+    spec: {filter_subject: "jobs.us"}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: eu_jobs, stream: JOBS}
+    spec: {filter_subject: "jobs.eu"}
+    ```
+
+    ## Fix
+    Unsafe: partition the stream's subjects between the consumers (disjoint filters), or share one
+    consumer between the workers.
+    """
+
+    code = "JS302"
+    name = "estate-workqueue-consumer-not-unique"
+    severity = Severity.ERROR
+    kinds = frozenset({"Consumer"})
+    estate_wide = True
+
+    def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
+        streams = stream_index(ctx)
+        for (context, sname), consumers in consumers_by_stream(ctx).items():
+            stream = streams.get((context, sname or ""))
+            if stream is None or effective(stream, ctx).get("retention") != "workqueue":
+                continue
+            index: SubjectIndex[Resource] = SubjectIndex()
+            unfiltered: Resource | None = None
+            count = 0
+            for res in consumers:
+                eff = effective(res, ctx)
+                if eff.get("direct") or eff.get("sourcing"):
+                    continue
+                if eff.get("ack_policy") not in ("explicit", "flow_control") or eff.get("deliver_policy", "all") != "all":
+                    continue  # refused first (10098 / 10101): never created
+                filters = filters_of(eff)
+                if any(not f or not is_valid_subject(f) for f in filters):
+                    continue  # refused by the filter checks (JS216)
+                if count == 0:
+                    count = 1
+                    if filters:
+                        for f in filters:
+                            index.add(f, res)
+                    else:
+                        unfiltered = res
+                    continue
+                if not filters:
+                    yield Violation(
+                        res,
+                        (),
+                        f"consumer {res.name} has no filter but workqueue stream {sname} already has a consumer; "
+                        "nats-server refuses to create it",
+                        server_error_code=10099,
+                        fix=FixSuggestion("unsafe", "give the consumer a filter_subject disjoint from the other consumers'"),
+                        key=True,
+                    )
+                    continue
+                clash: tuple[str, str, Resource] | None = None
+                if unfiltered is not None:
+                    clash = (filters[0], "(no filter: all subjects)", unfiltered)
+                else:
+                    for f in filters:
+                        for other_f, other in index.colliding(f):
+                            clash = (f, repr(other_f), other)
+                            break
+                        if clash:
+                            break
+                if clash is not None:
+                    f, other_f, other = clash
+                    yield Violation(
+                        res,
+                        _filter_path(res),
+                        f"filter {f!r} of consumer {res.name} overlaps {other_f} of consumer {other.name} "
+                        f"({where(other, _filter_path(other))}) on workqueue stream {sname}; nats-server refuses to create it",
+                        server_error_code=10100,
+                        fix=FixSuggestion("unsafe", "make the workqueue consumers' filters disjoint"),
+                    )
+                    continue
+                count += 1
+                for f in filters:
+                    index.add(f, res)
+
+
+RULE = EstateWorkqueueConsumerNotUnique
