@@ -1,9 +1,30 @@
-"""jsops reconciler: live state, normalisation, diff, plan, apply and the controller.
+"""jsops reconciler: live state, normalisation, diff, plan, apply and export.
 
 The only package that imports ``nats``. It may import ``linter``; ``linter`` never imports it.
-Not implemented yet (see the reconciler and controller issues).
+Plans are data (:class:`Plan`); renderers are ``reconciler.render_text`` and ``reconciler.render_json``.
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from .diff import Change, diff_configs, normalise
+from .live import LiveConsumer, LiveState, LiveStream
+from .plan import Action, Desired, Plan, PlanOptions, build_plan, desired_from_estate
+from .target import Target, TargetError, load_context
+
+__all__ = [
+    "Action",
+    "Change",
+    "Desired",
+    "LiveConsumer",
+    "LiveState",
+    "LiveStream",
+    "Plan",
+    "PlanOptions",
+    "Target",
+    "TargetError",
+    "build_plan",
+    "desired_from_estate",
+    "diff_configs",
+    "load_context",
+    "normalise",
+]

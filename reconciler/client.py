@@ -1,0 +1,177 @@
+"""A small JetStream API client over nats-py: raw JSON requests, paged listing, request counting.
+
+Async inside; :class:`JsClient` offers blocking calls (it owns an event loop) and
+:meth:`JsClient.run` for running several calls concurrently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from .target import Target, TargetError
+
+__all__ = ["JsClient", "JsApiError", "ConnectError"]
+
+T = TypeVar("T")
+
+
+class ConnectError(Exception):
+    """The target could not be reached or refused the connection."""
+
+
+class JsApiError(Exception):
+    """The JetStream API answered with an error (or did not answer)."""
+
+    def __init__(self, description: str, err_code: int | None = None, code: int | None = None) -> None:
+        super().__init__(description)
+        self.description = description
+        self.err_code = err_code
+        self.code = code
+
+    def __str__(self) -> str:
+        return f"{self.description} ({self.err_code})" if self.err_code else self.description
+
+
+class JsClient:
+    """One connection to a target. Every JetStream API request goes through :meth:`arequest`."""
+
+    def __init__(self, target: Target, *, timeout: float = 5.0, concurrency: int = 64) -> None:
+        import nats
+
+        self.target = target
+        self.timeout = timeout
+        self.requests = 0
+        self.loop = asyncio.new_event_loop()
+        self._sem: asyncio.Semaphore | None = None
+        self._concurrency = concurrency
+        opts = target.connect_options()
+
+        async def _connect() -> Any:
+            async def _quiet(*_: Any) -> None:
+                return None
+
+            return await nats.connect(
+                **opts, connect_timeout=timeout, max_reconnect_attempts=0, allow_reconnect=False,
+                error_cb=_quiet, disconnected_cb=_quiet, closed_cb=_quiet,
+            )
+
+        try:
+            self.nc = self.loop.run_until_complete(_connect())
+        except TargetError:
+            self.loop.close()
+            raise
+        except Exception as exc:  # nats-py raises many kinds; none of them may leak a traceback
+            self.loop.close()
+            raise ConnectError(f"cannot connect to {target.display()}: {_describe(exc)}") from None
+
+    # -- plumbing ---------------------------------------------------------------------------------
+
+    def run(self, coro: Awaitable[T]) -> T:
+        return self.loop.run_until_complete(coro)  # type: ignore[arg-type]
+
+    async def arequest(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        if self._sem is None:
+            self._sem = asyncio.Semaphore(self._concurrency)
+        payload = json.dumps(body, separators=(",", ":")).encode() if body is not None else b""
+        async with self._sem:
+            self.requests += 1
+            try:
+                msg = await self.nc.request(f"{self.target.api}.{subject}", payload, timeout=self.timeout)
+            except Exception as exc:
+                raise JsApiError(f"no answer to {subject.split('.')[0].lower()} request: {_describe(exc)}") from None
+        try:
+            resp = json.loads(msg.data)
+        except ValueError:
+            raise JsApiError("the server answered with invalid JSON") from None
+        if not isinstance(resp, dict):
+            raise JsApiError("the server answered with an unexpected value")
+        err = resp.get("error")
+        if err:
+            raise JsApiError(str(err.get("description", "error")), err.get("err_code"), err.get("code"))
+        return resp
+
+    def request(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self.run(self.arequest(subject, body))
+
+    async def gather(self, calls: list[Callable[[], Awaitable[T]]]) -> list[T | BaseException]:
+        return list(await asyncio.gather(*(c() for c in calls), return_exceptions=True))
+
+    def close(self) -> None:
+        try:
+            if not self.nc.is_closed:
+                self.loop.run_until_complete(asyncio.wait_for(self.nc.close(), self.timeout))
+        except Exception:
+            pass
+        finally:
+            self.loop.close()
+
+    def __enter__(self) -> "JsClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- listing ---------------------------------------------------------------------------------
+
+    async def alist_streams(self) -> list[dict[str, Any]]:
+        """Every StreamInfo via ``STREAM.LIST`` pages."""
+        out: list[dict[str, Any]] = []
+        offset = 0
+        while True:
+            resp = await self.arequest("STREAM.LIST", {"offset": offset})
+            page = resp.get("streams") or []
+            out.extend(page)
+            offset += len(page)
+            if not page or offset >= int(resp.get("total") or 0):
+                return out
+
+    async def alist_consumers(self, stream: str) -> list[dict[str, Any]]:
+        """Every ConsumerInfo of ``stream`` via ``CONSUMER.LIST.<stream>`` pages."""
+        out: list[dict[str, Any]] = []
+        offset = 0
+        while True:
+            resp = await self.arequest(f"CONSUMER.LIST.{stream}", {"offset": offset})
+            page = resp.get("consumers") or []
+            out.extend(page)
+            offset += len(page)
+            if not page or offset >= int(resp.get("total") or 0):
+                return out
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    async def acreate_stream(self, config: dict[str, Any]) -> dict[str, Any]:
+        return await self.arequest(f"STREAM.CREATE.{config['name']}", config)
+
+    async def aupdate_stream(self, config: dict[str, Any]) -> dict[str, Any]:
+        return await self.arequest(f"STREAM.UPDATE.{config['name']}", config)
+
+    async def adelete_stream(self, name: str) -> dict[str, Any]:
+        return await self.arequest(f"STREAM.DELETE.{name}")
+
+    async def astream_info(self, name: str) -> dict[str, Any]:
+        return await self.arequest(f"STREAM.INFO.{name}")
+
+    async def aput_consumer(self, stream: str, config: dict[str, Any], action: str = "") -> dict[str, Any]:
+        name = config.get("durable_name") or config.get("name")
+        body: dict[str, Any] = {"stream_name": stream, "config": config}
+        if action:
+            body["action"] = action
+        return await self.arequest(f"CONSUMER.CREATE.{stream}.{name}", body)
+
+    async def adelete_consumer(self, stream: str, name: str) -> dict[str, Any]:
+        return await self.arequest(f"CONSUMER.DELETE.{stream}.{name}")
+
+    async def aconsumer_info(self, stream: str, name: str) -> dict[str, Any]:
+        return await self.arequest(f"CONSUMER.INFO.{stream}.{name}")
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    name = type(exc).__name__
+    if not text or text == name:
+        return {"TimeoutError": "timed out", "NoServersError": "no servers available",
+                "NoRespondersError": "no responders (is JetStream enabled?)"}.get(name, name)
+    return text.splitlines()[0][:300]

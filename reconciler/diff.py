@@ -1,0 +1,88 @@
+"""Normalisation and field-level diff of desired versus live configs (pure functions).
+
+Both sides are in the server's JSON shape: the desired side is the linter's effective config, the
+live side what the server returned. Before comparing, ``_nats.*`` metadata and jsops's own
+bookkeeping keys are dropped, subject lists are compared as sets, and an absent field equals its
+zero value (the server omits empty values).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from linter.updates import classify
+
+from .live import MANAGED_BY, RESUME, SOURCE
+
+__all__ = ["Change", "normalise", "diff_configs", "BOOKKEEPING_KEYS", "SET_FIELDS"]
+
+BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME)
+SET_FIELDS = ("subjects", "filter_subjects")
+_START_FIELDS = ("deliver_policy", "opt_start_seq", "opt_start_time")
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str
+    old: Any
+    new: Any
+    cls: str
+    consequence: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "from": self.old, "to": self.new, "class": self.cls, "consequence": self.consequence}
+
+
+def normalise(kind: str, config: dict[str, Any]) -> dict[str, Any]:
+    """The comparable form of a config (either side)."""
+    out = {k: v for k, v in config.items() if not _empty(v)}
+    meta = config.get("metadata")
+    if isinstance(meta, dict):
+        resume = meta.get(RESUME)
+        kept = {k: v for k, v in meta.items() if not k.startswith("_nats.") and k not in BOOKKEEPING_KEYS}
+        if kept:
+            out["metadata"] = kept
+        else:
+            out.pop("metadata", None)
+        if kind == "Consumer" and resume and out.get("deliver_policy") == "by_start_sequence":
+            # Recreated at its old position: compare with the start the manifest asked for.
+            try:
+                start = json.loads(resume)
+            except ValueError:
+                start = None
+            if isinstance(start, dict):
+                for f in _START_FIELDS:
+                    out.pop(f, None)
+                    if not _empty(start.get(f)):
+                        out[f] = start[f]
+    for f in SET_FIELDS:
+        if isinstance(out.get(f), list):
+            out[f] = sorted(set(out[f]))
+    return out
+
+
+def _empty(v: Any) -> bool:
+    """The zero values the server leaves out of its JSON (``omitempty``)."""
+    if v is None or v is False:
+        return True
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v == 0
+    return isinstance(v, (str, list, dict)) and len(v) == 0
+
+
+def diff_configs(kind: str, live: dict[str, Any], desired: dict[str, Any]) -> list[Change]:
+    """Field changes that turn ``live`` into ``desired``, each classified."""
+    a, b = normalise(kind, live), normalise(kind, desired)
+    changes: list[Change] = []
+    for key in sorted(set(a) | set(b)):
+        old, new = a.get(key), b.get(key)
+        if old == new:
+            continue
+        c = classify(kind, key, old, new)
+        # Show the values as the configs hold them (not the normalised sets).
+        shown_old = live.get(key) if key not in SET_FIELDS and key != "metadata" else old
+        shown_new = desired.get(key) if key not in SET_FIELDS and key != "metadata" else new
+        changes.append(Change(key, shown_old, shown_new, c.cls, c.consequence))
+    return changes

@@ -1,0 +1,83 @@
+"""The plan as text, in the manner of ``terraform plan``: ``+`` create, ``~`` update, ``-/+``
+recreate, ``-`` delete, ``!`` blocked; unchanged fields are not shown; a summary line ends it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .plan import Action, Plan
+
+__all__ = ["render_text", "format_value", "summary_line"]
+
+_SYMBOL = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delete": "-", "blocked": "!"}
+_DURATIONS = {
+    "max_age", "duplicate_window", "ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires",
+    "subject_delete_marker_ttl", "priority_timeout",
+}
+_UNITS = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
+
+
+def _duration(ns: int) -> str:
+    if ns <= 0 or ns % 1_000_000_000:
+        return f"{ns / 1e9:g}s" if ns > 0 else "0"
+    secs = ns // 1_000_000_000
+    parts = []
+    for unit, size in _UNITS:
+        if secs >= size:
+            parts.append(f"{secs // size}{unit}")
+            secs %= size
+    return "".join(parts)
+
+
+def format_value(path: str, value: Any) -> str:
+    if value is None:
+        return "(absent)"
+    text = json.dumps(value, sort_keys=True, separators=(", ", ": "))
+    if path in _DURATIONS and isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return f"{text} ({_duration(value)})"
+    if path == "backoff" and isinstance(value, list):
+        return "[" + ", ".join(_duration(v) if isinstance(v, int) else json.dumps(v) for v in value) + "]"
+    return text
+
+
+def summary_line(plan: Plan) -> str:
+    s = plan.summary()
+    parts = [f"{s['create']} to create", f"{s['update']} to update", f"{s['recreate']} to recreate", f"{s['delete']} to delete"]
+    if s["adopt"]:
+        parts.append(f"{s['adopt']} to adopt")
+    parts.append(f"{s['blocked']} blocked")
+    return "Plan: " + ", ".join(parts) + "."
+
+
+def _action(a: Action) -> list[str]:
+    sym = _SYMBOL[a.action]
+    head = f"{sym} {a.label}"
+    if a.action == "blocked":
+        head += f"  (blocked {a.wanted}: {a.reason})"
+    elif a.action == "adopt":
+        head += "  (adopt)"
+    lines = [head]
+    if a.action == "create" and a.config:
+        for k, v in a.config.items():
+            if k in ("name", "durable_name"):
+                continue
+            lines.append(f"    + {k}: {format_value(k, v)}")
+    for c in a.changes:
+        lines.append(f"    ~ {c.path}: {format_value(c.path, c.old)} -> {format_value(c.path, c.new)}  [{c.cls}]")
+        if c.cls != "in-place" or c.consequence not in ("applied in place",):
+            lines.append(f"        {c.consequence}")
+    if a.consequence:
+        lines.append(f"    # {a.consequence}")
+    return lines
+
+
+def render_text(plan: Plan) -> str:
+    if not plan.actions:
+        return f"No changes. {plan.target} matches the manifests.\n"
+    out = [f"jsops will perform these actions on {plan.target}:", ""]
+    for a in plan.actions:
+        out.extend("  " + line for line in _action(a))
+        out.append("")
+    out.append(summary_line(plan))
+    return "\n".join(out) + "\n"

@@ -1,0 +1,176 @@
+"""Where plans and applies go: a NATS server URL with credentials, or a natscli context.
+
+Secrets (passwords, tokens, nkey seeds, creds contents) are held here and handed to the client,
+never rendered: :meth:`Target.display` is the only text form, and it strips user information.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import ssl
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Target", "TargetError", "add_target_arguments", "target_from_args", "load_context", "context_dir"]
+
+DEFAULT_SERVER = "nats://127.0.0.1:4222"
+
+
+class TargetError(Exception):
+    """A target that cannot be used (unknown context, unreadable file, bad combination)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    servers: tuple[str, ...] = (DEFAULT_SERVER,)
+    context: str = "default"
+    creds: str | None = None
+    nkey: str | None = None
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    token: str | None = field(default=None, repr=False)
+    tls_ca: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    tls_first: bool = False
+    js_domain: str | None = None
+    api_prefix: str | None = None
+
+    def display(self) -> str:
+        """The server list without any user information (safe to print and to store in plans)."""
+        return ",".join(_redact(s) for s in self.servers)
+
+    @property
+    def api(self) -> str:
+        if self.api_prefix:
+            return self.api_prefix.rstrip(".")
+        if self.js_domain:
+            return f"$JS.{self.js_domain}.API"
+        return "$JS.API"
+
+    def connect_options(self) -> dict[str, Any]:
+        """Keyword arguments for ``nats.connect`` (they carry secrets: never print them)."""
+        opts: dict[str, Any] = {"servers": list(self.servers)}
+        if self.creds:
+            _readable(self.creds, "creds file")
+            opts["user_credentials"] = self.creds
+        if self.nkey:
+            _readable(self.nkey, "nkey seed file")
+            opts["nkeys_seed"] = self.nkey
+        if self.user:
+            opts["user"] = self.user
+        if self.password:
+            opts["password"] = self.password
+        if self.token:
+            opts["token"] = self.token
+        if self.tls_ca or self.tls_cert or self.tls_first or any(s.startswith("tls://") for s in self.servers):
+            ctx = ssl.create_default_context(purpose=ssl.Purpose.SERVER_AUTH)
+            try:
+                if self.tls_ca:
+                    ctx.load_verify_locations(cafile=self.tls_ca)
+                if self.tls_cert:
+                    if not self.tls_key:
+                        raise TargetError("--tls-cert needs --tls-key")
+                    ctx.load_cert_chain(certfile=self.tls_cert, keyfile=self.tls_key)
+            except (OSError, ssl.SSLError) as exc:
+                raise TargetError(f"cannot load TLS files: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}") from None
+            opts["tls"] = ctx
+            if self.tls_first:
+                opts["tls_handshake_first"] = True
+        return opts
+
+
+_USERINFO = re.compile(r"^([a-z]+://)?[^@/]*@", re.I)
+
+
+def _redact(url: str) -> str:
+    return _USERINFO.sub(lambda m: m.group(1) or "", url.strip())
+
+
+def _readable(path: str, what: str) -> None:
+    if not os.path.isfile(path) or not os.access(path, os.R_OK):
+        raise TargetError(f"{what} {path!r} is not a readable file")
+
+
+def context_dir() -> str:
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "nats", "context")
+
+
+def load_context(name: str, directory: str | None = None) -> Target:
+    """A target from the natscli context file ``~/.config/nats/context/NAME.json``."""
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or name in (".", ".."):
+        raise TargetError(f"invalid context name {name!r}")
+    path = os.path.join(directory or context_dir(), f"{name}.json")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        raise TargetError(f"unknown context {name!r} (no {path})") from None
+    except (OSError, ValueError) as exc:
+        raise TargetError(f"cannot read context {name!r}: {exc}") from None
+    if not isinstance(data, dict):
+        raise TargetError(f"context {name!r} is not a JSON object")
+
+    def s(key: str) -> str | None:
+        v = data.get(key)
+        return v if isinstance(v, str) and v else None
+
+    url = s("url") or DEFAULT_SERVER
+    return Target(
+        servers=tuple(u.strip() for u in url.split(",") if u.strip()),
+        context=name,
+        creds=_expand(s("creds")),
+        nkey=_expand(s("nkey")),
+        user=s("user"),
+        password=s("password"),
+        token=s("token"),
+        tls_ca=_expand(s("ca")),
+        tls_cert=_expand(s("cert")),
+        tls_key=_expand(s("key")),
+        tls_first=bool(data.get("tls_first")),
+        js_domain=s("jetstream_domain"),
+        api_prefix=s("jetstream_api_prefix"),
+    )
+
+
+def _expand(path: str | None) -> str | None:
+    return os.path.expanduser(path) if path else None
+
+
+def add_target_arguments(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("target")
+    g.add_argument("--server", "-s", metavar="URL", help=f"NATS server URL(s), comma separated (default {DEFAULT_SERVER})")
+    g.add_argument("--context", metavar="NAME", help="natscli context (~/.config/nats/context/NAME.json)")
+    g.add_argument("--creds", metavar="FILE", help="user credentials (JWT) file")
+    g.add_argument("--nkey", metavar="FILE", help="nkey seed file")
+    g.add_argument("--user", metavar="USER")
+    g.add_argument("--password", metavar="PASSWORD")
+    g.add_argument("--token", metavar="TOKEN")
+    g.add_argument("--tls-ca", metavar="FILE")
+    g.add_argument("--tls-cert", metavar="FILE")
+    g.add_argument("--tls-key", metavar="FILE")
+    g.add_argument("--tls-first", action="store_true", help="TLS handshake before the NATS protocol")
+    g.add_argument("--js-domain", metavar="DOMAIN", help="JetStream domain")
+
+
+def target_from_args(args: argparse.Namespace) -> Target:
+    """The target the arguments name: a context, overridden by any explicit flag."""
+    base = load_context(args.context) if args.context else Target()
+    changes: dict[str, Any] = {}
+    if args.server:
+        changes["servers"] = tuple(u.strip() for u in args.server.split(",") if u.strip())
+        if not changes["servers"]:
+            raise TargetError("--server is empty")
+    for key in ("creds", "nkey", "user", "password", "token", "tls_ca", "tls_cert", "tls_key", "js_domain"):
+        v = getattr(args, key, None)
+        if v:
+            changes[key] = v
+    if args.tls_first:
+        changes["tls_first"] = True
+    if args.password and not (args.user or base.user):
+        raise TargetError("--password needs --user")
+    return Target(**{**base.__dict__, **changes})
