@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["NatsServer", "free_port", "server_binary"]
+__all__ = ["NatsServer", "NatsCluster", "free_port", "server_binary"]
 
 
 def server_binary() -> str:
@@ -71,6 +71,36 @@ class NatsServer:
                 time.sleep(0.05)
         raise RuntimeError("nats-server did not start in time")
 
+    def kill(self) -> None:
+        """``kill -9`` the server, keeping its store directory (for :meth:`restart`)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def restart(self, timeout: float = 10.0) -> "NatsServer":
+        """Start the server again on the same port, config and store directory."""
+        if self._tmp is None:
+            return self.start(timeout)
+        conf = Path(self._tmp.name) / "server.conf"
+        log = open(Path(self._tmp.name) / "server.log", "ab")
+        self.process = subprocess.Popen([server_binary(), "-c", str(conf)], stdout=log, stderr=log)
+        self._wait(timeout)
+        return self
+
+    def _wait(self, timeout: float) -> None:
+        assert self.process is not None and self._tmp is not None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError("nats-server exited: " + (Path(self._tmp.name) / "server.log").read_text())
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("nats-server did not start in time")
+
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
@@ -85,6 +115,86 @@ class NatsServer:
             self._tmp = None
 
     def __enter__(self) -> "NatsServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class NatsCluster:
+    """A JetStream cluster of ``size`` nats-servers on 127.0.0.1 (free ports, temporary stores).
+
+    Server ``i`` (from 1) is named ``n<i>`` and tagged ``az:<i>``. :meth:`start` returns once the
+    JetStream meta group has a leader (``$JS.API.INFO`` answers without error).
+    """
+
+    def __init__(self, size: int = 3, name: str = "C1") -> None:
+        self.size = size
+        self.name = name
+        self.cluster_ports = [free_port() for _ in range(size)]
+        self.nodes: list[NatsServer] = []
+
+    @property
+    def urls(self) -> list[str]:
+        return [n.url for n in self.nodes]
+
+    @property
+    def url(self) -> str:
+        return ",".join(self.urls)
+
+    def start(self, timeout: float = 30.0) -> "NatsCluster":
+        routes = ", ".join(f"nats-route://127.0.0.1:{p}" for p in self.cluster_ports)
+        for i, cport in enumerate(self.cluster_ports, start=1):
+            node = NatsServer(
+                extra_config=(
+                    f"server_name: n{i}\nserver_tags: [\"az:{i}\"]\n"
+                    f"cluster {{ name: {self.name}\n listen: 127.0.0.1:{cport}\n routes: [{routes}] }}\n"
+                ),
+            )
+            self.nodes.append(node)
+        try:
+            for node in self.nodes:
+                node.start()
+            self._wait_meta_leader(timeout)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _wait_meta_leader(self, timeout: float) -> None:
+        import asyncio
+        import json
+
+        import nats
+
+        async def ready() -> bool:
+            for url in self.urls:
+                try:
+                    nc = await nats.connect(url, connect_timeout=2, max_reconnect_attempts=0, allow_reconnect=False)
+                except Exception:
+                    return False
+                try:
+                    msg = await nc.request("$JS.API.INFO", b"", timeout=2)
+                    if "error" in json.loads(msg.data):
+                        return False
+                except Exception:
+                    return False
+                finally:
+                    await nc.close()
+            return True
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if asyncio.run(ready()):
+                return
+            time.sleep(0.25)
+        raise RuntimeError("the JetStream cluster elected no meta leader in time")
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+
+    def __enter__(self) -> "NatsCluster":
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from .helpers import Js, NatsServer
+
+
+@pytest.fixture
+def server() -> Iterator[NatsServer]:
+    """A fresh standalone JetStream server per test (prune and ownership tests need an empty one)."""
+    s = NatsServer().start()
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+@pytest.fixture
+def js(server: NatsServer) -> Iterator[Js]:
+    client = Js(server.url)
+    try:
+        yield client
+    finally:
+        client.close()

@@ -1,0 +1,101 @@
+"""Helpers for reconciler tests: a small synchronous JetStream client and in-process CLI runs."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import nats
+
+TESTS_DIR = str(Path(__file__).resolve().parents[1])
+if TESTS_DIR not in sys.path:
+    sys.path.insert(0, TESTS_DIR)
+
+from natsserver import NatsCluster, NatsServer  # noqa: E402
+
+__all__ = ["Js", "run", "manifest", "NatsServer", "NatsCluster"]
+
+
+class Js:
+    """Raw JetStream API requests over one connection (what an operator would do by hand)."""
+
+    def __init__(self, url: str, **opts: Any) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.nc = self.loop.run_until_complete(nats.connect(url.split(","), connect_timeout=5, max_reconnect_attempts=0, **opts))
+
+    def request(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        payload = json.dumps(body).encode() if body is not None else b""
+        msg = self.loop.run_until_complete(self.nc.request(subject, payload, timeout=10))
+        return json.loads(msg.data)
+
+    def ok(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        resp = self.request(subject, body)
+        assert "error" not in resp, resp["error"]
+        return resp
+
+    def stream(self, name: str) -> dict[str, Any] | None:
+        resp = self.request(f"$JS.API.STREAM.INFO.{name}")
+        return None if "error" in resp else resp
+
+    def consumer(self, stream: str, name: str) -> dict[str, Any] | None:
+        resp = self.request(f"$JS.API.CONSUMER.INFO.{stream}.{name}")
+        return None if "error" in resp else resp
+
+    def streams(self) -> list[str]:
+        return sorted(self.ok("$JS.API.STREAM.NAMES", {}).get("streams") or [])
+
+    def publish(self, subject: str, count: int = 1) -> None:
+        async def go() -> None:
+            for i in range(count):
+                ack = await self.nc.request(subject, f"m{i}".encode(), timeout=5)
+                assert "error" not in json.loads(ack.data)
+
+        self.loop.run_until_complete(go())
+
+    def fetch_ack(self, stream: str, consumer: str, count: int) -> list[int]:
+        """Pull ``count`` messages and ack them; returns their stream sequences."""
+        async def go() -> list[int]:
+            inbox = self.nc.new_inbox()
+            sub = await self.nc.subscribe(inbox)
+            await self.nc.publish(f"$JS.API.CONSUMER.MSG.NEXT.{stream}.{consumer}", json.dumps({"batch": count, "expires": 2_000_000_000}).encode(), reply=inbox)
+            seqs = []
+            while len(seqs) < count:
+                msg = await sub.next_msg(timeout=5)
+                if not msg.reply:
+                    continue
+                seqs.append(int(msg.reply.split(".")[-4]))
+                await self.nc.request(msg.reply, b"+ACK", timeout=5)
+            await sub.unsubscribe()
+            return seqs
+
+        return self.loop.run_until_complete(go())
+
+    def close(self) -> None:
+        try:
+            self.loop.run_until_complete(self.nc.close())
+        finally:
+            self.loop.close()
+
+
+def run(command: str, *args: str) -> tuple[int, str, str]:
+    """Run ``jsops <command> args`` in-process; returns (exit code, stdout, stderr)."""
+    from reconciler.cli import apply_main, export_main, plan_main
+
+    fn = {"plan": plan_main, "apply": apply_main, "export": export_main}[command]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = fn(list(args))
+    return rc, out.getvalue(), err.getvalue()
+
+
+def manifest(directory: Path, name: str, text: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_text(textwrap.dedent(text).lstrip())
+    return path
