@@ -119,9 +119,15 @@ class ProfileSummary:
 def make_session(master: str | None = "local[*]", driver_memory: str | None = None,
                  shuffle_partitions: int = 4) -> SparkSession:
     """A SparkSession configured for this job (UTC, no UI, quiet). ``master=None`` keeps spark-submit's."""
+    import os
+
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # Spark must not pick a non-loopback interface
     b = SparkSession.builder.appName("jsops-profile")
     if master:
         b = b.master(master)
+    if master and master.startswith("local"):
+        # A local run talks only to itself: keep the driver on loopback.
+        b = b.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
     if driver_memory:
         b = b.config("spark.driver.memory", driver_memory)
     b = (b.config("spark.ui.enabled", "false")

@@ -98,7 +98,8 @@ def test_spark_submit_local_mode(tmp_path: Path) -> None:
 
     generate(tmp_path / "t", default_spec(acks=500, publish_ids=100, seed=1))
     submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+           "SPARK_LOCAL_IP": "127.0.0.1"}
     r = subprocess.run([str(submit), "--master", "local[1]", "--conf", "spark.ui.enabled=false",
                         str(ROOT / "profiler" / "job.py"), str(tmp_path / "t"), "-o", str(tmp_path / "p.json")],
                        capture_output=True, text=True, env=env, timeout=300)
