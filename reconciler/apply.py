@@ -19,6 +19,8 @@ from .plan import Action, Plan, PlanOptions, _deps
 
 __all__ = ["Outcome", "ActionResult", "execute_plan", "gate"]
 
+SETTLE_TRIES = 300
+SETTLE_PAUSE = 0.2
 _START_FIELDS = ("deliver_policy", "opt_start_seq", "opt_start_time")
 
 
@@ -94,7 +96,7 @@ async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptio
 
     async def run_batch(batch: list[Action], fn: Any) -> None:
         async def one(a: Action) -> None:
-            if client.nc.is_closed:
+            if client.connection_lost:
                 record(ActionResult(a, "skipped", "not attempted: the connection to the server was lost"))
                 if a.kind == "Stream":
                     failed_streams.add(a.name)
@@ -183,7 +185,17 @@ async def _put_stream(client: JsClient, a: Action) -> str:
         else:
             first["placement"] = old
         await client.aupdate_stream(first)
-        await client.aupdate_stream(cfg)
+        # The move is refused while the scale is still in progress (10226/10124): wait for it.
+        for _ in range(SETTLE_TRIES):
+            try:
+                await client.aupdate_stream(cfg)
+                break
+            except JsApiError as exc:
+                if exc.err_code not in (10226, 10124):
+                    raise
+                await asyncio.sleep(SETTLE_PAUSE)
+        else:
+            raise JsApiError("the scale did not settle in time; the move was not made (run apply again)")
         return "updated in two steps (replicas, then placement)"
     await client.aupdate_stream(cfg)
     return "adopted" if a.action == "adopt" else "updated"

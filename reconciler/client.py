@@ -50,12 +50,17 @@ class JsClient:
         opts = target.connect_options()
 
         async def _connect() -> Any:
+            self._lost = asyncio.Event()
+
             async def _quiet(*_: Any) -> None:
                 return None
 
+            async def _gone(*_: Any) -> None:
+                self._lost.set()
+
             return await nats.connect(
                 **opts, connect_timeout=timeout, max_reconnect_attempts=0, allow_reconnect=False,
-                error_cb=_quiet, disconnected_cb=_quiet, closed_cb=_quiet,
+                error_cb=_quiet, disconnected_cb=_gone, closed_cb=_gone,
             )
 
         try:
@@ -67,6 +72,10 @@ class JsClient:
             self.loop.close()
             raise ConnectError(f"cannot connect to {target.display()}: {_describe(exc)}") from None
 
+    @property
+    def connection_lost(self) -> bool:
+        return self._lost.is_set() or self.nc.is_closed
+
     # -- plumbing ---------------------------------------------------------------------------------
 
     def run(self, coro: Awaitable[T]) -> T:
@@ -77,9 +86,20 @@ class JsClient:
             self._sem = asyncio.Semaphore(self._concurrency)
         payload = json.dumps(body, separators=(",", ":")).encode() if body is not None else b""
         async with self._sem:
+            if self._lost.is_set():
+                raise JsApiError("the connection to the server was lost")
             self.requests += 1
+            req = asyncio.ensure_future(self.nc.request(f"{self.target.api}.{subject}", payload, timeout=self.timeout))
+            lost = asyncio.ensure_future(self._lost.wait())
             try:
-                msg = await self.nc.request(f"{self.target.api}.{subject}", payload, timeout=self.timeout)
+                await asyncio.wait({req, lost}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                lost.cancel()
+            if not req.done():
+                req.cancel()
+                raise JsApiError(f"no answer to {subject.split('.')[0].lower()} request: the connection to the server was lost")
+            try:
+                msg = req.result()
             except Exception as exc:
                 raise JsApiError(f"no answer to {subject.split('.')[0].lower()} request: {_describe(exc)}") from None
         try:
@@ -116,17 +136,20 @@ class JsClient:
 
     # -- listing ---------------------------------------------------------------------------------
 
-    async def alist_streams(self) -> list[dict[str, Any]]:
-        """Every StreamInfo via ``STREAM.LIST`` pages."""
+    async def alist_streams(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """Every StreamInfo via ``STREAM.LIST`` pages, and the names a cluster reported missing
+        (streams whose leader did not answer in time)."""
         out: list[dict[str, Any]] = []
+        missing: list[str] = []
         offset = 0
         while True:
             resp = await self.arequest("STREAM.LIST", {"offset": offset})
             page = resp.get("streams") or []
             out.extend(page)
-            offset += len(page)
+            missing.extend(str(m) for m in resp.get("missing") or [])
+            offset += len(page) + len(resp.get("missing") or [])
             if not page or offset >= int(resp.get("total") or 0):
-                return out
+                return out, missing
 
     async def alist_consumers(self, stream: str) -> list[dict[str, Any]]:
         """Every ConsumerInfo of ``stream`` via ``CONSUMER.LIST.<stream>`` pages."""

@@ -9,7 +9,7 @@ from typing import Any
 
 from linter import strip_server_metadata
 
-from .client import JsClient
+from .client import JsApiError, JsClient
 
 __all__ = ["LiveStream", "LiveConsumer", "LiveState", "read_live", "MANAGED_BY", "SOURCE", "RESUME", "owned"]
 
@@ -52,11 +52,15 @@ class LiveState:
     streams: dict[str, LiveStream] = field(default_factory=dict)
     consumers: dict[tuple[str, str], LiveConsumer] = field(default_factory=dict)
     requests: int = 0
+    # Streams the cluster listed as missing (no leader answered, e.g. during a move) and whose
+    # INFO failed too: their state is unknown, and plans must not act on them.
+    unknown: set[str] = field(default_factory=set)
 
     def fingerprint(self) -> str:
         """A hash of what a plan depends on: every config (ownership included) and which streams
         hold messages. Publishing to a stream that already held messages does not change it."""
         h = hashlib.sha256()
+        h.update(json.dumps(sorted(self.unknown)).encode())
         for name in sorted(self.streams):
             s = self.streams[name]
             h.update(json.dumps(["S", name, s.config, s.messages > 0], sort_keys=True, separators=(",", ":")).encode())
@@ -75,7 +79,13 @@ def read_live(client: JsClient) -> LiveState:
 async def _aread_live(client: JsClient) -> LiveState:
     before = client.requests
     state = LiveState()
-    infos = await client.alist_streams()
+    infos, missing = await client.alist_streams()
+    listed = {str((i.get("config") or {}).get("name", "")) for i in infos}
+    for name in sorted(set(missing) - listed):
+        try:
+            infos.append(await client.astream_info(name))
+        except JsApiError:
+            state.unknown.add(name)
     for info in infos:
         cfg = strip_server_metadata(info.get("config") or {})
         st = info.get("state") or {}

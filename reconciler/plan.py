@@ -243,6 +243,12 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
         d = streams[name]
         cur = live.streams.get(name)
         config = stamp(d.config, d.file)
+        if name in live.unknown:
+            act = Action("update", "Stream", name, None, [], None, config)
+            _block(act, "the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later")
+            plan.actions.append(act)
+            recreated.discard(name)
+            continue
         if cur is None:
             plan.actions.append(Action("create", "Stream", name, None, [], None, config))
             created.add(name)
@@ -275,6 +281,8 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
         key = (d.stream or "", d.name)
         config = stamp(d.config, d.file)
         cur = live.consumers.get(key)
+        if d.stream in live.unknown:
+            continue
         if d.stream in recreated:
             plan.actions.append(Action("create", "Consumer", d.name, d.stream, [], "created again with its recreated stream", config))
             continue
