@@ -10,13 +10,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from .findings import FixSuggestion, Severity
+from pydantic import BaseModel, ConfigDict
+
+from .findings import Edit, FixSuggestion, Severity
 from .loader import Estate, Resource
 from .model.target import Target
 
-__all__ = ["Rule", "Violation", "RuleContext", "Severity", "FixSuggestion"]
+if TYPE_CHECKING:
+    from .model.profiles import Profiles
+
+__all__ = ["Rule", "RuleOptions", "Violation", "RuleContext", "Severity", "FixSuggestion", "Edit", "rule_groups"]
+
+
+class RuleOptions(BaseModel):
+    """Base of a rule's typed options (``class Options(RuleOptions)`` nested in the rule).
+
+    Values come from the jsops config (``[tool.jsops.rules.JS102]`` or ``rules: {JS102: {...}}``);
+    unknown keys and wrong types are config errors (exit 2), never silently ignored.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 @dataclass(frozen=True)
@@ -35,6 +50,9 @@ class RuleContext:
 
     estate: Estate
     target: Target = field(default_factory=Target)
+    # Measured figures (contracts §4) when ``--profiles`` or the config names a file; rules that need
+    # a figure the profile lacks stay silent.
+    profiles: "Profiles | None" = None
     _effective: dict[int, dict[str, Any]] = field(default_factory=dict)
     _stream_index: dict[tuple[str, str | None], Resource] | None = None
     _origins: dict[str, Any] | None = None
@@ -79,13 +97,24 @@ class RuleContext:
 
 
 class Rule:
-    """Base class of every rule."""
+    """Base class of every rule.
+
+    ``groups`` name sets of rules for config ``select``/``ignore``; every rule is also in the group
+    named by its module prefix (``stream``, ``consumer``, ``estate``...) and in ``all`` (see
+    :func:`rule_groups`). ``Options`` is the rule's typed options model; the engine builds it from
+    the config and passes it to the constructor, so ``check`` reads ``self.options``.
+    """
 
     code: ClassVar[str]
     name: ClassVar[str]
     severity: ClassVar[Severity] = Severity.ERROR
+    groups: ClassVar[frozenset[str]] = frozenset()
+    Options: ClassVar[type[RuleOptions]] = RuleOptions
     kinds: ClassVar[frozenset[str]] = frozenset({"Stream", "Consumer"})
     estate_wide: ClassVar[bool] = False
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        self.options: Any = options if options is not None else type(self).Options()
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         """Per-object rules: called once per resource of ``kinds``."""
@@ -94,3 +123,12 @@ class Rule:
     def check_estate(self, ctx: RuleContext) -> Iterable[Violation]:
         """Estate-wide rules (``estate_wide = True``): called once."""
         return ()
+
+
+def rule_groups(rule: type[Rule]) -> frozenset[str]:
+    """Declared groups plus the implicit ones: ``all`` and the module prefix (``stream_x`` -> ``stream``)."""
+    module = rule.__module__.rsplit(".", 1)[-1]
+    implicit = {"all"}
+    if "_" in module and not module.startswith("_"):
+        implicit.add(module.split("_", 1)[0])
+    return frozenset(rule.groups) | implicit

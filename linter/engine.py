@@ -1,15 +1,27 @@
-"""Run rules over a loaded estate and turn violations into findings."""
+"""Run rules over a loaded estate and turn violations into findings.
+
+Order: the config picks rules, options and severities (:mod:`linter.config`); rules run; fix edits
+are resolved to document paths; suppressions drop findings and report unused ones
+(:mod:`linter.suppress`); ignored codes are dropped; with ``only_files`` the whole estate is linted
+but only those files are reported (pre-commit passes changed files only).
+"""
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from .api import Rule, RuleContext, Violation
-from .findings import Finding, Severity
-from .loader import Estate, load_paths
+from .findings import Finding, FixSuggestion, Severity
+from .loader import Estate, Resource, load_paths
 from .model.target import Target
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .model.profiles import Profiles
 
 __all__ = ["LintResult", "lint_paths", "lint_estate", "discover_rules"]
 
@@ -21,6 +33,7 @@ class LintResult:
     findings: list[Finding] = field(default_factory=list)
     files: int = 0
     objects: int = 0
+    paths: list[str] = field(default_factory=list)  # the files reported on
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)
@@ -41,39 +54,167 @@ def discover_rules() -> list[type[Rule]]:
     return found
 
 
-def _to_finding(rule: Rule, v: Violation) -> Finding:
+def _resolve_fix(fix: FixSuggestion | None, resource: Resource) -> FixSuggestion | None:
+    """Edits name config paths; findings carry document paths (the dialect's key names)."""
+    if fix is None or not fix.edits:
+        return fix
+    edits = tuple(
+        e
+        if e.document is not None
+        else replace(
+            e,
+            path=resource.source_path(e.path),
+            document=resource.document,
+            value=_duration_text(e.value, resource.dialect) if e.duration and isinstance(e.value, int) else e.value,
+            duration=False,
+        )
+        for e in fix.edits
+    )
+    return replace(fix, edits=edits)
+
+
+def _duration_text(ns: int, dialect: str) -> str | int:
+    """A duration in nanoseconds as the dialect writes it: ``7d`` natively, Go's ``168h0m0s`` style in
+    NACK (Go's parser has no days), integer nanoseconds in API JSON."""
+    if dialect == "native":
+        from .model.units import format_duration
+
+        return format_duration(ns)
+    if not dialect.startswith("nack"):
+        return ns
+    sign, n = ("-" if ns < 0 else ""), abs(ns)
+    if n == 0:
+        return "0s"
+    if n % 1_000_000_000:
+        for unit, size in (("ms", 1_000_000), ("us", 1_000), ("ns", 1)):
+            if n % size == 0:
+                return f"{sign}{n // size}{unit}"
+    secs = n // 1_000_000_000
+    h, rem = divmod(secs, 3600)
+    m, s = divmod(rem, 60)
+    out = (f"{h}h" if h else "") + (f"{m}m" if m else "") + (f"{s}s" if s else "")
+    return sign + out
+
+
+def _to_finding(rule: Rule, v: Violation, severity: Severity) -> Finding:
     line, col = v.resource.locate(v.path, key=v.key)
     return Finding(
         rule.code,
         rule.name,
-        rule.severity,
+        severity,
         v.message,
         v.resource.file,
         line,
         col,
         v.resource.ref,
         v.server_error_code,
-        v.fix,
+        _resolve_fix(v.fix, v.resource),
     )
 
 
-def lint_estate(estate: Estate, rules: Sequence[type[Rule]] | None = None, *, target: Target | None = None) -> LintResult:
-    ctx = RuleContext(estate, target or Target())
+def _read_disk(file: str) -> bytes | None:
+    try:
+        with open(file, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def lint_estate(
+    estate: Estate,
+    rules: Sequence[type[Rule]] | None = None,
+    *,
+    target: Target | None = None,
+    config: "Config | None" = None,
+    profiles: "Profiles | None" = None,
+    only_files: Iterable[str] | None = None,
+    read_source: Callable[[str], bytes | None] | None = _read_disk,
+) -> LintResult:
+    """Lint a loaded estate.
+
+    ``config`` selects rules, sets their options and severities, and gives the target when
+    ``target`` is not passed. ``read_source`` reads a file's raw bytes for suppression comments
+    (None: comments are not read; annotations still apply). ``only_files`` limits the report to
+    those files while every rule still sees the whole estate.
+    """
+    from .config import Config, select_rules
+
+    registry = list(rules) if rules is not None else discover_rules()
+    cfg = config if config is not None else Config()
+    selection = select_rules(cfg, registry)
+    ctx = RuleContext(estate, target or cfg.target, profiles)
     findings = list(estate.findings)
-    for cls in rules if rules is not None else discover_rules():
-        rule = cls()
+    severity = selection.severity
+    for rule in selection.instantiate():
+        cls = type(rule)
+        sev = severity.get(cls.code, cls.severity)
         violations: Iterable[Violation]
         if cls.estate_wide:
             violations = rule.check_estate(ctx)
         else:
             violations = (v for r in estate.resources if r.kind in cls.kinds for v in rule.check(r, ctx))
-        findings.extend(_to_finding(rule, v) for v in violations)
+        findings.extend(_to_finding(rule, v, sev) for v in violations)
+    findings = [f for f in findings if f.rule not in selection.ignored]
+    if severity:
+        findings = [replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f for f in findings]
+    findings = _suppress(findings, estate, registry, selection.rules, selection.ignored, severity, read_source)
+    if only_files is not None:
+        wanted = {os.path.normpath(f) for f in only_files}
+        findings = [f for f in findings if os.path.normpath(f.file) in wanted]
+        paths = [f for f in estate.files if os.path.normpath(f) in wanted]
+        objects = sum(1 for r in estate.resources if os.path.normpath(r.file) in wanted)
+    else:
+        paths, objects = list(estate.files), len(estate.resources)
     findings.sort(key=Finding.sort_key)
-    return LintResult(findings, len(estate.files), len(estate.resources))
+    return LintResult(findings, len(paths), objects, paths)
 
 
-def lint_paths(paths: Iterable[str], rules: Sequence[type[Rule]] | None = None, *, target: Target | None = None) -> LintResult:
-    return lint_estate(load_paths(paths), rules, target=target)
+def _suppress(
+    findings: list[Finding],
+    estate: Estate,
+    registry: Sequence[type[Rule]],
+    enabled: Sequence[type[Rule]],
+    ignored: set[str],
+    severity: dict[str, Severity],
+    read_source: Callable[[str], bytes | None] | None,
+) -> list[Finding]:
+    from .suppress import apply_suppressions, from_annotations, scan_comments
+
+    suppressions = from_annotations(estate.resources)
+    bad: list[Finding] = []
+    if read_source is not None:
+        for file in estate.files:
+            data = read_source(file)
+            if data and b"jsops:" in data:
+                found, malformed = scan_comments(data, file)
+                suppressions.extend(found)
+                bad.extend(malformed)
+    if not suppressions and not bad:
+        return findings
+    from .config import rule_matcher
+
+    match = rule_matcher(registry)
+
+    def resolve(token: str) -> str | None:
+        hit = match(token)
+        return next(iter(hit)) if len(hit) == 1 else None
+
+    running = {r.code for r in enabled}
+    kept, notes = apply_suppressions(findings, suppressions, resolve, lambda code: code in running or (code not in ignored and code.startswith("JS0")))
+    notes = [replace(n, severity=severity.get(n.rule, n.severity)) for n in bad + notes if n.rule not in ignored]
+    return kept + notes
+
+
+def lint_paths(
+    paths: Iterable[str],
+    rules: Sequence[type[Rule]] | None = None,
+    *,
+    target: Target | None = None,
+    config: "Config | None" = None,
+    profiles: "Profiles | None" = None,
+    only_files: Iterable[str] | None = None,
+) -> LintResult:
+    return lint_estate(load_paths(paths), rules, target=target, config=config, profiles=profiles, only_files=only_files)
 
 
 if __name__ == "__main__":  # pragma: no cover

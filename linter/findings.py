@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-__all__ = ["Severity", "ObjectRef", "FixSuggestion", "Finding", "LOAD_CODES", "LoadCode"]
+__all__ = ["Severity", "ObjectRef", "Edit", "FixSuggestion", "Finding", "LOAD_CODES", "LoadCode"]
 
 
 class Severity(str, Enum):
@@ -33,9 +33,35 @@ class ObjectRef:
 
 
 @dataclass(frozen=True)
+class Edit:
+    """One change to a manifest: set a field to a value, or remove it.
+
+    A rule gives ``path`` as a config field path (``("duplicate_window",)``), the same path its
+    violation names; the engine resolves it to a path in the YAML document (``document`` is then the
+    document's index in its file). ``value`` is written as YAML; ``duration`` marks a value in
+    nanoseconds that each dialect spells its own way (``1m`` natively, ``1m0s`` in NACK).
+    """
+
+    op: str  # "set" | "remove"
+    path: tuple[Any, ...]
+    value: Any = None
+    duration: bool = False
+    document: int | None = None
+
+    @classmethod
+    def set(cls, path: tuple[Any, ...], value: Any, *, duration: bool = False) -> "Edit":
+        return cls("set", tuple(path), value, duration)
+
+    @classmethod
+    def remove(cls, path: tuple[Any, ...]) -> "Edit":
+        return cls("remove", tuple(path))
+
+
+@dataclass(frozen=True)
 class FixSuggestion:
     applicability: str  # "safe" | "unsafe"
     description: str
+    edits: tuple[Edit, ...] = ()  # empty: advice only, nothing ``--fix`` can apply
 
     def as_dict(self) -> dict[str, Any]:
         return {"applicability": self.applicability, "description": self.description}
@@ -94,5 +120,7 @@ LOAD_CODES: dict[str, LoadCode] = {
         LoadCode("JS007", "duplicate-object", Severity.ERROR, "the same stream or consumer declared twice"),
         LoadCode("JS008", "empty-document", Severity.WARNING, "an empty or null YAML document, or a file with no manifests"),
         LoadCode("JS009", "name-mismatch", Severity.ERROR, "a spec name that differs from the manifest's metadata name"),
+        LoadCode("JS010", "unused-suppression", Severity.WARNING, "a `# jsops: disable=...` comment or `jsops.io/disable` annotation that suppresses nothing"),
+        LoadCode("JS011", "invalid-suppression", Severity.WARNING, "a suppression that names no known rule, or is malformed"),
     )
 }

@@ -1,0 +1,264 @@
+"""jsops configuration: ``.jsops.yaml`` or ``[tool.jsops]`` in ``pyproject.toml``.
+
+Found from the working directory upward (the first directory holding ``.jsops.yaml``,
+``.jsops.yml`` or a ``pyproject.toml`` with a ``[tool.jsops]`` table wins), or named with
+``--config FILE``. Keys (kebab-case or snake_case)::
+
+    select: [stream, consumer, JS3]      # codes, code prefixes, names or groups (default: all)
+    ignore: [JS110, stream-sealed-on-create]
+    severity: {JS102: warning, estate: info}
+    fail-on: warning
+    target: {server_version: "2.11.0", cluster_size: 3}
+    profiles: ops/profiles.json          # relative to the config file
+    paths: [manifests]                   # what `jsops lint` lints without PATH arguments
+    rules:
+      JS102: {}                          # per-rule typed options (the rule's ``Options`` model)
+
+A broken config is a :class:`ConfigError` with a one-line message naming the file (and for YAML,
+line and column) and the key; the CLI turns it into exit code 2.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .api import Rule, RuleOptions, rule_groups
+from .findings import LOAD_CODES, Severity
+from .model.target import Target
+
+__all__ = ["Config", "ConfigError", "Selection", "find_config", "load_config", "select_rules", "rule_matcher", "CONFIG_NAMES"]
+
+CONFIG_NAMES = (".jsops.yaml", ".jsops.yml", "pyproject.toml")
+
+
+class ConfigError(Exception):
+    """A jsops config that cannot be read or does not validate (one line: file, key, reason)."""
+
+
+class Config(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, alias_generator=lambda n: n.replace("_", "-"))
+
+    select: list[str] | None = None
+    ignore: list[str] = Field(default_factory=list)
+    severity: dict[str, Severity] = Field(default_factory=dict)
+    fail_on: Severity | None = None
+    target: Target = Field(default_factory=Target)
+    profiles: str | None = None
+    paths: list[str] = Field(default_factory=list)
+    rules: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    # Not keys: where the config came from (relative paths in it are relative to its directory).
+    source: str | None = Field(default=None, exclude=True)
+    root: str = Field(default=".", exclude=True)
+
+    def resolve_path(self, p: str) -> str:
+        """A path from the config, relative to the config's directory (shown relative to cwd)."""
+        if os.path.isabs(p):
+            return p
+        joined = os.path.normpath(os.path.join(self.root, p))
+        if os.path.isabs(joined):
+            rel = os.path.relpath(joined)
+            return joined if rel.startswith("..") else rel
+        return joined
+
+
+# --- finding and reading -----------------------------------------------------------------------
+
+
+def find_config(start: str | None = None) -> str | None:
+    """The nearest config file from ``start`` (default: cwd) upward, or None."""
+    d = Path(start or os.getcwd()).resolve()
+    for folder in (d, *d.parents):
+        for name in CONFIG_NAMES:
+            p = folder / name
+            if not p.is_file():
+                continue
+            if name == "pyproject.toml":
+                try:
+                    if b"[tool.jsops" not in p.read_bytes():
+                        continue
+                except OSError:
+                    continue
+            rel = os.path.relpath(p)
+            return str(p) if rel.startswith("..") else rel
+    return None
+
+
+def load_config(path: str | None = None, *, search: bool = True) -> Config:
+    """Read ``path`` (or the config found from cwd upward); the default config when there is none."""
+    if path is None:
+        path = find_config() if search else None
+        if path is None:
+            return Config()
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from None
+    root = os.path.dirname(path) or "."
+    if path.endswith(".toml"):
+        raw, positions = _read_toml(data, path), None
+    else:
+        raw, positions = _read_yaml(data, path)
+    if raw is None:
+        return Config(source=path, root=root)
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: the jsops config must be a mapping, got {type(raw).__name__}")
+    try:
+        cfg = Config.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(_validation_message(path, exc, positions, toml=path.endswith(".toml"))) from None
+    return cfg.model_copy(update={"source": path, "root": root})
+
+
+def _read_toml(data: bytes, path: str) -> Any:
+    import tomllib
+
+    try:
+        doc = tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    if os.path.basename(path) == "pyproject.toml" or "tool" in doc:
+        tool = doc.get("tool", {})
+        return tool.get("jsops") if isinstance(tool, dict) else None
+    return doc
+
+
+def _read_yaml(data: bytes, path: str) -> tuple[Any, Any]:
+    from .yamlio import read_documents
+
+    docs, problems = read_documents(data)
+    problems = problems + [p for d in docs for p in d.problems]
+    if problems:
+        p = problems[0]
+        raise ConfigError(f"{path}:{p.line}:{p.column}: invalid YAML: {p.message}")
+    if len(docs) > 1:
+        raise ConfigError(f"{path}:{docs[1].line}:1: the jsops config is one YAML document, found {len(docs)}")
+    if not docs:
+        return None, None
+    return docs[0].value, docs[0].positions
+
+
+def _validation_message(path: str, exc: ValidationError, positions: Any, *, toml: bool) -> str:
+    err = exc.errors()[0]
+    loc = tuple(err["loc"])
+    key = ".".join(str(p) for p in loc)
+    where = path
+    if positions is not None:
+        from .yamlio import resolve_position
+
+        # An unknown key points at the key itself; a bad value at the value.
+        pos = resolve_position(positions, loc, key=err["type"] == "extra_forbidden")
+        for cut in range(len(loc), -1, -1):
+            if pos is not None:
+                break
+            pos = resolve_position(positions, loc[:cut])
+        if pos is not None:
+            where = f"{path}:{pos[0]}:{pos[1]}"
+    elif toml:
+        key = f"[tool.jsops] {key}" if os.path.basename(path) == "pyproject.toml" else key
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        msg = "unknown key" + _hint(str(loc[-1]), [f.alias or n for n, f in Config.model_fields.items() if n not in ("source", "root")] if len(loc) == 1 else [])
+    elif err["type"] == "enum":
+        msg = f"{msg}, got {err.get('input')!r}"
+    return f"{where}: {key}: {msg}"
+
+
+def _hint(word: str, choices: Iterable[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+# --- selection -----------------------------------------------------------------------------------
+
+
+def rule_matcher(rules: Sequence[type[Rule]]):  # type: ignore[no-untyped-def]
+    """A function mapping a selector (code, code prefix, name, group, or a load code or name) to
+    the set of codes it selects (empty: it names nothing)."""
+    by_code = {r.code.upper(): r.code for r in rules}
+    by_name = {r.name: r.code for r in rules}
+    groups: dict[str, set[str]] = {}
+    for r in rules:
+        for g in rule_groups(r):
+            groups.setdefault(g, set()).add(r.code)
+    for lc in LOAD_CODES.values():
+        by_code[lc.code] = lc.code
+        by_name[lc.name] = lc.code
+        groups.setdefault("load", set()).add(lc.code)
+    all_codes = set(by_code.values())
+
+    def match(token: str) -> set[str]:
+        t = token.strip()
+        up = t.upper()
+        if up in by_code:
+            return {by_code[up]}
+        if t in by_name:
+            return {by_name[t]}
+        if t.lower() in groups:
+            return set(groups[t.lower()]) | (all_codes if t.lower() == "all" else set())
+        if len(up) >= 3 and up.startswith("JS") and up[2:].isdigit():
+            return {c for c in all_codes if c.startswith(up)}
+        return set()
+
+    return match
+
+
+@dataclass
+class Selection:
+    """What the config makes of the registry: rules to run, their options and severities."""
+
+    rules: list[type[Rule]]
+    options: dict[str, RuleOptions] = field(default_factory=dict)
+    severity: dict[str, Severity] = field(default_factory=dict)
+    ignored: set[str] = field(default_factory=set)  # codes switched off (load codes included)
+
+    def instantiate(self) -> list[Rule]:
+        return [cls(self.options.get(cls.code)) for cls in self.rules]
+
+
+def select_rules(config: Config, rules: Sequence[type[Rule]]) -> Selection:
+    """Apply select/ignore/severity/rules options; a selector that names nothing is a ConfigError."""
+    match = rule_matcher(rules)
+    src = config.source or "config"
+
+    def codes(key: str, tokens: Iterable[str]) -> set[str]:
+        out: set[str] = set()
+        for t in tokens:
+            hit = match(t)
+            if not hit:
+                raise ConfigError(f"{src}: {key}: unknown rule, code prefix or group {t!r} (`jsops rules` lists them)")
+            out |= hit
+        return out
+
+    load = {c.code for c in LOAD_CODES.values()}
+    selected = codes("select", config.select) if config.select is not None else {r.code for r in rules}
+    ignored = codes("ignore", config.ignore)
+    enabled = [r for r in rules if r.code in selected and r.code not in ignored]
+    ignored_all = ignored | ({r.code for r in rules} - selected)
+    severity: dict[str, Severity] = {}
+    # Groups first, then exact codes/names: the more specific wins.
+    for token, sev in sorted(config.severity.items(), key=lambda kv: len(match(kv[0])), reverse=True):
+        for c in codes("severity", [token]):
+            severity[c] = sev
+    options: dict[str, RuleOptions] = {}
+    by_code = {r.code: r for r in rules}
+    for token, values in config.rules.items():
+        hit = match(token)
+        if len(hit) != 1 or next(iter(hit)) in load:
+            raise ConfigError(f"{src}: rules.{token}: options are per rule; name one rule by code or name")
+        cls = by_code[next(iter(hit))]
+        try:
+            options[cls.code] = cls.Options.model_validate(values or {})
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"])
+            known = ", ".join(cls.Options.model_fields) or "none"
+            raise ConfigError(f"{src}: rules.{token}.{loc}: {err['msg']} ({cls.code} options: {known})") from None
+    return Selection(enabled, options, severity, ignored_all)
