@@ -1,14 +1,18 @@
-"""The ``jsops`` command line."""
+"""The ``jsops`` command line: ``lint``, ``rule``, ``rules``, and plugin subcommands."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["main"]
 
 VERSION = "0.1.0"
+BUILTIN = ("lint", "rule", "rules")
+FORMATS = ("text", "json", "sarif", "junit", "github")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -22,33 +26,163 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"jsops {VERSION}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     lint = sub.add_parser("lint", help="check manifests before they reach a server")
-    lint.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
-    lint.add_argument("--format", choices=("text", "json"), default="text")
-    lint.add_argument("--fail-on", choices=("error", "warning", "info"), default="error",
-                      help="lowest severity that makes the exit code 1 (default: error)")
+    lint.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: the config's paths, else .)")
+    lint.add_argument("--format", choices=FORMATS, default=None,
+                      help="output format (default: github when GITHUB_ACTIONS=true, else text)")
+    lint.add_argument("--fail-on", choices=("error", "warning", "info"), default=None,
+                      help="lowest severity that makes the exit code 1 (default: the config's fail-on, else error)")
+    lint.add_argument("--config", metavar="FILE", help="jsops config (.jsops.yaml or a TOML file with [tool.jsops]); default: found from . upward")
+    lint.add_argument("--no-config", action="store_true", help="ignore any jsops config file")
+    lint.add_argument("--profiles", metavar="FILE", help="profiles JSON written by `jsops profile` (default: the config's profiles)")
+    lint.add_argument("--fix", action="store_true", help="apply safe fixes to the files, then report what is left")
+    lint.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply unsafe fixes")
+    lint.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing them (exit 1 if any)")
+    lint.add_argument("--estate", metavar="DIR", action="append",
+                      help="lint PATHs within the whole estate under DIR (repeatable; 'auto': the config's paths, "
+                           "else the common directory of PATHs) and report only on PATHs")
+    rule = sub.add_parser("rule", help="print a rule's documentation")
+    rule.add_argument("rule", metavar="CODE|NAME")
+    rules = sub.add_parser("rules", help="list the rules")
+    rules.add_argument("--format", choices=("table", "json", "markdown"), default="table")
     return parser
 
 
+def _err(message: str) -> int:
+    print(f"jsops: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _color() -> bool:
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+def _estate_dirs(args: argparse.Namespace, cfg: Any, given: list[str]) -> list[str]:
+    dirs: list[str] = []
+    for d in args.estate or ():
+        if d != "auto":
+            dirs.append(d)
+        elif cfg.paths:
+            dirs.extend(cfg.resolve_path(p) for p in cfg.paths)
+        elif given:
+            parents = [p if os.path.isdir(p) else (os.path.dirname(p) or ".") for p in given]
+            dirs.append(os.path.relpath(os.path.commonpath([os.path.abspath(p) for p in parents])))
+        else:
+            dirs.append(".")
+    return dirs
+
+
 def _lint(args: argparse.Namespace) -> int:
-    from .engine import lint_paths
+    from .config import ConfigError, load_config, select_rules
+    from .engine import discover_rules, lint_estate
     from .findings import Severity
-    from .loader import LoadError
+    from .loader import LoadError, discover, load_paths
 
     try:
-        result = lint_paths(args.paths or ["."])
+        cfg = load_config(args.config) if not args.no_config else load_config(None, search=False)
+    except ConfigError as exc:
+        return _err(str(exc))
+    rules = discover_rules()
+    try:
+        select_rules(cfg, rules)  # a broken selector or option fails before any file is read
+    except ConfigError as exc:
+        return _err(str(exc))
+    given = list(args.paths) or [cfg.resolve_path(p) for p in cfg.paths] or ["."]
+    profiles = None
+    profiles_path = args.profiles or (cfg.resolve_path(cfg.profiles) if cfg.profiles else None)
+    if profiles_path:
+        from .model.profiles import ProfilesError, load_profiles
+
+        try:
+            profiles = load_profiles(profiles_path)
+        except ProfilesError as exc:
+            return _err(str(exc))
+    fixing = args.fix or args.diff
+
+    def run() -> Any:
+        if args.estate:
+            only = discover(given)
+            estate = load_paths([*_estate_dirs(args, cfg, list(args.paths)), *given])
+            return lint_estate(estate, rules, config=cfg, profiles=profiles, only_files=only)
+        return lint_estate(load_paths(given), rules, config=cfg, profiles=profiles)
+
+    try:
+        result = run()
+        if fixing:
+            from .fix import fix_findings, unified_diff
+
+            if args.diff:
+                report = fix_findings(result.findings, unsafe=args.unsafe_fixes)
+                for note in report.notes:
+                    print(f"jsops: {note}", file=sys.stderr)
+                for file, (before, after) in sorted(report.changed.items()):
+                    sys.stdout.write(unified_diff(file, before, after))
+                return 1 if report.changed else 0
+            fixed, files = 0, set()
+            for _ in range(3):  # a fix can reveal another; stop when nothing changes
+                report = fix_findings(result.findings, unsafe=args.unsafe_fixes)
+                for note in report.notes:
+                    print(f"jsops: {note}", file=sys.stderr)
+                if not report.changed:
+                    break
+                for file, (_, after) in report.changed.items():
+                    with open(file, "w", encoding="utf-8", newline="") as fh:
+                        fh.write(after)
+                fixed += report.applied
+                files.update(report.changed)
+                result = run()
+            if fixed:
+                print(f"jsops: fixed {fixed} finding{'s' if fixed != 1 else ''} in {len(files)} file{'s' if len(files) != 1 else ''}", file=sys.stderr)
     except LoadError as exc:
-        print(f"jsops: error: {exc}", file=sys.stderr)
-        return 2
-    if args.format == "json":
+        return _err(str(exc))
+    except OSError as exc:
+        return _err(f"cannot write: {exc}")
+    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    sys.stdout.write(_render(result, fmt, rules))
+    threshold = Severity(args.fail_on or (cfg.fail_on.value if cfg.fail_on else "error")).rank
+    return 1 if any(f.severity.rank >= threshold for f in result.findings) else 0
+
+
+def _render(result: Any, fmt: str, rules: Any) -> str:
+    if fmt == "json":
         from .report.json import render_json
 
-        sys.stdout.write(render_json(result, VERSION))
-    else:
-        from .report.text import render_text
+        return render_json(result, VERSION)
+    if fmt == "sarif":
+        from .docs import rule_infos
+        from .report.sarif import render_sarif
 
-        sys.stdout.write(render_text(result))
-    threshold = Severity(args.fail_on).rank
-    return 1 if any(f.severity.rank >= threshold for f in result.findings) else 0
+        return render_sarif(result, VERSION, rule_infos(rules))
+    if fmt == "junit":
+        from .report.junit import render_junit
+
+        return render_junit(result)
+    if fmt == "github":
+        from .report.github import render_github
+
+        return render_github(result)
+    from .report.text import read_lines, render_text
+
+    return render_text(result, color=_color(), source=read_lines)
+
+
+def _rule_docs(args: argparse.Namespace) -> int:
+    from .docs import find_rule, render_rule, render_rules_json, render_rules_markdown, render_rules_table, rule_infos
+    from .engine import discover_rules
+
+    infos = rule_infos(discover_rules())
+    if args.command == "rule":
+        info = find_rule(infos, args.rule)
+        if info is None:
+            import difflib
+
+            close = difflib.get_close_matches(args.rule, [i.name for i in infos] + [i.code for i in infos], n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else "; `jsops rules` lists them"
+            return _err(f"unknown rule {args.rule!r}{hint}")
+        sys.stdout.write(render_rule(info, color=_color()))
+        return 0
+    render = {"table": render_rules_table, "json": render_rules_json, "markdown": render_rules_markdown}[args.format]
+    sys.stdout.write(render(infos))
+    return 0
 
 
 COMMAND_GROUP = "jsops.commands"
@@ -63,7 +197,7 @@ def _plugin_commands() -> dict[str, object]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and not argv[0].startswith("-") and argv[0] != "lint":
+    if argv and not argv[0].startswith("-") and argv[0] not in BUILTIN:
         plugins = _plugin_commands()
         if argv[0] in plugins:
             command = plugins[argv[0]].load()  # type: ignore[attr-defined]
@@ -73,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 130
     parser = _build_parser()
     if not argv or argv[0] in ("-h", "--help"):
-        names = ", ".join(["lint", *sorted(_plugin_commands())])
+        names = ", ".join([*BUILTIN, *sorted(_plugin_commands())])
         parser.epilog = f"commands: {names}"
     args = parser.parse_args(argv)
     if args.command is None:
@@ -81,7 +215,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         if args.command == "lint":
+            if args.unsafe_fixes and not (args.fix or args.diff):
+                parser.error("--unsafe-fixes needs --fix or --diff")
             return _lint(args)
+        if args.command in ("rule", "rules"):
+            return _rule_docs(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

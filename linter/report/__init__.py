@@ -1,8 +1,8 @@
-"""Renderers of lint results; they only present, never compute."""
+"""Renderers of lint results; they only present, never compute. Each format is its own module and
+is imported only when chosen."""
 
 from __future__ import annotations
 
-from .json import render_json
-from .text import render_text
+__all__ = ["FORMATS"]
 
-__all__ = ["render_json", "render_text"]
+FORMATS = ("text", "json", "sarif", "junit", "github")

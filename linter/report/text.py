@@ -1,24 +1,71 @@
-"""``--format text``: one line per finding, ``file:line:col: severity CODE message [name]``."""
+"""``--format text``: one line per finding, ``file:line:col: severity CODE message [name]``, then the
+source line and a caret under the column, then the fix when there is one.
+
+Colored (ANSI) only when asked: the CLI asks when stdout is a terminal and ``NO_COLOR`` is unset.
+"""
 
 from __future__ import annotations
 
-from ..engine import LintResult
-from ..findings import Severity
+from collections.abc import Callable
 
-__all__ = ["render_text"]
+from ..engine import LintResult
+from ..findings import Finding, Severity
+
+__all__ = ["render_text", "SourceLines", "read_lines"]
+
+SourceLines = Callable[[str], "list[str] | None"]
+_MAX_EXCERPT = 160
+_COLORS = {"error": "31", "warning": "33", "info": "36"}
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def render_text(result: LintResult) -> str:
+def read_lines(file: str, _cache: dict[str, list[str] | None] = {}) -> list[str] | None:  # noqa: B006
+    """The lines of a file for excerpts (cached per process; None if it cannot be read)."""
+    if file not in _cache:
+        try:
+            with open(file, "rb") as fh:
+                _cache[file] = fh.read().decode("utf-8", errors="replace").splitlines()
+        except OSError:
+            _cache[file] = None
+    return _cache[file]
+
+
+def _printable(text: str) -> str:
+    return "".join(c if c.isprintable() else ("\u2192" if c == "\t" else "?") for c in text)
+
+
+def _excerpt(f: Finding, source: SourceLines, paint: Callable[[str, str], str]) -> list[str]:
+    lines = source(f.file)
+    if not lines or not 1 <= f.line <= len(lines):
+        return []
+    text = _printable(lines[f.line - 1].rstrip("\r\n"))
+    col = max(f.column - 1, 0)
+    start = 0
+    if len(text) > _MAX_EXCERPT:  # keep a window around the column
+        start = max(0, min(col - _MAX_EXCERPT // 2, len(text) - _MAX_EXCERPT))
+        text = ("\u2026" if start else "") + text[start : start + _MAX_EXCERPT] + ("\u2026" if start + _MAX_EXCERPT < len(text) else "")
+        col = col - start + (1 if start else 0)
+    gutter = f"{f.line:>5} | "
+    blank = " " * (len(gutter) - 2) + "| "
+    return [paint("2", gutter) + text, paint("2", blank) + " " * col + paint(_COLORS[f.severity.value] + ";1", "^")]
+
+
+def render_text(result: LintResult, *, color: bool = False, source: SourceLines | None = None) -> str:
+    def paint(code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if color else text
+
     lines = []
     for f in result.findings:
         extra = f" (nats-server err_code {f.server_error_code})" if f.server_error_code else ""
-        lines.append(f"{f.file}:{f.line}:{f.column}: {f.severity.value} {f.rule} {f.message} [{f.name}]{extra}")
+        sev = paint(_COLORS[f.severity.value] + ";1", f.severity.value)
+        lines.append(f"{paint('1', f'{f.file}:{f.line}:{f.column}:')} {sev} {paint('1', f.rule)} {f.message} {paint('2', f'[{f.name}]')}{extra}")
+        if source is not None:
+            lines.extend(_excerpt(f, source, paint))
         if f.fix is not None:
-            lines.append(f"    fix ({f.fix.applicability}): {f.fix.description}")
+            lines.append(f"    {paint('32', f'fix ({f.fix.applicability})')}: {f.fix.description}")
     e, w, i = (result.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
     scope = f"{_plural(result.objects, 'object')} in {_plural(result.files, 'file')}"
     if not result.findings:

@@ -1,0 +1,162 @@
+"""Rule documentation from the registry: ``jsops rule CODE|NAME``, ``jsops rules``, ``docs/rules.md``.
+
+A rule's docstring is its documentation (ruff's sections: What it does, Why is this bad?, Example,
+Use instead, Fix). Metadata (code, name, severity, groups, options) is added from the class, so it
+cannot drift. Load codes (JS0xx, raised by the loader and the suppression checks) are listed too.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json as _json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .api import Rule, rule_groups
+from .findings import LOAD_CODES
+
+__all__ = ["RuleInfo", "rule_infos", "find_rule", "render_rule", "render_rules_table", "render_rules_json", "render_rules_markdown"]
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    code: str
+    name: str
+    severity: str
+    summary: str
+    doc: str  # markdown body (without the summary line); empty for load codes
+    groups: tuple[str, ...] = ()
+    options: tuple[tuple[str, str, str, str], ...] = field(default=())  # (name, type, default, description)
+    estate_wide: bool = False
+    kinds: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity,
+            "summary": self.summary,
+            "groups": list(self.groups),
+            "kinds": list(self.kinds),
+            "estate_wide": self.estate_wide,
+            "options": [{"name": n, "type": t, "default": d, "description": desc} for n, t, d, desc in self.options],
+        }
+
+
+def _options(rule: type[Rule]) -> tuple[tuple[str, str, str, str], ...]:
+    out = []
+    for name, f in rule.Options.model_fields.items():
+        ann = f.annotation
+        typ = getattr(ann, "__name__", None) or str(ann).replace("typing.", "")
+        default = "required" if f.is_required() else repr(f.get_default(call_default_factory=True))
+        out.append((name, typ, default, f.description or ""))
+    return tuple(out)
+
+
+def rule_infos(rules: Sequence[type[Rule]], *, load_codes: bool = True) -> list[RuleInfo]:
+    out = []
+    if load_codes:
+        for lc in LOAD_CODES.values():
+            out.append(RuleInfo(lc.code, lc.name, lc.severity.value, lc.summary.replace("`", ""), "", ("load",)))
+    for r in rules:
+        doc = inspect.cleandoc(r.__doc__ or "")
+        summary, _, body = doc.partition("\n")
+        out.append(
+            RuleInfo(
+                r.code,
+                r.name,
+                r.severity.value,
+                summary.strip(),
+                body.strip(),
+                tuple(sorted(rule_groups(r) - {"all"})),
+                _options(r),
+                r.estate_wide,
+                tuple(sorted(r.kinds)),
+            )
+        )
+    return sorted(out, key=lambda i: i.code)
+
+
+def find_rule(infos: Sequence[RuleInfo], token: str) -> RuleInfo | None:
+    t = token.strip()
+    for i in infos:
+        if i.code.upper() == t.upper() or i.name == t:
+            return i
+    return None
+
+
+def _meta_lines(info: RuleInfo) -> list[str]:
+    lines = [f"Severity: {info.severity}"]
+    if info.groups:
+        lines.append("Groups: " + ", ".join(info.groups))
+    if info.kinds:
+        lines.append("Applies to: " + ", ".join(info.kinds) + (" (estate-wide)" if info.estate_wide else ""))
+    return lines
+
+
+def _options_md(info: RuleInfo) -> list[str]:
+    if not info.options:
+        return []
+    rows = ["## Options", "", "| Option | Type | Default | Description |", "|---|---|---|---|"]
+    rows += [f"| `{n}` | `{t}` | `{d}` | {desc} |" for n, t, d, desc in info.options]
+    return rows + [""]
+
+
+def render_rule(info: RuleInfo, *, color: bool = False) -> str:
+    """A rule's documentation for the terminal: title, metadata, then the docstring."""
+
+    def bold(text: str) -> str:
+        return f"\x1b[1m{text}\x1b[0m" if color else text
+
+    out = [bold(f"{info.code} {info.name}"), "", info.summary, "", *_meta_lines(info), ""]
+    if not info.doc:
+        out += ["Raised by the loader or the suppression checks; it cannot be switched off per object,", "only ignored in config or suppressed with a comment.", ""]
+    for line in info.doc.splitlines():
+        out.append(bold(line[3:]) if line.startswith("## ") else line)
+    if info.doc:
+        out.append("")
+    opts = _options_md(info)
+    if opts:
+        out += [bold("Options"), ""] + [f"  {n} ({t}, default {d}): {desc}".rstrip(": ") for n, t, d, desc in info.options] + [""]
+    return "\n".join(out)
+
+
+def render_rules_table(infos: Sequence[RuleInfo]) -> str:
+    w_name = max((len(i.name) for i in infos), default=4)
+    lines = [f"{'CODE':<6} {'NAME':<{w_name}} {'SEVERITY':<8} SUMMARY"]
+    lines += [f"{i.code:<6} {i.name:<{w_name}} {i.severity:<8} {i.summary}" for i in infos]
+    return "\n".join(lines) + "\n"
+
+
+def render_rules_json(infos: Sequence[RuleInfo]) -> str:
+    return _json.dumps([i.as_dict() for i in infos], indent=2, ensure_ascii=False) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_rules_markdown(infos: Sequence[RuleInfo]) -> str:
+    """``docs/rules.md``: an index table, then one section per rule (docstring + options)."""
+    out = [
+        "# jsops rules",
+        "",
+        "<!-- Generated from the rule registry by `jsops rules --format markdown > docs/rules.md`; do not edit. -->",
+        "",
+        "Suppress a finding with `# jsops: disable=CODE reason` on or above its line, `# jsops: disable-file=CODE reason`,",
+        "or the `jsops.io/disable: \"CODE\"` annotation; select, ignore and configure rules in `.jsops.yaml` or `[tool.jsops]`.",
+        "",
+        "| Code | Name | Severity | Summary |",
+        "|---|---|---|---|",
+    ]
+    out += [f"| [{i.code}](#{i.code.lower()}-{i.name}) | `{i.name}` | {i.severity} | {_cell(i.summary)} |" for i in infos]
+    out.append("")
+    for i in infos:
+        out += [f"## {i.code} {i.name}", "", i.summary, "", *[f"- {m}" for m in _meta_lines(i)], ""]
+        if i.doc:
+            # Rule docstrings use level-2 headings; nest them under the rule's own heading.
+            out += [("#" + line if line.startswith("## ") else line) for line in i.doc.splitlines()]
+            out.append("")
+        out += [("#" + line if line.startswith("## ") else line) for line in _options_md(i)]
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,125 @@
+"""Golden output of every ``--format`` (sarif, junit, github, colored text), SARIF validated with
+jsonschema, JUnit parsed as XML, and the github format chosen automatically on GitHub Actions.
+
+Regenerate after an intended change, then review the diff:
+
+    JSOPS_UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_report_formats.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from linter import cli
+from linter.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = "tests/fixtures/lint"
+GOLDEN = ROOT / "tests" / "golden" / "report"
+UPDATE = os.environ.get("JSOPS_UPDATE_GOLDEN") == "1"
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+
+
+def _run(argv, capsys) -> tuple[int, str]:
+    rc = main(argv)
+    out, err = capsys.readouterr()
+    assert err == ""
+    return rc, out
+
+
+def _golden(name: str, out: str) -> None:
+    path = GOLDEN / name
+    if UPDATE:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(out)
+    assert out == path.read_text(), f"{name} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+
+
+@pytest.mark.parametrize(("fmt", "golden"), [("sarif", "lint.sarif"), ("junit", "lint.junit.xml"), ("github", "lint.github.txt")])
+def test_format_matches_golden(fmt, golden, capsys):
+    rc, out = _run(["lint", FIXTURES, "--no-config", "--format", fmt], capsys)
+    assert rc == 1
+    _golden(golden, out)
+
+
+def test_colored_text_with_excerpts(capsys, monkeypatch):
+    monkeypatch.setattr(cli, "_color", lambda: True)
+    _, out = _run(["lint", FIXTURES, "--no-config"], capsys)
+    assert "\x1b[31;1merror\x1b[0m" in out
+    _golden("lint.color.txt", out)
+
+
+def test_color_only_on_a_terminal_without_no_color(monkeypatch):
+    class Tty:
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(cli.sys, "stdout", Tty())
+    assert cli._color() is True
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert cli._color() is False
+
+
+def _schema() -> dict:
+    official = ROOT / "tests" / "golden" / "sarif-schema-2.1.0.json"
+    path = official if official.exists() else ROOT / "tests" / "golden" / "sarif-2.1.0-subset.schema.json"
+    return json.loads(path.read_text())
+
+
+def test_sarif_validates_against_the_schema(capsys):
+    jsonschema = pytest.importorskip("jsonschema")
+    _, out = _run(["lint", FIXTURES, "--no-config", "--format", "sarif"], capsys)
+    doc = json.loads(out)
+    validator = jsonschema.Draft4Validator(_schema(), format_checker=jsonschema.FormatChecker())
+    errors = sorted(validator.iter_errors(doc), key=str)
+    assert not errors, errors[0]
+    run = doc["runs"][0]
+    # GitHub code scanning needs relative URIs, rule ids, and every result's rule in the driver.
+    ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    for res in run["results"]:
+        assert ids[res["ruleIndex"]] == res["ruleId"]
+        uri = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        assert uri.startswith(FIXTURES + "/")
+
+
+def test_sarif_schema_rejects_a_broken_log():
+    jsonschema = pytest.importorskip("jsonschema")
+    bad = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "jsops"}}, "results": [{"message": {"text": "x"}, "level": "fatal"}]}]}
+    assert list(jsonschema.Draft4Validator(_schema()).iter_errors(bad))
+
+
+def test_junit_is_xml_with_one_case_per_finding_and_clean_file(capsys, tmp_path):
+    _, out = _run(["lint", FIXTURES, "--no-config", "--format", "junit"], capsys)
+    root = ET.fromstring(out)
+    suite = root.find("testsuite")
+    findings = json.loads(_run(["lint", FIXTURES, "--no-config", "--format", "json"], capsys)[1])["findings"]
+    assert int(suite.get("failures")) == len(suite.findall("testcase/failure")) == len(findings)
+
+
+def test_github_escapes_and_levels():
+    from linter.engine import LintResult
+    from linter.findings import Finding, Severity
+    from linter.report.github import render_github
+
+    f = Finding("JS102", "n", Severity.INFO, "50% a\nb", "dir/a,b:c.yaml", 3, 4)
+    out = render_github(LintResult([f], 1, 1, ["dir/a,b:c.yaml"]))
+    assert out.splitlines()[0] == "::notice file=dir/a%2Cb%3Ac.yaml,line=3,col=4,title=JS102 n::50%25 a%0Ab"
+
+
+def test_github_is_chosen_on_github_actions(capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    _, out = _run(["lint", FIXTURES, "--no-config"], capsys)
+    assert out.startswith("::error file=")
+    _, out = _run(["lint", FIXTURES, "--no-config", "--format", "text"], capsys)
+    assert out.startswith(FIXTURES)
