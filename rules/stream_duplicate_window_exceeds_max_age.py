@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
+from linter.api import Edit, FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
 from linter.model.units import format_duration
 
@@ -37,7 +37,7 @@ class StreamDuplicateWindowExceedsMaxAge(Rule):
     ```
 
     ## Fix
-    Safe: set `duplicate_window` to `max_age`. Leaving `duplicate_window` out also works: the server
+    Safe (`jsops lint --fix`): set `duplicate_window` to `max_age`. Leaving `duplicate_window` out also works: the server
     then caps its 2m default to `max_age`.
     """
 
@@ -57,7 +57,11 @@ class StreamDuplicateWindowExceedsMaxAge(Rule):
                 f"duplicate_window {format_duration(dup)} is larger than max_age {format_duration(max_age)}; "
                 "nats-server rejects this stream",
                 server_error_code=10052,
-                fix=FixSuggestion("safe", f"set duplicate_window to {format_duration(max_age)}"),
+                fix=FixSuggestion(
+                    "safe",
+                    f"set duplicate_window to {format_duration(max_age)}",
+                    (Edit.set(("duplicate_window",), max_age, duration=True),),
+                ),
             )
 
 

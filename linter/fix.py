@@ -1,0 +1,260 @@
+"""Autofix: apply findings' edits to YAML manifests, byte-identical outside each edit.
+
+Spans come from ruamel.yaml's round-trip composer (each node's start and end marks); the edit is
+spliced into the original text, so comments, key order, quoting, indentation and blank lines outside
+the edited value stay exactly as they were (a full ``ruamel.yaml`` dump would re-flow them). The
+edited text is parsed again before it is accepted; a file whose edit would not parse is left alone.
+
+Only native and NACK YAML files are fixed; JSON files (NATS API dialect) are skipped with a note.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json as _json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .findings import Edit, Finding
+
+__all__ = ["FixReport", "plan_fixes", "apply_edits", "fix_findings", "unified_diff", "FixError"]
+
+
+class FixError(Exception):
+    """An edit that cannot be applied to this document (path not found, unsupported shape)."""
+
+
+@dataclass
+class FixReport:
+    changed: dict[str, tuple[str, str]] = field(default_factory=dict)  # file -> (before, after)
+    applied: int = 0  # findings whose edits were applied
+    notes: list[str] = field(default_factory=list)  # files or findings skipped, and why
+
+
+def plan_fixes(findings: Iterable[Finding], *, unsafe: bool = False) -> dict[str, list[tuple[Finding, tuple[Edit, ...]]]]:
+    """Findings with applicable edits, grouped by file."""
+    out: dict[str, list[tuple[Finding, tuple[Edit, ...]]]] = {}
+    for f in findings:
+        if f.fix is None or not f.fix.edits:
+            continue
+        if f.fix.applicability != "safe" and not unsafe:
+            continue
+        out.setdefault(f.file, []).append((f, f.fix.edits))
+    return out
+
+
+def fix_findings(findings: Iterable[Finding], *, unsafe: bool = False, read: Any = None) -> FixReport:
+    """Compute the new text of every file with applicable fixes (nothing is written here)."""
+    report = FixReport()
+    for file, items in sorted(plan_fixes(findings, unsafe=unsafe).items()):
+        if file.endswith(".json"):
+            report.notes.append(f"{file}: not fixed: JSON files (NATS API dialect) are not edited; apply the fix by hand")
+            continue
+        try:
+            if read is not None:
+                before = read(file)
+            else:
+                with open(file, encoding="utf-8", newline="") as fh:
+                    before = fh.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            report.notes.append(f"{file}: not fixed: cannot read: {exc}")
+            continue
+        edits: list[Edit] = []
+        seen: set[tuple[Any, ...]] = set()
+        count = 0
+        for f, fedits in items:
+            keys = [(e.document, e.path) for e in fedits]
+            if any(k in seen for k in keys):
+                continue  # another finding already edits this field
+            seen.update(keys)
+            edits.extend(fedits)
+            count += 1
+        try:
+            after = apply_edits(before, edits)
+        except FixError as exc:
+            report.notes.append(f"{file}: not fixed: {exc}")
+            continue
+        if after != before:
+            report.changed[file] = (before, after)
+            report.applied += count
+    return report
+
+
+def unified_diff(file: str, before: str, after: str) -> str:
+    return "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{file}", f"b/{file}"))
+
+
+# --- splicing --------------------------------------------------------------------------------
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+    """Apply edits (document paths, ``document`` index set) to YAML text; raise FixError if one cannot be."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    edits = list(edits)
+    if not edits:
+        return text
+    try:
+        docs = list(YAML(typ="rt").compose_all(text))
+    except YAMLError as exc:
+        raise FixError(f"does not parse: {str(exc).splitlines()[0]}") from None
+    splices: list[tuple[int, int, str]] = []
+    for e in edits:
+        index = e.document or 0
+        if index >= len(docs) or docs[index] is None:
+            raise FixError(f"document {index + 1} not found")
+        splices.append(_splice(text, docs[index], e))
+    splices.sort(key=lambda s: (s[0], s[1]))
+    for a, b in zip(splices, splices[1:]):
+        if b[0] < a[1]:
+            raise FixError("two edits overlap")
+    out = text
+    for start, end, new in reversed(splices):
+        out = out[:start] + new + out[end:]
+    _check_parses(out)
+    return out
+
+
+def _check_parses(text: str) -> None:
+    from .yamlio import read_documents
+
+    docs, problems = read_documents(text.encode("utf-8"))
+    problems = problems + [p for d in docs for p in d.problems]
+    if problems:
+        raise FixError(f"the edited file would not parse ({problems[0].message}); left unchanged")
+
+
+def _child(node: Any, key: Any) -> tuple[Any, Any] | None:
+    from ruamel.yaml.nodes import MappingNode, SequenceNode
+
+    if isinstance(node, MappingNode):
+        for k, v in node.value:
+            if getattr(k, "value", None) == str(key):
+                return k, v
+        return None
+    if isinstance(node, SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+        return None, node.value[key]
+    return None
+
+
+def _find(root: Any, path: tuple[Any, ...]) -> tuple[Any, Any, Any]:
+    """(parent node, key node, value node) of ``path``; key/value None when the last key is missing."""
+    node = root
+    for i, part in enumerate(path):
+        hit = _child(node, part)
+        if hit is None:
+            if i == len(path) - 1:
+                return node, None, None
+            raise FixError(f"{'.'.join(map(str, path[: i + 1]))} not found")
+        if i == len(path) - 1:
+            return node, hit[0], hit[1]
+        node = hit[1]
+    raise FixError("empty path")
+
+
+_PLAIN_OK = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./ :>*+-]*$")
+_RESERVED = re.compile(r"^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|y|Y|n|N|[-+]?[0-9][0-9_.:eE+-]*|\.inf|\.nan)$")
+
+
+def render_scalar(value: Any) -> str:
+    """``value`` as YAML flow text: plain when that reads back as the same value, else JSON-quoted."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        if value and _PLAIN_OK.match(value) and not _RESERVED.match(value) and ": " not in value and not value.endswith((" ", ":")):
+            return value
+        return _json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(render_scalar(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{render_scalar(str(k))}: {render_scalar(v)}" for k, v in value.items()) + "}"
+    raise FixError(f"cannot write a {type(value).__name__} value")
+
+
+def _quoted(value: str, style: str) -> str:
+    if style == "'":
+        return "'" + value.replace("'", "''") + "'"
+    return _json.dumps(value, ensure_ascii=False)
+
+
+def _line_end(text: str, pos: int) -> int:
+    """Index just past the newline ending the line that holds ``pos`` (or the end of text)."""
+    nl = text.find("\n", pos)
+    return len(text) if nl < 0 else nl + 1
+
+
+def _splice(text: str, root: Any, e: Edit) -> tuple[int, int, str]:
+    from ruamel.yaml.nodes import MappingNode, ScalarNode
+
+    parent, key, value = _find(root, e.path)
+    last = e.path[-1]
+    if e.op == "set":
+        rendered = render_scalar(e.value)
+        if value is not None:
+            start, end = value.start_mark.index, value.end_mark.index
+            if isinstance(value, ScalarNode) and start == end:  # `key:` with an empty value
+                return start, end, " " + rendered if text[start - 1 : start] == ":" else rendered
+            if not isinstance(value, ScalarNode) and not getattr(value, "flow_style", False):
+                # A block collection: replace it with the flow value right after the key.
+                kend = key.end_mark.index if key is not None else start
+                colon = text.index(":", kend)
+                return colon + 1, _trim_end(text, end), " " + rendered + "\n"
+            style = getattr(value, "style", None)
+            if isinstance(value, ScalarNode) and isinstance(e.value, str) and style in ("'", '"'):
+                rendered = _quoted(e.value, style)  # keep the author's quoting
+            return start, end, rendered
+        if not isinstance(parent, MappingNode):
+            raise FixError(f"{'.'.join(map(str, e.path[:-1])) or 'document'} is not a mapping")
+        entry = f"{render_scalar(str(last))}: {rendered}"
+        if parent.flow_style:
+            close = parent.end_mark.index - 1
+            while close > parent.start_mark.index and text[close] != "}":
+                close -= 1
+            inner = text[parent.start_mark.index + 1 : close].strip()
+            return close, close, (", " if inner else "") + entry
+        if not parent.value:
+            raise FixError("cannot add to an empty block mapping")
+        first_key = parent.value[0][0]
+        indent = " " * first_key.start_mark.column
+        last_value = parent.value[-1][1]
+        pos = last_value.end_mark.index
+        if pos > 0 and text[pos - 1] != "\n":
+            pos = _line_end(text, pos)
+        prefix = "" if pos == 0 or text[pos - 1] == "\n" else "\n"
+        return pos, pos, f"{prefix}{indent}{entry}\n"
+    if e.op == "remove":
+        if value is None:
+            return 0, 0, ""  # already absent
+        if key is None:
+            raise FixError("removing sequence items is not supported")
+        if isinstance(parent, MappingNode) and parent.flow_style:
+            start, end = key.start_mark.index, value.end_mark.index
+            rest = text[end:]
+            m = re.match(r"\s*,\s*", rest)
+            if m:
+                return start, end + m.end(), ""
+            before = text[:start]
+            m2 = re.search(r",\s*$", before)
+            return (m2.start() if m2 else start), end, ""
+        line_start = text.rfind("\n", 0, key.start_mark.index) + 1
+        if text[line_start : key.start_mark.index].strip():
+            raise FixError(f"{'.'.join(map(str, e.path))} shares its line with other content")
+        end = value.end_mark.index
+        if end > 0 and text[end - 1] != "\n":
+            end = _line_end(text, end)
+        return line_start, end, ""
+    raise FixError(f"unknown edit {e.op!r}")
+
+
+def _trim_end(text: str, end: int) -> int:
+    """A block collection's end mark may sit after trailing blank lines; keep those."""
+    while end > 0 and text[end - 1] == "\n" and end > 1 and text[end - 2] == "\n":
+        end -= 1
+    return end
