@@ -112,8 +112,12 @@ def render_rule(info: RuleInfo, *, color: bool = False) -> str:
     out = [bold(f"{info.code} {info.name}"), "", info.summary, "", *_meta_lines(info), ""]
     if not info.doc:
         out += ["Raised by the loader or the suppression checks; it cannot be switched off per object,", "only ignored in config or suppressed with a comment.", ""]
+    in_code = False
     for line in info.doc.splitlines():
-        out.append(bold(line[3:]) if line.startswith("## ") else line)
+        if line.startswith("```"):
+            in_code = not in_code
+            continue
+        out.append("    " + line if in_code else bold(line[3:]) if line.startswith("## ") else line)
     if info.doc:
         out.append("")
     opts = _options_md(info)
