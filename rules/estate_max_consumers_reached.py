@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 
-from ._estate_common import consumers_by_stream, effective, stream_index, where
+from ._estate_common import consumers_by_stream, stream_index, where
 
 
 class EstateMaxConsumersReached(Rule):
@@ -74,7 +74,7 @@ class EstateMaxConsumersReached(Rule):
             stream = streams.get((context, sname or ""))
             if stream is None:
                 continue
-            declared = effective(stream, ctx).get("max_consumers", -1)
+            declared = stream.config.max_consumers or 0  # type: ignore[union-attr]
             limit = declared
             if limit <= 0 or (0 < account < limit):
                 limit = account
@@ -83,8 +83,7 @@ class EstateMaxConsumersReached(Rule):
             whose = "the stream's" if limit == declared else "the account's"
             count = 0
             for res in consumers:
-                eff = effective(res, ctx)
-                if eff.get("direct") or eff.get("sourcing"):
+                if res.config.direct or res.config.sourcing:  # type: ignore[union-attr]
                     continue
                 if count >= limit:
                     yield Violation(

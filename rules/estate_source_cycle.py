@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
+from linter.loader import Resource
 from linter.subjects import subjects_collide
 
 from ._estate_common import effective, streams_by_context
@@ -22,7 +23,27 @@ def _edges(cfg: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any] | 
     return cfg.get("sources") or [], cfg.get("mirror")
 
 
-def find_cycle(name: str, new: dict[str, Any], created: dict[str, dict[str, Any]]) -> list[str] | None:
+class _Created(Mapping[str, dict[str, Any]]):
+    """Streams created so far (name -> stored config), effective configs computed on first use."""
+
+    def __init__(self, ctx: RuleContext) -> None:
+        self.ctx = ctx
+        self.resources: dict[str, Resource] = {}
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        return effective(self.resources[name], self.ctx)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.resources
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.resources)
+
+    def __len__(self) -> int:
+        return len(self.resources)
+
+
+def find_cycle(name: str, new: dict[str, Any], created: Mapping[str, dict[str, Any]]) -> list[str] | None:
     """nats-server's cycle check (end of ``checkStreamCfg``) for a stream about to be created.
 
     A breadth-first walk from the new config over the streams that already exist (``created``:
@@ -111,12 +132,11 @@ class EstateSourceCycle(Rule):
 
     def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
         for streams in streams_by_context(ctx).values():
-            created: dict[str, dict[str, Any]] = {}
+            created = _Created(ctx)
             for res in streams:
-                eff = effective(res, ctx)
                 cfg = res.config
                 if cfg.mirror is not None or cfg.sources:  # type: ignore[union-attr]
-                    new = dict(eff)
+                    new = dict(effective(res, ctx))
                     new["subjects"] = list(cfg.subjects or [])  # type: ignore[union-attr]
                     path = find_cycle(res.name, new, created)
                     if path is not None:
@@ -131,7 +151,7 @@ class EstateSourceCycle(Rule):
                             key=True,
                         )
                         continue
-                created[res.name] = eff
+                created.resources[res.name] = res
 
 
 RULE = EstateSourceCycle

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
-from linter.subjects import SubjectIndex, is_valid_subject
+from linter.subjects import is_valid_subject
 
-from ._estate_common import effective, streams_by_context, where
+from ._estate_common import SubjectTrie, streams_by_context, where
 
 
 class EstateStreamSubjectsOverlap(Rule):
@@ -63,9 +63,10 @@ class EstateStreamSubjectsOverlap(Rule):
 
     def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
         for streams in streams_by_context(ctx).values():
-            index: SubjectIndex[Resource] = SubjectIndex()
+            index: SubjectTrie[Resource] = SubjectTrie()
             for res in streams:
-                subjects = effective(res, ctx).get("subjects") or []
+                cfg = res.config
+                subjects = cfg.subjects or ([] if cfg.mirror is not None or cfg.sources else [res.name])  # type: ignore[union-attr]
                 hit = None
                 for i, subject in enumerate(subjects):
                     if not is_valid_subject(subject):

@@ -7,9 +7,9 @@ from typing import Any
 
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
-from linter.subjects import SubjectIndex, is_valid_subject
+from linter.subjects import is_valid_subject
 
-from ._estate_common import consumers_by_stream, effective, filters_of, stream_index, where
+from ._estate_common import SubjectTrie, consumers_by_stream, stream_index, where
 
 
 def _filter_path(resource: Resource) -> tuple[Any, ...]:
@@ -88,18 +88,20 @@ class EstateWorkqueueConsumerNotUnique(Rule):
         streams = stream_index(ctx)
         for (context, sname), consumers in consumers_by_stream(ctx).items():
             stream = streams.get((context, sname or ""))
-            if stream is None or effective(stream, ctx).get("retention") != "workqueue":
+            if stream is None or stream.config.retention != "workqueue":  # type: ignore[union-attr]
                 continue
-            index: SubjectIndex[Resource] = SubjectIndex()
+            index: SubjectTrie[Resource] = SubjectTrie()
             unfiltered: Resource | None = None
             count = 0
             for res in consumers:
-                eff = effective(res, ctx)
-                if eff.get("direct") or eff.get("sourcing"):
+                cfg = res.config
+                if cfg.direct or cfg.sourcing:  # type: ignore[union-attr]
                     continue
-                if eff.get("ack_policy") not in ("explicit", "flow_control") or eff.get("deliver_policy", "all") != "all":
+                if cfg.ack_policy not in ("explicit", "flow_control") or (cfg.deliver_policy or "all") != "all":  # type: ignore[union-attr]
                     continue  # refused first (10098 / 10101): never created
-                filters = filters_of(eff)
+                filters = list(cfg.filter_subjects or [])  # type: ignore[union-attr]
+                if cfg.filter_subject:  # type: ignore[union-attr]
+                    filters.append(cfg.filter_subject)  # type: ignore[union-attr]
                 if any(not f or not is_valid_subject(f) for f in filters):
                     continue  # refused by the filter checks (JS216)
                 if count == 0:
