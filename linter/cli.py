@@ -39,7 +39,7 @@ def _build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing them (exit 1 if any)")
     lint.add_argument("--estate", metavar="DIR", action="append",
                       help="lint PATHs within the whole estate under DIR (repeatable; 'auto': the config's paths, "
-                           "else the common directory of PATHs) and report only on PATHs")
+                           "else the top directory under . holding all PATHs) and report only on PATHs")
     rule = sub.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("rule", metavar="CODE|NAME")
     rules = sub.add_parser("rules", help="list the rules")
@@ -64,8 +64,11 @@ def _estate_dirs(args: argparse.Namespace, cfg: Any, given: list[str]) -> list[s
         elif cfg.paths:
             dirs.extend(cfg.resolve_path(p) for p in cfg.paths)
         elif given:
+            # The manifest root: the top directory (under cwd) holding every file passed, so that
+            # manifests/consumers/x.yaml is linted within manifests/, not manifests/consumers/.
             parents = [p if os.path.isdir(p) else (os.path.dirname(p) or ".") for p in given]
-            dirs.append(os.path.relpath(os.path.commonpath([os.path.abspath(p) for p in parents])))
+            common = os.path.relpath(os.path.commonpath([os.path.abspath(p) for p in parents]))
+            dirs.append(common if common.startswith("..") else common.split(os.sep, 1)[0])
         else:
             dirs.append(".")
     return dirs

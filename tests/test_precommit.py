@@ -59,11 +59,13 @@ def test_estate_sees_everything_but_reports_only_the_files_passed(estate, capsys
     assert rc == 1 and '"rule": "JS102"' in out and "shipper" not in out
 
 
-def test_estate_auto_uses_config_paths_else_the_common_directory(estate, capsys):
+def test_estate_auto_uses_config_paths_else_the_top_directory(estate, capsys):
+    rc, out, _ = _run(["lint", "--no-config", "--estate", "auto", "manifests/consumers/shipper.yaml"], capsys)
+    assert (rc, out) == (0, "All clean: 1 object in 1 file.\n")  # manifests/, not manifests/consumers/
     Path("other").mkdir()
     Path("other/c.yaml").write_text(CONSUMER.replace("shipper", "billing"))
     rc, out, _ = _run(["lint", "--no-config", "--estate", "auto", "other/c.yaml"], capsys)
-    assert rc == 1 and "JS006" in out  # the common directory is other/: no stream there
+    assert rc == 1 and "JS006" in out  # the top directory is other/: no stream there
     Path(".jsops.yaml").write_text("paths: [manifests]\n")
     rc, out, _ = _run(["lint", "--estate", "auto", "other/c.yaml"], capsys)
     assert (rc, out) == (0, "All clean: 1 object in 1 file.\n")
