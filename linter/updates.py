@@ -49,7 +49,7 @@ def worst(classes: list[str]) -> ChangeClass:
 
 
 _STREAM_LOST = "the stream is deleted and created again: its messages and consumers are lost"
-_CONSUMER_LOST = "the consumer is deleted and created again: its position and pending acks are lost"
+_CONSUMER_LOST = "the consumer must be deleted and created again, losing its position and pending acks unless it is recreated at its ack floor"
 
 # Stream fields nats-server refuses to change at all (configUpdateCheck): every change is a recreate.
 _STREAM_RECREATE: dict[str, str] = {
@@ -68,12 +68,7 @@ _STREAM_ONE_WAY: dict[str, str] = {
 _STREAM_IN_PLACE_NOTES: dict[str, str] = {
     "num_replicas": "replicas are added or removed; the stream's leader may change",
     "placement": "the stream moves to other servers; its data is copied to the new peers",
-    "subjects": "publishers to removed subjects get no stream acknowledgement",
     "retention": "retention switches between limits and interest; with interest, messages every consumer acked are removed",
-    "max_msgs": "a lower limit removes the oldest messages at once",
-    "max_bytes": "a lower limit removes the oldest messages at once",
-    "max_age": "a shorter age removes older messages at once",
-    "max_msgs_per_subject": "a lower limit removes older messages of each subject at once",
     "sources": "sourcing starts or stops for the changed sources",
     "mirror_direct": "direct gets are served by the mirror or stop being served",
 }
@@ -127,7 +122,27 @@ def classify_stream_change(field: str, old: Any, new: Any) -> Classification:
         if old is not None and new is None:
             return Classification("one-way", "the mirror is promoted to a normal stream and stops following its origin; it can not become a mirror again")
         return Classification("recreate", f"a mirror can not be added or changed in place; {_STREAM_LOST}")
+    if field in _STREAM_LIMITS and _tighter(old, new):
+        return Classification("in-place", _STREAM_LIMITS[field])
+    if field == "subjects" and set(old or []) - set(new or []):
+        return Classification("in-place", "publishers to removed subjects get no stream acknowledgement; stored messages stay")
     return Classification("in-place", _STREAM_IN_PLACE_NOTES.get(field, "applied in place"))
+
+
+_STREAM_LIMITS: dict[str, str] = {
+    "max_msgs": "a lower limit removes the oldest messages at once",
+    "max_bytes": "a lower limit removes the oldest messages at once",
+    "max_age": "a shorter age removes older messages at once",
+    "max_msgs_per_subject": "a lower limit removes older messages of each subject at once",
+}
+
+
+def _tighter(old: Any, new: Any) -> bool:
+    """Whether limit ``new`` is stricter than ``old`` (0, -1 and absent mean unlimited)."""
+    def value(v: Any) -> float:
+        return float("inf") if not isinstance(v, int) or v <= 0 else float(v)
+
+    return value(new) < value(old)
 
 
 def classify_consumer_change(field: str, old: Any, new: Any) -> Classification:

@@ -81,8 +81,8 @@ def diff_configs(kind: str, live: dict[str, Any], desired: dict[str, Any]) -> li
         if old == new:
             continue
         c = classify(kind, key, old, new)
-        # Show the values as the configs hold them (not the normalised sets).
-        shown_old = live.get(key) if key not in SET_FIELDS and key != "metadata" else old
-        shown_new = desired.get(key) if key not in SET_FIELDS and key != "metadata" else new
+        # Show the compared value; a zero value the normalisation dropped is shown as written.
+        shown_old = old if key in a else live.get(key)
+        shown_new = new if key in b else desired.get(key)
         changes.append(Change(key, shown_old, shown_new, c.cls, c.consequence))
     return changes

@@ -88,6 +88,15 @@ def test_consumer_fields(field, old, new, cls):
         assert "position" in c.consequence
 
 
+def test_in_place_notes_follow_direction():
+    assert "removes" in classify_stream_change("max_age", 7200, 3600).consequence
+    assert "removes" not in classify_stream_change("max_age", 3600, 7200).consequence
+    assert "removes" in classify_stream_change("max_msgs", -1, 10).consequence
+    assert "removes" not in classify_stream_change("max_msgs", 10, -1).consequence
+    assert "removed subjects" in classify_stream_change("subjects", ["a", "b"], ["a"]).consequence
+    assert "removed subjects" not in classify_stream_change("subjects", ["a"], ["a", "b"]).consequence
+
+
 def test_dispatch_and_worst():
     assert classify("Stream", "storage", "file", "memory").cls == "recreate"
     assert classify("Consumer", "ack_wait", 1, 2).cls == "in-place"
