@@ -68,9 +68,16 @@ async def apply_estate(nc: Any, estate: Estate, timeout: float = 5.0) -> tuple[d
     for res in estate.resources:
         if res.kind != "Stream":
             continue
-        msg = await nc.request(f"$JS.API.STREAM.CREATE.{res.name}", json.dumps(stream_body(res)).encode(), timeout=timeout)
-        resp = json.loads(msg.data)
-        err = resp.get("error")
+        body = json.dumps(stream_body(res)).encode()
+        for attempt in range(20):
+            msg = await nc.request(f"$JS.API.STREAM.CREATE.{res.name}", body, timeout=timeout)
+            resp = json.loads(msg.data)
+            err = resp.get("error")
+            # Re-creating a file stream right after deleting one of the same name can race the
+            # removal of the old store directory; that is not an answer about the config.
+            if not err or err["err_code"] != 10049 or "error creating store" not in err.get("description", ""):
+                break
+            await asyncio.sleep(0.05 * (attempt + 1))
         results[("Stream", res.name)] = err["err_code"] if err else None
         if not err:
             created.add(res.name)
