@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Lint speed: jsops lint vs `yamllint -d relaxed` on a generated estate.
 
-Generates 2,000 streams x 4 consumers (one file per stream, 10,000 objects), then times
+Generates 2,000 streams x 4 consumers (one file per stream, 10,080 objects, with sources, mirrors and
+partitioned workqueue consumers for the estate-wide rules), then times
 `jsops lint` on the whole estate, `jsops lint` on one file, and yamllint on the same files.
 Targets (issue 2): the whole estate in at most 0.15x yamllint's time; one file under 0.35 s.
 
@@ -50,7 +51,7 @@ metadata:
 spec:
   description: "consumer {j} of stream {i}"
   ack_policy: explicit
-  ack_wait: 30s
+  ack_wait: 5s
   max_deliver: 5
   backoff: [5s, 30s, 2m]
   filter_subject: bench.s{i}.c{j}
@@ -59,10 +60,35 @@ spec:
 """
 
 
+# Every 10th stream also sources two earlier streams (one filtered to a consumer's partition),
+# and every 25th stream gets a mirror: the estate-wide rules (JS301 subject overlap, JS303 source
+# cycles, JS304 mirror/source max_msg_size, JS324 mirror_direct) have sources and mirrors to walk,
+# and the workqueue streams (every 3rd) have 4 filtered consumers each for JS302.
+SOURCES = """  sources:
+    - {{name: S{a:05d}, filter_subject: "bench.s{a}.c0"}}
+    - {{name: S{b:05d}, filter_subject: "bench.s{b}.>"}}
+"""
+MIRROR = """---
+apiVersion: jsops/v1
+kind: Stream
+metadata:
+  name: M{i:05d}
+spec:
+  description: "mirror of stream {i}"
+  mirror: {{name: S{i:05d}}}
+  max_age: 7d
+  max_msg_size: 1MiB
+"""
+
+
 def generate(root: Path, streams: int, consumers: int) -> list[Path]:
     files = []
     for i in range(streams):
         text = STREAM.format(i=i, team=i % 17, retention="workqueue" if i % 3 == 0 else "limits")
+        if i % 10 == 9:
+            text += SOURCES.format(a=i - 1, b=i - 2)
+        if i % 25 == 24:
+            text += MIRROR.format(i=i)
         text += "".join(CONSUMER.format(i=i, j=j) for j in range(consumers))
         p = root / f"s{i:05d}.yaml"
         p.write_text(text)
@@ -98,7 +124,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="jsops-bench-") as tmp:
         root = Path(tmp)
         files = generate(root, args.streams, args.consumers)
-        objects = args.streams * (1 + args.consumers)
+        objects = args.streams * (1 + args.consumers) + args.streams // 25
         print(f"estate: {len(files)} files, {objects} objects, {sum(f.stat().st_size for f in files) / 1e6:.1f} MB")
         whole = timed([jsops, "lint", str(root)], args.repeat)
         one = timed([jsops, "lint", str(files[0])], max(args.repeat, 5))
