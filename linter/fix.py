@@ -76,10 +76,22 @@ def fix_findings(findings: Iterable[Finding], *, unsafe: bool = False, read: Any
         except FixError as exc:
             report.notes.append(f"{file}: not fixed: {exc}")
             continue
+        if after != before and _load_problems(after, file) > _load_problems(before, file):
+            report.notes.append(f"{file}: not fixed: the edited manifest would no longer load cleanly; fix it by hand")
+            continue
         if after != before:
             report.changed[file] = (before, after)
             report.applied += count
     return report
+
+
+def _load_problems(text: str, file: str) -> int:
+    """How many loading findings (syntax, fields, names) a file's text has on its own."""
+    from .loader import Estate, load_text
+
+    estate = Estate()
+    load_text(text.encode("utf-8"), file, estate)
+    return len(estate.findings)
 
 
 def unified_diff(file: str, before: str, after: str) -> str:

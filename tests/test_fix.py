@@ -126,3 +126,15 @@ def test_second_document_and_errors():
 @pytest.mark.parametrize(("value", "text"), [("1m", "1m"), ("yes", '"yes"'), ("a: b", '"a: b"'), ("", '""'), ("10", '"10"'), (None, "null"), (3, "3")])
 def test_scalars_read_back_as_written(value, text):
     assert render_scalar(value) == text
+
+
+def test_a_fix_that_breaks_the_manifest_is_refused(work, capsys, monkeypatch):
+    from linter import fix
+
+    shutil.copy(GOLDEN / "native.yaml", work / "n.yaml")
+    real = fix.apply_edits
+    monkeypatch.setattr(fix, "apply_edits", lambda text, edits: real(text, edits).replace("storage: 'file'", "storage: 'fil'"))
+    assert main(["lint", "n.yaml", "--no-config", "--fix"]) == 1
+    _, err = capsys.readouterr()
+    assert "n.yaml: not fixed: the edited manifest would no longer load cleanly" in err
+    assert (work / "n.yaml").read_text() == (GOLDEN / "native.yaml").read_text()
