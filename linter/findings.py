@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
@@ -44,7 +44,7 @@ class Edit:
 
     op: str  # "set" | "remove"
     path: tuple[Any, ...]
-    value: Any = None
+    value: Any = field(default=None, hash=False)  # may be a list or a mapping
     duration: bool = False
     document: int | None = None
 
