@@ -1,5 +1,5 @@
 """``--format text``: one line per finding, ``file:line:col: severity CODE message [name]``, then the
-source line and a caret under the column, then the fix when there is one.
+source line and a caret under the column, then the fix when there is one (with the flag that applies it, when ``--fix`` can).
 
 Colored (ANSI) only when asked: the CLI asks when stdout is a terminal and ``NO_COLOR`` is unset.
 """
@@ -65,7 +65,9 @@ def render_text(result: LintResult, *, color: bool = False, source: SourceLines 
         if source is not None:
             lines.extend(_excerpt(f, source, paint))
         if f.fix is not None:
-            lines.append(f"    {paint('32', f'fix ({f.fix.applicability})')}: {f.fix.description}")
+            how = ("" if f.fix.applicability == "safe" else " --unsafe-fixes") if f.fix.edits else None
+            hint = f" (jsops lint --fix{how})" if how is not None else ""
+            lines.append(f"    {paint('32', f'fix ({f.fix.applicability})')}: {f.fix.description}{hint}")
     e, w, i = (result.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
     scope = f"{_plural(result.objects, 'object')} in {_plural(result.files, 'file')}"
     if not result.findings:
