@@ -145,15 +145,20 @@ def lint_estate(
     ctx = RuleContext(estate, target or cfg.target, profiles)
     findings = list(estate.findings)
     severity = selection.severity
+    by_kind: dict[str, list[Resource]] = {}
+    for r in estate.resources:
+        by_kind.setdefault(r.kind, []).append(r)
     for rule in selection.instantiate():
         cls = type(rule)
         sev = severity.get(cls.code, cls.severity)
-        violations: Iterable[Violation]
         if cls.estate_wide:
-            violations = rule.check_estate(ctx)
-        else:
-            violations = (v for r in estate.resources if r.kind in cls.kinds for v in rule.check(r, ctx))
-        findings.extend(_to_finding(rule, v, sev) for v in violations)
+            findings.extend(_to_finding(rule, v, sev) for v in rule.check_estate(ctx))
+            continue
+        check = rule.check
+        for kind in sorted(cls.kinds):
+            for r in by_kind.get(kind, ()):
+                for v in check(r, ctx):
+                    findings.append(_to_finding(rule, v, sev))
     findings = [f for f in findings if f.rule not in selection.ignored]
     if severity:
         findings = [replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f for f in findings]
