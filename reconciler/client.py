@@ -48,20 +48,36 @@ class JsClient:
         self._sem: asyncio.Semaphore | None = None
         self._concurrency = concurrency
         opts = target.connect_options()
+        errors: list[Exception] = []
 
         async def _connect() -> Any:
             self._lost = asyncio.Event()
 
-            async def _quiet(*_: Any) -> None:
-                return None
+            async def _error(exc: Exception) -> None:
+                errors.append(exc)
+                if len(errors) >= len(opts["servers"]):
+                    failed_all.set()  # every server refused once: give up, do not retry forever
 
             async def _gone(*_: Any) -> None:
                 self._lost.set()
 
-            return await nats.connect(
+            # nats-py keeps retrying an unreachable server during the initial connect: bound it.
+            failed_all = asyncio.Event()
+            conn = asyncio.ensure_future(nats.connect(
                 **opts, connect_timeout=timeout, max_reconnect_attempts=0, allow_reconnect=False,
-                error_cb=_quiet, disconnected_cb=_gone, closed_cb=_gone,
-            )
+                error_cb=_error, disconnected_cb=_gone, closed_cb=_gone,
+            ))
+            gave_up = asyncio.ensure_future(failed_all.wait())
+            await asyncio.wait({conn, gave_up}, timeout=timeout + 1, return_when=asyncio.FIRST_COMPLETED)
+            gave_up.cancel()
+            if conn.done():
+                return conn.result()
+            conn.cancel()
+            try:
+                await conn
+            except BaseException:
+                pass
+            raise errors[-1] if errors else TimeoutError("timed out")
 
         try:
             self.nc = self.loop.run_until_complete(_connect())

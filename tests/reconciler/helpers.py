@@ -99,3 +99,10 @@ def manifest(directory: Path, name: str, text: str) -> Path:
     path = directory / name
     path.write_text(textwrap.dedent(text).lstrip())
     return path
+
+
+def free_port_url() -> str:
+    """A URL nothing listens on."""
+    from natsserver import free_port
+
+    return f"nats://127.0.0.1:{free_port()}"
