@@ -82,7 +82,7 @@ CONSUMER_FIELDS: dict[str, Version] = {
             "durable_name", "deliver_subject", "deliver_policy", "opt_start_seq", "opt_start_time",
             "ack_policy", "ack_wait", "max_deliver", "filter_subject", "replay_policy",
             "rate_limit_bps", "sample_freq", "max_waiting", "max_ack_pending", "flow_control",
-            "idle_heartbeat",
+            "idle_heartbeat", "direct",
         )
     },
     "description": (2, 3, 3),

@@ -274,3 +274,31 @@ def test_subject_trie_agrees_with_pairwise_collision():
         got = sorted(i for _, i in trie.colliding(q))
         want = sorted(i for i, s in enumerate(subjects) if subjects_collide(q, s))
         assert got == want, q
+
+
+def test_version_table_covers_every_model_field():
+    from linter.model.config import ConsumerConfig, StreamConfig, StreamSource
+    from linter.versions import CONSUMER_FIELDS, STREAM_FIELDS, STREAM_SOURCE_FIELDS
+
+    assert set(StreamConfig.model_fields) <= set(STREAM_FIELDS)
+    assert set(ConsumerConfig.model_fields) <= set(CONSUMER_FIELDS)
+    assert set(StreamSource.model_fields) <= set(STREAM_SOURCE_FIELDS)
+
+
+@pytest.mark.parametrize(
+    "text,version",
+    [("2.10.3", (2, 10, 3)), ("v2.11", (2, 11, 0)), ("2.15.0-dev", (2, 15, 0)), ("main", None), ("", None)],
+)
+def test_parse_version(text, version):
+    from linter.versions import parse_version
+
+    assert parse_version(text) == version
+
+
+def test_version_rule_is_silent_without_version_and_on_zero_values():
+    docs = (S("A", subjects=["a.>"], allow_msg_ttl=False, allow_batched=True),)
+    text = "\n---\n".join(json.dumps(d) for d in docs) + "\n"
+    assert [f for f in predict(load_estate(text), {}) if f.rule == "JS311"] == []
+    found = [f for f in predict(load_estate(text), {"server_version": "2.10.0"}) if f.rule == "JS311"]
+    assert [f.message.split(" needs")[0] for f in found] == ["field allow_batched"]
+    assert found[0].server_error_code is None and "silently ignores" in found[0].message
