@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 from linter.api import Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
-from linter.subjects import is_valid_asset_name, is_valid_publish_subject, is_valid_subject, subjects_collide
+from linter.subjects import is_valid_asset_name, is_valid_subject, subjects_collide
 
-from ._common import stream_config
+from ._common import sourcing_consumer_problem, stream_config
 
 # (field, err_code, what): settings a mirror cannot have, in the order nats-server checks them.
 _FORBIDDEN = (
@@ -78,17 +78,8 @@ class StreamMirrorInvalid(Rule):
             v = getattr(c, fld)
             if v if not isinstance(v, int) or isinstance(v, bool) else v > 0:
                 yield Violation(resource, (fld,), f"a mirror cannot have {what}; nats-server rejects this stream", server_error_code=code)
-        cons = m.consumer
-        if cons is not None:
-            why = None
-            if not is_valid_asset_name(cons.name or ""):
-                why = "its name is missing or invalid"
-            elif not is_valid_publish_subject(cons.deliver_subject or ""):
-                why = "its deliver_subject is missing, invalid or has wildcards"
-            elif m.opt_start_seq or m.opt_start_time is not None:
-                why = "the mirror also sets opt_start_seq or opt_start_time"
-            elif m.filter_subject:
-                why = "the mirror also sets filter_subject"
+        if m.consumer is not None:
+            why = sourcing_consumer_problem(m, "mirror")
             if why:
                 yield Violation(
                     resource, ("mirror", "consumer"), f"mirror.consumer is invalid: {why}; nats-server rejects this stream",

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from linter.api import Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
 from linter.model.config import StreamSource
-from linter.subjects import is_subset_match, is_valid_asset_name, is_valid_publish_subject, is_valid_subject
+from linter.subjects import is_subset_match, is_valid_asset_name, is_valid_subject
 
-from ._common import stream_config
+from ._common import sourcing_consumer_problem, stream_config
 
 
 def _identity(src: StreamSource) -> str:
@@ -122,15 +122,7 @@ class StreamSourcesInvalid(Rule):
                     break
             cons = src.consumer
             if cons is not None:
-                why = None
-                if not is_valid_asset_name(cons.name or ""):
-                    why = "its name is missing or invalid"
-                elif not is_valid_publish_subject(cons.deliver_subject or ""):
-                    why = "its deliver_subject is missing, invalid or has wildcards"
-                elif src.opt_start_seq or src.opt_start_time is not None:
-                    why = "the source also sets opt_start_seq or opt_start_time"
-                elif src.filter_subject:
-                    why = "the source also sets filter_subject"
+                why = sourcing_consumer_problem(src, "source")
                 if why:
                     yield Violation(
                         resource, at + ("consumer",), f"sources[{i}].consumer is invalid: {why}; nats-server rejects this stream",
