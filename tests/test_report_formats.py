@@ -72,7 +72,6 @@ def test_color_only_on_a_terminal_without_no_color(monkeypatch):
 
 
 SCHEMAS = {
-    "official": ROOT / "tests" / "golden" / "sarif-schema-2.1.0.json",
     "subset": ROOT / "tests" / "golden" / "sarif-2.1.0-subset.schema.json",
 }
 
