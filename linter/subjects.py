@@ -117,10 +117,11 @@ def subjects_collide(a: str, b: str) -> bool:
 
 
 class _Node(Generic[T]):
-    __slots__ = ("children", "items", "fwc_items")
+    __slots__ = ("literal", "wild", "items", "fwc_items")
 
     def __init__(self) -> None:
-        self.children: dict[str, _Node[T]] = {}
+        self.literal: dict[str, _Node[T]] = {}  # children by literal token
+        self.wild: dict[str, _Node[T]] = {}  # children whose token starts with '*' or '>'
         self.items: list[tuple[str, T]] = []  # subjects ending exactly here
         self.fwc_items: list[tuple[str, T]] = []  # subjects ending with '>' at this level
 
@@ -128,8 +129,10 @@ class _Node(Generic[T]):
 class SubjectIndex(Generic[T]):
     """A token trie of subjects with payloads; finds every indexed subject that collides with a query.
 
-    Lookups visit only the branches a collision could be in, so checking n subjects against each
-    other costs about n x (subject depth x matching branches), not n squared.
+    A literal query token is a dict lookup and only wildcard children are scanned, so a level with
+    many literal siblings (``s.1`` ... ``s.10000``) costs O(1) per lookup: checking n subjects
+    against each other is about n x depth, not n squared. Candidates are confirmed with
+    :func:`subjects_collide`, so results follow the server's semantics exactly.
     """
 
     def __init__(self, entries: Iterable[tuple[str, T]] = ()) -> None:
@@ -140,55 +143,55 @@ class SubjectIndex(Generic[T]):
     def add(self, subject: str, payload: T) -> None:
         node = self._root
         tokens = subject.split(".")
+        last = len(tokens) - 1
         for i, tok in enumerate(tokens):
-            if tok == ">" and i == len(tokens) - 1:
+            if tok == ">" and i == last:
                 node.fwc_items.append((subject, payload))
                 return
-            node = node.children.setdefault(tok, _Node())
+            table = node.wild if tok[:1] in ("*", ">") else node.literal
+            child = table.get(tok)
+            if child is None:
+                child = table[tok] = _Node()
+            node = child
         node.items.append((subject, payload))
 
     def colliding(self, subject: str) -> Iterator[tuple[str, T]]:
-        """Indexed (subject, payload) pairs that collide with ``subject`` (exact collision test applied)."""
+        """Indexed (subject, payload) pairs that collide with ``subject``."""
         seen: set[int] = set()
         for cand in self._candidates(subject.split(".")):
-            key = id(cand)
-            if key in seen:
+            if id(cand) in seen:
                 continue
-            seen.add(key)
+            seen.add(id(cand))
             if subjects_collide(subject, cand[0]):
                 yield cand
 
     def _candidates(self, tokens: list[str]) -> Iterator[tuple[str, T]]:
+        n = len(tokens)
         stack: list[tuple[_Node[T], int]] = [(self._root, 0)]
         while stack:
             node, i = stack.pop()
-            # An indexed subject ending in '>' here matches anything with more tokens.
-            if i < len(tokens):
-                yield from node.fwc_items
-            if i == len(tokens):
+            if i == n:
                 yield from node.items
                 continue
+            yield from node.fwc_items  # an indexed 'x.>' matches anything longer
             tok = tokens[i]
-            if tok == ">" or tok[:1] in ("*", ">"):
-                if tok == ">" or (tok[:1] == ">"):
-                    # query's '>' matches every deeper subject: walk the whole subtree
-                    yield from self._all(node, include_fwc=True)
-                    continue
-                for child in node.children.values():
-                    stack.append((child, i + 1))
+            if tok[:1] == ">":  # the query's '>' matches every deeper subject
+                yield from self._subtree(node)
                 continue
-            for key, child in node.children.items():
-                if key == tok or key[:1] in ("*", ">"):
+            if tok[:1] == "*":
+                stack.extend((c, i + 1) for c in node.literal.values())
+            else:
+                child = node.literal.get(tok)
+                if child is not None:
                     stack.append((child, i + 1))
+            stack.extend((c, i + 1) for c in node.wild.values())
 
-    def _all(self, node: _Node[T], include_fwc: bool) -> Iterator[tuple[str, T]]:
-        stack = [node]
-        first = True
+    @staticmethod
+    def _subtree(node: _Node[T]) -> Iterator[tuple[str, T]]:
+        stack = [*node.literal.values(), *node.wild.values()]
         while stack:
             n = stack.pop()
-            if not first or include_fwc:
-                yield from n.fwc_items
-            if not first:
-                yield from n.items
-            first = False
-            stack.extend(n.children.values())
+            yield from n.items
+            yield from n.fwc_items
+            stack.extend(n.literal.values())
+            stack.extend(n.wild.values())

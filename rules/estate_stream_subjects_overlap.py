@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
-from linter.subjects import is_valid_subject
+from linter.subjects import SubjectIndex, is_valid_subject
 
-from ._estate_common import SubjectTrie, streams_by_context, where
+from ._estate_common import streams_by_context, where
 
 
 class EstateStreamSubjectsOverlap(Rule):
@@ -63,7 +63,7 @@ class EstateStreamSubjectsOverlap(Rule):
 
     def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
         for streams in streams_by_context(ctx).values():
-            index: SubjectTrie[Resource] = SubjectTrie()
+            index: SubjectIndex[Resource] = SubjectIndex()
             for res in streams:
                 cfg = res.config
                 subjects = cfg.subjects or ([] if cfg.mirror is not None or cfg.sources else [res.name])  # type: ignore[union-attr]

@@ -7,9 +7,9 @@ from typing import Any
 
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
-from linter.subjects import is_valid_subject
+from linter.subjects import SubjectIndex, is_valid_subject
 
-from ._estate_common import SubjectTrie, consumers_by_stream, stream_index, where
+from ._estate_common import consumers_by_stream, stream_index, where
 
 
 def _filter_path(resource: Resource) -> tuple[Any, ...]:
@@ -90,7 +90,7 @@ class EstateWorkqueueConsumerNotUnique(Rule):
             stream = streams.get((context, sname or ""))
             if stream is None or stream.config.retention != "workqueue":  # type: ignore[union-attr]
                 continue
-            index: SubjectTrie[Resource] = SubjectTrie()
+            index: SubjectIndex[Resource] = SubjectIndex()
             unfiltered: Resource | None = None
             count = 0
             for res in consumers:

@@ -258,7 +258,6 @@ def test_subject_trie_agrees_with_pairwise_collision():
     import random
 
     from linter.subjects import is_valid_subject, subjects_collide
-    from rules._estate_common import SubjectTrie
 
     rng = random.Random(7)
     tokens = ["a", "b", "c", "*", ">", "*x", ">y", "ab"]
@@ -269,7 +268,7 @@ def test_subject_trie_agrees_with_pairwise_collision():
         return ".".join(t for t in toks)
 
     subjects = sorted({s for s in (subject() for _ in range(600)) if is_valid_subject(s)})
-    trie: SubjectTrie[int] = SubjectTrie((s, i) for i, s in enumerate(subjects))
+    trie: SubjectIndex[int] = SubjectIndex((s, i) for i, s in enumerate(subjects))
     for q in subjects[:200]:
         got = sorted(i for _, i in trie.colliding(q))
         want = sorted(i for i, s in enumerate(subjects) if subjects_collide(q, s))
