@@ -9,7 +9,6 @@ but only those files are reported (pre-commit passes changed files only).
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -220,7 +219,3 @@ def lint_paths(
     only_files: Iterable[str] | None = None,
 ) -> LintResult:
     return lint_estate(load_paths(paths), rules, target=target, config=config, profiles=profiles, only_files=only_files)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    print(lint_paths(sys.argv[1:]))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import types
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Union, get_args, get_origin
@@ -659,20 +660,12 @@ def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] |
 
 
 def _unwrap(ann: Any) -> Any:
-    for _ in range(6):
-        origin = get_origin(ann)
-        if origin is None:
-            return ann
+    """The model class inside ``X | None``, ``list[X]`` and the like."""
+    while get_origin(ann) in (list, tuple, Union, types.UnionType):
         args = [a for a in get_args(ann) if a is not type(None)]
-        if origin in (list, tuple) or origin is Union or str(origin) == "types.UnionType" or origin.__class__.__name__ == "UnionType":
-            ann = args[0] if args else ann
-        else:
-            import types
-
-            if origin is types.UnionType:
-                ann = args[0]
-            else:
-                return ann
+        if not args:
+            break
+        ann = args[0]
     return ann
 
 

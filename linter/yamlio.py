@@ -246,7 +246,7 @@ def _size(value: Any, budget: int) -> int:
     return count
 
 
-def _compose(parser: Any, ev: Any, limits: Limits) -> Iterator[ParsedDocument]:
+def _compose(parser: Any, limits: Limits) -> Iterator[ParsedDocument]:
     import _ruamel_yaml as R  # the C extension, imported lazily with the parser
 
     ScalarEvent, AliasEvent = R.ScalarEvent, R.AliasEvent
@@ -592,7 +592,7 @@ def _read_yaml(text: str, limits: Limits) -> tuple[list[ParsedDocument], list[Re
     docs: list[ParsedDocument] = []
     try:
         parser = CParser(text)
-        for doc in _compose(parser, None, limits):
+        for doc in _compose(parser, limits):
             docs.append(doc)
     except _StreamDone:
         pass

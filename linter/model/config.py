@@ -7,7 +7,6 @@ and :mod:`linter.effective` fills in what the server would.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -214,14 +213,3 @@ class ConsumerConfig(_Model):
     priority_groups: list[StrictStr] | None = None
     priority_policy: Literal["none", "overflow", "pinned_client", "prioritized"] | None = None
     priority_timeout: Duration | None = None
-
-
-def format_time(ts: datetime) -> str:
-    """RFC 3339 as the server prints it (UTC with ``Z``, nanosecond digits trimmed)."""
-    from datetime import timezone
-
-    utc = ts.astimezone(timezone.utc)
-    text = utc.strftime("%Y-%m-%dT%H:%M:%S")
-    if utc.microsecond:
-        text += f".{utc.microsecond:06d}".rstrip("0")
-    return text + "Z"
