@@ -6,16 +6,11 @@ with the predicted err_code. Each pass case: no consumer rule fires at all.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 
 from linter.engine import discover_rules, lint_estate
 
-_TESTS_DIR = str(Path(__file__).resolve().parent)
-if _TESTS_DIR not in sys.path:
-    sys.path.insert(0, _TESTS_DIR)
 from consumer_rule_cases import CASES, Case, load  # noqa: E402
 
 CONSUMER_RULES = [r for r in discover_rules() if r.code.startswith("JS2") and "Consumer" in r.kinds]

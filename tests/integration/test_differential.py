@@ -18,9 +18,7 @@ import asyncio
 import copy
 import json
 import random
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import nats
@@ -29,9 +27,6 @@ import pytest
 from linter.findings import Severity
 from linter.loader import Estate, _check_estate, load_text
 
-_TESTS_DIR = str(Path(__file__).resolve().parent.parent)
-if _TESTS_DIR not in sys.path:
-    sys.path.insert(0, _TESTS_DIR)
 import consumer_rule_cases  # noqa: E402
 import stream_rule_cases  # noqa: E402
 from natsserver import NatsServer  # noqa: E402

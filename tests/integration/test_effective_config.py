@@ -16,9 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -27,9 +25,6 @@ from linter.effective import effective_consumer, effective_stream, strip_server_
 from linter.model.config import ConsumerConfig, StreamConfig
 from linter.model.target import ServerLimits, Target
 
-_TESTS_DIR = str(Path(__file__).resolve().parents[1])
-if _TESTS_DIR not in sys.path:
-    sys.path.insert(0, _TESTS_DIR)
 from natsserver import NatsServer  # noqa: E402
 
 nats = pytest.importorskip("nats")

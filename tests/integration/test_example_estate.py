@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +15,6 @@ import pytest
 
 import linter
 
-_TESTS_DIR = str(Path(__file__).resolve().parents[1])
-if _TESTS_DIR not in sys.path:
-    sys.path.insert(0, _TESTS_DIR)
 from natsserver import NatsServer  # noqa: E402
 
 pytestmark = pytest.mark.integration

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import nats
@@ -24,9 +22,6 @@ import pytest
 from linter.findings import Finding, Severity
 from linter.loader import Estate, Resource
 
-_TESTS_DIR = str(Path(__file__).resolve().parent.parent)
-if _TESTS_DIR not in sys.path:
-    sys.path.insert(0, _TESTS_DIR)
 from natsserver import NatsServer  # noqa: E402
 from test_rules_estate import CASES, EstateCase, load_estate, predict  # noqa: E402
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import nats
@@ -19,9 +17,6 @@ import pytest
 from linter.effective import effective_stream
 from linter.engine import discover_rules, lint_estate
 
-_TESTS_DIR = str(Path(__file__).resolve().parent.parent)
-if _TESTS_DIR not in sys.path:
-    sys.path.insert(0, _TESTS_DIR)
 from natsserver import NatsServer  # noqa: E402
 from stream_rule_cases import CASES, Case, load  # noqa: E402
 

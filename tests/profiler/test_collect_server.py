@@ -17,7 +17,6 @@ import pytest
 
 from profiler.job import build_profiles
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from natsserver import NatsServer  # noqa: E402
 
 pytestmark = pytest.mark.integration

@@ -6,16 +6,12 @@ import asyncio
 import contextlib
 import io
 import json
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import nats
 
-TESTS_DIR = str(Path(__file__).resolve().parents[1])
-if TESTS_DIR not in sys.path:
-    sys.path.insert(0, TESTS_DIR)
 
 from natsserver import NatsCluster, NatsServer  # noqa: E402
 
