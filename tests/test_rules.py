@@ -1,23 +1,37 @@
 """Every rule: unique code and name, complete docs, and its docstring examples behave as documented."""
 
+import json
 import re
 
 import pytest
 
 from linter.engine import discover_rules, lint_estate
 from linter.loader import Estate, _check_estate, load_text
+from linter.model.profiles import Profiles
 from linter.model.target import Target
 
 RULES = discover_rules()
 SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix")
 
 
-def _lint_yaml(text: str, rule):
+def _lint_yaml(text: str, rule, profiles=None):
     estate = Estate()
     load_text(text.encode(), "example.yaml", estate)
     _check_estate(estate)
     assert estate.findings == [], estate.findings  # doc examples must at least load cleanly
-    return lint_estate(estate, [rule], target=Target(**getattr(rule, "example_target", {}))).findings
+    target = Target(**getattr(rule, "example_target", {}))
+    return lint_estate(estate, [rule], target=target, profiles=profiles).findings
+
+
+def _doc_profiles(doc: str):
+    """A profile-driven rule documents the measured figures its examples are judged against under
+    ``## Profile`` (a ```json block in the contract §4 shape); both examples use it."""
+    if "## Profile" not in doc:
+        return None
+    part = doc.split("## Profile", 1)[1]
+    m = re.search(r"```json\n(.*?)```", part, re.S)
+    assert m, "no json block under ## Profile"
+    return Profiles.model_validate(json.loads(m.group(1)))
 
 
 def _block(doc: str, heading: str) -> str:
@@ -50,9 +64,10 @@ def test_rule_docs_have_every_section(rule):
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
 def test_rule_doc_examples_run(rule):
     doc = rule.__doc__
-    bad = _lint_yaml(_block(doc, "## Example"), rule)
+    profiles = _doc_profiles(doc)
+    bad = _lint_yaml(_block(doc, "## Example"), rule, profiles)
     assert [f.rule for f in bad] == [rule.code]
-    good = _lint_yaml(_block(doc, "## Use instead"), rule)
+    good = _lint_yaml(_block(doc, "## Use instead"), rule, profiles)
     assert good == []
 
 
