@@ -13,6 +13,18 @@ Found from the working directory upward (the first directory holding ``.jsops.ya
     paths: [manifests]                   # what `jsops lint` lints without PATH arguments
     rules:
       JS102: {}                          # per-rule typed options (the rule's ``Options`` model)
+    contexts:                            # named targets for plan/apply/export (``--context NAME``,
+      prod:                              # ``metadata.context: prod`` in manifests)
+        server: nats://nats-1:4222,nats-2:4222
+        creds: ~/.secrets/prod.creds     # files: creds, nkey, tls-ca/-cert/-key (relative to the config)
+        user: deployer
+        password: {env: PROD_NATS_PASSWORD}   # secrets only by reference: {env: VAR} or {file: PATH}
+        js-domain: hub
+        monitor: http://nats-1:8222      # optional: where the server's JetStream limits are read
+
+A context named ``default`` is the target of objects without ``metadata.context`` when no
+``--server``/``--context`` is given. The model only describes contexts; the reconciler resolves
+them (and reads secrets) and never echoes a secret.
 
 A broken config is a :class:`ConfigError` with a one-line message naming the file (and for YAML,
 line and column) and the key; the CLI turns it into exit code 2.
@@ -26,19 +38,69 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .api import Rule, RuleOptions, rule_groups
 from .findings import LOAD_CODES, Severity
 from .model.target import Target
 
-__all__ = ["Config", "ConfigError", "Selection", "find_config", "load_config", "select_rules", "rule_matcher", "CONFIG_NAMES"]
+__all__ = ["Config", "ConfigError", "ContextConfig", "SecretRef", "Selection", "find_config", "load_config", "select_rules", "rule_matcher", "CONFIG_NAMES"]
 
 CONFIG_NAMES = (".jsops.yaml", ".jsops.yml", "pyproject.toml")
 
 
 class ConfigError(Exception):
     """A jsops config that cannot be read or does not validate (one line: file, key, reason)."""
+
+
+class SecretRef(BaseModel):
+    """A secret given by reference, never inline: an environment variable or a file's contents."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    env: str | None = Field(default=None, min_length=1)
+    file: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _one(self) -> "SecretRef":
+        if (self.env is None) == (self.file is None):
+            raise ValueError("give exactly one of 'env' (a variable name) or 'file' (a path)")
+        return self
+
+
+def _no_inline_secret(v: Any) -> Any:
+    if isinstance(v, str):
+        raise ValueError("secrets are not written in the config; use {env: VARIABLE} or {file: PATH}")
+    return v
+
+
+class ContextConfig(BaseModel):
+    """One named target (a NATS server or cluster and how to authenticate to it)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, alias_generator=lambda n: n.replace("_", "-"))
+
+    server: str | list[str] | None = None
+    creds: str | None = None
+    nkey: str | None = None
+    user: str | None = None
+    password: SecretRef | None = None
+    token: SecretRef | None = None
+    tls_ca: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    tls_first: bool = False
+    js_domain: str | None = None
+    api_prefix: str | None = None
+    monitor: str | None = None
+
+    @field_validator("password", "token", mode="before")
+    @classmethod
+    def _by_reference(cls, v: Any) -> Any:
+        return _no_inline_secret(v)
+
+    def servers(self) -> list[str]:
+        raw = self.server if isinstance(self.server, list) else (self.server or "").split(",")
+        return [s.strip() for s in raw if s and s.strip()]
 
 
 class Config(BaseModel):
@@ -52,6 +114,7 @@ class Config(BaseModel):
     profiles: str | None = None
     paths: list[str] = Field(default_factory=list)
     rules: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    contexts: dict[str, ContextConfig] = Field(default_factory=dict)
     # Not keys: where the config came from (relative paths in it are relative to its directory).
     source: str | None = Field(default=None, exclude=True)
     root: str = Field(default=".", exclude=True)
@@ -162,6 +225,8 @@ def _validation_message(path: str, exc: ValidationError, positions: Any, *, toml
     elif toml:
         key = f"[tool.jsops] {key}" if os.path.basename(path) == "pyproject.toml" else key
     msg = err["msg"]
+    if err["type"] == "value_error":
+        msg = msg.removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
         msg = "unknown key" + _hint(str(loc[-1]), [f.alias or n for n, f in Config.model_fields.items() if n not in ("source", "root")] if len(loc) == 1 else [])
     elif err["type"] == "enum":
