@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
+DEMO_TRAFFIC_SECONDS ?= 60
 
 .PHONY: install demo test lint bench clean
 
@@ -13,17 +14,11 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## demo: set up, then lint the example estate in manifests/ (the main job on embedded defaults)
+## demo: set up, then the whole story on embedded defaults: a local nats-server, apply the example
+## estate, real traffic collected with `jsops collect`, profiled on local Spark, lint with the profiles,
+## fix + plan + apply, the plan empty, the HTML report (.demo/report.html); stops all it started
 demo: install
-	@echo "== jsops lint manifests/ (example online-shop estate)"
-	$(VENV)/bin/jsops lint manifests
-	@echo "== the same as JSON (summary)"
-	@$(VENV)/bin/jsops lint manifests --format json | $(PY) -c "import json,sys; print(json.load(sys.stdin)['summary'])"
-	@echo "== synthetic telemetry (contract wire shapes) -> jsops profile on local Spark"
-	@rm -rf .demo && mkdir -p .demo
-	$(PY) -m profiler.synthetic .demo/telemetry --acks 20000 --publish-ids 5000
-	$(VENV)/bin/jsops profile .demo/telemetry -o .demo/profiles.json --master "local[2]"
-	@$(PY) -c "import json; p=json.load(open('.demo/profiles.json')); [print(f\"  {k}: ack_time p99 {v['ack_time_ns']['p99']/1e6:.0f} ms over {v['ack_time_ns']['samples']} samples\") for k, v in sorted(p['consumers'].items()) if 'ack_time_ns' in v]"
+	$(PY) -m reconciler.demo --workdir .demo --traffic-seconds $(DEMO_TRAFFIC_SECONDS)
 
 ## test: set up if needed, then run the whole suite (unit + integration against real nats-server)
 test: install

