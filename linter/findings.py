@@ -122,5 +122,7 @@ LOAD_CODES: dict[str, LoadCode] = {
         LoadCode("JS009", "name-mismatch", Severity.ERROR, "a spec name that differs from the manifest's metadata name"),
         LoadCode("JS010", "unused-suppression", Severity.WARNING, "a `# jsops: disable=...` comment or `jsops.io/disable` annotation that suppresses nothing"),
         LoadCode("JS011", "invalid-suppression", Severity.WARNING, "a suppression that names no known rule, or is malformed"),
+        LoadCode("JS012", "template-error", Severity.ERROR, "a `*.yaml.j2` template that does not render: syntax error, undefined value, refused by the sandbox"),
+        LoadCode("JS013", "template-needs-env", Severity.ERROR, "a `*.yaml.j2` template read without `--env`: it is not checked"),
     )
 }

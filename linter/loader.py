@@ -24,7 +24,8 @@ from pydantic import BaseModel, ValidationError
 from .findings import LOAD_CODES, Finding, ObjectRef
 from .model.config import ConsumerConfig, StreamConfig
 from .model.units import UnitError, parse_duration, parse_size
-from .yamlio import Limits, ParsedDocument, PosEntry, ReadProblem, pack_positions, read_documents, resolve_position, unpack_positions
+from .templates import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES, is_template
+from .yamlio import Limits, MapPos, ParsedDocument, PosEntry, ReadProblem, pack_positions, read_documents, resolve_position, unpack_positions
 
 __all__ = ["Resource", "Estate", "load_paths", "load_file", "load_text", "discover", "LoadError", "MANIFEST_SUFFIXES"]
 
@@ -98,6 +99,9 @@ class Estate:
     # (context, kind, name, stream) of objects that are declared but failed validation: other
     # objects may still refer to them without a cascade of "not found" findings.
     invalid: set[tuple[str, str, str, str | None]] = field(default_factory=set)
+    # Rendered templates by file (``linter.templates.Rendered``: text and line map), for notes
+    # on findings whose rendered line maps only roughly onto the template.
+    rendered: dict[str, Any] = field(default_factory=dict)
 
     def streams(self) -> Iterator[Resource]:
         return (r for r in self.resources if r.kind == "Stream")
@@ -111,7 +115,9 @@ class Estate:
 
 
 def discover(paths: Iterable[str]) -> list[str]:
-    """Manifest files under ``paths`` (directories are walked; hidden directories skipped).
+    """Manifest files under ``paths`` (directories are walked; hidden directories and
+    ``environments/`` directories, which hold template values, are skipped). Templates
+    (``*.yaml.j2``, ``*.yml.j2``, ``*.json.j2``) are manifest files too.
 
     Raises :class:`LoadError` for a path that does not exist or cannot be listed.
     """
@@ -119,15 +125,14 @@ def discover(paths: Iterable[str]) -> list[str]:
     for p in paths:
         if os.path.isdir(p):
             try:
-                walked = list(os.walk(p, onerror=_raise))
+                walked = list(_walk_dirs(p))
             except OSError as exc:
                 raise LoadError(f"{p}: cannot read directory: {exc.strerror or exc}") from None
-            for root, dirs, files in walked:
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for root, files in walked:
                 for f in sorted(files):
                     full = os.path.join(root, f)
                     # Only regular files: a FIFO would block, a device would never end.
-                    if f.endswith(MANIFEST_SUFFIXES) and os.path.isfile(full):
+                    if f.endswith(_DISCOVERED) and os.path.isfile(full):
                         out.append(full)
         elif os.path.exists(p):
             out.append(p)
@@ -141,6 +146,16 @@ def discover(paths: Iterable[str]) -> list[str]:
             seen.add(norm)
             unique.append(norm)
     return unique
+
+
+_DISCOVERED = MANIFEST_SUFFIXES + TEMPLATE_SUFFIXES
+
+
+def _walk_dirs(top: str) -> Iterator[tuple[str, list[str]]]:
+    for root, dirs, files in os.walk(top, onerror=_raise):
+        # Pruned while walking (os.walk descends into what is left in ``dirs``).
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != ENVIRONMENTS_DIR)
+        yield root, files
 
 
 def _raise(exc: OSError) -> None:
@@ -174,18 +189,81 @@ def _problem(p: ReadProblem, file: str) -> Finding:
 # loading
 
 
-def load_paths(paths: Iterable[str], *, limits: Limits | None = None) -> Estate:
+def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str | None = None, environments_dir: str | None = None) -> Estate:
     """Load every manifest under ``paths``; also checks estate-wide loading problems
-    (duplicate objects, consumers whose stream is not declared)."""
+    (duplicate objects, consumers whose stream is not declared).
+
+    Templates (``*.yaml.j2``) are rendered with the values of ``environments/<env>.yaml`` (the
+    nearest ``environments/`` directory at or above each template, or ``environments_dir``) and
+    loaded like any manifest; findings point at the template's lines. Without ``env`` a template
+    is a ``template-needs-env`` finding. Raises :class:`LoadError` for an unknown environment.
+    """
     estate = Estate()
     files = discover(paths)
-    if len(files) >= _PARALLEL_MIN_FILES and _can_fork():
+    templates = any(is_template(f) for f in files)
+    if len(files) >= _PARALLEL_MIN_FILES and not templates and _can_fork():
         _load_parallel(files, estate, limits)
     else:
+        values: dict[str, Any] = {}
         for f in files:
-            load_file(f, estate, limits=limits)
+            if is_template(f):
+                _load_template(f, estate, limits, env, environments_dir, values)
+            else:
+                load_file(f, estate, limits=limits)
     _check_estate(estate)
     return estate
+
+
+def _load_template(path: str, estate: Estate, limits: Limits | None, env: str | None, environments_dir: str | None, values: dict[str, Any]) -> None:
+    """Render a template (jinja2 is imported here, only when there is one) and load the result
+    under the template's name, with every position moved to the template line that produced it."""
+    estate.files.append(path)
+    if env is None:
+        estate.findings.append(
+            _finding("template-needs-env", "this is a template: pass --env NAME to render it with environments/NAME.yaml and check it (`jsops render --env NAME` shows the result)", path, 1, 1)
+        )
+        return
+    from .templates import EnvironmentError_, render_file
+
+    max_bytes = (limits or Limits()).max_file_bytes
+    try:
+        rendered = render_file(path, env, environments_dir=environments_dir, max_bytes=max_bytes, values_cache=values)
+    except EnvironmentError_ as exc:
+        raise LoadError(str(exc)) from None
+    first = len(estate.findings)
+    for p in rendered.problems:
+        estate.findings.append(_finding(p.code, p.message, p.file, p.line, p.column))
+    if rendered.problems:
+        return
+    estate.rendered[path] = rendered
+    base = path[: -len(".j2")]
+    docs, problems, trailing = _read_text(rendered.text.encode("utf-8"), base, limits)
+
+    def move(pos: tuple[int, int]) -> tuple[int, int]:
+        return (rendered.template_line(pos[0])[0], pos[1])
+
+    for d in docs:
+        d.positions = _move_positions(d.positions, move)
+        d.line = move((d.line, 1))[0]
+        d.problems = [ReadProblem(p.code, p.message, *move((p.line, p.column))) for p in d.problems]
+    problems = [ReadProblem(p.code, p.message, *move((p.line, p.column))) for p in problems]
+    if not docs and not problems:
+        return  # a template may render to nothing in some environments: not a finding
+    _process(docs, problems, trailing, path, estate)
+    _cap_file_findings(estate, first, path)
+
+
+def _move_positions(entry: PosEntry | None, move: Any) -> PosEntry | None:
+    if entry is None:
+        return None
+    if isinstance(entry, tuple):
+        return move(entry)
+    entry.start = move(entry.start)
+    if isinstance(entry, MapPos):
+        entry.keys = {k: (move(kpos), _move_positions(child, move)) for k, (kpos, child) in entry.keys.items()}
+    else:
+        entry.items = [_move_positions(child, move) for child in entry.items]
+    return entry
 
 
 _PARALLEL_MIN_FILES = 400
