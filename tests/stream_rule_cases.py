@@ -1,4 +1,4 @@
-"""Pass and fail cases for the stream create-time rejection rules (JS101, JS103-JS122).
+"""Pass and fail cases for the stream create-time rejection rules (JS101, JS103-JS126).
 
 Shared by the pure unit tests (tests/test_rules_stream.py) and the real-server agreement tests
 (tests/integration/test_rules_stream_server.py). A fail case holds exactly one rejected condition
@@ -207,6 +207,51 @@ CASES: list[Case] = [
             {"name": "D", "external": {"api": "$JS.leaf.API", "deliver": "dlv.leaf"}},
         ]}, None,
     ),
+    # JS123 stream-subject-transform-invalid
+    Case("transform-bad-src", "JS123", {"subjects": ["tr.>"], "subject_transform": {"src": "tr..x", "dest": "u.>"}}, 10155),
+    Case("transform-index-range", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{wildcard(2)}}"}}, 10156),
+    Case("transform-dollar-range", "JS123", {"subjects": ["tr.*.*"], "subject_transform": {"src": "tr.*.*", "dest": "u.$3"}}, 10156),
+    Case("transform-dest-star", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.*"}}, 10156),
+    Case("transform-fwc-mismatch", "JS123", {"subjects": ["tr.>"], "subject_transform": {"src": "tr.>", "dest": "u.x"}}, 10156),
+    Case("transform-fwc-added", "JS123", {"subjects": ["tr.x"], "subject_transform": {"src": "tr.x", "dest": "u.>"}}, 10156),
+    Case("transform-unknown-fn", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{upper(1)}}"}}, 10156),
+    Case("transform-wildcard-no-src-wc", "JS123", {"subjects": ["tr.x"], "subject_transform": {"src": "tr.x", "dest": "u.$1"}}, 10156),
+    Case("transform-split-no-delim", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{split(1)}}"}}, 10156),
+    Case("transform-partition-bad-arg", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{partition(x,1)}}"}}, 10156),
+    Case("transform-empty-token", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u..$1"}}, 10156),
+    Case("transform-whitespace", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u v.$1"}}, 10156),
+    Case("transform-empty-src-literal-dest", "JS123", {"subjects": ["tr.>"], "subject_transform": {"src": "", "dest": "u.x"}}, 10156),
+    Case("transform-ok-wildcard", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{ Wildcard( 1 ) }}"}}, None),
+    Case("transform-ok-partition", "JS123", {"subjects": ["tr.*.*"], "subject_transform": {"src": "tr.*.*", "dest": "u.{{partition(4,1,2)}}.$2"}}, None),
+    Case("transform-ok-literal-partition", "JS123", {"subjects": ["tr.x"], "subject_transform": {"src": "tr.x", "dest": "u.{{partition(3)}}.{{random(5)}}"}}, None),
+    Case("transform-ok-split-fns", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{split(1,-)}}.{{splitFromLeft(1,2)}}.{{sliceFromRight(1,3)}}.{{left(1,2)}}"}}, None),
+    Case("transform-ok-fwc", "JS123", {"subjects": ["tr.*.>"], "subject_transform": {"src": "tr.*.>", "dest": "u.$1.>"}}, None),
+    Case("transform-ok-dollar-word", "JS123", {"subjects": ["tr.x"], "subject_transform": {"src": "tr.x", "dest": "u.$x"}}, None),
+    Case("transform-ok-empty-dest", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": ""}}, None),
+    # JS124 stream-mirror-transform-invalid
+    Case("mirror-transform-range", "JS124", {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.*", "dest": "b.$2"}]}}, 10154),
+    Case("mirror-transform-fwc", "JS124", {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.>", "dest": "b"}]}}, 10154),
+    Case(
+        "mirror-transform-second", "JS124",
+        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.*", "dest": "b.$1"}, {"src": "c.*", "dest": "d.{{random()}}"}]}}, 10154,
+    ),
+    Case("mirror-transform-ok", "JS124", {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.*.*", "dest": "b.$2.{{wildcard(1)}}"}]}}, None),
+    # JS125 stream-source-transform-invalid
+    Case("source-transform-range", "JS125", {"sources": [{"name": "A", "subject_transforms": [{"src": "a.*", "dest": "b.{{partition(2,1,2)}}"}]}]}, 10146),
+    Case("source-transform-star", "JS125", {"sources": [{"name": "A", "subject_transforms": [{"src": "a.*", "dest": "b.*"}]}]}, 10146),
+    Case("source-transform-empty-src", "JS125", {"sources": [{"name": "A", "subject_transforms": [{"src": "", "dest": "b.c"}]}]}, 10146),
+    Case(
+        "source-transform-ok", "JS125",
+        {"sources": [{"name": "A", "subject_transforms": [{"src": "", "dest": "a.>"}]}, {"name": "B", "subject_transforms": [{"src": "b.*", "dest": "x.{{splitFromRight(1,1)}}"}]}]},
+        None,
+    ),
+    # JS126 stream-republish-transform-invalid
+    Case("republish-transform-fwc", "JS126", {"subjects": ["rt.>"], "republish": {"src": "rt.>", "dest": "out.rt"}}, 10052),
+    Case("republish-transform-range", "JS126", {"subjects": ["rt.*"], "republish": {"src": "rt.*", "dest": "out.$2"}}, 10052),
+    Case("republish-transform-star", "JS126", {"subjects": ["rt.*"], "republish": {"src": "rt.*", "dest": "out.*"}}, 10052),
+    Case("republish-transform-empty-src", "JS126", {"subjects": ["rt.x"], "republish": {"dest": "out.x"}}, 10052),
+    Case("republish-transform-ok", "JS126", {"subjects": ["rt.*"], "republish": {"src": "rt.*", "dest": "out.{{wildcard(1)}}.{{right(1,2)}}"}}, None),
+    Case("republish-transform-ok-whitespace", "JS126", {"subjects": ["rt.*"], "republish": {"src": "rt.*", "dest": "out x.$1"}}, None),
     # JS122 stream-external-prefix-invalid
     Case("external-deliver-wildcard", "JS122", {"mirror": {"name": "A", "external": {"api": "$JS.leaf.API", "deliver": "dlv.*"}}}, 10024),
     Case("external-api-wildcard", "JS122", {"sources": [{"name": "A", "external": {"api": "$JS.*.API"}}]}, 10052),

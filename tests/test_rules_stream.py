@@ -1,4 +1,4 @@
-"""Stream create-time rejection rules (JS101, JS103-JS122): pure pass/fail cases.
+"""Stream create-time rejection rules (JS101, JS103-JS126): pure pass/fail cases.
 
 The same cases run against a real nats-server in tests/integration/test_rules_stream_server.py.
 """
@@ -39,7 +39,7 @@ def test_case_holds_one_condition(case: Case):
 
 
 def test_every_stream_rule_has_fail_and_pass_cases():
-    mine = {"JS101"} | {f"JS{n}" for n in range(103, 123)}
+    mine = {"JS101"} | {f"JS{n}" for n in range(103, 127)}
     assert mine <= set(RULES)
     for code in mine:
         assert any(c.rule == code and c.code for c in CASES), code
@@ -109,3 +109,29 @@ def test_name_rule_in_api_dialect_points_at_name(text, expected):
     (f,) = lint_estate(estate, [RULES["JS101"]]).findings
     assert f.server_error_code == expected
     assert (f.line, f.column) == (1, 10)
+
+
+@pytest.mark.parametrize(
+    "src,dest,mapping_ok,transform_ok",
+    [
+        ("a.*", "b.{{wildcard(1)}}", True, True),
+        ("a.*", "b.{{wildcard(+1)}}", True, True),  # Go's Atoi takes a sign
+        ("a.*", "b.{{wildcard(1_0)}}", False, False),  # ... but no underscores (Python's int() would)
+        ("a.*", "b.{{wildcard( 1 )}}", True, True),
+        ("a.*", "b.{{wildcard(0)}}", True, True),  # only an index above the wildcard count is refused
+        ("a.*", "b.$-1", True, True),
+        ("a.*", "b.$x", True, True),  # a '$' token that is not a number is literal
+        ("a.*", "b c.$1", False, True),  # whitespace: mapping validation only
+        ("a.*", "b.{{splitFromLeft(1,2147483648)}}", False, False),  # 32-bit argument
+        ("a.*", "b.{{splitFromLeft(1,2147483647)}}", True, True),
+        ("a.*", "b.{{wildcard(1)}}-{{wildcard(1)}}", False, False),  # greedy argument capture, as the server's
+        ("a.*", "b.{{}}", True, True),  # too short to be a function: literal
+        ("", "x.>", True, True),
+        ("a.*", "", True, True),  # no destination: no transform
+    ],
+)
+def test_mapping_functions(src, dest, mapping_ok, transform_ok):
+    from rules._transform import mapping_problem, transform_problem
+
+    assert (mapping_problem(src, dest) is None) is mapping_ok
+    assert (transform_problem(src, dest) is None) is transform_ok

@@ -1,0 +1,208 @@
+"""Subject-mapping validation as nats-server does it (not a rule module: skipped by discovery).
+
+Two entry points, matching the server's two checks:
+
+* :func:`mapping_problem` -- the check for stream ``subject_transform``, ``mirror.subject_transforms``
+  and ``sources[].subject_transforms`` (the server's mapping validation: destination tokens, known
+  mapping functions, then building the transform);
+* :func:`transform_problem` -- building the transform only, which is all the server does for a
+  ``republish`` source and destination (whitespace in a destination token is not refused there).
+
+nats-server 2.15.1 accepts ``{{left(..)}}`` and ``{{right(..)}}`` in all four places (checked
+live), so mapping validation knows them too.
+
+Both return None for a valid pair, otherwise a short reason. They run in time linear in the
+length of the destination.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["mapping_problem", "transform_problem"]
+
+_INT32_MAX = (1 << 31) - 1
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_WS = frozenset("\t\n\f\r ")
+_S = "[\t\n\f\r ]*"  # Go's \s in RE2 (ASCII whitespace without \v)
+_DIGITS = re.compile(r"[+-]?[0-9]+")
+_COMMA = re.compile(",[\t\n\f\r ]*")
+
+
+def _fn(name: str) -> re.Pattern[str]:
+    letters = "".join(f"[{c.lower()}{c.upper()}]" if c.isupper() or i == 0 else c for i, c in enumerate(name))
+    return re.compile(r"\{\{" + _S + letters + _S + r"\((.*)\)" + _S + r"\}\}")
+
+
+_WILDCARD = _fn("wildcard")
+_PARTITION = _fn("partition")
+_SPLIT_FROM_LEFT = _fn("splitFromLeft")
+_SPLIT_FROM_RIGHT = _fn("splitFromRight")
+_SLICE_FROM_LEFT = _fn("sliceFromLeft")
+_SLICE_FROM_RIGHT = _fn("sliceFromRight")
+_SPLIT = _fn("split")
+_LEFT = _fn("left")
+_RIGHT = _fn("right")
+_RANDOM = _fn("random")
+# The functions mapping validation recognises.
+_KNOWN_TO_VALIDATION = (
+    _PARTITION, _WILDCARD, _SPLIT_FROM_LEFT, _SPLIT_FROM_RIGHT, _SLICE_FROM_LEFT, _SLICE_FROM_RIGHT, _SPLIT, _RANDOM,
+    _LEFT, _RIGHT,
+)
+# (pattern, name) for the functions taking (wildcard index, int32), in the order the server tries them
+_INDEX_INT = (
+    (_SPLIT_FROM_LEFT, "splitFromLeft"), (_SPLIT_FROM_RIGHT, "splitFromRight"), (_SLICE_FROM_LEFT, "sliceFromLeft"),
+    (_SLICE_FROM_RIGHT, "sliceFromRight"), (_RIGHT, "right"), (_LEFT, "left"),
+)
+
+
+class _Bad(Exception):
+    pass
+
+
+def _atoi(text: str, lo: int = _INT64_MIN, hi: int = _INT64_MAX) -> int:
+    """Go's strconv.Atoi / ParseInt(base 10): optional sign, ASCII digits, in range."""
+    if not _DIGITS.fullmatch(text):
+        raise _Bad
+    v = int(text)
+    if not lo <= v <= hi:
+        raise _Bad
+    return v
+
+
+def _args(pattern: re.Pattern[str], token: str) -> list[str] | None:
+    m = pattern.search(token)
+    return None if m is None else _COMMA.split(m.group(1))
+
+
+def _is_mustache(token: str) -> bool:
+    return len(token) > 4 and token.startswith("{{") and token.endswith("}}")
+
+
+def _placeholder(token: str) -> tuple[str, list[int]]:
+    """The kind of a destination token ("none", "wildcard", "partition", "random" or another
+    function) and the wildcard indexes it refers to. Raises _Bad for a malformed function."""
+    if len(token) > 1 and token[0] == "$":
+        try:
+            return "wildcard", [_atoi(token[1:])]
+        except _Bad:
+            return "none", []  # "$foo" is a literal token
+    if not _is_mustache(token):
+        return "none", []
+    args = _args(_WILDCARD, token)
+    if args is not None:
+        if len(args) != 1 or args[0] == "":
+            raise _Bad(f"{token}: wildcard() takes exactly one index")
+        try:
+            return "wildcard", [_atoi(args[0].strip(" "))]
+        except _Bad:
+            raise _Bad(f"{token}: the wildcard index is not an integer") from None
+    args = _args(_PARTITION, token)
+    if args is not None:
+        try:
+            _atoi(args[0].strip(" "), hi=_INT32_MAX)
+            return "partition", [_atoi(a.strip(" ")) for a in args[1:]]
+        except _Bad:
+            raise _Bad(f"{token}: partition() takes a partition count and wildcard indexes, all integers") from None
+    for pattern, name in _INDEX_INT:
+        args = _args(pattern, token)
+        if args is not None:
+            if len(args) != 2:
+                raise _Bad(f"{token}: {name}() takes a wildcard index and a number")
+            try:
+                index = _atoi(args[0].strip(" "))
+                _atoi(args[1].strip(" "), -(1 << 31), _INT32_MAX)
+            except _Bad:
+                raise _Bad(f"{token}: {name}() takes a wildcard index and a 32-bit integer") from None
+            return name, [index]
+    args = _args(_SPLIT, token)
+    if args is not None:
+        if len(args) != 2:
+            raise _Bad(f"{token}: split() takes a wildcard index and a delimiter")
+        try:
+            index = _atoi(args[0].strip(" "))
+        except _Bad:
+            raise _Bad(f"{token}: the split() index is not an integer") from None
+        if " " in args[1] or "." in args[1]:
+            raise _Bad(f"{token}: the split() delimiter cannot hold a space or '.'")
+        return "split", [index]
+    args = _args(_RANDOM, token)
+    if args is not None:
+        try:
+            if len(args) != 1:
+                raise _Bad
+            _atoi(args[0].strip(" "), hi=_INT32_MAX)
+        except _Bad:
+            raise _Bad(f"{token}: random() takes one integer") from None
+        return "random", []
+    raise _Bad(f"{token}: unknown mapping function")
+
+
+def _info(subject: str) -> tuple[bool, list[str], int, bool]:
+    """(valid, tokens, number of '*' tokens, has '>'), without the whitespace check."""
+    if not subject:
+        return False, [], 0, False
+    tokens = subject.split(".")
+    pwcs, fwc = 0, False
+    for t in tokens:
+        if not t or fwc:
+            return False, [], 0, False
+        if t == ">":
+            fwc = True
+        elif t == "*":
+            pwcs += 1
+    return True, tokens, pwcs, fwc
+
+
+def _build(src: str, dest: str) -> None:
+    if not dest:
+        return
+    src = src or ">"
+    sv, _, pwcs, fwc = _info(src)
+    dv, dtokens, dpwcs, dfwc = _info(dest)
+    if not sv:
+        raise _Bad(f"source {src!r} is not a valid subject")
+    if not dv:
+        raise _Bad(f"destination {dest!r} is not a valid subject")
+    if dpwcs:
+        raise _Bad(f"destination {dest!r} has a '*' token (use {{{{wildcard(n)}}}} to place source wildcards)")
+    if fwc != dfwc:
+        raise _Bad("source and destination must both end in '>' or both not")
+    wild = pwcs > 0 or fwc
+    for token in dtokens:
+        kind, indexes = _placeholder(token)
+        if wild:
+            for i in indexes:
+                if i > pwcs:
+                    raise _Bad(f"{token}: wildcard index {i} is out of range (the source has {pwcs} '*' wildcard(s))")
+        elif kind not in ("none", "random", "partition"):
+            raise _Bad(f"{token}: the source has no '*' wildcard to refer to")
+
+
+def transform_problem(src: str, dest: str) -> str | None:
+    """Why the server cannot build a transform from ``src`` to ``dest`` (empty src reads as '>',
+    empty dest means no transform), or None."""
+    try:
+        _build(src, dest)
+    except _Bad as exc:
+        return str(exc)
+    return None
+
+
+def mapping_problem(src: str, dest: str) -> str | None:
+    """Why the server's mapping validation refuses ``src`` -> ``dest``, or None."""
+    if not dest:
+        return None
+    fwc = False
+    for token in dest.split("."):
+        if not token or fwc:
+            return f"destination {dest!r} is not a valid subject"
+        if _is_mustache(token):
+            if not any(p.search(token) for p in _KNOWN_TO_VALIDATION):
+                return f"{token}: unknown mapping function"
+            continue
+        if token == ">":
+            fwc = True
+        elif _WS.intersection(token):
+            return f"destination {dest!r} holds whitespace"
+    return transform_problem(src, dest)
