@@ -40,6 +40,9 @@ def _build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--estate", metavar="DIR", action="append",
                       help="lint PATHs within the whole estate under DIR (repeatable; 'auto': the config's paths, "
                            "else the top directory under . holding all PATHs) and report only on PATHs")
+    lint.add_argument("--env", metavar="NAME",
+                      help="render *.yaml.j2 templates with environments/NAME.yaml (the nearest environments/ "
+                           "directory at or above each template) and lint the result")
     rule = sub.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("rule", metavar="CODE|NAME")
     rules = sub.add_parser("rules", help="list the rules")
@@ -104,9 +107,10 @@ def _lint(args: argparse.Namespace) -> int:
     def run() -> Any:
         if args.estate:
             only = discover(given)
-            estate = load_paths([*_estate_dirs(args, cfg, list(args.paths)), *given])
-            return lint_estate(estate, rules, config=cfg, profiles=profiles, only_files=only)
-        return lint_estate(load_paths(given), rules, config=cfg, profiles=profiles)
+            estate = load_paths([*_estate_dirs(args, cfg, list(args.paths)), *given], env=args.env)
+            return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles, only_files=only), estate, args.env)
+        estate = load_paths(given, env=args.env)
+        return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles), estate, args.env)
 
     try:
         result = run()
@@ -143,6 +147,31 @@ def _lint(args: argparse.Namespace) -> int:
     sys.stdout.write(_render(result, fmt, rules))
     threshold = Severity(args.fail_on or (cfg.fail_on.value if cfg.fail_on else "error")).rank
     return 1 if any(f.severity.rank >= threshold for f in result.findings) else 0
+
+
+def _template_findings(result: Any, estate: Any, env: str | None) -> Any:
+    """Findings on rendered templates: fixes become advice (``--fix`` edits files, and a rendered
+    line is not template text), and a finding whose rendered line came from the multi-line output
+    of an expression says so (it points at the expression's template line)."""
+    if not estate.rendered:
+        return result
+    from dataclasses import replace
+
+    from .findings import FixSuggestion
+
+    rough: dict[str, set[int]] = {}
+    for file, rendered in estate.rendered.items():
+        rough[file] = {line for line, exact in rendered.lines if not exact}
+    out = []
+    for f in result.findings:
+        if f.file in estate.rendered:
+            if f.fix is not None and f.fix.edits:
+                f = replace(f, fix=FixSuggestion(f.fix.applicability, f"{f.fix.description} (in the template: jsops does not edit templates)"))
+            if f.line in rough.get(f.file, ()):
+                f = replace(f, message=f"{f.message} (this template line renders to several lines, the finding is in one of them: `jsops render --env {env} {f.file}` shows them)")
+        out.append(f)
+    result.findings = out
+    return result
 
 
 def _render(result: Any, fmt: str, rules: Any) -> str:

@@ -84,13 +84,13 @@ def _guard(fn: Any, argv: Sequence[str]) -> int:
         return 1
 
 
-def _desired(paths: list[str], context: str) -> Any:
+def _desired(paths: list[str], context: str, env: str | None = None) -> Any:
     from linter import LoadError, lint_estate, load_paths
 
     from .plan import desired_from_estate
 
     try:
-        estate = load_paths(paths or ["."])
+        estate = load_paths(paths or ["."], env=env)
     except LoadError as exc:
         raise _Exit(1, f"jsops: error: {exc}") from None
     result = lint_estate(estate)
@@ -109,7 +109,7 @@ def _make_plan(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
     from .target import target_from_args
 
     target = target_from_args(args)
-    desired = _desired(args.paths, target.context)
+    desired = _desired(args.paths, target.context, args.env)
     client = JsClient(target)
     try:
         live = read_live(client)
@@ -125,6 +125,7 @@ def _plan(argv: list[str]) -> int:
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--out", metavar="FILE", help="also write the plan as JSON (for apply --plan)")
+    p.add_argument("--env", metavar="NAME", help="render *.yaml.j2 templates with environments/NAME.yaml")
     _safety_args(p)
     args = p.parse_args(argv)
     from .render_json import render_json
@@ -151,6 +152,7 @@ def _apply(argv: list[str]) -> int:
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--plan", metavar="FILE", dest="plan_file", help="apply this saved plan if the live state still matches it")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    p.add_argument("--env", metavar="NAME", help="render *.yaml.j2 templates with environments/NAME.yaml")
     _safety_args(p)
     args = p.parse_args(argv)
     from .apply import execute_plan
@@ -173,7 +175,7 @@ def _apply(argv: list[str]) -> int:
                 raise PlanError(f"{args.plan_file} is not valid JSON: {exc}") from None
             target = target_from_args(args)
             if args.paths:
-                _desired(args.paths, target.context)  # a saved plan still comes from lint-clean manifests
+                _desired(args.paths, target.context, args.env)  # a saved plan still comes from lint-clean manifests
             client = JsClient(target)
             live = read_live(client)
             if live.fingerprint() != saved.fingerprint:
