@@ -4,6 +4,8 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 DEMO_TRAFFIC_SECONDS ?= 60
+# the official SARIF schema for the format tests (fetched at install, never committed)
+SARIF_SCHEMA := $(VENV)/share/sarif/sarif-schema-2.1.0.json
 
 .PHONY: install demo test lint bench clean
 
@@ -12,7 +14,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev,spark]"
 	@touch $(STAMP)
 
-install: $(STAMP)
+install: $(STAMP) $(SARIF_SCHEMA)
+
+$(SARIF_SCHEMA):
+	-bash .ci/fetch-sarif-schema $@
 
 ## demo: set up, then the whole story on embedded defaults: a local nats-server, apply the example
 ## estate, real traffic collected with `jsops collect`, profiled on local Spark, lint with the profiles,
