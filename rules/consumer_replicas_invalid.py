@@ -23,8 +23,9 @@ class ConsumerReplicasInvalid(Rule):
       stream's replicas: err_code 10134 ("consumer config replicas must match interest retention
       stream's replicas").
 
-    The target's `clustered` setting decides which; when it is unknown, a stream with more than one
-    replica implies a cluster and an R1 stream is checked as standalone.
+    The target decides which: `clustered: false` means standalone, `clustered: true` (or a
+    `cluster_size` above 1) a cluster. When the target says nothing about clustering, only a
+    negative value is flagged (the others depend on the server jsops cannot see).
 
     ## Why is this bad?
     nats-server refuses to create the consumer.
@@ -71,14 +72,15 @@ class ConsumerReplicasInvalid(Rule):
         fix = FixSuggestion("safe", "remove num_replicas so the consumer inherits the stream's replicas")
         stream = stream_config(resource, ctx)
         stream_r = int((stream or {}).get("num_replicas") or 1)
-        clustered = ctx.target.clustered
-        if clustered is None:
-            clustered = stream_r > 1
-        if not clustered and replicas > 1:
+        t = ctx.target
+        clustered = t.clustered
+        if clustered is None and t.cluster_size is not None and t.cluster_size > 1:
+            clustered = True
+        if clustered is False and replicas > 1:
             msg = f"num_replicas {replicas} on a standalone server; nats-server only supports 1 replica without a cluster"
             yield Violation(resource, ("num_replicas",), msg, server_error_code=10074, fix=fix)
             return
-        if clustered and stream is not None and replicas > stream_r:
+        if clustered is True and stream is not None and replicas > stream_r:
             msg = f"num_replicas {replicas} is more than the stream's {stream_r}; nats-server rejects this consumer"
             yield Violation(resource, ("num_replicas",), msg, server_error_code=10126, fix=fix)
             return
@@ -86,7 +88,7 @@ class ConsumerReplicasInvalid(Rule):
             msg = f"num_replicas {replicas} is negative; nats-server rejects this consumer"
             yield Violation(resource, ("num_replicas",), msg, server_error_code=10133, fix=fix)
             return
-        if clustered and stream is not None and stream.get("retention") in ("interest", "workqueue") and replicas != stream_r:
+        if clustered is True and stream is not None and stream.get("retention") in ("interest", "workqueue") and replicas != stream_r:
             msg = (
                 f"num_replicas {replicas} differs from the {stream['retention']} stream's {stream_r}; "
                 "consumers of interest and workqueue streams must match the stream's replicas"

@@ -87,12 +87,21 @@ CASES: list[Case] = [
     Case("ephemeral-255", "JS202", {"name": "y" * 255}, None, name="y" * 255),
     # JS203 consumer-replicas-invalid
     Case("replicas-negative", "JS203", {"num_replicas": -1}, 10133),
-    Case("replicas-standalone-2", "JS203", {"num_replicas": 2}, 10074),
+    Case("replicas-standalone-2", "JS203", {"num_replicas": 2}, 10074, target=Target(clustered=False)),
+    # the target says nothing about clustering: only the sign is decidable
+    Case("replicas-2-target-silent", "JS203", {"num_replicas": 2}, None, server=False),
+    Case("replicas-3-on-r1-target-silent", "JS203", {"num_replicas": 3}, None, server=False),
+    Case("replicas-1-on-r3-interest-target-silent", "JS203", {"num_replicas": 1}, None,
+         stream_spec={**STREAM, "retention": "interest", "num_replicas": 3}, server=False),
+    Case("replicas-cluster-size-exceeds", "JS203", {"num_replicas": 3}, 10126, server=False, target=Target(cluster_size=3)),
     Case("replicas-1", "JS203", {"num_replicas": 1}, None),
     Case("replicas-0", "JS203", {"num_replicas": 0}, None),
     Case("replicas-wq-1", "JS203", {"num_replicas": 1}, None, stream_spec=WQ),
     Case("replicas-cluster-exceeds", "JS203", {"num_replicas": 3}, 10126, server=False, target=Target(clustered=True)),
-    Case("replicas-cluster-interest", "JS203", {"num_replicas": 1}, 10134, stream_spec={**STREAM, "retention": "interest", "num_replicas": 3}, server=False),
+    Case(
+        "replicas-cluster-interest", "JS203", {"num_replicas": 1}, 10134, stream_spec={**STREAM, "retention": "interest", "num_replicas": 3},
+        server=False, target=Target(clustered=True),
+    ),
     Case("replicas-cluster-ok", "JS203", {"num_replicas": 1}, None, stream_spec={**STREAM, "num_replicas": 3}, server=False),
     # JS204 consumer-ack-wait-negative
     Case("ack-wait-negative", "JS204", {"ack_wait": "-30s"}, 10183),

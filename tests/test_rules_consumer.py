@@ -59,7 +59,9 @@ def test_missing_stream_does_not_crash():
     estate = Estate()
     text = '{"apiVersion": "jsops/v1", "kind": "Consumer", "metadata": {"name": "c", "stream": "NOPE"}, "spec": {"deliver_policy": "new", "num_replicas": 3, "max_ack_pending": 5}}\n'
     load_text(text.encode(), "x.yaml", estate)
-    found = lint_estate(estate, CONSUMER_RULES).findings
+    from linter.model.target import Target
+
+    found = lint_estate(estate, CONSUMER_RULES, target=Target(clustered=False)).findings
     assert [f.server_error_code for f in found] == [10074]
 
 
