@@ -1,0 +1,130 @@
+"""``jsops render --env NAME [PATH ...]``: print the estate as one YAML stream, templates rendered.
+
+Every manifest file under the PATHs (default ``.``) is printed in discovery order after a
+``---`` separator and a ``# Source: FILE`` comment; ``*.yaml.j2`` templates are rendered with the
+values of ``environments/NAME.yaml``, other files are printed as they are. The output is what
+``jsops lint --env NAME`` and ``jsops apply --env NAME`` read.
+
+Exit codes: 0 rendered; 1 a template (or an environment's values) could not be rendered: the
+findings go to stderr and nothing is printed on stdout, so a pipeline never gets half an estate;
+2 bad arguments, a path that does not exist, an unknown environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .findings import LOAD_CODES, Finding
+
+__all__ = ["main", "render_estate", "RenderError"]
+
+
+class RenderError(Exception):
+    """The estate cannot be rendered at all (missing path, unknown environment): exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(2, f"jsops render: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="jsops render", description="Print the manifests with *.yaml.j2 templates rendered for one environment.")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
+    p.add_argument("--env", metavar="NAME", required=True, help="environment: values from environments/NAME.yaml")
+    return p
+
+
+def _printable(text: str) -> str:
+    """File names and messages on one line: control characters escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _strip_leading_separator(text: str) -> str:
+    """Drop a leading ``---`` line (after comments and blank lines): the output writes its own."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        if s == "---":
+            del lines[i]
+        break
+    return "\n".join(lines)
+
+
+def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
+    """The rendered estate as one YAML stream, and the findings of templates that failed.
+
+    Raises :class:`RenderError` for a path that does not exist or an unknown environment."""
+    from .loader import LoadError, discover
+    from .templates import EnvironmentError_, check_env_name, is_template
+
+    try:
+        check_env_name(env)
+        files = discover(paths)
+    except (LoadError, EnvironmentError_) as exc:
+        raise RenderError(str(exc)) from None
+    out: list[str] = []
+    findings: list[Finding] = []
+    cache: dict = {}  # type: ignore[type-arg]
+    for f in files:
+        if is_template(f):
+            from .templates import render_file
+
+            try:
+                rendered = render_file(f, env, values_cache=cache)
+            except EnvironmentError_ as exc:
+                raise RenderError(str(exc)) from None
+            for p in rendered.problems:
+                code = LOAD_CODES[p.code]
+                findings.append(Finding(code.code, code.name, code.severity, p.message, p.file, p.line, p.column))
+            text = rendered.text
+            source = f"{f} (environment {env})"
+        else:
+            try:
+                with open(f, "rb") as fh:
+                    data = fh.read()
+            except OSError as exc:
+                raise RenderError(f"{f}: cannot read: {exc.strerror or exc}") from None
+            try:
+                text = data.decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                code = LOAD_CODES["manifest-syntax-error"]
+                findings.append(Finding(code.code, code.name, code.severity, "not UTF-8 text", f, data[: exc.start].count(b"\n") + 1, 1))
+                continue
+            source = f
+        body = _strip_leading_separator(text)
+        if body and not body.endswith("\n"):
+            body += "\n"
+        out.append(f"---\n# Source: {_printable(source)}\n{body}")
+    findings.sort(key=Finding.sort_key)
+    return "".join(out), findings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        text, findings = render_estate(list(args.paths) or ["."], args.env)
+    except RenderError as exc:
+        print(f"jsops render: error: {exc}", file=sys.stderr)
+        return 2
+    if findings:
+        for f in findings:
+            print(f"{_printable(f.file)}:{f.line}:{f.column}: {f.severity.value} {f.rule} {_printable(f.message)} [{f.name}]", file=sys.stderr)
+        n = len(findings)
+        print(f"jsops render: {n} problem{'s' if n != 1 else ''} in templates; nothing printed", file=sys.stderr)
+        return 1
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return 1
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
