@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from .diff import Change, diff_configs, normalise
 from .live import LiveConsumer, LiveState, LiveStream
-from .plan import Action, Desired, Plan, PlanOptions, build_plan, desired_from_estate
-from .target import Target, TargetError, load_context
+from .plan import Action, Desired, Plan, PlanOptions, PlanSet, build_plan, desired_from_estate
+from .target import Target, TargetError, load_context, resolve_context
 
 __all__ = [
     "Action",
@@ -20,6 +20,7 @@ __all__ = [
     "LiveStream",
     "Plan",
     "PlanOptions",
+    "PlanSet",
     "Target",
     "TargetError",
     "build_plan",
@@ -27,4 +28,5 @@ __all__ = [
     "diff_configs",
     "load_context",
     "normalise",
+    "resolve_context",
 ]

@@ -3,6 +3,9 @@
 Exit codes: plan 0 no changes, 2 changes planned, 1 error; apply 0 converged, 1 otherwise;
 export 0 written, 1 error. Bad input is a one-line message, never a traceback; secrets given as
 arguments or in contexts never appear in any output.
+
+One run plans every target the manifests route to (``reconciler.route``): the default target and
+each other ``metadata.context``; plans are shown and applied per target.
 """
 
 from __future__ import annotations
@@ -34,11 +37,14 @@ def _parser(command: str, description: str) -> argparse.ArgumentParser:
 
     p = _Parser(prog=f"jsops {command}", description=description)
     add_target_arguments(p)
+    p.add_argument("--config", metavar="FILE", help="jsops config (contexts, target facts, lint selection); default: found from . upward")
+    p.add_argument("--no-config", action="store_true", help="ignore any jsops config file")
     return p
 
 
 def _safety_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--prune", action="store_true", help="delete objects jsops owns that left the manifests")
+    p.add_argument("--prune", action="store_true",
+                   help="delete objects jsops owns that left the manifests (only those recorded under the PATHs given)")
     p.add_argument("--adopt", nargs="+", default=[], metavar="NAME",
                    help="take over existing objects jsops does not own (STREAM, or STREAM/CONSUMER)")
     p.add_argument("--allow-recreate", action="store_true", help="allow delete-and-create for changes the server cannot make in place")
@@ -46,19 +52,41 @@ def _safety_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reset-position", action="store_true", help="recreated consumers start from their deliver policy, not their old position")
 
 
-def _options(args: argparse.Namespace) -> Any:
-    from .plan import PlanOptions
+def _config(args: argparse.Namespace) -> Any:
+    from linter.config import load_config
 
-    return PlanOptions(
+    return load_config(args.config) if not args.no_config else load_config(None, search=False)
+
+
+def _options(args: argparse.Namespace, contexts: Any = None, estate: Any = None) -> Any:
+    """The safety options; with ``estate``, prune is scoped to the PATHs and ``contexts``."""
+    from .plan import PlanOptions, _root, source_path
+
+    opt = PlanOptions(
         prune=args.prune,
         adopt=frozenset(args.adopt),
         allow_recreate=args.allow_recreate,
         allow_data_loss=args.allow_data_loss,
         keep_position=not args.reset_position,
     )
+    if estate is None:
+        return opt
+    root = _root()
+    loaded = {source_path(r.file, root) for r in estate.resources if r.file}
+
+    def stale(recorded: str) -> bool:
+        path = recorded if os.path.isabs(recorded) else os.path.join(root, recorded)
+        return recorded in loaded or not os.path.exists(path)
+
+    opt.prune_paths = tuple(source_path(p, root) for p in (args.paths or ["."]))
+    opt.prune_contexts = frozenset(contexts) if contexts is not None else None
+    opt.stale_source = stale
+    return opt
 
 
 def _guard(fn: Any, argv: Sequence[str]) -> int:
+    from linter.config import ConfigError
+
     from .client import ConnectError, JsApiError
     from .plan import PlanError
     from .target import TargetError
@@ -69,7 +97,7 @@ def _guard(fn: Any, argv: Sequence[str]) -> int:
         if exc.message:
             print(exc.message, file=sys.stderr)
         return exc.code
-    except (TargetError, ConnectError, PlanError) as exc:
+    except (TargetError, ConnectError, PlanError, ConfigError) as exc:
         print(f"jsops: error: {exc}", file=sys.stderr)
         return 1
     except JsApiError as exc:
@@ -84,44 +112,64 @@ def _guard(fn: Any, argv: Sequence[str]) -> int:
         return 1
 
 
-def _desired(paths: list[str], context: str, env: str | None = None) -> Any:
+def _estate(args: argparse.Namespace, config: Any) -> Any:
+    """The manifests under the PATHs, refused when they have lint errors."""
     from linter import LoadError, lint_estate, load_paths
 
-    from .plan import desired_from_estate
-
     try:
-        estate = load_paths(paths or ["."], env=env)
+        estate = load_paths(args.paths or ["."], env=getattr(args, "env", None))
     except LoadError as exc:
         raise _Exit(1, f"jsops: error: {exc}") from None
-    result = lint_estate(estate)
+    result = lint_estate(estate, config=config)
     errors = [f for f in result.findings if f.severity.value == "error"]
     if errors:
         lines = [f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" for f in errors[:20]]
         more = f"\n... and {len(errors) - 20} more" if len(errors) > 20 else ""
         raise _Exit(1, "\n".join(lines) + more + f"\njsops: error: the manifests have {len(errors)} lint error(s); run `jsops lint` and fix them first")
-    return desired_from_estate(estate, context)
+    return estate
 
 
-def _make_plan(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
+class _Run:
+    """The targets of one run, each with its open client, live state and plan."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[Any, Any, Any, Any]] = []  # (route, client, live, plan)
+
+    def close(self) -> None:
+        for _, client, _, _ in self.items:
+            client.close()
+
+    @property
+    def plans(self) -> Any:
+        from .plan import PlanSet
+
+        return PlanSet([plan for _, _, _, plan in self.items])
+
+
+def _make_plans(args: argparse.Namespace, run: _Run) -> None:
     from .client import JsClient
+    from .limits import read_limits
     from .live import read_live
-    from .plan import build_plan
-    from .target import target_from_args
+    from .plan import build_plan, desired_from_estate
+    from .route import route_estate
+    from .target import resolve_context, target_from_args
 
-    target = target_from_args(args)
-    desired = _desired(args.paths, target.context, args.env)
-    client = JsClient(target)
-    try:
+    config = _config(args)
+    estate = _estate(args, config)
+    default = target_from_args(args, config)
+    for route in route_estate(estate, default, lambda name: resolve_context(name, config)):
+        client = JsClient(route.target)
+        run.items.append((route, client, None, None))
         live = read_live(client)
-    except Exception:
-        client.close()
-        raise
-    plan = build_plan(desired, live, _options(args), target=target.display())
-    return target, client, live, plan
+        limits = read_limits(client, route.target, config.target)
+        desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
+        plan = build_plan(desired, live, _options(args, route.contexts, estate), target=route.target.display())
+        plan.context, plan.contexts = route.name, tuple(route.contexts)
+        run.items[-1] = (route, client, live, plan)
 
 
 def _plan(argv: list[str]) -> int:
-    p = _parser("plan", "Show what apply would change on the target.")
+    p = _parser("plan", "Show what apply would change on the targets.")
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--out", metavar="FILE", help="also write the plan as JSON (for apply --plan)")
@@ -129,14 +177,18 @@ def _plan(argv: list[str]) -> int:
     _safety_args(p)
     args = p.parse_args(argv)
     from .render_json import render_json
-    from .render_text import render_text
+    from .render_text import render_plans
 
-    _, client, _, plan = _make_plan(args)
-    client.close()
+    run = _Run()
+    try:
+        _make_plans(args, run)
+    finally:
+        run.close()
+    plans = run.plans
     if args.out:
-        _write(args.out, render_json(plan))
-    sys.stdout.write(render_json(plan) if args.format == "json" else render_text(plan))
-    return 2 if plan.changed else 0
+        _write(args.out, render_json(plans))
+    sys.stdout.write(render_json(plans) if args.format == "json" else render_plans(plans))
+    return 2 if plans.changed else 0
 
 
 def _write(path: str, text: str) -> None:
@@ -147,8 +199,41 @@ def _write(path: str, text: str) -> None:
         raise _Exit(1, f"jsops: error: cannot write {path}: {exc.strerror or exc}") from None
 
 
+def _saved_plans(args: argparse.Namespace, run: _Run) -> None:
+    """Open the targets of a saved plan and check that each live state still matches it."""
+    from .client import JsClient
+    from .live import read_live
+    from .plan import PlanError, PlanSet
+    from .route import Route
+    from .target import resolve_context, target_from_args
+
+    try:
+        with open(args.plan_file, encoding="utf-8") as fh:
+            saved = PlanSet.from_json(json.load(fh))
+    except OSError as exc:
+        raise _Exit(1, f"jsops: error: cannot read {args.plan_file}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise PlanError(f"{args.plan_file} is not valid JSON: {exc}") from None
+    config = _config(args)
+    if args.paths:
+        _estate(args, config)  # a saved plan still comes from lint-clean manifests
+    for plan in saved.plans:
+        target = target_from_args(args, config) if plan.context == "default" else resolve_context(plan.context, config)
+        if plan.target and target.display() != plan.target:
+            raise _Exit(1, f"jsops: error: the plan for context {plan.context!r} was made for {plan.target}, "
+                           f"but the target is now {target.display()}")
+        client = JsClient(target)
+        run.items.append((Route(target, list(plan.contexts or (plan.context,))), client, None, plan))
+        live = read_live(client)
+        if live.fingerprint() != plan.fingerprint:
+            raise _Exit(1, f"jsops: error: the live state of {target.display()} changed since the plan was made "
+                           "(fingerprint mismatch); run plan again")
+        plan.target = target.display()
+        run.items[-1] = (run.items[-1][0], client, live, plan)
+
+
 def _apply(argv: list[str]) -> int:
-    p = _parser("apply", "Make the target match the manifests.")
+    p = _parser("apply", "Make the targets match the manifests.")
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--plan", metavar="FILE", dest="plan_file", help="apply this saved plan if the live state still matches it")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
@@ -156,36 +241,20 @@ def _apply(argv: list[str]) -> int:
     _safety_args(p)
     args = p.parse_args(argv)
     from .apply import execute_plan
-    from .plan import Plan, PlanError
-    from .render_text import render_text
+    from .render_text import render_plans
 
-    target, client, live, plan = _make_plan(args) if not args.plan_file else (None, None, None, None)
+    run = _Run()
     try:
         if args.plan_file:
-            from .client import JsClient
-            from .live import read_live
-            from .target import target_from_args
-
-            try:
-                with open(args.plan_file, encoding="utf-8") as fh:
-                    saved = Plan.from_json(json.load(fh))
-            except OSError as exc:
-                raise _Exit(1, f"jsops: error: cannot read {args.plan_file}: {exc.strerror or exc}") from None
-            except ValueError as exc:
-                raise PlanError(f"{args.plan_file} is not valid JSON: {exc}") from None
-            target = target_from_args(args)
-            if args.paths:
-                _desired(args.paths, target.context, args.env)  # a saved plan still comes from lint-clean manifests
-            client = JsClient(target)
-            live = read_live(client)
-            if live.fingerprint() != saved.fingerprint:
-                raise _Exit(1, "jsops: error: the live state changed since the plan was made (fingerprint mismatch); run plan again")
-            plan = saved
-            plan.target = target.display()
-        if not plan.changed:
-            print(f"No changes. {plan.target} matches the manifests.")
+            _saved_plans(args, run)
+        else:
+            _make_plans(args, run)
+        plans = run.plans
+        if not plans.changed:
+            for plan in plans.plans:
+                print(f"No changes. {plan.target} matches the manifests.")
             return 0
-        sys.stdout.write(render_text(plan))
+        sys.stdout.write(render_plans(plans))
         if not args.yes:
             if not sys.stdin.isatty():
                 raise _Exit(1, "jsops: error: apply needs --yes when not run interactively")
@@ -193,7 +262,6 @@ def _apply(argv: list[str]) -> int:
             if answer.strip() != "yes":
                 print("Apply cancelled.")
                 return 1
-        print()
         symbols = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delete": "-", "blocked": "!"}
 
         def progress(r: Any) -> None:
@@ -201,16 +269,24 @@ def _apply(argv: list[str]) -> int:
             sym = symbols.get(a.wanted or a.action, "~")
             print(f"  {r.status:<8} {sym} {a.label}" + (f": {r.detail}" if r.detail else ""), flush=True)
 
-        outcome = execute_plan(client, plan, live, _options(args), progress=progress)
-        done, failed, skipped, blocked = (outcome.count(s) for s in ("done", "failed", "skipped", "blocked"))
-        print(f"\nApply: {done} done, {failed} failed, {skipped} not attempted, {blocked} blocked.")
-        if not outcome.converged:
+        counts = {"done": 0, "failed": 0, "skipped": 0, "blocked": 0}
+        converged = True
+        many = len(run.items) > 1
+        for route, client, live, plan in run.items:
+            if not plan.changed:
+                continue
+            print(f"\n{plan.target} (context {', '.join(route.contexts)}):" if many else "")
+            outcome = execute_plan(client, plan, live, _options(args), progress=progress)
+            for status in counts:
+                counts[status] += outcome.count(status)
+            converged = converged and outcome.converged
+        print(f"\nApply: {counts['done']} done, {counts['failed']} failed, {counts['skipped']} not attempted, {counts['blocked']} blocked.")
+        if not converged:
             print("The target has not converged; fix the failures (or pass the flags named above) and run apply again.")
             return 1
         return 0
     finally:
-        if client is not None:
-            client.close()
+        run.close()
 
 
 def _export(argv: list[str]) -> int:
@@ -222,7 +298,7 @@ def _export(argv: list[str]) -> int:
     from .live import read_live
     from .target import target_from_args
 
-    target = target_from_args(args)
+    target = target_from_args(args, _config(args))
     if os.path.exists(args.out_dir) and not os.path.isdir(args.out_dir):
         raise _Exit(1, f"jsops: error: {args.out_dir} exists and is not a directory")
     with JsClient(target) as client:

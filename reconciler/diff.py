@@ -14,11 +14,11 @@ from typing import Any
 
 from linter.updates import classify
 
-from .live import MANAGED_BY, RESUME, SOURCE
+from .live import CONTEXT, MANAGED_BY, RESUME, SOURCE
 
 __all__ = ["Change", "normalise", "diff_configs", "BOOKKEEPING_KEYS", "SET_FIELDS"]
 
-BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME)
+BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME, CONTEXT)
 SET_FIELDS = ("subjects", "filter_subjects")
 _START_FIELDS = ("deliver_policy", "opt_start_seq", "opt_start_time")
 

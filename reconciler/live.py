@@ -11,10 +11,11 @@ from linter import strip_server_metadata
 
 from .client import JsApiError, JsClient
 
-__all__ = ["LiveStream", "LiveConsumer", "LiveState", "read_live", "MANAGED_BY", "SOURCE", "RESUME", "owned"]
+__all__ = ["LiveStream", "LiveConsumer", "LiveState", "read_live", "MANAGED_BY", "SOURCE", "CONTEXT", "RESUME", "owned"]
 
 MANAGED_BY = "io.jsops.managed-by"
-SOURCE = "io.jsops.source"
+SOURCE = "io.jsops.source"  # the manifest's path (relative to the repository root): scopes --prune
+CONTEXT = "io.jsops.context"  # the manifest's metadata.context: scopes --prune per target
 # Set on a consumer recreated at its old position: the start fields the manifest asked for (JSON).
 RESUME = "io.jsops.resume"
 OWNER = "jsops"

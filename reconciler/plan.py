@@ -8,24 +8,30 @@ and a :class:`~reconciler.live.LiveState`, and returns a :class:`Plan`. Renderer
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from linter import Estate, Resource, effective_consumer, effective_stream
+from linter import Target as LintTarget
 from linter.updates import worst
 
 from .diff import Change, diff_configs
-from .live import MANAGED_BY, OWNER, SOURCE, LiveState, owned
+from .live import CONTEXT, MANAGED_BY, OWNER, SOURCE, LiveState, owned
 
 __all__ = [
     "Desired",
     "Action",
     "Plan",
+    "PlanSet",
     "PlanOptions",
     "PlanError",
     "desired_from_estate",
     "build_plan",
     "stamp",
+    "source_path",
+    "in_scope",
     "stream_order",
     "ACTIONS",
 ]
@@ -44,7 +50,8 @@ class Desired:
     name: str
     stream: str | None
     config: dict[str, Any]  # effective config, server JSON shape, without jsops bookkeeping
-    file: str = ""
+    file: str = ""  # the manifest's path as recorded in metadata (see source_path)
+    context: str = "default"  # the manifest's metadata.context
 
     @property
     def key(self) -> tuple[str, str | None, str]:
@@ -58,6 +65,27 @@ class PlanOptions:
     allow_recreate: bool = False
     allow_data_loss: bool = False
     keep_position: bool = True
+    # Prune scope. None: every owned object (the behaviour without scoping). Otherwise an owned
+    # object is pruned only when its recorded manifest path lies under one of ``prune_paths``
+    # (source_path form) and its recorded context is one of ``prune_contexts``.
+    prune_paths: tuple[str, ...] | None = None
+    prune_contexts: frozenset[str] | None = None
+    # Given an owned object's recorded manifest path that differs from where the manifests now
+    # declare it: True when the record is stale (the file is gone, or was loaded in this run and no
+    # longer declares the object), so that apply records the new path.
+    stale_source: Callable[[str], bool] | None = None
+
+    def prunable(self, config: dict[str, Any]) -> bool:
+        """Whether ``--prune`` may delete this live object (when the manifests no longer declare it)."""
+        if not owned(config):
+            return False
+        meta = config.get("metadata") or {}
+        if self.prune_contexts is not None and meta.get(CONTEXT, "default") not in self.prune_contexts:
+            return False
+        if self.prune_paths is not None:
+            src = meta.get(SOURCE)
+            return isinstance(src, str) and in_scope(src, self.prune_paths)
+        return True
 
     def adopts(self, kind: str, name: str, stream: str | None) -> bool:
         if kind == "Stream":
@@ -124,6 +152,8 @@ class Plan:
     fingerprint: str
     actions: list[Action] = field(default_factory=list)
     version: int = PLAN_VERSION
+    context: str = "default"  # the name the target goes by (the manifests' metadata.context)
+    contexts: tuple[str, ...] = ()  # every manifest context routed to this target
 
     @property
     def changed(self) -> bool:
@@ -135,65 +165,188 @@ class Plan:
             out[a.action] += 1
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def header(self) -> dict[str, Any]:
         return {
-            "version": self.version,
+            "context": self.context,
+            "contexts": list(self.contexts or (self.context,)),
             "target": self.target,
             "fingerprint": self.fingerprint,
-            "actions": [a.to_json() for a in self.actions],
             "summary": self.summary(),
         }
 
+    def to_json(self) -> dict[str, Any]:
+        return PlanSet([self]).to_json()
+
     @classmethod
     def from_json(cls, data: Any) -> "Plan":
+        """A one-target plan (a saved plan with several targets is a :class:`PlanSet`)."""
+        plans = PlanSet.from_json(data).plans
+        if len(plans) != 1:
+            raise PlanError(f"the plan covers {len(plans)} targets; read it as a PlanSet")
+        return plans[0]
+
+
+@dataclass
+class PlanSet:
+    """The plans of one run, one per target, in the order they are shown and applied.
+
+    JSON (contracts §5, extended compatibly): ``target`` and ``fingerprint`` are the first
+    target's; ``actions`` lists every target's actions, grouped per target in ``targets`` order,
+    each carrying its target's ``context``; ``summary`` counts them all; ``targets`` lists each
+    target's ``context``, ``contexts``, ``target``, ``fingerprint`` and ``summary``.
+    """
+
+    plans: list[Plan] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return any(p.changed for p in self.plans)
+
+    def summary(self) -> dict[str, int]:
+        out = {a: 0 for a in ("create", "update", "recreate", "delete", "blocked", "adopt")}
+        for p in self.plans:
+            for k, v in p.summary().items():
+                out[k] += v
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        first = self.plans[0] if self.plans else Plan("", "")
+        actions = []
+        for p in self.plans:
+            for a in p.actions:
+                actions.append({**a.to_json(), "context": p.context})
+        return {
+            "version": PLAN_VERSION,
+            "target": first.target,
+            "fingerprint": first.fingerprint,
+            "actions": actions,
+            "summary": self.summary(),
+            "targets": [p.header() for p in self.plans],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> "PlanSet":
         if not isinstance(data, dict):
             raise PlanError("a plan is a JSON object")
         if data.get("version") != PLAN_VERSION:
             raise PlanError(f"unsupported plan version {data.get('version')!r}")
         if not isinstance(data.get("fingerprint"), str) or not isinstance(data.get("actions"), list):
             raise PlanError("a plan needs 'fingerprint' and 'actions'")
-        return cls(str(data.get("target", "")), data["fingerprint"], [Action.from_json(a) for a in data["actions"]])
+        heads = data.get("targets")
+        if heads is None:  # a plan written before targets existed: one target
+            heads = [{"context": "default", "target": data.get("target", ""), "fingerprint": data["fingerprint"]}]
+        if not isinstance(heads, list) or not heads or not all(isinstance(h, dict) for h in heads):
+            raise PlanError("'targets' must be a non-empty list of objects")
+        plans: dict[str, Plan] = {}
+        for h in heads:
+            ctx, fp = h.get("context"), h.get("fingerprint")
+            if not isinstance(ctx, str) or not ctx or not isinstance(fp, str) or ctx in plans:
+                raise PlanError("each target needs a distinct 'context' and a 'fingerprint'")
+            ctxs = h.get("contexts") or [ctx]
+            if not isinstance(ctxs, list) or not all(isinstance(c, str) for c in ctxs):
+                raise PlanError(f"target {ctx!r}: 'contexts' must be a list of names")
+            plans[ctx] = Plan(str(h.get("target", "")), fp, context=ctx, contexts=tuple(ctxs))
+        first = next(iter(plans))
+        for raw in data["actions"]:
+            ctx = raw.get("context", first) if isinstance(raw, dict) else first
+            if ctx not in plans:
+                raise PlanError(f"an action names context {ctx!r}, which is not among the plan's targets")
+            plans[ctx].actions.append(Action.from_json(raw))
+        return cls(list(plans.values()))
 
 
 # -------------------------------------------------------------------------------------------------
 # desired state
 
 
-def desired_from_estate(estate: Estate, context: str = "default") -> list[Desired]:
-    """Effective configs of the estate's objects routed to ``context`` (objects without a context
-    are ``default`` and go to every target)."""
-    res = [r for r in estate.resources if r.context in (context, "default")]
+def _root() -> str:
+    """The repository root (the nearest directory from cwd upward holding ``.git``), else cwd."""
+    here = os.path.abspath(os.getcwd())
+    d = here
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return here
+        d = parent
+
+
+def source_path(path: str, root: str | None = None) -> str:
+    """How a manifest path (or a PATH argument) is recorded and compared: relative to the
+    repository root with ``/`` separators when it lies under it, else absolute."""
+    base = root or _root()
+    full = os.path.normpath(os.path.join(os.getcwd(), path))
+    rel = os.path.relpath(full, base)
+    if rel == "." or not rel.startswith(".."):
+        return rel.replace(os.sep, "/")
+    return full.replace(os.sep, "/")
+
+
+def in_scope(recorded: str, scopes: Iterable[str]) -> bool:
+    """Whether the recorded path ``recorded`` lies under (or is) one of ``scopes`` (both in
+    :func:`source_path` form)."""
+    for s in scopes:
+        s = s.rstrip("/") or "/"
+        if s == "." and not recorded.startswith("/"):
+            return True
+        if recorded == s or recorded.startswith(s if s.endswith("/") else s + "/"):
+            return True
+    return False
+
+
+def desired_from_estate(
+    estate: Estate,
+    context: str = "default",
+    *,
+    contexts: Iterable[str] | None = None,
+    target: LintTarget | None = None,
+    root: str | None = None,
+) -> list[Desired]:
+    """Effective configs of the estate's objects routed to one target.
+
+    With ``contexts``: exactly the objects whose ``metadata.context`` is one of them (objects
+    without one are ``default``). Without it: those of ``context`` plus every ``default`` object.
+    ``target`` gives the limits the server fills defaults from (see ``reconciler.limits``).
+    Manifest paths are recorded in :func:`source_path` form (relative to ``root``, default the
+    repository root)."""
+    wanted = set(contexts) if contexts is not None else {context, "default"}
+    res = [r for r in estate.resources if r.context in wanted]
+    base = root or _root()
     streams = {r.name: r for r in res if r.kind == "Stream"}
     origins = {n: r.config for n, r in streams.items()}
     out: list[Desired] = []
     eff: dict[str, dict[str, Any]] = {}
     for r in res:
         if r.kind == "Stream":
-            cfg = effective_stream(r.config, name=r.name, origins=origins)  # type: ignore[arg-type]
+            cfg = effective_stream(r.config, name=r.name, origins=origins, target=target)  # type: ignore[arg-type]
             eff[r.name] = cfg
-            out.append(Desired("Stream", r.name, None, cfg, r.file))
+            out.append(Desired("Stream", r.name, None, cfg, source_path(r.file, base) if r.file else "", r.context))
     for r in res:
         if r.kind == "Consumer":
-            out.append(Desired("Consumer", r.name, r.stream, _consumer(r, eff.get(r.stream or "")), r.file))
+            out.append(Desired("Consumer", r.name, r.stream, _consumer(r, eff.get(r.stream or ""), target),
+                               source_path(r.file, base) if r.file else "", r.context))
     return out
 
 
-def _consumer(r: Resource, stream: dict[str, Any] | None) -> dict[str, Any]:
+def _consumer(r: Resource, stream: dict[str, Any] | None, target: LintTarget | None = None) -> dict[str, Any]:
     cfg = r.config
     durable = getattr(cfg, "durable_name", None)
     cname = getattr(cfg, "name", None)
     if not durable and not cname:
         durable = r.name
-    return effective_consumer(cfg, stream, durable_name=durable, name=cname)  # type: ignore[arg-type]
+    return effective_consumer(cfg, stream, durable_name=durable, name=cname, target=target)  # type: ignore[arg-type]
 
 
-def stamp(config: dict[str, Any], source: str) -> dict[str, Any]:
-    """``config`` with jsops ownership metadata."""
+def stamp(config: dict[str, Any], source: str, context: str | None = None) -> dict[str, Any]:
+    """``config`` with jsops ownership metadata (owner, manifest path, and a non-default context)."""
     out = dict(config)
     meta = dict(out.get("metadata") or {})
     meta[MANAGED_BY] = OWNER
     if source:
         meta[SOURCE] = source
+    if context and context != "default":
+        meta[CONTEXT] = context
     out["metadata"] = meta
     return out
 
@@ -242,7 +395,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
     for name in stream_order({n: d.config for n, d in streams.items()}):
         d = streams[name]
         cur = live.streams.get(name)
-        config = stamp(d.config, d.file)
+        config = stamp(d.config, d.file, d.context)
         if name in live.unknown:
             act = Action("update", "Stream", name, None, [], None, config)
             _block(act, "the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later")
@@ -253,7 +406,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             plan.actions.append(Action("create", "Stream", name, None, [], None, config))
             created.add(name)
             continue
-        changes = diff_configs("Stream", cur.config, d.config)
+        changes = diff_configs("Stream", cur.config, d.config) + _bookkeeping(cur.config, d, opt)
         act = _owned_action("Stream", name, None, cur.config, changes, opt, config)
         if act is None:
             continue
@@ -279,7 +432,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
 
     for d in consumers:
         key = (d.stream or "", d.name)
-        config = stamp(d.config, d.file)
+        config = stamp(d.config, d.file, d.context)
         cur = live.consumers.get(key)
         if d.stream in live.unknown:
             continue
@@ -289,7 +442,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
         if cur is None:
             plan.actions.append(Action("create", "Consumer", d.name, d.stream, [], None, config))
             continue
-        changes = diff_configs("Consumer", cur.config, d.config)
+        changes = diff_configs("Consumer", cur.config, d.config) + _bookkeeping(cur.config, d, opt)
         act = _owned_action("Consumer", d.name, d.stream, cur.config, changes, opt, config)
         if act is None:
             continue
@@ -313,7 +466,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
         live_order = stream_order({n: s.config for n, s in live.streams.items()})
         for name in reversed(live_order):
             s = live.streams[name]
-            if name in wanted_streams or not owned(s.config):
+            if name in wanted_streams or not opt.prunable(s.config):
                 continue
             holds = s.messages
             act = Action("delete", "Stream", name, None, [], f"the stream and its {holds} stored message{'s' if holds != 1 else ''} are deleted"
@@ -325,11 +478,23 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             stream_deletes.append(act)
         for key in sorted(live.consumers):
             c = live.consumers[key]
-            if key in wanted_consumers or key[0] in deleting or not owned(c.config):
+            if key in wanted_consumers or key[0] in deleting or not opt.prunable(c.config):
                 continue
             plan.actions.append(Action("delete", "Consumer", key[1], key[0], [], "the consumer and its position are deleted"))
         plan.actions.extend(stream_deletes)
     return plan
+
+
+def _bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list[Change]:
+    """A change recording the manifest's new path on an owned object whose recorded path is stale
+    (so that a later scoped ``--prune`` of the old place does not delete it)."""
+    if not owned(live_cfg) or not d.file or opt.stale_source is None:
+        return []
+    recorded = (live_cfg.get("metadata") or {}).get(SOURCE)
+    if recorded == d.file or (isinstance(recorded, str) and not opt.stale_source(recorded)):
+        return []
+    return [Change(f"metadata.{SOURCE}", recorded, d.file, "in-place",
+                   "jsops records where the manifest now is (it scopes --prune)")]
 
 
 def _block(act: Action, reason: str) -> None:

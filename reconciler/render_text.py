@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .plan import Action, Plan
+from .plan import Action, Plan, PlanSet
 
-__all__ = ["render_text", "format_value", "summary_line"]
+__all__ = ["render_text", "render_plans", "format_value", "summary_line"]
 
 _SYMBOL = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delete": "-", "blocked": "!"}
 _DURATIONS = {
@@ -41,7 +41,7 @@ def format_value(path: str, value: Any) -> str:
     return text
 
 
-def summary_line(plan: Plan) -> str:
+def summary_line(plan: Plan | PlanSet) -> str:
     s = plan.summary()
     parts = [f"{s['create']} to create", f"{s['update']} to update", f"{s['recreate']} to recreate", f"{s['delete']} to delete"]
     if s["adopt"]:
@@ -72,12 +72,25 @@ def _action(a: Action) -> list[str]:
     return lines
 
 
+def _where(plan: Plan) -> str:
+    named = [c for c in (plan.contexts or (plan.context,)) if c != "default"]
+    return plan.target + (f" (context {', '.join(named)})" if named else "")
+
+
 def render_text(plan: Plan) -> str:
     if not plan.actions:
-        return f"No changes. {plan.target} matches the manifests.\n"
-    out = [f"jsops will perform these actions on {plan.target}:", ""]
+        return f"No changes. {_where(plan)} matches the manifests.\n"
+    out = [f"jsops will perform these actions on {_where(plan)}:", ""]
     for a in plan.actions:
         out.extend("  " + line for line in _action(a))
         out.append("")
     out.append(summary_line(plan))
     return "\n".join(out) + "\n"
+
+
+def render_plans(plans: PlanSet) -> str:
+    """Every target's plan in turn; with several targets, a closing line sums them up."""
+    parts = [render_text(p) for p in plans.plans]
+    if len(plans.plans) > 1:
+        parts.append(f"{summary_line(plans)[:-1]} on {len(plans.plans)} targets.\n")
+    return "\n".join(parts)

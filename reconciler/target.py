@@ -14,7 +14,16 @@ import ssl
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Target", "TargetError", "add_target_arguments", "target_from_args", "load_context", "context_dir"]
+__all__ = [
+    "Target",
+    "TargetError",
+    "add_target_arguments",
+    "target_from_args",
+    "load_context",
+    "resolve_context",
+    "target_from_config",
+    "context_dir",
+]
 
 DEFAULT_SERVER = "nats://127.0.0.1:4222"
 
@@ -38,6 +47,13 @@ class Target:
     tls_first: bool = False
     js_domain: str | None = None
     api_prefix: str | None = None
+    monitor: str | None = None  # HTTP monitoring URL, for the server's JetStream limits (/varz)
+
+    def identity(self) -> tuple[Any, ...]:
+        """What makes two targets the same server and account (two context names for one server
+        are planned as one target, so that neither prunes the other's objects)."""
+        servers = tuple(sorted(_redact(s).lower().rstrip("/") for s in self.servers))
+        return (servers, self.api, self.creds, self.nkey, self.user, self.token is not None)
 
     def display(self) -> str:
         """The server list without any user information (safe to print and to store in plans)."""
@@ -100,10 +116,14 @@ def context_dir() -> str:
     return os.path.join(base, "nats", "context")
 
 
-def load_context(name: str, directory: str | None = None) -> Target:
-    """A target from the natscli context file ``~/.config/nats/context/NAME.json``."""
+def _check_name(name: str) -> None:
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or name in (".", ".."):
         raise TargetError(f"invalid context name {name!r}")
+
+
+def load_context(name: str, directory: str | None = None) -> Target:
+    """A target from the natscli context file ``~/.config/nats/context/NAME.json``."""
+    _check_name(name)
     path = os.path.join(directory or context_dir(), f"{name}.json")
     try:
         with open(path, encoding="utf-8") as fh:
@@ -141,10 +161,76 @@ def _expand(path: str | None) -> str | None:
     return os.path.expanduser(path) if path else None
 
 
+def _secret(ref: Any, name: str, what: str, root: str) -> str | None:
+    """The value a ``{env: VAR}`` / ``{file: PATH}`` reference points at (never put in messages)."""
+    if ref is None:
+        return None
+    if ref.env is not None:
+        value = os.environ.get(ref.env)
+        if not value:
+            raise TargetError(f"context {name!r}: {what}: environment variable {ref.env} is not set")
+        return value
+    path = os.path.join(root, os.path.expanduser(ref.file))
+    try:
+        with open(path, encoding="utf-8") as fh:
+            value = fh.read().strip()
+    except OSError as exc:
+        raise TargetError(f"context {name!r}: {what}: cannot read {ref.file}: {exc.strerror or exc}") from None
+    if not value:
+        raise TargetError(f"context {name!r}: {what}: {ref.file} is empty")
+    return value
+
+
+def target_from_config(name: str, ctx: Any, root: str = ".") -> Target:
+    """A target from a context of the jsops config (``linter.config.ContextConfig``); files are
+    relative to the config's directory, secrets are read from their environment variable or file."""
+    _check_name(name)
+
+    def f(path: str | None) -> str | None:
+        return os.path.normpath(os.path.join(root, os.path.expanduser(path))) if path else None
+
+    servers = tuple(ctx.servers()) or (DEFAULT_SERVER,)
+    password = _secret(ctx.password, name, "password", root)
+    if password and not ctx.user:
+        raise TargetError(f"context {name!r}: a password needs a user")
+    return Target(
+        servers=servers,
+        context=name,
+        creds=f(ctx.creds),
+        nkey=f(ctx.nkey),
+        user=ctx.user,
+        password=password,
+        token=_secret(ctx.token, name, "token", root),
+        tls_ca=f(ctx.tls_ca),
+        tls_cert=f(ctx.tls_cert),
+        tls_key=f(ctx.tls_key),
+        tls_first=ctx.tls_first,
+        js_domain=ctx.js_domain,
+        api_prefix=ctx.api_prefix,
+        monitor=ctx.monitor,
+    )
+
+
+def resolve_context(name: str, config: Any = None, directory: str | None = None) -> Target:
+    """The target called ``name``: a context of the jsops config first, then a natscli context."""
+    _check_name(name)
+    contexts = getattr(config, "contexts", None) or {}
+    if name in contexts:
+        return target_from_config(name, contexts[name], getattr(config, "root", "."))
+    try:
+        return load_context(name, directory)
+    except TargetError as exc:
+        if contexts and str(exc).startswith("unknown context"):
+            known = ", ".join(sorted(contexts))
+            raise TargetError(f"{exc}; the jsops config {getattr(config, 'source', '')} declares: {known}") from None
+        raise
+
+
 def add_target_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("target")
     g.add_argument("--server", "-s", metavar="URL", help=f"NATS server URL(s), comma separated (default {DEFAULT_SERVER})")
-    g.add_argument("--context", metavar="NAME", help="natscli context (~/.config/nats/context/NAME.json)")
+    g.add_argument("--context", metavar="NAME",
+                   help="a context of the jsops config, else a natscli context (~/.config/nats/context/NAME.json)")
     g.add_argument("--creds", metavar="FILE", help="user credentials (JWT) file")
     g.add_argument("--nkey", metavar="FILE", help="nkey seed file")
     g.add_argument("--user", metavar="USER")
@@ -155,17 +241,25 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--tls-key", metavar="FILE")
     g.add_argument("--tls-first", action="store_true", help="TLS handshake before the NATS protocol")
     g.add_argument("--js-domain", metavar="DOMAIN", help="JetStream domain")
+    g.add_argument("--monitor", metavar="URL", help="the server's HTTP monitoring URL (its JetStream limits are read from /varz)")
 
 
-def target_from_args(args: argparse.Namespace) -> Target:
-    """The target the arguments name: a context, overridden by any explicit flag."""
-    base = load_context(args.context) if args.context else Target()
+def target_from_args(args: argparse.Namespace, config: Any = None) -> Target:
+    """The target the arguments name: ``--context`` (jsops config, then natscli), else the jsops
+    config's ``default`` context, else the local default server; any explicit flag overrides."""
+    contexts = getattr(config, "contexts", None) or {}
+    if args.context:
+        base = resolve_context(args.context, config)
+    elif "default" in contexts:
+        base = resolve_context("default", config)
+    else:
+        base = Target()
     changes: dict[str, Any] = {}
     if args.server:
         changes["servers"] = tuple(u.strip() for u in args.server.split(",") if u.strip())
         if not changes["servers"]:
             raise TargetError("--server is empty")
-    for key in ("creds", "nkey", "user", "password", "token", "tls_ca", "tls_cert", "tls_key", "js_domain"):
+    for key in ("creds", "nkey", "user", "password", "token", "tls_ca", "tls_cert", "tls_key", "js_domain", "monitor"):
         v = getattr(args, key, None)
         if v:
             changes[key] = v

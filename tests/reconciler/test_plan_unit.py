@@ -162,8 +162,12 @@ def test_golden_plan_text_and_json():
     _golden("plan.txt", render_text(plan))
     _golden("plan.json", render_json(plan))
     data = json.loads(render_json(plan))
-    assert set(data) == {"version", "target", "fingerprint", "actions", "summary"}
+    # contracts §5 keys, plus the per-target headers (an additive extension)
+    assert set(data) == {"version", "target", "fingerprint", "actions", "summary", "targets"}
+    assert data["targets"] == [{"context": "default", "contexts": ["default"], "target": data["target"],
+                                "fingerprint": data["fingerprint"], "summary": data["summary"]}]
     for a in data["actions"]:
+        assert a["context"] == "default"
         assert {"action", "object", "changes", "consequence"} <= set(a)
         assert a["action"] in ("create", "update", "recreate", "delete", "adopt", "blocked")
         for c in a["changes"]:

@@ -1,0 +1,103 @@
+"""The JetStream limits a live target enforces, as the linter's ``Target`` (for effective configs).
+
+nats-server fills some defaults from its limits: a stream's default duplicate window is capped by
+the server's ``max_duplicate_window``, a consumer's default ``max_ack_pending`` by the server's and
+the account's ``max_ack_pending``, a pull consumer's ``max_batch`` by ``max_request_batch``. The
+desired side of a plan must be computed with the same limits, or apply sends a value the server
+refuses and a plan right after an apply is not empty.
+
+- account limits: ``$JS.API.INFO`` (every JetStream user may ask);
+- server limits (``jetstream { limits { ... } }``): only the monitoring endpoint shows them to a
+  normal account, so they are read from ``<monitor>/varz`` when the target names a monitor URL;
+- anything not read from the server falls back to the jsops config's declared ``target``.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+from linter import Target as LintTarget
+from linter.model.target import AccountLimits, ServerLimits
+
+from .client import JsClient
+from .target import Target, TargetError, _redact
+
+__all__ = ["read_limits", "account_limits", "server_limits"]
+
+MONITOR_TIMEOUT = 5.0
+
+
+def _positive(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+
+def account_limits(info: dict[str, Any]) -> AccountLimits:
+    """The account's limits from a ``$JS.API.INFO`` answer (unlimited values are left out)."""
+    lim = info.get("limits") or {}
+    tiers = info.get("tiers") or {}
+    if not any(_positive(v) for v in lim.values()) and len(tiers) == 1:
+        lim = next(iter(tiers.values())).get("limits") or {}  # one tier: its limits are the account's
+    return AccountLimits(
+        max_mem=_positive(lim.get("max_memory")),
+        max_file=_positive(lim.get("max_storage")),
+        max_streams=_positive(lim.get("max_streams")),
+        max_consumers=_positive(lim.get("max_consumers")),
+        max_bytes_required=bool(lim.get("max_bytes_required")) or None,
+        mem_max_stream_bytes=_positive(lim.get("memory_max_stream_bytes")),
+        disk_max_stream_bytes=_positive(lim.get("storage_max_stream_bytes")),
+        max_ack_pending=_positive(lim.get("max_ack_pending")),
+    )
+
+
+def server_limits(varz: dict[str, Any]) -> ServerLimits:
+    """The server's ``jetstream { limits }`` from a ``/varz`` answer."""
+    lim = ((varz.get("jetstream") or {}).get("limits")) or {}
+    return ServerLimits(
+        max_ack_pending=_positive(lim.get("max_ack_pending")),
+        max_request_batch=_positive(lim.get("max_request_batch")),
+        duplicate_window=_positive(lim.get("max_duplicate_window")),
+        max_ha_assets=_positive(lim.get("max_ha_assets")),
+    )
+
+
+def _varz(url: str) -> dict[str, Any]:
+    base = url.rstrip("/")
+    if not base.startswith(("http://", "https://")):
+        base = "http://" + base
+    try:
+        with urllib.request.urlopen(base + "/varz", timeout=MONITOR_TIMEOUT) as resp:  # noqa: S310 (http(s) only)
+            data = json.loads(resp.read())
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        raise TargetError(f"cannot read the server's limits from {_redact(base)}/varz: {reason}") from None
+    if not isinstance(data, dict):
+        raise TargetError(f"{_redact(base)}/varz did not answer with a JSON object")
+    return data
+
+
+def _merge(live: Any, declared: Any) -> Any:
+    """``live`` with its unknown (None) fields taken from ``declared``."""
+    values = {k: (getattr(live, k) if getattr(live, k) is not None else getattr(declared, k)) for k in type(live).model_fields}
+    return type(live)(**values)
+
+
+def read_limits(client: JsClient, target: Target | None = None, declared: LintTarget | None = None) -> LintTarget:
+    """The limits ``client``'s account (``$JS.API.INFO``) and, with a monitor URL, its server
+    (``/varz``) enforce, over the ``declared`` facts of the jsops config."""
+    base = declared or LintTarget()
+    account = account_limits(client.request("INFO"))
+    server = ServerLimits()
+    version = None
+    monitor = target.monitor if target is not None else None
+    if monitor:
+        varz = _varz(monitor)
+        server = server_limits(varz)
+        version = varz.get("version") if isinstance(varz.get("version"), str) else None
+    return base.model_copy(update={
+        "limits": _merge(server, base.limits),
+        "account": _merge(account, base.account),
+        "server_version": version or base.server_version,
+    })
