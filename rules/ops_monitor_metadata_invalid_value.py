@@ -1,0 +1,92 @@
+"""JS444 ops-monitor-metadata-invalid-value."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
+from linter.loader import Resource
+
+from ._capacity_common import MONITOR_PREFIX, monitor_keys, monitor_value_problem
+
+
+class MonitorMetadataInvalidValue(Rule):
+    """An io.nats.monitor.* metadata value that `nats server check` cannot parse.
+
+    ## What it does
+    For every `io.nats.monitor.*` metadata key that natscli knows for the object's kind (see
+    JS443), parses the value the way `nats server check` does: `enabled` and `pinned` as Go
+    booleans (`true`, `false`, `1`, `0`, `t`, `f`, ...); `lag-critical`, `peer-lag-critical`,
+    `msgs-warn` and `msgs-critical` as whole numbers 0 or more; the other counts as whole numbers
+    (a sign allowed); `seen-critical`, `peer-seen-critical`, `last-delivery-critical` and
+    `last-ack-critical` as durations: a number with a unit for each part (`ns`, `us`, `ms`, `s`,
+    `m`, `h`, and `d`, `w`, `M` for 30 days, `y`), or `0`.
+
+    ## Why is this bad?
+    `nats server check` stops at the first value it cannot parse and reports CRITICAL ("could not
+    configure based on metadata") instead of checking the object: the monitor pages people for
+    a typo and checks nothing else.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], max_age: 30d}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipper, stream: ORDERS}
+    spec:
+      ack_policy: explicit
+      metadata: {io.nats.monitor.last-ack-critical: "300"}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], max_age: 30d}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipper, stream: ORDERS}
+    spec:
+      ack_policy: explicit
+      metadata: {io.nats.monitor.last-ack-critical: 5m}
+    ```
+
+    ## Fix
+    No automatic fix: write the value in the form the message asks for.
+    """
+
+    code = "JS444"
+    name = "ops-monitor-metadata-invalid-value"
+    severity = Severity.WARNING
+    groups = frozenset({"monitoring"})
+
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+        meta = getattr(resource.config, "metadata", None)
+        if not meta:
+            return
+        known = monitor_keys(resource.kind)
+        for key, value in meta.items():
+            if not key.startswith(MONITOR_PREFIX):
+                continue
+            value_kind = known.get(key[len(MONITOR_PREFIX):])
+            if value_kind is None:
+                continue
+            problem = monitor_value_problem(value_kind, value)
+            if problem is None:
+                continue
+            yield Violation(
+                resource,
+                ("metadata", key),
+                f"`nats server check {resource.kind.lower()}` cannot parse {key} {value!r} ({problem}) "
+                "and reports CRITICAL instead of checking",
+                fix=FixSuggestion("unsafe", f"write {problem[len('expected '):]}"),
+            )
+
+
+RULE = MonitorMetadataInvalidValue

@@ -1,0 +1,97 @@
+"""JS434 ops-stream-uncompressed-large."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pydantic import Field
+
+from linter.api import Edit, FixSuggestion, Rule, RuleContext, RuleOptions, Severity, Violation
+from linter.loader import Resource
+from linter.model.config import Size
+from linter.model.units import format_duration, format_size
+
+from ._capacity_common import GIB, SECOND, byte_rate, human_bytes, human_rate, stream_profile
+
+
+class StreamUncompressedLarge(Rule):
+    """A large file stream stores its messages uncompressed.
+
+    ## What it does
+    Flags a stream with `storage: file` and `compression: none` (the default) whose size bound
+    is larger than the option `max_bytes` (default 1GiB, the threshold of Synadia Insights
+    OPT_COST_004 "Uncompressed Large Stream"). The size bound is `max_bytes` when it is set.
+    When it is not, and a profile gives the stream's mean byte rate (`bytes.mean_per_s`) and the
+    stream has a `max_age`, the bound is that rate times `max_age`. Otherwise the rule stays
+    silent.
+
+    ## Why is this bad?
+    File streams with `compression: s2` usually take a fraction of the disk for text-like
+    payloads (JSON, logs, events), on every replica, for a modest CPU cost. Large uncompressed
+    streams cost disk and I/O for nothing, and fill account quotas sooner.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: EVENTS}
+    spec: {subjects: ["events.>"], max_age: 30d, max_bytes: 50GiB}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: EVENTS}
+    spec: {subjects: ["events.>"], max_age: 30d, max_bytes: 50GiB, compression: s2}
+    ```
+
+    ## Fix
+    Unsafe (`--unsafe-fixes`): set `compression: s2`. nats-server accepts the change on a live
+    stream and compresses blocks as they are written; it costs CPU, and payloads that are already
+    compressed or encrypted gain little, hence unsafe.
+    """
+
+    class Options(RuleOptions):
+        max_bytes: Size = Field(GIB, description="largest uncompressed file stream accepted (per replica)")
+
+    code = "JS434"
+    name = "ops-stream-uncompressed-large"
+    severity = Severity.INFO
+    groups = frozenset({"capacity", "cost"})
+    kinds = frozenset({"Stream"})
+
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+        eff = ctx.effective(resource)
+        if eff.get("storage") != "file" or eff.get("compression", "none") != "none":
+            return
+        threshold = self.options.max_bytes
+        max_bytes = eff.get("max_bytes", -1)
+        fix = FixSuggestion("unsafe", "set compression to s2", (Edit.set(("compression",), "s2"),))
+        if max_bytes > 0:
+            if max_bytes > threshold:
+                yield Violation(
+                    resource,
+                    ("max_bytes",),
+                    f"file stream of up to {format_size(max_bytes)} without compression (more than "
+                    f"{format_size(threshold)}); s2 compression usually saves much of that disk",
+                    fix=fix,
+                )
+            return
+        max_age = eff.get("max_age", 0)
+        rate = byte_rate(stream_profile(ctx, resource), "mean")
+        if max_age <= 0 or not rate:
+            return
+        expected = rate * max_age / SECOND
+        if expected > threshold:
+            yield Violation(
+                resource,
+                ("storage",),
+                f"file stream without compression expected to hold about {human_bytes(expected)} (profiled "
+                f"mean {human_rate(rate)} over max_age {format_duration(max_age)}), more than "
+                f"{format_size(threshold)}",
+                fix=fix,
+            )
+
+
+RULE = StreamUncompressedLarge
