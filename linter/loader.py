@@ -245,12 +245,20 @@ def _load_template(path: str, estate: Estate, limits: Limits | None, env: str | 
     for d in docs:
         d.positions = _move_positions(d.positions, move)
         d.line = move((d.line, 1))[0]
-        d.problems = [ReadProblem(p.code, p.message, *move((p.line, p.column))) for p in d.problems]
-    problems = [ReadProblem(p.code, p.message, *move((p.line, p.column))) for p in problems]
+        d.problems = [ReadProblem(p.code, _move_lines(p.message, move), *move((p.line, p.column))) for p in d.problems]
+    problems = [ReadProblem(p.code, _move_lines(p.message, move), *move((p.line, p.column))) for p in problems]
     if not docs and not problems:
         return  # a template may render to nothing in some environments: not a finding
     _process(docs, problems, trailing, path, estate)
     _cap_file_findings(estate, first, path)
+
+
+_LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
+
+
+def _move_lines(message: str, move: Any) -> str:
+    """A parser message about rendered text ("... starts at line 7") in template lines."""
+    return _LINE_IN_MESSAGE.sub(lambda m: f"line {move((int(m.group(1)), 1))[0]}", message)
 
 
 def _move_positions(entry: PosEntry | None, move: Any) -> PosEntry | None:
