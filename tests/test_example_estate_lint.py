@@ -35,8 +35,26 @@ def test_estate_loads_with_expected_objects() -> None:
         assert Path(r.file).stem == (owner or "").lower(), r.file
 
 
+# The operational rules (JS401-JS429) find the estate's deliberate smells that need no profile:
+# label-printer has no max_deliver, and PAYMENTS (workqueue, discard new, max_msgs) has consumers
+# that give up after fewer than 10 deliveries (Insights OPT_SYS_024).
+EXPECTED_OPS = {
+    ("JS405", "SHIPPING", "label-printer"),
+    ("JS408", "PAYMENTS", "payment-gateway"),
+    ("JS408", "PAYMENTS", "refunds"),
+}
+
+
+def _ops(code: str) -> bool:
+    return code.startswith("JS4") and 401 <= int(code[2:]) <= 429
+
+
 def test_estate_lints_clean() -> None:
     result = linter.lint_paths([MANIFESTS])
-    assert result.findings == []
+    ops = [f for f in result.findings if _ops(f.rule)]
+    assert {(f.rule, f.object.stream, f.object.name) for f in ops if f.object} == EXPECTED_OPS
+    assert len(ops) == len(EXPECTED_OPS)
+    assert all(f.severity.value == "warning" for f in ops)
+    assert [f for f in result.findings if not _ops(f.rule)] == []
     assert result.objects == 18
     assert result.files == 6
