@@ -270,3 +270,40 @@ def load(case: Case):
     assert estate.findings == [], estate.findings
     (res,) = estate.resources
     return estate, res
+
+
+# JS317 target-stream-placement-unsatisfiable: judged against a target that describes the 3-node
+# test cluster (tests/natsserver.py NatsCluster: cluster C1, servers tagged az:1, az:2, az:3) and
+# checked on that cluster (tests/integration/test_rules_placement_cluster.py). Each entry:
+# (id, placement, num_replicas, predicted err_code, target described).
+CLUSTER_TARGET: dict[str, Any] = {
+    "clustered": True,
+    "cluster_name": "C1",
+    "servers": [{"name": f"n{i}", "tags": [f"az:{i}"]} for i in (1, 2, 3)],
+}
+PLACEMENT_CASES: list[tuple[str, dict[str, Any], int, int | None, bool]] = [
+    ("cluster-unknown", {"cluster": "C9"}, 1, 10005, True),
+    ("cluster-case", {"cluster": "c1"}, 1, 10005, True),
+    ("cluster-ok", {"cluster": "C1"}, 3, None, True),
+    ("tag-one-server-r3", {"tags": ["az:1"]}, 3, 10005, True),
+    ("tag-missing", {"tags": ["gpu"]}, 1, 10005, True),
+    ("tags-two-none-has-both", {"tags": ["az:1", "az:2"]}, 1, 10005, True),
+    ("tag-excluded-r3", {"tags": ["!az:1"]}, 3, 10005, True),
+    ("tag-empty-string", {"tags": [""]}, 1, 10005, True),
+    ("cluster-and-tag-r2", {"cluster": "C1", "tags": ["az:2"]}, 2, 10005, True),
+    ("tag-ok", {"tags": ["az:1"]}, 1, None, True),
+    ("tag-case-insensitive", {"tags": ["AZ:2"]}, 1, None, True),
+    ("tag-trimmed", {"tags": [" az:3"]}, 1, None, True),
+    ("tag-excluded-r2", {"tags": ["!az:1"]}, 2, None, True),
+    ("cluster-and-tag-ok", {"cluster": "C1", "tags": ["az:2"]}, 1, None, True),
+    ("tags-empty-list", {"tags": []}, 3, None, True),
+    # the target does not describe its cluster: silent (the server would refuse these)
+    ("silent-tag-missing", {"tags": ["gpu"]}, 1, None, False),
+    ("silent-cluster-unknown", {"cluster": "C9"}, 1, None, False),
+]
+
+
+def placement_manifest(case_id: str, placement: dict[str, Any], replicas: int) -> tuple[str, str]:
+    name = "P_" + case_id.replace("-", "_")
+    spec = {"subjects": [name.lower() + ".>"], "num_replicas": replicas, "placement": placement}
+    return name, json.dumps({"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": name}, "spec": spec})

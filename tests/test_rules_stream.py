@@ -9,6 +9,7 @@ import pytest
 
 from linter.engine import discover_rules, lint_estate
 from linter.effective import effective_stream
+import stream_rule_cases
 from stream_rule_cases import CASES, Case, load
 
 RULES = {r.code: r for r in discover_rules()}
@@ -135,3 +136,42 @@ def test_mapping_functions(src, dest, mapping_ok, transform_ok):
 
     assert (mapping_problem(src, dest) is None) is mapping_ok
     assert (transform_problem(src, dest) is None) is transform_ok
+
+
+def _placement_findings(text: str, target: dict):
+    from linter.loader import Estate, _check_estate, load_text
+    from linter.model.target import Target
+
+    estate = Estate()
+    load_text(text.encode(), "p.yaml", estate)
+    _check_estate(estate)
+    found = lint_estate(estate, list(RULES.values()), target=Target.model_validate(target)).findings
+    return [f for f in found if f.server_error_code is not None]
+
+
+@pytest.mark.parametrize("case", stream_rule_cases.PLACEMENT_CASES, ids=lambda c: c[0])
+def test_placement_case(case):
+    case_id, placement, replicas, code, described = case
+    _, text = stream_rule_cases.placement_manifest(case_id, placement, replicas)
+    target = stream_rule_cases.CLUSTER_TARGET if described else {"clustered": True}
+    predicted = [(f.rule, f.server_error_code) for f in _placement_findings(text, target)]
+    assert predicted == ([("JS317", code)] if code else [])
+
+
+def test_placement_silent_on_standalone_and_for_replicas_js315_owns():
+    _, text = stream_rule_cases.placement_manifest("x", {"tags": ["gpu"]}, 1)
+    assert _placement_findings(text, {**stream_rule_cases.CLUSTER_TARGET, "clustered": False}) == []
+    _, text = stream_rule_cases.placement_manifest("y", {"tags": ["az:1"]}, 5)
+    found = _placement_findings(text, {**stream_rule_cases.CLUSTER_TARGET, "cluster_size": 3})
+    assert [(f.rule, f.server_error_code) for f in found] == [("JS315", 10005)]
+
+
+def test_placement_servers_of_other_clusters_and_jetstream_exclusion():
+    target = {
+        "cluster_name": "EU",
+        "servers": [{"tags": ["ssd"]}, {"tags": ["ssd", "!jetstream"]}, {"cluster": "US", "tags": ["ssd"]}, {"cluster": "US", "tags": ["ssd"]}],
+    }
+    _, text = stream_rule_cases.placement_manifest("eu", {"tags": ["ssd"]}, 2)
+    assert [f.server_error_code for f in _placement_findings(text, target)] == [10005]  # one usable ssd server in EU
+    _, text = stream_rule_cases.placement_manifest("us", {"cluster": "US", "tags": ["ssd"]}, 2)
+    assert _placement_findings(text, target) == []

@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
 
 from .config import Duration, Size
 
-__all__ = ["Target", "ServerLimits", "AccountLimits"]
+__all__ = ["Target", "ServerLimits", "AccountLimits", "TargetServer"]
 
 
 class ServerLimits(BaseModel):
@@ -35,6 +35,16 @@ class AccountLimits(BaseModel):
     max_ack_pending: StrictInt | None = None
 
 
+class TargetServer(BaseModel):
+    """One server of the target cluster, as stream placement sees it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: StrictStr | None = None
+    cluster: StrictStr | None = None  # defaults to the target's cluster_name
+    tags: tuple[StrictStr, ...] = ()  # the server's server_tags
+
+
 class Target(BaseModel):
     """A server or cluster that manifests are checked against. Everything is optional: rules that
     need a fact the target does not give stay silent."""
@@ -47,3 +57,11 @@ class Target(BaseModel):
     max_payload: Size | None = None
     limits: ServerLimits = ServerLimits()
     account: AccountLimits = AccountLimits()
+    # The cluster the estate is applied to, and its servers (all clusters' servers in a
+    # supercluster, each naming its cluster): placement.cluster and placement.tags are judged
+    # against them. Either implies a cluster.
+    cluster_name: StrictStr | None = None
+    servers: tuple[TargetServer, ...] | None = None
+    # The estate is applied with "pedantic": true create requests (as some tools send): the server
+    # then refuses what it would otherwise silently rewrite.
+    pedantic: StrictBool | None = None
