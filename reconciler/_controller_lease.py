@@ -1,0 +1,172 @@
+"""Leader election for controllers sharing a target: a lease key in a JetStream KV bucket.
+
+The bucket's ``max_age`` is the lease TTL: a key that is not rewritten within the TTL expires.
+A candidate takes the lease with a create (succeeds only if the key does not exist); the holder
+renews it every TTL/3 with an update that names the revision it last wrote (fails if anybody else
+wrote since). The holder counts itself leader only until ``TTL * SAFETY`` after the moment it sent
+its last successful write, so its belief always ends before the server can expire the key and let
+another controller in. On shutdown the holder deletes the key so that a follower takes over at once.
+
+The lease runs on its own thread with its own connection, so renewals go on during long rounds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .target import Target
+
+__all__ = ["Lease", "DEFAULT_BUCKET", "DEFAULT_KEY"]
+
+DEFAULT_BUCKET = "JSOPS_CONTROLLER"
+DEFAULT_KEY = "leader"
+SAFETY = 0.8
+
+
+class Lease(threading.Thread):
+    def __init__(self, target: Target, *, ttl: float, bucket: str = DEFAULT_BUCKET, key: str = DEFAULT_KEY,
+                 identity: str | None = None, emit: Callable[..., None] | None = None,
+                 on_error: Callable[[str, BaseException], None] | None = None) -> None:
+        super().__init__(name="jsops-lease", daemon=True)
+        self.target = target
+        self.ttl = ttl
+        self.bucket = bucket
+        self.key = key
+        self.identity = identity or f"{socket.gethostname()}:{os.getpid()}"
+        self._emit = emit or (lambda *a, **k: None)
+        self._on_error = on_error or (lambda kind, exc: None)
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._valid_until = 0.0
+        self._revision = 0
+        self._client: Any = None
+        self._kv: Any = None
+        self.holder: str | None = None
+
+    # -- what the controller asks ------------------------------------------------------------------
+
+    def held(self, margin: float = 0.0) -> bool:
+        """True while this controller holds the lease (with at least ``margin`` seconds left)."""
+        with self._lock:
+            return self._revision > 0 and time.monotonic() + margin < self._valid_until
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self.join(timeout)
+
+    # -- the thread --------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        was_leader = False
+        try:
+            while not self._stop.is_set():
+                try:
+                    self._step()
+                except Exception as exc:  # connection trouble: drop the connection, try again next tick
+                    self._on_error("lease", exc)
+                    self._drop()
+                leader = self.held()
+                if leader != was_leader:
+                    self._emit("leader_acquired" if leader else "leader_lost", identity=self.identity, bucket=self.bucket, key=self.key)
+                    was_leader = leader
+                self._stop.wait(max(0.05, self.ttl / 3 if leader else self.ttl / 4))
+        finally:
+            self._release()
+            self._drop()
+            if was_leader:
+                self._emit("leader_released", identity=self.identity)
+
+    def _connect(self) -> None:
+        from .client import JsClient
+
+        if self._client is not None and self._client.connection_lost:
+            self._drop()
+        if self._client is None:
+            self._client = JsClient(self.target)
+        if self._kv is None:
+            self._kv, ttl = self._client.run(self._bind())
+            if ttl > 0:
+                self.ttl = ttl  # the bucket's max_age decides, whatever this controller was told
+
+    async def _bind(self) -> tuple[Any, float]:
+        from nats.js.errors import BucketNotFoundError, NotFoundError
+
+        js = self._client.nc.jetstream(prefix=self.target.api)
+        try:
+            kv = await js.key_value(self.bucket)
+        except (BucketNotFoundError, NotFoundError):
+            try:
+                kv = await js.create_key_value(bucket=self.bucket, history=1, ttl=self.ttl,
+                                               description="jsops controller leader lease")
+            except Exception:
+                kv = await js.key_value(self.bucket)  # another controller created it first
+        info = await js.stream_info(f"KV_{self.bucket}")
+        return kv, float(info.config.max_age or 0)
+
+    def _value(self) -> bytes:
+        return json.dumps({"holder": self.identity, "ttl": self.ttl, "at": time.time()}).encode()
+
+    def _step(self) -> None:
+        from nats.js.errors import KeyWrongLastSequenceError
+
+        self._connect()
+        kv = self._kv
+        sent = time.monotonic()
+        with self._lock:
+            revision = self._revision
+        try:
+            if revision:
+                new = self._client.run(kv.update(self.key, self._value(), last=revision))
+            else:
+                new = self._client.run(kv.create(self.key, self._value()))
+        except KeyWrongLastSequenceError:
+            with self._lock:
+                self._revision = 0
+                self._valid_until = 0.0
+            self.holder = self._read_holder()
+            return
+        except Exception as exc:
+            if type(exc).__name__ == "APIError" and getattr(exc, "err_code", None) == 10071:
+                # wrong last sequence reported as a plain API error by some client versions
+                with self._lock:
+                    self._revision = 0
+                    self._valid_until = 0.0
+                self.holder = self._read_holder()
+                return
+            raise
+        with self._lock:
+            self._revision = int(new)
+            self._valid_until = sent + self.ttl * SAFETY
+        self.holder = self.identity
+
+    def _read_holder(self) -> str | None:
+        try:
+            entry = self._client.run(self._kv.get(self.key))
+            return str(json.loads(entry.value or b"{}").get("holder") or "") or None
+        except Exception:
+            return None
+
+    def _release(self) -> None:
+        with self._lock:
+            revision, self._revision, self._valid_until = self._revision, 0, 0.0
+        if not revision or self._kv is None or self._client is None or self._client.connection_lost:
+            return
+        try:
+            self._client.run(self._kv.delete(self.key, last=revision))
+        except Exception:
+            pass  # somebody else wrote since, or the server is gone: the key expires anyway
+
+    def _drop(self) -> None:
+        if self._client is not None:
+            try:
+                self._client.close()
+            except Exception:
+                pass
+        self._client = None
+        self._kv = None

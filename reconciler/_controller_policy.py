@@ -1,0 +1,196 @@
+"""What the controller may do on its own: destructive actions are allowed per object by annotations.
+
+In-place changes (and creates) are always applied. Everything that loses data or state needs an
+annotation on the object's manifest (``metadata.annotations``, value ``"true"``):
+
+- ``jsops.io/allow-recreate``: delete and create again a stream or consumer whose change the server
+  cannot make in place (a consumer keeps its position, as ``jsops apply`` does by default);
+- ``jsops.io/allow-data-loss``: together with ``allow-recreate``, recreate a stream that holds
+  messages; together with ``allow-prune``, prune a stream that holds messages;
+- ``jsops.io/allow-prune``: once the object leaves the manifests, delete it. An object that left the
+  manifests has no manifest to read, so the controller records the permission on the server when it
+  applies the object (metadata ``io.jsops.allow-prune`` / ``io.jsops.allow-data-loss``) and reads it
+  back from the live object when deciding;
+- ``jsops.io/adopt``: take over an existing object jsops does not own (on a stream: its consumers too).
+
+:func:`policy_plan` is pure: it builds the plan twice (with every flag on and with every flag off)
+and, object by object, keeps the permissive action only where the annotations allow it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .live import LiveState
+from .plan import Action, Desired, Plan, PlanOptions, build_plan
+
+__all__ = [
+    "ALLOW_RECREATE",
+    "ALLOW_DATA_LOSS",
+    "ALLOW_PRUNE",
+    "ADOPT",
+    "PRUNE_MARK",
+    "DATA_LOSS_MARK",
+    "Policy",
+    "policy_from_estate",
+    "policy_plan",
+    "PERMISSIVE",
+    "blocked_need",
+]
+
+ALLOW_RECREATE = "jsops.io/allow-recreate"
+ALLOW_DATA_LOSS = "jsops.io/allow-data-loss"
+ALLOW_PRUNE = "jsops.io/allow-prune"
+ADOPT = "jsops.io/adopt"
+PRUNE_MARK = "io.jsops.allow-prune"
+DATA_LOSS_MARK = "io.jsops.allow-data-loss"
+
+# The options apply runs with: every gate is decided here, object by object, before apply.
+PERMISSIVE = PlanOptions(prune=True, allow_recreate=True, allow_data_loss=True, keep_position=True)
+
+Key = tuple[str, str | None, str]  # (kind, stream, name)
+
+
+def _true(annotations: dict[str, str], name: str) -> bool:
+    return str(annotations.get(name, "")).strip().lower() in ("true", "yes", "1")
+
+
+@dataclass
+class Policy:
+    """The manifests' permissions, by object key."""
+
+    annotations: dict[Key, dict[str, str]]
+
+    def allows(self, key: Key, name: str) -> bool:
+        return _true(self.annotations.get(key, {}), name)
+
+    def adopt(self) -> frozenset[str]:
+        names = set()
+        for (kind, stream, name), ann in self.annotations.items():
+            if _true(ann, ADOPT):
+                names.add(name if kind == "Stream" else f"{stream}/{name}")
+        return frozenset(names)
+
+
+def policy_from_estate(estate: Any, desired: list[Desired], context: str) -> tuple[list[Desired], Policy]:
+    """The desired objects with the prune permissions recorded in their metadata, and the policy."""
+    annotations: dict[Key, dict[str, str]] = {}
+    for r in estate.resources:
+        if r.context in (context, "default"):
+            annotations[(r.kind, r.stream if r.kind == "Consumer" else None, r.name)] = dict(r.annotations or {})
+    policy = Policy(annotations)
+    out = []
+    for d in desired:
+        marks = {}
+        if policy.allows(d.key, ALLOW_PRUNE):
+            marks[PRUNE_MARK] = "true"
+            if policy.allows(d.key, ALLOW_DATA_LOSS):
+                marks[DATA_LOSS_MARK] = "true"
+        if marks:
+            cfg = dict(d.config)
+            cfg["metadata"] = {**(cfg.get("metadata") or {}), **marks}
+            d = replace(d, config=cfg)
+        out.append(d)
+    return out, policy
+
+
+def _key(a: Action) -> Key:
+    return (a.kind, a.stream if a.kind == "Consumer" else None, a.name)
+
+
+def _annotation(name: str) -> str:
+    return f'the annotation {name}: "true" on its manifest'
+
+
+def _block(a: Action, reason: str) -> Action:
+    b = replace(a)
+    if b.action != "blocked":
+        b.wanted, b.action = b.action, "blocked"
+    b.reason = reason
+    return b
+
+
+def _plural(n: int) -> str:
+    return f"{n} message{'s' if n != 1 else ''}"
+
+
+def policy_plan(desired: list[Desired], live: LiveState, policy: Policy, *, target: str = "") -> Plan:
+    """The plan the controller may carry out with :data:`PERMISSIVE` options: every action that
+    the annotations do not allow is turned into a ``blocked`` one that says which annotation it needs."""
+    adopt = policy.adopt()
+    perm = build_plan(desired, live, replace(PERMISSIVE, adopt=adopt), target=target)
+    strict = build_plan(desired, live, PlanOptions(adopt=adopt), target=target)
+    p = {_key(a): a for a in perm.actions}
+    s = {_key(a): a for a in strict.actions}
+
+    recreated: set[str] = set()
+    for a in perm.actions:
+        if a.kind == "Stream" and a.action == "recreate":
+            k = _key(a)
+            held = live.streams[a.name].messages if a.name in live.streams else 0
+            if policy.allows(k, ALLOW_RECREATE) and (held == 0 or policy.allows(k, ALLOW_DATA_LOSS)):
+                recreated.add(a.name)
+
+    keys = [_key(a) for a in perm.actions] + [k for k in (_key(a) for a in strict.actions) if k not in p]
+    actions: list[Action] = []
+    for k in keys:
+        kind, stream, name = k
+        pa, sa = p.get(k), s.get(k)
+        chosen: Action | None
+        if pa is not None and pa.action == "delete":
+            chosen = _prune(pa, live)
+        elif kind == "Stream":
+            chosen = pa if name in recreated else sa
+            if chosen is not None and chosen.action == "blocked" and chosen.wanted == "recreate" and pa is not None and pa.action == "recreate":
+                held = live.streams[name].messages if name in live.streams else 0
+                if not policy.allows(k, ALLOW_RECREATE):
+                    chosen = _block(chosen, "needs " + _annotation(ALLOW_RECREATE))
+                else:
+                    chosen = _block(chosen, f"the stream holds {_plural(held)}; needs " + _annotation(ALLOW_DATA_LOSS))
+        else:
+            if stream in recreated:
+                chosen = pa
+            elif pa is not None and pa.action == "recreate" and policy.allows(k, ALLOW_RECREATE):
+                chosen = pa
+            else:
+                chosen = sa
+                if chosen is not None and chosen.action == "blocked" and chosen.wanted == "recreate" and pa is not None and pa.action == "recreate":
+                    chosen = _block(chosen, "needs " + _annotation(ALLOW_RECREATE))
+        if chosen is not None:
+            actions.append(chosen)
+    return Plan(perm.target, perm.fingerprint, actions)
+
+
+def _prune(a: Action, live: LiveState) -> Action:
+    if a.kind == "Stream":
+        cfg = live.streams[a.name].config if a.name in live.streams else {}
+        held = live.streams[a.name].messages if a.name in live.streams else 0
+    else:
+        c = live.consumers.get((a.stream or "", a.name))
+        cfg, held = (c.config if c else {}), 0
+    meta = cfg.get("metadata") or {}
+    if meta.get(PRUNE_MARK) != "true":
+        return _block(a, f'left the manifests; it is pruned only if its manifest had {ALLOW_PRUNE}: "true" when it was last applied')
+    if held > 0 and meta.get(DATA_LOSS_MARK) != "true":
+        return _block(a, f'left the manifests holding {_plural(held)}; pruning it needs {ALLOW_DATA_LOSS}: "true" as well')
+    return a
+
+
+def blocked_need(a: Action) -> str:
+    """What a blocked action needs, as a short metric label."""
+    reason = a.reason or ""
+    for name, label in ((ALLOW_DATA_LOSS, "allow-data-loss"), (ALLOW_RECREATE, "allow-recreate"), (ALLOW_PRUNE, "allow-prune")):
+        if name in reason:
+            return label
+    if "--adopt" in reason:
+        return "adopt"
+    if "cannot make this change" in reason:
+        return "forbidden"
+    if "did not answer" in reason or "unknown" in reason:
+        return "unavailable"
+    if "--allow-data-loss" in reason:
+        return "allow-data-loss"
+    if "--allow-recreate" in reason:
+        return "allow-recreate"
+    return "other"

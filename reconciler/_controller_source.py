@@ -1,0 +1,126 @@
+"""The controller's desired state: watching the manifest files, pulling a git clone, loading and
+linting a revision.
+
+A revision that loads with lint errors is rejected: :func:`load_revision` reports its findings and
+the controller keeps the last good revision in force.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+import subprocess
+from dataclasses import dataclass, field
+from typing import Any
+
+from .plan import Desired, desired_from_estate
+
+__all__ = ["Snapshot", "snapshot", "git_pull", "Revision", "load_revision", "SourceError"]
+
+
+class SourceError(Exception):
+    """The manifests cannot be read (missing path, unusable --env, git failure)."""
+
+
+Snapshot = tuple[tuple[str, int, int], ...]
+
+
+def snapshot(paths: list[str]) -> Snapshot:
+    """(path, mtime_ns, size) of every file under ``paths`` (hidden directories skipped): any
+    change, addition or removal changes the snapshot."""
+    out: list[tuple[str, int, int]] = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for f in sorted(files):
+                    _stat(os.path.join(root, f), out)
+        else:
+            _stat(p, out)
+    return tuple(out)
+
+
+def _stat(path: str, out: list[tuple[str, int, int]]) -> None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        out.append((path, -1, -1))
+        return
+    out.append((path, st.st_mtime_ns, st.st_size))
+
+
+def _git_dir(paths: list[str]) -> str:
+    first = paths[0] if paths else "."
+    return first if os.path.isdir(first) else (os.path.dirname(first) or ".")
+
+
+def git_pull(paths: list[str], timeout: float = 120.0) -> str:
+    """``git pull --ff-only`` in the clone holding the manifests; returns the HEAD commit."""
+    where = _git_dir(paths)
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        pulled = subprocess.run(["git", "-C", where, "pull", "--ff-only", "--quiet"], capture_output=True, text=True, timeout=timeout, env=env)
+        if pulled.returncode != 0:
+            raise SourceError(f"git pull --ff-only in {where} failed: {(pulled.stderr or pulled.stdout).strip().splitlines()[-1:] or ['exit ' + str(pulled.returncode)]}")
+        head = subprocess.run(["git", "-C", where, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30, env=env)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SourceError(f"git pull in {where}: {exc}") from None
+    return head.stdout.strip()
+
+
+@dataclass
+class Revision:
+    """One loaded revision of the manifests."""
+
+    id: str  # sha256 of the files' contents (and the git commit when pulled)
+    desired: list[Desired] = field(default_factory=list)
+    estate: Any = None
+    errors: list[str] = field(default_factory=list)  # lint errors as file:line:col: CODE message
+
+    @property
+    def good(self) -> bool:
+        return not self.errors
+
+
+def _content_id(files: list[str], commit: str | None) -> str:
+    h = hashlib.sha256()
+    for f in sorted(files):
+        h.update(f.encode() + b"\0")
+        try:
+            with open(f, "rb") as fh:
+                h.update(hashlib.sha256(fh.read()).digest())
+        except OSError:
+            h.update(b"unreadable")
+    rid = "sha256:" + h.hexdigest()[:16]
+    return f"git:{commit[:12]}/{rid}" if commit else rid
+
+
+def _load(paths: list[str], env: str | None) -> Any:
+    from linter import load_paths
+
+    if env is None:
+        return load_paths(paths)
+    if "env" not in inspect.signature(load_paths).parameters:
+        raise SourceError("--env needs environment support in the manifest loader, which this build does not have")
+    return load_paths(paths, env=env)  # type: ignore[call-arg]
+
+
+def load_revision(paths: list[str], context: str, env: str | None = None, commit: str | None = None) -> Revision:
+    """Load and lint the manifests; a revision with lint errors has ``errors`` and no ``desired``."""
+    from linter import LoadError, lint_estate
+    from linter.loader import discover
+
+    try:
+        files = discover(paths)
+        estate = _load(paths, env)
+    except LoadError as exc:
+        raise SourceError(str(exc)) from None
+    rev = Revision(_content_id(sorted(set(files) | set(estate.files or [])), commit), estate=estate)
+    result = lint_estate(estate)
+    errors = [f for f in result.findings if f.severity.value == "error"]
+    if errors:
+        rev.errors = [f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" for f in sorted(errors, key=lambda f: f.sort_key())]
+        return rev
+    rev.desired = desired_from_estate(estate, context)
+    return rev

@@ -1,0 +1,496 @@
+"""``jsops controller``: keep a target equal to the manifests, round after round.
+
+Level-triggered: a round runs every ``--interval`` and as soon as a manifest file changes (with
+``--git``, after ``git pull --ff-only`` in the manifests' clone). Each round loads and lints the
+manifests (a revision with lint errors is rejected and the last good one stays in force), reads
+the live state, plans, and applies what the annotations allow (:mod:`reconciler._controller_policy`),
+which also heals drift: objects changed or deleted behind its back. ``--dry-run`` reports and never
+writes. Connection loss and errors are retried with jittered exponential backoff; SIGTERM and
+SIGINT end it with exit code 0.
+
+Several controllers can watch one target: only the holder of the lease in a JetStream KV bucket
+applies (:mod:`reconciler._controller_lease`); the others plan and report.
+
+Observability: ``/healthz``, ``/readyz`` and ``/metrics`` (Prometheus text) on ``--listen``, and a
+JSON-lines event log on stderr or ``--log-file``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import IO, Any
+
+from ._controller_metrics import Metrics
+
+__all__ = ["main", "Controller", "ControllerOptions", "EventLog", "parse_duration"]
+
+_ERR_CODE = re.compile(r"\((\d{5})\)\s*$")
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in a Go-style duration ("30s", "1m30s", "200ms") or a plain number of seconds."""
+    text = text.strip()
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    from linter.model.units import parse_duration as _go
+
+    try:
+        return int(_go(text)) / 1e9
+    except Exception:
+        raise ValueError(f"not a duration: {text!r} (use e.g. 30s, 1m, 500ms)") from None
+
+
+class EventLog:
+    """One JSON object per line: ``{"time": ..., "event": ..., ...}``. Thread-safe."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+
+    def __call__(self, event: str, **fields: Any) -> None:
+        now = datetime.now(timezone.utc)
+        record = {"time": now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z", "event": event, **fields}
+        line = json.dumps(record, default=str, separators=(",", ":"))
+        with self._lock:
+            try:
+                self._stream.write(line + "\n")
+                self._stream.flush()
+            except (OSError, ValueError):
+                pass
+
+
+@dataclass
+class ControllerOptions:
+    paths: list[str]
+    interval: float = 30.0
+    listen: tuple[str, int] | None = ("127.0.0.1", 9464)
+    env: str | None = None
+    dry_run: bool = False
+    git: bool = False
+    lease: bool = True
+    lease_ttl: float = 15.0
+    lease_bucket: str = "JSOPS_CONTROLLER"
+    lease_key: str = "leader"
+    identity: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+    max_backoff: float = 60.0
+    once: bool = False
+
+
+class _NoRevision(Exception):
+    pass
+
+
+class Controller:
+    """The reconcile loop. :meth:`run` blocks until ``stop`` is set (or after one round with ``once``)."""
+
+    def __init__(self, options: ControllerOptions, target: Any, *, log: EventLog | None = None) -> None:
+        self.options = options
+        self.target = target
+        self.log = log or EventLog(sys.stderr)
+        self.metrics = Metrics()
+        self.ready = False
+        self.lease: Any = None
+        self.http: Any = None
+        self.current: Any = None  # the revision in force
+        self._rejected: str | None = None
+        self._client: Any = None
+        self._errors_in_row = 0
+        self._beat = time.monotonic()
+        self._in_round_since: float | None = None
+        self.rounds = 0
+        self.last_result = ""
+        self.last_pending = 0
+
+    # -- status ----------------------------------------------------------------------------------
+
+    def leader(self) -> bool:
+        if self.options.dry_run:
+            return False
+        return self.lease is None or self.lease.held()
+
+    def _health(self) -> tuple[int, str]:
+        since = self._in_round_since
+        limit = max(300.0, 10 * self.options.interval)
+        if since is not None and time.monotonic() - since > limit:
+            return 503, f"a reconcile round has been running for over {limit:.0f}s\n"
+        return 200, "ok\n"
+
+    def _ready(self) -> tuple[int, str]:
+        return (200, "ready\n") if self.ready else (503, "not ready: no successful reconcile round yet\n")
+
+    def _render_metrics(self) -> str:
+        self.metrics.set("leader", 1 if self.leader() else 0)
+        self.metrics.set("ready", 1 if self.ready else 0)
+        return self.metrics.render()
+
+    # -- the loop --------------------------------------------------------------------------------
+
+    def start_services(self) -> None:
+        from ._controller_http import StatusServer
+
+        if self.options.listen is not None and self.http is None:
+            host, port = self.options.listen
+            self.http = StatusServer(host, port, health=self._health, ready=self._ready, metrics=self._render_metrics).start()
+        if self.options.lease and not self.options.dry_run and self.lease is None:
+            from ._controller_lease import Lease
+
+            self.lease = Lease(self.target, ttl=self.options.lease_ttl, bucket=self.options.lease_bucket,
+                               key=self.options.lease_key, identity=self.options.identity, emit=self.log,
+                               on_error=self._lease_error)
+            self.lease.start()
+
+    def _lease_error(self, kind: str, exc: BaseException) -> None:
+        self._count_error(kind, exc)
+
+    def run(self, stop: threading.Event) -> int:
+        opt = self.options
+        try:
+            self.start_services()
+        except BaseException:
+            self.close()
+            raise
+        self.log("started", paths=opt.paths, target=self.target.display(), interval=opt.interval, dry_run=opt.dry_run,
+                 identity=opt.identity, listen=f"{self.http.address[0]}:{self.http.address[1]}" if self.http else None,
+                 lease=f"{opt.lease_bucket}/{opt.lease_key}" if self.lease else None)
+        code = 0
+        try:
+            while not stop.is_set():
+                from ._controller_source import snapshot
+
+                before = snapshot(opt.paths)
+                ok = self.round()
+                if opt.once:
+                    code = 0 if ok and not self.last_pending else (2 if ok else 1)
+                    break
+                self._wait(stop, self._delay(ok), before)
+        finally:
+            self.close()
+            self.log("stopped", rounds=self.rounds)
+        return code
+
+    def _delay(self, ok: bool) -> float:
+        if ok:
+            self._errors_in_row = 0
+            return self.options.interval
+        self._errors_in_row += 1
+        base = min(self.options.interval, 1.0)
+        ceiling = min(self.options.max_backoff, base * 2 ** min(self._errors_in_row - 1, 30))
+        return random.uniform(ceiling / 2, ceiling)  # jitter: controllers do not retry in step
+
+    def _wait(self, stop: threading.Event, delay: float, before: Any) -> None:
+        from ._controller_source import snapshot
+
+        deadline = time.monotonic() + delay
+        poll = max(0.05, min(1.0, self.options.interval))
+        while not stop.is_set():
+            self._beat = time.monotonic()
+            remaining = deadline - self._beat
+            if remaining <= 0:
+                return
+            stop.wait(min(remaining, poll))
+            if stop.is_set():
+                return
+            now = snapshot(self.options.paths)
+            if now != before:
+                self.log("source_changed")
+                return
+
+    def close(self) -> None:
+        if self.lease is not None:
+            self.lease.stop()
+            self.lease = None
+        if self.http is not None:
+            self.http.stop()
+            self.http = None
+        self._drop_client()
+
+    def _drop_client(self) -> None:
+        if self._client is not None:
+            try:
+                self._client.close()
+            except Exception:
+                pass
+            self._client = None
+
+    # -- one round ---------------------------------------------------------------------------------
+
+    def round(self) -> bool:
+        """One reconcile round; True when it succeeded (lint-rejected revisions do not fail it)."""
+        from .client import ConnectError, JsApiError
+
+        started = time.monotonic()
+        self._in_round_since = started
+        self.rounds += 1
+        ok = False
+        summary: dict[str, Any] = {}
+        try:
+            summary = self._reconcile()
+            ok = summary.pop("ok")
+        except _NoRevision as exc:
+            summary = {"error": str(exc)}
+        except ConnectError as exc:
+            self._count_error("connection", exc)
+            summary = {"error": str(exc)}
+            self._drop_client()
+        except JsApiError as exc:
+            lost = self._client is None or self._client.connection_lost
+            self._count_error("connection" if lost and not exc.err_code else "api", exc)
+            summary = {"error": str(exc)}
+            if lost:
+                self._drop_client()
+        except Exception as exc:  # a round must never end the controller
+            self._count_error("internal", exc)
+            summary = {"error": f"{type(exc).__name__}: {exc}"}
+            self._drop_client()
+        finally:
+            self._in_round_since = None
+        took = time.monotonic() - started
+        self.metrics.observe_duration(took)
+        self.metrics.inc("reconcile_total", "success" if ok else "error")
+        if ok:
+            self.metrics.set("last_success_timestamp_seconds", time.time())
+            self.ready = True
+        self.last_result = "success" if ok else "error"
+        self.log("round", result=self.last_result, seconds=round(took, 3), leader=self.leader(),
+                 revision=self.current.id if self.current else None, **summary)
+        return ok
+
+    def _count_error(self, kind: str, exc: BaseException | str) -> None:
+        code = getattr(exc, "err_code", None)
+        if code is None and isinstance(exc, str):
+            m = _ERR_CODE.search(exc)
+            code = int(m.group(1)) if m else None
+        self.metrics.inc("errors_total", kind, str(code) if code else "")
+        self.log("error", type=kind, err_code=code, message=str(exc) if isinstance(exc, str) else (str(exc) or type(exc).__name__))
+
+    def _load(self) -> None:
+        from ._controller_source import SourceError, git_pull, load_revision
+
+        opt = self.options
+        commit = None
+        if opt.git:
+            try:
+                commit = git_pull(opt.paths)
+            except SourceError as exc:
+                self._count_error("git", exc)
+        try:
+            rev = load_revision(opt.paths, self.target.context, opt.env, commit)
+        except SourceError as exc:
+            self._count_error("load", exc)
+            rev = None
+        if rev is not None and rev.good:
+            if self.current is None or rev.id != self.current.id:
+                self.log("revision_accepted", revision=rev.id, objects=len(rev.desired))
+            self.current = rev
+            self._rejected = None
+            self.metrics.set("lint_errors", 0)
+            self.metrics.set("revision_rejected", 0)
+            self.metrics.replace("revision_info", {(rev.id,): 1.0})
+        elif rev is not None:
+            self.metrics.set("lint_errors", len(rev.errors))
+            self.metrics.set("revision_rejected", 1)
+            if rev.id != self._rejected:
+                self._rejected = rev.id
+                self.metrics.inc("errors_total", "lint", "")
+                self.log("revision_rejected", revision=rev.id, lint_errors=len(rev.errors), findings=rev.errors[:20],
+                         in_force=self.current.id if self.current else None)
+        if self.current is None:
+            raise _NoRevision("no revision of the manifests has passed lint yet; nothing is applied")
+
+    def _connect(self) -> Any:
+        from .client import JsClient
+
+        if self._client is not None and self._client.connection_lost:
+            self.log("disconnected", target=self.target.display())
+            self._drop_client()
+        if self._client is None:
+            self._client = JsClient(self.target)
+            self.log("connected", target=self.target.display())
+        return self._client
+
+    def _reconcile(self) -> dict[str, Any]:
+        from ._controller_policy import PERMISSIVE, blocked_need, policy_from_estate, policy_plan
+        from .apply import execute_plan
+        from .live import read_live
+
+        self._load()
+        rev = self.current
+        desired, policy = policy_from_estate(rev.estate, rev.desired, self.target.context)
+        client = self._connect()
+        live = read_live(client)
+        plan = policy_plan(desired, live, policy, target=self.target.display())
+
+        states: dict[tuple[str, str, str], str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}
+        blocked: dict[tuple[str, ...], float] = {}
+        for a in plan.actions:
+            key = (a.kind, a.stream or "", a.name)
+            if a.action == "blocked":
+                states[key] = "blocked"
+                need = (blocked_need(a),)
+                blocked[need] = blocked.get(need, 0) + 1
+            else:
+                states[key] = "out_of_sync"
+            self.log("drift", object=a.label, action=a.action, wanted=a.wanted, changes=[c.path for c in a.changes],
+                     reason=a.reason, consequence=a.consequence)
+        self.metrics.set("drift_objects", len(plan.actions))
+        self.metrics.replace("blocked_objects", blocked)
+
+        ok = True
+        applied = 0
+        runnable = [a for a in plan.actions if a.action != "blocked"]
+        leader = self.leader() and (self.lease is None or self.lease.held(margin=self.options.lease_ttl * 0.25))
+        if runnable and leader:
+            outcome = execute_plan(client, plan, live, PERMISSIVE)
+            for r in outcome.results:
+                key = (r.action.kind, r.action.stream or "", r.action.name)
+                if r.status == "blocked":
+                    continue
+                self.metrics.inc("actions_total", r.action.wanted or r.action.action, r.status)
+                self.log("action", object=r.action.label, action=r.action.action, status=r.status, detail=r.detail)
+                if r.status == "done":
+                    applied += 1
+                    if r.action.action == "delete":
+                        states.pop(key, None)
+                    else:
+                        states[key] = "synced"
+                elif r.status == "failed":
+                    ok = False
+                    states[key] = "error"
+                    lost = client.connection_lost and not _ERR_CODE.search(r.detail)
+                    self._count_error("connection" if lost else "api", r.detail)
+                else:
+                    ok = False
+            if client.connection_lost:
+                self._drop_client()
+        self.metrics.replace("object_sync_state", {(k[0], k[1], k[2], s): 1.0 for k, s in states.items()})
+        pending = sum(1 for s in states.values() if s != "synced")
+        self.last_pending = pending
+        return {"ok": ok, "drift": len(plan.actions), "applied": applied, "pending": pending,
+                "blocked": sum(int(v) for v in blocked.values())}
+
+
+# -------------------------------------------------------------------------------------------------
+# command line
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _UsageError(f"{self.prog}: error: {message}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    from .target import add_target_arguments
+
+    p = _Parser(prog="jsops controller", description="Keep the target equal to the manifests (GitOps controller).")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="manifest files or directories")
+    add_target_arguments(p)
+    p.add_argument("--interval", default="30s", help="time between rounds (default 30s); a manifest change starts one at once")
+    p.add_argument("--listen", default="127.0.0.1:9464", help="HOST:PORT for /healthz, /readyz and /metrics (default 127.0.0.1:9464; 'none' to disable)")
+    p.add_argument("--env", metavar="NAME", help="render templates with environments/NAME.yaml")
+    p.add_argument("--dry-run", action="store_true", help="report drift, change nothing (takes no lease)")
+    p.add_argument("--git", action="store_true", help="git pull --ff-only in the manifests' clone before each round")
+    p.add_argument("--log-file", metavar="FILE", help="append the JSON-lines event log here instead of stderr")
+    p.add_argument("--once", action="store_true", help="run one round and exit: 0 in sync, 2 drift left, 1 error")
+    p.add_argument("--max-backoff", default="60s", help="longest wait between retries after errors (default 60s)")
+    g = p.add_argument_group("high availability")
+    g.add_argument("--no-lease", action="store_true", help="apply without taking the leader lease (only one controller per target!)")
+    g.add_argument("--lease-ttl", default="15s", help="lease time to live (default 15s; an existing bucket's TTL wins)")
+    g.add_argument("--lease-bucket", default="JSOPS_CONTROLLER", help="KV bucket holding the lease (default JSOPS_CONTROLLER)")
+    g.add_argument("--lease-key", default="leader", help="key of the lease in the bucket (default leader)")
+    g.add_argument("--identity", help="this controller's name in the lease (default HOST:PID)")
+    return p
+
+
+def _options(argv: list[str]) -> tuple[ControllerOptions, Any, str | None]:
+    from ._controller_http import parse_listen
+    from .target import target_from_args
+
+    args = _parser().parse_args(argv)
+    try:
+        interval = parse_duration(args.interval)
+        ttl = parse_duration(args.lease_ttl)
+        backoff = parse_duration(args.max_backoff)
+    except ValueError as exc:
+        raise _UsageError(f"jsops controller: error: {exc}") from None
+    if interval <= 0 or ttl <= 0 or backoff <= 0:
+        raise _UsageError("jsops controller: error: --interval, --lease-ttl and --max-backoff must be positive")
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", args.lease_bucket) or not re.fullmatch(r"[-/_=.A-Za-z0-9]+", args.lease_key):
+        raise _UsageError("jsops controller: error: bad --lease-bucket or --lease-key name")
+    listen = None
+    if args.listen.lower() not in ("none", "off", ""):
+        try:
+            listen = parse_listen(args.listen)
+        except ValueError as exc:
+            raise _UsageError(f"jsops controller: error: {exc}") from None
+    for p in args.paths:
+        if not os.path.exists(p):
+            raise _UsageError(f"jsops controller: error: {p}: no such file or directory")
+    opt = ControllerOptions(
+        paths=list(args.paths), interval=interval, listen=listen, env=args.env, dry_run=args.dry_run, git=args.git,
+        lease=not args.no_lease, lease_ttl=ttl, lease_bucket=args.lease_bucket, lease_key=args.lease_key,
+        max_backoff=backoff, once=args.once,
+    )
+    if args.identity:
+        opt.identity = args.identity
+    return opt, target_from_args(args), args.log_file
+
+
+def main(argv: Sequence[str]) -> int:
+    """Entry point of ``jsops controller`` (argv after the command name); returns the exit code."""
+    from .target import TargetError
+
+    try:
+        opt, target, log_file = _options(list(argv))
+    except _UsageError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except TargetError as exc:
+        print(f"jsops controller: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        stream: IO[str] = open(log_file, "a", encoding="utf-8") if log_file else sys.stderr
+    except OSError as exc:
+        print(f"jsops controller: error: cannot open {log_file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    installed: list[tuple[int, Any]] = []
+    if threading.current_thread() is threading.main_thread():
+        def _on_signal(signum: int, _frame: Any) -> None:
+            stop.set()
+
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            installed.append((sig, signal.signal(sig, _on_signal)))
+    try:
+        controller = Controller(opt, target, log=EventLog(stream))
+        try:
+            return controller.run(stop)
+        except OSError as exc:  # the listen address is taken, for instance
+            print(f"jsops controller: error: {exc.strerror or exc}", file=sys.stderr)
+            return 1
+    finally:
+        for sig, old in installed:
+            signal.signal(sig, old)
+        if stream is not sys.stderr:
+            stream.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
