@@ -15,6 +15,8 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 install: $(STAMP) $(SARIF_SCHEMA)
+	@# headless Chromium for the HTML report's browser test (Debian package; only as root with apt-get)
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && apt-get update -q && apt-get install -y -q chromium; } || echo "note: chromium not installed; the HTML report's browser test will be skipped"
 
 $(SARIF_SCHEMA):
 	-bash .ci/fetch-sarif-schema $@
