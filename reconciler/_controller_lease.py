@@ -41,7 +41,7 @@ class Lease(threading.Thread):
         self.identity = identity or f"{socket.gethostname()}:{os.getpid()}"
         self._emit = emit or (lambda *a, **k: None)
         self._on_error = on_error or (lambda kind, exc: None)
-        self._stop = threading.Event()
+        self._halt = threading.Event()
         self._lock = threading.Lock()
         self._valid_until = 0.0
         self._revision = 0
@@ -57,7 +57,7 @@ class Lease(threading.Thread):
             return self._revision > 0 and time.monotonic() + margin < self._valid_until
 
     def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
+        self._halt.set()
         self.join(timeout)
 
     # -- the thread --------------------------------------------------------------------------------
@@ -65,7 +65,7 @@ class Lease(threading.Thread):
     def run(self) -> None:
         was_leader = False
         try:
-            while not self._stop.is_set():
+            while not self._halt.is_set():
                 try:
                     self._step()
                 except Exception as exc:  # connection trouble: drop the connection, try again next tick
@@ -75,7 +75,7 @@ class Lease(threading.Thread):
                 if leader != was_leader:
                     self._emit("leader_acquired" if leader else "leader_lost", identity=self.identity, bucket=self.bucket, key=self.key)
                     was_leader = leader
-                self._stop.wait(max(0.05, self.ttl / 3 if leader else self.ttl / 4))
+                self._halt.wait(max(0.05, self.ttl / 3 if leader else self.ttl / 4))
         finally:
             self._release()
             self._drop()
