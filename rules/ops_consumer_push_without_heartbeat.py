@@ -58,8 +58,10 @@ class ConsumerPushWithoutHeartbeat(Rule):
 
     ## Fix
     Unsafe (`--unsafe-fixes`): set the missing `idle_heartbeat` (15s) and `flow_control: true`.
-    Clients must answer flow-control requests (the NATS client libraries do), and a heartbeat
-    changes what the subscriber sees; hence unsafe. Or turn it into a pull consumer.
+    nats-server does not change either on an existing consumer ("heart beats can not be
+    updated"), so applying the edit means recreating the consumer, which loses its position and
+    pending acks; and clients must handle heartbeats and flow-control requests (the NATS client
+    libraries do). Hence unsafe. Or turn it into a pull consumer.
     """
 
     class Options(RuleOptions):
