@@ -303,3 +303,11 @@ def test_lint_imports_jinja2_only_to_render_a_template(tmp_path):
     assert _jinja_imported(["lint", str(tmp_path), "--format", "json", "--env", "dev"]) == (0, False)
     assert _jinja_imported(["lint", str(FIXTURE), "--format", "json"]) == (1, False)  # JS013, nothing rendered
     assert _jinja_imported(["lint", str(FIXTURE), "--format", "json", "--env", "prod"]) == (0, True)
+
+
+@pytest.mark.parametrize("env, consumers", [("dev", ["settle"]), ("prod", ["archive", "settle"])])
+def test_docs_example_lints_clean_in_each_environment(env, consumers):
+    estate = load_paths([str(ROOT / "docs" / "examples" / "environments")], env=env)
+    assert sorted(r.name for r in estate.consumers()) == consumers
+    errors = [f for f in lint_estate(estate).findings if f.severity.value == "error"]
+    assert errors == []
