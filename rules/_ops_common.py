@@ -62,7 +62,14 @@ MAX_DELIVERIES_PREFIX = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES"
 
 
 def dur(ns: int) -> str:
-    return format_duration(ns)
+    """A duration for messages: Go syntax, readable (``8.2s``, ``250ms``, ``1m30s``, ``7d``)."""
+    if ns % SECOND == 0 or ns <= 0:
+        return format_duration(ns)
+    if ns < SECOND:
+        return f"{ns / 1_000_000:.3f}".rstrip("0").rstrip(".") + "ms"
+    if ns < MINUTE:
+        return f"{ns / SECOND:.2f}".rstrip("0").rstrip(".") + "s"
+    return format_duration(round(ns / SECOND) * SECOND)
 
 
 def pct(ratio: float) -> str:

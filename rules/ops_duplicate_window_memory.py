@@ -98,12 +98,12 @@ class OpsDuplicateWindowMemory(Rule):
             fix = FixSuggestion("unsafe", f"set duplicate_window to {dur(fit)}", (Edit.set(("duplicate_window",), fit, duration=True),))
         else:
             fix = FixSuggestion("unsafe", "raise the budget option or shorten the publishers' retries: no window that fits covers them")
-        rep = f" x {replicas} replicas" if replicas > 1 else ""
+        total = f"{approx_size(ids * per_id)} x {replicas} replicas = {approx_size(cost)}" if replicas > 1 else approx_size(cost)
         yield Violation(
             resource,
             ("duplicate_window",),
             f"duplicate_window {dur(window)} at the peak publish rate of {rate}/s keeps up to {ids:,} message ids: "
-            f"about {approx_size(ids * per_id)}{rep} = {approx_size(cost)} of server memory, above the {approx_size(budget)} budget",
+            f"about {total} of server memory, above the {approx_size(budget)} budget",
             fix=fix,
         )
 
