@@ -180,3 +180,29 @@ def test_metrics_golden_and_format(server: NatsServer, tmp_path: Path) -> None:
     if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
         GOLDEN.write_text(help_lines)
     assert help_lines == GOLDEN.read_text(), f"{GOLDEN.name} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1"
+
+
+def test_git_pulls_before_each_round(server: NatsServer, js: Js, tmp_path: Path) -> None:
+    import subprocess
+
+    def git(cwd: Path, *args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args],
+                       cwd=cwd, check=True, capture_output=True)
+
+    (tmp_path / "origin.git").mkdir()
+    git(tmp_path / "origin.git", "init", "--bare", "-q")
+    git(tmp_path, "clone", "-q", str(tmp_path / "origin.git"), "author")
+    manifest(tmp_path / "author", "orders.yaml", STREAM_YAML)
+    git(tmp_path / "author", "add", "orders.yaml")
+    git(tmp_path / "author", "commit", "-q", "-m", "one")
+    git(tmp_path / "author", "push", "-q", "origin", "HEAD")
+    git(tmp_path, "clone", "-q", str(tmp_path / "origin.git"), "watched")
+    with Running([str(tmp_path / "watched")], server.url, git=True) as ctl:
+        wait_for(lambda: _max_age(js, "ORDERS") == 3_600_000_000_000, what="the first commit to be applied")
+        (tmp_path / "author" / "orders.yaml").write_text(STREAM_YAML.replace("max_age: 1h", "max_age: 2h"))
+        git(tmp_path / "author", "commit", "-q", "-am", "two")
+        git(tmp_path / "author", "push", "-q", "origin", "HEAD")
+        wait_for(lambda: _max_age(js, "ORDERS") == 7_200_000_000_000, what="the pushed commit to be pulled and applied")
+        revisions = [e["revision"] for e in ctl.events("revision_accepted")]
+        assert len(revisions) == 2 and all(r.startswith("git:") for r in revisions)
+        assert ctl.events("error") == []
