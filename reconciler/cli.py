@@ -72,7 +72,7 @@ def _options(args: argparse.Namespace, contexts: Any = None, estate: Any = None)
     if estate is None:
         return opt
     root = _root()
-    loaded = {source_path(r.file, root) for r in estate.resources if r.file}
+    loaded = {source_path(f, root) for f in [*estate.files, *(r.file for r in estate.resources)] if f}
 
     def stale(recorded: str) -> bool:
         path = recorded if os.path.isabs(recorded) else os.path.join(root, recorded)
@@ -157,7 +157,8 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
     config = _config(args)
     estate = _estate(args, config)
     default = target_from_args(args, config)
-    for route in route_estate(estate, default, lambda name: resolve_context(name, config)):
+    explicit = bool(args.server or args.context or "default" in config.contexts)
+    for route in route_estate(estate, default, lambda name: resolve_context(name, config), explicit=explicit):
         client = JsClient(route.target)
         run.items.append((route, client, None, None))
         live = read_live(client)

@@ -73,8 +73,8 @@ def _action(a: Action) -> list[str]:
 
 
 def _where(plan: Plan) -> str:
-    named = [c for c in (plan.contexts or (plan.context,)) if c != "default"]
-    return plan.target + (f" (context {', '.join(named)})" if named else "")
+    names = list(plan.contexts or (plan.context,))
+    return plan.target + (f" (context {', '.join(names)})" if names != ["default"] else "")
 
 
 def render_text(plan: Plan) -> str:
@@ -91,6 +91,8 @@ def render_text(plan: Plan) -> str:
 def render_plans(plans: PlanSet) -> str:
     """Every target's plan in turn; with several targets, a closing line sums them up."""
     parts = [render_text(p) for p in plans.plans]
+    if not plans.changed:
+        return "".join(parts)
     if len(plans.plans) > 1:
-        parts.append(f"{summary_line(plans)[:-1]} on {len(plans.plans)} targets.\n")
+        parts.append(summary_line(plans).replace("Plan:", f"Total on {len(plans.plans)} targets:", 1) + "\n")
     return "\n".join(parts)

@@ -30,11 +30,15 @@ class Route:
         return self.contexts[0]
 
 
-def route_estate(estate: Estate | None, default: Target, resolve: Callable[[str], Target]) -> list[Route]:
-    """The targets a run plans, the default one first, then the others by context name."""
+def route_estate(estate: Estate | None, default: Target, resolve: Callable[[str], Target], *, explicit: bool = True) -> list[Route]:
+    """The targets a run plans, the default one first, then the others by context name.
+
+    With ``explicit=False`` (no target was named: neither flags nor a ``default`` context) the
+    default target is planned only when some object is routed to it or no other target is."""
     first = ["default"] + ([default.context] if default.context != "default" else [])
     routes = [Route(default, first)]
-    named = sorted({r.context for r in estate.resources} - set(first)) if estate is not None else []
+    used = {r.context for r in estate.resources} if estate is not None else set()
+    named = sorted(used - set(first))
     for name in named:
         target = resolve(name)
         for route in routes:
@@ -43,4 +47,6 @@ def route_estate(estate: Estate | None, default: Target, resolve: Callable[[str]
                 break
         else:
             routes.append(Route(target, [name]))
+    if not explicit and len(routes) > 1 and not used & set(routes[0].contexts):
+        routes.pop(0)
     return routes
