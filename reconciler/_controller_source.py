@@ -8,7 +8,6 @@ the controller keeps the last good revision in force.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import os
 import subprocess
 from dataclasses import dataclass, field
@@ -99,11 +98,7 @@ def _content_id(files: list[str], commit: str | None) -> str:
 def _load(paths: list[str], env: str | None) -> Any:
     from linter import load_paths
 
-    if env is None:
-        return load_paths(paths)
-    if "env" not in inspect.signature(load_paths).parameters:
-        raise SourceError("--env needs environment support in the manifest loader, which this build does not have")
-    return load_paths(paths, env=env)  # type: ignore[call-arg]
+    return load_paths(paths, env=env)
 
 
 def load_revision(paths: list[str], context: str, env: str | None = None, commit: str | None = None) -> Revision:

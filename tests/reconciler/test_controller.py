@@ -206,3 +206,14 @@ def test_git_pulls_before_each_round(server: NatsServer, js: Js, tmp_path: Path)
         revisions = [e["revision"] for e in ctl.events("revision_accepted")]
         assert len(revisions) == 2 and all(r.startswith("git:") for r in revisions)
         assert ctl.events("error") == []
+
+
+def test_env_renders_templates(server: NatsServer, js: Js, tmp_path: Path) -> None:
+    template = STREAM_YAML.replace("max_age: 1h", "max_age: {{ retention }}")
+    manifest(tmp_path / "m", "orders.yaml.j2", template)
+    values = manifest(tmp_path / "m" / "environments", "dev.yaml", "retention: 1h\n")
+    with Running([str(tmp_path / "m")], server.url, env="dev") as ctl:
+        wait_for(lambda: _max_age(js, "ORDERS") == 3_600_000_000_000, what="the rendered template to be applied")
+        values.write_text("retention: 2h\n")  # a values change is a manifest change
+        wait_for(lambda: _max_age(js, "ORDERS") == 7_200_000_000_000, what="the new values to be applied")
+        assert ctl.events("error") == []
