@@ -531,3 +531,49 @@ def test_server_future_start_time_starts_like_new():
         server.stop()
     assert y2100 == [b"after"]
     assert y3000 == [b"before", b"after"]
+
+
+@pytest.mark.integration
+def test_server_workqueue_keeps_exhausted_messages_and_refuses_publishes():
+    """JS408's claim: on a workqueue stream a message that ran out of deliveries stays stored, and
+    with discard new a full stream then refuses new publishes."""
+    import asyncio
+
+    import nats
+    from nats.errors import TimeoutError as NatsTimeout
+    from nats.js.api import AckPolicy, ConsumerConfig, DiscardPolicy, RetentionPolicy, StreamConfig
+    from nats.js.errors import APIError
+    from natsserver import NatsServer
+
+    async def run(url: str) -> tuple[int, bool, int, int | None]:
+        nc = await nats.connect(url)
+        try:
+            js = nc.jetstream()
+            await js.add_stream(StreamConfig(name="W", subjects=["w.>"], retention=RetentionPolicy.WORK_QUEUE, discard=DiscardPolicy.NEW, max_msgs=2))
+            await js.add_consumer("W", ConsumerConfig(durable_name="c", ack_policy=AckPolicy.EXPLICIT, ack_wait=0.3, max_deliver=1))
+            for body in (b"1", b"2"):
+                await js.publish("w.a", body)
+            sub = await js.pull_subscribe_bind("c", "W")
+            fetched = len(await sub.fetch(2, timeout=2))  # never acked
+            await asyncio.sleep(1)  # ack_wait passes: max_deliver 1 is reached
+            try:
+                await sub.fetch(1, timeout=1)
+                redelivered = True
+            except NatsTimeout:
+                redelivered = False
+            stored = (await js.stream_info("W")).state.messages
+            code = None
+            try:
+                await js.publish("w.a", b"3")
+            except APIError as exc:
+                code = exc.err_code
+            return fetched, redelivered, stored, code
+        finally:
+            await nc.close()
+
+    server = NatsServer().start()
+    try:
+        fetched, redelivered, stored, code = asyncio.run(run(server.url))
+    finally:
+        server.stop()
+    assert (fetched, redelivered, stored, code) == (2, False, 2, 10077)  # 10077: maximum messages exceeded
