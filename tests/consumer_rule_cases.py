@@ -1,4 +1,4 @@
-"""Pass and fail cases for the consumer create-time rejection rules (JS201-JS226).
+"""Pass and fail cases for the consumer create-time rejection rules (JS201-JS227).
 
 Shared by the pure unit tests (tests/test_rules_consumer.py) and the real-server agreement tests
 (tests/integration/test_rules_consumer_server.py). A fail case holds exactly one rejected
@@ -238,4 +238,40 @@ CASES: list[Case] = [
     Case("wq-deliver-seq", "JS226", {"deliver_policy": "by_start_sequence", "opt_start_seq": 1}, 10101, stream_spec=WQ),
     Case("wq-deliver-all", "JS226", {"deliver_policy": "all"}, None, stream_spec=WQ),
     Case("limits-deliver-new", "JS226", {"deliver_policy": "new"}, None),
+]
+
+# JS227 consumer-pedantic-rejected: judged with a pedantic target and sent with "pedantic": true
+# (tests/integration/test_rules_pedantic_server.py), so not part of the plain server run.
+PEDANTIC = Target(pedantic=True)
+_LIMITED = {**STREAM, "consumer_limits": {"max_ack_pending": 50, "inactive_threshold": "1h"}}
+_FC = {"deliver_subject": "d.out", "ack_policy": "flow_control", "max_ack_pending": 10}
+
+
+def _ped(id: str, spec: dict[str, Any], code: int | None, **kw: Any) -> Case:
+    return Case(id, "JS227", spec, code, server=False, target=PEDANTIC, **kw)
+
+
+CASES += [
+    _ped("ped-max-deliver", {"max_deliver": -5}, 10157),
+    _ped("ped-max-waiting", {"max_waiting": -1}, 10157),
+    _ped("ped-max-ack-pending", {"max_ack_pending": -2}, 10157),
+    _ped("ped-max-batch", {"max_batch": -1}, 10157),
+    _ped("ped-max-expires", {"max_expires": "-1s"}, 10157),
+    _ped("ped-max-bytes", {"max_bytes": -1}, 10157),
+    _ped("ped-heartbeat", _push(idle_heartbeat="-1s"), 10157),
+    _ped("ped-inactive", {"inactive_threshold": "-1s"}, 10157),
+    _ped("ped-priority-timeout", {"priority_policy": "overflow", "priority_groups": ["g"], "priority_timeout": "-1s"}, 10157),
+    _ped("ped-backoff-default-ack-wait", {"max_deliver": 3, "backoff": ["1s", "10s"]}, 10157),
+    _ped("ped-backoff-ack-wait-differs", {"max_deliver": 3, "ack_wait": "5s", "backoff": ["1s", "10s"]}, 10157),
+    _ped("ped-stream-limit-max-ack-pending", {"inactive_threshold": "1m"}, 10157, stream_spec=_LIMITED),
+    _ped("ped-stream-limit-inactive", {"max_ack_pending": 20}, 10157, stream_spec=_LIMITED),
+    _ped("ped-fc-without-flow-control", {**_FC, "idle_heartbeat": "1s"}, 10219),
+    _ped("ped-fc-heartbeat", {**_FC, "flow_control": True}, 10052),
+    _ped("ped-ok-plain", {}, None),
+    _ped("ped-ok-limits-written", {"max_ack_pending": 20, "inactive_threshold": "1m"}, None, stream_spec=_LIMITED),
+    _ped("ped-ok-backoff", {"max_deliver": 3, "ack_wait": "1s", "backoff": ["1s", "10s"]}, None),
+    _ped("ped-ok-flow-control", {**_FC, "flow_control": True, "idle_heartbeat": "1s"}, None),
+    _ped("ped-ok-minus-one", {"max_deliver": -1, "max_ack_pending": -1, "max_waiting": 0}, None),
+    # the same config without a pedantic target: the server adjusts it, jsops stays silent here
+    Case("ped-silent-without-target", "JS227", {"max_deliver": -5}, None),
 ]

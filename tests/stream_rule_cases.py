@@ -307,3 +307,31 @@ def placement_manifest(case_id: str, placement: dict[str, Any], replicas: int) -
     name = "P_" + case_id.replace("-", "_")
     spec = {"subjects": [name.lower() + ".>"], "num_replicas": replicas, "placement": placement}
     return name, json.dumps({"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": name}, "spec": spec})
+
+
+# JS127 stream-pedantic-rejected: judged with the target {pedantic: true} and sent with
+# "pedantic": true (tests/integration/test_rules_pedantic_server.py).
+PEDANTIC_CASES: list[Case] = [
+    Case("ped-max-msgs", "JS127", _s(max_msgs=-5), 10157),
+    Case("ped-max-msgs-per-subject", "JS127", _s(max_msgs_per_subject=-2), 10157),
+    Case("ped-max-bytes", "JS127", _s(max_bytes=-3), 10157),
+    Case("ped-max-msg-size", "JS127", _s(max_msg_size=-2), 10157),
+    Case("ped-max-consumers", "JS127", _s(max_consumers=-9), 10157),
+    Case("ped-dup-window-omitted-short-max-age", "JS127", _s(max_age="1m"), 10157),
+    Case("ped-sdm-without-ttl", "JS127", _s(subject_delete_marker_ttl="5s", allow_rollup_hdrs=True), 10052),
+    Case("ped-sdm-without-rollup", "JS127", _s(subject_delete_marker_ttl="5s", allow_msg_ttl=True), 10052),
+    Case("ped-schedules-without-rollup", "JS127", _s(allow_msg_schedules=True), 10052),
+    Case("ped-republish-no-src", "JS127", {"subjects": ["pr.>"], "republish": {"dest": "out.pr.>"}}, 10157),
+    Case(
+        "ped-republish-implicit", "JS127",
+        {"subjects": ["pr.x"], "subject_transform": {"src": "pr.x", "dest": "tr.x"}, "republish": {"src": ">", "dest": ">"}}, 10157,
+    ),
+    Case("ped-ok-plain", "JS127", S, None),
+    Case("ped-ok-minus-one", "JS127", _s(max_msgs=-1, max_bytes=-1, max_consumers=-1), None),
+    Case("ped-ok-short-max-age-with-window", "JS127", _s(max_age="1m", duplicate_window="1m"), None),
+    Case("ped-ok-long-max-age", "JS127", _s(max_age="1h"), None),
+    Case("ped-ok-sdm", "JS127", _s(subject_delete_marker_ttl="5s", allow_msg_ttl=True, allow_rollup_hdrs=True), None),
+    Case("ped-ok-schedules", "JS127", _s(allow_msg_schedules=True, allow_rollup_hdrs=True), None),
+    Case("ped-ok-republish", "JS127", {"subjects": ["pr.>"], "republish": {"src": "pr.>", "dest": "out.pr.>"}}, None),
+    Case("ped-ok-mirror-short-max-age", "JS127", {"mirror": {"name": "ORIGIN"}, "max_age": "1m"}, None),
+]

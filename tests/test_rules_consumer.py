@@ -1,4 +1,4 @@
-"""Pure pass/fail cases of the consumer create-time rejection rules (JS201-JS226).
+"""Pure pass/fail cases of the consumer create-time rejection rules (JS201-JS227).
 
 Each fail case holds one rejected condition: exactly its rule fires (no other consumer rule),
 with the predicted err_code. Each pass case: no consumer rule fires at all.
@@ -19,7 +19,7 @@ CONSUMER_RULES = [r for r in discover_rules() if r.code.startswith("JS2") and "C
 def test_case_ids_unique_and_every_rule_covered():
     assert len({c.id for c in CASES}) == len(CASES)
     covered = {c.rule for c in CASES if c.code is not None} & {c.rule for c in CASES if c.code is None}
-    ours = {r.code for r in CONSUMER_RULES if 201 <= int(r.code[2:]) <= 226}
+    ours = {r.code for r in CONSUMER_RULES if 201 <= int(r.code[2:]) <= 227}
     assert ours <= covered, sorted(ours - covered)
 
 

@@ -175,3 +175,41 @@ def test_placement_servers_of_other_clusters_and_jetstream_exclusion():
     assert [f.server_error_code for f in _placement_findings(text, target)] == [10005]  # one usable ssd server in EU
     _, text = stream_rule_cases.placement_manifest("us", {"cluster": "US", "tags": ["ssd"]}, 2)
     assert _placement_findings(text, target) == []
+
+
+@pytest.mark.parametrize("case", stream_rule_cases.PEDANTIC_CASES, ids=lambda c: c.id)
+def test_pedantic_case(case: Case):
+    from linter.model.target import Target
+
+    estate, _ = load(case)
+    found = lint_estate(estate, list(RULES.values()), target=Target(pedantic=True)).findings
+    predicted = [(f.rule, f.server_error_code) for f in found if f.server_error_code is not None]
+    assert predicted == ([(case.rule, case.code)] if case.code else [])
+    # without a pedantic target the server adjusts these configs: nothing is predicted
+    assert [f for f in lint_estate(estate, list(RULES.values())).findings if f.server_error_code is not None] == []
+
+
+def test_pedantic_duplicate_window_server_limit():
+    from linter.model.target import Target
+
+    case = next(c for c in stream_rule_cases.PEDANTIC_CASES if c.id == "ped-ok-plain")
+    estate, _ = load(case)
+    target = Target.model_validate({"pedantic": True, "limits": {"duplicate_window": "1m"}})
+    found = lint_estate(estate, [RULES["JS127"]], target=target).findings
+    assert [f.server_error_code for f in found] == [10157] and "server limit 1m" in found[0].message
+
+
+def test_pedantic_mirror_direct_differs_from_origin():
+    from linter.loader import Estate, _check_estate, load_text
+    from linter.model.target import Target
+
+    text = (
+        '{"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": "O"}, "spec": {"subjects": ["o.>"], "allow_direct": true}}\n---\n'
+        '{"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": "M"}, "spec": {"mirror": {"name": "O"}}}\n---\n'
+        '{"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": "N"}, "spec": {"mirror": {"name": "O"}, "mirror_direct": true}}\n'
+    )
+    estate = Estate()
+    load_text(text.encode(), "m.yaml", estate)
+    _check_estate(estate)
+    found = lint_estate(estate, [RULES["JS127"]], target=Target(pedantic=True)).findings
+    assert [(f.object.name, f.server_error_code) for f in found] == [("M", 10157)]
