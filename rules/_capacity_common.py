@@ -29,6 +29,8 @@ __all__ = [
     "human_rate",
     "ceil_size",
     "multi_node",
+    "hard_byte_bound",
+    "profiled_bytes",
     "sourced_origins",
     "MONITOR_PREFIX",
     "MONITOR_STREAM_KEYS",
@@ -90,6 +92,40 @@ def ceil_size(n: float) -> int:
         if n >= size:
             return int(math.ceil(n / size)) * size
     return int(math.ceil(n))
+
+
+def hard_byte_bound(eff: dict[str, Any], target: Target) -> int | None:
+    """The most a stream can store per replica by its declared limits alone: ``max_bytes``, else
+    ``max_msgs`` times the largest message (``max_msg_size``, else the target's ``max_payload``);
+    None when nothing declared bounds it."""
+    max_bytes = eff.get("max_bytes", -1)
+    if max_bytes > 0:
+        return int(max_bytes)
+    max_msgs = eff.get("max_msgs", -1)
+    largest = eff.get("max_msg_size", -1)
+    if largest <= 0:
+        largest = target.max_payload or -1
+    if max_msgs > 0 and largest > 0:
+        return int(max_msgs) * int(largest)
+    return None
+
+
+def profiled_bytes(eff: dict[str, Any], profile: "StreamProfile | None") -> tuple[float, str] | None:
+    """What a stream is expected to hold per replica by the profile, with how it was computed:
+    the smaller of mean byte rate x ``max_age`` and ``max_msgs`` x mean stored message size.
+    None when the profile lacks the figures for both."""
+    if profile is None or profile.bytes is None:
+        return None
+    out: list[tuple[float, str]] = []
+    rate = profile.bytes.mean_per_s
+    max_age = eff.get("max_age", 0)
+    if rate and max_age > 0:
+        out.append((rate * max_age / SECOND, f"profiled mean {human_rate(rate)} over max_age"))
+    size = profile.bytes.stored_msg_size_mean
+    max_msgs = eff.get("max_msgs", -1)
+    if size and max_msgs > 0:
+        out.append((size * max_msgs, f"max_msgs x profiled mean stored size {human_bytes(size)}"))
+    return min(out) if out else None
 
 
 # ---------------------------------------------------------------------------------------------

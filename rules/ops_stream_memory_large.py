@@ -11,17 +11,21 @@ from linter.loader import Resource
 from linter.model.config import Size
 from linter.model.units import format_size
 
-from ._capacity_common import MIB
+from ._capacity_common import MIB, hard_byte_bound, human_bytes, profiled_bytes, stream_profile
 
 
 class StreamMemoryLarge(Rule):
     """A memory stream may hold more than the memory budget (100MiB by default), or has no max_bytes at all.
 
     ## What it does
-    Flags a stream with `storage: memory` whose `max_bytes` is unlimited or larger than the
-    option `max_bytes` (default 100MiB, the threshold of Synadia Insights OPT_COST_002 "Memory
-    Storage Large Stream"). Every replica holds the whole stream in RAM, so the message gives
-    the total over replicas too.
+    Flags a stream with `storage: memory` whose `max_bytes` is larger than the option
+    `max_bytes` (default 100MiB, the threshold of Synadia Insights OPT_COST_002 "Memory Storage
+    Large Stream"). Without `max_bytes`, the stream is left alone when `max_msgs` times the
+    largest message (`max_msg_size`, else the target's `max_payload`) fits the budget; otherwise,
+    when a profile gives the figures, it is flagged if it is expected to hold more than the
+    budget (the smaller of `bytes.mean_per_s` x `max_age` and `max_msgs` x
+    `bytes.stored_msg_size_mean`); without them it is flagged for having no byte bound. Every
+    replica holds the whole stream in RAM, so the message gives the total over replicas too.
 
     ## Why is this bad?
     Memory streams live in the servers' RAM, next to every connection's buffers, and are lost
@@ -63,26 +67,44 @@ class StreamMemoryLarge(Rule):
         eff = ctx.effective(resource)
         if eff.get("storage") != "memory":
             return
-        max_bytes = eff.get("max_bytes", -1)
         budget = self.options.max_bytes
         replicas = eff.get("num_replicas", 1)
-        if max_bytes <= 0:
-            yield Violation(
-                resource,
-                ("storage",),
-                "memory stream without max_bytes: it may grow until the account's max_mem or the server's "
-                "memory is exhausted" + (f" (on each of its {replicas} replicas)" if replicas > 1 else ""),
-                fix=FixSuggestion("unsafe", f"set max_bytes to at most {format_size(budget)}, or use file storage"),
-            )
-        elif max_bytes > budget:
-            total = f" ({format_size(max_bytes * replicas)} of RAM over {replicas} replicas)" if replicas > 1 else ""
-            yield Violation(
-                resource,
-                ("max_bytes",),
-                f"memory stream may hold max_bytes {format_size(max_bytes)}{total}, more than the "
-                f"{format_size(budget)} budget for memory streams",
-                fix=FixSuggestion("unsafe", f"lower max_bytes to at most {format_size(budget)}, or use file storage"),
-            )
+        on_each = f" (on each of its {replicas} replicas)" if replicas > 1 else ""
+        max_bytes = eff.get("max_bytes", -1)
+        if max_bytes > 0:
+            if max_bytes > budget:
+                total = f" ({format_size(max_bytes * replicas)} of RAM over {replicas} replicas)" if replicas > 1 else ""
+                yield Violation(
+                    resource,
+                    ("max_bytes",),
+                    f"memory stream may hold max_bytes {format_size(max_bytes)}{total}, more than the "
+                    f"{format_size(budget)} budget for memory streams",
+                    fix=FixSuggestion("unsafe", f"lower max_bytes to at most {format_size(budget)}, or use file storage"),
+                )
+            return
+        hard = hard_byte_bound(eff, ctx.target)
+        if hard is not None and hard <= budget:
+            return  # max_msgs x the largest message already keeps it within the budget
+        fix = FixSuggestion("unsafe", f"set max_bytes to at most {format_size(budget)}, or use file storage")
+        expected = profiled_bytes(eff, stream_profile(ctx, resource))
+        if expected is not None:
+            amount, how = expected
+            if amount > budget:
+                yield Violation(
+                    resource,
+                    ("storage",),
+                    f"memory stream without max_bytes expected to hold about {human_bytes(amount)}{on_each} "
+                    f"({how}), more than the {format_size(budget)} budget for memory streams",
+                    fix=fix,
+                )
+            return
+        yield Violation(
+            resource,
+            ("storage",),
+            "memory stream without max_bytes: it may grow until the account's max_mem or the server's "
+            f"memory is exhausted{on_each}",
+            fix=fix,
+        )
 
 
 RULE = StreamMemoryLarge

@@ -9,9 +9,9 @@ from pydantic import Field
 from linter.api import Edit, FixSuggestion, Rule, RuleContext, RuleOptions, Severity, Violation
 from linter.loader import Resource
 from linter.model.config import Size
-from linter.model.units import format_duration, format_size
+from linter.model.units import format_size
 
-from ._capacity_common import GIB, SECOND, byte_rate, human_bytes, human_rate, stream_profile
+from ._capacity_common import GIB, hard_byte_bound, human_bytes, profiled_bytes, stream_profile
 
 
 class StreamUncompressedLarge(Rule):
@@ -21,9 +21,9 @@ class StreamUncompressedLarge(Rule):
     Flags a stream with `storage: file` and `compression: none` (the default) whose size bound
     is larger than the option `max_bytes` (default 1GiB, the threshold of Synadia Insights
     OPT_COST_004 "Uncompressed Large Stream"). The size bound is `max_bytes` when it is set.
-    When it is not, and a profile gives the stream's mean byte rate (`bytes.mean_per_s`) and the
-    stream has a `max_age`, the bound is that rate times `max_age`. Otherwise the rule stays
-    silent.
+    When it is not, and a profile gives the figures, it is what the stream is expected to hold:
+    the smaller of `bytes.mean_per_s` x `max_age` and `max_msgs` x `bytes.stored_msg_size_mean`
+    (capped by `max_msgs` times the largest message). Otherwise the rule stays silent.
 
     ## Why is this bad?
     File streams with `compression: s2` usually take a fraction of the disk for text-like
@@ -78,18 +78,19 @@ class StreamUncompressedLarge(Rule):
                     fix=fix,
                 )
             return
-        max_age = eff.get("max_age", 0)
-        rate = byte_rate(stream_profile(ctx, resource), "mean")
-        if max_age <= 0 or not rate:
+        expected = profiled_bytes(eff, stream_profile(ctx, resource))
+        if expected is None:
             return
-        expected = rate * max_age / SECOND
-        if expected > threshold:
+        amount, how = expected
+        hard = hard_byte_bound(eff, ctx.target)
+        if hard is not None and hard < amount:
+            amount, how = float(hard), "max_msgs x the largest message, the declared bound"
+        if amount > threshold:
             yield Violation(
                 resource,
                 ("storage",),
-                f"file stream without compression expected to hold about {human_bytes(expected)} (profiled "
-                f"mean {human_rate(rate)} over max_age {format_duration(max_age)}), more than "
-                f"{format_size(threshold)}",
+                f"file stream without compression expected to hold about {human_bytes(amount)} "
+                f"({how}), more than {format_size(threshold)}",
                 fix=fix,
             )
 

@@ -94,6 +94,14 @@ def test_js431(spec: dict[str, Any], fires: bool) -> None:
     assert bool(found) is fires
     if fires:
         assert found[0].severity is Severity.WARNING and "no max_age" in found[0].message
+        text = json.dumps(S("A", subjects=["a.>"], **spec))
+        assert (found[0].line, found[0].column) == (1, text.index('"spec"') + 1)  # at the spec key
+
+
+def test_js431_points_at_spec() -> None:
+    text = "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: A\nspec:\n  subjects: [a.>]\n"
+    found = lint(text, "JS431")
+    assert (found[0].line, found[0].column) == (5, 1)
 
 
 def test_js431_nack_and_api_json() -> None:
@@ -165,6 +173,12 @@ def test_js432_missing_figures_stay_silent() -> None:
     assert lint(docs, "JS432", prof=profiles({"ORDERS": {"bytes": {"mean_per_s": 0.0}}})) == []
 
 
+def test_js432_cites_the_observed_retention_span() -> None:
+    prof = profiles({"ORDERS": {"bytes": {"mean_per_s": 7100.0}, "retention_span_ns": 151_000 * S_}})
+    found = lint([S("ORDERS", max_age="30d", max_bytes="1GiB")], "JS432", prof=prof)
+    assert "the profile saw 1d17h56m40s of messages retained" in found[0].message
+
+
 def test_js432_discard_new_message() -> None:
     found = lint([S("ORDERS", max_age="30d", max_bytes="1GiB", discard="new")], "JS432", prof=ORDERS_PROFILE)
     assert len(found) == 1 and "publishes are refused" in found[0].message
@@ -202,6 +216,25 @@ def test_js433_option_and_replicas() -> None:
     assert lint(docs, "JS433", options={"max_bytes": 64 * MiB}) == []
 
 
+def test_js433_without_max_bytes_uses_hard_bounds_then_the_profile() -> None:
+    mem = {"subjects": ["a.>"], "storage": "memory"}
+    # max_msgs x max_msg_size = 100KiB: bounded within the budget by declared limits alone
+    assert lint([S("A", **mem, max_msgs=100, max_msg_size="1KiB")], "JS433") == []
+    # max_msgs x the target's max_payload (1000 x 1MiB) is over the budget; no profile: no byte bound
+    found = lint([S("A", **mem, max_msgs=1000)], "JS433", target={"max_payload": "1MiB"})
+    assert len(found) == 1 and "without max_bytes: it may grow" in found[0].message
+    assert lint([S("A", **mem, max_msgs=100)], "JS433", target={"max_payload": "1MiB"}) == []
+    # profile: 7100 B/s x 1h = 25560000 B (24.4MiB) fits; x 1d = 613440000 B (585MiB) does not
+    prof = profiles({"A": {"bytes": {"mean_per_s": 7100.0, "stored_msg_size_mean": 512.0}}})
+    assert lint([S("A", **mem, max_age="1h")], "JS433", prof=prof) == []
+    found = lint([S("A", **mem, max_age="1d")], "JS433", prof=prof)
+    assert len(found) == 1 and "about 585MiB" in found[0].message and "profiled mean 6.9KiB/s" in found[0].message
+    # max_msgs x 512 B: 1e6 -> 488.3MiB (flagged), 1e5 -> 48.8MiB (fits), the smaller estimate wins
+    found = lint([S("A", **mem, max_age="1d", max_msgs=1_000_000)], "JS433", prof=prof)
+    assert len(found) == 1 and "about 488.3MiB" in found[0].message and "stored size 512B" in found[0].message
+    assert lint([S("A", **mem, max_age="1d", max_msgs=100_000)], "JS433", prof=prof) == []
+
+
 # --- JS434 large uncompressed file streams --------------------------------------------------
 
 
@@ -223,6 +256,10 @@ def test_js434_profile_estimate_when_max_bytes_unset() -> None:
     assert len(found) == 1 and "17.1GiB" in found[0].message
     assert lint([S("ORDERS", max_age="1h")], "JS434", prof=ORDERS_PROFILE) == []
     assert lint([S("ORDERS")], "JS434", prof=ORDERS_PROFILE) == []  # no max_age: no estimate
+    # max_msgs 1000 x max_msg_size 64KiB = 62.5MiB caps the estimate
+    assert lint([S("ORDERS", max_age="30d", max_msgs=1000, max_msg_size="64KiB")], "JS434", prof=ORDERS_PROFILE) == []
+    found = lint([S("ORDERS", max_age="30d", max_msgs=100_000, max_msg_size="64KiB")], "JS434", prof=ORDERS_PROFILE)
+    assert len(found) == 1 and "6.1GiB" in found[0].message and "largest message" in found[0].message
 
 
 FIXABLE = """\
