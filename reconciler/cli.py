@@ -152,13 +152,19 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
     from .live import read_live
     from .plan import build_plan, desired_from_estate
     from .route import route_estate
-    from .target import resolve_context, target_from_args
+    from .target import TargetError, resolve_context, target_from_args
 
     config = _config(args)
     estate = _estate(args, config)
     default = target_from_args(args, config)
     explicit = bool(args.server or args.context or "default" in config.contexts)
-    for route in route_estate(estate, default, lambda name: resolve_context(name, config), explicit=explicit):
+    def resolve(name: str) -> Any:
+        try:
+            return resolve_context(name, config)
+        except TargetError as exc:
+            raise TargetError(f"manifests route objects to context {name!r}: {exc}") from None
+
+    for route in route_estate(estate, default, resolve, explicit=explicit):
         client = JsClient(route.target)
         run.items.append((route, client, None, None))
         live = read_live(client)

@@ -57,3 +57,15 @@ def test_secrets_are_never_printed(tmp_path):
         assert rc == 1 and "Wr0ngS3cret" not in out + err and "Traceback" not in err
     finally:
         server.stop()
+
+
+def test_unknown_context_and_bad_config(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    manifest(tmp_path / "m", "x.yaml", GOOD.replace("{name: A}", "{name: A, context: nowhere}"))
+    check(*run("plan", "m"), "manifests route objects to context 'nowhere'", "unknown context 'nowhere'")
+    check(*run("plan", "m", "--context", "../x"), "invalid context name")
+    (tmp_path / ".jsops.yaml").write_text("contexts:\n  prod:\n    token: s3cr3t-inline\n")
+    rc, out, err = run("plan", "m")
+    check(rc, out, err, ".jsops.yaml", "contexts.prod.token")
+    assert "s3cr3t-inline" not in out + err
