@@ -95,13 +95,11 @@ class StreamMaxBytesFillsBeforeMaxAge(Rule):
             effect = f"after about {fill_text} publishes are refused until messages age out"
         else:
             effect = f"messages are discarded after about {fill_text}, not after max_age {format_duration(max_age)}"
-        span = profile.retention_span_ns if profile is not None else None
-        seen = f" (the profile saw {format_duration(span // SECOND * SECOND)} of messages retained)" if span and span < max_age else ""
         yield Violation(
             resource,
             ("max_bytes",),
             f"at the profiled {which} byte rate {human_rate(rate)}, max_bytes {format_size(max_bytes)} fills "
-            f"in about {fill_text}, before max_age {format_duration(max_age)}: {effect}{seen}",
+            f"in about {fill_text}, before max_age {format_duration(max_age)}: {effect}",
             fix=FixSuggestion(
                 "unsafe",
                 f"raise max_bytes to at least {needed} or lower max_age to {fill_text}",
