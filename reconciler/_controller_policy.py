@@ -19,6 +19,7 @@ and, object by object, keeps the permissive action only where the annotations al
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -73,11 +74,12 @@ class Policy:
         return frozenset(names)
 
 
-def policy_from_estate(estate: Any, desired: list[Desired], context: str) -> tuple[list[Desired], Policy]:
+def policy_from_estate(estate: Any, desired: list[Desired], contexts: Iterable[str]) -> tuple[list[Desired], Policy]:
     """The desired objects with the prune permissions recorded in their metadata, and the policy."""
     annotations: dict[Key, dict[str, str]] = {}
+    wanted = set(contexts)
     for r in estate.resources:
-        if r.context in (context, "default"):
+        if r.context in wanted:
             annotations[(r.kind, r.stream if r.kind == "Consumer" else None, r.name)] = dict(r.annotations or {})
     policy = Policy(annotations)
     out = []
@@ -115,12 +117,15 @@ def _plural(n: int) -> str:
     return f"{n} message{'s' if n != 1 else ''}"
 
 
-def policy_plan(desired: list[Desired], live: LiveState, policy: Policy, *, target: str = "") -> Plan:
-    """The plan the controller may carry out with :data:`PERMISSIVE` options: every action that
-    the annotations do not allow is turned into a ``blocked`` one that says which annotation it needs."""
+def policy_plan(desired: list[Desired], live: LiveState, policy: Policy, *, target: str = "",
+                base: PlanOptions | None = None) -> Plan:
+    """The plan the controller may carry out with ``base`` (default :data:`PERMISSIVE`) options:
+    every action that the annotations do not allow is turned into a ``blocked`` one that says which
+    annotation it needs. ``base`` carries the prune scope; its safety flags are set here."""
     adopt = policy.adopt()
-    perm = build_plan(desired, live, replace(PERMISSIVE, adopt=adopt), target=target)
-    strict = build_plan(desired, live, PlanOptions(adopt=adopt), target=target)
+    base = base or PERMISSIVE
+    perm = build_plan(desired, live, replace(base, prune=True, allow_recreate=True, allow_data_loss=True, adopt=adopt), target=target)
+    strict = build_plan(desired, live, replace(base, prune=False, allow_recreate=False, allow_data_loss=False, adopt=adopt), target=target)
     p = {_key(a): a for a in perm.actions}
     s = {_key(a): a for a in strict.actions}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,16 +71,23 @@ def git_pull(paths: list[str], timeout: float = 120.0) -> str:
 
 @dataclass
 class Revision:
-    """One loaded revision of the manifests."""
+    """One loaded and linted revision of the manifests."""
 
     id: str  # sha256 of the files' contents (and the git commit when pulled)
-    desired: list[Desired] = field(default_factory=list)
     estate: Any = None
     errors: list[str] = field(default_factory=list)  # lint errors as file:line:col: CODE message
 
     @property
     def good(self) -> bool:
         return not self.errors
+
+    def objects(self, contexts: Iterable[str]) -> int:
+        wanted = set(contexts)
+        return sum(1 for r in self.estate.resources if r.context in wanted) if self.estate is not None else 0
+
+    def desired(self, contexts: Iterable[str], limits: Any = None) -> list[Desired]:
+        """The effective configs of the objects routed to ``contexts``, with the target's ``limits``."""
+        return desired_from_estate(self.estate, contexts=list(contexts), target=limits)
 
 
 def _content_id(files: list[str], commit: str | None) -> str:
@@ -101,8 +109,9 @@ def _load(paths: list[str], env: str | None) -> Any:
     return load_paths(paths, env=env)
 
 
-def load_revision(paths: list[str], context: str, env: str | None = None, commit: str | None = None) -> Revision:
-    """Load and lint the manifests; a revision with lint errors has ``errors`` and no ``desired``."""
+def load_revision(paths: list[str], env: str | None = None, commit: str | None = None, config: Any = None) -> Revision:
+    """Load and lint the manifests (with the jsops ``config``'s rule selection, as ``jsops apply``
+    does); a revision with lint errors has ``errors``."""
     from linter import LoadError, lint_estate
     from linter.loader import discover
 
@@ -112,10 +121,8 @@ def load_revision(paths: list[str], context: str, env: str | None = None, commit
     except LoadError as exc:
         raise SourceError(str(exc)) from None
     rev = Revision(_content_id(sorted(set(files) | set(estate.files or [])), commit), estate=estate)
-    result = lint_estate(estate)
+    result = lint_estate(estate, config=config)
     errors = [f for f in result.findings if f.severity.value == "error"]
     if errors:
         rev.errors = [f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" for f in sorted(errors, key=lambda f: f.sort_key())]
-        return rev
-    rev.desired = desired_from_estate(estate, context)
     return rev

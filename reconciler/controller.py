@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import IO, Any
 
@@ -88,6 +88,7 @@ class ControllerOptions:
     identity: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
     max_backoff: float = 60.0
     once: bool = False
+    config: Any = None  # the jsops config (lint selection, declared target facts); None: defaults
 
 
 class _NoRevision(Exception):
@@ -116,6 +117,12 @@ class Controller:
         self.last_pending = 0
 
     # -- status ----------------------------------------------------------------------------------
+
+    @property
+    def contexts(self) -> list[str]:
+        """The manifest contexts this controller's target takes (as ``jsops apply`` routes them)."""
+        ctx = getattr(self.target, "context", "default")
+        return ["default"] + ([ctx] if ctx != "default" else [])
 
     def leader(self) -> bool:
         if self.options.dry_run:
@@ -231,6 +238,7 @@ class Controller:
     def round(self) -> bool:
         """One reconcile round; True when it succeeded (lint-rejected revisions do not fail it)."""
         from .client import ConnectError, JsApiError
+        from .target import TargetError
 
         started = time.monotonic()
         self._in_round_since = started
@@ -242,7 +250,7 @@ class Controller:
             ok = summary.pop("ok")
         except _NoRevision as exc:
             summary = {"error": str(exc)}
-        except ConnectError as exc:
+        except (ConnectError, TargetError) as exc:
             self._count_error("connection", exc)
             summary = {"error": str(exc)}
             self._drop_client()
@@ -288,13 +296,13 @@ class Controller:
             except SourceError as exc:
                 self._count_error("git", exc)
         try:
-            rev = load_revision(opt.paths, self.target.context, opt.env, commit)
+            rev = load_revision(opt.paths, opt.env, commit, opt.config)
         except SourceError as exc:
             self._count_error("load", exc)
             rev = None
         if rev is not None and rev.good:
             if self.current is None or rev.id != self.current.id:
-                self.log("revision_accepted", revision=rev.id, objects=len(rev.desired))
+                self.log("revision_accepted", revision=rev.id, objects=rev.objects(self.contexts))
             self.current = rev
             self._rejected = None
             self.metrics.set("lint_errors", 0)
@@ -322,17 +330,35 @@ class Controller:
             self.log("connected", target=self.target.display())
         return self._client
 
+    def _plan_options(self, rev: Any) -> Any:
+        """Prune scope as ``jsops apply`` sets it: owned objects recorded under the PATHs and in this
+        target's contexts; a recorded manifest path that moved is updated."""
+        from .plan import PlanOptions, _root, source_path
+
+        root = _root()
+        loaded = {source_path(f, root) for f in [*rev.estate.files, *(r.file for r in rev.estate.resources)] if f}
+
+        def stale(recorded: str) -> bool:
+            path = recorded if os.path.isabs(recorded) else os.path.join(root, recorded)
+            return recorded in loaded or not os.path.exists(path)
+
+        return PlanOptions(keep_position=True, prune_paths=tuple(source_path(p, root) for p in self.options.paths),
+                           prune_contexts=frozenset(self.contexts), stale_source=stale)
+
     def _reconcile(self) -> dict[str, Any]:
-        from ._controller_policy import PERMISSIVE, blocked_need, policy_from_estate, policy_plan
+        from ._controller_policy import blocked_need, policy_from_estate, policy_plan
         from .apply import execute_plan
+        from .limits import read_limits
         from .live import read_live
 
         self._load()
         rev = self.current
-        desired, policy = policy_from_estate(rev.estate, rev.desired, self.target.context)
         client = self._connect()
         live = read_live(client)
-        plan = policy_plan(desired, live, policy, target=self.target.display())
+        limits = read_limits(client, self.target, getattr(self.options.config, "target", None))
+        desired, policy = policy_from_estate(rev.estate, rev.desired(self.contexts, limits), self.contexts)
+        base = self._plan_options(rev)
+        plan = policy_plan(desired, live, policy, target=self.target.display(), base=base)
 
         states: dict[tuple[str, str, str], str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}
         blocked: dict[tuple[str, ...], float] = {}
@@ -354,7 +380,7 @@ class Controller:
         runnable = [a for a in plan.actions if a.action != "blocked"]
         leader = self.leader() and (self.lease is None or self.lease.held(margin=self.options.lease_ttl * 0.25))
         if runnable and leader:
-            outcome = execute_plan(client, plan, live, PERMISSIVE)
+            outcome = execute_plan(client, plan, live, replace(base, prune=True, allow_recreate=True, allow_data_loss=True))
             for r in outcome.results:
                 key = (r.action.kind, r.action.stream or "", r.action.name)
                 if r.status == "blocked":
@@ -409,6 +435,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--git", action="store_true", help="git pull --ff-only in the manifests' clone before each round")
     p.add_argument("--log-file", metavar="FILE", help="append the JSON-lines event log here instead of stderr")
     p.add_argument("--once", action="store_true", help="run one round and exit: 0 in sync, 2 drift left, 1 error")
+    p.add_argument("--config", metavar="FILE", help="jsops config (contexts, target facts, lint selection); default: found from . upward")
+    p.add_argument("--no-config", action="store_true", help="ignore any jsops config file")
     p.add_argument("--max-backoff", default="60s", help="longest wait between retries after errors (default 60s)")
     g = p.add_argument_group("high availability")
     g.add_argument("--no-lease", action="store_true", help="apply without taking the leader lease (only one controller per target!)")
@@ -420,10 +448,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _options(argv: list[str]) -> tuple[ControllerOptions, Any, str | None]:
+    from linter.config import load_config
+
     from ._controller_http import parse_listen
     from .target import target_from_args
 
     args = _parser().parse_args(argv)
+    config = load_config(args.config) if not args.no_config else load_config(None, search=False)
     try:
         interval = parse_duration(args.interval)
         ttl = parse_duration(args.lease_ttl)
@@ -446,15 +477,17 @@ def _options(argv: list[str]) -> tuple[ControllerOptions, Any, str | None]:
     opt = ControllerOptions(
         paths=list(args.paths), interval=interval, listen=listen, env=args.env, dry_run=args.dry_run, git=args.git,
         lease=not args.no_lease, lease_ttl=ttl, lease_bucket=args.lease_bucket, lease_key=args.lease_key,
-        max_backoff=backoff, once=args.once,
+        max_backoff=backoff, once=args.once, config=config,
     )
     if args.identity:
         opt.identity = args.identity
-    return opt, target_from_args(args), args.log_file
+    return opt, target_from_args(args, config), args.log_file
 
 
 def main(argv: Sequence[str]) -> int:
     """Entry point of ``jsops controller`` (argv after the command name); returns the exit code."""
+    from linter.config import ConfigError
+
     from .target import TargetError
 
     try:
@@ -462,7 +495,7 @@ def main(argv: Sequence[str]) -> int:
     except _UsageError as exc:
         print(exc, file=sys.stderr)
         return 2
-    except TargetError as exc:
+    except (TargetError, ConfigError) as exc:
         print(f"jsops controller: error: {exc}", file=sys.stderr)
         return 2
     try:

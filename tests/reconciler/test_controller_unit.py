@@ -113,12 +113,13 @@ def test_snapshot_sees_edits_additions_and_removals(tmp_path: Path) -> None:
 def test_revision_ids_follow_content(tmp_path: Path) -> None:
     path = tmp_path / "o.yaml"
     path.write_text(STREAM_YAML)
-    r1 = load_revision([str(tmp_path)], "default")
-    assert r1.good and [d.name for d in r1.desired] == ["ORDERS", "shipper"]
-    assert load_revision([str(tmp_path)], "default").id == r1.id
+    r1 = load_revision([str(tmp_path)])
+    assert r1.good and [d.name for d in r1.desired(["default"])] == ["ORDERS", "shipper"]
+    assert r1.objects(["default"]) == 2 and r1.objects(["prod"]) == 0
+    assert load_revision([str(tmp_path)]).id == r1.id
     path.write_text(STREAM_YAML.replace("1h", "2h\n  duplicate_window: 3h"))
-    r2 = load_revision([str(tmp_path)], "default")
-    assert not r2.good and r2.id != r1.id and r2.desired == []
+    r2 = load_revision([str(tmp_path)])
+    assert not r2.good and r2.id != r1.id
     assert r2.errors[0].startswith(f"{path}:") and "JS102" in r2.errors[0]
 
 
