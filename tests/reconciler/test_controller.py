@@ -217,3 +217,19 @@ def test_env_renders_templates(server: NatsServer, js: Js, tmp_path: Path) -> No
         values.write_text("retention: 2h\n")  # a values change is a manifest change
         wait_for(lambda: _max_age(js, "ORDERS") == 7_200_000_000_000, what="the new values to be applied")
         assert ctl.events("error") == []
+
+
+def test_server_refusals_are_counted_by_err_code(server: NatsServer, js: Js, tmp_path: Path) -> None:
+    js.ok("$JS.API.STREAM.CREATE.FOREIGN", {"name": "FOREIGN", "subjects": ["orders.>"], "storage": "memory"})
+    manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
+    with Running([str(tmp_path / "m")], server.url) as ctl:
+        wait_for(lambda: (sample(ctl.metrics(), "jsops_controller_errors_total", type="api", err_code="10065") or 0) >= 2,
+                 what="the overlap refusal (10065) to be counted")
+        m = ctl.metrics()
+        assert sample(m, "jsops_controller_object_sync_state", kind="Stream", stream="", name="ORDERS", state="error") == 1
+        assert (sample(m, "jsops_controller_actions_total", action="create", status="failed") or 0) >= 1
+        assert sample(m, "jsops_controller_ready") == 0
+        # the overlap is removed by hand: the controller converges on its own
+        js.ok("$JS.API.STREAM.DELETE.FOREIGN")
+        wait_for(lambda: js.consumer("ORDERS", "shipper"), what="convergence once the overlap is gone")
+        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_ready") == 1, what="ready")
