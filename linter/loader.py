@@ -115,9 +115,11 @@ class Estate:
 
 
 def discover(paths: Iterable[str]) -> list[str]:
-    """Manifest files under ``paths`` (directories are walked; hidden directories and
-    ``environments/`` directories, which hold template values, are skipped). Templates
-    (``*.yaml.j2``, ``*.yml.j2``, ``*.json.j2``) are manifest files too.
+    """Manifest files under ``paths`` (directories are walked; hidden directories are skipped).
+    Templates (``*.yaml.j2``, ``*.yml.j2``, ``*.json.j2``) are manifest files too. A directory
+    named ``environments`` found by the walk holds template values: its own files are skipped
+    (its subdirectories, ``environments/prod/*.yaml``, are walked as usual). Paths given
+    explicitly are always read.
 
     Raises :class:`LoadError` for a path that does not exist or cannot be listed.
     """
@@ -128,7 +130,10 @@ def discover(paths: Iterable[str]) -> list[str]:
                 walked = list(_walk_dirs(p))
             except OSError as exc:
                 raise LoadError(f"{p}: cannot read directory: {exc.strerror or exc}") from None
+            top = os.path.normpath(p)
             for root, files in walked:
+                if os.path.normpath(root) != top and _is_values_dir(root):
+                    continue
                 for f in sorted(files):
                     full = os.path.join(root, f)
                     # Only regular files: a FIFO would block, a device would never end.
@@ -151,10 +156,14 @@ def discover(paths: Iterable[str]) -> list[str]:
 _DISCOVERED = MANIFEST_SUFFIXES + TEMPLATE_SUFFIXES
 
 
+def _is_values_dir(directory: str) -> bool:
+    return os.path.basename(os.path.normpath(directory)) == ENVIRONMENTS_DIR
+
+
 def _walk_dirs(top: str) -> Iterator[tuple[str, list[str]]]:
     for root, dirs, files in os.walk(top, onerror=_raise):
         # Pruned while walking (os.walk descends into what is left in ``dirs``).
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != ENVIRONMENTS_DIR)
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         yield root, files
 
 

@@ -203,10 +203,18 @@ def _make_sandbox() -> Any:
                 return operator.pow(left, right)
             return super().call_binop(context, op, left, right)
 
+    def yaml_scalar(value: Any) -> Any:  # {{ x }} of a null or a boolean, spelled as YAML spells them
+        if value is None:
+            return "null"
+        if value is True or value is False:
+            return "true" if value else "false"
+        return value
+
     # No loader: include/import/extends cannot read anything. trim_blocks and lstrip_blocks
     # let block tags sit on their own lines without leaving blank lines or indentation behind.
     return _Sandbox(
         undefined=StrictUndefined,
+        finalize=yaml_scalar,
         loader=None,
         autoescape=False,
         trim_blocks=True,
@@ -367,7 +375,8 @@ def render_file(path: str, env: str, *, environments_dir: str | None = None, max
     if values_path is None:
         known = available_environments(env_dir)
         listed = f" (known: {', '.join(known)})" if known else ""
-        raise EnvironmentError_(f"unknown environment {env!r}: no {os.path.join(env_dir, env)}.yaml{listed}")
+        shown_dir = env_dir if os.path.isabs(path) else os.path.relpath(env_dir)
+        raise EnvironmentError_(f"unknown environment {env!r}: no {os.path.join(shown_dir, env)}.yaml{listed}")
     shown_values = os.path.relpath(values_path) if not os.path.isabs(path) else values_path
     cache = values_cache if values_cache is not None else {}
     if values_path not in cache:

@@ -67,6 +67,11 @@ def test_environment_name_is_a_variable(tmp_path):
     assert [r.name for r in estate.resources] == ["STAGING"]
 
 
+def test_null_and_booleans_render_as_yaml():
+    r = render_template("a: {{ n }}\nb: {{ t }}\nc: {{ f }}\nd: x-{{ t }}\ne: {{ 'False' }}\n", "t.yaml.j2", "dev", {"n": None, "t": True, "f": False})
+    assert r.text == "a: null\nb: true\nc: false\nd: x-true\ne: False\n"
+
+
 def test_template_rendering_to_nothing_is_not_a_finding(tmp_path):
     estate = _estate(tmp_path, "{% if environment == 'prod' %}\n" + STREAM.format(name="ONLYPROD") + "{% endif %}\n")
     assert estate.resources == [] and estate.findings == []
@@ -269,17 +274,21 @@ def test_nearest_environments_directory_wins(tmp_path):
     assert [r.name for r in estate.resources] == ["OUTER"]
 
 
-def test_environments_and_hidden_directories_are_not_walked(tmp_path):
+def test_environment_values_and_hidden_directories_are_not_manifests(tmp_path):
     (tmp_path / "environments").mkdir()
     (tmp_path / "environments" / "dev.yaml").write_text("a: 1\n")
     (tmp_path / ".hidden").mkdir()
     (tmp_path / ".hidden" / "x.yaml").write_text("not: a manifest\n")
     (tmp_path / "s.yaml").write_text(STREAM.format(name="A"))
+    (tmp_path / "environments" / "prod").mkdir()
+    (tmp_path / "environments" / "prod" / "p.yaml").write_text(STREAM.format(name="P"))
     estate = load_paths([str(tmp_path)])
-    assert estate.findings == [] and [r.name for r in estate.resources] == ["A"]
-    # a file passed explicitly is still read
+    assert estate.findings == [] and sorted(r.name for r in estate.resources) == ["A", "P"]
+    # paths given explicitly are always read (values passed as a manifest are not one)
     estate = load_paths([str(tmp_path / "environments" / "dev.yaml")])
     assert [f.rule for f in estate.findings] == ["JS004"]
+    estate = load_paths([str(tmp_path / "environments")])
+    assert [f.rule for f in estate.findings] == ["JS004"] and [r.name for r in estate.resources] == ["P"]
 
 
 # --- jinja2 only when needed --------------------------------------------------------------------
