@@ -66,7 +66,7 @@ def lint(
 
 def test_codes_names_and_docs() -> None:
     codes = sorted(r.code for r in MINE)
-    assert codes == [f"JS{n}" for n in range(431, 445)]
+    assert codes == [f"JS{n}" for n in range(431, 446)]
     for r in MINE:
         module = r.__module__.rsplit(".", 1)[-1]
         assert module.startswith("ops_") and r.name == module.replace("_", "-")
@@ -599,6 +599,22 @@ def test_js444_values(kind: str, key: str, value: str, ok: bool) -> None:
 def test_js444_ignores_unknown_and_wrong_kind_keys() -> None:
     meta = {"io.nats.monitor.nope": "x", "io.nats.monitor.pinned": "x"}  # pinned is a consumer key
     assert lint([S("A", subjects=["a.>"], metadata=meta)], "JS444") == []
+
+
+@pytest.mark.parametrize(
+    "spec,fires",
+    [
+        ({"metadata": {"io.nats.monitor.pinned": "true"}}, True),
+        ({"metadata": {"io.nats.monitor.pinned": "1"}}, True),
+        ({"metadata": {"io.nats.monitor.pinned": "false"}}, False),
+        ({"metadata": {"io.nats.monitor.pinned": "nope"}}, False),  # JS444's business
+        ({"metadata": {"io.nats.monitor.pinned": "true"}, "priority_policy": "pinned_client", "priority_groups": ["g"]}, False),
+        ({"metadata": {"io.nats.monitor.pinned": "true"}, "priority_policy": "overflow", "priority_groups": ["g"]}, True),
+        ({}, False),
+    ],
+)
+def test_js445(spec: dict[str, Any], fires: bool) -> None:
+    assert bool(lint([STREAM_A, C("c", "A", **spec)], "JS445")) is fires
 
 
 # --- parsers (Go strconv and jsm.go ParseDuration semantics) ----------------------------------
