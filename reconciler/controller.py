@@ -378,7 +378,7 @@ class Controller:
         ok = True
         applied = 0
         runnable = [a for a in plan.actions if a.action != "blocked"]
-        leader = self.leader() and (self.lease is None or self.lease.held(margin=self.options.lease_ttl * 0.25))
+        leader = self.leader() and (self.lease is None or self.lease.held(margin=self.lease.ttl * 0.25))
         if runnable and leader:
             outcome = execute_plan(client, plan, live, replace(base, prune=True, allow_recreate=True, allow_data_loss=True))
             for r in outcome.results:
