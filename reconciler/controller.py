@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import random
 import re
@@ -115,6 +116,7 @@ class Controller:
         self.rounds = 0
         self.last_result = ""
         self.last_pending = 0
+        self._last_drift: list[dict[str, Any]] = []
 
     # -- status ----------------------------------------------------------------------------------
 
@@ -362,6 +364,7 @@ class Controller:
 
         states: dict[tuple[str, str, str], str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}
         blocked: dict[tuple[str, ...], float] = {}
+        drift = []
         for a in plan.actions:
             key = (a.kind, a.stream or "", a.name)
             if a.action == "blocked":
@@ -370,8 +373,12 @@ class Controller:
                 blocked[need] = blocked.get(need, 0) + 1
             else:
                 states[key] = "out_of_sync"
-            self.log("drift", object=a.label, action=a.action, wanted=a.wanted, changes=[c.path for c in a.changes],
-                     reason=a.reason, consequence=a.consequence)
+            drift.append({"object": a.label, "action": a.action, "wanted": a.wanted, "changes": [c.path for c in a.changes],
+                          "reason": a.reason, "consequence": a.consequence})
+        if drift != self._last_drift:  # the same drift (say, a blocked change) is reported once, not every round
+            for d in drift:
+                self.log("drift", **d)
+        self._last_drift = drift
         self.metrics.set("drift_objects", len(plan.actions))
         self.metrics.replace("blocked_objects", blocked)
 
@@ -503,6 +510,9 @@ def main(argv: Sequence[str]) -> int:
     except OSError as exc:
         print(f"jsops controller: error: cannot open {log_file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    # The event log is the controller's output: asyncio's own complaints about requests cut off by
+    # a lost connection are not events.
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     stop = threading.Event()
     installed: list[tuple[int, Any]] = []
     if threading.current_thread() is threading.main_thread():
