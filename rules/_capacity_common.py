@@ -170,9 +170,9 @@ def sourced_origins(ctx: RuleContext) -> set[tuple[str, str]]:
 
 
 # ---------------------------------------------------------------------------------------------
-# io.nats.monitor.* metadata, as `nats server check stream|consumer` reads it (natscli, through
-# jsm.go's monitor package). Each key has one value type; the check stops at the first value that
-# does not parse and reports CRITICAL "could not configure based on metadata".
+# io.nats.monitor.* metadata, as natscli reads it through jsm.go's monitor package
+# (`nats server check stream` for streams; `nats audit` for streams and consumers). Each key has
+# one value type; parsing stops at the first value that does not parse.
 
 MONITOR_PREFIX = "io.nats.monitor."
 

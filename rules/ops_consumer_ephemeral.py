@@ -19,8 +19,9 @@ class ConsumerEphemeral(Rule):
     alone does not make a consumer durable.
 
     ## Why is this bad?
-    The server deletes an ephemeral consumer once it has had no subscriber for its
-    `inactive_threshold` (5 seconds unless set), and with it its position and pending acks.
+    The server deletes an ephemeral consumer once it has had no subscriber (push) or no pull
+    request (pull) for its `inactive_threshold` (5 seconds unless set), and with it its position
+    and pending acks.
     Declaring one in git means reconciling something that disappears whenever its client
     disconnects: the reconciler recreates it, the next deploy or outage deletes it again, and
     each time it restarts from its deliver policy. Ephemeral consumers belong in application
@@ -73,7 +74,7 @@ class ConsumerEphemeral(Rule):
             resource,
             ("name",),
             f"consumer {resource.name} is ephemeral (no durable_name): the server deletes it after "
-            f"{format_duration(idle)} without a subscriber",
+            f"{format_duration(idle)} without a client",
             fix=FixSuggestion("unsafe", "make it durable (set durable_name) or create it from the application"),
         )
 

@@ -18,7 +18,7 @@ class ConsumerMaxAckPendingUnlimited(Rule):
     ## Why is this bad?
     `max_ack_pending` is the consumer's flow control: the server stops delivering once that many
     messages wait for an ack. Unlimited, a slow or stuck client is handed the whole backlog at
-    once; for a push consumer it is the only brake there is. Messages then time out by the
+    once; for a push consumer without flow control it is the only brake there is. Messages then time out by the
     thousand and are redelivered together (redelivery storms), client memory grows without
     bound, and the server tracks every pending message. Synadia Insights watches the runtime
     side of this (OPT_SYS_003 "Ack Pending Buildup").
@@ -68,7 +68,11 @@ class ConsumerMaxAckPendingUnlimited(Rule):
         eff = ctx.effective(resource)
         if eff.get("ack_policy") not in ("explicit", "all"):
             return
-        push = " (for a push consumer it is the only flow control)" if eff.get("deliver_subject") else ""
+        push = (
+            " (for a push consumer without flow_control it is the only flow control)"
+            if eff.get("deliver_subject") and not eff.get("flow_control")
+            else ""
+        )
         yield Violation(
             resource,
             ("max_ack_pending",),

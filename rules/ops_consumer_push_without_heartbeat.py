@@ -28,7 +28,7 @@ class ConsumerPushWithoutHeartbeat(Rule):
     interest change) just sees silence and cannot tell it from an idle stream, so it never
     recreates the subscription. Without flow control, a fast stream can overrun a slow client:
     the client's pending buffer overflows, it becomes a slow consumer and messages are dropped
-    until `ack_wait` redelivers them. The NATS docs recommend pull consumers for new work.
+    (redelivered after `ack_wait` when the consumer acks, lost when it does not). The NATS docs recommend pull consumers for new work.
 
     ## Example
     ```yaml

@@ -15,7 +15,7 @@ class MonitorMetadataInvalidValue(Rule):
 
     ## What it does
     For every `io.nats.monitor.*` metadata key that natscli knows for the object's kind (see
-    JS443), parses the value the way `nats server check` does: `enabled` and `pinned` as Go
+    JS443), parses the value the way natscli does (jsm.go's monitor package): `enabled` and `pinned` as Go
     booleans (`true`, `false`, `1`, `0`, `t`, `f`, ...); `lag-critical`, `peer-lag-critical`,
     `msgs-warn` and `msgs-critical` as whole numbers 0 or more; the other counts as whole numbers
     (a sign allowed); `seen-critical`, `peer-seen-critical`, `last-delivery-critical` and
@@ -23,9 +23,10 @@ class MonitorMetadataInvalidValue(Rule):
     `m`, `h`, and `d`, `w`, `M` for 30 days, `y`), or `0`.
 
     ## Why is this bad?
-    `nats server check` stops at the first value it cannot parse and reports CRITICAL ("could not
-    configure based on metadata") instead of checking the object: the monitor pages people for
-    a typo and checks nothing else.
+    natscli stops at the first value it cannot parse. `nats server check stream` then reports
+    CRITICAL ("could not configure based on metadata") instead of checking the stream: the
+    monitor pages people for a typo and checks nothing else. `nats audit` skips the stream, or
+    the remaining consumers of the stream, with only a log line: their checks silently stop.
 
     ## Example
     ```yaml
@@ -80,11 +81,14 @@ class MonitorMetadataInvalidValue(Rule):
             problem = monitor_value_problem(value_kind, value)
             if problem is None:
                 continue
+            if resource.kind == "Stream":
+                effect = "`nats server check stream` reports CRITICAL instead of checking, and `nats audit` skips the stream"
+            else:
+                effect = "`nats audit` stops checking this stream's consumers here"
             yield Violation(
                 resource,
                 ("metadata", key),
-                f"`nats server check {resource.kind.lower()}` cannot parse {key} {value!r} ({problem}) "
-                "and reports CRITICAL instead of checking",
+                f"natscli cannot parse {key} {value!r} ({problem}): {effect}",
                 fix=FixSuggestion("unsafe", f"write {problem[len('expected '):]}"),
             )
 

@@ -16,8 +16,9 @@ class MonitorMetadataUnknownKey(Rule):
 
     ## What it does
     Checks every `metadata` key of a stream or consumer that starts with `io.nats.monitor.`
-    against the keys natscli's `nats server check stream` and `nats server check consumer` read.
-    Streams: `enabled`, `lag-critical`, `seen-critical`, `min-sources`, `max-sources`,
+    against the keys natscli's monitoring reads (jsm.go's monitor package: `nats server check
+    stream` reads a stream's keys, `nats audit` reads stream and consumer keys once
+    `io.nats.monitor.enabled` is true; Synadia Insights reads the same keys). Streams: `enabled`, `lag-critical`, `seen-critical`, `min-sources`, `max-sources`,
     `peer-expect`, `peer-lag-critical`, `peer-seen-critical`, `msgs-warn`, `msgs-critical`,
     `subjects-warn`, `subjects-critical`. Consumers: `enabled`, `outstanding-ack-critical`,
     `waiting-critical`, `unprocessed-critical`, `last-delivery-critical`, `last-ack-critical`,
@@ -81,7 +82,7 @@ class MonitorMetadataUnknownKey(Rule):
             yield Violation(
                 resource,
                 ("metadata", key),
-                f"`nats server check {kind}` does not know metadata key {key!r} and ignores it{hint}",
+                f"natscli's {kind} monitoring does not know metadata key {key!r} and ignores it{hint}",
                 fix=FixSuggestion("unsafe", advice),
                 key=True,
             )

@@ -13,7 +13,7 @@ _KEY = MONITOR_PREFIX + "pinned"
 
 
 class MonitorPinnedWithoutPinnedClient(Rule):
-    """A consumer asks `nats server check` to require pinned clients but is not a pinned_client consumer.
+    """A consumer's monitoring metadata requires pinned clients but the consumer is not a pinned_client consumer.
 
     ## What it does
     Flags a consumer whose metadata `io.nats.monitor.pinned` is true (as natscli parses it) while
@@ -21,9 +21,10 @@ class MonitorPinnedWithoutPinnedClient(Rule):
     reports the live side of this as CONSUMER_012 "Pinned Consumer Policy Mismatch".
 
     ## Why is this bad?
-    With `pinned` set, `nats server check consumer` reports CRITICAL ("Not pinned client priority
-    mode") for every consumer that is not in pinned-client mode with groups: the check can never
-    pass, so the alert is either always firing or gets silenced, and then hides real problems.
+    With `pinned` true, the consumer check (`nats audit` once `io.nats.monitor.enabled` is true,
+    and Synadia Insights) reports CRITICAL ("Not pinned client priority mode") for a consumer
+    that is not in pinned-client mode with groups: the check can never pass, so the alert is
+    either always firing or gets silenced, and then hides real problems.
 
     ## Example
     ```yaml
@@ -79,7 +80,7 @@ class MonitorPinnedWithoutPinnedClient(Rule):
             resource,
             ("metadata", _KEY),
             f"{_KEY} is true but the consumer is not in pinned_client mode with priority_groups: "
-            "`nats server check consumer` always reports CRITICAL",
+            "its monitoring check (nats audit, Synadia Insights) always reports CRITICAL",
             fix=FixSuggestion("unsafe", "set priority_policy pinned_client with priority_groups, or remove the key"),
         )
 
