@@ -72,7 +72,7 @@ def _options(args: argparse.Namespace, contexts: Any = None, estate: Any = None)
     if estate is None:
         return opt
     root = _root()
-    loaded = {source_path(f, root) for f in [*estate.files, *(r.file for r in estate.resources)] if f}
+    loaded = {source_path(f, root) for f in {*estate.files, *(r.file for r in estate.resources)} if f}
 
     def stale(recorded: str) -> bool:
         path = recorded if os.path.isabs(recorded) else os.path.join(root, recorded)

@@ -313,6 +313,7 @@ def desired_from_estate(
     wanted = set(contexts) if contexts is not None else {context, "default"}
     res = [r for r in estate.resources if r.context in wanted]
     base = root or _root()
+    paths = {f: source_path(f, base) for f in {r.file for r in res if r.file}}
     streams = {r.name: r for r in res if r.kind == "Stream"}
     origins = {n: r.config for n, r in streams.items()}
     out: list[Desired] = []
@@ -321,11 +322,11 @@ def desired_from_estate(
         if r.kind == "Stream":
             cfg = effective_stream(r.config, name=r.name, origins=origins, target=target)  # type: ignore[arg-type]
             eff[r.name] = cfg
-            out.append(Desired("Stream", r.name, None, cfg, source_path(r.file, base) if r.file else "", r.context))
+            out.append(Desired("Stream", r.name, None, cfg, paths.get(r.file, ""), r.context))
     for r in res:
         if r.kind == "Consumer":
             out.append(Desired("Consumer", r.name, r.stream, _consumer(r, eff.get(r.stream or ""), target),
-                               source_path(r.file, base) if r.file else "", r.context))
+                               paths.get(r.file, ""), r.context))
     return out
 
 
