@@ -50,7 +50,7 @@ class EnvironmentError_(Exception):  # noqa: N801 - not the builtin EnvironmentE
 class TemplateProblem:
     """Something that stopped a template (or an environment's values) from rendering."""
 
-    code: str  # "template-error" | "manifest-syntax-error" (the values file does not parse)
+    code: str  # a load code name: "template-error", or the values file's "manifest-syntax-error", ...
     message: str
     file: str
     line: int
@@ -138,9 +138,10 @@ def load_values(path: str, *, shown: str | None = None) -> tuple[dict[str, Any],
     except OSError as exc:
         raise EnvironmentError_(f"{shown}: cannot read: {exc.strerror or exc}") from None
     docs, problems = read_documents(data)
-    out = [TemplateProblem("manifest-syntax-error", p.message, shown, p.line, p.column) for p in problems]
+    codes = {"too-complex": "manifest-too-complex", "duplicate-key": "duplicate-key"}
+    out = [TemplateProblem(codes.get(p.code, "manifest-syntax-error"), p.message, shown, p.line, p.column) for p in problems]
     for d in docs:
-        out.extend(TemplateProblem("manifest-syntax-error", p.message, shown, p.line, p.column) for p in d.problems)
+        out.extend(TemplateProblem(codes.get(p.code, "manifest-syntax-error"), p.message, shown, p.line, p.column) for p in d.problems)
     if out:
         return {}, out
     real = [d for d in docs if d.value is not None]

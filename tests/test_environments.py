@@ -123,6 +123,9 @@ def test_yaml_error_in_the_rendered_text_points_at_the_template_line(tmp_path):
     "values, message",
     [
         ("a: [1\n", "JS001"),
+        ("a: 1\na: 2\n", "JS003"),
+        ("a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+         "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n", "JS002"),
         ("- 1\n- 2\n", "must be a mapping"),
         ("a: 1\n---\nb: 2\n", "one mapping"),
         ("not-an-identifier: 1\n", "identifiers"),
@@ -134,6 +137,21 @@ def test_bad_values_file_is_a_finding_in_the_values_file(tmp_path, values, messa
     f = estate.findings[0]
     assert Path(f.file).name == "dev.yaml" and f.line >= 1
     assert message in (f.rule + " " + f.message)
+
+
+def test_template_that_is_not_text_or_too_large(tmp_path):
+    estate = _estate(tmp_path, "")
+    (tmp_path / "t.yaml.j2").write_bytes(b"# ok\n\xff\xfe binary\n")
+    estate = load_paths([str(tmp_path)], env="dev")
+    assert [(f.rule, f.line) for f in estate.findings] == [("JS001", 2)]
+    from linter.yamlio import Limits
+
+    (tmp_path / "t.yaml.j2").write_text(STREAM.format(name="A"))
+    estate = load_paths([str(tmp_path)], env="dev", limits=Limits(max_file_bytes=20))
+    assert [f.rule for f in estate.findings] == ["JS002"]
+    (tmp_path / "t.yaml.j2").write_text("{% for i in range(100) %}# {{ 'x' * 50 }}\n{% endfor %}\n" + STREAM.format(name="A"))
+    estate = load_paths([str(tmp_path)], env="dev", limits=Limits(max_file_bytes=1000))
+    assert [f.rule for f in estate.findings] == ["JS012"] and "larger than 1000 bytes" in estate.findings[0].message
 
 
 # --- the sandbox and the file system ------------------------------------------------------------
