@@ -49,7 +49,7 @@ def _leader(p: Proc) -> float | None:
 
 def test_two_controllers_one_leader_and_takeover(server: NatsServer, js: Js, tmp_path: Path) -> None:
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
-    procs = [Proc([str(tmp_path / "m")], server.url, "--lease-ttl", "2s", "--identity", f"c{i}", log=tmp_path / f"c{i}.log")
+    procs = [Proc([str(tmp_path / "m")], server.url, "--lease-ttl", "5s", "--identity", f"c{i}", log=tmp_path / f"c{i}.log")
              for i in (1, 2)]
     try:
         wait_for(lambda: all(_leader(p) is not None for p in procs), 30, "both controllers serving /metrics")
@@ -59,7 +59,7 @@ def test_two_controllers_one_leader_and_takeover(server: NatsServer, js: Js, tmp
         wait_for(lambda: get(follower.port, "/readyz")[0] == 200, what="the follower to plan successfully")
         # the follower plans and reports but never applies
         assert not any(k[0] == "jsops_controller_actions_total" for k in follower.metrics())
-        assert follower.events("action") == []
+        assert follower.events("action") == [] and follower.events("leader_acquired") == []
 
         leader.process.kill()  # kill -9: no chance to release the lease
         leader.process.wait()
@@ -88,3 +88,24 @@ def test_sigterm_exits_zero_and_releases_the_lease(server: NatsServer, js: Js, t
         assert "KV-Operation: DEL" in __import__("base64").b64decode(last["message"]["hdrs"]).decode()
     finally:
         p.stop()
+
+
+def test_lease_is_exclusive_and_handed_over_on_release(server: NatsServer) -> None:
+    from reconciler._controller_lease import Lease
+    from reconciler.target import Target
+
+    target = Target(servers=(server.url,))
+    a = Lease(target, ttl=6.0, identity="a", bucket="LEASE_TEST")
+    b = Lease(target, ttl=6.0, identity="b", bucket="LEASE_TEST")
+    try:
+        a.start()
+        wait_for(a.held, what="a to take the lease")
+        b.start()
+        wait_for(lambda: b.holder == "a", what="b to see that a holds the lease")
+        assert a.held() and not b.held()
+        a.stop()  # releases: b need not wait out the TTL
+        wait_for(b.held, 4.5, "b to take over after the release (well before the 6s TTL)")
+        assert b.holder == "b" and not a.held()
+    finally:
+        a.stop()
+        b.stop()
