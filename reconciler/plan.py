@@ -487,15 +487,21 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
 
 
 def _bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list[Change]:
-    """A change recording the manifest's new path on an owned object whose recorded path is stale
-    (so that a later scoped ``--prune`` of the old place does not delete it)."""
-    if not owned(live_cfg) or not d.file or opt.stale_source is None:
+    """Changes recording the manifest's new path (when the recorded one is stale) and its context
+    on an owned object, so that a later scoped ``--prune`` of the old place does not delete it."""
+    if not owned(live_cfg) or opt.stale_source is None:
         return []
-    recorded = (live_cfg.get("metadata") or {}).get(SOURCE)
-    if recorded == d.file or (isinstance(recorded, str) and not opt.stale_source(recorded)):
-        return []
-    return [Change(f"metadata.{SOURCE}", recorded, d.file, "in-place",
-                   "jsops records where the manifest now is (it scopes --prune)")]
+    meta = live_cfg.get("metadata") or {}
+    out = []
+    recorded = meta.get(SOURCE)
+    if d.file and recorded != d.file and not (isinstance(recorded, str) and not opt.stale_source(recorded)):
+        out.append(Change(f"metadata.{SOURCE}", recorded, d.file, "in-place",
+                          "jsops records where the manifest now is (it scopes --prune)"))
+    ctx = meta.get(CONTEXT, "default")
+    if ctx != d.context:
+        out.append(Change(f"metadata.{CONTEXT}", None if ctx == "default" else ctx, None if d.context == "default" else d.context,
+                          "in-place", "jsops records the manifest's context (it scopes --prune)"))
+    return out
 
 
 def _block(act: Action, reason: str) -> None:

@@ -192,6 +192,11 @@ def test_stale_manifest_path_is_recorded_again():
     assert a.action == "update" and [(c.path, c.old, c.new, c.cls) for c in a.changes] == [
         ("metadata.io.jsops.source", "old/s.yaml", "new/s.yaml", "in-place")]
     assert a.config["metadata"]["io.jsops.source"] == "new/s.yaml"
+    # an object stamped before contexts were recorded, now declared in context west
+    w = Desired("Stream", "S", None, {"name": "S", "subjects": ["s"]}, "old/s.yaml", "west")
+    (a,) = build_plan([w], live, PlanOptions(stale_source=lambda p: False)).actions
+    assert [(c.path, c.old, c.new) for c in a.changes] == [("metadata.io.jsops.context", None, "west")]
+    assert a.config["metadata"]["io.jsops.context"] == "west"
 
 
 def _planset() -> PlanSet:
