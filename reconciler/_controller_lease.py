@@ -42,6 +42,7 @@ class Lease(threading.Thread):
         self._emit = emit or (lambda *a, **k: None)
         self._on_error = on_error or (lambda kind, exc: None)
         self._halt = threading.Event()
+        self.attempted = threading.Event()  # set after the first try to take the lease (won or not)
         self._lock = threading.Lock()
         self._valid_until = 0.0
         self._revision = 0
@@ -71,6 +72,7 @@ class Lease(threading.Thread):
                 except Exception as exc:  # connection trouble: drop the connection, try again next tick
                     self._on_error("lease", exc)
                     self._drop()
+                self.attempted.set()
                 leader = self.held()
                 if leader != was_leader:
                     self._emit("leader_acquired" if leader else "leader_lost", identity=self.identity, bucket=self.bucket, key=self.key)

@@ -177,6 +177,8 @@ class Controller:
                  lease=f"{opt.lease_bucket}/{opt.lease_key}" if self.lease else None)
         code = 0
         try:
+            if self.lease is not None:  # a sole controller should apply in its first round
+                self.lease.attempted.wait(min(self.options.lease_ttl, 10.0))
             while not stop.is_set():
                 from ._controller_source import snapshot
 
