@@ -101,10 +101,14 @@ def fmt_count(n: int | None) -> str:
 
 
 def fmt_percent(x: float | None) -> str:
-    """A share as a percentage: ``10%``, ``0.1%``, ``99.95%``."""
+    """A share as a percentage, three significant digits: ``10%``, ``0.1%``, ``26.7%`` (``99.96%``
+    stays short of 100%)."""
     if x is None:
         return "no data"
-    return f"{_sig(x * 100, 4)}%"
+    text = _sig(x * 100, 3)
+    if text == "100" and x < 1:  # 99.96% is not 100%
+        text = _sig(x * 100, 5)
+    return f"{text}%"
 
 
 # --- geometry -----------------------------------------------------------------------------------
@@ -206,7 +210,7 @@ def consumer_chart(c: ConsumerReport) -> Chart | None:
 
 def stream_chart(s: StreamReport) -> Chart | None:
     """Time to fill each size limit at mean, p99 and peak ingest on a log axis, max_age as a marker."""
-    if not s.fills:
+    if all(f.state == "nodata" for f in s.fills):  # no limits, or no ingest figures: nothing to draw
         return None
     values: list[float] = [f.seconds * S for f in s.fills if f.seconds is not None]
     if s.max_age_ns:

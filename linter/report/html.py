@@ -103,6 +103,10 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _err(message: str) -> int:
     print(f"jsops report: error: {message}", file=sys.stderr)
     return 2
@@ -136,10 +140,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             fh.write(page)
     except OSError as exc:
         return _err(f"cannot write {args.html}: {exc.strerror or exc}")
-    n = data.total_findings
-    print(
-        f"jsops report: wrote {args.html} ({len(data.streams)} streams, {len(data.consumers)} consumers, "
-        f"{n} finding{'s' if n != 1 else ''})",
-        file=sys.stderr,
-    )
+    print(f"jsops report: wrote {args.html} ({_count(len(data.streams), 'stream')}, "
+          f"{_count(len(data.consumers), 'consumer')}, {_count(data.total_findings, 'finding')})", file=sys.stderr)
     return 0
