@@ -10,6 +10,13 @@ consumers of a refused stream are not sent) through raw API requests, and for ev
 must predict a rejection exactly when the server refuses it, with the server's err_code among
 the predicted ones; an object the server accepts must draw no error finding. The agreement rate
 is printed (run with ``-s`` to see it).
+
+Mutations include subject transforms built from a grid of sources and mapping destinations
+(valid and invalid) on stream ``subject_transform``, ``sources[].subject_transforms``,
+``mirror.subject_transforms`` and ``republish``, and placement that a declared cluster could not
+satisfy (silent here: the target is a standalone server, which stores placement as given). A
+second, smaller run sends every request with ``"pedantic": true`` against the target
+``{pedantic: true}``, with the same mutations plus the pedantic rule cases.
 """
 
 from __future__ import annotations
@@ -40,7 +47,18 @@ pytestmark = pytest.mark.integration
 SEED = 20261121
 VALID = 100
 MUTATED = 400
-TARGET = {"server_version": "2.15.1", "clustered": False}
+PEDANTIC_SEED = 20261122
+PEDANTIC_VALID = 50
+PEDANTIC_MUTATED = 150
+# A standalone server; the cluster description must not make placement rules speak (the server
+# stores placement as given when it is not clustered).
+TARGET = {
+    "server_version": "2.15.1",
+    "clustered": False,
+    "cluster_name": "C1",
+    "servers": [{"name": f"n{i}", "tags": [f"az:{i}"]} for i in (1, 2, 3)],
+}
+PEDANTIC_TARGET = {**TARGET, "pedantic": True}
 
 # Disagreements that come from a rule nobody has written yet: (estate id prefix, reason). Kept
 # empty when jsops agrees everywhere; an entry turns the estate into an expected failure.
@@ -327,12 +345,18 @@ STREAM_FIELDS: list[tuple[str, list[Any]]] = [
     ("sealed", [True]),
     ("mirror_direct", [True]),
     ("no_ack", [True]),
-    ("placement", [{"preferred": "n1"}, {"cluster": "east"}, {}]),
+    ("placement", [{"preferred": "n1"}, {"cluster": "east"}, {}, {"tags": ["gpu"]}, {"cluster": "C1", "tags": ["az:1"]}]),
     ("description", ["d" * 4097, "ok"]),
     ("first_seq", [5]),
     ("subjects", [["a..b"], ["q.>", "q.a"], [">"], ["$JS.API.>"], ["$JS.EVENT.>"], []]),
-    ("republish", [{"src": ">", "dest": "rp.>"}, {"src": "s0.>", "dest": "out.>"}]),
-    ("subject_transform", [{"src": "s9.>", "dest": "u.>"}, {"src": "s9.*", "dest": "u.{{wildcard(2)}}"}]),
+    ("republish", [
+        {"src": ">", "dest": "rp.>"}, {"src": "s0.>", "dest": "out.>"}, {"src": "s0.>", "dest": "out"}, {"dest": "out.>"},
+        {"src": "s0.*", "dest": "out.$2"}, {"src": ">", "dest": ">"},
+    ]),
+    ("subject_transform", [
+        {"src": "s9.>", "dest": "u.>"}, {"src": "s9.*", "dest": "u.{{wildcard(2)}}"}, {"src": "s9.*", "dest": "u.*"},
+        {"src": "", "dest": "u.>"}, {"src": "s9.*.*", "dest": "u.{{partition(5,1,2)}}.$2"}, {"src": "s9..x", "dest": "u"},
+    ]),
     ("consumer_limits", [{"max_ack_pending": 5}, {"inactive_threshold": "1s"}]),
     ("retention", ["interest", "workqueue", "limits"]),
     ("storage", ["memory"]),
@@ -382,20 +406,104 @@ def m_random_field(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str,
     return f"field-{pick['kind'].lower()}-{field}", _dump(docs)
 
 
-MUTATIONS = [
-    (m_stream_case, 5), (m_consumer_case, 6), (m_estate_case, 3), (m_overlap, 2), (m_workqueue, 2), (m_cycle, 2),
-    (m_msg_size, 1), (m_max_consumers, 1), (m_replicas, 1), (m_random_field, 8),
+# Transform grid: every source with every destination, in each of the four places.
+TRANSFORM_SRCS = ["", "a.*", "a.*.*", "a.>", "a.*.>", "a.x", "a..x"]
+TRANSFORM_DESTS = [
+    "", "b.x", "b.>", "b.$1", "b.$2", "b.$1.>", "b.{{wildcard(1)}}", "b.{{Wildcard( 2 )}}", "b.{{wildcard(3)}}", "b.*",
+    "b.{{partition(3,1)}}", "b.{{partition(3)}}", "b.{{partition(3,1,2)}}.>", "b.{{split(1,-)}}", "b.{{split(1)}}",
+    "b.{{random(4)}}", "b.{{random()}}", "b.{{splitFromLeft(1,2)}}", "b.{{sliceFromRight(1)}}", "b.{{left(1,2)}}",
+    "b.{{right(1,x)}}", "b.{{nope(1)}}", "b c.x", "b..c", "b.>.c", "b.$x", "b.{{wildcard(1)}}-{{wildcard(1)}}",
 ]
 
 
-def generate() -> list[Generated]:
-    rng = random.Random(SEED)
+def m_transform(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, str]:
+    src, dest = rng.choice(TRANSFORM_SRCS), rng.choice(TRANSFORM_DESTS)
+    place = rng.choice(["stream", "source", "mirror", "republish"])
+    origin = _streams(docs)[0]["metadata"]["name"]  # S0: always a normal stream
+    if place == "stream":
+        doc = S("XT", subjects=["xt.>"], subject_transform={"src": src, "dest": dest})
+    elif place == "source":
+        doc = S("XT", subjects=["xt.>"], sources=[{"name": origin, "subject_transforms": [{"src": src, "dest": dest}]}])
+    elif place == "mirror":
+        doc = S("XT", mirror={"name": origin, "subject_transforms": [{"src": src, "dest": dest}]})
+    else:
+        doc = S("XT", subjects=["xt.>"], republish={"src": src, "dest": dest})
+    return f"transform-{place}", _dump(_insert_stream(docs, doc))
+
+
+MUTATIONS = [
+    (m_stream_case, 5), (m_consumer_case, 6), (m_estate_case, 3), (m_overlap, 2), (m_workqueue, 2), (m_cycle, 2),
+    (m_msg_size, 1), (m_max_consumers, 1), (m_replicas, 1), (m_random_field, 8), (m_transform, 3),
+]
+
+# pedantic run: the pedantic rule cases and fields the server normalises unless pedantic
+PEDANTIC_STREAM_CASES = [c for c in stream_rule_cases.PEDANTIC_CASES if c.code is not None]
+PEDANTIC_CONSUMER_CASES = [c for c in consumer_rule_cases.CASES if c.target.pedantic and c.code is not None]
+PEDANTIC_STREAM_FIELDS: list[tuple[str, list[Any]]] = [
+    ("max_msgs", [-5, -1]), ("max_bytes", [-2]), ("max_consumers", [-3]), ("max_age", ["30s", "1m", "10m"]),
+    ("subject_delete_marker_ttl", ["5s"]), ("allow_msg_schedules", [True]), ("republish", [{"dest": "pout.>"}]),
+    ("mirror_direct", [True, False]),
+]
+PEDANTIC_CONSUMER_FIELDS: list[tuple[str, list[Any]]] = [
+    ("max_deliver", [-5, -1]), ("max_waiting", [-1]), ("max_ack_pending", [-2, -1]), ("max_batch", [-1]),
+    ("max_expires", ["-1s"]), ("inactive_threshold", ["-1s"]), ("backoff", [["1s", "5s"], ["30s", "1m"]]),
+    ("ack_policy", ["flow_control"]), ("idle_heartbeat", ["-1s", "1s"]),
+]
+
+
+def m_pedantic_case(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, str]:
+    if rng.random() < 0.5:
+        case = rng.choice(PEDANTIC_STREAM_CASES)
+        return f"pedantic-stream-case-{case.id}", _dump(_insert_stream(docs, json.loads(case.manifest())))
+    ccase = rng.choice(PEDANTIC_CONSUMER_CASES)
+    stream_doc, consumer_text = ccase.manifest().split("\n---\n", 1)
+    return f"pedantic-consumer-case-{ccase.id}", _dump(_insert_stream(docs, json.loads(stream_doc))) + "---\n" + consumer_text
+
+
+def m_pedantic_field(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, str]:
+    docs = copy.deepcopy(docs)
+    pick = rng.choice(docs)
+    table = PEDANTIC_STREAM_FIELDS if pick["kind"] == "Stream" else PEDANTIC_CONSUMER_FIELDS
+    field, values = rng.choice(table)
+    pick["spec"][field] = rng.choice(values)
+    return f"pedantic-field-{pick['kind'].lower()}-{field}", _dump(docs)
+
+
+PEDANTIC_MUTATIONS = MUTATIONS + [(m_pedantic_case, 8), (m_pedantic_field, 8)]
+
+
+def pedantic_clean(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A valid estate made acceptable to pedantic requests as well: write the values the server
+    would otherwise fill in (duplicate window for a short max_age, the stream's consumer limits,
+    mirror_direct from the origin), so that a mutation is the estate's only problem."""
+    streams = {d["metadata"]["name"]: d["spec"] for d in docs if d["kind"] == "Stream"}
+    for d in docs:
+        spec = d["spec"]
+        if d["kind"] == "Stream":
+            if spec.get("max_age") == "90s" and "duplicate_window" not in spec:
+                spec["duplicate_window"] = "90s"
+            if "mirror" in spec:
+                spec["mirror_direct"] = bool(streams.get(spec["mirror"]["name"], {}).get("allow_direct"))
+            continue
+        limits = streams.get(d["metadata"]["stream"], {}).get("consumer_limits") or {}
+        if limits.get("max_ack_pending"):
+            spec.setdefault("max_ack_pending", limits["max_ack_pending"])
+        if limits.get("inactive_threshold"):
+            spec.setdefault("inactive_threshold", limits["inactive_threshold"])
+    return docs
+
+
+def generate(
+    seed: int = SEED, valid: int = VALID, mutated: int = MUTATED, mutations: list[Any] = MUTATIONS, pedantic: bool = False,
+) -> list[Generated]:
+    rng = random.Random(seed)
+    clean = pedantic_clean if pedantic else (lambda docs: docs)
     out: list[Generated] = []
-    for k in range(VALID):
-        out.append(Generated(f"{k:03d}-valid", _dump(_valid(rng)), False))
-    funcs = [f for f, w in MUTATIONS for _ in range(w)]
-    while len(out) < VALID + MUTATED:
-        base = _valid(rng)
+    for k in range(valid):
+        out.append(Generated(f"{k:03d}-valid", _dump(clean(_valid(rng))), False))
+    funcs = [f for f, w in mutations for _ in range(w)]
+    while len(out) < valid + mutated:
+        base = clean(_valid(rng))
         made = rng.choice(funcs)(rng, base)
         if made is None:
             continue
@@ -418,11 +526,13 @@ def _key(kind: str, name: str) -> tuple[str, str]:
     return (kind, name)
 
 
-async def _run_all(url: str, estates: list[tuple[Generated, Estate]]) -> list[tuple[Generated, list[str], dict[Any, Any]]]:
+async def _run_all(
+    url: str, estates: list[tuple[Generated, Estate]], target_doc: dict[str, Any] = TARGET, pedantic: bool = False,
+) -> list[tuple[Generated, list[str], dict[Any, Any]]]:
     from linter.engine import lint_estate
     from linter.model.target import Target
 
-    target = Target.model_validate(TARGET)
+    target = Target.model_validate(target_doc)
     out = []
     nc = await nats.connect(url)
     try:
@@ -433,7 +543,7 @@ async def _run_all(url: str, estates: list[tuple[Generated, Estate]]) -> list[tu
                 if f.severity is Severity.ERROR and f.object is not None:
                     predicted.setdefault(_key(f.object.kind, f.object.name), []).append(f.server_error_code)
             try:
-                results, _ = await apply_estate(nc, estate, timeout=2.0)
+                results, _ = await apply_estate(nc, estate, timeout=2.0, pedantic=pedantic)
             except Exception as exc:  # a timeout: a request no handler answered
                 results = {("?", "?"): f"{type(exc).__name__}"}  # type: ignore[dict-item]
             finally:
@@ -464,7 +574,15 @@ def test_generator_is_deterministic_and_large_enough():
 
 
 def test_differential(server: NatsServer):
-    generated = generate()
+    _differential(server, generate(), TARGET, False, minimum=300)
+
+
+def test_differential_pedantic(server: NatsServer):
+    generated = generate(PEDANTIC_SEED, PEDANTIC_VALID, PEDANTIC_MUTATED, PEDANTIC_MUTATIONS, pedantic=True)
+    _differential(server, generated, PEDANTIC_TARGET, True, minimum=150)
+
+
+def _differential(server: NatsServer, generated: list[Generated], target: dict[str, Any], pedantic: bool, minimum: int) -> None:
     loaded = []
     skipped = 0
     for gen in generated:
@@ -473,7 +591,7 @@ def test_differential(server: NatsServer):
             skipped += 1  # a mutation the loader already refuses (JS00x): not a server question
             continue
         loaded.append((gen, estate))
-    outcomes = asyncio.run(_run_all(server.url, loaded))
+    outcomes = asyncio.run(_run_all(server.url, loaded, target, pedantic))
     agree = [o for o in outcomes if not o[1]]
     refused = [o for o in outcomes if any(code is not None for code in o[2].values())]
     accepted = [o for o in outcomes if all(code is None for code in o[2].values())]
@@ -481,7 +599,7 @@ def test_differential(server: NatsServer):
     known = [o for o in outcomes if o[1] and any(o[0].id.split("-", 1)[1].startswith(p) for p in KNOWN_GAPS)]
     rate = len(agree) / len(outcomes)
     print(
-        f"\ndifferential: {len(outcomes)} estates applied ({skipped} refused by the loader, not sent); "
+        f"\ndifferential{' (pedantic requests)' if pedantic else ''}: {len(outcomes)} estates applied ({skipped} refused by the loader, not sent); "
         f"{len(accepted)} fully accepted, {len(refused)} with a refusal; agreement {len(agree)}/{len(outcomes)} = {rate:.1%}; "
         f"false alarms on accepted estates: {len(false_alarms)}; known gaps: {len(known)}"
     )
@@ -496,6 +614,55 @@ def test_differential(server: NatsServer):
     for gen, problems, _ in outcomes:
         if problems:
             print(f"  {gen.id}: " + "; ".join(problems))
-    assert len(outcomes) >= 300
+    assert len(outcomes) >= minimum
     unexplained = [o for o in outcomes if o[1] and o not in known]
     assert not unexplained, "\n".join(f"{g.id}: {p}\n{g.text}" for g, p, _ in unexplained[:5])
+
+
+def test_transform_grid(server: NatsServer):
+    """Every source of TRANSFORM_SRCS with every destination of TRANSFORM_DESTS, in each of the
+    four places a stream takes a subject mapping: jsops predicts exactly the server's answer."""
+    from linter.engine import lint_estate
+    from linter.model.target import Target
+
+    target = Target.model_validate(TARGET)
+    cases: list[tuple[str, Estate]] = []
+    for i, src in enumerate(TRANSFORM_SRCS):
+        for j, dest in enumerate(TRANSFORM_DESTS):
+            docs = [
+                S(f"G{i}_{j}_S", subjects=[f"g{i}.{j}.s.>"], subject_transform={"src": src, "dest": dest}),
+                S(f"G{i}_{j}_R", subjects=[f"g{i}.{j}.r.>"], republish={"src": src, "dest": dest}),
+                S(f"G{i}_{j}_O", sources=[{"name": "ORIGIN", "subject_transforms": [{"src": src, "dest": dest}]}]),
+                S(f"G{i}_{j}_M", mirror={"name": "ORIGIN", "subject_transforms": [{"src": src, "dest": dest}]}),
+            ]
+            estate = _load(_dump(docs))
+            assert estate is not None
+            cases.append((f"{src!r} -> {dest!r}", estate))
+
+    refused: dict[int, int] = {}
+
+    async def run() -> list[str]:
+        nc = await nats.connect(server.url)
+        problems = []
+        try:
+            for label, estate in cases:
+                predicted: dict[str, list[int | None]] = {}
+                for f in lint_estate(estate, RULES, target=target).findings:
+                    if f.severity is Severity.ERROR and f.object is not None:
+                        predicted.setdefault(f.object.name, []).append(f.server_error_code)
+                results, _ = await apply_estate(nc, estate, timeout=2.0)
+                await delete_all(nc)
+                for (_, name), code in results.items():
+                    if code is not None:
+                        refused[code] = refused.get(code, 0) + 1
+                    mine = predicted.get(name, [])
+                    if (code is None) != (not mine) or (code is not None and code not in mine):
+                        problems.append(f"{name} {label}: server {code}, jsops {mine}")
+        finally:
+            await nc.close()
+        return problems
+
+    problems = asyncio.run(run())
+    print(f"\ntransform grid: {4 * len(cases)} streams, refused {dict(sorted(refused.items()))}, {len(problems)} disagreements")
+    assert not problems, "\n".join(problems[:20])
+    assert {10052, 10145, 10146, 10151, 10154, 10155, 10156} <= set(refused)  # every place refuses something

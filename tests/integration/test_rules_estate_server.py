@@ -54,16 +54,20 @@ def consumer_body(res: Resource) -> dict[str, Any]:
     return {"stream_name": res.stream, "config": res.config.model_dump(mode="json", exclude_none=True)}
 
 
-async def apply_estate(nc: Any, estate: Estate, timeout: float = 5.0) -> tuple[dict[Key, int | None], dict[Key, dict[str, Any]]]:
+async def apply_estate(
+    nc: Any, estate: Estate, timeout: float = 5.0, pedantic: bool = False,
+) -> tuple[dict[Key, int | None], dict[Key, dict[str, Any]]]:
     """Create the estate's streams, then its consumers, in order. Returns each object's err_code
-    (None when created; consumers of a refused stream are not sent) and the stored configs."""
+    (None when created; consumers of a refused stream are not sent) and the stored configs.
+    ``pedantic`` sends every create request with ``"pedantic": true``."""
+    extra = {"pedantic": True} if pedantic else {}
     results: dict[Key, int | None] = {}
     stored: dict[Key, dict[str, Any]] = {}
     created: set[str] = set()
     for res in estate.resources:
         if res.kind != "Stream":
             continue
-        body = json.dumps(stream_body(res)).encode()
+        body = json.dumps({**stream_body(res), **extra}).encode()
         for attempt in range(20):
             msg = await nc.request(f"$JS.API.STREAM.CREATE.{res.name}", body, timeout=timeout)
             resp = json.loads(msg.data)
@@ -81,7 +85,7 @@ async def apply_estate(nc: Any, estate: Estate, timeout: float = 5.0) -> tuple[d
         if res.kind != "Consumer" or res.stream not in created:
             continue
         subject = f"$JS.API.CONSUMER.CREATE.{res.stream}.{res.name}"
-        msg = await nc.request(subject, json.dumps(consumer_body(res)).encode(), timeout=timeout)
+        msg = await nc.request(subject, json.dumps({**consumer_body(res), **extra}).encode(), timeout=timeout)
         resp = json.loads(msg.data)
         err = resp.get("error")
         results[("Consumer", res.name)] = err["err_code"] if err else None
