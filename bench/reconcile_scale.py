@@ -24,6 +24,7 @@ from natsserver import NatsServer  # noqa: E402
 
 from reconciler.cli import apply_main, plan_main  # noqa: E402
 from reconciler.client import JsClient  # noqa: E402
+from reconciler.limits import read_limits  # noqa: E402
 from reconciler.live import read_live  # noqa: E402
 from reconciler.target import Target  # noqa: E402
 
@@ -83,6 +84,9 @@ def main() -> int:
                 requests = client.requests - before
             assert len(live.streams) == args.streams and len(live.consumers) == n_obj - args.streams
             print(f"  of which live-state read:    {min(reads):8.2f} s   ({requests} API requests: STREAM.LIST and CONSUMER.LIST pages)")
+            before = client.requests
+            read_limits(client)
+            print(f"  and the account's limits:              {client.requests - before} API request ($JS.API.INFO; the server's come from /varz when a monitor URL is given)")
 
             names = sorted(live.streams)
             keys = sorted(live.consumers)
