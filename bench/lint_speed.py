@@ -81,6 +81,21 @@ spec:
 """
 
 
+# A dead-letter stream capturing every consumer's max-deliveries advisory, as an estate that follows
+# JS406 has (without it every generated consumer is a JS406 warning).
+DLQ = """apiVersion: jsops/v1
+kind: Stream
+metadata:
+  name: DLQ
+spec:
+  subjects: ["$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>"]
+  storage: file
+  num_replicas: 1
+  max_age: 7d
+  max_bytes: 1GiB
+"""
+
+
 def generate(root: Path, streams: int, consumers: int) -> list[Path]:
     files = []
     for i in range(streams):
@@ -93,6 +108,9 @@ def generate(root: Path, streams: int, consumers: int) -> list[Path]:
         p = root / f"s{i:05d}.yaml"
         p.write_text(text)
         files.append(p)
+    dlq = root / "dlq.yaml"
+    dlq.write_text(DLQ)
+    files.append(dlq)
     return files
 
 
@@ -124,7 +142,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="jsops-bench-") as tmp:
         root = Path(tmp)
         files = generate(root, args.streams, args.consumers)
-        objects = args.streams * (1 + args.consumers) + args.streams // 25
+        objects = args.streams * (1 + args.consumers) + args.streams // 25 + 1
         print(f"estate: {len(files)} files, {objects} objects, {sum(f.stat().st_size for f in files) / 1e6:.1f} MB")
         whole = timed([jsops, "lint", str(root)], args.repeat)
         one = timed([jsops, "lint", str(files[0])], max(args.repeat, 5))
