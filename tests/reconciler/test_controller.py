@@ -234,3 +234,33 @@ def test_server_refusals_are_counted_by_err_code(server: NatsServer, js: Js, tmp
         js.ok("$JS.API.STREAM.DELETE.FOREIGN")
         wait_for(lambda: js.consumer("ORDERS", "shipper"), what="convergence once the overlap is gone")
         wait_for(lambda: sample(ctl.metrics(), "jsops_controller_ready") == 1, what="ready")
+
+
+def test_event_log_golden(server: NatsServer, tmp_path: Path) -> None:
+    """The event log of a dry run and an apply run (one round each), with times, durations, the
+    server URL, the identity and revision ids replaced by placeholders."""
+    import json
+
+    from reconciler.controller import main
+
+    manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
+    log = tmp_path / "events.jsonl"
+    common = [str(tmp_path / "m"), "--server", server.url, "--listen", "none", "--once", "--no-lease",
+              "--identity", "ctl-1", "--log-file", str(log)]
+    assert main([*common, "--dry-run"]) == 2
+    assert main(common) == 0
+    placeholders = {"time": "TIME", "seconds": 0, "target": "TARGET", "revision": "REV", "in_force": "REV"}
+    lines = []
+    for line in log.read_text().splitlines():
+        event = json.loads(line)
+        for k, v in placeholders.items():
+            if k in event and event[k] is not None:
+                event[k] = v
+        if "paths" in event:
+            event["paths"] = ["M"]
+        lines.append(json.dumps(event, sort_keys=True))
+    out = "\n".join(lines).replace(server.url, "TARGET") + "\n"
+    golden = GOLDEN.parent / "controller_events.jsonl"
+    if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
+        golden.write_text(out)
+    assert out == golden.read_text(), f"{golden.name} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1"
