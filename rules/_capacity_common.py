@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from linter.api import RuleContext
 from linter.loader import Resource
 from linter.model.target import Target
+from linter.model.units import format_duration
 
 if TYPE_CHECKING:
     from linter.model.profiles import StreamProfile
@@ -120,7 +121,7 @@ def profiled_bytes(eff: dict[str, Any], profile: "StreamProfile | None") -> tupl
     rate = profile.bytes.mean_per_s
     max_age = eff.get("max_age", 0)
     if rate and max_age > 0:
-        out.append((rate * max_age / SECOND, f"profiled mean {human_rate(rate)} over max_age"))
+        out.append((rate * max_age / SECOND, f"profiled mean {human_rate(rate)} over max_age {format_duration(max_age)}"))
     size = profile.bytes.stored_msg_size_mean
     max_msgs = eff.get("max_msgs", -1)
     if size and max_msgs > 0:

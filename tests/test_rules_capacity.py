@@ -4,6 +4,9 @@ options, dialects, fixes, and the io.nats.monitor value parsers."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -304,7 +307,7 @@ def test_fixes_apply_and_clear_the_findings() -> None:
     assert report.notes == [] and report.applied == len(codes)
     after = report.changed["m.yaml"][1]
     assert "max_bytes: 2GiB     # big" in after and "compression: s2" in after
-    assert "num_replicas: 3" in after and "max_ack_pending" not in after
+    assert "num_replicas: 3" in after and "max_ack_pending" not in after and "max_msg_size: 1MiB" in after
     assert "idle_heartbeat: 15s" in after and "flow_control: true" in after
     assert run(after) == []
 
@@ -537,7 +540,16 @@ def test_js442(size: str | None, target: dict[str, Any], fires: bool) -> None:
     assert bool(found) is fires
     if fires:
         f = found[0]
-        assert f.fix is not None and f.fix.applicability == "safe" and f.fix.edits[0].value == MiB
+        assert f.fix is not None and f.fix.applicability == "safe" and f.fix.edits[0].value == "1MiB"
+
+
+def test_js442_nack_fix_writes_an_integer() -> None:
+    nack = (
+        "apiVersion: jetstream.nats.io/v1beta2\nkind: Stream\nmetadata: {name: a}\n"
+        "spec: {name: A, subjects: [a.>], storage: file, maxMsgSize: 8388608, maxAge: 1h}\n"
+    )
+    found = lint(nack, "JS442", target={"max_payload": "1MiB"})
+    assert found[0].fix is not None and found[0].fix.edits[0].value == MiB and found[0].fix.edits[0].path[-1] == "maxMsgSize"
 
 
 # --- JS443 / JS444 io.nats.monitor metadata --------------------------------------------------
@@ -672,3 +684,33 @@ def test_go_strconv() -> None:
 def test_helpers() -> None:
     assert human_bytes(7100) == "6.9KiB" and human_bytes(512) == "512B" and human_bytes(GiB) == "1GiB"
     assert ceil_size(18_403_200_000) == 18 * GiB and ceil_size(MiB + 1) == 2 * MiB and ceil_size(10) == 10
+
+
+# --- golden: the text report and the unsafe-fix diff on tests/golden/capacity ------------------
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "capacity"
+UPDATE = os.environ.get("JSOPS_UPDATE_GOLDEN") == "1"
+
+
+def _golden(path: Path, text: str) -> None:
+    if UPDATE:
+        path.write_text(text)
+    assert text == path.read_text(), f"{path.name} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+
+
+@pytest.mark.parametrize(
+    "extra,golden",
+    [([], "lint.txt"), (["--diff", "--unsafe-fixes"], "fix.diff")],
+)
+def test_cli_golden(extra: list[str], golden: str, tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
+    from linter.cli import main
+
+    for name in ("estate.yaml", "jsops.yaml", "profiles.json"):
+        shutil.copy(GOLDEN / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    rc = main(["lint", "estate.yaml", "--config", "jsops.yaml", "--profiles", "profiles.json", *extra])
+    out, err = capsys.readouterr()
+    assert err == "" and rc == 1
+    _golden(GOLDEN / golden, out)
+    assert (tmp_path / "estate.yaml").read_text() == (GOLDEN / "estate.yaml").read_text()  # --diff writes nothing
