@@ -30,8 +30,11 @@ _COMMA = re.compile(",[\t\n\f\r ]*")
 
 
 def _fn(name: str) -> re.Pattern[str]:
+    """The opening of a mapping function, ``{{ name (``, as the server spells it (first letter and
+    inner capitals in either case). The rest, ``(.*) )\\s* }}`` with a greedy argument, is matched
+    by :func:`_args` in linear time (a backtracking regex would be quadratic on hostile input)."""
     letters = "".join(f"[{c.lower()}{c.upper()}]" if c.isupper() or i == 0 else c for i, c in enumerate(name))
-    return re.compile(r"\{\{" + _S + letters + _S + r"\((.*)\)" + _S + r"\}\}")
+    return re.compile(r"\{\{" + _S + letters + _S + r"\(")
 
 
 _WILDCARD = _fn("wildcard")
@@ -60,9 +63,13 @@ class _Bad(Exception):
     pass
 
 
+def _short(token: str) -> str:
+    return token if len(token) <= 60 else token[:57] + "..."
+
+
 def _atoi(text: str, lo: int = _INT64_MIN, hi: int = _INT64_MAX) -> int:
     """Go's strconv.Atoi / ParseInt(base 10): optional sign, ASCII digits, in range."""
-    if not _DIGITS.fullmatch(text):
+    if not _DIGITS.fullmatch(text) or len(text) > 21:  # more digits than any 64-bit value
         raise _Bad
     v = int(text)
     if not lo <= v <= hi:
@@ -70,9 +77,32 @@ def _atoi(text: str, lo: int = _INT64_MIN, hi: int = _INT64_MAX) -> int:
     return v
 
 
-def _args(pattern: re.Pattern[str], token: str) -> list[str] | None:
-    m = pattern.search(token)
-    return None if m is None else _COMMA.split(m.group(1))
+def _closers(token: str) -> list[int]:
+    """For each position i, the largest q >= i where ``)`` followed by optional whitespace and
+    ``}}`` starts, with no newline in between (Go's ``.`` does not match one); -1 when none."""
+    n = len(token)
+    braces = [False] * (n + 1)  # "}}" starts here, after optional whitespace
+    for j in range(n - 1, -1, -1):
+        braces[j] = token.startswith("}}", j) or (token[j] in _WS and braces[j + 1])
+    out = [-1] * (n + 1)
+    best = -1
+    for i in range(n - 1, -1, -1):
+        if token[i] == "\n":
+            best = -1
+        elif best < 0 and token[i] == ")" and braces[i + 1]:
+            best = i
+        out[i] = best
+    return out
+
+
+def _args(pattern: re.Pattern[str], token: str, closers: list[int]) -> list[str] | None:
+    """The comma-separated arguments of the leftmost call of ``pattern``'s function in ``token``
+    (the greedy ``(.*)`` of the server's expression), or None when there is no complete call."""
+    for m in pattern.finditer(token):
+        q = closers[m.end()]
+        if q >= 0:
+            return _COMMA.split(token[m.end() : q])
+    return None
 
 
 def _is_mustache(token: str) -> bool:
@@ -89,53 +119,54 @@ def _placeholder(token: str) -> tuple[str, list[int]]:
             return "none", []  # "$foo" is a literal token
     if not _is_mustache(token):
         return "none", []
-    args = _args(_WILDCARD, token)
+    closers = _closers(token)
+    args = _args(_WILDCARD, token, closers)
     if args is not None:
         if len(args) != 1 or args[0] == "":
-            raise _Bad(f"{token}: wildcard() takes exactly one index")
+            raise _Bad(f"{_short(token)}: wildcard() takes exactly one index")
         try:
             return "wildcard", [_atoi(args[0].strip(" "))]
         except _Bad:
-            raise _Bad(f"{token}: the wildcard index is not an integer") from None
-    args = _args(_PARTITION, token)
+            raise _Bad(f"{_short(token)}: the wildcard index is not an integer") from None
+    args = _args(_PARTITION, token, closers)
     if args is not None:
         try:
             _atoi(args[0].strip(" "), hi=_INT32_MAX)
             return "partition", [_atoi(a.strip(" ")) for a in args[1:]]
         except _Bad:
-            raise _Bad(f"{token}: partition() takes a partition count and wildcard indexes, all integers") from None
+            raise _Bad(f"{_short(token)}: partition() takes a partition count and wildcard indexes, all integers") from None
     for pattern, name in _INDEX_INT:
-        args = _args(pattern, token)
+        args = _args(pattern, token, closers)
         if args is not None:
             if len(args) != 2:
-                raise _Bad(f"{token}: {name}() takes a wildcard index and a number")
+                raise _Bad(f"{_short(token)}: {name}() takes a wildcard index and a number")
             try:
                 index = _atoi(args[0].strip(" "))
                 _atoi(args[1].strip(" "), -(1 << 31), _INT32_MAX)
             except _Bad:
-                raise _Bad(f"{token}: {name}() takes a wildcard index and a 32-bit integer") from None
+                raise _Bad(f"{_short(token)}: {name}() takes a wildcard index and a 32-bit integer") from None
             return name, [index]
-    args = _args(_SPLIT, token)
+    args = _args(_SPLIT, token, closers)
     if args is not None:
         if len(args) != 2:
-            raise _Bad(f"{token}: split() takes a wildcard index and a delimiter")
+            raise _Bad(f"{_short(token)}: split() takes a wildcard index and a delimiter")
         try:
             index = _atoi(args[0].strip(" "))
         except _Bad:
-            raise _Bad(f"{token}: the split() index is not an integer") from None
+            raise _Bad(f"{_short(token)}: the split() index is not an integer") from None
         if " " in args[1] or "." in args[1]:
-            raise _Bad(f"{token}: the split() delimiter cannot hold a space or '.'")
+            raise _Bad(f"{_short(token)}: the split() delimiter cannot hold a space or '.'")
         return "split", [index]
-    args = _args(_RANDOM, token)
+    args = _args(_RANDOM, token, closers)
     if args is not None:
         try:
             if len(args) != 1:
                 raise _Bad
             _atoi(args[0].strip(" "), hi=_INT32_MAX)
         except _Bad:
-            raise _Bad(f"{token}: random() takes one integer") from None
+            raise _Bad(f"{_short(token)}: random() takes one integer") from None
         return "random", []
-    raise _Bad(f"{token}: unknown mapping function")
+    raise _Bad(f"{_short(token)}: unknown mapping function")
 
 
 def _info(subject: str) -> tuple[bool, list[str], int, bool]:
@@ -161,11 +192,11 @@ def _build(src: str, dest: str) -> None:
     sv, _, pwcs, fwc = _info(src)
     dv, dtokens, dpwcs, dfwc = _info(dest)
     if not sv:
-        raise _Bad(f"source {src!r} is not a valid subject")
+        raise _Bad("the source is not a valid subject")
     if not dv:
-        raise _Bad(f"destination {dest!r} is not a valid subject")
+        raise _Bad("the destination is not a valid subject (an empty token, or a token after '>')")
     if dpwcs:
-        raise _Bad(f"destination {dest!r} has a '*' token (use {{{{wildcard(n)}}}} to place source wildcards)")
+        raise _Bad("the destination has a '*' token (use {{wildcard(n)}} to place source wildcards)")
     if fwc != dfwc:
         raise _Bad("source and destination must both end in '>' or both not")
     wild = pwcs > 0 or fwc
@@ -174,9 +205,9 @@ def _build(src: str, dest: str) -> None:
         if wild:
             for i in indexes:
                 if i > pwcs:
-                    raise _Bad(f"{token}: wildcard index {i} is out of range (the source has {pwcs} '*' wildcard(s))")
+                    raise _Bad(f"{_short(token)}: wildcard index {i} is out of range (the source has {pwcs} '*' wildcard(s))")
         elif kind not in ("none", "random", "partition"):
-            raise _Bad(f"{token}: the source has no '*' wildcard to refer to")
+            raise _Bad(f"{_short(token)}: the source has no '*' wildcard to refer to")
 
 
 def transform_problem(src: str, dest: str) -> str | None:
@@ -196,13 +227,14 @@ def mapping_problem(src: str, dest: str) -> str | None:
     fwc = False
     for token in dest.split("."):
         if not token or fwc:
-            return f"destination {dest!r} is not a valid subject"
+            return "destination is not a valid subject (an empty token, or a token after '>')"
         if _is_mustache(token):
-            if not any(p.search(token) for p in _KNOWN_TO_VALIDATION):
-                return f"{token}: unknown mapping function"
+            closers = _closers(token)
+            if all(_args(p, token, closers) is None for p in _KNOWN_TO_VALIDATION):
+                return f"{_short(token)}: unknown mapping function"
             continue
         if token == ">":
             fwc = True
         elif _WS.intersection(token):
-            return f"destination {dest!r} holds whitespace"
+            return f"destination token {_short(token)!r} holds whitespace"
     return transform_problem(src, dest)

@@ -213,3 +213,16 @@ def test_pedantic_mirror_direct_differs_from_origin():
     _check_estate(estate)
     found = lint_estate(estate, [RULES["JS127"]], target=Target(pedantic=True)).findings
     assert [(f.object.name, f.server_error_code) for f in found] == [("M", 10157)]
+
+
+def test_mapping_validation_is_linear_on_hostile_destinations():
+    """Many unclosed function openings, long whitespace and huge numbers: answered without
+    backtracking blow-ups or Python's integer-string limit (no timing assertion: the sizes
+    would take minutes with a backtracking expression)."""
+    from rules._transform import mapping_problem, transform_problem
+
+    assert mapping_problem("a.*", "b." + "{{wildcard(" * 20_000 + "}}")
+    assert mapping_problem("a.*", "b.{{" + " " * 50_000 + "}}")
+    assert mapping_problem("a.*", "b.{{wildcard(1)" + ")" * 50_000 + "}}")
+    assert transform_problem("a.*", "b.$" + "9" * 10_000) is None  # not a number Go can parse: a literal token
+    assert "wildcard index is not an integer" in (mapping_problem("a.*", "b.{{wildcard(" + "9" * 10_000 + ")}}") or "")
