@@ -9,6 +9,7 @@ from linter.loader import Resource
 from linter.model.units import format_duration
 
 from ._common import MILLISECOND, SECOND, stream_config
+from ._estate_common import stream_index
 
 _LIMITS = ("max_msgs", "max_msgs_per_subject", "max_bytes", "max_msg_size", "max_consumers")
 _DEFAULT_DUPLICATE_WINDOW = 120 * SECOND
@@ -101,11 +102,12 @@ class StreamPedanticRejected(Rule):
             yield self._v(resource, ("allow_msg_schedules",), "allow_msg_schedules is set without allow_rollup_hdrs", 10052)
         m = c.mirror
         if m is not None and m.external is None and m.name and m.name != resource.name:
-            eff = ctx.effective(resource)
-            if bool(c.mirror_direct) != eff["mirror_direct"]:
+            origin = stream_index(ctx).get((resource.context, m.name))
+            direct = bool(origin.config.allow_direct) if origin is not None else None  # type: ignore[union-attr]
+            if direct is not None and bool(c.mirror_direct) != direct:
                 yield self._v(
                     resource, ("mirror_direct",) if c.mirror_direct is not None else ("mirror",),
-                    f"mirror_direct differs from origin {m.name}'s allow_direct ({str(eff['mirror_direct']).lower()})", 10157,
+                    f"mirror_direct differs from origin {m.name}'s allow_direct ({str(direct).lower()})", 10157,
                 )
         r = c.republish
         if r is not None:

@@ -226,3 +226,17 @@ def test_mapping_validation_is_linear_on_hostile_destinations():
     assert mapping_problem("a.*", "b.{{wildcard(1)" + ")" * 50_000 + "}}")
     assert transform_problem("a.*", "b.$" + "9" * 10_000) is None  # not a number Go can parse: a literal token
     assert "wildcard index is not an integer" in (mapping_problem("a.*", "b.{{wildcard(" + "9" * 10_000 + ")}}") or "")
+
+
+def test_pedantic_mirror_direct_origin_in_another_context_is_not_this_servers():
+    from linter.loader import Estate, _check_estate, load_text
+    from linter.model.target import Target
+
+    text = (
+        '{"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": "O", "context": "eu"}, "spec": {"subjects": ["o.>"], "allow_direct": true}}\n---\n'
+        '{"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": "M", "context": "us"}, "spec": {"mirror": {"name": "O"}}}\n'
+    )
+    estate = Estate()
+    load_text(text.encode(), "m.yaml", estate)
+    _check_estate(estate)
+    assert lint_estate(estate, [RULES["JS127"]], target=Target(pedantic=True)).findings == []
