@@ -245,7 +245,10 @@ def test_estate_rules_are_not_quadratic():
     t = time.perf_counter()
     findings = lint_estate(estate, rules, target=Target()).findings
     elapsed = time.perf_counter() - t
-    assert findings == []
+    # JS409 (ops): the workqueue streams' second subject t.<i> is taken by none of their consumers
+    uncovered = [f for f in findings if f.rule == "JS409"]
+    assert len(uncovered) == 2_500 and all(f"'t.{f.object.name[1:]}'" in f.message for f in uncovered)
+    assert [f for f in findings if f.rule != "JS409"] == []
     assert elapsed < 2.0, elapsed
 
 
