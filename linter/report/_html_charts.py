@@ -70,11 +70,11 @@ def _sig(x: float, digits: int = 3) -> str:
 
 
 def fmt_duration(ns: float | None) -> str:
-    """A measured duration, three significant digits: ``120ms``, ``4.1s``, ``1.5m``, ``30d``."""
+    """A measured duration, three significant digits: ``120ms``, ``4.1s``, ``95s``, ``2.5m``, ``30d``."""
     if ns is None:
         return "no data"
     for size, unit in ((Y, "y"), (D, "d"), (H, "h"), (MIN, "m"), (S, "s"), (MS, "ms"), (US, "µs")):
-        if abs(ns) >= size:
+        if abs(ns) >= (2 * size if unit == "m" else size):  # 95s reads better than 1.58m
             return f"{_sig(ns / size)}{unit}"
     return f"{_sig(ns)}ns" if ns else "0s"
 
