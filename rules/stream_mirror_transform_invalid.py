@@ -9,7 +9,6 @@ from linter.loader import Resource
 from linter.subjects import is_valid_subject
 
 from ._common import stream_config
-from ._transform import mapping_problem
 
 
 class StreamMirrorTransformInvalid(Rule):
@@ -63,6 +62,8 @@ class StreamMirrorTransformInvalid(Rule):
         m = stream_config(resource).mirror
         if m is None or not m.subject_transforms:
             return
+        from ._transform import mapping_problem  # imported on first use: most estates have no transforms
+
         for k, t in enumerate(m.subject_transforms):
             if t.src and not is_valid_subject(t.src):
                 continue  # 10151, JS118

@@ -8,7 +8,6 @@ from linter.api import Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
 
 from ._common import stream_config
-from ._transform import transform_problem
 
 
 class StreamRepublishTransformInvalid(Rule):
@@ -58,6 +57,8 @@ class StreamRepublishTransformInvalid(Rule):
     def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
         if stream_config(resource).republish is None:
             return
+        from ._transform import transform_problem  # imported on first use: most estates have no transforms
+
         r = ctx.effective(resource)["republish"]
         why = transform_problem(r["src"], r["dest"])
         if why:

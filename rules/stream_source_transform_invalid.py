@@ -9,7 +9,6 @@ from linter.loader import Resource
 from linter.subjects import is_valid_asset_name, is_valid_subject
 
 from ._common import stream_config
-from ._transform import mapping_problem
 
 
 class StreamSourceTransformInvalid(Rule):
@@ -64,6 +63,8 @@ class StreamSourceTransformInvalid(Rule):
         c = stream_config(resource)
         if not c.sources or c.mirror is not None:  # sources on a mirror: JS118 (10031)
             return
+        from ._transform import mapping_problem  # imported on first use: most estates have no transforms
+
         for i, src in enumerate(c.sources):
             if not src.subject_transforms or not is_valid_asset_name(src.name or ""):
                 continue

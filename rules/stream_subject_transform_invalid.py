@@ -9,7 +9,6 @@ from linter.loader import Resource
 from linter.subjects import is_valid_subject
 
 from ._common import stream_config
-from ._transform import mapping_problem
 
 
 class StreamSubjectTransformInvalid(Rule):
@@ -63,6 +62,8 @@ class StreamSubjectTransformInvalid(Rule):
         t = stream_config(resource).subject_transform
         if t is None:
             return
+        from ._transform import mapping_problem  # imported on first use: most estates have no transforms
+
         if t.src and not is_valid_subject(t.src):
             yield Violation(
                 resource, ("subject_transform", "src"),
