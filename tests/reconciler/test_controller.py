@@ -148,6 +148,8 @@ metadata:
         wait_for(lambda: js.stream("OLD_B") is None, what="OLD_B to be pruned")
         wait_for(lambda: sample(ctl.metrics(), "jsops_controller_blocked_objects", needs="allow-prune") == 1, what="OLD_A blocked")
         assert js.stream("OLD_A") is not None
+        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_actions_total", action="delete", status="done") == 1, what="the delete counted")
+        ctl.settle()
         assert sample(ctl.metrics(), "jsops_controller_actions_total", action="delete", status="done") == 1
 
 

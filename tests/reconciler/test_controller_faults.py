@@ -67,7 +67,8 @@ def test_two_controllers_one_leader_and_takeover(server: NatsServer, js: Js, tmp
         assert [e["identity"] for e in follower.events("leader_acquired")] == [follower.events("started")[0]["identity"]]
         js.ok("$JS.API.STREAM.DELETE.ORDERS")
         wait_for(lambda: js.stream("ORDERS") and js.consumer("ORDERS", "shipper"), what="the new leader to heal drift")
-        assert {e["object"] for e in follower.events("action")} == {"Stream ORDERS", "Consumer ORDERS/shipper"}
+        healed = {"Stream ORDERS", "Consumer ORDERS/shipper"}
+        wait_for(lambda: {e["object"] for e in follower.events("action")} == healed, what="the new leader's action events")
     finally:
         for p in procs:
             p.stop()
