@@ -17,7 +17,11 @@ from linter.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: ORDERS}\nspec: {subjects: [\"orders.>\"], max_age: 1m, duplicate_window: 2m}\n"
-CONSUMER = "apiVersion: jsops/v1\nkind: Consumer\nmetadata: {name: shipper, stream: ORDERS}\nspec: {ack_wait: 30s}\n"
+# max_deliver and a dead-letter handler: the operational rules (JS405, JS406) have nothing to say
+CONSUMER = (
+    "apiVersion: jsops/v1\nkind: Consumer\nmetadata: {name: shipper, stream: ORDERS, annotations: {jsops.io/dead-letter: on-call}}\n"
+    "spec: {ack_wait: 30s, max_deliver: 5}\n"
+)
 
 
 def test_hooks_file_declares_lint_and_fix():
