@@ -15,6 +15,7 @@ import re
 import shutil
 import struct
 import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -318,7 +319,7 @@ def test_percent_and_duration_formats():
 def test_jsops_report_subcommand(tmp_path):
     out = tmp_path / "r.html"
     proc = subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "jsops"), "report", SMALL, "--profiles", SMALL_PROFILES, "--html", str(out), "--no-config"],
+        [str(Path(sys.executable).parent / "jsops"), "report", SMALL, "--profiles", SMALL_PROFILES, "--html", str(out), "--no-config"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, proc.stderr

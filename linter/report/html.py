@@ -53,7 +53,15 @@ def render_html(data: ReportData) -> str:
 
     source = resources.files("linter.report").joinpath("templates", TEMPLATE).read_text(encoding="utf-8")
     env = _environment()
-    env.filters["config_duration"] = lambda ns: "unlimited" if not ns else format_duration(int(ns))
+    def config_duration(ns: int | None) -> str:
+        """A configured duration exactly (``45s``, ``1h30m``), in days rather than weeks like the
+        measured ones (``7d``, not ``1w``)."""
+        if not ns:
+            return "unlimited"
+        text = format_duration(int(ns))
+        return f"{int(text[:-1]) * 7}d" if text.endswith("w") else text
+
+    env.filters["config_duration"] = config_duration
     return env.from_string(source).render(r=data)
 
 
