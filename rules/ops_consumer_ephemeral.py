@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
 
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.effective import EPHEMERAL_INACTIVE_THRESHOLD
@@ -65,18 +65,20 @@ class ConsumerEphemeral(Rule):
     groups = frozenset({"capacity"})
     kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+        if getattr(resource.config, "durable_name", None):
+            return ()
         eff = ctx.effective(resource)
         if eff.get("durable_name"):
-            return
+            return ()
         idle = eff.get("inactive_threshold") or EPHEMERAL_INACTIVE_THRESHOLD
-        yield Violation(
+        return (Violation(
             resource,
             ("name",),
             f"consumer {resource.name} is ephemeral (no durable_name): the server deletes it after "
             f"{format_duration(idle)} without a client",
             fix=FixSuggestion("unsafe", "make it durable (set durable_name) or create it from the application"),
-        )
+        ),)
 
 
 RULE = ConsumerEphemeral

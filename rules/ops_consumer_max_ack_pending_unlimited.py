@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
 
 from linter.api import Edit, FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
@@ -61,19 +61,19 @@ class ConsumerMaxAckPendingUnlimited(Rule):
     groups = frozenset({"capacity"})
     kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         raw = getattr(resource.config, "max_ack_pending", None)
         if raw is None or raw >= 0:
-            return
+            return ()
         eff = ctx.effective(resource)
         if eff.get("ack_policy") not in ("explicit", "all"):
-            return
+            return ()
         push = (
             " (for a push consumer without flow_control it is the only flow control)"
             if eff.get("deliver_subject") and not eff.get("flow_control")
             else ""
         )
-        yield Violation(
+        return (Violation(
             resource,
             ("max_ack_pending",),
             f"max_ack_pending {raw} lets the consumer hand out any number of unacknowledged messages{push}",
@@ -82,7 +82,7 @@ class ConsumerMaxAckPendingUnlimited(Rule):
                 "remove max_ack_pending (the server default is 1000) or set the number of messages clients process at once",
                 (Edit.remove(("max_ack_pending",)),),
             ),
-        )
+        ),)
 
 
 RULE = ConsumerMaxAckPendingUnlimited

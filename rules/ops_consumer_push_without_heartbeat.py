@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
 
 from pydantic import Field
 
@@ -73,10 +73,12 @@ class ConsumerPushWithoutHeartbeat(Rule):
     groups = frozenset({"capacity"})
     kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+        if not getattr(resource.config, "deliver_subject", None):
+            return ()  # pull consumer
         eff = ctx.effective(resource)
         if not eff.get("deliver_subject") or eff.get("deliver_group") or eff.get("ack_policy") == "flow_control":
-            return
+            return ()
         edits = []
         missing = []
         if not eff.get("idle_heartbeat"):
@@ -86,7 +88,7 @@ class ConsumerPushWithoutHeartbeat(Rule):
             missing.append("flow_control")
             edits.append(Edit.set(("flow_control",), True))
         if not missing:
-            return
+            return ()
         if missing == ["flow_control"]:
             text = "has no flow_control: a fast stream can overrun a slow subscriber"
         elif missing == ["idle_heartbeat"]:
@@ -96,14 +98,14 @@ class ConsumerPushWithoutHeartbeat(Rule):
                 "has neither idle_heartbeat nor flow_control: a client cannot detect a lost subscription "
                 "and a fast stream can overrun it"
             )
-        yield Violation(
+        return (Violation(
             resource,
             ("deliver_subject",),
             f"push consumer {text}",
             fix=FixSuggestion("unsafe", "set " + " and ".join(
                 "idle_heartbeat to 15s" if m == "idle_heartbeat" else "flow_control to true" for m in missing
             ), tuple(edits)),
-        )
+        ),)
 
 
 RULE = ConsumerPushWithoutHeartbeat

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
 
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
@@ -69,20 +69,20 @@ class MonitorPinnedWithoutPinnedClient(Rule):
     groups = frozenset({"monitoring"})
     kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         meta = getattr(resource.config, "metadata", None)
         if not meta or parse_go_bool(meta.get(_KEY, "")) is not True:
-            return
+            return ()
         eff = ctx.effective(resource)
         if eff.get("priority_policy") == "pinned_client" and eff.get("priority_groups"):
-            return
-        yield Violation(
+            return ()
+        return (Violation(
             resource,
             ("metadata", _KEY),
             f"{_KEY} is true but the consumer is not in pinned_client mode with priority_groups: "
             "its monitoring check (nats audit, Synadia Insights) always reports CRITICAL",
             fix=FixSuggestion("unsafe", "set priority_policy pinned_client with priority_groups, or remove the key"),
-        )
+        ),)
 
 
 RULE = MonitorPinnedWithoutPinnedClient

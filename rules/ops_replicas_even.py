@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
 
 from linter.api import Edit, FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
@@ -51,32 +51,36 @@ class ReplicasEven(Rule):
     severity = Severity.WARNING
     groups = frozenset({"capacity"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         if multi_node(ctx.target) is False:
-            return
+            return ()
         if resource.kind == "Stream":
+            if getattr(resource.config, "num_replicas", None) not in (2, 4):
+                return ()
             replicas = ctx.effective(resource).get("num_replicas", 1)
         else:
             replicas = getattr(resource.config, "num_replicas", None) or 0
+            if replicas not in (2, 4):
+                return ()
             parent = ctx.stream_of(resource)
             if parent is not None and ctx.effective(parent).get("num_replicas", 1) == replicas:
-                return
+                return ()
         if replicas not in (2, 4):
-            return
+            return ()
         size = ctx.target.cluster_size
         if size is not None and 0 < size < replicas:
-            return  # refused by the server (JS315)
+            return ()  # refused by the server (JS315)
         tolerated = "no server failure" if replicas == 2 else "one server failure, like R3"
         if size is None or size >= 3:
             fix = FixSuggestion("unsafe", "set num_replicas to 3", (Edit.set(("num_replicas",), 3),))
         else:
             fix = FixSuggestion("unsafe", "use num_replicas 1, or 3 once the cluster has three JetStream servers")
-        yield Violation(
+        return (Violation(
             resource,
             ("num_replicas",),
             f"num_replicas {replicas} tolerates {tolerated}, at {replicas}x the storage; use R3 (or R1)",
             fix=fix,
-        )
+        ),)
 
 
 RULE = ReplicasEven

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
 
 from linter.api import Edit, FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
@@ -49,17 +49,19 @@ class StreamDirectGetDisabled(Rule):
     groups = frozenset({"capacity"})
     kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+        if (getattr(resource.config, "num_replicas", None) or 1) <= 1:
+            return ()
         eff = ctx.effective(resource)
         replicas = eff.get("num_replicas", 1)
         if replicas <= 1 or eff.get("allow_direct"):
-            return
-        yield Violation(
+            return ()
+        return (Violation(
             resource,
             ("allow_direct",),
             f"allow_direct is off on an R{replicas} stream: every direct read goes through the leader",
             fix=FixSuggestion("unsafe", "set allow_direct to true", (Edit.set(("allow_direct",), True),)),
-        )
+        ),)
 
 
 RULE = StreamDirectGetDisabled

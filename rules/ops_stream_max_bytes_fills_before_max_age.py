@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import Field
@@ -73,21 +73,21 @@ class StreamMaxBytesFillsBeforeMaxAge(Rule):
     groups = frozenset({"capacity", "profile"})
     kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         if ctx.profiles is None:
-            return
+            return ()
         eff = ctx.effective(resource)
         max_bytes, max_age = eff.get("max_bytes", -1), eff.get("max_age", 0)
         if max_bytes <= 0 or max_age <= 0 or eff.get("retention") != "limits":
-            return
+            return ()
         which = self.options.rate
         profile = stream_profile(ctx, resource)
         rate = byte_rate(profile, which)
         if not rate:
-            return
+            return ()
         fill_ns = int(max_bytes / rate * SECOND)
         if fill_ns >= max_age:
-            return
+            return ()
         step = 60 * SECOND if fill_ns >= 3600 * SECOND else SECOND  # minutes are precise enough past an hour
         fill_text = format_duration(max(fill_ns // step, 1) * step)
         needed = format_size(ceil_size(rate * max_age / SECOND))
@@ -95,7 +95,7 @@ class StreamMaxBytesFillsBeforeMaxAge(Rule):
             effect = f"after about {fill_text} publishes are refused until messages age out"
         else:
             effect = f"messages are discarded after about {fill_text}, not after max_age {format_duration(max_age)}"
-        yield Violation(
+        return (Violation(
             resource,
             ("max_bytes",),
             f"at the profiled {which} byte rate {human_rate(rate)}, max_bytes {format_size(max_bytes)} fills "
@@ -104,7 +104,7 @@ class StreamMaxBytesFillsBeforeMaxAge(Rule):
                 "unsafe",
                 f"raise max_bytes to at least {needed} or lower max_age to {fill_text}",
             ),
-        )
+        ),)
 
 
 RULE = StreamMaxBytesFillsBeforeMaxAge

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
 
 from linter.api import Edit, FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
@@ -53,14 +53,14 @@ class StreamMaxMsgSizeAboveMaxPayload(Rule):
     kinds = frozenset({"Stream"})
     example_target = {"max_payload": "1MiB"}
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         max_payload = ctx.target.max_payload
         if max_payload is None or max_payload <= 0:
-            return
+            return ()
         size = ctx.effective(resource).get("max_msg_size", -1)
         if size <= max_payload:
-            return
-        yield Violation(
+            return ()
+        return (Violation(
             resource,
             ("max_msg_size",),
             f"max_msg_size {format_size(size)} is larger than the target's max_payload {format_size(max_payload)}: "
@@ -71,7 +71,7 @@ class StreamMaxMsgSizeAboveMaxPayload(Rule):
                 # natively as a readable size; NACK wants plain integers
                 (Edit.set(("max_msg_size",), format_size(max_payload) if resource.dialect == "native" else max_payload),),
             ),
-        )
+        ),)
 
 
 RULE = StreamMaxMsgSizeAboveMaxPayload

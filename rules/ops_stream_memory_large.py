@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
 
 from pydantic import Field
 
@@ -63,10 +63,12 @@ class StreamMemoryLarge(Rule):
     groups = frozenset({"capacity", "cost"})
     kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+        if getattr(resource.config, "storage", None) != "memory":
+            return ()
         eff = ctx.effective(resource)
         if eff.get("storage") != "memory":
-            return
+            return ()
         budget = self.options.max_bytes
         replicas = eff.get("num_replicas", 1)
         on_each = f" (on each of its {replicas} replicas)" if replicas > 1 else ""
@@ -74,37 +76,37 @@ class StreamMemoryLarge(Rule):
         if max_bytes > 0:
             if max_bytes > budget:
                 total = f" ({format_size(max_bytes * replicas)} of RAM over {replicas} replicas)" if replicas > 1 else ""
-                yield Violation(
+                return (Violation(
                     resource,
                     ("max_bytes",),
                     f"memory stream may hold max_bytes {format_size(max_bytes)}{total}, more than the "
                     f"{format_size(budget)} budget for memory streams",
                     fix=FixSuggestion("unsafe", f"lower max_bytes to at most {format_size(budget)}, or use file storage"),
-                )
-            return
+                ),)
+            return ()
         hard = hard_byte_bound(eff, ctx.target)
         if hard is not None and hard <= budget:
-            return  # max_msgs x the largest message already keeps it within the budget
+            return ()  # max_msgs x the largest message already keeps it within the budget
         fix = FixSuggestion("unsafe", f"set max_bytes to at most {format_size(budget)}, or use file storage")
         expected = profiled_bytes(eff, stream_profile(ctx, resource))
         if expected is not None:
             amount, how = expected
             if amount > budget:
-                yield Violation(
+                return (Violation(
                     resource,
                     ("storage",),
                     f"memory stream without max_bytes expected to hold about {human_bytes(amount)}{on_each} "
                     f"({how}), more than the {format_size(budget)} budget for memory streams",
                     fix=fix,
-                )
-            return
-        yield Violation(
+                ),)
+            return ()
+        return (Violation(
             resource,
             ("storage",),
             "memory stream without max_bytes: it may grow until the account's max_mem or the server's "
             f"memory is exhausted{on_each}",
             fix=fix,
-        )
+        ),)
 
 
 RULE = StreamMemoryLarge

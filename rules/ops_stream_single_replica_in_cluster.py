@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
 
 from pydantic import Field
 
@@ -60,26 +60,26 @@ class StreamSingleReplicaInCluster(Rule):
     kinds = frozenset({"Stream"})
     example_target = {"clustered": True, "cluster_size": 3}
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         if not multi_node(ctx.target):
-            return
+            return ()
         eff = ctx.effective(resource)
         if eff.get("num_replicas", 1) != 1:
-            return
+            return ()
         if eff.get("storage") == "memory" and not self.options.include_memory:
-            return
+            return ()
         size = ctx.target.cluster_size
         where = f"a {size}-server cluster" if size is not None else "a clustered target"
         if size is None or size >= 3:
             fix = FixSuggestion("unsafe", "set num_replicas to 3", (Edit.set(("num_replicas",), 3),))
         else:
             fix = FixSuggestion("unsafe", "add a third JetStream server and use num_replicas 3")
-        yield Violation(
+        return (Violation(
             resource,
             ("num_replicas",),
             f"stream {resource.name} has a single replica in {where}: it is unavailable while its server is down",
             fix=fix,
-        )
+        ),)
 
 
 RULE = StreamSingleReplicaInCluster

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
 
 from pydantic import Field
 
@@ -61,38 +61,42 @@ class StreamUncompressedLarge(Rule):
     groups = frozenset({"capacity", "cost"})
     kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+        cfg = resource.config
+        if getattr(cfg, "storage", None) not in (None, "file") or getattr(cfg, "compression", None) not in (None, "none"):
+            return ()
         eff = ctx.effective(resource)
         if eff.get("storage") != "file" or eff.get("compression", "none") != "none":
-            return
+            return ()
         threshold = self.options.max_bytes
         max_bytes = eff.get("max_bytes", -1)
         fix = FixSuggestion("unsafe", "set compression to s2", (Edit.set(("compression",), "s2"),))
         if max_bytes > 0:
             if max_bytes > threshold:
-                yield Violation(
+                return (Violation(
                     resource,
                     ("max_bytes",),
                     f"file stream of up to {format_size(max_bytes)} without compression (more than "
                     f"{format_size(threshold)}); s2 compression usually saves much of that disk",
                     fix=fix,
-                )
-            return
+                ),)
+            return ()
         expected = profiled_bytes(eff, stream_profile(ctx, resource))
         if expected is None:
-            return
+            return ()
         amount, how = expected
         hard = hard_byte_bound(eff, ctx.target)
         if hard is not None and hard < amount:
             amount, how = float(hard), "max_msgs x the largest message, the declared bound"
         if amount > threshold:
-            yield Violation(
+            return (Violation(
                 resource,
                 ("storage",),
                 f"file stream without compression expected to hold about {human_bytes(amount)} "
                 f"({how}), more than {format_size(threshold)}",
                 fix=fix,
-            )
+            ),)
+        return ()
 
 
 RULE = StreamUncompressedLarge

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
+from typing import Any
 
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
@@ -51,22 +52,25 @@ class StreamWithoutLimits(Rule):
     groups = frozenset({"capacity"})
     kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+        cfg: Any = resource.config
+        if any((getattr(cfg, k, None) or 0) > 0 for k in ("max_age", "max_bytes", "max_msgs", "max_msgs_per_subject")):
+            return ()  # fast path: the raw config already sets a limit
         eff = ctx.effective(resource)
         if eff.get("sealed"):
-            return
+            return ()
         if eff.get("max_age", 0) > 0:
-            return
+            return ()
         if any(eff.get(k, -1) > 0 for k in ("max_bytes", "max_msgs", "max_msgs_per_subject")):
-            return
-        yield Violation(
+            return ()
+        return (Violation(
             resource,
             (),
             f"stream {resource.name} has no max_age, max_bytes, max_msgs or max_msgs_per_subject: "
             "it grows until the account's or server's storage is full",
             fix=FixSuggestion("unsafe", "set max_age and max_bytes (or max_msgs) to the retention the data needs"),
             key=True,  # at `spec:` (no field to point at)
-        )
+        ),)
 
 
 RULE = StreamWithoutLimits
