@@ -94,9 +94,9 @@ def annotation_duration(resource: Resource, key: str) -> tuple[int | None, str |
     try:
         ns = parse_duration(str(raw).strip())
     except UnitError as exc:
-        return None, f"annotation {key}: {raw!r} is not a duration ({exc})"
+        return None, f"annotation {key} is not a duration: {exc}"
     if ns <= 0:
-        return None, f"annotation {key}: {raw!r} must be a positive duration"
+        return None, f"annotation {key} must be a positive duration, not {str(raw)[:40]!r}"
     return ns, None
 
 

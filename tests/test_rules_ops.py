@@ -139,7 +139,13 @@ def test_js401_without_profile_uses_the_annotation_or_stays_silent():
     assert lint(declared, "JS401", {"consumers": {"ORDERS/fraud-check": ack_profile(2 * S)}}) == []
     bad = stream() + consumer("fraud-check", "ack_wait: 5s", annotations="jsops.io/processing-time-p99: soon")
     found = lint(bad, "JS401")
-    assert len(found) == 1 and "'soon' is not a duration" in found[0].message and found[0].fix is None
+    assert len(found) == 1 and "jsops.io/processing-time-p99 is not a duration: invalid duration 'soon'" in found[0].message and found[0].fix is None
+
+
+def test_js401_hostile_annotation_message_is_bounded():
+    huge = "9" * 5000 + "x"
+    found = lint(stream() + consumer("c", "ack_wait: 5s", annotations=f"jsops.io/processing-time-p99: '{huge}'"), "JS401")
+    assert len(found) == 1 and len(found[0].message) < 300
 
 
 def test_js401_backoff_steps_are_checked_and_fixed():
@@ -210,7 +216,7 @@ def test_js402_options_annotation_and_fix():
     f = lint(capped, "JS402")[0]
     assert f.fix.edits == () and "max_age 1m" in f.fix.description
     bad = stream(spec='subjects: ["o.>"]', annotations="jsops.io/publish-retry-horizon: -5s")
-    assert "must be a positive duration" in lint(bad, "JS402")[0].message
+    assert "must be a positive duration, not '-5s'" in lint(bad, "JS402")[0].message
     mirror = stream(name="COPY", spec="mirror: {name: ORDERS}", annotations="jsops.io/publish-retry-horizon: 1h")
     assert lint(stream() + "---\n" + mirror, "JS402") == []
 
