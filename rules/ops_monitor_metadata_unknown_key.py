@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
@@ -59,10 +59,13 @@ class MonitorMetadataUnknownKey(Rule):
     severity = Severity.WARNING
     groups = frozenset({"monitoring"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         meta = getattr(resource.config, "metadata", None)
-        if not meta:
-            return
+        if not meta or not any(k.startswith(MONITOR_PREFIX) for k in meta):
+            return ()
+        return list(self._scan(resource, meta))
+
+    def _scan(self, resource: Resource, meta: dict[str, str]) -> Iterator[Violation]:
         known = monitor_keys(resource.kind)
         kind = resource.kind.lower()
         for key in meta:
