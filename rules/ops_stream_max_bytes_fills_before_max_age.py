@@ -70,7 +70,7 @@ class StreamMaxBytesFillsBeforeMaxAge(Rule):
     code = "JS432"
     name = "ops-stream-max-bytes-fills-before-max-age"
     severity = Severity.WARNING
-    groups = frozenset({"capacity", "profile"})
+    groups = frozenset({"capacity"})
     kinds = frozenset({"Stream"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
