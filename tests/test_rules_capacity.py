@@ -714,3 +714,14 @@ def test_cli_golden(extra: list[str], golden: str, tmp_path: Path, monkeypatch: 
     assert err == "" and rc == 1
     _golden(GOLDEN / golden, out)
     assert (tmp_path / "estate.yaml").read_text() == (GOLDEN / "estate.yaml").read_text()  # --diff writes nothing
+
+
+def test_groups_select_the_capacity_and_monitoring_rules() -> None:
+    from linter.config import select_rules
+
+    capacity = {r.code for r in select_rules(Config(select=["capacity"]), RULES).rules}
+    monitoring = {r.code for r in select_rules(Config(select=["monitoring"]), RULES).rules}
+    cost = {r.code for r in select_rules(Config(select=["cost"]), RULES).rules}
+    assert monitoring == {"JS443", "JS444", "JS445"}
+    assert cost == {"JS433", "JS434"}
+    assert capacity == {f"JS{n}" for n in range(431, 443)}
