@@ -29,7 +29,8 @@ class OpsWorkqueueSubjectWithoutConsumer(Rule):
     drift apart (a new subject is added to the stream, a consumer is narrowed or removed in
     another file), and messages on the uncovered subjects are stored but never delivered.
     Only subjects no filter touches are reported; a wildcard subject partly covered by several
-    filters is not.
+    filters is not. The finding points at the stream's subject, so with `--estate` (pre-commit) it
+    is reported when the stream's file is among the files passed; a full `jsops lint` always sees it.
 
     ## Why is this bad?
     A workqueue deletes a message only when a consumer acks it. Messages nobody consumes pile up
