@@ -8,9 +8,10 @@ annotation on the object's manifest (``metadata.annotations``, value ``"true"``)
 - ``jsops.io/allow-data-loss``: together with ``allow-recreate``, recreate a stream that holds
   messages; together with ``allow-prune``, prune a stream that holds messages;
 - ``jsops.io/allow-prune``: once the object leaves the manifests, delete it. An object that left the
-  manifests has no manifest to read, so the controller records the permission on the server when it
-  applies the object (metadata ``io.jsops.allow-prune`` / ``io.jsops.allow-data-loss``) and reads it
-  back from the live object when deciding;
+  manifests has no manifest to read, so the permission is recorded on the server whenever the object
+  is applied, by the controller or by ``jsops apply`` (metadata ``io.jsops.allow-prune`` /
+  ``io.jsops.allow-data-loss``, see ``reconciler.plan.prune_marks``), and read back from the live
+  object when deciding;
 - ``jsops.io/adopt``: take over an existing object jsops does not own (on a stream: its consumers too).
 
 :func:`policy_plan` is pure: it builds the plan twice (with every flag on and with every flag off)
@@ -23,8 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .live import LiveState
-from .plan import Action, Desired, Plan, PlanOptions, build_plan
+from .live import DATA_LOSS_MARK, PRUNE_MARK, LiveState
+from .plan import ALLOW_DATA_LOSS, ALLOW_PRUNE, Action, Desired, Plan, PlanOptions, annotation_true, build_plan
 
 __all__ = [
     "ALLOW_RECREATE",
@@ -41,11 +42,7 @@ __all__ = [
 ]
 
 ALLOW_RECREATE = "jsops.io/allow-recreate"
-ALLOW_DATA_LOSS = "jsops.io/allow-data-loss"
-ALLOW_PRUNE = "jsops.io/allow-prune"
 ADOPT = "jsops.io/adopt"
-PRUNE_MARK = "io.jsops.allow-prune"
-DATA_LOSS_MARK = "io.jsops.allow-data-loss"
 
 # The options apply runs with: every gate is decided here, object by object, before apply.
 PERMISSIVE = PlanOptions(prune=True, allow_recreate=True, allow_data_loss=True, keep_position=True)
@@ -53,8 +50,7 @@ PERMISSIVE = PlanOptions(prune=True, allow_recreate=True, allow_data_loss=True, 
 Key = tuple[str, str | None, str]  # (kind, stream, name)
 
 
-def _true(annotations: dict[str, str], name: str) -> bool:
-    return str(annotations.get(name, "")).strip().lower() in ("true", "yes", "1")
+_true = annotation_true
 
 
 @dataclass
@@ -75,26 +71,15 @@ class Policy:
 
 
 def policy_from_estate(estate: Any, desired: list[Desired], contexts: Iterable[str]) -> tuple[list[Desired], Policy]:
-    """The desired objects with the prune permissions recorded in their metadata, and the policy."""
+    """The desired objects and the policy of the manifests routed to ``contexts``. The prune marks
+    are already in the desired metadata (:func:`reconciler.plan.desired_from_estate` records them,
+    for ``jsops apply`` as for the controller)."""
     annotations: dict[Key, dict[str, str]] = {}
     wanted = set(contexts)
     for r in estate.resources:
         if r.context in wanted:
             annotations[(r.kind, r.stream if r.kind == "Consumer" else None, r.name)] = dict(r.annotations or {})
-    policy = Policy(annotations)
-    out = []
-    for d in desired:
-        marks = {}
-        if policy.allows(d.key, ALLOW_PRUNE):
-            marks[PRUNE_MARK] = "true"
-            if policy.allows(d.key, ALLOW_DATA_LOSS):
-                marks[DATA_LOSS_MARK] = "true"
-        if marks:
-            cfg = dict(d.config)
-            cfg["metadata"] = {**(cfg.get("metadata") or {}), **marks}
-            d = replace(d, config=cfg)
-        out.append(d)
-    return out, policy
+    return list(desired), Policy(annotations)
 
 
 def _key(a: Action) -> Key:

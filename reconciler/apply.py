@@ -29,6 +29,9 @@ class ActionResult:
     action: Action
     status: str  # done | failed | skipped | blocked
     detail: str = ""
+    # The JetStream API error code of a failed action (e.g. 10065), None when the failure was not
+    # an API error (connection lost, timeout) or the action did not fail.
+    err_code: int | None = None
 
 
 @dataclass
@@ -110,7 +113,7 @@ async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptio
             try:
                 detail = await fn(a)
             except JsApiError as exc:
-                record(ActionResult(a, "failed", str(exc)))
+                record(ActionResult(a, "failed", str(exc), exc.err_code))
                 if a.kind == "Stream":
                     failed_streams.add(a.name)
                 return

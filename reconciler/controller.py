@@ -1,4 +1,4 @@
-"""``jsops controller``: keep a target equal to the manifests, round after round.
+"""``jsops controller``: keep the targets equal to the manifests, round after round.
 
 Level-triggered: a round runs every ``--interval`` and as soon as a manifest file changes (with
 ``--git``, after ``git pull --ff-only`` in the manifests' clone). Each round loads and lints the
@@ -8,8 +8,11 @@ which also heals drift: objects changed or deleted behind its back. ``--dry-run`
 writes. Connection loss and errors are retried with jittered exponential backoff; SIGTERM and
 SIGINT end it with exit code 0.
 
-Several controllers can watch one target: only the holder of the lease in a JetStream KV bucket
-applies (:mod:`reconciler._controller_lease`); the others plan and report.
+Every target the manifests route to (``metadata.context``, as ``jsops apply`` routes them:
+:mod:`reconciler.route`) is reconciled in each round, on its own connection; a failure on one
+target does not stop the others. Several controllers can watch one target: only the holder of the
+target's lease (a key in a JetStream KV bucket on that target) applies there
+(:mod:`reconciler._controller_lease`); the others plan and report.
 
 Observability: ``/healthz``, ``/readyz`` and ``/metrics`` (Prometheus text) on ``--listen``, and a
 JSON-lines event log on stderr or ``--log-file``.
@@ -36,9 +39,6 @@ from typing import IO, Any
 from ._controller_metrics import Metrics
 
 __all__ = ["main", "Controller", "ControllerOptions", "EventLog", "parse_duration"]
-
-_ERR_CODE = re.compile(r"\((\d{5})\)\s*$")
-
 
 def parse_duration(text: str) -> float:
     """Seconds in a Go-style duration ("30s", "1m30s", "200ms") or a plain number of seconds."""
@@ -89,15 +89,52 @@ class ControllerOptions:
     identity: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
     max_backoff: float = 60.0
     once: bool = False
-    config: Any = None  # the jsops config (lint selection, declared target facts); None: defaults
+    config: Any = None  # the jsops config (contexts, lint selection, declared target facts); None: defaults
+    # Whether the default target was named (flags, --context, or a `default` context in the config).
+    # When it was not and every object has a context, the local default server is not contacted.
+    explicit_target: bool = True
 
 
 class _NoRevision(Exception):
     pass
 
 
+class _TargetRun:
+    """What the controller keeps per target: its connection, lease and last round's results."""
+
+    def __init__(self, name: str, target: Any, contexts: list[str]) -> None:
+        self.name = name  # the context naming the target (route.name); the metrics' context label
+        self.target = target
+        self.contexts = contexts
+        self.client: Any = None
+        self.lease: Any = None
+        self.last_drift: list[dict[str, Any]] = []
+        self.states: dict[tuple[str, str, str], str] = {}  # (kind, stream, name) -> sync state
+        self.blocked: dict[str, float] = {}  # needs -> objects
+        self.drift = 0
+        self.pending = 0
+
+    def drop_client(self) -> None:
+        if self.client is not None:
+            try:
+                self.client.close()
+            except Exception:
+                pass
+            self.client = None
+
+    def close(self) -> None:
+        if self.lease is not None:
+            self.lease.stop()
+            self.lease = None
+        self.drop_client()
+
+
 class Controller:
-    """The reconcile loop. :meth:`run` blocks until ``stop`` is set (or after one round with ``once``)."""
+    """The reconcile loop. :meth:`run` blocks until ``stop`` is set (or after one round with ``once``).
+
+    ``target`` is the default target (objects without ``metadata.context``); every other context the
+    manifests name is resolved as ``jsops apply`` resolves it (:mod:`reconciler.route`) and reconciled
+    as its own target, with its own connection, lease and metrics (label ``context``)."""
 
     def __init__(self, options: ControllerOptions, target: Any, *, log: EventLog | None = None) -> None:
         self.options = options
@@ -105,31 +142,28 @@ class Controller:
         self.log = log or EventLog(sys.stderr)
         self.metrics = Metrics()
         self.ready = False
-        self.lease: Any = None
         self.http: Any = None
         self.current: Any = None  # the revision in force
+        self.targets: dict[str, _TargetRun] = {}  # by context name, in routing order
         self._rejected: str | None = None
-        self._client: Any = None
         self._errors_in_row = 0
         self._beat = time.monotonic()
         self._in_round_since: float | None = None
         self.rounds = 0
         self.last_result = ""
         self.last_pending = 0
-        self._last_drift: list[dict[str, Any]] = []
 
     # -- status ----------------------------------------------------------------------------------
 
-    @property
-    def contexts(self) -> list[str]:
-        """The manifest contexts this controller's target takes (as ``jsops apply`` routes them)."""
-        ctx = getattr(self.target, "context", "default")
-        return ["default"] + ([ctx] if ctx != "default" else [])
-
-    def leader(self) -> bool:
+    def leader(self, context: str | None = None) -> bool:
+        """Whether this controller may apply to the target of ``context`` (None: to every target it
+        reconciles; False before the first round has routed any)."""
         if self.options.dry_run:
             return False
-        return self.lease is None or self.lease.held()
+        runs = [self.targets[context]] if context in self.targets else ([] if context is not None else list(self.targets.values()))
+        if not runs:
+            return False
+        return all(not self.options.lease or (r.lease is not None and r.lease.held()) for r in runs)
 
     def _health(self) -> tuple[int, str]:
         since = self._in_round_since
@@ -142,7 +176,7 @@ class Controller:
         return (200, "ready\n") if self.ready else (503, "not ready: no successful reconcile round yet\n")
 
     def _render_metrics(self) -> str:
-        self.metrics.set("leader", 1 if self.leader() else 0)
+        self.metrics.replace("leader", {(name,): 1.0 if self.leader(name) else 0.0 for name in list(self.targets)})
         self.metrics.set("ready", 1 if self.ready else 0)
         return self.metrics.render()
 
@@ -154,16 +188,6 @@ class Controller:
         if self.options.listen is not None and self.http is None:
             host, port = self.options.listen
             self.http = StatusServer(host, port, health=self._health, ready=self._ready, metrics=self._render_metrics).start()
-        if self.options.lease and not self.options.dry_run and self.lease is None:
-            from ._controller_lease import Lease
-
-            self.lease = Lease(self.target, ttl=self.options.lease_ttl, bucket=self.options.lease_bucket,
-                               key=self.options.lease_key, identity=self.options.identity, emit=self.log,
-                               on_error=self._lease_error)
-            self.lease.start()
-
-    def _lease_error(self, kind: str, exc: BaseException) -> None:
-        self._count_error(kind, exc)
 
     def run(self, stop: threading.Event) -> int:
         opt = self.options
@@ -174,11 +198,9 @@ class Controller:
             raise
         self.log("started", paths=opt.paths, target=self.target.display(), interval=opt.interval, dry_run=opt.dry_run,
                  identity=opt.identity, listen=f"{self.http.address[0]}:{self.http.address[1]}" if self.http else None,
-                 lease=f"{opt.lease_bucket}/{opt.lease_key}" if self.lease else None)
+                 lease=f"{opt.lease_bucket}/{opt.lease_key}" if opt.lease and not opt.dry_run else None)
         code = 0
         try:
-            if self.lease is not None:  # a sole controller should apply in its first round
-                self.lease.attempted.wait(min(self.options.lease_ttl, 10.0))
             while not stop.is_set():
                 from ._controller_source import snapshot
 
@@ -221,29 +243,17 @@ class Controller:
                 return
 
     def close(self) -> None:
-        if self.lease is not None:
-            self.lease.stop()
-            self.lease = None
+        for run in self.targets.values():
+            run.close()
         if self.http is not None:
             self.http.stop()
             self.http = None
-        self._drop_client()
-
-    def _drop_client(self) -> None:
-        if self._client is not None:
-            try:
-                self._client.close()
-            except Exception:
-                pass
-            self._client = None
 
     # -- one round ---------------------------------------------------------------------------------
 
     def round(self) -> bool:
-        """One reconcile round; True when it succeeded (lint-rejected revisions do not fail it)."""
-        from .client import ConnectError, JsApiError
-        from .target import TargetError
-
+        """One reconcile round over every target; True when it succeeded on all of them (a
+        lint-rejected revision does not fail it)."""
         started = time.monotonic()
         self._in_round_since = started
         self.rounds += 1
@@ -254,20 +264,9 @@ class Controller:
             ok = summary.pop("ok")
         except _NoRevision as exc:
             summary = {"error": str(exc)}
-        except (ConnectError, TargetError) as exc:
-            self._count_error("connection", exc)
-            summary = {"error": str(exc)}
-            self._drop_client()
-        except JsApiError as exc:
-            lost = self._client is None or self._client.connection_lost
-            self._count_error("connection" if lost and not exc.err_code else "api", exc)
-            summary = {"error": str(exc)}
-            if lost:
-                self._drop_client()
         except Exception as exc:  # a round must never end the controller
             self._count_error("internal", exc)
             summary = {"error": f"{type(exc).__name__}: {exc}"}
-            self._drop_client()
         finally:
             self._in_round_since = None
         took = time.monotonic() - started
@@ -281,13 +280,14 @@ class Controller:
                  revision=self.current.id if self.current else None, **summary)
         return ok
 
-    def _count_error(self, kind: str, exc: BaseException | str) -> None:
-        code = getattr(exc, "err_code", None)
-        if code is None and isinstance(exc, str):
-            m = _ERR_CODE.search(exc)
-            code = int(m.group(1)) if m else None
-        self.metrics.inc("errors_total", kind, str(code) if code else "")
-        self.log("error", type=kind, err_code=code, message=str(exc) if isinstance(exc, str) else (str(exc) or type(exc).__name__))
+    def _count_error(self, kind: str, exc: BaseException | str, *, err_code: int | None = None, context: str | None = None) -> None:
+        """Count and log an error; ``err_code`` is the JetStream API error code (taken from the
+        exception when it carries one), ``context`` the target it happened on (None: not a target's)."""
+        code = err_code if err_code is not None else getattr(exc, "err_code", None)
+        code = code if isinstance(code, int) and not isinstance(code, bool) else None
+        self.metrics.inc("errors_total", context or "", kind, str(code) if code is not None else "")
+        fields: dict[str, Any] = {"context": context} if context is not None else {}
+        self.log("error", type=kind, err_code=code, message=str(exc) if isinstance(exc, str) else (str(exc) or type(exc).__name__), **fields)
 
     def _load(self) -> None:
         from ._controller_source import SourceError, git_pull, load_revision
@@ -306,7 +306,7 @@ class Controller:
             rev = None
         if rev is not None and rev.good:
             if self.current is None or rev.id != self.current.id:
-                self.log("revision_accepted", revision=rev.id, objects=rev.objects(self.contexts))
+                self.log("revision_accepted", revision=rev.id, objects=len(rev.estate.resources))
             self.current = rev
             self._rejected = None
             self.metrics.set("lint_errors", 0)
@@ -317,24 +317,64 @@ class Controller:
             self.metrics.set("revision_rejected", 1)
             if rev.id != self._rejected:
                 self._rejected = rev.id
-                self.metrics.inc("errors_total", "lint", "")
+                self.metrics.inc("errors_total", "", "lint", "")
                 self.log("revision_rejected", revision=rev.id, lint_errors=len(rev.errors), findings=rev.errors[:20],
                          in_force=self.current.id if self.current else None)
         if self.current is None:
             raise _NoRevision("no revision of the manifests has passed lint yet; nothing is applied")
 
-    def _connect(self) -> Any:
-        from .client import JsClient
+    def _routes(self, estate: Any) -> tuple[list[Any], bool]:
+        """The targets the revision routes to (as ``jsops apply`` routes them), and whether every
+        context named in the manifests could be resolved (one that cannot is an error; the other
+        targets are still reconciled)."""
+        from .route import route_estate
+        from .target import Target, TargetError, resolve_context
 
-        if self._client is not None and self._client.connection_lost:
-            self.log("disconnected", target=self.target.display())
-            self._drop_client()
-        if self._client is None:
-            self._client = JsClient(self.target)
-            self.log("connected", target=self.target.display())
-        return self._client
+        unresolved: dict[str, Any] = {}
 
-    def _plan_options(self, rev: Any) -> Any:
+        def resolve(name: str) -> Any:
+            try:
+                return resolve_context(name, self.options.config)
+            except TargetError as exc:
+                unresolved[name] = Target(servers=(f"unresolved://{name}",), context=name)
+                self._count_error("connection", f"manifests route objects to context {name!r}: {exc}", context=name)
+                return unresolved[name]
+
+        routes = route_estate(estate, self.target, resolve, explicit=self.options.explicit_target)
+        return [r for r in routes if r.target not in unresolved.values()], not unresolved
+
+    def _sync_targets(self, routes: list[Any]) -> None:
+        """Keep a :class:`_TargetRun` per routed target: new ones get a lease (waiting for its first
+        attempt, so that a sole controller applies at once), ones no longer routed are closed."""
+        from ._controller_lease import Lease
+
+        wanted = {r.name: r for r in routes}
+        for name in [n for n in self.targets if n not in wanted or self.targets[n].target != wanted[n].target]:
+            self.targets.pop(name).close()
+        fresh = []
+        for route in routes:
+            run = self.targets.get(route.name)
+            if run is None:
+                run = self.targets[route.name] = _TargetRun(route.name, route.target, list(route.contexts))
+                if self.options.lease and not self.options.dry_run:
+                    name = route.name
+
+                    def emit(event: str, _name: str = name, **fields: Any) -> None:
+                        self.log(event, context=_name, **fields)
+
+                    def on_error(kind: str, exc: BaseException, _name: str = name) -> None:
+                        self._count_error(kind, exc, context=_name)
+
+                    run.lease = Lease(route.target, ttl=self.options.lease_ttl, bucket=self.options.lease_bucket,
+                                      key=self.options.lease_key, identity=self.options.identity, emit=emit, on_error=on_error)
+                    run.lease.start()
+                    fresh.append(run.lease)
+            run.contexts = list(route.contexts)
+        self.targets = {r.name: self.targets[r.name] for r in routes}  # routing order
+        for lease in fresh:
+            lease.attempted.wait(min(self.options.lease_ttl, 10.0))
+
+    def _plan_options(self, rev: Any, contexts: list[str]) -> Any:
         """Prune scope as ``jsops apply`` sets it: owned objects recorded under the PATHs and in this
         target's contexts; a recorded manifest path that moved is updated."""
         from .plan import PlanOptions, _root, source_path
@@ -347,55 +387,108 @@ class Controller:
             return recorded in loaded or not os.path.exists(path)
 
         return PlanOptions(keep_position=True, prune_paths=tuple(source_path(p, root) for p in self.options.paths),
-                           prune_contexts=frozenset(self.contexts), stale_source=stale)
+                           prune_contexts=frozenset(contexts), stale_source=stale)
 
     def _reconcile(self) -> dict[str, Any]:
+        self._load()
+        rev = self.current
+        routes, resolved = self._routes(rev.estate)
+        self._sync_targets(routes)
+        ok = resolved
+        per: list[dict[str, Any]] = []
+        for run in self.targets.values():
+            result = self._reconcile_target(run, rev)
+            ok = ok and bool(result.get("ok"))
+            per.append({"context": run.name, "target": run.target.display(), **{k: v for k, v in result.items() if k != "ok"}})
+        # Targets whose round failed keep the series of their last successful round.
+        self.metrics.replace("drift_objects", {(r.name,): float(r.drift) for r in self.targets.values()})
+        self.metrics.replace("blocked_objects", {(r.name, need): n for r in self.targets.values() for need, n in r.blocked.items()})
+        self.metrics.replace("object_sync_state", {(r.name, *k, s): 1.0 for r in self.targets.values() for k, s in r.states.items()})
+        pending = sum(r.pending for r in self.targets.values())
+        self.last_pending = pending
+        return {"ok": ok, "drift": sum(int(p.get("drift", 0)) for p in per), "applied": sum(int(p.get("applied", 0)) for p in per),
+                "pending": pending, "blocked": sum(int(p.get("blocked", 0)) for p in per), "targets": per}
+
+    def _connect(self, run: _TargetRun) -> Any:
+        from .client import JsClient
+
+        if run.client is not None and run.client.connection_lost:
+            self.log("disconnected", target=run.target.display(), context=run.name)
+            run.drop_client()
+        if run.client is None:
+            run.client = JsClient(run.target)
+            self.log("connected", target=run.target.display(), context=run.name)
+        return run.client
+
+    def _reconcile_target(self, run: _TargetRun, rev: Any) -> dict[str, Any]:
+        """Read, plan and apply on one target; errors are counted with its context and end only its
+        part of the round."""
+        from .client import ConnectError, JsApiError
+        from .target import TargetError
+
+        try:
+            return self._reconcile_one(run, rev)
+        except (ConnectError, TargetError) as exc:
+            self._count_error("connection", exc, context=run.name)
+            run.drop_client()
+            return {"ok": False, "error": str(exc)}
+        except JsApiError as exc:
+            lost = run.client is None or run.client.connection_lost
+            self._count_error("connection" if lost and exc.err_code is None else "api", exc, context=run.name)
+            if lost:
+                run.drop_client()
+            return {"ok": False, "error": str(exc)}
+        except Exception as exc:  # one target's trouble must not end the round for the others
+            self._count_error("internal", exc, context=run.name)
+            run.drop_client()
+            return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+
+    def _reconcile_one(self, run: _TargetRun, rev: Any) -> dict[str, Any]:
         from ._controller_policy import blocked_need, policy_from_estate, policy_plan
         from .apply import execute_plan
         from .limits import read_limits
         from .live import read_live
 
-        self._load()
-        rev = self.current
-        client = self._connect()
+        client = self._connect(run)
         live = read_live(client)
-        limits = read_limits(client, self.target, getattr(self.options.config, "target", None))
-        desired, policy = policy_from_estate(rev.estate, rev.desired(self.contexts, limits), self.contexts)
-        base = self._plan_options(rev)
-        plan = policy_plan(desired, live, policy, target=self.target.display(), base=base)
+        limits = read_limits(client, run.target, getattr(self.options.config, "target", None))
+        desired, policy = policy_from_estate(rev.estate, rev.desired(run.contexts, limits), run.contexts)
+        base = self._plan_options(rev, run.contexts)
+        plan = policy_plan(desired, live, policy, target=run.target.display(), base=base)
 
         states: dict[tuple[str, str, str], str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}
-        blocked: dict[tuple[str, ...], float] = {}
+        blocked: dict[str, float] = {}
         drift = []
         for a in plan.actions:
             key = (a.kind, a.stream or "", a.name)
             if a.action == "blocked":
                 states[key] = "blocked"
-                need = (blocked_need(a),)
+                need = blocked_need(a)
                 blocked[need] = blocked.get(need, 0) + 1
             else:
                 states[key] = "out_of_sync"
             drift.append({"object": a.label, "action": a.action, "wanted": a.wanted, "changes": [c.path for c in a.changes],
                           "reason": a.reason, "consequence": a.consequence})
-        if drift != self._last_drift:  # the same drift (say, a blocked change) is reported once, not every round
+        if drift != run.last_drift:  # the same drift (say, a blocked change) is reported once, not every round
             for d in drift:
-                self.log("drift", **d)
-        self._last_drift = drift
-        self.metrics.set("drift_objects", len(plan.actions))
-        self.metrics.replace("blocked_objects", blocked)
+                self.log("drift", context=run.name, **d)
+        run.last_drift = drift
+        run.drift = len(plan.actions)
+        run.blocked = blocked
 
         ok = True
         applied = 0
         runnable = [a for a in plan.actions if a.action != "blocked"]
-        leader = self.leader() and (self.lease is None or self.lease.held(margin=self.lease.ttl * 0.25))
+        lease = run.lease
+        leader = self.leader(run.name) and (lease is None or lease.held(margin=lease.ttl * 0.25))
         if runnable and leader:
             outcome = execute_plan(client, plan, live, replace(base, prune=True, allow_recreate=True, allow_data_loss=True))
             for r in outcome.results:
                 key = (r.action.kind, r.action.stream or "", r.action.name)
                 if r.status == "blocked":
                     continue
-                self.metrics.inc("actions_total", r.action.wanted or r.action.action, r.status)
-                self.log("action", object=r.action.label, action=r.action.action, status=r.status, detail=r.detail)
+                self.metrics.inc("actions_total", run.name, r.action.wanted or r.action.action, r.status)
+                self.log("action", context=run.name, object=r.action.label, action=r.action.action, status=r.status, detail=r.detail)
                 if r.status == "done":
                     applied += 1
                     if r.action.action == "delete":
@@ -405,16 +498,15 @@ class Controller:
                 elif r.status == "failed":
                     ok = False
                     states[key] = "error"
-                    lost = client.connection_lost and not _ERR_CODE.search(r.detail)
-                    self._count_error("connection" if lost else "api", r.detail)
+                    lost = client.connection_lost and r.err_code is None
+                    self._count_error("connection" if lost else "api", r.detail, err_code=r.err_code, context=run.name)
                 else:
                     ok = False
             if client.connection_lost:
-                self._drop_client()
-        self.metrics.replace("object_sync_state", {(k[0], k[1], k[2], s): 1.0 for k, s in states.items()})
-        pending = sum(1 for s in states.values() if s != "synced")
-        self.last_pending = pending
-        return {"ok": ok, "drift": len(plan.actions), "applied": applied, "pending": pending,
+                run.drop_client()
+        run.states = states
+        run.pending = sum(1 for s in states.values() if s != "synced")
+        return {"ok": ok, "leader": leader, "drift": len(plan.actions), "applied": applied, "pending": run.pending,
                 "blocked": sum(int(v) for v in blocked.values())}
 
 
@@ -487,6 +579,7 @@ def _options(argv: list[str]) -> tuple[ControllerOptions, Any, str | None]:
         paths=list(args.paths), interval=interval, listen=listen, env=args.env, dry_run=args.dry_run, git=args.git,
         lease=not args.no_lease, lease_ttl=ttl, lease_bucket=args.lease_bucket, lease_key=args.lease_key,
         max_backoff=backoff, once=args.once, config=config,
+        explicit_target=bool(args.server or args.context or "default" in (getattr(config, "contexts", None) or {})),
     )
     if args.identity:
         opt.identity = args.identity

@@ -11,13 +11,17 @@ from linter import strip_server_metadata
 
 from .client import JsApiError, JsClient
 
-__all__ = ["LiveStream", "LiveConsumer", "LiveState", "read_live", "MANAGED_BY", "SOURCE", "CONTEXT", "RESUME", "owned"]
+__all__ = ["LiveStream", "LiveConsumer", "LiveState", "read_live", "MANAGED_BY", "SOURCE", "CONTEXT", "RESUME", "PRUNE_MARK", "DATA_LOSS_MARK", "owned"]
 
 MANAGED_BY = "io.jsops.managed-by"
 SOURCE = "io.jsops.source"  # the manifest's path (relative to the repository root): scopes --prune
 CONTEXT = "io.jsops.context"  # the manifest's metadata.context: scopes --prune per target
 # Set on a consumer recreated at its old position: the start fields the manifest asked for (JSON).
 RESUME = "io.jsops.resume"
+# Prune permissions recorded on the server from a manifest's jsops.io/allow-prune and
+# jsops.io/allow-data-loss annotations (read back once the manifest is gone; see reconciler.plan).
+PRUNE_MARK = "io.jsops.allow-prune"
+DATA_LOSS_MARK = "io.jsops.allow-data-loss"
 OWNER = "jsops"
 
 

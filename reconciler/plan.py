@@ -18,7 +18,7 @@ from linter import Target as LintTarget
 from linter.updates import worst
 
 from .diff import Change, diff_configs
-from .live import CONTEXT, MANAGED_BY, OWNER, SOURCE, LiveState, owned
+from .live import CONTEXT, DATA_LOSS_MARK, MANAGED_BY, OWNER, PRUNE_MARK, SOURCE, LiveState, owned
 
 __all__ = [
     "Desired",
@@ -28,6 +28,10 @@ __all__ = [
     "PlanOptions",
     "PlanError",
     "desired_from_estate",
+    "prune_marks",
+    "annotation_true",
+    "ALLOW_PRUNE",
+    "ALLOW_DATA_LOSS",
     "build_plan",
     "stamp",
     "source_path",
@@ -37,6 +41,8 @@ __all__ = [
 ]
 
 PLAN_VERSION = 1
+ALLOW_PRUNE = "jsops.io/allow-prune"
+ALLOW_DATA_LOSS = "jsops.io/allow-data-loss"
 ACTIONS = ("create", "update", "recreate", "delete", "adopt", "blocked")
 
 
@@ -305,6 +311,10 @@ def desired_from_estate(
 ) -> list[Desired]:
     """Effective configs of the estate's objects routed to one target.
 
+    A manifest annotated ``jsops.io/allow-prune: "true"`` gets the prune mark in its metadata
+    (:func:`prune_marks`), so ``jsops plan``/``apply`` and the controller want the same server
+    metadata and neither undoes the other's apply.
+
     With ``contexts``: exactly the objects whose ``metadata.context`` is one of them (objects
     without one are ``default``). Without it: those of ``context`` plus every ``default`` object.
     ``target`` gives the limits the server fills defaults from (see ``reconciler.limits``).
@@ -322,11 +332,38 @@ def desired_from_estate(
         if r.kind == "Stream":
             cfg = effective_stream(r.config, name=r.name, origins=origins, target=target)  # type: ignore[arg-type]
             eff[r.name] = cfg
-            out.append(Desired("Stream", r.name, None, cfg, paths.get(r.file, ""), r.context))
+            out.append(Desired("Stream", r.name, None, _marked(cfg, r), paths.get(r.file, ""), r.context))
     for r in res:
         if r.kind == "Consumer":
-            out.append(Desired("Consumer", r.name, r.stream, _consumer(r, eff.get(r.stream or ""), target),
+            out.append(Desired("Consumer", r.name, r.stream, _marked(_consumer(r, eff.get(r.stream or ""), target), r),
                                paths.get(r.file, ""), r.context))
+    return out
+
+
+def annotation_true(annotations: dict[str, str] | None, name: str) -> bool:
+    """Whether the manifest annotation ``name`` is set to true (``"true"``, ``"yes"`` or ``"1"``)."""
+    return str((annotations or {}).get(name, "")).strip().lower() in ("true", "yes", "1")
+
+
+def prune_marks(annotations: dict[str, str] | None) -> dict[str, str]:
+    """The metadata that records a manifest's prune permissions on the server: an object that
+    left the manifests has no annotations left to read, so the controller reads these back.
+    ``io.jsops.allow-prune`` for ``jsops.io/allow-prune``, and with it ``io.jsops.allow-data-loss``
+    for ``jsops.io/allow-data-loss``."""
+    marks: dict[str, str] = {}
+    if annotation_true(annotations, ALLOW_PRUNE):
+        marks[PRUNE_MARK] = "true"
+        if annotation_true(annotations, ALLOW_DATA_LOSS):
+            marks[DATA_LOSS_MARK] = "true"
+    return marks
+
+
+def _marked(config: dict[str, Any], r: Resource) -> dict[str, Any]:
+    marks = prune_marks(r.annotations)
+    if not marks:
+        return config
+    out = dict(config)
+    out["metadata"] = {**(out.get("metadata") or {}), **marks}
     return out
 
 

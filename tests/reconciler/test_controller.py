@@ -41,11 +41,11 @@ def test_converges_and_heals_drift(server: NatsServer, js: Js, tmp_path: Path) -
 
         ctl.settle()
         m = ctl.metrics()
-        assert sample(m, "jsops_controller_drift_objects") == 0
-        assert sample(m, "jsops_controller_object_sync_state", kind="Stream", stream="", name="ORDERS", state="synced") == 1
-        assert sample(m, "jsops_controller_object_sync_state", kind="Consumer", stream="ORDERS", name="shipper", state="synced") == 1
-        assert (sample(m, "jsops_controller_actions_total", action="create", status="done") or 0) >= 5
-        assert (sample(m, "jsops_controller_actions_total", action="update", status="done") or 0) >= 1
+        assert sample(m, "jsops_controller_drift_objects", context="default") == 0
+        assert sample(m, "jsops_controller_object_sync_state", context="default", kind="Stream", stream="", name="ORDERS", state="synced") == 1
+        assert sample(m, "jsops_controller_object_sync_state", context="default", kind="Consumer", stream="ORDERS", name="shipper", state="synced") == 1
+        assert (sample(m, "jsops_controller_actions_total", context="default", action="create", status="done") or 0) >= 5
+        assert (sample(m, "jsops_controller_actions_total", context="default", action="update", status="done") or 0) >= 1
         healed = {e["object"] for e in ctl.events("action") if e["status"] == "done"}
         assert healed == {"Stream ORDERS", "Consumer ORDERS/shipper"}
     assert ctl.code == 0
@@ -64,7 +64,7 @@ def test_lint_error_revision_is_not_applied(server: NatsServer, js: Js, tmp_path
         assert any("JS102" in f and "orders.yaml" in f for f in rejected[0]["findings"])
         m = ctl.metrics()
         assert sample(m, "jsops_controller_lint_errors") == 1
-        assert sample(m, "jsops_controller_errors_total", type="lint", err_code="") == 1
+        assert sample(m, "jsops_controller_errors_total", context="", type="lint", err_code="") == 1
         assert sample(m, "jsops_controller_revision_info", revision=good) == 1
 
         # the last good revision stays in force: its max_age, and drift is still healed
@@ -84,9 +84,9 @@ def test_dry_run_changes_nothing(server: NatsServer, js: Js, tmp_path: Path) -> 
     with Running([str(tmp_path / "m")], server.url, dry_run=True, lease=True) as ctl:
         wait_for(lambda: ctl.rounds() >= 3 and ctl.controller.ready, what="three rounds")
         m = ctl.metrics()
-        assert sample(m, "jsops_controller_drift_objects") == 2
-        assert sample(m, "jsops_controller_object_sync_state", kind="Stream", stream="", name="ORDERS", state="out_of_sync") == 1
-        assert sample(m, "jsops_controller_leader") == 0
+        assert sample(m, "jsops_controller_drift_objects", context="default") == 2
+        assert sample(m, "jsops_controller_object_sync_state", context="default", kind="Stream", stream="", name="ORDERS", state="out_of_sync") == 1
+        assert sample(m, "jsops_controller_leader", context="default") == 0
         assert {e["object"] for e in ctl.events("drift")} == {"Stream ORDERS", "Consumer ORDERS/shipper"}
         assert ctl.events("action") == []
     assert js.streams() == []  # nothing created, not even the lease bucket
@@ -113,11 +113,11 @@ def test_recreate_needs_annotation(server: NatsServer, js: Js, tmp_path: Path) -
         js.publish("orders.new", 3)
         # storage file -> memory needs a recreate: blocked without the annotation
         path.write_text(STREAM_YAML.replace("max_age: 1h", "max_age: 1h\n  storage: memory"))
-        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_blocked_objects", needs="allow-recreate") == 1, what="blocked")
-        assert sample(ctl.metrics(), "jsops_controller_object_sync_state", kind="Stream", stream="", name="ORDERS", state="blocked") == 1
+        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-recreate") == 1, what="blocked")
+        assert sample(ctl.metrics(), "jsops_controller_object_sync_state", context="default", kind="Stream", stream="", name="ORDERS", state="blocked") == 1
         # allowed to recreate, but it holds messages: still blocked, now on data loss
         path.write_text(path.read_text().replace("  name: ORDERS\n", "  name: ORDERS\n  annotations:\n    jsops.io/allow-recreate: \"true\"\n", 1))
-        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_blocked_objects", needs="allow-data-loss") == 1, what="blocked on data loss")
+        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-data-loss") == 1, what="blocked on data loss")
         assert js.stream("ORDERS")["config"]["storage"] == "file"  # type: ignore[index]
         assert js.stream("ORDERS")["state"]["messages"] == 3  # type: ignore[index]
         # both annotations: recreated (messages lost, consumer created again)
@@ -146,11 +146,11 @@ metadata:
         os.remove(tmp_path / "m" / "a.yaml")
         os.remove(tmp_path / "m" / "b.yaml")
         wait_for(lambda: js.stream("OLD_B") is None, what="OLD_B to be pruned")
-        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_blocked_objects", needs="allow-prune") == 1, what="OLD_A blocked")
+        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-prune") == 1, what="OLD_A blocked")
         assert js.stream("OLD_A") is not None
-        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_actions_total", action="delete", status="done") == 1, what="the delete counted")
+        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_actions_total", context="default", action="delete", status="done") == 1, what="the delete counted")
         ctl.settle()
-        assert sample(ctl.metrics(), "jsops_controller_actions_total", action="delete", status="done") == 1
+        assert sample(ctl.metrics(), "jsops_controller_actions_total", context="default", action="delete", status="done") == 1
 
 
 def test_endpoints_while_the_server_is_down(tmp_path: Path) -> None:
@@ -165,7 +165,7 @@ def test_endpoints_while_the_server_is_down(tmp_path: Path) -> None:
         assert get(ctl.port, "/nope")[0] == 404
         m = ctl.metrics()
         assert sample(m, "jsops_controller_ready") == 0
-        assert (sample(m, "jsops_controller_errors_total", type="connection", err_code="") or 0) >= 2
+        assert (sample(m, "jsops_controller_errors_total", context="default", type="connection", err_code="") or 0) >= 2
         assert (sample(m, "jsops_controller_reconcile_total", result="error") or 0) >= 2
         assert sample(m, "jsops_controller_last_success_timestamp_seconds") == 0
 
@@ -226,11 +226,11 @@ def test_server_refusals_are_counted_by_err_code(server: NatsServer, js: Js, tmp
     js.ok("$JS.API.STREAM.CREATE.FOREIGN", {"name": "FOREIGN", "subjects": ["orders.>"], "storage": "memory"})
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     with Running([str(tmp_path / "m")], server.url) as ctl:
-        wait_for(lambda: (sample(ctl.metrics(), "jsops_controller_errors_total", type="api", err_code="10065") or 0) >= 2,
+        wait_for(lambda: (sample(ctl.metrics(), "jsops_controller_errors_total", context="default", type="api", err_code="10065") or 0) >= 2,
                  what="the overlap refusal (10065) to be counted")
         m = ctl.metrics()
-        assert sample(m, "jsops_controller_object_sync_state", kind="Stream", stream="", name="ORDERS", state="error") == 1
-        assert (sample(m, "jsops_controller_actions_total", action="create", status="failed") or 0) >= 1
+        assert sample(m, "jsops_controller_object_sync_state", context="default", kind="Stream", stream="", name="ORDERS", state="error") == 1
+        assert (sample(m, "jsops_controller_actions_total", context="default", action="create", status="failed") or 0) >= 1
         assert sample(m, "jsops_controller_ready") == 0
         # the overlap is removed by hand: the controller converges on its own
         js.ok("$JS.API.STREAM.DELETE.FOREIGN")

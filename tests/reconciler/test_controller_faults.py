@@ -23,7 +23,7 @@ def test_rides_out_a_server_kill_and_restart(server: NatsServer, tmp_path: Path)
         finally:
             js.close()
         server.kill()
-        wait_for(lambda: (sample(ctl.metrics(), "jsops_controller_errors_total", type="connection", err_code="") or 0) >= 2,
+        wait_for(lambda: (sample(ctl.metrics(), "jsops_controller_errors_total", context="default", type="connection", err_code="") or 0) >= 2,
                  what="connection errors while the server is down")
         server.restart()
         js = Js(server.url)
@@ -34,7 +34,7 @@ def test_rides_out_a_server_kill_and_restart(server: NatsServer, tmp_path: Path)
             wait_for(lambda: js.consumer("ORDERS", "shipper"), what="the consumer to come back after the restart")
             ctl.settle()
             assert ctl.controller.last_result == "success"
-            assert sample(ctl.metrics(), "jsops_controller_drift_objects") == 0
+            assert sample(ctl.metrics(), "jsops_controller_drift_objects", context="default") == 0
         finally:
             js.close()
     assert ctl.code == 0
@@ -42,7 +42,7 @@ def test_rides_out_a_server_kill_and_restart(server: NatsServer, tmp_path: Path)
 
 def _leader(p: Proc) -> float | None:
     try:
-        return sample(p.metrics(), "jsops_controller_leader")
+        return sample(p.metrics(), "jsops_controller_leader", context="default")
     except (OSError, AssertionError):
         return None
 

@@ -53,15 +53,16 @@ def test_backoff_grows_with_jitter_and_is_capped() -> None:
 
 def test_metrics_text_escapes_labels_and_parses() -> None:
     m = Metrics()
-    m.inc("errors_total", "api", "10058")
-    m.inc("errors_total", "api", "10058")
-    m.replace("object_sync_state", {("Stream", "", 'we"ird\\na\nme', "synced"): 1.0})
+    m.inc("errors_total", "west", "api", "10058")
+    m.inc("errors_total", "west", "api", "10058")
+    m.replace("object_sync_state", {("default", "Stream", "", 'we"ird\\na\nme', "synced"): 1.0})
     m.observe_duration(0.3)
     m.observe_duration(7.0)
     text = m.render()
     assert 'name="we\\"ird\\\\na\\nme"' in text
     parsed = parse_prometheus(text)
-    assert sample(parsed, "jsops_controller_errors_total", type="api", err_code="10058") == 2
+    assert sample(parsed, "jsops_controller_errors_total", context="west", type="api", err_code="10058") == 2
+    assert 'jsops_controller_object_sync_state{context="default",kind="Stream",stream="",name=' in text
     assert sample(parsed, "jsops_controller_reconcile_duration_seconds_bucket", le="0.25") == 0
     assert sample(parsed, "jsops_controller_reconcile_duration_seconds_bucket", le="0.5") == 1
     assert sample(parsed, "jsops_controller_reconcile_duration_seconds_bucket", le="10.0") == 2
