@@ -160,7 +160,9 @@ class Controller:
         reconciles; False before the first round has routed any)."""
         if self.options.dry_run:
             return False
-        runs = [self.targets[context]] if context in self.targets else ([] if context is not None else list(self.targets.values()))
+        targets = dict(self.targets)  # the HTTP thread asks while the round may change the targets
+        one = targets.get(context) if context is not None else None
+        runs = [one] if one is not None else ([] if context is not None else list(targets.values()))
         if not runs:
             return False
         return all(not self.options.lease or (r.lease is not None and r.lease.held()) for r in runs)
