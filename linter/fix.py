@@ -95,7 +95,8 @@ def _load_problems(text: str, file: str) -> int:
 
 
 def unified_diff(file: str, before: str, after: str) -> str:
-    return "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{file}", f"b/{file}"))
+    name = str(file).lstrip("/")  # a/<path> and b/<path> as git writes them, also for absolute paths
+    return "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{name}", f"b/{name}"))
 
 
 # --- splicing --------------------------------------------------------------------------------

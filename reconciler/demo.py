@@ -144,7 +144,9 @@ def _print_profile(path: Path) -> None:
         if ing:
             hz = retry.get("horizon_p99_ns")
             hz_s = f", retry horizon p99 {hz / 1e9:.1f} s" if hz is not None else ""
-            print(f"  {name:32s} ingest mean {ing.get('mean_per_s') or 0:5.1f}/s peak {ing.get('peak_per_s')}/s{hz_s}")
+            peak = ing.get("peak_per_s")
+            peak_s = f", peak {peak}/s" if peak is not None else ""
+            print(f"  {name:32s} ingest {ing.get('messages', 0)} messages, mean {ing.get('mean_per_s') or 0:5.1f}/s{peak_s}{hz_s}")
 
 
 def run(workdir: Path, traffic_s: float, master: str, source: Path) -> None:
