@@ -1,6 +1,12 @@
 """``jsops collect``: record JetStream telemetry as contract §3 JSON lines (the only module importing nats).
 
-    jsops collect [--server URL] OUT_DIR [--duration 10m] [--snapshot-interval 10s] [--gzip] [--rotate-mb N]
+    jsops collect [TARGET OPTIONS] OUT_DIR [--duration 10m] [--snapshot-interval 10s] [--gzip] [--rotate-mb N]
+
+* the target is named as for ``jsops plan``: ``--server URL`` (default ``$NATS_URL``, else
+  nats://127.0.0.1:4222), ``--context NAME`` (jsops config, then natscli context files), credentials
+  (``--creds``, ``--nkey``, ``--user/--password``, ``--token``) and TLS (``--tls-ca``, ``--tls-cert``,
+  ``--tls-key``, ``--tls-first``; natscli's ``--tlsca/--tlscert/--tlskey/--tlsfirst`` spellings too).
+  Secrets are handed to the client and never printed: messages name the server without user info;
 
 * subscribes to ``$JS.EVENT.METRIC.CONSUMER.ACK.>`` and ``$JS.EVENT.ADVISORY.>`` and writes every event
   body as the server published it, one per line (the collector's own API audit advisories are dropped);
@@ -24,6 +30,7 @@ import gzip
 import json
 import os
 import signal
+import ssl
 import sys
 import time
 from collections.abc import Sequence
@@ -36,6 +43,7 @@ import nats
 from nats.aio.msg import Msg
 
 from linter.model.units import UnitError, parse_duration
+from reconciler.target import Target, TargetError, add_target_arguments, target_from_args
 
 __all__ = ["CollectOptions", "CollectStats", "RotatingWriter", "collect", "main"]
 
@@ -46,23 +54,35 @@ GAP_TYPE = "io.jsops.collect.v1.gap"
 CLIENT_NAME = "jsops-collect"
 
 
+def _safe_error(exc: BaseException, target: Target) -> str:
+    """``Type: message`` with any secret of the target blanked out (client errors may echo URLs)."""
+    text = f"{type(exc).__name__}: {exc}".rstrip(": ").rstrip()
+    for secret in (target.password, target.token):
+        if secret:
+            text = text.replace(secret, "***")
+    for url in target.servers:
+        text = text.replace(url, Target(servers=(url,)).display())
+    return text
+
+
 def _now_rfc3339() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 @dataclass(frozen=True)
 class CollectOptions:
-    server: str
+    target: Target
     out_dir: Path
     duration_s: float = 600.0  # 0: until signalled
     snapshot_interval_s: float = 10.0
     gzip: bool = False
     rotate_bytes: int = 64 * 1024 * 1024
     connect_timeout_s: float = 10.0
-    creds: str | None = None
-    token: str | None = None
-    user: str | None = None
-    password: str | None = None
+
+    @property
+    def server(self) -> str:
+        """The servers without user information (safe to print)."""
+        return self.target.display()
 
 
 @dataclass
@@ -190,7 +210,7 @@ class _Collector:
         self._gap_start = None
 
     async def on_error(self, exc: Exception) -> None:
-        text = f"{type(exc).__name__}: {exc}"
+        text = _safe_error(exc, self.opts.target)
         if text != self._last_error and self._gap_start is None:
             self.say(f"connection error: {text}")
         self._last_error = text
@@ -199,7 +219,8 @@ class _Collector:
         items: list[dict[str, Any]] = []
         offset = 0
         while True:
-            resp = await self.nc.request(subject, json.dumps({"offset": offset}).encode(), timeout=5)
+            resp = await self.nc.request(f"{self.opts.target.api}.{subject}", json.dumps({"offset": offset}).encode(),
+                                         timeout=5)
             body = json.loads(resp.data)
             if "error" in body:
                 raise RuntimeError(f"{subject}: {body['error'].get('description', body['error'])}")
@@ -211,12 +232,12 @@ class _Collector:
 
     async def snapshot(self) -> None:
         try:
-            streams = await self._paged("$JS.API.STREAM.LIST", "streams")
+            streams = await self._paged("STREAM.LIST", "streams")
             consumers: list[dict[str, Any]] = []
             for s in streams:
                 name = (s.get("config") or {}).get("name")
                 if name:
-                    consumers.extend(await self._paged(f"$JS.API.CONSUMER.LIST.{name}", "consumers"))
+                    consumers.extend(await self._paged(f"CONSUMER.LIST.{name}", "consumers"))
         except Exception as exc:  # disconnected, timeout, no JetStream: skip this tick
             self.stats.snapshot_errors += 1
             if self._gap_start is None:
@@ -248,13 +269,21 @@ class _Collector:
     async def run(self) -> int:
         o = self.opts
         try:
+            conn = o.target.connect_options()  # carries secrets: never printed
+        except TargetError as exc:
+            self.say(f"error: {exc}")
+            self.writer.close()
+            return 2
+        try:
             self.nc = await asyncio.wait_for(nats.connect(
-                servers=[o.server], name=CLIENT_NAME, allow_reconnect=True, max_reconnect_attempts=-1,
-                reconnect_time_wait=0.5, user_credentials=o.creds, token=o.token, user=o.user, password=o.password,
-                disconnected_cb=self.on_disconnected, reconnected_cb=self.on_reconnected, error_cb=self.on_error,
-                pending_size=8 * 1024 * 1024), o.connect_timeout_s)
-        except (TimeoutError, OSError, nats.errors.Error) as exc:
-            self.say(f"error: cannot connect to {o.server}: {type(exc).__name__} {exc}".rstrip())
+                **conn, name=CLIENT_NAME, allow_reconnect=True, max_reconnect_attempts=-1,
+                reconnect_time_wait=0.5, disconnected_cb=self.on_disconnected, reconnected_cb=self.on_reconnected,
+                error_cb=self.on_error, pending_size=8 * 1024 * 1024), o.connect_timeout_s)
+        except (TimeoutError, OSError, nats.errors.Error, ssl.SSLError) as exc:
+            why = _safe_error(exc, o.target)
+            if isinstance(exc, TimeoutError) and self._last_error:
+                why = f"no connection within {o.connect_timeout_s:g} s (last error: {self._last_error})"
+            self.say(f"error: cannot connect to {o.server}: {why}")
             self.writer.close()
             return 1
         try:
@@ -307,11 +336,15 @@ def _seconds(text: str) -> float:
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="jsops collect", description="Record JetStream ack samples, advisories and state snapshots.")
     p.add_argument("out_dir", metavar="OUT_DIR")
-    p.add_argument("--server", "-s", default=os.environ.get("NATS_URL", "nats://127.0.0.1:4222"))
-    p.add_argument("--creds")
-    p.add_argument("--token")
-    p.add_argument("--user")
-    p.add_argument("--password")
+    add_target_arguments(p)
+    for act in p._actions:  # collect reads no server limits
+        if act.dest == "monitor":
+            act.help = argparse.SUPPRESS
+    for flag in ("ca", "cert", "key"):  # natscli's spellings
+        p.add_argument(f"--tls{flag}", dest=f"tls_{flag}", metavar="FILE", help=argparse.SUPPRESS)
+    p.add_argument("--tlsfirst", dest="tls_first", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--config", metavar="FILE", help="jsops config (its contexts); default: found from . upward")
+    p.add_argument("--no-config", action="store_true", help="ignore any jsops config file")
     p.add_argument("--duration", type=_seconds, default=600.0, help="how long to collect (default 10m; 0: until signalled)")
     p.add_argument("--snapshot-interval", type=_seconds, default=10.0, help="state snapshot interval (default 10s)")
     p.add_argument("--gzip", action="store_true", help="write .jsonl.gz files")
@@ -331,9 +364,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if out.exists() and not out.is_dir():
         print(f"jsops collect: error: {out} is not a directory", file=sys.stderr)
         return 2
-    opts = CollectOptions(server=a.server, out_dir=out, duration_s=a.duration, snapshot_interval_s=a.snapshot_interval,
-                          gzip=a.gzip, rotate_bytes=int(a.rotate_mb * 1024 * 1024), connect_timeout_s=a.connect_timeout,
-                          creds=a.creds, token=a.token, user=a.user, password=a.password)
+    if not a.server and not a.context and os.environ.get("NATS_URL"):
+        a.server = os.environ["NATS_URL"]
+    from linter.config import ConfigError, load_config
+
+    try:
+        config = load_config(a.config) if not a.no_config else load_config(None, search=False)
+        target = target_from_args(a, config)
+        target.connect_options()  # unreadable creds, nkey or TLS files fail here, before any output
+    except (TargetError, ConfigError) as exc:
+        print(f"jsops collect: error: {exc}", file=sys.stderr)
+        return 2
+    opts = CollectOptions(target=target, out_dir=out, duration_s=a.duration, snapshot_interval_s=a.snapshot_interval,
+                          gzip=a.gzip, rotate_bytes=int(a.rotate_mb * 1024 * 1024), connect_timeout_s=a.connect_timeout)
 
     async def run() -> int:
         stop = asyncio.Event()

@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -210,25 +211,40 @@ def _events(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
 
 
 def _quantiles(df: DataFrame, keys: list[str], value: str, exact_limit: int, accuracy: int,
-               qs: Sequence[float] = QUANTILES) -> tuple[dict[tuple[Any, ...], tuple[int, list[float], int]], int, int]:
-    """Per key: (count, quantiles, max). Exact for groups up to ``exact_limit`` values, else approximate."""
+               qs: Sequence[float] = QUANTILES, sizes: dict[tuple[Any, ...], tuple[int, int]] | None = None,
+               total_bound: int | None = None) -> tuple[dict[tuple[Any, ...], tuple[int, list[float], int]], int, int]:
+    """Per key: (count, quantiles, max). Exact for groups up to ``exact_limit`` values, else approximate.
+
+    ``sizes`` (key -> (count, max)) may come from an earlier pass; when it is unknown but at most
+    ``total_bound`` values exist in all, every group is small and one exact pass computes everything.
+    """
     df = df.where(F.col(value).isNotNull())
-    sizes = {tuple(r[k] for k in keys): (r["n"], r["mx"])
-             for r in df.groupBy(*keys).agg(F.count(value).alias("n"), F.max(value).alias("mx")).collect()}
+    result: dict[tuple[Any, ...], tuple[int, list[float], int]] = {}
+    exact = F.percentile(F.col(value), list(qs))
+    approx = F.percentile_approx(F.col(value), list(qs), accuracy)
+    if sizes is None and total_bound is not None and total_bound <= exact_limit:
+        rows = df.groupBy(*keys).agg(exact.alias("q"), F.count(value).alias("n"), F.max(value).alias("mx")).collect()
+        for r in rows:
+            result[tuple(r[k] for k in keys)] = (int(r["n"]), [float(x) for x in r["q"]], int(r["mx"]))
+        return result, len(result), 0
+    if sizes is None:
+        sizes = {tuple(r[k] for k in keys): (r["n"], r["mx"])
+                 for r in df.groupBy(*keys).agg(F.count(value).alias("n"), F.max(value).alias("mx")).collect()}
+    sizes = {k: v for k, v in sizes.items() if v[0] > 0}
     if not sizes:
         return {}, 0, 0
     large = [k for k, (n, _) in sizes.items() if n > exact_limit]
-    result: dict[tuple[Any, ...], tuple[int, list[float], int]] = {}
 
     def run(sub: DataFrame, agg: Column) -> None:
         for r in sub.groupBy(*keys).agg(agg.alias("q")).collect():
             k = tuple(r[c] for c in keys)
-            result[k] = (sizes[k][0], [float(x) for x in r["q"]], int(sizes[k][1]))
+            if k in sizes:
+                result[k] = (int(sizes[k][0]), [float(x) for x in r["q"]], int(sizes[k][1]))
 
-    exact = F.percentile(F.col(value), list(qs))
-    approx = F.percentile_approx(F.col(value), list(qs), accuracy)
     if not large:
         run(df, exact)
+    elif len(large) == len(sizes):
+        run(df, approx)
     else:
         spark = df.sparkSession
         key_schema = T.StructType([_f(k, _S) for k in keys])
@@ -242,36 +258,93 @@ def _ns(v: float) -> int:
     return int(round(v))
 
 
-def _consumer_profiles(ev: DataFrame, exact_limit: int, accuracy: int,
+_ADVISORY_KINDS = ("max_deliver", "nak", "terminated")
+
+
+@dataclass
+class _Census:
+    """What one aggregation over every event tells: kinds, window, per-consumer ack and advisory counts,
+    per-stream publish attempts and bounds. Its size is bounded by the estate (streams x consumers x a few
+    kinds), never by the number of events."""
+
+    kinds: dict[str, int] = field(default_factory=dict)
+    window: tuple[int, int] | None = None
+    ack_sizes: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)  # (count, max)
+    deliveries: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)  # (n, first, max)
+    advisories: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
+    attempts: dict[str, int] = field(default_factory=dict)
+    publish_bounds: tuple[int, int] | None = None
+
+
+def _census(ev: DataFrame) -> _Census:
+    kind, t = F.col("kind"), F.col("t")
+    is_ack, is_adv, is_pub = kind == "ack", kind == "advisory", kind == "publish"
+    ack_ok = F.col("ack_time").isNull() | (F.col("ack_time") >= 0)
+    a = F.when(is_ack & (F.col("ack_time") >= 0), F.col("ack_time"))
+    d = F.when(is_ack & ack_ok & (F.col("deliveries") >= 1), F.col("deliveries"))
+    adv = F.when(is_adv, F.coalesce(*[F.when(F.col("type") == ADVISORY_PREFIX + k, F.lit(k)) for k in _ADVISORY_KINDS],
+                                    F.lit("other")))
+    rows = ev.groupBy(
+        "kind", adv.alias("adv"),
+        F.when(is_ack | is_adv | is_pub, F.col("stream")).alias("stream"),
+        F.when(is_ack | is_adv, F.col("consumer")).alias("consumer"),
+    ).agg(
+        F.count("*").alias("n"), F.min(t).alias("lo"), F.max(t).alias("hi"), F.count(t).alias("nt"),
+        F.count(a).alias("a_n"), F.max(a).alias("a_max"),
+        F.count(d).alias("d_n"), F.count(F.when(d == 1, 1)).alias("d_first"), F.max(d).alias("d_max"),
+    ).collect()
+    c = _Census()
+    lo = hi = plo = phi = None
+    for r in rows:
+        k = r["kind"]
+        c.kinds[k] = c.kinds.get(k, 0) + int(r["n"])
+        if k in ("bad", "unknown"):
+            continue
+        if r["lo"] is not None:
+            lo = r["lo"] if lo is None else min(lo, r["lo"])
+            hi = r["hi"] if hi is None else max(hi, r["hi"])
+        s, con = r["stream"], r["consumer"]
+        if k == "ack" and s is not None and con is not None:
+            if r["a_n"]:
+                c.ack_sizes[(s, con)] = (int(r["a_n"]), int(r["a_max"]))
+            if r["d_n"]:
+                c.deliveries[(s, con)] = (int(r["d_n"]), int(r["d_first"]), int(r["d_max"]))
+        elif k == "advisory" and s is not None and con is not None:
+            counts = c.advisories.setdefault((s, con), {n: 0 for n in _ADVISORY_KINDS})
+            if r["adv"] in counts:
+                counts[r["adv"]] += int(r["n"])
+        elif k == "publish" and s is not None and r["nt"]:
+            c.attempts[s] = c.attempts.get(s, 0) + int(r["nt"])
+            plo = r["lo"] if plo is None else min(plo, r["lo"])
+            phi = r["hi"] if phi is None else max(phi, r["hi"])
+    if lo is not None:
+        c.window = (int(lo), int(hi))
+    if plo is not None:
+        c.publish_bounds = (int(plo), int(phi))
+    return c
+
+
+def _consumer_profiles(ev: DataFrame, rest: DataFrame, census: _Census, exact_limit: int, accuracy: int,
                        summary: ProfileSummary) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
 
     def slot(stream: str, consumer: str) -> dict[str, Any]:
         return out.setdefault(f"{stream}/{consumer}", {})
 
-    acks = ev.where((F.col("kind") == "ack") & F.col("stream").isNotNull() & F.col("consumer").isNotNull())
-    acks = acks.where(F.col("ack_time").isNull() | (F.col("ack_time") >= 0))
+    acks = ev.where((F.col("kind") == "ack") & F.col("stream").isNotNull() & F.col("consumer").isNotNull()
+                    & (F.col("ack_time") >= 0)).select("stream", "consumer", "ack_time")
     qs, summary.exact_groups, summary.approx_groups = _quantiles(
-        acks, ["stream", "consumer"], "ack_time", exact_limit, accuracy)
+        acks, ["stream", "consumer"], "ack_time", exact_limit, accuracy, sizes=dict(census.ack_sizes))
     for (s, c), (n, q, mx) in qs.items():
         slot(s, c)["ack_time_ns"] = {"samples": n, "p50": _ns(q[0]), "p90": _ns(q[1]), "p99": _ns(q[2]),
                                      "p999": _ns(q[3]), "max": mx}
-    d = F.col("deliveries")
-    for r in (acks.where(d.isNotNull() & (d >= 1)).groupBy("stream", "consumer")
-              .agg(F.count("*").alias("n"), F.sum(F.when(d == 1, 1).otherwise(0)).alias("first"),
-                   F.max(d).alias("mx")).collect()):
-        slot(r["stream"], r["consumer"])["deliveries"] = {
-            "first_try_ratio": r["first"] / r["n"], "redelivered_ratio": (r["n"] - r["first"]) / r["n"],
-            "max": int(r["mx"])}
+    for (s, c), (n, first, mx) in census.deliveries.items():
+        slot(s, c)["deliveries"] = {"first_try_ratio": first / n, "redelivered_ratio": (n - first) / n, "max": mx}
+    for (s, c), counts in census.advisories.items():
+        slot(s, c)["advisories"] = dict(counts)
 
-    adv = ev.where((F.col("kind") == "advisory") & F.col("stream").isNotNull() & F.col("consumer").isNotNull())
-    counts = [F.sum(F.when(F.col("type") == ADVISORY_PREFIX + k, 1).otherwise(0)).alias(k)
-              for k in ("max_deliver", "nak", "terminated")]
-    for r in adv.groupBy("stream", "consumer").agg(*counts).collect():
-        slot(r["stream"], r["consumer"])["advisories"] = {k: int(r[k]) for k in ("max_deliver", "nak", "terminated")}
-
-    snaps = ev.where((F.col("kind") == "consumer_info") & F.col("stream").isNotNull()
-                     & F.col("consumer").isNotNull() & F.col("t").isNotNull() & F.col("c_delivered").isNotNull())
+    snaps = rest.where((F.col("kind") == "consumer_info") & F.col("stream").isNotNull()
+                       & F.col("consumer").isNotNull() & F.col("t").isNotNull() & F.col("c_delivered").isNotNull())
     for r in _interval_rates(snaps, ["stream", "consumer"], "c_delivered").collect():
         slot(r["stream"], r["consumer"])["delivery"] = {"mean_per_s": r["mean"], "peak_per_s": r["peak"]}
     return out
@@ -290,20 +363,21 @@ def _interval_rates(snaps: DataFrame, keys: list[str], counter: str) -> DataFram
         F.max(F.col("d") * 1e6 / F.col("dt")).alias("peak"))
 
 
-def _stream_profiles(ev: DataFrame, exact_limit: int, accuracy: int) -> dict[str, dict[str, Any]]:
+def _stream_profiles(rest: DataFrame, census: _Census, exact_limit: int, accuracy: int) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
 
     def slot(stream: str) -> dict[str, Any]:
         return out.setdefault(stream, {})
 
-    pub = ev.where((F.col("kind") == "publish") & F.col("stream").isNotNull() & F.col("t").isNotNull())
-    ok = pub.where(F.col("result") == "ok").withColumn("sec", F.floor(F.col("t") / 1_000_000))
-    bounds = pub.agg(F.floor(F.min("t") / 1_000_000).alias("lo"), F.floor(F.max("t") / 1_000_000).alias("hi")).first()
-    if bounds is not None and bounds["lo"] is not None:
+    pub = rest.where((F.col("kind") == "publish") & F.col("stream").isNotNull() & F.col("t").isNotNull())
+    if census.publish_bounds is not None:
+        lo, hi = (b // 1_000_000 for b in census.publish_bounds)
+        ok = pub.where(F.col("result") == "ok").withColumn("sec", F.floor(F.col("t") / 1_000_000))
         per_sec = ok.groupBy("stream", "sec").agg(F.count("*").alias("c"), F.sum("bytes").alias("b"),
                                                   F.count("bytes").alias("nb"))
-        grid = (ok.select("stream").distinct()
-                .select("stream", F.explode(F.sequence(F.lit(bounds["lo"]), F.lit(bounds["hi"]))).alias("sec")))
+        # the dense grid of every second of the publisher-log window, per stream with ok publishes
+        grid = (per_sec.select("stream").distinct()
+                .select("stream", F.explode(F.sequence(F.lit(lo), F.lit(hi))).alias("sec")))
         filled = grid.join(per_sec, ["stream", "sec"], "left").fillna(0, ["c", "b", "nb"])
         stats = filled.groupBy("stream").agg(
             F.sum("c").alias("messages"), F.count("*").alias("nsec"), F.percentile("c", 0.99).alias("p99"),
@@ -323,15 +397,17 @@ def _stream_profiles(ev: DataFrame, exact_limit: int, accuracy: int) -> dict[str
         horizons = (pub.where(F.col("msg_id").isNotNull()).groupBy("stream", "msg_id")
                     .agg(F.count("*").alias("n"), ((F.max("t") - F.min("t")) * 1000).alias("h"))
                     .where(F.col("n") >= 2))
-        hq, _, _ = _quantiles(horizons, ["stream"], "h", exact_limit, accuracy, (0.99,))
-        for r in pub.groupBy("stream").agg(F.count("*").alias("attempts")).collect():
-            retry: dict[str, Any] = {"attempts": int(r["attempts"]), "retried_ids": 0}
-            if (r["stream"],) in hq:
-                n, q, mx = hq[(r["stream"],)]
+        # a retried id has at least two attempts: at most attempts/2 horizons in all
+        hq, _, _ = _quantiles(horizons, ["stream"], "h", exact_limit, accuracy, (0.99,),
+                              total_bound=sum(census.attempts.values()) // 2)
+        for name, attempts in census.attempts.items():
+            retry: dict[str, Any] = {"attempts": attempts, "retried_ids": 0}
+            if (name,) in hq:
+                n, q, mx = hq[(name,)]
                 retry.update(retried_ids=n, horizon_p99_ns=_ns(q[0]), horizon_max_ns=mx)
-            slot(r["stream"])["publish_retry"] = retry
+            slot(name)["publish_retry"] = retry
 
-    snaps = ev.where((F.col("kind") == "stream_info") & F.col("stream").isNotNull() & F.col("t").isNotNull())
+    snaps = rest.where((F.col("kind") == "stream_info") & F.col("stream").isNotNull() & F.col("t").isNotNull())
     size = snaps.where(F.col("s_messages") > 0).groupBy("stream").agg(
         (F.sum("s_bytes") / F.sum("s_messages")).alias("size"),
         F.max_by(F.struct("s_first", "s_last"), "t").alias("latest"))
@@ -345,10 +421,12 @@ def _stream_profiles(ev: DataFrame, exact_limit: int, accuracy: int) -> dict[str
             s["retention_span_ns"] = int(lt["s_last"] - lt["s_first"]) * 1000
     rates = {r["stream"]: r for r in
              _interval_rates(snaps.where(F.col("s_last_seq").isNotNull()), ["stream"], "s_last_seq").collect()}
+    for name, r in rates.items():
+        s = slot(name)
+        if "ingest" not in s:
+            s["ingest"] = {"messages": int(r["total"]), "mean_per_s": float(r["mean"])}
     for name, s in out.items():
         r = rates.get(name)
-        if "ingest" not in s and r is not None:
-            s["ingest"] = {"messages": int(r["total"]), "mean_per_s": float(r["mean"])}
         if name in sizes:
             b = s.setdefault("bytes", {})
             b["stored_msg_size_mean"] = sizes[name]
@@ -364,25 +442,35 @@ def _iso(micros: int) -> str:
 
 def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int = MIN_ACCURACY,
                    exact_limit: int = DEFAULT_EXACT_LIMIT) -> tuple[dict[str, Any], ProfileSummary]:
-    """Compute the profiles document (validated against :class:`linter.model.profiles.Profiles`)."""
+    """Compute the profiles document (validated against :class:`linter.model.profiles.Profiles`).
+
+    Passes: the input is parsed once into a cached table of the columns the figures need; one
+    aggregation over it (the census) gives every count, the window and the ack group sizes; one more
+    computes the ack_time percentiles; the few non-ack events (publisher logs, snapshots) are cached
+    apart and the remaining small jobs run on them. Only per-group results reach the driver.
+    """
     if accuracy < MIN_ACCURACY:
         raise ValueError(f"--accuracy must be at least {MIN_ACCURACY} (got {accuracy})")
     summary = ProfileSummary()
-    ev = _events(spark, paths).persist()
+    ev = _events(spark, paths).persist(StorageLevel.MEMORY_AND_DISK)
+    rest = None
     try:
-        for r in ev.groupBy("kind").count().collect():
-            summary.kinds[r["kind"]] = int(r["count"])
+        census = _census(ev)
+        summary.kinds = dict(census.kinds)
         if summary.unknown:
             for r in ev.where(F.col("kind") == "unknown").groupBy("type").count().orderBy(F.desc("count")).limit(5).collect():
                 summary.unknown_types[r["type"] or "(no type)"] = int(r["count"])
-        known = ev.where(~F.col("kind").isin("bad", "unknown"))
         doc: dict[str, Any] = {"version": 1, "generated_at": _iso(int(datetime.now(UTC).timestamp() * 1e6))}
-        w = known.agg(F.min("t").alias("lo"), F.max("t").alias("hi")).first()
-        if w is not None and w["lo"] is not None:
-            doc["window"] = {"start": _iso(w["lo"]), "end": _iso(w["hi"])}
-        doc["streams"] = dict(sorted(_stream_profiles(known, exact_limit, accuracy).items()))
-        doc["consumers"] = dict(sorted(_consumer_profiles(known, exact_limit, accuracy, summary).items()))
+        if census.window is not None:
+            doc["window"] = {"start": _iso(census.window[0]), "end": _iso(census.window[1])}
+        rest = ev.where(F.col("kind").isin("publish", "stream_info", "consumer_info")).persist(
+            StorageLevel.MEMORY_AND_DISK)
+        consumers = _consumer_profiles(ev, rest, census, exact_limit, accuracy, summary)
+        doc["streams"] = dict(sorted(_stream_profiles(rest, census, exact_limit, accuracy).items()))
+        doc["consumers"] = dict(sorted(consumers.items()))
     finally:
+        if rest is not None:
+            rest.unpersist()
         ev.unpersist()
     Profiles.model_validate(doc)
     return doc, summary

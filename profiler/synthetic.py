@@ -5,6 +5,11 @@ terminated, consumer_action), StreamInfo / ConsumerInfo snapshots on an interval
 logs with retried ``msg_id`` s. Deterministic for a given seed. Pure Python (no numpy, no Spark).
 
     python -m profiler.synthetic OUT_DIR [--acks N] [--publish-ids N] [--duration-s S] [--gzip] [--seed N]
+    python -m profiler.synthetic OUT_DIR --estate manifests [--acks N] [--publish-ids N] ...
+
+With ``--estate PATH`` the telemetry describes the streams and consumers of the manifests under PATH
+(names, subjects and stored configs from the manifests; ``--acks`` per sampled consumer and
+``--publish-ids`` per stream): see :func:`estate_spec`.
 """
 
 from __future__ import annotations
@@ -19,9 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
-__all__ = ["ConsumerSpec", "StreamSpec", "SyntheticSpec", "default_spec", "generate", "format_ts", "main"]
+__all__ = ["ConsumerSpec", "StreamSpec", "SyntheticSpec", "default_spec", "estate_spec", "generate", "format_ts",
+           "lognormal", "main"]
 
 ACK_TYPE = "io.nats.jetstream.metric.v1.consumer_ack"
 ADV = "io.nats.jetstream.advisory.v1."
@@ -42,6 +48,7 @@ class ConsumerSpec:
     terminated: int = 0
     max_deliver_advisories: int = 0
     deliveries_per_s: float = 20.0  # for consumer state snapshots
+    config: dict[str, Any] | None = None  # the ConsumerInfo config of snapshots (server JSON shape)
 
 
 @dataclass(frozen=True)
@@ -53,6 +60,10 @@ class StreamSpec:
     msg_bytes: int = 512
     ingest_per_s: float = 25.0  # for stream state snapshots
     max_msgs: int = 100_000  # snapshots: the stream keeps at most this many messages
+    max_attempts: int = 4  # a retried id is published 2..max_attempts times
+    retry_timeout_s: float = 2.0  # publisher timeout before each retry
+    retry_backoff_s: float = 1.0  # mean of the exponential backoff after each timeout
+    config: dict[str, Any] | None = None  # the StreamInfo config of snapshots (server JSON shape)
 
 
 @dataclass(frozen=True)
@@ -90,6 +101,94 @@ def default_spec(acks: int = 20_000, publish_ids: int = 5_000, duration_s: int =
         files=files,
         gzip=gzip_files,
     )
+
+
+def lognormal(p50_s: float, p99_s: float) -> tuple[float, float]:
+    """``(mu, sigma)`` of the lognormal ack time (seconds) with the given median and 99th percentile."""
+    return math.log(p50_s), math.log(p99_s / p50_s) / 2.3263478740408408  # z(0.99)
+
+
+# Figures for the example estate (manifests/): each deliberate smell gets telemetry that shows it, so the
+# profile-driven rules fire on it; everything else gets healthy figures (see estate_spec).
+EXAMPLE_ESTATE_SMELLS: dict[str, dict[str, float]] = {
+    # ack_wait 5s, but the risk API's P99 is ~4 s: 2 x P99 > ack_wait (JS401)
+    "ORDERS/fraud-check": {"p50_s": 1.2, "p99_s": 4.0, "redelivered": 0.04, "naks": 40, "max_deliver_advisories": 25},
+    # printers run out of paper: ~15% of deliveries are redeliveries (JS407); ack_wait 2m is long enough
+    "SHIPPING/label-printer": {"p50_s": 18.0, "p99_s": 50.0, "redelivered": 0.15, "naks": 300},
+    # the checkout client retries up to 6 times, 20 s timeout plus backoff: retry horizon P99 > the
+    # stream's 2m duplicate_window (JS402)
+    "ORDERS": {"retry_ratio": 0.08, "max_attempts": 6, "retry_timeout_s": 20.0, "retry_backoff_s": 15.0},
+    # the payment gateway's webhook retries for up to 10 minutes, inside the 10m duplicate_window
+    "PAYMENTS": {"retry_ratio": 0.05, "max_attempts": 4, "retry_timeout_s": 30.0, "retry_backoff_s": 30.0},
+    # stock levels: small messages, few updates (max_bytes 64MiB holds 90d of them)
+    "INVENTORY": {"publish_share": 0.2, "msg_bytes": 128},
+    # only failed messages' advisories land here
+    "DLQ": {"ingest_per_s": 0.01, "msg_bytes": 400},
+}
+
+
+def _concrete(subject: str) -> str:
+    """A subject a publisher could use for a stream subject filter (wildcards made literal)."""
+    return ".".join("x" if tok in ("*", ">") else tok for tok in subject.split("."))
+
+
+def estate_spec(paths: Sequence[str], *, acks: int = 20_000, publish_ids: int = 5_000, duration_s: int = 86_400,
+                seed: int = 7, gzip_files: bool = False, files: int = 2,
+                smells: dict[str, dict[str, float]] | None = None) -> SyntheticSpec:
+    """Telemetry for the streams and consumers declared in the manifests under ``paths``.
+
+    * Ack samples only for consumers nats-server samples: ``ack_policy: explicit`` with a ``sample_freq``;
+      ``acks`` samples each. Healthy consumers get a lognormal ack time whose P99 is a quarter of the
+      effective ack wait (``backoff[0]`` when backoff is set) and 1% redeliveries.
+    * Publisher logs (``publish_ids`` ids each, 512-byte messages) for every stream that applications
+      publish to (not for streams capturing ``$JS.`` subjects); 5% of ids retried with a 2 s timeout.
+      The default window is a day, so rates stay low enough for the example estate's max_bytes.
+    * State snapshots of every stream and consumer, their ``config`` the one nats-server would store.
+    * ``smells`` (default :data:`EXAMPLE_ESTATE_SMELLS`) overrides the figures of named consumers
+      (``STREAM/consumer``: p50_s, p99_s, redelivered, naks, terminated, max_deliver_advisories) and
+      streams (retry_ratio, max_attempts, retry_timeout_s, retry_backoff_s, msg_bytes, publish_share: a
+      factor on ``publish_ids``, ingest_per_s: for streams without publisher logs). Names not in the
+      estate are ignored.
+    """
+    from linter import effective_consumer, effective_stream, load_paths
+
+    smells = EXAMPLE_ESTATE_SMELLS if smells is None else smells
+    estate = load_paths(list(paths))
+    stream_cfgs: dict[str, dict[str, Any]] = {}
+    streams: list[StreamSpec] = []
+    for r in sorted(estate.streams(), key=lambda r: r.name):
+        cfg = effective_stream(r.config, name=r.name)  # type: ignore[arg-type]
+        stream_cfgs[r.name] = cfg
+        subjects = cfg.get("subjects") or [r.name]
+        publishes = not subjects[0].startswith("$JS.") and cfg.get("mirror") is None
+        extra = smells.get(r.name, {})
+        ids = int(publish_ids * extra.get("publish_share", 1.0)) if publishes else 0
+        streams.append(StreamSpec(
+            r.name, _concrete(subjects[0]), publish_ids=ids, msg_bytes=int(extra.get("msg_bytes", 512)),
+            retry_ratio=extra.get("retry_ratio", 0.05), max_attempts=int(extra.get("max_attempts", 4)),
+            retry_timeout_s=extra.get("retry_timeout_s", 2.0), retry_backoff_s=extra.get("retry_backoff_s", 1.0),
+            max_msgs=cfg["max_msgs"] if cfg.get("max_msgs", -1) > 0 else 100_000,
+            ingest_per_s=ids / duration_s if publishes else extra.get("ingest_per_s", 0.01), config=cfg))
+    consumers: list[ConsumerSpec] = []
+    for r in sorted(estate.consumers(), key=lambda r: (r.stream or "", r.name)):
+        if r.stream not in stream_cfgs:
+            continue
+        cfg = effective_consumer(r.config, stream_cfgs[r.stream], durable_name=r.config.durable_name or r.name)  # type: ignore[arg-type]
+        key = f"{r.stream}/{r.name}"
+        extra = smells.get(key, {})
+        backoff = cfg.get("backoff") or []
+        ack_wait_s = (backoff[0] if backoff else cfg.get("ack_wait") or 30_000_000_000) / 1e9
+        sampled = cfg.get("ack_policy") == "explicit" and str(cfg.get("sample_freq") or "0").rstrip("%") not in ("", "0")
+        max_deliver = cfg.get("max_deliver", -1)
+        mu, sigma = lognormal(extra.get("p50_s", ack_wait_s / 20), extra.get("p99_s", ack_wait_s / 4))
+        consumers.append(ConsumerSpec(
+            r.stream, r.name, acks if sampled else 0, mu, sigma,
+            redelivered=extra.get("redelivered", 0.01), max_deliver=max_deliver if max_deliver > 0 else 5,
+            naks=int(extra.get("naks", 0)), terminated=int(extra.get("terminated", 0)),
+            max_deliver_advisories=int(extra.get("max_deliver_advisories", 0)) if max_deliver > 0 else 0,
+            deliveries_per_s=max(acks, 1) / duration_s, config=cfg))
+    return SyntheticSpec(streams=tuple(streams), consumers=tuple(consumers), duration_s=duration_s, seed=seed,
+                         files=files, gzip=gzip_files, snapshot_interval_s=max(10.0, duration_s / 100))
 
 
 _sec_cache: dict[int, str] = {}
@@ -213,7 +312,7 @@ def _publishes(out: _Out, rng: random.Random, s: StreamSpec, start_ns: int, span
         msg_id = f"{s.name.lower()}-{i:08d}"
         attempts = 1
         if rng.random() < s.retry_ratio:
-            attempts = rng.randint(2, 4)
+            attempts = rng.randint(2, max(2, s.max_attempts))
         stored_first = rng.random() < 0.5  # a timed-out first attempt may still have been stored
         for a in range(1, attempts + 1):
             if a == attempts:
@@ -225,7 +324,8 @@ def _publishes(out: _Out, rng: random.Random, s: StreamSpec, start_ns: int, span
                       f'"subject":"{s.subject}","msg_id":"{msg_id}","attempt":{a},"bytes":{size},'
                       f'"result":"{result}"}}')
             n += 1
-            t += 2_000_000_000 + int(rng.expovariate(1.0) * 1e9)  # 2 s timeout + exponential backoff
+            # the timeout, then an exponential backoff
+            t += int(s.retry_timeout_s * 1e9) + int(rng.expovariate(1.0) * s.retry_backoff_s * 1e9)
     return n
 
 
@@ -244,9 +344,10 @@ def _snapshots(out: _Out, rng: random.Random, spec: SyntheticSpec, start_ns: int
             first_seq = last_seq[s.name] - msgs + 1
             per_msg = s.msg_bytes + 22 + len(s.subject) + 8 + 60
             age = int(msgs / max(s.ingest_per_s, 1e-9) * 1e9)
-            info = {"config": {"name": s.name, "subjects": [s.subject], "retention": "limits",
-                               "max_msgs": s.max_msgs, "storage": "file", "num_replicas": 1,
-                               "duplicate_window": 120_000_000_000},
+            config = s.config or {"name": s.name, "subjects": [s.subject], "retention": "limits",
+                                  "max_msgs": s.max_msgs, "storage": "file", "num_replicas": 1,
+                                  "duplicate_window": 120_000_000_000}
+            info = {"config": config,
                     "created": created,
                     "state": {"messages": msgs, "bytes": msgs * per_msg, "first_seq": first_seq,
                               "first_ts": format_ts(t - age), "last_seq": last_seq[s.name],
@@ -259,8 +360,8 @@ def _snapshots(out: _Out, rng: random.Random, spec: SyntheticSpec, start_ns: int
             if t > start_ns:
                 delivered[key] += _poisson(rng, c.deliveries_per_s * spec.snapshot_interval_s)
             ci = {"stream_name": c.stream, "name": c.name, "created": created,
-                  "config": {"durable_name": c.name, "ack_policy": "explicit", "max_deliver": c.max_deliver,
-                             "sample_freq": "100%"},
+                  "config": c.config or {"durable_name": c.name, "ack_policy": "explicit",
+                                         "max_deliver": c.max_deliver, "sample_freq": "100%"},
                   "delivered": {"consumer_seq": delivered[key], "stream_seq": delivered[key],
                                 "last_active": format_ts(t)},
                   "ack_floor": {"consumer_seq": max(0, delivered[key] - 3), "stream_seq": max(0, delivered[key] - 3)},
@@ -289,14 +390,30 @@ def _poisson(rng: random.Random, lam: float) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m profiler.synthetic", description=__doc__.splitlines()[0])
     ap.add_argument("out_dir")
-    ap.add_argument("--acks", type=int, default=20_000)
-    ap.add_argument("--publish-ids", type=int, default=5_000)
-    ap.add_argument("--duration-s", type=int, default=600)
+    ap.add_argument("--estate", nargs="+", metavar="PATH",
+                    help="manifests (files or directories): telemetry for their streams and consumers")
+    ap.add_argument("--acks", type=int, default=20_000, help="ack samples in all (per sampled consumer with --estate)")
+    ap.add_argument("--publish-ids", type=int, default=5_000, help="publisher msg ids in all (per stream with --estate)")
+    ap.add_argument("--duration-s", type=int, default=None, help="window (default 600; a day with --estate)")
     ap.add_argument("--files", type=int, default=2)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--gzip", action="store_true")
     a = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
-    counts = generate(a.out_dir, default_spec(a.acks, a.publish_ids, a.duration_s, a.seed, a.gzip, a.files))
+    if a.estate:
+        from linter import LoadError
+
+        try:
+            spec = estate_spec(a.estate, acks=a.acks, publish_ids=a.publish_ids, duration_s=a.duration_s or 86_400,
+                               seed=a.seed, gzip_files=a.gzip, files=a.files)
+        except LoadError as exc:
+            print(f"profiler.synthetic: error: {exc}", file=sys.stderr)
+            return 2
+        if not spec.streams:
+            print(f"profiler.synthetic: error: no streams in {' '.join(a.estate)}", file=sys.stderr)
+            return 2
+    else:
+        spec = default_spec(a.acks, a.publish_ids, a.duration_s or 600, a.seed, a.gzip, a.files)
+    counts = generate(a.out_dir, spec)
     print(json.dumps(counts))
     return 0
 
