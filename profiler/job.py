@@ -53,6 +53,9 @@ MIN_ACCURACY = 10_000
 DEFAULT_EXACT_LIMIT = 500_000
 QUANTILES = (0.5, 0.9, 0.99, 0.999)
 _INPUT_GLOB = "*.{jsonl,jsonl.gz,json,json.gz}"
+# The parsed events are cached on local disk, never in the JVM heap: a heap cache grows with the input
+# until the driver runs out of memory (10M events do not fit a 1 GiB driver).
+_CACHE_LEVEL = StorageLevel.DISK_ONLY
 
 _L, _S = T.LongType(), T.StringType()
 # Timestamps are read as strings and converted with try_to_timestamp: parsing them inside the JSON
@@ -192,9 +195,11 @@ def _events(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
     lines = _read_lines(spark, paths).where(F.length(F.trim("value")) > 0)
     e = F.from_json("value", EVENT_SCHEMA, {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "_corrupt"})
     parsed = lines.select(e.alias("e"))
-    ev = parsed.select(
-        F.coalesce(_kind(F.col("e")), F.lit("bad")).alias("kind"),
-        F.col("e.type").alias("type"),
+    kinded = parsed.select(F.coalesce(_kind(F.col("e")), F.lit("bad")).alias("kind"), "e")
+    ev = kinded.select(
+        "kind",
+        # the type is kept only where it says more than the kind (less to cache)
+        F.when(F.col("kind").isin("advisory", "unknown"), F.col("e.type")).alias("type"),
         _micros(F.coalesce("e.timestamp", "e.ts")).alias("t"),
         F.coalesce("e.stream", "e.stream_name", "e.config.name").alias("stream"),
         F.coalesce("e.consumer", "e.name").alias("consumer"),
@@ -452,7 +457,7 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
     if accuracy < MIN_ACCURACY:
         raise ValueError(f"--accuracy must be at least {MIN_ACCURACY} (got {accuracy})")
     summary = ProfileSummary()
-    ev = _events(spark, paths).persist(StorageLevel.MEMORY_AND_DISK)
+    ev = _events(spark, paths).persist(_CACHE_LEVEL)
     rest = None
     try:
         census = _census(ev)
@@ -463,8 +468,7 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
         doc: dict[str, Any] = {"version": 1, "generated_at": _iso(int(datetime.now(UTC).timestamp() * 1e6))}
         if census.window is not None:
             doc["window"] = {"start": _iso(census.window[0]), "end": _iso(census.window[1])}
-        rest = ev.where(F.col("kind").isin("publish", "stream_info", "consumer_info")).persist(
-            StorageLevel.MEMORY_AND_DISK)
+        rest = ev.where(F.col("kind").isin("publish", "stream_info", "consumer_info")).persist(_CACHE_LEVEL)
         consumers = _consumer_profiles(ev, rest, census, exact_limit, accuracy, summary)
         doc["streams"] = dict(sorted(_stream_profiles(rest, census, exact_limit, accuracy).items()))
         doc["consumers"] = dict(sorted(consumers.items()))
