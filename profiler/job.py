@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -50,7 +51,11 @@ ADVISORY_PREFIX = "io.nats.jetstream.advisory.v1."
 PUBLISH_TYPE = "io.jsops.publish.v1"
 GAP_TYPE = "io.jsops.collect.v1.gap"
 MIN_ACCURACY = 10_000
-DEFAULT_EXACT_LIMIT = 500_000
+# Groups of up to _EXACT_SMALL values get Spark's exact percentile (their distinct values in memory);
+# larger ones up to the exact limit are refined from brackets of about 4.4 n/accuracy values each, so
+# the default keeps a bracket under ~20k values (memory independent of the number of events).
+_EXACT_SMALL = 100_000
+DEFAULT_EXACT_LIMIT = 50_000_000
 QUANTILES = (0.5, 0.9, 0.99, 0.999)
 _INPUT_GLOB = "*.{jsonl,jsonl.gz,json,json.gz}"
 # The parsed events are cached on local disk, never in the JVM heap: a heap cache grows with the input
@@ -215,48 +220,129 @@ def _events(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
 # ------------------------------------------------------------------------------------------ aggregation
 
 
+def _select_rank(pairs: list[tuple[int, int]], below: int, rank: int) -> int | None:
+    """The value of 0-based ``rank`` among all values, given the sorted (value, count) pairs of a bracket
+    and the number of values below it; ``None`` when the rank is outside the bracket."""
+    seen = below
+    if rank < seen:
+        return None
+    for v, c in pairs:
+        seen += c
+        if rank < seen:
+            return v
+    return None
+
+
+def _refine(n: int, q: float, below: int, pairs: list[tuple[int, int]]) -> float | None:
+    """Exact percentile ``q`` (linear interpolation between closest ranks, as numpy and Spark's
+    ``percentile``) of ``n`` values from a bracket that holds its ranks; ``None`` if it does not."""
+    h = (n - 1) * q
+    lo_rank, hi_rank = math.floor(h), math.ceil(h)
+    lo = _select_rank(pairs, below, lo_rank)
+    hi = _select_rank(pairs, below, hi_rank)
+    if lo is None or hi is None:
+        return None
+    return lo + (h - lo_rank) * (hi - lo)
+
+
 def _quantiles(df: DataFrame, keys: list[str], value: str, exact_limit: int, accuracy: int,
                qs: Sequence[float] = QUANTILES, sizes: dict[tuple[Any, ...], tuple[int, int]] | None = None,
                total_bound: int | None = None) -> tuple[dict[tuple[Any, ...], tuple[int, list[float], int]], int, int]:
     """Per key: (count, quantiles, max). Exact for groups up to ``exact_limit`` values, else approximate.
 
-    ``sizes`` (key -> (count, max)) may come from an earlier pass; when it is unknown but at most
-    ``total_bound`` values exist in all, every group is small and one exact pass computes everything.
+    Exact percentiles come from Spark's ``percentile`` for groups of at most ``_EXACT_SMALL`` values
+    (it holds a group's distinct values in memory). Larger groups up to ``exact_limit`` are refined:
+    ``percentile_approx`` (rank error at most n/accuracy) brackets each target rank between the
+    approximate values at ``q -/+ delta``; a second pass counts the values below each bracket and the
+    distinct values inside it (about 4.4 n/accuracy of them), from which the driver picks the exact
+    ranks. A bracket that turns out not to hold its ranks falls back to the approximate value (the
+    group is then counted as approximate). ``sizes`` (key -> (count, max)) may come from an earlier
+    pass; when it is unknown but at most ``total_bound`` values exist in all, every group is small and
+    one exact pass computes everything.
     """
     df = df.where(F.col(value).isNotNull())
     result: dict[tuple[Any, ...], tuple[int, list[float], int]] = {}
-    exact = F.percentile(F.col(value), list(qs))
-    approx = F.percentile_approx(F.col(value), list(qs), accuracy)
-    if sizes is None and total_bound is not None and total_bound <= exact_limit:
-        rows = df.groupBy(*keys).agg(exact.alias("q"), F.count(value).alias("n"), F.max(value).alias("mx")).collect()
+    qs = list(qs)
+    if sizes is None and total_bound is not None and total_bound <= min(exact_limit, _EXACT_SMALL):
+        rows = df.groupBy(*keys).agg(F.percentile(F.col(value), qs).alias("q"), F.count(value).alias("n"),
+                                     F.max(value).alias("mx")).collect()
         for r in rows:
             result[tuple(r[k] for k in keys)] = (int(r["n"]), [float(x) for x in r["q"]], int(r["mx"]))
         return result, len(result), 0
     if sizes is None:
         sizes = {tuple(r[k] for k in keys): (r["n"], r["mx"])
                  for r in df.groupBy(*keys).agg(F.count(value).alias("n"), F.max(value).alias("mx")).collect()}
-    sizes = {k: v for k, v in sizes.items() if v[0] > 0}
+    sizes = {k: (int(n), int(mx)) for k, (n, mx) in sizes.items() if n > 0}
     if not sizes:
         return {}, 0, 0
-    large = [k for k, (n, _) in sizes.items() if n > exact_limit]
 
-    def run(sub: DataFrame, agg: Column) -> None:
-        for r in sub.groupBy(*keys).agg(agg.alias("q")).collect():
-            k = tuple(r[c] for c in keys)
-            if k in sizes:
-                result[k] = (int(sizes[k][0]), [float(x) for x in r["q"]], int(sizes[k][1]))
+    def cls(n: int) -> str:
+        return "large" if n > exact_limit else ("small" if n <= _EXACT_SMALL else "medium")
 
-    if not large:
-        run(df, exact)
-    elif len(large) == len(sizes):
-        run(df, approx)
+    classes = {k: cls(n) for k, (n, _) in sizes.items()}
+    present = set(classes.values())
+    eps = 1.0 / accuracy
+    delta = 2 * eps + 2.0 / _EXACT_SMALL  # see _refine: brackets hold their ranks when n > _EXACT_SMALL
+    around = [min(1.0, max(0.0, q + d)) for q in qs for d in (-delta, 0.0, delta)]
+    v = F.col(value)
+    if len(present) == 1:
+        tagged = df.withColumn("_cls", F.lit(next(iter(present))))
     else:
         spark = df.sparkSession
-        key_schema = T.StructType([_f(k, _S) for k in keys])
-        big = F.broadcast(spark.createDataFrame([list(k) for k in large], key_schema))
-        run(df.join(big, keys, "left_anti"), exact)
-        run(df.join(big, keys, "inner"), approx)
-    return result, len(sizes) - len(large), len(large)
+        schema = T.StructType([*(_f(k, _S) for k in keys), _f("_cls", _S)])
+        table = spark.createDataFrame([[*k, c] for k, c in classes.items()], schema)
+        tagged = df.join(F.broadcast(table), keys, "inner")
+    aggs = []
+    if "small" in present:
+        aggs.append(F.percentile(F.when(F.col("_cls") == "small", v), qs).alias("exact"))
+    if "medium" in present:
+        aggs.append(F.percentile_approx(F.when(F.col("_cls") == "medium", v), around, accuracy).alias("around"))
+    if "large" in present:
+        aggs.append(F.percentile_approx(F.when(F.col("_cls") == "large", v), qs, accuracy).alias("approx"))
+    first = {tuple(r[k] for k in keys): r for r in tagged.groupBy(*keys).agg(*aggs).collect()}
+    exact_groups = approx_groups = 0
+    brackets: list[list[Any]] = []
+    for k, r in first.items():
+        if k not in sizes:
+            continue
+        n, mx = sizes[k]
+        c = classes[k]
+        if c == "small":
+            result[k] = (n, [float(x) for x in r["exact"]], mx)
+            exact_groups += 1
+        elif c == "large":
+            result[k] = (n, [float(x) for x in r["approx"]], mx)
+            approx_groups += 1
+        else:
+            a = [int(x) for x in r["around"]]
+            result[k] = (n, [float(a[3 * i + 1]) for i in range(len(qs))], mx)  # replaced once refined
+            brackets += [[*k, i, a[3 * i], a[3 * i + 2]] for i in range(len(qs))]
+    if brackets:
+        spark = df.sparkSession
+        schema = T.StructType([*(_f(k, _S) for k in keys), _f("_qi", T.IntegerType()), _f("_lo", _L), _f("_hi", _L)])
+        table = F.broadcast(spark.createDataFrame(brackets, schema))
+        inside = (v >= F.col("_lo")) & (v <= F.col("_hi"))
+        rows = (df.join(table, keys, "inner")
+                .groupBy(*keys, "_qi", F.when(inside, v).alias("_v"))
+                .agg(F.count(F.when(v < F.col("_lo"), 1)).alias("below"), F.count(F.when(inside, 1)).alias("c"))
+                .collect())
+        below: dict[tuple[Any, ...], int] = {}
+        pairs: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
+        for r in rows:
+            bk = (*(r[k] for k in keys), r["_qi"])
+            below[bk] = below.get(bk, 0) + int(r["below"])
+            if r["_v"] is not None:
+                pairs.setdefault(bk, []).append((int(r["_v"]), int(r["c"])))
+        for k in {tuple(b[:len(keys)]) for b in brackets}:
+            n, q_values, mx = result[k]
+            refined = [_refine(n, q, below.get((*k, i), 0), sorted(pairs.get((*k, i), [])))
+                       for i, q in enumerate(qs)]
+            if all(x is not None for x in refined):
+                result[k] = (n, [float(x) for x in refined if x is not None], mx)
+                exact_groups += 1
+            else:
+                approx_groups += 1
+    return result, exact_groups, approx_groups
 
 
 def _ns(v: float) -> int:

@@ -105,3 +105,43 @@ def test_cli_writes_a_file_load_profiles_reads(spark: Any, telemetry: Path, tmp_
     assert loaded.consumer("ORDERS", "shipper").ack_time_ns.samples == 15_000  # type: ignore[union-attr]
     assert "read " in capsys.readouterr().err
     json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("small, limit, want", [
+    (1_000, 50_000_000, (3, 0)),  # every consumer refined from percentile_approx brackets
+    (7_000, 10_000, (2, 1)),  # settler (6k) exact, billing (9k) refined, shipper (15k) approximate
+])
+def test_refined_exact_path_equals_numpy(spark: Any, telemetry: Path, truth: dict[str, Any],
+                                         monkeypatch: pytest.MonkeyPatch, small: int, limit: int,
+                                         want: tuple[int, int]) -> None:
+    from profiler import job
+
+    monkeypatch.setattr(job, "_EXACT_SMALL", small)
+    doc, summary = build_profiles(spark, [str(telemetry)], exact_limit=limit)
+    assert (summary.exact_groups, summary.approx_groups) == want
+    for key, want_c in truth["consumers"].items():
+        got, w = doc["consumers"][key]["ack_time_ns"], want_c["ack_time_ns"]
+        assert got["samples"] == w["samples"] and got["max"] == w["max"]
+        approx = w["samples"] > limit
+        for q in ("p50", "p90", "p99", "p999"):
+            if approx:
+                assert abs(got[q] - w[q]) <= REL * w[q] or q == "p999", (key, q)
+            else:
+                assert abs(got[q] - w[q]) <= 1, (key, q, got[q], w[q])
+
+
+def test_refine_picks_ranks_and_refuses_a_bracket_that_misses() -> None:
+    from profiler.job import _refine
+
+    values = sorted([5, 1, 9, 3, 7, 7, 2, 8, 6, 4])  # 1 2 3 4 5 6 7 7 8 9
+    import numpy as np
+
+    for q in (0.0, 0.5, 0.9, 0.99, 1.0):
+        # a bracket holding ranks 3..8 (values 4..8), three values below it
+        pairs = [(4, 1), (5, 1), (6, 1), (7, 2), (8, 1)]
+        h = (len(values) - 1) * q
+        got = _refine(len(values), q, 3, pairs)
+        if 3 <= int(np.floor(h)) and int(np.ceil(h)) <= 8:
+            assert got == pytest.approx(float(np.percentile(values, q * 100)))
+        else:
+            assert got is None
