@@ -168,6 +168,7 @@ class _Collector:
         self._gap_start: float | None = None
         self._gap_start_text = ""
         self._last_error = ""
+        self._telling_error = ""  # the last error the server itself sent (auth, TLS), not a broken pipe
 
     def say(self, text: str) -> None:
         print(f"jsops collect: {text}", file=self.log, flush=True)
@@ -214,6 +215,8 @@ class _Collector:
         if text != self._last_error and self._gap_start is None:
             self.say(f"connection error: {text}")
         self._last_error = text
+        if isinstance(exc, (nats.errors.Error, ssl.SSLError)) or not self._telling_error:
+            self._telling_error = text
 
     async def _paged(self, subject: str, key: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
@@ -281,8 +284,8 @@ class _Collector:
                 error_cb=self.on_error, pending_size=8 * 1024 * 1024), o.connect_timeout_s)
         except (TimeoutError, OSError, nats.errors.Error, ssl.SSLError) as exc:
             why = _safe_error(exc, o.target)
-            if isinstance(exc, TimeoutError) and self._last_error:
-                why = f"no connection within {o.connect_timeout_s:g} s (last error: {self._last_error})"
+            if isinstance(exc, TimeoutError) and self._telling_error:
+                why = f"no connection within {o.connect_timeout_s:g} s (last error: {self._telling_error})"
             self.say(f"error: cannot connect to {o.server}: {why}")
             self.writer.close()
             return 1

@@ -9,10 +9,17 @@ needs ``profiler`` and ``linter.model.profiles`` (pydantic) importable.
 
 How figures are computed (all times are read at microsecond precision, durations written as ns):
 
-* ack_time percentiles per consumer: exact (``percentile``, linear interpolation as numpy's default) when
-  the consumer has at most ``exact_limit`` samples, otherwise ``percentile_approx`` with ``accuracy``
-  (>= 10000). The approximate answer's *rank* is within ``samples / accuracy`` of the target rank: at
-  accuracy 10000 p99 lies between p98.99 and p99.01 and p999 between p99.89 and p99.91.
+* ack_time percentiles per consumer, all as numpy's default (linear interpolation between closest
+  ranks): groups of at most 100k samples with Spark's exact ``percentile``; larger groups up to
+  ``exact_limit`` (default 50M) exactly by refinement: ``percentile_approx`` (accuracy >= 10000)
+  brackets each target rank, one more pass counts the samples below each bracket and the distinct
+  values inside it (about 4.4, at most 6.4 n/accuracy), and the driver picks the exact ranks. Groups
+  above ``exact_limit`` get ``percentile_approx`` alone, whose *rank* is within ``samples / accuracy``
+  of the target: at accuracy 10000 p99 lies between p98.99 and p99.01, p999 between p99.89 and p99.91.
+* driver memory does not grow with the number of events: parsed events are cached on local disk (not
+  in the heap); no per-event data reaches the driver (only per-stream/consumer results and brackets of
+  at most 6.4 x exact_limit / accuracy values per quantile and group); Spark's in-memory exact
+  percentile only ever holds a group of at most 100k values.
 * deliveries from the ack samples' ``deliveries``; advisories counted per type (present only when some
   advisory for the consumer was captured); delivery rates from ConsumerInfo snapshots
   (``delivered.consumer_seq`` deltas over ``ts`` deltas; the peak is the highest snapshot-interval rate).

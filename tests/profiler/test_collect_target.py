@@ -114,14 +114,14 @@ def test_natscli_flag_spellings(tls_server, tmp_path: Path) -> None:  # type: ig
 
 @pytest.mark.parametrize("drop, needle", [
     ("cert", "cannot connect"),  # the server requires a client certificate
-    ("password", "last error: Error: nats: 'Authorization Violation'"),  # wrong password
+    ("password", "Authorization Violation"),  # wrong password
 ])
 def test_refused_connections_fail_cleanly_without_secrets(tls_server, tmp_path: Path, drop: str,  # type: ignore[no-untyped-def]
                                                           needle: str) -> None:
     srv, pki = tls_server
     password = "wrong-" + PASSWORD if drop == "password" else PASSWORD
     args = ["--server", f"tls://collector:{password}@127.0.0.1:{srv.port}", "--tls-ca", str(pki["ca.pem"]),
-            "--tls-first", "--no-config", str(tmp_path / "t"), "--duration", "1s", "--connect-timeout", "3s"]
+            "--tls-first", "--no-config", str(tmp_path / "t"), "--duration", "1s", "--connect-timeout", "5s"]
     if drop != "cert":
         args += ["--tls-cert", str(pki["client.pem"]), "--tls-key", str(pki["client.key"])]
     r = _collect(args)
