@@ -10,12 +10,13 @@ needs ``profiler`` and ``linter.model.profiles`` (pydantic) importable.
 How figures are computed (all times are read at microsecond precision, durations written as ns):
 
 * ack_time percentiles per consumer, all as numpy's default (linear interpolation between closest
-  ranks): groups of at most 100k samples with Spark's exact ``percentile``; larger groups up to
-  ``exact_limit`` (default 50M) exactly by refinement: ``percentile_approx`` (accuracy >= 10000)
-  brackets each target rank, one more pass counts the samples below each bracket and the distinct
-  values inside it (about 4.4, at most 6.4 n/accuracy), and the driver picks the exact ranks. Groups
-  above ``exact_limit`` get ``percentile_approx`` alone, whose *rank* is within ``samples / accuracy``
-  of the target: at accuracy 10000 p99 lies between p98.99 and p99.01, p999 between p99.89 and p99.91.
+  ranks), exact for groups up to ``exact_limit`` (default 50M) by refinement: the census pass's
+  ``percentile_approx`` (accuracy >= 10000) brackets each target rank, one more pass counts the samples
+  below each bracket and the distinct values inside it (about 4.4, at most 6.4 n/accuracy), and the
+  driver picks the exact ranks (a bracket that misses its ranks, possible below 100k samples, falls
+  back to Spark's exact ``percentile``, which holds a group in memory). Groups above ``exact_limit``
+  get ``percentile_approx`` alone, whose *rank* is within ``samples / accuracy`` of the target: at
+  accuracy 10000 p99 lies between p98.99 and p99.01, p999 between p99.89 and p99.91.
 * driver memory does not grow with the number of events: parsed events are cached on local disk (not
   in the heap); no per-event data reaches the driver (only per-stream/consumer results and brackets of
   at most 6.4 x exact_limit / accuracy values per quantile and group); Spark's in-memory exact
@@ -252,20 +253,61 @@ def _refine(n: int, q: float, below: int, pairs: list[tuple[int, int]]) -> float
     return lo + (h - lo_rank) * (hi - lo)
 
 
+def _around(qs: Sequence[float], accuracy: int) -> list[float]:
+    """For each quantile q: q - d, q, q + d. percentile_approx's values there bracket the ranks of the
+    exact q (its rank error is at most n/accuracy; d adds 2/_EXACT_SMALL so that the bracket holds
+    both interpolation ranks for every group larger than _EXACT_SMALL)."""
+    d = 2.0 / accuracy + 2.0 / _EXACT_SMALL
+    return [min(1.0, max(0.0, q + x)) for q in qs for x in (-d, 0.0, d)]
+
+
+def _bracket_counts(df: DataFrame, keys: list[str], value: str,
+                    brackets: dict[tuple[Any, ...], list[tuple[int, int]]]) -> dict[tuple[Any, ...], list[tuple[int, list[tuple[int, int]]]]]:
+    """One pass over ``df``: per key and bracket ``[lo, hi]``, the number of values below ``lo`` and the
+    sorted (value, count) pairs inside. Only the pairs reach the driver (a few per thousand values)."""
+    nq = len(next(iter(brackets.values())))
+    spark = df.sparkSession
+    schema = T.StructType([*(_f(k, _S) for k in keys), _f("_lo", T.ArrayType(_L)), _f("_hi", T.ArrayType(_L))])
+    table = spark.createDataFrame([[*k, [b[0] for b in br], [b[1] for b in br]] for k, br in brackets.items()], schema)
+    v, lo, hi = F.col("_v0"), F.col("_lo"), F.col("_hi")
+    joined = df.join(F.broadcast(table), keys, "inner").select(*keys, F.col(value).alias("_v0"), "_lo", "_hi")
+    inside = F.filter(F.sequence(F.lit(0), F.lit(nq - 1)), lambda i: (v >= F.get(lo, i)) & (v <= F.get(hi, i)))
+    # a value inside two brackets (ties) yields two rows: count it below the others' brackets once
+    rows = joined.select(*keys, "_v0", "_lo", F.posexplode_outer(inside).alias("_pos", "_qi"))
+    first = F.col("_pos").isNull() | (F.col("_pos") == 0)
+    agg = (rows.groupBy(*keys, "_qi", F.when(F.col("_qi").isNotNull(), v).alias("_v"))
+           .agg(F.count("*").alias("_c"),
+                *[F.count(F.when(first & (v < F.get(lo, F.lit(i))), 1)).alias(f"_b{i}") for i in range(nq)]))
+    below: dict[tuple[Any, ...], list[int]] = {k: [0] * nq for k in brackets}
+    pairs: dict[tuple[Any, ...], list[list[tuple[int, int]]]] = {k: [[] for _ in range(nq)] for k in brackets}
+    for r in agg.collect():
+        k = tuple(r[c] for c in keys)
+        if k not in below:
+            continue
+        for i in range(nq):
+            below[k][i] += int(r[f"_b{i}"])
+        if r["_qi"] is not None:
+            pairs[k][int(r["_qi"])].append((int(r["_v"]), int(r["_c"])))
+    return {k: [(below[k][i], sorted(pairs[k][i])) for i in range(nq)] for k in brackets}
+
+
 def _quantiles(df: DataFrame, keys: list[str], value: str, exact_limit: int, accuracy: int,
                qs: Sequence[float] = QUANTILES, sizes: dict[tuple[Any, ...], tuple[int, int]] | None = None,
-               total_bound: int | None = None) -> tuple[dict[tuple[Any, ...], tuple[int, list[float], int]], int, int]:
+               total_bound: int | None = None, around: dict[tuple[Any, ...], list[int]] | None = None,
+               ) -> tuple[dict[tuple[Any, ...], tuple[int, list[float], int]], int, int]:
     """Per key: (count, quantiles, max). Exact for groups up to ``exact_limit`` values, else approximate.
 
     Exact percentiles come from Spark's ``percentile`` for groups of at most ``_EXACT_SMALL`` values
     (it holds a group's distinct values in memory). Larger groups up to ``exact_limit`` are refined:
-    ``percentile_approx`` (rank error at most n/accuracy) brackets each target rank between the
-    approximate values at ``q -/+ delta``; a second pass counts the values below each bracket and the
-    distinct values inside it (about 4.4 n/accuracy of them), from which the driver picks the exact
-    ranks. A bracket that turns out not to hold its ranks falls back to the approximate value (the
-    group is then counted as approximate). ``sizes`` (key -> (count, max)) may come from an earlier
-    pass; when it is unknown but at most ``total_bound`` values exist in all, every group is small and
-    one exact pass computes everything.
+    ``percentile_approx`` (rank error at most n/accuracy) brackets each target rank between its values
+    at ``q -/+ d`` (:func:`_around`); one more pass counts the values below each bracket and the
+    distinct values inside it (about 4.4, at most 6.4 n/accuracy), from which the driver picks the exact
+    ranks. A bracket that does not hold its ranks falls back to Spark's exact percentile for a small
+    group and to the approximate value otherwise (the group then counts as approximate).
+
+    ``sizes`` (key -> (count, max)) and ``around`` (key -> percentile_approx at :func:`_around`) may
+    come from an earlier pass; then every group not above ``exact_limit`` goes through the brackets.
+    When ``sizes`` is unknown but at most ``total_bound`` values exist in all, one exact pass does it.
     """
     df = df.where(F.col(value).isNotNull())
     result: dict[tuple[Any, ...], tuple[int, list[float], int]] = {}
@@ -282,73 +324,58 @@ def _quantiles(df: DataFrame, keys: list[str], value: str, exact_limit: int, acc
     sizes = {k: (int(n), int(mx)) for k, (n, mx) in sizes.items() if n > 0}
     if not sizes:
         return {}, 0, 0
+    pcts = _around(qs, accuracy)
+    spark = df.sparkSession
 
-    def cls(n: int) -> str:
-        return "large" if n > exact_limit else ("small" if n <= _EXACT_SMALL else "medium")
+    def only(ks: Iterable[tuple[Any, ...]]) -> DataFrame:
+        table = spark.createDataFrame([list(k) for k in ks], T.StructType([_f(k, _S) for k in keys]))
+        return df.join(F.broadcast(table), keys, "inner")
 
-    classes = {k: cls(n) for k, (n, _) in sizes.items()}
-    present = set(classes.values())
-    eps = 1.0 / accuracy
-    delta = 2 * eps + 2.0 / _EXACT_SMALL  # see _refine: brackets hold their ranks when n > _EXACT_SMALL
-    around = [min(1.0, max(0.0, q + d)) for q in qs for d in (-delta, 0.0, delta)]
-    v = F.col(value)
-    if len(present) == 1:
-        tagged = df.withColumn("_cls", F.lit(next(iter(present))))
-    else:
-        spark = df.sparkSession
-        schema = T.StructType([*(_f(k, _S) for k in keys), _f("_cls", _S)])
-        table = spark.createDataFrame([[*k, c] for k, c in classes.items()], schema)
-        tagged = df.join(F.broadcast(table), keys, "inner")
-    aggs = []
-    if "small" in present:
-        aggs.append(F.percentile(F.when(F.col("_cls") == "small", v), qs).alias("exact"))
-    if "medium" in present:
-        aggs.append(F.percentile_approx(F.when(F.col("_cls") == "medium", v), around, accuracy).alias("around"))
-    if "large" in present:
-        aggs.append(F.percentile_approx(F.when(F.col("_cls") == "large", v), qs, accuracy).alias("approx"))
-    first = {tuple(r[k] for k in keys): r for r in tagged.groupBy(*keys).agg(*aggs).collect()}
+    def exact(ks: list[tuple[Any, ...]]) -> None:
+        sub = df if len(ks) == len(sizes) else only(ks)
+        for r in sub.groupBy(*keys).agg(F.percentile(F.col(value), qs).alias("q")).collect():
+            k = tuple(r[c] for c in keys)
+            if k in sizes:
+                result[k] = (sizes[k][0], [float(x) for x in r["q"]], sizes[k][1])
+
     exact_groups = approx_groups = 0
-    brackets: list[list[Any]] = []
-    for k, r in first.items():
-        if k not in sizes:
+    if around is None:
+        small = [k for k, (n, _) in sizes.items() if n <= min(_EXACT_SMALL, exact_limit)]
+        if small:
+            exact(small)
+            exact_groups += len(small)
+        others = [k for k in sizes if k not in result]
+        around = {}
+        if others:
+            sub = df if len(others) == len(sizes) else only(others)
+            for r in sub.groupBy(*keys).agg(F.percentile_approx(F.col(value), pcts, accuracy).alias("a")).collect():
+                around[tuple(r[c] for c in keys)] = [int(x) for x in r["a"]]
+    pending: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
+    for k, (n, mx) in sizes.items():
+        if k in result or k not in around:
             continue
-        n, mx = sizes[k]
-        c = classes[k]
-        if c == "small":
-            result[k] = (n, [float(x) for x in r["exact"]], mx)
-            exact_groups += 1
-        elif c == "large":
-            result[k] = (n, [float(x) for x in r["approx"]], mx)
+        a = around[k]
+        if n > exact_limit:
+            result[k] = (n, [float(a[3 * i + 1]) for i in range(len(qs))], mx)
             approx_groups += 1
         else:
-            a = [int(x) for x in r["around"]]
-            result[k] = (n, [float(a[3 * i + 1]) for i in range(len(qs))], mx)  # replaced once refined
-            brackets += [[*k, i, a[3 * i], a[3 * i + 2]] for i in range(len(qs))]
-    if brackets:
-        spark = df.sparkSession
-        schema = T.StructType([*(_f(k, _S) for k in keys), _f("_qi", T.IntegerType()), _f("_lo", _L), _f("_hi", _L)])
-        table = F.broadcast(spark.createDataFrame(brackets, schema))
-        inside = (v >= F.col("_lo")) & (v <= F.col("_hi"))
-        rows = (df.join(table, keys, "inner")
-                .groupBy(*keys, "_qi", F.when(inside, v).alias("_v"))
-                .agg(F.count(F.when(v < F.col("_lo"), 1)).alias("below"), F.count(F.when(inside, 1)).alias("c"))
-                .collect())
-        below: dict[tuple[Any, ...], int] = {}
-        pairs: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
-        for r in rows:
-            bk = (*(r[k] for k in keys), r["_qi"])
-            below[bk] = below.get(bk, 0) + int(r["below"])
-            if r["_v"] is not None:
-                pairs.setdefault(bk, []).append((int(r["_v"]), int(r["c"])))
-        for k in {tuple(b[:len(keys)]) for b in brackets}:
-            n, q_values, mx = result[k]
-            refined = [_refine(n, q, below.get((*k, i), 0), sorted(pairs.get((*k, i), [])))
-                       for i, q in enumerate(qs)]
+            pending[k] = [(a[3 * i], a[3 * i + 2]) for i in range(len(qs))]
+    retry: list[tuple[Any, ...]] = []
+    if pending:
+        for k, got in _bracket_counts(df, keys, value, pending).items():
+            n, mx = sizes[k]
+            refined = [_refine(n, q, below, pairs) for q, (below, pairs) in zip(qs, got)]
             if all(x is not None for x in refined):
                 result[k] = (n, [float(x) for x in refined if x is not None], mx)
                 exact_groups += 1
+            elif n <= _EXACT_SMALL:
+                retry.append(k)
             else:
+                result[k] = (n, [float(around[k][3 * i + 1]) for i in range(len(qs))], mx)
                 approx_groups += 1
+    if retry:
+        exact(retry)
+        exact_groups += len(retry)
     return result, exact_groups, approx_groups
 
 
@@ -368,13 +395,14 @@ class _Census:
     kinds: dict[str, int] = field(default_factory=dict)
     window: tuple[int, int] | None = None
     ack_sizes: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)  # (count, max)
+    ack_around: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # approx at _around(QUANTILES)
     deliveries: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)  # (n, first, max)
     advisories: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
     attempts: dict[str, int] = field(default_factory=dict)
     publish_bounds: tuple[int, int] | None = None
 
 
-def _census(ev: DataFrame) -> _Census:
+def _census(ev: DataFrame, accuracy: int) -> _Census:
     kind, t = F.col("kind"), F.col("t")
     is_ack, is_adv, is_pub = kind == "ack", kind == "advisory", kind == "publish"
     ack_ok = F.col("ack_time").isNull() | (F.col("ack_time") >= 0)
@@ -389,6 +417,7 @@ def _census(ev: DataFrame) -> _Census:
     ).agg(
         F.count("*").alias("n"), F.min(t).alias("lo"), F.max(t).alias("hi"), F.count(t).alias("nt"),
         F.count(a).alias("a_n"), F.max(a).alias("a_max"),
+        F.percentile_approx(a, _around(QUANTILES, accuracy), accuracy).alias("a_around"),
         F.count(d).alias("d_n"), F.count(F.when(d == 1, 1)).alias("d_first"), F.max(d).alias("d_max"),
     ).collect()
     c = _Census()
@@ -405,6 +434,7 @@ def _census(ev: DataFrame) -> _Census:
         if k == "ack" and s is not None and con is not None:
             if r["a_n"]:
                 c.ack_sizes[(s, con)] = (int(r["a_n"]), int(r["a_max"]))
+                c.ack_around[(s, con)] = [int(x) for x in r["a_around"]]
             if r["d_n"]:
                 c.deliveries[(s, con)] = (int(r["d_n"]), int(r["d_first"]), int(r["d_max"]))
         elif k == "advisory" and s is not None and con is not None:
@@ -432,7 +462,8 @@ def _consumer_profiles(ev: DataFrame, rest: DataFrame, census: _Census, exact_li
     acks = ev.where((F.col("kind") == "ack") & F.col("stream").isNotNull() & F.col("consumer").isNotNull()
                     & (F.col("ack_time") >= 0)).select("stream", "consumer", "ack_time")
     qs, summary.exact_groups, summary.approx_groups = _quantiles(
-        acks, ["stream", "consumer"], "ack_time", exact_limit, accuracy, sizes=dict(census.ack_sizes))
+        acks, ["stream", "consumer"], "ack_time", exact_limit, accuracy, sizes=dict(census.ack_sizes),
+        around=dict(census.ack_around))
     for (s, c), (n, q, mx) in qs.items():
         slot(s, c)["ack_time_ns"] = {"samples": n, "p50": _ns(q[0]), "p90": _ns(q[1]), "p99": _ns(q[2]),
                                      "p999": _ns(q[3]), "max": mx}
@@ -553,7 +584,7 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
     ev = _events(spark, paths).persist(_CACHE_LEVEL)
     rest = None
     try:
-        census = _census(ev)
+        census = _census(ev, accuracy)
         summary.kinds = dict(census.kinds)
         if summary.unknown:
             for r in ev.where(F.col("kind") == "unknown").groupBy("type").count().orderBy(F.desc("count")).limit(5).collect():

@@ -145,3 +145,20 @@ def test_refine_picks_ranks_and_refuses_a_bracket_that_misses() -> None:
             assert got == pytest.approx(float(np.percentile(values, q * 100)))
         else:
             assert got is None
+
+
+def test_a_bracket_that_misses_falls_back_to_the_exact_percentile(spark: Any, telemetry: Path, truth: dict[str, Any],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Degenerate brackets ([v, v] at the approximate value) miss the interpolation ranks: groups of at
+    most _EXACT_SMALL samples are recomputed with Spark's exact percentile, larger ones stay approximate."""
+    from profiler import job
+
+    monkeypatch.setattr(job, "_around", lambda qs, accuracy: [q for q in qs for _ in range(3)])
+    monkeypatch.setattr(job, "_EXACT_SMALL", 10_000)  # settler (6k) and billing (9k) small, shipper (15k) not
+    doc, summary = build_profiles(spark, [str(telemetry)])
+    assert (summary.exact_groups, summary.approx_groups) == (2, 1)
+    for key in ("ORDERS/billing", "PAYMENTS/settler"):
+        got, w = doc["consumers"][key]["ack_time_ns"], truth["consumers"][key]["ack_time_ns"]
+        assert all(abs(got[q] - w[q]) <= 1 for q in ("p50", "p90", "p99", "p999")), key
+    got, w = doc["consumers"]["ORDERS/shipper"]["ack_time_ns"], truth["consumers"]["ORDERS/shipper"]["ack_time_ns"]
+    assert abs(got["p99"] - w["p99"]) <= REL * w["p99"]
