@@ -6,7 +6,7 @@
   nats://127.0.0.1:4222), ``--context NAME`` (jsops config, then natscli context files), credentials
   (``--creds``, ``--nkey``, ``--user/--password``, ``--token``) and TLS (``--tls-ca``, ``--tls-cert``,
   ``--tls-key``, ``--tls-first``; natscli's ``--tlsca/--tlscert/--tlskey/--tlsfirst`` spellings too).
-  Secrets are handed to the client and never printed: messages name the server without user info;
+  Secrets are handed to the client and never printed: messages name the servers without user info.
 
 * subscribes to ``$JS.EVENT.METRIC.CONSUMER.ACK.>`` and ``$JS.EVENT.ADVISORY.>`` and writes every event
   body as the server published it, one per line (the collector's own API audit advisories are dropped);
@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 import nats
 from nats.aio.msg import Msg
@@ -57,11 +58,18 @@ CLIENT_NAME = "jsops-collect"
 def _safe_error(exc: BaseException, target: Target) -> str:
     """``Type: message`` with any secret of the target blanked out (client errors may echo URLs)."""
     text = f"{type(exc).__name__}: {exc}".rstrip(": ").rstrip()
-    for secret in (target.password, target.token):
-        if secret:
-            text = text.replace(secret, "***")
     for url in target.servers:
         text = text.replace(url, Target(servers=(url,)).display())
+    secrets = [target.password, target.token]
+    for url in target.servers:  # user:password@ or token@ in a URL
+        try:
+            parts = urlsplit(url if "://" in url else f"nats://{url}")
+            secrets += [parts.password, parts.username if parts.password is None else None]
+        except ValueError:
+            continue
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
     return text
 
 

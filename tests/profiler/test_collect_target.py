@@ -135,3 +135,12 @@ def test_unreadable_tls_file_and_unknown_context_exit_2(tmp_path: Path) -> None:
     assert r.returncode == 2 and "cannot load TLS files" in r.stderr, r.stderr
     r = _collect(["--context", "nope", "--no-config", str(tmp_path / "t")], env={"XDG_CONFIG_HOME": str(tmp_path)})
     assert r.returncode == 2 and "unknown context 'nope'" in r.stderr, r.stderr
+
+
+def test_client_errors_are_printed_without_secrets() -> None:
+    from profiler.collect import _safe_error
+    from reconciler.target import Target
+
+    t = Target(servers=("tls://bob:hunter2@h1:4222", "nats://s3cr3tTok@h2:4222"), password="pw-1", token="tok-2")
+    text = _safe_error(RuntimeError("hunter2 s3cr3tTok pw-1 tok-2 via tls://bob:hunter2@h1:4222"), t)
+    assert text == "RuntimeError: *** *** *** *** via tls://h1:4222"
