@@ -514,12 +514,11 @@ def _stream_profiles(rest: DataFrame, census: _Census, exact_limit: int, accurac
             F.sum("nb").alias("nb"))
         per_min = (ok.groupBy("stream", F.floor(F.col("t") / 60_000_000).alias("m")).count()
                    .groupBy("stream").agg(F.max("count").alias("pm")))
-        pmins = {r["stream"]: int(r["pm"]) for r in per_min.collect()}
-        for r in stats.collect():
+        for r in stats.join(per_min, "stream", "left").collect():  # one job for both
             s = slot(r["stream"])
             s["ingest"] = {"messages": int(r["messages"]), "mean_per_s": r["messages"] / r["nsec"],
                            "p99_per_s": float(r["p99"]), "peak_per_s": int(r["peak"]),
-                           "peak_per_min": pmins[r["stream"]]}
+                           "peak_per_min": int(r["pm"])}
             if r["nb"]:
                 s["bytes"] = {"mean_per_s": r["bytes"] / r["nsec"], "peak_per_s": int(r["bpeak"])}
 
@@ -540,20 +539,20 @@ def _stream_profiles(rest: DataFrame, census: _Census, exact_limit: int, accurac
     size = snaps.where(F.col("s_messages") > 0).groupBy("stream").agg(
         (F.sum("s_bytes") / F.sum("s_messages")).alias("size"),
         F.max_by(F.struct("s_first", "s_last"), "t").alias("latest"))
+    rates_df = _interval_rates(snaps.where(F.col("s_last_seq").isNotNull()), ["stream"], "s_last_seq")
     sizes: dict[str, float] = {}
-    for r in size.collect():
+    rates: dict[str, Any] = {}
+    for r in size.join(rates_df, "stream", "full").collect():  # one job for both
         s = slot(r["stream"])
         if r["size"] is not None:
             sizes[r["stream"]] = float(r["size"])
         lt = r["latest"]
         if lt is not None and lt["s_first"] is not None and lt["s_last"] is not None and lt["s_last"] >= lt["s_first"]:
             s["retention_span_ns"] = int(lt["s_last"] - lt["s_first"]) * 1000
-    rates = {r["stream"]: r for r in
-             _interval_rates(snaps.where(F.col("s_last_seq").isNotNull()), ["stream"], "s_last_seq").collect()}
-    for name, r in rates.items():
-        s = slot(name)
-        if "ingest" not in s:
-            s["ingest"] = {"messages": int(r["total"]), "mean_per_s": float(r["mean"])}
+        if r["total"] is not None:
+            rates[r["stream"]] = r
+            if "ingest" not in s:
+                s["ingest"] = {"messages": int(r["total"]), "mean_per_s": float(r["mean"])}
     for name, s in out.items():
         r = rates.get(name)
         if name in sizes:
