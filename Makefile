@@ -12,6 +12,9 @@ SARIF_SCHEMA := $(VENV)/share/sarif/sarif-schema-2.1.0.json
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev,spark]"
+	@# byte-compile now (an editable install does not, and PYTHONDONTWRITEBYTECODE would make every
+	@# `jsops lint`, e.g. in pre-commit, compile ~100 modules again)
+	$(PY) -m compileall -q linter rules reconciler profiler >/dev/null
 	@touch $(STAMP)
 
 install: $(STAMP) $(SARIF_SCHEMA)
