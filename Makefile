@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) $(SARIF_SCHEMA)
 	@# headless Chromium for the HTML report's browser test (Debian package; only as root with apt-get)
-	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && apt-get update -q && apt-get install -y -q chromium; } || echo "note: chromium not installed; the HTML report's browser test will be skipped"
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && timeout 300 apt-get update -q && timeout 900 apt-get install -y -q chromium; } || echo "note: chromium not installed; the HTML report's browser test will be skipped"
 
 $(SARIF_SCHEMA):
 	-bash .ci/fetch-sarif-schema $@
