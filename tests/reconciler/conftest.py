@@ -24,3 +24,14 @@ def js(server: NatsServer) -> Iterator[Js]:
         yield client
     finally:
         client.close()
+
+
+@pytest.fixture
+def two_servers() -> Iterator[tuple[NatsServer, NatsServer]]:
+    """Two independent standalone servers (context routing, multi-target controller)."""
+    a, b = NatsServer().start(), NatsServer().start()
+    try:
+        yield a, b
+    finally:
+        a.stop()
+        b.stop()

@@ -101,15 +101,6 @@ def test_apply_by_hand_and_controller_agree_on_prune_marks(server: NatsServer, j
     assert run("plan", "m", "--server", server.url)[0] == 0
 
 
-@pytest.fixture
-def two_servers():
-    a, b = NatsServer().start(), NatsServer().start()
-    try:
-        yield a, b
-    finally:
-        a.stop()
-        b.stop()
-
 
 def _west(name: str, subject: str, prune: bool = False) -> str:
     ann = '  annotations: {"jsops.io/allow-prune": "true"}\n' if prune else ""

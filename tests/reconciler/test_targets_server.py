@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -25,15 +24,6 @@ def consumer_doc(name: str, stream: str, context: str | None = None) -> str:
     ctx = f", context: {context}" if context else ""
     return f"apiVersion: jsops/v1\nkind: Consumer\nmetadata: {{name: {name}, stream: {stream}{ctx}}}\nspec: {{ack_wait: 30s}}\n"
 
-
-@pytest.fixture
-def two_servers():
-    a, b = NatsServer().start(), NatsServer().start()
-    try:
-        yield a, b
-    finally:
-        a.stop()
-        b.stop()
 
 
 def test_metadata_context_routes_objects_to_two_servers(two_servers, tmp_path, monkeypatch):
