@@ -33,6 +33,7 @@ class LintResult:
     files: int = 0
     objects: int = 0
     paths: list[str] = field(default_factory=list)  # the files reported on
+    skipped: int = 0  # documents of other kinds (Kubernetes Deployments, ConfigMaps, ...) passed over
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)
@@ -170,7 +171,8 @@ def lint_estate(
     else:
         paths, objects = list(estate.files), len(estate.resources)
     findings.sort(key=Finding.sort_key)
-    return LintResult(findings, len(paths), objects, paths)
+    skipped = sum(1 for f, _, _ in estate.skipped if only_files is None or os.path.normpath(f) in wanted)
+    return LintResult(findings, len(paths), objects, paths, skipped)
 
 
 def _suppress(

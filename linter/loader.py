@@ -24,10 +24,11 @@ from pydantic import BaseModel, ValidationError
 from .findings import LOAD_CODES, Finding, ObjectRef
 from .model.config import ConsumerConfig, StreamConfig
 from .model.units import UnitError, parse_duration, parse_size
+from .versions import UNKNOWN_FIELD_ERROR
 from .templates import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES, is_template
 from .yamlio import Limits, MapPos, ParsedDocument, PosEntry, ReadProblem, pack_positions, read_documents, resolve_position, unpack_positions
 
-__all__ = ["Resource", "Estate", "load_paths", "load_file", "load_text", "discover", "LoadError", "MANIFEST_SUFFIXES"]
+__all__ = ["Resource", "Estate", "NackAccount", "load_paths", "load_file", "load_text", "discover", "LoadError", "MANIFEST_SUFFIXES"]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 NATIVE_API = "jsops/v1"
@@ -90,6 +91,18 @@ class Resource:
 
 
 @dataclass
+class NackAccount:
+    """A NACK ``Account`` resource: the servers NACK connects to for the objects that name it in
+    ``spec.account``. Its credentials are Kubernetes Secret references, which jsops cannot read."""
+
+    name: str
+    file: str
+    line: int
+    servers: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = ()  # which of creds / tls / user / token the account takes from Secrets
+
+
+@dataclass
 class Estate:
     """Everything loaded from a set of paths."""
 
@@ -102,6 +115,14 @@ class Estate:
     # Rendered templates by file (``linter.templates.Rendered``: text and line map), for notes
     # on findings whose rendered line maps only roughly onto the template.
     rendered: dict[str, Any] = field(default_factory=dict)
+    # Documents of other kinds in the same files (Kubernetes Deployments, ConfigMaps, ...): (file, line,
+    # "apiVersion kind"), passed over quietly and counted in the summary.
+    skipped: list[tuple[str, int, str]] = field(default_factory=list)
+    # NACK Account resources by name: the connection a NACK object with ``spec.account`` is routed to
+    # (its context is the account's name).
+    accounts: dict[str, "NackAccount"] = field(default_factory=dict)
+    # Objects whose stream (or name) came from the file's directory or name (natscli files), for messages.
+    named_from_path: set[tuple[str, str, str, str | None]] = field(default_factory=set)
 
     def streams(self) -> Iterator[Resource]:
         return (r for r in self.resources if r.kind == "Stream")
@@ -187,11 +208,14 @@ _PROBLEM_CODES = {
     "unsupported": "manifest-syntax-error",
     "too-complex": "manifest-too-complex",
     "duplicate-key": "duplicate-key",
+    "json-duplicate-key": "json-duplicate-key",
 }
 
 
 def _problem(p: ReadProblem, file: str) -> Finding:
-    return _finding(_PROBLEM_CODES.get(p.code, "manifest-syntax-error"), p.message, file, p.line, p.column)
+    # A JSON file is the API request body: a body that does not decode is refused with 10025 by every release.
+    server = UNKNOWN_FIELD_ERROR if p.code == "yaml-syntax" and file.endswith(".json") else None
+    return _finding(_PROBLEM_CODES.get(p.code, "manifest-syntax-error"), p.message, file, p.line, p.column, None, server)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -467,6 +491,8 @@ def _load_document(doc: ParsedDocument, index: int, file: str, estate: Estate) -
             _load_native(doc, index, file, estate)
         elif api in NACK_APIS:
             _load_nack(doc, index, file, estate, api)
+        elif _foreign_api(api, v.get("kind")):
+            estate.skipped.append((file, start[0], f"{_short(api)} {_short(v.get('kind'))}"))
         else:
             pos = resolve_position(doc.positions, ("apiVersion",)) or start
             known = ", ".join([NATIVE_API, *NACK_APIS])
@@ -475,6 +501,22 @@ def _load_document(doc: ParsedDocument, index: int, file: str, estate: Estate) -
             estate.findings.append(_finding("unknown-kind", f"{what}; jsops reads {known}{hint}", file, *pos))
         return
     _load_api(doc, index, file, estate)
+
+
+_OUR_GROUPS = ("jsops", "jetstream.nats.io")
+
+
+def _foreign_api(api: Any, kind: Any) -> bool:
+    """Whether a document belongs to another API (a Kubernetes Deployment, a ConfigMap, a CRD of
+    another operator) kept in the same files: passed over quietly. A document that looks like ours
+    but misspelt (``jsops/v2``, ``jetstream.nats.io/v1beta3``, ``jetstrem.nats.io/v1beta2``), or a
+    JetStream kind under an unknown apiVersion, still draws JS004."""
+    if not isinstance(api, str) or not api or kind in ("Stream", "Consumer", "KeyValue", "ObjectStore"):
+        return False
+    group = api.rpartition("/")[0].lower()
+    if not group:  # Kubernetes' core group is written as the bare version: `apiVersion: v1`
+        return api == "v1" and isinstance(kind, str) and bool(kind)
+    return not difflib.get_close_matches(group, _OUR_GROUPS, n=1, cutoff=0.75)
 
 
 def _kind_of(v: Any) -> str:
@@ -692,6 +734,8 @@ def _validation_finding(res: Resource, model: type[BaseModel], err: dict[str, An
         candidates = _external_names(res, model, loc[:-1])
         msg = f"unknown field {_short(field_name)!r} in {parent}{_did_you_mean(field_name, candidates)}"
         line, col = res.locate(src, key=True, document_path=True)
+        if res.dialect == "api":  # the file is the request body: strict decoding refuses it (2.12+ by default)
+            return _finding("invalid-field", msg, res.file, line, col, res.ref if res.name else None, UNKNOWN_FIELD_ERROR)
     else:
         text = err["msg"]
         if text.startswith("Value error, "):
@@ -727,7 +771,8 @@ def _validation_finding(res: Resource, model: type[BaseModel], err: dict[str, An
                 suffix = f", got {_kind_of(got) if not isinstance(got, str) else repr(_short(got))}"
             msg = f"{label}: {text[0].lower() + text[1:] if text else text}{suffix}"
         line, col = res.locate(src, document_path=True)
-    return _finding("invalid-field", msg, res.file, line, col, res.ref if res.name else None)
+    code = 10141 if err.get("input") is None and len(loc) >= 2 and loc[-2] == "sources" and isinstance(loc[-1], int) else None
+    return _finding("invalid-field", msg, res.file, line, col, res.ref if res.name else None, code)
 
 
 def _dotted(path: tuple[Any, ...]) -> str:
@@ -1029,11 +1074,15 @@ def _load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: 
     v = doc.value
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
     kind = v.get("kind")
+    if kind in _NACK_UNMANAGED:
+        _nack_unmanaged(doc, file, estate, kind)
+        return
     if kind not in ("Stream", "Consumer"):
         pos = resolve_position(doc.positions, ("kind",)) or start
         what = "missing kind" if kind is None else f"not {_short(kind)!r}"
-        hint = _did_you_mean(str(kind), ["Stream", "Consumer"]) if kind is not None else ""
-        estate.findings.append(_finding("unknown-kind", f"jsops reads NACK Stream and Consumer resources, {what}{hint}", file, *pos))
+        known = ["Stream", "Consumer", *_NACK_UNMANAGED]
+        hint = _did_you_mean(str(kind), known) if kind is not None else ""
+        estate.findings.append(_finding("unknown-kind", f"jsops reads NACK {', '.join(known[:-1])} and {known[-1]} resources, {what}{hint}", file, *pos))
         return
     meta = v.get("metadata") if isinstance(v.get("metadata"), dict) else {}
     spec = v.get("spec")
@@ -1054,7 +1103,11 @@ def _load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: 
             _finding("invalid-field", f"{len(unknown) - MAX_FINDINGS_PER_OBJECT} more unknown fields in spec are not shown", file, *(resolve_position(doc.positions, ("spec",)) or start))
         )
     annotations = {k: str(val) for k, val in (meta.get("annotations") or {}).items()} if isinstance(meta.get("annotations"), dict) else {}
-    context = annotations.get("jsops.io/context", "default")
+    context = annotations.get("jsops.io/context") or _nack_account(spec, doc, file, estate) or "default"
+    _nack_connection_fields(spec, doc, file, estate)
+    for flag, annotation in (("preventDelete", PREVENT_DELETE), ("preventUpdate", PREVENT_UPDATE)):
+        if spec.get(flag) is True:
+            annotations.setdefault(annotation, "true")
     if kind == "Stream":
         name = _require_str(spec, "name", ("spec",), doc, file, estate, "spec.name")
         stream = None
@@ -1072,6 +1125,89 @@ def _load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: 
         estate.resources.append(res)
     else:
         estate.invalid.add(res.key)
+
+
+# NACK kinds jsops reads without managing them (KeyValue and ObjectStore buckets are not reconciled
+# yet; StreamTemplate was removed from nats-server in 2.10; an Account is a connection, not an object).
+_NACK_UNMANAGED = ("KeyValue", "ObjectStore", "StreamTemplate", "Account")
+# NACK's per-object protection, kept as manifest annotations that plan, apply, prune and the controller read.
+PREVENT_DELETE = "jsops.io/prevent-delete"
+PREVENT_UPDATE = "jsops.io/prevent-update"
+_NACK_IGNORED_CONNECTION = ("servers", "creds", "nkey", "tls", "tlsFirst", "jsDomain")
+
+
+def _nack_name(v: dict[str, Any]) -> str:
+    spec = v.get("spec") if isinstance(v.get("spec"), dict) else {}
+    meta = v.get("metadata") if isinstance(v.get("metadata"), dict) else {}
+    for candidate in (spec.get("bucket"), spec.get("name"), meta.get("name")):
+        if isinstance(candidate, str) and candidate:
+            return _shown(candidate, 80)
+    return "(unnamed)"
+
+
+def _nack_unmanaged(doc: ParsedDocument, file: str, estate: Estate, kind: str) -> None:
+    v = doc.value
+    pos = resolve_position(doc.positions, ("kind",)) or (doc.line, 1)
+    name = _nack_name(v)
+    if kind == "Account":
+        spec = v.get("spec") if isinstance(v.get("spec"), dict) else {}
+        meta = v.get("metadata") if isinstance(v.get("metadata"), dict) else {}
+        account = meta.get("name") if isinstance(meta.get("name"), str) and meta.get("name") else spec.get("name")
+        if isinstance(account, str) and account:
+            acct = estate.accounts[account] = _nack_account_resource(account, spec, file, pos[0])
+            msg = (f"NACK Account {_shown(account, 80)!r} is a connection, not an object: the NACK streams and consumers "
+                   f"with spec.account {_shown(account, 80)!r} are planned as context {_shown(account, 80)!r}, on its servers")
+            if acct.secrets:
+                msg += (f"; its {'/'.join(acct.secrets)} come from Kubernetes Secrets, which jsops cannot read: a context "
+                        f"{_shown(account, 80)!r} in .jsops.yaml or natscli takes precedence and can carry them")
+        else:
+            msg = "NACK Account without a name: no object can name it"
+    elif kind == "StreamTemplate":
+        msg = f"NACK StreamTemplate {name!r}: stream templates were removed from nats-server (2.10); jsops leaves it alone"
+    else:
+        msg = (f"NACK {kind} {name!r} is read but not managed by jsops yet: lint, plan, apply and prune "
+               "leave the bucket alone")
+    estate.findings.append(_finding("not-managed", msg, file, *pos))
+
+
+def _nack_account_resource(name: str, spec: dict[str, Any], file: str, line: int) -> NackAccount:
+    servers = spec.get("servers")
+    return NackAccount(
+        name,
+        file,
+        line,
+        tuple(s for s in servers if isinstance(s, str) and s) if isinstance(servers, list) else (),
+        tuple(k for k in ("creds", "tls", "user", "token") if spec.get(k) not in (None, "", {}, [])),
+    )
+
+
+def _nack_account(spec: dict[str, Any], doc: ParsedDocument, file: str, estate: Estate) -> str | None:
+    """The context a NACK object with ``spec.account`` is routed to: the account's name."""
+    account = spec.get("account")
+    if account in (None, ""):
+        return None
+    if not isinstance(account, str) or len(account) > MAX_NAME_LENGTH:
+        pos = resolve_position(doc.positions, ("spec", "account")) or (doc.line, 1)
+        estate.findings.append(_finding("invalid-field", f"spec.account must be the name of a NACK Account, got {_kind_of(account)}", file, *pos))
+        return None
+    return account
+
+
+def _nack_connection_fields(spec: dict[str, Any], doc: ParsedDocument, file: str, estate: Estate) -> None:
+    given = [k for k in _NACK_IGNORED_CONNECTION if spec.get(k) not in (None, "", [], {}, False)]
+    if not given:
+        return
+    pos = resolve_position(doc.positions, ("spec", given[0]), key=True) or (doc.line, 1)
+    fields = ", ".join(f"spec.{k}" for k in given)
+    estate.findings.append(
+        _finding(
+            "connection-fields-ignored",
+            f"{fields}: NACK connection settings are not used; jsops connects to the target it runs with "
+            "(--server/--context, contexts in .jsops.yaml, or a NACK Account named in spec.account)",
+            file,
+            *pos,
+        )
+    )
 
 
 # --- NATS API JSON ------------------------------------------------------------------------------
@@ -1100,11 +1236,18 @@ def _load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> Non
     cfg = dict(cfg)
     if is_consumer:
         stream = v.get("stream_name") if spec_path else None
+        from_path = False
+        if stream is None:
+            # `nats consumer add STREAM --config FILE` names the stream on the command line, so the file
+            # `nats consumer add --output` writes does not: take it from the file's directory.
+            stream = _name_from(os.path.basename(os.path.dirname(file)))
+            from_path = stream is not None
         if stream is None:
             estate.findings.append(
                 _finding(
                     "consumer-stream-not-found",
-                    "consumer config does not say which stream it belongs to; wrap it as "
+                    "consumer config does not say which stream it belongs to (natscli takes it on the command line): "
+                    "keep the file in a directory named after the stream (ORDERS/consumer.json), or wrap it as "
                     "{\"stream_name\": \"STREAM\", \"config\": {...}}, the $JS.API.CONSUMER.CREATE body",
                     file,
                     *start,
@@ -1127,12 +1270,27 @@ def _load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> Non
             estate.findings.append(_finding("invalid-field", _too_long(name_field, name), file, *pos))
             return
         res = Resource("Consumer", name, stream, None, file, "default", {}, "api", index, doc.line, doc.positions, spec_path, {}, v)  # type: ignore[arg-type]
+        if from_path:
+            estate.named_from_path.add(res.key)
+            estate.findings.append(
+                _finding("name-from-path", f"consumer {_shown(name)!r} names no stream (as `nats consumer add --output` writes it): "
+                         f"it belongs to stream {_shown(stream)!r}, its directory's name", file, *start, res.ref)
+            )
         units_ok = _api_unit_strings(cfg, "Consumer", spec_path, doc, file, estate)
     else:
         name = cfg.get("name")
+        if name is None and not spec_path:
+            # `nats stream add NAME --config FILE`: the name is on the command line; take the file's.
+            name = _name_from(os.path.splitext(os.path.basename(file))[0])
+            if name is not None:
+                cfg["name"] = name
+                estate.findings.append(
+                    _finding("name-from-path", f"stream config has no name (natscli takes it on the command line): "
+                             f"named {_shown(name)!r} after its file", file, *start, ObjectRef("Stream", name, None))
+                )
         if not isinstance(name, str) or not name:
             pos = resolve_position(doc.positions, spec_path) or start
-            estate.findings.append(_finding("invalid-field", "stream config has no name", file, *pos))
+            estate.findings.append(_finding("invalid-field", "stream config has no name (natscli takes it on the command line: name the file after the stream, ORDERS.json, or add \"name\")", file, *pos))
             return
         if len(name) > MAX_NAME_LENGTH:
             pos = resolve_position(doc.positions, spec_path + ("name",)) or start
@@ -1144,6 +1302,14 @@ def _load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> Non
         estate.resources.append(res)
     else:
         estate.invalid.add(res.key)
+
+
+_PATH_NAME = re.compile(r"^[A-Za-z0-9_-]{1,255}$")
+
+
+def _name_from(text: str) -> str | None:
+    """A stream name taken from a file or directory name, if it is a plain valid one."""
+    return text if _PATH_NAME.match(text) and text not in (".", "..") else None
 
 
 def _unit_kind(ann: Any) -> str | None:
@@ -1256,6 +1422,27 @@ def _stream_path(r: Resource) -> tuple[Any, ...]:
     return ("stream_name",)
 
 
+def _directory_not_a_stream(r: Resource, estate: Estate) -> None:
+    """A bare consumer config (no stream in the file) in a directory that is not a declared stream:
+    one error that says both ways to name the stream, instead of the JS022 note."""
+    estate.findings = [f for f in estate.findings if not (f.rule == "JS022" and f.file == r.file and f.object == r.ref)]
+    line, col = r.doc_line, 1
+    estate.findings.append(
+        _finding(
+            "consumer-stream-not-found",
+            f"consumer {_shown(r.name)!r} does not say which stream it belongs to (natscli takes it on the command line), "
+            f"and its directory {_shown(r.stream)!r} is not a declared stream: keep the file in a directory named after "
+            "its stream (ORDERS/consumer.json), or wrap it as {\"stream_name\": \"STREAM\", \"config\": {...}}, "
+            "the $JS.API.CONSUMER.CREATE body",
+            r.file,
+            line,
+            col,
+            r.ref,
+            10059,
+        )
+    )
+
+
 def _check_estate(estate: Estate) -> None:
     seen: dict[tuple[str, str, str, str | None], Resource] = {}
     kept: list[Resource] = []
@@ -1283,6 +1470,9 @@ def _check_estate(estate: Estate) -> None:
     streams |= {(ctx, name) for ctx, kind, name, _ in estate.invalid if kind == "Stream"}
     for r in kept:
         if r.kind == "Consumer" and (r.context, r.stream) not in streams:
+            if r.key in estate.named_from_path:
+                _directory_not_a_stream(r, estate)
+                continue
             line, col = r.locate(_stream_path(r), document_path=True)
             where = f" in context {_short(r.context)!r}" if r.context != "default" else ""
             estate.findings.append(

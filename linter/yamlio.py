@@ -125,7 +125,7 @@ DEFAULT_LIMITS = Limits()
 class ReadProblem:
     """Something that stopped a file or a document from being read."""
 
-    code: str  # yaml-syntax, encoding, binary, too-complex, duplicate-key, unsupported
+    code: str  # yaml-syntax, encoding, binary, too-complex, duplicate-key, json-duplicate-key, unsupported
     message: str
     line: int
     column: int
@@ -629,6 +629,11 @@ def _read_json(text: str, limits: Limits) -> tuple[list[ParsedDocument], list[Re
     # JSON is (almost) YAML: compose it again for positions and duplicate-key locations.
     docs, problems = _read_yaml(text, limits)
     if not problems and len(docs) == 1:
+        if dupes:
+            # Go's encoding/json (and so nats-server) keeps the last value of a repeated key: so does
+            # jsops for JSON files, with a warning (YAML files keep refusing duplicates).
+            docs[0].value = value
+            docs[0].problems = [_json_duplicate(p) if p.code == "duplicate-key" else p for p in docs[0].problems]
         return docs, []
     # libyaml could not read this JSON (YAML 1.1 differs in corners: keys longer than 1024
     # characters, some control characters): use the value without positions, within the same bounds.
@@ -636,8 +641,13 @@ def _read_json(text: str, limits: Limits) -> tuple[list[ParsedDocument], list[Re
         return [], [ReadProblem("too-complex", f"nesting deeper than {limits.max_depth} levels; a manifest never needs this", 1, 1)]
     if _size(value, limits.max_nodes + 1) > limits.max_nodes:
         return [], [ReadProblem("too-complex", f"document has more than {limits.max_nodes} nodes; refusing to read it", 1, 1)]
-    extra = [ReadProblem("duplicate-key", f"duplicate key {_short(k)!r}", 1, 1) for k in dupes]
+    extra = [_json_duplicate(ReadProblem("duplicate-key", f"duplicate key {_short(k)!r}", 1, 1)) for k in dupes]
     return [ParsedDocument(value, None, 1, extra)], []
+
+
+def _json_duplicate(p: ReadProblem) -> ReadProblem:
+    head = p.message.split("; write each key once")[0]
+    return ReadProblem("json-duplicate-key", f"{head}; nats-server (Go's JSON decoder) keeps the last value, and so does jsops: write each key once", p.line, p.column)
 
 
 def _json_int(text: str) -> Any:

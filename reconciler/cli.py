@@ -160,7 +160,7 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
     explicit = bool(args.server or args.context or "default" in config.contexts)
     def resolve(name: str) -> Any:
         try:
-            return resolve_context(name, config)
+            return resolve_context(name, config, accounts=getattr(estate, "accounts", None))
         except TargetError as exc:
             raise TargetError(f"manifests route objects to context {name!r}: {exc}") from None
 
@@ -222,10 +222,10 @@ def _saved_plans(args: argparse.Namespace, run: _Run) -> None:
     except ValueError as exc:
         raise PlanError(f"{args.plan_file} is not valid JSON: {exc}") from None
     config = _config(args)
-    if args.paths:
-        _estate(args, config)  # a saved plan still comes from lint-clean manifests
+    estate = _estate(args, config) if args.paths else None  # a saved plan still comes from lint-clean manifests
     for plan in saved.plans:
-        target = target_from_args(args, config) if plan.context == "default" else resolve_context(plan.context, config)
+        target = (target_from_args(args, config) if plan.context == "default"
+                  else resolve_context(plan.context, config, accounts=getattr(estate, "accounts", None)))
         if plan.target and target.display() != plan.target:
             raise _Exit(1, f"jsops: error: the plan for context {plan.context!r} was made for {plan.target}, "
                            f"but the target is now {target.display()}")

@@ -336,7 +336,7 @@ class Controller:
 
         def resolve(name: str) -> Any:
             try:
-                return resolve_context(name, self.options.config)
+                return resolve_context(name, self.options.config, accounts=getattr(estate, "accounts", None))
             except TargetError as exc:
                 unresolved[name] = Target(servers=(f"unresolved://{name}",), context=name)
                 self._count_error("connection", f"manifests route objects to context {name!r}: {exc}", context=name)

@@ -211,12 +211,19 @@ def target_from_config(name: str, ctx: Any, root: str = ".") -> Target:
     )
 
 
-def resolve_context(name: str, config: Any = None, directory: str | None = None) -> Target:
-    """The target called ``name``: a context of the jsops config first, then a natscli context."""
+def resolve_context(name: str, config: Any = None, directory: str | None = None, accounts: Any = None) -> Target:
+    """The target called ``name``: a context of the jsops config first, then a natscli context, then
+    a NACK ``Account`` of the manifests (``accounts``: ``Estate.accounts``) with servers."""
     _check_name(name)
     contexts = getattr(config, "contexts", None) or {}
     if name in contexts:
         return target_from_config(name, contexts[name], getattr(config, "root", "."))
+    account = (accounts or {}).get(name)
+    if account is not None and account.servers:
+        try:
+            return load_context(name, directory)
+        except TargetError:
+            return Target(servers=tuple(account.servers), context=name)
     try:
         return load_context(name, directory)
     except TargetError as exc:

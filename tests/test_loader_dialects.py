@@ -370,7 +370,6 @@ spec:
   discardPerSubject: true
   firstSequence: 10
   preventDelete: true
-  servers: ["nats://east:4222"]
 ---
 apiVersion: jetstream.nats.io/v1beta2
 kind: Consumer
@@ -391,6 +390,7 @@ spec:
 """
     estate = load(("agg.yaml", text))
     got = by_name(estate)
+    assert got["AGG"].annotations == {"jsops.io/prevent-delete": "true"}  # NACK's protection, kept for plan and prune
     s = got["AGG"].config
     assert [x.name for x in s.sources or []] == ["ORDERS", "REMOTE"]
     remote = (s.sources or [])[1]

@@ -70,6 +70,8 @@ def render_text(result: LintResult, *, color: bool = False, source: SourceLines 
             lines.append(f"    {paint('32', f'fix ({f.fix.applicability})')}: {f.fix.description}{hint}")
     e, w, i = (result.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
     scope = f"{_plural(result.objects, 'object')} in {_plural(result.files, 'file')}"
+    if result.skipped:
+        scope += f"; {_plural(result.skipped, 'other Kubernetes object')} skipped"
     if not result.findings:
         lines.append(f"All clean: {scope}.")
     else:
