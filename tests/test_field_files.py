@@ -125,7 +125,7 @@ def test_stream_info_dump_loads() -> None:
     estate = load_paths([str(FIELD / "natscli-info")])
     assert estate.findings == []
     (audit,) = estate.resources
-    assert audit.name == "AUDIT" and audit.config.max_bytes == 268435456
+    assert audit.name == "AUDIT" and audit.config.max_bytes == 67108864
 
 
 def test_server_codes_on_request_bodies() -> None:
