@@ -1,0 +1,235 @@
+"""``jsops discover``: read what preflight needs from a live server into the jsops config's ``target``.
+
+Offline lint (pre-commit, CI) predicts for the server the config's ``target`` describes. This command
+connects through the usual target flags and contexts and reads:
+
+- from the server's INFO (every client sees it): ``server_version``, ``max_payload``, and, when the
+  server is in a cluster, ``clustered``, ``cluster_name`` and ``cluster_size`` (the servers it
+  advertises to clients);
+- from ``$JS.API.INFO``: the account's JetStream limits;
+- with a monitoring URL (``--monitor``): the server's ``jetstream { limits }`` and tags from
+  ``/varz``, the JetStream meta group's size and peers from ``/jsz``;
+- with access to the system account (``$SYS.REQ.SERVER.PING.VARZ`` answers): every server's name,
+  cluster and tags, so that placement is judged (JS317). Without it ``servers`` is left out rather
+  than written incomplete, since a partial list would make placement predictions wrong.
+
+``--write`` puts the result under ``target:`` in ``.jsops.yaml`` (comments and the other keys are
+kept; the file is created if there is none); without it the YAML is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from linter.model.target import Target as LintTarget
+from linter.model.target import TargetServer
+
+from .limits import _varz, account_limits, server_limits
+from .target import TargetError, _redact
+
+__all__ = ["target_facts", "discover", "write_target", "main"]
+
+_PING_TIMEOUT = 1.0
+
+
+def target_facts(
+    info: dict[str, Any],
+    js_info: dict[str, Any],
+    varz: dict[str, Any] | None = None,
+    jsz: dict[str, Any] | None = None,
+    peers: list[dict[str, Any]] | None = None,
+) -> LintTarget:
+    """The linter's target from what a live server said (pure: every input is a decoded answer).
+
+    ``info``: the server's INFO; ``js_info``: ``$JS.API.INFO``; ``varz``/``jsz``: the monitoring
+    endpoints of the connected server; ``peers``: ``$SYS.REQ.SERVER.PING.VARZ`` answers."""
+    cluster = info.get("cluster") if isinstance(info.get("cluster"), str) and info.get("cluster") else None
+    size: int | None = None
+    meta = (jsz or {}).get("meta_cluster") or {}
+    if isinstance(meta.get("cluster_size"), int) and meta["cluster_size"] > 0:
+        size = meta["cluster_size"]
+        cluster = cluster or (meta.get("name") if isinstance(meta.get("name"), str) else None)
+    elif cluster:
+        urls = info.get("connect_urls") or []
+        size = max(len(set(urls)), 1)
+    clustered = size is not None and (size > 1 or cluster is not None)
+    servers: tuple[TargetServer, ...] | None = None
+    if peers:
+        servers = tuple(
+            sorted(
+                (
+                    TargetServer(
+                        name=p.get("server_name") or p.get("name"),
+                        cluster=((p.get("cluster") or {}).get("name") if isinstance(p.get("cluster"), dict) else None) or None,
+                        tags=tuple(t for t in (p.get("tags") or []) if isinstance(t, str)),
+                    )
+                    for p in peers
+                ),
+                key=lambda s: (s.cluster or "", s.name or ""),
+            )
+        )
+    version = info.get("version") if isinstance(info.get("version"), str) else None
+    payload = info.get("max_payload") if isinstance(info.get("max_payload"), int) else None
+    return LintTarget(
+        server_version=version,
+        clustered=clustered,
+        cluster_size=size if clustered else None,
+        cluster_name=cluster if clustered else None,
+        max_payload=payload,
+        limits=server_limits(varz) if varz else LintTarget().limits,
+        account=account_limits(js_info),
+        servers=servers,
+    )
+
+
+def discover(client: Any, monitor: str | None = None) -> LintTarget:
+    """Read the facts from a connected :class:`reconciler.client.JsClient`."""
+    info = dict(getattr(client.nc, "_server_info", None) or {})
+    js_info = client.request("INFO")
+    varz = jsz = None
+    if monitor:
+        varz = _varz(monitor)
+        jsz = _monitor_json(monitor, "jsz")
+    peers = client.run(_ping_varz(client.nc))
+    return target_facts(info, js_info, varz, jsz, peers)
+
+
+def _monitor_json(url: str, endpoint: str) -> dict[str, Any] | None:
+    import urllib.error
+    import urllib.request
+
+    base = url.rstrip("/")
+    if not base.startswith(("http://", "https://")):
+        base = "http://" + base
+    try:
+        with urllib.request.urlopen(f"{base}/{endpoint}", timeout=5) as resp:  # noqa: S310 (http(s) only)
+            data = json.loads(resp.read())
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+async def _ping_varz(nc: Any) -> list[dict[str, Any]] | None:
+    """Every server's VARZ through the system account, or None when this user may not ask."""
+    import asyncio
+
+    answers: list[dict[str, Any]] = []
+    inbox = nc.new_inbox()
+    try:
+        sub = await nc.subscribe(inbox)
+        await nc.publish("$SYS.REQ.SERVER.PING.VARZ", b"{}", reply=inbox)
+        await nc.flush(timeout=2)
+        while True:
+            try:
+                msg = await sub.next_msg(timeout=_PING_TIMEOUT)
+            except (asyncio.TimeoutError, TimeoutError):
+                break
+            except Exception:
+                break
+            try:
+                data = json.loads(msg.data)
+            except ValueError:
+                continue
+            body = data.get("data") if isinstance(data, dict) else None
+            server = data.get("server") if isinstance(data, dict) else None
+            if isinstance(body, dict):
+                if isinstance(server, dict):
+                    body.setdefault("server_name", server.get("name"))
+                answers.append(body)
+        await sub.unsubscribe()
+    except Exception:
+        return None
+    return answers or None
+
+
+def _target_yaml(target: LintTarget) -> dict[str, Any]:
+    """The ``target`` mapping as a person would keep it: only what is known."""
+    data = target.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+    for key in ("limits", "account"):
+        if not data.get(key):
+            data.pop(key, None)
+    if "servers" in data:
+        data["servers"] = [{k: v for k, v in s.items() if v not in (None, [], ())} for s in data["servers"]]
+    return data
+
+
+def write_target(path: str, target: LintTarget) -> None:
+    """Put ``target`` under ``target:`` in the YAML config at ``path`` (created if missing); other
+    keys and comments are kept."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML()
+    yaml.preserve_quotes = True
+    doc: Any = None
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            doc = yaml.load(fh)
+    if doc is None:
+        from ruamel.yaml.comments import CommentedMap
+
+        doc = CommentedMap()
+    if not isinstance(doc, dict):
+        raise TargetError(f"{path}: the jsops config is not a mapping; not written")
+    doc["target"] = _target_yaml(target)
+    tmp = f"{path}.jsops-tmp-{os.getpid()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        yaml.dump(doc, fh)
+    os.replace(tmp, path)
+
+
+def _parser() -> argparse.ArgumentParser:
+    from .target import add_target_arguments
+
+    p = argparse.ArgumentParser(
+        prog="jsops discover",
+        description="Read the live target's release, cluster and limits into the jsops config's `target`, "
+        "so that offline `jsops lint` predicts for that server.",
+        epilog="examples:\n  jsops discover -s nats://nats.prod:4222\n  jsops discover --context prod --monitor http://nats.prod:8222 --write\n\n"
+        "exit codes: 0 facts read (and written with --write), 1 the target could not be read, 2 usage error",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--write", action="store_true", help="write the facts under `target:` in .jsops.yaml (default: print them)")
+    p.add_argument("--config", metavar="FILE", help="the jsops config to update (default: .jsops.yaml found from . upward, or ./.jsops.yaml)")
+    add_target_arguments(p)
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    from linter.config import ConfigError, find_config, load_config
+
+    from .client import ConnectError, JsApiError, JsClient
+    from .target import target_from_args
+
+    args = _parser().parse_args(list(argv))
+    try:
+        config_path = args.config or find_config()
+        config = load_config(config_path, search=False) if config_path else load_config(None, search=False)
+        target = target_from_args(args, config)
+        with JsClient(target) as client:
+            facts = discover(client, target.monitor)
+        if args.write:
+            path = config_path or ".jsops.yaml"
+            if path.endswith(".toml"):
+                raise TargetError(f"{path}: jsops writes only a YAML config; put these under [tool.jsops.target]:\n"
+                                  + json.dumps(_target_yaml(facts), indent=2))
+            write_target(path, facts)
+            print(f"jsops: wrote the target facts of {target.display()} (nats-server {facts.server_version}) to {path}", file=sys.stderr)
+        else:
+            from ruamel.yaml import YAML
+
+            yaml = YAML()
+            yaml.default_flow_style = False
+            print(f"# read from {_redact(target.display())}", file=sys.stdout)
+            yaml.dump({"target": _target_yaml(facts)}, sys.stdout)
+        return 0
+    except (TargetError, ConnectError, ConfigError, JsApiError) as exc:
+        print(f"jsops: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

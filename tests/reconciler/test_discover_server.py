@@ -1,0 +1,70 @@
+"""``jsops discover`` against real nats-servers: the facts it writes make offline lint predict
+for that server (issue 13, target discovery)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from linter import lint_paths
+from linter.config import load_config
+from reconciler.discover import main, target_facts
+
+from natsserver import NatsCluster, NatsServer, free_port  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+R3 = """apiVersion: jsops/v1
+kind: Stream
+metadata: {name: ORDERS}
+spec:
+  subjects: [orders.>]
+  num_replicas: 3
+  max_age: 7d
+  max_bytes: 1GiB
+"""
+
+
+def test_standalone_with_monitor_writes_release_limits_and_not_clustered(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    http = free_port()
+    server = NatsServer(extra_config=f"http: 127.0.0.1:{http}\n",
+                        jetstream_config='limits { max_ack_pending: 500, duplicate_window: "1m" }').start()
+    try:
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / ".jsops.yaml").write_text("# our team's lint settings\nignore: [JS401]\n")
+        (tmp_path / "orders.yaml").write_text(R3)
+        assert main(["-s", server.url, "--monitor", f"http://127.0.0.1:{http}", "--write"]) == 0
+        text = (tmp_path / ".jsops.yaml").read_text()
+        assert text.startswith("# our team's lint settings\nignore: [JS401]\n")  # kept as the team wrote it
+        cfg = load_config(str(tmp_path / ".jsops.yaml"), search=False)
+        t = cfg.target
+        assert t.server_version == "2.15.1" and t.clustered is False and t.max_payload == 1024 * 1024
+        assert t.limits.max_ack_pending == 500 and t.limits.duplicate_window == 60 * 10**9
+        # offline lint now knows R3 is refused by this standalone server
+        result = lint_paths(["orders.yaml"], config=cfg)
+        assert [(f.rule, f.server_error_code) for f in result.findings if f.severity.value == "error"] == [("JS315", 10074)]
+    finally:
+        server.stop()
+
+
+def test_cluster_size_from_a_three_node_cluster(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    with NatsCluster() as cluster:
+        assert main(["-s", cluster.nodes[0].url]) == 0
+    out = capsys.readouterr().out
+    assert "cluster_size: 3" in out and "clustered: true" in out and "cluster_name: C1" in out
+    assert "server_version: 2.15.1" in out
+
+
+def test_target_facts_pure() -> None:
+    t = target_facts({"version": "2.10.26", "max_payload": 8 << 20}, {"limits": {"max_streams": 10}})
+    assert (t.server_version, t.clustered, t.cluster_size, t.max_payload) == ("2.10.26", False, None, 8 << 20)
+    assert t.account.max_streams == 10
+    t = target_facts({"version": "2.12.8", "cluster": "east", "connect_urls": ["a:1", "b:1", "c:1", "d:1", "e:1"]}, {},
+                     peers=[{"server_name": "n2", "cluster": {"name": "east"}, "tags": ["az:2"]},
+                            {"server_name": "n1", "cluster": {"name": "east"}, "tags": ["az:1"]}])
+    assert (t.clustered, t.cluster_size, t.cluster_name) == (True, 5, "east")
+    assert [(s.name, s.tags) for s in t.servers or ()] == [("n1", ("az:1",)), ("n2", ("az:2",))]
+    # /jsz's meta group wins over the advertised URLs
+    t = target_facts({"cluster": "east", "connect_urls": ["a:1"]}, {}, jsz={"meta_cluster": {"cluster_size": 3}})
+    assert t.cluster_size == 3
