@@ -129,6 +129,33 @@ def _estate(args: argparse.Namespace, config: Any) -> Any:
     return estate
 
 
+def _live_gate(estate: Any, config: Any, live_target: Any, route: Any) -> None:
+    """Lint the objects routed to a target again with what the live server says about itself
+    (release, cluster or standalone, max_payload, limits): a plan against a standalone server knows
+    that R3 is refused before any request is sent."""
+    from linter import lint_estate
+
+    if live_target == config.target:
+        return
+    wanted = set(route.contexts)
+    result = lint_estate(estate, config=config.model_copy(update={"target": live_target}), read_source=None)
+    errors = [f for f in result.findings if f.severity.value == "error" and _routed(f, estate, wanted)]
+    if errors:
+        lines = [f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" for f in errors[:20]]
+        more = f"\n... and {len(errors) - 20} more" if len(errors) > 20 else ""
+        version = f"nats-server {live_target.server_version}" if live_target.server_version else "the server"
+        shape = "standalone" if live_target.clustered is False else (f"a cluster of {live_target.cluster_size}" if live_target.cluster_size else "")
+        raise _Exit(1, "\n".join(lines) + more + f"\njsops: error: {route.target.display()} ({version}{', ' + shape if shape else ''}) "
+                       f"would refuse {len(errors)} object(s); nothing was sent")
+
+
+def _routed(f: Any, estate: Any, contexts: set[str]) -> bool:
+    obj = f.object
+    if obj is None:
+        return True
+    return any(r.context in contexts for r in estate.resources if (r.kind, r.name, r.stream) == (obj.kind, obj.name, obj.stream))
+
+
 class _Run:
     """The targets of one run, each with its open client, live state and plan."""
 
@@ -169,6 +196,7 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
         run.items.append((route, client, None, None))
         live = read_live(client)
         limits = read_limits(client, route.target, config.target)
+        _live_gate(estate, config, limits, route)
         desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
         plan = build_plan(desired, live, _options(args, route.contexts, estate), target=route.target.display())
         plan.context, plan.contexts = route.name, tuple(route.contexts)

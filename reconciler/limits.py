@@ -90,14 +90,19 @@ def read_limits(client: JsClient, target: Target | None = None, declared: LintTa
     base = declared or LintTarget()
     account = account_limits(client.request("INFO"))
     server = ServerLimits()
-    version = None
     monitor = target.monitor if target is not None else None
     if monitor:
-        varz = _varz(monitor)
-        server = server_limits(varz)
-        version = varz.get("version") if isinstance(varz.get("version"), str) else None
-    return base.model_copy(update={
-        "limits": _merge(server, base.limits),
-        "account": _merge(account, base.account),
-        "server_version": version or base.server_version,
-    })
+        server = server_limits(_varz(monitor))
+    # What every client learns from the server's INFO (release, max_payload, cluster) is the truth
+    # about this target, whatever the config declares (see ``reconciler.discover``).
+    info = dict(getattr(getattr(client, "nc", None), "_server_info", None) or {})
+    from .discover import target_facts
+
+    facts = target_facts(info, {}) if info else LintTarget()
+    update: dict[str, Any] = {"limits": _merge(server, base.limits), "account": _merge(account, base.account)}
+    for key in ("server_version", "max_payload", "clustered", "cluster_size", "cluster_name"):
+        value = getattr(facts, key)
+        update[key] = value if value is not None else getattr(base, key)
+    if facts.clustered is False:
+        update.update(cluster_size=None, cluster_name=None)
+    return base.model_copy(update=update)

@@ -68,3 +68,28 @@ def test_target_facts_pure() -> None:
     # /jsz's meta group wins over the advertised URLs
     t = target_facts({"cluster": "east", "connect_urls": ["a:1"]}, {}, jsz={"meta_cluster": {"cluster_size": 3}})
     assert t.cluster_size == 3
+
+
+def test_plan_gate_uses_the_live_servers_facts(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """No target declared: offline lint cannot know; the plan reads the live server and refuses R3
+    on a standalone server before any request (10074), naming the release."""
+    from .helpers import Js, manifest, run
+
+    server = NatsServer().start()
+    try:
+        monkeypatch.chdir(tmp_path)
+        manifest(tmp_path / "m", "orders.yaml", R3)
+        assert [f.rule for f in lint_paths([str(tmp_path / "m")]).findings if f.severity.value == "error"] == []
+        rc, out, err = run("plan", str(tmp_path / "m"), "-s", server.url)
+        assert rc == 1, (out, err)
+        assert "JS315 num_replicas 3 on a standalone server" in err
+        assert "(nats-server 2.15.1, standalone) would refuse 1 object(s); nothing was sent" in err
+        rc, out, err = run("apply", str(tmp_path / "m"), "-s", server.url, "--yes")
+        assert rc == 1
+        js = Js(server.url)
+        try:
+            assert js.streams() == []
+        finally:
+            js.close()
+    finally:
+        server.stop()
