@@ -1,8 +1,9 @@
 """``jsops plan``, ``jsops apply`` and ``jsops export`` (entry points of the ``jsops.commands`` group).
 
-Exit codes: plan 0 no changes, 2 changes planned, 1 error; apply 0 converged, 1 otherwise;
-export 0 written, 1 error. Bad input is a one-line message, never a traceback; secrets given as
-arguments or in contexts never appear in any output.
+Exit codes, as terraform's: plan 0 planned (changes or not), 1 error; with ``--detailed-exitcode``
+0 no changes, 2 changes planned, 1 error. apply 0 converged, 1 otherwise; export 0 written, 1
+error. Argument errors print the usage and exit 2 in every command. Bad input is a one-line
+message, never a traceback; secrets given as arguments or in contexts never appear in any output.
 
 One run plans every target the manifests route to (``reconciler.route``): the default target and
 each other ``metadata.context``; plans are shown and applied per target.
@@ -29,13 +30,14 @@ class _Exit(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise _Exit(1, f"{self.prog}: error: {message}")
+        raise _Exit(2, f"{self.format_usage().rstrip()}\n{self.prog}: error: {message}")
 
 
-def _parser(command: str, description: str) -> argparse.ArgumentParser:
+def _parser(command: str, description: str, epilog: str = "") -> argparse.ArgumentParser:
     from .target import add_target_arguments
 
-    p = _Parser(prog=f"jsops {command}", description=description)
+    p = _Parser(prog=f"jsops {command}", description=description, epilog=epilog,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
     add_target_arguments(p)
     p.add_argument("--config", metavar="FILE", help="jsops config (contexts, target facts, lint selection); default: found from . upward")
     p.add_argument("--no-config", action="store_true", help="ignore any jsops config file")
@@ -101,6 +103,10 @@ def _guard(fn: Any, argv: Sequence[str]) -> int:
         print(f"jsops: error: {exc}", file=sys.stderr)
         return 1
     except JsApiError as exc:
+        if "no responders" in str(exc):  # nothing subscribes to $JS.API: JetStream is off
+            print(f"jsops: error: JetStream is not enabled on the target (nothing answers JetStream API requests: "
+                  "start nats-server with -js, enable JetStream for the account, or check --js-domain)", file=sys.stderr)
+            return 1
         print(f"jsops: error: JetStream API: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -112,14 +118,23 @@ def _guard(fn: Any, argv: Sequence[str]) -> int:
         return 1
 
 
+def _paths(args: argparse.Namespace, config: Any) -> list[str]:
+    """The PATHs given, else the config's ``paths`` (as ``jsops lint``), else ``.``."""
+    return list(args.paths) or [config.resolve_path(p) for p in getattr(config, "paths", None) or ()] or ["."]
+
+
 def _estate(args: argparse.Namespace, config: Any) -> Any:
     """The manifests under the PATHs, refused when they have lint errors."""
     from linter import LoadError, lint_estate, load_paths
 
+    paths = args.paths = _paths(args, config)  # prune is scoped to these too
     try:
-        estate = load_paths(args.paths or ["."], env=getattr(args, "env", None))
+        estate = load_paths(paths, env=getattr(args, "env", None))
     except LoadError as exc:
         raise _Exit(1, f"jsops: error: {exc}") from None
+    if not estate.resources:
+        print(f"jsops: warning: no streams or consumers in {', '.join(paths)}; the plan can only delete (with --prune)",
+              file=sys.stderr)
     result = lint_estate(estate, config=config)
     errors = [f for f in result.findings if f.severity.value == "error"]
     if errors:
