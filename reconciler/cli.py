@@ -144,11 +144,46 @@ def _estate(args: argparse.Namespace, config: Any) -> Any:
     return estate
 
 
+def _explicit(estate: Any) -> dict[tuple[str, str | None, str], frozenset[str]]:
+    """The config fields each manifest sets (the plan lists these; the rest are server defaults)."""
+    out: dict[tuple[str, str | None, str], frozenset[str]] = {}
+    for r in estate.resources:
+        fields = getattr(r.config, "model_fields_set", None)
+        if fields is not None:
+            out[(r.kind, r.stream if r.kind == "Consumer" else None, r.name)] = frozenset(fields)
+    return out
+
+
+def _say_target(target: Any) -> None:
+    from .target import describe_target
+
+    print(f"jsops: {describe_target(target)}", file=sys.stderr)
+
+
+def _color(args: argparse.Namespace) -> bool:
+    """Colours on a terminal, as terraform; never under NO_COLOR, TERM=dumb or --no-color."""
+    if getattr(args, "no_color", False) or "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb":
+        return False
+    return sys.stdout.isatty()
+
+
+def _view_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("output")
+    g.add_argument("--verbose", "-v", action="store_true", help="list every field of a create, server defaults marked (default)")
+    g.add_argument("--compact", action="store_true", help="one line per object (for large estates)")
+    g.add_argument("--no-color", action="store_true", help="no colours (also NO_COLOR=1; none when not a terminal)")
+
+
+def _view(args: argparse.Namespace, run: "_Run") -> dict[str, Any]:
+    return {"explicit": run.explicit, "verbose": args.verbose, "compact": args.compact, "color": _color(args)}
+
+
 class _Run:
     """The targets of one run, each with its open client, live state and plan."""
 
     def __init__(self) -> None:
         self.items: list[tuple[Any, Any, Any, Any]] = []  # (route, client, live, plan)
+        self.explicit: dict[tuple[str, str | None, str], frozenset[str]] | None = None  # fields the manifests set
 
     def close(self) -> None:
         for _, client, _, _ in self.items:
@@ -171,7 +206,9 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
 
     config = _config(args)
     estate = _estate(args, config)
+    run.explicit = _explicit(estate)
     default = target_from_args(args, config)
+    _say_target(default)
     explicit = bool(args.server or args.context or "default" in config.contexts)
     def resolve(name: str) -> Any:
         try:
@@ -190,12 +227,30 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
         run.items[-1] = (route, client, live, plan)
 
 
+PLAN_EPILOG = """\
+examples:
+  jsops plan                          # the config's paths (else .) against the resolved target
+  jsops plan manifests/ -s nats://nats.example.com:4222
+  jsops plan --context prod --out plan.json && jsops apply --plan plan.json
+  jsops plan --detailed-exitcode      # CI drift gate: exit 2 when there are changes
+  NATS_CONTEXT=staging jsops plan --compact
+
+exit codes (as terraform plan):
+  0  the plan was made (with or without changes)
+  1  error (cannot connect, lint errors in the manifests, bad plan file, ...)
+  2  with --detailed-exitcode: there are changes; otherwise an argument error (usage)
+"""
+
+
 def _plan(argv: list[str]) -> int:
-    p = _parser("plan", "Show what apply would change on the targets.")
-    p.add_argument("paths", nargs="*", metavar="PATH")
+    p = _parser("plan", "Show what apply would change on the targets.", PLAN_EPILOG)
+    p.add_argument("paths", nargs="*", metavar="PATH", help="manifest files or directories (default: the config's paths, else .)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--out", metavar="FILE", help="also write the plan as JSON (for apply --plan)")
     p.add_argument("--env", metavar="NAME", help="render *.yaml.j2 templates with environments/NAME.yaml")
+    p.add_argument("--detailed-exitcode", action="store_true",
+                   help="exit 0 when there are no changes, 2 when there are, 1 on errors (as terraform plan -detailed-exitcode)")
+    _view_args(p)
     _safety_args(p)
     args = p.parse_args(argv)
     from .render_json import render_json
@@ -209,8 +264,8 @@ def _plan(argv: list[str]) -> int:
     plans = run.plans
     if args.out:
         _write(args.out, render_json(plans))
-    sys.stdout.write(render_json(plans) if args.format == "json" else render_plans(plans))
-    return 2 if plans.changed else 0
+    sys.stdout.write(render_json(plans) if args.format == "json" else render_plans(plans, **_view(args, run)))
+    return 2 if plans.changed and args.detailed_exitcode else 0
 
 
 def _write(path: str, text: str) -> None:
@@ -254,12 +309,28 @@ def _saved_plans(args: argparse.Namespace, run: _Run) -> None:
         run.items[-1] = (run.items[-1][0], client, live, plan)
 
 
+APPLY_EPILOG = """\
+examples:
+  jsops apply                         # show the plan, ask, then apply it
+  jsops apply manifests/ --yes        # no question (CI); progress is printed per object
+  jsops apply --plan plan.json --yes  # apply a saved plan if the live state still matches it
+  jsops apply --prune --allow-recreate --allow-data-loss   # destructive changes are opt-in
+
+exit codes:
+  0  the targets match the manifests (or there was nothing to do)
+  1  not converged (failed or blocked actions, cancelled), or an error
+  2  argument error (usage)
+"""
+
+
 def _apply(argv: list[str]) -> int:
-    p = _parser("apply", "Make the targets match the manifests.")
-    p.add_argument("paths", nargs="*", metavar="PATH")
+    p = _parser("apply", "Make the targets match the manifests.", APPLY_EPILOG)
+    p.add_argument("paths", nargs="*", metavar="PATH", help="manifest files or directories (default: the config's paths, else .)")
     p.add_argument("--plan", metavar="FILE", dest="plan_file", help="apply this saved plan if the live state still matches it")
-    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    p.add_argument("--yes", "-y", action="store_true",
+                   help="do not ask for confirmation (the plan is then summed up in one line, not printed in full)")
     p.add_argument("--env", metavar="NAME", help="render *.yaml.j2 templates with environments/NAME.yaml")
+    _view_args(p)
     _safety_args(p)
     args = p.parse_args(argv)
     from .apply import execute_plan
@@ -276,7 +347,12 @@ def _apply(argv: list[str]) -> int:
             for plan in plans.plans:
                 print(f"No changes. {plan.target} matches the manifests.")
             return 0
-        sys.stdout.write(render_plans(plans))
+        from .render_text import summary_line
+
+        if args.yes and not args.verbose:  # the progress lines below name every object: no plan twice
+            print(summary_line(plans))
+        else:
+            sys.stdout.write(render_plans(plans, **_view(args, run)))
         if not args.yes:
             if not sys.stdin.isatty():
                 raise _Exit(1, "jsops: error: apply needs --yes when not run interactively")
@@ -286,10 +362,15 @@ def _apply(argv: list[str]) -> int:
                 return 1
         symbols = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delete": "-", "blocked": "!"}
 
-        def progress(r: Any) -> None:
+        total = sum(len(plan.actions) for _, _, _, plan in run.items)
+        seen = [0]
+
+        def progress(r: Any) -> None:  # one line per object as it is done: [n/total] shows how far apply is
             a = r.action
             sym = symbols.get(a.wanted or a.action, "~")
-            print(f"  {r.status:<8} {sym} {a.label}" + (f": {r.detail}" if r.detail else ""), flush=True)
+            seen[0] += 1
+            step = f"[{seen[0]}/{total}] " if total > 1 else ""
+            print(f"  {step}{r.status:<8} {sym} {a.label}" + (f": {r.detail}" if r.detail else ""), flush=True)
 
         counts = {"done": 0, "failed": 0, "skipped": 0, "blocked": 0}
         converged = True
