@@ -264,6 +264,9 @@ def resolve_context(name: str, config: Any = None, directory: str | None = None)
 
 
 def add_target_arguments(parser: argparse.ArgumentParser) -> None:
+    # A command that adds natscli's spellings itself (as collect once did) takes them over quietly.
+    for container in (parser, *getattr(parser, "_action_groups", ())):
+        container.conflict_handler = "resolve"
     g = parser.add_argument_group(
         "target", "Chosen as natscli does: flags, then NATS_URL/NATS_USER/NATS_PASSWORD/NATS_CREDS/NATS_NKEY/"
         "NATS_CA/NATS_CERT/NATS_KEY, over the context named by --context or NATS_CONTEXT, else the jsops "
