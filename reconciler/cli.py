@@ -392,9 +392,24 @@ def _apply(argv: list[str]) -> int:
         run.close()
 
 
+EXPORT_EPILOG = """\
+examples:
+  jsops export exported/              # the resolved target (see 'target' above)
+  jsops export --context prod prod-manifests/
+  NATS_URL=nats://nats.example.com:4222 jsops export exported/
+
+Sizes and durations are written as people write them (1GiB, 3d).
+
+exit codes:
+  0  written
+  1  error (cannot connect, cannot write)
+  2  argument error (usage)
+"""
+
+
 def _export(argv: list[str]) -> int:
-    p = _parser("export", "Write the target's streams and consumers as native manifests.")
-    p.add_argument("out_dir", metavar="OUT_DIR")
+    p = _parser("export", "Write the target's streams and consumers as native manifests.", EXPORT_EPILOG)
+    p.add_argument("out_dir", metavar="OUT_DIR", help="directory for the manifests (one file per stream, with its consumers)")
     args = p.parse_args(argv)
     from .client import JsClient
     from .export import write_export
@@ -402,6 +417,7 @@ def _export(argv: list[str]) -> int:
     from .target import target_from_args
 
     target = target_from_args(args, _config(args))
+    _say_target(target)
     if os.path.exists(args.out_dir) and not os.path.isdir(args.out_dir):
         raise _Exit(1, f"jsops: error: {args.out_dir} exists and is not a directory")
     with JsClient(target) as client:
