@@ -107,6 +107,7 @@ def _build_parser() -> argparse.ArgumentParser:
     hlp = sub.add_parser("help", help=SUMMARIES["help"], description="Show a command's help.",
                          epilog="examples:\n  jsops help plan\n\nexit codes:\n  0  shown\n  2  unknown command\n", formatter_class=raw)
     hlp.add_argument("topic", nargs="?", metavar="COMMAND")
+    parser.set_defaults(_subparsers=sub.choices)
     return parser
 
 
@@ -345,7 +346,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     parser = _build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # reported by the command's own parser, with its usage
+            sub = getattr(args, "_subparsers", {}).get(args.command) or parser
+            sub.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     if args.command is None:

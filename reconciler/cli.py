@@ -235,8 +235,8 @@ examples:
   jsops plan --detailed-exitcode      # CI drift gate: exit 2 when there are changes
   NATS_CONTEXT=staging jsops plan --compact
 
-exit codes (as terraform plan):
-  0  the plan was made (with or without changes)
+exit codes:
+  0  the plan was made, with or without changes (as terraform plan)
   1  error (cannot connect, lint errors in the manifests, bad plan file, ...)
   2  with --detailed-exitcode: there are changes; otherwise an argument error (usage)
 """
