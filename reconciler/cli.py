@@ -209,7 +209,7 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
     run.explicit = _explicit(estate)
     default = target_from_args(args, config)
     _say_target(default)
-    explicit = bool(args.server or args.context or "default" in config.contexts)
+    explicit = not default.origin.startswith("the default server")  # a flag, variable or context named it
     def resolve(name: str) -> Any:
         try:
             return resolve_context(name, config)
