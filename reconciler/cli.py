@@ -369,8 +369,8 @@ def _apply(argv: list[str]) -> int:
             a = r.action
             sym = symbols.get(a.wanted or a.action, "~")
             seen[0] += 1
-            step = f"[{seen[0]}/{total}] " if total > 1 else ""
-            print(f"  {step}{r.status:<8} {sym} {a.label}" + (f": {r.detail}" if r.detail else ""), flush=True)
+            step = f"  [{seen[0]}/{total}]" if total > 1 else ""
+            print(f"  {r.status:<8} {sym} {a.label}" + (f": {r.detail}" if r.detail else "") + step, flush=True)
 
         counts = {"done": 0, "failed": 0, "skipped": 0, "blocked": 0}
         converged = True
