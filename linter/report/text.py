@@ -70,7 +70,9 @@ def render_text(result: LintResult, *, color: bool = False, source: SourceLines 
             lines.append(f"    {paint('32', f'fix ({f.fix.applicability})')}: {f.fix.description}{hint}")
     e, w, i = (result.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
     scope = f"{_plural(result.objects, 'object')} in {_plural(result.files, 'file')}"
-    if not result.findings:
+    if not result.findings and not result.files:
+        lines.append("No manifests found: nothing was linted (0 files).")
+    elif not result.findings:
         lines.append(f"All clean: {scope}.")
     else:
         lines.append(f"Found {_plural(e, 'error')}, {_plural(w, 'warning')}, {i} info ({scope}).")
