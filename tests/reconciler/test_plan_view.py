@@ -118,3 +118,25 @@ def test_apply_yes_prints_the_plan_once_with_progress(server: NatsServer, tmp_pa
     assert out.count("Stream S0") == 1 and "+ max_age" not in out  # the summary, then one line per object
     assert out.startswith("Plan: 3 to create") and "[1/3]" in out and "done     + Stream S0: created  [" in out
     assert "[3/3]" in out and "Apply: 3 done" in out
+
+
+def test_export_writes_sizes_and_durations_as_people_do() -> None:
+    from linter.model.units import parse_duration, parse_size
+    from reconciler.export import export_documents, readable_duration, readable_size
+    from reconciler.live import LiveConsumer, LiveState, LiveStream
+
+    day = 86400 * 10**9
+    assert [readable_duration(v) for v in (3 * day, 7 * day, 30 * 10**9, 5400 * 10**9, 250_000_000, 30, 0)] == \
+        ["3d", "1w", "30s", "1h30m", "250ms", "30ns", 0]
+    assert [readable_size(v) for v in (1 << 30, 64 << 10, 1000, -1, 0)] == ["1GiB", "64KiB", 1000, -1, 0]
+    for v in (3 * day, 5400 * 10**9, 250_000_000, 30):
+        assert parse_duration(readable_duration(v)) == v  # exact: jsops reads it back unchanged
+    assert parse_size("1GiB") == 1 << 30
+    live = LiveState()
+    live.streams["S"] = LiveStream({"name": "S", "subjects": ["s"], "max_age": 3 * day, "max_bytes": 1 << 30, "max_msg_size": -1,
+                                    "duplicate_window": 120 * 10**9})
+    live.consumers[("S", "c")] = LiveConsumer("S", {"durable_name": "c", "ack_wait": 30 * 10**9, "backoff": [10**9, 60 * 10**9]})
+    docs = export_documents(live)["S.yaml"]
+    assert {k: docs[0]["spec"][k] for k in ("max_age", "max_bytes", "max_msg_size", "duplicate_window")} == \
+        {"max_age": "3d", "max_bytes": "1GiB", "max_msg_size": -1, "duplicate_window": "2m"}
+    assert docs[1]["spec"]["ack_wait"] == "30s" and docs[1]["spec"]["backoff"] == ["1s", "1m"]
