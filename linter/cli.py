@@ -11,8 +11,56 @@ from typing import Any
 __all__ = ["main"]
 
 VERSION = "0.1.0"
-BUILTIN = ("lint", "rule", "rules")
+BUILTIN = ("lint", "rule", "rules", "completion", "help")
 FORMATS = ("text", "json", "sarif", "junit", "github")
+# Every command with its one-line summary, in workflow order (plugins found by entry point but not
+# named here are listed after them). Kept here so that `jsops --help` imports no plugin.
+SUMMARIES = {
+    "lint": "check manifests before they reach a server",
+    "render": "print manifests with *.yaml.j2 templates rendered for one environment",
+    "plan": "show what apply would change on the targets",
+    "apply": "make the targets match the manifests",
+    "export": "write a server's streams and consumers as manifests",
+    "controller": "keep the targets matching the manifests (GitOps loop)",
+    "collect": "record JetStream ack samples, advisories and state snapshots",
+    "profile": "turn collected telemetry into the profiles operational rules read (needs the spark extra)",
+    "report": "write an HTML report of lint findings and profiles",
+    "rule": "print a rule's documentation",
+    "rules": "list the rules",
+    "completion": "print a shell completion script (bash, zsh, fish)",
+    "help": "show a command's help (jsops help COMMAND)",
+}
+LINT_EPILOG = """\
+examples:
+  jsops lint                          # the config's paths, else .
+  jsops lint manifests/ --format sarif > jsops.sarif
+  jsops lint --fix manifests/orders.yaml
+  jsops lint --env prod manifests/    # render *.yaml.j2 for environments/prod.yaml first
+  jsops lint --profiles profiles.json # operational rules from `jsops profile`
+
+exit codes:
+  0  no finding at or above --fail-on
+  1  findings at or above --fail-on (with --diff: fixes to show)
+  2  could not run (bad arguments, unreadable config or profiles, bad manifest path)
+"""
+RULE_EPILOG = """\
+examples:
+  jsops rule JS102
+  jsops rule stream-max-age-invalid
+
+exit codes:
+  0  shown
+  2  unknown rule or bad arguments
+"""
+RULES_EPILOG = """\
+examples:
+  jsops rules
+  jsops rules --format markdown > docs/rules.md
+
+exit codes:
+  0  listed
+  2  bad arguments
+"""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,7 +73,9 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="jsops", description="Declarative linter and GitOps reconciler for NATS JetStream.")
     parser.add_argument("--version", action="version", version=f"jsops {VERSION}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    lint = sub.add_parser("lint", help="check manifests before they reach a server")
+    raw = argparse.RawDescriptionHelpFormatter
+    lint = sub.add_parser("lint", help=SUMMARIES["lint"], description="Check manifests before they reach a server.",
+                          epilog=LINT_EPILOG, formatter_class=raw)
     lint.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: the config's paths, else .)")
     lint.add_argument("--format", choices=FORMATS, default=None,
                       help="output format (default: github when GITHUB_ACTIONS=true, else text)")
@@ -43,10 +93,21 @@ def _build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--env", metavar="NAME",
                       help="render *.yaml.j2 templates with environments/NAME.yaml (the nearest environments/ "
                            "directory at or above each template) and lint the result")
-    rule = sub.add_parser("rule", help="print a rule's documentation")
+    rule = sub.add_parser("rule", help=SUMMARIES["rule"], description="Print a rule's documentation.",
+                          epilog=RULE_EPILOG, formatter_class=raw)
     rule.add_argument("rule", metavar="CODE|NAME")
-    rules = sub.add_parser("rules", help="list the rules")
+    rules = sub.add_parser("rules", help=SUMMARIES["rules"], description="List the rules.", epilog=RULES_EPILOG, formatter_class=raw)
     rules.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+    comp = sub.add_parser("completion", help=SUMMARIES["completion"], formatter_class=raw,
+                          description="Print a shell completion script for jsops.",
+                          epilog="examples:\n  source <(jsops completion bash)\n  jsops completion zsh > \"${fpath[1]}/_jsops\"\n"
+                                 "  jsops completion fish > ~/.config/fish/completions/jsops.fish\n\n"
+                                 "exit codes:\n  0  printed\n  2  unknown shell or bad arguments\n")
+    comp.add_argument("shell", choices=("bash", "zsh", "fish"))
+    hlp = sub.add_parser("help", help=SUMMARIES["help"], description="Show a command's help.",
+                         epilog="examples:\n  jsops help plan\n\nexit codes:\n  0  shown\n  2  unknown command\n", formatter_class=raw)
+    hlp.add_argument("topic", nargs="?", metavar="COMMAND")
+    parser.set_defaults(_subparsers=sub.choices)
     return parser
 
 
@@ -143,6 +204,8 @@ def _lint(args: argparse.Namespace) -> int:
         return _err(str(exc))
     except OSError as exc:
         return _err(f"cannot write: {exc}")
+    if not result.files:
+        print(f"jsops: warning: no manifests (*.yaml, *.yml, *.json, *.j2) in {', '.join(given)}", file=sys.stderr)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     sys.stdout.write(_render(result, fmt, rules))
     threshold = Severity(args.fail_on or (cfg.fail_on.value if cfg.fail_on else "error")).rank
@@ -227,8 +290,48 @@ def _plugin_commands() -> dict[str, object]:
     return {ep.name: ep for ep in entry_points(group=COMMAND_GROUP)}
 
 
+def _commands() -> list[str]:
+    """Every command: the built-in ones and the plugins installed, in workflow order."""
+    plugins = set(_plugin_commands())
+    known = [c for c in SUMMARIES if c in BUILTIN or c in plugins]
+    return known + sorted(plugins - set(known))
+
+
+def top_help() -> str:
+    names = _commands()
+    width = max(len(n) for n in names) + 2
+    lines = ["usage: jsops [--version] [--help] COMMAND [ARGS]", "",
+             "Declarative linter and GitOps reconciler for NATS JetStream.", "", "commands:"]
+    lines += [f"  {n:<{width}}{SUMMARIES.get(n, '(plugin)')}" for n in names]
+    lines += ["", "`jsops help COMMAND` or `jsops COMMAND --help` shows a command's options, examples and exit codes.",
+              "Argument errors print the usage and exit 2 in every command."]
+    return "\n".join(lines) + "\n"
+
+
+def _unknown_command(name: str) -> int:
+    import difflib
+
+    names = _commands()
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    sys.stderr.write("usage: jsops [--version] [--help] COMMAND [ARGS]\n")
+    sys.stderr.write(f"jsops: error: unknown command {name!r}{hint}\ncommands: {', '.join(names)}\n")
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("-h", "--help"):
+        sys.stdout.write(top_help())
+        return 0
+    if argv and argv[0] == "help":
+        if len(argv) == 1:
+            sys.stdout.write(top_help())
+            return 0
+        if argv[1] == "help":
+            argv = ["help", "--help"]
+        elif not argv[1].startswith("-"):
+            return main([argv[1], "--help"])
     if argv and not argv[0].startswith("-") and argv[0] not in BUILTIN:
         plugins = _plugin_commands()
         if argv[0] in plugins:
@@ -237,13 +340,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return int(command(argv[1:]))
             except KeyboardInterrupt:
                 return 130
+            except SystemExit as exc:  # a plugin's argparse: --help is 0, argument errors 2
+                return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        return _unknown_command(argv[0])
+    if not argv:
+        sys.stderr.write(top_help())
+        return 2
     parser = _build_parser()
-    if not argv or argv[0] in ("-h", "--help"):
-        names = ", ".join([*BUILTIN, *sorted(_plugin_commands())])
-        parser.epilog = f"commands: {names}"
-    args = parser.parse_args(argv)
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # reported by the command's own parser, with its usage
+            sub = getattr(args, "_subparsers", {}).get(args.command) or parser
+            sub.error(f"unrecognized arguments: {' '.join(extra)}")
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     if args.command is None:
-        parser.print_help(sys.stderr)
+        sys.stderr.write(top_help())
         return 2
     try:
         if args.command == "lint":
@@ -252,12 +364,37 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _lint(args)
         if args.command in ("rule", "rules"):
             return _rule_docs(args)
+        if args.command == "completion":
+            from .completion import completion_script
+
+            sys.stdout.write(completion_script(args.shell, _commands(), _command_options))
+            return 0
+        if args.command == "help":
+            sys.stdout.write(top_help())
+            return 0
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 1
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
     parser.error(f"unknown command {args.command!r}")
     return 2
+
+
+def _command_options(name: str) -> list[str]:
+    """The option strings of a command, read from its --help (plugins are not imported otherwise)."""
+    import contextlib
+    import io
+    import re
+
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            main([name, "--help"])
+    except BaseException:  # noqa: BLE001 - a plugin that cannot load still gets command completion
+        return []
+    return sorted(set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", out.getvalue())))
 
 
 if __name__ == "__main__":  # pragma: no cover

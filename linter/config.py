@@ -228,10 +228,36 @@ def _validation_message(path: str, exc: ValidationError, positions: Any, *, toml
     if err["type"] == "value_error":
         msg = msg.removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
-        msg = "unknown key" + _hint(str(loc[-1]), [f.alias or n for n, f in Config.model_fields.items() if n not in ("source", "root")] if len(loc) == 1 else [])
+        msg = "unknown key" + _hint(str(loc[-1]), _keys_at(loc[:-1]))
     elif err["type"] == "enum":
         msg = f"{msg}, got {err.get('input')!r}"
     return f"{where}: {key}: {msg}"
+
+
+def _keys_at(loc: tuple[Any, ...]) -> list[str]:
+    """The keys the config accepts at ``loc`` (a validation error's location), for "did you mean"."""
+    import typing
+
+    model: Any = Config
+    for part in loc:
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            if typing.get_origin(model) is dict:  # a mapping of names to models: skip the name
+                model = typing.get_args(model)[1]
+                continue
+            return []
+        field = next((f for n, f in model.model_fields.items() if part in (n, f.alias)), None)
+        if field is None:
+            return []
+        model = field.annotation
+        for _ in range(3):  # unwrap Optional[...] / X | None
+            args = [a for a in typing.get_args(model) if a is not type(None)]
+            if typing.get_origin(model) in (typing.Union, getattr(__import__("types"), "UnionType", None)) and len(args) == 1:
+                model = args[0]
+    if typing.get_origin(model) is dict:
+        return []
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        return [f.alias or n for n, f in model.model_fields.items() if n not in ("source", "root")]
+    return []
 
 
 def _hint(word: str, choices: Iterable[str]) -> str:
@@ -325,5 +351,6 @@ def select_rules(config: Config, rules: Sequence[type[Rule]]) -> Selection:
             err = exc.errors()[0]
             loc = ".".join(str(p) for p in err["loc"])
             known = ", ".join(cls.Options.model_fields) or "none"
-            raise ConfigError(f"{src}: rules.{token}.{loc}: {err['msg']} ({cls.code} options: {known})") from None
+            msg = "unknown option" + _hint(loc, cls.Options.model_fields) if err["type"] == "extra_forbidden" else err["msg"]
+            raise ConfigError(f"{src}: rules.{token}.{loc}: {msg} ({cls.code} options: {known})") from None
     return Selection(enabled, options, severity, ignored_all)

@@ -158,7 +158,8 @@ def discover(paths: Iterable[str]) -> list[str]:
                 for f in sorted(files):
                     full = os.path.join(root, f)
                     # Only regular files: a FIFO would block, a device would never end.
-                    if f.endswith(_DISCOVERED) and os.path.isfile(full):
+                    # Hidden files (the jsops config .jsops.yaml among them) are not manifests.
+                    if f.endswith(_DISCOVERED) and not f.startswith(".") and os.path.isfile(full):
                         out.append(full)
         elif os.path.exists(p):
             out.append(p)

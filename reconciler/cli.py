@@ -1,8 +1,9 @@
 """``jsops plan``, ``jsops apply`` and ``jsops export`` (entry points of the ``jsops.commands`` group).
 
-Exit codes: plan 0 no changes, 2 changes planned, 1 error; apply 0 converged, 1 otherwise;
-export 0 written, 1 error. Bad input is a one-line message, never a traceback; secrets given as
-arguments or in contexts never appear in any output.
+Exit codes, as terraform's: plan 0 planned (changes or not), 1 error; with ``--detailed-exitcode``
+0 no changes, 2 changes planned, 1 error. apply 0 converged, 1 otherwise; export 0 written, 1
+error. Argument errors print the usage and exit 2 in every command. Bad input is a one-line
+message, never a traceback; secrets given as arguments or in contexts never appear in any output.
 
 One run plans every target the manifests route to (``reconciler.route``): the default target and
 each other ``metadata.context``; plans are shown and applied per target.
@@ -29,13 +30,14 @@ class _Exit(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise _Exit(1, f"{self.prog}: error: {message}")
+        raise _Exit(2, f"{self.format_usage().rstrip()}\n{self.prog}: error: {message}")
 
 
-def _parser(command: str, description: str) -> argparse.ArgumentParser:
+def _parser(command: str, description: str, epilog: str = "") -> argparse.ArgumentParser:
     from .target import add_target_arguments
 
-    p = _Parser(prog=f"jsops {command}", description=description)
+    p = _Parser(prog=f"jsops {command}", description=description, epilog=epilog,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
     add_target_arguments(p)
     p.add_argument("--config", metavar="FILE", help="jsops config (contexts, target facts, lint selection); default: found from . upward")
     p.add_argument("--no-config", action="store_true", help="ignore any jsops config file")
@@ -101,6 +103,10 @@ def _guard(fn: Any, argv: Sequence[str]) -> int:
         print(f"jsops: error: {exc}", file=sys.stderr)
         return 1
     except JsApiError as exc:
+        if "no responders" in str(exc):  # nothing subscribes to $JS.API: JetStream is off
+            print(f"jsops: error: JetStream is not enabled on the target (nothing answers JetStream API requests: "
+                  "start nats-server with -js, enable JetStream for the account, or check --js-domain)", file=sys.stderr)
+            return 1
         print(f"jsops: error: JetStream API: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -112,14 +118,23 @@ def _guard(fn: Any, argv: Sequence[str]) -> int:
         return 1
 
 
+def _paths(args: argparse.Namespace, config: Any) -> list[str]:
+    """The PATHs given, else the config's ``paths`` (as ``jsops lint``), else ``.``."""
+    return list(args.paths) or [config.resolve_path(p) for p in getattr(config, "paths", None) or ()] or ["."]
+
+
 def _estate(args: argparse.Namespace, config: Any) -> Any:
     """The manifests under the PATHs, refused when they have lint errors."""
     from linter import LoadError, lint_estate, load_paths
 
+    paths = args.paths = _paths(args, config)  # prune is scoped to these too
     try:
-        estate = load_paths(args.paths or ["."], env=getattr(args, "env", None))
+        estate = load_paths(paths, env=getattr(args, "env", None))
     except LoadError as exc:
         raise _Exit(1, f"jsops: error: {exc}") from None
+    if not estate.resources:
+        print(f"jsops: warning: no streams or consumers in {', '.join(paths)}; the plan can only delete (with --prune)",
+              file=sys.stderr)
     result = lint_estate(estate, config=config)
     errors = [f for f in result.findings if f.severity.value == "error"]
     if errors:
@@ -156,11 +171,46 @@ def _routed(f: Any, estate: Any, contexts: set[str]) -> bool:
     return any(r.context in contexts for r in estate.resources if (r.kind, r.name, r.stream) == (obj.kind, obj.name, obj.stream))
 
 
+def _explicit(estate: Any) -> dict[tuple[str, str | None, str], frozenset[str]]:
+    """The config fields each manifest sets (the plan lists these; the rest are server defaults)."""
+    out: dict[tuple[str, str | None, str], frozenset[str]] = {}
+    for r in estate.resources:
+        fields = getattr(r.config, "model_fields_set", None)
+        if fields is not None:
+            out[(r.kind, r.stream if r.kind == "Consumer" else None, r.name)] = frozenset(fields)
+    return out
+
+
+def _say_target(target: Any) -> None:
+    from .target import describe_target
+
+    print(f"jsops: {describe_target(target)}", file=sys.stderr)
+
+
+def _color(args: argparse.Namespace) -> bool:
+    """Colours on a terminal, as terraform; never under NO_COLOR, TERM=dumb or --no-color."""
+    if getattr(args, "no_color", False) or "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb":
+        return False
+    return sys.stdout.isatty()
+
+
+def _view_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("output")
+    g.add_argument("--verbose", "-v", action="store_true", help="list every field of a create, server defaults marked (default)")
+    g.add_argument("--compact", action="store_true", help="one line per object (for large estates)")
+    g.add_argument("--no-color", action="store_true", help="no colours (also NO_COLOR=1; none when not a terminal)")
+
+
+def _view(args: argparse.Namespace, run: "_Run") -> dict[str, Any]:
+    return {"explicit": run.explicit, "verbose": args.verbose, "compact": args.compact, "color": _color(args)}
+
+
 class _Run:
     """The targets of one run, each with its open client, live state and plan."""
 
     def __init__(self) -> None:
         self.items: list[tuple[Any, Any, Any, Any]] = []  # (route, client, live, plan)
+        self.explicit: dict[tuple[str, str | None, str], frozenset[str]] | None = None  # fields the manifests set
 
     def close(self) -> None:
         for _, client, _, _ in self.items:
@@ -183,8 +233,10 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
 
     config = _config(args)
     estate = _estate(args, config)
+    run.explicit = _explicit(estate)
     default = target_from_args(args, config)
-    explicit = bool(args.server or args.context or "default" in config.contexts)
+    _say_target(default)
+    explicit = not default.origin.startswith("the default server")  # a flag, variable or context named it
     def resolve(name: str) -> Any:
         try:
             return resolve_context(name, config, accounts=getattr(estate, "accounts", None))
@@ -203,12 +255,30 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
         run.items[-1] = (route, client, live, plan)
 
 
+PLAN_EPILOG = """\
+examples:
+  jsops plan                          # the config's paths (else .) against the resolved target
+  jsops plan manifests/ -s nats://nats.example.com:4222
+  jsops plan --context prod --out plan.json && jsops apply --plan plan.json
+  jsops plan --detailed-exitcode      # CI drift gate: exit 2 when there are changes
+  NATS_CONTEXT=staging jsops plan --compact
+
+exit codes:
+  0  the plan was made, with or without changes (as terraform plan)
+  1  error (cannot connect, lint errors in the manifests, bad plan file, ...)
+  2  with --detailed-exitcode: there are changes; otherwise an argument error (usage)
+"""
+
+
 def _plan(argv: list[str]) -> int:
-    p = _parser("plan", "Show what apply would change on the targets.")
-    p.add_argument("paths", nargs="*", metavar="PATH")
+    p = _parser("plan", "Show what apply would change on the targets.", PLAN_EPILOG)
+    p.add_argument("paths", nargs="*", metavar="PATH", help="manifest files or directories (default: the config's paths, else .)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--out", metavar="FILE", help="also write the plan as JSON (for apply --plan)")
     p.add_argument("--env", metavar="NAME", help="render *.yaml.j2 templates with environments/NAME.yaml")
+    p.add_argument("--detailed-exitcode", action="store_true",
+                   help="exit 0 when there are no changes, 2 when there are, 1 on errors (as terraform plan -detailed-exitcode)")
+    _view_args(p)
     _safety_args(p)
     args = p.parse_args(argv)
     from .render_json import render_json
@@ -222,8 +292,8 @@ def _plan(argv: list[str]) -> int:
     plans = run.plans
     if args.out:
         _write(args.out, render_json(plans))
-    sys.stdout.write(render_json(plans) if args.format == "json" else render_plans(plans))
-    return 2 if plans.changed else 0
+    sys.stdout.write(render_json(plans) if args.format == "json" else render_plans(plans, **_view(args, run)))
+    return 2 if plans.changed and args.detailed_exitcode else 0
 
 
 def _write(path: str, text: str) -> None:
@@ -267,12 +337,28 @@ def _saved_plans(args: argparse.Namespace, run: _Run) -> None:
         run.items[-1] = (run.items[-1][0], client, live, plan)
 
 
+APPLY_EPILOG = """\
+examples:
+  jsops apply                         # show the plan, ask, then apply it
+  jsops apply manifests/ --yes        # no question (CI); progress is printed per object
+  jsops apply --plan plan.json --yes  # apply a saved plan if the live state still matches it
+  jsops apply --prune --allow-recreate --allow-data-loss   # destructive changes are opt-in
+
+exit codes:
+  0  the targets match the manifests (or there was nothing to do)
+  1  not converged (failed or blocked actions, cancelled), or an error
+  2  argument error (usage)
+"""
+
+
 def _apply(argv: list[str]) -> int:
-    p = _parser("apply", "Make the targets match the manifests.")
-    p.add_argument("paths", nargs="*", metavar="PATH")
+    p = _parser("apply", "Make the targets match the manifests.", APPLY_EPILOG)
+    p.add_argument("paths", nargs="*", metavar="PATH", help="manifest files or directories (default: the config's paths, else .)")
     p.add_argument("--plan", metavar="FILE", dest="plan_file", help="apply this saved plan if the live state still matches it")
-    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    p.add_argument("--yes", "-y", action="store_true",
+                   help="do not ask for confirmation (the plan is then summed up in one line, not printed in full)")
     p.add_argument("--env", metavar="NAME", help="render *.yaml.j2 templates with environments/NAME.yaml")
+    _view_args(p)
     _safety_args(p)
     args = p.parse_args(argv)
     from .apply import execute_plan
@@ -289,7 +375,12 @@ def _apply(argv: list[str]) -> int:
             for plan in plans.plans:
                 print(f"No changes. {plan.target} matches the manifests.")
             return 0
-        sys.stdout.write(render_plans(plans))
+        from .render_text import summary_line
+
+        if args.yes and not args.verbose:  # the progress lines below name every object: no plan twice
+            print(summary_line(plans))
+        else:
+            sys.stdout.write(render_plans(plans, **_view(args, run)))
         if not args.yes:
             if not sys.stdin.isatty():
                 raise _Exit(1, "jsops: error: apply needs --yes when not run interactively")
@@ -299,10 +390,15 @@ def _apply(argv: list[str]) -> int:
                 return 1
         symbols = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delete": "-", "blocked": "!"}
 
-        def progress(r: Any) -> None:
+        total = sum(len(plan.actions) for _, _, _, plan in run.items)
+        seen = [0]
+
+        def progress(r: Any) -> None:  # one line per object as it is done: [n/total] shows how far apply is
             a = r.action
             sym = symbols.get(a.wanted or a.action, "~")
-            print(f"  {r.status:<8} {sym} {a.label}" + (f": {r.detail}" if r.detail else ""), flush=True)
+            seen[0] += 1
+            step = f"  [{seen[0]}/{total}]" if total > 1 else ""
+            print(f"  {r.status:<8} {sym} {a.label}" + (f": {r.detail}" if r.detail else "") + step, flush=True)
 
         counts = {"done": 0, "failed": 0, "skipped": 0, "blocked": 0}
         converged = True
@@ -324,9 +420,24 @@ def _apply(argv: list[str]) -> int:
         run.close()
 
 
+EXPORT_EPILOG = """\
+examples:
+  jsops export exported/              # the resolved target (see 'target' above)
+  jsops export --context prod prod-manifests/
+  NATS_URL=nats://nats.example.com:4222 jsops export exported/
+
+Sizes and durations are written as people write them (1GiB, 3d).
+
+exit codes:
+  0  written
+  1  error (cannot connect, cannot write)
+  2  argument error (usage)
+"""
+
+
 def _export(argv: list[str]) -> int:
-    p = _parser("export", "Write the target's streams and consumers as native manifests.")
-    p.add_argument("out_dir", metavar="OUT_DIR")
+    p = _parser("export", "Write the target's streams and consumers as native manifests.", EXPORT_EPILOG)
+    p.add_argument("out_dir", metavar="OUT_DIR", help="directory for the manifests (one file per stream, with its consumers)")
     args = p.parse_args(argv)
     from .client import JsClient
     from .export import write_export
@@ -334,6 +445,7 @@ def _export(argv: list[str]) -> int:
     from .target import target_from_args
 
     target = target_from_args(args, _config(args))
+    _say_target(target)
     if os.path.exists(args.out_dir) and not os.path.isdir(args.out_dir):
         raise _Exit(1, f"jsops: error: {args.out_dir} exists and is not a directory")
     with JsClient(target) as client:

@@ -11,11 +11,13 @@ from typing import Any
 from .diff import BOOKKEEPING_KEYS
 from .live import RESUME, LiveState
 
-__all__ = ["export_documents", "write_export", "go_duration"]
+__all__ = ["export_documents", "write_export", "go_duration", "readable_duration", "readable_size"]
 
 _STREAM_DURATIONS = {("max_age",), ("duplicate_window",), ("subject_delete_marker_ttl",), ("consumer_limits", "inactive_threshold")}
 _CONSUMER_DURATIONS = {("ack_wait",), ("idle_heartbeat",), ("inactive_threshold",), ("max_expires",), ("priority_timeout",)}
 _UNITS = (("h", 3_600_000_000_000), ("m", 60_000_000_000), ("s", 1_000_000_000), ("ms", 1_000_000))
+_STREAM_SIZES = {("max_bytes",), ("max_msg_size",)}
+_CONSUMER_SIZES = {("max_request_max_bytes",)}
 
 
 def go_duration(ns: int) -> str | int:
@@ -30,6 +32,21 @@ def go_duration(ns: int) -> str | int:
     return "".join(parts)
 
 
+def readable_duration(ns: int) -> str | int:
+    """A duration as a person writes it in a manifest (``30s``, ``3d``, ``1w``, ``1h30m``, ``250ms``),
+    exact (jsops reads it back to the same nanoseconds); 0 and negatives stay numbers."""
+    from linter.model.units import format_duration
+
+    return format_duration(ns) if ns > 0 else ns
+
+
+def readable_size(n: int) -> str | int:
+    """A size as a person writes it (``1GiB``, ``64KiB``) when it is an exact binary multiple; else the number."""
+    from linter.model.units import format_size
+
+    return format_size(n) if n >= 1024 and n % 1024 == 0 else n
+
+
 def _clean_metadata(cfg: dict[str, Any]) -> None:
     meta = cfg.get("metadata")
     if isinstance(meta, dict):
@@ -40,13 +57,13 @@ def _clean_metadata(cfg: dict[str, Any]) -> None:
             cfg.pop("metadata")
 
 
-def _durations(cfg: dict[str, Any], paths: set[tuple[str, ...]]) -> None:
+def _durations(cfg: dict[str, Any], paths: set[tuple[str, ...]], fmt: Any = readable_duration) -> None:
     for path in paths:
         holder: Any = cfg
         for p in path[:-1]:
             holder = holder.get(p) if isinstance(holder, dict) else None
         if isinstance(holder, dict) and isinstance(holder.get(path[-1]), int) and not isinstance(holder.get(path[-1]), bool):
-            holder[path[-1]] = go_duration(holder[path[-1]])
+            holder[path[-1]] = fmt(holder[path[-1]])
 
 
 def _stream_spec(config: dict[str, Any]) -> dict[str, Any]:
@@ -54,6 +71,7 @@ def _stream_spec(config: dict[str, Any]) -> dict[str, Any]:
     cfg.pop("name", None)
     _clean_metadata(cfg)
     _durations(cfg, _STREAM_DURATIONS)
+    _durations(cfg, _STREAM_SIZES, readable_size)
     return cfg
 
 
@@ -75,8 +93,9 @@ def _consumer_spec(config: dict[str, Any]) -> dict[str, Any]:
     cfg.pop("durable_name", None)
     _clean_metadata(cfg)
     _durations(cfg, _CONSUMER_DURATIONS)
+    _durations(cfg, _CONSUMER_SIZES, readable_size)
     if isinstance(cfg.get("backoff"), list):
-        cfg["backoff"] = [go_duration(v) if isinstance(v, int) else v for v in cfg["backoff"]]
+        cfg["backoff"] = [readable_duration(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in cfg["backoff"]]
     return cfg
 
 

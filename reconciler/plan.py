@@ -455,10 +455,10 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
                 f"{'are' if holds != 1 else 'is'} lost"
                 + (f", and its {cur.consumer_count} consumer{'s are' if cur.consumer_count != 1 else ' is'} deleted (those in the manifests are created again)" if cur.consumer_count else "")
             )
-            if not opt.allow_recreate:
-                _block(act, "needs --allow-recreate")
-            elif holds > 0 and not opt.allow_data_loss:
-                _block(act, f"the stream holds {holds} message{'s' if holds != 1 else ''}; needs --allow-data-loss")
+            needs = [f for f, ok in (("--allow-recreate", opt.allow_recreate), ("--allow-data-loss", holds == 0 or opt.allow_data_loss)) if not ok]
+            if needs:  # every flag it needs, at once
+                held = f"the stream holds {holds} message{'s' if holds != 1 else ''}; " if holds > 0 else ""
+                _block(act, f"{held}needs {' and '.join(needs)}")
             else:
                 recreated.add(name)
         elif act.action in ("update", "adopt"):

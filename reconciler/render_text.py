@@ -1,44 +1,73 @@
 """The plan as text, in the manner of ``terraform plan``: ``+`` create, ``~`` update, ``-/+``
-recreate, ``-`` delete, ``!`` blocked; unchanged fields are not shown; a summary line ends it."""
+recreate, ``-`` delete, ``!`` blocked; unchanged fields are not shown; a summary line ends it.
+
+Creates list the fields the manifest sets; the rest (values the server fills in) are summed up in
+one line, and listed, marked ``(default)``, with ``verbose``. Durations and sizes read as people
+write them (``30s``, ``64MiB``). ``color`` paints the symbols as terraform does; ``compact`` gives
+one line per object for large estates.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
+
+from linter.model.units import format_duration, format_size
 
 from .plan import Action, Plan, PlanSet
 
-__all__ = ["render_text", "render_plans", "format_value", "summary_line"]
+__all__ = ["render_text", "render_plans", "format_value", "summary_line", "Explicit"]
+
+# (kind, stream or None, name) -> the config fields the manifest sets
+Explicit = Mapping[tuple[str, "str | None", str], frozenset[str]]
 
 _SYMBOL = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delete": "-", "blocked": "!"}
+_COLOR = {"+": "32", "~": "33", "-": "31", "-/+": "31", "!": "1;31"}
 _DURATIONS = {
     "max_age", "duplicate_window", "ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires",
     "subject_delete_marker_ttl", "priority_timeout",
 }
-_UNITS = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
+_SIZES = {"max_bytes", "max_msg_size", "max_request_max_bytes"}
+
+# What the server stores for a field a manifest leaves out (used to tell defaults apart when the
+# manifests are not at hand, e.g. for a saved plan).
+_DEFAULTS: dict[str, dict[str, Any]] = {
+    "Stream": {
+        "retention": "limits", "max_consumers": -1, "max_msgs": -1, "max_bytes": -1, "max_age": 0,
+        "max_msgs_per_subject": -1, "max_msg_size": -1, "discard": "old", "storage": "file", "num_replicas": 1,
+        "duplicate_window": 120_000_000_000, "compression": "none", "allow_direct": False, "mirror_direct": False,
+        "sealed": False, "deny_delete": False, "deny_purge": False, "allow_rollup_hdrs": False, "consumer_limits": {},
+        "allow_msg_ttl": False, "discard_new_per_subject": False, "allow_msg_counter": False,
+        "allow_atomic": False, "allow_msg_schedules": False,
+    },
+    "Consumer": {
+        "deliver_policy": "all", "ack_policy": "none", "max_deliver": -1, "replay_policy": "instant",
+        "max_waiting": 512, "num_replicas": 0, "ack_wait": 30_000_000_000, "max_ack_pending": 1000,
+    },
+}
+_OWN_PREFIX = "io.jsops."
 
 
-def _duration(ns: int) -> str:
-    if ns <= 0 or ns % 1_000_000_000:
-        return f"{ns / 1e9:g}s" if ns > 0 else "0"
-    secs = ns // 1_000_000_000
-    parts = []
-    for unit, size in _UNITS:
-        if secs >= size:
-            parts.append(f"{secs // size}{unit}")
-            secs %= size
-    return "".join(parts)
+def _size(n: int) -> str:
+    return "-1 (unlimited)" if n < 0 else format_size(n)
 
 
-def format_value(path: str, value: Any) -> str:
+def format_value(path: str, value: Any, kind: str = "") -> str:
     if value is None:
         return "(absent)"
-    text = json.dumps(value, sort_keys=True, separators=(", ", ": "))
-    if path in _DURATIONS and isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return f"{text} ({_duration(value)})"
-    if path == "backoff" and isinstance(value, list):
-        return "[" + ", ".join(_duration(v) if isinstance(v, int) else json.dumps(v) for v in value) + "]"
-    return text
+    leaf = path.rsplit(".", 1)[-1]
+    is_int = isinstance(value, int) and not isinstance(value, bool)
+    if leaf in _DURATIONS and is_int:
+        text = format_duration(value)
+        return f"{text} ({value} ns: a bare number is nanoseconds)" if 0 < value < 1_000_000 else text
+    if leaf in _SIZES and is_int:
+        return _size(value)
+    if leaf == "num_replicas" and value == 0 and kind == "Consumer":
+        return "0 (inherits the stream's)"
+    if leaf == "backoff" and isinstance(value, list):
+        return "[" + ", ".join(format_duration(v) if isinstance(v, int) else json.dumps(v) for v in value) + "]"
+    return json.dumps(value, sort_keys=True, separators=(", ", ": "))
 
 
 def summary_line(plan: Plan | PlanSet) -> str:
@@ -50,21 +79,56 @@ def summary_line(plan: Plan | PlanSet) -> str:
     return "Plan: " + ", ".join(parts) + "."
 
 
-def _action(a: Action) -> list[str]:
+def _paint(sym: str, color: bool) -> str:
+    return f"\x1b[{_COLOR[sym]}m{sym}\x1b[0m" if color else sym
+
+
+def _shown_metadata(value: Any, verbose: bool) -> Any:
+    if verbose or not isinstance(value, dict):
+        return value
+    return {k: v for k, v in value.items() if not k.startswith(_OWN_PREFIX)}
+
+
+def _create_fields(a: Action, explicit: Explicit | None, verbose: bool, color: bool) -> list[str]:
+    config = a.config or {}
+    wanted = explicit.get((a.kind, a.stream, a.name)) if explicit is not None else None
+    defaults = _DEFAULTS.get(a.kind, {})
+    plus = _paint("+", color)
+    shown, hidden = [], []
+    for k, v in config.items():
+        if k in ("name", "durable_name"):
+            continue
+        if k == "metadata":
+            v = _shown_metadata(v, verbose)
+            if v:
+                shown.append(f"    {plus} {k}: {format_value(k, v, a.kind)}")
+            continue
+        is_default = (k not in wanted) if wanted is not None else (k in defaults and defaults[k] == v)
+        line = f"    {plus} {k}: {format_value(k, v, a.kind)}"
+        if is_default:
+            hidden.append(line + "  (default)")
+        else:
+            shown.append(line)
+    if verbose:
+        return shown + hidden
+    if hidden:
+        shown.append(f"    {plus} {len(hidden)} server default{'s' if len(hidden) != 1 else ''} (--verbose lists them)")
+    return shown
+
+
+def _action(a: Action, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False) -> list[str]:
     sym = _SYMBOL[a.action]
-    head = f"{sym} {a.label}"
+    head = f"{_paint(sym, color)} {a.label}"
     if a.action == "blocked":
         head += f"  (blocked {a.wanted}: {a.reason})"
     elif a.action == "adopt":
         head += "  (adopt)"
     lines = [head]
     if a.action == "create" and a.config:
-        for k, v in a.config.items():
-            if k in ("name", "durable_name"):
-                continue
-            lines.append(f"    + {k}: {format_value(k, v)}")
+        lines.extend(_create_fields(a, explicit, verbose, color))
+    tilde = _paint("~", color)
     for c in a.changes:
-        lines.append(f"    ~ {c.path}: {format_value(c.path, c.old)} -> {format_value(c.path, c.new)}  [{c.cls}]")
+        lines.append(f"    {tilde} {c.path}: {format_value(c.path, c.old, a.kind)} -> {format_value(c.path, c.new, a.kind)}  [{c.cls}]")
         if c.cls != "in-place" or c.consequence not in ("applied in place",):
             lines.append(f"        {c.consequence}")
     if a.consequence:
@@ -77,20 +141,29 @@ def _where(plan: Plan) -> str:
     return plan.target + (f" (context {', '.join(names)})" if names != ["default"] else "")
 
 
-def render_text(plan: Plan) -> str:
+def render_text(plan: Plan, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False,
+                compact: bool = False) -> str:
     if not plan.actions:
         return f"No changes. {_where(plan)} matches the manifests.\n"
     out = [f"jsops will perform these actions on {_where(plan)}:", ""]
     for a in plan.actions:
-        out.extend("  " + line for line in _action(a))
+        if compact:
+            lines = _action(a, color=color)
+            extra = f"  ({len(a.changes)} change{'s' if len(a.changes) != 1 else ''})" if a.changes else ""
+            out.append("  " + lines[0] + extra)
+            continue
+        out.extend("  " + line for line in _action(a, explicit=explicit, verbose=verbose, color=color))
+        out.append("")
+    if compact:
         out.append("")
     out.append(summary_line(plan))
     return "\n".join(out) + "\n"
 
 
-def render_plans(plans: PlanSet) -> str:
+def render_plans(plans: PlanSet, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False,
+                 compact: bool = False) -> str:
     """Every target's plan in turn; with several targets, a closing line sums them up."""
-    parts = [render_text(p) for p in plans.plans]
+    parts = [render_text(p, explicit=explicit, verbose=verbose, color=color, compact=compact) for p in plans.plans]
     if not plans.changed:
         return "".join(parts)
     if len(plans.plans) > 1:

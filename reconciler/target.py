@@ -23,6 +23,9 @@ __all__ = [
     "resolve_context",
     "target_from_config",
     "context_dir",
+    "selected_context",
+    "parse_servers",
+    "describe_target",
 ]
 
 DEFAULT_SERVER = "nats://127.0.0.1:4222"
@@ -48,6 +51,7 @@ class Target:
     js_domain: str | None = None
     api_prefix: str | None = None
     monitor: str | None = None  # HTTP monitoring URL, for the server's JetStream limits (/varz)
+    origin: str = field(default="", compare=False)  # how it was chosen, for describe_target (no secrets)
 
     def identity(self) -> tuple[Any, ...]:
         """What makes two targets the same server and account (two context names for one server
@@ -114,6 +118,39 @@ def _readable(path: str, what: str) -> None:
 def context_dir() -> str:
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return os.path.join(base, "nats", "context")
+
+
+def selected_context(directory: str | None = None) -> str | None:
+    """The natscli context chosen with ``nats context select``: the name in ``context.txt`` beside
+    the context directory (``~/.config/nats/context.txt``), or None."""
+    path = os.path.join(os.path.dirname((directory or context_dir()).rstrip(os.sep)), "context.txt")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            name = fh.read().strip()
+    except OSError:
+        return None
+    return name or None
+
+
+SCHEMES = ("nats", "tls", "ws", "wss")
+
+
+def parse_servers(text: str, what: str = "--server") -> tuple[str, ...]:
+    """Comma-separated server URLs; empty text or a scheme nats-py cannot dial is an error."""
+    servers = tuple(u.strip() for u in text.split(",") if u.strip())
+    if not servers:
+        raise TargetError(f"{what} is empty; give a server URL such as {DEFAULT_SERVER}")
+    for url in servers:
+        m = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", url)
+        if m and m.group(1).lower() not in SCHEMES:
+            raise TargetError(f"{what}: {_redact(url)} has the scheme {m.group(1)}://, not one of "
+                              + ", ".join(f"{x}://" for x in SCHEMES))
+    return servers
+
+
+def describe_target(target: Target) -> str:
+    """One line naming the target and how it was chosen (no user information)."""
+    return f"target {target.display()}" + (f" ({target.origin})" if target.origin else "")
 
 
 def _check_name(name: str) -> None:
@@ -234,44 +271,78 @@ def resolve_context(name: str, config: Any = None, directory: str | None = None,
 
 
 def add_target_arguments(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("target")
-    g.add_argument("--server", "-s", metavar="URL", help=f"NATS server URL(s), comma separated (default {DEFAULT_SERVER})")
+    # A command that adds natscli's spellings itself (as collect once did) takes them over quietly.
+    for container in (parser, *getattr(parser, "_action_groups", ())):
+        container.conflict_handler = "resolve"
+    g = parser.add_argument_group(
+        "target", "Chosen as natscli does: flags, then NATS_URL/NATS_USER/NATS_PASSWORD/NATS_CREDS/NATS_NKEY/"
+        "NATS_CA/NATS_CERT/NATS_KEY, over the context named by --context or NATS_CONTEXT, else the jsops "
+        "config's 'default' context, else the natscli selected context (nats context select), else "
+        f"{DEFAULT_SERVER}. natscli's flag spellings (--tlsca, --tlscert, --tlskey, --tlsfirst) work too.")
+    g.add_argument("--server", "-s", metavar="URL", help=f"NATS server URL(s), comma separated (env NATS_URL)")
     g.add_argument("--context", metavar="NAME",
-                   help="a context of the jsops config, else a natscli context (~/.config/nats/context/NAME.json)")
-    g.add_argument("--creds", metavar="FILE", help="user credentials (JWT) file")
-    g.add_argument("--nkey", metavar="FILE", help="nkey seed file")
-    g.add_argument("--user", metavar="USER")
-    g.add_argument("--password", metavar="PASSWORD")
+                   help="a context of the jsops config, else a natscli context (~/.config/nats/context/NAME.json) (env NATS_CONTEXT)")
+    g.add_argument("--creds", metavar="FILE", help="user credentials (JWT) file (env NATS_CREDS)")
+    g.add_argument("--nkey", metavar="FILE", help="nkey seed file (env NATS_NKEY)")
+    g.add_argument("--user", metavar="USER", help="(env NATS_USER)")
+    g.add_argument("--password", metavar="PASSWORD", help="(env NATS_PASSWORD)")
     g.add_argument("--token", metavar="TOKEN")
-    g.add_argument("--tls-ca", metavar="FILE")
-    g.add_argument("--tls-cert", metavar="FILE")
-    g.add_argument("--tls-key", metavar="FILE")
-    g.add_argument("--tls-first", action="store_true", help="TLS handshake before the NATS protocol")
+    g.add_argument("--tls-ca", "--tlsca", dest="tls_ca", metavar="FILE", help="(env NATS_CA)")
+    g.add_argument("--tls-cert", "--tlscert", dest="tls_cert", metavar="FILE", help="(env NATS_CERT)")
+    g.add_argument("--tls-key", "--tlskey", dest="tls_key", metavar="FILE", help="(env NATS_KEY)")
+    g.add_argument("--tls-first", "--tlsfirst", dest="tls_first", action="store_true", help="TLS handshake before the NATS protocol")
     g.add_argument("--js-domain", metavar="DOMAIN", help="JetStream domain")
+    g.add_argument("--js-api-prefix", dest="api_prefix", metavar="PREFIX", help="JetStream API prefix (instead of a domain)")
     g.add_argument("--monitor", metavar="URL", help="the server's HTTP monitoring URL (its JetStream limits are read from /varz)")
 
 
-def target_from_args(args: argparse.Namespace, config: Any = None) -> Target:
-    """The target the arguments name: ``--context`` (jsops config, then natscli), else the jsops
-    config's ``default`` context, else the local default server; any explicit flag overrides."""
+_ENV = (("NATS_USER", "user"), ("NATS_PASSWORD", "password"), ("NATS_CREDS", "creds"), ("NATS_NKEY", "nkey"),
+        ("NATS_CA", "tls_ca"), ("NATS_CERT", "tls_cert"), ("NATS_KEY", "tls_key"))
+
+
+def target_from_args(args: argparse.Namespace, config: Any = None, env: Any = None, directory: str | None = None) -> Target:
+    """The target the arguments name, with natscli's precedence: the context named by
+    ``--context`` or ``$NATS_CONTEXT`` (jsops config, then natscli), else the jsops config's
+    ``default`` context, else the natscli selected context (``context.txt``), else the local
+    default server; then ``$NATS_URL`` and the other ``NATS_*`` variables, then explicit flags,
+    override single settings. ``Target.origin`` says which of these chose the server."""
+    environ = os.environ if env is None else env
     contexts = getattr(config, "contexts", None) or {}
-    if args.context:
-        base = resolve_context(args.context, config)
+    source = getattr(config, "source", None) or "the jsops config"
+    origin = f"the default server {DEFAULT_SERVER}"
+    if args.context is not None or environ.get("NATS_CONTEXT"):
+        name = args.context if args.context is not None else environ["NATS_CONTEXT"]
+        base = resolve_context(name, config, directory)
+        origin = f"context {name}" + (" from NATS_CONTEXT" if args.context is None else "")
     elif "default" in contexts:
-        base = resolve_context("default", config)
+        base = resolve_context("default", config, directory)
+        origin = f"context default of {source}"
+    elif (selected := selected_context(directory)) is not None:
+        try:
+            base = load_context(selected, directory)
+        except TargetError as exc:
+            raise TargetError(f"the natscli selected context (nats context select): {exc}") from None
+        origin = f"natscli selected context {selected}"
     else:
         base = Target()
     changes: dict[str, Any] = {}
-    if args.server:
-        changes["servers"] = tuple(u.strip() for u in args.server.split(",") if u.strip())
-        if not changes["servers"]:
-            raise TargetError("--server is empty")
-    for key in ("creds", "nkey", "user", "password", "token", "tls_ca", "tls_cert", "tls_key", "js_domain", "monitor"):
+    if args.server is not None:
+        changes["servers"] = parse_servers(args.server)
+        origin = "--server"
+    elif environ.get("NATS_URL") is not None:
+        changes["servers"] = parse_servers(environ["NATS_URL"], "NATS_URL")
+        origin = "NATS_URL" + (f" over {origin}" if base.context != "default" or "default" in contexts else "")
+    else:
+        parse_servers(",".join(base.servers), f"{origin}: url")
+    for var, key in _ENV:
+        if environ.get(var):
+            changes[key] = environ[var]
+    for key in ("creds", "nkey", "user", "password", "token", "tls_ca", "tls_cert", "tls_key", "js_domain", "api_prefix", "monitor"):
         v = getattr(args, key, None)
         if v:
             changes[key] = v
-    if args.tls_first:
+    if getattr(args, "tls_first", False):
         changes["tls_first"] = True
-    if args.password and not (args.user or base.user):
+    if changes.get("password") and not (changes.get("user") or base.user):
         raise TargetError("--password needs --user")
-    return Target(**{**base.__dict__, **changes})
+    return Target(**{**base.__dict__, **changes, "origin": origin})

@@ -77,6 +77,11 @@ class OpsMaxDeliverWithoutDeadLetter(Rule):
     spec: {subjects: ["$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>"], max_age: 30d}
     ```
 
+    Severity info: JS405 (a warning) asks for `max_deliver`; following it must leave the consumer
+    without a new warning, so a minimal consumer with `max_deliver` lints clean at the default
+    `--fail-on error` and shows no warning. Raise it to a warning in the config (`severity: {JS406: warning}`)
+    where every estate must have a dead-letter path.
+
     ## Fix
     Unsafe: add a stream that captures `$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>` (a dead-letter
     queue: the advisory names the stream sequence, so a triage tool can fetch the original message
@@ -86,7 +91,9 @@ class OpsMaxDeliverWithoutDeadLetter(Rule):
 
     code = "JS406"
     name = "ops-max-deliver-without-dead-letter"
-    severity = Severity.WARNING
+    # info, not warning: setting max_deliver as JS405 asks must not raise a new warning whose only
+    # way out is a dead-letter stream; where the advisories go is a design choice to be told about
+    severity = Severity.INFO
     kinds = frozenset({"Consumer"})
 
     class Options(RuleOptions):

@@ -149,13 +149,13 @@ def test_plan_and_apply_take_env(tmp_path, capsys, monkeypatch):
         target = ["--server", server.url]
         rc, out, err = _run(["apply", ".", "--env", "dev", "--yes", *target], capsys, monkeypatch, cwd=tmp_path)
         assert rc == 0, (out, err)
-        rc, out, err = _run(["plan", ".", "--env", "prod", "--format", "json", *target], capsys, monkeypatch, cwd=tmp_path)
+        rc, out, err = _run(["plan", ".", "--env", "prod", "--format", "json", "--detailed-exitcode", *target], capsys, monkeypatch, cwd=tmp_path)
         assert rc == 2, (out, err)
         assert "max_age" in out and "ENVS" in out
         rc, out, err = _run(["apply", ".", "--env", "prod", "--yes", *target], capsys, monkeypatch, cwd=tmp_path)
         assert rc == 0, (out, err)
         assert _run(["plan", ".", "--env", "prod", *target], capsys, monkeypatch, cwd=tmp_path)[0] == 0
-        assert _run(["plan", ".", "--env", "dev", *target], capsys, monkeypatch, cwd=tmp_path)[0] == 2
+        assert _run(["plan", ".", "--env", "dev", "--detailed-exitcode", *target], capsys, monkeypatch, cwd=tmp_path)[0] == 2
         # a template that does not lint in this environment stops plan before anything is read
         rc, out, err = _run(["plan", ".", "--env", "broken", *target], capsys, monkeypatch, cwd=tmp_path)
         assert rc == 1 and "s.yaml.j2:7:" in err and "JS102" in err

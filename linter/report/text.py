@@ -72,7 +72,9 @@ def render_text(result: LintResult, *, color: bool = False, source: SourceLines 
     scope = f"{_plural(result.objects, 'object')} in {_plural(result.files, 'file')}"
     if result.skipped:
         scope += f"; {_plural(result.skipped, 'other Kubernetes object')} skipped"
-    if not result.findings:
+    if not result.findings and not result.files:
+        lines.append("No manifests found: nothing was linted (0 files).")
+    elif not result.findings:
         lines.append(f"All clean: {scope}.")
     else:
         lines.append(f"Found {_plural(e, 'error')}, {_plural(w, 'warning')}, {i} info ({scope}).")

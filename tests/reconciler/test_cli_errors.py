@@ -37,7 +37,8 @@ def test_bad_inputs(tmp_path):
     (tmp_path / "plan.json").write_text(json.dumps({"version": 1, "fingerprint": "x", "actions": [{"action": "create"}]}))
     check(*run("apply", "--plan", str(tmp_path / "plan.json"), "--server", free_port_url(), "--yes"), "action")
     check(*run("plan", str(d), "--context", "no-such-context"), "unknown context")
-    check(*run("plan", str(d), "--bogus-flag"), "unrecognized")
+    rc, out, err = run("plan", str(d), "--bogus-flag")  # argument errors: usage and exit 2, as in every command
+    assert rc == 2 and err.startswith("usage: jsops plan") and "jsops plan: error: unrecognized arguments: --bogus-flag" in err
     check(*run("plan", str(d), "--creds", str(tmp_path / "none.creds")), "not a readable file")
 
 

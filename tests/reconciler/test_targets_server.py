@@ -117,7 +117,7 @@ def test_prune_is_scoped_to_the_paths_given(server, js, tmp_path, monkeypatch):
 
     # a file moves from a/ to c/: applying c/ records the new path, so pruning a/ keeps the stream
     shutil.move(est / "a" / "a2.yaml", est / "c.yaml")
-    rc, out, err = run("apply", "estate/c.yaml", "--server", server.url, "--yes")
+    rc, out, err = run("apply", "estate/c.yaml", "--server", server.url, "--yes", "--verbose")  # --yes alone sums the plan up
     assert rc == 0 and "metadata.io.jsops.source" in out, out + err
     assert js.stream("A2")["config"]["metadata"]["io.jsops.source"] == "estate/c.yaml"
     rc, out, err = run("apply", "estate/a", "--server", server.url, "--prune", "--yes")

@@ -1,0 +1,142 @@
+"""How the plan reads: defaults summary, --verbose, --compact, units, colours on a terminal only,
+the exit-code contract, and what an empty PATH or the config's paths give."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reconciler.plan import Desired, PlanOptions, build_plan
+from reconciler.render_text import format_value, render_text
+
+from .helpers import NatsServer, manifest, run
+from .test_plan_unit import _golden, desired, live_state
+
+ROOT = Path(__file__).resolve().parents[2]
+STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: ORDERS}\nspec: {subjects: ['orders.>'], max_age: 1h, max_bytes: 1GiB}\n"
+
+
+def _plan():
+    return build_plan(desired(), live_state(), PlanOptions(prune=True, allow_recreate=True), target="nats://127.0.0.1:4222")
+
+
+def test_golden_verbose_compact_and_colour() -> None:
+    _golden("plan_verbose.txt", render_text(_plan(), verbose=True))
+    _golden("plan_compact.txt", render_text(_plan(), compact=True))
+    coloured = render_text(_plan(), color=True)
+    _golden("plan_color.txt", coloured)
+    assert "\x1b[32m+\x1b[0m Stream NEW" in coloured and "\x1b[33m~\x1b[0m Stream ORDERS" in coloured
+    assert "\x1b[31m-/+\x1b[0m Consumer ORDERS/billing" in coloured and "\x1b[31m-\x1b[0m Stream GONE" in coloured
+    assert "\x1b" not in render_text(_plan())
+
+
+def test_manifest_fields_are_shown_and_the_rest_summed_up() -> None:
+    d = [Desired("Stream", "S", None, {"name": "S", "subjects": ["s"], "retention": "limits", "max_bytes": 1 << 30,
+                                       "storage": "file", "num_replicas": 1}, "m/s.yaml")]
+    plan = build_plan(d, live_state().__class__(), PlanOptions(), target="nats://x:1")
+    text = render_text(plan, explicit={("Stream", None, "S"): frozenset({"subjects", "max_bytes"})})
+    assert "+ max_bytes: 1GiB" in text and "+ subjects" in text and "retention" not in text
+    assert "+ 3 server defaults (--verbose lists them)" in text
+    verbose = render_text(plan, explicit={("Stream", None, "S"): frozenset({"subjects", "max_bytes"})}, verbose=True)
+    assert '+ retention: "limits"  (default)' in verbose and "io.jsops.managed-by" in verbose
+
+
+def test_values_read_as_people_write_them() -> None:
+    assert format_value("ack_wait", 30_000_000_000) == "30s"
+    assert format_value("max_age", 90 * 86400 * 10**9) == "90d"
+    assert format_value("ack_wait", 30) == "30ns (30 ns: a bare number is nanoseconds)"
+    assert format_value("max_bytes", 1 << 30) == "1GiB" and format_value("max_bytes", -1) == "-1 (unlimited)"
+    assert format_value("max_bytes", 1000) == "1000"
+    assert format_value("num_replicas", 0, "Consumer") == "0 (inherits the stream's)"
+    assert format_value("num_replicas", 0, "Stream") == "0"
+    assert format_value("backoff", [10**9, 60 * 10**9]) == "[1s, 1m]"
+
+
+@pytest.mark.integration
+def test_exit_code_contract_empty_paths_and_config_paths(server: NatsServer, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    manifest(tmp_path / "m", "orders.yaml", STREAM)
+    rc, out, err = run("plan", "m", "-s", server.url, "--no-detailed-exitcode")
+    assert rc == 0 and "1 to create" in out  # terraform: 0 with changes unless asked
+    rc, out, err = run("plan", "m", "-s", server.url)  # the helper passes --detailed-exitcode
+    assert rc == 2
+    (tmp_path / "empty").mkdir()
+    rc, out, err = run("plan", "empty", "-s", server.url)
+    assert rc == 0 and "jsops: warning: no streams or consumers in empty" in err
+    # no PATH: the config's paths, as lint; the config itself is never read as a manifest
+    (tmp_path / ".jsops.yaml").write_text("paths: [m]\nrules: {}\n")
+    rc, out, err = run("plan", "-s", server.url)
+    assert rc == 2 and "+ Stream ORDERS" in out and ".jsops.yaml" not in err, err
+
+
+def _tty_run(args: list[str], env: dict[str, str]) -> str:
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "linter.cli", *args], stdout=slave, stderr=subprocess.DEVNULL,
+                            env=env, cwd=os.getcwd())
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait()
+    os.close(master)
+    return b"".join(chunks).decode()
+
+
+@pytest.mark.integration
+def test_colours_on_a_terminal_only(server: NatsServer, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    manifest(tmp_path / "m", "orders.yaml", STREAM)
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "NATS_URL", "NATS_CONTEXT")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    env["TERM"] = "xterm"
+    out = _tty_run(["plan", "m", "-s", server.url], env)
+    assert "\x1b[32m+\x1b[0m Stream ORDERS" in out, out
+    assert "\x1b" not in _tty_run(["plan", "m", "-s", server.url], {**env, "NO_COLOR": "1"})
+    assert "\x1b" not in _tty_run(["plan", "m", "-s", server.url, "--no-color"], env)
+    piped = subprocess.run([sys.executable, "-m", "linter.cli", "plan", "m", "-s", server.url], env=env,
+                           capture_output=True, text=True)
+    assert piped.returncode == 0 and "+ Stream ORDERS" in piped.stdout and "\x1b" not in piped.stdout
+
+
+@pytest.mark.integration
+def test_apply_yes_prints_the_plan_once_with_progress(server: NatsServer, tmp_path: Path) -> None:
+    docs = [STREAM.replace("ORDERS", f"S{i}").replace("orders", f"s{i}").replace(", max_bytes: 1GiB", "") for i in range(3)]
+    manifest(tmp_path / "m", "s.yaml", "---\n".join(docs))
+    rc, out, err = run("apply", str(tmp_path / "m"), "-s", server.url, "--yes")
+    assert rc == 0, out + err
+    assert out.count("Stream S0") == 1 and "+ max_age" not in out  # the summary, then one line per object
+    assert out.startswith("Plan: 3 to create") and "[1/3]" in out and "done     + Stream S0: created  [" in out
+    assert "[3/3]" in out and "Apply: 3 done" in out
+
+
+def test_export_writes_sizes_and_durations_as_people_do() -> None:
+    from linter.model.units import parse_duration, parse_size
+    from reconciler.export import export_documents, readable_duration, readable_size
+    from reconciler.live import LiveConsumer, LiveState, LiveStream
+
+    day = 86400 * 10**9
+    assert [readable_duration(v) for v in (3 * day, 7 * day, 30 * 10**9, 5400 * 10**9, 250_000_000, 30, 0)] == \
+        ["3d", "1w", "30s", "1h30m", "250ms", "30ns", 0]
+    assert [readable_size(v) for v in (1 << 30, 64 << 10, 1000, -1, 0)] == ["1GiB", "64KiB", 1000, -1, 0]
+    for v in (3 * day, 5400 * 10**9, 250_000_000, 30):
+        assert parse_duration(readable_duration(v)) == v  # exact: jsops reads it back unchanged
+    assert parse_size("1GiB") == 1 << 30
+    live = LiveState()
+    live.streams["S"] = LiveStream({"name": "S", "subjects": ["s"], "max_age": 3 * day, "max_bytes": 1 << 30, "max_msg_size": -1,
+                                    "duplicate_window": 120 * 10**9})
+    live.consumers[("S", "c")] = LiveConsumer("S", {"durable_name": "c", "ack_wait": 30 * 10**9, "backoff": [10**9, 60 * 10**9]})
+    docs = export_documents(live)["S.yaml"]
+    assert {k: docs[0]["spec"][k] for k in ("max_age", "max_bytes", "max_msg_size", "duplicate_window")} == \
+        {"max_age": "3d", "max_bytes": "1GiB", "max_msg_size": -1, "duplicate_window": "2m"}
+    assert docs[1]["spec"]["ack_wait"] == "30s" and docs[1]["spec"]["backoff"] == ["1s", "1m"]
