@@ -54,7 +54,7 @@ def test_unknown_command_suggests_and_lists(capsys) -> None:
     assert rc == 2 and "did you mean" not in err and "unknown command 'zzzz'" in err
 
 
-@pytest.mark.parametrize("command", ["lint", "rule", "rules", "plan", "apply", "export", "completion"])
+@pytest.mark.parametrize("command", ["lint", "rule", "rules", "plan", "apply", "export", "completion", "render", "report"])
 def test_every_command_help_has_examples_and_exit_codes(command: str, capsys) -> None:
     rc, out, _ = run([command, "--help"], capsys)
     assert rc == 0 and "examples:" in out and "exit codes:" in out, out
