@@ -155,3 +155,19 @@ def test_lint_errors_point_at_the_lint_command_that_shows_them(tmp_path: Path, m
     capsys.readouterr()
     assert jsops(["lint", ".", "--env", "broken", "--no-config"]) == 1  # that command does show the error
     assert "JS102" in capsys.readouterr().out
+
+
+def test_a_blocked_recreate_names_every_flag_it_needs() -> None:
+    from reconciler.live import LiveState, LiveStream
+
+    from .test_plan_unit import OWN, stream
+
+    live = LiveState()
+    live.streams["S"] = LiveStream(stream("S", metadata=dict(OWN)), messages=12)
+    want = [Desired("Stream", "S", None, stream("S", storage="memory"), "m/orders.yaml")]
+    reason = lambda **kw: build_plan(want, live, PlanOptions(**kw), target="nats://x:1").actions[0].reason  # noqa: E731
+    assert reason() == "the stream holds 12 messages; needs --allow-recreate and --allow-data-loss"
+    assert reason(allow_recreate=True) == "the stream holds 12 messages; needs --allow-data-loss"
+    assert reason(allow_data_loss=True) == "the stream holds 12 messages; needs --allow-recreate"
+    live.streams["S"] = LiveStream(stream("S", metadata=dict(OWN)), messages=0)
+    assert reason() == "needs --allow-recreate"
