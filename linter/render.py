@@ -32,7 +32,15 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="jsops render", description="Print the manifests with *.yaml.j2 templates rendered for one environment.")
+    p = _Parser(prog="jsops render", description="Print the manifests with *.yaml.j2 templates rendered for one environment.",
+                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=(
+                    "examples:\n"
+                    "  jsops render --env prod manifests/\n"
+                    "  jsops render --env dev manifests/orders.yaml.j2 > orders.dev.yaml   # jsops lint --env dev lints it directly\n\n"
+                    "exit codes:\n"
+                    "  0  rendered\n"
+                    "  1  a template could not be rendered (the message names file:line)\n"
+                    "  2  could not run (bad arguments, missing path, unknown environment)\n"))
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
     p.add_argument("--env", metavar="NAME", required=True, help="environment: values from environments/NAME.yaml")
     return p

@@ -212,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
     counts = asyncio.run(run(args.server, args.duration, args.publish_log, args.seed))
-    print(f"  traffic done: {counts}")
+    print("  traffic done: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in counts.items()))
     return 0
 
 

@@ -140,7 +140,13 @@ def _estate(args: argparse.Namespace, config: Any) -> Any:
     if errors:
         lines = [f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" for f in errors[:20]]
         more = f"\n... and {len(errors) - 20} more" if len(errors) > 20 else ""
-        raise _Exit(1, "\n".join(lines) + more + f"\njsops: error: the manifests have {len(errors)} lint error(s); run `jsops lint` and fix them first")
+        import shlex
+
+        env = getattr(args, "env", None)
+        again = " ".join(["jsops lint", *(shlex.quote(p) for p in paths), *(["--env", shlex.quote(env)] if env else []),
+                          *(["--config", shlex.quote(args.config)] if args.config else []), *(["--no-config"] if args.no_config else [])])
+        raise _Exit(1, "\n".join(lines) + more + f"\njsops: error: the manifests have {len(errors)} lint error(s) (above); "
+                       f"`{again}` shows them with their fixes")
     return estate
 
 

@@ -9,7 +9,10 @@
 6. fix with ``jsops lint --fix``, plan, apply, and show the plan empty;
 7. write the HTML report; stop everything it started.
 
-Every step prints the command a user would type, then its output. Artefacts stay in ``.demo/``.
+Every step prints the command a user would type, then its output; anything else the demo says
+itself is marked ``demo:``. Colours only on a terminal (and never under ``NO_COLOR``). Ctrl-C,
+SIGHUP and SIGTERM stop every process the demo started, without a traceback. Artefacts stay in
+``.demo/``.
 
     python -m reconciler.demo [--workdir .demo] [--traffic-seconds 60] [--master local[2]]
 """
@@ -50,6 +53,29 @@ def _tool(name: str) -> str:
     return found
 
 
+class _Stop(KeyboardInterrupt):
+    """SIGHUP or SIGTERM: unwind like Ctrl-C, so that every ``finally`` stops what it started."""
+
+
+def _on_signal(signum: int, _frame: object) -> None:
+    raise _Stop(signal.Signals(signum).name)
+
+
+def _shield() -> None:
+    for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
+
+
+def _bold(text: str) -> str:
+    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+    return f"\033[1m{text}\033[0m" if color else text
+
+
+def _say(text: str) -> None:
+    """Demo narration: what the demo itself says (not the output of a command a user types)."""
+    print(f"demo: {text}", flush=True)
+
+
 class _Clock:
     def __init__(self) -> None:
         self.t0 = time.monotonic()
@@ -57,7 +83,7 @@ class _Clock:
 
     def header(self, title: str) -> None:
         self.step += 1
-        print(f"\n\033[1m== [{self.step}] {title}\033[0m  (t+{time.monotonic() - self.t0:.0f}s)", flush=True)
+        print("\n" + _bold(f"== [{self.step}] {title}") + f"  (t+{time.monotonic() - self.t0:.0f}s)", flush=True)
 
 
 def _show(argv: Sequence[str]) -> None:
@@ -65,9 +91,35 @@ def _show(argv: Sequence[str]) -> None:
     print("$ " + " ".join(shlex.quote(a) for a in shown), flush=True)
 
 
+def _spawn(argv: Sequence[str], **kw: object) -> subprocess.Popen[bytes]:
+    """A child in its own process group: a terminal's Ctrl-C or hangup reaches only the demo,
+    which then stops the child and everything under it (a JVM under pyspark) itself."""
+    return subprocess.Popen(list(argv), start_new_session=True, **kw)  # type: ignore[call-overload]
+
+
+def _stop(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=timeout)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+    proc.wait()
+
+
 def _run(argv: Sequence[str], *, ok: Sequence[int] = (0,), env: dict[str, str] | None = None) -> int:
     _show(argv)
-    rc = subprocess.run(list(argv), env=env).returncode
+    proc = _spawn(argv, env=env)
+    try:
+        rc = proc.wait()
+    finally:
+        _stop(proc)
     if rc not in ok:
         raise DemoError(f"`{' '.join(argv[:2])} ...` exited {rc} (expected {', '.join(map(str, ok))})")
     return rc
@@ -93,7 +145,7 @@ class _Server:
         argv = [_tool("nats-server"), "-a", "127.0.0.1", "-p", str(self.port), "-js", "-sd", str(self.store),
                 "-l", str(self.log)]
         _show(argv)
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = _spawn(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         asyncio.run(self._wait_ready())
 
     async def _wait_ready(self) -> None:
@@ -119,16 +171,11 @@ class _Server:
         raise DemoError("nats-server did not become ready within 20 s")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        _stop(self.proc)
 
 
 def _print_profile(path: Path) -> None:
+    _say(f"a summary of {path.name}, read by the demo itself (`jsops report` and `jsops lint --profiles` use the same data):")
     prof = json.loads(path.read_text())
     for key, c in sorted(prof.get("consumers", {}).items()):
         ack = c.get("ack_time_ns")
@@ -166,7 +213,7 @@ def run(workdir: Path, traffic_s: float, master: str, source: Path) -> None:
     try:
         clock.header("Start a local nats-server with JetStream (temporary directory)")
         server.start()
-        print(f"  listening on {server.url}, store {server.store}")
+        _say(f"nats-server listening on {server.url}, store {server.store}")
         target = ["--server", server.url]
 
         clock.header("Preflight: lint the example estate (what the server would reject, what will hurt)")
@@ -180,11 +227,12 @@ def run(workdir: Path, traffic_s: float, master: str, source: Path) -> None:
         collect_argv = [jsops, "collect", *target, str(telemetry), "--duration", f"{traffic_s + 12:.0f}s",
                         "--snapshot-interval", "5s"]
         _show(collect_argv)
-        collector = subprocess.Popen(collect_argv)
+        collector = _spawn(collect_argv)
         time.sleep(1.0)  # let the collector subscribe before the first message
+        _say("shop-like traffic from the demo's own generator (part of the demo, not a jsops command):")
         _run([sys.executable, "-m", "reconciler._traffic", *target, "--duration", f"{traffic_s:.0f}",
               "--publish-log", str(telemetry / "publishers.jsonl")])
-        print("  waiting for the collector to finish its last snapshot ...", flush=True)
+        _say("waiting for the collector to finish its last snapshot ...")
         rc = collector.wait(timeout=120)
         collector = None
         if rc != 0:
@@ -205,22 +253,19 @@ def run(workdir: Path, traffic_s: float, master: str, source: Path) -> None:
         _run([jsops, "plan", str(manifests), *target], ok=(0, 2))
         _run([jsops, "apply", str(manifests), *target, "--yes"])
         _run([jsops, "plan", str(manifests), *target], ok=(0,))
-        print("  the live estate equals the manifests: nothing left to change")
+        _say("the live estate equals the manifests: nothing left to change")
 
         clock.header("Write the HTML report")
         _run([jsops, "report", str(manifests), "--profiles", str(profiles), "--html", str(report)])
-        print(f"  open {report.resolve()} in a browser")
+        _say(f"open {report.resolve()} in a browser")
     finally:
-        if collector is not None and collector.poll() is None:
-            collector.send_signal(signal.SIGTERM)
-            try:
-                collector.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                collector.kill()
+        _shield()  # a second Ctrl-C or hangup must not cut the cleanup short
+        _stop(collector, timeout=15)
         server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"\nDemo finished in {time.monotonic() - clock.t0:.0f} s; nats-server stopped. Artefacts in {workdir}/:"
-          " manifests/ (fixed copy), telemetry/, profiles.json, report.html")
+    print()
+    _say(f"finished in {time.monotonic() - clock.t0:.0f} s; nats-server stopped. Artefacts in {workdir}/:"
+         " manifests/ (fixed copy), telemetry/, profiles.json, report.html")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -231,14 +276,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--master", default="local[2]")
     args = ap.parse_args(argv)
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    for sig in (signal.SIGHUP, signal.SIGTERM):
+        signal.signal(sig, _on_signal)
     try:
         run(args.workdir, args.traffic_seconds, args.master, args.manifests)
     except DemoError as exc:
         print(f"\ndemo failed: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("\ndemo interrupted; everything it started is stopped", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        what = "stopped by " + str(exc) if isinstance(exc, _Stop) else "interrupted"
+        print(f"\ndemo {what}; everything it started is stopped", file=sys.stderr)
+        return 129 if isinstance(exc, _Stop) and str(exc) == "SIGHUP" else 130
     return 0
 
 

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from linter.api import FixSuggestion, Rule, RuleContext, RuleOptions, Severity, Violation
 from linter.loader import Resource
+from linter.model.config import Duration
 from linter.model.units import format_duration, format_size
 
 from ._capacity_common import SECOND, byte_rate, ceil_size, human_rate, stream_profile
@@ -26,7 +27,9 @@ class StreamMaxBytesFillsBeforeMaxAge(Rule):
     profile, or when the profile has no byte rate for the stream, the rule stays silent.
     `max_bytes` is per replica and so is the byte rate, so replicas do not change the result.
     Interest and workqueue streams are skipped: they drop messages as consumers take them, so
-    the ingest rate does not say how fast they fill.
+    the ingest rate does not say how fast they fill. A profile whose window is shorter than the
+    option `min_window` (default 1m) is not extrapolated to days of retention: the rule stays
+    silent; a window shorter than a day is named in the message.
 
     ## Why is this bad?
     `max_age` reads like a promise ("we keep 30 days"), but the stream drops its oldest messages
@@ -66,6 +69,9 @@ class StreamMaxBytesFillsBeforeMaxAge(Rule):
         rate: Literal["mean", "peak"] = Field(
             "mean", description="which profile figure to use: bytes.mean_per_s or bytes.peak_per_s"
         )
+        min_window: Duration = Field(
+            60 * SECOND, description="shortest profile window a fill time is extrapolated from (Go duration)"
+        )
 
     code = "JS432"
     name = "ops-stream-max-bytes-fills-before-max-age"
@@ -81,6 +87,10 @@ class StreamMaxBytesFillsBeforeMaxAge(Rule):
         if max_bytes <= 0 or max_age <= 0 or eff.get("retention") != "limits":
             return ()
         which = self.options.rate
+        window = ctx.profiles.window
+        span = int((window.end - window.start).total_seconds() * SECOND) if window is not None else None
+        if span is not None and span < self.options.min_window:
+            return ()  # a few seconds of traffic say nothing about days of retention
         profile = stream_profile(ctx, resource)
         rate = byte_rate(profile, which)
         if not rate:
@@ -98,7 +108,9 @@ class StreamMaxBytesFillsBeforeMaxAge(Rule):
         return (Violation(
             resource,
             ("max_bytes",),
-            f"at the profiled {which} byte rate {human_rate(rate)}, max_bytes {format_size(max_bytes)} fills "
+            f"at the profiled {which} byte rate {human_rate(rate)}"
+            + (f" (over a {format_duration(span // SECOND * SECOND)} profile window)" if span is not None and span < 86400 * SECOND else "")
+            + f", max_bytes {format_size(max_bytes)} fills "
             f"in about {fill_text}, before max_age {format_duration(max_age)}: {effect}",
             fix=FixSuggestion(
                 "unsafe",

@@ -54,7 +54,7 @@ def test_unknown_command_suggests_and_lists(capsys) -> None:
     assert rc == 2 and "did you mean" not in err and "unknown command 'zzzz'" in err
 
 
-@pytest.mark.parametrize("command", ["lint", "rule", "rules", "plan", "apply", "export", "completion"])
+@pytest.mark.parametrize("command", ["lint", "rule", "rules", "plan", "apply", "export", "completion", "render", "report"])
 def test_every_command_help_has_examples_and_exit_codes(command: str, capsys) -> None:
     rc, out, _ = run([command, "--help"], capsys)
     assert rc == 0 and "examples:" in out and "exit codes:" in out, out
@@ -102,3 +102,19 @@ def test_zsh_and_fish_scripts_name_every_command(shell: str, capsys) -> None:
     if exe:  # syntax check where the shell is installed
         flag = ["-n"] if shell == "zsh" else ["--no-execute"]
         assert subprocess.run([exe, *flag], input=script, text=True).returncode == 0
+
+
+def test_docs_install_only_what_exists() -> None:
+    """jsops is not on PyPI: the docs install it from a clone or a wheel, never `pip install jsops`."""
+    import re
+
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    seen = 0
+    for doc in docs:
+        for m in re.finditer(r"pip install ((?:-e )?[^\s`]+)", doc.read_text()):
+            target = m.group(1).strip("'\"")
+            seen += 1
+            assert target.startswith((".", "-e ", "dist/", "tools/")) or target.endswith(".whl"), f"{doc.name}: pip install {target}"
+    assert seen >= 2
+    readme = (ROOT / "README.md").read_text()
+    assert "## Install" in readme and 'pip install ".[spark]"' in readme and "Java 17" in readme

@@ -97,3 +97,26 @@ def test_server_accepts_the_cases_and_stores_bare_integers_as_nanoseconds() -> N
     assert all("error" not in a for a in answers), answers
     assert answers[0]["config"]["ack_wait"] == 30  # 30 ns: the server does not reinterpret it
     assert answers[3]["config"]["backoff"][0] == 30000
+
+
+def test_js432_minimum_window_and_window_named() -> None:
+    from linter.config import Config
+    from linter.engine import lint_estate
+    from linter.model.profiles import Profiles
+
+    def run(window_s: float | None, options: dict | None = None) -> list:
+        estate = Estate()
+        load_text(stream(spec='subjects: ["orders.>"], max_age: 30d, max_bytes: 1GiB').encode(), "m.yaml", estate)
+        _check_estate(estate)
+        doc = {"version": 1, "generated_at": "2026-11-21T12:00:00Z", "streams": {"ORDERS": {"bytes": {"mean_per_s": 7100.0}}}}
+        if window_s is not None:
+            doc["window"] = {"start": "2026-11-21T11:00:00Z", "end": f"2026-11-21T11:{int(window_s // 60):02d}:{int(window_s % 60):02d}Z"}
+        rules = [r for r in discover_rules() if r.code == "JS432"]
+        return lint_estate(estate, rules, config=Config(rules={"JS432": options} if options else {}),
+                           profiles=Profiles.model_validate(doc), read_source=None).findings
+
+    assert run(25) == []  # 25 s of traffic say nothing about 30 days
+    short = run(90)
+    assert len(short) == 1 and "(over a 1m30s profile window)" in short[0].message
+    assert run(None) and "profile window" not in run(None)[0].message
+    assert len(run(25, {"min_window": "10s"})) == 1

@@ -120,7 +120,7 @@ class ConsumerReport:
     delivery_mean_per_s: float | None
     delivery_peak_per_s: float | None
     findings: int
-    status: str  # "ok" | "warn" | "bad" | "nodata" | "noack"
+    status: str  # "ok" | "findings" (ok by the profile, but lint has findings) | "warn" | "bad" | "nodata" | "noack"
 
 
 @dataclass(frozen=True)
@@ -131,6 +131,7 @@ class Rate:
     msgs_per_s: float | None
     bytes_per_s: float | None
     bytes_estimated: bool
+    note: str = ""  # why a figure is left out
 
 
 @dataclass(frozen=True)
@@ -270,7 +271,7 @@ def _consumer(
         delivery_mean_per_s=rate.mean_per_s if rate else None,
         delivery_peak_per_s=rate.peak_per_s if rate else None,
         findings=findings,
-        status=_consumer_status(ack_wait, points),
+        status=_with_findings(_consumer_status(ack_wait, points), findings),
     )
 
 
@@ -301,12 +302,16 @@ def stream_rates(prof: StreamProfile | None) -> tuple[Rate, ...]:
         "p99": None,  # the profile has no p99 of bytes/s
         "peak": float(nbytes.peak_per_s) if nbytes and nbytes.peak_per_s is not None else None,
     }
+    note = ""
+    if msgs["p99"] is not None and msgs["peak"] is not None and msgs["p99"] > msgs["peak"]:
+        # the two come from different samples; a p99 above the peak contradicts it: leave it out
+        msgs["p99"], note = None, "above the measured peak (different samples): left out"
     out = []
     for label in ("mean", "p99", "peak"):
         m, b, est = msgs[label], direct[label], False
         if b is None and m is not None and size is not None:
             b, est = m * size, True
-        out.append(Rate(label, m, b, est))
+        out.append(Rate(label, m, b, est, note if label == "p99" else ""))
     return tuple(out)
 
 
@@ -370,8 +375,13 @@ def _stream(
         bytes_at_max_age=(rates[0].bytes_per_s * max_age / NS_PER_S) if (max_age and rates[0].bytes_per_s is not None) else None,
         consumers=consumers,
         findings=findings,
-        status=_stream_status(fills, prof is not None and (prof.ingest is not None or prof.bytes is not None)),
+        status=_with_findings(_stream_status(fills, prof is not None and (prof.ingest is not None or prof.bytes is not None)), findings),
     )
+
+
+def _with_findings(status: str, findings: int) -> str:
+    """A card with findings never says "ok": its badge sends the reader to them instead."""
+    return "findings" if status == "ok" and findings else status
 
 
 # --- findings -----------------------------------------------------------------------------------

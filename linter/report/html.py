@@ -101,7 +101,14 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="jsops report", description="Write a self-contained HTML report of an estate with its profiles and findings.")
+    p = _Parser(prog="jsops report", description="Write a self-contained HTML report of an estate with its profiles and findings.",
+                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=(
+                    "examples:\n"
+                    "  jsops report manifests/ --profiles profiles.json --html report.html\n"
+                    "  jsops report --env prod --html prod.html      # the config's paths, templates rendered for prod\n\n"
+                    "exit codes:\n"
+                    "  0  written\n"
+                    "  2  could not run (bad arguments, unreadable config, profiles or manifests, cannot write)\n"))
     p.add_argument("paths", nargs="*", metavar="PATH", help="manifest files or directories (default: the config's paths, else .)")
     p.add_argument("--profiles", metavar="FILE", help="profiles JSON written by `jsops profile` (default: the config's profiles)")
     p.add_argument("--html", metavar="OUT", required=True, help="the HTML file to write")

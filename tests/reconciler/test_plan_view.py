@@ -140,3 +140,34 @@ def test_export_writes_sizes_and_durations_as_people_do() -> None:
     assert {k: docs[0]["spec"][k] for k in ("max_age", "max_bytes", "max_msg_size", "duplicate_window")} == \
         {"max_age": "3d", "max_bytes": "1GiB", "max_msg_size": -1, "duplicate_window": "2m"}
     assert docs[1]["spec"]["ack_wait"] == "30s" and docs[1]["spec"]["backoff"] == ["1s", "1m"]
+
+
+def test_lint_errors_point_at_the_lint_command_that_shows_them(tmp_path: Path, monkeypatch, capsys) -> None:
+    from linter.cli import main as jsops
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "environments").mkdir()
+    (tmp_path / "environments" / "broken.yaml").write_text("age: 1m\n")
+    (tmp_path / "s.yaml.j2").write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\n"
+                                        "spec:\n  subjects: [s]\n  max_age: {{ age }}\n  duplicate_window: 2m\n")
+    rc, out, err = run("plan", ".", "--env", "broken", "--no-config")
+    assert rc == 1 and "`jsops lint . --env broken --no-config` shows them" in err
+    capsys.readouterr()
+    assert jsops(["lint", ".", "--env", "broken", "--no-config"]) == 1  # that command does show the error
+    assert "JS102" in capsys.readouterr().out
+
+
+def test_a_blocked_recreate_names_every_flag_it_needs() -> None:
+    from reconciler.live import LiveState, LiveStream
+
+    from .test_plan_unit import OWN, stream
+
+    live = LiveState()
+    live.streams["S"] = LiveStream(stream("S", metadata=dict(OWN)), messages=12)
+    want = [Desired("Stream", "S", None, stream("S", storage="memory"), "m/orders.yaml")]
+    reason = lambda **kw: build_plan(want, live, PlanOptions(**kw), target="nats://x:1").actions[0].reason  # noqa: E731
+    assert reason() == "the stream holds 12 messages; needs --allow-recreate and --allow-data-loss"
+    assert reason(allow_recreate=True) == "the stream holds 12 messages; needs --allow-data-loss"
+    assert reason(allow_data_loss=True) == "the stream holds 12 messages; needs --allow-recreate"
+    live.streams["S"] = LiveStream(stream("S", metadata=dict(OWN)), messages=0)
+    assert reason() == "needs --allow-recreate"
