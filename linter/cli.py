@@ -17,6 +17,7 @@ FORMATS = ("text", "json", "sarif", "junit", "github")
 # named here are listed after them). Kept here so that `jsops --help` imports no plugin.
 SUMMARIES = {
     "lint": "check manifests before they reach a server",
+    "discover": "read a live server's release, cluster and limits into the config's target",
     "render": "print manifests with *.yaml.j2 templates rendered for one environment",
     "plan": "show what apply would change on the targets",
     "apply": "make the targets match the manifests",
