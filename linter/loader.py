@@ -585,6 +585,21 @@ def _require_str(value: dict[str, Any], key: str, where: tuple[Any, ...], doc: P
     return None
 
 
+def _context(value: Any, where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
+    """A context name: a non-empty string of printable characters, at most MAX_NAME_LENGTH long."""
+    if isinstance(value, str) and value and len(value) <= MAX_NAME_LENGTH and value.isprintable():
+        return value
+    pos = resolve_position(doc.positions, where) or (doc.line, 1)
+    if isinstance(value, str) and len(value) > MAX_NAME_LENGTH:
+        what = _too_long(label, value).replace("NATS names", "context names")
+    elif isinstance(value, str) and value:
+        what = f"{label} must be printable text, got {_shown(value)!r}"
+    else:
+        what = f"{label} must be a non-empty string, got {_kind_of(value)}"
+    estate.findings.append(_finding("invalid-field", what, file, *pos))
+    return None
+
+
 def _too_long(label: str, name: str) -> str:
     return f"{label} is {len(name)} characters long ({_short(name, 20)!r}); NATS names are at most 255"
 
@@ -617,11 +632,10 @@ def _load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> 
         pos = resolve_position(doc.positions, ("metadata", "stream"), key=True) or start
         estate.findings.append(_finding("invalid-field", "metadata.stream is only for consumers", file, *pos))
         ok = False
-    context = meta.get("context", "default")
-    if not isinstance(context, str) or not context:
-        pos = resolve_position(doc.positions, ("metadata", "context")) or start
-        estate.findings.append(_finding("invalid-field", f"metadata.context must be a non-empty string, got {_kind_of(context)}", file, *pos))
+    context = _context(meta.get("context", "default"), ("metadata", "context"), doc, file, estate, "metadata.context")
+    if context is None:
         ok = False
+        context = "default"  # the object is invalid either way; its key must still be hashable
     annotations = _string_map(meta.get("annotations"), ("metadata", "annotations"), doc, file, estate, "metadata.annotations")
     labels = _string_map(meta.get("labels"), ("metadata", "labels"), doc, file, estate, "metadata.labels")
     if name is None or annotations is None or labels is None:
@@ -1035,7 +1049,14 @@ def _load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: 
         hint = _did_you_mean(str(kind), ["Stream", "Consumer"]) if kind is not None else ""
         estate.findings.append(_finding("unknown-kind", f"jsops reads NACK Stream and Consumer resources, {what}{hint}", file, *pos))
         return
-    meta = v.get("metadata") if isinstance(v.get("metadata"), dict) else {}
+    meta = v.get("metadata")
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        pos = resolve_position(doc.positions, ("metadata",)) or start
+        estate.findings.append(_finding("invalid-field", f"metadata must be a mapping, got {_kind_of(meta)}", file, *pos))
+        return
+    meta_ok = _nack_metadata(meta, doc, file, estate)
     spec = v.get("spec")
     if not isinstance(spec, dict):
         pos = resolve_position(doc.positions, ("spec",)) or start
@@ -1053,8 +1074,14 @@ def _load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: 
         estate.findings.append(
             _finding("invalid-field", f"{len(unknown) - MAX_FINDINGS_PER_OBJECT} more unknown fields in spec are not shown", file, *(resolve_position(doc.positions, ("spec",)) or start))
         )
-    annotations = {k: str(val) for k, val in (meta.get("annotations") or {}).items()} if isinstance(meta.get("annotations"), dict) else {}
-    context = annotations.get("jsops.io/context", "default")
+    annotations = _string_map(meta.get("annotations"), ("metadata", "annotations"), doc, file, estate, "metadata.annotations")
+    context: str | None = "default"
+    if annotations is None:
+        annotations, meta_ok = {}, False
+    elif "jsops.io/context" in annotations:
+        context = _context(annotations["jsops.io/context"], ("metadata", "annotations", "jsops.io/context"), doc, file, estate, "metadata.annotations.jsops.io/context")
+    if context is None:
+        context, meta_ok = "default", False
     if kind == "Stream":
         name = _require_str(spec, "name", ("spec",), doc, file, estate, "spec.name")
         stream = None
@@ -1068,10 +1095,26 @@ def _load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: 
     if name is None:
         return
     res = Resource(kind, name, stream, None, file, context, annotations, "nack/" + api.rsplit("/", 1)[1], index, doc.line, doc.positions, ("spec",), key_map, v)  # type: ignore[arg-type]
-    if _validate(res, translated, estate) and not unknown and values_ok:
+    if _validate(res, translated, estate) and not unknown and values_ok and meta_ok:
         estate.resources.append(res)
     else:
         estate.invalid.add(res.key)
+
+
+def _nack_metadata(meta: dict[str, Any], doc: ParsedDocument, file: str, estate: Estate) -> bool:
+    """The Kubernetes metadata jsops reads (kubectl takes the rest): name and namespace are strings,
+    labels a mapping of strings; annotations are checked by the caller."""
+    ok = True
+    for key in ("name", "namespace"):
+        value = meta.get(key)
+        if value is not None and (not isinstance(value, str) or not value or len(value) > MAX_NAME_LENGTH):
+            pos = resolve_position(doc.positions, ("metadata", key)) or (doc.line, 1)
+            what = _too_long(f"metadata.{key}", value) if isinstance(value, str) and value else f"metadata.{key} must be a non-empty string, got {_kind_of(value)}"
+            estate.findings.append(_finding("invalid-field", what, file, *pos))
+            ok = False
+    if _string_map(meta.get("labels"), ("metadata", "labels"), doc, file, estate, "metadata.labels") is None:
+        ok = False
+    return ok
 
 
 # --- NATS API JSON ------------------------------------------------------------------------------
