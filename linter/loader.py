@@ -16,7 +16,7 @@ import os
 import re
 import types
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
@@ -27,7 +27,7 @@ from .model.units import UnitError, parse_duration, parse_size
 from .templates import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES, is_template
 from .yamlio import Limits, MapPos, ParsedDocument, PosEntry, ReadProblem, pack_positions, read_documents, resolve_position, unpack_positions
 
-__all__ = ["Resource", "Estate", "load_paths", "load_file", "load_text", "discover", "LoadError", "MANIFEST_SUFFIXES"]
+__all__ = ["Resource", "Estate", "load_paths", "load_file", "load_text", "discover", "discover_entries", "tree_root", "escapes", "LoadError", "MANIFEST_SUFFIXES"]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 NATIVE_API = "jsops/v1"
@@ -102,6 +102,9 @@ class Estate:
     # Rendered templates by file (``linter.templates.Rendered``: text and line map), for notes
     # on findings whose rendered line maps only roughly onto the template.
     rendered: dict[str, Any] = field(default_factory=dict)
+    # Files that are not manifests (links out of the tree, files with no manifest in them): no
+    # report or later step reads or quotes them.
+    opaque: set[str] = field(default_factory=set)
 
     def streams(self) -> Iterator[Resource]:
         return (r for r in self.resources if r.kind == "Stream")
@@ -119,11 +122,18 @@ def discover(paths: Iterable[str]) -> list[str]:
     Templates (``*.yaml.j2``, ``*.yml.j2``, ``*.json.j2``) are manifest files too. A directory
     named ``environments`` found by the walk holds template values: its own files are skipped
     (its subdirectories, ``environments/prod/*.yaml``, are walked as usual). Paths given
-    explicitly are always read.
+    explicitly are always read, unless they are links out of their tree. Symbolic links whose
+    target is outside the tree (see :func:`tree_root`) are left out: :func:`load_paths` reports
+    them (JS014) and nothing ever reads them.
 
     Raises :class:`LoadError` for a path that does not exist or cannot be listed.
     """
-    out: list[str] = []
+    return [f for f, root in discover_entries(paths) if not escapes(f, root)]
+
+
+def discover_entries(paths: Iterable[str]) -> list[tuple[str, str]]:
+    """``(file, tree root)`` of every file :func:`discover` would find, links out of the tree included."""
+    out: list[tuple[str, str]] = []
     for p in paths:
         if os.path.isdir(p):
             try:
@@ -131,26 +141,52 @@ def discover(paths: Iterable[str]) -> list[str]:
             except OSError as exc:
                 raise LoadError(f"{p}: cannot read directory: {exc.strerror or exc}") from None
             top = os.path.normpath(p)
-            for root, files in walked:
-                if os.path.normpath(root) != top and _is_values_dir(root):
+            root = tree_root(p)
+            for dirpath, files in walked:
+                if os.path.normpath(dirpath) != top and _is_values_dir(dirpath):
                     continue
                 for f in sorted(files):
-                    full = os.path.join(root, f)
-                    # Only regular files: a FIFO would block, a device would never end.
-                    if f.endswith(_DISCOVERED) and os.path.isfile(full):
-                        out.append(full)
-        elif os.path.exists(p):
-            out.append(p)
+                    full = os.path.join(dirpath, f)
+                    if not f.endswith(_DISCOVERED):
+                        continue
+                    # Only regular files: a FIFO would block, a device would never end. A link out
+                    # of the tree is kept here (and reported) whatever it points at.
+                    if os.path.islink(full) and escapes(full, root):
+                        out.append((full, root))
+                    elif os.path.isfile(full):
+                        out.append((full, root))
+        elif os.path.lexists(p):
+            out.append((p, tree_root(p)))
         else:
             raise LoadError(f"{p}: no such file or directory")
     seen: set[str] = set()
     unique = []
-    for f in out:
+    for f, root in out:
         norm = os.path.normpath(f)
         if norm not in seen:
             seen.add(norm)
-            unique.append(norm)
+            unique.append((norm, root))
     return unique
+
+
+def tree_root(path: str) -> str:
+    """The tree a path belongs to, as a real path: the git repository holding it (the nearest
+    directory above with a ``.git``), or else the directory given (a file's own directory)."""
+    start = os.path.realpath(path if os.path.isdir(path) else (os.path.dirname(path) or "."))
+    here = start
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return start
+        here = parent
+
+
+def escapes(path: str, root: str) -> bool:
+    """Whether ``path`` resolves (through symbolic links) to somewhere outside ``root``."""
+    real = os.path.realpath(path)
+    return not (real == root or real.startswith(root.rstrip(os.sep) + os.sep))
 
 
 _DISCOVERED = MANIFEST_SUFFIXES + TEMPLATE_SUFFIXES
@@ -175,9 +211,9 @@ def _raise(exc: OSError) -> None:
 # findings helpers
 
 
-def _finding(code_name: str, message: str, file: str, line: int, column: int, obj: ObjectRef | None = None, server_error_code: int | None = None) -> Finding:
+def _finding(code_name: str, message: str, file: str, line: int, column: int, obj: ObjectRef | None = None, server_error_code: int | None = None, *, excerpt: bool = True) -> Finding:
     code = LOAD_CODES[code_name]
-    return Finding(code.code, code.name, code.severity, message, file, line, column, obj, server_error_code)
+    return Finding(code.code, code.name, code.severity, message, file, line, column, obj, server_error_code, excerpt=excerpt)
 
 
 _PROBLEM_CODES = {
@@ -187,6 +223,7 @@ _PROBLEM_CODES = {
     "unsupported": "manifest-syntax-error",
     "too-complex": "manifest-too-complex",
     "duplicate-key": "duplicate-key",
+    "link-outside": "link-outside-tree",
 }
 
 
@@ -208,24 +245,50 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
     is a ``template-needs-env`` finding. Raises :class:`LoadError` for an unknown environment.
     """
     estate = Estate()
-    files = discover(paths)
+    entries = discover_entries(paths)
+    files = []
+    for f, root in entries:
+        if escapes(f, root):
+            _link_out(f, estate)
+        else:
+            files.append(f)
+    roots = dict(entries)
     templates = any(is_template(f) for f in files)
     if len(files) >= _PARALLEL_MIN_FILES and not templates and _can_fork():
-        _load_parallel(files, estate, limits)
+        _load_parallel(files, estate, limits, roots)
     else:
         values: dict[str, Any] = {}
         for f in files:
             if is_template(f):
-                _load_template(f, estate, limits, env, environments_dir, values)
+                _load_template(f, estate, limits, env, environments_dir, values, roots.get(f))
             else:
-                load_file(f, estate, limits=limits)
+                load_file(f, estate, limits=limits, root=roots.get(f))
     _check_estate(estate)
     return estate
 
 
-def _load_template(path: str, estate: Estate, limits: Limits | None, env: str | None, environments_dir: str | None, values: dict[str, Any]) -> None:
+def _link_out(path: str, estate: Estate) -> None:
+    """JS014 for a link out of the tree: it names the link only; the target is never opened."""
+    estate.opaque.add(path)
+    estate.findings.append(
+        _finding(
+            "link-outside-tree",
+            "symbolic link to a file outside the tree; jsops does not follow links out of the linted directory "
+            "(or the repository) and did not read it: replace the link with the manifest itself",
+            path,
+            1,
+            1,
+            excerpt=False,
+        )
+    )
+
+
+def _load_template(path: str, estate: Estate, limits: Limits | None, env: str | None, environments_dir: str | None, values: dict[str, Any], root: str | None = None) -> None:
     """Render a template (jinja2 is imported here, only when there is one) and load the result
     under the template's name, with every position moved to the template line that produced it."""
+    if root is not None and escapes(path, root):  # re-checked right before reading
+        _link_out(path, estate)
+        return
     estate.files.append(path)
     if env is None:
         estate.findings.append(
@@ -246,7 +309,7 @@ def _load_template(path: str, estate: Estate, limits: Limits | None, env: str | 
         return
     estate.rendered[path] = rendered
     base = path[: -len(".j2")]
-    docs, problems, trailing = _read_text(rendered.text.encode("utf-8"), base, limits)
+    docs, problems, trailing, _ = _read_text(rendered.text.encode("utf-8"), base, limits)
 
     def move(pos: tuple[int, int]) -> tuple[int, int]:
         return (rendered.template_line(pos[0])[0], pos[1])
@@ -259,7 +322,7 @@ def _load_template(path: str, estate: Estate, limits: Limits | None, env: str | 
     if not docs and not problems:
         return  # a template may render to nothing in some environments: not a finding
     _process(docs, problems, trailing, path, estate)
-    _cap_file_findings(estate, first, path)
+    _finish_file(estate, first, path, True)  # a template is written as a manifest: its lines may be shown
 
 
 _LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
@@ -292,7 +355,7 @@ def _can_fork() -> bool:
     return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods() and os.environ.get("JSOPS_NO_PARALLEL") != "1"
 
 
-def _load_parallel(files: list[str], estate: Estate, limits: Limits | None) -> None:
+def _load_parallel(files: list[str], estate: Estate, limits: Limits | None, roots: dict[str, str] | None = None) -> None:
     """Large estates: a forked child parses the second half of the files while this process parses
     the first. The child ships plain parse results (marshal: values and packed positions), and this
     process validates everything in file order, so the output is identical to a serial load."""
@@ -308,7 +371,7 @@ def _load_parallel(files: list[str], estate: Estate, limits: Limits | None) -> N
             out = []
             for f in files[half:]:
                 try:
-                    docs, problems, trailing = _read_file(f, limits)
+                    docs, problems, trailing, looks = _read_file(f, limits, root=(roots or {}).get(f))
                 except LoadError as exc:
                     out.append((f, str(exc)))
                     continue
@@ -318,6 +381,7 @@ def _load_parallel(files: list[str], estate: Estate, limits: Limits | None) -> N
                         [(d.value, pack_positions(d.positions), d.line, [_pack_problem(p) for p in d.problems]) for d in docs],
                         [_pack_problem(p) for p in problems],
                         trailing,
+                        looks,
                     )
                 )
             with os.fdopen(write_fd, "wb") as stream:
@@ -329,7 +393,7 @@ def _load_parallel(files: list[str], estate: Estate, limits: Limits | None) -> N
     os.close(write_fd)
     try:
         for f in files[:half]:
-            load_file(f, estate, limits=limits)
+            load_file(f, estate, limits=limits, root=(roots or {}).get(f))
     finally:
         with os.fdopen(read_fd, "rb") as inp:
             payload = inp.read()
@@ -340,32 +404,39 @@ def _load_parallel(files: list[str], estate: Estate, limits: Limits | None) -> N
         parsed = None
     if parsed is None:  # the child failed: parse here instead
         for f in files[half:]:
-            load_file(f, estate, limits=limits)
+            load_file(f, estate, limits=limits, root=(roots or {}).get(f))
         return
     for item in parsed:
         if len(item) == 2:
             raise LoadError(item[1])
-        f, docs, problems, trailing = item
-        estate.files.append(f)
+        f, docs, problems, trailing, looks = item
         first = len(estate.findings)
-        _process(
+        unpacked = [ReadProblem(*p) for p in problems]
+        if any(p.code == "link-outside" for p in unpacked):
+            _link_out(f, estate)
+            continue
+        estate.files.append(f)
+        manifest = _process(
             [ParsedDocument(v, unpack_positions(pos), line, [ReadProblem(*p) for p in probs]) for v, pos, line, probs in docs],
-            [ReadProblem(*p) for p in problems],
+            unpacked,
             trailing,
             f,
             estate,
         )
-        _cap_file_findings(estate, first, f)
+        _finish_file(estate, first, f, manifest or looks)
 
 
 def _pack_problem(p: ReadProblem) -> tuple[str, str, int, int]:
     return (p.code, p.message, p.line, p.column)
 
 
-def _read_file(path: str, limits: Limits | None, shown: str | None = None) -> tuple[list[ParsedDocument], list[ReadProblem], bool]:
+def _read_file(path: str, limits: Limits | None, shown: str | None = None, root: str | None = None) -> tuple[list[ParsedDocument], list[ReadProblem], bool, bool]:
     shown = shown or path
+    if root is not None and os.path.islink(path) and escapes(path, root):  # re-checked right before reading
+        return [], [ReadProblem("link-outside", "symbolic link out of the tree", 1, 1)], False, False
     try:
         with open(path, "rb") as fh:
+            # At most one byte past the bound: enough to know the file is too large, never the rest.
             data = fh.read((limits or Limits()).max_file_bytes + 1)
     except IsADirectoryError:
         raise LoadError(f"{shown}: is a directory") from None
@@ -374,26 +445,57 @@ def _read_file(path: str, limits: Limits | None, shown: str | None = None) -> tu
     return _read_text(data, shown, limits)
 
 
-def _read_text(data: bytes, file: str, limits: Limits | None) -> tuple[list[ParsedDocument], list[ReadProblem], bool]:
+def _read_text(data: bytes, file: str, limits: Limits | None) -> tuple[list[ParsedDocument], list[ReadProblem], bool, bool]:
+    """Documents, problems, whether the file ends in a bare separator, and whether its text looks
+    like a manifest (a key of one of the dialects at the start of a line, or a JSON one)."""
     docs, problems = read_documents(data, json_file=file.endswith(".json"), limits=limits or Limits())
     trailing = len(docs) > 1 and _only_separator_after(data, docs[-1].line)
-    return docs, problems, trailing
+    looks = len(data) <= (limits or Limits()).max_file_bytes and _LOOKS_LIKE_MANIFEST.search(data, 0, 1 << 20) is not None
+    return docs, problems, trailing, looks
 
 
-def load_file(path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None) -> None:
-    docs, problems, trailing = _read_file(path, limits, display)
+_LOOKS_LIKE_MANIFEST = re.compile(
+    rb"(?m)^[ \t]*(?:- )?(?:apiVersion|kind|metadata|spec)[ \t]*:|\"(?:apiVersion|kind|config|stream_name|name|subjects|durable_name)\"[ \t\r\n]*:"
+)
+
+
+def load_file(path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None, root: str | None = None) -> None:
+    """Load one file. With ``root``, a symbolic link that resolves outside it is not read (JS014)."""
+    docs, problems, trailing, looks = _read_file(path, limits, display, root)
     shown = display or path
+    if any(p.code == "link-outside" for p in problems):
+        _link_out(shown, estate)
+        return
     estate.files.append(shown)
     first = len(estate.findings)
-    _process(docs, problems, trailing, shown, estate)
-    _cap_file_findings(estate, first, shown)
+    manifest = _process(docs, problems, trailing, shown, estate)
+    _finish_file(estate, first, shown, manifest or looks)
 
 
 def load_text(data: bytes, file: str, estate: Estate, *, limits: Limits | None = None) -> None:
     estate.files.append(file)
     first = len(estate.findings)
-    _load_text(data, file, estate, limits)
+    docs, problems, trailing, looks = _read_text(data, file, limits)
+    manifest = _process(docs, problems, trailing, file, estate)
+    _finish_file(estate, first, file, manifest or looks)
+
+
+def _finish_file(estate: Estate, first: int, file: str, manifest: bool) -> None:
+    """Cap the file's findings; for a file that holds no manifest (a key, a token, a binary, a file
+    past the size bound), make sure no finding quotes it: messages lose their quoted fragments and
+    reports show none of its lines."""
     _cap_file_findings(estate, first, file)
+    if manifest:
+        return
+    estate.opaque.add(file)
+    estate.findings[first:] = [_scrubbed(f) for f in estate.findings[first:]]
+
+
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def _scrubbed(f: Finding) -> Finding:
+    return replace(f, message=_QUOTED.sub("(text not shown)", f.message), excerpt=False)
 
 
 def _cap_file_findings(estate: Estate, first: int, file: str) -> None:
@@ -416,11 +518,9 @@ def _cap_file_findings(estate: Estate, first: int, file: str) -> None:
     estate.findings[first:] = kept
 
 
-def _load_text(data: bytes, file: str, estate: Estate, limits: Limits | None) -> None:
-    _process(*_read_text(data, file, limits), file, estate)
-
-
-def _process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: bool, file: str, estate: Estate) -> None:
+def _process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: bool, file: str, estate: Estate) -> bool:
+    """Load the documents of one file; returns whether any of them looks like a manifest."""
+    manifest = any(isinstance(d.value, dict) and not _MANIFEST_KEYS.isdisjoint(d.value) for d in docs)
     for i, doc in enumerate(docs):
         for p in doc.problems:
             estate.findings.append(_problem(p, file))
@@ -435,6 +535,12 @@ def _process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: 
         estate.findings.append(_problem(p, file))
     if not docs and not problems:
         estate.findings.append(_finding("empty-document", "file holds no manifests", file, 1, 1))
+        return True  # nothing in it to quote
+    return manifest
+
+
+# Keys of a document that is (an attempt at) a manifest in one of the dialects.
+_MANIFEST_KEYS = frozenset({"apiVersion", "kind", "metadata", "spec", "config", "stream_name", "name", "subjects", "durable_name"})
 
 
 def _only_separator_after(data: bytes, line: int) -> bool:
@@ -457,8 +563,10 @@ def _load_document(doc: ParsedDocument, index: int, file: str, estate: Estate) -
     v = doc.value
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
     if not isinstance(v, dict):
+        # The type only, never the value: a document that is not a mapping is not a manifest,
+        # and may be anything (a token, a key) that a link or a misnamed file brought in.
         estate.findings.append(
-            _finding("unknown-kind", f"expected a manifest mapping, got {_kind_of(v)}", file, *start)
+            _finding("unknown-kind", f"expected a manifest mapping, got {_type_of(v)}", file, *start)
         )
         return
     api = v.get("apiVersion")
@@ -491,6 +599,15 @@ def _kind_of(v: Any) -> str:
     if v is None:
         return "null"
     return type(v).__name__
+
+
+def _type_of(v: Any) -> str:
+    """``_kind_of`` without the value."""
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return "a number"
+    return _kind_of(v)
 
 
 def _short(v: Any, limit: int = 60) -> str:
