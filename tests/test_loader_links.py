@@ -150,3 +150,19 @@ def test_link_swapped_after_discovery_is_not_read(tmp_path: Path) -> None:
     estate = Estate()
     load_file(str(link), estate, root=root)
     assert estate.resources == [] and [f.rule for f in estate.findings] == ["JS014"]
+
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "lint-links.txt"
+
+
+def test_links_and_non_manifests_golden(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """What an SRE sees for links out of the tree and secrets saved as manifests (run from the
+    tree's parent, so paths are relative). Regenerate with JSOPS_UPDATE_GOLDEN=1 and review."""
+    tree = _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    rc, out = _lint(capsys, "tree")
+    assert rc == 1
+    if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
+        GOLDEN.write_text(out)
+    assert out == GOLDEN.read_text()
+    assert str(tree) not in out
