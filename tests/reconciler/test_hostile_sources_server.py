@@ -106,3 +106,28 @@ def test_controller_git_never_applies_a_link_out_of_the_repository(server: NatsS
     assert js.stream("HOSTFILE") is None
     _no_secret(log)
     assert "HOSTFILE" not in log
+
+
+BAD_CONTEXT = STREAM_YAML.replace("  name: ORDERS\nspec:", "  name: ORDERS\n  context: [east, west]\nspec:", 1)
+
+
+def test_plan_and_apply_report_a_bad_metadata_context(server: NatsServer, js: Js, tmp_path: Path) -> None:
+    assert BAD_CONTEXT != STREAM_YAML
+    manifest(tmp_path / "m", "orders.yaml", BAD_CONTEXT)
+    for command, extra in (("plan", ()), ("apply", ("--yes",))):
+        rc, out, err = run(command, str(tmp_path / "m"), "--server", server.url, "--no-config", *extra)
+        assert rc == 1 and "internal error" not in err
+        assert "orders.yaml:5:12: JS005 metadata.context must be a non-empty string, got a list" in err, err
+    assert js.streams() == []
+
+
+def test_controller_keeps_healing_after_a_bad_metadata_context(server: NatsServer, js: Js, tmp_path: Path) -> None:
+    path = manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
+    with Running([str(tmp_path / "m")], server.url) as ctl:
+        wait_for(lambda: js.consumer("ORDERS", "shipper"), what="the estate to be created")
+        path.write_text(BAD_CONTEXT.lstrip())
+        wait_for(lambda: ctl.events("revision_rejected"), what="the bad revision to be rejected")
+        assert any("JS005 metadata.context" in f for f in ctl.events("revision_rejected")[0]["findings"])
+        js.ok("$JS.API.CONSUMER.DELETE.ORDERS.shipper")
+        wait_for(lambda: js.consumer("ORDERS", "shipper"), what="drift to be healed under the last good revision")
+        assert ctl.events("error") == []
