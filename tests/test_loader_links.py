@@ -166,3 +166,23 @@ def test_links_and_non_manifests_golden(tmp_path: Path, capsys: pytest.CaptureFi
         GOLDEN.write_text(out)
     assert out == GOLDEN.read_text()
     assert str(tree) not in out
+
+
+def test_parallel_load_treats_links_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large estates are parsed by two processes; a link out of the tree is a JS014 there too."""
+    import linter.loader as loader
+
+    tree = _tree(tmp_path)
+    for i in range(12):
+        (tree / f"s{i:02}.yaml").write_text(STREAM.format(name=f"S{i:02}"))
+    monkeypatch.setenv("JSOPS_NO_PARALLEL", "1")
+    serial = load_paths([str(tree)])
+    monkeypatch.delenv("JSOPS_NO_PARALLEL")
+    monkeypatch.setattr(loader, "_PARALLEL_MIN_FILES", 4)
+    if not loader._can_fork():
+        pytest.skip("no fork here")
+    parallel = load_paths([str(tree)])
+    assert [f.as_dict() for f in parallel.findings] == [f.as_dict() for f in serial.findings]
+    assert [f.excerpt for f in parallel.findings] == [f.excerpt for f in serial.findings]
+    assert sorted(r.name for r in parallel.resources) == sorted(r.name for r in serial.resources)
+    assert sum(f.rule == "JS014" for f in parallel.findings) == 3
