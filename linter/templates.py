@@ -374,7 +374,13 @@ def render_file(path: str, env: str, *, environments_dir: str | None = None, max
     shown_values = os.path.relpath(values_path) if not os.path.isabs(path) else values_path
     cache = values_cache if values_cache is not None else {}
     if values_path not in cache:
-        cache[values_path] = load_values(values_path, shown=shown_values)
+        from .discovery import escapes, tree_root
+
+        if os.path.islink(values_path) and escapes(values_path, tree_root(path)):
+            # Never read (its values would reach the rendered manifests and their findings).
+            cache[values_path] = ({}, [TemplateProblem("link-outside-tree", "symbolic link to a file outside the tree; jsops does not follow links out of the tree and did not read these values", shown_values, 1)])
+        else:
+            cache[values_path] = load_values(values_path, shown=shown_values)
     values, problems = cache[values_path]
     if problems:
         result = Rendered(path, env, values_file=shown_values)

@@ -186,3 +186,16 @@ def test_parallel_load_treats_links_the_same(tmp_path: Path, monkeypatch: pytest
     assert [f.excerpt for f in parallel.findings] == [f.excerpt for f in serial.findings]
     assert sorted(r.name for r in parallel.resources) == sorted(r.name for r in serial.resources)
     assert sum(f.rule == "JS014" for f in parallel.findings) == 3
+
+
+def test_environment_values_linked_out_of_the_tree_are_not_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tree = _tree(tmp_path)
+    (tree / "environments").mkdir()
+    (tmp_path / "outside" / "prod.yaml").write_text(f"secret: {TOKEN}\n")
+    os.symlink(tmp_path / "outside" / "prod.yaml", tree / "environments" / "prod.yaml")
+    (tree / "t.yaml.j2").write_text(STREAM.format(name="T") + "  description: '{{ secret }}'\n")
+    rc, out = _lint(capsys, str(tree / "t.yaml.j2"), "--env", "prod", "--format", "json")
+    assert rc == 1
+    findings = json.loads(out)["findings"]
+    assert [(f["rule"], Path(f["file"]).name) for f in findings] == [("JS014", "prod.yaml")]
+    _no_secret(out)
