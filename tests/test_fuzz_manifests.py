@@ -3,8 +3,8 @@
 Each case is a mutation of a valid seed manifest: a structural mutation (a value of another type
 put anywhere in the document, metadata included; a key added, dropped or renamed; an int blown up)
 serialised as YAML or JSON, or a byte-level mutation of the seed's text. Every case goes through
-the in-process load path (``load_text`` and the estate checks), every rule (``lint_estate``) and
-the plan's desired-state building (``desired_from_estate``, offline: no server). Any exception is
+the in-process load path (``load_text`` and the estate checks), every rule (``lint_estate``), the
+text and JSON reporters, and the plan's desired-state building (``desired_from_estate``, offline: no server). Any exception is
 a failure: bad input must be findings, never a traceback. Seeded and deterministic.
 """
 
@@ -20,6 +20,8 @@ import pytest
 
 from linter import lint_estate
 from linter.engine import discover_rules
+from linter.report.json import render_json
+from linter.report.text import render_text
 from linter.loader import Estate, _check_estate, load_text
 from reconciler.plan import desired_from_estate
 
@@ -221,6 +223,9 @@ def _run(cases: list[tuple[str, bytes]]) -> list[str]:
             _check_estate(estate)
             result = lint_estate(estate, rules, read_source=None)
             assert all(f.file == name and f.line >= 1 and f.column >= 1 for f in result.findings), name
+            lines = data.decode("utf-8", "replace").splitlines()
+            render_text(result, source=lambda _: lines)  # the reporters too: excerpts at every position
+            json.loads(render_json(result, "0"))
             contexts = {r.context for r in estate.resources}
             desired_from_estate(estate, contexts=contexts, root="/")
         except Exception:  # noqa: BLE001 - collected and reported below
