@@ -4,8 +4,9 @@ Each case is a mutation of a valid seed manifest: a structural mutation (a value
 put anywhere in the document, metadata included; a key added, dropped or renamed; an int blown up)
 serialised as YAML or JSON, or a byte-level mutation of the seed's text. Every case goes through
 the in-process load path (``load_text`` and the estate checks), every rule (``lint_estate``), the
-text and JSON reporters, and the plan's desired-state building (``desired_from_estate``, offline: no server). Any exception is
-a failure: bad input must be findings, never a traceback. Seeded and deterministic.
+text and JSON reporters, and the plan's desired-state building (``desired_from_estate``, offline:
+no server). Any exception is a failure: bad input must be findings, never a traceback. Seeded
+and deterministic.
 """
 
 from __future__ import annotations
