@@ -145,3 +145,21 @@ def test_controller_revision_id_matches_a_plain_content_hash(tmp_path: Path) -> 
     assert source._content_id([str(p)], None) == "sha256:" + h.hexdigest()[:16]
     assert source._content_id([str(tmp_path / "missing.yaml")], "abcdef1234567890").startswith("git:abcdef123456/sha256:")
     assert os.path.exists(p)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_lint_of_a_1_gib_file_in_a_subprocess_has_bounded_rss(tmp_path: Path, fmt: str) -> None:
+    """The reported case through the real command line: a 1 GiB file used 10.5 GB of RSS."""
+    import subprocess
+
+    _huge(tmp_path)
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root))
+    with open(tmp_path / "out", "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "linter.cli", "lint", str(tmp_path), "--format", fmt], stdout=out,
+                                stderr=subprocess.DEVNULL, env=env, cwd=root)
+        _, status, usage = os.wait4(proc.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 1
+    assert "JS002" in (tmp_path / "out").read_text()
+    peak_rss = usage.ru_maxrss * 1024  # Linux reports KiB
+    assert peak_rss < Limits().max_file_bytes + 300 * MiB, f"peak RSS {peak_rss / MiB:.0f} MiB"
