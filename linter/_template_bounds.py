@@ -184,13 +184,30 @@ def _estimate_replace(s: Any, old: Any, new: Any, count: Any = None) -> int:
 _FILTER_CHECKS: dict[str, Callable[..., None]] = {
     "center": lambda value, width=80, *a, **k: _width(width, "center"),
     "indent": lambda value, width=4, *a, **k: _check_indent(value, width),
-    "wordwrap": lambda value, width=79, *a, **k: _width(width, "wordwrap"),
+    "wordwrap": lambda value, width=79, *a, **k: _check_wordwrap(value, width, *a, **k),
+    "tojson": lambda value, indent=None, *a, **k: (_width(indent, "tojson indent"), check_size(value, "filter tojson")),
+    "slice": lambda value, slices=1, *a, **k: _width(slices, "slice"),
+    "batch": lambda value, linecount=1, *a, **k: _width(linecount, "batch"),
     "truncate": lambda value, length=255, *a, **k: _width(length, "truncate"),
     "format": lambda value, *args, **kwargs: check_percent(str(value), kwargs or args),
     "join": lambda value, d="", *a, **k: _big(_estimate_join(value, d), "join"),
     "replace": lambda s, old, new, count=None, *a, **k: _big(_estimate_replace(s, old, new, count), "replace"),
     "sum": lambda iterable, *a, **k: check_size(iterable, "sum"),
 }
+
+
+def _check_wordwrap(value: Any, width: Any = 79, break_long_words: Any = True, wrapstring: Any = None, *a: Any, **k: Any) -> None:
+    _width(width, "wordwrap")
+    wrap = k.get("wrapstring", wrapstring)
+    text = str(value)
+    breaks = len(text) // max(width if isinstance(width, int) else 1, 1) + text.count(" ") + 1
+    _big(len(text) + breaks * (len(str(wrap)) if wrap is not None else 1), "wordwrap")
+
+
+def _check_translate(s: Any, table: Any = None, *a: Any) -> None:
+    if isinstance(table, dict):
+        longest = max((len(v) for v in table.values() if isinstance(v, (str, bytes))), default=1)
+        _big(len(s) * max(longest, 1), "str.translate")
 
 
 def _check_indent(value: Any, width: Any) -> None:
@@ -252,6 +269,10 @@ _STR_METHOD_CHECKS: dict[str, Callable[..., None]] = {
     "expandtabs": lambda s, tabsize=8, *a: _big(len(s) + s.count("\t") * (tabsize if isinstance(tabsize, int) else 8), "str.expandtabs"),
     "replace": lambda s, old="", new="", count=-1, *a: _big(_estimate_replace(s, old, new, count), "str.replace"),
     "join": lambda s, items=(), *a: _big(_estimate_join(items, s), "str.join"),
+    "translate": _check_translate,
+}
+_INT_METHOD_CHECKS: dict[str, Callable[..., None]] = {
+    "to_bytes": lambda n, length=1, *a, **k: _width(k.get("length", length), "int.to_bytes"),
 }
 
 
@@ -284,10 +305,12 @@ def bounded_sandbox_class(base: type) -> type:
         def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 - jinja2's signature
             owner = getattr(__obj, "__self__", None)
             name = getattr(__obj, "__name__", "")
-            if isinstance(owner, str) and name in _STR_METHOD_CHECKS:
+            if isinstance(owner, (str, bytes)) and name in _STR_METHOD_CHECKS:
                 _STR_METHOD_CHECKS[name](owner, *args, **kwargs)
+            elif isinstance(owner, int) and name in _INT_METHOD_CHECKS:
+                _INT_METHOD_CHECKS[name](owner, *args, **kwargs)
             result = super().call(__context, __obj, *args, **kwargs)
-            return check_size(result, f"{name or 'call'}()") if isinstance(result, (str, list, tuple, dict)) else result
+            return check_size(result, f"{name or 'call'}()") if isinstance(result, (str, bytes, list, tuple, dict)) else result
 
         def wrap_str_format(self, value: Any) -> Any:
             wrapped = super().wrap_str_format(value)

