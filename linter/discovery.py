@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 
 from .templates import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES
 
-__all__ = ["LoadError", "MANIFEST_SUFFIXES", "discover", "discover_entries", "tree_root", "escapes"]
+__all__ = ["LoadError", "MANIFEST_SUFFIXES", "discover", "discover_entries", "tree_root", "escapes", "link_out"]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -32,7 +32,14 @@ def discover(paths: Iterable[str]) -> list[str]:
 
     Raises :class:`LoadError` for a path that does not exist or cannot be listed.
     """
-    return [f for f, root in discover_entries(paths) if not escapes(f, root)]
+    return [f for f, root in discover_entries(paths) if not link_out(f, root)]
+
+
+def link_out(path: str, root: str) -> bool:
+    """:func:`escapes` for a path from :func:`discover_entries`: only a link can lead out of its
+    tree there (the walk does not follow directory links; a root is a real path), so a file that
+    is not a link costs one ``lstat``."""
+    return os.path.islink(path) and escapes(path, root)
 
 
 def discover_entries(paths: Iterable[str]) -> list[tuple[str, str]]:

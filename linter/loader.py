@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 from .findings import LOAD_CODES, Finding, ObjectRef
 from .model.config import ConsumerConfig, StreamConfig
 from .model.units import UnitError, parse_duration, parse_size
-from .discovery import MANIFEST_SUFFIXES, LoadError, discover, discover_entries, escapes, tree_root
+from .discovery import MANIFEST_SUFFIXES, LoadError, discover, discover_entries, escapes, link_out, tree_root
 from .templates import is_template
 from .yamlio import Limits, MapPos, ParsedDocument, PosEntry, ReadProblem, pack_positions, read_documents, resolve_position, unpack_positions
 
@@ -150,7 +150,7 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
     entries = discover_entries(paths)
     files = []
     for f, root in entries:
-        if escapes(f, root):
+        if link_out(f, root):
             _link_out(f, estate)
         else:
             files.append(f)
@@ -188,7 +188,7 @@ def _link_out(path: str, estate: Estate) -> None:
 def _load_template(path: str, estate: Estate, limits: Limits | None, env: str | None, environments_dir: str | None, values: dict[str, Any], root: str | None = None) -> None:
     """Render a template (jinja2 is imported here, only when there is one) and load the result
     under the template's name, with every position moved to the template line that produced it."""
-    if root is not None and escapes(path, root):  # re-checked right before reading
+    if root is not None and link_out(path, root):  # re-checked right before reading
         _link_out(path, estate)
         return
     estate.files.append(path)
@@ -334,7 +334,7 @@ def _pack_problem(p: ReadProblem) -> tuple[str, str, int, int]:
 
 def _read_file(path: str, limits: Limits | None, shown: str | None = None, root: str | None = None) -> tuple[list[ParsedDocument], list[ReadProblem], bool, bool]:
     shown = shown or path
-    if root is not None and os.path.islink(path) and escapes(path, root):  # re-checked right before reading
+    if root is not None and link_out(path, root):  # re-checked right before reading
         return [], [ReadProblem("link-outside", "symbolic link out of the tree", 1, 1)], False, False
     try:
         with open(path, "rb") as fh:

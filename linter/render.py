@@ -60,7 +60,8 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
     """The rendered estate as one YAML stream, and the findings of templates that failed.
 
     Raises :class:`RenderError` for a path that does not exist or an unknown environment."""
-    from .loader import LoadError, discover_entries, escapes
+    from .loader import LoadError, discover_entries
+    from .discovery import link_out
     from .templates import EnvironmentError_, check_env_name, is_template
     from .yamlio import Limits
 
@@ -79,7 +80,7 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
         findings.append(Finding(code.code, code.name, code.severity, message, file, line, 1, excerpt=False))
 
     for f, root in entries:
-        if escapes(f, root):
+        if link_out(f, root):
             problem("link-outside-tree", "symbolic link to a file outside the tree; jsops does not follow links out of the tree and did not read it", f)
             continue
         if is_template(f):
