@@ -199,3 +199,36 @@ def test_environment_values_linked_out_of_the_tree_are_not_read(tmp_path: Path, 
     findings = json.loads(out)["findings"]
     assert [(f["rule"], Path(f["file"]).name) for f in findings] == [("JS014", "prod.yaml")]
     _no_secret(out)
+
+
+def test_scrubbed_messages_keep_no_quoted_fragment() -> None:
+    from linter.findings import Finding, Severity
+    from linter.loader import _scrubbed
+
+    f = Finding("JS001", "manifest-syntax-error", Severity.ERROR, "YAML syntax error: found character that cannot start any token ('@'); "
+                "value 'ghp_abc\\'QQQ' does not match its tag !!int; duplicate key \"ZZsecretZZ\"", "f.yaml", 3, 4)
+    s = _scrubbed(f)
+    assert "'@'" not in s.message and "ghp_abc" not in s.message and "QQQ" not in s.message and "ZZsecretZZ" not in s.message
+    assert s.message.startswith("YAML syntax error: found character that cannot start any token") and "!!int" in s.message
+    assert (s.rule, s.file, s.line, s.column, s.excerpt) == ("JS001", "f.yaml", 3, 4, False)
+    assert f.excerpt  # the original is unchanged (findings are frozen)
+
+
+@pytest.mark.parametrize(
+    ("text", "looks"),
+    [
+        (b"apiVersion: jsops/v1\nkind: [\n", True),
+        (b"# comment\n  kind: Stream\n", True),
+        (b'{"config": {"name": "X"', True),
+        (b'{ "name" : 1', True),
+        (TOKEN.encode() + b"\n", False),
+        (SSH_KEY.encode(), False),
+        (b"password: hunter2\n", False),
+        (b"[1, 2, 3\n", False),
+    ],
+)
+def test_what_looks_like_a_manifest(text: bytes, looks: bool) -> None:
+    """A file whose documents do not parse is quoted only if its text has a dialect's keys."""
+    from linter.loader import _read_text
+
+    assert _read_text(text, "f.yaml", None)[3] is looks

@@ -106,3 +106,17 @@ def test_lint_exits_1_on_a_blow_up(tmp_path: Path, capsys: pytest.CaptureFixture
     rc = main(["lint", str(tmp_path), "--env", "dev", "--format", "json"])
     out = capsys.readouterr().out
     assert rc == 1 and '"JS012"' in out and "width" in out
+
+
+def test_text_size_estimates_without_building() -> None:
+    from linter._template_bounds import MAX_VALUE_CHARS, text_size
+
+    assert text_size("abc") == len(repr("abc"))
+    assert text_size([1, "ab"]) >= len(str([1, "ab"])) - 4
+    big = "x" * 1000
+    shared = [big] * 10_000  # 10 MB when printed, 80 kB in memory
+    assert text_size(shared) > MAX_VALUE_CHARS
+    assert text_size({"k": [big] * 3}) > 3000
+    nested = [[[big] * 100] * 100] * 100  # 10^9 characters printed: counted only up to the budget
+    assert MAX_VALUE_CHARS < text_size(nested) < 2 * MAX_VALUE_CHARS
+    assert text_size(10**100) >= 33
