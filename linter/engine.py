@@ -112,12 +112,18 @@ def _to_finding(rule: Rule, v: Violation, severity: Severity) -> Finding:
     )
 
 
+_MAX_SOURCE_BYTES = 64 * 1024 * 1024  # the loader's file size bound (yamlio.Limits.max_file_bytes)
+
+
 def _read_disk(file: str) -> bytes | None:
+    """A manifest's bytes for its suppression comments; None past the size bound (the loader
+    refused that file: nothing in it applies), without reading the rest."""
     try:
         with open(file, "rb") as fh:
-            return fh.read()
+            data = fh.read(_MAX_SOURCE_BYTES + 1)
     except OSError:
         return None
+    return data if len(data) <= _MAX_SOURCE_BYTES else None
 
 
 def lint_estate(
@@ -190,6 +196,8 @@ def _suppress(
     bad: list[Finding] = []
     if read_source is not None:
         for file in estate.files:
+            if file in estate.opaque:
+                continue  # not a manifest: nothing in it is read again
             data = read_source(file)
             if data and b"jsops:" in data:
                 found, malformed = scan_comments(data, file)

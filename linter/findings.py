@@ -79,6 +79,9 @@ class Finding:
     object: ObjectRef | None = None
     server_error_code: int | None = None
     fix: FixSuggestion | None = None
+    # False for a finding about a file that is not a manifest (a link out of the tree, a file with
+    # no manifest in it, one past the size bound): reports must not show that file's lines.
+    excerpt: bool = field(default=True, compare=False)
 
     def sort_key(self) -> tuple[Any, ...]:
         return (self.file, self.line, self.column, self.rule, self.message)
@@ -124,6 +127,7 @@ LOAD_CODES: dict[str, LoadCode] = {
         LoadCode("JS011", "invalid-suppression", Severity.WARNING, "a suppression that names no known rule, or is malformed"),
         LoadCode("JS012", "template-error", Severity.ERROR, "a `*.yaml.j2` template that does not render: syntax error, undefined value, refused by the sandbox"),
         LoadCode("JS013", "template-needs-env", Severity.ERROR, "a `*.yaml.j2` template read without `--env`: it is not checked"),
+        LoadCode("JS014", "link-outside-tree", Severity.ERROR, "a symbolic link to a file outside the linted tree (or the repository): jsops does not read it"),
         LoadCode("JS020", "not-managed", Severity.INFO, "a NATS resource jsops reads but does not manage (NACK KeyValue, ObjectStore, StreamTemplate, Account)"),
         LoadCode("JS021", "connection-fields-ignored", Severity.INFO, "NACK per-resource connection fields (servers, creds, nkey, tls, jsDomain) that jsops does not use"),
         LoadCode("JS022", "name-from-path", Severity.INFO, "a natscli file whose stream name (or a consumer's stream) is taken from its file or directory name"),

@@ -16,7 +16,7 @@ import os
 import re
 import types
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
@@ -24,13 +24,13 @@ from pydantic import BaseModel, ValidationError
 from .findings import LOAD_CODES, Finding, ObjectRef
 from .model.config import ConsumerConfig, StreamConfig
 from .model.units import UnitError, parse_duration, parse_size
+from .discovery import MANIFEST_SUFFIXES, LoadError, discover, discover_entries, escapes, link_out, tree_root
+from .templates import is_template
 from .versions import UNKNOWN_FIELD_ERROR
-from .templates import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES, is_template
 from .yamlio import Limits, MapPos, ParsedDocument, PosEntry, ReadProblem, pack_positions, read_documents, resolve_position, unpack_positions
 
-__all__ = ["Resource", "Estate", "NackAccount", "load_paths", "load_file", "load_text", "discover", "LoadError", "MANIFEST_SUFFIXES"]
+__all__ = ["Resource", "Estate", "NackAccount", "load_paths", "load_file", "load_text", "discover", "discover_entries", "tree_root", "escapes", "LoadError", "MANIFEST_SUFFIXES"]
 
-MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 NATIVE_API = "jsops/v1"
 # Output stays readable (and small) whatever the input: at most this many findings per object and
 # per file are reported one by one; the rest are summed up in one finding.
@@ -41,10 +41,6 @@ MAX_FINDINGS_PER_FILE = 100
 # any message or the JSON output.
 MAX_NAME_LENGTH = 1024
 NACK_APIS = ("jetstream.nats.io/v1beta2", "jetstream.nats.io/v1beta1")
-
-
-class LoadError(Exception):
-    """A path that cannot be read at all (missing, unreadable): the tool cannot run (exit 2)."""
 
 
 @dataclass
@@ -123,6 +119,9 @@ class Estate:
     accounts: dict[str, "NackAccount"] = field(default_factory=dict)
     # Objects whose stream (or name) came from the file's directory or name (natscli files), for messages.
     named_from_path: set[tuple[str, str, str, str | None]] = field(default_factory=set)
+    # Files that are not manifests (links out of the tree, files with no manifest in them): no
+    # report or later step reads or quotes them.
+    opaque: set[str] = field(default_factory=set)
 
     def streams(self) -> Iterator[Resource]:
         return (r for r in self.resources if r.kind == "Stream")
@@ -132,74 +131,12 @@ class Estate:
 
 
 # ---------------------------------------------------------------------------------------------
-# discovery
-
-
-def discover(paths: Iterable[str]) -> list[str]:
-    """Manifest files under ``paths`` (directories are walked; hidden directories are skipped).
-    Templates (``*.yaml.j2``, ``*.yml.j2``, ``*.json.j2``) are manifest files too. A directory
-    named ``environments`` found by the walk holds template values: its own files are skipped
-    (its subdirectories, ``environments/prod/*.yaml``, are walked as usual). Paths given
-    explicitly are always read.
-
-    Raises :class:`LoadError` for a path that does not exist or cannot be listed.
-    """
-    out: list[str] = []
-    for p in paths:
-        if os.path.isdir(p):
-            try:
-                walked = list(_walk_dirs(p))
-            except OSError as exc:
-                raise LoadError(f"{p}: cannot read directory: {exc.strerror or exc}") from None
-            top = os.path.normpath(p)
-            for root, files in walked:
-                if os.path.normpath(root) != top and _is_values_dir(root):
-                    continue
-                for f in sorted(files):
-                    full = os.path.join(root, f)
-                    # Only regular files: a FIFO would block, a device would never end.
-                    # Hidden files (the jsops config .jsops.yaml among them) are not manifests.
-                    if f.endswith(_DISCOVERED) and not f.startswith(".") and os.path.isfile(full):
-                        out.append(full)
-        elif os.path.exists(p):
-            out.append(p)
-        else:
-            raise LoadError(f"{p}: no such file or directory")
-    seen: set[str] = set()
-    unique = []
-    for f in out:
-        norm = os.path.normpath(f)
-        if norm not in seen:
-            seen.add(norm)
-            unique.append(norm)
-    return unique
-
-
-_DISCOVERED = MANIFEST_SUFFIXES + TEMPLATE_SUFFIXES
-
-
-def _is_values_dir(directory: str) -> bool:
-    return os.path.basename(os.path.normpath(directory)) == ENVIRONMENTS_DIR
-
-
-def _walk_dirs(top: str) -> Iterator[tuple[str, list[str]]]:
-    for root, dirs, files in os.walk(top, onerror=_raise):
-        # Pruned while walking (os.walk descends into what is left in ``dirs``).
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        yield root, files
-
-
-def _raise(exc: OSError) -> None:
-    raise exc
-
-
-# ---------------------------------------------------------------------------------------------
 # findings helpers
 
 
-def _finding(code_name: str, message: str, file: str, line: int, column: int, obj: ObjectRef | None = None, server_error_code: int | None = None) -> Finding:
+def _finding(code_name: str, message: str, file: str, line: int, column: int, obj: ObjectRef | None = None, server_error_code: int | None = None, *, excerpt: bool = True) -> Finding:
     code = LOAD_CODES[code_name]
-    return Finding(code.code, code.name, code.severity, message, file, line, column, obj, server_error_code)
+    return Finding(code.code, code.name, code.severity, message, file, line, column, obj, server_error_code, excerpt=excerpt)
 
 
 _PROBLEM_CODES = {
@@ -210,6 +147,7 @@ _PROBLEM_CODES = {
     "too-complex": "manifest-too-complex",
     "duplicate-key": "duplicate-key",
     "json-duplicate-key": "json-duplicate-key",
+    "link-outside": "link-outside-tree",
 }
 
 
@@ -233,24 +171,50 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
     is a ``template-needs-env`` finding. Raises :class:`LoadError` for an unknown environment.
     """
     estate = Estate()
-    files = discover(paths)
+    entries = discover_entries(paths)
+    files = []
+    for f, root in entries:
+        if link_out(f, root):
+            _link_out(f, estate)
+        else:
+            files.append(f)
+    roots = dict(entries)
     templates = any(is_template(f) for f in files)
     if len(files) >= _PARALLEL_MIN_FILES and not templates and _can_fork():
-        _load_parallel(files, estate, limits)
+        _load_parallel(files, estate, limits, roots)
     else:
         values: dict[str, Any] = {}
         for f in files:
             if is_template(f):
-                _load_template(f, estate, limits, env, environments_dir, values)
+                _load_template(f, estate, limits, env, environments_dir, values, roots.get(f))
             else:
-                load_file(f, estate, limits=limits)
+                load_file(f, estate, limits=limits, root=roots.get(f))
     _check_estate(estate)
     return estate
 
 
-def _load_template(path: str, estate: Estate, limits: Limits | None, env: str | None, environments_dir: str | None, values: dict[str, Any]) -> None:
+def _link_out(path: str, estate: Estate) -> None:
+    """JS014 for a link out of the tree: it names the link only; the target is never opened."""
+    estate.opaque.add(path)
+    estate.findings.append(
+        _finding(
+            "link-outside-tree",
+            "symbolic link to a file outside the tree; jsops does not follow links out of the linted directory "
+            "(or the repository) and did not read it: replace the link with the manifest itself",
+            path,
+            1,
+            1,
+            excerpt=False,
+        )
+    )
+
+
+def _load_template(path: str, estate: Estate, limits: Limits | None, env: str | None, environments_dir: str | None, values: dict[str, Any], root: str | None = None) -> None:
     """Render a template (jinja2 is imported here, only when there is one) and load the result
     under the template's name, with every position moved to the template line that produced it."""
+    if root is not None and link_out(path, root):  # re-checked right before reading
+        _link_out(path, estate)
+        return
     estate.files.append(path)
     if env is None:
         estate.findings.append(
@@ -271,7 +235,7 @@ def _load_template(path: str, estate: Estate, limits: Limits | None, env: str | 
         return
     estate.rendered[path] = rendered
     base = path[: -len(".j2")]
-    docs, problems, trailing = _read_text(rendered.text.encode("utf-8"), base, limits)
+    docs, problems, trailing, _ = _read_text(rendered.text.encode("utf-8"), base, limits)
 
     def move(pos: tuple[int, int]) -> tuple[int, int]:
         return (rendered.template_line(pos[0])[0], pos[1])
@@ -284,7 +248,7 @@ def _load_template(path: str, estate: Estate, limits: Limits | None, env: str | 
     if not docs and not problems:
         return  # a template may render to nothing in some environments: not a finding
     _process(docs, problems, trailing, path, estate)
-    _cap_file_findings(estate, first, path)
+    _finish_file(estate, first, path, True)  # a template is written as a manifest: its lines may be shown
 
 
 _LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
@@ -317,7 +281,7 @@ def _can_fork() -> bool:
     return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods() and os.environ.get("JSOPS_NO_PARALLEL") != "1"
 
 
-def _load_parallel(files: list[str], estate: Estate, limits: Limits | None) -> None:
+def _load_parallel(files: list[str], estate: Estate, limits: Limits | None, roots: dict[str, str] | None = None) -> None:
     """Large estates: a forked child parses the second half of the files while this process parses
     the first. The child ships plain parse results (marshal: values and packed positions), and this
     process validates everything in file order, so the output is identical to a serial load."""
@@ -333,7 +297,7 @@ def _load_parallel(files: list[str], estate: Estate, limits: Limits | None) -> N
             out = []
             for f in files[half:]:
                 try:
-                    docs, problems, trailing = _read_file(f, limits)
+                    docs, problems, trailing, looks = _read_file(f, limits, root=(roots or {}).get(f))
                 except LoadError as exc:
                     out.append((f, str(exc)))
                     continue
@@ -343,6 +307,7 @@ def _load_parallel(files: list[str], estate: Estate, limits: Limits | None) -> N
                         [(d.value, pack_positions(d.positions), d.line, [_pack_problem(p) for p in d.problems]) for d in docs],
                         [_pack_problem(p) for p in problems],
                         trailing,
+                        looks,
                     )
                 )
             with os.fdopen(write_fd, "wb") as stream:
@@ -354,7 +319,7 @@ def _load_parallel(files: list[str], estate: Estate, limits: Limits | None) -> N
     os.close(write_fd)
     try:
         for f in files[:half]:
-            load_file(f, estate, limits=limits)
+            load_file(f, estate, limits=limits, root=(roots or {}).get(f))
     finally:
         with os.fdopen(read_fd, "rb") as inp:
             payload = inp.read()
@@ -365,32 +330,39 @@ def _load_parallel(files: list[str], estate: Estate, limits: Limits | None) -> N
         parsed = None
     if parsed is None:  # the child failed: parse here instead
         for f in files[half:]:
-            load_file(f, estate, limits=limits)
+            load_file(f, estate, limits=limits, root=(roots or {}).get(f))
         return
     for item in parsed:
         if len(item) == 2:
             raise LoadError(item[1])
-        f, docs, problems, trailing = item
-        estate.files.append(f)
+        f, docs, problems, trailing, looks = item
         first = len(estate.findings)
-        _process(
+        unpacked = [ReadProblem(*p) for p in problems]
+        if any(p.code == "link-outside" for p in unpacked):
+            _link_out(f, estate)
+            continue
+        estate.files.append(f)
+        manifest = _process(
             [ParsedDocument(v, unpack_positions(pos), line, [ReadProblem(*p) for p in probs]) for v, pos, line, probs in docs],
-            [ReadProblem(*p) for p in problems],
+            unpacked,
             trailing,
             f,
             estate,
         )
-        _cap_file_findings(estate, first, f)
+        _finish_file(estate, first, f, manifest or looks)
 
 
 def _pack_problem(p: ReadProblem) -> tuple[str, str, int, int]:
     return (p.code, p.message, p.line, p.column)
 
 
-def _read_file(path: str, limits: Limits | None, shown: str | None = None) -> tuple[list[ParsedDocument], list[ReadProblem], bool]:
+def _read_file(path: str, limits: Limits | None, shown: str | None = None, root: str | None = None) -> tuple[list[ParsedDocument], list[ReadProblem], bool, bool]:
     shown = shown or path
+    if root is not None and link_out(path, root):  # re-checked right before reading
+        return [], [ReadProblem("link-outside", "symbolic link out of the tree", 1, 1)], False, False
     try:
         with open(path, "rb") as fh:
+            # At most one byte past the bound: enough to know the file is too large, never the rest.
             data = fh.read((limits or Limits()).max_file_bytes + 1)
     except IsADirectoryError:
         raise LoadError(f"{shown}: is a directory") from None
@@ -399,26 +371,57 @@ def _read_file(path: str, limits: Limits | None, shown: str | None = None) -> tu
     return _read_text(data, shown, limits)
 
 
-def _read_text(data: bytes, file: str, limits: Limits | None) -> tuple[list[ParsedDocument], list[ReadProblem], bool]:
+def _read_text(data: bytes, file: str, limits: Limits | None) -> tuple[list[ParsedDocument], list[ReadProblem], bool, bool]:
+    """Documents, problems, whether the file ends in a bare separator, and whether its text looks
+    like a manifest (a key of one of the dialects at the start of a line, or a JSON one)."""
     docs, problems = read_documents(data, json_file=file.endswith(".json"), limits=limits or Limits())
     trailing = len(docs) > 1 and _only_separator_after(data, docs[-1].line)
-    return docs, problems, trailing
+    looks = len(data) <= (limits or Limits()).max_file_bytes and _LOOKS_LIKE_MANIFEST.search(data, 0, 1 << 20) is not None
+    return docs, problems, trailing, looks
 
 
-def load_file(path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None) -> None:
-    docs, problems, trailing = _read_file(path, limits, display)
+_LOOKS_LIKE_MANIFEST = re.compile(
+    rb"(?m)^[ \t]*(?:- )?(?:apiVersion|kind|metadata|spec)[ \t]*:|\"(?:apiVersion|kind|config|stream_name|name|subjects|durable_name)\"[ \t\r\n]*:"
+)
+
+
+def load_file(path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None, root: str | None = None) -> None:
+    """Load one file. With ``root``, a symbolic link that resolves outside it is not read (JS014)."""
+    docs, problems, trailing, looks = _read_file(path, limits, display, root)
     shown = display or path
+    if any(p.code == "link-outside" for p in problems):
+        _link_out(shown, estate)
+        return
     estate.files.append(shown)
     first = len(estate.findings)
-    _process(docs, problems, trailing, shown, estate)
-    _cap_file_findings(estate, first, shown)
+    manifest = _process(docs, problems, trailing, shown, estate)
+    _finish_file(estate, first, shown, manifest or looks)
 
 
 def load_text(data: bytes, file: str, estate: Estate, *, limits: Limits | None = None) -> None:
     estate.files.append(file)
     first = len(estate.findings)
-    _load_text(data, file, estate, limits)
+    docs, problems, trailing, looks = _read_text(data, file, limits)
+    manifest = _process(docs, problems, trailing, file, estate)
+    _finish_file(estate, first, file, manifest or looks)
+
+
+def _finish_file(estate: Estate, first: int, file: str, manifest: bool) -> None:
+    """Cap the file's findings; for a file that holds no manifest (a key, a token, a binary, a file
+    past the size bound), make sure no finding quotes it: messages lose their quoted fragments and
+    reports show none of its lines."""
     _cap_file_findings(estate, first, file)
+    if manifest:
+        return
+    estate.opaque.add(file)
+    estate.findings[first:] = [_scrubbed(f) for f in estate.findings[first:]]
+
+
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def _scrubbed(f: Finding) -> Finding:
+    return replace(f, message=_QUOTED.sub("(text not shown)", f.message), excerpt=False)
 
 
 def _cap_file_findings(estate: Estate, first: int, file: str) -> None:
@@ -441,11 +444,9 @@ def _cap_file_findings(estate: Estate, first: int, file: str) -> None:
     estate.findings[first:] = kept
 
 
-def _load_text(data: bytes, file: str, estate: Estate, limits: Limits | None) -> None:
-    _process(*_read_text(data, file, limits), file, estate)
-
-
-def _process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: bool, file: str, estate: Estate) -> None:
+def _process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: bool, file: str, estate: Estate) -> bool:
+    """Load the documents of one file; returns whether any of them looks like a manifest."""
+    manifest = any(isinstance(d.value, dict) and not _MANIFEST_KEYS.isdisjoint(d.value) for d in docs)
     for i, doc in enumerate(docs):
         for p in doc.problems:
             estate.findings.append(_problem(p, file))
@@ -460,6 +461,12 @@ def _process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: 
         estate.findings.append(_problem(p, file))
     if not docs and not problems:
         estate.findings.append(_finding("empty-document", "file holds no manifests", file, 1, 1))
+        return True  # nothing in it to quote
+    return manifest
+
+
+# Keys of a document that is (an attempt at) a manifest in one of the dialects.
+_MANIFEST_KEYS = frozenset({"apiVersion", "kind", "metadata", "spec", "config", "stream_name", "name", "subjects", "durable_name"})
 
 
 def _only_separator_after(data: bytes, line: int) -> bool:
@@ -482,8 +489,10 @@ def _load_document(doc: ParsedDocument, index: int, file: str, estate: Estate) -
     v = doc.value
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
     if not isinstance(v, dict):
+        # The type only, never the value: a document that is not a mapping is not a manifest,
+        # and may be anything (a token, a key) that a link or a misnamed file brought in.
         estate.findings.append(
-            _finding("unknown-kind", f"expected a manifest mapping, got {_kind_of(v)}", file, *start)
+            _finding("unknown-kind", f"expected a manifest mapping, got {_type_of(v)}", file, *start)
         )
         return
     api = v.get("apiVersion")
@@ -534,6 +543,15 @@ def _kind_of(v: Any) -> str:
     if v is None:
         return "null"
     return type(v).__name__
+
+
+def _type_of(v: Any) -> str:
+    """``_kind_of`` without the value."""
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return "a number"
+    return _kind_of(v)
 
 
 def _short(v: Any, limit: int = 60) -> str:
@@ -628,6 +646,21 @@ def _require_str(value: dict[str, Any], key: str, where: tuple[Any, ...], doc: P
     return None
 
 
+def _context(value: Any, where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
+    """A context name: a non-empty string of printable characters, at most MAX_NAME_LENGTH long."""
+    if isinstance(value, str) and value and len(value) <= MAX_NAME_LENGTH and value.isprintable():
+        return value
+    pos = resolve_position(doc.positions, where) or (doc.line, 1)
+    if isinstance(value, str) and len(value) > MAX_NAME_LENGTH:
+        what = _too_long(label, value).replace("NATS names", "context names")
+    elif isinstance(value, str) and value:
+        what = f"{label} must be printable text, got {_shown(value)!r}"
+    else:
+        what = f"{label} must be a non-empty string, got {_kind_of(value)}"
+    estate.findings.append(_finding("invalid-field", what, file, *pos))
+    return None
+
+
 def _too_long(label: str, name: str) -> str:
     return f"{label} is {len(name)} characters long ({_short(name, 20)!r}); NATS names are at most 255"
 
@@ -660,11 +693,10 @@ def _load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> 
         pos = resolve_position(doc.positions, ("metadata", "stream"), key=True) or start
         estate.findings.append(_finding("invalid-field", "metadata.stream is only for consumers", file, *pos))
         ok = False
-    context = meta.get("context", "default")
-    if not isinstance(context, str) or not context:
-        pos = resolve_position(doc.positions, ("metadata", "context")) or start
-        estate.findings.append(_finding("invalid-field", f"metadata.context must be a non-empty string, got {_kind_of(context)}", file, *pos))
+    context = _context(meta.get("context", "default"), ("metadata", "context"), doc, file, estate, "metadata.context")
+    if context is None:
         ok = False
+        context = "default"  # the object is invalid either way; its key must still be hashable
     annotations = _string_map(meta.get("annotations"), ("metadata", "annotations"), doc, file, estate, "metadata.annotations")
     labels = _string_map(meta.get("labels"), ("metadata", "labels"), doc, file, estate, "metadata.labels")
     if name is None or annotations is None or labels is None:
@@ -1085,7 +1117,14 @@ def _load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: 
         hint = _did_you_mean(str(kind), known) if kind is not None else ""
         estate.findings.append(_finding("unknown-kind", f"jsops reads NACK {', '.join(known[:-1])} and {known[-1]} resources, {what}{hint}", file, *pos))
         return
-    meta = v.get("metadata") if isinstance(v.get("metadata"), dict) else {}
+    meta = v.get("metadata")
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        pos = resolve_position(doc.positions, ("metadata",)) or start
+        estate.findings.append(_finding("invalid-field", f"metadata must be a mapping, got {_kind_of(meta)}", file, *pos))
+        return
+    meta_ok = _nack_metadata(meta, doc, file, estate)
     spec = v.get("spec")
     if not isinstance(spec, dict):
         pos = resolve_position(doc.positions, ("spec",)) or start
@@ -1103,8 +1142,16 @@ def _load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: 
         estate.findings.append(
             _finding("invalid-field", f"{len(unknown) - MAX_FINDINGS_PER_OBJECT} more unknown fields in spec are not shown", file, *(resolve_position(doc.positions, ("spec",)) or start))
         )
-    annotations = {k: str(val) for k, val in (meta.get("annotations") or {}).items()} if isinstance(meta.get("annotations"), dict) else {}
-    context = annotations.get("jsops.io/context") or _nack_account(spec, doc, file, estate) or "default"
+    annotations = _string_map(meta.get("annotations"), ("metadata", "annotations"), doc, file, estate, "metadata.annotations")
+    context: str | None = "default"
+    if annotations is None:
+        annotations, meta_ok = {}, False
+    elif "jsops.io/context" in annotations:
+        context = _context(annotations["jsops.io/context"], ("metadata", "annotations", "jsops.io/context"), doc, file, estate, "metadata.annotations.jsops.io/context")
+    else:
+        context = _nack_account(spec, doc, file, estate) or "default"
+    if context is None:
+        context, meta_ok = "default", False
     _nack_connection_fields(spec, doc, file, estate)
     for flag, annotation in (("preventDelete", PREVENT_DELETE), ("preventUpdate", PREVENT_UPDATE)):
         if spec.get(flag) is True:
@@ -1122,7 +1169,7 @@ def _load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: 
     if name is None:
         return
     res = Resource(kind, name, stream, None, file, context, annotations, "nack/" + api.rsplit("/", 1)[1], index, doc.line, doc.positions, ("spec",), key_map, v)  # type: ignore[arg-type]
-    if _validate(res, translated, estate) and not unknown and values_ok:
+    if _validate(res, translated, estate) and not unknown and values_ok and meta_ok:
         estate.resources.append(res)
     else:
         estate.invalid.add(res.key)
@@ -1209,6 +1256,22 @@ def _nack_connection_fields(spec: dict[str, Any], doc: ParsedDocument, file: str
             *pos,
         )
     )
+
+
+def _nack_metadata(meta: dict[str, Any], doc: ParsedDocument, file: str, estate: Estate) -> bool:
+    """The Kubernetes metadata jsops reads (kubectl takes the rest): name and namespace are strings,
+    labels a mapping of strings; annotations are checked by the caller."""
+    ok = True
+    for key in ("name", "namespace"):
+        value = meta.get(key)
+        if value is not None and (not isinstance(value, str) or not value or len(value) > MAX_NAME_LENGTH):
+            pos = resolve_position(doc.positions, ("metadata", key)) or (doc.line, 1)
+            what = _too_long(f"metadata.{key}", value) if isinstance(value, str) and value else f"metadata.{key} must be a non-empty string, got {_kind_of(value)}"
+            estate.findings.append(_finding("invalid-field", what, file, *pos))
+            ok = False
+    if _string_map(meta.get("labels"), ("metadata", "labels"), doc, file, estate, "metadata.labels") is None:
+        ok = False
+    return ok
 
 
 # --- NATS API JSON ------------------------------------------------------------------------------

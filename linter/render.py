@@ -68,18 +68,29 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
     """The rendered estate as one YAML stream, and the findings of templates that failed.
 
     Raises :class:`RenderError` for a path that does not exist or an unknown environment."""
-    from .loader import LoadError, discover
+    from .loader import LoadError, discover_entries
+    from .discovery import link_out
     from .templates import EnvironmentError_, check_env_name, is_template
+    from .yamlio import Limits
 
     try:
         check_env_name(env)
-        files = discover(paths)
+        entries = discover_entries(paths)
     except (LoadError, EnvironmentError_) as exc:
         raise RenderError(str(exc)) from None
     out: list[str] = []
     findings: list[Finding] = []
     cache: dict = {}  # type: ignore[type-arg]
-    for f in files:
+    max_bytes = Limits().max_file_bytes
+
+    def problem(name: str, message: str, file: str, line: int = 1) -> None:
+        code = LOAD_CODES[name]
+        findings.append(Finding(code.code, code.name, code.severity, message, file, line, 1, excerpt=False))
+
+    for f, root in entries:
+        if link_out(f, root):
+            problem("link-outside-tree", "symbolic link to a file outside the tree; jsops does not follow links out of the tree and did not read it", f)
+            continue
         if is_template(f):
             from .templates import render_file
 
@@ -95,14 +106,16 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
         else:
             try:
                 with open(f, "rb") as fh:
-                    data = fh.read()
+                    data = fh.read(max_bytes + 1)  # never more than one byte past the bound
             except OSError as exc:
                 raise RenderError(f"{f}: cannot read: {exc.strerror or exc}") from None
+            if len(data) > max_bytes:
+                problem("manifest-too-complex", f"file is larger than {max_bytes // (1024 * 1024)} MiB; refusing to read it", f)
+                continue
             try:
                 text = data.decode("utf-8-sig")
             except UnicodeDecodeError as exc:
-                code = LOAD_CODES["manifest-syntax-error"]
-                findings.append(Finding(code.code, code.name, code.severity, "not UTF-8 text", f, data[: exc.start].count(b"\n") + 1, 1))
+                problem("manifest-syntax-error", "not UTF-8 text", f, data[: exc.start].count(b"\n") + 1)
                 continue
             source = f
         body = _strip_leading_separator(text)

@@ -37,8 +37,8 @@ TEMPLATE_SUFFIXES = (".yaml.j2", ".yml.j2", ".json.j2")
 ENVIRONMENTS_DIR = "environments"
 # Bounds on what one template may produce (the sandbox stops escapes, these stop blow-ups).
 MAX_RENDERED_BYTES = 64 * 1024 * 1024
-MAX_SEQUENCE = 1_000_000  # items or characters a `*` may build
-MAX_POWER_BITS = 4096  # bits of the result of `**`
+MAX_RENDER_SECONDS = 10.0  # wall time of one template's render
+# Bounds on each value a template builds are in linter._template_bounds (imported with jinja2).
 _ENV_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 
@@ -184,32 +184,19 @@ def _sandbox() -> Any:
 
 
 def _make_sandbox() -> Any:
-    import operator
-
     from jinja2 import StrictUndefined
-    from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    class _Sandbox(ImmutableSandboxedEnvironment):
-        intercepted_binops = frozenset({"*", "**"})
+    from ._template_bounds import bounded_sandbox_class, check_size
 
-        def call_binop(self, context: Any, op: str, left: Any, right: Any) -> Any:
-            if op == "*":
-                for seq, n in ((left, right), (right, left)):
-                    if isinstance(seq, (str, bytes, list, tuple)) and isinstance(n, int) and len(seq) * n > MAX_SEQUENCE:
-                        raise SecurityError(f"`*` would build a sequence of more than {MAX_SEQUENCE} items")
-                return operator.mul(left, right)
-            if op == "**":
-                if isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1 and abs(left).bit_length() * right > MAX_POWER_BITS:
-                    raise SecurityError(f"`**` result too large (more than {MAX_POWER_BITS} bits)")
-                return operator.pow(left, right)
-            return super().call_binop(context, op, left, right)
+    _Sandbox = bounded_sandbox_class(ImmutableSandboxedEnvironment)
 
     def yaml_scalar(value: Any) -> Any:  # {{ x }} of a null or a boolean, spelled as YAML spells them
         if value is None:
             return "null"
         if value is True or value is False:
             return "true" if value else "false"
-        return value
+        return check_size(value, "printing a value") if not isinstance(value, str) else value
 
     # No loader: include/import/extends cannot read anything. trim_blocks and lstrip_blocks
     # let block tags sit on their own lines without leaving blank lines or indentation behind.
@@ -314,10 +301,13 @@ def _describe(exc: BaseException) -> str:
         return "template recursion too deep"
     if isinstance(exc, MemoryError):
         return "template needs too much memory"
+    if type(exc).__name__ == "RenderTimeout":
+        return "template took too long to render (the time bound is reached; a loop runs too many times)"
     return f"template error: {type(exc).__name__}: {text}"
 
 
-def render_template(source: str, file: str, env: str, values: dict[str, Any], *, max_bytes: int = MAX_RENDERED_BYTES) -> Rendered:
+def render_template(source: str, file: str, env: str, values: dict[str, Any], *, max_bytes: int = MAX_RENDERED_BYTES,
+                    max_seconds: float = MAX_RENDER_SECONDS) -> Rendered:
     """Render template text; problems point at ``file`` and the template's line."""
     from jinja2 import TemplateSyntaxError
 
@@ -343,15 +333,18 @@ def render_template(source: str, file: str, env: str, values: dict[str, Any], *,
         result.problems.append(TemplateProblem("template-error", _describe(exc), file, 1))
         return result
     variables = {"environment": env, **values}
+    from ._template_bounds import deadline
+
     chunks: list[str] = []
     size = 0
     try:
-        for chunk in template.root_render_func(template.new_context(variables)):
-            size += len(chunk)
-            if size > max_bytes:
-                result.problems.append(TemplateProblem("template-error", f"rendered text is larger than {max_bytes} bytes", file, 1))
-                return result
-            chunks.append(chunk)
+        with deadline(max_seconds):
+            for chunk in template.root_render_func(template.new_context(variables)):
+                size += len(chunk)
+                if size > max_bytes:
+                    result.problems.append(TemplateProblem("template-error", f"rendered text is larger than {max_bytes} bytes", file, 1))
+                    return result
+                chunks.append(chunk)
     except Exception as exc:  # noqa: BLE001 - every template failure is a finding, never a traceback
         line = _runtime_line(exc, template, code_file) or 1
         result.problems.append(TemplateProblem("template-error", _describe(exc), file, line))
@@ -381,7 +374,13 @@ def render_file(path: str, env: str, *, environments_dir: str | None = None, max
     shown_values = os.path.relpath(values_path) if not os.path.isabs(path) else values_path
     cache = values_cache if values_cache is not None else {}
     if values_path not in cache:
-        cache[values_path] = load_values(values_path, shown=shown_values)
+        from .discovery import escapes, tree_root
+
+        if os.path.islink(values_path) and escapes(values_path, tree_root(path)):
+            # Never read (its values would reach the rendered manifests and their findings).
+            cache[values_path] = ({}, [TemplateProblem("link-outside-tree", "symbolic link to a file outside the tree; jsops does not follow links out of the tree and did not read these values", shown_values, 1)])
+        else:
+            cache[values_path] = load_values(values_path, shown=shown_values)
     values, problems = cache[values_path]
     if problems:
         result = Rendered(path, env, values_file=shown_values)

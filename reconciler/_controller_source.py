@@ -90,15 +90,57 @@ class Revision:
         return desired_from_estate(self.estate, contexts=list(contexts), target=limits)
 
 
+# Per-file digests, reused while a file's stat is unchanged: a round hashes only what changed.
+_StatKey = tuple[int, int, int, int, int]
+_DIGESTS: dict[str, tuple[_StatKey, bytes]] = {}
+_MAX_DIGESTS = 100_000
+_CHUNK = 1 << 20
+
+
+def _stat_key(path: str) -> _StatKey | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _file_digest(path: str, max_bytes: int) -> bytes:
+    """sha256 of a file's first ``max_bytes + 1`` bytes (the loader reads no more: a larger file is
+    refused, and past the bound its content changes nothing), read in chunks; cached by stat."""
+    key = _stat_key(path)
+    if key is None:
+        return b"unreadable"
+    hit = _DIGESTS.get(path)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    h = hashlib.sha256()
+    left = max_bytes + 1
+    try:
+        with open(path, "rb") as fh:
+            while left > 0:
+                chunk = fh.read(min(_CHUNK, left))
+                if not chunk:
+                    break
+                h.update(chunk)
+                left -= len(chunk)
+    except OSError:
+        return b"unreadable"
+    digest = h.digest()
+    if len(_DIGESTS) >= _MAX_DIGESTS:
+        _DIGESTS.clear()
+    _DIGESTS[path] = (key, digest)
+    return digest
+
+
 def _content_id(files: list[str], commit: str | None) -> str:
+    from linter.yamlio import Limits
+
+    max_bytes = Limits().max_file_bytes
     h = hashlib.sha256()
     for f in sorted(files):
         h.update(f.encode() + b"\0")
-        try:
-            with open(f, "rb") as fh:
-                h.update(hashlib.sha256(fh.read()).digest())
-        except OSError:
-            h.update(b"unreadable")
+        h.update(_file_digest(f, max_bytes))
     rid = "sha256:" + h.hexdigest()[:16]
     return f"git:{commit[:12]}/{rid}" if commit else rid
 

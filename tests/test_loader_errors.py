@@ -73,7 +73,7 @@ CASES = [
     Case("nack-unsupported-kind", NACK_STREAM.replace("kind: Stream", "kind: Bucket"), "JS004", "Bucket",
          "NACK Stream, Consumer, KeyValue, ObjectStore, StreamTemplate and Account resources, not 'Bucket'"),
     Case("document-is-a-list", "- apiVersion: jsops/v1\n  kind: Stream\n", "JS004", (1, 1), "expected a manifest mapping, got a list"),
-    Case("document-is-a-string", "hello\n", "JS004", (1, 1), "got the string 'hello'"),
+    Case("document-is-a-string", "hello\n", "JS004", (1, 1), "got a string"),
     Case("json-not-a-config", '{"foo": 1}', "JS004", (1, 1), "not a NATS API StreamConfig or ConsumerConfig", file="x.json"),
     # --- unknown fields ---------------------------------------------------------------------
     Case("native-unknown-spec-field", STREAM + "  max_ag: 1h\n", "JS005", "max_ag", "unknown field 'max_ag' in spec; did you mean 'max_age'?"),

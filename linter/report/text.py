@@ -15,6 +15,7 @@ __all__ = ["render_text", "SourceLines", "read_lines"]
 
 SourceLines = Callable[[str], "list[str] | None"]
 _MAX_EXCERPT = 160
+_MAX_SOURCE_BYTES = 64 * 1024 * 1024  # the loader's file size bound
 _COLORS = {"error": "31", "warning": "33", "info": "36"}
 
 
@@ -27,7 +28,9 @@ def read_lines(file: str, _cache: dict[str, list[str] | None] = {}) -> list[str]
     if file not in _cache:
         try:
             with open(file, "rb") as fh:
-                _cache[file] = fh.read().decode("utf-8", errors="replace").splitlines()
+                data = fh.read(_MAX_SOURCE_BYTES + 1)
+            # Past the loader's size bound there is no excerpt (and no reading the rest).
+            _cache[file] = data.decode("utf-8", errors="replace").splitlines() if len(data) <= _MAX_SOURCE_BYTES else None
         except OSError:
             _cache[file] = None
     return _cache[file]
@@ -62,7 +65,7 @@ def render_text(result: LintResult, *, color: bool = False, source: SourceLines 
         extra = f" (nats-server err_code {f.server_error_code})" if f.server_error_code else ""
         sev = paint(_COLORS[f.severity.value] + ";1", f.severity.value)
         lines.append(f"{paint('1', f'{_printable(f.file)}:{f.line}:{f.column}:')} {sev} {paint('1', f.rule)} {f.message} {paint('2', f'[{f.name}]')}{extra}")
-        if source is not None:
+        if source is not None and f.excerpt:
             lines.extend(_excerpt(f, source, paint))
         if f.fix is not None:
             how = ("" if f.fix.applicability == "safe" else " --unsafe-fixes") if f.fix.edits else None

@@ -1,0 +1,119 @@
+"""Finding manifest files: walking directories, and never following a link out of the tree.
+
+A file reached through a symbolic link whose target resolves outside its tree (the git repository
+holding it, or else the directory given) is not read by anything in jsops; the loader reports it
+(JS014 link-outside-tree).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+
+from .templates import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES
+
+__all__ = ["LoadError", "MANIFEST_SUFFIXES", "discover", "discover_entries", "tree_root", "escapes", "link_out"]
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+class LoadError(Exception):
+    """A path that cannot be read at all (missing, unreadable): the tool cannot run (exit 2)."""
+
+
+def discover(paths: Iterable[str]) -> list[str]:
+    """Manifest files under ``paths`` (directories are walked; hidden directories are skipped).
+    Templates (``*.yaml.j2``, ``*.yml.j2``, ``*.json.j2``) are manifest files too. A directory
+    named ``environments`` found by the walk holds template values: its own files are skipped
+    (its subdirectories, ``environments/prod/*.yaml``, are walked as usual). Paths given
+    explicitly are always read, unless they are links out of their tree. Symbolic links whose
+    target is outside the tree (see :func:`tree_root`) are left out: :func:`load_paths` reports
+    them (JS014) and nothing ever reads them.
+
+    Raises :class:`LoadError` for a path that does not exist or cannot be listed.
+    """
+    return [f for f, root in discover_entries(paths) if not link_out(f, root)]
+
+
+def link_out(path: str, root: str) -> bool:
+    """:func:`escapes` for a path from :func:`discover_entries`: only a link can lead out of its
+    tree there (the walk does not follow directory links; a root is a real path), so a file that
+    is not a link costs one ``lstat``."""
+    return os.path.islink(path) and escapes(path, root)
+
+
+def discover_entries(paths: Iterable[str]) -> list[tuple[str, str]]:
+    """``(file, tree root)`` of every file :func:`discover` would find, links out of the tree included."""
+    out: list[tuple[str, str]] = []
+    for p in paths:
+        if os.path.isdir(p):
+            try:
+                walked = list(_walk_dirs(p))
+            except OSError as exc:
+                raise LoadError(f"{p}: cannot read directory: {exc.strerror or exc}") from None
+            top = os.path.normpath(p)
+            root = tree_root(p)
+            for dirpath, files in walked:
+                if os.path.normpath(dirpath) != top and _is_values_dir(dirpath):
+                    continue
+                for f in sorted(files):
+                    full = os.path.join(dirpath, f)
+                    # Hidden files (the jsops config .jsops.yaml among them) are not manifests.
+                    if not f.endswith(_DISCOVERED) or f.startswith("."):
+                        continue
+                    # Only regular files: a FIFO would block, a device would never end. A link out
+                    # of the tree is kept here (and reported) whatever it points at.
+                    if os.path.islink(full) and escapes(full, root):
+                        out.append((full, root))
+                    elif os.path.isfile(full):
+                        out.append((full, root))
+        elif os.path.lexists(p):
+            out.append((p, tree_root(p)))
+        else:
+            raise LoadError(f"{p}: no such file or directory")
+    seen: set[str] = set()
+    unique = []
+    for f, root in out:
+        norm = os.path.normpath(f)
+        if norm not in seen:
+            seen.add(norm)
+            unique.append((norm, root))
+    return unique
+
+
+def tree_root(path: str) -> str:
+    """The tree a path belongs to, as a real path: the git repository holding it (the nearest
+    directory above with a ``.git``), or else the directory given (a file's own directory)."""
+    start = os.path.realpath(path if os.path.isdir(path) else (os.path.dirname(path) or "."))
+    here = start
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return start
+        here = parent
+
+
+def escapes(path: str, root: str) -> bool:
+    """Whether ``path`` resolves (through symbolic links) to somewhere outside ``root``."""
+    real = os.path.realpath(path)
+    return not (real == root or real.startswith(root.rstrip(os.sep) + os.sep))
+
+
+_DISCOVERED = MANIFEST_SUFFIXES + TEMPLATE_SUFFIXES
+
+
+def _is_values_dir(directory: str) -> bool:
+    return os.path.basename(os.path.normpath(directory)) == ENVIRONMENTS_DIR
+
+
+def _walk_dirs(top: str) -> Iterator[tuple[str, list[str]]]:
+    for root, dirs, files in os.walk(top, onerror=_raise):
+        # Pruned while walking (os.walk descends into what is left in ``dirs``).
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        yield root, files
+
+
+def _raise(exc: OSError) -> None:
+    raise exc
