@@ -1,0 +1,111 @@
+"""What really happened to actions whose request got no answer (a timeout, a lost connection).
+
+The server may have carried such a request out or not. :func:`read_back` reads each object again
+(over the same connection when it is still up: the server handles one connection's API requests
+in order, so the answer comes after the lost one was handled; otherwise over a new connection,
+retried until the server is back or the wait is over) and settles each result: ``done`` when the
+object is as the action wanted, ``failed`` when it is not, ``unknown`` when it could not be read.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from linter import strip_server_metadata
+
+from .client import ConnectError, JsApiError, JsClient
+from .diff import diff_configs
+from .live import CONTEXT, MANAGED_BY, SOURCE
+
+if TYPE_CHECKING:
+    from .apply import ActionResult
+    from .plan import Action
+
+__all__ = ["read_back", "applied"]
+
+_GONE = (10059, 10014)  # stream not found, consumer not found
+_PAUSE = 0.5
+
+
+def applied(a: "Action", config: dict[str, Any] | None) -> bool:
+    """Whether the live ``config`` (``None``: the object does not exist) is what ``a`` wanted."""
+    if a.action == "delete":
+        return config is None
+    if config is None or a.config is None:
+        return False
+    if diff_configs(a.kind, config, a.config):
+        return False
+    want = a.config.get("metadata") or {}
+    have = config.get("metadata") or {}
+    return all(have.get(k) == want.get(k) for k in (MANAGED_BY, SOURCE, CONTEXT))
+
+
+async def _observe(client: JsClient, a: "Action") -> dict[str, Any] | None:
+    """The object's live config, ``None`` when it does not exist; raises when there is no answer."""
+    try:
+        if a.kind == "Stream":
+            info = await client.astream_info(a.name)
+        else:
+            info = await client.aconsumer_info(a.stream or "", a.name)
+    except JsApiError as exc:
+        if exc.err_code in _GONE:
+            return None
+        raise
+    return strip_server_metadata(info.get("config") or {})
+
+
+def _connect(client: JsClient, deadline: float) -> JsClient | None:
+    while True:
+        try:
+            return JsClient(client.target, timeout=max(0.5, min(client.timeout, deadline - time.monotonic())))
+        except ConnectError:
+            if time.monotonic() + _PAUSE >= deadline:
+                return None
+            time.sleep(_PAUSE)
+
+
+def read_back(client: JsClient, results: list["ActionResult"], wait: float,
+              notify: Callable[[str], None] | None = None) -> None:
+    """Settle ``results`` (actions whose answer was lost) by reading their objects again, trying
+    for up to ``wait`` seconds. Updates each result's status and detail in place."""
+    if not results:
+        return
+    if notify is not None:
+        n = len(results)
+        notify(f"Reading back {n} object{'s' if n != 1 else ''} whose request got no answer...")
+    deadline = time.monotonic() + wait
+    reader: JsClient | None = client
+    reconnected = False
+    pending = list(results)
+    try:
+        while pending:
+            if reader is None or reader.connection_lost:
+                if reader is not None and reader is not client:
+                    reader.close()
+                reader = _connect(client, deadline)
+                reconnected = True
+                if reader is None:
+                    break
+            r0 = reader
+            seen = r0.run(r0.gather([(lambda a=r.action: _observe(r0, a)) for r in pending]))
+            still = []
+            for r, cfg in zip(pending, seen):
+                if isinstance(cfg, BaseException):
+                    still.append(r)
+                    continue
+                how = "read back after reconnecting" if reconnected else "read back"
+                if applied(r.action, cfg):
+                    r.status, r.detail = "done", f"{r.detail}; {how}: applied"
+                else:
+                    r.status, r.detail = "failed", f"{r.detail}; {how}: not applied"
+            pending = still
+            if not pending or time.monotonic() + _PAUSE >= deadline:
+                break
+            time.sleep(_PAUSE)
+    finally:
+        if reader is not None and reader is not client:
+            reader.close()
+    for r in pending:
+        r.status, r.detail = "unknown", f"{r.detail}; could not read it back: unknown whether the server carried it out"
