@@ -1,10 +1,11 @@
 """What really happened to actions whose request got no answer (a timeout, a lost connection).
 
-The server may have carried such a request out or not. :func:`read_back` reads each object again
-(over the same connection when it is still up: the server handles one connection's API requests
-in order, so the answer comes after the lost one was handled; otherwise over a new connection,
-retried until the server is back or the wait is over) and settles each result: ``done`` when the
-object is as the action wanted, ``failed`` when it is not, ``unknown`` when it could not be read.
+The server may have carried such a request out, or may still do so: a request whose answer was
+lost can still sit in the server's queue, and the server does not handle one connection's API
+requests strictly in order. :func:`read_back` reads each object again (over the same connection
+when it is still up, else over a new one, retried until the server answers or the wait is over)
+and settles each result: ``done`` as soon as the object is as the action wanted; ``failed`` once
+it has read back otherwise for :data:`STABLE` seconds; ``unknown`` when it could not be settled.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ __all__ = ["read_back", "applied"]
 
 _GONE = (10059, 10014)  # stream not found, consumer not found
 _PAUSE = 0.5
+# How long an object must keep reading back "not applied" before apply says so: a request whose
+# answer was lost may still sit in the server's queue (seen on nats-server 2.15.1: STREAM.INFO
+# answered before an earlier STREAM.CREATE of the same connection was carried out).
+STABLE = 3.0
 
 
 def applied(a: "Action", config: dict[str, Any] | None) -> bool:
@@ -78,6 +83,7 @@ def read_back(client: JsClient, results: list["ActionResult"], wait: float,
     deadline = time.monotonic() + wait
     reader: JsClient | None = client
     reconnected = False
+    absent: dict[int, float] = {}  # when an object was first read back not as its action wanted
     pending = list(results)
     try:
         while pending:
@@ -91,15 +97,19 @@ def read_back(client: JsClient, results: list["ActionResult"], wait: float,
             r0 = reader
             seen = r0.run(r0.gather([(lambda a=r.action: _observe(r0, a)) for r in pending]))
             still = []
+            now = time.monotonic()
             for r, cfg in zip(pending, seen):
+                how = "read back after reconnecting" if reconnected else "read back"
                 if isinstance(cfg, BaseException):
                     still.append(r)
-                    continue
-                how = "read back after reconnecting" if reconnected else "read back"
-                if applied(r.action, cfg):
+                elif applied(r.action, cfg):
                     r.status, r.detail = "done", f"{r.detail}; {how}: applied"
-                else:
+                elif now - absent.setdefault(id(r), now) >= STABLE:
                     r.status, r.detail = "failed", f"{r.detail}; {how}: not applied"
+                else:
+                    # The lost request may still be queued on the server (its API requests are
+                    # not handled strictly in order): look again until the answer holds.
+                    still.append(r)
             pending = still
             if not pending or time.monotonic() + _PAUSE >= deadline:
                 break
