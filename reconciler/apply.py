@@ -107,7 +107,7 @@ def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions
         from .readback import read_back as settle
 
         lost = [r for r in outcome.results if r.status == "unknown"]
-        settle(client, lost, read_back, notify)
+        settle(client, lost, read_back, notify, stop)
         if progress is not None:
             for r in lost:
                 progress(r)

@@ -52,6 +52,19 @@ def _safety_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reset-position", action="store_true", help="recreated consumers start from their deliver policy, not their old position")
 
 
+def _seconds(text: str) -> float:
+    """A duration flag (Go string like ``30s``, or integer nanoseconds) in seconds."""
+    from linter.model.units import UnitError, parse_duration
+
+    try:
+        ns = parse_duration(int(text) if text.strip().lstrip("-").isdigit() else text)
+    except UnitError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if ns < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return ns / 1e9
+
+
 def _config(args: argparse.Namespace) -> Any:
     from linter.config import load_config
 
@@ -313,6 +326,9 @@ def _apply(argv: list[str]) -> int:
     p.add_argument("--plan", metavar="FILE", dest="plan_file", help="apply this saved plan if the live state still matches it")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     p.add_argument("--env", metavar="NAME", help="render *.yaml.j2 templates with environments/NAME.yaml")
+    p.add_argument("--read-back-wait", metavar="DURATION", default="30s", type=_seconds,
+                   help="when the server stops answering mid-apply, how long to wait for it to read back what it did "
+                        "with the requests in flight (Go duration or integer nanoseconds; default 30s)")
     _safety_args(p)
     args = p.parse_args(argv)
     import signal
@@ -342,7 +358,6 @@ def _apply(argv: list[str]) -> int:
         run.close()
 
 
-READ_BACK_WAIT = 30.0  # how long apply waits for a server to answer again to learn what it did
 _SYMBOLS = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delete": "-", "blocked": "!"}
 
 
@@ -389,7 +404,7 @@ def _apply_run(args: argparse.Namespace, run: _Run, stop: Any, sending: list[boo
         print(f"\n{plan.target} (context {', '.join(route.contexts)}):" if many else "", flush=True)
         opt = _options(args, route.contexts, run.estate)
         outcome = execute_plan(client, plan, live, opt, progress=progress, stop=stop, verify=True,
-                               read_back=READ_BACK_WAIT, notify=notify)
+                               read_back=args.read_back_wait, notify=notify)
         results.extend(outcome.results)
     for line in outcome_lines(results, stop.name if stop else None):
         print(line)

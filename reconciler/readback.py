@@ -72,9 +72,10 @@ def _connect(client: JsClient, deadline: float) -> JsClient | None:
 
 
 def read_back(client: JsClient, results: list["ActionResult"], wait: float,
-              notify: Callable[[str], None] | None = None) -> None:
+              notify: Callable[[str], None] | None = None, stop: Any = None) -> None:
     """Settle ``results`` (actions whose answer was lost) by reading their objects again, trying
-    for up to ``wait`` seconds. Updates each result's status and detail in place."""
+    for up to ``wait`` seconds (one pass only once ``stop`` is set: an interrupted apply does not
+    wait). Updates each result's status and detail in place."""
     if not results:
         return
     if notify is not None:
@@ -90,7 +91,7 @@ def read_back(client: JsClient, results: list["ActionResult"], wait: float,
             if reader is None or reader.connection_lost:
                 if reader is not None and reader is not client:
                     reader.close()
-                reader = _connect(client, deadline)
+                reader = _connect(client, time.monotonic() + 1 if stop else deadline)
                 reconnected = True
                 if reader is None:
                     break
@@ -111,7 +112,7 @@ def read_back(client: JsClient, results: list["ActionResult"], wait: float,
                     # not handled strictly in order): look again until the answer holds.
                     still.append(r)
             pending = still
-            if not pending or time.monotonic() + _PAUSE >= deadline:
+            if not pending or stop or time.monotonic() + _PAUSE >= deadline:
                 break
             time.sleep(_PAUSE)
     finally:
