@@ -304,7 +304,10 @@ def _saved_plans(args: argparse.Namespace, run: _Run) -> None:
         raise _Exit(1, f"jsops: error: {name} asks for actions jsops may not take; nothing was applied:\n" + "\n".join(refused))
 
 
-class _Interrupted(Exception):
+class _Interrupted(BaseException):
+    """SIGINT or SIGTERM before anything was sent. A BaseException, like KeyboardInterrupt, so
+    that no ``except Exception`` on the way (the manifest loader has some) mistakes it for an error."""
+
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
