@@ -265,7 +265,9 @@ def _saved_plans(args: argparse.Namespace, run: _Run) -> None:
         raise _refuse(f"{name} is not bound to manifests and a live state (write saved plans with `jsops plan --out FILE`)")
     if not seal_intact(data):
         raise _refuse(f"{name} was changed after `jsops plan --out` wrote it (its digest does not match); run plan again")
-    recorded = [str(p) for p in binding.get("paths") or []]
+    recorded = binding.get("paths")
+    if not isinstance(recorded, list) or not recorded or not all(isinstance(p, str) and p for p in recorded):
+        raise _refuse(f"{name}: the binding's 'paths' must be a non-empty list of paths")
     given = [source_path(p) for p in args.paths]
     if args.paths and given != recorded:
         raise _refuse(f"{name} was made from {' '.join(recorded)}, not {' '.join(given)}")
