@@ -208,7 +208,7 @@ def _plan(argv: list[str]) -> int:
         run.close()
     plans = run.plans
     if args.out:
-        _write(args.out, json.dumps(_seal(args, run), indent=2) + "\n")
+        _write(args.out, _saved(args, run))
     sys.stdout.write(render_json(plans) if args.format == "json" else render_plans(plans))
     return 2 if plans.changed else 0
 
@@ -221,9 +221,10 @@ def _write(path: str, text: str) -> None:
         raise _Exit(1, f"jsops: error: cannot write {path}: {exc.strerror or exc}") from None
 
 
-def _seal(args: argparse.Namespace, run: _Run) -> dict[str, Any]:
+def _saved(args: argparse.Namespace, run: _Run) -> str:
     """The saved plan: the plans bound to their PATHs, environment and manifests (see reconciler.saved)."""
-    from .plan import seal, source_path
+    from .plan import source_path
+    from .render_json import render_saved
     from .saved import manifest_digest
 
     estate = run.estate
@@ -233,7 +234,7 @@ def _seal(args: argparse.Namespace, run: _Run) -> dict[str, Any]:
         "manifests": manifest_digest(estate.files, estate.rendered),
         "files": len(set(estate.files)),
     }
-    return seal(run.plans, binding)
+    return render_saved(run.plans, binding)
 
 
 def _refuse(message: str) -> _Exit:

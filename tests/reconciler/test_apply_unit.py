@@ -4,6 +4,7 @@ read-back verdict, and the closing lines of apply (golden)."""
 from __future__ import annotations
 
 import copy
+import json
 import os
 import signal
 from pathlib import Path
@@ -12,6 +13,7 @@ from reconciler.apply import ActionResult, Stop
 from reconciler.live import LiveConsumer, LiveState, LiveStream
 from reconciler.plan import Action, Plan, PlanOptions, PlanSet, seal, seal_intact
 from reconciler.readback import applied
+from reconciler.render_json import render_saved
 from reconciler.render_text import outcome_lines
 from reconciler.saved import manifest_digest, recheck
 
@@ -132,3 +134,12 @@ def test_golden_outcome_lines() -> None:
     if os.environ.get("UPDATE_GOLDEN"):
         path.write_text(text)
     assert text == path.read_text()
+
+
+def test_golden_saved_plan() -> None:
+    text = render_saved(planset(), {"paths": ["m"], "env": None, "manifests": "sha256:" + "0" * 64, "files": 1})
+    path = GOLDEN / "saved_plan.json"
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(text)
+    assert text == path.read_text()
+    assert seal_intact(json.loads(text))
