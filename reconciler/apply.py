@@ -180,7 +180,7 @@ async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptio
         try:
             detail = await fn(a)
         except JsApiError as exc:
-            if exc.err_code is None and settle:
+            if settle and _no_answer(exc):
                 lost(a, str(exc))
             else:
                 record(ActionResult(a, "failed", str(exc), exc.err_code))
@@ -212,6 +212,13 @@ async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptio
     for level in reversed(_levels(stream_deletes, live)):
         await run_batch(level, lambda a: _delete_stream(client, a))
     return outcome
+
+
+def _no_answer(exc: JsApiError) -> bool:
+    """Whether the request got no answer (timeout, lost connection, garbled reply): the server
+    may have carried it out. An error the server answered with is a real failure."""
+    return exc.err_code is None and exc.code is None and exc.description.startswith(
+        ("no answer", "the connection to the server was lost", "the server answered with"))
 
 
 def _blocked_by(a: Action, failed: set[str]) -> str | None:

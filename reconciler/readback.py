@@ -47,6 +47,14 @@ def applied(a: "Action", config: dict[str, Any] | None) -> bool:
     return all(have.get(k) == want.get(k) for k in (MANAGED_BY, SOURCE, CONTEXT))
 
 
+def _not_applied(a: "Action", config: dict[str, Any] | None) -> str:
+    if config is None and a.action == "recreate":
+        return f"not applied: the {a.kind.lower()} was deleted and not created again"
+    if config is None and a.action != "create":
+        return f"not applied: the {a.kind.lower()} is gone"
+    return "not applied"
+
+
 async def _observe(client: JsClient, a: "Action") -> dict[str, Any] | None:
     """The object's live config, ``None`` when it does not exist; raises when there is no answer."""
     try:
@@ -106,7 +114,7 @@ def read_back(client: JsClient, results: list["ActionResult"], wait: float,
                 elif applied(r.action, cfg):
                     r.status, r.detail = "done", f"{r.detail}; {how}: applied"
                 elif now - absent.setdefault(id(r), now) >= STABLE:
-                    r.status, r.detail = "failed", f"{r.detail}; {how}: not applied"
+                    r.status, r.detail = "failed", f"{r.detail}; {how}: {_not_applied(r.action, cfg)}"
                 else:
                     # The lost request may still be queued on the server (its API requests are
                     # not handled strictly in order): look again until the answer holds.

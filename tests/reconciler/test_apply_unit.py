@@ -143,3 +143,20 @@ def test_golden_saved_plan() -> None:
         path.write_text(text)
     assert text == path.read_text()
     assert seal_intact(json.loads(text))
+
+
+def test_only_unanswered_requests_count_as_lost() -> None:
+    from reconciler.apply import _no_answer
+    from reconciler.client import JsApiError
+
+    assert _no_answer(JsApiError("no answer to stream request: nats: timeout"))
+    assert _no_answer(JsApiError("the connection to the server was lost"))
+    assert not _no_answer(JsApiError("stream name already in use with a different configuration", 10058, 400))
+    assert not _no_answer(JsApiError("the scale did not settle in time; the move was not made (run apply again)"))
+
+
+def test_not_applied_says_when_a_recreate_lost_the_object() -> None:
+    from reconciler.readback import _not_applied
+
+    assert "deleted and not created again" in _not_applied(Action("recreate", "Stream", "A", None, [], None, cfg("A")), None)
+    assert _not_applied(Action("create", "Stream", "A", None, [], None, cfg("A")), None) == "not applied"
