@@ -20,7 +20,7 @@ from .helpers import Js, NatsServer, manifest, run
 pytestmark = pytest.mark.integration
 
 JSOPS = str(Path(sys.executable).parent / "jsops")
-BULK = 150
+BULK = 100
 LINE = re.compile(r"^  (done|failed|skipped|blocked|unknown)\s+(\S+) (Stream|Consumer) (\S+?)(?::|$)")
 
 
