@@ -31,7 +31,7 @@ _PAUSE = 0.5
 # How long an object must keep reading back "not applied" before apply says so: a request whose
 # answer was lost may still sit in the server's queue (seen on nats-server 2.15.1: STREAM.INFO
 # answered before an earlier STREAM.CREATE of the same connection was carried out).
-STABLE = 3.0
+STABLE = 5.0
 
 
 def applied(a: "Action", config: dict[str, Any] | None) -> bool:
