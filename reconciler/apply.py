@@ -4,6 +4,8 @@ Streams go before consumers and origins before the mirrors and sources that read
 in reverse (consumers, then mirrors, then origins). Independent actions run concurrently. A failed
 action does not stop independent ones; actions that depend on it are skipped. The outcome lists
 what was done and what was not, so that a re-run (which plans again from the live state) converges.
+An interruption (:class:`Stop`) ends the run between requests; a request that got no answer is not
+called failed until its object has been read back (``reconciler.readback``).
 """
 
 from __future__ import annotations

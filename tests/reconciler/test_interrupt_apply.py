@@ -191,3 +191,35 @@ def test_kill_9_and_restart_mid_apply_reports_what_the_server_did(server: NatsSe
     assert "unknown" not in out
     assert_honest(out, server)
     assert_rerun_converges(d, server)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signal_at_the_prompt_sends_nothing(sig: signal.Signals, server: NatsServer, tmp_path: Path) -> None:
+    """A signal before anything is sent (here: at the confirmation prompt, stdin a terminal)."""
+    import pty
+
+    manifest(tmp_path / "m", "a.yaml", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a.>]}\n")
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([JSOPS, "apply", str(tmp_path / "m"), "--server", server.url], stdin=slave,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stderr is not None
+        seen = b""
+        while b"Only 'yes' is accepted" not in seen:
+            chunk = proc.stdout.read1(4096)  # type: ignore[attr-defined]
+            assert chunk, seen
+            seen += chunk
+        proc.send_signal(sig)
+        rest, err = proc.communicate(timeout=30)
+    finally:
+        os.close(master)
+        os.close(slave)
+    text = (seen + rest + err).decode()
+    assert proc.returncode == 128 + sig, text
+    assert "Traceback" not in text
+    assert f"Interrupted ({sig.name}) before anything was sent; nothing was changed." in err.decode(), text
+    js = Js(server.url)
+    try:
+        assert js.streams() == []
+    finally:
+        js.close()
