@@ -407,7 +407,8 @@ def _apply_run(args: argparse.Namespace, run: _Run, stop: Any, sending: list[boo
     for route, client, live, plan in run.items:
         if not plan.changed:
             continue
-        print(f"\n{plan.target} (context {', '.join(route.contexts)}):" if many else "", flush=True)
+        if not stop:  # after an interruption the targets left are only counted as not attempted
+            print(f"\n{plan.target} (context {', '.join(route.contexts)}):" if many else "", flush=True)
         opt = _options(args, route.contexts, run.estate)
         outcome = execute_plan(client, plan, live, opt, progress=progress, stop=stop, verify=True,
                                read_back=args.read_back_wait, notify=notify)
