@@ -4,6 +4,8 @@ Streams go before consumers and origins before the mirrors and sources that read
 in reverse (consumers, then mirrors, then origins). Independent actions run concurrently. A failed
 action does not stop independent ones; actions that depend on it are skipped. The outcome lists
 what was done and what was not, so that a re-run (which plans again from the live state) converges.
+An interruption (:class:`Stop`) ends the run between requests; a request that got no answer is not
+called failed until its object has been read back (``reconciler.readback``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from .client import JsApiError, JsClient
 from .live import RESUME, LiveState
 from .plan import Action, Plan, PlanOptions, _deps
 
-__all__ = ["Outcome", "ActionResult", "execute_plan", "gate"]
+__all__ = ["Outcome", "ActionResult", "Stop", "execute_plan", "gate"]
 
 SETTLE_TRIES = 300
 SETTLE_PAUSE = 0.2
@@ -27,11 +29,14 @@ _START_FIELDS = ("deliver_policy", "opt_start_seq", "opt_start_time")
 @dataclass
 class ActionResult:
     action: Action
-    status: str  # done | failed | skipped | blocked
+    status: str  # done | failed | skipped | blocked | unknown
     detail: str = ""
     # The JetStream API error code of a failed action (e.g. 10065), None when the failure was not
     # an API error (connection lost, timeout) or the action did not fail.
     err_code: int | None = None
+    # Why the action was not attempted when that was an interruption (SIGINT, SIGTERM): such
+    # results are summed up rather than listed one by one.
+    interrupted: bool = False
 
 
 @dataclass
@@ -44,6 +49,26 @@ class Outcome:
     @property
     def converged(self) -> bool:
         return all(r.status == "done" for r in self.results)
+
+
+class Stop:
+    """Set (from a signal handler) to stop starting requests; the ones in flight finish."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def set(self, signum: int) -> None:
+        if self.signum is None:
+            self.signum = signum
+
+    def __bool__(self) -> bool:
+        return self.signum is not None
+
+    @property
+    def name(self) -> str:
+        import signal
+
+        return signal.Signals(self.signum).name if self.signum is not None else ""
 
 
 def gate(action: Action, live: LiveState, opt: PlanOptions) -> str | None:
@@ -68,26 +93,57 @@ def gate(action: Action, live: LiveState, opt: PlanOptions) -> str | None:
     return None
 
 
-def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, *, progress: Any = None) -> Outcome:
-    """Run ``plan``'s actions; ``progress`` (if given) is called with each :class:`ActionResult`."""
-    return client.run(_execute(client, plan, live, opt, progress))
+def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, *, progress: Any = None,
+                 stop: Stop | None = None, verify: bool = False, read_back: float | None = None,
+                 notify: Any = None) -> Outcome:
+    """Run ``plan``'s actions; ``progress`` (if given) is called with each :class:`ActionResult`.
+
+    ``stop``: once set, no further request is started; the actions not started are reported as
+    not attempted. ``verify``: re-check each action against ownership and the prune scope
+    (:func:`reconciler.saved.recheck`) besides the flags. ``read_back``: when a request gets no
+    answer, start no further requests on this target, then read the objects whose answer was lost
+    back (waiting up to that many seconds for the server) and report what really happened;
+    ``notify`` is called with a line before that. Without it, such actions are ``failed``."""
+    outcome = client.run(_execute(client, plan, live, opt, progress, stop, verify, read_back is not None))
+    if read_back is not None:
+        from .readback import read_back as settle
+
+        lost = [r for r in outcome.results if r.status == "unknown"]
+        settle(client, lost, read_back, notify, stop)
+        if progress is not None:
+            for r in lost:
+                progress(r)
+    return outcome
 
 
-async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, progress: Any) -> Outcome:
+async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, progress: Any,
+                   stop: Stop | None = None, verify: bool = False, settle: bool = False) -> Outcome:
     outcome = Outcome()
     failed_streams: set[str] = set()
+    unanswered: set[str] = set()  # streams whose request got no answer (not known to have failed)
+    halted: list[str] = []
+    sem = asyncio.Semaphore(max(1, getattr(client, "_concurrency", 64)))
 
     def record(r: ActionResult) -> None:
         outcome.results.append(r)
-        if progress is not None:
-            progress(r)
+        if progress is not None and not (settle and r.status == "unknown"):
+            progress(r)  # a lost answer is shown once read back
+
+    def fail_stream(a: Action) -> None:
+        if a.kind == "Stream":
+            failed_streams.add(a.name)
 
     runnable: list[Action] = []
     for a in plan.actions:
         reason = gate(a, live, opt)
+        if reason is None and verify:
+            from .saved import recheck
+
+            why = recheck(a, live, opt)
+            reason = f"refused: {why}" if why else None
         if reason is not None:
             record(ActionResult(a, "blocked", reason))
-            if a.kind == "Stream" and a.wanted in ("create", "recreate"):
+            if a.kind == "Stream" and (a.wanted or a.action) in ("create", "recreate"):
                 failed_streams.add(a.name)
         else:
             runnable.append(a)
@@ -99,32 +155,57 @@ async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptio
 
     async def run_batch(batch: list[Action], fn: Any) -> None:
         async def one(a: Action) -> None:
-            if client.connection_lost:
-                record(ActionResult(a, "skipped", "not attempted: the connection to the server was lost"))
-                if a.kind == "Stream":
-                    failed_streams.add(a.name)
-                return
-            blocker = _blocked_by(a, failed_streams)
-            if blocker:
-                record(ActionResult(a, "skipped", f"not attempted: stream {blocker} was not created or updated"))
-                if a.kind == "Stream":
-                    failed_streams.add(a.name)
-                return
-            try:
-                detail = await fn(a)
-            except JsApiError as exc:
-                record(ActionResult(a, "failed", str(exc), exc.err_code))
-                if a.kind == "Stream":
-                    failed_streams.add(a.name)
-                return
-            except Exception as exc:  # the connection can break in many ways mid-apply
-                record(ActionResult(a, "failed", f"{type(exc).__name__}: {exc}".strip()))
-                if a.kind == "Stream":
-                    failed_streams.add(a.name)
-                return
-            record(ActionResult(a, "done", detail or ""))
+            async with sem:  # the checks below happen right before this action's first request
+                await attempt(a, fn)
 
         await asyncio.gather(*(one(a) for a in batch))
+
+    async def attempt(a: Action, fn: Any) -> None:
+        if stop:
+            record(ActionResult(a, "skipped", f"not attempted: interrupted ({stop.name})", interrupted=True))
+            fail_stream(a)
+            return
+        if client.connection_lost:
+            record(ActionResult(a, "skipped", "not attempted: the connection to the server was lost"))
+            fail_stream(a)
+            return
+        if halted:
+            record(ActionResult(a, "skipped", f"not attempted: an earlier request got no answer ({halted[0]})"))
+            fail_stream(a)
+            return
+        blocker = _blocked_by(a, failed_streams)
+        if blocker:
+            why = "got no answer" if blocker in unanswered else "was not created or updated"
+            record(ActionResult(a, "skipped", f"not attempted: stream {blocker} {why}"))
+            fail_stream(a)
+            return
+        try:
+            detail = await fn(a)
+        except JsApiError as exc:
+            if settle and _no_answer(exc):
+                lost(a, str(exc))
+            else:
+                record(ActionResult(a, "failed", str(exc), exc.err_code))
+                fail_stream(a)
+            return
+        except Exception as exc:  # the connection can break in many ways mid-apply
+            text = f"{type(exc).__name__}: {exc}".strip()
+            if settle:
+                lost(a, text)
+            else:
+                record(ActionResult(a, "failed", text))
+                fail_stream(a)
+            return
+        record(ActionResult(a, "done", detail or ""))
+
+    def lost(a: Action, text: str) -> None:
+        """The request got no answer: the server may or may not have carried it out."""
+        record(ActionResult(a, "unknown", text))
+        if not halted:
+            halted.append(a.label)
+        if a.kind == "Stream":
+            failed_streams.add(a.name)
+            unanswered.add(a.name)
 
     for level in _levels(stream_puts):
         await run_batch(level, lambda a: _put_stream(client, a))
@@ -133,6 +214,13 @@ async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptio
     for level in reversed(_levels(stream_deletes, live)):
         await run_batch(level, lambda a: _delete_stream(client, a))
     return outcome
+
+
+def _no_answer(exc: JsApiError) -> bool:
+    """Whether the request got no answer (timeout, lost connection, garbled reply): the server
+    may have carried it out. An error the server answered with is a real failure."""
+    return exc.err_code is None and exc.code is None and exc.description.startswith(
+        ("no answer", "the connection to the server was lost", "the server answered with"))
 
 
 def _blocked_by(a: Action, failed: set[str]) -> str | None:

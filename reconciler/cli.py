@@ -54,6 +54,19 @@ def _safety_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reset-position", action="store_true", help="recreated consumers start from their deliver policy, not their old position")
 
 
+def _seconds(text: str) -> float:
+    """A duration flag (Go string like ``30s``, or integer nanoseconds) in seconds."""
+    from linter.model.units import UnitError, parse_duration
+
+    try:
+        ns = parse_duration(int(text) if text.strip().lstrip("-").isdigit() else text)
+    except UnitError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if ns < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return ns / 1e9
+
+
 def _config(args: argparse.Namespace) -> Any:
     from linter.config import load_config
 
@@ -217,6 +230,7 @@ class _Run:
     def __init__(self) -> None:
         self.items: list[tuple[Any, Any, Any, Any]] = []  # (route, client, live, plan)
         self.explicit: dict[tuple[str, str | None, str], frozenset[str]] | None = None  # fields the manifests set
+        self.estate: Any = None  # the manifests the plans come from
 
     def close(self) -> None:
         for _, client, _, _ in self.items:
@@ -240,6 +254,7 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
     config = _config(args)
     estate = _estate(args, config)
     run.explicit = _explicit(estate)
+    run.estate = estate
     default = target_from_args(args, config)
     _say_target(default)
     explicit = not default.origin.startswith("the default server")  # a flag, variable or context named it
@@ -297,7 +312,7 @@ def _plan(argv: list[str]) -> int:
         run.close()
     plans = run.plans
     if args.out:
-        _write(args.out, render_json(plans))
+        _write(args.out, _saved(args, run))
     sys.stdout.write(render_json(plans) if args.format == "json" else render_plans(plans, **_view(args, run)))
     return 2 if plans.changed and args.detailed_exitcode else 0
 
@@ -310,23 +325,68 @@ def _write(path: str, text: str) -> None:
         raise _Exit(1, f"jsops: error: cannot write {path}: {exc.strerror or exc}") from None
 
 
+def _saved(args: argparse.Namespace, run: _Run) -> str:
+    """The saved plan: the plans bound to their PATHs, environment and manifests (see reconciler.saved)."""
+    from .plan import source_path
+    from .render_json import render_saved
+    from .saved import manifest_digest
+
+    estate = run.estate
+    binding = {
+        "paths": [source_path(p) for p in (args.paths or ["."])],
+        "env": args.env,
+        "manifests": manifest_digest(estate.files, estate.rendered),
+        "files": len(set(estate.files)),
+    }
+    return render_saved(run.plans, binding)
+
+
+def _refuse(message: str) -> _Exit:
+    return _Exit(1, f"jsops: error: {message}; nothing was applied")
+
+
 def _saved_plans(args: argparse.Namespace, run: _Run) -> None:
-    """Open the targets of a saved plan and check that each live state still matches it."""
+    """Open the targets of a saved plan and check that it still holds: unedited, made from these
+    manifests (PATHs, environment, content), for these targets, whose live states still match
+    it, and asking only for actions jsops may take with the flags given to apply."""
     from .client import JsClient
     from .live import read_live
-    from .plan import PlanError, PlanSet
+    from .plan import PlanError, PlanSet, _root, seal_intact, source_path
     from .route import Route
+    from .saved import manifest_digest, recheck
     from .target import resolve_context, target_from_args
 
+    name = args.plan_file
     try:
-        with open(args.plan_file, encoding="utf-8") as fh:
-            saved = PlanSet.from_json(json.load(fh))
+        with open(name, encoding="utf-8") as fh:
+            data = json.load(fh)
     except OSError as exc:
-        raise _Exit(1, f"jsops: error: cannot read {args.plan_file}: {exc.strerror or exc}") from None
+        raise _Exit(1, f"jsops: error: cannot read {name}: {exc.strerror or exc}") from None
     except ValueError as exc:
-        raise PlanError(f"{args.plan_file} is not valid JSON: {exc}") from None
+        raise PlanError(f"{name} is not valid JSON: {exc}") from None
+    saved = PlanSet.from_json(data)
+    binding = saved.binding
+    if binding is None:
+        raise _refuse(f"{name} is not bound to manifests and a live state (write saved plans with `jsops plan --out FILE`)")
+    if not seal_intact(data):
+        raise _refuse(f"{name} was changed after `jsops plan --out` wrote it (its digest does not match); run plan again")
+    recorded = binding.get("paths")
+    if not isinstance(recorded, list) or not recorded or not all(isinstance(p, str) and p for p in recorded):
+        raise _refuse(f"{name}: the binding's 'paths' must be a non-empty list of paths")
+    given = [source_path(p) for p in args.paths]
+    if args.paths and given != recorded:
+        raise _refuse(f"{name} was made from {' '.join(recorded)}, not {' '.join(given)}")
+    if args.env is not None and args.env != binding.get("env"):
+        raise _refuse(f"{name} was made with --env {binding.get('env')}, not --env {args.env}")
+    root = _root()
+    args.paths = args.paths or [p if os.path.isabs(p) else os.path.join(root, p) for p in recorded]
+    args.env = binding.get("env")
     config = _config(args)
-    estate = _estate(args, config) if args.paths else None  # a saved plan still comes from lint-clean manifests
+    estate = _estate(args, config)  # a saved plan still comes from lint-clean manifests
+    run.estate = estate
+    if manifest_digest(estate.files, estate.rendered) != binding.get("manifests"):
+        raise _refuse(f"the manifests under {' '.join(recorded)} (from {root}) are not those {name} was made from "
+                      "(they changed since, or the plan was made in another directory); run plan again")
     for plan in saved.plans:
         target = (target_from_args(args, config) if plan.context == "default"
                   else resolve_context(plan.context, config, accounts=getattr(estate, "accounts", None)))
@@ -341,6 +401,34 @@ def _saved_plans(args: argparse.Namespace, run: _Run) -> None:
                            "(fingerprint mismatch); run plan again")
         plan.target = target.display()
         run.items[-1] = (run.items[-1][0], client, live, plan)
+    refused = []
+    for route, _, live, plan in run.items:
+        opt = _options(args, route.contexts, estate)
+        for a in plan.actions:
+            why = recheck(a, live, opt)
+            if why:
+                refused.append(f"  {a.label} ({a.action}): {why}")
+    if refused:
+        raise _Exit(1, f"jsops: error: {name} asks for actions jsops may not take; nothing was applied:\n" + "\n".join(refused))
+
+
+class _Interrupted(BaseException):
+    """SIGINT or SIGTERM before anything was sent. A BaseException, like KeyboardInterrupt, so
+    that no ``except Exception`` on the way (the manifest loader has some) mistakes it for an error."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_signals(handler: Any) -> list[tuple[int, Any]]:
+    """Install ``handler`` for SIGINT and SIGTERM (a CI cancel sends SIGTERM); returns the old ones."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return []
+    return [(sig, signal.signal(sig, handler)) for sig in (signal.SIGINT, signal.SIGTERM)]
 
 
 APPLY_EPILOG = """\
@@ -365,64 +453,35 @@ def _apply(argv: list[str]) -> int:
                    help="do not ask for confirmation (the plan is then summed up in one line, not printed in full)")
     p.add_argument("--env", metavar="NAME", help="render *.yaml.j2 templates with environments/NAME.yaml")
     _view_args(p)
+    p.add_argument("--read-back-wait", metavar="DURATION", default="30s", type=_seconds,
+                   help="when the server stops answering mid-apply, how long to wait for it to read back what it did "
+                        "with the requests in flight (Go duration or integer nanoseconds; default 30s)")
     _safety_args(p)
     args = p.parse_args(argv)
-    from .apply import execute_plan
-    from .render_text import render_plans
+    import signal
 
+    from .apply import Stop
+
+    stop = Stop()
+    sending = [False]
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        # Before anything is sent, stop at once; while applying, let the requests in flight finish.
+        stop.set(signum)
+        if not sending[0]:
+            raise _Interrupted(signum)
+
+    installed = _on_signals(on_signal)
     run = _Run()
     try:
-        if args.plan_file:
-            _saved_plans(args, run)
-        else:
-            _make_plans(args, run)
-        plans = run.plans
-        if not plans.changed:
-            for plan in plans.plans:
-                print(f"No changes. {plan.target} matches the manifests.")
-            return 0
-        from .render_text import summary_line
-
-        if args.yes and not args.verbose:  # the progress lines below name every object: no plan twice
-            print(summary_line(plans))
-        else:
-            sys.stdout.write(render_plans(plans, **_view(args, run)))
-        if not args.yes:
-            if not sys.stdin.isatty():
-                raise _Exit(1, "jsops: error: apply needs --yes when not run interactively")
-            answer = input("\nApply these actions? Only 'yes' is accepted: ")
-            if answer.strip() != "yes":
-                print("Apply cancelled.")
-                return 1
-        symbols = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delete": "-", "blocked": "!"}
-
-        total = sum(len(plan.actions) for _, _, _, plan in run.items)
-        seen = [0]
-
-        def progress(r: Any) -> None:  # one line per object as it is done: [n/total] shows how far apply is
-            a = r.action
-            sym = symbols.get(a.wanted or a.action, "~")
-            seen[0] += 1
-            step = f"  [{seen[0]}/{total}]" if total > 1 else ""
-            print(f"  {r.status:<8} {sym} {a.label}" + (f": {r.detail}" if r.detail else "") + step, flush=True)
-
-        counts = {"done": 0, "failed": 0, "skipped": 0, "blocked": 0}
-        converged = True
-        many = len(run.items) > 1
-        for route, client, live, plan in run.items:
-            if not plan.changed:
-                continue
-            print(f"\n{plan.target} (context {', '.join(route.contexts)}):" if many else "")
-            outcome = execute_plan(client, plan, live, _options(args), progress=progress)
-            for status in counts:
-                counts[status] += outcome.count(status)
-            converged = converged and outcome.converged
-        print(f"\nApply: {counts['done']} done, {counts['failed']} failed, {counts['skipped']} not attempted, {counts['blocked']} blocked.")
-        if not converged:
-            print("The target has not converged; fix the failures (or pass the flags named above) and run apply again.")
-            return 1
-        return 0
+        return _apply_run(args, run, stop, sending)
+    except (_Interrupted, KeyboardInterrupt) as exc:
+        signum = getattr(exc, "signum", signal.SIGINT)
+        print(f"\nInterrupted ({signal.Signals(signum).name}) before anything was sent; nothing was changed.", file=sys.stderr)
+        return 128 + int(signum)
     finally:
+        for sig, old in installed:
+            signal.signal(sig, old)
         run.close()
 
 
@@ -439,6 +498,69 @@ exit codes:
   1  error (cannot connect, cannot write)
   2  argument error (usage)
 """
+
+
+_SYMBOLS = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delete": "-", "blocked": "!"}
+
+
+def _apply_run(args: argparse.Namespace, run: _Run, stop: Any, sending: list[bool]) -> int:
+    from .apply import execute_plan
+    from .render_text import outcome_lines, render_plans, summary_line
+
+    if args.plan_file:
+        _saved_plans(args, run)
+    else:
+        _make_plans(args, run)
+    plans = run.plans
+    if not plans.changed:
+        for plan in plans.plans:
+            print(f"No changes. {plan.target} matches the manifests.")
+        return 0
+    if args.yes and not args.verbose:  # the progress lines below name every object: no plan twice
+        print(summary_line(plans))
+    else:
+        sys.stdout.write(render_plans(plans, **_view(args, run)))
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise _Exit(1, "jsops: error: apply needs --yes when not run interactively")
+        answer = input("\nApply these actions? Only 'yes' is accepted: ")
+        if answer.strip() != "yes":
+            print("Apply cancelled.")
+            return 1
+    total = sum(len(plan.actions) for _, _, _, plan in run.items if plan.changed)
+    seen = [0]
+
+    def progress(r: Any) -> None:  # one line per object as it is done: [n/total] shows how far apply is
+        if r.interrupted:
+            return  # summed up at the end
+        a = r.action
+        sym = _SYMBOLS.get(a.wanted or a.action, "~")
+        seen[0] += 1
+        step = f"  [{seen[0]}/{total}]" if total > 1 else ""
+        print(f"  {r.status:<8} {sym} {a.label}" + (f": {r.detail}" if r.detail else "") + step, flush=True)
+
+    def notify(line: str) -> None:
+        print(f"  {line}", flush=True)
+
+    results = []
+    many = len(run.items) > 1
+    sending[0] = True
+    if stop:  # a signal came between the prompt and here
+        raise _Interrupted(int(stop.signum))
+    for route, client, live, plan in run.items:
+        if not plan.changed:
+            continue
+        if not stop:  # after an interruption the targets left are only counted as not attempted
+            print(f"\n{plan.target} (context {', '.join(route.contexts)}):" if many else "", flush=True)
+        opt = _options(args, route.contexts, run.estate)
+        outcome = execute_plan(client, plan, live, opt, progress=progress, stop=stop, verify=True,
+                               read_back=args.read_back_wait, notify=notify)
+        results.extend(outcome.results)
+    for line in outcome_lines(results, stop.name if stop else None):
+        print(line)
+    if stop:
+        return 128 + int(stop.signum)
+    return 0 if all(r.status == "done" for r in results) else 1
 
 
 def _export(argv: list[str]) -> int:

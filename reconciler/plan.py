@@ -7,6 +7,7 @@ and a :class:`~reconciler.live.LiveState`, and returns a :class:`Plan`. Renderer
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable
@@ -40,6 +41,8 @@ __all__ = [
     "in_scope",
     "stream_order",
     "ACTIONS",
+    "seal",
+    "seal_intact",
 ]
 
 PLAN_VERSION = 1
@@ -206,6 +209,10 @@ class PlanSet:
     """
 
     plans: list[Plan] = field(default_factory=list)
+    # A saved plan's binding to what it was made from (see :func:`seal`): the PATHs, the template
+    # environment, a digest of the manifests, and a digest over the whole saved plan. Written only
+    # by ``jsops plan --out``; ``None`` for plans shown on stdout.
+    binding: dict[str, Any] | None = None
 
     @property
     def changed(self) -> bool:
@@ -224,7 +231,7 @@ class PlanSet:
         for p in self.plans:
             for a in p.actions:
                 actions.append({**a.to_json(), "context": p.context})
-        return {
+        out = {
             "version": PLAN_VERSION,
             "target": first.target,
             "fingerprint": first.fingerprint,
@@ -232,6 +239,9 @@ class PlanSet:
             "summary": self.summary(),
             "targets": [p.header() for p in self.plans],
         }
+        if self.binding is not None:
+            out["binding"] = self.binding
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> "PlanSet":
@@ -261,7 +271,33 @@ class PlanSet:
             if ctx not in plans:
                 raise PlanError(f"an action names context {ctx!r}, which is not among the plan's targets")
             plans[ctx].actions.append(Action.from_json(raw))
-        return cls(list(plans.values()))
+        binding = data.get("binding")
+        if binding is not None and not isinstance(binding, dict):
+            raise PlanError("'binding' must be an object")
+        return cls(list(plans.values()), binding)
+
+
+def _plan_digest(data: dict[str, Any]) -> str:
+    """SHA-256 over a saved plan's canonical JSON, its binding included but the digest left out."""
+    body = dict(data)
+    body["binding"] = {k: v for k, v in (data.get("binding") or {}).items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def seal(plans: PlanSet, binding: dict[str, Any]) -> dict[str, Any]:
+    """The JSON of a saved plan: ``plans`` with ``binding`` (what it was made from: PATHs,
+    environment, manifest digest) and a digest over everything, live fingerprints and targets
+    included, so that ``apply --plan`` can tell an edited or misplaced plan."""
+    data = PlanSet(plans.plans, {k: v for k, v in binding.items() if k != "digest"}).to_json()
+    data["binding"]["digest"] = _plan_digest(data)
+    return data
+
+
+def seal_intact(data: dict[str, Any]) -> bool:
+    """Whether a saved plan's JSON still matches the digest :func:`seal` gave it."""
+    binding = data.get("binding")
+    return isinstance(binding, dict) and binding.get("digest") == _plan_digest(data)
 
 
 # -------------------------------------------------------------------------------------------------

@@ -10,14 +10,14 @@ one line per object for large estates.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from linter.model.units import format_duration, format_size
 
 from .plan import Action, Plan, PlanSet
 
-__all__ = ["render_text", "render_plans", "format_value", "summary_line", "Explicit"]
+__all__ = ["render_text", "render_plans", "format_value", "summary_line", "outcome_lines", "Explicit"]
 
 # (kind, stream or None, name) -> the config fields the manifest sets
 Explicit = Mapping[tuple[str, "str | None", str], frozenset[str]]
@@ -169,3 +169,33 @@ def render_plans(plans: PlanSet, *, explicit: Explicit | None = None, verbose: b
     if len(plans.plans) > 1:
         parts.append(summary_line(plans).replace("Plan:", f"Total on {len(plans.plans)} targets:", 1) + "\n")
     return "\n".join(parts)
+
+
+_LISTED = 10  # actions an interruption left undone that the summary names one by one
+
+
+def outcome_lines(results: Sequence[Any], interrupted: str | None = None) -> list[str]:
+    """The closing lines of ``jsops apply`` for its :class:`~reconciler.apply.ActionResult` list:
+    what an interruption (``interrupted``: the signal's name) left undone, the counts, and what
+    to do next."""
+    count = {s: sum(1 for r in results if r.status == s) for s in ("done", "failed", "skipped", "blocked", "unknown")}
+    out: list[str] = []
+    left = [r for r in results if r.interrupted]
+    if interrupted:
+        out += ["", f"Interrupted ({interrupted}): stopped after the requests in flight; "
+                    f"{len(left)} action{'s' if len(left) != 1 else ''} not attempted."]
+        for r in left[:_LISTED]:
+            out.append(f"  not attempted {_SYMBOL.get(r.action.wanted or r.action.action, '~')} {r.action.label}")
+        if len(left) > _LISTED:
+            out.append(f"  ... and {len(left) - _LISTED} more")
+    unknown = f", {count['unknown']} unknown" if count["unknown"] else ""
+    out += ["", f"Apply: {count['done']} done, {count['failed']} failed, {count['skipped']} not attempted, "
+                f"{count['blocked']} blocked{unknown}."]
+    if interrupted:
+        out.append("Run apply again to finish: it plans again from the live state, so what was done is not done twice.")
+    elif any(r.status != "done" for r in results):
+        if count["unknown"]:
+            out.append("The server did not answer for some actions and they could not be read back; "
+                       "run plan to see the live state.")
+        out.append("The target has not converged; fix the failures (or pass the flags named above) and run apply again.")
+    return out

@@ -42,7 +42,8 @@ def test_kill_9_mid_apply_then_rerun_converges(tmp_path):
         # keep.yaml changes too: an in-place update of a stream holding messages
         (d / "keep.yaml").write_text((d / "keep.yaml").read_text().replace('["keep.>"]', '["keep.>"], max_msgs: 1000'))
 
-        proc = subprocess.Popen([JSOPS, "apply", str(d), "--server", server.url, "--yes"],
+        # the server stays down until apply ends: do not wait the default 30s to read answers back
+        proc = subprocess.Popen([JSOPS, "apply", str(d), "--server", server.url, "--yes", "--read-back-wait", "2s"],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert proc.stdout is not None
         lines = []
@@ -58,6 +59,8 @@ def test_kill_9_mid_apply_then_rerun_converges(tmp_path):
         assert rc == 1, out
         assert "failed" in out or "not attempted" in out
         assert "has not converged" in out
+        # the requests in flight were neither reported done nor failed: nobody could tell
+        assert "could not read it back: unknown whether the server carried it out" in out, out
 
         server.restart()
         rc, out, err = run("apply", str(d), "--server", server.url, "--yes")

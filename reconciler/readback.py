@@ -1,0 +1,130 @@
+"""What really happened to actions whose request got no answer (a timeout, a lost connection).
+
+The server may have carried such a request out, or may still do so: a request whose answer was
+lost can still sit in the server's queue, and the server does not handle one connection's API
+requests strictly in order. :func:`read_back` reads each object again (over the same connection
+when it is still up, else over a new one, retried until the server answers or the wait is over)
+and settles each result: ``done`` as soon as the object is as the action wanted; ``failed`` once
+it has read back otherwise for :data:`STABLE` seconds; ``unknown`` when it could not be settled.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from linter import strip_server_metadata
+
+from .client import ConnectError, JsApiError, JsClient
+from .diff import diff_configs
+from .live import CONTEXT, MANAGED_BY, SOURCE
+
+if TYPE_CHECKING:
+    from .apply import ActionResult
+    from .plan import Action
+
+__all__ = ["read_back", "applied"]
+
+_GONE = (10059, 10014)  # stream not found, consumer not found
+_PAUSE = 0.5
+# How long an object must keep reading back "not applied" before apply says so: a request whose
+# answer was lost may still sit in the server's queue (seen on nats-server 2.15.1: STREAM.INFO
+# answered before an earlier STREAM.CREATE of the same connection was carried out).
+STABLE = 5.0
+
+
+def applied(a: "Action", config: dict[str, Any] | None) -> bool:
+    """Whether the live ``config`` (``None``: the object does not exist) is what ``a`` wanted."""
+    if a.action == "delete":
+        return config is None
+    if config is None or a.config is None:
+        return False
+    if diff_configs(a.kind, config, a.config):
+        return False
+    want = a.config.get("metadata") or {}
+    have = config.get("metadata") or {}
+    return all(have.get(k) == want.get(k) for k in (MANAGED_BY, SOURCE, CONTEXT))
+
+
+def _not_applied(a: "Action", config: dict[str, Any] | None) -> str:
+    if config is None and a.action == "recreate":
+        return f"not applied: the {a.kind.lower()} was deleted and not created again"
+    if config is None and a.action != "create":
+        return f"not applied: the {a.kind.lower()} is gone"
+    return "not applied"
+
+
+async def _observe(client: JsClient, a: "Action") -> dict[str, Any] | None:
+    """The object's live config, ``None`` when it does not exist; raises when there is no answer."""
+    try:
+        if a.kind == "Stream":
+            info = await client.astream_info(a.name)
+        else:
+            info = await client.aconsumer_info(a.stream or "", a.name)
+    except JsApiError as exc:
+        if exc.err_code in _GONE:
+            return None
+        raise
+    return strip_server_metadata(info.get("config") or {})
+
+
+def _connect(client: JsClient, deadline: float) -> JsClient | None:
+    while True:
+        try:
+            return JsClient(client.target, timeout=max(0.5, min(client.timeout, deadline - time.monotonic())))
+        except ConnectError:
+            if time.monotonic() + _PAUSE >= deadline:
+                return None
+            time.sleep(_PAUSE)
+
+
+def read_back(client: JsClient, results: list["ActionResult"], wait: float,
+              notify: Callable[[str], None] | None = None, stop: Any = None) -> None:
+    """Settle ``results`` (actions whose answer was lost) by reading their objects again, trying
+    for up to ``wait`` seconds (one pass only once ``stop`` is set: an interrupted apply does not
+    wait). Updates each result's status and detail in place."""
+    if not results:
+        return
+    if notify is not None:
+        n = len(results)
+        notify(f"Reading back {n} object{'s' if n != 1 else ''} whose request got no answer...")
+    deadline = time.monotonic() + wait
+    reader: JsClient | None = client
+    reconnected = False
+    absent: dict[int, float] = {}  # when an object was first read back not as its action wanted
+    pending = list(results)
+    try:
+        while pending:
+            if reader is None or reader.connection_lost:
+                if reader is not None and reader is not client:
+                    reader.close()
+                reader = _connect(client, time.monotonic() + 1 if stop else deadline)
+                reconnected = True
+                if reader is None:
+                    break
+            r0 = reader
+            seen = r0.run(r0.gather([(lambda a=r.action: _observe(r0, a)) for r in pending]))
+            still = []
+            now = time.monotonic()
+            for r, cfg in zip(pending, seen):
+                how = "read back after reconnecting" if reconnected else "read back"
+                if isinstance(cfg, BaseException):
+                    still.append(r)
+                elif applied(r.action, cfg):
+                    r.status, r.detail = "done", f"{r.detail}; {how}: applied"
+                elif now - absent.setdefault(id(r), now) >= STABLE:
+                    r.status, r.detail = "failed", f"{r.detail}; {how}: {_not_applied(r.action, cfg)}"
+                else:
+                    # The lost request may still be queued on the server (its API requests are
+                    # not handled strictly in order): look again until the answer holds.
+                    still.append(r)
+            pending = still
+            if not pending or stop or time.monotonic() + _PAUSE >= deadline:
+                break
+            time.sleep(_PAUSE)
+    finally:
+        if reader is not None and reader is not client:
+            reader.close()
+    for r in pending:
+        r.status, r.detail = "unknown", f"{r.detail}; could not read it back: unknown whether the server carried it out"

@@ -1,0 +1,72 @@
+"""Saved plans: what binds one to its manifests, and the per-action re-check apply makes.
+
+A plan written by ``jsops plan --out`` carries a binding (see :func:`reconciler.plan.seal`): the
+PATHs and environment it was made from, a digest of those manifests (each file's path, in
+:func:`~reconciler.plan.source_path` form, and bytes), and a digest over the whole saved plan
+(actions, targets and live fingerprints included). ``apply --plan`` recomputes them and refuses a
+plan that differs. The digests catch edits and misplaced plans, not a forger; :func:`recheck`
+is what keeps even a forged plan to objects jsops owns and to the flags given to apply.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from typing import Any
+
+from .live import MANAGED_BY, OWNER, LiveState, owned
+from .plan import Action, PlanOptions, source_path
+
+__all__ = ["manifest_digest", "recheck"]
+
+
+def manifest_digest(files: Iterable[str], rendered: dict[str, Any] | None = None, root: str | None = None) -> str:
+    """SHA-256 over each manifest's recorded path and bytes (and a template's rendered text)."""
+    h = hashlib.sha256()
+    for path, f in sorted((source_path(f, root), f) for f in set(files)):
+        with open(f, "rb") as fh:
+            data = fh.read()
+        h.update(f"{path}\0{len(data)}\0".encode())
+        h.update(data)
+        text = getattr((rendered or {}).get(f), "text", None)
+        if isinstance(text, str):
+            h.update(f"\0rendered\0{len(text)}\0".encode())
+            h.update(text.encode())
+    return "sha256:" + h.hexdigest()
+
+
+def _config_name(a: Action) -> Any:
+    cfg = a.config or {}
+    return cfg.get("name") if a.kind == "Stream" else (cfg.get("durable_name") or cfg.get("name"))
+
+
+def recheck(a: Action, live: LiveState, opt: PlanOptions) -> str | None:
+    """Why ``a`` is not an action jsops may take on ``live`` with ``opt`` (``None`` when it is).
+
+    Independent of how the plan was made: writes name the object they act on and carry jsops's
+    ownership; objects that exist are changed, recreated or deleted only when jsops owns them
+    (or ``--adopt`` names them); deletes stay inside the prune scope (PATHs and contexts)."""
+    if a.action == "blocked":
+        return None
+    target = f"{a.stream}/{a.name}" if a.kind == "Consumer" else a.name
+    if a.action != "delete":
+        name = _config_name(a)
+        if name != a.name:
+            return f"its config names {name!r}, not {a.name!r}"
+        if ((a.config or {}).get("metadata") or {}).get(MANAGED_BY) != OWNER:
+            return "its config does not carry jsops ownership metadata"
+    cur = live.streams.get(a.name) if a.kind == "Stream" else live.consumers.get((a.stream or "", a.name))
+    cfg = cur.config if cur is not None else None
+    if a.action == "delete":
+        if cfg is None:
+            return None  # already gone: nothing is sent that could do harm
+        if not owned(cfg):
+            return "it is not managed by jsops (jsops deletes only objects it owns)"
+        if not opt.prunable(cfg):
+            return "it was not recorded from the PATHs and contexts given to apply (outside the prune scope)"
+        return None
+    if a.action in ("update", "recreate", "adopt") and cfg is None:
+        return "it does not exist on the target"
+    if cfg is not None and not owned(cfg) and not opt.adopts(a.kind, a.name, a.stream):
+        return f"it exists and is not managed by jsops (pass --adopt {target} to take it over)"
+    return None

@@ -1,0 +1,162 @@
+"""Pure functions of issue 12: saved-plan seal and manifest digest, the per-action re-check, the
+read-back verdict, and the closing lines of apply (golden)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import signal
+from pathlib import Path
+
+from reconciler.apply import ActionResult, Stop
+from reconciler.live import LiveConsumer, LiveState, LiveStream
+from reconciler.plan import Action, Plan, PlanOptions, PlanSet, seal, seal_intact
+from reconciler.readback import applied
+from reconciler.render_json import render_saved
+from reconciler.render_text import outcome_lines
+from reconciler.saved import manifest_digest, recheck
+
+GOLDEN = Path(__file__).parent / "golden"
+OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/a.yaml"}
+
+
+def cfg(name: str, **meta: str) -> dict:
+    return {"name": name, "subjects": [f"{name.lower()}.>"], "metadata": {**OWN, **meta}}
+
+
+def live() -> LiveState:
+    st = LiveState()
+    st.streams["OWNED"] = LiveStream(cfg("OWNED"), messages=0)
+    st.streams["ELSEWHERE"] = LiveStream(cfg("ELSEWHERE", **{"io.jsops.source": "other/b.yaml"}))
+    st.streams["HAND"] = LiveStream({"name": "HAND", "subjects": ["hand.>"]}, messages=5)
+    st.consumers[("HAND", "r")] = LiveConsumer("HAND", {"durable_name": "r"})
+    return st
+
+
+def planset() -> PlanSet:
+    p = Plan("nats://127.0.0.1:4222", "sha256:live", [Action("create", "Stream", "NEW", None, [], None, cfg("NEW"))])
+    return PlanSet([p])
+
+
+def test_seal_detects_any_edit() -> None:
+    data = seal(planset(), {"paths": ["m"], "env": None, "manifests": "sha256:m", "files": 1})
+    assert seal_intact(data)
+    assert PlanSet.from_json(data).binding == data["binding"]
+    edits = [
+        lambda d: d["actions"][0]["config"].update(name="OTHER"),
+        lambda d: d["targets"][0].update(fingerprint="sha256:other"),
+        lambda d: d["targets"][0].update(target="nats://elsewhere:4222"),
+        lambda d: d["binding"].update(manifests="sha256:x"),
+        lambda d: d["binding"].update(paths=["."]),
+        lambda d: d["actions"].append(copy.deepcopy(d["actions"][0])),
+        lambda d: d.pop("binding"),
+    ]
+    for edit in edits:
+        changed = copy.deepcopy(data)
+        edit(changed)
+        assert not seal_intact(changed), edit
+
+
+def test_manifest_digest_covers_paths_and_bytes(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m").mkdir()
+    a = tmp_path / "m" / "a.yaml"
+    a.write_text("x: 1\n")
+    first = manifest_digest([str(a)])
+    assert manifest_digest([str(a), str(a)]) == first
+    a.write_text("x: 2\n")
+    assert manifest_digest([str(a)]) != first
+    a.write_text("x: 1\n")
+    b = tmp_path / "m" / "b.yaml"
+    os.rename(a, b)
+    assert manifest_digest([str(b)]) != first  # same bytes, another path
+
+
+def test_recheck_keeps_actions_to_owned_objects_and_the_scope() -> None:
+    st = live()
+    scoped = PlanOptions(prune=True, prune_paths=("m",))
+    assert recheck(Action("delete", "Stream", "OWNED"), st, scoped) is None
+    assert "not managed by jsops" in str(recheck(Action("delete", "Stream", "HAND"), st, scoped))
+    assert "not managed by jsops" in str(recheck(Action("delete", "Consumer", "r", "HAND"), st, scoped))
+    assert "outside the prune scope" in str(recheck(Action("delete", "Stream", "ELSEWHERE"), st, scoped))
+    assert recheck(Action("delete", "Stream", "NEVER_THERE"), st, scoped) is None
+    upd = Action("update", "Stream", "HAND", None, [], None, cfg("HAND"))
+    assert "--adopt HAND" in str(recheck(upd, st, scoped))
+    assert recheck(upd, st, PlanOptions(adopt=frozenset({"HAND"}))) is None
+    assert "does not exist" in str(recheck(Action("update", "Stream", "NEW", None, [], None, cfg("NEW")), st, scoped))
+    assert "names 'HAND'" in str(recheck(Action("update", "Stream", "OWNED", None, [], None, cfg("HAND")), st, scoped))
+    bare = Action("create", "Stream", "NEW", None, [], None, {"name": "NEW"})
+    assert "ownership" in str(recheck(bare, st, scoped))
+    assert recheck(Action("create", "Stream", "NEW", None, [], None, cfg("NEW")), st, scoped) is None
+    assert "not managed" in str(recheck(Action("create", "Stream", "HAND", None, [], None, cfg("HAND")), st, scoped))
+
+
+def test_applied_verdict() -> None:
+    want = cfg("A")
+    assert applied(Action("create", "Stream", "A", None, [], None, want), dict(want, metadata={**OWN, "_nats.ver": "x"}))
+    assert not applied(Action("create", "Stream", "A", None, [], None, want), None)
+    assert not applied(Action("update", "Stream", "A", None, [], None, want), {"name": "A", "subjects": ["a.>"]})  # not owned
+    assert not applied(Action("update", "Stream", "A", None, [], None, want), dict(want, subjects=["b.>"]))
+    assert applied(Action("delete", "Stream", "A"), None)
+    assert not applied(Action("delete", "Stream", "A"), want)
+
+
+def test_stop_flag_keeps_the_first_signal() -> None:
+    stop = Stop()
+    assert not stop and stop.name == ""
+    stop.set(signal.SIGTERM)
+    stop.set(signal.SIGINT)
+    assert stop and stop.name == "SIGTERM"
+
+
+def _results() -> list[ActionResult]:
+    def a(act: str, name: str, stream: str | None = None) -> Action:
+        return Action(act, "Consumer" if stream else "Stream", name, stream)
+
+    out = [
+        ActionResult(a("create", "A"), "done", "created"),
+        ActionResult(a("update", "B"), "done", "no answer to stream request: nats: timeout; read back: applied"),
+        ActionResult(a("create", "C"), "failed", "no answer; read back after reconnecting: not applied"),
+        ActionResult(a("delete", "D"), "unknown", "could not read it back"),
+        ActionResult(a("recreate", "E"), "blocked", "needs --allow-recreate"),
+    ]
+    out += [ActionResult(a("create", f"S{i:02d}"), "skipped", "not attempted: interrupted (SIGINT)", interrupted=True) for i in range(12)]
+    out.append(ActionResult(a("create", "c", "S00"), "skipped", "not attempted: interrupted (SIGINT)", interrupted=True))
+    return out
+
+
+def test_golden_outcome_lines() -> None:
+    rs = _results()
+    text = "\n".join(["# interrupted", *outcome_lines(rs, "SIGINT"), "# not interrupted", *outcome_lines(rs[:5]),
+                      "# converged", *outcome_lines(rs[:2])]) + "\n"
+    path = GOLDEN / "apply_outcome.txt"
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+def test_golden_saved_plan() -> None:
+    text = render_saved(planset(), {"paths": ["m"], "env": None, "manifests": "sha256:" + "0" * 64, "files": 1})
+    path = GOLDEN / "saved_plan.json"
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(text)
+    assert text == path.read_text()
+    assert seal_intact(json.loads(text))
+
+
+def test_only_unanswered_requests_count_as_lost() -> None:
+    from reconciler.apply import _no_answer
+    from reconciler.client import JsApiError
+
+    assert _no_answer(JsApiError("no answer to stream request: nats: timeout"))
+    assert _no_answer(JsApiError("the connection to the server was lost"))
+    assert not _no_answer(JsApiError("stream name already in use with a different configuration", 10058, 400))
+    assert not _no_answer(JsApiError("the scale did not settle in time; the move was not made (run apply again)"))
+
+
+def test_not_applied_says_when_a_recreate_lost_the_object() -> None:
+    from reconciler.readback import _not_applied
+
+    assert "deleted and not created again" in _not_applied(Action("recreate", "Stream", "A", None, [], None, cfg("A")), None)
+    assert _not_applied(Action("create", "Stream", "A", None, [], None, cfg("A")), None) == "not applied"
