@@ -86,7 +86,7 @@ class JsClient:
             raise
         except Exception as exc:  # nats-py raises many kinds; none of them may leak a traceback
             self.loop.close()
-            raise ConnectError(f"cannot connect to {target.display()}: {_describe(exc)}") from None
+            raise ConnectError(f"cannot connect to {target.display()}: {target.scrub(_describe(exc))}") from None
 
     @property
     def connection_lost(self) -> bool:
