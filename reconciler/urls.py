@@ -163,16 +163,16 @@ def argv_secrets(argv: list[str] | tuple[str, ...]) -> list[str]:
         if not _SECRET_FLAGS[flag]:
             out += [value, quote(value, safe="")]
             continue
-        for piece in value.split(","):
-            try:
-                out += parse_url(piece).secrets()
-            except URLError:
-                at = piece.rfind("@")
-                m = _SCHEME.match(piece)
-                start = m.end() if m else 0
-                if at > start:  # hide the raw user information of a piece that does not parse
-                    out.append(piece[start:at])
-                    out += [p for p in re.split(r"[:@/,]", piece[start:at]) if len(p) >= 3]
+        try:
+            for url in (parse_url(value, what="monitor URL"),) if flag == "--monitor" else parse_servers(value):
+                out += url.secrets()
+        except URLError:  # perhaps split inside a password: hide all user information there is
+            m = _SCHEME.match(value)
+            start, at = (m.end() if m else 0), value.rfind("@")
+            if at > start:
+                info = value[start:at]
+                out += [info, info.partition(":")[2]]
+                out += [p for p in re.split(r"[:@/,]", info) if len(p) >= 3]
     return out
 
 
