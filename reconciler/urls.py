@@ -136,9 +136,10 @@ def redact_servers(text: str | list[str] | tuple[str, ...]) -> str:
 
 def scrub(text: str, secrets: list[str | None]) -> str:
     """``text`` with every secret (longest first) and every URL's user information blanked out."""
+    text = _URL_USERINFO.sub(lambda m: m.group(1), text)  # as Target.display() shows URLs
     for s in sorted({s for s in secrets if s}, key=len, reverse=True):
         text = text.replace(s, _HIDDEN)
-    return _URL_USERINFO.sub(lambda m: f"{m.group(1)}{_HIDDEN}@", text)
+    return text
 
 
 _URL_USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^\s'\"<>]*@")

@@ -91,7 +91,7 @@ def test_scrub_and_argv_secrets() -> None:
     assert SECRET in found and ENC in found and "hunter2" in found and "tok" in found and "y/z" in found
     text = f"boom nats://admin:{ENC}@h:1 said {SECRET} and hunter2 and http://u:v@w"
     out = scrub(text, found)
-    assert not leaks(out) and "hunter2" not in out and "u:v" not in out and "nats://***@h:1" in out
+    assert not leaks(out) and "hunter2" not in out and "u:v" not in out and " nats://h:1 " in out
     # a raw comma password on the command line is still hidden from messages
     assert not leaks(scrub(f"x {SECRET} y", argv_secrets(["-s", f"nats://admin:{SECRET}@h"])))
 
