@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
-from urllib.parse import urlsplit
 
 import nats
 from nats.aio.msg import Msg
@@ -57,20 +56,7 @@ CLIENT_NAME = "jsops-collect"
 
 def _safe_error(exc: BaseException, target: Target) -> str:
     """``Type: message`` with any secret of the target blanked out (client errors may echo URLs)."""
-    text = f"{type(exc).__name__}: {exc}".rstrip(": ").rstrip()
-    for url in target.servers:
-        text = text.replace(url, Target(servers=(url,)).display())
-    secrets = [target.password, target.token]
-    for url in target.servers:  # user:password@ or token@ in a URL
-        try:
-            parts = urlsplit(url if "://" in url else f"nats://{url}")
-            secrets += [parts.password, parts.username if parts.password is None else None]
-        except ValueError:
-            continue
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
+    return target.scrub(f"{type(exc).__name__}: {exc}".rstrip(": ").rstrip())
 
 
 def _now_rfc3339() -> str:

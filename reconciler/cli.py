@@ -100,34 +100,38 @@ def _options(args: argparse.Namespace, contexts: Any = None, estate: Any = None)
 
 
 def _guard(fn: Any, argv: Sequence[str]) -> int:
+    from .urls import argv_scrub
     from linter.config import ConfigError
 
     from .client import ConnectError, JsApiError
     from .plan import PlanError
     from .target import TargetError
 
+    def say(text: str) -> None:
+        print(argv_scrub(text, argv), file=sys.stderr)
+
     try:
         return int(fn(list(argv)))
     except _Exit as exc:
         if exc.message:
-            print(exc.message, file=sys.stderr)
+            say(exc.message)
         return exc.code
     except (TargetError, ConnectError, PlanError, ConfigError) as exc:
-        print(f"jsops: error: {exc}", file=sys.stderr)
+        say(f"jsops: error: {exc}")
         return 1
     except JsApiError as exc:
         if "no responders" in str(exc):  # nothing subscribes to $JS.API: JetStream is off
-            print(f"jsops: error: JetStream is not enabled on the target (nothing answers JetStream API requests: "
-                  "start nats-server with -js, enable JetStream for the account, or check --js-domain)", file=sys.stderr)
+            say(f"jsops: error: JetStream is not enabled on the target (nothing answers JetStream API requests: "
+                  "start nats-server with -js, enable JetStream for the account, or check --js-domain)")
             return 1
-        print(f"jsops: error: JetStream API: {exc}", file=sys.stderr)
+        say(f"jsops: error: JetStream API: {exc}")
         return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 1
     except Exception as exc:  # last resort: a message, not a traceback
-        print(f"jsops: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        say(f"jsops: internal error: {type(exc).__name__}: {exc}")
         return 1
 
 

@@ -17,6 +17,11 @@ __all__ = ["JsClient", "JsApiError", "ConnectError"]
 
 T = TypeVar("T")
 
+RECONNECT_ATTEMPTS = 3  # per server of a cluster, after the connected one was lost
+RECONNECT_WAIT = 0.25  # seconds between attempts at one server
+RECONNECT_BUDGET = 10.0  # seconds a request waits for the client to reconnect
+_READS = ("INFO", "STREAM.INFO.", "STREAM.LIST", "STREAM.NAMES", "CONSUMER.INFO.", "CONSUMER.LIST.", "CONSUMER.NAMES.")
+
 
 class ConnectError(Exception):
     """The target could not be reached or refused the connection."""
@@ -50,28 +55,54 @@ class JsClient:
         opts = target.connect_options()
         errors: list[Exception] = []
 
+        # With several servers (a cluster), losing the connected one is ridden out: the client
+        # reconnects to another and later requests carry on; requests in flight on the lost
+        # connection fail (their answers went with it). With one server a lost connection ends the run.
+        reconnect = len(opts["servers"]) > 1
+
         async def _connect() -> Any:
-            self._lost = asyncio.Event()
+            self._lost = asyncio.Event()  # for good: no more requests will be sent
+            self._up = asyncio.Event()  # connected now
+            self._down: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
             async def _error(exc: Exception) -> None:
                 errors.append(exc)
                 if len(errors) >= len(opts["servers"]):
                     failed_all.set()  # every server refused once: give up, do not retry forever
 
-            async def _gone(*_: Any) -> None:
+            async def _disconnected(*_: Any) -> None:
+                self._up.clear()
+                if not self._down.done():
+                    self._down.set_result(None)
+                if not reconnect:
+                    self._lost.set()
+
+            async def _reconnected(*_: Any) -> None:
+                self._down = asyncio.get_running_loop().create_future()
+                self._up.set()
+
+            async def _closed(*_: Any) -> None:
                 self._lost.set()
+                if not self._down.done():
+                    self._down.set_result(None)
+                self._up.set()  # wake the waiters: they find the connection lost
 
             # nats-py keeps retrying an unreachable server during the initial connect: bound it.
             failed_all = asyncio.Event()
             conn = asyncio.ensure_future(nats.connect(
-                **opts, connect_timeout=timeout, max_reconnect_attempts=0, allow_reconnect=False,
-                error_cb=_error, disconnected_cb=_gone, closed_cb=_gone,
+                **opts, connect_timeout=timeout, error_cb=_error, disconnected_cb=_disconnected,
+                reconnected_cb=_reconnected, closed_cb=_closed,
+                **({"allow_reconnect": True, "max_reconnect_attempts": RECONNECT_ATTEMPTS,
+                    "reconnect_time_wait": RECONNECT_WAIT} if reconnect else
+                   {"allow_reconnect": False, "max_reconnect_attempts": 0}),
             ))
             gave_up = asyncio.ensure_future(failed_all.wait())
             await asyncio.wait({conn, gave_up}, timeout=timeout + 1, return_when=asyncio.FIRST_COMPLETED)
             gave_up.cancel()
             if conn.done():
-                return conn.result()
+                nc = conn.result()
+                self._up.set()
+                return nc
             conn.cancel()
             try:
                 await conn
@@ -86,10 +117,11 @@ class JsClient:
             raise
         except Exception as exc:  # nats-py raises many kinds; none of them may leak a traceback
             self.loop.close()
-            raise ConnectError(f"cannot connect to {target.display()}: {_describe(exc)}") from None
+            raise ConnectError(f"cannot connect to {target.display()}: {target.scrub(_describe(exc))}") from None
 
     @property
     def connection_lost(self) -> bool:
+        """Lost for good (a cluster connection that is reconnecting is not lost)."""
         return self._lost.is_set() or self.nc.is_closed
 
     # -- plumbing ---------------------------------------------------------------------------------
@@ -101,23 +133,32 @@ class JsClient:
         if self._sem is None:
             self._sem = asyncio.Semaphore(self._concurrency)
         payload = json.dumps(body, separators=(",", ":")).encode() if body is not None else b""
+        what = subject.split(".")[0].lower()
+        # a read lost with the connection is asked again once the client is back (writes are
+        # not: the server may have carried them out)
+        attempts = 2 if subject.startswith(_READS) else 1
         async with self._sem:
-            if self._lost.is_set():
-                raise JsApiError("the connection to the server was lost")
-            self.requests += 1
-            req = asyncio.ensure_future(self.nc.request(f"{self.target.api}.{subject}", payload, timeout=self.timeout))
-            lost = asyncio.ensure_future(self._lost.wait())
-            try:
-                await asyncio.wait({req, lost}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                lost.cancel()
-            if not req.done():
+            for attempt in range(attempts):
+                if not self._up.is_set() and not self._lost.is_set():
+                    try:  # reconnecting to another server of the cluster: wait for it (bounded)
+                        await asyncio.wait_for(self._up.wait(), self.timeout + RECONNECT_BUDGET)
+                    except TimeoutError:
+                        raise JsApiError(f"no answer to {what} request: no server of the cluster took the connection back") from None
+                if self._lost.is_set():
+                    raise JsApiError("the connection to the server was lost")
+                self.requests += 1
+                down = self._down
+                req = asyncio.ensure_future(self.nc.request(f"{self.target.api}.{subject}", payload, timeout=self.timeout))
+                await asyncio.wait({req, down}, return_when=asyncio.FIRST_COMPLETED)
+                if req.done():
+                    break
                 req.cancel()
-                raise JsApiError(f"no answer to {subject.split('.')[0].lower()} request: the connection to the server was lost")
+                if attempt + 1 == attempts or self._lost.is_set():
+                    raise JsApiError(f"no answer to {what} request: the connection to the server was lost")
             try:
                 msg = req.result()
             except Exception as exc:
-                raise JsApiError(f"no answer to {subject.split('.')[0].lower()} request: {_describe(exc)}") from None
+                raise JsApiError(f"no answer to {what} request: {_describe(exc)}") from None
         try:
             resp = json.loads(msg.data)
         except ValueError:

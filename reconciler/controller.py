@@ -37,6 +37,7 @@ from datetime import datetime, timezone
 from typing import IO, Any
 
 from ._controller_metrics import Metrics
+from .urls import argv_secrets, scrub
 
 __all__ = ["main", "Controller", "ControllerOptions", "EventLog", "parse_duration"]
 
@@ -56,16 +57,35 @@ def parse_duration(text: str) -> float:
 
 
 class EventLog:
-    """One JSON object per line: ``{"time": ..., "event": ..., ...}``. Thread-safe."""
+    """One JSON object per line: ``{"time": ..., "event": ..., ...}``. Thread-safe.
 
-    def __init__(self, stream: IO[str]) -> None:
+    Every string in a record has the known secrets (:meth:`add_secrets`) and any URL's user
+    information blanked out before it is written."""
+
+    def __init__(self, stream: IO[str], secrets: list[str] | None = None) -> None:
         self._stream = stream
         self._lock = threading.Lock()
+        self._secrets: list[str] = list(secrets or [])
+
+    def add_secrets(self, secrets: list[str]) -> None:
+        with self._lock:
+            self._secrets = sorted(set(self._secrets) | {s for s in secrets if s}, key=len, reverse=True)
+
+    def _clean(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return scrub(value, self._secrets)
+        if isinstance(value, dict):
+            return {k: self._clean(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self._clean(v) for v in value]
+        if isinstance(value, (int, float, bool)) or value is None:
+            return value
+        return scrub(str(value), self._secrets)
 
     def __call__(self, event: str, **fields: Any) -> None:
         now = datetime.now(timezone.utc)
         record = {"time": now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z", "event": event, **fields}
-        line = json.dumps(record, default=str, separators=(",", ":"))
+        line = json.dumps(self._clean(record), default=str, separators=(",", ":"))
         with self._lock:
             try:
                 self._stream.write(line + "\n")
@@ -140,6 +160,8 @@ class Controller:
         self.options = options
         self.target = target
         self.log = log or EventLog(sys.stderr)
+        if isinstance(self.log, EventLog) and hasattr(target, "secrets"):
+            self.log.add_secrets(target.secrets())
         self.metrics = Metrics()
         self.ready = False
         self.http: Any = None
@@ -358,6 +380,8 @@ class Controller:
             run = self.targets.get(route.name)
             if run is None:
                 run = self.targets[route.name] = _TargetRun(route.name, route.target, list(route.contexts))
+                if isinstance(self.log, EventLog):
+                    self.log.add_secrets(route.target.secrets())
                 if self.options.lease and not self.options.dry_run:
                     name = route.name
 
@@ -619,7 +643,7 @@ def main(argv: Sequence[str]) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             installed.append((sig, signal.signal(sig, _on_signal)))
     try:
-        controller = Controller(opt, target, log=EventLog(stream))
+        controller = Controller(opt, target, log=EventLog(stream, argv_secrets(list(argv)) + target.secrets()))
         try:
             return controller.run(stop)
         except OSError as exc:  # the listen address is taken, for instance

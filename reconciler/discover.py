@@ -30,7 +30,7 @@ from linter.model.target import Target as LintTarget
 from linter.model.target import TargetServer
 
 from .limits import _varz, account_limits, server_limits
-from .target import TargetError, _redact
+from .target import TargetError
 
 __all__ = ["target_facts", "discover", "write_target", "main"]
 
@@ -87,27 +87,30 @@ def target_facts(
     )
 
 
-def discover(client: Any, monitor: str | None = None) -> LintTarget:
-    """Read the facts from a connected :class:`reconciler.client.JsClient`."""
+def discover(client: Any, target: Any = None) -> LintTarget:
+    """Read the facts from a connected :class:`reconciler.client.JsClient` (``target``: its
+    :class:`reconciler.target.Target`, whose monitor URL is read when it names one)."""
     info = dict(getattr(client.nc, "_server_info", None) or {})
     js_info = client.request("INFO")
     varz = jsz = None
-    if monitor:
-        varz = _varz(monitor)
-        jsz = _monitor_json(monitor, "jsz")
+    if target is not None and target.monitor:
+        varz = _varz(target)
+        jsz = _monitor_json(target, "jsz")
     peers = client.run(_ping_varz(client.nc))
     return target_facts(info, js_info, varz, jsz, peers)
 
 
-def _monitor_json(url: str, endpoint: str) -> dict[str, Any] | None:
+def _monitor_json(target: Any, endpoint: str) -> dict[str, Any] | None:
+    import base64
     import urllib.error
     import urllib.request
 
-    base = url.rstrip("/")
-    if not base.startswith(("http://", "https://")):
-        base = "http://" + base
+    base, user, password = target.monitor_url()
+    req = urllib.request.Request(f"{base.rstrip('/')}/{endpoint}")
+    if user is not None:
+        req.add_header("Authorization", "Basic " + base64.b64encode(f"{user}:{password or ''}".encode()).decode())
     try:
-        with urllib.request.urlopen(f"{base}/{endpoint}", timeout=5) as resp:  # noqa: S310 (http(s) only)
+        with urllib.request.urlopen(req, timeout=5) as resp:  # noqa: S310 (http(s) only)
             data = json.loads(resp.read())
     except (urllib.error.URLError, OSError, ValueError):
         return None
@@ -212,7 +215,7 @@ def main(argv: Sequence[str]) -> int:
         config = load_config(config_path, search=False) if config_path else load_config(None, search=False)
         target = target_from_args(args, config)
         with JsClient(target) as client:
-            facts = discover(client, target.monitor)
+            facts = discover(client, target)
         if args.write:
             path = config_path or ".jsops.yaml"
             if path.endswith(".toml"):
@@ -225,7 +228,7 @@ def main(argv: Sequence[str]) -> int:
 
             yaml = YAML()
             yaml.default_flow_style = False
-            print(f"# read from {_redact(target.display())}", file=sys.stdout)
+            print(f"# read from {target.display()}", file=sys.stdout)
             yaml.dump({"target": _target_yaml(facts)}, sys.stdout)
         return 0
     except (TargetError, ConnectError, ConfigError, JsApiError) as exc:

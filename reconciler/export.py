@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import io
 import json
 import os
 import re
+import secrets
 from typing import Any
 
 from .diff import BOOKKEEPING_KEYS
@@ -116,7 +119,7 @@ def export_documents(live: LiveState, context: str = "default") -> dict[str, lis
             if context != "default":
                 cmeta["context"] = context
             docs.append({"apiVersion": "jsops/v1", "kind": "Consumer", "metadata": cmeta, "spec": _consumer_spec(c.config)})
-        base = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "stream"
+        base = _file_base(name)
         fname, n = f"{base}.yaml", 1
         while fname.lower() in used:
             n += 1
@@ -126,23 +129,67 @@ def export_documents(live: LiveState, context: str = "default") -> dict[str, lis
     return files
 
 
+# A file name may be 255 bytes; stream names may be 255 characters. Longer bases keep their first
+# characters and a digest of the whole name (two long names sharing a prefix stay apart).
+_MAX_BASE = 255 - len("-999.yaml")
+
+
+def _file_base(name: str) -> str:
+    base = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "stream"
+    if len(base) > _MAX_BASE:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+        base = f"{base[:_MAX_BASE - 17]}-{digest}"
+    return base
+
+
+def _create_new(directory: str, data: bytes) -> str:
+    """A new file in ``directory`` holding ``data``: a fresh random name created exclusively and
+    without following links (nothing planted at a guessable name is written through)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        path = os.path.join(directory, f".jsops-export-{secrets.token_hex(8)}.tmp")
+        try:
+            fd = os.open(path, flags, 0o644)
+        except FileExistsError:
+            continue
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except BaseException:
+            os.unlink(path)
+            raise
+        return path
+    raise FileExistsError(f"cannot create a temporary file in {directory}")
+
+
 def write_export(live: LiveState, out_dir: str, context: str = "default") -> list[str]:
-    """Write :func:`export_documents` under ``out_dir``; returns the paths written."""
+    """Write :func:`export_documents` under ``out_dir``; returns the paths written.
+
+    All or nothing: every file is first written to a new temporary file (exclusive create, links
+    not followed), then each is renamed over its name (a rename replaces a link, never writes
+    through it); a failure before the renames removes the temporary files and changes nothing."""
     from ruamel.yaml import YAML
 
     yaml = YAML()
     yaml.default_flow_style = False
     yaml.width = 4096
     os.makedirs(out_dir, exist_ok=True)
+    staged: list[tuple[str, str]] = []
+    try:
+        for fname, docs in export_documents(live, context).items():
+            buf = io.StringIO()
+            buf.write("# Exported by jsops from the live server.\n")
+            yaml.dump_all(docs, buf)
+            staged.append((_create_new(out_dir, buf.getvalue().encode("utf-8")), os.path.join(out_dir, fname)))
+    except BaseException:
+        for tmp, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise
     written = []
-    for fname, docs in export_documents(live, context).items():
-        buf = io.StringIO()
-        buf.write("# Exported by jsops from the live server.\n")
-        yaml.dump_all(docs, buf)
-        path = os.path.join(out_dir, fname)
-        tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(buf.getvalue())
+    for tmp, path in staged:
         os.replace(tmp, path)
         written.append(path)
     return written

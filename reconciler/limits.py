@@ -14,6 +14,7 @@ refuses and a plan right after an apply is not empty.
 
 from __future__ import annotations
 
+import base64
 import json
 import urllib.error
 import urllib.request
@@ -23,7 +24,7 @@ from linter import Target as LintTarget
 from linter.model.target import AccountLimits, ServerLimits
 
 from .client import JsClient
-from .target import Target, TargetError, _redact
+from .target import Target, TargetError
 
 __all__ = ["read_limits", "account_limits", "server_limits"]
 
@@ -63,18 +64,25 @@ def server_limits(varz: dict[str, Any]) -> ServerLimits:
     )
 
 
-def _varz(url: str) -> dict[str, Any]:
-    base = url.rstrip("/")
-    if not base.startswith(("http://", "https://")):
-        base = "http://" + base
+def _varz(target: Target) -> dict[str, Any]:
+    """``<monitor>/varz``; user information in the monitor URL is sent as HTTP basic auth (for a
+    monitoring port behind an authenticating proxy), never as part of the request URL."""
+    base, user, password = target.monitor_url()
+    base = base.rstrip("/")
+    req = urllib.request.Request(base + "/varz")
+    if user is not None:
+        token = base64.b64encode(f"{user}:{password or ''}".encode()).decode()
+        req.add_header("Authorization", f"Basic {token}")
     try:
-        with urllib.request.urlopen(base + "/varz", timeout=MONITOR_TIMEOUT) as resp:  # noqa: S310 (http(s) only)
+        with urllib.request.urlopen(req, timeout=MONITOR_TIMEOUT) as resp:  # noqa: S310 (http(s) only)
             data = json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        raise TargetError(f"cannot read the server's limits from {base}/varz: HTTP {exc.code} {target.scrub(str(exc.reason))}") from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", None) or exc
-        raise TargetError(f"cannot read the server's limits from {_redact(base)}/varz: {reason}") from None
+        raise TargetError(f"cannot read the server's limits from {base}/varz: {target.scrub(str(reason))}") from None
     if not isinstance(data, dict):
-        raise TargetError(f"{_redact(base)}/varz did not answer with a JSON object")
+        raise TargetError(f"{base}/varz did not answer with a JSON object")
     return data
 
 
@@ -92,7 +100,7 @@ def read_limits(client: JsClient, target: Target | None = None, declared: LintTa
     server = ServerLimits()
     monitor = target.monitor if target is not None else None
     if monitor:
-        server = server_limits(_varz(monitor))
+        server = server_limits(_varz(target))  # type: ignore[arg-type]
     # What every client learns from the server's INFO (release, max_payload, cluster) is the truth
     # about this target, whatever the config declares (see ``reconciler.discover``).
     info = dict(getattr(getattr(client, "nc", None), "_server_info", None) or {})

@@ -14,6 +14,8 @@ import ssl
 from dataclasses import dataclass, field
 from typing import Any
 
+from .urls import URLError, parse_servers, parse_url, redact_servers, redact_url, scrub
+
 __all__ = [
     "Target",
     "TargetError",
@@ -53,15 +55,53 @@ class Target:
     monitor: str | None = None  # HTTP monitoring URL, for the server's JetStream limits (/varz)
     origin: str = field(default="", compare=False)  # how it was chosen, for describe_target (no secrets)
 
+    def __post_init__(self) -> None:
+        try:
+            parse_servers(self.servers)
+            if self.monitor:
+                parse_url(self.monitor, what="monitor URL")
+        except URLError as exc:
+            raise TargetError(str(exc)) from None
+
     def identity(self) -> tuple[Any, ...]:
         """What makes two targets the same server and account (two context names for one server
         are planned as one target, so that neither prunes the other's objects)."""
-        servers = tuple(sorted(_redact(s).lower().rstrip("/") for s in self.servers))
-        return (servers, self.api, self.creds, self.nkey, self.user, self.token is not None)
+        urls = parse_servers(self.servers)
+        servers = tuple(sorted(u.bare().lower().rstrip("/") for u in urls))
+        user = self.user or next((u.user for u in urls if u.password is not None), None)
+        token = self.token is not None or any(u.user and u.password is None for u in urls)
+        return (servers, self.api, self.creds, self.nkey, user, token)
 
     def display(self) -> str:
         """The server list without any user information (safe to print and to store in plans)."""
-        return ",".join(_redact(s) for s in self.servers)
+        return redact_servers(self.servers)
+
+    def secrets(self) -> list[str]:
+        """Every secret this target holds, in each form it could be echoed (for :func:`scrub`)."""
+        out = [s for s in (self.password, self.token) if s]
+        try:
+            for u in parse_servers(self.servers) + ([parse_url(self.monitor)] if self.monitor else []):
+                out += u.secrets()
+        except URLError:
+            pass
+        return out
+
+    def scrub(self, text: str) -> str:
+        """``text`` (an error from a client library, say) with this target's secrets blanked out."""
+        return scrub(text, list(self.secrets()))
+
+    def monitor_url(self) -> tuple[str, str | None, str | None]:
+        """The monitoring URL without user information (``http://`` added when it has no scheme),
+        and the user and password for HTTP basic authentication it carried."""
+        if not self.monitor:
+            raise TargetError("no monitor URL")
+        u = parse_url(self.monitor, what="monitor URL")
+        if u.scheme not in ("", "http", "https"):
+            raise TargetError("monitor URL: only http:// and https:// are supported")
+        bare = u.bare() if u.scheme else f"http://{u.bare()}"
+        if u.has_userinfo:
+            return bare, u.user or "", u.password or ""
+        return bare, None, None
 
     @property
     def api(self) -> str:
@@ -73,7 +113,19 @@ class Target:
 
     def connect_options(self) -> dict[str, Any]:
         """Keyword arguments for ``nats.connect`` (they carry secrets: never print them)."""
-        opts: dict[str, Any] = {"servers": list(self.servers)}
+        urls = parse_servers(self.servers)
+        # nats-py neither percent-decodes user information nor parses a '/' or '@' in it: the
+        # credentials go as options, the URLs without them (as nats.go decodes them).
+        opts: dict[str, Any] = {"servers": [u.bare() for u in urls]}
+        infos = {(u.user, u.password) for u in urls if u.has_userinfo}
+        if len(infos) > 1:
+            raise TargetError("the server URLs carry different credentials; give one user/password or token")
+        if infos and not (self.user or self.token or self.creds or self.nkey):
+            url_user, url_password = next(iter(infos))
+            if url_password is None:
+                opts["token"] = url_user or ""
+            else:
+                opts["user"], opts["password"] = url_user or "", url_password
         if self.creds:
             _readable(self.creds, "creds file")
             opts["user_credentials"] = self.creds
@@ -103,11 +155,8 @@ class Target:
         return opts
 
 
-_USERINFO = re.compile(r"^([a-z]+://)?[^@/]*@", re.I)
-
-
 def _redact(url: str) -> str:
-    return _USERINFO.sub(lambda m: m.group(1) or "", url.strip())
+    return redact_url(url)
 
 
 def _readable(path: str, what: str) -> None:

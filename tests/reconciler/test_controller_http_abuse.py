@@ -1,0 +1,107 @@
+"""The controller's HTTP endpoints under abuse (issue 12): hanging clients do not each hold a thread
+for ever, clients that disconnect early leave no traceback in the event log (stderr by default),
+and the endpoints answer again once the abusers are gone. ``jsops controller`` runs as a
+subprocess against a real nats-server."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reconciler._controller_http import MAX_CONNECTIONS, StatusServer
+
+from .helpers import NatsServer, manifest
+from .test_controller_helpers import REPO, STREAM_YAML, get, wait_for
+from natsserver import free_port
+
+pytestmark = pytest.mark.integration
+
+
+def _threads(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Threads:"):
+            return int(line.split()[1])
+    raise AssertionError("no thread count")
+
+
+def _rst_after_request(port: int) -> None:
+    """Send a request and vanish with a reset before reading the answer."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+    s.close()
+
+
+def test_hanging_and_vanishing_clients(server: NatsServer, tmp_path: Path) -> None:
+    manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
+    port = free_port()
+    stderr = tmp_path / "stderr.log"
+    cmd = [sys.executable, "-m", "reconciler.controller", str(tmp_path / "m"), "--server", server.url,
+           "--interval", "0.5s", "--no-lease", "--listen", f"127.0.0.1:{port}"]
+    with open(stderr, "wb") as err:
+        proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.DEVNULL, stderr=err)
+    hung: list[socket.socket] = []
+    try:
+        wait_for(lambda: get(port, "/healthz")[0] == 200, what="healthz")
+        before = _threads(proc.pid)
+        for _ in range(300):  # connect, send nothing, keep the socket open
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            hung.append(s)
+        for s in hung[:5]:  # and a few trickling a request a byte at a time
+            s.sendall(b"G")
+        wait_for(lambda: get(port, "/healthz")[0] == 503, what="busy answer at the connection bound")
+        assert _threads(proc.pid) <= before + MAX_CONNECTIONS + 1
+        for _ in range(200):
+            _rst_after_request(port)
+        # every hanging client is dropped (request timeout), then the endpoints answer again
+        wait_for(lambda: get(port, "/healthz") == (200, "ok\n"), what="healthz after the abuse", timeout=30)
+        for s in hung:
+            s.settimeout(10)
+            try:
+                data = s.recv(1024)
+            except OSError:
+                data = b""
+            assert data == b"" or data.startswith(b"HTTP/1.0 503")
+    finally:
+        for s in hung:
+            s.close()
+        proc.terminate()
+        proc.wait(timeout=20)
+    lines = stderr.read_text().splitlines()
+    assert lines, "no events"
+    for line in lines:  # the event log is JSON lines and nothing else
+        assert isinstance(json.loads(line), dict), line
+    assert not any("Traceback" in line for line in lines)
+
+
+def test_status_server_bounds_threads_and_time() -> None:
+    srv = StatusServer("127.0.0.1", 0, health=lambda: (200, "ok\n"), ready=lambda: (200, "ready\n"),
+                       metrics=lambda: "", max_connections=2, request_timeout=0.5).start()
+    port = int(srv.address[1])
+    try:
+        a = socket.create_connection(("127.0.0.1", port))
+        b = socket.create_connection(("127.0.0.1", port))
+        wait_for(lambda: get(port, "/healthz")[0] == 503, what="third client refused while two hang")
+        a.settimeout(10)
+        b.settimeout(10)
+        b.sendall(b"GET /heal")  # trickles, never finishes: dropped at the request timeout
+        assert _closed(a) and _closed(b)  # the silent one at its read timeout, the trickler by the reaper
+        wait_for(lambda: get(port, "/healthz") == (200, "ok\n"), what="answers again")
+        a.close()
+        b.close()
+    finally:
+        srv.stop()
+
+
+def _closed(s: socket.socket) -> bool:
+    try:
+        return s.recv(100) == b""
+    except ConnectionResetError:
+        return True
