@@ -121,7 +121,7 @@ def _guard(fn: Any, argv: Sequence[str]) -> int:
         return 1
     except JsApiError as exc:
         if "no responders" in str(exc):  # nothing subscribes to $JS.API: JetStream is off
-            say(f"jsops: error: JetStream is not enabled on the target (nothing answers JetStream API requests: "
+            say("jsops: error: JetStream is not enabled on the target (nothing answers JetStream API requests: "
                   "start nats-server with -js, enable JetStream for the account, or check --js-domain)")
             return 1
         say(f"jsops: error: JetStream API: {exc}")

@@ -108,7 +108,9 @@ def read_limits(client: JsClient, target: Target | None = None, declared: LintTa
 
     facts = target_facts(info, {}) if info else LintTarget()
     update: dict[str, Any] = {"limits": _merge(server, base.limits), "account": _merge(account, base.account)}
-    for key in ("server_version", "max_payload", "clustered", "cluster_size", "cluster_name"):
+    # Not cluster_size: the servers a node advertises are those up right now, and a cluster with a
+    # node down still places R3 streams (only `jsops discover --monitor` reads the meta group's size).
+    for key in ("server_version", "max_payload", "clustered", "cluster_name"):
         value = getattr(facts, key)
         update[key] = value if value is not None else getattr(base, key)
     if facts.clustered is False:

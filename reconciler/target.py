@@ -27,6 +27,7 @@ __all__ = [
     "context_dir",
     "selected_context",
     "parse_servers",
+    "split_servers",
     "describe_target",
 ]
 
@@ -184,7 +185,7 @@ def selected_context(directory: str | None = None) -> str | None:
 SCHEMES = ("nats", "tls", "ws", "wss")
 
 
-def parse_servers(text: str, what: str = "--server") -> tuple[str, ...]:
+def split_servers(text: str, what: str = "--server") -> tuple[str, ...]:
     """Comma-separated server URLs; empty text or a scheme nats-py cannot dial is an error."""
     servers = tuple(u.strip() for u in text.split(",") if u.strip())
     if not servers:
@@ -328,7 +329,7 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
         "NATS_CA/NATS_CERT/NATS_KEY, over the context named by --context or NATS_CONTEXT, else the jsops "
         "config's 'default' context, else the natscli selected context (nats context select), else "
         f"{DEFAULT_SERVER}. natscli's flag spellings (--tlsca, --tlscert, --tlskey, --tlsfirst) work too.")
-    g.add_argument("--server", "-s", metavar="URL", help=f"NATS server URL(s), comma separated (env NATS_URL)")
+    g.add_argument("--server", "-s", metavar="URL", help="NATS server URL(s), comma separated (env NATS_URL)")
     g.add_argument("--context", metavar="NAME",
                    help="a context of the jsops config, else a natscli context (~/.config/nats/context/NAME.json) (env NATS_CONTEXT)")
     g.add_argument("--creds", metavar="FILE", help="user credentials (JWT) file (env NATS_CREDS)")
@@ -376,13 +377,13 @@ def target_from_args(args: argparse.Namespace, config: Any = None, env: Any = No
         base = Target()
     changes: dict[str, Any] = {}
     if args.server is not None:
-        changes["servers"] = parse_servers(args.server)
+        changes["servers"] = split_servers(args.server)
         origin = "--server"
     elif environ.get("NATS_URL") is not None:
-        changes["servers"] = parse_servers(environ["NATS_URL"], "NATS_URL")
+        changes["servers"] = split_servers(environ["NATS_URL"], "NATS_URL")
         origin = "NATS_URL" + (f" over {origin}" if base.context != "default" or "default" in contexts else "")
     else:
-        parse_servers(",".join(base.servers), f"{origin}: url")
+        split_servers(",".join(base.servers), f"{origin}: url")
     for var, key in _ENV:
         if environ.get(var):
             changes[key] = environ[var]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from linter.config import load_config
-from reconciler.target import TargetError, add_target_arguments, parse_servers, selected_context, target_from_args
+from reconciler.target import TargetError, add_target_arguments, selected_context, split_servers, target_from_args
 
 from .helpers import NatsServer, manifest, run
 from natsserver import free_port, server_binary
@@ -94,7 +94,7 @@ def test_empty_and_wrong_scheme_urls_are_errors(home: Path, monkeypatch: pytest.
     monkeypatch.setenv("NATS_URL", " , ")
     with pytest.raises(TargetError, match="NATS_URL is empty"):
         resolve()
-    assert parse_servers("a:4222, tls://b:4222") == ("a:4222", "tls://b:4222")
+    assert split_servers("a:4222, tls://b:4222") == ("a:4222", "tls://b:4222")
     monkeypatch.delenv("NATS_URL")
     context(home, "web", "https://x:443", select=True)
     with pytest.raises(TargetError, match="natscli selected context web: url: https://x:443 has the scheme"):
