@@ -120,7 +120,7 @@ def _per_release(rule: Rule, v: Violation, sev: Severity, configured: bool, rele
     if not configured and v.severity is not None:
         sev = v.severity
     if release < NEWEST and v.server_error_code is not None:
-        since = check_since(rule.code, v.server_error_code)
+        since = check_since(rule.code, v.server_error_code, v.path)
         if since is not None and release < since:
             v = replace(v, message=advice_message(v.message, v.server_error_code, since, release), server_error_code=None)
             if not configured and sev is Severity.ERROR:

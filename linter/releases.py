@@ -50,20 +50,32 @@ __all__ = [
 SUPPORTED: tuple[str, ...] = ("2.10.26", "2.11.11", "2.12.8", "2.14.6", "2.15.1")
 NEWEST: Version = (2, 15, 1)
 
-# (rule code, err_code) -> the first release that makes the check. An older target accepts the
-# object: the finding is advice. (rule, None) gates every finding of the rule.
-CHECK_SINCE: dict[tuple[str, int | None], Version] = {
+# (rule code, err_code) or (rule code, err_code, field) -> the first release that makes the check
+# (field: the first element of the finding's path, for a rule that makes several checks with one
+# err_code). An older target accepts the object: the finding is advice.
+CHECK_SINCE: dict[tuple[Any, ...], Version] = {
     ("JS204", 10183): (2, 12, 0),  # ack_wait < 0
     ("JS204", 10184): (2, 12, 0),  # a negative backoff step
     ("JS224", 10196): (2, 12, 0),  # priority_groups without a priority_policy
     ("JS224", 10197): (2, 12, 0),  # priority_timeout without a priority_policy
     ("JS221", 10135): (2, 11, 0),  # consumer metadata over 128 KiB
     ("JS104", 10052): (2, 11, 0),  # stream metadata over 128 KiB
+    ("JS112", 10052): (2, 14, 0),  # message schedules with discard new (2.12 accepts it)
+    ("JS109", 10052, "allow_msg_schedules"): (2, 14, 0),  # a counter stream with schedules
 }
 
 # (rule code, err_code) -> [(release, older err_code)]: before ``release`` the server answers the
 # check with ``older err_code`` (the first matching entry wins).
-CODE_BEFORE: dict[tuple[str, int], list[tuple[Version, int]]] = {}
+# 2.10 wraps a stream or mirror/source transform's mapping error in the generic create error
+# 10049 and reports a source transform with an invalid src as a mapping error (10146).
+_TRANSFORM_CODES = (2, 11, 0)
+CODE_BEFORE: dict[tuple[str, int], list[tuple[Version, int]]] = {
+    ("JS123", 10155): [(_TRANSFORM_CODES, 10049)],  # stream subject_transform src
+    ("JS123", 10156): [(_TRANSFORM_CODES, 10049)],  # stream subject_transform mapping
+    ("JS124", 10154): [(_TRANSFORM_CODES, 10049)],  # mirror transform mapping
+    ("JS125", 10146): [(_TRANSFORM_CODES, 10049)],  # source transform mapping
+    ("JS121", 10145): [(_TRANSFORM_CODES, 10146)],  # source transform src
+}
 
 
 def target_release(target: Target | None) -> Version:
@@ -72,9 +84,13 @@ def target_release(target: Target | None) -> Version:
     return version if version is not None else NEWEST
 
 
-def check_since(rule: str, code: int | None) -> Version | None:
+def check_since(rule: str, code: int | None, path: tuple[Any, ...] = ()) -> Version | None:
     """The first release that makes a rule's check with this err_code (None: every release)."""
-    return CHECK_SINCE.get((rule, code)) or CHECK_SINCE.get((rule, None))
+    if path:
+        hit = CHECK_SINCE.get((rule, code, path[0]))
+        if hit is not None:
+            return hit
+    return CHECK_SINCE.get((rule, code))
 
 
 def code_for(rule: str, code: int | None, release: Version) -> int | None:
