@@ -66,15 +66,13 @@ CHECK_SINCE: dict[tuple[Any, ...], Version] = {
 
 # (rule code, err_code) -> [(release, older err_code)]: before ``release`` the server answers the
 # check with ``older err_code`` (the first matching entry wins).
-# 2.10 wraps a stream or mirror/source transform's mapping error in the generic create error
-# 10049 and reports a source transform with an invalid src as a mapping error (10146).
+# 2.10 wraps a stream or mirror transform's error in the generic create error 10049 (a source
+# transform's codes depend on the stage that refuses it: rules/stream_source_transform_invalid.py).
 _TRANSFORM_CODES = (2, 11, 0)
 CODE_BEFORE: dict[tuple[str, int], list[tuple[Version, int]]] = {
     ("JS123", 10155): [(_TRANSFORM_CODES, 10049)],  # stream subject_transform src
     ("JS123", 10156): [(_TRANSFORM_CODES, 10049)],  # stream subject_transform mapping
     ("JS124", 10154): [(_TRANSFORM_CODES, 10049)],  # mirror transform mapping
-    ("JS125", 10146): [(_TRANSFORM_CODES, 10049)],  # source transform mapping
-    ("JS121", 10145): [(_TRANSFORM_CODES, 10146)],  # source transform src
 }
 
 
