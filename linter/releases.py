@@ -24,6 +24,7 @@ from .model.target import Target
 from .versions import (
     CONSUMER_FIELDS,
     NORMALISE_NEGATIVE_LIMITS,
+    PLACEMENT_FIELDS,
     STREAM_FIELDS,
     STREAM_SOURCE_FIELDS,
     STRICT_JSON_DEFAULT,
@@ -70,6 +71,7 @@ CHECK_SINCE: dict[tuple[Any, ...], Version] = {
 # transform's codes depend on the stage that refuses it: rules/stream_source_transform_invalid.py).
 _TRANSFORM_CODES = (2, 11, 0)
 CODE_BEFORE: dict[tuple[str, int], list[tuple[Version, int]]] = {
+    ("JS201", 10052): [((2, 12, 0), 10103)],  # '.', '*', '>' in a consumer name: "durable name can not contain"
     ("JS123", 10155): [(_TRANSFORM_CODES, 10049)],  # stream subject_transform src
     ("JS123", 10156): [(_TRANSFORM_CODES, 10049)],  # stream subject_transform mapping
     ("JS124", 10154): [(_TRANSFORM_CODES, 10049)],  # mirror transform mapping
@@ -128,6 +130,10 @@ def _strip_resource(resource: Resource, release: Version) -> Resource:
     else:
         new = _strip(cfg, STREAM_FIELDS, release)
         updates: dict[str, Any] = {}
+        if "placement" in new.model_fields_set and new.placement is not None:
+            placement = _strip(new.placement, PLACEMENT_FIELDS, release)
+            if placement is not new.placement:
+                updates["placement"] = placement
         if "mirror" in new.model_fields_set and new.mirror is not None:
             mirror = _strip(new.mirror, STREAM_SOURCE_FIELDS, release)
             if mirror is not new.mirror:

@@ -17,6 +17,7 @@ __all__ = [
     "format_version",
     "STREAM_FIELDS",
     "STREAM_SOURCE_FIELDS",
+    "PLACEMENT_FIELDS",
     "CONSUMER_FIELDS",
     "ENUM_VALUES",
     "STRICT_JSON_DEFAULT",
@@ -80,6 +81,9 @@ STREAM_SOURCE_FIELDS: dict[str, Version] = {
     "subject_transforms": (2, 10, 0),
     "consumer": (2, 14, 0),
 }
+
+# Fields of a stream's placement (2.10 drops "preferred", measured on 2.10.26).
+PLACEMENT_FIELDS: dict[str, Version] = {"cluster": _BASE, "tags": _BASE, "preferred": (2, 11, 0)}
 
 CONSUMER_FIELDS: dict[str, Version] = {
     **{

@@ -10,6 +10,7 @@ from linter.loader import Resource
 from linter.versions import (
     CONSUMER_FIELDS,
     ENUM_VALUES,
+    PLACEMENT_FIELDS,
     STREAM_FIELDS,
     STREAM_SOURCE_FIELDS,
     STRICT_JSON_DEFAULT,
@@ -88,6 +89,12 @@ class TargetFieldNewerThanServer(Rule):
                     yield self._violation(resource, (field,), f"{field}: {value}", since, version, strict=True)
         if resource.kind == "Stream":
             entries: list[tuple[tuple[Any, ...], Any]] = []
+            placement = cfg.placement  # type: ignore[union-attr]
+            if placement is not None:
+                for field in placement.model_fields_set:
+                    since = PLACEMENT_FIELDS.get(field)
+                    if since is not None and since > version and _set(getattr(placement, field)):
+                        yield self._violation(resource, ("placement", field), f"field placement.{field}", since, version, strict=version >= STRICT_JSON_DEFAULT)
             if cfg.mirror is not None:  # type: ignore[union-attr]
                 entries.append((("mirror",), cfg.mirror))  # type: ignore[union-attr]
             entries.extend((("sources", i), s) for i, s in enumerate(cfg.sources or []) if s is not None)  # type: ignore[union-attr]

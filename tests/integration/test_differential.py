@@ -431,9 +431,61 @@ def m_transform(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, st
     return f"transform-{place}", _dump(_insert_stream(docs, doc))
 
 
+# Features the supported releases disagree on (linter/releases.py, rules/_transform.py): fields a
+# release does not know, checks added in later releases, limits 2.12+ normalises and older releases
+# refuse, and transform functions and sources validated differently.
+RELEASE_STREAM_FEATURES: list[dict[str, Any]] = [
+    {"allow_msg_ttl": True}, {"allow_msg_ttl": True, "subject_delete_marker_ttl": "5s", "allow_rollup_hdrs": True},
+    {"subject_delete_marker_ttl": "500ms"}, {"allow_msg_counter": True}, {"allow_msg_counter": True, "allow_msg_ttl": True},
+    {"allow_atomic": True}, {"allow_msg_schedules": True}, {"allow_msg_schedules": True, "discard": "new"},
+    {"allow_msg_counter": True, "allow_msg_schedules": True}, {"persist_mode": "async"}, {"allow_batched": True},
+    {"metadata": {"k": "v" * 131060}}, {"compression": "s2"}, {"consumer_limits": {"max_ack_pending": 5}},
+]
+RELEASE_CONSUMER_FEATURES: list[dict[str, Any]] = [
+    {"priority_policy": "overflow", "priority_groups": ["g"]}, {"priority_groups": ["g"]}, {"priority_timeout": "1s"},
+    {"priority_policy": "pinned_client", "priority_groups": ["g"], "priority_timeout": "30s"},
+    {"priority_policy": "prioritized", "priority_groups": ["g"]}, {"pause_until": "2030-01-01T00:00:00Z"},
+    {"max_waiting": -1}, {"max_batch": -1}, {"max_expires": "-1s"}, {"ack_wait": "-1s"}, {"inactive_threshold": "-1s"},
+    {"backoff": ["1s", "-1s"], "max_deliver": 5}, {"max_ack_pending": -5}, {"max_deliver": -5}, {"max_bytes": -1},
+    {"ack_policy": "flow_control"}, {"metadata": {"k": "v" * 131060}}, {"filter_subjects": ["fz.a", "fz.b"]},
+]
+RELEASE_TRANSFORM_SRCS = ["", "a.*", "a.*.*", "a.x", "a.>"]
+RELEASE_TRANSFORM_DESTS = [
+    "b.>", "b.x", "b.{{left(1,2)}}", "b.{{right(1,2)}}", "b.{{random(4)}}", "b.{{partition(3)}}", "b.{{partition(3,1)}}",
+    "b c.x", "b.$1", "b.{{wildcard(1)}}",
+]
+
+
+def m_release_feature(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, str]:
+    roll = rng.random()
+    if roll < 0.3:
+        src, dest = rng.choice(RELEASE_TRANSFORM_SRCS), rng.choice(RELEASE_TRANSFORM_DESTS)
+        origin = _streams(docs)[0]["metadata"]["name"]
+        place = rng.choice(["stream", "source", "mirror", "republish"])
+        if place == "stream":
+            doc = S("XR", subjects=["xr.>"], subject_transform={"src": src, "dest": dest})
+        elif place == "source":
+            doc = S("XR", subjects=["xr.>"], sources=[{"name": origin, "subject_transforms": [{"src": src, "dest": dest}]}])
+        elif place == "mirror":
+            doc = S("XR", mirror={"name": origin, "subject_transforms": [{"src": src, "dest": dest}]})
+        else:
+            doc = S("XR", subjects=["xr.>"], republish={"src": src, "dest": dest})
+        return f"release-transform-{place}", _dump(_insert_stream(docs, doc))
+    docs = copy.deepcopy(docs)
+    consumers = [d for d in docs if d["kind"] == "Consumer"]
+    if consumers and roll < 0.65:
+        pick = rng.choice(consumers)
+        feature = rng.choice(RELEASE_CONSUMER_FEATURES)
+    else:
+        pick = rng.choice(_streams(docs))
+        feature = rng.choice(RELEASE_STREAM_FEATURES)
+    pick["spec"].update(copy.deepcopy(feature))
+    return f"release-{pick['kind'].lower()}-{'-'.join(sorted(feature))}", _dump(docs)
+
+
 MUTATIONS = [
     (m_stream_case, 5), (m_consumer_case, 6), (m_estate_case, 3), (m_overlap, 2), (m_workqueue, 2), (m_cycle, 2),
-    (m_msg_size, 1), (m_max_consumers, 1), (m_replicas, 1), (m_random_field, 8), (m_transform, 3),
+    (m_msg_size, 1), (m_max_consumers, 1), (m_replicas, 1), (m_random_field, 8), (m_transform, 3), (m_release_feature, 8),
 ]
 
 # pedantic run: the pedantic rule cases and fields the server normalises unless pedantic
