@@ -625,7 +625,7 @@ async def _run_all(
                     problems.append(f"{key}: server accepted, jsops predicted {mine}")
                 elif code is not None and code not in mine:
                     problems.append(f"{key}: server refused with {code}, jsops predicted {mine or 'nothing'}")
-            out.append(Outcome(gen, problems, results, predicted))
+            out.append(Outcome(gen, problems, results, predicted, racy & set(results)))
     finally:
         await nc.close()
     return out
@@ -648,6 +648,7 @@ class Outcome:
     problems: list[str]
     results: dict[Any, Any]  # (kind, name) -> the server's err_code, None when created
     predicted: dict[Any, list[int | None]]  # (kind, name) -> err_codes of jsops's error findings
+    racy: set[Any]  # objects whose answer depends on timing on this release (JS302 advice): not compared
 
 
 def _release_target(release: str) -> dict[str, Any]:
@@ -739,14 +740,18 @@ def _judge(outcomes: list[Outcome], skipped: int, label: str, minimum: int) -> N
     accepted = [o for o in outcomes if all(code is None for code in o.results.values())]
     false_alarms = [o for o in accepted if o.problems]
     known = [o for o in outcomes if o.problems and any(o.gen.id.split("-", 1)[1].startswith(p) for p in KNOWN_GAPS)]
-    refusals = [(code, o.predicted.get(key, [])) for o in outcomes for key, code in o.results.items() if code is not None]
+    refusals = [
+        (code, o.predicted.get(key, [])) for o in outcomes for key, code in o.results.items() if code is not None and key not in o.racy
+    ]
+    racy = sum(len(o.racy) for o in outcomes)
     matched = sum(1 for code, mine in refusals if code in mine)
     rate = len(agree) / len(outcomes)
     print(
         f"\ndifferential, {label}: {len(outcomes)} estates applied ({skipped} refused by the loader, not sent); "
         f"{len(accepted)} fully accepted, {len(refused)} with a refusal; agreement {len(agree)}/{len(outcomes)} = {rate:.1%}; "
         f"err_code match {matched}/{len(refusals)} refused objects = {matched / max(len(refusals), 1):.1%}; "
-        f"false alarms on accepted estates: {len(false_alarms)}; known gaps: {len(known)}"
+        f"false alarms on accepted estates: {len(false_alarms)}; known gaps: {len(known)}; "
+        f"timing-dependent objects (advice, not compared): {racy}"
     )
     codes: dict[int, int] = {}
     for o in outcomes:
