@@ -33,6 +33,9 @@ class LintResult:
     files: int = 0
     objects: int = 0
     paths: list[str] = field(default_factory=list)  # the files reported on
+    # The release the predicted err_codes are for when the target gives no server_version (the
+    # newest supported one); None when the target declares it.
+    assumed_release: str | None = None
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)
@@ -204,7 +207,10 @@ def lint_estate(
     else:
         paths, objects = list(estate.files), len(estate.resources)
     findings.sort(key=Finding.sort_key)
-    return LintResult(findings, len(paths), objects, paths)
+    from .releases import format_version, parse_version
+
+    assumed = None if parse_version(the_target.server_version) is not None else format_version(release)
+    return LintResult(findings, len(paths), objects, paths, assumed)
 
 
 def _suppress(
