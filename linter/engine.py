@@ -17,6 +17,7 @@ from .api import Rule, RuleContext, Violation
 from .findings import Finding, FixSuggestion, Severity
 from .loader import Estate, Resource, load_paths
 from .model.target import Target
+from .releases import NEWEST, advice_message, check_since, code_for, format_version, parse_version, release_view, target_release
 
 if TYPE_CHECKING:
     from .config import Config
@@ -118,8 +119,6 @@ def _per_release(rule: Rule, v: Violation, sev: Severity, configured: bool, rele
     """A violation as a finding for the target's release: a check the release does not make yet
     becomes advice (a warning, no predicted err_code); a check it answers with an older err_code
     carries that code (:mod:`linter.releases`)."""
-    from .releases import NEWEST, advice_message, check_since, code_for
-
     if not configured and v.severity is not None:
         sev = v.severity
     if release < NEWEST and v.server_error_code is not None:
@@ -165,8 +164,6 @@ def lint_estate(
     registry = list(rules) if rules is not None else discover_rules()
     cfg = config if config is not None else Config()
     selection = select_rules(cfg, registry)
-    from .releases import release_view, target_release
-
     the_target = target or cfg.target
     release = target_release(the_target)
     raw_ctx = RuleContext(estate, the_target, profiles)
@@ -207,8 +204,6 @@ def lint_estate(
     else:
         paths, objects = list(estate.files), len(estate.resources)
     findings.sort(key=Finding.sort_key)
-    from .releases import format_version, parse_version
-
     assumed = None if parse_version(the_target.server_version) is not None else format_version(release)
     return LintResult(findings, len(paths), objects, paths, assumed)
 
