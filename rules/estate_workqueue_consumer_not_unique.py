@@ -64,7 +64,10 @@ class EstateWorkqueueConsumerNotUnique(Rule):
 
     ## Why is this bad?
     A workqueue hands each message to exactly one consumer: nats-server refuses to create a
-    consumer whose messages another consumer could also take.
+    consumer whose messages another consumer could also take. Before 2.14 (target
+    `server_version`) the internal consumer that a mirror or source of the workqueue stream takes
+    counts too: a warning names the copy, since whether the server refuses the consumer (10100) or
+    the copy cannot start depends on which is set up first.
 
     ## Example
     ```yaml

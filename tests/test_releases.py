@@ -114,3 +114,15 @@ def test_dropped_field_is_a_warning_and_other_rules_do_not_judge_it():
 def test_negative_pull_limits_are_refused_before_2_12(version: str, codes: list[int]):
     docs = [S("A", subjects=["a.>"]), C("c", "A", ack_policy="explicit", max_waiting=-1, max_batch=-1, max_expires="-1s")]
     assert sorted(f.server_error_code for f in _lint(docs, version) if f.rule == "JS228") == codes
+
+
+def test_workqueue_copy_is_advice_before_2_14_only():
+    docs = [
+        S("W", subjects=["w.>"], retention="workqueue"), S("M", mirror={"name": "W"}),
+        C("a", "W", ack_policy="explicit", filter_subject="w.a"),
+    ]
+    old = [(f.severity, f.server_error_code, f.object.name) for f in _lint(docs, "2.12.8") if f.rule == "JS302"]
+    assert old == [(Severity.WARNING, None, "a")]
+    assert [f for f in _lint(docs, "2.14.6") if f.rule == "JS302"] == []
+    filtered = docs[:1] + [S("M", sources=[{"name": "W", "filter_subject": "w.b"}])] + docs[2:]
+    assert [f for f in _lint(filtered, "2.12.8") if f.rule == "JS302"] == []  # the copy's filter is disjoint
