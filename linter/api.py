@@ -42,6 +42,9 @@ class Violation:
     server_error_code: int | None = None
     fix: FixSuggestion | None = None
     key: bool = False  # point at the field's key rather than its value
+    # The finding's severity when it differs from the rule's (e.g. a silently dropped field on an
+    # older release is a warning); a severity the config sets for the rule still wins.
+    severity: Severity | None = None
 
 
 @dataclass
@@ -112,6 +115,9 @@ class Rule:
     Options: ClassVar[type[RuleOptions]] = RuleOptions
     kinds: ClassVar[frozenset[str]] = frozenset({"Stream", "Consumer"})
     estate_wide: ClassVar[bool] = False
+    # The rule sees the manifests as written, including fields the target's release does not know
+    # (which every other rule no longer sees on a release that silently drops them).
+    sees_dropped_fields: ClassVar[bool] = False
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         self.options: Any = options if options is not None else type(self).Options()

@@ -17,6 +17,7 @@ from typing import Any
 
 from .model.config import ConsumerConfig, StreamConfig
 from .model.target import Target
+from .versions import NORMALISE_NEGATIVE_LIMITS, parse_version
 
 __all__ = [
     "effective_stream",
@@ -247,18 +248,21 @@ def effective_consumer(
     push = bool(c.deliver_subject)
     ack = c.ack_policy or "none"
 
+    # 2.12+ normalises negative limits; older releases store them as given (or refuse some)
+    normalise = (parse_version(t.server_version) or NORMALISE_NEGATIVE_LIMITS) >= NORMALISE_NEGATIVE_LIMITS
+    floor = 0 if normalise else -(2**63)
     max_deliver = c.max_deliver or 0
-    if max_deliver == 0 or max_deliver < -1:
+    if max_deliver == 0 or (normalise and max_deliver < -1):
         max_deliver = -1
-    max_waiting = max(c.max_waiting or 0, 0)
+    max_waiting = max(c.max_waiting or 0, floor)
     max_ack_pending = c.max_ack_pending or 0
-    if max_ack_pending < -1:
+    if normalise and max_ack_pending < -1:
         max_ack_pending = -1
-    max_batch = max(c.max_batch or 0, 0)
-    max_expires = max(c.max_expires or 0, 0)
-    max_bytes = max(c.max_bytes or 0, 0)
-    heartbeat = max(c.idle_heartbeat or 0, 0)
-    inactive = max(c.inactive_threshold or 0, 0)
+    max_batch = max(c.max_batch or 0, floor)
+    max_expires = max(c.max_expires or 0, floor)
+    max_bytes = max(c.max_bytes or 0, floor)
+    heartbeat = max(c.idle_heartbeat or 0, floor)
+    inactive = max(c.inactive_threshold or 0, floor)
     pinned = max(c.priority_timeout or 0, 0)
     flow_control = bool(c.flow_control)
 

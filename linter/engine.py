@@ -17,6 +17,7 @@ from .api import Rule, RuleContext, Violation
 from .findings import Finding, FixSuggestion, Severity
 from .loader import Estate, Resource, load_paths
 from .model.target import Target
+from .releases import NEWEST, advice_message, check_since, code_for, format_version, parse_version, release_view, target_release
 
 if TYPE_CHECKING:
     from .config import Config
@@ -34,6 +35,9 @@ class LintResult:
     objects: int = 0
     paths: list[str] = field(default_factory=list)  # the files reported on
     skipped: int = 0  # documents of other kinds (Kubernetes Deployments, ConfigMaps, ...) passed over
+    # The release the predicted err_codes are for when the target gives no server_version (the
+    # newest supported one); None when the target declares it.
+    assumed_release: str | None = None
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)
@@ -115,6 +119,25 @@ def _to_finding(rule: Rule, v: Violation, severity: Severity) -> Finding:
 _MAX_SOURCE_BYTES = 64 * 1024 * 1024  # the loader's file size bound (yamlio.Limits.max_file_bytes)
 
 
+def _per_release(rule: Rule, v: Violation, sev: Severity, configured: bool, release: tuple[int, int, int]) -> Finding:
+    """A violation as a finding for the target's release: a check the release does not make yet
+    becomes advice (a warning, no predicted err_code); a check it answers with an older err_code
+    carries that code (:mod:`linter.releases`)."""
+    if not configured and v.severity is not None:
+        sev = v.severity
+    if release < NEWEST and v.server_error_code is not None:
+        since = check_since(rule.code, v.server_error_code, v.path)
+        if since is not None and release < since:
+            v = replace(v, message=advice_message(v.message, v.server_error_code, since, release), server_error_code=None)
+            if not configured and sev is Severity.ERROR:
+                sev = Severity.WARNING
+        else:
+            code = code_for(rule.code, v.server_error_code, release)
+            if code != v.server_error_code:
+                v = replace(v, server_error_code=code)
+    return _to_finding(rule, v, sev)
+
+
 def _read_disk(file: str) -> bytes | None:
     """A manifest's bytes for its suppression comments; None past the size bound (the loader
     refused that file: nothing in it applies), without reading the rest."""
@@ -148,23 +171,34 @@ def lint_estate(
     registry = list(rules) if rules is not None else discover_rules()
     cfg = config if config is not None else Config()
     selection = select_rules(cfg, registry)
-    ctx = RuleContext(estate, target or cfg.target, profiles)
+    the_target = target or cfg.target
+    release = target_release(the_target)
+    raw_ctx = RuleContext(estate, the_target, profiles)
+    view = release_view(estate, release)  # what the release receives (unknown fields dropped)
+    ctx = raw_ctx if view is estate else RuleContext(view, the_target, profiles)
     findings = list(estate.findings)
     severity = selection.severity
     by_kind: dict[str, list[Resource]] = {}
-    for r in estate.resources:
+    for r in view.resources:
         by_kind.setdefault(r.kind, []).append(r)
+    raw_by_kind: dict[str, list[Resource]] = by_kind
+    if view is not estate:
+        raw_by_kind = {}
+        for r in estate.resources:
+            raw_by_kind.setdefault(r.kind, []).append(r)
     for rule in selection.instantiate():
         cls = type(rule)
+        configured = cls.code in severity
         sev = severity.get(cls.code, cls.severity)
+        rctx, kinds_of = (raw_ctx, raw_by_kind) if cls.sees_dropped_fields else (ctx, by_kind)
         if cls.estate_wide:
-            findings.extend(_to_finding(rule, v, sev) for v in rule.check_estate(ctx))
+            findings.extend(_per_release(rule, v, sev, configured, release) for v in rule.check_estate(rctx))
             continue
         check = rule.check
         for kind in sorted(cls.kinds):
-            for r in by_kind.get(kind, ()):
-                for v in check(r, ctx):
-                    findings.append(_to_finding(rule, v, sev))
+            for r in kinds_of.get(kind, ()):
+                for v in check(r, rctx):
+                    findings.append(_per_release(rule, v, sev, configured, release))
     findings = [f for f in findings if f.rule not in selection.ignored]
     if severity:
         findings = [replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f for f in findings]
@@ -178,7 +212,8 @@ def lint_estate(
         paths, objects = list(estate.files), len(estate.resources)
     findings.sort(key=Finding.sort_key)
     skipped = sum(1 for f, _, _ in estate.skipped if only_files is None or os.path.normpath(f) in wanted)
-    return LintResult(findings, len(paths), objects, paths, skipped)
+    assumed = None if parse_version(the_target.server_version) is not None else format_version(release)
+    return LintResult(findings, len(paths), objects, paths, skipped, assumed)
 
 
 def _suppress(

@@ -17,10 +17,12 @@ __all__ = [
     "format_version",
     "STREAM_FIELDS",
     "STREAM_SOURCE_FIELDS",
+    "PLACEMENT_FIELDS",
     "CONSUMER_FIELDS",
     "ENUM_VALUES",
     "STRICT_JSON_DEFAULT",
     "UNKNOWN_FIELD_ERROR",
+    "NORMALISE_NEGATIVE_LIMITS",
 ]
 
 Version = tuple[int, int, int]
@@ -28,6 +30,11 @@ Version = tuple[int, int, int]
 # Strict JSON decoding of API requests became the default in 2.12 (opt-in in 2.11).
 STRICT_JSON_DEFAULT: Version = (2, 12, 0)
 UNKNOWN_FIELD_ERROR = 10025
+# Consumer limits that the server normalises when negative (max_waiting, max_batch, max_expires,
+# max_bytes, idle_heartbeat, inactive_threshold to 0; max_deliver, max_ack_pending below -1 to -1)
+# from this release; older releases store them as given, or refuse max_waiting (10087),
+# max_batch (10114) and max_expires (10115) below zero (measured on 2.10.26 and 2.11.11).
+NORMALISE_NEGATIVE_LIMITS: Version = (2, 12, 0)
 
 _BASE: Version = (2, 2, 0)
 
@@ -74,6 +81,9 @@ STREAM_SOURCE_FIELDS: dict[str, Version] = {
     "subject_transforms": (2, 10, 0),
     "consumer": (2, 14, 0),
 }
+
+# Fields of a stream's placement (2.10 drops "preferred", measured on 2.10.26).
+PLACEMENT_FIELDS: dict[str, Version] = {"cluster": _BASE, "tags": _BASE, "preferred": (2, 11, 0)}
 
 CONSUMER_FIELDS: dict[str, Version] = {
     **{

@@ -9,7 +9,12 @@ Two entry points, matching the server's two checks:
   ``republish`` source and destination (whitespace in a destination token is not refused there).
 
 nats-server 2.15.1 accepts ``{{left(..)}}`` and ``{{right(..)}}`` in all four places (checked
-live), so mapping validation knows them too.
+live), so mapping validation knows them too. Both entry points take the target's release
+(measured on 2.10.26, 2.11.11, 2.12.8, 2.14.6 and 2.15.1): mapping validation learnt ``left`` and
+``right`` in 2.15 (2.14.6 still refuses them; the transform builder knows them on every release);
+``random()``, a ``partition(n)`` without wildcard indexes, and partition indexes on a source
+without wildcards are accepted from 2.12; 2.10 validates a mirror or stream transform by building
+it only (whitespace and ``left``/``right`` pass) and refuses an empty mirror or source ``src``.
 
 Both return None for a valid pair, otherwise a short reason. They run in time linear in the
 length of the destination.
@@ -19,7 +24,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["mapping_problem", "transform_problem"]
+__all__ = ["mapping_problem", "mapping_stage", "transform_problem", "BUILD_ONLY_BEFORE", "EMPTY_SRC_REFUSED_BEFORE"]
+
+Version = tuple[int, int, int]
+_NEWEST: Version = (2, 15, 1)
+LEFT_RIGHT_VALIDATED: Version = (2, 15, 0)  # mapping validation knows left() and right()
+LOOSE_PARTITION_RANDOM: Version = (2, 12, 0)  # random(), bare partition(n), partition indexes on a literal source
+BUILD_ONLY_BEFORE: Version = (2, 11, 0)  # stream and mirror transforms: built, not validated as mappings
+EMPTY_SRC_REFUSED_BEFORE: Version = (2, 11, 0)  # an empty mirror/source transform src is an invalid subject
 
 _INT32_MAX = (1 << 31) - 1
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -109,7 +121,7 @@ def _is_mustache(token: str) -> bool:
     return len(token) > 4 and token.startswith("{{") and token.endswith("}}")
 
 
-def _placeholder(token: str) -> tuple[str, list[int]]:
+def _placeholder(token: str, release: Version = _NEWEST) -> tuple[str, list[int]]:
     """The kind of a destination token ("none", "wildcard", "partition", "random" or another
     function) and the wildcard indexes it refers to. Raises _Bad for a malformed function."""
     if len(token) > 1 and token[0] == "$":
@@ -132,9 +144,12 @@ def _placeholder(token: str) -> tuple[str, list[int]]:
     if args is not None:
         try:
             _atoi(args[0].strip(" "), hi=_INT32_MAX)
-            return "partition", [_atoi(a.strip(" ")) for a in args[1:]]
+            indexes = [_atoi(a.strip(" ")) for a in args[1:]]
         except _Bad:
             raise _Bad(f"{_short(token)}: partition() takes a partition count and wildcard indexes, all integers") from None
+        if not indexes and release < LOOSE_PARTITION_RANDOM:
+            raise _Bad(f"{_short(token)}: partition() needs wildcard indexes before nats-server 2.12")
+        return "partition", indexes
     for pattern, name in _INDEX_INT:
         args = _args(pattern, token, closers)
         if args is not None:
@@ -158,7 +173,7 @@ def _placeholder(token: str) -> tuple[str, list[int]]:
             raise _Bad(f"{_short(token)}: the split() delimiter cannot hold a space or '.'")
         return "split", [index]
     args = _args(_RANDOM, token, closers)
-    if args is not None:
+    if args is not None and release >= LOOSE_PARTITION_RANDOM:
         try:
             if len(args) != 1:
                 raise _Bad
@@ -185,7 +200,7 @@ def _info(subject: str) -> tuple[bool, list[str], int, bool]:
     return True, tokens, pwcs, fwc
 
 
-def _build(src: str, dest: str) -> None:
+def _build(src: str, dest: str, release: Version = _NEWEST) -> None:
     if not dest:
         return
     src = src or ">"
@@ -201,8 +216,8 @@ def _build(src: str, dest: str) -> None:
         raise _Bad("source and destination must both end in '>' or both not")
     wild = pwcs > 0 or fwc
     for token in dtokens:
-        kind, indexes = _placeholder(token)
-        if wild:
+        kind, indexes = _placeholder(token, release)
+        if wild or (kind == "partition" and release < LOOSE_PARTITION_RANDOM):
             for i in indexes:
                 if i > pwcs:
                     raise _Bad(f"{_short(token)}: wildcard index {i} is out of range (the source has {pwcs} '*' wildcard(s))")
@@ -210,31 +225,43 @@ def _build(src: str, dest: str) -> None:
             raise _Bad(f"{_short(token)}: the source has no '*' wildcard to refer to")
 
 
-def transform_problem(src: str, dest: str) -> str | None:
+def transform_problem(src: str, dest: str, release: Version = _NEWEST) -> str | None:
     """Why the server cannot build a transform from ``src`` to ``dest`` (empty src reads as '>',
     empty dest means no transform), or None."""
     try:
-        _build(src, dest)
+        _build(src, dest, release)
     except _Bad as exc:
         return str(exc)
     return None
 
 
-def mapping_problem(src: str, dest: str) -> str | None:
-    """Why the server's mapping validation refuses ``src`` -> ``dest``, or None."""
+def mapping_stage(src: str, dest: str, release: Version = _NEWEST) -> tuple[str, str] | None:
+    """Why the server's mapping validation refuses ``src`` -> ``dest`` and at which stage:
+    ``("validate", why)`` (the destination's tokens and functions) or ``("build", why)``
+    (building the transform); None when it accepts it."""
     if not dest:
         return None
+    known = [p for p in _KNOWN_TO_VALIDATION if release >= LEFT_RIGHT_VALIDATED or p not in (_LEFT, _RIGHT)]
+    if release < LOOSE_PARTITION_RANDOM:
+        known.remove(_RANDOM)
     fwc = False
     for token in dest.split("."):
         if not token or fwc:
-            return "destination is not a valid subject (an empty token, or a token after '>')"
+            return "validate", "destination is not a valid subject (an empty token, or a token after '>')"
         if _is_mustache(token):
             closers = _closers(token)
-            if all(_args(p, token, closers) is None for p in _KNOWN_TO_VALIDATION):
-                return f"{_short(token)}: unknown mapping function"
+            if all(_args(p, token, closers) is None for p in known):
+                return "validate", f"{_short(token)}: unknown mapping function"
             continue
         if token == ">":
             fwc = True
         elif _WS.intersection(token):
-            return f"destination token {_short(token)!r} holds whitespace"
-    return transform_problem(src, dest)
+            return "validate", f"destination token {_short(token)!r} holds whitespace"
+    why = transform_problem(src, dest, release)
+    return ("build", why) if why else None
+
+
+def mapping_problem(src: str, dest: str, release: Version = _NEWEST) -> str | None:
+    """Why the server's mapping validation refuses ``src`` -> ``dest``, or None."""
+    found = mapping_stage(src, dest, release)
+    return found[1] if found else None

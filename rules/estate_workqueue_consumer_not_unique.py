@@ -7,7 +7,8 @@ from typing import Any
 
 from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
-from linter.subjects import SubjectIndex, is_valid_subject
+from linter.releases import target_release
+from linter.subjects import SubjectIndex, is_valid_subject, subjects_collide
 
 from ._estate_common import consumers_by_stream, stream_index, where
 
@@ -19,6 +20,34 @@ def _filter_path(resource: Resource) -> tuple[Any, ...]:
     if cfg.filter_subject:  # type: ignore[union-attr]
         return ("filter_subject",)
     return ()
+
+
+# Before 2.14 the internal consumer a mirror or source takes on a workqueue stream counts as one of
+# its consumers (measured: once it runs, 2.10.26 and 2.12.8 refuse any overlapping filtered consumer
+# with 10100; 2.14.6 and 2.15.1 accept it). Whether the copy's consumer or the estate's consumer
+# comes first is a matter of timing (the server sets the copy up asynchronously), so this is advice.
+INTERNAL_CONSUMERS_EXEMPT_SINCE = (2, 14, 0)
+
+
+def _copiers(ctx: RuleContext, context: str, origin: str) -> list[tuple[Resource, tuple[Any, ...], list[str]]]:
+    """The mirrors and sources of the estate that copy ``origin``: (stream, path, the filters of
+    the internal consumer the server creates on ``origin`` for the copy; ``>`` for all)."""
+    out: list[tuple[Resource, tuple[Any, ...], list[str]]] = []
+    for r in ctx.estate.resources:
+        if r.kind != "Stream" or r.context != context or r.name == origin:
+            continue
+        cfg: Any = r.config
+        entries = [(("mirror",), cfg.mirror)] if cfg.mirror is not None else []
+        entries += [(("sources", i), s) for i, s in enumerate(cfg.sources or []) if s is not None]
+        for path, src in entries:
+            if src.name != origin or src.external is not None:
+                continue
+            if src.filter_subject:
+                filters = [src.filter_subject]
+            else:
+                filters = [t.src or ">" for t in src.subject_transforms or []] or [">"]
+            out.append((r, path, filters))
+    return out
 
 
 class EstateWorkqueueConsumerNotUnique(Rule):
@@ -35,7 +64,10 @@ class EstateWorkqueueConsumerNotUnique(Rule):
 
     ## Why is this bad?
     A workqueue hands each message to exactly one consumer: nats-server refuses to create a
-    consumer whose messages another consumer could also take.
+    consumer whose messages another consumer could also take. Before 2.14 (target
+    `server_version`) the internal consumer that a mirror or source of the workqueue stream takes
+    counts too: a warning names the copy, since whether the server refuses the consumer (10100) or
+    the copy cannot start depends on which is set up first.
 
     ## Example
     ```yaml
@@ -86,6 +118,7 @@ class EstateWorkqueueConsumerNotUnique(Rule):
 
     def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
         streams = stream_index(ctx)
+        count_copiers = target_release(ctx.target) < INTERNAL_CONSUMERS_EXEMPT_SINCE
         for (context, sname), consumers in consumers_by_stream(ctx).items():
             stream = streams.get((context, sname or ""))
             if stream is None or stream.config.retention != "workqueue":  # type: ignore[union-attr]
@@ -93,6 +126,7 @@ class EstateWorkqueueConsumerNotUnique(Rule):
             index: SubjectIndex[Resource] = SubjectIndex()
             unfiltered: Resource | None = None
             count = 0
+            copiers = _copiers(ctx, context, sname or "") if count_copiers else []
             for res in consumers:
                 cfg = res.config
                 if cfg.direct or cfg.sourcing:  # type: ignore[union-attr]
@@ -104,6 +138,22 @@ class EstateWorkqueueConsumerNotUnique(Rule):
                     filters.append(cfg.filter_subject)  # type: ignore[union-attr]
                 if any(not f or not is_valid_subject(f) for f in filters):
                     continue  # refused by the filter checks (JS216)
+                for stream, path, cfilters in copiers:
+                    hit = next((f for f in filters or [">"] for c in cfilters if subjects_collide(f, c)), None)
+                    if hit is not None:
+                        what = "mirror" if path[0] == "mirror" else f"sources[{path[1]}]"
+                        yield Violation(
+                            res,
+                            _filter_path(res) or (),
+                            f"the {what} of stream {stream.name} ({where(stream, path)}) takes an internal consumer on "
+                            f"workqueue stream {sname} that overlaps consumer {res.name}; nats-server before 2.14 counts it: "
+                            f"once the copy runs it refuses {res.name} (10100/10099), and if {res.name} comes first the copy "
+                            "cannot start",
+                            fix=FixSuggestion("unsafe", "upgrade to 2.14+, or do not mirror or source a workqueue stream"),
+                            key=not _filter_path(res),
+                            severity=Severity.WARNING,
+                        )
+                        break
                 if count == 0:
                     count = 1
                     if filters:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
+from linter.releases import target_release
 from linter.subjects import is_valid_asset_name, is_valid_subject, subjects_collide
 
 from ._common import sourcing_consumer_problem, stream_config
@@ -97,8 +98,11 @@ class StreamMirrorInvalid(Rule):
                 server_error_code=10052,
             )
         trs = m.subject_transforms or []
+        from ._transform import EMPTY_SRC_REFUSED_BEFORE
+
+        empty_refused = target_release(ctx.target) < EMPTY_SRC_REFUSED_BEFORE  # 2.10: '' is not '>'
         for k, t in enumerate(trs):
-            if t.src and not is_valid_subject(t.src):
+            if (t.src or empty_refused) and not is_valid_subject(t.src):
                 yield Violation(
                     resource, ("mirror", "subject_transforms", k, "src"),
                     f"mirror transform source {t.src!r} is not a valid subject; nats-server rejects this stream",

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
+from linter.releases import target_release
 from linter.subjects import is_valid_subject
 
 from ._common import stream_config
@@ -62,12 +63,15 @@ class StreamMirrorTransformInvalid(Rule):
         m = stream_config(resource).mirror
         if m is None or not m.subject_transforms:
             return
-        from ._transform import mapping_problem  # imported on first use: most estates have no transforms
+        from ._transform import BUILD_ONLY_BEFORE, mapping_problem, transform_problem  # imported on first use
 
+        release = target_release(ctx.target)
+        # 2.10 refuses an empty src (10151, JS118) and only builds the transform (10049)
+        old = release < BUILD_ONLY_BEFORE
         for k, t in enumerate(m.subject_transforms):
-            if t.src and not is_valid_subject(t.src):
+            if (t.src or old) and not is_valid_subject(t.src):
                 continue  # 10151, JS118
-            why = mapping_problem(t.src, t.dest)
+            why = (transform_problem if old else mapping_problem)(t.src, t.dest, release)
             if why:
                 yield Violation(
                     resource, ("mirror", "subject_transforms", k, "dest"),

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
+from linter.releases import target_release
 
 from ._common import stream_config
 
@@ -60,7 +61,7 @@ class StreamRepublishTransformInvalid(Rule):
         from ._transform import transform_problem  # imported on first use: most estates have no transforms
 
         r = ctx.effective(resource)["republish"]
-        why = transform_problem(r["src"], r["dest"])
+        why = transform_problem(r["src"], r["dest"], target_release(ctx.target))
         if why:
             yield Violation(
                 resource, ("republish", "dest"),

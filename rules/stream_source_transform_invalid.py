@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
+from linter.releases import target_release
 from linter.subjects import is_valid_asset_name, is_valid_subject
 
 from ._common import stream_config
@@ -63,22 +64,30 @@ class StreamSourceTransformInvalid(Rule):
         c = stream_config(resource)
         if not c.sources or c.mirror is not None:  # sources on a mirror: JS118 (10031)
             return
-        from ._transform import mapping_problem  # imported on first use: most estates have no transforms
+        from ._transform import BUILD_ONLY_BEFORE, mapping_stage  # imported on first use
+
+        release = target_release(ctx.target)
+        old = release < BUILD_ONLY_BEFORE
 
         for i, src in enumerate(c.sources):
             if not src.subject_transforms or not is_valid_asset_name(src.name or ""):
                 continue
             for k, t in enumerate(src.subject_transforms):
-                if t.src and not is_valid_subject(t.src):
+                bad_src = (t.src or old) and not is_valid_subject(t.src)
+                if bad_src and not old:
                     continue  # 10145, JS121
-                why = mapping_problem(t.src, t.dest)
-                if why:
-                    yield Violation(
-                        resource, ("sources", i, "subject_transforms", k, "dest"),
-                        f"source transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); "
-                        "nats-server rejects this stream",
-                        server_error_code=10146,
-                    )
+                found = mapping_stage(t.src, t.dest, release)
+                # 2.10 checks the destination first (10146), then the src (10145, JS121), then
+                # builds the transform, wrapping its error in 10049
+                if found is None or (bad_src and found[0] != "validate"):
+                    continue
+                stage, why = found
+                yield Violation(
+                    resource, ("sources", i, "subject_transforms", k, "dest"),
+                    f"source transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); "
+                    "nats-server rejects this stream",
+                    server_error_code=10049 if old and stage == "build" else 10146,
+                )
 
 
 RULE = StreamSourceTransformInvalid

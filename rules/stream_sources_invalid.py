@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from linter.api import Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
 from linter.model.config import StreamSource
+from linter.releases import target_release
 from linter.subjects import is_subset_match, is_valid_asset_name, is_valid_subject
 
 from ._common import sourcing_consumer_problem, stream_config
@@ -85,6 +86,9 @@ class StreamSourcesInvalid(Rule):
                 resource, ("allow_msg_schedules",), "a stream with sources cannot schedule messages; nats-server rejects this stream",
                 server_error_code=10187,
             )
+        from ._transform import EMPTY_SRC_REFUSED_BEFORE
+
+        release = target_release(ctx.target)
         seen: dict[str, int] = {}
         consumers: dict[tuple[str, str, str], int] = {}
         for i, src in enumerate(sources):
@@ -105,7 +109,7 @@ class StreamSourcesInvalid(Rule):
                     server_error_code=10144,
                 )
             for k, t in enumerate(trs):
-                if t.src and not is_valid_subject(t.src):
+                if (t.src or release < EMPTY_SRC_REFUSED_BEFORE) and not is_valid_subject(t.src):
                     yield Violation(
                         resource, at + ("subject_transforms", k, "src"),
                         f"transform source {t.src!r} is not a valid subject; nats-server rejects this stream",

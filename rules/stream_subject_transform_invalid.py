@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
+from linter.releases import target_release
 from linter.subjects import is_valid_subject
 
 from ._common import stream_config
@@ -62,16 +63,19 @@ class StreamSubjectTransformInvalid(Rule):
         t = stream_config(resource).subject_transform
         if t is None:
             return
-        from ._transform import mapping_problem  # imported on first use: most estates have no transforms
+        from ._transform import BUILD_ONLY_BEFORE, mapping_problem, transform_problem  # imported on first use
 
-        if t.src and not is_valid_subject(t.src):
+        release = target_release(ctx.target)
+
+        if t.src and not is_valid_subject(t.src) and (t.dest or release >= BUILD_ONLY_BEFORE):  # 2.10: no dest, no check
             yield Violation(
                 resource, ("subject_transform", "src"),
                 f"subject_transform source {t.src!r} is not a valid subject; nats-server rejects this stream",
                 server_error_code=10155,
             )
             return
-        why = mapping_problem(t.src, t.dest)
+        # 2.10 only builds the transform (whitespace and left()/right() pass); 10049 there
+        why = (transform_problem if release < BUILD_ONLY_BEFORE else mapping_problem)(t.src, t.dest, release)
         if why:
             yield Violation(
                 resource, ("subject_transform", "dest"),

@@ -6,11 +6,16 @@ from collections.abc import Iterator
 
 from linter.api import Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
+from linter.releases import target_release
 from linter.subjects import is_subset_match, is_valid_subject, subjects_collide
 
 from ._common import stream_config
 
 _JS_NAMESPACES = ("$JS.>", "$JSC.>", "$NRG.>")
+# Before 2.11 the server refuses only subjects inside $JS.>, $JSC.> or $SYS.> (a wildcard subject
+# that merely overlaps them, such as "*.>", passes) and does not reserve $NRG.> (measured on 2.10.26).
+OVERLAP_CHECK_SINCE = (2, 11, 0)
+_JS_NAMESPACES_BEFORE = ("$JS.>", "$JSC.>")
 _WATCHED_FIRST_TOKENS = frozenset({"$JS", "$JSC", "$NRG", "$SYS"})
 
 
@@ -64,6 +69,10 @@ class StreamSubjectsRequireNoAck(Rule):
             return
         no_ack = bool(c.no_ack)
         replicas = c.num_replicas or 1
+        if target_release(ctx.target) < OVERLAP_CHECK_SINCE:
+            namespaces, hits = _JS_NAMESPACES_BEFORE, is_subset_match
+        else:
+            namespaces, hits = _JS_NAMESPACES, subjects_collide
         for i, s in enumerate(subjects):
             if s == ">":
                 if not no_ack:
@@ -85,14 +94,14 @@ class StreamSubjectsRequireNoAck(Rule):
                 continue
             if not is_valid_subject(s):
                 continue  # JS116
-            if any(subjects_collide(s, ns) for ns in _JS_NAMESPACES) and not is_subset_match(s, "$JS.EVENT.>"):
+            if any(hits(s, ns) for ns in namespaces) and not is_subset_match(s, "$JS.EVENT.>"):
                 yield Violation(
                     resource, ("subjects", i),
                     f"subject {s!r} overlaps the JetStream API ($JS.>, $JSC.>, $NRG.>) and requires no_ack: true; "
                     "nats-server rejects this stream",
                     server_error_code=10052,
                 )
-            elif subjects_collide(s, "$SYS.>") and not is_subset_match(s, "$SYS.ACCOUNT.>"):
+            elif hits(s, "$SYS.>") and not is_subset_match(s, "$SYS.ACCOUNT.>"):
                 yield Violation(
                     resource, ("subjects", i),
                     f"subject {s!r} overlaps the system API ($SYS.>) and requires no_ack: true; nats-server rejects this stream",

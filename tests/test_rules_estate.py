@@ -148,7 +148,8 @@ CASES: list[EstateCase] = [
     EstateCase("required-max-bytes", (S("A", subjects=["a.>"]), S("B", subjects=["b.>"], max_bytes="1MiB")), {"A": ("JS313", 10113)},
                target=REQUIRED, server="required"),
     # JS311 target-field-newer-than-server (no server of these versions here)
-    EstateCase("version-ttl-2.10", (S("A", subjects=["a.>"], allow_msg_ttl=True),), {"A": ("JS311", None)}, target={"server_version": "2.10.7"}, server=""),
+    # 2.10 and 2.11 decode leniently: the field is dropped (a warning), not refused
+    EstateCase("version-ttl-2.10", (S("A", subjects=["a.>"], allow_msg_ttl=True),), {}, warnings=(("JS311", "A"),), target={"server_version": "2.10.7"}, server=""),
     EstateCase("version-batched-2.12", (S("A", subjects=["a.>"], allow_batched=True),), {"A": ("JS311", 10025)}, target={"server_version": "v2.12.1"}, server=""),
     EstateCase("version-ack-fc-2.12", (S("A", subjects=["a.>"]), C("c", "A", deliver_subject="d.x", ack_policy="flow_control", max_ack_pending=5)),
                {"c": ("JS311", 10025)}, warnings=(("JS326", "c"),), target={"server_version": "2.12.0"}, server=""),
@@ -303,4 +304,5 @@ def test_version_rule_is_silent_without_version_and_on_zero_values():
     assert [f for f in predict(load_estate(text), {}) if f.rule == "JS311"] == []
     found = [f for f in predict(load_estate(text), {"server_version": "2.10.0"}) if f.rule == "JS311"]
     assert [f.message.split(" needs")[0] for f in found] == ["field allow_batched"]
-    assert found[0].server_error_code is None and "silently ignores" in found[0].message
+    assert found[0].server_error_code is None and "silently drops" in found[0].message
+    assert found[0].severity.value == "warning"  # nothing is refused: the field is dropped

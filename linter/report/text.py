@@ -81,4 +81,9 @@ def render_text(result: LintResult, *, color: bool = False, source: SourceLines 
         lines.append(f"All clean: {scope}.")
     else:
         lines.append(f"Found {_plural(e, 'error')}, {_plural(w, 'warning')}, {i} info ({scope}).")
+        if result.assumed_release and any(f.server_error_code for f in result.findings):
+            lines.append(
+                f"Predicted err_codes are for nats-server {result.assumed_release}; "
+                "set target.server_version to check the release you run."
+            )
     return "\n".join(lines) + "\n"
