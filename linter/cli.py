@@ -205,7 +205,7 @@ def _lint(args: argparse.Namespace) -> int:
         return _err(str(exc))
     except OSError as exc:
         return _err(f"cannot write: {exc}")
-    if not result.files:
+    if not result.files and not result.findings:
         print(f"jsops: warning: no manifests (*.yaml, *.yml, *.json, *.j2) in {', '.join(given)}", file=sys.stderr)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     sys.stdout.write(_render(result, fmt, rules))
