@@ -259,3 +259,13 @@ def test_collect_reaches_the_server_and_prints_none_of_the_password(secured: Nat
         assert not leaks(r.stdout + r.stderr + files), r.stdout + r.stderr
         if not ok:
             assert "Traceback" not in r.stderr and host in r.stderr, r.stderr
+
+
+def test_short_secrets_do_not_blank_ordinary_words() -> None:
+    from reconciler.controller import EventLog
+
+    buf = io.StringIO()
+    EventLog(buf, ["app"])("applied", message="applied 3 actions to nats://app:app@h:1")
+    assert json.loads(buf.getvalue()) == {"time": json.loads(buf.getvalue())["time"], "event": "applied",
+                                          "message": "applied 3 actions to nats://h:1"}
+    assert scrub("x hunter2 y", ["hunter2"]) == "x *** y"
