@@ -22,6 +22,7 @@ _HOST = re.compile(r"^(\[[0-9A-Fa-f:.%a-zA-Z]+\]|[A-Za-z0-9_.~-]+)(?::(\d{1,5}))
 
 # shown instead of user information; never derived from it
 _HIDDEN = "***"
+MIN_SCRUB = 4
 
 
 class URLError(ValueError):
@@ -135,9 +136,11 @@ def redact_servers(text: str | list[str] | tuple[str, ...]) -> str:
 
 
 def scrub(text: str, secrets: list[str | None]) -> str:
-    """``text`` with every secret (longest first) and every URL's user information blanked out."""
+    """``text`` with every URL's user information dropped and every secret (longest first)
+    blanked out. Secrets shorter than :data:`MIN_SCRUB` characters are not searched for in free
+    text: they would blank ordinary words (a password ``app`` in ``applied``)."""
     text = _URL_USERINFO.sub(lambda m: m.group(1), text)  # as Target.display() shows URLs
-    for s in sorted({s for s in secrets if s}, key=len, reverse=True):
+    for s in sorted({s for s in secrets if s and len(s) >= MIN_SCRUB}, key=len, reverse=True):
         text = text.replace(s, _HIDDEN)
     return text
 

@@ -237,3 +237,35 @@ def test_event_log_scrubs_known_secrets() -> None:
     log = EventLog(buf, [SECRET])
     log("error", message=f"nats: auth {SECRET} for nats://admin:{ENC}@h", nested={"a": [SECRET]})
     assert not leaks(buf.getvalue()) and json.loads(buf.getvalue())["event"] == "error"
+
+
+@pytest.mark.integration
+def test_collect_reaches_the_server_and_prints_none_of_the_password(secured: NatsServer, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    code = "import sys; from profiler.collect import main; sys.exit(main(sys.argv[1:]))"
+    out = tmp_path / "out"
+    host = f"127.0.0.1:{secured.port}"
+    for url, ok in ((f"nats://admin:{ENC}@{host}", True), (f"nats://admin:{ENC}zz@{host}", False)):
+        r = subprocess.run([sys.executable, "-c", code, "--server", url, "--no-config", str(out), "--duration", "1s",
+                            "--snapshot-interval", "500ms", "--connect-timeout", "5s"],
+                           capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                           env={**os.environ, "PYTHONPATH": str(repo)})
+        assert (r.returncode == 0) == ok, r.stderr
+        files = "".join(p.read_text() for p in out.glob("*.jsonl")) if out.exists() else ""
+        assert not leaks(r.stdout + r.stderr + files), r.stdout + r.stderr
+        if not ok:
+            assert "Traceback" not in r.stderr and host in r.stderr, r.stderr
+
+
+def test_short_secrets_do_not_blank_ordinary_words() -> None:
+    from reconciler.controller import EventLog
+
+    buf = io.StringIO()
+    EventLog(buf, ["app"])("applied", message="applied 3 actions to nats://app:app@h:1")
+    assert json.loads(buf.getvalue()) == {"time": json.loads(buf.getvalue())["time"], "event": "applied",
+                                          "message": "applied 3 actions to nats://h:1"}
+    assert scrub("x hunter2 y", ["hunter2"]) == "x *** y"
