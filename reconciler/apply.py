@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from .client import JsApiError, JsClient
-from .live import RESUME, LiveState
-from .plan import Action, Plan, PlanOptions, _deps
+from .live import RECREATE_PREFIX, RESUME, LiveState
+from .plan import Action, Plan, PlanOptions, _deps, config_digest
 
 __all__ = ["Outcome", "ActionResult", "execute_plan", "gate"]
 
@@ -209,6 +211,9 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
     stream = a.stream or ""
     if a.action == "create":
         await client.aput_consumer(stream, cfg, "create")
+        if a.resume_seq is not None:  # an interrupted recreate, resumed: its record is done with
+            await _set_intent(client, stream, a.name, None)
+            return f"created at stream sequence {a.resume_seq} (resumed an interrupted recreate)"
         return "created"
     if a.action == "recreate":
         detail = "deleted and created again"
@@ -218,16 +223,67 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
             if exc.err_code != 10014:  # consumer not found: an earlier run deleted it already
                 raise
             info = None
+        intent: dict[str, Any] | None = None
         if info is not None:
             floor = int((info.get("ack_floor") or {}).get("stream_seq") or 0)
-            if opt.keep_position and floor > 0:
+            if opt.keep_position and (floor > 0 or (info.get("config") or {}).get("deliver_policy") == "new"):
+                # ``new`` with an ack floor of 0: the stream was empty when it was created
                 cfg = resume_config(cfg, floor + 1)
                 detail = f"deleted and created again from stream sequence {floor + 1}"
+                intent = {"seq": floor + 1, "digest": config_digest(a.config or {})}
+                # Recorded on the stream before the delete: an interruption between the delete
+                # and the create leaves the position for the re-run to resume (see plan).
+                await _set_intent(client, stream, a.name, intent)
             await client.adelete_consumer(stream, a.name)
+            _fault("after-consumer-delete")
         await client.aput_consumer(stream, cfg, "create")
+        if intent is not None:
+            await _set_intent(client, stream, a.name, None)
         return detail
     await client.aput_consumer(stream, cfg, "update")
     return "adopted" if a.action == "adopt" else "updated"
+
+
+def _stream_lock(client: JsClient, stream: str) -> asyncio.Lock:
+    locks: dict[str, asyncio.Lock] = client.__dict__.setdefault("_jsops_stream_locks", {})
+    return locks.setdefault(stream, asyncio.Lock())
+
+
+async def _set_intent(client: JsClient, stream: str, consumer: str, intent: dict[str, Any] | None) -> None:
+    """Record (or with ``None`` clear) a consumer's recreate intent in its stream's metadata.
+    Read-modify-write of the stream config, one at a time per stream."""
+    key = RECREATE_PREFIX + consumer
+    async with _stream_lock(client, stream):
+        info = await client.astream_info(stream)
+        cfg = dict(info.get("config") or {})
+        meta = {k: v for k, v in (cfg.get("metadata") or {}).items() if not k.startswith("_nats.")}
+        if intent is None:
+            if key not in meta:
+                return
+            meta.pop(key)
+        else:
+            meta[key] = json.dumps(intent, sort_keys=True, separators=(",", ":"))
+        cfg["metadata"] = meta
+        await client.aupdate_stream(cfg)
+
+
+def _fault(point: str) -> None:
+    """Test hook: ``JSOPS_FAULT=<point>`` exits the process hard at ``point``;
+    ``JSOPS_FAULT=<point>:pause:<file>`` writes ``<file>.reached`` and waits (up to 60s) for
+    ``<file>`` to exist (a test kills the server meanwhile)."""
+    spec = os.environ.get("JSOPS_FAULT", "")
+    if not spec or spec.split(":", 1)[0] != point:
+        return
+    parts = spec.split(":", 2)
+    if len(parts) == 3 and parts[1] == "pause":
+        with open(parts[2] + ".reached", "w", encoding="utf-8") as fh:
+            fh.write(point)
+        for _ in range(600):
+            if os.path.exists(parts[2]):
+                return
+            time.sleep(0.1)
+        return
+    os._exit(137)
 
 
 def resume_config(config: dict[str, Any], start_seq: int) -> dict[str, Any]:

@@ -11,7 +11,8 @@ from linter import strip_server_metadata
 
 from .client import JsApiError, JsClient
 
-__all__ = ["LiveStream", "LiveConsumer", "LiveState", "read_live", "MANAGED_BY", "SOURCE", "CONTEXT", "RESUME", "PRUNE_MARK", "DATA_LOSS_MARK", "owned"]
+__all__ = ["LiveStream", "LiveConsumer", "LiveState", "read_live", "MANAGED_BY", "SOURCE", "CONTEXT", "RESUME", "PRUNE_MARK",
+           "DATA_LOSS_MARK", "ESTATE", "RECREATE_PREFIX", "owned", "recreate_intents", "is_bookkeeping"]
 
 MANAGED_BY = "io.jsops.managed-by"
 SOURCE = "io.jsops.source"  # the manifest's path (relative to the repository root): scopes --prune
@@ -23,6 +24,32 @@ RESUME = "io.jsops.resume"
 PRUNE_MARK = "io.jsops.allow-prune"
 DATA_LOSS_MARK = "io.jsops.allow-data-loss"
 OWNER = "jsops"
+# The estate (``estate:`` in the jsops config) that owns the object: prune and takeover stay within it.
+ESTATE = "io.jsops.estate"
+# A consumer recreate in flight, recorded on the parent stream before the consumer is deleted:
+# ``io.jsops.recreate.<consumer>`` = ``{"seq": N, "digest": "..."}`` (resume position, manifest
+# config digest). A re-run that finds it creates the consumer at ``seq`` and clears it.
+RECREATE_PREFIX = "io.jsops.recreate."
+
+
+def is_bookkeeping(key: str) -> bool:
+    """jsops's own per-run records, never part of a desired config (the diff ignores them)."""
+    return key.startswith(RECREATE_PREFIX)
+
+
+def recreate_intents(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The recorded in-flight consumer recreates of a stream config, by consumer name."""
+    out: dict[str, dict[str, Any]] = {}
+    for k, v in (config.get("metadata") or {}).items():
+        if not k.startswith(RECREATE_PREFIX):
+            continue
+        try:
+            rec = json.loads(v)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(rec, dict) and isinstance(rec.get("seq"), int) and rec["seq"] > 0:
+            out[k[len(RECREATE_PREFIX):]] = rec
+    return out
 
 
 def owned(config: dict[str, Any]) -> bool:

@@ -7,6 +7,7 @@ and a :class:`~reconciler.live.LiveState`, and returns a :class:`Plan`. Renderer
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable
@@ -18,7 +19,7 @@ from linter import Target as LintTarget
 from linter.updates import worst
 
 from .diff import Change, diff_configs
-from .live import CONTEXT, DATA_LOSS_MARK, MANAGED_BY, OWNER, PRUNE_MARK, SOURCE, LiveState, owned
+from .live import CONTEXT, DATA_LOSS_MARK, MANAGED_BY, OWNER, PRUNE_MARK, RECREATE_PREFIX, SOURCE, LiveState, owned, recreate_intents
 
 __all__ = [
     "Desired",
@@ -110,6 +111,9 @@ class Action:
     config: dict[str, Any] | None = None  # what apply sends (creates, updates, recreates, adopts)
     reason: str | None = None  # why an action is blocked
     wanted: str | None = None  # the action a blocked one would be
+    # A consumer create that resumes an interrupted recreate at this stream sequence (the
+    # intent recorded on its stream; apply clears the record after the create).
+    resume_seq: int | None = None
 
     @property
     def label(self) -> str:
@@ -128,6 +132,8 @@ class Action:
             out["wanted"] = self.wanted
         if self.config is not None:
             out["config"] = self.config
+        if self.resume_seq is not None:
+            out["resume_seq"] = self.resume_seq
         return out
 
     @classmethod
@@ -149,7 +155,10 @@ class Action:
             if not isinstance(c, dict):
                 raise PlanError("a change is not an object")
             changes.append(Change(str(c.get("path")), c.get("from"), c.get("to"), str(c.get("class")), str(c.get("consequence") or "")))
-        return cls(act, kind, name, stream, changes, data.get("consequence"), config, data.get("reason"), data.get("wanted"))
+        resume = data.get("resume_seq")
+        if resume is not None and (not isinstance(resume, int) or isinstance(resume, bool) or resume < 1):
+            raise PlanError(f"action for {name!r} has a bad resume_seq")
+        return cls(act, kind, name, stream, changes, data.get("consequence"), config, data.get("reason"), data.get("wanted"), resume)
 
 
 @dataclass
@@ -389,6 +398,23 @@ def stamp(config: dict[str, Any], source: str, context: str | None = None) -> di
     return out
 
 
+def config_digest(config: dict[str, Any]) -> str:
+    """A short digest of a desired consumer config (recorded with a recreate intent)."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _keep_intents(config: dict[str, Any], live_cfg: dict[str, Any]) -> dict[str, Any]:
+    """``config`` with the live stream's recorded recreate intents carried over (an update of the
+    stream must not erase the position of a consumer whose recreate was interrupted)."""
+    keep = {k: v for k, v in (live_cfg.get("metadata") or {}).items() if k.startswith(RECREATE_PREFIX)}
+    if not keep:
+        return config
+    out = dict(config)
+    out["metadata"] = {**(out.get("metadata") or {}), **keep}
+    return out
+
+
 def _deps(config: dict[str, Any]) -> set[str]:
     names = set()
     for src in [config.get("mirror"), *(config.get("sources") or [])]:
@@ -445,7 +471,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             created.add(name)
             continue
         changes = diff_configs("Stream", cur.config, d.config) + _bookkeeping(cur.config, d, opt)
-        act = _owned_action("Stream", name, None, cur.config, changes, opt, config)
+        act = _owned_action("Stream", name, None, cur.config, changes, opt, _keep_intents(config, cur.config))
         if act is None:
             continue
         if act.action == "recreate":
@@ -478,14 +504,18 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             plan.actions.append(Action("create", "Consumer", d.name, d.stream, [], "created again with its recreated stream", config))
             continue
         if cur is None:
-            plan.actions.append(Action("create", "Consumer", d.name, d.stream, [], None, config))
+            intent = recreate_intents(live.streams[d.stream].config).get(d.name) if d.stream in live.streams else None
+            if intent is not None and opt.keep_position:
+                plan.actions.append(_resume(d, config, intent))
+            else:
+                plan.actions.append(Action("create", "Consumer", d.name, d.stream, [], None, config))
             continue
         changes = diff_configs("Consumer", cur.config, d.config) + _bookkeeping(cur.config, d, opt)
         act = _owned_action("Consumer", d.name, d.stream, cur.config, changes, opt, config)
         if act is None:
             continue
         if act.action == "recreate":
-            if opt.keep_position and cur.ack_floor > 0:
+            if opt.keep_position and (cur.ack_floor > 0 or cur.config.get("deliver_policy") == "new"):
                 act.consequence = (
                     f"the consumer is deleted and created again at its position (from stream sequence {cur.ack_floor + 1}, "
                     "after its ack floor); unacknowledged messages are delivered again"
@@ -521,6 +551,16 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             plan.actions.append(Action("delete", "Consumer", key[1], key[0], [], "the consumer and its position are deleted"))
         plan.actions.extend(stream_deletes)
     return plan
+
+
+def _resume(d: Desired, config: dict[str, Any], intent: dict[str, Any]) -> Action:
+    from .apply import resume_config  # apply imports this module
+
+    seq = int(intent["seq"])
+    note = f"resume interrupted recreate of {d.stream}/{d.name} at stream sequence {seq} (recorded on the stream before its delete)"
+    if intent.get("digest") != config_digest(config):
+        note += "; the manifest changed since, the new config is created at that position"
+    return Action("create", "Consumer", d.name, d.stream, [], note, resume_config(config, seq), resume_seq=seq)
 
 
 def _bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list[Change]:
