@@ -132,6 +132,11 @@ def policy_plan(desired: list[Desired], live: LiveState, policy: Policy, *, targ
             chosen = _prune(pa, live)
         elif kind == "Stream":
             chosen = pa if name in recreated else sa
+            if (chosen is not None and chosen.action == "blocked" and chosen.data_loss and chosen.wanted in ("update", "adopt")
+                    and pa is not None and pa.action == chosen.wanted):
+                # tightened limits that remove stored messages (reconciler.dataloss)
+                chosen = pa if policy.allows(k, ALLOW_DATA_LOSS) else _block(
+                    chosen, f"tightened limits remove up to {_plural(chosen.data_loss)}; needs " + _annotation(ALLOW_DATA_LOSS))
             if chosen is not None and chosen.action == "blocked" and chosen.wanted == "recreate" and pa is not None and pa.action == "recreate":
                 held = live.streams[name].messages if name in live.streams else 0
                 if not policy.allows(k, ALLOW_RECREATE):

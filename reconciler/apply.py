@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .client import JsApiError, JsClient
-from .live import RECREATE_PREFIX, RESUME, LiveState
+from .dataloss import LIMITS, ameasure_limit_loss, limit_losses, loss_total, tightened
+from .live import RECREATE_PREFIX, RESUME, LiveState, stream_from_info
 from .plan import Action, Plan, PlanOptions, _deps, config_digest
 
 __all__ = ["Outcome", "ActionResult", "execute_plan", "gate"]
@@ -50,7 +51,9 @@ class Outcome:
 
 def gate(action: Action, live: LiveState, opt: PlanOptions) -> str | None:
     """Why ``action`` may not run with these options (``None`` when it may). Checked again at
-    apply time, also for saved plans."""
+    apply time, also for saved plans. Records ``--allow-data-loss`` on the action: the request
+    functions check the live state once more right before a destructive request."""
+    action.accept_loss = opt.allow_data_loss
     if action.action == "blocked":
         return action.reason or "blocked"
     if action.action == "recreate":
@@ -67,7 +70,41 @@ def gate(action: Action, live: LiveState, opt: PlanOptions) -> str | None:
             s = live.streams.get(action.name)
             if s is not None and s.messages > 0 and not opt.allow_data_loss:
                 return f"the stream holds {s.messages} messages; needs --allow-data-loss"
+    if action.action in ("update", "adopt") and action.data_loss and not opt.allow_data_loss:
+        return f"tightened limits remove up to {action.data_loss} stored messages; needs --allow-data-loss"
     return None
+
+
+class StaleState(JsApiError):
+    """The live state changed since the plan so that a destructive request would now lose data."""
+
+
+async def _recheck_stream(client: JsClient, a: Action, config: dict[str, Any] | None) -> None:
+    """Right before a destructive request on stream ``a.name`` (delete, recreate, an update that
+    tightens limits) made without --allow-data-loss: read the stream again and refuse when the
+    request would now remove stored messages (say, published while the prompt waited)."""
+    if a.accept_loss:
+        return
+    try:
+        info = await client.astream_info(a.name)
+    except JsApiError as exc:
+        if exc.err_code == 10059:
+            return
+        raise
+    s = stream_from_info(info)
+    if config is None:
+        lost = s.messages
+    elif tightened(s.config, config):
+        state = LiveState(streams={s.name: s})
+        await ameasure_limit_loss(client, state, {s.name: config})
+        lost = loss_total(s, limit_losses(s, config, state.read_at, state.limit_loss.get(s.name)))
+    else:
+        lost = 0
+    if lost > 0:
+        what = "deleted" if a.action in ("delete", "recreate") else "updated"
+        raise StaleState(f"not {what}: the stream now holds {s.messages} message{'s' if s.messages != 1 else ''} "
+                         f"(the plan saw none lost) and this request would remove up to {lost}; "
+                         "needs --allow-data-loss (run plan again)")
 
 
 def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, *, progress: Any = None) -> Outcome:
@@ -173,6 +210,7 @@ async def _put_stream(client: JsClient, a: Action) -> str:
         await client.acreate_stream(cfg)
         return "created"
     if a.action == "recreate":
+        await _recheck_stream(client, a, None)
         try:
             await client.adelete_stream(a.name)
         except JsApiError as exc:
@@ -180,6 +218,8 @@ async def _put_stream(client: JsClient, a: Action) -> str:
                 raise
         await client.acreate_stream(cfg)
         return "deleted and created again"
+    if any(c.path in LIMITS for c in a.changes):
+        await _recheck_stream(client, a, cfg)
     paths = {c.path: c for c in a.changes}
     if "placement" in paths and "num_replicas" in paths:
         # The server refuses to move and scale in one update (10123): scale first, then move.
@@ -310,6 +350,8 @@ async def _delete_consumer(client: JsClient, a: Action) -> str:
 
 
 async def _delete_stream(client: JsClient, a: Action) -> str:
+    # STREAM.DELETE has no condition the server checks: re-read right before it instead.
+    await _recheck_stream(client, a, None)
     try:
         await client.adelete_stream(a.name)
     except JsApiError as exc:

@@ -148,6 +148,7 @@ class _Run:
 
 def _make_plans(args: argparse.Namespace, run: _Run) -> None:
     from .client import JsClient
+    from .dataloss import measure_limit_loss
     from .limits import read_limits
     from .live import read_live
     from .plan import build_plan, desired_from_estate
@@ -170,6 +171,7 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
         live = read_live(client)
         limits = read_limits(client, route.target, config.target)
         desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
+        measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
         plan = build_plan(desired, live, _options(args, route.contexts, estate), target=route.target.display())
         plan.context, plan.contexts = route.name, tuple(route.contexts)
         run.items[-1] = (route, client, live, plan)

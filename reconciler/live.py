@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +62,13 @@ class LiveStream:
     config: dict[str, Any]
     messages: int = 0
     consumer_count: int = 0
+    bytes: int = 0
+    first_seq: int = 0
+    last_seq: int = 0
+    first_ts: float | None = None  # epoch seconds of the oldest stored message
+    last_ts: float | None = None
+    num_subjects: int = 0
+    num_deleted: int = 0
 
     @property
     def name(self) -> str:
@@ -87,6 +95,11 @@ class LiveState:
     # Streams the cluster listed as missing (no leader answered, e.g. during a move) and whose
     # INFO failed too: their state is unknown, and plans must not act on them.
     unknown: set[str] = field(default_factory=set)
+    read_at: float = field(default_factory=time.time)  # when the state was read (epoch seconds)
+    # Messages a tightened limit would remove, measured on the server (see
+    # reconciler.dataloss.measure_limit_loss): stream -> limit -> messages. Streams or limits not
+    # measured are estimated from the stream state (conservatively).
+    limit_loss: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def fingerprint(self) -> str:
         """A hash of what a plan depends on: every config (ownership included) and which streams
@@ -100,6 +113,33 @@ class LiveState:
             c = self.consumers[key]
             h.update(json.dumps(["C", *key, c.config], sort_keys=True, separators=(",", ":")).encode())
         return "sha256:" + h.hexdigest()
+
+
+def parse_ts(value: Any) -> float | None:
+    """Epoch seconds of a server RFC 3339 timestamp (nanosecond precision tolerated)."""
+    if not isinstance(value, str) or not value or value.startswith("0001-"):
+        return None
+    from datetime import datetime
+
+    text = value.rstrip("Z")
+    frac = ""
+    if "." in text:
+        text, frac = text.split(".", 1)
+    try:
+        base = datetime.fromisoformat(text + "+00:00").timestamp()
+    except ValueError:
+        return None
+    digits = "".join(ch for ch in frac if ch.isdigit())
+    return base + (int(digits) / 10 ** len(digits) if digits else 0.0)
+
+
+def stream_from_info(info: dict[str, Any]) -> LiveStream:
+    """A :class:`LiveStream` from a StreamInfo answer."""
+    cfg = strip_server_metadata(info.get("config") or {})
+    st = info.get("state") or {}
+    return LiveStream(cfg, int(st.get("messages") or 0), int(st.get("consumer_count") or 0), int(st.get("bytes") or 0),
+                      int(st.get("first_seq") or 0), int(st.get("last_seq") or 0), parse_ts(st.get("first_ts")),
+                      parse_ts(st.get("last_ts")), int(st.get("num_subjects") or 0), int(st.get("num_deleted") or 0))
 
 
 def read_live(client: JsClient) -> LiveState:
@@ -119,9 +159,7 @@ async def _aread_live(client: JsClient) -> LiveState:
         except JsApiError:
             state.unknown.add(name)
     for info in infos:
-        cfg = strip_server_metadata(info.get("config") or {})
-        st = info.get("state") or {}
-        ls = LiveStream(cfg, int(st.get("messages") or 0), int(st.get("consumer_count") or 0))
+        ls = stream_from_info(info)
         state.streams[ls.name] = ls
     with_consumers = [n for n, s in state.streams.items() if s.consumer_count > 0]
     pages = await client.gather([(lambda n=n: client.alist_consumers(n)) for n in with_consumers])

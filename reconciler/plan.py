@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from linter import Estate, Resource, effective_consumer, effective_stream
@@ -19,7 +19,8 @@ from linter import Target as LintTarget
 from linter.updates import worst
 
 from .diff import Change, diff_configs
-from .live import CONTEXT, DATA_LOSS_MARK, MANAGED_BY, OWNER, PRUNE_MARK, RECREATE_PREFIX, SOURCE, LiveState, owned, recreate_intents
+from .dataloss import describe, limit_losses, loss_total
+from .live import CONTEXT, DATA_LOSS_MARK, MANAGED_BY, OWNER, PRUNE_MARK, RECREATE_PREFIX, SOURCE, LiveState, LiveStream, owned, recreate_intents
 
 __all__ = [
     "Desired",
@@ -114,6 +115,12 @@ class Action:
     # A consumer create that resumes an interrupted recreate at this stream sequence (the
     # intent recorded on its stream; apply clears the record after the create).
     resume_seq: int | None = None
+    # Stored messages this action removes (upper bound): a stream delete or recreate of a stream
+    # holding messages, or tightened limits (reconciler.dataloss). None: none.
+    data_loss: int | None = None
+    # Set by apply's gate from --allow-data-loss: the request functions re-check the live state
+    # right before a destructive request and refuse it when it would now lose data (not serialised).
+    accept_loss: bool = field(default=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -134,6 +141,8 @@ class Action:
             out["config"] = self.config
         if self.resume_seq is not None:
             out["resume_seq"] = self.resume_seq
+        if self.data_loss is not None:
+            out["data_loss"] = self.data_loss
         return out
 
     @classmethod
@@ -158,7 +167,11 @@ class Action:
         resume = data.get("resume_seq")
         if resume is not None and (not isinstance(resume, int) or isinstance(resume, bool) or resume < 1):
             raise PlanError(f"action for {name!r} has a bad resume_seq")
-        return cls(act, kind, name, stream, changes, data.get("consequence"), config, data.get("reason"), data.get("wanted"), resume)
+        loss = data.get("data_loss")
+        if loss is not None and (not isinstance(loss, int) or isinstance(loss, bool) or loss < 0):
+            raise PlanError(f"action for {name!r} has a bad data_loss")
+        return cls(act, kind, name, stream, changes, data.get("consequence"), config, data.get("reason"), data.get("wanted"),
+                   resume, loss)
 
 
 @dataclass
@@ -175,9 +188,16 @@ class Plan:
         return bool(self.actions)
 
     def summary(self) -> dict[str, int]:
+        """Counts per action; ``data_loss`` (only when not 0): the stored messages the runnable
+        actions remove (stream deletes and recreates, tightened limits), an upper bound."""
         out = {a: 0 for a in ("create", "update", "recreate", "delete", "blocked", "adopt")}
+        lost = 0
         for a in self.actions:
             out[a.action] += 1
+            if a.action != "blocked":
+                lost += a.data_loss or 0
+        if lost:
+            out["data_loss"] = lost
         return out
 
     def header(self) -> dict[str, Any]:
@@ -221,7 +241,7 @@ class PlanSet:
         out = {a: 0 for a in ("create", "update", "recreate", "delete", "blocked", "adopt")}
         for p in self.plans:
             for k, v in p.summary().items():
-                out[k] += v
+                out[k] = out.get(k, 0) + v
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -487,7 +507,10 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
                 _block(act, f"the stream holds {holds} message{'s' if holds != 1 else ''}; needs --allow-data-loss")
             else:
                 recreated.add(name)
+            act.data_loss = holds or None
         elif act.action in ("update", "adopt"):
+            _limit_loss(act, cur, d.config, live, opt)
+        if act.action in ("update", "adopt"):
             paths = {c.path for c in act.changes}
             if {"placement", "num_replicas"} <= paths:
                 note = "applied in two steps: replicas first, then the move"
@@ -539,6 +562,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             holds = s.messages
             act = Action("delete", "Stream", name, None, [], f"the stream and its {holds} stored message{'s' if holds != 1 else ''} are deleted"
                          + (f", with its {s.consumer_count} consumer{'s' if s.consumer_count != 1 else ''}" if s.consumer_count else ""))
+            act.data_loss = holds or None
             if holds > 0 and not opt.allow_data_loss:
                 _block(act, f"the stream holds {holds} message{'s' if holds != 1 else ''}; needs --allow-data-loss")
             else:
@@ -551,6 +575,24 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             plan.actions.append(Action("delete", "Consumer", key[1], key[0], [], "the consumer and its position are deleted"))
         plan.actions.extend(stream_deletes)
     return plan
+
+
+def _limit_loss(act: Action, cur: LiveStream, desired: dict[str, Any], live: LiveState, opt: PlanOptions) -> None:
+    """Count what ``act``'s tightened limits remove from ``cur``'s stored messages; a loss is data
+    loss: said in the changes and the consequence, counted, and blocked without --allow-data-loss."""
+    losses = limit_losses(cur, desired, live.read_at, live.limit_loss.get(cur.name))
+    if not losses:
+        return
+    by_limit = {x.limit: x for x in losses}
+    act.changes = [replace(c, cls="data-loss", consequence=describe(by_limit[c.path], cur.messages)) if c.path in by_limit else c
+                   for c in act.changes]
+    total = loss_total(cur, losses)
+    act.data_loss = total
+    note = "data loss: the new limits remove up to " + f"{total} of {cur.messages} stored message{'s' if cur.messages != 1 else ''} (" + \
+        ", ".join(f"{x.limit}: {'unmeasured' if x.messages is None else ('about ' if x.approx else '') + str(x.messages)}" for x in losses) + ")"
+    act.consequence = f"{act.consequence}; {note}" if act.consequence else note
+    if not opt.allow_data_loss:
+        _block(act, f"tightened limits remove up to {total} stored message{'s' if total != 1 else ''}; needs --allow-data-loss")
 
 
 def _resume(d: Desired, config: dict[str, Any], intent: dict[str, Any]) -> Action:

@@ -1,0 +1,85 @@
+"""Issue 12: the live state is checked again right before each destructive request.
+
+Messages published while the interactive prompt waited must not be deleted without
+--allow-data-loss (the plan saw an empty stream)."""
+
+from __future__ import annotations
+
+import builtins
+import sys
+
+import pytest
+
+from .helpers import Js, manifest, run
+
+pytestmark = pytest.mark.integration
+
+KEEP = """
+apiVersion: jsops/v1
+kind: Stream
+metadata: {name: KEEP}
+spec: {subjects: ["keep.>"]}
+"""
+OLD = """
+apiVersion: jsops/v1
+kind: Stream
+metadata: {name: OLD}
+spec: {subjects: ["old.>"]SPEC}
+"""
+
+
+def _prompt_publishes(monkeypatch, server, subject: str, count: int) -> list[str]:
+    """An interactive prompt during which someone publishes ``count`` messages, then 'yes'."""
+    asked: list[str] = []
+
+    def answer(prompt: str = "") -> str:
+        asked.append(prompt)
+        js = Js(server.url)
+        try:
+            js.publish(subject, count)
+        finally:
+            js.close()
+        return "yes"
+
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr(builtins, "input", answer)
+    return asked
+
+
+def test_prune_rechecks_stream_after_prompt(server, js, tmp_path, monkeypatch):
+    d = tmp_path / "m"
+    manifest(d, "keep.yaml", KEEP)
+    manifest(d, "old.yaml", OLD.replace("SPEC", ""))
+    assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
+    (d / "old.yaml").unlink()
+    asked = _prompt_publishes(monkeypatch, server, "old.x", 100)
+    rc, out, err = run("apply", str(d), "--server", server.url, "--prune")
+    assert asked and "- Stream OLD" in out  # planned while empty, confirmed at the prompt
+    assert rc == 1, out + err
+    assert "not deleted: the stream now holds 100 messages" in out
+    assert js.stream("OLD")["state"]["messages"] == 100
+    # with the flag the re-run deletes it (a deliberate loss)
+    rc, out, err = run("apply", str(d), "--server", server.url, "--prune", "--allow-data-loss", "--yes")
+    assert rc == 0 and js.stream("OLD") is None, out + err
+
+
+def test_recreate_and_limit_update_recheck_after_prompt(server, js, tmp_path, monkeypatch):
+    d = tmp_path / "m"
+    manifest(d, "old.yaml", OLD.replace("SPEC", ", max_msgs: 100"))
+    assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
+    # storage file -> memory is a recreate; max_msgs 100 -> 5 tightens a limit: both fine while empty
+    manifest(d, "old.yaml", OLD.replace("SPEC", ", max_msgs: 100, storage: memory"))
+    _prompt_publishes(monkeypatch, server, "old.x", 10)
+    rc, out, err = run("apply", str(d), "--server", server.url, "--allow-recreate")
+    assert rc == 1 and "-/+ Stream OLD" in out, out + err
+    assert "not deleted: the stream now holds 10 messages" in out
+    info = js.stream("OLD")
+    assert (info["config"]["storage"], info["state"]["messages"]) == ("file", 10)
+    js.ok("$JS.API.STREAM.PURGE.OLD")
+    manifest(d, "old.yaml", OLD.replace("SPEC", ", max_msgs: 5"))
+    _prompt_publishes(monkeypatch, server, "old.x", 10)
+    rc, out, err = run("apply", str(d), "--server", server.url)
+    assert rc == 1 and "~ Stream OLD" in out, out + err
+    assert "not updated: the stream now holds 10 messages" in out and "remove up to 5" in out
+    info = js.stream("OLD")
+    assert (info["config"]["max_msgs"], info["state"]["messages"]) == (100, 10)
