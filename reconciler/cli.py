@@ -46,7 +46,7 @@ def _safety_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prune", action="store_true",
                    help="delete objects jsops owns that left the manifests (only those recorded under the PATHs given)")
     p.add_argument("--adopt", nargs="+", default=[], metavar="NAME",
-                   help="take over existing objects jsops does not own (STREAM, or STREAM/CONSUMER)")
+                   help="take over existing objects jsops does not own, or that another estate owns (STREAM, or STREAM/CONSUMER)")
     p.add_argument("--allow-recreate", action="store_true", help="allow delete-and-create for changes the server cannot make in place")
     p.add_argument("--allow-data-loss", action="store_true", help="allow recreating or deleting streams that hold messages")
     p.add_argument("--reset-position", action="store_true", help="recreated consumers start from their deliver policy, not their old position")
@@ -58,8 +58,9 @@ def _config(args: argparse.Namespace) -> Any:
     return load_config(args.config) if not args.no_config else load_config(None, search=False)
 
 
-def _options(args: argparse.Namespace, contexts: Any = None, estate: Any = None) -> Any:
-    """The safety options; with ``estate``, prune is scoped to the PATHs and ``contexts``."""
+def _options(args: argparse.Namespace, contexts: Any = None, estate: Any = None, config: Any = None) -> Any:
+    """The safety options; with ``estate``, prune is scoped to the PATHs and ``contexts``, and with
+    ``config`` to its estate identity (``estate:``)."""
     from .plan import PlanOptions, _root, source_path
 
     opt = PlanOptions(
@@ -69,6 +70,8 @@ def _options(args: argparse.Namespace, contexts: Any = None, estate: Any = None)
         allow_data_loss=args.allow_data_loss,
         keep_position=not args.reset_position,
     )
+    if config is not None:
+        opt.estates, opt.estate = True, getattr(config, "estate", None)
     if estate is None:
         return opt
     root = _root()
@@ -157,6 +160,9 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
 
     config = _config(args)
     estate = _estate(args, config)
+    if getattr(args, "prune", False) and not config.estate:
+        print("jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate. "
+              "Set one (estate: NAME) where several repositories share a server.", file=sys.stderr)
     default = target_from_args(args, config)
     explicit = bool(args.server or args.context or "default" in config.contexts)
     def resolve(name: str) -> Any:
@@ -172,7 +178,7 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
         limits = read_limits(client, route.target, config.target)
         desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
         measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
-        plan = build_plan(desired, live, _options(args, route.contexts, estate), target=route.target.display())
+        plan = build_plan(desired, live, _options(args, route.contexts, estate, config), target=route.target.display())
         plan.context, plan.contexts = route.name, tuple(route.contexts)
         run.items[-1] = (route, client, live, plan)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -20,7 +21,7 @@ from linter.updates import worst
 
 from .diff import Change, diff_configs
 from .dataloss import describe, limit_losses, loss_total
-from .live import CONTEXT, DATA_LOSS_MARK, MANAGED_BY, OWNER, PRUNE_MARK, RECREATE_PREFIX, SOURCE, LiveState, LiveStream, owned, recreate_intents
+from .live import CONTEXT, DATA_LOSS_MARK, ESTATE, MANAGED_BY, OWNER, PRUNE_MARK, RECREATE_PREFIX, SOURCE, LiveState, LiveStream, owned, recreate_intents
 
 __all__ = [
     "Desired",
@@ -82,12 +83,27 @@ class PlanOptions:
     # declare it: True when the record is stale (the file is gone, or was loaded in this run and no
     # longer declares the object), so that apply records the new path.
     stale_source: Callable[[str], bool] | None = None
+    # Estate rules (jsops plan/apply set them): objects are stamped with ``estate`` (when set),
+    # --prune considers only owned objects whose recorded estate equals ``estate`` (None: objects
+    # without one), and an object recorded for another estate needs --adopt. Off: objects keep
+    # whatever estate they carry and no estate is checked (the controller, pure unit tests).
+    estates: bool = False
+    estate: str | None = None
+
+    def foreign(self, config: dict[str, Any]) -> str | None:
+        """The other estate an owned object is recorded for (None: this one, or no estate rules)."""
+        if not self.estates or not owned(config):
+            return None
+        mark = (config.get("metadata") or {}).get(ESTATE)
+        return str(mark) if mark and mark != self.estate else None
 
     def prunable(self, config: dict[str, Any]) -> bool:
         """Whether ``--prune`` may delete this live object (when the manifests no longer declare it)."""
         if not owned(config):
             return False
         meta = config.get("metadata") or {}
+        if self.estates and meta.get(ESTATE) != self.estate:
+            return False
         if self.prune_contexts is not None and meta.get(CONTEXT, "default") not in self.prune_contexts:
             return False
         if self.prune_paths is not None:
@@ -321,13 +337,25 @@ def source_path(path: str, root: str | None = None) -> str:
 def in_scope(recorded: str, scopes: Iterable[str]) -> bool:
     """Whether the recorded path ``recorded`` lies under (or is) one of ``scopes`` (both in
     :func:`source_path` form)."""
+    recorded = _norm(recorded)
+    if recorded is None:
+        return False
     for s in scopes:
-        s = s.rstrip("/") or "/"
+        s = (_norm(s) or "").rstrip("/") or "/"
         if s == "." and not recorded.startswith("/"):
             return True
         if recorded == s or recorded.startswith(s if s.endswith("/") else s + "/"):
             return True
     return False
+
+
+def _norm(path: str) -> str | None:
+    """``path`` (``/`` separators) normalised; None for a relative path that climbs out of the
+    repository (``manifests/../../x``): it is under no scope."""
+    norm = posixpath.normpath(path) if path else path
+    if not norm.startswith("/") and (norm == ".." or norm.startswith("../")):
+        return None
+    return norm
 
 
 def desired_from_estate(
@@ -405,11 +433,14 @@ def _consumer(r: Resource, stream: dict[str, Any] | None, target: LintTarget | N
     return effective_consumer(cfg, stream, durable_name=durable, name=cname, target=target)  # type: ignore[arg-type]
 
 
-def stamp(config: dict[str, Any], source: str, context: str | None = None) -> dict[str, Any]:
-    """``config`` with jsops ownership metadata (owner, manifest path, and a non-default context)."""
+def stamp(config: dict[str, Any], source: str, context: str | None = None, estate: str | None = None) -> dict[str, Any]:
+    """``config`` with jsops ownership metadata (owner, manifest path, a non-default context and
+    the estate when there is one)."""
     out = dict(config)
     meta = dict(out.get("metadata") or {})
     meta[MANAGED_BY] = OWNER
+    if estate:
+        meta[ESTATE] = estate
     if source:
         meta[SOURCE] = source
     if context and context != "default":
@@ -479,7 +510,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
     for name in stream_order({n: d.config for n, d in streams.items()}):
         d = streams[name]
         cur = live.streams.get(name)
-        config = stamp(d.config, d.file, d.context)
+        config = _estate_mark(stamp(d.config, d.file, d.context, opt.estate), live.streams.get(name), opt)
         if name in live.unknown:
             act = Action("update", "Stream", name, None, [], None, config)
             _block(act, "the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later")
@@ -519,8 +550,8 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
 
     for d in consumers:
         key = (d.stream or "", d.name)
-        config = stamp(d.config, d.file, d.context)
         cur = live.consumers.get(key)
+        config = _estate_mark(stamp(d.config, d.file, d.context, opt.estate), cur, opt)
         if d.stream in live.unknown:
             continue
         if d.stream in recreated:
@@ -606,12 +637,18 @@ def _resume(d: Desired, config: dict[str, Any], intent: dict[str, Any]) -> Actio
 
 
 def _bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list[Change]:
-    """Changes recording the manifest's new path (when the recorded one is stale) and its context
-    on an owned object, so that a later scoped ``--prune`` of the old place does not delete it."""
-    if not owned(live_cfg) or opt.stale_source is None:
+    """Changes recording the manifest's new path (when the recorded one is stale), its context and
+    the estate on an owned object, so that a later scoped ``--prune`` of the old place does not
+    delete it."""
+    if not owned(live_cfg):
         return []
     meta = live_cfg.get("metadata") or {}
     out = []
+    if opt.estates and opt.estate and meta.get(ESTATE) != opt.estate and not opt.foreign(live_cfg):
+        out.append(Change(f"metadata.{ESTATE}", meta.get(ESTATE), opt.estate, "in-place",
+                          "jsops records the estate that owns the object (it scopes --prune and takeovers)"))
+    if opt.stale_source is None:
+        return out
     recorded = meta.get(SOURCE)
     if d.file and recorded != d.file and not (isinstance(recorded, str) and not opt.stale_source(recorded)):
         out.append(Change(f"metadata.{SOURCE}", recorded, d.file, "in-place",
@@ -623,15 +660,44 @@ def _bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list
     return out
 
 
+def _estate_mark(config: dict[str, Any], cur: Any, opt: PlanOptions) -> dict[str, Any]:
+    """Without estate rules, an update keeps the estate the live object records."""
+    if opt.estates or cur is None:
+        return config
+    mark = (cur.config.get("metadata") or {}).get(ESTATE)
+    if not mark or not owned(cur.config):
+        return config
+    out = dict(config)
+    out["metadata"] = {**(out.get("metadata") or {}), ESTATE: mark}
+    return out
+
+
 def _block(act: Action, reason: str) -> None:
     act.wanted, act.action, act.reason = act.action, "blocked", reason
 
 
 def _owned_action(kind: str, name: str, stream: str | None, live_cfg: dict[str, Any], changes: list[Change],
                   opt: PlanOptions, config: dict[str, Any]) -> Action | None:
+    label = f"{stream}/{name}" if kind == "Consumer" else name
+    other = opt.foreign(live_cfg)
+    if other is not None:
+        mine = f"estate {opt.estate!r}" if opt.estate else "this repository (no estate: in the jsops config)"
+        change = Change(f"metadata.{ESTATE}", other, opt.estate, "in-place", f"jsops takes the object over from estate {other!r}")
+        if not opt.adopts(kind, name, stream):
+            act = Action("update", kind, name, stream, changes + [change], None, config)
+            if worst([c.cls for c in changes] or ["in-place"]) == "recreate":
+                act.action = "recreate"
+            _block(act, f"owned by estate {other!r}, not {mine}; pass --adopt {label} to take it over")
+            return act
+        changes = changes + [change]
+        cls = worst([c.cls for c in changes])
+        if cls in ("forbidden", "recreate"):
+            act = Action("recreate" if cls == "recreate" else "update", kind, name, stream, changes, None, config)
+            _block(act, f"owned by estate {other!r}; a takeover is an in-place update only, this change is not")
+            return act
+        return Action("adopt", kind, name, stream, changes, f"jsops takes the object over from estate {other!r}", config)
     is_owned = owned(live_cfg)
     adopting = not is_owned and opt.adopts(kind, name, stream)
-    label = f"{stream}/{name}" if kind == "Consumer" else name
     if not is_owned and not adopting:
         if not changes:
             return None
