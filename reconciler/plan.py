@@ -7,12 +7,11 @@ and a :class:`~reconciler.live.LiveState`, and returns a :class:`Plan`. Renderer
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import posixpath
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from linter import Estate, Resource, effective_consumer, effective_stream
@@ -20,8 +19,8 @@ from linter import Target as LintTarget
 from linter.updates import worst
 
 from .diff import Change, diff_configs
-from .dataloss import describe, limit_losses, loss_total
-from .live import CONTEXT, DATA_LOSS_MARK, ESTATE, MANAGED_BY, OWNER, PRUNE_MARK, RECREATE_PREFIX, SOURCE, LiveState, LiveStream, owned, recreate_intents
+from ._plan_dataloss import config_digest, estate_mark, keep_intents, limit_loss, resume_action
+from .live import CONTEXT, DATA_LOSS_MARK, ESTATE, MANAGED_BY, OWNER, PRUNE_MARK, SOURCE, LiveState, owned, recreate_intents
 
 __all__ = [
     "Desired",
@@ -41,6 +40,7 @@ __all__ = [
     "in_scope",
     "stream_order",
     "ACTIONS",
+    "config_digest",
 ]
 
 PLAN_VERSION = 1
@@ -449,23 +449,6 @@ def stamp(config: dict[str, Any], source: str, context: str | None = None, estat
     return out
 
 
-def config_digest(config: dict[str, Any]) -> str:
-    """A short digest of a desired consumer config (recorded with a recreate intent)."""
-    text = json.dumps(config, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def _keep_intents(config: dict[str, Any], live_cfg: dict[str, Any]) -> dict[str, Any]:
-    """``config`` with the live stream's recorded recreate intents carried over (an update of the
-    stream must not erase the position of a consumer whose recreate was interrupted)."""
-    keep = {k: v for k, v in (live_cfg.get("metadata") or {}).items() if k.startswith(RECREATE_PREFIX)}
-    if not keep:
-        return config
-    out = dict(config)
-    out["metadata"] = {**(out.get("metadata") or {}), **keep}
-    return out
-
-
 def _deps(config: dict[str, Any]) -> set[str]:
     names = set()
     for src in [config.get("mirror"), *(config.get("sources") or [])]:
@@ -510,7 +493,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
     for name in stream_order({n: d.config for n, d in streams.items()}):
         d = streams[name]
         cur = live.streams.get(name)
-        config = _estate_mark(stamp(d.config, d.file, d.context, opt.estate), live.streams.get(name), opt)
+        config = estate_mark(stamp(d.config, d.file, d.context, opt.estate), live.streams.get(name), opt)
         if name in live.unknown:
             act = Action("update", "Stream", name, None, [], None, config)
             _block(act, "the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later")
@@ -522,7 +505,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             created.add(name)
             continue
         changes = diff_configs("Stream", cur.config, d.config) + _bookkeeping(cur.config, d, opt)
-        act = _owned_action("Stream", name, None, cur.config, changes, opt, _keep_intents(config, cur.config))
+        act = _owned_action("Stream", name, None, cur.config, changes, opt, keep_intents(config, cur.config))
         if act is None:
             continue
         if act.action == "recreate":
@@ -540,7 +523,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
                 recreated.add(name)
             act.data_loss = holds or None
         elif act.action in ("update", "adopt"):
-            _limit_loss(act, cur, d.config, live, opt)
+            limit_loss(act, cur, d.config, live, opt)
         if act.action in ("update", "adopt"):
             paths = {c.path for c in act.changes}
             if {"placement", "num_replicas"} <= paths:
@@ -551,7 +534,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
     for d in consumers:
         key = (d.stream or "", d.name)
         cur = live.consumers.get(key)
-        config = _estate_mark(stamp(d.config, d.file, d.context, opt.estate), cur, opt)
+        config = estate_mark(stamp(d.config, d.file, d.context, opt.estate), cur, opt)
         if d.stream in live.unknown:
             continue
         if d.stream in recreated:
@@ -560,7 +543,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
         if cur is None:
             intent = recreate_intents(live.streams[d.stream].config).get(d.name) if d.stream in live.streams else None
             if intent is not None and opt.keep_position:
-                plan.actions.append(_resume(d, config, intent))
+                plan.actions.append(resume_action(d, config, intent))
             else:
                 plan.actions.append(Action("create", "Consumer", d.name, d.stream, [], None, config))
             continue
@@ -608,34 +591,6 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
     return plan
 
 
-def _limit_loss(act: Action, cur: LiveStream, desired: dict[str, Any], live: LiveState, opt: PlanOptions) -> None:
-    """Count what ``act``'s tightened limits remove from ``cur``'s stored messages; a loss is data
-    loss: said in the changes and the consequence, counted, and blocked without --allow-data-loss."""
-    losses = limit_losses(cur, desired, live.read_at, live.limit_loss.get(cur.name))
-    if not losses:
-        return
-    by_limit = {x.limit: x for x in losses}
-    act.changes = [replace(c, cls="data-loss", consequence=describe(by_limit[c.path], cur.messages)) if c.path in by_limit else c
-                   for c in act.changes]
-    total = loss_total(cur, losses)
-    act.data_loss = total
-    note = "data loss: the new limits remove up to " + f"{total} of {cur.messages} stored message{'s' if cur.messages != 1 else ''} (" + \
-        ", ".join(f"{x.limit}: {'unmeasured' if x.messages is None else ('about ' if x.approx else '') + str(x.messages)}" for x in losses) + ")"
-    act.consequence = f"{act.consequence}; {note}" if act.consequence else note
-    if not opt.allow_data_loss:
-        _block(act, f"tightened limits remove up to {total} stored message{'s' if total != 1 else ''}; needs --allow-data-loss")
-
-
-def _resume(d: Desired, config: dict[str, Any], intent: dict[str, Any]) -> Action:
-    from .apply import resume_config  # apply imports this module
-
-    seq = int(intent["seq"])
-    note = f"resume interrupted recreate of {d.stream}/{d.name} at stream sequence {seq} (recorded on the stream before its delete)"
-    if intent.get("digest") != config_digest(config):
-        note += "; the manifest changed since, the new config is created at that position"
-    return Action("create", "Consumer", d.name, d.stream, [], note, resume_config(config, seq), resume_seq=seq)
-
-
 def _bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list[Change]:
     """Changes recording the manifest's new path (when the recorded one is stale), its context and
     the estate on an owned object, so that a later scoped ``--prune`` of the old place does not
@@ -657,18 +612,6 @@ def _bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list
     if ctx != d.context:
         out.append(Change(f"metadata.{CONTEXT}", None if ctx == "default" else ctx, None if d.context == "default" else d.context,
                           "in-place", "jsops records the manifest's context (it scopes --prune)"))
-    return out
-
-
-def _estate_mark(config: dict[str, Any], cur: Any, opt: PlanOptions) -> dict[str, Any]:
-    """Without estate rules, an update keeps the estate the live object records."""
-    if opt.estates or cur is None:
-        return config
-    mark = (cur.config.get("metadata") or {}).get(ESTATE)
-    if not mark or not owned(cur.config):
-        return config
-    out = dict(config)
-    out["metadata"] = {**(out.get("metadata") or {}), ESTATE: mark}
     return out
 
 
