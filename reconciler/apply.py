@@ -277,10 +277,13 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
             await client.adelete_consumer(stream, a.name)
             _fault("after-consumer-delete")
         await client.aput_consumer(stream, cfg, "create")
+        _fault("after-consumer-create")
         if intent is not None:
             await _set_intent(client, stream, a.name, None)
         return detail
     await client.aput_consumer(stream, cfg, "update")
+    if any(c.path.startswith("stream.metadata." + RECREATE_PREFIX) for c in a.changes):
+        await _set_intent(client, stream, a.name, None)
     return "adopted" if a.action == "adopt" else "updated"
 
 

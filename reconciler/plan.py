@@ -20,7 +20,7 @@ from linter.updates import worst
 
 from .diff import Change, diff_configs
 from ._plan_dataloss import config_digest, estate_mark, keep_intents, limit_loss, resume_action
-from .live import CONTEXT, DATA_LOSS_MARK, ESTATE, MANAGED_BY, OWNER, PRUNE_MARK, SOURCE, LiveState, owned, recreate_intents
+from .live import CONTEXT, DATA_LOSS_MARK, ESTATE, MANAGED_BY, OWNER, PRUNE_MARK, RECREATE_PREFIX, RESUME, SOURCE, LiveState, owned, recreate_intents
 
 __all__ = [
     "Desired",
@@ -548,6 +548,16 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
                 plan.actions.append(Action("create", "Consumer", d.name, d.stream, [], None, config))
             continue
         changes = diff_configs("Consumer", cur.config, d.config) + _bookkeeping(cur.config, d, opt)
+        if cur.config.get("deliver_policy") == "by_start_sequence" and RESUME in (cur.config.get("metadata") or {}) \
+                and isinstance(cur.config.get("opt_start_seq"), int):
+            # recreated at its old position: an update keeps that start (the server cannot change it)
+            from .apply import resume_config
+
+            config = resume_config(config, cur.config["opt_start_seq"])
+        leftover = recreate_intents(live.streams[d.stream].config).get(d.name) if d.stream in live.streams else None
+        if leftover is not None and owned(cur.config):  # a recreate finished, but its record was not cleared
+            changes.append(Change(f"stream.metadata.{RECREATE_PREFIX}{d.name}", leftover, None, "in-place",
+                                  "jsops clears the record of a finished recreate from the stream"))
         act = _owned_action("Consumer", d.name, d.stream, cur.config, changes, opt, config)
         if act is None:
             continue

@@ -112,3 +112,25 @@ def test_server_killed_between_delete_and_create_resumes_position(tmp_path):
         if js is not None:
             js.close()
         server.stop()
+
+
+def test_killed_after_create_clears_the_leftover_record(server, tmp_path):
+    d = tmp_path / "m"
+    js = _setup(server, d, "new")
+    try:
+        env = {**os.environ, "JSOPS_FAULT": "after-consumer-create"}
+        proc = subprocess.run([JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"],
+                              env=env, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 137, proc.stdout + proc.stderr
+        assert js.consumer("ORDERS", "shipper")["config"]["max_waiting"] == 128
+        assert "io.jsops.recreate.shipper" in _intents(js)
+        rc, out, _ = run("plan", str(d), "--server", server.url)
+        assert rc == 2 and "~ Consumer ORDERS/shipper" in out and "clears the record of a finished recreate" in out, out
+        assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
+        assert _intents(js) == {}
+        info = js.consumer("ORDERS", "shipper")
+        assert (info["num_pending"], info["ack_floor"]["stream_seq"]) == (6, 4)
+        rc, out, _ = run("plan", str(d), "--server", server.url)
+        assert (rc, out.startswith("No changes.")) == (0, True), out
+    finally:
+        js.close()
