@@ -143,3 +143,23 @@ def test_limit_losses_pure():
     assert limit_losses(s, {"max_msgs_per_subject": 60}, 3000.0) == []
     assert limit_losses(s, {"max_msgs_per_subject": 20}, 3000.0) == [LimitLoss("max_msgs_per_subject", None)]
     assert limit_losses(LiveStream({"name": "E"}), {"max_msgs": 1}, 3000.0) == []
+
+
+def test_controller_policy_needs_data_loss_annotation():
+    from reconciler._controller_policy import Policy, policy_plan
+    from reconciler.live import LiveState
+    from reconciler.plan import Desired
+
+    live_cfg = {"name": "S", "subjects": ["s.>"], "max_msgs": 1000, "metadata": {"io.jsops.managed-by": "jsops"}}
+    live = LiveState(streams={"S": LiveStream(live_cfg, messages=100, bytes=3500)})
+    desired = [Desired("Stream", "S", None, {"name": "S", "subjects": ["s.>"], "max_msgs": 10})]
+    key = ("Stream", None, "S")
+    [act] = policy_plan(desired, live, Policy({key: {}})).actions
+    assert (act.action, act.wanted, act.data_loss) == ("blocked", "update", 90)
+    assert "jsops.io/allow-data-loss" in (act.reason or "")
+    [act] = policy_plan(desired, live, Policy({key: {"jsops.io/allow-data-loss": "true"}})).actions
+    assert (act.action, act.data_loss) == ("update", 90)
+    # a limit that removes nothing is a plain in-place update, no annotation needed
+    desired = [Desired("Stream", "S", None, {"name": "S", "subjects": ["s.>"], "max_msgs": 500})]
+    [act] = policy_plan(desired, live, Policy({key: {}})).actions
+    assert (act.action, act.data_loss) == ("update", None)
