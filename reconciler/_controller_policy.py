@@ -148,6 +148,9 @@ def policy_plan(desired: list[Desired], live: LiveState, policy: Policy, *, targ
                 chosen = pa
             elif pa is not None and pa.action == "recreate" and policy.allows(k, ALLOW_RECREATE):
                 chosen = pa
+                if pa.data_loss and not policy.allows(k, ALLOW_DATA_LOSS):  # interest stream: reconciler.live.interest_loss
+                    chosen = _block(pa, f"deleting the consumer removes up to {_plural(pa.data_loss)} of an interest stream; needs "
+                                    + _annotation(ALLOW_DATA_LOSS))
             else:
                 chosen = sa
                 if chosen is not None and chosen.action == "blocked" and chosen.wanted == "recreate" and pa is not None and pa.action == "recreate":
@@ -163,7 +166,7 @@ def _prune(a: Action, live: LiveState) -> Action:
         held = live.streams[a.name].messages if a.name in live.streams else 0
     else:
         c = live.consumers.get((a.stream or "", a.name))
-        cfg, held = (c.config if c else {}), 0
+        cfg, held = (c.config if c else {}), (a.data_loss or 0)
     meta = cfg.get("metadata") or {}
     if meta.get(PRUNE_MARK) != "true":
         return _block(a, f'left the manifests; it is pruned only if its manifest had {ALLOW_PRUNE}: "true" when it was last applied')

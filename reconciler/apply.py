@@ -17,7 +17,7 @@ from typing import Any
 
 from .client import JsApiError, JsClient
 from .dataloss import LIMITS, ameasure_limit_loss, limit_losses, loss_total, tightened
-from .live import RECREATE_PREFIX, RESUME, LiveState, stream_from_info
+from .live import RECREATE_PREFIX, RESUME, LiveState, interest_loss, stream_from_info
 from .plan import Action, Plan, PlanOptions, _deps, config_digest
 
 __all__ = ["Outcome", "ActionResult", "execute_plan", "gate"]
@@ -72,6 +72,8 @@ def gate(action: Action, live: LiveState, opt: PlanOptions) -> str | None:
                 return f"the stream holds {s.messages} messages; needs --allow-data-loss"
     if action.action in ("update", "adopt") and action.data_loss and not opt.allow_data_loss:
         return f"tightened limits remove up to {action.data_loss} stored messages; needs --allow-data-loss"
+    if action.kind == "Consumer" and action.data_loss and not opt.allow_data_loss:
+        return f"deleting the consumer removes up to {action.data_loss} messages of an interest stream; needs --allow-data-loss"
     return None
 
 
@@ -274,6 +276,7 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
                 # Recorded on the stream before the delete: an interruption between the delete
                 # and the create leaves the position for the re-run to resume (see plan).
                 await _set_intent(client, stream, a.name, intent)
+            await _recheck_consumer(client, a)
             await client.adelete_consumer(stream, a.name)
             _fault("after-consumer-delete")
         await client.aput_consumer(stream, cfg, "create")
@@ -342,7 +345,28 @@ def resume_config(config: dict[str, Any], start_seq: int) -> dict[str, Any]:
     return cfg
 
 
+async def _recheck_consumer(client: JsClient, a: Action) -> None:
+    """Right before deleting a consumer without --allow-data-loss: on an interest stream, refuse
+    when it now has unacknowledged messages (the delete would remove them)."""
+    if a.accept_loss:
+        return
+    try:
+        s = stream_from_info(await client.astream_info(a.stream or ""))
+        if s.config.get("retention") != "interest":
+            return
+        info = await client.aconsumer_info(a.stream or "", a.name)
+    except JsApiError as exc:
+        if exc.err_code in (10014, 10059):
+            return
+        raise
+    lost = interest_loss(s, int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0))
+    if lost > 0:
+        raise StaleState(f"not deleted: the consumer now has {lost} unacknowledged message{'s' if lost != 1 else ''} on an "
+                         "interest stream, which the delete would remove; needs --allow-data-loss (run plan again)")
+
+
 async def _delete_consumer(client: JsClient, a: Action) -> str:
+    await _recheck_consumer(client, a)
     try:
         await client.adelete_consumer(a.stream or "", a.name)
     except JsApiError as exc:

@@ -81,6 +81,7 @@ class LiveConsumer:
     config: dict[str, Any]
     ack_floor: int = 0  # stream sequence of the ack floor
     delivered: int = 0  # stream sequence last delivered
+    pending: int = 0  # messages not yet acknowledged: num_pending + num_ack_pending
 
     @property
     def name(self) -> str:
@@ -133,6 +134,15 @@ def parse_ts(value: Any) -> float | None:
     return base + (int(digits) / 10 ** len(digits) if digits else 0.0)
 
 
+def interest_loss(stream: LiveStream | None, pending: int) -> int:
+    """Messages deleting a consumer with ``pending`` unacknowledged messages removes: on an
+    ``interest`` stream the server drops messages no remaining consumer is interested in (checked
+    on 2.15.1); an upper bound (other consumers may still hold interest)."""
+    if stream is None or stream.config.get("retention") != "interest":
+        return 0
+    return min(stream.messages, pending)
+
+
 def stream_from_info(info: dict[str, Any]) -> LiveStream:
     """A :class:`LiveStream` from a StreamInfo answer."""
     cfg = strip_server_metadata(info.get("config") or {})
@@ -169,7 +179,8 @@ async def _aread_live(client: JsClient) -> LiveState:
         for info in page:
             cfg = strip_server_metadata(info.get("config") or {})
             lc = LiveConsumer(stream, cfg, int((info.get("ack_floor") or {}).get("stream_seq") or 0),
-                              int((info.get("delivered") or {}).get("stream_seq") or 0))
+                              int((info.get("delivered") or {}).get("stream_seq") or 0),
+                              int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0))
             if lc.name:
                 state.consumers[(stream, lc.name)] = lc
     state.requests = client.requests - before

@@ -20,7 +20,7 @@ from linter.updates import worst
 
 from .diff import Change, diff_configs
 from ._plan_dataloss import config_digest, estate_mark, keep_intents, limit_loss, resume_action
-from .live import CONTEXT, DATA_LOSS_MARK, ESTATE, MANAGED_BY, OWNER, PRUNE_MARK, RECREATE_PREFIX, RESUME, SOURCE, LiveState, owned, recreate_intents
+from .live import CONTEXT, DATA_LOSS_MARK, ESTATE, MANAGED_BY, OWNER, PRUNE_MARK, RECREATE_PREFIX, RESUME, SOURCE, LiveState, interest_loss, owned, recreate_intents
 
 __all__ = [
     "Desired",
@@ -571,6 +571,8 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
                 act.consequence = "consumer position and pending acks are lost"
             if not opt.allow_recreate:
                 _block(act, "needs --allow-recreate")
+            else:
+                _interest_loss(act, live, cur, opt)
         plan.actions.append(act)
 
     if opt.prune:
@@ -596,7 +598,9 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             c = live.consumers[key]
             if key in wanted_consumers or key[0] in deleting or not opt.prunable(c.config):
                 continue
-            plan.actions.append(Action("delete", "Consumer", key[1], key[0], [], "the consumer and its position are deleted"))
+            act = Action("delete", "Consumer", key[1], key[0], [], "the consumer and its position are deleted")
+            _interest_loss(act, live, c, opt)
+            plan.actions.append(act)
         plan.actions.extend(stream_deletes)
     return plan
 
@@ -623,6 +627,20 @@ def _bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list
         out.append(Change(f"metadata.{CONTEXT}", None if ctx == "default" else ctx, None if d.context == "default" else d.context,
                           "in-place", "jsops records the manifest's context (it scopes --prune)"))
     return out
+
+
+def _interest_loss(act: Action, live: LiveState, c: Any, opt: PlanOptions) -> None:
+    """A consumer delete (prune or recreate) on an interest stream removes its unacknowledged
+    messages: data loss, blocked without --allow-data-loss."""
+    lost = interest_loss(live.streams.get(c.stream), c.pending)
+    if not lost:
+        return
+    act.data_loss = lost
+    note = (f"data loss: on an interest stream, deleting the consumer removes up to {lost} unacknowledged "
+            f"message{'s' if lost != 1 else ''} no other consumer is interested in")
+    act.consequence = f"{act.consequence}; {note}" if act.consequence else note
+    if not opt.allow_data_loss:
+        _block(act, f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; needs --allow-data-loss")
 
 
 def _block(act: Action, reason: str) -> None:

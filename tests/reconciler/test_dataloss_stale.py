@@ -83,3 +83,41 @@ def test_recreate_and_limit_update_recheck_after_prompt(server, js, tmp_path, mo
     assert "not updated: the stream now holds 10 messages" in out and "remove up to 5" in out
     info = js.stream("OLD")
     assert (info["config"]["max_msgs"], info["state"]["messages"]) == (100, 10)
+
+
+INTEREST = """
+apiVersion: jsops/v1
+kind: Stream
+metadata: {name: EVENTS}
+spec: {subjects: ["ev.>"], retention: interest}
+---
+apiVersion: jsops/v1
+kind: Consumer
+metadata: {name: reader, stream: EVENTS}
+spec: {ack_policy: explicit, max_waiting: WAITING}
+"""
+
+
+def test_consumer_delete_on_interest_stream_is_data_loss(server, js, tmp_path, monkeypatch):
+    d = tmp_path / "m"
+    manifest(d, "ev.yaml", INTEREST.replace("WAITING", "64"))
+    assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
+    js.publish("ev.a", 10)
+    js.fetch_ack("EVENTS", "reader", 3)
+    # a recreate deletes the consumer first: on an interest stream that removes its 7 messages
+    manifest(d, "ev.yaml", INTEREST.replace("WAITING", "128"))
+    rc, out, _ = run("plan", str(d), "--server", server.url, "--allow-recreate")
+    assert rc == 2 and "(blocked recreate: the consumer has 7 unacknowledged messages on an interest stream" in out, out
+    assert run("apply", str(d), "--server", server.url, "--yes", "--allow-recreate")[0] == 1
+    assert js.stream("EVENTS")["state"]["messages"] == 7
+    # a prune of it likewise
+    (d / "ev.yaml").write_text(INTEREST.split("---")[0])
+    rc, out, _ = run("apply", str(d), "--server", server.url, "--yes", "--prune")
+    assert rc == 1 and "! Consumer EVENTS/reader" in out, out
+    assert js.consumer("EVENTS", "reader") is not None and js.stream("EVENTS")["state"]["messages"] == 7
+    # planned with nothing pending; 5 published while the prompt waited: not deleted
+    js.fetch_ack("EVENTS", "reader", 7)
+    _prompt_publishes(monkeypatch, server, "ev.b", 5)
+    rc, out, _ = run("apply", str(d), "--server", server.url, "--prune")
+    assert rc == 1 and "- Consumer EVENTS/reader" in out and "not deleted: the consumer now has 5 unacknowledged" in out, out
+    assert js.stream("EVENTS")["state"]["messages"] == 5
