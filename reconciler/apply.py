@@ -51,9 +51,11 @@ class Outcome:
 
 def gate(action: Action, live: LiveState, opt: PlanOptions) -> str | None:
     """Why ``action`` may not run with these options (``None`` when it may). Checked again at
-    apply time, also for saved plans. Records ``--allow-data-loss`` on the action: the request
-    functions check the live state once more right before a destructive request."""
-    action.accept_loss = opt.allow_data_loss
+    apply time, also for saved plans. Records on the action whether its data loss is accepted
+    (the plan counted a loss and --allow-data-loss is given): otherwise the request functions check
+    the live state once more right before a destructive request and refuse one that now loses data
+    (the plan that was confirmed lost none), whatever the flags (the controller passes them all)."""
+    action.accept_loss = opt.allow_data_loss and bool(action.data_loss)
     if action.action == "blocked":
         return action.reason or "blocked"
     if action.action == "recreate":
@@ -106,7 +108,7 @@ async def _recheck_stream(client: JsClient, a: Action, config: dict[str, Any] | 
         what = "deleted" if a.action in ("delete", "recreate") else "updated"
         raise StaleState(f"not {what}: the stream now holds {s.messages} message{'s' if s.messages != 1 else ''} "
                          f"(the plan saw none lost) and this request would remove up to {lost}; "
-                         "needs --allow-data-loss (run plan again)")
+                         "run plan again (a loss needs --allow-data-loss)")
 
 
 def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, *, progress: Any = None) -> Outcome:
@@ -362,7 +364,7 @@ async def _recheck_consumer(client: JsClient, a: Action) -> None:
     lost = interest_loss(s, int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0))
     if lost > 0:
         raise StaleState(f"not deleted: the consumer now has {lost} unacknowledged message{'s' if lost != 1 else ''} on an "
-                         "interest stream, which the delete would remove; needs --allow-data-loss (run plan again)")
+                         "interest stream, which the delete would remove; run plan again (a loss needs --allow-data-loss)")
 
 
 async def _delete_consumer(client: JsClient, a: Action) -> str:

@@ -134,8 +134,9 @@ class Action:
     # Stored messages this action removes (upper bound): a stream delete or recreate of a stream
     # holding messages, or tightened limits (reconciler.dataloss). None: none.
     data_loss: int | None = None
-    # Set by apply's gate from --allow-data-loss: the request functions re-check the live state
-    # right before a destructive request and refuse it when it would now lose data (not serialised).
+    # Set by apply's gate: the plan counted a loss and --allow-data-loss is given. Otherwise the
+    # request functions re-check the live state right before a destructive request and refuse it
+    # when it would now lose data (not serialised).
     accept_loss: bool = field(default=False, compare=False)
 
     @property

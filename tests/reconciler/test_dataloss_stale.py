@@ -121,3 +121,29 @@ def test_consumer_delete_on_interest_stream_is_data_loss(server, js, tmp_path, m
     rc, out, _ = run("apply", str(d), "--server", server.url, "--prune")
     assert rc == 1 and "- Consumer EVENTS/reader" in out and "not deleted: the consumer now has 5 unacknowledged" in out, out
     assert js.stream("EVENTS")["state"]["messages"] == 5
+
+
+def test_flags_do_not_cover_a_loss_the_plan_did_not_show(server, js, tmp_path):
+    """The controller applies with every flag on (its annotations decide): a prune planned on an
+    empty stream is still re-checked, and refused once the stream holds messages."""
+    from reconciler.apply import execute_plan
+    from reconciler.client import JsClient
+    from reconciler.live import read_live
+    from reconciler.plan import PlanOptions, build_plan
+    from reconciler.target import Target
+
+    d = tmp_path / "m"
+    manifest(d, "keep.yaml", KEEP)
+    manifest(d, "old.yaml", OLD.replace("SPEC", ""))
+    assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
+    opt = PlanOptions(prune=True, allow_recreate=True, allow_data_loss=True)
+    with JsClient(Target(servers=(server.url,))) as client:
+        live = read_live(client)
+        plan = build_plan([], live, opt)
+        assert {a.label for a in plan.actions if a.action == "delete"} == {"Stream KEEP", "Stream OLD"}
+        js.publish("old.x", 4)
+        outcome = execute_plan(client, plan, live, opt)
+    by = {r.action.label: r for r in outcome.results}
+    assert by["Stream KEEP"].status == "done" and js.stream("KEEP") is None
+    assert by["Stream OLD"].status == "failed" and "now holds 4 messages" in by["Stream OLD"].detail
+    assert js.stream("OLD")["state"]["messages"] == 4
