@@ -13,13 +13,16 @@ import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from linter.updates import worst
+
 from .dataloss import describe, limit_losses, loss_total
-from .live import ESTATE, RECREATE_PREFIX, LiveState, LiveStream, owned
+from .diff import Change
+from .live import ESTATE, RECREATE_PREFIX, LiveState, LiveStream, interest_loss, owned
 
 if TYPE_CHECKING:
     from .plan import Action, Desired, PlanOptions
 
-__all__ = ["config_digest", "keep_intents", "estate_mark", "limit_loss", "resume_action", "block"]
+__all__ = ["config_digest", "keep_intents", "estate_mark", "limit_loss", "resume_action", "block", "interest_action", "takeover_action"]
 
 
 def block(act: "Action", reason: str) -> None:
@@ -83,3 +86,40 @@ def resume_action(d: Desired, config: dict[str, Any], intent: dict[str, Any]) ->
     from .plan import Action
 
     return Action("create", "Consumer", d.name, d.stream, [], note, resume_config(config, seq), resume_seq=seq)
+
+
+def interest_action(act: "Action", live: LiveState, c: Any, opt: "PlanOptions") -> None:
+    """A consumer delete (prune or recreate) on an interest stream removes its unacknowledged
+    messages: data loss, blocked without --allow-data-loss."""
+    lost = interest_loss(live.streams.get(c.stream), c.pending)
+    if not lost:
+        return
+    act.data_loss = lost
+    note = (f"data loss: on an interest stream, deleting the consumer removes up to {lost} unacknowledged "
+            f"message{'s' if lost != 1 else ''} no other consumer is interested in")
+    act.consequence = f"{act.consequence}; {note}" if act.consequence else note
+    if not opt.allow_data_loss:
+        block(act, f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; needs --allow-data-loss")
+
+
+def takeover_action(kind: str, name: str, stream: str | None, label: str, other: str, changes: list[Change],
+                    opt: "PlanOptions", config: dict[str, Any]) -> "Action":
+    """The action for an object owned by estate ``other``: blocked without --adopt; with it, an
+    in-place takeover (the estate mark changes) when the other changes are in place too."""
+    from .plan import Action
+
+    mine = f"estate {opt.estate!r}" if opt.estate else "this repository (no estate: in the jsops config)"
+    change = Change(f"metadata.{ESTATE}", other, opt.estate, "in-place", f"jsops takes the object over from estate {other!r}")
+    if not opt.adopts(kind, name, stream):
+        act = Action("update", kind, name, stream, changes + [change], None, config)
+        if worst([c.cls for c in changes] or ["in-place"]) == "recreate":
+            act.action = "recreate"
+        block(act, f"owned by estate {other!r}, not {mine}; pass --adopt {label} to take it over")
+        return act
+    changes = changes + [change]
+    cls = worst([c.cls for c in changes])
+    if cls in ("forbidden", "recreate"):
+        act = Action("recreate" if cls == "recreate" else "update", kind, name, stream, changes, None, config)
+        block(act, f"owned by estate {other!r}; a takeover is an in-place update only, this change is not")
+        return act
+    return Action("adopt", kind, name, stream, changes, f"jsops takes the object over from estate {other!r}", config)

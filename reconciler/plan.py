@@ -19,8 +19,8 @@ from linter import Target as LintTarget
 from linter.updates import worst
 
 from .diff import Change, diff_configs
-from ._plan_dataloss import config_digest, estate_mark, keep_intents, limit_loss, resume_action
-from .live import CONTEXT, DATA_LOSS_MARK, ESTATE, MANAGED_BY, OWNER, PRUNE_MARK, RECREATE_PREFIX, RESUME, SOURCE, LiveState, interest_loss, owned, recreate_intents
+from ._plan_dataloss import takeover_action, config_digest, estate_mark, interest_action, keep_intents, limit_loss, resume_action
+from .live import CONTEXT, DATA_LOSS_MARK, ESTATE, MANAGED_BY, OWNER, PRUNE_MARK, RECREATE_PREFIX, RESUME, SOURCE, LiveState, owned, recreate_intents
 
 __all__ = [
     "Desired",
@@ -573,7 +573,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             if not opt.allow_recreate:
                 _block(act, "needs --allow-recreate")
             else:
-                _interest_loss(act, live, cur, opt)
+                interest_action(act, live, cur, opt)
         plan.actions.append(act)
 
     if opt.prune:
@@ -600,7 +600,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             if key in wanted_consumers or key[0] in deleting or not opt.prunable(c.config):
                 continue
             act = Action("delete", "Consumer", key[1], key[0], [], "the consumer and its position are deleted")
-            _interest_loss(act, live, c, opt)
+            interest_action(act, live, c, opt)
             plan.actions.append(act)
         plan.actions.extend(stream_deletes)
     return plan
@@ -630,20 +630,6 @@ def _bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list
     return out
 
 
-def _interest_loss(act: Action, live: LiveState, c: Any, opt: PlanOptions) -> None:
-    """A consumer delete (prune or recreate) on an interest stream removes its unacknowledged
-    messages: data loss, blocked without --allow-data-loss."""
-    lost = interest_loss(live.streams.get(c.stream), c.pending)
-    if not lost:
-        return
-    act.data_loss = lost
-    note = (f"data loss: on an interest stream, deleting the consumer removes up to {lost} unacknowledged "
-            f"message{'s' if lost != 1 else ''} no other consumer is interested in")
-    act.consequence = f"{act.consequence}; {note}" if act.consequence else note
-    if not opt.allow_data_loss:
-        _block(act, f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; needs --allow-data-loss")
-
-
 def _block(act: Action, reason: str) -> None:
     act.wanted, act.action, act.reason = act.action, "blocked", reason
 
@@ -653,21 +639,7 @@ def _owned_action(kind: str, name: str, stream: str | None, live_cfg: dict[str, 
     label = f"{stream}/{name}" if kind == "Consumer" else name
     other = opt.foreign(live_cfg)
     if other is not None:
-        mine = f"estate {opt.estate!r}" if opt.estate else "this repository (no estate: in the jsops config)"
-        change = Change(f"metadata.{ESTATE}", other, opt.estate, "in-place", f"jsops takes the object over from estate {other!r}")
-        if not opt.adopts(kind, name, stream):
-            act = Action("update", kind, name, stream, changes + [change], None, config)
-            if worst([c.cls for c in changes] or ["in-place"]) == "recreate":
-                act.action = "recreate"
-            _block(act, f"owned by estate {other!r}, not {mine}; pass --adopt {label} to take it over")
-            return act
-        changes = changes + [change]
-        cls = worst([c.cls for c in changes])
-        if cls in ("forbidden", "recreate"):
-            act = Action("recreate" if cls == "recreate" else "update", kind, name, stream, changes, None, config)
-            _block(act, f"owned by estate {other!r}; a takeover is an in-place update only, this change is not")
-            return act
-        return Action("adopt", kind, name, stream, changes, f"jsops takes the object over from estate {other!r}", config)
+        return takeover_action(kind, name, stream, label, other, changes, opt, config)
     is_owned = owned(live_cfg)
     adopting = not is_owned and opt.adopts(kind, name, stream)
     if not is_owned and not adopting:
