@@ -134,3 +134,26 @@ def test_killed_after_create_clears_the_leftover_record(server, tmp_path):
         assert (rc, out.startswith("No changes.")) == (0, True), out
     finally:
         js.close()
+
+
+def test_concurrent_recreates_of_one_stream_keep_every_position(server, js, tmp_path):
+    """Five consumers of one stream recreated in one apply: their records are written and cleared
+    one at a time (no lost update of the stream's metadata), and every position is kept."""
+    d = tmp_path / "m"
+    docs = ['apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: ORDERS}\nspec: {subjects: ["orders.>"]}\n']
+    for i in range(5):
+        docs.append(f"apiVersion: jsops/v1\nkind: Consumer\nmetadata: {{name: c{i}, stream: ORDERS}}\nspec: {{max_waiting: WAITING}}\n")
+    text = "---\n".join(docs)
+    d.mkdir()
+    (d / "o.yaml").write_text(text.replace("WAITING", "64"))
+    assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
+    js.publish("orders.a", 10)
+    for i in range(5):
+        js.fetch_ack("ORDERS", f"c{i}", i + 1)
+    (d / "o.yaml").write_text(text.replace("WAITING", "128"))
+    rc, out, err = run("apply", str(d), "--server", server.url, "--yes", "--allow-recreate")
+    assert rc == 0, out + err
+    for i in range(5):
+        info = js.consumer("ORDERS", f"c{i}")
+        assert (info["config"]["max_waiting"], info["num_pending"], info["ack_floor"]["stream_seq"]) == (128, 10 - (i + 1), i + 1)
+    assert _intents(js) == {}
