@@ -11,6 +11,7 @@ Found from the working directory upward (the first directory holding ``.jsops.ya
     target: {server_version: "2.11.0", cluster_size: 3}
     profiles: ops/profiles.json          # relative to the config file
     paths: [manifests]                   # what `jsops lint` lints without PATH arguments
+    estate: payments-repo                # who owns what jsops applies (scopes --prune, --adopt)
     rules:
       JS102: {}                          # per-rule typed options (the rule's ``Options`` model)
     contexts:                            # named targets for plan/apply/export (``--context NAME``,
@@ -115,6 +116,11 @@ class Config(BaseModel):
     paths: list[str] = Field(default_factory=list)
     rules: dict[str, dict[str, Any]] = Field(default_factory=dict)
     contexts: dict[str, ContextConfig] = Field(default_factory=dict)
+    # The estate identity stamped on every object jsops apply creates or updates (metadata
+    # io.jsops.estate): --prune deletes only this estate's objects, and another estate's objects
+    # are taken over only with --adopt. Unset: nothing is stamped and --prune considers only
+    # owned objects that carry no estate.
+    estate: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
     # Not keys: where the config came from (relative paths in it are relative to its directory).
     source: str | None = Field(default=None, exclude=True)
     root: str = Field(default=".", exclude=True)

@@ -132,6 +132,11 @@ def policy_plan(desired: list[Desired], live: LiveState, policy: Policy, *, targ
             chosen = _prune(pa, live)
         elif kind == "Stream":
             chosen = pa if name in recreated else sa
+            if (chosen is not None and chosen.action == "blocked" and chosen.data_loss and chosen.wanted in ("update", "adopt")
+                    and pa is not None and pa.action == chosen.wanted):
+                # tightened limits that remove stored messages (reconciler.dataloss)
+                chosen = pa if policy.allows(k, ALLOW_DATA_LOSS) else _block(
+                    chosen, f"tightened limits remove up to {_plural(chosen.data_loss)}; needs " + _annotation(ALLOW_DATA_LOSS))
             if chosen is not None and chosen.action == "blocked" and chosen.wanted == "recreate" and pa is not None and pa.action == "recreate":
                 held = live.streams[name].messages if name in live.streams else 0
                 if not policy.allows(k, ALLOW_RECREATE):
@@ -143,6 +148,9 @@ def policy_plan(desired: list[Desired], live: LiveState, policy: Policy, *, targ
                 chosen = pa
             elif pa is not None and pa.action == "recreate" and policy.allows(k, ALLOW_RECREATE):
                 chosen = pa
+                if pa.data_loss and not policy.allows(k, ALLOW_DATA_LOSS):  # interest stream: reconciler.live.interest_loss
+                    chosen = _block(pa, f"deleting the consumer removes up to {_plural(pa.data_loss)} of an interest stream; needs "
+                                    + _annotation(ALLOW_DATA_LOSS))
             else:
                 chosen = sa
                 if chosen is not None and chosen.action == "blocked" and chosen.wanted == "recreate" and pa is not None and pa.action == "recreate":
@@ -158,7 +166,7 @@ def _prune(a: Action, live: LiveState) -> Action:
         held = live.streams[a.name].messages if a.name in live.streams else 0
     else:
         c = live.consumers.get((a.stream or "", a.name))
-        cfg, held = (c.config if c else {}), 0
+        cfg, held = (c.config if c else {}), (a.data_loss or 0)
     meta = cfg.get("metadata") or {}
     if meta.get(PRUNE_MARK) != "true":
         return _block(a, f'left the manifests; it is pruned only if its manifest had {ALLOW_PRUNE}: "true" when it was last applied')

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from .client import JsApiError, JsClient
-from .live import RESUME, LiveState
-from .plan import Action, Plan, PlanOptions, _deps
+from .dataloss import LIMITS, ameasure_limit_loss, limit_losses, loss_total, tightened
+from .live import RECREATE_PREFIX, RESUME, LiveState, interest_loss, stream_from_info
+from .plan import Action, Plan, PlanOptions, _deps, config_digest
 
 __all__ = ["Outcome", "ActionResult", "Stop", "execute_plan", "gate"]
 
@@ -73,7 +76,11 @@ class Stop:
 
 def gate(action: Action, live: LiveState, opt: PlanOptions) -> str | None:
     """Why ``action`` may not run with these options (``None`` when it may). Checked again at
-    apply time, also for saved plans."""
+    apply time, also for saved plans. Records on the action whether its data loss is accepted
+    (the plan counted a loss and --allow-data-loss is given): otherwise the request functions check
+    the live state once more right before a destructive request and refuse one that now loses data
+    (the plan that was confirmed lost none), whatever the flags (the controller passes them all)."""
+    action.accept_loss = opt.allow_data_loss and bool(action.data_loss)
     if action.action == "blocked":
         return action.reason or "blocked"
     if action.action == "recreate":
@@ -90,7 +97,43 @@ def gate(action: Action, live: LiveState, opt: PlanOptions) -> str | None:
             s = live.streams.get(action.name)
             if s is not None and s.messages > 0 and not opt.allow_data_loss:
                 return f"the stream holds {s.messages} messages; needs --allow-data-loss"
+    if action.action in ("update", "adopt") and action.data_loss and not opt.allow_data_loss:
+        return f"tightened limits remove up to {action.data_loss} stored messages; needs --allow-data-loss"
+    if action.kind == "Consumer" and action.data_loss and not opt.allow_data_loss:
+        return f"deleting the consumer removes up to {action.data_loss} messages of an interest stream; needs --allow-data-loss"
     return None
+
+
+class StaleState(JsApiError):
+    """The live state changed since the plan so that a destructive request would now lose data."""
+
+
+async def _recheck_stream(client: JsClient, a: Action, config: dict[str, Any] | None) -> None:
+    """Right before a destructive request on stream ``a.name`` (delete, recreate, an update that
+    tightens limits) made without --allow-data-loss: read the stream again and refuse when the
+    request would now remove stored messages (say, published while the prompt waited)."""
+    if a.accept_loss:
+        return
+    try:
+        info = await client.astream_info(a.name)
+    except JsApiError as exc:
+        if exc.err_code == 10059:
+            return
+        raise
+    s = stream_from_info(info)
+    if config is None:
+        lost = s.messages
+    elif tightened(s.config, config):
+        state = LiveState(streams={s.name: s})
+        await ameasure_limit_loss(client, state, {s.name: config})
+        lost = loss_total(s, limit_losses(s, config, state.read_at, state.limit_loss.get(s.name)))
+    else:
+        lost = 0
+    if lost > 0:
+        what = "deleted" if a.action in ("delete", "recreate") else "updated"
+        raise StaleState(f"not {what}: the stream now holds {s.messages} message{'s' if s.messages != 1 else ''} "
+                         f"(the plan saw none lost) and this request would remove up to {lost}; "
+                         "run plan again (a loss needs --allow-data-loss)")
 
 
 def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, *, progress: Any = None,
@@ -259,6 +302,7 @@ async def _put_stream(client: JsClient, a: Action) -> str:
         await client.acreate_stream(cfg)
         return "created"
     if a.action == "recreate":
+        await _recheck_stream(client, a, None)
         try:
             await client.adelete_stream(a.name)
         except JsApiError as exc:
@@ -266,6 +310,8 @@ async def _put_stream(client: JsClient, a: Action) -> str:
                 raise
         await client.acreate_stream(cfg)
         return "deleted and created again"
+    if any(c.path in LIMITS for c in a.changes):
+        await _recheck_stream(client, a, cfg)
     paths = {c.path: c for c in a.changes}
     if "placement" in paths and "num_replicas" in paths:
         # The server refuses to move and scale in one update (10123): scale first, then move.
@@ -297,6 +343,9 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
     stream = a.stream or ""
     if a.action == "create":
         await client.aput_consumer(stream, cfg, "create")
+        if a.resume_seq is not None:  # an interrupted recreate, resumed: its record is done with
+            await _set_intent(client, stream, a.name, None)
+            return f"created at stream sequence {a.resume_seq} (resumed an interrupted recreate)"
         return "created"
     if a.action == "recreate":
         detail = "deleted and created again"
@@ -306,16 +355,71 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
             if exc.err_code != 10014:  # consumer not found: an earlier run deleted it already
                 raise
             info = None
+        intent: dict[str, Any] | None = None
         if info is not None:
             floor = int((info.get("ack_floor") or {}).get("stream_seq") or 0)
-            if opt.keep_position and floor > 0:
+            if opt.keep_position and (floor > 0 or (info.get("config") or {}).get("deliver_policy") == "new"):
+                # ``new`` with an ack floor of 0: the stream was empty when it was created
                 cfg = resume_config(cfg, floor + 1)
                 detail = f"deleted and created again from stream sequence {floor + 1}"
+                intent = {"seq": floor + 1, "digest": config_digest(a.config or {})}
+                # Recorded on the stream before the delete: an interruption between the delete
+                # and the create leaves the position for the re-run to resume (see plan).
+                await _set_intent(client, stream, a.name, intent)
+            await _recheck_consumer(client, a)
             await client.adelete_consumer(stream, a.name)
+            _fault("after-consumer-delete")
         await client.aput_consumer(stream, cfg, "create")
+        _fault("after-consumer-create")
+        if intent is not None:
+            await _set_intent(client, stream, a.name, None)
         return detail
     await client.aput_consumer(stream, cfg, "update")
+    if any(c.path.startswith("stream.metadata." + RECREATE_PREFIX) for c in a.changes):
+        await _set_intent(client, stream, a.name, None)
     return "adopted" if a.action == "adopt" else "updated"
+
+
+def _stream_lock(client: JsClient, stream: str) -> asyncio.Lock:
+    locks: dict[str, asyncio.Lock] = client.__dict__.setdefault("_jsops_stream_locks", {})
+    return locks.setdefault(stream, asyncio.Lock())
+
+
+async def _set_intent(client: JsClient, stream: str, consumer: str, intent: dict[str, Any] | None) -> None:
+    """Record (or with ``None`` clear) a consumer's recreate intent in its stream's metadata.
+    Read-modify-write of the stream config, one at a time per stream."""
+    key = RECREATE_PREFIX + consumer
+    async with _stream_lock(client, stream):
+        info = await client.astream_info(stream)
+        cfg = dict(info.get("config") or {})
+        meta = {k: v for k, v in (cfg.get("metadata") or {}).items() if not k.startswith("_nats.")}
+        if intent is None:
+            if key not in meta:
+                return
+            meta.pop(key)
+        else:
+            meta[key] = json.dumps(intent, sort_keys=True, separators=(",", ":"))
+        cfg["metadata"] = meta
+        await client.aupdate_stream(cfg)
+
+
+def _fault(point: str) -> None:
+    """Test hook: ``JSOPS_FAULT=<point>`` exits the process hard at ``point``;
+    ``JSOPS_FAULT=<point>:pause:<file>`` writes ``<file>.reached`` and waits (up to 60s) for
+    ``<file>`` to exist (a test kills the server meanwhile)."""
+    spec = os.environ.get("JSOPS_FAULT", "")
+    if not spec or spec.split(":", 1)[0] != point:
+        return
+    parts = spec.split(":", 2)
+    if len(parts) == 3 and parts[1] == "pause":
+        with open(parts[2] + ".reached", "w", encoding="utf-8") as fh:
+            fh.write(point)
+        for _ in range(600):
+            if os.path.exists(parts[2]):
+                return
+            time.sleep(0.1)
+        return
+    os._exit(137)
 
 
 def resume_config(config: dict[str, Any], start_seq: int) -> dict[str, Any]:
@@ -331,7 +435,28 @@ def resume_config(config: dict[str, Any], start_seq: int) -> dict[str, Any]:
     return cfg
 
 
+async def _recheck_consumer(client: JsClient, a: Action) -> None:
+    """Right before deleting a consumer without --allow-data-loss: on an interest stream, refuse
+    when it now has unacknowledged messages (the delete would remove them)."""
+    if a.accept_loss:
+        return
+    try:
+        s = stream_from_info(await client.astream_info(a.stream or ""))
+        if s.config.get("retention") != "interest":
+            return
+        info = await client.aconsumer_info(a.stream or "", a.name)
+    except JsApiError as exc:
+        if exc.err_code in (10014, 10059):
+            return
+        raise
+    lost = interest_loss(s, int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0))
+    if lost > 0:
+        raise StaleState(f"not deleted: the consumer now has {lost} unacknowledged message{'s' if lost != 1 else ''} on an "
+                         "interest stream, which the delete would remove; run plan again (a loss needs --allow-data-loss)")
+
+
 async def _delete_consumer(client: JsClient, a: Action) -> str:
+    await _recheck_consumer(client, a)
     try:
         await client.adelete_consumer(a.stream or "", a.name)
     except JsApiError as exc:
@@ -342,6 +467,8 @@ async def _delete_consumer(client: JsClient, a: Action) -> str:
 
 
 async def _delete_stream(client: JsClient, a: Action) -> str:
+    # STREAM.DELETE has no condition the server checks: re-read right before it instead.
+    await _recheck_stream(client, a, None)
     try:
         await client.adelete_stream(a.name)
     except JsApiError as exc:

@@ -48,7 +48,7 @@ def _safety_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prune", action="store_true",
                    help="delete objects jsops owns that left the manifests (only those recorded under the PATHs given)")
     p.add_argument("--adopt", nargs="+", default=[], metavar="NAME",
-                   help="take over existing objects jsops does not own (STREAM, or STREAM/CONSUMER)")
+                   help="take over existing objects jsops does not own, or that another estate owns (STREAM, or STREAM/CONSUMER)")
     p.add_argument("--allow-recreate", action="store_true", help="allow delete-and-create for changes the server cannot make in place")
     p.add_argument("--allow-data-loss", action="store_true", help="allow recreating or deleting streams that hold messages")
     p.add_argument("--reset-position", action="store_true", help="recreated consumers start from their deliver policy, not their old position")
@@ -73,8 +73,9 @@ def _config(args: argparse.Namespace) -> Any:
     return load_config(args.config) if not args.no_config else load_config(None, search=False)
 
 
-def _options(args: argparse.Namespace, contexts: Any = None, estate: Any = None) -> Any:
-    """The safety options; with ``estate``, prune is scoped to the PATHs and ``contexts``."""
+def _options(args: argparse.Namespace, contexts: Any = None, estate: Any = None, config: Any = None) -> Any:
+    """The safety options; with ``estate``, prune is scoped to the PATHs and ``contexts``, and with
+    ``config`` to its estate identity (``estate:``)."""
     from .plan import PlanOptions, _root, source_path
 
     opt = PlanOptions(
@@ -84,6 +85,8 @@ def _options(args: argparse.Namespace, contexts: Any = None, estate: Any = None)
         allow_data_loss=args.allow_data_loss,
         keep_position=not args.reset_position,
     )
+    if config is not None:
+        opt.estates, opt.estate = True, getattr(config, "estate", None)
     if estate is None:
         return opt
     root = _root()
@@ -249,6 +252,7 @@ class _Run:
 
 def _make_plans(args: argparse.Namespace, run: _Run) -> None:
     from .client import JsClient
+    from .dataloss import measure_limit_loss
     from .limits import read_limits
     from .live import read_live
     from .plan import build_plan, desired_from_estate
@@ -259,6 +263,9 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
     estate = _estate(args, config)
     run.explicit = _explicit(estate)
     run.estate = estate
+    if getattr(args, "prune", False) and not config.estate:
+        print("jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate. "
+              "Set one (estate: NAME) where several repositories share a server.", file=sys.stderr)
     default = target_from_args(args, config)
     _say_target(default)
     explicit = not default.origin.startswith("the default server")  # a flag, variable or context named it
@@ -275,7 +282,8 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
         limits = read_limits(client, route.target, config.target)
         _live_gate(estate, config, limits, route)
         desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
-        plan = build_plan(desired, live, _options(args, route.contexts, estate), target=route.target.display())
+        measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
+        plan = build_plan(desired, live, _options(args, route.contexts, estate, config), target=route.target.display())
         plan.context, plan.contexts = route.name, tuple(route.contexts)
         run.items[-1] = (route, client, live, plan)
 
@@ -407,7 +415,7 @@ def _saved_plans(args: argparse.Namespace, run: _Run) -> None:
         run.items[-1] = (run.items[-1][0], client, live, plan)
     refused = []
     for route, _, live, plan in run.items:
-        opt = _options(args, route.contexts, estate)
+        opt = _options(args, route.contexts, estate, config)
         for a in plan.actions:
             why = recheck(a, live, opt)
             if why:
@@ -556,7 +564,7 @@ def _apply_run(args: argparse.Namespace, run: _Run, stop: Any, sending: list[boo
             continue
         if not stop:  # after an interruption the targets left are only counted as not attempted
             print(f"\n{plan.target} (context {', '.join(route.contexts)}):" if many else "", flush=True)
-        opt = _options(args, route.contexts, run.estate)
+        opt = _options(args, route.contexts, run.estate, _config(args))
         outcome = execute_plan(client, plan, live, opt, progress=progress, stop=stop, verify=True,
                                read_back=args.read_back_wait, notify=notify)
         results.extend(outcome.results)

@@ -14,11 +14,11 @@ from typing import Any
 
 from linter.updates import classify
 
-from .live import CONTEXT, MANAGED_BY, RESUME, SOURCE
+from .live import CONTEXT, ESTATE, MANAGED_BY, RESUME, SOURCE, is_bookkeeping
 
 __all__ = ["Change", "normalise", "diff_configs", "BOOKKEEPING_KEYS", "SET_FIELDS"]
 
-BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME, CONTEXT)
+BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME, CONTEXT, ESTATE)
 SET_FIELDS = ("subjects", "filter_subjects")
 _START_FIELDS = ("deliver_policy", "opt_start_seq", "opt_start_time")
 
@@ -41,7 +41,7 @@ def normalise(kind: str, config: dict[str, Any]) -> dict[str, Any]:
     meta = config.get("metadata")
     if isinstance(meta, dict):
         resume = meta.get(RESUME)
-        kept = {k: v for k, v in meta.items() if not k.startswith("_nats.") and k not in BOOKKEEPING_KEYS}
+        kept = {k: v for k, v in meta.items() if not k.startswith("_nats.") and k not in BOOKKEEPING_KEYS and not is_bookkeeping(k)}
         if kept:
             out["metadata"] = kept
         else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +12,8 @@ from linter import strip_server_metadata
 
 from .client import JsApiError, JsClient
 
-__all__ = ["LiveStream", "LiveConsumer", "LiveState", "read_live", "MANAGED_BY", "SOURCE", "CONTEXT", "RESUME", "PRUNE_MARK", "DATA_LOSS_MARK", "PREVENT_DELETE_MARK", "owned"]
+__all__ = ["LiveStream", "LiveConsumer", "LiveState", "read_live", "MANAGED_BY", "SOURCE", "CONTEXT", "RESUME", "PRUNE_MARK",
+           "DATA_LOSS_MARK", "PREVENT_DELETE_MARK", "ESTATE", "RECREATE_PREFIX", "owned", "recreate_intents", "is_bookkeeping"]
 
 MANAGED_BY = "io.jsops.managed-by"
 SOURCE = "io.jsops.source"  # the manifest's path (relative to the repository root): scopes --prune
@@ -26,6 +28,32 @@ DATA_LOSS_MARK = "io.jsops.allow-data-loss"
 # left the manifests has no annotation left to read, and must still not be pruned.
 PREVENT_DELETE_MARK = "io.jsops.prevent-delete"
 OWNER = "jsops"
+# The estate (``estate:`` in the jsops config) that owns the object: prune and takeover stay within it.
+ESTATE = "io.jsops.estate"
+# A consumer recreate in flight, recorded on the parent stream before the consumer is deleted:
+# ``io.jsops.recreate.<consumer>`` = ``{"seq": N, "digest": "..."}`` (resume position, manifest
+# config digest). A re-run that finds it creates the consumer at ``seq`` and clears it.
+RECREATE_PREFIX = "io.jsops.recreate."
+
+
+def is_bookkeeping(key: str) -> bool:
+    """jsops's own per-run records, never part of a desired config (the diff ignores them)."""
+    return key.startswith(RECREATE_PREFIX)
+
+
+def recreate_intents(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The recorded in-flight consumer recreates of a stream config, by consumer name."""
+    out: dict[str, dict[str, Any]] = {}
+    for k, v in (config.get("metadata") or {}).items():
+        if not k.startswith(RECREATE_PREFIX):
+            continue
+        try:
+            rec = json.loads(v)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(rec, dict) and isinstance(rec.get("seq"), int) and rec["seq"] > 0:
+            out[k[len(RECREATE_PREFIX):]] = rec
+    return out
 
 
 def owned(config: dict[str, Any]) -> bool:
@@ -37,6 +65,13 @@ class LiveStream:
     config: dict[str, Any]
     messages: int = 0
     consumer_count: int = 0
+    bytes: int = 0
+    first_seq: int = 0
+    last_seq: int = 0
+    first_ts: float | None = None  # epoch seconds of the oldest stored message
+    last_ts: float | None = None
+    num_subjects: int = 0
+    num_deleted: int = 0
 
     @property
     def name(self) -> str:
@@ -49,6 +84,7 @@ class LiveConsumer:
     config: dict[str, Any]
     ack_floor: int = 0  # stream sequence of the ack floor
     delivered: int = 0  # stream sequence last delivered
+    pending: int = 0  # messages not yet acknowledged: num_pending + num_ack_pending
 
     @property
     def name(self) -> str:
@@ -63,6 +99,11 @@ class LiveState:
     # Streams the cluster listed as missing (no leader answered, e.g. during a move) and whose
     # INFO failed too: their state is unknown, and plans must not act on them.
     unknown: set[str] = field(default_factory=set)
+    read_at: float = field(default_factory=time.time)  # when the state was read (epoch seconds)
+    # Messages a tightened limit would remove, measured on the server (see
+    # reconciler.dataloss.measure_limit_loss): stream -> limit -> messages. Streams or limits not
+    # measured are estimated from the stream state (conservatively).
+    limit_loss: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def fingerprint(self) -> str:
         """A hash of what a plan depends on: every config (ownership included) and which streams
@@ -76,6 +117,42 @@ class LiveState:
             c = self.consumers[key]
             h.update(json.dumps(["C", *key, c.config], sort_keys=True, separators=(",", ":")).encode())
         return "sha256:" + h.hexdigest()
+
+
+def parse_ts(value: Any) -> float | None:
+    """Epoch seconds of a server RFC 3339 timestamp (nanosecond precision tolerated)."""
+    if not isinstance(value, str) or not value or value.startswith("0001-"):
+        return None
+    from datetime import datetime
+
+    text = value.rstrip("Z")
+    frac = ""
+    if "." in text:
+        text, frac = text.split(".", 1)
+    try:
+        base = datetime.fromisoformat(text + "+00:00").timestamp()
+    except ValueError:
+        return None
+    digits = "".join(ch for ch in frac if ch.isdigit())
+    return base + (int(digits) / 10 ** len(digits) if digits else 0.0)
+
+
+def interest_loss(stream: LiveStream | None, pending: int) -> int:
+    """Messages deleting a consumer with ``pending`` unacknowledged messages removes: on an
+    ``interest`` stream the server drops messages no remaining consumer is interested in (checked
+    on 2.15.1); an upper bound (other consumers may still hold interest)."""
+    if stream is None or stream.config.get("retention") != "interest":
+        return 0
+    return min(stream.messages, pending)
+
+
+def stream_from_info(info: dict[str, Any]) -> LiveStream:
+    """A :class:`LiveStream` from a StreamInfo answer."""
+    cfg = strip_server_metadata(info.get("config") or {})
+    st = info.get("state") or {}
+    return LiveStream(cfg, int(st.get("messages") or 0), int(st.get("consumer_count") or 0), int(st.get("bytes") or 0),
+                      int(st.get("first_seq") or 0), int(st.get("last_seq") or 0), parse_ts(st.get("first_ts")),
+                      parse_ts(st.get("last_ts")), int(st.get("num_subjects") or 0), int(st.get("num_deleted") or 0))
 
 
 def read_live(client: JsClient) -> LiveState:
@@ -95,9 +172,7 @@ async def _aread_live(client: JsClient) -> LiveState:
         except JsApiError:
             state.unknown.add(name)
     for info in infos:
-        cfg = strip_server_metadata(info.get("config") or {})
-        st = info.get("state") or {}
-        ls = LiveStream(cfg, int(st.get("messages") or 0), int(st.get("consumer_count") or 0))
+        ls = stream_from_info(info)
         state.streams[ls.name] = ls
     with_consumers = [n for n, s in state.streams.items() if s.consumer_count > 0]
     pages = await client.gather([(lambda n=n: client.alist_consumers(n)) for n in with_consumers])
@@ -107,7 +182,8 @@ async def _aread_live(client: JsClient) -> LiveState:
         for info in page:
             cfg = strip_server_metadata(info.get("config") or {})
             lc = LiveConsumer(stream, cfg, int((info.get("ack_floor") or {}).get("stream_seq") or 0),
-                              int((info.get("delivered") or {}).get("stream_seq") or 0))
+                              int((info.get("delivered") or {}).get("stream_seq") or 0),
+                              int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0))
             if lc.name:
                 state.consumers[(stream, lc.name)] = lc
     state.requests = client.requests - before

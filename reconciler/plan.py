@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,8 +21,9 @@ from linter.loader import PREVENT_DELETE, PREVENT_UPDATE
 from linter.updates import worst
 
 from .diff import Change, diff_configs
-
-from .live import CONTEXT, DATA_LOSS_MARK, MANAGED_BY, OWNER, PREVENT_DELETE_MARK, PRUNE_MARK, SOURCE, LiveState, owned
+from ._plan_dataloss import takeover_action, config_digest, estate_mark, interest_action, keep_intents, limit_loss, resume_action
+from .live import (CONTEXT, DATA_LOSS_MARK, ESTATE, MANAGED_BY, OWNER, PREVENT_DELETE_MARK, PRUNE_MARK, RECREATE_PREFIX, RESUME, SOURCE,
+                   LiveState, owned, recreate_intents)
 
 __all__ = [
     "Desired",
@@ -43,6 +45,7 @@ __all__ = [
     "ACTIONS",
     "seal",
     "seal_intact",
+    "config_digest",
 ]
 
 PLAN_VERSION = 1
@@ -86,12 +89,27 @@ class PlanOptions:
     # declare it: True when the record is stale (the file is gone, or was loaded in this run and no
     # longer declares the object), so that apply records the new path.
     stale_source: Callable[[str], bool] | None = None
+    # Estate rules (jsops plan/apply set them): objects are stamped with ``estate`` (when set),
+    # --prune considers only owned objects whose recorded estate equals ``estate`` (None: objects
+    # without one), and an object recorded for another estate needs --adopt. Off: objects keep
+    # whatever estate they carry and no estate is checked (the controller, pure unit tests).
+    estates: bool = False
+    estate: str | None = None
+
+    def foreign(self, config: dict[str, Any]) -> str | None:
+        """The other estate an owned object is recorded for (None: this one, or no estate rules)."""
+        if not self.estates or not owned(config):
+            return None
+        mark = (config.get("metadata") or {}).get(ESTATE)
+        return str(mark) if mark and mark != self.estate else None
 
     def prunable(self, config: dict[str, Any]) -> bool:
         """Whether ``--prune`` may delete this live object (when the manifests no longer declare it)."""
         if not owned(config):
             return False
         meta = config.get("metadata") or {}
+        if self.estates and meta.get(ESTATE) != self.estate:
+            return False
         if self.prune_contexts is not None and meta.get(CONTEXT, "default") not in self.prune_contexts:
             return False
         if self.prune_paths is not None:
@@ -116,6 +134,16 @@ class Action:
     config: dict[str, Any] | None = None  # what apply sends (creates, updates, recreates, adopts)
     reason: str | None = None  # why an action is blocked
     wanted: str | None = None  # the action a blocked one would be
+    # A consumer create that resumes an interrupted recreate at this stream sequence (the
+    # intent recorded on its stream; apply clears the record after the create).
+    resume_seq: int | None = None
+    # Stored messages this action removes (upper bound): a stream delete or recreate of a stream
+    # holding messages, or tightened limits (reconciler.dataloss). None: none.
+    data_loss: int | None = None
+    # Set by apply's gate: the plan counted a loss and --allow-data-loss is given. Otherwise the
+    # request functions re-check the live state right before a destructive request and refuse it
+    # when it would now lose data (not serialised).
+    accept_loss: bool = field(default=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -134,6 +162,10 @@ class Action:
             out["wanted"] = self.wanted
         if self.config is not None:
             out["config"] = self.config
+        if self.resume_seq is not None:
+            out["resume_seq"] = self.resume_seq
+        if self.data_loss is not None:
+            out["data_loss"] = self.data_loss
         return out
 
     @classmethod
@@ -155,7 +187,14 @@ class Action:
             if not isinstance(c, dict):
                 raise PlanError("a change is not an object")
             changes.append(Change(str(c.get("path")), c.get("from"), c.get("to"), str(c.get("class")), str(c.get("consequence") or "")))
-        return cls(act, kind, name, stream, changes, data.get("consequence"), config, data.get("reason"), data.get("wanted"))
+        resume = data.get("resume_seq")
+        if resume is not None and (not isinstance(resume, int) or isinstance(resume, bool) or resume < 1):
+            raise PlanError(f"action for {name!r} has a bad resume_seq")
+        loss = data.get("data_loss")
+        if loss is not None and (not isinstance(loss, int) or isinstance(loss, bool) or loss < 0):
+            raise PlanError(f"action for {name!r} has a bad data_loss")
+        return cls(act, kind, name, stream, changes, data.get("consequence"), config, data.get("reason"), data.get("wanted"),
+                   resume, loss)
 
 
 @dataclass
@@ -172,9 +211,16 @@ class Plan:
         return bool(self.actions)
 
     def summary(self) -> dict[str, int]:
+        """Counts per action; ``data_loss`` (only when not 0): the stored messages the runnable
+        actions remove (stream deletes and recreates, tightened limits), an upper bound."""
         out = {a: 0 for a in ("create", "update", "recreate", "delete", "blocked", "adopt")}
+        lost = 0
         for a in self.actions:
             out[a.action] += 1
+            if a.action != "blocked":
+                lost += a.data_loss or 0
+        if lost:
+            out["data_loss"] = lost
         return out
 
     def header(self) -> dict[str, Any]:
@@ -222,7 +268,7 @@ class PlanSet:
         out = {a: 0 for a in ("create", "update", "recreate", "delete", "blocked", "adopt")}
         for p in self.plans:
             for k, v in p.summary().items():
-                out[k] += v
+                out[k] = out.get(k, 0) + v
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -331,13 +377,25 @@ def source_path(path: str, root: str | None = None) -> str:
 def in_scope(recorded: str, scopes: Iterable[str]) -> bool:
     """Whether the recorded path ``recorded`` lies under (or is) one of ``scopes`` (both in
     :func:`source_path` form)."""
+    recorded = _norm(recorded)
+    if recorded is None:
+        return False
     for s in scopes:
-        s = s.rstrip("/") or "/"
+        s = (_norm(s) or "").rstrip("/") or "/"
         if s == "." and not recorded.startswith("/"):
             return True
         if recorded == s or recorded.startswith(s if s.endswith("/") else s + "/"):
             return True
     return False
+
+
+def _norm(path: str) -> str | None:
+    """``path`` (``/`` separators) normalised; None for a relative path that climbs out of the
+    repository (``manifests/../../x``): it is under no scope."""
+    norm = posixpath.normpath(path) if path else path
+    if not norm.startswith("/") and (norm == ".." or norm.startswith("../")):
+        return None
+    return norm
 
 
 def desired_from_estate(
@@ -418,11 +476,14 @@ def _consumer(r: Resource, stream: dict[str, Any] | None, target: LintTarget | N
     return effective_consumer(cfg, stream, durable_name=durable, name=cname, target=target)  # type: ignore[arg-type]
 
 
-def stamp(config: dict[str, Any], source: str, context: str | None = None) -> dict[str, Any]:
-    """``config`` with jsops ownership metadata (owner, manifest path, and a non-default context)."""
+def stamp(config: dict[str, Any], source: str, context: str | None = None, estate: str | None = None) -> dict[str, Any]:
+    """``config`` with jsops ownership metadata (owner, manifest path, a non-default context and
+    the estate when there is one)."""
     out = dict(config)
     meta = dict(out.get("metadata") or {})
     meta[MANAGED_BY] = OWNER
+    if estate:
+        meta[ESTATE] = estate
     if source:
         meta[SOURCE] = source
     if context and context != "default":
@@ -475,7 +536,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
     for name in stream_order({n: d.config for n, d in streams.items()}):
         d = streams[name]
         cur = live.streams.get(name)
-        config = stamp(d.config, d.file, d.context)
+        config = estate_mark(stamp(d.config, d.file, d.context, opt.estate), live.streams.get(name), opt)
         if name in live.unknown:
             act = Action("update", "Stream", name, None, [], None, config)
             _block(act, "the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later")
@@ -487,7 +548,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             created.add(name)
             continue
         changes = diff_configs("Stream", cur.config, d.config) + _bookkeeping(cur.config, d, opt)
-        act = _owned_action("Stream", name, None, cur.config, changes, opt, config)
+        act = _owned_action("Stream", name, None, cur.config, changes, opt, keep_intents(config, cur.config))
         if act is None:
             continue
         if _protected(act, d, cur.config):
@@ -506,7 +567,10 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
                 _block(act, f"{held}needs {' and '.join(needs)}")
             else:
                 recreated.add(name)
+            act.data_loss = holds or None
         elif act.action in ("update", "adopt"):
+            limit_loss(act, cur, d.config, live, opt)
+        if act.action in ("update", "adopt"):
             paths = {c.path for c in act.changes}
             if {"placement", "num_replicas"} <= paths:
                 note = "applied in two steps: replicas first, then the move"
@@ -515,17 +579,31 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
 
     for d in consumers:
         key = (d.stream or "", d.name)
-        config = stamp(d.config, d.file, d.context)
         cur = live.consumers.get(key)
+        config = estate_mark(stamp(d.config, d.file, d.context, opt.estate), cur, opt)
         if d.stream in live.unknown:
             continue
         if d.stream in recreated:
             plan.actions.append(Action("create", "Consumer", d.name, d.stream, [], "created again with its recreated stream", config))
             continue
         if cur is None:
-            plan.actions.append(Action("create", "Consumer", d.name, d.stream, [], None, config))
+            intent = recreate_intents(live.streams[d.stream].config).get(d.name) if d.stream in live.streams else None
+            if intent is not None and opt.keep_position:
+                plan.actions.append(resume_action(d, config, intent))
+            else:
+                plan.actions.append(Action("create", "Consumer", d.name, d.stream, [], None, config))
             continue
         changes = diff_configs("Consumer", cur.config, d.config) + _bookkeeping(cur.config, d, opt)
+        if cur.config.get("deliver_policy") == "by_start_sequence" and RESUME in (cur.config.get("metadata") or {}) \
+                and isinstance(cur.config.get("opt_start_seq"), int):
+            # recreated at its old position: an update keeps that start (the server cannot change it)
+            from .apply import resume_config
+
+            config = resume_config(config, cur.config["opt_start_seq"])
+        leftover = recreate_intents(live.streams[d.stream].config).get(d.name) if d.stream in live.streams else None
+        if leftover is not None and owned(cur.config):  # a recreate finished, but its record was not cleared
+            changes.append(Change(f"stream.metadata.{RECREATE_PREFIX}{d.name}", leftover, None, "in-place",
+                                  "jsops clears the record of a finished recreate from the stream"))
         act = _owned_action("Consumer", d.name, d.stream, cur.config, changes, opt, config)
         if act is None:
             continue
@@ -533,7 +611,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             plan.actions.append(act)
             continue
         if act.action == "recreate":
-            if opt.keep_position and cur.ack_floor > 0:
+            if opt.keep_position and (cur.ack_floor > 0 or cur.config.get("deliver_policy") == "new"):
                 act.consequence = (
                     f"the consumer is deleted and created again at its position (from stream sequence {cur.ack_floor + 1}, "
                     "after its ack floor); unacknowledged messages are delivered again"
@@ -542,6 +620,8 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
                 act.consequence = "consumer position and pending acks are lost"
             if not opt.allow_recreate:
                 _block(act, "needs --allow-recreate")
+            else:
+                interest_action(act, live, cur, opt)
         plan.actions.append(act)
 
     if opt.prune:
@@ -557,6 +637,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             holds = s.messages
             act = Action("delete", "Stream", name, None, [], f"the stream and its {holds} stored message{'s' if holds != 1 else ''} are deleted"
                          + (f", with its {s.consumer_count} consumer{'s' if s.consumer_count != 1 else ''}" if s.consumer_count else ""))
+            act.data_loss = holds or None
             if _delete_prevented(s.config):
                 _block(act, _PREVENTED_DELETE)
             elif holds > 0 and not opt.allow_data_loss:
@@ -571,18 +652,26 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             act = Action("delete", "Consumer", key[1], key[0], [], "the consumer and its position are deleted")
             if _delete_prevented(c.config):
                 _block(act, _PREVENTED_DELETE)
+            else:
+                interest_action(act, live, c, opt)
             plan.actions.append(act)
         plan.actions.extend(stream_deletes)
     return plan
 
 
 def _bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list[Change]:
-    """Changes recording the manifest's new path (when the recorded one is stale) and its context
-    on an owned object, so that a later scoped ``--prune`` of the old place does not delete it."""
-    if not owned(live_cfg) or opt.stale_source is None:
+    """Changes recording the manifest's new path (when the recorded one is stale), its context and
+    the estate on an owned object, so that a later scoped ``--prune`` of the old place does not
+    delete it."""
+    if not owned(live_cfg):
         return []
     meta = live_cfg.get("metadata") or {}
     out = []
+    if opt.estates and opt.estate and meta.get(ESTATE) != opt.estate and not opt.foreign(live_cfg):
+        out.append(Change(f"metadata.{ESTATE}", meta.get(ESTATE), opt.estate, "in-place",
+                          "jsops records the estate that owns the object (it scopes --prune and takeovers)"))
+    if opt.stale_source is None:
+        return out
     recorded = meta.get(SOURCE)
     if d.file and recorded != d.file and not (isinstance(recorded, str) and not opt.stale_source(recorded)):
         out.append(Change(f"metadata.{SOURCE}", recorded, d.file, "in-place",
@@ -622,9 +711,12 @@ def _block(act: Action, reason: str) -> None:
 
 def _owned_action(kind: str, name: str, stream: str | None, live_cfg: dict[str, Any], changes: list[Change],
                   opt: PlanOptions, config: dict[str, Any]) -> Action | None:
+    label = f"{stream}/{name}" if kind == "Consumer" else name
+    other = opt.foreign(live_cfg)
+    if other is not None:
+        return takeover_action(kind, name, stream, label, other, changes, opt, config)
     is_owned = owned(live_cfg)
     adopting = not is_owned and opt.adopts(kind, name, stream)
-    label = f"{stream}/{name}" if kind == "Consumer" else name
     if not is_owned and not adopting:
         if not changes:
             return None

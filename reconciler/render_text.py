@@ -76,7 +76,9 @@ def summary_line(plan: Plan | PlanSet) -> str:
     if s["adopt"]:
         parts.append(f"{s['adopt']} to adopt")
     parts.append(f"{s['blocked']} blocked")
-    return "Plan: " + ", ".join(parts) + "."
+    lost = s.get("data_loss", 0)
+    tail = f"; up to {lost} stored message{'s' if lost != 1 else ''} lost (data loss)" if lost else ""
+    return "Plan: " + ", ".join(parts) + tail + "."
 
 
 def _paint(sym: str, color: bool) -> str:
