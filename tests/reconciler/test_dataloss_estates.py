@@ -68,7 +68,7 @@ def test_two_estates_share_a_server(server, js, tmp_path, monkeypatch):
     assert rc == 2 and "! Stream BILLING  (blocked update: owned by estate 'team-b', not estate 'team-a'; pass --adopt BILLING" in out
     assert _in(monkeypatch, a, "apply", "manifests", "--server", url, "--yes")[0] == 1
     assert js.stream("BILLING")["config"]["metadata"]["io.jsops.estate"] == "team-b"
-    rc, out, err = _in(monkeypatch, a, "apply", "manifests", "--server", url, "--yes", "--adopt", "BILLING")
+    rc, out, err = _in(monkeypatch, a, "apply", "manifests", "--server", url, "--yes", "--verbose", "--adopt", "BILLING")
     assert rc == 0 and "takes the object over from estate 'team-b'" in out, out + err
     assert js.stream("BILLING")["config"]["metadata"]["io.jsops.estate"] == "team-a"
     assert _in(monkeypatch, a, "plan", "manifests", "--server", url)[0] == 0

@@ -112,7 +112,7 @@ def test_consumer_delete_on_interest_stream_is_data_loss(server, js, tmp_path, m
     assert js.stream("EVENTS")["state"]["messages"] == 7
     # a prune of it likewise
     (d / "ev.yaml").write_text(INTEREST.split("---")[0])
-    rc, out, _ = run("apply", str(d), "--server", server.url, "--yes", "--prune")
+    rc, out, _ = run("apply", str(d), "--server", server.url, "--yes", "--verbose", "--prune")
     assert rc == 1 and "! Consumer EVENTS/reader" in out, out
     assert js.consumer("EVENTS", "reader") is not None and js.stream("EVENTS")["state"]["messages"] == 7
     # planned with nothing pending; 5 published while the prompt waited: not deleted
