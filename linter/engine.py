@@ -58,6 +58,8 @@ def _resolve_fix(fix: FixSuggestion | None, resource: Resource) -> FixSuggestion
     """Edits name config paths; findings carry document paths (the dialect's key names)."""
     if fix is None or not fix.edits:
         return fix
+    if resource.bucket is not None and not _bucket_fixable(fix, resource.bucket):
+        return None  # the stream field has no bucket field to write it in: advice only
     edits = tuple(
         e
         if e.document is not None
@@ -71,6 +73,15 @@ def _resolve_fix(fix: FixSuggestion | None, resource: Resource) -> FixSuggestion
         for e in fix.edits
     )
     return replace(fix, edits=edits)
+
+
+def _bucket_fixable(fix: FixSuggestion, kind: str) -> bool:
+    from .buckets import BUCKET_FIELDS
+
+    # Fields whose bucket value is written differently from the stream's (compression: true vs
+    # "s2"; mirror and source names without the KV_ prefix) are not fixed automatically.
+    fields = set(BUCKET_FIELDS[kind]) - {"compression", "mirror", "sources"}
+    return all(e.document is None and e.path and e.path[0] in fields for e in fix.edits)
 
 
 def _duration_text(ns: int, dialect: str) -> str | int:
