@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from linter.buckets import BUCKET_FIELDS, bucket_kind_of
+
 from .plan import Action, Plan, PlanSet
 
 __all__ = ["render_text", "render_plans", "format_value", "summary_line"]
@@ -13,7 +15,7 @@ __all__ = ["render_text", "render_plans", "format_value", "summary_line"]
 _SYMBOL = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delete": "-", "blocked": "!"}
 _DURATIONS = {
     "max_age", "duplicate_window", "ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires",
-    "subject_delete_marker_ttl", "priority_timeout",
+    "subject_delete_marker_ttl", "priority_timeout", "ttl", "limit_marker_ttl",
 }
 _UNITS = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
 
@@ -50,9 +52,29 @@ def summary_line(plan: Plan | PlanSet) -> str:
     return "Plan: " + ", ".join(parts) + "."
 
 
+def _bucket(a: Action) -> tuple[str, str] | None:
+    """``(kind, bucket)`` when the action's stream is a bucket's stream (its name and subjects)."""
+    if a.kind != "Stream":
+        return None
+    subjects = (a.config or {}).get("subjects")
+    if a.config is None:  # deletes: the changes carry no config; the name is all there is
+        subjects = [f"$KV.{a.name[3:]}.>"] if a.name.startswith("KV_") else [f"$O.{a.name[4:]}.C.>", f"$O.{a.name[4:]}.M.>"]
+    return bucket_kind_of(a.name, subjects)
+
+
+def _field(path: str, bucket: tuple[str, str] | None) -> str:
+    """A stream field as the bucket names it (``max_msgs_per_subject`` -> ``history``); a field
+    the client sets itself keeps its stream name, prefixed ``stream.``."""
+    if bucket is None:
+        return path
+    named = BUCKET_FIELDS[bucket[0]].get(path)
+    return named if named is not None else f"stream.{path}"
+
+
 def _action(a: Action) -> list[str]:
     sym = _SYMBOL[a.action]
-    head = f"{sym} {a.label}"
+    bucket = _bucket(a)
+    head = f"{sym} {a.label}" if bucket is None else f"{sym} {bucket[0]} {bucket[1]} (stream {a.name})"
     if a.action == "blocked":
         head += f"  (blocked {a.wanted}: {a.reason})"
     elif a.action == "adopt":
@@ -60,11 +82,12 @@ def _action(a: Action) -> list[str]:
     lines = [head]
     if a.action == "create" and a.config:
         for k, v in a.config.items():
-            if k in ("name", "durable_name"):
-                continue
-            lines.append(f"    + {k}: {format_value(k, v)}")
+            if k in ("name", "durable_name") or (bucket is not None and (k not in BUCKET_FIELDS[bucket[0]] or v in (-1, "none"))):
+                continue  # a bucket shows the fields it sets; the stream the client builds is in the JSON plan
+            lines.append(f"    + {_field(k, bucket)}: {format_value(_field(k, bucket), v)}")
     for c in a.changes:
-        lines.append(f"    ~ {c.path}: {format_value(c.path, c.old)} -> {format_value(c.path, c.new)}  [{c.cls}]")
+        f = _field(c.path, bucket)
+        lines.append(f"    ~ {f}: {format_value(f, c.old)} -> {format_value(f, c.new)}  [{c.cls}]")
         if c.cls != "in-place" or c.consequence not in ("applied in place",):
             lines.append(f"        {c.consequence}")
     if a.consequence:
