@@ -148,3 +148,20 @@ def test_bucket_storage_change_is_not_in_place(server, js, tmp_path):
     run("apply", str(d), "--server", server.url, "--yes")
     info = js.stream("KV_sessions")
     assert info["config"]["storage"] == "file" and info["state"]["messages"] == 1
+
+
+def test_controller_heals_bucket_drift(server, js, tmp_path):
+    from reconciler.controller import main
+
+    d = tmp_path / "repo"
+    repo(d, 5)
+    common = [str(d), "--server", server.url, "--listen", "none", "--once", "--log-file", str(tmp_path / "log")]
+    assert main(common) == 0
+    _kv_roundtrip(server.url)
+    cfg = js.stream("KV_sessions")["config"]
+    js.ok("$JS.API.STREAM.UPDATE.KV_sessions", {**cfg, "max_msgs_per_subject": 2})  # changed by hand
+    assert main([*common, "--dry-run"]) == 2  # drift found
+    assert main(common) == 0
+    info = js.stream("KV_sessions")
+    assert info["config"]["max_msgs_per_subject"] == 5 and info["state"]["messages"] == 1
+    assert main([*common, "--dry-run"]) == 0
