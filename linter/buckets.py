@@ -80,7 +80,7 @@ class KeyValueConfig(_Model):
     compression: StrictBool | None = None
     metadata: dict[StrictStr, StrictStr] | None = None
     limit_marker_ttl: Duration | None = None
-    direct: StrictBool | None = None  # nats-py only; the Go client always allows direct gets
+    direct: StrictBool | None = None  # nats-py's option; the Go client always allows direct gets
 
 
 class ObjectStoreConfig(_Model):
@@ -116,6 +116,7 @@ BUCKET_FIELDS: dict[str, dict[str, str]] = {
         "compression": "compression",
         "metadata": "metadata",
         "subject_delete_marker_ttl": "limit_marker_ttl",
+        "allow_direct": "direct",
     },
     "ObjectStore": {
         "description": "description",
@@ -185,7 +186,7 @@ def kv_stream(cfg: KeyValueConfig, bucket: str, *, client: Client = "go") -> dic
         return out
     if cfg.placement is not None:
         out["placement"] = _dump(cfg.placement)
-    out["allow_direct"] = True
+    out["allow_direct"] = cfg.direct is not False  # the Go client always allows direct gets; `direct: false` opts out
     if cfg.compression:
         out["compression"] = "s2"
     if marker:
@@ -286,6 +287,8 @@ def bucket_of_stream(config: dict[str, Any]) -> tuple[str, str, dict[str, Any]] 
             spec["mirror"] = config["mirror"]
         if config.get("sources"):
             spec["sources"] = config["sources"]
+        if config.get("allow_direct") is False:
+            spec["direct"] = False
     if config.get("compression") == "s2":
         spec["compression"] = True
     if config.get("metadata"):

@@ -82,12 +82,12 @@ def _action(a: Action) -> list[str]:
     lines = [head]
     if a.action == "create" and a.config:
         for k, v in a.config.items():
-            if k in ("name", "durable_name") or (bucket is not None and (k not in BUCKET_FIELDS[bucket[0]] or v in (-1, "none"))):
+            if k in ("name", "durable_name") or (bucket is not None and (k not in BUCKET_FIELDS[bucket[0]] or v in (-1, "none") or (k == "allow_direct" and v is True))):
                 continue  # a bucket shows the fields it sets; the stream the client builds is in the JSON plan
-            lines.append(f"    + {_field(k, bucket)}: {format_value(_field(k, bucket), v)}")
+            lines.append(f"    + {_field(k, bucket)}: {format_value(k, v)}")
     for c in a.changes:
         f = _field(c.path, bucket)
-        lines.append(f"    ~ {f}: {format_value(f, c.old)} -> {format_value(f, c.new)}  [{c.cls}]")
+        lines.append(f"    ~ {f}: {format_value(c.path, c.old)} -> {format_value(c.path, c.new)}  [{c.cls}]")
         if c.cls != "in-place" or c.consequence not in ("applied in place",):
             lines.append(f"        {c.consequence}")
     if a.consequence:

@@ -62,6 +62,12 @@ def test_kv_sources_get_subject_transforms_unless_given() -> None:
     assert "subject_transforms" not in same and same["name"] == "KV_b"
 
 
+def test_direct_false_opts_out_and_round_trips() -> None:
+    s = kv_stream(kv(direct=False), "b")
+    assert s["allow_direct"] is False
+    assert bucket_of_stream(effective_stream(StreamConfig.model_validate(s)))[2] == {"direct": False}  # type: ignore[index]
+
+
 def test_nats_py_kv_differs_from_go() -> None:
     go, py = kv_stream(kv(placement={"cluster": "c"}), "b"), kv_stream(kv(placement={"cluster": "c"}), "b", client="nats-py")
     assert go["allow_direct"] is True and "allow_direct" not in py

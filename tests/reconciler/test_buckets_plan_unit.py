@@ -33,6 +33,7 @@ def _live() -> LiveState:
     kv = effective_stream(StreamConfig.model_validate(kv_stream(KeyValueConfig.model_validate({"history": 5, "ttl": "1h", "max_bytes": "10MiB"}), "sessions")))
     kv["metadata"] = dict(own)
     kv["allow_direct"] = False  # drifted by hand
+    kv["duplicate_window"] = 300_000_000_000
     old = effective_stream(StreamConfig.model_validate(object_stream(ObjectStoreConfig(), "old")))
     old["metadata"] = dict(own)
     st.streams["KV_sessions"] = LiveStream(kv, messages=3)
@@ -52,4 +53,4 @@ def test_golden_plan_text_of_buckets() -> None:
         path.write_text(text)
     assert text == path.read_text()
     assert "~ history: 5 -> 10  [in-place]" in text and "+ ObjectStore files (stream OBJ_files)" in text
-    assert "~ stream.allow_direct: false -> true" in text and "- ObjectStore old (stream OBJ_old)" in text
+    assert "~ direct: false -> true" in text and "~ stream.duplicate_window: 300000000000 (5m) -> 120000000000 (2m)" in text and "- ObjectStore old (stream OBJ_old)" in text
