@@ -75,6 +75,24 @@ def _resolve_fix(fix: FixSuggestion | None, resource: Resource) -> FixSuggestion
     return replace(fix, edits=edits)
 
 
+def _bucket_message(v: Violation) -> str:
+    """A stream rule's message on a bucket's stream, saying which bucket field it is about."""
+    from .buckets import BUCKET_FIELDS
+
+    r = v.resource
+    assert r.bucket is not None
+    bucket = r.name.split("_", 1)[1]
+    field_name = str(v.path[0]) if v.path else ""
+    named = BUCKET_FIELDS[r.bucket].get(field_name)
+    if named is None:
+        where = f"set by the client for {r.bucket} {bucket!r}" if field_name else f"the stream of {r.bucket} {bucket!r}"
+    elif named != field_name:
+        where = f"{named} of {r.bucket} {bucket!r}"
+    else:
+        return v.message
+    return f"{v.message} ({field_name}: {where})" if field_name else f"{v.message} ({where})"
+
+
 def _bucket_fixable(fix: FixSuggestion, kind: str) -> bool:
     from .buckets import BUCKET_FIELDS
 
@@ -113,7 +131,7 @@ def _to_finding(rule: Rule, v: Violation, severity: Severity) -> Finding:
         rule.code,
         rule.name,
         severity,
-        v.message,
+        _bucket_message(v) if v.resource.bucket else v.message,
         v.resource.file,
         line,
         col,
