@@ -125,7 +125,9 @@ def test_go_shape_accepted_as_is(release_server: tuple[str, NatsServer]) -> None
     version, server = release_server
     kv = KeyValueConfig.model_validate({"history": 5, "ttl": "10m", "compression": True, "metadata": {"team": "a"}})
     ob = ObjectStoreConfig.model_validate({"compression": True, "max_bytes": 1048576})
-    for sent in (kv_stream(kv, "gokv"), object_stream(ob, "goob")):
+    mirror = KeyValueConfig.model_validate({"mirror": {"name": "gokv"}, "history": 5})
+    sourcing = KeyValueConfig.model_validate({"sources": [{"name": "gokv"}], "history": 5})
+    for sent in (kv_stream(kv, "gokv"), object_stream(ob, "goob"), kv_stream(mirror, "gomirror"), kv_stream(sourcing, "gosrc")):
         async def go() -> dict[str, Any]:
             nc = await nats.connect(server.url)
             try:
