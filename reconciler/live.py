@@ -11,7 +11,7 @@ from linter import strip_server_metadata
 
 from .client import JsApiError, JsClient
 
-__all__ = ["LiveStream", "LiveConsumer", "LiveState", "read_live", "MANAGED_BY", "SOURCE", "CONTEXT", "RESUME", "PRUNE_MARK", "DATA_LOSS_MARK", "owned"]
+__all__ = ["LiveStream", "LiveConsumer", "LiveState", "read_live", "MANAGED_BY", "SOURCE", "CONTEXT", "RESUME", "PRUNE_MARK", "DATA_LOSS_MARK", "PREVENT_DELETE_MARK", "owned"]
 
 MANAGED_BY = "io.jsops.managed-by"
 SOURCE = "io.jsops.source"  # the manifest's path (relative to the repository root): scopes --prune
@@ -22,6 +22,9 @@ RESUME = "io.jsops.resume"
 # jsops.io/allow-data-loss annotations (read back once the manifest is gone; see reconciler.plan).
 PRUNE_MARK = "io.jsops.allow-prune"
 DATA_LOSS_MARK = "io.jsops.allow-data-loss"
+# NACK's preventDelete (the jsops.io/prevent-delete annotation), recorded on the server: an object that
+# left the manifests has no annotation left to read, and must still not be pruned.
+PREVENT_DELETE_MARK = "io.jsops.prevent-delete"
 OWNER = "jsops"
 
 

@@ -15,10 +15,12 @@ from typing import Any
 
 from linter import Estate, Resource, effective_consumer, effective_stream
 from linter import Target as LintTarget
+from linter.loader import PREVENT_DELETE, PREVENT_UPDATE
 from linter.updates import worst
 
 from .diff import Change, diff_configs
-from .live import CONTEXT, DATA_LOSS_MARK, MANAGED_BY, OWNER, PRUNE_MARK, SOURCE, LiveState, owned
+
+from .live import CONTEXT, DATA_LOSS_MARK, MANAGED_BY, OWNER, PREVENT_DELETE_MARK, PRUNE_MARK, SOURCE, LiveState, owned
 
 __all__ = [
     "Desired",
@@ -58,6 +60,7 @@ class Desired:
     config: dict[str, Any]  # effective config, server JSON shape, without jsops bookkeeping
     file: str = ""  # the manifest's path as recorded in metadata (see source_path)
     context: str = "default"  # the manifest's metadata.context
+    prevent_update: bool = False  # NACK's preventUpdate (jsops.io/prevent-update): created, never changed
 
     @property
     def key(self) -> tuple[str, str | None, str]:
@@ -332,11 +335,12 @@ def desired_from_estate(
         if r.kind == "Stream":
             cfg = effective_stream(r.config, name=r.name, origins=origins, target=target)  # type: ignore[arg-type]
             eff[r.name] = cfg
-            out.append(Desired("Stream", r.name, None, _marked(cfg, r), paths.get(r.file, ""), r.context))
+            out.append(Desired("Stream", r.name, None, _marked(cfg, r), paths.get(r.file, ""), r.context,
+                               annotation_true(r.annotations, PREVENT_UPDATE)))
     for r in res:
         if r.kind == "Consumer":
             out.append(Desired("Consumer", r.name, r.stream, _marked(_consumer(r, eff.get(r.stream or ""), target), r),
-                               paths.get(r.file, ""), r.context))
+                               paths.get(r.file, ""), r.context, annotation_true(r.annotations, PREVENT_UPDATE)))
     return out
 
 
@@ -351,6 +355,8 @@ def prune_marks(annotations: dict[str, str] | None) -> dict[str, str]:
     ``io.jsops.allow-prune`` for ``jsops.io/allow-prune``, and with it ``io.jsops.allow-data-loss``
     for ``jsops.io/allow-data-loss``."""
     marks: dict[str, str] = {}
+    if annotation_true(annotations, PREVENT_DELETE):
+        marks[PREVENT_DELETE_MARK] = "true"
     if annotation_true(annotations, ALLOW_PRUNE):
         marks[PRUNE_MARK] = "true"
         if annotation_true(annotations, ALLOW_DATA_LOSS):
@@ -448,6 +454,9 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
         act = _owned_action("Stream", name, None, cur.config, changes, opt, config)
         if act is None:
             continue
+        if _protected(act, d, cur.config):
+            plan.actions.append(act)
+            continue
         if act.action == "recreate":
             holds = cur.messages
             act.consequence = (
@@ -484,6 +493,9 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
         act = _owned_action("Consumer", d.name, d.stream, cur.config, changes, opt, config)
         if act is None:
             continue
+        if _protected(act, d, cur.config):
+            plan.actions.append(act)
+            continue
         if act.action == "recreate":
             if opt.keep_position and cur.ack_floor > 0:
                 act.consequence = (
@@ -509,7 +521,9 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             holds = s.messages
             act = Action("delete", "Stream", name, None, [], f"the stream and its {holds} stored message{'s' if holds != 1 else ''} are deleted"
                          + (f", with its {s.consumer_count} consumer{'s' if s.consumer_count != 1 else ''}" if s.consumer_count else ""))
-            if holds > 0 and not opt.allow_data_loss:
+            if _delete_prevented(s.config):
+                _block(act, _PREVENTED_DELETE)
+            elif holds > 0 and not opt.allow_data_loss:
                 _block(act, f"the stream holds {holds} message{'s' if holds != 1 else ''}; needs --allow-data-loss")
             else:
                 deleting.add(name)
@@ -518,7 +532,10 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             c = live.consumers[key]
             if key in wanted_consumers or key[0] in deleting or not opt.prunable(c.config):
                 continue
-            plan.actions.append(Action("delete", "Consumer", key[1], key[0], [], "the consumer and its position are deleted"))
+            act = Action("delete", "Consumer", key[1], key[0], [], "the consumer and its position are deleted")
+            if _delete_prevented(c.config):
+                _block(act, _PREVENTED_DELETE)
+            plan.actions.append(act)
         plan.actions.extend(stream_deletes)
     return plan
 
@@ -539,6 +556,28 @@ def _bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list
         out.append(Change(f"metadata.{CONTEXT}", None if ctx == "default" else ctx, None if d.context == "default" else d.context,
                           "in-place", "jsops records the manifest's context (it scopes --prune)"))
     return out
+
+
+_PREVENTED_DELETE = ("preventDelete is set on it (io.jsops.prevent-delete): jsops never deletes it; "
+                     "delete it by hand if you mean to")
+
+
+def _delete_prevented(live_cfg: dict[str, Any]) -> bool:
+    return str((live_cfg.get("metadata") or {}).get(PREVENT_DELETE_MARK, "")).lower() == "true"
+
+
+def _protected(act: Action, d: Desired, live_cfg: dict[str, Any]) -> bool:
+    """Block what NACK's protection fields forbid: any change under preventUpdate, and a recreate
+    (a delete) under preventDelete, as recorded on the server or asked by the manifest."""
+    if act.action == "blocked":
+        return False
+    if d.prevent_update and act.action in ("update", "recreate", "adopt") and act.changes:
+        _block(act, "preventUpdate is set (jsops.io/prevent-update): the object is created from the manifest, never changed")
+        return True
+    if act.action == "recreate" and (_delete_prevented(live_cfg) or _delete_prevented(d.config)):
+        _block(act, "a recreate deletes the object, and preventDelete is set on it (jsops.io/prevent-delete)")
+        return True
+    return False
 
 
 def _block(act: Action, reason: str) -> None:
