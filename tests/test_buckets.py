@@ -193,3 +193,21 @@ def test_stream_rules_on_a_bucket_name_the_bucket_field() -> None:
     assert by["JS111"].server_error_code == 10052 and by["JS111"].line == 7
     assert "limit_marker_ttl of KeyValue 'sessions'" in by["JS111"].message
     assert "max_value_size of KeyValue 'sessions'" in by["JS442"].message and by["JS442"].line == 8
+
+
+@pytest.mark.parametrize(("spec", "fires"), [
+    ("history: 5\n  max_bytes: 64MiB", True),
+    ("history: 5\n  max_bytes: 64MiB\n  ttl: 7d", False),
+    ("history: 5", False),
+])
+def test_js460_full_bucket_refuses_writes(spec: str, fires: bool) -> None:
+    text = f"apiVersion: jsops/v1\nkind: KeyValue\nmetadata: {{name: b}}\nspec:\n  {spec}\n"
+    got = [f for f in lint_estate(_load(text)).findings if f.rule == "JS460"]
+    assert len(got) == (1 if fires else 0)
+    if fires:
+        assert got[0].line == 6 and "every put is refused" in got[0].message
+
+
+def test_js460_is_silent_on_plain_streams() -> None:
+    text = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\nspec: {subjects: [s], max_bytes: 1MiB, discard: new}\n"
+    assert [f for f in lint_estate(_load(text)).findings if f.rule == "JS460"] == []

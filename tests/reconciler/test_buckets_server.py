@@ -165,3 +165,21 @@ def test_controller_heals_bucket_drift(server, js, tmp_path):
     info = js.stream("KV_sessions")
     assert info["config"]["max_msgs_per_subject"] == 5 and info["state"]["messages"] == 1
     assert main([*common, "--dry-run"]) == 0
+
+
+def test_full_bucket_without_ttl_refuses_puts_as_js460_says(server, js, tmp_path):
+    """JS460's fact on the real server: a bucket at max_bytes refuses the next put with 10077."""
+    d = tmp_path / "full"
+    manifest(d, "kv.yaml", "apiVersion: jsops/v1\nkind: KeyValue\nmetadata: {name: full}\nspec: {max_bytes: 2048}\n")
+    from linter.engine import lint_paths
+
+    assert [f.rule for f in lint_paths([str(d)]).findings if f.rule == "JS460"] == ["JS460"]
+    assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
+    codes = []
+    for i in range(40):
+        ack = js.loop.run_until_complete(js.nc.request(f"$KV.full.k{i}", b"x" * 100, timeout=5))
+        body = json.loads(ack.data)
+        if "error" in body:
+            codes.append(body["error"]["err_code"])
+            break
+    assert codes == [10077]
