@@ -53,9 +53,9 @@ def _finish(kind: str, bucket: str, spec: dict[str, Any], res: L.Resource, spec_
         estate.findings.append(L._finding("invalid-field", f"bucket name {L._short(bucket)!r} is not valid: the clients accept only letters, digits, '_' and '-'", res.file, line, col, res.ref))
         ok = False
     history = getattr(cfg, "history", None)
-    if history is not None and not 1 <= history <= KV_MAX_HISTORY:
+    if history is not None and not 0 <= history <= KV_MAX_HISTORY:  # 0: the client's default, 1
         line, col = res.locate(("history",))
-        estate.findings.append(L._finding("invalid-field", f"history is {history}; the clients keep 1 to {KV_MAX_HISTORY} values per key", res.file, line, col, res.ref))
+        estate.findings.append(L._finding("invalid-field", f"history is {history}; the clients keep 1 to {KV_MAX_HISTORY} values per key (0 means 1)", res.file, line, col, res.ref))
         ok = False
     stream_cfg = bucket_stream(kind, cfg, bucket)  # type: ignore[arg-type]
     # Stream field paths -> where the manifest wrote the bucket field (or the kind, for implied fields).

@@ -129,11 +129,17 @@ def test_native_kv_loads_as_its_stream() -> None:
     assert r.locate(("max_msgs_per_subject",)) == (5, 12)  # findings on the stream field point at history
 
 
-def test_history_over_64_is_refused_at_the_field() -> None:
-    estate = _load(NATIVE.replace("HIST", "70"))
+@pytest.mark.parametrize("history", ["70", "-1"])
+def test_history_out_of_bounds_is_refused_at_the_field(history: str) -> None:
+    estate = _load(NATIVE.replace("HIST", history))
     (f,) = estate.findings
     assert (f.rule, f.line, f.column) == ("JS005", 5, 12) and "1 to 64" in f.message
     assert estate.resources == []
+
+
+def test_history_zero_is_the_default_one() -> None:
+    (r,) = _load(NATIVE.replace("HIST", "0")).resources
+    assert r.config.max_msgs_per_subject == 1
 
 
 def test_invalid_bucket_name_and_spec_bucket_mismatch() -> None:
