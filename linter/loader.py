@@ -1177,11 +1177,8 @@ def _nack_unmanaged(doc: ParsedDocument, file: str, estate: Estate, kind: str) -
                         f"{_shown(account, 80)!r} in .jsops.yaml or natscli takes precedence and can carry them")
         else:
             msg = "NACK Account without a name: no object can name it"
-    elif kind == "StreamTemplate":
+    else:  # StreamTemplate
         msg = f"NACK StreamTemplate {name!r}: stream templates were removed from nats-server (2.10); jsops leaves it alone"
-    else:
-        msg = (f"NACK {kind} {name!r} is read but not managed by jsops yet: lint, plan, apply and prune "
-               "leave the bucket alone")
     estate.findings.append(_finding("not-managed", msg, file, *pos))
 
 
