@@ -217,3 +217,13 @@ def test_js460_full_bucket_refuses_writes(spec: str, fires: bool) -> None:
 def test_js460_is_silent_on_plain_streams() -> None:
     text = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\nspec: {subjects: [s], max_bytes: 1MiB, discard: new}\n"
     assert [f for f in lint_estate(_load(text)).findings if f.rule == "JS460"] == []
+
+
+def test_html_report_names_the_bucket_of_a_stream() -> None:
+    from linter.report.html import render_html, report_from_paths
+
+    root = Path(__file__).resolve().parent.parent
+    data = report_from_paths([str(root / "manifests")])
+    carts = next(s for s in data.streams if s.name == "KV_carts")
+    assert carts.bucket == "KeyValue carts" and all(not s.bucket for s in data.streams if s is not carts)
+    assert "<h2>KV_carts <small>(KeyValue carts)</small></h2>" in render_html(data)

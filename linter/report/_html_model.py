@@ -167,6 +167,7 @@ class StreamReport:
     consumers: tuple[ConsumerReport, ...]
     findings: int
     status: str  # "ok" | "warn" (a limit fills before max_age at some rate) | "bad" (at the mean) | "nodata"
+    bucket: str = ""  # "KeyValue carts" when the stream is a bucket's
 
 
 @dataclass(frozen=True)
@@ -371,6 +372,7 @@ def _stream(
         consumers=consumers,
         findings=findings,
         status=_stream_status(fills, prof is not None and (prof.ingest is not None or prof.bytes is not None)),
+        bucket=f"{res.bucket} {res.name.split('_', 1)[1]}" if res.bucket else "",
     )
 
 
