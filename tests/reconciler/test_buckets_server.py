@@ -237,3 +237,19 @@ def test_bucket_mirror_and_source_work_as_buckets(server, js, tmp_path):
 
     assert asyncio.run(go()) == (b"v1", b"v1")
     assert run("plan", str(d), "--server", server.url)[1].startswith("No changes.")
+
+
+def test_pruning_a_bucket_with_keys_needs_the_data_loss_flag(server, js, tmp_path):
+    d = tmp_path / "repo"
+    repo(d)
+    assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
+    _kv_roundtrip(server.url)
+    text = (d / "nack.yaml").read_text()
+    (d / "nack.yaml").write_text(text[: text.index("kind: KeyValue")].rsplit("---", 1)[0])  # the buckets leave the repo
+    rc, out, err = run("plan", str(d), "--server", server.url, "--prune", "--format", "json")
+    acts = {a["object"]["name"]: a for a in json.loads(out)["actions"]}
+    assert acts["KV_sessions"]["action"] == "blocked" and "--allow-data-loss" in acts["KV_sessions"]["reason"]
+    run("apply", str(d), "--server", server.url, "--prune", "--yes")
+    assert js.stream("KV_sessions")["state"]["messages"] == 1  # the keys are still there
+    assert run("apply", str(d), "--server", server.url, "--prune", "--allow-data-loss", "--yes")[0] == 0
+    assert js.stream("KV_sessions") is None and js.stream("OBJ_LABELS") is None
