@@ -81,6 +81,9 @@ class KeyValueConfig(_Model):
     metadata: dict[StrictStr, StrictStr] | None = None
     limit_marker_ttl: Duration | None = None
     direct: StrictBool | None = None  # nats-py's option; the Go client always allows direct gets
+    # Per-key TTLs without limit markers: nats-py always turns message TTLs on; the Go client only
+    # with a limit_marker_ttl. Once on, the server cannot turn it off (a recreate).
+    allow_msg_ttl: StrictBool | None = None
 
 
 class ObjectStoreConfig(_Model):
@@ -117,6 +120,7 @@ BUCKET_FIELDS: dict[str, dict[str, str]] = {
         "metadata": "metadata",
         "subject_delete_marker_ttl": "limit_marker_ttl",
         "allow_direct": "direct",
+        "allow_msg_ttl": "allow_msg_ttl",
     },
     "ObjectStore": {
         "description": "description",
@@ -189,8 +193,9 @@ def kv_stream(cfg: KeyValueConfig, bucket: str, *, client: Client = "go") -> dic
     out["allow_direct"] = cfg.direct is not False  # the Go client always allows direct gets; `direct: false` opts out
     if cfg.compression:
         out["compression"] = "s2"
-    if marker:
+    if marker or cfg.allow_msg_ttl:
         out["allow_msg_ttl"] = True
+    if marker:
         out["subject_delete_marker_ttl"] = marker
     if cfg.metadata:
         out["metadata"] = dict(cfg.metadata)
@@ -289,6 +294,8 @@ def bucket_of_stream(config: dict[str, Any]) -> tuple[str, str, dict[str, Any]] 
             spec["sources"] = config["sources"]
         if config.get("allow_direct") is False:
             spec["direct"] = False
+        if config.get("allow_msg_ttl") and not config.get("subject_delete_marker_ttl"):
+            spec["allow_msg_ttl"] = True
     if config.get("compression") == "s2":
         spec["compression"] = True
     if config.get("metadata"):

@@ -227,3 +227,15 @@ def test_html_report_names_the_bucket_of_a_stream() -> None:
     carts = next(s for s in data.streams if s.name == "KV_carts")
     assert carts.bucket == "KeyValue carts" and all(not s.bucket for s in data.streams if s is not carts)
     assert "<h2>KV_carts <small>(KeyValue carts)</small></h2>" in render_html(data)
+
+
+def test_a_nats_py_bucket_is_recognised_and_rebuilt_exactly() -> None:
+    """nats-py's shape (no direct gets, message TTLs on) is a KeyValue with direct: false and
+    allow_msg_ttl: true, which the Go shape then rebuilds field by field."""
+    from reconciler.diff import diff_configs
+
+    live = effective_stream(StreamConfig.model_validate(kv_stream(kv(history=3, ttl="1h"), "b", client="nats-py")))
+    kind, bucket, spec = bucket_of_stream(live)  # type: ignore[misc]
+    assert spec == {"history": 3, "ttl": H, "direct": False, "allow_msg_ttl": True}
+    rebuilt = effective_stream(StreamConfig.model_validate(kv_stream(kv(**spec), bucket)))
+    assert diff_configs("Stream", live, rebuilt) == []

@@ -253,3 +253,22 @@ def test_pruning_a_bucket_with_keys_needs_the_data_loss_flag(server, js, tmp_pat
     assert js.stream("KV_sessions")["state"]["messages"] == 1  # the keys are still there
     assert run("apply", str(d), "--server", server.url, "--prune", "--allow-data-loss", "--yes")[0] == 0
     assert js.stream("KV_sessions") is None and js.stream("OBJ_LABELS") is None
+
+
+def test_bucket_made_by_nats_py_exports_as_a_keyvalue_and_plans_empty(server, js, tmp_path):
+    async def make() -> None:
+        nc = await nats.connect(server.url)
+        try:
+            from nats.js import api
+
+            await nc.jetstream().create_key_value(api.KeyValueConfig(bucket="made", history=4, ttl=600))
+        finally:
+            await nc.close()
+
+    asyncio.run(make())
+    assert run("export", "--server", server.url, str(tmp_path / "out"))[0] == 0
+    (doc,) = [d for p in (tmp_path / "out").iterdir() for d in yaml.safe_load_all(p.read_text())]
+    assert (doc["kind"], doc["metadata"]["name"]) == ("KeyValue", "made")
+    assert doc["spec"] == {"history": 4, "ttl": "10m", "direct": False, "allow_msg_ttl": True}
+    rc, out, err = run("plan", str(tmp_path / "out"), "--server", server.url)
+    assert (rc, out.startswith("No changes.")) == (0, True), out + err
