@@ -52,6 +52,10 @@ def _finish(kind: str, bucket: str, spec: dict[str, Any], res: L.Resource, spec_
         line, col = res.locate(("bucket",))
         estate.findings.append(L._finding("invalid-field", f"bucket name {L._short(bucket)!r} is not valid: the clients accept only letters, digits, '_' and '-'", res.file, line, col, res.ref))
         ok = False
+    if isinstance(cfg, KeyValueConfig) and cfg.mirror is not None and cfg.sources:
+        line, col = res.locate(("sources",))
+        estate.findings.append(L._finding("invalid-field", "a bucket has a mirror or sources, not both: the clients build the mirror and drop the sources", res.file, line, col, res.ref))
+        ok = False
     history = getattr(cfg, "history", None)
     if history is not None and not 0 <= history <= KV_MAX_HISTORY:  # 0: the client's default, 1
         line, col = res.locate(("history",))
@@ -120,8 +124,12 @@ def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: L.Estat
     if not isinstance(spec, dict):
         estate.findings.append(L._finding("invalid-field", "missing required field spec" if spec is None else f"spec must be a mapping, got {L._kind_of(spec)}", file, *(resolve_position(doc.positions, ("spec",)) or start)))
         return
-    ok = True
-    values = dict(spec)
+    values, ok = L._nack_values(spec, kind, doc, file, estate)  # integer sizes (maxBytes), as NACK's CRD types them
+    size = spec.get("maxValueSize")
+    if isinstance(size, str) and size != "":
+        estate.findings.append(L._finding("invalid-field", f"spec.maxValueSize: NACK sizes are integer numbers of bytes (the CRD field is an integer), got {L._kind_of(size)}", file, *(resolve_position(doc.positions, ("spec", "maxValueSize")) or start)))
+        values.pop("maxValueSize", None)
+        ok = False
     problem = L._nack_duration_problem(spec.get("ttl"), "spec.ttl")
     if problem:
         estate.findings.append(L._finding("invalid-field", problem, file, *(resolve_position(doc.positions, ("spec", "ttl")) or start)))

@@ -239,3 +239,14 @@ def test_a_nats_py_bucket_is_recognised_and_rebuilt_exactly() -> None:
     assert spec == {"history": 3, "ttl": H, "direct": False, "allow_msg_ttl": True}
     rebuilt = effective_stream(StreamConfig.model_validate(kv_stream(kv(**spec), bucket)))
     assert diff_configs("Stream", live, rebuilt) == []
+
+
+def test_mirror_and_sources_together_are_refused_at_sources() -> None:
+    estate = _load("apiVersion: jsops/v1\nkind: KeyValue\nmetadata: {name: c}\nspec:\n  mirror: {name: a}\n  sources: [{name: b}]\n")
+    (f,) = estate.findings
+    assert f.line == 6 and "mirror or sources, not both" in f.message and estate.resources == []
+
+
+def test_nack_bucket_sizes_are_integers() -> None:
+    estate = _load(NACK.replace("TTL", "1h").replace("maxValueSize: 1024", "maxValueSize: 1KiB\n  maxBytes: 1GB"))
+    assert sorted(f.line for f in estate.findings) == [8, 9] and all("integer numbers of bytes" in f.message for f in estate.findings)
