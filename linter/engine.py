@@ -62,6 +62,8 @@ def _resolve_fix(fix: FixSuggestion | None, resource: Resource) -> FixSuggestion
     """Edits name config paths; findings carry document paths (the dialect's key names)."""
     if fix is None or not fix.edits:
         return fix
+    if resource.bucket is not None and not _bucket_fixable(fix, resource.bucket):
+        return None  # the stream field has no bucket field to write it in: advice only
     edits = tuple(
         e
         if e.document is not None
@@ -75,6 +77,33 @@ def _resolve_fix(fix: FixSuggestion | None, resource: Resource) -> FixSuggestion
         for e in fix.edits
     )
     return replace(fix, edits=edits)
+
+
+def _bucket_message(v: Violation) -> str:
+    """A stream rule's message on a bucket's stream, saying which bucket field it is about."""
+    from .buckets import BUCKET_FIELDS
+
+    r = v.resource
+    assert r.bucket is not None
+    bucket = r.name.split("_", 1)[1]
+    field_name = str(v.path[0]) if v.path else ""
+    named = BUCKET_FIELDS[r.bucket].get(field_name)
+    if named is None:
+        where = f"set by the client for {r.bucket} {bucket!r}" if field_name else f"the stream of {r.bucket} {bucket!r}"
+    elif named != field_name:
+        where = f"{named} of {r.bucket} {bucket!r}"
+    else:
+        return v.message
+    return f"{v.message} ({field_name}: {where})" if field_name else f"{v.message} ({where})"
+
+
+def _bucket_fixable(fix: FixSuggestion, kind: str) -> bool:
+    from .buckets import BUCKET_FIELDS
+
+    # Fields whose bucket value is written differently from the stream's (compression: true vs
+    # "s2"; mirror and source names without the KV_ prefix) are not fixed automatically.
+    fields = set(BUCKET_FIELDS[kind]) - {"compression", "mirror", "sources"}
+    return all(e.document is None and e.path and e.path[0] in fields for e in fix.edits)
 
 
 def _duration_text(ns: int, dialect: str) -> str | int:
@@ -106,7 +135,7 @@ def _to_finding(rule: Rule, v: Violation, severity: Severity) -> Finding:
         rule.code,
         rule.name,
         severity,
-        v.message,
+        _bucket_message(v) if v.resource.bucket else v.message,
         v.resource.file,
         line,
         col,

@@ -61,6 +61,10 @@ class Resource:
     spec_path: tuple[Any, ...] = ("spec",)
     key_map: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
     raw: Any = None
+    # For the stream of a bucket: "KeyValue" or "ObjectStore", and the bucket's own config
+    # (linter.buckets); ``config`` is then the stream the client builds for it.
+    bucket: str | None = None
+    bucket_config: Any = None
 
     @property
     def ref(self) -> ObjectRef:
@@ -669,11 +673,17 @@ def _load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> 
     v = doc.value
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
     kind = v.get("kind")
+    if kind in ("KeyValue", "ObjectStore"):
+        from ._bucket_loader import load_native_bucket
+
+        load_native_bucket(doc, index, file, estate, kind)
+        return
     if kind not in ("Stream", "Consumer"):
         pos = resolve_position(doc.positions, ("kind",)) or start
         msg = "missing kind" if kind is None else f"unknown kind {_short(kind)!r}"
-        hint = _did_you_mean(str(kind), ["Stream", "Consumer"]) if kind is not None else ""
-        estate.findings.append(_finding("unknown-kind", f"{msg}; jsops/v1 has Stream and Consumer{hint}", file, *pos))
+        known = ["Stream", "Consumer", "KeyValue", "ObjectStore"]
+        hint = _did_you_mean(str(kind), known) if kind is not None else ""
+        estate.findings.append(_finding("unknown-kind", f"{msg}; jsops/v1 has Stream, Consumer, KeyValue and ObjectStore{hint}", file, *pos))
         return
     ok = _check_keys(v, _NATIVE_TOP, (), doc, file, estate, "the manifest")
     meta = v.get("metadata")
@@ -1107,13 +1117,18 @@ def _load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: 
     v = doc.value
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
     kind = v.get("kind")
+    if kind in ("KeyValue", "ObjectStore"):
+        from ._bucket_loader import load_nack_bucket
+
+        load_nack_bucket(doc, index, file, estate, kind, api)
+        return
     if kind in _NACK_UNMANAGED:
         _nack_unmanaged(doc, file, estate, kind)
         return
     if kind not in ("Stream", "Consumer"):
         pos = resolve_position(doc.positions, ("kind",)) or start
         what = "missing kind" if kind is None else f"not {_short(kind)!r}"
-        known = ["Stream", "Consumer", *_NACK_UNMANAGED]
+        known = ["Stream", "Consumer", "KeyValue", "ObjectStore", *_NACK_UNMANAGED]
         hint = _did_you_mean(str(kind), known) if kind is not None else ""
         estate.findings.append(_finding("unknown-kind", f"jsops reads NACK {', '.join(known[:-1])} and {known[-1]} resources, {what}{hint}", file, *pos))
         return
@@ -1175,9 +1190,9 @@ def _load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: 
         estate.invalid.add(res.key)
 
 
-# NACK kinds jsops reads without managing them (KeyValue and ObjectStore buckets are not reconciled
-# yet; StreamTemplate was removed from nats-server in 2.10; an Account is a connection, not an object).
-_NACK_UNMANAGED = ("KeyValue", "ObjectStore", "StreamTemplate", "Account")
+# NACK kinds jsops reads without managing them (StreamTemplate was removed from nats-server in 2.10;
+# an Account is a connection, not an object). KeyValue and ObjectStore are buckets (linter._bucket_loader).
+_NACK_UNMANAGED = ("StreamTemplate", "Account")
 # NACK's per-object protection, kept as manifest annotations that plan, apply, prune and the controller read.
 PREVENT_DELETE = "jsops.io/prevent-delete"
 PREVENT_UPDATE = "jsops.io/prevent-update"
@@ -1210,11 +1225,8 @@ def _nack_unmanaged(doc: ParsedDocument, file: str, estate: Estate, kind: str) -
                         f"{_shown(account, 80)!r} in .jsops.yaml or natscli takes precedence and can carry them")
         else:
             msg = "NACK Account without a name: no object can name it"
-    elif kind == "StreamTemplate":
+    else:  # StreamTemplate
         msg = f"NACK StreamTemplate {name!r}: stream templates were removed from nats-server (2.10); jsops leaves it alone"
-    else:
-        msg = (f"NACK {kind} {name!r} is read but not managed by jsops yet: lint, plan, apply and prune "
-               "leave the bucket alone")
     estate.findings.append(_finding("not-managed", msg, file, *pos))
 
 

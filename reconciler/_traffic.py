@@ -167,6 +167,21 @@ async def _work_loop(js, w: _Worker, rng: random.Random, stop: asyncio.Event, co
                 pass
 
 
+async def _cart_loop(js, rng: random.Random, stop: asyncio.Event, counts: dict[str, int]) -> None:
+    """The storefront keeps shopping carts in the estate's KeyValue bucket ``carts`` (if applied)."""
+    try:
+        kv = await js.key_value("carts")
+    except Exception:  # noqa: BLE001 - another estate: no carts bucket, no cart traffic
+        return
+    while not stop.is_set():
+        try:
+            await kv.put(f"cart.c{rng.randrange(200)}", json.dumps({"items": rng.randrange(1, 6)}).encode())
+            counts["cart_puts"] += 1
+        except Exception:  # noqa: BLE001 - reconnects are expected during the demo
+            pass
+        await asyncio.sleep(rng.uniform(0.05, 0.3))
+
+
 async def run(server: str, duration_s: float, publish_log: Path, seed: int = 7) -> dict[str, int]:
     rng = random.Random(seed)
     async def _quiet(exc: Exception) -> None:  # reconnects are expected; nats-py would print each one
@@ -175,7 +190,7 @@ async def run(server: str, duration_s: float, publish_log: Path, seed: int = 7) 
     nc = await nats.connect(server, name="jsops-demo-traffic", max_reconnect_attempts=-1, error_cb=_quiet)
     js = nc.jetstream()
     stop = asyncio.Event()
-    counts = {"ack": 0, "nak": 0, "hung": 0}
+    counts = {"ack": 0, "nak": 0, "hung": 0, "cart_puts": 0}
     inflight: set[asyncio.Task] = set()
     publish_log.parent.mkdir(parents=True, exist_ok=True)
     with publish_log.open("w") as out:
@@ -185,12 +200,14 @@ async def run(server: str, duration_s: float, publish_log: Path, seed: int = 7) 
         for w in WORKERS:
             for _ in range(w.concurrency):
                 tasks.append(asyncio.create_task(_work_loop(js, w, random.Random(rng.random()), stop, counts)))
+        tasks.append(asyncio.create_task(_cart_loop(js, random.Random(rng.random()), stop, counts)))
         t0 = time.monotonic()
         while time.monotonic() - t0 < duration_s:
             await asyncio.sleep(min(10.0, duration_s - (time.monotonic() - t0)))
             done = time.monotonic() - t0
             print(f"  traffic {done:4.0f}s/{duration_s:.0f}s: {log.lines} publish attempts logged, "
-                  f"{counts['ack']} acks, {counts['nak']} naks, {counts['hung']} left to time out", flush=True)
+                  f"{counts['ack']} acks, {counts['nak']} naks, {counts['hung']} left to time out, "
+                  f"{counts['cart_puts']} carts written", flush=True)
         stop.set()
         await asyncio.wait(tasks, timeout=5.0)
         for t in [*tasks, *inflight]:

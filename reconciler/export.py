@@ -11,7 +11,11 @@ import re
 import secrets
 from typing import Any
 
-from .diff import BOOKKEEPING_KEYS
+from linter.buckets import BUCKET_KINDS, KeyValueConfig, ObjectStoreConfig, bucket_of_stream, bucket_stream
+from linter.effective import effective_stream
+from linter.model.config import StreamConfig
+
+from .diff import BOOKKEEPING_KEYS, diff_configs
 from .live import RESUME, LiveState
 
 __all__ = ["export_documents", "write_export", "go_duration", "readable_duration", "readable_size"]
@@ -102,6 +106,30 @@ def _consumer_spec(config: dict[str, Any]) -> dict[str, Any]:
     return cfg
 
 
+_BUCKET_DURATIONS = {("ttl",), ("limit_marker_ttl",)}
+
+
+def bucket_document(name: str, config: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any] | None:
+    """A native KeyValue/ObjectStore manifest for a live stream that is a bucket's stream: its name
+    and subjects are a bucket's, and the stream the Go client builds from the recovered bucket
+    config equals the live one field by field (else the stream is exported as a stream)."""
+    live = json.loads(json.dumps(config))
+    _clean_metadata(live)
+    hit = bucket_of_stream(live)
+    if hit is None:
+        return None
+    kind, bucket, spec = hit
+    model = KeyValueConfig if kind == "KeyValue" else ObjectStoreConfig
+    try:
+        rebuilt = effective_stream(StreamConfig.model_validate(bucket_stream(kind, model.model_validate(spec), bucket)))
+    except ValueError:
+        return None
+    if diff_configs("Stream", live, rebuilt):
+        return None
+    _durations(spec, _BUCKET_DURATIONS)
+    return {"apiVersion": "jsops/v1", "kind": kind, "metadata": {**meta, "name": bucket}, "spec": spec}
+
+
 def export_documents(live: LiveState, context: str = "default") -> dict[str, list[dict[str, Any]]]:
     """File name -> native manifest documents. Ephemeral consumers are left out."""
     files: dict[str, list[dict[str, Any]]] = {}
@@ -111,7 +139,7 @@ def export_documents(live: LiveState, context: str = "default") -> dict[str, lis
         meta: dict[str, Any] = {"name": name}
         if context != "default":
             meta["context"] = context
-        docs = [{"apiVersion": "jsops/v1", "kind": "Stream", "metadata": meta, "spec": _stream_spec(s.config)}]
+        docs = [bucket_document(name, s.config, meta) or {"apiVersion": "jsops/v1", "kind": "Stream", "metadata": meta, "spec": _stream_spec(s.config)}]
         for (stream, cname), c in sorted(live.consumers.items()):
             if stream != name or not c.config.get("durable_name"):
                 continue

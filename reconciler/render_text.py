@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from linter.buckets import BUCKET_FIELDS, bucket_kind_of
 from linter.model.units import format_duration, format_size
 
 from .plan import Action, Plan, PlanSet
@@ -26,7 +27,7 @@ _SYMBOL = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delet
 _COLOR = {"+": "32", "~": "33", "-": "31", "-/+": "31", "!": "1;31"}
 _DURATIONS = {
     "max_age", "duplicate_window", "ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires",
-    "subject_delete_marker_ttl", "priority_timeout",
+    "subject_delete_marker_ttl", "priority_timeout", "ttl", "limit_marker_ttl",
 }
 _SIZES = {"max_bytes", "max_msg_size", "max_request_max_bytes"}
 
@@ -118,19 +119,46 @@ def _create_fields(a: Action, explicit: Explicit | None, verbose: bool, color: b
     return shown
 
 
+def _bucket(a: Action) -> tuple[str, str] | None:
+    """``(kind, bucket)`` when the action's stream is a bucket's stream (its name and subjects)."""
+    if a.kind != "Stream":
+        return None
+    subjects = (a.config or {}).get("subjects")
+    if a.config is None:  # deletes: the changes carry no config; the name is all there is
+        subjects = [f"$KV.{a.name[3:]}.>"] if a.name.startswith("KV_") else [f"$O.{a.name[4:]}.C.>", f"$O.{a.name[4:]}.M.>"]
+    return bucket_kind_of(a.name, subjects)
+
+
+def _field(path: str, bucket: tuple[str, str] | None) -> str:
+    """A stream field as the bucket names it (``max_msgs_per_subject`` -> ``history``); a field
+    the client sets itself keeps its stream name, prefixed ``stream.``."""
+    if bucket is None:
+        return path
+    named = BUCKET_FIELDS[bucket[0]].get(path)
+    return named if named is not None else f"stream.{path}"
+
+
 def _action(a: Action, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False) -> list[str]:
     sym = _SYMBOL[a.action]
-    head = f"{_paint(sym, color)} {a.label}"
+    bucket = _bucket(a)
+    head = f"{_paint(sym, color)} {a.label}" if bucket is None else f"{_paint(sym, color)} {bucket[0]} {bucket[1]} (stream {a.name})"
     if a.action == "blocked":
         head += f"  (blocked {a.wanted}: {a.reason})"
     elif a.action == "adopt":
         head += "  (adopt)"
     lines = [head]
     if a.action == "create" and a.config:
-        lines.extend(_create_fields(a, explicit, verbose, color))
+        if bucket is None:
+            lines.extend(_create_fields(a, explicit, verbose, color))
+        else:
+            plus = _paint("+", color)
+            for k, v in a.config.items():
+                if k in ("name", "durable_name") or k not in BUCKET_FIELDS[bucket[0]] or v in (-1, "none") or (k == "allow_direct" and v is True):
+                    continue  # a bucket shows the fields it sets; the stream the client builds is in the JSON plan
+                lines.append(f"    {plus} {_field(k, bucket)}: {format_value(k, v, a.kind)}")
     tilde = _paint("~", color)
     for c in a.changes:
-        lines.append(f"    {tilde} {c.path}: {format_value(c.path, c.old, a.kind)} -> {format_value(c.path, c.new, a.kind)}  [{c.cls}]")
+        lines.append(f"    {tilde} {_field(c.path, bucket)}: {format_value(c.path, c.old, a.kind)} -> {format_value(c.path, c.new, a.kind)}  [{c.cls}]")
         if c.cls != "in-place" or c.consequence not in ("applied in place",):
             lines.append(f"        {c.consequence}")
     if a.consequence:

@@ -21,8 +21,10 @@ EXPECTED = {
 def test_estate_loads_with_expected_objects() -> None:
     estate = linter.load_paths([MANIFESTS])
     assert estate.findings == []
-    streams = {r.name for r in estate.streams()}
+    streams = {r.name for r in estate.streams() if not r.bucket}
     assert streams == set(EXPECTED)
+    # one Key-Value bucket, loaded as the stream the client builds for it
+    assert [(r.bucket, r.name) for r in estate.streams() if r.bucket] == [("KeyValue", "KV_carts")]
     consumers: dict[str, set[str]] = {}
     for r in estate.consumers():
         consumers.setdefault(r.stream or "", set()).add(r.name)
@@ -32,6 +34,8 @@ def test_estate_loads_with_expected_objects() -> None:
     # one file per stream, holding the stream and its consumers
     for r in estate.resources:
         owner = r.name if r.kind == "Stream" else r.stream
+        if r.bucket:
+            owner = owner.split("_", 1)[1] if owner else owner
         assert Path(r.file).stem == (owner or "").lower(), r.file
 
 
@@ -56,5 +60,5 @@ def test_estate_lints_clean() -> None:
     assert len(ops) == len(EXPECTED_OPS)
     assert all(f.severity.value == "warning" for f in ops)
     assert [f for f in result.findings if not _ops(f.rule)] == []
-    assert result.objects == 18
-    assert result.files == 6
+    assert result.objects == 19
+    assert result.files == 7

@@ -168,6 +168,7 @@ class StreamReport:
     consumers: tuple[ConsumerReport, ...]
     findings: int
     status: str  # "ok" | "warn" (a limit fills before max_age at some rate) | "bad" (at the mean) | "nodata"
+    bucket: str = ""  # "KeyValue carts" when the stream is a bucket's
 
 
 @dataclass(frozen=True)
@@ -376,6 +377,7 @@ def _stream(
         consumers=consumers,
         findings=findings,
         status=_with_findings(_stream_status(fills, prof is not None and (prof.ingest is not None or prof.bytes is not None)), findings),
+        bucket=f"{res.bucket} {res.name.split('_', 1)[1]}" if res.bucket else "",
     )
 
 

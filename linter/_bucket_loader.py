@@ -1,0 +1,156 @@
+"""Load ``kind: KeyValue`` / ``kind: ObjectStore`` (native ``jsops/v1`` and NACK) as the stream each
+bucket is: a Stream resource named ``KV_<bucket>`` / ``OBJ_<bucket>`` whose config is the one the Go
+client builds (:mod:`linter.buckets`), remembering the bucket (``Resource.bucket``) so every stream
+rule, plan, apply, prune and export work on it, and findings point at the bucket's own fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from . import loader as L
+from .buckets import BUCKET_FIELDS, KV_MAX_HISTORY, VALID_BUCKET, KeyValueConfig, ObjectStoreConfig, bucket_stream
+from .model.config import StreamConfig
+from .yamlio import ParsedDocument, resolve_position
+
+__all__ = ["load_native_bucket", "load_nack_bucket"]
+
+_MODELS: dict[str, type[BaseModel]] = {"KeyValue": KeyValueConfig, "ObjectStore": ObjectStoreConfig}
+_NACK_KV: dict[str, Any] = {
+    "bucket": "bucket",
+    "description": "description",
+    "maxValueSize": "max_value_size",
+    "history": "history",
+    "ttl": "ttl",
+    "limitMarkerTtl": "limit_marker_ttl",
+    "maxBytes": "max_bytes",
+    "storage": "storage",
+    "replicas": "replicas",
+    "placement": ("placement", {"cluster": "cluster", "tags": "tags"}),
+    "republish": ("republish", {"source": "src", "destination": "dest", "headersOnly": "headers_only"}),
+    "mirror": ("mirror", L._SOURCE),
+    "sources": ("sources", L._SOURCE),
+    "compression": "compression",
+    "metadata": "metadata",
+}
+_NACK_OBJ: dict[str, Any] = {k: _NACK_KV[k] for k in ("bucket", "description", "ttl", "maxBytes", "storage", "replicas", "placement", "compression", "metadata")}
+
+
+def _finish(kind: str, bucket: str, spec: dict[str, Any], res: L.Resource, spec_map: dict[tuple[Any, ...], tuple[Any, ...]], estate: L.Estate, ok: bool) -> None:
+    """Validate the bucket spec, then make ``res`` the bucket's stream."""
+    model = _MODELS[kind]
+    res.key_map = spec_map
+    try:
+        cfg = model.model_validate(spec)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False)[: L.MAX_FINDINGS_PER_OBJECT]:
+            estate.findings.append(L._validation_finding(res, model, err))
+        estate.invalid.add(res.key)
+        return
+    if not VALID_BUCKET.match(bucket):
+        line, col = res.locate(("bucket",))
+        estate.findings.append(L._finding("invalid-field", f"bucket name {L._short(bucket)!r} is not valid: the clients accept only letters, digits, '_' and '-'", res.file, line, col, res.ref))
+        ok = False
+    if isinstance(cfg, KeyValueConfig) and cfg.mirror is not None and cfg.sources:
+        line, col = res.locate(("sources",))
+        estate.findings.append(L._finding("invalid-field", "a bucket has a mirror or sources, not both: the clients build the mirror and drop the sources", res.file, line, col, res.ref))
+        ok = False
+    history = getattr(cfg, "history", None)
+    if history is not None and not 0 <= history <= KV_MAX_HISTORY:  # 0: the client's default, 1
+        line, col = res.locate(("history",))
+        estate.findings.append(L._finding("invalid-field", f"history is {history}; the clients keep 1 to {KV_MAX_HISTORY} values per key (0 means 1)", res.file, line, col, res.ref))
+        ok = False
+    stream_cfg = bucket_stream(kind, cfg, bucket)  # type: ignore[arg-type]
+    # Stream field paths -> where the manifest wrote the bucket field (or the kind, for implied fields).
+    stream_map: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    for sfield, bfield in BUCKET_FIELDS[kind].items():
+        stream_map[(sfield,)] = spec_map.get((bfield,), res.spec_path + (bfield,))
+    back = {b: s for s, b in BUCKET_FIELDS[kind].items()}
+    for path, src in spec_map.items():
+        if len(path) > 1 and path[0] in back:
+            stream_map[(back[path[0]],) + path[1:]] = src
+    stream_map[("name",)] = spec_map.get(("bucket",), res.spec_path + ("bucket",))
+    for sfield in stream_cfg:
+        stream_map.setdefault((sfield,), ("kind",))
+    res.key_map = stream_map
+    res.config = StreamConfig.model_validate(stream_cfg)
+    res.bucket = kind
+    res.bucket_config = cfg
+    if ok:
+        estate.resources.append(res)
+    else:
+        estate.invalid.add(res.key)
+
+
+def load_native_bucket(doc: ParsedDocument, index: int, file: str, estate: L.Estate, kind: str) -> None:
+    v = doc.value
+    start = resolve_position(doc.positions, ()) or (doc.line, 1)
+    ok = L._check_keys(v, L._NATIVE_TOP, (), doc, file, estate, "the manifest")
+    meta = v.get("metadata")
+    if not isinstance(meta, dict):
+        estate.findings.append(L._finding("invalid-field", "missing required field metadata" if meta is None else f"metadata must be a mapping, got {L._kind_of(meta)}", file, *(resolve_position(doc.positions, ("metadata",)) or start)))
+        return
+    ok &= L._check_keys(meta, ("name", "context", "annotations", "labels"), ("metadata",), doc, file, estate, "metadata")
+    name = L._require_str(meta, "name", ("metadata",), doc, file, estate, "metadata.name")
+    context = meta.get("context", "default")
+    if not isinstance(context, str) or not context:
+        estate.findings.append(L._finding("invalid-field", f"metadata.context must be a non-empty string, got {L._kind_of(context)}", file, *(resolve_position(doc.positions, ("metadata", "context")) or start)))
+        ok = False
+    annotations = L._string_map(meta.get("annotations"), ("metadata", "annotations"), doc, file, estate, "metadata.annotations")
+    labels = L._string_map(meta.get("labels"), ("metadata", "labels"), doc, file, estate, "metadata.labels")
+    spec = v.get("spec") if v.get("spec") is not None else {}
+    if name is None or annotations is None or labels is None or not isinstance(spec, dict):
+        if not isinstance(spec, dict):
+            estate.findings.append(L._finding("invalid-field", f"spec must be a mapping, got {L._kind_of(spec)}", file, *(resolve_position(doc.positions, ("spec",)) or start)))
+        return
+    spec = dict(spec)
+    spec_map: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    if "bucket" in spec and spec["bucket"] != name:
+        estate.findings.append(L._finding("name-mismatch", f"spec.bucket {L._short(spec['bucket'])!r} differs from metadata.name {L._short(name)!r}; drop spec.bucket", file, *(resolve_position(doc.positions, ("spec", "bucket")) or start)))
+        ok = False
+    if "bucket" not in spec:
+        spec_map[("bucket",)] = ("metadata", "name")
+    prefix = "KV_" if kind == "KeyValue" else "OBJ_"
+    res = L.Resource("Stream", prefix + name, None, None, file, context if isinstance(context, str) and context else "default", annotations, "native", index, doc.line, doc.positions, ("spec",), {}, v)  # type: ignore[arg-type]
+    _finish(kind, name, spec, res, spec_map, estate, ok)
+
+
+def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: L.Estate, kind: str, api: str) -> None:
+    v = doc.value
+    start = resolve_position(doc.positions, ()) or (doc.line, 1)
+    meta = v.get("metadata") if isinstance(v.get("metadata"), dict) else {}
+    spec = v.get("spec")
+    if not isinstance(spec, dict):
+        estate.findings.append(L._finding("invalid-field", "missing required field spec" if spec is None else f"spec must be a mapping, got {L._kind_of(spec)}", file, *(resolve_position(doc.positions, ("spec",)) or start)))
+        return
+    values, ok = L._nack_values(spec, kind, doc, file, estate)  # integer sizes (maxBytes), as NACK's CRD types them
+    size = spec.get("maxValueSize")
+    if isinstance(size, str) and size != "":
+        estate.findings.append(L._finding("invalid-field", f"spec.maxValueSize: NACK sizes are integer numbers of bytes (the CRD field is an integer), got {L._kind_of(size)}", file, *(resolve_position(doc.positions, ("spec", "maxValueSize")) or start)))
+        values.pop("maxValueSize", None)
+        ok = False
+    problem = L._nack_duration_problem(spec.get("ttl"), "spec.ttl")
+    if problem:
+        estate.findings.append(L._finding("invalid-field", problem, file, *(resolve_position(doc.positions, ("spec", "ttl")) or start)))
+        values.pop("ttl")
+        ok = False
+    spec_map: dict[tuple[Any, ...], tuple[Any, ...]] = {(): ("spec",)}
+    unknown: list[tuple[tuple[Any, ...], str, list[str]]] = []
+    table = _NACK_KV if kind == "KeyValue" else _NACK_OBJ
+    translated = L._nack_translate(values, table, ("spec",), (), spec_map, unknown)
+    for path, k, choices in unknown[: L.MAX_FINDINGS_PER_OBJECT]:
+        pos = resolve_position(doc.positions, path, key=True) or start
+        estate.findings.append(L._finding("invalid-field", f"unknown field {L._short(k)!r} in {L._dotted(path[:-1])} ({api}){L._did_you_mean(k, choices)}", file, *pos))
+    annotations = {k: str(val) for k, val in (meta.get("annotations") or {}).items()} if isinstance(meta.get("annotations"), dict) else {}
+    context = annotations.get("jsops.io/context") or L._nack_account(spec, doc, file, estate) or "default"
+    L._nack_connection_fields(spec, doc, file, estate)
+    for flag, annotation in (("preventDelete", L.PREVENT_DELETE), ("preventUpdate", L.PREVENT_UPDATE)):
+        if spec.get(flag) is True:
+            annotations.setdefault(annotation, "true")
+    bucket = L._require_str(spec, "bucket", ("spec",), doc, file, estate, "spec.bucket")
+    if bucket is None:
+        return
+    prefix = "KV_" if kind == "KeyValue" else "OBJ_"
+    res = L.Resource("Stream", prefix + bucket, None, None, file, context, annotations, "nack/" + api.rsplit("/", 1)[1], index, doc.line, doc.positions, ("spec",), {}, v)  # type: ignore[arg-type]
+    _finish(kind, bucket, translated, res, spec_map, estate, ok and not unknown)
