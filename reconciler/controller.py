@@ -413,8 +413,10 @@ class Controller:
             path = recorded if os.path.isabs(recorded) else os.path.join(root, recorded)
             return recorded in loaded or not os.path.exists(path)
 
+        # The estate identity (`estate:` in the jsops config) scopes prune and takeover as in `jsops apply`.
         return PlanOptions(keep_position=True, prune_paths=tuple(source_path(p, root) for p in self.options.paths),
-                           prune_contexts=frozenset(contexts), stale_source=stale)
+                           prune_contexts=frozenset(contexts), stale_source=stale,
+                           estates=True, estate=getattr(self.options.config, "estate", None))
 
     def _reconcile(self) -> dict[str, Any]:
         self._load()
@@ -480,6 +482,10 @@ class Controller:
         live = read_live(client)
         limits = read_limits(client, run.target, getattr(self.options.config, "target", None))
         desired, policy = policy_from_estate(rev.estate, rev.desired(run.contexts, limits), run.contexts)
+        from .dataloss import measure_limit_loss
+
+        # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
+        measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
         base = self._plan_options(rev, run.contexts)
         plan = policy_plan(desired, live, policy, target=run.target.display(), base=base)
 

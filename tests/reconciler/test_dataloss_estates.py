@@ -108,3 +108,27 @@ def test_in_scope_normalises():
     assert not in_scope("manifests/../../x.yaml", ["."])
     assert in_scope("manifests/./sub/../a.yaml", ["manifests/"])
     assert in_scope("x.yaml", ["."])
+
+
+def test_controller_prunes_only_its_own_estate(server, js, tmp_path, monkeypatch):
+    """The controller scopes prune to the config's estate as `jsops apply --prune` does: team A's
+    controller, with every prune annotation, never deletes team B's objects."""
+    from linter.config import load_config
+
+    from .test_controller_helpers import Running, wait_for
+
+    a = _repo(tmp_path / "team-a", "team-a", "ORDERS")
+    b = _repo(tmp_path / "team-b", "team-b", "BILLING")
+    url = server.url
+    assert _in(monkeypatch, b, "apply", "manifests", "--server", url, "--yes")[0] == 0
+    js.publish("billing.x", 2)
+    # B's stream as A would prune it: owned by jsops, allow-prune recorded, under A's own path
+    cfg = js.stream("BILLING")["config"]
+    cfg["metadata"].update({"io.jsops.allow-prune": "true", "io.jsops.allow-data-loss": "true"})
+    js.ok("$JS.API.STREAM.UPDATE.BILLING", cfg)
+    monkeypatch.chdir(a)
+    with Running(["manifests"], url, config=load_config(str(a / ".jsops.yaml"))) as ctl:
+        wait_for(lambda: js.stream("ORDERS") is not None, 20, "A's stream")
+        ctl.settle()
+    assert js.stream("BILLING") is not None and js.stream("BILLING")["state"]["messages"] == 2
+    assert js.stream("ORDERS")["config"]["metadata"]["io.jsops.estate"] == "team-a"
