@@ -17,6 +17,7 @@ from .api import Rule, RuleContext, Violation
 from .findings import Finding, FixSuggestion, Severity
 from .loader import Estate, Resource, load_paths
 from .model.target import Target
+from .versions import STRICT_JSON_DEFAULT, UNKNOWN_FIELD_ERROR
 from .releases import NEWEST, advice_message, check_since, code_for, format_version, parse_version, release_view, target_release
 
 if TYPE_CHECKING:
@@ -167,6 +168,18 @@ def _per_release(rule: Rule, v: Violation, sev: Severity, configured: bool, rele
     return _to_finding(rule, v, sev)
 
 
+def _load_finding_for(f: Finding, release: tuple[int, int, int]) -> Finding:
+    """A loader finding for the target's release: an unknown field in a request body (10025 from
+    2.12, when strict decoding became the default) is dropped silently by older releases, so there it
+    is advice, not a predicted rejection."""
+    if f.rule == "JS005" and f.server_error_code == UNKNOWN_FIELD_ERROR and f.message.startswith("unknown field") \
+            and release < STRICT_JSON_DEFAULT:
+        return replace(f, severity=Severity.WARNING, server_error_code=None,
+                       message=f"{f.message}; nats-server {format_version(release)} drops it silently "
+                               f"({format_version(STRICT_JSON_DEFAULT)}+ refuses it: {UNKNOWN_FIELD_ERROR})")
+    return f
+
+
 def _read_disk(file: str) -> bytes | None:
     """A manifest's bytes for its suppression comments; None past the size bound (the loader
     refused that file: nothing in it applies), without reading the rest."""
@@ -205,7 +218,7 @@ def lint_estate(
     raw_ctx = RuleContext(estate, the_target, profiles)
     view = release_view(estate, release)  # what the release receives (unknown fields dropped)
     ctx = raw_ctx if view is estate else RuleContext(view, the_target, profiles)
-    findings = list(estate.findings)
+    findings = [_load_finding_for(f, release) for f in estate.findings]
     severity = selection.severity
     by_kind: dict[str, list[Resource]] = {}
     for r in view.resources:

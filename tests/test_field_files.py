@@ -163,3 +163,29 @@ def test_nack_connection_fields_are_said_not_dropped() -> None:
     assert f.rule == "JS021" and (f.line, f.column) == (7, 3)
     assert "spec.servers, spec.creds" in f.message
     assert os.path.basename(f.file) == "n.yaml"
+
+
+def test_unknown_field_in_a_request_body_per_release(tmp_path: Path) -> None:
+    """2.12+ refuses an unknown field (10025); 2.10 and 2.11 drop it silently: advice there."""
+    from linter.config import Config
+    from linter.engine import lint_estate
+    from linter.model.target import Target
+
+    (tmp_path / "s.json").write_text('{"name": "A", "subjects": ["a"], "max_agee": 5}')
+    estate = load_paths([str(tmp_path)])
+    for version, severity, code in (("2.10.26", "warning", None), ("2.11.11", "warning", None), ("2.12.8", "error", 10025), ("2.15.1", "error", 10025)):
+        result = lint_estate(estate, config=Config(target=Target(server_version=version)), read_source=None)
+        (f,) = [f for f in result.findings if f.rule == "JS005"]
+        assert (f.severity.value, f.server_error_code) == (severity, code), version
+        assert ("drops it silently" in f.message) is (code is None)
+
+
+def test_terraform_translated_configs_load() -> None:
+    """A terraform-provider-jetstream estate as teams translate it: a native manifest (seconds
+    written as Go durations) and the stream as `terraform show -json` values map onto the API shape."""
+    estate = load_paths([str(FIELD / "terraform")])
+    assert [f for f in estate.findings if f.severity is Severity.ERROR] == []
+    got = sorted((r.kind, r.name) for r in estate.resources)
+    assert got == [("Consumer", "shipper"), ("Stream", "ORDERS"), ("Stream", "ORDERS_TF")]
+    tf = next(r for r in estate.resources if r.name == "ORDERS_TF")
+    assert tf.config.max_age == parse_duration("7d") and tf.config.duplicate_window == parse_duration("2m")

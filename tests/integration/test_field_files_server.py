@@ -64,3 +64,29 @@ def test_predicted_codes_match_the_server() -> None:
                 assert reply["config"]["max_age"] == res.config.max_age == 604800000000000  # the last value
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("version", ["2.10.26", "2.11.11", "2.12.8"])
+def test_unknown_field_per_release(version: str) -> None:
+    """jsops says 2.10/2.11 drop an unknown field of a request body and 2.12 refuses it (10025)."""
+    from linter.config import Config
+    from linter.engine import lint_estate
+    from linter.model.target import Target
+
+    from natsserver import release_binary  # noqa: E402
+
+    binary = release_binary(version)
+    if binary is None:
+        pytest.skip(f"nats-server {version} was not fetched at install (.ci/fetch-nats-servers)")
+    body = b'{"name": "A", "subjects": ["a"], "max_agee": 5}'
+    estate = Estate()
+    load_text(body, "a.json", estate)
+    result = lint_estate(estate, config=Config(target=Target(server_version=version)), read_source=None)
+    predicted = {f.server_error_code for f in result.findings if f.severity.value == "error"}
+    server = NatsServer(binary=binary).start()
+    try:
+        reply = asyncio.run(_create(server.url, "A", body))
+    finally:
+        server.stop()
+    code = (reply.get("error") or {}).get("err_code")
+    assert (predicted or {None}) == {code}, (version, predicted, reply)
