@@ -53,4 +53,4 @@ def test_golden_plan_text_of_buckets() -> None:
         path.write_text(text)
     assert text == path.read_text()
     assert "~ history: 5 -> 10  [in-place]" in text and "+ ObjectStore files (stream OBJ_files)" in text
-    assert "~ direct: false -> true" in text and "~ stream.duplicate_window: 300000000000 (5m) -> 120000000000 (2m)" in text and "- ObjectStore old (stream OBJ_old)" in text
+    assert "~ direct: false -> true" in text and "~ stream.duplicate_window: 5m -> 2m" in text and "- ObjectStore old (stream OBJ_old)" in text
