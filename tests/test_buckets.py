@@ -193,12 +193,15 @@ def test_stream_rules_on_a_bucket_name_the_bucket_field() -> None:
     from linter.model.target import Target
 
     text = NATIVE.replace("HIST", "5") + "  limit_marker_ttl: 100ms\n  max_value_size: 2MiB\n  max_bytes: 10MiB\n"
-    target = Target.model_validate({"server_version": "2.10.0", "max_payload": "1MiB"})
+    target = Target.model_validate({"server_version": "2.11.11", "max_payload": "1MiB"})
     by = {f.rule: f for f in lint_estate(_load(text), target=target).findings}
-    # the marker TTL: too short (the server's 10052) and too new for 2.10, at limit_marker_ttl (line 7)
+    # the marker TTL: too short (the server's 10052), at limit_marker_ttl (line 7)
     assert by["JS111"].server_error_code == 10052 and by["JS111"].line == 7
     assert "limit_marker_ttl of KeyValue 'sessions'" in by["JS111"].message
     assert "max_value_size of KeyValue 'sessions'" in by["JS442"].message and by["JS442"].line == 8
+    # 2.10 knows no marker TTL: it drops the field silently (a warning, not a predicted rejection)
+    old = {f.rule: f for f in lint_estate(_load(text), target=target.model_copy(update={"server_version": "2.10.26"})).findings}
+    assert "JS111" not in old and old["JS311"].severity.value == "warning" and old["JS311"].line == 7
 
 
 @pytest.mark.parametrize(("spec", "fires"), [
