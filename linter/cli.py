@@ -17,11 +17,11 @@ FORMATS = ("text", "json", "sarif", "junit", "github")
 # named here are listed after them). Kept here so that `jsops --help` imports no plugin.
 SUMMARIES = {
     "lint": "check manifests before they reach a server",
-    "discover": "read a live server's release, cluster and limits into the config's target",
     "render": "print manifests with *.yaml.j2 templates rendered for one environment",
     "plan": "show what apply would change on the targets",
     "apply": "make the targets match the manifests",
     "export": "write a server's streams and consumers as manifests",
+    "discover": "read a live server's release, cluster and limits into the config's target",
     "controller": "keep the targets matching the manifests (GitOps loop)",
     "collect": "record JetStream ack samples, advisories and state snapshots",
     "profile": "turn collected telemetry into the profiles operational rules read (needs the spark extra)",
