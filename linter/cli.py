@@ -320,6 +320,17 @@ def _unknown_command(name: str) -> int:
     return 2
 
 
+# Optional dependencies a command needs, and how a user gets them.
+_EXTRAS = {"pyspark": "the spark extra: pip install 'jsops[spark]' (and a Java 17+ runtime for Spark)"}
+
+
+def _missing_dependency(command: str, exc: ImportError) -> int:
+    name = (getattr(exc, "name", None) or "").split(".")[0]
+    how = _EXTRAS.get(name, f"the Python package {name!r}" if name else "a package that is not installed")
+    print(f"jsops {command}: needs {how}", file=sys.stderr)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("-h", "--help"):
@@ -336,7 +347,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and not argv[0].startswith("-") and argv[0] not in BUILTIN:
         plugins = _plugin_commands()
         if argv[0] in plugins:
-            command = plugins[argv[0]].load()  # type: ignore[attr-defined]
+            try:
+                command = plugins[argv[0]].load()  # type: ignore[attr-defined]
+            except ImportError as exc:  # an optional dependency is missing: say how to get it
+                return _missing_dependency(argv[0], exc)
             try:
                 return int(command(argv[1:]))
             except KeyboardInterrupt:

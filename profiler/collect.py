@@ -72,6 +72,9 @@ class CollectOptions:
     gzip: bool = False
     rotate_bytes: int = 64 * 1024 * 1024
     connect_timeout_s: float = 10.0
+    # A line of counts per snapshot interval (what arrived since the last one, and the consumers that
+    # send no ack samples); None: only when the log is a terminal.
+    progress: bool | None = None
 
     @property
     def server(self) -> str:
@@ -163,6 +166,9 @@ class _Collector:
         self._gap_start_text = ""
         self._last_error = ""
         self._telling_error = ""  # the last error the server itself sent (auth, TLS), not a broken pipe
+        self._last_counts = (0, 0, 0, 0)
+        self._unsampled: list[str] = []
+        self._said_unsampled: set[str] = set()
 
     def say(self, text: str) -> None:
         print(f"jsops collect: {text}", file=self.log, flush=True)
@@ -212,6 +218,9 @@ class _Collector:
         if isinstance(exc, (nats.errors.Error, ssl.SSLError)) or not self._telling_error:
             self._telling_error = text
 
+    async def _jetstream_problem(self) -> str | None:
+        return await _no_jetstream(self.nc, self.opts.target.api)
+
     async def _paged(self, subject: str, key: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         offset = 0
@@ -247,6 +256,32 @@ class _Collector:
         self.stats.stream_snapshots += len(streams)
         self.stats.consumer_snapshots += len(consumers)
         self.writer.flush()
+        self._unsampled = sorted(f"{c.get('stream_name')}/{c.get('name')}" for c in consumers
+                                 if not ((c.get("config") or {}).get("sample_freq")))
+        if self._progress():
+            self.report_interval()
+
+    def _progress(self) -> bool:
+        if self.opts.progress is not None:
+            return self.opts.progress
+        isatty = getattr(self.log, "isatty", None)
+        return bool(isatty and isatty())
+
+    def report_interval(self) -> None:
+        """One line of what arrived since the last one; the consumers that send no ack samples (no
+        ``sample_freq``) are named once."""
+        st = self.stats
+        now = (st.acks, st.advisories, st.stream_snapshots, st.consumer_snapshots)
+        d = [a - b for a, b in zip(now, self._last_counts)]
+        self._last_counts = now
+        line = (f"{time.strftime('%H:%M:%S')} +{d[0]} ack samples, +{d[1]} advisories, "
+                f"{d[2]} stream and {d[3]} consumer snapshots (total {st.acks} samples, {st.advisories} advisories)")
+        new = [c for c in self._unsampled if c not in self._said_unsampled]
+        if new:
+            self._said_unsampled.update(new)
+            shown = ", ".join(new[:8]) + (f" and {len(new) - 8} more" if len(new) > 8 else "")
+            line += f"; no ack samples from {shown}: no sample_freq"
+        self.say(line)
 
     async def _snapshots(self) -> None:
         while not self.stop.is_set():
@@ -283,6 +318,12 @@ class _Collector:
             self.say(f"error: cannot connect to {o.server}: {why}")
             self.writer.close()
             return 1
+        problem = await self._jetstream_problem()
+        if problem:
+            self.say(f"error: {problem}; nothing was collected")
+            await self.nc.close()
+            self.writer.close()
+            return 1
         try:
             await self.nc.subscribe(ACK_SUBJECT, cb=self.on_event, pending_msgs_limit=1_000_000)
             await self.nc.subscribe(ADVISORY_SUBJECT, cb=self.on_event, pending_msgs_limit=1_000_000)
@@ -307,6 +348,24 @@ class _Collector:
             self.stats.files = self.writer.done
         self.say("stopped: " + self.stats.render())
         return 0
+
+
+async def _no_jetstream(nc: Any, api: str) -> str | None:
+    """Why ``$JS.API.INFO`` does not answer as a JetStream server does, or None."""
+    try:
+        resp = await nc.request(f"{api}.INFO", b"", timeout=5)
+    except nats.errors.NoRespondersError:
+        return "JetStream is not enabled on the target (nothing answers JetStream API requests: start nats-server with -js or enable it for the account)"
+    except (TimeoutError, nats.errors.TimeoutError):
+        return "JetStream did not answer $JS.API.INFO within 5 s"
+    try:
+        body = json.loads(resp.data)
+    except ValueError:
+        return "JetStream answered $JS.API.INFO with something that is not JSON"
+    err = body.get("error") if isinstance(body, dict) else None
+    if err:
+        return f"JetStream: {err.get('description', err)}"
+    return None
 
 
 async def collect(opts: CollectOptions, stop: asyncio.Event | None = None,

@@ -39,6 +39,7 @@ import json
 import math
 import os
 import sys
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -655,8 +656,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # no Java, bad master URL, ...
         print(f"jsops profile: error: cannot start Spark: {_first_line(exc)}", file=sys.stderr)
         return 1
+    started = time.monotonic()
     try:
         doc, summary = build_profiles(spark, args.telemetry, accuracy=args.accuracy, exact_limit=args.exact_limit)
+    except KeyboardInterrupt:
+        print("jsops profile: interrupted; nothing was written", file=sys.stderr)
+        return 130
     except Exception as exc:
         print(f"jsops profile: error: {_first_line(exc)}", file=sys.stderr)
         return 1
@@ -675,9 +680,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError as exc:
             print(f"jsops profile: error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
             return 2
+    if not sum(summary.kinds.values()):
+        print(f"jsops profile: warning: no telemetry events in {', '.join(args.telemetry)} "
+              "(record some with `jsops collect`); the profiles are empty", file=sys.stderr)
     if not args.quiet:
         print(f"jsops profile: {summary.render()}; wrote {len(doc['streams'])} streams and "
-              f"{len(doc['consumers'])} consumers to {args.output}", file=sys.stderr)
+              f"{len(doc['consumers'])} consumers to {args.output} in {time.monotonic() - started:.1f} s", file=sys.stderr)
     return 0
 
 

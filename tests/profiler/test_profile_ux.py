@@ -1,0 +1,34 @@
+"""`jsops profile` as users meet it (issue 17): empty input is said, the run's time is given, and
+without the spark extra one line says how to get it (no traceback)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from profiler.job import main
+
+
+def test_empty_input_is_a_warning_and_the_summary_has_the_time(spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "empty.jsonl").write_text("")
+    assert main([str(tmp_path), "-o", str(tmp_path / "p.json")]) == 0
+    err = capsys.readouterr().err
+    assert "jsops profile: warning: no telemetry events in" in err and "jsops collect" in err
+    assert err.rstrip().endswith(" s") and "wrote 0 streams and 0 consumers" in err
+
+
+def test_without_the_spark_extra_one_line_says_how_to_install(tmp_path: Path) -> None:
+    code = ("import sys; sys.modules['pyspark'] = None\n"
+            "from linter.cli import main\n"
+            "sys.exit(main(sys.argv[1:]))")
+    for args in (["profile", str(tmp_path), "-o", "p.json"], ["profile", "--help"]):
+        proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.strip().splitlines() == [
+            "jsops profile: needs the spark extra: pip install 'jsops[spark]' (and a Java 17+ runtime for Spark)"
+        ]
+        assert "Traceback" not in proc.stderr + proc.stdout
