@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -157,10 +158,30 @@ def make_session(master: str | None = "local[*]", driver_memory: str | None = No
          .config("spark.log.level", "ERROR")
          .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
          .config("spark.sql.session.timeZone", "UTC"))
-    spark = b.getOrCreate()
+    spark = _quietly(b) if master is not None else b.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     configure(spark)
     return spark
+
+
+def _quietly(builder: Any) -> SparkSession:
+    """Start the JVM with its stderr in a log file of its own: the JVM's and Spark's start-up lines
+    (incubator modules, default log level, ...) stay out of jsops's output; errors still reach jsops
+    as exceptions, and the file is named when the start fails."""
+    import tempfile
+
+    fd, log = tempfile.mkstemp(prefix="jsops-profile-spark-", suffix=".log")
+    sys.stderr.flush()
+    saved = os.dup(2)
+    os.dup2(fd, 2)
+    try:
+        return builder.getOrCreate()  # the JVM inherits fd 2 now, and keeps it
+    except Exception as exc:
+        raise RuntimeError(f"{exc} (Spark's log: {log})") from exc
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(fd)
 
 
 def configure(spark: SparkSession) -> None:

@@ -32,3 +32,19 @@ def test_without_the_spark_extra_one_line_says_how_to_install(tmp_path: Path) ->
     proc = subprocess.run([sys.executable, "-c", code, "profile", "--help"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and hint in proc.stdout.replace("\n", " ")
     assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_spark_start_up_lines_stay_out_of_the_output(tmp_path: Path) -> None:
+    """Only jsops's own lines on stderr (the JVM's and Spark's start-up chatter goes to a log file of
+    its own), none at all with -q; stdout untouched."""
+    from profiler.synthetic import default_spec, generate
+
+    generate(tmp_path / "t", default_spec(acks=2_000, publish_ids=500, duration_s=60))
+    cmd = [sys.executable, "-m", "linter.cli", "profile", str(tmp_path / "t"), "-o", str(tmp_path / "p.json"), "--master", "local[1]"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert lines and all(line.startswith("jsops profile: ") for line in lines), proc.stderr
+    assert proc.stdout == ""
+    quiet = subprocess.run([*cmd, "-q"], capture_output=True, text=True, timeout=300)
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
