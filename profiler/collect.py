@@ -43,6 +43,7 @@ import nats
 from nats.aio.msg import Msg
 
 from linter.model.units import UnitError, parse_duration
+from reconciler.client import NO_JETSTREAM
 from reconciler.target import Target, TargetError, add_target_arguments, target_from_args
 
 __all__ = ["CollectOptions", "CollectStats", "RotatingWriter", "collect", "main"]
@@ -355,7 +356,7 @@ async def _no_jetstream(nc: Any, api: str) -> str | None:
     try:
         resp = await nc.request(f"{api}.INFO", b"", timeout=5)
     except nats.errors.NoRespondersError:
-        return "JetStream is not enabled on the target (nothing answers JetStream API requests: start nats-server with -js or enable it for the account)"
+        return NO_JETSTREAM
     except (TimeoutError, nats.errors.TimeoutError):
         return "JetStream did not answer $JS.API.INFO within 5 s"
     try:

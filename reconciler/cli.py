@@ -106,7 +106,7 @@ def _guard(fn: Any, argv: Sequence[str]) -> int:
     from .urls import argv_scrub
     from linter.config import ConfigError
 
-    from .client import ConnectError, JsApiError
+    from .client import ConnectError, JetStreamDisabled, JsApiError
     from .plan import PlanError
     from .target import TargetError
 
@@ -122,11 +122,10 @@ def _guard(fn: Any, argv: Sequence[str]) -> int:
     except (TargetError, ConnectError, PlanError, ConfigError) as exc:
         say(f"jsops: error: {exc}")
         return 1
+    except JetStreamDisabled as exc:
+        say(f"jsops: error: {exc}")
+        return 1
     except JsApiError as exc:
-        if "no responders" in str(exc):  # nothing subscribes to $JS.API: JetStream is off
-            say("jsops: error: JetStream is not enabled on the target (nothing answers JetStream API requests: "
-                  "start nats-server with -js, enable JetStream for the account, or check --js-domain)")
-            return 1
         say(f"jsops: error: JetStream API: {exc}")
         return 1
     except KeyboardInterrupt:
@@ -180,7 +179,9 @@ def _live_gate(estate: Any, config: Any, live_target: Any, route: Any) -> None:
         return
     wanted = set(route.contexts)
     result = lint_estate(estate, config=config.model_copy(update={"target": live_target}), read_source=None)
-    errors = [f for f in result.findings if f.severity.value == "error" and _routed(f, estate, wanted)]
+    routed = {(r.kind, r.name, r.stream) for r in estate.resources if r.context in wanted}
+    errors = [f for f in result.findings if f.severity.value == "error"
+              and (f.object is None or (f.object.kind, f.object.name, f.object.stream) in routed)]
     if errors:
         lines = [f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" for f in errors[:20]]
         more = f"\n... and {len(errors) - 20} more" if len(errors) > 20 else ""
@@ -188,13 +189,6 @@ def _live_gate(estate: Any, config: Any, live_target: Any, route: Any) -> None:
         shape = "standalone" if live_target.clustered is False else (f"a cluster of {live_target.cluster_size}" if live_target.cluster_size else "")
         raise _Exit(1, "\n".join(lines) + more + f"\njsops: error: {route.target.display()} ({version}{', ' + shape if shape else ''}) "
                        f"would refuse {len(errors)} object(s); nothing was sent")
-
-
-def _routed(f: Any, estate: Any, contexts: set[str]) -> bool:
-    obj = f.object
-    if obj is None:
-        return True
-    return any(r.context in contexts for r in estate.resources if (r.kind, r.name, r.stream) == (obj.kind, obj.name, obj.stream))
 
 
 def _explicit(estate: Any) -> dict[tuple[str, str | None, str], frozenset[str]]:

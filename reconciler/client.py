@@ -27,6 +27,11 @@ class ConnectError(Exception):
     """The target could not be reached or refused the connection."""
 
 
+# What a server without JetStream (for this account or domain) looks like: nothing answers $JS.API.
+NO_JETSTREAM = ("JetStream is not enabled on the target (nothing answers JetStream API requests: "
+                "start nats-server with -js, enable JetStream for the account, or check --js-domain)")
+
+
 class JsApiError(Exception):
     """The JetStream API answered with an error (or did not answer)."""
 
@@ -38,6 +43,13 @@ class JsApiError(Exception):
 
     def __str__(self) -> str:
         return f"{self.description} ({self.err_code})" if self.err_code else self.description
+
+
+class JetStreamDisabled(JsApiError):
+    """No responder on the JetStream API: the server (or the account, or the domain) has no JetStream."""
+
+    def __init__(self) -> None:
+        super().__init__(NO_JETSTREAM)
 
 
 class JsClient:
@@ -158,6 +170,10 @@ class JsClient:
             try:
                 msg = req.result()
             except Exception as exc:
+                import nats.errors
+
+                if isinstance(exc, nats.errors.NoRespondersError):
+                    raise JetStreamDisabled() from None
                 raise JsApiError(f"no answer to {what} request: {_describe(exc)}") from None
         try:
             resp = json.loads(msg.data)

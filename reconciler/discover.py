@@ -29,7 +29,7 @@ from typing import Any
 from linter.model.target import Target as LintTarget
 from linter.model.target import TargetServer
 
-from .limits import _varz, account_limits, server_limits
+from .limits import account_limits, monitor_json, server_limits
 from .target import TargetError
 
 __all__ = ["target_facts", "discover", "write_target", "main"]
@@ -94,27 +94,13 @@ def discover(client: Any, target: Any = None) -> LintTarget:
     js_info = client.request("INFO")
     varz = jsz = None
     if target is not None and target.monitor:
-        varz = _varz(target)
-        jsz = _monitor_json(target, "jsz")
+        varz = monitor_json(target, "varz")
+        try:  # the meta group's size; without it the size comes from the servers the server advertises
+            jsz = monitor_json(target, "jsz", "the JetStream meta group")
+        except TargetError:
+            jsz = None
     peers = client.run(_ping_varz(client.nc))
     return target_facts(info, js_info, varz, jsz, peers)
-
-
-def _monitor_json(target: Any, endpoint: str) -> dict[str, Any] | None:
-    import base64
-    import urllib.error
-    import urllib.request
-
-    base, user, password = target.monitor_url()
-    req = urllib.request.Request(f"{base.rstrip('/')}/{endpoint}")
-    if user is not None:
-        req.add_header("Authorization", "Basic " + base64.b64encode(f"{user}:{password or ''}".encode()).decode())
-    try:
-        with urllib.request.urlopen(req, timeout=5) as resp:  # noqa: S310 (http(s) only)
-            data = json.loads(resp.read())
-    except (urllib.error.URLError, OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 async def _ping_varz(nc: Any) -> list[dict[str, Any]] | None:

@@ -26,7 +26,7 @@ from linter.model.target import AccountLimits, ServerLimits
 from .client import JsClient
 from .target import Target, TargetError
 
-__all__ = ["read_limits", "account_limits", "server_limits"]
+__all__ = ["read_limits", "account_limits", "server_limits", "monitor_json"]
 
 MONITOR_TIMEOUT = 5.0
 
@@ -64,12 +64,14 @@ def server_limits(varz: dict[str, Any]) -> ServerLimits:
     )
 
 
-def _varz(target: Target) -> dict[str, Any]:
-    """``<monitor>/varz``; user information in the monitor URL is sent as HTTP basic auth (for a
-    monitoring port behind an authenticating proxy), never as part of the request URL."""
+def monitor_json(target: Target, endpoint: str, what: str = "the server's limits") -> dict[str, Any]:
+    """``<monitor>/<endpoint>`` (``varz``, ``jsz``) as a JSON object; user information in the monitor
+    URL is sent as HTTP basic auth (for a monitoring port behind an authenticating proxy), never as
+    part of the request URL."""
     base, user, password = target.monitor_url()
     base = base.rstrip("/")
-    req = urllib.request.Request(base + "/varz")
+    url = f"{base}/{endpoint}"
+    req = urllib.request.Request(url)
     if user is not None:
         token = base64.b64encode(f"{user}:{password or ''}".encode()).decode()
         req.add_header("Authorization", f"Basic {token}")
@@ -77,12 +79,12 @@ def _varz(target: Target) -> dict[str, Any]:
         with urllib.request.urlopen(req, timeout=MONITOR_TIMEOUT) as resp:  # noqa: S310 (http(s) only)
             data = json.loads(resp.read())
     except urllib.error.HTTPError as exc:
-        raise TargetError(f"cannot read the server's limits from {base}/varz: HTTP {exc.code} {target.scrub(str(exc.reason))}") from None
+        raise TargetError(f"cannot read {what} from {url}: HTTP {exc.code} {target.scrub(str(exc.reason))}") from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", None) or exc
-        raise TargetError(f"cannot read the server's limits from {base}/varz: {target.scrub(str(reason))}") from None
+        raise TargetError(f"cannot read {what} from {url}: {target.scrub(str(reason))}") from None
     if not isinstance(data, dict):
-        raise TargetError(f"{base}/varz did not answer with a JSON object")
+        raise TargetError(f"{url} did not answer with a JSON object")
     return data
 
 
@@ -98,9 +100,8 @@ def read_limits(client: JsClient, target: Target | None = None, declared: LintTa
     base = declared or LintTarget()
     account = account_limits(client.request("INFO"))
     server = ServerLimits()
-    monitor = target.monitor if target is not None else None
-    if monitor:
-        server = server_limits(_varz(target))  # type: ignore[arg-type]
+    if target is not None and target.monitor:
+        server = server_limits(monitor_json(target, "varz"))
     # What every client learns from the server's INFO (release, max_payload, cluster) is the truth
     # about this target, whatever the config declares (see ``reconciler.discover``).
     info = dict(getattr(getattr(client, "nc", None), "_server_info", None) or {})
