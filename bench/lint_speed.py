@@ -12,7 +12,6 @@ Targets (issue 2): the whole estate in at most 0.15x yamllint's time; one file u
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
@@ -118,7 +117,7 @@ def timed(cmd: list[str], repeat: int, ok_codes: tuple[int, ...] = (0,)) -> floa
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.run(cmd, capture_output=True)
         times.append(time.perf_counter() - t)
         if proc.returncode not in ok_codes:
             sys.stderr.write(proc.stdout.decode()[-2000:] + proc.stderr.decode()[-2000:])

@@ -55,7 +55,7 @@ class RuleContext:
     target: Target = field(default_factory=Target)
     # Measured figures (contracts §4) when ``--profiles`` or the config names a file; rules that need
     # a figure the profile lacks stay silent.
-    profiles: "Profiles | None" = None
+    profiles: Profiles | None = None
     _effective: dict[int, dict[str, Any]] = field(default_factory=dict)
     _stream_index: dict[tuple[str, str | None], Resource] | None = None
     _origins: dict[str, Any] | None = None

@@ -63,7 +63,7 @@ class SecretRef(BaseModel):
     file: str | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
-    def _one(self) -> "SecretRef":
+    def _one(self) -> SecretRef:
         if (self.env is None) == (self.file is None):
             raise ValueError("give exactly one of 'env' (a variable name) or 'file' (a path)")
         return self

@@ -17,8 +17,17 @@ from .api import Rule, RuleContext, Violation
 from .findings import Finding, FixSuggestion, Severity
 from .loader import Estate, Resource, load_paths
 from .model.target import Target
+from .releases import (
+    NEWEST,
+    advice_message,
+    check_since,
+    code_for,
+    format_version,
+    parse_version,
+    release_view,
+    target_release,
+)
 from .versions import STRICT_JSON_DEFAULT, UNKNOWN_FIELD_ERROR
-from .releases import NEWEST, advice_message, check_since, code_for, format_version, parse_version, release_view, target_release
 
 if TYPE_CHECKING:
     from .config import Config
@@ -196,8 +205,8 @@ def lint_estate(
     rules: Sequence[type[Rule]] | None = None,
     *,
     target: Target | None = None,
-    config: "Config | None" = None,
-    profiles: "Profiles | None" = None,
+    config: Config | None = None,
+    profiles: Profiles | None = None,
     only_files: Iterable[str] | None = None,
     read_source: Callable[[str], bytes | None] | None = _read_disk,
 ) -> LintResult:
@@ -301,8 +310,8 @@ def lint_paths(
     rules: Sequence[type[Rule]] | None = None,
     *,
     target: Target | None = None,
-    config: "Config | None" = None,
-    profiles: "Profiles | None" = None,
+    config: Config | None = None,
+    profiles: Profiles | None = None,
     only_files: Iterable[str] | None = None,
 ) -> LintResult:
     return lint_estate(load_paths(paths), rules, target=target, config=config, profiles=profiles, only_files=only_files)

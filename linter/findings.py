@@ -49,11 +49,11 @@ class Edit:
     document: int | None = None
 
     @classmethod
-    def set(cls, path: tuple[Any, ...], value: Any, *, duration: bool = False) -> "Edit":
+    def set(cls, path: tuple[Any, ...], value: Any, *, duration: bool = False) -> Edit:
         return cls("set", tuple(path), value, duration)
 
     @classmethod
-    def remove(cls, path: tuple[Any, ...]) -> "Edit":
+    def remove(cls, path: tuple[Any, ...]) -> Edit:
         return cls("remove", tuple(path))
 
 

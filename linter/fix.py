@@ -64,7 +64,7 @@ def fix_findings(findings: Iterable[Finding], *, unsafe: bool = False, read: Any
         edits: list[Edit] = []
         seen: set[tuple[Any, ...]] = set()
         count = 0
-        for f, fedits in items:
+        for _f, fedits in items:
             keys = [(e.document, e.path) for e in fedits]
             if any(k in seen for k in keys):
                 continue  # another finding already edits this field

@@ -21,13 +21,23 @@ from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from .discovery import MANIFEST_SUFFIXES, LoadError, discover, discover_entries, escapes, link_out, tree_root
 from .findings import LOAD_CODES, Finding, ObjectRef
 from .model.config import ConsumerConfig, StreamConfig
 from .model.units import UnitError, parse_duration, parse_size
-from .discovery import MANIFEST_SUFFIXES, LoadError, discover, discover_entries, escapes, link_out, tree_root
 from .templates import is_template
 from .versions import UNKNOWN_FIELD_ERROR
-from .yamlio import Limits, MapPos, ParsedDocument, PosEntry, ReadProblem, pack_positions, read_documents, resolve_position, unpack_positions
+from .yamlio import (
+    Limits,
+    MapPos,
+    ParsedDocument,
+    PosEntry,
+    ReadProblem,
+    pack_positions,
+    read_documents,
+    resolve_position,
+    unpack_positions,
+)
 
 __all__ = ["Resource", "Estate", "NackAccount", "load_paths", "load_file", "load_text", "discover", "discover_entries", "tree_root", "escapes", "LoadError", "MANIFEST_SUFFIXES"]
 
@@ -120,7 +130,7 @@ class Estate:
     skipped: list[tuple[str, int, str]] = field(default_factory=list)
     # NACK Account resources by name: the connection a NACK object with ``spec.account`` is routed to
     # (its context is the account's name).
-    accounts: dict[str, "NackAccount"] = field(default_factory=dict)
+    accounts: dict[str, NackAccount] = field(default_factory=dict)
     # Objects whose stream (or name) came from the file's directory or name (natscli files), for messages.
     named_from_path: set[tuple[str, str, str, str | None]] = field(default_factory=set)
     # Files that are not manifests (links out of the tree, files with no manifest in them): no

@@ -68,8 +68,8 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
     """The rendered estate as one YAML stream, and the findings of templates that failed.
 
     Raises :class:`RenderError` for a path that does not exist or an unknown environment."""
-    from .loader import LoadError, discover_entries
     from .discovery import link_out
+    from .loader import LoadError, discover_entries
     from .templates import EnvironmentError_, check_env_name, is_template
     from .yamlio import Limits
 

@@ -25,7 +25,7 @@ from typing import Any
 if __package__ in (None, ""):  # spark-submit profiler/job.py: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-__all__ = ["main", "build_profiles", "make_session", "INSTALL_HINT"]
+__all__ = ["main", "build_profiles", "make_session", "INSTALL_HINT"]  # noqa: F822 (lazy, see __getattr__)
 
 MIN_ACCURACY = 10_000
 DEFAULT_EXACT_LIMIT = 50_000_000

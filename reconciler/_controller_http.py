@@ -7,8 +7,8 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 __all__ = ["StatusServer", "parse_listen"]
 
@@ -120,7 +120,7 @@ class StatusServer:
         self.address = self.httpd.server_address
         self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="jsops-http", daemon=True)
 
-    def start(self) -> "StatusServer":
+    def start(self) -> StatusServer:
         self._thread.start()
         self._reaper.start()
         return self

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["config_digest", "keep_intents", "estate_mark", "limit_loss", "resume_action", "block", "interest_action", "takeover_action"]
 
 
-def block(act: "Action", reason: str) -> None:
+def block(act: Action, reason: str) -> None:
     act.wanted, act.action, act.reason = act.action, "blocked", reason
 
 
@@ -88,7 +88,7 @@ def resume_action(d: Desired, config: dict[str, Any], intent: dict[str, Any]) ->
     return Action("create", "Consumer", d.name, d.stream, [], note, resume_config(config, seq), resume_seq=seq)
 
 
-def interest_action(act: "Action", live: LiveState, c: Any, opt: "PlanOptions") -> None:
+def interest_action(act: Action, live: LiveState, c: Any, opt: PlanOptions) -> None:
     """A consumer delete (prune or recreate) on an interest stream removes its unacknowledged
     messages: data loss, blocked without --allow-data-loss."""
     lost = interest_loss(live.streams.get(c.stream), c.pending)
@@ -103,7 +103,7 @@ def interest_action(act: "Action", live: LiveState, c: Any, opt: "PlanOptions") 
 
 
 def takeover_action(kind: str, name: str, stream: str | None, label: str, other: str, changes: list[Change],
-                    opt: "PlanOptions", config: dict[str, Any]) -> "Action":
+                    opt: PlanOptions, config: dict[str, Any]) -> Action:
     """The action for an object owned by estate ``other``: blocked without --adopt; with it, an
     in-place takeover (the estate mark changes) when the other changes are in place too."""
     from .plan import Action

@@ -125,7 +125,7 @@ async def _send(js, p: _Publisher, subject: str, msg_id: str, payload: bytes, lo
             else:
                 log.attempt(p, subject, msg_id, attempt, "duplicate" if ack.duplicate else "ok")
                 return
-        except (NatsTimeout, asyncio.TimeoutError):
+        except (TimeoutError, NatsTimeout):
             log.attempt(p, subject, msg_id, attempt, "timeout")
         except Exception:  # noqa: BLE001 - a publisher logs and retries whatever went wrong
             log.attempt(p, subject, msg_id, attempt, "error")
@@ -145,7 +145,7 @@ async def _work_loop(js, w: _Worker, rng: random.Random, stop: asyncio.Event, co
     while not stop.is_set():
         try:
             msgs = await sub.fetch(1, timeout=1.0)
-        except (NatsTimeout, asyncio.TimeoutError):
+        except (TimeoutError, NatsTimeout):
             continue
         except Exception:  # noqa: BLE001 - reconnecting or shutting down
             await asyncio.sleep(0.2)

@@ -103,12 +103,12 @@ def _options(args: argparse.Namespace, contexts: Any = None, estate: Any = None,
 
 
 def _guard(fn: Any, argv: Sequence[str]) -> int:
-    from .urls import argv_scrub
     from linter.config import ConfigError
 
     from .client import ConnectError, JetStreamDisabled, JsApiError
     from .plan import PlanError
     from .target import TargetError
+    from .urls import argv_scrub
 
     def say(text: str) -> None:
         print(argv_scrub(text, argv), file=sys.stderr)
@@ -221,7 +221,7 @@ def _view_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-color", action="store_true", help="no colours (also NO_COLOR=1; none when not a terminal)")
 
 
-def _view(args: argparse.Namespace, run: "_Run") -> dict[str, Any]:
+def _view(args: argparse.Namespace, run: _Run) -> dict[str, Any]:
     return {"explicit": run.explicit, "verbose": args.verbose, "compact": args.compact, "color": _color(args)}
 
 

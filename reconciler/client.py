@@ -201,7 +201,7 @@ class JsClient:
         finally:
             self.loop.close()
 
-    def __enter__(self) -> "JsClient":
+    def __enter__(self) -> JsClient:
         return self
 
     def __exit__(self, *exc: object) -> None:

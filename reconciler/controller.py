@@ -33,7 +33,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import IO, Any
 
 from ._controller_metrics import Metrics
@@ -83,7 +83,7 @@ class EventLog:
         return scrub(str(value), self._secrets)
 
     def __call__(self, event: str, **fields: Any) -> None:
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         record = {"time": now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z", "event": event,
                   **{k: self._clean(v) for k, v in fields.items() if k not in ("time", "event")}}
         line = json.dumps(record, default=str, separators=(",", ":"))

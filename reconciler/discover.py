@@ -105,7 +105,6 @@ def discover(client: Any, target: Any = None) -> LintTarget:
 
 async def _ping_varz(nc: Any) -> list[dict[str, Any]] | None:
     """Every server's VARZ through the system account, or None when this user may not ask."""
-    import asyncio
 
     answers: list[dict[str, Any]] = []
     inbox = nc.new_inbox()
@@ -116,7 +115,7 @@ async def _ping_varz(nc: Any) -> list[dict[str, Any]] | None:
         while True:
             try:
                 msg = await sub.next_msg(timeout=_PING_TIMEOUT)
-            except (asyncio.TimeoutError, TimeoutError):
+            except TimeoutError:
                 break
             except Exception:
                 break

@@ -11,7 +11,7 @@ import re
 import secrets
 from typing import Any
 
-from linter.buckets import BUCKET_KINDS, KeyValueConfig, ObjectStoreConfig, bucket_of_stream, bucket_stream
+from linter.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, bucket_stream
 from linter.effective import effective_stream
 from linter.model.config import StreamConfig
 

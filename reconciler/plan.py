@@ -20,10 +20,31 @@ from linter import Target as LintTarget
 from linter.loader import PREVENT_DELETE, PREVENT_UPDATE
 from linter.updates import worst
 
+from ._plan_dataloss import (
+    config_digest,
+    estate_mark,
+    interest_action,
+    keep_intents,
+    limit_loss,
+    resume_action,
+    takeover_action,
+)
 from .diff import Change, diff_configs
-from ._plan_dataloss import takeover_action, config_digest, estate_mark, interest_action, keep_intents, limit_loss, resume_action
-from .live import (CONTEXT, DATA_LOSS_MARK, ESTATE, MANAGED_BY, OWNER, PREVENT_DELETE_MARK, PRUNE_MARK, RECREATE_PREFIX, RESUME, SOURCE,
-                   LiveState, owned, recreate_intents)
+from .live import (
+    CONTEXT,
+    DATA_LOSS_MARK,
+    ESTATE,
+    MANAGED_BY,
+    OWNER,
+    PREVENT_DELETE_MARK,
+    PRUNE_MARK,
+    RECREATE_PREFIX,
+    RESUME,
+    SOURCE,
+    LiveState,
+    owned,
+    recreate_intents,
+)
 
 __all__ = [
     "Desired",
@@ -169,7 +190,7 @@ class Action:
         return out
 
     @classmethod
-    def from_json(cls, data: Any) -> "Action":
+    def from_json(cls, data: Any) -> Action:
         if not isinstance(data, dict) or not isinstance(data.get("object"), dict):
             raise PlanError("an action is not an object with an 'object'")
         obj = data["object"]
@@ -236,7 +257,7 @@ class Plan:
         return PlanSet([self]).to_json()
 
     @classmethod
-    def from_json(cls, data: Any) -> "Plan":
+    def from_json(cls, data: Any) -> Plan:
         """A one-target plan (a saved plan with several targets is a :class:`PlanSet`)."""
         plans = PlanSet.from_json(data).plans
         if len(plans) != 1:
@@ -290,7 +311,7 @@ class PlanSet:
         return out
 
     @classmethod
-    def from_json(cls, data: Any) -> "PlanSet":
+    def from_json(cls, data: Any) -> PlanSet:
         if not isinstance(data, dict):
             raise PlanError("a plan is a JSON object")
         if data.get("version") != PLAN_VERSION:

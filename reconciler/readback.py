@@ -34,7 +34,7 @@ _PAUSE = 0.5
 STABLE = 5.0
 
 
-def applied(a: "Action", config: dict[str, Any] | None) -> bool:
+def applied(a: Action, config: dict[str, Any] | None) -> bool:
     """Whether the live ``config`` (``None``: the object does not exist) is what ``a`` wanted."""
     if a.action == "delete":
         return config is None
@@ -47,7 +47,7 @@ def applied(a: "Action", config: dict[str, Any] | None) -> bool:
     return all(have.get(k) == want.get(k) for k in (MANAGED_BY, SOURCE, CONTEXT))
 
 
-def _not_applied(a: "Action", config: dict[str, Any] | None) -> str:
+def _not_applied(a: Action, config: dict[str, Any] | None) -> str:
     if config is None and a.action == "recreate":
         return f"not applied: the {a.kind.lower()} was deleted and not created again"
     if config is None and a.action != "create":
@@ -55,7 +55,7 @@ def _not_applied(a: "Action", config: dict[str, Any] | None) -> str:
     return "not applied"
 
 
-async def _observe(client: JsClient, a: "Action") -> dict[str, Any] | None:
+async def _observe(client: JsClient, a: Action) -> dict[str, Any] | None:
     """The object's live config, ``None`` when it does not exist; raises when there is no answer."""
     try:
         if a.kind == "Stream":
@@ -79,7 +79,7 @@ def _connect(client: JsClient, deadline: float) -> JsClient | None:
             time.sleep(_PAUSE)
 
 
-def read_back(client: JsClient, results: list["ActionResult"], wait: float,
+def read_back(client: JsClient, results: list[ActionResult], wait: float,
               notify: Callable[[str], None] | None = None, stop: Any = None) -> None:
     """Settle ``results`` (actions whose answer was lost) by reading their objects again, trying
     for up to ``wait`` seconds (one pass only once ``stop`` is set: an interrupted apply does not
@@ -104,7 +104,7 @@ def read_back(client: JsClient, results: list["ActionResult"], wait: float,
                 if reader is None:
                     break
             r0 = reader
-            seen = r0.run(r0.gather([(lambda a=r.action: _observe(r0, a)) for r in pending]))
+            seen = r0.run(r0.gather([(lambda a=r.action, rd=r0: _observe(rd, a)) for r in pending]))
             still = []
             now = time.monotonic()
             for r, cfg in zip(pending, seen):

@@ -16,11 +16,11 @@ if TYPE_CHECKING:
 __all__ = ["get_rules"]
 
 
-def get_rules() -> list[type["Rule"]]:
+def get_rules() -> list[type[Rule]]:
     out = []
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
         module = import_module(f"{__name__}.{info.name}")
-        out.append(getattr(module, "RULE"))
+        out.append(module.RULE)
     return sorted(out, key=lambda r: r.code)

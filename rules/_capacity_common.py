@@ -56,14 +56,14 @@ _UINT64_MAX = (1 << 64) - 1
 # profiles and figures
 
 
-def stream_profile(ctx: RuleContext, resource: Resource) -> "StreamProfile | None":
+def stream_profile(ctx: RuleContext, resource: Resource) -> StreamProfile | None:
     """The measured profile of a stream (profiles are keyed by stream name), or None."""
     if ctx.profiles is None:
         return None
     return ctx.profiles.stream(resource.name)
 
 
-def byte_rate(profile: "StreamProfile | None", which: str = "mean") -> float | None:
+def byte_rate(profile: StreamProfile | None, which: str = "mean") -> float | None:
     """Stored bytes per second from a stream profile: ``bytes.mean_per_s`` (``which="mean"``) or
     ``bytes.peak_per_s`` (``"peak"``); None when the profile lacks the figure (never a guess)."""
     if profile is None or profile.bytes is None:
@@ -111,7 +111,7 @@ def hard_byte_bound(eff: dict[str, Any], target: Target) -> int | None:
     return None
 
 
-def profiled_bytes(eff: dict[str, Any], profile: "StreamProfile | None") -> tuple[float, str] | None:
+def profiled_bytes(eff: dict[str, Any], profile: StreamProfile | None) -> tuple[float, str] | None:
     """What a stream is expected to hold per replica by the profile, with how it was computed:
     the smaller of mean byte rate x ``max_age`` and ``max_msgs`` x mean stored message size.
     None when the profile lacks the figures for both."""

@@ -73,7 +73,7 @@ class EstateMirrorMaxMsgSize(Rule):
                 else:
                     for i, src in enumerate(cfg.sources or []):  # type: ignore[union-attr]
                         origins.append((src, ("sources", i, "name"), 10046, "source"))
-                for src, path, code, what in origins:
+                for src, _path, code, what in origins:
                     if src is None or src.external is not None or not src.name:
                         continue
                     origin = index.get((context, src.name))

@@ -9,7 +9,17 @@ from pydantic import Field
 from linter.api import Edit, FixSuggestion, Rule, RuleContext, RuleOptions, Severity, Violation
 from linter.loader import Resource
 
-from ._ops_common import PROCESSING_TIME, acks, annotation_duration, consumer_profile, dur, effective, pct, readable_ceil, written
+from ._ops_common import (
+    PROCESSING_TIME,
+    acks,
+    annotation_duration,
+    consumer_profile,
+    dur,
+    effective,
+    pct,
+    readable_ceil,
+    written,
+)
 
 
 class OpsAckWaitBelowProcessingTime(Rule):

@@ -7,7 +7,6 @@ from typing import Any
 
 from linter.api import Edit, FixSuggestion, Rule, RuleContext, Severity, Violation
 from linter.loader import Resource
-
 from linter.model.units import format_duration as dur
 
 PLAUSIBLE = 100_000_000  # 100ms: below this, none of these fields does what anyone wants

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from pydantic import Field
 
@@ -12,7 +12,7 @@ from linter.loader import Resource
 from linter.model.config import Duration
 
 # Go's time.UnixNano is undefined past this instant (int64 nanoseconds since 1970).
-_UNIX_NANO_END = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=((1 << 63) - 1) // 1000)
+_UNIX_NANO_END = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=((1 << 63) - 1) // 1000)
 
 
 class OpsOptStartTimeInFuture(Rule):
@@ -84,10 +84,10 @@ class OpsOptStartTimeInFuture(Rule):
         start = cfg.opt_start_time  # type: ignore[union-attr]
         if start is None or (cfg.deliver_policy or "all") != "by_start_time":  # type: ignore[union-attr]
             return
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         if start <= now + timedelta(microseconds=self.options.tolerance // 1000):
             return
-        shown = start.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+        shown = start.astimezone(UTC).isoformat().replace("+00:00", "Z")
         if start > _UNIX_NANO_END:
             effect = "it is past the year 2262, which Go's nanosecond timestamps cannot hold: it wraps around and the consumer delivers the whole stream"
         else:

@@ -10,7 +10,7 @@ from linter.api import FixSuggestion, Rule, RuleContext, RuleOptions, Severity, 
 from linter.loader import Resource
 from linter.model.config import Duration
 
-from ._ops_common import acks, dur, effective, written
+from ._ops_common import acks, dur, effective
 
 
 class OpsWorkqueueDiscardNewAggressiveConsumer(Rule):

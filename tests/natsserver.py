@@ -56,7 +56,7 @@ class NatsServer:
     def url(self) -> str:
         return f"nats://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 10.0) -> "NatsServer":
+    def start(self, timeout: float = 10.0) -> NatsServer:
         self._tmp = tempfile.TemporaryDirectory(prefix="jsops-nats-")
         self.store_dir = self.store_dir or os.path.join(self._tmp.name, "store")
         conf = Path(self._tmp.name) / "server.conf"
@@ -86,7 +86,7 @@ class NatsServer:
             self.process.wait()
         self.process = None
 
-    def restart(self, timeout: float = 10.0) -> "NatsServer":
+    def restart(self, timeout: float = 10.0) -> NatsServer:
         """Start the server again on the same port, config and store directory."""
         if self._tmp is None:
             return self.start(timeout)
@@ -122,7 +122,7 @@ class NatsServer:
             self._tmp.cleanup()
             self._tmp = None
 
-    def __enter__(self) -> "NatsServer":
+    def __enter__(self) -> NatsServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -150,7 +150,7 @@ class NatsCluster:
     def url(self) -> str:
         return ",".join(self.urls)
 
-    def start(self, timeout: float = 30.0) -> "NatsCluster":
+    def start(self, timeout: float = 30.0) -> NatsCluster:
         routes = ", ".join(f"nats-route://127.0.0.1:{p}" for p in self.cluster_ports)
         for i, cport in enumerate(self.cluster_ports, start=1):
             node = NatsServer(
@@ -202,7 +202,7 @@ class NatsCluster:
         for node in self.nodes:
             node.stop()
 
-    def __enter__(self) -> "NatsCluster":
+    def __enter__(self) -> NatsCluster:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -40,7 +40,7 @@ def test_lint_of_a_path_without_manifests_says_so(tmp_path: Path, capsys) -> Non
     (tmp_path / "notes.txt").write_text("not a manifest\n")
     rc, out, err = _run(["lint", "--no-config", str(tmp_path)], capsys)
     assert rc == 0 and out == "No manifests found: nothing was linted (0 files).\n"
-    assert f"jsops: warning: no manifests" in err and str(tmp_path) in err
+    assert "jsops: warning: no manifests" in err and str(tmp_path) in err
     (tmp_path / "a.yaml").write_text(STREAM)
     rc, out, err = _run(["lint", "--no-config", str(tmp_path)], capsys)
     assert out.startswith("All clean: 1 object in 1 file") and err == ""

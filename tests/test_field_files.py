@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from linter import lint_paths
 from linter.findings import Severity
 from linter.loader import PREVENT_DELETE, Estate, load_paths, load_text
 from linter.model.units import parse_duration

@@ -21,9 +21,9 @@ import pytest
 
 from linter import lint_estate
 from linter.engine import discover_rules
+from linter.loader import Estate, _check_estate, load_text
 from linter.report.json import render_json
 from linter.report.text import render_text
-from linter.loader import Estate, _check_estate, load_text
 from reconciler.plan import desired_from_estate
 
 N_STRUCTURAL = 1600
@@ -225,7 +225,7 @@ def _run(cases: list[tuple[str, bytes]]) -> list[str]:
             result = lint_estate(estate, rules, read_source=None)
             assert all(f.file == name and f.line >= 1 and f.column >= 1 for f in result.findings), name
             lines = data.decode("utf-8", "replace").splitlines()
-            render_text(result, source=lambda _: lines)  # the reporters too: excerpts at every position
+            render_text(result, source=lambda _, lines=lines: lines)  # the reporters too: excerpts at every position
             json.loads(render_json(result, "0"))
             contexts = {r.context for r in estate.resources}
             desired_from_estate(estate, contexts=contexts, root="/")

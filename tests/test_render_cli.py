@@ -11,10 +11,10 @@ import os
 from pathlib import Path
 
 import pytest
+from natsserver import NatsServer
 
 from linter.cli import main
 from linter.loader import load_paths
-from natsserver import NatsServer
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = "tests/fixtures/environments"

@@ -6,12 +6,10 @@ with the predicted err_code. Each pass case: no consumer rule fires at all.
 
 from __future__ import annotations
 
-
 import pytest
+from consumer_rule_cases import CASES, Case, load  # noqa: E402
 
 from linter.engine import discover_rules, lint_estate
-
-from consumer_rule_cases import CASES, Case, load  # noqa: E402
 
 CONSUMER_RULES = [r for r in discover_rules() if r.code.startswith("JS2") and "Consumer" in r.kinds]
 

@@ -10,12 +10,11 @@ import asyncio
 import json
 
 import pytest
+from natsserver import NatsServer
+from test_rules_ops import consumer, lint, stream
 
 from linter.engine import discover_rules, lint_estate
 from linter.loader import Estate, _check_estate, load_text
-from natsserver import NatsServer
-
-from test_rules_ops import consumer, lint, stream
 
 # (id, consumer spec, fires, expected message part); the server accepts all of them
 CASES = [

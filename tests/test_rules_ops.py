@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -416,9 +417,9 @@ def test_js410_future_start_time(spec, expect):
 
 
 def test_js410_tolerance_option():
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
-    soon = (datetime.now(timezone.utc) + timedelta(minutes=10)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    soon = (datetime.now(UTC) + timedelta(minutes=10)).strftime("%Y-%m-%dT%H:%M:%SZ")
     text = stream() + consumer("replay", f'deliver_policy: by_start_time, opt_start_time: "{soon}"')
     assert len(lint(text, "JS410")) == 1
     assert lint(text, "JS410", None, {"tolerance": "1h"}) == []

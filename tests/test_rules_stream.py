@@ -6,11 +6,11 @@ The same cases run against a real nats-server in tests/integration/test_rules_st
 from __future__ import annotations
 
 import pytest
-
-from linter.engine import discover_rules, lint_estate
-from linter.effective import effective_stream
 import stream_rule_cases
 from stream_rule_cases import CASES, Case, load
+
+from linter.effective import effective_stream
+from linter.engine import discover_rules, lint_estate
 
 RULES = {r.code: r for r in discover_rules()}
 

@@ -5,18 +5,17 @@ release binary present (2.15.1 always; others under .venv/share/nats-servers/<ve
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import nats
+import natsserver
 import pytest
 from nats.js import api
-
-import natsserver
 from natsserver import NatsServer
+
 from linter.buckets import KeyValueConfig, ObjectStoreConfig, kv_stream, object_stream
 from linter.effective import effective_stream, strip_server_metadata
 from linter.model.config import StreamConfig
@@ -128,7 +127,7 @@ def test_go_shape_accepted_as_is(release_server: tuple[str, NatsServer]) -> None
     mirror = KeyValueConfig.model_validate({"mirror": {"name": "gokv"}, "history": 5})
     sourcing = KeyValueConfig.model_validate({"sources": [{"name": "gokv"}], "history": 5})
     for sent in (kv_stream(kv, "gokv"), object_stream(ob, "goob"), kv_stream(mirror, "gomirror"), kv_stream(sourcing, "gosrc")):
-        async def go() -> dict[str, Any]:
+        async def go(sent: dict[str, Any] = sent) -> dict[str, Any]:
             nc = await nats.connect(server.url)
             try:
                 msg = await nc.request(f"$JS.API.STREAM.CREATE.{sent['name']}", json.dumps(sent).encode(), timeout=5)

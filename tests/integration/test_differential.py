@@ -36,11 +36,6 @@ from typing import Any
 
 import nats
 import pytest
-
-from linter.findings import Severity
-from linter.loader import Estate, _check_estate, load_text
-from linter.releases import SUPPORTED
-
 from differential_estates import (  # noqa: E402
     PEDANTIC_MUTATED,
     PEDANTIC_MUTATIONS,
@@ -54,6 +49,10 @@ from differential_estates import (  # noqa: E402
 )
 from natsserver import NatsServer, release_binary  # noqa: E402
 from test_rules_estate import RULES, S  # noqa: E402
+
+from linter.findings import Severity
+from linter.loader import Estate, _check_estate, load_text
+from linter.releases import SUPPORTED
 
 from .test_rules_estate_server import apply_estate, delete_all  # noqa: E402
 

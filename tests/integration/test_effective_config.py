@@ -16,16 +16,16 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
+from natsserver import NatsServer  # noqa: E402
 
 from linter.effective import effective_consumer, effective_stream, strip_server_metadata
 from linter.model.config import ConsumerConfig, StreamConfig
 from linter.model.target import ServerLimits, Target
-
-from natsserver import NatsServer  # noqa: E402
 
 nats = pytest.importorskip("nats")
 

@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from natsserver import NatsServer  # noqa: E402
 
 import linter
-
-from natsserver import NatsServer  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

@@ -13,16 +13,15 @@ import asyncio
 import json
 from typing import Any
 
+import consumer_rule_cases  # noqa: E402
 import nats
 import pytest
+import stream_rule_cases  # noqa: E402
+from natsserver import NatsServer  # noqa: E402
 
 from linter.engine import discover_rules, lint_estate
 from linter.loader import Estate, _check_estate, load_text
 from linter.model.target import Target
-
-import consumer_rule_cases  # noqa: E402
-import stream_rule_cases  # noqa: E402
-from natsserver import NatsServer  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

@@ -14,13 +14,12 @@ import json
 
 import nats
 import pytest
+import stream_rule_cases  # noqa: E402
+from natsserver import NatsCluster  # noqa: E402
 
 from linter.engine import discover_rules, lint_estate
 from linter.loader import Estate, _check_estate, load_text
 from linter.model.target import Target
-
-import stream_rule_cases  # noqa: E402
-from natsserver import NatsCluster  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

@@ -13,12 +13,11 @@ from typing import Any
 
 import nats
 import pytest
+from natsserver import NatsServer  # noqa: E402
+from stream_rule_cases import CASES, Case, load  # noqa: E402
 
 from linter.effective import effective_stream
 from linter.engine import discover_rules, lint_estate
-
-from natsserver import NatsServer  # noqa: E402
-from stream_rule_cases import CASES, Case, load  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

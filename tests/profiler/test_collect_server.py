@@ -14,10 +14,9 @@ from typing import Any
 
 import nats
 import pytest
+from natsserver import NatsServer  # noqa: E402
 
 from profiler.job import build_profiles
-
-from natsserver import NatsServer  # noqa: E402
 
 pytestmark = pytest.mark.integration
 COLLECT = "import sys; from profiler.collect import main; sys.exit(main(sys.argv[1:]))"

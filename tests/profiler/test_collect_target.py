@@ -15,7 +15,6 @@ from pathlib import Path
 
 import nats
 import pytest
-
 from natsserver import NatsServer  # noqa: E402
 
 pytestmark = [pytest.mark.integration,

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import nats
 import pytest
+from natsserver import NatsServer, free_port, server_binary  # noqa: E402
 
 from profiler.collect import CollectOptions, collect
 from reconciler.target import Target
-
-from natsserver import NatsServer, free_port, server_binary  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

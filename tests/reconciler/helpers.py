@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import nats
-
-
 from natsserver import NatsCluster, NatsServer  # noqa: E402
 
 __all__ = ["Js", "run", "manifest", "NatsServer", "NatsCluster"]

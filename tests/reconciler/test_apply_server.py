@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import Js, manifest, run
+from .helpers import manifest, run
 
 pytestmark = pytest.mark.integration
 

@@ -184,7 +184,7 @@ class Running:
         assert not self.thread.is_alive(), "the controller did not stop"
         return self.code
 
-    def __enter__(self) -> "Running":
+    def __enter__(self) -> Running:
         return self
 
     def __exit__(self, *exc: object) -> None:

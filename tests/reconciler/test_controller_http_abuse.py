@@ -14,12 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from natsserver import free_port
 
 from reconciler._controller_http import MAX_CONNECTIONS, StatusServer
 
 from .helpers import NatsServer, manifest
 from .test_controller_helpers import REPO, STREAM_YAML, get, wait_for
-from natsserver import free_port
 
 pytestmark = pytest.mark.integration
 

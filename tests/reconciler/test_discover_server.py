@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from natsserver import NatsCluster, NatsServer, free_port  # noqa: E402
 
 from linter import lint_paths
 from linter.config import load_config
 from reconciler.discover import main, target_facts
-
-from natsserver import NatsCluster, NatsServer, free_port  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

@@ -10,8 +10,8 @@ import re
 import signal
 import subprocess
 import sys
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 

@@ -18,12 +18,12 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from natsserver import free_port
 
 from reconciler.target import Target, TargetError
-from reconciler.urls import URLError, argv_secrets, parse_servers, parse_url, redact_servers, redact_url, scrub
+from reconciler.urls import URLError, argv_secrets, parse_servers, redact_servers, redact_url, scrub
 
 from .helpers import Js, NatsServer, manifest, run
-from natsserver import free_port
 
 SECRET = "p@ss/w,rd"
 ENC = quote(SECRET, safe="")  # p%40ss%2Fw%2Crd

@@ -12,12 +12,12 @@ import time
 from pathlib import Path
 
 import pytest
+from natsserver import free_port, server_binary
 
 from linter.config import load_config
 from reconciler.target import TargetError, add_target_arguments, selected_context, split_servers, target_from_args
 
 from .helpers import NatsServer, manifest, run
-from natsserver import free_port, server_binary
 
 STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: ORDERS}\nspec: {subjects: ['orders.>'], max_age: 1h}\n"
 
@@ -115,7 +115,7 @@ def test_plan_apply_export_use_the_same_target(home: Path, server: NatsServer, m
     rc, out, err = run("apply", "m", "--yes")
     assert rc == 0 and f"jsops: target {server.url} (NATS_URL)" in err, out + err
     rc, out, err = run("export", "out")
-    assert rc == 0 and "Exported 1 streams" in out and f"(NATS_URL)" in err
+    assert rc == 0 and "Exported 1 streams" in out and "(NATS_URL)" in err
     rc, out, err = run("plan", "m")
     assert rc == 0 and "No changes." in out
 

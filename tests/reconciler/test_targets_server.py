@@ -7,9 +7,9 @@ import json
 import shutil
 
 import pytest
+from natsserver import free_port
 
 from .helpers import Js, NatsServer, manifest, run
-from natsserver import free_port
 
 pytestmark = pytest.mark.integration
 
