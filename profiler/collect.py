@@ -39,12 +39,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-import nats
-from nats.aio.msg import Msg
-
 from linter.model.units import UnitError, parse_duration
-from reconciler.client import NO_JETSTREAM
-from reconciler.target import Target, TargetError, add_target_arguments, target_from_args
+from reconciler.client import (
+    NO_JETSTREAM,
+    Message,
+    NatsError,
+    NoResponders,
+    RequestTimeout,
+    Target,
+    TargetError,
+    aconnect,
+    add_target_arguments,
+    target_from_args,
+)
 
 __all__ = ["CollectOptions", "CollectStats", "RotatingWriter", "collect", "main"]
 
@@ -174,7 +181,7 @@ class _Collector:
     def say(self, text: str) -> None:
         print(f"jsops collect: {text}", file=self.log, flush=True)
 
-    async def on_event(self, msg: Msg) -> None:
+    async def on_event(self, msg: Message) -> None:
         if msg.subject == AUDIT_SUBJECT:
             try:
                 audit = json.loads(msg.data)
@@ -216,7 +223,7 @@ class _Collector:
         if text != self._last_error and self._gap_start is None:
             self.say(f"connection error: {text}")
         self._last_error = text
-        if isinstance(exc, (nats.errors.Error, ssl.SSLError)) or not self._telling_error:
+        if isinstance(exc, (NatsError, ssl.SSLError)) or not self._telling_error:
             self._telling_error = text
 
     async def _jetstream_problem(self) -> str | None:
@@ -308,11 +315,11 @@ class _Collector:
             self.writer.close()
             return 2
         try:
-            self.nc = await asyncio.wait_for(nats.connect(
+            self.nc = await asyncio.wait_for(aconnect(
                 **conn, name=CLIENT_NAME, allow_reconnect=True, max_reconnect_attempts=-1,
                 reconnect_time_wait=0.5, disconnected_cb=self.on_disconnected, reconnected_cb=self.on_reconnected,
                 error_cb=self.on_error, pending_size=8 * 1024 * 1024), o.connect_timeout_s)
-        except (TimeoutError, OSError, nats.errors.Error, ssl.SSLError) as exc:
+        except (TimeoutError, OSError, NatsError, ssl.SSLError) as exc:
             why = _safe_error(exc, o.target)
             if isinstance(exc, TimeoutError) and self._telling_error:
                 why = f"no connection within {o.connect_timeout_s:g} s (last error: {self._telling_error})"
@@ -355,9 +362,9 @@ async def _no_jetstream(nc: Any, api: str) -> str | None:
     """Why ``$JS.API.INFO`` does not answer as a JetStream server does, or None."""
     try:
         resp = await nc.request(f"{api}.INFO", b"", timeout=5)
-    except nats.errors.NoRespondersError:
+    except NoResponders:
         return NO_JETSTREAM
-    except (TimeoutError, nats.errors.TimeoutError):
+    except (TimeoutError, RequestTimeout):
         return "JetStream did not answer $JS.API.INFO within 5 s"
     try:
         body = json.loads(resp.data)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from .diff import Change, diff_configs, normalise
 from .live import LiveConsumer, LiveState, LiveStream
 from .plan import Action, Desired, Plan, PlanOptions, PlanSet, build_plan, desired_from_estate
-from .target import Target, TargetError, load_context, resolve_context
+from .client import Target, TargetError, load_context, resolve_context
 
 __all__ = [
     "Action",

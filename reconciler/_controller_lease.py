@@ -18,9 +18,8 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
-from .target import Target
+from .client import JsClient, KvBucket, Target, WrongRevision
 
 __all__ = ["Lease", "DEFAULT_BUCKET", "DEFAULT_KEY"]
 
@@ -46,8 +45,8 @@ class Lease(threading.Thread):
         self._lock = threading.Lock()
         self._valid_until = 0.0
         self._revision = 0
-        self._client: Any = None
-        self._kv: Any = None
+        self._client: JsClient | None = None
+        self._kv: KvBucket | None = None
         self.holder: str | None = None
 
     # -- what the controller asks ------------------------------------------------------------------
@@ -84,73 +83,48 @@ class Lease(threading.Thread):
             if was_leader:
                 self._emit("leader_released", identity=self.identity)
 
-    def _connect(self) -> None:
-        from .client import JsClient
-
+    def _connect(self) -> tuple[JsClient, KvBucket]:
         if self._client is not None and self._client.connection_lost:
             self._drop()
         if self._client is None:
             self._client = JsClient(self.target)
         if self._kv is None:
-            self._kv, ttl = self._client.run(self._bind())
-            if ttl > 0:
-                self.ttl = ttl  # the bucket's max_age decides, whatever this controller was told
-
-    async def _bind(self) -> tuple[Any, float]:
-        from nats.js.errors import BucketNotFoundError, NotFoundError
-
-        js = self._client.nc.jetstream(prefix=self.target.api)
-        try:
-            kv = await js.key_value(self.bucket)
-        except (BucketNotFoundError, NotFoundError):
-            try:
-                kv = await js.create_key_value(bucket=self.bucket, history=1, ttl=self.ttl,
-                                               description="jsops controller leader lease")
-            except Exception:
-                kv = await js.key_value(self.bucket)  # another controller created it first
-        info = await js.stream_info(f"KV_{self.bucket}")
-        return kv, float(info.config.max_age or 0)
+            self._kv = self._client.run(self._client.akey_value(self.bucket, ttl=self.ttl,
+                                                                description="jsops controller leader lease"))
+            if self._kv.max_age > 0:
+                self.ttl = self._kv.max_age  # the bucket's max_age decides, whatever this controller was told
+        return self._client, self._kv
 
     def _value(self) -> bytes:
         return json.dumps({"holder": self.identity, "ttl": self.ttl, "at": time.time()}).encode()
 
     def _step(self) -> None:
-        from nats.js.errors import KeyWrongLastSequenceError
-
-        self._connect()
-        kv = self._kv
+        client, kv = self._connect()
         sent = time.monotonic()
         with self._lock:
             revision = self._revision
         try:
             if revision:
-                new = self._client.run(kv.update(self.key, self._value(), last=revision))
+                new = client.run(kv.update(self.key, self._value(), last=revision))
             else:
-                new = self._client.run(kv.create(self.key, self._value()))
-        except KeyWrongLastSequenceError:
+                new = client.run(kv.create(self.key, self._value()))
+        except WrongRevision:
             with self._lock:
                 self._revision = 0
                 self._valid_until = 0.0
             self.holder = self._read_holder()
             return
-        except Exception as exc:
-            if type(exc).__name__ == "APIError" and getattr(exc, "err_code", None) == 10071:
-                # wrong last sequence reported as a plain API error by some client versions
-                with self._lock:
-                    self._revision = 0
-                    self._valid_until = 0.0
-                self.holder = self._read_holder()
-                return
-            raise
         with self._lock:
-            self._revision = int(new)
+            self._revision = new
             self._valid_until = sent + self.ttl * SAFETY
         self.holder = self.identity
 
     def _read_holder(self) -> str | None:
+        if self._client is None or self._kv is None:
+            return None
         try:
-            entry = self._client.run(self._kv.get(self.key))
-            return str(json.loads(entry.value or b"{}").get("holder") or "") or None
+            value = self._client.run(self._kv.get(self.key))
+            return str(json.loads(value or b"{}").get("holder") or "") or None
         except Exception:
             return None
 

@@ -14,12 +14,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import TemporaryError
 from .plan import Desired, desired_from_estate
 
 __all__ = ["Snapshot", "snapshot", "git_pull", "Revision", "load_revision", "SourceError"]
 
 
-class SourceError(Exception):
+class SourceError(TemporaryError):
     """The manifests cannot be read (missing path, unusable --env, git failure)."""
 
 

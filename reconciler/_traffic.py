@@ -26,10 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
-import nats
-from nats.errors import TimeoutError as NatsTimeout
+from .client import RequestTimeout, aconnect
 
 PUBLISH_TYPE = "io.jsops.publish.v1"
 
@@ -97,8 +96,8 @@ class _Log:
         self.lines += 1
 
 
-async def _publish_loop(js, p: _Publisher, log: _Log, rng: random.Random, stop: asyncio.Event,
-                        retries: set[asyncio.Task]) -> None:
+async def _publish_loop(js: Any, p: _Publisher, log: _Log, rng: random.Random, stop: asyncio.Event,
+                        retries: set[asyncio.Task[None]]) -> None:
     n = 0
     payload = b"x" * p.size
     while not stop.is_set():
@@ -112,7 +111,7 @@ async def _publish_loop(js, p: _Publisher, log: _Log, rng: random.Random, stop: 
         await asyncio.sleep(rng.expovariate(p.rate_per_s))
 
 
-async def _send(js, p: _Publisher, subject: str, msg_id: str, payload: bytes, log: _Log,
+async def _send(js: Any, p: _Publisher, subject: str, msg_id: str, payload: bytes, log: _Log,
                 rng: random.Random, stop: asyncio.Event) -> None:
     attempt = 1
     while True:
@@ -125,7 +124,7 @@ async def _send(js, p: _Publisher, subject: str, msg_id: str, payload: bytes, lo
             else:
                 log.attempt(p, subject, msg_id, attempt, "duplicate" if ack.duplicate else "ok")
                 return
-        except (TimeoutError, NatsTimeout):
+        except (TimeoutError, RequestTimeout):
             log.attempt(p, subject, msg_id, attempt, "timeout")
         except Exception:  # noqa: BLE001 - a publisher logs and retries whatever went wrong
             log.attempt(p, subject, msg_id, attempt, "error")
@@ -135,7 +134,7 @@ async def _send(js, p: _Publisher, subject: str, msg_id: str, payload: bytes, lo
         await asyncio.sleep(rng.uniform(*p.retry_pause_s))
 
 
-async def _work_loop(js, w: _Worker, rng: random.Random, stop: asyncio.Event, counts: dict[str, int]) -> None:
+async def _work_loop(js: Any, w: _Worker, rng: random.Random, stop: asyncio.Event, counts: dict[str, int]) -> None:
     try:
         sub = await js.pull_subscribe_bind(durable=w.consumer, stream=w.stream)
     except Exception as exc:  # noqa: BLE001
@@ -145,7 +144,7 @@ async def _work_loop(js, w: _Worker, rng: random.Random, stop: asyncio.Event, co
     while not stop.is_set():
         try:
             msgs = await sub.fetch(1, timeout=1.0)
-        except (TimeoutError, NatsTimeout):
+        except (TimeoutError, RequestTimeout):
             continue
         except Exception:  # noqa: BLE001 - reconnecting or shutting down
             await asyncio.sleep(0.2)
@@ -167,7 +166,7 @@ async def _work_loop(js, w: _Worker, rng: random.Random, stop: asyncio.Event, co
                 pass
 
 
-async def _cart_loop(js, rng: random.Random, stop: asyncio.Event, counts: dict[str, int]) -> None:
+async def _cart_loop(js: Any, rng: random.Random, stop: asyncio.Event, counts: dict[str, int]) -> None:
     """The storefront keeps shopping carts in the estate's KeyValue bucket ``carts`` (if applied)."""
     try:
         kv = await js.key_value("carts")
@@ -187,11 +186,11 @@ async def run(server: str, duration_s: float, publish_log: Path, seed: int = 7) 
     async def _quiet(exc: Exception) -> None:  # reconnects are expected; nats-py would print each one
         return None
 
-    nc = await nats.connect(server, name="jsops-demo-traffic", max_reconnect_attempts=-1, error_cb=_quiet)
+    nc = await aconnect(servers=server, name="jsops-demo-traffic", max_reconnect_attempts=-1, error_cb=_quiet)
     js = nc.jetstream()
     stop = asyncio.Event()
     counts = {"ack": 0, "nak": 0, "hung": 0, "cart_puts": 0}
-    inflight: set[asyncio.Task] = set()
+    inflight: set[asyncio.Task[None]] = set()
     publish_log.parent.mkdir(parents=True, exist_ok=True)
     with publish_log.open("w") as out:
         log = _Log(out)

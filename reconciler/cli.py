@@ -34,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser(command: str, description: str, epilog: str = "") -> argparse.ArgumentParser:
-    from .target import add_target_arguments
+    from .client import add_target_arguments
 
     p = _Parser(prog=f"jsops {command}", description=description, epilog=epilog,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -107,8 +107,8 @@ def _guard(fn: Any, argv: Sequence[str]) -> int:
 
     from .client import ConnectError, JetStreamDisabled, JsApiError
     from .plan import PlanError
-    from .target import TargetError
-    from .urls import argv_scrub
+    from .client import TargetError
+    from .client import argv_scrub
 
     def say(text: str) -> None:
         print(argv_scrub(text, argv), file=sys.stderr)
@@ -202,7 +202,7 @@ def _explicit(estate: Any) -> dict[tuple[str, str | None, str], frozenset[str]]:
 
 
 def _say_target(target: Any) -> None:
-    from .target import describe_target
+    from .client import describe_target
 
     print(f"jsops: {describe_target(target)}", file=sys.stderr)
 
@@ -251,7 +251,7 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
     from .live import read_live
     from .plan import build_plan, desired_from_estate
     from .route import route_estate
-    from .target import TargetError, resolve_context, target_from_args
+    from .client import TargetError, resolve_context, target_from_args
 
     config = _config(args)
     estate = _estate(args, config)
@@ -360,7 +360,7 @@ def _saved_plans(args: argparse.Namespace, run: _Run) -> None:
     from .plan import PlanError, PlanSet, _root, seal_intact, source_path
     from .route import Route
     from .saved import manifest_digest, recheck
-    from .target import resolve_context, target_from_args
+    from .client import resolve_context, target_from_args
 
     name = args.plan_file
     try:
@@ -576,7 +576,7 @@ def _export(argv: list[str]) -> int:
     from .client import JsClient
     from .export import write_export
     from .live import read_live
-    from .target import target_from_args
+    from .client import target_from_args
 
     target = target_from_args(args, _config(args))
     _say_target(target)

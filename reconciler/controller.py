@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from typing import IO, Any
 
 from ._controller_metrics import Metrics
-from .urls import argv_secrets, scrub
+from .client import argv_secrets, scrub
 
 __all__ = ["main", "Controller", "ControllerOptions", "EventLog", "parse_duration"]
 
@@ -353,7 +353,7 @@ class Controller:
         context named in the manifests could be resolved (one that cannot is an error; the other
         targets are still reconciled)."""
         from .route import route_estate
-        from .target import Target, TargetError, resolve_context
+        from .client import Target, TargetError, resolve_context
 
         unresolved: dict[str, Any] = {}
 
@@ -453,7 +453,7 @@ class Controller:
         """Read, plan and apply on one target; errors are counted with its context and end only its
         part of the round."""
         from .client import ConnectError, JsApiError
-        from .target import TargetError
+        from .client import TargetError
 
         try:
             return self._reconcile_one(run, rev)
@@ -557,7 +557,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .target import add_target_arguments
+    from .client import add_target_arguments
 
     p = _Parser(prog="jsops controller", description="Keep the target equal to the manifests (GitOps controller).")
     p.add_argument("paths", nargs="+", metavar="PATH", help="manifest files or directories")
@@ -585,7 +585,7 @@ def _options(argv: list[str]) -> tuple[ControllerOptions, Any, str | None]:
     from linter.config import load_config
 
     from ._controller_http import parse_listen
-    from .target import target_from_args
+    from .client import target_from_args
 
     args = _parser().parse_args(argv)
     config = load_config(args.config) if not args.no_config else load_config(None, search=False)
@@ -623,7 +623,7 @@ def main(argv: Sequence[str]) -> int:
     """Entry point of ``jsops controller`` (argv after the command name); returns the exit code."""
     from linter.config import ConfigError
 
-    from .target import TargetError
+    from .client import TargetError
 
     try:
         opt, target, log_file = _options(list(argv))

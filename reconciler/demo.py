@@ -34,12 +34,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from .errors import ReconcilerError
+
 __all__ = ["main"]
 
 _BIN = Path(sys.executable).parent
 
 
-class DemoError(Exception):
+class DemoError(ReconcilerError):
     """A demo step failed; the message says which and why."""
 
 
@@ -94,7 +96,8 @@ def _show(argv: Sequence[str]) -> None:
 def _spawn(argv: Sequence[str], **kw: object) -> subprocess.Popen[bytes]:
     """A child in its own process group: a terminal's Ctrl-C or hangup reaches only the demo,
     which then stops the child and everything under it (a JVM under pyspark) itself."""
-    return subprocess.Popen(list(argv), start_new_session=True, **kw)  # type: ignore[call-overload]
+    proc: subprocess.Popen[bytes] = subprocess.Popen(list(argv), start_new_session=True, **kw)  # type: ignore[call-overload]  # kw holds only Popen's own keywords
+    return proc
 
 
 def _stop(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> None:
@@ -149,14 +152,14 @@ class _Server:
         asyncio.run(self._wait_ready())
 
     async def _wait_ready(self) -> None:
-        import nats
+        from .client import aconnect
 
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if self.proc is not None and self.proc.poll() is not None:
                 raise DemoError(f"nats-server exited with {self.proc.returncode}; see {self.log}")
             try:
-                nc = await nats.connect(self.url, connect_timeout=1, max_reconnect_attempts=0, allow_reconnect=False)
+                nc = await aconnect(servers=self.url, connect_timeout=1, max_reconnect_attempts=0, allow_reconnect=False)
             except Exception:  # noqa: BLE001 - not listening yet
                 await asyncio.sleep(0.1)
                 continue

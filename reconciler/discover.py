@@ -30,7 +30,7 @@ from linter.model.target import Target as LintTarget
 from linter.model.target import TargetServer
 
 from .limits import account_limits, monitor_json, server_limits
-from .target import TargetError
+from .client import TargetError
 
 __all__ = ["target_facts", "discover", "write_target", "main"]
 
@@ -89,7 +89,7 @@ def target_facts(
 
 def discover(client: Any, target: Any = None) -> LintTarget:
     """Read the facts from a connected :class:`reconciler.client.JsClient` (``target``: its
-    :class:`reconciler.target.Target`, whose monitor URL is read when it names one)."""
+    :class:`reconciler.client.Target`, whose monitor URL is read when it names one)."""
     info = dict(getattr(client.nc, "_server_info", None) or {})
     js_info = client.request("INFO")
     varz = jsz = None
@@ -172,7 +172,7 @@ def write_target(path: str, target: LintTarget) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .target import add_target_arguments
+    from .client import add_target_arguments
 
     p = argparse.ArgumentParser(
         prog="jsops discover",
@@ -192,7 +192,7 @@ def main(argv: Sequence[str]) -> int:
     from linter.config import ConfigError, find_config, load_config
 
     from .client import ConnectError, JsApiError, JsClient
-    from .target import target_from_args
+    from .client import target_from_args
 
     args = _parser().parse_args(list(argv))
     try:

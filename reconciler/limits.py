@@ -24,7 +24,7 @@ from linter import Target as LintTarget
 from linter.model.target import AccountLimits, ServerLimits
 
 from .client import JsClient
-from .target import Target, TargetError
+from .client import Target, TargetError
 
 __all__ = ["read_limits", "account_limits", "server_limits", "monitor_json"]
 

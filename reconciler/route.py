@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from linter import Estate
 
-from .target import Target
+from .client import Target
 
 __all__ = ["Route", "route_estate"]
 

@@ -16,7 +16,7 @@ import pytest
 from natsserver import NatsServer, free_port, server_binary  # noqa: E402
 
 from profiler.collect import CollectOptions, collect
-from reconciler.target import Target
+from reconciler.client import Target
 
 pytestmark = pytest.mark.integration
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from reconciler.client import JsClient
-from reconciler.target import Target
+from reconciler.client import Target
 
 from .helpers import Js, NatsCluster, manifest, run
 

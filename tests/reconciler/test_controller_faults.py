@@ -93,7 +93,7 @@ def test_sigterm_exits_zero_and_releases_the_lease(server: NatsServer, js: Js, t
 
 def test_lease_is_exclusive_and_handed_over_on_release(server: NatsServer) -> None:
     from reconciler._controller_lease import Lease
-    from reconciler.target import Target
+    from reconciler.client import Target
 
     target = Target(servers=(server.url,))
     a = Lease(target, ttl=6.0, identity="a", bucket="LEASE_TEST")

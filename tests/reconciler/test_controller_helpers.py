@@ -20,7 +20,7 @@ from typing import Any
 from natsserver import free_port
 
 from reconciler.controller import Controller, ControllerOptions, EventLog
-from reconciler.target import Target
+from reconciler.client import Target
 
 __all__ = ["wait_for", "Running", "Proc", "get", "parse_prometheus", "sample", "STREAM_YAML"]
 

@@ -189,7 +189,7 @@ def test_failed_actions_carry_the_jetstream_err_code(server: NatsServer, js: Js,
     from reconciler.client import JsClient
     from reconciler.live import read_live
     from reconciler.plan import PlanOptions, build_plan
-    from reconciler.target import Target
+    from reconciler.client import Target
 
     js.ok("$JS.API.STREAM.CREATE.FOREIGN", {"name": "FOREIGN", "subjects": ["orders.>"], "storage": "memory"})
     manifest(tmp_path, "orders.yaml", STREAM_YAML)

@@ -17,7 +17,7 @@ from reconciler._controller_policy import Policy, blocked_need
 from reconciler._controller_source import load_revision, snapshot
 from reconciler.controller import Controller, ControllerOptions, EventLog, main, parse_duration
 from reconciler.plan import Action
-from reconciler.target import Target
+from reconciler.client import Target
 
 from .test_controller_helpers import STREAM_YAML, parse_prometheus, sample
 

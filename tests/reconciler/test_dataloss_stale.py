@@ -130,7 +130,7 @@ def test_flags_do_not_cover_a_loss_the_plan_did_not_show(server, js, tmp_path):
     from reconciler.client import JsClient
     from reconciler.live import read_live
     from reconciler.plan import PlanOptions, build_plan
-    from reconciler.target import Target
+    from reconciler.client import Target
 
     d = tmp_path / "m"
     manifest(d, "keep.yaml", KEEP)

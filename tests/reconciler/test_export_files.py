@@ -64,7 +64,7 @@ def test_a_failed_export_leaves_nothing_behind(server: NatsServer, js: Js, tmp_p
         js.ok(f"$JS.API.STREAM.CREATE.{name}", {"name": name, "subjects": [f"{name.lower()}.>"]})
     from reconciler.client import JsClient
     from reconciler.live import read_live
-    from reconciler.target import Target
+    from reconciler.client import Target
 
     with JsClient(Target(servers=(server.url,))) as client:
         live: LiveState = read_live(client)

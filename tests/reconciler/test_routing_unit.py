@@ -28,7 +28,7 @@ from reconciler.plan import (
 from reconciler.render_json import render_json
 from reconciler.render_text import render_plans
 from reconciler.route import route_estate
-from reconciler.target import Target, TargetError, add_target_arguments, resolve_context, target_from_args
+from reconciler.client import Target, TargetError, add_target_arguments, resolve_context, target_from_args
 
 GOLDEN = Path(__file__).parent / "golden"
 

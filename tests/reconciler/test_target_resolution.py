@@ -15,7 +15,7 @@ import pytest
 from natsserver import free_port, server_binary
 
 from linter.config import load_config
-from reconciler.target import TargetError, add_target_arguments, selected_context, split_servers, target_from_args
+from reconciler.client import TargetError, add_target_arguments, selected_context, split_servers, target_from_args
 
 from .helpers import NatsServer, manifest, run
 

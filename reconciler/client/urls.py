@@ -12,10 +12,13 @@ Nothing here imports nats: ``jsops lint`` may use it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote, unquote
 
-__all__ = ["ServerURL", "URLError", "parse_url", "parse_servers", "redact_url", "redact_servers", "scrub"]
+from ..errors import PermanentError
+
+__all__ = ["ServerURL", "URLError", "parse_url", "parse_servers", "redact_url", "redact_servers", "scrub", "argv_secrets", "argv_scrub"]
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _HOST = re.compile(r"^(\[[0-9A-Fa-f:.%a-zA-Z]+\]|[A-Za-z0-9_.~-]+)(?::(\d{1,5}))?$")
@@ -25,7 +28,7 @@ _HIDDEN = "***"
 MIN_SCRUB = 4
 
 
-class URLError(ValueError):
+class URLError(PermanentError, ValueError):
     """A URL that cannot be used. The message never contains any part of the URL's user information."""
 
 
@@ -135,7 +138,7 @@ def redact_servers(text: str | list[str] | tuple[str, ...]) -> str:
         return f"{m.group(0) if m else ''}{_HIDDEN}@{redact_servers(joined[at + 1:])}"
 
 
-def scrub(text: str, secrets: list[str | None]) -> str:
+def scrub(text: str, secrets: Sequence[str | None]) -> str:
     """``text`` with every URL's user information dropped and every secret (longest first)
     blanked out. Secrets shorter than :data:`MIN_SCRUB` characters are not searched for in free
     text: they would blank ordinary words (a password ``app`` in ``applied``)."""

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
+from ..errors import PermanentError, ReconcilerError, TemporaryError
+from .kv import KvBucket, abind_bucket
 from .target import Target, TargetError
 
-__all__ = ["JsClient", "JsApiError", "ConnectError"]
+__all__ = ["JsClient", "JsApiError", "ConnectError", "JetStreamDisabled", "NO_JETSTREAM"]
 
 T = TypeVar("T")
 
@@ -23,7 +25,7 @@ RECONNECT_BUDGET = 10.0  # seconds a request waits for the client to reconnect
 _READS = ("INFO", "STREAM.INFO.", "STREAM.LIST", "STREAM.NAMES", "CONSUMER.INFO.", "CONSUMER.LIST.", "CONSUMER.NAMES.")
 
 
-class ConnectError(Exception):
+class ConnectError(TemporaryError):
     """The target could not be reached or refused the connection."""
 
 
@@ -32,8 +34,8 @@ NO_JETSTREAM = ("JetStream is not enabled on the target (nothing answers JetStre
                 "start nats-server with -js, enable JetStream for the account, or check --js-domain)")
 
 
-class JsApiError(Exception):
-    """The JetStream API answered with an error (or did not answer)."""
+class JsApiError(ReconcilerError):
+    """The JetStream API answered with an error (or did not answer: then :attr:`temporary`)."""
 
     def __init__(self, description: str, err_code: int | None = None, code: int | None = None) -> None:
         super().__init__(description)
@@ -44,8 +46,13 @@ class JsApiError(Exception):
     def __str__(self) -> str:
         return f"{self.description} ({self.err_code})" if self.err_code else self.description
 
+    @property
+    def temporary(self) -> bool:
+        """No answer (a timeout, a lost connection): the server may answer a later request."""
+        return self.err_code is None and self.code is None and not isinstance(self, PermanentError)
 
-class JetStreamDisabled(JsApiError):
+
+class JetStreamDisabled(JsApiError, PermanentError):
     """No responder on the JetStream API: the server (or the account, or the domain) has no JetStream."""
 
     def __init__(self) -> None:
@@ -138,8 +145,8 @@ class JsClient:
 
     # -- plumbing ---------------------------------------------------------------------------------
 
-    def run(self, coro: Awaitable[T]) -> T:
-        return self.loop.run_until_complete(coro)  # type: ignore[arg-type]
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return self.loop.run_until_complete(coro)
 
     async def arequest(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         if self._sem is None:
@@ -262,6 +269,12 @@ class JsClient:
 
     async def aconsumer_info(self, stream: str, name: str) -> dict[str, Any]:
         return await self.arequest(f"CONSUMER.INFO.{stream}.{name}")
+
+    # -- key/value ---------------------------------------------------------------------------------
+
+    async def akey_value(self, bucket: str, *, ttl: float, description: str = "") -> KvBucket:
+        """The KeyValue bucket ``bucket`` (created with max age ``ttl`` and history 1 if missing)."""
+        return await abind_bucket(self.nc, self.target.api, bucket, ttl=ttl, description=description)
 
 
 def _describe(exc: BaseException) -> str:

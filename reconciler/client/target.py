@@ -14,6 +14,7 @@ import ssl
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import PermanentError
 from .urls import URLError, parse_servers, parse_url, redact_servers, redact_url, scrub
 
 __all__ = [
@@ -34,7 +35,7 @@ __all__ = [
 DEFAULT_SERVER = "nats://127.0.0.1:4222"
 
 
-class TargetError(Exception):
+class TargetError(PermanentError):
     """A target that cannot be used (unknown context, unreadable file, bad combination)."""
 
 
