@@ -6,10 +6,10 @@ Plans are data (:class:`Plan`); renderers are ``reconciler.render_text`` and ``r
 
 from __future__ import annotations
 
+from .client import Target, TargetError, load_context, resolve_context
 from .diff import Change, diff_configs, normalise
 from .live import LiveConsumer, LiveState, LiveStream
 from .plan import Action, Desired, Plan, PlanOptions, PlanSet, build_plan, desired_from_estate
-from .client import Target, TargetError, load_context, resolve_context
 
 __all__ = [
     "Action",

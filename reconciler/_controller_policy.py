@@ -25,7 +25,19 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .live import DATA_LOSS_MARK, PRUNE_MARK, LiveState
-from .plan import ALLOW_DATA_LOSS, ALLOW_PRUNE, Action, Desired, Plan, PlanOptions, annotation_true, build_plan
+from .permissions import (
+    ADOPT,
+    ALLOW_DATA_LOSS,
+    ALLOW_PRUNE,
+    ALLOW_RECREATE,
+    Grants,
+    Permission,
+    annotation_true,
+    prune_refusal,
+    required,
+)
+from .plan import Action, Desired, Plan, PlanOptions, build_plan
+from .vocabulary import ActionKind
 
 __all__ = [
     "ALLOW_RECREATE",
@@ -40,9 +52,6 @@ __all__ = [
     "PERMISSIVE",
     "blocked_need",
 ]
-
-ALLOW_RECREATE = "jsops.io/allow-recreate"
-ADOPT = "jsops.io/adopt"
 
 # The options apply runs with: every gate is decided here, object by object, before apply.
 PERMISSIVE = PlanOptions(prune=True, allow_recreate=True, allow_data_loss=True, keep_position=True)
@@ -61,6 +70,10 @@ class Policy:
 
     def allows(self, key: Key, name: str) -> bool:
         return _true(self.annotations.get(key, {}), name)
+
+    def grants(self, key: Key) -> Grants:
+        """What the manifest of ``key`` grants (:mod:`reconciler.permissions`)."""
+        return Grants.annotations(self.annotations.get(key, {}))
 
     def adopt(self) -> frozenset[str]:
         names = set()
@@ -86,15 +99,9 @@ def _key(a: Action) -> Key:
     return (a.kind, a.stream if a.kind == "Consumer" else None, a.name)
 
 
-def _annotation(name: str) -> str:
-    return f'the annotation {name}: "true" on its manifest'
-
-
-def _block(a: Action, reason: str) -> Action:
+def _block(a: Action, reason: str, needs: list[Permission] | tuple[str, ...] = ()) -> Action:
     b = replace(a)
-    if b.action != "blocked":
-        b.wanted, b.action = b.action, "blocked"
-    b.reason = reason
+    b.block(reason, tuple(str(n) for n in needs))
     return b
 
 
@@ -106,58 +113,71 @@ def policy_plan(desired: list[Desired], live: LiveState, policy: Policy, *, targ
                 base: PlanOptions | None = None) -> Plan:
     """The plan the controller may carry out with ``base`` (default :data:`PERMISSIVE`) options:
     every action that the annotations do not allow is turned into a ``blocked`` one that says which
-    annotation it needs. ``base`` carries the prune scope; its safety flags are set here."""
+    annotations it needs. ``base`` carries the prune scope; its safety flags are set here."""
     adopt = policy.adopt()
     base = base or PERMISSIVE
     perm = build_plan(desired, live, replace(base, prune=True, allow_recreate=True, allow_data_loss=True, adopt=adopt), target=target)
     strict = build_plan(desired, live, replace(base, prune=False, allow_recreate=False, allow_data_loss=False, adopt=adopt), target=target)
     p = {_key(a): a for a in perm.actions}
     s = {_key(a): a for a in strict.actions}
-
-    recreated: set[str] = set()
-    for a in perm.actions:
-        if a.kind == "Stream" and a.action == "recreate":
-            k = _key(a)
-            held = live.streams[a.name].messages if a.name in live.streams else 0
-            if policy.allows(k, ALLOW_RECREATE) and (held == 0 or policy.allows(k, ALLOW_DATA_LOSS)):
-                recreated.add(a.name)
-
+    recreated = {a.name for a in perm.actions if a.kind == "Stream" and a.action == ActionKind.RECREATE
+                 and not policy.grants(_key(a)).missing(required(ActionKind.RECREATE, "Stream", holds=_held(live, a.name)))}
     keys = [_key(a) for a in perm.actions] + [k for k in (_key(a) for a in strict.actions) if k not in p]
     actions: list[Action] = []
     for k in keys:
-        kind, stream, name = k
         pa, sa = p.get(k), s.get(k)
         chosen: Action | None
-        if pa is not None and pa.action == "delete":
+        if pa is not None and pa.action == ActionKind.DELETE:
             chosen = _prune(pa, live)
-        elif kind == "Stream":
-            chosen = pa if name in recreated else sa
-            if (chosen is not None and chosen.action == "blocked" and chosen.data_loss and chosen.wanted in ("update", "adopt")
-                    and pa is not None and pa.action == chosen.wanted):
-                # tightened limits that remove stored messages (reconciler.dataloss)
-                chosen = pa if policy.allows(k, ALLOW_DATA_LOSS) else _block(
-                    chosen, f"tightened limits remove up to {_plural(chosen.data_loss)}; needs " + _annotation(ALLOW_DATA_LOSS))
-            if chosen is not None and chosen.action == "blocked" and chosen.wanted == "recreate" and pa is not None and pa.action == "recreate":
-                held = live.streams[name].messages if name in live.streams else 0
-                if not policy.allows(k, ALLOW_RECREATE):
-                    chosen = _block(chosen, "needs " + _annotation(ALLOW_RECREATE))
-                else:
-                    chosen = _block(chosen, f"the stream holds {_plural(held)}; needs " + _annotation(ALLOW_DATA_LOSS))
+        elif k[0] == "Stream":
+            chosen = _stream_choice(k, pa, pa if k[2] in recreated else sa, live, policy.grants(k))
+        elif k[1] in recreated:
+            chosen = pa
         else:
-            if stream in recreated:
-                chosen = pa
-            elif pa is not None and pa.action == "recreate" and policy.allows(k, ALLOW_RECREATE):
-                chosen = pa
-                if pa.data_loss and not policy.allows(k, ALLOW_DATA_LOSS):  # interest stream: reconciler.live.interest_loss
-                    chosen = _block(pa, f"deleting the consumer removes up to {_plural(pa.data_loss)} of an interest stream; needs "
-                                    + _annotation(ALLOW_DATA_LOSS))
-            else:
-                chosen = sa
-                if chosen is not None and chosen.action == "blocked" and chosen.wanted == "recreate" and pa is not None and pa.action == "recreate":
-                    chosen = _block(chosen, "needs " + _annotation(ALLOW_RECREATE))
+            chosen = _consumer_choice(pa, sa, policy.grants(k))
         if chosen is not None:
             actions.append(chosen)
     return Plan(perm.target, perm.fingerprint, actions)
+
+
+def _held(live: LiveState, stream: str) -> int:
+    return live.streams[stream].messages if stream in live.streams else 0
+
+
+def _stream_choice(k: Key, pa: Action | None, chosen: Action | None, live: LiveState, grants: Grants) -> Action | None:
+    """A stream's action: the permissive one where the annotations allow it, else the strict one
+    saying which annotations it needs."""
+    if (chosen is not None and chosen.action == ActionKind.BLOCKED and chosen.data_loss and chosen.wanted in (ActionKind.UPDATE, ActionKind.ADOPT)
+            and pa is not None and pa.action == chosen.wanted):
+        # tightened limits that remove stored messages (reconciler.dataloss)
+        missing = grants.missing([Permission.DATA_LOSS])
+        chosen = pa if not missing else _block(
+            chosen, f"tightened limits remove up to {_plural(chosen.data_loss)}; {grants.needs(missing)}", missing)
+    if (chosen is not None and chosen.action == ActionKind.BLOCKED and chosen.wanted == ActionKind.RECREATE
+            and pa is not None and pa.action == ActionKind.RECREATE):
+        held = _held(live, k[2])
+        missing = grants.missing(required(ActionKind.RECREATE, "Stream", holds=held))
+        if missing:  # every annotation it needs, at once
+            prefix = f"the stream holds {_plural(held)}; " if Permission.DATA_LOSS in missing else ""
+            chosen = _block(chosen, prefix + grants.needs(missing), missing)
+    return chosen
+
+
+def _consumer_choice(pa: Action | None, sa: Action | None, grants: Grants) -> Action | None:
+    """A consumer's action (its stream is not recreated): a recreate where the annotations allow
+    it (and the loss of an interest stream's messages), else the strict action."""
+    if pa is None or pa.action != ActionKind.RECREATE:
+        return sa
+    missing = grants.missing(required(ActionKind.RECREATE, "Consumer", data_loss=pa.data_loss))
+    if not missing:
+        return pa
+    loss = (f"deleting the consumer removes up to {_plural(pa.data_loss or 0)} of an interest stream; "
+            if Permission.DATA_LOSS in missing else "")
+    if Permission.RECREATE not in missing:
+        return _block(pa, loss + grants.needs(missing), missing)
+    if sa is None or not (sa.action == ActionKind.BLOCKED and sa.wanted == ActionKind.RECREATE):
+        return sa
+    return _block(sa, loss + grants.needs(missing), missing)  # every annotation it needs, at once
 
 
 def _prune(a: Action, live: LiveState) -> Action:
@@ -167,16 +187,18 @@ def _prune(a: Action, live: LiveState) -> Action:
     else:
         c = live.consumers.get((a.stream or "", a.name))
         cfg, held = (c.config if c else {}), (a.data_loss or 0)
+    why = prune_refusal(cfg, held)
+    if why is None:
+        return a
     meta = cfg.get("metadata") or {}
-    if meta.get(PRUNE_MARK) != "true":
-        return _block(a, f'left the manifests; it is pruned only if its manifest had {ALLOW_PRUNE}: "true" when it was last applied')
-    if held > 0 and meta.get(DATA_LOSS_MARK) != "true":
-        return _block(a, f'left the manifests holding {_plural(held)}; pruning it needs {ALLOW_DATA_LOSS}: "true" as well')
-    return a
+    return _block(a, why, [Permission.PRUNE] if meta.get(PRUNE_MARK) != "true" else [Permission.DATA_LOSS])
 
 
 def blocked_need(a: Action) -> str:
-    """What a blocked action needs, as a short metric label."""
+    """What a blocked action needs, as a short metric label: the first permission a permission
+    check found missing, else read from the reason (a saved or hand-made action)."""
+    if a.needs:
+        return a.needs[0]
     reason = a.reason or ""
     for name, label in ((ALLOW_DATA_LOSS, "allow-data-loss"), (ALLOW_RECREATE, "allow-recreate"), (ALLOW_PRUNE, "allow-prune")):
         if name in reason:

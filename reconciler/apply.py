@@ -14,25 +14,28 @@ import asyncio
 import json
 import os
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .client import JsApiError, JsClient
 from .dataloss import LIMITS, ameasure_limit_loss, limit_losses, loss_total, tightened
-from .live import RECREATE_PREFIX, RESUME, LiveState, interest_loss, stream_from_info
-from .plan import Action, Plan, PlanOptions, _deps, config_digest
+from .errors import ErrCode
+from .live import RECREATE_PREFIX, LiveState, interest_loss, stream_from_info
+from .permissions import refusal
+from .plan import Action, Plan, PlanOptions, config_digest, deps, levels, resume_config
+from .vocabulary import ActionKind, Outcome
 
-__all__ = ["Outcome", "ActionResult", "Stop", "execute_plan", "gate"]
+__all__ = ["ApplyReport", "ActionResult", "Stop", "StaleState", "execute_plan", "gate"]
 
 SETTLE_TRIES = 300
 SETTLE_PAUSE = 0.2
-_START_FIELDS = ("deliver_policy", "opt_start_seq", "opt_start_time")
 
 
 @dataclass
 class ActionResult:
     action: Action
-    status: str  # done | failed | skipped | blocked | unknown
+    status: Outcome
     detail: str = ""
     # The JetStream API error code of a failed action (e.g. 10065), None when the failure was not
     # an API error (connection lost, timeout) or the action did not fail.
@@ -41,9 +44,14 @@ class ActionResult:
     # results are summed up rather than listed one by one.
     interrupted: bool = False
 
+    def __post_init__(self) -> None:
+        self.status = Outcome(self.status)
+
 
 @dataclass
-class Outcome:
+class ApplyReport:
+    """What an apply did: one :class:`ActionResult` per action of the plan."""
+
     results: list[ActionResult] = field(default_factory=list)
 
     def count(self, status: str) -> int:
@@ -51,7 +59,7 @@ class Outcome:
 
     @property
     def converged(self) -> bool:
-        return all(r.status == "done" for r in self.results)
+        return all(r.status == Outcome.DONE for r in self.results)
 
 
 class Stop:
@@ -81,27 +89,10 @@ def gate(action: Action, live: LiveState, opt: PlanOptions) -> str | None:
     the live state once more right before a destructive request and refuse one that now loses data
     (the plan that was confirmed lost none), whatever the flags (the controller passes them all)."""
     action.accept_loss = opt.allow_data_loss and bool(action.data_loss)
-    if action.action == "blocked":
+    if action.action == ActionKind.BLOCKED:
         return action.reason or "blocked"
-    if action.action == "recreate":
-        if not opt.allow_recreate:
-            return "needs --allow-recreate"
-        if action.kind == "Stream":
-            s = live.streams.get(action.name)
-            if s is not None and s.messages > 0 and not opt.allow_data_loss:
-                return f"the stream holds {s.messages} messages; needs --allow-data-loss"
-    if action.action == "delete":
-        if not opt.prune:
-            return "needs --prune"
-        if action.kind == "Stream":
-            s = live.streams.get(action.name)
-            if s is not None and s.messages > 0 and not opt.allow_data_loss:
-                return f"the stream holds {s.messages} messages; needs --allow-data-loss"
-    if action.action in ("update", "adopt") and action.data_loss and not opt.allow_data_loss:
-        return f"tightened limits remove up to {action.data_loss} stored messages; needs --allow-data-loss"
-    if action.kind == "Consumer" and action.data_loss and not opt.allow_data_loss:
-        return f"deleting the consumer removes up to {action.data_loss} messages of an interest stream; needs --allow-data-loss"
-    return None
+    s = live.streams.get(action.name) if action.kind == "Stream" else None
+    return refusal(action.action, action.kind, opt.grants(), holds=s.messages if s is not None else 0, data_loss=action.data_loss)
 
 
 class StaleState(JsApiError):
@@ -117,7 +108,7 @@ async def _recheck_stream(client: JsClient, a: Action, config: dict[str, Any] | 
     try:
         info = await client.astream_info(a.name)
     except JsApiError as exc:
-        if exc.err_code == 10059:
+        if exc.err_code == ErrCode.STREAM_NOT_FOUND:
             return
         raise
     s = stream_from_info(info)
@@ -130,7 +121,7 @@ async def _recheck_stream(client: JsClient, a: Action, config: dict[str, Any] | 
     else:
         lost = 0
     if lost > 0:
-        what = "deleted" if a.action in ("delete", "recreate") else "updated"
+        what = "deleted" if a.action in (ActionKind.DELETE, ActionKind.RECREATE) else "updated"
         raise StaleState(f"not {what}: the stream now holds {s.messages} message{'s' if s.messages != 1 else ''} "
                          f"(the plan saw none lost) and this request would remove up to {lost}; "
                          "run plan again (a loss needs --allow-data-loss)")
@@ -138,7 +129,7 @@ async def _recheck_stream(client: JsClient, a: Action, config: dict[str, Any] | 
 
 def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, *, progress: Any = None,
                  stop: Stop | None = None, verify: bool = False, read_back: float | None = None,
-                 notify: Any = None) -> Outcome:
+                 notify: Any = None) -> ApplyReport:
     """Run ``plan``'s actions; ``progress`` (if given) is called with each :class:`ActionResult`.
 
     ``stop``: once set, no further request is started; the actions not started are reported as
@@ -151,7 +142,7 @@ def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions
     if read_back is not None:
         from .readback import read_back as settle
 
-        lost = [r for r in outcome.results if r.status == "unknown"]
+        lost = [r for r in outcome.results if r.status == Outcome.UNKNOWN]
         settle(client, lost, read_back, notify, stop)
         if progress is not None:
             for r in lost:
@@ -159,24 +150,92 @@ def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions
     return outcome
 
 
-async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, progress: Any,
-                   stop: Stop | None = None, verify: bool = False, settle: bool = False) -> Outcome:
-    outcome = Outcome()
-    failed_streams: set[str] = set()
-    unanswered: set[str] = set()  # streams whose request got no answer (not known to have failed)
-    halted: list[str] = []
-    sem = asyncio.Semaphore(max(1, getattr(client, "_concurrency", 64)))
+class _Run:
+    """One apply on one target: the results so far and what later actions depend on."""
 
-    def record(r: ActionResult) -> None:
-        outcome.results.append(r)
-        if progress is not None and not (settle and r.status == "unknown"):
-            progress(r)  # a lost answer is shown once read back
+    def __init__(self, client: JsClient, progress: Any, stop: Stop | None, settle: bool) -> None:
+        self.client = client
+        self.report = ApplyReport()
+        self.progress = progress
+        self.stop = stop
+        self.settle = settle
+        self.failed_streams: set[str] = set()
+        self.unanswered: set[str] = set()  # streams whose request got no answer (not known to have failed)
+        self.halted: list[str] = []
+        self.sem = asyncio.Semaphore(max(1, getattr(client, "_concurrency", 64)))
 
-    def fail_stream(a: Action) -> None:
+    def record(self, r: ActionResult) -> None:
+        self.report.results.append(r)
+        if self.progress is not None and not (self.settle and r.status == Outcome.UNKNOWN):
+            self.progress(r)  # a lost answer is shown once read back
+
+    def skip(self, a: Action, detail: str, *, interrupted: bool = False) -> None:
+        self.record(ActionResult(a, Outcome.SKIPPED, detail, interrupted=interrupted))
         if a.kind == "Stream":
-            failed_streams.add(a.name)
+            self.failed_streams.add(a.name)
 
-    runnable: list[Action] = []
+    def fail(self, a: Action, detail: str, err_code: int | None = None) -> None:
+        self.record(ActionResult(a, Outcome.FAILED, detail, err_code))
+        if a.kind == "Stream":
+            self.failed_streams.add(a.name)
+
+    def lost(self, a: Action, text: str) -> None:
+        """The request got no answer: the server may or may not have carried it out."""
+        self.record(ActionResult(a, Outcome.UNKNOWN, text))
+        if not self.halted:
+            self.halted.append(a.label)
+        if a.kind == "Stream":
+            self.failed_streams.add(a.name)
+            self.unanswered.add(a.name)
+
+    def why_not(self, a: Action) -> str | None:
+        """Why ``a`` is not attempted (an interruption, a lost connection, a failed dependency)."""
+        if self.client.connection_lost:
+            return "not attempted: the connection to the server was lost"
+        if self.halted:
+            return f"not attempted: an earlier request got no answer ({self.halted[0]})"
+        blocker = _blocked_by(a, self.failed_streams)
+        if blocker:
+            why = "got no answer" if blocker in self.unanswered else "was not created or updated"
+            return f"not attempted: stream {blocker} {why}"
+        return None
+
+    async def attempt(self, a: Action, fn: Callable[[Action], Awaitable[str]]) -> None:
+        if self.stop:
+            self.skip(a, f"not attempted: interrupted ({self.stop.name})", interrupted=True)
+            return
+        why = self.why_not(a)
+        if why is not None:
+            self.skip(a, why)
+            return
+        try:
+            detail = await fn(a)
+        except JsApiError as exc:
+            if self.settle and _no_answer(exc):
+                self.lost(a, str(exc))
+            else:
+                self.fail(a, str(exc), exc.err_code)
+            return
+        except Exception as exc:  # the connection can break in many ways mid-apply
+            text = f"{type(exc).__name__}: {exc}".strip()
+            if self.settle:
+                self.lost(a, text)
+            else:
+                self.fail(a, text)
+            return
+        self.record(ActionResult(a, Outcome.DONE, detail or ""))
+
+    async def batch(self, actions: list[Action], fn: Callable[[Action], Awaitable[str]]) -> None:
+        async def one(a: Action) -> None:
+            async with self.sem:  # the checks happen right before this action's first request
+                await self.attempt(a, fn)
+
+        await asyncio.gather(*(one(a) for a in actions))
+
+
+def _runnable(run: _Run, plan: Plan, live: LiveState, opt: PlanOptions, verify: bool) -> list[Action]:
+    """The actions the gates let through; the others are recorded as blocked."""
+    out: list[Action] = []
     for a in plan.actions:
         reason = gate(a, live, opt)
         if reason is None and verify:
@@ -185,78 +244,42 @@ async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptio
             why = recheck(a, live, opt)
             reason = f"refused: {why}" if why else None
         if reason is not None:
-            record(ActionResult(a, "blocked", reason))
-            if a.kind == "Stream" and (a.wanted or a.action) in ("create", "recreate"):
-                failed_streams.add(a.name)
+            run.record(ActionResult(a, Outcome.BLOCKED, reason))
+            if a.kind == "Stream" and (a.wanted or a.action) in (ActionKind.CREATE, ActionKind.RECREATE):
+                run.failed_streams.add(a.name)
         else:
-            runnable.append(a)
+            out.append(a)
+    return out
 
-    stream_puts = [a for a in runnable if a.kind == "Stream" and a.action != "delete"]
-    consumer_puts = [a for a in runnable if a.kind == "Consumer" and a.action != "delete"]
-    consumer_deletes = [a for a in runnable if a.kind == "Consumer" and a.action == "delete"]
-    stream_deletes = [a for a in runnable if a.kind == "Stream" and a.action == "delete"]
 
-    async def run_batch(batch: list[Action], fn: Any) -> None:
-        async def one(a: Action) -> None:
-            async with sem:  # the checks below happen right before this action's first request
-                await attempt(a, fn)
+async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, progress: Any,
+                   stop: Stop | None = None, verify: bool = False, settle: bool = False) -> ApplyReport:
+    run = _Run(client, progress, stop, settle)
+    runnable = _runnable(run, plan, live, opt, verify)
+    stream_puts = [a for a in runnable if a.kind == "Stream" and a.action != ActionKind.DELETE]
+    consumer_puts = [a for a in runnable if a.kind == "Consumer" and a.action != ActionKind.DELETE]
+    consumer_deletes = [a for a in runnable if a.kind == "Consumer" and a.action == ActionKind.DELETE]
+    stream_deletes = [a for a in runnable if a.kind == "Stream" and a.action == ActionKind.DELETE]
 
-        await asyncio.gather(*(one(a) for a in batch))
+    async def put_stream(a: Action) -> str:
+        return await _put_stream(client, a)
 
-    async def attempt(a: Action, fn: Any) -> None:
-        if stop:
-            record(ActionResult(a, "skipped", f"not attempted: interrupted ({stop.name})", interrupted=True))
-            fail_stream(a)
-            return
-        if client.connection_lost:
-            record(ActionResult(a, "skipped", "not attempted: the connection to the server was lost"))
-            fail_stream(a)
-            return
-        if halted:
-            record(ActionResult(a, "skipped", f"not attempted: an earlier request got no answer ({halted[0]})"))
-            fail_stream(a)
-            return
-        blocker = _blocked_by(a, failed_streams)
-        if blocker:
-            why = "got no answer" if blocker in unanswered else "was not created or updated"
-            record(ActionResult(a, "skipped", f"not attempted: stream {blocker} {why}"))
-            fail_stream(a)
-            return
-        try:
-            detail = await fn(a)
-        except JsApiError as exc:
-            if settle and _no_answer(exc):
-                lost(a, str(exc))
-            else:
-                record(ActionResult(a, "failed", str(exc), exc.err_code))
-                fail_stream(a)
-            return
-        except Exception as exc:  # the connection can break in many ways mid-apply
-            text = f"{type(exc).__name__}: {exc}".strip()
-            if settle:
-                lost(a, text)
-            else:
-                record(ActionResult(a, "failed", text))
-                fail_stream(a)
-            return
-        record(ActionResult(a, "done", detail or ""))
+    async def put_consumer(a: Action) -> str:
+        return await _put_consumer(client, a, opt)
 
-    def lost(a: Action, text: str) -> None:
-        """The request got no answer: the server may or may not have carried it out."""
-        record(ActionResult(a, "unknown", text))
-        if not halted:
-            halted.append(a.label)
-        if a.kind == "Stream":
-            failed_streams.add(a.name)
-            unanswered.add(a.name)
+    async def delete_consumer(a: Action) -> str:
+        return await _delete_consumer(client, a)
+
+    async def delete_stream(a: Action) -> str:
+        return await _delete_stream(client, a)
 
     for level in _levels(stream_puts):
-        await run_batch(level, lambda a: _put_stream(client, a))
-    await run_batch(consumer_puts, lambda a: _put_consumer(client, a, opt))
-    await run_batch(consumer_deletes, lambda a: _delete_consumer(client, a))
+        await run.batch(level, put_stream)
+    await run.batch(consumer_puts, put_consumer)
+    await run.batch(consumer_deletes, delete_consumer)
     for level in reversed(_levels(stream_deletes, live)):
-        await run_batch(level, lambda a: _delete_stream(client, a))
-    return outcome
+        await run.batch(level, delete_stream)
+    return run.report
 
 
 def _no_answer(exc: JsApiError) -> bool:
@@ -267,54 +290,48 @@ def _no_answer(exc: JsApiError) -> bool:
 
 
 def _blocked_by(a: Action, failed: set[str]) -> str | None:
-    if a.action == "delete":
+    if a.action == ActionKind.DELETE:
         return None
     if a.kind == "Consumer":
         return a.stream if a.stream in failed else None
-    for dep in sorted(_deps(a.config or {})):
+    for dep in sorted(deps(a.config or {})):
         if dep in failed:
             return dep
     return None
 
 
 def _levels(actions: list[Action], live: LiveState | None = None) -> list[list[Action]]:
-    """Stream actions grouped so that each group depends only on earlier groups."""
-    names = {a.name for a in actions}
+    """Stream actions grouped so that each group depends only on earlier groups
+    (:func:`reconciler.plan.levels`, the order the plan uses)."""
+    by_name = {a.name: a for a in actions}
 
-    def deps(a: Action) -> set[str]:
+    def depends_on(name: str) -> set[str]:
+        a = by_name[name]
         cfg = a.config if a.config is not None else (live.streams[a.name].config if live and a.name in live.streams else {})
-        return _deps(cfg) & names - {a.name}
+        return deps(cfg)
 
-    levels: list[list[Action]] = []
-    placed: set[str] = set()
-    remaining = list(actions)
-    while remaining:
-        ready = [a for a in remaining if deps(a) <= placed] or remaining[:1]
-        levels.append(ready)
-        placed |= {a.name for a in ready}
-        remaining = [a for a in remaining if a.name not in placed]
-    return levels
+    return [[by_name[n] for n in level] for level in levels(list(by_name), depends_on)]
 
 
 async def _put_stream(client: JsClient, a: Action) -> str:
     cfg = dict(a.config or {})
-    if a.action == "create":
+    if a.action == ActionKind.CREATE:
         await client.acreate_stream(cfg)
-        return "created"
-    if a.action == "recreate":
+        return a.action.past
+    if a.action == ActionKind.RECREATE:
         await _recheck_stream(client, a, None)
         try:
             await client.adelete_stream(a.name)
         except JsApiError as exc:
-            if exc.err_code != 10059:  # already gone (an earlier, interrupted run)
+            if exc.err_code != ErrCode.STREAM_NOT_FOUND:  # already gone (an earlier, interrupted run)
                 raise
         await client.acreate_stream(cfg)
-        return "deleted and created again"
+        return a.action.past
     if any(c.path in LIMITS for c in a.changes):
         await _recheck_stream(client, a, cfg)
     paths = {c.path: c for c in a.changes}
     if "placement" in paths and "num_replicas" in paths:
-        # The server refuses to move and scale in one update (10123): scale first, then move.
+        # The server refuses to move and scale in one update (ErrCode.STREAM_MOVE_AND_SCALE): scale first, then move.
         first = dict(cfg)
         old = paths["placement"].old
         if old is None:
@@ -328,31 +345,31 @@ async def _put_stream(client: JsClient, a: Action) -> str:
                 await client.aupdate_stream(cfg)
                 break
             except JsApiError as exc:
-                if exc.err_code not in (10226, 10124):
+                if exc.err_code not in (ErrCode.STREAM_SCALE_IN_PROGRESS, ErrCode.STREAM_MOVE_IN_PROGRESS):
                     raise
                 await asyncio.sleep(SETTLE_PAUSE)
         else:
             raise JsApiError("the scale did not settle in time; the move was not made (run apply again)")
         return "updated in two steps (replicas, then placement)"
     await client.aupdate_stream(cfg)
-    return "adopted" if a.action == "adopt" else "updated"
+    return a.action.past  # updated or adopted
 
 
 async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
     cfg = dict(a.config or {})
     stream = a.stream or ""
-    if a.action == "create":
+    if a.action == ActionKind.CREATE:
         await client.aput_consumer(stream, cfg, "create")
         if a.resume_seq is not None:  # an interrupted recreate, resumed: its record is done with
             await _set_intent(client, stream, a.name, None)
             return f"created at stream sequence {a.resume_seq} (resumed an interrupted recreate)"
-        return "created"
-    if a.action == "recreate":
+        return a.action.past
+    if a.action == ActionKind.RECREATE:
         detail = "deleted and created again"
         try:
             info = await client.aconsumer_info(stream, a.name)
         except JsApiError as exc:
-            if exc.err_code != 10014:  # consumer not found: an earlier run deleted it already
+            if exc.err_code != ErrCode.CONSUMER_NOT_FOUND:  # consumer not found: an earlier run deleted it already
                 raise
             info = None
         intent: dict[str, Any] | None = None
@@ -377,7 +394,7 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
     await client.aput_consumer(stream, cfg, "update")
     if any(c.path.startswith("stream.metadata." + RECREATE_PREFIX) for c in a.changes):
         await _set_intent(client, stream, a.name, None)
-    return "adopted" if a.action == "adopt" else "updated"
+    return a.action.past  # updated or adopted
 
 
 def _stream_lock(client: JsClient, stream: str) -> asyncio.Lock:
@@ -422,19 +439,6 @@ def _fault(point: str) -> None:
     os._exit(137)
 
 
-def resume_config(config: dict[str, Any], start_seq: int) -> dict[str, Any]:
-    """``config`` starting at ``start_seq``, remembering the start the manifest asked for."""
-    cfg = dict(config)
-    start = {f: cfg[f] for f in _START_FIELDS if f in cfg}
-    cfg.pop("opt_start_time", None)
-    cfg["deliver_policy"] = "by_start_sequence"
-    cfg["opt_start_seq"] = start_seq
-    meta = dict(cfg.get("metadata") or {})
-    meta[RESUME] = json.dumps(start, sort_keys=True, separators=(",", ":"))
-    cfg["metadata"] = meta
-    return cfg
-
-
 async def _recheck_consumer(client: JsClient, a: Action) -> None:
     """Right before deleting a consumer without --allow-data-loss: on an interest stream, refuse
     when it now has unacknowledged messages (the delete would remove them)."""
@@ -446,7 +450,7 @@ async def _recheck_consumer(client: JsClient, a: Action) -> None:
             return
         info = await client.aconsumer_info(a.stream or "", a.name)
     except JsApiError as exc:
-        if exc.err_code in (10014, 10059):
+        if exc.err_code in (ErrCode.CONSUMER_NOT_FOUND, ErrCode.STREAM_NOT_FOUND):
             return
         raise
     lost = interest_loss(s, int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0))
@@ -460,10 +464,10 @@ async def _delete_consumer(client: JsClient, a: Action) -> str:
     try:
         await client.adelete_consumer(a.stream or "", a.name)
     except JsApiError as exc:
-        if exc.err_code not in (10014, 10059):
+        if exc.err_code not in (ErrCode.CONSUMER_NOT_FOUND, ErrCode.STREAM_NOT_FOUND):
             raise
         return "already gone"
-    return "deleted"
+    return a.action.past
 
 
 async def _delete_stream(client: JsClient, a: Action) -> str:
@@ -472,7 +476,7 @@ async def _delete_stream(client: JsClient, a: Action) -> str:
     try:
         await client.adelete_stream(a.name)
     except JsApiError as exc:
-        if exc.err_code != 10059:
+        if exc.err_code != ErrCode.STREAM_NOT_FOUND:
             raise
         return "already gone"
-    return "deleted"
+    return a.action.past

@@ -76,7 +76,7 @@ def _config(args: argparse.Namespace) -> Any:
 def _options(args: argparse.Namespace, contexts: Any = None, estate: Any = None, config: Any = None) -> Any:
     """The safety options; with ``estate``, prune is scoped to the PATHs and ``contexts``, and with
     ``config`` to its estate identity (``estate:``)."""
-    from .plan import PlanOptions, _root, source_path
+    from .plan import PlanOptions, repo_root, source_path
 
     opt = PlanOptions(
         prune=args.prune,
@@ -89,7 +89,7 @@ def _options(args: argparse.Namespace, contexts: Any = None, estate: Any = None,
         opt.estates, opt.estate = True, getattr(config, "estate", None)
     if estate is None:
         return opt
-    root = _root()
+    root = repo_root()
     loaded = {source_path(f, root) for f in {*estate.files, *(r.file for r in estate.resources)} if f}
 
     def stale(recorded: str) -> bool:
@@ -105,10 +105,8 @@ def _options(args: argparse.Namespace, contexts: Any = None, estate: Any = None,
 def _guard(fn: Any, argv: Sequence[str]) -> int:
     from linter.config import ConfigError
 
-    from .client import ConnectError, JetStreamDisabled, JsApiError
+    from .client import ConnectError, JetStreamDisabled, JsApiError, TargetError, argv_scrub
     from .plan import PlanError
-    from .client import TargetError
-    from .client import argv_scrub
 
     def say(text: str) -> None:
         print(argv_scrub(text, argv), file=sys.stderr)
@@ -245,13 +243,12 @@ class _Run:
 
 
 def _make_plans(args: argparse.Namespace, run: _Run) -> None:
-    from .client import JsClient
+    from .client import JsClient, TargetError, resolve_context, target_from_args
     from .dataloss import measure_limit_loss
     from .limits import read_limits
     from .live import read_live
     from .plan import build_plan, desired_from_estate
     from .route import route_estate
-    from .client import TargetError, resolve_context, target_from_args
 
     config = _config(args)
     estate = _estate(args, config)
@@ -355,12 +352,11 @@ def _saved_plans(args: argparse.Namespace, run: _Run) -> None:
     """Open the targets of a saved plan and check that it still holds: unedited, made from these
     manifests (PATHs, environment, content), for these targets, whose live states still match
     it, and asking only for actions jsops may take with the flags given to apply."""
-    from .client import JsClient
+    from .client import JsClient, resolve_context, target_from_args
     from .live import read_live
-    from .plan import PlanError, PlanSet, _root, seal_intact, source_path
+    from .plan import PlanError, PlanSet, repo_root, seal_intact, source_path
     from .route import Route
     from .saved import manifest_digest, recheck
-    from .client import resolve_context, target_from_args
 
     name = args.plan_file
     try:
@@ -384,7 +380,7 @@ def _saved_plans(args: argparse.Namespace, run: _Run) -> None:
         raise _refuse(f"{name} was made from {' '.join(recorded)}, not {' '.join(given)}")
     if args.env is not None and args.env != binding.get("env"):
         raise _refuse(f"{name} was made with --env {binding.get('env')}, not --env {args.env}")
-    root = _root()
+    root = repo_root()
     args.paths = args.paths or [p if os.path.isabs(p) else os.path.join(root, p) for p in recorded]
     args.env = binding.get("env")
     config = _config(args)
@@ -573,10 +569,9 @@ def _export(argv: list[str]) -> int:
     p = _parser("export", "Write the target's streams and consumers as native manifests.", EXPORT_EPILOG)
     p.add_argument("out_dir", metavar="OUT_DIR", help="directory for the manifests (one file per stream, with its consumers)")
     args = p.parse_args(argv)
-    from .client import JsClient
+    from .client import JsClient, target_from_args
     from .export import write_export
     from .live import read_live
-    from .client import target_from_args
 
     target = target_from_args(args, _config(args))
     _say_target(target)

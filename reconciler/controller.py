@@ -352,8 +352,8 @@ class Controller:
         """The targets the revision routes to (as ``jsops apply`` routes them), and whether every
         context named in the manifests could be resolved (one that cannot is an error; the other
         targets are still reconciled)."""
-        from .route import route_estate
         from .client import Target, TargetError, resolve_context
+        from .route import route_estate
 
         unresolved: dict[str, Any] = {}
 
@@ -404,9 +404,9 @@ class Controller:
     def _plan_options(self, rev: Any, contexts: list[str]) -> Any:
         """Prune scope as ``jsops apply`` sets it: owned objects recorded under the PATHs and in this
         target's contexts; a recorded manifest path that moved is updated."""
-        from .plan import PlanOptions, _root, source_path
+        from .plan import PlanOptions, repo_root, source_path
 
-        root = _root()
+        root = repo_root()
         loaded = {source_path(f, root) for f in [*rev.estate.files, *(r.file for r in rev.estate.resources)] if f}
 
         def stale(recorded: str) -> bool:
@@ -452,8 +452,7 @@ class Controller:
     def _reconcile_target(self, run: _TargetRun, rev: Any) -> dict[str, Any]:
         """Read, plan and apply on one target; errors are counted with its context and end only its
         part of the round."""
-        from .client import ConnectError, JsApiError
-        from .client import TargetError
+        from .client import ConnectError, JsApiError, TargetError
 
         try:
             return self._reconcile_one(run, rev)

@@ -15,12 +15,13 @@ from typing import Any
 from linter.updates import classify
 
 from .live import CONTEXT, ESTATE, MANAGED_BY, RESUME, SOURCE, is_bookkeeping
+from .vocabulary import ChangeClass
 
-__all__ = ["Change", "normalise", "diff_configs", "BOOKKEEPING_KEYS", "SET_FIELDS"]
+__all__ = ["Change", "normalise", "diff_configs", "BOOKKEEPING_KEYS", "SET_FIELDS", "START_FIELDS"]
 
 BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME, CONTEXT, ESTATE)
 SET_FIELDS = ("subjects", "filter_subjects")
-_START_FIELDS = ("deliver_policy", "opt_start_seq", "opt_start_time")
+START_FIELDS = ("deliver_policy", "opt_start_seq", "opt_start_time")
 
 
 @dataclass(frozen=True)
@@ -28,8 +29,11 @@ class Change:
     path: str
     old: Any
     new: Any
-    cls: str
+    cls: ChangeClass
     consequence: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cls", ChangeClass(self.cls))
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "from": self.old, "to": self.new, "class": self.cls, "consequence": self.consequence}
@@ -53,7 +57,7 @@ def normalise(kind: str, config: dict[str, Any]) -> dict[str, Any]:
             except ValueError:
                 start = None
             if isinstance(start, dict):
-                for f in _START_FIELDS:
+                for f in START_FIELDS:
                     out.pop(f, None)
                     if not _empty(start.get(f)):
                         out[f] = start[f]
@@ -84,5 +88,5 @@ def diff_configs(kind: str, live: dict[str, Any], desired: dict[str, Any]) -> li
         # Show the compared value; a zero value the normalisation dropped is shown as written.
         shown_old = old if key in a else live.get(key)
         shown_new = new if key in b else desired.get(key)
-        changes.append(Change(key, shown_old, shown_new, c.cls, c.consequence))
+        changes.append(Change(key, shown_old, shown_new, ChangeClass(c.cls), c.consequence))
     return changes

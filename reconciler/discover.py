@@ -29,8 +29,8 @@ from typing import Any
 from linter.model.target import Target as LintTarget
 from linter.model.target import TargetServer
 
-from .limits import account_limits, monitor_json, server_limits
 from .client import TargetError
+from .limits import account_limits, monitor_json, server_limits
 
 __all__ = ["target_facts", "discover", "write_target", "main"]
 
@@ -191,8 +191,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str]) -> int:
     from linter.config import ConfigError, find_config, load_config
 
-    from .client import ConnectError, JsApiError, JsClient
-    from .client import target_from_args
+    from .client import ConnectError, JsApiError, JsClient, target_from_args
 
     args = _parser().parse_args(list(argv))
     try:

@@ -23,8 +23,7 @@ from typing import Any
 from linter import Target as LintTarget
 from linter.model.target import AccountLimits, ServerLimits
 
-from .client import JsClient
-from .client import Target, TargetError
+from .client import JsClient, Target, TargetError
 
 __all__ = ["read_limits", "account_limits", "server_limits", "monitor_json"]
 

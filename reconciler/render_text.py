@@ -17,13 +17,13 @@ from linter.buckets import BUCKET_FIELDS, bucket_kind_of
 from linter.model.units import format_duration, format_size
 
 from .plan import Action, Plan, PlanSet
+from .vocabulary import ActionKind, ChangeClass, Outcome
 
 __all__ = ["render_text", "render_plans", "format_value", "summary_line", "outcome_lines", "Explicit"]
 
 # (kind, stream or None, name) -> the config fields the manifest sets
 Explicit = Mapping[tuple[str, "str | None", str], frozenset[str]]
 
-_SYMBOL = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delete": "-", "blocked": "!"}
 _COLOR = {"+": "32", "~": "33", "-": "31", "-/+": "31", "!": "1;31"}
 _DURATIONS = {
     "max_age", "duplicate_window", "ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires",
@@ -139,7 +139,7 @@ def _field(path: str, bucket: tuple[str, str] | None) -> str:
 
 
 def _action(a: Action, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False) -> list[str]:
-    sym = _SYMBOL[a.action]
+    sym = ActionKind(a.action).symbol
     bucket = _bucket(a)
     head = f"{_paint(sym, color)} {a.label}" if bucket is None else f"{_paint(sym, color)} {bucket[0]} {bucket[1]} (stream {a.name})"
     if a.action == "blocked":
@@ -159,7 +159,7 @@ def _action(a: Action, *, explicit: Explicit | None = None, verbose: bool = Fals
     tilde = _paint("~", color)
     for c in a.changes:
         lines.append(f"    {tilde} {_field(c.path, bucket)}: {format_value(c.path, c.old, a.kind)} -> {format_value(c.path, c.new, a.kind)}  [{c.cls}]")
-        if c.cls != "in-place" or c.consequence not in ("applied in place",):
+        if c.cls != ChangeClass.IN_PLACE or c.consequence not in ("applied in place",):
             lines.append(f"        {c.consequence}")
     if a.consequence:
         lines.append(f"    # {a.consequence}")
@@ -208,14 +208,14 @@ def outcome_lines(results: Sequence[Any], interrupted: str | None = None) -> lis
     """The closing lines of ``jsops apply`` for its :class:`~reconciler.apply.ActionResult` list:
     what an interruption (``interrupted``: the signal's name) left undone, the counts, and what
     to do next."""
-    count = {s: sum(1 for r in results if r.status == s) for s in ("done", "failed", "skipped", "blocked", "unknown")}
+    count = {s.value: sum(1 for r in results if r.status == s) for s in Outcome}
     out: list[str] = []
     left = [r for r in results if r.interrupted]
     if interrupted:
         out += ["", f"Interrupted ({interrupted}): stopped after the requests in flight; "
                     f"{len(left)} action{'s' if len(left) != 1 else ''} not attempted."]
         for r in left[:_LISTED]:
-            out.append(f"  not attempted {_SYMBOL.get(r.action.wanted or r.action.action, '~')} {r.action.label}")
+            out.append(f"  not attempted {ActionKind(r.action.wanted or r.action.action).symbol} {r.action.label}")
         if len(left) > _LISTED:
             out.append(f"  ... and {len(left) - _LISTED} more")
     unknown = f", {count['unknown']} unknown" if count["unknown"] else ""

@@ -9,8 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from reconciler.client import JsClient
-from reconciler.client import Target
+from reconciler.client import JsClient, Target
 
 from .helpers import Js, NatsCluster, manifest, run
 

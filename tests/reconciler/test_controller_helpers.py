@@ -19,8 +19,8 @@ from typing import Any
 
 from natsserver import free_port
 
-from reconciler.controller import Controller, ControllerOptions, EventLog
 from reconciler.client import Target
+from reconciler.controller import Controller, ControllerOptions, EventLog
 
 __all__ = ["wait_for", "Running", "Proc", "get", "parse_prometheus", "sample", "STREAM_YAML"]
 

@@ -186,10 +186,9 @@ def test_an_unresolvable_context_fails_the_round_not_the_other_targets(server: N
 def test_failed_actions_carry_the_jetstream_err_code(server: NatsServer, js: Js, tmp_path: Path) -> None:
     from linter import load_paths
     from reconciler.apply import execute_plan
-    from reconciler.client import JsClient
+    from reconciler.client import JsClient, Target
     from reconciler.live import read_live
     from reconciler.plan import PlanOptions, build_plan
-    from reconciler.client import Target
 
     js.ok("$JS.API.STREAM.CREATE.FOREIGN", {"name": "FOREIGN", "subjects": ["orders.>"], "storage": "memory"})
     manifest(tmp_path, "orders.yaml", STREAM_YAML)

@@ -15,9 +15,9 @@ from reconciler._controller_http import parse_listen
 from reconciler._controller_metrics import Metrics
 from reconciler._controller_policy import Policy, blocked_need
 from reconciler._controller_source import load_revision, snapshot
+from reconciler.client import Target
 from reconciler.controller import Controller, ControllerOptions, EventLog, main, parse_duration
 from reconciler.plan import Action
-from reconciler.client import Target
 
 from .test_controller_helpers import STREAM_YAML, parse_prometheus, sample
 

@@ -127,10 +127,9 @@ def test_flags_do_not_cover_a_loss_the_plan_did_not_show(server, js, tmp_path):
     """The controller applies with every flag on (its annotations decide): a prune planned on an
     empty stream is still re-checked, and refused once the stream holds messages."""
     from reconciler.apply import execute_plan
-    from reconciler.client import JsClient
+    from reconciler.client import JsClient, Target
     from reconciler.live import read_live
     from reconciler.plan import PlanOptions, build_plan
-    from reconciler.client import Target
 
     d = tmp_path / "m"
     manifest(d, "keep.yaml", KEEP)

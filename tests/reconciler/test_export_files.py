@@ -62,9 +62,8 @@ def test_export_names_of_255_characters(server: NatsServer, js: Js, tmp_path: Pa
 def test_a_failed_export_leaves_nothing_behind(server: NatsServer, js: Js, tmp_path: Path, monkeypatch) -> None:
     for name in ("A1", "B2", "C3"):
         js.ok(f"$JS.API.STREAM.CREATE.{name}", {"name": name, "subjects": [f"{name.lower()}.>"]})
-    from reconciler.client import JsClient
+    from reconciler.client import JsClient, Target
     from reconciler.live import read_live
-    from reconciler.client import Target
 
     with JsClient(Target(servers=(server.url,))) as client:
         live: LiveState = read_live(client)

@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.apply import resume_config
+from reconciler.client import Target, TargetError, add_target_arguments, load_context, target_from_args
 from reconciler.diff import diff_configs, normalise
 from reconciler.export import go_duration
 from reconciler.live import LiveConsumer, LiveState, LiveStream
-from reconciler.plan import Desired, Plan, PlanError, PlanOptions, build_plan, stamp, stream_order
+from reconciler.plan import Desired, Plan, PlanError, PlanOptions, build_plan, resume_config, stamp, stream_order
 from reconciler.render_json import render_json
 from reconciler.render_text import render_text
-from reconciler.client import Target, TargetError, add_target_arguments, load_context, target_from_args
 
 GOLDEN = Path(__file__).parent / "golden"
 H = 3_600_000_000_000

@@ -11,6 +11,7 @@ import pytest
 
 from linter.config import ConfigError, load_config
 from linter.loader import load_paths
+from reconciler.client import Target, TargetError, add_target_arguments, resolve_context, target_from_args
 from reconciler.limits import account_limits, server_limits
 from reconciler.live import LiveState, LiveStream
 from reconciler.plan import (
@@ -28,7 +29,6 @@ from reconciler.plan import (
 from reconciler.render_json import render_json
 from reconciler.render_text import render_plans
 from reconciler.route import route_estate
-from reconciler.client import Target, TargetError, add_target_arguments, resolve_context, target_from_args
 
 GOLDEN = Path(__file__).parent / "golden"
 

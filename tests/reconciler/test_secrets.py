@@ -20,8 +20,16 @@ from urllib.parse import quote
 import pytest
 from natsserver import free_port
 
-from reconciler.client import Target, TargetError
-from reconciler.client import URLError, argv_secrets, parse_servers, redact_servers, redact_url, scrub
+from reconciler.client import (
+    Target,
+    TargetError,
+    URLError,
+    argv_secrets,
+    parse_servers,
+    redact_servers,
+    redact_url,
+    scrub,
+)
 
 from .helpers import Js, NatsServer, manifest, run
 

@@ -11,22 +11,16 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from linter.updates import worst
+from ..dataloss import describe, limit_losses, loss_total
+from ..live import ESTATE, RECREATE_PREFIX, LiveConsumer, LiveState, LiveStream, interest_loss, owned
+from ..permissions import Permission
+from ..vocabulary import ActionKind, ChangeClass
+from .desired import Desired, resume_config
+from .model import Action, PlanOptions
 
-from .dataloss import describe, limit_losses, loss_total
-from .diff import Change
-from .live import ESTATE, RECREATE_PREFIX, LiveState, LiveStream, interest_loss, owned
-
-if TYPE_CHECKING:
-    from .plan import Action, Desired, PlanOptions
-
-__all__ = ["config_digest", "keep_intents", "estate_mark", "limit_loss", "resume_action", "block", "interest_action", "takeover_action"]
-
-
-def block(act: Action, reason: str) -> None:
-    act.wanted, act.action, act.reason = act.action, "blocked", reason
+__all__ = ["config_digest", "keep_intents", "estate_mark", "limit_loss", "resume_action", "interest_action"]
 
 
 def config_digest(config: dict[str, Any]) -> str:
@@ -46,7 +40,7 @@ def keep_intents(config: dict[str, Any], live_cfg: dict[str, Any]) -> dict[str, 
     return out
 
 
-def estate_mark(config: dict[str, Any], cur: Any, opt: PlanOptions) -> dict[str, Any]:
+def estate_mark(config: dict[str, Any], cur: LiveStream | LiveConsumer | None, opt: PlanOptions) -> dict[str, Any]:
     """Without estate rules, an update keeps the estate the live object records."""
     if opt.estates or cur is None:
         return config
@@ -65,30 +59,28 @@ def limit_loss(act: Action, cur: LiveStream, desired: dict[str, Any], live: Live
     if not losses:
         return
     by_limit = {x.limit: x for x in losses}
-    act.changes = [replace(c, cls="data-loss", consequence=describe(by_limit[c.path], cur.messages)) if c.path in by_limit else c
+    act.changes = [replace(c, cls=ChangeClass.DATA_LOSS, consequence=describe(by_limit[c.path], cur.messages)) if c.path in by_limit else c
                    for c in act.changes]
     total = loss_total(cur, losses)
     act.data_loss = total
     note = "data loss: the new limits remove up to " + f"{total} of {cur.messages} stored message{'s' if cur.messages != 1 else ''} (" + \
         ", ".join(f"{x.limit}: {'unmeasured' if x.messages is None else ('about ' if x.approx else '') + str(x.messages)}" for x in losses) + ")"
     act.consequence = f"{act.consequence}; {note}" if act.consequence else note
-    if not opt.allow_data_loss:
-        block(act, f"tightened limits remove up to {total} stored message{'s' if total != 1 else ''}; needs --allow-data-loss")
+    grants = opt.grants()
+    if missing := grants.missing([Permission.DATA_LOSS]):
+        act.block(f"tightened limits remove up to {total} stored message{'s' if total != 1 else ''}; {grants.needs(missing)}",
+                  tuple(missing))
 
 
 def resume_action(d: Desired, config: dict[str, Any], intent: dict[str, Any]) -> Action:
-    from .apply import resume_config  # apply imports this module
-
     seq = int(intent["seq"])
     note = f"resume interrupted recreate of {d.stream}/{d.name} at stream sequence {seq} (recorded on the stream before its delete)"
     if intent.get("digest") != config_digest(config):
         note += "; the manifest changed since, the new config is created at that position"
-    from .plan import Action
-
-    return Action("create", "Consumer", d.name, d.stream, [], note, resume_config(config, seq), resume_seq=seq)
+    return Action(ActionKind.CREATE, "Consumer", d.name, d.stream, [], note, resume_config(config, seq), resume_seq=seq)
 
 
-def interest_action(act: Action, live: LiveState, c: Any, opt: PlanOptions) -> None:
+def interest_action(act: Action, live: LiveState, c: LiveConsumer, opt: PlanOptions) -> None:
     """A consumer delete (prune or recreate) on an interest stream removes its unacknowledged
     messages: data loss, blocked without --allow-data-loss."""
     lost = interest_loss(live.streams.get(c.stream), c.pending)
@@ -98,28 +90,7 @@ def interest_action(act: Action, live: LiveState, c: Any, opt: PlanOptions) -> N
     note = (f"data loss: on an interest stream, deleting the consumer removes up to {lost} unacknowledged "
             f"message{'s' if lost != 1 else ''} no other consumer is interested in")
     act.consequence = f"{act.consequence}; {note}" if act.consequence else note
-    if not opt.allow_data_loss:
-        block(act, f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; needs --allow-data-loss")
-
-
-def takeover_action(kind: str, name: str, stream: str | None, label: str, other: str, changes: list[Change],
-                    opt: PlanOptions, config: dict[str, Any]) -> Action:
-    """The action for an object owned by estate ``other``: blocked without --adopt; with it, an
-    in-place takeover (the estate mark changes) when the other changes are in place too."""
-    from .plan import Action
-
-    mine = f"estate {opt.estate!r}" if opt.estate else "this repository (no estate: in the jsops config)"
-    change = Change(f"metadata.{ESTATE}", other, opt.estate, "in-place", f"jsops takes the object over from estate {other!r}")
-    if not opt.adopts(kind, name, stream):
-        act = Action("update", kind, name, stream, changes + [change], None, config)
-        if worst([c.cls for c in changes] or ["in-place"]) == "recreate":
-            act.action = "recreate"
-        block(act, f"owned by estate {other!r}, not {mine}; pass --adopt {label} to take it over")
-        return act
-    changes = changes + [change]
-    cls = worst([c.cls for c in changes])
-    if cls in ("forbidden", "recreate"):
-        act = Action("recreate" if cls == "recreate" else "update", kind, name, stream, changes, None, config)
-        block(act, f"owned by estate {other!r}; a takeover is an in-place update only, this change is not")
-        return act
-    return Action("adopt", kind, name, stream, changes, f"jsops takes the object over from estate {other!r}", config)
+    grants = opt.grants()
+    if missing := grants.missing([Permission.DATA_LOSS]):
+        act.block(f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; "
+                  f"{grants.needs(missing)}", tuple(missing))

@@ -1,0 +1,52 @@
+"""Plans as data: what apply would do to a target, each action with its classified changes.
+
+:func:`build_plan` is pure: it takes the desired objects (effective configs from the manifests)
+and a :class:`~reconciler.live.LiveState`, and returns a :class:`Plan`. Renderers live in
+``reconciler.render_text`` and ``reconciler.render_json``.
+
+- :mod:`.model`: :class:`Action`, :class:`Plan`, :class:`PlanSet`, :class:`PlanOptions`, their JSON and the seal of a saved plan;
+- :mod:`.desired`: :class:`Desired` and :func:`desired_from_estate`, :func:`stamp`, :func:`resume_config`;
+- :mod:`.scope`: recorded manifest paths and prune scopes;
+- :mod:`.ordering`: the one dependency order of streams (the plan's and apply's);
+- :mod:`.ownership`: owned, foreign and unmanaged objects, jsops's bookkeeping, NACK's protections;
+- :mod:`.losses`: data loss (tightened limits, interest streams) and interrupted consumer recreates;
+- :mod:`.build`: :func:`build_plan`.
+"""
+
+from __future__ import annotations
+
+from ..permissions import ALLOW_DATA_LOSS, ALLOW_PRUNE, annotation_true, prune_marks
+from .build import build_plan
+from .desired import Desired, desired_from_estate, resume_config, stamp
+from .losses import config_digest
+from .model import ACTIONS, PLAN_VERSION, Action, Plan, PlanError, PlanOptions, PlanSet, seal, seal_intact
+from .ordering import deps, levels, stream_order
+from .scope import in_scope, repo_root, source_path
+
+__all__ = [
+    "ACTIONS",
+    "ALLOW_DATA_LOSS",
+    "ALLOW_PRUNE",
+    "PLAN_VERSION",
+    "Action",
+    "Desired",
+    "Plan",
+    "PlanError",
+    "PlanOptions",
+    "PlanSet",
+    "annotation_true",
+    "build_plan",
+    "config_digest",
+    "deps",
+    "desired_from_estate",
+    "in_scope",
+    "levels",
+    "prune_marks",
+    "repo_root",
+    "resume_config",
+    "seal",
+    "seal_intact",
+    "source_path",
+    "stamp",
+    "stream_order",
+]

@@ -1,0 +1,184 @@
+""":func:`build_plan`: the actions that make a live state match the desired objects.
+
+Pure: it takes the desired objects (effective configs from the manifests) and a
+:class:`~reconciler.live.LiveState`, and returns a :class:`~reconciler.plan.Plan` whose actions are
+in the order apply runs them: streams (origins first), consumers, consumer deletes, stream deletes.
+What the flags do not allow is planned as a ``blocked`` action that names every flag it needs
+(:mod:`reconciler.permissions`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..diff import Change, diff_configs
+from ..live import RECREATE_PREFIX, RESUME, LiveConsumer, LiveState, LiveStream, owned, recreate_intents
+from ..permissions import PREVENTED_DELETE, Permission, delete_prevented, required
+from ..vocabulary import ActionKind, ChangeClass
+from .desired import Desired, resume_config, stamp
+from .losses import estate_mark, interest_action, keep_intents, limit_loss, resume_action
+from .model import Action, Plan, PlanOptions
+from .ordering import stream_order
+from .ownership import bookkeeping, owned_action, protect
+
+__all__ = ["build_plan"]
+
+
+@dataclass
+class _Run:
+    """One plan being built."""
+
+    live: LiveState
+    opt: PlanOptions
+    plan: Plan
+    recreated: set[str] = field(default_factory=set)  # streams recreated: their consumers are created again
+
+
+def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | None = None, *, target: str = "") -> Plan:
+    """The actions that make ``live`` match ``desired``, in the order apply runs them."""
+    run = _Run(live, options or PlanOptions(), Plan(target, live.fingerprint()))
+    streams = {d.name: d for d in desired if d.kind == "Stream"}
+    consumers = [d for d in desired if d.kind == "Consumer"]
+    for name in stream_order({n: d.config for n, d in streams.items()}):
+        act = _stream_action(run, streams[name])
+        if act is not None:
+            run.plan.actions.append(act)
+    for d in consumers:
+        act = _consumer_action(run, d)
+        if act is not None:
+            run.plan.actions.append(act)
+    if run.opt.prune:
+        _prune(run, set(streams), {(d.stream, d.name) for d in consumers})
+    return run.plan
+
+
+def _plural(n: int, word: str = "message") -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def _stream_action(run: _Run, d: Desired) -> Action | None:
+    live, opt, name = run.live, run.opt, d.name
+    cur = live.streams.get(name)
+    config = estate_mark(stamp(d.config, d.file, d.context, opt.estate), cur, opt)
+    if name in live.unknown:
+        act = Action(ActionKind.UPDATE, "Stream", name, None, [], None, config)
+        act.block("the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later")
+        run.recreated.discard(name)
+        return act
+    if cur is None:
+        return Action(ActionKind.CREATE, "Stream", name, None, [], None, config)
+    changes = diff_configs("Stream", cur.config, d.config) + bookkeeping(cur.config, d, opt)
+    act = owned_action("Stream", name, None, cur.config, changes, opt, keep_intents(config, cur.config))
+    if act is None or protect(act, d, cur.config):
+        return act
+    if act.action == ActionKind.RECREATE:
+        _recreate_stream(run, act, cur)
+    elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
+        limit_loss(act, cur, d.config, live, opt)
+    if act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
+        paths = {c.path for c in act.changes}
+        if {"placement", "num_replicas"} <= paths:
+            note = "applied in two steps: replicas first, then the move"
+            act.consequence = f"{act.consequence}; {note}" if act.consequence else note
+    return act
+
+
+def _recreate_stream(run: _Run, act: Action, cur: LiveStream) -> None:
+    """Say what a stream recreate loses; block it unless every flag it needs is given."""
+    holds = cur.messages
+    act.consequence = (
+        f"the stream is deleted and created again: {_plural(holds, 'stored message')} {'are' if holds != 1 else 'is'} lost"
+        + (f", and its {cur.consumer_count} consumer{'s are' if cur.consumer_count != 1 else ' is'} deleted (those in the manifests are created again)" if cur.consumer_count else "")
+    )
+    grants = run.opt.grants()
+    missing = grants.missing(required(ActionKind.RECREATE, "Stream", holds=holds))
+    if missing:  # every flag it needs, at once
+        held = f"the stream holds {_plural(holds)}; " if holds > 0 else ""
+        act.block(f"{held}{grants.needs(missing)}", tuple(missing))
+    else:
+        run.recreated.add(act.name)
+    act.data_loss = holds or None
+
+
+def _consumer_action(run: _Run, d: Desired) -> Action | None:
+    live, opt = run.live, run.opt
+    cur = live.consumers.get((d.stream or "", d.name))
+    config = estate_mark(stamp(d.config, d.file, d.context, opt.estate), cur, opt)
+    if d.stream in live.unknown:
+        return None
+    if d.stream in run.recreated:
+        return Action(ActionKind.CREATE, "Consumer", d.name, d.stream, [], "created again with its recreated stream", config)
+    stream_cfg = live.streams[d.stream].config if d.stream in live.streams else None
+    intents = recreate_intents(stream_cfg) if stream_cfg is not None else {}
+    if cur is None:
+        intent = intents.get(d.name)
+        if intent is not None and opt.keep_position:
+            return resume_action(d, config, intent)
+        return Action(ActionKind.CREATE, "Consumer", d.name, d.stream, [], None, config)
+    changes = diff_configs("Consumer", cur.config, d.config) + bookkeeping(cur.config, d, opt)
+    if cur.config.get("deliver_policy") == "by_start_sequence" and RESUME in (cur.config.get("metadata") or {}) \
+            and isinstance(cur.config.get("opt_start_seq"), int):
+        # recreated at its old position: an update keeps that start (the server cannot change it)
+        config = resume_config(config, cur.config["opt_start_seq"])
+    leftover = intents.get(d.name)
+    if leftover is not None and owned(cur.config):  # a recreate finished, but its record was not cleared
+        changes.append(Change(f"stream.metadata.{RECREATE_PREFIX}{d.name}", leftover, None, ChangeClass.IN_PLACE,
+                              "jsops clears the record of a finished recreate from the stream"))
+    act = owned_action("Consumer", d.name, d.stream, cur.config, changes, opt, config)
+    if act is None or protect(act, d, cur.config):
+        return act
+    if act.action == ActionKind.RECREATE:
+        _recreate_consumer(run, act, cur)
+    return act
+
+
+def _recreate_consumer(run: _Run, act: Action, cur: LiveConsumer) -> None:
+    opt = run.opt
+    if opt.keep_position and (cur.ack_floor > 0 or cur.config.get("deliver_policy") == "new"):
+        act.consequence = (
+            f"the consumer is deleted and created again at its position (from stream sequence {cur.ack_floor + 1}, "
+            "after its ack floor); unacknowledged messages are delivered again"
+        )
+    else:
+        act.consequence = "consumer position and pending acks are lost"
+    grants = opt.grants()
+    if missing := grants.missing([Permission.RECREATE]):
+        act.block(grants.needs(missing), tuple(missing))
+    else:
+        interest_action(act, run.live, cur, opt)
+
+
+def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str | None, str]]) -> None:
+    """Deletes of the owned objects the manifests no longer declare (in ``--prune``'s scope):
+    consumers first, then streams (mirrors and sources before their origins)."""
+    live, opt = run.live, run.opt
+    grants = opt.grants()
+    deleting: set[str] = set()
+    stream_deletes: list[Action] = []
+    for name in reversed(stream_order({n: s.config for n, s in live.streams.items()})):
+        s = live.streams[name]
+        if name in wanted_streams or not opt.prunable(s.config):
+            continue
+        holds = s.messages
+        act = Action(ActionKind.DELETE, "Stream", name, None, [], f"the stream and its {_plural(holds, 'stored message')} are deleted"
+                     + (f", with its {_plural(s.consumer_count, 'consumer')}" if s.consumer_count else ""))
+        act.data_loss = holds or None
+        missing = grants.missing([p for p in required(ActionKind.DELETE, "Stream", holds=holds) if p != Permission.PRUNE])
+        if delete_prevented(s.config):
+            act.block(PREVENTED_DELETE)
+        elif missing:
+            act.block(f"the stream holds {_plural(holds)}; {grants.needs(missing)}", tuple(missing))
+        else:
+            deleting.add(name)
+        stream_deletes.append(act)
+    for key in sorted(live.consumers):
+        c = live.consumers[key]
+        if key in wanted_consumers or key[0] in deleting or not opt.prunable(c.config):
+            continue
+        act = Action(ActionKind.DELETE, "Consumer", key[1], key[0], [], "the consumer and its position are deleted")
+        if delete_prevented(c.config):
+            act.block(PREVENTED_DELETE)
+        else:
+            interest_action(act, live, c, opt)
+        run.plan.actions.append(act)
+    run.plan.actions.extend(stream_deletes)

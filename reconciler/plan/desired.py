@@ -1,0 +1,123 @@
+"""The desired objects: effective configs from the manifests, as a plan compares them with the
+live state, and the jsops bookkeeping an apply writes with them (:func:`stamp`, the permission
+marks, the position a recreated consumer resumes at)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from linter import Estate, Resource, effective_consumer, effective_stream
+from linter import Target as LintTarget
+from linter.loader import PREVENT_UPDATE
+
+from ..diff import START_FIELDS
+from ..live import CONTEXT, ESTATE, MANAGED_BY, OWNER, RESUME, SOURCE
+from ..permissions import annotation_true, prune_marks
+from .scope import repo_root, source_path
+
+__all__ = ["Desired", "desired_from_estate", "resume_config", "stamp"]
+
+
+@dataclass(frozen=True)
+class Desired:
+    kind: str  # "Stream" | "Consumer"
+    name: str
+    stream: str | None
+    config: dict[str, Any]  # effective config, server JSON shape, without jsops bookkeeping
+    file: str = ""  # the manifest's path as recorded in metadata (see source_path)
+    context: str = "default"  # the manifest's metadata.context
+    prevent_update: bool = False  # NACK's preventUpdate (jsops.io/prevent-update): created, never changed
+
+    @property
+    def key(self) -> tuple[str, str | None, str]:
+        return (self.kind, self.stream, self.name)
+
+
+def desired_from_estate(
+    estate: Estate,
+    context: str = "default",
+    *,
+    contexts: Iterable[str] | None = None,
+    target: LintTarget | None = None,
+    root: str | None = None,
+) -> list[Desired]:
+    """Effective configs of the estate's objects routed to one target.
+
+    A manifest annotated ``jsops.io/allow-prune: "true"`` gets the prune mark in its metadata
+    (:func:`prune_marks`), so ``jsops plan``/``apply`` and the controller want the same server
+    metadata and neither undoes the other's apply.
+
+    With ``contexts``: exactly the objects whose ``metadata.context`` is one of them (objects
+    without one are ``default``). Without it: those of ``context`` plus every ``default`` object.
+    ``target`` gives the limits the server fills defaults from (see ``reconciler.limits``).
+    Manifest paths are recorded in :func:`source_path` form (relative to ``root``, default the
+    repository root)."""
+    wanted = set(contexts) if contexts is not None else {context, "default"}
+    res = [r for r in estate.resources if r.context in wanted]
+    base = root or repo_root()
+    paths = {f: source_path(f, base) for f in {r.file for r in res if r.file}}
+    streams = {r.name: r for r in res if r.kind == "Stream"}
+    origins = {n: r.config for n, r in streams.items()}
+    out: list[Desired] = []
+    eff: dict[str, dict[str, Any]] = {}
+    for r in res:
+        if r.kind == "Stream":
+            cfg = effective_stream(r.config, name=r.name, origins=origins, target=target)  # type: ignore[arg-type]
+            eff[r.name] = cfg
+            out.append(Desired("Stream", r.name, None, _marked(cfg, r), paths.get(r.file, ""), r.context,
+                               annotation_true(r.annotations, PREVENT_UPDATE)))
+    for r in res:
+        if r.kind == "Consumer":
+            out.append(Desired("Consumer", r.name, r.stream, _marked(_consumer(r, eff.get(r.stream or ""), target), r),
+                               paths.get(r.file, ""), r.context, annotation_true(r.annotations, PREVENT_UPDATE)))
+    return out
+
+
+def _marked(config: dict[str, Any], r: Resource) -> dict[str, Any]:
+    marks = prune_marks(r.annotations)
+    if not marks:
+        return config
+    out = dict(config)
+    out["metadata"] = {**(out.get("metadata") or {}), **marks}
+    return out
+
+
+def _consumer(r: Resource, stream: dict[str, Any] | None, target: LintTarget | None = None) -> dict[str, Any]:
+    cfg = r.config
+    durable = getattr(cfg, "durable_name", None)
+    cname = getattr(cfg, "name", None)
+    if not durable and not cname:
+        durable = r.name
+    return effective_consumer(cfg, stream, durable_name=durable, name=cname, target=target)  # type: ignore[arg-type]
+
+
+def stamp(config: dict[str, Any], source: str, context: str | None = None, estate: str | None = None) -> dict[str, Any]:
+    """``config`` with jsops ownership metadata (owner, manifest path, a non-default context and
+    the estate when there is one)."""
+    out = dict(config)
+    meta = dict(out.get("metadata") or {})
+    meta[MANAGED_BY] = OWNER
+    if estate:
+        meta[ESTATE] = estate
+    if source:
+        meta[SOURCE] = source
+    if context and context != "default":
+        meta[CONTEXT] = context
+    out["metadata"] = meta
+    return out
+
+
+def resume_config(config: dict[str, Any], start_seq: int) -> dict[str, Any]:
+    """``config`` starting at ``start_seq``, remembering the start the manifest asked for."""
+    cfg = dict(config)
+    start = {f: cfg[f] for f in START_FIELDS if f in cfg}
+    cfg.pop("opt_start_time", None)
+    cfg["deliver_policy"] = "by_start_sequence"
+    cfg["opt_start_seq"] = start_seq
+    meta = dict(cfg.get("metadata") or {})
+    meta[RESUME] = json.dumps(start, sort_keys=True, separators=(",", ":"))
+    cfg["metadata"] = meta
+    return cfg

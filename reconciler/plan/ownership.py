@@ -1,0 +1,113 @@
+"""Who owns a live object, and what that makes of a change: an owned object is updated (or
+recreated), one jsops does not own needs ``--adopt``, one another estate owns needs ``--adopt`` and
+an in-place change; the bookkeeping jsops keeps on owned objects (manifest path, context, estate);
+NACK's protections."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from linter.updates import worst
+
+from ..diff import Change
+from ..live import CONTEXT, ESTATE, SOURCE, owned
+from ..permissions import Permission, protection
+from ..vocabulary import ActionKind, ChangeClass
+from .desired import Desired
+from .model import Action, PlanOptions
+
+__all__ = ["bookkeeping", "owned_action", "protect"]
+
+
+def bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list[Change]:
+    """Changes recording the manifest's new path (when the recorded one is stale), its context and
+    the estate on an owned object, so that a later scoped ``--prune`` of the old place does not
+    delete it."""
+    if not owned(live_cfg):
+        return []
+    meta = live_cfg.get("metadata") or {}
+    out = []
+    if opt.estates and opt.estate and meta.get(ESTATE) != opt.estate and not opt.foreign(live_cfg):
+        out.append(Change(f"metadata.{ESTATE}", meta.get(ESTATE), opt.estate, ChangeClass.IN_PLACE,
+                          "jsops records the estate that owns the object (it scopes --prune and takeovers)"))
+    if opt.stale_source is None:
+        return out
+    recorded = meta.get(SOURCE)
+    if d.file and recorded != d.file and not (isinstance(recorded, str) and not opt.stale_source(recorded)):
+        out.append(Change(f"metadata.{SOURCE}", recorded, d.file, ChangeClass.IN_PLACE,
+                          "jsops records where the manifest now is (it scopes --prune)"))
+    ctx = meta.get(CONTEXT, "default")
+    if ctx != d.context:
+        out.append(Change(f"metadata.{CONTEXT}", None if ctx == "default" else ctx, None if d.context == "default" else d.context,
+                          ChangeClass.IN_PLACE, "jsops records the manifest's context (it scopes --prune)"))
+    return out
+
+
+def protect(act: Action, d: Desired, live_cfg: dict[str, Any]) -> bool:
+    """Block what NACK's protection fields forbid (:func:`reconciler.permissions.protection`);
+    whether it did."""
+    if act.action == ActionKind.BLOCKED:
+        return False
+    why = protection(act.action, bool(act.changes), prevent_update=d.prevent_update, live=live_cfg, desired=d.config)
+    if why is None:
+        return False
+    act.block(why)
+    return True
+
+
+def _one_way_note(changes: list[Change]) -> str | None:
+    notes = [f"{c.path}: {c.consequence}" for c in changes if c.cls == ChangeClass.ONE_WAY]
+    return "cannot be undone: " + "; ".join(notes) if notes else None
+
+
+def owned_action(kind: str, name: str, stream: str | None, live_cfg: dict[str, Any], changes: list[Change],
+                 opt: PlanOptions, config: dict[str, Any]) -> Action | None:
+    """The action for a live object with ``changes``, by who owns it; None when nothing changes."""
+    label = f"{stream}/{name}" if kind == "Consumer" else name
+    other = opt.foreign(live_cfg)
+    if other is not None:
+        return _takeover(kind, name, stream, label, other, changes, opt, config)
+    is_owned = owned(live_cfg)
+    adopting = not is_owned and opt.adopts(kind, name, stream)
+    if not is_owned and not adopting:
+        if not changes:
+            return None
+        act = Action(ActionKind.UPDATE, kind, name, stream, changes, None, config)
+        if worst([c.cls for c in changes]) == ChangeClass.RECREATE:
+            act.action = ActionKind.RECREATE
+        act.block(f"exists and is not managed by jsops; pass --adopt {label} to take it over", (Permission.ADOPT.value,))
+        return act
+    if not changes:
+        if adopting:
+            return Action(ActionKind.ADOPT, kind, name, stream, [], "jsops takes over the object (ownership metadata is added)", config)
+        return None
+    cls = worst([c.cls for c in changes])
+    if cls == ChangeClass.FORBIDDEN:
+        forbidden = [c for c in changes if c.cls == ChangeClass.FORBIDDEN]
+        act = Action(ActionKind.UPDATE, kind, name, stream, changes, "; ".join(c.consequence for c in forbidden), config)
+        act.block("the server cannot make this change: " + ", ".join(c.path for c in forbidden))
+        return act
+    if cls == ChangeClass.RECREATE:
+        return Action(ActionKind.RECREATE, kind, name, stream, changes, None, config)
+    return Action(ActionKind.ADOPT if adopting else ActionKind.UPDATE, kind, name, stream, changes, _one_way_note(changes), config)
+
+
+def _takeover(kind: str, name: str, stream: str | None, label: str, other: str, changes: list[Change],
+              opt: PlanOptions, config: dict[str, Any]) -> Action:
+    """The action for an object owned by estate ``other``: blocked without --adopt; with it, an
+    in-place takeover (the estate mark changes) when the other changes are in place too."""
+    mine = f"estate {opt.estate!r}" if opt.estate else "this repository (no estate: in the jsops config)"
+    change = Change(f"metadata.{ESTATE}", other, opt.estate, ChangeClass.IN_PLACE, f"jsops takes the object over from estate {other!r}")
+    if not opt.adopts(kind, name, stream):
+        act = Action(ActionKind.UPDATE, kind, name, stream, changes + [change], None, config)
+        if worst([c.cls for c in changes] or ["in-place"]) == ChangeClass.RECREATE:
+            act.action = ActionKind.RECREATE
+        act.block(f"owned by estate {other!r}, not {mine}; pass --adopt {label} to take it over", (Permission.ADOPT.value,))
+        return act
+    changes = changes + [change]
+    cls = worst([c.cls for c in changes])
+    if cls in (ChangeClass.FORBIDDEN, ChangeClass.RECREATE):
+        act = Action(ActionKind.RECREATE if cls == ChangeClass.RECREATE else ActionKind.UPDATE, kind, name, stream, changes, None, config)
+        act.block(f"owned by estate {other!r}; a takeover is an in-place update only, this change is not")
+        return act
+    return Action(ActionKind.ADOPT, kind, name, stream, changes, f"jsops takes the object over from estate {other!r}", config)

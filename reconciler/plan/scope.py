@@ -1,0 +1,62 @@
+"""Where a manifest is recorded as coming from, and whether a recorded path lies in a scope.
+
+Owned objects record their manifest's path (:func:`source_path` form: relative to the repository
+root with ``/`` separators, else absolute); ``--prune`` with PATHs deletes only objects recorded
+under them (:func:`in_scope`).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterable
+
+__all__ = ["in_scope", "repo_root", "source_path"]
+
+
+def repo_root() -> str:
+    """The repository root (the nearest directory from cwd upward holding ``.git``), else cwd."""
+    here = os.path.abspath(os.getcwd())
+    d = here
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return here
+        d = parent
+
+
+def source_path(path: str, root: str | None = None) -> str:
+    """How a manifest path (or a PATH argument) is recorded and compared: relative to the
+    repository root with ``/`` separators when it lies under it, else absolute."""
+    base = root or repo_root()
+    full = os.path.normpath(os.path.join(os.getcwd(), path))
+    rel = os.path.relpath(full, base)
+    if rel == "." or not rel.startswith(".."):
+        return rel.replace(os.sep, "/")
+    return full.replace(os.sep, "/")
+
+
+def in_scope(recorded: str, scopes: Iterable[str]) -> bool:
+    """Whether the recorded path ``recorded`` lies under (or is) one of ``scopes`` (both in
+    :func:`source_path` form)."""
+    recorded = _norm(recorded)
+    if recorded is None:
+        return False
+    for s in scopes:
+        s = (_norm(s) or "").rstrip("/") or "/"
+        if s == "." and not recorded.startswith("/"):
+            return True
+        if recorded == s or recorded.startswith(s if s.endswith("/") else s + "/"):
+            return True
+    return False
+
+
+def _norm(path: str) -> str | None:
+    """``path`` (``/`` separators) normalised; None for a relative path that climbs out of the
+    repository (``manifests/../../x``): it is under no scope."""
+    norm = posixpath.normpath(path) if path else path
+    if not norm.startswith("/") and (norm == ".." or norm.startswith("../")):
+        return None
+    return norm

@@ -1,0 +1,95 @@
+"""The reconciler's words, typed: what an action does, how a field change is classed, how an
+applied action ended.
+
+Each is a :class:`~enum.StrEnum`: a member *is* its string (``ActionKind.CREATE == "create"``),
+so plans and outcomes serialise to the same JSON as always, saved plans load, and a member prints
+as its value. Members know what the renderers show for them (an action its terraform-style
+symbol and the past tense apply reports).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import get_args
+
+from linter.updates import CLASS_ORDER
+from linter.updates import ChangeClass as LintChangeClass
+
+__all__ = ["ActionKind", "ChangeClass", "Outcome"]
+
+
+class ActionKind(StrEnum):
+    """What an action of a plan does to one object."""
+
+    CREATE = "create"
+    UPDATE = "update"
+    RECREATE = "recreate"
+    DELETE = "delete"
+    ADOPT = "adopt"
+    BLOCKED = "blocked"
+
+    @property
+    def symbol(self) -> str:
+        """The plan's mark for it: ``+`` create, ``~`` update or adopt, ``-/+`` recreate,
+        ``-`` delete, ``!`` blocked."""
+        return _SYMBOLS[self]
+
+    @property
+    def past(self) -> str:
+        """What apply reports when it is done (``created``, ``deleted and created again``, ...)."""
+        return _PAST[self]
+
+    @property
+    def writes(self) -> bool:
+        """Whether apply sends the object's config (create, update, recreate, adopt)."""
+        return self in (ActionKind.CREATE, ActionKind.UPDATE, ActionKind.RECREATE, ActionKind.ADOPT)
+
+
+_SYMBOLS = {
+    ActionKind.CREATE: "+",
+    ActionKind.UPDATE: "~",
+    ActionKind.ADOPT: "~",
+    ActionKind.RECREATE: "-/+",
+    ActionKind.DELETE: "-",
+    ActionKind.BLOCKED: "!",
+}
+_PAST = {
+    ActionKind.CREATE: "created",
+    ActionKind.UPDATE: "updated",
+    ActionKind.ADOPT: "adopted",
+    ActionKind.RECREATE: "deleted and created again",
+    ActionKind.DELETE: "deleted",
+    ActionKind.BLOCKED: "blocked",
+}
+
+
+class ChangeClass(StrEnum):
+    """The class of one field change: the four of :mod:`linter.updates` (what the server lets an
+    update change), and ``data-loss``, which the plan gives a limit change that removes stored
+    messages (:mod:`reconciler.dataloss`)."""
+
+    IN_PLACE = "in-place"
+    ONE_WAY = "one-way"
+    RECREATE = "recreate"
+    FORBIDDEN = "forbidden"
+    DATA_LOSS = "data-loss"
+
+    @property
+    def rank(self) -> int:
+        """Severity as :func:`linter.updates.worst` orders it (``data-loss`` counts as in place:
+        the server applies it as an update)."""
+        return CLASS_ORDER.get(self.value, 0)
+
+
+# The linter's classes are the source; this enum names them and adds the reconciler's own.
+assert set(get_args(LintChangeClass)) == {c.value for c in ChangeClass} - {ChangeClass.DATA_LOSS.value}
+
+
+class Outcome(StrEnum):
+    """How one action of an apply ended."""
+
+    DONE = "done"
+    FAILED = "failed"
+    SKIPPED = "skipped"  # not attempted (a dependency failed, an interruption, a lost connection)
+    BLOCKED = "blocked"  # refused by the permissions (flags or annotations)
+    UNKNOWN = "unknown"  # the request got no answer and the object could not be read back
