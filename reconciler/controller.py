@@ -21,7 +21,6 @@ JSON-lines event log on stderr or ``--log-file``.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import random
@@ -32,12 +31,13 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
 from typing import IO, Any
 
+from ._controller_events import EventLog
 from ._controller_metrics import Metrics
-from .client import argv_secrets, scrub
+from ._controller_target import TargetRun
+from .client import argv_secrets
 
 __all__ = ["main", "Controller", "ControllerOptions", "EventLog", "parse_duration"]
 
@@ -54,45 +54,6 @@ def parse_duration(text: str) -> float:
         return int(_go(text)) / 1e9
     except Exception:
         raise ValueError(f"not a duration: {text!r} (use e.g. 30s, 1m, 500ms)") from None
-
-
-class EventLog:
-    """One JSON object per line: ``{"time": ..., "event": ..., ...}``. Thread-safe.
-
-    Every string in a record has the known secrets (:meth:`add_secrets`) and any URL's user
-    information blanked out before it is written."""
-
-    def __init__(self, stream: IO[str], secrets: list[str] | None = None) -> None:
-        self._stream = stream
-        self._lock = threading.Lock()
-        self._secrets: list[str] = list(secrets or [])
-
-    def add_secrets(self, secrets: list[str]) -> None:
-        with self._lock:
-            self._secrets = sorted(set(self._secrets) | {s for s in secrets if s}, key=len, reverse=True)
-
-    def _clean(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return scrub(value, self._secrets)
-        if isinstance(value, dict):
-            return {k: self._clean(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [self._clean(v) for v in value]
-        if isinstance(value, (int, float, bool)) or value is None:
-            return value
-        return scrub(str(value), self._secrets)
-
-    def __call__(self, event: str, **fields: Any) -> None:
-        now = datetime.now(UTC)
-        record = {"time": now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z", "event": event,
-                  **{k: self._clean(v) for k, v in fields.items() if k not in ("time", "event")}}
-        line = json.dumps(record, default=str, separators=(",", ":"))
-        with self._lock:
-            try:
-                self._stream.write(line + "\n")
-                self._stream.flush()
-            except (OSError, ValueError):
-                pass
 
 
 @dataclass
@@ -120,36 +81,6 @@ class _NoRevision(Exception):
     pass
 
 
-class _TargetRun:
-    """What the controller keeps per target: its connection, lease and last round's results."""
-
-    def __init__(self, name: str, target: Any, contexts: list[str]) -> None:
-        self.name = name  # the context naming the target (route.name); the metrics' context label
-        self.target = target
-        self.contexts = contexts
-        self.client: Any = None
-        self.lease: Any = None
-        self.last_drift: list[dict[str, Any]] = []
-        self.states: dict[tuple[str, str, str], str] = {}  # (kind, stream, name) -> sync state
-        self.blocked: dict[str, float] = {}  # needs -> objects
-        self.drift = 0
-        self.pending = 0
-
-    def drop_client(self) -> None:
-        if self.client is not None:
-            try:
-                self.client.close()
-            except Exception:
-                pass
-            self.client = None
-
-    def close(self) -> None:
-        if self.lease is not None:
-            self.lease.stop()
-            self.lease = None
-        self.drop_client()
-
-
 class Controller:
     """The reconcile loop. :meth:`run` blocks until ``stop`` is set (or after one round with ``once``).
 
@@ -167,7 +98,7 @@ class Controller:
         self.ready = False
         self.http: Any = None
         self.current: Any = None  # the revision in force
-        self.targets: dict[str, _TargetRun] = {}  # by context name, in routing order
+        self.targets: dict[str, TargetRun] = {}  # by context name, in routing order
         self._rejected: str | None = None
         self._errors_in_row = 0
         self._beat = time.monotonic()
@@ -290,7 +221,7 @@ class Controller:
         except _NoRevision as exc:
             summary = {"error": str(exc)}
         except Exception as exc:  # a round must never end the controller
-            self._count_error("internal", exc)
+            self.count_error("internal", exc)
             summary = {"error": f"{type(exc).__name__}: {exc}"}
         finally:
             self._in_round_since = None
@@ -305,7 +236,7 @@ class Controller:
                  revision=self.current.id if self.current else None, **summary)
         return ok
 
-    def _count_error(self, kind: str, exc: BaseException | str, *, err_code: int | None = None, context: str | None = None) -> None:
+    def count_error(self, kind: str, exc: BaseException | str, *, err_code: int | None = None, context: str | None = None) -> None:
         """Count and log an error; ``err_code`` is the JetStream API error code (taken from the
         exception when it carries one), ``context`` the target it happened on (None: not a target's)."""
         code = err_code if err_code is not None else getattr(exc, "err_code", None)
@@ -323,11 +254,11 @@ class Controller:
             try:
                 commit = git_pull(opt.paths)
             except SourceError as exc:
-                self._count_error("git", exc)
+                self.count_error("git", exc)
         try:
             rev = load_revision(opt.paths, opt.env, commit, opt.config)
         except SourceError as exc:
-            self._count_error("load", exc)
+            self.count_error("load", exc)
             rev = None
         if rev is not None and rev.good:
             if self.current is None or rev.id != self.current.id:
@@ -362,14 +293,14 @@ class Controller:
                 return resolve_context(name, self.options.config, accounts=getattr(estate, "accounts", None))
             except TargetError as exc:
                 unresolved[name] = Target(servers=(f"unresolved://{name}",), context=name)
-                self._count_error("connection", f"manifests route objects to context {name!r}: {exc}", context=name)
+                self.count_error("connection", f"manifests route objects to context {name!r}: {exc}", context=name)
                 return unresolved[name]
 
         routes = route_estate(estate, self.target, resolve, explicit=self.options.explicit_target)
         return [r for r in routes if r.target not in unresolved.values()], not unresolved
 
     def _sync_targets(self, routes: list[Any]) -> None:
-        """Keep a :class:`_TargetRun` per routed target: new ones get a lease (waiting for its first
+        """Keep a :class:`TargetRun` per routed target: new ones get a lease (waiting for its first
         attempt, so that a sole controller applies at once), ones no longer routed are closed."""
         from ._controller_lease import Lease
 
@@ -380,7 +311,7 @@ class Controller:
         for route in routes:
             run = self.targets.get(route.name)
             if run is None:
-                run = self.targets[route.name] = _TargetRun(route.name, route.target, list(route.contexts))
+                run = self.targets[route.name] = TargetRun(route.name, route.target, list(route.contexts))
                 if isinstance(self.log, EventLog):
                     self.log.add_secrets(route.target.secrets())
                 if self.options.lease and not self.options.dry_run:
@@ -390,7 +321,7 @@ class Controller:
                         self.log(event, context=_name, **fields)
 
                     def on_error(kind: str, exc: BaseException, _name: str = name) -> None:
-                        self._count_error(kind, exc, context=_name)
+                        self.count_error(kind, exc, context=_name)
 
                     run.lease = Lease(route.target, ttl=self.options.lease_ttl, bucket=self.options.lease_bucket,
                                       key=self.options.lease_key, identity=self.options.identity, emit=emit, on_error=on_error)
@@ -400,23 +331,6 @@ class Controller:
         self.targets = {r.name: self.targets[r.name] for r in routes}  # routing order
         for lease in fresh:
             lease.attempted.wait(min(self.options.lease_ttl, 10.0))
-
-    def _plan_options(self, rev: Any, contexts: list[str]) -> Any:
-        """Prune scope as ``jsops apply`` sets it: owned objects recorded under the PATHs and in this
-        target's contexts; a recorded manifest path that moved is updated."""
-        from .plan import PlanOptions, repo_root, source_path
-
-        root = repo_root()
-        loaded = {source_path(f, root) for f in [*rev.estate.files, *(r.file for r in rev.estate.resources)] if f}
-
-        def stale(recorded: str) -> bool:
-            path = recorded if os.path.isabs(recorded) else os.path.join(root, recorded)
-            return recorded in loaded or not os.path.exists(path)
-
-        # The estate identity (`estate:` in the jsops config) scopes prune and takeover as in `jsops apply`.
-        return PlanOptions(keep_position=True, prune_paths=tuple(source_path(p, root) for p in self.options.paths),
-                           prune_contexts=frozenset(contexts), stale_source=stale,
-                           estates=True, estate=getattr(self.options.config, "estate", None))
 
     def _reconcile(self) -> dict[str, Any]:
         self._load()
@@ -438,109 +352,27 @@ class Controller:
         return {"ok": ok, "drift": sum(int(p.get("drift", 0)) for p in per), "applied": sum(int(p.get("applied", 0)) for p in per),
                 "pending": pending, "blocked": sum(int(p.get("blocked", 0)) for p in per), "targets": per}
 
-    def _connect(self, run: _TargetRun) -> Any:
-        from .client import JsClient
-
-        if run.client is not None and run.client.connection_lost:
-            self.log("disconnected", target=run.target.display(), context=run.name)
-            run.drop_client()
-        if run.client is None:
-            run.client = JsClient(run.target)
-            self.log("connected", target=run.target.display(), context=run.name)
-        return run.client
-
-    def _reconcile_target(self, run: _TargetRun, rev: Any) -> dict[str, Any]:
+    def _reconcile_target(self, run: TargetRun, rev: Any) -> dict[str, Any]:
         """Read, plan and apply on one target; errors are counted with its context and end only its
         part of the round."""
         from .client import ConnectError, JsApiError, TargetError
 
         try:
-            return self._reconcile_one(run, rev)
+            return run.reconcile(self, rev)
         except (ConnectError, TargetError) as exc:
-            self._count_error("connection", exc, context=run.name)
+            self.count_error("connection", exc, context=run.name)
             run.drop_client()
             return {"ok": False, "error": str(exc)}
         except JsApiError as exc:
             lost = run.client is None or run.client.connection_lost
-            self._count_error("connection" if lost and exc.err_code is None else "api", exc, context=run.name)
+            self.count_error("connection" if lost and exc.err_code is None else "api", exc, context=run.name)
             if lost:
                 run.drop_client()
             return {"ok": False, "error": str(exc)}
         except Exception as exc:  # one target's trouble must not end the round for the others
-            self._count_error("internal", exc, context=run.name)
+            self.count_error("internal", exc, context=run.name)
             run.drop_client()
             return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
-
-    def _reconcile_one(self, run: _TargetRun, rev: Any) -> dict[str, Any]:
-        from ._controller_policy import blocked_need, policy_from_estate, policy_plan
-        from .apply import execute_plan
-        from .limits import read_limits
-        from .live import read_live
-
-        client = self._connect(run)
-        live = read_live(client)
-        limits = read_limits(client, run.target, getattr(self.options.config, "target", None))
-        desired, policy = policy_from_estate(rev.estate, rev.desired(run.contexts, limits), run.contexts)
-        from .dataloss import measure_limit_loss
-
-        # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
-        measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
-        base = self._plan_options(rev, run.contexts)
-        plan = policy_plan(desired, live, policy, target=run.target.display(), base=base)
-
-        states: dict[tuple[str, str, str], str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}
-        blocked: dict[str, float] = {}
-        drift = []
-        for a in plan.actions:
-            key = (a.kind, a.stream or "", a.name)
-            if a.action == "blocked":
-                states[key] = "blocked"
-                need = blocked_need(a)
-                blocked[need] = blocked.get(need, 0) + 1
-            else:
-                states[key] = "out_of_sync"
-            drift.append({"object": a.label, "action": a.action, "wanted": a.wanted, "changes": [c.path for c in a.changes],
-                          "reason": a.reason, "consequence": a.consequence})
-        if drift != run.last_drift:  # the same drift (say, a blocked change) is reported once, not every round
-            for d in drift:
-                self.log("drift", context=run.name, **d)
-        run.last_drift = drift
-        run.drift = len(plan.actions)
-        run.blocked = blocked
-
-        ok = True
-        applied = 0
-        runnable = [a for a in plan.actions if a.action != "blocked"]
-        lease = run.lease
-        leader = self.leader(run.name) and (lease is None or lease.held(margin=lease.ttl * 0.25))
-        if runnable and leader:
-            outcome = execute_plan(client, plan, live, replace(base, prune=True, allow_recreate=True, allow_data_loss=True))
-            for r in outcome.results:
-                key = (r.action.kind, r.action.stream or "", r.action.name)
-                if r.status == "blocked":
-                    continue
-                self.metrics.inc("actions_total", run.name, r.action.wanted or r.action.action, r.status)
-                self.log("action", context=run.name, object=r.action.label, action=r.action.action, status=r.status, detail=r.detail)
-                if r.status == "done":
-                    applied += 1
-                    if r.action.action == "delete":
-                        states.pop(key, None)
-                    else:
-                        states[key] = "synced"
-                elif r.status == "failed":
-                    ok = False
-                    states[key] = "error"
-                    lost = client.connection_lost and r.err_code is None
-                    self._count_error("connection" if lost else "api", r.detail, err_code=r.err_code, context=run.name)
-                else:
-                    ok = False
-            if client.connection_lost:
-                run.drop_client()
-        run.states = states
-        run.pending = sum(1 for s in states.values() if s != "synced")
-        return {"ok": ok, "leader": leader, "drift": len(plan.actions), "applied": applied, "pending": run.pending,
-                "blocked": sum(int(v) for v in blocked.values())}
-
 
 # -------------------------------------------------------------------------------------------------
 # command line

@@ -1,0 +1,155 @@
+"""One target's part of a controller round: connect, read, plan what the annotations allow
+(:mod:`reconciler._controller_policy`), report drift, and apply when this controller leads there."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ._controller_policy import blocked_need, policy_from_estate, policy_plan
+from .apply import ApplyReport, execute_plan
+from .client import JsClient, Target
+from .dataloss import measure_limit_loss
+from .limits import read_limits
+from .live import read_live
+from .plan import Plan, PlanOptions, repo_root, source_path
+from .vocabulary import ActionKind, Outcome
+
+if TYPE_CHECKING:
+    from ._controller_lease import Lease
+    from ._controller_source import Revision
+    from .controller import Controller
+
+__all__ = ["TargetRun", "plan_options"]
+
+StateKey = tuple[str, str, str]  # (kind, stream, name)
+
+
+class TargetRun:
+    """What the controller keeps per target: its connection, lease and last round's results."""
+
+    def __init__(self, name: str, target: Target, contexts: list[str]) -> None:
+        self.name = name  # the context naming the target (route.name); the metrics' context label
+        self.target = target
+        self.contexts = contexts
+        self.client: JsClient | None = None
+        self.lease: Lease | None = None
+        self.last_drift: list[dict[str, Any]] = []
+        self.states: dict[StateKey, str] = {}  # (kind, stream, name) -> sync state
+        self.blocked: dict[str, float] = {}  # needs -> objects
+        self.drift = 0
+        self.pending = 0
+
+    def drop_client(self) -> None:
+        if self.client is not None:
+            try:
+                self.client.close()
+            except Exception:
+                pass
+            self.client = None
+
+    def close(self) -> None:
+        if self.lease is not None:
+            self.lease.stop()
+            self.lease = None
+        self.drop_client()
+
+    def connect(self, log: Callable[..., None]) -> JsClient:
+        if self.client is not None and self.client.connection_lost:
+            log("disconnected", target=self.target.display(), context=self.name)
+            self.drop_client()
+        if self.client is None:
+            self.client = JsClient(self.target)
+            log("connected", target=self.target.display(), context=self.name)
+        return self.client
+
+    def reconcile(self, ctl: Controller, rev: Revision) -> dict[str, Any]:
+        """Read, plan and apply on this target (errors propagate to the caller, which counts them)."""
+        client = self.connect(ctl.log)
+        live = read_live(client)
+        limits = read_limits(client, self.target, getattr(ctl.options.config, "target", None))
+        desired, policy = policy_from_estate(rev.estate, rev.desired(self.contexts, limits), self.contexts)
+        # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
+        measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
+        base = plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None))
+        plan = policy_plan(desired, live, policy, target=self.target.display(), base=base)
+        states: dict[StateKey, str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}
+        self._report_drift(ctl, plan, states)
+
+        ok = True
+        applied = 0
+        lease = self.lease
+        leader = ctl.leader(self.name) and (lease is None or lease.held(margin=lease.ttl * 0.25))
+        if any(a.action != ActionKind.BLOCKED for a in plan.actions) and leader:
+            outcome = execute_plan(client, plan, live, replace(base, prune=True, allow_recreate=True, allow_data_loss=True))
+            ok, applied = self._record(ctl, client, outcome, states)
+        self.states = states
+        self.pending = sum(1 for s in states.values() if s != "synced")
+        return {"ok": ok, "leader": leader, "drift": len(plan.actions), "applied": applied, "pending": self.pending,
+                "blocked": sum(int(v) for v in self.blocked.values())}
+
+    def _report_drift(self, ctl: Controller, plan: Plan, states: dict[StateKey, str]) -> None:
+        """Log the plan's actions as drift (once while it stays the same) and count what is blocked."""
+        blocked: dict[str, float] = {}
+        drift = []
+        for a in plan.actions:
+            key = (a.kind, a.stream or "", a.name)
+            if a.action == ActionKind.BLOCKED:
+                states[key] = "blocked"
+                need = blocked_need(a)
+                blocked[need] = blocked.get(need, 0) + 1
+            else:
+                states[key] = "out_of_sync"
+            drift.append({"object": a.label, "action": a.action, "wanted": a.wanted, "changes": [c.path for c in a.changes],
+                          "reason": a.reason, "consequence": a.consequence})
+        if drift != self.last_drift:  # the same drift (say, a blocked change) is reported once, not every round
+            for d in drift:
+                ctl.log("drift", context=self.name, **d)
+        self.last_drift = drift
+        self.drift = len(plan.actions)
+        self.blocked = blocked
+
+    def _record(self, ctl: Controller, client: JsClient, outcome: ApplyReport, states: dict[StateKey, str]) -> tuple[bool, int]:
+        """Count and log what the apply did; whether every action was done, and how many were."""
+        ok = True
+        applied = 0
+        for r in outcome.results:
+            key = (r.action.kind, r.action.stream or "", r.action.name)
+            if r.status == Outcome.BLOCKED:
+                continue
+            ctl.metrics.inc("actions_total", self.name, r.action.wanted or r.action.action, r.status)
+            ctl.log("action", context=self.name, object=r.action.label, action=r.action.action, status=r.status, detail=r.detail)
+            if r.status == Outcome.DONE:
+                applied += 1
+                if r.action.action == ActionKind.DELETE:
+                    states.pop(key, None)
+                else:
+                    states[key] = "synced"
+            elif r.status == Outcome.FAILED:
+                ok = False
+                states[key] = "error"
+                lost = client.connection_lost and r.err_code is None
+                ctl.count_error("connection" if lost else "api", r.detail, err_code=r.err_code, context=self.name)
+            else:
+                ok = False
+        if client.connection_lost:
+            self.drop_client()
+        return ok, applied
+
+
+def plan_options(rev: Revision, contexts: list[str], paths: list[str], estate: str | None) -> PlanOptions:
+    """Prune scope as ``jsops apply`` sets it: owned objects recorded under the PATHs and in this
+    target's contexts; a recorded manifest path that moved is updated. The estate identity
+    (``estate:`` in the jsops config) scopes prune and takeover as in ``jsops apply``."""
+    root = repo_root()
+    loaded = {source_path(f, root) for f in [*rev.estate.files, *(r.file for r in rev.estate.resources)] if f}
+
+    def stale(recorded: str) -> bool:
+        path = recorded if os.path.isabs(recorded) else os.path.join(root, recorded)
+        return recorded in loaded or not os.path.exists(path)
+
+    return PlanOptions(keep_position=True, prune_paths=tuple(source_path(p, root) for p in paths),
+                       prune_contexts=frozenset(contexts), stale_source=stale, estates=True, estate=estate)
+
