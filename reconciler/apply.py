@@ -317,7 +317,7 @@ async def _put_stream(client: JsClient, a: Action) -> str:
     cfg = dict(a.config or {})
     if a.action == ActionKind.CREATE:
         await client.acreate_stream(cfg)
-        return a.action.past
+        return ActionKind.CREATE.past
     if a.action == ActionKind.RECREATE:
         await _recheck_stream(client, a, None)
         try:
@@ -326,7 +326,7 @@ async def _put_stream(client: JsClient, a: Action) -> str:
             if exc.err_code != ErrCode.STREAM_NOT_FOUND:  # already gone (an earlier, interrupted run)
                 raise
         await client.acreate_stream(cfg)
-        return a.action.past
+        return ActionKind.RECREATE.past
     if any(c.path in LIMITS for c in a.changes):
         await _recheck_stream(client, a, cfg)
     paths = {c.path: c for c in a.changes}
@@ -352,7 +352,7 @@ async def _put_stream(client: JsClient, a: Action) -> str:
             raise JsApiError("the scale did not settle in time; the move was not made (run apply again)")
         return "updated in two steps (replicas, then placement)"
     await client.aupdate_stream(cfg)
-    return a.action.past  # updated or adopted
+    return ActionKind(a.action).past  # updated or adopted
 
 
 async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
@@ -363,7 +363,7 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
         if a.resume_seq is not None:  # an interrupted recreate, resumed: its record is done with
             await _set_intent(client, stream, a.name, None)
             return f"created at stream sequence {a.resume_seq} (resumed an interrupted recreate)"
-        return a.action.past
+        return ActionKind.CREATE.past
     if a.action == ActionKind.RECREATE:
         detail = "deleted and created again"
         try:
@@ -394,7 +394,7 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
     await client.aput_consumer(stream, cfg, "update")
     if any(c.path.startswith("stream.metadata." + RECREATE_PREFIX) for c in a.changes):
         await _set_intent(client, stream, a.name, None)
-    return a.action.past  # updated or adopted
+    return ActionKind(a.action).past  # updated or adopted
 
 
 def _stream_lock(client: JsClient, stream: str) -> asyncio.Lock:
@@ -467,7 +467,7 @@ async def _delete_consumer(client: JsClient, a: Action) -> str:
         if exc.err_code not in (ErrCode.CONSUMER_NOT_FOUND, ErrCode.STREAM_NOT_FOUND):
             raise
         return "already gone"
-    return a.action.past
+    return ActionKind.DELETE.past
 
 
 async def _delete_stream(client: JsClient, a: Action) -> str:
@@ -479,4 +479,4 @@ async def _delete_stream(client: JsClient, a: Action) -> str:
         if exc.err_code != ErrCode.STREAM_NOT_FOUND:
             raise
         return "already gone"
-    return a.action.past
+    return ActionKind.DELETE.past

@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import ErrCode
 from .live import LiveState, LiveStream, parse_ts
 
 __all__ = ["LIMITS", "LimitLoss", "tightened", "limit_losses", "loss_total", "describe", "measure_limit_loss", "ameasure_limit_loss"]
@@ -145,7 +146,7 @@ async def _age_loss(client: Any, s: LiveStream, max_age_ns: int, now: float) -> 
         try:
             resp = await client.arequest(f"STREAM.MSG.GET.{s.name}", {"seq": mid, "next_by_subj": ">"})
         except JsApiError as exc:
-            if exc.err_code == 10037:  # nothing at or after mid
+            if exc.err_code == ErrCode.NO_MESSAGE_FOUND:  # nothing at or after mid
                 hi = mid
                 continue
             raise

@@ -9,13 +9,14 @@ import json
 import os
 import re
 import secrets
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from linter.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, bucket_stream
 from linter.effective import effective_stream
 from linter.model.config import StreamConfig
 
-from .diff import BOOKKEEPING_KEYS, diff_configs
+from .diff import BOOKKEEPING_KEYS, START_FIELDS, diff_configs
 from .live import RESUME, LiveState
 
 __all__ = ["export_documents", "write_export", "go_duration", "readable_duration", "readable_size"]
@@ -64,7 +65,7 @@ def _clean_metadata(cfg: dict[str, Any]) -> None:
             cfg.pop("metadata")
 
 
-def _durations(cfg: dict[str, Any], paths: set[tuple[str, ...]], fmt: Any = readable_duration) -> None:
+def _durations(cfg: dict[str, Any], paths: Iterable[tuple[str, ...]], fmt: Callable[[int], str | int] = readable_duration) -> None:
     for path in paths:
         holder: Any = cfg
         for p in path[:-1]:
@@ -74,7 +75,7 @@ def _durations(cfg: dict[str, Any], paths: set[tuple[str, ...]], fmt: Any = read
 
 
 def _stream_spec(config: dict[str, Any]) -> dict[str, Any]:
-    cfg = json.loads(json.dumps(config))
+    cfg: dict[str, Any] = json.loads(json.dumps(config))
     cfg.pop("name", None)
     _clean_metadata(cfg)
     _durations(cfg, _STREAM_DURATIONS)
@@ -83,7 +84,7 @@ def _stream_spec(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def _consumer_spec(config: dict[str, Any]) -> dict[str, Any]:
-    cfg = json.loads(json.dumps(config))
+    cfg: dict[str, Any] = json.loads(json.dumps(config))
     meta = cfg.get("metadata") or {}
     resume = meta.get(RESUME)
     if resume and cfg.get("deliver_policy") == "by_start_sequence":
@@ -92,7 +93,7 @@ def _consumer_spec(config: dict[str, Any]) -> dict[str, Any]:
         except ValueError:
             start = None
         if isinstance(start, dict):
-            for f in ("deliver_policy", "opt_start_seq", "opt_start_time"):
+            for f in START_FIELDS:
                 cfg.pop(f, None)
                 if start.get(f) is not None:
                     cfg[f] = start[f]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -175,7 +176,7 @@ async def _aread_live(client: JsClient) -> LiveState:
         ls = stream_from_info(info)
         state.streams[ls.name] = ls
     with_consumers = [n for n, s in state.streams.items() if s.consumer_count > 0]
-    pages = await client.gather([(lambda n=n: client.alist_consumers(n)) for n in with_consumers])
+    pages = await client.gather([functools.partial(client.alist_consumers, n) for n in with_consumers])
     for stream, page in zip(with_consumers, pages):
         if isinstance(page, BaseException):
             raise page

@@ -10,6 +10,7 @@ it has read back otherwise for :data:`STABLE` seconds; ``unknown`` when it could
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,9 @@ from linter import strip_server_metadata
 
 from .client import ConnectError, JsApiError, JsClient
 from .diff import diff_configs
+from .errors import ErrCode
 from .live import CONTEXT, MANAGED_BY, SOURCE
+from .vocabulary import Outcome
 
 if TYPE_CHECKING:
     from .apply import ActionResult
@@ -26,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["read_back", "applied"]
 
-_GONE = (10059, 10014)  # stream not found, consumer not found
+_GONE = (ErrCode.STREAM_NOT_FOUND, ErrCode.CONSUMER_NOT_FOUND)
 _PAUSE = 0.5
 # How long an object must keep reading back "not applied" before apply says so: a request whose
 # answer was lost may still sit in the server's queue (seen on nats-server 2.15.1: STREAM.INFO
@@ -104,7 +107,7 @@ def read_back(client: JsClient, results: list[ActionResult], wait: float,
                 if reader is None:
                     break
             r0 = reader
-            seen = r0.run(r0.gather([(lambda a=r.action, rd=r0: _observe(rd, a)) for r in pending]))
+            seen = r0.run(r0.gather([functools.partial(_observe, r0, r.action) for r in pending]))
             still = []
             now = time.monotonic()
             for r, cfg in zip(pending, seen):
@@ -112,9 +115,9 @@ def read_back(client: JsClient, results: list[ActionResult], wait: float,
                 if isinstance(cfg, BaseException):
                     still.append(r)
                 elif applied(r.action, cfg):
-                    r.status, r.detail = "done", f"{r.detail}; {how}: applied"
+                    r.status, r.detail = Outcome.DONE, f"{r.detail}; {how}: applied"
                 elif now - absent.setdefault(id(r), now) >= STABLE:
-                    r.status, r.detail = "failed", f"{r.detail}; {how}: {_not_applied(r.action, cfg)}"
+                    r.status, r.detail = Outcome.FAILED, f"{r.detail}; {how}: {_not_applied(r.action, cfg)}"
                 else:
                     # The lost request may still be queued on the server (its API requests are
                     # not handled strictly in order): look again until the answer holds.
@@ -127,4 +130,4 @@ def read_back(client: JsClient, results: list[ActionResult], wait: float,
         if reader is not None and reader is not client:
             reader.close()
     for r in pending:
-        r.status, r.detail = "unknown", f"{r.detail}; could not read it back: unknown whether the server carried it out"
+        r.status, r.detail = Outcome.UNKNOWN, f"{r.detail}; could not read it back: unknown whether the server carried it out"

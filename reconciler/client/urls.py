@@ -154,7 +154,7 @@ _URL_USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^\s'\"<>]*@")
 _SECRET_FLAGS = {"--password": False, "--token": False, "--server": True, "-s": True, "--monitor": True}
 
 
-def argv_secrets(argv: list[str] | tuple[str, ...]) -> list[str]:
+def argv_secrets(argv: Sequence[str]) -> list[str]:
     """The secrets given on a command line (``--password``, ``--token``, user information in
     ``--server`` and ``--monitor`` URLs), for blanking out of any message."""
     out: list[str] = []
@@ -183,5 +183,5 @@ def argv_secrets(argv: list[str] | tuple[str, ...]) -> list[str]:
     return out
 
 
-def argv_scrub(text: str, argv: list[str] | tuple[str, ...]) -> str:
+def argv_scrub(text: str, argv: Sequence[str]) -> str:
     return scrub(text, argv_secrets(argv))

@@ -68,9 +68,10 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
     if cur is None:
         return Action(ActionKind.CREATE, "Stream", name, None, [], None, config)
     changes = diff_configs("Stream", cur.config, d.config) + bookkeeping(cur.config, d, opt)
-    act = owned_action("Stream", name, None, cur.config, changes, opt, keep_intents(config, cur.config))
-    if act is None or protect(act, d, cur.config):
-        return act
+    owned_act = owned_action("Stream", name, None, cur.config, changes, opt, keep_intents(config, cur.config))
+    if owned_act is None or protect(owned_act, d, cur.config):
+        return owned_act
+    act = owned_act
     if act.action == ActionKind.RECREATE:
         _recreate_stream(run, act, cur)
     elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):

@@ -116,7 +116,8 @@ class Action:
     def block(self, reason: str, needs: tuple[str, ...] = ()) -> None:
         """Turn this action into a ``blocked`` one that says why (and which permissions it lacks)."""
         if self.action != ActionKind.BLOCKED:
-            self.wanted, self.action = self.action, ActionKind.BLOCKED
+            self.wanted = ActionKind(self.action)
+            self.action = ActionKind.BLOCKED
         self.reason, self.needs = reason, needs
 
     @property

@@ -73,7 +73,7 @@ def owned_action(kind: str, name: str, stream: str | None, live_cfg: dict[str, A
         if not changes:
             return None
         act = Action(ActionKind.UPDATE, kind, name, stream, changes, None, config)
-        if worst([c.cls for c in changes]) == ChangeClass.RECREATE:
+        if ChangeClass(worst([c.cls for c in changes])) == ChangeClass.RECREATE:
             act.action = ActionKind.RECREATE
         act.block(f"exists and is not managed by jsops; pass --adopt {label} to take it over", (Permission.ADOPT.value,))
         return act
@@ -81,7 +81,7 @@ def owned_action(kind: str, name: str, stream: str | None, live_cfg: dict[str, A
         if adopting:
             return Action(ActionKind.ADOPT, kind, name, stream, [], "jsops takes over the object (ownership metadata is added)", config)
         return None
-    cls = worst([c.cls for c in changes])
+    cls = ChangeClass(worst([c.cls for c in changes]))
     if cls == ChangeClass.FORBIDDEN:
         forbidden = [c for c in changes if c.cls == ChangeClass.FORBIDDEN]
         act = Action(ActionKind.UPDATE, kind, name, stream, changes, "; ".join(c.consequence for c in forbidden), config)
@@ -100,12 +100,12 @@ def _takeover(kind: str, name: str, stream: str | None, label: str, other: str, 
     change = Change(f"metadata.{ESTATE}", other, opt.estate, ChangeClass.IN_PLACE, f"jsops takes the object over from estate {other!r}")
     if not opt.adopts(kind, name, stream):
         act = Action(ActionKind.UPDATE, kind, name, stream, changes + [change], None, config)
-        if worst([c.cls for c in changes] or ["in-place"]) == ChangeClass.RECREATE:
+        if ChangeClass(worst([c.cls for c in changes])) == ChangeClass.RECREATE:
             act.action = ActionKind.RECREATE
         act.block(f"owned by estate {other!r}, not {mine}; pass --adopt {label} to take it over", (Permission.ADOPT.value,))
         return act
     changes = changes + [change]
-    cls = worst([c.cls for c in changes])
+    cls = ChangeClass(worst([c.cls for c in changes]))
     if cls in (ChangeClass.FORBIDDEN, ChangeClass.RECREATE):
         act = Action(ActionKind.RECREATE if cls == ChangeClass.RECREATE else ActionKind.UPDATE, kind, name, stream, changes, None, config)
         act.block(f"owned by estate {other!r}; a takeover is an in-place update only, this change is not")

@@ -41,14 +41,14 @@ def source_path(path: str, root: str | None = None) -> str:
 def in_scope(recorded: str, scopes: Iterable[str]) -> bool:
     """Whether the recorded path ``recorded`` lies under (or is) one of ``scopes`` (both in
     :func:`source_path` form)."""
-    recorded = _norm(recorded)
-    if recorded is None:
+    norm = _norm(recorded)
+    if norm is None:
         return False
     for s in scopes:
         s = (_norm(s) or "").rstrip("/") or "/"
-        if s == "." and not recorded.startswith("/"):
+        if s == "." and not norm.startswith("/"):
             return True
-        if recorded == s or recorded.startswith(s if s.endswith("/") else s + "/"):
+        if norm == s or norm.startswith(s if s.endswith("/") else s + "/"):
             return True
     return False
 
