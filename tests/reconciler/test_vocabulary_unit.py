@@ -1,0 +1,92 @@
+"""The reconciler's typed vocabulary, its one dependency order and its one permissions policy."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from reconciler.apply import gate
+from reconciler.client import ConnectError, JsApiError, TargetError, URLError
+from reconciler.errors import ErrCode, PermanentError, ReconcilerError, TemporaryError
+from reconciler.live import LiveState, LiveStream
+from reconciler.permissions import Grants, Permission, refusal, required
+from reconciler.plan import Action, PlanError, PlanOptions, levels, stream_order
+from reconciler.vocabulary import ActionKind, ChangeClass, Outcome
+
+
+def test_action_kinds_know_their_symbol_and_serialise_as_strings() -> None:
+    assert {k.value: k.symbol for k in ActionKind} == {
+        "create": "+", "update": "~", "recreate": "-/+", "delete": "-", "adopt": "~", "blocked": "!"}
+    assert ActionKind.RECREATE.past == "deleted and created again"
+    a = Action("create", "Stream", "S", config={"name": "S"})
+    assert a.action is ActionKind.CREATE and json.dumps(a.to_json()["action"]) == '"create"'
+    assert f"{ActionKind.DELETE}" == "delete" and Outcome("done") is Outcome.DONE
+    assert ChangeClass("data-loss").rank == 0 and ChangeClass.FORBIDDEN.rank == 3
+
+
+def test_a_bad_change_class_or_wanted_in_a_saved_plan_is_a_plan_error() -> None:
+    base = {"action": "blocked", "object": {"kind": "Stream", "name": "S"}}
+    with pytest.raises(PlanError):
+        Action.from_json({**base, "changes": [{"path": "x", "class": "sideways"}]})
+    with pytest.raises(PlanError):
+        Action.from_json({**base, "wanted": "explode"})
+
+
+def _quadratic_order(deps: dict[str, set[str]]) -> list[str]:
+    """The order the plan used before it was linear: ready names by level, cycles broken by name."""
+    done: list[str] = []
+    placed: set[str] = set()
+    remaining = sorted(deps)
+    while remaining:
+        ready = [n for n in remaining if deps[n] - {n} <= placed] or remaining[:1]
+        done += ready
+        placed |= set(ready)
+        remaining = [n for n in remaining if n not in placed]
+    return done
+
+
+def test_levels_is_the_old_order_and_breaks_cycles_at_the_first_node() -> None:
+    configs = {"M": {"mirror": {"name": "O"}}, "O": {}, "S": {"sources": [{"name": "M"}, {"name": "X", "external": {}}]},
+               "A": {"sources": [{"name": "B"}]}, "B": {"sources": [{"name": "A"}]}}
+    assert stream_order(configs) == ["O", "M", "S", "A", "B"]
+    rng = random.Random(11)
+    for _ in range(300):
+        names = [f"S{i}" for i in range(rng.randrange(1, 12))]
+        graph = {n: {rng.choice(names) for _ in range(rng.randrange(0, 3))} for n in names}
+        cfgs = {n: {"sources": [{"name": d} for d in sorted(ds)]} for n, ds in graph.items()}
+        assert stream_order(cfgs) == _quadratic_order(graph)
+    chain = [f"s{i:05d}" for i in range(20000)]  # linear: a long chain is quick
+    assert levels(chain, lambda n: [chain[int(n[1:]) - 1]] if n != chain[0] else []) == [[n] for n in chain]
+
+
+def test_one_policy_names_every_missing_flag_at_once() -> None:
+    assert required("recreate", "Stream", holds=3) == [Permission.RECREATE, Permission.DATA_LOSS]
+    assert required("delete", "Consumer", data_loss=2) == [Permission.PRUNE, Permission.DATA_LOSS]
+    none = Grants.flags()
+    assert refusal("recreate", "Stream", none, holds=3) == "the stream holds 3 messages; needs --allow-recreate and --allow-data-loss"
+    assert refusal("recreate", "Stream", Grants.flags(allow_recreate=True), holds=3) == "the stream holds 3 messages; needs --allow-data-loss"
+    assert refusal("recreate", "Consumer", none) == "needs --allow-recreate"
+    assert refusal("update", "Stream", none, data_loss=5) == "tightened limits remove up to 5 stored messages; needs --allow-data-loss"
+    assert refusal("create", "Stream", none) is None
+    ann = Grants.annotations({"jsops.io/allow-data-loss": "true"})
+    assert ann.needs(ann.missing([Permission.RECREATE, Permission.DATA_LOSS])) == \
+        'needs the annotation jsops.io/allow-recreate: "true" on its manifest'
+
+
+def test_apply_gate_consults_the_policy() -> None:
+    live = LiveState(streams={"S": LiveStream({"name": "S"}, messages=4)})
+    act = Action("delete", "Stream", "S")
+    assert gate(act, live, PlanOptions()) == "the stream holds 4 messages; needs --prune and --allow-data-loss"
+    assert gate(act, live, PlanOptions(prune=True, allow_data_loss=True)) is None
+
+
+def test_errors_derive_from_the_base_and_say_whether_to_retry() -> None:
+    assert ErrCode.STREAM_NOT_FOUND == 10059 and str(int(ErrCode.STREAM_SUBJECT_OVERLAP)) == "10065"
+    for cls in (ConnectError, JsApiError, TargetError, URLError, PlanError):
+        assert issubclass(cls, ReconcilerError)
+    assert issubclass(URLError, ValueError) and issubclass(TargetError, PermanentError)
+    assert ConnectError("x").temporary and issubclass(ConnectError, TemporaryError)
+    assert JsApiError("no answer to stream request").temporary
+    assert not JsApiError("stream not found", 10059, 404).temporary
