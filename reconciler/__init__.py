@@ -1,6 +1,7 @@
 """jsops reconciler: live state, normalisation, diff, plan, apply and export.
 
-The only package that imports ``nats``. It may import ``linter``; ``linter`` never imports it.
+The only package that imports ``nats`` (and within it only :mod:`reconciler.client`). It may import
+``linter``; ``linter`` never imports it.
 Plans are data (:class:`Plan`); renderers are ``reconciler.render_text`` and ``reconciler.render_json``.
 """
 

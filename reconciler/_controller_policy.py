@@ -10,12 +10,13 @@ annotation on the object's manifest (``metadata.annotations``, value ``"true"``)
 - ``jsops.io/allow-prune``: once the object leaves the manifests, delete it. An object that left the
   manifests has no manifest to read, so the permission is recorded on the server whenever the object
   is applied, by the controller or by ``jsops apply`` (metadata ``io.jsops.allow-prune`` /
-  ``io.jsops.allow-data-loss``, see ``reconciler.plan.prune_marks``), and read back from the live
+  ``io.jsops.allow-data-loss``, see :func:`reconciler.permissions.prune_marks`), and read back from the live
   object when deciding;
 - ``jsops.io/adopt``: take over an existing object jsops does not own (on a stream: its consumers too).
 
 :func:`policy_plan` is pure: it builds the plan twice (with every flag on and with every flag off)
-and, object by object, keeps the permissive action only where the annotations allow it.
+and, object by object, keeps the permissive action only where the annotations allow it, as
+:mod:`reconciler.permissions` judges them (the policy ``jsops plan``/``apply`` judge flags by).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .live import DATA_LOSS_MARK, PRUNE_MARK, LiveState
+from .live import PRUNE_MARK, LiveState
 from .permissions import (
     ADOPT,
     ALLOW_DATA_LOSS,
@@ -39,27 +40,12 @@ from .permissions import (
 from .plan import Action, Desired, Plan, PlanOptions, build_plan
 from .vocabulary import ActionKind
 
-__all__ = [
-    "ALLOW_RECREATE",
-    "ALLOW_DATA_LOSS",
-    "ALLOW_PRUNE",
-    "ADOPT",
-    "PRUNE_MARK",
-    "DATA_LOSS_MARK",
-    "Policy",
-    "policy_from_estate",
-    "policy_plan",
-    "PERMISSIVE",
-    "blocked_need",
-]
+__all__ = ["Policy", "policy_from_estate", "policy_plan", "PERMISSIVE", "blocked_need"]
 
 # The options apply runs with: every gate is decided here, object by object, before apply.
 PERMISSIVE = PlanOptions(prune=True, allow_recreate=True, allow_data_loss=True, keep_position=True)
 
 Key = tuple[str, str | None, str]  # (kind, stream, name)
-
-
-_true = annotation_true
 
 
 @dataclass
@@ -68,9 +54,6 @@ class Policy:
 
     annotations: dict[Key, dict[str, str]]
 
-    def allows(self, key: Key, name: str) -> bool:
-        return _true(self.annotations.get(key, {}), name)
-
     def grants(self, key: Key) -> Grants:
         """What the manifest of ``key`` grants (:mod:`reconciler.permissions`)."""
         return Grants.annotations(self.annotations.get(key, {}))
@@ -78,7 +61,7 @@ class Policy:
     def adopt(self) -> frozenset[str]:
         names = set()
         for (kind, stream, name), ann in self.annotations.items():
-            if _true(ann, ADOPT):
+            if annotation_true(ann, ADOPT):
                 names.add(name if kind == "Stream" else f"{stream}/{name}")
         return frozenset(names)
 
