@@ -158,7 +158,8 @@ def test_endpoints_while_the_server_is_down(tmp_path: Path) -> None:
 
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     with Running([str(tmp_path / "m")], f"nats://127.0.0.1:{free_port()}") as ctl:
-        wait_for(lambda: ctl.rounds() >= 2, what="two rounds")
+        # rounds() counts rounds as they start: wait for two to have ended (and been counted)
+        wait_for(lambda: (sample(ctl.metrics(), "jsops_controller_reconcile_total", result="error") or 0) >= 2, what="two rounds")
         assert get(ctl.port, "/healthz") == (200, "ok\n")
         code, body = get(ctl.port, "/readyz")
         assert code == 503 and "not ready" in body
