@@ -17,11 +17,9 @@ from linter.findings import Finding, Severity
 from linter.loader import Estate, _check_estate, load_text
 from linter.model.profiles import Profiles
 from linter.model.target import Target
-from rules._capacity_common import (
-    ceil_size,
-    human_bytes,
+from rules.capacity._common import ceil_size, human_bytes, multi_node
+from rules.monitoring._common import (
     monitor_value_problem,
-    multi_node,
     parse_go_bool,
     parse_go_int,
     parse_go_uint,
@@ -72,7 +70,8 @@ def test_codes_names_and_docs() -> None:
     assert codes == [f"JS{n}" for n in range(431, 447)]
     for r in MINE:
         module = r.__module__.rsplit(".", 1)[-1]
-        assert module.startswith("ops_") and r.name == module.replace("_", "-")
+        assert r.__module__.split(".")[1] in ("ops", "capacity", "monitoring")
+        assert r.name == "ops-" + module.replace("_", "-")
         assert r.severity in (Severity.WARNING, Severity.INFO)
         r.Options()  # every option has a default
 

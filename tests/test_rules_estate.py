@@ -18,7 +18,7 @@ from linter.findings import Finding, Severity
 from linter.loader import Estate, _check_estate, load_text
 from linter.model.target import Target
 from linter.subjects import SubjectIndex
-from rules.estate_source_cycle import find_cycle
+from rules.estate.source_cycle import find_cycle
 
 RULES = discover_rules()
 BY_CODE = {r.code: r for r in RULES}

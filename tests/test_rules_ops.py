@@ -20,7 +20,7 @@ from linter.config import Config
 from linter.engine import discover_rules, lint_estate
 from linter.loader import Estate, _check_estate, load_text
 from linter.model.profiles import Profiles
-from rules._ops_common import readable_ceil, readable_floor
+from rules.ops._common import readable_ceil, readable_floor
 
 RULES = {r.code: r for r in discover_rules()}
 OPS = [f"JS{n}" for n in range(401, 411)]

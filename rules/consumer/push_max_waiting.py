@@ -1,0 +1,69 @@
+"""JS209 consumer-push-max-waiting."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, effective
+
+
+class ConsumerPushMaxWaiting(Rule):
+    """A push consumer sets max_waiting, a pull-only setting.
+
+    ## What it does
+    Reports a consumer with a `deliver_subject` and a positive `max_waiting` (the server turns a
+    negative value into 0 before it checks).
+
+    ## Why is this bad?
+    nats-server refuses to create the consumer (err_code 10080, "consumer in push mode can not set
+    max waiting"): `max_waiting` bounds the queue of pull requests, which push consumers do not
+    have.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: audit, stream: ORDERS}
+    spec: {deliver_subject: deliver.audit, max_waiting: 512}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: audit, stream: ORDERS}
+    spec: {deliver_subject: deliver.audit}
+    ```
+
+    ## Fix
+    Safe: remove `max_waiting`.
+    """
+
+    code = "JS209"
+    name = "consumer-push-max-waiting"
+    severity = Severity.ERROR
+    kinds = frozenset({"Consumer"})
+
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+        cfg = resource.config
+        if cfg.deliver_subject and effective(resource, ctx).get("max_waiting", 0) != 0:  # type: ignore[union-attr]
+            yield Violation(
+                resource,
+                ("max_waiting",),
+                "max_waiting is a pull-consumer setting; nats-server rejects it on a push consumer",
+                server_error_code=10080,
+                fix=FixSuggestion("safe", "remove max_waiting"),
+            )
+
+
+RULE = ConsumerPushMaxWaiting

@@ -1,0 +1,76 @@
+"""JS226 consumer-workqueue-requires-deliver-all."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+
+from ._common import parent_effective
+
+
+class ConsumerWorkqueueRequiresDeliverAll(Rule):
+    """A consumer of a workqueue stream does not start from the first message.
+
+    ## What it does
+    On a stream with `retention: workqueue`, reports a consumer whose `deliver_policy` is not `all`.
+
+    ## Why is this bad?
+    nats-server refuses to create the consumer (err_code 10101, "consumer must be deliver all on
+    workqueue stream"): every message in a work queue is work to do, and it stays until a consumer
+    takes it.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: JOBS}
+    spec: {subjects: ["jobs.>"], retention: workqueue}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: worker, stream: JOBS}
+    spec: {deliver_policy: new}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: JOBS}
+    spec: {subjects: ["jobs.>"], retention: workqueue}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: worker, stream: JOBS}
+    spec: {deliver_policy: all}
+    ```
+
+    ## Fix
+    Safe: remove `deliver_policy` (or set it to `all`), together with any start option. To skip old
+    work, purge the stream instead.
+    """
+
+    code = "JS226"
+    name = "consumer-workqueue-requires-deliver-all"
+    severity = Severity.ERROR
+    kinds = frozenset({"Consumer"})
+
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+        cfg = resource.config
+        policy = cfg.deliver_policy  # type: ignore[union-attr]
+        if not policy or policy == "all" or cfg.direct or cfg.sourcing:  # type: ignore[union-attr]
+            return
+        stream = parent_effective(resource, ctx)
+        if stream is None or stream.get("retention") != "workqueue":
+            return
+        yield Violation(
+            resource,
+            ("deliver_policy",),
+            f"deliver_policy {policy} on workqueue stream {resource.stream!r}; nats-server requires deliver_policy all",
+            server_error_code=10101,
+            fix=FixSuggestion("safe", "set deliver_policy to all"),
+        )
+
+
+RULE = ConsumerWorkqueueRequiresDeliverAll
