@@ -74,7 +74,7 @@ def _problems(cls: type[Any], theme: Theme | None) -> list[str]:
         out.append(f"severity {cls.severity!r} is not a Severity")
     if theme is None:
         return out
-    if not out and not theme.owns(code):  # type: ignore[arg-type]  # code is a str: checked above
+    if isinstance(code, str) and _CODE.fullmatch(code) and not theme.owns(code):
         out.append(f"code {code} is outside the {theme.name} theme's codes ({theme.ranges_text()})")
     stem = cls.__module__.rpartition(".")[2]
     if name != f"{theme.prefix}-{stem.replace('_', '-')}":

@@ -210,7 +210,8 @@ class RuleContext:
     # a figure the profile lacks stay silent.
     profiles: Profiles | None = None
     _effective: dict[int, dict[str, Any]] = field(default_factory=dict)
-    _origins: dict[str | None, StreamConfig] | None = None
+    _origins: dict[str, StreamConfig] | None = None
+    _stream_index: dict[tuple[str, str | None], Resource] | None = None
     _cache: dict[str, Any] = field(default_factory=dict)
 
     def streams(self) -> list[Resource]:
@@ -229,9 +230,9 @@ class RuleContext:
 
     def stream_index(self) -> dict[tuple[str, str | None], Resource]:
         """(context, name) -> the stream's resource (the last one declared)."""
-        return self.cached(
-            "stream_index", lambda: {(r.context, r.name): r for r in self.estate.resources if r.kind == "Stream"}
-        )
+        if self._stream_index is None:
+            self._stream_index = {(r.context, r.name): r for r in self.estate.resources if r.kind == "Stream"}
+        return self._stream_index
 
     def streams_by_context(self) -> dict[str, list[Resource]]:
         """Streams per context, in declaration order."""
@@ -258,7 +259,8 @@ class RuleContext:
         return self.cached("consumers_by_stream", build)
 
     def stream_of(self, consumer: Resource) -> Resource | None:
-        return self.stream_index().get((consumer.context, consumer.stream))
+        index = self._stream_index if self._stream_index is not None else self.stream_index()
+        return index.get((consumer.context, consumer.stream))
 
     def stream_profile(self, resource: Resource) -> StreamProfile | None:
         """The measured profile of a stream (profiles are keyed by stream name), or None."""

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from linter.api import EPHEMERAL_INACTIVE_THRESHOLD, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, format_duration
+from linter.api import (
+    EPHEMERAL_INACTIVE_THRESHOLD,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    Severity,
+    Violation,
+    format_duration,
+)
 
 
 class OpsConsumerEphemeral(Rule):

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from pydantic import Field
 
-from linter.api import Edit, FixSuggestion, Resource, Rule, RuleContext, RuleOptions, SECOND, Severity, Violation
+from linter.api import SECOND, Edit, FixSuggestion, Resource, Rule, RuleContext, RuleOptions, Severity, Violation
 
 
 class OpsConsumerPushWithoutHeartbeat(Rule):

@@ -7,7 +7,19 @@ from typing import Literal
 
 from pydantic import Field
 
-from linter.api import Duration, FixSuggestion, Resource, Rule, RuleContext, RuleOptions, SECOND, Severity, Violation, format_duration, format_size
+from linter.api import (
+    SECOND,
+    Duration,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    Violation,
+    format_duration,
+    format_size,
+)
 
 from ._common import byte_rate, ceil_size, human_rate
 

@@ -6,7 +6,18 @@ from collections.abc import Iterable
 
 from pydantic import Field
 
-from linter.api import FixSuggestion, MIB, Resource, Rule, RuleContext, RuleOptions, Severity, Size, Violation, format_size
+from linter.api import (
+    MIB,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    Size,
+    Violation,
+    format_size,
+)
 
 from ._common import hard_byte_bound, human_bytes, profiled_bytes
 

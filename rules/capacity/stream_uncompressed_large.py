@@ -6,7 +6,19 @@ from collections.abc import Iterable
 
 from pydantic import Field
 
-from linter.api import Edit, FixSuggestion, GIB, Resource, Rule, RuleContext, RuleOptions, Severity, Size, Violation, format_size
+from linter.api import (
+    GIB,
+    Edit,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    Size,
+    Violation,
+    format_size,
+)
 
 from ._common import hard_byte_bound, human_bytes, profiled_bytes
 

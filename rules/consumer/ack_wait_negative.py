@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, format_duration as dur
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
+from linter.api import format_duration as dur
 
 
-class ConsumerAckWaitNegative(Rule):
+class ConsumerAckWaitNegative(ConsumerRule):
     """A consumer's ack_wait or one of its backoff durations is negative.
 
     ## What it does
@@ -52,11 +61,9 @@ class ConsumerAckWaitNegative(Rule):
     code = "JS204"
     name = "consumer-ack-wait-negative"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        backoff = cfg.backoff  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        backoff = cfg.backoff
         if backoff and min(backoff) >= 0:
             return  # the server replaces ack_wait with backoff[0]
         for i, value in enumerate(backoff or ()):
@@ -69,7 +76,7 @@ class ConsumerAckWaitNegative(Rule):
                     fix=FixSuggestion("unsafe", f"set backoff[{i}] to {dur(-value)}"),
                 )
                 return
-        ack_wait = cfg.ack_wait or 0  # type: ignore[union-attr]
+        ack_wait = cfg.ack_wait or 0
         if ack_wait < 0:
             yield Violation(
                 resource,

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
 
 
-class ConsumerBackoffExceedsMaxDeliver(Rule):
+class ConsumerBackoffExceedsMaxDeliver(ConsumerRule):
     """A consumer has more backoff steps than deliveries.
 
     ## What it does
@@ -51,13 +59,12 @@ class ConsumerBackoffExceedsMaxDeliver(Rule):
     code = "JS206"
     name = "consumer-backoff-exceeds-max-deliver"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        backoff = resource.config.backoff  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        backoff = cfg.backoff
         if not backoff:
             return
-        max_deliver = resource.config.max_deliver or 0  # type: ignore[union-attr]
+        max_deliver = cfg.max_deliver or 0
         if max_deliver > 0 and len(backoff) > max_deliver:  # 0 and < -1 mean -1 (unlimited)
             yield Violation(
                 resource,

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
 
 _NO_START = {"all": "all", "last": "last", "new": "new", "last_per_subject": "last per subject"}
 
 
-class ConsumerDeliverPolicyStartConflict(Rule):
+class ConsumerDeliverPolicyStartConflict(ConsumerRule):
     """A consumer's deliver_policy does not agree with its opt_start_seq, opt_start_time or filter.
 
     ## What it does
@@ -57,16 +65,14 @@ class ConsumerDeliverPolicyStartConflict(Rule):
     code = "JS218"
     name = "consumer-deliver-policy-start-conflict"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        policy = cfg.deliver_policy or "all"  # type: ignore[union-attr]
-        seq = cfg.opt_start_seq or 0  # type: ignore[union-attr]
-        has_time = cfg.opt_start_time is not None  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        policy = cfg.deliver_policy or "all"
+        seq = cfg.opt_start_seq or 0
+        has_time = cfg.opt_start_time is not None
         if policy == "all" and not seq and not has_time:
             return
-        found = _problem(policy, seq, has_time, bool(cfg.filter_subject or cfg.filter_subjects))  # type: ignore[union-attr]
+        found = _problem(policy, seq, has_time, bool(cfg.filter_subject or cfg.filter_subjects))
         if found is None:
             return
         path, message, fix = found

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, is_literal, is_subset_match, is_valid_subject
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    is_literal,
+    is_subset_match,
+    is_valid_subject,
+)
 
 from ._common import parent_effective
 
 
-class ConsumerDeliverSubjectInvalid(Rule):
+class ConsumerDeliverSubjectInvalid(ConsumerRule):
     """A push consumer's deliver_subject is a wildcard, malformed, or inside its own stream.
 
     ## What it does
@@ -55,10 +66,9 @@ class ConsumerDeliverSubjectInvalid(Rule):
     code = "JS208"
     name = "consumer-deliver-subject-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        subject = resource.config.deliver_subject  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        subject = cfg.deliver_subject
         if not subject:
             return
         path = ("deliver_subject",)

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
 
 MAX_DESCRIPTION_LEN = 4096  # JSMaxDescriptionLen, in bytes
 
 
-class ConsumerDescriptionTooLong(Rule):
+class ConsumerDescriptionTooLong(ConsumerRule):
     """A consumer's description is longer than 4096 bytes.
 
     ## What it does
@@ -54,10 +62,9 @@ class ConsumerDescriptionTooLong(Rule):
     code = "JS207"
     name = "consumer-description-too-long"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        text = resource.config.description  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        text = cfg.description
         if not text or len(text) * 4 <= MAX_DESCRIPTION_LEN:
             return
         size = len(text.encode())

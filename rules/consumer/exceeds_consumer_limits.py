@@ -4,12 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, effective, format_duration as dur
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    effective,
+)
+from linter.api import format_duration as dur
 
 from ._common import parent_effective
 
 
-class ConsumerExceedsConsumerLimits(Rule):
+class ConsumerExceedsConsumerLimits(ConsumerRule):
     """A consumer's max_ack_pending or inactive_threshold is above its stream's consumer_limits.
 
     ## What it does
@@ -57,11 +67,9 @@ class ConsumerExceedsConsumerLimits(Rule):
     code = "JS225"
     name = "consumer-exceeds-consumer-limits"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        if cfg.max_ack_pending is None and cfg.inactive_threshold is None:  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.max_ack_pending is None and cfg.inactive_threshold is None:
             return  # inherited or defaulted values are within every limit
         stream = parent_effective(resource, ctx) or {}
         limits = stream.get("consumer_limits") or {}
@@ -71,7 +79,7 @@ class ConsumerExceedsConsumerLimits(Rule):
             return
         eff = effective(resource, ctx)
         pending = eff.get("max_ack_pending", 0)
-        if cfg.max_ack_pending is not None:  # type: ignore[union-attr]
+        if cfg.max_ack_pending is not None:
             for limit, what in (
                 (server_limit, "the server's"),
                 (account_limit, "the account's"),
@@ -88,7 +96,7 @@ class ConsumerExceedsConsumerLimits(Rule):
                     return
         limit = int(limits.get("inactive_threshold") or 0)
         inactive = eff.get("inactive_threshold", 0)
-        if cfg.inactive_threshold is not None and limit > 0 and inactive > limit:  # type: ignore[union-attr]
+        if cfg.inactive_threshold is not None and limit > 0 and inactive > limit:
             yield Violation(
                 resource,
                 ("inactive_threshold",),

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
 
 
-class ConsumerFilterSubjectAndSubjects(Rule):
+class ConsumerFilterSubjectAndSubjects(ConsumerRule):
     """A consumer sets both filter_subject and filter_subjects.
 
     ## What it does
@@ -51,11 +59,9 @@ class ConsumerFilterSubjectAndSubjects(Rule):
     code = "JS215"
     name = "consumer-filter-subject-and-subjects"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        if cfg.filter_subject and cfg.filter_subjects:  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.filter_subject and cfg.filter_subjects:
             yield Violation(
                 resource,
                 ("filter_subject",),

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, is_valid_subject
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    Resource,
+    RuleContext,
+    Severity,
+    Violation,
+    is_valid_subject,
+)
 
 
-class ConsumerFilterSubjectInvalid(Rule):
+class ConsumerFilterSubjectInvalid(ConsumerRule):
     """A consumer filter subject is not a valid subject, or filter_subjects holds an empty string.
 
     ## What it does
@@ -51,12 +61,10 @@ class ConsumerFilterSubjectInvalid(Rule):
     code = "JS216"
     name = "consumer-filter-subject-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        single = cfg.filter_subject  # type: ignore[union-attr]
-        many = cfg.filter_subjects or ()  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        single = cfg.filter_subject
+        many = cfg.filter_subjects or ()
         if single and not is_valid_subject(single):
             yield self._bad(resource, ("filter_subject",), single)
             return

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, is_subset_match, is_valid_subject
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    is_subset_match,
+    is_valid_subject,
+)
 
 
-class ConsumerFilterSubjectsOverlap(Rule):
+class ConsumerFilterSubjectsOverlap(ConsumerRule):
     """Two of a consumer's filter_subjects overlap: one is contained in the other.
 
     ## What it does
@@ -52,11 +62,10 @@ class ConsumerFilterSubjectsOverlap(Rule):
     code = "JS217"
     name = "consumer-filter-subjects-overlap"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        many = resource.config.filter_subjects  # type: ignore[union-attr]
-        if not many or len(many) < 2 or resource.config.filter_subject:  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        many = cfg.filter_subjects
+        if not many or len(many) < 2 or cfg.filter_subject:
             return
         if not all(s and is_valid_subject(s) for s in many):
             return  # JS216 reports these first

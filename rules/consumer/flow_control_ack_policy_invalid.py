@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, effective
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    effective,
+)
 
 from ._common import field_path
 
 
-class ConsumerFlowControlAckPolicyInvalid(Rule):
+class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
     """A consumer with `ack_policy: flow_control` sets something that policy does not allow.
 
     ## What it does
@@ -56,10 +65,9 @@ class ConsumerFlowControlAckPolicyInvalid(Rule):
     code = "JS205"
     name = "consumer-flow-control-ack-policy-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        if resource.config.ack_policy != "flow_control":  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.ack_policy != "flow_control":
             return
         eff = effective(resource, ctx)
         if not eff.get("deliver_subject"):

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, effective
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    effective,
+)
 
 
-class ConsumerFlowControlWithoutHeartbeat(Rule):
+class ConsumerFlowControlWithoutHeartbeat(ConsumerRule):
     """A push consumer enables flow_control without an idle_heartbeat.
 
     ## What it does
@@ -51,11 +60,9 @@ class ConsumerFlowControlWithoutHeartbeat(Rule):
     code = "JS220"
     name = "consumer-flow-control-without-heartbeat"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        if not cfg.flow_control or not cfg.deliver_subject:  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if not cfg.flow_control or not cfg.deliver_subject:
             return
         eff = effective(resource, ctx)
         if eff.get("idle_heartbeat", 0) > 0:

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, effective, format_duration as dur
-
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    effective,
+)
+from linter.api import format_duration as dur
 
 MIN_HEARTBEAT = 100_000_000  # 100ms
 
 
-class ConsumerHeartbeatTooSmall(Rule):
+class ConsumerHeartbeatTooSmall(ConsumerRule):
     """A push consumer's idle_heartbeat is shorter than 100ms.
 
     ## What it does
@@ -53,11 +62,9 @@ class ConsumerHeartbeatTooSmall(Rule):
     code = "JS211"
     name = "consumer-heartbeat-too-small"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        if not cfg.deliver_subject or not cfg.idle_heartbeat:  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if not cfg.deliver_subject or not cfg.idle_heartbeat:
             return
         hb = effective(resource, ctx).get("idle_heartbeat", 0)
         if 0 < hb < MIN_HEARTBEAT:

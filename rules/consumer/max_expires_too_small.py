@@ -4,13 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, format_duration as dur
-
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
+from linter.api import format_duration as dur
 
 MIN_EXPIRES = 1_000_000  # 1ms
 
 
-class ConsumerMaxExpiresTooSmall(Rule):
+class ConsumerMaxExpiresTooSmall(ConsumerRule):
     """A pull consumer's max_expires is shorter than 1ms.
 
     ## What it does
@@ -54,12 +62,10 @@ class ConsumerMaxExpiresTooSmall(Rule):
     code = "JS214"
     name = "consumer-max-expires-too-small"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        value = cfg.max_expires  # type: ignore[union-attr]
-        if cfg.deliver_subject or not value or not 0 < value < MIN_EXPIRES:  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        value = cfg.max_expires
+        if cfg.deliver_subject or not value or not 0 < value < MIN_EXPIRES:
             return
         yield Violation(
             resource,

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
 
 MAX_METADATA_LEN = 128 * 1024  # JSMaxMetadataLen
 SERVER_METADATA_LEN = len("_nats.req.level") + 1  # the server adds this key before checking
 USER_BUDGET = MAX_METADATA_LEN - SERVER_METADATA_LEN
 
 
-class ConsumerMetadataTooLarge(Rule):
+class ConsumerMetadataTooLarge(ConsumerRule):
     """A consumer's metadata is larger than the server's 128KiB limit.
 
     ## What it does
@@ -67,10 +75,9 @@ class ConsumerMetadataTooLarge(Rule):
     code = "JS221"
     name = "consumer-metadata-too-large"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        meta = resource.config.metadata  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        meta = cfg.metadata
         if not meta:
             return
         chars = sum(len(k) + len(v) for k, v in meta.items() if not k.startswith("_nats."))

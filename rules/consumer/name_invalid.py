@@ -5,14 +5,22 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
 
 _PATH_SEPARATORS = frozenset("/\\")
 _BAD = frozenset(" \t\r\n\f.*>")
 _ANY_BAD = re.compile(r"[ \t\r\n\f.*>/\\]")
 
 
-class ConsumerNameInvalid(Rule):
+class ConsumerNameInvalid(ConsumerRule):
     """A consumer's name or durable name contains a character nats-server does not accept.
 
     ## What it does
@@ -61,11 +69,9 @@ class ConsumerNameInvalid(Rule):
     code = "JS201"
     name = "consumer-name-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        for fld, value in (("name", cfg.name or cfg.durable_name), ("durable_name", cfg.durable_name)):  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        for fld, value in (("name", cfg.name or cfg.durable_name), ("durable_name", cfg.durable_name)):
             if not value or _ANY_BAD.search(value) is None:
                 continue
             chars = set(value)

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, effective
-
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    effective,
+)
 
 MAX_NAME_LEN = 255  # JSMaxNameLen, in bytes
 
 
-class ConsumerNameTooLong(Rule):
+class ConsumerNameTooLong(ConsumerRule):
     """A durable consumer's name is longer than 255 bytes.
 
     ## What it does
@@ -56,12 +64,10 @@ class ConsumerNameTooLong(Rule):
     code = "JS202"
     name = "consumer-name-too-long"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        durable = cfg.durable_name  # type: ignore[union-attr]
-        name = cfg.name or ""  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        durable = cfg.durable_name
+        name = cfg.name or ""
         if len(durable or name) * 4 <= MAX_NAME_LEN:
             return
         if durable:
@@ -77,7 +83,7 @@ class ConsumerNameTooLong(Rule):
                 )
             return
         size = len(name.encode())
-        if size > MAX_NAME_LEN and not cfg.mem_storage:  # type: ignore[union-attr]
+        if size > MAX_NAME_LEN and not cfg.mem_storage:
             parent = ctx.stream_of(resource)
             if parent is not None and effective(parent, ctx).get("storage") == "memory":
                 return

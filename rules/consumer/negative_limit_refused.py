@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, NORMALISE_NEGATIVE_LIMITS, Resource, Rule, RuleContext, Severity, Violation, format_version, target_release
+from linter.api import (
+    NORMALISE_NEGATIVE_LIMITS,
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    format_version,
+    target_release,
+)
 
 # field -> (err_code, the server's words), in the order the server checks them
 _PULL_LIMITS = (
@@ -14,7 +25,7 @@ _PULL_LIMITS = (
 )
 
 
-class ConsumerNegativeLimitRefused(Rule):
+class ConsumerNegativeLimitRefused(ConsumerRule):
     """A pull consumer sets a negative max_waiting, max_batch or max_expires on a release older than 2.12.
 
     ## What it does
@@ -61,13 +72,12 @@ class ConsumerNegativeLimitRefused(Rule):
     code = "JS228"
     name = "consumer-negative-limit-refused"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
     example_target = {"server_version": "2.11.11"}
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(self, resource: ConsumerResource, config: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         release = target_release(ctx.target)
-        cfg = resource.config
-        if release >= NORMALISE_NEGATIVE_LIMITS or cfg.deliver_subject:  # type: ignore[union-attr]
+        cfg = config
+        if release >= NORMALISE_NEGATIVE_LIMITS or cfg.deliver_subject:
             return
         for field, code, words in _PULL_LIMITS:
             value = getattr(cfg, field, None)

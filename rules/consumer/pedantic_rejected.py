@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FLOW_CONTROL_HEARTBEAT, Resource, Rule, RuleContext, Severity, Violation, format_duration
+from linter.api import (
+    FLOW_CONTROL_HEARTBEAT,
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    Resource,
+    RuleContext,
+    Severity,
+    Violation,
+    format_duration,
+)
 
 from ._common import parent_effective
-
 
 _DEFAULT_ACK_WAIT = 30_000_000_000
 # (field, lowest value the server keeps): below it the server normalises, pedantic refuses
@@ -17,7 +26,7 @@ _FLOORS = (
 )
 
 
-class ConsumerPedanticRejected(Rule):
+class ConsumerPedanticRejected(ConsumerRule):
     """A consumer that nats-server would quietly adjust, created with pedantic requests.
 
     ## What it does
@@ -73,39 +82,38 @@ class ConsumerPedanticRejected(Rule):
     code = "JS227"
     name = "consumer-pedantic-rejected"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
     example_target = {"pedantic": True}
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         t = ctx.target
         if t.pedantic is not True:
             return
-        c = resource.config
+        c = cfg
         for fld, floor in _FLOORS:
             v = getattr(c, fld)
             if v is not None and v < floor:
                 yield self._v(resource, (fld,), f"{fld} {v} is below {floor}", 10157)
-        ack = c.ack_policy or "none"  # type: ignore[union-attr]
-        if c.backoff:  # type: ignore[union-attr]
-            ack_wait = c.ack_wait or (_DEFAULT_ACK_WAIT if ack in ("explicit", "all") else 0)  # type: ignore[union-attr]
-            if ack_wait != c.backoff[0]:  # type: ignore[union-attr]
+        ack = c.ack_policy or "none"
+        if c.backoff:
+            ack_wait = c.ack_wait or (_DEFAULT_ACK_WAIT if ack in ("explicit", "all") else 0)
+            if ack_wait != c.backoff[0]:
                 yield self._v(
-                    resource, ("ack_wait",) if c.ack_wait is not None else ("backoff",),  # type: ignore[union-attr]
-                    f"ack_wait {format_duration(ack_wait)} differs from backoff[0] {format_duration(c.backoff[0])}", 10157,  # type: ignore[union-attr]
+                    resource, ("ack_wait",) if c.ack_wait is not None else ("backoff",),
+                    f"ack_wait {format_duration(ack_wait)} differs from backoff[0] {format_duration(c.backoff[0])}", 10157,
                 )
         stream = parent_effective(resource, ctx) or {}
         limits = stream.get("consumer_limits") or {}
-        if not c.max_ack_pending and limits.get("max_ack_pending"):  # type: ignore[union-attr]
+        if not c.max_ack_pending and limits.get("max_ack_pending"):
             yield self._v(resource, ("max_ack_pending",), "max_ack_pending is omitted while the stream's consumer_limits sets it", 10157)
-        if not c.inactive_threshold and limits.get("inactive_threshold"):  # type: ignore[union-attr]
+        if not c.inactive_threshold and limits.get("inactive_threshold"):
             yield self._v(resource, ("inactive_threshold",), "inactive_threshold is omitted while the stream's consumer_limits sets it", 10157)
-        push = bool(c.deliver_subject)  # type: ignore[union-attr]
-        if not push and not c.max_batch and (t.limits.max_request_batch or 0) > 0:  # type: ignore[union-attr]
+        push = bool(c.deliver_subject)
+        if not push and not c.max_batch and (t.limits.max_request_batch or 0) > 0:
             yield self._v(resource, ("max_batch",), "max_batch is omitted while the server sets limits.max_request_batch", 10157)
         if ack == "flow_control" and push:
-            if not c.flow_control:  # type: ignore[union-attr]
+            if not c.flow_control:
                 yield self._v(resource, ("flow_control",), "ack_policy flow_control without flow_control: true", 10219)
-            if c.idle_heartbeat != FLOW_CONTROL_HEARTBEAT:  # type: ignore[union-attr]
+            if c.idle_heartbeat != FLOW_CONTROL_HEARTBEAT:
                 yield self._v(resource, ("idle_heartbeat",), "ack_policy flow_control without idle_heartbeat: 1s", 10052)
 
     @staticmethod

@@ -5,12 +5,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
 
 _GROUP = re.compile(r"[a-zA-Z0-9/_=-]{1,16}")
 
 
-class ConsumerPriorityGroupsInvalid(Rule):
+class ConsumerPriorityGroupsInvalid(ConsumerRule):
     """A pull consumer with a priority_policy has no priority groups, or a badly named one.
 
     ## What it does
@@ -55,14 +63,12 @@ class ConsumerPriorityGroupsInvalid(Rule):
     code = "JS223"
     name = "consumer-priority-groups-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        policy = cfg.priority_policy  # type: ignore[union-attr]
-        if not policy or policy == "none" or cfg.deliver_subject:  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        policy = cfg.priority_policy
+        if not policy or policy == "none" or cfg.deliver_subject:
             return
-        groups = cfg.priority_groups or []  # type: ignore[union-attr]
+        groups = cfg.priority_groups or []
         if not groups:
             yield Violation(
                 resource,

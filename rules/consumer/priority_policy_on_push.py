@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
 
 
-class ConsumerPriorityPolicyOnPush(Rule):
+class ConsumerPriorityPolicyOnPush(ConsumerRule):
     """A push consumer sets a priority_policy.
 
     ## What it does
@@ -50,12 +58,10 @@ class ConsumerPriorityPolicyOnPush(Rule):
     code = "JS222"
     name = "consumer-priority-policy-on-push"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        policy = cfg.priority_policy  # type: ignore[union-attr]
-        if policy and policy != "none" and cfg.deliver_subject:  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        policy = cfg.priority_policy
+        if policy and policy != "none" and cfg.deliver_subject:
             yield Violation(
                 resource,
                 ("priority_policy",),

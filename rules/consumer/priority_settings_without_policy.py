@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
 
 
-class ConsumerPrioritySettingsWithoutPolicy(Rule):
+class ConsumerPrioritySettingsWithoutPolicy(ConsumerRule):
     """A consumer sets priority_groups or priority_timeout without a priority_policy.
 
     ## What it does
@@ -53,14 +61,12 @@ class ConsumerPrioritySettingsWithoutPolicy(Rule):
     code = "JS224"
     name = "consumer-priority-settings-without-policy"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        policy = cfg.priority_policy  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        policy = cfg.priority_policy
         if policy and policy != "none":
             return
-        if cfg.priority_groups:  # type: ignore[union-attr]
+        if cfg.priority_groups:
             yield Violation(
                 resource,
                 ("priority_groups",),
@@ -68,7 +74,7 @@ class ConsumerPrioritySettingsWithoutPolicy(Rule):
                 server_error_code=10196,
                 fix=FixSuggestion("unsafe", "set priority_policy, or remove priority_groups"),
             )
-        elif (cfg.priority_timeout or 0) > 0:  # type: ignore[union-attr]
+        elif (cfg.priority_timeout or 0) > 0:
             yield Violation(
                 resource,
                 ("priority_timeout",),

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, effective
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    effective,
+)
 
 
-class ConsumerPullPushOnlyOption(Rule):
+class ConsumerPullPushOnlyOption(ConsumerRule):
     """A pull consumer sets rate_limit_bps, idle_heartbeat or flow_control, which only push consumers have.
 
     ## What it does
@@ -52,11 +61,9 @@ class ConsumerPullPushOnlyOption(Rule):
     code = "JS213"
     name = "consumer-pull-push-only-option"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        if cfg.deliver_subject or not (cfg.rate_limit_bps or cfg.idle_heartbeat or cfg.flow_control or cfg.ack_policy == "flow_control"):  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.deliver_subject or not (cfg.rate_limit_bps or cfg.idle_heartbeat or cfg.flow_control or cfg.ack_policy == "flow_control"):
             return
         eff = effective(resource, ctx)
         if eff.get("ack_policy") == "flow_control":

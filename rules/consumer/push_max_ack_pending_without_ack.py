@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, effective
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    effective,
+)
 
 
-class ConsumerPushMaxAckPendingWithoutAck(Rule):
+class ConsumerPushMaxAckPendingWithoutAck(ConsumerRule):
     """A push consumer with `ack_policy: none` has a max_ack_pending, possibly inherited.
 
     ## What it does
@@ -55,17 +64,15 @@ class ConsumerPushMaxAckPendingWithoutAck(Rule):
     code = "JS210"
     name = "consumer-push-max-ack-pending-without-ack"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        if not cfg.deliver_subject:  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if not cfg.deliver_subject:
             return
         eff = effective(resource, ctx)
         pending = eff.get("max_ack_pending", 0)
         if eff.get("ack_policy") != "none" or pending <= 0:
             return
-        written = cfg.max_ack_pending is not None  # type: ignore[union-attr]
+        written = cfg.max_ack_pending is not None
         origin = "" if written else " (inherited from the stream's consumer_limits)"
         yield Violation(
             resource,

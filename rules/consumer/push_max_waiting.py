@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, effective
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    effective,
+)
 
 
-class ConsumerPushMaxWaiting(Rule):
+class ConsumerPushMaxWaiting(ConsumerRule):
     """A push consumer sets max_waiting, a pull-only setting.
 
     ## What it does
@@ -52,11 +61,9 @@ class ConsumerPushMaxWaiting(Rule):
     code = "JS209"
     name = "consumer-push-max-waiting"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        if cfg.deliver_subject and effective(resource, ctx).get("max_waiting", 0) != 0:  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.deliver_subject and effective(resource, ctx).get("max_waiting", 0) != 0:
             yield Violation(
                 resource,
                 ("max_waiting",),

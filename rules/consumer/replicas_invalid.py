@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
 
 from ._common import parent_effective
 
 
-class ConsumerReplicasInvalid(Rule):
+class ConsumerReplicasInvalid(ConsumerRule):
     """A consumer's num_replicas is negative or does not fit its stream or server.
 
     ## What it does
@@ -62,10 +70,9 @@ class ConsumerReplicasInvalid(Rule):
     code = "JS203"
     name = "consumer-replicas-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        replicas = resource.config.num_replicas or 0  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        replicas = cfg.num_replicas or 0
         if replicas == 0:
             return
         fix = FixSuggestion("safe", "remove num_replicas so the consumer inherits the stream's replicas")

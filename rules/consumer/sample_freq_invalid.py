@@ -5,13 +5,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
 
 _ATOI = re.compile(r"[+-]?[0-9]+")
 _INT64_MAX = (1 << 63) - 1
 
 
-class ConsumerSampleFreqInvalid(Rule):
+class ConsumerSampleFreqInvalid(ConsumerRule):
     """A consumer's sample_freq is not a whole, non-negative percentage.
 
     ## What it does
@@ -55,10 +63,9 @@ class ConsumerSampleFreqInvalid(Rule):
     code = "JS219"
     name = "consumer-sample-freq-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        value = resource.config.sample_freq  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        value = cfg.sample_freq
         if not value:
             return
         text = value[:-1] if value.endswith("%") else value

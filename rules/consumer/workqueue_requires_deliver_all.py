@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
 
 from ._common import parent_effective
 
 
-class ConsumerWorkqueueRequiresDeliverAll(Rule):
+class ConsumerWorkqueueRequiresDeliverAll(ConsumerRule):
     """A consumer of a workqueue stream does not start from the first message.
 
     ## What it does
@@ -54,12 +62,10 @@ class ConsumerWorkqueueRequiresDeliverAll(Rule):
     code = "JS226"
     name = "consumer-workqueue-requires-deliver-all"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        policy = cfg.deliver_policy  # type: ignore[union-attr]
-        if not policy or policy == "all" or cfg.direct or cfg.sourcing:  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        policy = cfg.deliver_policy
+        if not policy or policy == "all" or cfg.direct or cfg.sourcing:
             return
         stream = parent_effective(resource, ctx)
         if stream is None or stream.get("retention") != "workqueue":

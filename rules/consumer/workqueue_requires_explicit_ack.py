@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, effective
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    effective,
+)
 
 from ._common import parent_effective
 
 
-class ConsumerWorkqueueRequiresExplicitAck(Rule):
+class ConsumerWorkqueueRequiresExplicitAck(ConsumerRule):
     """A consumer of a workqueue stream does not use explicit acks.
 
     ## What it does
@@ -56,10 +65,9 @@ class ConsumerWorkqueueRequiresExplicitAck(Rule):
     code = "JS212"
     name = "consumer-workqueue-requires-explicit-ack"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        ack = resource.config.ack_policy or "none"  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        ack = cfg.ack_policy or "none"
         if ack == "explicit" or ack == "flow_control":
             return
         eff = effective(resource, ctx)

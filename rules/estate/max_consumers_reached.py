@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation, where
+from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation, consumer_config, stream_config, where
 
 
 class EstateMaxConsumersReached(Rule):
@@ -72,7 +72,7 @@ class EstateMaxConsumersReached(Rule):
             stream = streams.get((context, sname or ""))
             if stream is None:
                 continue
-            declared = stream.config.max_consumers or 0  # type: ignore[union-attr]
+            declared = stream_config(stream).max_consumers or 0
             limit = declared
             if limit <= 0 or (0 < account < limit):
                 limit = account
@@ -81,7 +81,7 @@ class EstateMaxConsumersReached(Rule):
             whose = "the stream's" if limit == declared else "the account's"
             count = 0
             for res in consumers:
-                if res.config.direct or res.config.sourcing:  # type: ignore[union-attr]
+                if consumer_config(res).direct or consumer_config(res).sourcing:
                     continue
                 if count >= limit:
                     yield Violation(

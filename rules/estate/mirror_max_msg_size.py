@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation, effective, format_size, where
+from linter.api import (
+    FixSuggestion,
+    Rule,
+    RuleContext,
+    Severity,
+    StreamSource,
+    Violation,
+    effective,
+    format_size,
+    stream_config,
+    where,
+)
 
 
 class EstateMirrorMaxMsgSize(Rule):
@@ -60,20 +71,20 @@ class EstateMirrorMaxMsgSize(Rule):
         index = ctx.stream_index()
         for context, streams in ctx.streams_by_context().items():
             for res in streams:
-                cfg = res.config
-                size = cfg.max_msg_size or 0  # type: ignore[union-attr]
+                cfg = stream_config(res)
+                size = cfg.max_msg_size or 0
                 if size <= 0:
                     continue
-                origins = []
-                if cfg.mirror is not None:  # type: ignore[union-attr]
-                    origins.append((cfg.mirror, ("mirror", "name"), 10030, "mirror"))  # type: ignore[union-attr]
+                origins: list[tuple[StreamSource | None, tuple[str | int, ...], int, str]] = []
+                if cfg.mirror is not None:
+                    origins.append((cfg.mirror, ("mirror", "name"), 10030, "mirror"))
                 else:
-                    for i, src in enumerate(cfg.sources or []):  # type: ignore[union-attr]
+                    for i, src in enumerate(cfg.sources or []):
                         origins.append((src, ("sources", i, "name"), 10046, "source"))
-                for src, _path, code, what in origins:
-                    if src is None or src.external is not None or not src.name:
+                for origin_src, _path, code, what in origins:
+                    if origin_src is None or origin_src.external is not None or not origin_src.name:
                         continue
-                    origin = index.get((context, src.name))
+                    origin = index.get((context, origin_src.name))
                     if origin is None or origin is res:
                         continue
                     limit = effective(origin, ctx).get("max_msg_size", -1)

@@ -6,7 +6,17 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, effective, subjects_collide
+from linter.api import (
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    Severity,
+    Violation,
+    effective,
+    stream_config,
+    subjects_collide,
+)
 
 
 def _overlaps(subjects: list[str], filt: str) -> bool:
@@ -130,13 +140,13 @@ class EstateSourceCycle(Rule):
         for streams in ctx.streams_by_context().values():
             created = _Created(ctx)
             for res in streams:
-                cfg = res.config
-                if cfg.mirror is not None or cfg.sources:  # type: ignore[union-attr]
+                cfg = stream_config(res)
+                if cfg.mirror is not None or cfg.sources:
                     new = dict(effective(res, ctx))
-                    new["subjects"] = list(cfg.subjects or [])  # type: ignore[union-attr]
+                    new["subjects"] = list(cfg.subjects or [])
                     path = find_cycle(res.name, new, created)
                     if path is not None:
-                        field = ("mirror",) if cfg.mirror is not None else ("sources",)  # type: ignore[union-attr]
+                        field = ("mirror",) if cfg.mirror is not None else ("sources",)
                         yield Violation(
                             res,
                             field,

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, SubjectIndex, Violation, is_valid_subject, where
+from linter.api import (
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    Severity,
+    SubjectIndex,
+    Violation,
+    is_valid_subject,
+    stream_config,
+    where,
+)
 
 
 class EstateStreamSubjectsOverlap(Rule):
@@ -61,8 +72,8 @@ class EstateStreamSubjectsOverlap(Rule):
         for streams in ctx.streams_by_context().values():
             index: SubjectIndex[Resource] = SubjectIndex()
             for res in streams:
-                cfg = res.config
-                subjects = cfg.subjects or ([] if cfg.mirror is not None or cfg.sources else [res.name])  # type: ignore[union-attr]
+                cfg = stream_config(res)
+                subjects = cfg.subjects or ([] if cfg.mirror is not None or cfg.sources else [res.name])
                 hit = None
                 for i, subject in enumerate(subjects):
                     if not is_valid_subject(subject):
@@ -79,7 +90,7 @@ class EstateStreamSubjectsOverlap(Rule):
                             index.add(subject, res)
                     continue
                 i, subject, other_subject, other = hit
-                written = bool(res.config.subjects)  # type: ignore[union-attr]
+                written = bool(stream_config(res).subjects)
                 yield Violation(
                     res,
                     ("subjects", i) if written else ("subjects",),

@@ -5,14 +5,29 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, SubjectIndex, Violation, is_valid_subject, subjects_collide, target_release, where
+from linter.api import (
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    Severity,
+    StreamSource,
+    SubjectIndex,
+    Violation,
+    consumer_config,
+    is_valid_subject,
+    stream_config,
+    subjects_collide,
+    target_release,
+    where,
+)
 
 
 def _filter_path(resource: Resource) -> tuple[Any, ...]:
-    cfg = resource.config
-    if cfg.filter_subjects:  # type: ignore[union-attr]
+    cfg = consumer_config(resource)
+    if cfg.filter_subjects:
         return ("filter_subjects",)
-    if cfg.filter_subject:  # type: ignore[union-attr]
+    if cfg.filter_subject:
         return ("filter_subject",)
     return ()
 
@@ -31,8 +46,8 @@ def _copiers(ctx: RuleContext, context: str, origin: str) -> list[tuple[Resource
     for r in ctx.estate.resources:
         if r.kind != "Stream" or r.context != context or r.name == origin:
             continue
-        cfg: Any = r.config
-        entries = [(("mirror",), cfg.mirror)] if cfg.mirror is not None else []
+        cfg = stream_config(r)
+        entries: list[tuple[tuple[str | int, ...], StreamSource]] = [(("mirror",), cfg.mirror)] if cfg.mirror is not None else []
         entries += [(("sources", i), s) for i, s in enumerate(cfg.sources or []) if s is not None]
         for path, src in entries:
             if src.name != origin or src.external is not None:
@@ -116,21 +131,21 @@ class EstateWorkqueueConsumerNotUnique(Rule):
         count_copiers = target_release(ctx.target) < INTERNAL_CONSUMERS_EXEMPT_SINCE
         for (context, sname), consumers in ctx.consumers_by_stream().items():
             stream = streams.get((context, sname or ""))
-            if stream is None or stream.config.retention != "workqueue":  # type: ignore[union-attr]
+            if stream is None or stream_config(stream).retention != "workqueue":
                 continue
             index: SubjectIndex[Resource] = SubjectIndex()
             unfiltered: Resource | None = None
             count = 0
             copiers = _copiers(ctx, context, sname or "") if count_copiers else []
             for res in consumers:
-                cfg = res.config
-                if cfg.direct or cfg.sourcing:  # type: ignore[union-attr]
+                cfg = consumer_config(res)
+                if cfg.direct or cfg.sourcing:
                     continue
-                if cfg.ack_policy not in ("explicit", "flow_control") or (cfg.deliver_policy or "all") != "all":  # type: ignore[union-attr]
+                if cfg.ack_policy not in ("explicit", "flow_control") or (cfg.deliver_policy or "all") != "all":
                     continue  # refused first (10098 / 10101): never created
-                filters = list(cfg.filter_subjects or [])  # type: ignore[union-attr]
-                if cfg.filter_subject:  # type: ignore[union-attr]
-                    filters.append(cfg.filter_subject)  # type: ignore[union-attr]
+                filters = list(cfg.filter_subjects or [])
+                if cfg.filter_subject:
+                    filters.append(cfg.filter_subject)
                 if any(not f or not is_valid_subject(f) for f in filters):
                     continue  # refused by the filter checks (JS216)
                 for stream, path, cfilters in copiers:

@@ -8,7 +8,6 @@ from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Vio
 
 from ._common import MONITOR_PREFIX, parse_go_bool
 
-
 _KEY = MONITOR_PREFIX + "pinned"
 
 

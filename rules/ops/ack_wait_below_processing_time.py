@@ -6,12 +6,23 @@ from collections.abc import Iterator
 
 from pydantic import Field
 
-from linter.api import Edit, FixSuggestion, Resource, Rule, RuleContext, RuleOptions, Severity, Violation, effective
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    Edit,
+    FixSuggestion,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    Violation,
+    effective,
+)
 
 from ._common import PROCESSING_TIME, acks, annotation_duration, dur, pct, readable_ceil, written
 
 
-class OpsAckWaitBelowProcessingTime(Rule):
+class OpsAckWaitBelowProcessingTime(ConsumerRule):
     """A consumer's ack_wait (or a backoff step) is shorter than twice its P99 processing time.
 
     ## What it does
@@ -90,7 +101,6 @@ class OpsAckWaitBelowProcessingTime(Rule):
     code = "JS401"
     name = "ops-ack-wait-below-processing-time"
     severity = Severity.WARNING
-    kinds = frozenset({"Consumer"})
 
     class Options(RuleOptions):
         factor: float = Field(default=2.0, gt=0, description="the ack wait must be at least this many times the P99 ack time")
@@ -99,7 +109,7 @@ class OpsAckWaitBelowProcessingTime(Rule):
             default=0.10, ge=0, le=1, description="redelivered share of deliveries above which the P99 is called survivor-biased"
         )
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         eff = effective(resource, ctx)
         if not acks(eff) or eff.get("ack_wait", 0) <= 0:
             return
@@ -129,7 +139,7 @@ class OpsAckWaitBelowProcessingTime(Rule):
         if threshold <= 0:
             return
         factor = f"{opts.factor:g}"
-        backoff = list(resource.config.backoff or [])  # type: ignore[union-attr]
+        backoff = list(cfg.backoff or [])
         target = readable_ceil(threshold)
         if not backoff:
             wait = eff["ack_wait"]

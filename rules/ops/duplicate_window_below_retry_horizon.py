@@ -7,12 +7,23 @@ from typing import Literal
 
 from pydantic import Field
 
-from linter.api import Edit, FixSuggestion, Resource, Rule, RuleContext, RuleOptions, Severity, Violation, effective
+from linter.api import (
+    Edit,
+    FixSuggestion,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    effective,
+)
 
 from ._common import dur, readable_ceil, retry_horizon
 
 
-class OpsDuplicateWindowBelowRetryHorizon(Rule):
+class OpsDuplicateWindowBelowRetryHorizon(StreamRule):
     """A stream's duplicate_window is shorter than its publishers' retry horizon.
 
     ## What it does
@@ -59,13 +70,12 @@ class OpsDuplicateWindowBelowRetryHorizon(Rule):
     code = "JS402"
     name = "ops-duplicate-window-below-retry-horizon"
     severity = Severity.WARNING
-    kinds = frozenset({"Stream"})
 
     class Options(RuleOptions):
         use: Literal["p99", "max"] = Field(default="p99", description="which measured retry horizon the window must cover")
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        if resource.config.mirror is not None:  # type: ignore[union-attr]
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.mirror is not None:
             return
         horizon, source, problem = retry_horizon(resource, ctx, self.options.use)
         if problem is not None:

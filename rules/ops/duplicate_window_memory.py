@@ -6,12 +6,25 @@ from collections.abc import Iterator
 
 from pydantic import Field
 
-from linter.api import Edit, FixSuggestion, Resource, Rule, RuleContext, RuleOptions, SECOND, Severity, Size, Violation, effective
+from linter.api import (
+    SECOND,
+    Edit,
+    FixSuggestion,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    Size,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    effective,
+)
 
 from ._common import approx_size, dur, readable_floor, retry_horizon
 
 
-class OpsDuplicateWindowMemory(Rule):
+class OpsDuplicateWindowMemory(StreamRule):
     """A stream's de-duplication table would hold more memory than the budget at its peak publish rate.
 
     ## What it does
@@ -66,14 +79,13 @@ class OpsDuplicateWindowMemory(Rule):
     code = "JS403"
     name = "ops-duplicate-window-memory"
     severity = Severity.WARNING
-    kinds = frozenset({"Stream"})
 
     class Options(RuleOptions):
         budget: Size = Field(default="64MiB", validate_default=True, description="de-duplication memory allowed per stream, all replicas together")
         bytes_per_id: int = Field(default=150, gt=0, description="memory per remembered message id, bytes")
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        if resource.config.mirror is not None:  # type: ignore[union-attr]
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.mirror is not None:
             return
         prof = ctx.stream_profile(resource)
         if prof is None or prof.ingest is None or not prof.ingest.peak_per_s:

@@ -6,12 +6,24 @@ from collections.abc import Iterator
 
 from pydantic import Field
 
-from linter.api import Duration, Edit, FixSuggestion, Resource, Rule, RuleContext, RuleOptions, Severity, Violation, effective
+from linter.api import (
+    Duration,
+    Edit,
+    FixSuggestion,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    effective,
+)
 
 from ._common import dur, retry_horizon
 
 
-class OpsDuplicateWindowTooLong(Rule):
+class OpsDuplicateWindowTooLong(StreamRule):
     """A stream's duplicate_window is longer than an hour.
 
     ## What it does
@@ -53,13 +65,12 @@ class OpsDuplicateWindowTooLong(Rule):
     code = "JS404"
     name = "ops-duplicate-window-too-long"
     severity = Severity.WARNING
-    kinds = frozenset({"Stream"})
 
     class Options(RuleOptions):
         max_window: Duration = Field(default="1h", validate_default=True, description="longest duplicate_window accepted without a longer retry horizon")
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        if resource.config.mirror is not None:  # type: ignore[union-attr]
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.mirror is not None:
             return
         eff = effective(resource, ctx)
         window = eff.get("duplicate_window", 0)

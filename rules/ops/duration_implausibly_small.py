@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from linter.api import Edit, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, format_duration as dur
+from linter.api import Edit, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, consumer_config
+from linter.api import format_duration as dur
 
 PLAUSIBLE = 100_000_000  # 100ms: below this, none of these fields does what anyone wants
 FIELDS = {
@@ -103,7 +104,7 @@ class OpsDurationImplausiblySmall(Rule):
         cfg = resource.config
         paths: list[tuple[Any, ...]] = [(f,) for f in FIELDS[resource.kind]]
         if resource.kind == "Consumer":
-            paths += [("backoff", i) for i in range(len(cfg.backoff or []))]  # type: ignore[union-attr]
+            paths += [("backoff", i) for i in range(len(consumer_config(resource).backoff or []))]
         for path in paths:
             value = getattr(cfg, path[0], None)
             if len(path) > 1 and isinstance(value, list):

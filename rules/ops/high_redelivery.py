@@ -6,12 +6,22 @@ from collections.abc import Iterator
 
 from pydantic import Field
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, RuleOptions, Severity, Violation, effective
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    Violation,
+    effective,
+)
 
 from ._common import dur, pct, written
 
 
-class OpsHighRedelivery(Rule):
+class OpsHighRedelivery(ConsumerRule):
     """More than 10% of a consumer's deliveries in the profile were redeliveries.
 
     ## What it does
@@ -83,12 +93,11 @@ class OpsHighRedelivery(Rule):
     code = "JS407"
     name = "ops-high-redelivery"
     severity = Severity.WARNING
-    kinds = frozenset({"Consumer"})
 
     class Options(RuleOptions):
         max_ratio: float = Field(default=0.10, ge=0, le=1, description="highest accepted share of deliveries that are redeliveries")
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         prof = ctx.consumer_profile(resource)
         if prof is None or prof.deliveries is None:
             return

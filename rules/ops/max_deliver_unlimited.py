@@ -6,12 +6,24 @@ from collections.abc import Iterator
 
 from pydantic import Field
 
-from linter.api import Edit, FixSuggestion, Resource, Rule, RuleContext, RuleOptions, Severity, Violation, effective
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    Edit,
+    FixSuggestion,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    Violation,
+    effective,
+    stream_config,
+)
 
 from ._common import acks, written
 
 
-class OpsMaxDeliverUnlimited(Rule):
+class OpsMaxDeliverUnlimited(ConsumerRule):
     """A consumer that acks has no max_deliver: a poison message is redelivered forever.
 
     ## What it does
@@ -61,25 +73,23 @@ class OpsMaxDeliverUnlimited(Rule):
     code = "JS405"
     name = "ops-max-deliver-unlimited"
     severity = Severity.WARNING
-    kinds = frozenset({"Consumer"})
 
     class Options(RuleOptions):
         suggested: int = Field(default=5, ge=1, description="max_deliver the fix writes")
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        if cfg.direct or cfg.sourcing:  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.direct or cfg.sourcing:
             return
         eff = effective(resource, ctx)
         if not acks(eff) or eff.get("max_deliver", -1) != -1:
             return
-        value = max(self.options.suggested, len(cfg.backoff or []))  # type: ignore[union-attr]
+        value = max(self.options.suggested, len(cfg.backoff or []))
         parent = ctx.stream_of(resource)
         if parent is not None:
-            scfg = parent.config
-            if scfg.retention == "workqueue" and scfg.discard == "new":  # type: ignore[union-attr]
+            scfg = stream_config(parent)
+            if scfg.retention == "workqueue" and scfg.discard == "new":
                 value = max(value, 10)
-        shown = f"max_deliver {cfg.max_deliver}" if written(resource, "max_deliver") else "max_deliver is not set"  # type: ignore[union-attr]
+        shown = f"max_deliver {cfg.max_deliver}" if written(resource, "max_deliver") else "max_deliver is not set"
         yield Violation(
             resource,
             ("max_deliver",) if written(resource, "max_deliver") else (),

@@ -4,7 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, RuleOptions, Severity, SubjectIndex, Violation, effective
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    Resource,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    SubjectIndex,
+    Violation,
+    effective,
+    stream_config,
+)
 
 from ._common import DEAD_LETTER, acks, advisory_subject
 
@@ -17,7 +30,7 @@ def _advisory_index(ctx: RuleContext) -> dict[str, SubjectIndex[Resource]]:
         for r in ctx.estate.resources:
             if r.kind != "Stream":
                 continue
-            for subject in r.config.subjects or ():  # type: ignore[union-attr]
+            for subject in stream_config(r).subjects or ():
                 if subject.split(".", 1)[0] in ("$JS", "*", ">"):
                     out.setdefault(r.context, SubjectIndex()).add(subject, r)
         return out
@@ -25,7 +38,7 @@ def _advisory_index(ctx: RuleContext) -> dict[str, SubjectIndex[Resource]]:
     return ctx.cached("ops_advisory_index", build)
 
 
-class OpsMaxDeliverWithoutDeadLetter(Rule):
+class OpsMaxDeliverWithoutDeadLetter(ConsumerRule):
     """A consumer with max_deliver has no dead-letter path for the messages it gives up on.
 
     ## What it does
@@ -92,14 +105,12 @@ class OpsMaxDeliverWithoutDeadLetter(Rule):
     # info, not warning: setting max_deliver as JS405 asks must not raise a new warning whose only
     # way out is a dead-letter stream; where the advisories go is a design choice to be told about
     severity = Severity.INFO
-    kinds = frozenset({"Consumer"})
 
     class Options(RuleOptions):
         pass
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        if cfg.direct or cfg.sourcing:  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.direct or cfg.sourcing:
             return
         eff = effective(resource, ctx)
         max_deliver = eff.get("max_deliver", -1)

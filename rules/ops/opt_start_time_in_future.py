@@ -7,13 +7,23 @@ from datetime import UTC, datetime, timedelta
 
 from pydantic import Field
 
-from linter.api import Duration, FixSuggestion, Resource, Rule, RuleContext, RuleOptions, Severity, Violation
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    Duration,
+    FixSuggestion,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    Violation,
+)
 
 # Go's time.UnixNano is undefined past this instant (int64 nanoseconds since 1970).
 _UNIX_NANO_END = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=((1 << 63) - 1) // 1000)
 
 
-class OpsOptStartTimeInFuture(Rule):
+class OpsOptStartTimeInFuture(ConsumerRule):
     """A consumer's opt_start_time lies in the future.
 
     ## What it does
@@ -72,15 +82,13 @@ class OpsOptStartTimeInFuture(Rule):
     code = "JS410"
     name = "ops-opt-start-time-in-future"
     severity = Severity.WARNING
-    kinds = frozenset({"Consumer"})
 
     class Options(RuleOptions):
         tolerance: Duration = Field(default="1m", validate_default=True, description="how far ahead of the clock a start time may be (clock skew)")
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        cfg = resource.config
-        start = cfg.opt_start_time  # type: ignore[union-attr]
-        if start is None or (cfg.deliver_policy or "all") != "by_start_time":  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        start = cfg.opt_start_time
+        if start is None or (cfg.deliver_policy or "all") != "by_start_time":
             return
         now = datetime.now(UTC)
         if start <= now + timedelta(microseconds=self.options.tolerance // 1000):

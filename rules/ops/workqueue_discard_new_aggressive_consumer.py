@@ -6,12 +6,24 @@ from collections.abc import Iterator
 
 from pydantic import Field
 
-from linter.api import Duration, FixSuggestion, Resource, Rule, RuleContext, RuleOptions, Severity, Violation, effective
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    Duration,
+    FixSuggestion,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    Violation,
+    effective,
+    stream_config,
+)
 
 from ._common import acks, dur
 
 
-class OpsWorkqueueDiscardNewAggressiveConsumer(Rule):
+class OpsWorkqueueDiscardNewAggressiveConsumer(ConsumerRule):
     """A consumer of a bounded workqueue stream with discard new gives up on messages quickly.
 
     ## What it does
@@ -64,30 +76,29 @@ class OpsWorkqueueDiscardNewAggressiveConsumer(Rule):
     code = "JS408"
     name = "ops-workqueue-discard-new-aggressive-consumer"
     severity = Severity.WARNING
-    kinds = frozenset({"Consumer"})
 
     class Options(RuleOptions):
         min_ack_wait: Duration = Field(default="30s", validate_default=True, description="ack waits below this are aggressive")
         min_max_deliver: int = Field(default=10, ge=1, description="max_deliver below this is aggressive")
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         parent = ctx.stream_of(resource)
         if parent is None:
             return
-        s = parent.config
-        if s.retention != "workqueue" or s.discard != "new":  # type: ignore[union-attr]
+        s = stream_config(parent)
+        if s.retention != "workqueue" or s.discard != "new":
             return
-        if not any((v or 0) > 0 for v in (s.max_msgs, s.max_bytes, s.max_msgs_per_subject)):  # type: ignore[union-attr]
+        if not any((v or 0) > 0 for v in (s.max_msgs, s.max_bytes, s.max_msgs_per_subject)):
             return  # nothing ever fills: discard new never refuses
         eff = effective(resource, ctx)
         if not acks(eff):
             return
         problems: list[str] = []
         remedies: list[str] = []
-        path: tuple[str, ...] = ()
+        path: tuple[str | int, ...] = ()
         wait = eff.get("ack_wait", 0)
         if 0 < wait < self.options.min_ack_wait:
-            what = "backoff[0]" if resource.config.backoff else "ack_wait"  # type: ignore[union-attr]
+            what = "backoff[0]" if cfg.backoff else "ack_wait"
             problems.append(f"{what} {dur(wait)} is below {dur(self.options.min_ack_wait)}")
             remedies.append(f"raise {what} to {dur(self.options.min_ack_wait)} or more")
             path = ("backoff", 0) if what == "backoff[0]" else ("ack_wait",)

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, RuleOptions, Severity, SubjectIndex, Violation
+from linter.api import (
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    SubjectIndex,
+    Violation,
+    consumer_config,
+    stream_config,
+)
 
 
 class OpsWorkqueueSubjectWithoutConsumer(Rule):
@@ -87,18 +98,19 @@ class OpsWorkqueueSubjectWithoutConsumer(Rule):
     def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
         by_stream = ctx.consumers_by_stream()
         for stream in ctx.estate.resources:
-            if stream.kind != "Stream" or stream.config.retention != "workqueue":  # type: ignore[union-attr]
+            if stream.kind != "Stream" or stream_config(stream).retention != "workqueue":
                 continue
-            subjects = list(stream.config.subjects or [])  # type: ignore[union-attr]
-            consumers = [c for c in by_stream.get((stream.context, stream.name), ()) if not (c.config.direct or c.config.sourcing)]  # type: ignore[union-attr]
+            subjects = list(stream_config(stream).subjects or [])
+            consumers = [c for c in by_stream.get((stream.context, stream.name), ()) if not (consumer_config(c).direct or consumer_config(c).sourcing)]
             if not subjects or not consumers:
                 continue
             index: SubjectIndex[Resource] = SubjectIndex()
             unfiltered = False
             for c in consumers:
-                filters = list(c.config.filter_subjects or [])  # type: ignore[union-attr]
-                if c.config.filter_subject:  # type: ignore[union-attr]
-                    filters.append(c.config.filter_subject)  # type: ignore[union-attr]
+                ccfg = consumer_config(c)
+                filters = list(ccfg.filter_subjects or [])
+                if ccfg.filter_subject:
+                    filters.append(ccfg.filter_subject)
                 if not filters:
                     unfiltered = True
                     break

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, format_duration
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    format_duration,
+)
 
 
-class RewriteConsumerAckWaitBackoff(Rule):
+class RewriteConsumerAckWaitBackoff(ConsumerRule):
     """A consumer sets both ack_wait and backoff, and ack_wait is not backoff[0].
 
     ## What it does
@@ -52,19 +61,17 @@ class RewriteConsumerAckWaitBackoff(Rule):
     code = "JS325"
     name = "rewrite-consumer-ack-wait-backoff"
     severity = Severity.WARNING
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = resource.config
-        if not c.backoff or c.ack_wait is None or c.ack_wait == c.backoff[0]:  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, c: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if not c.backoff or c.ack_wait is None or c.ack_wait == c.backoff[0]:
             return
-        if c.ack_policy == "flow_control":  # type: ignore[union-attr]
+        if c.ack_policy == "flow_control":
             return  # refused: flow-control acks take no ack_wait or backoff (JS205)
-        first = format_duration(c.backoff[0])  # type: ignore[union-attr]
+        first = format_duration(c.backoff[0])
         yield Violation(
             resource,
             ("ack_wait",),
-            f"ack_wait {format_duration(c.ack_wait)} is replaced by backoff[0]: nats-server stores ack_wait: {first}",  # type: ignore[union-attr]
+            f"ack_wait {format_duration(c.ack_wait)} is replaced by backoff[0]: nats-server stores ack_wait: {first}",
             fix=FixSuggestion("safe", f"set ack_wait to {first}"),
         )
 

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FLOW_CONTROL_HEARTBEAT, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, format_duration
+from linter.api import (
+    FLOW_CONTROL_HEARTBEAT,
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    format_duration,
+)
 
 
-class RewriteConsumerFlowControlAuto(Rule):
+class RewriteConsumerFlowControlAuto(ConsumerRule):
     """`ack_policy: flow_control` quietly sets flow_control and a 1s idle_heartbeat.
 
     ## What it does
@@ -53,20 +63,18 @@ class RewriteConsumerFlowControlAuto(Rule):
     code = "JS326"
     name = "rewrite-consumer-flow-control-auto"
     severity = Severity.WARNING
-    kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = resource.config
-        if c.ack_policy != "flow_control":  # type: ignore[union-attr]
+    def check_consumer(self, resource: ConsumerResource, c: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if c.ack_policy != "flow_control":
             return
         changed = []
-        if not c.flow_control:  # type: ignore[union-attr]
+        if not c.flow_control:
             changed.append("flow_control: true")
-        if c.idle_heartbeat != FLOW_CONTROL_HEARTBEAT:  # type: ignore[union-attr]
+        if c.idle_heartbeat != FLOW_CONTROL_HEARTBEAT:
             changed.append(f"idle_heartbeat: {format_duration(FLOW_CONTROL_HEARTBEAT)}")
         if not changed:
             return
-        path = ("idle_heartbeat",) if c.idle_heartbeat is not None else ("flow_control",) if c.flow_control is not None else ("ack_policy",)  # type: ignore[union-attr]
+        path = ("idle_heartbeat",) if c.idle_heartbeat is not None else ("flow_control",) if c.flow_control is not None else ("ack_policy",)
         yield Violation(
             resource,
             path,

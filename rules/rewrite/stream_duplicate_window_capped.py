@@ -4,10 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, STREAM_DEFAULT_DUPLICATE_WINDOW, Severity, Violation, effective, format_duration
+from linter.api import (
+    STREAM_DEFAULT_DUPLICATE_WINDOW,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    effective,
+    format_duration,
+)
 
 
-class RewriteStreamDuplicateWindowCapped(Rule):
+class RewriteStreamDuplicateWindowCapped(StreamRule):
     """A stream leaves duplicate_window out and the server's 2m default gets capped.
 
     ## What it does
@@ -44,18 +55,16 @@ class RewriteStreamDuplicateWindowCapped(Rule):
     code = "JS322"
     name = "rewrite-stream-duplicate-window-capped"
     severity = Severity.WARNING
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = resource.config
-        if c.duplicate_window or c.mirror is not None or c.sources:  # type: ignore[union-attr]
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if c.duplicate_window or c.mirror is not None or c.sources:
             return
         dup = effective(resource, ctx).get("duplicate_window", 0)
         if 0 < dup < STREAM_DEFAULT_DUPLICATE_WINDOW:
-            why = "max_age" if dup == (c.max_age or 0) else "the server's duplicate_window limit"  # type: ignore[union-attr]
+            why = "max_age" if dup == (c.max_age or 0) else "the server's duplicate_window limit"
             yield Violation(
                 resource,
-                ("duplicate_window",) if c.max_age is None else ("max_age",),  # type: ignore[union-attr]
+                ("duplicate_window",) if c.max_age is None else ("max_age",),
                 f"no duplicate_window: nats-server stores duplicate_window: {format_duration(dup)} "
                 f"(its 2m default capped to {why})",
                 fix=FixSuggestion("safe", f"write duplicate_window: {format_duration(dup)}"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation, where
+from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation, stream_config, where
 
 
 class RewriteStreamMirrorDirectInherited(Rule):
@@ -60,17 +60,17 @@ class RewriteStreamMirrorDirectInherited(Rule):
         index = ctx.stream_index()
         for context, streams in ctx.streams_by_context().items():
             for res in streams:
-                mirror = res.config.mirror  # type: ignore[union-attr]
+                mirror = stream_config(res).mirror
                 if mirror is None or mirror.external is not None or not mirror.name:
                     continue
                 origin = index.get((context, mirror.name))
                 if origin is None or origin is res:
                     continue
-                wanted = bool(res.config.mirror_direct)  # type: ignore[union-attr]
-                actual = bool(origin.config.allow_direct)  # type: ignore[union-attr]
+                wanted = bool(stream_config(res).mirror_direct)
+                actual = bool(stream_config(origin).allow_direct)
                 if wanted == actual:
                     continue
-                written = res.config.mirror_direct is not None  # type: ignore[union-attr]
+                written = stream_config(res).mirror_direct is not None
                 yield Violation(
                     res,
                     ("mirror_direct",) if written else ("mirror",),

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
 
 
-class RewriteStreamSubjectsDefault(Rule):
+class RewriteStreamSubjectsDefault(StreamRule):
     """A stream without subjects, mirror or sources: the server listens on its name.
 
     ## What it does
@@ -43,11 +51,9 @@ class RewriteStreamSubjectsDefault(Rule):
     code = "JS321"
     name = "rewrite-stream-subjects-default"
     severity = Severity.WARNING
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = resource.config
-        if c.subjects or c.mirror is not None or c.sources:  # type: ignore[union-attr]
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if c.subjects or c.mirror is not None or c.sources:
             return
         yield Violation(
             resource,

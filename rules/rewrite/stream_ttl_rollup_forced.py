@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, SECOND, Severity, Violation
+from linter.api import (
+    SECOND,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
 
 
-class RewriteStreamTtlRollupForced(Rule):
+class RewriteStreamTtlRollupForced(StreamRule):
     """subject_delete_marker_ttl or allow_msg_schedules quietly turn on TTLs and roll-ups.
 
     ## What it does
@@ -44,22 +53,20 @@ class RewriteStreamTtlRollupForced(Rule):
     code = "JS323"
     name = "rewrite-stream-ttl-rollup-forced"
     severity = Severity.WARNING
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = resource.config
-        sdm = (c.subject_delete_marker_ttl or 0) >= SECOND  # type: ignore[union-attr]  (shorter: refused, JS111)
-        schedules = bool(c.allow_msg_schedules)  # type: ignore[union-attr]
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        sdm = (c.subject_delete_marker_ttl or 0) >= SECOND  # shorter: refused, JS111
+        schedules = bool(c.allow_msg_schedules)
         if not sdm and not schedules:
             return
-        if c.mirror is not None:  # type: ignore[union-attr]
+        if c.mirror is not None:
             return  # refused (JS118)
         changed = []
-        if sdm and not c.allow_msg_ttl:  # type: ignore[union-attr]
+        if sdm and not c.allow_msg_ttl:
             changed.append("allow_msg_ttl: true")
-        if not c.allow_rollup_hdrs:  # type: ignore[union-attr]
+        if not c.allow_rollup_hdrs:
             changed.append("allow_rollup_hdrs: true")
-            if c.deny_purge:  # type: ignore[union-attr]
+            if c.deny_purge:
                 changed.append("deny_purge: false")
         if not changed:
             return

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, stream_config
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
 
 
-class StreamAsyncPersistInvalid(Rule):
+class StreamAsyncPersistInvalid(StreamRule):
     """persist_mode: async on a stream that cannot use it.
 
     ## What it does
@@ -42,10 +49,8 @@ class StreamAsyncPersistInvalid(Rule):
     code = "JS113"
     name = "stream-async-persist-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = stream_config(resource)
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if c.persist_mode != "async":
             return
         if c.storage == "memory":

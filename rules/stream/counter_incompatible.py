@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, stream_config
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
 
 
-class StreamCounterIncompatible(Rule):
+class StreamCounterIncompatible(StreamRule):
     """A counter stream (allow_msg_counter) uses a setting counters cannot work with.
 
     ## What it does
@@ -44,10 +51,8 @@ class StreamCounterIncompatible(Rule):
     code = "JS109"
     name = "stream-counter-incompatible"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = stream_config(resource)
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if not c.allow_msg_counter:
             return
         if c.discard == "new":

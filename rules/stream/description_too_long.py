@@ -4,15 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, stream_config
+from linter.api import (
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
 
 from ._common import blen
-
 
 MAX_DESCRIPTION_LEN = 4096
 
 
-class StreamDescriptionTooLong(Rule):
+class StreamDescriptionTooLong(StreamRule):
     """A stream description longer than 4096 bytes.
 
     ## What it does
@@ -50,10 +57,9 @@ class StreamDescriptionTooLong(Rule):
     code = "JS103"
     name = "stream-description-too-long"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        desc = stream_config(resource).description
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        desc = cfg.description
         if desc and len(desc) > MAX_DESCRIPTION_LEN // 4 and (n := blen(desc)) > MAX_DESCRIPTION_LEN:
             yield Violation(
                 resource,

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, stream_config
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
 
 
-class StreamDiscardNewPerSubjectInvalid(Rule):
+class StreamDiscardNewPerSubjectInvalid(StreamRule):
     """discard_new_per_subject without discard new or without a per-subject limit.
 
     ## What it does
@@ -41,10 +48,8 @@ class StreamDiscardNewPerSubjectInvalid(Rule):
     code = "JS110"
     name = "stream-discard-new-per-subject-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = stream_config(resource)
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if not c.discard_new_per_subject:
             return
         if c.discard != "new":

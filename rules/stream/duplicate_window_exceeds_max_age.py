@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Edit, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, format_duration
+from linter.api import (
+    Edit,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    format_duration,
+)
 
 
-class StreamDuplicateWindowExceedsMaxAge(Rule):
+class StreamDuplicateWindowExceedsMaxAge(StreamRule):
     """A stream's duplicate_window is longer than its max_age.
 
     ## What it does
@@ -42,9 +52,8 @@ class StreamDuplicateWindowExceedsMaxAge(Rule):
     code = "JS102"
     name = "stream-duplicate-window-exceeds-max-age"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         eff = ctx.effective(resource)
         max_age = eff.get("max_age", 0)
         dup = eff.get("duplicate_window", 0)

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, MILLISECOND, Resource, Rule, RuleContext, Severity, Violation, format_duration, stream_config
-
+from linter.api import (
+    MILLISECOND,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    format_duration,
+)
 
 MIN_WINDOW = 100 * MILLISECOND
 
 
-class StreamDuplicateWindowInvalid(Rule):
+class StreamDuplicateWindowInvalid(StreamRule):
     """A stream's duplicate_window is negative or shorter than 100ms.
 
     ## What it does
@@ -45,10 +54,9 @@ class StreamDuplicateWindowInvalid(Rule):
     code = "JS107"
     name = "stream-duplicate-window-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        dup = stream_config(resource).duplicate_window
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        dup = cfg.duplicate_window
         if not dup:
             return
         if dup < 0:

@@ -5,13 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, is_valid_publish_subject, stream_config
-
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    is_valid_publish_subject,
+)
 
 JS_API_PREFIX = "$JS.API"
 
 
-class StreamExternalPrefixInvalid(Rule):
+class StreamExternalPrefixInvalid(StreamRule):
     """A mirror or source `external` block with an unusable API or delivery prefix.
 
     ## What it does
@@ -54,10 +61,8 @@ class StreamExternalPrefixInvalid(Rule):
     code = "JS122"
     name = "stream-external-prefix-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = stream_config(resource)
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         blocks: list[tuple[tuple[Any, ...], Any]] = []
         if c.mirror is not None:
             if c.mirror.external is not None:

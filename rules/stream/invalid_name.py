@@ -4,15 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, is_valid_asset_name
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    is_valid_asset_name,
+)
 
 from ._common import UNROUTABLE, blen
-
 
 MAX_NAME_LEN = 255
 
 
-class StreamInvalidName(Rule):
+class StreamInvalidName(StreamRule):
     """A stream name the server refuses or cannot even receive.
 
     ## What it does
@@ -50,9 +57,8 @@ class StreamInvalidName(Rule):
     code = "JS101"
     name = "stream-invalid-name"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         name = resource.name
         if not is_valid_asset_name(name):
             if UNROUTABLE.intersection(name):

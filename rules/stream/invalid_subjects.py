@@ -4,13 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, SubjectIndex, Violation, is_valid_subject, stream_config, subjects_collide
-
+from linter.api import (
+    Resource,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    SubjectIndex,
+    Violation,
+    is_valid_subject,
+    subjects_collide,
+)
 
 _PAIRWISE_MAX = 32
 
 
-class StreamInvalidSubjects(Rule):
+class StreamInvalidSubjects(StreamRule):
     """A stream subject that is not a valid subject, or that overlaps another subject of the same stream.
 
     ## What it does
@@ -47,10 +57,8 @@ class StreamInvalidSubjects(Rule):
     code = "JS116"
     name = "stream-invalid-subjects"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = stream_config(resource)
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         subjects = c.subjects
         if not subjects or c.mirror is not None:  # subjects on a mirror: JS118 (10034)
             return

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import MILLISECOND, Resource, Rule, RuleContext, Severity, Violation, format_duration, stream_config
-
+from linter.api import (
+    MILLISECOND,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    format_duration,
+)
 
 MIN_MAX_AGE = 100 * MILLISECOND
 
 
-class StreamMaxAgeInvalid(Rule):
+class StreamMaxAgeInvalid(StreamRule):
     """A stream's max_age is negative or shorter than 100ms.
 
     ## What it does
@@ -44,10 +52,9 @@ class StreamMaxAgeInvalid(Rule):
     code = "JS106"
     name = "stream-max-age-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        age = stream_config(resource).max_age
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        age = cfg.max_age
         if not age:
             return
         if age < 0:

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, stream_config
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
 
 from ._common import blen
-
 
 MAX_METADATA_LEN = 131072
 # The server stores "_nats.req.level": "<digit>" before it measures: 15 + 1 bytes.
@@ -15,7 +21,7 @@ SERVER_METADATA_LEN = 16
 _SERVER_KEYS = frozenset({"_nats.req.level", "_nats.ver", "_nats.level"})
 
 
-class StreamMetadataTooLarge(Rule):
+class StreamMetadataTooLarge(StreamRule):
     """Stream metadata larger than the server's 128 KiB budget.
 
     ## What it does
@@ -54,10 +60,9 @@ class StreamMetadataTooLarge(Rule):
     code = "JS104"
     name = "stream-metadata-too-large"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        meta = stream_config(resource).metadata
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        meta = cfg.metadata
         if not meta:
             return
         total = SERVER_METADATA_LEN

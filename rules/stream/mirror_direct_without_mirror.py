@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, stream_config
+from linter.api import (
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
 
 
-class StreamMirrorDirectWithoutMirror(Rule):
+class StreamMirrorDirectWithoutMirror(StreamRule):
     """mirror_direct: true on a stream that is not a mirror.
 
     ## What it does
@@ -41,10 +49,8 @@ class StreamMirrorDirectWithoutMirror(Rule):
     code = "JS115"
     name = "stream-mirror-direct-without-mirror"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = stream_config(resource)
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if c.mirror_direct and c.mirror is None:
             yield Violation(
                 resource, ("mirror_direct",), "mirror_direct is set but the stream has no mirror; nats-server rejects this stream",

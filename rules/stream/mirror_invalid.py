@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, is_valid_asset_name, is_valid_subject, stream_config, subjects_collide, target_release
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    is_valid_asset_name,
+    is_valid_subject,
+    subjects_collide,
+    target_release,
+)
 
 from ._common import sourcing_consumer_problem
-
 
 # (field, err_code, what): settings a mirror cannot have, in the order nats-server checks them.
 _FORBIDDEN = (
@@ -21,7 +31,7 @@ _FORBIDDEN = (
 )
 
 
-class StreamMirrorInvalid(Rule):
+class StreamMirrorInvalid(StreamRule):
     """A mirror stream with settings only a normal stream can have, or a malformed mirror block.
 
     ## What it does
@@ -66,10 +76,8 @@ class StreamMirrorInvalid(Rule):
     code = "JS118"
     name = "stream-mirror-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = stream_config(resource)
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         m = c.mirror
         if m is None:
             return

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, is_valid_subject, stream_config, target_release
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    is_valid_subject,
+    target_release,
+)
 
 
-class StreamMirrorTransformInvalid(Rule):
+class StreamMirrorTransformInvalid(StreamRule):
     """A mirror's subject_transforms entry whose destination is not a valid mapping of its source.
 
     ## What it does
@@ -52,10 +61,9 @@ class StreamMirrorTransformInvalid(Rule):
     code = "JS124"
     name = "stream-mirror-transform-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        m = stream_config(resource).mirror
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        m = cfg.mirror
         if m is None or not m.subject_transforms:
             return
         from rules._transform import BUILD_ONLY_BEFORE, mapping_problem, transform_problem  # imported on first use

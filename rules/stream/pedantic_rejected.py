@@ -4,14 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import MILLISECOND, Resource, Rule, RuleContext, SECOND, Severity, Violation, format_duration, stream_config
-
+from linter.api import (
+    MILLISECOND,
+    SECOND,
+    Resource,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    format_duration,
+    stream_config,
+)
 
 _LIMITS = ("max_msgs", "max_msgs_per_subject", "max_bytes", "max_msg_size", "max_consumers")
 _DEFAULT_DUPLICATE_WINDOW = 120 * SECOND
 
 
-class StreamPedanticRejected(Rule):
+class StreamPedanticRejected(StreamRule):
     """A stream that nats-server would quietly adjust, created with pedantic requests.
 
     ## What it does
@@ -64,14 +75,13 @@ class StreamPedanticRejected(Rule):
     code = "JS127"
     name = "stream-pedantic-rejected"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
     example_target = {"pedantic": True}
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         t = ctx.target
         if t.pedantic is not True:
             return
-        c = stream_config(resource)
+        c = cfg
         for fld in _LIMITS:
             v = getattr(c, fld)
             if v is not None and v < -1:
@@ -99,7 +109,7 @@ class StreamPedanticRejected(Rule):
         m = c.mirror
         if m is not None and m.external is None and m.name and m.name != resource.name:
             origin = ctx.stream_index().get((resource.context, m.name))
-            direct = bool(origin.config.allow_direct) if origin is not None else None  # type: ignore[union-attr]
+            direct = bool(stream_config(origin).allow_direct) if origin is not None else None
             if direct is not None and bool(c.mirror_direct) != direct:
                 yield self._v(
                     resource, ("mirror_direct",) if c.mirror_direct is not None else ("mirror",),

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, stream_config
+from linter.api import (
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
 
 
-class StreamPlacementPreferred(Rule):
+class StreamPlacementPreferred(StreamRule):
     """A stream config sets placement.preferred.
 
     ## What it does
@@ -46,10 +54,9 @@ class StreamPlacementPreferred(Rule):
     code = "JS120"
     name = "stream-placement-preferred"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        p = stream_config(resource).placement
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        p = cfg.placement
         if p is not None and p.preferred:
             yield Violation(
                 resource, ("placement", "preferred"),

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, stream_config
-
+from linter.api import (
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
 
 MAX_REPLICAS = 5
 
 
-class StreamReplicasOutOfRange(Rule):
+class StreamReplicasOutOfRange(StreamRule):
     """A stream's num_replicas is negative or above 5.
 
     ## What it does
@@ -44,10 +51,9 @@ class StreamReplicasOutOfRange(Rule):
     code = "JS105"
     name = "stream-replicas-out-of-range"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        r = stream_config(resource).num_replicas
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        r = cfg.num_replicas
         if r is None:
             return
         if r > MAX_REPLICAS:

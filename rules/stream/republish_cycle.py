@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, stream_config, subjects_collide
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    subjects_collide,
+)
 
 
-class StreamRepublishCycle(Rule):
+class StreamRepublishCycle(StreamRule):
     """A stream republishes onto its own subjects.
 
     ## What it does
@@ -46,10 +54,9 @@ class StreamRepublishCycle(Rule):
     code = "JS119"
     name = "stream-republish-cycle"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        if stream_config(resource).republish is None:
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.republish is None:
             return
         eff = ctx.effective(resource)
         dest = eff["republish"]["dest"]

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, stream_config, target_release
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    target_release,
+)
 
 
-class StreamRepublishTransformInvalid(Rule):
+class StreamRepublishTransformInvalid(StreamRule):
     """A republish whose destination is not a valid transform of its source.
 
     ## What it does
@@ -49,10 +57,9 @@ class StreamRepublishTransformInvalid(Rule):
     code = "JS126"
     name = "stream-republish-transform-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        if stream_config(resource).republish is None:
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.republish is None:
             return
         from rules._transform import transform_problem  # imported on first use: most estates have no transforms
 

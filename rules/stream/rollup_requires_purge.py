@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, stream_config
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
 
 
-class StreamRollupRequiresPurge(Rule):
+class StreamRollupRequiresPurge(StreamRule):
     """A stream allows roll-ups but denies purges.
 
     ## What it does
@@ -41,10 +48,8 @@ class StreamRollupRequiresPurge(Rule):
     code = "JS108"
     name = "stream-rollup-requires-purge"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = stream_config(resource)
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if c.deny_purge and c.allow_rollup_hdrs:
             yield Violation(
                 resource,

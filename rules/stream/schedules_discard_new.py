@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, stream_config
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
 
 
-class StreamSchedulesDiscardNew(Rule):
+class StreamSchedulesDiscardNew(StreamRule):
     """A stream with message schedules uses discard new.
 
     ## What it does
@@ -40,10 +47,8 @@ class StreamSchedulesDiscardNew(Rule):
     code = "JS112"
     name = "stream-schedules-discard-new"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = stream_config(resource)
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if c.allow_msg_schedules and c.discard == "new":
             yield Violation(
                 resource, ("discard",), "message scheduling cannot use discard new; nats-server rejects this stream",

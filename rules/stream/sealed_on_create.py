@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, stream_config
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
 
 
-class StreamSealedOnCreate(Rule):
+class StreamSealedOnCreate(StreamRule):
     """A stream manifest says sealed: true.
 
     ## What it does
@@ -43,10 +50,9 @@ class StreamSealedOnCreate(Rule):
     code = "JS114"
     name = "stream-sealed-on-create"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        if stream_config(resource).sealed:
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.sealed:
             yield Violation(
                 resource, ("sealed",), "a stream cannot be created sealed; nats-server rejects this stream",
                 server_error_code=10052,

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, is_valid_asset_name, is_valid_subject, stream_config, target_release
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    is_valid_asset_name,
+    is_valid_subject,
+    target_release,
+)
 
 
-class StreamSourceTransformInvalid(Rule):
+class StreamSourceTransformInvalid(StreamRule):
     """A source's subject_transforms entry whose destination is not a valid mapping of its source.
 
     ## What it does
@@ -53,10 +63,8 @@ class StreamSourceTransformInvalid(Rule):
     code = "JS125"
     name = "stream-source-transform-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = stream_config(resource)
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if not c.sources or c.mirror is not None:  # sources on a mirror: JS118 (10031)
             return
         from rules._transform import BUILD_ONLY_BEFORE, mapping_stage  # imported on first use

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, StreamSource, Violation, is_subset_match, is_valid_asset_name, is_valid_subject, stream_config, target_release
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    StreamSource,
+    Violation,
+    is_subset_match,
+    is_valid_asset_name,
+    is_valid_subject,
+    target_release,
+)
 
 from ._common import sourcing_consumer_problem
 
@@ -24,7 +36,7 @@ def _identity(src: StreamSource) -> str:
     return f"{ident} {srcs} {dests}"
 
 
-class StreamSourcesInvalid(Rule):
+class StreamSourcesInvalid(StreamRule):
     """A malformed `sources` list.
 
     ## What it does
@@ -70,10 +82,8 @@ class StreamSourcesInvalid(Rule):
     code = "JS121"
     name = "stream-sources-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = stream_config(resource)
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         sources = c.sources
         if not sources or c.mirror is not None:  # sources on a mirror: JS118 (10031)
             return

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, SECOND, Severity, Violation, format_duration, stream_config
+from linter.api import (
+    SECOND,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    format_duration,
+)
 
 
-class StreamSubjectDeleteMarkerTtlInvalid(Rule):
+class StreamSubjectDeleteMarkerTtlInvalid(StreamRule):
     """A stream's subject_delete_marker_ttl is negative or shorter than 1s.
 
     ## What it does
@@ -41,10 +51,9 @@ class StreamSubjectDeleteMarkerTtlInvalid(Rule):
     code = "JS111"
     name = "stream-subject-delete-marker-ttl-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        ttl = stream_config(resource).subject_delete_marker_ttl
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        ttl = cfg.subject_delete_marker_ttl
         if not ttl:
             return
         if ttl < 0:

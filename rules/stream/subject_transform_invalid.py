@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, is_valid_subject, stream_config, target_release
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    is_valid_subject,
+    target_release,
+)
 
 
-class StreamSubjectTransformInvalid(Rule):
+class StreamSubjectTransformInvalid(StreamRule):
     """A stream's subject_transform that nats-server cannot build.
 
     ## What it does
@@ -52,10 +61,9 @@ class StreamSubjectTransformInvalid(Rule):
     code = "JS123"
     name = "stream-subject-transform-invalid"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        t = stream_config(resource).subject_transform
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        t = cfg.subject_transform
         if t is None:
             return
         from rules._transform import BUILD_ONLY_BEFORE, mapping_problem, transform_problem  # imported on first use

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Violation, is_subset_match, is_valid_subject, stream_config, subjects_collide, target_release
-
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    is_subset_match,
+    is_valid_subject,
+    subjects_collide,
+    target_release,
+)
 
 _JS_NAMESPACES = ("$JS.>", "$JSC.>", "$NRG.>")
 # Before 2.11 the server refuses only subjects inside $JS.>, $JSC.> or $SYS.> (a wildcard subject
@@ -15,7 +25,7 @@ _JS_NAMESPACES_BEFORE = ("$JS.>", "$JSC.>")
 _WATCHED_FIRST_TOKENS = frozenset({"$JS", "$JSC", "$NRG", "$SYS"})
 
 
-class StreamSubjectsRequireNoAck(Rule):
+class StreamSubjectsRequireNoAck(StreamRule):
     """A stream captures `>` or the JetStream/system API subjects without no_ack.
 
     ## What it does
@@ -56,15 +66,15 @@ class StreamSubjectsRequireNoAck(Rule):
     code = "JS117"
     name = "stream-subjects-require-no-ack"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = stream_config(resource)
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         subjects = c.subjects
         if not subjects or c.mirror is not None:
             return
         no_ack = bool(c.no_ack)
         replicas = c.num_replicas or 1
+        namespaces: tuple[str, ...]
+        hits: Callable[[str, str], bool]
         if target_release(ctx.target) < OVERLAP_CHECK_SINCE:
             namespaces, hits = _JS_NAMESPACES_BEFORE, is_subset_match
         else:

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
 
 
-class TargetConsumerMaxBatchExceedsLimit(Rule):
+class TargetConsumerMaxBatchExceedsLimit(ConsumerRule):
     """A pull consumer's max_batch is above the server's `jetstream.limits.max_request_batch`.
 
     ## What it does
@@ -52,14 +60,13 @@ class TargetConsumerMaxBatchExceedsLimit(Rule):
     code = "JS314"
     name = "target-consumer-max-batch-exceeds-limit"
     severity = Severity.ERROR
-    kinds = frozenset({"Consumer"})
     example_target = {"limits": {"max_request_batch": 50}}
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(self, resource: ConsumerResource, config: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         limit = ctx.target.limits.max_request_batch or 0
-        cfg = resource.config
-        batch = cfg.max_batch or 0  # type: ignore[union-attr]
-        if limit > 0 and not cfg.deliver_subject and batch > limit:  # type: ignore[union-attr]
+        cfg = config
+        batch = cfg.max_batch or 0
+        if limit > 0 and not cfg.deliver_subject and batch > limit:
             yield Violation(
                 resource,
                 ("max_batch",),

@@ -5,7 +5,25 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from linter.api import CONSUMER_FIELDS, ENUM_VALUES, FixSuggestion, PLACEMENT_FIELDS, Resource, Rule, RuleContext, STREAM_FIELDS, STREAM_SOURCE_FIELDS, STRICT_JSON_DEFAULT, Severity, UNKNOWN_FIELD_ERROR, Version, Violation, format_version, parse_version
+from linter.api import (
+    CONSUMER_FIELDS,
+    ENUM_VALUES,
+    PLACEMENT_FIELDS,
+    STREAM_FIELDS,
+    STREAM_SOURCE_FIELDS,
+    STRICT_JSON_DEFAULT,
+    UNKNOWN_FIELD_ERROR,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    Severity,
+    Version,
+    Violation,
+    format_version,
+    parse_version,
+    stream_config,
+)
 
 
 def _set(value: Any) -> bool:
@@ -76,15 +94,16 @@ class TargetFieldNewerThanServer(Rule):
                     yield self._violation(resource, (field,), f"{field}: {value}", since, version, strict=True)
         if resource.kind == "Stream":
             entries: list[tuple[tuple[Any, ...], Any]] = []
-            placement = cfg.placement  # type: ignore[union-attr]
+            scfg = stream_config(resource)
+            placement = scfg.placement
             if placement is not None:
                 for field in placement.model_fields_set:
                     since = PLACEMENT_FIELDS.get(field)
                     if since is not None and since > version and _set(getattr(placement, field)):
                         yield self._violation(resource, ("placement", field), f"field placement.{field}", since, version, strict=version >= STRICT_JSON_DEFAULT)
-            if cfg.mirror is not None:  # type: ignore[union-attr]
-                entries.append((("mirror",), cfg.mirror))  # type: ignore[union-attr]
-            entries.extend((("sources", i), s) for i, s in enumerate(cfg.sources or []) if s is not None)  # type: ignore[union-attr]
+            if scfg.mirror is not None:
+                entries.append((("mirror",), scfg.mirror))
+            entries.extend((("sources", i), s) for i, s in enumerate(scfg.sources or []) if s is not None)
             for path, src in entries:
                 for field in src.model_fields_set:
                     since = STREAM_SOURCE_FIELDS.get(field)

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, effective, format_duration
+from linter.api import (
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    effective,
+    format_duration,
+)
 
 
-class TargetStreamDuplicateWindowExceedsLimit(Rule):
+class TargetStreamDuplicateWindowExceedsLimit(StreamRule):
     """A stream's duplicate_window is longer than the server's `jetstream.limits.duplicate_window`.
 
     ## What it does
@@ -43,10 +53,9 @@ class TargetStreamDuplicateWindowExceedsLimit(Rule):
     code = "JS312"
     name = "target-stream-duplicate-window-exceeds-limit"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
     example_target = {"limits": {"duplicate_window": "1m"}}
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         limit = ctx.target.limits.duplicate_window or 0
         if limit <= 0:
             return

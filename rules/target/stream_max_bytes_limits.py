@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, effective, format_size
+from linter.api import (
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    effective,
+    format_size,
+)
 
 
-class TargetStreamMaxBytesLimits(Rule):
+class TargetStreamMaxBytesLimits(StreamRule):
     """A stream's max_bytes does not meet the target account's per-stream byte limits.
 
     ## What it does
@@ -44,10 +54,9 @@ class TargetStreamMaxBytesLimits(Rule):
     code = "JS313"
     name = "target-stream-max-bytes-limits"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
     example_target = {"account": {"max_bytes_required": True}}
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         acc = ctx.target.account
         eff = effective(resource, ctx)
         max_bytes = eff.get("max_bytes", -1)
@@ -61,7 +70,7 @@ class TargetStreamMaxBytesLimits(Rule):
                 f"the target account requires every stream to set max_bytes{hint}; nats-server rejects this stream",
                 server_error_code=10113,
                 fix=FixSuggestion("unsafe", "set max_bytes" + hint),
-                key=resource.config.max_bytes is None,  # type: ignore[union-attr]
+                key=cfg.max_bytes is None,
             )
         elif cap > 0 and max_bytes > cap:
             which = "mem_max_stream_bytes" if memory else "disk_max_stream_bytes"

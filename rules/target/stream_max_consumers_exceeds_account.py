@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
 
 
-class TargetStreamMaxConsumersExceedsAccount(Rule):
+class TargetStreamMaxConsumersExceedsAccount(StreamRule):
     """A stream's max_consumers is above the target account's max_consumers.
 
     ## What it does
@@ -41,12 +49,11 @@ class TargetStreamMaxConsumersExceedsAccount(Rule):
     code = "JS316"
     name = "target-stream-max-consumers-exceeds-account"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
     example_target = {"account": {"max_consumers": 10}}
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         limit = ctx.target.account.max_consumers or 0
-        mine = resource.config.max_consumers or 0  # type: ignore[union-attr]
+        mine = cfg.max_consumers or 0
         if limit > 0 and mine > limit:
             yield Violation(
                 resource,

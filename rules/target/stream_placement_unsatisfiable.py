@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, Rule, RuleContext, Severity, Target, TargetServer, Violation, stream_config
-
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Target,
+    TargetServer,
+    Violation,
+)
 
 MAX_REPLICAS = 5  # above: JS105
 _EXCLUDED = "!jetstream"  # a server tag that keeps a server out of every placement
@@ -29,7 +37,7 @@ def _known_clusters(t: Target) -> set[str]:
     return out
 
 
-class TargetStreamPlacementUnsatisfiable(Rule):
+class TargetStreamPlacementUnsatisfiable(StreamRule):
     """A stream's placement names a cluster or server tags the target cannot provide.
 
     ## What it does
@@ -75,11 +83,9 @@ class TargetStreamPlacementUnsatisfiable(Rule):
     code = "JS317"
     name = "target-stream-placement-unsatisfiable"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
     example_target = {"cluster_name": "C1", "servers": [{"tags": ["az:1"]}, {"tags": ["az:2"]}, {"tags": ["az:3"]}]}
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        c = stream_config(resource)
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         p = c.placement
         t = ctx.target
         if p is None or (not p.cluster and not p.tags) or p.preferred or t.clustered is False:

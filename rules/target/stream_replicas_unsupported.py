@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import (
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
 
 MAX_REPLICAS = 5  # above: JS105
 
 
-class TargetStreamReplicasUnsupported(Rule):
+class TargetStreamReplicasUnsupported(StreamRule):
     """A stream asks for more replicas than the target has servers.
 
     ## What it does
@@ -47,16 +55,15 @@ class TargetStreamReplicasUnsupported(Rule):
     code = "JS315"
     name = "target-stream-replicas-unsupported"
     severity = Severity.ERROR
-    kinds = frozenset({"Stream"})
     example_target = {"clustered": False}
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
-        r = resource.config.num_replicas or 1  # type: ignore[union-attr]
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        r = cfg.num_replicas or 1
         if r <= 1 or r > MAX_REPLICAS:
             return
         t = ctx.target
         if t.clustered is False:
-            if resource.config.persist_mode == "async":  # type: ignore[union-attr]
+            if cfg.persist_mode == "async":
                 return  # refused earlier for async persist (JS113)
             yield Violation(
                 resource,
