@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from linter.api import (
     EPHEMERAL_INACTIVE_THRESHOLD,
+    FixAvailability,
     FixSuggestion,
     Resource,
     Rule,
@@ -68,6 +69,7 @@ class OpsConsumerEphemeral(Rule):
     code = "JS440"
     name = "ops-consumer-ephemeral"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Consumer"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from linter.api import Edit, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import Edit, FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
 
 
 class OpsConsumerMaxAckPendingUnlimited(Rule):
@@ -57,6 +57,7 @@ class OpsConsumerMaxAckPendingUnlimited(Rule):
     code = "JS438"
     name = "ops-consumer-max-ack-pending-unlimited"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Consumer"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:

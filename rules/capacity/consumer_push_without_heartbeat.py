@@ -6,7 +6,18 @@ from collections.abc import Iterable
 
 from pydantic import Field
 
-from linter.api import SECOND, Edit, FixSuggestion, Resource, Rule, RuleContext, RuleOptions, Severity, Violation
+from linter.api import (
+    SECOND,
+    Edit,
+    FixAvailability,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    Violation,
+)
 
 
 class OpsConsumerPushWithoutHeartbeat(Rule):
@@ -67,6 +78,7 @@ class OpsConsumerPushWithoutHeartbeat(Rule):
     code = "JS439"
     name = "ops-consumer-push-without-heartbeat"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Consumer"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from linter.api import Edit, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import Edit, FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
 
 from ._common import multi_node
 
@@ -48,6 +48,7 @@ class OpsReplicasEven(Rule):
     code = "JS435"
     name = "ops-replicas-even"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.SOMETIMES
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         if multi_node(ctx.target) is False:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from linter.api import Edit, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import Edit, FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
 
 
 class OpsStreamDirectGetDisabled(Rule):
@@ -45,6 +45,7 @@ class OpsStreamDirectGetDisabled(Rule):
     code = "JS437"
     name = "ops-stream-direct-get-disabled"
     severity = Severity.INFO
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation, effective
+from linter.api import FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation, effective
 
 from ._common import sourced_origins
 
@@ -55,6 +55,7 @@ class OpsStreamInterestWithoutConsumer(Rule):
     code = "JS441"
     name = "ops-stream-interest-without-consumer"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
     estate_wide = True
 

@@ -10,6 +10,7 @@ from pydantic import Field
 from linter.api import (
     SECOND,
     Duration,
+    FixAvailability,
     FixSuggestion,
     Resource,
     Rule,
@@ -85,6 +86,7 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
     code = "JS432"
     name = "ops-stream-max-bytes-fills-before-max-age"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:

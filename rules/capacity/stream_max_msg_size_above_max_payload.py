@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from linter.api import Edit, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, format_size
+from linter.api import (
+    Edit,
+    FixAvailability,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    Severity,
+    Violation,
+    format_size,
+)
 
 
 class OpsStreamMaxMsgSizeAboveMaxPayload(Rule):
@@ -47,6 +57,7 @@ class OpsStreamMaxMsgSizeAboveMaxPayload(Rule):
     code = "JS442"
     name = "ops-stream-max-msg-size-above-max-payload"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
     example_target = {"max_payload": "1MiB"}
 

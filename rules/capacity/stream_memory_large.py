@@ -8,6 +8,7 @@ from pydantic import Field
 
 from linter.api import (
     MIB,
+    FixAvailability,
     FixSuggestion,
     Resource,
     Rule,
@@ -68,6 +69,7 @@ class OpsStreamMemoryLarge(Rule):
     code = "JS433"
     name = "ops-stream-memory-large"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.SOMETIMES
     groups = frozenset({"cost"})
     kinds = frozenset({"Stream"})
 

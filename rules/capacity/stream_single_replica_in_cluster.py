@@ -6,7 +6,17 @@ from collections.abc import Iterable
 
 from pydantic import Field
 
-from linter.api import Edit, FixSuggestion, Resource, Rule, RuleContext, RuleOptions, Severity, Violation
+from linter.api import (
+    Edit,
+    FixAvailability,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    Violation,
+)
 
 from ._common import multi_node
 
@@ -55,6 +65,7 @@ class OpsStreamSingleReplicaInCluster(Rule):
     code = "JS436"
     name = "ops-stream-single-replica-in-cluster"
     severity = Severity.INFO
+    fix_availability = FixAvailability.SOMETIMES
     kinds = frozenset({"Stream"})
     example_target = {"clustered": True, "cluster_size": 3}
 

@@ -9,6 +9,7 @@ from pydantic import Field
 from linter.api import (
     GIB,
     Edit,
+    FixAvailability,
     FixSuggestion,
     Resource,
     Rule,
@@ -67,6 +68,7 @@ class OpsStreamUncompressedLarge(Rule):
     code = "JS434"
     name = "ops-stream-uncompressed-large"
     severity = Severity.INFO
+    fix_availability = FixAvailability.SOMETIMES
     groups = frozenset({"cost"})
     kinds = frozenset({"Stream"})
 

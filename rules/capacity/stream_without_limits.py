@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
 
 
 class OpsStreamWithoutLimits(Rule):
@@ -48,6 +48,7 @@ class OpsStreamWithoutLimits(Rule):
     code = "JS431"
     name = "ops-stream-without-limits"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:

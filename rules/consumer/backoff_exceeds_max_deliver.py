@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -59,6 +60,7 @@ class ConsumerBackoffExceedsMaxDeliver(ConsumerRule):
     code = "JS206"
     name = "consumer-backoff-exceeds-max-deliver"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         backoff = cfg.backoff

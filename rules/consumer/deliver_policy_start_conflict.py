@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -65,6 +66,7 @@ class ConsumerDeliverPolicyStartConflict(ConsumerRule):
     code = "JS218"
     name = "consumer-deliver-policy-start-conflict"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         policy = cfg.deliver_policy or "all"

@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -67,6 +68,7 @@ class ConsumerExceedsConsumerLimits(ConsumerRule):
     code = "JS225"
     name = "consumer-exceeds-consumer-limits"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.max_ack_pending is None and cfg.inactive_threshold is None:

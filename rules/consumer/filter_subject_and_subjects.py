@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -59,6 +60,7 @@ class ConsumerFilterSubjectAndSubjects(ConsumerRule):
     code = "JS215"
     name = "consumer-filter-subject-and-subjects"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.filter_subject and cfg.filter_subjects:

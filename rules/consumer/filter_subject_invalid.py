@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     Resource,
     RuleContext,
@@ -61,6 +62,7 @@ class ConsumerFilterSubjectInvalid(ConsumerRule):
     code = "JS216"
     name = "consumer-filter-subject-invalid"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         single = cfg.filter_subject

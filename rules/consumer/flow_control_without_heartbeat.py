@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -60,6 +61,7 @@ class ConsumerFlowControlWithoutHeartbeat(ConsumerRule):
     code = "JS220"
     name = "consumer-flow-control-without-heartbeat"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if not cfg.flow_control or not cfg.deliver_subject:

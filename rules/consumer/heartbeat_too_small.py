@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -62,6 +63,7 @@ class ConsumerHeartbeatTooSmall(ConsumerRule):
     code = "JS211"
     name = "consumer-heartbeat-too-small"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if not cfg.deliver_subject or not cfg.idle_heartbeat:

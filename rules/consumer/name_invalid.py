@@ -9,6 +9,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -69,6 +70,7 @@ class ConsumerNameInvalid(ConsumerRule):
     code = "JS201"
     name = "consumer-name-invalid"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         for fld, value in (("name", cfg.name or cfg.durable_name), ("durable_name", cfg.durable_name)):

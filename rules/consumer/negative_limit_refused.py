@@ -9,6 +9,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -72,6 +73,7 @@ class ConsumerNegativeLimitRefused(ConsumerRule):
     code = "JS228"
     name = "consumer-negative-limit-refused"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
     example_target = {"server_version": "2.11.11"}
 
     def check_consumer(self, resource: ConsumerResource, config: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:

@@ -9,6 +9,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -63,6 +64,7 @@ class ConsumerPriorityGroupsInvalid(ConsumerRule):
     code = "JS223"
     name = "consumer-priority-groups-invalid"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         policy = cfg.priority_policy

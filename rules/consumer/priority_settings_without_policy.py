@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -61,6 +62,7 @@ class ConsumerPrioritySettingsWithoutPolicy(ConsumerRule):
     code = "JS224"
     name = "consumer-priority-settings-without-policy"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         policy = cfg.priority_policy

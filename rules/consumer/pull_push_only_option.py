@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -61,6 +62,7 @@ class ConsumerPullPushOnlyOption(ConsumerRule):
     code = "JS213"
     name = "consumer-pull-push-only-option"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.deliver_subject or not (cfg.rate_limit_bps or cfg.idle_heartbeat or cfg.flow_control or cfg.ack_policy == "flow_control"):

@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -61,6 +62,7 @@ class ConsumerPushMaxWaiting(ConsumerRule):
     code = "JS209"
     name = "consumer-push-max-waiting"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.deliver_subject and effective(resource, ctx).get("max_waiting", 0) != 0:

@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -70,6 +71,7 @@ class ConsumerReplicasInvalid(ConsumerRule):
     code = "JS203"
     name = "consumer-replicas-invalid"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.SOMETIMES
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         replicas = cfg.num_replicas or 0

@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -62,6 +63,7 @@ class ConsumerWorkqueueRequiresDeliverAll(ConsumerRule):
     code = "JS226"
     name = "consumer-workqueue-requires-deliver-all"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         policy = cfg.deliver_policy

@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -65,6 +66,7 @@ class ConsumerWorkqueueRequiresExplicitAck(ConsumerRule):
     code = "JS212"
     name = "consumer-workqueue-requires-explicit-ack"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.SOMETIMES
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         ack = cfg.ack_policy or "none"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation, effective, format_size
+from linter.api import FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation, effective, format_size
 
 
 class EstateAccountLimitsExceeded(Rule):
@@ -52,6 +52,7 @@ class EstateAccountLimitsExceeded(Rule):
     code = "JS306"
     name = "estate-account-limits-exceeded"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
     estate_wide = True
     example_target = {"account": {"max_streams": 1}}

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation, consumer_config, stream_config, where
+from linter.api import (
+    FixAvailability,
+    FixSuggestion,
+    Rule,
+    RuleContext,
+    Severity,
+    Violation,
+    consumer_config,
+    stream_config,
+    where,
+)
 
 
 class EstateMaxConsumersReached(Rule):
@@ -62,6 +72,7 @@ class EstateMaxConsumersReached(Rule):
     code = "JS305"
     name = "estate-max-consumers-reached"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Consumer"})
     estate_wide = True
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    FixAvailability,
     FixSuggestion,
     Rule,
     RuleContext,
@@ -64,6 +65,7 @@ class EstateMirrorMaxMsgSize(Rule):
     code = "JS304"
     name = "estate-mirror-max-msg-size"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
     estate_wide = True
 

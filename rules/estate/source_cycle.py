@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from linter.api import (
+    FixAvailability,
     FixSuggestion,
     Resource,
     Rule,
@@ -133,6 +134,7 @@ class EstateSourceCycle(Rule):
     code = "JS303"
     name = "estate-source-cycle"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
     estate_wide = True
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    FixAvailability,
     FixSuggestion,
     Resource,
     Rule,
@@ -65,6 +66,7 @@ class EstateStreamSubjectsOverlap(Rule):
     code = "JS301"
     name = "estate-stream-subjects-overlap"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
     estate_wide = True
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from linter.api import (
+    FixAvailability,
     FixSuggestion,
     Resource,
     Rule,
@@ -123,6 +124,7 @@ class EstateWorkqueueConsumerNotUnique(Rule):
     code = "JS302"
     name = "estate-workqueue-consumer-not-unique"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Consumer"})
     estate_wide = True
 

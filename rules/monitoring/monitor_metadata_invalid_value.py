@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
 
 from ._common import MONITOR_PREFIX, monitor_keys, monitor_value_problem
 
@@ -64,6 +64,7 @@ class OpsMonitorMetadataInvalidValue(Rule):
     code = "JS444"
     name = "ops-monitor-metadata-invalid-value"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         meta = getattr(resource.config, "metadata", None)

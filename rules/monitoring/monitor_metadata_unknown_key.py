@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Iterator
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
 
 from ._common import MONITOR_CONSUMER_KEYS, MONITOR_PREFIX, MONITOR_STREAM_KEYS, monitor_keys
 
@@ -56,6 +56,7 @@ class OpsMonitorMetadataUnknownKey(Rule):
     code = "JS443"
     name = "ops-monitor-metadata-unknown-key"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         meta = getattr(resource.config, "metadata", None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from linter.api import FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
 
 from ._common import MONITOR_PREFIX, parse_go_bool
 
@@ -65,6 +65,7 @@ class OpsMonitorPinnedWithoutPinnedClient(Rule):
     code = "JS445"
     name = "ops-monitor-pinned-without-pinned-client"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Consumer"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:

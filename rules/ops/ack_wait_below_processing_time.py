@@ -11,6 +11,7 @@ from linter.api import (
     ConsumerResource,
     ConsumerRule,
     Edit,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     RuleOptions,
@@ -101,6 +102,7 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
     code = "JS401"
     name = "ops-ack-wait-below-processing-time"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.SOMETIMES
 
     class Options(RuleOptions):
         factor: float = Field(default=2.0, gt=0, description="the ack wait must be at least this many times the P99 ack time")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from linter.api import FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, format_size
+from linter.api import FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, format_size
 
 
 class OpsBucketFullRefusesWrites(Rule):
@@ -47,6 +47,7 @@ class OpsBucketFullRefusesWrites(Rule):
     code = "JS460"
     name = "ops-bucket-full-refuses-writes"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
     groups = frozenset({"buckets"})
     kinds = frozenset({"Stream"})
 

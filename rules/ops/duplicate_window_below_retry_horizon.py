@@ -9,6 +9,7 @@ from pydantic import Field
 
 from linter.api import (
     Edit,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     RuleOptions,
@@ -70,6 +71,7 @@ class OpsDuplicateWindowBelowRetryHorizon(StreamRule):
     code = "JS402"
     name = "ops-duplicate-window-below-retry-horizon"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.SOMETIMES
 
     class Options(RuleOptions):
         use: Literal["p99", "max"] = Field(default="p99", description="which measured retry horizon the window must cover")

@@ -9,6 +9,7 @@ from pydantic import Field
 from linter.api import (
     SECOND,
     Edit,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     RuleOptions,
@@ -79,6 +80,7 @@ class OpsDuplicateWindowMemory(StreamRule):
     code = "JS403"
     name = "ops-duplicate-window-memory"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.SOMETIMES
 
     class Options(RuleOptions):
         budget: Size = Field(default="64MiB", validate_default=True, description="de-duplication memory allowed per stream, all replicas together")

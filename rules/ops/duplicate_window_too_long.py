@@ -9,6 +9,7 @@ from pydantic import Field
 from linter.api import (
     Duration,
     Edit,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     RuleOptions,
@@ -65,6 +66,7 @@ class OpsDuplicateWindowTooLong(StreamRule):
     code = "JS404"
     name = "ops-duplicate-window-too-long"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
 
     class Options(RuleOptions):
         max_window: Duration = Field(default="1h", validate_default=True, description="longest duplicate_window accepted without a longer retry horizon")

@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from linter.api import Edit, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, consumer_config
+from linter.api import (
+    Edit,
+    FixAvailability,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    Severity,
+    Violation,
+    consumer_config,
+)
 from linter.api import format_duration as dur
 
 PLAUSIBLE = 100_000_000  # 100ms: below this, none of these fields does what anyone wants
@@ -98,6 +108,7 @@ class OpsDurationImplausiblySmall(Rule):
     code = "JS446"
     name = "ops-duration-implausibly-small"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.SOMETIMES
     kinds = frozenset({"Stream", "Consumer"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:

@@ -10,6 +10,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     RuleOptions,
@@ -93,6 +94,7 @@ class OpsHighRedelivery(ConsumerRule):
     code = "JS407"
     name = "ops-high-redelivery"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
 
     class Options(RuleOptions):
         max_ratio: float = Field(default=0.10, ge=0, le=1, description="highest accepted share of deliveries that are redeliveries")

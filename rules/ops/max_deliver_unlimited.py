@@ -11,6 +11,7 @@ from linter.api import (
     ConsumerResource,
     ConsumerRule,
     Edit,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     RuleOptions,
@@ -73,6 +74,7 @@ class OpsMaxDeliverUnlimited(ConsumerRule):
     code = "JS405"
     name = "ops-max-deliver-unlimited"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
 
     class Options(RuleOptions):
         suggested: int = Field(default=5, ge=1, description="max_deliver the fix writes")

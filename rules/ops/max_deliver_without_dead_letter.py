@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     Resource,
     RuleContext,
@@ -105,6 +106,7 @@ class OpsMaxDeliverWithoutDeadLetter(ConsumerRule):
     # info, not warning: setting max_deliver as JS405 asks must not raise a new warning whose only
     # way out is a dead-letter stream; where the advisories go is a design choice to be told about
     severity = Severity.INFO
+    fix_availability = FixAvailability.ALWAYS
 
     class Options(RuleOptions):
         pass

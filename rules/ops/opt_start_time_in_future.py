@@ -12,6 +12,7 @@ from linter.api import (
     ConsumerResource,
     ConsumerRule,
     Duration,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     RuleOptions,
@@ -82,6 +83,7 @@ class OpsOptStartTimeInFuture(ConsumerRule):
     code = "JS410"
     name = "ops-opt-start-time-in-future"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
 
     class Options(RuleOptions):
         tolerance: Duration = Field(default="1m", validate_default=True, description="how far ahead of the clock a start time may be (clock skew)")

@@ -11,6 +11,7 @@ from linter.api import (
     ConsumerResource,
     ConsumerRule,
     Duration,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     RuleOptions,
@@ -76,6 +77,7 @@ class OpsWorkqueueDiscardNewAggressiveConsumer(ConsumerRule):
     code = "JS408"
     name = "ops-workqueue-discard-new-aggressive-consumer"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
 
     class Options(RuleOptions):
         min_ack_wait: Duration = Field(default="30s", validate_default=True, description="ack waits below this are aggressive")

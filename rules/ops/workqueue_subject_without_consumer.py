@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    FixAvailability,
     FixSuggestion,
     Resource,
     Rule,
@@ -89,6 +90,7 @@ class OpsWorkqueueSubjectWithoutConsumer(Rule):
     code = "JS409"
     name = "ops-workqueue-subject-without-consumer"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
     estate_wide = True
 

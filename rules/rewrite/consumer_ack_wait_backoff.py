@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -61,6 +62,7 @@ class RewriteConsumerAckWaitBackoff(ConsumerRule):
     code = "JS325"
     name = "rewrite-consumer-ack-wait-backoff"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, c: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if not c.backoff or c.ack_wait is None or c.ack_wait == c.backoff[0]:

@@ -9,6 +9,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -63,6 +64,7 @@ class RewriteConsumerFlowControlAuto(ConsumerRule):
     code = "JS326"
     name = "rewrite-consumer-flow-control-auto"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, c: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if c.ack_policy != "flow_control":

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import (
     STREAM_DEFAULT_DUPLICATE_WINDOW,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -55,6 +56,7 @@ class RewriteStreamDuplicateWindowCapped(StreamRule):
     code = "JS322"
     name = "rewrite-stream-duplicate-window-capped"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
 
     def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if c.duplicate_window or c.mirror is not None or c.sources:

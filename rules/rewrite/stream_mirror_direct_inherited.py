@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixSuggestion, Rule, RuleContext, Severity, Violation, stream_config, where
+from linter.api import FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation, stream_config, where
 
 
 class RewriteStreamMirrorDirectInherited(Rule):
@@ -53,6 +53,7 @@ class RewriteStreamMirrorDirectInherited(Rule):
     code = "JS324"
     name = "rewrite-stream-mirror-direct-inherited"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
     estate_wide = True
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -51,6 +52,7 @@ class RewriteStreamSubjectsDefault(StreamRule):
     code = "JS321"
     name = "rewrite-stream-subjects-default"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
 
     def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if c.subjects or c.mirror is not None or c.sources:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import (
     SECOND,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -53,6 +54,7 @@ class RewriteStreamTtlRollupForced(StreamRule):
     code = "JS323"
     name = "rewrite-stream-ttl-rollup-forced"
     severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
 
     def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         sdm = (c.subject_delete_marker_ttl or 0) >= SECOND  # shorter: refused, JS111

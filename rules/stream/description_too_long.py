@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -57,6 +58,7 @@ class StreamDescriptionTooLong(StreamRule):
     code = "JS103"
     name = "stream-description-too-long"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         desc = cfg.description

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import (
     Edit,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -52,6 +53,7 @@ class StreamDuplicateWindowExceedsMaxAge(StreamRule):
     code = "JS102"
     name = "stream-duplicate-window-exceeds-max-age"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         eff = ctx.effective(resource)

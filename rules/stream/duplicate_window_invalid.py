@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import (
     MILLISECOND,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -54,6 +55,7 @@ class StreamDuplicateWindowInvalid(StreamRule):
     code = "JS107"
     name = "stream-duplicate-window-invalid"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         dup = cfg.duplicate_window

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -49,6 +50,7 @@ class StreamMirrorDirectWithoutMirror(StreamRule):
     code = "JS115"
     name = "stream-mirror-direct-without-mirror"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if c.mirror_direct and c.mirror is None:

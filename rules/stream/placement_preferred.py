@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -54,6 +55,7 @@ class StreamPlacementPreferred(StreamRule):
     code = "JS120"
     name = "stream-placement-preferred"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         p = cfg.placement

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import (
     SECOND,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -51,6 +52,7 @@ class StreamSubjectDeleteMarkerTtlInvalid(StreamRule):
     code = "JS111"
     name = "stream-subject-delete-marker-ttl-invalid"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.SOMETIMES
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         ttl = cfg.subject_delete_marker_ttl

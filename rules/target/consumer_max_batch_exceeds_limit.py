@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -60,6 +61,7 @@ class TargetConsumerMaxBatchExceedsLimit(ConsumerRule):
     code = "JS314"
     name = "target-consumer-max-batch-exceeds-limit"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
     example_target = {"limits": {"max_request_batch": 50}}
 
     def check_consumer(self, resource: ConsumerResource, config: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:

@@ -13,6 +13,7 @@ from linter.api import (
     STREAM_SOURCE_FIELDS,
     STRICT_JSON_DEFAULT,
     UNKNOWN_FIELD_ERROR,
+    FixAvailability,
     FixSuggestion,
     Resource,
     Rule,
@@ -70,6 +71,7 @@ class TargetFieldNewerThanServer(Rule):
     code = "JS311"
     name = "target-field-newer-than-server"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
     kinds = frozenset({"Stream", "Consumer"})
     example_target = {"server_version": "2.12.0"}
     sees_dropped_fields = True  # the other rules judge the object without the dropped fields

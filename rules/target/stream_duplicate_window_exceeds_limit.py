@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -53,6 +54,7 @@ class TargetStreamDuplicateWindowExceedsLimit(StreamRule):
     code = "JS312"
     name = "target-stream-duplicate-window-exceeds-limit"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
     example_target = {"limits": {"duplicate_window": "1m"}}
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:

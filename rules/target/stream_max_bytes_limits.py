@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -54,6 +55,7 @@ class TargetStreamMaxBytesLimits(StreamRule):
     code = "JS313"
     name = "target-stream-max-bytes-limits"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
     example_target = {"account": {"max_bytes_required": True}}
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:

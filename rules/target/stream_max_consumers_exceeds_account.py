@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -49,6 +50,7 @@ class TargetStreamMaxConsumersExceedsAccount(StreamRule):
     code = "JS316"
     name = "target-stream-max-consumers-exceeds-account"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
     example_target = {"account": {"max_consumers": 10}}
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:

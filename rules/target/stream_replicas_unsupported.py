@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    FixAvailability,
     FixSuggestion,
     RuleContext,
     Severity,
@@ -55,6 +56,7 @@ class TargetStreamReplicasUnsupported(StreamRule):
     code = "JS315"
     name = "target-stream-replicas-unsupported"
     severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
     example_target = {"clustered": False}
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:

@@ -9,7 +9,7 @@ agreement, the err_code match on refused objects and the false alarms.
 
 A seeded generator (tests/differential_estates.py) builds valid estates (streams with mirrors and sources, workqueue streams
 with partitioned consumers, push and pull consumers) and estates that carry exactly one mutation,
-drawn from the rule cases (tests/stream_rule_cases.py, tests/consumer_rule_cases.py,
+drawn from the rule cases (tests/rules/cases/stream.py, tests/rules/cases/consumer.py,
 tests/test_rules_estate.py), from estate-level mutations (overlaps, cycles, workqueue
 filters, max_msg_size, max_consumers, replicas) and from random field mutations. Each estate is
 applied to a fresh state of one standalone nats-server in order (streams, then consumers; the

@@ -1,42 +1,18 @@
 """Stream create-time rejection rules (JS101, JS103-JS126): pure pass/fail cases.
 
-The same cases run against a real nats-server in tests/integration/test_rules_stream_server.py.
+The same cases run against a real nats-server in tests/integration/test_rules_stream_server.py; the cases run in tests/rules/test_cases.py.
 """
 
 from __future__ import annotations
 
 import pytest
-import stream_rule_cases
-from stream_rule_cases import CASES, Case, load
 
 from linter.effective import effective_stream
 from linter.engine import discover_rules, lint_estate
+from tests.rules.cases import stream as stream_rule_cases
+from tests.rules.cases.stream import CASES, Case, load
 
 RULES = {r.code: r for r in discover_rules()}
-
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_rule_case(case: Case):
-    estate, _ = load(case)
-    found = lint_estate(estate, [RULES[case.rule]]).findings
-    if case.code is None:
-        assert found == []
-    else:
-        assert len(found) == case.findings, found
-        assert {f.server_error_code for f in found} == {case.code}
-        assert all(f.rule == case.rule and f.severity.value == "error" for f in found)
-
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_case_holds_one_condition(case: Case):
-    """Across every rule, only the case's own rule predicts a rejection (so the server's answer
-    for the case is the answer for that condition alone)."""
-    estate, _ = load(case)
-    predicted = [f for f in lint_estate(estate, list(RULES.values())).findings if f.server_error_code is not None]
-    if case.code is None:
-        assert predicted == []
-    else:
-        assert {f.rule for f in predicted} == {case.rule}
 
 
 def test_every_stream_rule_has_fail_and_pass_cases():

@@ -1,6 +1,6 @@
 """Pass and fail cases for the consumer create-time rejection rules (JS201-JS227).
 
-Shared by the pure unit tests (tests/test_rules_consumer.py) and the real-server agreement tests
+Shared by the one rule case driver (tests/rules/test_cases.py) and the real-server agreement tests
 (tests/integration/test_rules_consumer_server.py). A fail case holds exactly one rejected
 condition and names the err_code nats-server answers for it; a pass case is a consumer the server
 accepts. Every case carries its parent stream.
@@ -14,6 +14,7 @@ from typing import Any
 
 from linter.loader import Estate, Resource, _check_estate, load_text
 from linter.model.target import Target
+from linter.testing import RuleCase
 
 STREAM = {"subjects": ["t.>"]}
 WQ = {"subjects": ["t.>"], "retention": "workqueue"}
@@ -53,6 +54,10 @@ class Case:
                 "spec": self.spec,
             }
         return json.dumps(stream) + "\n---\n" + json.dumps(consumer) + "\n"
+
+    def rule_case(self) -> RuleCase:
+        """The case as data for the one rule case driver (tests/rules/test_cases.py)."""
+        return RuleCase(self.id, self.rule, self.manifest(), self.code, target=self.target)
 
 
 def load(case: Case) -> tuple[Estate, Resource, Resource]:

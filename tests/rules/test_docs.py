@@ -11,7 +11,7 @@ import pytest
 from linter.cli import main
 from linter.findings import LOAD_CODES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"
 UPDATE = os.environ.get("JSOPS_UPDATE_GOLDEN") == "1"
 

@@ -687,7 +687,7 @@ def test_helpers() -> None:
 
 # --- golden: the text report and the unsafe-fix diff on tests/golden/capacity ------------------
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "capacity"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "capacity"
 UPDATE = os.environ.get("JSOPS_UPDATE_GOLDEN") == "1"
 
 

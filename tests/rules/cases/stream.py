@@ -1,6 +1,6 @@
 """Pass and fail cases for the stream create-time rejection rules (JS101, JS103-JS126).
 
-Shared by the pure unit tests (tests/test_rules_stream.py) and the real-server agreement tests
+Shared by the one rule case driver (tests/rules/test_cases.py) and the real-server agreement tests
 (tests/integration/test_rules_stream_server.py). A fail case holds exactly one rejected condition
 and names the err_code nats-server answers for it; a pass case is a config the server accepts.
 """
@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from linter.testing import RuleCase
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,10 @@ class Case:
     def manifest(self) -> str:
         doc = {"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": self.stream}, "spec": self.spec}
         return json.dumps(doc)
+
+    def rule_case(self) -> RuleCase:
+        """The case as data for the one rule case driver (tests/rules/test_cases.py)."""
+        return RuleCase(self.id, self.rule, self.manifest(), self.code, findings=self.findings)
 
 
 S = {"subjects": ["t.>"]}

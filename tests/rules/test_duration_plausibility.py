@@ -11,7 +11,7 @@ import json
 
 import pytest
 from natsserver import NatsServer
-from test_rules_ops import consumer, lint, stream
+from tests.rules.test_ops import consumer, lint, stream
 
 from linter.engine import discover_rules, lint_estate
 from linter.loader import Estate, _check_estate, load_text

@@ -24,7 +24,7 @@ from rules.ops._common import readable_ceil, readable_floor
 
 RULES = {r.code: r for r in discover_rules()}
 OPS = [f"JS{n}" for n in range(401, 411)]
-GOLDEN = Path(__file__).resolve().parent / "golden" / "ops"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "ops"
 UPDATE = os.environ.get("JSOPS_UPDATE_GOLDEN") == "1"
 S = 1_000_000_000
 
