@@ -11,10 +11,10 @@ import json
 
 import pytest
 from natsserver import NatsServer
-from tests.rules.test_ops import consumer, lint, stream
 
 from linter.engine import discover_rules, lint_estate
 from linter.loader import Estate, _check_estate, load_text
+from tests.rules.test_ops import consumer, lint, stream
 
 # (id, consumer spec, fires, expected message part); the server accepts all of them
 CASES = [

@@ -9,6 +9,7 @@ from linter.engine import discover_rules, lint_estate
 from linter.loader import Estate, _check_estate, load_text
 from linter.model.profiles import Profiles
 from linter.model.target import Target
+from linter.testing import check_fix_availability
 
 RULES = discover_rules()
 SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix")
@@ -20,7 +21,9 @@ def _lint_yaml(text: str, rule, profiles=None):
     _check_estate(estate)
     assert estate.findings == [], estate.findings  # doc examples must at least load cleanly
     target = Target(**getattr(rule, "example_target", {}))
-    return lint_estate(estate, [rule], target=target, profiles=profiles).findings
+    findings = lint_estate(estate, [rule], target=target, profiles=profiles).findings
+    check_fix_availability([rule], findings)  # the findings carry fixes as the rule declares
+    return findings
 
 
 def _doc_profiles(doc: str):
