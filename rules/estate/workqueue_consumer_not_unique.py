@@ -61,6 +61,28 @@ def _copiers(ctx: RuleContext, context: str, origin: str) -> list[tuple[Resource
     return out
 
 
+def _copier_overlap(
+    res: Resource, filters: list[str], copiers: list[tuple[Resource, tuple[Any, ...], list[str]]], sname: str | None
+) -> Violation | None:
+    """The advice for the first mirror or source whose internal consumer overlaps ``res``, or None."""
+    for stream, path, cfilters in copiers:
+        hit = next((f for f in filters or [">"] for c in cfilters if subjects_collide(f, c)), None)
+        if hit is not None:
+            what = "mirror" if path[0] == "mirror" else f"sources[{path[1]}]"
+            return Violation(
+                res,
+                _filter_path(res) or (),
+                f"the {what} of stream {stream.name} ({where(stream, path)}) takes an internal consumer on "
+                f"workqueue stream {sname} that overlaps consumer {res.name}; nats-server before 2.14 counts it: "
+                f"once the copy runs it refuses {res.name} (10100/10099), and if {res.name} comes first the copy "
+                "cannot start",
+                fix=FixSuggestion("unsafe", "upgrade to 2.14+, or do not mirror or source a workqueue stream"),
+                key=not _filter_path(res),
+                severity=Severity.WARNING,
+            )
+    return None
+
+
 class EstateWorkqueueConsumerNotUnique(Rule):
     """Consumers of a workqueue stream whose filters are not disjoint.
 
@@ -150,22 +172,9 @@ class EstateWorkqueueConsumerNotUnique(Rule):
                     filters.append(cfg.filter_subject)
                 if any(not f or not is_valid_subject(f) for f in filters):
                     continue  # refused by the filter checks (JS216)
-                for stream, path, cfilters in copiers:
-                    hit = next((f for f in filters or [">"] for c in cfilters if subjects_collide(f, c)), None)
-                    if hit is not None:
-                        what = "mirror" if path[0] == "mirror" else f"sources[{path[1]}]"
-                        yield Violation(
-                            res,
-                            _filter_path(res) or (),
-                            f"the {what} of stream {stream.name} ({where(stream, path)}) takes an internal consumer on "
-                            f"workqueue stream {sname} that overlaps consumer {res.name}; nats-server before 2.14 counts it: "
-                            f"once the copy runs it refuses {res.name} (10100/10099), and if {res.name} comes first the copy "
-                            "cannot start",
-                            fix=FixSuggestion("unsafe", "upgrade to 2.14+, or do not mirror or source a workqueue stream"),
-                            key=not _filter_path(res),
-                            severity=Severity.WARNING,
-                        )
-                        break
+                copied = _copier_overlap(res, filters, copiers, sname)
+                if copied is not None:
+                    yield copied
                 if count == 0:
                     count = 1
                     if filters:
