@@ -1,27 +1,154 @@
-"""The rule API: what a rule module in ``rules/`` implements.
+"""The rule API: the one linter module a rule imports (plus its theme's ``_common``).
 
 A rule is a class with a stable ``code`` (``JS1xx`` streams, ``JS2xx`` consumers, ``JS3xx``
-estate-wide), a kebab-case ``name``, a default ``severity`` and a docstring that is its
-documentation. ``check`` yields :class:`Violation` objects that name a config field path; the
-engine turns paths into file:line:column.
+estate-wide, ``JS4xx`` operational), a kebab-case ``name``, a default ``severity``, a declared
+:class:`FixAvailability` and a docstring that is its documentation. ``check`` yields
+:class:`Violation` objects that name a config field path; the engine turns paths into
+file:line:column. Built-in rules live in theme packages (``rules/<theme>/``, each declaring a
+:class:`Theme`); a rule class is checked when it is defined (:mod:`linter._rule_checks`), so a
+malformed rule fails at import with :class:`RuleDefinitionError`.
+
+Besides the rule classes this module re-exports what rules read: the resource and estate types,
+typed config accessors, the effective (server-defaulted) config, subject helpers, units, the
+target and its release, and the profiles.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from ._rule_checks import FixAvailability, RuleDefinitionError, Theme, check_rule_class
+from .effective import (
+    EPHEMERAL_INACTIVE_THRESHOLD,
+    FLOW_CONTROL_HEARTBEAT,
+    STREAM_DEFAULT_DUPLICATE_WINDOW,
+    effective_consumer,
+    effective_stream,
+)
 from .findings import Edit, FixSuggestion, Severity
 from .loader import Estate, Resource
-from .model.target import Target
+from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSource
+from .model.profiles import ConsumerProfile, Profiles, StreamProfile
+from .model.target import Target, TargetServer
+from .model.units import UnitError, format_duration, format_size, parse_duration, parse_size
+from .releases import target_release
+from .subjects import (
+    SubjectIndex,
+    is_literal,
+    is_subset_match,
+    is_valid_asset_name,
+    is_valid_publish_subject,
+    is_valid_subject,
+    subjects_collide,
+)
+from .versions import (
+    CONSUMER_FIELDS,
+    ENUM_VALUES,
+    NORMALISE_NEGATIVE_LIMITS,
+    PLACEMENT_FIELDS,
+    STREAM_FIELDS,
+    STREAM_SOURCE_FIELDS,
+    STRICT_JSON_DEFAULT,
+    UNKNOWN_FIELD_ERROR,
+    Version,
+    format_version,
+    parse_version,
+)
 
-if TYPE_CHECKING:
-    from .model.profiles import Profiles
+__all__ = [
+    # rules
+    "Rule",
+    "StreamRule",
+    "ConsumerRule",
+    "RuleContext",
+    "RuleOptions",
+    "Violation",
+    "Severity",
+    "FixSuggestion",
+    "FixAvailability",
+    "Edit",
+    "Theme",
+    "RuleDefinitionError",
+    "rule_groups",
+    # resources and configs
+    "Resource",
+    "StreamResource",
+    "ConsumerResource",
+    "BucketResource",
+    "Estate",
+    "StreamConfig",
+    "ConsumerConfig",
+    "StreamSource",
+    "Duration",
+    "Size",
+    "stream_config",
+    "consumer_config",
+    "effective",
+    "where",
+    "STREAM_DEFAULT_DUPLICATE_WINDOW",
+    "EPHEMERAL_INACTIVE_THRESHOLD",
+    "FLOW_CONTROL_HEARTBEAT",
+    # subjects
+    "SubjectIndex",
+    "is_literal",
+    "is_subset_match",
+    "is_valid_asset_name",
+    "is_valid_publish_subject",
+    "is_valid_subject",
+    "subjects_collide",
+    # units
+    "UnitError",
+    "format_duration",
+    "format_size",
+    "parse_duration",
+    "parse_size",
+    "NANOSECOND",
+    "MILLISECOND",
+    "SECOND",
+    "MINUTE",
+    "KIB",
+    "MIB",
+    "GIB",
+    # target, releases, profiles
+    "Target",
+    "TargetServer",
+    "Version",
+    "target_release",
+    "format_version",
+    "parse_version",
+    "NORMALISE_NEGATIVE_LIMITS",
+    "STRICT_JSON_DEFAULT",
+    "UNKNOWN_FIELD_ERROR",
+    "STREAM_FIELDS",
+    "STREAM_SOURCE_FIELDS",
+    "PLACEMENT_FIELDS",
+    "CONSUMER_FIELDS",
+    "ENUM_VALUES",
+    "Profiles",
+    "StreamProfile",
+    "ConsumerProfile",
+]
 
-__all__ = ["Rule", "RuleOptions", "Violation", "RuleContext", "Severity", "FixSuggestion", "Edit", "rule_groups"]
+NANOSECOND = 1
+MILLISECOND = 1_000_000
+SECOND = 1_000_000_000
+MINUTE = 60 * SECOND
+KIB = 1 << 10
+MIB = 1 << 20
+GIB = 1 << 30
+
+# Typed resource aliases: today every resource is a ``Resource`` whose ``config`` is a union; the
+# generic ``Resource[ConfigT]`` replaces these aliases without changing the rules that use them.
+StreamResource = Resource
+ConsumerResource = Resource
+BucketResource = Resource
+
+T = TypeVar("T")
 
 
 class RuleOptions(BaseModel):
@@ -47,9 +174,35 @@ class Violation:
     severity: Severity | None = None
 
 
+def stream_config(resource: Resource) -> StreamConfig:
+    """The typed config of a stream resource (``TypeError`` for a consumer)."""
+    cfg = resource.config
+    if not isinstance(cfg, StreamConfig):
+        raise TypeError(f"{resource.kind} {resource.name} is not a stream")
+    return cfg
+
+
+def consumer_config(resource: Resource) -> ConsumerConfig:
+    """The typed config of a consumer resource (``TypeError`` for a stream)."""
+    cfg = resource.config
+    if not isinstance(cfg, ConsumerConfig):
+        raise TypeError(f"{resource.kind} {resource.name} is not a consumer")
+    return cfg
+
+
+def where(resource: Resource, path: tuple[Any, ...] = ()) -> str:
+    """``file:line`` of a resource's field, for messages that point at another object."""
+    line, _ = resource.locate(path)
+    return f"{resource.file}:{line}"
+
+
 @dataclass
 class RuleContext:
-    """What a rule can see: the whole estate (already loaded), the target, and effective configs."""
+    """What a rule can see: the whole estate (already loaded), the target, and effective configs.
+
+    Indexes of the estate (streams per context, consumers per stream...) are built once per lint
+    run and shared by the rules, so every rule stays linear in the estate size.
+    """
 
     estate: Estate
     target: Target = field(default_factory=Target)
@@ -57,8 +210,9 @@ class RuleContext:
     # a figure the profile lacks stay silent.
     profiles: Profiles | None = None
     _effective: dict[int, dict[str, Any]] = field(default_factory=dict)
+    _origins: dict[str, StreamConfig] | None = None
     _stream_index: dict[tuple[str, str | None], Resource] | None = None
-    _origins: dict[str, Any] | None = None
+    _cache: dict[str, Any] = field(default_factory=dict)
 
     def streams(self) -> list[Resource]:
         return [r for r in self.estate.resources if r.kind == "Stream"]
@@ -66,32 +220,77 @@ class RuleContext:
     def consumers(self) -> list[Resource]:
         return [r for r in self.estate.resources if r.kind == "Consumer"]
 
-    def stream_of(self, consumer: Resource) -> Resource | None:
+    def cached(self, key: str, build: Callable[[], T]) -> T:
+        """A value computed once per lint run and shared by the rules."""
+        store = self._cache
+        if key not in store:
+            store[key] = build()
+        hit: T = store[key]
+        return hit
+
+    def stream_index(self) -> dict[tuple[str, str | None], Resource]:
+        """(context, name) -> the stream's resource (the last one declared)."""
         if self._stream_index is None:
             self._stream_index = {(r.context, r.name): r for r in self.estate.resources if r.kind == "Stream"}
-        return self._stream_index.get((consumer.context, consumer.stream))
+        return self._stream_index
+
+    def streams_by_context(self) -> dict[str, list[Resource]]:
+        """Streams per context, in declaration order."""
+
+        def build() -> dict[str, list[Resource]]:
+            out: dict[str, list[Resource]] = {}
+            for r in self.estate.resources:
+                if r.kind == "Stream":
+                    out.setdefault(r.context, []).append(r)
+            return out
+
+        return self.cached("streams_by_context", build)
+
+    def consumers_by_stream(self) -> dict[tuple[str, str | None], list[Resource]]:
+        """(context, stream name) -> its consumers, in declaration order."""
+
+        def build() -> dict[tuple[str, str | None], list[Resource]]:
+            out: dict[tuple[str, str | None], list[Resource]] = {}
+            for r in self.estate.resources:
+                if r.kind == "Consumer":
+                    out.setdefault((r.context, r.stream), []).append(r)
+            return out
+
+        return self.cached("consumers_by_stream", build)
+
+    def stream_of(self, consumer: Resource) -> Resource | None:
+        index = self._stream_index if self._stream_index is not None else self.stream_index()
+        return index.get((consumer.context, consumer.stream))
+
+    def stream_profile(self, resource: Resource) -> StreamProfile | None:
+        """The measured profile of a stream (profiles are keyed by stream name), or None."""
+        if self.profiles is None:
+            return None
+        return self.profiles.stream(resource.name)
+
+    def consumer_profile(self, resource: Resource) -> ConsumerProfile | None:
+        """The measured profile of a consumer (keyed by ``STREAM/consumer``), or None."""
+        if self.profiles is None or resource.stream is None:
+            return None
+        return self.profiles.consumer(resource.stream, resource.name)
 
     def effective(self, resource: Resource) -> dict[str, Any]:
         """The effective (server-defaulted) config of a resource, computed once."""
         hit = self._effective.get(id(resource))
         if hit is not None:
             return hit
-        from .effective import effective_consumer, effective_stream
-        from .model.config import StreamConfig
-
         if resource.kind == "Stream":
             if self._origins is None:
                 self._origins = {
-                    r.name: r.config  # type: ignore[misc]
+                    r.name: r.config
                     for r in self.estate.resources
                     if r.kind == "Stream" and isinstance(r.config, StreamConfig)
                 }
-            origins = self._origins
-            out = effective_stream(resource.config, name=resource.name, target=self.target, origins=origins)  # type: ignore[arg-type]
+            out = effective_stream(stream_config(resource), name=resource.name, target=self.target, origins=self._origins)
         else:
             parent = self.stream_of(resource)
             out = effective_consumer(
-                resource.config,  # type: ignore[arg-type]
+                consumer_config(resource),
                 self.effective(parent) if parent is not None else None,
                 target=self.target,
             )
@@ -99,18 +298,27 @@ class RuleContext:
         return out
 
 
+def effective(resource: Resource, ctx: RuleContext) -> dict[str, Any]:
+    """``ctx.effective(resource)``, answered from the context's cache without a method call when
+    the config was already computed (the method costs microseconds per call; rules call it a
+    few hundred thousand times on a large estate)."""
+    hit = ctx._effective.get(id(resource))
+    return hit if hit is not None else ctx.effective(resource)
+
+
 class Rule:
     """Base class of every rule.
 
-    ``groups`` name sets of rules for config ``select``/``ignore``; every rule is also in the group
-    named by its module prefix (``stream``, ``consumer``, ``estate``...) and in ``all`` (see
-    :func:`rule_groups`). ``Options`` is the rule's typed options model; the engine builds it from
-    the config and passes it to the constructor, so ``check`` reads ``self.options``.
+    ``groups`` name sets of rules for config ``select``/``ignore``; every rule is also in ``all``
+    and in the groups of its theme package (see :func:`rule_groups`). ``Options`` is the rule's
+    typed options model; the engine builds it from the config and passes it to the constructor,
+    so ``check`` reads ``self.options``. ``fix_availability`` says whether findings carry fixes.
     """
 
     code: ClassVar[str]
     name: ClassVar[str]
     severity: ClassVar[Severity] = Severity.ERROR
+    fix_availability: ClassVar[FixAvailability] = FixAvailability.NONE
     groups: ClassVar[frozenset[str]] = frozenset()
     Options: ClassVar[type[RuleOptions]] = RuleOptions
     kinds: ClassVar[frozenset[str]] = frozenset({"Stream", "Consumer"})
@@ -118,6 +326,13 @@ class Rule:
     # The rule sees the manifests as written, including fields the target's release does not know
     # (which every other rule no longer sees on a release that silently drops them).
     sees_dropped_fields: ClassVar[bool] = False
+    # The target the docstring's examples are judged against (``Target(**example_target)``).
+    example_target: ClassVar[dict[str, Any]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "code" in cls.__dict__:  # a concrete rule; bases such as StreamRule declare no code
+            check_rule_class(cls, _theme_of(cls))
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         self.options: Any = options if options is not None else type(self).Options()
@@ -131,10 +346,47 @@ class Rule:
         return ()
 
 
+class StreamRule(Rule):
+    """A per-stream rule: ``check_stream`` gets the stream's typed config."""
+
+    kinds: ClassVar[frozenset[str]] = frozenset({"Stream"})
+
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+        return self.check_stream(resource, stream_config(resource), ctx)
+
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterable[Violation]:
+        return ()
+
+
+class ConsumerRule(Rule):
+    """A per-consumer rule: ``check_consumer`` gets the consumer's typed config."""
+
+    kinds: ClassVar[frozenset[str]] = frozenset({"Consumer"})
+
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+        return self.check_consumer(resource, consumer_config(resource), ctx)
+
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterable[Violation]:
+        return ()
+
+
+def _theme_of(rule: type[Rule]) -> Theme | None:
+    """The :class:`Theme` the rule's package declares (``THEME``), or None outside theme packages."""
+    package = sys.modules.get(rule.__module__.rpartition(".")[0])
+    theme = getattr(package, "THEME", None)
+    return theme if isinstance(theme, Theme) else None
+
+
 def rule_groups(rule: type[Rule]) -> frozenset[str]:
-    """Declared groups plus the implicit ones: ``all`` and the module prefix (``stream_x`` -> ``stream``)."""
-    module = rule.__module__.rsplit(".", 1)[-1]
+    """Declared groups plus the implicit ones: ``all`` and the theme package's groups. A rule
+    outside the theme packages (a plugin) is in the group named by its module's prefix
+    (``acme_x`` -> ``acme``)."""
     implicit = {"all"}
-    if "_" in module and not module.startswith("_"):
-        implicit.add(module.split("_", 1)[0])
+    theme = _theme_of(rule)
+    if theme is not None:
+        implicit |= theme.groups
+    else:
+        module = rule.__module__.rsplit(".", 1)[-1]
+        if "_" in module and not module.startswith("_"):
+            implicit.add(module.split("_", 1)[0])
     return frozenset(rule.groups) | implicit

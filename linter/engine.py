@@ -11,26 +11,18 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import TYPE_CHECKING
 
 from .api import Rule, RuleContext, Violation
 from .findings import Finding, FixSuggestion, Severity
 from .loader import Estate, Resource, load_paths
 from .model.target import Target
-from .releases import (
-    NEWEST,
-    advice_message,
-    check_since,
-    code_for,
-    format_version,
-    parse_version,
-    release_view,
-    target_release,
-)
-from .versions import STRICT_JSON_DEFAULT, UNKNOWN_FIELD_ERROR
+from .releases import NEWEST, advice_message, check_since, code_for, release_view, target_release
+from .versions import STRICT_JSON_DEFAULT, UNKNOWN_FIELD_ERROR, format_version, parse_version
 
 if TYPE_CHECKING:
-    from .config import Config
+    from .config import Config, Selection
     from .model.profiles import Profiles
 
 __all__ = ["LintResult", "lint_paths", "lint_estate", "discover_rules"]
@@ -58,14 +50,20 @@ class LintResult:
 
 
 def discover_rules() -> list[type[Rule]]:
-    """Rule classes registered under the ``jsops.rules`` entry point group (built-ins and plugins)."""
+    """Rule classes registered under the ``jsops.rules`` entry point group (built-ins and plugins),
+    loaded once per process."""
+    return list(_registered())
+
+
+@cache
+def _registered() -> tuple[type[Rule], ...]:
     from importlib.metadata import entry_points
 
     found: list[type[Rule]] = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         provider = ep.load()
         found.extend(provider())
-    return found
+    return tuple(found)
 
 
 def _resolve_fix(fix: FixSuggestion | None, resource: Resource) -> FixSuggestion | None:
@@ -209,19 +207,22 @@ def lint_estate(
     profiles: Profiles | None = None,
     only_files: Iterable[str] | None = None,
     read_source: Callable[[str], bytes | None] | None = _read_disk,
+    selection: Selection | None = None,
 ) -> LintResult:
     """Lint a loaded estate.
 
     ``config`` selects rules, sets their options and severities, and gives the target when
     ``target`` is not passed. ``read_source`` reads a file's raw bytes for suppression comments
     (None: comments are not read; annotations still apply). ``only_files`` limits the report to
-    those files while every rule still sees the whole estate.
+    those files while every rule still sees the whole estate. ``selection``: the rules ``config``
+    selects from ``rules``, when the caller already made it (rules are selected once per run).
     """
     from .config import Config, select_rules
 
     registry = list(rules) if rules is not None else discover_rules()
     cfg = config if config is not None else Config()
-    selection = select_rules(cfg, registry)
+    if selection is None:
+        selection = select_rules(cfg, registry)
     the_target = target or cfg.target
     release = target_release(the_target)
     raw_ctx = RuleContext(estate, the_target, profiles)

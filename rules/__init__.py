@@ -1,7 +1,10 @@
-"""Built-in jsops rules, one per module; registered through the ``jsops.rules`` entry point.
+"""Built-in jsops rules, registered through the ``jsops.rules`` entry point (``rules:get_rules``).
 
-Every module in this package whose name does not start with ``_`` defines one rule class and
-exposes it as ``RULE``.
+Rules live in theme packages (``rules/stream/``, ``rules/consumer/``, ``rules/estate/``,
+``rules/target/``, ``rules/rewrite/``, ``rules/ops/``, ``rules/capacity/``, ``rules/monitoring/``),
+one rule per module; each theme package declares its :class:`linter.api.Theme` (``THEME``) and may
+have one private ``_common.py``. A module whose name does not start with ``_`` defines one rule
+class and exposes it as ``RULE``. ``_transform.py`` is nats-server's subject-transform semantics.
 """
 
 from __future__ import annotations
@@ -13,14 +16,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from linter.api import Rule
 
-__all__ = ["get_rules"]
+__all__ = ["get_rules", "THEMES"]
+
+THEMES = ("stream", "consumer", "estate", "target", "rewrite", "ops", "capacity", "monitoring")
 
 
 def get_rules() -> list[type[Rule]]:
-    out = []
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = import_module(f"{__name__}.{info.name}")
-        out.append(module.RULE)
+    """Every built-in rule class, by code."""
+    out: list[type[Rule]] = []
+    for theme in THEMES:
+        package = import_module(f"{__name__}.{theme}")
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.name.startswith("_"):
+                out.append(import_module(f"{package.__name__}.{info.name}").RULE)
     return sorted(out, key=lambda r: r.code)

@@ -14,10 +14,10 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-import consumer_rule_cases
-import stream_rule_cases
-from test_rules_estate import CASES as ESTATE_CASES
-from test_rules_estate import C, S
+from tests.rules.cases import consumer as consumer_rule_cases
+from tests.rules.cases import stream as stream_rule_cases
+from tests.rules.test_estate import CASES as ESTATE_CASES
+from tests.rules.test_estate import C, S
 
 SEED = 20261121
 VALID = 100

@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 import pytest
-from test_rules_estate import RULES, C, S, load_estate
 
 from linter.engine import lint_estate
 from linter.findings import Severity
@@ -23,6 +22,7 @@ from linter.releases import (
     target_release,
 )
 from linter.versions import parse_version
+from tests.rules.test_estate import RULES, C, S, load_estate
 
 
 def _lint(docs: list[dict[str, Any]], version: str | None) -> list[Any]:

@@ -9,7 +9,7 @@ agreement, the err_code match on refused objects and the false alarms.
 
 A seeded generator (tests/differential_estates.py) builds valid estates (streams with mirrors and sources, workqueue streams
 with partitioned consumers, push and pull consumers) and estates that carry exactly one mutation,
-drawn from the rule cases (tests/stream_rule_cases.py, tests/consumer_rule_cases.py,
+drawn from the rule cases (tests/rules/cases/stream.py, tests/rules/cases/consumer.py,
 tests/test_rules_estate.py), from estate-level mutations (overlaps, cycles, workqueue
 filters, max_msg_size, max_consumers, replicas) and from random field mutations. Each estate is
 applied to a fresh state of one standalone nats-server in order (streams, then consumers; the
@@ -48,11 +48,11 @@ from differential_estates import (  # noqa: E402
     generate,
 )
 from natsserver import NatsServer, release_binary  # noqa: E402
-from test_rules_estate import RULES, S  # noqa: E402
 
 from linter.findings import Severity
 from linter.loader import Estate, _check_estate, load_text
 from linter.releases import SUPPORTED
+from tests.rules.test_estate import RULES, S  # noqa: E402
 
 from .test_rules_estate_server import apply_estate, delete_all  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Agreement of the consumer create-time rejection rules with a real nats-server.
 
-For every case of tests/consumer_rule_cases.py the parent stream is created with its effective
+For every case of tests/rules/cases/consumer.py the parent stream is created with its effective
 config (``$JS.API.STREAM.CREATE.<stream>``), then the consumer is sent as a client would send it:
 ``$JS.API.CONSUMER.CREATE.<stream>.<consumer>`` with ``{"stream_name": ..., "config": ...}``,
 where the config is the manifest's model dumped without unset fields (durations in
@@ -20,11 +20,11 @@ from typing import Any
 
 import nats
 import pytest
-from consumer_rule_cases import CASES, Case, load  # noqa: E402
 from natsserver import NatsServer  # noqa: E402
 
 from linter.effective import effective_stream
 from linter.engine import discover_rules, lint_estate
+from tests.rules.cases.consumer import CASES, Case, load  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

@@ -19,10 +19,10 @@ from typing import Any
 import nats
 import pytest
 from natsserver import NatsServer  # noqa: E402
-from test_rules_estate import CASES, EstateCase, load_estate, predict  # noqa: E402
 
 from linter.findings import Finding, Severity
 from linter.loader import Estate, Resource
+from tests.rules.test_estate import CASES, EstateCase, load_estate, predict  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

@@ -13,15 +13,15 @@ import asyncio
 import json
 from typing import Any
 
-import consumer_rule_cases  # noqa: E402
 import nats
 import pytest
-import stream_rule_cases  # noqa: E402
 from natsserver import NatsServer  # noqa: E402
 
 from linter.engine import discover_rules, lint_estate
 from linter.loader import Estate, _check_estate, load_text
 from linter.model.target import Target
+from tests.rules.cases import consumer as consumer_rule_cases
+from tests.rules.cases import stream as stream_rule_cases
 
 pytestmark = pytest.mark.integration
 

@@ -1,6 +1,6 @@
 """Agreement of JS317 (placement the target cannot satisfy) with a real 3-node cluster.
 
-The target describes the test cluster (tests/stream_rule_cases.py CLUSTER_TARGET: cluster C1,
+The target describes the test cluster (tests/rules/cases/stream.py CLUSTER_TARGET: cluster C1,
 servers tagged az:1, az:2, az:3). Each placement case is sent as a stream create request; the
 server must refuse exactly the cases jsops predicts, with the predicted err_code. Cases whose
 target does not describe the cluster are silent by design and are only checked to be refused
@@ -14,12 +14,12 @@ import json
 
 import nats
 import pytest
-import stream_rule_cases  # noqa: E402
 from natsserver import NatsCluster  # noqa: E402
 
 from linter.engine import discover_rules, lint_estate
 from linter.loader import Estate, _check_estate, load_text
 from linter.model.target import Target
+from tests.rules.cases import stream as stream_rule_cases
 
 pytestmark = pytest.mark.integration
 

@@ -1,6 +1,6 @@
 """Agreement of the stream create-time rejection rules with a real nats-server.
 
-Every case of tests/stream_rule_cases.py is sent as ``$JS.API.STREAM.CREATE.<name>`` with the
+Every case of tests/rules/cases/stream.py is sent as ``$JS.API.STREAM.CREATE.<name>`` with the
 stream's effective config (what jsops would apply). A fail case must come back with the
 err_code the rule predicts; a pass case must be accepted (and is deleted again).
 """
@@ -14,10 +14,10 @@ from typing import Any
 import nats
 import pytest
 from natsserver import NatsServer  # noqa: E402
-from stream_rule_cases import CASES, Case, load  # noqa: E402
 
 from linter.effective import effective_stream
 from linter.engine import discover_rules, lint_estate
+from tests.rules.cases.stream import CASES, Case, load  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

@@ -1,0 +1,132 @@
+"""JS432 ops-stream-max-bytes-fills-before-max-age."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from pydantic import Field
+
+from linter.api import (
+    SECOND,
+    Duration,
+    FixAvailability,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    Violation,
+    format_duration,
+    format_size,
+)
+
+from ._common import byte_rate, ceil_size, human_rate
+
+
+class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
+    """At the measured byte rate, max_bytes is reached long before max_age: the effective retention is shorter than declared.
+
+    ## What it does
+    For a `limits` stream with both `max_bytes` and `max_age` set, divides `max_bytes` by the
+    stream's stored byte rate from the profile (`streams.<name>.bytes.mean_per_s` by default, or
+    `bytes.peak_per_s` with option `rate = "peak"`) and flags the stream when that fill time is
+    shorter than `max_age`. The mean is the default because retention is about sustained volume:
+    the busiest second of the window says little about how fast a day fills the stream. Without a
+    profile, or when the profile has no byte rate for the stream, the rule stays silent.
+    `max_bytes` is per replica and so is the byte rate, so replicas do not change the result.
+    Interest and workqueue streams are skipped: they drop messages as consumers take them, so
+    the ingest rate does not say how fast they fill. A profile whose window is shorter than the
+    option `min_window` (default 1m) is not extrapolated to days of retention: the rule stays
+    silent; a window shorter than a day is named in the message.
+
+    ## Why is this bad?
+    `max_age` reads like a promise ("we keep 30 days"), but the stream drops its oldest messages
+    (`discard: old`) or refuses new ones (`discard: new`) as soon as it holds `max_bytes`. At the
+    measured rate that happens long before `max_age`: replays, audits and late consumers find
+    far less history than the manifest says, or publishers get errors.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], max_age: 30d, max_bytes: 1GiB}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], max_age: 30d, max_bytes: 20GiB}
+    ```
+
+    ## Profile
+    ```json
+    {"version": 1, "generated_at": "2026-11-21T12:00:00Z",
+     "streams": {"ORDERS": {"bytes": {"mean_per_s": 7100.0, "peak_per_s": 210000}}}}
+    ```
+    7100 B/s fills 1GiB in about 42 hours; 30 days need about 17.1GiB.
+
+    ## Fix
+    No automatic fix (it changes cost). Raise `max_bytes` to at least the rate times `max_age`
+    (the message gives the figure), or lower `max_age` to the retention you really get.
+    """
+
+    class Options(RuleOptions):
+        rate: Literal["mean", "peak"] = Field(
+            "mean", description="which profile figure to use: bytes.mean_per_s or bytes.peak_per_s"
+        )
+        min_window: Duration = Field(
+            60 * SECOND, description="shortest profile window a fill time is extrapolated from (Go duration)"
+        )
+
+    code = "JS432"
+    name = "ops-stream-max-bytes-fills-before-max-age"
+    severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
+    kinds = frozenset({"Stream"})
+
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+        if ctx.profiles is None:
+            return ()
+        eff = ctx.effective(resource)
+        max_bytes, max_age = eff.get("max_bytes", -1), eff.get("max_age", 0)
+        if max_bytes <= 0 or max_age <= 0 or eff.get("retention") != "limits":
+            return ()
+        which = self.options.rate
+        window = ctx.profiles.window
+        span = int((window.end - window.start).total_seconds() * SECOND) if window is not None else None
+        if span is not None and span < self.options.min_window:
+            return ()  # a few seconds of traffic say nothing about days of retention
+        profile = ctx.stream_profile(resource)
+        rate = byte_rate(profile, which)
+        if not rate:
+            return ()
+        fill_ns = int(max_bytes / rate * SECOND)
+        if fill_ns >= max_age:
+            return ()
+        step = 60 * SECOND if fill_ns >= 3600 * SECOND else SECOND  # minutes are precise enough past an hour
+        fill_text = format_duration(max(fill_ns // step, 1) * step)
+        needed = format_size(ceil_size(rate * max_age / SECOND))
+        if eff.get("discard") == "new":
+            effect = f"after about {fill_text} publishes are refused until messages age out"
+        else:
+            effect = f"messages are discarded after about {fill_text}, not after max_age {format_duration(max_age)}"
+        return (Violation(
+            resource,
+            ("max_bytes",),
+            f"at the profiled {which} byte rate {human_rate(rate)}"
+            + (f" (over a {format_duration(span // SECOND * SECOND)} profile window)" if span is not None and span < 86400 * SECOND else "")
+            + f", max_bytes {format_size(max_bytes)} fills "
+            f"in about {fill_text}, before max_age {format_duration(max_age)}: {effect}",
+            fix=FixSuggestion(
+                "unsafe",
+                f"raise max_bytes to at least {needed} or lower max_age to {fill_text}",
+            ),
+        ),)
+
+
+RULE = OpsStreamMaxBytesFillsBeforeMaxAge

@@ -1,0 +1,94 @@
+"""JS436 ops-stream-single-replica-in-cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pydantic import Field
+
+from linter.api import (
+    Edit,
+    FixAvailability,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    Violation,
+)
+
+from ._common import multi_node
+
+
+class OpsStreamSingleReplicaInCluster(Rule):
+    """A file stream has one replica although the target is a multi-node JetStream cluster.
+
+    ## What it does
+    Flags a stream with `num_replicas` 1 (or left out) when the jsops target says the cluster
+    has more than one JetStream server (`target.cluster_size` > 1, or `target.clustered: true`
+    without a size). When the target says nothing, or says it is a single server, the rule stays
+    silent. Memory streams are skipped unless the option `include_memory` is true: they are
+    usually scratch data that R1 suits. Synadia Insights reports the same condition as
+    OPT_SYS_021 "R1 Streams in Multi-Node Clusters".
+
+    ## Why is this bad?
+    An R1 stream lives on one server. While that server is down or restarting (an upgrade, a
+    crash, a lost disk) the stream cannot be read or written, and a lost disk loses the data,
+    although the cluster has spare servers that could hold copies.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], num_replicas: 3}
+    ```
+
+    ## Fix
+    Unsafe (`--unsafe-fixes`): set `num_replicas` to 3 (offered when the target has at least three
+    servers or does not give its size). Replicas triple the storage and add write latency, so it
+    is a decision, not a formality; suppress the finding for data you can afford to lose.
+    """
+
+    class Options(RuleOptions):
+        include_memory: bool = Field(False, description="also flag memory streams")
+
+    code = "JS436"
+    name = "ops-stream-single-replica-in-cluster"
+    severity = Severity.INFO
+    fix_availability = FixAvailability.SOMETIMES
+    kinds = frozenset({"Stream"})
+    example_target = {"clustered": True, "cluster_size": 3}
+
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+        if not multi_node(ctx.target):
+            return ()
+        eff = ctx.effective(resource)
+        if eff.get("num_replicas", 1) != 1:
+            return ()
+        if eff.get("storage") == "memory" and not self.options.include_memory:
+            return ()
+        size = ctx.target.cluster_size
+        where = f"a {size}-server cluster" if size is not None else "a clustered target"
+        if size is None or size >= 3:
+            fix = FixSuggestion("unsafe", "set num_replicas to 3", (Edit.set(("num_replicas",), 3),))
+        else:
+            fix = FixSuggestion("unsafe", "add a third JetStream server and use num_replicas 3")
+        return (Violation(
+            resource,
+            ("num_replicas",),
+            f"stream {resource.name} has a single replica in {where}: it is unavailable while its server is down",
+            fix=fix,
+        ),)
+
+
+RULE = OpsStreamSingleReplicaInCluster

@@ -1,0 +1,28 @@
+"""Helpers shared by the consumer rules (``rules/consumer/``).
+
+They read the *effective* consumer config (server defaults applied, server JSON shape) and the
+parent stream's effective config, as ``checkConsumerCfg`` in nats-server's consumer.go sees them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from linter.api import ConsumerResource, RuleContext, effective
+
+__all__ = ["parent_effective", "field_path"]
+
+
+def parent_effective(resource: ConsumerResource, ctx: RuleContext) -> dict[str, Any] | None:
+    """The parent stream's effective config, or None when the estate does not declare it."""
+    parent = ctx.stream_of(resource)
+    return effective(parent, ctx) if parent is not None else None
+
+
+def field_path(resource: ConsumerResource, *fields: str) -> tuple[Any, ...]:
+    """The first of ``fields`` that the manifest writes, as a config path (the first one if none)."""
+    cfg = resource.config
+    for name in fields:
+        if getattr(cfg, name, None) is not None:
+            return (name,)
+    return (fields[0],) if fields else ()

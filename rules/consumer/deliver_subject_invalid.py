@@ -1,0 +1,103 @@
+"""JS208 consumer-deliver-subject-invalid."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixAvailability,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    is_literal,
+    is_subset_match,
+    is_valid_subject,
+)
+
+from ._common import parent_effective
+
+
+class ConsumerDeliverSubjectInvalid(ConsumerRule):
+    """A push consumer's deliver_subject is a wildcard, malformed, or inside its own stream.
+
+    ## What it does
+    Checks `deliver_subject` in the server's order: it must not contain a `*` or `>` wildcard token
+    (err_code 10079), must be a valid subject (10112), and must not be matched by one of the
+    stream's subjects (10081, "consumer deliver subject forms a cycle").
+
+    ## Why is this bad?
+    nats-server refuses to create the consumer. A deliver subject the stream captures would store
+    every delivered message again and deliver it again, forever.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: audit, stream: ORDERS}
+    spec: {deliver_subject: orders.audit}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: audit, stream: ORDERS}
+    spec: {deliver_subject: deliver.orders.audit}
+    ```
+
+    ## Fix
+    Unsafe: choose a literal deliver subject outside the stream's subjects; subscribers must use the
+    new subject.
+    """
+
+    code = "JS208"
+    name = "consumer-deliver-subject-invalid"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
+
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        subject = cfg.deliver_subject
+        if not subject:
+            return
+        path = ("deliver_subject",)
+        if not is_literal(subject):
+            yield Violation(
+                resource, path, f"deliver_subject {subject!r} has wildcards; nats-server rejects this consumer",
+                server_error_code=10079,
+                fix=FixSuggestion("unsafe", "use a literal deliver subject"),
+            )
+            return
+        if not is_valid_subject(subject):
+            yield Violation(
+                resource, path, f"deliver_subject {subject!r} is not a valid subject; nats-server rejects this consumer",
+                server_error_code=10112,
+                fix=FixSuggestion("unsafe", "use a subject of non-empty dot-separated tokens without whitespace"),
+            )
+            return
+        stream = parent_effective(resource, ctx)
+        for s in (stream or {}).get("subjects") or ():
+            if is_subset_match(subject, s):
+                yield Violation(
+                    resource, path,
+                    f"deliver_subject {subject!r} is captured by the stream's subject {s!r} and would form a cycle",
+                    server_error_code=10081,
+                    fix=FixSuggestion("unsafe", "choose a deliver subject outside the stream's subjects"),
+                )
+                return
+
+
+RULE = ConsumerDeliverSubjectInvalid

@@ -1,0 +1,83 @@
+"""JS207 consumer-description-too-long."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixAvailability,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
+
+MAX_DESCRIPTION_LEN = 4096  # JSMaxDescriptionLen, in bytes
+
+
+class ConsumerDescriptionTooLong(ConsumerRule):
+    """A consumer's description is longer than 4096 bytes.
+
+    ## What it does
+    Measures `description` in UTF-8 bytes, as nats-server does.
+
+    ## Why is this bad?
+    nats-server refuses to create the consumer (err_code 10107, "consumer description is too long,
+    maximum allowed is 4096").
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipper, stream: ORDERS}
+    spec:
+      description: "Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders. Ships orders."
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipper, stream: ORDERS}
+    spec: {description: "Ships orders; see the runbook for details."}
+    ```
+
+    ## Fix
+    Unsafe: shorten the description to at most 4096 bytes (keep long documentation elsewhere and
+    link to it).
+    """
+
+    code = "JS207"
+    name = "consumer-description-too-long"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
+
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        text = cfg.description
+        if not text or len(text) * 4 <= MAX_DESCRIPTION_LEN:
+            return
+        size = len(text.encode())
+        if size > MAX_DESCRIPTION_LEN:
+            yield Violation(
+                resource,
+                ("description",),
+                f"description is {size} bytes long, more than the server's maximum of {MAX_DESCRIPTION_LEN}",
+                server_error_code=10107,
+                fix=FixSuggestion("unsafe", f"shorten the description to at most {MAX_DESCRIPTION_LEN} bytes"),
+            )
+
+
+RULE = ConsumerDescriptionTooLong

@@ -1,0 +1,111 @@
+"""JS225 consumer-exceeds-consumer-limits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixAvailability,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    effective,
+)
+from linter.api import format_duration as dur
+
+from ._common import parent_effective
+
+
+class ConsumerExceedsConsumerLimits(ConsumerRule):
+    """A consumer's max_ack_pending or inactive_threshold is above its stream's consumer_limits.
+
+    ## What it does
+    Compares the consumer's effective `max_ack_pending` with the server's and the account's
+    `max_ack_pending` limits (when the target declares them) and with the stream's
+    `consumer_limits.max_ack_pending` (err_code 10121, "consumer max ack pending exceeds system
+    limit of ..."), and its `inactive_threshold` with the stream's
+    `consumer_limits.inactive_threshold` (err_code 10153, "consumer inactive threshold exceeds
+    system limit of ...").
+
+    ## Why is this bad?
+    nats-server refuses to create the consumer. Leaving the value out is accepted: the consumer then
+    inherits the limit.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], consumer_limits: {max_ack_pending: 500}}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipper, stream: ORDERS}
+    spec: {max_ack_pending: 1000}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], consumer_limits: {max_ack_pending: 500}}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipper, stream: ORDERS}
+    spec: {max_ack_pending: 500}
+    ```
+
+    ## Fix
+    Safe: lower the value to the limit (or remove it to inherit the limit).
+    """
+
+    code = "JS225"
+    name = "consumer-exceeds-consumer-limits"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
+
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.max_ack_pending is None and cfg.inactive_threshold is None:
+            return  # inherited or defaulted values are within every limit
+        stream = parent_effective(resource, ctx) or {}
+        limits = stream.get("consumer_limits") or {}
+        server_limit = ctx.target.limits.max_ack_pending or 0
+        account_limit = ctx.target.account.max_ack_pending or 0
+        if not limits and not server_limit and not account_limit:
+            return
+        eff = effective(resource, ctx)
+        pending = eff.get("max_ack_pending", 0)
+        if cfg.max_ack_pending is not None:
+            for limit, what in (
+                (server_limit, "the server's"),
+                (account_limit, "the account's"),
+                (int(limits.get("max_ack_pending") or 0), "the stream's consumer_limits"),
+            ):
+                if limit > 0 and pending > limit:
+                    yield Violation(
+                        resource,
+                        ("max_ack_pending",),
+                        f"max_ack_pending {pending} exceeds {what} max_ack_pending of {limit}; nats-server rejects this consumer",
+                        server_error_code=10121,
+                        fix=FixSuggestion("safe", f"set max_ack_pending to {limit}"),
+                    )
+                    return
+        limit = int(limits.get("inactive_threshold") or 0)
+        inactive = eff.get("inactive_threshold", 0)
+        if cfg.inactive_threshold is not None and limit > 0 and inactive > limit:
+            yield Violation(
+                resource,
+                ("inactive_threshold",),
+                f"inactive_threshold {dur(inactive)} exceeds the stream's consumer_limits inactive_threshold of {dur(limit)}",
+                server_error_code=10153,
+                fix=FixSuggestion("safe", f"set inactive_threshold to {dur(limit)}"),
+            )
+
+
+RULE = ConsumerExceedsConsumerLimits

@@ -1,0 +1,76 @@
+"""JS215 consumer-filter-subject-and-subjects."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixAvailability,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
+
+
+class ConsumerFilterSubjectAndSubjects(ConsumerRule):
+    """A consumer sets both filter_subject and filter_subjects.
+
+    ## What it does
+    Reports a consumer with a non-empty `filter_subject` and a non-empty `filter_subjects` list.
+
+    ## Why is this bad?
+    nats-server refuses to create the consumer (err_code 10136, "consumer cannot have both
+    FilterSubject and FilterSubjects specified"): one of the two was probably meant to replace the
+    other.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipper, stream: ORDERS}
+    spec: {filter_subject: orders.created, filter_subjects: [orders.paid]}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipper, stream: ORDERS}
+    spec: {filter_subjects: [orders.created, orders.paid]}
+    ```
+
+    ## Fix
+    Safe: move `filter_subject` into `filter_subjects`.
+    """
+
+    code = "JS215"
+    name = "consumer-filter-subject-and-subjects"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
+
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.filter_subject and cfg.filter_subjects:
+            yield Violation(
+                resource,
+                ("filter_subject",),
+                "filter_subject and filter_subjects are both set; nats-server rejects this consumer",
+                server_error_code=10136,
+                fix=FixSuggestion("safe", "move filter_subject into filter_subjects"),
+            )
+
+
+RULE = ConsumerFilterSubjectAndSubjects

@@ -1,0 +1,87 @@
+"""JS217 consumer-filter-subjects-overlap."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixAvailability,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    is_subset_match,
+    is_valid_subject,
+)
+
+
+class ConsumerFilterSubjectsOverlap(ConsumerRule):
+    """Two of a consumer's filter_subjects overlap: one is contained in the other.
+
+    ## What it does
+    Compares the entries of `filter_subjects` pairwise, as the server does, and reports an entry
+    whose subjects are all matched by another entry (`orders.created` under `orders.>`, or the same
+    subject twice).
+
+    ## Why is this bad?
+    nats-server refuses to create the consumer (err_code 10138, "consumer subject filters cannot
+    overlap").
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipper, stream: ORDERS}
+    spec: {filter_subjects: ["orders.>", orders.created]}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipper, stream: ORDERS}
+    spec: {filter_subjects: ["orders.>"]}
+    ```
+
+    ## Fix
+    Safe: remove the contained entry; the wider filter already selects its messages.
+    """
+
+    code = "JS217"
+    name = "consumer-filter-subjects-overlap"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
+
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        many = cfg.filter_subjects
+        if not many or len(many) < 2 or cfg.filter_subject:
+            return
+        if not all(s and is_valid_subject(s) for s in many):
+            return  # JS216 reports these first
+        for i, s in enumerate(many):
+            for j, t in enumerate(many):
+                if i != j and is_subset_match(s, t):
+                    yield Violation(
+                        resource,
+                        ("filter_subjects", i),
+                        f"filter_subjects[{i}] {s!r} is contained in filter_subjects[{j}] {t!r}; nats-server rejects overlapping filters",
+                        server_error_code=10138,
+                        fix=FixSuggestion("safe", f"remove filter_subjects[{i}]"),
+                    )
+                    return
+
+
+RULE = ConsumerFilterSubjectsOverlap

@@ -1,0 +1,82 @@
+"""JS211 consumer-heartbeat-too-small."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixAvailability,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    effective,
+)
+from linter.api import format_duration as dur
+
+MIN_HEARTBEAT = 100_000_000  # 100ms
+
+
+class ConsumerHeartbeatTooSmall(ConsumerRule):
+    """A push consumer's idle_heartbeat is shorter than 100ms.
+
+    ## What it does
+    Reports a push consumer whose positive `idle_heartbeat` is below 100ms.
+
+    ## Why is this bad?
+    nats-server refuses to create the consumer (err_code 10083, "consumer idle heartbeat needs to
+    be >= 100ms").
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: audit, stream: ORDERS}
+    spec: {deliver_subject: deliver.audit, idle_heartbeat: 50ms}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: audit, stream: ORDERS}
+    spec: {deliver_subject: deliver.audit, idle_heartbeat: 5s}
+    ```
+
+    ## Fix
+    Safe: set `idle_heartbeat` to 100ms (seconds are usual).
+    """
+
+    code = "JS211"
+    name = "consumer-heartbeat-too-small"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
+
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if not cfg.deliver_subject or not cfg.idle_heartbeat:
+            return
+        hb = effective(resource, ctx).get("idle_heartbeat", 0)
+        if 0 < hb < MIN_HEARTBEAT:
+            yield Violation(
+                resource,
+                ("idle_heartbeat",),
+                f"idle_heartbeat {dur(hb)} is shorter than 100ms; nats-server rejects this consumer",
+                server_error_code=10083,
+                fix=FixSuggestion("safe", "set idle_heartbeat to 100ms"),
+            )
+
+
+RULE = ConsumerHeartbeatTooSmall

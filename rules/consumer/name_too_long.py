@@ -1,0 +1,102 @@
+"""JS202 consumer-name-too-long."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixAvailability,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+    effective,
+)
+
+MAX_NAME_LEN = 255  # JSMaxNameLen, in bytes
+
+
+class ConsumerNameTooLong(ConsumerRule):
+    """A durable consumer's name is longer than 255 bytes.
+
+    ## What it does
+    Measures the durable name (UTF-8 bytes, as the server counts) against nats-server's
+    `JSMaxNameLen` of 255. A non-durable `name` of that length is reported too: the server has no
+    check for it, but the consumer's store directory cannot be created.
+
+    ## Why is this bad?
+    nats-server refuses to create the consumer: err_code 10102 ("consumer name is too long, maximum
+    allowed is 255") for a durable, and err_code 10012 ("error creating store for consumer") for a
+    named ephemeral on a file-backed stream.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipperxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx, stream: ORDERS}
+    spec: {filter_subject: orders.shipped}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipper, stream: ORDERS}
+    spec: {filter_subject: orders.shipped}
+    ```
+
+    ## Fix
+    Unsafe: choose a shorter name. A new name is a new consumer.
+    """
+
+    code = "JS202"
+    name = "consumer-name-too-long"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
+
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        durable = cfg.durable_name
+        name = cfg.name or ""
+        if len(durable or name) * 4 <= MAX_NAME_LEN:
+            return
+        if durable:
+            size = len(durable.encode())
+            if size > MAX_NAME_LEN:
+                yield Violation(
+                    resource,
+                    ("durable_name",),
+                    f"durable name is {size} bytes long, more than the server's maximum of {MAX_NAME_LEN}; "
+                    "nats-server rejects this consumer",
+                    server_error_code=10102,
+                    fix=FixSuggestion("unsafe", f"shorten the name to at most {MAX_NAME_LEN} bytes"),
+                )
+            return
+        size = len(name.encode())
+        if size > MAX_NAME_LEN and not cfg.mem_storage:
+            parent = ctx.stream_of(resource)
+            if parent is not None and effective(parent, ctx).get("storage") == "memory":
+                return
+            yield Violation(
+                resource,
+                ("name",),
+                f"consumer name is {size} bytes long, more than {MAX_NAME_LEN}; nats-server cannot create "
+                "the consumer's store",
+                server_error_code=10012,
+                fix=FixSuggestion("unsafe", f"shorten the name to at most {MAX_NAME_LEN} bytes"),
+            )
+
+
+RULE = ConsumerNameTooLong

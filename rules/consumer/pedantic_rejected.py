@@ -1,0 +1,124 @@
+"""JS227 consumer-pedantic-rejected."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    FLOW_CONTROL_HEARTBEAT,
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    Resource,
+    RuleContext,
+    Severity,
+    Violation,
+    format_duration,
+)
+
+from ._common import parent_effective
+
+_DEFAULT_ACK_WAIT = 30_000_000_000
+# (field, lowest value the server keeps): below it the server normalises, pedantic refuses
+_FLOORS = (
+    ("max_deliver", -1), ("max_waiting", 0), ("max_ack_pending", -1), ("max_batch", 0), ("max_expires", 0),
+    ("max_bytes", 0), ("idle_heartbeat", 0), ("inactive_threshold", 0), ("priority_timeout", 0),
+)
+
+
+class ConsumerPedanticRejected(ConsumerRule):
+    """A consumer that nats-server would quietly adjust, created with pedantic requests.
+
+    ## What it does
+    Only when the target says the estate is applied with pedantic create requests
+    (`pedantic: true`), flags what the server then refuses instead of adjusting: `max_deliver` or
+    `max_ack_pending` below -1; a negative `max_waiting`, `max_batch`, `max_expires`, `max_bytes`,
+    `idle_heartbeat`, `inactive_threshold` or `priority_timeout`; a `backoff` whose first value
+    differs from `ack_wait` (30s when omitted with explicit or all acks); an omitted
+    `max_ack_pending` or `inactive_threshold` while the stream's `consumer_limits` sets it; a pull
+    consumer without `max_batch` while the target's `limits.max_request_batch` is set; and, for
+    `ack_policy: flow_control` on a push consumer, `flow_control` not true or `idle_heartbeat` not
+    1s. Silent when the target does not say pedantic. The examples assume the target
+    `{pedantic: true}`.
+
+    ## Why is this bad?
+    With pedantic requests nats-server refuses to create or update the consumer: err_code 10157
+    ("pedantic mode: ..."), except the flow-control ack policy conditions: err_code 10219 ("flow
+    control ack policy requires flow control") and 10052 ("flow control ack policy heartbeat
+    needs to be 1s").
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipper, stream: ORDERS}
+    spec: {max_deliver: 3, backoff: [1s, 10s]}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipper, stream: ORDERS}
+    spec: {max_deliver: 3, ack_wait: 1s, backoff: [1s, 10s]}
+    ```
+
+    ## Fix
+    Write the values the server would otherwise choose: -1 or 0 instead of lower values,
+    `ack_wait` equal to `backoff[0]`, the stream's consumer limits and the server's request batch
+    limit explicitly, and `flow_control: true` with `idle_heartbeat: 1s` for flow-control acks.
+    """
+
+    code = "JS227"
+    name = "consumer-pedantic-rejected"
+    severity = Severity.ERROR
+    example_target = {"pedantic": True}
+
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        t = ctx.target
+        if t.pedantic is not True:
+            return
+        c = cfg
+        for fld, floor in _FLOORS:
+            v = getattr(c, fld)
+            if v is not None and v < floor:
+                yield self._v(resource, (fld,), f"{fld} {v} is below {floor}", 10157)
+        ack = c.ack_policy or "none"
+        if c.backoff:
+            ack_wait = c.ack_wait or (_DEFAULT_ACK_WAIT if ack in ("explicit", "all") else 0)
+            if ack_wait != c.backoff[0]:
+                yield self._v(
+                    resource, ("ack_wait",) if c.ack_wait is not None else ("backoff",),
+                    f"ack_wait {format_duration(ack_wait)} differs from backoff[0] {format_duration(c.backoff[0])}", 10157,
+                )
+        stream = parent_effective(resource, ctx) or {}
+        limits = stream.get("consumer_limits") or {}
+        if not c.max_ack_pending and limits.get("max_ack_pending"):
+            yield self._v(resource, ("max_ack_pending",), "max_ack_pending is omitted while the stream's consumer_limits sets it", 10157)
+        if not c.inactive_threshold and limits.get("inactive_threshold"):
+            yield self._v(resource, ("inactive_threshold",), "inactive_threshold is omitted while the stream's consumer_limits sets it", 10157)
+        push = bool(c.deliver_subject)
+        if not push and not c.max_batch and (t.limits.max_request_batch or 0) > 0:
+            yield self._v(resource, ("max_batch",), "max_batch is omitted while the server sets limits.max_request_batch", 10157)
+        if ack == "flow_control" and push:
+            if not c.flow_control:
+                yield self._v(resource, ("flow_control",), "ack_policy flow_control without flow_control: true", 10219)
+            if c.idle_heartbeat != FLOW_CONTROL_HEARTBEAT:
+                yield self._v(resource, ("idle_heartbeat",), "ack_policy flow_control without idle_heartbeat: 1s", 10052)
+
+    @staticmethod
+    def _v(resource: Resource, path: tuple[str, ...], what: str, code: int) -> Violation:
+        return Violation(resource, path, f"{what}; with pedantic requests nats-server rejects this consumer", server_error_code=code)
+
+
+RULE = ConsumerPedanticRejected

@@ -1,0 +1,107 @@
+"""JS203 consumer-replicas-invalid."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    ConsumerConfig,
+    ConsumerResource,
+    ConsumerRule,
+    FixAvailability,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    Violation,
+)
+
+from ._common import parent_effective
+
+
+class ConsumerReplicasInvalid(ConsumerRule):
+    """A consumer's num_replicas is negative or does not fit its stream or server.
+
+    ## What it does
+    Checks `num_replicas` (0 means "inherit the stream's"):
+    * negative: err_code 10133 ("replicas count cannot be negative");
+    * on a standalone server, more than 1: err_code 10074 ("replicas > 1 not supported in
+      non-clustered mode");
+    * in a cluster, more than the stream's replicas: err_code 10126 ("consumer config replica
+      count exceeds parent stream"), and on an interest or workqueue stream anything other than the
+      stream's replicas: err_code 10134 ("consumer config replicas must match interest retention
+      stream's replicas").
+
+    The target decides which: `clustered: false` means standalone, `clustered: true` (or a
+    `cluster_size` above 1) a cluster. When the target says nothing about clustering, only a
+    negative value is flagged (the others depend on the server jsops cannot see).
+
+    ## Why is this bad?
+    nats-server refuses to create the consumer.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipper, stream: ORDERS}
+    spec: {num_replicas: -1}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"]}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipper, stream: ORDERS}
+    spec: {num_replicas: 0}
+    ```
+
+    ## Fix
+    Safe: remove `num_replicas` (or set it to 0) so the consumer inherits the stream's replicas.
+    """
+
+    code = "JS203"
+    name = "consumer-replicas-invalid"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SOMETIMES
+
+    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+        replicas = cfg.num_replicas or 0
+        if replicas == 0:
+            return
+        fix = FixSuggestion("safe", "remove num_replicas so the consumer inherits the stream's replicas")
+        stream = parent_effective(resource, ctx)
+        stream_r = int((stream or {}).get("num_replicas") or 1)
+        t = ctx.target
+        clustered = t.clustered
+        if clustered is None and t.cluster_size is not None and t.cluster_size > 1:
+            clustered = True
+        if clustered is False and replicas > 1:
+            msg = f"num_replicas {replicas} on a standalone server; nats-server only supports 1 replica without a cluster"
+            yield Violation(resource, ("num_replicas",), msg, server_error_code=10074, fix=fix)
+            return
+        if clustered is True and stream is not None and replicas > stream_r:
+            msg = f"num_replicas {replicas} is more than the stream's {stream_r}; nats-server rejects this consumer"
+            yield Violation(resource, ("num_replicas",), msg, server_error_code=10126, fix=fix)
+            return
+        if replicas < 0:
+            msg = f"num_replicas {replicas} is negative; nats-server rejects this consumer"
+            yield Violation(resource, ("num_replicas",), msg, server_error_code=10133, fix=fix)
+            return
+        if clustered is True and stream is not None and stream.get("retention") in ("interest", "workqueue") and replicas != stream_r:
+            msg = (
+                f"num_replicas {replicas} differs from the {stream['retention']} stream's {stream_r}; "
+                "consumers of interest and workqueue streams must match the stream's replicas"
+            )
+            yield Violation(resource, ("num_replicas",), msg, server_error_code=10134, fix=fix)
+
+
+RULE = ConsumerReplicasInvalid

@@ -1,0 +1,111 @@
+"""JS305 estate-max-consumers-reached."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    FixAvailability,
+    FixSuggestion,
+    Rule,
+    RuleContext,
+    Severity,
+    Violation,
+    consumer_config,
+    stream_config,
+    where,
+)
+
+
+class EstateMaxConsumersReached(Rule):
+    """A stream declares more consumers than its `max_consumers` (or the account's) allows.
+
+    ## What it does
+    Counts each stream's consumers in declaration order (direct and sourcing consumers do not
+    count) against the stream's `max_consumers`, or the target account's `max_consumers` when that
+    is tighter or the stream sets none, and flags every consumer past the limit.
+
+    ## Why is this bad?
+    nats-server refuses to create a consumer once the limit is reached (err_code 10026, "maximum
+    consumers limit reached").
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], max_consumers: 1}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: billing, stream: ORDERS}
+    spec: {}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipping, stream: ORDERS}
+    spec: {}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], max_consumers: 2}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: billing, stream: ORDERS}
+    spec: {}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: shipping, stream: ORDERS}
+    spec: {}
+    ```
+
+    ## Fix
+    Unsafe: raise `max_consumers`, or remove consumers.
+    """
+
+    code = "JS305"
+    name = "estate-max-consumers-reached"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
+    kinds = frozenset({"Consumer"})
+    estate_wide = True
+
+    def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
+        streams = ctx.stream_index()
+        account = ctx.target.account.max_consumers or 0
+        for (context, sname), consumers in ctx.consumers_by_stream().items():
+            stream = streams.get((context, sname or ""))
+            if stream is None:
+                continue
+            declared = stream_config(stream).max_consumers or 0
+            limit = declared
+            if limit <= 0 or (0 < account < limit):
+                limit = account
+            if limit <= 0 or len(consumers) <= limit:
+                continue
+            whose = "the stream's" if limit == declared else "the account's"
+            count = 0
+            for res in consumers:
+                if consumer_config(res).direct or consumer_config(res).sourcing:
+                    continue
+                if count >= limit:
+                    yield Violation(
+                        res,
+                        (),
+                        f"consumer {res.name} is past {whose} max_consumers of {limit} for stream {sname} "
+                        f"({where(stream, ('max_consumers',))}); nats-server refuses to create it",
+                        server_error_code=10026,
+                        fix=FixSuggestion("unsafe", "raise the stream's max_consumers or remove consumers"),
+                        key=True,
+                    )
+                    continue
+                count += 1
+
+
+RULE = EstateMaxConsumersReached

@@ -1,0 +1,223 @@
+"""JS302 estate-workqueue-consumer-not-unique."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from linter.api import (
+    FixAvailability,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    Severity,
+    StreamSource,
+    SubjectIndex,
+    Violation,
+    consumer_config,
+    is_valid_subject,
+    stream_config,
+    subjects_collide,
+    target_release,
+    where,
+)
+
+
+def _filter_path(resource: Resource) -> tuple[Any, ...]:
+    cfg = consumer_config(resource)
+    if cfg.filter_subjects:
+        return ("filter_subjects",)
+    if cfg.filter_subject:
+        return ("filter_subject",)
+    return ()
+
+
+# Before 2.14 the internal consumer a mirror or source takes on a workqueue stream counts as one of
+# its consumers (measured: once it runs, 2.10.26 and 2.12.8 refuse any overlapping filtered consumer
+# with 10100; 2.14.6 and 2.15.1 accept it). Whether the copy's consumer or the estate's consumer
+# comes first is a matter of timing (the server sets the copy up asynchronously), so this is advice.
+INTERNAL_CONSUMERS_EXEMPT_SINCE = (2, 14, 0)
+
+
+def _copiers(ctx: RuleContext, context: str, origin: str) -> list[tuple[Resource, tuple[Any, ...], list[str]]]:
+    """The mirrors and sources of the estate that copy ``origin``: (stream, path, the filters of
+    the internal consumer the server creates on ``origin`` for the copy; ``>`` for all)."""
+    out: list[tuple[Resource, tuple[Any, ...], list[str]]] = []
+    for r in ctx.estate.resources:
+        if r.kind != "Stream" or r.context != context or r.name == origin:
+            continue
+        cfg = stream_config(r)
+        entries: list[tuple[tuple[str | int, ...], StreamSource]] = [(("mirror",), cfg.mirror)] if cfg.mirror is not None else []
+        entries += [(("sources", i), s) for i, s in enumerate(cfg.sources or []) if s is not None]
+        for path, src in entries:
+            if src.name != origin or src.external is not None:
+                continue
+            if src.filter_subject:
+                filters = [src.filter_subject]
+            else:
+                filters = [t.src or ">" for t in src.subject_transforms or []] or [">"]
+            out.append((r, path, filters))
+    return out
+
+
+def _copier_overlap(
+    res: Resource, filters: list[str], copiers: list[tuple[Resource, tuple[Any, ...], list[str]]], sname: str | None
+) -> Violation | None:
+    """The advice for the first mirror or source whose internal consumer overlaps ``res``, or None."""
+    for stream, path, cfilters in copiers:
+        hit = next((f for f in filters or [">"] for c in cfilters if subjects_collide(f, c)), None)
+        if hit is not None:
+            what = "mirror" if path[0] == "mirror" else f"sources[{path[1]}]"
+            return Violation(
+                res,
+                _filter_path(res) or (),
+                f"the {what} of stream {stream.name} ({where(stream, path)}) takes an internal consumer on "
+                f"workqueue stream {sname} that overlaps consumer {res.name}; nats-server before 2.14 counts it: "
+                f"once the copy runs it refuses {res.name} (10100/10099), and if {res.name} comes first the copy "
+                "cannot start",
+                fix=FixSuggestion("unsafe", "upgrade to 2.14+, or do not mirror or source a workqueue stream"),
+                key=not _filter_path(res),
+                severity=Severity.WARNING,
+            )
+    return None
+
+
+class EstateWorkqueueConsumerNotUnique(Rule):
+    """Consumers of a workqueue stream whose filters are not disjoint.
+
+    ## What it does
+    For every workqueue stream, replays its consumers in declaration order (across files) as
+    nats-server creates them: once the stream has a consumer, another one needs a filter (or
+    err_code 10099, "multiple non-filtered consumers not allowed on workqueue stream"), and its
+    filters may not collide with any earlier consumer's, nor may an earlier consumer be unfiltered
+    (err_code 10100, "filtered consumer not unique on workqueue stream"). Filters are indexed in a
+    subject trie. Direct and sourcing consumers do not count; consumers the server refuses for
+    their ack or deliver policy (JS212, JS226) are not created, so they do not count either.
+
+    ## Why is this bad?
+    A workqueue hands each message to exactly one consumer: nats-server refuses to create a
+    consumer whose messages another consumer could also take. Before 2.14 (target
+    `server_version`) the internal consumer that a mirror or source of the workqueue stream takes
+    counts too: a warning names the copy, since whether the server refuses the consumer (10100) or
+    the copy cannot start depends on which is set up first.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: JOBS}
+    spec: {subjects: ["jobs.>"], retention: workqueue}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: all_jobs, stream: JOBS}
+    spec: {filter_subject: "jobs.*"}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: eu_jobs, stream: JOBS}
+    spec: {filter_subject: "jobs.eu"}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: JOBS}
+    spec: {subjects: ["jobs.>"], retention: workqueue}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: us_jobs, stream: JOBS}
+    spec: {filter_subject: "jobs.us"}
+    ---
+    apiVersion: jsops/v1
+    kind: Consumer
+    metadata: {name: eu_jobs, stream: JOBS}
+    spec: {filter_subject: "jobs.eu"}
+    ```
+
+    ## Fix
+    Unsafe: partition the stream's subjects between the consumers (disjoint filters), or share one
+    consumer between the workers.
+    """
+
+    code = "JS302"
+    name = "estate-workqueue-consumer-not-unique"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
+    kinds = frozenset({"Consumer"})
+    estate_wide = True
+
+    def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
+        streams = ctx.stream_index()
+        count_copiers = target_release(ctx.target) < INTERNAL_CONSUMERS_EXEMPT_SINCE
+        for (context, sname), consumers in ctx.consumers_by_stream().items():
+            stream = streams.get((context, sname or ""))
+            if stream is None or stream_config(stream).retention != "workqueue":
+                continue
+            index: SubjectIndex[Resource] = SubjectIndex()
+            unfiltered: Resource | None = None
+            count = 0
+            copiers = _copiers(ctx, context, sname or "") if count_copiers else []
+            for res in consumers:
+                cfg = consumer_config(res)
+                if cfg.direct or cfg.sourcing:
+                    continue
+                if cfg.ack_policy not in ("explicit", "flow_control") or (cfg.deliver_policy or "all") != "all":
+                    continue  # refused first (10098 / 10101): never created
+                filters = list(cfg.filter_subjects or [])
+                if cfg.filter_subject:
+                    filters.append(cfg.filter_subject)
+                if any(not f or not is_valid_subject(f) for f in filters):
+                    continue  # refused by the filter checks (JS216)
+                copied = _copier_overlap(res, filters, copiers, sname)
+                if copied is not None:
+                    yield copied
+                if count == 0:
+                    count = 1
+                    if filters:
+                        for f in filters:
+                            index.add(f, res)
+                    else:
+                        unfiltered = res
+                    continue
+                if not filters:
+                    yield Violation(
+                        res,
+                        (),
+                        f"consumer {res.name} has no filter but workqueue stream {sname} already has a consumer; "
+                        "nats-server refuses to create it",
+                        server_error_code=10099,
+                        fix=FixSuggestion("unsafe", "give the consumer a filter_subject disjoint from the other consumers'"),
+                        key=True,
+                    )
+                    continue
+                clash: tuple[str, str, Resource] | None = None
+                if unfiltered is not None:
+                    clash = (filters[0], "(no filter: all subjects)", unfiltered)
+                else:
+                    for f in filters:
+                        for other_f, other in index.colliding(f):
+                            clash = (f, repr(other_f), other)
+                            break
+                        if clash:
+                            break
+                if clash is not None:
+                    f, other_f, other = clash
+                    yield Violation(
+                        res,
+                        _filter_path(res),
+                        f"filter {f!r} of consumer {res.name} overlaps {other_f} of consumer {other.name} "
+                        f"({where(other, _filter_path(other))}) on workqueue stream {sname}; nats-server refuses to create it",
+                        server_error_code=10100,
+                        fix=FixSuggestion("unsafe", "make the workqueue consumers' filters disjoint"),
+                    )
+                    continue
+                count += 1
+                for f in filters:
+                    index.add(f, res)
+
+
+RULE = EstateWorkqueueConsumerNotUnique

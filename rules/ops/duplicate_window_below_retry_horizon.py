@@ -1,0 +1,107 @@
+"""JS402 ops-duplicate-window-below-retry-horizon."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Literal
+
+from pydantic import Field
+
+from linter.api import (
+    Edit,
+    FixAvailability,
+    FixSuggestion,
+    RuleContext,
+    RuleOptions,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    effective,
+)
+
+from ._common import dur, readable_ceil, retry_horizon
+
+
+class OpsDuplicateWindowBelowRetryHorizon(StreamRule):
+    """A stream's duplicate_window is shorter than its publishers' retry horizon.
+
+    ## What it does
+    Compares the stream's effective `duplicate_window` (2m when unset, capped to `max_age`) with
+    how long after a message's first publish attempt its publishers still retry it: the profile's
+    `streams["NAME"].publish_retry.horizon_p99_ns` (or `horizon_max_ns` with `use: max`), measured
+    from publisher attempt logs as last attempt minus first attempt per retried `Nats-Msg-Id`.
+    Without a measured horizon it uses the annotation `jsops.io/publish-retry-horizon` (a Go
+    duration: attempts x timeout plus the backoff between them); with neither it is silent.
+    Mirrors are skipped (they do not de-duplicate).
+
+    ## Why is this bad?
+    nats-server drops a publish whose `Nats-Msg-Id` it has seen within the window, counted from
+    the first stored copy. A publisher retries when its first attempt timed out, but that attempt
+    may have been stored; a retry that arrives after the window has passed is stored again, and
+    consumers process the message twice.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata:
+      name: ORDERS
+      annotations: {jsops.io/publish-retry-horizon: 1m}
+    spec: {subjects: ["orders.>"], duplicate_window: 30s}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata:
+      name: ORDERS
+      annotations: {jsops.io/publish-retry-horizon: 1m}
+    spec: {subjects: ["orders.>"], duplicate_window: 2m}
+    ```
+
+    ## Fix
+    Unsafe (`--fix --unsafe-fixes`): set `duplicate_window` to the horizon rounded up to a readable
+    duration, when that stays within `max_age` (a longer window costs server memory, see JS403).
+    Shortening the publishers' retry loop is the other way out.
+    """
+
+    code = "JS402"
+    name = "ops-duplicate-window-below-retry-horizon"
+    severity = Severity.WARNING
+    fix_availability = FixAvailability.SOMETIMES
+
+    class Options(RuleOptions):
+        use: Literal["p99", "max"] = Field(default="p99", description="which measured retry horizon the window must cover")
+
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.mirror is not None:
+            return
+        horizon, source, problem = retry_horizon(resource, ctx, self.options.use)
+        if problem is not None:
+            yield Violation(resource, (), problem + "; JS402 cannot check duplicate_window against it", key=True)
+            return
+        if horizon is None:
+            return
+        eff = effective(resource, ctx)
+        window = eff.get("duplicate_window", 0)
+        if window <= 0 or window >= horizon:
+            return
+        target = readable_ceil(horizon)
+        max_age = eff.get("max_age", 0)
+        if max_age > 0 and target > max_age:
+            fix = FixSuggestion("unsafe", f"shorten the publishers' retries: a window of {dur(target)} would exceed max_age {dur(max_age)}")
+        else:
+            fix = FixSuggestion("unsafe", f"set duplicate_window to {dur(target)}", (Edit.set(("duplicate_window",), target, duration=True),))
+        yield Violation(
+            resource,
+            ("duplicate_window",),
+            f"duplicate_window {dur(window)} is shorter than {source}: a retry after the window is stored again "
+            "and consumers see the message twice",
+            fix=fix,
+        )
+
+
+RULE = OpsDuplicateWindowBelowRetryHorizon

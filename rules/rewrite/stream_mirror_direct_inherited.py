@@ -1,0 +1,86 @@
+"""JS324 rewrite-stream-mirror-direct-inherited."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation, stream_config, where
+
+
+class RewriteStreamMirrorDirectInherited(Rule):
+    """A mirror's mirror_direct differs from its origin's allow_direct, which the server copies.
+
+    ## What it does
+    For a mirror whose origin is declared in the estate (same context, not external), compares
+    the mirror's `mirror_direct` (unset reads as false) with the origin's `allow_direct`, and
+    shows the effective value: nats-server ignores the manifest and stores the origin's setting.
+
+    ## Why is this bad?
+    Direct gets are served (or not) by the mirror against what its manifest says, and the stored
+    config differs from the manifest, which reads as drift. In pedantic mode the server refuses
+    the stream instead (err_code 10157).
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], allow_direct: true}
+    ---
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS_MIRROR}
+    spec: {mirror: {name: ORDERS}}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], allow_direct: true}
+    ---
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS_MIRROR}
+    spec: {mirror: {name: ORDERS}, mirror_direct: true}
+    ```
+
+    ## Fix
+    Safe: write `mirror_direct` equal to the origin's `allow_direct`.
+    """
+
+    code = "JS324"
+    name = "rewrite-stream-mirror-direct-inherited"
+    severity = Severity.WARNING
+    fix_availability = FixAvailability.ALWAYS
+    kinds = frozenset({"Stream"})
+    estate_wide = True
+
+    def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
+        index = ctx.stream_index()
+        for context, streams in ctx.streams_by_context().items():
+            for res in streams:
+                mirror = stream_config(res).mirror
+                if mirror is None or mirror.external is not None or not mirror.name:
+                    continue
+                origin = index.get((context, mirror.name))
+                if origin is None or origin is res:
+                    continue
+                wanted = bool(stream_config(res).mirror_direct)
+                actual = bool(stream_config(origin).allow_direct)
+                if wanted == actual:
+                    continue
+                written = stream_config(res).mirror_direct is not None
+                yield Violation(
+                    res,
+                    ("mirror_direct",) if written else ("mirror",),
+                    f"{'mirror_direct: ' + str(wanted).lower() if written else 'no mirror_direct'}: nats-server stores "
+                    f"mirror_direct: {str(actual).lower()}, copied from origin {origin.name}'s allow_direct "
+                    f"({where(origin, ('allow_direct',))})",
+                    fix=FixSuggestion("safe", f"write mirror_direct: {str(actual).lower()}"),
+                    key=not written,
+                )
+
+
+RULE = RewriteStreamMirrorDirectInherited

@@ -1,0 +1,74 @@
+"""JS109 stream-counter-incompatible."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
+
+
+class StreamCounterIncompatible(StreamRule):
+    """A counter stream (allow_msg_counter) uses a setting counters cannot work with.
+
+    ## What it does
+    With `allow_msg_counter: true`, flags `discard: new`, `allow_msg_ttl: true`,
+    `allow_msg_schedules: true` and any `retention` other than `limits`.
+
+    ## Why is this bad?
+    nats-server refuses to create or update the stream (err_code 10052, "counter stream cannot use
+    discard new", "... cannot use message TTLs", "... cannot use message schedules" or "counter
+    stream can only use limits retention"). A counter's value is the last message of its subject,
+    so nothing may drop, expire or consume it behind the counter's back.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: COUNTERS}
+    spec: {subjects: ["count.>"], allow_msg_counter: true, retention: workqueue}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: COUNTERS}
+    spec: {subjects: ["count.>"], allow_msg_counter: true, retention: limits}
+    ```
+
+    ## Fix
+    Keep counters in a stream of their own with `retention: limits`, `discard: old`, and no TTLs
+    or schedules.
+    """
+
+    code = "JS109"
+    name = "stream-counter-incompatible"
+    severity = Severity.ERROR
+
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if not c.allow_msg_counter:
+            return
+        if c.discard == "new":
+            yield Violation(resource, ("discard",), "a counter stream cannot use discard new; nats-server rejects this stream", server_error_code=10052)
+        if c.allow_msg_ttl:
+            yield Violation(resource, ("allow_msg_ttl",), "a counter stream cannot use message TTLs; nats-server rejects this stream", server_error_code=10052)
+        if c.allow_msg_schedules:
+            yield Violation(
+                resource, ("allow_msg_schedules",), "a counter stream cannot use message schedules; nats-server rejects this stream",
+                server_error_code=10052,
+            )
+        if c.retention not in (None, "limits"):
+            yield Violation(
+                resource, ("retention",), f"a counter stream can only use limits retention, not {c.retention}; nats-server rejects this stream",
+                server_error_code=10052,
+            )
+
+
+RULE = StreamCounterIncompatible

@@ -1,0 +1,76 @@
+"""JS103 stream-description-too-long."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    FixAvailability,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
+
+from ._common import blen
+
+MAX_DESCRIPTION_LEN = 4096
+
+
+class StreamDescriptionTooLong(StreamRule):
+    """A stream description longer than 4096 bytes.
+
+    ## What it does
+    Measures the stream's `description` in bytes (UTF-8), as nats-server does.
+
+    ## Why is this bad?
+    nats-server refuses to create or update the stream (err_code 10052, "stream description is too
+    long, maximum allowed is 4096").
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec:
+      subjects: ["orders.>"]
+      description: "%s"
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec:
+      subjects: ["orders.>"]
+      description: "Orders placed in the web shop; see the runbook for details."
+    ```
+
+    ## Fix
+    Safe: shorten the description to at most 4096 bytes and keep long documentation elsewhere
+    (link to it from the description or from `metadata`).
+    """
+
+    code = "JS103"
+    name = "stream-description-too-long"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
+
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        desc = cfg.description
+        if desc and len(desc) > MAX_DESCRIPTION_LEN // 4 and (n := blen(desc)) > MAX_DESCRIPTION_LEN:
+            yield Violation(
+                resource,
+                ("description",),
+                f"description is {n} bytes long, the maximum is {MAX_DESCRIPTION_LEN}; nats-server rejects this stream",
+                server_error_code=10052,
+                fix=FixSuggestion("safe", f"shorten the description to at most {MAX_DESCRIPTION_LEN} bytes"),
+            )
+
+
+StreamDescriptionTooLong.__doc__ = (StreamDescriptionTooLong.__doc__ or "") % ("x" * 4097)
+RULE = StreamDescriptionTooLong

@@ -1,0 +1,82 @@
+"""JS107 stream-duplicate-window-invalid."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    MILLISECOND,
+    FixAvailability,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    format_duration,
+)
+
+MIN_WINDOW = 100 * MILLISECOND
+
+
+class StreamDuplicateWindowInvalid(StreamRule):
+    """A stream's duplicate_window is negative or shorter than 100ms.
+
+    ## What it does
+    Checks an explicit `duplicate_window`: 0 (or leaving it out) means the server default,
+    otherwise it must be at least 100ms. A window larger than `max_age` is JS102's business.
+
+    ## Why is this bad?
+    nats-server refuses to create or update the stream (err_code 10052, "duplicates window can not
+    be negative" or "duplicates window needs to be >= 100ms").
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], duplicate_window: 10ms}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], duplicate_window: 2m}
+    ```
+
+    ## Fix
+    Set `duplicate_window` to 100ms or more, or leave it out for the server default (2m, capped
+    to `max_age`). A bare integer is read as nanoseconds: write a unit.
+    """
+
+    code = "JS107"
+    name = "stream-duplicate-window-invalid"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
+
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        dup = cfg.duplicate_window
+        if not dup:
+            return
+        if dup < 0:
+            yield Violation(
+                resource,
+                ("duplicate_window",),
+                f"duplicate_window {format_duration(dup)} is negative; nats-server rejects this stream",
+                server_error_code=10052,
+                fix=FixSuggestion("safe", "remove duplicate_window to use the server default"),
+            )
+        elif dup < MIN_WINDOW:
+            yield Violation(
+                resource,
+                ("duplicate_window",),
+                f"duplicate_window {format_duration(dup)} is shorter than 100ms; nats-server rejects this stream",
+                server_error_code=10052,
+                fix=FixSuggestion("safe", "set duplicate_window to 100ms"),
+            )
+
+
+RULE = StreamDuplicateWindowInvalid

@@ -1,0 +1,93 @@
+"""JS122 stream-external-prefix-invalid."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    is_valid_publish_subject,
+)
+
+JS_API_PREFIX = "$JS.API"
+
+
+class StreamExternalPrefixInvalid(StreamRule):
+    """A mirror or source `external` block with an unusable API or delivery prefix.
+
+    ## What it does
+    Checks `external.api` and `external.deliver` of the mirror and of every source: both must be
+    literal, valid subjects, and the API prefix must not be the local `$JS.API` itself.
+
+    ## Why is this bad?
+    nats-server refuses to create or update the stream: a delivery prefix with wildcards or
+    invalid tokens with err_code 10024, such an API prefix with err_code 10052, and an API prefix
+    equal to `$JS.API` with err_code 10021 (it would talk to the local JetStream, not the remote
+    domain).
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS_HUB}
+    spec:
+      mirror:
+        name: ORDERS
+        external: {api: "$JS.leaf.API", deliver: "deliver.*"}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS_HUB}
+    spec:
+      mirror:
+        name: ORDERS
+        external: {api: "$JS.leaf.API", deliver: "deliver.leaf"}
+    ```
+
+    ## Fix
+    Use the remote domain's API prefix (`$JS.<domain>.API`) and a literal delivery prefix that no
+    stream captures.
+    """
+
+    code = "JS122"
+    name = "stream-external-prefix-invalid"
+    severity = Severity.ERROR
+
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        blocks: list[tuple[tuple[Any, ...], Any]] = []
+        if c.mirror is not None:
+            if c.mirror.external is not None:
+                blocks.append((("mirror", "external"), c.mirror.external))
+        elif c.sources:
+            blocks.extend((("sources", i, "external"), s.external) for i, s in enumerate(c.sources) if s.external is not None)
+        for at, ext in blocks:
+            if ext.deliver and not is_valid_publish_subject(ext.deliver):
+                yield Violation(
+                    resource, at + ("deliver",),
+                    f"external delivery prefix {ext.deliver!r} must be a valid subject without wildcards; nats-server rejects this stream",
+                    server_error_code=10024,
+                )
+            if ext.api:
+                if not is_valid_publish_subject(ext.api):
+                    yield Violation(
+                        resource, at + ("api",),
+                        f"external API prefix {ext.api!r} must be a valid subject without wildcards; nats-server rejects this stream",
+                        server_error_code=10052,
+                    )
+                elif ext.api == JS_API_PREFIX:
+                    yield Violation(
+                        resource, at + ("api",), f"external API prefix {ext.api!r} is the local JetStream API; nats-server rejects this stream",
+                        server_error_code=10021,
+                    )
+
+
+RULE = StreamExternalPrefixInvalid

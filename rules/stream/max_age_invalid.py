@@ -1,0 +1,74 @@
+"""JS106 stream-max-age-invalid."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    MILLISECOND,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    format_duration,
+)
+
+MIN_MAX_AGE = 100 * MILLISECOND
+
+
+class StreamMaxAgeInvalid(StreamRule):
+    """A stream's max_age is negative or shorter than 100ms.
+
+    ## What it does
+    Checks `max_age`: 0 means unlimited, otherwise it must be at least 100ms.
+
+    ## Why is this bad?
+    nats-server refuses to create or update the stream (err_code 10052, "max age can not be
+    negative" or "max age needs to be >= 100ms").
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], max_age: 50ms}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], max_age: 1h}
+    ```
+
+    ## Fix
+    Set `max_age` to 100ms or more, or leave it out (0) to keep messages without an age limit.
+    A bare integer is read as nanoseconds: write a unit (`max_age: 7d`).
+    """
+
+    code = "JS106"
+    name = "stream-max-age-invalid"
+    severity = Severity.ERROR
+
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        age = cfg.max_age
+        if not age:
+            return
+        if age < 0:
+            yield Violation(
+                resource, ("max_age",), f"max_age {format_duration(age)} is negative; nats-server rejects this stream",
+                server_error_code=10052,
+            )
+        elif age < MIN_MAX_AGE:
+            yield Violation(
+                resource,
+                ("max_age",),
+                f"max_age {format_duration(age)} is shorter than 100ms; nats-server rejects this stream",
+                server_error_code=10052,
+            )
+
+
+RULE = StreamMaxAgeInvalid

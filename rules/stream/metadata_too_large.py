@@ -1,0 +1,84 @@
+"""JS104 stream-metadata-too-large."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
+
+from ._common import blen
+
+MAX_METADATA_LEN = 131072
+# The server stores "_nats.req.level": "<digit>" before it measures: 15 + 1 bytes.
+SERVER_METADATA_LEN = 16
+_SERVER_KEYS = frozenset({"_nats.req.level", "_nats.ver", "_nats.level"})
+
+
+class StreamMetadataTooLarge(StreamRule):
+    """Stream metadata larger than the server's 128 KiB budget.
+
+    ## What it does
+    Adds up the bytes of every `metadata` key and value, plus the 16 bytes of the
+    `_nats.req.level` entry nats-server adds before it measures, and compares the sum with 131072.
+
+    ## Why is this bad?
+    nats-server refuses to create or update the stream (err_code 10052, "stream metadata exceeds
+    maximum size of 131072 bytes"). Because of the server's own entry, the budget left for the
+    manifest is 131056 bytes, not 131072.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec:
+      subjects: ["orders.>"]
+      metadata: {blob: "%s"}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec:
+      subjects: ["orders.>"]
+      metadata: {owner: team-orders, runbook: "https://wiki.example.com/orders"}
+    ```
+
+    ## Fix
+    Keep metadata to short labels and links; move large documents out of the stream config.
+    """
+
+    code = "JS104"
+    name = "stream-metadata-too-large"
+    severity = Severity.ERROR
+
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        meta = cfg.metadata
+        if not meta:
+            return
+        total = SERVER_METADATA_LEN
+        for k, v in meta.items():
+            if k not in _SERVER_KEYS:
+                total += blen(k) + blen(v)
+        if total > MAX_METADATA_LEN:
+            yield Violation(
+                resource,
+                ("metadata",),
+                f"metadata takes {total - SERVER_METADATA_LEN} bytes (keys plus values); with the server's "
+                f"{SERVER_METADATA_LEN}-byte _nats.req.level entry that exceeds {MAX_METADATA_LEN}; "
+                "nats-server rejects this stream",
+                server_error_code=10052,
+            )
+
+
+StreamMetadataTooLarge.__doc__ = (StreamMetadataTooLarge.__doc__ or "") % ("x" * (MAX_METADATA_LEN - SERVER_METADATA_LEN - 3))
+RULE = StreamMetadataTooLarge

@@ -1,0 +1,133 @@
+"""JS118 stream-mirror-invalid."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    is_valid_asset_name,
+    is_valid_subject,
+    subjects_collide,
+    target_release,
+)
+
+from ._common import sourcing_consumer_problem
+
+# (field, err_code, what): settings a mirror cannot have, in the order nats-server checks them.
+_FORBIDDEN = (
+    ("first_seq", 10143, "a first sequence"),
+    ("subjects", 10034, "subjects"),
+    ("sources", 10031, "other sources"),
+    ("allow_msg_counter", 10173, "counters (allow_msg_counter)"),
+    ("allow_atomic", 10198, "atomic batch publishing (allow_atomic)"),
+    ("allow_batched", 10209, "batch publishing (allow_batched)"),
+    ("allow_msg_schedules", 10186, "message schedules (allow_msg_schedules)"),
+)
+
+
+class StreamMirrorInvalid(StreamRule):
+    """A mirror stream with settings only a normal stream can have, or a malformed mirror block.
+
+    ## What it does
+    For a stream with `mirror`, flags `first_seq`, `subjects`, `sources`, `allow_msg_counter`,
+    `allow_atomic`, `allow_batched`, `allow_msg_schedules` and `subject_delete_marker_ttl`; an
+    invalid origin stream name; `mirror.filter_subject` together with `mirror.subject_transforms`;
+    a `mirror.consumer` that is malformed or combined with start options or a filter; and invalid
+    or overlapping `mirror.subject_transforms` sources.
+
+    ## Why is this bad?
+    A mirror's content is exactly its origin's: it takes no publishes and no other input. nats-server
+    refuses to create the stream, each condition with its own err_code: `first_seq` 10143,
+    `subjects` 10034, `sources` 10031, counters 10173, `allow_atomic` 10198, `allow_batched` 10209,
+    schedules 10186, subject delete markers 10052, invalid origin name 10142, filter plus
+    transforms 10150, invalid mirror consumer 10213, invalid transform source 10151, overlapping
+    transform sources 10152.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS_COPY}
+    spec:
+      mirror: {name: ORDERS}
+      subjects: ["orders.copy.>"]
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS_COPY}
+    spec:
+      mirror: {name: ORDERS}
+    ```
+
+    ## Fix
+    Remove the settings a mirror cannot have. To combine streams, rename subjects or start from a
+    given sequence, use `sources` (with `subject_transforms`) instead of `mirror`.
+    """
+
+    code = "JS118"
+    name = "stream-mirror-invalid"
+    severity = Severity.ERROR
+
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        m = c.mirror
+        if m is None:
+            return
+        for fld, code, what in _FORBIDDEN:
+            v = getattr(c, fld)
+            if v if not isinstance(v, int) or isinstance(v, bool) else v > 0:
+                yield Violation(resource, (fld,), f"a mirror cannot have {what}; nats-server rejects this stream", server_error_code=code)
+        if m.consumer is not None:
+            why = sourcing_consumer_problem(m, "mirror")
+            if why:
+                yield Violation(
+                    resource, ("mirror", "consumer"), f"mirror.consumer is invalid: {why}; nats-server rejects this stream",
+                    server_error_code=10213,
+                )
+        if m.filter_subject and m.subject_transforms:
+            yield Violation(
+                resource, ("mirror", "filter_subject"),
+                "a mirror cannot have both filter_subject and subject_transforms; nats-server rejects this stream",
+                server_error_code=10150,
+            )
+        if (c.subject_delete_marker_ttl or 0) > 0:
+            yield Violation(
+                resource, ("subject_delete_marker_ttl",), "subject delete markers are forbidden on mirrors; nats-server rejects this stream",
+                server_error_code=10052,
+            )
+        trs = m.subject_transforms or []
+        from rules._transform import EMPTY_SRC_REFUSED_BEFORE
+
+        empty_refused = target_release(ctx.target) < EMPTY_SRC_REFUSED_BEFORE  # 2.10: '' is not '>'
+        for k, t in enumerate(trs):
+            if (t.src or empty_refused) and not is_valid_subject(t.src):
+                yield Violation(
+                    resource, ("mirror", "subject_transforms", k, "src"),
+                    f"mirror transform source {t.src!r} is not a valid subject; nats-server rejects this stream",
+                    server_error_code=10151,
+                )
+        for k, t in enumerate(trs):
+            other = next((j for j, u in enumerate(trs) if j != k and subjects_collide(t.src, u.src)), None)
+            if other is not None:
+                yield Violation(
+                    resource, ("mirror", "subject_transforms", k, "src"),
+                    f"mirror transform source {t.src!r} overlaps subject_transforms[{other}]; nats-server rejects this stream",
+                    server_error_code=10152,
+                )
+                break
+        if m.external is None and not is_valid_asset_name(m.name or ""):
+            yield Violation(
+                resource, ("mirror", "name"), f"mirrored stream name {m.name!r} is invalid; nats-server rejects this stream",
+                server_error_code=10142,
+            )
+
+
+RULE = StreamMirrorInvalid

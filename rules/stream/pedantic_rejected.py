@@ -1,0 +1,132 @@
+"""JS127 stream-pedantic-rejected."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    MILLISECOND,
+    SECOND,
+    Resource,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    format_duration,
+    stream_config,
+)
+
+_LIMITS = ("max_msgs", "max_msgs_per_subject", "max_bytes", "max_msg_size", "max_consumers")
+_DEFAULT_DUPLICATE_WINDOW = 120 * SECOND
+
+
+class StreamPedanticRejected(StreamRule):
+    """A stream that nats-server would quietly adjust, created with pedantic requests.
+
+    ## What it does
+    Only when the target says the estate is applied with pedantic create requests
+    (`pedantic: true`, as tools that send `"pedantic": true` do), flags what the server then
+    refuses instead of adjusting: `max_msgs`, `max_msgs_per_subject`, `max_bytes`,
+    `max_msg_size` or `max_consumers` below -1; an omitted `duplicate_window` (on a stream without
+    mirror or sources) when the server limit is below 2m or `max_age` is below 2m; a
+    `subject_delete_marker_ttl` without `allow_msg_ttl` or without `allow_rollup_hdrs`;
+    `allow_msg_schedules` without `allow_rollup_hdrs`; a `mirror_direct` that differs from the
+    origin's `allow_direct` (origin declared in the estate); a `republish` without `src`; and the
+    implicit republish (`src` and `dest` both `>`, one subject equal to `subject_transform.src`).
+    Silent when the target does not say pedantic. The examples assume the target
+    `{pedantic: true}`.
+
+    ## Why is this bad?
+    With pedantic requests nats-server refuses to create or update the stream: err_code 10157
+    ("pedantic mode: ..."), except the delete-marker and schedule conditions, which are err_code
+    10052 ("subject delete marker cannot be set if message TTLs are disabled", "... if roll-ups are
+    disabled", "message scheduling cannot be set if roll-ups are disabled").
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec:
+      subjects: ["orders.>"]
+      max_age: 1m
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec:
+      subjects: ["orders.>"]
+      max_age: 1m
+      duplicate_window: 1m
+    ```
+
+    ## Fix
+    Write the values the server would otherwise choose: -1 for unlimited, an explicit
+    `duplicate_window`, `allow_msg_ttl: true` and `allow_rollup_hdrs: true` where delete markers or
+    schedules need them, `mirror_direct` equal to the origin's `allow_direct`, and an explicit
+    republish `src` and `dest`.
+    """
+
+    code = "JS127"
+    name = "stream-pedantic-rejected"
+    severity = Severity.ERROR
+    example_target = {"pedantic": True}
+
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        t = ctx.target
+        if t.pedantic is not True:
+            return
+        c = cfg
+        for fld in _LIMITS:
+            v = getattr(c, fld)
+            if v is not None and v < -1:
+                yield self._v(resource, (fld,), f"{fld} {v} is below -1 (unlimited is -1)", 10157)
+        max_age = c.max_age or 0
+        if not c.duplicate_window and c.mirror is None and not c.sources:
+            lim = t.limits.duplicate_window or 0
+            if 0 < lim < _DEFAULT_DUPLICATE_WINDOW:
+                yield self._v(
+                    resource, ("subjects",),
+                    f"duplicate_window is omitted and the server limit {format_duration(lim)} is below the 2m default", 10157,
+                )
+            elif 100 * MILLISECOND <= max_age < _DEFAULT_DUPLICATE_WINDOW:
+                yield self._v(
+                    resource, ("max_age",), f"duplicate_window is omitted and max_age {format_duration(max_age)} is below the 2m default", 10157,
+                )
+        sdm = c.subject_delete_marker_ttl or 0
+        if sdm >= SECOND:
+            if not c.allow_msg_ttl:
+                yield self._v(resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_msg_ttl", 10052)
+            if not c.allow_rollup_hdrs:
+                yield self._v(resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_rollup_hdrs", 10052)
+        if c.allow_msg_schedules and c.discard != "new" and not c.allow_rollup_hdrs:
+            yield self._v(resource, ("allow_msg_schedules",), "allow_msg_schedules is set without allow_rollup_hdrs", 10052)
+        m = c.mirror
+        if m is not None and m.external is None and m.name and m.name != resource.name:
+            origin = ctx.stream_index().get((resource.context, m.name))
+            direct = bool(stream_config(origin).allow_direct) if origin is not None else None
+            if direct is not None and bool(c.mirror_direct) != direct:
+                yield self._v(
+                    resource, ("mirror_direct",) if c.mirror_direct is not None else ("mirror",),
+                    f"mirror_direct differs from origin {m.name}'s allow_direct ({str(direct).lower()})", 10157,
+                )
+        r = c.republish
+        if r is not None:
+            if not r.src:
+                yield self._v(resource, ("republish",), "republish has no src (the server would read it as '>')", 10157)
+            elif r.src == ">" and r.dest == ">" and c.subject_transform is not None:
+                subjects = c.subjects or ([] if c.mirror is not None or c.sources else [resource.name])
+                if len(subjects) == 1 and c.subject_transform.src == subjects[0]:
+                    yield self._v(resource, ("republish",), "republish '>' -> '>' would be rewritten from subject_transform", 10157)
+
+    @staticmethod
+    def _v(resource: Resource, path: tuple[str, ...], what: str, code: int) -> Violation:
+        return Violation(resource, path, f"{what}; with pedantic requests nats-server rejects this stream", server_error_code=code)
+
+
+RULE = StreamPedanticRejected

@@ -1,0 +1,79 @@
+"""JS105 stream-replicas-out-of-range."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    FixAvailability,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
+
+MAX_REPLICAS = 5
+
+
+class StreamReplicasOutOfRange(StreamRule):
+    """A stream's num_replicas is negative or above 5.
+
+    ## What it does
+    Checks `num_replicas` against the range nats-server accepts: 0 (meaning 1) to 5.
+
+    ## Why is this bad?
+    nats-server refuses to create or update the stream: above 5 with err_code 10052 ("maximum
+    replicas is 5"), below 0 with err_code 10133 ("replicas count cannot be negative").
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], num_replicas: 7}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec: {subjects: ["orders.>"], num_replicas: 5}
+    ```
+
+    ## Fix
+    Set `num_replicas` between 1 and 5 (1 or 3 are the usual choices; the cluster must have at
+    least that many JetStream servers).
+    """
+
+    code = "JS105"
+    name = "stream-replicas-out-of-range"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
+
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        r = cfg.num_replicas
+        if r is None:
+            return
+        if r > MAX_REPLICAS:
+            yield Violation(
+                resource,
+                ("num_replicas",),
+                f"num_replicas {r} is above the maximum of {MAX_REPLICAS}; nats-server rejects this stream",
+                server_error_code=10052,
+                fix=FixSuggestion("unsafe", f"set num_replicas to {MAX_REPLICAS} or fewer"),
+            )
+        elif r < 0:
+            yield Violation(
+                resource,
+                ("num_replicas",),
+                f"num_replicas {r} is negative; nats-server rejects this stream",
+                server_error_code=10133,
+                fix=FixSuggestion("unsafe", "set num_replicas to 1 or more"),
+            )
+
+
+RULE = StreamReplicasOutOfRange

@@ -1,0 +1,73 @@
+"""JS119 stream-republish-cycle."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    subjects_collide,
+)
+
+
+class StreamRepublishCycle(StreamRule):
+    """A stream republishes onto its own subjects.
+
+    ## What it does
+    Checks the effective `republish.dest` (after the server's implicit rewrite from
+    `subject_transform`) against every stream subject.
+
+    ## Why is this bad?
+    Each republished message would be stored again and republished again, forever. nats-server
+    refuses to create or update the stream (err_code 10052, "stream configuration for republish
+    destination forms a cycle").
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec:
+      subjects: ["orders.>"]
+      republish: {src: "orders.>", dest: "orders.copy.>"}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ORDERS}
+    spec:
+      subjects: ["orders.>"]
+      republish: {src: "orders.>", dest: "events.orders.>"}
+    ```
+
+    ## Fix
+    Republish into a namespace the stream does not capture.
+    """
+
+    code = "JS119"
+    name = "stream-republish-cycle"
+    severity = Severity.ERROR
+
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.republish is None:
+            return
+        eff = ctx.effective(resource)
+        dest = eff["republish"]["dest"]
+        for s in eff.get("subjects", ()):
+            if subjects_collide(dest, s):
+                yield Violation(
+                    resource, ("republish", "dest"),
+                    f"republish destination {dest!r} overlaps stream subject {s!r} and forms a cycle; nats-server rejects this stream",
+                    server_error_code=10052,
+                )
+                return
+
+
+RULE = StreamRepublishCycle

@@ -1,0 +1,62 @@
+"""JS114 stream-sealed-on-create."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+)
+
+
+class StreamSealedOnCreate(StreamRule):
+    """A stream manifest says sealed: true.
+
+    ## What it does
+    Flags `sealed: true`.
+
+    ## Why is this bad?
+    A stream cannot be created sealed: nats-server answers err_code 10052 ("stream configuration
+    for create can not be sealed"). Sealing is a one-way update of an existing stream, and the
+    server then rewrites `max_age`, `discard`, `deny_delete`, `deny_purge` and `allow_rollup_hdrs`,
+    so a sealed manifest never matches what it would create.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: AUDIT_2025}
+    spec: {subjects: ["audit.2025.>"], sealed: true}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: AUDIT_2025}
+    spec: {subjects: ["audit.2025.>"], deny_delete: true, deny_purge: true}
+    ```
+
+    ## Fix
+    Create the stream unsealed; seal it later on purpose (`nats stream seal`), once it holds its
+    final data.
+    """
+
+    code = "JS114"
+    name = "stream-sealed-on-create"
+    severity = Severity.ERROR
+
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if cfg.sealed:
+            yield Violation(
+                resource, ("sealed",), "a stream cannot be created sealed; nats-server rejects this stream",
+                server_error_code=10052,
+            )
+
+
+RULE = StreamSealedOnCreate

@@ -1,0 +1,96 @@
+"""JS125 stream-source-transform-invalid."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    is_valid_asset_name,
+    is_valid_subject,
+    target_release,
+)
+
+
+class StreamSourceTransformInvalid(StreamRule):
+    """A source's subject_transforms entry whose destination is not a valid mapping of its source.
+
+    ## What it does
+    For each `sources[].subject_transforms` entry with a valid (or empty, meaning `>`) `src`,
+    checks `dest` as nats-server's mapping validation does: valid tokens without whitespace, no
+    `*` token, a `>` exactly when `src` has one, known mapping functions (`{{wildcard(n)}}` or
+    `$n`, `{{partition(n,...)}}`, `{{split(n,d)}}`, `{{splitFromLeft(n,k)}}` and the other split,
+    slice, left and right functions, `{{random(n)}}`) with well-formed arguments, and wildcard
+    indexes no larger than the number of `*` tokens in `src`. An invalid `src` or source name is
+    JS121's.
+
+    ## Why is this bad?
+    nats-server refuses to create or update the stream (err_code 10146, "source transform:
+    invalid mapping destination ...").
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ALL_ORDERS}
+    spec:
+      sources:
+        - name: ORDERS_EU
+          subject_transforms: [{src: "orders.>", dest: "eu.orders"}]
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ALL_ORDERS}
+    spec:
+      sources:
+        - name: ORDERS_EU
+          subject_transforms: [{src: "orders.>", dest: "eu.orders.>"}]
+    ```
+
+    ## Fix
+    Refer only to wildcards the source has (counted from 1), use `{{wildcard(n)}}` instead of a
+    `*` in the destination, and end both sides in `>` or neither.
+    """
+
+    code = "JS125"
+    name = "stream-source-transform-invalid"
+    severity = Severity.ERROR
+
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        if not c.sources or c.mirror is not None:  # sources on a mirror: JS118 (10031)
+            return
+        from rules._transform import BUILD_ONLY_BEFORE, mapping_stage  # imported on first use
+
+        release = target_release(ctx.target)
+        old = release < BUILD_ONLY_BEFORE
+
+        for i, src in enumerate(c.sources):
+            if not src.subject_transforms or not is_valid_asset_name(src.name or ""):
+                continue
+            for k, t in enumerate(src.subject_transforms):
+                bad_src = (t.src or old) and not is_valid_subject(t.src)
+                if bad_src and not old:
+                    continue  # 10145, JS121
+                found = mapping_stage(t.src, t.dest, release)
+                # 2.10 checks the destination first (10146), then the src (10145, JS121), then
+                # builds the transform, wrapping its error in 10049
+                if found is None or (bad_src and found[0] != "validate"):
+                    continue
+                stage, why = found
+                yield Violation(
+                    resource, ("sources", i, "subject_transforms", k, "dest"),
+                    f"source transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); "
+                    "nats-server rejects this stream",
+                    server_error_code=10049 if old and stage == "build" else 10146,
+                )
+
+
+RULE = StreamSourceTransformInvalid

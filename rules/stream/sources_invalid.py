@@ -1,0 +1,153 @@
+"""JS121 stream-sources-invalid."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    StreamSource,
+    Violation,
+    is_subset_match,
+    is_valid_asset_name,
+    is_valid_subject,
+    target_release,
+)
+
+from ._common import sourcing_consumer_problem
+
+
+def _identity(src: StreamSource) -> str:
+    """The server's source identity (``composeIName``): name, external API prefix, consumer name,
+    and the filter or the transforms (empty parts read as ``>``)."""
+    ident = src.name or ""
+    if src.external is not None:
+        ident += ":" + src.external.api
+    if src.consumer is not None:
+        ident += ":C=" + (src.consumer.name or "")
+    if not src.subject_transforms:
+        return f"{ident} {src.filter_subject or '>'} >"
+    srcs = "\f".join(t.src or ">" for t in src.subject_transforms)
+    dests = "\f".join(t.dest or ">" for t in src.subject_transforms)
+    return f"{ident} {srcs} {dests}"
+
+
+class StreamSourcesInvalid(StreamRule):
+    """A malformed `sources` list.
+
+    ## What it does
+    Checks each entry of `sources` as nats-server does on create: a valid stream name; no
+    duplicate (same stream, external API prefix, consumer, and filter or transforms);
+    `filter_subject` and `subject_transforms` not both set; valid, non-overlapping transform
+    sources; a well-formed durable `consumer` (name, literal `deliver_subject`, no start options,
+    no `filter_subject`) used by one source only. Also flags `sources` with `allow_msg_schedules`.
+
+    ## Why is this bad?
+    nats-server refuses to create or update the stream, each condition with its own err_code:
+    invalid name 10141, duplicate source 10140, filter plus transforms 10144, invalid transform
+    source 10145, overlapping transform sources 10147, invalid source consumer 10215, a consumer
+    name reused for the same stream 10216, sources with schedules 10187.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ALL_ORDERS}
+    spec:
+      sources:
+        - {name: ORDERS_EU, filter_subject: "orders.>"}
+        - {name: ORDERS_EU, filter_subject: "orders.>"}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: ALL_ORDERS}
+    spec:
+      sources:
+        - {name: ORDERS_EU, filter_subject: "orders.>"}
+        - {name: ORDERS_US, filter_subject: "orders.>"}
+    ```
+
+    ## Fix
+    Remove duplicate entries, use either `filter_subject` or `subject_transforms` in one source,
+    and give each durable sourcing consumer its own name.
+    """
+
+    code = "JS121"
+    name = "stream-sources-invalid"
+    severity = Severity.ERROR
+
+    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        sources = c.sources
+        if not sources or c.mirror is not None:  # sources on a mirror: JS118 (10031)
+            return
+        if c.allow_msg_schedules:
+            yield Violation(
+                resource, ("allow_msg_schedules",), "a stream with sources cannot schedule messages; nats-server rejects this stream",
+                server_error_code=10187,
+            )
+        from rules._transform import EMPTY_SRC_REFUSED_BEFORE
+
+        release = target_release(ctx.target)
+        seen: dict[str, int] = {}
+        consumers: dict[tuple[str, str, str], int] = {}
+        for i, src in enumerate(sources):
+            at = ("sources", i)
+            if not is_valid_asset_name(src.name or ""):
+                yield Violation(resource, at + ("name",), f"sourced stream name {src.name!r} is invalid; nats-server rejects this stream", server_error_code=10141)
+                continue
+            ident = _identity(src)
+            if ident in seen:
+                yield Violation(resource, at, f"sources[{i}] duplicates sources[{seen[ident]}]; nats-server rejects this stream", server_error_code=10140)
+            else:
+                seen[ident] = i
+            trs = src.subject_transforms or []
+            if src.filter_subject and trs:
+                yield Violation(
+                    resource, at + ("filter_subject",),
+                    "a source cannot have both filter_subject and subject_transforms; nats-server rejects this stream",
+                    server_error_code=10144,
+                )
+            for k, t in enumerate(trs):
+                if (t.src or release < EMPTY_SRC_REFUSED_BEFORE) and not is_valid_subject(t.src):
+                    yield Violation(
+                        resource, at + ("subject_transforms", k, "src"),
+                        f"transform source {t.src!r} is not a valid subject; nats-server rejects this stream",
+                        server_error_code=10145,
+                    )
+            for k, t in enumerate(trs):
+                other = next((m for m, u in enumerate(trs) if m != k and is_subset_match(t.src, u.src)), None)
+                if other is not None:
+                    yield Violation(
+                        resource, at + ("subject_transforms", k, "src"),
+                        f"transform source {t.src!r} overlaps subject_transforms[{other}]; nats-server rejects this stream",
+                        server_error_code=10147,
+                    )
+                    break
+            cons = src.consumer
+            if cons is not None:
+                why = sourcing_consumer_problem(src, "source")
+                if why:
+                    yield Violation(
+                        resource, at + ("consumer",), f"sources[{i}].consumer is invalid: {why}; nats-server rejects this stream",
+                        server_error_code=10215,
+                    )
+                key = (src.name or "", src.external.api if src.external is not None else "", cons.name or "")
+                if key in consumers:
+                    yield Violation(
+                        resource, at + ("consumer", "name"),
+                        f"sources[{i}] reuses the consumer {cons.name!r} of sources[{consumers[key]}] on the same stream; "
+                        "nats-server rejects this stream",
+                        server_error_code=10216,
+                    )
+                else:
+                    consumers[key] = i
+
+
+RULE = StreamSourcesInvalid

@@ -1,0 +1,76 @@
+"""JS111 stream-subject-delete-marker-ttl-invalid."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from linter.api import (
+    SECOND,
+    FixAvailability,
+    FixSuggestion,
+    RuleContext,
+    Severity,
+    StreamConfig,
+    StreamResource,
+    StreamRule,
+    Violation,
+    format_duration,
+)
+
+
+class StreamSubjectDeleteMarkerTtlInvalid(StreamRule):
+    """A stream's subject_delete_marker_ttl is negative or shorter than 1s.
+
+    ## What it does
+    Checks `subject_delete_marker_ttl`: 0 turns markers off, otherwise it must be at least 1s.
+
+    ## Why is this bad?
+    nats-server refuses to create or update the stream (err_code 10052, "subject delete marker TTL
+    must be at least 1 second" or "... must not be negative").
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: SESSIONS}
+    spec: {subjects: ["session.>"], max_age: 1h, subject_delete_marker_ttl: 500ms}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: SESSIONS}
+    spec: {subjects: ["session.>"], max_age: 1h, subject_delete_marker_ttl: 1m, allow_msg_ttl: true, allow_rollup_hdrs: true}
+    ```
+
+    ## Fix
+    Set `subject_delete_marker_ttl` to 1s or more, or leave it out. A bare integer is read as
+    nanoseconds: write a unit.
+    """
+
+    code = "JS111"
+    name = "stream-subject-delete-marker-ttl-invalid"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SOMETIMES
+
+    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+        ttl = cfg.subject_delete_marker_ttl
+        if not ttl:
+            return
+        if ttl < 0:
+            yield Violation(
+                resource, ("subject_delete_marker_ttl",),
+                f"subject_delete_marker_ttl {format_duration(ttl)} is negative; nats-server rejects this stream",
+                server_error_code=10052,
+            )
+        elif ttl < SECOND:
+            yield Violation(
+                resource, ("subject_delete_marker_ttl",),
+                f"subject_delete_marker_ttl {format_duration(ttl)} is shorter than 1s; nats-server rejects this stream",
+                server_error_code=10052,
+                fix=FixSuggestion("safe", "set subject_delete_marker_ttl to 1s"),
+            )
+
+
+RULE = StreamSubjectDeleteMarkerTtlInvalid

@@ -1,0 +1,133 @@
+"""JS311 target-field-newer-than-server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from linter.api import (
+    CONSUMER_FIELDS,
+    ENUM_VALUES,
+    PLACEMENT_FIELDS,
+    STREAM_FIELDS,
+    STREAM_SOURCE_FIELDS,
+    STRICT_JSON_DEFAULT,
+    UNKNOWN_FIELD_ERROR,
+    FixAvailability,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    Severity,
+    Version,
+    Violation,
+    format_version,
+    parse_version,
+    stream_config,
+)
+
+
+def _set(value: Any) -> bool:
+    """A value that would reach the server (the zero value of a Go field is omitted or harmless)."""
+    return value is not None and value is not False and value != 0 and value != "" and value != [] and value != {}
+
+
+class TargetFieldNewerThanServer(Rule):
+    """A manifest uses a field or value that the target's nats-server version does not know.
+
+    ## What it does
+    When the target gives `server_version`, compares every field the manifest sets (and the
+    fields of `mirror` and `sources` entries, and enum values such as `ack_policy: flow_control`)
+    with the release that introduced it (`linter/versions.py`, from server-rules.md §5).
+
+    ## Why is this bad?
+    From 2.12 nats-server decodes API requests strictly and refuses an unknown field (err_code
+    10025, "invalid JSON: json: unknown field"); older servers silently drop it, so the stream or
+    consumer is created without the behaviour the manifest asks for: on those releases the finding
+    is a warning (nothing is refused) and the other rules judge the object without the field. An
+    unknown enum value fails to decode on every version (10025). The examples assume the target
+    `{server_version: "2.12.0"}`.
+
+    ## Example
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: EVENTS}
+    spec: {subjects: ["events.>"], allow_batched: true}
+    ```
+
+    ## Use instead
+    ```yaml
+    apiVersion: jsops/v1
+    kind: Stream
+    metadata: {name: EVENTS}
+    spec: {subjects: ["events.>"], max_age: 24h}
+    ```
+
+    ## Fix
+    Unsafe: upgrade the servers first, or remove the field.
+    """
+
+    code = "JS311"
+    name = "target-field-newer-than-server"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.ALWAYS
+    kinds = frozenset({"Stream", "Consumer"})
+    example_target = {"server_version": "2.12.0"}
+    sees_dropped_fields = True  # the other rules judge the object without the dropped fields
+
+    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+        version = parse_version(ctx.target.server_version)
+        if version is None:
+            return
+        cfg = resource.config
+        table = STREAM_FIELDS if resource.kind == "Stream" else CONSUMER_FIELDS
+        for field in cfg.model_fields_set:
+            value = getattr(cfg, field)
+            if not _set(value):
+                continue
+            since = table.get(field)
+            if since is not None and since > version:
+                yield self._violation(resource, (field,), f"field {field}", since, version, strict=version >= STRICT_JSON_DEFAULT)
+                continue
+            if isinstance(value, str):
+                since = ENUM_VALUES.get((resource.kind, field, value))
+                if since is not None and since > version:
+                    yield self._violation(resource, (field,), f"{field}: {value}", since, version, strict=True)
+        if resource.kind == "Stream":
+            entries: list[tuple[tuple[Any, ...], Any]] = []
+            scfg = stream_config(resource)
+            placement = scfg.placement
+            if placement is not None:
+                for field in placement.model_fields_set:
+                    since = PLACEMENT_FIELDS.get(field)
+                    if since is not None and since > version and _set(getattr(placement, field)):
+                        yield self._violation(resource, ("placement", field), f"field placement.{field}", since, version, strict=version >= STRICT_JSON_DEFAULT)
+            if scfg.mirror is not None:
+                entries.append((("mirror",), scfg.mirror))
+            entries.extend((("sources", i), s) for i, s in enumerate(scfg.sources or []) if s is not None)
+            for path, src in entries:
+                for field in src.model_fields_set:
+                    since = STREAM_SOURCE_FIELDS.get(field)
+                    if since is not None and since > version and _set(getattr(src, field)):
+                        where = ".".join(str(p) for p in (*path, field))
+                        yield self._violation(resource, (*path, field), f"field {where}", since, version, strict=version >= STRICT_JSON_DEFAULT)
+
+    def _violation(self, resource: Resource, path: tuple[Any, ...], what: str, since: Version, version: Version, *, strict: bool) -> Violation:
+        target = format_version(version)
+        if strict:
+            msg = f"{what} needs nats-server {format_version(since)} or newer; the target runs {target}, which rejects it as invalid JSON"
+        else:
+            msg = f"{what} needs nats-server {format_version(since)} or newer; the target runs {target}, which silently drops it"
+        return Violation(
+            resource,
+            path,
+            msg,
+            server_error_code=UNKNOWN_FIELD_ERROR if strict else None,
+            fix=FixSuggestion("unsafe", f"upgrade the servers to {format_version(since)} or remove it"),
+            key=True,
+            severity=None if strict else Severity.WARNING,
+        )
+
+
+RULE = TargetFieldNewerThanServer
