@@ -2,7 +2,7 @@
 
 Field names are the JetStream API's snake_case (what ``nats stream info --json`` prints); enums are
 spelled as the server spells them. Every field is optional: a model holds what the manifest wrote,
-and :mod:`linter.effective` fills in what the server would.
+and :mod:`linter.semantics.effective` fills in what the server would.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pydantic import (
     StrictStr,
 )
 
-from .units import UnitError, parse_duration, parse_size
+from ..semantics.units import parse_duration, parse_size
 
 __all__ = [
     "Duration",
@@ -45,29 +45,15 @@ __all__ = [
 ]
 
 
-def _duration(value: Any) -> Any:
-    try:
-        return parse_duration(value)
-    except UnitError as exc:
-        raise ValueError(str(exc)) from None
-
-
-def _size(value: Any) -> Any:
-    try:
-        return parse_size(value)
-    except UnitError as exc:
-        raise ValueError(str(exc)) from None
-
-
 def _sample_freq(value: Any) -> Any:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     return value
 
 
-Duration = Annotated[int, BeforeValidator(_duration)]
+Duration = Annotated[int, BeforeValidator(parse_duration)]
 """Nanoseconds; accepts Go duration strings with ``d`` and ``w`` units, or integer nanoseconds."""
-Size = Annotated[int, BeforeValidator(_size)]
+Size = Annotated[int, BeforeValidator(parse_size)]
 """Bytes; accepts integers or strings like ``10GiB`` (1024-based, like natscli)."""
 Timestamp = AwareDatetime
 

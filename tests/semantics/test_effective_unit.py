@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from linter.effective import (
+from linter.model.config import ConsumerConfig, StreamConfig
+from linter.model.target import AccountLimits, ServerLimits, Target
+from linter.semantics.effective import (
     CONSUMER_DEFAULT_ACK_WAIT,
     CONSUMER_DEFAULT_MAX_ACK_PENDING,
     CONSUMER_DEFAULT_MAX_WAITING,
@@ -16,8 +18,6 @@ from linter.effective import (
     effective_stream,
     strip_server_metadata,
 )
-from linter.model.config import ConsumerConfig, StreamConfig
-from linter.model.target import AccountLimits, ServerLimits, Target
 
 S = 1_000_000_000
 

@@ -1,6 +1,6 @@
 import pytest
 
-from linter.model.units import UnitError, format_duration, format_size, parse_duration, parse_size
+from linter.semantics.units import UnitError, format_duration, format_size, parse_duration, parse_size
 
 S = 1_000_000_000
 
