@@ -45,15 +45,25 @@ __all__ = [
 ]
 
 
+def _duration(value: Any) -> int:
+    """The Duration hook; linter.loader finds duration fields by this function's name."""
+    return parse_duration(value)
+
+
+def _size(value: Any) -> int:
+    """The Size hook; linter.loader finds size fields by this function's name."""
+    return parse_size(value)
+
+
 def _sample_freq(value: Any) -> Any:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     return value
 
 
-Duration = Annotated[int, BeforeValidator(parse_duration)]
+Duration = Annotated[int, BeforeValidator(_duration)]
 """Nanoseconds; accepts Go duration strings with ``d`` and ``w`` units, or integer nanoseconds."""
-Size = Annotated[int, BeforeValidator(parse_size)]
+Size = Annotated[int, BeforeValidator(_size)]
 """Bytes; accepts integers or strings like ``10GiB`` (1024-based, like natscli)."""
 Timestamp = AwareDatetime
 

@@ -59,7 +59,8 @@ def render_html(data: ReportData) -> str:
         return format_duration(int(ns), weeks=False) if ns else "unlimited"
 
     env.filters["config_duration"] = config_duration
-    return env.from_string(source).render(r=data)
+    html: str = env.from_string(source).render(r=data)
+    return html
 
 
 def report_from_paths(

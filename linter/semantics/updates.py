@@ -39,12 +39,16 @@ class Classification:
     consequence: str
 
 
+_CLASSES: dict[str, ChangeClass] = {"in-place": "in-place", "one-way": "one-way", "recreate": "recreate", "forbidden": "forbidden"}
+
+
 def worst(classes: list[str]) -> ChangeClass:
-    """The most severe of ``classes`` (``in-place`` for an empty list)."""
+    """The most severe of ``classes`` (``in-place`` for an empty list; unknown names count as in-place)."""
     best: ChangeClass = "in-place"
-    for c in classes:
-        if CLASS_ORDER.get(c, 0) > CLASS_ORDER[best]:
-            best = c  # type: ignore[assignment]
+    for name in classes:
+        cls = _CLASSES.get(name)
+        if cls is not None and CLASS_ORDER[cls] > CLASS_ORDER[best]:
+            best = cls
     return best
 
 
