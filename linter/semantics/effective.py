@@ -12,7 +12,9 @@ rules use to explain the rejection.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .releases import NORMALISE_NEGATIVE_LIMITS, parse_version
@@ -33,6 +35,7 @@ __all__ = [
     "EPHEMERAL_INACTIVE_THRESHOLD",
     "PINNED_TTL_DEFAULT",
     "FLOW_CONTROL_HEARTBEAT",
+    "SERVER_DEFAULTS",
 ]
 
 STREAM_DEFAULT_DUPLICATE_WINDOW = 120 * SECOND
@@ -42,6 +45,27 @@ CONSUMER_DEFAULT_MAX_WAITING = 512
 EPHEMERAL_INACTIVE_THRESHOLD = 5 * SECOND
 PINNED_TTL_DEFAULT = 120 * SECOND
 FLOW_CONTROL_HEARTBEAT = SECOND
+
+_FALSE_UNLESS_SET = (
+    "allow_direct", "mirror_direct", "sealed", "deny_delete", "deny_purge", "allow_rollup_hdrs", "allow_msg_ttl",
+    "discard_new_per_subject", "allow_msg_counter", "allow_atomic", "allow_msg_schedules",
+)
+SERVER_DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType({
+    "Stream": MappingProxyType({
+        "retention": "limits", "max_consumers": -1, "max_msgs": -1, "max_bytes": -1, "max_age": 0,
+        "max_msgs_per_subject": -1, "max_msg_size": -1, "discard": "old", "storage": "file", "num_replicas": 1,
+        "duplicate_window": STREAM_DEFAULT_DUPLICATE_WINDOW, "compression": "none", "consumer_limits": {},
+        **dict.fromkeys(_FALSE_UNLESS_SET, False),
+    }),
+    "Consumer": MappingProxyType({
+        "deliver_policy": "all", "ack_policy": "none", "max_deliver": -1, "replay_policy": "instant",
+        "max_waiting": CONSUMER_DEFAULT_MAX_WAITING, "num_replicas": 0, "ack_wait": CONSUMER_DEFAULT_ACK_WAIT,
+        "max_ack_pending": CONSUMER_DEFAULT_MAX_ACK_PENDING,
+    }),
+})
+"""By kind, what the server stores for a field a config leaves out (the omitempty booleans as
+false; a consumer's ``ack_wait`` and ``max_ack_pending`` as an acking pull consumer gets them): tells
+defaults apart when only a stored config is at hand, e.g. in a saved plan."""
 
 # A row of an output table: (server JSON key, value, always written). A row that is not always
 # written is omitted when its value is falsy (Go's ``omitempty``).
