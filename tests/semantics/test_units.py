@@ -26,27 +26,27 @@ S = 1_000_000_000
         (0, 0),
     ],
 )
-def test_parse_duration(text, ns):
+def test_parse_duration(text: object, ns: int) -> None:
     assert parse_duration(text) == ns
 
 
 @pytest.mark.parametrize("bad", ["", "10", "1x", "s", "1h 30m", "abc", True, [1], {"a": 1}, 1.5, "9999999999999999999h"])
-def test_parse_duration_rejects(bad):
+def test_parse_duration_rejects(bad: object) -> None:
     with pytest.raises(UnitError):
         parse_duration(bad)
 
 
-def test_duration_no_unit_message_is_helpful():
+def test_duration_no_unit_message_is_helpful() -> None:
     with pytest.raises(UnitError, match="has no unit"):
         parse_duration("30")
 
 
 @pytest.mark.parametrize("ns", [0, 1, 999, 1_000, 250_000_000, S, 90 * S, 5400 * S, 86400 * S, 9 * 86400 * S, 7 * 86400 * S, 3601 * S, -30 * S])
-def test_format_duration_round_trips(ns):
+def test_format_duration_round_trips(ns: int) -> None:
     assert parse_duration(format_duration(ns)) == ns
 
 
-def test_format_duration_readable():
+def test_format_duration_readable() -> None:
     assert format_duration(7 * 86400 * S) == "1w"
     assert format_duration(9 * 86400 * S) == "9d"
     assert format_duration(5400 * S) == "1h30m"
@@ -57,17 +57,17 @@ def test_format_duration_readable():
     "text,n",
     [("10GiB", 10 << 30), ("10GB", 10 << 30), ("512mb", 512 << 20), ("1K", 1024), ("1TiB", 1 << 40), ("100", 100), ("100B", 100), (4096, 4096), (-1, -1), ("-1", -1)],
 )
-def test_parse_size(text, n):
+def test_parse_size(text: object, n: int) -> None:
     assert parse_size(text) == n
 
 
 @pytest.mark.parametrize("bad", ["10XB", "ten", "1.5GB", True, None, "", "99999999999TiB"])
-def test_parse_size_rejects(bad):
+def test_parse_size_rejects(bad: object) -> None:
     with pytest.raises(UnitError):
         parse_size(bad)
 
 
-def test_format_size():
+def test_format_size() -> None:
     assert format_size(10 << 30) == "10GiB"
     assert format_size(1536) == "1536"
     assert format_size(-1) == "-1"
