@@ -2,7 +2,7 @@
 
 Field names are the JetStream API's snake_case (what ``nats stream info --json`` prints); enums are
 spelled as the server spells them. Every field is optional: a model holds what the manifest wrote,
-and :mod:`linter.effective` fills in what the server would.
+and :mod:`linter.semantics.effective` fills in what the server would.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pydantic import (
     StrictStr,
 )
 
-from .units import UnitError, parse_duration, parse_size
+from ..semantics.units import parse_duration, parse_size
 
 __all__ = [
     "Duration",
@@ -45,18 +45,14 @@ __all__ = [
 ]
 
 
-def _duration(value: Any) -> Any:
-    try:
-        return parse_duration(value)
-    except UnitError as exc:
-        raise ValueError(str(exc)) from None
+def _duration(value: Any) -> int:
+    """The Duration hook; linter.loader finds duration fields by this function's name."""
+    return parse_duration(value)
 
 
-def _size(value: Any) -> Any:
-    try:
-        return parse_size(value)
-    except UnitError as exc:
-        raise ValueError(str(exc)) from None
+def _size(value: Any) -> int:
+    """The Size hook; linter.loader finds size fields by this function's name."""
+    return parse_size(value)
 
 
 def _sample_freq(value: Any) -> Any:

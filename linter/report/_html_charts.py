@@ -11,6 +11,17 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..semantics.units import (
+    DAY,
+    HOUR,
+    MICROSECOND,
+    MILLISECOND,
+    MINUTE,
+    SECOND,
+    measured_duration,
+    measured_size,
+    significant,
+)
 from ._html_model import ConsumerReport, StreamReport
 
 __all__ = [
@@ -28,13 +39,7 @@ __all__ = [
     "stream_chart",
 ]
 
-NS = 1
-US = 1_000
-MS = 1_000_000
-S = 1_000_000_000
-MIN = 60 * S
-H = 60 * MIN
-D = 24 * H
+US, MS, S, MIN, H, D = MICROSECOND, MILLISECOND, SECOND, MINUTE, HOUR, DAY
 Y = 365 * D
 
 # Tick marks of a log time axis: decades below a second, then the units people read.
@@ -59,33 +64,13 @@ BOTTOM = 30  # tick labels
 # --- formatting ---------------------------------------------------------------------------------
 
 
-def _sig(x: float, digits: int = 3) -> str:
-    """``x`` with ``digits`` significant digits, no exponent, no trailing zeros."""
-    if x == 0:
-        return "0"
-    mag = math.floor(math.log10(abs(x)))
-    decimals = max(0, digits - 1 - mag)
-    text = f"{round(x, decimals):.{decimals}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
 def fmt_duration(ns: float | None) -> str:
     """A measured duration, three significant digits: ``120ms``, ``4.1s``, ``95s``, ``2.5m``, ``30d``."""
-    if ns is None:
-        return "no data"
-    for size, unit in ((Y, "y"), (D, "d"), (H, "h"), (MIN, "m"), (S, "s"), (MS, "ms"), (US, "µs")):
-        if abs(ns) >= (2 * size if unit == "m" else size):  # 95s reads better than 1.58m
-            return f"{_sig(ns / size)}{unit}"
-    return f"{_sig(ns)}ns" if ns else "0s"
+    return "no data" if ns is None else measured_duration(ns)
 
 
 def fmt_bytes(n: float | None) -> str:
-    if n is None:
-        return "no data"
-    for size, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if abs(n) >= size:
-            return f"{_sig(n / size)} {unit}"
-    return f"{_sig(n)} B"
+    return "no data" if n is None else measured_size(n)
 
 
 def fmt_bytes_rate(n: float | None) -> str:
@@ -93,7 +78,7 @@ def fmt_bytes_rate(n: float | None) -> str:
 
 
 def fmt_rate(n: float | None, unit: str = "msg/s") -> str:
-    return "no data" if n is None else f"{_sig(n)} {unit}"
+    return "no data" if n is None else f"{significant(n)} {unit}"
 
 
 def fmt_count(n: int | None) -> str:
@@ -105,9 +90,9 @@ def fmt_percent(x: float | None) -> str:
     stays short of 100%)."""
     if x is None:
         return "no data"
-    text = _sig(x * 100, 3)
+    text = significant(x * 100, 3)
     if text == "100" and x < 1:  # 99.96% is not 100%
-        text = _sig(x * 100, 5)
+        text = significant(x * 100, 5)
     return f"{text}%"
 
 

@@ -49,20 +49,18 @@ def _environment() -> Any:
 
 def render_html(data: ReportData) -> str:
     """The report page for ``data`` (deterministic: the same data gives the same bytes)."""
-    from ..model.units import format_duration
+    from ..semantics.units import format_duration
 
     source = resources.files("linter.report").joinpath("templates", TEMPLATE).read_text(encoding="utf-8")
     env = _environment()
     def config_duration(ns: int | None) -> str:
         """A configured duration exactly (``45s``, ``1h30m``), in days rather than weeks like the
         measured ones (``7d``, not ``1w``)."""
-        if not ns:
-            return "unlimited"
-        text = format_duration(int(ns))
-        return f"{int(text[:-1]) * 7}d" if text.endswith("w") else text
+        return format_duration(int(ns), weeks=False) if ns else "unlimited"
 
     env.filters["config_duration"] = config_duration
-    return env.from_string(source).render(r=data)
+    html: str = env.from_string(source).render(r=data)
+    return html
 
 
 def report_from_paths(

@@ -1,4 +1,4 @@
-"""Per-release semantics (linter/releases.py): pure functions, and the engine applying them."""
+"""Per-release semantics (linter/semantics/releases.py): pure functions, and the engine applying them."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from linter.engine import lint_estate
 from linter.findings import Severity
 from linter.model.target import Target
-from linter.releases import (
+from linter.semantics.releases import (
     CHECK_SINCE,
     CODE_BEFORE,
     NEWEST,
@@ -18,10 +18,10 @@ from linter.releases import (
     advice_message,
     check_since,
     code_for,
+    parse_version,
     release_view,
     target_release,
 )
-from linter.versions import parse_version
 from tests.rules.test_estate import RULES, C, S, load_estate
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from linter.effective import (
+from linter.model.config import ConsumerConfig, StreamConfig
+from linter.model.target import AccountLimits, ServerLimits, Target
+from linter.semantics.effective import (
     CONSUMER_DEFAULT_ACK_WAIT,
     CONSUMER_DEFAULT_MAX_ACK_PENDING,
     CONSUMER_DEFAULT_MAX_WAITING,
@@ -16,8 +18,6 @@ from linter.effective import (
     effective_stream,
     strip_server_metadata,
 )
-from linter.model.config import ConsumerConfig, StreamConfig
-from linter.model.target import AccountLimits, ServerLimits, Target
 
 S = 1_000_000_000
 
@@ -177,3 +177,26 @@ def test_strip_server_metadata() -> None:
     cfg = {"name": "S", "metadata": {"_nats.req.level": "1", "_nats.ver": "2.15.1", "owner": "a"}}
     assert strip_server_metadata(cfg) == {"name": "S", "metadata": {"owner": "a"}}
     assert strip_server_metadata({"name": "S", "metadata": {"_nats.level": "5"}}) == {"name": "S"}
+
+
+def test_server_defaults_agree_with_effective_configs() -> None:
+    from linter.semantics.effective import SERVER_DEFAULTS
+
+    s = effective_stream(StreamConfig())
+    defaults = SERVER_DEFAULTS["Stream"]
+    assert {k: v for k, v in s.items() if k in defaults} == {k: v for k, v in defaults.items() if k in s}
+    assert set(defaults) - set(s) == {"discard_new_per_subject", "allow_msg_counter", "allow_atomic", "allow_msg_schedules"}
+    assert all(defaults[k] is False for k in set(defaults) - set(s))  # omitempty: absent means false
+    c = consumer({"durable_name": "d", "ack_policy": "explicit"})
+    assert {k: c[k] for k in SERVER_DEFAULTS["Consumer"] if k != "ack_policy"} == \
+        {k: v for k, v in SERVER_DEFAULTS["Consumer"].items() if k != "ack_policy"}
+    assert consumer({"durable_name": "d"})["ack_policy"] == SERVER_DEFAULTS["Consumer"]["ack_policy"]
+    # the table reconciler/render_text.py kept by hand until the merge
+    assert dict(SERVER_DEFAULTS["Stream"]) == {
+        "retention": "limits", "max_consumers": -1, "max_msgs": -1, "max_bytes": -1, "max_age": 0,
+        "max_msgs_per_subject": -1, "max_msg_size": -1, "discard": "old", "storage": "file", "num_replicas": 1,
+        "duplicate_window": 120_000_000_000, "compression": "none", "allow_direct": False, "mirror_direct": False,
+        "sealed": False, "deny_delete": False, "deny_purge": False, "allow_rollup_hdrs": False, "consumer_limits": {},
+        "allow_msg_ttl": False, "discard_new_per_subject": False, "allow_msg_counter": False,
+        "allow_atomic": False, "allow_msg_schedules": False,
+    }

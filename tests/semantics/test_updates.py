@@ -2,7 +2,7 @@
 
 import pytest
 
-from linter.updates import classify, classify_consumer_change, classify_stream_change, worst
+from linter.semantics.updates import classify, classify_consumer_change, classify_stream_change, worst
 
 
 @pytest.mark.parametrize(

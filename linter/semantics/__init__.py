@@ -1,0 +1,14 @@
+"""Server semantics: what nats-server does with a config, in one package.
+
+Modules (import the one you need; this package imports none of them, so it stays cheap):
+
+* :mod:`.units` -- every duration and size parse and format, in each dialect's spelling;
+* :mod:`.effective` -- the config nats-server stores for a manifest (defaults, normalisations);
+* :mod:`.updates` -- what an update can change in place (update classes);
+* :mod:`.releases` -- per-release facts (field versions, checks and err_codes by release);
+* :mod:`.subjects` -- subject grammar, overlap and a subject index;
+* :mod:`.transforms` -- subject-mapping validation;
+* :mod:`.monitor` -- ``io.nats.monitor.*`` metadata keys and jsops operational annotations.
+"""
+
+__all__: list[str] = []

@@ -1,0 +1,385 @@
+"""Effective configuration: what nats-server stores when it accepts a config.
+
+One place fills in exactly the defaults and normalisations nats-server 2.15 applies on create
+(server-rules.md §4; ``checkStreamCfgLocked``, ``setConsumerConfigDefaults`` and
+``updateInactiveThreshold`` in the server source). The output is the server's JSON shape, with its
+``omitempty`` rules and its field order, so it compares field by field with what the server
+returns once the server-owned ``_nats.*`` metadata keys are stripped (:func:`strip_server_metadata`).
+
+It does not validate: a config the server would reject still gets an effective view, which the
+rules use to explain the rejection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from .releases import NORMALISE_NEGATIVE_LIMITS, parse_version
+from .units import SECOND
+
+if TYPE_CHECKING:
+    from ..model.config import ConsumerConfig, StreamConfig, StreamSource
+    from ..model.target import Target
+
+__all__ = [
+    "effective_stream",
+    "effective_consumer",
+    "strip_server_metadata",
+    "STREAM_DEFAULT_DUPLICATE_WINDOW",
+    "CONSUMER_DEFAULT_ACK_WAIT",
+    "CONSUMER_DEFAULT_MAX_ACK_PENDING",
+    "CONSUMER_DEFAULT_MAX_WAITING",
+    "EPHEMERAL_INACTIVE_THRESHOLD",
+    "PINNED_TTL_DEFAULT",
+    "FLOW_CONTROL_HEARTBEAT",
+    "SERVER_DEFAULTS",
+]
+
+STREAM_DEFAULT_DUPLICATE_WINDOW = 120 * SECOND
+CONSUMER_DEFAULT_ACK_WAIT = 30 * SECOND
+CONSUMER_DEFAULT_MAX_ACK_PENDING = 1000
+CONSUMER_DEFAULT_MAX_WAITING = 512
+EPHEMERAL_INACTIVE_THRESHOLD = 5 * SECOND
+PINNED_TTL_DEFAULT = 120 * SECOND
+FLOW_CONTROL_HEARTBEAT = SECOND
+
+_FALSE_UNLESS_SET = (
+    "allow_direct", "mirror_direct", "sealed", "deny_delete", "deny_purge", "allow_rollup_hdrs", "allow_msg_ttl",
+    "discard_new_per_subject", "allow_msg_counter", "allow_atomic", "allow_msg_schedules",
+)
+SERVER_DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType({
+    "Stream": MappingProxyType({
+        "retention": "limits", "max_consumers": -1, "max_msgs": -1, "max_bytes": -1, "max_age": 0,
+        "max_msgs_per_subject": -1, "max_msg_size": -1, "discard": "old", "storage": "file", "num_replicas": 1,
+        "duplicate_window": STREAM_DEFAULT_DUPLICATE_WINDOW, "compression": "none", "consumer_limits": {},
+        **dict.fromkeys(_FALSE_UNLESS_SET, False),
+    }),
+    "Consumer": MappingProxyType({
+        "deliver_policy": "all", "ack_policy": "none", "max_deliver": -1, "replay_policy": "instant",
+        "max_waiting": CONSUMER_DEFAULT_MAX_WAITING, "num_replicas": 0, "ack_wait": CONSUMER_DEFAULT_ACK_WAIT,
+        "max_ack_pending": CONSUMER_DEFAULT_MAX_ACK_PENDING,
+    }),
+})
+"""By kind, what the server stores for a field a config leaves out (the omitempty booleans as
+false; a consumer's ``ack_wait`` and ``max_ack_pending`` as an acking pull consumer gets them): tells
+defaults apart when only a stored config is at hand, e.g. in a saved plan."""
+
+# A row of an output table: (server JSON key, value, always written). A row that is not always
+# written is omitted when its value is falsy (Go's ``omitempty``).
+_Row = tuple[str, Any, bool]
+
+
+def _emit(rows: list[_Row]) -> dict[str, Any]:
+    return {key: value for key, value, always in rows if always or value}
+
+
+def strip_server_metadata(config: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a server-returned config without ``_nats.*`` metadata (and without an empty map)."""
+    out = dict(config)
+    meta = out.get("metadata")
+    if isinstance(meta, dict):
+        kept = {k: v for k, v in meta.items() if not k.startswith("_nats.")}
+        if kept:
+            out["metadata"] = kept
+        else:
+            out.pop("metadata")
+    return out
+
+
+def _user_metadata(meta: dict[str, str] | None) -> dict[str, str]:
+    return {k: v for k, v in (meta or {}).items() if not k.startswith("_nats.")}
+
+
+def _time(ts: datetime) -> str:
+    """RFC 3339 with nanosecond precision trimmed, as Go marshals a time.Time."""
+    off = ts.utcoffset() or timedelta(0)
+    text = f"{ts.year:04d}-" + ts.strftime("%m-%dT%H:%M:%S")  # %Y does not zero-pad year 1
+    if ts.microsecond:
+        text += f".{ts.microsecond:06d}".rstrip("0")
+    if off == timedelta(0) and ts.tzinfo is not None:
+        return text + "Z"
+    total = int(off.total_seconds())
+    sign = "+" if total >= 0 else "-"
+    total = abs(total)
+    return f"{text}{sign}{total // 3600:02d}:{(total % 3600) // 60:02d}"
+
+
+def _optional_time(ts: datetime | None) -> str | None:
+    return _time(ts) if ts is not None else None
+
+
+# --- streams ------------------------------------------------------------------------------------
+
+
+def _source(src: StreamSource) -> dict[str, Any]:
+    consumer = None
+    if src.consumer is not None:
+        consumer = _emit([("name", src.consumer.name, False), ("deliver_subject", src.consumer.deliver_subject, False)])
+    return _emit([
+        ("name", src.name or "", True),
+        ("opt_start_seq", src.opt_start_seq, False),
+        ("opt_start_time", _optional_time(src.opt_start_time), False),
+        ("filter_subject", src.filter_subject, False),
+        ("subject_transforms", [{"src": t.src, "dest": t.dest} for t in src.subject_transforms or []], False),
+        ("external", {"api": src.external.api, "deliver": src.external.deliver} if src.external is not None else None, False),
+        ("consumer", consumer, consumer is not None),  # kept even when empty
+    ])
+
+
+def _limit(v: int | None) -> int:
+    """A stream limit as stored: 0, absent and anything below -1 mean unlimited (-1)."""
+    return -1 if v is None or v == 0 or v < -1 else v
+
+
+def _duplicate_window(c: StreamConfig, target: Target | None) -> int:
+    """The stored window: a mirror or a sourcing stream gets no default; otherwise 2 minutes, capped
+    by the server's ``duplicate_window`` limit and then by ``max_age``."""
+    dup = c.duplicate_window or 0
+    if dup or c.mirror is not None or c.sources:
+        return dup
+    window = STREAM_DEFAULT_DUPLICATE_WINDOW
+    server_limit = (target.limits.duplicate_window or 0) if target is not None else 0
+    if 0 < server_limit < window:
+        window = server_limit
+    max_age = c.max_age or 0
+    return max_age if 0 < max_age < window else window
+
+
+def _placement(c: StreamConfig) -> dict[str, Any] | None:
+    """The server drops a placement only when it equals the zero Placement: an explicit empty tag
+    list (a non-nil Go slice) keeps it, and it is then stored and returned as ``{}``."""
+    pl = c.placement
+    if pl is None or not (pl.cluster or pl.tags is not None or pl.preferred):
+        return None
+    return _emit([("cluster", pl.cluster, False), ("tags", list(pl.tags or []), False), ("preferred", pl.preferred, False)])
+
+
+def _republish(c: StreamConfig, subjects: list[str]) -> dict[str, Any] | None:
+    """A ``'>'`` -> ``'>'`` republish of a single-subject stream with a subject transform from that
+    subject is rewritten to the transform's destination."""
+    if c.republish is None:
+        return None
+    src = c.republish.src or ">"
+    dest = c.republish.dest
+    st = c.subject_transform
+    if dest == ">" and src == ">" and st is not None and len(subjects) == 1 and st.src == subjects[0]:
+        src = dest = st.dest
+    return _emit([("src", src, True), ("dest", dest, True), ("headers_only", bool(c.republish.headers_only), False)])
+
+
+def _mirror_direct(c: StreamConfig, origins: dict[str, StreamConfig] | None) -> bool:
+    """A mirror's ``mirror_direct`` is its (known, local) origin's ``allow_direct``."""
+    m = c.mirror
+    if m is not None and origins is not None and m.external is None and m.name in origins:
+        return bool(origins[m.name].allow_direct)
+    return bool(c.mirror_direct)
+
+
+def _stream_retention_flags(c: StreamConfig) -> list[_Row]:
+    """A subject delete marker TTL turns message TTLs on; it and message schedules turn rollups on
+    (and purge denial off) when rollups are off."""
+    deny_purge = bool(c.deny_purge)
+    allow_rollup = bool(c.allow_rollup_hdrs)
+    allow_ttl = bool(c.allow_msg_ttl)
+    sdm = c.subject_delete_marker_ttl or 0
+    if sdm > 0:
+        allow_ttl = True
+    if (sdm > 0 or c.allow_msg_schedules) and not allow_rollup:
+        allow_rollup, deny_purge = True, False
+    limits = c.consumer_limits
+    consumer_limits = {} if limits is None else _emit([
+        ("inactive_threshold", limits.inactive_threshold, False), ("max_ack_pending", limits.max_ack_pending, False),
+    ])
+    return [
+        ("sealed", bool(c.sealed), True),
+        ("deny_delete", bool(c.deny_delete), True),
+        ("deny_purge", deny_purge, True),
+        ("allow_rollup_hdrs", allow_rollup, True),
+        ("consumer_limits", consumer_limits, True),
+        ("allow_msg_ttl", allow_ttl, True),
+        ("subject_delete_marker_ttl", sdm, False),
+    ]
+
+
+def effective_stream(
+    config: StreamConfig,
+    *,
+    name: str | None = None,
+    target: Target | None = None,
+    origins: dict[str, StreamConfig] | None = None,
+) -> dict[str, Any]:
+    """The stream config nats-server would store for ``config`` (server JSON shape).
+
+    ``name`` overrides ``config.name`` (manifests carry the name in their metadata). ``origins``
+    holds other streams of the estate by name; a mirror's ``mirror_direct`` is copied from its
+    origin's ``allow_direct`` when the origin is known, as the server does.
+    """
+    c = config
+    sname = name if name is not None else (c.name or "")
+    subjects = list(c.subjects or [])
+    if not subjects and c.mirror is None and not c.sources:
+        subjects = [sname]
+    st = c.subject_transform
+    placement = _placement(c)
+    return _emit([
+        ("name", sname, True),
+        ("description", c.description, False),
+        ("subjects", subjects, False),
+        ("retention", c.retention or "limits", True),
+        ("max_consumers", _limit(c.max_consumers), True),
+        ("max_msgs", _limit(c.max_msgs), True),
+        ("max_bytes", _limit(c.max_bytes), True),
+        ("max_age", c.max_age or 0, True),
+        ("max_msgs_per_subject", _limit(c.max_msgs_per_subject), True),
+        ("max_msg_size", _limit(c.max_msg_size), True),
+        ("discard", c.discard or "old", True),
+        ("storage", c.storage or "file", True),
+        ("num_replicas", c.num_replicas or 1, True),
+        ("no_ack", bool(c.no_ack), False),
+        ("duplicate_window", _duplicate_window(c, target), False),
+        ("placement", placement, placement is not None),  # kept even when empty
+        ("mirror", _source(c.mirror) if c.mirror is not None else None, False),
+        ("sources", [_source(s) for s in c.sources or []], False),
+        ("compression", c.compression or "none", True),
+        ("first_seq", c.first_seq, False),
+        ("subject_transform", {"src": st.src, "dest": st.dest} if st is not None else None, False),
+        ("republish", _republish(c, subjects), False),
+        ("allow_direct", bool(c.allow_direct), True),
+        ("mirror_direct", _mirror_direct(c, origins), True),
+        ("discard_new_per_subject", bool(c.discard_new_per_subject), False),
+        *_stream_retention_flags(c),
+        ("allow_msg_counter", bool(c.allow_msg_counter), False),
+        ("allow_atomic", bool(c.allow_atomic), False),
+        ("allow_msg_schedules", bool(c.allow_msg_schedules), False),
+        ("persist_mode", "async" if c.persist_mode == "async" else None, False),
+        ("allow_batched", bool(c.allow_batched), False),
+        ("metadata", _user_metadata(c.metadata), False),
+    ])
+
+
+# --- consumers ----------------------------------------------------------------------------------
+
+
+def _max_ack_pending(c: ConsumerConfig, normalise: bool, stream_limits: dict[str, Any], target: Target | None) -> int:
+    """The consumer's own value, else the stream's consumer limit, else (when it acks) the default
+    capped by the server's and the account's limits."""
+    pending = c.max_ack_pending or 0
+    if normalise and pending < -1:
+        pending = -1
+    if pending == 0:
+        pending = int(stream_limits.get("max_ack_pending") or 0)
+    if pending == 0 and (c.ack_policy or "none") != "none":
+        pending = CONSUMER_DEFAULT_MAX_ACK_PENDING
+        caps = (target.limits.max_ack_pending, target.account.max_ack_pending) if target is not None else ()
+        for cap in caps:
+            if cap and 0 < cap < pending:
+                pending = cap
+    return pending
+
+
+def _consumer_numbers(
+    c: ConsumerConfig, durable: str, stream_limits: dict[str, Any], target: Target | None
+) -> dict[str, Any]:
+    """The defaulted limits and timers of a consumer (2.12+ normalises negative limits; older
+    releases store them as given, or refuse some)."""
+    release = parse_version(target.server_version if target is not None else None)
+    normalise = (release or NORMALISE_NEGATIVE_LIMITS) >= NORMALISE_NEGATIVE_LIMITS
+    floor = 0 if normalise else -(2**63)
+    push = bool(c.deliver_subject)
+    ack = c.ack_policy or "none"
+    max_deliver = c.max_deliver or 0
+    if max_deliver == 0 or (normalise and max_deliver < -1):
+        max_deliver = -1
+    max_waiting = max(c.max_waiting or 0, floor)
+    if not push and max_waiting == 0:
+        max_waiting = CONSUMER_DEFAULT_MAX_WAITING
+    ack_wait = c.ack_wait or 0
+    if ack_wait == 0 and ack in ("explicit", "all"):
+        ack_wait = CONSUMER_DEFAULT_ACK_WAIT
+    if c.backoff:
+        ack_wait = c.backoff[0]
+    max_batch = max(c.max_batch or 0, floor)
+    request_batch = (target.limits.max_request_batch or 0) if target is not None else 0
+    if not push and max_batch == 0 and request_batch > 0:
+        max_batch = request_batch
+    inactive = max(c.inactive_threshold or 0, floor) or int(stream_limits.get("inactive_threshold") or 0)
+    if not durable and inactive <= 0:
+        inactive = EPHEMERAL_INACTIVE_THRESHOLD
+    pinned = max(c.priority_timeout or 0, 0)
+    if c.priority_policy == "pinned_client" and pinned == 0:
+        pinned = PINNED_TTL_DEFAULT
+    flow = ack == "flow_control"
+    return {
+        "ack_wait": ack_wait,
+        "max_deliver": max_deliver,
+        "max_waiting": max_waiting,
+        "max_ack_pending": _max_ack_pending(c, normalise, stream_limits, target),
+        "flow_control": flow or bool(c.flow_control),
+        "max_batch": max_batch,
+        "max_expires": max(c.max_expires or 0, floor),
+        "max_bytes": max(c.max_bytes or 0, floor),
+        "idle_heartbeat": FLOW_CONTROL_HEARTBEAT if flow else max(c.idle_heartbeat or 0, floor),
+        "inactive_threshold": inactive,
+        "priority_timeout": pinned,
+    }
+
+
+def effective_consumer(
+    config: ConsumerConfig,
+    stream: dict[str, Any] | None = None,
+    *,
+    durable_name: str | None = None,
+    name: str | None = None,
+    target: Target | None = None,
+) -> dict[str, Any]:
+    """The consumer config nats-server would store (server JSON shape).
+
+    ``stream`` is the parent stream's *effective* config (for ``consumer_limits``); without it the
+    stream is assumed to set no consumer limits. ``durable_name``/``name`` override the config's.
+    """
+    c = config
+    durable = durable_name if durable_name is not None else (c.durable_name or "")
+    cname = name if name is not None else (c.name or "")
+    if durable and not cname:
+        cname = durable  # the create API copies the durable name into name
+    n = _consumer_numbers(c, durable, (stream or {}).get("consumer_limits") or {}, target)
+    return _emit([
+        ("durable_name", durable, False),
+        ("name", cname, False),
+        ("description", c.description, False),
+        ("deliver_policy", c.deliver_policy or "all", True),
+        ("opt_start_seq", c.opt_start_seq, False),
+        ("opt_start_time", _optional_time(c.opt_start_time), False),
+        ("ack_policy", c.ack_policy or "none", True),
+        ("ack_wait", n["ack_wait"], False),
+        ("max_deliver", n["max_deliver"], True),
+        ("backoff", list(c.backoff or []), False),
+        ("filter_subject", c.filter_subject, False),
+        ("filter_subjects", list(c.filter_subjects or []), False),
+        ("replay_policy", c.replay_policy or "instant", True),
+        ("rate_limit_bps", c.rate_limit_bps, False),
+        ("sample_freq", c.sample_freq, False),
+        ("max_waiting", n["max_waiting"], False),
+        ("max_ack_pending", n["max_ack_pending"], False),
+        ("flow_control", n["flow_control"], False),
+        ("headers_only", bool(c.headers_only), False),
+        ("max_batch", n["max_batch"], False),
+        ("max_expires", n["max_expires"], False),
+        ("max_bytes", n["max_bytes"], False),
+        ("deliver_subject", c.deliver_subject, False),
+        ("deliver_group", c.deliver_group, False),
+        ("idle_heartbeat", n["idle_heartbeat"], False),
+        ("inactive_threshold", n["inactive_threshold"], False),
+        ("num_replicas", c.num_replicas or 0, True),
+        ("mem_storage", bool(c.mem_storage), False),
+        ("direct", bool(c.direct), False),
+        ("sourcing", bool(c.sourcing), False),
+        ("metadata", _user_metadata(c.metadata), False),
+        ("pause_until", _optional_time(c.pause_until), False),  # the server keeps the offset as written
+        ("priority_groups", list(c.priority_groups or []), False),
+        ("priority_policy", c.priority_policy if c.priority_policy != "none" else None, False),
+        ("priority_timeout", n["priority_timeout"], False),
+    ])

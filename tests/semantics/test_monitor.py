@@ -1,0 +1,46 @@
+"""Operational metadata (linter/semantics/monitor.py): natscli's monitor keys and jsops annotations."""
+
+from __future__ import annotations
+
+import pytest
+
+from linter.semantics import monitor
+from linter.semantics.units import DAY, SECOND
+
+
+def test_keys_by_kind() -> None:
+    assert monitor.monitor_keys("Stream") is monitor.MONITOR_STREAM_KEYS
+    assert monitor.monitor_keys("Consumer") is monitor.MONITOR_CONSUMER_KEYS
+    assert monitor.MONITOR_STREAM_KEYS["seen-critical"] == "duration"
+    assert monitor.MONITOR_CONSUMER_KEYS["pinned"] == "bool"
+    assert monitor.MONITOR_PREFIX == "io.nats.monitor."
+
+
+@pytest.mark.parametrize(
+    "kind,text,value",
+    [
+        ("bool", "T", True), ("bool", "FALSE", False), ("bool", "yes", None), ("bool", " true", None),
+        ("int", "-7", -7), ("int", "+7", 7), ("int", "9223372036854775808", None), ("int", "1.0", None),
+        ("uint", "18446744073709551615", (1 << 64) - 1), ("uint", "18446744073709551616", None), ("uint", "+1", None),
+        ("duration", "1d", DAY), ("duration", "0", 0), ("duration", "30", None), ("duration", "1M", 30 * DAY),
+    ],
+)
+def test_parse_value(kind: monitor.ValueKind, text: str, value: object) -> None:
+    assert monitor.parse_value(kind, text) == value
+    problem = monitor.monitor_value_problem(kind, text)
+    assert (problem is None) is (value is not None)
+
+
+def test_value_problem_says_what_is_expected() -> None:
+    assert monitor.monitor_value_problem("uint", "-1") == "expected a whole number, 0 or more"
+    assert monitor.monitor_value_problem("duration", "soon") == "expected a duration such as 30s, 5m or 1h"
+
+
+def test_annotation_duration() -> None:
+    notes = {monitor.PROCESSING_TIME: " 4s ", monitor.PUBLISH_RETRY_HORIZON: "0s", monitor.DEAD_LETTER: "later"}
+    assert monitor.annotation_duration(notes, monitor.PROCESSING_TIME) == (4 * SECOND, None)
+    assert monitor.annotation_duration(notes, "absent") == (None, None)
+    _, problem = monitor.annotation_duration(notes, monitor.PUBLISH_RETRY_HORIZON)
+    assert problem == "annotation jsops.io/publish-retry-horizon must be a positive duration, not '0s'"
+    _, problem = monitor.annotation_duration(notes, monitor.DEAD_LETTER)
+    assert problem is not None and problem.startswith("annotation jsops.io/dead-letter is not a duration: invalid duration")
