@@ -23,30 +23,19 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from ._rule_checks import FixAvailability, RuleDefinitionError, Theme, check_rule_class
-from .effective import (
+from .findings import Edit, FixSuggestion, Severity
+from .loader import Estate, Resource
+from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSource
+from .model.profiles import ConsumerProfile, Profiles, StreamProfile
+from .model.target import Target, TargetServer
+from .semantics.effective import (
     EPHEMERAL_INACTIVE_THRESHOLD,
     FLOW_CONTROL_HEARTBEAT,
     STREAM_DEFAULT_DUPLICATE_WINDOW,
     effective_consumer,
     effective_stream,
 )
-from .findings import Edit, FixSuggestion, Severity
-from .loader import Estate, Resource
-from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSource
-from .model.profiles import ConsumerProfile, Profiles, StreamProfile
-from .model.target import Target, TargetServer
-from .model.units import UnitError, format_duration, format_size, parse_duration, parse_size
-from .releases import target_release
-from .subjects import (
-    SubjectIndex,
-    is_literal,
-    is_subset_match,
-    is_valid_asset_name,
-    is_valid_publish_subject,
-    is_valid_subject,
-    subjects_collide,
-)
-from .versions import (
+from .semantics.releases import (
     CONSUMER_FIELDS,
     ENUM_VALUES,
     NORMALISE_NEGATIVE_LIMITS,
@@ -58,7 +47,18 @@ from .versions import (
     Version,
     format_version,
     parse_version,
+    target_release,
 )
+from .semantics.subjects import (
+    SubjectIndex,
+    is_literal,
+    is_subset_match,
+    is_valid_asset_name,
+    is_valid_publish_subject,
+    is_valid_subject,
+    subjects_collide,
+)
+from .semantics.units import UnitError, format_duration, format_size, parse_duration, parse_size
 
 __all__ = [
     # rules

@@ -18,8 +18,18 @@ from .api import Rule, RuleContext, Violation
 from .findings import Finding, FixSuggestion, Severity
 from .loader import Estate, Resource, load_paths
 from .model.target import Target
-from .releases import NEWEST, advice_message, check_since, code_for, release_view, target_release
-from .versions import STRICT_JSON_DEFAULT, UNKNOWN_FIELD_ERROR, format_version, parse_version
+from .semantics.releases import (
+    NEWEST,
+    STRICT_JSON_DEFAULT,
+    UNKNOWN_FIELD_ERROR,
+    advice_message,
+    check_since,
+    code_for,
+    format_version,
+    parse_version,
+    release_view,
+    target_release,
+)
 
 if TYPE_CHECKING:
     from .config import Config, Selection
@@ -118,7 +128,7 @@ def _duration_text(ns: int, dialect: str) -> str | int:
     """A duration in nanoseconds as the dialect writes it: ``7d`` natively, Go's ``168h0m0s`` style in
     NACK (Go's parser has no days), integer nanoseconds in API JSON."""
     if dialect == "native":
-        from .model.units import format_duration
+        from .semantics.units import format_duration
 
         return format_duration(ns)
     if not dialect.startswith("nack"):
@@ -159,7 +169,7 @@ _MAX_SOURCE_BYTES = 64 * 1024 * 1024  # the loader's file size bound (yamlio.Lim
 def _per_release(rule: Rule, v: Violation, sev: Severity, configured: bool, release: tuple[int, int, int]) -> Finding:
     """A violation as a finding for the target's release: a check the release does not make yet
     becomes advice (a warning, no predicted err_code); a check it answers with an older err_code
-    carries that code (:mod:`linter.releases`)."""
+    carries that code (:mod:`linter.semantics.releases`)."""
     if not configured and v.severity is not None:
         sev = v.severity
     if release < NEWEST and v.server_error_code is not None:

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from linter.updates import classify
+from linter.semantics.updates import classify
 
 from .live import CONTEXT, ESTATE, MANAGED_BY, RESUME, SOURCE, is_bookkeeping
 from .vocabulary import ChangeClass

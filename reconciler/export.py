@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from linter.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, bucket_stream
-from linter.effective import effective_stream
 from linter.model.config import StreamConfig
+from linter.semantics.effective import effective_stream
 
 from .diff import BOOKKEEPING_KEYS, START_FIELDS, diff_configs
 from .live import RESUME, LiveState
@@ -43,14 +43,14 @@ def go_duration(ns: int) -> str | int:
 def readable_duration(ns: int) -> str | int:
     """A duration as a person writes it in a manifest (``30s``, ``3d``, ``1w``, ``1h30m``, ``250ms``),
     exact (jsops reads it back to the same nanoseconds); 0 and negatives stay numbers."""
-    from linter.model.units import format_duration
+    from linter.semantics.units import format_duration
 
     return format_duration(ns) if ns > 0 else ns
 
 
 def readable_size(n: int) -> str | int:
     """A size as a person writes it (``1GiB``, ``64KiB``) when it is an exact binary multiple; else the number."""
-    from linter.model.units import format_size
+    from linter.semantics.units import format_size
 
     return format_size(n) if n >= 1024 and n % 1024 == 0 else n
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from linter.buckets import BUCKET_FIELDS, bucket_kind_of
-from linter.model.units import format_duration, format_size
+from linter.semantics.units import format_duration, format_size
 
 from .plan import Action, Plan, PlanSet
 from .vocabulary import ActionKind, ChangeClass, Outcome

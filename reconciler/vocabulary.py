@@ -12,8 +12,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import get_args
 
-from linter.updates import CLASS_ORDER
-from linter.updates import ChangeClass as LintChangeClass
+from linter.semantics.updates import CLASS_ORDER
+from linter.semantics.updates import ChangeClass as LintChangeClass
 
 __all__ = ["ActionKind", "ChangeClass", "Outcome"]
 
@@ -64,7 +64,7 @@ _PAST = {
 
 
 class ChangeClass(StrEnum):
-    """The class of one field change: the four of :mod:`linter.updates` (what the server lets an
+    """The class of one field change: the four of :mod:`linter.semantics.updates` (what the server lets an
     update change), and ``data-loss``, which the plan gives a limit change that removes stored
     messages (:mod:`reconciler.dataloss`)."""
 
@@ -76,7 +76,7 @@ class ChangeClass(StrEnum):
 
     @property
     def rank(self) -> int:
-        """Severity as :func:`linter.updates.worst` orders it (``data-loss`` counts as in place:
+        """Severity as :func:`linter.semantics.updates.worst` orders it (``data-loss`` counts as in place:
         the server applies it as an update)."""
         return CLASS_ORDER.get(self.value, 0)
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from linter.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, kv_stream, object_stream
-from linter.effective import effective_stream
 from linter.engine import lint_estate
 from linter.findings import LOAD_CODES
 from linter.loader import Estate, load_paths, load_text
 from linter.model.config import StreamConfig
+from linter.semantics.effective import effective_stream
 
 NAME_MISMATCH = LOAD_CODES["name-mismatch"].code
 MIN, H = 60_000_000_000, 3_600_000_000_000

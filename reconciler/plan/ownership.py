@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from linter.updates import worst
+from linter.semantics.updates import worst
 
 from ..diff import Change
 from ..live import CONTEXT, ESTATE, SOURCE, owned

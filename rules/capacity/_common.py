@@ -52,7 +52,7 @@ def human_rate(bytes_per_s: float) -> str:
 
 def ceil_size(n: float) -> int:
     """``n`` bytes rounded up to a whole KiB, MiB or GiB (whichever unit ``n`` reaches), so that
-    :func:`linter.model.units.format_size` prints it readably."""
+    :func:`linter.semantics.units.format_size` prints it readably."""
     for size in (GIB, MIB, KIB):
         if n >= size:
             return int(math.ceil(n / size)) * size

@@ -66,7 +66,11 @@ class StreamMirrorTransformInvalid(StreamRule):
         m = cfg.mirror
         if m is None or not m.subject_transforms:
             return
-        from rules._transform import BUILD_ONLY_BEFORE, mapping_problem, transform_problem  # imported on first use
+        from linter.semantics.transforms import (  # imported on first use
+            BUILD_ONLY_BEFORE,
+            mapping_problem,
+            transform_problem,
+        )
 
         release = target_release(ctx.target)
         # 2.10 refuses an empty src (10151, JS118) and only builds the transform (10049)

@@ -61,7 +61,9 @@ class StreamRepublishTransformInvalid(StreamRule):
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.republish is None:
             return
-        from rules._transform import transform_problem  # imported on first use: most estates have no transforms
+        from linter.semantics.transforms import (
+            transform_problem,  # imported on first use: most estates have no transforms
+        )
 
         r = ctx.effective(resource)["republish"]
         why = transform_problem(r["src"], r["dest"], target_release(ctx.target))

@@ -66,7 +66,11 @@ class StreamSubjectTransformInvalid(StreamRule):
         t = cfg.subject_transform
         if t is None:
             return
-        from rules._transform import BUILD_ONLY_BEFORE, mapping_problem, transform_problem  # imported on first use
+        from linter.semantics.transforms import (  # imported on first use
+            BUILD_ONLY_BEFORE,
+            mapping_problem,
+            transform_problem,
+        )
 
         release = target_release(ctx.target)
 

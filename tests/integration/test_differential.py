@@ -51,7 +51,7 @@ from natsserver import NatsServer, release_binary  # noqa: E402
 
 from linter.findings import Severity
 from linter.loader import Estate, _check_estate, load_text
-from linter.releases import SUPPORTED
+from linter.semantics.releases import SUPPORTED
 from tests.rules.test_estate import RULES, S  # noqa: E402
 
 from .test_rules_estate_server import apply_estate, delete_all  # noqa: E402

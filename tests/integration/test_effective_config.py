@@ -3,7 +3,7 @@
 Every case is a config in the JetStream API's JSON shape (durations in integer nanoseconds). It is
 validated with the jsops model, sent unchanged to a real nats-server (``$JS.API.STREAM.CREATE`` /
 ``$JS.API.CONSUMER.CREATE``), and the config the server returns, minus its ``_nats.*`` metadata,
-must equal :func:`linter.effective.effective_stream` / :func:`~linter.effective.effective_consumer`
+must equal :func:`linter.semantics.effective.effective_stream` / :func:`~linter.semantics.effective.effective_consumer`
 exactly. The server is the authority: a difference is a bug in ``linter/semantics/effective.py``.
 
 Two servers run per module: one with no JetStream limits and one with

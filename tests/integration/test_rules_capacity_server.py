@@ -16,10 +16,10 @@ import nats
 import pytest
 from natsserver import NatsServer  # noqa: E402
 
-from linter.effective import effective_consumer, effective_stream
 from linter.engine import discover_rules, lint_estate
 from linter.loader import Estate, _check_estate, load_text
 from linter.model.target import Target
+from linter.semantics.effective import effective_consumer, effective_stream
 
 pytestmark = pytest.mark.integration
 

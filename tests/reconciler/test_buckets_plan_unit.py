@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 from linter.buckets import KeyValueConfig, ObjectStoreConfig, kv_stream, object_stream
-from linter.effective import effective_stream
 from linter.loader import Estate, load_text
 from linter.model.config import StreamConfig
+from linter.semantics.effective import effective_stream
 from reconciler.live import LiveState, LiveStream
 from reconciler.plan import PlanOptions, build_plan, desired_from_estate
 from reconciler.render_text import render_text

@@ -17,7 +17,7 @@ from linter.engine import discover_rules, lint_estate
 from linter.findings import Finding, Severity
 from linter.loader import Estate, _check_estate, load_text
 from linter.model.target import Target
-from linter.subjects import SubjectIndex
+from linter.semantics.subjects import SubjectIndex
 from rules.estate.source_cycle import find_cycle
 
 RULES = discover_rules()
@@ -261,7 +261,7 @@ def test_subject_index_used_for_overlap():
 def test_subject_trie_agrees_with_pairwise_collision():
     import random
 
-    from linter.subjects import is_valid_subject, subjects_collide
+    from linter.semantics.subjects import is_valid_subject, subjects_collide
 
     rng = random.Random(7)
     tokens = ["a", "b", "c", "*", ">", "*x", ">y", "ab"]
@@ -281,7 +281,7 @@ def test_subject_trie_agrees_with_pairwise_collision():
 
 def test_version_table_covers_every_model_field():
     from linter.model.config import ConsumerConfig, StreamConfig, StreamSource
-    from linter.versions import CONSUMER_FIELDS, STREAM_FIELDS, STREAM_SOURCE_FIELDS
+    from linter.semantics.releases import CONSUMER_FIELDS, STREAM_FIELDS, STREAM_SOURCE_FIELDS
 
     assert set(StreamConfig.model_fields) <= set(STREAM_FIELDS)
     assert set(ConsumerConfig.model_fields) <= set(CONSUMER_FIELDS)
@@ -293,7 +293,7 @@ def test_version_table_covers_every_model_field():
     [("2.10.3", (2, 10, 3)), ("v2.11", (2, 11, 0)), ("2.15.0-dev", (2, 15, 0)), ("main", None), ("", None)],
 )
 def test_parse_version(text, version):
-    from linter.versions import parse_version
+    from linter.semantics.releases import parse_version
 
     assert parse_version(text) == version
 

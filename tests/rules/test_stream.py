@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from linter.effective import effective_stream
 from linter.engine import discover_rules, lint_estate
+from linter.semantics.effective import effective_stream
 from tests.rules.cases import stream as stream_rule_cases
 from tests.rules.cases.stream import CASES, Case, load
 
@@ -108,7 +108,7 @@ def test_name_rule_in_api_dialect_points_at_name(text, expected):
     ],
 )
 def test_mapping_functions(src, dest, mapping_ok, transform_ok):
-    from rules._transform import mapping_problem, transform_problem
+    from linter.semantics.transforms import mapping_problem, transform_problem
 
     assert (mapping_problem(src, dest) is None) is mapping_ok
     assert (transform_problem(src, dest) is None) is transform_ok
@@ -195,7 +195,7 @@ def test_mapping_validation_is_linear_on_hostile_destinations():
     """Many unclosed function openings, long whitespace and huge numbers: answered without
     backtracking blow-ups or Python's integer-string limit (no timing assertion: the sizes
     would take minutes with a backtracking expression)."""
-    from rules._transform import mapping_problem, transform_problem
+    from linter.semantics.transforms import mapping_problem, transform_problem
 
     assert mapping_problem("a.*", "b." + "{{wildcard(" * 20_000 + "}}")
     assert mapping_problem("a.*", "b.{{" + " " * 50_000 + "}}")

@@ -1,4 +1,4 @@
-"""Defaulting rules of linter.effective that need no server (the integration suite checks them
+"""Defaulting rules of linter.semantics.effective that need no server (the integration suite checks them
 all against a real nats-server; these pin the rules down and run everywhere)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Unit tests for linter.updates: the server's update rules (server-rules.md §3)."""
+"""Unit tests for linter.semantics.updates: the server's update rules (server-rules.md §3)."""
 
 import pytest
 
