@@ -143,7 +143,7 @@ def _lint(args: argparse.Namespace) -> int:
     from .config import ConfigError, load_config, select_rules
     from .engine import discover_rules, lint_estate
     from .findings import Severity
-    from .loader import LoadError, discover, load_paths
+    from .load import LoadError, discover, load_paths
 
     try:
         cfg = load_config(args.config) if not args.no_config else load_config(None, search=False)

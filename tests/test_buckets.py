@@ -1,4 +1,4 @@
-"""Buckets (linter.buckets, linter._bucket_loader): the stream each bucket kind is, as the Go client
+"""Buckets (linter.buckets, linter.load.buckets): the stream each bucket kind is, as the Go client
 and nats-py build it (facts read from their sources; the server-side proof is in
 tests/integration/test_buckets_effective_server.py), recognition for export, and loading with
 findings at the bucket's own fields."""
@@ -13,7 +13,7 @@ from linter.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, 
 from linter.effective import effective_stream
 from linter.engine import lint_estate
 from linter.findings import LOAD_CODES
-from linter.loader import Estate, load_paths, load_text
+from linter.load import Estate, load_paths, load_text
 from linter.model.config import StreamConfig
 
 NAME_MISMATCH = LOAD_CODES["name-mismatch"].code
