@@ -165,8 +165,8 @@ def nack_translate(value: dict[str, Any], table: dict[str, Any], src: tuple[Any,
 
 
 def _nack_name(v: dict[str, Any]) -> str:
-    spec = v.get("spec") if isinstance(v.get("spec"), dict) else {}
-    meta = v.get("metadata") if isinstance(v.get("metadata"), dict) else {}
+    spec: dict[str, Any] = v["spec"] if isinstance(v.get("spec"), dict) else {}
+    meta: dict[str, Any] = v["metadata"] if isinstance(v.get("metadata"), dict) else {}
     for candidate in (spec.get("bucket"), spec.get("name"), meta.get("name")):
         if isinstance(candidate, str) and candidate:
             return shown(candidate, 80)

@@ -289,7 +289,7 @@ def _runtime_line(exc: BaseException, template: Any, code_file: str) -> int | No
 
 def _describe(exc: BaseException) -> str:
     from jinja2 import TemplateNotFound, UndefinedError
-    from jinja2.sandbox import SecurityError
+    from jinja2.exceptions import SecurityError
 
     text = str(exc).strip() or type(exc).__name__
     text = text if len(text) <= 300 else text[:297] + "..."

@@ -41,6 +41,7 @@ __all__ = [
 ResourceKey = tuple[str, str, str, str | None]
 
 ConfigT = TypeVar("ConfigT", bound=StreamConfig | ConsumerConfig, default=StreamConfig | ConsumerConfig, covariant=True)
+_C = TypeVar("_C", bound=StreamConfig | ConsumerConfig)
 
 
 @dataclass
@@ -96,8 +97,8 @@ class Resource(Declaration, Generic[ConfigT]):
     bucket: str | None = None
     bucket_config: BucketConfig | None = None
 
-    @classmethod
-    def of(cls, declared: Declaration, config: ConfigT, *, bucket: str | None = None, bucket_config: BucketConfig | None = None) -> Resource[ConfigT]:
+    @staticmethod
+    def of(declared: Declaration, config: _C, *, bucket: str | None = None, bucket_config: BucketConfig | None = None) -> Resource[_C]:
         """The resource a declaration becomes once its config is valid."""
         return Resource(
             declared.kind,

@@ -62,7 +62,8 @@ def render_html(data: ReportData) -> str:
         return f"{int(text[:-1]) * 7}d" if text.endswith("w") else text
 
     env.filters["config_duration"] = config_duration
-    return env.from_string(source).render(r=data)
+    html: str = env.from_string(source).render(r=data)
+    return html
 
 
 def report_from_paths(
