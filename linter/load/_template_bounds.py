@@ -29,8 +29,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from jinja2.compiler import CodeGenerator, Frame
-from jinja2.nodes import Concat
 from jinja2.exceptions import SecurityError
+from jinja2.nodes import Concat
 
 __all__ = ["MAX_VALUE_CHARS", "MAX_WIDTH", "MAX_POWER_BITS", "MAX_SEQUENCE", "RenderTimeout", "bounded_sandbox_class", "deadline"]
 
