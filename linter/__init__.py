@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .engine import LintResult, lint_estate, lint_paths
 from .findings import Finding, ObjectRef, Severity
-from .loader import Estate, LoadError, Resource, load_paths
+from .load import Estate, LoadError, Resource, load_paths
 from .model.config import ConsumerConfig, StreamConfig
 from .model.target import Target
 from .semantics.effective import effective_consumer, effective_stream, strip_server_metadata

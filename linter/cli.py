@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 __all__ = ["main"]
 
@@ -65,7 +65,7 @@ exit codes:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # exit 2 with a one-line message, like argparse, but no usage spam
+    def error(self, message: str) -> NoReturn:  # exit 2 with a one-line message, like argparse, but no usage spam
         self.print_usage(sys.stderr)
         self.exit(2, f"jsops: error: {message}\n")
 
@@ -143,7 +143,7 @@ def _lint(args: argparse.Namespace) -> int:
     from .config import ConfigError, load_config, select_rules
     from .engine import discover_rules, lint_estate
     from .findings import Severity
-    from .loader import LoadError, discover, load_paths
+    from .load import LoadError, discover, load_paths
 
     try:
         cfg = load_config(args.config) if not args.no_config else load_config(None, search=False)
@@ -186,7 +186,7 @@ def _lint(args: argparse.Namespace) -> int:
                 for file, (before, after) in sorted(report.changed.items()):
                     sys.stdout.write(unified_diff(file, before, after))
                 return 1 if report.changed else 0
-            fixed, files = 0, set()
+            fixed, files = 0, set[str]()
             for _ in range(3):  # a fix can reveal another; stop when nothing changes
                 report = fix_findings(result.findings, unsafe=args.unsafe_fixes)
                 for note in report.notes:

@@ -198,7 +198,7 @@ def _read_toml(data: bytes, path: str) -> Any:
 
 
 def _read_yaml(data: bytes, path: str) -> tuple[Any, Any]:
-    from .yamlio import read_documents
+    from .load import read_documents
 
     docs, problems = read_documents(data)
     problems = problems + [p for d in docs for p in d.problems]
@@ -218,7 +218,7 @@ def _validation_message(path: str, exc: ValidationError, positions: Any, *, toml
     key = ".".join(str(p) for p in loc)
     where = path
     if positions is not None:
-        from .yamlio import resolve_position
+        from .model.positions import resolve_position
 
         # An unknown key points at the key itself; a bad value at the value.
         pos = resolve_position(positions, loc, key=err["type"] == "extra_forbidden")

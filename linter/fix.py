@@ -87,7 +87,7 @@ def fix_findings(findings: Iterable[Finding], *, unsafe: bool = False, read: Any
 
 def _load_problems(text: str, file: str) -> int:
     """How many loading findings (syntax, fields, names) a file's text has on its own."""
-    from .loader import Estate, load_text
+    from .load import Estate, load_text
 
     estate = Estate()
     load_text(text.encode("utf-8"), file, estate)
@@ -132,7 +132,7 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
 
 
 def _check_parses(text: str) -> None:
-    from .yamlio import read_documents
+    from .load import read_documents
 
     docs, problems = read_documents(text.encode("utf-8"))
     problems = problems + [p for d in docs for p in d.problems]

@@ -68,10 +68,8 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
     """The rendered estate as one YAML stream, and the findings of templates that failed.
 
     Raises :class:`RenderError` for a path that does not exist or an unknown environment."""
-    from .discovery import link_out
-    from .loader import LoadError, discover_entries
-    from .templates import EnvironmentError_, check_env_name, is_template
-    from .yamlio import Limits
+    from .load import Limits, LoadError, discover_entries, link_out
+    from .load.templates import EnvironmentError_, check_env_name, is_template
 
     try:
         check_env_name(env)
@@ -92,7 +90,7 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
             problem("link-outside-tree", "symbolic link to a file outside the tree; jsops does not follow links out of the tree and did not read it", f)
             continue
         if is_template(f):
-            from .templates import render_file
+            from .load.templates import render_file
 
             try:
                 rendered = render_file(f, env, values_cache=cache)

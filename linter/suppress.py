@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .findings import LOAD_CODES, Finding, ObjectRef
-from .loader import Resource
+from .model.resource import Resource
 
 __all__ = ["Suppression", "ANNOTATION", "scan_comments", "from_annotations", "apply_suppressions"]
 

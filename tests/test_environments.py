@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from linter import LoadError, lint_estate, load_paths
-from linter.templates import render_template
+from linter.load.templates import render_template
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "environments"
@@ -144,7 +144,7 @@ def test_template_that_is_not_text_or_too_large(tmp_path):
     (tmp_path / "t.yaml.j2").write_bytes(b"# ok\n\xff\xfe binary\n")
     estate = load_paths([str(tmp_path)], env="dev")
     assert [(f.rule, f.line) for f in estate.findings] == [("JS001", 2)]
-    from linter.yamlio import Limits
+    from linter.load import Limits
 
     (tmp_path / "t.yaml.j2").write_text(STREAM.format(name="A"))
     estate = load_paths([str(tmp_path)], env="dev", limits=Limits(max_file_bytes=20))
@@ -223,7 +223,7 @@ def test_rule_findings_point_at_the_template_line():
     assert [(Path(f.file).name, f.line, f.column) for f in js102] == [("orders.yaml.j2", 13, 21)]
     assert TEMPLATE.read_text().splitlines()[12].startswith("  duplicate_window:")
     # in the rendered text it is line 10: the {% if %} block's three lines vanish in dev
-    from linter.templates import render_file
+    from linter.load.templates import render_file
 
     rendered = render_file(str(TEMPLATE), "dev")
     assert rendered.text.splitlines()[9].startswith("  duplicate_window:")

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from linter.findings import Severity
-from linter.loader import PREVENT_DELETE, Estate, load_paths, load_text
+from linter.load import PREVENT_DELETE, Estate, load_paths, load_text
 from linter.semantics.units import parse_duration
 
 FIELD = Path(__file__).parent / "fixtures" / "field"

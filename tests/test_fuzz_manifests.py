@@ -21,7 +21,7 @@ import pytest
 
 from linter import lint_estate
 from linter.engine import discover_rules
-from linter.loader import Estate, _check_estate, load_text
+from linter.load import Estate, check_estate, load_text
 from linter.report.json import render_json
 from linter.report.text import render_text
 from reconciler.plan import desired_from_estate
@@ -221,7 +221,7 @@ def _run(cases: list[tuple[str, bytes]]) -> list[str]:
         try:
             estate = Estate()
             load_text(data, name, estate)
-            _check_estate(estate)
+            check_estate(estate)
             result = lint_estate(estate, rules, read_source=None)
             assert all(f.file == name and f.line >= 1 and f.column >= 1 for f in result.findings), name
             lines = data.decode("utf-8", "replace").splitlines()
@@ -265,7 +265,7 @@ def test_metadata_of_every_type_is_a_finding_not_a_crash() -> None:
                 text = _yaml(doc) + "\n"
                 estate = Estate()
                 load_text(text.encode(), seed_name, estate)
-                _check_estate(estate)
+                check_estate(estate)
                 desired_from_estate(estate, contexts={r.context for r in estate.resources}, root="/")
                 for r in estate.resources:
                     assert isinstance(r.context, str) and r.context

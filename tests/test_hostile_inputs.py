@@ -22,8 +22,7 @@ from pathlib import Path
 import pytest
 
 from linter.cli import main
-from linter.loader import MAX_FINDINGS_PER_FILE, Estate, load_paths, load_text
-from linter.yamlio import Limits
+from linter.load import MAX_FINDINGS_PER_FILE, Estate, Limits, load_paths, load_text
 
 MiB = 1024 * 1024
 STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: {name}\nspec:\n  subjects: [{name}.>]\n"

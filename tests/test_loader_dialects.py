@@ -15,7 +15,7 @@ import pytest
 
 from linter import effective_consumer, effective_stream
 from linter.engine import discover_rules, lint_estate
-from linter.loader import Estate, Resource, _check_estate, load_text
+from linter.load import Estate, Resource, check_estate, load_text
 
 SEC = 1_000_000_000
 DAY = 86400 * SEC
@@ -259,7 +259,7 @@ def load(*files: tuple[str, str]) -> Estate:
     estate = Estate()
     for name, text in files:
         load_text(text.encode(), name, estate)
-    _check_estate(estate)
+    check_estate(estate)
     assert estate.findings == [], [f"{f.file}:{f.line}:{f.column} {f.message}" for f in estate.findings]
     return estate
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 
 from linter.cli import main
-from linter.loader import Estate, _check_estate, load_text
+from linter.load import Estate, check_estate, load_text
 
 STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: ORDERS\nspec:\n  subjects: [orders.>]\n"
 CONSUMER = "apiVersion: jsops/v1\nkind: Consumer\nmetadata:\n  name: shipper\n  stream: ORDERS\nspec:\n"
@@ -228,7 +228,7 @@ def _load(case: Case) -> Estate:
     for name, text in case.others:
         load_text(text.encode(), name, estate)
     load_text(case.text.encode(), case.file, estate)
-    _check_estate(estate)
+    check_estate(estate)
     return estate
 
 
@@ -258,7 +258,7 @@ def test_a_broken_object_is_not_loaded_but_its_neighbours_are() -> None:
 def test_a_consumer_of_an_invalid_stream_is_not_also_reported_missing() -> None:
     estate = Estate()
     load_text((STREAM + "  max_age: soon\n---\n" + CONSUMER).encode(), "m.yaml", estate)
-    _check_estate(estate)
+    check_estate(estate)
     assert [f.rule for f in estate.findings] == ["JS005"]
 
 

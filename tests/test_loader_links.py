@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from linter.cli import main
-from linter.loader import discover, escapes, load_paths, tree_root
+from linter.load import discover, escapes, load_paths, tree_root
 
 TOKEN = "ghp_R3alL00kingT0kenValue9f8e7d6c5b4a3210ZZ"
 KEY_BODY = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACDx"
@@ -139,7 +139,7 @@ def test_escapes_is_about_the_resolved_path(tmp_path: Path) -> None:
 
 def test_link_swapped_after_discovery_is_not_read(tmp_path: Path) -> None:
     """The check is made again right before the file is opened."""
-    from linter.loader import Estate, load_file
+    from linter.load import Estate, load_file
 
     tree = _tree(tmp_path)
     link = tree / "late.yaml"
@@ -170,7 +170,7 @@ def test_links_and_non_manifests_golden(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_parallel_load_treats_links_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Large estates are parsed by two processes; a link out of the tree is a JS014 there too."""
-    import linter.loader as loader
+    from linter.load import parallel as loader_parallel
 
     tree = _tree(tmp_path)
     for i in range(12):
@@ -178,8 +178,8 @@ def test_parallel_load_treats_links_the_same(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setenv("JSOPS_NO_PARALLEL", "1")
     serial = load_paths([str(tree)])
     monkeypatch.delenv("JSOPS_NO_PARALLEL")
-    monkeypatch.setattr(loader, "_PARALLEL_MIN_FILES", 4)
-    if not loader._can_fork():
+    monkeypatch.setattr(loader_parallel, "PARALLEL_MIN_FILES", 4)
+    if not loader_parallel.can_fork():
         pytest.skip("no fork here")
     parallel = load_paths([str(tree)])
     assert [f.as_dict() for f in parallel.findings] == [f.as_dict() for f in serial.findings]
@@ -203,11 +203,11 @@ def test_environment_values_linked_out_of_the_tree_are_not_read(tmp_path: Path, 
 
 def test_scrubbed_messages_keep_no_quoted_fragment() -> None:
     from linter.findings import Finding, Severity
-    from linter.loader import _scrubbed
+    from linter.load.files import scrubbed
 
     f = Finding("JS001", "manifest-syntax-error", Severity.ERROR, "YAML syntax error: found character that cannot start any token ('@'); "
                 "value 'ghp_abc\\'QQQ' does not match its tag !!int; duplicate key \"ZZsecretZZ\"", "f.yaml", 3, 4)
-    s = _scrubbed(f)
+    s = scrubbed(f)
     assert "'@'" not in s.message and "ghp_abc" not in s.message and "QQQ" not in s.message and "ZZsecretZZ" not in s.message
     assert s.message.startswith("YAML syntax error: found character that cannot start any token") and "!!int" in s.message
     assert (s.rule, s.file, s.line, s.column, s.excerpt) == ("JS001", "f.yaml", 3, 4, False)
@@ -229,6 +229,6 @@ def test_scrubbed_messages_keep_no_quoted_fragment() -> None:
 )
 def test_what_looks_like_a_manifest(text: bytes, looks: bool) -> None:
     """A file whose documents do not parse is quoted only if its text has a dialect's keys."""
-    from linter.loader import _read_text
+    from linter.load.files import read_text
 
-    assert _read_text(text, "f.yaml", None)[3] is looks
+    assert read_text(text, "f.yaml", None)[3] is looks

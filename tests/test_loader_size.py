@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from linter.cli import main
-from linter.loader import load_paths
+from linter.load import Limits, load_paths
 from linter.render import render_estate
-from linter.yamlio import Limits
 from reconciler import _controller_source as source
 
 GiB = 1024**3

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from ..findings import Finding, ObjectRef, Severity
-from ..loader import Estate, Resource
+from ..load import Estate, Resource
 from ..model.profiles import AckTimeProfile, ConsumerProfile, Profiles, StreamProfile
 
 __all__ = [

@@ -75,7 +75,7 @@ def report_from_paths(
     from ..api import RuleContext
     from ..config import Config
     from ..engine import lint_estate
-    from ..loader import load_paths
+    from ..load import load_paths
     from ..model.profiles import load_profiles
 
     cfg = config if config is not None else Config()
@@ -128,7 +128,7 @@ def _err(message: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``jsops report`` (argv after the command name); returns the exit code."""
     from ..config import ConfigError, load_config
-    from ..loader import LoadError
+    from ..load import LoadError
     from ..model.profiles import ProfilesError
 
     parser = _parser()

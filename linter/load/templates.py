@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import LinterError
+
 __all__ = [
     "TEMPLATE_SUFFIXES",
     "ENVIRONMENTS_DIR",
@@ -38,11 +40,11 @@ ENVIRONMENTS_DIR = "environments"
 # Bounds on what one template may produce (the sandbox stops escapes, these stop blow-ups).
 MAX_RENDERED_BYTES = 64 * 1024 * 1024
 MAX_RENDER_SECONDS = 10.0  # wall time of one template's render
-# Bounds on each value a template builds are in linter._template_bounds (imported with jinja2).
+# Bounds on each value a template builds are in linter.load._template_bounds (imported with jinja2).
 _ENV_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 
-class EnvironmentError_(Exception):  # noqa: N801 - not the builtin EnvironmentError
+class EnvironmentError_(LinterError):  # noqa: N801 - not the builtin EnvironmentError
     """An environment that cannot be used at all (bad name, no values file): the tool cannot run."""
 
 
@@ -129,7 +131,7 @@ def check_env_name(env: str) -> None:
 
 def load_values(path: str, *, shown: str | None = None) -> tuple[dict[str, Any], list[TemplateProblem]]:
     """The values mapping of an environment file (YAML, read with jsops's safe, bounded reader)."""
-    from .yamlio import read_documents
+    from .documents import read_documents
 
     shown = shown or path
     try:
@@ -287,7 +289,7 @@ def _runtime_line(exc: BaseException, template: Any, code_file: str) -> int | No
 
 def _describe(exc: BaseException) -> str:
     from jinja2 import TemplateNotFound, UndefinedError
-    from jinja2.sandbox import SecurityError
+    from jinja2.exceptions import SecurityError
 
     text = str(exc).strip() or type(exc).__name__
     text = text if len(text) <= 300 else text[:297] + "..."

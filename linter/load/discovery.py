@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 
+from ..errors import LinterError
 from .templates import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES
 
 __all__ = ["LoadError", "MANIFEST_SUFFIXES", "discover", "discover_entries", "tree_root", "escapes", "link_out"]
@@ -17,7 +18,7 @@ __all__ = ["LoadError", "MANIFEST_SUFFIXES", "discover", "discover_entries", "tr
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-class LoadError(Exception):
+class LoadError(LinterError):
     """A path that cannot be read at all (missing, unreadable): the tool cannot run (exit 2)."""
 
 

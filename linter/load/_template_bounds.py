@@ -29,8 +29,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from jinja2.compiler import CodeGenerator, Frame
+from jinja2.exceptions import SecurityError
 from jinja2.nodes import Concat
-from jinja2.sandbox import SecurityError
 
 __all__ = ["MAX_VALUE_CHARS", "MAX_WIDTH", "MAX_POWER_BITS", "MAX_SEQUENCE", "RenderTimeout", "bounded_sandbox_class", "deadline"]
 
@@ -180,12 +180,17 @@ def _estimate_replace(s: Any, old: Any, new: Any, count: Any = None) -> int:
     return len(s) + n * max(len(new) - len(old), 0)
 
 
+def _check_tojson(value: Any, indent: Any) -> None:
+    _width(indent, "tojson indent")
+    check_size(value, "filter tojson")
+
+
 # name: check(args, kwargs) -> raise when the result would be too large
 _FILTER_CHECKS: dict[str, Callable[..., None]] = {
     "center": lambda value, width=80, *a, **k: _width(width, "center"),
     "indent": lambda value, width=4, *a, **k: _check_indent(value, width),
     "wordwrap": lambda value, width=79, *a, **k: _check_wordwrap(value, width, *a, **k),
-    "tojson": lambda value, indent=None, *a, **k: (_width(indent, "tojson indent"), check_size(value, "filter tojson")),
+    "tojson": lambda value, indent=None, *a, **k: _check_tojson(value, indent),
     "slice": lambda value, slices=1, *a, **k: _width(slices, "slice"),
     "batch": lambda value, linecount=1, *a, **k: _width(linecount, "batch"),
     "truncate": lambda value, length=255, *a, **k: _width(length, "truncate"),
@@ -287,7 +292,7 @@ def bounded_sandbox_class(base: type) -> type:
                 self.write(", ")
             self.write("))")
 
-    class Bounded(base):  # type: ignore[misc, valid-type]
+    class Bounded(base):  # type: ignore[misc]  # base is the sandbox class given at run time
         code_generator_class = _BoundedCodeGenerator
         intercepted_binops = frozenset({"+", "-", "*", "/", "//", "%", "**"})
 
@@ -324,7 +329,8 @@ def bounded_sandbox_class(base: type) -> type:
                     check_format(fmt, (), dict(args[0]) if args and isinstance(args[0], dict) else {})
                 else:
                     check_format(fmt, args, kwargs)
-                return check_size(wrapped(*args, **kwargs), "format")
+                text: str = check_size(wrapped(*args, **kwargs), "format")
+                return text
 
             return checked
 

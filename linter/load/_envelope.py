@@ -1,0 +1,82 @@
+"""Checks of a manifest's envelope shared by the dialects: allowed keys, required strings, string
+maps (annotations, labels) and context names, each a finding at the value's position."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..model.positions import resolve_position
+from ..model.resource import Estate
+from .documents import ParsedDocument
+from .messages import MAX_FINDINGS_PER_OBJECT, MAX_NAME_LENGTH, did_you_mean, finding, kind_of, short, shown, too_long
+
+__all__ = ["check_keys", "string_map", "require_str", "context_name"]
+
+
+def check_keys(value: dict[str, Any], allowed: Iterable[str], where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> bool:
+    allowed = tuple(allowed)
+    unknown = [k for k in value if k not in allowed]
+    for k in unknown[:MAX_FINDINGS_PER_OBJECT]:
+        pos = resolve_position(doc.positions, where + (k,), key=True) or (doc.line, 1)
+        estate.findings.append(
+            finding("invalid-field", f"unknown field {short(k)!r} in {label}{did_you_mean(str(k), allowed)}", file, *pos)
+        )
+    if len(unknown) > MAX_FINDINGS_PER_OBJECT:
+        pos = resolve_position(doc.positions, where) or (doc.line, 1)
+        estate.findings.append(
+            finding("invalid-field", f"{len(unknown) - MAX_FINDINGS_PER_OBJECT} more unknown fields in {label} are not shown", file, *pos)
+        )
+    return not unknown
+
+
+def string_map(value: Any, where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> dict[str, str] | None:
+    if value is None:
+        return {}
+    pos = resolve_position(doc.positions, where) or (doc.line, 1)
+    if not isinstance(value, dict):
+        estate.findings.append(finding("invalid-field", f"{label} must be a mapping of strings, got {kind_of(value)}", file, *pos))
+        return None
+    out = {}
+    for k, v in value.items():
+        if not isinstance(k, str) or not isinstance(v, str):
+            p = resolve_position(doc.positions, where + (k,)) or pos
+            estate.findings.append(
+                finding("invalid-field", f"{label}.{short(k)} must be a string (quote it), got {kind_of(v)}", file, *p)
+            )
+            return None
+        out[k] = v
+    return out
+
+
+def require_str(value: dict[str, Any], key: str, where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
+    v = value.get(key)
+    if isinstance(v, str) and v:
+        if len(v) > MAX_NAME_LENGTH:
+            pos = resolve_position(doc.positions, where + (key,)) or (doc.line, 1)
+            estate.findings.append(finding("invalid-field", too_long(label, v), file, *pos))
+            return None
+        return v
+    if v is None:
+        pos = resolve_position(doc.positions, where) or (doc.line, 1)
+        estate.findings.append(finding("invalid-field", f"missing required field {label}", file, *pos))
+    else:
+        pos = resolve_position(doc.positions, where + (key,)) or (doc.line, 1)
+        estate.findings.append(finding("invalid-field", f"{label} must be a non-empty string, got {kind_of(v)}", file, *pos))
+    return None
+
+
+def context_name(value: Any, where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
+    """A context name: a non-empty string of printable characters, at most MAX_NAME_LENGTH long."""
+    if isinstance(value, str) and value and len(value) <= MAX_NAME_LENGTH and value.isprintable():
+        return value
+    pos = resolve_position(doc.positions, where) or (doc.line, 1)
+    if isinstance(value, str) and len(value) > MAX_NAME_LENGTH:
+        what = too_long(label, value).replace("NATS names", "context names")
+    elif isinstance(value, str) and value:
+        what = f"{label} must be printable text, got {shown(value)!r}"
+    else:
+        what = f"{label} must be a non-empty string, got {kind_of(value)}"
+    estate.findings.append(finding("invalid-field", what, file, *pos))
+    return None
+

@@ -1,0 +1,110 @@
+"""NACK's value spellings, checked and translated: durations Go's ``time.ParseDuration`` reads (no
+``d`` or ``w`` unit), sizes as integer bytes, and NACK's own enum spellings.
+
+The Go duration pattern and formatting (:data:`GO_DURATION`, :func:`go_duration_text`) live here
+only; the NACK duration check is :func:`nack_duration_problem`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..model.positions import resolve_position
+from ..model.resource import Estate
+from ..model.units import UnitError, parse_duration, parse_size
+from ._nack_tables import ENUMS
+from .documents import ParsedDocument
+from .messages import did_you_mean, finding, kind_of, short
+
+__all__ = ["GO_DURATION", "go_duration_text", "nack_duration_problem", "nack_values"]
+
+# What NACK itself does with a spec (nats-io/nack deploy/crds.yml, internal/controller/*_controller.go):
+# the CRD schemas give defaults that kube-apiserver writes into every object, durations go through
+# Go's time.ParseDuration (no d or w units), sizes are integers, and enums have NACK's own spelling.
+GO_DURATION = re.compile(r"^[-+]?(0|([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+)$")
+_NACK_DURATIONS = frozenset(
+    {"maxAge", "duplicateWindow", "subjectDeleteMarkerTtl", "ackWait", "heartbeatInterval", "maxRequestExpires", "inactiveThreshold", "pinnedTtl"}
+)
+_NACK_INTEGER_SIZES = frozenset({"maxBytes", "maxMsgSize", "maxRequestMaxBytes"})
+
+
+def go_duration_text(ns: int) -> str:
+    """``ns`` in the units Go's time.ParseDuration reads (h, m, s, ms, us, ns)."""
+    out = ""
+    for unit, size in (("h", 3_600_000_000_000), ("m", 60_000_000_000), ("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000), ("ns", 1)):
+        if ns >= size:
+            q, ns = divmod(ns, size)
+            out += f"{q}{unit}"
+    return out or "0s"
+
+
+def nack_duration_problem(value: Any, label: str) -> str | None:
+    if value == "" or value is None:
+        return None
+    if not isinstance(value, str):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return f"{label}: NACK durations are strings like '30s' (the CRD field is a string), got {kind_of(value)}"
+        return None  # the model reports other types
+    try:
+        ns = parse_duration(value)
+    except UnitError:
+        return None  # the model reports it, with the usual advice
+    if GO_DURATION.match(value.strip()):
+        return None
+    return (
+        f"{label}: NACK reads durations with Go's time.ParseDuration, which has no d or w unit; "
+        f"write {go_duration_text(abs(ns))!r}"
+    )
+
+
+def nack_values(spec: dict[str, Any], kind: str, doc: ParsedDocument, file: str, estate: Estate) -> tuple[dict[str, Any], bool]:
+    """Check and translate the values NACK spells its own way; returns the spec to map and whether it is valid."""
+    out = dict(spec)
+    ok = True
+
+    def report(message: str, path: tuple[Any, ...]) -> None:
+        nonlocal ok
+        ok = False
+        pos = resolve_position(doc.positions, path) or (doc.line, 1)
+        estate.findings.append(finding("invalid-field", message, file, *pos))
+
+    for key, value in spec.items():
+        label = f"spec.{key}"
+        if key in _NACK_DURATIONS:
+            problem = nack_duration_problem(value, label)
+            if problem:
+                report(problem, ("spec", key))
+                out.pop(key)
+        elif key == "backoff" and isinstance(value, list):
+            for i, item in enumerate(value):
+                problem = nack_duration_problem(item, f"{label}[{i}]")
+                if problem:
+                    report(problem, ("spec", key, i))
+                    out.pop(key, None)
+        elif key == "consumerLimits" and isinstance(value, dict):
+            problem = nack_duration_problem(value.get("inactiveThreshold"), f"{label}.inactiveThreshold")
+            if problem:
+                report(problem, ("spec", key, "inactiveThreshold"))
+                out[key] = {k: v for k, v in value.items() if k != "inactiveThreshold"}
+        elif key in _NACK_INTEGER_SIZES and isinstance(value, str) and value != "":
+            try:
+                hint = f"; write {parse_size(value)}"
+            except UnitError:
+                hint = ""
+            report(f"{label}: NACK sizes are integer numbers of bytes (the CRD field is an integer), got {kind_of(value)}{hint}", ("spec", key))
+            out.pop(key)
+        elif (kind, key) in ENUMS and value != "" and value is not None:
+            table = ENUMS[(kind, key)]
+            if isinstance(value, str) and value in table:
+                out[key] = table[value]
+            else:
+                choices = list(table)
+                shown = repr(short(value)) if isinstance(value, str) else kind_of(value)
+                hint = did_you_mean(value, choices) if isinstance(value, str) else ""
+                if isinstance(value, str) and not hint:
+                    camel = {v: k for k, v in table.items()}.get(value)
+                    hint = f"; did you mean {camel!r}?" if camel else ""
+                report(f"{label}: {shown} is not one of {', '.join(choices)}{hint}", ("spec", key))
+                out.pop(key)
+    return out, ok
+

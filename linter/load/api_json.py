@@ -1,0 +1,227 @@
+"""NATS API JSON files as natscli writes and reads them: ``nats stream info --json`` and ``nats
+consumer info --json`` output (``config`` wrapped), a bare StreamConfig or ConsumerConfig (as
+``nats stream add --config`` reads it), or a ``$JS.API.CONSUMER.CREATE`` body (``stream_name`` and
+``config``). The API takes durations and sizes as integers only."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from functools import cache
+from typing import Any, get_args
+
+from pydantic import BaseModel
+
+from ..findings import ObjectRef
+from ..model.config import ConsumerConfig, StreamConfig
+from ..model.positions import Pos, resolve_position
+from ..model.resource import Declaration, Estate
+from ..model.units import UnitError, parse_duration, parse_size
+from .documents import ParsedDocument
+from .messages import MAX_NAME_LENGTH, dotted, finding, kind_of, shown, too_long
+from .validation import admit, model_at
+
+__all__ = ["load_api"]
+
+_CONSUMER_ONLY = frozenset(
+    {"durable_name", "ack_policy", "deliver_policy", "ack_wait", "max_deliver", "filter_subject", "filter_subjects",
+     "deliver_subject", "replay_policy", "max_ack_pending", "max_waiting", "backoff"}
+)
+
+
+def load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None:
+    v = doc.value
+    start = resolve_position(doc.positions, ()) or (doc.line, 1)
+    if "config" in v:
+        cfg = v["config"]
+        spec_path: tuple[Any, ...] = ("config",)
+        if not isinstance(cfg, dict):
+            pos = resolve_position(doc.positions, ("config",)) or start
+            estate.findings.append(finding("invalid-field", f"config must be a mapping, got {kind_of(cfg)}", file, *pos))
+            return
+        is_consumer = "stream_name" in v or bool(_CONSUMER_ONLY & cfg.keys())
+    elif "name" in v or "subjects" in v or "durable_name" in v:
+        cfg = v
+        spec_path = ()
+        is_consumer = bool(_CONSUMER_ONLY & cfg.keys())
+    else:
+        estate.findings.append(
+            finding("unknown-kind", "not a manifest: no apiVersion/kind, and not a NATS API StreamConfig or ConsumerConfig", file, *start)
+        )
+        return
+    if is_consumer:
+        _load_api_consumer(doc, index, file, estate, dict(cfg), spec_path, start)
+    else:
+        _load_api_stream(doc, index, file, estate, dict(cfg), spec_path, start)
+
+
+def _load_api_consumer(doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: tuple[Any, ...], start: Pos) -> None:
+    v = doc.value
+    stream = v.get("stream_name") if spec_path else None
+    from_path = False
+    if stream is None:
+        # `nats consumer add STREAM --config FILE` names the stream on the command line, so the file
+        # `nats consumer add --output` writes does not: take it from the file's directory.
+        stream = _name_from(os.path.basename(os.path.dirname(file)))
+        from_path = stream is not None
+    if stream is None:
+        estate.findings.append(
+            finding(
+                "consumer-stream-not-found",
+                "consumer config does not say which stream it belongs to (natscli takes it on the command line): "
+                "keep the file in a directory named after the stream (ORDERS/consumer.json), or wrap it as "
+                "{\"stream_name\": \"STREAM\", \"config\": {...}}, the $JS.API.CONSUMER.CREATE body",
+                file,
+                *start,
+            )
+        )
+        return
+    if not isinstance(stream, str) or not stream or len(stream) > MAX_NAME_LENGTH:
+        pos = resolve_position(doc.positions, ("stream_name",)) or start
+        what = too_long("stream_name", stream) if isinstance(stream, str) and stream else f"stream_name must be a non-empty string, got {kind_of(stream)}"
+        estate.findings.append(finding("invalid-field", what, file, *pos))
+        return
+    name_field = "durable_name" if cfg.get("durable_name") else "name"
+    name = cfg.get(name_field)
+    if not isinstance(name, str) or not name:
+        pos = resolve_position(doc.positions, spec_path) or start
+        estate.findings.append(finding("invalid-field", "consumer config has neither durable_name nor name", file, *pos))
+        return
+    if len(name) > MAX_NAME_LENGTH:
+        pos = resolve_position(doc.positions, spec_path + (name_field,)) or start
+        estate.findings.append(finding("invalid-field", too_long(name_field, name), file, *pos))
+        return
+    declared = Declaration("Consumer", name, stream, file, "default", {}, "api", index, doc.line, doc.positions, spec_path, {}, v)
+    if from_path:
+        estate.named_from_path.add(declared.key)
+        estate.findings.append(
+            finding("name-from-path", f"consumer {shown(name)!r} names no stream (as `nats consumer add --output` writes it): "
+                    f"it belongs to stream {shown(stream)!r}, its directory's name", file, *start, declared.ref)
+        )
+    units_ok = _api_unit_strings(cfg, "Consumer", spec_path, doc, file, estate)
+    admit(declared, cfg, estate, units_ok)
+
+
+def _load_api_stream(doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: tuple[Any, ...], start: Pos) -> None:
+    name = cfg.get("name")
+    if name is None and not spec_path:
+        # `nats stream add NAME --config FILE`: the name is on the command line; take the file's.
+        name = _name_from(os.path.splitext(os.path.basename(file))[0])
+        if name is not None:
+            cfg["name"] = name
+            estate.findings.append(
+                finding("name-from-path", f"stream config has no name (natscli takes it on the command line): "
+                        f"named {shown(name)!r} after its file", file, *start, ObjectRef("Stream", name, None))
+            )
+    if not isinstance(name, str) or not name:
+        pos = resolve_position(doc.positions, spec_path) or start
+        estate.findings.append(finding("invalid-field", "stream config has no name (natscli takes it on the command line: name the file after the stream, ORDERS.json, or add \"name\")", file, *pos))
+        return
+    if len(name) > MAX_NAME_LENGTH:
+        pos = resolve_position(doc.positions, spec_path + ("name",)) or start
+        estate.findings.append(finding("invalid-field", too_long("name", name), file, *pos))
+        return
+    declared = Declaration("Stream", name, None, file, "default", {}, "api", index, doc.line, doc.positions, spec_path, {}, doc.value)
+    units_ok = _api_unit_strings(cfg, "Stream", spec_path, doc, file, estate)
+    admit(declared, cfg, estate, units_ok)
+
+
+_PATH_NAME = re.compile(r"^[A-Za-z0-9_-]{1,255}$")
+
+
+def _name_from(text: str) -> str | None:
+    """A stream name taken from a file or directory name, if it is a plain valid one."""
+    return text if _PATH_NAME.match(text) and text not in (".", "..") else None
+
+
+def _unit_kind(ann: Any) -> str | None:
+    """"duration" or "size" for a model annotation built on Duration or Size (through Optional/list)."""
+    for meta in getattr(ann, "__metadata__", ()):
+        name = getattr(getattr(meta, "func", None), "__name__", "")
+        if name in ("_duration", "_size"):
+            return name[1:]
+    for arg in get_args(ann):
+        found = _unit_kind(arg)
+        if found:
+            return found
+    return None
+
+
+def _unit_fields(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], str]:
+    """Config paths whose values are durations or sizes (``"*"`` stands for a list index)."""
+    out: dict[tuple[str, ...], str] = {}
+    for name, info in model.model_fields.items():
+        ann = info.annotation
+        kind = _unit_kind(ann)
+        is_list = "list[" in repr(ann)
+        if kind:
+            out[prefix + ((name, "*") if is_list else (name,))] = kind
+            continue
+        sub = model_at(model, (name,))
+        if sub is not None and len(prefix) < 4:
+            out.update(_unit_fields(sub, prefix + ((name, "*") if is_list else (name,))))
+    return out
+
+
+@cache
+def _api_units(kind: str) -> dict[tuple[str, ...], str]:
+    """Duration and size fields of a kind's config (computed on first use: imports stay cheap)."""
+    return _unit_fields(StreamConfig if kind == "Stream" else ConsumerConfig)
+
+
+def _api_unit_strings(cfg: dict[str, Any], kind: str, res_path: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate) -> bool:
+    """The NATS API reads durations as integer nanoseconds and sizes as integer bytes; the server
+    rejects strings like "7d" or "10GiB" (which the native and NACK dialects accept). Reports them
+    and removes them from ``cfg`` so the model does not report them again."""
+    ok = True
+    for pattern, unit in _api_units(kind).items():
+        for path, value in _walk(cfg, pattern):
+            if not isinstance(value, str):
+                continue
+            ok = False
+            label = dotted(res_path + path)
+            try:
+                exact = parse_duration(value) if unit == "duration" else parse_size(value)
+                hint = f"; write {exact}"
+            except UnitError:
+                hint = ""
+            what = "durations in integer nanoseconds" if unit == "duration" else "sizes in integer bytes"
+            pos = resolve_position(doc.positions, res_path + path) or (doc.line, 1)
+            estate.findings.append(finding("invalid-field", f"{label}: the NATS API takes {what}, got {kind_of(value)}{hint}", file, *pos))
+            _drop(cfg, path)
+    return ok
+
+
+def _walk(value: Any, pattern: tuple[str, ...], here: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    if not pattern:
+        yield here, value
+        return
+    step, rest = pattern[0], pattern[1:]
+    if step == "*":
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                yield from _walk(item, rest, here + (i,))
+    elif isinstance(value, dict) and step in value:
+        yield from _walk(value[step], rest, here + (step,))
+
+
+def _drop(cfg: dict[str, Any], path: tuple[Any, ...]) -> None:
+    """Remove ``path`` from ``cfg``, copying the containers on the way (the document is not changed)."""
+    if len(path) == 1:
+        cfg.pop(path[0], None)
+        return
+    head = path[0]
+    child = cfg.get(head)
+    if isinstance(child, dict):
+        cfg[head] = dict(child)
+        _drop(cfg[head], path[1:])
+    elif isinstance(child, list):
+        cfg[head] = list(child)
+        if isinstance(path[1], int) and len(path) == 2:
+            cfg.pop(head)  # a list with one bad item: drop the list
+        elif isinstance(path[1], int) and isinstance(child[path[1]], dict):
+            item = dict(child[path[1]])
+            _drop(item, path[2:])
+            cfg[head][path[1]] = item
+

@@ -1,0 +1,194 @@
+"""Fast, bounded YAML/JSON reading with a source map.
+
+``jsops lint`` runs on every commit, so manifests are read with libyaml's C parser (ruamel.yaml.clib)
+as a stream of events, and composed (:mod:`linter.load._yaml`) into plain Python values plus a
+parallel position tree (:mod:`linter.model.positions`). Composition is iterative and bounded:
+nesting depth, alias expansion (billion laughs), and document size all have limits, so hostile
+input costs bounded time and memory and never raises out of here.
+
+Round-trip editing (comments kept) is a separate concern and lives with autofix.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model.positions import PosEntry
+from .messages import short
+
+__all__ = ["Limits", "DEFAULT_LIMITS", "ReadProblem", "ParsedDocument", "read_documents", "node_count"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds that keep hostile input cheap."""
+
+    max_depth: int = 64
+    max_nodes: int = 200_000  # per document, counting every alias expansion
+    max_file_bytes: int = 64 * 1024 * 1024
+    max_documents: int = 20_000  # per file
+    max_file_nodes: int = 1_000_000  # per file, all documents together
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@dataclass
+class ReadProblem:
+    """Something that stopped a file or a document from being read."""
+
+    code: str  # yaml-syntax, encoding, binary, too-complex, duplicate-key, json-duplicate-key, unsupported
+    message: str
+    line: int
+    column: int
+
+
+@dataclass
+class ParsedDocument:
+    value: Any
+    positions: PosEntry | None
+    line: int  # where the document starts (1-based)
+    problems: list[ReadProblem] = field(default_factory=list)
+
+
+def node_count(value: Any, budget: int) -> int:
+    """Node count of a composed value, stopping early past ``budget`` (values are shared by aliases)."""
+    count = 0
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        count += 1
+        if count > budget:
+            return count
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return count
+
+
+def _decode(data: bytes) -> tuple[str | None, ReadProblem | None]:
+    if b"\x00" in data and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None, ReadProblem("binary", "binary file (contains NUL bytes), not a manifest", 1, 1)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16"), None
+        except UnicodeDecodeError as exc:
+            return None, ReadProblem("encoding", f"invalid UTF-16: {exc.reason}", 1, 1)
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        head = data[: exc.start]
+        line = head.count(b"\n") + 1
+        col = len(head[head.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
+        return None, ReadProblem(
+            "encoding", f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); manifests must be UTF-8", line, col
+        )
+
+
+def read_documents(data: bytes, *, json_file: bool = False, limits: Limits = DEFAULT_LIMITS) -> tuple[list[ParsedDocument], list[ReadProblem]]:
+    """Every document of a file, with positions; problems that stopped the whole file are separate.
+
+    Never raises for bad input.
+    """
+    if len(data) > limits.max_file_bytes:
+        return [], [
+            ReadProblem("too-complex", f"file is larger than {limits.max_file_bytes // (1024 * 1024)} MiB; refusing to read it", 1, 1)
+        ]
+    text, problem = _decode(data)
+    if problem is not None or text is None:
+        return [], [problem] if problem else []
+    if json_file:
+        return _read_json(text, limits)
+    return _read_yaml(text, limits)
+
+
+def _read_yaml(text: str, limits: Limits) -> tuple[list[ParsedDocument], list[ReadProblem]]:
+    from _ruamel_yaml import CParser  # type: ignore[import-not-found]  # the C extension ships no stubs
+
+    from ._yaml import StreamDone, compose
+    from ._yaml_errors import error_problem
+
+    docs: list[ParsedDocument] = []
+    try:
+        parser = CParser(text)
+        for doc in compose(parser, limits):
+            docs.append(doc)
+    except StreamDone:
+        pass
+    except RecursionError:
+        return docs, [ReadProblem("too-complex", "input nests too deeply to read", 1, 1)]
+    except MemoryError:
+        return docs, [ReadProblem("too-complex", "input is too large to read", 1, 1)]
+    except Exception as exc:  # libyaml scanner/parser/reader errors
+        return docs, [error_problem(exc, text)]
+    return docs, []
+
+
+def _read_json(text: str, limits: Limits) -> tuple[list[ParsedDocument], list[ReadProblem]]:
+    dupes: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in items:
+            if k in out:
+                dupes.append(k)
+            out[k] = v
+        return out
+
+    if not text.strip():
+        return [], []  # an empty file: the loader reports "file holds no manifests"
+    try:
+        value = json.loads(text, object_pairs_hook=pairs, parse_int=_json_int)
+    except json.JSONDecodeError as exc:
+        return [], [ReadProblem("yaml-syntax", f"JSON syntax error: {exc.msg}", exc.lineno, exc.colno)]
+    except RecursionError:
+        return [], [ReadProblem("too-complex", f"JSON nests deeper than {limits.max_depth} levels; a manifest never needs this", 1, 1)]
+    except ValueError as exc:  # e.g. integer string too long
+        return [], [ReadProblem("too-complex", f"JSON value cannot be read: {exc}", 1, 1)]
+    # JSON is (almost) YAML: compose it again for positions and duplicate-key locations.
+    docs, problems = _read_yaml(text, limits)
+    if not problems and len(docs) == 1:
+        if dupes:
+            # Go's encoding/json (and so nats-server) keeps the last value of a repeated key: so does
+            # jsops for JSON files, with a warning (YAML files keep refusing duplicates).
+            docs[0].value = value
+            docs[0].problems = [_json_duplicate(p) if p.code == "duplicate-key" else p for p in docs[0].problems]
+        return docs, []
+    # libyaml could not read this JSON (YAML 1.1 differs in corners: keys longer than 1024
+    # characters, some control characters): use the value without positions, within the same bounds.
+    if _depth_exceeds(value, limits.max_depth):
+        return [], [ReadProblem("too-complex", f"nesting deeper than {limits.max_depth} levels; a manifest never needs this", 1, 1)]
+    if node_count(value, limits.max_nodes + 1) > limits.max_nodes:
+        return [], [ReadProblem("too-complex", f"document has more than {limits.max_nodes} nodes; refusing to read it", 1, 1)]
+    extra = [_json_duplicate(ReadProblem("duplicate-key", f"duplicate key {short(k)!r}", 1, 1)) for k in dupes]
+    return [ParsedDocument(value, None, 1, extra)], []
+
+
+def _json_duplicate(p: ReadProblem) -> ReadProblem:
+    head = p.message.split("; write each key once")[0]
+    return ReadProblem("json-duplicate-key", f"{head}; nats-server (Go's JSON decoder) keeps the last value, and so does jsops: write each key once", p.line, p.column)
+
+
+def _json_int(text: str) -> Any:
+    try:
+        return int(text)
+    except ValueError:  # thousands of digits; read it as YAML does (a string the model rejects)
+        return text
+
+
+def _depth_exceeds(value: Any, limit: int) -> bool:
+    stack = [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        if d > limit:
+            return True
+        if isinstance(v, dict):
+            stack.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            stack.extend((x, d + 1) for x in v)
+    return False

@@ -1,0 +1,224 @@
+"""Loading one file (or one text): read its documents, send each to its dialect, and keep the
+file's findings bounded and, for a file that is not a manifest, free of quoted text."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import replace
+from typing import Any
+
+from ..findings import Finding
+from ..model.positions import resolve_position
+from ..model.resource import Estate
+from ..versions import UNKNOWN_FIELD_ERROR
+from .api_json import load_api
+from .discovery import LoadError, link_out
+from .documents import Limits, ParsedDocument, ReadProblem, read_documents
+from .messages import MAX_FINDINGS_PER_FILE, did_you_mean, finding, short, type_of
+from .nack import NACK_APIS, load_nack
+from .native import NATIVE_API, load_native
+
+__all__ = ["load_file", "load_text", "read_file", "read_text", "process", "finish_file", "link_out_finding", "scrubbed"]
+
+_PROBLEM_CODES = {
+    "yaml-syntax": "manifest-syntax-error",
+    "encoding": "manifest-syntax-error",
+    "binary": "manifest-syntax-error",
+    "unsupported": "manifest-syntax-error",
+    "too-complex": "manifest-too-complex",
+    "duplicate-key": "duplicate-key",
+    "json-duplicate-key": "json-duplicate-key",
+    "link-outside": "link-outside-tree",
+}
+
+
+def problem_finding(p: ReadProblem, file: str) -> Finding:
+    # A JSON file is the API request body: a body that does not decode is refused with 10025 by every release.
+    server = UNKNOWN_FIELD_ERROR if p.code == "yaml-syntax" and file.endswith(".json") else None
+    return finding(_PROBLEM_CODES.get(p.code, "manifest-syntax-error"), p.message, file, p.line, p.column, None, server)
+
+
+def link_out_finding(path: str, estate: Estate) -> None:
+    """JS014 for a link out of the tree: it names the link only; the target is never opened."""
+    estate.opaque.add(path)
+    estate.findings.append(
+        finding(
+            "link-outside-tree",
+            "symbolic link to a file outside the tree; jsops does not follow links out of the linted directory "
+            "(or the repository) and did not read it: replace the link with the manifest itself",
+            path,
+            1,
+            1,
+            excerpt=False,
+        )
+    )
+
+
+def read_file(path: str, limits: Limits | None, shown: str | None = None, root: str | None = None) -> tuple[list[ParsedDocument], list[ReadProblem], bool, bool]:
+    shown = shown or path
+    if root is not None and link_out(path, root):  # re-checked right before reading
+        return [], [ReadProblem("link-outside", "symbolic link out of the tree", 1, 1)], False, False
+    try:
+        with open(path, "rb") as fh:
+            # At most one byte past the bound: enough to know the file is too large, never the rest.
+            data = fh.read((limits or Limits()).max_file_bytes + 1)
+    except IsADirectoryError:
+        raise LoadError(f"{shown}: is a directory") from None
+    except OSError as exc:
+        raise LoadError(f"{shown}: cannot read: {exc.strerror or exc}") from None
+    return read_text(data, shown, limits)
+
+
+def read_text(data: bytes, file: str, limits: Limits | None) -> tuple[list[ParsedDocument], list[ReadProblem], bool, bool]:
+    """Documents, problems, whether the file ends in a bare separator, and whether its text looks
+    like a manifest (a key of one of the dialects at the start of a line, or a JSON one)."""
+    docs, problems = read_documents(data, json_file=file.endswith(".json"), limits=limits or Limits())
+    trailing = len(docs) > 1 and _only_separator_after(data, docs[-1].line)
+    looks = len(data) <= (limits or Limits()).max_file_bytes and _LOOKS_LIKE_MANIFEST.search(data, 0, 1 << 20) is not None
+    return docs, problems, trailing, looks
+
+
+_LOOKS_LIKE_MANIFEST = re.compile(
+    rb"(?m)^[ \t]*(?:- )?(?:apiVersion|kind|metadata|spec)[ \t]*:|\"(?:apiVersion|kind|config|stream_name|name|subjects|durable_name)\"[ \t\r\n]*:"
+)
+
+
+def load_file(path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None, root: str | None = None) -> None:
+    """Load one file. With ``root``, a symbolic link that resolves outside it is not read (JS014)."""
+    docs, problems, trailing, looks = read_file(path, limits, display, root)
+    shown = display or path
+    if any(p.code == "link-outside" for p in problems):
+        link_out_finding(shown, estate)
+        return
+    estate.files.append(shown)
+    first = len(estate.findings)
+    manifest = process(docs, problems, trailing, shown, estate)
+    finish_file(estate, first, shown, manifest or looks)
+
+
+def load_text(data: bytes, file: str, estate: Estate, *, limits: Limits | None = None) -> None:
+    estate.files.append(file)
+    first = len(estate.findings)
+    docs, problems, trailing, looks = read_text(data, file, limits)
+    manifest = process(docs, problems, trailing, file, estate)
+    finish_file(estate, first, file, manifest or looks)
+
+
+def finish_file(estate: Estate, first: int, file: str, manifest: bool) -> None:
+    """Cap the file's findings; for a file that holds no manifest (a key, a token, a binary, a file
+    past the size bound), make sure no finding quotes it: messages lose their quoted fragments and
+    reports show none of its lines."""
+    _cap_file_findings(estate, first, file)
+    if manifest:
+        return
+    estate.opaque.add(file)
+    estate.findings[first:] = [scrubbed(f) for f in estate.findings[first:]]
+
+
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def scrubbed(f: Finding) -> Finding:
+    return replace(f, message=_QUOTED.sub("(text not shown)", f.message), excerpt=False)
+
+
+def _cap_file_findings(estate: Estate, first: int, file: str) -> None:
+    mine = estate.findings[first:]
+    if len(mine) <= MAX_FINDINGS_PER_FILE:
+        return
+    mine.sort(key=Finding.sort_key)
+    kept = mine[:MAX_FINDINGS_PER_FILE]
+    last = kept[-1]
+    more = len(mine) - len(kept)
+    kept.append(
+        finding(
+            "manifest-too-complex",
+            f"{more} more problems in this file are not shown (jsops shows at most {MAX_FINDINGS_PER_FILE} per file); fix the ones above first",
+            file,
+            last.line,
+            last.column,
+        )
+    )
+    estate.findings[first:] = kept
+
+
+def process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: bool, file: str, estate: Estate) -> bool:
+    """Load the documents of one file; returns whether any of them looks like a manifest."""
+    manifest = any(isinstance(d.value, dict) and not _MANIFEST_KEYS.isdisjoint(d.value) for d in docs)
+    for i, doc in enumerate(docs):
+        for p in doc.problems:
+            estate.findings.append(problem_finding(p, file))
+        if doc.value is None:
+            if not any(p.code in ("too-complex", "unsupported", "yaml-syntax") for p in doc.problems):
+                if trailing and i == len(docs) - 1:
+                    continue  # a trailing '---' is common and harmless
+                estate.findings.append(finding("empty-document", "empty document (null); remove it or add a manifest", file, doc.line, 1))
+            continue
+        _load_document(doc, i, file, estate)
+    for p in problems:
+        estate.findings.append(problem_finding(p, file))
+    if not docs and not problems:
+        estate.findings.append(finding("empty-document", "file holds no manifests", file, 1, 1))
+        return True  # nothing in it to quote
+    return manifest
+
+
+# Keys of a document that is (an attempt at) a manifest in one of the dialects.
+_MANIFEST_KEYS = frozenset({"apiVersion", "kind", "metadata", "spec", "config", "stream_name", "name", "subjects", "durable_name"})
+
+
+def _only_separator_after(data: bytes, line: int) -> bool:
+    """Whether the text from ``line`` on is only separators (``---``, ``...``), comments and blank lines:
+    a trailing ``---`` is common and harmless."""
+    for raw in data.split(b"\n")[max(line - 1, 0) :]:
+        text = raw.strip()
+        if text and not text.startswith(b"#") and text not in (b"---", b"..."):
+            return False
+    return True
+
+
+def _load_document(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None:
+    v = doc.value
+    start = resolve_position(doc.positions, ()) or (doc.line, 1)
+    if not isinstance(v, dict):
+        # The type only, never the value: a document that is not a mapping is not a manifest,
+        # and may be anything (a token, a key) that a link or a misnamed file brought in.
+        estate.findings.append(
+            finding("unknown-kind", f"expected a manifest mapping, got {type_of(v)}", file, *start)
+        )
+        return
+    api = v.get("apiVersion")
+    if api is not None or "kind" in v:
+        if api == NATIVE_API:
+            load_native(doc, index, file, estate)
+        elif api in NACK_APIS:
+            load_nack(doc, index, file, estate, api)
+        elif _foreign_api(api, v.get("kind")):
+            estate.skipped.append((file, start[0], f"{short(api)} {short(v.get('kind'))}"))
+        else:
+            pos = resolve_position(doc.positions, ("apiVersion",)) or start
+            known = ", ".join([NATIVE_API, *NACK_APIS])
+            hint = did_you_mean(str(api), [NATIVE_API, *NACK_APIS]) if api is not None else ""
+            what = "missing apiVersion" if api is None else f"unknown apiVersion {short(api)!r}"
+            estate.findings.append(finding("unknown-kind", f"{what}; jsops reads {known}{hint}", file, *pos))
+        return
+    load_api(doc, index, file, estate)
+
+
+_OUR_GROUPS = ("jsops", "jetstream.nats.io")
+
+
+def _foreign_api(api: Any, kind: Any) -> bool:
+    """Whether a document belongs to another API (a Kubernetes Deployment, a ConfigMap, a CRD of
+    another operator) kept in the same files: passed over quietly. A document that looks like ours
+    but misspelt (``jsops/v2``, ``jetstream.nats.io/v1beta3``, ``jetstrem.nats.io/v1beta2``), or a
+    JetStream kind under an unknown apiVersion, still draws JS004."""
+    if not isinstance(api, str) or not api or kind in ("Stream", "Consumer", "KeyValue", "ObjectStore"):
+        return False
+    group = api.rpartition("/")[0].lower()
+    if not group:  # Kubernetes' core group is written as the bare version: `apiVersion: v1`
+        return api == "v1" and isinstance(kind, str) and bool(kind)
+    return not difflib.get_close_matches(group, _OUR_GROUPS, n=1, cutoff=0.75)
+
+

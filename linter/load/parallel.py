@@ -1,0 +1,111 @@
+"""Parsing large estates on two cores: a forked child parses half of the files while this process
+loads the other half, then this process validates the child's documents in file order."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..model.positions import pack_positions, unpack_positions
+from ..model.resource import Estate
+from .discovery import LoadError
+from .documents import Limits, ParsedDocument, ReadProblem
+from .files import finish_file, link_out_finding, load_file, process, read_file
+
+__all__ = ["PARALLEL_MIN_FILES", "can_fork", "load_parallel"]
+
+PARALLEL_MIN_FILES = 400
+
+
+def can_fork() -> bool:
+    import multiprocessing
+
+    return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods() and os.environ.get("JSOPS_NO_PARALLEL") != "1"
+
+
+def load_parallel(files: list[str], estate: Estate, limits: Limits | None, roots: dict[str, str] | None = None) -> None:
+    """Large estates: a forked child parses the second half of the files while this process parses
+    the first. The child ships plain parse results (marshal: values and packed positions), and this
+    process validates everything in file order, so the output is identical to a serial load."""
+    import marshal
+
+    roots = roots or {}
+    half = len(files) // 2
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: parse only
+        code = 0
+        try:
+            os.close(read_fd)
+            _parse_for_parent(files[half:], limits, roots, write_fd)
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    try:
+        for f in files[:half]:
+            load_file(f, estate, limits=limits, root=roots.get(f))
+    finally:
+        with os.fdopen(read_fd, "rb") as inp:
+            payload = inp.read()
+        _, status = os.waitpid(pid, 0)
+    try:
+        parsed = marshal.loads(payload) if status == 0 and payload else None
+    except (EOFError, ValueError, TypeError):
+        parsed = None
+    if parsed is None:  # the child failed: parse here instead
+        for f in files[half:]:
+            load_file(f, estate, limits=limits, root=roots.get(f))
+        return
+    for item in parsed:
+        _load_parsed(item, estate)
+
+
+def _parse_for_parent(files: list[str], limits: Limits | None, roots: dict[str, str], write_fd: int) -> None:
+    """In the child: parse ``files`` and write the results to ``write_fd`` (marshal)."""
+    import marshal
+
+    out: list[tuple[Any, ...]] = []
+    for f in files:
+        try:
+            docs, problems, trailing, looks = read_file(f, limits, root=roots.get(f))
+        except LoadError as exc:
+            out.append((f, str(exc)))
+            continue
+        out.append(
+            (
+                f,
+                [(d.value, pack_positions(d.positions), d.line, [_pack_problem(p) for p in d.problems]) for d in docs],
+                [_pack_problem(p) for p in problems],
+                trailing,
+                looks,
+            )
+        )
+    with os.fdopen(write_fd, "wb") as stream:
+        marshal.dump(out, stream)
+
+
+def _load_parsed(item: tuple[Any, ...], estate: Estate) -> None:
+    """Load one file the child parsed (or raise the child's :class:`LoadError` for it)."""
+    if len(item) == 2:
+        raise LoadError(item[1])
+    f, docs, problems, trailing, looks = item
+    first = len(estate.findings)
+    unpacked = [ReadProblem(*p) for p in problems]
+    if any(p.code == "link-outside" for p in unpacked):
+        link_out_finding(f, estate)
+        return
+    estate.files.append(f)
+    manifest = process(
+        [ParsedDocument(v, unpack_positions(pos), line, [ReadProblem(*p) for p in probs]) for v, pos, line, probs in docs],
+        unpacked,
+        trailing,
+        f,
+        estate,
+    )
+    finish_file(estate, first, f, manifest or looks)
+
+
+def _pack_problem(p: ReadProblem) -> tuple[str, str, int, int]:
+    return (p.code, p.message, p.line, p.column)

@@ -1,0 +1,119 @@
+"""Loading a set of paths: discovery, templates rendered for an environment, large estates parsed
+on two cores, and the estate-wide checks once everything is loaded."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from ..model.positions import MapPos, Pos, PosEntry
+from ..model.resource import Estate
+from . import parallel
+from .discovery import LoadError, discover_entries, link_out
+from .documents import Limits, ReadProblem
+from .estate_checks import check_estate
+from .files import finish_file, link_out_finding, load_file, process, read_text
+from .messages import finding
+from .templates import EnvironmentError_, is_template, render_file
+
+if TYPE_CHECKING:
+    from .templates import TemplateProblem
+
+__all__ = ["load_paths"]
+
+_Move = Callable[[Pos], Pos]
+
+
+def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str | None = None, environments_dir: str | None = None) -> Estate:
+    """Load every manifest under ``paths``; also checks estate-wide loading problems
+    (duplicate objects, consumers whose stream is not declared).
+
+    Templates (``*.yaml.j2``) are rendered with the values of ``environments/<env>.yaml`` (the
+    nearest ``environments/`` directory at or above each template, or ``environments_dir``) and
+    loaded like any manifest; findings point at the template's lines. Without ``env`` a template
+    is a ``template-needs-env`` finding. Raises :class:`LoadError` for an unknown environment.
+    """
+    estate = Estate()
+    entries = discover_entries(paths)
+    files: list[str] = []
+    for f, root in entries:
+        if link_out(f, root):
+            link_out_finding(f, estate)
+        else:
+            files.append(f)
+    roots = dict(entries)
+    templates = any(is_template(f) for f in files)
+    if len(files) >= parallel.PARALLEL_MIN_FILES and not templates and parallel.can_fork():
+        parallel.load_parallel(files, estate, limits, roots)
+    else:
+        values: dict[str, tuple[dict[str, Any], list[TemplateProblem]]] = {}
+        for f in files:
+            if is_template(f):
+                _load_template(f, estate, limits, env, environments_dir, values, roots.get(f))
+            else:
+                load_file(f, estate, limits=limits, root=roots.get(f))
+    check_estate(estate)
+    return estate
+
+
+def _load_template(path: str, estate: Estate, limits: Limits | None, env: str | None, environments_dir: str | None, values: dict[str, tuple[dict[str, Any], list[TemplateProblem]]], root: str | None = None) -> None:
+    """Render a template (jinja2 is imported here, only when there is one) and load the result
+    under the template's name, with every position moved to the template line that produced it."""
+    if root is not None and link_out(path, root):  # re-checked right before reading
+        link_out_finding(path, estate)
+        return
+    estate.files.append(path)
+    if env is None:
+        estate.findings.append(
+            finding("template-needs-env", "this is a template: pass --env NAME to render it with environments/NAME.yaml and check it (`jsops render --env NAME` shows the result)", path, 1, 1)
+        )
+        return
+    max_bytes = (limits or Limits()).max_file_bytes
+    try:
+        rendered = render_file(path, env, environments_dir=environments_dir, max_bytes=max_bytes, values_cache=values)
+    except EnvironmentError_ as exc:
+        raise LoadError(str(exc)) from None
+    first = len(estate.findings)
+    for p in rendered.problems:
+        estate.findings.append(finding(p.code, p.message, p.file, p.line, p.column))
+    if rendered.problems:
+        return
+    estate.rendered[path] = rendered
+    base = path[: -len(".j2")]
+    docs, problems, trailing, _ = read_text(rendered.text.encode("utf-8"), base, limits)
+
+    def move(pos: tuple[int, int]) -> tuple[int, int]:
+        return (rendered.template_line(pos[0])[0], pos[1])
+
+    for d in docs:
+        d.positions = _move_positions(d.positions, move)
+        d.line = move((d.line, 1))[0]
+        d.problems = [ReadProblem(p.code, _move_lines(p.message, move), *move((p.line, p.column))) for p in d.problems]
+    problems = [ReadProblem(p.code, _move_lines(p.message, move), *move((p.line, p.column))) for p in problems]
+    if not docs and not problems:
+        return  # a template may render to nothing in some environments: not a finding
+    process(docs, problems, trailing, path, estate)
+    finish_file(estate, first, path, True)  # a template is written as a manifest: its lines may be shown
+
+
+_LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
+
+
+def _move_lines(message: str, move: _Move) -> str:
+    """A parser message about rendered text ("... starts at line 7") in template lines."""
+    return _LINE_IN_MESSAGE.sub(lambda m: f"line {move((int(m.group(1)), 1))[0]}", message)
+
+
+def _move_positions(entry: PosEntry | None, move: _Move) -> PosEntry | None:
+    if entry is None:
+        return None
+    if isinstance(entry, tuple):
+        return move(entry)
+    entry.start = move(entry.start)
+    if isinstance(entry, MapPos):
+        entry.keys = {k: (move(kpos), _move_positions(child, move)) for k, (kpos, child) in entry.keys.items()}
+    else:
+        entry.items = [_move_positions(child, move) for child in entry.items]
+    return entry
+

@@ -1,0 +1,141 @@
+"""Validation of a declared object's config against the model, with the model's errors as findings
+that point at the manifest's own fields (in the dialect's spelling)."""
+
+from __future__ import annotations
+
+import re
+import types
+from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+
+from ..findings import Finding
+from ..model.config import ConsumerConfig, StreamConfig
+from ..model.resource import Declaration, Estate, Resource
+from ..versions import UNKNOWN_FIELD_ERROR
+from ._nack_tables import NACK_TABLES
+from .messages import MAX_FINDINGS_PER_OBJECT, did_you_mean, dotted, finding, kind_of, short
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
+
+__all__ = ["admit", "validate", "validation_finding", "model_at"]
+
+
+def validate(declared: Declaration, spec: dict[str, Any], estate: Estate) -> StreamConfig | ConsumerConfig | None:
+    """The validated config of ``declared``; None (with findings, and the object marked invalid) if it is not valid."""
+    model: type[StreamConfig | ConsumerConfig] = StreamConfig if declared.kind == "Stream" else ConsumerConfig
+    try:
+        return model.model_validate(spec)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        for err in errors[:MAX_FINDINGS_PER_OBJECT]:
+            estate.findings.append(validation_finding(declared, model, err))
+        if len(errors) > MAX_FINDINGS_PER_OBJECT:
+            line, col = declared.locate(declared.spec_path, document_path=True)
+            estate.findings.append(
+                finding("invalid-field", f"{len(errors) - MAX_FINDINGS_PER_OBJECT} more problems in {declared.ref} are not shown", declared.file, line, col, declared.ref)
+            )
+        estate.invalid.add(declared.key)
+        return None
+
+
+def validation_finding(res: Declaration, model: type[BaseModel], err: ErrorDetails) -> Finding:
+    loc = tuple(err["loc"])
+    kind = err["type"]
+    src = res.source_path(loc)
+    if kind == "extra_forbidden":
+        field_name = str(loc[-1])
+        parent = dotted(src[:-1]) or "the manifest"
+        candidates = _external_names(res, model, loc[:-1])
+        msg = f"unknown field {short(field_name)!r} in {parent}{did_you_mean(field_name, candidates)}"
+        line, col = res.locate(src, key=True, document_path=True)
+        if res.dialect == "api":  # the file is the request body: strict decoding refuses it (2.12+ by default)
+            return finding("invalid-field", msg, res.file, line, col, res.ref if res.name else None, UNKNOWN_FIELD_ERROR)
+    else:
+        msg = _value_message(kind, dotted(src), err)
+        line, col = res.locate(src, document_path=True)
+    code = 10141 if err.get("input") is None and len(loc) >= 2 and loc[-2] == "sources" and isinstance(loc[-1], int) else None
+    return finding("invalid-field", msg, res.file, line, col, res.ref if res.name else None, code)
+
+
+def _value_message(kind: str, label: str, err: ErrorDetails) -> str:
+    """The message for a model error about a value (anything but an unknown field)."""
+    text = err["msg"]
+    if text.startswith("Value error, "):
+        text = text[len("Value error, ") :]
+    if kind == "missing":
+        return f"missing required field {label}"
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        return f"{label} must be a mapping, got {kind_of(err.get('input'))}"
+    if kind == "list_type":
+        return f"{label} must be a list, got {kind_of(err.get('input'))}"
+    if kind in ("bool_type", "bool_parsing"):
+        got = err.get("input")
+        hint = " (YAML 1.2 reads yes/no/on/off as strings; write true or false)" if isinstance(got, str) and got.lower() in ("yes", "no", "on", "off", "y", "n") else ""
+        return f"{label} must be true or false, got {kind_of(got)}{hint}"
+    if kind in ("string_type",):
+        return f"{label} must be a string, got {kind_of(err.get('input'))}"
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return f"{label} must be an integer, got {kind_of(err.get('input'))}"
+    if kind == "timezone_aware":
+        return f"{label}: {short(err.get('input'))!r} has no time zone; write RFC 3339 like 2026-01-02T15:04:05Z"
+    if kind.startswith("datetime"):
+        return f"{label}: {short(err.get('input'))!r} is not an RFC 3339 time like 2026-01-02T15:04:05Z"
+    if kind == "literal_error":
+        expected = err.get("ctx", {}).get("expected", "")
+        choices = [c for c in re.findall(r"'([^']*)'", expected) if c]
+        got = err.get("input")
+        shown = repr(short(got)) if isinstance(got, str) else kind_of(got)
+        return f"{label}: {shown} is not one of {', '.join(choices)}{did_you_mean(str(got), choices) if isinstance(got, str) else ''}"
+    got = err.get("input")
+    suffix = ""
+    if kind in ("string_type", "int_type", "bool_type", "list_type", "dict_type", "model_type", "timezone_aware", "datetime_type", "datetime_from_date_parsing", "datetime_parsing"):
+        suffix = f", got {kind_of(got) if not isinstance(got, str) else repr(short(got))}"
+    return f"{label}: {text[0].lower() + text[1:] if text else text}{suffix}"
+
+
+def model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    current: Any = model
+    for step in loc:
+        if isinstance(step, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        f = current.model_fields.get(step)
+        if f is None:
+            return None
+        current = _unwrap(f.annotation)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _unwrap(ann: Any) -> Any:
+    """The model class inside ``X | None``, ``list[X]`` and the like."""
+    while get_origin(ann) in (list, tuple, Union, types.UnionType):
+        args = [a for a in get_args(ann) if a is not type(None)]
+        if not args:
+            break
+        ann = args[0]
+    return ann
+
+
+def _external_names(res: Declaration, model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    sub = model_at(model, loc)
+    names = list(sub.model_fields) if sub is not None else []
+    if res.dialect.startswith("nack"):
+        table = NACK_TABLES.get((res.kind, tuple(s for s in loc if not isinstance(s, int))))
+        if table is not None:
+            return list(table)
+    return names
+
+
+def admit(declared: Declaration, spec: dict[str, Any], estate: Estate, ok: bool = True) -> Resource | None:
+    """Validate ``spec`` and add the resource ``declared`` becomes to the estate; with ``ok`` False
+    (other findings about the object) or an invalid config, mark the object invalid instead."""
+    config = validate(declared, spec, estate)
+    if config is not None and ok:
+        resource = Resource.of(declared, config)
+        estate.add(resource)
+        return resource
+    estate.invalid.add(declared.key)
+    return None

@@ -1,0 +1,235 @@
+"""The objects a set of manifests declares, and the estate that holds them.
+
+A :class:`Declaration` is an object as a manifest writes it (kind, name, stream, context, where
+it came from) before its config is validated: only the loader sees one. A :class:`Resource` is a
+declaration with its validated config, built whole once validation succeeded; rules, plans and
+reports only ever see resources. ``Resource`` is generic in its config: :data:`StreamResource`
+(``Resource[StreamConfig]``), :data:`ConsumerResource` (``Resource[ConsumerConfig]``) and
+:data:`BucketResource` (the stream of a Key-Value or Object Store bucket, ``bucket`` set).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeGuard
+
+from typing_extensions import TypeVar
+
+from ..findings import Finding, ObjectRef
+from .config import ConsumerConfig, StreamConfig
+from .positions import PosEntry, resolve_position
+
+if TYPE_CHECKING:
+    from ..buckets import BucketConfig
+    from ..load.templates import Rendered
+
+__all__ = [
+    "ResourceKey",
+    "Declaration",
+    "Resource",
+    "StreamResource",
+    "ConsumerResource",
+    "BucketResource",
+    "is_stream",
+    "is_consumer",
+    "NackAccount",
+    "Estate",
+]
+
+# (context, kind, name, stream): what makes an object unique in an estate.
+ResourceKey = tuple[str, str, str, str | None]
+
+ConfigT = TypeVar("ConfigT", bound=StreamConfig | ConsumerConfig, default=StreamConfig | ConsumerConfig, covariant=True)
+_C = TypeVar("_C", bound=StreamConfig | ConsumerConfig)
+
+
+@dataclass
+class Declaration:
+    """A stream or consumer as a manifest declares it, before its config is validated."""
+
+    kind: str  # "Stream" | "Consumer"
+    name: str
+    stream: str | None
+    file: str
+    context: str = "default"
+    annotations: dict[str, str] = field(default_factory=dict)
+    dialect: str = "native"  # "native", "nack/v1beta2", "nack/v1beta1" or "api"
+    document: int = 0  # index of the document in its file
+    doc_line: int = 1
+    positions: PosEntry | None = None
+    spec_path: tuple[Any, ...] = ("spec",)
+    # Config field path -> document path, where a dialect names or places a field differently.
+    key_map: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
+    raw: Any = None
+
+    @property
+    def ref(self) -> ObjectRef:
+        return ObjectRef(self.kind, self.name, self.stream)
+
+    @property
+    def key(self) -> ResourceKey:
+        return (self.context, self.kind, self.name, self.stream)
+
+    def source_path(self, path: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The document path of a config field path (dialects rename keys)."""
+        for cut in range(len(path), 0, -1):
+            hit = self.key_map.get(tuple(path[:cut]))
+            if hit is not None:
+                return hit + tuple(path[cut:])
+        return self.spec_path + tuple(path)
+
+    def locate(self, path: tuple[Any, ...] = (), *, key: bool = False, document_path: bool = False) -> tuple[int, int]:
+        """``(line, column)`` of a config field (``("max_age",)``) or, with ``document_path``, of a
+        path in the whole document (``("metadata", "name")``)."""
+        full = tuple(path) if document_path else self.source_path(tuple(path))
+        pos = resolve_position(self.positions, full, key=key)
+        return pos if pos is not None else (self.doc_line, 1)
+
+
+@dataclass(kw_only=True)
+class Resource(Declaration, Generic[ConfigT]):
+    """One stream or consumer from a manifest, with its validated config and where it came from."""
+
+    config: ConfigT
+    # For the stream of a bucket: "KeyValue" or "ObjectStore", and the bucket's own config
+    # (linter.buckets); ``config`` is then the stream the client builds for it.
+    bucket: str | None = None
+    bucket_config: BucketConfig | None = None
+
+    @staticmethod
+    def of(declared: Declaration, config: _C, *, bucket: str | None = None, bucket_config: BucketConfig | None = None) -> Resource[_C]:
+        """The resource a declaration becomes once its config is valid."""
+        return Resource(
+            declared.kind,
+            declared.name,
+            declared.stream,
+            declared.file,
+            declared.context,
+            declared.annotations,
+            declared.dialect,
+            declared.document,
+            declared.doc_line,
+            declared.positions,
+            declared.spec_path,
+            declared.key_map,
+            declared.raw,
+            config=config,
+            bucket=bucket,
+            bucket_config=bucket_config,
+        )
+
+
+StreamResource = Resource[StreamConfig]
+ConsumerResource = Resource[ConsumerConfig]
+# The stream of a Key-Value or Object Store bucket: ``bucket`` and ``bucket_config`` are set.
+BucketResource = Resource[StreamConfig]
+
+
+def is_stream(resource: Resource) -> TypeGuard[StreamResource]:
+    return resource.kind == "Stream"
+
+
+def is_consumer(resource: Resource) -> TypeGuard[ConsumerResource]:
+    return resource.kind == "Consumer"
+
+
+@dataclass
+class NackAccount:
+    """A NACK ``Account`` resource: the servers NACK connects to for the objects that name it in
+    ``spec.account``. Its credentials are Kubernetes Secret references, which jsops cannot read."""
+
+    name: str
+    file: str
+    line: int
+    servers: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = ()  # which of creds / tls / user / token the account takes from Secrets
+
+
+@dataclass(frozen=True)
+class _Index:
+    streams: tuple[StreamResource, ...]
+    consumers: tuple[ConsumerResource, ...]
+    buckets: tuple[BucketResource, ...]
+    stream_by_name: dict[tuple[str, str], StreamResource]
+    consumers_by_stream: dict[tuple[str, str], tuple[ConsumerResource, ...]]
+
+
+def _build_index(resources: list[Resource]) -> _Index:
+    streams = tuple(r for r in resources if is_stream(r))
+    consumers = tuple(r for r in resources if is_consumer(r))
+    by_name: dict[tuple[str, str], StreamResource] = {}
+    for s in streams:
+        by_name.setdefault((s.context, s.name), s)
+    by_stream: dict[tuple[str, str], list[ConsumerResource]] = {}
+    for c in consumers:
+        by_stream.setdefault((c.context, c.stream or ""), []).append(c)
+    return _Index(
+        streams,
+        consumers,
+        tuple(s for s in streams if s.bucket),
+        by_name,
+        {k: tuple(v) for k, v in by_stream.items()},
+    )
+
+
+@dataclass
+class Estate:
+    """Everything loaded from a set of paths."""
+
+    resources: list[Resource] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    # (context, kind, name, stream) of objects that are declared but failed validation: other
+    # objects may still refer to them without a cascade of "not found" findings.
+    invalid: set[ResourceKey] = field(default_factory=set)
+    # Rendered templates by file (text and line map), for notes on findings whose rendered line
+    # maps only roughly onto the template.
+    rendered: dict[str, Rendered] = field(default_factory=dict)
+    # Documents of other kinds in the same files (Kubernetes Deployments, ConfigMaps, ...): (file, line,
+    # "apiVersion kind"), passed over quietly and counted in the summary.
+    skipped: list[tuple[str, int, str]] = field(default_factory=list)
+    # NACK Account resources by name: the connection a NACK object with ``spec.account`` is routed to
+    # (its context is the account's name).
+    accounts: dict[str, NackAccount] = field(default_factory=dict)
+    # Objects whose stream (or name) came from the file's directory or name (natscli files), for messages.
+    named_from_path: set[ResourceKey] = field(default_factory=set)
+    # Files that are not manifests (links out of the tree, files with no manifest in them): no
+    # report or later step reads or quotes them.
+    opaque: set[str] = field(default_factory=set)
+    # The indexes below, and the (list identity, length) of ``resources`` they were built for: adding
+    # a resource (or replacing the list) rebuilds them on next use.
+    _index: _Index | None = field(default=None, init=False, repr=False, compare=False)
+    _indexed: tuple[int, int] = field(default=(0, -1), init=False, repr=False, compare=False)
+
+    def add(self, resource: Resource) -> None:
+        self.resources.append(resource)
+        self._index = None
+
+    def invalidate(self) -> None:
+        """Drop the indexes (after changing ``resources`` in place other than by adding)."""
+        self._index = None
+
+    def _indexes(self) -> _Index:
+        now = (id(self.resources), len(self.resources))
+        if self._index is None or self._indexed != now:
+            self._index = _build_index(self.resources)
+            self._indexed = now
+        return self._index
+
+    def streams(self) -> Iterator[StreamResource]:
+        return iter(self._indexes().streams)
+
+    def consumers(self) -> Iterator[ConsumerResource]:
+        return iter(self._indexes().consumers)
+
+    def buckets(self) -> Iterator[BucketResource]:
+        return iter(self._indexes().buckets)
+
+    def stream_of(self, consumer: Resource) -> StreamResource | None:
+        """The stream a consumer belongs to, in the consumer's context (None: not declared or invalid)."""
+        return self._indexes().stream_by_name.get((consumer.context, consumer.stream or ""))
+
+    def consumers_of(self, stream: Resource) -> tuple[ConsumerResource, ...]:
+        """The consumers of a stream, in the stream's context, in load order."""
+        return self._indexes().consumers_by_stream.get((stream.context, stream.name), ())
