@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ._rule_checks import FixAvailability, RuleDefinitionError, Theme, check_rule_class
 from .findings import Edit, FixSuggestion, Severity
-from .loader import Estate, Resource
+from .load import Estate, Resource
 from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSource
 from .model.profiles import ConsumerProfile, Profiles, StreamProfile
 from .model.target import Target, TargetServer

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from .api import Rule, RuleContext, Violation
 from .findings import Finding, FixSuggestion, Severity
-from .loader import Estate, Resource, load_paths
+from .load import Estate, Resource, load_paths
 from .model.target import Target
 from .semantics.releases import (
     NEWEST,

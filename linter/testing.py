@@ -22,7 +22,7 @@ from typing import Any
 from .api import FixAvailability, Rule
 from .engine import discover_rules, lint_estate
 from .findings import Finding
-from .loader import Estate, _check_estate, load_text
+from .load import Estate, check_estate, load_text
 from .model.profiles import Profiles
 from .model.target import Target
 
@@ -76,7 +76,7 @@ def estate_from_text(docs: str | Doc | Sequence[Doc], file: str = "manifest.yaml
     ``clean``: assert that loading found nothing (a case must reach the rules as written)."""
     estate = Estate()
     load_text(_text(docs).encode(), file, estate)
-    _check_estate(estate)
+    check_estate(estate)
     if clean and estate.findings:
         raise AssertionError(f"{file} does not load cleanly: {estate.findings}")
     return estate

@@ -135,7 +135,7 @@ def _file_digest(path: str, max_bytes: int) -> bytes:
 
 
 def _content_id(files: list[str], commit: str | None) -> str:
-    from linter.yamlio import Limits
+    from linter.load import Limits
 
     max_bytes = Limits().max_file_bytes
     h = hashlib.sha256()
@@ -156,7 +156,7 @@ def load_revision(paths: list[str], env: str | None = None, commit: str | None =
     """Load and lint the manifests (with the jsops ``config``'s rule selection, as ``jsops apply``
     does); a revision with lint errors has ``errors``."""
     from linter import LoadError, lint_estate
-    from linter.loader import discover
+    from linter.load import discover
 
     try:
         files = discover(paths)

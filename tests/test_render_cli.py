@@ -14,7 +14,7 @@ import pytest
 from natsserver import NatsServer
 
 from linter.cli import main
-from linter.loader import load_paths
+from linter.load import load_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = "tests/fixtures/environments"

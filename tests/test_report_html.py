@@ -25,7 +25,7 @@ import pytest
 from linter.api import RuleContext
 from linter.config import Config
 from linter.engine import lint_estate
-from linter.loader import load_paths
+from linter.load import load_paths
 from linter.model.profiles import StreamProfile, load_profiles
 from linter.report._html_charts import consumer_chart, fmt_duration, stream_chart
 from linter.report._html_model import AckPoint, ack_exceed, ack_points, build_report, fill_times, stream_rates

@@ -46,12 +46,12 @@ __all__ = [
 
 
 def _duration(value: Any) -> int:
-    """The Duration hook; linter.loader finds duration fields by this function's name."""
+    """The Duration hook; linter.load finds duration fields by this function's name."""
     return parse_duration(value)
 
 
 def _size(value: Any) -> int:
-    """The Size hook; linter.loader finds size fields by this function's name."""
+    """The Size hook; linter.load finds size fields by this function's name."""
     return parse_size(value)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from linter import Estate, Resource, effective_consumer, effective_stream
 from linter import Target as LintTarget
-from linter.loader import PREVENT_UPDATE
+from linter.load import PREVENT_UPDATE
 
 from ..diff import START_FIELDS
 from ..live import CONTEXT, ESTATE, MANAGED_BY, OWNER, RESUME, SOURCE

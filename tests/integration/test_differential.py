@@ -50,7 +50,7 @@ from differential_estates import (  # noqa: E402
 from natsserver import NatsServer, release_binary  # noqa: E402
 
 from linter.findings import Severity
-from linter.loader import Estate, _check_estate, load_text
+from linter.load import Estate, check_estate, load_text
 from linter.semantics.releases import SUPPORTED
 from tests.rules.test_estate import RULES, S  # noqa: E402
 
@@ -82,7 +82,7 @@ KNOWN_GAPS: dict[str, str] = {}
 def _load(text: str) -> Estate | None:
     estate = Estate()
     load_text(text.encode(), "estate.yaml", estate)
-    _check_estate(estate)
+    check_estate(estate)
     return None if estate.findings else estate
 
 

@@ -16,7 +16,7 @@ import nats
 import pytest
 from natsserver import NatsServer  # noqa: E402
 
-from linter.loader import Estate, load_text
+from linter.load import Estate, load_text
 
 pytestmark = pytest.mark.integration
 

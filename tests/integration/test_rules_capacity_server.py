@@ -17,7 +17,7 @@ import pytest
 from natsserver import NatsServer  # noqa: E402
 
 from linter.engine import discover_rules, lint_estate
-from linter.loader import Estate, _check_estate, load_text
+from linter.load import Estate, check_estate, load_text
 from linter.model.target import Target
 from linter.semantics.effective import effective_consumer, effective_stream
 
@@ -36,7 +36,7 @@ def server():
 def _estate(docs: list[dict[str, Any]]) -> Estate:
     estate = Estate()
     load_text(("\n---\n".join(json.dumps(d) for d in docs) + "\n").encode(), "m.yaml", estate)
-    _check_estate(estate)
+    check_estate(estate)
     assert estate.findings == []
     return estate
 

@@ -21,7 +21,7 @@ import pytest
 from natsserver import NatsServer  # noqa: E402
 
 from linter.findings import Finding, Severity
-from linter.loader import Estate, Resource
+from linter.load import Estate, Resource
 from tests.rules.test_estate import CASES, EstateCase, load_estate, predict  # noqa: E402
 
 pytestmark = pytest.mark.integration

@@ -18,7 +18,7 @@ import pytest
 from natsserver import NatsServer  # noqa: E402
 
 from linter.engine import discover_rules, lint_estate
-from linter.loader import Estate, _check_estate, load_text
+from linter.load import Estate, check_estate, load_text
 from linter.model.target import Target
 from tests.rules.cases import consumer as consumer_rule_cases
 from tests.rules.cases import stream as stream_rule_cases
@@ -38,7 +38,7 @@ def server():
 def _estate(text: str) -> Estate:
     estate = Estate()
     load_text(text.encode(), "p.yaml", estate)
-    _check_estate(estate)
+    check_estate(estate)
     assert estate.findings == []
     return estate
 

@@ -17,7 +17,7 @@ import pytest
 from natsserver import NatsCluster  # noqa: E402
 
 from linter.engine import discover_rules, lint_estate
-from linter.loader import Estate, _check_estate, load_text
+from linter.load import Estate, check_estate, load_text
 from linter.model.target import Target
 from tests.rules.cases import stream as stream_rule_cases
 
@@ -35,7 +35,7 @@ def cluster():
 def _predict(text: str, described: bool) -> list[int | None]:
     estate = Estate()
     load_text(text.encode(), "p.yaml", estate)
-    _check_estate(estate)
+    check_estate(estate)
     target = Target.model_validate(stream_rule_cases.CLUSTER_TARGET if described else {"clustered": True})
     return [f.server_error_code for f in lint_estate(estate, RULES, target=target).findings if f.server_error_code is not None]
 

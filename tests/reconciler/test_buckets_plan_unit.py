@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from linter.buckets import KeyValueConfig, ObjectStoreConfig, kv_stream, object_stream
-from linter.loader import Estate, load_text
+from linter.load import Estate, load_text
 from linter.model.config import StreamConfig
 from linter.semantics.effective import effective_stream
 from reconciler.live import LiveState, LiveStream

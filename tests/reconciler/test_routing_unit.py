@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from linter.config import ConfigError, load_config
-from linter.loader import load_paths
+from linter.load import load_paths
 from reconciler.client import Target, TargetError, add_target_arguments, resolve_context, target_from_args
 from reconciler.limits import account_limits, server_limits
 from reconciler.live import LiveState, LiveStream

@@ -14,7 +14,7 @@ import pytest
 from linter.config import Config
 from linter.engine import discover_rules, lint_estate
 from linter.findings import Finding, Severity
-from linter.loader import Estate, _check_estate, load_text
+from linter.load import Estate, check_estate, load_text
 from linter.model.profiles import Profiles
 from linter.model.target import Target
 from rules.capacity._common import ceil_size, human_bytes, multi_node
@@ -58,7 +58,7 @@ def lint(
     text = docs if isinstance(docs, str) else "\n---\n".join(json.dumps(d) for d in docs) + "\n"
     estate = Estate()
     load_text(text.encode(), file, estate)
-    _check_estate(estate)
+    check_estate(estate)
     assert estate.findings == [], estate.findings
     config = Config(rules={code: options}) if options else None
     result = lint_estate(estate, [BY_CODE[code]], target=Target(**(target or {})), config=config, profiles=prof, read_source=None)
@@ -294,7 +294,7 @@ def test_fixes_apply_and_clear_the_findings() -> None:
     def run(text: str) -> list[Finding]:
         estate = Estate()
         load_text(text.encode(), "m.yaml", estate)
-        _check_estate(estate)
+        check_estate(estate)
         assert estate.findings == []
         return lint_estate(estate, [BY_CODE[c] for c in codes], target=target, read_source=None).findings
 
@@ -486,7 +486,7 @@ def test_js440_api_json() -> None:
     estate = Estate()
     load_text(estate_text.encode(), "a.json", estate)
     load_text(text.encode(), "c.json", estate)
-    _check_estate(estate)
+    check_estate(estate)
     assert estate.findings == []
     found = [f for f in lint_estate(estate, [BY_CODE["JS440"]], read_source=None).findings if f.rule == "JS440"]
     assert len(found) == 1 and found[0].file == "c.json"

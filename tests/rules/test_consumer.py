@@ -29,7 +29,7 @@ def test_inherited_max_ack_pending_points_at_ack_policy():
 
 
 def test_missing_stream_does_not_crash():
-    from linter.loader import Estate, load_text
+    from linter.load import Estate, load_text
 
     estate = Estate()
     text = '{"apiVersion": "jsops/v1", "kind": "Consumer", "metadata": {"name": "c", "stream": "NOPE"}, "spec": {"deliver_policy": "new", "num_replicas": 3, "max_ack_pending": 5}}\n'

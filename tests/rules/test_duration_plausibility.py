@@ -13,7 +13,7 @@ import pytest
 from natsserver import NatsServer
 
 from linter.engine import discover_rules, lint_estate
-from linter.loader import Estate, _check_estate, load_text
+from linter.load import Estate, check_estate, load_text
 from tests.rules.test_ops import consumer, lint, stream
 
 # (id, consumer spec, fires, expected message part); the server accepts all of them
@@ -55,7 +55,7 @@ def test_js446_nack_default_ack_wait() -> None:
 def _all_findings(text: str) -> list[tuple[str, str]]:
     estate = Estate()
     load_text(text.encode(), "m.yaml", estate)
-    _check_estate(estate)
+    check_estate(estate)
     return [(f.rule, f.severity.value) for f in lint_estate(estate, discover_rules(), read_source=None).findings]
 
 
@@ -106,7 +106,7 @@ def test_js432_minimum_window_and_window_named() -> None:
     def run(window_s: float | None, options: dict | None = None) -> list:
         estate = Estate()
         load_text(stream(spec='subjects: ["orders.>"], max_age: 30d, max_bytes: 1GiB').encode(), "m.yaml", estate)
-        _check_estate(estate)
+        check_estate(estate)
         doc = {"version": 1, "generated_at": "2026-11-21T12:00:00Z", "streams": {"ORDERS": {"bytes": {"mean_per_s": 7100.0}}}}
         if window_s is not None:
             doc["window"] = {"start": "2026-11-21T11:00:00Z", "end": f"2026-11-21T11:{int(window_s // 60):02d}:{int(window_s % 60):02d}Z"}

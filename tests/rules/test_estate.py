@@ -15,7 +15,7 @@ import pytest
 
 from linter.engine import discover_rules, lint_estate
 from linter.findings import Finding, Severity
-from linter.loader import Estate, _check_estate, load_text
+from linter.load import Estate, check_estate, load_text
 from linter.model.target import Target
 from linter.semantics.subjects import SubjectIndex
 from rules.estate.source_cycle import find_cycle
@@ -61,7 +61,7 @@ class EstateCase:
 def load_estate(text: str, file: str = "estate.yaml") -> Estate:
     estate = Estate()
     load_text(text.encode(), file, estate)
-    _check_estate(estate)
+    check_estate(estate)
     assert estate.findings == [], estate.findings
     return estate
 
@@ -240,7 +240,7 @@ def test_estate_rules_are_not_quadratic():
     estate = Estate()
     for k in range(0, len(docs), 5000):
         load_text(("\n---\n".join(json.dumps(d) for d in docs[k : k + 5000]) + "\n").encode(), f"part{k}.yaml", estate)
-    _check_estate(estate)
+    check_estate(estate)
     assert estate.findings == []
     rules = [r for r in RULES if r.estate_wide]
     t = time.perf_counter()

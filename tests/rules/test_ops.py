@@ -18,7 +18,7 @@ import pytest
 from linter.cli import main
 from linter.config import Config
 from linter.engine import discover_rules, lint_estate
-from linter.loader import Estate, _check_estate, load_text
+from linter.load import Estate, check_estate, load_text
 from linter.model.profiles import Profiles
 from rules.ops._common import readable_ceil, readable_floor
 
@@ -34,7 +34,7 @@ def lint(text: str, code: str, profiles: dict[str, Any] | None = None, options: 
     estate = Estate()
     for name, body in (files or {"m.yaml": text}).items():
         load_text(body.encode(), name, estate)
-    _check_estate(estate)
+    check_estate(estate)
     assert estate.findings == [], estate.findings
     prof = Profiles.model_validate({"version": 1, "generated_at": "2026-11-21T12:00:00Z", **profiles}) if profiles is not None else None
     cfg = Config(rules={code: options} if options else {})

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from linter.engine import discover_rules, lint_estate
-from linter.loader import Estate, _check_estate, load_text
+from linter.load import Estate, check_estate, load_text
 from linter.model.profiles import Profiles
 from linter.model.target import Target
 from linter.testing import check_fix_availability
@@ -18,7 +18,7 @@ SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use inst
 def _lint_yaml(text: str, rule, profiles=None):
     estate = Estate()
     load_text(text.encode(), "example.yaml", estate)
-    _check_estate(estate)
+    check_estate(estate)
     assert estate.findings == [], estate.findings  # doc examples must at least load cleanly
     target = Target(**getattr(rule, "example_target", {}))
     findings = lint_estate(estate, [rule], target=target, profiles=profiles).findings

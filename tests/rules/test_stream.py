@@ -31,11 +31,11 @@ def test_effective_config_of_fail_cases_is_computable():
 
 
 def _one(text: str, code: str):
-    from linter.loader import Estate, _check_estate, load_text
+    from linter.load import Estate, check_estate, load_text
 
     estate = Estate()
     load_text(text.encode(), "s.yaml", estate)
-    _check_estate(estate)
+    check_estate(estate)
     return lint_estate(estate, [RULES[code]]).findings
 
 
@@ -79,7 +79,7 @@ def test_several_conditions_give_several_findings():
     ],
 )
 def test_name_rule_in_api_dialect_points_at_name(text, expected):
-    from linter.loader import Estate, load_text
+    from linter.load import Estate, load_text
 
     estate = Estate()
     load_text(text.encode(), "s.json", estate)
@@ -115,12 +115,12 @@ def test_mapping_functions(src, dest, mapping_ok, transform_ok):
 
 
 def _placement_findings(text: str, target: dict):
-    from linter.loader import Estate, _check_estate, load_text
+    from linter.load import Estate, check_estate, load_text
     from linter.model.target import Target
 
     estate = Estate()
     load_text(text.encode(), "p.yaml", estate)
-    _check_estate(estate)
+    check_estate(estate)
     found = lint_estate(estate, list(RULES.values()), target=Target.model_validate(target)).findings
     return [f for f in found if f.server_error_code is not None]
 
@@ -176,7 +176,7 @@ def test_pedantic_duplicate_window_server_limit():
 
 
 def test_pedantic_mirror_direct_differs_from_origin():
-    from linter.loader import Estate, _check_estate, load_text
+    from linter.load import Estate, check_estate, load_text
     from linter.model.target import Target
 
     text = (
@@ -186,7 +186,7 @@ def test_pedantic_mirror_direct_differs_from_origin():
     )
     estate = Estate()
     load_text(text.encode(), "m.yaml", estate)
-    _check_estate(estate)
+    check_estate(estate)
     found = lint_estate(estate, [RULES["JS127"]], target=Target(pedantic=True)).findings
     assert [(f.object.name, f.server_error_code) for f in found] == [("M", 10157)]
 
@@ -205,7 +205,7 @@ def test_mapping_validation_is_linear_on_hostile_destinations():
 
 
 def test_pedantic_mirror_direct_origin_in_another_context_is_not_this_servers():
-    from linter.loader import Estate, _check_estate, load_text
+    from linter.load import Estate, check_estate, load_text
     from linter.model.target import Target
 
     text = (
@@ -214,5 +214,5 @@ def test_pedantic_mirror_direct_origin_in_another_context_is_not_this_servers():
     )
     estate = Estate()
     load_text(text.encode(), "m.yaml", estate)
-    _check_estate(estate)
+    check_estate(estate)
     assert lint_estate(estate, [RULES["JS127"]], target=Target(pedantic=True)).findings == []

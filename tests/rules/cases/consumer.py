@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from linter.loader import Estate, Resource, _check_estate, load_text
+from linter.load import Estate, Resource, check_estate, load_text
 from linter.model.target import Target
 from linter.testing import RuleCase
 
@@ -63,7 +63,7 @@ class Case:
 def load(case: Case) -> tuple[Estate, Resource, Resource]:
     estate = Estate()
     load_text(case.manifest().encode(), f"{case.id}.yaml", estate)
-    _check_estate(estate)
+    check_estate(estate)
     assert estate.findings == [], estate.findings
     stream = next(estate.streams())
     consumer = next(estate.consumers())

@@ -268,11 +268,11 @@ CASES: list[Case] = [
 
 def load(case: Case):
     """The case's loaded estate (asserting it loads cleanly) and its one Stream resource."""
-    from linter.loader import Estate, _check_estate, load_text
+    from linter.load import Estate, check_estate, load_text
 
     estate = Estate()
     load_text(case.manifest().encode(), f"{case.id}.yaml", estate)
-    _check_estate(estate)
+    check_estate(estate)
     assert estate.findings == [], estate.findings
     (res,) = estate.resources
     return estate, res
