@@ -161,7 +161,7 @@ def parse_seconds(text: str, *, bare: Literal["ns", "s"] = "ns") -> float:
         except ValueError:
             pass
     elif text.lstrip("-").isdigit():
-        return int(text) / 1e9
+        return parse_duration(int(text)) / 1e9
     return parse_duration(text) / 1e9
 
 
