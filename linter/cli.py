@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from .clikit import Parser, add_config, add_env, add_format, add_paths, run
 from .exitcodes import ExitCode, exit_codes_help
-from .report import FORMATS
+from .report import REPORTERS
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -72,7 +72,7 @@ def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
     lint = sub.add_parser("lint", help=SUMMARIES["lint"], description="Check manifests before they reach a server.",
                           epilog=LINT_EPILOG, formatter_class=_RAW, error_prog="jsops")
     add_paths(lint, "files or directories (default: the config's paths, else .)")
-    add_format(lint, FORMATS, None, "output format (default: github when GITHUB_ACTIONS=true, else text)")
+    add_format(lint, REPORTERS, None, "output format (default: github when GITHUB_ACTIONS=true, else text)")
     lint.add_argument("--fail-on", choices=("error", "warning", "info"), default=None,
                       help="lowest severity that makes the exit code 1 (default: the config's fail-on, else error)")
     add_config(lint, "jsops config (.jsops.yaml or a TOML file with [tool.jsops]); default: found from . upward")
