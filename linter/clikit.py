@@ -30,7 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from .errors import LinterError
@@ -112,7 +112,7 @@ def add_env(p: argparse._ActionsContainer, help: str = _ENV_HELP, *, required: b
     p.add_argument("--env", metavar="NAME", required=required, help=help)
 
 
-def add_format(p: argparse._ActionsContainer, choices: Sequence[str], default: str | None, help: str | None = None) -> None:
+def add_format(p: argparse._ActionsContainer, choices: Iterable[str], default: str | None, help: str | None = None) -> None:
     """``--format`` with its ``choices`` (a registry's names)."""
     p.add_argument("--format", choices=tuple(choices), default=default, help=help)
 
