@@ -42,6 +42,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .api import Rule, RuleOptions, rule_groups
+from .errors import LinterError
 from .findings import LOAD_CODES, Severity
 from .model.target import Target
 
@@ -50,7 +51,7 @@ __all__ = ["Config", "ConfigError", "ContextConfig", "SecretRef", "Selection", "
 CONFIG_NAMES = (".jsops.yaml", ".jsops.yml", "pyproject.toml")
 
 
-class ConfigError(Exception):
+class ConfigError(LinterError):
     """A jsops config that cannot be read or does not validate (one line: file, key, reason)."""
 
 

@@ -13,17 +13,23 @@ from __future__ import annotations
 import difflib
 import json as _json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .errors import LinterError
 from .findings import Edit, Finding
 
-__all__ = ["FixReport", "plan_fixes", "apply_edits", "fix_findings", "unified_diff", "FixError"]
+if TYPE_CHECKING:
+    from .engine import LintResult
+
+__all__ = ["FixReport", "FixOutcome", "plan_fixes", "apply_edits", "fix_findings", "fix_and_relint", "fix_diff",
+           "unified_diff", "FixError"]
 
 
-class FixError(Exception):
-    """An edit that cannot be applied to this document (path not found, unsupported shape)."""
+class FixError(LinterError):
+    """An edit that cannot be applied to this document (path not found, unsupported shape), or a
+    fixed file that cannot be written."""
 
 
 @dataclass
@@ -83,6 +89,57 @@ def fix_findings(findings: Iterable[Finding], *, unsafe: bool = False, read: Any
             report.changed[file] = (before, after)
             report.applied += count
     return report
+
+
+@dataclass
+class FixOutcome:
+    """What :func:`fix_and_relint` did: the last lint result, and the findings fixed in which files."""
+
+    result: LintResult
+    fixed: int = 0
+    files: set[str] = field(default_factory=set)
+
+    def summary(self) -> str:
+        """``fixed N findings in M files``."""
+        n, m = self.fixed, len(self.files)
+        return f"fixed {n} finding{'s' if n != 1 else ''} in {m} file{'s' if m != 1 else ''}"
+
+
+def _ignore(_note: str) -> None:
+    pass
+
+
+def fix_and_relint(lint: Callable[[], LintResult], *, unsafe: bool = False, note: Callable[[str], None] = _ignore,
+                   rounds: int = 3) -> FixOutcome:
+    """``jsops lint --fix``: write the fixes of ``lint()``'s findings to the files and lint again,
+    until nothing changes (a fix can reveal another) or after ``rounds`` rounds. ``note`` gets
+    why a file or finding was not fixed. Raises :class:`FixError` when a file cannot be written."""
+    outcome = FixOutcome(lint())
+    for _ in range(rounds):
+        report = fix_findings(outcome.result.findings, unsafe=unsafe)
+        for text in report.notes:
+            note(text)
+        if not report.changed:
+            break
+        for file, (_, after) in report.changed.items():
+            try:
+                with open(file, "w", encoding="utf-8", newline="") as fh:
+                    fh.write(after)
+            except OSError as exc:
+                raise FixError(f"cannot write: {exc}") from None
+        outcome.fixed += report.applied
+        outcome.files.update(report.changed)
+        outcome.result = lint()
+    return outcome
+
+
+def fix_diff(findings: Iterable[Finding], *, unsafe: bool = False, note: Callable[[str], None] = _ignore) -> str:
+    """``jsops lint --diff``: the fixes as one unified diff, files in order (empty: nothing to fix);
+    nothing is written. ``note`` gets why a file or finding was not fixed."""
+    report = fix_findings(findings, unsafe=unsafe)
+    for text in report.notes:
+        note(text)
+    return "".join(unified_diff(file, before, after) for file, (before, after) in sorted(report.changed.items()))
 
 
 def _load_problems(text: str, file: str) -> int:

@@ -15,34 +15,33 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
+from .clikit import Parser, add_env, add_paths, run
+from .errors import LinterError
+from .exitcodes import ExitCode, exit_codes_help
 from .findings import LOAD_CODES, Finding
 
 __all__ = ["main", "render_estate", "RenderError"]
 
 
-class RenderError(Exception):
+class RenderError(LinterError):
     """The estate cannot be rendered at all (missing path, unknown environment): exit 2."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        self.exit(2, f"jsops render: error: {message}\n")
+_EPILOG = """\
+examples:
+  jsops render --env prod manifests/
+  jsops render --env dev manifests/orders.yaml.j2 > orders.dev.yaml   # jsops lint --env dev lints it directly
+
+""" + exit_codes_help("render")
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="jsops render", description="Print the manifests with *.yaml.j2 templates rendered for one environment.",
-                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=(
-                    "examples:\n"
-                    "  jsops render --env prod manifests/\n"
-                    "  jsops render --env dev manifests/orders.yaml.j2 > orders.dev.yaml   # jsops lint --env dev lints it directly\n\n"
-                    "exit codes:\n"
-                    "  0  rendered\n"
-                    "  1  a template could not be rendered (the message names file:line)\n"
-                    "  2  could not run (bad arguments, missing path, unknown environment)\n"))
-    p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
-    p.add_argument("--env", metavar="NAME", required=True, help="environment: values from environments/NAME.yaml")
+def _parser() -> Parser:
+    p = Parser(prog="jsops render", description="Print the manifests with *.yaml.j2 templates rendered for one environment.",
+               formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG)
+    add_paths(p, "files or directories (default: .)")
+    add_env(p, "environment: values from environments/NAME.yaml", required=True)
     return p
 
 
@@ -78,7 +77,7 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
         raise RenderError(str(exc)) from None
     out: list[str] = []
     findings: list[Finding] = []
-    cache: dict = {}  # type: ignore[type-arg]
+    cache: dict[str, Any] = {}
     max_bytes = Limits().max_file_bytes
 
     def problem(name: str, message: str, file: str, line: int = 1) -> None:
@@ -124,25 +123,23 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
     return "".join(out), findings
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    try:
-        text, findings = render_estate(list(args.paths) or ["."], args.env)
-    except RenderError as exc:
-        print(f"jsops render: error: {exc}", file=sys.stderr)
-        return 2
+def _render(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    text, findings = render_estate(list(args.paths) or ["."], args.env)
     if findings:
         for f in findings:
             print(f"{_printable(f.file)}:{f.line}:{f.column}: {f.severity.value} {f.rule} {_printable(f.message)} [{f.name}]", file=sys.stderr)
         n = len(findings)
         print(f"jsops render: {n} problem{'s' if n != 1 else ''} in templates; nothing printed", file=sys.stderr)
-        return 1
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        return 1
-    return 0
+        return ExitCode.FINDINGS
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    return ExitCode.OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``jsops render`` (argv after the command name); returns the exit code."""
+    return run(_render, argv, prog="jsops render")
 
 
 if __name__ == "__main__":  # pragma: no cover

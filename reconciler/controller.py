@@ -20,40 +20,21 @@ JSON-lines event log on stderr or ``--log-file``.
 
 from __future__ import annotations
 
-import argparse
-import logging
 import os
 import random
-import re
-import signal
 import socket
 import sys
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import Any
 
 from ._controller_events import EventLog
 from ._controller_metrics import Metrics
 from ._controller_target import TargetRun
-from .client import argv_secrets
 
-__all__ = ["main", "Controller", "ControllerOptions", "EventLog", "parse_duration"]
-
-def parse_duration(text: str) -> float:
-    """Seconds in a Go-style duration ("30s", "1m30s", "200ms") or a plain number of seconds."""
-    text = text.strip()
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    from linter.model.units import parse_duration as _go
-
-    try:
-        return int(_go(text)) / 1e9
-    except Exception:
-        raise ValueError(f"not a duration: {text!r} (use e.g. 30s, 1m, 500ms)") from None
+__all__ = ["main", "Controller", "ControllerOptions", "EventLog"]
 
 
 @dataclass
@@ -374,124 +355,12 @@ class Controller:
             run.drop_client()
             return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
 
-# -------------------------------------------------------------------------------------------------
-# command line
-
-
-class _UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _UsageError(f"{self.prog}: error: {message}")
-
-
-def _parser() -> argparse.ArgumentParser:
-    from .client import add_target_arguments
-
-    p = _Parser(prog="jsops controller", description="Keep the target equal to the manifests (GitOps controller).")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="manifest files or directories")
-    add_target_arguments(p)
-    p.add_argument("--interval", default="30s", help="time between rounds (default 30s); a manifest change starts one at once")
-    p.add_argument("--listen", default="127.0.0.1:9464", help="HOST:PORT for /healthz, /readyz and /metrics (default 127.0.0.1:9464; 'none' to disable)")
-    p.add_argument("--env", metavar="NAME", help="render templates with environments/NAME.yaml")
-    p.add_argument("--dry-run", action="store_true", help="report drift, change nothing (takes no lease)")
-    p.add_argument("--git", action="store_true", help="git pull --ff-only in the manifests' clone before each round")
-    p.add_argument("--log-file", metavar="FILE", help="append the JSON-lines event log here instead of stderr")
-    p.add_argument("--once", action="store_true", help="run one round and exit: 0 in sync, 2 drift left, 1 error")
-    p.add_argument("--config", metavar="FILE", help="jsops config (contexts, target facts, lint selection); default: found from . upward")
-    p.add_argument("--no-config", action="store_true", help="ignore any jsops config file")
-    p.add_argument("--max-backoff", default="60s", help="longest wait between retries after errors (default 60s)")
-    g = p.add_argument_group("high availability")
-    g.add_argument("--no-lease", action="store_true", help="apply without taking the leader lease (only one controller per target!)")
-    g.add_argument("--lease-ttl", default="15s", help="lease time to live (default 15s; an existing bucket's TTL wins)")
-    g.add_argument("--lease-bucket", default="JSOPS_CONTROLLER", help="KV bucket holding the lease (default JSOPS_CONTROLLER)")
-    g.add_argument("--lease-key", default="leader", help="key of the lease in the bucket (default leader)")
-    g.add_argument("--identity", help="this controller's name in the lease (default HOST:PID)")
-    return p
-
-
-def _options(argv: list[str]) -> tuple[ControllerOptions, Any, str | None]:
-    from linter.config import load_config
-
-    from ._controller_http import parse_listen
-    from .client import target_from_args
-
-    args = _parser().parse_args(argv)
-    config = load_config(args.config) if not args.no_config else load_config(None, search=False)
-    try:
-        interval = parse_duration(args.interval)
-        ttl = parse_duration(args.lease_ttl)
-        backoff = parse_duration(args.max_backoff)
-    except ValueError as exc:
-        raise _UsageError(f"jsops controller: error: {exc}") from None
-    if interval <= 0 or ttl <= 0 or backoff <= 0:
-        raise _UsageError("jsops controller: error: --interval, --lease-ttl and --max-backoff must be positive")
-    if not re.fullmatch(r"[A-Za-z0-9_-]+", args.lease_bucket) or not re.fullmatch(r"[-/_=.A-Za-z0-9]+", args.lease_key):
-        raise _UsageError("jsops controller: error: bad --lease-bucket or --lease-key name")
-    listen = None
-    if args.listen.lower() not in ("none", "off", ""):
-        try:
-            listen = parse_listen(args.listen)
-        except ValueError as exc:
-            raise _UsageError(f"jsops controller: error: {exc}") from None
-    for p in args.paths:
-        if not os.path.exists(p):
-            raise _UsageError(f"jsops controller: error: {p}: no such file or directory")
-    opt = ControllerOptions(
-        paths=list(args.paths), interval=interval, listen=listen, env=args.env, dry_run=args.dry_run, git=args.git,
-        lease=not args.no_lease, lease_ttl=ttl, lease_bucket=args.lease_bucket, lease_key=args.lease_key,
-        max_backoff=backoff, once=args.once, config=config,
-        explicit_target=bool(args.server or args.context or "default" in (getattr(config, "contexts", None) or {})),
-    )
-    if args.identity:
-        opt.identity = args.identity
-    return opt, target_from_args(args, config), args.log_file
-
-
 def main(argv: Sequence[str]) -> int:
-    """Entry point of ``jsops controller`` (argv after the command name); returns the exit code."""
-    from linter.config import ConfigError
+    """Entry point of ``jsops controller`` (argv after the command name); returns the exit code. The
+    command line is :mod:`reconciler._controller_cli`'s."""
+    from ._controller_cli import main as run_main
 
-    from .client import TargetError
-
-    try:
-        opt, target, log_file = _options(list(argv))
-    except _UsageError as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    except (TargetError, ConfigError) as exc:
-        print(f"jsops controller: error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        stream: IO[str] = open(log_file, "a", encoding="utf-8") if log_file else sys.stderr
-    except OSError as exc:
-        print(f"jsops controller: error: cannot open {log_file}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    # The event log is the controller's output: asyncio's own complaints about requests cut off by
-    # a lost connection are not events.
-    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
-    stop = threading.Event()
-    installed: list[tuple[int, Any]] = []
-    if threading.current_thread() is threading.main_thread():
-        def _on_signal(signum: int, _frame: Any) -> None:
-            stop.set()
-
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            installed.append((sig, signal.signal(sig, _on_signal)))
-    try:
-        controller = Controller(opt, target, log=EventLog(stream, argv_secrets(list(argv)) + target.secrets()))
-        try:
-            return controller.run(stop)
-        except OSError as exc:  # the listen address is taken, for instance
-            print(f"jsops controller: error: {exc.strerror or exc}", file=sys.stderr)
-            return 1
-    finally:
-        for sig, old in installed:
-            signal.signal(sig, old)
-        if stream is not sys.stderr:
-            stream.close()
+    return run_main(argv)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from linter.clikit import Parser, add_config, config_from_args
+from linter.exitcodes import ExitCode, exit_codes_inline
 from linter.model.target import Target as LintTarget
 from linter.model.target import TargetServer
 
@@ -171,52 +173,50 @@ def write_target(path: str, target: LintTarget) -> None:
     os.replace(tmp, path)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser() -> Parser:
     from .client import add_target_arguments
 
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="jsops discover",
         description="Read the live target's release, cluster and limits into the jsops config's `target`, "
         "so that offline `jsops lint` predicts for that server.",
         epilog="examples:\n  jsops discover -s nats://nats.prod:4222\n  jsops discover --context prod --monitor http://nats.prod:8222 --write\n\n"
-        "exit codes: 0 facts read (and written with --write), 1 the target could not be read, 2 usage error",
+        + exit_codes_inline("discover"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--write", action="store_true", help="write the facts under `target:` in .jsops.yaml (default: print them)")
-    p.add_argument("--config", metavar="FILE", help="the jsops config to update (default: .jsops.yaml found from . upward, or ./.jsops.yaml)")
+    add_config(p, "the jsops config to update (default: .jsops.yaml found from . upward, or ./.jsops.yaml)", no_config=False)
     add_target_arguments(p)
     return p
 
 
+def _discover(argv: list[str]) -> int:
+    from .client import JsClient, target_from_args
+
+    args = _parser().parse_args(argv)
+    config = config_from_args(args)
+    target = target_from_args(args, config)
+    with JsClient(target) as client:
+        facts = discover(client, target)
+    if args.write:
+        path = config.source or ".jsops.yaml"
+        if path.endswith(".toml"):
+            raise TargetError(f"{path}: jsops writes only a YAML config; put these under [tool.jsops.target]:\n"
+                              + json.dumps(_target_yaml(facts), indent=2))
+        write_target(path, facts)
+        print(f"jsops: wrote the target facts of {target.display()} (nats-server {facts.server_version}) to {path}", file=sys.stderr)
+    else:
+        from ruamel.yaml import YAML
+
+        yaml = YAML()
+        yaml.default_flow_style = False
+        print(f"# read from {target.display()}", file=sys.stdout)
+        yaml.dump({"target": _target_yaml(facts)}, sys.stdout)
+    return ExitCode.OK
+
+
 def main(argv: Sequence[str]) -> int:
-    from linter.config import ConfigError, find_config, load_config
+    """Entry point of ``jsops discover`` (argv after the command name); returns the exit code."""
+    from .cli import guard
 
-    from .client import ConnectError, JsApiError, JsClient, target_from_args
-
-    args = _parser().parse_args(list(argv))
-    try:
-        config_path = args.config or find_config()
-        config = load_config(config_path, search=False) if config_path else load_config(None, search=False)
-        target = target_from_args(args, config)
-        with JsClient(target) as client:
-            facts = discover(client, target)
-        if args.write:
-            path = config_path or ".jsops.yaml"
-            if path.endswith(".toml"):
-                raise TargetError(f"{path}: jsops writes only a YAML config; put these under [tool.jsops.target]:\n"
-                                  + json.dumps(_target_yaml(facts), indent=2))
-            write_target(path, facts)
-            print(f"jsops: wrote the target facts of {target.display()} (nats-server {facts.server_version}) to {path}", file=sys.stderr)
-        else:
-            from ruamel.yaml import YAML
-
-            yaml = YAML()
-            yaml.default_flow_style = False
-            print(f"# read from {target.display()}", file=sys.stdout)
-            yaml.dump({"target": _target_yaml(facts)}, sys.stdout)
-        return 0
-    except (TargetError, ConnectError, ConfigError, JsApiError) as exc:
-        print(f"jsops: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
+    return guard(_discover, argv, describe=str)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from linter import cli
+from linter import clikit
 from linter.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +54,7 @@ def test_format_matches_golden(fmt, golden, capsys):
 
 
 def test_colored_text_with_excerpts(capsys, monkeypatch):
-    monkeypatch.setattr(cli, "_color", lambda: True)
+    monkeypatch.setattr("linter._lint_command.use_color", lambda args=None: True)
     _, out = _run(["lint", FIXTURES, "--no-config"], capsys)
     assert "\x1b[31;1merror\x1b[0m" in out
     _golden("lint.color.txt", out)
@@ -65,10 +65,10 @@ def test_color_only_on_a_terminal_without_no_color(monkeypatch):
         def isatty(self):
             return True
 
-    monkeypatch.setattr(cli.sys, "stdout", Tty())
-    assert cli._color() is True
+    monkeypatch.setattr(clikit.sys, "stdout", Tty())
+    assert clikit.use_color() is True
     monkeypatch.setenv("NO_COLOR", "1")
-    assert cli._color() is False
+    assert clikit.use_color() is False
 
 
 SCHEMAS = {

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
+from ..clikit import Exit, Parser, add_config, add_env, add_paths, config_from_args, run
+from ..exitcodes import ExitCode, exit_codes_help
 from ._html_model import ReportData, build_report
 
 __all__ = ["ReportData", "build_report", "render_html", "report_from_paths", "main"]
@@ -49,18 +51,21 @@ def _environment() -> Any:
 
 def render_html(data: ReportData) -> str:
     """The report page for ``data`` (deterministic: the same data gives the same bytes)."""
-    from ..semantics.units import format_duration
+    from ..model.units import format_duration
 
     source = resources.files("linter.report").joinpath("templates", TEMPLATE).read_text(encoding="utf-8")
     env = _environment()
     def config_duration(ns: int | None) -> str:
         """A configured duration exactly (``45s``, ``1h30m``), in days rather than weeks like the
         measured ones (``7d``, not ``1w``)."""
-        return format_duration(int(ns), weeks=False) if ns else "unlimited"
+        if not ns:
+            return "unlimited"
+        text = format_duration(int(ns))
+        return f"{int(text[:-1]) * 7}d" if text.endswith("w") else text
 
     env.filters["config_duration"] = config_duration
-    html: str = env.from_string(source).render(r=data)
-    return html
+    page: str = env.from_string(source).render(r=data)
+    return page
 
 
 def report_from_paths(
@@ -89,30 +94,22 @@ def report_from_paths(
     )
 
 
-class _Usage(Exception):
-    pass
+_EPILOG = """\
+examples:
+  jsops report manifests/ --profiles profiles.json --html report.html
+  jsops report --env prod --html prod.html      # the config's paths, templates rendered for prod
+
+""" + exit_codes_help("report")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _Usage(message)
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="jsops report", description="Write a self-contained HTML report of an estate with its profiles and findings.",
-                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=(
-                    "examples:\n"
-                    "  jsops report manifests/ --profiles profiles.json --html report.html\n"
-                    "  jsops report --env prod --html prod.html      # the config's paths, templates rendered for prod\n\n"
-                    "exit codes:\n"
-                    "  0  written\n"
-                    "  2  could not run (bad arguments, unreadable config, profiles or manifests, cannot write)\n"))
-    p.add_argument("paths", nargs="*", metavar="PATH", help="manifest files or directories (default: the config's paths, else .)")
+def _parser() -> Parser:
+    p = Parser(prog="jsops report", description="Write a self-contained HTML report of an estate with its profiles and findings.",
+               formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG)
+    add_paths(p)
     p.add_argument("--profiles", metavar="FILE", help="profiles JSON written by `jsops profile` (default: the config's profiles)")
     p.add_argument("--html", metavar="OUT", required=True, help="the HTML file to write")
-    p.add_argument("--env", metavar="NAME", help="render *.yaml.j2 templates with environments/NAME.yaml")
-    p.add_argument("--config", metavar="FILE", help="jsops config (default: found from . upward)")
-    p.add_argument("--no-config", action="store_true", help="ignore any jsops config file")
+    add_env(p)
+    add_config(p, "jsops config (default: found from . upward)")
     return p
 
 
@@ -120,39 +117,29 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _err(message: str) -> int:
-    print(f"jsops report: error: {message}", file=sys.stderr)
-    return 2
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``jsops report`` (argv after the command name); returns the exit code."""
-    from ..config import ConfigError, load_config
+def _report(argv: list[str]) -> int:
     from ..load import LoadError
     from ..model.profiles import ProfilesError
 
-    parser = _parser()
-    try:
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    except _Usage as exc:
-        parser.print_usage(sys.stderr)
-        return _err(str(exc))
-    try:
-        cfg = load_config(None, search=False) if args.no_config else load_config(args.config)
-    except ConfigError as exc:
-        return _err(str(exc))
+    args = _parser().parse_args(argv)
+    cfg = config_from_args(args)
     paths = list(args.paths) or [cfg.resolve_path(p) for p in cfg.paths] or ["."]
     profiles = args.profiles or (cfg.resolve_path(cfg.profiles) if cfg.profiles else None)
     try:
         data = report_from_paths(paths, profiles_path=profiles, config=cfg, env=args.env)
-    except (LoadError, ProfilesError) as exc:  # LoadError includes an unknown --env
-        return _err(str(exc))
+    except (LoadError, ProfilesError) as exc:  # not LinterErrors yet (loader and model are redone apart); LoadError includes an unknown --env
+        raise Exit(f"jsops report: error: {exc}", ExitCode.NOT_RUN) from None
     page = render_html(data)
     try:
         with open(args.html, "w", encoding="utf-8") as fh:
             fh.write(page)
     except OSError as exc:
-        return _err(f"cannot write {args.html}: {exc.strerror or exc}")
+        raise Exit(f"jsops report: error: cannot write {args.html}: {exc.strerror or exc}", ExitCode.NOT_RUN) from None
     print(f"jsops report: wrote {args.html} ({_count(len(data.streams), 'stream')}, "
           f"{_count(len(data.consumers), 'consumer')}, {_count(data.total_findings, 'finding')})", file=sys.stderr)
-    return 0
+    return ExitCode.OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``jsops report`` (argv after the command name); returns the exit code."""
+    return run(_report, argv, prog="jsops report")

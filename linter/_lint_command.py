@@ -1,0 +1,148 @@
+"""``jsops lint``, ``jsops rule`` and ``jsops rules``: what the commands do once their arguments
+are parsed (the parser and the dispatch are :mod:`linter.cli`'s)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from .clikit import Exit, config_from_args, use_color
+from .exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .engine import LintResult
+    from .load import Estate
+
+__all__ = ["lint_command", "rule_docs_command"]
+
+
+def _estate_dirs(args: argparse.Namespace, cfg: Config, given: list[str]) -> list[str]:
+    dirs: list[str] = []
+    for d in args.estate or ():
+        if d != "auto":
+            dirs.append(d)
+        elif cfg.paths:
+            dirs.extend(cfg.resolve_path(p) for p in cfg.paths)
+        elif given:
+            # The manifest root: the top directory (under cwd) holding every file passed, so that
+            # manifests/consumers/x.yaml is linted within manifests/, not manifests/consumers/.
+            parents = [p if os.path.isdir(p) else (os.path.dirname(p) or ".") for p in given]
+            common = os.path.relpath(os.path.commonpath([os.path.abspath(p) for p in parents]))
+            dirs.append(common if common.startswith("..") else common.split(os.sep, 1)[0])
+        else:
+            dirs.append(".")
+    return dirs
+
+
+def _note(text: str) -> None:
+    print(f"jsops: {text}", file=sys.stderr)
+
+
+def lint_command(args: argparse.Namespace, version: str) -> int:
+    """``jsops lint``: 0 clean, 1 findings at or above ``--fail-on``, 2 could not run (raised as
+    :class:`linter.errors.LinterError` and printed by :func:`linter.clikit.run`)."""
+    from .load import LoadError
+    from .model.profiles import ProfilesError
+
+    try:
+        return _lint(args, version)
+    except (LoadError, ProfilesError) as exc:  # not LinterErrors yet (loader and model are redone apart)
+        raise Exit(f"jsops: error: {exc}", ExitCode.NOT_RUN) from None
+
+
+def _lint(args: argparse.Namespace, version: str) -> int:
+    from .config import select_rules
+    from .engine import discover_rules, lint_estate
+    from .findings import Severity
+    from .load import discover, load_paths
+    from .report import RenderContext, render_result
+
+    cfg = config_from_args(args)
+    rules = discover_rules()
+    select_rules(cfg, rules)  # a broken selector or option fails before any file is read
+    given = list(args.paths) or [cfg.resolve_path(p) for p in cfg.paths] or ["."]
+    profiles = None
+    profiles_path = args.profiles or (cfg.resolve_path(cfg.profiles) if cfg.profiles else None)
+    if profiles_path:
+        from .model.profiles import load_profiles
+
+        profiles = load_profiles(profiles_path)
+
+    def lint() -> LintResult:
+        if args.estate:
+            only = discover(given)
+            estate = load_paths([*_estate_dirs(args, cfg, list(args.paths)), *given], env=args.env)
+            return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles, only_files=only), estate, args.env)
+        estate = load_paths(given, env=args.env)
+        return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles), estate, args.env)
+
+    if args.diff:
+        from .fix import fix_diff
+
+        diff = fix_diff(lint().findings, unsafe=args.unsafe_fixes, note=_note)
+        sys.stdout.write(diff)
+        return ExitCode.FINDINGS if diff else ExitCode.OK
+    if args.fix:
+        from .fix import fix_and_relint
+
+        outcome = fix_and_relint(lint, unsafe=args.unsafe_fixes, note=_note)
+        if outcome.fixed:
+            _note(outcome.summary())
+        result = outcome.result
+    else:
+        result = lint()
+    if not result.files and not result.findings:
+        print(f"jsops: warning: no manifests (*.yaml, *.yml, *.json, *.j2) in {', '.join(given)}", file=sys.stderr)
+    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    sys.stdout.write(render_result(result, fmt, RenderContext(version, rules, use_color())))
+    threshold = Severity(args.fail_on or (cfg.fail_on.value if cfg.fail_on else "error")).rank
+    return ExitCode.FINDINGS if any(f.severity.rank >= threshold for f in result.findings) else ExitCode.OK
+
+
+def _template_findings(result: LintResult, estate: Estate, env: str | None) -> LintResult:
+    """Findings on rendered templates: fixes become advice (``--fix`` edits files, and a rendered
+    line is not template text), and a finding whose rendered line came from the multi-line output
+    of an expression says so (it points at the expression's template line)."""
+    if not estate.rendered:
+        return result
+    from dataclasses import replace
+
+    from .findings import FixSuggestion
+
+    rough: dict[str, set[int]] = {}
+    for file, rendered in estate.rendered.items():
+        rough[file] = {line for line, exact in rendered.lines if not exact}
+    out = []
+    for f in result.findings:
+        if f.file in estate.rendered:
+            if f.fix is not None and f.fix.edits:
+                f = replace(f, fix=FixSuggestion(f.fix.applicability, f"{f.fix.description} (in the template: jsops does not edit templates)"))
+            if f.line in rough.get(f.file, ()):
+                f = replace(f, message=f"{f.message} (this template line renders to several lines, the finding is in one of them: `jsops render --env {env} {f.file}` shows them)")
+        out.append(f)
+    result.findings = out
+    return result
+
+
+def rule_docs_command(args: argparse.Namespace) -> int:
+    """``jsops rule CODE|NAME`` (0 shown, 2 unknown rule) and ``jsops rules`` (0 listed)."""
+    from .docs import find_rule, render_rule, render_rules_json, render_rules_markdown, render_rules_table, rule_infos
+    from .engine import discover_rules
+
+    infos = rule_infos(discover_rules())
+    if args.command == "rule":
+        info = find_rule(infos, args.rule)
+        if info is None:
+            import difflib
+
+            close = difflib.get_close_matches(args.rule, [i.name for i in infos] + [i.code for i in infos], n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else "; `jsops rules` lists them"
+            raise Exit(f"jsops: error: unknown rule {args.rule!r}{hint}", ExitCode.USAGE)
+        sys.stdout.write(render_rule(info, color=use_color()))
+        return ExitCode.OK
+    render = {"table": render_rules_table, "json": render_rules_json, "markdown": render_rules_markdown}[args.format]
+    sys.stdout.write(render(infos))
+    return ExitCode.OK

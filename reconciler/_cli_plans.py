@@ -1,0 +1,275 @@
+"""The plans of one ``jsops plan`` or ``jsops apply`` run: the manifests (refused with lint errors),
+the targets they route to, each target's live state and plan, or a saved plan checked again.
+
+Errors end the command with :class:`linter.clikit.Exit` (exit 1) or raise the reconciler's errors,
+which :func:`linter.clikit.run` prints as one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+from typing import Any
+
+from linter.clikit import Exit, config_from_args, use_color
+from linter.exitcodes import ExitCode
+
+__all__ = ["Run", "make_plans", "saved_plans", "plan_options", "say_target", "view_options"]
+
+_MAX_SHOWN = 20  # lint errors listed before "... and N more"
+
+Explicit = dict[tuple[str, str | None, str], frozenset[str]]
+
+
+class Run:
+    """The targets of one run, each with its open client, live state and plan."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[Any, Any, Any, Any]] = []  # (route, client, live, plan)
+        self.explicit: Explicit | None = None  # fields the manifests set
+        self.estate: Any = None  # the manifests the plans come from
+
+    def close(self) -> None:
+        for _, client, _, _ in self.items:
+            client.close()
+
+    @property
+    def plans(self) -> Any:
+        from .plan import PlanSet
+
+        return PlanSet([plan for _, _, _, plan in self.items])
+
+
+def view_options(args: argparse.Namespace, run: Run) -> dict[str, Any]:
+    """How the plans are shown (``render_plans`` keywords): the fields the manifests set, the
+    view flags, and colours (:func:`linter.clikit.use_color`)."""
+    return {"explicit": run.explicit, "verbose": args.verbose, "compact": args.compact, "color": use_color(args)}
+
+
+def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = None, config: Any = None) -> Any:
+    """The safety options; with ``estate``, prune is scoped to the PATHs and ``contexts``, and with
+    ``config`` to its estate identity (``estate:``)."""
+    from .plan import PlanOptions, repo_root, source_path
+
+    opt = PlanOptions(
+        prune=args.prune,
+        adopt=frozenset(args.adopt),
+        allow_recreate=args.allow_recreate,
+        allow_data_loss=args.allow_data_loss,
+        keep_position=not args.reset_position,
+    )
+    if config is not None:
+        opt.estates, opt.estate = True, getattr(config, "estate", None)
+    if estate is None:
+        return opt
+    root = repo_root()
+    loaded = {source_path(f, root) for f in {*estate.files, *(r.file for r in estate.resources)} if f}
+
+    def stale(recorded: str) -> bool:
+        path = recorded if os.path.isabs(recorded) else os.path.join(root, recorded)
+        return recorded in loaded or not os.path.exists(path)
+
+    opt.prune_paths = tuple(source_path(p, root) for p in (args.paths or ["."]))
+    opt.prune_contexts = frozenset(contexts) if contexts is not None else None
+    opt.stale_source = stale
+    return opt
+
+
+def _paths(args: argparse.Namespace, config: Any) -> list[str]:
+    """The PATHs given, else the config's ``paths`` (as ``jsops lint``), else ``.``."""
+    return list(args.paths) or [config.resolve_path(p) for p in getattr(config, "paths", None) or ()] or ["."]
+
+
+def _error_lines(errors: list[Any]) -> str:
+    lines = [f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" for f in errors[:_MAX_SHOWN]]
+    more = f"\n... and {len(errors) - _MAX_SHOWN} more" if len(errors) > _MAX_SHOWN else ""
+    return "\n".join(lines) + more
+
+
+def _estate(args: argparse.Namespace, config: Any) -> Any:
+    """The manifests under the PATHs, refused when they have lint errors."""
+    from linter import LoadError, lint_estate, load_paths
+
+    paths = args.paths = _paths(args, config)  # prune is scoped to these too
+    try:
+        estate = load_paths(paths, env=getattr(args, "env", None))
+    except LoadError as exc:
+        raise Exit(f"jsops: error: {exc}", ExitCode.ERROR) from None
+    if not estate.resources:
+        print(f"jsops: warning: no streams or consumers in {', '.join(paths)}; the plan can only delete (with --prune)",
+              file=sys.stderr)
+    result = lint_estate(estate, config=config)
+    errors = [f for f in result.findings if f.severity.value == "error"]
+    if errors:
+        env = getattr(args, "env", None)
+        again = " ".join(["jsops lint", *(shlex.quote(p) for p in paths), *(["--env", shlex.quote(env)] if env else []),
+                          *(["--config", shlex.quote(args.config)] if args.config else []), *(["--no-config"] if args.no_config else [])])
+        raise Exit(_error_lines(errors) + f"\njsops: error: the manifests have {len(errors)} lint error(s) (above); "
+                   f"`{again}` shows them with their fixes", ExitCode.ERROR)
+    return estate
+
+
+def _live_gate(estate: Any, config: Any, live_target: Any, route: Any) -> None:
+    """Lint the objects routed to a target again with what the live server says about itself
+    (release, cluster or standalone, max_payload, limits): a plan against a standalone server knows
+    that R3 is refused before any request is sent."""
+    from linter import lint_estate
+
+    if live_target == config.target:
+        return
+    wanted = set(route.contexts)
+    result = lint_estate(estate, config=config.model_copy(update={"target": live_target}), read_source=None)
+    routed = {(r.kind, r.name, r.stream) for r in estate.resources if r.context in wanted}
+    errors = [f for f in result.findings if f.severity.value == "error"
+              and (f.object is None or (f.object.kind, f.object.name, f.object.stream) in routed)]
+    if errors:
+        version = f"nats-server {live_target.server_version}" if live_target.server_version else "the server"
+        shape = "standalone" if live_target.clustered is False else (f"a cluster of {live_target.cluster_size}" if live_target.cluster_size else "")
+        raise Exit(_error_lines(errors) + f"\njsops: error: {route.target.display()} ({version}{', ' + shape if shape else ''}) "
+                   f"would refuse {len(errors)} object(s); nothing was sent", ExitCode.ERROR)
+
+
+def _explicit(estate: Any) -> Explicit:
+    """The config fields each manifest sets (the plan lists these; the rest are server defaults)."""
+    out: Explicit = {}
+    for r in estate.resources:
+        fields = getattr(r.config, "model_fields_set", None)
+        if fields is not None:
+            out[(r.kind, r.stream if r.kind == "Consumer" else None, r.name)] = frozenset(fields)
+    return out
+
+
+def say_target(target: Any) -> None:
+    from .client import describe_target
+
+    print(f"jsops: {describe_target(target)}", file=sys.stderr)
+
+
+def make_plans(args: argparse.Namespace, run: Run) -> None:
+    """Load and lint the manifests, open every target they route to, read it and plan it."""
+    from .client import JsClient, TargetError, resolve_context, target_from_args
+    from .dataloss import measure_limit_loss
+    from .limits import read_limits
+    from .live import read_live
+    from .plan import build_plan, desired_from_estate
+    from .route import route_estate
+
+    config = config_from_args(args)
+    estate = _estate(args, config)
+    run.explicit = _explicit(estate)
+    run.estate = estate
+    if getattr(args, "prune", False) and not config.estate:
+        print("jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate. "
+              "Set one (estate: NAME) where several repositories share a server.", file=sys.stderr)
+    default = target_from_args(args, config)
+    say_target(default)
+    explicit = not default.origin.startswith("the default server")  # a flag, variable or context named it
+
+    def resolve(name: str) -> Any:
+        try:
+            return resolve_context(name, config, accounts=getattr(estate, "accounts", None))
+        except TargetError as exc:
+            raise TargetError(f"manifests route objects to context {name!r}: {exc}") from None
+
+    for route in route_estate(estate, default, resolve, explicit=explicit):
+        client = JsClient(route.target)
+        run.items.append((route, client, None, None))
+        live = read_live(client)
+        limits = read_limits(client, route.target, config.target)
+        _live_gate(estate, config, limits, route)
+        desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
+        measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
+        plan = build_plan(desired, live, plan_options(args, route.contexts, estate, config), target=route.target.display())
+        plan.context, plan.contexts = route.name, tuple(route.contexts)
+        run.items[-1] = (route, client, live, plan)
+
+
+def _refuse(message: str) -> Exit:
+    return Exit(f"jsops: error: {message}; nothing was applied", ExitCode.ERROR)
+
+
+def _read_saved(name: str) -> Any:
+    """The saved plan (a :class:`PlanSet`) in file ``name``, refused unless it is bound to
+    manifests and unedited."""
+    from .plan import PlanError, PlanSet, seal_intact
+
+    try:
+        with open(name, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise Exit(f"jsops: error: cannot read {name}: {exc.strerror or exc}", ExitCode.ERROR) from None
+    except ValueError as exc:
+        raise PlanError(f"{name} is not valid JSON: {exc}") from None
+    saved = PlanSet.from_json(data)
+    if saved.binding is None:
+        raise _refuse(f"{name} is not bound to manifests and a live state (write saved plans with `jsops plan --out FILE`)")
+    if not seal_intact(data):
+        raise _refuse(f"{name} was changed after `jsops plan --out` wrote it (its digest does not match); run plan again")
+    return saved
+
+
+def _saved_estate(args: argparse.Namespace, name: str, binding: dict[str, Any]) -> tuple[Any, Any]:
+    """The config and the manifests a saved plan was made from, refused unless the PATHs,
+    environment and content are those it is bound to."""
+    from .plan import repo_root, source_path
+    from .saved import manifest_digest
+
+    recorded = binding.get("paths")
+    if not isinstance(recorded, list) or not recorded or not all(isinstance(p, str) and p for p in recorded):
+        raise _refuse(f"{name}: the binding's 'paths' must be a non-empty list of paths")
+    given = [source_path(p) for p in args.paths]
+    if args.paths and given != recorded:
+        raise _refuse(f"{name} was made from {' '.join(recorded)}, not {' '.join(given)}")
+    if args.env is not None and args.env != binding.get("env"):
+        raise _refuse(f"{name} was made with --env {binding.get('env')}, not --env {args.env}")
+    root = repo_root()
+    args.paths = args.paths or [p if os.path.isabs(p) else os.path.join(root, p) for p in recorded]
+    args.env = binding.get("env")
+    config = config_from_args(args)
+    estate = _estate(args, config)  # a saved plan still comes from lint-clean manifests
+    if manifest_digest(estate.files, estate.rendered) != binding.get("manifests"):
+        raise _refuse(f"the manifests under {' '.join(recorded)} (from {root}) are not those {name} was made from "
+                      "(they changed since, or the plan was made in another directory); run plan again")
+    return config, estate
+
+
+def saved_plans(args: argparse.Namespace, run: Run) -> None:
+    """Open the targets of a saved plan and check that it still holds: unedited, made from these
+    manifests (PATHs, environment, content), for these targets, whose live states still match
+    it, and asking only for actions jsops may take with the flags given to apply."""
+    from .client import JsClient, resolve_context, target_from_args
+    from .live import read_live
+    from .route import Route
+    from .saved import recheck
+
+    name = args.plan_file
+    saved = _read_saved(name)
+    config, estate = _saved_estate(args, name, saved.binding)
+    run.estate = estate
+    for plan in saved.plans:
+        target = (target_from_args(args, config) if plan.context == "default"
+                  else resolve_context(plan.context, config, accounts=getattr(estate, "accounts", None)))
+        if plan.target and target.display() != plan.target:
+            raise Exit(f"jsops: error: the plan for context {plan.context!r} was made for {plan.target}, "
+                       f"but the target is now {target.display()}", ExitCode.ERROR)
+        client = JsClient(target)
+        run.items.append((Route(target, list(plan.contexts or (plan.context,))), client, None, plan))
+        live = read_live(client)
+        if live.fingerprint() != plan.fingerprint:
+            raise Exit(f"jsops: error: the live state of {target.display()} changed since the plan was made "
+                       "(fingerprint mismatch); run plan again", ExitCode.ERROR)
+        plan.target = target.display()
+        run.items[-1] = (run.items[-1][0], client, live, plan)
+    refused = []
+    for route, _, live, plan in run.items:
+        opt = plan_options(args, route.contexts, estate, config)
+        for a in plan.actions:
+            why = recheck(a, live, opt)
+            if why:
+                refused.append(f"  {a.label} ({a.action}): {why}")
+    if refused:
+        raise Exit(f"jsops: error: {name} asks for actions jsops may not take; nothing was applied:\n" + "\n".join(refused),
+                   ExitCode.ERROR)

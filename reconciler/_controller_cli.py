@@ -1,0 +1,143 @@
+"""The ``jsops controller`` command line: arguments to :class:`reconciler.controller.ControllerOptions`,
+the event log's stream, signals, and the exit code (:data:`linter.exitcodes.EXIT_CODES`).
+
+Exit codes: 0 stopped by SIGTERM or SIGINT (with ``--once``: in sync), 1 with ``--once`` the round
+failed, or the ``--listen`` address cannot be used; 2 bad arguments, config or target, a log
+file that cannot be opened (with ``--once``: drift left).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import re
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from typing import IO, Any
+
+from linter.clikit import Exit, Parser, add_config, add_env, add_paths, config_from_args, parse_seconds
+from linter.exitcodes import ExitCode
+
+from .client import argv_secrets
+from .controller import Controller, ControllerOptions, EventLog
+
+__all__ = ["main", "parse_duration"]
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in a Go-style duration ("30s", "1m30s", "200ms") or a plain number of seconds."""
+    try:
+        return parse_seconds(text, bare="s")
+    except ValueError:
+        raise ValueError(f"not a duration: {text.strip()!r} (use e.g. 30s, 1m, 500ms)") from None
+
+
+def _parser() -> Parser:
+    from .client import add_target_arguments
+
+    p = Parser(prog="jsops controller", description="Keep the target equal to the manifests (GitOps controller).")
+    add_paths(p, "manifest files or directories", required=True)
+    add_target_arguments(p)
+    p.add_argument("--interval", default="30s", help="time between rounds (default 30s); a manifest change starts one at once")
+    p.add_argument("--listen", default="127.0.0.1:9464", help="HOST:PORT for /healthz, /readyz and /metrics (default 127.0.0.1:9464; 'none' to disable)")
+    add_env(p, "render templates with environments/NAME.yaml")
+    p.add_argument("--dry-run", action="store_true", help="report drift, change nothing (takes no lease)")
+    p.add_argument("--git", action="store_true", help="git pull --ff-only in the manifests' clone before each round")
+    p.add_argument("--log-file", metavar="FILE", help="append the JSON-lines event log here instead of stderr")
+    p.add_argument("--once", action="store_true", help="run one round and exit: 0 in sync, 2 drift left, 1 error")
+    add_config(p, "jsops config (contexts, target facts, lint selection); default: found from . upward")
+    p.add_argument("--max-backoff", default="60s", help="longest wait between retries after errors (default 60s)")
+    g = p.add_argument_group("high availability")
+    g.add_argument("--no-lease", action="store_true", help="apply without taking the leader lease (only one controller per target!)")
+    g.add_argument("--lease-ttl", default="15s", help="lease time to live (default 15s; an existing bucket's TTL wins)")
+    g.add_argument("--lease-bucket", default="JSOPS_CONTROLLER", help="KV bucket holding the lease (default JSOPS_CONTROLLER)")
+    g.add_argument("--lease-key", default="leader", help="key of the lease in the bucket (default leader)")
+    g.add_argument("--identity", help="this controller's name in the lease (default HOST:PID)")
+    return p
+
+
+def _usage(message: str) -> Exit:
+    return Exit(f"jsops controller: error: {message}", ExitCode.USAGE)
+
+
+def _checked(args: argparse.Namespace) -> tuple[float, float, float, tuple[str, int] | None]:
+    """The interval, lease TTL and backoff in seconds and the listen address, or a usage error."""
+    from ._controller_http import parse_listen
+
+    try:
+        interval = parse_duration(args.interval)
+        ttl = parse_duration(args.lease_ttl)
+        backoff = parse_duration(args.max_backoff)
+    except ValueError as exc:
+        raise _usage(str(exc)) from None
+    if interval <= 0 or ttl <= 0 or backoff <= 0:
+        raise _usage("--interval, --lease-ttl and --max-backoff must be positive")
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", args.lease_bucket) or not re.fullmatch(r"[-/_=.A-Za-z0-9]+", args.lease_key):
+        raise _usage("bad --lease-bucket or --lease-key name")
+    listen = None
+    if args.listen.lower() not in ("none", "off", ""):
+        try:
+            listen = parse_listen(args.listen)
+        except ValueError as exc:
+            raise _usage(str(exc)) from None
+    for p in args.paths:
+        if not os.path.exists(p):
+            raise _usage(f"{p}: no such file or directory")
+    return interval, ttl, backoff, listen
+
+
+def _options(argv: list[str]) -> tuple[ControllerOptions, Any, str | None]:
+    from .client import target_from_args
+
+    args = _parser().parse_args(argv)
+    config = config_from_args(args)
+    interval, ttl, backoff, listen = _checked(args)
+    opt = ControllerOptions(
+        paths=list(args.paths), interval=interval, listen=listen, env=args.env, dry_run=args.dry_run, git=args.git,
+        lease=not args.no_lease, lease_ttl=ttl, lease_bucket=args.lease_bucket, lease_key=args.lease_key,
+        max_backoff=backoff, once=args.once, config=config,
+        explicit_target=bool(args.server or args.context or "default" in (getattr(config, "contexts", None) or {})),
+    )
+    if args.identity:
+        opt.identity = args.identity
+    return opt, target_from_args(args, config), args.log_file
+
+
+def _controller(argv: list[str]) -> int:
+    opt, target, log_file = _options(argv)
+    try:
+        stream: IO[str] = open(log_file, "a", encoding="utf-8") if log_file else sys.stderr
+    except OSError as exc:
+        raise _usage(f"cannot open {log_file}: {exc.strerror or exc}") from None
+    # The event log is the controller's output: asyncio's own complaints about requests cut off by
+    # a lost connection are not events.
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    stop = threading.Event()
+    installed: list[tuple[int, Any]] = []
+    if threading.current_thread() is threading.main_thread():
+        def _on_signal(signum: int, _frame: Any) -> None:
+            stop.set()
+
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            installed.append((signum, signal.signal(signum, _on_signal)))
+    try:
+        controller = Controller(opt, target, log=EventLog(stream, argv_secrets(list(argv)) + target.secrets()))
+        try:
+            return controller.run(stop)
+        except OSError as exc:  # the listen address is taken, for instance
+            raise Exit(f"jsops controller: error: {exc.strerror or exc}", ExitCode.ERROR) from None
+    finally:
+        for sig, old in installed:
+            signal.signal(sig, old)
+        if stream is not sys.stderr:
+            stream.close()
+
+
+def main(argv: Sequence[str]) -> int:
+    """Entry point of ``jsops controller`` (argv after the command name); returns the exit code."""
+    from .cli import guard
+
+    return guard(_controller, argv, prog="jsops controller", error_code=ExitCode.NOT_RUN, describe=str)
