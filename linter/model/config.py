@@ -19,6 +19,7 @@ from pydantic import (
     StrictStr,
 )
 
+from .schema_cache import complete_models
 from .units import UnitError, parse_duration, parse_size
 
 __all__ = [
@@ -83,7 +84,8 @@ PRIORITY_POLICY = ("none", "overflow", "pinned_client", "prioritized")
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+    # defer_build: completed at the end of this module from the schema cache (linter.model.schema_cache)
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False, defer_build=True)
 
 
 class SubjectTransform(_Model):
@@ -213,3 +215,16 @@ class ConsumerConfig(_Model):
     priority_groups: list[StrictStr] | None = None
     priority_policy: Literal["none", "overflow", "pinned_client", "prioritized"] | None = None
     priority_timeout: Duration | None = None
+
+
+complete_models(
+    SubjectTransform,
+    Republish,
+    Placement,
+    ExternalStream,
+    StreamConsumerSource,
+    StreamSource,
+    StreamConsumerLimits,
+    StreamConfig,
+    ConsumerConfig,
+)
