@@ -26,6 +26,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterable, Sequence
+from enum import Enum
 from typing import Any, Literal
 
 import pydantic_core
@@ -58,25 +59,31 @@ def cache_dir() -> str | None:
 
 
 def outcomes() -> dict[str, Outcome]:
-    """What each :func:`complete_models` call of this process did, by group (its first model's module)."""
+    """What each :func:`complete_models` call of this process did, by group."""
     return dict(_outcomes)
 
 
-def complete_models(*models: type[BaseModel], cache: str | None | Literal["default"] = "default") -> Outcome:
-    """Complete ``models`` (declared with ``defer_build=True``, in definition order): from the cache
-    in ``cache`` (default: :func:`cache_dir`) when it is current, else by building them (and then
-    writing the cache). Models already complete are left alone."""
+def complete_models(
+    *models: type[BaseModel], group: str | None = None, cache: str | None | Literal["default"] = "default"
+) -> Outcome:
+    """Complete ``models`` (declared with ``defer_build=True``, nested models before the models
+    using them): from the cache file of ``group`` (default: the first model's module) in ``cache``
+    (default: :func:`cache_dir`, None: no cache) when it is current, else by building them (and
+    then writing the cache). Models already complete are left alone."""
+    if not models:
+        return "built"
+    name = group or models[0].__module__
     with _lock:
-        outcome = _complete([m for m in models if not m.__pydantic_complete__], cache_dir() if cache == "default" else cache)
-        if models:
-            _outcomes[models[0].__module__] = outcome
+        pending = [m for m in models if not m.__pydantic_complete__]
+        outcome = _complete(name, pending, cache_dir() if cache == "default" else cache)
+        _outcomes[name] = outcome
         return outcome
 
 
-def _complete(models: list[type[BaseModel]], directory: str | None) -> Outcome:
+def _complete(group: str, models: list[type[BaseModel]], directory: str | None) -> Outcome:
     if not models:
         return "built"
-    path = _cache_path(models, directory) if directory is not None and all(map(_cacheable, models)) else None
+    path = _cache_path(group, models, directory) if directory is not None and all(map(_cacheable, models)) else None
     if path is None:
         _build(models)
         return "built"
@@ -118,43 +125,49 @@ def _module_file(name: str) -> str | None:
     return file if isinstance(file, str) and file.endswith(".py") else None
 
 
-def _cache_path(models: Sequence[type[BaseModel]], directory: str) -> str | None:
+def _cache_path(group: str, models: Sequence[type[BaseModel]], directory: str) -> str | None:
     """One file per group and per installed location (two checkouts do not overwrite each other)."""
     import hashlib
 
     file = _module_file(models[0].__module__)
-    if file is None:
+    if file is None or not group.replace(".", "").replace("-", "").replace("_", "").isalnum():
         return None
     where = hashlib.sha256(os.path.dirname(os.path.abspath(file)).encode()).hexdigest()[:12]
-    return os.path.join(directory, f"{models[0].__module__}-{where}.pickle")
+    return os.path.join(directory, f"{group}-{where}.pickle")
+
+
+def _key(model: type[BaseModel]) -> str:
+    return f"{model.__module__}.{model.__qualname__}"
 
 
 def _digest(models: Sequence[type[BaseModel]], modules: Iterable[str]) -> str | None:
-    """What the schemas were generated from; None when a source cannot be read (no cache then)."""
+    """What the schemas were generated from: versions, the models' names, the source of the models'
+    modules and of the modules their schemas refer to (by content), and the other ``.py`` files of
+    their directories (by size and modification time, like Python's bytecode cache: a type alias
+    imported from a sibling module leaves no trace in a schema). None when a module is missing."""
     import hashlib
 
     h = hashlib.sha256()
     for part in (_MAGIC.decode(), _JSOPS_VERSION, _PYDANTIC_VERSION, pydantic_core.__version__, sys.version):
         h.update(part.encode() + b"\0")
-    files: set[str] = set()
-    for model in models:
-        h.update(f"{model.__module__}.{model.__qualname__}\0".encode())
-        file = _module_file(model.__module__)
-        if file is None:
-            return None
-        folder = os.path.dirname(file)
-        files.update(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".py"))
-    for name in modules:
+    sources: set[str] = set()
+    for name in {m.__module__ for m in models}.union(modules):
         if name.split(".")[0] in _VERSIONED:
             continue
         if name not in sys.modules:
             return None  # the cached schema refers to a module that is not imported: stale
         file = _module_file(name)
         if file is not None:
-            files.add(file)
-    for file in sorted(files):
+            sources.add(file)
+    h.update("\0".join(sorted(map(_key, models))).encode())
+    for file in sorted(sources):
         with open(file, "rb") as fh:
-            h.update(f"{os.path.basename(file)}\0".encode() + fh.read() + b"\0")
+            h.update(f"\0{file}\0".encode() + fh.read())
+    for folder in sorted({os.path.dirname(f) for f in sources}):
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            if entry.name.endswith(".py") and entry.path not in sources:
+                st = entry.stat()
+                h.update(f"\0{entry.path}\0{st.st_size}\0{st.st_mtime_ns}".encode())
     return h.hexdigest()
 
 
@@ -172,21 +185,22 @@ def _load(models: Sequence[type[BaseModel]], path: str) -> bool:
     import pickle
 
     schemas = pickle.loads(payload)
-    if not isinstance(schemas, dict) or sorted(schemas) != sorted(m.__qualname__ for m in models):
+    if not isinstance(schemas, dict) or sorted(schemas) != sorted(map(_key, models)):
         return False
     for model in models:
-        schema, config = schemas[model.__qualname__]
-        if _model_node(schema).get("cls") is not model:
-            raise ValueError(f"cached schema of {model.__qualname__} is another class's")
+        schema, config = schemas[_key(model)]
+        if _model_class(schema) is not model:
+            raise ValueError(f"the cached schema of {_key(model)} is another class's")
     for model in models:
-        _install(model, *schemas[model.__qualname__])
+        _install(model, *schemas[_key(model)])
     return True
 
 
-def _model_node(schema: dict[str, Any]) -> dict[str, Any]:
-    node = schema["schema"] if schema.get("type") == "definitions" else schema
-    assert isinstance(node, dict)
-    return node
+def _model_class(schema: Any) -> Any:
+    """The class of a model's schema: its model node may be wrapped (definitions, model validators)."""
+    while isinstance(schema, dict) and schema.get("type") != "model":
+        schema = schema.get("schema")
+    return schema.get("cls") if isinstance(schema, dict) else None
 
 
 def _install(model: type[BaseModel], schema: Any, config: Any) -> None:
@@ -232,28 +246,50 @@ def _type_ref(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}:{id(cls)}"
 
 
-def _refs(schema: Any, found: dict[str, _Ref]) -> None:
-    """Every ref of a class in ``schema`` (nodes holding both ``ref`` and ``cls``)."""
+def _classes(schema: Any, found: set[type]) -> None:
+    """Every class in ``schema`` (``cls`` of model, dataclass, enum... nodes)."""
     if isinstance(schema, dict):
-        cls, ref = schema.get("cls"), schema.get("ref")
-        if isinstance(cls, type) and isinstance(ref, str):
-            if ref != _type_ref(cls):
-                raise ValueError(f"unexpected ref {ref!r}")
-            found[ref] = _Ref(cls)
+        cls = schema.get("cls")
+        if isinstance(cls, type):
+            found.add(cls)
         for value in schema.values():
-            _refs(value, found)
+            _classes(value, found)
     elif isinstance(schema, list | tuple):
         for value in schema:
-            _refs(value, found)
+            _classes(value, found)
+
+
+class _EnumMetadata:
+    """The metadata of an enum's node: its JSON-schema hook is a local function of pydantic's, which
+    pickle cannot store, so it is pickled as the enum and regenerated by pydantic when loaded."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls
+
+    def __reduce__(self) -> tuple[Any, tuple[type]]:
+        return (_enum_metadata, (self.cls,))
+
+
+def _enum_metadata(cls: type[Enum]) -> Any:
+    from pydantic._internal._config import ConfigWrapper
+    from pydantic._internal._generate_schema import GenerateSchema
+
+    return GenerateSchema(ConfigWrapper({}, check=False), None)._enum_schema(cls).get("metadata")
 
 
 def _portable(schema: Any, refs: dict[str, _Ref]) -> Any:
-    """``schema`` with every ``ref`` and ``schema_ref`` replaced by its :class:`_Ref`."""
+    """``schema`` with every ``ref`` and ``schema_ref`` replaced by its :class:`_Ref`, and the
+    metadata of enums by :class:`_EnumMetadata`."""
     if isinstance(schema, dict):
-        out = {}
+        out: dict[str, Any] = {}
+        enum = schema.get("type") == "enum" and isinstance(schema.get("cls"), type)
         for key, value in schema.items():
             if key in ("ref", "schema_ref") and isinstance(value, str):
                 out[key] = refs[value]  # a ref of no class (KeyError): not cacheable
+            elif key == "metadata" and enum:
+                out[key] = _EnumMetadata(schema["cls"])
             else:
                 out[key] = _portable(value, refs)
         return out
@@ -269,11 +305,12 @@ def _store(models: Sequence[type[BaseModel]], path: str) -> bool:
 
     from pydantic._internal._config import ConfigWrapper
 
-    refs: dict[str, _Ref] = {}
+    classes: set[type] = set(models)
     for model in models:
-        _refs(model.__pydantic_core_schema__, refs)
+        _classes(model.__pydantic_core_schema__, classes)
+    refs = {_type_ref(c): _Ref(c) for c in classes}
     schemas = {
-        m.__qualname__: (
+        _key(m): (
             _portable(m.__pydantic_core_schema__, refs),
             ConfigWrapper(m.model_config, check=False).core_config(title=m.__name__),
         )
