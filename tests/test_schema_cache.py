@@ -203,7 +203,7 @@ def test_cache_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_
 _FINGERPRINT = """
 import inspect, json, re, sys
 from pydantic import BaseModel
-import linter.cli
+import linter.cli, linter.buckets
 from linter.engine import discover_rules
 from linter.model import profiles, schema_cache
 discover_rules()
