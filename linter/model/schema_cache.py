@@ -142,7 +142,7 @@ def _key(model: type[BaseModel]) -> str:
 
 def _digest(models: Sequence[type[BaseModel]], modules: Iterable[str]) -> str | None:
     """What the schemas were generated from: versions, the models' names, the source of the models'
-    modules and of the modules their schemas refer to (by content), and the other ``.py`` files of
+    modules and of the modules their schemas refer to (by content), and every ``.py`` file of
     their directories (by size and modification time, like Python's bytecode cache: a type alias
     imported from a sibling module leaves no trace in a schema). None when a module is missing."""
     import hashlib
@@ -150,6 +150,7 @@ def _digest(models: Sequence[type[BaseModel]], modules: Iterable[str]) -> str | 
     h = hashlib.sha256()
     for part in (_MAGIC.decode(), _JSOPS_VERSION, _PYDANTIC_VERSION, pydantic_core.__version__, sys.version):
         h.update(part.encode() + b"\0")
+    h.update("\0".join(sorted(map(_key, models))).encode())
     sources: set[str] = set()
     for name in {m.__module__ for m in models}.union(modules):
         if name.split(".")[0] in _VERSIONED:
@@ -159,16 +160,37 @@ def _digest(models: Sequence[type[BaseModel]], modules: Iterable[str]) -> str | 
         file = _module_file(name)
         if file is not None:
             sources.add(file)
-    h.update("\0".join(sorted(map(_key, models))).encode())
     for file in sorted(sources):
-        with open(file, "rb") as fh:
-            h.update(f"\0{file}\0".encode() + fh.read())
+        h.update(_source_digest(file))
     for folder in sorted({os.path.dirname(f) for f in sources}):
-        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-            if entry.name.endswith(".py") and entry.path not in sources:
-                st = entry.stat()
-                h.update(f"\0{entry.path}\0{st.st_size}\0{st.st_mtime_ns}".encode())
+        h.update(_folder_stamp(folder))
     return h.hexdigest()
+
+
+# A process reads each source and lists each directory once, however many groups share them.
+_sources: dict[str, bytes] = {}
+_folders: dict[str, bytes] = {}
+
+
+def _source_digest(file: str) -> bytes:
+    if file not in _sources:
+        import hashlib
+
+        with open(file, "rb") as fh:
+            _sources[file] = f"\0{file}\0".encode() + hashlib.sha256(fh.read()).digest()
+    return _sources[file]
+
+
+def _folder_stamp(folder: str) -> bytes:
+    if folder not in _folders:
+        stamps = []
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.endswith(".py"):
+                    st = entry.stat()
+                    stamps.append(f"{entry.name}\0{st.st_size}\0{st.st_mtime_ns}")
+        _folders[folder] = f"\0{folder}\0".encode() + "\0".join(sorted(stamps)).encode()
+    return _folders[folder]
 
 
 def _load(models: Sequence[type[BaseModel]], path: str) -> bool:
@@ -182,9 +204,12 @@ def _load(models: Sequence[type[BaseModel]], path: str) -> bool:
     magic, digest, modules, payload = data.split(b"\n", 3)
     if magic != _MAGIC or digest.decode() != _digest(models, modules.decode().split()):
         return False
-    import pickle
+    try:
+        from _pickle import loads  # pickle's C unpickler, without importing pickle's Python half
+    except ImportError:  # pragma: no cover - Pythons without it
+        from pickle import loads
 
-    schemas = pickle.loads(payload)
+    schemas = loads(payload)
     if not isinstance(schemas, dict) or sorted(schemas) != sorted(map(_key, models)):
         return False
     for model in models:
