@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..errors import LinterError
 from .schema_cache import complete_models
 
 __all__ = [
@@ -142,7 +143,7 @@ _MODELS = (
 )
 
 
-class ProfilesError(ValueError):
+class ProfilesError(LinterError, ValueError):
     """A profiles file that cannot be read or does not validate (message names the file and the field)."""
 
 
