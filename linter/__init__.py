@@ -5,6 +5,9 @@ Public API (everything else is private):
 
 from __future__ import annotations
 
+# First, before the imports: linter.model.schema_cache keys its cache by it while linter is importing.
+__version__ = "0.1.0"
+
 from .engine import LintResult, lint_estate, lint_paths
 from .findings import Finding, ObjectRef, Severity
 from .load import Estate, LoadError, Resource, load_paths
@@ -30,4 +33,3 @@ __all__ = [
     "load_paths",
     "strip_server_metadata",
 ]
-__version__ = "0.1.0"

@@ -12,6 +12,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..errors import LinterError
+from .schema_cache import complete_models
+
 __all__ = [
     "Profiles",
     "ProfileWindow",
@@ -30,7 +33,9 @@ __all__ = [
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: a lint without profiles never builds these; load_profiles completes them from the
+    # schema cache (linter.model.schema_cache), anything else that validates them has pydantic build them.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class ProfileWindow(_Strict):
@@ -123,13 +128,29 @@ class Profiles(_Strict):
         return self.consumers.get(f"{stream}/{name}")
 
 
-class ProfilesError(ValueError):
+_MODELS = (
+    ProfileWindow,
+    IngestProfile,
+    BytesProfile,
+    PublishRetryProfile,
+    StreamProfile,
+    AckTimeProfile,
+    DeliveriesProfile,
+    AdvisoriesProfile,
+    DeliveryRateProfile,
+    ConsumerProfile,
+    Profiles,
+)
+
+
+class ProfilesError(LinterError, ValueError):
     """A profiles file that cannot be read or does not validate (message names the file and the field)."""
 
 
 def load_profiles(path: str | Path) -> Profiles:
     """Read and validate a profiles JSON file; raises :class:`ProfilesError` with a one-line reason."""
     p = Path(path)
+    complete_models(*_MODELS)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except OSError as exc:

@@ -1,10 +1,11 @@
 """What jsops knows about the server an estate is applied to (jsops config ``target``)."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: pydantic reads these annotations as objects instead
+# of evaluating strings, a third less time creating the classes, which every `jsops lint` pays.
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
 
 from .config import Duration, Size
+from .schema_cache import complete_models
 
 __all__ = ["Target", "ServerLimits", "AccountLimits", "TargetServer"]
 
@@ -12,7 +13,7 @@ __all__ = ["Target", "ServerLimits", "AccountLimits", "TargetServer"]
 class ServerLimits(BaseModel):
     """``jetstream { limits { ... } }`` in the server config."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     max_ack_pending: StrictInt | None = None
     max_request_batch: StrictInt | None = None
@@ -23,7 +24,7 @@ class ServerLimits(BaseModel):
 class AccountLimits(BaseModel):
     """The account's JetStream limits."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     max_mem: Size | None = None
     max_file: Size | None = None
@@ -38,7 +39,7 @@ class AccountLimits(BaseModel):
 class TargetServer(BaseModel):
     """One server of the target cluster, as stream placement sees it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: StrictStr | None = None
     cluster: StrictStr | None = None  # defaults to the target's cluster_name
@@ -49,14 +50,15 @@ class Target(BaseModel):
     """A server or cluster that manifests are checked against. Everything is optional: rules that
     need a fact the target does not give stay silent."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     server_version: StrictStr | None = None
     clustered: StrictBool | None = None
     cluster_size: StrictInt | None = None
     max_payload: Size | None = None
-    limits: ServerLimits = ServerLimits()
-    account: AccountLimits = AccountLimits()
+    # The defaults need no validation (and so no validator before complete_models below).
+    limits: ServerLimits = ServerLimits.model_construct()
+    account: AccountLimits = AccountLimits.model_construct()
     # The cluster the estate is applied to, and its servers (all clusters' servers in a
     # supercluster, each naming its cluster): placement.cluster and placement.tags are judged
     # against them. Either implies a cluster.
@@ -65,3 +67,6 @@ class Target(BaseModel):
     # The estate is applied with "pedantic": true create requests (as some tools send): the server
     # then refuses what it would otherwise silently rewrite.
     pedantic: StrictBool | None = None
+
+
+complete_models(ServerLimits, AccountLimits, TargetServer, Target)
