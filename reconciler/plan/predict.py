@@ -66,8 +66,10 @@ class AccountUsage:
     """The account's JetStream limits and usage (``$JS.API.INFO``); None: unlimited or unknown."""
 
     streams: int = 0
-    reserved_memory: int = 0
-    reserved_storage: int = 0
+    # None: not known (2.10 reports an underflowed reservation once a stream without max_bytes
+    # exists): then counted from the live streams' max_bytes x replicas, as the server reserves
+    reserved_memory: int | None = None
+    reserved_storage: int | None = None
     max_streams: int | None = None
     max_consumers: int | None = None
     max_memory: int | None = None
@@ -87,10 +89,14 @@ def account_usage(info: Mapping[str, Any]) -> AccountUsage | None:
         v = info.get(key)
         return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
 
+    def reserved(key: str) -> int | None:
+        v = info.get(key)
+        return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**62 else None
+
     flat = {k: limit(k) for k in ("max_streams", "max_consumers", "max_memory", "max_storage")}
     if all(v is None for v in flat.values()) and info.get("tiers"):
         return None
-    return AccountUsage(count("streams"), count("reserved_memory"), count("reserved_storage"),
+    return AccountUsage(count("streams"), reserved("reserved_memory"), reserved("reserved_storage"),
                         flat["max_streams"] or None, flat["max_consumers"] or None, flat["max_memory"], flat["max_storage"])
 
 
@@ -143,7 +149,11 @@ class _Sim:
         self.consumers = {k: c.config for k, c in self.live.consumers.items()}
         acc = self.account
         self.stream_count = acc.streams if acc is not None else len(self.live.streams)
-        self.reserved = {"memory": acc.reserved_memory if acc else 0, "file": acc.reserved_storage if acc else 0}
+        counted = {"memory": 0, "file": 0}
+        for st in self.live.streams.values():
+            counted["memory" if st.config.get("storage") == "memory" else "file"] += _reservation(st.config)
+        known = {"memory": acc.reserved_memory if acc else None, "file": acc.reserved_storage if acc else None}
+        self.reserved = {k: v if v is not None else counted[k] for k, v in known.items()}
 
     def failed(self, name: str) -> str | None:
         """The label to name when a put depends on stream ``name`` and its put is refused or blocked."""
@@ -162,6 +172,10 @@ def _stream_put(sim: _Sim, a: Action, peers: list[Action], deleting: set[str]) -
         blocker = sim.failed(dep)
         if blocker is not None:
             return Prediction(f"it reads from {blocker}, which is blocked", blocker=blocker)
+    if a.action == ActionKind.CREATE:  # the server checks the account's limits before overlaps
+        refused = _stream_limits(sim, cfg)
+        if refused is not None:
+            return refused
     mine = _subjects(cfg)
     others: list[tuple[str, list[str]]] = [(n, _subjects(c)) for n, c in sim.streams.items() if n != a.name]
     others += [(p.name, _subjects(p.config)) for p in peers if p is not a and p.name != a.name]  # concurrent
@@ -170,7 +184,7 @@ def _stream_put(sim: _Sim, a: Action, peers: list[Action], deleting: set[str]) -
         if hit is not None:
             return Prediction(f"subjects overlap with {_describe(other, deleting)} ({hit})",
                               ErrCode.STREAM_SUBJECT_OVERLAP)
-    return _stream_limits(sim, cfg) if a.action == ActionKind.CREATE else None
+    return None
 
 
 def _stream_limits(sim: _Sim, cfg: Mapping[str, Any]) -> Prediction | None:
@@ -191,15 +205,21 @@ def _stream_limits(sim: _Sim, cfg: Mapping[str, Any]) -> Prediction | None:
     return None
 
 
+def _reservation(cfg: Mapping[str, Any]) -> int:
+    """What a stream reserves of its account's storage: ``max_bytes`` x replicas (0 unlimited)."""
+    mb = cfg.get("max_bytes")
+    return mb * max(1, int(cfg.get("num_replicas") or 1)) if isinstance(mb, int) and mb > 0 else 0
+
+
 def _commit_stream(sim: _Sim, a: Action) -> None:
     cfg = a.config or {}
     if a.action == ActionKind.CREATE:
         sim.stream_count += 1
+    if a.action == ActionKind.RECREATE and a.name in sim.streams:  # deleted first: its reservation is released
+        old = sim.streams[a.name]
+        sim.reserved["memory" if old.get("storage") == "memory" else "file"] -= _reservation(old)
     if a.action in (ActionKind.CREATE, ActionKind.RECREATE):
-        storage = "memory" if cfg.get("storage") == "memory" else "file"
-        mb = cfg.get("max_bytes")
-        if isinstance(mb, int) and mb > 0:
-            sim.reserved[storage] += mb * max(1, int(cfg.get("num_replicas") or 1))
+        sim.reserved["memory" if cfg.get("storage") == "memory" else "file"] += _reservation(cfg)
     if a.action == ActionKind.RECREATE:
         for key in [k for k in sim.consumers if k[0] == a.name]:
             del sim.consumers[key]
