@@ -63,6 +63,9 @@ from .semantics.units import UnitError, format_duration, format_size, parse_dura
 __all__ = [
     # rules
     "Rule",
+    "CREATE",
+    "UPDATE",
+    "CREATE_ONLY",
     "StreamRule",
     "ConsumerRule",
     "RuleContext",
@@ -133,6 +136,14 @@ __all__ = [
     "StreamProfile",
     "ConsumerProfile",
 ]
+
+# What the server judges a rule's findings on (``Rule.applies_to``): the config that creates an
+# object (a create, or the create half of a recreate), and the config an update of an existing
+# object sends. A create-only rule (``applies_to = CREATE_ONLY``) names a check the server makes on
+# creates alone; ``jsops plan``/``apply`` drop its findings for the objects the plan updates.
+CREATE = "create"
+UPDATE = "update"
+CREATE_ONLY: frozenset[str] = frozenset({CREATE})
 
 NANOSECOND = 1
 MILLISECOND = 1_000_000
@@ -323,6 +334,8 @@ class Rule:
     Options: ClassVar[type[RuleOptions]] = RuleOptions
     kinds: ClassVar[frozenset[str]] = frozenset({"Stream", "Consumer"})
     estate_wide: ClassVar[bool] = False
+    # The requests the server judges what the rule flags on (:data:`CREATE`, :data:`UPDATE`).
+    applies_to: ClassVar[frozenset[str]] = frozenset({CREATE, UPDATE})
     # The rule sees the manifests as written, including fields the target's release does not know
     # (which every other rule no longer sees on a release that silently drops them).
     sees_dropped_fields: ClassVar[bool] = False

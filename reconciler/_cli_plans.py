@@ -91,7 +91,9 @@ def _error_lines(errors: list[Any]) -> str:
 
 def _estate(args: argparse.Namespace, config: Any) -> Any:
     """The manifests under the PATHs, refused when they have lint errors."""
-    from linter import LoadError, lint_estate, load_paths
+    from linter import LoadError, load_paths
+
+    from .preflight import gate_lint
 
     paths = args.paths = _paths(args, config)  # prune is scoped to these too
     try:
@@ -101,8 +103,9 @@ def _estate(args: argparse.Namespace, config: Any) -> Any:
     if not estate.resources:
         print(f"jsops: warning: no streams or consumers in {', '.join(paths)}; the plan can only delete (with --prune)",
               file=sys.stderr)
-    result = lint_estate(estate, config=config)
-    errors = [f for f in result.findings if f.severity.value == "error"]
+    found = gate_lint(estate, config)
+    errors = found.errors
+    args.create_only = found.create_only  # judged once the plan says what is created (_live_gate)
     if errors:
         env = getattr(args, "env", None)
         again = " ".join(["jsops lint", *(shlex.quote(p) for p in paths), *(["--env", shlex.quote(env)] if env else []),
@@ -112,19 +115,20 @@ def _estate(args: argparse.Namespace, config: Any) -> Any:
     return estate
 
 
-def _live_gate(estate: Any, config: Any, live_target: Any, route: Any) -> None:
+def _live_gate(estate: Any, config: Any, live_target: Any, route: Any, plan: Any, create_only: Any = ()) -> None:
     """Lint the objects routed to a target again with what the live server says about itself
     (release, cluster or standalone, max_payload, limits): a plan against a standalone server knows
-    that R3 is refused before any request is sent."""
-    from linter import lint_estate
+    that R3 is refused before any request is sent. Create-only rules count for the objects the
+    plan creates (``create_only``: their findings against the config's target)."""
+    from .preflight import GateFindings, gate_lint, judged
 
     if live_target == config.target:
-        return
+        found = GateFindings([], list(create_only))
+    else:
+        found = gate_lint(estate, config.model_copy(update={"target": live_target}), read_source=None)
     wanted = set(route.contexts)
-    result = lint_estate(estate, config=config.model_copy(update={"target": live_target}), read_source=None)
     routed = {(r.kind, r.name, r.stream) for r in estate.resources if r.context in wanted}
-    errors = [f for f in result.findings if f.severity.value == "error"
-              and (f.object is None or (f.object.kind, f.object.name, f.object.stream) in routed)]
+    errors = [f for f in judged(found, plan) if f.object is None or (f.object.kind, f.object.name, f.object.stream) in routed]
     if errors:
         version = f"nats-server {live_target.server_version}" if live_target.server_version else "the server"
         shape = "standalone" if live_target.clustered is False else (f"a cluster of {live_target.cluster_size}" if live_target.cluster_size else "")
@@ -155,6 +159,7 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
     from .limits import read_limits
     from .live import read_live
     from .plan import build_plan, desired_from_estate
+    from .preflight import preflight
     from .route import route_estate
 
     config = config_from_args(args)
@@ -179,10 +184,11 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
         run.items.append((route, client, None, None))
         live = read_live(client)
         limits = read_limits(client, route.target, config.target)
-        _live_gate(estate, config, limits, route)
         desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
         measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
         plan = build_plan(desired, live, plan_options(args, route.contexts, estate, config), target=route.target.display())
+        _live_gate(estate, config, limits, route, plan, getattr(args, "create_only", ()))
+        preflight(client, plan, live)  # the server's refusals, predicted against the live estate
         plan.context, plan.contexts = route.name, tuple(route.contexts)
         run.items[-1] = (route, client, live, plan)
 

@@ -224,7 +224,7 @@ def effective_stream(
         subjects = [sname]
     st = c.subject_transform
     placement = _placement(c)
-    return _emit([
+    return _sealed(_emit([
         ("name", sname, True),
         ("description", c.description, False),
         ("subjects", subjects, False),
@@ -257,7 +257,15 @@ def effective_stream(
         ("persist_mode", "async" if c.persist_mode == "async" else None, False),
         ("allow_batched", bool(c.allow_batched), False),
         ("metadata", _user_metadata(c.metadata), False),
-    ])
+    ]))
+
+
+def _sealed(cfg: dict[str, Any]) -> dict[str, Any]:
+    """What the server stores when an update seals a stream (a stream cannot be created sealed):
+    no age limit, discard new, no deletes, no purges, no rollups (checked on 2.10.26 to 2.15.1)."""
+    if cfg.get("sealed"):
+        cfg.update(max_age=0, discard="new", deny_delete=True, deny_purge=True, allow_rollup_hdrs=False)
+    return cfg
 
 
 # --- consumers ----------------------------------------------------------------------------------

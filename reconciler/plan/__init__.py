@@ -10,7 +10,8 @@ and a :class:`~reconciler.live.LiveState`, and returns a :class:`Plan`. Renderer
 - :mod:`.ordering`: the one dependency order of streams (the plan's and apply's);
 - :mod:`.ownership`: owned, foreign and unmanaged objects, jsops's bookkeeping, NACK's protections;
 - :mod:`.losses`: data loss (tightened limits, interest streams) and interrupted consumer recreates;
-- :mod:`.build`: :func:`build_plan`.
+- :mod:`.build`: :func:`build_plan`;
+- :mod:`.predict`: the server's refusals predicted against the live estate, and what they block.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from .desired import Desired, desired_from_estate, resume_config, stamp
 from .losses import config_digest
 from .model import ACTIONS, PLAN_VERSION, Action, Plan, PlanError, PlanOptions, PlanSet, seal, seal_intact
 from .ordering import deps, levels, stream_order
+from .predict import AccountUsage, Prediction, account_usage, block_predicted, predict
 from .scope import in_scope, repo_root, source_path
 
 __all__ = [
     "ACTIONS",
     "ALLOW_DATA_LOSS",
     "ALLOW_PRUNE",
+    "AccountUsage",
     "PLAN_VERSION",
     "Action",
     "Desired",
@@ -34,6 +37,9 @@ __all__ = [
     "PlanError",
     "PlanOptions",
     "PlanSet",
+    "Prediction",
+    "account_usage",
+    "block_predicted",
     "annotation_true",
     "build_plan",
     "config_digest",
@@ -41,6 +47,7 @@ __all__ = [
     "desired_from_estate",
     "in_scope",
     "levels",
+    "predict",
     "prune_marks",
     "repo_root",
     "resume_config",

@@ -107,6 +107,9 @@ class Action:
     # The permissions a blocked action lacks, when a permission check blocked it (not serialised:
     # the controller's metrics label them; :func:`reconciler._controller_policy.blocked_need`).
     needs: tuple[str, ...] = field(default=(), compare=False)
+    # The JetStream err_code the server would answer: set on an action blocked because the plan
+    # predicted the server's refusal against the live estate (reconciler.plan.predict).
+    err_code: int | None = None
 
     def __post_init__(self) -> None:
         self.action = ActionKind(self.action)
@@ -141,6 +144,8 @@ class Action:
             out["resume_seq"] = self.resume_seq
         if self.data_loss is not None:
             out["data_loss"] = self.data_loss
+        if self.err_code is not None:
+            out["err_code"] = self.err_code
         return out
 
     @classmethod
@@ -172,8 +177,11 @@ class Action:
         wanted = data.get("wanted")
         if wanted is not None and wanted not in ACTIONS:
             raise PlanError(f"action for {name!r} has a bad 'wanted'")
+        code = data.get("err_code")
+        if code is not None and (not isinstance(code, int) or isinstance(code, bool)):
+            raise PlanError(f"action for {name!r} has a bad err_code")
         return cls(ActionKind(act), kind, name, stream, changes, data.get("consequence"), config, data.get("reason"), wanted,
-                   resume, loss)
+                   resume, loss, err_code=code)
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    CREATE_ONLY,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -61,6 +62,7 @@ class ConsumerWorkqueueRequiresDeliverAll(ConsumerRule):
     """
 
     code = "JS226"
+    applies_to = CREATE_ONLY  # the server checks a workqueue consumer's deliver policy only when it creates the consumer
     name = "consumer-workqueue-requires-deliver-all"
     severity = Severity.ERROR
     fix_availability = FixAvailability.ALWAYS

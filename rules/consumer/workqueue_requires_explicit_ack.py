@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    CREATE_ONLY,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -64,6 +65,7 @@ class ConsumerWorkqueueRequiresExplicitAck(ConsumerRule):
     """
 
     code = "JS212"
+    applies_to = CREATE_ONLY  # the server checks a workqueue consumer's ack policy only when it creates the consumer
     name = "consumer-workqueue-requires-explicit-ack"
     severity = Severity.ERROR
     fix_availability = FixAvailability.SOMETIMES

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    CREATE_ONLY,
     RuleContext,
     Severity,
     StreamConfig,
@@ -48,6 +49,7 @@ class StreamSealedOnCreate(StreamRule):
     """
 
     code = "JS114"
+    applies_to = CREATE_ONLY  # the server refuses ``sealed`` only in STREAM.CREATE; sealing an existing stream is an update it accepts
     name = "stream-sealed-on-create"
     severity = Severity.ERROR
 

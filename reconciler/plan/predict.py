@@ -1,0 +1,339 @@
+"""Predicted failures: what the server will refuse in a plan, judged against the live estate
+before the first request, and what that blocks.
+
+Pure: :func:`predict` walks a :class:`~reconciler.plan.Plan` in the order apply runs it (stream
+puts level by level, origins first; then consumer puts; consumer deletes; stream deletes last:
+:mod:`reconciler.apply`) over a simulated copy of the :class:`~reconciler.live.LiveState`, and
+says, per action, the ``err_code`` nats-server would answer. :func:`block_predicted` marks those
+actions blocked, and with them everything that depends on them, so that apply never leaves a
+state that neither the old nor the new manifests describe:
+
+- a stream put the server refuses blocks its consumers' puts and the mirrors and sources created
+  from it;
+- it also blocks the deletes it was to replace: a stream delete whose live subjects overlap it
+  (the rename ``ORDERS`` -> ``ORDERS_V2`` with ``--prune``), with that stream's consumer deletes;
+- a consumer create the server refuses blocks the deletes of the consumers it was to replace
+  on a workqueue stream (those whose filters overlap it).
+
+What is predicted (every code checked on nats-server 2.10.26, 2.11.11, 2.12.8, 2.14.6, 2.15.1):
+
+- 10065 "subjects overlap with an existing stream": a stream create or update whose subjects
+  collide with a stream that exists when it runs: unmanaged, outside the PATHs, owned by another
+  estate, or deleted only later in the same plan (deletes run last);
+- 10099 "multiple non-filtered consumers not allowed on workqueue stream" and 10100 "filtered
+  consumer not unique on workqueue stream": a consumer put on a workqueue stream that collides with
+  a consumer there when it runs (consumer deletes run after consumer puts);
+- 10026 "maximum consumers limit reached": a consumer create past the stream's ``max_consumers``
+  (or the account's ``max_consumers``, which the server applies per stream, when lower);
+- 10027 "maximum number of streams reached": a stream create past the account's ``max_streams``;
+- 10047 "insufficient storage resources available" / 10028 "insufficient memory resources
+  available": a stream create whose reservation (``max_bytes`` x replicas; 1 byte when unlimited)
+  does not fit the account's limit beside what is reserved (``$JS.API.INFO``). Updates of
+  ``max_bytes`` are left to the server (it reserves only the difference, net of the stream's own).
+
+Replicas and placement (10074 on a standalone server, 10005 when a cluster cannot place them) are
+judged by the lint gate's rules (JS315, JS317) with the live server's facts (``reconciler.lintgate``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from linter.semantics.subjects import subjects_collide
+
+from ..errors import ErrCode
+from ..live import LiveState
+from ..vocabulary import ActionKind
+from .model import Action, Plan
+from .ordering import deps, levels
+
+__all__ = ["AccountUsage", "Prediction", "account_usage", "block_predicted", "predict"]
+
+MAX_CONSUMERS_REACHED = 10026
+MAX_STREAMS_REACHED = 10027
+MEMORY_EXCEEDED = 10028
+STORAGE_EXCEEDED = 10047
+WQ_MULTIPLE_UNFILTERED = 10099
+WQ_NOT_UNIQUE = 10100
+
+_PUTS = (ActionKind.CREATE, ActionKind.UPDATE, ActionKind.RECREATE, ActionKind.ADOPT)
+
+
+@dataclass(frozen=True)
+class AccountUsage:
+    """The account's JetStream limits and usage (``$JS.API.INFO``); None: unlimited or unknown."""
+
+    streams: int = 0
+    # None: not known (2.10 reports an underflowed reservation once a stream without max_bytes
+    # exists): then counted from the live streams' max_bytes x replicas, as the server reserves
+    reserved_memory: int | None = None
+    reserved_storage: int | None = None
+    max_streams: int | None = None
+    max_consumers: int | None = None
+    max_memory: int | None = None
+    max_storage: int | None = None
+
+
+def account_usage(info: Mapping[str, Any]) -> AccountUsage | None:
+    """The usage and flat limits of a ``$JS.API.INFO`` answer; None for tiered limits (per replica
+    count), which are not predicted."""
+    lim = info.get("limits") or {}
+
+    def limit(key: str) -> int | None:
+        v = lim.get(key)
+        return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
+
+    def count(key: str) -> int:
+        v = info.get(key)
+        return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
+
+    def reserved(key: str) -> int | None:
+        v = info.get(key)
+        return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**62 else None
+
+    flat = {k: limit(k) for k in ("max_streams", "max_consumers", "max_memory", "max_storage")}
+    if all(v is None for v in flat.values()) and info.get("tiers"):
+        return None
+    return AccountUsage(count("streams"), reserved("reserved_memory"), reserved("reserved_storage"),
+                        flat["max_streams"] or None, flat["max_consumers"] or None, flat["max_memory"], flat["max_storage"])
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """Why an action will not succeed: ``err_code`` for the server's own refusal; None when it is
+    blocked because something it depends on is refused (``blocker`` names that)."""
+
+    reason: str
+    err_code: int | None = None
+    blocker: str | None = None
+
+
+def _subjects(config: Mapping[str, Any] | None) -> list[str]:
+    return [str(s) for s in (config or {}).get("subjects") or []]
+
+
+def _filters(config: Mapping[str, Any] | None) -> list[str]:
+    cfg = config or {}
+    many = [str(s) for s in cfg.get("filter_subjects") or []]
+    one = cfg.get("filter_subject")
+    return many or ([str(one)] if one else [])
+
+
+def _collides(a: Iterable[str], b: Iterable[str]) -> str | None:
+    """A subject of ``a`` colliding with one of ``b`` (as ``x ~ y``), or None."""
+    bs = list(b)
+    for x in a:
+        for y in bs:
+            if subjects_collide(x, y):
+                return f"{x}" if x == y else f"{x} ~ {y}"
+    return None
+
+
+@dataclass
+class _Sim:
+    """The simulated estate while the plan's actions run in apply's order."""
+
+    live: LiveState
+    account: AccountUsage | None
+    streams: dict[str, dict[str, Any]] = field(default_factory=dict)
+    consumers: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    out: dict[int, Prediction] = field(default_factory=dict)
+    stream_count: int = 0
+    reserved: dict[str, int] = field(default_factory=dict)  # storage -> bytes reserved
+    refused: dict[str, str] = field(default_factory=dict)  # stream put refused or blocked -> the label to name
+
+    def __post_init__(self) -> None:
+        self.streams = {n: s.config for n, s in self.live.streams.items()}
+        self.consumers = {k: c.config for k, c in self.live.consumers.items()}
+        acc = self.account
+        self.stream_count = acc.streams if acc is not None else len(self.live.streams)
+        counted = {"memory": 0, "file": 0}
+        for st in self.live.streams.values():
+            counted["memory" if st.config.get("storage") == "memory" else "file"] += _reservation(st.config)
+        known = {"memory": acc.reserved_memory if acc else None, "file": acc.reserved_storage if acc else None}
+        self.reserved = {k: v if v is not None else counted[k] for k, v in known.items()}
+
+    def failed(self, name: str) -> str | None:
+        """The label to name when a put depends on stream ``name`` and its put is refused or blocked."""
+        return self.refused.get(name)
+
+
+def _describe(other: str, deleting: set[str]) -> str:
+    if other in deleting:
+        return f"live stream {other} (its delete runs only after the creates and updates)"
+    return f"live stream {other}"
+
+
+def _stream_put(sim: _Sim, a: Action, peers: list[Action], deleting: set[str]) -> Prediction | None:
+    cfg = a.config or {}
+    for dep in sorted(deps(cfg)):
+        blocker = sim.failed(dep)
+        if blocker is not None:
+            return Prediction(f"it reads from {blocker}, which is blocked", blocker=blocker)
+    if a.action == ActionKind.CREATE:  # the server checks the account's limits before overlaps
+        refused = _stream_limits(sim, cfg)
+        if refused is not None:
+            return refused
+    mine = _subjects(cfg)
+    others: list[tuple[str, list[str]]] = [(n, _subjects(c)) for n, c in sim.streams.items() if n != a.name]
+    others += [(p.name, _subjects(p.config)) for p in peers if p is not a and p.name != a.name]  # concurrent
+    for other, subjects in others:
+        hit = _collides(mine, subjects)
+        if hit is not None:
+            return Prediction(f"subjects overlap with {_describe(other, deleting)} ({hit})",
+                              ErrCode.STREAM_SUBJECT_OVERLAP)
+    return None
+
+
+def _stream_limits(sim: _Sim, cfg: Mapping[str, Any]) -> Prediction | None:
+    acc = sim.account
+    if acc is None:
+        return None
+    if acc.max_streams is not None and sim.stream_count >= acc.max_streams:
+        return Prediction(f"the account holds {sim.stream_count} of its {acc.max_streams} streams (max_streams)", MAX_STREAMS_REACHED)
+    storage = "memory" if cfg.get("storage") == "memory" else "file"
+    limit = acc.max_memory if storage == "memory" else acc.max_storage
+    max_bytes = cfg.get("max_bytes")
+    add = max_bytes if isinstance(max_bytes, int) and max_bytes >= 0 else 1
+    replicas = max(1, int(cfg.get("num_replicas") or 1))
+    if limit is not None and (sim.reserved[storage] > limit or add * replicas > limit - sim.reserved[storage]):
+        what = "memory" if storage == "memory" else "storage"
+        return Prediction(f"the account reserves {sim.reserved[storage]} of its {limit} bytes of {what}; this stream needs "
+                          f"{add * replicas} more (max_bytes x replicas)", MEMORY_EXCEEDED if storage == "memory" else STORAGE_EXCEEDED)
+    return None
+
+
+def _reservation(cfg: Mapping[str, Any]) -> int:
+    """What a stream reserves of its account's storage: ``max_bytes`` x replicas (0 unlimited)."""
+    mb = cfg.get("max_bytes")
+    return mb * max(1, int(cfg.get("num_replicas") or 1)) if isinstance(mb, int) and mb > 0 else 0
+
+
+def _commit_stream(sim: _Sim, a: Action) -> None:
+    cfg = a.config or {}
+    if a.action == ActionKind.CREATE:
+        sim.stream_count += 1
+    if a.action == ActionKind.RECREATE and a.name in sim.streams:  # deleted first: its reservation is released
+        old = sim.streams[a.name]
+        sim.reserved["memory" if old.get("storage") == "memory" else "file"] -= _reservation(old)
+    if a.action in (ActionKind.CREATE, ActionKind.RECREATE):
+        sim.reserved["memory" if cfg.get("storage") == "memory" else "file"] += _reservation(cfg)
+    if a.action == ActionKind.RECREATE:
+        for key in [k for k in sim.consumers if k[0] == a.name]:
+            del sim.consumers[key]
+    sim.streams[a.name] = dict(cfg)
+
+
+def _consumer_put(sim: _Sim, a: Action, batch: list[Action]) -> Prediction | None:
+    stream = a.stream or ""
+    blocker = sim.failed(stream)
+    if blocker is not None:
+        return Prediction(f"its stream is blocked ({blocker})", blocker=blocker)
+    scfg = sim.streams.get(stream)
+    if scfg is None:
+        return None
+    exists = (stream, a.name) in sim.consumers
+    filters = _filters(a.config)
+    others = {k[1]: c for k, c in sim.consumers.items() if k[0] == stream and k[1] != a.name}
+    if not exists:
+        acc_max = sim.account.max_consumers if sim.account is not None else None
+        own = scfg.get("max_consumers")
+        maxc = own if isinstance(own, int) and own > 0 else 0
+        if maxc <= 0 or (acc_max is not None and acc_max < maxc):
+            maxc = acc_max or 0
+        if maxc > 0 and len(others) >= maxc:
+            return Prediction(f"stream {stream} has {len(others)} consumers, its limit is {maxc} (max_consumers)", MAX_CONSUMERS_REACHED)
+    if scfg.get("retention") != "workqueue":
+        return None
+    for peer in batch:  # consumer puts run concurrently: an update may still have its old filters
+        if peer is not a and peer.stream == stream and peer.name in others and peer.config is not None:
+            others[peer.name + " (updated)"] = peer.config
+    if not exists and not filters and others:
+        return Prediction(f"workqueue stream {stream} already has consumer {sorted(others)[0]}, and this one has no filter",
+                          WQ_MULTIPLE_UNFILTERED)
+    for name in sorted(others):
+        theirs = _filters(others[name])
+        hit = "(unfiltered)" if not theirs else _collides(filters, theirs)
+        if filters and hit is not None:
+            return Prediction(f"its filter overlaps consumer {name.removesuffix(' (updated)')} of workqueue stream {stream} "
+                              f"({hit}); consumer deletes run after consumer creates", WQ_NOT_UNIQUE)
+    return None
+
+
+def predict(plan: Plan, live: LiveState, account: AccountUsage | None = None) -> dict[int, Prediction]:
+    """Per action index, why it will not succeed, walking the plan in apply's order."""
+    sim = _Sim(live, account)
+    acts = plan.actions
+    puts = [i for i, a in enumerate(acts) if a.kind == "Stream" and a.action in _PUTS]
+    deleting = {a.name for a in acts if a.kind == "Stream" and a.action == ActionKind.DELETE}
+    by_name = {acts[i].name: i for i in puts}
+    for level in levels(list(by_name), lambda n: deps(acts[by_name[n]].config or {})):
+        peers = [acts[by_name[n]] for n in level]
+        for n in level:
+            i = by_name[n]
+            p = _stream_put(sim, acts[i], peers, deleting)
+            if p is not None:
+                sim.out[i] = p
+                sim.refused[n] = p.blocker or acts[i].label
+        for n in level:
+            if by_name[n] not in sim.out:
+                _commit_stream(sim, acts[by_name[n]])
+    batch = [a for a in acts if a.kind == "Consumer" and a.action in _PUTS]
+    for i, a in enumerate(acts):
+        if a.kind == "Consumer" and a.action in _PUTS:
+            p = _consumer_put(sim, a, batch)
+            if p is not None:
+                sim.out[i] = p
+            else:
+                sim.consumers[(a.stream or "", a.name)] = dict(a.config or {})
+    _dependents(sim, acts)
+    return sim.out
+
+
+def _dependents(sim: _Sim, acts: list[Action]) -> None:
+    """The deletes a refused put was to replace, and the consumer deletes of a blocked stream delete."""
+    refused_streams = [(acts[i], p) for i, p in sim.out.items() if acts[i].kind == "Stream"]
+    refused_consumers = [(acts[i], p) for i, p in sim.out.items() if acts[i].kind == "Consumer"]
+    held: set[str] = set()
+    for i, a in enumerate(acts):
+        if a.kind != "Stream" or a.action != ActionKind.DELETE:
+            continue
+        old = _subjects(sim.live.streams[a.name].config) if a.name in sim.live.streams else []
+        for put, p in refused_streams:
+            if _collides(_subjects(put.config), old) is not None:
+                blocker = p.blocker or put.label
+                sim.out[i] = Prediction(f"it is replaced by {put.label}, which is blocked", blocker=blocker)
+                held.add(a.name)
+                break
+    for i, a in enumerate(acts):
+        if a.kind != "Consumer" or a.action != ActionKind.DELETE or i in sim.out:
+            continue
+        if a.stream in held:
+            sim.out[i] = Prediction(f"the delete of its stream {a.stream} is blocked", blocker=f"Stream {a.stream}")
+            continue
+        live = sim.live.consumers.get((a.stream or "", a.name))
+        theirs = _filters(live.config if live is not None else None)
+        for put, p in refused_consumers:
+            if put.stream == a.stream and p.err_code in (WQ_NOT_UNIQUE, WQ_MULTIPLE_UNFILTERED) and \
+                    (not theirs or not _filters(put.config) or _collides(_filters(put.config), theirs) is not None):
+                sim.out[i] = Prediction(f"it is replaced by {put.label}, which is blocked", blocker=put.label)
+                break
+
+
+def block_predicted(plan: Plan, live: LiveState, account: AccountUsage | None = None) -> dict[int, Prediction]:
+    """Mark the actions :func:`predict` refuses, and what depends on them, blocked (with the
+    ``err_code`` the server would answer); returns the predictions. Actions blocked already keep
+    their reason."""
+    found = predict(plan, live, account)
+    for i, p in found.items():
+        a = plan.actions[i]
+        if a.action == ActionKind.BLOCKED:
+            continue
+        if p.err_code is not None:
+            a.block(f"the server would refuse it: {p.reason} (err_code {p.err_code}); nothing is sent for it")
+            a.err_code = p.err_code
+        else:
+            a.block(f"not run: {p.reason}, so that apply leaves the estate as the old or the new manifests describe it")
+    return found
