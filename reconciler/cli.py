@@ -52,6 +52,9 @@ def _safety_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-recreate", action="store_true", help="allow delete-and-create for changes the server cannot make in place")
     p.add_argument("--allow-data-loss", action="store_true", help="allow recreating or deleting streams that hold messages")
     p.add_argument("--reset-position", action="store_true", help="recreated consumers start from their deliver policy, not their old position")
+    p.add_argument("--migrate", action="store_true",
+                   help="run renames (jsops.io/renamed-from) and changes the server cannot make in place as migrations that keep "
+                        "every message and consumer position (see docs/data-loss.md)")
 
 
 def _seconds(text: str) -> float:
@@ -84,6 +87,7 @@ def _options(args: argparse.Namespace, contexts: Any = None, estate: Any = None,
         allow_recreate=args.allow_recreate,
         allow_data_loss=args.allow_data_loss,
         keep_position=not args.reset_position,
+        migrate=getattr(args, "migrate", False),
     )
     if config is not None:
         opt.estates, opt.estate = True, getattr(config, "estate", None)
@@ -274,7 +278,9 @@ def _make_plans(args: argparse.Namespace, run: _Run) -> None:
         _live_gate(estate, config, limits, route)
         desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
         measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
-        plan = build_plan(desired, live, _options(args, route.contexts, estate, config), target=route.target.display())
+        opt = _options(args, route.contexts, estate, config)
+        opt.server_version = limits.server_version
+        plan = build_plan(desired, live, opt, target=route.target.display())
         plan.context, plan.contexts = route.name, tuple(route.contexts)
         run.items[-1] = (route, client, live, plan)
 

@@ -49,6 +49,10 @@ class PlanOptions:
     # whatever estate they carry and no estate is checked (the controller, pure unit tests).
     estates: bool = False
     estate: str | None = None
+    # ``--migrate``: recreate-class stream changes and renames run as migrations that keep every
+    # message (reconciler.migrate); ``server_version``: the target's release (which migrations it can do).
+    migrate: bool = False
+    server_version: str | None = None
 
     def foreign(self, config: dict[str, Any]) -> str | None:
         """The other estate an owned object is recorded for (None: this one, or no estate rules)."""
@@ -73,7 +77,8 @@ class PlanOptions:
 
     def grants(self) -> Grants:
         """The permissions the flags grant (:mod:`reconciler.permissions`)."""
-        return Grants.flags(prune=self.prune, allow_recreate=self.allow_recreate, allow_data_loss=self.allow_data_loss)
+        return Grants.flags(prune=self.prune, allow_recreate=self.allow_recreate, allow_data_loss=self.allow_data_loss,
+                            migrate=self.migrate)
 
     def adopts(self, kind: str, name: str, stream: str | None) -> bool:
         if kind == "Stream":
@@ -82,8 +87,6 @@ class PlanOptions:
 
 
 @dataclass
-
-
 class Action:
     action: str
     kind: str
@@ -107,6 +110,8 @@ class Action:
     # The permissions a blocked action lacks, when a permission check blocked it (not serialised:
     # the controller's metrics label them; :func:`reconciler._controller_policy.blocked_need`).
     needs: tuple[str, ...] = field(default=(), compare=False)
+    # A migration's steps (reconciler.migrate.MigrationSpec as JSON): from, to, via, consumers.
+    migration: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         self.action = ActionKind(self.action)
@@ -141,6 +146,8 @@ class Action:
             out["resume_seq"] = self.resume_seq
         if self.data_loss is not None:
             out["data_loss"] = self.data_loss
+        if self.migration is not None:
+            out["migration"] = self.migration
         return out
 
     @classmethod
@@ -172,8 +179,11 @@ class Action:
         wanted = data.get("wanted")
         if wanted is not None and wanted not in ACTIONS:
             raise PlanError(f"action for {name!r} has a bad 'wanted'")
+        migration = data.get("migration")
+        if migration is not None and not isinstance(migration, dict):
+            raise PlanError(f"action for {name!r} has a bad 'migration'")
         return cls(ActionKind(act), kind, name, stream, changes, data.get("consequence"), config, data.get("reason"), wanted,
-                   resume, loss)
+                   resume, loss, migration=migration)
 
 
 @dataclass
@@ -195,7 +205,7 @@ class Plan:
         out = {a: 0 for a in _SUMMARY}
         lost = 0
         for a in self.actions:
-            out[a.action] += 1
+            out[a.action] = out.get(a.action, 0) + 1  # "migrate" is counted only when there is one
             if a.action != "blocked":
                 lost += a.data_loss or 0
         if lost:
