@@ -126,7 +126,7 @@ async def _move(client: JsClient, leg: _Leg) -> None:
         mirror = {k: v for k, v in leg.config.items() if k not in _MIRROR_FORBIDS}
         mirror["mirror"] = {"name": leg.src}
         await client.acreate_stream(_with_record(mirror, rec))
-        fault("migrate-after-create")
+        _fault(leg, "after-create")
     elif rec is None or rec["from"] != leg.src:
         raise MigrationError(f"{leg.dst} exists and records no migration from {leg.src}; nothing was changed")
     step = str(rec.get("step"))
@@ -139,24 +139,31 @@ async def _move(client: JsClient, leg: _Leg) -> None:
             leg.compared += await _compare(client, leg, 1, last)
             rec = {**rec, "step": "cutover", "verified": last}
             await _record(client, leg.dst, rec)
-            fault("migrate-after-sync")
+            _fault(leg, "after-sync")
             step = "cutover"
         if step == "cutover":
             await _cutover(client, leg, rec)
-            fault("migrate-after-promote")
+            _fault(leg, "after-promote")
             step = "promoted"
         if step == "promoted":
             await _consumers(client, leg)
             await _record(client, leg.dst, {**rec, "step": "drop"})
-            fault("migrate-after-consumers")
+            _fault(leg, "after-consumers")
         try:
             await client.adelete_stream(leg.src)
         except JsApiError as exc:
             if exc.err_code != ErrCode.STREAM_NOT_FOUND:
                 raise
-        fault("migrate-after-drop")
+        _fault(leg, "after-drop")
     if leg.finish:
         await client.aupdate_stream(_with_record(leg.config, None))
+
+
+def _fault(leg: _Leg, point: str) -> None:
+    """The test hook at ``point`` of any leg (``migrate-<point>``) or of the leg building
+    ``dst`` (``migrate-<point>@<dst>``)."""
+    fault(f"migrate-{point}")
+    fault(f"migrate-{point}@{leg.dst}")
 
 
 async def _catch_up(client: JsClient, src: str, dst: str, *, fast: bool) -> int:
@@ -222,7 +229,7 @@ async def _cutover(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
     if cfg.get("subjects") != hold:
         cfg["subjects"] = hold
         await client.aupdate_stream(cfg)
-    fault("migrate-in-window")
+    _fault(leg, "in-window")
     try:
         last = await _catch_up(client, leg.src, leg.dst, fast=True)
         leg.compared += await _compare(client, leg, int(rec.get("verified") or 0) + 1, last)

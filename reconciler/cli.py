@@ -508,7 +508,7 @@ exit codes:
 """
 
 
-_SYMBOLS = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delete": "-", "blocked": "!"}
+_SYMBOLS = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delete": "-", "blocked": "!", "migrate": "=>"}
 
 
 def _apply_run(args: argparse.Namespace, run: _Run, stop: Any, sending: list[bool]) -> int:

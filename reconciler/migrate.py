@@ -24,7 +24,7 @@ a kill resumes from it. Pure: nothing here sends a request.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from linter.semantics.releases import parse_version
@@ -36,7 +36,7 @@ from .live import MIGRATION, LiveState, LiveStream, owned
 from .permissions import Permission
 from .plan.desired import Desired
 from .plan.model import Action, PlanOptions
-from .vocabulary import ActionKind
+from .vocabulary import ActionKind, ChangeClass
 
 __all__ = [
     "PROMOTE_SINCE",
@@ -160,13 +160,18 @@ def _refusal(src: LiveStream | None, d: Desired, live: LiveState, opt: PlanOptio
     return None
 
 
+def _bytes(n: int) -> str:
+    text = format_size(n)
+    return f"{text} bytes" if text.isdigit() else text
+
+
 def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState) -> str:
     """The plan's account of a migration: steps, data moved, window, acks and publishers."""
     old, new = spec.source, spec.target
-    size = f"{_plural(spec.messages)}, {format_size(spec.bytes)}"
+    size = f"{_plural(spec.messages)}, {_bytes(spec.bytes)}"
     names = ", ".join(sorted(spec.consumers)) or "none"
     dropped = sorted(c.name for (s, _), c in live.consumers.items() if s == old and c.name not in spec.consumers)
-    window = ("cut-over window: a few milliseconds (2 stream updates and the last messages; measured 3-40 ms on a "
+    window = ("a few milliseconds (2 stream updates and the last messages; measured 3-40 ms on a "
               "standalone 2.15.1 under steady publishing): publishers get 'no responders' (a JetStream publish fails "
               "at once and can be retried; a core-NATS publish without reply is dropped)")
     acks = ("consumers [" + names + "] are created at their positions (ack floor and pending kept: sequences are the same); "
@@ -176,14 +181,14 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState) -> str:
     if spec.via is None:
         lines = [f"migration without loss (mirror, sequence numbers kept; {size} from {old}):",
                  f"1. create {new} as a mirror of {old} and wait until it has caught up; {cost}",
-                 f"2. cut-over: {old}'s subjects are moved away, {new} takes the last messages and is promoted with its subjects; {window}",
+                 f"2. cut-over: {old}'s subjects are moved away, {new} takes the last messages and is promoted with its subjects; window: {window}",
                  f"3. {acks}", f"4. {gone}"]
     else:
         tmp = spec.via
         lines = [f"migration without loss through {tmp} (mirrors, sequence numbers kept; {size}, copied twice):",
                  f"1. {old} => {tmp}: mirror, compare, cut-over, consumers, delete {old}; {cost}",
                  f"2. {tmp} => {old} with the new config: the same steps, then {tmp} is deleted",
-                 f"each cut-over: {window}", acks, "during step 2 the consumers are on " + tmp + " until " + old + " is back"]
+                 f"each cut-over window: {window}", acks, "during step 2 the consumers are on " + tmp + " until " + old + " is back"]
     if src is None:
         lines.insert(1, "resumes the migration recorded on the server")
     return "\n".join(lines)
@@ -197,13 +202,17 @@ def migration_action(d: Desired, config: dict[str, Any], consumers: dict[str, di
     fresh = not running
     src = live.streams.get(source)
     via_config = None
-    if via is not None and via in live.streams:
-        via_config = live.streams[via].config
-    elif via is not None and src is not None and migration_record(src.config) is None:
-        via_config = {**src.config, "name": via}
+    if via is not None and src is not None and migration_record(src.config) is None:
+        # the temporary stream is the old config under another name, with the subjects it had
+        # before a cut-over that may have started (recorded on the temporary stream)
+        temp = live.streams.get(via)
+        rec = migration_record(temp.config) if temp is not None else None
+        subjects = rec.get("subjects") if rec is not None else src.config.get("subjects")
+        via_config = {**src.config, "name": via, "subjects": subjects}
     spec = MigrationSpec(source, d.name, via, via_config, consumers,
                          src.messages if src is not None else 0, src.bytes if src is not None else 0)
-    changes = recreate.changes if recreate is not None else (
+    changes = [replace(c, consequence=f"{c.consequence.split(';')[0]}; migrated instead: messages and consumer positions are kept")
+               if c.cls == ChangeClass.RECREATE else c for c in recreate.changes] if recreate is not None else (
         [c for c in diff_configs("Stream", src.config, d.config) if c.path != "name"] if src is not None and fresh else [])
     act = Action(ActionKind.MIGRATE, "Stream", d.name, None, changes, _steps(spec, src if fresh else None, live), config,
                  migration=spec.to_json())
