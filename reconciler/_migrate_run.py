@@ -222,6 +222,11 @@ async def _compare(client: JsClient, leg: _Leg, lo: int, hi: int) -> int:
 async def _cutover(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
     """Move the subjects from ``src`` to ``dst`` with the shortest window: ``src`` stops taking
     them, ``dst`` takes the last messages, they are compared, ``dst`` is promoted."""
+    # under load: compare what arrived since the sync now, so that only what is in flight is left for the window
+    pre = await _catch_up(client, leg.src, leg.dst, fast=True)
+    verified = int(rec.get("verified") or 0)
+    leg.compared += await _compare(client, leg, verified + 1, pre)
+    verified = max(verified, pre)
     t0 = time.monotonic()
     info = await _info(client, leg.src)
     cfg = dict((info or {}).get("config") or {})
@@ -232,7 +237,7 @@ async def _cutover(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
     _fault(leg, "in-window")
     try:
         last = await _catch_up(client, leg.src, leg.dst, fast=True)
-        leg.compared += await _compare(client, leg, int(rec.get("verified") or 0) + 1, last)
+        leg.compared += await _compare(client, leg, verified + 1, last)
         await client.aupdate_stream(_with_record(leg.config, {**rec, "step": "promoted"}))
     except MigrationError as exc:
         await _rollback(client, leg, rec)

@@ -171,8 +171,8 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState) -> str:
     size = f"{_plural(spec.messages)}, {_bytes(spec.bytes)}"
     names = ", ".join(sorted(spec.consumers)) or "none"
     dropped = sorted(c.name for (s, _), c in live.consumers.items() if s == old and c.name not in spec.consumers)
-    window = ("a few milliseconds (2 stream updates and the last messages; measured 3-40 ms on a "
-              "standalone 2.15.1 under steady publishing): publishers get 'no responders' (a JetStream publish fails "
+    window = ("tens of milliseconds (2 stream updates, the last messages copied and compared; measured 25-50 ms, "
+              "up to 150 ms on a busy host, on a standalone 2.15.1 under steady publishing): publishers get 'no responders' (a JetStream publish fails "
               "at once and can be retried; a core-NATS publish without reply is dropped)")
     acks = ("consumers [" + names + "] are created at their positions (ack floor and pending kept: sequences are the same); "
             "messages delivered but not acked, and acks sent to the old consumers after the cut-over, are delivered again")

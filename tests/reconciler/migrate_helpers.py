@@ -35,7 +35,7 @@ def stored(directory: Path, name: str = "ORDERS", storage: str = "file", annotat
 
 
 def renamed(directory: Path, new: str = "ORDERS_V2", old: str = "ORDERS", storage: str = "file") -> Path:
-    return stored(directory, new, storage, '{"jsops.io/renamed-from": "%s"}' % old)
+    return stored(directory, new, storage, '{"jsops.io/renamed-from": "' + old + '"}')
 
 
 def seed(js: Js, count: int = 100) -> None:
