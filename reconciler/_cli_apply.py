@@ -13,10 +13,10 @@ from linter.clikit import Exit
 from linter.exitcodes import ExitCode, signalled
 
 from ._cli_plans import Run, make_plans, plan_options, saved_plans, view_options
+from .vocabulary import ActionKind
 
 __all__ = ["apply_command"]
 
-_SYMBOLS = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delete": "-", "blocked": "!"}
 
 
 class _Interrupted(BaseException):
@@ -105,7 +105,7 @@ def _apply_run(args: argparse.Namespace, run: Run, stop: Any, sending: list[bool
         if r.interrupted:
             return  # summed up at the end
         a = r.action
-        sym = _SYMBOLS.get(a.wanted or a.action, "~")
+        sym = ActionKind(a.wanted or a.action).symbol
         seen[0] += 1
         step = f"  [{seen[0]}/{total}]" if total > 1 else ""
         print(f"  {r.status:<8} {sym} {a.label}" + (f": {r.detail}" if r.detail else "") + step, flush=True)

@@ -60,6 +60,7 @@ def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = N
         allow_recreate=args.allow_recreate,
         allow_data_loss=args.allow_data_loss,
         keep_position=not args.reset_position,
+        migrate=getattr(args, "migrate", False),
     )
     if config is not None:
         opt.estates, opt.estate = True, getattr(config, "estate", None)
@@ -186,7 +187,9 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
         limits = read_limits(client, route.target, config.target)
         desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
         measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
-        plan = build_plan(desired, live, plan_options(args, route.contexts, estate, config), target=route.target.display())
+        opt = plan_options(args, route.contexts, estate, config)
+        opt.server_version = limits.server_version
+        plan = build_plan(desired, live, opt, target=route.target.display())
         _live_gate(estate, config, limits, route, plan, getattr(args, "create_only", ()))
         preflight(client, plan, live)  # the server's refusals, predicted against the live estate
         plan.context, plan.contexts = route.name, tuple(route.contexts)

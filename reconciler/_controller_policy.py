@@ -12,7 +12,9 @@ annotation on the object's manifest (``metadata.annotations``, value ``"true"``)
   is applied, by the controller or by ``jsops apply`` (metadata ``io.jsops.allow-prune`` /
   ``io.jsops.allow-data-loss``, see :func:`reconciler.permissions.prune_marks`), and read back from the live
   object when deciding;
-- ``jsops.io/adopt``: take over an existing object jsops does not own (on a stream: its consumers too).
+- ``jsops.io/adopt``: take over an existing object jsops does not own (on a stream: its consumers too);
+- ``jsops.io/allow-migrate``: on a stream, run a rename (``jsops.io/renamed-from``) or a change the
+  server cannot make in place as a migration that keeps every message (:mod:`reconciler.migrate`).
 
 :func:`policy_plan` is pure: it builds the plan twice (with every flag on and with every flag off)
 and, object by object, keeps the permissive action only where the annotations allow it, as
@@ -103,6 +105,8 @@ def policy_plan(desired: list[Desired], live: LiveState, policy: Policy, *, targ
     strict = build_plan(desired, live, replace(base, prune=False, allow_recreate=False, allow_data_loss=False, adopt=adopt), target=target)
     p = {_key(a): a for a in perm.actions}
     s = {_key(a): a for a in strict.actions}
+    migrating = _migrations(desired, live, policy, replace(base, adopt=adopt), target)
+    p.update(migrating)
     recreated = {a.name for a in perm.actions if a.kind == "Stream" and a.action == ActionKind.RECREATE
                  and not policy.grants(_key(a)).missing(required(ActionKind.RECREATE, "Stream", holds=_held(live, a.name)))}
     keys = [_key(a) for a in perm.actions] + [k for k in (_key(a) for a in strict.actions) if k not in p]
@@ -112,6 +116,10 @@ def policy_plan(desired: list[Desired], live: LiveState, policy: Policy, *, targ
         chosen: Action | None
         if pa is not None and pa.action == ActionKind.DELETE:
             chosen = _prune(pa, live)
+        elif k[0] == "Consumer" and k[1] in {m[2] for m in migrating}:
+            chosen = None  # the migration creates it at its position
+        elif k[0] == "Stream" and (pa is not None and pa.migration is not None):
+            chosen = _migration_choice(pa, policy.grants(k))
         elif k[0] == "Stream":
             chosen = _stream_choice(k, pa, pa if k[2] in recreated else sa, live, policy.grants(k))
         elif k[1] in recreated:
@@ -121,6 +129,23 @@ def policy_plan(desired: list[Desired], live: LiveState, policy: Policy, *, targ
         if chosen is not None:
             actions.append(chosen)
     return Plan(perm.target, perm.fingerprint, actions)
+
+
+def _migrations(desired: list[Desired], live: LiveState, policy: Policy, base: PlanOptions, target: str) -> dict[Key, Action]:
+    """The migrations of the streams whose manifests allow them (``jsops.io/allow-migrate``)."""
+    allowed = {k[2] for k in policy.annotations if k[0] == "Stream" and policy.grants(k).allows(Permission.MIGRATE)}
+    if not allowed:
+        return {}
+    mig = build_plan(desired, live, replace(base, prune=False, allow_recreate=True, allow_data_loss=False, migrate=True), target=target)
+    return {_key(a): a for a in mig.actions if a.kind == "Stream" and a.name in allowed and a.migration is not None}
+
+
+def _migration_choice(a: Action, grants: Grants) -> Action:
+    """A migration (or one the flags block): say which annotation it needs, in the controller's words."""
+    if a.action == ActionKind.BLOCKED and Permission.MIGRATE.value in a.needs:
+        return _block(a, (a.reason or "").replace(Permission.MIGRATE.flag, grants.needs([Permission.MIGRATE]).removeprefix("needs ")),
+                      [Permission.MIGRATE])
+    return a
 
 
 def _held(live: LiveState, stream: str) -> int:

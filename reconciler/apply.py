@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._faults import fault
 from .client import JsApiError, JsClient
 from .dataloss import LIMITS, ameasure_limit_loss, limit_losses, loss_total, tightened
 from .errors import ErrCode
@@ -318,6 +317,10 @@ async def _put_stream(client: JsClient, a: Action) -> str:
     if a.action == ActionKind.CREATE:
         await client.acreate_stream(cfg)
         return ActionKind.CREATE.past
+    if a.action == ActionKind.MIGRATE:
+        from ._migrate_run import run_migration
+
+        return await run_migration(client, a)
     if a.action == ActionKind.RECREATE:
         await _recheck_stream(client, a, None)
         try:
@@ -385,9 +388,9 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
                 await _set_intent(client, stream, a.name, intent)
             await _recheck_consumer(client, a)
             await client.adelete_consumer(stream, a.name)
-            _fault("after-consumer-delete")
+            fault("after-consumer-delete")
         await client.aput_consumer(stream, cfg, "create")
-        _fault("after-consumer-create")
+        fault("after-consumer-create")
         if intent is not None:
             await _set_intent(client, stream, a.name, None)
         return detail
@@ -418,25 +421,6 @@ async def _set_intent(client: JsClient, stream: str, consumer: str, intent: dict
             meta[key] = json.dumps(intent, sort_keys=True, separators=(",", ":"))
         cfg["metadata"] = meta
         await client.aupdate_stream(cfg)
-
-
-def _fault(point: str) -> None:
-    """Test hook: ``JSOPS_FAULT=<point>`` exits the process hard at ``point``;
-    ``JSOPS_FAULT=<point>:pause:<file>`` writes ``<file>.reached`` and waits (up to 60s) for
-    ``<file>`` to exist (a test kills the server meanwhile)."""
-    spec = os.environ.get("JSOPS_FAULT", "")
-    if not spec or spec.split(":", 1)[0] != point:
-        return
-    parts = spec.split(":", 2)
-    if len(parts) == 3 and parts[1] == "pause":
-        with open(parts[2] + ".reached", "w", encoding="utf-8") as fh:
-            fh.write(point)
-        for _ in range(600):
-            if os.path.exists(parts[2]):
-                return
-            time.sleep(0.1)
-        return
-    os._exit(137)
 
 
 async def _recheck_consumer(client: JsClient, a: Action) -> None:

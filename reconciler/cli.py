@@ -57,6 +57,9 @@ def _safety_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-recreate", action="store_true", help="allow delete-and-create for changes the server cannot make in place")
     p.add_argument("--allow-data-loss", action="store_true", help="allow recreating or deleting streams that hold messages")
     p.add_argument("--reset-position", action="store_true", help="recreated consumers start from their deliver policy, not their old position")
+    p.add_argument("--migrate", action="store_true",
+                   help="run renames (jsops.io/renamed-from) and changes the server cannot make in place as migrations that keep "
+                        "every message and consumer position (see docs/data-loss.md)")
 
 
 def _view_args(p: argparse.ArgumentParser) -> None:

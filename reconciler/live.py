@@ -14,7 +14,7 @@ from linter import strip_server_metadata
 from .client import JsApiError, JsClient
 
 __all__ = ["LiveStream", "LiveConsumer", "LiveState", "read_live", "MANAGED_BY", "SOURCE", "CONTEXT", "RESUME", "PRUNE_MARK",
-           "DATA_LOSS_MARK", "PREVENT_DELETE_MARK", "ESTATE", "RECREATE_PREFIX", "owned", "recreate_intents", "is_bookkeeping"]
+           "DATA_LOSS_MARK", "PREVENT_DELETE_MARK", "ESTATE", "RECREATE_PREFIX", "MIGRATION", "owned", "recreate_intents", "is_bookkeeping"]
 
 MANAGED_BY = "io.jsops.managed-by"
 SOURCE = "io.jsops.source"  # the manifest's path (relative to the repository root): scopes --prune
@@ -35,11 +35,14 @@ ESTATE = "io.jsops.estate"
 # ``io.jsops.recreate.<consumer>`` = ``{"seq": N, "digest": "..."}`` (resume position, manifest
 # config digest). A re-run that finds it creates the consumer at ``seq`` and clears it.
 RECREATE_PREFIX = "io.jsops.recreate."
+# A migration in progress (``jsops apply --migrate``, reconciler.migrate), recorded on the stream
+# being built: ``{"from": OLD, "to": NEW, "step": ...}`` (JSON). A re-run resumes from it.
+MIGRATION = "io.jsops.migration"
 
 
 def is_bookkeeping(key: str) -> bool:
     """jsops's own per-run records, never part of a desired config (the diff ignores them)."""
-    return key.startswith(RECREATE_PREFIX)
+    return key.startswith(RECREATE_PREFIX) or key == MIGRATION
 
 
 def recreate_intents(config: dict[str, Any]) -> dict[str, dict[str, Any]]:

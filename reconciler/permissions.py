@@ -30,9 +30,11 @@ from .vocabulary import ActionKind
 __all__ = [
     "ADOPT",
     "ALLOW_DATA_LOSS",
+    "ALLOW_MIGRATE",
     "ALLOW_PRUNE",
     "ALLOW_RECREATE",
     "PREVENTED_DELETE",
+    "RENAMED_FROM",
     "Grants",
     "Permission",
     "annotation_true",
@@ -48,6 +50,12 @@ ALLOW_PRUNE = "jsops.io/allow-prune"
 ALLOW_DATA_LOSS = "jsops.io/allow-data-loss"
 ALLOW_RECREATE = "jsops.io/allow-recreate"
 ADOPT = "jsops.io/adopt"
+# Recreate-class stream changes and renames (jsops.io/renamed-from) run as migrations that keep
+# every message (reconciler.migrate) instead of delete-and-create.
+ALLOW_MIGRATE = "jsops.io/allow-migrate"
+# On a stream's manifest: the stream was renamed from this one (as terraform's ``moved`` block);
+# with the migrate permission, its messages and consumers are moved over without loss.
+RENAMED_FROM = "jsops.io/renamed-from"
 
 
 class Permission(StrEnum):
@@ -57,6 +65,7 @@ class Permission(StrEnum):
     RECREATE = "allow-recreate"
     DATA_LOSS = "allow-data-loss"
     ADOPT = "adopt"
+    MIGRATE = "allow-migrate"
 
     @property
     def flag(self) -> str:
@@ -70,9 +79,9 @@ class Permission(StrEnum):
 
 
 _FLAGS = {Permission.PRUNE: "--prune", Permission.RECREATE: "--allow-recreate",
-          Permission.DATA_LOSS: "--allow-data-loss", Permission.ADOPT: "--adopt"}
+          Permission.DATA_LOSS: "--allow-data-loss", Permission.ADOPT: "--adopt", Permission.MIGRATE: "--migrate"}
 _ANNOTATIONS = {Permission.PRUNE: ALLOW_PRUNE, Permission.RECREATE: ALLOW_RECREATE,
-                Permission.DATA_LOSS: ALLOW_DATA_LOSS, Permission.ADOPT: ADOPT}
+                Permission.DATA_LOSS: ALLOW_DATA_LOSS, Permission.ADOPT: ADOPT, Permission.MIGRATE: ALLOW_MIGRATE}
 
 
 def annotation_true(annotations: Mapping[str, str] | None, name: str) -> bool:
@@ -88,8 +97,10 @@ class Grants:
     via: Literal["flags", "annotations"] = "flags"
 
     @classmethod
-    def flags(cls, *, prune: bool = False, allow_recreate: bool = False, allow_data_loss: bool = False) -> Grants:
-        given = {Permission.PRUNE: prune, Permission.RECREATE: allow_recreate, Permission.DATA_LOSS: allow_data_loss}
+    def flags(cls, *, prune: bool = False, allow_recreate: bool = False, allow_data_loss: bool = False,
+              migrate: bool = False) -> Grants:
+        given = {Permission.PRUNE: prune, Permission.RECREATE: allow_recreate, Permission.DATA_LOSS: allow_data_loss,
+                 Permission.MIGRATE: migrate}
         return cls(frozenset(p for p, on in given.items() if on), "flags")
 
     @classmethod
@@ -117,8 +128,11 @@ def required(action: str, kind: str, *, holds: int = 0, data_loss: int | None = 
     """What ``action`` on an object of ``kind`` needs: a recreate the recreate permission, a delete
     the prune permission, and either one the data-loss permission when a stream holds messages
     (``holds``); any action that removes messages otherwise (``data_loss``: tightened limits, the
-    unacknowledged messages of an interest stream) the data-loss permission."""
+    unacknowledged messages of an interest stream) the data-loss permission; a migration the
+    migrate permission (it loses nothing)."""
     needed: list[Permission] = []
+    if action == ActionKind.MIGRATE:
+        return [Permission.MIGRATE]
     if action == ActionKind.RECREATE:
         needed.append(Permission.RECREATE)
     elif action == ActionKind.DELETE:
@@ -131,6 +145,9 @@ def required(action: str, kind: str, *, holds: int = 0, data_loss: int | None = 
 def refusal(action: str, kind: str, grants: Grants, *, holds: int = 0, data_loss: int | None = None) -> str | None:
     """Why apply may not run ``action`` with ``grants`` (None when it may); ``holds``: the messages
     its stream holds now, ``data_loss``: the loss the plan counted."""
+    if action == ActionKind.MIGRATE:
+        missing = grants.missing(required(action, kind))
+        return grants.needs(missing) if missing else None
     if action not in (ActionKind.RECREATE, ActionKind.DELETE, ActionKind.UPDATE, ActionKind.ADOPT):
         if not (kind == "Consumer" and data_loss):
             return None

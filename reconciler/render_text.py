@@ -24,7 +24,7 @@ __all__ = ["render_text", "render_plans", "format_value", "summary_line", "outco
 # (kind, stream or None, name) -> the config fields the manifest sets
 Explicit = Mapping[tuple[str, "str | None", str], frozenset[str]]
 
-_COLOR = {"+": "32", "~": "33", "-": "31", "-/+": "31", "!": "1;31"}
+_COLOR = {"+": "32", "~": "33", "-": "31", "-/+": "31", "!": "1;31", "=>": "36"}
 _DURATIONS = {
     "max_age", "duplicate_window", "ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires",
     "subject_delete_marker_ttl", "priority_timeout", "ttl", "limit_marker_ttl",
@@ -76,6 +76,8 @@ def summary_line(plan: Plan | PlanSet) -> str:
     parts = [f"{s['create']} to create", f"{s['update']} to update", f"{s['recreate']} to recreate", f"{s['delete']} to delete"]
     if s["adopt"]:
         parts.append(f"{s['adopt']} to adopt")
+    if s.get("migrate"):
+        parts.append(f"{s['migrate']} to migrate")
     parts.append(f"{s['blocked']} blocked")
     lost = s.get("data_loss", 0)
     tail = f"; up to {lost} stored message{'s' if lost != 1 else ''} lost (data loss)" if lost else ""
@@ -146,6 +148,8 @@ def _action(a: Action, *, explicit: Explicit | None = None, verbose: bool = Fals
         head += f"  (blocked {a.wanted}: {a.reason})"
     elif a.action == "adopt":
         head += "  (adopt)"
+    elif a.action == ActionKind.MIGRATE and a.migration:
+        head += f"  (migrate from {a.migration.get('from')})" if a.migration.get("from") != a.name else "  (migrate in place)"
     lines = [head]
     if a.action == "create" and a.config:
         if bucket is None:
@@ -162,7 +166,7 @@ def _action(a: Action, *, explicit: Explicit | None = None, verbose: bool = Fals
         if c.cls != ChangeClass.IN_PLACE or c.consequence not in ("applied in place",):
             lines.append(f"        {c.consequence}")
     if a.consequence:
-        lines.append(f"    # {a.consequence}")
+        lines.extend(f"    # {part}" for part in a.consequence.split("\n"))
     return lines
 
 

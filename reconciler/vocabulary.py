@@ -27,11 +27,14 @@ class ActionKind(StrEnum):
     DELETE = "delete"
     ADOPT = "adopt"
     BLOCKED = "blocked"
+    # A recreate-class change or a rename carried out without loss (``--migrate``,
+    # :mod:`reconciler.migrate`): the new stream is built from the old one's data.
+    MIGRATE = "migrate"
 
     @property
     def symbol(self) -> str:
         """The plan's mark for it: ``+`` create, ``~`` update or adopt, ``-/+`` recreate,
-        ``-`` delete, ``!`` blocked."""
+        ``-`` delete, ``!`` blocked, ``=>`` migrate."""
         return _SYMBOLS[self]
 
     @property
@@ -42,7 +45,7 @@ class ActionKind(StrEnum):
     @property
     def writes(self) -> bool:
         """Whether apply sends the object's config (create, update, recreate, adopt)."""
-        return self in (ActionKind.CREATE, ActionKind.UPDATE, ActionKind.RECREATE, ActionKind.ADOPT)
+        return self in (ActionKind.CREATE, ActionKind.UPDATE, ActionKind.RECREATE, ActionKind.ADOPT, ActionKind.MIGRATE)
 
 
 _SYMBOLS = {
@@ -52,6 +55,7 @@ _SYMBOLS = {
     ActionKind.RECREATE: "-/+",
     ActionKind.DELETE: "-",
     ActionKind.BLOCKED: "!",
+    ActionKind.MIGRATE: "=>",
 }
 _PAST = {
     ActionKind.CREATE: "created",
@@ -60,6 +64,7 @@ _PAST = {
     ActionKind.RECREATE: "deleted and created again",
     ActionKind.DELETE: "deleted",
     ActionKind.BLOCKED: "blocked",
+    ActionKind.MIGRATE: "migrated without loss",
 }
 
 

@@ -10,9 +10,11 @@ What the flags do not allow is planned as a ``blocked`` action that names every 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..diff import Change, diff_configs
 from ..live import RECREATE_PREFIX, RESUME, LiveConsumer, LiveState, LiveStream, owned, recreate_intents
+from ..migrate import busy_streams, migration_action, wants_migration
 from ..permissions import PREVENTED_DELETE, Permission, delete_prevented, required
 from ..vocabulary import ActionKind, ChangeClass
 from .desired import Desired, resume_config, stamp
@@ -32,13 +34,16 @@ class _Run:
     opt: PlanOptions
     plan: Plan
     recreated: set[str] = field(default_factory=set)  # streams recreated: their consumers are created again
+    # streams migrated (or whose migration is blocked): their consumers are part of the migration
+    migrated: set[str] = field(default_factory=set)
+    consumers: list[Desired] = field(default_factory=list)
 
 
 def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | None = None, *, target: str = "") -> Plan:
     """The actions that make ``live`` match ``desired``, in the order apply runs them."""
     run = _Run(live, options or PlanOptions(), Plan(target, live.fingerprint()))
     streams = {d.name: d for d in desired if d.kind == "Stream"}
-    consumers = [d for d in desired if d.kind == "Consumer"]
+    consumers = run.consumers = [d for d in desired if d.kind == "Consumer"]
     for name in stream_order({n: d.config for n, d in streams.items()}):
         act = _stream_action(run, streams[name])
         if act is not None:
@@ -65,6 +70,8 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
         act.block("the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later")
         run.recreated.discard(name)
         return act
+    if wants_migration(d, live):
+        return _migrate(run, d, config)
     if cur is None:
         return Action(ActionKind.CREATE, "Stream", name, None, [], None, config)
     changes = diff_configs("Stream", cur.config, d.config) + bookkeeping(cur.config, d, opt)
@@ -72,6 +79,8 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
     if owned_act is None or protect(owned_act, d, cur.config):
         return owned_act
     act = owned_act
+    if act.action == ActionKind.RECREATE and opt.migrate:
+        return _migrate(run, d, config, act)
     if act.action == ActionKind.RECREATE:
         _recreate_stream(run, act, cur)
     elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
@@ -82,6 +91,15 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
             note = "applied in two steps: replicas first, then the move"
             act.consequence = f"{act.consequence}; {note}" if act.consequence else note
     return act
+
+
+def _migrate(run: _Run, d: Desired, config: dict[str, Any], recreate: Action | None = None) -> Action:
+    """A migration that keeps every message instead of a recreate (or for a rename): its consumers
+    are created by it, at their positions (:mod:`reconciler.migrate`)."""
+    run.migrated.add(d.name)
+    consumers = {c.name: estate_mark(stamp(c.config, c.file, c.context, run.opt.estate), None, run.opt)
+                 for c in run.consumers if c.stream == d.name}
+    return migration_action(d, config, consumers, run.live, run.opt, recreate)
 
 
 def _recreate_stream(run: _Run, act: Action, cur: LiveStream) -> None:
@@ -105,7 +123,7 @@ def _consumer_action(run: _Run, d: Desired) -> Action | None:
     live, opt = run.live, run.opt
     cur = live.consumers.get((d.stream or "", d.name))
     config = estate_mark(stamp(d.config, d.file, d.context, opt.estate), cur, opt)
-    if d.stream in live.unknown:
+    if d.stream in live.unknown or d.stream in run.migrated:
         return None
     if d.stream in run.recreated:
         return Action(ActionKind.CREATE, "Consumer", d.name, d.stream, [], "created again with its recreated stream", config)
@@ -156,9 +174,10 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
     grants = opt.grants()
     deleting: set[str] = set()
     stream_deletes: list[Action] = []
+    busy = busy_streams(run.plan.actions, live)  # a migration deletes them itself
     for name in reversed(stream_order({n: s.config for n, s in live.streams.items()})):
         s = live.streams[name]
-        if name in wanted_streams or not opt.prunable(s.config):
+        if name in wanted_streams or name in busy or not opt.prunable(s.config):
             continue
         holds = s.messages
         act = Action(ActionKind.DELETE, "Stream", name, None, [], f"the stream and its {_plural(holds, 'stored message')} are deleted"
@@ -174,7 +193,7 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
         stream_deletes.append(act)
     for key in sorted(live.consumers):
         c = live.consumers[key]
-        if key in wanted_consumers or key[0] in deleting or not opt.prunable(c.config):
+        if key in wanted_consumers or key[0] in deleting or key[0] in busy or not opt.prunable(c.config):
             continue
         act = Action(ActionKind.DELETE, "Consumer", key[1], key[0], [], "the consumer and its position are deleted")
         if delete_prevented(c.config):

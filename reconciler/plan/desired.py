@@ -15,7 +15,7 @@ from linter.load import PREVENT_UPDATE
 
 from ..diff import START_FIELDS
 from ..live import CONTEXT, ESTATE, MANAGED_BY, OWNER, RESUME, SOURCE
-from ..permissions import annotation_true, prune_marks
+from ..permissions import RENAMED_FROM, annotation_true, prune_marks
 from .scope import repo_root, source_path
 
 __all__ = ["Desired", "desired_from_estate", "resume_config", "stamp"]
@@ -30,6 +30,7 @@ class Desired:
     file: str = ""  # the manifest's path as recorded in metadata (see source_path)
     context: str = "default"  # the manifest's metadata.context
     prevent_update: bool = False  # NACK's preventUpdate (jsops.io/prevent-update): created, never changed
+    renamed_from: str | None = None  # a stream's jsops.io/renamed-from annotation (reconciler.migrate)
 
     @property
     def key(self) -> tuple[str, str | None, str]:
@@ -68,7 +69,7 @@ def desired_from_estate(
             cfg = effective_stream(r.config, name=r.name, origins=origins, target=target)  # type: ignore[arg-type]
             eff[r.name] = cfg
             out.append(Desired("Stream", r.name, None, _marked(cfg, r), paths.get(r.file, ""), r.context,
-                               annotation_true(r.annotations, PREVENT_UPDATE)))
+                               annotation_true(r.annotations, PREVENT_UPDATE), (r.annotations or {}).get(RENAMED_FROM) or None))
     for r in res:
         if r.kind == "Consumer":
             out.append(Desired("Consumer", r.name, r.stream, _marked(_consumer(r, eff.get(r.stream or ""), target), r),

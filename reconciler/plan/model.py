@@ -49,6 +49,10 @@ class PlanOptions:
     # whatever estate they carry and no estate is checked (the controller, pure unit tests).
     estates: bool = False
     estate: str | None = None
+    # ``--migrate``: recreate-class stream changes and renames run as migrations that keep every
+    # message (reconciler.migrate); ``server_version``: the target's release (which migrations it can do).
+    migrate: bool = False
+    server_version: str | None = None
 
     def foreign(self, config: dict[str, Any]) -> str | None:
         """The other estate an owned object is recorded for (None: this one, or no estate rules)."""
@@ -73,7 +77,8 @@ class PlanOptions:
 
     def grants(self) -> Grants:
         """The permissions the flags grant (:mod:`reconciler.permissions`)."""
-        return Grants.flags(prune=self.prune, allow_recreate=self.allow_recreate, allow_data_loss=self.allow_data_loss)
+        return Grants.flags(prune=self.prune, allow_recreate=self.allow_recreate, allow_data_loss=self.allow_data_loss,
+                            migrate=self.migrate)
 
     def adopts(self, kind: str, name: str, stream: str | None) -> bool:
         if kind == "Stream":
@@ -82,8 +87,6 @@ class PlanOptions:
 
 
 @dataclass
-
-
 class Action:
     action: str
     kind: str
@@ -110,6 +113,8 @@ class Action:
     # The JetStream err_code the server would answer: set on an action blocked because the plan
     # predicted the server's refusal against the live estate (reconciler.plan.predict).
     err_code: int | None = None
+    # A migration's steps (reconciler.migrate.MigrationSpec as JSON): from, to, via, consumers.
+    migration: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         self.action = ActionKind(self.action)
@@ -146,6 +151,8 @@ class Action:
             out["data_loss"] = self.data_loss
         if self.err_code is not None:
             out["err_code"] = self.err_code
+        if self.migration is not None:
+            out["migration"] = self.migration
         return out
 
     @classmethod
@@ -180,8 +187,11 @@ class Action:
         code = data.get("err_code")
         if code is not None and (not isinstance(code, int) or isinstance(code, bool)):
             raise PlanError(f"action for {name!r} has a bad err_code")
+        migration = data.get("migration")
+        if migration is not None and not isinstance(migration, dict):
+            raise PlanError(f"action for {name!r} has a bad 'migration'")
         return cls(ActionKind(act), kind, name, stream, changes, data.get("consequence"), config, data.get("reason"), wanted,
-                   resume, loss, err_code=code)
+                   resume, loss, err_code=code, migration=migration)
 
 
 @dataclass
@@ -203,7 +213,7 @@ class Plan:
         out = {a: 0 for a in _SUMMARY}
         lost = 0
         for a in self.actions:
-            out[a.action] += 1
+            out[a.action] = out.get(a.action, 0) + 1  # "migrate" is counted only when there is one
             if a.action != "blocked":
                 lost += a.data_loss or 0
         if lost:

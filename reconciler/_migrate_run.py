@@ -1,0 +1,296 @@
+"""Carrying out a migration (:mod:`reconciler.migrate`): one ``migrate`` action of a plan.
+
+Every step first reads where the server is (the record ``io.jsops.migration`` on the stream being
+built, the old stream's subjects), so that a run killed at any point and run again carries on from
+there: nothing here is kept in a local file. One leg moves ``src`` to ``dst``:
+
+``copy``      ``dst`` is created as a mirror of ``src`` (the record says ``copy``); once caught up,
+              every message up to there is compared; the record says ``cutover``.
+``cutover``   ``src``'s subjects are moved to a placeholder (the window opens: publishers get no
+              responders), ``dst`` takes the last messages, they are compared, and ``dst`` is
+              promoted with its own subjects (the window closes; the record says ``promoted``). A
+              mismatch rolls back: ``src`` gets its subjects again and ``dst`` is deleted.
+``promoted``  the consumers are created on ``dst`` at their positions on ``src``; the record says ``drop``.
+``drop``      ``src`` is deleted; then the record is removed (unless a second leg follows).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ._faults import fault
+from .client import JsApiError, JsClient
+from .errors import ErrCode, PermanentError
+from .live import MIGRATION
+from .migrate import MigrationSpec, migration_record, placeholder
+from .plan.desired import resume_config
+from .plan.model import Action
+
+__all__ = ["MigrationError", "run_migration"]
+
+CATCH_UP_TIMEOUT = 120.0  # seconds a mirror may take to catch up (reset while it makes progress)
+_BATCH = 256  # MSG.GET requests compared per round
+# What a mirror cannot be created with: the promotion sets them.
+_MIRROR_FORBIDS = ("subjects", "sources", "mirror", "subject_transform", "republish", "first_seq", "sealed")
+
+
+class MigrationError(JsApiError, PermanentError):
+    """A migration that cannot go on (the message says what was kept); nothing is lost."""
+
+
+@dataclass
+class _Leg:
+    src: str
+    dst: str
+    config: dict[str, Any]  # what dst is once promoted
+    consumers: dict[str, dict[str, Any]]
+    final: str  # the stream the whole migration ends with
+    finish: bool = True  # remove the record at the end (False: a second leg follows)
+    window: float | None = None  # seconds the subjects were served by neither stream
+    compared: int = 0
+    placed: int = 0  # consumers created at their positions
+
+
+async def run_migration(client: JsClient, a: Action) -> str:
+    """Carry out (or resume) the migration ``a`` describes; what was done, in one line."""
+    try:
+        spec = MigrationSpec.from_json(a.migration or {})
+    except (TypeError, ValueError) as exc:
+        raise MigrationError(f"bad migration in the plan: {exc}") from None
+    final = dict(a.config or {})
+    legs: list[_Leg] = []
+    if spec.via is None:
+        legs.append(_Leg(spec.source, spec.target, final, spec.consumers, spec.target))
+    else:
+        cur = await _info(client, spec.target)
+        rec = migration_record((cur or {}).get("config"))
+        if cur is not None and not (rec is not None and rec["from"] == spec.via):  # the first leg is not done
+            if spec.via_config is None:
+                raise MigrationError(f"the plan does not say how to build {spec.via}; run plan again")
+            legs.append(_Leg(spec.target, spec.via, dict(spec.via_config), spec.consumers, spec.target, finish=False))
+        legs.append(_Leg(spec.via, spec.target, final, spec.consumers, spec.target))
+    for leg in legs:
+        await _move(client, leg)
+    windows = [f"{leg.window * 1000:.1f} ms" for leg in legs if leg.window is not None]
+    return (f"migrated from {spec.source}" + (f" through {spec.via}" if spec.via else "")
+            + f": {sum(leg.compared for leg in legs)} messages compared (SHA-256), "
+            + f"{sum(leg.placed for leg in legs)} consumers at their positions"
+            + (f", cut-over window {' + '.join(windows)}" if windows else ""))
+
+
+async def _info(client: JsClient, name: str) -> dict[str, Any] | None:
+    try:
+        return await client.astream_info(name)
+    except JsApiError as exc:
+        if exc.err_code == ErrCode.STREAM_NOT_FOUND:
+            return None
+        raise
+
+
+def _state(info: dict[str, Any] | None) -> dict[str, Any]:
+    return (info or {}).get("state") or {}
+
+
+def _with_record(config: dict[str, Any], rec: dict[str, Any] | None) -> dict[str, Any]:
+    out = dict(config)
+    meta = {k: v for k, v in (out.get("metadata") or {}).items() if not k.startswith("_nats.") and k != MIGRATION}
+    if rec is not None:
+        meta[MIGRATION] = json.dumps(rec, sort_keys=True, separators=(",", ":"))
+    out["metadata"] = meta
+    return out
+
+
+async def _record(client: JsClient, name: str, rec: dict[str, Any]) -> None:
+    """Write the migration's step on the stream being built (its live config otherwise unchanged)."""
+    info = await _info(client, name)
+    if info is None:
+        raise MigrationError(f"{name} disappeared during the migration")
+    await client.aupdate_stream(_with_record(dict(info.get("config") or {}), rec))
+
+
+async def _move(client: JsClient, leg: _Leg) -> None:
+    """One leg, from wherever the server says it is."""
+    src_i, dst_i = await _info(client, leg.src), await _info(client, leg.dst)
+    rec = migration_record((dst_i or {}).get("config"))
+    if dst_i is None:
+        if src_i is None:
+            raise MigrationError(f"neither {leg.src} nor {leg.dst} exists")
+        rec = {"from": leg.src, "to": leg.dst, "final": leg.final, "step": "copy",
+               "subjects": list((src_i.get("config") or {}).get("subjects") or [])}
+        mirror = {k: v for k, v in leg.config.items() if k not in _MIRROR_FORBIDS}
+        mirror["mirror"] = {"name": leg.src}
+        await client.acreate_stream(_with_record(mirror, rec))
+        _fault(leg, "after-create")
+    elif rec is None or rec["from"] != leg.src:
+        raise MigrationError(f"{leg.dst} exists and records no migration from {leg.src}; nothing was changed")
+    step = str(rec.get("step"))
+    if src_i is None and step != "drop":
+        raise MigrationError(f"{leg.src} is gone although the migration to {leg.dst} was at step {step!r}; "
+                             f"{leg.dst} is kept as it is")
+    if src_i is not None:
+        if step == "copy":
+            last = await _catch_up(client, leg.src, leg.dst, fast=False)
+            leg.compared += await _compare(client, leg, 1, last)
+            rec = {**rec, "step": "cutover", "verified": last}
+            await _record(client, leg.dst, rec)
+            _fault(leg, "after-sync")
+            step = "cutover"
+        if step == "cutover":
+            await _cutover(client, leg, rec)
+            _fault(leg, "after-promote")
+            step = "promoted"
+        if step == "promoted":
+            await _consumers(client, leg)
+            await _record(client, leg.dst, {**rec, "step": "drop"})
+            _fault(leg, "after-consumers")
+        try:
+            await client.adelete_stream(leg.src)
+        except JsApiError as exc:
+            if exc.err_code != ErrCode.STREAM_NOT_FOUND:
+                raise
+        _fault(leg, "after-drop")
+    if leg.finish:
+        await client.aupdate_stream(_with_record(leg.config, None))
+
+
+def _fault(leg: _Leg, point: str) -> None:
+    """The test hook at ``point`` of any leg (``migrate-<point>``) or of the leg building
+    ``dst`` (``migrate-<point>@<dst>``)."""
+    fault(f"migrate-{point}")
+    fault(f"migrate-{point}@{leg.dst}")
+
+
+async def _catch_up(client: JsClient, src: str, dst: str, *, fast: bool) -> int:
+    """Wait until the mirror ``dst`` holds ``src``'s last sequence; that sequence."""
+    pause = 0.001 if fast else 0.05
+    deadline = time.monotonic() + CATCH_UP_TIMEOUT
+    seen = -1
+    while True:
+        s, d = await asyncio.gather(_info(client, src), _info(client, dst))
+        want, got = int(_state(s).get("last_seq") or 0), int(_state(d).get("last_seq") or 0)
+        if got >= want:
+            return want
+        if got != seen:
+            seen, deadline = got, time.monotonic() + CATCH_UP_TIMEOUT
+        if time.monotonic() > deadline:
+            raise MigrationError(f"{dst} did not catch up with {src} ({got} of {want}) in {CATCH_UP_TIMEOUT:.0f}s; "
+                                 "run apply again to carry on (nothing is lost)")
+        await asyncio.sleep(pause)
+
+
+async def _get(client: JsClient, stream: str, seq: int) -> str | None:
+    """The digest of message ``seq`` (subject, headers, data, time), None when there is none."""
+    try:
+        resp = await client.arequest(f"STREAM.MSG.GET.{stream}", {"seq": seq})
+    except JsApiError as exc:
+        if exc.err_code == ErrCode.NO_MESSAGE_FOUND:
+            return None
+        raise
+    m = resp.get("message") or {}
+    h = hashlib.sha256()
+    for part in (m.get("subject") or "", m.get("hdrs") or "", m.get("data") or "", m.get("time") or ""):
+        h.update(base64.b64encode(str(part).encode()) + b"\0")
+    return h.hexdigest()
+
+
+async def _compare(client: JsClient, leg: _Leg, lo: int, hi: int) -> int:
+    """Compare every message ``src`` holds in ``lo..hi`` with ``dst``'s at the same sequence; the
+    number compared. A message missing or different on ``dst`` is a :class:`MigrationError`."""
+    src_i = await _info(client, leg.src)
+    lo = max(lo, int(_state(src_i).get("first_seq") or 1))
+    compared = 0
+    for start in range(lo, hi + 1, _BATCH):
+        seqs = range(start, min(hi, start + _BATCH - 1) + 1)
+        got = await asyncio.gather(*(_get(client, leg.src, s) for s in seqs), *(_get(client, leg.dst, s) for s in seqs))
+        half = len(seqs)
+        for i, seq in enumerate(seqs):
+            mine, theirs = got[i], got[half + i]
+            if mine is None:
+                continue  # gone from the source meanwhile (or never there)
+            compared += 1
+            if mine != theirs:
+                raise MigrationError(f"message {seq} of {leg.src} is {'missing' if theirs is None else 'different'} on {leg.dst}")
+    return compared
+
+
+async def _cutover(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
+    """Move the subjects from ``src`` to ``dst`` with the shortest window: ``src`` stops taking
+    them, ``dst`` takes the last messages, they are compared, ``dst`` is promoted."""
+    # under load: compare what arrived since the sync now, so that only what is in flight is left for the window
+    pre = await _catch_up(client, leg.src, leg.dst, fast=True)
+    verified = int(rec.get("verified") or 0)
+    leg.compared += await _compare(client, leg, verified + 1, pre)
+    verified = max(verified, pre)
+    t0 = time.monotonic()
+    info = await _info(client, leg.src)
+    cfg = dict((info or {}).get("config") or {})
+    hold = [placeholder(leg.src)]
+    if cfg.get("subjects") != hold:
+        cfg["subjects"] = hold
+        await client.aupdate_stream(cfg)
+    _fault(leg, "in-window")
+    try:
+        last = await _catch_up(client, leg.src, leg.dst, fast=True)
+        leg.compared += await _compare(client, leg, verified + 1, last)
+        await client.aupdate_stream(_with_record(leg.config, {**rec, "step": "promoted"}))
+    except MigrationError as exc:
+        await _rollback(client, leg, rec)
+        raise MigrationError(f"{exc}; rolled back: {leg.src} has its subjects again and {leg.dst} was deleted (nothing lost)") from None
+    except JsApiError as exc:
+        if exc.err_code is None:  # no answer: the re-run finds the record and carries on
+            raise
+        await _rollback(client, leg, rec)
+        raise MigrationError(f"{leg.dst} could not be promoted ({exc}); rolled back: {leg.src} has its subjects again "
+                             f"and {leg.dst} was deleted (nothing lost)") from None
+    leg.window = time.monotonic() - t0
+
+
+async def _rollback(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
+    """Before the promotion: give ``src`` its subjects back and delete the copy."""
+    info = await _info(client, leg.src)
+    if info is not None:
+        cfg = dict(info.get("config") or {})
+        cfg["subjects"] = list(rec.get("subjects") or [])
+        await client.aupdate_stream(cfg)
+    await client.adelete_stream(leg.dst)
+
+
+def _start(info: dict[str, Any]) -> int | None:
+    """The stream sequence a consumer resumes at: after its ack floor (a consumer placed at a
+    start sequence that has acked nothing yet keeps that start). None: start as configured."""
+    floor = int((info.get("ack_floor") or {}).get("stream_seq") or 0)
+    cfg = info.get("config") or {}
+    if floor > 0:
+        return floor + 1
+    if cfg.get("deliver_policy") == "by_start_sequence" and isinstance(cfg.get("opt_start_seq"), int):
+        return int(cfg["opt_start_seq"])
+    if cfg.get("deliver_policy") == "new":
+        return 1
+    return None
+
+
+async def _consumers(client: JsClient, leg: _Leg) -> None:
+    """Create each consumer on ``dst`` at its position on ``src`` (the same sequences: a mirror
+    keeps them). One that exists already (an earlier, interrupted run) is left alone."""
+    for name, cfg in sorted(leg.consumers.items()):
+        try:
+            await client.aconsumer_info(leg.dst, name)
+            continue
+        except JsApiError as exc:
+            if exc.err_code != ErrCode.CONSUMER_NOT_FOUND:
+                raise
+        try:
+            old = await client.aconsumer_info(leg.src, name)
+        except JsApiError as exc:
+            if exc.err_code != ErrCode.CONSUMER_NOT_FOUND:
+                raise
+            old = None
+        start = _start(old) if old is not None else None
+        await client.aput_consumer(leg.dst, resume_config(cfg, start) if start is not None else dict(cfg), "create")
+        leg.placed += start is not None
