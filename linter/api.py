@@ -10,7 +10,8 @@ malformed rule fails at import with :class:`RuleDefinitionError`.
 
 Besides the rule classes this module re-exports what rules read: the resource and estate types,
 typed config accessors, the effective (server-defaulted) config, subject helpers, units, the
-target and its release, and the profiles.
+operational metadata keys and annotations (:mod:`linter.semantics.monitor`), the target and its
+release, and the profiles.
 """
 
 from __future__ import annotations
@@ -35,6 +36,19 @@ from .semantics.effective import (
     effective_consumer,
     effective_stream,
 )
+from .semantics.monitor import (
+    DEAD_LETTER,
+    MONITOR_CONSUMER_KEYS,
+    MONITOR_PREFIX,
+    MONITOR_STREAM_KEYS,
+    PROCESSING_TIME,
+    PUBLISH_RETRY_HORIZON,
+    ValueKind,
+    annotation_duration,
+    monitor_keys,
+    monitor_value_problem,
+    parse_go_bool,
+)
 from .semantics.releases import (
     CONSUMER_FIELDS,
     ENUM_VALUES,
@@ -58,7 +72,23 @@ from .semantics.subjects import (
     is_valid_subject,
     subjects_collide,
 )
-from .semantics.units import UnitError, format_duration, format_size, parse_duration, parse_size
+from .semantics.units import (
+    GIB,
+    KIB,
+    MIB,
+    MILLISECOND,
+    MINUTE,
+    NANOSECOND,
+    SECOND,
+    UnitError,
+    approx_duration,
+    approx_size,
+    format_duration,
+    format_size,
+    human_size,
+    parse_duration,
+    parse_size,
+)
 
 __all__ = [
     # rules
@@ -88,7 +118,6 @@ __all__ = [
     "Size",
     "stream_config",
     "consumer_config",
-    "effective",
     "where",
     "STREAM_DEFAULT_DUPLICATE_WINDOW",
     "EPHEMERAL_INACTIVE_THRESHOLD",
@@ -105,6 +134,9 @@ __all__ = [
     "UnitError",
     "format_duration",
     "format_size",
+    "approx_duration",
+    "approx_size",
+    "human_size",
     "parse_duration",
     "parse_size",
     "NANOSECOND",
@@ -114,6 +146,18 @@ __all__ = [
     "KIB",
     "MIB",
     "GIB",
+    # operational metadata (io.nats.monitor.* keys, jsops.io/* annotations)
+    "ValueKind",
+    "MONITOR_PREFIX",
+    "MONITOR_STREAM_KEYS",
+    "MONITOR_CONSUMER_KEYS",
+    "monitor_keys",
+    "monitor_value_problem",
+    "parse_go_bool",
+    "PROCESSING_TIME",
+    "PUBLISH_RETRY_HORIZON",
+    "DEAD_LETTER",
+    "annotation_duration",
     # target, releases, profiles
     "Target",
     "TargetServer",
@@ -133,14 +177,6 @@ __all__ = [
     "StreamProfile",
     "ConsumerProfile",
 ]
-
-NANOSECOND = 1
-MILLISECOND = 1_000_000
-SECOND = 1_000_000_000
-MINUTE = 60 * SECOND
-KIB = 1 << 10
-MIB = 1 << 20
-GIB = 1 << 30
 
 # Typed resource aliases: today every resource is a ``Resource`` whose ``config`` is a union; the
 # generic ``Resource[ConfigT]`` replaces these aliases without changing the rules that use them.
@@ -296,14 +332,6 @@ class RuleContext:
             )
         self._effective[id(resource)] = out
         return out
-
-
-def effective(resource: Resource, ctx: RuleContext) -> dict[str, Any]:
-    """``ctx.effective(resource)``, answered from the context's cache without a method call when
-    the config was already computed (the method costs microseconds per call; rules call it a
-    few hundred thousand times on a large estate)."""
-    hit = ctx._effective.get(id(resource))
-    return hit if hit is not None else ctx.effective(resource)
 
 
 class Rule:

@@ -30,6 +30,7 @@ from .semantics.releases import (
     release_view,
     target_release,
 )
+from .semantics.units import dialect_duration
 
 if TYPE_CHECKING:
     from .config import Config, Selection
@@ -89,7 +90,7 @@ def _resolve_fix(fix: FixSuggestion | None, resource: Resource) -> FixSuggestion
             e,
             path=resource.source_path(e.path),
             document=resource.document,
-            value=_duration_text(e.value, resource.dialect) if e.duration and isinstance(e.value, int) else e.value,
+            value=dialect_duration(e.value, resource.dialect) if e.duration and isinstance(e.value, int) else e.value,
             duration=False,
         )
         for e in fix.edits
@@ -122,29 +123,6 @@ def _bucket_fixable(fix: FixSuggestion, kind: str) -> bool:
     # "s2"; mirror and source names without the KV_ prefix) are not fixed automatically.
     fields = set(BUCKET_FIELDS[kind]) - {"compression", "mirror", "sources"}
     return all(e.document is None and e.path and e.path[0] in fields for e in fix.edits)
-
-
-def _duration_text(ns: int, dialect: str) -> str | int:
-    """A duration in nanoseconds as the dialect writes it: ``7d`` natively, Go's ``168h0m0s`` style in
-    NACK (Go's parser has no days), integer nanoseconds in API JSON."""
-    if dialect == "native":
-        from .semantics.units import format_duration
-
-        return format_duration(ns)
-    if not dialect.startswith("nack"):
-        return ns
-    sign, n = ("-" if ns < 0 else ""), abs(ns)
-    if n == 0:
-        return "0s"
-    if n % 1_000_000_000:
-        for unit, size in (("ms", 1_000_000), ("us", 1_000), ("ns", 1)):
-            if n % size == 0:
-                return f"{sign}{n // size}{unit}"
-    secs = n // 1_000_000_000
-    h, rem = divmod(secs, 3600)
-    m, s = divmod(rem, 60)
-    out = (f"{h}h" if h else "") + (f"{m}m" if m else "") + (f"{s}s" if s else "")
-    return sign + out
 
 
 def _to_finding(rule: Rule, v: Violation, severity: Severity) -> Finding:

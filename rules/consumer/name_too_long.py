@@ -13,7 +13,6 @@ from linter.api import (
     RuleContext,
     Severity,
     Violation,
-    effective,
 )
 
 MAX_NAME_LEN = 255  # JSMaxNameLen, in bytes
@@ -87,7 +86,7 @@ class ConsumerNameTooLong(ConsumerRule):
         size = len(name.encode())
         if size > MAX_NAME_LEN and not cfg.mem_storage:
             parent = ctx.stream_of(resource)
-            if parent is not None and effective(parent, ctx).get("storage") == "memory":
+            if parent is not None and ctx.effective(parent).get("storage") == "memory":
                 return
             yield Violation(
                 resource,

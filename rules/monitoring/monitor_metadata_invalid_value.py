@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from linter.api import FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
-
-from ._common import MONITOR_PREFIX, monitor_keys, monitor_value_problem
+from linter.api import (
+    MONITOR_PREFIX,
+    FixAvailability,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    Severity,
+    Violation,
+    monitor_keys,
+    monitor_value_problem,
+)
 
 
 class OpsMonitorMetadataInvalidValue(Rule):

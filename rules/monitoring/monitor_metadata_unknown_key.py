@@ -5,9 +5,19 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Iterator
 
-from linter.api import FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
-
-from ._common import MONITOR_CONSUMER_KEYS, MONITOR_PREFIX, MONITOR_STREAM_KEYS, monitor_keys
+from linter.api import (
+    MONITOR_CONSUMER_KEYS,
+    MONITOR_PREFIX,
+    MONITOR_STREAM_KEYS,
+    FixAvailability,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    Severity,
+    Violation,
+    monitor_keys,
+)
 
 
 class OpsMonitorMetadataUnknownKey(Rule):
