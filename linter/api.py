@@ -30,11 +30,20 @@ from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSo
 from .model.profiles import ConsumerProfile, Profiles, StreamProfile
 from .model.target import Target, TargetServer
 from .semantics.effective import (
+    CONSUMER_DEFAULT_ACK_WAIT,
     EPHEMERAL_INACTIVE_THRESHOLD,
     FLOW_CONTROL_HEARTBEAT,
     STREAM_DEFAULT_DUPLICATE_WINDOW,
     effective_consumer,
     effective_stream,
+)
+from .semantics.limits import (
+    MAX_DESCRIPTION_LEN,
+    MAX_METADATA_LEN,
+    MAX_NAME_LEN,
+    MAX_REPLICAS,
+    REQ_LEVEL_METADATA_LEN,
+    go_len,
 )
 from .semantics.monitor import (
     DEAD_LETTER,
@@ -73,7 +82,9 @@ from .semantics.subjects import (
     subjects_collide,
 )
 from .semantics.units import (
+    DAY,
     GIB,
+    HOUR,
     KIB,
     MIB,
     MILLISECOND,
@@ -120,8 +131,16 @@ __all__ = [
     "consumer_config",
     "where",
     "STREAM_DEFAULT_DUPLICATE_WINDOW",
+    "CONSUMER_DEFAULT_ACK_WAIT",
     "EPHEMERAL_INACTIVE_THRESHOLD",
     "FLOW_CONTROL_HEARTBEAT",
+    # server limits
+    "MAX_NAME_LEN",
+    "MAX_DESCRIPTION_LEN",
+    "MAX_METADATA_LEN",
+    "REQ_LEVEL_METADATA_LEN",
+    "MAX_REPLICAS",
+    "go_len",
     # subjects
     "SubjectIndex",
     "is_literal",
@@ -143,6 +162,8 @@ __all__ = [
     "MILLISECOND",
     "SECOND",
     "MINUTE",
+    "HOUR",
+    "DAY",
     "KIB",
     "MIB",
     "GIB",

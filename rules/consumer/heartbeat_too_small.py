@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    MILLISECOND,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -16,7 +17,7 @@ from linter.api import (
     format_duration,
 )
 
-MIN_HEARTBEAT = 100_000_000  # 100ms
+MIN_HEARTBEAT = 100 * MILLISECOND
 
 
 class ConsumerHeartbeatTooSmall(ConsumerRule):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    MILLISECOND,
+    SECOND,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -16,7 +18,7 @@ from linter.api import (
     format_duration,
 )
 
-MIN_EXPIRES = 1_000_000  # 1ms
+MIN_EXPIRES = MILLISECOND
 
 
 class ConsumerMaxExpiresTooSmall(ConsumerRule):
@@ -74,7 +76,7 @@ class ConsumerMaxExpiresTooSmall(ConsumerRule):
             ("max_expires",),
             f"max_expires {format_duration(value)} is shorter than 1ms; nats-server rejects this consumer",
             server_error_code=10115,
-            fix=FixSuggestion("unsafe", f"set max_expires to {format_duration(value * 1_000_000_000) if value * 1_000_000_000 < 2**63 else '1ms'} if seconds were meant"),
+            fix=FixSuggestion("unsafe", f"set max_expires to {format_duration(value * SECOND) if value * SECOND < 2**63 else '1ms'} if seconds were meant"),
         )
 
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from linter.api import (
+    MILLISECOND,
     Edit,
     FixAvailability,
     FixSuggestion,
@@ -18,7 +19,7 @@ from linter.api import (
     format_duration,
 )
 
-PLAUSIBLE = 100_000_000  # 100ms: below this, none of these fields does what anyone wants
+PLAUSIBLE = 100 * MILLISECOND  # below this, none of these fields does what anyone wants
 FIELDS = {
     "Stream": ("max_age", "duplicate_window"),
     "Consumer": ("ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires"),
@@ -53,7 +54,7 @@ def _meant(raw: Any) -> list[str]:
         return []
     out = [f"{raw}s"]
     if raw >= 1000 and raw % 1000 == 0:
-        out.append(f"{format_duration(raw * 1_000_000)} (if {raw} was milliseconds)")
+        out.append(f"{format_duration(raw * MILLISECOND)} (if {raw} was milliseconds)")
     return out
 
 
