@@ -55,6 +55,7 @@ from .semantics.monitor import (
     ValueKind,
     annotation_duration,
     monitor_keys,
+    monitor_metadata,
     monitor_value_problem,
     parse_go_bool,
 )
@@ -173,6 +174,7 @@ __all__ = [
     "MONITOR_STREAM_KEYS",
     "MONITOR_CONSUMER_KEYS",
     "monitor_keys",
+    "monitor_metadata",
     "monitor_value_problem",
     "parse_go_bool",
     "PROCESSING_TIME",

@@ -94,3 +94,10 @@ def test_go_strconv() -> None:
         assert monitor.parse_go_bool(t) is None
     assert monitor.monitor_value_problem("duration", "300") == "expected a duration such as 30s, 5m or 1h"
     assert monitor.monitor_value_problem("uint", "1") is None
+
+
+def test_monitor_metadata_by_suffix() -> None:
+    meta = {"owner": "x", "io.nats.monitor.lag-critical": "10", "io.nats.monitor.enabled": "true"}
+    assert monitor.monitor_metadata(meta) == {"lag-critical": "10", "enabled": "true"}
+    assert list(monitor.monitor_metadata(meta)) == ["lag-critical", "enabled"]
+    assert monitor.monitor_metadata(None) == {} and monitor.monitor_metadata({"a": "b"}) == {}
