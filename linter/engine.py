@@ -31,12 +31,13 @@ from .semantics.releases import (
     target_release,
 )
 from .semantics.units import dialect_duration
+from .yamlio import Limits
 
 if TYPE_CHECKING:
     from .config import Config, Selection
     from .model.profiles import Profiles
 
-__all__ = ["LintResult", "lint_paths", "lint_estate", "discover_rules"]
+__all__ = ["LintResult", "lint_paths", "lint_estate", "discover_rules", "read_manifest_bytes"]
 
 ENTRY_POINT_GROUP = "jsops.rules"
 
@@ -141,9 +142,6 @@ def _to_finding(rule: Rule, v: Violation, severity: Severity) -> Finding:
     )
 
 
-_MAX_SOURCE_BYTES = 64 * 1024 * 1024  # the loader's file size bound (yamlio.Limits.max_file_bytes)
-
-
 def _per_release(rule: Rule, v: Violation, sev: Severity, configured: bool, release: tuple[int, int, int]) -> Finding:
     """A violation as a finding for the target's release: a check the release does not make yet
     becomes advice (a warning, no predicted err_code); a check it answers with an older err_code
@@ -175,15 +173,17 @@ def _load_finding_for(f: Finding, release: tuple[int, int, int]) -> Finding:
     return f
 
 
-def _read_disk(file: str) -> bytes | None:
-    """A manifest's bytes for its suppression comments; None past the size bound (the loader
-    refused that file: nothing in it applies), without reading the rest."""
+def read_manifest_bytes(file: str) -> bytes | None:
+    """A manifest's bytes (for suppression comments and excerpts); None when it cannot be read or
+    is past the loader's size bound (the loader refused that file: nothing in it applies), without
+    reading the rest."""
+    bound = Limits.max_file_bytes
     try:
         with open(file, "rb") as fh:
-            data = fh.read(_MAX_SOURCE_BYTES + 1)
+            data = fh.read(bound + 1)
     except OSError:
         return None
-    return data if len(data) <= _MAX_SOURCE_BYTES else None
+    return data if len(data) <= bound else None
 
 
 def lint_estate(
@@ -194,7 +194,7 @@ def lint_estate(
     config: Config | None = None,
     profiles: Profiles | None = None,
     only_files: Iterable[str] | None = None,
-    read_source: Callable[[str], bytes | None] | None = _read_disk,
+    read_source: Callable[[str], bytes | None] | None = read_manifest_bytes,
     selection: Selection | None = None,
 ) -> LintResult:
     """Lint a loaded estate.
