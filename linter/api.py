@@ -10,7 +10,8 @@ malformed rule fails at import with :class:`RuleDefinitionError`.
 
 Besides the rule classes this module re-exports what rules read: the resource and estate types,
 typed config accessors, the effective (server-defaulted) config, subject helpers, units, the
-target and its release, and the profiles.
+operational metadata keys and annotations (:mod:`linter.semantics.monitor`), the target and its
+release, and the profiles.
 """
 
 from __future__ import annotations
@@ -29,11 +30,34 @@ from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSo
 from .model.profiles import ConsumerProfile, Profiles, StreamProfile
 from .model.target import Target, TargetServer
 from .semantics.effective import (
+    CONSUMER_DEFAULT_ACK_WAIT,
     EPHEMERAL_INACTIVE_THRESHOLD,
     FLOW_CONTROL_HEARTBEAT,
     STREAM_DEFAULT_DUPLICATE_WINDOW,
     effective_consumer,
     effective_stream,
+)
+from .semantics.limits import (
+    MAX_DESCRIPTION_LEN,
+    MAX_METADATA_LEN,
+    MAX_NAME_LEN,
+    MAX_REPLICAS,
+    REQ_LEVEL_METADATA_LEN,
+    go_len,
+)
+from .semantics.monitor import (
+    DEAD_LETTER,
+    MONITOR_CONSUMER_KEYS,
+    MONITOR_PREFIX,
+    MONITOR_STREAM_KEYS,
+    PROCESSING_TIME,
+    PUBLISH_RETRY_HORIZON,
+    ValueKind,
+    annotation_duration,
+    monitor_keys,
+    monitor_metadata,
+    monitor_value_problem,
+    parse_go_bool,
 )
 from .semantics.releases import (
     CONSUMER_FIELDS,
@@ -58,7 +82,25 @@ from .semantics.subjects import (
     is_valid_subject,
     subjects_collide,
 )
-from .semantics.units import UnitError, format_duration, format_size, parse_duration, parse_size
+from .semantics.units import (
+    DAY,
+    GIB,
+    HOUR,
+    KIB,
+    MIB,
+    MILLISECOND,
+    MINUTE,
+    NANOSECOND,
+    SECOND,
+    UnitError,
+    approx_duration,
+    approx_size,
+    format_duration,
+    format_size,
+    human_size,
+    parse_duration,
+    parse_size,
+)
 
 __all__ = [
     # rules
@@ -91,11 +133,18 @@ __all__ = [
     "Size",
     "stream_config",
     "consumer_config",
-    "effective",
     "where",
     "STREAM_DEFAULT_DUPLICATE_WINDOW",
+    "CONSUMER_DEFAULT_ACK_WAIT",
     "EPHEMERAL_INACTIVE_THRESHOLD",
     "FLOW_CONTROL_HEARTBEAT",
+    # server limits
+    "MAX_NAME_LEN",
+    "MAX_DESCRIPTION_LEN",
+    "MAX_METADATA_LEN",
+    "REQ_LEVEL_METADATA_LEN",
+    "MAX_REPLICAS",
+    "go_len",
     # subjects
     "SubjectIndex",
     "is_literal",
@@ -108,15 +157,33 @@ __all__ = [
     "UnitError",
     "format_duration",
     "format_size",
+    "approx_duration",
+    "approx_size",
+    "human_size",
     "parse_duration",
     "parse_size",
     "NANOSECOND",
     "MILLISECOND",
     "SECOND",
     "MINUTE",
+    "HOUR",
+    "DAY",
     "KIB",
     "MIB",
     "GIB",
+    # operational metadata (io.nats.monitor.* keys, jsops.io/* annotations)
+    "ValueKind",
+    "MONITOR_PREFIX",
+    "MONITOR_STREAM_KEYS",
+    "MONITOR_CONSUMER_KEYS",
+    "monitor_keys",
+    "monitor_metadata",
+    "monitor_value_problem",
+    "parse_go_bool",
+    "PROCESSING_TIME",
+    "PUBLISH_RETRY_HORIZON",
+    "DEAD_LETTER",
+    "annotation_duration",
     # target, releases, profiles
     "Target",
     "TargetServer",
@@ -144,14 +211,6 @@ __all__ = [
 CREATE = "create"
 UPDATE = "update"
 CREATE_ONLY: frozenset[str] = frozenset({CREATE})
-
-NANOSECOND = 1
-MILLISECOND = 1_000_000
-SECOND = 1_000_000_000
-MINUTE = 60 * SECOND
-KIB = 1 << 10
-MIB = 1 << 20
-GIB = 1 << 30
 
 # Typed resource aliases: today every resource is a ``Resource`` whose ``config`` is a union; the
 # generic ``Resource[ConfigT]`` replaces these aliases without changing the rules that use them.
@@ -307,14 +366,6 @@ class RuleContext:
             )
         self._effective[id(resource)] = out
         return out
-
-
-def effective(resource: Resource, ctx: RuleContext) -> dict[str, Any]:
-    """``ctx.effective(resource)``, answered from the context's cache without a method call when
-    the config was already computed (the method costs microseconds per call; rules call it a
-    few hundred thousand times on a large estate)."""
-    hit = ctx._effective.get(id(resource))
-    return hit if hit is not None else ctx.effective(resource)
 
 
 class Rule:

@@ -30,12 +30,14 @@ from .semantics.releases import (
     release_view,
     target_release,
 )
+from .semantics.units import dialect_duration
+from .yamlio import Limits
 
 if TYPE_CHECKING:
     from .config import Config, Selection
     from .model.profiles import Profiles
 
-__all__ = ["LintResult", "lint_paths", "lint_estate", "discover_rules"]
+__all__ = ["LintResult", "lint_paths", "lint_estate", "discover_rules", "read_manifest_bytes"]
 
 ENTRY_POINT_GROUP = "jsops.rules"
 
@@ -89,7 +91,7 @@ def _resolve_fix(fix: FixSuggestion | None, resource: Resource) -> FixSuggestion
             e,
             path=resource.source_path(e.path),
             document=resource.document,
-            value=_duration_text(e.value, resource.dialect) if e.duration and isinstance(e.value, int) else e.value,
+            value=dialect_duration(e.value, resource.dialect) if e.duration and isinstance(e.value, int) else e.value,
             duration=False,
         )
         for e in fix.edits
@@ -124,29 +126,6 @@ def _bucket_fixable(fix: FixSuggestion, kind: str) -> bool:
     return all(e.document is None and e.path and e.path[0] in fields for e in fix.edits)
 
 
-def _duration_text(ns: int, dialect: str) -> str | int:
-    """A duration in nanoseconds as the dialect writes it: ``7d`` natively, Go's ``168h0m0s`` style in
-    NACK (Go's parser has no days), integer nanoseconds in API JSON."""
-    if dialect == "native":
-        from .semantics.units import format_duration
-
-        return format_duration(ns)
-    if not dialect.startswith("nack"):
-        return ns
-    sign, n = ("-" if ns < 0 else ""), abs(ns)
-    if n == 0:
-        return "0s"
-    if n % 1_000_000_000:
-        for unit, size in (("ms", 1_000_000), ("us", 1_000), ("ns", 1)):
-            if n % size == 0:
-                return f"{sign}{n // size}{unit}"
-    secs = n // 1_000_000_000
-    h, rem = divmod(secs, 3600)
-    m, s = divmod(rem, 60)
-    out = (f"{h}h" if h else "") + (f"{m}m" if m else "") + (f"{s}s" if s else "")
-    return sign + out
-
-
 def _to_finding(rule: Rule, v: Violation, severity: Severity) -> Finding:
     line, col = v.resource.locate(v.path, key=v.key)
     return Finding(
@@ -161,9 +140,6 @@ def _to_finding(rule: Rule, v: Violation, severity: Severity) -> Finding:
         v.server_error_code,
         _resolve_fix(v.fix, v.resource),
     )
-
-
-_MAX_SOURCE_BYTES = 64 * 1024 * 1024  # the loader's file size bound (yamlio.Limits.max_file_bytes)
 
 
 def _per_release(rule: Rule, v: Violation, sev: Severity, configured: bool, release: tuple[int, int, int]) -> Finding:
@@ -197,15 +173,17 @@ def _load_finding_for(f: Finding, release: tuple[int, int, int]) -> Finding:
     return f
 
 
-def _read_disk(file: str) -> bytes | None:
-    """A manifest's bytes for its suppression comments; None past the size bound (the loader
-    refused that file: nothing in it applies), without reading the rest."""
+def read_manifest_bytes(file: str) -> bytes | None:
+    """A manifest's bytes (for suppression comments and excerpts); None when it cannot be read or
+    is past the loader's size bound (the loader refused that file: nothing in it applies), without
+    reading the rest."""
+    bound = Limits.max_file_bytes
     try:
         with open(file, "rb") as fh:
-            data = fh.read(_MAX_SOURCE_BYTES + 1)
+            data = fh.read(bound + 1)
     except OSError:
         return None
-    return data if len(data) <= _MAX_SOURCE_BYTES else None
+    return data if len(data) <= bound else None
 
 
 def lint_estate(
@@ -216,7 +194,7 @@ def lint_estate(
     config: Config | None = None,
     profiles: Profiles | None = None,
     only_files: Iterable[str] | None = None,
-    read_source: Callable[[str], bytes | None] | None = _read_disk,
+    read_source: Callable[[str], bytes | None] | None = read_manifest_bytes,
     selection: Selection | None = None,
 ) -> LintResult:
     """Lint a loaded estate.

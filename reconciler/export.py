@@ -15,44 +15,17 @@ from typing import Any
 from linter.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, bucket_stream
 from linter.model.config import StreamConfig
 from linter.semantics.effective import effective_stream
+from linter.semantics.units import readable_duration, readable_size
 
 from .diff import BOOKKEEPING_KEYS, START_FIELDS, diff_configs
 from .live import RESUME, LiveState
 
-__all__ = ["export_documents", "write_export", "go_duration", "readable_duration", "readable_size"]
+__all__ = ["export_documents", "write_export"]
 
 _STREAM_DURATIONS = {("max_age",), ("duplicate_window",), ("subject_delete_marker_ttl",), ("consumer_limits", "inactive_threshold")}
 _CONSUMER_DURATIONS = {("ack_wait",), ("idle_heartbeat",), ("inactive_threshold",), ("max_expires",), ("priority_timeout",)}
-_UNITS = (("h", 3_600_000_000_000), ("m", 60_000_000_000), ("s", 1_000_000_000), ("ms", 1_000_000))
 _STREAM_SIZES = {("max_bytes",), ("max_msg_size",)}
 _CONSUMER_SIZES = {("max_request_max_bytes",)}
-
-
-def go_duration(ns: int) -> str | int:
-    """A Go duration string equal to ``ns`` nanoseconds (or ``ns`` itself when none is exact)."""
-    if ns <= 0 or ns % 1_000_000:
-        return ns
-    parts, rest = [], ns
-    for unit, size in _UNITS:
-        if rest >= size:
-            parts.append(f"{rest // size}{unit}")
-            rest %= size
-    return "".join(parts)
-
-
-def readable_duration(ns: int) -> str | int:
-    """A duration as a person writes it in a manifest (``30s``, ``3d``, ``1w``, ``1h30m``, ``250ms``),
-    exact (jsops reads it back to the same nanoseconds); 0 and negatives stay numbers."""
-    from linter.semantics.units import format_duration
-
-    return format_duration(ns) if ns > 0 else ns
-
-
-def readable_size(n: int) -> str | int:
-    """A size as a person writes it (``1GiB``, ``64KiB``) when it is an exact binary multiple; else the number."""
-    from linter.semantics.units import format_size
-
-    return format_size(n) if n >= 1024 and n % 1024 == 0 else n
 
 
 def _clean_metadata(cfg: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from linter.buckets import BUCKET_FIELDS, bucket_kind_of
+from linter.semantics.effective import SERVER_DEFAULTS
 from linter.semantics.units import format_duration, format_size
 
 from .plan import Action, Plan, PlanSet
@@ -31,27 +32,7 @@ _DURATIONS = {
 }
 _SIZES = {"max_bytes", "max_msg_size", "max_request_max_bytes"}
 
-# What the server stores for a field a manifest leaves out (used to tell defaults apart when the
-# manifests are not at hand, e.g. for a saved plan).
-_DEFAULTS: dict[str, dict[str, Any]] = {
-    "Stream": {
-        "retention": "limits", "max_consumers": -1, "max_msgs": -1, "max_bytes": -1, "max_age": 0,
-        "max_msgs_per_subject": -1, "max_msg_size": -1, "discard": "old", "storage": "file", "num_replicas": 1,
-        "duplicate_window": 120_000_000_000, "compression": "none", "allow_direct": False, "mirror_direct": False,
-        "sealed": False, "deny_delete": False, "deny_purge": False, "allow_rollup_hdrs": False, "consumer_limits": {},
-        "allow_msg_ttl": False, "discard_new_per_subject": False, "allow_msg_counter": False,
-        "allow_atomic": False, "allow_msg_schedules": False,
-    },
-    "Consumer": {
-        "deliver_policy": "all", "ack_policy": "none", "max_deliver": -1, "replay_policy": "instant",
-        "max_waiting": 512, "num_replicas": 0, "ack_wait": 30_000_000_000, "max_ack_pending": 1000,
-    },
-}
 _OWN_PREFIX = "io.jsops."
-
-
-def _size(n: int) -> str:
-    return "-1 (unlimited)" if n < 0 else format_size(n)
 
 
 def format_value(path: str, value: Any, kind: str = "") -> str:
@@ -63,7 +44,7 @@ def format_value(path: str, value: Any, kind: str = "") -> str:
         text = format_duration(value)
         return f"{text} ({value} ns: a bare number is nanoseconds)" if 0 < value < 1_000_000 else text
     if leaf in _SIZES and is_int:
-        return _size(value)
+        return "-1 (unlimited)" if value < 0 else format_size(value)
     if leaf == "num_replicas" and value == 0 and kind == "Consumer":
         return "0 (inherits the stream's)"
     if leaf == "backoff" and isinstance(value, list):
@@ -97,7 +78,7 @@ def _shown_metadata(value: Any, verbose: bool) -> Any:
 def _create_fields(a: Action, explicit: Explicit | None, verbose: bool, color: bool) -> list[str]:
     config = a.config or {}
     wanted = explicit.get((a.kind, a.stream, a.name)) if explicit is not None else None
-    defaults = _DEFAULTS.get(a.kind, {})
+    defaults = SERVER_DEFAULTS.get(a.kind, {})
     plus = _paint("+", color)
     shown, hidden = [], []
     for k, v in config.items():

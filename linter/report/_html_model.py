@@ -14,6 +14,7 @@ from typing import Any
 from ..findings import Finding, ObjectRef, Severity
 from ..load import Estate, Resource
 from ..model.profiles import AckTimeProfile, ConsumerProfile, Profiles, StreamProfile
+from ..semantics.units import SECOND
 
 __all__ = [
     "AckExceed",
@@ -41,7 +42,6 @@ QUANTILES: tuple[tuple[str, str, float], ...] = (
     ("p999", "p99.9", 0.999),
     ("max", "max", 1.0),
 )
-NS_PER_S = 1_000_000_000
 
 
 @dataclass(frozen=True)
@@ -333,7 +333,7 @@ def fill_times(
                 out.append(Fill(limit, value, r.label, "never", None, est, False if max_age_ns else None))
             else:
                 secs = value / per_s
-                before = (secs * NS_PER_S < max_age_ns) if max_age_ns else None
+                before = (secs * SECOND < max_age_ns) if max_age_ns else None
                 out.append(Fill(limit, value, r.label, "fills", secs, est, before))
     return tuple(out)
 
@@ -373,7 +373,7 @@ def _stream(
         msg_size_mean=nbytes.stored_msg_size_mean if nbytes else None,
         fills=fills,
         retention_span_ns=prof.retention_span_ns if prof else None,
-        bytes_at_max_age=(rates[0].bytes_per_s * max_age / NS_PER_S) if (max_age and rates[0].bytes_per_s is not None) else None,
+        bytes_at_max_age=(rates[0].bytes_per_s * max_age / SECOND) if (max_age and rates[0].bytes_per_s is not None) else None,
         consumers=consumers,
         findings=findings,
         status=_with_findings(_stream_status(fills, prof is not None and (prof.ingest is not None or prof.bytes is not None)), findings),

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..engine import LintResult
+from ..engine import LintResult, read_manifest_bytes
 from ..findings import Finding, Severity
 
 __all__ = ["render_text", "SourceLines", "read_lines"]
 
 SourceLines = Callable[[str], "list[str] | None"]
 _MAX_EXCERPT = 160
-_MAX_SOURCE_BYTES = 64 * 1024 * 1024  # the loader's file size bound
 _COLORS = {"error": "31", "warning": "33", "info": "36"}
 
 
@@ -26,13 +25,9 @@ def _plural(n: int, word: str) -> str:
 def read_lines(file: str, _cache: dict[str, list[str] | None] = {}) -> list[str] | None:  # noqa: B006
     """The lines of a file for excerpts (cached per process; None if it cannot be read)."""
     if file not in _cache:
-        try:
-            with open(file, "rb") as fh:
-                data = fh.read(_MAX_SOURCE_BYTES + 1)
-            # Past the loader's size bound there is no excerpt (and no reading the rest).
-            _cache[file] = data.decode("utf-8", errors="replace").splitlines() if len(data) <= _MAX_SOURCE_BYTES else None
-        except OSError:
-            _cache[file] = None
+        # Past the loader's size bound there is no excerpt (and no reading the rest).
+        data = read_manifest_bytes(file)
+        _cache[file] = data.decode("utf-8", errors="replace").splitlines() if data is not None else None
     return _cache[file]
 
 

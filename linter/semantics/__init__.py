@@ -8,7 +8,9 @@ Modules (import the one you need; this package imports none of them, so it stays
 * :mod:`.releases` -- per-release facts (field versions, checks and err_codes by release);
 * :mod:`.subjects` -- subject grammar, overlap and a subject index;
 * :mod:`.transforms` -- subject-mapping validation;
-* :mod:`.monitor` -- ``io.nats.monitor.*`` metadata keys and jsops operational annotations.
+* :mod:`.monitor` -- ``io.nats.monitor.*`` metadata keys and jsops operational annotations;
+* :mod:`.limits` -- the fixed limits nats-server checks configs against (name, description and
+  metadata lengths, replicas).
 """
 
 __all__: list[str] = []

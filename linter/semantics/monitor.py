@@ -29,6 +29,7 @@ __all__ = [
     "MONITOR_STREAM_KEYS",
     "MONITOR_CONSUMER_KEYS",
     "monitor_keys",
+    "monitor_metadata",
     "parse_go_int",
     "parse_go_uint",
     "parse_go_bool",
@@ -92,6 +93,15 @@ _KIND_TEXT: dict[ValueKind, str] = {
 def monitor_keys(kind: str) -> dict[str, ValueKind]:
     """Known ``io.nats.monitor.`` suffixes of a kind ("Stream" or "Consumer") and their value kinds."""
     return MONITOR_STREAM_KEYS if kind == "Stream" else MONITOR_CONSUMER_KEYS
+
+
+def monitor_metadata(metadata: Mapping[str, str] | None) -> dict[str, str]:
+    """The ``io.nats.monitor.*`` entries of a config's metadata, by key suffix (``lag-critical``),
+    in the metadata's order."""
+    if not metadata:
+        return {}
+    skip = len(MONITOR_PREFIX)
+    return {k[skip:]: v for k, v in metadata.items() if k.startswith(MONITOR_PREFIX)}
 
 
 def parse_go_int(text: str) -> int | None:

@@ -9,11 +9,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from linter.api import GIB, KIB, MIB, SECOND, RuleContext, StreamProfile, Target, format_duration
+from linter.api import GIB, KIB, MIB, SECOND, RuleContext, StreamProfile, Target, format_duration, human_size
 
 __all__ = [
     "byte_rate",
-    "human_bytes",
     "human_rate",
     "ceil_size",
     "multi_node",
@@ -36,18 +35,8 @@ def byte_rate(profile: StreamProfile | None, which: str = "mean") -> float | Non
     return float(value) if value is not None else None
 
 
-def human_bytes(n: float) -> str:
-    """``7100`` -> ``6.9KiB``: 1024-based, at most one decimal, for messages (not for edits)."""
-    for unit, size in (("TiB", 1 << 40), ("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
-        if n >= size:
-            q = n / size
-            text = f"{q:.1f}".rstrip("0").rstrip(".")
-            return f"{text}{unit}"
-    return f"{n:.0f}B" if n == int(n) else f"{n:.1f}B"
-
-
 def human_rate(bytes_per_s: float) -> str:
-    return f"{human_bytes(bytes_per_s)}/s"
+    return f"{human_size(bytes_per_s)}/s"
 
 
 def ceil_size(n: float) -> int:
@@ -89,7 +78,7 @@ def profiled_bytes(eff: dict[str, Any], profile: StreamProfile | None) -> tuple[
     size = profile.bytes.stored_msg_size_mean
     max_msgs = eff.get("max_msgs", -1)
     if size and max_msgs > 0:
-        out.append((size * max_msgs, f"max_msgs x profiled mean stored size {human_bytes(size)}"))
+        out.append((size * max_msgs, f"max_msgs x profiled mean stored size {human_size(size)}"))
     return min(out) if out else None
 
 

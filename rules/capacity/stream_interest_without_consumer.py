@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation, effective
+from linter.api import FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation
 
 from ._common import sourced_origins
 
@@ -65,7 +65,7 @@ class OpsStreamInterestWithoutConsumer(Rule):
         for r in ctx.estate.resources:
             if r.kind != "Stream" or getattr(r.config, "retention", None) != "interest":
                 continue
-            if effective(r, ctx).get("retention") != "interest":
+            if ctx.effective(r).get("retention") != "interest":
                 continue
             if consumers is None:
                 consumers = ctx.consumers_by_stream()

@@ -8,6 +8,9 @@ from typing import Literal
 from pydantic import Field
 
 from linter.api import (
+    DAY,
+    HOUR,
+    MINUTE,
     SECOND,
     Duration,
     FixAvailability,
@@ -80,7 +83,7 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
             "mean", description="which profile figure to use: bytes.mean_per_s or bytes.peak_per_s"
         )
         min_window: Duration = Field(
-            60 * SECOND, description="shortest profile window a fill time is extrapolated from (Go duration)"
+            MINUTE, description="shortest profile window a fill time is extrapolated from (Go duration)"
         )
 
     code = "JS432"
@@ -108,7 +111,7 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
         fill_ns = int(max_bytes / rate * SECOND)
         if fill_ns >= max_age:
             return ()
-        step = 60 * SECOND if fill_ns >= 3600 * SECOND else SECOND  # minutes are precise enough past an hour
+        step = MINUTE if fill_ns >= HOUR else SECOND  # minutes are precise enough past an hour
         fill_text = format_duration(max(fill_ns // step, 1) * step)
         needed = format_size(ceil_size(rate * max_age / SECOND))
         if eff.get("discard") == "new":
@@ -119,7 +122,7 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
             resource,
             ("max_bytes",),
             f"at the profiled {which} byte rate {human_rate(rate)}"
-            + (f" (over a {format_duration(span // SECOND * SECOND)} profile window)" if span is not None and span < 86400 * SECOND else "")
+            + (f" (over a {format_duration(span // SECOND * SECOND)} profile window)" if span is not None and span < DAY else "")
             + f", max_bytes {format_size(max_bytes)} fills "
             f"in about {fill_text}, before max_age {format_duration(max_age)}: {effect}",
             fix=FixSuggestion(

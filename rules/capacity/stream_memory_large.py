@@ -18,9 +18,10 @@ from linter.api import (
     Size,
     Violation,
     format_size,
+    human_size,
 )
 
-from ._common import hard_byte_bound, human_bytes, profiled_bytes
+from ._common import hard_byte_bound, profiled_bytes
 
 
 class OpsStreamMemoryLarge(Rule):
@@ -105,7 +106,7 @@ class OpsStreamMemoryLarge(Rule):
                 return (Violation(
                     resource,
                     ("storage",),
-                    f"memory stream without max_bytes expected to hold about {human_bytes(amount)}{on_each} "
+                    f"memory stream without max_bytes expected to hold about {human_size(amount)}{on_each} "
                     f"({how}), more than the {format_size(budget)} budget for memory streams",
                     fix=fix,
                 ),)

@@ -19,9 +19,10 @@ from linter.api import (
     Size,
     Violation,
     format_size,
+    human_size,
 )
 
-from ._common import hard_byte_bound, human_bytes, profiled_bytes
+from ._common import hard_byte_bound, profiled_bytes
 
 
 class OpsStreamUncompressedLarge(Rule):
@@ -103,7 +104,7 @@ class OpsStreamUncompressedLarge(Rule):
             return (Violation(
                 resource,
                 ("storage",),
-                f"file stream without compression expected to hold about {human_bytes(amount)} "
+                f"file stream without compression expected to hold about {human_size(amount)} "
                 f"({how}), more than {format_size(threshold)}",
                 fix=fix,
             ),)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from linter.api import ConsumerResource, RuleContext, effective
+from linter.api import ConsumerResource, RuleContext
 
 __all__ = ["parent_effective", "field_path"]
 
@@ -16,7 +16,7 @@ __all__ = ["parent_effective", "field_path"]
 def parent_effective(resource: ConsumerResource, ctx: RuleContext) -> dict[str, Any] | None:
     """The parent stream's effective config, or None when the estate does not declare it."""
     parent = ctx.stream_of(resource)
-    return effective(parent, ctx) if parent is not None else None
+    return ctx.effective(parent) if parent is not None else None
 
 
 def field_path(resource: ConsumerResource, *fields: str) -> tuple[Any, ...]:

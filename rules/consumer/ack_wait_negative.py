@@ -13,8 +13,8 @@ from linter.api import (
     RuleContext,
     Severity,
     Violation,
+    format_duration,
 )
-from linter.api import format_duration as dur
 
 
 class ConsumerAckWaitNegative(ConsumerRule):
@@ -73,9 +73,9 @@ class ConsumerAckWaitNegative(ConsumerRule):
                 yield Violation(
                     resource,
                     ("backoff", i),
-                    f"backoff[{i}] is negative ({dur(value)}); nats-server rejects this consumer",
+                    f"backoff[{i}] is negative ({format_duration(value)}); nats-server rejects this consumer",
                     server_error_code=10184,
-                    fix=FixSuggestion("unsafe", f"set backoff[{i}] to {dur(-value)}"),
+                    fix=FixSuggestion("unsafe", f"set backoff[{i}] to {format_duration(-value)}"),
                 )
                 return
         ack_wait = cfg.ack_wait or 0
@@ -83,9 +83,9 @@ class ConsumerAckWaitNegative(ConsumerRule):
             yield Violation(
                 resource,
                 ("ack_wait",),
-                f"ack_wait is negative ({dur(ack_wait)}); nats-server rejects this consumer",
+                f"ack_wait is negative ({format_duration(ack_wait)}); nats-server rejects this consumer",
                 server_error_code=10183,
-                fix=FixSuggestion("unsafe", f"set ack_wait to {dur(-ack_wait)}"),
+                fix=FixSuggestion("unsafe", f"set ack_wait to {format_duration(-ack_wait)}"),
             )
 
 

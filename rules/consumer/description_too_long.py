@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    MAX_DESCRIPTION_LEN,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -13,9 +14,8 @@ from linter.api import (
     RuleContext,
     Severity,
     Violation,
+    go_len,
 )
-
-MAX_DESCRIPTION_LEN = 4096  # JSMaxDescriptionLen, in bytes
 
 
 class ConsumerDescriptionTooLong(ConsumerRule):
@@ -69,7 +69,7 @@ class ConsumerDescriptionTooLong(ConsumerRule):
         text = cfg.description
         if not text or len(text) * 4 <= MAX_DESCRIPTION_LEN:
             return
-        size = len(text.encode())
+        size = go_len(text)
         if size > MAX_DESCRIPTION_LEN:
             yield Violation(
                 resource,

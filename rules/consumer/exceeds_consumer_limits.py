@@ -13,9 +13,8 @@ from linter.api import (
     RuleContext,
     Severity,
     Violation,
-    effective,
+    format_duration,
 )
-from linter.api import format_duration as dur
 
 from ._common import parent_effective
 
@@ -79,7 +78,7 @@ class ConsumerExceedsConsumerLimits(ConsumerRule):
         account_limit = ctx.target.account.max_ack_pending or 0
         if not limits and not server_limit and not account_limit:
             return
-        eff = effective(resource, ctx)
+        eff = ctx.effective(resource)
         pending = eff.get("max_ack_pending", 0)
         if cfg.max_ack_pending is not None:
             for limit, what in (
@@ -102,9 +101,9 @@ class ConsumerExceedsConsumerLimits(ConsumerRule):
             yield Violation(
                 resource,
                 ("inactive_threshold",),
-                f"inactive_threshold {dur(inactive)} exceeds the stream's consumer_limits inactive_threshold of {dur(limit)}",
+                f"inactive_threshold {format_duration(inactive)} exceeds the stream's consumer_limits inactive_threshold of {format_duration(limit)}",
                 server_error_code=10153,
-                fix=FixSuggestion("safe", f"set inactive_threshold to {dur(limit)}"),
+                fix=FixSuggestion("safe", f"set inactive_threshold to {format_duration(limit)}"),
             )
 
 

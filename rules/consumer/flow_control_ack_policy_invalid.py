@@ -13,7 +13,6 @@ from linter.api import (
     RuleContext,
     Severity,
     Violation,
-    effective,
 )
 
 from ._common import field_path
@@ -71,7 +70,7 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.ack_policy != "flow_control":
             return
-        eff = effective(resource, ctx)
+        eff = ctx.effective(resource)
         if not eff.get("deliver_subject"):
             yield Violation(
                 resource,

@@ -13,7 +13,6 @@ from linter.api import (
     RuleContext,
     Severity,
     Violation,
-    effective,
 )
 
 
@@ -66,7 +65,7 @@ class ConsumerFlowControlWithoutHeartbeat(ConsumerRule):
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if not cfg.flow_control or not cfg.deliver_subject:
             return
-        eff = effective(resource, ctx)
+        eff = ctx.effective(resource)
         if eff.get("idle_heartbeat", 0) > 0:
             return
         yield Violation(

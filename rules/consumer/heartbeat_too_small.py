@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    MILLISECOND,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -13,11 +14,10 @@ from linter.api import (
     RuleContext,
     Severity,
     Violation,
-    effective,
+    format_duration,
 )
-from linter.api import format_duration as dur
 
-MIN_HEARTBEAT = 100_000_000  # 100ms
+MIN_HEARTBEAT = 100 * MILLISECOND
 
 
 class ConsumerHeartbeatTooSmall(ConsumerRule):
@@ -68,12 +68,12 @@ class ConsumerHeartbeatTooSmall(ConsumerRule):
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if not cfg.deliver_subject or not cfg.idle_heartbeat:
             return
-        hb = effective(resource, ctx).get("idle_heartbeat", 0)
+        hb = ctx.effective(resource).get("idle_heartbeat", 0)
         if 0 < hb < MIN_HEARTBEAT:
             yield Violation(
                 resource,
                 ("idle_heartbeat",),
-                f"idle_heartbeat {dur(hb)} is shorter than 100ms; nats-server rejects this consumer",
+                f"idle_heartbeat {format_duration(hb)} is shorter than 100ms; nats-server rejects this consumer",
                 server_error_code=10083,
                 fix=FixSuggestion("safe", "set idle_heartbeat to 100ms"),
             )

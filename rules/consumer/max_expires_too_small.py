@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    MILLISECOND,
+    SECOND,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -13,10 +15,10 @@ from linter.api import (
     RuleContext,
     Severity,
     Violation,
+    format_duration,
 )
-from linter.api import format_duration as dur
 
-MIN_EXPIRES = 1_000_000  # 1ms
+MIN_EXPIRES = MILLISECOND
 
 
 class ConsumerMaxExpiresTooSmall(ConsumerRule):
@@ -72,9 +74,9 @@ class ConsumerMaxExpiresTooSmall(ConsumerRule):
         yield Violation(
             resource,
             ("max_expires",),
-            f"max_expires {dur(value)} is shorter than 1ms; nats-server rejects this consumer",
+            f"max_expires {format_duration(value)} is shorter than 1ms; nats-server rejects this consumer",
             server_error_code=10115,
-            fix=FixSuggestion("unsafe", f"set max_expires to {dur(value * 1_000_000_000) if value * 1_000_000_000 < 2**63 else '1ms'} if seconds were meant"),
+            fix=FixSuggestion("unsafe", f"set max_expires to {format_duration(value * SECOND) if value * SECOND < 2**63 else '1ms'} if seconds were meant"),
         )
 
 

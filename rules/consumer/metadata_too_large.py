@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    MAX_METADATA_LEN,
+    REQ_LEVEL_METADATA_LEN,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -13,11 +15,10 @@ from linter.api import (
     RuleContext,
     Severity,
     Violation,
+    go_len,
 )
 
-MAX_METADATA_LEN = 128 * 1024  # JSMaxMetadataLen
-SERVER_METADATA_LEN = len("_nats.req.level") + 1  # the server adds this key before checking
-USER_BUDGET = MAX_METADATA_LEN - SERVER_METADATA_LEN
+USER_BUDGET = MAX_METADATA_LEN - REQ_LEVEL_METADATA_LEN
 
 
 class ConsumerMetadataTooLarge(ConsumerRule):
@@ -85,7 +86,7 @@ class ConsumerMetadataTooLarge(ConsumerRule):
         chars = sum(len(k) + len(v) for k, v in meta.items() if not k.startswith("_nats."))
         if chars * 4 <= USER_BUDGET:
             return
-        size = sum(len(k.encode()) + len(v.encode()) for k, v in meta.items() if not k.startswith("_nats."))
+        size = sum(go_len(k) + go_len(v) for k, v in meta.items() if not k.startswith("_nats."))
         if size > USER_BUDGET:
             yield Violation(
                 resource,

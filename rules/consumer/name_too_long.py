@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    MAX_NAME_LEN,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -13,10 +14,8 @@ from linter.api import (
     RuleContext,
     Severity,
     Violation,
-    effective,
+    go_len,
 )
-
-MAX_NAME_LEN = 255  # JSMaxNameLen, in bytes
 
 
 class ConsumerNameTooLong(ConsumerRule):
@@ -73,7 +72,7 @@ class ConsumerNameTooLong(ConsumerRule):
         if len(durable or name) * 4 <= MAX_NAME_LEN:
             return
         if durable:
-            size = len(durable.encode())
+            size = go_len(durable)
             if size > MAX_NAME_LEN:
                 yield Violation(
                     resource,
@@ -84,10 +83,10 @@ class ConsumerNameTooLong(ConsumerRule):
                     fix=FixSuggestion("unsafe", f"shorten the name to at most {MAX_NAME_LEN} bytes"),
                 )
             return
-        size = len(name.encode())
+        size = go_len(name)
         if size > MAX_NAME_LEN and not cfg.mem_storage:
             parent = ctx.stream_of(resource)
-            if parent is not None and effective(parent, ctx).get("storage") == "memory":
+            if parent is not None and ctx.effective(parent).get("storage") == "memory":
                 return
             yield Violation(
                 resource,

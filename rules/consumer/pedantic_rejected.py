@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    CONSUMER_DEFAULT_ACK_WAIT,
     FLOW_CONTROL_HEARTBEAT,
     ConsumerConfig,
     ConsumerResource,
@@ -18,7 +19,6 @@ from linter.api import (
 
 from ._common import parent_effective
 
-_DEFAULT_ACK_WAIT = 30_000_000_000
 # (field, lowest value the server keeps): below it the server normalises, pedantic refuses
 _FLOORS = (
     ("max_deliver", -1), ("max_waiting", 0), ("max_ack_pending", -1), ("max_batch", 0), ("max_expires", 0),
@@ -95,7 +95,7 @@ class ConsumerPedanticRejected(ConsumerRule):
                 yield self._v(resource, (fld,), f"{fld} {v} is below {floor}", 10157)
         ack = c.ack_policy or "none"
         if c.backoff:
-            ack_wait = c.ack_wait or (_DEFAULT_ACK_WAIT if ack in ("explicit", "all") else 0)
+            ack_wait = c.ack_wait or (CONSUMER_DEFAULT_ACK_WAIT if ack in ("explicit", "all") else 0)
             if ack_wait != c.backoff[0]:
                 yield self._v(
                     resource, ("ack_wait",) if c.ack_wait is not None else ("backoff",),

@@ -13,7 +13,6 @@ from linter.api import (
     RuleContext,
     Severity,
     Violation,
-    effective,
 )
 
 
@@ -67,7 +66,7 @@ class ConsumerPullPushOnlyOption(ConsumerRule):
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.deliver_subject or not (cfg.rate_limit_bps or cfg.idle_heartbeat or cfg.flow_control or cfg.ack_policy == "flow_control"):
             return
-        eff = effective(resource, ctx)
+        eff = ctx.effective(resource)
         if eff.get("ack_policy") == "flow_control":
             return  # JS205 explains this one (10218 comes first)
         for fld, code, bad in (

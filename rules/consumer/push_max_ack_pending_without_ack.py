@@ -13,7 +13,6 @@ from linter.api import (
     RuleContext,
     Severity,
     Violation,
-    effective,
 )
 
 
@@ -70,7 +69,7 @@ class ConsumerPushMaxAckPendingWithoutAck(ConsumerRule):
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if not cfg.deliver_subject:
             return
-        eff = effective(resource, ctx)
+        eff = ctx.effective(resource)
         pending = eff.get("max_ack_pending", 0)
         if eff.get("ack_policy") != "none" or pending <= 0:
             return

@@ -14,7 +14,6 @@ from linter.api import (
     RuleContext,
     Severity,
     Violation,
-    effective,
 )
 
 from ._common import parent_effective
@@ -74,7 +73,7 @@ class ConsumerWorkqueueRequiresExplicitAck(ConsumerRule):
         ack = cfg.ack_policy or "none"
         if ack == "explicit" or ack == "flow_control":
             return
-        eff = effective(resource, ctx)
+        eff = ctx.effective(resource)
         stream = parent_effective(resource, ctx)
         if stream is None or stream.get("retention") != "workqueue":
             return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation, effective, format_size
+from linter.api import FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation, format_size
 
 
 class EstateAccountLimitsExceeded(Rule):
@@ -67,7 +67,7 @@ class EstateAccountLimitsExceeded(Rule):
             count = 0
             reserved = {"memory": 0, "file": 0}
             for res in streams:
-                eff = effective(res, ctx)
+                eff = ctx.effective(res)
                 if max_streams > 0 and count >= max_streams:
                     yield Violation(
                         res, (), f"stream {res.name} is past the account's max_streams of {max_streams}; nats-server refuses to create it",

@@ -12,7 +12,6 @@ from linter.api import (
     Severity,
     StreamSource,
     Violation,
-    effective,
     format_size,
     stream_config,
     where,
@@ -89,7 +88,7 @@ class EstateMirrorMaxMsgSize(Rule):
                     origin = index.get((context, origin_src.name))
                     if origin is None or origin is res:
                         continue
-                    limit = effective(origin, ctx).get("max_msg_size", -1)
+                    limit = ctx.effective(origin).get("max_msg_size", -1)
                     if limit > 0 and size < limit:
                         yield Violation(
                             res,

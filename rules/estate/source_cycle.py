@@ -14,7 +14,6 @@ from linter.api import (
     RuleContext,
     Severity,
     Violation,
-    effective,
     stream_config,
     subjects_collide,
 )
@@ -38,7 +37,7 @@ class _Created(Mapping[str, dict[str, Any]]):
         self.resources: dict[str, Resource] = {}
 
     def __getitem__(self, name: str) -> dict[str, Any]:
-        return effective(self.resources[name], self.ctx)
+        return self.ctx.effective(self.resources[name])
 
     def __contains__(self, name: object) -> bool:
         return name in self.resources
@@ -144,7 +143,7 @@ class EstateSourceCycle(Rule):
             for res in streams:
                 cfg = stream_config(res)
                 if cfg.mirror is not None or cfg.sources:
-                    new = dict(effective(res, ctx))
+                    new = dict(ctx.effective(res))
                     new["subjects"] = list(cfg.subjects or [])
                     path = find_cycle(res.name, new, created)
                     if path is not None:

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from linter.api import FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
-
-from ._common import MONITOR_PREFIX, monitor_keys, monitor_value_problem
+from linter.api import (
+    MONITOR_PREFIX,
+    FixAvailability,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    Severity,
+    Violation,
+    monitor_keys,
+    monitor_metadata,
+    monitor_value_problem,
+)
 
 
 class OpsMonitorMetadataInvalidValue(Rule):
@@ -67,19 +77,16 @@ class OpsMonitorMetadataInvalidValue(Rule):
     fix_availability = FixAvailability.ALWAYS
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
-        meta = getattr(resource.config, "metadata", None)
-        if not meta or not any(k.startswith(MONITOR_PREFIX) for k in meta):
-            return ()
-        return list(self._scan(resource, meta))
+        entries = monitor_metadata(getattr(resource.config, "metadata", None))
+        return list(self._scan(resource, entries)) if entries else ()
 
-    def _scan(self, resource: Resource, meta: dict[str, str]) -> Iterator[Violation]:
+    def _scan(self, resource: Resource, entries: dict[str, str]) -> Iterator[Violation]:
         known = monitor_keys(resource.kind)
-        for key, value in meta.items():
-            if not key.startswith(MONITOR_PREFIX):
-                continue
-            value_kind = known.get(key[len(MONITOR_PREFIX):])
+        for suffix, value in entries.items():
+            value_kind = known.get(suffix)
             if value_kind is None:
                 continue
+            key = MONITOR_PREFIX + suffix
             problem = monitor_value_problem(value_kind, value)
             if problem is None:
                 continue

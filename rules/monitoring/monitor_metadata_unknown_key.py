@@ -5,9 +5,20 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Iterator
 
-from linter.api import FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
-
-from ._common import MONITOR_CONSUMER_KEYS, MONITOR_PREFIX, MONITOR_STREAM_KEYS, monitor_keys
+from linter.api import (
+    MONITOR_CONSUMER_KEYS,
+    MONITOR_PREFIX,
+    MONITOR_STREAM_KEYS,
+    FixAvailability,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    Severity,
+    Violation,
+    monitor_keys,
+    monitor_metadata,
+)
 
 
 class OpsMonitorMetadataUnknownKey(Rule):
@@ -59,20 +70,16 @@ class OpsMonitorMetadataUnknownKey(Rule):
     fix_availability = FixAvailability.ALWAYS
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
-        meta = getattr(resource.config, "metadata", None)
-        if not meta or not any(k.startswith(MONITOR_PREFIX) for k in meta):
-            return ()
-        return list(self._scan(resource, meta))
+        entries = monitor_metadata(getattr(resource.config, "metadata", None))
+        return list(self._scan(resource, entries)) if entries else ()
 
-    def _scan(self, resource: Resource, meta: dict[str, str]) -> Iterator[Violation]:
+    def _scan(self, resource: Resource, entries: dict[str, str]) -> Iterator[Violation]:
         known = monitor_keys(resource.kind)
         kind = resource.kind.lower()
-        for key in meta:
-            if not key.startswith(MONITOR_PREFIX):
-                continue
-            suffix = key[len(MONITOR_PREFIX):]
+        for suffix in entries:
             if suffix in known:
                 continue
+            key = MONITOR_PREFIX + suffix
             other = MONITOR_CONSUMER_KEYS if resource.kind == "Stream" else MONITOR_STREAM_KEYS
             if suffix in other:
                 hint = f"; it is a {'consumer' if resource.kind == 'Stream' else 'stream'} key"

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from linter.api import FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
-
-from ._common import MONITOR_PREFIX, parse_go_bool
+from linter.api import (
+    MONITOR_PREFIX,
+    FixAvailability,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    Severity,
+    Violation,
+    parse_go_bool,
+)
 
 _KEY = MONITOR_PREFIX + "pinned"
 

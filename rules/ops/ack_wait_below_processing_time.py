@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pydantic import Field
 
 from linter.api import (
+    PROCESSING_TIME,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -17,10 +18,11 @@ from linter.api import (
     RuleOptions,
     Severity,
     Violation,
-    effective,
+    annotation_duration,
+    approx_duration,
 )
 
-from ._common import PROCESSING_TIME, acks, annotation_duration, dur, pct, readable_ceil, written
+from ._common import acks, pct, readable_ceil, written
 
 
 class OpsAckWaitBelowProcessingTime(ConsumerRule):
@@ -112,7 +114,7 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
         )
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
-        eff = effective(resource, ctx)
+        eff = ctx.effective(resource)
         if not acks(eff) or eff.get("ack_wait", 0) <= 0:
             return
         opts = self.options
@@ -122,21 +124,21 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
         bias = ""
         if prof is not None and prof.ack_time_ns is not None and prof.ack_time_ns.samples >= opts.min_samples:
             p99 = prof.ack_time_ns.p99
-            source = f"measured P99 ack time {dur(p99)} ({prof.ack_time_ns.samples} samples)"
+            source = f"measured P99 ack time {approx_duration(p99)} ({prof.ack_time_ns.samples} samples)"
             if prof.deliveries is not None and prof.deliveries.redelivered_ratio > opts.survivor_bias_ratio:
                 bias = (
                     f"; {pct(prof.deliveries.redelivered_ratio)} of deliveries were redeliveries, so this P99 is "
                     "survivor-biased (attempts that outlived the ack wait left no sample): the real processing time is longer"
                 )
         if p99 is None:
-            declared, problem = annotation_duration(resource, PROCESSING_TIME)
+            declared, problem = annotation_duration(resource.annotations, PROCESSING_TIME)
             if problem is not None:
                 yield Violation(resource, (), problem + "; JS401 cannot check ack_wait against it", key=True)
                 return
             if declared is None:
                 return
             p99 = declared
-            source = f"declared P99 processing time {dur(p99)} ({PROCESSING_TIME})"
+            source = f"declared P99 processing time {approx_duration(p99)} ({PROCESSING_TIME})"
         threshold = int(p99 * opts.factor)
         if threshold <= 0:
             return
@@ -150,15 +152,15 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
             yield Violation(
                 resource,
                 ("ack_wait",),
-                f"ack_wait {dur(wait)} is below {factor} x the {source} = {dur(threshold)}: slow deliveries are "
+                f"ack_wait {approx_duration(wait)} is below {factor} x the {source} = {approx_duration(threshold)}: slow deliveries are "
                 f"redelivered while still being processed{bias}",
-                fix=FixSuggestion("safe", f"set ack_wait to {dur(target)}", (Edit.set(("ack_wait",), target, duration=True),)),
+                fix=FixSuggestion("safe", f"set ack_wait to {approx_duration(target)}", (Edit.set(("ack_wait",), target, duration=True),)),
             )
             return
         short = [i for i, step in enumerate(backoff) if step < threshold]
         if not short:
             return
-        names = ", ".join(f"backoff[{i}] {dur(backoff[i])}" + (" (the effective ack_wait)" if i == 0 else "") for i in short)
+        names = ", ".join(f"backoff[{i}] {approx_duration(backoff[i])}" + (" (the effective ack_wait)" if i == 0 else "") for i in short)
         edits = [Edit.set(("backoff", i), target, duration=True) for i in short]
         if short[0] == 0 and written(resource, "ack_wait"):
             edits.append(Edit.set(("ack_wait",), target, duration=True))
@@ -166,11 +168,11 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
         yield Violation(
             resource,
             ("backoff", short[0]),
-            f"{names} {'is' if len(short) == 1 else 'are'} below {factor} x the {source} = {dur(threshold)}: "
+            f"{names} {'is' if len(short) == 1 else 'are'} below {factor} x the {source} = {approx_duration(threshold)}: "
             f"slow deliveries are redelivered while still being processed{bias}",
             fix=FixSuggestion(
                 "safe",
-                f"raise the {what} below {dur(threshold)} to {dur(target)}" + (" and ack_wait with backoff[0]" if len(edits) > len(short) else ""),
+                f"raise the {what} below {approx_duration(threshold)} to {approx_duration(target)}" + (" and ack_wait with backoff[0]" if len(edits) > len(short) else ""),
                 tuple(edits),
             ),
         )

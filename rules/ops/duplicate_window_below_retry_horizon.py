@@ -18,10 +18,10 @@ from linter.api import (
     StreamResource,
     StreamRule,
     Violation,
-    effective,
+    approx_duration,
 )
 
-from ._common import dur, readable_ceil, retry_horizon
+from ._common import readable_ceil, retry_horizon
 
 
 class OpsDuplicateWindowBelowRetryHorizon(StreamRule):
@@ -85,20 +85,20 @@ class OpsDuplicateWindowBelowRetryHorizon(StreamRule):
             return
         if horizon is None:
             return
-        eff = effective(resource, ctx)
+        eff = ctx.effective(resource)
         window = eff.get("duplicate_window", 0)
         if window <= 0 or window >= horizon:
             return
         target = readable_ceil(horizon)
         max_age = eff.get("max_age", 0)
         if max_age > 0 and target > max_age:
-            fix = FixSuggestion("unsafe", f"shorten the publishers' retries: a window of {dur(target)} would exceed max_age {dur(max_age)}")
+            fix = FixSuggestion("unsafe", f"shorten the publishers' retries: a window of {approx_duration(target)} would exceed max_age {approx_duration(max_age)}")
         else:
-            fix = FixSuggestion("unsafe", f"set duplicate_window to {dur(target)}", (Edit.set(("duplicate_window",), target, duration=True),))
+            fix = FixSuggestion("unsafe", f"set duplicate_window to {approx_duration(target)}", (Edit.set(("duplicate_window",), target, duration=True),))
         yield Violation(
             resource,
             ("duplicate_window",),
-            f"duplicate_window {dur(window)} is shorter than {source}: a retry after the window is stored again "
+            f"duplicate_window {approx_duration(window)} is shorter than {source}: a retry after the window is stored again "
             "and consumers see the message twice",
             fix=fix,
         )

@@ -19,10 +19,11 @@ from linter.api import (
     StreamResource,
     StreamRule,
     Violation,
-    effective,
+    approx_duration,
+    approx_size,
 )
 
-from ._common import approx_size, dur, readable_floor, retry_horizon
+from ._common import readable_floor, retry_horizon
 
 
 class OpsDuplicateWindowMemory(StreamRule):
@@ -92,7 +93,7 @@ class OpsDuplicateWindowMemory(StreamRule):
         prof = ctx.stream_profile(resource)
         if prof is None or prof.ingest is None or not prof.ingest.peak_per_s:
             return
-        eff = effective(resource, ctx)
+        eff = ctx.effective(resource)
         window = eff.get("duplicate_window", 0)
         if window <= 0:
             return
@@ -107,14 +108,14 @@ class OpsDuplicateWindowMemory(StreamRule):
         fit = readable_floor(budget * SECOND // (rate * per_id * replicas))
         horizon, _, _ = retry_horizon(resource, ctx)
         if fit >= SECOND and (horizon is None or fit >= horizon):
-            fix = FixSuggestion("unsafe", f"set duplicate_window to {dur(fit)}", (Edit.set(("duplicate_window",), fit, duration=True),))
+            fix = FixSuggestion("unsafe", f"set duplicate_window to {approx_duration(fit)}", (Edit.set(("duplicate_window",), fit, duration=True),))
         else:
             fix = FixSuggestion("unsafe", "raise the budget option or shorten the publishers' retries: no window that fits covers them")
         total = f"{approx_size(ids * per_id)} x {replicas} replicas = {approx_size(cost)}" if replicas > 1 else approx_size(cost)
         yield Violation(
             resource,
             ("duplicate_window",),
-            f"duplicate_window {dur(window)} at the peak publish rate of {rate}/s keeps up to {ids:,} message ids: "
+            f"duplicate_window {approx_duration(window)} at the peak publish rate of {rate}/s keeps up to {ids:,} message ids: "
             f"about {total} of server memory, above the {approx_size(budget)} budget",
             fix=fix,
         )

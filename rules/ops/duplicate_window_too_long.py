@@ -18,10 +18,10 @@ from linter.api import (
     StreamResource,
     StreamRule,
     Violation,
-    effective,
+    approx_duration,
 )
 
-from ._common import dur, retry_horizon
+from ._common import retry_horizon
 
 
 class OpsDuplicateWindowTooLong(StreamRule):
@@ -74,7 +74,7 @@ class OpsDuplicateWindowTooLong(StreamRule):
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.mirror is not None:
             return
-        eff = effective(resource, ctx)
+        eff = ctx.effective(resource)
         window = eff.get("duplicate_window", 0)
         limit = self.options.max_window
         if window <= limit:
@@ -88,9 +88,9 @@ class OpsDuplicateWindowTooLong(StreamRule):
         yield Violation(
             resource,
             ("duplicate_window",),
-            f"duplicate_window {dur(window)} is longer than {dur(limit)}: every message id is kept in server memory "
+            f"duplicate_window {approx_duration(window)} is longer than {approx_duration(limit)}: every message id is kept in server memory "
             "for that long on each replica, while publishers retry for seconds or minutes",
-            fix=FixSuggestion("unsafe", f"set duplicate_window to {dur(limit)} or to the publishers' retry horizon",
+            fix=FixSuggestion("unsafe", f"set duplicate_window to {approx_duration(limit)} or to the publishers' retry horizon",
                               (Edit.set(("duplicate_window",), limit, duration=True),)),
         )
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from linter.api import (
+    MILLISECOND,
     Edit,
     FixAvailability,
     FixSuggestion,
@@ -15,10 +16,10 @@ from linter.api import (
     Severity,
     Violation,
     consumer_config,
+    format_duration,
 )
-from linter.api import format_duration as dur
 
-PLAUSIBLE = 100_000_000  # 100ms: below this, none of these fields does what anyone wants
+PLAUSIBLE = 100 * MILLISECOND  # below this, none of these fields does what anyone wants
 FIELDS = {
     "Stream": ("max_age", "duplicate_window"),
     "Consumer": ("ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires"),
@@ -53,7 +54,7 @@ def _meant(raw: Any) -> list[str]:
         return []
     out = [f"{raw}s"]
     if raw >= 1000 and raw % 1000 == 0:
-        out.append(f"{dur(raw * 1_000_000)} (if {raw} was milliseconds)")
+        out.append(f"{format_duration(raw * MILLISECOND)} (if {raw} was milliseconds)")
     return out
 
 
@@ -133,13 +134,13 @@ class OpsDurationImplausiblySmall(Rule):
         meant = _meant(raw)
         effect = EFFECT[path[0]]
         if meant:
-            what = f"{label}: {raw} is {dur(value)}: a bare number is nanoseconds (the API's unit)"
+            what = f"{label}: {raw} is {format_duration(value)}: a bare number is nanoseconds (the API's unit)"
             hint = " or ".join(meant)
             fix = FixSuggestion("unsafe", f"write {label}: {meant[0]}" + (f" (or {meant[1]})" if len(meant) > 1 else ""),
                                 (Edit.set(path, meant[0]),))
             return Violation(resource, path, f"{what}, so {effect}; did you mean {hint}?", fix=fix)
         nack_default = resource.dialect.startswith("nack") and path == ("ack_wait",) and value == 1
-        what = f"{label} {dur(value)} is implausibly small" + (" (NACK's CRD default ackWait is 1ns)" if nack_default else "")
+        what = f"{label} {format_duration(value)} is implausibly small" + (" (NACK's CRD default ackWait is 1ns)" if nack_default else "")
         advice = "remove ackWait (the server default is 30s) or set it, e.g. 30s" if nack_default else f"write {label} with the unit you meant, e.g. 30s"
         return Violation(resource, path, f"{what}: {effect}", fix=FixSuggestion("unsafe", advice))
 

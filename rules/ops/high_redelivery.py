@@ -16,10 +16,10 @@ from linter.api import (
     RuleOptions,
     Severity,
     Violation,
-    effective,
+    approx_duration,
 )
 
-from ._common import dur, pct, written
+from ._common import pct, written
 
 
 class OpsHighRedelivery(ConsumerRule):
@@ -106,11 +106,11 @@ class OpsHighRedelivery(ConsumerRule):
         ratio = prof.deliveries.redelivered_ratio
         if ratio <= self.options.max_ratio:
             return
-        eff = effective(resource, ctx)
+        eff = ctx.effective(resource)
         notes = []
         wait = eff.get("ack_wait", 0)
         if prof.ack_time_ns is not None and wait > 0:
-            notes.append(f"ack wait {dur(wait)} against a P99 ack time of {dur(prof.ack_time_ns.p99)}, which is survivor-biased at this rate")
+            notes.append(f"ack wait {approx_duration(wait)} against a P99 ack time of {approx_duration(prof.ack_time_ns.p99)}, which is survivor-biased at this rate")
         adv = prof.advisories
         if adv is not None:
             counts = [f"{n} {label}" for n, label in ((adv.nak, "NAKs"), (adv.terminated, "terminated"), (adv.max_deliver, "max-deliveries advisories")) if n]

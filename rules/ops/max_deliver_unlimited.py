@@ -17,7 +17,6 @@ from linter.api import (
     RuleOptions,
     Severity,
     Violation,
-    effective,
     stream_config,
 )
 
@@ -82,7 +81,7 @@ class OpsMaxDeliverUnlimited(ConsumerRule):
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.direct or cfg.sourcing:
             return
-        eff = effective(resource, ctx)
+        eff = ctx.effective(resource)
         if not acks(eff) or eff.get("max_deliver", -1) != -1:
             return
         value = max(self.options.suggested, len(cfg.backoff or []))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    DEAD_LETTER,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -16,11 +17,10 @@ from linter.api import (
     Severity,
     SubjectIndex,
     Violation,
-    effective,
     stream_config,
 )
 
-from ._common import DEAD_LETTER, acks, advisory_subject
+from ._common import acks, advisory_subject
 
 
 def _advisory_index(ctx: RuleContext) -> dict[str, SubjectIndex[Resource]]:
@@ -114,7 +114,7 @@ class OpsMaxDeliverWithoutDeadLetter(ConsumerRule):
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.direct or cfg.sourcing:
             return
-        eff = effective(resource, ctx)
+        eff = ctx.effective(resource)
         max_deliver = eff.get("max_deliver", -1)
         if not acks(eff) or max_deliver <= 0:
             return

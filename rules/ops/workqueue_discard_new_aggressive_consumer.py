@@ -17,11 +17,11 @@ from linter.api import (
     RuleOptions,
     Severity,
     Violation,
-    effective,
+    approx_duration,
     stream_config,
 )
 
-from ._common import acks, dur
+from ._common import acks
 
 
 class OpsWorkqueueDiscardNewAggressiveConsumer(ConsumerRule):
@@ -92,7 +92,7 @@ class OpsWorkqueueDiscardNewAggressiveConsumer(ConsumerRule):
             return
         if not any((v or 0) > 0 for v in (s.max_msgs, s.max_bytes, s.max_msgs_per_subject)):
             return  # nothing ever fills: discard new never refuses
-        eff = effective(resource, ctx)
+        eff = ctx.effective(resource)
         if not acks(eff):
             return
         problems: list[str] = []
@@ -101,8 +101,8 @@ class OpsWorkqueueDiscardNewAggressiveConsumer(ConsumerRule):
         wait = eff.get("ack_wait", 0)
         if 0 < wait < self.options.min_ack_wait:
             what = "backoff[0]" if cfg.backoff else "ack_wait"
-            problems.append(f"{what} {dur(wait)} is below {dur(self.options.min_ack_wait)}")
-            remedies.append(f"raise {what} to {dur(self.options.min_ack_wait)} or more")
+            problems.append(f"{what} {approx_duration(wait)} is below {approx_duration(self.options.min_ack_wait)}")
+            remedies.append(f"raise {what} to {approx_duration(self.options.min_ack_wait)} or more")
             path = ("backoff", 0) if what == "backoff[0]" else ("ack_wait",)
         max_deliver = eff.get("max_deliver", -1)
         if 0 < max_deliver < self.options.min_max_deliver:

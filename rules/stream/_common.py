@@ -4,17 +4,12 @@ from __future__ import annotations
 
 from linter.api import StreamSource, is_valid_asset_name, is_valid_publish_subject
 
-__all__ = ["blen", "sourcing_consumer_problem", "WS", "UNROUTABLE"]
+__all__ = ["sourcing_consumer_problem", "WS", "UNROUTABLE"]
 
 WS = frozenset(" \t\r\n\f")
 # A name travels as a token of the API subject: '.' changes the token count and whitespace splits
 # the protocol line, so the create request never reaches a handler.
 UNROUTABLE = WS | {"."}
-
-
-def blen(text: str) -> int:
-    """Length in bytes, as Go's ``len`` counts a string."""
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def sourcing_consumer_problem(src: StreamSource, role: str) -> str | None:

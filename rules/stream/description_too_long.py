@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    MAX_DESCRIPTION_LEN,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -13,11 +14,8 @@ from linter.api import (
     StreamResource,
     StreamRule,
     Violation,
+    go_len,
 )
-
-from ._common import blen
-
-MAX_DESCRIPTION_LEN = 4096
 
 
 class StreamDescriptionTooLong(StreamRule):
@@ -62,7 +60,7 @@ class StreamDescriptionTooLong(StreamRule):
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         desc = cfg.description
-        if desc and len(desc) > MAX_DESCRIPTION_LEN // 4 and (n := blen(desc)) > MAX_DESCRIPTION_LEN:
+        if desc and len(desc) > MAX_DESCRIPTION_LEN // 4 and (n := go_len(desc)) > MAX_DESCRIPTION_LEN:
             yield Violation(
                 resource,
                 ("description",),

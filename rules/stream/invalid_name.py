@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    MAX_NAME_LEN,
     RuleContext,
     Severity,
     StreamConfig,
     StreamResource,
     StreamRule,
     Violation,
+    go_len,
     is_valid_asset_name,
 )
 
-from ._common import UNROUTABLE, blen
-
-MAX_NAME_LEN = 255
+from ._common import UNROUTABLE
 
 
 class StreamInvalidName(StreamRule):
@@ -74,7 +74,7 @@ class StreamInvalidName(StreamRule):
                 msg = f"stream name {name!r} contains '*' or '>'; nats-server rejects this stream"
                 code = 10052
             yield Violation(resource, ("name",), msg, server_error_code=code)
-        n = blen(name)
+        n = go_len(name)
         if n > MAX_NAME_LEN:
             yield Violation(
                 resource,

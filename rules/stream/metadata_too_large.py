@@ -5,19 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    MAX_METADATA_LEN,
+    REQ_LEVEL_METADATA_LEN,
     RuleContext,
     Severity,
     StreamConfig,
     StreamResource,
     StreamRule,
     Violation,
+    go_len,
 )
 
-from ._common import blen
-
-MAX_METADATA_LEN = 131072
-# The server stores "_nats.req.level": "<digit>" before it measures: 15 + 1 bytes.
-SERVER_METADATA_LEN = 16
 _SERVER_KEYS = frozenset({"_nats.req.level", "_nats.ver", "_nats.level"})
 
 
@@ -65,20 +63,20 @@ class StreamMetadataTooLarge(StreamRule):
         meta = cfg.metadata
         if not meta:
             return
-        total = SERVER_METADATA_LEN
+        total = REQ_LEVEL_METADATA_LEN
         for k, v in meta.items():
             if k not in _SERVER_KEYS:
-                total += blen(k) + blen(v)
+                total += go_len(k) + go_len(v)
         if total > MAX_METADATA_LEN:
             yield Violation(
                 resource,
                 ("metadata",),
-                f"metadata takes {total - SERVER_METADATA_LEN} bytes (keys plus values); with the server's "
-                f"{SERVER_METADATA_LEN}-byte _nats.req.level entry that exceeds {MAX_METADATA_LEN}; "
+                f"metadata takes {total - REQ_LEVEL_METADATA_LEN} bytes (keys plus values); with the server's "
+                f"{REQ_LEVEL_METADATA_LEN}-byte _nats.req.level entry that exceeds {MAX_METADATA_LEN}; "
                 "nats-server rejects this stream",
                 server_error_code=10052,
             )
 
 
-StreamMetadataTooLarge.__doc__ = (StreamMetadataTooLarge.__doc__ or "") % ("x" * (MAX_METADATA_LEN - SERVER_METADATA_LEN - 3))
+StreamMetadataTooLarge.__doc__ = (StreamMetadataTooLarge.__doc__ or "") % ("x" * (MAX_METADATA_LEN - REQ_LEVEL_METADATA_LEN - 3))
 RULE = StreamMetadataTooLarge

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from linter.api import (
     MILLISECOND,
     SECOND,
+    STREAM_DEFAULT_DUPLICATE_WINDOW,
     Resource,
     RuleContext,
     Severity,
@@ -19,7 +20,6 @@ from linter.api import (
 )
 
 _LIMITS = ("max_msgs", "max_msgs_per_subject", "max_bytes", "max_msg_size", "max_consumers")
-_DEFAULT_DUPLICATE_WINDOW = 120 * SECOND
 
 
 class StreamPedanticRejected(StreamRule):
@@ -89,12 +89,12 @@ class StreamPedanticRejected(StreamRule):
         max_age = c.max_age or 0
         if not c.duplicate_window and c.mirror is None and not c.sources:
             lim = t.limits.duplicate_window or 0
-            if 0 < lim < _DEFAULT_DUPLICATE_WINDOW:
+            if 0 < lim < STREAM_DEFAULT_DUPLICATE_WINDOW:
                 yield self._v(
                     resource, ("subjects",),
                     f"duplicate_window is omitted and the server limit {format_duration(lim)} is below the 2m default", 10157,
                 )
-            elif 100 * MILLISECOND <= max_age < _DEFAULT_DUPLICATE_WINDOW:
+            elif 100 * MILLISECOND <= max_age < STREAM_DEFAULT_DUPLICATE_WINDOW:
                 yield self._v(
                     resource, ("max_age",), f"duplicate_window is omitted and max_age {format_duration(max_age)} is below the 2m default", 10157,
                 )

@@ -13,7 +13,6 @@ from linter.api import (
     StreamResource,
     StreamRule,
     Violation,
-    effective,
     format_duration,
 )
 
@@ -61,7 +60,7 @@ class TargetStreamDuplicateWindowExceedsLimit(StreamRule):
         limit = ctx.target.limits.duplicate_window or 0
         if limit <= 0:
             return
-        dup = effective(resource, ctx).get("duplicate_window", 0)
+        dup = ctx.effective(resource).get("duplicate_window", 0)
         if dup > limit:
             yield Violation(
                 resource,

@@ -13,7 +13,6 @@ from linter.api import (
     StreamResource,
     StreamRule,
     Violation,
-    effective,
     format_size,
 )
 
@@ -60,7 +59,7 @@ class TargetStreamMaxBytesLimits(StreamRule):
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         acc = ctx.target.account
-        eff = effective(resource, ctx)
+        eff = ctx.effective(resource)
         max_bytes = eff.get("max_bytes", -1)
         memory = eff.get("storage") == "memory"
         cap = (acc.mem_max_stream_bytes if memory else acc.disk_max_stream_bytes) or 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    MAX_REPLICAS,
     RuleContext,
     Severity,
     StreamConfig,
@@ -15,7 +16,6 @@ from linter.api import (
     Violation,
 )
 
-MAX_REPLICAS = 5  # above: JS105
 _EXCLUDED = "!jetstream"  # a server tag that keeps a server out of every placement
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    MAX_REPLICAS,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -14,8 +15,6 @@ from linter.api import (
     StreamRule,
     Violation,
 )
-
-MAX_REPLICAS = 5  # above: JS105
 
 
 class TargetStreamReplicasUnsupported(StreamRule):

@@ -11,7 +11,6 @@ import pytest
 
 from reconciler.client import Target, TargetError, add_target_arguments, load_context, target_from_args
 from reconciler.diff import diff_configs, normalise
-from reconciler.export import go_duration
 from reconciler.live import LiveConsumer, LiveState, LiveStream
 from reconciler.plan import Desired, Plan, PlanError, PlanOptions, build_plan, resume_config, stamp, stream_order
 from reconciler.render_json import render_json
@@ -177,10 +176,8 @@ def test_empty_plan_text():
     assert render_text(Plan("nats://x:1", "sha256:0")) == "No changes. nats://x:1 matches the manifests.\n"
 
 
-def test_stamp_and_go_duration():
+def test_stamp():
     assert stamp({"name": "A"}, "f.yaml")["metadata"] == {"io.jsops.managed-by": "jsops", "io.jsops.source": "f.yaml"}
-    assert go_duration(90 * 10**9) == "1m30s" and go_duration(2 * H) == "2h" and go_duration(1500 * 10**6) == "1s500ms"
-    assert go_duration(1) == 1 and go_duration(0) == 0
 
 
 def _args(*argv: str) -> argparse.Namespace:

@@ -121,8 +121,8 @@ def test_apply_yes_prints_the_plan_once_with_progress(server: NatsServer, tmp_pa
 
 
 def test_export_writes_sizes_and_durations_as_people_do() -> None:
-    from linter.semantics.units import parse_duration, parse_size
-    from reconciler.export import export_documents, readable_duration, readable_size
+    from linter.semantics.units import parse_duration, parse_size, readable_duration, readable_size
+    from reconciler.export import export_documents
     from reconciler.live import LiveConsumer, LiveState, LiveStream
 
     day = 86400 * 10**9

@@ -17,14 +17,8 @@ from linter.findings import Finding, Severity
 from linter.load import Estate, check_estate, load_text
 from linter.model.profiles import Profiles
 from linter.model.target import Target
-from rules.capacity._common import ceil_size, human_bytes, multi_node
-from rules.monitoring._common import (
-    monitor_value_problem,
-    parse_go_bool,
-    parse_go_int,
-    parse_go_uint,
-    parse_jsm_duration,
-)
+from linter.semantics.units import human_size
+from rules.capacity._common import ceil_size, multi_node
 
 RULES = discover_rules()
 MINE = [r for r in RULES if 431 <= int(r.code[2:]) <= 459]
@@ -630,58 +624,8 @@ def test_js445(spec: dict[str, Any], fires: bool) -> None:
     assert bool(lint([STREAM_A, C("c", "A", **spec)], "JS445")) is fires
 
 
-# --- parsers (Go strconv and jsm.go ParseDuration semantics) ----------------------------------
-
-
-@pytest.mark.parametrize(
-    "text,ns",
-    [
-        ("0", 0),
-        ("5m", 300 * S_),
-        ("1h30m", 5400 * S_),
-        ("1.5h", 5400 * S_),
-        (".5s", S_ // 2),
-        ("250ms", 250_000_000),
-        ("2d", 2 * 86400 * S_),
-        ("1w", 7 * 86400 * S_),
-        ("1W", 7 * 86400 * S_),
-        ("1M", 30 * 86400 * S_),
-        ("1y", 365 * 86400 * S_),
-        ("1.5d", 36 * 3600 * S_),
-        ("-5m", -300 * S_),
-        ("  5m ", 300 * S_),
-        ("5m-30s", 330 * S_),  # only the first sign counts
-        ("1d 2h", 26 * 3600 * S_),  # text between parts is skipped
-        ("0s", 0),
-    ],
-)
-def test_parse_jsm_duration_ok(text: str, ns: int) -> None:
-    assert parse_jsm_duration(text) == ns
-
-
-@pytest.mark.parametrize("text", ["", " ", "300", "5x", "5H", "5mo", "abc", "1..5h", ".h", "99999999999h", "5µs", " 0"])
-def test_parse_jsm_duration_errors(text: str) -> None:
-    assert parse_jsm_duration(text) is None
-
-
-def test_go_strconv() -> None:
-    assert parse_go_int("+7") == 7 and parse_go_int("-7") == -7
-    assert parse_go_int("9223372036854775807") is not None and parse_go_int("9223372036854775808") is None
-    assert parse_go_int("") is None and parse_go_int(" 1") is None and parse_go_int("0x10") is None
-    assert parse_go_uint("18446744073709551615") is not None and parse_go_uint("18446744073709551616") is None
-    assert parse_go_uint("+1") is None and parse_go_uint("-0") is None
-    for t in ("1", "t", "T", "true", "TRUE", "True"):
-        assert parse_go_bool(t) is True
-    for t in ("0", "f", "F", "false", "FALSE", "False"):
-        assert parse_go_bool(t) is False
-    for t in ("yes", "tRUE", "", " true"):
-        assert parse_go_bool(t) is None
-    assert monitor_value_problem("duration", "300") == "expected a duration such as 30s, 5m or 1h"
-    assert monitor_value_problem("uint", "1") is None
-
-
 def test_helpers() -> None:
-    assert human_bytes(7100) == "6.9KiB" and human_bytes(512) == "512B" and human_bytes(GiB) == "1GiB"
+    assert human_size(7100) == "6.9KiB" and human_size(512) == "512B" and human_size(GiB) == "1GiB"
     assert ceil_size(18_403_200_000) == 18 * GiB and ceil_size(MiB + 1) == 2 * MiB and ceil_size(10) == 10
 
 

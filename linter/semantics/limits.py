@@ -1,0 +1,39 @@
+"""The fixed limits nats-server checks every stream and consumer config against (constants of
+nats-server's ``server/jetstream_api.go`` and ``server/stream.go``), and how it measures them.
+
+Limits a server's configuration sets (``max_payload``, account limits, ``limits {}`` of the
+``jetstream`` block) belong to the target (:mod:`linter.model.target`), not here.
+"""
+
+from __future__ import annotations
+
+from .units import KIB
+
+__all__ = [
+    "MAX_NAME_LEN",
+    "MAX_DESCRIPTION_LEN",
+    "MAX_METADATA_LEN",
+    "REQ_LEVEL_METADATA_LEN",
+    "MAX_REPLICAS",
+    "go_len",
+]
+
+MAX_NAME_LEN = 255
+"""``JSMaxNameLen``: a stream or consumer name, in bytes."""
+
+MAX_DESCRIPTION_LEN = 4096
+"""``JSMaxDescriptionLen``: a description, in bytes."""
+
+MAX_METADATA_LEN = 128 * KIB
+"""``JSMaxMetadataLen``: the metadata keys plus values, in bytes."""
+
+REQ_LEVEL_METADATA_LEN = len("_nats.req.level") + 1
+"""The ``"_nats.req.level": "<digit>"`` entry the server stores before it measures metadata."""
+
+MAX_REPLICAS = 5
+"""``StreamMaxReplicas``: the most replicas a stream (and so a consumer) may have."""
+
+
+def go_len(text: str) -> int:
+    """The length of ``text`` in bytes, as Go's ``len`` counts a string (UTF-8)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
