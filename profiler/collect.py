@@ -39,7 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from linter.model.units import UnitError, parse_duration
+from linter.semantics.units import UnitError, parse_duration
 from reconciler.client import (
     NO_JETSTREAM,
     Message,

