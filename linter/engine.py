@@ -31,7 +31,7 @@ from .semantics.releases import (
     target_release,
 )
 from .semantics.units import dialect_duration
-from .yamlio import Limits
+from .load import Limits
 
 if TYPE_CHECKING:
     from .config import Config, Selection

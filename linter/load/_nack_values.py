@@ -11,7 +11,7 @@ from typing import Any
 
 from ..model.positions import resolve_position
 from ..model.resource import Estate
-from ..model.units import UnitError, parse_duration, parse_size
+from ..semantics.units import UnitError, parse_duration, parse_size
 from ._nack_tables import ENUMS
 from .documents import ParsedDocument
 from .messages import did_you_mean, finding, kind_of, short

@@ -17,7 +17,7 @@ from ..findings import ObjectRef
 from ..model.config import ConsumerConfig, StreamConfig
 from ..model.positions import Pos, resolve_position
 from ..model.resource import Declaration, Estate
-from ..model.units import UnitError, parse_duration, parse_size
+from ..semantics.units import UnitError, parse_duration, parse_size
 from .documents import ParsedDocument
 from .messages import MAX_NAME_LENGTH, dotted, finding, kind_of, shown, too_long
 from .validation import admit, model_at

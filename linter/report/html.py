@@ -51,7 +51,7 @@ def _environment() -> Any:
 
 def render_html(data: ReportData) -> str:
     """The report page for ``data`` (deterministic: the same data gives the same bytes)."""
-    from ..model.units import format_duration
+    from ..semantics.units import format_duration
 
     source = resources.files("linter.report").joinpath("templates", TEMPLATE).read_text(encoding="utf-8")
     env = _environment()
