@@ -36,7 +36,7 @@ __all__ = [
     "load_paths",
     "strip_server_metadata",
 ]
-__version__ = "0.1.0"
+from ._version import __version__ as __version__
 
 # public name -> the submodule that defines it
 _HOMES = {

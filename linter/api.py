@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -102,7 +102,36 @@ from .semantics.units import (
     parse_size,
 )
 
+if TYPE_CHECKING:
+    from .semantics.transforms import (
+        BUILD_ONLY_BEFORE,
+        EMPTY_SRC_REFUSED_BEFORE,
+        mapping_problem,
+        mapping_stage,
+        transform_problem,
+    )
+
+# Subject-transform semantics are imported on first use: most estates have no transforms, and
+# ``jsops lint`` on one file should not pay for them (``from linter.api import transform_problem``
+# inside the rule's check loads linter.semantics.transforms then).
+_LAZY = {"BUILD_ONLY_BEFORE", "EMPTY_SRC_REFUSED_BEFORE", "mapping_problem", "mapping_stage", "transform_problem"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from .semantics import transforms
+
+        return getattr(transforms, name)
+    raise AttributeError(f"module 'linter.api' has no attribute {name!r}")
+
+
 __all__ = [
+    # subject transforms (imported on first use)
+    "BUILD_ONLY_BEFORE",
+    "EMPTY_SRC_REFUSED_BEFORE",
+    "mapping_problem",
+    "mapping_stage",
+    "transform_problem",
     # rules
     "Rule",
     "CREATE",

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ._version import __version__
 from .clikit import Parser, add_config, add_env, add_format, add_paths, run
 from .exitcodes import ExitCode, exit_codes_help
 from .report import REPORTERS
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = ["main", "top_help", "SUMMARIES", "VERSION"]
 
-VERSION = "0.1.0"
+VERSION = __version__
 BUILTIN = ("lint", "rule", "rules", "completion", "help")
 _RAW = argparse.RawDescriptionHelpFormatter
 # Every command with its one-line summary, in workflow order (plugins found by entry point but not

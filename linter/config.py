@@ -34,7 +34,7 @@ line and column) and the key; the CLI turns it into exit code 2.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -277,7 +277,7 @@ def _hint(word: str, choices: Iterable[str]) -> str:
 # --- selection -----------------------------------------------------------------------------------
 
 
-def rule_matcher(rules: Sequence[type[Rule]]):  # type: ignore[no-untyped-def]
+def rule_matcher(rules: Sequence[type[Rule]]) -> Callable[[str], set[str]]:
     """A function mapping a selector (code, code prefix, name, group, or a load code or name) to
     the set of codes it selects (empty: it names nothing)."""
     by_code = {r.code.upper(): r.code for r in rules}

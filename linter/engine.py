@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from .api import Rule, RuleContext, Violation
 from .findings import Finding, FixSuggestion, Severity
-from .load import Estate, Resource, load_paths
+from .load import Estate, Limits, Resource, load_paths
 from .model.target import Target
 from .semantics.releases import (
     NEWEST,
@@ -31,7 +31,6 @@ from .semantics.releases import (
     target_release,
 )
 from .semantics.units import dialect_duration
-from .load import Limits
 
 if TYPE_CHECKING:
     from .config import Config, Selection
@@ -101,7 +100,7 @@ def _resolve_fix(fix: FixSuggestion | None, resource: Resource) -> FixSuggestion
 
 def _bucket_message(v: Violation) -> str:
     """A stream rule's message on a bucket's stream, saying which bucket field it is about."""
-    from .buckets import BUCKET_FIELDS
+    from .model.buckets import BUCKET_FIELDS
 
     r = v.resource
     assert r.bucket is not None
@@ -118,7 +117,7 @@ def _bucket_message(v: Violation) -> str:
 
 
 def _bucket_fixable(fix: FixSuggestion, kind: str) -> bool:
-    from .buckets import BUCKET_FIELDS
+    from .model.buckets import BUCKET_FIELDS
 
     # Fields whose bucket value is written differently from the stream's (compression: true vs
     # "s2"; mirror and source names without the KV_ prefix) are not fixed automatically.

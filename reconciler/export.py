@@ -12,7 +12,7 @@ import secrets
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from linter.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, bucket_stream
+from linter.model.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, bucket_stream
 from linter.model.config import StreamConfig
 from linter.semantics.effective import effective_stream
 from linter.semantics.units import readable_duration, readable_size

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from linter.buckets import BUCKET_FIELDS, bucket_kind_of
+from linter.model.buckets import BUCKET_FIELDS, bucket_kind_of
 from linter.semantics.effective import SERVER_DEFAULTS
 from linter.semantics.units import format_duration, format_size
 

@@ -1,4 +1,4 @@
-"""Buckets (linter.buckets, linter.load.buckets): the stream each bucket kind is, as the Go client
+"""Buckets (linter.model.buckets, linter.load.buckets): the stream each bucket kind is, as the Go client
 and nats-py build it (facts read from their sources; the server-side proof is in
 tests/integration/test_buckets_effective_server.py), recognition for export, and loading with
 findings at the bucket's own fields."""
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from linter.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, kv_stream, object_stream
 from linter.engine import lint_estate
 from linter.findings import LOAD_CODES
 from linter.load import Estate, load_paths, load_text
+from linter.model.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, kv_stream, object_stream
 from linter.model.config import StreamConfig
 from linter.semantics.effective import effective_stream
 

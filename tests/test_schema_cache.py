@@ -203,7 +203,7 @@ def test_cache_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_
 _FINGERPRINT = """
 import inspect, json, re, sys
 from pydantic import BaseModel
-import linter.cli, linter.buckets
+import linter.cli, linter.model.buckets
 from linter.engine import discover_rules
 from linter.model import profiles, schema_cache
 discover_rules()

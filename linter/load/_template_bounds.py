@@ -261,7 +261,7 @@ def _bounded_filter(name: str, fn: Callable[..., Any], check: Callable[..., Any]
         return check_size(result, f"filter {name}") if isinstance(result, (str, list, tuple, dict)) else result
 
     if pass_arg is not None:
-        run.jinja_pass_arg = pass_arg  # type: ignore[attr-defined]
+        run.jinja_pass_arg = pass_arg  # type: ignore[attr-defined]  # jinja2 reads this marker off the function
     run.__name__ = getattr(fn, "__name__", name)
     return run
 

@@ -1,6 +1,6 @@
 """Load ``kind: KeyValue`` / ``kind: ObjectStore`` (native ``jsops/v1`` and NACK) as the stream each
 bucket is: a Stream resource named ``KV_<bucket>`` / ``OBJ_<bucket>`` whose config is the one the Go
-client builds (:mod:`linter.buckets`), remembering the bucket (``Resource.bucket``) so every stream
+client builds (:mod:`linter.model.buckets`), remembering the bucket (``Resource.bucket``) so every stream
 rule, plan, apply, prune and export work on it, and findings point at the bucket's own fields."""
 
 from __future__ import annotations
@@ -9,7 +9,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..buckets import BUCKET_FIELDS, KV_MAX_HISTORY, VALID_BUCKET, KeyValueConfig, ObjectStoreConfig, bucket_stream
+from ..model.buckets import (
+    BUCKET_FIELDS,
+    KV_MAX_HISTORY,
+    VALID_BUCKET,
+    KeyValueConfig,
+    ObjectStoreConfig,
+    bucket_stream,
+)
 from ..model.config import StreamConfig
 from ..model.positions import resolve_position
 from ..model.resource import Declaration, Estate, Resource

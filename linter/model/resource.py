@@ -21,8 +21,8 @@ from .config import ConsumerConfig, StreamConfig
 from .positions import PosEntry, resolve_position
 
 if TYPE_CHECKING:
-    from ..buckets import BucketConfig
     from ..load.templates import Rendered
+    from .buckets import BucketConfig
 
 __all__ = [
     "ResourceKey",
@@ -93,7 +93,7 @@ class Resource(Declaration, Generic[ConfigT]):
 
     config: ConfigT
     # For the stream of a bucket: "KeyValue" or "ObjectStore", and the bucket's own config
-    # (linter.buckets); ``config`` is then the stream the client builds for it.
+    # (linter.model.buckets); ``config`` is then the stream the client builds for it.
     bucket: str | None = None
     bucket_config: BucketConfig | None = None
 

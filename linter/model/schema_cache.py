@@ -33,7 +33,7 @@ import pydantic_core
 from pydantic import BaseModel
 from pydantic.version import VERSION as _PYDANTIC_VERSION
 
-from .. import __version__ as _JSOPS_VERSION
+from .._version import __version__ as _JSOPS_VERSION
 
 __all__ = ["Outcome", "cache_dir", "complete_models", "outcomes"]
 

@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..load import Estate, Resource
+    from ..model.resource import Estate, Resource
     from ..model.target import Target
 
 __all__ = [

@@ -12,6 +12,8 @@ from typing import Any
 from linter import Estate, Resource, effective_consumer, effective_stream
 from linter import Target as LintTarget
 from linter.load import PREVENT_UPDATE
+from linter.model.config import ConsumerConfig
+from linter.model.resource import is_stream
 
 from ..diff import START_FIELDS
 from ..live import CONTEXT, ESTATE, MANAGED_BY, OWNER, RESUME, SOURCE
@@ -60,13 +62,12 @@ def desired_from_estate(
     res = [r for r in estate.resources if r.context in wanted]
     base = root or repo_root()
     paths = {f: source_path(f, base) for f in {r.file for r in res if r.file}}
-    streams = {r.name: r for r in res if r.kind == "Stream"}
-    origins = {n: r.config for n, r in streams.items()}
+    origins = {r.name: r.config for r in res if is_stream(r)}
     out: list[Desired] = []
     eff: dict[str, dict[str, Any]] = {}
     for r in res:
-        if r.kind == "Stream":
-            cfg = effective_stream(r.config, name=r.name, origins=origins, target=target)  # type: ignore[arg-type]
+        if is_stream(r):
+            cfg = effective_stream(r.config, name=r.name, origins=origins, target=target)
             eff[r.name] = cfg
             out.append(Desired("Stream", r.name, None, _marked(cfg, r), paths.get(r.file, ""), r.context,
                                annotation_true(r.annotations, PREVENT_UPDATE), (r.annotations or {}).get(RENAMED_FROM) or None))
@@ -88,11 +89,13 @@ def _marked(config: dict[str, Any], r: Resource) -> dict[str, Any]:
 
 def _consumer(r: Resource, stream: dict[str, Any] | None, target: LintTarget | None = None) -> dict[str, Any]:
     cfg = r.config
+    if not isinstance(cfg, ConsumerConfig):
+        raise TypeError(f"{r.name}: not a consumer")
     durable = getattr(cfg, "durable_name", None)
     cname = getattr(cfg, "name", None)
     if not durable and not cname:
         durable = r.name
-    return effective_consumer(cfg, stream, durable_name=durable, name=cname, target=target)  # type: ignore[arg-type]
+    return effective_consumer(cfg, stream, durable_name=durable, name=cname, target=target)
 
 
 def stamp(config: dict[str, Any], source: str, context: str | None = None, estate: str | None = None) -> dict[str, Any]:

@@ -104,7 +104,7 @@ class StreamMirrorInvalid(StreamRule):
                 server_error_code=10052,
             )
         trs = m.subject_transforms or []
-        from linter.semantics.transforms import EMPTY_SRC_REFUSED_BEFORE
+        from linter.api import EMPTY_SRC_REFUSED_BEFORE
 
         empty_refused = target_release(ctx.target) < EMPTY_SRC_REFUSED_BEFORE  # 2.10: '' is not '>'
         for k, t in enumerate(trs):

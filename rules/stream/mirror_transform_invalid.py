@@ -66,7 +66,7 @@ class StreamMirrorTransformInvalid(StreamRule):
         m = cfg.mirror
         if m is None or not m.subject_transforms:
             return
-        from linter.semantics.transforms import (  # imported on first use
+        from linter.api import (  # imported on first use
             BUILD_ONLY_BEFORE,
             mapping_problem,
             transform_problem,

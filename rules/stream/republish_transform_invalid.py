@@ -61,7 +61,7 @@ class StreamRepublishTransformInvalid(StreamRule):
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.republish is None:
             return
-        from linter.semantics.transforms import (
+        from linter.api import (
             transform_problem,  # imported on first use: most estates have no transforms
         )
 

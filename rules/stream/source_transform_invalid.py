@@ -67,7 +67,7 @@ class StreamSourceTransformInvalid(StreamRule):
     def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if not c.sources or c.mirror is not None:  # sources on a mirror: JS118 (10031)
             return
-        from linter.semantics.transforms import BUILD_ONLY_BEFORE, mapping_stage  # imported on first use
+        from linter.api import BUILD_ONLY_BEFORE, mapping_stage  # imported on first use
 
         release = target_release(ctx.target)
         old = release < BUILD_ONLY_BEFORE

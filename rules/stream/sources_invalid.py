@@ -92,7 +92,7 @@ class StreamSourcesInvalid(StreamRule):
                 resource, ("allow_msg_schedules",), "a stream with sources cannot schedule messages; nats-server rejects this stream",
                 server_error_code=10187,
             )
-        from linter.semantics.transforms import EMPTY_SRC_REFUSED_BEFORE
+        from linter.api import EMPTY_SRC_REFUSED_BEFORE
 
         release = target_release(ctx.target)
         seen: dict[str, int] = {}

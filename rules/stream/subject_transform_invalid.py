@@ -66,7 +66,7 @@ class StreamSubjectTransformInvalid(StreamRule):
         t = cfg.subject_transform
         if t is None:
             return
-        from linter.semantics.transforms import (  # imported on first use
+        from linter.api import (  # imported on first use
             BUILD_ONLY_BEFORE,
             mapping_problem,
             transform_problem,

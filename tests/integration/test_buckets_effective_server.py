@@ -16,7 +16,7 @@ import pytest
 from nats.js import api
 from natsserver import NatsServer
 
-from linter.buckets import KeyValueConfig, ObjectStoreConfig, kv_stream, object_stream
+from linter.model.buckets import KeyValueConfig, ObjectStoreConfig, kv_stream, object_stream
 from linter.model.config import StreamConfig
 from linter.semantics.effective import effective_stream, strip_server_metadata
 

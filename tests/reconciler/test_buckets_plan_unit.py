@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from linter.buckets import KeyValueConfig, ObjectStoreConfig, kv_stream, object_stream
 from linter.load import Estate, load_text
+from linter.model.buckets import KeyValueConfig, ObjectStoreConfig, kv_stream, object_stream
 from linter.model.config import StreamConfig
 from linter.semantics.effective import effective_stream
 from reconciler.live import LiveState, LiveStream

@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from pydantic import StrictBool, StrictInt, StrictStr
 
-from .model.config import Duration, Placement, Republish, Size, StreamSource, SubjectTransform, _Model
+from .config import Duration, Placement, Republish, Size, StreamSource, SubjectTransform, _Model
 
 __all__ = [
     "KeyValueConfig",
@@ -136,7 +136,8 @@ BUCKET_FIELDS: dict[str, dict[str, str]] = {
 
 
 def _dump(model: Any) -> dict[str, Any]:
-    return model.model_dump(exclude_none=True, mode="json")
+    out: dict[str, Any] = model.model_dump(exclude_none=True, mode="json")
+    return out
 
 
 def _limit(v: int | None) -> int:

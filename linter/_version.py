@@ -1,0 +1,5 @@
+"""The jsops version: one home, imported by the package, the CLI and the schema cache key."""
+
+__all__ = ["__version__"]
+
+__version__ = "0.1.0"
