@@ -14,7 +14,7 @@ from linter.findings import Severity
 from linter.load import PREVENT_DELETE, Estate, load_paths, load_text
 from linter.semantics.units import parse_duration
 
-FIELD = Path(__file__).parent / "fixtures" / "field"
+FIELD = Path(__file__).resolve().parents[1] / "fixtures" / "field"
 
 
 def _codes(findings: list, severity: Severity | None = None) -> list[str]:

@@ -18,7 +18,7 @@ import pytest
 from linter import LoadError, lint_estate, load_paths
 from linter.load.templates import render_template
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "environments"
 TEMPLATE = FIXTURE / "streams" / "orders.yaml.j2"
 

@@ -152,7 +152,7 @@ def test_lint_of_a_1_gib_file_in_a_subprocess_has_bounded_rss(tmp_path: Path, fm
     import subprocess
 
     _huge(tmp_path)
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     env = dict(os.environ, PYTHONPATH=str(root))
     with open(tmp_path / "out", "wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "linter.cli", "lint", str(tmp_path), "--format", fmt], stdout=out,

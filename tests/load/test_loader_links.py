@@ -152,7 +152,7 @@ def test_link_swapped_after_discovery_is_not_read(tmp_path: Path) -> None:
     assert estate.resources == [] and [f.rule for f in estate.findings] == ["JS014"]
 
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "lint-links.txt"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "lint-links.txt"
 
 
 def test_links_and_non_manifests_golden(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

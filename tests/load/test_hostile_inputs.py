@@ -219,7 +219,7 @@ def test_lint_every_hostile_file_at_once_in_a_subprocess(tmp_path: Path) -> None
     for name, make, _ in HOSTILE.values():
         (corpus / name).write_bytes(make())
     out_path, err_path = tmp_path / "out.json", tmp_path / "err.txt"
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     env = dict(os.environ, PYTHONPATH=str(root))
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         start = time.perf_counter()
