@@ -18,12 +18,14 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 if __package__ in (None, ""):  # spark-submit profiler/job.py: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from profiler.inputs import check_paths  # noqa: E402 (after the sys.path fix above)
 
 __all__ = ["main", "build_profiles", "make_session", "INSTALL_HINT"]  # noqa: F822 (lazy, see __getattr__)
 
@@ -32,16 +34,20 @@ DEFAULT_EXACT_LIMIT = 50_000_000
 INSTALL_HINT = "jsops profile needs PySpark: pip install 'jsops[spark]' (and Java 17+ on the PATH)"
 
 
-def __getattr__(name: str) -> Any:  # build_profiles, make_session, ... without importing pyspark early
-    if name in ("build_profiles", "make_session", "ProfileSummary", "EVENT_SCHEMA"):
-        from profiler import compute
+_LAZY = {"build_profiles": "compute", "ProfileSummary": "compute", "make_session": "session",
+         "EVENT_SCHEMA": "events"}
 
-        return getattr(compute, name)
+
+def __getattr__(name: str) -> Any:  # build_profiles, make_session, ... without importing pyspark early
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"profiler.{_LAZY[name]}"), name)
     raise AttributeError(name)
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
+    def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(2, f"jsops profile: error: {message}\n")
 
@@ -68,17 +74,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def _have_pyspark() -> bool:
     return importlib.util.find_spec("pyspark") is not None
-
-
-def _is_local(path: str) -> bool:
-    return "://" not in path and not path.startswith("file:")
-
-
-def _check_paths(paths: Iterable[str]) -> str | None:
-    for p in paths:
-        if _is_local(p) and not Path(p).exists():
-            return f"{p}: no such file or directory"
-    return None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -113,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.exact_limit < 0:
         print("jsops profile: error: --exact-limit must not be negative", file=sys.stderr)
         return 2
-    problem = _check_paths(args.telemetry)
+    problem = check_paths(args.telemetry)
     if problem:
         print(f"jsops profile: error: {problem}", file=sys.stderr)
         return 2
@@ -130,20 +125,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     from pyspark.sql import SparkSession
 
-    from profiler import compute
+    from profiler import compute, session
 
     under_submit = "PYSPARK_GATEWAY_PORT" in os.environ and args.master is None
     existing = SparkSession.getActiveSession()
     if not args.quiet and existing is None and not under_submit:
         print(f"jsops profile: starting Spark ({args.master or 'local[*]'})", file=sys.stderr, flush=True)
     try:
-        spark = existing or compute.make_session(None if under_submit else (args.master or "local[*]"),
+        spark = existing or session.make_session(None if under_submit else (args.master or "local[*]"),
                                                  args.driver_memory, driver_host=args.driver_host)
     except Exception as exc:  # no Java, bad master URL, ...
         print(f"jsops profile: error: cannot start Spark: {_first_line(exc)}", file=sys.stderr)
         return 1
     if under_submit:
-        compute.configure(spark)
+        session.configure(spark)
     say = _stderr_writer(spark, under_submit)
     progress = None if args.quiet else (lambda line: say(f"jsops profile: {line}"))
     started = time.monotonic()
