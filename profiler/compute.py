@@ -46,8 +46,9 @@ from pyspark.sql import functions as F
 
 from linter.model.profiles import Profiles
 from profiler import quantiles as _q
-from profiler.events import ADVISORY_PREFIX, read_events
+from profiler.events import ADVISORY_PREFIX, between, read_events
 from profiler.job import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
+from profiler.partial import iso
 from profiler.quantiles import QUANTILES, quantiles
 
 __all__ = ["ProfileSummary", "build_profiles"]
@@ -65,6 +66,7 @@ class ProfileSummary:
     unknown_types: dict[str, int] = field(default_factory=dict)
     exact_groups: int = 0
     approx_groups: int = 0
+    windows: tuple[int, int] | None = None  # with a profile store: windows computed, windows reused
 
     @property
     def bad_lines(self) -> int:
@@ -86,6 +88,8 @@ class ProfileSummary:
             skipped.append(f"{self.unknown} unknown events" + (f" ({top})" if top else ""))
         if skipped:
             text += "; skipped " + "; ".join(skipped)
+        if self.windows is not None:
+            text += f"; {self.windows[0]} windows computed, {self.windows[1]} read from the store"
         if self.exact_groups or self.approx_groups:
             text += (f"; ack_time percentiles exact for {self.exact_groups} consumers, approximate for "
                      f"{self.approx_groups}")
@@ -276,21 +280,17 @@ def _stream_profiles(rest: DataFrame, census: _Census, exact_limit: int, accurac
     return {k: v for k, v in out.items() if v}
 
 
-def _iso(micros: int) -> str:
-    dt = datetime.fromtimestamp(micros // 1_000_000, UTC).replace(microsecond=micros % 1_000_000)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S") + (f".{dt.microsecond:06d}".rstrip("0") if dt.microsecond else "") + "Z"
-
-
 def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int = MIN_ACCURACY,
-                   exact_limit: int = DEFAULT_EXACT_LIMIT,
-                   progress: Callable[[str], None] | None = None) -> tuple[dict[str, Any], ProfileSummary]:
+                   exact_limit: int = DEFAULT_EXACT_LIMIT, progress: Callable[[str], None] | None = None,
+                   since: int | None = None, until: int | None = None) -> tuple[dict[str, Any], ProfileSummary]:
     """Compute the profiles document (validated against :class:`linter.model.profiles.Profiles`).
 
     Passes: the input is parsed once into a cached table of the columns the figures need; one
     aggregation over it (the census) gives every count, the window and the ack group sizes; one more
     computes the ack_time percentiles; the few non-ack events (publisher logs, snapshots) are cached
     apart and the remaining small jobs run on them. Only per-group results reach the driver.
-    ``progress`` receives one line per pass with its wall time.
+    ``progress`` receives one line per pass with its wall time. ``since``/``until`` (microseconds)
+    keep the events of ``[since, until)`` only (then events without a timestamp are skipped).
     """
     clock = [time.monotonic()]
 
@@ -303,7 +303,7 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
     if accuracy < MIN_ACCURACY:
         raise ValueError(f"--accuracy must be at least {MIN_ACCURACY} (got {accuracy})")
     summary = ProfileSummary()
-    ev = read_events(spark, paths).persist(_CACHE_LEVEL)
+    ev = between(read_events(spark, paths), since, until).persist(_CACHE_LEVEL)
     rest = None
     try:
         census = _census(ev, accuracy)
@@ -312,9 +312,9 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
         if summary.unknown:
             for r in ev.where(F.col("kind") == "unknown").groupBy("type").count().orderBy(F.desc("count")).limit(5).collect():
                 summary.unknown_types[r["type"] or "(no type)"] = int(r["count"])
-        doc: dict[str, Any] = {"version": 1, "generated_at": _iso(int(datetime.now(UTC).timestamp() * 1e6))}
+        doc: dict[str, Any] = {"version": 1, "generated_at": iso(int(datetime.now(UTC).timestamp() * 1e6))}
         if census.window is not None:
-            doc["window"] = {"start": _iso(census.window[0]), "end": _iso(census.window[1])}
+            doc["window"] = {"start": iso(census.window[0]), "end": iso(census.window[1])}
         rest = ev.where(F.col("kind").isin("publish", "stream_info", "consumer_info")).persist(_CACHE_LEVEL)
         consumers = _consumer_profiles(ev, rest, census, exact_limit, accuracy, summary)
         done(f"consumers: {len(consumers)}")

@@ -7,16 +7,19 @@ each event becomes one row of :func:`normalise`'s columns (``kind``, ``t`` in mi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
 
+from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from profiler.inputs import JSON_SUFFIXES, has_files, is_local
 
-__all__ = ["ACK_TYPE", "ADVISORY_PREFIX", "PUBLISH_TYPE", "GAP_TYPE", "EVENT_SCHEMA", "read_events",
-           "normalise"]
+__all__ = ["ACK_TYPE", "ADVISORY_PREFIX", "PUBLISH_TYPE", "GAP_TYPE", "EVENT_SCHEMA", "COMPACT_SCHEMA",
+           "COMPACT_MARKER", "read_events", "normalise", "compact", "between"]
 
 ACK_TYPE = "io.nats.jetstream.metric.v1.consumer_ack"
 ADVISORY_PREFIX = "io.nats.jetstream.advisory.v1."
@@ -120,7 +123,10 @@ def _kind(df: DataFrame) -> Column:
 
 
 def normalise(df: DataFrame) -> DataFrame:
-    """The columns the figures need, from a JSON-lines or a Parquet frame (whatever subset it has)."""
+    """The columns the figures need, from a JSON-lines or a Parquet frame (whatever subset it has); a
+    compacted table (:func:`compact`) has them already."""
+    if {"kind", "t"} <= set(df.columns):
+        return df.select(*[_get(df, f.name, f.dataType).alias(f.name) for f in COMPACT_SCHEMA.fields])
     kinded = df.select(F.coalesce(_kind(df), F.lit("bad")).alias("kind"), *[F.col(f"`{c}`") for c in df.columns])
 
     def g(name: str, dtype: T.DataType) -> Column:
@@ -142,12 +148,22 @@ def normalise(df: DataFrame) -> DataFrame:
     )
 
 
+def _compacted_root(path: str) -> bool:
+    """A local path inside a table :func:`compact` wrote (its marker is at the root, ``day=``/``hour=`` below)."""
+    p = Path(path).resolve()
+    return any((d / COMPACT_MARKER).is_file() for d in (p, *list(p.parents)[:2]))
+
+
 def read_events(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
     """Every event under ``paths`` (JSON lines and Parquet, local or any URI Spark reads) as one table of
-    :func:`normalise`'s columns."""
+    :func:`normalise`'s columns. A compacted table is read with its explicit schema."""
     frames: list[DataFrame] = []
     for p in paths:
         local = is_local(p)
+        if local and _compacted_root(p):
+            frames.append(spark.read.schema(COMPACT_SCHEMA).option("recursiveFileLookup", "true")
+                          .option("pathGlobFilter", "*.parquet").parquet(p))
+            continue
         if not local or has_files(p, JSON_SUFFIXES):
             frames.append(normalise(_read_json(spark, p)))
         if not local or has_files(p, (".parquet",)):
@@ -160,3 +176,46 @@ def read_events(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
     for f in frames[1:]:
         out = out.unionByName(f)
     return out
+
+
+#: the columns of the normalised table (what the figures need), also the schema of a compacted table
+COMPACT_SCHEMA = T.StructType([
+    _f("kind", _S), _f("type", _S), _f("t", _L), _f("stream", _S), _f("consumer", _S), _f("ack_time", _L),
+    _f("deliveries", _L), _f("msg_id", _S), _f("bytes", _L), _f("result", _S), _f("s_messages", _L),
+    _f("s_bytes", _L), _f("s_last_seq", _L), _f("s_first", _L), _f("s_last", _L), _f("c_delivered", _L),
+])
+COMPACT_MARKER = "_jsops_events.json"
+
+
+def compact(spark: SparkSession, paths: Sequence[str], out: str) -> dict[str, int]:
+    """Write the events under ``paths`` as Parquet partitioned by ``day=YYYY-MM-DD/hour=HH`` (UTC) under
+    ``out``, in :data:`COMPACT_SCHEMA` (the normalised columns, ``t`` in microseconds). A partition that is
+    written again is replaced (dynamic partition overwrite), others are kept. Events without a timestamp
+    belong to no hour and are not written. Returns the counts per kind written, plus ``untimed``."""
+    ev = read_events(spark, paths).persist(StorageLevel.DISK_ONLY)  # parsed once, counted after the write
+    ts = F.timestamp_micros(F.col("t"))
+    timed = ev.where(F.col("t").isNotNull()).select(
+        *COMPACT_SCHEMA.fieldNames(), F.date_format(ts, "yyyy-MM-dd").alias("day"),
+        F.date_format(ts, "HH").alias("hour"))
+    (timed.write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy("day", "hour")
+     .parquet(out))
+    counts = {r["kind"]: int(r["count"]) for r in timed.groupBy("kind").count().collect()}
+    counts["untimed"] = ev.where(F.col("t").isNull()).count()
+    ev.unpersist()
+    if is_local(out):
+        (Path(out) / COMPACT_MARKER).write_text(json.dumps({"format": 1, "columns": COMPACT_SCHEMA.fieldNames(),
+                                                            "partitions": ["day", "hour"]}) + "\n")
+    return counts
+
+
+def between(ev: DataFrame, since: int | None, until: int | None, keep_untimed: bool = False) -> DataFrame:
+    """The events of ``[since, until)`` (microseconds; ``None`` is open); those without a timestamp are
+    dropped unless ``keep_untimed``."""
+    cond: Column | None = None
+    if since is not None:
+        cond = F.col("t") >= since
+    if until is not None:
+        cond = (F.col("t") < until) if cond is None else cond & (F.col("t") < until)
+    if cond is None:
+        return ev
+    return ev.where(F.col("t").isNull() | cond) if keep_untimed else ev.where(cond)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 
-__all__ = ["JSON_SUFFIXES", "is_local", "has_files", "check_paths"]
+__all__ = ["JSON_SUFFIXES", "is_local", "has_files", "check_paths", "hour_partitions"]
 
 JSON_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz")
 
@@ -29,3 +31,24 @@ def check_paths(paths: Iterable[str]) -> str | None:
         if is_local(p) and not Path(p).exists():
             return f"{p}: no such file or directory"
     return None
+
+
+_PARTITION = re.compile(r"^day=(\d{4}-\d\d-\d\d)$"), re.compile(r"^hour=(\d\d?)$")
+
+
+def hour_partitions(path: str) -> dict[int, str] | None:
+    """The ``day=YYYY-MM-DD/hour=HH`` directories under a local ``path`` by the start of their hour
+    (microseconds since the epoch, UTC); ``None`` when ``path`` is not laid out that way."""
+    if not is_local(path) or not Path(path).is_dir():
+        return None
+    out: dict[int, str] = {}
+    for day in Path(path).iterdir():
+        d = _PARTITION[0].match(day.name)
+        if not d or not day.is_dir():
+            continue
+        for hour in day.iterdir():
+            h = _PARTITION[1].match(hour.name)
+            if h and hour.is_dir():
+                start = datetime.strptime(d.group(1), "%Y-%m-%d").replace(tzinfo=UTC, hour=int(h.group(1)))
+                out[int(start.timestamp()) * 1_000_000] = str(hour)
+    return out or None
