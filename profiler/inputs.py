@@ -7,9 +7,11 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
-__all__ = ["JSON_SUFFIXES", "is_local", "has_files", "check_paths", "hour_partitions"]
+__all__ = ["JSON_SUFFIXES", "is_local", "has_files", "check_paths", "hour_partitions", "local_bytes", "SMALL_INPUT_BYTES"]
 
 JSON_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz")
+#: below this much local input, jsops starts Spark with one shuffle partition (docs/profiler.md, Speed)
+SMALL_INPUT_BYTES = 64 * 2**20
 
 
 def is_local(path: str) -> bool:
@@ -52,3 +54,14 @@ def hour_partitions(path: str) -> dict[int, str] | None:
                 start = datetime.strptime(d.group(1), "%Y-%m-%d").replace(tzinfo=UTC, hour=int(h.group(1)))
                 out[int(start.timestamp()) * 1_000_000] = str(hour)
     return out or None
+
+
+def local_bytes(paths: Iterable[str]) -> int | None:
+    """The total size of the files under local ``paths``; ``None`` when one is a URI (size unknown)."""
+    total = 0
+    for path in paths:
+        if not is_local(path):
+            return None
+        p = Path(path)
+        total += p.stat().st_size if p.is_file() else sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
+    return total

@@ -91,7 +91,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def telemetry(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("telemetry")
-    generate(d, default_spec(acks=4_000, publish_ids=800, seed=23, files=3))
+    generate(d, default_spec(acks=2_000, publish_ids=400, seed=23, files=2))
     return d
 
 
@@ -106,7 +106,7 @@ def _figures(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def _executor_conf() -> list[str]:
-    return ["--conf", "spark.executor.memory=512m", "--conf", "spark.cores.max=2",
+    return ["--conf", "spark.executor.memory=512m", "--conf", "spark.cores.max=2", "--conf", "spark.sql.shuffle.partitions=2",
             "--conf", "spark.executorEnv.PYSPARK_PYTHON=" + NO_PYTHON]
 
 
@@ -116,7 +116,7 @@ def test_jsops_profile_on_the_cluster_equals_local_mode(cluster: str, telemetry:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": NO_PYTHON, "SPARK_LOCAL_IP": "127.0.0.1"}
     cmd = [sys.executable, "-m", "linter.cli", "profile", telemetry.as_uri(), "-o", str(out), "--master", cluster,
            "--driver-host", "127.0.0.1", "--driver-memory", "512m", *_executor_conf()]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1500)
     assert r.returncode == 0, r.stderr[-3000:]
     assert _figures(json.loads(out.read_text())) == _figures(local_profile)
 
@@ -142,6 +142,6 @@ def test_spark_submit_with_the_printed_command_equals_local_mode(cluster: str, t
     run_env = {**clean, **assignments, "PYSPARK_PYTHON": NO_PYTHON, "SPARK_LOCAL_IP": "127.0.0.1"}
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    r = subprocess.run(argv, capture_output=True, text=True, env=run_env, cwd=elsewhere, timeout=600)
+    r = subprocess.run(argv, capture_output=True, text=True, env=run_env, cwd=elsewhere, timeout=1500)
     assert r.returncode == 0, r.stderr[-3000:]
     assert _figures(json.loads(out.read_text())) == _figures(local_profile)
