@@ -164,11 +164,12 @@ def main() -> int:
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--driver-memory", default="1g")
     ap.add_argument("--prepare", action="store_true", help="only generate and compact the data sets")
+    ap.add_argument("--week-only", action="store_true", help="only the profile-store rows")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
         return _run_child(a)
-    sizes = [*a.sizes, *([50_000_000] if a.big else [])]
+    sizes = [] if a.week_only else [*a.sizes, *([50_000_000] if a.big else [])]
     if a.prepare:
         for acks in sizes:
             _data(a.data_prefix, acks)
