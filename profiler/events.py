@@ -158,11 +158,13 @@ def read_events(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
     """Every event under ``paths`` (JSON lines and Parquet, local or any URI Spark reads) as one table of
     :func:`normalise`'s columns. A compacted table is read with its explicit schema."""
     frames: list[DataFrame] = []
+    compacted = [p for p in paths if is_local(p) and _compacted_root(p)]
+    if compacted:  # one scan for all of them (a store run may pass one directory per hour)
+        frames.append(spark.read.schema(COMPACT_SCHEMA).option("recursiveFileLookup", "true")
+                      .option("pathGlobFilter", "*.parquet").parquet(*compacted))
     for p in paths:
         local = is_local(p)
-        if local and _compacted_root(p):
-            frames.append(spark.read.schema(COMPACT_SCHEMA).option("recursiveFileLookup", "true")
-                          .option("pathGlobFilter", "*.parquet").parquet(p))
+        if p in compacted:
             continue
         if not local or has_files(p, JSON_SUFFIXES):
             frames.append(normalise(_read_json(spark, p)))
