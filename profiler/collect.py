@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from linter.semantics.units import UnitError, parse_duration
 from reconciler.client import (
@@ -130,8 +130,10 @@ class RotatingWriter:
         self.n += 1
         self._path = self.out_dir / f"jsops-{self.stamp}-{self.n:04d}.jsonl{'.gz' if self.gzip else ''}"
         self._raw = open(self._path.with_name(self._path.name + ".part"), "wb")
-        self._out = gzip.GzipFile(fileobj=self._raw, mode="wb", compresslevel=6) if self.gzip else self._raw
-        return self._out
+        gz = gzip.GzipFile(fileobj=self._raw, mode="wb", compresslevel=6) if self.gzip else None
+        out: IO[bytes] = gz if gz is not None else self._raw  # type: ignore[assignment]  # a GzipFile is a binary file; typeshed does not call it IO[bytes]
+        self._out = out
+        return out
 
     def write(self, line: bytes) -> None:
         out = self._out or self._open()
@@ -385,7 +387,7 @@ async def collect(opts: CollectOptions, stop: asyncio.Event | None = None,
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
+    def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(2, f"jsops collect: error: {message}\n")
 

@@ -4,9 +4,10 @@ and the missing-pyspark message need no Spark).
 
 Runs in-process (``jsops profile TELEMETRY -o profiles.json --master local[*]``) or under spark-submit::
 
-    spark-submit --master spark://host:7077 --py-files jsops-profile.zip profiler/job.py TELEMETRY -o p.json
+    spark-submit --master spark://host:7077 --py-files jsops-profile.zip jsops_profile_main.py TELEMETRY -o p.json
 
-(``python -m profiler.submit`` builds the zip and runs that; see docs/profiler.md). The job uses only
+(``jsops profile ... --print-submit-command`` writes that bundle and prints the exact command, see
+:mod:`profiler.submit` and docs/profiler.md). The job uses only
 Spark SQL (no Python UDFs, no Python-side tables), so executors start no Python worker at all.
 """
 
@@ -18,12 +19,15 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 if __package__ in (None, ""):  # spark-submit profiler/job.py: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from profiler.errors import ProfilerError  # noqa: E402 (after the sys.path fix above)
+from profiler.inputs import SMALL_INPUT_BYTES, check_paths, local_bytes  # noqa: E402
 
 __all__ = ["main", "build_profiles", "make_session", "INSTALL_HINT"]  # noqa: F822 (lazy, see __getattr__)
 
@@ -32,16 +36,20 @@ DEFAULT_EXACT_LIMIT = 50_000_000
 INSTALL_HINT = "jsops profile needs PySpark: pip install 'jsops[spark]' (and Java 17+ on the PATH)"
 
 
-def __getattr__(name: str) -> Any:  # build_profiles, make_session, ... without importing pyspark early
-    if name in ("build_profiles", "make_session", "ProfileSummary", "EVENT_SCHEMA"):
-        from profiler import compute
+_LAZY = {"build_profiles": "compute", "ProfileSummary": "compute", "make_session": "session",
+         "EVENT_SCHEMA": "events"}
 
-        return getattr(compute, name)
+
+def __getattr__(name: str) -> Any:  # build_profiles, make_session, ... without importing pyspark early
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"profiler.{_LAZY[name]}"), name)
     raise AttributeError(name)
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
+    def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(2, f"jsops profile: error: {message}\n")
 
@@ -52,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
                 epilog=epilog)
     p.add_argument("telemetry", nargs="+", metavar="TELEMETRY",
                    help="directories or files of JSON lines (.jsonl, .jsonl.gz) or Parquet; any URI Spark reads")
-    p.add_argument("-o", "--output", required=True, help="profiles JSON file to write ('-' for stdout)")
+    p.add_argument("-o", "--output", help="profiles JSON file to write ('-' for stdout); required unless --compact")
     p.add_argument("--master", default=None,
                    help="Spark master (default local[*]; under spark-submit, the one spark-submit was given)")
     p.add_argument("--driver-host", default=None,
@@ -62,23 +70,105 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--exact-limit", type=int, default=DEFAULT_EXACT_LIMIT,
                    help="largest group whose percentiles are computed exactly (default %(default)s)")
     p.add_argument("--driver-memory", default=None, help="e.g. 2g (only when jsops starts Spark)")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="a Spark setting, e.g. spark.executor.memory=2g (repeatable)")
+    p.add_argument("--print-submit-command", action="store_true",
+                   help="do not run: write the spark-submit bundle (--bundle-dir) and print the command that "
+                        "submits this job with it (SPARK_HOME set; see docs/profiler.md)")
+    p.add_argument("--bundle-dir", default=None,
+                   help="where --print-submit-command writes the bundle (default: a jsops-profile-bundle "
+                        "directory in the system's temporary directory)")
+    w = p.add_argument_group("time windows, profile store and compaction (docs/profiler.md)")
+    w.add_argument("--since", default=None, metavar="TIME",
+                   help="only events at or after TIME (a date or RFC 3339 time, UTC unless an offset is given)")
+    w.add_argument("--until", default=None, metavar="TIME", help="only events before TIME")
+    w.add_argument("--store", default=None, metavar="DIR",
+                   help="a profile store: compute the hourly windows DIR lacks, keep the closed ones there, and "
+                        "write the profile merged from every window in [--since, --until)")
+    w.add_argument("--relative-error", type=float, default=None, metavar="A",
+                   help="with --store: relative error of the log-bucketed percentiles of groups too large to "
+                        "keep exact (default 0.005)")
+    w.add_argument("--exact-values", type=int, default=None, metavar="N",
+                   help="with --store: groups of at most N samples keep exact values (default 100000)")
+    w.add_argument("--retry-reach", type=int, default=900, metavar="SECONDS",
+                   help="with --store: a msg_id's attempts across window edges join if within this many seconds")
+    w.add_argument("--compact", default=None, metavar="OUT",
+                   help="do not profile: write the telemetry as Parquet partitioned by day=/hour= under OUT "
+                        "(local or any URI Spark writes)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary on stderr")
     return p
 
 
+def _conf(pairs: Sequence[str]) -> dict[str, str] | str:
+    """``--conf KEY=VALUE`` pairs as a dict, or the error message for the first malformed one."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            return f"--conf {pair!r}: expected KEY=VALUE"
+        out[key.strip()] = value
+    return out
+
+
+def _check_store_args(args: argparse.Namespace) -> str | None:
+    """The first problem with -o, --since/--until and the store options, or ``None``."""
+    from profiler.store import StoreError, parse_time
+
+    if args.output is None and args.compact is None:
+        return "the following arguments are required: -o/--output (or --compact OUT)"
+    if args.store is None and (args.relative_error is not None or args.exact_values is not None):
+        return "--relative-error and --exact-values go with --store"
+    if args.relative_error is not None and not 0 < args.relative_error < 0.5:
+        return "--relative-error must be between 0 and 0.5"
+    if (args.exact_values or 0) < 0 or args.retry_reach < 0:
+        return "--exact-values and --retry-reach must not be negative"
+    try:
+        args.since_us = None if args.since is None else parse_time(args.since)
+        args.until_us = None if args.until is None else parse_time(args.until)
+    except StoreError as exc:
+        return str(exc)
+    if args.since_us is not None and args.until_us is not None and args.since_us >= args.until_us:
+        return "--since must be before --until"
+    return None
+
+
+def _job_args(args: argparse.Namespace) -> list[str]:
+    """The arguments the job needs under spark-submit (Spark's own settings become spark-submit flags)."""
+    out = [*args.telemetry, *(["-o", args.output] if args.output else [])]
+    for flag in ("since", "until", "store", "relative_error", "exact_values", "compact"):
+        if getattr(args, flag) is not None:
+            out += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]
+    if args.retry_reach != 900:
+        out += ["--retry-reach", str(args.retry_reach)]
+    if args.accuracy != MIN_ACCURACY:
+        out += ["--accuracy", str(args.accuracy)]
+    if args.exact_limit != DEFAULT_EXACT_LIMIT:
+        out += ["--exact-limit", str(args.exact_limit)]
+    if args.quiet:
+        out.append("-q")
+    return out
+
+
+def _print_submit_command(args: argparse.Namespace, conf: dict[str, str]) -> int:
+    import tempfile
+
+    from profiler.submit import SubmitError, build_bundle, render_command, submit_command
+
+    directory = Path(args.bundle_dir or Path(tempfile.gettempdir()) / "jsops-profile-bundle")
+    if args.driver_host:
+        conf = {**conf, "spark.driver.host": args.driver_host}
+    try:
+        env, argv = submit_command(build_bundle(directory), _job_args(args), master=args.master,
+                                   driver_memory=args.driver_memory, conf=conf)
+    except SubmitError as exc:
+        print(f"jsops profile: error: {exc}", file=sys.stderr)
+        return 2
+    print(render_command(env, argv))
+    return 0
+
+
 def _have_pyspark() -> bool:
     return importlib.util.find_spec("pyspark") is not None
-
-
-def _is_local(path: str) -> bool:
-    return "://" not in path and not path.startswith("file:")
-
-
-def _check_paths(paths: Iterable[str]) -> str | None:
-    for p in paths:
-        if _is_local(p) and not Path(p).exists():
-            return f"{p}: no such file or directory"
-    return None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -113,7 +203,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.exact_limit < 0:
         print("jsops profile: error: --exact-limit must not be negative", file=sys.stderr)
         return 2
-    problem = _check_paths(args.telemetry)
+    problem = _check_store_args(args)
+    if problem:
+        print(f"jsops profile: error: {problem}", file=sys.stderr)
+        return 2
+    conf = _conf(args.conf)
+    if isinstance(conf, str):
+        print(f"jsops profile: error: {conf}", file=sys.stderr)
+        return 2
+    if args.print_submit_command:
+        return _print_submit_command(args, conf)
+    problem = check_paths(args.telemetry)
     if problem:
         print(f"jsops profile: error: {problem}", file=sys.stderr)
         return 2
@@ -121,61 +221,100 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"jsops profile: error: {INSTALL_HINT}", file=sys.stderr)
         return 2
     try:
-        return _run(args)
+        return _run(args, conf)
     except KeyboardInterrupt:
         print("jsops profile: interrupted; nothing written", file=sys.stderr)
         return 130
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, conf: dict[str, str]) -> int:
     from pyspark.sql import SparkSession
 
-    from profiler import compute
+    from profiler import session
 
     under_submit = "PYSPARK_GATEWAY_PORT" in os.environ and args.master is None
     existing = SparkSession.getActiveSession()
     if not args.quiet and existing is None and not under_submit:
         print(f"jsops profile: starting Spark ({args.master or 'local[*]'})", file=sys.stderr, flush=True)
     try:
-        spark = existing or compute.make_session(None if under_submit else (args.master or "local[*]"),
-                                                 args.driver_memory, driver_host=args.driver_host)
+        spark = existing or session.make_session(None if under_submit else (args.master or "local[*]"),
+                                                 args.driver_memory, driver_host=args.driver_host,
+                                                 extra_conf=conf, shuffle_partitions=_shuffle_partitions(args))
     except Exception as exc:  # no Java, bad master URL, ...
         print(f"jsops profile: error: cannot start Spark: {_first_line(exc)}", file=sys.stderr)
         return 1
     if under_submit:
-        compute.configure(spark)
+        session.configure(spark)
     say = _stderr_writer(spark, under_submit)
     progress = None if args.quiet else (lambda line: say(f"jsops profile: {line}"))
     started = time.monotonic()
     try:
-        doc, summary = compute.build_profiles(spark, args.telemetry, accuracy=args.accuracy,
-                                              exact_limit=args.exact_limit, progress=progress)
+        if args.compact is not None:
+            from profiler.events import compact
+
+            counts = compact(spark, args.telemetry, args.compact)
+            if not args.quiet:
+                say(f"jsops profile: compacted {sum(counts.values()) - counts['untimed']} events into {args.compact} "
+                    f"({counts['untimed']} without a timestamp skipped) in {time.monotonic() - started:.1f} s")
+            return 0
+        doc, summary = _profiles(spark, args, progress)
+    except ProfilerError as exc:
+        say(f"jsops profile: error: {exc}")
+        return 2
     except Exception as exc:
         say(f"jsops profile: error: {_first_line(exc)}")
         return 1
     finally:
         if existing is None and not under_submit:
             spark.stop()
-    if not summary.kinds:
+    if not summary.kinds and not summary.windows:
         say(f"jsops profile: warning: no telemetry events in {', '.join(args.telemetry)} "
             "(record some with `jsops collect`); the profiles are empty")
-    text = json.dumps(doc, indent=2) + "\n"
-    if args.output == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        out = Path(args.output)
-        try:
-            tmp = out.with_name(out.name + ".tmp")
-            tmp.write_text(text)
-            tmp.replace(out)
-        except OSError as exc:
-            say(f"jsops profile: error: cannot write {out}: {exc.strerror or exc}")
-            return 2
+    if not _write(doc, args.output, say):
+        return 2
     if not args.quiet:
         say(f"jsops profile: {summary.render()}; wrote {len(doc['streams'])} streams and "
             f"{len(doc['consumers'])} consumers to {args.output} in {time.monotonic() - started:.1f} s")
     return 0
+
+
+def _shuffle_partitions(args: argparse.Namespace) -> int:
+    """One shuffle partition for small local input (fewer, equally useful tasks per stage), else four."""
+    size = local_bytes(args.telemetry)
+    return 1 if size is not None and size < SMALL_INPUT_BYTES else 4
+
+
+def _profiles(spark: Any, args: argparse.Namespace, progress: Callable[[str], None] | None) -> tuple[dict[str, Any], Any]:
+    from profiler import compute
+
+    if args.store is None:
+        return compute.build_profiles(spark, args.telemetry, accuracy=args.accuracy, exact_limit=args.exact_limit,
+                                      progress=progress, since=args.since_us, until=args.until_us)
+    from profiler.incremental import build_store_profiles
+    from profiler.partial import DEFAULT_ALPHA, DEFAULT_EXACT_VALUES, Partial
+
+    template = Partial(0, 0, args.relative_error or DEFAULT_ALPHA,
+                       DEFAULT_EXACT_VALUES if args.exact_values is None else args.exact_values,
+                       args.retry_reach * 1_000_000)
+    return build_store_profiles(spark, args.telemetry, Path(args.store), template, since=args.since_us,
+                                until=args.until_us, progress=progress)
+
+
+def _write(doc: dict[str, Any], output: str, say: Callable[[str], None]) -> bool:
+    text = json.dumps(doc, indent=2) + "\n"
+    if output == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return True
+    out = Path(output)
+    try:
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(text)
+        tmp.replace(out)
+    except OSError as exc:
+        say(f"jsops profile: error: cannot write {out}: {exc.strerror or exc}")
+        return False
+    return True
 
 
 if __name__ == "__main__":  # spark-submit profiler/job.py ...

@@ -173,7 +173,7 @@ def estate_spec(paths: Sequence[str], *, acks: int = 20_000, publish_ids: int = 
     for r in sorted(estate.consumers(), key=lambda r: (r.stream or "", r.name)):
         if r.stream not in stream_cfgs:
             continue
-        cfg = effective_consumer(r.config, stream_cfgs[r.stream], durable_name=r.config.durable_name or r.name)  # type: ignore[arg-type]
+        cfg = effective_consumer(r.config, stream_cfgs[r.stream], durable_name=getattr(r.config, "durable_name", None) or r.name)  # type: ignore[arg-type]  # a consumer resource: config is a ConsumerConfig
         key = f"{r.stream}/{r.name}"
         extra = smells.get(key, {})
         backoff = cfg.get("backoff") or []

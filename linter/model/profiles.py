@@ -66,6 +66,8 @@ class PublishRetryProfile(_Strict):
     retried_ids: int = Field(ge=0)
     horizon_p99_ns: int | None = Field(default=None, ge=0)
     horizon_max_ns: int | None = Field(default=None, ge=0)
+    #: set when horizon_p99_ns comes from a log-bucketed histogram: its bound on the relative error
+    relative_error: float | None = Field(default=None, ge=0, lt=1)
 
 
 class StreamProfile(_Strict):
@@ -84,6 +86,9 @@ class AckTimeProfile(_Strict):
     p99: int = Field(ge=0)
     p999: int = Field(ge=0)
     max: int = Field(ge=0)
+    #: set when the percentiles come from a log-bucketed histogram (a merged profile store): each is
+    #: within this fraction of the exact value; absent when they are exact or rank-approximate
+    relative_error: float | None = Field(default=None, ge=0, lt=1)
 
 
 class DeliveriesProfile(_Strict):

@@ -93,12 +93,13 @@ def test_missing_path_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_spark_submit_local_mode(tmp_path: Path) -> None:
-    """The documented cluster path, in local mode: spark-submit runs profiler/job.py as the application."""
+    """spark-submit runs profiler/job.py as the application, in local mode. No Python worker is ever
+    started: PYSPARK_PYTHON names a binary that does not exist, and the job still succeeds."""
     import pyspark
 
     generate(tmp_path / "t", default_spec(acks=500, publish_ids=100, seed=1))
     submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+    env = {**os.environ, "PYSPARK_PYTHON": "/nonexistent/python", "PYSPARK_DRIVER_PYTHON": sys.executable,
            "SPARK_LOCAL_IP": "127.0.0.1"}
     r = subprocess.run([str(submit), "--master", "local[1]", "--conf", "spark.ui.enabled=false",
                         str(ROOT / "profiler" / "job.py"), str(tmp_path / "t"), "-o", str(tmp_path / "p.json")],
@@ -106,3 +107,30 @@ def test_spark_submit_local_mode(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr[-3000:]
     doc = json.loads((tmp_path / "p.json").read_text())
     assert doc["consumers"]["ORDERS/shipper"]["ack_time_ns"]["samples"] == 250
+
+
+def test_parquet_nanosecond_timestamps(spark: Any, tmp_path: Path) -> None:
+    """Parquet TIMESTAMP(NANOS) columns (as DuckDB or Arrow write them) are read at full precision and
+    floored to microseconds: the same figures as the RFC 3339 strings of the same events in JSON lines."""
+    duckdb = pytest.importorskip("duckdb")
+    t0 = "2026-11-20T12:00:0{}.{}Z"
+    events = [{"type": ACK, "timestamp": t0.format(i % 10, f"{123456789 + i * 1001:09d}"), "stream": "S",
+               "consumer": "c", "ack_time": 1000 + i * 7, "deliveries": 1 + i % 3} for i in range(40)]
+    events += [{"type": "io.jsops.publish.v1", "ts": t0.format(i % 10, f"{987654321 - i * 13:09d}"), "stream": "S",
+                "msg_id": f"m{i % 7}", "attempt": 1 + i // 7, "bytes": 100, "result": "ok"} for i in range(21)]
+    (tmp_path / "json").mkdir()
+    src = tmp_path / "json" / "ev.jsonl"
+    src.write_text("".join(json.dumps(e) + "\n" for e in events))
+    cols = ("{'type': 'VARCHAR', 'timestamp': 'VARCHAR', 'ts': 'VARCHAR', 'stream': 'VARCHAR', 'consumer': 'VARCHAR', "
+            "'ack_time': 'BIGINT', 'deliveries': 'BIGINT', 'msg_id': 'VARCHAR', 'attempt': 'BIGINT', "
+            "'bytes': 'BIGINT', 'result': 'VARCHAR'}")
+    (tmp_path / "pq").mkdir()
+    duckdb.connect().execute(
+        f"COPY (SELECT * REPLACE (CAST(timestamp AS TIMESTAMP_NS) AS timestamp, CAST(ts AS TIMESTAMP_NS) AS ts) "
+        f"FROM read_json('{src}', columns={cols})) TO '{tmp_path / 'pq' / 'ev.parquet'}' (FORMAT parquet)")
+    from_json, _ = build_profiles(spark, [str(tmp_path / "json")])
+    from_parquet, _ = build_profiles(spark, [str(tmp_path / "pq")])
+    assert from_parquet["window"] == from_json["window"]
+    assert from_parquet["window"]["end"] == "2026-11-20T12:00:09.987654Z"  # ...987654204 ns, floored to us
+    assert from_parquet["streams"] == from_json["streams"] and from_parquet["consumers"] == from_json["consumers"]
+    assert from_parquet["streams"]["S"]["publish_retry"]["horizon_max_ns"] % 1000 == 0

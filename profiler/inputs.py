@@ -1,0 +1,67 @@
+"""Telemetry paths as the driver sees them (no pyspark): local or a URI, which files are under them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+
+__all__ = ["JSON_SUFFIXES", "is_local", "has_files", "check_paths", "hour_partitions", "local_bytes", "SMALL_INPUT_BYTES"]
+
+JSON_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz")
+#: below this much local input, jsops starts Spark with one shuffle partition (docs/profiler.md, Speed)
+SMALL_INPUT_BYTES = 64 * 2**20
+
+
+def is_local(path: str) -> bool:
+    """A path on this machine's disk (not a URI such as ``file:``, ``hdfs://`` or ``s3a://``)."""
+    return "://" not in path and not path.startswith("file:")
+
+
+def has_files(path: str, suffixes: tuple[str, ...]) -> bool:
+    """Whether the local ``path`` is, or holds at any depth, a file ending with one of ``suffixes``."""
+    p = Path(path)
+    if p.is_file():
+        return p.name.endswith(suffixes)
+    return any(f.name.endswith(suffixes) for f in p.rglob("*") if f.is_file())
+
+
+def check_paths(paths: Iterable[str]) -> str | None:
+    """The first local path that does not exist, as a message; ``None`` when all do (URIs are Spark's)."""
+    for p in paths:
+        if is_local(p) and not Path(p).exists():
+            return f"{p}: no such file or directory"
+    return None
+
+
+_PARTITION = re.compile(r"^day=(\d{4}-\d\d-\d\d)$"), re.compile(r"^hour=(\d\d?)$")
+
+
+def hour_partitions(path: str) -> dict[int, str] | None:
+    """The ``day=YYYY-MM-DD/hour=HH`` directories under a local ``path`` by the start of their hour
+    (microseconds since the epoch, UTC); ``None`` when ``path`` is not laid out that way."""
+    if not is_local(path) or not Path(path).is_dir():
+        return None
+    out: dict[int, str] = {}
+    for day in Path(path).iterdir():
+        d = _PARTITION[0].match(day.name)
+        if not d or not day.is_dir():
+            continue
+        for hour in day.iterdir():
+            h = _PARTITION[1].match(hour.name)
+            if h and hour.is_dir():
+                start = datetime.strptime(d.group(1), "%Y-%m-%d").replace(tzinfo=UTC, hour=int(h.group(1)))
+                out[int(start.timestamp()) * 1_000_000] = str(hour)
+    return out or None
+
+
+def local_bytes(paths: Iterable[str]) -> int | None:
+    """The total size of the files under local ``paths``; ``None`` when one is a URI (size unknown)."""
+    total = 0
+    for path in paths:
+        if not is_local(path):
+            return None
+        p = Path(path)
+        total += p.stat().st_size if p.is_file() else sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
+    return total

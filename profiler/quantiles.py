@@ -1,0 +1,222 @@
+"""Per-group percentiles on Spark: exact (Spark's ``percentile`` for small groups, bracket refinement for
+large ones) up to an exact limit, ``percentile_approx`` with a stated rank error above it.
+
+All percentiles are numpy's default (linear interpolation between the closest ranks, ``h = (n-1)q``).
+See docs/profiler.md, "Percentiles and their error bound".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+__all__ = ["QUANTILES", "GroupQuantiles", "Key", "quantiles", "literal_table"]
+
+# Groups of up to _EXACT_SMALL values get Spark's exact percentile (their distinct values in memory);
+# larger ones up to the exact limit are refined from brackets of about 4.4 n/accuracy values each, so
+# the default keeps a bracket under ~20k values (memory independent of the number of events).
+_EXACT_SMALL = 100_000
+QUANTILES = (0.5, 0.9, 0.99, 0.999)
+_L, _S = T.LongType(), T.StringType()
+
+Key = tuple[Any, ...]
+#: per group key: (count, quantile values, max)
+GroupQuantiles = dict[Key, tuple[int, list[float], int]]
+
+
+def _f(name: str, dtype: T.DataType) -> T.StructField:
+    return T.StructField(name, dtype, True)
+
+
+# ------------------------------------------------------------------------------------------ aggregation
+
+
+def _select_rank(pairs: list[tuple[int, int]], below: int, rank: int) -> int | None:
+    """The value of 0-based ``rank`` among all values, given the sorted (value, count) pairs of a bracket
+    and the number of values below it; ``None`` when the rank is outside the bracket."""
+    seen = below
+    if rank < seen:
+        return None
+    for v, c in pairs:
+        seen += c
+        if rank < seen:
+            return v
+    return None
+
+
+def _refine(n: int, q: float, below: int, pairs: list[tuple[int, int]]) -> float | None:
+    """Exact percentile ``q`` (linear interpolation between closest ranks, as numpy and Spark's
+    ``percentile``) of ``n`` values from a bracket that holds its ranks; ``None`` if it does not."""
+    h = (n - 1) * q
+    lo_rank, hi_rank = math.floor(h), math.ceil(h)
+    lo = _select_rank(pairs, below, lo_rank)
+    hi = _select_rank(pairs, below, hi_rank)
+    if lo is None or hi is None:
+        return None
+    return lo + (h - lo_rank) * (hi - lo)
+
+
+def _around(qs: Sequence[float], accuracy: int) -> list[float]:
+    """For each quantile q: q - d, q, q + d. percentile_approx's values there bracket the ranks of the
+    exact q (its rank error is at most n/accuracy; d adds 2/_EXACT_SMALL so that the bracket holds
+    both interpolation ranks for every group larger than _EXACT_SMALL)."""
+    d = 2.0 / accuracy + 2.0 / _EXACT_SMALL
+    return [min(1.0, max(0.0, q + x)) for q in qs for x in (-d, 0.0, d)]
+
+
+def literal_table(spark: SparkSession, schema: T.StructType, rows: Sequence[Sequence[Any]]) -> DataFrame:
+    """A small table as a SQL literal (inline of an array of structs): unlike ``createDataFrame`` it
+    needs no Python worker on the executors."""
+
+    def lit(v: Any, dtype: T.DataType) -> Column:
+        if isinstance(dtype, T.ArrayType):
+            return F.array(*[F.lit(x) for x in v]).cast(dtype) if v else F.array().cast(dtype)
+        return F.lit(v).cast(dtype)
+
+    structs = [F.struct(*[lit(v, f.dataType).alias(f.name) for v, f in zip(row, schema.fields)]) for row in rows]
+    return spark.range(1).select(F.inline(F.array(*structs)))
+
+
+def _bracket_counts(df: DataFrame, keys: list[str], value: str,
+                    brackets: dict[Key, list[tuple[int, int]]]) -> dict[Key, list[tuple[int, list[tuple[int, int]]]]]:
+    """One pass over ``df``: per key and bracket ``[lo, hi]``, the number of values below ``lo`` and the
+    sorted (value, count) pairs inside. Only the pairs reach the driver (a few per thousand values)."""
+    nq = len(next(iter(brackets.values())))
+    spark = df.sparkSession
+    schema = T.StructType([*(_f(k, _S) for k in keys), _f("_lo", T.ArrayType(_L)), _f("_hi", T.ArrayType(_L))])
+    table = literal_table(spark, schema, [[*k, [b[0] for b in br], [b[1] for b in br]] for k, br in brackets.items()])
+    v, lo, hi = F.col("_v0"), F.col("_lo"), F.col("_hi")
+    joined = df.join(F.broadcast(table), keys, "inner").select(*keys, F.col(value).alias("_v0"), "_lo", "_hi")
+    inside = F.filter(F.sequence(F.lit(0), F.lit(nq - 1)), lambda i: (v >= F.get(lo, i)) & (v <= F.get(hi, i)))
+    # a value inside two brackets (ties) yields two rows: count it below the others' brackets once
+    rows = joined.select(*keys, "_v0", "_lo", F.posexplode_outer(inside).alias("_pos", "_qi"))
+    first = F.col("_pos").isNull() | (F.col("_pos") == 0)
+    agg = (rows.groupBy(*keys, "_qi", F.when(F.col("_qi").isNotNull(), v).alias("_v"))
+           .agg(F.count("*").alias("_c"),
+                *[F.count(F.when(first & (v < F.get(lo, F.lit(i))), 1)).alias(f"_b{i}") for i in range(nq)]))
+    below: dict[Key, list[int]] = {k: [0] * nq for k in brackets}
+    pairs: dict[Key, list[list[tuple[int, int]]]] = {k: [[] for _ in range(nq)] for k in brackets}
+    for r in agg.collect():
+        k = tuple(r[c] for c in keys)
+        if k not in below:
+            continue
+        for i in range(nq):
+            below[k][i] += int(r[f"_b{i}"])
+        if r["_qi"] is not None:
+            pairs[k][int(r["_qi"])].append((int(r["_v"]), int(r["_c"])))
+    return {k: [(below[k][i], sorted(pairs[k][i])) for i in range(nq)] for k in brackets}
+
+
+class _Groups:
+    """One :func:`quantiles` call: the groups' sizes, the results so far and the passes that fill them."""
+
+    def __init__(self, df: DataFrame, keys: list[str], value: str, qs: list[float],
+                 sizes: dict[Key, tuple[int, int]]) -> None:
+        self.df, self.keys, self.value, self.qs, self.sizes = df, keys, value, qs, sizes
+        self.result: GroupQuantiles = {}
+        self.exact_groups = self.approx_groups = 0
+
+    def key(self, row: Any) -> Key:
+        return tuple(row[c] for c in self.keys)
+
+    def only(self, ks: Iterable[Key]) -> DataFrame:
+        """The rows of the groups ``ks`` (all rows when that is every group)."""
+        ks = list(ks)
+        if len(ks) == len(self.sizes):
+            return self.df
+        table = literal_table(self.df.sparkSession, T.StructType([_f(k, _S) for k in self.keys]),
+                              [list(k) for k in ks])
+        return self.df.join(F.broadcast(table), self.keys, "inner")
+
+    def exact(self, ks: list[Key]) -> None:
+        """Spark's exact ``percentile`` for the groups ``ks`` (small groups only: held in memory)."""
+        for r in self.only(ks).groupBy(*self.keys).agg(F.percentile(F.col(self.value), self.qs).alias("q")).collect():
+            k = self.key(r)
+            if k in self.sizes:
+                self.result[k] = (self.sizes[k][0], [float(x) for x in r["q"]], self.sizes[k][1])
+        self.exact_groups += len(ks)
+
+    def approx(self, k: Key, around_k: list[int]) -> None:
+        n, mx = self.sizes[k]
+        self.result[k] = (n, [float(around_k[3 * i + 1]) for i in range(len(self.qs))], mx)
+        self.approx_groups += 1
+
+    def around(self, accuracy: int, exact_limit: int) -> dict[Key, list[int]]:
+        """Small groups exactly, then ``percentile_approx`` at :func:`_around` for the others."""
+        small = [k for k, (n, _) in self.sizes.items() if n <= min(_EXACT_SMALL, exact_limit)]
+        if small:
+            self.exact(small)
+        others = [k for k in self.sizes if k not in self.result]
+        if not others:
+            return {}
+        pcts = _around(self.qs, accuracy)
+        agg = F.percentile_approx(F.col(self.value), pcts, accuracy).alias("a")
+        return {self.key(r): [int(x) for x in r["a"]] for r in self.only(others).groupBy(*self.keys).agg(agg).collect()}
+
+    def refine(self, around: dict[Key, list[int]], exact_limit: int) -> None:
+        """Exact ranks from brackets for groups up to ``exact_limit``; approximate values above it."""
+        pending: dict[Key, list[tuple[int, int]]] = {}
+        for k, (n, _) in self.sizes.items():
+            if k in self.result or k not in around:
+                continue
+            a = around[k]
+            if n > exact_limit:
+                self.approx(k, a)
+            else:
+                pending[k] = [(a[3 * i], a[3 * i + 2]) for i in range(len(self.qs))]
+        retry: list[Key] = []
+        if pending:
+            for k, got in _bracket_counts(self.df, self.keys, self.value, pending).items():
+                n, mx = self.sizes[k]
+                refined = [_refine(n, q, below, pairs) for q, (below, pairs) in zip(self.qs, got)]
+                if all(x is not None for x in refined):
+                    self.result[k] = (n, [float(x) for x in refined if x is not None], mx)
+                    self.exact_groups += 1
+                elif n <= _EXACT_SMALL:
+                    retry.append(k)
+                else:
+                    self.approx(k, around[k])
+        if retry:
+            self.exact(retry)
+
+
+def quantiles(df: DataFrame, keys: list[str], value: str, exact_limit: int, accuracy: int,
+              qs: Sequence[float] = QUANTILES, sizes: dict[Key, tuple[int, int]] | None = None,
+              total_bound: int | None = None, around: dict[Key, list[int]] | None = None,
+              ) -> tuple[GroupQuantiles, int, int]:
+    """Per key: (count, quantiles, max), and the numbers of exact and approximate groups. Exact for
+    groups up to ``exact_limit`` values, else approximate.
+
+    Exact percentiles come from Spark's ``percentile`` for groups of at most ``_EXACT_SMALL`` values
+    (it holds a group's distinct values in memory). Larger groups up to ``exact_limit`` are refined:
+    ``percentile_approx`` (rank error at most n/accuracy) brackets each target rank between its values
+    at ``q -/+ d`` (:func:`_around`); one more pass counts the values below each bracket and the
+    distinct values inside it (about 4.4, at most 6.4 n/accuracy), from which the driver picks the exact
+    ranks. A bracket that does not hold its ranks falls back to Spark's exact percentile for a small
+    group and to the approximate value otherwise (the group then counts as approximate).
+
+    ``sizes`` (key -> (count, max)) and ``around`` (key -> percentile_approx at :func:`_around`) may
+    come from an earlier pass; then every group not above ``exact_limit`` goes through the brackets.
+    When ``sizes`` is unknown but at most ``total_bound`` values exist in all, one exact pass does it.
+    """
+    df = df.where(F.col(value).isNotNull())
+    qs = list(qs)
+    if sizes is None and total_bound is not None and total_bound <= min(exact_limit, _EXACT_SMALL):
+        rows = df.groupBy(*keys).agg(F.percentile(F.col(value), qs).alias("q"), F.count(value).alias("n"),
+                                     F.max(value).alias("mx")).collect()
+        result = {tuple(r[k] for k in keys): (int(r["n"]), [float(x) for x in r["q"]], int(r["mx"])) for r in rows}
+        return result, len(result), 0
+    if sizes is None:
+        sizes = {tuple(r[k] for k in keys): (r["n"], r["mx"])
+                 for r in df.groupBy(*keys).agg(F.count(value).alias("n"), F.max(value).alias("mx")).collect()}
+    sizes = {k: (int(n), int(mx)) for k, (n, mx) in sizes.items() if n > 0}
+    if not sizes:
+        return {}, 0, 0
+    groups = _Groups(df, keys, value, qs, sizes)
+    groups.refine(groups.around(accuracy, exact_limit) if around is None else around, exact_limit)
+    return groups.result, groups.exact_groups, groups.approx_groups

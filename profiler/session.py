@@ -1,0 +1,91 @@
+"""The Spark session of the profile job: UTC, no UI, quiet start-up, loopback for local masters.
+
+Imported only when a job runs (it imports pyspark). ``extra_conf`` carries ``jsops profile --conf``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+__all__ = ["make_session", "configure"]
+
+
+def make_session(master: str | None = "local[*]", driver_memory: str | None = None,
+                 shuffle_partitions: int = 4, driver_host: str | None = None,
+                 extra_conf: Mapping[str, str] | None = None) -> SparkSession:
+    """A SparkSession configured for this job (UTC, no UI, quiet). ``master=None`` keeps spark-submit's.
+
+    A local master keeps the driver on loopback; any other master leaves the driver's address to
+    Spark (or ``driver_host``), since executors on other hosts must reach it. ``extra_conf`` is set
+    last (``spark.executor.memory``, ``spark.cores.max``, ...).
+    """
+    local = master is not None and master.startswith("local")
+    if local:
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # Spark must not pick a non-loopback interface
+    b = SparkSession.builder.appName("jsops-profile")
+    if master:
+        b = b.master(master)
+    host = driver_host or ("127.0.0.1" if local else None)
+    if host:
+        b = b.config("spark.driver.host", host)
+    if local:
+        b = b.config("spark.driver.bindAddress", "127.0.0.1")
+    if driver_memory:
+        b = b.config("spark.driver.memory", driver_memory)
+    if master is not None:  # jsops starts the JVM: keep Spark's start-up log lines off stderr
+        b = b.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_quiet_log4j()}")
+    b = (b.config("spark.ui.enabled", "false")
+         .config("spark.ui.showConsoleProgress", "false")
+         .config("spark.log.level", "ERROR")
+         .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+         .config("spark.sql.session.timeZone", "UTC"))
+    for key, value in (extra_conf or {}).items():
+        b = b.config(key, value)
+    spark = _quietly(b) if master is not None else b.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    configure(spark)
+    return spark
+
+
+def _quietly(builder: Any) -> SparkSession:
+    """Start the JVM with its stderr in a log file of its own: the JVM's and Spark's start-up lines
+    (incubator modules, default log level, ...) stay out of jsops's output; errors still reach jsops
+    as exceptions, and the file is named when the start fails."""
+    fd, log = tempfile.mkstemp(prefix="jsops-profile-spark-", suffix=".log")
+    sys.stderr.flush()
+    saved = os.dup(2)
+    os.dup2(fd, 2)
+    try:
+        spark: SparkSession = builder.getOrCreate()  # the JVM inherits fd 2 now, and keeps it
+        return spark
+    except Exception as exc:
+        raise RuntimeError(f"{exc} (Spark's log: {log})") from exc
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(fd)
+
+
+def configure(spark: SparkSession) -> None:
+    """Session settings the job relies on (also applied to a session spark-submit made)."""
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    # Parquet TIMESTAMP(NANOS) columns are read as integer ns (Spark's own type holds only microseconds)
+    spark.conf.set("spark.sql.legacy.parquet.nanosAsLong", "true")
+
+
+def _quiet_log4j() -> str:
+    path = Path(tempfile.gettempdir()) / "jsops-profile-log4j2.properties"
+    if not path.exists():
+        path.write_text("rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\n"
+                        "appender.console.type = Console\nappender.console.name = console\n"
+                        "appender.console.target = SYSTEM_ERR\nappender.console.layout.type = PatternLayout\n"
+                        "appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n\n")
+    return str(path)
+
