@@ -156,15 +156,15 @@ def estate_spec(paths: Sequence[str], *, acks: int = 20_000, publish_ids: int = 
     estate = load_paths(list(paths))
     stream_cfgs: dict[str, dict[str, Any]] = {}
     streams: list[StreamSpec] = []
-    for r in sorted(estate.streams(), key=lambda r: r.name):
-        cfg = effective_stream(r.config, name=r.name)  # type: ignore[arg-type]
-        stream_cfgs[r.name] = cfg
-        subjects = cfg.get("subjects") or [r.name]
+    for sr in sorted(estate.streams(), key=lambda r: r.name):
+        cfg = effective_stream(sr.config, name=sr.name)
+        stream_cfgs[sr.name] = cfg
+        subjects = cfg.get("subjects") or [sr.name]
         publishes = not subjects[0].startswith("$JS.") and cfg.get("mirror") is None
-        extra = smells.get(r.name, {})
+        extra = smells.get(sr.name, {})
         ids = int(publish_ids * extra.get("publish_share", 1.0)) if publishes else 0
         streams.append(StreamSpec(
-            r.name, _concrete(subjects[0]), publish_ids=ids, msg_bytes=int(extra.get("msg_bytes", 512)),
+            sr.name, _concrete(subjects[0]), publish_ids=ids, msg_bytes=int(extra.get("msg_bytes", 512)),
             retry_ratio=extra.get("retry_ratio", 0.05), max_attempts=int(extra.get("max_attempts", 4)),
             retry_timeout_s=extra.get("retry_timeout_s", 2.0), retry_backoff_s=extra.get("retry_backoff_s", 1.0),
             max_msgs=cfg["max_msgs"] if cfg.get("max_msgs", -1) > 0 else 100_000,
@@ -173,7 +173,7 @@ def estate_spec(paths: Sequence[str], *, acks: int = 20_000, publish_ids: int = 
     for r in sorted(estate.consumers(), key=lambda r: (r.stream or "", r.name)):
         if r.stream not in stream_cfgs:
             continue
-        cfg = effective_consumer(r.config, stream_cfgs[r.stream], durable_name=getattr(r.config, "durable_name", None) or r.name)  # type: ignore[arg-type]  # a consumer resource: config is a ConsumerConfig
+        cfg = effective_consumer(r.config, stream_cfgs[r.stream], durable_name=r.config.durable_name or r.name)
         key = f"{r.stream}/{r.name}"
         extra = smells.get(key, {})
         backoff = cfg.get("backoff") or []
