@@ -18,14 +18,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from natsserver import NatsServer  # noqa: E402
+sys.path.insert(0, str(ROOT))
 
 from reconciler.cli import apply_main, plan_main  # noqa: E402
 from reconciler.client import JsClient, Target  # noqa: E402
 from reconciler.limits import read_limits  # noqa: E402
 from reconciler.live import read_live  # noqa: E402
+from tests.natsserver import NatsServer  # noqa: E402
 
 
 def write_estate(d: Path, streams: int, consumers: int) -> None:

@@ -502,12 +502,10 @@ exit codes:
 """
 
 
-_SYMBOLS = {"create": "+", "update": "~", "adopt": "~", "recreate": "-/+", "delete": "-", "blocked": "!"}
-
-
 def _apply_run(args: argparse.Namespace, run: _Run, stop: Any, sending: list[bool]) -> int:
     from .apply import execute_plan
     from .render_text import outcome_lines, render_plans, summary_line
+    from .vocabulary import ActionKind
 
     if args.plan_file:
         _saved_plans(args, run)
@@ -536,7 +534,7 @@ def _apply_run(args: argparse.Namespace, run: _Run, stop: Any, sending: list[boo
         if r.interrupted:
             return  # summed up at the end
         a = r.action
-        sym = _SYMBOLS.get(a.wanted or a.action, "~")
+        sym = ActionKind(a.wanted or a.action).symbol
         seen[0] += 1
         step = f"  [{seen[0]}/{total}]" if total > 1 else ""
         print(f"  {r.status:<8} {sym} {a.label}" + (f": {r.detail}" if r.detail else "") + step, flush=True)

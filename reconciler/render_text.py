@@ -24,7 +24,7 @@ __all__ = ["render_text", "render_plans", "format_value", "summary_line", "outco
 # (kind, stream or None, name) -> the config fields the manifest sets
 Explicit = Mapping[tuple[str, "str | None", str], frozenset[str]]
 
-_COLOR = {"+": "32", "~": "33", "-": "31", "-/+": "31", "!": "1;31"}
+_COLOR = {"+": "32", "~": "33", "-": "31", "-/+": "31", "!": "1;31", "||": "33", "|>": "33", "<<": "33"}
 _DURATIONS = {
     "max_age", "duplicate_window", "ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires",
     "subject_delete_marker_ttl", "priority_timeout", "ttl", "limit_marker_ttl",
@@ -76,6 +76,9 @@ def summary_line(plan: Plan | PlanSet) -> str:
     parts = [f"{s['create']} to create", f"{s['update']} to update", f"{s['recreate']} to recreate", f"{s['delete']} to delete"]
     if s["adopt"]:
         parts.append(f"{s['adopt']} to adopt")
+    for kind in ("pause", "resume", "reset"):  # the server-API actions, when there are some
+        if s.get(kind):
+            parts.append(f"{s[kind]} to {kind}")
     parts.append(f"{s['blocked']} blocked")
     lost = s.get("data_loss", 0)
     tail = f"; up to {lost} stored message{'s' if lost != 1 else ''} lost (data loss)" if lost else ""

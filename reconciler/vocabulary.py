@@ -27,11 +27,16 @@ class ActionKind(StrEnum):
     DELETE = "delete"
     ADOPT = "adopt"
     BLOCKED = "blocked"
+    # A consumer changed through a server API instead of a recreate (reconciler.server_apis): its
+    # other changes, if any, are sent as an update too.
+    PAUSE = "pause"  # $JS.API.CONSUMER.PAUSE with a time (2.11+)
+    RESUME = "resume"  # $JS.API.CONSUMER.PAUSE without one (2.11+)
+    RESET = "reset"  # $JS.API.CONSUMER.RESET (2.14+): a changed start without a recreate
 
     @property
     def symbol(self) -> str:
         """The plan's mark for it: ``+`` create, ``~`` update or adopt, ``-/+`` recreate,
-        ``-`` delete, ``!`` blocked."""
+        ``-`` delete, ``!`` blocked, ``||`` pause, ``|>`` resume, ``<<`` reset."""
         return _SYMBOLS[self]
 
     @property
@@ -41,8 +46,14 @@ class ActionKind(StrEnum):
 
     @property
     def writes(self) -> bool:
-        """Whether apply sends the object's config (create, update, recreate, adopt)."""
-        return self in (ActionKind.CREATE, ActionKind.UPDATE, ActionKind.RECREATE, ActionKind.ADOPT)
+        """Whether the action carries the object's config (create, update, recreate, adopt, and
+        pause, resume and reset, which send it as an update when they change more)."""
+        return self not in (ActionKind.DELETE, ActionKind.BLOCKED)
+
+    @property
+    def server_api(self) -> bool:
+        """Whether apply changes the object through a server API instead of a config (pause, resume, reset)."""
+        return self in (ActionKind.PAUSE, ActionKind.RESUME, ActionKind.RESET)
 
 
 _SYMBOLS = {
@@ -52,6 +63,9 @@ _SYMBOLS = {
     ActionKind.RECREATE: "-/+",
     ActionKind.DELETE: "-",
     ActionKind.BLOCKED: "!",
+    ActionKind.PAUSE: "||",
+    ActionKind.RESUME: "|>",
+    ActionKind.RESET: "<<",
 }
 _PAST = {
     ActionKind.CREATE: "created",
@@ -60,6 +74,9 @@ _PAST = {
     ActionKind.RECREATE: "deleted and created again",
     ActionKind.DELETE: "deleted",
     ActionKind.BLOCKED: "blocked",
+    ActionKind.PAUSE: "paused",
+    ActionKind.RESUME: "resumed",
+    ActionKind.RESET: "reset",
 }
 
 
