@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from tests.natsserver import release_binary
 
 from .helpers import Js, NatsServer, manifest, run
