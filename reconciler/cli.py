@@ -18,6 +18,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .gcpause import gc_paused
+
 __all__ = ["plan_main", "apply_main", "export_main"]
 
 
@@ -142,7 +144,9 @@ def _paths(args: argparse.Namespace, config: Any) -> list[str]:
 
 def _estate(args: argparse.Namespace, config: Any) -> Any:
     """The manifests under the PATHs, refused when they have lint errors."""
-    from linter import LoadError, lint_estate, load_paths
+    from linter import LoadError, load_paths
+
+    from .lintgate import lint_errors
 
     paths = args.paths = _paths(args, config)  # prune is scoped to these too
     try:
@@ -152,7 +156,7 @@ def _estate(args: argparse.Namespace, config: Any) -> Any:
     if not estate.resources:
         print(f"jsops: warning: no streams or consumers in {', '.join(paths)}; the plan can only delete (with --prune)",
               file=sys.stderr)
-    result = lint_estate(estate, config=config)
+    result = lint_errors(estate, config)
     errors = [f for f in result.findings if f.severity.value == "error"]
     if errors:
         lines = [f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" for f in errors[:20]]
@@ -171,12 +175,12 @@ def _live_gate(estate: Any, config: Any, live_target: Any, route: Any) -> None:
     """Lint the objects routed to a target again with what the live server says about itself
     (release, cluster or standalone, max_payload, limits): a plan against a standalone server knows
     that R3 is refused before any request is sent."""
-    from linter import lint_estate
+    from .lintgate import lint_errors
 
     if live_target == config.target:
         return
     wanted = set(route.contexts)
-    result = lint_estate(estate, config=config.model_copy(update={"target": live_target}), read_source=None)
+    result = lint_errors(estate, config.model_copy(update={"target": live_target}), read_source=None)
     routed = {(r.kind, r.name, r.stream) for r in estate.resources if r.context in wanted}
     errors = [f for f in result.findings if f.severity.value == "error"
               and (f.object is None or (f.object.kind, f.object.name, f.object.stream) in routed)]
@@ -242,6 +246,7 @@ class _Run:
         return PlanSet([plan for _, _, _, plan in self.items])
 
 
+@gc_paused()  # reconciler.gcpause: load, lint and plan allocate much and free little
 def _make_plans(args: argparse.Namespace, run: _Run) -> None:
     from .client import JsClient, TargetError, resolve_context, target_from_args
     from .dataloss import measure_limit_loss

@@ -74,6 +74,13 @@ def _empty(v: Any) -> bool:
     """The zero values the server leaves out of its JSON (``omitempty``)."""
     if v is None or v is False:
         return True
+    t = type(v)  # the plain JSON types first: this runs for every field of every object of a plan
+    if t is str or t is list or t is dict:
+        return not v
+    if t is int:
+        return bool(v == 0)
+    if t is bool or t is float:
+        return False
     if isinstance(v, int) and not isinstance(v, bool):
         return v == 0
     return isinstance(v, (str, list, dict)) and len(v) == 0
