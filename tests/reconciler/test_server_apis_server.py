@@ -151,3 +151,28 @@ def test_a_reset_forward_on_an_interest_stream_is_data_loss(tmp_path: Path) -> N
             js.close()
     finally:
         server.stop()
+
+
+def test_a_saved_plan_pauses_and_resets(tmp_path: Path) -> None:
+    binary = release_binary("2.15.1")
+    server = NatsServer(binary=binary).start()
+    d = tmp_path / "m"
+    try:
+        js = _setup(server, d)
+        try:
+            manifest(d, "orders.yaml", _doc(f", pause_until: '{FUTURE}', deliver_policy: by_start_sequence, opt_start_seq: 3"))
+            saved = tmp_path / "plan.json"
+            rc, out, err = run("plan", str(d), "--server", server.url, "--reset-position", "--out", str(saved))
+            assert rc == 2, out + err
+            act = json.loads(saved.read_text())["actions"][0]
+            assert (act["action"], act["reset_seq"]) == ("reset", 3), act
+            rc, out, err = run("apply", str(d), "--server", server.url, "--yes", "--plan", str(saved))
+            assert rc == 0, out + err
+            info = js.consumer("ORDERS", "shipper")
+            assert info is not None and info.get("paused") is True and info["config"]["pause_until"] == FUTURE_UTC
+            assert (info["num_pending"], info["ack_floor"]["stream_seq"]) == (8, 2)
+            _empty_plan(server, d)
+        finally:
+            js.close()
+    finally:
+        server.stop()
