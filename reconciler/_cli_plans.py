@@ -17,6 +17,8 @@ from typing import Any
 from linter.clikit import Exit, config_from_args, use_color
 from linter.exitcodes import ExitCode
 
+from .gcpause import gc_paused
+
 __all__ = ["Run", "make_plans", "saved_plans", "plan_options", "say_target", "view_options"]
 
 _MAX_SHOWN = 20  # lint errors listed before "... and N more"
@@ -153,6 +155,7 @@ def say_target(target: Any) -> None:
     print(f"jsops: {describe_target(target)}", file=sys.stderr)
 
 
+@gc_paused()  # reconciler.gcpause: load, lint and plan allocate much and free little
 def make_plans(args: argparse.Namespace, run: Run) -> None:
     """Load and lint the manifests, open every target they route to, read it and plan it."""
     from .client import JsClient, TargetError, resolve_context, target_from_args

@@ -19,11 +19,12 @@ from typing import Any
 from ._faults import fault
 from .client import JsApiError, JsClient
 from .dataloss import LIMITS, ameasure_limit_loss, limit_losses, loss_total, tightened
+from .diff import Change
 from .errors import ErrCode
 from .live import RECREATE_PREFIX, LiveState, interest_loss, stream_from_info
 from .permissions import refusal
 from .plan import Action, Plan, PlanOptions, config_digest, deps, levels, resume_config
-from .vocabulary import ActionKind, Outcome
+from .vocabulary import ActionKind, ChangeClass, Outcome
 
 __all__ = ["ApplyReport", "ActionResult", "Stop", "StaleState", "execute_plan", "gate"]
 
@@ -394,10 +395,29 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
         if intent is not None:
             await _set_intent(client, stream, a.name, None)
         return detail
-    await client.aput_consumer(stream, cfg, "update")
+    detail = ActionKind(a.action).past  # updated, adopted, paused, resumed or reset
+    if a.action == ActionKind.RESET:
+        # the reset first: a re-run after an interruption between the two requests resets again
+        # (the update records the manifest's start, after which the plan is empty)
+        resp = await client.areset_consumer(stream, a.name, a.reset_seq or None)
+        detail = f"reset: starts again at stream sequence {resp.get('reset_seq') or a.reset_seq}"
+    pause = _pause_change(a)
+    if a.action not in (ActionKind.PAUSE, ActionKind.RESUME) or any(c is not pause for c in a.changes):
+        await client.aput_consumer(stream, cfg, "update")  # the server ignores pause_until in an update
+    if pause is not None:
+        resp = await client.apause_consumer(stream, a.name, pause.new if isinstance(pause.new, str) else None)
+        if a.action != ActionKind.PAUSE and a.action != ActionKind.RESUME:
+            detail += "; paused" if resp.get("paused") else "; resumed"
+        elif resp.get("paused"):
+            detail = f"paused until {resp.get('pause_until')}"
     if any(c.path.startswith("stream.metadata." + RECREATE_PREFIX) for c in a.changes):
         await _set_intent(client, stream, a.name, None)
-    return ActionKind(a.action).past  # updated or adopted
+    return detail
+
+
+def _pause_change(a: Action) -> Change | None:
+    """The ``pause_until`` change apply makes through the pause API (the plan classed it in place)."""
+    return next((c for c in a.changes if c.path == "pause_until" and c.cls == ChangeClass.IN_PLACE), None)
 
 
 def _stream_lock(client: JsClient, stream: str) -> asyncio.Lock:

@@ -15,6 +15,7 @@ from typing import Any
 from linter.semantics.updates import classify
 
 from .live import CONTEXT, ESTATE, MANAGED_BY, RESUME, SOURCE, is_bookkeeping
+from .server_apis import canonical_time
 from .vocabulary import ChangeClass
 
 __all__ = ["Change", "normalise", "diff_configs", "BOOKKEEPING_KEYS", "SET_FIELDS", "START_FIELDS"]
@@ -50,8 +51,8 @@ def normalise(kind: str, config: dict[str, Any]) -> dict[str, Any]:
             out["metadata"] = kept
         else:
             out.pop("metadata", None)
-        if kind == "Consumer" and resume and out.get("deliver_policy") == "by_start_sequence":
-            # Recreated at its old position: compare with the start the manifest asked for.
+        if kind == "Consumer" and resume:
+            # Recreated at its old position, or reset (2.14+): compare with the start the manifest asked for.
             try:
                 start = json.loads(resume)
             except ValueError:
@@ -64,6 +65,8 @@ def normalise(kind: str, config: dict[str, Any]) -> dict[str, Any]:
     for f in SET_FIELDS:
         if isinstance(out.get(f), list):
             out[f] = sorted(set(out[f]))
+    if kind == "Consumer" and "pause_until" in out:
+        out["pause_until"] = canonical_time(out["pause_until"])  # the pause API stores UTC
     return out
 
 
@@ -71,6 +74,13 @@ def _empty(v: Any) -> bool:
     """The zero values the server leaves out of its JSON (``omitempty``)."""
     if v is None or v is False:
         return True
+    t = type(v)  # the plain JSON types first: this runs for every field of every object of a plan
+    if t is str or t is list or t is dict:
+        return not v
+    if t is int:
+        return bool(v == 0)
+    if t is bool or t is float:
+        return False
     if isinstance(v, int) and not isinstance(v, bool):
         return v == 0
     return isinstance(v, (str, list, dict)) and len(v) == 0

@@ -108,6 +108,9 @@ class LiveState:
     # reconciler.dataloss.measure_limit_loss): stream -> limit -> messages. Streams or limits not
     # measured are estimated from the stream state (conservatively).
     limit_loss: dict[str, dict[str, int]] = field(default_factory=dict)
+    # The release of the server the state was read from (its INFO), e.g. "2.15.1"; None: not known
+    # (then the plan uses no API a release may lack: reconciler.server_apis).
+    server_version: str | None = None
 
     def fingerprint(self) -> str:
         """A hash of what a plan depends on: every config (ownership included) and which streams
@@ -191,4 +194,5 @@ async def _aread_live(client: JsClient) -> LiveState:
             if lc.name:
                 state.consumers[(stream, lc.name)] = lc
     state.requests = client.requests - before
+    state.server_version = getattr(client, "server_version", None)
     return state

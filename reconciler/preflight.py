@@ -19,11 +19,12 @@ from typing import Any
 
 from linter import Estate
 from linter.api import CREATE
-from linter.config import Config, select_rules
-from linter.engine import discover_rules, lint_estate
+from linter.config import Config
+from linter.engine import discover_rules
 from linter.findings import Finding, Severity
 
 from .client import JsClient
+from .lintgate import lint_errors
 from .live import LiveState
 from .plan import Plan, Prediction, account_usage, block_predicted
 from .vocabulary import ActionKind
@@ -46,12 +47,11 @@ _DISK = object()  # lint_estate's default source reader
 
 
 def gate_lint(estate: Estate, config: Config, *, read_source: Callable[[str], bytes | None] | None | object = _DISK) -> GateFindings:
-    """The errors the gate judges, from the rules ``config`` selects whose severity is error."""
+    """The errors the gate judges, from the rules ``config`` selects that can report an error
+    (:func:`reconciler.lintgate.lint_errors`)."""
     registry = discover_rules()
-    selection = select_rules(config, registry)
-    selection.rules = [r for r in selection.rules if selection.severity.get(r.code, r.severity) == Severity.ERROR]
     kwargs: dict[str, Any] = {} if read_source is _DISK else {"read_source": read_source}
-    result = lint_estate(estate, registry, config=config, selection=selection, **kwargs)
+    result = lint_errors(estate, config, **kwargs)
     create_only = {r.code for r in registry if CREATE in r.applies_to and len(r.applies_to) == 1}
     out = GateFindings()
     for f in result.findings:

@@ -25,7 +25,7 @@ __all__ = ["render_text", "render_plans", "format_value", "summary_line", "outco
 # (kind, stream or None, name) -> the config fields the manifest sets
 Explicit = Mapping[tuple[str, "str | None", str], frozenset[str]]
 
-_COLOR = {"+": "32", "~": "33", "-": "31", "-/+": "31", "!": "1;31", "=>": "36"}
+_COLOR = {"+": "32", "~": "33", "-": "31", "-/+": "31", "!": "1;31", "=>": "36", "||": "33", "|>": "33", "<<": "33"}
 _DURATIONS = {
     "max_age", "duplicate_window", "ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires",
     "subject_delete_marker_ttl", "priority_timeout", "ttl", "limit_marker_ttl",
@@ -59,6 +59,9 @@ def summary_line(plan: Plan | PlanSet) -> str:
         parts.append(f"{s['adopt']} to adopt")
     if s.get("migrate"):
         parts.append(f"{s['migrate']} to migrate")
+    for kind in ("pause", "resume", "reset"):  # the server-API actions, when there are some
+        if s.get(kind):
+            parts.append(f"{s[kind]} to {kind}")
     parts.append(f"{s['blocked']} blocked")
     lost = s.get("data_loss", 0)
     tail = f"; up to {lost} stored message{'s' if lost != 1 else ''} lost (data loss)" if lost else ""

@@ -16,6 +16,7 @@ from typing import Any
 
 from .live import MANAGED_BY, OWNER, LiveState, owned
 from .plan import Action, PlanOptions, source_path
+from .vocabulary import ActionKind
 
 __all__ = ["manifest_digest", "recheck"]
 
@@ -65,7 +66,7 @@ def recheck(a: Action, live: LiveState, opt: PlanOptions) -> str | None:
         if not opt.prunable(cfg):
             return "it was not recorded from the PATHs and contexts given to apply (outside the prune scope)"
         return None
-    if a.action in ("update", "recreate", "adopt") and cfg is None:
+    if ActionKind(a.action).writes and a.action != ActionKind.CREATE and cfg is None:
         return "it does not exist on the target"
     if cfg is not None and not owned(cfg) and not opt.adopts(a.kind, a.name, a.stream):
         return f"it exists and is not managed by jsops (pass --adopt {target} to take it over)"

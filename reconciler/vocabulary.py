@@ -30,11 +30,16 @@ class ActionKind(StrEnum):
     # A recreate-class change or a rename carried out without loss (``--migrate``,
     # :mod:`reconciler.migrate`): the new stream is built from the old one's data.
     MIGRATE = "migrate"
+    # A consumer changed through a server API instead of a recreate (reconciler.server_apis): its
+    # other changes, if any, are sent as an update too.
+    PAUSE = "pause"  # $JS.API.CONSUMER.PAUSE with a time (2.11+)
+    RESUME = "resume"  # $JS.API.CONSUMER.PAUSE without one (2.11+)
+    RESET = "reset"  # $JS.API.CONSUMER.RESET (2.14+): a changed start without a recreate
 
     @property
     def symbol(self) -> str:
         """The plan's mark for it: ``+`` create, ``~`` update or adopt, ``-/+`` recreate,
-        ``-`` delete, ``!`` blocked, ``=>`` migrate."""
+        ``-`` delete, ``!`` blocked, ``=>`` migrate, ``||`` pause, ``|>`` resume, ``<<`` reset."""
         return _SYMBOLS[self]
 
     @property
@@ -44,8 +49,14 @@ class ActionKind(StrEnum):
 
     @property
     def writes(self) -> bool:
-        """Whether apply sends the object's config (create, update, recreate, adopt)."""
-        return self in (ActionKind.CREATE, ActionKind.UPDATE, ActionKind.RECREATE, ActionKind.ADOPT, ActionKind.MIGRATE)
+        """Whether the action carries the object's config (create, update, recreate, adopt, migrate,
+        and pause, resume and reset, which send it as an update when they change more)."""
+        return self not in (ActionKind.DELETE, ActionKind.BLOCKED)
+
+    @property
+    def server_api(self) -> bool:
+        """Whether apply changes the object through a server API instead of a config (pause, resume, reset)."""
+        return self in (ActionKind.PAUSE, ActionKind.RESUME, ActionKind.RESET)
 
 
 _SYMBOLS = {
@@ -56,6 +67,9 @@ _SYMBOLS = {
     ActionKind.DELETE: "-",
     ActionKind.BLOCKED: "!",
     ActionKind.MIGRATE: "=>",
+    ActionKind.PAUSE: "||",
+    ActionKind.RESUME: "|>",
+    ActionKind.RESET: "<<",
 }
 _PAST = {
     ActionKind.CREATE: "created",
@@ -65,6 +79,9 @@ _PAST = {
     ActionKind.DELETE: "deleted",
     ActionKind.BLOCKED: "blocked",
     ActionKind.MIGRATE: "migrated without loss",
+    ActionKind.PAUSE: "paused",
+    ActionKind.RESUME: "resumed",
+    ActionKind.RESET: "reset",
 }
 
 

@@ -270,6 +270,21 @@ class JsClient:
     async def aconsumer_info(self, stream: str, name: str) -> dict[str, Any]:
         return await self.arequest(f"CONSUMER.INFO.{stream}.{name}")
 
+    async def apause_consumer(self, stream: str, name: str, until: str | None) -> dict[str, Any]:
+        """Pause the consumer until ``until`` (RFC 3339), or resume it (``None``): 2.11+."""
+        return await self.arequest(f"CONSUMER.PAUSE.{stream}.{name}", {"pause_until": until} if until else None)
+
+    async def areset_consumer(self, stream: str, name: str, seq: int | None) -> dict[str, Any]:
+        """Start the consumer again at stream sequence ``seq``, or after its ack floor (``None``): 2.14+."""
+        return await self.arequest(f"CONSUMER.RESET.{stream}.{name}", {"seq": seq} if seq else None)
+
+    @property
+    def server_version(self) -> str | None:
+        """The release of the server this connection is on (from its INFO), e.g. ``2.15.1``."""
+        info = getattr(self.nc, "_server_info", None) or {}
+        version = info.get("version") if isinstance(info, dict) else None
+        return str(version) if version else None
+
     # -- key/value ---------------------------------------------------------------------------------
 
     async def akey_value(self, bucket: str, *, ttl: float, description: str = "") -> KvBucket:

@@ -10,6 +10,7 @@ and a :class:`~reconciler.live.LiveState`, and returns a :class:`Plan`. Renderer
 - :mod:`.ordering`: the one dependency order of streams (the plan's and apply's);
 - :mod:`.ownership`: owned, foreign and unmanaged objects, jsops's bookkeeping, NACK's protections;
 - :mod:`.losses`: data loss (tightened limits, interest streams) and interrupted consumer recreates;
+- :mod:`.apis`: consumer changes made through the pause and reset APIs instead of a recreate;
 - :mod:`.build`: :func:`build_plan`;
 - :mod:`.predict`: the server's refusals predicted against the live estate, and what they block.
 """

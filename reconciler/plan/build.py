@@ -17,7 +17,8 @@ from ..live import RECREATE_PREFIX, RESUME, LiveConsumer, LiveState, LiveStream,
 from ..migrate import busy_streams, migration_action, wants_migration
 from ..permissions import PREVENTED_DELETE, Permission, delete_prevented, required
 from ..vocabulary import ActionKind, ChangeClass
-from .desired import Desired, resume_config, stamp
+from .apis import pause_action, pause_changes, reset_action
+from .desired import Desired, hold_start, stamp
 from .losses import estate_mark, interest_action, keep_intents, limit_loss, resume_action
 from .model import Action, Plan, PlanOptions
 from .ordering import stream_order
@@ -134,11 +135,11 @@ def _consumer_action(run: _Run, d: Desired) -> Action | None:
         if intent is not None and opt.keep_position:
             return resume_action(d, config, intent)
         return Action(ActionKind.CREATE, "Consumer", d.name, d.stream, [], None, config)
-    changes = diff_configs("Consumer", cur.config, d.config) + bookkeeping(cur.config, d, opt)
-    if cur.config.get("deliver_policy") == "by_start_sequence" and RESUME in (cur.config.get("metadata") or {}) \
-            and isinstance(cur.config.get("opt_start_seq"), int):
-        # recreated at its old position: an update keeps that start (the server cannot change it)
-        config = resume_config(config, cur.config["opt_start_seq"])
+    changes = pause_changes(diff_configs("Consumer", cur.config, d.config) + bookkeeping(cur.config, d, opt), live)
+    wanted = config
+    if RESUME in (cur.config.get("metadata") or {}):
+        # recreated at its old position, or reset: an update keeps that start (the server cannot change it)
+        config = hold_start(config, cur.config)
     leftover = intents.get(d.name)
     if leftover is not None and owned(cur.config):  # a recreate finished, but its record was not cleared
         changes.append(Change(f"stream.metadata.{RECREATE_PREFIX}{d.name}", leftover, None, ChangeClass.IN_PLACE,
@@ -146,8 +147,9 @@ def _consumer_action(run: _Run, d: Desired) -> Action | None:
     act = owned_action("Consumer", d.name, d.stream, cur.config, changes, opt, config)
     if act is None or protect(act, d, cur.config):
         return act
-    if act.action == ActionKind.RECREATE:
+    if act.action == ActionKind.RECREATE and not reset_action(act, cur, wanted, live, opt):
         _recreate_consumer(run, act, cur)
+    pause_action(act)
     return act
 
 

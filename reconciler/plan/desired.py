@@ -20,7 +20,7 @@ from ..live import CONTEXT, ESTATE, MANAGED_BY, OWNER, RESUME, SOURCE
 from ..permissions import RENAMED_FROM, annotation_true, prune_marks
 from .scope import repo_root, source_path
 
-__all__ = ["Desired", "desired_from_estate", "resume_config", "stamp"]
+__all__ = ["Desired", "desired_from_estate", "hold_start", "resume_config", "stamp"]
 
 
 @dataclass(frozen=True)
@@ -116,11 +116,20 @@ def stamp(config: dict[str, Any], source: str, context: str | None = None, estat
 
 def resume_config(config: dict[str, Any], start_seq: int) -> dict[str, Any]:
     """``config`` starting at ``start_seq``, remembering the start the manifest asked for."""
+    return hold_start(config, {"deliver_policy": "by_start_sequence", "opt_start_seq": start_seq})
+
+
+def hold_start(config: dict[str, Any], live: dict[str, Any]) -> dict[str, Any]:
+    """``config`` with the start fields (deliver policy, start sequence or time) of ``live``, which an
+    update cannot change, remembering the start ``config`` asks for (``io.jsops.resume``): a consumer
+    jsops recreated at its old position or reset (2.14+) compares with the manifest's start."""
     cfg = dict(config)
     start = {f: cfg[f] for f in START_FIELDS if f in cfg}
-    cfg.pop("opt_start_time", None)
-    cfg["deliver_policy"] = "by_start_sequence"
-    cfg["opt_start_seq"] = start_seq
+    for f in START_FIELDS:
+        if f in live:
+            cfg[f] = live[f]  # in place: the key order of the config stays
+        else:
+            cfg.pop(f, None)
     meta = dict(cfg.get("metadata") or {})
     meta[RESUME] = json.dumps(start, sort_keys=True, separators=(",", ":"))
     cfg["metadata"] = meta

@@ -100,6 +100,9 @@ class Action:
     # A consumer create that resumes an interrupted recreate at this stream sequence (the
     # intent recorded on its stream; apply clears the record after the create).
     resume_seq: int | None = None
+    # A consumer reset (ActionKind.RESET): the stream sequence it starts again at, 0 for "after its
+    # ack floor" (the server's own, read when the request is made).
+    reset_seq: int | None = None
     # Stored messages this action removes (upper bound): a stream delete or recreate of a stream
     # holding messages, or tightened limits (reconciler.dataloss). None: none.
     data_loss: int | None = None
@@ -147,6 +150,8 @@ class Action:
             out["config"] = self.config
         if self.resume_seq is not None:
             out["resume_seq"] = self.resume_seq
+        if self.reset_seq is not None:
+            out["reset_seq"] = self.reset_seq
         if self.data_loss is not None:
             out["data_loss"] = self.data_loss
         if self.err_code is not None:
@@ -166,6 +171,8 @@ class Action:
         stream = obj.get("stream")
         if kind == "Consumer" and not isinstance(stream, str):
             raise PlanError(f"consumer action {name!r} has no stream")
+        if ActionKind(act).server_api and kind != "Consumer":
+            raise PlanError(f"{act} action for {name!r}: only consumers are paused, resumed or reset")
         config = data.get("config")
         if ActionKind(act).writes and not isinstance(config, dict):
             raise PlanError(f"{act} action for {name!r} has no config")
@@ -178,6 +185,11 @@ class Action:
         resume = data.get("resume_seq")
         if resume is not None and (not isinstance(resume, int) or isinstance(resume, bool) or resume < 1):
             raise PlanError(f"action for {name!r} has a bad resume_seq")
+        reset = data.get("reset_seq")
+        if reset is not None and (not isinstance(reset, int) or isinstance(reset, bool) or reset < 0):
+            raise PlanError(f"action for {name!r} has a bad reset_seq")
+        if (act == ActionKind.RESET) != (reset is not None):
+            raise PlanError(f"action for {name!r}: a reset (and only a reset) has a reset_seq")
         loss = data.get("data_loss")
         if loss is not None and (not isinstance(loss, int) or isinstance(loss, bool) or loss < 0):
             raise PlanError(f"action for {name!r} has a bad data_loss")
@@ -191,7 +203,7 @@ class Action:
         if migration is not None and not isinstance(migration, dict):
             raise PlanError(f"action for {name!r} has a bad 'migration'")
         return cls(ActionKind(act), kind, name, stream, changes, data.get("consequence"), config, data.get("reason"), wanted,
-                   resume, loss, err_code=code, migration=migration)
+                   resume, reset, loss, err_code=code, migration=migration)
 
 
 @dataclass
@@ -213,7 +225,7 @@ class Plan:
         out = {a: 0 for a in _SUMMARY}
         lost = 0
         for a in self.actions:
-            out[a.action] = out.get(a.action, 0) + 1  # "migrate" is counted only when there is one
+            out[a.action] = out.get(a.action, 0) + 1  # migrate, pause, resume, reset: only when there are some
             if a.action != "blocked":
                 lost += a.data_loss or 0
         if lost:
@@ -343,5 +355,6 @@ def seal_intact(data: dict[str, Any]) -> bool:
     return isinstance(binding, dict) and binding.get("digest") == _plan_digest(data)
 
 
-# the order of the counts in a summary (JSON key order)
+# the order of the counts in a summary (JSON key order); the server-API kinds (pause, resume,
+# reset) follow only when the plan has some
 _SUMMARY = ("create", "update", "recreate", "delete", "blocked", "adopt")

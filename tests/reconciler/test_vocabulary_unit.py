@@ -19,7 +19,7 @@ from reconciler.vocabulary import ActionKind, ChangeClass, Outcome
 def test_action_kinds_know_their_symbol_and_serialise_as_strings() -> None:
     assert {k.value: k.symbol for k in ActionKind} == {
         "create": "+", "update": "~", "recreate": "-/+", "delete": "-", "adopt": "~", "blocked": "!",
-        "migrate": "=>"}
+        "migrate": "=>", "pause": "||", "resume": "|>", "reset": "<<"}
     assert ActionKind.RECREATE.past == "deleted and created again"
     a = Action("create", "Stream", "S", config={"name": "S"})
     assert a.action is ActionKind.CREATE and json.dumps(a.to_json()["action"]) == '"create"'
