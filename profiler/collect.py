@@ -37,9 +37,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, Any
 
+from linter.clikit import Parser, add_config, config_from_args, run
+from linter.errors import LinterError
 from linter.semantics.units import UnitError, parse_duration
+from profiler.errors import ProfilerError
 from reconciler.client import (
     NO_JETSTREAM,
     Message,
@@ -386,12 +389,6 @@ async def collect(opts: CollectOptions, stop: asyncio.Event | None = None,
     return rc, c.stats
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(2, f"jsops collect: error: {message}\n")
-
-
 def _seconds(text: str) -> float:
     try:
         return parse_duration(text.strip()) / 1e9
@@ -400,7 +397,7 @@ def _seconds(text: str) -> float:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="jsops collect", description="Record JetStream ack samples, advisories and state snapshots.")
+    p = Parser(prog="jsops collect", description="Record JetStream ack samples, advisories and state snapshots.")
     p.add_argument("out_dir", metavar="OUT_DIR")
     add_target_arguments(p)
     for act in p._actions:  # collect reads no server limits
@@ -409,8 +406,7 @@ def _parser() -> argparse.ArgumentParser:
     for flag in ("ca", "cert", "key"):  # natscli's spellings
         p.add_argument(f"--tls{flag}", dest=f"tls_{flag}", metavar="FILE", help=argparse.SUPPRESS)
     p.add_argument("--tlsfirst", dest="tls_first", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--config", metavar="FILE", help="jsops config (its contexts); default: found from . upward")
-    p.add_argument("--no-config", action="store_true", help="ignore any jsops config file")
+    add_config(p, "jsops config (its contexts); default: found from . upward")
     p.add_argument("--duration", type=_seconds, default=600.0, help="how long to collect (default 10m; 0: until signalled)")
     p.add_argument("--snapshot-interval", type=_seconds, default=10.0, help="state snapshot interval (default 10s)")
     p.add_argument("--gzip", action="store_true", help="write .jsonl.gz files")
@@ -420,8 +416,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``jsops collect``."""
-    a = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    """Entry point of ``jsops collect`` (under :func:`linter.clikit.run`: one line on stderr, never a
+    traceback)."""
+    return run(_main, argv, prog="jsops collect", errors=(LinterError, ProfilerError))
+
+
+def _main(argv: list[str]) -> int:
+    a = _parser().parse_args(argv)
     if a.snapshot_interval <= 0 or a.rotate_mb <= 0 or a.duration < 0:
         print("jsops collect: error: --snapshot-interval and --rotate-mb must be positive, --duration not negative",
               file=sys.stderr)
@@ -432,10 +433,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if not a.server and not a.context and os.environ.get("NATS_URL"):
         a.server = os.environ["NATS_URL"]
-    from linter.config import ConfigError, load_config
+    from linter.config import ConfigError
 
     try:
-        config = load_config(a.config) if not a.no_config else load_config(None, search=False)
+        config = config_from_args(a)
         target = target_from_args(a, config)
         target.connect_options()  # unreadable creds, nkey or TLS files fail here, before any output
     except (TargetError, ConfigError) as exc:

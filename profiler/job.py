@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 if __package__ in (None, ""):  # spark-submit profiler/job.py: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -48,15 +48,11 @@ def __getattr__(name: str) -> Any:  # build_profiles, make_session, ... without 
     raise AttributeError(name)
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(2, f"jsops profile: error: {message}\n")
-
-
 def _parser() -> argparse.ArgumentParser:
+    from linter.clikit import Parser
+
     epilog = None if _have_pyspark() else INSTALL_HINT
-    p = _Parser(prog="jsops profile", description="Compute latency and throughput profiles from telemetry.",
+    p = Parser(prog="jsops profile", description="Compute latency and throughput profiles from telemetry.",
                 epilog=epilog)
     p.add_argument("telemetry", nargs="+", metavar="TELEMETRY",
                    help="directories or files of JSON lines (.jsonl, .jsonl.gz) or Parquet; any URI Spark reads")
@@ -195,8 +191,17 @@ def _stderr_writer(spark: Any, under_submit: bool) -> Callable[[str], None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``jsops profile`` and of ``spark-submit profiler/job.py``. Returns the exit code."""
-    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    """Entry point of ``jsops profile`` and of ``spark-submit profiler/job.py``. Returns the exit code
+    (the command runs under :func:`linter.clikit.run`: one line on stderr, never a traceback)."""
+    from linter.clikit import run
+    from linter.errors import LinterError
+    from profiler.errors import ProfilerError
+
+    return run(_main, argv, prog="jsops profile", errors=(LinterError, ProfilerError))
+
+
+def _main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
     if args.accuracy < MIN_ACCURACY:
         print(f"jsops profile: error: --accuracy must be at least {MIN_ACCURACY}", file=sys.stderr)
         return 2
