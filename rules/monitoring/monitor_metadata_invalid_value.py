@@ -10,8 +10,8 @@ from linter.api import (
     FixSuggestion,
     Resource,
     Severity,
+    ValueKind,
     Violation,
-    monitor_keys,
     monitor_value_problem,
 )
 
@@ -75,8 +75,7 @@ class OpsMonitorMetadataInvalidValue(MonitorMetadataRule):
     severity = Severity.WARNING
     fix_availability = FixAvailability.ALWAYS
 
-    def scan(self, resource: Resource, entries: dict[str, str]) -> Iterator[Violation]:
-        known = monitor_keys(resource.kind)
+    def scan(self, resource: Resource, entries: dict[str, str], known: dict[str, ValueKind]) -> Iterator[Violation]:
         for suffix, value in entries.items():
             value_kind = known.get(suffix)
             if value_kind is None:

@@ -13,8 +13,8 @@ from linter.api import (
     FixSuggestion,
     Resource,
     Severity,
+    ValueKind,
     Violation,
-    monitor_keys,
 )
 
 from ._common import MonitorMetadataRule
@@ -68,8 +68,7 @@ class OpsMonitorMetadataUnknownKey(MonitorMetadataRule):
     severity = Severity.WARNING
     fix_availability = FixAvailability.ALWAYS
 
-    def scan(self, resource: Resource, entries: dict[str, str]) -> Iterator[Violation]:
-        known = monitor_keys(resource.kind)
+    def scan(self, resource: Resource, entries: dict[str, str], known: dict[str, ValueKind]) -> Iterator[Violation]:
         kind = resource.kind.lower()
         for suffix in entries:
             if suffix in known:
