@@ -142,6 +142,7 @@ __all__ = [
     "RuleContext",
     "RuleOptions",
     "Violation",
+    "pedantic_rejection",
     "Severity",
     "FixSuggestion",
     "FixAvailability",
@@ -273,6 +274,14 @@ class Violation:
     severity: Severity | None = None
 
 
+def pedantic_rejection(resource: Resource, path: tuple[Any, ...], what: str, code: int) -> Violation:
+    """The finding for ``what`` nats-server refuses (err_code ``code``) only when requests are
+    pedantic (``Target.pedantic``), worded for the resource's kind."""
+    return Violation(
+        resource, path, f"{what}; with pedantic requests nats-server rejects this {resource.kind.lower()}", server_error_code=code,
+    )
+
+
 def stream_config(resource: Resource) -> StreamConfig:
     """The typed config of a stream resource (``TypeError`` for a consumer)."""
     cfg = resource.config
@@ -356,6 +365,15 @@ class RuleContext:
             return out
 
         return self.cached("consumers_by_stream", build)
+
+    def origin_of(self, resource: Resource, src: StreamSource | None) -> Resource | None:
+        """The stream ``src`` (a mirror or source of the stream ``resource``) copies from, when the
+        estate declares it in the same context; None for an external or unnamed origin, an
+        undeclared one, or the stream itself."""
+        if src is None or src.external is not None or not src.name:
+            return None
+        origin = self.stream_index().get((resource.context, src.name))
+        return None if origin is resource else origin
 
     def stream_of(self, consumer: Resource) -> Resource | None:
         index = self._stream_index if self._stream_index is not None else self.stream_index()

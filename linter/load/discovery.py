@@ -8,12 +8,12 @@ holding it, or else the directory given) is not read by anything in jsops; the l
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ..errors import LinterError
 from .templates import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES
 
-__all__ = ["LoadError", "MANIFEST_SUFFIXES", "discover", "discover_entries", "tree_root", "escapes", "link_out"]
+__all__ = ["LoadError", "MANIFEST_SUFFIXES", "discover", "discover_entries", "git_root", "tree_root", "escapes", "link_out"]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -86,13 +86,20 @@ def tree_root(path: str) -> str:
     """The tree a path belongs to, as a real path: the git repository holding it (the nearest
     directory above with a ``.git``), or else the directory given (a file's own directory)."""
     start = os.path.realpath(path if os.path.isdir(path) else (os.path.dirname(path) or "."))
+    found = git_root(start)
+    return start if found is None else found
+
+
+def git_root(start: str, exists: Callable[[str], bool] = os.path.lexists) -> str | None:
+    """The nearest directory from ``start`` upward holding a ``.git`` entry (``exists`` judges it:
+    by default a link counts even when dangling), or None."""
     here = start
     while True:
-        if os.path.lexists(os.path.join(here, ".git")):
+        if exists(os.path.join(here, ".git")):
             return here
         parent = os.path.dirname(here)
         if parent == here:
-            return start
+            return None
         here = parent
 
 

@@ -11,20 +11,16 @@ import os
 import posixpath
 from collections.abc import Iterable
 
+from linter.load import git_root
+
 __all__ = ["in_scope", "repo_root", "source_path"]
 
 
 def repo_root() -> str:
     """The repository root (the nearest directory from cwd upward holding ``.git``), else cwd."""
     here = os.path.abspath(os.getcwd())
-    d = here
-    while True:
-        if os.path.exists(os.path.join(d, ".git")):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            return here
-        d = parent
+    found = git_root(here, os.path.exists)
+    return here if found is None else found
 
 
 def source_path(path: str, root: str | None = None) -> str:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from linter.api import ConsumerResource, RuleContext
+from linter.api import ConsumerResource, FixSuggestion, RuleContext, Violation
 
-__all__ = ["parent_effective", "field_path"]
+__all__ = ["parent_effective", "field_path", "empty_entry"]
 
 
 def parent_effective(resource: ConsumerResource, ctx: RuleContext) -> dict[str, Any] | None:
@@ -26,3 +26,15 @@ def field_path(resource: ConsumerResource, *fields: str) -> tuple[Any, ...]:
         if getattr(cfg, name, None) is not None:
             return (name,)
     return (fields[0],) if fields else ()
+
+
+def empty_entry(resource: ConsumerResource, field: str, i: int, code: int) -> Violation:
+    """The finding for the empty entry ``field[i]`` of a list in which nats-server refuses empty
+    strings (err_code ``code``); its fix removes the entry."""
+    return Violation(
+        resource,
+        (field, i),
+        f"{field}[{i}] is empty; nats-server rejects this consumer",
+        server_error_code=code,
+        fix=FixSuggestion("safe", f"remove {field}[{i}]"),
+    )

@@ -17,6 +17,8 @@ from linter.api import (
     is_valid_subject,
 )
 
+from ._common import empty_entry
+
 
 class ConsumerFilterSubjectInvalid(ConsumerRule):
     """A consumer filter subject is not a valid subject, or filter_subjects holds an empty string.
@@ -72,13 +74,7 @@ class ConsumerFilterSubjectInvalid(ConsumerRule):
             return
         for i, s in enumerate(many):
             if s == "":
-                yield Violation(
-                    resource,
-                    ("filter_subjects", i),
-                    f"filter_subjects[{i}] is empty; nats-server rejects this consumer",
-                    server_error_code=10139,
-                    fix=FixSuggestion("safe", f"remove filter_subjects[{i}]"),
-                )
+                yield empty_entry(resource, "filter_subjects", i, 10139)
                 return
         for i, s in enumerate(many):
             if not is_valid_subject(s):

@@ -10,11 +10,11 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
-    Resource,
     RuleContext,
     Severity,
     Violation,
     format_duration,
+    pedantic_rejection,
 )
 
 from ._common import parent_effective
@@ -92,33 +92,29 @@ class ConsumerPedanticRejected(ConsumerRule):
         for fld, floor in _FLOORS:
             v = getattr(c, fld)
             if v is not None and v < floor:
-                yield self._v(resource, (fld,), f"{fld} {v} is below {floor}", 10157)
+                yield pedantic_rejection(resource, (fld,), f"{fld} {v} is below {floor}", 10157)
         ack = c.ack_policy or "none"
         if c.backoff:
             ack_wait = c.ack_wait or (CONSUMER_DEFAULT_ACK_WAIT if ack in ("explicit", "all") else 0)
             if ack_wait != c.backoff[0]:
-                yield self._v(
+                yield pedantic_rejection(
                     resource, ("ack_wait",) if c.ack_wait is not None else ("backoff",),
                     f"ack_wait {format_duration(ack_wait)} differs from backoff[0] {format_duration(c.backoff[0])}", 10157,
                 )
         stream = parent_effective(resource, ctx) or {}
         limits = stream.get("consumer_limits") or {}
         if not c.max_ack_pending and limits.get("max_ack_pending"):
-            yield self._v(resource, ("max_ack_pending",), "max_ack_pending is omitted while the stream's consumer_limits sets it", 10157)
+            yield pedantic_rejection(resource, ("max_ack_pending",), "max_ack_pending is omitted while the stream's consumer_limits sets it", 10157)
         if not c.inactive_threshold and limits.get("inactive_threshold"):
-            yield self._v(resource, ("inactive_threshold",), "inactive_threshold is omitted while the stream's consumer_limits sets it", 10157)
+            yield pedantic_rejection(resource, ("inactive_threshold",), "inactive_threshold is omitted while the stream's consumer_limits sets it", 10157)
         push = bool(c.deliver_subject)
         if not push and not c.max_batch and (t.limits.max_request_batch or 0) > 0:
-            yield self._v(resource, ("max_batch",), "max_batch is omitted while the server sets limits.max_request_batch", 10157)
+            yield pedantic_rejection(resource, ("max_batch",), "max_batch is omitted while the server sets limits.max_request_batch", 10157)
         if ack == "flow_control" and push:
             if not c.flow_control:
-                yield self._v(resource, ("flow_control",), "ack_policy flow_control without flow_control: true", 10219)
+                yield pedantic_rejection(resource, ("flow_control",), "ack_policy flow_control without flow_control: true", 10219)
             if c.idle_heartbeat != FLOW_CONTROL_HEARTBEAT:
-                yield self._v(resource, ("idle_heartbeat",), "ack_policy flow_control without idle_heartbeat: 1s", 10052)
-
-    @staticmethod
-    def _v(resource: Resource, path: tuple[str, ...], what: str, code: int) -> Violation:
-        return Violation(resource, path, f"{what}; with pedantic requests nats-server rejects this consumer", server_error_code=code)
+                yield pedantic_rejection(resource, ("idle_heartbeat",), "ack_policy flow_control without idle_heartbeat: 1s", 10052)
 
 
 RULE = ConsumerPedanticRejected

@@ -16,6 +16,8 @@ from linter.api import (
     Violation,
 )
 
+from ._common import empty_entry
+
 _GROUP = re.compile(r"[a-zA-Z0-9/_=-]{1,16}")
 
 
@@ -82,13 +84,7 @@ class ConsumerPriorityGroupsInvalid(ConsumerRule):
             return
         for i, group in enumerate(groups):
             if group == "":
-                yield Violation(
-                    resource,
-                    ("priority_groups", i),
-                    f"priority_groups[{i}] is empty; nats-server rejects this consumer",
-                    server_error_code=10161,
-                    fix=FixSuggestion("safe", f"remove priority_groups[{i}]"),
-                )
+                yield empty_entry(resource, "priority_groups", i, 10161)
                 return
             if _GROUP.fullmatch(group) is None:
                 yield Violation(

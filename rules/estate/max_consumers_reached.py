@@ -11,10 +11,11 @@ from linter.api import (
     RuleContext,
     Severity,
     Violation,
-    consumer_config,
     stream_config,
     where,
 )
+
+from ._common import streams_with_consumers
 
 
 class EstateMaxConsumersReached(Rule):
@@ -77,12 +78,8 @@ class EstateMaxConsumersReached(Rule):
     estate_wide = True
 
     def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
-        streams = ctx.stream_index()
         account = ctx.target.account.max_consumers or 0
-        for (context, sname), consumers in ctx.consumers_by_stream().items():
-            stream = streams.get((context, sname or ""))
-            if stream is None:
-                continue
+        for stream, consumers in streams_with_consumers(ctx):
             declared = stream_config(stream).max_consumers or 0
             limit = declared
             if limit <= 0 or (0 < account < limit):
@@ -92,13 +89,11 @@ class EstateMaxConsumersReached(Rule):
             whose = "the stream's" if limit == declared else "the account's"
             count = 0
             for res in consumers:
-                if consumer_config(res).direct or consumer_config(res).sourcing:
-                    continue
                 if count >= limit:
                     yield Violation(
                         res,
                         (),
-                        f"consumer {res.name} is past {whose} max_consumers of {limit} for stream {sname} "
+                        f"consumer {res.name} is past {whose} max_consumers of {limit} for stream {stream.name} "
                         f"({where(stream, ('max_consumers',))}); nats-server refuses to create it",
                         server_error_code=10026,
                         fix=FixSuggestion("unsafe", "raise the stream's max_consumers or remove consumers"),

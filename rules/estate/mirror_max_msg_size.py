@@ -69,8 +69,7 @@ class EstateMirrorMaxMsgSize(Rule):
     estate_wide = True
 
     def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
-        index = ctx.stream_index()
-        for context, streams in ctx.streams_by_context().items():
+        for streams in ctx.streams_by_context().values():
             for res in streams:
                 cfg = stream_config(res)
                 size = cfg.max_msg_size or 0
@@ -83,10 +82,8 @@ class EstateMirrorMaxMsgSize(Rule):
                     for i, src in enumerate(cfg.sources or []):
                         origins.append((src, ("sources", i, "name"), 10046, "source"))
                 for origin_src, _path, code, what in origins:
-                    if origin_src is None or origin_src.external is not None or not origin_src.name:
-                        continue
-                    origin = index.get((context, origin_src.name))
-                    if origin is None or origin is res:
+                    origin = ctx.origin_of(res, origin_src)
+                    if origin is None:
                         continue
                     limit = ctx.effective(origin).get("max_msg_size", -1)
                     if limit > 0 and size < limit:

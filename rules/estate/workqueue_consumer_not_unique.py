@@ -23,6 +23,8 @@ from linter.api import (
     where,
 )
 
+from ._common import streams_with_consumers
+
 
 def _filter_path(resource: Resource) -> tuple[Any, ...]:
     cfg = consumer_config(resource)
@@ -62,7 +64,7 @@ def _copiers(ctx: RuleContext, context: str, origin: str) -> list[tuple[Resource
 
 
 def _copier_overlap(
-    res: Resource, filters: list[str], copiers: list[tuple[Resource, tuple[Any, ...], list[str]]], sname: str | None
+    res: Resource, filters: list[str], copiers: list[tuple[Resource, tuple[Any, ...], list[str]]], sname: str
 ) -> Violation | None:
     """The advice for the first mirror or source whose internal consumer overlaps ``res``, or None."""
     for stream, path, cfilters in copiers:
@@ -151,20 +153,17 @@ class EstateWorkqueueConsumerNotUnique(Rule):
     estate_wide = True
 
     def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
-        streams = ctx.stream_index()
         count_copiers = target_release(ctx.target) < INTERNAL_CONSUMERS_EXEMPT_SINCE
-        for (context, sname), consumers in ctx.consumers_by_stream().items():
-            stream = streams.get((context, sname or ""))
-            if stream is None or stream_config(stream).retention != "workqueue":
+        for stream, consumers in streams_with_consumers(ctx):
+            if stream_config(stream).retention != "workqueue":
                 continue
+            sname = stream.name
             index: SubjectIndex[Resource] = SubjectIndex()
             unfiltered: Resource | None = None
             count = 0
-            copiers = _copiers(ctx, context, sname or "") if count_copiers else []
+            copiers = _copiers(ctx, stream.context, sname) if count_copiers else []
             for res in consumers:
                 cfg = consumer_config(res)
-                if cfg.direct or cfg.sourcing:
-                    continue
                 if cfg.ack_policy not in ("explicit", "flow_control") or (cfg.deliver_policy or "all") != "all":
                     continue  # refused first (10098 / 10101): never created
                 filters = list(cfg.filter_subjects or [])

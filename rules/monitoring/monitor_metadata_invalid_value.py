@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 from linter.api import (
     MONITOR_PREFIX,
     FixAvailability,
     FixSuggestion,
     Resource,
-    Rule,
-    RuleContext,
     Severity,
+    ValueKind,
     Violation,
-    monitor_keys,
-    monitor_metadata,
     monitor_value_problem,
 )
 
+from ._common import MonitorMetadataRule
 
-class OpsMonitorMetadataInvalidValue(Rule):
+
+class OpsMonitorMetadataInvalidValue(MonitorMetadataRule):
     """An io.nats.monitor.* metadata value that `nats server check` cannot parse.
 
     ## What it does
@@ -76,12 +75,7 @@ class OpsMonitorMetadataInvalidValue(Rule):
     severity = Severity.WARNING
     fix_availability = FixAvailability.ALWAYS
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
-        entries = monitor_metadata(getattr(resource.config, "metadata", None))
-        return list(self._scan(resource, entries)) if entries else ()
-
-    def _scan(self, resource: Resource, entries: dict[str, str]) -> Iterator[Violation]:
-        known = monitor_keys(resource.kind)
+    def scan(self, resource: Resource, entries: dict[str, str], known: dict[str, ValueKind]) -> Iterator[Violation]:
         for suffix, value in entries.items():
             value_kind = known.get(suffix)
             if value_kind is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 from linter.api import (
     MONITOR_CONSUMER_KEYS,
@@ -12,16 +12,15 @@ from linter.api import (
     FixAvailability,
     FixSuggestion,
     Resource,
-    Rule,
-    RuleContext,
     Severity,
+    ValueKind,
     Violation,
-    monitor_keys,
-    monitor_metadata,
 )
 
+from ._common import MonitorMetadataRule
 
-class OpsMonitorMetadataUnknownKey(Rule):
+
+class OpsMonitorMetadataUnknownKey(MonitorMetadataRule):
     """An io.nats.monitor.* metadata key that `nats server check` does not know for this kind of object.
 
     ## What it does
@@ -69,12 +68,7 @@ class OpsMonitorMetadataUnknownKey(Rule):
     severity = Severity.WARNING
     fix_availability = FixAvailability.ALWAYS
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
-        entries = monitor_metadata(getattr(resource.config, "metadata", None))
-        return list(self._scan(resource, entries)) if entries else ()
-
-    def _scan(self, resource: Resource, entries: dict[str, str]) -> Iterator[Violation]:
-        known = monitor_keys(resource.kind)
+    def scan(self, resource: Resource, entries: dict[str, str], known: dict[str, ValueKind]) -> Iterator[Violation]:
         kind = resource.kind.lower()
         for suffix in entries:
             if suffix in known:

@@ -58,14 +58,10 @@ class RewriteStreamMirrorDirectInherited(Rule):
     estate_wide = True
 
     def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
-        index = ctx.stream_index()
-        for context, streams in ctx.streams_by_context().items():
+        for streams in ctx.streams_by_context().values():
             for res in streams:
-                mirror = stream_config(res).mirror
-                if mirror is None or mirror.external is not None or not mirror.name:
-                    continue
-                origin = index.get((context, mirror.name))
-                if origin is None or origin is res:
+                origin = ctx.origin_of(res, stream_config(res).mirror)
+                if origin is None:
                     continue
                 wanted = bool(stream_config(res).mirror_direct)
                 actual = bool(stream_config(origin).allow_direct)

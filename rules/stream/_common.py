@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from linter.api import StreamSource, is_valid_asset_name, is_valid_publish_subject
+from collections.abc import Iterator
 
-__all__ = ["sourcing_consumer_problem", "WS", "UNROUTABLE"]
+from linter.api import (
+    FixSuggestion,
+    StreamResource,
+    StreamSource,
+    Version,
+    Violation,
+    format_duration,
+    is_valid_asset_name,
+    is_valid_publish_subject,
+)
+
+__all__ = ["sourcing_consumer_problem", "duration_floor_violations", "destination_problem", "WS", "UNROUTABLE"]
 
 WS = frozenset(" \t\r\n\f")
 # A name travels as a token of the API subject: '.' changes the token count and whitespace splits
@@ -27,3 +38,41 @@ def sourcing_consumer_problem(src: StreamSource, role: str) -> str | None:
     if src.filter_subject:
         return f"the {role} also sets filter_subject"
     return None
+
+
+def duration_floor_violations(
+    resource: StreamResource,
+    field: str,
+    value: int | None,
+    floor: int,
+    *,
+    negative_fix: FixSuggestion | None = None,
+    short_fix: FixSuggestion | None = None,
+) -> Iterator[Violation]:
+    """The err_code 10052 finding for a stream duration ``field`` that is set (0 or None means
+    unset) but negative or shorter than ``floor``; nothing otherwise."""
+    if not value:
+        return
+    if value < 0:
+        why, fix = "is negative", negative_fix
+    elif value < floor:
+        why, fix = f"is shorter than {format_duration(floor)}", short_fix
+    else:
+        return
+    yield Violation(
+        resource, (field,), f"{field} {format_duration(value)} {why}; nats-server rejects this stream",
+        server_error_code=10052, fix=fix,
+    )
+
+
+def destination_problem(src: str, dest: str, release: Version) -> str | None:
+    """Why nats-server refuses the subject transform ``src`` -> ``dest`` of a stream or mirror on
+    ``release``, or None: releases before ``BUILD_ONLY_BEFORE`` (2.10) only build the transform,
+    later ones validate the mapping first."""
+    from linter.api import (  # imported on first use: most estates have no transforms
+        BUILD_ONLY_BEFORE,
+        mapping_problem,
+        transform_problem,
+    )
+
+    return (transform_problem if release < BUILD_ONLY_BEFORE else mapping_problem)(src, dest, release)

@@ -14,8 +14,9 @@ from linter.api import (
     StreamResource,
     StreamRule,
     Violation,
-    format_duration,
 )
+
+from ._common import duration_floor_violations
 
 MIN_WINDOW = 100 * MILLISECOND
 
@@ -58,25 +59,11 @@ class StreamDuplicateWindowInvalid(StreamRule):
     fix_availability = FixAvailability.ALWAYS
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
-        dup = cfg.duplicate_window
-        if not dup:
-            return
-        if dup < 0:
-            yield Violation(
-                resource,
-                ("duplicate_window",),
-                f"duplicate_window {format_duration(dup)} is negative; nats-server rejects this stream",
-                server_error_code=10052,
-                fix=FixSuggestion("safe", "remove duplicate_window to use the server default"),
-            )
-        elif dup < MIN_WINDOW:
-            yield Violation(
-                resource,
-                ("duplicate_window",),
-                f"duplicate_window {format_duration(dup)} is shorter than 100ms; nats-server rejects this stream",
-                server_error_code=10052,
-                fix=FixSuggestion("safe", "set duplicate_window to 100ms"),
-            )
+        return duration_floor_violations(
+            resource, "duplicate_window", cfg.duplicate_window, MIN_WINDOW,
+            negative_fix=FixSuggestion("safe", "remove duplicate_window to use the server default"),
+            short_fix=FixSuggestion("safe", "set duplicate_window to 100ms"),
+        )
 
 
 RULE = StreamDuplicateWindowInvalid

@@ -12,8 +12,9 @@ from linter.api import (
     StreamResource,
     StreamRule,
     Violation,
-    format_duration,
 )
+
+from ._common import duration_floor_violations
 
 MIN_MAX_AGE = 100 * MILLISECOND
 
@@ -54,21 +55,7 @@ class StreamMaxAgeInvalid(StreamRule):
     severity = Severity.ERROR
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
-        age = cfg.max_age
-        if not age:
-            return
-        if age < 0:
-            yield Violation(
-                resource, ("max_age",), f"max_age {format_duration(age)} is negative; nats-server rejects this stream",
-                server_error_code=10052,
-            )
-        elif age < MIN_MAX_AGE:
-            yield Violation(
-                resource,
-                ("max_age",),
-                f"max_age {format_duration(age)} is shorter than 100ms; nats-server rejects this stream",
-                server_error_code=10052,
-            )
+        return duration_floor_violations(resource, "max_age", cfg.max_age, MIN_MAX_AGE)
 
 
 RULE = StreamMaxAgeInvalid

@@ -15,6 +15,8 @@ from linter.api import (
     target_release,
 )
 
+from ._common import destination_problem
+
 
 class StreamMirrorTransformInvalid(StreamRule):
     """A mirror's subject_transforms entry whose destination is not a valid mapping of its source.
@@ -66,11 +68,7 @@ class StreamMirrorTransformInvalid(StreamRule):
         m = cfg.mirror
         if m is None or not m.subject_transforms:
             return
-        from linter.api import (  # imported on first use
-            BUILD_ONLY_BEFORE,
-            mapping_problem,
-            transform_problem,
-        )
+        from linter.api import BUILD_ONLY_BEFORE  # imported on first use
 
         release = target_release(ctx.target)
         # 2.10 refuses an empty src (10151, JS118) and only builds the transform (10049)
@@ -78,7 +76,7 @@ class StreamMirrorTransformInvalid(StreamRule):
         for k, t in enumerate(m.subject_transforms):
             if (t.src or old) and not is_valid_subject(t.src):
                 continue  # 10151, JS118
-            why = (transform_problem if old else mapping_problem)(t.src, t.dest, release)
+            why = destination_problem(t.src, t.dest, release)
             if why:
                 yield Violation(
                     resource, ("mirror", "subject_transforms", k, "dest"),

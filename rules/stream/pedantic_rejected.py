@@ -8,7 +8,6 @@ from linter.api import (
     MILLISECOND,
     SECOND,
     STREAM_DEFAULT_DUPLICATE_WINDOW,
-    Resource,
     RuleContext,
     Severity,
     StreamConfig,
@@ -16,6 +15,7 @@ from linter.api import (
     StreamRule,
     Violation,
     format_duration,
+    pedantic_rejection,
     stream_config,
 )
 
@@ -85,48 +85,44 @@ class StreamPedanticRejected(StreamRule):
         for fld in _LIMITS:
             v = getattr(c, fld)
             if v is not None and v < -1:
-                yield self._v(resource, (fld,), f"{fld} {v} is below -1 (unlimited is -1)", 10157)
+                yield pedantic_rejection(resource, (fld,), f"{fld} {v} is below -1 (unlimited is -1)", 10157)
         max_age = c.max_age or 0
         if not c.duplicate_window and c.mirror is None and not c.sources:
             lim = t.limits.duplicate_window or 0
             if 0 < lim < STREAM_DEFAULT_DUPLICATE_WINDOW:
-                yield self._v(
+                yield pedantic_rejection(
                     resource, ("subjects",),
                     f"duplicate_window is omitted and the server limit {format_duration(lim)} is below the 2m default", 10157,
                 )
             elif 100 * MILLISECOND <= max_age < STREAM_DEFAULT_DUPLICATE_WINDOW:
-                yield self._v(
+                yield pedantic_rejection(
                     resource, ("max_age",), f"duplicate_window is omitted and max_age {format_duration(max_age)} is below the 2m default", 10157,
                 )
         sdm = c.subject_delete_marker_ttl or 0
         if sdm >= SECOND:
             if not c.allow_msg_ttl:
-                yield self._v(resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_msg_ttl", 10052)
+                yield pedantic_rejection(resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_msg_ttl", 10052)
             if not c.allow_rollup_hdrs:
-                yield self._v(resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_rollup_hdrs", 10052)
+                yield pedantic_rejection(resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_rollup_hdrs", 10052)
         if c.allow_msg_schedules and c.discard != "new" and not c.allow_rollup_hdrs:
-            yield self._v(resource, ("allow_msg_schedules",), "allow_msg_schedules is set without allow_rollup_hdrs", 10052)
+            yield pedantic_rejection(resource, ("allow_msg_schedules",), "allow_msg_schedules is set without allow_rollup_hdrs", 10052)
         m = c.mirror
-        if m is not None and m.external is None and m.name and m.name != resource.name:
-            origin = ctx.stream_index().get((resource.context, m.name))
+        if m is not None and m.name != resource.name:
+            origin = ctx.origin_of(resource, m)
             direct = bool(stream_config(origin).allow_direct) if origin is not None else None
             if direct is not None and bool(c.mirror_direct) != direct:
-                yield self._v(
+                yield pedantic_rejection(
                     resource, ("mirror_direct",) if c.mirror_direct is not None else ("mirror",),
                     f"mirror_direct differs from origin {m.name}'s allow_direct ({str(direct).lower()})", 10157,
                 )
         r = c.republish
         if r is not None:
             if not r.src:
-                yield self._v(resource, ("republish",), "republish has no src (the server would read it as '>')", 10157)
+                yield pedantic_rejection(resource, ("republish",), "republish has no src (the server would read it as '>')", 10157)
             elif r.src == ">" and r.dest == ">" and c.subject_transform is not None:
                 subjects = c.subjects or ([] if c.mirror is not None or c.sources else [resource.name])
                 if len(subjects) == 1 and c.subject_transform.src == subjects[0]:
-                    yield self._v(resource, ("republish",), "republish '>' -> '>' would be rewritten from subject_transform", 10157)
-
-    @staticmethod
-    def _v(resource: Resource, path: tuple[str, ...], what: str, code: int) -> Violation:
-        return Violation(resource, path, f"{what}; with pedantic requests nats-server rejects this stream", server_error_code=code)
+                    yield pedantic_rejection(resource, ("republish",), "republish '>' -> '>' would be rewritten from subject_transform", 10157)
 
 
 RULE = StreamPedanticRejected

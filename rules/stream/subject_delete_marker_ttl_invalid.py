@@ -14,8 +14,9 @@ from linter.api import (
     StreamResource,
     StreamRule,
     Violation,
-    format_duration,
 )
+
+from ._common import duration_floor_violations
 
 
 class StreamSubjectDeleteMarkerTtlInvalid(StreamRule):
@@ -55,22 +56,10 @@ class StreamSubjectDeleteMarkerTtlInvalid(StreamRule):
     fix_availability = FixAvailability.SOMETIMES
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
-        ttl = cfg.subject_delete_marker_ttl
-        if not ttl:
-            return
-        if ttl < 0:
-            yield Violation(
-                resource, ("subject_delete_marker_ttl",),
-                f"subject_delete_marker_ttl {format_duration(ttl)} is negative; nats-server rejects this stream",
-                server_error_code=10052,
-            )
-        elif ttl < SECOND:
-            yield Violation(
-                resource, ("subject_delete_marker_ttl",),
-                f"subject_delete_marker_ttl {format_duration(ttl)} is shorter than 1s; nats-server rejects this stream",
-                server_error_code=10052,
-                fix=FixSuggestion("safe", "set subject_delete_marker_ttl to 1s"),
-            )
+        return duration_floor_violations(
+            resource, "subject_delete_marker_ttl", cfg.subject_delete_marker_ttl, SECOND,
+            short_fix=FixSuggestion("safe", "set subject_delete_marker_ttl to 1s"),
+        )
 
 
 RULE = StreamSubjectDeleteMarkerTtlInvalid

@@ -15,6 +15,8 @@ from linter.api import (
     target_release,
 )
 
+from ._common import destination_problem
+
 
 class StreamSubjectTransformInvalid(StreamRule):
     """A stream's subject_transform that nats-server cannot build.
@@ -66,14 +68,9 @@ class StreamSubjectTransformInvalid(StreamRule):
         t = cfg.subject_transform
         if t is None:
             return
-        from linter.api import (  # imported on first use
-            BUILD_ONLY_BEFORE,
-            mapping_problem,
-            transform_problem,
-        )
+        from linter.api import BUILD_ONLY_BEFORE  # imported on first use
 
         release = target_release(ctx.target)
-
         if t.src and not is_valid_subject(t.src) and (t.dest or release >= BUILD_ONLY_BEFORE):  # 2.10: no dest, no check
             yield Violation(
                 resource, ("subject_transform", "src"),
@@ -82,7 +79,7 @@ class StreamSubjectTransformInvalid(StreamRule):
             )
             return
         # 2.10 only builds the transform (whitespace and left()/right() pass); 10049 there
-        why = (transform_problem if release < BUILD_ONLY_BEFORE else mapping_problem)(t.src, t.dest, release)
+        why = destination_problem(t.src, t.dest, release)
         if why:
             yield Violation(
                 resource, ("subject_transform", "dest"),
