@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Iterator
 
 from linter.api import (
@@ -85,7 +84,9 @@ class OpsMonitorMetadataUnknownKey(Rule):
                 hint = f"; it is a {'consumer' if resource.kind == 'Stream' else 'stream'} key"
                 advice = f"move it to the {'consumer' if resource.kind == 'Stream' else 'stream'} or remove it"
             else:
-                close = difflib.get_close_matches(suffix, list(known), n=1, cutoff=0.6)
+                from difflib import get_close_matches  # only for an unknown key
+
+                close = get_close_matches(suffix, list(known), n=1, cutoff=0.6)
                 hint = f"; did you mean {MONITOR_PREFIX}{close[0]}?" if close else ""
                 advice = f"rename it to {MONITOR_PREFIX}{close[0]}" if close else "remove it"
             yield Violation(
