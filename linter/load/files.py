@@ -3,6 +3,7 @@ file's findings bounded and, for a file that is not a manifest, free of quoted t
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import replace
 from typing import Any
@@ -218,8 +219,6 @@ def _foreign_api(api: Any, kind: Any) -> bool:
     group = api.rpartition("/")[0].lower()
     if not group:  # Kubernetes' core group is written as the bare version: `apiVersion: v1`
         return api == "v1" and isinstance(kind, str) and bool(kind)
-    from difflib import get_close_matches  # only for documents of other APIs
-
-    return not get_close_matches(group, _OUR_GROUPS, n=1, cutoff=0.75)
+    return not difflib.get_close_matches(group, _OUR_GROUPS, n=1, cutoff=0.75)
 
 

@@ -3,6 +3,7 @@ escaped, typed), did-you-mean suggestions, and the bounds on how much one object
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -80,9 +81,7 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     if len(word) > 100:  # no field or value is this long; don't spend time on a hostile one
         return ""
     choices = list(choices)
-    from difflib import get_close_matches  # only for a misspelt name
-
-    hits = get_close_matches(word, choices, n=1, cutoff=0.6)
+    hits = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     if not hits:
         snake = _snake(word)
         if snake in choices:

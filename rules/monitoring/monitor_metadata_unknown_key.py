@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Iterator
 
 from linter.api import (
@@ -84,9 +85,7 @@ class OpsMonitorMetadataUnknownKey(Rule):
                 hint = f"; it is a {'consumer' if resource.kind == 'Stream' else 'stream'} key"
                 advice = f"move it to the {'consumer' if resource.kind == 'Stream' else 'stream'} or remove it"
             else:
-                from difflib import get_close_matches  # only for an unknown key
-
-                close = get_close_matches(suffix, list(known), n=1, cutoff=0.6)
+                close = difflib.get_close_matches(suffix, list(known), n=1, cutoff=0.6)
                 hint = f"; did you mean {MONITOR_PREFIX}{close[0]}?" if close else ""
                 advice = f"rename it to {MONITOR_PREFIX}{close[0]}" if close else "remove it"
             yield Violation(
