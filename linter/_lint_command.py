@@ -45,11 +45,10 @@ def lint_command(args: argparse.Namespace, version: str) -> int:
     """``jsops lint``: 0 clean, 1 findings at or above ``--fail-on``, 2 could not run (raised as
     :class:`linter.errors.LinterError` and printed by :func:`linter.clikit.run`)."""
     from .load import LoadError
-    from .model.profiles import ProfilesError
 
     try:
         return _lint(args, version)
-    except (LoadError, ProfilesError) as exc:  # not LinterErrors yet (loader and model are redone apart)
+    except LoadError as exc:  # not a LinterError yet (the loader is redone apart)
         raise Exit(f"jsops: error: {exc}", ExitCode.NOT_RUN) from None
 
 
@@ -67,9 +66,12 @@ def _lint(args: argparse.Namespace, version: str) -> int:
     profiles = None
     profiles_path = args.profiles or (cfg.resolve_path(cfg.profiles) if cfg.profiles else None)
     if profiles_path:
-        from .model.profiles import load_profiles
+        from .model.profiles import ProfilesError, load_profiles  # a lint without profiles never imports them
 
-        profiles = load_profiles(profiles_path)
+        try:
+            profiles = load_profiles(profiles_path)
+        except ProfilesError as exc:
+            raise Exit(f"jsops: error: {exc}", ExitCode.NOT_RUN) from None
 
     def lint() -> LintResult:
         if args.estate:

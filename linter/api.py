@@ -27,7 +27,6 @@ from ._rule_checks import FixAvailability, RuleDefinitionError, Theme, check_rul
 from .findings import Edit, FixSuggestion, Severity
 from .load import Estate, Resource
 from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSource
-from .model.profiles import ConsumerProfile, Profiles, StreamProfile
 from .model.target import Target, TargetServer
 from .semantics.effective import (
     CONSUMER_DEFAULT_ACK_WAIT,
@@ -103,6 +102,7 @@ from .semantics.units import (
 )
 
 if TYPE_CHECKING:
+    from .model.profiles import ConsumerProfile, Profiles, StreamProfile
     from .semantics.transforms import (
         BUILD_ONLY_BEFORE,
         EMPTY_SRC_REFUSED_BEFORE,
@@ -111,10 +111,12 @@ if TYPE_CHECKING:
         transform_problem,
     )
 
-# Subject-transform semantics are imported on first use: most estates have no transforms, and
-# ``jsops lint`` on one file should not pay for them (``from linter.api import transform_problem``
-# inside the rule's check loads linter.semantics.transforms then).
+# Subject-transform semantics and the profiles models are imported on first use: most estates have
+# no transforms, most lints no profiles, and ``jsops lint`` on one file should not pay for them
+# (``from linter.api import transform_problem`` inside the rule's check loads
+# linter.semantics.transforms then).
 _LAZY = {"BUILD_ONLY_BEFORE", "EMPTY_SRC_REFUSED_BEFORE", "mapping_problem", "mapping_stage", "transform_problem"}
+_LAZY_PROFILES = {"Profiles", "StreamProfile", "ConsumerProfile"}
 
 
 def __getattr__(name: str) -> Any:
@@ -122,6 +124,10 @@ def __getattr__(name: str) -> Any:
         from .semantics import transforms
 
         return getattr(transforms, name)
+    if name in _LAZY_PROFILES:
+        from .model import profiles
+
+        return getattr(profiles, name)
     raise AttributeError(f"module 'linter.api' has no attribute {name!r}")
 
 
@@ -214,7 +220,7 @@ __all__ = [
     "PUBLISH_RETRY_HORIZON",
     "DEAD_LETTER",
     "annotation_duration",
-    # target, releases, profiles
+    # target, releases
     "Target",
     "TargetServer",
     "Version",
@@ -229,6 +235,7 @@ __all__ = [
     "PLACEMENT_FIELDS",
     "CONSUMER_FIELDS",
     "ENUM_VALUES",
+    # profiles (imported on first use)
     "Profiles",
     "StreamProfile",
     "ConsumerProfile",
@@ -258,7 +265,20 @@ class RuleOptions(BaseModel):
     unknown keys and wrong types are config errors (exit 2), never silently ignored.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: options are built only where the config sets them (linter.config.select_rules)
+    # or completed from the schema cache (linter.engine.discover_rules); a rule whose options are
+    # all defaults gets them without a validator (see Rule.__init__).
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+
+def _default_options(cls: type[RuleOptions]) -> RuleOptions:
+    """``cls()``, without building its validator when that would only fill in the defaults (no field
+    is required or validates its default, no validators): what ``jsops lint`` pays per rule otherwise."""
+    plain = not any(f.is_required() or f.validate_default for f in cls.model_fields.values())
+    decorators = cls.__pydantic_decorators__
+    if plain and not (decorators.validators or decorators.field_validators or decorators.model_validators):
+        return cls.model_construct()
+    return cls()
 
 
 @dataclass(frozen=True)
@@ -446,7 +466,7 @@ class Rule:
             check_rule_class(cls, _theme_of(cls))
 
     def __init__(self, options: RuleOptions | None = None) -> None:
-        self.options: Any = options if options is not None else type(self).Options()
+        self.options: Any = options if options is not None else _default_options(type(self).Options)
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         """Per-object rules: called once per resource of ``kinds``."""

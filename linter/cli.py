@@ -13,7 +13,7 @@ from .exitcodes import ExitCode, exit_codes_help
 from .report import REPORTERS
 
 if TYPE_CHECKING:
-    from importlib.metadata import EntryPoint
+    from .plugins import EntryPoint
 
 __all__ = ["main", "top_help", "SUMMARIES", "VERSION"]
 
@@ -114,9 +114,9 @@ COMMAND_GROUP = "jsops.commands"
 
 def _plugin_commands() -> dict[str, EntryPoint]:
     """Subcommands registered by other packages (reconciler, profiler) under ``jsops.commands``."""
-    from importlib.metadata import entry_points
+    from .plugins import entry_points
 
-    return {ep.name: ep for ep in entry_points(group=COMMAND_GROUP)}
+    return {ep.name: ep for ep in entry_points(COMMAND_GROUP)}
 
 
 def _commands() -> list[str]:

@@ -44,6 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .api import Rule, RuleOptions, rule_groups
 from .errors import LinterError
 from .findings import LOAD_CODES, Severity
+from .model.schema_cache import complete_models
 from .model.target import Target
 
 __all__ = ["Config", "ConfigError", "ContextConfig", "SecretRef", "Selection", "find_config", "load_config", "select_rules", "rule_matcher", "CONFIG_NAMES"]
@@ -58,7 +59,7 @@ class ConfigError(LinterError):
 class SecretRef(BaseModel):
     """A secret given by reference, never inline: an environment variable or a file's contents."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     env: str | None = Field(default=None, min_length=1)
     file: str | None = Field(default=None, min_length=1)
@@ -79,7 +80,7 @@ def _no_inline_secret(v: Any) -> Any:
 class ContextConfig(BaseModel):
     """One named target (a NATS server or cluster and how to authenticate to it)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, alias_generator=lambda n: n.replace("_", "-"))
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True, populate_by_name=True, alias_generator=lambda n: n.replace("_", "-"))
 
     server: str | list[str] | None = None
     creds: str | None = None
@@ -106,7 +107,7 @@ class ContextConfig(BaseModel):
 
 
 class Config(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, alias_generator=lambda n: n.replace("_", "-"))
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True, populate_by_name=True, alias_generator=lambda n: n.replace("_", "-"))
 
     select: list[str] | None = None
     ignore: list[str] = Field(default_factory=list)
@@ -135,6 +136,10 @@ class Config(BaseModel):
             rel = os.path.relpath(joined)
             return joined if rel.startswith("..") else rel
         return joined
+
+
+# defer_build above: completed here from the schema cache (linter.model.schema_cache).
+complete_models(SecretRef, ContextConfig, Config)
 
 
 # --- finding and reading -----------------------------------------------------------------------

@@ -62,18 +62,21 @@ class LintResult:
 
 def discover_rules() -> list[type[Rule]]:
     """Rule classes registered under the ``jsops.rules`` entry point group (built-ins and plugins),
-    loaded once per process."""
+    loaded once per process, with their options models completed (from the schema cache: a rule's
+    defaults may need validating)."""
     return list(_registered())
 
 
 @cache
 def _registered() -> tuple[type[Rule], ...]:
-    from importlib.metadata import entry_points
+    from .model.schema_cache import complete_models
+    from .plugins import entry_points
 
     found: list[type[Rule]] = []
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
+    for ep in entry_points(ENTRY_POINT_GROUP):
         provider = ep.load()
         found.extend(provider())
+    complete_models(*dict.fromkeys(r.Options for r in found), group="jsops.rule-options")
     return tuple(found)
 
 

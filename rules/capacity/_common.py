@@ -7,9 +7,12 @@ once per lint run and cached on the context, so every rule stays linear in the e
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from linter.api import GIB, KIB, MIB, SECOND, RuleContext, StreamProfile, Target, format_duration, human_size
+from linter.api import GIB, KIB, MIB, SECOND, RuleContext, Target, format_duration, human_size
+
+if TYPE_CHECKING:  # annotations only: a lint without profiles never imports them
+    from linter.api import StreamProfile
 
 __all__ = [
     "byte_rate",

@@ -1,0 +1,125 @@
+"""Entry points of jsops's groups (``jsops.rules``, ``jsops.commands``), remembered between runs.
+
+``importlib.metadata`` reads the metadata of every installed distribution (and imports ``email`` to
+parse it) to find the few entry points jsops registers: tens of milliseconds of every ``jsops
+lint``. The entry points found are kept in the cache directory
+(:func:`linter.model.schema_cache.cache_dir`) under a key made of the Python version, ``sys.path``,
+the meta-path finders and, in each ``sys.path`` directory, the distributions' metadata directories
+and their modification times: installing, upgrading, reinstalling or removing a distribution changes
+them, and the next run reads the metadata again. Without a usable cache (off, missing, stale,
+corrupt, not writable) the entry points come from ``importlib.metadata`` as before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, NamedTuple
+
+from .model.schema_cache import cache_dir
+
+__all__ = ["EntryPoint", "entry_points"]
+
+_FORMAT = 1
+_METADATA_DIRS = (".dist-info", ".egg-info")
+
+
+class EntryPoint(NamedTuple):  # not a dataclass: jsops lint pays for every class it creates
+    """One entry point: ``value`` is ``module:attr`` (``importlib.metadata``'s syntax)."""
+
+    name: str
+    value: str
+    group: str
+
+    def load(self) -> Any:
+        """Import the module and return the attribute (the module when there is none)."""
+        from importlib import import_module
+
+        target = self.value.split("[", 1)[0]  # extras ([name]) are for installers, not for loading
+        module, _, attr = target.partition(":")
+        obj: Any = import_module(module.strip())
+        for part in attr.strip().split(".") if attr.strip() else ():
+            obj = getattr(obj, part)
+        return obj
+
+
+def entry_points(group: str) -> list[EntryPoint]:
+    """The entry points of ``group`` of every installed distribution, as ``importlib.metadata`` finds them."""
+    key = _key()
+    path = _cache_path()
+    groups = (_read(path, key) if path is not None else None) or {}
+    if group not in groups:
+        groups[group] = _scan(group)
+        if path is not None:
+            _write(path, key, groups)
+    return [EntryPoint(name, value, group) for name, value in groups[group]]
+
+
+def _key() -> list[Any]:
+    """What the entry points found depend on: for each ``sys.path`` directory, the distributions'
+    metadata directories in it and when each was written (a reinstall writes it anew)."""
+    stamps: list[Any] = []
+    for entry in sys.path:
+        try:
+            with os.scandir(entry or ".") as it:
+                stamps.append(sorted([e.name, e.stat().st_mtime_ns] for e in it if e.name.endswith(_METADATA_DIRS)))
+        except OSError:  # not a directory (a zip file) or missing
+            try:
+                stamps.append(os.stat(entry).st_mtime_ns)
+            except OSError:
+                stamps.append(None)
+    finders = [f"{type(f).__module__}.{type(f).__qualname__}" for f in sys.meta_path]
+    return [_FORMAT, sys.version, sys.path, stamps, finders]
+
+
+def _cache_path() -> str | None:
+    """One file per Python environment (two virtual environments do not overwrite each other)."""
+    import hashlib
+
+    directory = cache_dir()
+    if directory is None:
+        return None
+    where = hashlib.sha256(sys.prefix.encode()).hexdigest()[:12]
+    return os.path.join(directory, f"entry-points-{where}.json")
+
+
+def _scan(group: str) -> list[list[str]]:
+    from importlib.metadata import entry_points as metadata_entry_points
+
+    return [[ep.name, ep.value] for ep in metadata_entry_points(group=group)]
+
+
+def _valid(groups: dict[Any, Any]) -> bool:
+    return all(
+        isinstance(entries, list) and all(isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e) for e in entries)
+        for entries in groups.values()
+    )
+
+
+def _read(path: str, key: list[Any]) -> dict[str, list[list[str]]] | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key:
+        return None
+    groups = data.get("groups")
+    if not isinstance(groups, dict) or not _valid(groups):
+        return None
+    return groups
+
+
+def _write(path: str, key: list[Any], groups: dict[str, list[list[str]]]) -> None:
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump({"key": key, "groups": groups}, fh)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # not writable: the next run scans again
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
