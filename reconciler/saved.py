@@ -66,7 +66,7 @@ def recheck(a: Action, live: LiveState, opt: PlanOptions) -> str | None:
         if not opt.prunable(cfg):
             return "it was not recorded from the PATHs and contexts given to apply (outside the prune scope)"
         return None
-    if ActionKind(a.action).writes and a.action != ActionKind.CREATE and cfg is None:
+    if ActionKind(a.action).writes and not ActionKind(a.action).creates and cfg is None:
         return "it does not exist on the target"
     if cfg is not None and not owned(cfg) and not opt.adopts(a.kind, a.name, a.stream):
         return f"it exists and is not managed by jsops (pass --adopt {target} to take it over)"

@@ -54,6 +54,11 @@ class ActionKind(StrEnum):
         return self not in (ActionKind.DELETE, ActionKind.BLOCKED)
 
     @property
+    def creates(self) -> bool:
+        """Whether the object need not exist yet: a create, or a migration (it builds the new stream)."""
+        return self in (ActionKind.CREATE, ActionKind.MIGRATE)
+
+    @property
     def server_api(self) -> bool:
         """Whether apply changes the object through a server API instead of a config (pause, resume, reset)."""
         return self in (ActionKind.PAUSE, ActionKind.RESUME, ActionKind.RESET)
