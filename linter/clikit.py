@@ -152,17 +152,14 @@ def parse_seconds(text: str, *, bare: Literal["ns", "s"] = "ns") -> float:
     """Seconds in a duration argument: a Go duration (``30s``, ``1m30s``, ``7d``) or a bare number,
     integer nanoseconds (``bare="ns"``, as in manifests) or seconds (``bare="s"``, may be
     fractional). Raises :class:`linter.semantics.units.UnitError` (a ``ValueError``)."""
-    from .semantics.units import parse_duration
+    from .semantics import units
 
     text = text.strip()
     if bare == "s":
-        try:
-            return float(text)
-        except ValueError:
-            pass
-    elif text.lstrip("-").isdigit():
-        return parse_duration(int(text)) / 1e9
-    return parse_duration(text) / 1e9
+        return units.parse_seconds(text)
+    if text.lstrip("-").isdigit():
+        return units.parse_duration(int(text)) / units.SECOND
+    return units.parse_duration(text) / units.SECOND
 
 
 def duration_type(*, bare: Literal["ns", "s"] = "ns", negative: bool = False) -> Callable[[str], float]:

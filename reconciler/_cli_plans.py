@@ -54,7 +54,7 @@ def view_options(args: argparse.Namespace, run: Run) -> dict[str, Any]:
 def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = None, config: Any = None) -> Any:
     """The safety options; with ``estate``, prune is scoped to the PATHs and ``contexts``, and with
     ``config`` to its estate identity (``estate:``)."""
-    from .plan import PlanOptions, repo_root, source_path
+    from .plan import PlanOptions, prune_scope
 
     opt = PlanOptions(
         prune=args.prune,
@@ -68,16 +68,8 @@ def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = N
         opt.estates, opt.estate = True, getattr(config, "estate", None)
     if estate is None:
         return opt
-    root = repo_root()
-    loaded = {source_path(f, root) for f in {*estate.files, *(r.file for r in estate.resources)} if f}
-
-    def stale(recorded: str) -> bool:
-        path = recorded if os.path.isabs(recorded) else os.path.join(root, recorded)
-        return recorded in loaded or not os.path.exists(path)
-
-    opt.prune_paths = tuple(source_path(p, root) for p in (args.paths or ["."]))
+    opt.prune_paths, opt.stale_source = prune_scope(estate, args.paths or ["."])
     opt.prune_contexts = frozenset(contexts) if contexts is not None else None
-    opt.stale_source = stale
     return opt
 
 

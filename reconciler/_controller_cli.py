@@ -28,11 +28,9 @@ __all__ = ["main", "parse_duration"]
 
 
 def parse_duration(text: str) -> float:
-    """Seconds in a Go-style duration ("30s", "1m30s", "200ms") or a plain number of seconds."""
-    try:
-        return parse_seconds(text, bare="s")
-    except ValueError:
-        raise ValueError(f"not a duration: {text.strip()!r} (use e.g. 30s, 1m, 500ms)") from None
+    """Seconds in a Go-style duration ("30s", "1m30s", "200ms") or a plain number of seconds
+    (:func:`linter.semantics.units.parse_seconds`; a ``ValueError`` when it is neither)."""
+    return parse_seconds(text, bare="s")
 
 
 def _parser() -> Parser:

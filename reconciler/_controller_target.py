@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -14,7 +13,7 @@ from .client import JsClient, Target
 from .dataloss import measure_limit_loss
 from .limits import read_limits
 from .live import read_live
-from .plan import Plan, PlanOptions, repo_root, source_path
+from .plan import Plan, PlanOptions, prune_scope
 from .vocabulary import ActionKind, Outcome
 
 if TYPE_CHECKING:
@@ -143,13 +142,7 @@ def plan_options(rev: Revision, contexts: list[str], paths: list[str], estate: s
     """Prune scope as ``jsops apply`` sets it: owned objects recorded under the PATHs and in this
     target's contexts; a recorded manifest path that moved is updated. The estate identity
     (``estate:`` in the jsops config) scopes prune and takeover as in ``jsops apply``."""
-    root = repo_root()
-    loaded = {source_path(f, root) for f in [*rev.estate.files, *(r.file for r in rev.estate.resources)] if f}
-
-    def stale(recorded: str) -> bool:
-        path = recorded if os.path.isabs(recorded) else os.path.join(root, recorded)
-        return recorded in loaded or not os.path.exists(path)
-
-    return PlanOptions(keep_position=True, prune_paths=tuple(source_path(p, root) for p in paths),
-                       prune_contexts=frozenset(contexts), stale_source=stale, estates=True, estate=estate)
+    prune_paths, stale = prune_scope(rev.estate, paths)
+    return PlanOptions(keep_position=True, prune_paths=prune_paths, prune_contexts=frozenset(contexts),
+                       stale_source=stale, estates=True, estate=estate)
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from linter.load import git_root
 
-__all__ = ["in_scope", "repo_root", "source_path"]
+__all__ = ["in_scope", "prune_scope", "repo_root", "source_path"]
 
 
 def repo_root() -> str:
@@ -56,3 +57,17 @@ def _norm(path: str) -> str | None:
     if not norm.startswith("/") and (norm == ".." or norm.startswith("../")):
         return None
     return norm
+
+
+def prune_scope(estate: Any, paths: Iterable[str]) -> tuple[tuple[str, ...], Callable[[str], bool]]:
+    """The prune scope ``jsops apply`` and the controller share: the PATHs in :func:`source_path`
+    form, and a test of whether a recorded manifest path is stale (its file was loaded this run
+    under another name, or is gone), so that a moved manifest updates the record."""
+    root = repo_root()
+    loaded = {source_path(f, root) for f in {*estate.files, *(r.file for r in estate.resources)} if f}
+
+    def stale(recorded: str) -> bool:
+        path = recorded if os.path.isabs(recorded) else os.path.join(root, recorded)
+        return recorded in loaded or not os.path.exists(path)
+
+    return tuple(source_path(p, root) for p in paths), stale
