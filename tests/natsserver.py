@@ -36,6 +36,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class _PortTaken(RuntimeError):
+    """The server could not listen: another process took the port after ``free_port`` freed it."""
+
+
 @dataclass
 class NatsServer:
     """One JetStream-enabled nats-server on 127.0.0.1 with a temporary store directory.
@@ -56,7 +60,21 @@ class NatsServer:
     def url(self) -> str:
         return f"nats://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 10.0) -> NatsServer:
+    def start(self, timeout: float = 30.0) -> NatsServer:
+        """Start and wait (deadline ``timeout``; generous: a loaded CI machine is slow) until the
+        client port accepts connections. A port taken meanwhile by another process (``free_port``
+        only reserves it for an instant) is replaced by a new free port, up to three times."""
+        given_store = self.store_dir
+        for _ in range(3):
+            try:
+                return self._start_once(timeout)
+            except _PortTaken:
+                self.stop()
+                self.store_dir = given_store
+                self.port = free_port()
+        return self._start_once(timeout)
+
+    def _start_once(self, timeout: float) -> NatsServer:
         self._tmp = tempfile.TemporaryDirectory(prefix="jsops-nats-")
         self.store_dir = self.store_dir or os.path.join(self._tmp.name, "store")
         conf = Path(self._tmp.name) / "server.conf"
@@ -68,16 +86,8 @@ class NatsServer:
         )
         log = open(Path(self._tmp.name) / "server.log", "wb")
         self.process = subprocess.Popen([self.binary or server_binary(), "-c", str(conf)], stdout=log, stderr=log)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError("nats-server exited: " + (Path(self._tmp.name) / "server.log").read_text())
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return self
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("nats-server did not start in time")
+        self._wait(timeout)
+        return self
 
     def kill(self) -> None:
         """``kill -9`` the server, keeping its store directory (for :meth:`restart`)."""
@@ -86,7 +96,7 @@ class NatsServer:
             self.process.wait()
         self.process = None
 
-    def restart(self, timeout: float = 10.0) -> NatsServer:
+    def restart(self, timeout: float = 30.0) -> NatsServer:
         """Start the server again on the same port, config and store directory."""
         if self._tmp is None:
             return self.start(timeout)
@@ -101,7 +111,10 @@ class NatsServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError("nats-server exited: " + (Path(self._tmp.name) / "server.log").read_text())
+                text = (Path(self._tmp.name) / "server.log").read_text(errors="replace")
+                if f":{self.port}" in text and "address already in use" in text:
+                    raise _PortTaken(text)
+                raise RuntimeError("nats-server exited: " + text)
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
                     return
@@ -150,7 +163,7 @@ class NatsCluster:
     def url(self) -> str:
         return ",".join(self.urls)
 
-    def start(self, timeout: float = 30.0) -> NatsCluster:
+    def start(self, timeout: float = 90.0) -> NatsCluster:
         routes = ", ".join(f"nats-route://127.0.0.1:{p}" for p in self.cluster_ports)
         for i, cport in enumerate(self.cluster_ports, start=1):
             node = NatsServer(

@@ -1,9 +1,13 @@
 """Hostile input costs bounded time and memory and gives findings, never a crash (yamlio's bounds).
 
 Each case goes through the real CLI (``linter.cli.main``) with ``--format json``; it must finish
-well under its time budget, exit 1 (findings) or 0 (valid input), report the expected rule, and
-print output whose size does not grow with the input. A subprocess run checks the peak RSS of
-linting all of them at once.
+(``HANG_GUARD``), exit 1 (findings) or 0 (valid input), report the expected rule, and print output
+whose size does not grow with the input. A subprocess run checks the peak RSS of linting all of them
+at once.
+
+``HANG_GUARD`` is not a speed target (the speed is measured in bench/lint_speed.py): an unbounded
+expansion (a billion laughs, an endless device) never finishes, while every case here takes well
+under a second on a quiet machine; the guard is generous so that a loaded CI machine cannot trip it.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from linter.cli import main
 from linter.load import MAX_FINDINGS_PER_FILE, Estate, Limits, load_paths, load_text
 
 MiB = 1024 * 1024
+HANG_GUARD = 60.0  # seconds; see the module docstring
 STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: {name}\nspec:\n  subjects: [{name}.>]\n"
 
 
@@ -106,7 +111,7 @@ def test_hostile_input_is_a_finding_in_bounded_time(case: str, tmp_path: Path, c
     name, make, rule = HOSTILE[case]
     data = make()
     rc, out, elapsed = _lint(tmp_path, capsys, name, data)
-    assert elapsed < 5, f"{case} took {elapsed:.1f}s"
+    assert elapsed < HANG_GUARD, f"{case} took {elapsed:.1f}s"
     report = json.loads(out)
     findings = report["findings"]
     assert findings, "no finding"
@@ -132,7 +137,7 @@ def test_5MB_description_is_valid_and_nothing_echoes_it(tmp_path: Path, capsys) 
         main(["lint", str(path), "--format", fmt])
         elapsed = time.perf_counter() - start
         out, _ = capsys.readouterr()
-        assert elapsed < 5
+        assert elapsed < HANG_GUARD
         assert len(out) < 16 * 1024, len(out)
         assert "d" * 200 not in out
     estate = load_paths([str(tmp_path / "desc.yaml")])
@@ -147,13 +152,13 @@ def test_5000_streams_in_one_file_all_load(tmp_path: Path, capsys) -> None:
     path.write_text(text)
     start = time.perf_counter()
     estate = load_paths([str(path)])
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < HANG_GUARD
     assert estate.findings == []
     assert len(estate.resources) == 5000
     assert estate.resources[4999].locate(("max_age",)) == (4 * 4999 + 4 + 4999, doc.format(i=4999).splitlines()[3].index("1h") + 1)
     rc, out, elapsed = _lint(tmp_path, capsys, "many.yaml", text.encode())
     assert json.loads(out)["summary"]["objects"] == 5000
-    assert elapsed < 10
+    assert elapsed < HANG_GUARD
 
 
 def test_document_and_node_limits_stop_reading(tmp_path: Path) -> None:
@@ -191,7 +196,7 @@ def test_special_files_in_a_directory_are_skipped(tmp_path: Path) -> None:
 def test_a_device_named_explicitly_is_read_within_bounds() -> None:
     start = time.perf_counter()
     estate = load_paths(["/dev/zero"], limits=Limits(max_file_bytes=MiB))
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < HANG_GUARD
     assert [f.rule for f in estate.findings] == ["JS002"]
 
 
@@ -234,7 +239,7 @@ def test_lint_every_hostile_file_at_once_in_a_subprocess(tmp_path: Path) -> None
     assert len(files_with_findings) == len(HOSTILE)
     assert report["summary"]["files"] == len(HOSTILE)
     assert out_path.stat().st_size < 2 * MiB
-    assert elapsed < 30, f"{elapsed:.1f}s"
+    assert elapsed < 2 * HANG_GUARD, f"{elapsed:.1f}s"
     peak_rss = usage.ru_maxrss * 1024  # Linux reports KiB
     assert peak_rss < 400 * MiB, f"peak RSS {peak_rss / MiB:.0f} MiB"  # about 160 MiB when written
 

@@ -31,15 +31,17 @@ def _connected_node(cluster: NatsCluster, client: JsClient):  # type: ignore[no-
 
 
 def _wait_quorum(cluster: NatsCluster, subject: str) -> None:
-    """Until the surviving nodes answer ``subject`` (a JetStream leader was elected again): the
-    cluster keeps quorum, but an election after a leader's death takes a moment."""
+    """Until the surviving nodes answer ``subject`` and the meta leader answers STREAM.NAMES (the
+    stream's and the meta group's leaders were elected again): the cluster keeps quorum, but an
+    election after a leader's death takes a moment, and a create sent before the meta group has a
+    leader gets no answer at all."""
     alive = ",".join(n.url for n in cluster.nodes if n.process is not None)
     deadline = time.monotonic() + 60
     while True:
         try:
             js = Js(alive)
             try:
-                if "error" not in js.request(subject):
+                if all("error" not in js.request(s) for s in (subject, "$JS.API.STREAM.NAMES")):
                     return
             finally:
                 js.close()
