@@ -9,6 +9,7 @@ zero value (the server omits empty values).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,7 @@ from .live import CONTEXT, ESTATE, MANAGED_BY, RESUME, SOURCE, is_bookkeeping
 from .server_apis import canonical_time
 from .vocabulary import ChangeClass
 
-__all__ = ["Change", "normalise", "diff_configs", "BOOKKEEPING_KEYS", "SET_FIELDS", "START_FIELDS"]
+__all__ = ["Change", "normalise", "diff_configs", "restore_start", "BOOKKEEPING_KEYS", "SET_FIELDS", "START_FIELDS"]
 
 BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME, CONTEXT, ESTATE)
 SET_FIELDS = ("subjects", "filter_subjects")
@@ -53,21 +54,29 @@ def normalise(kind: str, config: dict[str, Any]) -> dict[str, Any]:
             out.pop("metadata", None)
         if kind == "Consumer" and resume:
             # Recreated at its old position, or reset (2.14+): compare with the start the manifest asked for.
-            try:
-                start = json.loads(resume)
-            except ValueError:
-                start = None
-            if isinstance(start, dict):
-                for f in START_FIELDS:
-                    out.pop(f, None)
-                    if not _empty(start.get(f)):
-                        out[f] = start[f]
+            restore_start(out, resume, keep=lambda v: not _empty(v))
     for f in SET_FIELDS:
         if isinstance(out.get(f), list):
             out[f] = sorted(set(out[f]))
     if kind == "Consumer" and "pause_until" in out:
         out["pause_until"] = canonical_time(out["pause_until"])  # the pause API stores UTC
     return out
+
+
+def restore_start(cfg: dict[str, Any], resume: object, keep: Callable[[Any], bool]) -> None:
+    """Put back into ``cfg`` the start options the manifest asked for, saved as JSON in the
+    ``RESUME`` metadata when jsops recreated or reset the consumer at its old position; the
+    start fields whose saved value ``keep`` rejects are left out. Nothing changes when the
+    saved value is not a JSON object."""
+    try:
+        start = json.loads(resume) if isinstance(resume, str) else None
+    except ValueError:
+        start = None
+    if isinstance(start, dict):
+        for f in START_FIELDS:
+            cfg.pop(f, None)
+            if keep(start.get(f)):
+                cfg[f] = start[f]
 
 
 def _empty(v: Any) -> bool:

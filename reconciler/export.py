@@ -17,7 +17,7 @@ from linter.model.config import StreamConfig
 from linter.semantics.effective import effective_stream
 from linter.semantics.units import readable_duration, readable_size
 
-from .diff import BOOKKEEPING_KEYS, START_FIELDS, diff_configs
+from .diff import BOOKKEEPING_KEYS, diff_configs, restore_start
 from .live import RESUME, LiveState
 
 __all__ = ["export_documents", "write_export"]
@@ -61,15 +61,7 @@ def _consumer_spec(config: dict[str, Any]) -> dict[str, Any]:
     meta = cfg.get("metadata") or {}
     resume = meta.get(RESUME)
     if resume and cfg.get("deliver_policy") == "by_start_sequence":
-        try:
-            start = json.loads(resume)
-        except ValueError:
-            start = None
-        if isinstance(start, dict):
-            for f in START_FIELDS:
-                cfg.pop(f, None)
-                if start.get(f) is not None:
-                    cfg[f] = start[f]
+        restore_start(cfg, resume, keep=lambda v: v is not None)
     cfg.pop("name", None)
     cfg.pop("durable_name", None)
     _clean_metadata(cfg)
