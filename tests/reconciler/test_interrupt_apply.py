@@ -24,8 +24,9 @@ BULK = 100
 LINE = re.compile(r"^  (done|failed|skipped|blocked|unknown)\s+(\S+) (Stream|Consumer) (\S+?)(?::|$)")
 
 
-def estate(d: Path, server: NatsServer) -> None:
-    """KEEP (with 50 messages and a reader) applied; then many new objects and a change to KEEP."""
+def estate(d: Path, server: NatsServer, bulk: int = BULK) -> None:
+    """KEEP (with 50 messages and a reader) applied; then ``bulk`` new streams with a consumer each
+    and a change to KEEP."""
     manifest(d, "keep.yaml", """
         apiVersion: jsops/v1
         kind: Stream
@@ -42,7 +43,7 @@ def estate(d: Path, server: NatsServer) -> None:
     js.publish("keep.x", 50)
     js.close()
     docs = []
-    for i in range(BULK):
+    for i in range(bulk):
         docs.append(f"apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: BULK_{i:03d}}}\nspec: {{subjects: [\"bulk.{i}.>\"], max_age: 1h}}\n")
         docs.append(f"apiVersion: jsops/v1\nkind: Consumer\nmetadata: {{name: c, stream: BULK_{i:03d}}}\nspec: {{max_deliver: 5}}\n")
     (d / "bulk.yaml").write_text("---\n".join(docs))
