@@ -84,11 +84,9 @@ def _error_lines(errors: list[Any]) -> str:
     return "\n".join(lines) + more
 
 
-def _estate(args: argparse.Namespace, config: Any) -> Any:
-    """The manifests under the PATHs, refused when they have lint errors."""
+def _load(args: argparse.Namespace, config: Any) -> Any:
+    """The manifests under the PATHs (not yet judged: see :func:`_offline_gate`, :func:`_live_gate`)."""
     from linter import LoadError, load_paths
-
-    from .preflight import gate_lint
 
     paths = args.paths = _paths(args, config)  # prune is scoped to these too
     try:
@@ -98,37 +96,59 @@ def _estate(args: argparse.Namespace, config: Any) -> Any:
     if not estate.resources:
         print(f"jsops: warning: no streams or consumers in {', '.join(paths)}; the plan can only delete (with --prune)",
               file=sys.stderr)
-    found = gate_lint(estate, config)
-    errors = found.errors
-    args.create_only = found.create_only  # judged once the plan says what is created (_live_gate)
-    if errors:
-        env = getattr(args, "env", None)
-        again = " ".join(["jsops lint", *(shlex.quote(p) for p in paths), *(["--env", shlex.quote(env)] if env else []),
-                          *(["--config", shlex.quote(args.config)] if args.config else []), *(["--no-config"] if args.no_config else [])])
-        raise Exit(_error_lines(errors) + f"\njsops: error: the manifests have {len(errors)} lint error(s) (above); "
-                   f"`{again}` shows them with their fixes", ExitCode.ERROR)
     return estate
 
 
-def _live_gate(estate: Any, config: Any, live_target: Any, route: Any, plan: Any, create_only: Any = ()) -> None:
-    """Lint the objects routed to a target again with what the live server says about itself
-    (release, cluster or standalone, max_payload, limits): a plan against a standalone server knows
-    that R3 is refused before any request is sent. Create-only rules count for the objects the
-    plan creates (``create_only``: their findings against the config's target)."""
-    from .preflight import GateFindings, gate_lint, judged
+def _lint_refusal(args: argparse.Namespace, errors: list[Any]) -> Exit:
+    """The manifests' lint errors, and the ``jsops lint`` command that shows them with their fixes."""
+    env = getattr(args, "env", None)
+    again = " ".join(["jsops lint", *(shlex.quote(p) for p in args.paths), *(["--env", shlex.quote(env)] if env else []),
+                      *(["--config", shlex.quote(args.config)] if args.config else []), *(["--no-config"] if args.no_config else [])])
+    return Exit(_error_lines(errors) + f"\njsops: error: the manifests have {len(errors)} lint error(s) (above); "
+                f"`{again}` shows them with their fixes", ExitCode.ERROR)
 
-    if live_target == config.target:
-        found = GateFindings([], list(create_only))
+
+def _offline_gate(args: argparse.Namespace, estate: Any, config: Any, plans: Any = None) -> None:
+    """Refuse manifests with lint errors, judged against the config's target: those of the objects
+    ``plans`` act on, or without plans (the targets could not be read: any object might be
+    created) every error."""
+    from .preflight import gate_lint, judged
+
+    if plans is None:
+        errors = gate_lint(estate, config).errors
     else:
-        found = gate_lint(estate, config.model_copy(update={"target": live_target}), read_source=None)
+        acted = {k for p in plans for k in _acted(p)}
+        found = gate_lint(estate, config, objects=acted)
+        errors = sorted({id(f): f for p in plans for f in judged(found, p)}.values(), key=lambda f: f.sort_key())
+    if errors:
+        raise _lint_refusal(args, errors)
+
+
+def _acted(plan: Any) -> set[tuple[str, str, str | None]]:
+    from .preflight import acted_on
+
+    return acted_on(plan)[0]
+
+
+def _live_gate(args: argparse.Namespace, estate: Any, config: Any, live_target: Any, route: Any, plan: Any) -> None:
+    """Lint the objects the plan acts on with what the live server says about itself (release,
+    cluster or standalone, max_payload, limits): a plan against a standalone server knows that R3
+    is refused before any request is sent. Create-only rules count for the objects the plan
+    creates; a plan without changes runs no rule (only the loader's errors count)."""
+    from .preflight import LOADER_CODES, gate_lint, judged
+
     wanted = set(route.contexts)
     routed = {(r.kind, r.name, r.stream) for r in estate.resources if r.context in wanted}
+    found = gate_lint(estate, config.model_copy(update={"target": live_target}), objects=_acted(plan) & routed)
     errors = [f for f in judged(found, plan) if f.object is None or (f.object.kind, f.object.name, f.object.stream) in routed]
-    if errors:
-        version = f"nats-server {live_target.server_version}" if live_target.server_version else "the server"
-        shape = "standalone" if live_target.clustered is False else (f"a cluster of {live_target.cluster_size}" if live_target.cluster_size else "")
-        raise Exit(_error_lines(errors) + f"\njsops: error: {route.target.display()} ({version}{', ' + shape if shape else ''}) "
-                   f"would refuse {len(errors)} object(s); nothing was sent", ExitCode.ERROR)
+    if not errors:
+        return
+    if any(f.object is None or f.rule in LOADER_CODES for f in errors):  # the loader's: not the server's refusals
+        raise _lint_refusal(args, errors)
+    version = f"nats-server {live_target.server_version}" if live_target.server_version else "the server"
+    shape = "standalone" if live_target.clustered is False else (f"a cluster of {live_target.cluster_size}" if live_target.cluster_size else "")
+    raise Exit(_error_lines(errors) + f"\njsops: error: {route.target.display()} ({version}{', ' + shape if shape else ''}) "
+               f"would refuse {len(errors)} object(s); nothing was sent", ExitCode.ERROR)
 
 
 def _explicit(estate: Any) -> Explicit:
@@ -149,7 +169,27 @@ def say_target(target: Any) -> None:
 
 @gc_paused()  # reconciler.gcpause: load, lint and plan allocate much and free little
 def make_plans(args: argparse.Namespace, run: Run) -> None:
-    """Load and lint the manifests, open every target they route to, read it and plan it."""
+    """Load the manifests, open every target they route to, read it, plan it and judge the plan's
+    objects (:func:`_live_gate`). When a target cannot be read, the manifests' lint errors (every
+    object's, against the config's target) are reported before that failure, as they would be
+    before any connection."""
+    config = config_from_args(args)
+    estate = _load(args, config)
+    run.explicit = _explicit(estate)
+    run.estate = estate
+    if getattr(args, "prune", False) and not config.estate:
+        print("jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate. "
+              "Set one (estate: NAME) where several repositories share a server.", file=sys.stderr)
+    try:
+        _plan_targets(args, run, config, estate)
+    except Exit:
+        raise
+    except Exception:
+        _offline_gate(args, estate, config)
+        raise
+
+
+def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any) -> None:
     from .client import JsClient, TargetError, resolve_context, target_from_args
     from .dataloss import measure_limit_loss
     from .limits import read_limits
@@ -158,13 +198,6 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
     from .preflight import preflight
     from .route import route_estate
 
-    config = config_from_args(args)
-    estate = _estate(args, config)
-    run.explicit = _explicit(estate)
-    run.estate = estate
-    if getattr(args, "prune", False) and not config.estate:
-        print("jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate. "
-              "Set one (estate: NAME) where several repositories share a server.", file=sys.stderr)
     default = target_from_args(args, config)
     say_target(default)
     explicit = not default.origin.startswith("the default server")  # a flag, variable or context named it
@@ -185,7 +218,7 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
         opt = plan_options(args, route.contexts, estate, config)
         opt.server_version = limits.server_version
         plan = build_plan(desired, live, opt, target=route.target.display())
-        _live_gate(estate, config, limits, route, plan, getattr(args, "create_only", ()))
+        _live_gate(args, estate, config, limits, route, plan)
         preflight(client, plan, live)  # the server's refusals, predicted against the live estate
         plan.context, plan.contexts = route.name, tuple(route.contexts)
         run.items[-1] = (route, client, live, plan)
@@ -233,7 +266,7 @@ def _saved_estate(args: argparse.Namespace, name: str, binding: dict[str, Any]) 
     args.paths = args.paths or [p if os.path.isabs(p) else os.path.join(root, p) for p in recorded]
     args.env = binding.get("env")
     config = config_from_args(args)
-    estate = _estate(args, config)  # a saved plan still comes from lint-clean manifests
+    estate = _load(args, config)
     if manifest_digest(estate.files, estate.rendered) != binding.get("manifests"):
         raise _refuse(f"the manifests under {' '.join(recorded)} (from {root}) are not those {name} was made from "
                       "(they changed since, or the plan was made in another directory); run plan again")
@@ -252,6 +285,7 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
     name = args.plan_file
     saved = _read_saved(name)
     config, estate = _saved_estate(args, name, saved.binding)
+    _offline_gate(args, estate, config, saved.plans)  # what a saved plan sends still comes from lint-clean manifests
     run.estate = estate
     for plan in saved.plans:
         target = (target_from_args(args, config) if plan.context == "default"
