@@ -207,7 +207,7 @@ def lint_estate(
     only_files: Iterable[str] | None = None,
     read_source: Callable[[str], bytes | None] | None = read_manifest_bytes,
     selection: Selection | None = None,
-    objects: Collection[tuple[str, str, str | None]] | None = None,
+    only_objects: Collection[tuple[str, str, str | None]] | None = None,
 ) -> LintResult:
     """Lint a loaded estate.
 
@@ -216,7 +216,7 @@ def lint_estate(
     (None: comments are not read; annotations still apply). ``only_files`` limits the report to
     those files while every rule still sees the whole estate. ``selection``: the rules ``config``
     selects from ``rules``, when the caller already made it (rules are selected once per run).
-    ``objects``: per-object rules check only these objects, as ``(kind, name, stream)``; estate-wide
+    ``only_objects``: per-object rules check only these objects, as ``(kind, name, stream)``; estate-wide
     rules and the loader's findings are not limited (a plan judges only what it sends).
     """
     from .config import Config, select_rules
@@ -232,8 +232,8 @@ def lint_estate(
     ctx = raw_ctx if view is estate else RuleContext(view, the_target, profiles)
     findings = [_load_finding_for(f, release) for f in estate.findings]
     severity = selection.severity
-    by_kind = _by_kind(view.resources, objects)
-    raw_by_kind = by_kind if view is estate else _by_kind(estate.resources, objects)
+    by_kind = _by_kind(view.resources, only_objects)
+    raw_by_kind = by_kind if view is estate else _by_kind(estate.resources, only_objects)
     for rule in selection.instantiate():
         cls = type(rule)
         configured = cls.code in severity

@@ -12,6 +12,7 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from linter.clikit import Exit, config_from_args, use_color
@@ -84,13 +85,14 @@ def _error_lines(errors: list[Any]) -> str:
     return "\n".join(lines) + more
 
 
-def _load(args: argparse.Namespace, config: Any) -> Any:
-    """The manifests under the PATHs (not yet judged: see :func:`_offline_gate`, :func:`_live_gate`)."""
+def _load(args: argparse.Namespace, config: Any, meanwhile: Callable[[], None] | None = None) -> Any:
+    """The manifests under the PATHs (not yet judged: see :func:`_offline_gate`, :func:`_live_gate`);
+    ``meanwhile`` runs while they are parsed (:func:`linter.load_paths`)."""
     from linter import LoadError, load_paths
 
     paths = args.paths = _paths(args, config)  # prune is scoped to these too
     try:
-        estate = load_paths(paths, env=getattr(args, "env", None))
+        estate = load_paths(paths, env=getattr(args, "env", None), meanwhile=meanwhile)
     except LoadError as exc:
         raise Exit(f"jsops: error: {exc}", ExitCode.ERROR) from None
     if not estate.resources:
@@ -167,30 +169,95 @@ def say_target(target: Any) -> None:
     print(f"jsops: {describe_target(target)}", file=sys.stderr)
 
 
+class _Early:
+    """The default target, opened and read while the manifests are parsed: the read mostly waits on
+    the server, the parse keeps this process busy meanwhile (``meanwhile`` of
+    :func:`linter.load_paths`). Only a target a flag, variable or context names (a target left to
+    the default may not be planned at all). Its errors are raised where the target is used, as
+    they would be without it."""
+
+    def __init__(self, args: argparse.Namespace, config: Any) -> None:
+        from .client import target_from_args
+
+        self.client: Any = None
+        self.live: Any = None
+        self.error: Exception | None = None
+        self.read_early = False
+        try:
+            self.target: Any = target_from_args(args, config)
+        except Exception as exc:  # noqa: BLE001 (raised by default() below, after the manifests' errors)
+            self.target, self.error = None, exc
+
+    @property
+    def explicit(self) -> bool:
+        """A flag, variable or context named the default target."""
+        return self.target is not None and not self.target.origin.startswith("the default server")
+
+    def default(self) -> Any:
+        if self.target is None:
+            assert self.error is not None
+            raise self.error
+        return self.target
+
+    def read(self) -> None:
+        from .client import JsClient
+        from .live import read_live
+
+        if not self.explicit:
+            return
+        self.read_early = True
+        try:
+            self.client = JsClient(self.target)
+            self.live = read_live(self.client)
+        except Exception as exc:  # noqa: BLE001 (raised by take(), where the target is planned)
+            self.error = exc
+        except BaseException:
+            self.close()
+            raise
+
+    def take(self, target: Any) -> tuple[Any, Any]:
+        """The open client and live state of ``target`` when it was read early, else (None, None)."""
+        if target is not self.target or not self.read_early:
+            return None, None
+        if self.error is not None:
+            raise self.error
+        client, self.client = self.client, None
+        return client, self.live
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+
+
 @gc_paused()  # reconciler.gcpause: load, lint and plan allocate much and free little
 def make_plans(args: argparse.Namespace, run: Run) -> None:
-    """Load the manifests, open every target they route to, read it, plan it and judge the plan's
-    objects (:func:`_live_gate`). When a target cannot be read, the manifests' lint errors (every
-    object's, against the config's target) are reported before that failure, as they would be
-    before any connection."""
+    """Load the manifests (reading the named target meanwhile: :class:`_Early`), open every target
+    they route to, read it, plan it and judge the plan's objects (:func:`_live_gate`). When a
+    target cannot be read, the manifests' lint errors (every object's, against the config's
+    target) are reported before that failure, as they would be before any connection."""
     config = config_from_args(args)
-    estate = _load(args, config)
-    run.explicit = _explicit(estate)
-    run.estate = estate
-    if getattr(args, "prune", False) and not config.estate:
-        print("jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate. "
-              "Set one (estate: NAME) where several repositories share a server.", file=sys.stderr)
+    early = _Early(args, config)
     try:
-        _plan_targets(args, run, config, estate)
-    except Exit:
-        raise
-    except Exception:
-        _offline_gate(args, estate, config)
-        raise
+        estate = _load(args, config, early.read)
+        run.explicit = _explicit(estate)
+        run.estate = estate
+        if getattr(args, "prune", False) and not config.estate:
+            print("jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate. "
+                  "Set one (estate: NAME) where several repositories share a server.", file=sys.stderr)
+        try:
+            _plan_targets(args, run, config, estate, early)
+        except Exit:
+            raise
+        except Exception:
+            _offline_gate(args, estate, config)
+            raise
+    finally:
+        early.close()
 
 
-def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any) -> None:
-    from .client import JsClient, TargetError, resolve_context, target_from_args
+def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, early: _Early) -> None:
+    from .client import JsClient, TargetError, resolve_context
     from .dataloss import measure_limit_loss
     from .limits import read_limits
     from .live import read_live
@@ -198,9 +265,8 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any) 
     from .preflight import preflight
     from .route import route_estate
 
-    default = target_from_args(args, config)
+    default = early.default()
     say_target(default)
-    explicit = not default.origin.startswith("the default server")  # a flag, variable or context named it
 
     def resolve(name: str) -> Any:
         try:
@@ -208,10 +274,13 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any) 
         except TargetError as exc:
             raise TargetError(f"manifests route objects to context {name!r}: {exc}") from None
 
-    for route in route_estate(estate, default, resolve, explicit=explicit):
-        client = JsClient(route.target)
+    for route in route_estate(estate, default, resolve, explicit=early.explicit):
+        client, live = early.take(route.target)
+        if client is None:
+            client = JsClient(route.target)
         run.items.append((route, client, None, None))
-        live = read_live(client)
+        if live is None:
+            live = read_live(client)
         limits = read_limits(client, route.target, config.target)
         desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
         measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})

@@ -44,7 +44,7 @@ def lint_errors(estate: Estate, config: Any, read_source: Callable[[str], bytes 
     if selection.severity.get(_UNUSED_SUPPRESSION) is not Severity.ERROR:
         rules = [r for r in selection.rules if selection.severity.get(r.code, r.severity) is Severity.ERROR]
         if objects is not None:
-            kw["objects"] = objects
+            kw["only_objects"] = objects
             rules = rules if objects else []
             if selection.severity.get(_INVALID_SUPPRESSION) is not Severity.ERROR:
                 kw["read_source"] = _files_of(estate, objects, kw.get("read_source", read_manifest_bytes))
