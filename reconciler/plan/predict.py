@@ -290,10 +290,10 @@ def _consumer_put(sim: _Sim, a: Action, batch: dict[str, list[Action]]) -> Predi
     scfg = sim.streams.get(stream)
     if scfg is None:
         return None
-    theirs = sim.consumers.get(stream) or {}
-    exists = a.name in theirs
+    on_stream = sim.consumers.get(stream) or {}
+    exists = a.name in on_stream
     filters = _filters(a.config)
-    others = {n: c for n, c in theirs.items() if n != a.name}
+    others = {n: c for n, c in on_stream.items() if n != a.name}
     if not exists:
         acc_max = sim.account.max_consumers if sim.account is not None else None
         own = scfg.get("max_consumers")
