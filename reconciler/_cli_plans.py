@@ -136,17 +136,19 @@ def _live_gate(args: argparse.Namespace, estate: Any, config: Any, live_target: 
     """Lint the objects the plan acts on with what the live server says about itself (release,
     cluster or standalone, max_payload, limits): a plan against a standalone server knows that R3
     is refused before any request is sent. Create-only rules count for the objects the plan
-    creates; a plan without changes runs no rule (only the loader's errors count)."""
+    creates; a plan without changes runs no rule (only the loader's errors count: a manifest that
+    did not load is in no plan, and with ``--prune`` its object would be deleted)."""
     from .preflight import LOADER_CODES, gate_lint, judged
 
     wanted = set(route.contexts)
     routed = {(r.kind, r.name, r.stream) for r in estate.resources if r.context in wanted}
     found = gate_lint(estate, config.model_copy(update={"target": live_target}), objects=_acted(plan) & routed)
-    errors = [f for f in judged(found, plan) if f.object is None or (f.object.kind, f.object.name, f.object.stream) in routed]
+    errors = [f for f in judged(found, plan)  # the loader's errors count for every target: the object may not have loaded
+              if f.object is None or f.rule in LOADER_CODES or (f.object.kind, f.object.name, f.object.stream) in routed]
     if not errors:
         return
-    if any(f.object is None or f.rule in LOADER_CODES for f in errors):  # the loader's: not the server's refusals
-        raise _lint_refusal(args, errors)
+    if any(f.object is None or f.rule in LOADER_CODES or f.server_error_code is None for f in errors):
+        raise _lint_refusal(args, errors)  # not (only) what the server would refuse: the manifests' errors
     version = f"nats-server {live_target.server_version}" if live_target.server_version else "the server"
     shape = "standalone" if live_target.clustered is False else (f"a cluster of {live_target.cluster_size}" if live_target.cluster_size else "")
     raise Exit(_error_lines(errors) + f"\njsops: error: {route.target.display()} ({version}{', ' + shape if shape else ''}) "
