@@ -187,7 +187,7 @@ class _Early:
         self.read_early = False
         try:
             self.target: Any = target_from_args(args, config)
-        except Exception as exc:  # noqa: BLE001 (raised by default() below, after the manifests' errors)
+        except Exception as exc:  # raised by default(), after the manifests' errors
             self.target, self.error = None, exc
 
     @property
@@ -211,7 +211,7 @@ class _Early:
         try:
             self.client = JsClient(self.target)
             self.live = read_live(self.client)
-        except Exception as exc:  # noqa: BLE001 (raised by take(), where the target is planned)
+        except Exception as exc:  # raised by take(), where the target is planned
             self.error = exc
         except BaseException:
             self.close()
