@@ -98,5 +98,8 @@ def judged(found: GateFindings, plan: Plan) -> list[Finding]:
 
 def preflight(client: JsClient, plan: Plan, live: LiveState) -> dict[int, Prediction]:
     """Block what the server would refuse in ``plan`` (and what depends on it) before any write,
-    judged against ``live`` and the account's usage; returns the predictions by action index."""
+    judged against ``live`` and the account's usage; returns the predictions by action index.
+    A plan without actions has nothing to predict (and asks the server nothing)."""
+    if not plan.actions:
+        return {}
     return block_predicted(plan, live, account_usage(client.request("INFO")))
