@@ -9,7 +9,7 @@ but only those files are reported (pre-commit passes changed files only).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import TYPE_CHECKING
@@ -188,6 +188,15 @@ def read_manifest_bytes(file: str) -> bytes | None:
     return data if len(data) <= bound else None
 
 
+def _by_kind(resources: Iterable[Resource], objects: Collection[tuple[str, str, str | None]] | None) -> dict[str, list[Resource]]:
+    """The resources per-object rules check, by kind (all, or those ``objects`` names)."""
+    out: dict[str, list[Resource]] = {}
+    for r in resources:
+        if objects is None or (r.kind, r.name, r.stream) in objects:
+            out.setdefault(r.kind, []).append(r)
+    return out
+
+
 def lint_estate(
     estate: Estate,
     rules: Sequence[type[Rule]] | None = None,
@@ -198,6 +207,7 @@ def lint_estate(
     only_files: Iterable[str] | None = None,
     read_source: Callable[[str], bytes | None] | None = read_manifest_bytes,
     selection: Selection | None = None,
+    only_objects: Collection[tuple[str, str, str | None]] | None = None,
 ) -> LintResult:
     """Lint a loaded estate.
 
@@ -206,6 +216,8 @@ def lint_estate(
     (None: comments are not read; annotations still apply). ``only_files`` limits the report to
     those files while every rule still sees the whole estate. ``selection``: the rules ``config``
     selects from ``rules``, when the caller already made it (rules are selected once per run).
+    ``only_objects``: per-object rules check only these objects, as ``(kind, name, stream)``; estate-wide
+    rules and the loader's findings are not limited (a plan judges only what it sends).
     """
     from .config import Config, select_rules
 
@@ -220,14 +232,8 @@ def lint_estate(
     ctx = raw_ctx if view is estate else RuleContext(view, the_target, profiles)
     findings = [_load_finding_for(f, release) for f in estate.findings]
     severity = selection.severity
-    by_kind: dict[str, list[Resource]] = {}
-    for r in view.resources:
-        by_kind.setdefault(r.kind, []).append(r)
-    raw_by_kind: dict[str, list[Resource]] = by_kind
-    if view is not estate:
-        raw_by_kind = {}
-        for r in estate.resources:
-            raw_by_kind.setdefault(r.kind, []).append(r)
+    by_kind = _by_kind(view.resources, only_objects)
+    raw_by_kind = by_kind if view is estate else _by_kind(estate.resources, only_objects)
     for rule in selection.instantiate():
         cls = type(rule)
         configured = cls.code in severity

@@ -12,6 +12,7 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from linter.clikit import Exit, config_from_args, use_color
@@ -84,51 +85,74 @@ def _error_lines(errors: list[Any]) -> str:
     return "\n".join(lines) + more
 
 
-def _estate(args: argparse.Namespace, config: Any) -> Any:
-    """The manifests under the PATHs, refused when they have lint errors."""
+def _load(args: argparse.Namespace, config: Any, meanwhile: Callable[[], None] | None = None) -> Any:
+    """The manifests under the PATHs (not yet judged: see :func:`_offline_gate`, :func:`_live_gate`);
+    ``meanwhile`` runs while they are parsed (:func:`linter.load_paths`)."""
     from linter import LoadError, load_paths
-
-    from .preflight import gate_lint
 
     paths = args.paths = _paths(args, config)  # prune is scoped to these too
     try:
-        estate = load_paths(paths, env=getattr(args, "env", None))
+        estate = load_paths(paths, env=getattr(args, "env", None), meanwhile=meanwhile)
     except LoadError as exc:
         raise Exit(f"jsops: error: {exc}", ExitCode.ERROR) from None
     if not estate.resources:
         print(f"jsops: warning: no streams or consumers in {', '.join(paths)}; the plan can only delete (with --prune)",
               file=sys.stderr)
-    found = gate_lint(estate, config)
-    errors = found.errors
-    args.create_only = found.create_only  # judged once the plan says what is created (_live_gate)
-    if errors:
-        env = getattr(args, "env", None)
-        again = " ".join(["jsops lint", *(shlex.quote(p) for p in paths), *(["--env", shlex.quote(env)] if env else []),
-                          *(["--config", shlex.quote(args.config)] if args.config else []), *(["--no-config"] if args.no_config else [])])
-        raise Exit(_error_lines(errors) + f"\njsops: error: the manifests have {len(errors)} lint error(s) (above); "
-                   f"`{again}` shows them with their fixes", ExitCode.ERROR)
     return estate
 
 
-def _live_gate(estate: Any, config: Any, live_target: Any, route: Any, plan: Any, create_only: Any = ()) -> None:
-    """Lint the objects routed to a target again with what the live server says about itself
-    (release, cluster or standalone, max_payload, limits): a plan against a standalone server knows
-    that R3 is refused before any request is sent. Create-only rules count for the objects the
-    plan creates (``create_only``: their findings against the config's target)."""
-    from .preflight import GateFindings, gate_lint, judged
+def _lint_refusal(args: argparse.Namespace, errors: list[Any]) -> Exit:
+    """The manifests' lint errors, and the ``jsops lint`` command that shows them with their fixes."""
+    env = getattr(args, "env", None)
+    again = " ".join(["jsops lint", *(shlex.quote(p) for p in args.paths), *(["--env", shlex.quote(env)] if env else []),
+                      *(["--config", shlex.quote(args.config)] if args.config else []), *(["--no-config"] if args.no_config else [])])
+    return Exit(_error_lines(errors) + f"\njsops: error: the manifests have {len(errors)} lint error(s) (above); "
+                f"`{again}` shows them with their fixes", ExitCode.ERROR)
 
-    if live_target == config.target:
-        found = GateFindings([], list(create_only))
+
+def _offline_gate(args: argparse.Namespace, estate: Any, config: Any, plans: Any = None) -> None:
+    """Refuse manifests with lint errors, judged against the config's target: those of the objects
+    ``plans`` act on, or without plans (the targets could not be read: any object might be
+    created) every error."""
+    from .preflight import gate_lint, judged
+
+    if plans is None:
+        errors = gate_lint(estate, config).errors
     else:
-        found = gate_lint(estate, config.model_copy(update={"target": live_target}), read_source=None)
+        acted = {k for p in plans for k in _acted(p)}
+        found = gate_lint(estate, config, objects=acted)
+        errors = sorted({id(f): f for p in plans for f in judged(found, p)}.values(), key=lambda f: f.sort_key())
+    if errors:
+        raise _lint_refusal(args, errors)
+
+
+def _acted(plan: Any) -> set[tuple[str, str, str | None]]:
+    from .preflight import acted_on
+
+    return acted_on(plan)[0]
+
+
+def _live_gate(args: argparse.Namespace, estate: Any, config: Any, live_target: Any, route: Any, plan: Any) -> None:
+    """Lint the objects the plan acts on with what the live server says about itself (release,
+    cluster or standalone, max_payload, limits): a plan against a standalone server knows that R3
+    is refused before any request is sent. Create-only rules count for the objects the plan
+    creates; a plan without changes runs no rule (only the loader's errors count: a manifest that
+    did not load is in no plan, and with ``--prune`` its object would be deleted)."""
+    from .preflight import LOADER_CODES, gate_lint, judged
+
     wanted = set(route.contexts)
     routed = {(r.kind, r.name, r.stream) for r in estate.resources if r.context in wanted}
-    errors = [f for f in judged(found, plan) if f.object is None or (f.object.kind, f.object.name, f.object.stream) in routed]
-    if errors:
-        version = f"nats-server {live_target.server_version}" if live_target.server_version else "the server"
-        shape = "standalone" if live_target.clustered is False else (f"a cluster of {live_target.cluster_size}" if live_target.cluster_size else "")
-        raise Exit(_error_lines(errors) + f"\njsops: error: {route.target.display()} ({version}{', ' + shape if shape else ''}) "
-                   f"would refuse {len(errors)} object(s); nothing was sent", ExitCode.ERROR)
+    found = gate_lint(estate, config.model_copy(update={"target": live_target}), objects=_acted(plan) & routed)
+    errors = [f for f in judged(found, plan)  # the loader's errors count for every target: the object may not have loaded
+              if f.object is None or f.rule in LOADER_CODES or (f.object.kind, f.object.name, f.object.stream) in routed]
+    if not errors:
+        return
+    if any(f.object is None or f.rule in LOADER_CODES or f.server_error_code is None for f in errors):
+        raise _lint_refusal(args, errors)  # not (only) what the server would refuse: the manifests' errors
+    version = f"nats-server {live_target.server_version}" if live_target.server_version else "the server"
+    shape = "standalone" if live_target.clustered is False else (f"a cluster of {live_target.cluster_size}" if live_target.cluster_size else "")
+    raise Exit(_error_lines(errors) + f"\njsops: error: {route.target.display()} ({version}{', ' + shape if shape else ''}) "
+               f"would refuse {len(errors)} object(s); nothing was sent", ExitCode.ERROR)
 
 
 def _explicit(estate: Any) -> Explicit:
@@ -147,10 +171,95 @@ def say_target(target: Any) -> None:
     print(f"jsops: {describe_target(target)}", file=sys.stderr)
 
 
+class _Early:
+    """The default target, opened and read while the manifests are parsed: the read mostly waits on
+    the server, the parse keeps this process busy meanwhile (``meanwhile`` of
+    :func:`linter.load_paths`). Only a target a flag, variable or context names (a target left to
+    the default may not be planned at all). Its errors are raised where the target is used, as
+    they would be without it."""
+
+    def __init__(self, args: argparse.Namespace, config: Any) -> None:
+        from .client import target_from_args
+
+        self.client: Any = None
+        self.live: Any = None
+        self.error: Exception | None = None
+        self.read_early = False
+        try:
+            self.target: Any = target_from_args(args, config)
+        except Exception as exc:  # raised by default(), after the manifests' errors
+            self.target, self.error = None, exc
+
+    @property
+    def explicit(self) -> bool:
+        """A flag, variable or context named the default target."""
+        return self.target is not None and not self.target.origin.startswith("the default server")
+
+    def default(self) -> Any:
+        if self.target is None:
+            assert self.error is not None
+            raise self.error
+        return self.target
+
+    def read(self) -> None:
+        from .client import JsClient
+        from .live import read_live
+
+        if not self.explicit:
+            return
+        self.read_early = True
+        try:
+            self.client = JsClient(self.target)
+            self.live = read_live(self.client)
+        except Exception as exc:  # raised by take(), where the target is planned
+            self.error = exc
+        except BaseException:
+            self.close()
+            raise
+
+    def take(self, target: Any) -> tuple[Any, Any]:
+        """The open client and live state of ``target`` when it was read early, else (None, None)."""
+        if target is not self.target or not self.read_early:
+            return None, None
+        if self.error is not None:
+            raise self.error
+        client, self.client = self.client, None
+        return client, self.live
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+
+
 @gc_paused()  # reconciler.gcpause: load, lint and plan allocate much and free little
 def make_plans(args: argparse.Namespace, run: Run) -> None:
-    """Load and lint the manifests, open every target they route to, read it and plan it."""
-    from .client import JsClient, TargetError, resolve_context, target_from_args
+    """Load the manifests (reading the named target meanwhile: :class:`_Early`), open every target
+    they route to, read it, plan it and judge the plan's objects (:func:`_live_gate`). When a
+    target cannot be read, the manifests' lint errors (every object's, against the config's
+    target) are reported before that failure, as they would be before any connection."""
+    config = config_from_args(args)
+    early = _Early(args, config)
+    try:
+        estate = _load(args, config, early.read)
+        run.explicit = _explicit(estate)
+        run.estate = estate
+        if getattr(args, "prune", False) and not config.estate:
+            print("jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate. "
+                  "Set one (estate: NAME) where several repositories share a server.", file=sys.stderr)
+        try:
+            _plan_targets(args, run, config, estate, early)
+        except Exit:
+            raise
+        except Exception:
+            _offline_gate(args, estate, config)
+            raise
+    finally:
+        early.close()
+
+
+def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, early: _Early) -> None:
+    from .client import JsClient, TargetError, resolve_context
     from .dataloss import measure_limit_loss
     from .limits import read_limits
     from .live import read_live
@@ -158,16 +267,8 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
     from .preflight import preflight
     from .route import route_estate
 
-    config = config_from_args(args)
-    estate = _estate(args, config)
-    run.explicit = _explicit(estate)
-    run.estate = estate
-    if getattr(args, "prune", False) and not config.estate:
-        print("jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate. "
-              "Set one (estate: NAME) where several repositories share a server.", file=sys.stderr)
-    default = target_from_args(args, config)
+    default = early.default()
     say_target(default)
-    explicit = not default.origin.startswith("the default server")  # a flag, variable or context named it
 
     def resolve(name: str) -> Any:
         try:
@@ -175,17 +276,20 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
         except TargetError as exc:
             raise TargetError(f"manifests route objects to context {name!r}: {exc}") from None
 
-    for route in route_estate(estate, default, resolve, explicit=explicit):
-        client = JsClient(route.target)
+    for route in route_estate(estate, default, resolve, explicit=early.explicit):
+        client, live = early.take(route.target)
+        if client is None:
+            client = JsClient(route.target)
         run.items.append((route, client, None, None))
-        live = read_live(client)
+        if live is None:
+            live = read_live(client)
         limits = read_limits(client, route.target, config.target)
         desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
         measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
         opt = plan_options(args, route.contexts, estate, config)
         opt.server_version = limits.server_version
         plan = build_plan(desired, live, opt, target=route.target.display())
-        _live_gate(estate, config, limits, route, plan, getattr(args, "create_only", ()))
+        _live_gate(args, estate, config, limits, route, plan)
         preflight(client, plan, live)  # the server's refusals, predicted against the live estate
         plan.context, plan.contexts = route.name, tuple(route.contexts)
         run.items[-1] = (route, client, live, plan)
@@ -233,7 +337,7 @@ def _saved_estate(args: argparse.Namespace, name: str, binding: dict[str, Any]) 
     args.paths = args.paths or [p if os.path.isabs(p) else os.path.join(root, p) for p in recorded]
     args.env = binding.get("env")
     config = config_from_args(args)
-    estate = _estate(args, config)  # a saved plan still comes from lint-clean manifests
+    estate = _load(args, config)
     if manifest_digest(estate.files, estate.rendered) != binding.get("manifests"):
         raise _refuse(f"the manifests under {' '.join(recorded)} (from {root}) are not those {name} was made from "
                       "(they changed since, or the plan was made in another directory); run plan again")
@@ -252,6 +356,7 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
     name = args.plan_file
     saved = _read_saved(name)
     config, estate = _saved_estate(args, name, saved.binding)
+    _offline_gate(args, estate, config, saved.plans)  # what a saved plan sends still comes from lint-clean manifests
     run.estate = estate
     for plan in saved.plans:
         target = (target_from_args(args, config) if plan.context == "default"

@@ -43,7 +43,7 @@ class Change:
 
 def normalise(kind: str, config: dict[str, Any]) -> dict[str, Any]:
     """The comparable form of a config (either side)."""
-    out = {k: v for k, v in config.items() if not _empty(v)}
+    out = {k: v for k, v in config.items() if v or not _empty(v)}  # a true value is never empty: most fields stop there
     meta = config.get("metadata")
     if isinstance(meta, dict):
         resume = meta.get(RESUME)
@@ -99,6 +99,8 @@ def diff_configs(kind: str, live: dict[str, Any], desired: dict[str, Any]) -> li
     """Field changes that turn ``live`` into ``desired``, each classified."""
     a, b = normalise(kind, live), normalise(kind, desired)
     changes: list[Change] = []
+    if a == b:  # in sync (most objects of most plans)
+        return changes
     for key in sorted(set(a) | set(b)):
         old, new = a.get(key), b.get(key)
         if old == new:

@@ -7,24 +7,34 @@ The one exception is JS010 unused-suppression: a suppression of a rule the gate 
 unused, so when the config makes JS010 an error the gate runs every rule. The errors are exactly
 those of :func:`linter.lint_estate` with every selected rule (tested), for a fraction of the time:
 the costliest rules are advice.
+
+With ``objects`` the gate judges only those objects (those a plan acts on): per-object rules check
+only them, and with none no rule runs (the loader's findings stay); suppression comments are read
+only from the files of those objects and of the loader's findings (a comment suppresses findings of
+its own file), unless JS011 invalid-suppression is an error. Not with JS010 an error: then every
+rule runs on every object, as above.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from linter import Estate, LintResult, Severity, lint_estate
+from linter.engine import read_manifest_bytes
 
 __all__ = ["lint_errors"]
 
 _UNUSED_SUPPRESSION = "JS010"
+_INVALID_SUPPRESSION = "JS011"
 _DEFAULT: Any = object()
 
 
-def lint_errors(estate: Estate, config: Any, read_source: Callable[[str], bytes | None] | None = _DEFAULT) -> LintResult:
+def lint_errors(estate: Estate, config: Any, read_source: Callable[[str], bytes | None] | None = _DEFAULT,
+                objects: Collection[tuple[str, str, str | None]] | None = None) -> LintResult:
     """:func:`linter.lint_estate` of ``estate`` with ``config``, running only the rules that can
-    report an error (its other findings are incomplete: read only the errors)."""
+    report an error (its other findings are incomplete: read only the errors); with ``objects``
+    (``(kind, name, stream)``), only the errors of those objects and of no object are complete."""
     from linter.config import Selection, select_rules
     from linter.engine import discover_rules
 
@@ -33,5 +43,20 @@ def lint_errors(estate: Estate, config: Any, read_source: Callable[[str], bytes 
     kw: dict[str, Any] = {} if read_source is _DEFAULT else {"read_source": read_source}
     if selection.severity.get(_UNUSED_SUPPRESSION) is not Severity.ERROR:
         rules = [r for r in selection.rules if selection.severity.get(r.code, r.severity) is Severity.ERROR]
+        if objects is not None:
+            kw["only_objects"] = objects
+            rules = rules if objects else []
+            if selection.severity.get(_INVALID_SUPPRESSION) is not Severity.ERROR:
+                kw["read_source"] = _files_of(estate, objects, kw.get("read_source", read_manifest_bytes))
         selection = Selection(rules, selection.options, selection.severity, selection.ignored)
     return lint_estate(estate, registry, config=config, selection=selection, **kw)
+
+
+def _files_of(estate: Estate, objects: Collection[tuple[str, str, str | None]],
+              read_source: Callable[[str], bytes | None] | None) -> Callable[[str], bytes | None] | None:
+    """``read_source`` for the files of ``objects`` and of the loader's findings; nothing elsewhere."""
+    if read_source is None:
+        return None
+    files = {r.file for r in estate.resources if (r.kind, r.name, r.stream) in objects} | {f.file for f in estate.findings}
+    reader = read_source
+    return lambda file: reader(file) if file in files else None

@@ -117,13 +117,17 @@ class LiveState:
         hold messages. Publishing to a stream that already held messages does not change it."""
         h = hashlib.sha256()
         h.update(json.dumps(sorted(self.unknown)).encode())
+        encode = _CANONICAL.encode  # json.dumps(..., sort_keys=True, separators=(",", ":")), one encoder for all
         for name in sorted(self.streams):
             s = self.streams[name]
-            h.update(json.dumps(["S", name, s.config, s.messages > 0], sort_keys=True, separators=(",", ":")).encode())
+            h.update(encode(["S", name, s.config, s.messages > 0]).encode())
         for key in sorted(self.consumers):
             c = self.consumers[key]
-            h.update(json.dumps(["C", *key, c.config], sort_keys=True, separators=(",", ":")).encode())
+            h.update(encode(["C", *key, c.config]).encode())
         return "sha256:" + h.hexdigest()
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 
 
 def parse_ts(value: Any) -> float | None:

@@ -86,7 +86,9 @@ _ANNOTATIONS = {Permission.PRUNE: ALLOW_PRUNE, Permission.RECREATE: ALLOW_RECREA
 
 def annotation_true(annotations: Mapping[str, str] | None, name: str) -> bool:
     """Whether the manifest annotation ``name`` is set to true (``"true"``, ``"yes"`` or ``"1"``)."""
-    return str((annotations or {}).get(name, "")).strip().lower() in ("true", "yes", "1")
+    if not annotations:
+        return False  # most manifests have none
+    return str(annotations.get(name, "")).strip().lower() in ("true", "yes", "1")
 
 
 @dataclass(frozen=True)

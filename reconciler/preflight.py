@@ -2,10 +2,13 @@
 what each action is, and the plan against the live estate.
 
 - :func:`gate_lint` runs the rules whose findings are errors (the gate refuses on errors only, so
-  warning rules are not run) and splits the errors into those that hold whatever the plan does and
-  those of create-only rules (``Rule.applies_to``, :data:`linter.api.CREATE_ONLY`);
-- :func:`judged` keeps a create-only error only for an object the plan creates (or recreates):
-  sealing an existing stream is an update the server accepts, creating a sealed one is refused;
+  warning rules are not run), on the objects a plan acts on (:func:`acted_on`; none for a plan
+  without changes), and splits the errors into those that hold whatever the action is and those of
+  create-only rules (``Rule.applies_to``, :data:`linter.api.CREATE_ONLY`);
+- :func:`judged` keeps the errors of the objects the plan acts on, and of no object (the loader's:
+  a manifest that did not load is never planned), and a create-only error only for an object the
+  plan creates (a create, recreate or migration): sealing an existing stream is an update the
+  server accepts, creating a sealed one is refused;
 - :func:`preflight` reads the account's limits and usage (``$JS.API.INFO``) and marks the actions
   the server would refuse blocked, with everything that depends on them
   (:func:`reconciler.plan.block_predicted`).
@@ -13,7 +16,7 @@ what each action is, and the plan against the live estate.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +24,7 @@ from linter import Estate
 from linter.api import CREATE
 from linter.config import Config
 from linter.engine import discover_rules
-from linter.findings import Finding, Severity
+from linter.findings import LOAD_CODES, Finding, Severity
 
 from .client import JsClient
 from .lintgate import lint_errors
@@ -29,9 +32,11 @@ from .live import LiveState
 from .plan import Plan, Prediction, account_usage, block_predicted
 from .vocabulary import ActionKind
 
-__all__ = ["GateFindings", "gate_lint", "judged", "preflight"]
+__all__ = ["GateFindings", "LOADER_CODES", "acted_on", "gate_lint", "judged", "preflight"]
 
 _Key = tuple[str, str, str | None]  # (kind, name, stream) as a finding's object names it
+# The loader's findings (a manifest that does not load, a duplicate object, ...): judged whatever the plan does.
+LOADER_CODES = frozenset(c.code for c in LOAD_CODES.values())
 
 
 @dataclass
@@ -46,12 +51,14 @@ class GateFindings:
 _DISK = object()  # lint_estate's default source reader
 
 
-def gate_lint(estate: Estate, config: Config, *, read_source: Callable[[str], bytes | None] | None | object = _DISK) -> GateFindings:
+def gate_lint(estate: Estate, config: Config, *, read_source: Callable[[str], bytes | None] | None | object = _DISK,
+              objects: Collection[_Key] | None = None) -> GateFindings:
     """The errors the gate judges, from the rules ``config`` selects that can report an error
-    (:func:`reconciler.lintgate.lint_errors`)."""
+    (:func:`reconciler.lintgate.lint_errors`); with ``objects`` (:func:`acted_on`), of those
+    objects only (and of no object)."""
     registry = discover_rules()
     kwargs: dict[str, Any] = {} if read_source is _DISK else {"read_source": read_source}
-    result = lint_errors(estate, config, **kwargs)
+    result = lint_errors(estate, config, objects=objects, **kwargs)
     create_only = {r.code for r in registry if CREATE in r.applies_to and len(r.applies_to) == 1}
     out = GateFindings()
     for f in result.findings:
@@ -60,24 +67,39 @@ def gate_lint(estate: Estate, config: Config, *, read_source: Callable[[str], by
     return out
 
 
-def _created(plan: Plan) -> set[_Key]:
-    """The objects the plan creates or recreates (blocked ones included: they would be)."""
-    out: set[_Key] = set()
+def acted_on(plan: Plan) -> tuple[set[_Key], set[_Key]]:
+    """The objects ``plan`` acts on, and those of them it creates: a create, a recreate, a
+    migration's new stream and its consumers (blocked actions included: they would be)."""
+    acted: set[_Key] = set()
+    created: set[_Key] = set()
     for a in plan.actions:
-        if (a.wanted if a.action == ActionKind.BLOCKED else a.action) in (ActionKind.CREATE, ActionKind.RECREATE):
-            out.add((a.kind, a.name, a.stream))
-    return out
+        kind = a.wanted if a.action == ActionKind.BLOCKED and a.wanted is not None else a.action
+        keys: list[_Key] = [(a.kind, a.name, a.stream)]
+        if a.migration is not None:  # the migration creates the new stream's consumers
+            keys += [("Consumer", str(c), a.name) for c in a.migration.get("consumers") or ()]
+        acted.update(keys)
+        if kind in (ActionKind.CREATE, ActionKind.RECREATE, ActionKind.MIGRATE):
+            created.update(keys)
+    return acted, created
 
 
 def judged(found: GateFindings, plan: Plan) -> list[Finding]:
-    """The errors that hold for ``plan``: every error, and a create-only one only where the plan
-    creates the object."""
-    created = _created(plan)
-    kept = [f for f in found.create_only if f.object is not None and (f.object.kind, f.object.name, f.object.stream) in created]
-    return sorted([*found.errors, *kept], key=Finding.sort_key)
+    """The errors that hold for ``plan``: those of no object and the loader's, an error of an
+    object the plan acts on, and a create-only one only where the plan creates the object."""
+    acted, created = acted_on(plan)
+
+    def of(f: Finding, keys: set[_Key]) -> bool:
+        return f.object is not None and (f.object.kind, f.object.name, f.object.stream) in keys
+
+    kept = [f for f in found.errors if f.object is None or f.rule in LOADER_CODES or of(f, acted)]
+    kept += [f for f in found.create_only if of(f, created)]
+    return sorted(kept, key=Finding.sort_key)
 
 
 def preflight(client: JsClient, plan: Plan, live: LiveState) -> dict[int, Prediction]:
     """Block what the server would refuse in ``plan`` (and what depends on it) before any write,
-    judged against ``live`` and the account's usage; returns the predictions by action index."""
+    judged against ``live`` and the account's usage; returns the predictions by action index.
+    A plan without actions has nothing to predict (and asks the server nothing)."""
+    if not plan.actions:
+        return {}
     return block_predicted(plan, live, account_usage(client.request("INFO")))

@@ -4,6 +4,7 @@ loads the other half, then this process validates the child's documents in file 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from ..model.positions import pack_positions, unpack_positions
@@ -23,10 +24,12 @@ def can_fork() -> bool:
     return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods() and os.environ.get("JSOPS_NO_PARALLEL") != "1"
 
 
-def load_parallel(files: list[str], estate: Estate, limits: Limits | None, roots: dict[str, str] | None = None) -> None:
+def load_parallel(files: list[str], estate: Estate, limits: Limits | None, roots: dict[str, str] | None = None,
+                  meanwhile: Callable[[], None] | None = None) -> None:
     """Large estates: a forked child parses the second half of the files while this process parses
     the first. The child ships plain parse results (marshal: values and packed positions), and this
-    process validates everything in file order, so the output is identical to a serial load."""
+    process validates everything in file order, so the output is identical to a serial load.
+    ``meanwhile`` runs in this process once the child is started (see :func:`load_paths`)."""
     import marshal
 
     roots = roots or {}
@@ -44,6 +47,8 @@ def load_parallel(files: list[str], estate: Estate, limits: Limits | None, roots
             os._exit(code)
     os.close(write_fd)
     try:
+        if meanwhile is not None:
+            meanwhile()
         for f in files[:half]:
             load_file(f, estate, limits=limits, root=roots.get(f))
     finally:

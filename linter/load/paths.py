@@ -25,9 +25,13 @@ __all__ = ["load_paths"]
 _Move = Callable[[Pos], Pos]
 
 
-def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str | None = None, environments_dir: str | None = None) -> Estate:
+def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str | None = None, environments_dir: str | None = None,
+               meanwhile: Callable[[], None] | None = None) -> Estate:
     """Load every manifest under ``paths``; also checks estate-wide loading problems
     (duplicate objects, consumers whose stream is not declared).
+
+    ``meanwhile`` is called once, in this process, while a forked child parses part of a large
+    estate (else before loading): work that waits on something else (a server) overlaps the parse.
 
     Templates (``*.yaml.j2``) are rendered with the values of ``environments/<env>.yaml`` (the
     nearest ``environments/`` directory at or above each template, or ``environments_dir``) and
@@ -45,8 +49,10 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
     roots = dict(entries)
     templates = any(is_template(f) for f in files)
     if len(files) >= parallel.PARALLEL_MIN_FILES and not templates and parallel.can_fork():
-        parallel.load_parallel(files, estate, limits, roots)
+        parallel.load_parallel(files, estate, limits, roots, meanwhile)
     else:
+        if meanwhile is not None:
+            meanwhile()
         values: dict[str, tuple[dict[str, Any], list[TemplateProblem]]] = {}
         for f in files:
             if is_template(f):

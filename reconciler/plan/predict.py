@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from linter.semantics.subjects import subjects_collide
+from linter.semantics.subjects import SubjectIndex, subjects_collide
 
 from ..errors import ErrCode
 from ..live import LiveState
@@ -131,6 +131,45 @@ def _collides(a: Iterable[str], b: Iterable[str]) -> str | None:
     return None
 
 
+def _plain(subject: str) -> bool:
+    """Every token a literal, ``*``, or a last ``>``: a subject :class:`SubjectIndex` finds every
+    collision of (anything else is compared with everything, as before the index)."""
+    tokens = subject.split(".")
+    last = len(tokens) - 1
+    for i, t in enumerate(tokens):
+        if not t or (("*" in t or ">" in t) and t != "*" and not (t == ">" and i == last)):
+            return False
+    return True
+
+
+class _Subjects:
+    """Named subject lists, indexed: which names may hold a subject colliding with a query, in the
+    order the names were added (a superset; callers confirm with :func:`_collides`). A name added
+    again keeps its place, and its old subjects stay indexed (confirming drops them)."""
+
+    def __init__(self) -> None:
+        self.order: dict[str, int] = {}
+        self.index: SubjectIndex[str] = SubjectIndex()
+        self.loose: set[str] = set()  # names with a subject the index cannot judge: always candidates
+
+    def add(self, name: str, subjects: list[str]) -> None:
+        self.order.setdefault(name, len(self.order))
+        for subject in subjects:
+            if _plain(subject):
+                self.index.add(subject, name)
+            else:
+                self.loose.add(name)
+
+    def candidates(self, subjects: list[str]) -> list[str]:
+        """The names that may collide with ``subjects``, in order."""
+        if not all(_plain(x) for x in subjects):
+            return list(self.order)
+        found = set(self.loose)
+        for x in subjects:
+            found.update(name for _, name in self.index.colliding(x))
+        return sorted(found, key=self.order.__getitem__)
+
+
 @dataclass
 class _Sim:
     """The simulated estate while the plan's actions run in apply's order."""
@@ -138,15 +177,18 @@ class _Sim:
     live: LiveState
     account: AccountUsage | None
     streams: dict[str, dict[str, Any]] = field(default_factory=dict)
-    consumers: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    subjects: _Subjects = field(default_factory=_Subjects)  # the streams' subjects, indexed
+    consumers: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)  # stream -> name -> config
     out: dict[int, Prediction] = field(default_factory=dict)
     stream_count: int = 0
     reserved: dict[str, int] = field(default_factory=dict)  # storage -> bytes reserved
     refused: dict[str, str] = field(default_factory=dict)  # stream put refused or blocked -> the label to name
 
     def __post_init__(self) -> None:
-        self.streams = {n: s.config for n, s in self.live.streams.items()}
-        self.consumers = {k: c.config for k, c in self.live.consumers.items()}
+        for n, s in self.live.streams.items():
+            self.put_stream(n, s.config)
+        for (stream, name), c in self.live.consumers.items():
+            self.consumers.setdefault(stream, {})[name] = c.config
         acc = self.account
         self.stream_count = acc.streams if acc is not None else len(self.live.streams)
         counted = {"memory": 0, "file": 0}
@@ -155,9 +197,23 @@ class _Sim:
         known = {"memory": acc.reserved_memory if acc else None, "file": acc.reserved_storage if acc else None}
         self.reserved = {k: v if v is not None else counted[k] for k, v in known.items()}
 
+    def put_stream(self, name: str, config: dict[str, Any]) -> None:
+        self.streams[name] = config
+        self.subjects.add(name, _subjects(config))
+
     def failed(self, name: str) -> str | None:
         """The label to name when a put depends on stream ``name`` and its put is refused or blocked."""
         return self.refused.get(name)
+
+
+class _Peers:
+    """The stream puts of one level (they run concurrently), their subjects indexed."""
+
+    def __init__(self, actions: list[Action]) -> None:
+        self.actions = actions
+        self.subjects = _Subjects()
+        for i, p in enumerate(actions):
+            self.subjects.add(str(i), _subjects(p.config))
 
 
 def _describe(other: str, deleting: set[str]) -> str:
@@ -166,7 +222,7 @@ def _describe(other: str, deleting: set[str]) -> str:
     return f"live stream {other}"
 
 
-def _stream_put(sim: _Sim, a: Action, peers: list[Action], deleting: set[str]) -> Prediction | None:
+def _stream_put(sim: _Sim, a: Action, peers: _Peers, deleting: set[str]) -> Prediction | None:
     cfg = a.config or {}
     for dep in sorted(deps(cfg)):
         blocker = sim.failed(dep)
@@ -177,8 +233,9 @@ def _stream_put(sim: _Sim, a: Action, peers: list[Action], deleting: set[str]) -
         if refused is not None:
             return refused
     mine = _subjects(cfg)
-    others: list[tuple[str, list[str]]] = [(n, _subjects(c)) for n, c in sim.streams.items() if n != a.name]
-    others += [(p.name, _subjects(p.config)) for p in peers if p is not a and p.name != a.name]  # concurrent
+    others: list[tuple[str, list[str]]] = [(n, _subjects(sim.streams[n])) for n in sim.subjects.candidates(mine) if n != a.name]
+    concurrent = (peers.actions[int(i)] for i in peers.subjects.candidates(mine))
+    others += [(p.name, _subjects(p.config)) for p in concurrent if p is not a and p.name != a.name]
     for other, subjects in others:
         hit = _collides(mine, subjects)
         if hit is not None:
@@ -221,12 +278,11 @@ def _commit_stream(sim: _Sim, a: Action) -> None:
     if a.action in (ActionKind.CREATE, ActionKind.RECREATE):
         sim.reserved["memory" if cfg.get("storage") == "memory" else "file"] += _reservation(cfg)
     if a.action == ActionKind.RECREATE:
-        for key in [k for k in sim.consumers if k[0] == a.name]:
-            del sim.consumers[key]
-    sim.streams[a.name] = dict(cfg)
+        sim.consumers.pop(a.name, None)
+    sim.put_stream(a.name, dict(cfg))
 
 
-def _consumer_put(sim: _Sim, a: Action, batch: list[Action]) -> Prediction | None:
+def _consumer_put(sim: _Sim, a: Action, batch: dict[str, list[Action]]) -> Prediction | None:
     stream = a.stream or ""
     blocker = sim.failed(stream)
     if blocker is not None:
@@ -234,9 +290,10 @@ def _consumer_put(sim: _Sim, a: Action, batch: list[Action]) -> Prediction | Non
     scfg = sim.streams.get(stream)
     if scfg is None:
         return None
-    exists = (stream, a.name) in sim.consumers
+    on_stream = sim.consumers.get(stream) or {}
+    exists = a.name in on_stream
     filters = _filters(a.config)
-    others = {k[1]: c for k, c in sim.consumers.items() if k[0] == stream and k[1] != a.name}
+    others = {n: c for n, c in on_stream.items() if n != a.name}
     if not exists:
         acc_max = sim.account.max_consumers if sim.account is not None else None
         own = scfg.get("max_consumers")
@@ -247,8 +304,8 @@ def _consumer_put(sim: _Sim, a: Action, batch: list[Action]) -> Prediction | Non
             return Prediction(f"stream {stream} has {len(others)} consumers, its limit is {maxc} (max_consumers)", MAX_CONSUMERS_REACHED)
     if scfg.get("retention") != "workqueue":
         return None
-    for peer in batch:  # consumer puts run concurrently: an update may still have its old filters
-        if peer is not a and peer.stream == stream and peer.name in others and peer.config is not None:
+    for peer in batch.get(stream, ()):  # consumer puts run concurrently: an update may still have its old filters
+        if peer is not a and peer.name in others and peer.config is not None:
             others[peer.name + " (updated)"] = peer.config
     if not exists and not filters and others:
         return Prediction(f"workqueue stream {stream} already has consumer {sorted(others)[0]}, and this one has no filter",
@@ -270,7 +327,7 @@ def predict(plan: Plan, live: LiveState, account: AccountUsage | None = None) ->
     deleting = {a.name for a in acts if a.kind == "Stream" and a.action == ActionKind.DELETE}
     by_name = {acts[i].name: i for i in puts}
     for level in levels(list(by_name), lambda n: deps(acts[by_name[n]].config or {})):
-        peers = [acts[by_name[n]] for n in level]
+        peers = _Peers([acts[by_name[n]] for n in level])
         for n in level:
             i = by_name[n]
             p = _stream_put(sim, acts[i], peers, deleting)
@@ -280,14 +337,17 @@ def predict(plan: Plan, live: LiveState, account: AccountUsage | None = None) ->
         for n in level:
             if by_name[n] not in sim.out:
                 _commit_stream(sim, acts[by_name[n]])
-    batch = [a for a in acts if a.kind == "Consumer" and a.action in _PUTS]
+    batch: dict[str, list[Action]] = {}  # consumer puts by stream
+    for a in acts:
+        if a.kind == "Consumer" and a.action in _PUTS:
+            batch.setdefault(a.stream or "", []).append(a)
     for i, a in enumerate(acts):
         if a.kind == "Consumer" and a.action in _PUTS:
             p = _consumer_put(sim, a, batch)
             if p is not None:
                 sim.out[i] = p
             else:
-                sim.consumers[(a.stream or "", a.name)] = dict(a.config or {})
+                sim.consumers.setdefault(a.stream or "", {})[a.name] = dict(a.config or {})
     _dependents(sim, acts)
     return sim.out
 

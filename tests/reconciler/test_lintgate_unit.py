@@ -9,6 +9,7 @@ import pytest
 
 from linter import Severity, lint_estate, load_paths
 from linter.config import Config
+from linter.findings import Finding
 from linter.model.target import Target
 from reconciler.lintgate import lint_errors
 
@@ -46,3 +47,23 @@ def test_the_gate_reports_the_errors_of_a_full_lint(config: Config, where: Path 
         where = tmp_path
     estate = load_paths([str(where)])
     assert _errors(lint_errors(estate, config).findings) == _errors(lint_estate(estate, config=config).findings)
+
+
+@pytest.mark.parametrize("where", ESTATES + ["suppressed"], ids=lambda p: Path(str(p)).name)
+def test_the_gate_for_some_objects_reports_their_errors_of_a_full_lint(where: Path | str, tmp_path: Path) -> None:
+    """With ``objects`` (those a plan acts on), the errors of those objects and of no object are
+    those of a full lint; with none, only the loader's errors remain."""
+    from reconciler.preflight import LOADER_CODES
+
+    if where == "suppressed":
+        (tmp_path / "s.yaml").write_text(SUPPRESSED.lstrip())
+        where = tmp_path
+    estate = load_paths([str(where)])
+    keys = [(r.kind, r.name, r.stream) for r in estate.resources]
+    for some in (set(keys[::2]), set(keys[1::3]), set()):
+        full = [f for f in _errors(lint_estate(estate, config=Config()).findings) if _judged(f, some, LOADER_CODES)]
+        assert [f for f in _errors(lint_errors(estate, Config(), objects=some).findings) if _judged(f, some, LOADER_CODES)] == full
+
+
+def _judged(f: Finding, some: set[tuple[str, str, str | None]], loader: frozenset[str]) -> bool:
+    return f.object is None or f.rule in loader or (f.object.kind, f.object.name, f.object.stream) in some
