@@ -114,7 +114,12 @@ def _one(seed: int, binary: str | None = None) -> tuple[int, int, list[str]] | N
             _server_live(js, live)
         finally:
             js.close()
-        client = JsClient(Target(servers=(url,)))
+        # One request at a time, in plan order: here every action is sent, also those the plan
+        # predicts to fail (a real apply never sends them, so its outcome does not hang on the
+        # order). Sent concurrently, two creates racing for the account's last stream slot get
+        # their refusals in whichever order the server takes them, and one refused for two
+        # reasons (an overlap and the limit) is named by whichever check it meets first.
+        client = JsClient(Target(servers=(url,)), concurrency=1)
         try:
             state = read_live(client)
             plan = build_plan(wanted, state)
