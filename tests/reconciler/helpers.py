@@ -13,7 +13,7 @@ from typing import Any
 import nats
 from natsserver import NatsCluster, NatsServer  # noqa: E402
 
-__all__ = ["Js", "run", "manifest", "NatsServer", "NatsCluster"]
+__all__ = ["Js", "run", "manifest", "writes", "WRITES", "NatsServer", "NatsCluster"]
 
 
 class Js:
@@ -91,6 +91,15 @@ def run(command: str, *args: str) -> tuple[int, str, str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         rc = fn(list(args))
     return rc, out.getvalue(), err.getvalue()
+
+
+# The JetStream API requests that change something (what "before any request" counts).
+WRITES = ("STREAM.CREATE.", "STREAM.UPDATE.", "STREAM.DELETE.", "CONSUMER.CREATE.", "CONSUMER.DELETE.", "CONSUMER.DURABLE.")
+
+
+def writes(subjects: list[str]) -> list[str]:
+    """The requests of ``subjects`` (the ``sent`` fixture's) that change something."""
+    return [s for s in subjects if s.startswith(WRITES)]
 
 
 def manifest(directory: Path, name: str, text: str) -> Path:

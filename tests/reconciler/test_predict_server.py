@@ -5,36 +5,13 @@ and apply sends nothing for them; sealing an existing stream plans and applies a
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from .helpers import Js, manifest, run
+from .helpers import Js, manifest, run, writes
 
 pytestmark = pytest.mark.integration
-
-WRITES = ("STREAM.CREATE.", "STREAM.UPDATE.", "STREAM.DELETE.", "CONSUMER.CREATE.", "CONSUMER.DELETE.", "CONSUMER.DURABLE.")
-
-
-@pytest.fixture
-def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Every JetStream API subject jsops requests (through the client's one request method)."""
-    from reconciler.client.jsclient import JsClient
-
-    subjects: list[str] = []
-    original = JsClient.arequest
-
-    async def counting(self: JsClient, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        subjects.append(subject)
-        return await original(self, subject, body)
-
-    monkeypatch.setattr(JsClient, "arequest", counting)
-    yield subjects
-
-
-def writes(subjects: list[str]) -> list[str]:
-    return [s for s in subjects if s.startswith(WRITES)]
 
 
 def stream_doc(name: str, subjects: str, extra: str = "", consumer: str = "shipper") -> str:
