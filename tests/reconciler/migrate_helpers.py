@@ -9,13 +9,13 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import nats
 
 from .helpers import Js, manifest, run
 
-__all__ = ["ORDERS", "renamed", "stored", "seed", "snapshot", "positions", "state", "settled", "truth", "cut_over_under_load"]
+__all__ = ["ORDERS", "renamed", "stored", "seed", "snapshot", "positions", "state", "settled", "truth", "Cutover", "cut_over_under_load"]
 
 ORDERS = """
     apiVersion: jsops/v1
@@ -151,12 +151,23 @@ class _Publisher(threading.Thread):
         await nc.close()
 
 
-def cut_over_under_load(url: str, js: Js, d: Path, label: str, failures: frozenset[str] = frozenset({"NoRespondersError"})) -> float:
+class Cutover(NamedTuple):
+    """One migration under load: the window jsops measured, the longest gap between acknowledged
+    publishes, the failed publish attempts by kind, the acknowledged publishes."""
+
+    window_ms: float
+    gap_ms: float
+    failures: dict[str, int]
+    acked: int
+
+
+def cut_over_under_load(url: str, js: Js, d: Path, label: str, failures: frozenset[str] = frozenset({"NoRespondersError"}),
+                        *, quiet: bool = False) -> Cutover:
     """``jsops apply --migrate`` of the rename in ``d`` (ORDERS -> ORDERS_V2) while a publisher
-    sends to orders.new every millisecond; prints the cut-over window jsops measured and the
-    longest gap between acknowledged publishes; returns the window (ms). Asserted: publishers get
-    nothing but ``failures`` meanwhile (publishes failed only while jsops ran), and every
-    acknowledged publish is in the new stream."""
+    sends to orders.new every millisecond; prints (unless ``quiet``) the cut-over window jsops
+    measured and the longest gap between acknowledged publishes. Asserted: publishers get nothing
+    but ``failures`` meanwhile (publishes failed only while jsops ran), and every acknowledged
+    publish is in the new stream."""
     pub = _Publisher(url)
     pub.start()
     deadline = time.monotonic() + 10
@@ -165,20 +176,22 @@ def cut_over_under_load(url: str, js: Js, d: Path, label: str, failures: frozens
     began = time.monotonic()
     rc, out, err = run("apply", str(d), "--server", url, "--yes", "--migrate")
     ended = time.monotonic()
-    settled = len(pub.acked) + 100
-    while len(pub.acked) < settled and time.monotonic() < deadline + 20:  # and after it
+    settled, deadline = len(pub.acked) + 100, time.monotonic() + 20
+    while len(pub.acked) < settled and time.monotonic() < deadline:  # and after it
         time.sleep(0.01)
     pub.stop.set()
     pub.join(10)
     assert rc == 0, out + err
     found = re.search(r"cut-over window ([0-9.]+) ms", out)
     assert found is not None, out
-    window = float(found.group(1))
-    kinds = sorted({k for _, k in pub.failures})
+    kinds: dict[str, int] = {}
+    for _, kind in pub.failures:
+        kinds[kind] = kinds.get(kind, 0) + 1
     stamps = [t for _, _, t in pub.acked]
-    gap = max(b - a for a, b in zip(stamps, stamps[1:])) * 1000
-    print(f"\ncut-over window ({label}, jsops): {window:.1f} ms; longest publisher gap: {gap:.1f} ms; "
-          f"{len(pub.failures)} failed attempts ({', '.join(kinds)}), {len(pub.acked)} acked publishes")
+    result = Cutover(float(found.group(1)), max(b - a for a, b in zip(stamps, stamps[1:])) * 1000, kinds, len(pub.acked))
+    if not quiet:
+        print(f"\ncut-over window ({label}, jsops): {result.window_ms:.1f} ms; longest publisher gap: {result.gap_ms:.1f} ms; "
+              f"{len(pub.failures)} failed attempts ({', '.join(sorted(kinds))}), {result.acked} acked publishes")
     assert set(kinds) <= failures, kinds
     assert all(began <= t <= ended for t, _ in pub.failures), (began, ended, pub.failures)
     # every acknowledged publish is stored in the new stream (none went to the old one unseen)
@@ -186,4 +199,4 @@ def cut_over_under_load(url: str, js: Js, d: Path, label: str, failures: frozens
     for stream, seq, _ in pub.acked:
         assert seq in new, (stream, seq)
     assert sum(1 for s in new.values() if s[2] != "bTA=") >= len(pub.acked)
-    return window
+    return result
