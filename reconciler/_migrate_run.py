@@ -89,11 +89,15 @@ async def run_migration(client: JsClient, a: Action) -> str:
             + (f", cut-over window {' + '.join(windows)}" if windows else ""))
 
 
-async def _steady(client: JsClient, call: Callable[..., Awaitable[T]], *args: Any, read: bool = False) -> T:
-    """``call(*args)``, asked again while a cluster elects a leader (a new R3 stream, a leader that
-    stepped down or died): the server answers 10008 or 10009 having done nothing; a read is also
-    asked again when it got no answer. A write without an answer is not (the server may have
-    carried it out): the run stops and a re-run resumes from what the server records."""
+async def _steady(client: JsClient, call: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """``call(*args)``, asked again while a cluster elects a leader (a new R3 stream or consumer, a
+    leader that stepped down or died): the server answers 10008 or 10009 having done nothing, or
+    does not answer at all (a consumer reset sent right after the create can go unanswered and
+    undone on a 3-node 2.15.1 cluster). Asking again is safe because every request of a migration
+    has the same effect whether the server carried it out once or twice (reads; a create with the
+    same config; an update to the same config; a delete, whose "not found" is taken as done; a reset
+    to the same sequence): it is what a re-run would do, without the wait. A lost connection ends
+    the run (a re-run resumes from what the server records)."""
     deadline = time.monotonic() + SETTLE_TIMEOUT
     pause = 0.05
     while True:
@@ -101,7 +105,7 @@ async def _steady(client: JsClient, call: Callable[..., Awaitable[T]], *args: An
             return await call(*args)
         except JsApiError as exc:
             electing = exc.err_code in (ErrCode.CLUSTER_UNAVAILABLE, ErrCode.CLUSTER_NOT_LEADER)
-            silent = read and exc.temporary and not client.connection_lost
+            silent = exc.temporary and not client.connection_lost
             if not (electing or silent) or time.monotonic() > deadline:
                 raise
         await asyncio.sleep(pause)
@@ -110,7 +114,7 @@ async def _steady(client: JsClient, call: Callable[..., Awaitable[T]], *args: An
 
 async def _info(client: JsClient, name: str) -> dict[str, Any] | None:
     try:
-        return await _steady(client, client.astream_info, name, read=True)
+        return await _steady(client, client.astream_info, name)
     except JsApiError as exc:
         if exc.err_code == ErrCode.STREAM_NOT_FOUND:
             return None
@@ -173,14 +177,25 @@ async def _move(client: JsClient, leg: _Leg) -> None:
             await _consumers(client, leg)
             await _record(client, leg.dst, {**rec, "step": "drop"})
             _fault(leg, "after-consumers")
-        try:
-            await _steady(client, client.adelete_stream, leg.src)
-        except JsApiError as exc:
-            if exc.err_code != ErrCode.STREAM_NOT_FOUND:
-                raise
+        await _delete(client, leg.src)
         _fault(leg, "after-drop")
     if leg.finish:
         await _steady(client, client.aupdate_stream, _with_record(leg.config, None))
+
+
+async def _delete(client: JsClient, name: str) -> None:
+    """Delete stream ``name`` (gone already is done) and wait until the server no longer has it:
+    the next leg may create a stream of that name, and the plan after the run must not see it."""
+    try:
+        await _steady(client, client.adelete_stream, name)
+    except JsApiError as exc:
+        if exc.err_code != ErrCode.STREAM_NOT_FOUND:
+            raise
+    deadline = time.monotonic() + SETTLE_TIMEOUT
+    while await _info(client, name) is not None:
+        if time.monotonic() > deadline:
+            raise MigrationError(f"{name} was deleted but the server still has it after {SETTLE_TIMEOUT:.0f}s; run apply again")
+        await asyncio.sleep(0.05)
 
 
 def _fault(leg: _Leg, point: str) -> None:
@@ -211,7 +226,7 @@ async def _catch_up(client: JsClient, src: str, dst: str, *, fast: bool) -> int:
 async def _get(client: JsClient, stream: str, seq: int) -> str | None:
     """The digest of message ``seq`` (subject, headers, data, time), None when there is none."""
     try:
-        resp = await _steady(client, client.arequest, f"STREAM.MSG.GET.{stream}", {"seq": seq}, read=True)
+        resp = await _steady(client, client.arequest, f"STREAM.MSG.GET.{stream}", {"seq": seq})
     except JsApiError as exc:
         if exc.err_code == ErrCode.NO_MESSAGE_FOUND:
             return None
@@ -282,7 +297,7 @@ async def _rollback(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
         cfg = dict(info.get("config") or {})
         cfg["subjects"] = list(rec.get("subjects") or [])
         await _steady(client, client.aupdate_stream, cfg)
-    await _steady(client, client.adelete_stream, leg.dst)
+    await _delete(client, leg.dst)
 
 
 def _start(info: dict[str, Any]) -> int | None:
@@ -305,13 +320,13 @@ async def _consumers(client: JsClient, leg: _Leg) -> None:
     its ack floor is still brought to the old one (:func:`_floor`)."""
     for name, cfg in sorted(leg.consumers.items()):
         try:
-            old: dict[str, Any] | None = await _steady(client, client.aconsumer_info, leg.src, name, read=True)
+            old: dict[str, Any] | None = await _steady(client, client.aconsumer_info, leg.src, name)
         except JsApiError as exc:
             if exc.err_code != ErrCode.CONSUMER_NOT_FOUND:
                 raise
             old = None
         try:
-            new = await _steady(client, client.aconsumer_info, leg.dst, name, read=True)
+            new = await _steady(client, client.aconsumer_info, leg.dst, name)
         except JsApiError as exc:
             if exc.err_code != ErrCode.CONSUMER_NOT_FOUND:
                 raise
