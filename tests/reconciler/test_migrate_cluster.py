@@ -4,7 +4,7 @@ on a cluster: R3 streams and an R1 stream placed by tag, messages stored, consum
 num_pending and ack floor, and the plan afterwards is empty; a rename without --migrate and a
 create that overlaps a live stream are refused before any request; a kill -9 of jsops at a sampled
 step, or leader elections in the middle of a migration, and the run converges with nothing lost;
-the cut-over window under a steady publish load.
+sealing an existing stream is an update; the cut-over window under a steady publish load.
 
 One cluster for the module; every test leaves it without streams."""
 
@@ -120,6 +120,21 @@ def test_overlapping_create_is_refused_before_any_request(cluster: NatsCluster, 
     assert writes(sent) == [], writes(sent)
     assert cjs.streams() == ["ORDERS"]
     assert snapshot(cjs, "ORDERS") == before and truth(cjs, "ORDERS", before) == pos
+
+
+def test_sealing_an_existing_stream_plans_and_applies_as_an_update(cluster: NatsCluster, cjs: Js, tmp_path: Path) -> None:
+    d = tmp_path / "m"
+    before, pos = _seeded(cluster, cjs, d, SHAPES["R3"])
+    stored(d, extra=SHAPES["R3"] + ", sealed: true")
+    rc, out, err = run("plan", str(d), "--server", cluster.url)
+    assert rc == 2 and "~ Stream ORDERS" in out and "sealed" in out and "0 blocked." in out, out + err
+    rc, out, err = run("apply", str(d), "--server", cluster.url, "--yes")
+    assert rc == 0, out + err
+    info = cjs.stream("ORDERS")
+    assert info is not None and info["config"]["sealed"] is True and info["config"]["num_replicas"] == 3
+    assert snapshot(cjs, "ORDERS") == before and truth(cjs, "ORDERS", before) == pos
+    rc, out, err = run("plan", str(d), "--server", cluster.url)
+    assert rc == 0 and out.startswith("No changes."), out + err
 
 
 def _killed(cluster: NatsCluster, d: Path, point: str) -> None:
