@@ -26,7 +26,8 @@ class Js:
     def request(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         payload = json.dumps(body).encode() if body is not None else b""
         msg = self.loop.run_until_complete(self.nc.request(subject, payload, timeout=10))
-        return json.loads(msg.data)
+        answer: dict[str, Any] = json.loads(msg.data)
+        return answer
 
     def ok(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         resp = self.request(subject, body)
@@ -58,7 +59,7 @@ class Js:
             inbox = self.nc.new_inbox()
             sub = await self.nc.subscribe(inbox)
             await self.nc.publish(f"$JS.API.CONSUMER.MSG.NEXT.{stream}.{consumer}", json.dumps({"batch": count, "expires": 2_000_000_000}).encode(), reply=inbox)
-            seqs = []
+            seqs: list[int] = []
             while len(seqs) < count:
                 msg = await sub.next_msg(timeout=5)
                 if not msg.reply:

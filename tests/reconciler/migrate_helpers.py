@@ -113,7 +113,8 @@ def truth(js: Js, stream: str, messages: dict[int, tuple[str, str, str]]) -> dic
 def state(js: Js, stream: str) -> dict[str, Any]:
     info = js.stream(stream)
     assert info is not None
-    return info["state"]
+    st: dict[str, Any] = info["state"]
+    return st
 
 
 class _Publisher(threading.Thread):

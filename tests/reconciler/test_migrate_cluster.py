@@ -25,6 +25,8 @@ from .migrate_helpers import cut_over_under_load, positions, renamed, seed, snap
 pytestmark = pytest.mark.integration
 
 JSOPS = str(Path(sys.executable).parent / "jsops")
+Messages = dict[int, tuple[str, str, str]]
+Positions = dict[str, tuple[int, int]]
 SHAPES = {"R3": ", num_replicas: 3", "R1-placed": ', num_replicas: 1, placement: {tags: ["az:2"]}'}
 
 
@@ -49,7 +51,7 @@ def cjs(cluster: NatsCluster) -> Iterator[Js]:
         client.close()
 
 
-def _seeded(cluster: NatsCluster, cjs: Js, d: Path, extra: str) -> tuple[dict, dict]:
+def _seeded(cluster: NatsCluster, cjs: Js, d: Path, extra: str) -> tuple[Messages, Positions]:
     """ORDERS applied with ``extra`` in its spec, seeded; its messages and its consumers' ack
     floors and pending messages (:func:`truth`)."""
     stored(d, extra=extra)
@@ -60,7 +62,7 @@ def _seeded(cluster: NatsCluster, cjs: Js, d: Path, extra: str) -> tuple[dict, d
     return before, truth(cjs, "ORDERS", before)
 
 
-def _kept(cluster: NatsCluster, cjs: Js, d: Path, stream: str, before: dict, pos: dict) -> None:
+def _kept(cluster: NatsCluster, cjs: Js, d: Path, stream: str, before: Messages, pos: Positions) -> None:
     """Only ``stream`` is left, with every message and position; the plan is empty."""
     assert cjs.streams() == [stream]
     assert snapshot(cjs, stream) == before

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from natsserver import release_binary
 
@@ -19,7 +21,7 @@ def _release(version: str) -> NatsServer:
 
 
 @pytest.mark.parametrize("version", ["2.12.8", "2.14.6", "2.15.1"])
-def test_rename_on_releases_that_promote_mirrors(tmp_path, version: str) -> None:
+def test_rename_on_releases_that_promote_mirrors(tmp_path: Path, version: str) -> None:
     server = _release(version)
     js = Js(server.url)
     try:
@@ -38,7 +40,7 @@ def test_rename_on_releases_that_promote_mirrors(tmp_path, version: str) -> None
             # first ack; it starts right after the old floor, with the same messages pending
             for name, (floor, pending) in pos.items():
                 c = js.consumer("ORDERS_V2", name)
-                assert c["config"]["opt_start_seq"] == floor + 1 and after[name][1] == pending
+                assert c is not None and c["config"]["opt_start_seq"] == floor + 1 and after[name][1] == pending
             assert js.fetch_ack("ORDERS_V2", "audit", 1) == [pos["audit"][0] + 1]
         else:
             assert after == pos
@@ -49,7 +51,7 @@ def test_rename_on_releases_that_promote_mirrors(tmp_path, version: str) -> None
 
 
 @pytest.mark.parametrize("version", ["2.10.26", "2.11.11"])
-def test_releases_without_mirror_promotion_refuse_before_any_request(tmp_path, version: str) -> None:
+def test_releases_without_mirror_promotion_refuse_before_any_request(tmp_path: Path, version: str) -> None:
     server = _release(version)
     js = Js(server.url)
     try:
@@ -67,7 +69,7 @@ def test_releases_without_mirror_promotion_refuse_before_any_request(tmp_path, v
         server.stop()
 
 
-def test_cut_over_window_under_steady_publishing(server, js: Js, tmp_path, capsys) -> None:
+def test_cut_over_window_under_steady_publishing(server: NatsServer, js: Js, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     d = tmp_path / "m"
     stored(d)
     assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
