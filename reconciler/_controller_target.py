@@ -93,7 +93,10 @@ class TargetRun:
         lease = self.lease
         leader = ctl.leader(self.name) and (lease is None or lease.held(margin=lease.ttl * 0.25))
         if any(a.action != ActionKind.BLOCKED for a in plan.actions) and leader:
-            outcome = execute_plan(client, plan, live, replace(base, prune=True, allow_recreate=True, allow_data_loss=True))
+            # every permission was judged per object by policy_plan (a migration is planned only where
+            # jsops.io/allow-migrate allows it): apply's own gate must let the plan's actions through
+            permissive = replace(base, prune=True, allow_recreate=True, allow_data_loss=True, migrate=True)
+            outcome = execute_plan(client, plan, live, permissive)
             done, applied = self._record(ctl, client, outcome, states)
             ok = ok and done
         self.states = states

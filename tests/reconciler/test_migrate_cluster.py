@@ -10,6 +10,7 @@ One cluster for the module; every test leaves it without streams."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -104,6 +105,23 @@ def test_storage_change_keeps_every_message_and_position(cluster: NatsCluster, c
     info = cjs.stream("ORDERS")
     assert info is not None and info["config"]["storage"] == "memory"
     assert info["config"]["num_replicas"] == (3 if shape == "R3" else 1)
+
+
+def test_controller_migrates_a_rename_it_is_allowed_to(cluster: NatsCluster, cjs: Js, tmp_path: Path) -> None:
+    """The controller (``jsops.io/allow-migrate``) carries out the same migration, in one round."""
+    from reconciler.controller import main
+
+    d = tmp_path / "m"
+    before, pos = _seeded(cluster, cjs, d, SHAPES["R3"])
+    stored(d, "ORDERS_V2", annotations='{"jsops.io/renamed-from": ORDERS, "jsops.io/allow-migrate": "true"}', extra=SHAPES["R3"])
+    log = tmp_path / "events.jsonl"
+    once = [str(d), "--server", cluster.url, "--listen", "none", "--once", "--no-lease", "--log-file", str(log)]
+    assert main(once) == 0, log.read_text()
+    done = [e for e in map(json.loads, log.read_text().splitlines()) if e["event"] == "action"]
+    assert [(e["object"], e["action"], e["status"]) for e in done] == [("Stream ORDERS_V2", "migrate", "done")], done
+    assert done[0]["detail"].startswith("migrated from ORDERS")
+    _kept(cluster, cjs, d, "ORDERS_V2", before, pos)
+    assert main(once) == 0  # in sync
 
 
 def test_overlapping_create_is_refused_before_any_request(cluster: NatsCluster, cjs: Js, tmp_path: Path, sent: list[str]) -> None:
