@@ -15,12 +15,12 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from .helpers import Js, NatsCluster, manifest, run, writes
+from .helpers import Js, NatsCluster, NatsServer, manifest, run, writes
 from .migrate_helpers import cut_over_under_load, positions, renamed, seed, snapshot, stored, truth
 
 pytestmark = pytest.mark.integration
@@ -194,13 +194,9 @@ def _stepdown(cjs: Js, stream: str) -> None:
         time.sleep(0.05)
 
 
-def test_leader_elections_during_a_migration(cluster: NatsCluster, cjs: Js, tmp_path: Path) -> None:
-    """Paused after the copy was verified, the leaders of both streams step down; the cut-over,
-    the consumers and the delete then run while the cluster settles."""
-    d = tmp_path / "m"
-    before, pos = _seeded(cluster, cjs, d, SHAPES["R3"])
-    renamed(d, extra=SHAPES["R3"])
-    gate = tmp_path / "go"
+def _paused(cluster: NatsCluster, d: Path, gate: Path, meanwhile: Callable[[], None]) -> None:
+    """``jsops apply --migrate`` in a subprocess, paused once the copy is verified (before the
+    cut-over) while ``meanwhile`` runs; it must then finish on its own."""
     env = {**os.environ, "JSOPS_FAULT": f"migrate-after-sync:pause:{gate}"}
     proc = subprocess.Popen([JSOPS, "apply", str(d), "--server", cluster.url, "--yes", "--migrate"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -209,8 +205,7 @@ def test_leader_elections_during_a_migration(cluster: NatsCluster, cjs: Js, tmp_
         while not Path(f"{gate}.reached").exists():
             assert proc.poll() is None and time.monotonic() < deadline, "jsops did not reach the pause"
             time.sleep(0.05)
-        _stepdown(cjs, "ORDERS")
-        _stepdown(cjs, "ORDERS_V2")
+        meanwhile()
         gate.touch()
         out, err = proc.communicate(timeout=300)
     finally:
@@ -218,7 +213,64 @@ def test_leader_elections_during_a_migration(cluster: NatsCluster, cjs: Js, tmp_
             proc.kill()
             proc.wait()
     assert proc.returncode == 0, out + err
+
+
+def test_leader_elections_during_a_migration(cluster: NatsCluster, cjs: Js, tmp_path: Path) -> None:
+    """The leaders of both streams step down before the cut-over; the cut-over, the consumers
+    and the delete then run while the cluster elects new ones."""
+    d = tmp_path / "m"
+    before, pos = _seeded(cluster, cjs, d, SHAPES["R3"])
+    renamed(d, extra=SHAPES["R3"])
+
+    def stepdowns() -> None:
+        _stepdown(cjs, "ORDERS")
+        _stepdown(cjs, "ORDERS_V2")
+
+    _paused(cluster, d, tmp_path / "go", stepdowns)
     _kept(cluster, cjs, d, "ORDERS_V2", before, pos)
+
+
+def _leader(cjs: Js, stream: str) -> str | None:
+    info = cjs.stream(stream)
+    return None if info is None else info["cluster"].get("leader")
+
+
+def test_leader_node_killed_during_a_migration(cluster: NatsCluster, cjs: Js, tmp_path: Path) -> None:
+    """kill -9 of the node leading the new stream before the cut-over (not the one this test's
+    client uses; jsops's own connection may be on it and moves to another node): the two others
+    keep quorum and the migration finishes; the node then comes back."""
+    d = tmp_path / "m"
+    before, pos = _seeded(cluster, cjs, d, SHAPES["R3"])
+    renamed(d, extra=SHAPES["R3"])
+    mine = next(n for n in cluster.nodes if n.port == cjs.nc.connected_url.port)  # type: ignore[union-attr]  # connected_url is set once connected
+    names = {f"n{i}": n for i, n in enumerate(cluster.nodes, 1)}
+    killed: list[NatsServer] = []
+
+    def kill_leader() -> None:
+        deadline = time.monotonic() + 60
+        while names.get(_leader(cjs, "ORDERS_V2") or "") in (None, mine):
+            assert time.monotonic() < deadline, "ORDERS_V2 has no leader off this test's node"
+            if names.get(_leader(cjs, "ORDERS_V2") or "") is mine:
+                _stepdown(cjs, "ORDERS_V2")
+            time.sleep(0.05)
+        victim = names[_leader(cjs, "ORDERS_V2") or ""]
+        victim.kill()
+        killed.append(victim)
+
+    try:
+        _paused(cluster, d, tmp_path / "go", kill_leader)
+        _kept(cluster, cjs, d, "ORDERS_V2", before, pos)
+    finally:
+        for node in killed:
+            node.restart()
+    deadline = time.monotonic() + 120  # the node is back and current before the next test
+    while True:
+        info = cjs.stream("ORDERS_V2")
+        replicas = (info or {}).get("cluster", {}).get("replicas") or []
+        if len(replicas) == 2 and all(r.get("current") for r in replicas):
+            break
+        assert time.monotonic() < deadline, f"the restarted node did not catch up: {info}"
+        time.sleep(0.1)
 
 
 def test_cut_over_window_under_steady_publishing(cluster: NatsCluster, cjs: Js, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
