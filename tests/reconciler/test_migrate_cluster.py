@@ -3,10 +3,11 @@ on a cluster: R3 streams and an R1 stream placed by tag, messages stored, consum
 (some acked, some pending). Renames and storage changes keep every message and every consumer's
 num_pending and ack floor, and the plan afterwards is empty; a rename without --migrate and a
 create that overlaps a live stream are refused before any request; a kill -9 of jsops at a sampled
-step, or leader elections in the middle of a migration, and the run converges with nothing lost;
-sealing an existing stream is an update; the cut-over window under a steady publish load.
+step, stream leaders stepping down or the new stream's leader node killed in the middle of a
+migration, and the run converges with nothing lost; the controller migrates what it is allowed
+to; sealing an existing stream is an update; the cut-over window under a steady publish load.
 
-One cluster for the module; every test leaves it without streams."""
+One cluster for the module; every test leaves it without streams (and with its three nodes up)."""
 
 from __future__ import annotations
 
