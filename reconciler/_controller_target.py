@@ -1,5 +1,12 @@
 """One target's part of a controller round: connect, read, plan what the annotations allow
-(:mod:`reconciler._controller_policy`), report drift, and apply when this controller leads there."""
+(:mod:`reconciler._controller_policy`), check the plan against the live estate as ``jsops apply``
+does (:func:`reconciler.preflight.preflight`: what the server would refuse is blocked with its
+err_code, and so is everything that depends on it, before any request), report drift, and apply
+when this controller leads there.
+
+A predicted refusal is reported as the refusal itself would have been: the object's sync state is
+``error``, the error is counted and logged with the server's err_code (type ``api``) in every
+round it stays, and the round fails; nothing is sent for it."""
 
 from __future__ import annotations
 
@@ -13,7 +20,8 @@ from .client import JsClient, Target
 from .dataloss import measure_limit_loss
 from .limits import read_limits
 from .live import read_live
-from .plan import Plan, PlanOptions, prune_scope
+from .plan import Action, Plan, PlanOptions, prune_scope
+from .preflight import preflight
 from .vocabulary import ActionKind, Outcome
 
 if TYPE_CHECKING:
@@ -73,17 +81,24 @@ class TargetRun:
         # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
         measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
         base = plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None))
+        base.server_version = limits.server_version
         plan = policy_plan(desired, live, policy, target=self.target.display(), base=base)
+        preflight(client, plan, live)  # the server's refusals, predicted as jsops apply predicts them
         states: dict[StateKey, str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}
         self._report_drift(ctl, plan, states)
+        refused = self._report_refused(ctl, plan)
 
-        ok = True
+        ok = not refused
         applied = 0
         lease = self.lease
         leader = ctl.leader(self.name) and (lease is None or lease.held(margin=lease.ttl * 0.25))
         if any(a.action != ActionKind.BLOCKED for a in plan.actions) and leader:
-            outcome = execute_plan(client, plan, live, replace(base, prune=True, allow_recreate=True, allow_data_loss=True))
-            ok, applied = self._record(ctl, client, outcome, states)
+            # every permission was judged per object by policy_plan (a migration is planned only where
+            # jsops.io/allow-migrate allows it): apply's own gate must let the plan's actions through
+            permissive = replace(base, prune=True, allow_recreate=True, allow_data_loss=True, migrate=True)
+            outcome = execute_plan(client, plan, live, permissive)
+            done, applied = self._record(ctl, client, outcome, states)
+            ok = ok and done
         self.states = states
         self.pending = sum(1 for s in states.values() if s != "synced")
         return {"ok": ok, "leader": leader, "drift": len(plan.actions), "applied": applied, "pending": self.pending,
@@ -95,20 +110,30 @@ class TargetRun:
         drift = []
         for a in plan.actions:
             key = (a.kind, a.stream or "", a.name)
-            if a.action == ActionKind.BLOCKED:
+            if a.action == ActionKind.BLOCKED and a.err_code is not None:
+                states[key] = "error"  # the server would refuse it: an error (_report_refused), not a missing permission
+            elif a.action == ActionKind.BLOCKED:
                 states[key] = "blocked"
                 need = blocked_need(a)
                 blocked[need] = blocked.get(need, 0) + 1
             else:
                 states[key] = "out_of_sync"
             drift.append({"object": a.label, "action": a.action, "wanted": a.wanted, "changes": [c.path for c in a.changes],
-                          "reason": a.reason, "consequence": a.consequence})
+                          "reason": a.reason, "consequence": a.consequence, **({"err_code": a.err_code} if a.err_code is not None else {})})
         if drift != self.last_drift:  # the same drift (say, a blocked change) is reported once, not every round
             for d in drift:
                 ctl.log("drift", context=self.name, **d)
         self.last_drift = drift
         self.drift = len(plan.actions)
         self.blocked = blocked
+
+    def _report_refused(self, ctl: Controller, plan: Plan) -> list[Action]:
+        """The actions the server would refuse (blocked by the preflight with its err_code): each
+        is an error of this round, counted and logged with that err_code (its state is ``error``)."""
+        refused = [a for a in plan.actions if a.action == ActionKind.BLOCKED and a.err_code is not None]
+        for a in refused:
+            ctl.count_error("api", f"{a.label}: {a.reason}", err_code=a.err_code, context=self.name)
+        return refused
 
     def _record(self, ctl: Controller, client: JsClient, outcome: ApplyReport, states: dict[StateKey, str]) -> tuple[bool, int]:
         """Count and log what the apply did; whether every action was done, and how many were."""

@@ -21,8 +21,9 @@ import base64
 import hashlib
 import json
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ._faults import fault
 from .client import JsApiError, JsClient
@@ -31,10 +32,14 @@ from .live import MIGRATION
 from .migrate import MigrationSpec, migration_record, placeholder
 from .plan.desired import resume_config
 from .plan.model import Action
+from .server_apis import can_reset
 
 __all__ = ["MigrationError", "run_migration"]
 
+T = TypeVar("T")
+
 CATCH_UP_TIMEOUT = 120.0  # seconds a mirror may take to catch up (reset while it makes progress)
+SETTLE_TIMEOUT = 60.0  # seconds a request is asked again while a cluster elects a leader
 _BATCH = 256  # MSG.GET requests compared per round
 # What a mirror cannot be created with: the promotion sets them.
 _MIRROR_FORBIDS = ("subjects", "sources", "mirror", "subject_transform", "republish", "first_seq", "sealed")
@@ -84,9 +89,32 @@ async def run_migration(client: JsClient, a: Action) -> str:
             + (f", cut-over window {' + '.join(windows)}" if windows else ""))
 
 
+async def _steady(client: JsClient, call: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """``call(*args)``, asked again while a cluster elects a leader (a new R3 stream or consumer, a
+    leader that stepped down or died): the server answers 10008 or 10009 having done nothing, or
+    does not answer at all (a consumer reset sent right after the create can go unanswered and
+    undone on a 3-node 2.15.1 cluster). Asking again is safe because every request of a migration
+    has the same effect whether the server carried it out once or twice (reads; a create with the
+    same config; an update to the same config; a delete, whose "not found" is taken as done; a reset
+    to the same sequence): it is what a re-run would do, without the wait. A lost connection ends
+    the run (a re-run resumes from what the server records)."""
+    deadline = time.monotonic() + SETTLE_TIMEOUT
+    pause = 0.05
+    while True:
+        try:
+            return await call(*args)
+        except JsApiError as exc:
+            electing = exc.err_code in (ErrCode.CLUSTER_UNAVAILABLE, ErrCode.CLUSTER_NOT_LEADER)
+            silent = exc.temporary and not client.connection_lost
+            if not (electing or silent) or time.monotonic() > deadline:
+                raise
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, 1.0)
+
+
 async def _info(client: JsClient, name: str) -> dict[str, Any] | None:
     try:
-        return await client.astream_info(name)
+        return await _steady(client, client.astream_info, name)
     except JsApiError as exc:
         if exc.err_code == ErrCode.STREAM_NOT_FOUND:
             return None
@@ -111,7 +139,7 @@ async def _record(client: JsClient, name: str, rec: dict[str, Any]) -> None:
     info = await _info(client, name)
     if info is None:
         raise MigrationError(f"{name} disappeared during the migration")
-    await client.aupdate_stream(_with_record(dict(info.get("config") or {}), rec))
+    await _steady(client, client.aupdate_stream, _with_record(dict(info.get("config") or {}), rec))
 
 
 async def _move(client: JsClient, leg: _Leg) -> None:
@@ -125,7 +153,7 @@ async def _move(client: JsClient, leg: _Leg) -> None:
                "subjects": list((src_i.get("config") or {}).get("subjects") or [])}
         mirror = {k: v for k, v in leg.config.items() if k not in _MIRROR_FORBIDS}
         mirror["mirror"] = {"name": leg.src}
-        await client.acreate_stream(_with_record(mirror, rec))
+        await _steady(client, client.acreate_stream, _with_record(mirror, rec))
         _fault(leg, "after-create")
     elif rec is None or rec["from"] != leg.src:
         raise MigrationError(f"{leg.dst} exists and records no migration from {leg.src}; nothing was changed")
@@ -149,14 +177,25 @@ async def _move(client: JsClient, leg: _Leg) -> None:
             await _consumers(client, leg)
             await _record(client, leg.dst, {**rec, "step": "drop"})
             _fault(leg, "after-consumers")
-        try:
-            await client.adelete_stream(leg.src)
-        except JsApiError as exc:
-            if exc.err_code != ErrCode.STREAM_NOT_FOUND:
-                raise
+        await _delete(client, leg.src)
         _fault(leg, "after-drop")
     if leg.finish:
-        await client.aupdate_stream(_with_record(leg.config, None))
+        await _steady(client, client.aupdate_stream, _with_record(leg.config, None))
+
+
+async def _delete(client: JsClient, name: str) -> None:
+    """Delete stream ``name`` (gone already is done) and wait until the server no longer has it:
+    the next leg may create a stream of that name, and the plan after the run must not see it."""
+    try:
+        await _steady(client, client.adelete_stream, name)
+    except JsApiError as exc:
+        if exc.err_code != ErrCode.STREAM_NOT_FOUND:
+            raise
+    deadline = time.monotonic() + SETTLE_TIMEOUT
+    while await _info(client, name) is not None:
+        if time.monotonic() > deadline:
+            raise MigrationError(f"{name} was deleted but the server still has it after {SETTLE_TIMEOUT:.0f}s; run apply again")
+        await asyncio.sleep(0.05)
 
 
 def _fault(leg: _Leg, point: str) -> None:
@@ -187,7 +226,7 @@ async def _catch_up(client: JsClient, src: str, dst: str, *, fast: bool) -> int:
 async def _get(client: JsClient, stream: str, seq: int) -> str | None:
     """The digest of message ``seq`` (subject, headers, data, time), None when there is none."""
     try:
-        resp = await client.arequest(f"STREAM.MSG.GET.{stream}", {"seq": seq})
+        resp = await _steady(client, client.arequest, f"STREAM.MSG.GET.{stream}", {"seq": seq})
     except JsApiError as exc:
         if exc.err_code == ErrCode.NO_MESSAGE_FOUND:
             return None
@@ -233,12 +272,12 @@ async def _cutover(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
     hold = [placeholder(leg.src)]
     if cfg.get("subjects") != hold:
         cfg["subjects"] = hold
-        await client.aupdate_stream(cfg)
+        await _steady(client, client.aupdate_stream, cfg)
     _fault(leg, "in-window")
     try:
         last = await _catch_up(client, leg.src, leg.dst, fast=True)
         leg.compared += await _compare(client, leg, verified + 1, last)
-        await client.aupdate_stream(_with_record(leg.config, {**rec, "step": "promoted"}))
+        await _steady(client, client.aupdate_stream, _with_record(leg.config, {**rec, "step": "promoted"}))
     except MigrationError as exc:
         await _rollback(client, leg, rec)
         raise MigrationError(f"{exc}; rolled back: {leg.src} has its subjects again and {leg.dst} was deleted (nothing lost)") from None
@@ -257,8 +296,8 @@ async def _rollback(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
     if info is not None:
         cfg = dict(info.get("config") or {})
         cfg["subjects"] = list(rec.get("subjects") or [])
-        await client.aupdate_stream(cfg)
-    await client.adelete_stream(leg.dst)
+        await _steady(client, client.aupdate_stream, cfg)
+    await _delete(client, leg.dst)
 
 
 def _start(info: dict[str, Any]) -> int | None:
@@ -277,20 +316,38 @@ def _start(info: dict[str, Any]) -> int | None:
 
 async def _consumers(client: JsClient, leg: _Leg) -> None:
     """Create each consumer on ``dst`` at its position on ``src`` (the same sequences: a mirror
-    keeps them). One that exists already (an earlier, interrupted run) is left alone."""
+    keeps them). One that exists already (an earlier, interrupted run) is not created again, but
+    its ack floor is still brought to the old one (:func:`_floor`)."""
     for name, cfg in sorted(leg.consumers.items()):
         try:
-            await client.aconsumer_info(leg.dst, name)
-            continue
-        except JsApiError as exc:
-            if exc.err_code != ErrCode.CONSUMER_NOT_FOUND:
-                raise
-        try:
-            old = await client.aconsumer_info(leg.src, name)
+            old: dict[str, Any] | None = await _steady(client, client.aconsumer_info, leg.src, name)
         except JsApiError as exc:
             if exc.err_code != ErrCode.CONSUMER_NOT_FOUND:
                 raise
             old = None
-        start = _start(old) if old is not None else None
-        await client.aput_consumer(leg.dst, resume_config(cfg, start) if start is not None else dict(cfg), "create")
-        leg.placed += start is not None
+        try:
+            new = await _steady(client, client.aconsumer_info, leg.dst, name)
+        except JsApiError as exc:
+            if exc.err_code != ErrCode.CONSUMER_NOT_FOUND:
+                raise
+            start = _start(old) if old is not None else None
+            put = resume_config(cfg, start) if start is not None else dict(cfg)
+            new = await _steady(client, client.aput_consumer, leg.dst, put, "create")
+            leg.placed += start is not None
+        if old is not None:
+            await _floor(client, leg.dst, name, old, new)
+
+
+def _ack_floor(info: dict[str, Any]) -> int:
+    return int((info.get("ack_floor") or {}).get("stream_seq") or 0)
+
+
+async def _floor(client: JsClient, stream: str, name: str, old: dict[str, Any], new: dict[str, Any]) -> None:
+    """Bring the ack floor the new consumer reports up to the old one's. A consumer created at a
+    start sequence reports its ack floor just below it when it is R1, but 0 until its first ack when
+    it is replicated (R3 on a cluster; checked on 2.15.1) or on 2.12: the reset API (2.14+) sets
+    it, with the same start (pending and deliveries unchanged)."""
+    floor = _ack_floor(old)
+    if floor <= 0 or _ack_floor(new) >= floor or not can_reset(client.server_version):
+        return
+    await _steady(client, client.areset_consumer, stream, name, floor + 1)

@@ -43,6 +43,9 @@ class ErrCode(IntEnum):
     ``server/errors.json``). An :class:`~enum.IntEnum`: it compares equal to the plain integers
     the server sends, and metrics and messages show the number."""
 
+    # a cluster electing a leader (the meta group's or a stream's): nothing was done, ask again
+    CLUSTER_UNAVAILABLE = 10008
+    CLUSTER_NOT_LEADER = 10009
     CONSUMER_NOT_FOUND = 10014
     NO_MESSAGE_FOUND = 10037
     STREAM_REPLICAS_NOT_SUPPORTED = 10074

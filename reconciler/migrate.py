@@ -171,9 +171,10 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState) -> str:
     size = f"{_plural(spec.messages)}, {_bytes(spec.bytes)}"
     names = ", ".join(sorted(spec.consumers)) or "none"
     dropped = sorted(c.name for (s, _), c in live.consumers.items() if s == old and c.name not in spec.consumers)
-    window = ("tens of milliseconds (2 stream updates, the last messages copied and compared; measured 25-50 ms, "
-              "up to 150 ms on a busy host, on a standalone 2.15.1 under steady publishing): publishers get 'no responders' (a JetStream publish fails "
-              "at once and can be retried; a core-NATS publish without reply is dropped)")
+    window = ("tens of milliseconds (2 stream updates, the last messages copied and compared; measured under steady publishing "
+              "on 2.15.1: 15-50 ms standalone, 20-40 ms on a 3-node cluster, up to 200 ms on a busy host): publishers get "
+              "'no responders' (a JetStream publish fails at once and can be retried; on a cluster one in flight as the subjects "
+              "move may time out instead; a core-NATS publish without reply is dropped)")
     acks = ("consumers [" + names + "] are created at their positions (ack floor and pending kept: sequences are the same); "
             "messages delivered but not acked, and acks sent to the old consumers after the cut-over, are delivered again")
     cost = f"every message is compared by SHA-256 (subject, headers, data): 2 MSG.GET requests per sequence ({2 * spec.messages}+)"

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -35,3 +36,20 @@ def two_servers() -> Iterator[tuple[NatsServer, NatsServer]]:
     finally:
         a.stop()
         b.stop()
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Every JetStream API subject jsops requests in this process (through the client's one
+    request method); :func:`helpers.writes` keeps those that change something."""
+    from reconciler.client.jsclient import JsClient
+
+    subjects: list[str] = []
+    original = JsClient.arequest
+
+    async def counting(self: JsClient, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        subjects.append(subject)
+        return await original(self, subject, body)
+
+    monkeypatch.setattr(JsClient, "arequest", counting)
+    yield subjects

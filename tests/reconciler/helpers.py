@@ -13,7 +13,7 @@ from typing import Any
 import nats
 from natsserver import NatsCluster, NatsServer  # noqa: E402
 
-__all__ = ["Js", "run", "manifest", "NatsServer", "NatsCluster"]
+__all__ = ["Js", "run", "manifest", "writes", "WRITES", "NatsServer", "NatsCluster"]
 
 
 class Js:
@@ -26,7 +26,8 @@ class Js:
     def request(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         payload = json.dumps(body).encode() if body is not None else b""
         msg = self.loop.run_until_complete(self.nc.request(subject, payload, timeout=10))
-        return json.loads(msg.data)
+        answer: dict[str, Any] = json.loads(msg.data)
+        return answer
 
     def ok(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         resp = self.request(subject, body)
@@ -58,7 +59,7 @@ class Js:
             inbox = self.nc.new_inbox()
             sub = await self.nc.subscribe(inbox)
             await self.nc.publish(f"$JS.API.CONSUMER.MSG.NEXT.{stream}.{consumer}", json.dumps({"batch": count, "expires": 2_000_000_000}).encode(), reply=inbox)
-            seqs = []
+            seqs: list[int] = []
             while len(seqs) < count:
                 msg = await sub.next_msg(timeout=5)
                 if not msg.reply:
@@ -91,6 +92,15 @@ def run(command: str, *args: str) -> tuple[int, str, str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         rc = fn(list(args))
     return rc, out.getvalue(), err.getvalue()
+
+
+# The JetStream API requests that change something (what "before any request" counts).
+WRITES = ("STREAM.CREATE.", "STREAM.UPDATE.", "STREAM.DELETE.", "CONSUMER.CREATE.", "CONSUMER.DELETE.", "CONSUMER.DURABLE.")
+
+
+def writes(subjects: list[str]) -> list[str]:
+    """The requests of ``subjects`` (the ``sent`` fixture's) that change something."""
+    return [s for s in subjects if s.startswith(WRITES)]
 
 
 def manifest(directory: Path, name: str, text: str) -> Path:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import Js, NatsServer, manifest
+from .helpers import Js, NatsServer, manifest, writes
 from .test_controller_helpers import STREAM_YAML, Running, get, parse_prometheus, sample, wait_for
 
 pytestmark = pytest.mark.integration
@@ -223,16 +223,29 @@ def test_env_renders_templates(server: NatsServer, js: Js, tmp_path: Path) -> No
         assert ctl.events("error") == []
 
 
-def test_server_refusals_are_counted_by_err_code(server: NatsServer, js: Js, tmp_path: Path) -> None:
+def test_server_refusals_are_predicted_and_counted_by_err_code(server: NatsServer, js: Js, tmp_path: Path, sent: list[str]) -> None:
+    """The desired stream overlaps a live unmanaged stream: the controller's preflight (the one
+    ``jsops apply`` runs) refuses it and its consumer before any request, and reports the err_code
+    the server would answer (10065) as it reported the refusal itself: the error counted and
+    logged every round, the object in state ``error``, the round failed."""
     js.ok("$JS.API.STREAM.CREATE.FOREIGN", {"name": "FOREIGN", "subjects": ["orders.>"], "storage": "memory"})
+    foreign = js.stream("FOREIGN")["config"]  # type: ignore[index]
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     with Running([str(tmp_path / "m")], server.url) as ctl:
         wait_for(lambda: (sample(ctl.metrics(), "jsops_controller_errors_total", context="default", type="api", err_code="10065") or 0) >= 2,
                  what="the overlap refusal (10065) to be counted")
         m = ctl.metrics()
         assert sample(m, "jsops_controller_object_sync_state", context="default", kind="Stream", stream="", name="ORDERS", state="error") == 1
-        assert (sample(m, "jsops_controller_actions_total", context="default", action="create", status="failed") or 0) >= 1
+        assert sample(m, "jsops_controller_object_sync_state", context="default", kind="Consumer", stream="ORDERS", name="shipper", state="blocked") == 1
         assert sample(m, "jsops_controller_ready") == 0
+        assert writes(sent) == [] and ctl.events("action") == []  # nothing was sent for either
+        errors = [e for e in ctl.events("error") if e["err_code"] == 10065]
+        assert errors and errors[0]["type"] == "api" and errors[0]["context"] == "default", errors
+        assert "Stream ORDERS: the server would refuse it: subjects overlap with live stream FOREIGN" in errors[0]["message"]
+        drift = {e["object"]: e for e in ctl.events("drift")}
+        assert drift["Stream ORDERS"]["action"] == "blocked" and drift["Stream ORDERS"]["wanted"] == "create"
+        assert drift["Stream ORDERS"]["err_code"] == 10065 and "err_code" not in drift["Consumer ORDERS/shipper"]
+        assert js.streams() == ["FOREIGN"] and js.stream("FOREIGN")["config"] == foreign  # type: ignore[index]
         # the overlap is removed by hand: the controller converges on its own
         js.ok("$JS.API.STREAM.DELETE.FOREIGN")
         wait_for(lambda: js.consumer("ORDERS", "shipper"), what="convergence once the overlap is gone")

@@ -5,36 +5,14 @@ and apply sends nothing for them; sealing an existing stream plans and applies a
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .helpers import Js, manifest, run
+from .helpers import Js, NatsServer, manifest, run, writes
 
 pytestmark = pytest.mark.integration
-
-WRITES = ("STREAM.CREATE.", "STREAM.UPDATE.", "STREAM.DELETE.", "CONSUMER.CREATE.", "CONSUMER.DELETE.", "CONSUMER.DURABLE.")
-
-
-@pytest.fixture
-def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Every JetStream API subject jsops requests (through the client's one request method)."""
-    from reconciler.client.jsclient import JsClient
-
-    subjects: list[str] = []
-    original = JsClient.arequest
-
-    async def counting(self: JsClient, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        subjects.append(subject)
-        return await original(self, subject, body)
-
-    monkeypatch.setattr(JsClient, "arequest", counting)
-    yield subjects
-
-
-def writes(subjects: list[str]) -> list[str]:
-    return [s for s in subjects if s.startswith(WRITES)]
 
 
 def stream_doc(name: str, subjects: str, extra: str = "", consumer: str = "shipper") -> str:
@@ -56,14 +34,21 @@ def actions(out: str) -> dict[str, dict[str, Any]]:
             for a in json.loads(out)["actions"]}
 
 
-def test_rename_with_prune_is_refused_before_any_request(server, js, tmp_path, sent):
+def _held(js: Js) -> tuple[int, int]:
+    """ORDERS's messages and its consumer shipper's ack floor."""
+    stream, consumer = js.stream("ORDERS"), js.consumer("ORDERS", "shipper")
+    assert stream is not None and consumer is not None
+    return stream["state"]["messages"], consumer["ack_floor"]["stream_seq"]
+
+
+def test_rename_with_prune_is_refused_before_any_request(server: NatsServer, js: Js, tmp_path: Path, sent: list[str]) -> None:
     d = tmp_path / "m"
     manifest(d, "orders.yaml", stream_doc("ORDERS", '["orders.>"]'))
     rc, out, err = run("apply", str(d), "--server", server.url, "--yes")
     assert rc == 0, out + err
     js.publish("orders.new", 10)
     js.fetch_ack("ORDERS", "shipper", 4)
-    before = (js.stream("ORDERS")["state"]["messages"], js.consumer("ORDERS", "shipper")["ack_floor"]["stream_seq"])
+    before = _held(js)
     (d / "orders.yaml").unlink()
     manifest(d, "orders_v2.yaml", stream_doc("ORDERS_V2", '["orders.>"]'))
     sent.clear()
@@ -82,10 +67,10 @@ def test_rename_with_prune_is_refused_before_any_request(server, js, tmp_path, s
     rc, out, err = run("apply", str(d), "--server", server.url, "--prune", "--allow-data-loss", "--yes")
     assert rc == 1 and writes(sent) == [], (writes(sent), out + err)
     assert js.streams() == ["ORDERS"]
-    assert (js.stream("ORDERS")["state"]["messages"], js.consumer("ORDERS", "shipper")["ack_floor"]["stream_seq"]) == before
+    assert _held(js) == before
 
 
-def test_create_overlapping_an_unmanaged_stream_is_refused_in_the_plan(server, js, tmp_path, sent):
+def test_create_overlapping_an_unmanaged_stream_is_refused_in_the_plan(server: NatsServer, js: Js, tmp_path: Path, sent: list[str]) -> None:
     js.ok("$JS.API.STREAM.CREATE.LEGACY", {"name": "LEGACY", "subjects": ["events.eu.*"]})
     d = tmp_path / "m"
     manifest(d, "events.yaml", stream_doc("EVENTS", '["events.>"]'))
@@ -102,7 +87,7 @@ def test_create_overlapping_an_unmanaged_stream_is_refused_in_the_plan(server, j
     assert js.streams() == ["LEGACY", "OTHER"]
 
 
-def test_r3_on_a_standalone_server_is_refused_before_any_request(server, js, tmp_path, sent):
+def test_r3_on_a_standalone_server_is_refused_before_any_request(server: NatsServer, js: Js, tmp_path: Path, sent: list[str]) -> None:
     d = tmp_path / "m"
     manifest(d, "s.yaml", stream_doc("REPL", '["repl.>"]', ", num_replicas: 3"))
     rc, out, err = run("apply", str(d), "--server", server.url, "--yes")
@@ -110,7 +95,7 @@ def test_r3_on_a_standalone_server_is_refused_before_any_request(server, js, tmp
     assert writes(sent) == [] and js.streams() == []
 
 
-def test_workqueue_filter_overlapping_a_live_consumer_is_refused(server, js, tmp_path, sent):
+def test_workqueue_filter_overlapping_a_live_consumer_is_refused(server: NatsServer, js: Js, tmp_path: Path, sent: list[str]) -> None:
     d = tmp_path / "m"
     manifest(d, "wq.yaml", """
         apiVersion: jsops/v1
@@ -143,7 +128,7 @@ def test_workqueue_filter_overlapping_a_live_consumer_is_refused(server, js, tmp
     assert js.consumer("JOBS", "us") is not None and js.consumer("JOBS", "eu") is None
 
 
-def test_account_limits_against_live_usage(tmp_path, sent):
+def test_account_limits_against_live_usage(tmp_path: Path, sent: list[str]) -> None:
     from .helpers import NatsServer
 
     acc = "accounts { A { jetstream { max_streams: 2, max_file: 10MB }, users [{user: a, password: a}] } }"
@@ -165,7 +150,7 @@ def test_account_limits_against_live_usage(tmp_path, sent):
             js.close()
 
 
-def test_sealing_an_existing_stream_plans_and_applies_as_an_update(server, js, tmp_path):
+def test_sealing_an_existing_stream_plans_and_applies_as_an_update(server: NatsServer, js: Js, tmp_path: Path) -> None:
     d = tmp_path / "m"
     manifest(d, "audit.yaml", stream_doc("AUDIT", '["audit.>"]', ", max_age: 1h"))
     rc, out, err = run("apply", str(d), "--server", server.url, "--yes")
@@ -179,7 +164,7 @@ def test_sealing_an_existing_stream_plans_and_applies_as_an_update(server, js, t
     rc, out, err = run("apply", str(d), "--server", server.url, "--yes")
     assert rc == 0, out + err
     info = js.stream("AUDIT")
-    assert info["config"]["sealed"] is True and info["state"]["messages"] == 3
+    assert info is not None and info["config"]["sealed"] is True and info["state"]["messages"] == 3
     assert run("plan", str(d), "--server", server.url)[0] == 0  # what the server stored is what the manifest says
     manifest(d, "new.yaml", stream_doc("SEALED_NEW", '["sn.>"]', ", sealed: true", consumer="c"))
     rc, out, err = run("plan", str(d), "--server", server.url)
