@@ -44,7 +44,11 @@ def _compile(t: Any, *, strict: bool) -> _Check:
             return inner
         return _before(hooks, inner)
     if origin in (Union, types.UnionType):
-        return _union([_compile(a, strict=strict) for a in get_args(t)], type(None) in get_args(t))
+        args = get_args(t)
+        others = [a for a in args if a is not type(None)]
+        if len(others) == 1:
+            return _optional(_compile(others[0], strict=strict))
+        return _union([_compile(a, strict=strict) for a in args], type(None) in args)
     if origin is Literal:
         return _literal(get_args(t))
     if origin is list:
@@ -69,6 +73,17 @@ def _compile(t: Any, *, strict: bool) -> _Check:
 
 
 def _before(hooks: list[Callable[[Any], Any]], inner: _Check) -> _Check:
+    if len(hooks) == 1:
+        hook = hooks[0]
+
+        def check_one(value: Any) -> Any:
+            try:
+                value = hook(value)
+            except Exception:  # noqa: BLE001 - pydantic words the error (or lets it through)
+                raise _Unsure from None
+            return inner(value)
+
+        return check_one
     def check(value: Any) -> Any:
         for hook in reversed(hooks):  # pydantic runs the last-declared before validator first
             try:
@@ -76,6 +91,15 @@ def _before(hooks: list[Callable[[Any], Any]], inner: _Check) -> _Check:
             except Exception:  # noqa: BLE001 - pydantic words the error (or lets it through)
                 raise _Unsure from None
         return inner(value)
+
+    return check
+
+
+def _optional(inner: _Check) -> _Check:
+    """``X | None``."""
+
+    def check(value: Any) -> Any:
+        return None if value is None else inner(value)
 
     return check
 
@@ -98,6 +122,16 @@ def _union(members: list[_Check], optional: bool) -> _Check:
 
 
 def _literal(choices: tuple[Any, ...]) -> _Check:
+    if all(type(c) is str for c in choices):
+        strings = frozenset(choices)
+
+        def check_str(value: Any) -> Any:
+            if type(value) is str and value in strings:
+                return value
+            raise _Unsure
+
+        return check_str
+
     def check(value: Any) -> Any:
         for choice in choices:
             if type(value) is type(choice) and value == choice:

@@ -36,14 +36,30 @@ __all__ = [
 ]
 
 
+# Parsed strings by spelling: an estate repeats a few durations and sizes thousands of times.
+_parsed: dict[tuple[str, str], int] = {}
+
+
+def _parse_cached(kind: str, value: Any) -> int:
+    if type(value) is not str:
+        return parse_duration(value) if kind == "duration" else parse_size(value)
+    hit = _parsed.get((kind, value))
+    if hit is None:
+        hit = parse_duration(value) if kind == "duration" else parse_size(value)
+        if len(_parsed) >= 4096:
+            _parsed.clear()
+        _parsed[kind, value] = hit
+    return hit
+
+
 def _duration(value: Any) -> int:
     """The Duration hook; linter.load finds duration fields by this function's name."""
-    return parse_duration(value)
+    return _parse_cached("duration", value)
 
 
 def _size(value: Any) -> int:
     """The Size hook; linter.load finds size fields by this function's name."""
-    return parse_size(value)
+    return _parse_cached("size", value)
 
 
 def _sample_freq(value: Any) -> Any:

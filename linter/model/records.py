@@ -332,7 +332,7 @@ _Check = Callable[[Any], Any]
 class _Plan:
     """A record class's evaluated fields, the keys its input may use and each field's check."""
 
-    __slots__ = ("fields", "by_key", "checks", "defaults", "has_validators")
+    __slots__ = ("fields", "by_key", "keyed", "checks", "plain", "special", "has_validators")
 
     def __init__(self, cls: type[Record]) -> None:
         hints = typing.get_type_hints(cls, include_extras=True)
@@ -349,8 +349,24 @@ class _Plan:
                     self.by_key[n] = n
             else:
                 self.by_key[n] = n
+        self.keyed: dict[str, tuple[str, _Check]] | None = None  # compiled on first use
         self.checks: dict[str, _Check] = {}
+        # Defaults taken as they are, in field order; the fields needing more (a factory, a
+        # validated default, no default) apart.
+        self.plain = {n: f.default for n, f in self.fields.items() if f.default is not _MISSING and f.default_factory is None and not f.validate_default}
+        self.special = [f for n, f in self.fields.items() if n not in self.plain]
         self.has_validators = any("_fast_check" in c.__dict__ for c in cls.__mro__ if c is not Record)
+
+    def compile(self) -> dict[str, tuple[str, _Check]]:
+        from ._record_checks import _compile, _constrained
+
+        checks: dict[str, _Check] = {}
+        for name, spec in self.fields.items():
+            check = _compile(spec.declared, strict=False)
+            checks[name] = _constrained(check, spec.constraints) if spec.constraints else check
+        self.checks = checks
+        self.keyed = {key: (name, checks[name]) for key, name in self.by_key.items()}
+        return self.keyed
 
 
 _plans: dict[type[Record], _Plan] = {}
@@ -363,26 +379,13 @@ def _plan(cls: type[Record]) -> _Plan:
     return plan
 
 
-def _check_of(plan: _Plan, name: str) -> _Check:
-    check = plan.checks.get(name)
-    if check is None:
-        from ._record_checks import _compile, _constrained
-
-        spec = plan.fields[name]
-        check = _compile(spec.declared, strict=False)
-        if spec.constraints:
-            check = _constrained(check, spec.constraints)
-        plan.checks[name] = check
-    return check
-
-
-def _fast_enabled() -> bool:
-    return os.environ.get("JSOPS_RECORDS_FAST", "1") != "0"
+# JSOPS_RECORDS_FAST=0: every validation by pydantic (to compare, or to rule the fast path out).
+_FAST = os.environ.get("JSOPS_RECORDS_FAST", "1") != "0"
 
 
 def _validated(cls: type[Record], data: Any) -> tuple[dict[str, Any], set[str]]:
     """The values and set fields of ``cls`` validated from ``data`` (fast when it can, else pydantic)."""
-    if type(data) is dict and _fast_enabled():
+    if _FAST and type(data) is dict:
         try:
             return _fast(cls, data)
         except _Unsure:
@@ -395,31 +398,40 @@ def _validated(cls: type[Record], data: Any) -> tuple[dict[str, Any], set[str]]:
 
 
 def _fast(cls: type[Record], data: dict[Any, Any]) -> tuple[dict[str, Any], set[str]]:
-    plan = _plan(cls)
+    plan = _plans.get(cls) or _plan(cls)
+    keyed = plan.keyed or plan.compile()
     given: dict[str, Any] = {}
     for key, value in data.items():
-        name = plan.by_key.get(key) if type(key) is str else None
-        if name is None or name in given:
+        hit = keyed.get(key) if type(key) is str else None
+        if hit is None or hit[0] in given:
             raise _Unsure
-        given[name] = _check_of(plan, name)(value)
-    values: dict[str, Any] = {}
-    for name, spec in plan.fields.items():
-        if name in given:
-            values[name] = given[name]
-        elif spec.default_factory is not None:
-            values[name] = spec.default_factory()
-        elif spec.default is _MISSING:
-            raise _Unsure
-        elif spec.validate_default:
-            values[name] = _check_of(plan, name)(spec.default)
-        else:
-            values[name] = spec.default
+        given[hit[0]] = hit[1](value)
+    if plan.special:
+        return _fast_special(cls, plan, given)
+    values = plan.plain.copy()
+    values.update(given)
     if plan.has_validators and not _make(cls, values, set(given))._fast_check():
         raise _Unsure
     return values, set(given)
 
 
-# --- dumping --------------------------------------------------------------------------------------------
+def _fast_special(cls: type[Record], plan: _Plan, given: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:
+    """:func:`_fast` for records with default factories, validated defaults or required fields."""
+    values: dict[str, Any] = {}
+    for name, spec in plan.fields.items():
+        if name in given:
+            values[name] = given[name]
+        elif name in plan.plain:
+            values[name] = spec.default
+        elif spec.default_factory is not None:
+            values[name] = spec.default_factory()
+        elif spec.default is _MISSING:
+            raise _Unsure
+        else:
+            values[name] = plan.checks[name](spec.default)
+    if plan.has_validators and not _make(cls, values, set(given))._fast_check():
+        raise _Unsure
+    return values, set(given)
 
 
 def _dump(rec: Record, json: bool, exclude_none: bool, exclude_defaults: bool, by_alias: bool) -> dict[str, Any]:
