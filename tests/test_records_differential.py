@@ -59,12 +59,8 @@ def _record_way(cls: type[records.Record], data: Any) -> tuple[str, Any, Any]:
         rec = cls.model_validate(data)
     except ValidationError as exc:
         return "error", json.dumps(exc.errors(include_url=False), default=repr, sort_keys=True), None
-    dumps = [_to_pydantic_dump(rec, m, n) for m in ("python", "json") for n in (False, True)]
+    dumps = [rec.model_dump(mode=m, exclude_none=n) for m in ("python", "json") for n in (False, True)]
     return "ok", _shape(rec), dumps
-
-
-def _to_pydantic_dump(rec: records.Record, mode: Any, exclude_none: bool) -> Any:
-    return rec.model_dump(mode=mode, exclude_none=exclude_none)
 
 
 class _Both:
@@ -77,8 +73,10 @@ class _Both:
 
     def compare(self, cls: type[records.Record], data: Any) -> None:
         try:
-            records._fast(cls, data) if type(data) is dict else None
-            self.fast += type(data) is dict
+            if type(data) is not dict:
+                raise records._Unsure
+            records._fast(cls, data)
+            self.fast += 1
         except records._Unsure:
             self.slow += 1
         mine, theirs = _record_way(cls, data), _pydantic_way(cls, data)

@@ -30,7 +30,7 @@ import enum
 import os
 import sys
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, TypeGuard, TypeVar, get_args, get_origin
 
@@ -308,6 +308,13 @@ class Record(metaclass=_RecordMeta):
     def __repr__(self) -> str:
         inner = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
         return f"{type(self).__name__}({inner})"
+
+    def __str__(self) -> str:
+        return " ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        """(name, value) pairs, like a pydantic model's."""
+        return iter(self.__dict__.items())
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_make, (type(self), dict(self.__dict__), set(self._fields_set)))
