@@ -5,16 +5,28 @@ Generates 2,000 streams x 4 consumers (one file per stream, 10,080 objects, with
 partitioned workqueue consumers for the estate-wide rules), then times
 `jsops lint` on the whole estate and on one file, and yamllint on the same files.
 
+What is timed is what pre-commit runs: a regular (non-editable) install of jsops in a virtual
+environment of its own, started through its console script. The bench builds it: a wheel of the
+source tree (``--source``, default: the checkout holding this script; ``pip wheel``, built from a
+copy of the tree so the checkout gets no build/ or egg-info; pip fetches the build backend from its configured index), installed with pip (byte-compiled, as
+pip does) into a fresh venv under a temporary directory; the venv reaches jsops's dependencies
+(pydantic, ruamel.yaml, ...) and yamllint's through a ``.pth`` file naming the site-packages of the
+Python running the bench. yamllint runs from the same venv through a console script written the way
+pip writes it, so both tools start the same interpreter with the same ``sys.path`` (an editable
+install would time its path finder, 20-30 ms per run, and the ``.pth`` hooks of the development
+venv, which pre-commit's environments do not have).
+
 One file is what pre-commit pays on every commit: a cold start of the whole program. It is timed
 side by side with yamllint on the same file, in turn (jsops, yamllint, jsops, ...), so that the
 ratio holds on a machine whose speed drifts; the figures are medians of wall time and of CPU time
 (user + system of the process, less disturbed by other load), and the ratio is the median of the
 pairs' ratios. jsops's first run with an empty cache (its pydantic schemas and entry points, see
-linter.model.schema_cache) is shown apart: every later run reads the cache.
+linter.model.schema_cache) is shown apart: every later run reads the cache. The load average is
+printed with the figures (a loaded machine stretches wall time, CPU time much less).
 Targets: one file at most 1.5x yamllint (issue 11); the whole estate in at most 0.15x yamllint's
 time (issue 2).
 
-    python bench/lint_speed.py [--streams 2000] [--consumers 4] [--repeat 3] [--pairs 15] [--no-yamllint]
+    python bench/lint_speed.py [--streams 2000] [--consumers 4] [--repeat 3] [--pairs 15] [--no-yamllint] [--source DIR]
 """
 
 from __future__ import annotations
@@ -25,6 +37,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -122,6 +135,69 @@ def generate(root: Path, streams: int, consumers: int) -> list[Path]:
     return files
 
 
+# What a wheel of jsops is built from (the rest of the checkout, tests and .venv, stays out).
+SOURCE_PARTS = ("pyproject.toml", "README.md", "linter", "rules", "reconciler", "profiler")
+# pip's console-script template (what `pip install` writes into bin/ for an entry point)
+SCRIPT = """#!{python}
+# -*- coding: utf-8 -*-
+import re
+import sys
+from {module} import {attr}
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit({attr}())
+"""
+
+
+def _quiet(cmd: list[str], what: str) -> None:
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout[-4000:])
+        raise SystemExit(f"{what} failed ({done.returncode})")
+
+
+def install(source: Path, tmp: Path) -> tuple[str, str | None]:
+    """A regular install of jsops from ``source`` in a venv of its own under ``tmp`` (as pre-commit
+    makes one), and a yamllint console script in the same venv: their paths (yamllint None when it
+    is not installed where the bench runs)."""
+    tree = tmp / "src"
+    tree.mkdir()
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "build", "*.egg-info")
+    for part in SOURCE_PARTS:
+        src = source / part
+        if src.is_dir():
+            shutil.copytree(src, tree / part, ignore=skip)
+        elif src.exists():
+            shutil.copy2(src, tree / part)
+    wheels = tmp / "wheels"
+    _quiet([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels), str(tree)], "building the jsops wheel")
+    venv = tmp / "venv"
+    _quiet([sys.executable, "-m", "venv", "--without-pip", str(venv)], "creating the venv")
+    python = venv / "bin" / "python"
+    # pip byte-compiles what it installs; the venv gets its dependencies only afterwards (below), so
+    # that pip sees no other jsops to replace.
+    _quiet([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index",
+            *map(str, wheels.glob("jsops-*.whl"))], "installing the jsops wheel")
+    out = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         capture_output=True, text=True, check=True)
+    deps = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    (Path(out.stdout.strip()) / "_bench_dependencies.pth").write_text("".join(f"{d}\n" for d in deps))
+    yamllint = None
+    try:
+        from importlib.metadata import distribution
+
+        ep = next(e for e in distribution("yamllint").entry_points if e.group == "console_scripts" and e.name == "yamllint")
+    except (ImportError, StopIteration):
+        pass
+    else:
+        module, _, attr = ep.value.partition(":")
+        script = venv / "bin" / "yamllint"
+        script.write_text(SCRIPT.format(python=python, module=module.strip(), attr=attr.strip()))
+        script.chmod(0o755)
+        yamllint = str(script)
+    return str(venv / "bin" / "jsops"), yamllint
+
+
 def run(cmd: list[str], ok_codes: tuple[int, ...] = (0,), env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall and CPU (user + system) seconds of one run of ``cmd``."""
     with tempfile.TemporaryFile() as out:
@@ -161,22 +237,16 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs of the whole-estate lints (median)")
     ap.add_argument("--pairs", type=int, default=15, help="jsops/yamllint pairs on one file")
     ap.add_argument("--no-yamllint", action="store_true")
+    ap.add_argument("--source", default=str(Path(__file__).resolve().parents[1]),
+                    help="the jsops source tree to build and time (default: this checkout)")
     args = ap.parse_args()
 
-    bindir = Path(sys.executable).parent
-    jsops = str(bindir / "jsops") if (bindir / "jsops").exists() else shutil.which("jsops")
-    yamllint = str(bindir / "yamllint") if (bindir / "yamllint").exists() else shutil.which("yamllint")
-    if jsops is None:
-        raise SystemExit("jsops is not installed (make install)")
-    if args.no_yamllint:
-        yamllint = None
-    # Byte-compile jsops first, as `pip install` does for a regular install: an editable install
-    # compiles on first import, and not at all where PYTHONDONTWRITEBYTECODE is set, which would
-    # time the compiler instead of the linter.
-    src = Path(__file__).resolve().parents[1]
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src / "linter"), str(src / "rules")],
-                   check=True, stdout=subprocess.DEVNULL)
     with tempfile.TemporaryDirectory(prefix="jsops-bench-") as tmp:
+        jsops, yamllint = install(Path(args.source).resolve(), Path(tmp))
+        if args.no_yamllint:
+            yamllint = None
+        load = os.getloadavg()
+        print(f"jsops installed from {args.source} (regular install, own venv); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
         root = Path(tmp) / "estate"
         root.mkdir()
         files = generate(root, args.streams, args.consumers)

@@ -21,12 +21,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict
-
 from ._rule_checks import FixAvailability, RuleDefinitionError, Theme, check_rule_class
 from .findings import Edit, FixSuggestion, Severity
 from .load import Estate, Resource
 from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSource
+from .model.records import Record, option
 from .model.target import Target, TargetServer
 from .semantics.effective import (
     CONSUMER_DEFAULT_ACK_WAIT,
@@ -147,6 +146,7 @@ __all__ = [
     "ConsumerRule",
     "RuleContext",
     "RuleOptions",
+    "option",
     "Violation",
     "pedantic_rejection",
     "Severity",
@@ -258,27 +258,14 @@ BucketResource = Resource
 T = TypeVar("T")
 
 
-class RuleOptions(BaseModel):
-    """Base of a rule's typed options (``class Options(RuleOptions)`` nested in the rule).
+class RuleOptions(Record):
+    """Base of a rule's typed options (``class Options(RuleOptions)`` nested in the rule), fields
+    declared with :func:`option` (pydantic's ``Field``: default, description, constraints).
 
     Values come from the jsops config (``[tool.jsops.rules.JS102]`` or ``rules: {JS102: {...}}``);
-    unknown keys and wrong types are config errors (exit 2), never silently ignored.
+    unknown keys and wrong types are config errors (exit 2), never silently ignored. A light record
+    (:mod:`linter.model.records`): pydantic validates only what the fast validator cannot judge.
     """
-
-    # defer_build: options are built only where the config sets them (linter.config.select_rules)
-    # or completed from the schema cache (linter.engine.discover_rules); a rule whose options are
-    # all defaults gets them without a validator (see Rule.__init__).
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-
-def _default_options(cls: type[RuleOptions]) -> RuleOptions:
-    """``cls()``, without building its validator when that would only fill in the defaults (no field
-    is required or validates its default, no validators): what ``jsops lint`` pays per rule otherwise."""
-    plain = not any(f.is_required() or f.validate_default for f in cls.model_fields.values())
-    decorators = cls.__pydantic_decorators__
-    if plain and not (decorators.validators or decorators.field_validators or decorators.model_validators):
-        return cls.model_construct()
-    return cls()
 
 
 @dataclass(frozen=True)
@@ -466,7 +453,7 @@ class Rule:
             check_rule_class(cls, _theme_of(cls))
 
     def __init__(self, options: RuleOptions | None = None) -> None:
-        self.options: Any = options if options is not None else _default_options(type(self).Options)
+        self.options: Any = options if options is not None else type(self).Options()
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         """Per-object rules: called once per resource of ``kinds``."""

@@ -37,15 +37,16 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from typing import TYPE_CHECKING, Any
 
 from .api import Rule, RuleOptions, rule_groups
 from .errors import LinterError
 from .findings import LOAD_CODES, Severity
-from .model.schema_cache import complete_models
+from .model.records import Record, is_record_class, option, validation_errors
 from .model.target import Target
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
 
 __all__ = ["Config", "ConfigError", "ContextConfig", "SecretRef", "Selection", "find_config", "load_config", "select_rules", "rule_matcher", "CONFIG_NAMES"]
 
@@ -56,19 +57,27 @@ class ConfigError(LinterError):
     """A jsops config that cannot be read or does not validate (one line: file, key, reason)."""
 
 
-class SecretRef(BaseModel):
+class SecretRef(Record):
     """A secret given by reference, never inline: an environment variable or a file's contents."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    env: str | None = option(default=None, min_length=1)
+    file: str | None = option(default=None, min_length=1)
 
-    env: str | None = Field(default=None, min_length=1)
-    file: str | None = Field(default=None, min_length=1)
+    @classmethod
+    def _pydantic_namespace(cls) -> dict[str, Any]:
+        from pydantic import model_validator
 
-    @model_validator(mode="after")
-    def _one(self) -> SecretRef:
-        if (self.env is None) == (self.file is None):
-            raise ValueError("give exactly one of 'env' (a variable name) or 'file' (a path)")
-        return self
+        return {"_one": model_validator(mode="after")(_one_of_env_or_file)}
+
+    def _fast_check(self) -> bool:
+        return (self.env is None) != (self.file is None)
+
+
+def _one_of_env_or_file(self: Any) -> Any:
+    """SecretRef's validator (on its pydantic model)."""
+    if (self.env is None) == (self.file is None):
+        raise ValueError("give exactly one of 'env' (a variable name) or 'file' (a path)")
+    return self
 
 
 def _no_inline_secret(v: Any) -> Any:
@@ -77,10 +86,14 @@ def _no_inline_secret(v: Any) -> Any:
     return v
 
 
-class ContextConfig(BaseModel):
+def _kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+class ContextConfig(Record):
     """One named target (a NATS server or cluster and how to authenticate to it)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True, populate_by_name=True, alias_generator=lambda n: n.replace("_", "-"))
+    _pydantic_config = {"populate_by_name": True, "alias_generator": _kebab}
 
     server: str | list[str] | None = None
     creds: str | None = None
@@ -96,36 +109,39 @@ class ContextConfig(BaseModel):
     api_prefix: str | None = None
     monitor: str | None = None
 
-    @field_validator("password", "token", mode="before")
+    # A secret written inline (a string) is refused by the pydantic model's validator; the fast
+    # validator never accepts a string for a SecretRef, so it needs no check of its own.
     @classmethod
-    def _by_reference(cls, v: Any) -> Any:
-        return _no_inline_secret(v)
+    def _pydantic_namespace(cls) -> dict[str, Any]:
+        from pydantic import field_validator
+
+        return {"_by_reference": field_validator("password", "token", mode="before")(_no_inline_secret)}
 
     def servers(self) -> list[str]:
         raw = self.server if isinstance(self.server, list) else (self.server or "").split(",")
         return [s.strip() for s in raw if s and s.strip()]
 
 
-class Config(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True, populate_by_name=True, alias_generator=lambda n: n.replace("_", "-"))
+class Config(Record):
+    _pydantic_config = {"populate_by_name": True, "alias_generator": _kebab}
 
     select: list[str] | None = None
-    ignore: list[str] = Field(default_factory=list)
-    severity: dict[str, Severity] = Field(default_factory=dict)
+    ignore: list[str] = option(default_factory=list)
+    severity: dict[str, Severity] = option(default_factory=dict)
     fail_on: Severity | None = None
-    target: Target = Field(default_factory=Target)
+    target: Target = option(default_factory=Target)
     profiles: str | None = None
-    paths: list[str] = Field(default_factory=list)
-    rules: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    contexts: dict[str, ContextConfig] = Field(default_factory=dict)
+    paths: list[str] = option(default_factory=list)
+    rules: dict[str, dict[str, Any]] = option(default_factory=dict)
+    contexts: dict[str, ContextConfig] = option(default_factory=dict)
     # The estate identity stamped on every object jsops apply creates or updates (metadata
     # io.jsops.estate): --prune deletes only this estate's objects, and another estate's objects
     # are taken over only with --adopt. Unset: nothing is stamped and --prune considers only
     # owned objects that carry no estate.
-    estate: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
+    estate: str | None = option(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
     # Not keys: where the config came from (relative paths in it are relative to its directory).
-    source: str | None = Field(default=None, exclude=True)
-    root: str = Field(default=".", exclude=True)
+    source: str | None = option(default=None, exclude=True)
+    root: str = option(default=".", exclude=True)
 
     def resolve_path(self, p: str) -> str:
         """A path from the config, relative to the config's directory (shown relative to cwd)."""
@@ -136,10 +152,6 @@ class Config(BaseModel):
             rel = os.path.relpath(joined)
             return joined if rel.startswith("..") else rel
         return joined
-
-
-# defer_build above: completed here from the schema cache (linter.model.schema_cache).
-complete_models(SecretRef, ContextConfig, Config)
 
 
 # --- finding and reading -----------------------------------------------------------------------
@@ -185,8 +197,11 @@ def load_config(path: str | None = None, *, search: bool = True) -> Config:
         raise ConfigError(f"{path}: the jsops config must be a mapping, got {type(raw).__name__}")
     try:
         cfg = Config.model_validate(raw)
-    except ValidationError as exc:
-        raise ConfigError(_validation_message(path, exc, positions, toml=path.endswith(".toml"))) from None
+    except Exception as exc:
+        errors = validation_errors(exc)
+        if errors is None:
+            raise
+        raise ConfigError(_validation_message(path, errors, positions, toml=path.endswith(".toml"))) from None
     return cfg.model_copy(update={"source": path, "root": root})
 
 
@@ -218,8 +233,8 @@ def _read_yaml(data: bytes, path: str) -> tuple[Any, Any]:
     return docs[0].value, docs[0].positions
 
 
-def _validation_message(path: str, exc: ValidationError, positions: Any, *, toml: bool) -> str:
-    err = exc.errors()[0]
+def _validation_message(path: str, errors: list[ErrorDetails], positions: Any, *, toml: bool) -> str:
+    err = errors[0]
     loc = tuple(err["loc"])
     key = ".".join(str(p) for p in loc)
     where = path
@@ -252,7 +267,7 @@ def _keys_at(loc: tuple[Any, ...]) -> list[str]:
 
     model: Any = Config
     for part in loc:
-        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        if not is_record_class(model):
             if typing.get_origin(model) is dict:  # a mapping of names to models: skip the name
                 model = typing.get_args(model)[1]
                 continue
@@ -267,7 +282,7 @@ def _keys_at(loc: tuple[Any, ...]) -> list[str]:
                 model = args[0]
     if typing.get_origin(model) is dict:
         return []
-    if isinstance(model, type) and issubclass(model, BaseModel):
+    if is_record_class(model):
         return [f.alias or n for n, f in model.model_fields.items() if n not in ("source", "root")]
     return []
 
@@ -359,8 +374,11 @@ def select_rules(config: Config, rules: Sequence[type[Rule]]) -> Selection:
         cls = by_code[next(iter(hit))]
         try:
             options[cls.code] = cls.Options.model_validate(values or {})
-        except ValidationError as exc:
-            err = exc.errors()[0]
+        except Exception as exc:
+            errors = validation_errors(exc)
+            if errors is None:
+                raise
+            err = errors[0]
             loc = ".".join(str(p) for p in err["loc"])
             known = ", ".join(cls.Options.model_fields) or "none"
             msg = "unknown option" + _hint(loc, cls.Options.model_fields) if err["type"] == "extra_forbidden" else err["msg"]

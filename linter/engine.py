@@ -62,21 +62,18 @@ class LintResult:
 
 def discover_rules() -> list[type[Rule]]:
     """Rule classes registered under the ``jsops.rules`` entry point group (built-ins and plugins),
-    loaded once per process, with their options models completed (from the schema cache: a rule's
-    defaults may need validating)."""
+    loaded once per process (their options are records: pydantic is not needed for the defaults)."""
     return list(_registered())
 
 
 @cache
 def _registered() -> tuple[type[Rule], ...]:
-    from .model.schema_cache import complete_models
     from .plugins import entry_points
 
     found: list[type[Rule]] = []
     for ep in entry_points(ENTRY_POINT_GROUP):
         provider = ep.load()
         found.extend(provider())
-    complete_models(*dict.fromkeys(r.Options for r in found), group="jsops.rule-options")
     return tuple(found)
 
 

@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Any, NamedTuple
 
-from .model.schema_cache import cache_dir
+from .model.cache_dir import cache_dir
 
 __all__ = ["EntryPoint", "entry_points"]
 

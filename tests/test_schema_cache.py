@@ -199,14 +199,16 @@ def test_cache_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_
 
 
 # The real models, in fresh processes: cold (stored), warm (cached) and without a cache (built)
-# must be indistinguishable, down to the core schema.
+# must be indistinguishable, down to the core schema (the records' pydantic models included).
 _FINGERPRINT = """
 import inspect, json, re, sys
 from pydantic import BaseModel
-import linter.cli, linter.model.buckets
+import linter.cli, linter.config, linter.model.buckets
 from linter.engine import discover_rules
-from linter.model import profiles, schema_cache
+from linter.model import profiles, records, schema_cache
 discover_rules()
+for record in records.declared_records():  # the records' pydantic models are made when first needed
+    records.pydantic_model(record)
 schema_cache.complete_models(*profiles._MODELS)
 sys.path.insert(0, {tests!r})
 from test_schema_cache import _behaviour

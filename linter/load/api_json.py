@@ -11,11 +11,10 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any, get_args
 
-from pydantic import BaseModel
-
 from ..findings import ObjectRef
 from ..model.config import ConsumerConfig, StreamConfig
 from ..model.positions import Pos, resolve_position
+from ..model.records import Record
 from ..model.resource import Declaration, Estate
 from ..semantics.units import UnitError, parse_duration, parse_size
 from .documents import ParsedDocument
@@ -148,7 +147,7 @@ def _unit_kind(ann: Any) -> str | None:
     return None
 
 
-def _unit_fields(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], str]:
+def _unit_fields(model: type[Record], prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], str]:
     """Config paths whose values are durations or sizes (``"*"`` stands for a list index)."""
     out: dict[tuple[str, ...], str] = {}
     for name, info in model.model_fields.items():

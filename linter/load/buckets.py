@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
-
 from ..model.buckets import (
     BUCKET_FIELDS,
     KV_MAX_HISTORY,
@@ -19,6 +17,7 @@ from ..model.buckets import (
 )
 from ..model.config import StreamConfig
 from ..model.positions import resolve_position
+from ..model.records import validation_errors
 from ..model.resource import Declaration, Estate, Resource
 from . import _nack_tables as T
 from ._envelope import check_keys, require_str, string_map
@@ -40,8 +39,11 @@ def _finish(kind: str, bucket: str, spec: dict[str, Any], declared: Declaration,
     declared.key_map = spec_map
     try:
         cfg = model.model_validate(spec)
-    except ValidationError as exc:
-        for err in exc.errors(include_url=False)[: MAX_FINDINGS_PER_OBJECT]:
+    except Exception as exc:
+        errors = validation_errors(exc)
+        if errors is None:
+            raise
+        for err in errors[:MAX_FINDINGS_PER_OBJECT]:
             estate.findings.append(validation_finding(declared, model, err))
         estate.invalid.add(declared.key)
         return

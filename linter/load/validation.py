@@ -7,10 +7,9 @@ import re
 import types
 from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ValidationError
-
 from ..findings import Finding
 from ..model.config import ConsumerConfig, StreamConfig
+from ..model.records import Record, is_record_class, validation_errors
 from ..model.resource import Declaration, Estate, Resource
 from ..semantics.releases import UNKNOWN_FIELD_ERROR
 from ._nack_tables import NACK_TABLES
@@ -27,8 +26,10 @@ def validate(declared: Declaration, spec: dict[str, Any], estate: Estate) -> Str
     model: type[StreamConfig | ConsumerConfig] = StreamConfig if declared.kind == "Stream" else ConsumerConfig
     try:
         return model.model_validate(spec)
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
+    except Exception as exc:
+        errors = validation_errors(exc)
+        if errors is None:
+            raise
         for err in errors[:MAX_FINDINGS_PER_OBJECT]:
             estate.findings.append(validation_finding(declared, model, err))
         if len(errors) > MAX_FINDINGS_PER_OBJECT:
@@ -40,7 +41,7 @@ def validate(declared: Declaration, spec: dict[str, Any], estate: Estate) -> Str
         return None
 
 
-def validation_finding(res: Declaration, model: type[BaseModel], err: ErrorDetails) -> Finding:
+def validation_finding(res: Declaration, model: type[Record], err: ErrorDetails) -> Finding:
     loc = tuple(err["loc"])
     kind = err["type"]
     src = res.source_path(loc)
@@ -95,18 +96,18 @@ def _value_message(kind: str, label: str, err: ErrorDetails) -> str:
     return f"{label}: {text[0].lower() + text[1:] if text else text}{suffix}"
 
 
-def model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
+def model_at(model: type[Record], loc: tuple[Any, ...]) -> type[Record] | None:
     current: Any = model
     for step in loc:
         if isinstance(step, int):
             continue
-        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+        if not is_record_class(current):
             return None
         f = current.model_fields.get(step)
         if f is None:
             return None
         current = _unwrap(f.annotation)
-    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+    return current if is_record_class(current) else None
 
 
 def _unwrap(ann: Any) -> Any:
@@ -119,7 +120,7 @@ def _unwrap(ann: Any) -> Any:
     return ann
 
 
-def _external_names(res: Declaration, model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+def _external_names(res: Declaration, model: type[Record], loc: tuple[Any, ...]) -> list[str]:
     sub = model_at(model, loc)
     names = list(sub.model_fields) if sub is not None else []
     if res.dialect.startswith("nack"):

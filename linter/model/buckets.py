@@ -30,10 +30,8 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import StrictBool, StrictInt, StrictStr
-
 from .config import Duration, Placement, Republish, Size, StreamSource, SubjectTransform, _Model
-from .schema_cache import complete_models
+from .records import StrictBool, StrictInt, StrictStr
 
 __all__ = [
     "KeyValueConfig",
@@ -100,9 +98,6 @@ class ObjectStoreConfig(_Model):
     compression: StrictBool | None = None
     metadata: dict[StrictStr, StrictStr] | None = None
 
-
-# _Model defers building: completed here, from the schema cache (linter.model.schema_cache).
-complete_models(KeyValueConfig, ObjectStoreConfig)
 
 BucketConfig = KeyValueConfig | ObjectStoreConfig
 

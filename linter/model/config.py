@@ -5,22 +5,12 @@ spelled as the server spells them. Every field is optional: a model holds what t
 and :mod:`linter.semantics.effective` fills in what the server would.
 """
 
-# No `from __future__ import annotations` here: pydantic reads these annotations as objects instead
-# of evaluating strings, a third less time creating the classes, which every `jsops lint` pays.
+# No `from __future__ import annotations` here: the records (and pydantic, when it is needed) read
+# these annotations as objects instead of evaluating strings.
 from typing import Annotated, Any, Literal
 
-from pydantic import (
-    AwareDatetime,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    StrictBool,
-    StrictInt,
-    StrictStr,
-)
-
 from ..semantics.units import parse_duration, parse_size
-from .schema_cache import complete_models
+from .records import AwareDatetime, Before, Record, StrictBool, StrictInt, StrictStr
 
 __all__ = [
     "Duration",
@@ -46,14 +36,30 @@ __all__ = [
 ]
 
 
+# Parsed strings by spelling: an estate repeats a few durations and sizes thousands of times.
+_parsed: dict[tuple[str, str], int] = {}
+
+
+def _parse_cached(kind: str, value: Any) -> int:
+    if type(value) is not str:
+        return parse_duration(value) if kind == "duration" else parse_size(value)
+    hit = _parsed.get((kind, value))
+    if hit is None:
+        hit = parse_duration(value) if kind == "duration" else parse_size(value)
+        if len(_parsed) >= 4096:
+            _parsed.clear()
+        _parsed[kind, value] = hit
+    return hit
+
+
 def _duration(value: Any) -> int:
     """The Duration hook; linter.load finds duration fields by this function's name."""
-    return parse_duration(value)
+    return _parse_cached("duration", value)
 
 
 def _size(value: Any) -> int:
     """The Size hook; linter.load finds size fields by this function's name."""
-    return parse_size(value)
+    return _parse_cached("size", value)
 
 
 def _sample_freq(value: Any) -> Any:
@@ -62,9 +68,9 @@ def _sample_freq(value: Any) -> Any:
     return value
 
 
-Duration = Annotated[int, BeforeValidator(_duration)]
+Duration = Annotated[int, Before(_duration)]
 """Nanoseconds; accepts Go duration strings with ``d`` and ``w`` units, or integer nanoseconds."""
-Size = Annotated[int, BeforeValidator(_size)]
+Size = Annotated[int, Before(_size)]
 """Bytes; accepts integers or strings like ``10GiB`` (1024-based, like natscli)."""
 Timestamp = AwareDatetime
 
@@ -79,9 +85,11 @@ REPLAY_POLICY = ("instant", "original")
 PRIORITY_POLICY = ("none", "overflow", "pinned_client", "prioritized")
 
 
-class _Model(BaseModel):
-    # defer_build: completed at the end of this module from the schema cache (linter.model.schema_cache)
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False, defer_build=True)
+class _Model(Record):
+    """A config model: a light record, validated by pydantic only when the fast validator cannot
+    judge the input (linter.model.records); extra="forbid", frozen."""
+
+    _pydantic_config = {"str_strip_whitespace": False}
 
 
 class SubjectTransform(_Model):
@@ -190,7 +198,7 @@ class ConsumerConfig(_Model):
     filter_subjects: list[StrictStr] | None = None
     replay_policy: Literal["instant", "original"] | None = None
     rate_limit_bps: StrictInt | None = None
-    sample_freq: Annotated[StrictStr, BeforeValidator(_sample_freq)] | None = None
+    sample_freq: Annotated[StrictStr, Before(_sample_freq)] | None = None
     max_waiting: StrictInt | None = None
     max_ack_pending: StrictInt | None = None
     flow_control: StrictBool | None = None
@@ -212,15 +220,3 @@ class ConsumerConfig(_Model):
     priority_policy: Literal["none", "overflow", "pinned_client", "prioritized"] | None = None
     priority_timeout: Duration | None = None
 
-
-complete_models(
-    SubjectTransform,
-    Republish,
-    Placement,
-    ExternalStream,
-    StreamConsumerSource,
-    StreamSource,
-    StreamConsumerLimits,
-    StreamConfig,
-    ConsumerConfig,
-)

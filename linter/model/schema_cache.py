@@ -34,6 +34,7 @@ from pydantic import BaseModel
 from pydantic.version import VERSION as _PYDANTIC_VERSION
 
 from .._version import __version__ as _JSOPS_VERSION
+from .cache_dir import cache_dir
 
 __all__ = ["Outcome", "cache_dir", "complete_models", "outcomes"]
 
@@ -45,17 +46,6 @@ _MAGIC = b"jsops-model-cache 1"
 _VERSIONED = ("pydantic", "pydantic_core")  # their sources are keyed by version, not read
 _lock = threading.Lock()
 _outcomes: dict[str, Outcome] = {}
-
-
-def cache_dir() -> str | None:
-    """The directory the cache lives in, or None when ``JSOPS_NO_CACHE`` turns it off."""
-    if os.environ.get("JSOPS_NO_CACHE", "") not in ("", "0"):
-        return None
-    explicit = os.environ.get("JSOPS_CACHE_DIR")
-    if explicit:
-        return explicit
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "jsops")
 
 
 def outcomes() -> dict[str, Outcome]:
@@ -297,6 +287,11 @@ class _EnumMetadata:
         return (_enum_metadata, (self.cls,))
 
 
+def _pydantic_of(record: type) -> Any:
+    """The pydantic model of a record class (declared before its schema is loaded)."""
+    return record.__dict__["_pydantic"]
+
+
 def _enum_metadata(cls: type[Enum]) -> Any:
     from pydantic._internal._config import ConfigWrapper
     from pydantic._internal._generate_schema import GenerateSchema
@@ -345,6 +340,10 @@ def _store(models: Sequence[type[BaseModel]], path: str) -> bool:
 
     class _Pickler(pickle.Pickler):
         def reducer_override(self, obj: Any) -> Any:
+            record = obj.__dict__.get("__record__") if isinstance(obj, type) else None
+            if record is not None:  # the pydantic model of a record (linter.model.records): named through it
+                modules.add(record.__module__)
+                return (_pydantic_of, (record,))
             module = getattr(obj, "__module__", None) if callable(obj) else None
             if isinstance(module, str):
                 modules.add(module)

@@ -1,19 +1,15 @@
 """What jsops knows about the server an estate is applied to (jsops config ``target``)."""
 
-# No `from __future__ import annotations` here: pydantic reads these annotations as objects instead
-# of evaluating strings, a third less time creating the classes, which every `jsops lint` pays.
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
-
+# No `from __future__ import annotations` here: the records (and pydantic, when it is needed) read
+# these annotations as objects instead of evaluating strings.
 from .config import Duration, Size
-from .schema_cache import complete_models
+from .records import Record, StrictBool, StrictInt, StrictStr
 
 __all__ = ["Target", "ServerLimits", "AccountLimits", "TargetServer"]
 
 
-class ServerLimits(BaseModel):
+class ServerLimits(Record):
     """``jetstream { limits { ... } }`` in the server config."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     max_ack_pending: StrictInt | None = None
     max_request_batch: StrictInt | None = None
@@ -21,10 +17,8 @@ class ServerLimits(BaseModel):
     max_ha_assets: StrictInt | None = None
 
 
-class AccountLimits(BaseModel):
+class AccountLimits(Record):
     """The account's JetStream limits."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     max_mem: Size | None = None
     max_file: Size | None = None
@@ -36,27 +30,23 @@ class AccountLimits(BaseModel):
     max_ack_pending: StrictInt | None = None
 
 
-class TargetServer(BaseModel):
+class TargetServer(Record):
     """One server of the target cluster, as stream placement sees it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: StrictStr | None = None
     cluster: StrictStr | None = None  # defaults to the target's cluster_name
     tags: tuple[StrictStr, ...] = ()  # the server's server_tags
 
 
-class Target(BaseModel):
+class Target(Record):
     """A server or cluster that manifests are checked against. Everything is optional: rules that
     need a fact the target does not give stay silent."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     server_version: StrictStr | None = None
     clustered: StrictBool | None = None
     cluster_size: StrictInt | None = None
     max_payload: Size | None = None
-    # The defaults need no validation (and so no validator before complete_models below).
+    # The defaults need no validation.
     limits: ServerLimits = ServerLimits.model_construct()
     account: AccountLimits = AccountLimits.model_construct()
     # The cluster the estate is applied to, and its servers (all clusters' servers in a
@@ -68,5 +58,3 @@ class Target(BaseModel):
     # then refuses what it would otherwise silently rewrite.
     pedantic: StrictBool | None = None
 
-
-complete_models(ServerLimits, AccountLimits, TargetServer, Target)

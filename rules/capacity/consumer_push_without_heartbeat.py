@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pydantic import Field
-
 from linter.api import (
     SECOND,
     Edit,
@@ -17,6 +15,7 @@ from linter.api import (
     RuleOptions,
     Severity,
     Violation,
+    option,
 )
 
 
@@ -73,7 +72,7 @@ class OpsConsumerPushWithoutHeartbeat(Rule):
     """
 
     class Options(RuleOptions):
-        require_flow_control: bool = Field(True, description="also flag push consumers with heartbeats but no flow control")
+        require_flow_control: bool = option(default=True, description="also flag push consumers with heartbeats but no flow control")
 
     code = "JS439"
     name = "ops-consumer-push-without-heartbeat"

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from pydantic import Field
-
 from linter.api import (
     DAY,
     HOUR,
@@ -23,6 +21,7 @@ from linter.api import (
     Violation,
     format_duration,
     format_size,
+    option,
 )
 
 from ._common import byte_rate, ceil_size, human_rate
@@ -79,11 +78,11 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
     """
 
     class Options(RuleOptions):
-        rate: Literal["mean", "peak"] = Field(
-            "mean", description="which profile figure to use: bytes.mean_per_s or bytes.peak_per_s"
+        rate: Literal["mean", "peak"] = option(
+            default="mean", description="which profile figure to use: bytes.mean_per_s or bytes.peak_per_s"
         )
-        min_window: Duration = Field(
-            MINUTE, description="shortest profile window a fill time is extrapolated from (Go duration)"
+        min_window: Duration = option(
+            default=MINUTE, description="shortest profile window a fill time is extrapolated from (Go duration)"
         )
 
     code = "JS432"

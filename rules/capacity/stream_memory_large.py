@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pydantic import Field
-
 from linter.api import (
     MIB,
     FixAvailability,
@@ -19,6 +17,7 @@ from linter.api import (
     Violation,
     format_size,
     human_size,
+    option,
 )
 
 from ._common import hard_byte_bound, profiled_bytes
@@ -65,7 +64,7 @@ class OpsStreamMemoryLarge(Rule):
     """
 
     class Options(RuleOptions):
-        max_bytes: Size = Field(100 * MIB, description="largest max_bytes accepted for a memory stream (per replica)")
+        max_bytes: Size = option(default=100 * MIB, description="largest max_bytes accepted for a memory stream (per replica)")
 
     code = "JS433"
     name = "ops-stream-memory-large"

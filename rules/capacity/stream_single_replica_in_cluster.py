@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pydantic import Field
-
 from linter.api import (
     Edit,
     FixAvailability,
@@ -16,6 +14,7 @@ from linter.api import (
     RuleOptions,
     Severity,
     Violation,
+    option,
 )
 
 from ._common import multi_node
@@ -60,7 +59,7 @@ class OpsStreamSingleReplicaInCluster(Rule):
     """
 
     class Options(RuleOptions):
-        include_memory: bool = Field(False, description="also flag memory streams")
+        include_memory: bool = option(default=False, description="also flag memory streams")
 
     code = "JS436"
     name = "ops-stream-single-replica-in-cluster"

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pydantic import Field
-
 from linter.api import (
     GIB,
     Edit,
@@ -20,6 +18,7 @@ from linter.api import (
     Violation,
     format_size,
     human_size,
+    option,
 )
 
 from ._common import hard_byte_bound, profiled_bytes
@@ -64,7 +63,7 @@ class OpsStreamUncompressedLarge(Rule):
     """
 
     class Options(RuleOptions):
-        max_bytes: Size = Field(GIB, description="largest uncompressed file stream accepted (per replica)")
+        max_bytes: Size = option(default=GIB, description="largest uncompressed file stream accepted (per replica)")
 
     code = "JS434"
     name = "ops-stream-uncompressed-large"

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pydantic import Field
-
 from linter.api import (
     PROCESSING_TIME,
     ConsumerConfig,
@@ -20,6 +18,7 @@ from linter.api import (
     Violation,
     annotation_duration,
     approx_duration,
+    option,
 )
 
 from ._common import acks, pct, readable_ceil, written
@@ -107,9 +106,9 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
     fix_availability = FixAvailability.SOMETIMES
 
     class Options(RuleOptions):
-        factor: float = Field(default=2.0, gt=0, description="the ack wait must be at least this many times the P99 ack time")
-        min_samples: int = Field(default=100, ge=1, description="fewest ack samples a profile P99 needs to be used")
-        survivor_bias_ratio: float = Field(
+        factor: float = option(default=2.0, gt=0, description="the ack wait must be at least this many times the P99 ack time")
+        min_samples: int = option(default=100, ge=1, description="fewest ack samples a profile P99 needs to be used")
+        survivor_bias_ratio: float = option(
             default=0.10, ge=0, le=1, description="redelivered share of deliveries above which the P99 is called survivor-biased"
         )
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Literal
 
-from pydantic import Field
-
 from linter.api import (
     Edit,
     FixAvailability,
@@ -19,6 +17,7 @@ from linter.api import (
     StreamRule,
     Violation,
     approx_duration,
+    option,
 )
 
 from ._common import readable_ceil, retry_horizon
@@ -74,7 +73,7 @@ class OpsDuplicateWindowBelowRetryHorizon(StreamRule):
     fix_availability = FixAvailability.SOMETIMES
 
     class Options(RuleOptions):
-        use: Literal["p99", "max"] = Field(default="p99", description="which measured retry horizon the window must cover")
+        use: Literal["p99", "max"] = option(default="p99", description="which measured retry horizon the window must cover")
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.mirror is not None:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pydantic import Field
-
 from linter.api import (
     SECOND,
     Edit,
@@ -21,6 +19,7 @@ from linter.api import (
     Violation,
     approx_duration,
     approx_size,
+    option,
 )
 
 from ._common import readable_floor, retry_horizon
@@ -84,8 +83,8 @@ class OpsDuplicateWindowMemory(StreamRule):
     fix_availability = FixAvailability.SOMETIMES
 
     class Options(RuleOptions):
-        budget: Size = Field(default="64MiB", validate_default=True, description="de-duplication memory allowed per stream, all replicas together")
-        bytes_per_id: int = Field(default=150, gt=0, description="memory per remembered message id, bytes")
+        budget: Size = option(default="64MiB", validate_default=True, description="de-duplication memory allowed per stream, all replicas together")
+        bytes_per_id: int = option(default=150, gt=0, description="memory per remembered message id, bytes")
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.mirror is not None:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pydantic import Field
-
 from linter.api import (
     Duration,
     Edit,
@@ -19,6 +17,7 @@ from linter.api import (
     StreamRule,
     Violation,
     approx_duration,
+    option,
 )
 
 from ._common import retry_horizon
@@ -69,7 +68,7 @@ class OpsDuplicateWindowTooLong(StreamRule):
     fix_availability = FixAvailability.ALWAYS
 
     class Options(RuleOptions):
-        max_window: Duration = Field(default="1h", validate_default=True, description="longest duplicate_window accepted without a longer retry horizon")
+        max_window: Duration = option(default="1h", validate_default=True, description="longest duplicate_window accepted without a longer retry horizon")
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.mirror is not None:

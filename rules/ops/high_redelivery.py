@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pydantic import Field
-
 from linter.api import (
     ConsumerConfig,
     ConsumerResource,
@@ -17,6 +15,7 @@ from linter.api import (
     Severity,
     Violation,
     approx_duration,
+    option,
 )
 
 from ._common import pct, written
@@ -97,7 +96,7 @@ class OpsHighRedelivery(ConsumerRule):
     fix_availability = FixAvailability.ALWAYS
 
     class Options(RuleOptions):
-        max_ratio: float = Field(default=0.10, ge=0, le=1, description="highest accepted share of deliveries that are redeliveries")
+        max_ratio: float = option(default=0.10, ge=0, le=1, description="highest accepted share of deliveries that are redeliveries")
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         prof = ctx.consumer_profile(resource)

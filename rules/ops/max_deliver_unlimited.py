@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pydantic import Field
-
 from linter.api import (
     ConsumerConfig,
     ConsumerResource,
@@ -17,6 +15,7 @@ from linter.api import (
     RuleOptions,
     Severity,
     Violation,
+    option,
     stream_config,
 )
 
@@ -76,7 +75,7 @@ class OpsMaxDeliverUnlimited(ConsumerRule):
     fix_availability = FixAvailability.ALWAYS
 
     class Options(RuleOptions):
-        suggested: int = Field(default=5, ge=1, description="max_deliver the fix writes")
+        suggested: int = option(default=5, ge=1, description="max_deliver the fix writes")
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.direct or cfg.sourcing:

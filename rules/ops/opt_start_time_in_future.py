@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-from pydantic import Field
-
 from linter.api import (
     ConsumerConfig,
     ConsumerResource,
@@ -18,6 +16,7 @@ from linter.api import (
     RuleOptions,
     Severity,
     Violation,
+    option,
 )
 
 # Go's time.UnixNano is undefined past this instant (int64 nanoseconds since 1970).
@@ -86,7 +85,7 @@ class OpsOptStartTimeInFuture(ConsumerRule):
     fix_availability = FixAvailability.ALWAYS
 
     class Options(RuleOptions):
-        tolerance: Duration = Field(default="1m", validate_default=True, description="how far ahead of the clock a start time may be (clock skew)")
+        tolerance: Duration = option(default="1m", validate_default=True, description="how far ahead of the clock a start time may be (clock skew)")
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         start = cfg.opt_start_time

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pydantic import Field
-
 from linter.api import (
     ConsumerConfig,
     ConsumerResource,
@@ -18,6 +16,7 @@ from linter.api import (
     Severity,
     Violation,
     approx_duration,
+    option,
     stream_config,
 )
 
@@ -80,8 +79,8 @@ class OpsWorkqueueDiscardNewAggressiveConsumer(ConsumerRule):
     fix_availability = FixAvailability.ALWAYS
 
     class Options(RuleOptions):
-        min_ack_wait: Duration = Field(default="30s", validate_default=True, description="ack waits below this are aggressive")
-        min_max_deliver: int = Field(default=10, ge=1, description="max_deliver below this is aggressive")
+        min_ack_wait: Duration = option(default="30s", validate_default=True, description="ack waits below this are aggressive")
+        min_max_deliver: int = option(default=10, ge=1, description="max_deliver below this is aggressive")
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         parent = ctx.stream_of(resource)

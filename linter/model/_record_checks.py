@@ -1,0 +1,195 @@
+"""The fast validator of :mod:`linter.model.records`: one check per annotation, returning the
+validated value or raising ``_Unsure`` (then pydantic decides). A check accepts only inputs it
+judges exactly as pydantic would."""
+
+from __future__ import annotations
+
+import enum
+import types
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from .records import _AWARE, _STRICT, Before, Record, _Check, _fast, _make, _Unsure, is_record_class
+
+__all__: list[str] = []
+
+
+def _unsure(value: Any) -> Any:
+    raise _Unsure
+
+
+def _exact(kind: type) -> _Check:
+    def check(value: Any) -> Any:
+        if type(value) is kind:
+            return value
+        raise _Unsure
+
+    return check
+
+
+def _compile(t: Any, *, strict: bool) -> _Check:
+    """The check of one annotation: the validated value, or :class:`_Unsure`."""
+    origin = get_origin(t)
+    if t is Any:
+        return lambda v: v
+    if t is type(None):
+        return _exact(type(None))
+    if origin is Annotated:
+        base, *meta = get_args(t)
+        if _AWARE in meta:
+            return _unsure
+        inner = _compile(base, strict=strict or _STRICT in meta)
+        hooks = [m.func for m in meta if isinstance(m, Before)]
+        if not hooks:
+            return inner
+        return _before(hooks, inner)
+    if origin in (Union, types.UnionType):
+        args = get_args(t)
+        others = [a for a in args if a is not type(None)]
+        if len(others) == 1:
+            return _optional(_compile(others[0], strict=strict))
+        return _union([_compile(a, strict=strict) for a in args], type(None) in args)
+    if origin is Literal:
+        return _literal(get_args(t))
+    if origin is list:
+        item = _compile(get_args(t)[0], strict=strict)
+        return lambda v: [item(x) for x in v] if type(v) is list else _unsure(v)
+    if origin is tuple:
+        args = get_args(t)
+        if len(args) != 2 or args[1] is not Ellipsis:
+            return _unsure
+        member = _compile(args[0], strict=strict)
+        return lambda v: tuple(member(x) for x in v) if type(v) in (list, tuple) else _unsure(v)
+    if origin is dict:
+        key, val = (_compile(a, strict=strict) for a in get_args(t))
+        return lambda v: {key(k): val(x) for k, x in v.items()} if type(v) is dict else _unsure(v)
+    if t in (str, int, bool, float):
+        return _exact(t)
+    if isinstance(t, type) and issubclass(t, enum.Enum):
+        return _enum(t)
+    if is_record_class(t):
+        return _nested(t)
+    return _unsure
+
+
+def _before(hooks: list[Callable[[Any], Any]], inner: _Check) -> _Check:
+    if len(hooks) == 1:
+        hook = hooks[0]
+
+        def check_one(value: Any) -> Any:
+            try:
+                value = hook(value)
+            except Exception:  # noqa: BLE001 - pydantic words the error (or lets it through)
+                raise _Unsure from None
+            return inner(value)
+
+        return check_one
+    def check(value: Any) -> Any:
+        for hook in reversed(hooks):  # pydantic runs the last-declared before validator first
+            try:
+                value = hook(value)
+            except Exception:  # noqa: BLE001 - pydantic words the error (or lets it through)
+                raise _Unsure from None
+        return inner(value)
+
+    return check
+
+
+def _optional(inner: _Check) -> _Check:
+    """``X | None``."""
+
+    def check(value: Any) -> Any:
+        return None if value is None else inner(value)
+
+    return check
+
+
+def _union(members: list[_Check], optional: bool) -> _Check:
+    def check(value: Any) -> Any:
+        if value is None and optional:
+            return None
+        hits = []
+        for member in members:
+            try:
+                hits.append(member(value))
+            except _Unsure:
+                continue
+        if len(hits) != 1:
+            raise _Unsure
+        return hits[0]
+
+    return check
+
+
+def _literal(choices: tuple[Any, ...]) -> _Check:
+    if all(type(c) is str for c in choices):
+        strings = frozenset(choices)
+
+        def check_str(value: Any) -> Any:
+            if type(value) is str and value in strings:
+                return value
+            raise _Unsure
+
+        return check_str
+
+    def check(value: Any) -> Any:
+        for choice in choices:
+            if type(value) is type(choice) and value == choice:
+                return choice
+        raise _Unsure
+
+    return check
+
+
+def _enum(kind: type[enum.Enum]) -> _Check:
+    by_value = {m.value: m for m in kind}
+
+    def check(value: Any) -> Any:
+        if type(value) is kind:
+            return value
+        if type(value) is str and value in by_value and all(type(v) is str for v in by_value):
+            return by_value[value]
+        raise _Unsure
+
+    return check
+
+
+def _nested(kind: type[Record]) -> _Check:
+    def check(value: Any) -> Any:
+        if type(value) is kind:
+            return value
+        if type(value) is dict:
+            return _make(kind, *_fast(kind, value))
+        raise _Unsure
+
+    return check
+
+
+def _constrained(inner: _Check, constraints: dict[str, Any]) -> _Check:
+    import re
+
+    pattern = re.compile(constraints["pattern"]) if "pattern" in constraints else None
+
+    def check(value: Any) -> Any:
+        value = inner(value)
+        if value is None:
+            return None
+        if not _within(value, constraints, pattern):
+            raise _Unsure
+        return value
+
+    return check
+
+
+def _within(value: Any, c: dict[str, Any], pattern: Any) -> bool:
+    if "unknown" in c:
+        return False
+    if type(value) in (int, float):
+        return (("ge" not in c or value >= c["ge"]) and ("gt" not in c or value > c["gt"])
+                and ("le" not in c or value <= c["le"]) and ("lt" not in c or value < c["lt"])
+                and not ({"min_length", "max_length", "pattern"} & set(c)))
+    if type(value) is str:
+        return (("min_length" not in c or len(value) >= c["min_length"]) and ("max_length" not in c or len(value) <= c["max_length"])
+                and (pattern is None or ("\n" not in value and pattern.search(value) is not None))
+                and not ({"ge", "gt", "le", "lt"} & set(c)))
+    return False
