@@ -48,7 +48,7 @@ from pyspark.sql import functions as F
 from linter.model.profiles import Profiles
 from profiler import quantiles as _q
 from profiler.events import ADVISORY_PREFIX, between, read_events
-from profiler.inputs import JSON_SUFFIXES, has_files, is_local
+from profiler.inputs import worth_caching
 from profiler.job import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
 from profiler.partial import iso
 from profiler.quantiles import QUANTILES, quantiles
@@ -347,13 +347,6 @@ def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_li
     return {k: v for k, v in out.items() if v}
 
 
-def _worth_caching(paths: Sequence[str]) -> bool:
-    """Whether the parsed events are worth a disk cache: yes when some input is JSON lines (or a URI of
-    unknown format), whose parsing costs more than the cache; no for Parquet, whose pruned scans cost
-    less than writing and reading the cache (the job reads it three times)."""
-    return any(not is_local(p) or has_files(p, JSON_SUFFIXES) for p in paths)
-
-
 def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int = MIN_ACCURACY,
                    exact_limit: int = DEFAULT_EXACT_LIMIT, progress: Callable[[str], None] | None = None,
                    since: int | None = None, until: int | None = None) -> tuple[dict[str, Any], ProfileSummary]:
@@ -380,7 +373,7 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
         raise ValueError(f"--accuracy must be at least {MIN_ACCURACY} (got {accuracy})")
     summary = ProfileSummary()
     ev = between(read_events(spark, paths), since, until)
-    cached = _worth_caching(paths)
+    cached = worth_caching(paths)
     if cached:
         ev = ev.persist(_CACHE_LEVEL)
     try:
