@@ -142,10 +142,16 @@ def _census(ev: DataFrame, accuracy: int) -> _Census:
     ).agg(
         F.count("*").alias("n"), F.min(t).alias("lo"), F.max(t).alias("hi"), F.count(t).alias("nt"),
         F.count(a).alias("a_n"), F.max(a).alias("a_max"),
-        F.percentile_approx(a, _q._around(QUANTILES, accuracy), accuracy).alias("a_around"),
         F.count(d).alias("d_n"), F.count(F.when(d == 1, 1)).alias("d_first"), F.max(d).alias("d_max"),
     ).collect()
+    # the brackets apart: percentile_approx makes an aggregation object-based (no code generation), which
+    # costs every other aggregate of the census about twice its time
+    around = (ev.where(is_ack & (F.col("ack_time") >= 0) & F.col("stream").isNotNull() & F.col("consumer").isNotNull())
+              .groupBy("stream", "consumer")
+              .agg(F.percentile_approx("ack_time", _q._around(QUANTILES, accuracy), accuracy).alias("a")).collect())
     c = _Census()
+    for r in around:
+        c.ack_around[(r["stream"], r["consumer"])] = [int(x) for x in r["a"]]
     lo = hi = plo = phi = None
     for r in rows:
         k = r["kind"]
@@ -161,7 +167,6 @@ def _census(ev: DataFrame, accuracy: int) -> _Census:
         if k == "ack" and s is not None and con is not None:
             if r["a_n"]:
                 c.ack_sizes[(s, con)] = (int(r["a_n"]), int(r["a_max"]))
-                c.ack_around[(s, con)] = [int(x) for x in r["a_around"]]
             if r["d_n"]:
                 c.deliveries[(s, con)] = (int(r["d_n"]), int(r["d_first"]), int(r["d_max"]))
         elif k == "advisory" and s is not None and con is not None:
