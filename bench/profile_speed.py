@@ -1,6 +1,7 @@
 """Benchmark `jsops profile` against DuckDB on the same files, and the cost of extending a profile store.
 
-    .venv/bin/python bench/profile_speed.py [--sizes 1000000 10000000] [--big] [--master local[2]]
+    .venv/bin/python bench/profile_speed.py [--sizes 1000000 10000000] [--big] [--formats json parquet]
+                                            [--master local[2]] [--week-only]
 
 For each size (ack samples; publisher logs scale with them, 95 ids per 1000 acks, plus advisories and
 snapshots over one hour) the synthetic telemetry is generated once as JSON lines under ``--data-prefix``
@@ -169,6 +170,8 @@ def main() -> int:
     ap.add_argument("--data-prefix", default="/tmp/jsops-bench")
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--driver-memory", default="1g")
+    ap.add_argument("--formats", nargs="+", choices=("json", "parquet"), default=["json", "parquet"],
+                    help="input formats to time (default both)")
     ap.add_argument("--prepare", action="store_true", help="only generate and compact the data sets")
     ap.add_argument("--week-only", action="store_true", help="only the profile-store rows")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -187,6 +190,8 @@ def main() -> int:
         print(f"{acks} acks ...", flush=True)
         json_dir, pq_dir = _data(a.data_prefix, acks)
         for fmt, d in (("JSON lines", json_dir), ("parquet", pq_dir)):
+            if fmt.split()[0].lower() not in a.formats:
+                continue
             wall, res = _child(["jsops", str(d)])
             dwall, duck = _child(["duckdb", str(d)])
             worst = _check(res["doc"], duck["rows"])
