@@ -1,6 +1,7 @@
 """Benchmark `jsops profile` against DuckDB on the same files, and the cost of extending a profile store.
 
-    .venv/bin/python bench/profile_speed.py [--sizes 1000000 10000000] [--big] [--master local[2]]
+    .venv/bin/python bench/profile_speed.py [--sizes 1000000 10000000] [--big] [--formats json parquet]
+                                            [--master local[2]] [--week-only]
 
 For each size (ack samples; publisher logs scale with them, 95 ids per 1000 acks, plus advisories and
 snapshots over one hour) the synthetic telemetry is generated once as JSON lines under ``--data-prefix``
@@ -9,14 +10,16 @@ counts grow and percentiles stay; the generator is too slow for 10M on a small m
 by later runs. Each measurement is a fresh process, timed from outside (whole process: interpreter,
 JVM start, job, exit):
 
-* ``jsops``: ``build_profiles`` in a child that starts its own Spark (``--master``, ``--driver-memory``);
-  it reports the driver JVM's and the Python driver's peak RSS (VmHWM; in local mode the driver JVM is
-  also the executor, so that is all Spark held);
+* ``jsops``: ``build_profiles`` in a child that starts its own Spark as ``jsops profile`` does
+  (``--master``, ``--driver-memory``, shuffle partitions by input size); it reports the driver JVM's and
+  the Python driver's peak RSS (VmHWM; in local mode the driver JVM is also the executor, so that is
+  the executor's peak too) and the number of Spark jobs it ran (adaptive execution runs each shuffle
+  stage as a job of its own);
 * ``duckdb``: a child computing the same per-consumer ack_time percentiles (``quantile_cont``) from the
   same files, JSON lines with ``read_json`` and an explicit column list, Parquet with ``read_parquet``;
   the figures are checked against jsops's.
 
-``ratio`` is jsops wall / DuckDB wall. The last rows build a week-long profile store (168 hourly windows
+``ratio`` is jsops wall / DuckDB wall; ``load`` the one-minute load average when the row was measured. The last rows build a week-long profile store (168 hourly windows
 of compacted telemetry, ``--week-acks`` samples in all) and time extending it by one more hour: the
 extension reads only that hour's partition and merges 168 stored windows. ``--big`` adds 50M events.
 """
@@ -77,9 +80,10 @@ def _run_child(a: argparse.Namespace) -> int:
             f"FROM {src} WHERE {ack} AND ack_time >= 0 GROUP BY ALL ORDER BY ALL").fetchall()
         print("RESULT " + json.dumps({"rows": [[s, c, n, mx, list(q)] for s, c, n, mx, q in rows]}), flush=True)
         return 0
+    from profiler.inputs import shuffle_partitions
     from profiler.job import build_profiles, make_session
 
-    spark = make_session(a.master, driver_memory=a.driver_memory)
+    spark = make_session(a.master, driver_memory=a.driver_memory, shuffle_partitions=shuffle_partitions([data]))
     jvm_pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
     t = time.perf_counter()
     if what == "jsops":
@@ -90,10 +94,11 @@ def _run_child(a: argparse.Namespace) -> int:
 
         doc, summary = build_store_profiles(spark, [data], Path(a.child[2]), Partial(0, 0), until=int(a.child[3]))
     job = time.perf_counter() - t
+    jobs = len(spark.sparkContext.statusTracker().getJobIdsForGroup())
     jvm = _vm_hwm_mb(jvm_pid)
     spark.stop()
     print("RESULT " + json.dumps({"doc": doc, "events": sum(summary.kinds.values()), "job_s": job,
-                                  "windows": summary.windows, "jvm_rss_mib": jvm,
+                                  "windows": summary.windows, "jvm_rss_mib": jvm, "spark_jobs": jobs,
                                   "py_rss_mib": _vm_hwm_mb(os.getpid())}), flush=True)
     return 0
 
@@ -150,9 +155,11 @@ def _week(a: argparse.Namespace) -> list[str]:
     wall0, built = _child(["store", str(pq), str(store), str(start + 167 * HOUR_US)])
     wall1, ext = _child(["store", str(pq), str(store), str(start + 168 * HOUR_US)])
     return [f"| {built['events']} | store: build 167 h of a week (parquet) | {wall0:.1f} s (job {built['job_s']:.1f}) | "
-            f"| | {built['jvm_rss_mib']:.0f} / {built['py_rss_mib']:.0f} MiB | windows computed/reused {built['windows']} |",
+            f"| | {built['jvm_rss_mib']:.0f} / {built['py_rss_mib']:.0f} MiB | windows computed/reused {built['windows']} | "
+            f"{built['spark_jobs']} | {os.getloadavg()[0]:.1f} |",
             f"| {ext['events']} | store: extend the week by 1 h (parquet) | {wall1:.1f} s (job {ext['job_s']:.1f}) | | | "
-            f"{ext['jvm_rss_mib']:.0f} / {ext['py_rss_mib']:.0f} MiB | windows computed/reused {ext['windows']} |"]
+            f"{ext['jvm_rss_mib']:.0f} / {ext['py_rss_mib']:.0f} MiB | windows computed/reused {ext['windows']} | "
+            f"{ext['spark_jobs']} | {os.getloadavg()[0]:.1f} |"]
 
 
 def main() -> int:
@@ -163,6 +170,8 @@ def main() -> int:
     ap.add_argument("--data-prefix", default="/tmp/jsops-bench")
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--driver-memory", default="1g")
+    ap.add_argument("--formats", nargs="+", choices=("json", "parquet"), default=["json", "parquet"],
+                    help="input formats to time (default both)")
     ap.add_argument("--prepare", action="store_true", help="only generate and compact the data sets")
     ap.add_argument("--week-only", action="store_true", help="only the profile-store rows")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -175,18 +184,20 @@ def main() -> int:
             _data(a.data_prefix, acks)
         _data(a.data_prefix, a.week_acks, 7 * 86400)
         return 0
-    table = ["| events | input | jsops wall | duckdb wall | ratio | driver peak RSS JVM / Python | agreement |",
-             "|---|---|---|---|---|---|---|"]
+    table = ["| events | input | jsops wall | duckdb wall | ratio | peak RSS JVM / Python | agreement | Spark jobs | load |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for acks in sizes:
         print(f"{acks} acks ...", flush=True)
         json_dir, pq_dir = _data(a.data_prefix, acks)
         for fmt, d in (("JSON lines", json_dir), ("parquet", pq_dir)):
+            if fmt.split()[0].lower() not in a.formats:
+                continue
             wall, res = _child(["jsops", str(d)])
             dwall, duck = _child(["duckdb", str(d)])
             worst = _check(res["doc"], duck["rows"])
             table.append(f"| {res['events']} | {fmt} {_size_mib(d):.0f} MiB | {wall:.1f} s (job {res['job_s']:.1f}) | "
                          f"{dwall:.1f} s | {wall / dwall:.1f} x | {res['jvm_rss_mib']:.0f} / {res['py_rss_mib']:.0f} MiB | "
-                         f"{worst:.1e} |")
+                         f"{worst:.1e} | {res['spark_jobs']} | {os.getloadavg()[0]:.1f} |")
             print(table[-1], flush=True)
     table += _week(a)
     print(f"\nmaster {a.master}, driver memory {a.driver_memory}, load average {os.getloadavg()[0]:.1f}")

@@ -34,6 +34,7 @@ How figures are computed (all times are read at microsecond precision, durations
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -41,12 +42,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame, Row, SparkSession, Window
+from pyspark.sql import Column, DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
 
 from linter.model.profiles import Profiles
 from profiler import quantiles as _q
 from profiler.events import ADVISORY_PREFIX, between, read_events
+from profiler.inputs import worth_caching
 from profiler.job import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
 from profiler.partial import iso
 from profiler.quantiles import QUANTILES, quantiles
@@ -117,6 +119,11 @@ class _Census:
     advisories: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
     attempts: dict[str, int] = field(default_factory=dict)
     publish_bounds: tuple[int, int] | None = None
+    unknown_types: dict[str, int] = field(default_factory=dict)
+
+    def top_unknown(self) -> dict[str, int]:
+        """The five most frequent types of the unknown events."""
+        return dict(sorted(self.unknown_types.items(), key=lambda x: (-x[1], x[0]))[:5])
 
 
 def _census(ev: DataFrame, accuracy: int) -> _Census:
@@ -125,8 +132,9 @@ def _census(ev: DataFrame, accuracy: int) -> _Census:
     ack_ok = F.col("ack_time").isNull() | (F.col("ack_time") >= 0)
     a = F.when(is_ack & (F.col("ack_time") >= 0), F.col("ack_time"))
     d = F.when(is_ack & ack_ok & (F.col("deliveries") >= 1), F.col("deliveries"))
-    adv = F.when(is_adv, F.coalesce(*[F.when(F.col("type") == ADVISORY_PREFIX + k, F.lit(k)) for k in _ADVISORY_KINDS],
-                                    F.lit("other")))
+    adv = (F.when(is_adv, F.coalesce(*[F.when(F.col("type") == ADVISORY_PREFIX + k, F.lit(k)) for k in _ADVISORY_KINDS],
+                                     F.lit("other")))
+           .when(kind == "unknown", F.coalesce(F.col("type"), F.lit("(no type)"))))  # unknown: its type
     rows = ev.groupBy(
         "kind", adv.alias("adv"),
         F.when(is_ack | is_adv | is_pub, F.col("stream")).alias("stream"),
@@ -134,14 +142,22 @@ def _census(ev: DataFrame, accuracy: int) -> _Census:
     ).agg(
         F.count("*").alias("n"), F.min(t).alias("lo"), F.max(t).alias("hi"), F.count(t).alias("nt"),
         F.count(a).alias("a_n"), F.max(a).alias("a_max"),
-        F.percentile_approx(a, _q._around(QUANTILES, accuracy), accuracy).alias("a_around"),
         F.count(d).alias("d_n"), F.count(F.when(d == 1, 1)).alias("d_first"), F.max(d).alias("d_max"),
     ).collect()
+    # the brackets apart: percentile_approx makes an aggregation object-based (no code generation), which
+    # costs every other aggregate of the census about twice its time
+    around = (ev.where(is_ack & (F.col("ack_time") >= 0) & F.col("stream").isNotNull() & F.col("consumer").isNotNull())
+              .groupBy("stream", "consumer")
+              .agg(F.percentile_approx("ack_time", _q._around(QUANTILES, accuracy), accuracy).alias("a")).collect())
     c = _Census()
+    for r in around:
+        c.ack_around[(r["stream"], r["consumer"])] = [int(x) for x in r["a"]]
     lo = hi = plo = phi = None
     for r in rows:
         k = r["kind"]
         c.kinds[k] = c.kinds.get(k, 0) + int(r["n"])
+        if k == "unknown":
+            c.unknown_types[r["adv"]] = c.unknown_types.get(r["adv"], 0) + int(r["n"])
         if k in ("bad", "unknown"):
             continue
         if r["lo"] is not None:
@@ -151,7 +167,6 @@ def _census(ev: DataFrame, accuracy: int) -> _Census:
         if k == "ack" and s is not None and con is not None:
             if r["a_n"]:
                 c.ack_sizes[(s, con)] = (int(r["a_n"]), int(r["a_max"]))
-                c.ack_around[(s, con)] = [int(x) for x in r["a_around"]]
             if r["d_n"]:
                 c.deliveries[(s, con)] = (int(r["d_n"]), int(r["d_first"]), int(r["d_max"]))
         elif k == "advisory" and s is not None and con is not None:
@@ -169,7 +184,7 @@ def _census(ev: DataFrame, accuracy: int) -> _Census:
     return c
 
 
-def _consumer_profiles(ev: DataFrame, rest: DataFrame, census: _Census, exact_limit: int, accuracy: int,
+def _consumer_profiles(ev: DataFrame, census: _Census, exact_limit: int, accuracy: int,
                        summary: ProfileSummary) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
 
@@ -188,57 +203,118 @@ def _consumer_profiles(ev: DataFrame, rest: DataFrame, census: _Census, exact_li
         slot(s, c)["deliveries"] = {"first_try_ratio": first / n, "redelivered_ratio": (n - first) / n, "max": mx}
     for (s, c), counts in census.advisories.items():
         slot(s, c)["advisories"] = dict(counts)
-
-    snaps = rest.where((F.col("kind") == "consumer_info") & F.col("stream").isNotNull()
-                       & F.col("consumer").isNotNull() & F.col("t").isNotNull() & F.col("c_delivered").isNotNull())
-    for r in _interval_rates(snaps, ["stream", "consumer"], "c_delivered").collect():
-        slot(r["stream"], r["consumer"])["delivery"] = {"mean_per_s": r["mean"], "peak_per_s": r["peak"]}
     return out
 
 
-def _interval_rates(snaps: DataFrame, keys: list[str], counter: str) -> DataFrame:
-    """Mean and peak rate of a monotone counter between consecutive snapshots (resets are skipped)."""
-    snaps = snaps.dropDuplicates([*keys, "t"])
+def _rest_rows(rest: DataFrame, census: _Census) -> list[Row]:
+    """Every figure of the non-ack events (publisher logs, snapshots) in one query, one collect: each
+    part is aggregated apart and the results share one row shape (``fig`` says which part a row is)."""
+    parts = [_rates(rest.where((F.col("kind") == "consumer_info") & F.col("consumer").isNotNull()
+                               & F.col("c_delivered").isNotNull()), "drate", ["stream", "consumer"], "c_delivered"),
+             _rates(rest.where((F.col("kind") == "stream_info") & F.col("s_last_seq").isNotNull()),
+                    "srate", ["stream"], "s_last_seq")]
+    snaps = rest.where((F.col("kind") == "stream_info") & F.col("stream").isNotNull() & F.col("t").isNotNull()
+                       & (F.col("s_messages") > 0))
+    latest = F.max_by(F.struct("s_first", "s_last"), "t")
+    parts.append(_row(snaps.groupBy("stream").agg((F.sum("s_bytes") / F.sum("s_messages")).alias("x"),
+                                                  latest.alias("l")),
+                      "size", x=F.col("x"), a=F.col("l.s_first"), b=F.col("l.s_last")))
+    if census.publish_bounds is not None:
+        ok = rest.where((F.col("kind") == "publish") & F.col("stream").isNotNull() & F.col("t").isNotNull()
+                        & (F.col("result") == "ok"))
+        per_sec = ok.groupBy("stream", F.floor(F.col("t") / 1_000_000).alias("sec")).agg(
+            F.count("*").alias("c"), F.sum("bytes").alias("b"), F.count("bytes").alias("nb"))
+        # the distribution of the per-second counts (seconds without a publish are added on the driver)
+        hist = per_sec.groupBy("stream", "c").agg(F.count("*").alias("secs"), F.sum("b").alias("b"),
+                                                  F.max(F.coalesce("b", F.lit(0))).alias("bmax"),
+                                                  F.sum("nb").alias("nb"))
+        parts.append(_row(hist, "sec", a=F.col("c"), b=F.col("secs"), c=F.col("b"), d=F.col("bmax"), e=F.col("nb")))
+        per_min = ok.groupBy("stream", F.floor(F.col("t") / 60_000_000).alias("m")).count()
+        parts.append(_row(per_min.groupBy("stream").agg(F.max("count").alias("pm")), "min", a=F.col("pm")))
+    out = parts[0]
+    for p in parts[1:]:
+        out = out.unionByName(p)
+    return out.collect()
+
+
+_ROW = {"a": "long", "b": "long", "c": "long", "d": "long", "e": "long", "x": "double", "y": "double"}
+
+
+def _row(df: DataFrame, fig: str, **values: Column) -> DataFrame:
+    """``df`` in the shared row shape of :func:`_rest_rows`: fig, stream, consumer and the ``values``."""
+    consumer = F.col("consumer") if "consumer" in df.columns else F.lit(None).cast("string")
+    return df.select(F.lit(fig).alias("fig"), "stream", consumer.alias("consumer"),
+                     *[values.get(k, F.lit(None)).cast(t).alias(k) for k, t in _ROW.items()])
+
+
+def _rates(snaps: DataFrame, fig: str, keys: list[str], counter: str) -> DataFrame:
+    """Total, mean and peak rate of a monotone counter between consecutive snapshots (resets skipped)."""
+    snaps = snaps.where(F.col("stream").isNotNull() & F.col("t").isNotNull()).dropDuplicates([*keys, "t"])
     w = Window.partitionBy(*keys).orderBy("t")
     d = (snaps.select(*keys, (F.col(counter) - F.lag(counter).over(w)).alias("d"),
                       (F.col("t") - F.lag("t").over(w)).alias("dt"))
          .where((F.col("dt") > 0) & (F.col("d") >= 0)))
-    return d.groupBy(*keys).agg(
-        F.sum("d").alias("total"),
-        (F.sum("d") * 1e6 / F.sum("dt")).alias("mean"),
-        F.max(F.col("d") * 1e6 / F.col("dt")).alias("peak"))
+    agg = d.groupBy(*keys).agg(F.sum("d").alias("total"), (F.sum("d") * 1e6 / F.sum("dt")).alias("mean"),
+                               F.max(F.col("d") * 1e6 / F.col("dt")).alias("peak"))
+    return _row(agg, fig, a=F.col("total"), x=F.col("mean"), y=F.col("peak"))
 
 
-def _stream_profiles(rest: DataFrame, census: _Census, exact_limit: int, accuracy: int) -> dict[str, dict[str, Any]]:
+def _percentile(counts: Sequence[tuple[int, int]], p: float) -> float:
+    """Spark's exact ``percentile`` of the multiset of sorted (value, count) pairs, in the same double
+    arithmetic (linear interpolation between the closest ranks)."""
+    n = sum(c for _, c in counts)
+    position = (n - 1) * p
+    lower, higher = math.floor(position), math.ceil(position)
+
+    def at(rank: int) -> int:
+        seen = 0
+        for v, c in counts:
+            seen += c
+            if rank < seen:
+                return v
+        raise ValueError(rank)
+
+    lo, hi = at(lower), at(higher)
+    if higher == lower or lo == hi:
+        return float(lo)
+    return (higher - position) * float(lo) + (position - lower) * float(hi)
+
+
+def _ingest(rows: list[Row], bounds: tuple[int, int], out: dict[str, dict[str, Any]]) -> None:
+    """Ingest and bytes per second from the per-second count distribution of each stream's ok publishes
+    over the dense grid of every second of the publisher-log window (a second without one counts 0)."""
+    nsec = bounds[1] // 1_000_000 - bounds[0] // 1_000_000 + 1
+    hist: dict[str, list[Row]] = {}
+    per_min: dict[str, int] = {}
+    for r in rows:
+        if r["fig"] == "sec":
+            hist.setdefault(r["stream"], []).append(r)
+        elif r["fig"] == "min":
+            per_min[r["stream"]] = int(r["a"])
+    for name, rs in hist.items():
+        busy = sum(int(r["b"]) for r in rs)
+        counts = sorted([(0, nsec - busy)] if nsec > busy else [])
+        counts += sorted((int(r["a"]), int(r["b"])) for r in rs)
+        messages = sum(int(r["a"]) * int(r["b"]) for r in rs)
+        s = out.setdefault(name, {})
+        s["ingest"] = {"messages": messages, "mean_per_s": messages / nsec,
+                       "p99_per_s": _percentile(counts, 0.99), "peak_per_s": max(int(r["a"]) for r in rs),
+                       "peak_per_min": per_min[name]}
+        if sum(int(r["e"]) for r in rs):
+            s["bytes"] = {"mean_per_s": sum(int(r["c"] or 0) for r in rs) / nsec,
+                          "peak_per_s": max(int(r["d"]) for r in rs)}
+
+
+def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_limit: int,
+                     accuracy: int) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
 
     def slot(stream: str) -> dict[str, Any]:
         return out.setdefault(stream, {})
 
-    pub = rest.where((F.col("kind") == "publish") & F.col("stream").isNotNull() & F.col("t").isNotNull())
     if census.publish_bounds is not None:
-        lo, hi = (b // 1_000_000 for b in census.publish_bounds)
-        ok = pub.where(F.col("result") == "ok").withColumn("sec", F.floor(F.col("t") / 1_000_000))
-        per_sec = ok.groupBy("stream", "sec").agg(F.count("*").alias("c"), F.sum("bytes").alias("b"),
-                                                  F.count("bytes").alias("nb"))
-        # the dense grid of every second of the publisher-log window, per stream with ok publishes
-        grid = (per_sec.select("stream").distinct()
-                .select("stream", F.explode(F.sequence(F.lit(lo), F.lit(hi))).alias("sec")))
-        filled = grid.join(per_sec, ["stream", "sec"], "left").fillna(0, ["c", "b", "nb"])
-        stats = filled.groupBy("stream").agg(
-            F.sum("c").alias("messages"), F.count("*").alias("nsec"), F.percentile("c", 0.99).alias("p99"),
-            F.max("c").alias("peak"), F.sum("b").alias("bytes"), F.max("b").alias("bpeak"),
-            F.sum("nb").alias("nb"))
-        per_min = (ok.groupBy("stream", F.floor(F.col("t") / 60_000_000).alias("m")).count()
-                   .groupBy("stream").agg(F.max("count").alias("pm")))
-        for r in stats.join(per_min, "stream", "left").collect():  # one job for both
-            s = slot(r["stream"])
-            s["ingest"] = {"messages": int(r["messages"]), "mean_per_s": r["messages"] / r["nsec"],
-                           "p99_per_s": float(r["p99"]), "peak_per_s": int(r["peak"]),
-                           "peak_per_min": int(r["pm"])}
-            if r["nb"]:
-                s["bytes"] = {"mean_per_s": r["bytes"] / r["nsec"], "peak_per_s": int(r["bpeak"])}
-
+        _ingest(rows, census.publish_bounds, out)
+        pub = rest.where((F.col("kind") == "publish") & F.col("stream").isNotNull() & F.col("t").isNotNull())
         horizons = (pub.where(F.col("msg_id").isNotNull()).groupBy("stream", "msg_id")
                     .agg(F.count("*").alias("n"), ((F.max("t") - F.min("t")) * 1000).alias("h"))
                     .where(F.col("n") >= 2))
@@ -252,31 +328,27 @@ def _stream_profiles(rest: DataFrame, census: _Census, exact_limit: int, accurac
                 retry.update(retried_ids=n, horizon_p99_ns=_ns(q[0]), horizon_max_ns=mx)
             slot(name)["publish_retry"] = retry
 
-    snaps = rest.where((F.col("kind") == "stream_info") & F.col("stream").isNotNull() & F.col("t").isNotNull())
-    size = snaps.where(F.col("s_messages") > 0).groupBy("stream").agg(
-        (F.sum("s_bytes") / F.sum("s_messages")).alias("size"),
-        F.max_by(F.struct("s_first", "s_last"), "t").alias("latest"))
-    rates_df = _interval_rates(snaps.where(F.col("s_last_seq").isNotNull()), ["stream"], "s_last_seq")
     sizes: dict[str, float] = {}
     rates: dict[str, Row] = {}
-    for r in size.join(rates_df, "stream", "full").collect():  # one job for both
-        s = slot(r["stream"])
-        if r["size"] is not None:
-            sizes[r["stream"]] = float(r["size"])
-        lt = r["latest"]
-        if lt is not None and lt["s_first"] is not None and lt["s_last"] is not None and lt["s_last"] >= lt["s_first"]:
-            s["retention_span_ns"] = int(lt["s_last"] - lt["s_first"]) * 1000
-        if r["total"] is not None:
+    for r in rows:
+        if r["fig"] == "size":
+            s = slot(r["stream"])
+            if r["x"] is not None:
+                sizes[r["stream"]] = float(r["x"])
+            if r["a"] is not None and r["b"] is not None and r["b"] >= r["a"]:
+                s["retention_span_ns"] = int(r["b"] - r["a"]) * 1000
+        elif r["fig"] == "srate":
+            s = slot(r["stream"])
             rates[r["stream"]] = r
             if "ingest" not in s:
-                s["ingest"] = {"messages": int(r["total"]), "mean_per_s": float(r["mean"])}
+                s["ingest"] = {"messages": int(r["a"]), "mean_per_s": float(r["x"])}
     for name, s in out.items():
         rate = rates.get(name)
         if name in sizes:
             b = s.setdefault("bytes", {})
             b["stored_msg_size_mean"] = sizes[name]
             if "mean_per_s" not in b and rate is not None:
-                b["mean_per_s"] = float(rate["mean"]) * sizes[name]
+                b["mean_per_s"] = float(rate["x"]) * sizes[name]
     return {k: v for k, v in out.items() if v}
 
 
@@ -285,12 +357,14 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
                    since: int | None = None, until: int | None = None) -> tuple[dict[str, Any], ProfileSummary]:
     """Compute the profiles document (validated against :class:`linter.model.profiles.Profiles`).
 
-    Passes: the input is parsed once into a cached table of the columns the figures need; one
-    aggregation over it (the census) gives every count, the window and the ack group sizes; one more
-    computes the ack_time percentiles; the few non-ack events (publisher logs, snapshots) are cached
-    apart and the remaining small jobs run on them. Only per-group results reach the driver.
-    ``progress`` receives one line per pass with its wall time. ``since``/``until`` (microseconds)
-    keep the events of ``[since, until)`` only (then events without a timestamp are skipped).
+    Passes over the input: one aggregation (the census) gives every count, the window, the unknown
+    types and the ack group sizes with their percentile brackets; one more refines the ack_time
+    percentiles; one query computes every figure of the few non-ack events (publisher logs,
+    snapshots), and one their retry horizons. JSON input is parsed once into a disk cache of the
+    columns the figures need; Parquet is scanned again instead (cheaper than a cache). Only per-group
+    results reach the driver. ``progress`` receives one line per pass with its wall time.
+    ``since``/``until`` (microseconds) keep the events of ``[since, until)`` only (then events without
+    a timestamp are skipped).
     """
     clock = [time.monotonic()]
 
@@ -303,27 +377,30 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
     if accuracy < MIN_ACCURACY:
         raise ValueError(f"--accuracy must be at least {MIN_ACCURACY} (got {accuracy})")
     summary = ProfileSummary()
-    ev = between(read_events(spark, paths), since, until).persist(_CACHE_LEVEL)
-    rest = None
+    ev = between(read_events(spark, paths), since, until)
+    cached = worth_caching(paths)
+    if cached:
+        ev = ev.persist(_CACHE_LEVEL)
     try:
         census = _census(ev, accuracy)
-        summary.kinds = dict(census.kinds)
+        summary.kinds, summary.unknown_types = dict(census.kinds), census.top_unknown()
         done(f"read and census: {sum(census.kinds.values())} events")
-        if summary.unknown:
-            for r in ev.where(F.col("kind") == "unknown").groupBy("type").count().orderBy(F.desc("count")).limit(5).collect():
-                summary.unknown_types[r["type"] or "(no type)"] = int(r["count"])
         doc: dict[str, Any] = {"version": 1, "generated_at": iso(int(datetime.now(UTC).timestamp() * 1e6))}
         if census.window is not None:
             doc["window"] = {"start": iso(census.window[0]), "end": iso(census.window[1])}
-        rest = ev.where(F.col("kind").isin("publish", "stream_info", "consumer_info")).persist(_CACHE_LEVEL)
-        consumers = _consumer_profiles(ev, rest, census, exact_limit, accuracy, summary)
-        done(f"consumers: {len(consumers)}")
-        doc["streams"] = dict(sorted(_stream_profiles(rest, census, exact_limit, accuracy).items()))
+        consumers = _consumer_profiles(ev, census, exact_limit, accuracy, summary)
+        done(f"ack_time percentiles: {len(consumers)} consumers")
+        rest = ev.where(F.col("kind").isin("publish", "stream_info", "consumer_info"))
+        rows = _rest_rows(rest, census)
+        for r in rows:
+            if r["fig"] == "drate":
+                consumers.setdefault(f"{r['stream']}/{r['consumer']}", {})["delivery"] = {
+                    "mean_per_s": r["x"], "peak_per_s": r["y"]}
+        doc["streams"] = dict(sorted(_stream_profiles(rest, rows, census, exact_limit, accuracy).items()))
         done(f"streams: {len(doc['streams'])}")
         doc["consumers"] = dict(sorted(consumers.items()))
     finally:
-        if rest is not None:
-            rest.unpersist()
-        ev.unpersist()
+        if cached:
+            ev.unpersist()
     Profiles.model_validate(doc)
     return doc, summary

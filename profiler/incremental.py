@@ -23,7 +23,7 @@ from pyspark.sql import functions as F
 from linter.model.profiles import Profiles
 from profiler.compute import ProfileSummary
 from profiler.events import between, read_events
-from profiler.inputs import hour_partitions
+from profiler.inputs import hour_partitions, worth_caching
 from profiler.partial import Partial, iso, merge, to_document
 from profiler.store import ProfileStore, StoreError
 from profiler.windows import window_partials
@@ -70,11 +70,14 @@ def build_store_profiles(spark: SparkSession, paths: Sequence[str], store_dir: P
         if have:
             index = F.floor(F.col("t") / window_us)
             ev = ev.where(F.col("t").isNull() | ~index.isin(sorted(have)))
-        ev = ev.persist(StorageLevel.DISK_ONLY)
+        cached = worth_caching(inputs)  # JSON: parse once; Parquet: scan per pass (cheaper than a cache)
+        if cached:
+            ev = ev.persist(StorageLevel.DISK_ONLY)
         try:
             fresh, untimed = window_partials(ev, template, window_us)
         finally:
-            ev.unpersist()
+            if cached:
+                ev.unpersist()
         for k, n in untimed.items():
             summary.kinds[k] = summary.kinds.get(k, 0) + n
     newest = max(fresh, default=None)

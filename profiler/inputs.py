@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
-__all__ = ["JSON_SUFFIXES", "is_local", "has_files", "check_paths", "hour_partitions", "local_bytes", "SMALL_INPUT_BYTES"]
+__all__ = ["JSON_SUFFIXES", "is_local", "has_files", "check_paths", "hour_partitions", "local_bytes", "SMALL_INPUT_BYTES",
+           "worth_caching", "shuffle_partitions"]
 
 JSON_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz")
 #: below this much local input, jsops starts Spark with one shuffle partition (docs/profiler.md, Speed)
@@ -65,3 +66,22 @@ def local_bytes(paths: Iterable[str]) -> int | None:
         p = Path(path)
         total += p.stat().st_size if p.is_file() else sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
     return total
+
+
+def worth_caching(paths: Iterable[str]) -> bool:
+    """Whether a job that reads its input more than once should cache the parsed events (on disk): yes
+    when some input is JSON lines or a URI of unknown format (parsing costs more than the cache); no
+    for local Parquet, whose column-pruned, filtered scans cost less than writing and reading a cache."""
+    return any(not is_local(p) or has_files(p, JSON_SUFFIXES) for p in paths)
+
+
+def shuffle_partitions(paths: Iterable[str]) -> int:
+    """spark.sql.shuffle.partitions for ``paths``: one below :data:`SMALL_INPUT_BYTES` of local input
+    (fewer, equally useful tasks per stage), else one per 256 MiB, between 4 and 200 (every shuffle of
+    the job carries partial aggregates, and adaptive execution coalesces small partitions)."""
+    size = local_bytes(paths)
+    if size is None:
+        return 4
+    if size < SMALL_INPUT_BYTES:
+        return 1
+    return max(4, min(200, size // (256 * 2**20)))

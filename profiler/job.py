@@ -27,7 +27,7 @@ if __package__ in (None, ""):  # spark-submit profiler/job.py: make the package 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from profiler.errors import ProfilerError  # noqa: E402 (after the sys.path fix above)
-from profiler.inputs import SMALL_INPUT_BYTES, check_paths, local_bytes  # noqa: E402
+from profiler.inputs import check_paths, shuffle_partitions  # noqa: E402
 
 __all__ = ["main", "build_profiles", "make_session", "INSTALL_HINT"]  # noqa: F822 (lazy, see __getattr__)
 
@@ -244,7 +244,7 @@ def _run(args: argparse.Namespace, conf: dict[str, str]) -> int:
     try:
         spark = existing or session.make_session(None if under_submit else (args.master or "local[*]"),
                                                  args.driver_memory, driver_host=args.driver_host,
-                                                 extra_conf=conf, shuffle_partitions=_shuffle_partitions(args))
+                                                 extra_conf=conf, shuffle_partitions=shuffle_partitions(args.telemetry))
     except Exception as exc:  # no Java, bad master URL, ...
         print(f"jsops profile: error: cannot start Spark: {_first_line(exc)}", file=sys.stderr)
         return 1
@@ -281,12 +281,6 @@ def _run(args: argparse.Namespace, conf: dict[str, str]) -> int:
         say(f"jsops profile: {summary.render()}; wrote {len(doc['streams'])} streams and "
             f"{len(doc['consumers'])} consumers to {args.output} in {time.monotonic() - started:.1f} s")
     return 0
-
-
-def _shuffle_partitions(args: argparse.Namespace) -> int:
-    """One shuffle partition for small local input (fewer, equally useful tasks per stage), else four."""
-    size = local_bytes(args.telemetry)
-    return 1 if size is not None and size < SMALL_INPUT_BYTES else 4
 
 
 def _profiles(spark: Any, args: argparse.Namespace, progress: Callable[[str], None] | None) -> tuple[dict[str, Any], Any]:

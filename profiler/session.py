@@ -45,6 +45,7 @@ def make_session(master: str | None = "local[*]", driver_memory: str | None = No
          .config("spark.ui.showConsoleProgress", "false")
          .config("spark.log.level", "ERROR")
          .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+         .config("spark.sql.adaptive.enabled", "true")  # coalesces the small shuffle partitions of each pass
          .config("spark.sql.session.timeZone", "UTC"))
     for key, value in (extra_conf or {}).items():
         b = b.config(key, value)
