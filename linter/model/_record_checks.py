@@ -73,17 +73,6 @@ def _compile(t: Any, *, strict: bool) -> _Check:
 
 
 def _before(hooks: list[Callable[[Any], Any]], inner: _Check) -> _Check:
-    if len(hooks) == 1:
-        hook = hooks[0]
-
-        def check_one(value: Any) -> Any:
-            try:
-                value = hook(value)
-            except Exception:  # noqa: BLE001 - pydantic words the error (or lets it through)
-                raise _Unsure from None
-            return inner(value)
-
-        return check_one
     def check(value: Any) -> Any:
         for hook in reversed(hooks):  # pydantic runs the last-declared before validator first
             try:

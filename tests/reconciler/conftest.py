@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from .helpers import Js, NatsServer
+from .helpers import Js, NatsCluster, NatsServer
 
 
 @pytest.fixture
@@ -53,3 +53,16 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
     monkeypatch.setattr(JsClient, "arequest", counting)
     yield subjects
+
+
+def three_nodes() -> Iterator[NatsCluster]:
+    """A 3-node JetStream cluster on loopback (nodes n1..n3 tagged az:1..az:3), stopped after."""
+    c = NatsCluster(3).start()
+    try:
+        yield c
+    finally:
+        c.stop()
+
+
+# one cluster per module by default (tests that kill nodes take a fresh one per test)
+cluster = pytest.fixture(scope="module", name="cluster")(three_nodes)

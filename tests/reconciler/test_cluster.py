@@ -13,15 +13,6 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[NatsCluster]:
-    c = NatsCluster(3).start()
-    try:
-        yield c
-    finally:
-        c.stop()
-
-
-@pytest.fixture(scope="module")
 def cjs(cluster: NatsCluster) -> Iterator[Js]:
     client = Js(cluster.url)
     try:

@@ -5,24 +5,19 @@ connected node is killed (kill -9) in the middle of an apply."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 
 from reconciler.client import JsClient, Target
 
+from .conftest import three_nodes
 from .helpers import Js, NatsCluster, manifest, run
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def cluster() -> Iterator[NatsCluster]:
-    c = NatsCluster(3).start()
-    try:
-        yield c
-    finally:
-        c.stop()
+# a fresh cluster per test: each kills a node
+cluster = pytest.fixture(name="cluster")(three_nodes)
 
 
 def _connected_node(cluster: NatsCluster, client: JsClient):  # type: ignore[no-untyped-def]

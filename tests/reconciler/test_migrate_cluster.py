@@ -32,15 +32,6 @@ Positions = dict[str, tuple[int, int]]
 SHAPES = {"R3": ", num_replicas: 3", "R1-placed": ', num_replicas: 1, placement: {tags: ["az:2"]}'}
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[NatsCluster]:
-    c = NatsCluster(3).start()
-    try:
-        yield c
-    finally:
-        c.stop()
-
-
 @pytest.fixture
 def cjs(cluster: NatsCluster) -> Iterator[Js]:
     """A client of the cluster; the streams a test made are deleted after it."""
