@@ -3,7 +3,6 @@ a damaged entry is parsed again; an edit is seen; other limits never reuse an en
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
