@@ -57,19 +57,22 @@ def load_parallel(files: list[str], estate: Estate, limits: Limits | None, roots
             payload = inp.read()
         _, status = os.waitpid(pid, 0)
     try:
-        parsed = marshal.loads(payload) if status == 0 and payload else None
+        parsed, used = marshal.loads(payload) if status == 0 and payload else (None, None)
     except (EOFError, ValueError, TypeError):
         parsed = None
     if parsed is None:  # the child failed: parse here instead
         for f in files[half:]:
             load_file(f, estate, limits=limits, root=roots.get(f), cache=cache)
         return
+    if cache is not None and isinstance(used, dict):
+        cache.merge(used)
     for item in parsed:
         _load_parsed(item, estate)
 
 
 def _parse_for_parent(files: list[str], limits: Limits | None, roots: dict[str, str], write_fd: int, cache: ParseCache | None) -> None:
-    """In the child: parse ``files`` and write the results to ``write_fd`` (marshal)."""
+    """In the child: parse ``files`` and write the results to ``write_fd`` (marshal), with the cache
+    entries they used (the parent saves the cache)."""
     import marshal
 
     out: list[tuple[Any, ...]] = []
@@ -81,7 +84,7 @@ def _parse_for_parent(files: list[str], limits: Limits | None, roots: dict[str, 
             continue
         out.append((f, pack_parsed(parsed), None))
     with os.fdopen(write_fd, "wb") as stream:
-        marshal.dump(out, stream)
+        marshal.dump((out, cache.used if cache is not None else {}), stream)
 
 
 def _load_parsed(item: tuple[Any, ...], estate: Estate) -> None:

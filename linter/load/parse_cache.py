@@ -10,17 +10,22 @@ always read and hashed: there is no stat-based shortcut, the content is the trut
 cached (their text depends on the environment's values).
 
 Entries live in ``parse/`` under the cache directory of :func:`linter.model.schema_cache.cache_dir`
-(``$JSOPS_CACHE_DIR``, else ``$XDG_CACHE_HOME/jsops``, else ``~/.cache/jsops``), one file per entry,
-written atomically (a temporary file renamed into place). A missing, corrupt, truncated, foreign or
-unreadable entry, or one owned by another user, is ignored and the file parsed again; a cache that
-cannot be written is simply not written. When a run stored entries, the oldest ones beyond
-:data:`MAX_BYTES` are removed. ``JSOPS_NO_CACHE=1`` or ``--no-cache`` turns it off.
+(``$JSOPS_CACHE_DIR``, else ``$XDG_CACHE_HOME/jsops``, else ``~/.cache/jsops``), in one pack file
+per set of paths loaded (a tree), read once and written once per run: for a tree of a thousand
+files, one file per entry cost more to create (cold) than the parse it saves, and a pack is read
+faster than a thousand small files. A pack holds the entries of the files its last run read, so it
+follows its tree; it is written atomically (a temporary file renamed into place) and only when that
+set changed. A missing, corrupt, truncated, foreign or unreadable pack, or one owned by another user,
+is ignored and the files parsed again; a cache that cannot be written is simply not written. After a
+write, the oldest packs beyond :data:`MAX_BYTES` are removed. ``JSOPS_NO_CACHE=1`` or ``--no-cache``
+turns it off.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from .._version import __version__ as _JSOPS_VERSION
@@ -30,7 +35,7 @@ from .documents import Limits, ParsedDocument, ReadProblem
 __all__ = ["MAX_BYTES", "ParseCache", "Parsed", "open_cache", "pack_parsed", "unpack_parsed"]
 
 MAX_BYTES = 64 * 1024 * 1024
-"""The most the entries may take together; beyond it the oldest are removed (down to 3/4 of it)."""
+"""The most the packs may take together; beyond it the oldest are removed (down to 3/4 of it)."""
 
 Parsed = tuple[list[ParsedDocument], list[ReadProblem], bool, bool]
 """Documents, file problems, trailing separator, looks like a manifest (see ``read_text``)."""
@@ -40,13 +45,22 @@ _SUM_BYTES = 16
 
 
 class ParseCache:
-    """Parsed files by content, in one directory (see the module's docstring)."""
+    """Parsed files by content, kept for one set of paths in one pack file (see the module's docstring).
 
-    def __init__(self, directory: str, limits: Limits, max_bytes: int = MAX_BYTES) -> None:
+    :meth:`get` and :meth:`put` work in memory; :meth:`save` writes the entries this run used (and
+    only those, so a pack follows its tree) when they differ from what was read.
+    """
+
+    def __init__(self, directory: str, limits: Limits, tree: Sequence[str] = (), max_bytes: int = MAX_BYTES) -> None:
+        import hashlib
+
         self.directory = directory
         self.max_bytes = max_bytes
         self._salt = f"{_MAGIC!r}\0{_JSOPS_VERSION}\0{sys.version_info[:3]}\0{limits!r}\0".encode()
-        self.stored = 0
+        paths = "\0".join(sorted(os.path.abspath(p) for p in tree)).encode()
+        self.path = os.path.join(directory, hashlib.sha256(self._salt + paths).hexdigest()[:40] + ".pack")
+        self._old: dict[str, Any] = self._read()
+        self.used: dict[str, Any] = {}
         self.hits = 0
 
     def key(self, data: bytes, json_file: bool) -> str:
@@ -58,63 +72,75 @@ class ParseCache:
         h.update(data)
         return h.hexdigest()
 
-    def _path(self, key: str) -> str:
-        return os.path.join(self.directory, key[:2], key[2:])
-
     def get(self, key: str) -> Parsed | None:
         """The entry, or None when there is none usable (never raises)."""
-        import marshal
-
-        try:
-            with open(self._path(key), "rb") as fh:
-                if os.fstat(fh.fileno()).st_uid != _uid():
-                    return None
-                blob = fh.read()
-            head, body = len(_MAGIC), len(_MAGIC) + _SUM_BYTES
-            if not blob.startswith(_MAGIC) or _checksum(blob[body:]) != blob[head:body]:
-                return None
-            stored_key, packed = marshal.loads(blob[body:])
-            if stored_key != key:
-                return None
-            parsed = unpack_parsed(packed)
-        except Exception:  # OSError, and anything a damaged entry makes marshal or the unpacking raise
+        packed = self._old.get(key)
+        if packed is None:
             return None
+        try:
+            parsed = unpack_parsed(packed)
+        except Exception:  # anything a damaged entry makes the unpacking raise
+            return None
+        self.used[key] = packed
         self.hits += 1
         return parsed
 
     def put(self, key: str, parsed: Parsed) -> None:
-        """Store an entry atomically; a cache that cannot be written is left alone."""
+        self.used[key] = pack_parsed(parsed)
+
+    def merge(self, used: dict[str, Any]) -> None:
+        """Entries another process (the forked child of a parallel load) used."""
+        self.used.update(used)
+
+    def save(self) -> None:
+        """Write the pack atomically if this run used other entries than it read, then prune; a cache
+        that cannot be written is left alone."""
         import marshal
 
+        if self.used.keys() == self._old.keys():
+            return
         try:
-            blob = marshal.dumps((key, pack_parsed(parsed)))
+            blob = marshal.dumps((self._salt, self.used))
         except ValueError:  # a value marshal cannot hold: not cached
             return
-        path = self._path(key)
-        tmp = f"{path}.{os.getpid()}.tmp"
+        tmp = f"{self.path}.{os.getpid()}.tmp"
         try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
+            os.makedirs(self.directory, exist_ok=True)
             with open(tmp, "wb") as fh:
                 fh.write(_MAGIC + _checksum(blob) + blob)
-            os.replace(tmp, path)
+            os.replace(tmp, self.path)
         except OSError:
             _remove(tmp)
             return
-        self.stored += 1
+        self.prune()
+
+    def _read(self) -> dict[str, Any]:
+        """The pack's entries; none when it is missing, damaged, foreign or not the user's."""
+        import marshal
+
+        try:
+            with open(self.path, "rb") as fh:
+                if os.fstat(fh.fileno()).st_uid != _uid():
+                    return {}
+                blob = fh.read()
+            head, body = len(_MAGIC), len(_MAGIC) + _SUM_BYTES
+            if not blob.startswith(_MAGIC) or _checksum(blob[body:]) != blob[head:body]:
+                return {}
+            salt, entries = marshal.loads(blob[body:])
+        except Exception:  # OSError, and anything a damaged pack makes marshal raise
+            return {}
+        return entries if salt == self._salt and isinstance(entries, dict) else {}
 
     def prune(self) -> None:
-        """Remove the oldest entries (and stale temporary files) while they take more than ``max_bytes``."""
+        """Remove the oldest packs (and stale temporary files) while they take more than ``max_bytes``."""
         entries: list[tuple[int, int, str]] = []
         total = 0
         try:
-            with os.scandir(self.directory) as top:
-                folders = [e.path for e in top if e.is_dir(follow_symlinks=False)]
-            for folder in folders:
-                with os.scandir(folder) as it:
-                    for e in it:
-                        st = e.stat(follow_symlinks=False)
-                        entries.append((st.st_mtime_ns, st.st_size, e.path))
-                        total += st.st_size
+            with os.scandir(self.directory) as it:
+                for e in it:
+                    st = e.stat(follow_symlinks=False)
+                    entries.append((st.st_mtime_ns, st.st_size, e.path))
+                    total += st.st_size
         except OSError:
             return
         if total <= self.max_bytes:
@@ -123,18 +149,20 @@ class ParseCache:
         for _, size, path in entries:
             if total <= self.max_bytes * 3 // 4:
                 break
+            if path == self.path:
+                continue
             _remove(path)
             total -= size
 
 
-def open_cache(limits: Limits | None, enabled: bool = True) -> ParseCache | None:
-    """The cache for ``limits`` in the jsops cache directory, or None when it is off."""
+def open_cache(limits: Limits | None, enabled: bool = True, tree: Sequence[str] = ()) -> ParseCache | None:
+    """The cache for ``limits`` and the paths ``tree`` in the jsops cache directory, or None when it is off."""
     if not enabled:
         return None
     from ..model.schema_cache import cache_dir
 
     base = cache_dir()
-    return ParseCache(os.path.join(base, "parse"), limits or Limits()) if base else None
+    return ParseCache(os.path.join(base, "parse"), limits or Limits(), tree) if base else None
 
 
 def pack_parsed(parsed: Parsed) -> tuple[Any, ...]:

@@ -43,6 +43,7 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
     are not parsed again (:mod:`linter.load.parse_cache`; templates are always rendered and parsed).
     """
     estate = Estate()
+    paths = list(paths)
     entries = discover_entries(paths)
     files: list[str] = []
     for f, root in entries:
@@ -51,7 +52,7 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
         else:
             files.append(f)
     roots = dict(entries)
-    parse_cache = open_cache(limits, cache)
+    parse_cache = open_cache(limits, cache, paths)
     templates = any(is_template(f) for f in files)
     if len(files) >= parallel.PARALLEL_MIN_FILES and not templates and parallel.can_fork():
         parallel.load_parallel(files, estate, limits, roots, meanwhile, parse_cache)
@@ -64,8 +65,8 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
                 _load_template(f, estate, limits, env, environments_dir, values, roots.get(f))
             else:
                 load_file(f, estate, limits=limits, root=roots.get(f), cache=parse_cache)
-    if parse_cache is not None and parse_cache.stored:
-        parse_cache.prune()
+    if parse_cache is not None:
+        parse_cache.save()
     check_estate(estate)
     return estate
 

@@ -74,7 +74,10 @@ def test_outputs_are_identical_without_cache_cold_and_warm(cache: Path, tmp_path
         cold = _lint(paths, capsys)
         warm = _lint(paths, capsys)
         assert cold == plain and warm == plain, paths
-    assert len(_entries(cache)) >= len(_TRICKY) + len(_TRICKY_BYTES)
+    assert len(_entries(cache)) == len(CORPUS) + 1  # one pack per tree
+    pack = open_cache(None, tree=[tricky])
+    assert pack is not None and len(pack.used) == 0
+    assert len(pack._old) == len(_TRICKY) + len(_TRICKY_BYTES)
 
 
 def test_parallel_load_with_cache_is_identical(cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -86,7 +89,8 @@ def test_parallel_load_with_cache_is_identical(cache: Path, tmp_path: Path, caps
     plain = _lint([str(tmp_path)], capsys, "--no-cache")
     assert _entries(cache) == []
     assert _lint([str(tmp_path)], capsys) == plain
-    assert len(_entries(cache)) == 420 - 5 + 1  # the forked child stores its half too; equal bytes, one entry
+    pack = open_cache(None, tree=[str(tmp_path)])
+    assert pack is not None and len(pack._old) == 420 - 5 + 1  # the forked child's half too; equal bytes, one entry
     assert _lint([str(tmp_path)], capsys) == plain
 
 
@@ -124,10 +128,11 @@ def test_an_entry_is_read_by_content(cache: Path, tmp_path: Path) -> None:
     """A file is looked up by its bytes: an entry under another text's key is what comes back."""
     good = b"apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a]}\n"
     bad = b"a: [1, 2\n"
-    pc = open_cache(None)
+    (tmp_path / "m.yaml").write_bytes(good)
+    pc = open_cache(None, tree=[str(tmp_path / "m.yaml")])
     assert pc is not None
     pc.put(pc.key(good, False), read_text(bad, "x.yaml", None))
-    (tmp_path / "m.yaml").write_bytes(good)
+    pc.save()
     estate = load_paths([str(tmp_path / "m.yaml")])
     assert [f.rule for f in estate.findings] == ["JS001"]
     assert load_paths([str(tmp_path / "m.yaml")], cache=False).findings == []
@@ -176,16 +181,27 @@ def test_a_cache_that_cannot_be_written_is_no_error(tmp_path: Path, capsys: pyte
     assert _lint([tricky], capsys) == _lint([tricky], capsys, "--no-cache")
 
 
-def test_prune_removes_the_oldest_entries(tmp_path: Path) -> None:
-    pc = ParseCache(str(tmp_path / "parse"), Limits(), max_bytes=4000)
-    keys = []
+def test_a_pack_follows_its_tree(cache: Path, tmp_path: Path) -> None:
+    tricky = _tricky(tmp_path / "tricky")
+    load_paths([str(tricky)])
+    (tricky / "dupe.yaml").unlink()
+    load_paths([str(tricky)])
+    pack = open_cache(None, tree=[str(tricky)])
+    assert pack is not None and len(pack._old) == len(_TRICKY) + len(_TRICKY_BYTES) - 1
+    before = os.stat(pack.path).st_mtime_ns
+    load_paths([str(tricky)])  # nothing changed: not written again
+    assert os.stat(pack.path).st_mtime_ns == before
+
+
+def test_prune_removes_the_oldest_packs(tmp_path: Path) -> None:
+    packs = []
     for i in range(20):
         data = f"apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: S{i}}}\nspec: {{subjects: [s{i}]}}\n".encode()
-        key = pc.key(data, False)
-        pc.put(key, read_text(data, "x.yaml", None))
-        os.utime(pc._path(key), ns=(i * 10**9, i * 10**9))
-        keys.append(key)
-    pc.prune()
-    kept = [k for k in keys if os.path.exists(pc._path(k))]
-    assert kept and kept == keys[len(keys) - len(kept) :]
-    assert sum(os.path.getsize(pc._path(k)) for k in kept) <= 3000
+        pc = ParseCache(str(tmp_path / "parse"), Limits(), tree=[f"tree{i}"], max_bytes=4000)
+        pc.put(pc.key(data, False), read_text(data, "x.yaml", None))
+        pc.save()
+        os.utime(pc.path, ns=(i * 10**9, i * 10**9))
+        packs.append(pc.path)
+    kept = [p for p in packs if os.path.exists(p)]
+    assert kept and kept == packs[len(packs) - len(kept) :] and len(kept) < len(packs)
+    assert sum(os.path.getsize(p) for p in kept) <= 4000
