@@ -2,7 +2,8 @@
 
 For each size (a fresh server each): the cold apply (time, JetStream API requests, requests in
 flight at most); the no-op plan end to end (load, live-state read, diff, lint gate), best of
-``--runs``, with a cold parse cache (emptied before the plan) and a warm one (the plan right after),
+``--runs``, without the parse cache (``--no-cache``), with a cold one (emptied before the plan) and
+a warm one (the plan right after),
 each beside a naive sequential sweep of one INFO request per object measured in the same run (each
 pair of plans followed by a sweep, so that a machine busy with other work slows all alike), and their
 ratios (target: at most 0.5); the live-state read alone. With several sizes it ends with how the
@@ -85,9 +86,9 @@ def sweep(client: JsClient, names: list[str], keys: list[tuple[str, str]]) -> fl
     return time.perf_counter() - t
 
 
-def timed_plan(d: Path, url: str) -> float:
+def timed_plan(d: Path, url: str, *extra: str) -> float:
     t = time.perf_counter()
-    rc, out, err = quiet(plan_main, [str(d), "--server", url])
+    rc, out, err = quiet(plan_main, [str(d), "--server", url, *extra])
     took = time.perf_counter() - t
     assert rc == 0 and out.startswith("No changes."), (out[-2000:], err)
     return took
@@ -111,12 +112,14 @@ def one_size(streams: int, consumers: int, runs: int) -> tuple[float, float]:
         print(f"  cold apply:                  {cold:8.2f} s   ({n_obj / cold:,.0f} objects/s; {seen['requests']} API requests, "
               f"up to {seen['max_in_flight']} in flight)")
         client = JsClient(Target(servers=(server.url,)))
+        uncached: list[float] = []
         colds: list[float] = []
         plans: list[float] = []
         sweeps: list[float] = []
         reads: list[float] = []
         try:
             for _ in range(runs):  # interleaved: a load that comes and goes weighs on all sides alike
+                uncached.append(timed_plan(d, server.url, "--no-cache"))
                 shutil.rmtree(Path(tmp) / "cache" / "parse", ignore_errors=True)
                 colds.append(timed_plan(d, server.url))
                 plans.append(timed_plan(d, server.url))
@@ -128,11 +131,13 @@ def one_size(streams: int, consumers: int, runs: int) -> tuple[float, float]:
         finally:
             client.close()
         best, cold, naive = min(plans), min(colds), min(sweeps)
+        print(f"  no-op plan, --no-cache:      {min(uncached):8.2f} s   (best of {runs}; median {statistics.median(uncached):.2f} s)")
         print(f"  no-op plan, cold cache:      {cold:8.2f} s   (best of {runs}; median {statistics.median(colds):.2f} s)")
         print(f"  no-op plan, warm cache:      {best:8.2f} s   (best of {runs}; median {statistics.median(plans):.2f} s)")
         print(f"    live-state read alone:     {min(reads):8.2f} s   ({live.requests} API requests: STREAM.LIST and CONSUMER.LIST pages)")
         print(f"  naive sequential INFO sweep: {naive:8.2f} s   ({n_obj} API requests, one per object; best of {runs}, "
               f"median {statistics.median(sweeps):.2f} s)")
+        print(f"  ratio --no-cache / sweep:    {min(uncached) / naive:8.2f}")
         print(f"  ratio cold plan / sweep:     {cold / naive:8.2f}     (target <= 0.5)")
         print(f"  ratio warm plan / sweep:     {best / naive:8.2f}     (target <= 0.5)")
         return cold, best
