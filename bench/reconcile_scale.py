@@ -2,10 +2,13 @@
 
 For each size (a fresh server each): the cold apply (time, JetStream API requests, requests in
 flight at most); the no-op plan end to end (load, live-state read, diff, lint gate), best of
-``--runs``, beside a naive sequential sweep of one INFO request per object measured in the same run
-(each plan followed by a sweep, so that a machine busy with other work slows both alike), and their
-ratio (target: at most 0.5); the live-state read alone. With several sizes it ends with how the
+``--runs``, without the parse cache (``--no-cache``), with a cold one (emptied before the plan) and
+a warm one (the plan right after),
+each beside a naive sequential sweep of one INFO request per object measured in the same run (each
+pair of plans followed by a sweep, so that a machine busy with other work slows all alike), and their
+ratios (target: at most 0.5); the live-state read alone. With several sizes it ends with how the
 no-op plan grows against the objects (linear: the ratio of times equals the ratio of sizes).
+The parse cache lives in a temporary ``JSOPS_CACHE_DIR`` for the run.
 
     .venv/bin/python bench/reconcile_scale.py [--sizes 1000 3000] [--consumers 5] [--runs 3]
 """
@@ -15,6 +18,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -81,12 +86,22 @@ def sweep(client: JsClient, names: list[str], keys: list[tuple[str, str]]) -> fl
     return time.perf_counter() - t
 
 
-def one_size(streams: int, consumers: int, runs: int) -> float:
-    """Measure one size; returns the best no-op plan time."""
+def timed_plan(d: Path, url: str, *extra: str) -> float:
+    t = time.perf_counter()
+    rc, out, err = quiet(plan_main, [str(d), "--server", url, *extra])
+    took = time.perf_counter() - t
+    assert rc == 0 and out.startswith("No changes."), (out[-2000:], err)
+    return took
+
+
+def one_size(streams: int, consumers: int, runs: int) -> tuple[float, float]:
+    """Measure one size; returns the best no-op plan times (cold parse cache, warm)."""
     n_obj = streams * (1 + consumers)
     with tempfile.TemporaryDirectory() as tmp, NatsServer(jetstream_config="max_file: 8GB") as server:
         d = Path(tmp) / "estate"
         d.mkdir()
+        os.environ["JSOPS_CACHE_DIR"] = str(Path(tmp) / "cache")
+        os.environ.pop("JSOPS_NO_CACHE", None)
         write_estate(d, streams, consumers)
         print(f"\n{streams} streams x {consumers} consumers = {n_obj} objects; nats-server {server.url}")
         with counted() as seen:
@@ -97,13 +112,17 @@ def one_size(streams: int, consumers: int, runs: int) -> float:
         print(f"  cold apply:                  {cold:8.2f} s   ({n_obj / cold:,.0f} objects/s; {seen['requests']} API requests, "
               f"up to {seen['max_in_flight']} in flight)")
         client = JsClient(Target(servers=(server.url,)))
-        plans, sweeps, reads = [], [], []
+        uncached: list[float] = []
+        colds: list[float] = []
+        plans: list[float] = []
+        sweeps: list[float] = []
+        reads: list[float] = []
         try:
-            for _ in range(runs):  # interleaved: a load that comes and goes weighs on both sides alike
-                t = time.perf_counter()
-                rc, out, err = quiet(plan_main, [str(d), "--server", server.url])
-                plans.append(time.perf_counter() - t)
-                assert rc == 0 and out.startswith("No changes."), (out[-2000:], err)
+            for _ in range(runs):  # interleaved: a load that comes and goes weighs on all sides alike
+                uncached.append(timed_plan(d, server.url, "--no-cache"))
+                shutil.rmtree(Path(tmp) / "cache" / "parse", ignore_errors=True)
+                colds.append(timed_plan(d, server.url))
+                plans.append(timed_plan(d, server.url))
                 t = time.perf_counter()
                 live = read_live(client)
                 reads.append(time.perf_counter() - t)
@@ -111,13 +130,17 @@ def one_size(streams: int, consumers: int, runs: int) -> float:
                 sweeps.append(sweep(client, sorted(live.streams), sorted(live.consumers)))
         finally:
             client.close()
-        best, naive = min(plans), min(sweeps)
-        print(f"  no-op plan (end to end):     {best:8.2f} s   (best of {runs}; median {statistics.median(plans):.2f} s)")
+        best, cold, naive = min(plans), min(colds), min(sweeps)
+        print(f"  no-op plan, --no-cache:      {min(uncached):8.2f} s   (best of {runs}; median {statistics.median(uncached):.2f} s)")
+        print(f"  no-op plan, cold cache:      {cold:8.2f} s   (best of {runs}; median {statistics.median(colds):.2f} s)")
+        print(f"  no-op plan, warm cache:      {best:8.2f} s   (best of {runs}; median {statistics.median(plans):.2f} s)")
         print(f"    live-state read alone:     {min(reads):8.2f} s   ({live.requests} API requests: STREAM.LIST and CONSUMER.LIST pages)")
         print(f"  naive sequential INFO sweep: {naive:8.2f} s   ({n_obj} API requests, one per object; best of {runs}, "
               f"median {statistics.median(sweeps):.2f} s)")
-        print(f"  ratio plan / sweep:          {best / naive:8.2f}     (target <= 0.5)")
-        return best
+        print(f"  ratio --no-cache / sweep:    {min(uncached) / naive:8.2f}")
+        print(f"  ratio cold plan / sweep:     {cold / naive:8.2f}     (target <= 0.5)")
+        print(f"  ratio warm plan / sweep:     {best / naive:8.2f}     (target <= 0.5)")
+        return cold, best
 
 
 def main() -> int:
@@ -130,7 +153,9 @@ def main() -> int:
     if len(times) > 1:
         first = args.sizes[0]
         for n in args.sizes[1:]:
-            print(f"\nno-op plan growth {first} -> {n} streams: {times[n] / times[first]:.2f} x the time for {n / first:.2f} x the objects")
+            for i, which in enumerate(("cold", "warm")):
+                print(f"\nno-op plan ({which} cache) growth {first} -> {n} streams: {times[n][i] / times[first][i]:.2f} x the time "
+                      f"for {n / first:.2f} x the objects")
     return 0
 
 

@@ -76,9 +76,9 @@ def _lint(args: argparse.Namespace, version: str) -> int:
     def lint() -> LintResult:
         if args.estate:
             only = discover(given)
-            estate = load_paths([*_estate_dirs(args, cfg, list(args.paths)), *given], env=args.env)
+            estate = load_paths([*_estate_dirs(args, cfg, list(args.paths)), *given], env=args.env, cache=not getattr(args, "no_cache", False))
             return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles, only_files=only), estate, args.env)
-        estate = load_paths(given, env=args.env)
+        estate = load_paths(given, env=args.env, cache=not getattr(args, "no_cache", False))
         return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles), estate, args.env)
 
     if args.diff:

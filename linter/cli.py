@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ._version import __version__
-from .clikit import Parser, add_config, add_env, add_format, add_paths, run
+from .clikit import Parser, add_config, add_env, add_format, add_no_cache, add_paths, run
 from .exitcodes import ExitCode, exit_codes_help
 from .report import REPORTERS
 
@@ -86,6 +86,7 @@ def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
                            "else the top directory under . holding all PATHs) and report only on PATHs")
     add_env(lint, "render *.yaml.j2 templates with environments/NAME.yaml (the nearest environments/ "
                   "directory at or above each template) and lint the result")
+    add_no_cache(lint)
 
 
 def _build_parser() -> Parser:

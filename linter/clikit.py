@@ -46,6 +46,7 @@ __all__ = [
     "add_paths",
     "add_config",
     "add_env",
+    "add_no_cache",
     "add_format",
     "add_color",
     "add_quiet",
@@ -110,6 +111,12 @@ _ENV_HELP = "render *.yaml.j2 templates with environments/NAME.yaml"
 def add_env(p: argparse._ActionsContainer, help: str = _ENV_HELP, *, required: bool = False) -> None:
     """``--env NAME``: the environment ``*.yaml.j2`` templates are rendered for."""
     p.add_argument("--env", metavar="NAME", required=required, help=help)
+
+
+def add_no_cache(p: argparse._ActionsContainer) -> None:
+    """``--no-cache``: parse every manifest again (read by :func:`linter.load.load_paths` callers)."""
+    p.add_argument("--no-cache", action="store_true",
+                   help="do not read or write the cache of parsed manifests (also JSOPS_NO_CACHE=1)")
 
 
 def add_format(p: argparse._ActionsContainer, choices: Iterable[str], default: str | None, help: str | None = None) -> None:

@@ -25,6 +25,7 @@ from linter.clikit import (
     add_config,
     add_env,
     add_format,
+    add_no_cache,
     add_paths,
     config_from_args,
     duration_type,
@@ -86,6 +87,7 @@ def _plan(argv: list[str]) -> int:
     add_format(p, ("text", "json"), "text")
     p.add_argument("--out", metavar="FILE", help="also write the plan as JSON (for apply --plan)")
     add_env(p)
+    add_no_cache(p)
     p.add_argument("--detailed-exitcode", action="store_true",
                    help="exit 0 when there are no changes, 2 when there are, 1 on errors (as terraform plan -detailed-exitcode)")
     _view_args(p)
@@ -147,6 +149,7 @@ def _apply(argv: list[str]) -> int:
     p.add_argument("--yes", "-y", action="store_true",
                    help="do not ask for confirmation (the plan is then summed up in one line, not printed in full)")
     add_env(p)
+    add_no_cache(p)
     _view_args(p)
     p.add_argument("--read-back-wait", metavar="DURATION", default="30s", type=duration_type(),
                    help="when the server stops answering mid-apply, how long to wait for it to read back what it did "

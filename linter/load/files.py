@@ -18,6 +18,7 @@ from .documents import Limits, ParsedDocument, ReadProblem, read_documents
 from .messages import MAX_FINDINGS_PER_FILE, did_you_mean, finding, short, type_of
 from .nack import NACK_APIS, load_nack
 from .native import NATIVE_API, load_native
+from .parse_cache import ParseCache, Parsed
 
 __all__ = ["load_file", "load_text", "read_file", "read_text", "process", "finish_file", "link_out_finding", "scrubbed"]
 
@@ -55,7 +56,9 @@ def link_out_finding(path: str, estate: Estate) -> None:
     )
 
 
-def read_file(path: str, limits: Limits | None, shown: str | None = None, root: str | None = None) -> tuple[list[ParsedDocument], list[ReadProblem], bool, bool]:
+def read_file(path: str, limits: Limits | None, shown: str | None = None, root: str | None = None,
+              cache: ParseCache | None = None) -> Parsed:
+    """:func:`read_text` of a file's bytes, from ``cache`` when it holds them."""
     shown = shown or path
     if root is not None and link_out(path, root):  # re-checked right before reading
         return [], [ReadProblem("link-outside", "symbolic link out of the tree", 1, 1)], False, False
@@ -67,10 +70,17 @@ def read_file(path: str, limits: Limits | None, shown: str | None = None, root: 
         raise LoadError(f"{shown}: is a directory") from None
     except OSError as exc:
         raise LoadError(f"{shown}: cannot read: {exc.strerror or exc}") from None
-    return read_text(data, shown, limits)
+    if cache is None:
+        return read_text(data, shown, limits)
+    key = cache.key(data, shown.endswith(".json"))
+    parsed = cache.get(key)
+    if parsed is None:
+        parsed = read_text(data, shown, limits)
+        cache.put(key, parsed)
+    return parsed
 
 
-def read_text(data: bytes, file: str, limits: Limits | None) -> tuple[list[ParsedDocument], list[ReadProblem], bool, bool]:
+def read_text(data: bytes, file: str, limits: Limits | None) -> Parsed:
     """Documents, problems, whether the file ends in a bare separator, and whether its text looks
     like a manifest (a key of one of the dialects at the start of a line, or a JSON one)."""
     docs, problems = read_documents(data, json_file=file.endswith(".json"), limits=limits or Limits())
@@ -84,9 +94,11 @@ _LOOKS_LIKE_MANIFEST = re.compile(
 )
 
 
-def load_file(path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None, root: str | None = None) -> None:
-    """Load one file. With ``root``, a symbolic link that resolves outside it is not read (JS014)."""
-    docs, problems, trailing, looks = read_file(path, limits, display, root)
+def load_file(path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None, root: str | None = None,
+              cache: ParseCache | None = None) -> None:
+    """Load one file. With ``root``, a symbolic link that resolves outside it is not read (JS014);
+    with ``cache``, its parse is reused when its bytes were parsed before (:mod:`linter.load.parse_cache`)."""
+    docs, problems, trailing, looks = read_file(path, limits, display, root, cache)
     shown = display or path
     if any(p.code == "link-outside" for p in problems):
         link_out_finding(shown, estate)

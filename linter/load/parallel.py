@@ -7,11 +7,11 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from ..model.positions import pack_positions, unpack_positions
 from ..model.resource import Estate
 from .discovery import LoadError
-from .documents import Limits, ParsedDocument, ReadProblem
+from .documents import Limits
 from .files import finish_file, link_out_finding, load_file, process, read_file
+from .parse_cache import ParseCache, pack_parsed, unpack_parsed
 
 __all__ = ["PARALLEL_MIN_FILES", "can_fork", "load_parallel"]
 
@@ -25,11 +25,12 @@ def can_fork() -> bool:
 
 
 def load_parallel(files: list[str], estate: Estate, limits: Limits | None, roots: dict[str, str] | None = None,
-                  meanwhile: Callable[[], None] | None = None) -> None:
+                  meanwhile: Callable[[], None] | None = None, cache: ParseCache | None = None) -> None:
     """Large estates: a forked child parses the second half of the files while this process parses
     the first. The child ships plain parse results (marshal: values and packed positions), and this
     process validates everything in file order, so the output is identical to a serial load.
-    ``meanwhile`` runs in this process once the child is started (see :func:`load_paths`)."""
+    ``meanwhile`` runs in this process once the child is started (see :func:`load_paths`); both
+    processes read and fill ``cache``."""
     import marshal
 
     roots = roots or {}
@@ -40,7 +41,7 @@ def load_parallel(files: list[str], estate: Estate, limits: Limits | None, roots
         code = 0
         try:
             os.close(read_fd)
-            _parse_for_parent(files[half:], limits, roots, write_fd)
+            _parse_for_parent(files[half:], limits, roots, write_fd, cache)
         except BaseException:
             code = 1
         finally:
@@ -50,67 +51,52 @@ def load_parallel(files: list[str], estate: Estate, limits: Limits | None, roots
         if meanwhile is not None:
             meanwhile()
         for f in files[:half]:
-            load_file(f, estate, limits=limits, root=roots.get(f))
+            load_file(f, estate, limits=limits, root=roots.get(f), cache=cache)
     finally:
         with os.fdopen(read_fd, "rb") as inp:
             payload = inp.read()
         _, status = os.waitpid(pid, 0)
     try:
-        parsed = marshal.loads(payload) if status == 0 and payload else None
+        parsed, used = marshal.loads(payload) if status == 0 and payload else (None, None)
     except (EOFError, ValueError, TypeError):
         parsed = None
     if parsed is None:  # the child failed: parse here instead
         for f in files[half:]:
-            load_file(f, estate, limits=limits, root=roots.get(f))
+            load_file(f, estate, limits=limits, root=roots.get(f), cache=cache)
         return
+    if cache is not None and isinstance(used, dict):
+        cache.merge(used)
     for item in parsed:
         _load_parsed(item, estate)
 
 
-def _parse_for_parent(files: list[str], limits: Limits | None, roots: dict[str, str], write_fd: int) -> None:
-    """In the child: parse ``files`` and write the results to ``write_fd`` (marshal)."""
+def _parse_for_parent(files: list[str], limits: Limits | None, roots: dict[str, str], write_fd: int, cache: ParseCache | None) -> None:
+    """In the child: parse ``files`` and write the results to ``write_fd`` (marshal), with the cache
+    entries they used (the parent saves the cache)."""
     import marshal
 
     out: list[tuple[Any, ...]] = []
     for f in files:
         try:
-            docs, problems, trailing, looks = read_file(f, limits, root=roots.get(f))
+            parsed = read_file(f, limits, root=roots.get(f), cache=cache)
         except LoadError as exc:
-            out.append((f, str(exc)))
+            out.append((f, None, str(exc)))
             continue
-        out.append(
-            (
-                f,
-                [(d.value, pack_positions(d.positions), d.line, [_pack_problem(p) for p in d.problems]) for d in docs],
-                [_pack_problem(p) for p in problems],
-                trailing,
-                looks,
-            )
-        )
+        out.append((f, pack_parsed(parsed), None))
     with os.fdopen(write_fd, "wb") as stream:
-        marshal.dump(out, stream)
+        marshal.dump((out, cache.used if cache is not None else {}), stream)
 
 
 def _load_parsed(item: tuple[Any, ...], estate: Estate) -> None:
     """Load one file the child parsed (or raise the child's :class:`LoadError` for it)."""
-    if len(item) == 2:
-        raise LoadError(item[1])
-    f, docs, problems, trailing, looks = item
+    f, packed, error = item
+    if packed is None:
+        raise LoadError(error)
+    docs, problems, trailing, looks = unpack_parsed(packed)
     first = len(estate.findings)
-    unpacked = [ReadProblem(*p) for p in problems]
-    if any(p.code == "link-outside" for p in unpacked):
+    if any(p.code == "link-outside" for p in problems):
         link_out_finding(f, estate)
         return
     estate.files.append(f)
-    manifest = process(
-        [ParsedDocument(v, unpack_positions(pos), line, [ReadProblem(*p) for p in probs]) for v, pos, line, probs in docs],
-        unpacked,
-        trailing,
-        f,
-        estate,
-    )
+    manifest = process(docs, problems, trailing, f, estate)
     finish_file(estate, first, f, manifest or looks)
-
-
-def _pack_problem(p: ReadProblem) -> tuple[str, str, int, int]:
-    return (p.code, p.message, p.line, p.column)

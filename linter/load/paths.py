@@ -15,6 +15,7 @@ from .documents import Limits, ReadProblem
 from .estate_checks import check_estate
 from .files import finish_file, link_out_finding, load_file, process, read_text
 from .messages import finding
+from .parse_cache import open_cache
 from .templates import EnvironmentError_, is_template, render_file
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ _Move = Callable[[Pos], Pos]
 
 
 def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str | None = None, environments_dir: str | None = None,
-               meanwhile: Callable[[], None] | None = None) -> Estate:
+               meanwhile: Callable[[], None] | None = None, cache: bool = True) -> Estate:
     """Load every manifest under ``paths``; also checks estate-wide loading problems
     (duplicate objects, consumers whose stream is not declared).
 
@@ -37,8 +38,12 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
     nearest ``environments/`` directory at or above each template, or ``environments_dir``) and
     loaded like any manifest; findings point at the template's lines. Without ``env`` a template
     is a ``template-needs-env`` finding. Raises :class:`LoadError` for an unknown environment.
+
+    With ``cache`` (and unless ``JSOPS_NO_CACHE`` is set), files parsed before with the same bytes
+    are not parsed again (:mod:`linter.load.parse_cache`; templates are always rendered and parsed).
     """
     estate = Estate()
+    paths = list(paths)
     entries = discover_entries(paths)
     files: list[str] = []
     for f, root in entries:
@@ -47,9 +52,10 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
         else:
             files.append(f)
     roots = dict(entries)
+    parse_cache = open_cache(limits, cache, paths)
     templates = any(is_template(f) for f in files)
     if len(files) >= parallel.PARALLEL_MIN_FILES and not templates and parallel.can_fork():
-        parallel.load_parallel(files, estate, limits, roots, meanwhile)
+        parallel.load_parallel(files, estate, limits, roots, meanwhile, parse_cache)
     else:
         if meanwhile is not None:
             meanwhile()
@@ -58,7 +64,9 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
             if is_template(f):
                 _load_template(f, estate, limits, env, environments_dir, values, roots.get(f))
             else:
-                load_file(f, estate, limits=limits, root=roots.get(f))
+                load_file(f, estate, limits=limits, root=roots.get(f), cache=parse_cache)
+    if parse_cache is not None:
+        parse_cache.save()
     check_estate(estate)
     return estate
 
