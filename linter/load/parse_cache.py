@@ -159,7 +159,7 @@ def open_cache(limits: Limits | None, enabled: bool = True, tree: Sequence[str] 
     """The cache for ``limits`` and the paths ``tree`` in the jsops cache directory, or None when it is off."""
     if not enabled:
         return None
-    from ..model.schema_cache import cache_dir
+    from ..model.cache_dir import cache_dir
 
     base = cache_dir()
     return ParseCache(os.path.join(base, "parse"), limits or Limits(), tree) if base else None
