@@ -5,7 +5,7 @@ Imported only when pydantic is needed."""
 from __future__ import annotations
 
 import types
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
@@ -105,18 +105,23 @@ def _pydantic_type(t: Any) -> Any:
     return t
 
 
+def _each(value: Any, leaf: Callable[[Any], Any]) -> Any:
+    """``value`` with ``leaf`` applied to everything inside its lists, tuples and dicts."""
+    if type(value) is list:
+        return [leaf(v) for v in value]
+    if type(value) is tuple:
+        return tuple(leaf(v) for v in value)
+    if type(value) is dict:
+        return {k: leaf(v) for k, v in value.items()}
+    return value
+
+
 def _to_pydantic(value: Any) -> Any:
     """``value`` with its records replaced by instances of their pydantic models (not validated)."""
     if isinstance(value, Record):
         model = _declare(type(value))
         return model.model_construct(_fields_set=set(value._fields_set), **{k: _to_pydantic(v) for k, v in value.__dict__.items()})
-    if type(value) is list:
-        return [_to_pydantic(v) for v in value]
-    if type(value) is tuple:
-        return tuple(_to_pydantic(v) for v in value)
-    if type(value) is dict:
-        return {k: _to_pydantic(v) for k, v in value.items()}
-    return value
+    return _each(value, _to_pydantic)
 
 
 def _from_pydantic(value: Any) -> Any:
@@ -125,10 +130,4 @@ def _from_pydantic(value: Any) -> Any:
     if record is not None:
         values = {name: _from_pydantic(getattr(value, name)) for name in _plan(record).fields}
         return _make(record, values, set(value.model_fields_set))
-    if type(value) is list:
-        return [_from_pydantic(v) for v in value]
-    if type(value) is tuple:
-        return tuple(_from_pydantic(v) for v in value)
-    if type(value) is dict:
-        return {k: _from_pydantic(v) for k, v in value.items()}
-    return value
+    return _each(value, _from_pydantic)
