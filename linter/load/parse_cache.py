@@ -23,6 +23,8 @@ turns it off.
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 import os
 import sys
 from collections.abc import Sequence
@@ -52,8 +54,6 @@ class ParseCache:
     """
 
     def __init__(self, directory: str, limits: Limits, tree: Sequence[str] = (), max_bytes: int = MAX_BYTES) -> None:
-        import hashlib
-
         self.directory = directory
         self.max_bytes = max_bytes
         self._salt = f"{_MAGIC!r}\0{_JSOPS_VERSION}\0{sys.version_info[:3]}\0{limits!r}\0".encode()
@@ -65,8 +65,6 @@ class ParseCache:
 
     def key(self, data: bytes, json_file: bool) -> str:
         """The entry's name: the content digest salted with everything else the parse depends on."""
-        import hashlib
-
         h = hashlib.sha256(self._salt)
         h.update(b"json\0" if json_file else b"yaml\0")
         h.update(data)
@@ -95,8 +93,6 @@ class ParseCache:
     def save(self) -> None:
         """Write the pack atomically if this run used other entries than it read, then prune; a cache
         that cannot be written is left alone."""
-        import marshal
-
         if self.used.keys() == self._old.keys():
             return
         try:
@@ -116,8 +112,6 @@ class ParseCache:
 
     def _read(self) -> dict[str, Any]:
         """The pack's entries; none when it is missing, damaged, foreign or not the user's."""
-        import marshal
-
         try:
             with open(self.path, "rb") as fh:
                 if os.fstat(fh.fileno()).st_uid != _uid():
@@ -188,8 +182,6 @@ def unpack_parsed(packed: Any) -> Parsed:
 
 
 def _checksum(blob: bytes) -> bytes:
-    import hashlib
-
     return hashlib.blake2b(blob, digest_size=_SUM_BYTES).digest()
 
 
