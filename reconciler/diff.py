@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from linter.semantics import catalog
 from linter.semantics.updates import classify
 
 from .live import CONTEXT, ESTATE, MANAGED_BY, RESUME, SOURCE, is_bookkeeping
@@ -22,8 +23,10 @@ from .vocabulary import ChangeClass
 __all__ = ["Change", "normalise", "diff_configs", "restore_start", "BOOKKEEPING_KEYS", "SET_FIELDS", "START_FIELDS"]
 
 BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME, CONTEXT, ESTATE)
-SET_FIELDS = ("subjects", "filter_subjects")
-START_FIELDS = ("deliver_policy", "opt_start_seq", "opt_start_time")
+# lists whose order does not matter, and a consumer's start (refused as an update; the reset API changes
+# it): the field catalog's
+SET_FIELDS = tuple(dict.fromkeys((*catalog.set_valued("Stream"), *catalog.set_valued("Consumer"))))
+START_FIELDS = tuple(f.name for f in catalog.CONSUMER.fields if f.update.reset_api)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from typing import Any
 
 from linter.model.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, bucket_stream
 from linter.model.config import StreamConfig
+from linter.semantics import catalog
+from linter.semantics.catalog import Unit
 from linter.semantics.effective import effective_stream
 from linter.semantics.units import readable_duration, readable_size
 
@@ -22,10 +24,11 @@ from .live import RESUME, LiveState
 
 __all__ = ["export_documents", "write_export"]
 
-_STREAM_DURATIONS = {("max_age",), ("duplicate_window",), ("subject_delete_marker_ttl",), ("consumer_limits", "inactive_threshold")}
-_CONSUMER_DURATIONS = {("ack_wait",), ("idle_heartbeat",), ("inactive_threshold",), ("max_expires",), ("priority_timeout",)}
-_STREAM_SIZES = {("max_bytes",), ("max_msg_size",)}
-_CONSUMER_SIZES = {("max_request_max_bytes",)}
+# Durations and sizes are written as people write them (30s, 64MiB): which fields they are is the catalog's.
+_STREAM_DURATIONS = catalog.fields_with_unit("Stream", Unit.DURATION)
+_CONSUMER_DURATIONS = catalog.fields_with_unit("Consumer", Unit.DURATION)
+_STREAM_SIZES = catalog.fields_with_unit("Stream", Unit.SIZE)
+_CONSUMER_SIZES = catalog.fields_with_unit("Consumer", Unit.SIZE)
 
 
 def _clean_metadata(cfg: dict[str, Any]) -> None:
@@ -72,7 +75,8 @@ def _consumer_spec(config: dict[str, Any]) -> dict[str, Any]:
     return cfg
 
 
-_BUCKET_DURATIONS = {("ttl",), ("limit_marker_ttl",)}
+_BUCKET_DURATIONS = {kind: catalog.fields_with_unit(kind, Unit.DURATION) for kind in ("KeyValue", "ObjectStore")}
+_BUCKET_SIZES = {kind: catalog.fields_with_unit(kind, Unit.SIZE) for kind in ("KeyValue", "ObjectStore")}
 
 
 def bucket_document(name: str, config: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any] | None:
@@ -92,7 +96,8 @@ def bucket_document(name: str, config: dict[str, Any], meta: dict[str, Any]) -> 
         return None
     if diff_configs("Stream", live, rebuilt):
         return None
-    _durations(spec, _BUCKET_DURATIONS)
+    _durations(spec, _BUCKET_DURATIONS[kind])
+    _durations(spec, _BUCKET_SIZES[kind], readable_size)
     return {"apiVersion": "jsops/v1", "kind": kind, "metadata": {**meta, "name": bucket}, "spec": spec}
 
 

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from linter.model.buckets import BUCKET_FIELDS, bucket_kind_of
+from linter.semantics import catalog
+from linter.semantics.catalog import Unit
 from linter.semantics.effective import SERVER_DEFAULTS
 from linter.semantics.units import format_duration, format_size
 
@@ -26,11 +28,10 @@ __all__ = ["render_text", "render_plans", "format_value", "summary_line", "outco
 Explicit = Mapping[tuple[str, "str | None", str], frozenset[str]]
 
 _COLOR = {"+": "32", "~": "33", "-": "31", "-/+": "31", "!": "1;31", "=>": "36", "||": "33", "|>": "33", "<<": "33"}
-_DURATIONS = {
-    "max_age", "duplicate_window", "ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires",
-    "subject_delete_marker_ttl", "priority_timeout", "ttl", "limit_marker_ttl",
-}
-_SIZES = {"max_bytes", "max_msg_size", "max_request_max_bytes"}
+# A value is read by its field's unit in the catalog (by leaf name: the same in every record)
+_UNITS = catalog.leaf_units()
+_DURATIONS = frozenset(name for name, unit in _UNITS.items() if unit is Unit.DURATION)
+_SIZES = frozenset(name for name, unit in _UNITS.items() if unit is Unit.SIZE)
 
 _OWN_PREFIX = "io.jsops."
 

@@ -1,5 +1,5 @@
 """NACK's spelling of JetStream configs: the CRD field names and where each one lands in the
-JetStream API config, NACK's enum spellings, the CRD defaults, and the kinds and fields jsops reads
+JetStream API config (derived from the field catalog, :mod:`linter.semantics.catalog`), NACK's enum spellings, the CRD defaults, and the kinds and fields jsops reads
 but does not manage (nats-io/nack deploy/crds.yml, internal/controller/*_controller.go).
 
 A table maps a NACK field to an API field name, to ``None`` (read elsewhere), to ``(outer, inner)``
@@ -8,6 +8,9 @@ A table maps a NACK field to an API field name, to ``None`` (read elsewhere), to
 from __future__ import annotations
 
 from typing import Any
+
+from ..semantics import catalog
+from ..semantics.catalog import Record
 
 __all__ = [
     "XFORM",
@@ -26,91 +29,27 @@ __all__ = [
     "IGNORED_CONNECTION",
 ]
 
-XFORM = {"source": "src", "dest": "dest"}
-SOURCE = {
-    "name": "name",
-    "optStartSeq": "opt_start_seq",
-    "optStartTime": "opt_start_time",
-    "filterSubject": "filter_subject",
-    "externalApiPrefix": ("external", "api"),
-    "externalDeliverPrefix": ("external", "deliver"),
-    "subjectTransforms": ("subject_transforms", XFORM),
-}
+def _table(rec: Record) -> dict[str, Any]:
+    """A catalog record as a NACK table: CRD name -> API field, or (API field, subtable) for a nested
+    record; ExternalStream is spelled flat in NACK (``externalApiPrefix`` -> ``("external", "api")``)."""
+    out: dict[str, Any] = {}
+    for f in rec.fields:
+        if f.record == "ExternalStream":
+            out.update({sub.nack: (f.name, sub.name) for sub in catalog.record(f.record).fields if sub.nack})
+        elif f.nack is None:
+            continue
+        elif f.record is not None:
+            out[f.nack] = (f.name, _table(catalog.record(f.record)))
+        else:
+            out[f.nack] = f.name
+    return out
+
+
+XFORM = _table(catalog.SUBJECT_TRANSFORM)
+SOURCE = _table(catalog.STREAM_SOURCE)
 CONNECTION = ("preventDelete", "preventUpdate", "account", "creds", "nkey", "servers", "tls", "tlsFirst", "jsDomain")
-STREAM: dict[str, Any] = {
-    "name": "name",
-    "description": "description",
-    "subjects": "subjects",
-    "retention": "retention",
-    "maxConsumers": "max_consumers",
-    "maxMsgsPerSubject": "max_msgs_per_subject",
-    "maxMsgs": "max_msgs",
-    "maxBytes": "max_bytes",
-    "maxAge": "max_age",
-    "maxMsgSize": "max_msg_size",
-    "storage": "storage",
-    "discard": "discard",
-    "replicas": "num_replicas",
-    "noAck": "no_ack",
-    "duplicateWindow": "duplicate_window",
-    "placement": ("placement", {"cluster": "cluster", "tags": "tags"}),
-    "mirror": ("mirror", SOURCE),
-    "sources": ("sources", SOURCE),
-    "compression": "compression",
-    "subjectTransform": ("subject_transform", XFORM),
-    "republish": ("republish", {"source": "src", "destination": "dest", "headers_only": "headers_only"}),
-    "sealed": "sealed",
-    "denyDelete": "deny_delete",
-    "denyPurge": "deny_purge",
-    "allowDirect": "allow_direct",
-    "allowRollup": "allow_rollup_hdrs",
-    "mirrorDirect": "mirror_direct",
-    "discardPerSubject": "discard_new_per_subject",
-    "firstSequence": "first_seq",
-    "metadata": "metadata",
-    "consumerLimits": ("consumer_limits", {"inactiveThreshold": "inactive_threshold", "maxAckPending": "max_ack_pending"}),
-    "allowMsgTtl": "allow_msg_ttl",
-    "subjectDeleteMarkerTtl": "subject_delete_marker_ttl",
-    "allowMsgCounter": "allow_msg_counter",
-    "allowAtomicPublish": "allow_atomic",
-    "allowMsgSchedules": "allow_msg_schedules",
-    "persistMode": "persist_mode",
-}
-CONSUMER: dict[str, Any] = {
-    "streamName": None,
-    "durableName": "durable_name",
-    "description": "description",
-    "ackPolicy": "ack_policy",
-    "ackWait": "ack_wait",
-    "deliverPolicy": "deliver_policy",
-    "deliverSubject": "deliver_subject",
-    "deliverGroup": "deliver_group",
-    "filterSubject": "filter_subject",
-    "filterSubjects": "filter_subjects",
-    "flowControl": "flow_control",
-    "heartbeatInterval": "idle_heartbeat",
-    "maxAckPending": "max_ack_pending",
-    "maxDeliver": "max_deliver",
-    "backoff": "backoff",
-    "maxWaiting": "max_waiting",
-    "optStartSeq": "opt_start_seq",
-    "optStartTime": "opt_start_time",
-    "rateLimitBps": "rate_limit_bps",
-    "replayPolicy": "replay_policy",
-    "sampleFreq": "sample_freq",
-    "headersOnly": "headers_only",
-    "maxRequestBatch": "max_batch",
-    "maxRequestExpires": "max_expires",
-    "maxRequestMaxBytes": "max_bytes",
-    "inactiveThreshold": "inactive_threshold",
-    "replicas": "num_replicas",
-    "memStorage": "mem_storage",
-    "metadata": "metadata",
-    "pauseUntil": "pause_until",
-    "priorityPolicy": "priority_policy",
-    "pinnedTtl": "priority_timeout",
-    "priorityGroups": "priority_groups",
-}
+STREAM: dict[str, Any] = _table(catalog.STREAM)
+CONSUMER: dict[str, Any] = {"streamName": None, **_table(catalog.CONSUMER)}  # the stream is read elsewhere
 NACK_TABLES: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {
     ("Stream", ()): STREAM,
     ("Consumer", ()): CONSUMER,
@@ -155,21 +94,5 @@ PREVENT_UPDATE = "jsops.io/prevent-update"
 IGNORED_CONNECTION = ("servers", "creds", "nkey", "tls", "tlsFirst", "jsDomain")
 
 
-KEY_VALUE: dict[str, Any] = {
-    "bucket": "bucket",
-    "description": "description",
-    "maxValueSize": "max_value_size",
-    "history": "history",
-    "ttl": "ttl",
-    "limitMarkerTtl": "limit_marker_ttl",
-    "maxBytes": "max_bytes",
-    "storage": "storage",
-    "replicas": "replicas",
-    "placement": ("placement", {"cluster": "cluster", "tags": "tags"}),
-    "republish": ("republish", {"source": "src", "destination": "dest", "headersOnly": "headers_only"}),
-    "mirror": ("mirror", SOURCE),
-    "sources": ("sources", SOURCE),
-    "compression": "compression",
-    "metadata": "metadata",
-}
-OBJECT_STORE: dict[str, Any] = {k: KEY_VALUE[k] for k in ("bucket", "description", "ttl", "maxBytes", "storage", "replicas", "placement", "compression", "metadata")}
+KEY_VALUE: dict[str, Any] = _table(catalog.KEY_VALUE)
+OBJECT_STORE: dict[str, Any] = _table(catalog.OBJECT_STORE)

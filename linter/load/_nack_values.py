@@ -11,6 +11,8 @@ from typing import Any
 
 from ..model.positions import resolve_position
 from ..model.resource import Estate
+from ..semantics import catalog
+from ..semantics.catalog import Unit
 from ..semantics.units import UnitError, parse_duration, parse_size
 from ._nack_tables import ENUMS
 from .documents import ParsedDocument
@@ -22,10 +24,16 @@ __all__ = ["GO_DURATION", "go_duration_text", "nack_duration_problem", "nack_val
 # the CRD schemas give defaults that kube-apiserver writes into every object, durations go through
 # Go's time.ParseDuration (no d or w units), sizes are integers, and enums have NACK's own spelling.
 GO_DURATION = re.compile(r"^[-+]?(0|([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+)$")
-_NACK_DURATIONS = frozenset(
-    {"maxAge", "duplicateWindow", "subjectDeleteMarkerTtl", "ackWait", "heartbeatInterval", "maxRequestExpires", "inactiveThreshold", "pinnedTtl"}
-)
-_NACK_INTEGER_SIZES = frozenset({"maxBytes", "maxMsgSize", "maxRequestMaxBytes"})
+
+
+def _nack_names(kind: str, unit: Unit) -> frozenset[str]:
+    """The CRD names of ``kind``'s top-level fields in ``unit`` (the field catalog's)."""
+    return frozenset(f.nack for f in catalog.record(kind).fields if f.nack and f.unit is unit)
+
+
+_KINDS = ("Stream", "Consumer", "KeyValue", "ObjectStore")
+_NACK_DURATIONS = {kind: _nack_names(kind, Unit.DURATION) for kind in _KINDS}
+_NACK_INTEGER_SIZES = {kind: _nack_names(kind, Unit.SIZE) for kind in _KINDS}
 
 
 def go_duration_text(ns: int) -> str:
@@ -70,7 +78,7 @@ def nack_values(spec: dict[str, Any], kind: str, doc: ParsedDocument, file: str,
 
     for key, value in spec.items():
         label = f"spec.{key}"
-        if key in _NACK_DURATIONS:
+        if key in _NACK_DURATIONS.get(kind, ()):
             problem = nack_duration_problem(value, label)
             if problem:
                 report(problem, ("spec", key))
@@ -86,7 +94,7 @@ def nack_values(spec: dict[str, Any], kind: str, doc: ParsedDocument, file: str,
             if problem:
                 report(problem, ("spec", key, "inactiveThreshold"))
                 out[key] = {k: v for k, v in value.items() if k != "inactiveThreshold"}
-        elif key in _NACK_INTEGER_SIZES and isinstance(value, str) and value != "":
+        elif key in _NACK_INTEGER_SIZES.get(kind, ()) and isinstance(value, str) and value != "":
             try:
                 hint = f"; write {parse_size(value)}"
             except UnitError:

@@ -9,17 +9,17 @@ import os
 import re
 from collections.abc import Iterator
 from functools import cache
-from typing import Any, get_args
+from typing import Any
 
 from ..findings import ObjectRef
-from ..model.config import ConsumerConfig, StreamConfig
 from ..model.positions import Pos, resolve_position
-from ..model.records import Record
 from ..model.resource import Declaration, Estate
+from ..semantics import catalog
+from ..semantics.catalog import Unit
 from ..semantics.units import UnitError, parse_duration, parse_size
 from .documents import ParsedDocument
 from .messages import MAX_NAME_LENGTH, dotted, finding, kind_of, shown, too_long
-from .validation import admit, model_at
+from .validation import admit
 
 __all__ = ["load_api"]
 
@@ -134,39 +134,13 @@ def _name_from(text: str) -> str | None:
     return text if _PATH_NAME.match(text) and text not in (".", "..") else None
 
 
-def _unit_kind(ann: Any) -> str | None:
-    """"duration" or "size" for a model annotation built on Duration or Size (through Optional/list)."""
-    for meta in getattr(ann, "__metadata__", ()):
-        name = getattr(getattr(meta, "func", None), "__name__", "")
-        if name in ("_duration", "_size"):
-            return name[1:]
-    for arg in get_args(ann):
-        found = _unit_kind(arg)
-        if found:
-            return found
-    return None
-
-
-def _unit_fields(model: type[Record], prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], str]:
-    """Config paths whose values are durations or sizes (``"*"`` stands for a list index)."""
-    out: dict[tuple[str, ...], str] = {}
-    for name, info in model.model_fields.items():
-        ann = info.annotation
-        kind = _unit_kind(ann)
-        is_list = "list[" in repr(ann)
-        if kind:
-            out[prefix + ((name, "*") if is_list else (name,))] = kind
-            continue
-        sub = model_at(model, (name,))
-        if sub is not None and len(prefix) < 4:
-            out.update(_unit_fields(sub, prefix + ((name, "*") if is_list else (name,))))
-    return out
+_UNIT_WORDS = {Unit.DURATION: "duration", Unit.DURATIONS: "duration", Unit.SIZE: "size"}
 
 
 @cache
 def _api_units(kind: str) -> dict[tuple[str, ...], str]:
-    """Duration and size fields of a kind's config (computed on first use: imports stay cheap)."""
-    return _unit_fields(StreamConfig if kind == "Stream" else ConsumerConfig)
+    """Duration and size fields of a kind's config, by the field catalog (``"*"``: a list index)."""
+    return {path: _UNIT_WORDS[unit] for path, unit in catalog.unit_paths(kind).items() if unit in _UNIT_WORDS}
 
 
 def _api_unit_strings(cfg: dict[str, Any], kind: str, res_path: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate) -> bool:

@@ -21,7 +21,7 @@ from ..model.records import validation_errors
 from ..model.resource import Declaration, Estate, Resource
 from . import _nack_tables as T
 from ._envelope import check_keys, require_str, string_map
-from ._nack_values import nack_duration_problem, nack_values
+from ._nack_values import nack_values
 from .documents import ParsedDocument
 from .messages import MAX_FINDINGS_PER_OBJECT, did_you_mean, dotted, finding, kind_of, short
 from .nack import nack_account, nack_connection_fields, nack_translate, protection_annotations
@@ -120,17 +120,8 @@ def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: Estate,
     if not isinstance(spec, dict):
         estate.findings.append(finding("invalid-field", "missing required field spec" if spec is None else f"spec must be a mapping, got {kind_of(spec)}", file, *(resolve_position(doc.positions, ("spec",)) or start)))
         return
-    values, ok = nack_values(spec, kind, doc, file, estate)  # integer sizes (maxBytes), as NACK's CRD types them
-    size = spec.get("maxValueSize")
-    if isinstance(size, str) and size != "":
-        estate.findings.append(finding("invalid-field", f"spec.maxValueSize: NACK sizes are integer numbers of bytes (the CRD field is an integer), got {kind_of(size)}", file, *(resolve_position(doc.positions, ("spec", "maxValueSize")) or start)))
-        values.pop("maxValueSize", None)
-        ok = False
-    problem = nack_duration_problem(spec.get("ttl"), "spec.ttl")
-    if problem:
-        estate.findings.append(finding("invalid-field", problem, file, *(resolve_position(doc.positions, ("spec", "ttl")) or start)))
-        values.pop("ttl")
-        ok = False
+    # NACK's value spellings (Go durations for ttl and limitMarkerTtl, integer sizes), by the field catalog
+    values, ok = nack_values(spec, kind, doc, file, estate)
     spec_map: dict[tuple[Any, ...], tuple[Any, ...]] = {(): ("spec",)}
     unknown: list[tuple[tuple[Any, ...], str, list[str]]] = []
     table = T.KEY_VALUE if kind == "KeyValue" else T.OBJECT_STORE

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
+from ..semantics import catalog
 from .config import Duration, Placement, Republish, Size, StreamSource, SubjectTransform, _Model
 from .records import StrictBool, StrictInt, StrictStr
 
@@ -102,36 +103,8 @@ class ObjectStoreConfig(_Model):
 BucketConfig = KeyValueConfig | ObjectStoreConfig
 
 # Stream field -> the bucket field it comes from (for findings that point at the manifest, and the plan).
-BUCKET_FIELDS: dict[str, dict[str, str]] = {
-    "KeyValue": {
-        "description": "description",
-        "max_msg_size": "max_value_size",
-        "max_msgs_per_subject": "history",
-        "max_age": "ttl",
-        "max_bytes": "max_bytes",
-        "storage": "storage",
-        "num_replicas": "replicas",
-        "placement": "placement",
-        "republish": "republish",
-        "mirror": "mirror",
-        "sources": "sources",
-        "compression": "compression",
-        "metadata": "metadata",
-        "subject_delete_marker_ttl": "limit_marker_ttl",
-        "allow_direct": "direct",
-        "allow_msg_ttl": "allow_msg_ttl",
-    },
-    "ObjectStore": {
-        "description": "description",
-        "max_age": "ttl",
-        "max_bytes": "max_bytes",
-        "storage": "storage",
-        "num_replicas": "replicas",
-        "placement": "placement",
-        "compression": "compression",
-        "metadata": "metadata",
-    },
-}
+BUCKET_FIELDS: dict[str, dict[str, str]] = {kind: catalog.bucket_names(kind) for kind in BUCKET_KINDS}
+"""Bucket kind -> stream field -> the bucket config field that sets it (the field catalog's)."""
 
 
 def _dump(model: Any) -> dict[str, Any]:

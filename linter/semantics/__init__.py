@@ -2,6 +2,8 @@
 
 Modules (import the one you need; this package imports none of them, so it stays cheap):
 
+* :mod:`.catalog` -- every config field declared once: unit, default, update class, release, NACK and
+  bucket names (bottom-layer data, like units: the model may import it);
 * :mod:`.units` -- every duration and size parse and format, in each dialect's spelling;
 * :mod:`.effective` -- the config nats-server stores for a manifest (defaults, normalisations);
 * :mod:`.updates` -- what an update can change in place (update classes);

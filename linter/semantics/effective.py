@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from . import catalog
 from .releases import NORMALISE_NEGATIVE_LIMITS, parse_version
 from .units import SECOND
 
@@ -38,31 +39,17 @@ __all__ = [
     "SERVER_DEFAULTS",
 ]
 
-STREAM_DEFAULT_DUPLICATE_WINDOW = 120 * SECOND
-CONSUMER_DEFAULT_ACK_WAIT = 30 * SECOND
-CONSUMER_DEFAULT_MAX_ACK_PENDING = 1000
-CONSUMER_DEFAULT_MAX_WAITING = 512
+STREAM_DEFAULT_DUPLICATE_WINDOW: int = catalog.STREAM["duplicate_window"].default
+CONSUMER_DEFAULT_ACK_WAIT: int = catalog.CONSUMER["ack_wait"].default
+CONSUMER_DEFAULT_MAX_ACK_PENDING: int = catalog.CONSUMER["max_ack_pending"].default
+CONSUMER_DEFAULT_MAX_WAITING: int = catalog.CONSUMER["max_waiting"].default
 EPHEMERAL_INACTIVE_THRESHOLD = 5 * SECOND
 PINNED_TTL_DEFAULT = 120 * SECOND
 FLOW_CONTROL_HEARTBEAT = SECOND
 
-_FALSE_UNLESS_SET = (
-    "allow_direct", "mirror_direct", "sealed", "deny_delete", "deny_purge", "allow_rollup_hdrs", "allow_msg_ttl",
-    "discard_new_per_subject", "allow_msg_counter", "allow_atomic", "allow_msg_schedules",
+SERVER_DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
+    {kind: catalog.server_defaults(kind) for kind in ("Stream", "Consumer")}
 )
-SERVER_DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType({
-    "Stream": MappingProxyType({
-        "retention": "limits", "max_consumers": -1, "max_msgs": -1, "max_bytes": -1, "max_age": 0,
-        "max_msgs_per_subject": -1, "max_msg_size": -1, "discard": "old", "storage": "file", "num_replicas": 1,
-        "duplicate_window": STREAM_DEFAULT_DUPLICATE_WINDOW, "compression": "none", "consumer_limits": {},
-        **dict.fromkeys(_FALSE_UNLESS_SET, False),
-    }),
-    "Consumer": MappingProxyType({
-        "deliver_policy": "all", "ack_policy": "none", "max_deliver": -1, "replay_policy": "instant",
-        "max_waiting": CONSUMER_DEFAULT_MAX_WAITING, "num_replicas": 0, "ack_wait": CONSUMER_DEFAULT_ACK_WAIT,
-        "max_ack_pending": CONSUMER_DEFAULT_MAX_ACK_PENDING,
-    }),
-})
 """By kind, what the server stores for a field a config leaves out (the omitempty booleans as
 false; a consumer's ``ack_wait`` and ``max_ack_pending`` as an acking pull consumer gets them): tells
 defaults apart when only a stored config is at hand, e.g. in a saved plan."""

@@ -1,4 +1,5 @@
-"""What nats-server lets an update change, in one place (server-rules.md §3).
+"""What nats-server lets an update change (server-rules.md §3); each field's facts are the catalog's
+(:mod:`linter.semantics.catalog`).
 
 Pure data and functions, shared by the linter and the reconciler. A change of one top-level config
 field from ``old`` to ``new`` (both in the server's JSON shape, ``None`` meaning absent) is one of:
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from . import catalog
 
 __all__ = [
     "ChangeClass",
@@ -54,52 +57,11 @@ def worst(classes: list[str]) -> ChangeClass:
 
 _STREAM_LOST = "the stream is deleted and created again: its messages and consumers are lost"
 _CONSUMER_LOST = "the consumer must be deleted and created again, losing its position and pending acks unless it is recreated at its ack floor"
+_APPLIED = catalog.Update()
 
-# Stream fields nats-server refuses to change at all (configUpdateCheck): every change is a recreate.
-_STREAM_RECREATE: dict[str, str] = {
-    "storage": "storage type can not be changed in place",
-    "allow_msg_counter": "the message counter setting can not be changed in place",
-    "persist_mode": "persist mode can not be changed in place",
-}
-# Boolean stream fields that can be switched on but never off (one-way).
-_STREAM_ONE_WAY: dict[str, str] = {
-    "sealed": "a sealed stream accepts no more messages and can never be unsealed; the server also sets max_age 0, discard new, deny_delete and deny_purge",
-    "deny_delete": "message deletes stay denied for the life of the stream",
-    "deny_purge": "purges stay denied for the life of the stream",
-    "allow_msg_ttl": "per-message TTLs can never be disabled again",
-    "allow_msg_schedules": "message schedules can never be disabled again",
-}
-_STREAM_IN_PLACE_NOTES: dict[str, str] = {
-    "num_replicas": "replicas are added or removed; the stream's leader may change",
-    "placement": "the stream moves to other servers; its data is copied to the new peers",
-    "retention": "retention switches between limits and interest; with interest, messages every consumer acked are removed",
-    "sources": "sourcing starts or stops for the changed sources",
-    "mirror_direct": "direct gets are served by the mirror or stop being served",
-}
 
-# Consumer fields refused by checkNewConsumerConfig: every change is a recreate.
-_CONSUMER_RECREATE: dict[str, str] = {
-    "deliver_policy": "deliver policy can not be updated",
-    "opt_start_seq": "start sequence can not be updated",
-    "opt_start_time": "start time can not be updated",
-    "ack_policy": "ack policy can not be updated",
-    "replay_policy": "replay policy can not be updated",
-    "idle_heartbeat": "heartbeats can not be updated",
-    "flow_control": "flow control can not be updated",
-    "max_waiting": "max waiting can not be updated",
-    "mem_storage": "storage type can not be updated",
-    "direct": "direct can not be updated",
-    "sourcing": "sourcing can not be updated",
-}
-_CONSUMER_IN_PLACE_NOTES: dict[str, str] = {
-    "filter_subject": "messages outside the new filter are no longer delivered",
-    "filter_subjects": "messages outside the new filters are no longer delivered",
-    "ack_wait": "in-flight messages are redelivered after the new ack wait",
-    "backoff": "redeliveries follow the new backoff",
-    "max_deliver": "messages are redelivered up to the new limit",
-    "deliver_subject": "the push consumer delivers to a new subject (refused while the old one has subscribers)",
-    "num_replicas": "consumer replicas are added or removed",
-}
+def _facts(rec: catalog.Record, field: str) -> catalog.Update:
+    return rec[field].update if field in rec else _APPLIED
 
 
 def _truthy(v: Any) -> bool:
@@ -107,18 +69,18 @@ def _truthy(v: Any) -> bool:
 
 
 def classify_stream_change(field: str, old: Any, new: Any) -> Classification:
-    """Classify a change of the stream config field ``field`` from ``old`` to ``new``."""
-    if field == "name":
-        return Classification("forbidden", "a stream is identified by its name; a new name is a different stream")
-    if field in _STREAM_RECREATE:
-        return Classification("recreate", f"{_STREAM_RECREATE[field]}; {_STREAM_LOST}")
+    """Classify a change of the stream config field ``field`` from ``old`` to ``new`` (the field's
+    update facts are the catalog's; retention, mirror, limits and subjects depend on the values)."""
+    u = _facts(catalog.STREAM, field)
+    if u.change in ("forbidden", "recreate"):
+        return Classification(u.change, u.sentence)
     if field == "retention":
         if (old or "limits") != (new or "limits") and "workqueue" in (old or "limits", new or "limits"):
             return Classification("recreate", f"retention can not change to or from workqueue in place; {_STREAM_LOST}")
-        return Classification("in-place", _STREAM_IN_PLACE_NOTES["retention"])
-    if field in _STREAM_ONE_WAY:
+        return Classification("in-place", u.sentence)
+    if u.change == "one-way":
         if _truthy(new) and not _truthy(old):
-            return Classification("one-way", _STREAM_ONE_WAY[field])
+            return Classification("one-way", u.sentence)
         if _truthy(old) and not _truthy(new):
             return Classification("recreate", f"{field} can not be switched off once on; {_STREAM_LOST}")
         return Classification("in-place", "no effect")
@@ -126,19 +88,11 @@ def classify_stream_change(field: str, old: Any, new: Any) -> Classification:
         if old is not None and new is None:
             return Classification("one-way", "the mirror is promoted to a normal stream and stops following its origin; it can not become a mirror again")
         return Classification("recreate", f"a mirror can not be added or changed in place; {_STREAM_LOST}")
-    if field in _STREAM_LIMITS and _tighter(old, new):
-        return Classification("in-place", _STREAM_LIMITS[field])
+    if u.tighter is not None and _tighter(old, new):
+        return Classification("in-place", u.tighter)
     if field == "subjects" and set(old or []) - set(new or []):
         return Classification("in-place", "publishers to removed subjects get no stream acknowledgement; stored messages stay")
-    return Classification("in-place", _STREAM_IN_PLACE_NOTES.get(field, "applied in place"))
-
-
-_STREAM_LIMITS: dict[str, str] = {
-    "max_msgs": "a lower limit removes the oldest messages at once",
-    "max_bytes": "a lower limit removes the oldest messages at once",
-    "max_age": "a shorter age removes older messages at once",
-    "max_msgs_per_subject": "a lower limit removes older messages of each subject at once",
-}
+    return Classification("in-place", u.sentence)
 
 
 def _tighter(old: Any, new: Any) -> bool:
@@ -151,15 +105,12 @@ def _tighter(old: Any, new: Any) -> bool:
 
 def classify_consumer_change(field: str, old: Any, new: Any) -> Classification:
     """Classify a change of the consumer config field ``field`` from ``old`` to ``new``."""
-    if field in ("durable_name", "name"):
-        return Classification("forbidden", "a consumer is identified by its name; a new name is a different consumer")
-    if field == "pause_until":
-        return Classification("forbidden", "pause_until is ignored by config updates; pause or resume the consumer with the pause API")
-    if field in _CONSUMER_RECREATE:
-        return Classification("recreate", f"{_CONSUMER_RECREATE[field]}; {_CONSUMER_LOST}")
+    u = _facts(catalog.CONSUMER, field)
+    if u.change in ("forbidden", "recreate"):
+        return Classification(u.change, u.sentence)
     if field == "deliver_subject" and bool(old) != bool(new):
         return Classification("recreate", f"a consumer can not switch between pull and push in place; {_CONSUMER_LOST}")
-    return Classification("in-place", _CONSUMER_IN_PLACE_NOTES.get(field, "applied in place"))
+    return Classification("in-place", u.sentence)
 
 
 def classify(kind: str, field: str, old: Any, new: Any) -> Classification:
