@@ -20,8 +20,8 @@ One file is what pre-commit pays on every commit: a cold start of the whole prog
 side by side with yamllint on the same file, in turn (jsops, yamllint, jsops, ...), so that the
 ratio holds on a machine whose speed drifts; the figures are medians of wall time and of CPU time
 (user + system of the process, less disturbed by other load), and the ratio is the median of the
-pairs' ratios. jsops's first run with an empty cache (its pydantic schemas and entry points, see
-linter.model.schema_cache) is shown apart: every later run reads the cache. The load average is
+pairs' ratios. jsops's first run with an empty cache (its entry points and parsed files, see
+linter.plugins and linter.load.parse_cache) is shown apart: every later run reads the cache. The load average is
 printed with the figures (a loaded machine stretches wall time, CPU time much less).
 Targets: one file at most 1.5x yamllint (issue 11); the whole estate in at most 0.15x yamllint's
 time (issue 2).

@@ -9,7 +9,7 @@ parse :class:`~linter.load.documents.Limits`, and whether the file is read as JS
 always read and hashed: there is no stat-based shortcut, the content is the truth. Templates are not
 cached (their text depends on the environment's values).
 
-Entries live in ``parse/`` under the cache directory of :func:`linter.model.schema_cache.cache_dir`
+Entries live in ``parse/`` under the cache directory of :func:`linter.model.cache_dir.cache_dir`
 (``$JSOPS_CACHE_DIR``, else ``$XDG_CACHE_HOME/jsops``, else ``~/.cache/jsops``), in one pack file
 per set of paths loaded (a tree), read once and written once per run: for a tree of a thousand
 files, one file per entry cost more to create (cold) than the parse it saves, and a pack is read

@@ -1,5 +1,5 @@
 """The pydantic side of :mod:`linter.model.records`: a record's pydantic model (declared from the
-record's fields, completed from the schema cache), and records to and from its instances.
+record's fields, built by pydantic through its public API when first needed), and records to and from its instances.
 Imported only when pydantic is needed."""
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ def complete(cls: type[Record]) -> type[BaseModel]:
     built = cls.__dict__.get("_pydantic")
     if built is not None and built.__pydantic_complete__:
         return built  # type: ignore[no-any-return]  # set by _declare
-    from .schema_cache import complete_models
-
     group = [*_MODULES.get(cls.__module__, ()), cls]
     models = [_declare(c) for c in dict.fromkeys(group)]
     for other in dict.fromkeys(r.__module__ for r in _referenced(group)):
         if other != cls.__module__:
             complete(_MODULES[other][0])
-    complete_models(*models, group=cls.__module__)
+    for model in models:  # nested records first (completed above), then this module's, in declaration order
+        if not model.__pydantic_complete__:
+            model.model_rebuild(force=True)
     result: type[BaseModel] = cls.__dict__["_pydantic"]
     return result
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import LinterError
-from .schema_cache import complete_models
 
 __all__ = [
     "Profiles",
@@ -33,8 +32,7 @@ __all__ = [
 
 
 class _Strict(BaseModel):
-    # defer_build: a lint without profiles never builds these; load_profiles completes them from the
-    # schema cache (linter.model.schema_cache), anything else that validates them has pydantic build them.
+    # defer_build: a lint without profiles never builds these; pydantic builds them when first used.
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
@@ -133,19 +131,6 @@ class Profiles(_Strict):
         return self.consumers.get(f"{stream}/{name}")
 
 
-_MODELS = (
-    ProfileWindow,
-    IngestProfile,
-    BytesProfile,
-    PublishRetryProfile,
-    StreamProfile,
-    AckTimeProfile,
-    DeliveriesProfile,
-    AdvisoriesProfile,
-    DeliveryRateProfile,
-    ConsumerProfile,
-    Profiles,
-)
 
 
 class ProfilesError(LinterError, ValueError):
@@ -155,7 +140,6 @@ class ProfilesError(LinterError, ValueError):
 def load_profiles(path: str | Path) -> Profiles:
     """Read and validate a profiles JSON file; raises :class:`ProfilesError` with a one-line reason."""
     p = Path(path)
-    complete_models(*_MODELS)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except OSError as exc:

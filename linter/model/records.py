@@ -9,7 +9,7 @@ declaration come two things:
   code uses (``model_validate``, ``model_construct``, ``model_copy``, ``model_dump``,
   ``model_fields``, ``model_fields_set``);
 - lazily, :func:`pydantic_model`: the pydantic model with the same name, fields, constraints,
-  validators and messages (completed from the schema cache, :mod:`linter.model.schema_cache`).
+  validators and messages (built by pydantic when first needed, through its public API).
 
 ``model_validate`` first runs a pure-Python validator that accepts only what it judges exactly as
 pydantic would (exact ``str``/``int``/``bool``/``float`` values, ``Literal`` choices, enum values,
