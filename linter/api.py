@@ -35,6 +35,7 @@ from .semantics.effective import (
     effective_consumer,
     effective_stream,
 )
+from .semantics.errcodes import ErrCode
 from .semantics.limits import (
     MAX_DESCRIPTION_LEN,
     MAX_METADATA_LEN,
@@ -131,6 +132,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ErrCode",
     # subject transforms (imported on first use)
     "BUILD_ONLY_BEFORE",
     "EMPTY_SRC_REFUSED_BEFORE",

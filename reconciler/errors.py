@@ -16,7 +16,7 @@ included) can derive from it.
 
 from __future__ import annotations
 
-from enum import IntEnum
+from linter.semantics.errcodes import ErrCode
 
 __all__ = ["ReconcilerError", "TemporaryError", "PermanentError", "ErrCode"]
 
@@ -36,25 +36,3 @@ class TemporaryError(ReconcilerError):
 
 class PermanentError(ReconcilerError):
     """Trying again does not help until something changes (a bad target, an unreadable plan)."""
-
-
-class ErrCode(IntEnum):
-    """The JetStream API ``err_code`` values the reconciler acts on (nats-server's
-    ``server/errors.json``). An :class:`~enum.IntEnum`: it compares equal to the plain integers
-    the server sends, and metrics and messages show the number."""
-
-    # a cluster electing a leader (the meta group's or a stream's): nothing was done, ask again
-    CLUSTER_UNAVAILABLE = 10008
-    CLUSTER_NOT_LEADER = 10009
-    CONSUMER_NOT_FOUND = 10014
-    NO_MESSAGE_FOUND = 10037
-    STREAM_REPLICAS_NOT_SUPPORTED = 10074
-    STREAM_INVALID_CONFIG = 10052
-    STREAM_NAME_IN_USE = 10058
-    STREAM_NOT_FOUND = 10059
-    STREAM_SUBJECT_OVERLAP = 10065
-    STREAM_WRONG_LAST_SEQUENCE = 10071
-    STREAM_MOVE_AND_SCALE = 10123
-    STREAM_MOVE_IN_PROGRESS = 10124
-    # a move refused while the replica change before it is still in progress (nats-server 2.12)
-    STREAM_SCALE_IN_PROGRESS = 10226

@@ -26,6 +26,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from linter.semantics.errcodes import ErrCode
 from linter.semantics.releases import Version, format_version, parse_version
 
 __all__ = [
@@ -42,7 +43,7 @@ __all__ = [
 
 PAUSE_RELEASE: Version = (2, 11, 0)
 RESET_RELEASE: Version = (2, 14, 0)
-INVALID_RESET = 10204  # "invalid reset: not allowed" / "below start seq" / "below start time"
+INVALID_RESET = ErrCode.CONSUMER_INVALID_RESET  # "invalid reset: not allowed" / "below start seq" / "below start time"
 
 
 def _release(version: str | None) -> Version | None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..model.config import ConsumerConfig
 from ..model.resource import Estate, Resource, ResourceKey
+from ..semantics.errcodes import ErrCode
 from .messages import finding, short, shown
 
 __all__ = ["check_estate"]
@@ -47,7 +48,7 @@ def _directory_not_a_stream(r: Resource, estate: Estate) -> None:
             line,
             col,
             r.ref,
-            10059,
+            ErrCode.STREAM_NOT_FOUND,
         )
     )
 
@@ -93,6 +94,6 @@ def check_estate(estate: Estate) -> None:
                     line,
                     col,
                     r.ref,
-                    10059,
+                    ErrCode.STREAM_NOT_FOUND,
                 )
             )

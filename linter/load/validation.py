@@ -11,6 +11,7 @@ from ..findings import Finding
 from ..model.config import ConsumerConfig, StreamConfig
 from ..model.records import Record, is_record_class, validation_errors
 from ..model.resource import Declaration, Estate, Resource
+from ..semantics.errcodes import ErrCode
 from ..semantics.releases import UNKNOWN_FIELD_ERROR
 from ._nack_tables import NACK_TABLES
 from .messages import MAX_FINDINGS_PER_OBJECT, did_you_mean, dotted, finding, kind_of, short
@@ -56,7 +57,7 @@ def validation_finding(res: Declaration, model: type[Record], err: ErrorDetails)
     else:
         msg = _value_message(kind, dotted(src), err)
         line, col = res.locate(src, document_path=True)
-    code = 10141 if err.get("input") is None and len(loc) >= 2 and loc[-2] == "sources" and isinstance(loc[-1], int) else None
+    code = ErrCode.SOURCE_INVALID_STREAM_NAME if err.get("input") is None and len(loc) >= 2 and loc[-2] == "sources" and isinstance(loc[-1], int) else None
     return finding("invalid-field", msg, res.file, line, col, res.ref if res.name else None, code)
 
 

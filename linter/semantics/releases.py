@@ -27,6 +27,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from . import catalog
+from .errcodes import ErrCode
 
 if TYPE_CHECKING:
     from ..model.resource import Estate, Resource
@@ -59,7 +60,7 @@ Version = tuple[int, int, int]
 
 # Strict JSON decoding of API requests became the default in 2.12 (opt-in in 2.11).
 STRICT_JSON_DEFAULT: Version = (2, 12, 0)
-UNKNOWN_FIELD_ERROR = 10025
+UNKNOWN_FIELD_ERROR = ErrCode.INVALID_JSON
 # Consumer limits that the server normalises when negative (max_waiting, max_batch, max_expires,
 # max_bytes, idle_heartbeat, inactive_threshold to 0; max_deliver, max_ack_pending below -1 to -1)
 # from this release; older releases store them as given, or refuse max_waiting (10087),
@@ -105,14 +106,14 @@ NEWEST: Version = (2, 15, 1)
 # (field: the first element of the finding's path, for a rule that makes several checks with one
 # err_code). An older target accepts the object: the finding is advice.
 CHECK_SINCE: dict[tuple[Any, ...], Version] = {
-    ("JS204", 10183): (2, 12, 0),  # ack_wait < 0
-    ("JS204", 10184): (2, 12, 0),  # a negative backoff step
-    ("JS224", 10196): (2, 12, 0),  # priority_groups without a priority_policy
-    ("JS224", 10197): (2, 12, 0),  # priority_timeout without a priority_policy
-    ("JS221", 10135): (2, 11, 0),  # consumer metadata over 128 KiB
-    ("JS104", 10052): (2, 11, 0),  # stream metadata over 128 KiB
-    ("JS112", 10052): (2, 14, 0),  # message schedules with discard new (2.12 accepts it)
-    ("JS109", 10052, "allow_msg_schedules"): (2, 14, 0),  # a counter stream with schedules
+    ("JS204", ErrCode.CONSUMER_ACK_WAIT_NEGATIVE): (2, 12, 0),  # ack_wait < 0
+    ("JS204", ErrCode.CONSUMER_BACK_OFF_NEGATIVE): (2, 12, 0),  # a negative backoff step
+    ("JS224", ErrCode.CONSUMER_PRIORITY_GROUP_WITH_POLICY_NONE): (2, 12, 0),  # priority_groups without a priority_policy
+    ("JS224", ErrCode.CONSUMER_PINNED_TTL_WITHOUT_PRIORITY_POLICY_NONE): (2, 12, 0),  # priority_timeout without a priority_policy
+    ("JS221", ErrCode.CONSUMER_METADATA_LENGTH): (2, 11, 0),  # consumer metadata over 128 KiB
+    ("JS104", ErrCode.STREAM_INVALID_CONFIG): (2, 11, 0),  # stream metadata over 128 KiB
+    ("JS112", ErrCode.STREAM_INVALID_CONFIG): (2, 14, 0),  # message schedules with discard new (2.12 accepts it)
+    ("JS109", ErrCode.STREAM_INVALID_CONFIG, "allow_msg_schedules"): (2, 14, 0),  # a counter stream with schedules
 }
 
 # (rule code, err_code) -> [(release, older err_code)]: before ``release`` the server answers the
@@ -121,10 +122,10 @@ CHECK_SINCE: dict[tuple[Any, ...], Version] = {
 # transform's codes depend on the stage that refuses it: rules/stream_source_transform_invalid.py).
 _TRANSFORM_CODES = (2, 11, 0)
 CODE_BEFORE: dict[tuple[str, int], list[tuple[Version, int]]] = {
-    ("JS201", 10052): [((2, 12, 0), 10103)],  # '.', '*', '>' in a consumer name: "durable name can not contain"
-    ("JS123", 10155): [(_TRANSFORM_CODES, 10049)],  # stream subject_transform src
-    ("JS123", 10156): [(_TRANSFORM_CODES, 10049)],  # stream subject_transform mapping
-    ("JS124", 10154): [(_TRANSFORM_CODES, 10049)],  # mirror transform mapping
+    ("JS201", ErrCode.STREAM_INVALID_CONFIG): [((2, 12, 0), ErrCode.CONSUMER_BAD_DURABLE_NAME)],  # '.', '*', '>' in a consumer name: "durable name can not contain"
+    ("JS123", ErrCode.STREAM_TRANSFORM_INVALID_SOURCE): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],  # stream subject_transform src
+    ("JS123", ErrCode.STREAM_TRANSFORM_INVALID_DESTINATION): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],  # stream subject_transform mapping
+    ("JS124", ErrCode.MIRROR_INVALID_TRANSFORM_DESTINATION): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],  # mirror transform mapping
 }
 
 

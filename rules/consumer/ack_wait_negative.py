@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -74,7 +75,7 @@ class ConsumerAckWaitNegative(ConsumerRule):
                     resource,
                     ("backoff", i),
                     f"backoff[{i}] is negative ({format_duration(value)}); nats-server rejects this consumer",
-                    server_error_code=10184,
+                    server_error_code=ErrCode.CONSUMER_BACK_OFF_NEGATIVE,
                     fix=FixSuggestion("unsafe", f"set backoff[{i}] to {format_duration(-value)}"),
                 )
                 return
@@ -84,7 +85,7 @@ class ConsumerAckWaitNegative(ConsumerRule):
                 resource,
                 ("ack_wait",),
                 f"ack_wait is negative ({format_duration(ack_wait)}); nats-server rejects this consumer",
-                server_error_code=10183,
+                server_error_code=ErrCode.CONSUMER_ACK_WAIT_NEGATIVE,
                 fix=FixSuggestion("unsafe", f"set ack_wait to {format_duration(-ack_wait)}"),
             )
 

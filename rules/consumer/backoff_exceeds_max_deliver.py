@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -72,7 +73,7 @@ class ConsumerBackoffExceedsMaxDeliver(ConsumerRule):
                 resource,
                 ("max_deliver",),
                 f"backoff has {len(backoff)} steps but max_deliver is {max_deliver}; nats-server rejects this consumer",
-                server_error_code=10116,
+                server_error_code=ErrCode.CONSUMER_MAX_DELIVER_BACKOFF,
                 fix=FixSuggestion("safe", f"set max_deliver to {len(backoff)}"),
             )
 

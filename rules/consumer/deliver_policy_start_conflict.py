@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -82,7 +83,7 @@ class ConsumerDeliverPolicyStartConflict(ConsumerRule):
             resource,
             path if getattr(cfg, path[0], None) is not None else ("deliver_policy",),
             message + "; nats-server rejects this consumer",
-            server_error_code=10094,
+            server_error_code=ErrCode.CONSUMER_INVALID_POLICY,
             fix=FixSuggestion("unsafe", fix),
         )
 

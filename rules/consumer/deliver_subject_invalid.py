@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -77,14 +78,14 @@ class ConsumerDeliverSubjectInvalid(ConsumerRule):
         if not is_literal(subject):
             yield Violation(
                 resource, path, f"deliver_subject {subject!r} has wildcards; nats-server rejects this consumer",
-                server_error_code=10079,
+                server_error_code=ErrCode.CONSUMER_DELIVER_TO_WILDCARDS,
                 fix=FixSuggestion("unsafe", "use a literal deliver subject"),
             )
             return
         if not is_valid_subject(subject):
             yield Violation(
                 resource, path, f"deliver_subject {subject!r} is not a valid subject; nats-server rejects this consumer",
-                server_error_code=10112,
+                server_error_code=ErrCode.CONSUMER_INVALID_DELIVER_SUBJECT,
                 fix=FixSuggestion("unsafe", "use a subject of non-empty dot-separated tokens without whitespace"),
             )
             return
@@ -94,7 +95,7 @@ class ConsumerDeliverSubjectInvalid(ConsumerRule):
                 yield Violation(
                     resource, path,
                     f"deliver_subject {subject!r} is captured by the stream's subject {s!r} and would form a cycle",
-                    server_error_code=10081,
+                    server_error_code=ErrCode.CONSUMER_DELIVER_CYCLE,
                     fix=FixSuggestion("unsafe", "choose a deliver subject outside the stream's subjects"),
                 )
                 return

@@ -9,6 +9,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -75,7 +76,7 @@ class ConsumerDescriptionTooLong(ConsumerRule):
                 resource,
                 ("description",),
                 f"description is {size} bytes long, more than the server's maximum of {MAX_DESCRIPTION_LEN}",
-                server_error_code=10107,
+                server_error_code=ErrCode.CONSUMER_DESCRIPTION_TOO_LONG,
                 fix=FixSuggestion("unsafe", f"shorten the description to at most {MAX_DESCRIPTION_LEN} bytes"),
             )
 

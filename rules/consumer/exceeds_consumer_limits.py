@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -91,7 +92,7 @@ class ConsumerExceedsConsumerLimits(ConsumerRule):
                         resource,
                         ("max_ack_pending",),
                         f"max_ack_pending {pending} exceeds {what} max_ack_pending of {limit}; nats-server rejects this consumer",
-                        server_error_code=10121,
+                        server_error_code=ErrCode.CONSUMER_MAX_PENDING_ACK_EXCESS,
                         fix=FixSuggestion("safe", f"set max_ack_pending to {limit}"),
                     )
                     return
@@ -102,7 +103,7 @@ class ConsumerExceedsConsumerLimits(ConsumerRule):
                 resource,
                 ("inactive_threshold",),
                 f"inactive_threshold {format_duration(inactive)} exceeds the stream's consumer_limits inactive_threshold of {format_duration(limit)}",
-                server_error_code=10153,
+                server_error_code=ErrCode.CONSUMER_INACTIVE_THRESHOLD_EXCESS,
                 fix=FixSuggestion("safe", f"set inactive_threshold to {format_duration(limit)}"),
             )
 

@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -68,7 +69,7 @@ class ConsumerFilterSubjectAndSubjects(ConsumerRule):
                 resource,
                 ("filter_subject",),
                 "filter_subject and filter_subjects are both set; nats-server rejects this consumer",
-                server_error_code=10136,
+                server_error_code=ErrCode.CONSUMER_DUPLICATE_FILTER_SUBJECTS,
                 fix=FixSuggestion("safe", "move filter_subject into filter_subjects"),
             )
 

@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     Resource,
@@ -74,7 +75,7 @@ class ConsumerFilterSubjectInvalid(ConsumerRule):
             return
         for i, s in enumerate(many):
             if s == "":
-                yield empty_entry(resource, "filter_subjects", i, 10139)
+                yield empty_entry(resource, "filter_subjects", i, ErrCode.CONSUMER_EMPTY_FILTER)
                 return
         for i, s in enumerate(many):
             if not is_valid_subject(s):
@@ -88,7 +89,7 @@ class ConsumerFilterSubjectInvalid(ConsumerRule):
             resource,
             path,
             f"{where} {subject!r} is not a valid subject; nats-server rejects this consumer",
-            server_error_code=10052,
+            server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             fix=FixSuggestion("unsafe", "use non-empty dot-separated tokens, no whitespace, '>' only last"),
         )
 

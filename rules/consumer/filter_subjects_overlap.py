@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -78,7 +79,7 @@ class ConsumerFilterSubjectsOverlap(ConsumerRule):
                         resource,
                         ("filter_subjects", i),
                         f"filter_subjects[{i}] {s!r} is contained in filter_subjects[{j}] {t!r}; nats-server rejects overlapping filters",
-                        server_error_code=10138,
+                        server_error_code=ErrCode.CONSUMER_OVERLAPPING_SUBJECT_FILTERS,
                         fix=FixSuggestion("safe", f"remove filter_subjects[{i}]"),
                     )
                     return

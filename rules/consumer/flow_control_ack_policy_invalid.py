@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -76,7 +77,7 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
                 resource,
                 ("ack_policy",),
                 "ack_policy flow_control needs a push consumer (deliver_subject); nats-server rejects this pull consumer",
-                server_error_code=10218,
+                server_error_code=ErrCode.CONSUMER_ACK_FC_REQUIRES_PUSH,
                 fix=FixSuggestion("unsafe", "use ack_policy explicit, or set a deliver_subject"),
             )
             return
@@ -86,7 +87,7 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
                 resource,
                 field_path(resource, "max_ack_pending", "ack_policy"),
                 f"ack_policy flow_control needs a positive max_ack_pending, got {pending}",
-                server_error_code=10220,
+                server_error_code=ErrCode.CONSUMER_ACK_FC_REQUIRES_MAX_ACK_PENDING,
                 fix=FixSuggestion("safe", "remove max_ack_pending (the server default is 1000)"),
             )
             return
@@ -95,7 +96,7 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
                 resource,
                 field_path(resource, "backoff", "ack_wait"),
                 "ack_policy flow_control does not allow ack_wait or backoff; nats-server rejects this consumer",
-                server_error_code=10221,
+                server_error_code=ErrCode.CONSUMER_ACK_FC_REQUIRES_NO_ACK_WAIT,
                 fix=FixSuggestion("safe", "remove ack_wait and backoff"),
             )
             return
@@ -105,7 +106,7 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
                 resource,
                 ("max_deliver",),
                 f"ack_policy flow_control does not allow max_deliver (got {max_deliver}); nats-server rejects this consumer",
-                server_error_code=10222,
+                server_error_code=ErrCode.CONSUMER_ACK_FC_REQUIRES_NO_MAX_DELIVER,
                 fix=FixSuggestion("safe", "remove max_deliver"),
             )
 

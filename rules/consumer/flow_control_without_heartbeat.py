@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -72,7 +73,7 @@ class ConsumerFlowControlWithoutHeartbeat(ConsumerRule):
             resource,
             ("flow_control",),
             "flow_control needs an idle_heartbeat; nats-server rejects this consumer",
-            server_error_code=10108,
+            server_error_code=ErrCode.CONSUMER_WITH_FLOW_CONTROL_NEEDS_HEARTBEATS,
             fix=FixSuggestion("safe", "set idle_heartbeat to 5s"),
         )
 

@@ -9,6 +9,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -74,7 +75,7 @@ class ConsumerHeartbeatTooSmall(ConsumerRule):
                 resource,
                 ("idle_heartbeat",),
                 f"idle_heartbeat {format_duration(hb)} is shorter than 100ms; nats-server rejects this consumer",
-                server_error_code=10083,
+                server_error_code=ErrCode.CONSUMER_SMALL_HEARTBEAT,
                 fix=FixSuggestion("safe", "set idle_heartbeat to 100ms"),
             )
 

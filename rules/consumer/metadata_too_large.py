@@ -10,6 +10,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -93,7 +94,7 @@ class ConsumerMetadataTooLarge(ConsumerRule):
                 ("metadata",),
                 f"metadata keys and values add up to {size} bytes; with the server's own entry that is more than "
                 f"{MAX_METADATA_LEN} bytes, and nats-server rejects this consumer",
-                server_error_code=10135,
+                server_error_code=ErrCode.CONSUMER_METADATA_LENGTH,
                 fix=FixSuggestion("unsafe", f"shrink the metadata to at most {USER_BUDGET} bytes"),
             )
 

@@ -9,6 +9,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -78,9 +79,9 @@ class ConsumerNameInvalid(ConsumerRule):
                 continue
             chars = set(value)
             if chars & _PATH_SEPARATORS:
-                code, what = 10127, "a path separator ('/' or '\\')"
+                code, what = ErrCode.CONSUMER_NAME_CONTAINS_PATH_SEPARATORS, "a path separator ('/' or '\\')"
             elif chars & _BAD:
-                code, what = 10052, "'.', '*', '>' or whitespace"
+                code, what = ErrCode.STREAM_INVALID_CONFIG, "'.', '*', '>' or whitespace"
             else:
                 continue
             yield Violation(

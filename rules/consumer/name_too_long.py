@@ -9,6 +9,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -79,7 +80,7 @@ class ConsumerNameTooLong(ConsumerRule):
                     ("durable_name",),
                     f"durable name is {size} bytes long, more than the server's maximum of {MAX_NAME_LEN}; "
                     "nats-server rejects this consumer",
-                    server_error_code=10102,
+                    server_error_code=ErrCode.CONSUMER_NAME_TOO_LONG,
                     fix=FixSuggestion("unsafe", f"shorten the name to at most {MAX_NAME_LEN} bytes"),
                 )
             return
@@ -93,7 +94,7 @@ class ConsumerNameTooLong(ConsumerRule):
                 ("name",),
                 f"consumer name is {size} bytes long, more than {MAX_NAME_LEN}; nats-server cannot create "
                 "the consumer's store",
-                server_error_code=10012,
+                server_error_code=ErrCode.CONSUMER_CREATE,
                 fix=FixSuggestion("unsafe", f"shorten the name to at most {MAX_NAME_LEN} bytes"),
             )
 

@@ -9,6 +9,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -20,9 +21,9 @@ from linter.api import (
 
 # field -> (err_code, the server's words), in the order the server checks them
 _PULL_LIMITS = (
-    ("max_waiting", 10087, "consumer max waiting needs to be positive"),
-    ("max_batch", 10114, "consumer max request batch needs to be > 0"),
-    ("max_expires", 10115, "consumer max request expires needs to be >= 1ms"),
+    ("max_waiting", ErrCode.CONSUMER_MAX_WAITING_NEGATIVE, "consumer max waiting needs to be positive"),
+    ("max_batch", ErrCode.CONSUMER_MAX_REQUEST_BATCH_NEGATIVE, "consumer max request batch needs to be > 0"),
+    ("max_expires", ErrCode.CONSUMER_MAX_REQUEST_EXPIRES_TOO_SMALL, "consumer max request expires needs to be >= 1ms"),
 )
 
 

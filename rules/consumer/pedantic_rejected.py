@@ -10,6 +10,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     RuleContext,
     Severity,
     Violation,
@@ -92,29 +93,29 @@ class ConsumerPedanticRejected(ConsumerRule):
         for fld, floor in _FLOORS:
             v = getattr(c, fld)
             if v is not None and v < floor:
-                yield pedantic_rejection(resource, (fld,), f"{fld} {v} is below {floor}", 10157)
+                yield pedantic_rejection(resource, (fld,), f"{fld} {v} is below {floor}", ErrCode.PEDANTIC)
         ack = c.ack_policy or "none"
         if c.backoff:
             ack_wait = c.ack_wait or (CONSUMER_DEFAULT_ACK_WAIT if ack in ("explicit", "all") else 0)
             if ack_wait != c.backoff[0]:
                 yield pedantic_rejection(
                     resource, ("ack_wait",) if c.ack_wait is not None else ("backoff",),
-                    f"ack_wait {format_duration(ack_wait)} differs from backoff[0] {format_duration(c.backoff[0])}", 10157,
+                    f"ack_wait {format_duration(ack_wait)} differs from backoff[0] {format_duration(c.backoff[0])}", ErrCode.PEDANTIC,
                 )
         stream = parent_effective(resource, ctx) or {}
         limits = stream.get("consumer_limits") or {}
         if not c.max_ack_pending and limits.get("max_ack_pending"):
-            yield pedantic_rejection(resource, ("max_ack_pending",), "max_ack_pending is omitted while the stream's consumer_limits sets it", 10157)
+            yield pedantic_rejection(resource, ("max_ack_pending",), "max_ack_pending is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC)
         if not c.inactive_threshold and limits.get("inactive_threshold"):
-            yield pedantic_rejection(resource, ("inactive_threshold",), "inactive_threshold is omitted while the stream's consumer_limits sets it", 10157)
+            yield pedantic_rejection(resource, ("inactive_threshold",), "inactive_threshold is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC)
         push = bool(c.deliver_subject)
         if not push and not c.max_batch and (t.limits.max_request_batch or 0) > 0:
-            yield pedantic_rejection(resource, ("max_batch",), "max_batch is omitted while the server sets limits.max_request_batch", 10157)
+            yield pedantic_rejection(resource, ("max_batch",), "max_batch is omitted while the server sets limits.max_request_batch", ErrCode.PEDANTIC)
         if ack == "flow_control" and push:
             if not c.flow_control:
-                yield pedantic_rejection(resource, ("flow_control",), "ack_policy flow_control without flow_control: true", 10219)
+                yield pedantic_rejection(resource, ("flow_control",), "ack_policy flow_control without flow_control: true", ErrCode.CONSUMER_ACK_FC_REQUIRES_FC)
             if c.idle_heartbeat != FLOW_CONTROL_HEARTBEAT:
-                yield pedantic_rejection(resource, ("idle_heartbeat",), "ack_policy flow_control without idle_heartbeat: 1s", 10052)
+                yield pedantic_rejection(resource, ("idle_heartbeat",), "ack_policy flow_control without idle_heartbeat: 1s", ErrCode.STREAM_INVALID_CONFIG)
 
 
 RULE = ConsumerPedanticRejected

@@ -9,6 +9,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -78,20 +79,20 @@ class ConsumerPriorityGroupsInvalid(ConsumerRule):
                 resource,
                 ("priority_policy",),
                 f"priority_policy {policy} needs at least one priority group; nats-server rejects this consumer",
-                server_error_code=10159,
+                server_error_code=ErrCode.CONSUMER_PRIORITY_POLICY_WITHOUT_GROUP,
                 fix=FixSuggestion("unsafe", "add priority_groups, or remove priority_policy"),
             )
             return
         for i, group in enumerate(groups):
             if group == "":
-                yield empty_entry(resource, "priority_groups", i, 10161)
+                yield empty_entry(resource, "priority_groups", i, ErrCode.CONSUMER_EMPTY_GROUP_NAME)
                 return
             if _GROUP.fullmatch(group) is None:
                 yield Violation(
                     resource,
                     ("priority_groups", i),
                     f"priority group name {group!r} must be 1-16 characters from A-Z a-z 0-9 - _ / =",
-                    server_error_code=10162,
+                    server_error_code=ErrCode.CONSUMER_INVALID_GROUP_NAME,
                     fix=FixSuggestion("unsafe", "rename the group with allowed characters, at most 16"),
                 )
                 return

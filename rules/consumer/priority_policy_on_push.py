@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -68,7 +69,7 @@ class ConsumerPriorityPolicyOnPush(ConsumerRule):
                 resource,
                 ("priority_policy",),
                 f"priority_policy {policy} on a push consumer; nats-server only allows priority groups on pull consumers",
-                server_error_code=10178,
+                server_error_code=ErrCode.CONSUMER_PUSH_WITH_PRIORITY_GROUP,
                 fix=FixSuggestion("unsafe", "remove deliver_subject, or remove priority_policy and priority_groups"),
             )
 

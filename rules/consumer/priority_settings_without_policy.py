@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -73,7 +74,7 @@ class ConsumerPrioritySettingsWithoutPolicy(ConsumerRule):
                 resource,
                 ("priority_groups",),
                 "priority_groups without a priority_policy; nats-server rejects this consumer",
-                server_error_code=10196,
+                server_error_code=ErrCode.CONSUMER_PRIORITY_GROUP_WITH_POLICY_NONE,
                 fix=FixSuggestion("unsafe", "set priority_policy, or remove priority_groups"),
             )
         elif (cfg.priority_timeout or 0) > 0:
@@ -81,7 +82,7 @@ class ConsumerPrioritySettingsWithoutPolicy(ConsumerRule):
                 resource,
                 ("priority_timeout",),
                 "priority_timeout without a priority_policy; nats-server rejects this consumer",
-                server_error_code=10197,
+                server_error_code=ErrCode.CONSUMER_PINNED_TTL_WITHOUT_PRIORITY_POLICY_NONE,
                 fix=FixSuggestion("safe", "remove priority_timeout"),
             )
 

@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -70,9 +71,9 @@ class ConsumerPullPushOnlyOption(ConsumerRule):
         if eff.get("ack_policy") == "flow_control":
             return  # JS205 explains this one (10218 comes first)
         for fld, code, bad in (
-            ("rate_limit_bps", 10086, eff.get("rate_limit_bps", 0) > 0),
-            ("idle_heartbeat", 10088, eff.get("idle_heartbeat", 0) > 0),
-            ("flow_control", 10089, bool(eff.get("flow_control"))),
+            ("rate_limit_bps", ErrCode.CONSUMER_PULL_WITH_RATE_LIMIT, eff.get("rate_limit_bps", 0) > 0),
+            ("idle_heartbeat", ErrCode.CONSUMER_HB_REQUIRES_PUSH, eff.get("idle_heartbeat", 0) > 0),
+            ("flow_control", ErrCode.CONSUMER_FC_REQUIRES_PUSH, bool(eff.get("flow_control"))),
         ):
             if bad:
                 yield Violation(

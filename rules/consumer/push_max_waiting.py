@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -69,7 +70,7 @@ class ConsumerPushMaxWaiting(ConsumerRule):
                 resource,
                 ("max_waiting",),
                 "max_waiting is a pull-consumer setting; nats-server rejects it on a push consumer",
-                server_error_code=10080,
+                server_error_code=ErrCode.CONSUMER_PUSH_MAX_WAITING,
                 fix=FixSuggestion("safe", "remove max_waiting"),
             )
 

@@ -9,6 +9,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -79,7 +80,7 @@ class ConsumerSampleFreqInvalid(ConsumerRule):
             resource,
             ("sample_freq",),
             f"sample_freq {value!r} is not a whole, non-negative percentage; nats-server rejects this consumer",
-            server_error_code=10095,
+            server_error_code=ErrCode.CONSUMER_INVALID_SAMPLING,
             fix=FixSuggestion("unsafe", "write a whole percentage like \"10%\""),
         )
 

@@ -9,6 +9,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -78,7 +79,7 @@ class ConsumerWorkqueueRequiresDeliverAll(ConsumerRule):
             resource,
             ("deliver_policy",),
             f"deliver_policy {policy} on workqueue stream {resource.stream!r}; nats-server requires deliver_policy all",
-            server_error_code=10101,
+            server_error_code=ErrCode.CONSUMER_WQ_CONSUMER_NOT_DELIVER_ALL,
             fix=FixSuggestion("safe", "set deliver_policy to all"),
         )
 

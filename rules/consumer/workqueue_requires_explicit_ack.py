@@ -9,6 +9,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -79,11 +80,11 @@ class ConsumerWorkqueueRequiresExplicitAck(ConsumerRule):
             return
         fix = FixSuggestion("unsafe", "set ack_policy to explicit")
         if ack == "none" and not eff.get("deliver_subject"):
-            code = 10084
+            code = ErrCode.CONSUMER_PULL_REQUIRES_ACK
         elif eff.get("direct") or eff.get("sourcing"):
             return
         else:
-            code = 10098
+            code = ErrCode.CONSUMER_WQ_REQUIRES_EXPLICIT_ACK
         yield Violation(
             resource,
             ("ack_policy",),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation, format_size
+from linter.api import ErrCode, FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation, format_size
 
 
 class EstateAccountLimitsExceeded(Rule):
@@ -71,7 +71,7 @@ class EstateAccountLimitsExceeded(Rule):
                 if max_streams > 0 and count >= max_streams:
                     yield Violation(
                         res, (), f"stream {res.name} is past the account's max_streams of {max_streams}; nats-server refuses to create it",
-                        server_error_code=10027, fix=FixSuggestion("unsafe", "merge streams or raise the account's max_streams"), key=True,
+                        server_error_code=ErrCode.MAXIMUM_STREAMS_LIMIT, fix=FixSuggestion("unsafe", "merge streams or raise the account's max_streams"), key=True,
                     )
                     continue
                 storage = eff.get("storage", "file")
@@ -88,7 +88,7 @@ class EstateAccountLimitsExceeded(Rule):
                             f"stream {res.name} needs {format_size(need)} of {storage} storage but the account's "
                             f"max_{'mem' if storage == 'memory' else 'file'} of {format_size(cap)} has {format_size(max(cap - reserved[storage], 0))} "
                             f"left after the streams declared before it; nats-server refuses it (insufficient {what} resources)",
-                            server_error_code=10028 if storage == "memory" else 10047,
+                            server_error_code=ErrCode.MEMORY_RESOURCES_EXCEEDED if storage == "memory" else ErrCode.STORAGE_RESOURCES_EXCEEDED,
                             fix=FixSuggestion("unsafe", "lower max_bytes or raise the account's limit"),
                         )
                         continue

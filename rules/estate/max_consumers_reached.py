@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     Rule,
@@ -95,7 +96,7 @@ class EstateMaxConsumersReached(Rule):
                         (),
                         f"consumer {res.name} is past {whose} max_consumers of {limit} for stream {stream.name} "
                         f"({where(stream, ('max_consumers',))}); nats-server refuses to create it",
-                        server_error_code=10026,
+                        server_error_code=ErrCode.MAXIMUM_CONSUMERS_LIMIT,
                         fix=FixSuggestion("unsafe", "raise the stream's max_consumers or remove consumers"),
                         key=True,
                     )

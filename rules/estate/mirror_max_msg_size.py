@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     Rule,
@@ -77,10 +78,10 @@ class EstateMirrorMaxMsgSize(Rule):
                     continue
                 origins: list[tuple[StreamSource | None, tuple[str | int, ...], int, str]] = []
                 if cfg.mirror is not None:
-                    origins.append((cfg.mirror, ("mirror", "name"), 10030, "mirror"))
+                    origins.append((cfg.mirror, ("mirror", "name"), ErrCode.MIRROR_MAX_MESSAGE_SIZE_TOO_BIG, "mirror"))
                 else:
                     for i, src in enumerate(cfg.sources or []):
-                        origins.append((src, ("sources", i, "name"), 10046, "source"))
+                        origins.append((src, ("sources", i, "name"), ErrCode.SOURCE_MAX_MESSAGE_SIZE_TOO_BIG, "source"))
                 for origin_src, _path, code, what in origins:
                     origin = ctx.origin_of(res, origin_src)
                     if origin is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     Resource,
@@ -98,7 +99,7 @@ class EstateStreamSubjectsOverlap(Rule):
                     ("subjects", i) if written else ("subjects",),
                     f"subject {subject!r}{'' if written else ' (the default: the stream name)'} overlaps {other_subject!r} "
                     f"of stream {other.name} ({where(other, ('subjects',))}); nats-server refuses to create this stream",
-                    server_error_code=10065,
+                    server_error_code=ErrCode.STREAM_SUBJECT_OVERLAP,
                     fix=FixSuggestion("unsafe", f"use subjects that do not overlap stream {other.name}'s, or source from it"),
                     key=not written,
                 )

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from linter.api import (
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     Resource,
@@ -188,7 +189,7 @@ class EstateWorkqueueConsumerNotUnique(Rule):
                         (),
                         f"consumer {res.name} has no filter but workqueue stream {sname} already has a consumer; "
                         "nats-server refuses to create it",
-                        server_error_code=10099,
+                        server_error_code=ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED,
                         fix=FixSuggestion("unsafe", "give the consumer a filter_subject disjoint from the other consumers'"),
                         key=True,
                     )
@@ -210,7 +211,7 @@ class EstateWorkqueueConsumerNotUnique(Rule):
                         _filter_path(res),
                         f"filter {f!r} of consumer {res.name} overlaps {other_f} of consumer {other.name} "
                         f"({where(other, _filter_path(other))}) on workqueue stream {sname}; nats-server refuses to create it",
-                        server_error_code=10100,
+                        server_error_code=ErrCode.CONSUMER_WQ_CONSUMER_NOT_UNIQUE,
                         fix=FixSuggestion("unsafe", "make the workqueue consumers' filters disjoint"),
                     )
                     continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     FixSuggestion,
     StreamResource,
     StreamSource,
@@ -61,7 +62,7 @@ def duration_floor_violations(
         return
     yield Violation(
         resource, (field,), f"{field} {format_duration(value)} {why}; nats-server rejects this stream",
-        server_error_code=10052, fix=fix,
+        server_error_code=ErrCode.STREAM_INVALID_CONFIG, fix=fix,
     )
 
 

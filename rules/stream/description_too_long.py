@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import (
     MAX_DESCRIPTION_LEN,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -65,7 +66,7 @@ class StreamDescriptionTooLong(StreamRule):
                 resource,
                 ("description",),
                 f"description is {n} bytes long, the maximum is {MAX_DESCRIPTION_LEN}; nats-server rejects this stream",
-                server_error_code=10052,
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 fix=FixSuggestion("safe", f"shorten the description to at most {MAX_DESCRIPTION_LEN} bytes"),
             )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -56,13 +57,13 @@ class StreamDiscardNewPerSubjectInvalid(StreamRule):
             yield Violation(
                 resource, ("discard_new_per_subject",),
                 f"discard_new_per_subject requires discard: new (it is {c.discard or 'old'}); nats-server rejects this stream",
-                server_error_code=10052,
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
         if (c.max_msgs_per_subject or 0) <= 0:
             yield Violation(
                 resource, ("discard_new_per_subject",),
                 "discard_new_per_subject requires max_msgs_per_subject > 0; nats-server rejects this stream",
-                server_error_code=10052,
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
 
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import (
     Edit,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -65,7 +66,7 @@ class StreamDuplicateWindowExceedsMaxAge(StreamRule):
                 ("duplicate_window",),
                 f"duplicate_window {format_duration(dup)} is larger than max_age {format_duration(max_age)}; "
                 "nats-server rejects this stream",
-                server_error_code=10052,
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 fix=FixSuggestion(
                     "safe",
                     f"set duplicate_window to {format_duration(max_age)}",

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from linter.api import (
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -74,19 +75,19 @@ class StreamExternalPrefixInvalid(StreamRule):
                 yield Violation(
                     resource, at + ("deliver",),
                     f"external delivery prefix {ext.deliver!r} must be a valid subject without wildcards; nats-server rejects this stream",
-                    server_error_code=10024,
+                    server_error_code=ErrCode.STREAM_INVALID_EXTERNAL_DELIVERY_SUBJ,
                 )
             if ext.api:
                 if not is_valid_publish_subject(ext.api):
                     yield Violation(
                         resource, at + ("api",),
                         f"external API prefix {ext.api!r} must be a valid subject without wildcards; nats-server rejects this stream",
-                        server_error_code=10052,
+                        server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                     )
                 elif ext.api == JS_API_PREFIX:
                     yield Violation(
                         resource, at + ("api",), f"external API prefix {ext.api!r} is the local JetStream API; nats-server rejects this stream",
-                        server_error_code=10021,
+                        server_error_code=ErrCode.STREAM_EXTERNAL_API_OVERLAP,
                     )
 
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import (
     MAX_NAME_LEN,
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -66,13 +67,13 @@ class StreamInvalidName(StreamRule):
                     f"stream name {name!r} contains '.' or whitespace: the create request "
                     f"$JS.API.STREAM.CREATE.<name> reaches no handler and times out"
                 )
-                code = 10052
+                code = ErrCode.STREAM_INVALID_CONFIG
             elif "/" in name or "\\" in name:
                 msg = f"stream name {name!r} contains a path separator; nats-server rejects this stream"
-                code = 10128
+                code = ErrCode.STREAM_NAME_CONTAINS_PATH_SEPARATORS
             else:
                 msg = f"stream name {name!r} contains '*' or '>'; nats-server rejects this stream"
-                code = 10052
+                code = ErrCode.STREAM_INVALID_CONFIG
             yield Violation(resource, ("name",), msg, server_error_code=code)
         n = go_len(name)
         if n > MAX_NAME_LEN:
@@ -80,7 +81,7 @@ class StreamInvalidName(StreamRule):
                 resource,
                 ("name",),
                 f"stream name is {n} bytes long, the maximum is {MAX_NAME_LEN}; nats-server rejects this stream",
-                server_error_code=10052,
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from linter.api import (
     MAX_METADATA_LEN,
     REQ_LEVEL_METADATA_LEN,
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -74,7 +75,7 @@ class StreamMetadataTooLarge(StreamRule):
                 f"metadata takes {total - REQ_LEVEL_METADATA_LEN} bytes (keys plus values); with the server's "
                 f"{REQ_LEVEL_METADATA_LEN}-byte _nats.req.level entry that exceeds {MAX_METADATA_LEN}; "
                 "nats-server rejects this stream",
-                server_error_code=10052,
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
 
 

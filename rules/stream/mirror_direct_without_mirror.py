@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -56,7 +57,7 @@ class StreamMirrorDirectWithoutMirror(StreamRule):
         if c.mirror_direct and c.mirror is None:
             yield Violation(
                 resource, ("mirror_direct",), "mirror_direct is set but the stream has no mirror; nats-server rejects this stream",
-                server_error_code=10052,
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 fix=FixSuggestion("safe", "remove mirror_direct"),
             )
 

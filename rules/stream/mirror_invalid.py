@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -21,13 +22,13 @@ from ._common import sourcing_consumer_problem
 
 # (field, err_code, what): settings a mirror cannot have, in the order nats-server checks them.
 _FORBIDDEN = (
-    ("first_seq", 10143, "a first sequence"),
-    ("subjects", 10034, "subjects"),
-    ("sources", 10031, "other sources"),
-    ("allow_msg_counter", 10173, "counters (allow_msg_counter)"),
-    ("allow_atomic", 10198, "atomic batch publishing (allow_atomic)"),
-    ("allow_batched", 10209, "batch publishing (allow_batched)"),
-    ("allow_msg_schedules", 10186, "message schedules (allow_msg_schedules)"),
+    ("first_seq", ErrCode.MIRROR_WITH_FIRST_SEQ, "a first sequence"),
+    ("subjects", ErrCode.MIRROR_WITH_SUBJECTS, "subjects"),
+    ("sources", ErrCode.MIRROR_WITH_SOURCES, "other sources"),
+    ("allow_msg_counter", ErrCode.MIRROR_WITH_COUNTERS, "counters (allow_msg_counter)"),
+    ("allow_atomic", ErrCode.MIRROR_WITH_ATOMIC_PUBLISH, "atomic batch publishing (allow_atomic)"),
+    ("allow_batched", ErrCode.MIRROR_WITH_BATCH_PUBLISH, "batch publishing (allow_batched)"),
+    ("allow_msg_schedules", ErrCode.MIRROR_WITH_MSG_SCHEDULES, "message schedules (allow_msg_schedules)"),
 )
 
 
@@ -90,18 +91,18 @@ class StreamMirrorInvalid(StreamRule):
             if why:
                 yield Violation(
                     resource, ("mirror", "consumer"), f"mirror.consumer is invalid: {why}; nats-server rejects this stream",
-                    server_error_code=10213,
+                    server_error_code=ErrCode.MIRROR_DURABLE_CONSUMER_CFG_INVALID,
                 )
         if m.filter_subject and m.subject_transforms:
             yield Violation(
                 resource, ("mirror", "filter_subject"),
                 "a mirror cannot have both filter_subject and subject_transforms; nats-server rejects this stream",
-                server_error_code=10150,
+                server_error_code=ErrCode.MIRROR_MULTIPLE_FILTERS_NOT_ALLOWED,
             )
         if (c.subject_delete_marker_ttl or 0) > 0:
             yield Violation(
                 resource, ("subject_delete_marker_ttl",), "subject delete markers are forbidden on mirrors; nats-server rejects this stream",
-                server_error_code=10052,
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
         trs = m.subject_transforms or []
         from linter.api import EMPTY_SRC_REFUSED_BEFORE
@@ -112,7 +113,7 @@ class StreamMirrorInvalid(StreamRule):
                 yield Violation(
                     resource, ("mirror", "subject_transforms", k, "src"),
                     f"mirror transform source {t.src!r} is not a valid subject; nats-server rejects this stream",
-                    server_error_code=10151,
+                    server_error_code=ErrCode.MIRROR_INVALID_SUBJECT_FILTER,
                 )
         for k, t in enumerate(trs):
             other = next((j for j, u in enumerate(trs) if j != k and subjects_collide(t.src, u.src)), None)
@@ -120,13 +121,13 @@ class StreamMirrorInvalid(StreamRule):
                 yield Violation(
                     resource, ("mirror", "subject_transforms", k, "src"),
                     f"mirror transform source {t.src!r} overlaps subject_transforms[{other}]; nats-server rejects this stream",
-                    server_error_code=10152,
+                    server_error_code=ErrCode.MIRROR_OVERLAPPING_SUBJECT_FILTERS,
                 )
                 break
         if m.external is None and not is_valid_asset_name(m.name or ""):
             yield Violation(
                 resource, ("mirror", "name"), f"mirrored stream name {m.name!r} is invalid; nats-server rejects this stream",
-                server_error_code=10142,
+                server_error_code=ErrCode.MIRROR_INVALID_STREAM_NAME,
             )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -81,7 +82,7 @@ class StreamMirrorTransformInvalid(StreamRule):
                 yield Violation(
                     resource, ("mirror", "subject_transforms", k, "dest"),
                     f"mirror transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); nats-server rejects this stream",
-                    server_error_code=10154,
+                    server_error_code=ErrCode.MIRROR_INVALID_TRANSFORM_DESTINATION,
                 )
 
 

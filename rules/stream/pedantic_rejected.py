@@ -8,6 +8,7 @@ from linter.api import (
     MILLISECOND,
     SECOND,
     STREAM_DEFAULT_DUPLICATE_WINDOW,
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -85,27 +86,27 @@ class StreamPedanticRejected(StreamRule):
         for fld in _LIMITS:
             v = getattr(c, fld)
             if v is not None and v < -1:
-                yield pedantic_rejection(resource, (fld,), f"{fld} {v} is below -1 (unlimited is -1)", 10157)
+                yield pedantic_rejection(resource, (fld,), f"{fld} {v} is below -1 (unlimited is -1)", ErrCode.PEDANTIC)
         max_age = c.max_age or 0
         if not c.duplicate_window and c.mirror is None and not c.sources:
             lim = t.limits.duplicate_window or 0
             if 0 < lim < STREAM_DEFAULT_DUPLICATE_WINDOW:
                 yield pedantic_rejection(
                     resource, ("subjects",),
-                    f"duplicate_window is omitted and the server limit {format_duration(lim)} is below the 2m default", 10157,
+                    f"duplicate_window is omitted and the server limit {format_duration(lim)} is below the 2m default", ErrCode.PEDANTIC,
                 )
             elif 100 * MILLISECOND <= max_age < STREAM_DEFAULT_DUPLICATE_WINDOW:
                 yield pedantic_rejection(
-                    resource, ("max_age",), f"duplicate_window is omitted and max_age {format_duration(max_age)} is below the 2m default", 10157,
+                    resource, ("max_age",), f"duplicate_window is omitted and max_age {format_duration(max_age)} is below the 2m default", ErrCode.PEDANTIC,
                 )
         sdm = c.subject_delete_marker_ttl or 0
         if sdm >= SECOND:
             if not c.allow_msg_ttl:
-                yield pedantic_rejection(resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_msg_ttl", 10052)
+                yield pedantic_rejection(resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_msg_ttl", ErrCode.STREAM_INVALID_CONFIG)
             if not c.allow_rollup_hdrs:
-                yield pedantic_rejection(resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_rollup_hdrs", 10052)
+                yield pedantic_rejection(resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_rollup_hdrs", ErrCode.STREAM_INVALID_CONFIG)
         if c.allow_msg_schedules and c.discard != "new" and not c.allow_rollup_hdrs:
-            yield pedantic_rejection(resource, ("allow_msg_schedules",), "allow_msg_schedules is set without allow_rollup_hdrs", 10052)
+            yield pedantic_rejection(resource, ("allow_msg_schedules",), "allow_msg_schedules is set without allow_rollup_hdrs", ErrCode.STREAM_INVALID_CONFIG)
         m = c.mirror
         if m is not None and m.name != resource.name:
             origin = ctx.origin_of(resource, m)
@@ -113,16 +114,16 @@ class StreamPedanticRejected(StreamRule):
             if direct is not None and bool(c.mirror_direct) != direct:
                 yield pedantic_rejection(
                     resource, ("mirror_direct",) if c.mirror_direct is not None else ("mirror",),
-                    f"mirror_direct differs from origin {m.name}'s allow_direct ({str(direct).lower()})", 10157,
+                    f"mirror_direct differs from origin {m.name}'s allow_direct ({str(direct).lower()})", ErrCode.PEDANTIC,
                 )
         r = c.republish
         if r is not None:
             if not r.src:
-                yield pedantic_rejection(resource, ("republish",), "republish has no src (the server would read it as '>')", 10157)
+                yield pedantic_rejection(resource, ("republish",), "republish has no src (the server would read it as '>')", ErrCode.PEDANTIC)
             elif r.src == ">" and r.dest == ">" and c.subject_transform is not None:
                 subjects = c.subjects or ([] if c.mirror is not None or c.sources else [resource.name])
                 if len(subjects) == 1 and c.subject_transform.src == subjects[0]:
-                    yield pedantic_rejection(resource, ("republish",), "republish '>' -> '>' would be rewritten from subject_transform", 10157)
+                    yield pedantic_rejection(resource, ("republish",), "republish '>' -> '>' would be rewritten from subject_transform", ErrCode.PEDANTIC)
 
 
 RULE = StreamPedanticRejected

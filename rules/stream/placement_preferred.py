@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -63,7 +64,7 @@ class StreamPlacementPreferred(StreamRule):
             yield Violation(
                 resource, ("placement", "preferred"),
                 "placement.preferred is not permitted in a stream config; nats-server rejects this stream",
-                server_error_code=10052,
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 fix=FixSuggestion("safe", "remove placement.preferred"),
             )
 

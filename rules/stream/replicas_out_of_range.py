@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import (
     MAX_REPLICAS,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -62,7 +63,7 @@ class StreamReplicasOutOfRange(StreamRule):
                 resource,
                 ("num_replicas",),
                 f"num_replicas {r} is above the maximum of {MAX_REPLICAS}; nats-server rejects this stream",
-                server_error_code=10052,
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 fix=FixSuggestion("unsafe", f"set num_replicas to {MAX_REPLICAS} or fewer"),
             )
         elif r < 0:
@@ -70,7 +71,7 @@ class StreamReplicasOutOfRange(StreamRule):
                 resource,
                 ("num_replicas",),
                 f"num_replicas {r} is negative; nats-server rejects this stream",
-                server_error_code=10133,
+                server_error_code=ErrCode.REPLICAS_COUNT_CANNOT_BE_NEGATIVE,
                 fix=FixSuggestion("unsafe", "set num_replicas to 1 or more"),
             )
 

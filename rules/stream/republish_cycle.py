@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -65,7 +66,7 @@ class StreamRepublishCycle(StreamRule):
                 yield Violation(
                     resource, ("republish", "dest"),
                     f"republish destination {dest!r} overlaps stream subject {s!r} and forms a cycle; nats-server rejects this stream",
-                    server_error_code=10052,
+                    server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 )
                 return
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -71,7 +72,7 @@ class StreamRepublishTransformInvalid(StreamRule):
             yield Violation(
                 resource, ("republish", "dest"),
                 f"republish {r['src']!r} -> {r['dest']!r} is not a valid transform ({why}); nats-server rejects this stream",
-                server_error_code=10052,
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -55,7 +56,7 @@ class StreamRollupRequiresPurge(StreamRule):
                 resource,
                 ("deny_purge",),
                 "allow_rollup_hdrs needs purges, but deny_purge is true; nats-server rejects this stream",
-                server_error_code=10052,
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -52,7 +53,7 @@ class StreamSchedulesDiscardNew(StreamRule):
         if c.allow_msg_schedules and c.discard == "new":
             yield Violation(
                 resource, ("discard",), "message scheduling cannot use discard new; nats-server rejects this stream",
-                server_error_code=10052,
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
 
 

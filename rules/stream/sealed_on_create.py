@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import (
     CREATE_ONLY,
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -57,7 +58,7 @@ class StreamSealedOnCreate(StreamRule):
         if cfg.sealed:
             yield Violation(
                 resource, ("sealed",), "a stream cannot be created sealed; nats-server rejects this stream",
-                server_error_code=10052,
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
 
 

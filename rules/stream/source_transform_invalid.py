@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -89,7 +90,7 @@ class StreamSourceTransformInvalid(StreamRule):
                     resource, ("sources", i, "subject_transforms", k, "dest"),
                     f"source transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); "
                     "nats-server rejects this stream",
-                    server_error_code=10049 if old and stage == "build" else 10146,
+                    server_error_code=ErrCode.STREAM_CREATE if old and stage == "build" else ErrCode.SOURCE_INVALID_TRANSFORM_DESTINATION,
                 )
 
 

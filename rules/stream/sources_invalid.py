@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -90,7 +91,7 @@ class StreamSourcesInvalid(StreamRule):
         if c.allow_msg_schedules:
             yield Violation(
                 resource, ("allow_msg_schedules",), "a stream with sources cannot schedule messages; nats-server rejects this stream",
-                server_error_code=10187,
+                server_error_code=ErrCode.SOURCE_WITH_MSG_SCHEDULES,
             )
         from linter.api import EMPTY_SRC_REFUSED_BEFORE
 
@@ -100,11 +101,11 @@ class StreamSourcesInvalid(StreamRule):
         for i, src in enumerate(sources):
             at = ("sources", i)
             if not is_valid_asset_name(src.name or ""):
-                yield Violation(resource, at + ("name",), f"sourced stream name {src.name!r} is invalid; nats-server rejects this stream", server_error_code=10141)
+                yield Violation(resource, at + ("name",), f"sourced stream name {src.name!r} is invalid; nats-server rejects this stream", server_error_code=ErrCode.SOURCE_INVALID_STREAM_NAME)
                 continue
             ident = _identity(src)
             if ident in seen:
-                yield Violation(resource, at, f"sources[{i}] duplicates sources[{seen[ident]}]; nats-server rejects this stream", server_error_code=10140)
+                yield Violation(resource, at, f"sources[{i}] duplicates sources[{seen[ident]}]; nats-server rejects this stream", server_error_code=ErrCode.SOURCE_DUPLICATE_DETECTED)
             else:
                 seen[ident] = i
             trs = src.subject_transforms or []
@@ -112,14 +113,14 @@ class StreamSourcesInvalid(StreamRule):
                 yield Violation(
                     resource, at + ("filter_subject",),
                     "a source cannot have both filter_subject and subject_transforms; nats-server rejects this stream",
-                    server_error_code=10144,
+                    server_error_code=ErrCode.SOURCE_MULTIPLE_FILTERS_NOT_ALLOWED,
                 )
             for k, t in enumerate(trs):
                 if (t.src or release < EMPTY_SRC_REFUSED_BEFORE) and not is_valid_subject(t.src):
                     yield Violation(
                         resource, at + ("subject_transforms", k, "src"),
                         f"transform source {t.src!r} is not a valid subject; nats-server rejects this stream",
-                        server_error_code=10145,
+                        server_error_code=ErrCode.SOURCE_INVALID_SUBJECT_FILTER,
                     )
             for k, t in enumerate(trs):
                 other = next((m for m, u in enumerate(trs) if m != k and is_subset_match(t.src, u.src)), None)
@@ -127,7 +128,7 @@ class StreamSourcesInvalid(StreamRule):
                     yield Violation(
                         resource, at + ("subject_transforms", k, "src"),
                         f"transform source {t.src!r} overlaps subject_transforms[{other}]; nats-server rejects this stream",
-                        server_error_code=10147,
+                        server_error_code=ErrCode.SOURCE_OVERLAPPING_SUBJECT_FILTERS,
                     )
                     break
             cons = src.consumer
@@ -136,7 +137,7 @@ class StreamSourcesInvalid(StreamRule):
                 if why:
                     yield Violation(
                         resource, at + ("consumer",), f"sources[{i}].consumer is invalid: {why}; nats-server rejects this stream",
-                        server_error_code=10215,
+                        server_error_code=ErrCode.SOURCE_DURABLE_CONSUMER_CFG_INVALID,
                     )
                 key = (src.name or "", src.external.api if src.external is not None else "", cons.name or "")
                 if key in consumers:
@@ -144,7 +145,7 @@ class StreamSourcesInvalid(StreamRule):
                         resource, at + ("consumer", "name"),
                         f"sources[{i}] reuses the consumer {cons.name!r} of sources[{consumers[key]}] on the same stream; "
                         "nats-server rejects this stream",
-                        server_error_code=10216,
+                        server_error_code=ErrCode.SOURCE_DURABLE_CONSUMER_DUPLICATE_DETECTED,
                     )
                 else:
                     consumers[key] = i

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -75,7 +76,7 @@ class StreamSubjectTransformInvalid(StreamRule):
             yield Violation(
                 resource, ("subject_transform", "src"),
                 f"subject_transform source {t.src!r} is not a valid subject; nats-server rejects this stream",
-                server_error_code=10155,
+                server_error_code=ErrCode.STREAM_TRANSFORM_INVALID_SOURCE,
             )
             return
         # 2.10 only builds the transform (whitespace and left()/right() pass); 10049 there
@@ -84,7 +85,7 @@ class StreamSubjectTransformInvalid(StreamRule):
             yield Violation(
                 resource, ("subject_transform", "dest"),
                 f"subject_transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); nats-server rejects this stream",
-                server_error_code=10156,
+                server_error_code=ErrCode.STREAM_TRANSFORM_INVALID_DESTINATION,
             )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from linter.api import (
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -84,13 +85,13 @@ class StreamSubjectsRequireNoAck(StreamRule):
                 if not no_ack:
                     yield Violation(
                         resource, ("subjects", i), "capturing all subjects ('>') requires no_ack: true; nats-server rejects this stream",
-                        server_error_code=10052,
+                        server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                     )
                 elif replicas > 1:
                     yield Violation(
                         resource, ("subjects", i),
                         f"capturing all subjects ('>') requires num_replicas 1 (it is {replicas}); nats-server rejects this stream",
-                        server_error_code=10052,
+                        server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                     )
                 continue
             if no_ack:
@@ -105,13 +106,13 @@ class StreamSubjectsRequireNoAck(StreamRule):
                     resource, ("subjects", i),
                     f"subject {s!r} overlaps the JetStream API ($JS.>, $JSC.>, $NRG.>) and requires no_ack: true; "
                     "nats-server rejects this stream",
-                    server_error_code=10052,
+                    server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 )
             elif hits(s, "$SYS.>") and not is_subset_match(s, "$SYS.ACCOUNT.>"):
                 yield Violation(
                     resource, ("subjects", i),
                     f"subject {s!r} overlaps the system API ($SYS.>) and requires no_ack: true; nats-server rejects this stream",
-                    server_error_code=10052,
+                    server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 )
 
 

@@ -8,6 +8,7 @@ from linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -73,7 +74,7 @@ class TargetConsumerMaxBatchExceedsLimit(ConsumerRule):
                 resource,
                 ("max_batch",),
                 f"max_batch {batch} exceeds the server's max_request_batch of {limit}; nats-server rejects this consumer",
-                server_error_code=10125,
+                server_error_code=ErrCode.CONSUMER_MAX_REQUEST_BATCH_EXCEEDED,
                 fix=FixSuggestion("safe", f"set max_batch to {limit}"),
             )
 

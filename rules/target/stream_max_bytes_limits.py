@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -69,7 +70,7 @@ class TargetStreamMaxBytesLimits(StreamRule):
                 resource,
                 ("max_bytes",),
                 f"the target account requires every stream to set max_bytes{hint}; nats-server rejects this stream",
-                server_error_code=10113,
+                server_error_code=ErrCode.STREAM_MAX_BYTES_REQUIRED,
                 fix=FixSuggestion("unsafe", "set max_bytes" + hint),
                 key=cfg.max_bytes is None,
             )
@@ -79,7 +80,7 @@ class TargetStreamMaxBytesLimits(StreamRule):
                 resource,
                 ("max_bytes",),
                 f"max_bytes {format_size(max_bytes)} exceeds the account's {which} of {format_size(cap)}; nats-server rejects this stream",
-                server_error_code=10122,
+                server_error_code=ErrCode.STREAM_MAX_STREAM_BYTES_EXCEEDED,
                 fix=FixSuggestion("unsafe", f"set max_bytes to {format_size(cap)} or less"),
             )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -61,7 +62,7 @@ class TargetStreamMaxConsumersExceedsAccount(StreamRule):
                 resource,
                 ("max_consumers",),
                 f"max_consumers {mine} is above the account's max_consumers of {limit}; nats-server rejects this stream",
-                server_error_code=10026,
+                server_error_code=ErrCode.MAXIMUM_CONSUMERS_LIMIT,
                 fix=FixSuggestion("safe", f"set max_consumers to {limit}"),
             )
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import (
     MAX_REPLICAS,
+    ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
@@ -99,7 +100,7 @@ class TargetStreamPlacementUnsatisfiable(StreamRule):
                 resource, ("placement", "cluster"),
                 f"placement.cluster {p.cluster!r} is not a cluster of the target ({', '.join(sorted(known))}); "
                 "nats-server finds no peers to place the stream",
-                server_error_code=10005,
+                server_error_code=ErrCode.CLUSTER_NO_PEERS,
             )
             return
         if t.servers is None or (p.cluster and not known):
@@ -118,7 +119,7 @@ class TargetStreamPlacementUnsatisfiable(StreamRule):
                 resource, ("placement", "tags") if tags else ("placement", "cluster"),
                 f"{n} of the {len(members)} servers of {where} match placement {tags}, fewer than num_replicas {r}; "
                 "nats-server finds no peers to place the stream",
-                server_error_code=10005,
+                server_error_code=ErrCode.CLUSTER_NO_PEERS,
             )
 
 

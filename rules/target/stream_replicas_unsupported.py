@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from linter.api import (
     MAX_REPLICAS,
+    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -70,7 +71,7 @@ class TargetStreamReplicasUnsupported(StreamRule):
                 resource,
                 ("num_replicas",),
                 f"num_replicas {r} on a standalone server (target clustered: false); nats-server only supports 1 replica without a cluster",
-                server_error_code=10074,
+                server_error_code=ErrCode.STREAM_REPLICAS_NOT_SUPPORTED,
                 fix=FixSuggestion("unsafe", "set num_replicas to 1"),
             )
         elif t.cluster_size is not None and t.cluster_size > 0 and r > t.cluster_size:
@@ -78,7 +79,7 @@ class TargetStreamReplicasUnsupported(StreamRule):
                 resource,
                 ("num_replicas",),
                 f"num_replicas {r} is more than the target cluster's {t.cluster_size} servers; nats-server finds no peers to place the stream",
-                server_error_code=10005,
+                server_error_code=ErrCode.CLUSTER_NO_PEERS,
                 fix=FixSuggestion("unsafe", f"set num_replicas to {t.cluster_size} or fewer"),
             )
 
