@@ -30,6 +30,7 @@ from typing import Any
 from linter.semantics.releases import parse_version
 from linter.semantics.units import format_size
 
+from ._migrate_checks import copy_refusal, reset_consumers
 from .dataloss import limit_losses, loss_total
 from .diff import diff_configs
 from .live import MIGRATION, LiveState, LiveStream, owned
@@ -90,10 +91,13 @@ class MigrationSpec:
     consumers: dict[str, dict[str, Any]] = field(default_factory=dict)  # desired consumers of the target
     messages: int = 0
     bytes: int = 0
+    reset: tuple[str, ...] = ()  # consumers created at their manifest's start (--reset-position), not at their position
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"from": self.source, "to": self.target, "consumers": self.consumers,
                                "messages": self.messages, "bytes": self.bytes, "strategy": "mirror"}
+        if self.reset:
+            out["reset"] = list(self.reset)
         if self.via is not None:
             out["via"], out["via_config"] = self.via, self.via_config
         return out
@@ -104,8 +108,12 @@ class MigrationSpec:
         if not isinstance(data.get("from"), str) or not isinstance(data.get("to"), str) or not isinstance(consumers, dict):
             raise ValueError("a migration needs 'from', 'to' and 'consumers'")
         via = data.get("via")
+        reset = data.get("reset") or []
+        if not isinstance(reset, list):
+            raise ValueError("a migration's 'reset' is a list of consumer names")
         return cls(data["from"], data["to"], via if isinstance(via, str) else None, data.get("via_config"),
-                   {str(k): dict(v) for k, v in consumers.items()}, int(data.get("messages") or 0), int(data.get("bytes") or 0))
+                   {str(k): dict(v) for k, v in consumers.items()}, int(data.get("messages") or 0), int(data.get("bytes") or 0),
+                   tuple(str(x) for x in reset))
 
 
 def _source(d: Desired, live: LiveState) -> tuple[str, str | None, bool] | None:
@@ -136,7 +144,7 @@ def _plural(n: int, word: str = "message") -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-def _refusal(src: LiveStream | None, d: Desired, live: LiveState, opt: PlanOptions, fresh: bool) -> str | None:
+def _refusal(src: LiveStream | None, d: Desired, live: LiveState, opt: PlanOptions, fresh: bool, declared: set[str]) -> str | None:
     """Why this release or these streams cannot migrate without loss (None: they can)."""
     version = parse_version(opt.server_version)
     if version is not None and version < PROMOTE_SINCE:
@@ -153,6 +161,8 @@ def _refusal(src: LiveStream | None, d: Desired, live: LiveState, opt: PlanOptio
         return f"{src.name} is a mirror or sources other streams; jsops migrates only streams that take their own subjects"
     if src.config.get("sealed"):
         return f"{src.name} is sealed: its subjects cannot be moved"
+    if (why := copy_refusal(src, d.config, declared, live)) is not None:
+        return why
     losses = limit_losses(src, d.config, live.read_at, live.limit_loss.get(src.name))
     if losses:
         return (f"the new stream's limits would drop up to {loss_total(src, losses)} of the {_plural(src.messages)} it copies "
@@ -175,14 +185,23 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState) -> str:
               "on 2.15.1: 15-50 ms standalone, 20-40 ms on a 3-node cluster, up to 200 ms on a busy host): publishers get "
               "'no responders' (a JetStream publish fails at once and can be retried; on a cluster one in flight as the subjects "
               "move may time out instead; a core-NATS publish without reply is dropped)")
-    acks = ("consumers [" + names + "] are created at their positions (ack floor and pending kept: sequences are the same); "
-            "messages delivered but not acked, and acks sent to the old consumers after the cut-over, are delivered again")
+    retention = str((src.config if src is not None else {}).get("retention") or "limits")
+    where = ("at the first message (a work queue holds only what is not acknowledged; the server allows no other start)"
+             if retention == "workqueue" else "at their positions (after the ack floor; pending kept: sequences are the same)")
+    acks = (f"consumers [{names}] are created on {new} {where} before it takes the subjects, so no publish is acknowledged "
+            "while no consumer holds it; messages delivered but not acked, and acks sent to the old consumers after the "
+            "cut-over, are delivered again")
+    if spec.reset:
+        acks += f"; {', '.join(spec.reset)} start{'s' if len(spec.reset) == 1 else ''} at the manifest's start (--reset-position)"
+    if retention == "interest":
+        acks += "; the copy keeps every message with limits retention until it is promoted to interest"
     cost = f"every message is compared by SHA-256 (subject, headers, data): 2 MSG.GET requests per sequence ({2 * spec.messages}+)"
     gone = f"{old} is deleted" + (f", with its consumers not declared on {new}: {', '.join(dropped)}" if dropped else "")
     if spec.via is None:
         lines = [f"migration without loss (mirror, sequence numbers kept; {size} from {old}):",
                  f"1. create {new} as a mirror of {old} and wait until it has caught up; {cost}",
-                 f"2. cut-over: {old}'s subjects are moved away, {new} takes the last messages and is promoted with its subjects; window: {window}",
+                 f"2. cut-over: {old}'s subjects are moved away, {new} takes the last messages, drops what {old} no longer holds, "
+                 f"gets its consumers (3.) and is promoted with its subjects; window: {window}",
                  f"3. {acks}", f"4. {gone}"]
     else:
         tmp = spec.via
@@ -210,8 +229,9 @@ def migration_action(d: Desired, config: dict[str, Any], consumers: dict[str, di
         rec = migration_record(temp.config) if temp is not None else None
         subjects = rec.get("subjects") if rec is not None else src.config.get("subjects")
         via_config = {**src.config, "name": via, "subjects": subjects}
+    reset, skipped = reset_consumers(src, consumers, live) if src is not None and fresh and not opt.keep_position else ([], 0)
     spec = MigrationSpec(source, d.name, via, via_config, consumers,
-                         src.messages if src is not None else 0, src.bytes if src is not None else 0)
+                         src.messages if src is not None else 0, src.bytes if src is not None else 0, tuple(reset))
     changes = [replace(c, consequence=f"{c.consequence.split(';')[0]}; migrated instead: messages and consumer positions are kept")
                if c.cls == ChangeClass.RECREATE else c for c in recreate.changes] if recreate is not None else (
         [c for c in diff_configs("Stream", src.config, d.config) if c.path != "name"] if src is not None and fresh else [])
@@ -223,8 +243,13 @@ def migration_action(d: Desired, config: dict[str, Any], consumers: dict[str, di
     grants = opt.grants()
     if missing := grants.missing([Permission.MIGRATE]):
         act.block(f"{what}; {grants.needs(missing)}", tuple(missing))
-    elif (why := _refusal(src, d, live, opt, fresh)) is not None:
+    elif (why := _refusal(src, d, live, opt, fresh, set(consumers))) is not None:
         act.block(f"{what}: {why}")
+    elif spec.reset and skipped and (missing := grants.missing([Permission.DATA_LOSS])):
+        act.data_loss = skipped
+        act.block(f"{what}: --reset-position starts {', '.join(spec.reset)} at the manifest's start, which skips up to "
+                  f"{_plural(skipped)} of an interest stream (removed once no consumer wants them); {grants.needs(missing)}",
+                  tuple(missing))
     return act
 
 
