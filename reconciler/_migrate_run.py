@@ -45,7 +45,7 @@ from .plan.desired import resume_config
 from .plan.model import Action
 from .server_apis import can_reset
 
-__all__ = ["MigrationError", "run_migration"]
+__all__ = ["MigrationError", "run_migration", "unfinished"]
 
 T = TypeVar("T")
 
@@ -99,6 +99,35 @@ async def run_migration(client: JsClient, a: Action) -> str:
             + f": {sum(leg.compared for leg in legs)} messages compared (SHA-256), "
             + f"{sum(leg.placed for leg in legs)} consumers at their positions"
             + (f", cut-over window {' + '.join(windows)}" if windows else ""))
+
+
+async def unfinished(client: JsClient, a: Action) -> str | None:
+    """What is left of the migration ``a`` on the server (None: it is done). A migration is judged by
+    its record and its source, not by the new stream's config: the record (``io.jsops.migration``)
+    is removed last, the old (and the temporary) stream is deleted, and every consumer is on the new
+    stream. Raises when the server does not answer."""
+    spec = MigrationSpec.from_json(a.migration or {})
+    cur = await client.astream_info(spec.target)
+    rec = migration_record(cur.get("config"))
+    if rec is not None:
+        return f"{spec.target} still records the migration from {rec['from']} at step {rec.get('step')!r}"
+    for name in (spec.source, spec.via):
+        if name is not None and name != spec.target:
+            try:
+                await client.astream_info(name)
+            except JsApiError as exc:
+                if exc.err_code != ErrCode.STREAM_NOT_FOUND:
+                    raise
+                continue
+            return f"{name} still exists"
+    for name in sorted(spec.consumers):
+        try:
+            await client.aconsumer_info(spec.target, name)
+        except JsApiError as exc:
+            if exc.err_code != ErrCode.CONSUMER_NOT_FOUND:
+                raise
+            return f"consumer {name} is not on {spec.target}"
+    return None
 
 
 async def _steady(client: JsClient, call: Callable[..., Awaitable[T]], *args: Any) -> T:

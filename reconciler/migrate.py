@@ -245,6 +245,7 @@ def migration_action(d: Desired, config: dict[str, Any], consumers: dict[str, di
         act.block(f"{what}; {grants.needs(missing)}", tuple(missing))
     elif (why := _refusal(src, d, live, opt, fresh, set(consumers))) is not None:
         act.block(f"{what}: {why}")
+        act.consequence = "not migrated: nothing is sent (the reason above)"
     elif spec.reset and skipped and (missing := grants.missing([Permission.DATA_LOSS])):
         act.data_loss = skipped
         act.block(f"{what}: --reset-position starts {', '.join(spec.reset)} at the manifest's start, which skips up to "
