@@ -127,11 +127,11 @@ def test_a_failed_copy_is_rolled_back_and_a_revert_applies(server, js: Js, tmp_p
     """Items 2 and 6: a copy that does not match (a message missing on it) is deleted again, every
     time; the stream keeps its messages and a revert of the manifest applies at once."""
     d = tmp_path / "m"
-    stored(d, extra=INTEREST)
+    stored(d)
     assert _apply(server.url, d)[0] == 0
     seed(js)
     before, pos = snapshot(js, "ORDERS"), positions(js, "ORDERS")
-    stored(d, storage="memory", extra=INTEREST)
+    stored(d, storage="memory")
     for attempt in range(2):
         gate = tmp_path / f"go{attempt}"
         proc = _jsops(server.url, d, f"migrate-after-create:pause:{gate}")
@@ -147,7 +147,7 @@ def test_a_failed_copy_is_rolled_back_and_a_revert_applies(server, js: Js, tmp_p
         assert proc.returncode == 1 and "message 50 of ORDERS is missing" in out and "rolled back" in out, out + err
         assert js.streams() == ["ORDERS"]
         assert snapshot(js, "ORDERS") == before and positions(js, "ORDERS") == pos
-    stored(d, extra=INTEREST)  # the revert
+    stored(d)  # the revert
     _converged(server.url, d)
     assert _apply(server.url, d)[0] == 0
 
