@@ -396,9 +396,8 @@ async def _consumers(client: JsClient, leg: _Leg, *, floors: bool) -> None:
     manifest resets (``--reset-position``) starts where its manifest says. One that exists already
     (an earlier, interrupted run) is not created again; with ``floors`` its ack floor is brought to
     the old one (:func:`_floor`)."""
-    for name, cfg in sorted(leg.consumers.items()):
-        old = await _consumer_info(client, leg.src, name)
-        new = await _consumer_info(client, leg.dst, name)
+    async def one(name: str, cfg: dict[str, Any]) -> None:
+        old, new = await asyncio.gather(_consumer_info(client, leg.src, name), _consumer_info(client, leg.dst, name))
         if new is None:
             keep = old is not None and name not in leg.reset and not _work_queue(leg)
             put = resume_config(cfg, _start(old)) if keep and old is not None else dict(cfg)
@@ -406,6 +405,8 @@ async def _consumers(client: JsClient, leg: _Leg, *, floors: bool) -> None:
             leg.placed += keep
         if floors and old is not None and name not in leg.reset and not _work_queue(leg):
             await _floor(client, leg.dst, name, old, new)
+
+    await asyncio.gather(*(one(name, cfg) for name, cfg in sorted(leg.consumers.items())))
 
 
 async def _deleted(client: JsClient, name: str) -> tuple[dict[str, Any], set[int]]:

@@ -246,11 +246,12 @@ def migration_action(d: Desired, config: dict[str, Any], consumers: dict[str, di
     elif (why := _refusal(src, d, live, opt, fresh, set(consumers))) is not None:
         act.block(f"{what}: {why}")
         act.consequence = "not migrated: nothing is sent (the reason above)"
-    elif spec.reset and skipped and (missing := grants.missing([Permission.DATA_LOSS])):
+    elif spec.reset and skipped:
         act.data_loss = skipped
-        act.block(f"{what}: --reset-position starts {', '.join(spec.reset)} at the manifest's start, which skips up to "
-                  f"{_plural(skipped)} of an interest stream (removed once no consumer wants them); {grants.needs(missing)}",
-                  tuple(missing))
+        if missing := grants.missing([Permission.DATA_LOSS]):
+            act.block(f"{what}: --reset-position starts {', '.join(spec.reset)} at the manifest's start, which skips up to "
+                      f"{_plural(skipped)} of an interest stream (removed once no consumer wants them); {grants.needs(missing)}",
+                      tuple(missing))
     return act
 
 

@@ -235,6 +235,28 @@ def test_a_start_change_inside_a_migration_keeps_the_pending_messages(server, js
     _converged(server.url, d)
 
 
+def test_a_reset_inside_a_migration_needs_its_flags(server, js: Js, tmp_path) -> None:
+    """Item 4: --reset-position starts c1 at its manifest's start, as in place; on an interest stream
+    that skips messages, which needs --allow-data-loss as well."""
+    d = tmp_path / "m"
+    manifest(d, "o.yaml", C1.format(storage="file", policy="all").replace("storage: file", "storage: file, retention: interest"))
+    assert _apply(server.url, d)[0] == 0
+    js.publish("orders.new", 10)
+    manifest(d, "o.yaml", C1.format(storage="memory", policy="new").replace("storage: memory", "storage: memory, retention: interest"))
+    rc, out, err = run("plan", str(d), "--server", server.url, "--migrate", "--reset-position")
+    assert rc == 2 and "skips up to 10 messages of an interest stream" in out and "needs --allow-data-loss)" in out, out + err
+    assert _apply(server.url, d, "--migrate", "--reset-position")[0] == 1
+    c = js.consumer("ORDERS", "c1")
+    assert c is not None and c["num_pending"] == 10 and state(js, "ORDERS")["messages"] == 10
+    rc, out, err = _apply(server.url, d, "--migrate", "--reset-position", "--allow-data-loss")
+    assert rc == 0, out + err
+    c = js.consumer("ORDERS", "c1")
+    assert c is not None and c["num_pending"] == 0 and c["config"]["deliver_policy"] == "new", c
+    js.publish("orders.new", 3)
+    assert js.consumer("ORDERS", "c1")["num_pending"] == 3
+    _converged(server.url, d)
+
+
 # -- 5: downstream streams -------------------------------------------------------------------------
 
 
