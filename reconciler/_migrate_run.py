@@ -314,13 +314,34 @@ async def _compare(client: JsClient, leg: _Leg, lo: int, hi: int) -> int:
 
 
 async def _cutover(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
-    """Move the subjects from ``src`` to ``dst`` with the shortest window: ``src`` stops taking
-    them, ``dst`` takes the last messages, they are compared, ``dst`` is promoted."""
+    """Move the subjects from ``src`` to ``dst`` (:func:`_window`); any failure the server answered
+    rolls back (``src`` gets its subjects again, ``dst`` is deleted). A request without answer is
+    left to the re-run, which finds the record and carries on."""
+    try:
+        await _window(client, leg, rec)
+    except MigrationError as exc:
+        await _rollback(client, leg, rec)
+        raise MigrationError(f"{exc}; rolled back: {leg.src} has its subjects again and {leg.dst} was deleted "
+                             "(nothing lost; the next apply starts again)") from None
+    except JsApiError as exc:
+        if exc.err_code is None:
+            raise
+        await _rollback(client, leg, rec)
+        raise MigrationError(f"{leg.dst} could not be made ready ({exc}); rolled back: {leg.src} has its subjects again "
+                             f"and {leg.dst} was deleted (nothing lost; the next apply starts again)") from None
+
+
+async def _window(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
+    """The shortest window: before it, the consumers are created on ``dst`` at their positions of
+    the moment; then ``src`` stops taking the subjects, ``dst`` takes the last messages, they are
+    compared, ``dst`` drops what ``src`` no longer holds, each consumer whose position moved
+    meanwhile is moved along (:func:`_advance`), and ``dst`` is promoted."""
     # under load: compare what arrived since the sync now, so that only what is in flight is left for the window
     pre = await _catch_up(client, leg.src, leg.dst, fast=True)
     verified = int(rec.get("verified") or 0)
     leg.compared += await _compare(client, leg, verified + 1, pre)
     verified = max(verified, pre)
+    await _consumers(client, leg, floors=False)  # a replicated consumer takes long to create: not in the window
     t0 = time.monotonic()
     info = await _info(client, leg.src)
     cfg = dict((info or {}).get("config") or {})
@@ -329,23 +350,13 @@ async def _cutover(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
         cfg["subjects"] = hold
         await _steady(client, client.aupdate_stream, cfg)
     _fault(leg, "in-window")
-    try:
-        last = await _catch_up(client, leg.src, leg.dst, fast=True)
-        leg.compared += await _compare(client, leg, verified + 1, last)
-        await _trim(client, leg)
-        await _consumers(client, leg, floors=False)
-        _fault(leg, "before-promote")
-        await _steady(client, client.aupdate_stream, _with_record(leg.config, {**rec, "step": "promoted"}))
-    except MigrationError as exc:
-        await _rollback(client, leg, rec)
-        raise MigrationError(f"{exc}; rolled back: {leg.src} has its subjects again and {leg.dst} was deleted "
-                             "(nothing lost; the next apply starts again)") from None
-    except JsApiError as exc:
-        if exc.err_code is None:  # no answer: the re-run finds the record and carries on
-            raise
-        await _rollback(client, leg, rec)
-        raise MigrationError(f"{leg.dst} could not be made ready ({exc}); rolled back: {leg.src} has its subjects again "
-                             f"and {leg.dst} was deleted (nothing lost; the next apply starts again)") from None
+    last = await _catch_up(client, leg.src, leg.dst, fast=True)
+    leg.compared += await _compare(client, leg, verified + 1, last)
+    await _trim(client, leg)
+    await _consumers(client, leg, floors=False)  # an earlier run stopped before making them all
+    await _advance(client, leg)
+    _fault(leg, "before-promote")
+    await _steady(client, client.aupdate_stream, _with_record(leg.config, {**rec, "step": "promoted"}))
     leg.window = time.monotonic() - t0
 
 
@@ -436,6 +447,30 @@ async def _drop(client: JsClient, stream: str, seq: int) -> None:
     except JsApiError as exc:
         if exc.err_code != ErrCode.NO_MESSAGE_FOUND:
             raise
+
+
+def _next(info: dict[str, Any]) -> int:
+    """The first stream sequence a consumer has not acknowledged nor skipped by its start."""
+    cfg = info.get("config") or {}
+    start = int(cfg.get("opt_start_seq") or 0) if cfg.get("deliver_policy") == "by_start_sequence" else 0
+    return max(_ack_floor(info) + 1, start)
+
+
+async def _advance(client: JsClient, leg: _Leg) -> None:
+    """In the window: a consumer of ``src`` acknowledged more since its copy on ``dst`` was made;
+    move the copy to its position now (the reset API, 2.14+; before that, delete and create it
+    again there: the copy has delivered nothing that matters, ``dst`` takes no publishes yet)."""
+    async def one(name: str, cfg: dict[str, Any]) -> None:
+        old, new = await asyncio.gather(_consumer_info(client, leg.src, name), _consumer_info(client, leg.dst, name))
+        if old is None or new is None or _start(old) <= _next(new):
+            return
+        if can_reset(client.server_version):
+            await _steady(client, client.areset_consumer, leg.dst, name, _start(old))
+            return
+        await _steady(client, client.adelete_consumer, leg.dst, name)
+        await _steady(client, client.aput_consumer, leg.dst, resume_config(cfg, _start(old)), "create")
+
+    await asyncio.gather(*(one(n, c) for n, c in sorted(leg.consumers.items()) if n not in leg.reset and not _work_queue(leg)))
 
 
 def _ack_floor(info: dict[str, Any]) -> int:
