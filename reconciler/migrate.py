@@ -1,19 +1,25 @@
 """Migrations that keep every message (``jsops apply --migrate``): what the plan says and decides.
 
 A rename (``jsops.io/renamed-from: OLD`` on the new stream's manifest) or a change the server
-refuses in place (storage, retention to or from workqueue, ...: :mod:`linter.semantics.updates`)
-is planned as one ``migrate`` action instead of a delete and a create:
+refuses in place (storage, ...: :mod:`linter.semantics.updates`) is planned as one ``migrate``
+action instead of a delete and a create:
 
 1. the new stream is created as a **mirror** of the old one (a mirror keeps the origin's sequence
    numbers, gaps and first sequence included: checked on 2.10.26, 2.11.11, 2.12.8, 2.14.6, 2.15.1);
+   an interest stream is mirrored with ``limits`` retention (without consumers it would keep nothing);
 2. once it has caught up, every message is compared (subject, headers, data) by digest;
-3. cut-over: the old stream's subjects are moved to a placeholder (publishers get *no responders*
-   from then on), the mirror takes the last messages, they are compared, and the mirror is
-   **promoted** (an update that removes ``mirror`` and sets the subjects: nats-server 2.12+; 2.10
-   and 2.11 refuse it with 10055);
-4. every consumer declared on the new stream is created at its old position (ack floor kept: the
-   sequences are the same);
+3. every consumer declared on the new stream is created on the copy at its old position (ack floor
+   kept: the sequences are the same; on a work queue at the first message, its position);
+4. cut-over: the old stream's subjects are moved to a placeholder (publishers get *no responders*
+   from then on), the mirror takes the last messages, they are compared, the copy drops what the
+   old stream no longer holds, the consumers are moved to where the old ones are now, and the copy
+   is **promoted** (an update that removes ``mirror`` and sets the subjects and retention:
+   nats-server 2.12+; 2.10 and 2.11 refuse it with 10055): no publish is acknowledged while no
+   consumer holds it;
 5. the old stream is deleted.
+
+What cannot be carried without loss (per retention, downstream mirrors and sources, limits below
+what the stream holds) is refused here, in the plan: :mod:`reconciler._migrate_checks`.
 
 A change that keeps the name goes through a temporary stream (``NAME`` => ``NAME_JSOPS_MIGRATING``
 => ``NAME``): two cut-overs. The steps run in :mod:`reconciler._migrate_run`; their state is recorded
