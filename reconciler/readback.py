@@ -55,6 +55,8 @@ def applied(a: Action, config: dict[str, Any] | None) -> bool:
 def _not_applied(a: Action, config: dict[str, Any] | None) -> str:
     if config is None and a.action == "recreate":
         return f"not applied: the {a.kind.lower()} was deleted and not created again"
+    if config is None and a.action == "migrate":
+        return "not applied: the new stream does not exist (the migration did not start, or was rolled back)"
     if config is None and a.action != "create":
         return f"not applied: the {a.kind.lower()} is gone"
     left = (config or {}).get("metadata", {}).get(MIGRATION) if a.action == "migrate" else None
