@@ -80,6 +80,8 @@ async def run_migration(client: JsClient, a: Action) -> str:
         spec = MigrationSpec.from_json(a.migration or {})
     except (TypeError, ValueError) as exc:
         raise MigrationError(f"bad migration in the plan: {exc}") from None
+    if (a.migration or {}).get("rollback"):
+        return await _abandon(client, spec.target)
     final = dict(a.config or {})
     legs: list[_Leg] = []
     if spec.via is None:
@@ -128,6 +130,21 @@ async def unfinished(client: JsClient, a: Action) -> str | None:
                 raise
             return f"consumer {name} is not on {spec.target}"
     return None
+
+
+async def _abandon(client: JsClient, name: str) -> str:
+    """Roll back the unfinished migration ``name`` records (its manifests no longer ask for it), as
+    long as it has not been promoted: checked on the server right before."""
+    info = await _info(client, name)
+    rec = migration_record((info or {}).get("config"))
+    if info is None or rec is None:
+        return f"nothing to roll back: {name} records no migration"
+    step = str(rec.get("step"))
+    if step not in ("copy", "cutover") or await _info(client, rec["from"]) is None:
+        raise MigrationError(f"the migration from {rec['from']} to {name} is at step {step!r}: it cannot be rolled back; "
+                             "run plan again")
+    await _rollback(client, _Leg(rec["from"], name, {}, {}, str(rec.get("final") or name)), rec)
+    return f"rolled back the unfinished migration from {rec['from']}: {rec['from']} has its subjects, {name} was deleted"
 
 
 async def _steady(client: JsClient, call: Callable[..., Awaitable[T]], *args: Any) -> T:

@@ -47,6 +47,7 @@ from .vocabulary import ActionKind, ChangeClass
 
 __all__ = [
     "PROMOTE_SINCE",
+    "abandoned",
     "TEMP_SUFFIX",
     "MigrationSpec",
     "busy_streams",
@@ -261,6 +262,39 @@ def migration_action(d: Desired, config: dict[str, Any], consumers: dict[str, di
                       f"{_plural(skipped)} of an interest stream (removed once no consumer wants them); {grants.needs(missing)}",
                       tuple(missing))
     return act
+
+
+BEFORE_PROMOTION = ("copy", "cutover")  # the steps of a leg whose copy can still be dropped without loss
+
+
+def abandoned(wanted: set[str], live: LiveState, opt: PlanOptions) -> list[Action]:
+    """Migrations in progress on the server that the manifests no longer ask for (the stream they
+    build is not declared: a rename reverted, say): before the promotion, a rollback (the old stream
+    gets its subjects back, the copy is deleted: it holds nothing the old stream does not); after
+    it, blocked with the way to finish."""
+    out = []
+    for name, s in sorted(live.streams.items()):
+        rec = migration_record(s.config)
+        if rec is None or str(rec.get("final") or name) in wanted or name in wanted:
+            continue
+        old, step = rec["from"], str(rec.get("step"))
+        src = live.streams.get(old)
+        act = Action(ActionKind.MIGRATE, "Stream", name, None, [],
+                     f"the manifests no longer declare {name}: the unfinished migration from {old} (step {step!r}) is rolled "
+                     f"back: {old} gets its subjects back and the copy {name} ({_plural(s.messages)}, all still in {old}) is "
+                     "deleted with the consumers made on it; nothing is lost",
+                     dict(s.config), migration={"from": old, "to": name, "rollback": True, "consumers": {}})
+        grants = opt.grants()
+        if src is None or step not in BEFORE_PROMOTION:
+            act.block(f"the unfinished migration from {old} to {name} is past its promotion ({name} takes the subjects and may "
+                      f"hold new messages): it cannot be rolled back; declare {name} again (jsops.io/renamed-from: {old}) and "
+                      "apply --migrate to finish it")
+            act.consequence = "not rolled back: nothing is sent (the reason above)"
+        elif missing := grants.missing([Permission.MIGRATE]):
+            act.block(f"a migration from {old} is in progress on the server and the manifests no longer ask for it; "
+                      f"rolling it back {grants.needs(missing)}", tuple(missing))
+        out.append(act)
+    return out
 
 
 def busy_streams(actions: list[Action], live: LiveState) -> set[str]:

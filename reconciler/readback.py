@@ -39,7 +39,7 @@ STABLE = 5.0
 
 def applied(a: Action, config: dict[str, Any] | None) -> bool:
     """Whether the live ``config`` (``None``: the object does not exist) is what ``a`` wanted."""
-    if a.action == "delete":
+    if a.action == "delete" or (a.migration or {}).get("rollback"):
         return config is None
     if config is None or a.config is None:
         return False
@@ -77,7 +77,7 @@ async def _observe(client: JsClient, a: Action) -> dict[str, Any] | None:
             return None
         raise
     config = strip_server_metadata(info.get("config") or {})
-    if a.action == "migrate":
+    if a.action == "migrate" and not (a.migration or {}).get("rollback"):
         from ._migrate_run import unfinished
 
         # judged by its record and its source, not by the new stream's config

@@ -152,6 +152,37 @@ def test_a_failed_copy_is_rolled_back_and_a_revert_applies(server, js: Js, tmp_p
     assert _apply(server.url, d)[0] == 0
 
 
+@pytest.mark.parametrize("point", ["after-sync", "in-window", "after-promote"])
+def test_a_reverted_rename_rolls_back_its_unfinished_copy(server, js: Js, tmp_path, point: str) -> None:
+    """Item 6: a rename interrupted (kill -9) and then reverted in the manifests does not leave the
+    copy behind for good: before the promotion the plan rolls it back (the old stream gets its
+    subjects back); after it, the plan says it cannot and how to finish."""
+    d = tmp_path / "m"
+    stored(d)
+    assert _apply(server.url, d)[0] == 0
+    seed(js)
+    before, pos = snapshot(js, "ORDERS"), positions(js, "ORDERS")
+    renamed(d)
+    proc = _jsops(server.url, d, f"migrate-{point}")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 137, out + err
+    stored(d)  # the revert
+    rc, out, err = run("plan", str(d), "--server", server.url, "--migrate")
+    if point == "after-promote":
+        assert rc == 2 and "past its promotion" in out and "jsops.io/renamed-from: ORDERS" in out, out + err
+        assert _apply(server.url, d, "--migrate")[0] == 1
+        assert js.streams() == ["ORDERS", "ORDERS_V2"] and state(js, "ORDERS_V2")["messages"] == len(before)
+        return
+    assert rc == 2 and "=> Stream ORDERS_V2  (roll back the migration from ORDERS)" in out, out + err
+    rc, out, err = _apply(server.url, d, "--migrate")
+    assert rc == 0 and "rolled back the unfinished migration from ORDERS" in out, out + err
+    assert js.streams() == ["ORDERS"]
+    assert snapshot(js, "ORDERS") == before and positions(js, "ORDERS") == pos
+    js.publish("orders.new")  # ORDERS takes its subjects again
+    assert state(js, "ORDERS")["last_seq"] == 101
+    _converged(server.url, d)
+
+
 # -- 3: work queues --------------------------------------------------------------------------------
 
 JOBS = """
