@@ -214,7 +214,7 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState) -> str:
     else:
         tmp = spec.via
         lines = [f"migration without loss through {tmp} (mirrors, sequence numbers kept; {size}, copied twice):",
-                 f"1. {old} => {tmp}: mirror, compare, cut-over, consumers, delete {old}; {cost}",
+                 f"1. {old} => {tmp}: mirror, compare, consumers, cut-over, delete {old}; {cost}",
                  f"2. {tmp} => {old} with the new config: the same steps, then {tmp} is deleted",
                  f"each cut-over window: {window}", acks, "during step 2 the consumers are on " + tmp + " until " + old + " is back"]
     if src is None:
