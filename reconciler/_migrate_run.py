@@ -10,12 +10,14 @@ there: nothing here is kept in a local file. One leg moves ``src`` to ``dst``:
               ``limits`` retention (an interest stream without consumers keeps nothing) and gets
               ``interest`` back at the promotion; a work queue is mirrored as a work queue (the
               server refuses to change retention to or from it, 10052).
-``cutover``   ``src``'s subjects are moved to a placeholder (the window opens: publishers get no
-              responders), ``dst`` takes the last messages, they are compared, ``dst`` drops what
-              ``src`` no longer holds (acknowledged on an interest stream or a work queue since it
-              was mirrored), the consumers are created on ``dst`` at their positions on ``src``, and
-              only then is ``dst`` promoted with its own subjects (the window closes; the record
-              says ``promoted``): no publish is acknowledged while no consumer holds it.
+``cutover``   the consumers are created on ``dst`` at their positions on ``src`` of the moment (a
+              replicated consumer takes long to create: not in the window); ``src``'s subjects are
+              moved to a placeholder (the window opens: publishers get no responders), ``dst``
+              takes the last messages, they are compared, ``dst`` drops what ``src`` no longer
+              holds (acknowledged on an interest stream or a work queue since it was mirrored),
+              each consumer that acknowledged more meanwhile is moved along, and only then is
+              ``dst`` promoted with its own subjects (the window closes; the record says
+              ``promoted``): no publish is acknowledged while no consumer holds it.
 ``promoted``  each consumer's ack floor is checked (set with the reset API where the server reports
               it late); the record says ``drop``.
 ``drop``      ``src`` is deleted; then the record is removed (unless a second leg follows).
