@@ -5,13 +5,26 @@ built, the old stream's subjects), so that a run killed at any point and run aga
 there: nothing here is kept in a local file. One leg moves ``src`` to ``dst``:
 
 ``copy``      ``dst`` is created as a mirror of ``src`` (the record says ``copy``); once caught up,
-              every message up to there is compared; the record says ``cutover``.
-``cutover``   ``src``'s subjects are moved to a placeholder (the window opens: publishers get no
-              responders), ``dst`` takes the last messages, they are compared, and ``dst`` is
-              promoted with its own subjects (the window closes; the record says ``promoted``). A
-              mismatch rolls back: ``src`` gets its subjects again and ``dst`` is deleted.
-``promoted``  the consumers are created on ``dst`` at their positions on ``src``; the record says ``drop``.
+              every message up to there is compared; the record says ``cutover``. The copy keeps
+              what it mirrors whatever the retention: an interest stream is mirrored with
+              ``limits`` retention (an interest stream without consumers keeps nothing) and gets
+              ``interest`` back at the promotion; a work queue is mirrored as a work queue (the
+              server refuses to change retention to or from it, 10052).
+``cutover``   the consumers are created on ``dst`` at their positions on ``src`` of the moment (a
+              replicated consumer takes long to create: not in the window); ``src``'s subjects are
+              moved to a placeholder (the window opens: publishers get no responders), ``dst``
+              takes the last messages, they are compared, ``dst`` drops what ``src`` no longer
+              holds (acknowledged on an interest stream or a work queue since it was mirrored),
+              each consumer that acknowledged more meanwhile is moved along, and only then is
+              ``dst`` promoted with its own subjects (the window closes; the record says
+              ``promoted``): no publish is acknowledged while no consumer holds it.
+``promoted``  each consumer's ack floor is checked (set with the reset API where the server reports
+              it late); the record says ``drop``.
 ``drop``      ``src`` is deleted; then the record is removed (unless a second leg follows).
+
+Any failure before the promotion rolls back: ``src`` gets its subjects again and ``dst`` (with the
+consumers made on it) is deleted, so a failed attempt leaves nothing behind and blocks no later
+apply (a revert included).
 """
 
 from __future__ import annotations
@@ -34,7 +47,7 @@ from .plan.desired import resume_config
 from .plan.model import Action
 from .server_apis import can_reset
 
-__all__ = ["MigrationError", "run_migration"]
+__all__ = ["MigrationError", "run_migration", "unfinished"]
 
 T = TypeVar("T")
 
@@ -56,6 +69,7 @@ class _Leg:
     config: dict[str, Any]  # what dst is once promoted
     consumers: dict[str, dict[str, Any]]
     final: str  # the stream the whole migration ends with
+    reset: frozenset[str] = frozenset()  # consumers created at the start their manifest names (--reset-position)
     finish: bool = True  # remove the record at the end (False: a second leg follows)
     window: float | None = None  # seconds the subjects were served by neither stream
     compared: int = 0
@@ -68,10 +82,12 @@ async def run_migration(client: JsClient, a: Action) -> str:
         spec = MigrationSpec.from_json(a.migration or {})
     except (TypeError, ValueError) as exc:
         raise MigrationError(f"bad migration in the plan: {exc}") from None
+    if (a.migration or {}).get("rollback"):
+        return await _abandon(client, spec.target)
     final = dict(a.config or {})
     legs: list[_Leg] = []
     if spec.via is None:
-        legs.append(_Leg(spec.source, spec.target, final, spec.consumers, spec.target))
+        legs.append(_Leg(spec.source, spec.target, final, spec.consumers, spec.target, frozenset(spec.reset)))
     else:
         cur = await _info(client, spec.target)
         rec = migration_record((cur or {}).get("config"))
@@ -79,7 +95,7 @@ async def run_migration(client: JsClient, a: Action) -> str:
             if spec.via_config is None:
                 raise MigrationError(f"the plan does not say how to build {spec.via}; run plan again")
             legs.append(_Leg(spec.target, spec.via, dict(spec.via_config), spec.consumers, spec.target, finish=False))
-        legs.append(_Leg(spec.via, spec.target, final, spec.consumers, spec.target))
+        legs.append(_Leg(spec.via, spec.target, final, spec.consumers, spec.target, frozenset(spec.reset)))
     for leg in legs:
         await _move(client, leg)
     windows = [f"{leg.window * 1000:.1f} ms" for leg in legs if leg.window is not None]
@@ -87,6 +103,50 @@ async def run_migration(client: JsClient, a: Action) -> str:
             + f": {sum(leg.compared for leg in legs)} messages compared (SHA-256), "
             + f"{sum(leg.placed for leg in legs)} consumers at their positions"
             + (f", cut-over window {' + '.join(windows)}" if windows else ""))
+
+
+async def unfinished(client: JsClient, a: Action) -> str | None:
+    """What is left of the migration ``a`` on the server (None: it is done). A migration is judged by
+    its record and its source, not by the new stream's config: the record (``io.jsops.migration``)
+    is removed last, the old (and the temporary) stream is deleted, and every consumer is on the new
+    stream. Raises when the server does not answer."""
+    spec = MigrationSpec.from_json(a.migration or {})
+    cur = await client.astream_info(spec.target)
+    rec = migration_record(cur.get("config"))
+    if rec is not None:
+        return f"{spec.target} still records the migration from {rec['from']} at step {rec.get('step')!r}"
+    for name in (spec.source, spec.via):
+        if name is not None and name != spec.target:
+            try:
+                await client.astream_info(name)
+            except JsApiError as exc:
+                if exc.err_code != ErrCode.STREAM_NOT_FOUND:
+                    raise
+                continue
+            return f"{name} still exists"
+    for name in sorted(spec.consumers):
+        try:
+            await client.aconsumer_info(spec.target, name)
+        except JsApiError as exc:
+            if exc.err_code != ErrCode.CONSUMER_NOT_FOUND:
+                raise
+            return f"consumer {name} is not on {spec.target}"
+    return None
+
+
+async def _abandon(client: JsClient, name: str) -> str:
+    """Roll back the unfinished migration ``name`` records (its manifests no longer ask for it), as
+    long as it has not been promoted: checked on the server right before."""
+    info = await _info(client, name)
+    rec = migration_record((info or {}).get("config"))
+    if info is None or rec is None:
+        return f"nothing to roll back: {name} records no migration"
+    step = str(rec.get("step"))
+    if step not in ("copy", "cutover") or await _info(client, rec["from"]) is None:
+        raise MigrationError(f"the migration from {rec['from']} to {name} is at step {step!r}: it cannot be rolled back; "
+                             "run plan again")
+    await _rollback(client, _Leg(rec["from"], name, {}, {}, str(rec.get("final") or name)), rec)
+    return f"rolled back the unfinished migration from {rec['from']}: {rec['from']} has its subjects, {name} was deleted"
 
 
 async def _steady(client: JsClient, call: Callable[..., Awaitable[T]], *args: Any) -> T:
@@ -151,9 +211,7 @@ async def _move(client: JsClient, leg: _Leg) -> None:
             raise MigrationError(f"neither {leg.src} nor {leg.dst} exists")
         rec = {"from": leg.src, "to": leg.dst, "final": leg.final, "step": "copy",
                "subjects": list((src_i.get("config") or {}).get("subjects") or [])}
-        mirror = {k: v for k, v in leg.config.items() if k not in _MIRROR_FORBIDS}
-        mirror["mirror"] = {"name": leg.src}
-        await _steady(client, client.acreate_stream, _with_record(mirror, rec))
+        await _steady(client, client.acreate_stream, _with_record(_copy_config(leg), rec))
         _fault(leg, "after-create")
     elif rec is None or rec["from"] != leg.src:
         raise MigrationError(f"{leg.dst} exists and records no migration from {leg.src}; nothing was changed")
@@ -163,8 +221,13 @@ async def _move(client: JsClient, leg: _Leg) -> None:
                              f"{leg.dst} is kept as it is")
     if src_i is not None:
         if step == "copy":
-            last = await _catch_up(client, leg.src, leg.dst, fast=False)
-            leg.compared += await _compare(client, leg, 1, last)
+            try:
+                last = await _catch_up(client, leg.src, leg.dst, fast=False)
+                leg.compared += await _compare(client, leg, 1, last)
+            except MigrationError as exc:
+                await _rollback(client, leg, rec)
+                raise MigrationError(f"{exc}; rolled back: {leg.src} is untouched and the copy {leg.dst} was deleted "
+                                     "(nothing lost; the next apply starts again)") from None
             rec = {**rec, "step": "cutover", "verified": last}
             await _record(client, leg.dst, rec)
             _fault(leg, "after-sync")
@@ -174,13 +237,24 @@ async def _move(client: JsClient, leg: _Leg) -> None:
             _fault(leg, "after-promote")
             step = "promoted"
         if step == "promoted":
-            await _consumers(client, leg)
+            await _consumers(client, leg, floors=True)
             await _record(client, leg.dst, {**rec, "step": "drop"})
             _fault(leg, "after-consumers")
         await _delete(client, leg.src)
         _fault(leg, "after-drop")
     if leg.finish:
         await _steady(client, client.aupdate_stream, _with_record(leg.config, None))
+
+
+def _copy_config(leg: _Leg) -> dict[str, Any]:
+    """The mirror ``dst`` starts as: what it is once promoted, without what a mirror cannot have,
+    keeping everything it mirrors (an interest stream without consumers would keep nothing: the
+    copy has ``limits`` retention until the promotion sets ``interest``)."""
+    out = {k: v for k, v in leg.config.items() if k not in _MIRROR_FORBIDS}
+    if out.get("retention") == "interest":
+        out["retention"] = "limits"
+    out["mirror"] = {"name": leg.src}
+    return out
 
 
 async def _delete(client: JsClient, name: str) -> None:
@@ -259,13 +333,34 @@ async def _compare(client: JsClient, leg: _Leg, lo: int, hi: int) -> int:
 
 
 async def _cutover(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
-    """Move the subjects from ``src`` to ``dst`` with the shortest window: ``src`` stops taking
-    them, ``dst`` takes the last messages, they are compared, ``dst`` is promoted."""
+    """Move the subjects from ``src`` to ``dst`` (:func:`_window`); any failure the server answered
+    rolls back (``src`` gets its subjects again, ``dst`` is deleted). A request without answer is
+    left to the re-run, which finds the record and carries on."""
+    try:
+        await _window(client, leg, rec)
+    except MigrationError as exc:
+        await _rollback(client, leg, rec)
+        raise MigrationError(f"{exc}; rolled back: {leg.src} has its subjects again and {leg.dst} was deleted "
+                             "(nothing lost; the next apply starts again)") from None
+    except JsApiError as exc:
+        if exc.err_code is None:
+            raise
+        await _rollback(client, leg, rec)
+        raise MigrationError(f"{leg.dst} could not be made ready ({exc}); rolled back: {leg.src} has its subjects again "
+                             f"and {leg.dst} was deleted (nothing lost; the next apply starts again)") from None
+
+
+async def _window(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
+    """The shortest window: before it, the consumers are created on ``dst`` at their positions of
+    the moment; then ``src`` stops taking the subjects, ``dst`` takes the last messages, they are
+    compared, ``dst`` drops what ``src`` no longer holds, each consumer whose position moved
+    meanwhile is moved along (:func:`_advance`), and ``dst`` is promoted."""
     # under load: compare what arrived since the sync now, so that only what is in flight is left for the window
     pre = await _catch_up(client, leg.src, leg.dst, fast=True)
     verified = int(rec.get("verified") or 0)
     leg.compared += await _compare(client, leg, verified + 1, pre)
     verified = max(verified, pre)
+    await _consumers(client, leg, floors=False)  # a replicated consumer takes long to create: not in the window
     t0 = time.monotonic()
     info = await _info(client, leg.src)
     cfg = dict((info or {}).get("config") or {})
@@ -274,68 +369,127 @@ async def _cutover(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
         cfg["subjects"] = hold
         await _steady(client, client.aupdate_stream, cfg)
     _fault(leg, "in-window")
-    try:
-        last = await _catch_up(client, leg.src, leg.dst, fast=True)
-        leg.compared += await _compare(client, leg, verified + 1, last)
-        await _steady(client, client.aupdate_stream, _with_record(leg.config, {**rec, "step": "promoted"}))
-    except MigrationError as exc:
-        await _rollback(client, leg, rec)
-        raise MigrationError(f"{exc}; rolled back: {leg.src} has its subjects again and {leg.dst} was deleted (nothing lost)") from None
-    except JsApiError as exc:
-        if exc.err_code is None:  # no answer: the re-run finds the record and carries on
-            raise
-        await _rollback(client, leg, rec)
-        raise MigrationError(f"{leg.dst} could not be promoted ({exc}); rolled back: {leg.src} has its subjects again "
-                             f"and {leg.dst} was deleted (nothing lost)") from None
+    last = await _catch_up(client, leg.src, leg.dst, fast=True)
+    leg.compared += await _compare(client, leg, verified + 1, last)
+    await _trim(client, leg)
+    await _consumers(client, leg, floors=False)  # an earlier run stopped before making them all
+    await _advance(client, leg)
+    _fault(leg, "before-promote")
+    await _steady(client, client.aupdate_stream, _with_record(leg.config, {**rec, "step": "promoted"}))
     leg.window = time.monotonic() - t0
 
 
 async def _rollback(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
-    """Before the promotion: give ``src`` its subjects back and delete the copy."""
+    """Before the promotion: give ``src`` its subjects back and delete the copy (and the consumers
+    made on it)."""
     info = await _info(client, leg.src)
-    if info is not None:
+    subjects = list(rec.get("subjects") or [])
+    if info is not None and (info.get("config") or {}).get("subjects") != subjects:
         cfg = dict(info.get("config") or {})
-        cfg["subjects"] = list(rec.get("subjects") or [])
+        cfg["subjects"] = subjects
         await _steady(client, client.aupdate_stream, cfg)
     await _delete(client, leg.dst)
 
 
-def _start(info: dict[str, Any]) -> int | None:
-    """The stream sequence a consumer resumes at: after its ack floor (a consumer placed at a
-    start sequence that has acked nothing yet keeps that start). None: start as configured."""
+def _start(info: dict[str, Any]) -> int:
+    """The stream sequence a consumer resumes at, by the rule of the in-place path (a reset keeps the
+    position: after the ack floor): after its ack floor; one placed at a start sequence that has
+    acked nothing yet keeps that start; one that has acked nothing starts at the first message
+    (its pending messages are all kept, whatever start the manifest now names)."""
     floor = int((info.get("ack_floor") or {}).get("stream_seq") or 0)
     cfg = info.get("config") or {}
     if floor > 0:
         return floor + 1
     if cfg.get("deliver_policy") == "by_start_sequence" and isinstance(cfg.get("opt_start_seq"), int):
         return int(cfg["opt_start_seq"])
-    if cfg.get("deliver_policy") == "new":
-        return 1
-    return None
+    return 1
 
 
-async def _consumers(client: JsClient, leg: _Leg) -> None:
+def _work_queue(leg: _Leg) -> bool:
+    return leg.config.get("retention") == "workqueue"
+
+
+async def _consumer_info(client: JsClient, stream: str, name: str) -> dict[str, Any] | None:
+    try:
+        info: dict[str, Any] = await _steady(client, client.aconsumer_info, stream, name)
+    except JsApiError as exc:
+        if exc.err_code != ErrCode.CONSUMER_NOT_FOUND:
+            raise
+        return None
+    return info
+
+
+async def _consumers(client: JsClient, leg: _Leg, *, floors: bool) -> None:
     """Create each consumer on ``dst`` at its position on ``src`` (the same sequences: a mirror
-    keeps them). One that exists already (an earlier, interrupted run) is not created again, but
-    its ack floor is still brought to the old one (:func:`_floor`)."""
-    for name, cfg in sorted(leg.consumers.items()):
-        try:
-            old: dict[str, Any] | None = await _steady(client, client.aconsumer_info, leg.src, name)
-        except JsApiError as exc:
-            if exc.err_code != ErrCode.CONSUMER_NOT_FOUND:
-                raise
-            old = None
-        try:
-            new = await _steady(client, client.aconsumer_info, leg.dst, name)
-        except JsApiError as exc:
-            if exc.err_code != ErrCode.CONSUMER_NOT_FOUND:
-                raise
-            start = _start(old) if old is not None else None
-            put = resume_config(cfg, start) if start is not None else dict(cfg)
+    keeps them). On a work queue a consumer must start at the first message (10101), which is its
+    position: the stream holds only what is not acknowledged (:func:`_trim`). A consumer the
+    manifest resets (``--reset-position``) starts where its manifest says. One that exists already
+    (an earlier, interrupted run) is not created again; with ``floors`` its ack floor is brought to
+    the old one (:func:`_floor`)."""
+    async def one(name: str, cfg: dict[str, Any]) -> None:
+        old, new = await asyncio.gather(_consumer_info(client, leg.src, name), _consumer_info(client, leg.dst, name))
+        if new is None:
+            keep = old is not None and name not in leg.reset and not _work_queue(leg)
+            put = resume_config(cfg, _start(old)) if keep and old is not None else dict(cfg)
             new = await _steady(client, client.aput_consumer, leg.dst, put, "create")
-            leg.placed += start is not None
-        if old is not None:
+            leg.placed += keep
+        if floors and old is not None and name not in leg.reset and not _work_queue(leg):
             await _floor(client, leg.dst, name, old, new)
+
+    await asyncio.gather(*(one(name, cfg) for name, cfg in sorted(leg.consumers.items())))
+
+
+async def _deleted(client: JsClient, name: str) -> tuple[dict[str, Any], set[int]]:
+    """A stream's state and the sequences it lacks between its first and last."""
+    resp = await _steady(client, client.arequest, f"STREAM.INFO.{name}", {"deleted_details": True})
+    st = _state(resp)
+    return st, {int(s) for s in st.get("deleted") or ()}
+
+
+async def _trim(client: JsClient, leg: _Leg) -> None:
+    """In the window (``src`` takes no more messages): remove from the mirror ``dst`` every message
+    ``src`` no longer holds, so that ``dst`` holds exactly what ``src`` does: on an interest stream
+    or a work queue a message acknowledged after it was mirrored is gone from ``src``, and must not
+    be delivered again from ``dst`` (nor counted as a job still to do)."""
+    (src, gone), (dst, lacks) = await asyncio.gather(_deleted(client, leg.src), _deleted(client, leg.dst))
+    first = int(src.get("first_seq") or 0)
+    if int(dst.get("messages") or 0) and int(dst.get("first_seq") or 0) < first:
+        await _steady(client, client.arequest, f"STREAM.PURGE.{leg.dst}", {"seq": first})
+    extra = sorted(s for s in gone if s not in lacks and s >= int(dst.get("first_seq") or 0))
+    for start in range(0, len(extra), _BATCH):
+        await asyncio.gather(*(_drop(client, leg.dst, s) for s in extra[start:start + _BATCH]))
+
+
+async def _drop(client: JsClient, stream: str, seq: int) -> None:
+    try:
+        await _steady(client, client.arequest, f"STREAM.MSG.DELETE.{stream}", {"seq": seq, "no_erase": True})
+    except JsApiError as exc:
+        if exc.err_code != ErrCode.NO_MESSAGE_FOUND:
+            raise
+
+
+def _next(info: dict[str, Any]) -> int:
+    """The first stream sequence a consumer has not acknowledged nor skipped by its start."""
+    cfg = info.get("config") or {}
+    start = int(cfg.get("opt_start_seq") or 0) if cfg.get("deliver_policy") == "by_start_sequence" else 0
+    return max(_ack_floor(info) + 1, start)
+
+
+async def _advance(client: JsClient, leg: _Leg) -> None:
+    """In the window: a consumer of ``src`` acknowledged more since its copy on ``dst`` was made;
+    move the copy to its position now (the reset API, 2.14+; before that, delete and create it
+    again there: the copy has delivered nothing that matters, ``dst`` takes no publishes yet)."""
+    async def one(name: str, cfg: dict[str, Any]) -> None:
+        old, new = await asyncio.gather(_consumer_info(client, leg.src, name), _consumer_info(client, leg.dst, name))
+        if old is None or new is None or _start(old) <= _next(new):
+            return
+        if can_reset(client.server_version):
+            await _steady(client, client.areset_consumer, leg.dst, name, _start(old))
+            return
+        await _steady(client, client.adelete_consumer, leg.dst, name)
+        await _steady(client, client.aput_consumer, leg.dst, resume_config(cfg, _start(old)), "create")
+
+    await asyncio.gather(*(one(n, c) for n, c in sorted(leg.consumers.items()) if n not in leg.reset and not _work_queue(leg)))
 
 
 def _ack_floor(info: dict[str, Any]) -> int:

@@ -1,19 +1,25 @@
 """Migrations that keep every message (``jsops apply --migrate``): what the plan says and decides.
 
 A rename (``jsops.io/renamed-from: OLD`` on the new stream's manifest) or a change the server
-refuses in place (storage, retention to or from workqueue, ...: :mod:`linter.semantics.updates`)
-is planned as one ``migrate`` action instead of a delete and a create:
+refuses in place (storage, ...: :mod:`linter.semantics.updates`) is planned as one ``migrate``
+action instead of a delete and a create:
 
 1. the new stream is created as a **mirror** of the old one (a mirror keeps the origin's sequence
    numbers, gaps and first sequence included: checked on 2.10.26, 2.11.11, 2.12.8, 2.14.6, 2.15.1);
+   an interest stream is mirrored with ``limits`` retention (without consumers it would keep nothing);
 2. once it has caught up, every message is compared (subject, headers, data) by digest;
-3. cut-over: the old stream's subjects are moved to a placeholder (publishers get *no responders*
-   from then on), the mirror takes the last messages, they are compared, and the mirror is
-   **promoted** (an update that removes ``mirror`` and sets the subjects: nats-server 2.12+; 2.10
-   and 2.11 refuse it with 10055);
-4. every consumer declared on the new stream is created at its old position (ack floor kept: the
-   sequences are the same);
+3. every consumer declared on the new stream is created on the copy at its old position (ack floor
+   kept: the sequences are the same; on a work queue at the first message, its position);
+4. cut-over: the old stream's subjects are moved to a placeholder (publishers get *no responders*
+   from then on), the mirror takes the last messages, they are compared, the copy drops what the
+   old stream no longer holds, the consumers are moved to where the old ones are now, and the copy
+   is **promoted** (an update that removes ``mirror`` and sets the subjects and retention:
+   nats-server 2.12+; 2.10 and 2.11 refuse it with 10055): no publish is acknowledged while no
+   consumer holds it;
 5. the old stream is deleted.
+
+What cannot be carried without loss (per retention, downstream mirrors and sources, limits below
+what the stream holds) is refused here, in the plan: :mod:`reconciler._migrate_checks`.
 
 A change that keeps the name goes through a temporary stream (``NAME`` => ``NAME_JSOPS_MIGRATING``
 => ``NAME``): two cut-overs. The steps run in :mod:`reconciler._migrate_run`; their state is recorded
@@ -30,6 +36,7 @@ from typing import Any
 from linter.semantics.releases import parse_version
 from linter.semantics.units import format_size
 
+from ._migrate_checks import copy_refusal, reset_consumers
 from .dataloss import limit_losses, loss_total
 from .diff import diff_configs
 from .live import MIGRATION, LiveState, LiveStream, owned
@@ -40,6 +47,7 @@ from .vocabulary import ActionKind, ChangeClass
 
 __all__ = [
     "PROMOTE_SINCE",
+    "abandoned",
     "TEMP_SUFFIX",
     "MigrationSpec",
     "busy_streams",
@@ -90,10 +98,13 @@ class MigrationSpec:
     consumers: dict[str, dict[str, Any]] = field(default_factory=dict)  # desired consumers of the target
     messages: int = 0
     bytes: int = 0
+    reset: tuple[str, ...] = ()  # consumers created at their manifest's start (--reset-position), not at their position
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"from": self.source, "to": self.target, "consumers": self.consumers,
                                "messages": self.messages, "bytes": self.bytes, "strategy": "mirror"}
+        if self.reset:
+            out["reset"] = list(self.reset)
         if self.via is not None:
             out["via"], out["via_config"] = self.via, self.via_config
         return out
@@ -104,8 +115,12 @@ class MigrationSpec:
         if not isinstance(data.get("from"), str) or not isinstance(data.get("to"), str) or not isinstance(consumers, dict):
             raise ValueError("a migration needs 'from', 'to' and 'consumers'")
         via = data.get("via")
+        reset = data.get("reset") or []
+        if not isinstance(reset, list):
+            raise ValueError("a migration's 'reset' is a list of consumer names")
         return cls(data["from"], data["to"], via if isinstance(via, str) else None, data.get("via_config"),
-                   {str(k): dict(v) for k, v in consumers.items()}, int(data.get("messages") or 0), int(data.get("bytes") or 0))
+                   {str(k): dict(v) for k, v in consumers.items()}, int(data.get("messages") or 0), int(data.get("bytes") or 0),
+                   tuple(str(x) for x in reset))
 
 
 def _source(d: Desired, live: LiveState) -> tuple[str, str | None, bool] | None:
@@ -136,7 +151,7 @@ def _plural(n: int, word: str = "message") -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-def _refusal(src: LiveStream | None, d: Desired, live: LiveState, opt: PlanOptions, fresh: bool) -> str | None:
+def _refusal(src: LiveStream | None, d: Desired, live: LiveState, opt: PlanOptions, fresh: bool, declared: set[str]) -> str | None:
     """Why this release or these streams cannot migrate without loss (None: they can)."""
     version = parse_version(opt.server_version)
     if version is not None and version < PROMOTE_SINCE:
@@ -153,6 +168,8 @@ def _refusal(src: LiveStream | None, d: Desired, live: LiveState, opt: PlanOptio
         return f"{src.name} is a mirror or sources other streams; jsops migrates only streams that take their own subjects"
     if src.config.get("sealed"):
         return f"{src.name} is sealed: its subjects cannot be moved"
+    if (why := copy_refusal(src, d.config, declared, live)) is not None:
+        return why
     losses = limit_losses(src, d.config, live.read_at, live.limit_loss.get(src.name))
     if losses:
         return (f"the new stream's limits would drop up to {loss_total(src, losses)} of the {_plural(src.messages)} it copies "
@@ -171,23 +188,33 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState) -> str:
     size = f"{_plural(spec.messages)}, {_bytes(spec.bytes)}"
     names = ", ".join(sorted(spec.consumers)) or "none"
     dropped = sorted(c.name for (s, _), c in live.consumers.items() if s == old and c.name not in spec.consumers)
-    window = ("tens of milliseconds (2 stream updates, the last messages copied and compared; measured under steady publishing "
-              "on 2.15.1: 15-50 ms standalone, 20-40 ms on a 3-node cluster, up to 200 ms on a busy host): publishers get "
+    window = ("tens of milliseconds (2 stream updates, the last messages copied and compared, consumers moved along; measured "
+              "under steady publishing on 2.15.1: median 18 ms standalone, 37 ms on a 3-node cluster, up to 200 ms on a busy host): "
+              "publishers get "
               "'no responders' (a JetStream publish fails at once and can be retried; on a cluster one in flight as the subjects "
               "move may time out instead; a core-NATS publish without reply is dropped)")
-    acks = ("consumers [" + names + "] are created at their positions (ack floor and pending kept: sequences are the same); "
-            "messages delivered but not acked, and acks sent to the old consumers after the cut-over, are delivered again")
+    retention = str((src.config if src is not None else {}).get("retention") or "limits")
+    where = ("at the first message (a work queue holds only what is not acknowledged; the server allows no other start)"
+             if retention == "workqueue" else "at their positions (after the ack floor; pending kept: sequences are the same)")
+    acks = (f"consumers [{names}] are created on {new} {where} before it takes the subjects, so no publish is acknowledged "
+            "while no consumer holds it; messages delivered but not acked, and acks sent to the old consumers after the "
+            "cut-over, are delivered again")
+    if spec.reset:
+        acks += f"; {', '.join(spec.reset)} start{'s' if len(spec.reset) == 1 else ''} at the manifest's start (--reset-position)"
+    if retention == "interest":
+        acks += "; the copy keeps every message with limits retention until it is promoted to interest"
     cost = f"every message is compared by SHA-256 (subject, headers, data): 2 MSG.GET requests per sequence ({2 * spec.messages}+)"
     gone = f"{old} is deleted" + (f", with its consumers not declared on {new}: {', '.join(dropped)}" if dropped else "")
     if spec.via is None:
         lines = [f"migration without loss (mirror, sequence numbers kept; {size} from {old}):",
                  f"1. create {new} as a mirror of {old} and wait until it has caught up; {cost}",
-                 f"2. cut-over: {old}'s subjects are moved away, {new} takes the last messages and is promoted with its subjects; window: {window}",
+                 f"2. cut-over: {old}'s subjects are moved away, {new} takes the last messages, drops what {old} no longer holds, "
+                 f"gets its consumers (3.) and is promoted with its subjects; window: {window}",
                  f"3. {acks}", f"4. {gone}"]
     else:
         tmp = spec.via
         lines = [f"migration without loss through {tmp} (mirrors, sequence numbers kept; {size}, copied twice):",
-                 f"1. {old} => {tmp}: mirror, compare, cut-over, consumers, delete {old}; {cost}",
+                 f"1. {old} => {tmp}: mirror, compare, consumers, cut-over, delete {old}; {cost}",
                  f"2. {tmp} => {old} with the new config: the same steps, then {tmp} is deleted",
                  f"each cut-over window: {window}", acks, "during step 2 the consumers are on " + tmp + " until " + old + " is back"]
     if src is None:
@@ -210,8 +237,9 @@ def migration_action(d: Desired, config: dict[str, Any], consumers: dict[str, di
         rec = migration_record(temp.config) if temp is not None else None
         subjects = rec.get("subjects") if rec is not None else src.config.get("subjects")
         via_config = {**src.config, "name": via, "subjects": subjects}
+    reset, skipped = reset_consumers(src, consumers, live) if src is not None and fresh and not opt.keep_position else ([], 0)
     spec = MigrationSpec(source, d.name, via, via_config, consumers,
-                         src.messages if src is not None else 0, src.bytes if src is not None else 0)
+                         src.messages if src is not None else 0, src.bytes if src is not None else 0, tuple(reset))
     changes = [replace(c, consequence=f"{c.consequence.split(';')[0]}; migrated instead: messages and consumer positions are kept")
                if c.cls == ChangeClass.RECREATE else c for c in recreate.changes] if recreate is not None else (
         [c for c in diff_configs("Stream", src.config, d.config) if c.path != "name"] if src is not None and fresh else [])
@@ -223,9 +251,50 @@ def migration_action(d: Desired, config: dict[str, Any], consumers: dict[str, di
     grants = opt.grants()
     if missing := grants.missing([Permission.MIGRATE]):
         act.block(f"{what}; {grants.needs(missing)}", tuple(missing))
-    elif (why := _refusal(src, d, live, opt, fresh)) is not None:
+    elif (why := _refusal(src, d, live, opt, fresh, set(consumers))) is not None:
         act.block(f"{what}: {why}")
+        act.consequence = "not migrated: nothing is sent (the reason above)"
+        act.changes = [replace(c, consequence=c.consequence.split(";")[0]) if c.consequence else c for c in act.changes]
+    elif spec.reset and skipped:
+        act.data_loss = skipped
+        if missing := grants.missing([Permission.DATA_LOSS]):
+            act.block(f"{what}: --reset-position starts {', '.join(spec.reset)} at the manifest's start, which skips up to "
+                      f"{_plural(skipped)} of an interest stream (removed once no consumer wants them); {grants.needs(missing)}",
+                      tuple(missing))
     return act
+
+
+BEFORE_PROMOTION = ("copy", "cutover")  # the steps of a leg whose copy can still be dropped without loss
+
+
+def abandoned(wanted: set[str], live: LiveState, opt: PlanOptions) -> list[Action]:
+    """Migrations in progress on the server that the manifests no longer ask for (the stream they
+    build is not declared: a rename reverted, say): before the promotion, a rollback (the old stream
+    gets its subjects back, the copy is deleted: it holds nothing the old stream does not); after
+    it, blocked with the way to finish."""
+    out = []
+    for name, s in sorted(live.streams.items()):
+        rec = migration_record(s.config)
+        if rec is None or str(rec.get("final") or name) in wanted or name in wanted:
+            continue
+        old, step = rec["from"], str(rec.get("step"))
+        src = live.streams.get(old)
+        act = Action(ActionKind.MIGRATE, "Stream", name, None, [],
+                     f"the manifests no longer declare {name}: the unfinished migration from {old} (step {step!r}) is rolled "
+                     f"back: {old} gets its subjects back and the copy {name} ({_plural(s.messages)}, all still in {old}) is "
+                     "deleted with the consumers made on it; nothing is lost",
+                     dict(s.config), migration={"from": old, "to": name, "rollback": True, "consumers": {}})
+        grants = opt.grants()
+        if src is None or step not in BEFORE_PROMOTION:
+            act.block(f"the unfinished migration from {old} to {name} is past its promotion ({name} takes the subjects and may "
+                      f"hold new messages): it cannot be rolled back; declare {name} again (jsops.io/renamed-from: {old}) and "
+                      "apply --migrate to finish it")
+            act.consequence = "not rolled back: nothing is sent (the reason above)"
+        elif missing := grants.missing([Permission.MIGRATE]):
+            act.block(f"a migration from {old} is in progress on the server and the manifests no longer ask for it; "
+                      f"rolling it back {grants.needs(missing)}", tuple(missing))
+        out.append(act)
+    return out
 
 
 def busy_streams(actions: list[Action], live: LiveState) -> set[str]:

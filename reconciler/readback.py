@@ -20,7 +20,7 @@ from linter import strip_server_metadata
 from .client import ConnectError, JsApiError, JsClient
 from .diff import diff_configs
 from .errors import ErrCode
-from .live import CONTEXT, MANAGED_BY, SOURCE
+from .live import CONTEXT, MANAGED_BY, MIGRATION, SOURCE
 from .vocabulary import Outcome
 
 if TYPE_CHECKING:
@@ -39,10 +39,12 @@ STABLE = 5.0
 
 def applied(a: Action, config: dict[str, Any] | None) -> bool:
     """Whether the live ``config`` (``None``: the object does not exist) is what ``a`` wanted."""
-    if a.action == "delete":
+    if a.action == "delete" or (a.migration or {}).get("rollback"):
         return config is None
     if config is None or a.config is None:
         return False
+    if a.action == "migrate" and MIGRATION in (config.get("metadata") or {}):
+        return False  # unfinished (see _observe)
     if diff_configs(a.kind, config, a.config):
         return False
     want = a.config.get("metadata") or {}
@@ -53,8 +55,13 @@ def applied(a: Action, config: dict[str, Any] | None) -> bool:
 def _not_applied(a: Action, config: dict[str, Any] | None) -> str:
     if config is None and a.action == "recreate":
         return f"not applied: the {a.kind.lower()} was deleted and not created again"
+    if config is None and a.action == "migrate":
+        return "not applied: the new stream does not exist (the migration did not start, or was rolled back)"
     if config is None and a.action != "create":
         return f"not applied: the {a.kind.lower()} is gone"
+    left = (config or {}).get("metadata", {}).get(MIGRATION) if a.action == "migrate" else None
+    if left:
+        return f"not applied: the migration is unfinished ({left}); run apply --migrate again to finish it"
     return "not applied"
 
 
@@ -69,7 +76,16 @@ async def _observe(client: JsClient, a: Action) -> dict[str, Any] | None:
         if exc.err_code in _GONE:
             return None
         raise
-    return strip_server_metadata(info.get("config") or {})
+    config = strip_server_metadata(info.get("config") or {})
+    if a.action == "migrate" and not (a.migration or {}).get("rollback"):
+        from ._migrate_run import unfinished
+
+        # judged by its record and its source, not by the new stream's config
+        left = await unfinished(client, a)
+        config["metadata"] = {**(config.get("metadata") or {}), **({MIGRATION: left} if left else {})}
+        if not left:
+            config["metadata"].pop(MIGRATION, None)
+    return config
 
 
 def _connect(client: JsClient, deadline: float) -> JsClient | None:

@@ -133,6 +133,8 @@ def _action(a: Action, *, explicit: Explicit | None = None, verbose: bool = Fals
         head += f"  (blocked {a.wanted}: {a.reason})"
     elif a.action == "adopt":
         head += "  (adopt)"
+    elif a.action == ActionKind.MIGRATE and a.migration and a.migration.get("rollback"):
+        head += f"  (roll back the migration from {a.migration.get('from')})"
     elif a.action == ActionKind.MIGRATE and a.migration:
         head += f"  (migrate from {a.migration.get('from')})" if a.migration.get("from") != a.name else "  (migrate in place)"
     lines = [head]

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..diff import Change, diff_configs
 from ..live import RECREATE_PREFIX, RESUME, LiveConsumer, LiveState, LiveStream, owned, recreate_intents
-from ..migrate import busy_streams, migration_action, wants_migration
+from ..migrate import abandoned, busy_streams, migration_action, wants_migration
 from ..permissions import PREVENTED_DELETE, Permission, delete_prevented, required
 from ..vocabulary import ActionKind, ChangeClass
 from .apis import pause_action, pause_changes, reset_action
@@ -49,6 +49,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
         act = _stream_action(run, streams[name])
         if act is not None:
             run.plan.actions.append(act)
+    run.plan.actions.extend(abandoned(set(streams), live, run.opt))  # migrations the manifests no longer ask for
     for d in consumers:
         act = _consumer_action(run, d)
         if act is not None:

@@ -273,3 +273,23 @@ def test_cut_over_window_under_steady_publishing(cluster: NatsCluster, cjs: Js, 
     # (the interest moves over the routes); its retry lands in the new stream
     with capsys.disabled():
         cut_over_under_load(cluster.url, cjs, d, "3-node cluster, R3", frozenset({"NoRespondersError", "TimeoutError"}))
+
+
+def test_interest_r3_storage_change_keeps_the_backlog_and_positions(cluster: NatsCluster, cjs: Js, tmp_path: Path) -> None:
+    """Issue 21 items 1-2 on a cluster: an R3 interest stream with a backlog is migrated (the copy
+    keeps it with limits retention, the R3 consumers are created on it before it takes the
+    subjects), every message kept and each consumer as many messages pending, its floor not lower."""
+    d = tmp_path / "m"
+    extra = SHAPES["R3"] + ", retention: interest"
+    before, pos = _seeded(cluster, cjs, d, extra)
+    stored(d, storage="memory", extra=extra)
+    rc, out, err = run("apply", str(d), "--server", cluster.url, "--yes", "--migrate")
+    assert rc == 0 and "through ORDERS_JSOPS_MIGRATING" in out, out + err
+    assert cjs.streams() == ["ORDERS"] and snapshot(cjs, "ORDERS") == before
+    info = cjs.stream("ORDERS")
+    assert info is not None and (info["config"]["storage"], info["config"]["retention"]) == ("memory", "interest")
+    got = truth(cjs, "ORDERS", before)
+    assert {n: p for n, (_, p) in got.items()} == {n: p for n, (_, p) in pos.items()}, (got, pos)
+    assert all(got[n][0] >= f for n, (f, _) in pos.items()), (got, pos)
+    rc, out, err = run("plan", str(d), "--server", cluster.url, "--migrate")
+    assert rc == 0 and out.startswith("No changes."), out + err

@@ -16,7 +16,7 @@ from .migrate_helpers import positions, renamed, seed, snapshot, stored
 pytestmark = pytest.mark.integration
 
 JSOPS = str(Path(sys.executable).parent / "jsops")
-STEPS = ["after-create", "after-sync", "in-window", "after-promote", "after-consumers", "after-drop"]
+STEPS = ["after-create", "after-sync", "in-window", "before-promote", "after-promote", "after-consumers", "after-drop"]
 
 
 def _killed(server, d: Path, point: str) -> None:
