@@ -149,7 +149,7 @@ def _content_id(files: list[str], commit: str | None) -> str:
 def _load(paths: list[str], env: str | None) -> Any:
     from linter import load_paths
 
-    return load_paths(paths, env=env)
+    return load_paths(paths, env=env, cache=False)  # never the parse cache: it is not trusted for apply
 
 
 def load_revision(paths: list[str], env: str | None = None, commit: str | None = None, config: Any = None) -> Revision:

@@ -27,7 +27,7 @@ _Move = Callable[[Pos], Pos]
 
 
 def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str | None = None, environments_dir: str | None = None,
-               meanwhile: Callable[[], None] | None = None, cache: bool = True) -> Estate:
+               meanwhile: Callable[[], None] | None = None, cache: bool = False) -> Estate:
     """Load every manifest under ``paths``; also checks estate-wide loading problems
     (duplicate objects, consumers whose stream is not declared).
 
@@ -41,6 +41,8 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
 
     With ``cache`` (and unless ``JSOPS_NO_CACHE`` is set), files parsed before with the same bytes
     are not parsed again (:mod:`linter.load.parse_cache`; templates are always rendered and parsed).
+    Off by default: only ``jsops lint`` asks for it, never plan, apply or the controller (whoever
+    can write the cache must not decide what is applied).
     """
     estate = Estate()
     paths = list(paths)
