@@ -335,12 +335,12 @@ def render_template(source: str, file: str, env: str, values: dict[str, Any], *,
         result.problems.append(TemplateProblem("template-error", _describe(exc), file, 1))
         return result
     variables = {"environment": env, **values}
-    from ._template_bounds import deadline
+    from ._template_bounds import deadline, render_budget
 
     chunks: list[str] = []
     size = 0
     try:
-        with deadline(max_seconds):
+        with deadline(max_seconds), render_budget():
             for chunk in template.root_render_func(template.new_context(variables)):
                 size += len(chunk)
                 if size > max_bytes:
