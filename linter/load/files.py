@@ -4,6 +4,7 @@ file's findings bounded and, for a file that is not a manifest, free of quoted t
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from dataclasses import replace
 from typing import Any
@@ -41,13 +42,20 @@ def problem_finding(p: ReadProblem, file: str) -> Finding:
 
 
 def link_out_finding(path: str, estate: Estate) -> None:
-    """JS014 for a link out of the tree: it names the link only; the target is never opened."""
+    """JS014 for a link out of the tree: it names the link only; the target is never opened (a
+    directory link given as a PATH is never walked)."""
     estate.opaque.add(path)
+    message = (
+        "symbolic link to a directory outside the tree; jsops does not follow links out of the repository (or the "
+        "directory holding the link) and did not walk it: give the directory itself"
+        if os.path.isdir(path) else
+        "symbolic link to a file outside the tree; jsops does not follow links out of the linted directory "
+        "(or the repository) and did not read it: replace the link with the manifest itself"
+    )
     estate.findings.append(
         finding(
             "link-outside-tree",
-            "symbolic link to a file outside the tree; jsops does not follow links out of the linted directory "
-            "(or the repository) and did not read it: replace the link with the manifest itself",
+            message,
             path,
             1,
             1,
