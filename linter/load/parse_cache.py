@@ -18,7 +18,7 @@ files, one file per entry cost more to create (cold) than the parse it saves, an
 faster than a thousand small files. A pack holds the entries of the files its last run read, so it
 follows its tree; it is written only when that set changed.
 
-The cache is private (:mod:`linter.load._private_dir`): ``parse/`` is 0700 and the effective
+The cache is private (:mod:`linter.model.private_dir`): ``parse/`` is 0700 and the effective
 uid's, packs are 0600, written to an exclusively created temporary file renamed into place, read
 only when they are regular files of this user within :data:`MAX_BYTES` (a link, a FIFO, a device
 planted at a pack's name is skipped), and cleanup unlinks only this directory's own entries. A
@@ -45,7 +45,7 @@ from typing import Any
 
 from ..model.positions import pack_positions, unpack_positions
 from ._cache_shapes import valid_entry
-from ._private_dir import TMP_SUFFIX, PrivateDir
+from ..model.private_dir import TMP_SUFFIX, PrivateDir
 from .documents import Limits, ParsedDocument, ReadProblem
 
 __all__ = ["MAX_BYTES", "ParseCache", "Parsed", "build_digest", "open_cache", "pack_parsed", "unpack_parsed"]

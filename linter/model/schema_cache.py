@@ -35,6 +35,7 @@ from pydantic.version import VERSION as _PYDANTIC_VERSION
 
 from .._version import __version__ as _JSOPS_VERSION
 from .cache_dir import cache_dir
+from .private_dir import read_private, write_private
 
 __all__ = ["Outcome", "cache_dir", "complete_models", "outcomes"]
 
@@ -43,6 +44,7 @@ Outcome = Literal["cached", "stored", "built"]
 (or already complete), the cache neither read nor written (off, not applicable, or not writable)."""
 
 _MAGIC = b"jsops-model-cache 1"
+_MAX_FILE_BYTES = 64 * 1024 * 1024  # the manifest models' schemas take well under 1 MiB
 _VERSIONED = ("pydantic", "pydantic_core")  # their sources are keyed by version, not read
 _lock = threading.Lock()
 _outcomes: dict[str, Outcome] = {}
@@ -184,12 +186,10 @@ def _folder_stamp(folder: str) -> bytes:
 
 
 def _load(models: Sequence[type[BaseModel]], path: str) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            if hasattr(os, "geteuid") and os.fstat(fh.fileno()).st_uid != os.geteuid():
-                return False  # only the user's own cache is unpickled
-            data = fh.read()
-    except OSError:
+    # Only the user's own regular file is unpickled: no link, FIFO or device, nothing another user
+    # wrote, nothing larger than the bound (linter.model.private_dir).
+    data = read_private(path, _MAX_FILE_BYTES)
+    if data is None or data.count(b"\n", 0, 4096) < 3:
         return False
     magic, digest, modules, payload = data.split(b"\n", 3)
     if magic != _MAGIC or digest.decode() != _digest(models, modules.decode().split()):
@@ -360,13 +360,6 @@ def _store(models: Sequence[type[BaseModel]], path: str) -> bool:
     if digest is None:
         return False
     header = b"\n".join((_MAGIC, digest.encode(), " ".join(sorted(modules)).encode())) + b"\n"
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(header + buffer.getvalue())
-        os.replace(tmp, path)  # readers see the old file or the new one, never a part
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return True
+    # Private (0600, 0700 when it makes the directory), through an exclusively created temporary
+    # file renamed into place: readers see the old file or the new one, never a part.
+    return write_private(path, header + buffer.getvalue())

@@ -372,3 +372,96 @@ def test_load_paths_defaults_to_no_cache(cache: Path, tmp_path: Path) -> None:
     src = tree(tmp_path / "src", 1)
     load_paths([str(src)])
     assert not (cache / "parse").exists()
+
+
+# --- the caches beside it: model schemas (unpickled) and entry points --------------------------------
+
+
+def _plant_tmp_links(path: str, target: Path) -> Callable[[], None]:
+    """As the attacker: links at ``path`` and at every ``<path>.<pid>.tmp`` the test process could use."""
+    def plant() -> None:
+        for pid in range(os.getppid() - 5, os.getppid() + 200):
+            os.symlink(target, f"{path}.{pid}.tmp")
+        os.symlink(target, path)
+
+    return plant
+
+
+@needs_root
+def test_the_schema_cache_never_writes_through_planted_links(tmp_path: Path, shared: Path) -> None:
+    """Item 1 for the model-schema cache in the same directory (on main: ``open(<path>.<pid>.tmp, "wb")``
+    followed the link and overwrote the target)."""
+    from tests.test_schema_cache import _models, _tags
+
+    from linter.model.schema_cache import complete_models
+
+    name = f"Planted{next(_tags)}"
+    private = tmp_path / "private"
+    assert complete_models(*_models(name), cache=str(private)) == "stored"
+    (stored,) = private.iterdir()
+    bashrc = tmp_path / ".bashrc"
+    bashrc.write_text("# my shell\n")
+    as_user(NOBODY, _plant_tmp_links(str(shared / stored.name), bashrc))
+    assert complete_models(*_models(name), cache=str(shared)) == "stored"
+    assert bashrc.read_text() == "# my shell\n"
+    written = shared / stored.name
+    assert not written.is_symlink() and written.stat().st_uid == 0 and stat.S_IMODE(written.stat().st_mode) == 0o600
+    assert complete_models(*_models(name), cache=str(shared)) == "cached"
+
+
+@needs_root
+def test_the_entry_point_cache_never_writes_through_planted_links(tmp_path: Path, shared: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from linter import plugins
+
+    monkeypatch.setenv("JSOPS_CACHE_DIR", str(shared))
+    monkeypatch.delenv("JSOPS_NO_CACHE", raising=False)
+    path = plugins._cache_path()
+    assert path is not None
+    bashrc = tmp_path / ".bashrc"
+    bashrc.write_text("# my shell\n")
+    as_user(NOBODY, _plant_tmp_links(path, bashrc))
+    expected = plugins._scan("jsops.rules")
+    assert [[e.name, e.value] for e in plugins.entry_points("jsops.rules")] == expected
+    assert bashrc.read_text() == "# my shell\n"
+    assert not os.path.islink(path) and stat.S_IMODE(os.stat(path).st_mode) == 0o600
+
+
+@pytest.mark.parametrize("what", ["fifo", "dev-zero-link"])
+def test_special_files_at_the_schema_and_entry_point_cache_names_are_skipped(what: str, tmp_path: Path) -> None:
+    """Item 3 for the caches beside the parse cache: a FIFO never blocks, /dev/zero is never read."""
+    from tests.test_schema_cache import _models, _tags
+
+    from linter import plugins
+    from linter.model.schema_cache import complete_models
+
+    name = f"Special{next(_tags)}"
+    cache = tmp_path / "c"
+    assert complete_models(*_models(name), cache=str(cache)) == "stored"
+    (stored,) = cache.iterdir()
+    os.environ["JSOPS_CACHE_DIR"] = str(cache)
+    try:
+        entry_file = plugins._cache_path()
+    finally:
+        del os.environ["JSOPS_CACHE_DIR"]
+    assert entry_file is not None
+    for path in (stored, Path(entry_file)):
+        path.unlink(missing_ok=True)
+        if what == "fifo":
+            os.mkfifo(path, 0o600)
+        else:
+            os.symlink("/dev/zero", path)
+    code = (
+        "import os, sys, resource; resource.setrlimit(resource.RLIMIT_AS, (1 << 31, 1 << 31));"
+        "sys.path.insert(0, sys.argv[1]); os.environ['JSOPS_CACHE_DIR'] = sys.argv[2];"
+        "from tests.test_schema_cache import _models; from linter.model.schema_cache import complete_models;"
+        "from linter import plugins;"
+        f"print(complete_models(*_models({name!r}), cache=sys.argv[2]), len(plugins.entry_points('jsops.rules')) > 0)"
+    )
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    proc = subprocess.run([sys.executable, "-c", code, str(ROOT), str(cache)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    outcome, found = proc.stdout.split()
+    assert outcome in ("built", "stored") and found == "True"  # built again (and stored over the special file)
+    assert (peak if peak > before else 0) < 400 * 1024, f"peak RSS {peak // 1024} MiB"

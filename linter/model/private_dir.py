@@ -1,6 +1,7 @@
 """A directory only this user can enter, worked in through its file descriptor: what the parse
 cache writes and reads, safe in a cache directory another user can write (a shared ``/tmp``, a CI
-cache, a volume).
+cache, a volume). :func:`read_private` and :func:`write_private` apply the same checks to one file
+by path (the schema and entry-point caches, which sit directly in the cache directory).
 
 - the directory is created 0700, opened without following a link (``O_NOFOLLOW``), and used only
   when it is a directory owned by the effective uid (its mode is narrowed to 0700 when wider);
@@ -24,7 +25,7 @@ import os
 import secrets
 import stat
 
-__all__ = ["PrivateDir", "TMP_SUFFIX"]
+__all__ = ["PrivateDir", "TMP_SUFFIX", "read_private", "write_private"]
 
 TMP_SUFFIX = ".tmp"
 
@@ -95,49 +96,12 @@ class PrivateDir:
             fd = os.open(name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _NOCTTY | _CLOEXEC, dir_fd=self.fd)
         except OSError:
             return None
-        try:
-            st = os.fstat(fd)
-            if (not stat.S_ISREG(st.st_mode) or st.st_uid != _euid() or st.st_nlink != 1
-                    or stat.S_IMODE(st.st_mode) & 0o022 or st.st_size > max_bytes):
-                return None
-            if stat.S_IMODE(st.st_mode) & 0o077:
-                os.fchmod(fd, 0o600)
-            chunks: list[bytes] = []
-            left = st.st_size + 1  # one byte more than fstat said: a file still growing is refused
-            while left > 0:
-                chunk = os.read(fd, min(left, 1 << 20))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                left -= len(chunk)
-            data = b"".join(chunks)
-            return data if len(data) == st.st_size else None
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
+        return _read_checked(fd, max_bytes)
 
     def write(self, name: str, data: bytes) -> bool:
         """Write ``data`` to ``name`` atomically, mode 0600 (see the module's docstring); False
         when it cannot be written (nothing is left behind)."""
-        tmp = f".{name}.{os.getpid()}.{secrets.token_hex(6)}{TMP_SUFFIX}"
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=self.fd)
-        except OSError:
-            return False
-        try:
-            try:
-                os.fchmod(fd, 0o600)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-            finally:
-                os.close(fd)
-            os.replace(tmp, name, src_dir_fd=self.fd, dst_dir_fd=self.fd)
-        except OSError:
-            self.remove(tmp)
-            return False
-        return True
+        return _write_replace(name, data, self.fd)
 
     def entries(self) -> list[tuple[str, os.stat_result]]:
         """``(name, lstat)`` of each entry (links are not followed); empty when it cannot be listed."""
@@ -159,3 +123,80 @@ class PrivateDir:
             os.unlink(name, dir_fd=self.fd)
         except OSError:
             pass
+
+
+def read_private(path: str, max_bytes: int) -> bytes | None:
+    """The bytes of the file at ``path`` when it is a regular file of the effective uid, with one
+    link, writable by nobody else, at most ``max_bytes`` (opened without following a link, without
+    blocking on a FIFO); else None."""
+    if not _SUPPORTED:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _NOCTTY | _CLOEXEC)
+    except OSError:
+        return None
+    return _read_checked(fd, max_bytes)
+
+
+def write_private(path: str, data: bytes) -> bool:
+    """Write ``data`` at ``path`` atomically, mode 0600, through an exclusively created temporary
+    file beside it (a directory made for it is 0700); False when it cannot be written."""
+    if not _SUPPORTED:
+        return False
+    directory = os.path.dirname(path) or "."
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+    except OSError:
+        return False
+    return _write_replace(path, data, None)
+
+
+def _read_checked(fd: int, max_bytes: int) -> bytes | None:
+    """Read the open ``fd`` (and close it) if fstat says it may be trusted (see the module's docstring)."""
+    try:
+        st = os.fstat(fd)
+        if (not stat.S_ISREG(st.st_mode) or st.st_uid != _euid() or st.st_nlink != 1
+                or stat.S_IMODE(st.st_mode) & 0o022 or st.st_size > max_bytes):
+            return None
+        if stat.S_IMODE(st.st_mode) & 0o077:
+            os.fchmod(fd, 0o600)
+        chunks: list[bytes] = []
+        left = st.st_size + 1  # one byte more than fstat said: a file still growing is refused
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        return data if len(data) == st.st_size else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _write_replace(path: str, data: bytes, dir_fd: int | None) -> bool:
+    """``path`` (relative to ``dir_fd`` when given) written through a fresh ``O_EXCL`` temporary file."""
+    head, name = os.path.split(path)
+    tmp = os.path.join(head, f".{name}.{os.getpid()}.{secrets.token_hex(6)}{TMP_SUFFIX}")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dir_fd)
+    except OSError:
+        return False
+    try:
+        try:
+            os.fchmod(fd, 0o600)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, path, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except OSError:
+        try:
+            os.unlink(tmp, dir_fd=dir_fd)  # never follows a link
+        except OSError:
+            pass
+        return False
+    return True
