@@ -248,3 +248,9 @@ def test_an_explicit_directory_link_out_of_the_repository_is_not_walked(tmp_path
     (repo / "ok-dir").mkdir()
     (repo / "ok-dir" / "in.yaml").write_text(STREAM.format(name="IN", subj="in"))
     assert [r.name for r in load_paths([str(repo / "inside")]).resources] == ["IN"]  # a link inside is walked
+
+
+def test_1500_nested_directories_in_render(deep: Path) -> None:
+    proc = jsops("render", str(deep), "--env", "prod")
+    err = no_crash(proc)
+    assert proc.returncode == 1 and "JS002" in err and proc.stdout == b""
