@@ -44,8 +44,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..model.positions import pack_positions, unpack_positions
-from ._cache_shapes import valid_entry
 from ..model.private_dir import TMP_SUFFIX, PrivateDir
+from ._cache_shapes import valid_entry
 from .documents import Limits, ParsedDocument, ReadProblem
 
 __all__ = ["MAX_BYTES", "ParseCache", "Parsed", "build_digest", "open_cache", "pack_parsed", "unpack_parsed"]

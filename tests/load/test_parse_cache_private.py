@@ -391,9 +391,8 @@ def _plant_tmp_links(path: str, target: Path) -> Callable[[], None]:
 def test_the_schema_cache_never_writes_through_planted_links(tmp_path: Path, shared: Path) -> None:
     """Item 1 for the model-schema cache in the same directory (on main: ``open(<path>.<pid>.tmp, "wb")``
     followed the link and overwrote the target)."""
-    from tests.test_schema_cache import _models, _tags
-
     from linter.model.schema_cache import complete_models
+    from tests.test_schema_cache import _models, _tags
 
     name = f"Planted{next(_tags)}"
     private = tmp_path / "private"
@@ -430,10 +429,9 @@ def test_the_entry_point_cache_never_writes_through_planted_links(tmp_path: Path
 @pytest.mark.parametrize("what", ["fifo", "dev-zero-link"])
 def test_special_files_at_the_schema_and_entry_point_cache_names_are_skipped(what: str, tmp_path: Path) -> None:
     """Item 3 for the caches beside the parse cache: a FIFO never blocks, /dev/zero is never read."""
-    from tests.test_schema_cache import _models, _tags
-
     from linter import plugins
     from linter.model.schema_cache import complete_models
+    from tests.test_schema_cache import _models, _tags
 
     name = f"Special{next(_tags)}"
     cache = tmp_path / "c"
