@@ -84,8 +84,15 @@ def read_file(path: str, limits: Limits | None, shown: str | None = None, root: 
     parsed = cache.get(key)
     if parsed is None:
         parsed = read_text(data, shown, limits)
-        cache.put(key, parsed)
+        if _holds_manifest(parsed):  # the cache holds only manifests: a key or a token file is never kept
+            cache.put(key, parsed)
     return parsed
+
+
+def _holds_manifest(parsed: Parsed) -> bool:
+    """Whether a parse is of a manifest, as :func:`finish_file` judges it (else the file is opaque)."""
+    docs, _, _, looks = parsed
+    return looks or any(isinstance(d.value, dict) and not _MANIFEST_KEYS.isdisjoint(d.value) for d in docs)
 
 
 def read_text(data: bytes, file: str, limits: Limits | None) -> Parsed:

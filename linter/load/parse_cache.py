@@ -1,7 +1,8 @@
 """A content-addressed cache of parsed manifest files, so a lint of an unchanged tree skips the YAML
 composer.
 
-An entry is what :func:`linter.load.files.read_text` makes of a file's bytes (its documents with
+Only manifests are kept (a file that holds none, a key or a token saved as ``*.yaml``, is parsed
+every time). An entry is what :func:`linter.load.files.read_text` makes of a file's bytes (its documents with
 values, positions and read problems, the file's problems, whether it ends in a bare separator and
 whether it looks like a manifest). Its key is the sha256 of the bytes together with everything else
 the result depends on: the build of the parser (a digest of the source of every module the parse

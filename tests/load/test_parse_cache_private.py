@@ -294,15 +294,17 @@ def test_special_files_at_the_pack_name_are_skipped(what: str, cache: Path, tmp_
 
 def test_cache_files_are_private_even_with_a_permissive_umask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    """Item 4: a JSON file holding a password is kept parsed in the pack: directories 0700, the
-    pack 0600, whatever the umask (on main: 0755 directories and a 0644 pack)."""
+    """Item 4: a JSON file holding a password is not kept at all (it is no manifest); a manifest
+    holding one is, privately: directories 0700, the pack 0600, whatever the umask (on main: the
+    password file was kept too, in a 0644 pack in 0755 directories)."""
     base = tmp_path / "xdg"
     monkeypatch.setenv("XDG_CACHE_HOME", str(base))
     monkeypatch.delenv("JSOPS_CACHE_DIR", raising=False)
     monkeypatch.delenv("JSOPS_NO_CACHE", raising=False)
     src = tmp_path / "src"
     src.mkdir()
-    (src / "secret.json").write_text('{"user": "admin", "password": "hunter2-s3cret"}\n')
+    (src / "secret.json").write_text('{"user": "admin", "password": "pw-of-a-file-that-is-no-manifest"}\n')
+    (src / "orders.json").write_text('{"name": "ORDERS", "subjects": ["o.>"], "description": "hunter2-s3cret"}\n')
     old = os.umask(0o002)
     try:
         lint([str(src)], capsys)
@@ -310,7 +312,9 @@ def test_cache_files_are_private_even_with_a_permissive_umask(tmp_path: Path, mo
         os.umask(old)
     parse = base / "jsops" / "parse"
     packs = list(parse.iterdir())
-    assert len(packs) == 1 and b"hunter2-s3cret" in packs[0].read_bytes()  # it is cached ...
+    data = packs[0].read_bytes()
+    assert b"pw-of-a-file-that-is-no-manifest" not in data  # the cache holds only manifests
+    assert len(packs) == 1 and b"hunter2-s3cret" in data  # a manifest is cached ...
     assert stat.S_IMODE(packs[0].stat().st_mode) == 0o600  # ... where only the user can read it
     assert stat.S_IMODE(parse.stat().st_mode) == 0o700
     assert stat.S_IMODE((base / "jsops").stat().st_mode) == 0o700
