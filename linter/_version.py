@@ -1,4 +1,4 @@
-"""The jsops version: one home, imported by the package, the CLI and the schema cache key."""
+"""The jsops version: one home, imported by the package, the CLI and the cache keys."""
 
 __all__ = ["__version__"]
 

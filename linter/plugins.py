@@ -18,10 +18,12 @@ import sys
 from typing import Any, NamedTuple
 
 from .model.cache_dir import cache_dir
+from .model.private_dir import read_private, write_private
 
 __all__ = ["EntryPoint", "entry_points"]
 
 _FORMAT = 1
+_MAX_CACHE_BYTES = 4 * 1024 * 1024  # an entry-point list is a few kB
 _METADATA_DIRS = (".dist-info", ".egg-info")
 
 
@@ -98,10 +100,13 @@ def _valid(groups: dict[Any, Any]) -> bool:
 
 
 def _read(path: str, key: list[Any]) -> dict[str, list[list[str]]] | None:
+    """The cached groups, when the file is the user's own regular file (:func:`read_private`) and current."""
+    raw = read_private(path, _MAX_CACHE_BYTES)
+    if raw is None:
+        return None
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError:
         return None
     if not isinstance(data, dict) or data.get("key") != key:
         return None
@@ -112,14 +117,5 @@ def _read(path: str, key: list[Any]) -> dict[str, list[list[str]]] | None:
 
 
 def _write(path: str, key: list[Any], groups: dict[str, list[list[str]]]) -> None:
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump({"key": key, "groups": groups}, fh)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # not writable: the next run scans again
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    """Written private and atomically (:func:`write_private`); not writable: the next run scans again."""
+    write_private(path, json.dumps({"key": key, "groups": groups}).encode("utf-8"))

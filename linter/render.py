@@ -67,12 +67,13 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
     """The rendered estate as one YAML stream, and the findings of templates that failed.
 
     Raises :class:`RenderError` for a path that does not exist or an unknown environment."""
-    from .load import Limits, LoadError, discover_entries, link_out
+    from .load import Limits, LoadError, link_out
+    from .load.discovery import MAX_DIR_DEPTH, discover_tree
     from .load.templates import EnvironmentError_, check_env_name, is_template
 
     try:
         check_env_name(env)
-        entries = discover_entries(paths)
+        entries, too_deep = discover_tree(paths)
     except (LoadError, EnvironmentError_) as exc:
         raise RenderError(str(exc)) from None
     out: list[str] = []
@@ -84,6 +85,8 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
         code = LOAD_CODES[name]
         findings.append(Finding(code.code, code.name, code.severity, message, file, line, 1, excerpt=False))
 
+    for d in too_deep:
+        problem("manifest-too-complex", f"directories nest more than {MAX_DIR_DEPTH} levels below the path given; jsops did not look inside this directory's subdirectories", d)
     for f, root in entries:
         if link_out(f, root):
             problem("link-outside-tree", "symbolic link to a file outside the tree; jsops does not follow links out of the tree and did not read it", f)

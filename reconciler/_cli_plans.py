@@ -92,7 +92,8 @@ def _load(args: argparse.Namespace, config: Any, meanwhile: Callable[[], None] |
 
     paths = args.paths = _paths(args, config)  # prune is scoped to these too
     try:
-        estate = load_paths(paths, env=getattr(args, "env", None), meanwhile=meanwhile, cache=not getattr(args, "no_cache", False))
+        # Never the parse cache: whoever can write it must not decide what is applied (--no-cache is implied).
+        estate = load_paths(paths, env=getattr(args, "env", None), meanwhile=meanwhile, cache=False)
     except LoadError as exc:
         raise Exit(f"jsops: error: {exc}", ExitCode.ERROR) from None
     if not estate.resources:

@@ -30,11 +30,16 @@ Snapshot = tuple[tuple[str, int, int], ...]
 def snapshot(paths: list[str]) -> Snapshot:
     """(path, mtime_ns, size) of every file under ``paths`` (hidden directories skipped): any
     change, addition or removal changes the snapshot."""
+    from linter.load import walk_dirs
+
     out: list[tuple[str, int, int]] = []
     for p in paths:
         if os.path.isdir(p):
-            for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            try:
+                walked = list(walk_dirs(p))  # iterative and depth-bounded (a deep tree is a lint finding)
+            except OSError:
+                walked = []
+            for root, files, _ in walked:
                 for f in sorted(files):
                     _stat(os.path.join(root, f), out)
         else:
@@ -149,7 +154,7 @@ def _content_id(files: list[str], commit: str | None) -> str:
 def _load(paths: list[str], env: str | None) -> Any:
     from linter import load_paths
 
-    return load_paths(paths, env=env)
+    return load_paths(paths, env=env, cache=False)  # never the parse cache: it is not trusted for apply
 
 
 def load_revision(paths: list[str], env: str | None = None, commit: str | None = None, config: Any = None) -> Revision:

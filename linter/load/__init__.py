@@ -27,7 +27,17 @@ from ..model.resource import (
     is_consumer,
     is_stream,
 )
-from .discovery import MANIFEST_SUFFIXES, LoadError, discover, discover_entries, escapes, git_root, link_out, tree_root
+from .discovery import (
+    MANIFEST_SUFFIXES,
+    LoadError,
+    discover,
+    discover_entries,
+    escapes,
+    git_root,
+    link_out,
+    tree_root,
+    walk_dirs,
+)
 from .documents import Limits, ParsedDocument, ReadProblem, read_documents
 from .estate_checks import check_estate
 from .files import load_file, load_text
@@ -68,5 +78,6 @@ __all__ = [
     "load_text",
     "read_documents",
     "tree_root",
+    "walk_dirs",
     "git_root",
 ]

@@ -11,6 +11,14 @@ than its inputs is checked *before* it runs, against the size of what it would b
 - ``str.format``/``format_map`` widths and ``%`` widths;
 - every value printed with ``{{ }}`` (its text size is estimated without building it).
 
+Each value is bounded on its own (:data:`MAX_VALUE_CHARS`), and a render in total
+(:data:`MAX_RENDER_TOTAL`, :func:`render_budget`): every string, list or other value an operation
+builds is charged to the render as it is made (a list's items that already exist count 8 each, a
+pointer: ``ns.l + [s]`` charges the list, not the strings again), and the render is refused once the
+charges pass the bound. What a render holds is never more than what it has built, so a loop that
+keeps thousands of distinct 1 MB strings (or lists of them, nested) is refused after 64 MiB, not
+after the time bound at gigabytes. The rendered text has its own bound (``MAX_RENDERED_BYTES``).
+
 Time is bounded by a watchdog that interrupts the rendering thread (an asynchronous exception,
 delivered between two Python bytecodes) once the render has run for ``max_seconds``: loops in
 generated template code are Python code, and no single C-level step can run long because of the
@@ -32,12 +40,15 @@ from jinja2.compiler import CodeGenerator, Frame
 from jinja2.exceptions import SecurityError
 from jinja2.nodes import Concat
 
-__all__ = ["MAX_VALUE_CHARS", "MAX_WIDTH", "MAX_POWER_BITS", "MAX_SEQUENCE", "RenderTimeout", "bounded_sandbox_class", "deadline"]
+__all__ = ["MAX_VALUE_CHARS", "MAX_WIDTH", "MAX_POWER_BITS", "MAX_SEQUENCE", "MAX_RENDER_TOTAL", "RenderTimeout", "bounded_sandbox_class",
+           "deadline", "render_budget"]
 
 MAX_SEQUENCE = 1_000_000  # items or characters a `*` may build
 MAX_VALUE_CHARS = 4_000_000  # characters (or items) any one value a template builds may hold
 MAX_WIDTH = 100_000  # a width or padding in a format, center, indent, ljust...
 MAX_POWER_BITS = 4096  # bits of an integer result of `**` or `*`
+MAX_RENDER_TOTAL = 64 * 1024 * 1024  # characters (a list item: 8) all the values one render builds may take together
+_POINTER = 8
 
 
 class RenderTimeout(Exception):
@@ -80,6 +91,61 @@ def text_size(value: Any, budget: int = MAX_VALUE_CHARS) -> int:
 def check_size(value: Any, what: str) -> Any:
     if text_size(value) > MAX_VALUE_CHARS:
         raise _refuse(f"{what} would build a value of more than {MAX_VALUE_CHARS} characters")
+    return value
+
+
+# --- the render's total -------------------------------------------------------------------------
+
+_BUDGET = threading.local()  # .left: what the render running in this thread may still build
+
+
+@contextmanager
+def render_budget(total: int = MAX_RENDER_TOTAL) -> Iterator[None]:
+    """Charge what the block's operations build (:func:`built`, :func:`made`) to ``total``."""
+    saved = getattr(_BUDGET, "left", None)
+    _BUDGET.left = total
+    try:
+        yield
+    finally:
+        _BUDGET.left = saved
+
+
+def _charge(n: int, what: str) -> None:
+    left = getattr(_BUDGET, "left", None)
+    if left is None:
+        return
+    left -= n
+    _BUDGET.left = left
+    if left < 0:
+        raise _refuse(f"{what}: the template has built more than {MAX_RENDER_TOTAL} characters of values in all "
+                      "(everything a render makes counts, also what it drops later)")
+
+
+def _own_size(value: Any) -> int:
+    """What building ``value`` itself allocated: a string's characters, a container's slots (its
+    items already existed and were charged when they were made)."""
+    if isinstance(value, (str, bytes)):
+        return len(value)
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        return _POINTER * len(value) * (2 if isinstance(value, dict) else 1)
+    if isinstance(value, int):
+        return value.bit_length() // 8
+    return 0
+
+
+def built(value: Any, what: str) -> Any:
+    """``value`` was just made from existing values (``+``, ``*``, ``~``): charge its own size."""
+    _charge(_own_size(value), what)
+    return value
+
+
+def made(value: Any, what: str) -> Any:
+    """``value`` came out of a filter or a call, which may have made every item anew: bounded on
+    its own (:func:`check_size`) and charged in full."""
+    size = text_size(value)
+    if size > MAX_VALUE_CHARS:
+        raise _refuse(f"{what} would build a value of more than {MAX_VALUE_CHARS} characters")
+    _charge(size, what)
     return value
 
 
@@ -136,19 +202,19 @@ def _binop(op: str, left: Any, right: Any) -> Any:
                 raise _refuse(f"`*` would build a sequence of more than {MAX_SEQUENCE} items")
         if isinstance(left, int) and isinstance(right, int) and abs(left).bit_length() + abs(right).bit_length() > MAX_POWER_BITS:
             raise _refuse(f"`*` result too large (more than {MAX_POWER_BITS} bits)")
-        return operator.mul(left, right)
+        return built(operator.mul(left, right), "`*`")
     if op == "**":
         if isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1 and abs(left).bit_length() * right > MAX_POWER_BITS:
             raise _refuse(f"`**` result too large (more than {MAX_POWER_BITS} bits)")
-        return operator.pow(left, right)
+        return built(operator.pow(left, right), "`**`")
     if op == "+":
         if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)) and len(left) + len(right) > MAX_VALUE_CHARS:
             raise _refuse(f"`+` would build a value of more than {MAX_VALUE_CHARS} items")
-        return operator.add(left, right)
+        return built(operator.add(left, right), "`+`")
     if op == "%":
         if isinstance(left, str):
             check_percent(left, right)
-            return check_size(operator.mod(left, right), "`%`")
+            return made(operator.mod(left, right), "`%`")
         return operator.mod(left, right)
     return {"-": operator.sub, "/": operator.truediv, "//": operator.floordiv}[op](left, right)
 
@@ -157,7 +223,8 @@ def concat(values: tuple[Any, ...]) -> str:
     """``a ~ b ~ ...``: refused before building a value past the bound."""
     if sum(text_size(v) for v in values) > MAX_VALUE_CHARS:
         raise _refuse(f"`~` would build a string of more than {MAX_VALUE_CHARS} characters")
-    return "".join(map(str, values))
+    text: str = built("".join(map(str, values)), "`~`")
+    return text
 
 
 # --- filters and str methods ---------------------------------------------------------------------
@@ -258,7 +325,7 @@ def _bounded_filter(name: str, fn: Callable[..., Any], check: Callable[..., Any]
         elif plain:
             check_size(plain[0], f"filter {name}")
         result = fn(*args, **kwargs)
-        return check_size(result, f"filter {name}") if isinstance(result, (str, list, tuple, dict)) else result
+        return made(result, f"filter {name}") if isinstance(result, (str, list, tuple, dict)) else result
 
     if pass_arg is not None:
         run.jinja_pass_arg = pass_arg  # type: ignore[attr-defined]  # jinja2 reads this marker off the function
@@ -310,12 +377,14 @@ def bounded_sandbox_class(base: type) -> type:
         def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 - jinja2's signature
             owner = getattr(__obj, "__self__", None)
             name = getattr(__obj, "__name__", "")
+            # jinja2 passes its own _loop_vars/_block_vars inside loops and blocks (Context.call drops them)
+            given = {k: v for k, v in kwargs.items() if k not in ("_loop_vars", "_block_vars")}
             if isinstance(owner, (str, bytes)) and name in _STR_METHOD_CHECKS:
-                _STR_METHOD_CHECKS[name](owner, *args, **kwargs)
+                _STR_METHOD_CHECKS[name](owner, *args, **given)
             elif isinstance(owner, int) and name in _INT_METHOD_CHECKS:
-                _INT_METHOD_CHECKS[name](owner, *args, **kwargs)
+                _INT_METHOD_CHECKS[name](owner, *args, **given)
             result = super().call(__context, __obj, *args, **kwargs)
-            return check_size(result, f"{name or 'call'}()") if isinstance(result, (str, bytes, list, tuple, dict)) else result
+            return made(result, f"{name or 'call'}()") if isinstance(result, (str, bytes, list, tuple, dict)) else result
 
         def wrap_str_format(self, value: Any) -> Any:
             wrapped = super().wrap_str_format(value)
@@ -329,7 +398,7 @@ def bounded_sandbox_class(base: type) -> type:
                     check_format(fmt, (), dict(args[0]) if args and isinstance(args[0], dict) else {})
                 else:
                     check_format(fmt, args, kwargs)
-                text: str = check_size(wrapped(*args, **kwargs), "format")
+                text: str = made(wrapped(*args, **kwargs), "format")
                 return text
 
             return checked

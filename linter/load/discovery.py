@@ -2,20 +2,29 @@
 
 A file reached through a symbolic link whose target resolves outside its tree (the git repository
 holding it, or else the directory given) is not read by anything in jsops; the loader reports it
-(JS014 link-outside-tree).
+(JS014 link-outside-tree). A directory link given explicitly is the same: when it leads out of the
+tree holding the link, it is reported, never walked.
+
+Walks are iterative and bounded (:data:`MAX_DIR_DEPTH` directories below the path given): a tree
+nesting deeper is not read below the bound, and :func:`load_paths` reports the directory there
+(JS002), so no tree, however deep, ends in a ``RecursionError``.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
 from ..errors import LinterError
 from .templates import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES
 
-__all__ = ["LoadError", "MANIFEST_SUFFIXES", "discover", "discover_entries", "git_root", "tree_root", "escapes", "link_out"]
+__all__ = ["LoadError", "MANIFEST_SUFFIXES", "MAX_DIR_DEPTH", "Discovered", "discover", "discover_entries", "discover_tree",
+           "git_root", "tree_root", "escapes", "link_out", "printable_path", "walk_dirs"]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+MAX_DIR_DEPTH = 100
+"""Directories below a path given that a walk enters; a manifest tree never needs more."""
 
 
 class LoadError(LinterError):
@@ -43,31 +52,32 @@ def link_out(path: str, root: str) -> bool:
     return os.path.islink(path) and escapes(path, root)
 
 
+class Discovered(NamedTuple):
+    """What a walk found: ``(file, tree root)`` pairs, and the directories at :data:`MAX_DIR_DEPTH`
+    whose subdirectories were not walked."""
+
+    entries: list[tuple[str, str]]
+    too_deep: list[str]
+
+
 def discover_entries(paths: Iterable[str]) -> list[tuple[str, str]]:
     """``(file, tree root)`` of every file :func:`discover` would find, links out of the tree included."""
+    return discover_tree(paths).entries
+
+
+def discover_tree(paths: Iterable[str], max_depth: int = MAX_DIR_DEPTH) -> Discovered:
+    """:func:`discover_entries`, with the directories too deep to walk (see the module's docstring)."""
     out: list[tuple[str, str]] = []
+    too_deep: list[str] = []
     for p in paths:
+        bare = p.rstrip(os.sep) or p
+        if os.path.islink(bare) and os.path.isdir(bare):
+            holder = tree_root(os.path.dirname(os.path.abspath(bare)))
+            if escapes(bare, holder):  # a directory link out of its tree: reported (JS014), never walked
+                out.append((bare, holder))
+                continue
         if os.path.isdir(p):
-            try:
-                walked = list(_walk_dirs(p))
-            except OSError as exc:
-                raise LoadError(f"{p}: cannot read directory: {exc.strerror or exc}") from None
-            top = os.path.normpath(p)
-            root = tree_root(p)
-            for dirpath, files in walked:
-                if os.path.normpath(dirpath) != top and _is_values_dir(dirpath):
-                    continue
-                for f in sorted(files):
-                    full = os.path.join(dirpath, f)
-                    # Hidden files (the jsops config .jsops.yaml among them) are not manifests.
-                    if not f.endswith(_DISCOVERED) or f.startswith("."):
-                        continue
-                    # Only regular files: a FIFO would block, a device would never end. A link out
-                    # of the tree is kept here (and reported) whatever it points at.
-                    if os.path.islink(full) and escapes(full, root):
-                        out.append((full, root))
-                    elif os.path.isfile(full):
-                        out.append((full, root))
+            _walk_entries(p, max_depth, out, too_deep)
         elif os.path.lexists(p):
             out.append((p, tree_root(p)))
         else:
@@ -79,7 +89,47 @@ def discover_entries(paths: Iterable[str]) -> list[tuple[str, str]]:
         if norm not in seen:
             seen.add(norm)
             unique.append((norm, root))
-    return unique
+    return Discovered(unique, too_deep)
+
+
+def _walk_entries(p: str, max_depth: int, out: list[tuple[str, str]], too_deep: list[str]) -> None:
+    try:
+        walked = list(walk_dirs(p, max_depth))
+    except OSError as exc:
+        raise LoadError(f"{p}: cannot read directory: {exc.strerror or exc}") from None
+    top = os.path.normpath(p)
+    root = tree_root(p)
+    for dirpath, files, deep in walked:
+        if deep:
+            too_deep.append(os.path.normpath(dirpath))
+        if os.path.normpath(dirpath) != top and _is_values_dir(dirpath):
+            continue
+        for f in sorted(files):
+            full = os.path.join(dirpath, f)
+            # Hidden files (the jsops config .jsops.yaml among them) are not manifests.
+            if not f.endswith(_DISCOVERED) or f.startswith("."):
+                continue
+            # Only regular files: a FIFO would block, a device would never end. A link out
+            # of the tree is kept here (and reported) whatever it points at.
+            if os.path.islink(full) and escapes(full, root):
+                out.append((full, root))
+            elif os.path.isfile(full):
+                out.append((full, root))
+
+
+def printable_path(path: str) -> str | None:
+    """None for a path that is valid Unicode; else the path with each byte that is not valid UTF-8
+    written ``\\xNN`` (the name as findings show it: it cannot be printed, nor encoded in JSON,
+    SARIF or XML, as it is)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            raw = path.encode("utf-8", "surrogateescape")  # the bytes the file system holds
+        except UnicodeEncodeError:
+            return path.encode("utf-8", "backslashreplace").decode("utf-8")
+        return raw.decode("utf-8", "backslashreplace")
+    return None
 
 
 def tree_root(path: str) -> str:
@@ -116,12 +166,30 @@ def _is_values_dir(directory: str) -> bool:
     return os.path.basename(os.path.normpath(directory)) == ENVIRONMENTS_DIR
 
 
-def _walk_dirs(top: str) -> Iterator[tuple[str, list[str]]]:
-    for root, dirs, files in os.walk(top, onerror=_raise):
-        # Pruned while walking (os.walk descends into what is left in ``dirs``).
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        yield root, files
-
-
-def _raise(exc: OSError) -> None:
-    raise exc
+def walk_dirs(top: str, max_depth: int = MAX_DIR_DEPTH) -> Iterator[tuple[str, list[str], bool]]:
+    """``(directory, its file names, too deep)`` top-down as ``os.walk`` visits them (hidden
+    directories skipped, subdirectories in name order, directory links listed but not entered),
+    without recursion: a directory ``max_depth`` levels below ``top`` is yielded with ``too deep``
+    true when it has subdirectories, which are not walked. Raises OSError for a directory that
+    cannot be listed."""
+    stack = [(top, 0)]
+    while stack:
+        here, depth = stack.pop()
+        files: list[str] = []
+        dirs: list[str] = []
+        with os.scandir(here) as it:
+            for e in it:
+                try:
+                    is_dir = e.is_dir()
+                    enter = is_dir and not e.is_symlink()
+                except OSError:
+                    is_dir = enter = False
+                if not is_dir:
+                    files.append(e.name)
+                elif enter and not e.name.startswith("."):
+                    dirs.append(e.name)
+        dirs.sort()
+        deep = depth >= max_depth and bool(dirs)
+        yield here, files, deep
+        if not deep:
+            stack.extend((os.path.join(here, d), depth + 1) for d in reversed(dirs))

@@ -12,6 +12,7 @@ Round-trip editing (comments kept) is a separate concern and lives with autofix.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,6 +151,8 @@ def _read_json(text: str, limits: Limits) -> tuple[list[ParsedDocument], list[Re
         return [], [ReadProblem("too-complex", f"JSON nests deeper than {limits.max_depth} levels; a manifest never needs this", 1, 1)]
     except ValueError as exc:  # e.g. integer string too long
         return [], [ReadProblem("too-complex", f"JSON value cannot be read: {exc}", 1, 1)]
+    if "\\u" in text and _holds_surrogate(value):
+        return [], [_surrogate_problem(text)]
     # JSON is (almost) YAML: compose it again for positions and duplicate-key locations.
     docs, problems = _read_yaml(text, limits)
     if not problems and len(docs) == 1:
@@ -167,6 +170,43 @@ def _read_json(text: str, limits: Limits) -> tuple[list[ParsedDocument], list[Re
         return [], [ReadProblem("too-complex", f"document has more than {limits.max_nodes} nodes; refusing to read it", 1, 1)]
     extra = [_json_duplicate(ReadProblem("duplicate-key", f"duplicate key {short(k)!r}", 1, 1)) for k in dupes]
     return [ParsedDocument(value, None, 1, extra)], []
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _holds_surrogate(value: Any) -> bool:
+    """Whether a JSON value holds a string (or key) with a lone surrogate (``"\\ud800"``): not a
+    Unicode character, so no output (UTF-8 text, JSON, SARIF, XML) could print it."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if not v.isascii() and any(0xD800 <= ord(c) <= 0xDFFF for c in v):
+                return True
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
+
+
+def _surrogate_problem(text: str) -> ReadProblem:
+    """Where the first lone surrogate escape is (a valid pair is one character and is skipped)."""
+    line, col = 1, 1
+    for m in _SURROGATE_ESCAPE.finditer(text):
+        high = m.group()[2].lower() in "89ab"
+        after = _SURROGATE_ESCAPE.match(text, m.end())
+        if high and after is not None and after.group()[2].lower() in "cdef":
+            continue  # a pair: one character
+        if not high and m.start() >= 6 and _SURROGATE_ESCAPE.match(text, m.start() - 6) is not None:
+            continue  # the low half of a pair
+        line = text.count("\n", 0, m.start()) + 1
+        col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+        break
+    return ReadProblem("encoding", "a lone UTF-16 surrogate escape (\\ud800-\\udfff without its pair) is not a Unicode character; "
+                       "write the character itself, or a valid surrogate pair", line, col)
 
 
 def _json_duplicate(p: ReadProblem) -> ReadProblem:

@@ -4,6 +4,7 @@ file's findings bounded and, for a file that is not a manifest, free of quoted t
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from dataclasses import replace
 from typing import Any
@@ -41,13 +42,20 @@ def problem_finding(p: ReadProblem, file: str) -> Finding:
 
 
 def link_out_finding(path: str, estate: Estate) -> None:
-    """JS014 for a link out of the tree: it names the link only; the target is never opened."""
+    """JS014 for a link out of the tree: it names the link only; the target is never opened (a
+    directory link given as a PATH is never walked)."""
     estate.opaque.add(path)
+    message = (
+        "symbolic link to a directory outside the tree; jsops does not follow links out of the repository (or the "
+        "directory holding the link) and did not walk it: give the directory itself"
+        if os.path.isdir(path) else
+        "symbolic link to a file outside the tree; jsops does not follow links out of the linted directory "
+        "(or the repository) and did not read it: replace the link with the manifest itself"
+    )
     estate.findings.append(
         finding(
             "link-outside-tree",
-            "symbolic link to a file outside the tree; jsops does not follow links out of the linted directory "
-            "(or the repository) and did not read it: replace the link with the manifest itself",
+            message,
             path,
             1,
             1,
@@ -76,8 +84,15 @@ def read_file(path: str, limits: Limits | None, shown: str | None = None, root: 
     parsed = cache.get(key)
     if parsed is None:
         parsed = read_text(data, shown, limits)
-        cache.put(key, parsed)
+        if _holds_manifest(parsed):  # the cache holds only manifests: a key or a token file is never kept
+            cache.put(key, parsed)
     return parsed
+
+
+def _holds_manifest(parsed: Parsed) -> bool:
+    """Whether a parse is of a manifest, as :func:`finish_file` judges it (else the file is opaque)."""
+    docs, _, _, looks = parsed
+    return looks or any(isinstance(d.value, dict) and not _MANIFEST_KEYS.isdisjoint(d.value) for d in docs)
 
 
 def read_text(data: bytes, file: str, limits: Limits | None) -> Parsed:

@@ -1,10 +1,13 @@
-"""A content-addressed cache of parsed manifest files, so a plan or lint of an unchanged tree skips
-the YAML composer.
+"""A content-addressed cache of parsed manifest files, so a lint of an unchanged tree skips the YAML
+composer.
 
-An entry is what :func:`linter.load.files.read_text` makes of a file's bytes (its documents with
+Only manifests are kept (a file that holds none, a key or a token saved as ``*.yaml``, is parsed
+every time). An entry is what :func:`linter.load.files.read_text` makes of a file's bytes (its documents with
 values, positions and read problems, the file's problems, whether it ends in a bare separator and
 whether it looks like a manifest). Its key is the sha256 of the bytes together with everything else
-the result depends on: this format, the jsops and Python versions (the entry is marshalled), the
+the result depends on: the build of the parser (a digest of the source of every module the parse
+runs, and the identity of the libyaml extension: not the version string, which a change between
+releases keeps), this format, the Python version and marshal format (the entry is marshalled), the
 parse :class:`~linter.load.documents.Limits`, and whether the file is read as JSON. The bytes are
 always read and hashed: there is no stat-based shortcut, the content is the truth. Templates are not
 cached (their text depends on the environment's values).
@@ -14,11 +17,22 @@ Entries live in ``parse/`` under the cache directory of :func:`linter.model.cach
 per set of paths loaded (a tree), read once and written once per run: for a tree of a thousand
 files, one file per entry cost more to create (cold) than the parse it saves, and a pack is read
 faster than a thousand small files. A pack holds the entries of the files its last run read, so it
-follows its tree; it is written atomically (a temporary file renamed into place) and only when that
-set changed. A missing, corrupt, truncated, foreign or unreadable pack, or one owned by another user,
-is ignored and the files parsed again; a cache that cannot be written is simply not written. After a
-write, the oldest packs beyond :data:`MAX_BYTES` are removed. ``JSOPS_NO_CACHE=1`` or ``--no-cache``
-turns it off.
+follows its tree; it is written only when that set changed.
+
+The cache is private (:mod:`linter.model.private_dir`): ``parse/`` is 0700 and the effective
+uid's, packs are 0600, written to an exclusively created temporary file renamed into place, read
+only when they are regular files of this user within :data:`MAX_BYTES` (a link, a FIFO, a device
+planted at a pack's name is skipped), and cleanup unlinks only this directory's own entries. A
+missing, corrupt, truncated, foreign, unsafe or unreadable pack, or an entry of the wrong shape
+(:mod:`linter.load._cache_shapes`), is ignored and the files parsed again; a cache that cannot be
+written is simply not written. After a write, the oldest packs beyond :data:`MAX_BYTES` are
+removed. ``JSOPS_NO_CACHE=1`` or ``--no-cache`` turns it off.
+
+Only ``jsops lint`` (and what only reads, like the report) uses it: plan, apply and the controller
+always parse (:func:`linter.load.load_paths` defaults to no cache). Whoever can write the cache as
+the user (a CI cache shared between jobs, a volume shared by root containers) could otherwise
+decide what is applied; a key to authenticate entries would have to live where that same writer
+cannot read it, and the parse is a small part of a plan (the server round trips are the rest).
 """
 
 from __future__ import annotations
@@ -30,11 +44,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .._version import __version__ as _JSOPS_VERSION
 from ..model.positions import pack_positions, unpack_positions
+from ..model.private_dir import TMP_SUFFIX, PrivateDir
+from ._cache_shapes import valid_entry
 from .documents import Limits, ParsedDocument, ReadProblem
 
-__all__ = ["MAX_BYTES", "ParseCache", "Parsed", "open_cache", "pack_parsed", "unpack_parsed"]
+__all__ = ["MAX_BYTES", "ParseCache", "Parsed", "build_digest", "open_cache", "pack_parsed", "unpack_parsed"]
 
 MAX_BYTES = 64 * 1024 * 1024
 """The most the packs may take together; beyond it the oldest are removed (down to 3/4 of it)."""
@@ -42,7 +57,8 @@ MAX_BYTES = 64 * 1024 * 1024
 Parsed = tuple[list[ParsedDocument], list[ReadProblem], bool, bool]
 """Documents, file problems, trailing separator, looks like a manifest (see ``read_text``)."""
 
-_MAGIC = b"jsops-parse-cache 1\n"
+_MAGIC = b"jsops-parse-cache 2\n"
+_PACK_SUFFIX = ".pack"
 _SUM_BYTES = 16
 
 
@@ -53,12 +69,16 @@ class ParseCache:
     only those, so a pack follows its tree) when they differ from what was read.
     """
 
-    def __init__(self, directory: str, limits: Limits, tree: Sequence[str] = (), max_bytes: int = MAX_BYTES) -> None:
+    def __init__(self, directory: str, limits: Limits, tree: Sequence[str] = (), max_bytes: int = MAX_BYTES,
+                 build: str | None = None) -> None:
         self.directory = directory
         self.max_bytes = max_bytes
-        self._salt = f"{_MAGIC!r}\0{_JSOPS_VERSION}\0{sys.version_info[:3]}\0{limits!r}\0".encode()
+        self.limits = limits
+        build = build if build is not None else build_digest()
+        self._salt = f"{_MAGIC!r}\0{build}\0{sys.version_info[:3]}\0{marshal.version}\0{limits!r}\0".encode()
         paths = "\0".join(sorted(os.path.abspath(p) for p in tree)).encode()
-        self.path = os.path.join(directory, hashlib.sha256(self._salt + paths).hexdigest()[:40] + ".pack")
+        self.name = hashlib.sha256(self._salt + paths).hexdigest()[:40] + _PACK_SUFFIX
+        self.path = os.path.join(directory, self.name)
         self._old: dict[str, Any] = self._read()
         self.used: dict[str, Any] = {}
         self.hits = 0
@@ -75,9 +95,12 @@ class ParseCache:
         packed = self._old.get(key)
         if packed is None:
             return None
+        depth = self.limits.max_depth + 2
+        if not valid_entry(packed, depth, 2 * self.limits.max_file_nodes + 16):
+            return None
         try:
             parsed = unpack_parsed(packed)
-        except Exception:  # anything a damaged entry makes the unpacking raise
+        except Exception:  # a shape valid_entry let through by mistake: still only a miss
             return None
         self.used[key] = packed
         self.hits += 1
@@ -99,64 +122,105 @@ class ParseCache:
             blob = marshal.dumps((self._salt, self.used))
         except ValueError:  # a value marshal cannot hold: not cached
             return
-        tmp = f"{self.path}.{os.getpid()}.tmp"
-        try:
-            os.makedirs(self.directory, exist_ok=True)
-            with open(tmp, "wb") as fh:
-                fh.write(_MAGIC + _checksum(blob) + blob)
-            os.replace(tmp, self.path)
-        except OSError:
-            _remove(tmp)
+        data = _MAGIC + _checksum(blob) + blob
+        if len(data) > self.max_bytes:
             return
-        self.prune()
+        private = PrivateDir.open(self.directory)
+        if private is None:
+            return
+        with private:
+            if private.write(self.name, data):
+                self._prune(private)
 
     def _read(self) -> dict[str, Any]:
-        """The pack's entries; none when it is missing, damaged, foreign or not the user's."""
-        try:
-            with open(self.path, "rb") as fh:
-                if os.fstat(fh.fileno()).st_uid != _uid():
-                    return {}
-                blob = fh.read()
-            head, body = len(_MAGIC), len(_MAGIC) + _SUM_BYTES
-            if not blob.startswith(_MAGIC) or _checksum(blob[body:]) != blob[head:body]:
-                return {}
-            salt, entries = marshal.loads(blob[body:])
-        except Exception:  # OSError, and anything a damaged pack makes marshal raise
+        """The pack's entries; none when it is missing, damaged, foreign, unsafe or not the user's."""
+        private = PrivateDir.open(self.directory, create=False)
+        if private is None:
             return {}
-        return entries if salt == self._salt and isinstance(entries, dict) else {}
+        with private:
+            blob = private.read(self.name, self.max_bytes)
+        if blob is None:
+            return {}
+        head, body = len(_MAGIC), len(_MAGIC) + _SUM_BYTES
+        if not blob.startswith(_MAGIC) or _checksum(blob[body:]) != blob[head:body]:
+            return {}
+        try:
+            salt, entries = marshal.loads(blob[body:])
+        except Exception:  # anything a damaged pack makes marshal raise
+            return {}
+        return entries if salt == self._salt and type(entries) is dict else {}
 
     def prune(self) -> None:
         """Remove the oldest packs (and stale temporary files) while they take more than ``max_bytes``."""
+        private = PrivateDir.open(self.directory, create=False)
+        if private is not None:
+            with private:
+                self._prune(private)
+
+    def _prune(self, private: PrivateDir) -> None:
+        """Only this cache's own names (packs, temporary files), unlinked in the open directory:
+        never a directory, never through a link, never anything outside it."""
         entries: list[tuple[int, int, str]] = []
         total = 0
-        try:
-            with os.scandir(self.directory) as it:
-                for e in it:
-                    st = e.stat(follow_symlinks=False)
-                    entries.append((st.st_mtime_ns, st.st_size, e.path))
-                    total += st.st_size
-        except OSError:
-            return
+        for name, st in private.entries():
+            if name.endswith((_PACK_SUFFIX, TMP_SUFFIX)):
+                entries.append((st.st_mtime_ns, st.st_size, name))
+                total += st.st_size
         if total <= self.max_bytes:
             return
         entries.sort()
-        for _, size, path in entries:
+        for _, size, name in entries:
             if total <= self.max_bytes * 3 // 4:
                 break
-            if path == self.path:
+            if name == self.name:
                 continue
-            _remove(path)
+            private.remove(name)
             total -= size
 
 
 def open_cache(limits: Limits | None, enabled: bool = True, tree: Sequence[str] = ()) -> ParseCache | None:
-    """The cache for ``limits`` and the paths ``tree`` in the jsops cache directory, or None when it is off."""
+    """The cache for ``limits`` and the paths ``tree`` in the jsops cache directory, or None when it
+    is off (or the parser's build cannot be identified)."""
     if not enabled:
         return None
     from ..model.cache_dir import cache_dir
 
     base = cache_dir()
-    return ParseCache(os.path.join(base, "parse"), limits or Limits(), tree) if base else None
+    build = build_digest()
+    return ParseCache(os.path.join(base, "parse"), limits or Limits(), tree, build=build) if base and build else None
+
+
+# The modules whose code makes a parse result (read_text and everything it runs), and this one
+# (the entry format). A change to any of them is a new build: no entry made before is used.
+_PARSER_MODULES = ("load/documents.py", "load/_yaml.py", "load/_yaml_errors.py", "load/files.py", "load/messages.py",
+                   "load/parse_cache.py", "load/_cache_shapes.py", "model/positions.py")
+_BUILD: list[str] = []
+
+
+def build_digest() -> str:
+    """A digest of the parser's build: the source bytes of :data:`_PARSER_MODULES` and the identity
+    (path, size, modification time) of the libyaml extension; "" when they cannot be read."""
+    if _BUILD:
+        return _BUILD[0]
+    import importlib.util
+
+    h = hashlib.sha256()
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        for rel in _PARSER_MODULES:
+            with open(os.path.join(package, rel), "rb") as fh:
+                source = fh.read()
+            h.update(f"{rel}\0{len(source)}\0".encode())
+            h.update(source)
+        spec = importlib.util.find_spec("_ruamel_yaml")
+        origin = spec.origin if spec is not None else None
+        if origin:
+            st = os.stat(origin)
+            h.update(f"{origin}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    except (OSError, ImportError, ValueError):
+        return ""
+    _BUILD.append(h.hexdigest())
+    return _BUILD[0]
 
 
 def pack_parsed(parsed: Parsed) -> tuple[Any, ...]:
@@ -187,15 +251,3 @@ def _checksum(blob: bytes) -> bytes:
 
 def _pack(p: ReadProblem) -> tuple[str, str, int, int]:
     return (p.code, p.message, p.line, p.column)
-
-
-def _uid() -> int:
-    getuid = getattr(os, "getuid", None)
-    return int(getuid()) if getuid is not None else 0
-
-
-def _remove(path: str) -> None:
-    try:
-        os.remove(path)
-    except OSError:
-        pass

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..model.positions import MapPos, Pos, PosEntry
 from ..model.resource import Estate
 from . import parallel
-from .discovery import LoadError, discover_entries, link_out
+from .discovery import MAX_DIR_DEPTH, LoadError, discover_tree, link_out, printable_path
 from .documents import Limits, ReadProblem
 from .estate_checks import check_estate
 from .files import finish_file, link_out_finding, load_file, process, read_text
@@ -27,7 +27,7 @@ _Move = Callable[[Pos], Pos]
 
 
 def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str | None = None, environments_dir: str | None = None,
-               meanwhile: Callable[[], None] | None = None, cache: bool = True) -> Estate:
+               meanwhile: Callable[[], None] | None = None, cache: bool = False) -> Estate:
     """Load every manifest under ``paths``; also checks estate-wide loading problems
     (duplicate objects, consumers whose stream is not declared).
 
@@ -41,13 +41,25 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
 
     With ``cache`` (and unless ``JSOPS_NO_CACHE`` is set), files parsed before with the same bytes
     are not parsed again (:mod:`linter.load.parse_cache`; templates are always rendered and parsed).
+    Off by default: only ``jsops lint`` asks for it, never plan, apply or the controller (whoever
+    can write the cache must not decide what is applied).
     """
     estate = Estate()
     paths = list(paths)
-    entries = discover_entries(paths)
+    entries, too_deep = discover_tree(paths)
+    for d in too_deep:
+        d = printable_path(d) or d
+        estate.opaque.add(d)
+        estate.findings.append(finding("manifest-too-complex", f"directories nest more than {MAX_DIR_DEPTH} levels below the path given; "
+                                       "jsops did not look inside this directory's subdirectories", d, 1, 1, excerpt=False))
     files: list[str] = []
     for f, root in entries:
-        if link_out(f, root):
+        shown = printable_path(f)
+        if shown is not None:  # never read: no output could name it as it is
+            estate.opaque.add(shown)
+            estate.findings.append(finding("manifest-syntax-error", "the file name is not valid UTF-8 (shown with \\xNN escapes); "
+                                           "jsops did not read it: rename it", shown, 1, 1, excerpt=False))
+        elif link_out(f, root):
             link_out_finding(f, estate)
         else:
             files.append(f)

@@ -335,12 +335,12 @@ def render_template(source: str, file: str, env: str, values: dict[str, Any], *,
         result.problems.append(TemplateProblem("template-error", _describe(exc), file, 1))
         return result
     variables = {"environment": env, **values}
-    from ._template_bounds import deadline
+    from ._template_bounds import deadline, render_budget
 
     chunks: list[str] = []
     size = 0
     try:
-        with deadline(max_seconds):
+        with deadline(max_seconds), render_budget():
             for chunk in template.root_render_func(template.new_context(variables)):
                 size += len(chunk)
                 if size > max_bytes:
@@ -359,6 +359,12 @@ def render_file(path: str, env: str, *, environments_dir: str | None = None, max
                 values_cache: dict[str, tuple[dict[str, Any], list[TemplateProblem]]] | None = None) -> Rendered:
     """Render the template at ``path`` for ``env``.
 
+    A values file is read only when it resolves inside the directory holding the ``environments/``
+    directory found (at or below the repository root), or inside ``environments_dir`` when given:
+    a values file or an ``environments/`` directory that is a link out of it is a
+    ``link-outside-tree`` problem, never read (its values would reach the rendered manifests,
+    their findings and ``jsops render``'s output).
+
     Raises :class:`EnvironmentError_` when the environment cannot be found (no ``environments/``
     directory, or no ``<env>.yaml`` in it) or the template cannot be read; everything else is a
     problem in the result."""
@@ -376,11 +382,13 @@ def render_file(path: str, env: str, *, environments_dir: str | None = None, max
     shown_values = os.path.relpath(values_path) if not os.path.isabs(path) else values_path
     cache = values_cache if values_cache is not None else {}
     if values_path not in cache:
-        from .discovery import escapes, tree_root
+        from .discovery import escapes
 
-        if os.path.islink(values_path) and escapes(values_path, tree_root(path)):
+        inside = os.path.realpath(environments_dir or os.path.dirname(os.path.abspath(env_dir)))
+        if escapes(values_path, inside):
             # Never read (its values would reach the rendered manifests and their findings).
-            cache[values_path] = ({}, [TemplateProblem("link-outside-tree", "symbolic link to a file outside the tree; jsops does not follow links out of the tree and did not read these values", shown_values, 1)])
+            cache[values_path] = ({}, [TemplateProblem("link-outside-tree", "the environment's values lead out of the tree through a symbolic link (the values "
+                                                       "file or its environments/ directory); jsops does not follow links out of the tree and did not read them", shown_values, 1)])
         else:
             cache[values_path] = load_values(values_path, shown=shown_values)
     values, problems = cache[values_path]

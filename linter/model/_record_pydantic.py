@@ -77,7 +77,7 @@ def _declare(cls: type[Record]) -> type[BaseModel]:
     ns.update(cls._pydantic_namespace())
     metaclass: Any = type(BaseModel)
     model: type[BaseModel] = metaclass(cls.__name__, (BaseModel,), ns)
-    type.__setattr__(model, "__record__", cls)  # the way back (schema cache, _from_pydantic)
+    type.__setattr__(model, "__record__", cls)  # the way back (_from_pydantic)
     type.__setattr__(cls, "_pydantic", model)
     return model
 

@@ -1,4 +1,4 @@
-"""Where jsops keeps what it caches between runs (the schema cache, the entry points): imports
+"""Where jsops keeps what it caches between runs (the entry points, parsed manifests): imports
 nothing heavy, so that every command can ask."""
 
 from __future__ import annotations

@@ -61,6 +61,12 @@ PAYLOADS = {
     "int-to-bytes": "{{ (1).to_bytes(999999999, 'big') | length }}",
     "map-center": '{{ ["x"] | map("center", 999999999) | list }}',
     "attr-center": '{{ ("x" | attr("center"))(999999999) }}',
+    # Each step within every per-value bound; together 3 GB before the time bound (issue 22, item 12):
+    # a render is bounded in total (_template_bounds.MAX_RENDER_TOTAL).
+    "distinct-strings-list": '{% set ns = namespace(l=[]) %}{% for i in range(3000) %}{% set ns.l = ns.l + [("x" * 1000000) ~ i] %}{% endfor %}{{ ns.l | length }}',
+    "distinct-strings-nested": '{% set ns = namespace(l=[]) %}{% for i in range(3000) %}{% set ns.l = [ns.l, ("y" * 1000000) ~ i] %}{% endfor %}{{ 1 }}',
+    "distinct-strings-filtered": '{% set ns = namespace(l=[]) %}{% set b = "x" * 1000000 %}{% for i in range(3000) %}{% set ns.l = ns.l + [(b ~ i) | upper] %}{% endfor %}{{ 1 }}',
+    "distinct-strings-method": '{% set ns = namespace(l=[]) %}{% set b = "x" * 1000000 %}{% for i in range(3000) %}{% set ns.l = ns.l + [b.replace("x", "xy"[i % 2])] %}{% endfor %}{{ 1 }}',
 }
 
 
@@ -78,6 +84,14 @@ def test_blow_up_is_refused_in_bounded_memory(name: str) -> None:
     assert p.code == "template-error" and p.line == 8, p
     assert "refused by the template sandbox" in p.message or "undefined value" in p.message, p.message
     assert peak < 80 * MiB, (name, peak // MiB)
+
+
+def test_a_template_that_accumulates_ordinary_text_still_renders() -> None:
+    """The total bound leaves room for what templates do: 2,000 consumers' worth of text built in a loop."""
+    source = ("{% set ns = namespace(s='') %}{% for i in range(2000) %}{% set ns.s = ns.s ~ 'c' ~ i ~ ',' %}{% endfor %}"
+              "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: S\nspec:\n  description: {{ ns.s | length }}\n")
+    r = render_template(source, "t.yaml.j2", "dev", {})
+    assert r.problems == [] and "description: 10890" in r.text
 
 
 def test_endless_loops_stop_at_the_time_bound() -> None:
