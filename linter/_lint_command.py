@@ -73,12 +73,15 @@ def _lint(args: argparse.Namespace, version: str) -> int:
         except ProfilesError as exc:
             raise Exit(f"jsops: error: {exc}", ExitCode.NOT_RUN) from None
 
+    exclude = [*cfg.exclude, *getattr(args, "exclude", ())]
+
     def lint() -> LintResult:
         if args.estate:
-            only = discover(given)
-            estate = load_paths([*_estate_dirs(args, cfg, list(args.paths)), *given], env=args.env, cache=not getattr(args, "no_cache", False))
+            only = discover(given, exclude)
+            estate = load_paths([*_estate_dirs(args, cfg, list(args.paths)), *given], env=args.env, cache=not getattr(args, "no_cache", False),
+                                exclude=exclude)
             return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles, only_files=only), estate, args.env)
-        estate = load_paths(given, env=args.env, cache=not getattr(args, "no_cache", False))
+        estate = load_paths(given, env=args.env, cache=not getattr(args, "no_cache", False), exclude=exclude)
         return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles), estate, args.env)
 
     if args.diff:

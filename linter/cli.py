@@ -86,6 +86,9 @@ def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
                            "else the top directory under . holding all PATHs) and report only on PATHs")
     add_env(lint, "render *.yaml.j2 templates with environments/NAME.yaml (the nearest environments/ "
                   "directory at or above each template) and lint the result")
+    lint.add_argument("--exclude", metavar="GLOB", action="append", default=[],
+                      help="leave files and directories matching GLOB out of the walk (repeatable; as .gitignore; "
+                           "added to the config's exclude)")
     add_no_cache(lint)
 
 

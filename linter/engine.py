@@ -48,6 +48,8 @@ class LintResult:
     objects: int = 0
     paths: list[str] = field(default_factory=list)  # the files reported on
     skipped: int = 0  # documents of other kinds (Kubernetes Deployments, ConfigMaps, ...) passed over
+    # Files that are not JetStream configs (package.json, Helm charts, workflows, ...) passed over.
+    not_jetstream: int = 0
     # The release the predicted err_codes are for when the target gives no server_version (the
     # newest supported one); None when the target declares it.
     assumed_release: str | None = None
@@ -257,8 +259,9 @@ def lint_estate(
         paths, objects = list(estate.files), len(estate.resources)
     findings.sort(key=Finding.sort_key)
     skipped = sum(1 for f, _, _ in estate.skipped if only_files is None or os.path.normpath(f) in wanted)
+    others = sum(1 for f in estate.not_jetstream if only_files is None or os.path.normpath(f) in wanted)
     assumed = None if parse_version(the_target.server_version) is not None else format_version(release)
-    return LintResult(findings, len(paths), objects, paths, skipped, assumed)
+    return LintResult(findings, len(paths), objects, paths, skipped, others, assumed)
 
 
 def _suppress(

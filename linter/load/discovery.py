@@ -8,12 +8,13 @@ holding it, or else the directory given) is not read by anything in jsops; the l
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from fnmatch import fnmatchcase
 
 from ..errors import LinterError
 from .templates import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES
 
-__all__ = ["LoadError", "MANIFEST_SUFFIXES", "discover", "discover_entries", "git_root", "tree_root", "escapes", "link_out"]
+__all__ = ["LoadError", "MANIFEST_SUFFIXES", "discover", "discover_entries", "excluded", "git_root", "tree_root", "escapes", "link_out"]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -22,7 +23,7 @@ class LoadError(LinterError):
     """A path that cannot be read at all (missing, unreadable): the tool cannot run (exit 2)."""
 
 
-def discover(paths: Iterable[str]) -> list[str]:
+def discover(paths: Iterable[str], exclude: Sequence[str] = ()) -> list[str]:
     """Manifest files under ``paths`` (directories are walked; hidden directories are skipped).
     Templates (``*.yaml.j2``, ``*.yml.j2``, ``*.json.j2``) are manifest files too. A directory
     named ``environments`` found by the walk holds template values: its own files are skipped
@@ -31,9 +32,36 @@ def discover(paths: Iterable[str]) -> list[str]:
     target is outside the tree (see :func:`tree_root`) are left out: :func:`load_paths` reports
     them (JS014) and nothing ever reads them.
 
+    ``exclude``: glob patterns (:func:`excluded`) of files and directories a walk leaves out.
+
     Raises :class:`LoadError` for a path that does not exist or cannot be listed.
     """
-    return [f for f, root in discover_entries(paths) if not link_out(f, root)]
+    return [f for f, root in discover_entries(paths, exclude) if not link_out(f, root)]
+
+
+def excluded(relative: str, patterns: Sequence[str]) -> bool:
+    """Whether a path (relative to the directory walked, ``/``-separated) matches one of ``patterns``.
+
+    As in ``.gitignore``: a pattern without ``/`` matches any file or directory of that name
+    (``node_modules``, ``*.lock.json``, ``values*.yaml``); a pattern with ``/`` matches the relative
+    path from the directory walked (``charts/*``, ``deploy/helm``), a directory and all under it;
+    ``**/`` matches any number of directories. Matching is case-sensitive.
+    """
+    parts = relative.split("/")
+    for raw in patterns:
+        pat = raw.strip().rstrip("/")
+        if pat.startswith("./"):
+            pat = pat[2:]
+        if not pat:
+            continue
+        if "/" not in pat:
+            if any(fnmatchcase(part, pat) for part in parts):
+                return True
+            continue
+        for p in {pat, pat.removeprefix("**/")}:
+            if fnmatchcase(relative, p) or any(fnmatchcase("/".join(parts[:i]), p) for i in range(1, len(parts))):
+                return True
+    return False
 
 
 def link_out(path: str, root: str) -> bool:
@@ -43,13 +71,13 @@ def link_out(path: str, root: str) -> bool:
     return os.path.islink(path) and escapes(path, root)
 
 
-def discover_entries(paths: Iterable[str]) -> list[tuple[str, str]]:
+def discover_entries(paths: Iterable[str], exclude: Sequence[str] = ()) -> list[tuple[str, str]]:
     """``(file, tree root)`` of every file :func:`discover` would find, links out of the tree included."""
     out: list[tuple[str, str]] = []
     for p in paths:
         if os.path.isdir(p):
             try:
-                walked = list(_walk_dirs(p))
+                walked = list(_walk_dirs(p, exclude))
             except OSError as exc:
                 raise LoadError(f"{p}: cannot read directory: {exc.strerror or exc}") from None
             top = os.path.normpath(p)
@@ -61,6 +89,8 @@ def discover_entries(paths: Iterable[str]) -> list[tuple[str, str]]:
                     full = os.path.join(dirpath, f)
                     # Hidden files (the jsops config .jsops.yaml among them) are not manifests.
                     if not f.endswith(_DISCOVERED) or f.startswith("."):
+                        continue
+                    if exclude and excluded(_relative(full, p), exclude):
                         continue
                     # Only regular files: a FIFO would block, a device would never end. A link out
                     # of the tree is kept here (and reported) whatever it points at.
@@ -116,10 +146,14 @@ def _is_values_dir(directory: str) -> bool:
     return os.path.basename(os.path.normpath(directory)) == ENVIRONMENTS_DIR
 
 
-def _walk_dirs(top: str) -> Iterator[tuple[str, list[str]]]:
+def _relative(path: str, top: str) -> str:
+    return os.path.relpath(path, top).replace(os.sep, "/")
+
+
+def _walk_dirs(top: str, exclude: Sequence[str] = ()) -> Iterator[tuple[str, list[str]]]:
     for root, dirs, files in os.walk(top, onerror=_raise):
         # Pruned while walking (os.walk descends into what is left in ``dirs``).
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (exclude and excluded(_relative(os.path.join(root, d), top), exclude)))
         yield root, files
 
 

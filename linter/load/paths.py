@@ -4,7 +4,7 @@ on two cores, and the estate-wide checks once everything is loaded."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..model.positions import MapPos, Pos, PosEntry
@@ -16,6 +16,7 @@ from .estate_checks import check_estate
 from .files import finish_file, link_out_finding, load_file, process, read_text
 from .messages import finding
 from .parse_cache import open_cache
+from .recognise import HELM_TEMPLATE, helm_template
 from .templates import EnvironmentError_, is_template, render_file
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ _Move = Callable[[Pos], Pos]
 
 
 def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str | None = None, environments_dir: str | None = None,
-               meanwhile: Callable[[], None] | None = None, cache: bool = True) -> Estate:
+               meanwhile: Callable[[], None] | None = None, cache: bool = True, exclude: Sequence[str] = ()) -> Estate:
     """Load every manifest under ``paths``; also checks estate-wide loading problems
     (duplicate objects, consumers whose stream is not declared).
 
@@ -41,14 +42,20 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
 
     With ``cache`` (and unless ``JSOPS_NO_CACHE`` is set), files parsed before with the same bytes
     are not parsed again (:mod:`linter.load.parse_cache`; templates are always rendered and parsed).
+
+    ``exclude``: glob patterns of files and directories the walks leave out
+    (:func:`linter.load.discovery.excluded`). Files under a Helm chart's ``templates/`` are not
+    read: they are counted in ``estate.not_jetstream`` (:mod:`linter.load.recognise`).
     """
     estate = Estate()
     paths = list(paths)
-    entries = discover_entries(paths)
+    entries = discover_entries(paths, exclude)
     files: list[str] = []
     for f, root in entries:
         if link_out(f, root):
             link_out_finding(f, estate)
+        elif helm_template(f):
+            estate.not_jetstream[f] = HELM_TEMPLATE
         else:
             files.append(f)
     roots = dict(entries)

@@ -189,6 +189,9 @@ class Estate:
     # Documents of other kinds in the same files (Kubernetes Deployments, ConfigMaps, ...): (file, line,
     # "apiVersion kind"), passed over quietly and counted in the summary.
     skipped: list[tuple[str, int, str]] = field(default_factory=list)
+    # Files that are not JetStream configs (linter.load.recognise: package.json, Helm charts and
+    # templates, CI workflows, ...): file -> why, passed over without a finding and counted.
+    not_jetstream: dict[str, str] = field(default_factory=dict)
     # NACK Account resources by name: the connection a NACK object with ``spec.account`` is routed to
     # (its context is the account's name).
     accounts: dict[str, NackAccount] = field(default_factory=dict)
