@@ -99,7 +99,7 @@ def _lint(args: argparse.Namespace, version: str) -> int:
         result = outcome.result
     else:
         result = lint()
-    if not result.files and not result.findings:
+    if not result.files and not result.findings and not result.skipped and not result.not_jetstream:
         print(f"jsops: warning: no manifests (*.yaml, *.yml, *.json, *.j2) in {', '.join(given)}", file=sys.stderr)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     sys.stdout.write(render_result(result, fmt, RenderContext(version, rules, use_color())))

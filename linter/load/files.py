@@ -164,6 +164,8 @@ def process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: b
         estate.not_jetstream[file] = UNREADABLE
         return False
     manifest = any(isinstance(d.value, dict) and not _MANIFEST_KEYS.isdisjoint(d.value) for d in docs)
+    # A file with one JetStream config in it is one: its other documents are read as manifests too.
+    looks = looks or any(_jetstream(d.value, file) for d in docs)
     before = (len(estate.resources), len(estate.findings), len(estate.skipped))
     passed: list[str] = []
     for i, doc in enumerate(docs):
@@ -211,16 +213,24 @@ def _not_jetstream(v: Any, file: str, looks: bool) -> str | None:
     if not isinstance(v, dict):
         return None if looks else NOT_JETSTREAM
     api, kind = v.get("apiVersion"), v.get("kind")
-    if kind in JETSTREAM_KINDS:
-        return None
+    if isinstance(kind, str) and kind in JETSTREAM_KINDS or not isinstance(kind, (str, type(None))):
+        return None  # a JetStream kind, or a kind that is not a name at all: the dialect's loader says so
     if api is None and kind is None:
-        return None if api_config(v) else NOT_JETSTREAM
+        return None if api_config(v) or looks and not v else NOT_JETSTREAM
     if isinstance(api, str) and "/" not in api and kind is None and not any(w in api.lower() for w in ("jsops", "jetstream")):
         # Helm's Chart.yaml (`apiVersion: v2`, no kind), or another bare-versioned file of no API.
         return HELM_CHART if file.endswith(("Chart.yaml", "Chart.yml")) else NOT_JETSTREAM
     if api is None:  # a kind of no JetStream dialect, without an apiVersion
         return NOT_JETSTREAM
     return None
+
+
+def _jetstream(v: Any, file: str) -> bool:
+    """Whether a document is a JetStream config (or a near miss of one): not another API's object."""
+    if not isinstance(v, dict) or _not_jetstream(v, file, False) is not None:
+        return False
+    api = v.get("apiVersion")
+    return api is None and "kind" not in v or not _foreign_api(api, v.get("kind"))
 
 
 def _load_document(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None:

@@ -42,7 +42,7 @@ MAX_BYTES = 64 * 1024 * 1024
 Parsed = tuple[list[ParsedDocument], list[ReadProblem], bool, bool]
 """Documents, file problems, trailing separator, looks like a manifest (see ``read_text``)."""
 
-_MAGIC = b"jsops-parse-cache 1\n"
+_MAGIC = b"jsops-parse-cache 2\n"  # 2: the looks flag is "names something of JetStream" (load.recognise)
 _SUM_BYTES = 16
 
 

@@ -55,7 +55,7 @@ UNREADABLE = "not YAML/JSON, and nothing of JetStream in its text"
 # Config fields that other files use too: two of them make a JetStream config, one does not.
 WEAK_KEYS = frozenset(
     {"storage", "retention", "discard", "compression", "placement", "sources", "mirror", "direct", "sealed", "backoff",
-     "subjects", "headers_only", "mem_storage", "sample_freq", "deny_delete", "deny_purge", "allow_direct"}
+     "headers_only", "mem_storage", "sample_freq", "deny_delete", "deny_purge", "allow_direct"}
 )
 # Keys that never make a JetStream config on their own (every tool's files have them).
 _GENERIC = frozenset({"name", "description", "metadata", "config", "created", "ts", "cluster", "state"})
@@ -88,7 +88,7 @@ def _near(key: str, choices: frozenset[str]) -> bool:
     folded = key.lower().replace("-", "").replace("_", "")
     if any(c.replace("_", "") == folded for c in choices):
         return True
-    return bool(difflib.get_close_matches(key, choices, n=1, cutoff=0.85))
+    return bool(difflib.get_close_matches(key, choices, n=1, cutoff=0.8))
 
 
 def _score(keys: list[Any]) -> tuple[int, int]:
@@ -115,7 +115,11 @@ def api_config(value: dict[Any, Any]) -> bool:
     if isinstance(inner, dict):
         keys += list(inner)
     strong, weak = _score(keys)
-    return strong >= 1 or weak >= 2
+    if strong >= 1 or weak >= 2:
+        return True
+    # Nothing but config fields (``{"name": "ORDERS"}``, a stream named and nothing more): a config.
+    known = _fields() | _GENERIC
+    return bool(keys) and all(isinstance(k, str) and k in known for k in keys[:_MAX_KEYS])
 
 
 _CHART_FILES = ("Chart.yaml", "Chart.yml")

@@ -127,7 +127,7 @@ def test_damaged_entries_are_parsed_again(how: str, cache: Path, tmp_path: Path,
 def test_an_entry_is_read_by_content(cache: Path, tmp_path: Path) -> None:
     """A file is looked up by its bytes: an entry under another text's key is what comes back."""
     good = b"apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a]}\n"
-    bad = b"a: [1, 2\n"
+    bad = b"apiVersion: jsops/v1\nkind: [1, 2\n"
     (tmp_path / "m.yaml").write_bytes(good)
     pc = open_cache(None, tree=[str(tmp_path / "m.yaml")])
     assert pc is not None
