@@ -74,14 +74,17 @@ def _lint(args: argparse.Namespace, version: str) -> int:
             raise Exit(f"jsops: error: {exc}", ExitCode.NOT_RUN) from None
 
     exclude = [*cfg.exclude, *getattr(args, "exclude", ())]
+    streams = [(g if "/" not in g else cfg.resolve_path(g), s) for g, s in cfg.consumer_streams.items()]
+    if getattr(args, "stream", None):
+        streams.append(("*", args.stream))
 
     def lint() -> LintResult:
         if args.estate:
             only = discover(given, exclude)
             estate = load_paths([*_estate_dirs(args, cfg, list(args.paths)), *given], env=args.env, cache=not getattr(args, "no_cache", False),
-                                exclude=exclude)
+                                exclude=exclude, consumer_streams=streams)
             return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles, only_files=only), estate, args.env)
-        estate = load_paths(given, env=args.env, cache=not getattr(args, "no_cache", False), exclude=exclude)
+        estate = load_paths(given, env=args.env, cache=not getattr(args, "no_cache", False), exclude=exclude, consumer_streams=streams)
         return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles), estate, args.env)
 
     if args.diff:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from fnmatch import fnmatchcase
 from functools import cache
 from typing import Any, get_args
 
@@ -21,7 +22,7 @@ from .documents import ParsedDocument
 from .messages import MAX_NAME_LENGTH, dotted, finding, kind_of, shown, too_long
 from .validation import admit, model_at
 
-__all__ = ["load_api"]
+__all__ = ["load_api", "given_stream", "needs_stream"]
 
 _CONSUMER_ONLY = frozenset(
     {"durable_name", "ack_policy", "deliver_policy", "ack_wait", "max_deliver", "filter_subject", "filter_subjects",
@@ -58,23 +59,18 @@ def load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None
 def _load_api_consumer(doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: tuple[Any, ...], start: Pos) -> None:
     v = doc.value
     stream = v.get("stream_name") if spec_path else None
-    from_path = False
+    how = ""
     if stream is None:
         # `nats consumer add STREAM --config FILE` names the stream on the command line, so the file
-        # `nats consumer add --output` writes does not: take it from the file's directory.
-        stream = _name_from(os.path.basename(os.path.dirname(file)))
-        from_path = stream is not None
+        # `nats consumer add --output` writes does not: the user gives it (--stream, consumer-streams),
+        # or else the file's directory may be named after it (checked once the estate is loaded).
+        stream = given_stream(file, estate.consumer_streams)
+        how = "given"
+        if stream is None:
+            stream = _name_from(os.path.basename(os.path.dirname(file)))
+            how = "directory"
     if stream is None:
-        estate.findings.append(
-            finding(
-                "consumer-stream-not-found",
-                "consumer config does not say which stream it belongs to (natscli takes it on the command line): "
-                "keep the file in a directory named after the stream (ORDERS/consumer.json), or wrap it as "
-                "{\"stream_name\": \"STREAM\", \"config\": {...}}, the $JS.API.CONSUMER.CREATE body",
-                file,
-                *start,
-            )
-        )
+        estate.findings.append(finding("consumer-stream-unknown", needs_stream(None), file, *start))
         return
     if not isinstance(stream, str) or not stream or len(stream) > MAX_NAME_LENGTH:
         pos = resolve_position(doc.positions, ("stream_name",)) or start
@@ -92,11 +88,13 @@ def _load_api_consumer(doc: ParsedDocument, index: int, file: str, estate: Estat
         estate.findings.append(finding("invalid-field", too_long(name_field, name), file, *pos))
         return
     declared = Declaration("Consumer", name, stream, file, "default", {}, "api", index, doc.line, doc.positions, spec_path, {}, v)
-    if from_path:
-        estate.named_from_path.add(declared.key)
+    if how:
+        if how == "directory":
+            estate.named_from_path.add(declared.key)
+        whence = "its directory's name" if how == "directory" else "as given (--stream or consumer-streams)"
         estate.findings.append(
             finding("name-from-path", f"consumer {shown(name)!r} names no stream (as `nats consumer add --output` writes it): "
-                    f"it belongs to stream {shown(stream)!r}, its directory's name", file, *start, declared.ref)
+                    f"it belongs to stream {shown(stream)!r}, {whence}", file, *start, declared.ref)
         )
     units_ok = _api_unit_strings(cfg, "Consumer", spec_path, doc, file, estate)
     admit(declared, cfg, estate, units_ok)
@@ -127,6 +125,26 @@ def _load_api_stream(doc: ParsedDocument, index: int, file: str, estate: Estate,
 
 
 _PATH_NAME = re.compile(r"^[A-Za-z0-9_-]{1,255}$")
+
+
+def given_stream(file: str, pairs: list[tuple[str, str]]) -> str | None:
+    """The stream the user gives for a bare consumer config: the first ``(glob, stream)`` whose glob
+    matches the file's path (a glob without ``/`` matches its name; ``*`` matches every file)."""
+    path = os.path.normpath(file).replace(os.sep, "/")
+    for pattern, stream in pairs:
+        pat = os.path.normpath(pattern).replace(os.sep, "/") if "/" in pattern else pattern
+        if fnmatchcase(path if "/" in pat else path.rsplit("/", 1)[-1], pat) or ("/" in pat and fnmatchcase(os.path.abspath(file).replace(os.sep, "/"), pat)):
+            return stream
+    return None
+
+
+def needs_stream(directory: str | None) -> str:
+    """What a bare consumer config needs, said where it is (JS024: a layout question, not a server's)."""
+    where = f"its directory {shown(directory)!r} is not a declared stream" if directory else "its directory's name is not a stream name"
+    return ("consumer config names no stream (natscli takes it on the command line), "
+            f"and {where}: not linted; give the stream with `jsops lint --stream STREAM` or `consumer-streams: {{GLOB: STREAM}}` "
+            "in .jsops.yaml, keep the file in a directory named after it, or use the $JS.API.CONSUMER.CREATE body "
+            "{\"stream_name\": \"STREAM\", \"config\": {...}}")
 
 
 def _name_from(text: str) -> str | None:

@@ -28,7 +28,8 @@ _Move = Callable[[Pos], Pos]
 
 
 def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str | None = None, environments_dir: str | None = None,
-               meanwhile: Callable[[], None] | None = None, cache: bool = True, exclude: Sequence[str] = ()) -> Estate:
+               meanwhile: Callable[[], None] | None = None, cache: bool = True, exclude: Sequence[str] = (),
+               consumer_streams: Sequence[tuple[str, str]] = ()) -> Estate:
     """Load every manifest under ``paths``; also checks estate-wide loading problems
     (duplicate objects, consumers whose stream is not declared).
 
@@ -46,8 +47,11 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
     ``exclude``: glob patterns of files and directories the walks leave out
     (:func:`linter.load.discovery.excluded`). Files under a Helm chart's ``templates/`` are not
     read: they are counted in ``estate.not_jetstream`` (:mod:`linter.load.recognise`).
+
+    ``consumer_streams``: ``(file glob, stream)`` pairs naming the stream of bare consumer configs
+    (natscli's ``nats consumer add STREAM --config FILE``); the first match wins.
     """
-    estate = Estate()
+    estate = Estate(consumer_streams=list(consumer_streams))
     paths = list(paths)
     entries = discover_entries(paths, exclude)
     files: list[str] = []

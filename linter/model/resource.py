@@ -197,6 +197,9 @@ class Estate:
     accounts: dict[str, NackAccount] = field(default_factory=dict)
     # Objects whose stream (or name) came from the file's directory or name (natscli files), for messages.
     named_from_path: set[ResourceKey] = field(default_factory=set)
+    # The stream of a bare consumer config (natscli's `nats consumer add STREAM --config FILE`), as the
+    # user gives it: (file glob, stream), the first match wins (``--stream`` is the glob ``*``, last).
+    consumer_streams: list[tuple[str, str]] = field(default_factory=list)
     # Files that are not manifests (links out of the tree, files with no manifest in them): no
     # report or later step reads or quotes them.
     opaque: set[str] = field(default_factory=set)

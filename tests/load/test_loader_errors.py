@@ -198,10 +198,11 @@ CASES = [
     Case("nack-consumer-stream-missing", NACK_CONSUMER, "JS006", "ORDERS", "belongs to stream 'ORDERS'", code=10059),
     Case("api-consumer-stream-missing", '{"stream_name": "ORDERS", "config": {"durable_name": "c", "ack_policy": "explicit"}}',
          "JS006", '"ORDERS"', "consumer 'c' belongs to stream 'ORDERS'", file="c.json", code=10059),
-    Case("api-consumer-without-stream-name", '{"config": {"durable_name": "c", "ack_policy": "explicit"}}', "JS006", (1, 1),
-         'wrap it as {"stream_name": "STREAM", "config": {...}}', file="c.json"),
-    Case("api-bare-consumer-config", '{"durable_name": "c", "ack_policy": "explicit", "ack_wait": 30000000000}', "JS006", (1, 1),
-         "consumer config does not say which stream", file="c.json"),
+    # which stream a bare consumer config is for is a layout question: a warning, no server code
+    Case("api-consumer-without-stream-name", '{"config": {"durable_name": "c", "ack_policy": "explicit"}}', "JS024", (1, 1),
+         'the $JS.API.CONSUMER.CREATE body {"stream_name": "STREAM", "config": {...}}', file="c.json"),
+    Case("api-bare-consumer-config", '{"durable_name": "c", "ack_policy": "explicit", "ack_wait": 30000000000}', "JS024", (1, 1),
+         "consumer config names no stream", file="c.json"),
     # --- empty documents --------------------------------------------------------------------
     Case("empty-file", "", "JS008", (1, 1), "file holds no manifests"),
     Case("comments-only", "# nothing here yet\n", "JS008", (1, 1), "file holds no manifests"),
@@ -287,7 +288,7 @@ def test_cli_reports_the_failure_and_exits_nonzero(case: Case, tmp_path, capsys,
     rc = main(["lint", "."])
     out, err = capsys.readouterr()
     line, col = case.position()
-    severity = "warning" if case.rule in ("JS008", "JS023") else "error"
+    severity = "warning" if case.rule in ("JS008", "JS023", "JS024") else "error"
     assert f"{case.file}:{line}:{col}: {severity} {case.rule} " in out, out
     assert "Traceback" not in out + err
     assert err == ""
