@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from linter.semantics.updates import classify
+from linter.semantics.updates import RESET_FIELDS, classify
 
 from .live import CONTEXT, ESTATE, MANAGED_BY, RESUME, SOURCE, is_bookkeeping
 from .server_apis import canonical_time
@@ -23,7 +23,7 @@ __all__ = ["Change", "normalise", "diff_configs", "restore_start", "BOOKKEEPING_
 
 BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME, CONTEXT, ESTATE)
 SET_FIELDS = ("subjects", "filter_subjects")
-START_FIELDS = ("deliver_policy", "opt_start_seq", "opt_start_time")
+START_FIELDS = RESET_FIELDS
 
 
 @dataclass(frozen=True)
