@@ -162,10 +162,16 @@ def _per_release(rule: Rule, v: Violation, sev: Severity, configured: bool, rele
     return _to_finding(rule, v, sev)
 
 
-def _load_finding_for(f: Finding, release: tuple[int, int, int]) -> Finding:
+def _load_finding_for(f: Finding, release: tuple[int, int, int], since: dict[tuple[str, int, int, str], tuple[int, int, int]]) -> Finding:
     """A loader finding for the target's release: an unknown field in a request body (10025 from
-    2.12, when strict decoding became the default) is dropped silently by older releases, so there it
-    is advice, not a predicted rejection."""
+    2.12, when strict decoding became the default), or a value of a request key a release does not
+    read yet (``since``), is dropped silently by older releases, so there it is advice, not a
+    predicted rejection."""
+    first = since.get((f.file, f.line, f.column, f.rule))
+    if first is not None and release < first and f.server_error_code is not None:
+        return replace(f, severity=Severity.WARNING, server_error_code=None,
+                       message=f"{f.message}; nats-server {format_version(release)} drops it silently "
+                               f"({format_version(first)}+ refuses it: {f.server_error_code})")
     if f.rule == "JS005" and f.server_error_code == UNKNOWN_FIELD_ERROR and f.message.startswith("unknown field") \
             and release < STRICT_JSON_DEFAULT:
         return replace(f, severity=Severity.WARNING, server_error_code=None,
@@ -229,7 +235,7 @@ def lint_estate(
     raw_ctx = RuleContext(estate, the_target, profiles)
     view = release_view(estate, release)  # what the release receives (unknown fields dropped)
     ctx = raw_ctx if view is estate else RuleContext(view, the_target, profiles)
-    findings = [_load_finding_for(f, release) for f in estate.findings]
+    findings = [_load_finding_for(f, release, estate.since) for f in estate.findings]
     severity = selection.severity
     by_kind = _by_kind(view.resources, only_objects)
     raw_by_kind = by_kind if view is estate else _by_kind(estate.resources, only_objects)

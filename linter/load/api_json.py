@@ -17,8 +17,10 @@ from ..model.config import ConsumerConfig, StreamConfig
 from ..model.positions import Pos, resolve_position
 from ..model.records import Record
 from ..model.resource import Declaration, Estate
+from ..semantics.releases import INVALID_JSON
 from ..semantics.units import UnitError, parse_duration, parse_size
 from .documents import ParsedDocument
+from .envelopes import consumer_envelope, stream_envelope
 from .messages import MAX_NAME_LENGTH, dotted, finding, kind_of, shown, too_long
 from .validation import admit, model_at
 
@@ -38,9 +40,11 @@ def load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None
         spec_path: tuple[Any, ...] = ("config",)
         if not isinstance(cfg, dict):
             pos = resolve_position(doc.positions, ("config",)) or start
-            estate.findings.append(finding("invalid-field", f"config must be a mapping, got {kind_of(cfg)}", file, *pos))
+            estate.findings.append(finding("invalid-field", f"config must be a mapping, got {kind_of(cfg)}", file, *pos, None, INVALID_JSON))
             return
         is_consumer = "stream_name" in v or bool(_CONSUMER_ONLY & cfg.keys())
+        if is_consumer:
+            consumer_envelope(doc, file, estate)
     elif "name" in v or "subjects" in v or "durable_name" in v:
         cfg = v
         spec_path = ()
@@ -75,7 +79,8 @@ def _load_api_consumer(doc: ParsedDocument, index: int, file: str, estate: Estat
     if not isinstance(stream, str) or not stream or len(stream) > MAX_NAME_LENGTH:
         pos = resolve_position(doc.positions, ("stream_name",)) or start
         what = too_long("stream_name", stream) if isinstance(stream, str) and stream else f"stream_name must be a non-empty string, got {kind_of(stream)}"
-        estate.findings.append(finding("invalid-field", what, file, *pos))
+        # Not a string: the body does not decode (10025, every release).
+        estate.findings.append(finding("invalid-field", what, file, *pos, None, None if isinstance(stream, str) else INVALID_JSON))
         return
     name_field = "durable_name" if cfg.get("durable_name") else "name"
     name = cfg.get(name_field)
@@ -101,6 +106,8 @@ def _load_api_consumer(doc: ParsedDocument, index: int, file: str, estate: Estat
 
 
 def _load_api_stream(doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: tuple[Any, ...], start: Pos) -> None:
+    if not spec_path:  # the body of a stream request: its envelope keys are not config fields
+        stream_envelope(cfg, doc, file, estate)
     name = cfg.get("name")
     if name is None and not spec_path:
         # `nats stream add NAME --config FILE`: the name is on the command line; take the file's.
@@ -205,7 +212,9 @@ def _api_unit_strings(cfg: dict[str, Any], kind: str, res_path: tuple[Any, ...],
                 hint = ""
             what = "durations in integer nanoseconds" if unit == "duration" else "sizes in integer bytes"
             pos = resolve_position(doc.positions, res_path + path) or (doc.line, 1)
-            estate.findings.append(finding("invalid-field", f"{label}: the NATS API takes {what}, got {kind_of(value)}{hint}", file, *pos))
+            # A JSON string where the server's Go struct has an integer: the body does not decode (10025).
+            estate.findings.append(finding("invalid-field", f"{label}: the NATS API takes {what}, got {kind_of(value)}{hint}", file, *pos,
+                                           None, INVALID_JSON))
             _drop(cfg, path)
     return ok
 

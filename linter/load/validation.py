@@ -11,7 +11,7 @@ from ..findings import Finding
 from ..model.config import ConsumerConfig, StreamConfig
 from ..model.records import Record, is_record_class, validation_errors
 from ..model.resource import Declaration, Estate, Resource
-from ..semantics.releases import UNKNOWN_FIELD_ERROR
+from ..semantics.releases import INVALID_JSON, UNKNOWN_FIELD_ERROR
 from ._nack_tables import NACK_TABLES
 from .messages import MAX_FINDINGS_PER_OBJECT, did_you_mean, dotted, finding, kind_of, short
 
@@ -57,7 +57,18 @@ def validation_finding(res: Declaration, model: type[Record], err: ErrorDetails)
         msg = _value_message(kind, dotted(src), err)
         line, col = res.locate(src, document_path=True)
     code = 10141 if err.get("input") is None and len(loc) >= 2 and loc[-2] == "sources" and isinstance(loc[-1], int) else None
+    if code is None and res.dialect == "api" and kind in _DECODE_ERRORS and err.get("input") is not None:
+        code = INVALID_JSON  # the request body does not decode (Go's json: a value of the wrong type)
     return finding("invalid-field", msg, res.file, line, col, res.ref if res.name else None, code)
+
+
+# Model errors that are Go decoding errors of the request body (a JSON value of the wrong type, an
+# enum value or a time the server cannot read): 10025 on every release. Not the model's own checks.
+_DECODE_ERRORS = frozenset({
+    "string_type", "int_type", "int_parsing", "int_from_float", "bool_type", "bool_parsing", "list_type", "dict_type",
+    "model_type", "model_attributes_type", "literal_error", "datetime_type", "datetime_parsing", "datetime_from_date_parsing",
+    "timezone_aware",
+})
 
 
 def _value_message(kind: str, label: str, err: ErrorDetails) -> str:

@@ -41,6 +41,10 @@ __all__ = [
     "ENUM_VALUES",
     "STRICT_JSON_DEFAULT",
     "UNKNOWN_FIELD_ERROR",
+    "INVALID_JSON",
+    "CONSUMER_REQUEST_KEYS",
+    "STREAM_REQUEST_KEYS",
+    "CONSUMER_ACTIONS",
     "NORMALISE_NEGATIVE_LIMITS",
     "NEWEST",
     "SUPPORTED",
@@ -57,7 +61,12 @@ Version = tuple[int, int, int]
 
 # Strict JSON decoding of API requests became the default in 2.12 (opt-in in 2.11).
 STRICT_JSON_DEFAULT: Version = (2, 12, 0)
-UNKNOWN_FIELD_ERROR = 10025
+# JSInvalidJSONErr: the request body does not decode. Every release answers it for a value of the
+# wrong JSON type ("ack_wait": "30000000000", "subjects": "a", "max_msgs": 1.5), an unknown enum value
+# or a bad time (measured on 2.10.26 ... 2.15.1; null is accepted as the zero value); from 2.12 also
+# for an unknown field.
+INVALID_JSON = 10025
+UNKNOWN_FIELD_ERROR = INVALID_JSON
 # Consumer limits that the server normalises when negative (max_waiting, max_batch, max_expires,
 # max_bytes, idle_heartbeat, inactive_threshold to 0; max_deliver, max_ack_pending below -1 to -1)
 # from this release; older releases store them as given, or refuse max_waiting (10087),
@@ -109,6 +118,16 @@ STREAM_SOURCE_FIELDS: dict[str, Version] = {
     "subject_transforms": (2, 10, 0),
     "consumer": (2, 14, 0),
 }
+
+# Keys of the request bodies beside the config, and the release that reads each (measured on the
+# binaries: tests/integration/test_request_bodies_server.py). Before it a release drops the key
+# silently (a bad value too); from 2.12 any other key is an unknown field (10025), before it dropped.
+# $JS.API.CONSUMER.CREATE / DURABLE.CREATE (CreateConsumerRequest):
+CONSUMER_REQUEST_KEYS: dict[str, Version] = {"stream_name": _BASE, "config": _BASE, "action": (2, 10, 0), "pedantic": (2, 11, 0)}
+# $JS.API.STREAM.CREATE / UPDATE (StreamConfigRequest: the StreamConfig's fields, and these):
+STREAM_REQUEST_KEYS: dict[str, Version] = {"pedantic": (2, 11, 0)}
+# The values CreateConsumerRequest's action decodes (anything else: 10025 on every release that reads it).
+CONSUMER_ACTIONS = ("", "create", "update")
 
 # Fields of a stream's placement (2.10 drops "preferred", measured on 2.10.26).
 PLACEMENT_FIELDS: dict[str, Version] = {"cluster": _BASE, "tags": _BASE, "preferred": (2, 11, 0)}
