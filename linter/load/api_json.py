@@ -43,24 +43,25 @@ def load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None
             estate.findings.append(finding("invalid-field", f"config must be a mapping, got {kind_of(cfg)}", file, *pos, None, INVALID_JSON))
             return
         is_consumer = "stream_name" in v or bool(_CONSUMER_ONLY & cfg.keys())
-        if is_consumer:
-            consumer_envelope(doc, file, estate)
+        lenient = is_consumer and consumer_envelope(doc, file, estate)
     elif "name" in v or "subjects" in v or "durable_name" in v:
         cfg = v
         spec_path = ()
         is_consumer = bool(_CONSUMER_ONLY & cfg.keys())
+        lenient = False
     else:
         estate.findings.append(
             finding("unknown-kind", "not a manifest: no apiVersion/kind, and not a NATS API StreamConfig or ConsumerConfig", file, *start)
         )
         return
     if is_consumer:
-        _load_api_consumer(doc, index, file, estate, dict(cfg), spec_path, start)
+        _load_api_consumer(doc, index, file, estate, dict(cfg), spec_path, start, lenient)
     else:
         _load_api_stream(doc, index, file, estate, dict(cfg), spec_path, start)
 
 
-def _load_api_consumer(doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: tuple[Any, ...], start: Pos) -> None:
+def _load_api_consumer(doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: tuple[Any, ...], start: Pos,
+                       lenient: bool = False) -> None:
     v = doc.value
     stream = v.get("stream_name") if spec_path else None
     how = ""
@@ -102,7 +103,7 @@ def _load_api_consumer(doc: ParsedDocument, index: int, file: str, estate: Estat
                     f"it belongs to stream {shown(stream)!r}, {whence}", file, *start, declared.ref)
         )
     units_ok = _api_unit_strings(cfg, "Consumer", spec_path, doc, file, estate)
-    admit(declared, cfg, estate, units_ok)
+    admit(declared, cfg, estate, units_ok, lenient)
 
 
 def _load_api_stream(doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: tuple[Any, ...], start: Pos) -> None:

@@ -35,19 +35,22 @@ INFO_KEYS = frozenset({"created", "ts", "state", "delivered", "ack_floor", "num_
                        "num_waiting", "num_pending", "push_bound", "cluster"})
 
 
-def consumer_envelope(doc: ParsedDocument, file: str, estate: Estate) -> None:
-    """Check a ``$JS.API.CONSUMER.CREATE`` body's keys beside ``config``."""
+def consumer_envelope(doc: ParsedDocument, file: str, estate: Estate) -> bool:
+    """Check a ``$JS.API.CONSUMER.CREATE`` body's keys beside ``config``; whether it has unknown ones
+    (refused from 2.12, dropped before)."""
     v = doc.value
     if not INFO_KEYS.isdisjoint(v):
-        return
+        return False
     label = "the $JS.API.CONSUMER.CREATE body"
-    _unknown(doc, file, estate, [k for k in v if k not in CONSUMER_REQUEST_KEYS], CONSUMER_REQUEST_KEYS, label)
+    unknown = [k for k in v if k not in CONSUMER_REQUEST_KEYS]
+    _unknown(doc, file, estate, unknown, CONSUMER_REQUEST_KEYS, label)
     if "action" in v and v["action"] not in CONSUMER_ACTIONS:
         what = f"action {kind_of(v['action'])} is not one of create, update or \"\" (create or update)"
         _bad_value(doc, file, estate, "action", what, CONSUMER_REQUEST_KEYS["action"])
     if "pedantic" in v and not isinstance(v["pedantic"], bool):
         _bad_value(doc, file, estate, "pedantic", f"pedantic must be true or false, got {kind_of(v['pedantic'])}",
                    CONSUMER_REQUEST_KEYS["pedantic"])
+    return bool(unknown)
 
 
 def stream_envelope(cfg: dict[str, Any], doc: ParsedDocument, file: str, estate: Estate) -> None:

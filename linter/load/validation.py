@@ -3,6 +3,7 @@ that point at the manifest's own fields (in the dialect's spelling)."""
 
 from __future__ import annotations
 
+import copy
 import re
 import types
 from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
@@ -23,9 +24,13 @@ __all__ = ["admit", "validate", "validation_finding", "model_at"]
 
 def validate(declared: Declaration, spec: dict[str, Any], estate: Estate) -> StreamConfig | ConsumerConfig | None:
     """The validated config of ``declared``; None (with findings, and the object marked invalid) if it is not valid."""
+    return _validate(declared, spec, estate)[0]
+
+
+def _validate(declared: Declaration, spec: dict[str, Any], estate: Estate) -> tuple[StreamConfig | ConsumerConfig | None, list[ErrorDetails]]:
     model: type[StreamConfig | ConsumerConfig] = StreamConfig if declared.kind == "Stream" else ConsumerConfig
     try:
-        return model.model_validate(spec)
+        return model.model_validate(spec), []
     except Exception as exc:
         errors = validation_errors(exc)
         if errors is None:
@@ -38,7 +43,31 @@ def validate(declared: Declaration, spec: dict[str, Any], estate: Estate) -> Str
                 finding("invalid-field", f"{len(errors) - MAX_FINDINGS_PER_OBJECT} more problems in {declared.ref} are not shown", declared.file, line, col, declared.ref)
             )
         estate.invalid.add(declared.key)
-        return None
+        return None, errors
+
+
+def _lenient(declared: Declaration, spec: dict[str, Any], errors: list[ErrorDetails], estate: Estate) -> None:
+    """A request body whose only problems are unknown fields: releases before strict decoding (2.12)
+    drop them and judge the rest, so the object without them goes to ``estate.lenient`` (the release
+    views of those releases lint it; :func:`linter.semantics.releases.release_view`)."""
+    if declared.dialect != "api" or not errors or any(e["type"] != "extra_forbidden" for e in errors):
+        return
+    trimmed: Any = copy.deepcopy(spec)
+    for e in errors:
+        *parents, last = tuple(e["loc"])
+        node = trimmed
+        for step in parents:
+            node = node.get(step) if isinstance(node, dict) else node[step] if isinstance(node, list) and isinstance(step, int) else None
+        if isinstance(node, dict):
+            node.pop(last, None)
+    model: type[StreamConfig | ConsumerConfig] = StreamConfig if declared.kind == "Stream" else ConsumerConfig
+    try:
+        config = model.model_validate(trimmed)
+    except Exception as exc:
+        if validation_errors(exc) is None:
+            raise
+        return
+    estate.lenient.append(Resource.of(declared, config))
 
 
 def validation_finding(res: Declaration, model: type[Record], err: ErrorDetails) -> Finding:
@@ -141,13 +170,23 @@ def _external_names(res: Declaration, model: type[Record], loc: tuple[Any, ...])
     return names
 
 
-def admit(declared: Declaration, spec: dict[str, Any], estate: Estate, ok: bool = True) -> Resource | None:
+def admit(declared: Declaration, spec: dict[str, Any], estate: Estate, ok: bool = True, lenient: bool = False) -> Resource | None:
     """Validate ``spec`` and add the resource ``declared`` becomes to the estate; with ``ok`` False
-    (other findings about the object) or an invalid config, mark the object invalid instead."""
-    config = validate(declared, spec, estate)
+    (other findings about the object) or an invalid config, mark the object invalid instead. With
+    ``lenient`` (a request body whose envelope has unknown keys: refused from 2.12, accepted before)
+    a valid object goes to ``estate.lenient``."""
+    if lenient and ok:
+        config, _ = _validate(declared, spec, estate)
+        estate.invalid.add(declared.key)
+        if config is not None:
+            estate.lenient.append(Resource.of(declared, config))
+        return None
+    config, errors = _validate(declared, spec, estate)
     if config is not None and ok:
         resource = Resource.of(declared, config)
         estate.add(resource)
         return resource
     estate.invalid.add(declared.key)
+    if ok:
+        _lenient(declared, spec, errors, estate)
     return None

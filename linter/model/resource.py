@@ -203,6 +203,9 @@ class Estate:
     # Loader findings whose err_code applies from a release on (file, line, column, rule) -> release:
     # an older release drops the value silently (a request key it does not read yet).
     since: dict[tuple[str, int, int, str], tuple[int, int, int]] = field(default_factory=dict)
+    # Request bodies (API JSON) refused only for unknown fields, without them: what the releases
+    # before strict decoding (2.12), which drop unknown fields, receive and judge (release_view).
+    lenient: list[Resource] = field(default_factory=list)
     # Files that are not manifests (links out of the tree, files with no manifest in them): no
     # report or later step reads or quotes them.
     opaque: set[str] = field(default_factory=set)

@@ -295,11 +295,15 @@ def _strip_resource(resource: Resource, release: Version) -> Resource:
 
 def release_view(estate: Estate, release: Version) -> Estate:
     """The estate as ``release`` receives it: before strict JSON decoding (2.12) the server drops
-    the fields it does not know, so the rules judge each object without them. The same estate
-    when nothing is dropped (or the release refuses unknown fields instead)."""
+    the fields it does not know, so the rules judge each object without them, request bodies that
+    had unknown fields (``estate.lenient``) included. The same estate when nothing is dropped (or
+    the release refuses unknown fields instead)."""
     if release >= STRICT_JSON_DEFAULT:
         return estate
     resources = [_strip_resource(r, release) for r in estate.resources]
-    if all(a is b for a, b in zip(resources, estate.resources)):
+    if all(a is b for a, b in zip(resources, estate.resources)) and not estate.lenient:
         return estate
+    # Request bodies refused (from 2.12) only for unknown fields: this release drops them and
+    # judges the rest; the other rules must see those objects too (a missed 10074, say).
+    resources += [_strip_resource(r, release) for r in estate.lenient]
     return replace(estate, resources=resources)
