@@ -45,6 +45,7 @@ __all__ = [
     "CONSUMER_REQUEST_KEYS",
     "STREAM_REQUEST_KEYS",
     "CONSUMER_ACTIONS",
+    "IMPLICIT_REPUBLISH_SINCE",
     "NORMALISE_NEGATIVE_LIMITS",
     "NEWEST",
     "SUPPORTED",
@@ -126,6 +127,10 @@ STREAM_SOURCE_FIELDS: dict[str, Version] = {
 CONSUMER_REQUEST_KEYS: dict[str, Version] = {"stream_name": _BASE, "config": _BASE, "action": (2, 10, 0), "pedantic": (2, 11, 0)}
 # $JS.API.STREAM.CREATE / UPDATE (StreamConfigRequest: the StreamConfig's fields, and these):
 STREAM_REQUEST_KEYS: dict[str, Version] = {"pedantic": (2, 11, 0)}
+# From this release a '>' -> '>' republish of a single-subject stream whose subject_transform reads
+# that subject republishes the transformed subjects (an implicit republish); 2.10 checks the '>'
+# destination as written, which collides with every subject: 10052 (measured on 2.10.26, 2.11.11).
+IMPLICIT_REPUBLISH_SINCE: Version = (2, 11, 0)
 # The values CreateConsumerRequest's action decodes (anything else: 10025 on every release that reads it).
 CONSUMER_ACTIONS = ("", "create", "update")
 
