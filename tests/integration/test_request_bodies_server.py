@@ -30,7 +30,7 @@ from linter.engine import discover_rules, lint_estate
 from linter.findings import Severity
 from linter.load import Estate, check_estate, load_text
 from linter.model.target import Target
-from linter.semantics.releases import SUPPORTED, format_version
+from linter.semantics.releases import SUPPORTED
 
 pytestmark = pytest.mark.integration
 
@@ -77,7 +77,7 @@ def _predicted(version: str) -> dict[str, set[int | None]]:
     return out
 
 
-@pytest.mark.parametrize("version", [format_version(v) for v in SUPPORTED])
+@pytest.mark.parametrize("version", SUPPORTED)
 def test_jsops_predicts_what_each_release_answers(version: str) -> None:
     binary = release_binary(version)
     if binary is None:
