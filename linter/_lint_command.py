@@ -73,12 +73,18 @@ def _lint(args: argparse.Namespace, version: str) -> int:
         except ProfilesError as exc:
             raise Exit(f"jsops: error: {exc}", ExitCode.NOT_RUN) from None
 
+    exclude = [*cfg.exclude, *getattr(args, "exclude", ())]
+    streams = [(g if "/" not in g else cfg.resolve_path(g), s) for g, s in cfg.consumer_streams.items()]
+    if getattr(args, "stream", None):
+        streams.append(("*", args.stream))
+
     def lint() -> LintResult:
         if args.estate:
-            only = discover(given)
-            estate = load_paths([*_estate_dirs(args, cfg, list(args.paths)), *given], env=args.env, cache=not getattr(args, "no_cache", False))
+            only = discover(given, exclude)
+            estate = load_paths([*_estate_dirs(args, cfg, list(args.paths)), *given], env=args.env, cache=not getattr(args, "no_cache", False),
+                                exclude=exclude, consumer_streams=streams)
             return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles, only_files=only), estate, args.env)
-        estate = load_paths(given, env=args.env, cache=not getattr(args, "no_cache", False))
+        estate = load_paths(given, env=args.env, cache=not getattr(args, "no_cache", False), exclude=exclude, consumer_streams=streams)
         return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles), estate, args.env)
 
     if args.diff:
@@ -96,7 +102,7 @@ def _lint(args: argparse.Namespace, version: str) -> int:
         result = outcome.result
     else:
         result = lint()
-    if not result.files and not result.findings:
+    if not result.files and not result.findings and not result.skipped and not result.not_jetstream:
         print(f"jsops: warning: no manifests (*.yaml, *.yml, *.json, *.j2) in {', '.join(given)}", file=sys.stderr)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     sys.stdout.write(render_result(result, fmt, RenderContext(version, rules, use_color())))

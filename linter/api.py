@@ -61,6 +61,7 @@ from .semantics.monitor import (
 from .semantics.releases import (
     CONSUMER_FIELDS,
     ENUM_VALUES,
+    IMPLICIT_REPUBLISH_SINCE,
     NORMALISE_NEGATIVE_LIMITS,
     PLACEMENT_FIELDS,
     STREAM_FIELDS,
@@ -237,6 +238,7 @@ __all__ = [
     "PLACEMENT_FIELDS",
     "CONSUMER_FIELDS",
     "ENUM_VALUES",
+    "IMPLICIT_REPUBLISH_SINCE",
     # profiles (imported on first use)
     "Profiles",
     "StreamProfile",

@@ -86,6 +86,12 @@ def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
                            "else the top directory under . holding all PATHs) and report only on PATHs")
     add_env(lint, "render *.yaml.j2 templates with environments/NAME.yaml (the nearest environments/ "
                   "directory at or above each template) and lint the result")
+    lint.add_argument("--exclude", metavar="GLOB", action="append", default=[],
+                      help="leave files and directories matching GLOB out of the walk (repeatable; as .gitignore; "
+                           "added to the config's exclude)")
+    lint.add_argument("--stream", metavar="STREAM", default=None,
+                      help="the stream of bare consumer configs (as in `nats consumer add STREAM --config FILE`) that "
+                           "the config's consumer-streams does not map")
     add_no_cache(lint)
 
 

@@ -11,6 +11,8 @@ Found from the working directory upward (the first directory holding ``.jsops.ya
     target: {server_version: "2.11.0", cluster_size: 3}
     profiles: ops/profiles.json          # relative to the config file
     paths: [manifests]                   # what `jsops lint` lints without PATH arguments
+    exclude: [charts, "*.lock.json"]     # globs the walks leave out (as .gitignore; with --exclude)
+    consumer-streams: {"nats/*-consumer.json": ORDERS}   # bare natscli consumer configs -> their stream
     estate: payments-repo                # who owns what jsops applies (scopes --prune, --adopt)
     rules:
       JS102: {}                          # per-rule typed options (the rule's ``Options`` model)
@@ -132,6 +134,11 @@ class Config(Record):
     target: Target = option(default_factory=Target)
     profiles: str | None = None
     paths: list[str] = option(default_factory=list)
+    # Glob patterns of files and directories `jsops lint` leaves out of its walks (with --exclude).
+    exclude: list[str] = option(default_factory=list)
+    # The stream of bare consumer configs (natscli's `nats consumer add STREAM --config FILE`):
+    # file glob (relative to the config) -> stream name.
+    consumer_streams: dict[str, str] = option(default_factory=dict)
     rules: dict[str, dict[str, Any]] = option(default_factory=dict)
     contexts: dict[str, ContextConfig] = option(default_factory=dict)
     # The estate identity stamped on every object jsops apply creates or updates (metadata

@@ -48,6 +48,8 @@ class LintResult:
     objects: int = 0
     paths: list[str] = field(default_factory=list)  # the files reported on
     skipped: int = 0  # documents of other kinds (Kubernetes Deployments, ConfigMaps, ...) passed over
+    # Files that are not JetStream configs (package.json, Helm charts, workflows, ...) passed over.
+    not_jetstream: int = 0
     # The release the predicted err_codes are for when the target gives no server_version (the
     # newest supported one); None when the target declares it.
     assumed_release: str | None = None
@@ -160,10 +162,16 @@ def _per_release(rule: Rule, v: Violation, sev: Severity, configured: bool, rele
     return _to_finding(rule, v, sev)
 
 
-def _load_finding_for(f: Finding, release: tuple[int, int, int]) -> Finding:
+def _load_finding_for(f: Finding, release: tuple[int, int, int], since: dict[tuple[str, int, int, str], tuple[int, int, int]]) -> Finding:
     """A loader finding for the target's release: an unknown field in a request body (10025 from
-    2.12, when strict decoding became the default) is dropped silently by older releases, so there it
-    is advice, not a predicted rejection."""
+    2.12, when strict decoding became the default), or a value of a request key a release does not
+    read yet (``since``), is dropped silently by older releases, so there it is advice, not a
+    predicted rejection."""
+    first = since.get((f.file, f.line, f.column, f.rule))
+    if first is not None and release < first and f.server_error_code is not None:
+        return replace(f, severity=Severity.WARNING, server_error_code=None,
+                       message=f"{f.message}; nats-server {format_version(release)} drops it silently "
+                               f"({format_version(first)}+ refuses it: {f.server_error_code})")
     if f.rule == "JS005" and f.server_error_code == UNKNOWN_FIELD_ERROR and f.message.startswith("unknown field") \
             and release < STRICT_JSON_DEFAULT:
         return replace(f, severity=Severity.WARNING, server_error_code=None,
@@ -227,7 +235,7 @@ def lint_estate(
     raw_ctx = RuleContext(estate, the_target, profiles)
     view = release_view(estate, release)  # what the release receives (unknown fields dropped)
     ctx = raw_ctx if view is estate else RuleContext(view, the_target, profiles)
-    findings = [_load_finding_for(f, release) for f in estate.findings]
+    findings = [_load_finding_for(f, release, estate.since) for f in estate.findings]
     severity = selection.severity
     by_kind = _by_kind(view.resources, only_objects)
     raw_by_kind = by_kind if view is estate else _by_kind(estate.resources, only_objects)
@@ -257,8 +265,9 @@ def lint_estate(
         paths, objects = list(estate.files), len(estate.resources)
     findings.sort(key=Finding.sort_key)
     skipped = sum(1 for f, _, _ in estate.skipped if only_files is None or os.path.normpath(f) in wanted)
+    others = sum(1 for f in estate.not_jetstream if only_files is None or os.path.normpath(f) in wanted)
     assumed = None if parse_version(the_target.server_version) is not None else format_version(release)
-    return LintResult(findings, len(paths), objects, paths, skipped, assumed)
+    return LintResult(findings, len(paths), objects, paths, skipped, others, assumed)
 
 
 def _suppress(

@@ -132,5 +132,6 @@ LOAD_CODES: dict[str, LoadCode] = {
         LoadCode("JS021", "connection-fields-ignored", Severity.INFO, "NACK per-resource connection fields (servers, creds, nkey, tls, jsDomain) that jsops does not use"),
         LoadCode("JS022", "name-from-path", Severity.INFO, "a natscli file whose stream name (or a consumer's stream) is taken from its file or directory name"),
         LoadCode("JS023", "json-duplicate-key", Severity.WARNING, "a JSON key written twice: nats-server keeps the last value, and so does jsops"),
+        LoadCode("JS024", "consumer-stream-unknown", Severity.WARNING, "a bare consumer config (natscli's `nats consumer add STREAM --config FILE`) whose stream jsops cannot tell: give it with --stream or consumer-streams"),
     )
 }

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from linter.semantics import catalog
-from linter.semantics.updates import classify
+from linter.semantics.updates import RESET_FIELDS, classify
 
 from .live import CONTEXT, ESTATE, MANAGED_BY, RESUME, SOURCE, is_bookkeeping
 from .server_apis import canonical_time
@@ -23,10 +23,10 @@ from .vocabulary import ChangeClass
 __all__ = ["Change", "normalise", "diff_configs", "restore_start", "BOOKKEEPING_KEYS", "SET_FIELDS", "START_FIELDS"]
 
 BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME, CONTEXT, ESTATE)
-# lists whose order does not matter, and a consumer's start (refused as an update; the reset API changes
-# it): the field catalog's
+# lists whose order does not matter: the field catalog's; a consumer's start (refused as an update; the
+# reset API changes it)
 SET_FIELDS = tuple(dict.fromkeys((*catalog.set_valued("Stream"), *catalog.set_valued("Consumer"))))
-START_FIELDS = tuple(f.name for f in catalog.CONSUMER.fields if f.update.reset_api)
+START_FIELDS = RESET_FIELDS
 
 
 @dataclass(frozen=True)

@@ -91,12 +91,14 @@ _PAST = {
 
 
 class ChangeClass(StrEnum):
-    """The class of one field change: the four of :mod:`linter.semantics.updates` (what the server lets an
-    update change), and ``data-loss``, which the plan gives a limit change that removes stored
-    messages (:mod:`reconciler.dataloss`)."""
+    """The class of one field change: those of :mod:`linter.semantics.updates` (what the server lets an
+    update change, and ``reset``: a consumer start the server refuses as an update, made through the
+    reset API), and ``data-loss``, which the plan gives a limit change that removes stored messages
+    (:mod:`reconciler.dataloss`)."""
 
     IN_PLACE = "in-place"
     ONE_WAY = "one-way"
+    RESET = "reset"
     RECREATE = "recreate"
     FORBIDDEN = "forbidden"
     DATA_LOSS = "data-loss"

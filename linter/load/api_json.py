@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from fnmatch import fnmatchcase
 from functools import cache
 from typing import Any
 
@@ -16,12 +17,14 @@ from ..model.positions import Pos, resolve_position
 from ..model.resource import Declaration, Estate
 from ..semantics import catalog
 from ..semantics.catalog import Unit
+from ..semantics.releases import INVALID_JSON
 from ..semantics.units import UnitError, parse_duration, parse_size
 from .documents import ParsedDocument
+from .envelopes import consumer_envelope, stream_envelope
 from .messages import MAX_NAME_LENGTH, dotted, finding, kind_of, shown, too_long
 from .validation import admit
 
-__all__ = ["load_api"]
+__all__ = ["load_api", "given_stream", "needs_stream"]
 
 _CONSUMER_ONLY = frozenset(
     {"durable_name", "ack_policy", "deliver_policy", "ack_wait", "max_deliver", "filter_subject", "filter_subjects",
@@ -37,49 +40,48 @@ def load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None
         spec_path: tuple[Any, ...] = ("config",)
         if not isinstance(cfg, dict):
             pos = resolve_position(doc.positions, ("config",)) or start
-            estate.findings.append(finding("invalid-field", f"config must be a mapping, got {kind_of(cfg)}", file, *pos))
+            estate.findings.append(finding("invalid-field", f"config must be a mapping, got {kind_of(cfg)}", file, *pos, None, INVALID_JSON))
             return
         is_consumer = "stream_name" in v or bool(_CONSUMER_ONLY & cfg.keys())
+        lenient = is_consumer and consumer_envelope(doc, file, estate)
     elif "name" in v or "subjects" in v or "durable_name" in v:
         cfg = v
         spec_path = ()
         is_consumer = bool(_CONSUMER_ONLY & cfg.keys())
+        lenient = False
     else:
         estate.findings.append(
             finding("unknown-kind", "not a manifest: no apiVersion/kind, and not a NATS API StreamConfig or ConsumerConfig", file, *start)
         )
         return
     if is_consumer:
-        _load_api_consumer(doc, index, file, estate, dict(cfg), spec_path, start)
+        _load_api_consumer(doc, index, file, estate, dict(cfg), spec_path, start, lenient)
     else:
         _load_api_stream(doc, index, file, estate, dict(cfg), spec_path, start)
 
 
-def _load_api_consumer(doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: tuple[Any, ...], start: Pos) -> None:
+def _load_api_consumer(doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: tuple[Any, ...], start: Pos,
+                       lenient: bool = False) -> None:
     v = doc.value
     stream = v.get("stream_name") if spec_path else None
-    from_path = False
+    how = ""
     if stream is None:
         # `nats consumer add STREAM --config FILE` names the stream on the command line, so the file
-        # `nats consumer add --output` writes does not: take it from the file's directory.
-        stream = _name_from(os.path.basename(os.path.dirname(file)))
-        from_path = stream is not None
+        # `nats consumer add --output` writes does not: the user gives it (--stream, consumer-streams),
+        # or else the file's directory may be named after it (checked once the estate is loaded).
+        stream = given_stream(file, estate.consumer_streams)
+        how = "given"
+        if stream is None:
+            stream = _name_from(os.path.basename(os.path.dirname(file)))
+            how = "directory"
     if stream is None:
-        estate.findings.append(
-            finding(
-                "consumer-stream-not-found",
-                "consumer config does not say which stream it belongs to (natscli takes it on the command line): "
-                "keep the file in a directory named after the stream (ORDERS/consumer.json), or wrap it as "
-                "{\"stream_name\": \"STREAM\", \"config\": {...}}, the $JS.API.CONSUMER.CREATE body",
-                file,
-                *start,
-            )
-        )
+        estate.findings.append(finding("consumer-stream-unknown", needs_stream(None), file, *start))
         return
     if not isinstance(stream, str) or not stream or len(stream) > MAX_NAME_LENGTH:
         pos = resolve_position(doc.positions, ("stream_name",)) or start
         what = too_long("stream_name", stream) if isinstance(stream, str) and stream else f"stream_name must be a non-empty string, got {kind_of(stream)}"
-        estate.findings.append(finding("invalid-field", what, file, *pos))
+        # Not a string: the body does not decode (10025, every release).
+        estate.findings.append(finding("invalid-field", what, file, *pos, None, None if isinstance(stream, str) else INVALID_JSON))
         return
     name_field = "durable_name" if cfg.get("durable_name") else "name"
     name = cfg.get(name_field)
@@ -92,17 +94,21 @@ def _load_api_consumer(doc: ParsedDocument, index: int, file: str, estate: Estat
         estate.findings.append(finding("invalid-field", too_long(name_field, name), file, *pos))
         return
     declared = Declaration("Consumer", name, stream, file, "default", {}, "api", index, doc.line, doc.positions, spec_path, {}, v)
-    if from_path:
-        estate.named_from_path.add(declared.key)
+    if how:
+        if how == "directory":
+            estate.named_from_path.add(declared.key)
+        whence = "its directory's name" if how == "directory" else "as given (--stream or consumer-streams)"
         estate.findings.append(
             finding("name-from-path", f"consumer {shown(name)!r} names no stream (as `nats consumer add --output` writes it): "
-                    f"it belongs to stream {shown(stream)!r}, its directory's name", file, *start, declared.ref)
+                    f"it belongs to stream {shown(stream)!r}, {whence}", file, *start, declared.ref)
         )
     units_ok = _api_unit_strings(cfg, "Consumer", spec_path, doc, file, estate)
-    admit(declared, cfg, estate, units_ok)
+    admit(declared, cfg, estate, units_ok, lenient)
 
 
 def _load_api_stream(doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: tuple[Any, ...], start: Pos) -> None:
+    if not spec_path:  # the body of a stream request: its envelope keys are not config fields
+        stream_envelope(cfg, doc, file, estate)
     name = cfg.get("name")
     if name is None and not spec_path:
         # `nats stream add NAME --config FILE`: the name is on the command line; take the file's.
@@ -127,6 +133,26 @@ def _load_api_stream(doc: ParsedDocument, index: int, file: str, estate: Estate,
 
 
 _PATH_NAME = re.compile(r"^[A-Za-z0-9_-]{1,255}$")
+
+
+def given_stream(file: str, pairs: list[tuple[str, str]]) -> str | None:
+    """The stream the user gives for a bare consumer config: the first ``(glob, stream)`` whose glob
+    matches the file's path (a glob without ``/`` matches its name; ``*`` matches every file)."""
+    path = os.path.normpath(file).replace(os.sep, "/")
+    for pattern, stream in pairs:
+        pat = os.path.normpath(pattern).replace(os.sep, "/") if "/" in pattern else pattern
+        if fnmatchcase(path if "/" in pat else path.rsplit("/", 1)[-1], pat) or ("/" in pat and fnmatchcase(os.path.abspath(file).replace(os.sep, "/"), pat)):
+            return stream
+    return None
+
+
+def needs_stream(directory: str | None) -> str:
+    """What a bare consumer config needs, said where it is (JS024: a layout question, not a server's)."""
+    where = f"its directory {shown(directory)!r} is not a declared stream" if directory else "its directory's name is not a stream name"
+    return ("consumer config names no stream (natscli takes it on the command line), "
+            f"and {where}: not linted; give the stream with `jsops lint --stream STREAM` or `consumer-streams: {{GLOB: STREAM}}` "
+            "in .jsops.yaml, keep the file in a directory named after it, or use the $JS.API.CONSUMER.CREATE body "
+            "{\"stream_name\": \"STREAM\", \"config\": {...}}")
 
 
 def _name_from(text: str) -> str | None:
@@ -161,7 +187,9 @@ def _api_unit_strings(cfg: dict[str, Any], kind: str, res_path: tuple[Any, ...],
                 hint = ""
             what = "durations in integer nanoseconds" if unit == "duration" else "sizes in integer bytes"
             pos = resolve_position(doc.positions, res_path + path) or (doc.line, 1)
-            estate.findings.append(finding("invalid-field", f"{label}: the NATS API takes {what}, got {kind_of(value)}{hint}", file, *pos))
+            # A JSON string where the server's Go struct has an integer: the body does not decode (10025).
+            estate.findings.append(finding("invalid-field", f"{label}: the NATS API takes {what}, got {kind_of(value)}{hint}", file, *pos,
+                                           None, INVALID_JSON))
             _drop(cfg, path)
     return ok
 

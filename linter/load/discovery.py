@@ -13,13 +13,14 @@ nesting deeper is not read below the bound, and :func:`load_paths` reports the d
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from fnmatch import fnmatchcase
 from typing import NamedTuple
 
 from ..errors import LinterError
 from .templates import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES
 
-__all__ = ["LoadError", "MANIFEST_SUFFIXES", "MAX_DIR_DEPTH", "Discovered", "discover", "discover_entries", "discover_tree",
+__all__ = ["LoadError", "MANIFEST_SUFFIXES", "MAX_DIR_DEPTH", "Discovered", "discover", "discover_entries", "discover_tree", "excluded",
            "git_root", "tree_root", "escapes", "link_out", "printable_path", "walk_dirs"]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -31,7 +32,7 @@ class LoadError(LinterError):
     """A path that cannot be read at all (missing, unreadable): the tool cannot run (exit 2)."""
 
 
-def discover(paths: Iterable[str]) -> list[str]:
+def discover(paths: Iterable[str], exclude: Sequence[str] = ()) -> list[str]:
     """Manifest files under ``paths`` (directories are walked; hidden directories are skipped).
     Templates (``*.yaml.j2``, ``*.yml.j2``, ``*.json.j2``) are manifest files too. A directory
     named ``environments`` found by the walk holds template values: its own files are skipped
@@ -40,9 +41,36 @@ def discover(paths: Iterable[str]) -> list[str]:
     target is outside the tree (see :func:`tree_root`) are left out: :func:`load_paths` reports
     them (JS014) and nothing ever reads them.
 
+    ``exclude``: glob patterns (:func:`excluded`) of files and directories a walk leaves out.
+
     Raises :class:`LoadError` for a path that does not exist or cannot be listed.
     """
-    return [f for f, root in discover_entries(paths) if not link_out(f, root)]
+    return [f for f, root in discover_entries(paths, exclude) if not link_out(f, root)]
+
+
+def excluded(relative: str, patterns: Sequence[str]) -> bool:
+    """Whether a path (relative to the directory walked, ``/``-separated) matches one of ``patterns``.
+
+    As in ``.gitignore``: a pattern without ``/`` matches any file or directory of that name
+    (``node_modules``, ``*.lock.json``, ``values*.yaml``); a pattern with ``/`` matches the relative
+    path from the directory walked (``charts/*``, ``deploy/helm``), a directory and all under it;
+    ``**/`` matches any number of directories. Matching is case-sensitive.
+    """
+    parts = relative.split("/")
+    for raw in patterns:
+        pat = raw.strip().rstrip("/")
+        if pat.startswith("./"):
+            pat = pat[2:]
+        if not pat:
+            continue
+        if "/" not in pat:
+            if any(fnmatchcase(part, pat) for part in parts):
+                return True
+            continue
+        for p in {pat, pat.removeprefix("**/")}:
+            if fnmatchcase(relative, p) or any(fnmatchcase("/".join(parts[:i]), p) for i in range(1, len(parts))):
+                return True
+    return False
 
 
 def link_out(path: str, root: str) -> bool:
@@ -60,12 +88,12 @@ class Discovered(NamedTuple):
     too_deep: list[str]
 
 
-def discover_entries(paths: Iterable[str]) -> list[tuple[str, str]]:
+def discover_entries(paths: Iterable[str], exclude: Sequence[str] = ()) -> list[tuple[str, str]]:
     """``(file, tree root)`` of every file :func:`discover` would find, links out of the tree included."""
-    return discover_tree(paths).entries
+    return discover_tree(paths, exclude=exclude).entries
 
 
-def discover_tree(paths: Iterable[str], max_depth: int = MAX_DIR_DEPTH) -> Discovered:
+def discover_tree(paths: Iterable[str], max_depth: int = MAX_DIR_DEPTH, exclude: Sequence[str] = ()) -> Discovered:
     """:func:`discover_entries`, with the directories too deep to walk (see the module's docstring)."""
     out: list[tuple[str, str]] = []
     too_deep: list[str] = []
@@ -77,7 +105,7 @@ def discover_tree(paths: Iterable[str], max_depth: int = MAX_DIR_DEPTH) -> Disco
                 out.append((bare, holder))
                 continue
         if os.path.isdir(p):
-            _walk_entries(p, max_depth, out, too_deep)
+            _walk_entries(p, max_depth, out, too_deep, exclude)
         elif os.path.lexists(p):
             out.append((p, tree_root(p)))
         else:
@@ -92,9 +120,9 @@ def discover_tree(paths: Iterable[str], max_depth: int = MAX_DIR_DEPTH) -> Disco
     return Discovered(unique, too_deep)
 
 
-def _walk_entries(p: str, max_depth: int, out: list[tuple[str, str]], too_deep: list[str]) -> None:
+def _walk_entries(p: str, max_depth: int, out: list[tuple[str, str]], too_deep: list[str], exclude: Sequence[str] = ()) -> None:
     try:
-        walked = list(walk_dirs(p, max_depth))
+        walked = list(walk_dirs(p, max_depth, exclude))
     except OSError as exc:
         raise LoadError(f"{p}: cannot read directory: {exc.strerror or exc}") from None
     top = os.path.normpath(p)
@@ -108,6 +136,8 @@ def _walk_entries(p: str, max_depth: int, out: list[tuple[str, str]], too_deep: 
             full = os.path.join(dirpath, f)
             # Hidden files (the jsops config .jsops.yaml among them) are not manifests.
             if not f.endswith(_DISCOVERED) or f.startswith("."):
+                continue
+            if exclude and excluded(_relative(full, p), exclude):
                 continue
             # Only regular files: a FIFO would block, a device would never end. A link out
             # of the tree is kept here (and reported) whatever it points at.
@@ -166,12 +196,17 @@ def _is_values_dir(directory: str) -> bool:
     return os.path.basename(os.path.normpath(directory)) == ENVIRONMENTS_DIR
 
 
-def walk_dirs(top: str, max_depth: int = MAX_DIR_DEPTH) -> Iterator[tuple[str, list[str], bool]]:
+def _relative(path: str, top: str) -> str:
+    return os.path.relpath(path, top).replace(os.sep, "/")
+
+
+def walk_dirs(top: str, max_depth: int = MAX_DIR_DEPTH, exclude: Sequence[str] = ()) -> Iterator[tuple[str, list[str], bool]]:
     """``(directory, its file names, too deep)`` top-down as ``os.walk`` visits them (hidden
     directories skipped, subdirectories in name order, directory links listed but not entered),
     without recursion: a directory ``max_depth`` levels below ``top`` is yielded with ``too deep``
     true when it has subdirectories, which are not walked. Raises OSError for a directory that
-    cannot be listed."""
+    cannot be listed. Directories matching ``exclude`` (:func:`excluded`, relative to ``top``) are not
+    entered."""
     stack = [(top, 0)]
     while stack:
         here, depth = stack.pop()
@@ -186,7 +221,7 @@ def walk_dirs(top: str, max_depth: int = MAX_DIR_DEPTH) -> Iterator[tuple[str, l
                     is_dir = enter = False
                 if not is_dir:
                     files.append(e.name)
-                elif enter and not e.name.startswith("."):
+                elif enter and not e.name.startswith(".") and not (exclude and excluded(_relative(os.path.join(here, e.name), top), exclude)):
                     dirs.append(e.name)
         dirs.sort()
         deep = depth >= max_depth and bool(dirs)

@@ -8,6 +8,7 @@ from typing import Any
 from ..model.config import ConsumerConfig
 from ..model.resource import Estate, Resource, ResourceKey
 from ..semantics.errcodes import ErrCode
+from .api_json import needs_stream
 from .messages import finding, short, shown
 
 __all__ = ["check_estate"]
@@ -33,24 +34,12 @@ def _stream_path(r: Resource) -> tuple[Any, ...]:
 
 
 def _directory_not_a_stream(r: Resource, estate: Estate) -> None:
-    """A bare consumer config (no stream in the file) in a directory that is not a declared stream:
-    one error that says both ways to name the stream, instead of the JS022 note."""
+    """A bare consumer config (no stream in the file, none given) in a directory that is not a
+    declared stream: which stream it is for is a layout question, not the server's (no err code).
+    One warning at the file saying what is needed, instead of the JS022 note; the consumer is not
+    linted (nor planned) until its stream is given."""
     estate.findings = [f for f in estate.findings if not (f.rule == "JS022" and f.file == r.file and f.object == r.ref)]
-    line, col = r.doc_line, 1
-    estate.findings.append(
-        finding(
-            "consumer-stream-not-found",
-            f"consumer {shown(r.name)!r} does not say which stream it belongs to (natscli takes it on the command line), "
-            f"and its directory {shown(r.stream)!r} is not a declared stream: keep the file in a directory named after "
-            "its stream (ORDERS/consumer.json), or wrap it as {\"stream_name\": \"STREAM\", \"config\": {...}}, "
-            "the $JS.API.CONSUMER.CREATE body",
-            r.file,
-            line,
-            col,
-            r.ref,
-            ErrCode.STREAM_NOT_FOUND,
-        )
-    )
+    estate.findings.append(finding("consumer-stream-unknown", needs_stream(r.stream), r.file, r.doc_line, 1, r.ref))
 
 
 def check_estate(estate: Estate) -> None:
@@ -78,11 +67,13 @@ def check_estate(estate: Estate) -> None:
     estate.resources = kept
     streams = {(r.context, r.name) for r in kept if r.kind == "Stream"}
     streams |= {(ctx, name) for ctx, kind, name, _ in estate.invalid if kind == "Stream"}
+    guessed = [r for r in kept if r.kind == "Consumer" and r.key in estate.named_from_path and (r.context, r.stream) not in streams]
+    for r in guessed:
+        _directory_not_a_stream(r, estate)
+    if guessed:
+        estate.resources = kept = [r for r in kept if not any(r is g for g in guessed)]
     for r in kept:
         if r.kind == "Consumer" and (r.context, r.stream) not in streams:
-            if r.key in estate.named_from_path:
-                _directory_not_a_stream(r, estate)
-                continue
             line, col = r.locate(_stream_path(r), document_path=True)
             where = f" in context {short(r.context)!r}" if r.context != "default" else ""
             estate.findings.append(

@@ -20,6 +20,7 @@ from .messages import MAX_FINDINGS_PER_FILE, did_you_mean, finding, short, type_
 from .nack import NACK_APIS, load_nack
 from .native import NATIVE_API, load_native
 from .parse_cache import ParseCache, Parsed
+from .recognise import HELM_CHART, JETSTREAM_KINDS, NOT_JETSTREAM, UNREADABLE, api_config, text_looks_jetstream
 
 __all__ = ["load_file", "load_text", "read_file", "read_text", "process", "finish_file", "link_out_finding", "scrubbed"]
 
@@ -97,16 +98,11 @@ def _holds_manifest(parsed: Parsed) -> bool:
 
 def read_text(data: bytes, file: str, limits: Limits | None) -> Parsed:
     """Documents, problems, whether the file ends in a bare separator, and whether its text looks
-    like a manifest (a key of one of the dialects at the start of a line, or a JSON one)."""
+    like a JetStream config (:func:`linter.load.recognise.text_looks_jetstream`)."""
     docs, problems = read_documents(data, json_file=file.endswith(".json"), limits=limits or Limits())
     trailing = len(docs) > 1 and _only_separator_after(data, docs[-1].line)
-    looks = len(data) <= (limits or Limits()).max_file_bytes and _LOOKS_LIKE_MANIFEST.search(data, 0, 1 << 20) is not None
+    looks = len(data) <= (limits or Limits()).max_file_bytes and text_looks_jetstream(data)
     return docs, problems, trailing, looks
-
-
-_LOOKS_LIKE_MANIFEST = re.compile(
-    rb"(?m)^[ \t]*(?:- )?(?:apiVersion|kind|metadata|spec)[ \t]*:|\"(?:apiVersion|kind|config|stream_name|name|subjects|durable_name)\"[ \t\r\n]*:"
-)
 
 
 def load_file(path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None, root: str | None = None,
@@ -120,7 +116,7 @@ def load_file(path: str, estate: Estate, *, display: str | None = None, limits: 
         return
     estate.files.append(shown)
     first = len(estate.findings)
-    manifest = process(docs, problems, trailing, shown, estate)
+    manifest = process(docs, problems, trailing, shown, estate, looks)
     finish_file(estate, first, shown, manifest or looks)
 
 
@@ -128,14 +124,17 @@ def load_text(data: bytes, file: str, estate: Estate, *, limits: Limits | None =
     estate.files.append(file)
     first = len(estate.findings)
     docs, problems, trailing, looks = read_text(data, file, limits)
-    manifest = process(docs, problems, trailing, file, estate)
+    manifest = process(docs, problems, trailing, file, estate, looks)
     finish_file(estate, first, file, manifest or looks)
 
 
 def finish_file(estate: Estate, first: int, file: str, manifest: bool) -> None:
     """Cap the file's findings; for a file that holds no manifest (a key, a token, a binary, a file
     past the size bound), make sure no finding quotes it: messages lose their quoted fragments and
-    reports show none of its lines."""
+    reports show none of its lines. A file in which nothing was a JetStream config (and nothing was
+    reported) is not counted among the files linted: the summary counts it as passed over."""
+    if file in estate.not_jetstream and len(estate.findings) == first and estate.files and estate.files[-1] == file:
+        estate.files.pop()
     _cap_file_findings(estate, first, file)
     if manifest:
         return
@@ -170,9 +169,20 @@ def _cap_file_findings(estate: Estate, first: int, file: str) -> None:
     estate.findings[first:] = kept
 
 
-def process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: bool, file: str, estate: Estate) -> bool:
-    """Load the documents of one file; returns whether any of them looks like a manifest."""
+def process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: bool, file: str, estate: Estate, looks: bool = True) -> bool:
+    """Load the documents of one file; returns whether any of them looks like a manifest.
+
+    ``looks``: whether the file's text names something of JetStream. A file that does not and cannot
+    be parsed, or whose documents are none of them JetStream configs (:mod:`linter.load.recognise`),
+    is passed over and counted (``estate.not_jetstream``), with no finding."""
+    if not looks and any(p.code == "yaml-syntax" for p in [*problems, *(q for d in docs for q in d.problems)]):
+        estate.not_jetstream[file] = UNREADABLE
+        return False
     manifest = any(isinstance(d.value, dict) and not _MANIFEST_KEYS.isdisjoint(d.value) for d in docs)
+    # A file with one JetStream config in it is one: its other documents are read as manifests too.
+    looks = looks or any(_jetstream(d.value, file) for d in docs)
+    before = (len(estate.resources), len(estate.findings), len(estate.skipped))
+    passed: list[str] = []
     for i, doc in enumerate(docs):
         for p in doc.problems:
             estate.findings.append(problem_finding(p, file))
@@ -182,7 +192,14 @@ def process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: b
                     continue  # a trailing '---' is common and harmless
                 estate.findings.append(finding("empty-document", "empty document (null); remove it or add a manifest", file, doc.line, 1))
             continue
+        why = _not_jetstream(doc.value, file, looks)
+        if why is not None:
+            passed.append(why)
+            continue
         _load_document(doc, i, file, estate)
+    if passed and before == (len(estate.resources), len(estate.findings), len(estate.skipped)) and not problems:
+        estate.not_jetstream[file] = passed[0]
+        return False
     for p in problems:
         estate.findings.append(problem_finding(p, file))
     if not docs and not problems:
@@ -203,6 +220,32 @@ def _only_separator_after(data: bytes, line: int) -> bool:
         if text and not text.startswith(b"#") and text not in (b"---", b"..."):
             return False
     return True
+
+
+def _not_jetstream(v: Any, file: str, looks: bool) -> str | None:
+    """Why a document is not a JetStream config (:mod:`linter.load.recognise`), or None when it is one
+    (or another API's object, which :func:`_load_document` counts, or a near miss of ours: an error)."""
+    if not isinstance(v, dict):
+        return None if looks else NOT_JETSTREAM
+    api, kind = v.get("apiVersion"), v.get("kind")
+    if isinstance(kind, str) and kind in JETSTREAM_KINDS or not isinstance(kind, (str, type(None))):
+        return None  # a JetStream kind, or a kind that is not a name at all: the dialect's loader says so
+    if api is None and kind is None:
+        return None if api_config(v) or looks and not v else NOT_JETSTREAM
+    if isinstance(api, str) and "/" not in api and kind is None and not any(w in api.lower() for w in ("jsops", "jetstream")):
+        # Helm's Chart.yaml (`apiVersion: v2`, no kind), or another bare-versioned file of no API.
+        return HELM_CHART if file.endswith(("Chart.yaml", "Chart.yml")) else NOT_JETSTREAM
+    if api is None:  # a kind of no JetStream dialect, without an apiVersion
+        return NOT_JETSTREAM
+    return None
+
+
+def _jetstream(v: Any, file: str) -> bool:
+    """Whether a document is a JetStream config (or a near miss of one): not another API's object."""
+    if not isinstance(v, dict) or _not_jetstream(v, file, False) is not None:
+        return False
+    api = v.get("apiVersion")
+    return api is None and "kind" not in v or not _foreign_api(api, v.get("kind"))
 
 
 def _load_document(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None:

@@ -98,5 +98,5 @@ def _load_parsed(item: tuple[Any, ...], estate: Estate) -> None:
         link_out_finding(f, estate)
         return
     estate.files.append(f)
-    manifest = process(docs, problems, trailing, f, estate)
+    manifest = process(docs, problems, trailing, f, estate, looks)
     finish_file(estate, first, f, manifest or looks)

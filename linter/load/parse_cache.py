@@ -57,7 +57,7 @@ MAX_BYTES = 64 * 1024 * 1024
 Parsed = tuple[list[ParsedDocument], list[ReadProblem], bool, bool]
 """Documents, file problems, trailing separator, looks like a manifest (see ``read_text``)."""
 
-_MAGIC = b"jsops-parse-cache 2\n"
+_MAGIC = b"jsops-parse-cache 3\n"  # 3: private packs (2) and the looks flag "names something of JetStream" (load.recognise)
 _PACK_SUFFIX = ".pack"
 _SUM_BYTES = 16
 

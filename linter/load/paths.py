@@ -4,7 +4,7 @@ on two cores, and the estate-wide checks once everything is loaded."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..model.positions import MapPos, Pos, PosEntry
@@ -16,6 +16,7 @@ from .estate_checks import check_estate
 from .files import finish_file, link_out_finding, load_file, process, read_text
 from .messages import finding
 from .parse_cache import open_cache
+from .recognise import HELM_TEMPLATE, helm_template
 from .templates import EnvironmentError_, is_template, render_file
 
 if TYPE_CHECKING:
@@ -27,7 +28,8 @@ _Move = Callable[[Pos], Pos]
 
 
 def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str | None = None, environments_dir: str | None = None,
-               meanwhile: Callable[[], None] | None = None, cache: bool = False) -> Estate:
+               meanwhile: Callable[[], None] | None = None, cache: bool = False, exclude: Sequence[str] = (),
+               consumer_streams: Sequence[tuple[str, str]] = ()) -> Estate:
     """Load every manifest under ``paths``; also checks estate-wide loading problems
     (duplicate objects, consumers whose stream is not declared).
 
@@ -43,10 +45,17 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
     are not parsed again (:mod:`linter.load.parse_cache`; templates are always rendered and parsed).
     Off by default: only ``jsops lint`` asks for it, never plan, apply or the controller (whoever
     can write the cache must not decide what is applied).
+
+    ``exclude``: glob patterns of files and directories the walks leave out
+    (:func:`linter.load.discovery.excluded`). Files under a Helm chart's ``templates/`` are not
+    read: they are counted in ``estate.not_jetstream`` (:mod:`linter.load.recognise`).
+
+    ``consumer_streams``: ``(file glob, stream)`` pairs naming the stream of bare consumer configs
+    (natscli's ``nats consumer add STREAM --config FILE``); the first match wins.
     """
-    estate = Estate()
+    estate = Estate(consumer_streams=list(consumer_streams))
     paths = list(paths)
-    entries, too_deep = discover_tree(paths)
+    entries, too_deep = discover_tree(paths, exclude=exclude)
     for d in too_deep:
         d = printable_path(d) or d
         estate.opaque.add(d)
@@ -61,6 +70,8 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
                                            "jsops did not read it: rename it", shown, 1, 1, excerpt=False))
         elif link_out(f, root):
             link_out_finding(f, estate)
+        elif helm_template(f):
+            estate.not_jetstream[f] = HELM_TEMPLATE
         else:
             files.append(f)
     roots = dict(entries)

@@ -3,6 +3,7 @@ that point at the manifest's own fields (in the dialect's spelling)."""
 
 from __future__ import annotations
 
+import copy
 import re
 import types
 from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
@@ -12,7 +13,7 @@ from ..model.config import ConsumerConfig, StreamConfig
 from ..model.records import Record, is_record_class, validation_errors
 from ..model.resource import Declaration, Estate, Resource
 from ..semantics.errcodes import ErrCode
-from ..semantics.releases import UNKNOWN_FIELD_ERROR
+from ..semantics.releases import INVALID_JSON, UNKNOWN_FIELD_ERROR
 from ._nack_tables import NACK_TABLES
 from .messages import MAX_FINDINGS_PER_OBJECT, did_you_mean, dotted, finding, kind_of, short
 
@@ -24,9 +25,13 @@ __all__ = ["admit", "validate", "validation_finding", "model_at"]
 
 def validate(declared: Declaration, spec: dict[str, Any], estate: Estate) -> StreamConfig | ConsumerConfig | None:
     """The validated config of ``declared``; None (with findings, and the object marked invalid) if it is not valid."""
+    return _validate(declared, spec, estate)[0]
+
+
+def _validate(declared: Declaration, spec: dict[str, Any], estate: Estate) -> tuple[StreamConfig | ConsumerConfig | None, list[ErrorDetails]]:
     model: type[StreamConfig | ConsumerConfig] = StreamConfig if declared.kind == "Stream" else ConsumerConfig
     try:
-        return model.model_validate(spec)
+        return model.model_validate(spec), []
     except Exception as exc:
         errors = validation_errors(exc)
         if errors is None:
@@ -39,7 +44,31 @@ def validate(declared: Declaration, spec: dict[str, Any], estate: Estate) -> Str
                 finding("invalid-field", f"{len(errors) - MAX_FINDINGS_PER_OBJECT} more problems in {declared.ref} are not shown", declared.file, line, col, declared.ref)
             )
         estate.invalid.add(declared.key)
-        return None
+        return None, errors
+
+
+def _lenient(declared: Declaration, spec: dict[str, Any], errors: list[ErrorDetails], estate: Estate) -> None:
+    """A request body whose only problems are unknown fields: releases before strict decoding (2.12)
+    drop them and judge the rest, so the object without them goes to ``estate.lenient`` (the release
+    views of those releases lint it; :func:`linter.semantics.releases.release_view`)."""
+    if declared.dialect != "api" or not errors or any(e["type"] != "extra_forbidden" for e in errors):
+        return
+    trimmed: Any = copy.deepcopy(spec)
+    for e in errors:
+        *parents, last = tuple(e["loc"])
+        node = trimmed
+        for step in parents:
+            node = node.get(step) if isinstance(node, dict) else node[step] if isinstance(node, list) and isinstance(step, int) else None
+        if isinstance(node, dict):
+            node.pop(last, None)
+    model: type[StreamConfig | ConsumerConfig] = StreamConfig if declared.kind == "Stream" else ConsumerConfig
+    try:
+        config = model.model_validate(trimmed)
+    except Exception as exc:
+        if validation_errors(exc) is None:
+            raise
+        return
+    estate.lenient.append(Resource.of(declared, config))
 
 
 def validation_finding(res: Declaration, model: type[Record], err: ErrorDetails) -> Finding:
@@ -58,7 +87,18 @@ def validation_finding(res: Declaration, model: type[Record], err: ErrorDetails)
         msg = _value_message(kind, dotted(src), err)
         line, col = res.locate(src, document_path=True)
     code = ErrCode.SOURCE_INVALID_STREAM_NAME if err.get("input") is None and len(loc) >= 2 and loc[-2] == "sources" and isinstance(loc[-1], int) else None
+    if code is None and res.dialect == "api" and kind in _DECODE_ERRORS and err.get("input") is not None:
+        code = INVALID_JSON  # the request body does not decode (Go's json: a value of the wrong type)
     return finding("invalid-field", msg, res.file, line, col, res.ref if res.name else None, code)
+
+
+# Model errors that are Go decoding errors of the request body (a JSON value of the wrong type, an
+# enum value or a time the server cannot read): 10025 on every release. Not the model's own checks.
+_DECODE_ERRORS = frozenset({
+    "string_type", "int_type", "int_parsing", "int_from_float", "bool_type", "bool_parsing", "list_type", "dict_type",
+    "model_type", "model_attributes_type", "literal_error", "datetime_type", "datetime_parsing", "datetime_from_date_parsing",
+    "timezone_aware",
+})
 
 
 def _value_message(kind: str, label: str, err: ErrorDetails) -> str:
@@ -131,13 +171,23 @@ def _external_names(res: Declaration, model: type[Record], loc: tuple[Any, ...])
     return names
 
 
-def admit(declared: Declaration, spec: dict[str, Any], estate: Estate, ok: bool = True) -> Resource | None:
+def admit(declared: Declaration, spec: dict[str, Any], estate: Estate, ok: bool = True, lenient: bool = False) -> Resource | None:
     """Validate ``spec`` and add the resource ``declared`` becomes to the estate; with ``ok`` False
-    (other findings about the object) or an invalid config, mark the object invalid instead."""
-    config = validate(declared, spec, estate)
+    (other findings about the object) or an invalid config, mark the object invalid instead. With
+    ``lenient`` (a request body whose envelope has unknown keys: refused from 2.12, accepted before)
+    a valid object goes to ``estate.lenient``."""
+    if lenient and ok:
+        config, _ = _validate(declared, spec, estate)
+        estate.invalid.add(declared.key)
+        if config is not None:
+            estate.lenient.append(Resource.of(declared, config))
+        return None
+    config, errors = _validate(declared, spec, estate)
     if config is not None and ok:
         resource = Resource.of(declared, config)
         estate.add(resource)
         return resource
     estate.invalid.add(declared.key)
+    if ok:
+        _lenient(declared, spec, errors, estate)
     return None

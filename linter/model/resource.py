@@ -189,11 +189,23 @@ class Estate:
     # Documents of other kinds in the same files (Kubernetes Deployments, ConfigMaps, ...): (file, line,
     # "apiVersion kind"), passed over quietly and counted in the summary.
     skipped: list[tuple[str, int, str]] = field(default_factory=list)
+    # Files that are not JetStream configs (linter.load.recognise: package.json, Helm charts and
+    # templates, CI workflows, ...): file -> why, passed over without a finding and counted.
+    not_jetstream: dict[str, str] = field(default_factory=dict)
     # NACK Account resources by name: the connection a NACK object with ``spec.account`` is routed to
     # (its context is the account's name).
     accounts: dict[str, NackAccount] = field(default_factory=dict)
     # Objects whose stream (or name) came from the file's directory or name (natscli files), for messages.
     named_from_path: set[ResourceKey] = field(default_factory=set)
+    # The stream of a bare consumer config (natscli's `nats consumer add STREAM --config FILE`), as the
+    # user gives it: (file glob, stream), the first match wins (``--stream`` is the glob ``*``, last).
+    consumer_streams: list[tuple[str, str]] = field(default_factory=list)
+    # Loader findings whose err_code applies from a release on (file, line, column, rule) -> release:
+    # an older release drops the value silently (a request key it does not read yet).
+    since: dict[tuple[str, int, int, str], tuple[int, int, int]] = field(default_factory=dict)
+    # Request bodies (API JSON) refused only for unknown fields, without them: what the releases
+    # before strict decoding (2.12), which drop unknown fields, receive and judge (release_view).
+    lenient: list[Resource] = field(default_factory=list)
     # Files that are not manifests (links out of the tree, files with no manifest in them): no
     # report or later step reads or quotes them.
     opaque: set[str] = field(default_factory=set)

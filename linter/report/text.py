@@ -70,8 +70,11 @@ def render_text(result: LintResult, *, color: bool = False, source: SourceLines 
     scope = f"{_plural(result.objects, 'object')} in {_plural(result.files, 'file')}"
     if result.skipped:
         scope += f"; {_plural(result.skipped, 'other Kubernetes object')} skipped"
+    if result.not_jetstream:
+        n = result.not_jetstream
+        scope += f"; {_plural(n, 'file')} that {'is not a JetStream config' if n == 1 else 'are not JetStream configs'} skipped"
     if not result.findings and not result.files:
-        lines.append("No manifests found: nothing was linted (0 files).")
+        lines.append("No manifests found: nothing was linted (0 files)." if not (result.skipped or result.not_jetstream) else f"No manifests found: nothing was linted ({scope}).")
     elif not result.findings:
         lines.append(f"All clean: {scope}.")
     else:

@@ -29,6 +29,7 @@ __all__ = [
     "Field",
     "Record",
     "ABSENT",
+    "FIRST_RELEASE",
     "RECORDS",
     "STREAM",
     "CONSUMER",
@@ -129,7 +130,9 @@ class Record:
         return tuple(f.name for f in self.fields)
 
 
-_BASE: Version = (2, 2, 0)
+FIRST_RELEASE: Version = (2, 2, 0)
+"""The first release with the JetStream API: what every field older than its own release is dated."""
+_BASE = FIRST_RELEASE
 SECOND = 1_000_000_000
 
 _STREAM_LOST = "the stream is deleted and created again: its messages and consumers are lost"

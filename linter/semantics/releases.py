@@ -27,6 +27,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from . import catalog
+from .catalog import FIRST_RELEASE
 from .errcodes import ErrCode
 
 if TYPE_CHECKING:
@@ -44,6 +45,11 @@ __all__ = [
     "ENUM_VALUES",
     "STRICT_JSON_DEFAULT",
     "UNKNOWN_FIELD_ERROR",
+    "INVALID_JSON",
+    "CONSUMER_REQUEST_KEYS",
+    "STREAM_REQUEST_KEYS",
+    "CONSUMER_ACTIONS",
+    "IMPLICIT_REPUBLISH_SINCE",
     "NORMALISE_NEGATIVE_LIMITS",
     "NEWEST",
     "SUPPORTED",
@@ -60,7 +66,12 @@ Version = tuple[int, int, int]
 
 # Strict JSON decoding of API requests became the default in 2.12 (opt-in in 2.11).
 STRICT_JSON_DEFAULT: Version = (2, 12, 0)
-UNKNOWN_FIELD_ERROR = ErrCode.INVALID_JSON
+# JSInvalidJSONErr: the request body does not decode. Every release answers it for a value of the
+# wrong JSON type ("ack_wait": "30000000000", "subjects": "a", "max_msgs": 1.5), an unknown enum value
+# or a bad time (measured on 2.10.26 ... 2.15.1; null is accepted as the zero value); from 2.12 also
+# for an unknown field.
+INVALID_JSON = ErrCode.INVALID_JSON
+UNKNOWN_FIELD_ERROR = INVALID_JSON
 # Consumer limits that the server normalises when negative (max_waiting, max_batch, max_expires,
 # max_bytes, idle_heartbeat, inactive_threshold to 0; max_deliver, max_ack_pending below -1 to -1)
 # from this release; older releases store them as given, or refuse max_waiting (10087),
@@ -72,6 +83,21 @@ NORMALISE_NEGATIVE_LIMITS: Version = (2, 12, 0)
 STREAM_FIELDS: dict[str, Version] = catalog.field_since("Stream")
 # Fields of a mirror or a sources[] entry (StreamSource).
 STREAM_SOURCE_FIELDS: dict[str, Version] = catalog.field_since("StreamSource")
+
+# Keys of the request bodies beside the config, and the release that reads each (measured on the
+# binaries: tests/integration/test_request_bodies_server.py). Before it a release drops the key
+# silently (a bad value too); from 2.12 any other key is an unknown field (10025), before it dropped.
+# $JS.API.CONSUMER.CREATE / DURABLE.CREATE (CreateConsumerRequest):
+CONSUMER_REQUEST_KEYS: dict[str, Version] = {"stream_name": FIRST_RELEASE, "config": FIRST_RELEASE, "action": (2, 10, 0), "pedantic": (2, 11, 0)}
+# $JS.API.STREAM.CREATE / UPDATE (StreamConfigRequest: the StreamConfig's fields, and these):
+STREAM_REQUEST_KEYS: dict[str, Version] = {"pedantic": (2, 11, 0)}
+# From this release a '>' -> '>' republish of a single-subject stream whose subject_transform reads
+# that subject republishes the transformed subjects (an implicit republish); 2.10 checks the '>'
+# destination as written, which collides with every subject: 10052 (measured on 2.10.26, 2.11.11).
+IMPLICIT_REPUBLISH_SINCE: Version = (2, 11, 0)
+# The values CreateConsumerRequest's action decodes (anything else: 10025 on every release that reads it).
+CONSUMER_ACTIONS = ("", "create", "update")
+
 # Fields of a stream's placement (2.10 drops "preferred", measured on 2.10.26).
 PLACEMENT_FIELDS: dict[str, Version] = catalog.field_since("Placement")
 CONSUMER_FIELDS: dict[str, Version] = catalog.field_since("Consumer")
@@ -200,11 +226,15 @@ def _strip_resource(resource: Resource, release: Version) -> Resource:
 
 def release_view(estate: Estate, release: Version) -> Estate:
     """The estate as ``release`` receives it: before strict JSON decoding (2.12) the server drops
-    the fields it does not know, so the rules judge each object without them. The same estate
-    when nothing is dropped (or the release refuses unknown fields instead)."""
+    the fields it does not know, so the rules judge each object without them, request bodies that
+    had unknown fields (``estate.lenient``) included. The same estate when nothing is dropped (or
+    the release refuses unknown fields instead)."""
     if release >= STRICT_JSON_DEFAULT:
         return estate
     resources = [_strip_resource(r, release) for r in estate.resources]
-    if all(a is b for a, b in zip(resources, estate.resources)):
+    if all(a is b for a, b in zip(resources, estate.resources)) and not estate.lenient:
         return estate
+    # Request bodies refused (from 2.12) only for unknown fields: this release drops them and
+    # judges the rest; the other rules must see those objects too (a missed 10074, say).
+    resources += [_strip_resource(r, release) for r in estate.lenient]
     return replace(estate, resources=resources)

@@ -10,7 +10,10 @@ field from ``old`` to ``new`` (both in the server's JSON shape, ``None`` meaning
 * ``recreate``: the server refuses it as an update; the object must be deleted and created again
   (messages or consumer position go with it);
 * ``forbidden``: no update or recreate gives the change (a different name is a different object;
-  ``pause_until`` is only changed through the pause API).
+  ``pause_until`` is only changed through the pause API);
+* ``reset``: a consumer's start (:data:`RESET_FIELDS`) that the server refuses as an update, made
+  instead through the consumer reset API (2.14+) without deleting the consumer. :func:`classify`
+  never returns it (the server's update answer is ``recreate``); the plan gives it when it resets.
 
 Every classification carries a sentence saying what the change costs.
 """
@@ -26,14 +29,18 @@ __all__ = [
     "ChangeClass",
     "Classification",
     "CLASS_ORDER",
+    "RESET_FIELDS",
     "classify",
     "classify_stream_change",
     "classify_consumer_change",
     "worst",
 ]
 
-ChangeClass = Literal["in-place", "one-way", "recreate", "forbidden"]
-CLASS_ORDER: dict[str, int] = {"in-place": 0, "one-way": 1, "recreate": 2, "forbidden": 3}
+ChangeClass = Literal["in-place", "one-way", "reset", "recreate", "forbidden"]
+CLASS_ORDER: dict[str, int] = {"in-place": 0, "one-way": 1, "reset": 2, "recreate": 3, "forbidden": 4}
+# A consumer's start: refused as an update by every release (checkNewConsumerConfig), changed
+# without a recreate by $JS.API.CONSUMER.RESET (2.14+): the ``reset`` class.
+RESET_FIELDS = tuple(f.name for f in catalog.CONSUMER.fields if f.update.reset_api)
 
 
 @dataclass(frozen=True)
@@ -42,7 +49,7 @@ class Classification:
     consequence: str
 
 
-_CLASSES: dict[str, ChangeClass] = {"in-place": "in-place", "one-way": "one-way", "recreate": "recreate", "forbidden": "forbidden"}
+_CLASSES: dict[str, ChangeClass] = {"in-place": "in-place", "one-way": "one-way", "reset": "reset", "recreate": "recreate", "forbidden": "forbidden"}
 
 
 def worst(classes: list[str]) -> ChangeClass:

@@ -84,7 +84,8 @@ def reset_action(act: Action, cur: LiveConsumer, config: dict[str, Any], live: L
         what = (f"the consumer starts again at stream sequence {seq} (the new start) through the reset API "
                 "($JS.API.CONSUMER.RESET), without deleting it; pending acknowledgements are dropped")
     act.action, act.reset_seq = ActionKind.RESET, seq
-    act.changes = [replace(c, cls=ChangeClass.IN_PLACE, consequence=_START_KEPT) if c.path in START_FIELDS else c for c in act.changes]
+    # Refused by the server as an update: never in place, its own class (reset) in JSON and text.
+    act.changes = [replace(c, cls=ChangeClass.RESET, consequence=_START_KEPT) if c.path in START_FIELDS else c for c in act.changes]
     act.config = hold_start(config, cur.config)
     act.consequence = what + "; the manifest's start is recorded in io.jsops.resume (the server keeps the live one)"
     _forward_loss(act, cur, live, opt, seq)

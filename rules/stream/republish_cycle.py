@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from linter.api import (
+    IMPLICIT_REPUBLISH_SINCE,
     ErrCode,
     RuleContext,
     Severity,
@@ -13,6 +14,7 @@ from linter.api import (
     StreamRule,
     Violation,
     subjects_collide,
+    target_release,
 )
 
 
@@ -21,7 +23,9 @@ class StreamRepublishCycle(StreamRule):
 
     ## What it does
     Checks the effective `republish.dest` (after the server's implicit rewrite from
-    `subject_transform`) against every stream subject.
+    `subject_transform`) against every stream subject. nats-server 2.10 makes no implicit
+    rewrite: with a target of 2.10, a `'>'` to `'>'` republish beside a subject transform is
+    checked as written, and is a cycle.
 
     ## Why is this bad?
     Each republished message would be stored again and republished again, forever. nats-server
@@ -61,6 +65,8 @@ class StreamRepublishCycle(StreamRule):
             return
         eff = ctx.effective(resource)
         dest = eff["republish"]["dest"]
+        if target_release(ctx.target) < IMPLICIT_REPUBLISH_SINCE:
+            dest = cfg.republish.dest  # 2.10 checks the destination as written (no implicit republish)
         for s in eff.get("subjects", ()):
             if subjects_collide(dest, s):
                 yield Violation(

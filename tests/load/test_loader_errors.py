@@ -61,8 +61,8 @@ CASES = [
          "JSON syntax error: Expecting property name", file="s.json", code=10025),
     Case("json-missing-comma", '{\n  "name": "ORDERS"\n  "subjects": ["orders.>"]\n}\n', "JS001", (3, 3),
          "JSON syntax error: Expecting ',' delimiter", file="s.json", code=10025),
-    Case("json-single-quotes", "{'name': 'ORDERS'}", "JS001", (1, 2), "JSON syntax error", file="s.json", code=10025),
-    Case("json-two-values", '{"name": "A"}\n{"name": "B"}\n', "JS001", (2, 1), "Extra data", file="s.json", code=10025),
+    Case("json-single-quotes", "{'name': 'ORDERS', 'subjects': ['a']}", "JS001", (1, 2), "JSON syntax error", file="s.json", code=10025),
+    Case("json-two-values", '{"name": "A", "subjects": ["a"]}\n{"name": "B"}\n', "JS001", (2, 1), "Extra data", file="s.json", code=10025),
     # --- apiVersion and kind ----------------------------------------------------------------
     Case("unknown-apiversion", STREAM.replace("jsops/v1", "jsops/v2"), "JS004", "jsops/v2", "did you mean 'jsops/v1'?"),
     Case("unknown-nack-apiversion", NACK_STREAM.replace("v1beta2", "v1alpha1"), "JS004", "jetstream.nats.io/v1alpha1",
@@ -73,8 +73,7 @@ CASES = [
     Case("nack-unsupported-kind", NACK_STREAM.replace("kind: Stream", "kind: Bucket"), "JS004", "Bucket",
          "NACK Stream, Consumer, KeyValue, ObjectStore, StreamTemplate and Account resources, not 'Bucket'"),
     Case("document-is-a-list", "- apiVersion: jsops/v1\n  kind: Stream\n", "JS004", (1, 1), "expected a manifest mapping, got a list"),
-    Case("document-is-a-string", "hello\n", "JS004", (1, 1), "got a string"),
-    Case("json-not-a-config", '{"foo": 1}', "JS004", (1, 1), "not a NATS API StreamConfig or ConsumerConfig", file="x.json"),
+    Case("document-is-a-list", "- apiVersion: jsops/v1\n  kind: Stream\n", "JS004", (1, 1), "got a list"),
     # --- unknown fields ---------------------------------------------------------------------
     Case("native-unknown-spec-field", STREAM + "  max_ag: 1h\n", "JS005", "max_ag", "unknown field 'max_ag' in spec; did you mean 'max_age'?"),
     Case("native-nested-unknown-field", STREAM + "  placement: {cluster: east, tagz: [ssd]}\n", "JS005", "tagz",
@@ -119,7 +118,7 @@ CASES = [
     Case("api-consumer-without-name", '{"stream_name": "S", "config": {"ack_policy": "explicit"}}', "JS005", (1, 32),
          "consumer config has neither durable_name nor name", file="c.json"),
     Case("api-stream-name-not-a-string", '{"stream_name": 7, "config": {"durable_name": "c", "ack_policy": "explicit"}}', "JS005",
-         "7", "stream_name must be a non-empty string, got the number 7", file="c.json"),
+         "7", "stream_name must be a non-empty string, got the number 7", file="c.json", code=10025),
     # --- durations and sizes ------------------------------------------------------------------
     Case("duration-with-words", STREAM + "  max_age: 1 hour\n", "JS005", "1 hour", "spec.max_age: invalid duration '1 hour'"),
     Case("duration-missing-unit", STREAM + "  max_age: 1h30\n", "JS005", "1h30", "invalid duration '1h30'"),
@@ -136,13 +135,13 @@ CASES = [
     Case("size-unknown-unit", STREAM + "  max_msg_size: 1PB\n", "JS005", "1PB", "invalid size '1PB'"),
     Case("size-fraction", STREAM + "  max_bytes: 1.5GB\n", "JS005", "1.5GB", "invalid size '1.5GB'"),
     Case("api-duration-as-a-word", '{"name": "S", "max_age": "forever"}', "JS005", '"forever"',
-         "max_age: the NATS API takes durations in integer nanoseconds, got the string 'forever'", file="s.json"),
+         "max_age: the NATS API takes durations in integer nanoseconds, got the string 'forever'", file="s.json", code=10025),
     Case("api-duration-with-unit", '{"config": {"name": "S", "duplicate_window": "2m"}}', "JS005", '"2m"',
-         "config.duplicate_window: the NATS API takes durations in integer nanoseconds, got the string '2m'; write 120000000000", file="s.json"),
+         "config.duplicate_window: the NATS API takes durations in integer nanoseconds, got the string '2m'; write 120000000000", file="s.json", code=10025),
     Case("api-size-with-unit", '{"name": "S", "max_bytes": "10GiB"}', "JS005", '"10GiB"',
-         "max_bytes: the NATS API takes sizes in integer bytes, got the string '10GiB'; write 10737418240", file="s.json"),
+         "max_bytes: the NATS API takes sizes in integer bytes, got the string '10GiB'; write 10737418240", file="s.json", code=10025),
     Case("api-backoff-item-with-unit", '{"stream_name": "S", "config": {"durable_name": "c", "backoff": [1000000000, "5s"]}}', "JS005", '"5s"',
-         "config.backoff[1]: the NATS API takes durations in integer nanoseconds", file="c.json", others=(("s.json", '{"name": "S"}'),)),
+         "config.backoff[1]: the NATS API takes durations in integer nanoseconds", file="c.json", code=10025, others=(("s.json", '{"name": "S"}'),)),
     # --- what NACK itself accepts ----------------------------------------------------------
     Case("nack-duration-in-days", NACK_STREAM + "  maxAge: 7d\n", "JS005", "7d",
          "spec.maxAge: NACK reads durations with Go's time.ParseDuration, which has no d or w unit; write '168h'"),
@@ -199,10 +198,11 @@ CASES = [
     Case("nack-consumer-stream-missing", NACK_CONSUMER, "JS006", "ORDERS", "belongs to stream 'ORDERS'", code=10059),
     Case("api-consumer-stream-missing", '{"stream_name": "ORDERS", "config": {"durable_name": "c", "ack_policy": "explicit"}}',
          "JS006", '"ORDERS"', "consumer 'c' belongs to stream 'ORDERS'", file="c.json", code=10059),
-    Case("api-consumer-without-stream-name", '{"config": {"durable_name": "c", "ack_policy": "explicit"}}', "JS006", (1, 1),
-         'wrap it as {"stream_name": "STREAM", "config": {...}}', file="c.json"),
-    Case("api-bare-consumer-config", '{"durable_name": "c", "ack_policy": "explicit", "ack_wait": 30000000000}', "JS006", (1, 1),
-         "consumer config does not say which stream", file="c.json"),
+    # which stream a bare consumer config is for is a layout question: a warning, no server code
+    Case("api-consumer-without-stream-name", '{"config": {"durable_name": "c", "ack_policy": "explicit"}}', "JS024", (1, 1),
+         'the $JS.API.CONSUMER.CREATE body {"stream_name": "STREAM", "config": {...}}', file="c.json"),
+    Case("api-bare-consumer-config", '{"durable_name": "c", "ack_policy": "explicit", "ack_wait": 30000000000}', "JS024", (1, 1),
+         "consumer config names no stream", file="c.json"),
     # --- empty documents --------------------------------------------------------------------
     Case("empty-file", "", "JS008", (1, 1), "file holds no manifests"),
     Case("comments-only", "# nothing here yet\n", "JS008", (1, 1), "file holds no manifests"),
@@ -288,7 +288,7 @@ def test_cli_reports_the_failure_and_exits_nonzero(case: Case, tmp_path, capsys,
     rc = main(["lint", "."])
     out, err = capsys.readouterr()
     line, col = case.position()
-    severity = "warning" if case.rule in ("JS008", "JS023") else "error"
+    severity = "warning" if case.rule in ("JS008", "JS023", "JS024") else "error"
     assert f"{case.file}:{line}:{col}: {severity} {case.rule} " in out, out
     assert "Traceback" not in out + err
     assert err == ""

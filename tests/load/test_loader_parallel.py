@@ -11,7 +11,7 @@ def _estate(root, n):
         if i % 50 == 7:
             body += "---\napiVersion: jsops/v1\nkind: Consumer\nmetadata: {name: c, stream: NOPE}\nspec: {ack_wait: 1 hour}\n"
         if i % 97 == 3:
-            body = "a: [1, 2\n"
+            body = "apiVersion: jsops/v1\nkind: Stream\nspec: {subjects: [1, 2\n"
         if i % 101 == 5:
             body += "---\n"
         (root / f"s{i:04d}.yaml").write_text(body)

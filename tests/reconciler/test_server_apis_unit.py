@@ -119,3 +119,28 @@ def test_saved_plans_carry_reset_seq() -> None:
     with pytest.raises(PlanError):
         Plan.from_json(bad)
     assert "pause" not in Plan("t", "f").summary()  # the server-API counts appear only when there are some
+
+
+GOLDEN_RESET = __import__("pathlib").Path(__file__).resolve().parents[1] / "golden" / "plan-reset.txt"
+
+
+def test_a_reset_classes_the_start_as_reset_never_in_place() -> None:
+    """The server refuses a start change as an update: the plan never labels it in-place (issue 24).
+    JSON and text say ``reset``; the text is a golden (JSOPS_UPDATE_GOLDEN=1 regenerates it)."""
+    import os
+
+    from reconciler.render_text import render_text
+
+    act = _plan(_live("2.14.6"), ack_wait=9_000_000_000, deliver_policy="by_start_sequence", opt_start_seq=2)
+    assert act.action == ActionKind.RESET
+    classes = {c["path"]: c["class"] for c in act.to_json()["changes"]}
+    assert classes == {"ack_wait": "in-place", "deliver_policy": "reset", "opt_start_seq": "reset"}
+    plan = Plan("nats://127.0.0.1:4222", "manifests", [act])
+    data = json.loads(json.dumps(plan.to_json()))
+    assert {c["class"] for c in data["actions"][0]["changes"] if c["path"] != "ack_wait"} == {"reset"}
+    assert Plan.from_json(data).to_json() == plan.to_json()  # a saved plan keeps the class
+    text = render_text(plan)
+    assert "[reset]" in text and not any("deliver_policy" in line and "[in-place]" in line for line in text.splitlines())
+    if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
+        GOLDEN_RESET.write_text(text)
+    assert text == GOLDEN_RESET.read_text()

@@ -24,7 +24,8 @@ def test_action_kinds_know_their_symbol_and_serialise_as_strings() -> None:
     a = Action("create", "Stream", "S", config={"name": "S"})
     assert a.action is ActionKind.CREATE and json.dumps(a.to_json()["action"]) == '"create"'
     assert f"{ActionKind.DELETE}" == "delete" and Outcome("done") is Outcome.DONE
-    assert ChangeClass("data-loss").rank == 0 and ChangeClass.FORBIDDEN.rank == 3
+    assert ChangeClass("data-loss").rank == 0 and ChangeClass.FORBIDDEN.rank == 4
+    assert ChangeClass.ONE_WAY.rank < ChangeClass.RESET.rank < ChangeClass.RECREATE.rank
 
 
 def test_a_bad_change_class_or_wanted_in_a_saved_plan_is_a_plan_error() -> None:
