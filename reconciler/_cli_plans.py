@@ -264,6 +264,7 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, 
     from .limits import read_limits
     from .live import read_live
     from .plan import build_plan, desired_from_estate
+    from .plan.closure import close
     from .preflight import preflight
     from .route import route_estate
 
@@ -291,6 +292,7 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, 
         plan = build_plan(desired, live, opt, target=route.target.display())
         _live_gate(args, estate, config, limits, route, plan)
         preflight(client, plan, live)  # the server's refusals, predicted against the live estate
+        close(plan.actions, live)  # and what those blocked actions would replace stays
         plan.context, plan.contexts = route.name, tuple(route.contexts)
         run.items[-1] = (route, client, live, plan)
 

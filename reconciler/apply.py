@@ -24,6 +24,7 @@ from .errors import ErrCode
 from .live import RECREATE_PREFIX, LiveState, interest_loss, stream_from_info
 from .permissions import refusal
 from .plan import Action, Plan, PlanOptions, config_digest, deps, levels, resume_config
+from .plan.closure import close
 from .vocabulary import ActionKind, ChangeClass, Outcome
 
 __all__ = ["ApplyReport", "ActionResult", "Stop", "StaleState", "execute_plan", "gate"]
@@ -235,7 +236,7 @@ class _Run:
 
 def _runnable(run: _Run, plan: Plan, live: LiveState, opt: PlanOptions, verify: bool) -> list[Action]:
     """The actions the gates let through; the others are recorded as blocked."""
-    out: list[Action] = []
+    reasons: dict[int, str] = {}
     for a in plan.actions:
         reason = gate(a, live, opt)
         if reason is None and verify:
@@ -244,7 +245,13 @@ def _runnable(run: _Run, plan: Plan, live: LiveState, opt: PlanOptions, verify: 
             why = recheck(a, live, opt)
             reason = f"refused: {why}" if why else None
         if reason is not None:
-            run.record(ActionResult(a, Outcome.BLOCKED, reason))
+            reasons[id(a)] = reason
+    # the dependency closure: what a blocked action would replace, or is part of, stays
+    close(plan.actions, live, blocked=lambda a: id(a) in reasons, on_block=lambda a, why: reasons.__setitem__(id(a), why))
+    out: list[Action] = []
+    for a in plan.actions:
+        if id(a) in reasons:
+            run.record(ActionResult(a, Outcome.BLOCKED, reasons[id(a)]))
             if a.kind == "Stream" and (a.wanted or a.action) in (ActionKind.CREATE, ActionKind.RECREATE):
                 run.failed_streams.add(a.name)
         else:

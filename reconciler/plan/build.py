@@ -18,6 +18,7 @@ from ..migrate import busy_streams, migration_action, wants_migration
 from ..permissions import PREVENTED_DELETE, Permission, delete_prevented, required
 from ..vocabulary import ActionKind, ChangeClass
 from .apis import pause_action, pause_changes, reset_action
+from .closure import close, rename_note, rename_of
 from .desired import Desired, hold_start, stamp
 from .losses import estate_mark, interest_action, keep_intents, limit_loss, resume_action
 from .model import Action, Plan, PlanOptions
@@ -38,12 +39,14 @@ class _Run:
     # streams migrated (or whose migration is blocked): their consumers are part of the migration
     migrated: set[str] = field(default_factory=set)
     consumers: list[Desired] = field(default_factory=list)
+    wanted: set[str] = field(default_factory=set)  # the stream names the manifests declare
 
 
 def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | None = None, *, target: str = "") -> Plan:
     """The actions that make ``live`` match ``desired``, in the order apply runs them."""
     run = _Run(live, options or PlanOptions(), Plan(target, live.fingerprint()))
     streams = {d.name: d for d in desired if d.kind == "Stream"}
+    run.wanted = set(streams)
     consumers = run.consumers = [d for d in desired if d.kind == "Consumer"]
     for name in stream_order({n: d.config for n, d in streams.items()}):
         act = _stream_action(run, streams[name])
@@ -55,6 +58,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
             run.plan.actions.append(act)
     if run.opt.prune:
         _prune(run, set(streams), {(d.stream, d.name) for d in consumers})
+    close(run.plan.actions, live)  # what a blocked action would replace stays
     return run.plan
 
 
@@ -74,7 +78,8 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
     if wants_migration(d, live):
         return _migrate(run, d, config)
     if cur is None:
-        return Action(ActionKind.CREATE, "Stream", name, None, [], None, config)
+        old = rename_of(name, d.config, live, run.wanted)
+        return Action(ActionKind.CREATE, "Stream", name, None, [], rename_note(old) if old is not None else None, config)
     changes = diff_configs("Stream", cur.config, d.config) + bookkeeping(cur.config, d, opt)
     owned_act = owned_action("Stream", name, None, cur.config, changes, opt, keep_intents(config, cur.config))
     if owned_act is None or protect(owned_act, d, cur.config):
