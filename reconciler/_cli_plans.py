@@ -261,6 +261,7 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
 def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, early: _Early) -> None:
     from .client import JsClient, TargetError, resolve_context
     from .dataloss import measure_limit_loss
+    from .interestloss import measure_filter_loss
     from .limits import read_limits
     from .live import read_live
     from .plan import build_plan, desired_from_estate
@@ -287,6 +288,7 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, 
         limits = read_limits(client, route.target, config.target)
         desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
         measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
+        measure_filter_loss(client, live, desired)
         opt = plan_options(args, route.contexts, estate, config)
         opt.server_version = limits.server_version
         plan = build_plan(desired, live, opt, target=route.target.display())

@@ -18,6 +18,7 @@ from ._controller_policy import blocked_need, policy_from_estate, policy_plan
 from .apply import ApplyReport, execute_plan
 from .client import JsClient, Target
 from .dataloss import measure_limit_loss
+from .interestloss import measure_filter_loss
 from .limits import read_limits
 from .live import read_live
 from .plan import Action, Plan, PlanOptions, prune_scope
@@ -80,6 +81,7 @@ class TargetRun:
         desired, policy = policy_from_estate(rev.estate, rev.desired(self.contexts, limits), self.contexts)
         # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
         measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
+        measure_filter_loss(client, live, desired)
         base = plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None))
         base.server_version = limits.server_version
         plan = policy_plan(desired, live, policy, target=self.target.display(), base=base)

@@ -21,6 +21,7 @@ from .client import JsApiError, JsClient
 from .dataloss import LIMITS, ameasure_limit_loss, limit_losses, loss_total, tightened
 from .diff import Change
 from .errors import ErrCode
+from .interestloss import aupdate_loss
 from .live import RECREATE_PREFIX, LiveState, interest_loss, stream_from_info
 from .permissions import refusal
 from .plan import Action, Plan, PlanOptions, config_digest, deps, levels, resume_config
@@ -126,6 +127,18 @@ async def _recheck_stream(client: JsClient, a: Action, config: dict[str, Any] | 
         raise StaleState(f"not {what}: the stream now holds {s.messages} message{'s' if s.messages != 1 else ''} "
                          f"(the plan saw none lost) and this request would remove up to {lost}; "
                          "run plan again (a loss needs --allow-data-loss)")
+
+
+async def _recheck_interest(client: JsClient, a: Action, config: dict[str, Any]) -> None:
+    """Right before an update that may make an interest stream drop messages (retention to
+    interest, a consumer's narrower filter) made without --allow-data-loss: count again from the
+    live state and refuse when it would now remove stored messages."""
+    if a.accept_loss:
+        return
+    lost = await aupdate_loss(client, a.kind, a.stream or a.name, a.name, config)
+    if lost > 0:
+        raise StaleState(f"not updated: on the interest stream {a.stream or a.name} this update would now remove up to "
+                         f"{lost} stored message{'s' if lost != 1 else ''}; run plan again (a loss needs --allow-data-loss)")
 
 
 def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, *, progress: Any = None,
@@ -340,6 +353,8 @@ async def _put_stream(client: JsClient, a: Action) -> str:
         return ActionKind.RECREATE.past
     if any(c.path in LIMITS for c in a.changes):
         await _recheck_stream(client, a, cfg)
+    if any(c.path == "retention" for c in a.changes):
+        await _recheck_interest(client, a, cfg)
     paths = {c.path: c for c in a.changes}
     if "placement" in paths and "num_replicas" in paths:
         # The server refuses to move and scale in one update (ErrCode.STREAM_MOVE_AND_SCALE): scale first, then move.
@@ -408,6 +423,8 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
         # (the update records the manifest's start, after which the plan is empty)
         resp = await client.areset_consumer(stream, a.name, a.reset_seq or None)
         detail = f"reset: starts again at stream sequence {resp.get('reset_seq') or a.reset_seq}"
+    if any(c.path in ("filter_subject", "filter_subjects") for c in a.changes):
+        await _recheck_interest(client, a, cfg)
     pause = _pause_change(a)
     if a.action not in (ActionKind.PAUSE, ActionKind.RESUME) or any(c is not pause for c in a.changes):
         await client.aput_consumer(stream, cfg, "update")  # the server ignores pause_until in an update

@@ -108,6 +108,9 @@ class LiveState:
     # reconciler.dataloss.measure_limit_loss): stream -> limit -> messages. Streams or limits not
     # measured are estimated from the stream state (conservatively).
     limit_loss: dict[str, dict[str, int]] = field(default_factory=dict)
+    # Stored messages per subject of the interest streams where a consumer's filter changes
+    # (reconciler.interestloss.measure_filter_loss): stream -> subject -> messages.
+    subject_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     # The release of the server the state was read from (its INFO), e.g. "2.15.1"; None: not known
     # (then the plan uses no API a release may lack: reconciler.server_apis).
     server_version: str | None = None

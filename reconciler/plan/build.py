@@ -20,7 +20,7 @@ from ..vocabulary import ActionKind, ChangeClass
 from .apis import pause_action, pause_changes, reset_action
 from .closure import close, rename_note, rename_of
 from .desired import Desired, hold_start, stamp
-from .losses import estate_mark, interest_action, keep_intents, limit_loss, resume_action
+from .losses import estate_mark, interest_action, interest_update_loss, keep_intents, limit_loss, resume_action
 from .model import Action, Plan, PlanOptions
 from .ordering import stream_order
 from .ownership import bookkeeping, owned_action, protect
@@ -91,6 +91,7 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
         _recreate_stream(run, act, cur)
     elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
         limit_loss(act, cur, d.config, live, opt)
+        interest_update_loss(act, live, d.config, opt)
     if act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
         paths = {c.path for c in act.changes}
         if {"placement", "num_replicas"} <= paths:
@@ -154,6 +155,8 @@ def _consumer_action(run: _Run, d: Desired) -> Action | None:
         return act
     if act.action == ActionKind.RECREATE and not reset_action(act, cur, wanted, live, opt):
         _recreate_consumer(run, act, cur)
+    elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
+        interest_update_loss(act, live, d.config, opt)
     pause_action(act)
     return act
 

@@ -14,13 +14,14 @@ from dataclasses import replace
 from typing import Any
 
 from ..dataloss import describe, limit_losses, loss_total
+from ..interestloss import filter_loss, retention_loss
 from ..live import ESTATE, RECREATE_PREFIX, LiveConsumer, LiveState, LiveStream, interest_loss, owned
 from ..permissions import Permission
 from ..vocabulary import ActionKind, ChangeClass
 from .desired import Desired, resume_config
 from .model import Action, PlanOptions
 
-__all__ = ["config_digest", "keep_intents", "estate_mark", "limit_loss", "resume_action", "interest_action"]
+__all__ = ["config_digest", "keep_intents", "estate_mark", "limit_loss", "resume_action", "interest_action", "interest_update_loss"]
 
 
 def config_digest(config: dict[str, Any]) -> str:
@@ -94,3 +95,34 @@ def interest_action(act: Action, live: LiveState, c: LiveConsumer, opt: PlanOpti
     if missing := grants.missing([Permission.DATA_LOSS]):
         act.block(f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; "
                   f"{grants.needs(missing)}", tuple(missing))
+
+
+def interest_update_loss(act: Action, live: LiveState, desired: dict[str, Any], opt: PlanOptions) -> None:
+    """An in-place update that makes an interest stream drop stored messages (issue 21): a change
+    of retention to ``interest`` (the messages no consumer has pending), or a consumer's narrower
+    filter (the messages no consumer takes any more). Counted from the live state, added to the
+    action's data loss, and blocked without --allow-data-loss, as tightened limits are."""
+    if act.kind == "Stream":
+        s = live.streams.get(act.name)
+        lost = retention_loss(s, desired, live) if s is not None else 0
+        path = "retention"
+        note = (f"data loss: on an interest stream the server keeps only the messages a consumer has pending: "
+                f"up to {lost} of {s.messages if s else 0} stored messages are removed")
+    else:
+        s = live.streams.get(act.stream or "")
+        c = live.consumers.get((act.stream or "", act.name))
+        lost = filter_loss(s, c, desired, live) if s is not None and c is not None else 0
+        path = "filter_subjects" if "filter_subjects" in {ch.path for ch in act.changes} else "filter_subject"
+        note = (f"data loss: on an interest stream the server removes the messages no consumer takes any more: "
+                f"up to {lost} stored message{'s' if lost != 1 else ''} outside the new filter")
+    if not lost or s is None:
+        return
+    act.changes = [replace(c, cls=ChangeClass.DATA_LOSS, consequence=note) if c.path in (path, "filter_subject", "filter_subjects") else c
+                   for c in act.changes]
+    total = min(s.messages, (act.data_loss or 0) + lost)
+    act.data_loss = total
+    act.consequence = f"{act.consequence}; {note}" if act.consequence else note
+    grants = opt.grants()
+    if missing := grants.missing([Permission.DATA_LOSS]):
+        act.block(f"the change removes up to {total} stored message{'s' if total != 1 else ''}; {grants.needs(missing)}",
+                  tuple(missing))
