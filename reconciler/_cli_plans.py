@@ -67,6 +67,10 @@ def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = N
     )
     if config is not None:
         opt.estates, opt.estate = True, getattr(config, "estate", None)
+        if opt.estate is None:  # objects record the repository, and --prune deletes only this one's
+            from .plan import repo_identity
+
+            opt.repo = repo_identity()
     if estate is None:
         return opt
     opt.prune_paths, opt.stale_source = prune_scope(estate, args.paths or ["."])
@@ -245,7 +249,10 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
         run.explicit = _explicit(estate)
         run.estate = estate
         if getattr(args, "prune", False) and not config.estate:
-            print("jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate. "
+            from .plan import repo_identity
+
+            print("jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate "
+                  f"and were applied from this repository ({repo_identity()}). "
                   "Set one (estate: NAME) where several repositories share a server.", file=sys.stderr)
         try:
             _plan_targets(args, run, config, estate, early)

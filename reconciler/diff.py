@@ -15,13 +15,13 @@ from typing import Any
 
 from linter.semantics.updates import classify
 
-from .live import CONTEXT, ESTATE, MANAGED_BY, RESUME, SOURCE, is_bookkeeping
+from .live import CONTEXT, ESTATE, MANAGED_BY, REPO, RESUME, SOURCE, is_bookkeeping
 from .server_apis import canonical_time
 from .vocabulary import ChangeClass
 
 __all__ = ["Change", "normalise", "diff_configs", "restore_start", "BOOKKEEPING_KEYS", "SET_FIELDS", "START_FIELDS"]
 
-BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME, CONTEXT, ESTATE)
+BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME, CONTEXT, ESTATE, REPO)
 SET_FIELDS = ("subjects", "filter_subjects")
 START_FIELDS = ("deliver_policy", "opt_start_seq", "opt_start_time")
 

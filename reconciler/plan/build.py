@@ -69,7 +69,7 @@ def _plural(n: int, word: str = "message") -> str:
 def _stream_action(run: _Run, d: Desired) -> Action | None:
     live, opt, name = run.live, run.opt, d.name
     cur = live.streams.get(name)
-    config = estate_mark(stamp(d.config, d.file, d.context, opt.estate), cur, opt)
+    config = estate_mark(stamp(d.config, d.file, d.context, opt.estate, opt.repo), cur, opt)
     if name in live.unknown:
         act = Action(ActionKind.UPDATE, "Stream", name, None, [], None, config)
         act.block("the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later")
@@ -104,7 +104,7 @@ def _migrate(run: _Run, d: Desired, config: dict[str, Any], recreate: Action | N
     """A migration that keeps every message instead of a recreate (or for a rename): its consumers
     are created by it, at their positions (:mod:`reconciler.migrate`)."""
     run.migrated.add(d.name)
-    consumers = {c.name: estate_mark(stamp(c.config, c.file, c.context, run.opt.estate), None, run.opt)
+    consumers = {c.name: estate_mark(stamp(c.config, c.file, c.context, run.opt.estate, run.opt.repo), None, run.opt)
                  for c in run.consumers if c.stream == d.name}
     return migration_action(d, config, consumers, run.live, run.opt, recreate)
 
@@ -129,7 +129,7 @@ def _recreate_stream(run: _Run, act: Action, cur: LiveStream) -> None:
 def _consumer_action(run: _Run, d: Desired) -> Action | None:
     live, opt = run.live, run.opt
     cur = live.consumers.get((d.stream or "", d.name))
-    config = estate_mark(stamp(d.config, d.file, d.context, opt.estate), cur, opt)
+    config = estate_mark(stamp(d.config, d.file, d.context, opt.estate, opt.repo), cur, opt)
     if d.stream in live.unknown or d.stream in run.migrated:
         return None
     if d.stream in run.recreated:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..dataloss import describe, limit_losses, loss_total
 from ..interestloss import filter_loss, retention_loss
-from ..live import ESTATE, RECREATE_PREFIX, LiveConsumer, LiveState, LiveStream, interest_loss, owned
+from ..live import ESTATE, RECREATE_PREFIX, REPO, LiveConsumer, LiveState, LiveStream, interest_loss, owned
 from ..permissions import Permission
 from ..vocabulary import ActionKind, ChangeClass
 from .desired import Desired, resume_config
@@ -42,14 +42,16 @@ def keep_intents(config: dict[str, Any], live_cfg: dict[str, Any]) -> dict[str, 
 
 
 def estate_mark(config: dict[str, Any], cur: LiveStream | LiveConsumer | None, opt: PlanOptions) -> dict[str, Any]:
-    """Without estate rules, an update keeps the estate the live object records."""
-    if opt.estates or cur is None:
+    """Without estate rules, an update keeps the estate the live object records; and an object
+    keeps the repository it records (the first repository that applied it prunes it)."""
+    if cur is None or not owned(cur.config):
         return config
-    mark = (cur.config.get("metadata") or {}).get(ESTATE)
-    if not mark or not owned(cur.config):
+    live_meta = cur.config.get("metadata") or {}
+    keep = {k: live_meta[k] for k in ((ESTATE,) if not opt.estates else ()) + (REPO,) if live_meta.get(k)}
+    if not keep:
         return config
     out = dict(config)
-    out["metadata"] = {**(out.get("metadata") or {}), ESTATE: mark}
+    out["metadata"] = {**(out.get("metadata") or {}), **keep}
     return out
 
 
