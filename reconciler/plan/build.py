@@ -9,11 +9,22 @@ What the flags do not allow is planned as a ``blocked`` action that names every 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..diff import Change, diff_configs
-from ..live import RECREATE_PREFIX, RESUME, LiveConsumer, LiveState, LiveStream, owned, recreate_intents
+from ..live import (
+    ESTATE,
+    RECREATE_PREFIX,
+    REPO,
+    RESUME,
+    LiveConsumer,
+    LiveState,
+    LiveStream,
+    interest_loss,
+    owned,
+    recreate_intents,
+)
 from ..migrate import busy_streams, migration_action, wants_migration
 from ..permissions import PREVENTED_DELETE, Permission, delete_prevented, required
 from ..vocabulary import ActionKind, ChangeClass
@@ -56,8 +67,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
         act = _consumer_action(run, d)
         if act is not None:
             run.plan.actions.append(act)
-    if run.opt.prune:
-        _prune(run, set(streams), {(d.stream, d.name) for d in consumers})
+    _prune(run, set(streams), {(d.stream, d.name) for d in consumers})  # without --prune: shown, blocked
     close(run.plan.actions, live)  # what a blocked action would replace stays
     return run.plan
 
@@ -120,7 +130,8 @@ def _recreate_stream(run: _Run, act: Action, cur: LiveStream) -> None:
     missing = grants.missing(required(ActionKind.RECREATE, "Stream", holds=holds))
     if missing:  # every flag it needs, at once
         held = f"the stream holds {_plural(holds)}; " if holds > 0 else ""
-        act.block(f"{held}{grants.needs(missing)}", tuple(missing))
+        lossless = "; or --migrate, which moves them to the new config without loss" if holds > 0 and not run.opt.migrate else ""
+        act.block(f"{held}{grants.needs(missing)}{lossless}", tuple(missing))
     else:
         run.recreated.add(act.name)
     act.data_loss = holds or None
@@ -171,44 +182,80 @@ def _recreate_consumer(run: _Run, act: Action, cur: LiveConsumer) -> None:
     else:
         act.consequence = "consumer position and pending acks are lost"
     grants = opt.grants()
-    if missing := grants.missing([Permission.RECREATE]):
-        act.block(grants.needs(missing), tuple(missing))
+    lost = interest_loss(run.live.streams.get(cur.stream), cur.pending)
+    missing = grants.missing([Permission.RECREATE] + ([Permission.DATA_LOSS] if lost else []))
+    if Permission.RECREATE in missing:  # every flag it needs, at once
+        held = f"the consumer has {_plural(lost, 'unacknowledged message')} on an interest stream; " if lost else ""
+        act.block(held + grants.needs(missing), tuple(missing))
+        act.data_loss = lost or None
     else:
         interest_action(act, run.live, cur, opt)
 
 
 def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str | None, str]]) -> None:
     """Deletes of the owned objects the manifests no longer declare (in ``--prune``'s scope):
-    consumers first, then streams (mirrors and sources before their origins)."""
+    consumers first, then streams (mirrors and sources before their origins). Without ``--prune``
+    they are listed all the same, blocked (the plan accounts for every owned object that left the
+    manifests); so are owned objects that cannot be shown to come from this repository."""
     live, opt = run.live, run.opt
     grants = opt.grants()
     deleting: set[str] = set()
+    listed: set[str] = set()
     stream_deletes: list[Action] = []
     busy = busy_streams(run.plan.actions, live)  # a migration deletes them itself
     for name in reversed(stream_order({n: s.config for n, s in live.streams.items()})):
         s = live.streams[name]
-        if name in wanted_streams or name in busy or not opt.prunable(s.config):
+        if name in wanted_streams or name in busy or not _left(opt, s.config):
             continue
         holds = s.messages
         act = Action(ActionKind.DELETE, "Stream", name, None, [], f"the stream and its {_plural(holds, 'stored message')} are deleted"
                      + (f", with its {_plural(s.consumer_count, 'consumer')}" if s.consumer_count else ""))
         act.data_loss = holds or None
-        missing = grants.missing([p for p in required(ActionKind.DELETE, "Stream", holds=holds) if p != Permission.PRUNE])
-        if delete_prevented(s.config):
+        missing = grants.missing(required(ActionKind.DELETE, "Stream", holds=holds))
+        listed.add(name)
+        if not opt.prunable(s.config):
+            act.block(_UNMARKED)
+        elif delete_prevented(s.config):
             act.block(PREVENTED_DELETE)
         elif missing:
-            act.block(f"the stream holds {_plural(holds)}; {grants.needs(missing)}", tuple(missing))
+            held = f"the stream holds {_plural(holds)}; " if holds > 0 else ""
+            act.block(f"{_LEFT if Permission.PRUNE in missing else ''}{held}{grants.needs(missing)}", tuple(missing))
         else:
             deleting.add(name)
         stream_deletes.append(act)
     for key in sorted(live.consumers):
         c = live.consumers[key]
-        if key in wanted_consumers or key[0] in deleting or key[0] in busy or not opt.prunable(c.config):
+        if key in wanted_consumers or key[0] in deleting or key[0] in busy or not _left(opt, c.config):
             continue
+        if key[0] in listed and not opt.prune:
+            continue  # shown with its stream
         act = Action(ActionKind.DELETE, "Consumer", key[1], key[0], [], "the consumer and its position are deleted")
-        if delete_prevented(c.config):
+        if not opt.prunable(c.config):
+            act.block(_UNMARKED)
+        elif delete_prevented(c.config):
             act.block(PREVENTED_DELETE)
         else:
             interest_action(act, live, c, opt)
+            needed = [Permission.PRUNE] + ([Permission.DATA_LOSS] if act.data_loss else [])
+            if missing := grants.missing(needed):  # every flag it needs, at once
+                lost = f"the consumer has {_plural(act.data_loss or 0, 'unacknowledged message')} on an interest stream; " \
+                    if act.data_loss else ""
+                act.block(f"{_LEFT if Permission.PRUNE in missing else ''}{lost}{grants.needs(missing)}", tuple(missing))
         run.plan.actions.append(act)
     run.plan.actions.extend(stream_deletes)
+
+
+_LEFT = "left the manifests; "
+_UNMARKED = ("left the manifests, but it records neither an estate nor the repository it was applied from, so jsops cannot "
+             "show it comes from this one: not pruned (delete it by hand, or put its manifest back and apply once to record it)")
+
+
+def _left(opt: PlanOptions, config: dict[str, Any]) -> bool:
+    """Whether an owned object the manifests do not declare is this run's to account for: one
+    ``--prune`` may delete, or one of this scope that records no repository (jsops before 0.2)."""
+    if opt.prunable(config):
+        return True
+    meta = config.get("metadata") or {}
+    if not (opt.estates and opt.estate is None and opt.repo is not None) or meta.get(REPO) or meta.get(ESTATE):
+        return False
+    return replace(opt, repo=None).prunable(config)

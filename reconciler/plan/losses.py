@@ -13,7 +13,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from ..dataloss import describe, limit_losses, loss_total
+from ..dataloss import describe, limit_losses, loss_total, tightened
 from ..interestloss import filter_loss, retention_loss
 from ..live import ESTATE, RECREATE_PREFIX, REPO, LiveConsumer, LiveState, LiveStream, interest_loss, owned
 from ..permissions import Permission
@@ -58,6 +58,9 @@ def estate_mark(config: dict[str, Any], cur: LiveStream | LiveConsumer | None, o
 def limit_loss(act: Action, cur: LiveStream, desired: dict[str, Any], live: LiveState, opt: PlanOptions) -> None:
     """Count what ``act``'s tightened limits remove from ``cur``'s stored messages; a loss is data
     loss: said in the changes and the consequence, counted, and blocked without --allow-data-loss."""
+    if desired.get("discard") == "new":
+        act.changes = [replace(c, consequence=_discard_new(c.path, cur, desired)) if c.path in ("max_msgs", "max_bytes") and c.path in tightened(cur.config, desired) else c
+                       for c in act.changes]
     losses = limit_losses(cur, desired, live.read_at, live.limit_loss.get(cur.name))
     if not losses:
         return
@@ -73,6 +76,17 @@ def limit_loss(act: Action, cur: LiveStream, desired: dict[str, Any], live: Live
     if missing := grants.missing([Permission.DATA_LOSS]):
         act.block(f"tightened limits remove up to {total} stored message{'s' if total != 1 else ''}; {grants.needs(missing)}",
                   tuple(missing))
+
+
+def _discard_new(limit: str, cur: LiveStream, desired: dict[str, Any]) -> str:
+    """What a lower ``max_msgs``/``max_bytes`` does with ``discard: new``: nothing stored goes; new
+    messages (a bucket's puts) are refused while the stream is over the limit."""
+    held = cur.messages if limit == "max_msgs" else cur.bytes
+    new = int(desired.get(limit) or 0)
+    unit = "messages" if limit == "max_msgs" else "bytes"
+    now = (f"it holds {held} {unit} now, more than the new limit: every new message (every put, for a bucket) is refused "
+           "until enough are removed" if held > new else "once it is full, new messages (puts, for a bucket) are refused")
+    return f"with discard: new nothing stored is removed; {now}"
 
 
 def resume_action(d: Desired, config: dict[str, Any], intent: dict[str, Any]) -> Action:
