@@ -21,7 +21,7 @@ from .dataloss import measure_limit_loss
 from .interestloss import measure_filter_loss
 from .limits import read_limits
 from .live import read_live
-from .plan import Action, Plan, PlanOptions, prune_scope
+from .plan import Action, Plan, PlanOptions, prune_scope, repo_identity
 from .preflight import preflight
 from .vocabulary import ActionKind, Outcome
 
@@ -171,5 +171,5 @@ def plan_options(rev: Revision, contexts: list[str], paths: list[str], estate: s
     (``estate:`` in the jsops config) scopes prune and takeover as in ``jsops apply``."""
     prune_paths, stale = prune_scope(rev.estate, paths)
     return PlanOptions(keep_position=True, prune_paths=prune_paths, prune_contexts=frozenset(contexts),
-                       stale_source=stale, estates=True, estate=estate)
+                       stale_source=stale, estates=True, estate=estate, repo=None if estate else repo_identity())
 
