@@ -152,7 +152,7 @@ def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions
     answer, start no further requests on this target, then read the objects whose answer was lost
     back (waiting up to that many seconds for the server) and report what really happened;
     ``notify`` is called with a line before that. Without it, such actions are ``failed``."""
-    outcome = client.run(_execute(client, plan, live, opt, progress, stop, verify, read_back is not None))
+    outcome = client.run(_execute(client, plan, live, opt, progress, stop, verify, read_back))
     if read_back is not None:
         from .readback import read_back as settle
 
@@ -167,12 +167,13 @@ def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions
 class _Run:
     """One apply on one target: the results so far and what later actions depend on."""
 
-    def __init__(self, client: JsClient, progress: Any, stop: Stop | None, settle: bool) -> None:
+    def __init__(self, client: JsClient, progress: Any, stop: Stop | None, settle: float | None) -> None:
         self.client = client
         self.report = ApplyReport()
         self.progress = progress
         self.stop = stop
-        self.settle = settle
+        self.settle = settle is not None
+        self.wait = settle or 0.0
         self.failed_streams: set[str] = set()
         self.unanswered: set[str] = set()  # streams whose request got no answer (not known to have failed)
         self.halted: list[str] = []
@@ -226,18 +227,41 @@ class _Run:
             detail = await fn(a)
         except JsApiError as exc:
             if self.settle and _no_answer(exc):
-                self.lost(a, str(exc))
+                await self.carry_on(a, fn, str(exc))
             else:
                 self.fail(a, str(exc), exc.err_code)
             return
         except Exception as exc:  # the connection can break in many ways mid-apply
             text = f"{type(exc).__name__}: {exc}".strip()
             if self.settle:
-                self.lost(a, text)
+                await self.carry_on(a, fn, text)
             else:
                 self.fail(a, text)
             return
         self.record(ActionResult(a, Outcome.DONE, detail or ""))
+
+    async def carry_on(self, a: Action, fn: Callable[[Action], Awaitable[str]], text: str) -> None:
+        """A request got no answer (say, its node died during a leader change): read the object
+        back while the client reconnects, and carry on with the run once it is settled; a request
+        that was not carried out is sent once more when sending it again is harmless. Only an
+        object that cannot be read back stops the run (it is read back at the end)."""
+        from .readback import asettle
+
+        verdict = await asettle(self.client, a, self.wait)
+        if verdict is None:
+            self.lost(a, text)
+        elif verdict:
+            self.record(ActionResult(a, Outcome.DONE, f"{text}; read back after the reconnect: applied"))
+        elif a.action not in _SENT_AGAIN:
+            self.fail(a, f"{text}; read back after the reconnect: not applied")
+        else:
+            try:
+                detail = await fn(a)
+            except JsApiError as exc:
+                self.fail(a, f"{text}; read back: not applied; sent again: {exc}", exc.err_code)
+                return
+            self.record(ActionResult(a, Outcome.DONE, f"{detail} (sent again after the reconnect: the first request got no answer "
+                                                      "and was not carried out)"))
 
     async def batch(self, actions: list[Action], fn: Callable[[Action], Awaitable[str]]) -> None:
         async def one(a: Action) -> None:
@@ -273,7 +297,7 @@ def _runnable(run: _Run, plan: Plan, live: LiveState, opt: PlanOptions, verify: 
 
 
 async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, progress: Any,
-                   stop: Stop | None = None, verify: bool = False, settle: bool = False) -> ApplyReport:
+                   stop: Stop | None = None, verify: bool = False, settle: float | None = None) -> ApplyReport:
     run = _Run(client, progress, stop, settle)
     runnable = _runnable(run, plan, live, opt, verify)
     stream_puts = [a for a in runnable if a.kind == "Stream" and a.action != ActionKind.DELETE]
@@ -300,6 +324,12 @@ async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptio
     for level in reversed(_levels(stream_deletes, live)):
         await run.batch(level, delete_stream)
     return run.report
+
+
+# What apply sends once more when its first request got no answer and reads back not carried out:
+# the request makes the object as the plan wants whatever state it finds (a recreate or a migration,
+# whose steps depend on the state, is left to the re-run, which plans again).
+_SENT_AGAIN = (ActionKind.CREATE, ActionKind.UPDATE, ActionKind.ADOPT, ActionKind.DELETE)
 
 
 def _no_answer(exc: JsApiError) -> bool:
