@@ -100,8 +100,8 @@ def rederive(saved: Plan, fresh: Plan) -> list[str]:
     blocked; one the fresh plan does not have, or has otherwise, is refused: what is sent comes
     from the manifests and the live state, never from the file alone."""
     by_key: dict[tuple[str, str | None, str], Action] = {}
-    for f in fresh.actions:
-        by_key.setdefault((f.kind, f.stream, f.name), f)
+    for act in fresh.actions:
+        by_key.setdefault((act.kind, act.stream, act.name), act)
     refused: list[str] = []
     out: list[Action] = []
     for a in saved.actions:
