@@ -67,6 +67,10 @@ def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = N
     )
     if config is not None:
         opt.estates, opt.estate = True, getattr(config, "estate", None)
+        if opt.estate is None:  # objects record the repository, and --prune deletes only this one's
+            from .plan import repo_identity
+
+            opt.repo = repo_identity()
     if estate is None:
         return opt
     opt.prune_paths, opt.stale_source = prune_scope(estate, args.paths or ["."])
@@ -246,7 +250,10 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
         run.explicit = _explicit(estate)
         run.estate = estate
         if getattr(args, "prune", False) and not config.estate:
-            print("jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate. "
+            from .plan import repo_identity
+
+            print("jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate "
+                  f"and were applied from this repository ({repo_identity()}). "
                   "Set one (estate: NAME) where several repositories share a server.", file=sys.stderr)
         try:
             _plan_targets(args, run, config, estate, early)
@@ -261,11 +268,7 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
 
 def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, early: _Early) -> None:
     from .client import JsClient, TargetError, resolve_context
-    from .dataloss import measure_limit_loss
-    from .limits import read_limits
     from .live import read_live
-    from .plan import build_plan, desired_from_estate
-    from .preflight import preflight
     from .route import route_estate
 
     default = early.default()
@@ -284,16 +287,35 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, 
         run.items.append((route, client, None, None))
         if live is None:
             live = read_live(client)
-        limits = read_limits(client, route.target, config.target)
-        desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
-        measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
-        opt = plan_options(args, route.contexts, estate, config)
-        opt.server_version = limits.server_version
-        plan = build_plan(desired, live, opt, target=route.target.display())
-        _live_gate(args, estate, config, limits, route, plan)
-        preflight(client, plan, live)  # the server's refusals, predicted against the live estate
-        plan.context, plan.contexts = route.name, tuple(route.contexts)
+        plan = _plan_route(args, client, live, route, config, estate)
         run.items[-1] = (route, client, live, plan)
+
+
+def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, config: Any, estate: Any,
+                *, prune: bool | None = None) -> Any:
+    """The plan of one target from the manifests and its live state, with the flags of ``args``
+    (``prune``: instead of ``--prune``), judged by lint and the server's predicted refusals."""
+    from .dataloss import measure_limit_loss
+    from .interestloss import measure_filter_loss
+    from .limits import read_limits
+    from .plan import build_plan, desired_from_estate
+    from .plan.closure import close
+    from .preflight import preflight
+
+    limits = read_limits(client, route.target, config.target)
+    desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
+    measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
+    measure_filter_loss(client, live, desired)
+    opt = plan_options(args, route.contexts, estate, config)
+    if prune is not None:
+        opt.prune = prune
+    opt.server_version = limits.server_version
+    plan = build_plan(desired, live, opt, target=route.target.display())
+    _live_gate(args, estate, config, limits, route, plan)
+    preflight(client, plan, live)  # the server's refusals, predicted against the live estate
+    close(plan.actions, live)  # and what those blocked actions would replace stays
+    plan.context, plan.contexts = route.name, tuple(route.contexts)
+    return plan
 
 
 def _refuse(message: str) -> Exit:
@@ -352,7 +374,7 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
     from .client import JsClient, resolve_context, target_from_args
     from .live import read_live
     from .route import Route
-    from .saved import recheck
+    from .saved import recheck, rederive
 
     name = args.plan_file
     saved = _read_saved(name)
@@ -380,6 +402,12 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
             why = recheck(a, live, opt)
             if why:
                 refused.append(f"  {a.label} ({a.action}): {why}")
+    if any(a.action == "reset" for _, _, _, plan in run.items for a in plan.actions):
+        args.reset_position = True  # the plan was made with --reset-position: derived again (and applied) with it
+    if not refused:  # every action is derived again from the manifests and the live state, whatever the file says
+        for route, client, live, plan in run.items:
+            fresh = _plan_route(args, client, live, route, config, estate, prune=True)
+            refused += [f"  {line}" for line in rederive(plan, fresh)]
     if refused:
         raise Exit(f"jsops: error: {name} asks for actions jsops may not take; nothing was applied:\n" + "\n".join(refused),
                    ExitCode.ERROR)

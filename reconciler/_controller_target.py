@@ -18,9 +18,10 @@ from ._controller_policy import blocked_need, policy_from_estate, policy_plan
 from .apply import ApplyReport, execute_plan
 from .client import JsClient, Target
 from .dataloss import measure_limit_loss
+from .interestloss import measure_filter_loss
 from .limits import read_limits
 from .live import read_live
-from .plan import Action, Plan, PlanOptions, prune_scope
+from .plan import Action, Plan, PlanOptions, prune_scope, repo_identity
 from .preflight import preflight
 from .vocabulary import ActionKind, Outcome
 
@@ -80,6 +81,7 @@ class TargetRun:
         desired, policy = policy_from_estate(rev.estate, rev.desired(self.contexts, limits), self.contexts)
         # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
         measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
+        measure_filter_loss(client, live, desired)
         base = plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None))
         base.server_version = limits.server_version
         plan = policy_plan(desired, live, policy, target=self.target.display(), base=base)
@@ -169,5 +171,5 @@ def plan_options(rev: Revision, contexts: list[str], paths: list[str], estate: s
     (``estate:`` in the jsops config) scopes prune and takeover as in ``jsops apply``."""
     prune_paths, stale = prune_scope(rev.estate, paths)
     return PlanOptions(keep_position=True, prune_paths=prune_paths, prune_contexts=frozenset(contexts),
-                       stale_source=stale, estates=True, estate=estate)
+                       stale_source=stale, estates=True, estate=estate, repo=None if estate else repo_identity())
 

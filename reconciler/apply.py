@@ -21,9 +21,11 @@ from .client import JsApiError, JsClient
 from .dataloss import LIMITS, ameasure_limit_loss, limit_losses, loss_total, tightened
 from .diff import Change
 from .errors import ErrCode
+from .interestloss import aupdate_loss
 from .live import RECREATE_PREFIX, LiveState, interest_loss, stream_from_info
 from .permissions import refusal
 from .plan import Action, Plan, PlanOptions, config_digest, deps, levels, resume_config
+from .plan.closure import close
 from .vocabulary import ActionKind, ChangeClass, Outcome
 
 __all__ = ["ApplyReport", "ActionResult", "Stop", "StaleState", "execute_plan", "gate"]
@@ -127,6 +129,18 @@ async def _recheck_stream(client: JsClient, a: Action, config: dict[str, Any] | 
                          "run plan again (a loss needs --allow-data-loss)")
 
 
+async def _recheck_interest(client: JsClient, a: Action, config: dict[str, Any]) -> None:
+    """Right before an update that may make an interest stream drop messages (retention to
+    interest, a consumer's narrower filter) made without --allow-data-loss: count again from the
+    live state and refuse when it would now remove stored messages."""
+    if a.accept_loss:
+        return
+    lost = await aupdate_loss(client, a.kind, a.stream or a.name, a.name, config)
+    if lost > 0:
+        raise StaleState(f"not updated: on the interest stream {a.stream or a.name} this update would now remove up to "
+                         f"{lost} stored message{'s' if lost != 1 else ''}; run plan again (a loss needs --allow-data-loss)")
+
+
 def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, *, progress: Any = None,
                  stop: Stop | None = None, verify: bool = False, read_back: float | None = None,
                  notify: Any = None) -> ApplyReport:
@@ -138,7 +152,7 @@ def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions
     answer, start no further requests on this target, then read the objects whose answer was lost
     back (waiting up to that many seconds for the server) and report what really happened;
     ``notify`` is called with a line before that. Without it, such actions are ``failed``."""
-    outcome = client.run(_execute(client, plan, live, opt, progress, stop, verify, read_back is not None))
+    outcome = client.run(_execute(client, plan, live, opt, progress, stop, verify, read_back))
     if read_back is not None:
         from .readback import read_back as settle
 
@@ -153,12 +167,13 @@ def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions
 class _Run:
     """One apply on one target: the results so far and what later actions depend on."""
 
-    def __init__(self, client: JsClient, progress: Any, stop: Stop | None, settle: bool) -> None:
+    def __init__(self, client: JsClient, progress: Any, stop: Stop | None, settle: float | None) -> None:
         self.client = client
         self.report = ApplyReport()
         self.progress = progress
         self.stop = stop
-        self.settle = settle
+        self.settle = settle is not None
+        self.wait = settle or 0.0
         self.failed_streams: set[str] = set()
         self.unanswered: set[str] = set()  # streams whose request got no answer (not known to have failed)
         self.halted: list[str] = []
@@ -212,18 +227,41 @@ class _Run:
             detail = await fn(a)
         except JsApiError as exc:
             if self.settle and _no_answer(exc):
-                self.lost(a, str(exc))
+                await self.carry_on(a, fn, str(exc))
             else:
                 self.fail(a, str(exc), exc.err_code)
             return
         except Exception as exc:  # the connection can break in many ways mid-apply
             text = f"{type(exc).__name__}: {exc}".strip()
             if self.settle:
-                self.lost(a, text)
+                await self.carry_on(a, fn, text)
             else:
                 self.fail(a, text)
             return
         self.record(ActionResult(a, Outcome.DONE, detail or ""))
+
+    async def carry_on(self, a: Action, fn: Callable[[Action], Awaitable[str]], text: str) -> None:
+        """A request got no answer (say, its node died during a leader change): read the object
+        back while the client reconnects, and carry on with the run once it is settled; a request
+        that was not carried out is sent once more when sending it again is harmless. Only an
+        object that cannot be read back stops the run (it is read back at the end)."""
+        from .readback import asettle
+
+        verdict = await asettle(self.client, a, self.wait)
+        if verdict is None:
+            self.lost(a, text)
+        elif verdict:
+            self.record(ActionResult(a, Outcome.DONE, f"{text}; read back after the reconnect: applied"))
+        elif a.action not in _SENT_AGAIN:
+            self.fail(a, f"{text}; read back after the reconnect: not applied")
+        else:
+            try:
+                detail = await fn(a)
+            except JsApiError as exc:
+                self.fail(a, f"{text}; read back: not applied; sent again: {exc}", exc.err_code)
+                return
+            self.record(ActionResult(a, Outcome.DONE, f"{detail} (sent again after the reconnect: the first request got no answer "
+                                                      "and was not carried out)"))
 
     async def batch(self, actions: list[Action], fn: Callable[[Action], Awaitable[str]]) -> None:
         async def one(a: Action) -> None:
@@ -235,7 +273,7 @@ class _Run:
 
 def _runnable(run: _Run, plan: Plan, live: LiveState, opt: PlanOptions, verify: bool) -> list[Action]:
     """The actions the gates let through; the others are recorded as blocked."""
-    out: list[Action] = []
+    reasons: dict[int, str] = {}
     for a in plan.actions:
         reason = gate(a, live, opt)
         if reason is None and verify:
@@ -244,7 +282,13 @@ def _runnable(run: _Run, plan: Plan, live: LiveState, opt: PlanOptions, verify: 
             why = recheck(a, live, opt)
             reason = f"refused: {why}" if why else None
         if reason is not None:
-            run.record(ActionResult(a, Outcome.BLOCKED, reason))
+            reasons[id(a)] = reason
+    # the dependency closure: what a blocked action would replace, or is part of, stays
+    close(plan.actions, live, blocked=lambda a: id(a) in reasons, on_block=lambda a, why: reasons.__setitem__(id(a), why))
+    out: list[Action] = []
+    for a in plan.actions:
+        if id(a) in reasons:
+            run.record(ActionResult(a, Outcome.BLOCKED, reasons[id(a)]))
             if a.kind == "Stream" and (a.wanted or a.action) in (ActionKind.CREATE, ActionKind.RECREATE):
                 run.failed_streams.add(a.name)
         else:
@@ -253,7 +297,7 @@ def _runnable(run: _Run, plan: Plan, live: LiveState, opt: PlanOptions, verify: 
 
 
 async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, progress: Any,
-                   stop: Stop | None = None, verify: bool = False, settle: bool = False) -> ApplyReport:
+                   stop: Stop | None = None, verify: bool = False, settle: float | None = None) -> ApplyReport:
     run = _Run(client, progress, stop, settle)
     runnable = _runnable(run, plan, live, opt, verify)
     stream_puts = [a for a in runnable if a.kind == "Stream" and a.action != ActionKind.DELETE]
@@ -280,6 +324,12 @@ async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptio
     for level in reversed(_levels(stream_deletes, live)):
         await run.batch(level, delete_stream)
     return run.report
+
+
+# What apply sends once more when its first request got no answer and reads back not carried out:
+# the request makes the object as the plan wants whatever state it finds (a recreate or a migration,
+# whose steps depend on the state, is left to the re-run, which plans again).
+_SENT_AGAIN = (ActionKind.CREATE, ActionKind.UPDATE, ActionKind.ADOPT, ActionKind.DELETE)
 
 
 def _no_answer(exc: JsApiError) -> bool:
@@ -333,6 +383,8 @@ async def _put_stream(client: JsClient, a: Action) -> str:
         return ActionKind.RECREATE.past
     if any(c.path in LIMITS for c in a.changes):
         await _recheck_stream(client, a, cfg)
+    if any(c.path == "retention" for c in a.changes):
+        await _recheck_interest(client, a, cfg)
     paths = {c.path: c for c in a.changes}
     if "placement" in paths and "num_replicas" in paths:
         # The server refuses to move and scale in one update (ErrCode.STREAM_MOVE_AND_SCALE): scale first, then move.
@@ -401,6 +453,8 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
         # (the update records the manifest's start, after which the plan is empty)
         resp = await client.areset_consumer(stream, a.name, a.reset_seq or None)
         detail = f"reset: starts again at stream sequence {resp.get('reset_seq') or a.reset_seq}"
+    if any(c.path in ("filter_subject", "filter_subjects") for c in a.changes):
+        await _recheck_interest(client, a, cfg)
     pause = _pause_change(a)
     if a.action not in (ActionKind.PAUSE, ActionKind.RESUME) or any(c is not pause for c in a.changes):
         await client.aput_consumer(stream, cfg, "update")  # the server ignores pause_until in an update

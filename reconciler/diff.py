@@ -16,13 +16,13 @@ from typing import Any
 from linter.semantics import catalog
 from linter.semantics.updates import RESET_FIELDS, classify
 
-from .live import CONTEXT, ESTATE, MANAGED_BY, RESUME, SOURCE, is_bookkeeping
+from .live import CONTEXT, ESTATE, MANAGED_BY, REPO, RESUME, SOURCE, is_bookkeeping
 from .server_apis import canonical_time
 from .vocabulary import ChangeClass
 
 __all__ = ["Change", "normalise", "diff_configs", "restore_start", "BOOKKEEPING_KEYS", "SET_FIELDS", "START_FIELDS"]
 
-BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME, CONTEXT, ESTATE)
+BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME, CONTEXT, ESTATE, REPO)
 # lists whose order does not matter: the field catalog's; a consumer's start (refused as an update; the
 # reset API changes it)
 SET_FIELDS = tuple(dict.fromkeys((*catalog.set_valued("Stream"), *catalog.set_valued("Consumer"))))

@@ -14,7 +14,7 @@ from linter import strip_server_metadata
 from .client import JsApiError, JsClient
 
 __all__ = ["LiveStream", "LiveConsumer", "LiveState", "read_live", "MANAGED_BY", "SOURCE", "CONTEXT", "RESUME", "PRUNE_MARK",
-           "DATA_LOSS_MARK", "PREVENT_DELETE_MARK", "ESTATE", "RECREATE_PREFIX", "MIGRATION", "owned", "recreate_intents", "is_bookkeeping"]
+           "DATA_LOSS_MARK", "PREVENT_DELETE_MARK", "ESTATE", "REPO", "RECREATE_PREFIX", "MIGRATION", "owned", "recreate_intents", "is_bookkeeping"]
 
 MANAGED_BY = "io.jsops.managed-by"
 SOURCE = "io.jsops.source"  # the manifest's path (relative to the repository root): scopes --prune
@@ -31,6 +31,9 @@ PREVENT_DELETE_MARK = "io.jsops.prevent-delete"
 OWNER = "jsops"
 # The estate (``estate:`` in the jsops config) that owns the object: prune and takeover stay within it.
 ESTATE = "io.jsops.estate"
+# Without an estate: the repository the object was applied from (reconciler.plan.scope.repo_identity);
+# ``jsops apply --prune`` deletes only objects recorded from its own repository.
+REPO = "io.jsops.repo"
 # A consumer recreate in flight, recorded on the parent stream before the consumer is deleted:
 # ``io.jsops.recreate.<consumer>`` = ``{"seq": N, "digest": "..."}`` (resume position, manifest
 # config digest). A re-run that finds it creates the consumer at ``seq`` and clears it.
@@ -108,6 +111,9 @@ class LiveState:
     # reconciler.dataloss.measure_limit_loss): stream -> limit -> messages. Streams or limits not
     # measured are estimated from the stream state (conservatively).
     limit_loss: dict[str, dict[str, int]] = field(default_factory=dict)
+    # Stored messages per subject of the interest streams where a consumer's filter changes
+    # (reconciler.interestloss.measure_filter_loss): stream -> subject -> messages.
+    subject_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     # The release of the server the state was read from (its INFO), e.g. "2.15.1"; None: not known
     # (then the plan uses no API a release may lack: reconciler.server_apis).
     server_version: str | None = None

@@ -163,6 +163,8 @@ def refusal(action: str, kind: str, grants: Grants, *, holds: int = 0, data_loss
         return needs
     if stream_loss:
         return f"the stream holds {loss} messages; {needs}"
+    if action in (ActionKind.UPDATE, ActionKind.ADOPT) and kind == "Consumer":
+        return f"the update removes up to {loss} stored messages of an interest stream; {needs}"
     if action in (ActionKind.UPDATE, ActionKind.ADOPT):
         return f"tightened limits remove up to {loss} stored messages; {needs}"
     return f"deleting the consumer removes up to {loss} messages of an interest stream; {needs}"

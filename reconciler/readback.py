@@ -10,6 +10,7 @@ it has read back otherwise for :data:`STABLE` seconds; ``unknown`` when it could
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import time
 from collections.abc import Callable
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from .apply import ActionResult
     from .plan import Action
 
-__all__ = ["read_back", "applied"]
+__all__ = ["read_back", "applied", "asettle"]
 
 _GONE = (ErrCode.STREAM_NOT_FOUND, ErrCode.CONSUMER_NOT_FOUND)
 _PAUSE = 0.5
@@ -147,3 +148,28 @@ def read_back(client: JsClient, results: list[ActionResult], wait: float,
             reader.close()
     for r in pending:
         r.status, r.detail = Outcome.UNKNOWN, f"{r.detail}; could not read it back: unknown whether the server carried it out"
+
+
+async def asettle(client: JsClient, a: Action, wait: float) -> bool | None:
+    """Read ``a``'s object back over ``client`` while the run goes on (a cluster client reconnects
+    to another node by itself): True once it reads as ``a`` wanted, False once it has read
+    otherwise for :data:`STABLE` seconds, None when the connection is lost for good or ``wait``
+    seconds pass without a verdict."""
+    deadline = time.monotonic() + wait
+    since: float | None = None
+    while not client.connection_lost:
+        try:
+            cfg = await _observe(client, a)
+        except Exception:  # no answer yet (the cluster is electing, the client reconnecting)
+            pass
+        else:
+            if applied(a, cfg):
+                return True
+            now = time.monotonic()
+            since = now if since is None else since
+            if now - since >= STABLE:
+                return False
+        if time.monotonic() + _PAUSE >= deadline:
+            return None
+        await asyncio.sleep(_PAUSE)
+    return None

@@ -11,14 +11,15 @@ is what keeps even a forged plan to objects jsops owns and to the flags given to
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable
 from typing import Any
 
 from .live import MANAGED_BY, OWNER, LiveState, owned
-from .plan import Action, PlanOptions, source_path
+from .plan import Action, Plan, PlanOptions, source_path
 from .vocabulary import ActionKind
 
-__all__ = ["manifest_digest", "recheck"]
+__all__ = ["manifest_digest", "recheck", "rederive"]
 
 
 def manifest_digest(files: Iterable[str], rendered: dict[str, Any] | None = None, root: str | None = None) -> str:
@@ -71,3 +72,52 @@ def recheck(a: Action, live: LiveState, opt: PlanOptions) -> str | None:
     if cfg is not None and not owned(cfg) and not opt.adopts(a.kind, a.name, a.stream):
         return f"it exists and is not managed by jsops (pass --adopt {target} to take it over)"
     return None
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _steps(migration: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A migration's steps without the counts it was planned with (publishers keep publishing)."""
+    return None if migration is None else {k: v for k, v in migration.items() if k not in ("messages", "bytes")}
+
+
+def _mismatch(a: Action, f: Action) -> str | None:
+    """How saved action ``a`` differs from ``f``, the one derived again (None: it does not)."""
+    said, derived = a.wanted or a.action, f.wanted or f.action
+    if said != derived:
+        return f"the file says {said}; the manifests and the live state give {derived}"
+    if a.config is not None and _canon(a.config) != _canon(f.config):
+        return "its config is not the one the manifests give"
+    if _canon(sorted((c.path, _canon(c.new)) for c in a.changes)) != _canon(sorted((c.path, _canon(c.new)) for c in f.changes)):
+        return "its changes are not those between the manifests and the live state"
+    if _canon(_steps(a.migration)) != _canon(_steps(f.migration)) or (a.reset_seq, a.resume_seq) != (f.reset_seq, f.resume_seq):
+        return "its steps are not those the manifests and the live state give"
+    return None
+
+
+def rederive(saved: Plan, fresh: Plan) -> list[str]:
+    """Replace each action of ``saved`` with the one ``fresh`` (the plan made again from the bound
+    manifests and the live state, with apply's flags and estate rules) has for the same object;
+    returns why actions are refused (nothing is applied then). An action blocked in the saved plan
+    stays blocked (nothing is sent for it that was not shown); one the fresh plan blocks is
+    blocked; one the fresh plan does not have, or has otherwise, is refused: what is sent comes
+    from the manifests and the live state, never from the file alone."""
+    by_key: dict[tuple[str, str | None, str], Action] = {}
+    for act in fresh.actions:
+        by_key.setdefault((act.kind, act.stream, act.name), act)
+    refused: list[str] = []
+    out: list[Action] = []
+    for a in saved.actions:
+        if a.action == ActionKind.BLOCKED:
+            out.append(a)
+            continue
+        f = by_key.get((a.kind, a.stream, a.name))
+        why = "the manifests and the live state ask for no such action" if f is None else _mismatch(a, f)
+        if why is not None:
+            refused.append(f"{a.label} ({a.action}): {why}")
+        elif f is not None:
+            out.append(f)
+    saved.actions = out
+    return refused

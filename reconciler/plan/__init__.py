@@ -24,7 +24,7 @@ from .losses import config_digest
 from .model import ACTIONS, PLAN_VERSION, Action, Plan, PlanError, PlanOptions, PlanSet, seal, seal_intact
 from .ordering import deps, levels, stream_order
 from .predict import AccountUsage, Prediction, account_usage, block_predicted, predict
-from .scope import in_scope, prune_scope, repo_root, source_path
+from .scope import in_scope, prune_scope, repo_identity, repo_root, source_path
 
 __all__ = [
     "ACTIONS",
@@ -51,6 +51,7 @@ __all__ = [
     "predict",
     "prune_marks",
     "prune_scope",
+    "repo_identity",
     "repo_root",
     "resume_config",
     "seal",

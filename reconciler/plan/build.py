@@ -9,17 +9,29 @@ What the flags do not allow is planned as a ``blocked`` action that names every 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..diff import Change, diff_configs
-from ..live import RECREATE_PREFIX, RESUME, LiveConsumer, LiveState, LiveStream, owned, recreate_intents
+from ..live import (
+    ESTATE,
+    RECREATE_PREFIX,
+    REPO,
+    RESUME,
+    LiveConsumer,
+    LiveState,
+    LiveStream,
+    interest_loss,
+    owned,
+    recreate_intents,
+)
 from ..migrate import abandoned, busy_streams, migration_action, wants_migration
 from ..permissions import PREVENTED_DELETE, Permission, delete_prevented, required
 from ..vocabulary import ActionKind, ChangeClass
 from .apis import pause_action, pause_changes, reset_action
+from .closure import close, rename_note, rename_of
 from .desired import Desired, hold_start, stamp
-from .losses import estate_mark, interest_action, keep_intents, limit_loss, resume_action
+from .losses import estate_mark, interest_action, interest_update_loss, keep_intents, limit_loss, resume_action
 from .model import Action, Plan, PlanOptions
 from .ordering import stream_order
 from .ownership import bookkeeping, owned_action, protect
@@ -38,12 +50,14 @@ class _Run:
     # streams migrated (or whose migration is blocked): their consumers are part of the migration
     migrated: set[str] = field(default_factory=set)
     consumers: list[Desired] = field(default_factory=list)
+    wanted: set[str] = field(default_factory=set)  # the stream names the manifests declare
 
 
 def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | None = None, *, target: str = "") -> Plan:
     """The actions that make ``live`` match ``desired``, in the order apply runs them."""
     run = _Run(live, options or PlanOptions(), Plan(target, live.fingerprint()))
     streams = {d.name: d for d in desired if d.kind == "Stream"}
+    run.wanted = set(streams)
     consumers = run.consumers = [d for d in desired if d.kind == "Consumer"]
     for name in stream_order({n: d.config for n, d in streams.items()}):
         act = _stream_action(run, streams[name])
@@ -54,8 +68,8 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
         act = _consumer_action(run, d)
         if act is not None:
             run.plan.actions.append(act)
-    if run.opt.prune:
-        _prune(run, set(streams), {(d.stream, d.name) for d in consumers})
+    _prune(run, set(streams), {(d.stream, d.name) for d in consumers})  # without --prune: shown, blocked
+    close(run.plan.actions, live)  # what a blocked action would replace stays
     return run.plan
 
 
@@ -66,7 +80,7 @@ def _plural(n: int, word: str = "message") -> str:
 def _stream_action(run: _Run, d: Desired) -> Action | None:
     live, opt, name = run.live, run.opt, d.name
     cur = live.streams.get(name)
-    config = estate_mark(stamp(d.config, d.file, d.context, opt.estate), cur, opt)
+    config = estate_mark(stamp(d.config, d.file, d.context, opt.estate, opt.repo), cur, opt)
     if name in live.unknown:
         act = Action(ActionKind.UPDATE, "Stream", name, None, [], None, config)
         act.block("the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later")
@@ -75,7 +89,8 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
     if wants_migration(d, live):
         return _migrate(run, d, config)
     if cur is None:
-        return Action(ActionKind.CREATE, "Stream", name, None, [], None, config)
+        old = rename_of(name, d.config, live, run.wanted)
+        return Action(ActionKind.CREATE, "Stream", name, None, [], rename_note(old) if old is not None else None, config)
     changes = diff_configs("Stream", cur.config, d.config) + bookkeeping(cur.config, d, opt)
     owned_act = owned_action("Stream", name, None, cur.config, changes, opt, keep_intents(config, cur.config))
     if owned_act is None or protect(owned_act, d, cur.config):
@@ -87,6 +102,7 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
         _recreate_stream(run, act, cur)
     elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
         limit_loss(act, cur, d.config, live, opt)
+        interest_update_loss(act, live, d.config, opt)
     if act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
         paths = {c.path for c in act.changes}
         if {"placement", "num_replicas"} <= paths:
@@ -99,7 +115,7 @@ def _migrate(run: _Run, d: Desired, config: dict[str, Any], recreate: Action | N
     """A migration that keeps every message instead of a recreate (or for a rename): its consumers
     are created by it, at their positions (:mod:`reconciler.migrate`)."""
     run.migrated.add(d.name)
-    consumers = {c.name: estate_mark(stamp(c.config, c.file, c.context, run.opt.estate), None, run.opt)
+    consumers = {c.name: estate_mark(stamp(c.config, c.file, c.context, run.opt.estate, run.opt.repo), None, run.opt)
                  for c in run.consumers if c.stream == d.name}
     return migration_action(d, config, consumers, run.live, run.opt, recreate)
 
@@ -115,7 +131,8 @@ def _recreate_stream(run: _Run, act: Action, cur: LiveStream) -> None:
     missing = grants.missing(required(ActionKind.RECREATE, "Stream", holds=holds))
     if missing:  # every flag it needs, at once
         held = f"the stream holds {_plural(holds)}; " if holds > 0 else ""
-        act.block(f"{held}{grants.needs(missing)}", tuple(missing))
+        lossless = "; or --migrate, which moves them to the new config without loss" if holds > 0 and not run.opt.migrate else ""
+        act.block(f"{held}{grants.needs(missing)}{lossless}", tuple(missing))
     else:
         run.recreated.add(act.name)
     act.data_loss = holds or None
@@ -124,7 +141,7 @@ def _recreate_stream(run: _Run, act: Action, cur: LiveStream) -> None:
 def _consumer_action(run: _Run, d: Desired) -> Action | None:
     live, opt = run.live, run.opt
     cur = live.consumers.get((d.stream or "", d.name))
-    config = estate_mark(stamp(d.config, d.file, d.context, opt.estate), cur, opt)
+    config = estate_mark(stamp(d.config, d.file, d.context, opt.estate, opt.repo), cur, opt)
     if d.stream in live.unknown or d.stream in run.migrated:
         return None
     if d.stream in run.recreated:
@@ -150,6 +167,8 @@ def _consumer_action(run: _Run, d: Desired) -> Action | None:
         return act
     if act.action == ActionKind.RECREATE and not reset_action(act, cur, wanted, live, opt):
         _recreate_consumer(run, act, cur)
+    elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
+        interest_update_loss(act, live, d.config, opt)
     pause_action(act)
     return act
 
@@ -164,44 +183,80 @@ def _recreate_consumer(run: _Run, act: Action, cur: LiveConsumer) -> None:
     else:
         act.consequence = "consumer position and pending acks are lost"
     grants = opt.grants()
-    if missing := grants.missing([Permission.RECREATE]):
-        act.block(grants.needs(missing), tuple(missing))
+    lost = interest_loss(run.live.streams.get(cur.stream), cur.pending)
+    missing = grants.missing([Permission.RECREATE] + ([Permission.DATA_LOSS] if lost else []))
+    if Permission.RECREATE in missing:  # every flag it needs, at once
+        held = f"the consumer has {_plural(lost, 'unacknowledged message')} on an interest stream; " if lost else ""
+        act.block(held + grants.needs(missing), tuple(missing))
+        act.data_loss = lost or None
     else:
         interest_action(act, run.live, cur, opt)
 
 
 def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str | None, str]]) -> None:
     """Deletes of the owned objects the manifests no longer declare (in ``--prune``'s scope):
-    consumers first, then streams (mirrors and sources before their origins)."""
+    consumers first, then streams (mirrors and sources before their origins). Without ``--prune``
+    they are listed all the same, blocked (the plan accounts for every owned object that left the
+    manifests); so are owned objects that cannot be shown to come from this repository."""
     live, opt = run.live, run.opt
     grants = opt.grants()
     deleting: set[str] = set()
+    listed: set[str] = set()
     stream_deletes: list[Action] = []
     busy = busy_streams(run.plan.actions, live)  # a migration deletes them itself
     for name in reversed(stream_order({n: s.config for n, s in live.streams.items()})):
         s = live.streams[name]
-        if name in wanted_streams or name in busy or not opt.prunable(s.config):
+        if name in wanted_streams or name in busy or not _left(opt, s.config):
             continue
         holds = s.messages
         act = Action(ActionKind.DELETE, "Stream", name, None, [], f"the stream and its {_plural(holds, 'stored message')} are deleted"
                      + (f", with its {_plural(s.consumer_count, 'consumer')}" if s.consumer_count else ""))
         act.data_loss = holds or None
-        missing = grants.missing([p for p in required(ActionKind.DELETE, "Stream", holds=holds) if p != Permission.PRUNE])
-        if delete_prevented(s.config):
+        missing = grants.missing(required(ActionKind.DELETE, "Stream", holds=holds))
+        listed.add(name)
+        if not opt.prunable(s.config):
+            act.block(_UNMARKED)
+        elif delete_prevented(s.config):
             act.block(PREVENTED_DELETE)
         elif missing:
-            act.block(f"the stream holds {_plural(holds)}; {grants.needs(missing)}", tuple(missing))
+            held = f"the stream holds {_plural(holds)}; " if holds > 0 else ""
+            act.block(f"{_LEFT if Permission.PRUNE in missing else ''}{held}{grants.needs(missing)}", tuple(missing))
         else:
             deleting.add(name)
         stream_deletes.append(act)
     for key in sorted(live.consumers):
         c = live.consumers[key]
-        if key in wanted_consumers or key[0] in deleting or key[0] in busy or not opt.prunable(c.config):
+        if key in wanted_consumers or key[0] in deleting or key[0] in busy or not _left(opt, c.config):
             continue
+        if key[0] in listed and not opt.prune:
+            continue  # shown with its stream
         act = Action(ActionKind.DELETE, "Consumer", key[1], key[0], [], "the consumer and its position are deleted")
-        if delete_prevented(c.config):
+        if not opt.prunable(c.config):
+            act.block(_UNMARKED)
+        elif delete_prevented(c.config):
             act.block(PREVENTED_DELETE)
         else:
             interest_action(act, live, c, opt)
+            needed = [Permission.PRUNE] + ([Permission.DATA_LOSS] if act.data_loss else [])
+            if missing := grants.missing(needed):  # every flag it needs, at once
+                lost = f"the consumer has {_plural(act.data_loss or 0, 'unacknowledged message')} on an interest stream; " \
+                    if act.data_loss else ""
+                act.block(f"{_LEFT if Permission.PRUNE in missing else ''}{lost}{grants.needs(missing)}", tuple(missing))
         run.plan.actions.append(act)
     run.plan.actions.extend(stream_deletes)
+
+
+_LEFT = "left the manifests; "
+_UNMARKED = ("left the manifests, but it records neither an estate nor the repository it was applied from, so jsops cannot "
+             "show it comes from this one: not pruned (delete it by hand, or put its manifest back and apply once to record it)")
+
+
+def _left(opt: PlanOptions, config: dict[str, Any]) -> bool:
+    """Whether an owned object the manifests do not declare is this run's to account for: one
+    ``--prune`` may delete, or one of this scope that records no repository (jsops before 0.2)."""
+    if opt.prunable(config):
+        return True
+    meta = config.get("metadata") or {}
+    if not (opt.estates and opt.estate is None and opt.repo is not None) or meta.get(REPO) or meta.get(ESTATE):
+        return False
+    return replace(opt, repo=None).prunable(config)

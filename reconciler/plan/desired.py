@@ -16,7 +16,7 @@ from linter.model.config import ConsumerConfig
 from linter.model.resource import is_stream
 
 from ..diff import START_FIELDS
-from ..live import CONTEXT, ESTATE, MANAGED_BY, OWNER, RESUME, SOURCE
+from ..live import CONTEXT, ESTATE, MANAGED_BY, OWNER, REPO, RESUME, SOURCE
 from ..permissions import RENAMED_FROM, annotation_true, prune_marks
 from .scope import repo_root, source_path
 
@@ -98,14 +98,17 @@ def _consumer(r: Resource, stream: dict[str, Any] | None, target: LintTarget | N
     return effective_consumer(cfg, stream, durable_name=durable, name=cname, target=target)
 
 
-def stamp(config: dict[str, Any], source: str, context: str | None = None, estate: str | None = None) -> dict[str, Any]:
+def stamp(config: dict[str, Any], source: str, context: str | None = None, estate: str | None = None,
+          repo: str | None = None) -> dict[str, Any]:
     """``config`` with jsops ownership metadata (owner, manifest path, a non-default context and
-    the estate when there is one)."""
+    the estate when there is one, else the repository when given)."""
     out = dict(config)
     meta = dict(out.get("metadata") or {})
     meta[MANAGED_BY] = OWNER
     if estate:
         meta[ESTATE] = estate
+    elif repo:
+        meta[REPO] = repo
     if source:
         meta[SOURCE] = source
     if context and context != "default":

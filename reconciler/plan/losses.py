@@ -13,14 +13,15 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from ..dataloss import describe, limit_losses, loss_total
-from ..live import ESTATE, RECREATE_PREFIX, LiveConsumer, LiveState, LiveStream, interest_loss, owned
+from ..dataloss import describe, limit_losses, loss_total, tightened
+from ..interestloss import filter_loss, retention_loss
+from ..live import ESTATE, RECREATE_PREFIX, REPO, LiveConsumer, LiveState, LiveStream, interest_loss, owned
 from ..permissions import Permission
 from ..vocabulary import ActionKind, ChangeClass
 from .desired import Desired, resume_config
 from .model import Action, PlanOptions
 
-__all__ = ["config_digest", "keep_intents", "estate_mark", "limit_loss", "resume_action", "interest_action"]
+__all__ = ["config_digest", "keep_intents", "estate_mark", "limit_loss", "resume_action", "interest_action", "interest_update_loss"]
 
 
 def config_digest(config: dict[str, Any]) -> str:
@@ -41,20 +42,25 @@ def keep_intents(config: dict[str, Any], live_cfg: dict[str, Any]) -> dict[str, 
 
 
 def estate_mark(config: dict[str, Any], cur: LiveStream | LiveConsumer | None, opt: PlanOptions) -> dict[str, Any]:
-    """Without estate rules, an update keeps the estate the live object records."""
-    if opt.estates or cur is None:
+    """Without estate rules, an update keeps the estate the live object records; and an object
+    keeps the repository it records (the first repository that applied it prunes it)."""
+    if cur is None or not owned(cur.config):
         return config
-    mark = (cur.config.get("metadata") or {}).get(ESTATE)
-    if not mark or not owned(cur.config):
+    live_meta = cur.config.get("metadata") or {}
+    keep = {k: live_meta[k] for k in ((ESTATE,) if not opt.estates else ()) + (REPO,) if live_meta.get(k)}
+    if not keep:
         return config
     out = dict(config)
-    out["metadata"] = {**(out.get("metadata") or {}), ESTATE: mark}
+    out["metadata"] = {**(out.get("metadata") or {}), **keep}
     return out
 
 
 def limit_loss(act: Action, cur: LiveStream, desired: dict[str, Any], live: LiveState, opt: PlanOptions) -> None:
     """Count what ``act``'s tightened limits remove from ``cur``'s stored messages; a loss is data
     loss: said in the changes and the consequence, counted, and blocked without --allow-data-loss."""
+    if desired.get("discard") == "new":
+        act.changes = [replace(c, consequence=_discard_new(c.path, cur, desired)) if c.path in ("max_msgs", "max_bytes") and c.path in tightened(cur.config, desired) else c
+                       for c in act.changes]
     losses = limit_losses(cur, desired, live.read_at, live.limit_loss.get(cur.name))
     if not losses:
         return
@@ -70,6 +76,17 @@ def limit_loss(act: Action, cur: LiveStream, desired: dict[str, Any], live: Live
     if missing := grants.missing([Permission.DATA_LOSS]):
         act.block(f"tightened limits remove up to {total} stored message{'s' if total != 1 else ''}; {grants.needs(missing)}",
                   tuple(missing))
+
+
+def _discard_new(limit: str, cur: LiveStream, desired: dict[str, Any]) -> str:
+    """What a lower ``max_msgs``/``max_bytes`` does with ``discard: new``: nothing stored goes; new
+    messages (a bucket's puts) are refused while the stream is over the limit."""
+    held = cur.messages if limit == "max_msgs" else cur.bytes
+    new = int(desired.get(limit) or 0)
+    unit = "messages" if limit == "max_msgs" else "bytes"
+    now = (f"it holds {held} {unit} now, more than the new limit: every new message (every put, for a bucket) is refused "
+           "until enough are removed" if held > new else "once it is full, new messages (puts, for a bucket) are refused")
+    return f"with discard: new nothing stored is removed; {now}"
 
 
 def resume_action(d: Desired, config: dict[str, Any], intent: dict[str, Any]) -> Action:
@@ -94,3 +111,34 @@ def interest_action(act: Action, live: LiveState, c: LiveConsumer, opt: PlanOpti
     if missing := grants.missing([Permission.DATA_LOSS]):
         act.block(f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; "
                   f"{grants.needs(missing)}", tuple(missing))
+
+
+def interest_update_loss(act: Action, live: LiveState, desired: dict[str, Any], opt: PlanOptions) -> None:
+    """An in-place update that makes an interest stream drop stored messages (issue 21): a change
+    of retention to ``interest`` (the messages no consumer has pending), or a consumer's narrower
+    filter (the messages no consumer takes any more). Counted from the live state, added to the
+    action's data loss, and blocked without --allow-data-loss, as tightened limits are."""
+    if act.kind == "Stream":
+        s = live.streams.get(act.name)
+        lost = retention_loss(s, desired, live) if s is not None else 0
+        path = "retention"
+        note = (f"data loss: on an interest stream the server keeps only the messages a consumer has pending: "
+                f"up to {lost} of {s.messages if s else 0} stored messages are removed")
+    else:
+        s = live.streams.get(act.stream or "")
+        c = live.consumers.get((act.stream or "", act.name))
+        lost = filter_loss(s, c, desired, live) if s is not None and c is not None else 0
+        path = "filter_subjects" if "filter_subjects" in {ch.path for ch in act.changes} else "filter_subject"
+        note = (f"data loss: on an interest stream the server removes the messages no consumer takes any more: "
+                f"up to {lost} stored message{'s' if lost != 1 else ''} outside the new filter")
+    if not lost or s is None:
+        return
+    act.changes = [replace(c, cls=ChangeClass.DATA_LOSS, consequence=note) if c.path in (path, "filter_subject", "filter_subjects") else c
+                   for c in act.changes]
+    total = min(s.messages, (act.data_loss or 0) + lost)
+    act.data_loss = total
+    act.consequence = f"{act.consequence}; {note}" if act.consequence else note
+    grants = opt.grants()
+    if missing := grants.missing([Permission.DATA_LOSS]):
+        act.block(f"the change removes up to {total} stored message{'s' if total != 1 else ''}; {grants.needs(missing)}",
+                  tuple(missing))

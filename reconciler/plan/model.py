@@ -12,7 +12,7 @@ from typing import Any
 
 from ..diff import Change
 from ..errors import PermanentError
-from ..live import CONTEXT, ESTATE, SOURCE, owned
+from ..live import CONTEXT, ESTATE, REPO, SOURCE, owned
 from ..permissions import Grants
 from ..vocabulary import ActionKind, ChangeClass
 from .scope import in_scope
@@ -49,6 +49,9 @@ class PlanOptions:
     # whatever estate they carry and no estate is checked (the controller, pure unit tests).
     estates: bool = False
     estate: str | None = None
+    # Without an estate (jsops plan/apply): the repository identity (scope.repo_identity) objects are
+    # stamped with; --prune considers only owned objects that record it. None: not checked.
+    repo: str | None = None
     # ``--migrate``: recreate-class stream changes and renames run as migrations that keep every
     # message (reconciler.migrate); ``server_version``: the target's release (which migrations it can do).
     migrate: bool = False
@@ -68,6 +71,8 @@ class PlanOptions:
         meta = config.get("metadata") or {}
         if self.estates and meta.get(ESTATE) != self.estate:
             return False
+        if self.estates and self.estate is None and self.repo is not None and meta.get(REPO) != self.repo:
+            return False  # not shown to come from this repository
         if self.prune_contexts is not None and meta.get(CONTEXT, "default") not in self.prune_contexts:
             return False
         if self.prune_paths is not None:

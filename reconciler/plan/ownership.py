@@ -10,7 +10,7 @@ from typing import Any
 from linter.semantics.updates import worst
 
 from ..diff import Change
-from ..live import CONTEXT, ESTATE, SOURCE, owned
+from ..live import CONTEXT, ESTATE, REPO, SOURCE, owned
 from ..permissions import Permission, protection
 from ..vocabulary import ActionKind, ChangeClass
 from .desired import Desired
@@ -30,6 +30,9 @@ def bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list[
     if opt.estates and opt.estate and meta.get(ESTATE) != opt.estate and not opt.foreign(live_cfg):
         out.append(Change(f"metadata.{ESTATE}", meta.get(ESTATE), opt.estate, ChangeClass.IN_PLACE,
                           "jsops records the estate that owns the object (it scopes --prune and takeovers)"))
+    if opt.estates and opt.estate is None and opt.repo and not meta.get(ESTATE) and not meta.get(REPO):
+        out.append(Change(f"metadata.{REPO}", None, opt.repo, ChangeClass.IN_PLACE,
+                          "jsops records the repository the object comes from (--prune deletes only its own)"))
     if opt.stale_source is None:
         return out
     recorded = meta.get(SOURCE)

@@ -14,7 +14,7 @@ from typing import Any
 
 from linter.load import git_root
 
-__all__ = ["in_scope", "prune_scope", "repo_root", "source_path"]
+__all__ = ["in_scope", "prune_scope", "repo_identity", "repo_root", "source_path"]
 
 
 def repo_root() -> str:
@@ -22,6 +22,73 @@ def repo_root() -> str:
     here = os.path.abspath(os.getcwd())
     found = git_root(here, os.path.exists)
     return here if found is None else found
+
+
+def repo_identity(root: str | None = None) -> str:
+    """What identifies the repository the manifests come from, recorded on the objects applied
+    without an ``estate:`` so that ``--prune`` deletes only its own: ``git:HOST/PATH`` of the
+    ``origin`` remote (every clone of one repository shares it), else ``path:`` and the root's
+    absolute path."""
+    base = root or repo_root()
+    url = _origin_url(base)
+    return f"git:{_normal_url(url)}" if url else "path:" + os.path.abspath(base).replace(os.sep, "/")
+
+
+def _git_dir(root: str) -> str | None:
+    """The directory holding the repository's ``config`` (a worktree's ``.git`` file points to
+    its own directory, whose ``commondir`` names the shared one)."""
+    dot = os.path.join(root, ".git")
+    if os.path.isdir(dot):
+        return dot
+    try:
+        with open(dot, encoding="utf-8") as fh:
+            line = fh.read().strip()
+    except OSError:
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    gitdir = os.path.join(root, line[len("gitdir:"):].strip())
+    try:
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as fh:
+            return os.path.normpath(os.path.join(gitdir, fh.read().strip()))
+    except OSError:
+        return gitdir
+
+
+def _origin_url(root: str) -> str | None:
+    """The ``url`` of ``[remote "origin"]`` in the repository's config (read as text, no git)."""
+    gitdir = _git_dir(root)
+    if gitdir is None:
+        return None
+    try:
+        with open(os.path.join(gitdir, "config"), encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    section = ""
+    for raw in lines:
+        line = raw.strip()
+        if line.startswith("["):
+            section = line.replace(" ", "").lower()
+        elif section == '[remote"origin"]' and line.split("=", 1)[0].strip().lower() == "url" and "=" in line:
+            return line.split("=", 1)[1].strip() or None
+    return None
+
+
+def _normal_url(url: str) -> str:
+    """``HOST/PATH`` of a remote URL, without scheme, user, port-less ``:`` form or ``.git``:
+    ``git@github.com:o/r.git`` and ``https://github.com/o/r`` name the same repository."""
+    text = url.strip()
+    if "://" in text:
+        text = text.split("://", 1)[1]
+    elif ":" in text and not text.startswith("/"):  # scp-like: [user@]host:path
+        text = text.replace(":", "/", 1)
+    host, _, path = text.partition("/")
+    host = host.rsplit("@", 1)[-1].lower()
+    path = path.strip("/")
+    if path.endswith(".git"):
+        path = path[:-4]
+    return f"{host}/{path}" if path else host
 
 
 def source_path(path: str, root: str | None = None) -> str:

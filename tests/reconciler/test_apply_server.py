@@ -137,7 +137,10 @@ def test_prune_deletes_only_owned_objects(server, js, tmp_path):
     js.ok("$JS.API.CONSUMER.CREATE.ORDERS.handmade", {"stream_name": "ORDERS", "config": {"durable_name": "handmade", "ack_policy": "explicit"}})
     (d / "old.yaml").unlink()
     rc, out, _ = run("plan", str(d), "--server", server.url)
-    assert rc == 0  # without --prune nothing is deleted
+    # without --prune nothing is deleted, but what left the manifests is shown, blocked (issue 21)
+    assert rc == 2 and "! Stream OLD  (blocked delete: left the manifests; needs --prune)" in out, out
+    assert "! Stream FULL  (blocked delete: left the manifests; the stream holds 2 messages; needs --prune and --allow-data-loss)" in out
+    assert "FOREIGN" not in out and "handmade" not in out
     rc, out, _ = run("plan", str(d), "--server", server.url, "--prune")
     assert rc == 2 and "- Stream OLD" in out and "! Stream FULL" in out and "FOREIGN" not in out and "handmade" not in out
     rc, out, _ = run("apply", str(d), "--server", server.url, "--yes", "--prune")

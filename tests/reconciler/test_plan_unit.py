@@ -106,7 +106,8 @@ def test_adopt_recreate_and_data_loss_flags():
     by = {(a.kind, a.name): a for a in p.actions}
     assert by[("Stream", "ORDERS")].action == "recreate"
     assert by[("Consumer", "billing")].action == "create"  # comes back with its stream
-    assert ("Stream", "GONE") not in by  # no prune without --prune
+    gone = by[("Stream", "GONE")]  # no prune without --prune: shown, blocked (issue 21: every owned object is accounted for)
+    assert (gone.action, gone.wanted) == ("blocked", "delete") and "left the manifests" in (gone.reason or "")
 
 
 def test_unowned_identical_object_is_not_an_action_and_forbidden_is_blocked():

@@ -166,8 +166,9 @@ def test_a_blocked_recreate_names_every_flag_it_needs() -> None:
     live.streams["S"] = LiveStream(stream("S", metadata=dict(OWN)), messages=12)
     want = [Desired("Stream", "S", None, stream("S", storage="memory"), "m/orders.yaml")]
     reason = lambda **kw: build_plan(want, live, PlanOptions(**kw), target="nats://x:1").actions[0].reason  # noqa: E731
-    assert reason() == "the stream holds 12 messages; needs --allow-recreate and --allow-data-loss"
-    assert reason(allow_recreate=True) == "the stream holds 12 messages; needs --allow-data-loss"
-    assert reason(allow_data_loss=True) == "the stream holds 12 messages; needs --allow-recreate"
+    lossless = "; or --migrate, which moves them to the new config without loss"  # issue 21: the lossless route is named
+    assert reason() == "the stream holds 12 messages; needs --allow-recreate and --allow-data-loss" + lossless
+    assert reason(allow_recreate=True) == "the stream holds 12 messages; needs --allow-data-loss" + lossless
+    assert reason(allow_data_loss=True) == "the stream holds 12 messages; needs --allow-recreate" + lossless
     live.streams["S"] = LiveStream(stream("S", metadata=dict(OWN)), messages=0)
     assert reason() == "needs --allow-recreate"
