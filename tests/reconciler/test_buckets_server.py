@@ -109,9 +109,9 @@ def test_nack_repo_with_buckets_applies_exports_and_round_trips(server, js, tmp_
     docs = {p.name: list(yaml.safe_load_all(p.read_text())) for p in (tmp_path / "export").iterdir()}
     kinds = {doc["kind"]: doc for ds in docs.values() for doc in ds}
     assert kinds["KeyValue"]["metadata"]["name"] == "sessions"
-    assert kinds["KeyValue"]["spec"] == {"history": 5, "ttl": "1d", "max_bytes": 10485760, "max_value_size": 65536, "compression": True}
+    assert kinds["KeyValue"]["spec"] == {"history": 5, "ttl": "1d", "max_bytes": "10MiB", "max_value_size": "64KiB", "compression": True}
     assert kinds["ObjectStore"]["metadata"]["name"] == "LABELS"
-    assert kinds["ObjectStore"]["spec"] == {"ttl": "3d", "max_bytes": 104857600, "metadata": {"team": "shipping"}}
+    assert kinds["ObjectStore"]["spec"] == {"ttl": "3d", "max_bytes": "100MiB", "metadata": {"team": "shipping"}}
     rc, out, err = run("plan", str(tmp_path / "export"), "--server", server.url)
     assert (rc, out.startswith("No changes.")) == (0, True), out + err
 
