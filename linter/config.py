@@ -12,6 +12,8 @@ Found from the working directory upward (the first directory holding ``.jsops.ya
     profiles: ops/profiles.json          # relative to the config file
     paths: [manifests]                   # what `jsops lint` lints without PATH arguments
     estate: payments-repo                # who owns what jsops applies (scopes --prune, --adopt)
+    audit:                               # `jsops audit`'s live rules: thresholds, severity or off (docs/audit.md)
+      JS501: {warn_at: 0.8}
     rules:
       JS102: {}                          # per-rule typed options (the rule's ``Options`` model)
     contexts:                            # named targets for plan/apply/export (``--context NAME``,
@@ -134,6 +136,8 @@ class Config(Record):
     paths: list[str] = option(default_factory=list)
     rules: dict[str, dict[str, Any]] = option(default_factory=dict)
     contexts: dict[str, ContextConfig] = option(default_factory=dict)
+    # `jsops audit`'s live rules (JS5xx) by code or name: options and severity, judged by the audit command.
+    audit: dict[str, dict[str, Any]] = option(default_factory=dict)
     # The estate identity stamped on every object jsops apply creates or updates (metadata
     # io.jsops.estate): --prune deletes only this estate's objects, and another estate's objects
     # are taken over only with --adopt. Unset: nothing is stamped and --prune considers only

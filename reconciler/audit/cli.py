@@ -1,0 +1,118 @@
+"""``jsops audit``: the static rules on what is running, live health, drift and upgrade readiness.
+
+Read-only: one listing of the target (:mod:`reconciler.audit.read`), then everything is computed
+here, offline. Output as ``jsops lint``'s (the same reporters); exit codes as lint's: 0 no finding
+at or above ``--fail-on`` (default warning), 1 findings, 2 could not run (bad arguments or config,
+unreachable target, unreadable manifests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from linter import Severity
+from linter.clikit import Exit, Parser, add_config, add_env, add_format, add_no_cache, add_paths, config_from_args, use_color
+from linter.exitcodes import ExitCode, exit_codes_help
+from linter.report import REPORTERS, RenderContext, render_result
+
+__all__ = ["main"]
+
+EPILOG = """\
+examples:
+  jsops audit                          # the resolved target (see 'target' below)
+  jsops audit --context prod --format json
+  jsops audit manifests/               # also: drift per field, objects in no manifest
+  jsops audit --target-version 2.12.8  # what the live configs do on another release
+  jsops audit --fail-on error          # CI: exit 1 only on errors
+
+Live-state rules (JS501-JS539) and their thresholds: docs/audit.md; set them under `audit:` in
+the jsops config.
+
+""" + exit_codes_help("audit")
+
+
+def _parser() -> Parser:
+    from ..client import add_target_arguments
+
+    p = Parser(prog="jsops audit", description="Check what is running: the static rules on the live configs, "
+               "live health (limits, backlogs, redeliveries, replicas), drift from manifests, upgrade readiness.",
+               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_paths(p, "manifests to compare the server with (drift); default: none")
+    add_format(p, REPORTERS, "text", "output format (as jsops lint's)")
+    p.add_argument("--fail-on", choices=("error", "warning", "info"), default=None,
+                   help="lowest severity that makes the exit code 1 (default: warning)")
+    p.add_argument("--target-version", metavar="X.Y.Z",
+                   help="also report what the live configs do on this nats-server release (upgrade or downgrade)")
+    add_config(p, "jsops config (lint selection, audit thresholds, contexts); default: found from . upward")
+    add_env(p)
+    add_no_cache(p)
+    add_target_arguments(p)
+    return p
+
+
+def _audit(argv: list[str]) -> int:
+    from linter.api import parse_version
+    from linter.config import select_rules
+    from linter.engine import discover_rules
+
+    from ..client import JsClient, describe_target, target_from_args
+    from .read import read_audit
+    from .registry import select_live
+
+    args = _parser().parse_args(argv)
+    if args.target_version is not None and parse_version(args.target_version) is None:
+        raise Exit(f"jsops audit: error: --target-version: not a release: {args.target_version!r}", ExitCode.USAGE)
+    cfg = config_from_args(args)
+    rules = discover_rules()
+    select_rules(cfg, rules)  # a broken selector fails before anything is read
+    live_rules = select_live(cfg.audit, cfg.source or "config")
+    manifests = _load_manifests(args) if args.paths else None
+    target = target_from_args(args, cfg)
+    print(f"jsops: {describe_target(target)}", file=sys.stderr)
+    with JsClient(target) as client:
+        state = read_audit(client)
+    from .run import audit_result
+
+    result = audit_result(state, cfg, rules, live_rules, context=target.context, manifests=manifests,
+                          target_version=args.target_version)
+    if args.format == "text":
+        from .render import render_audit_text
+
+        sys.stdout.write(render_audit_text(result, state, target.display(), color=use_color()))
+    else:
+        sys.stdout.write(render_result(result, args.format, RenderContext(_version(), rules, use_color())))
+    threshold = Severity(args.fail_on or "warning").rank
+    return ExitCode.FINDINGS if any(f.severity.rank >= threshold for f in result.findings) else ExitCode.OK
+
+
+def _version() -> str:
+    from linter._version import __version__
+
+    return __version__
+
+
+def _load_manifests(args: argparse.Namespace) -> object:
+    from linter import LoadError, load_paths
+
+    try:
+        return load_paths(args.paths, env=args.env, cache=not args.no_cache)
+    except LoadError as exc:
+        raise Exit(f"jsops audit: error: {exc}", ExitCode.NOT_RUN) from None
+
+
+def _describe(exc: BaseException) -> str:
+    from ..client import JetStreamDisabled, JsApiError
+
+    if isinstance(exc, JsApiError) and not isinstance(exc, JetStreamDisabled):
+        return f"JetStream API: {exc}"
+    return str(exc)
+
+
+def main(argv: Sequence[str]) -> int:
+    """Entry point of ``jsops audit`` (argv after the command name); returns the exit code."""
+    from ..cli import guard
+
+    return guard(_audit, argv, prog="jsops audit", error_code=ExitCode.NOT_RUN, describe=_describe)
+

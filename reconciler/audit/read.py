@@ -1,0 +1,97 @@
+"""What ``jsops audit`` reads from a target: every stream and consumer with its state, in pages.
+
+One ``STREAM.LIST`` page per 256 streams, then one ``CONSUMER.LIST`` page per 256 consumers of each
+stream that has consumers (concurrently, bounded by the client's concurrency), ``$JS.API.INFO``
+(the account's limits and usage) and the server's INFO (its release and cluster). Never an INFO
+per object, never a request per message, never a write: the subjects sent are all in
+:data:`READ_SUBJECTS`.
+
+The configs go into a :class:`reconciler.live.LiveState` (what export, plan and drift read); the
+state, cluster and mirror/source parts of each answer are kept beside it for the live rules.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from linter import strip_server_metadata
+
+from ..client import JsClient
+from ..live import LiveConsumer, LiveState, parse_ts, stream_from_info
+
+__all__ = ["AuditState", "read_audit", "READ_SUBJECTS"]
+
+# Every JetStream API subject audit sends (a test checks the server saw nothing else).
+READ_SUBJECTS = ("INFO", "STREAM.LIST", "CONSUMER.LIST.")
+
+
+@dataclass
+class AuditState:
+    """The live configs (``live``) and, per object, the parts of its INFO that are not config."""
+
+    live: LiveState
+    # stream name -> {"state", "cluster", "mirror", "sources", "created"} of its StreamInfo
+    streams: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # (stream, consumer) -> the ConsumerInfo without its config
+    consumers: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    # Streams the listing named as missing: no leader answered for them in time.
+    missing: list[str] = field(default_factory=list)
+    account: dict[str, Any] = field(default_factory=dict)  # $JS.API.INFO
+    server: dict[str, Any] = field(default_factory=dict)  # the server's INFO (version, cluster, ...)
+    read_at: float = field(default_factory=time.time)
+    requests: int = 0
+
+    @property
+    def server_version(self) -> str | None:
+        v = self.server.get("version")
+        return v if isinstance(v, str) and v else None
+
+    def created(self, stream: str) -> float | None:
+        """Epoch seconds the stream was created (from its INFO)."""
+        return parse_ts((self.streams.get(stream) or {}).get("created"))
+
+
+_STREAM_KEEP = ("state", "cluster", "mirror", "sources", "created")
+
+
+def read_audit(client: JsClient) -> AuditState:
+    """Read the target (see the module docstring)."""
+    return client.run(_aread(client))
+
+
+async def _aread(client: JsClient) -> AuditState:
+    before = client.requests
+    live = LiveState()
+    state = AuditState(live)
+    account = await client.arequest("INFO")
+    state.account = account
+    infos, missing = await client.alist_streams()
+    for info in infos:
+        ls = stream_from_info(info)
+        live.streams[ls.name] = ls
+        state.streams[ls.name] = {k: info[k] for k in _STREAM_KEEP if k in info}
+    listed = set(live.streams)
+    state.missing = sorted(set(missing) - listed)
+    live.unknown.update(state.missing)
+    with_consumers = [n for n, s in live.streams.items() if s.consumer_count > 0]
+    pages = await client.gather([functools.partial(client.alist_consumers, n) for n in with_consumers])
+    for stream, page in zip(with_consumers, pages):
+        if isinstance(page, BaseException):
+            raise page
+        for info in page:
+            cfg = strip_server_metadata(info.get("config") or {})
+            lc = LiveConsumer(stream, cfg, int((info.get("ack_floor") or {}).get("stream_seq") or 0),
+                              int((info.get("delivered") or {}).get("stream_seq") or 0),
+                              int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0))
+            if not lc.name:
+                continue
+            live.consumers[(stream, lc.name)] = lc
+            state.consumers[(stream, lc.name)] = {k: v for k, v in info.items() if k != "config"}
+    state.server = dict(getattr(client.nc, "_server_info", None) or {})
+    live.server_version = state.server_version
+    state.requests = live.requests = client.requests - before
+    state.read_at = live.read_at = time.time()
+    return state
