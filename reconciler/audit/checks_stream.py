@@ -115,7 +115,7 @@ def bucket_near_full(state: AuditState, opts: BucketNearLimit) -> Iterator[Hit]:
         cfg = s.config
         history = int(cfg.get("max_msgs_per_subject") or 1)
         ttl = int(cfg.get("max_age") or 0)
-        keep = f"history {history}" + (f" and no ttl" if not ttl else f" and ttl {approx_duration(ttl)}")
+        keep = f"history {history}" + (" and no ttl" if not ttl else f" and ttl {approx_duration(ttl)}")
         outcome = "puts fail (the bucket discards new)" if cfg.get("discard", "new") == "new" else "the oldest revisions are removed"
         for limit, used, what in ((int(cfg.get("max_bytes") or 0), s.bytes, "max_bytes"), (int(cfg.get("max_msgs") or 0), s.messages, "max_msgs")):
             if limit > 0 and used >= opts.warn_at * limit:

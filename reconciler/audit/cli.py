@@ -13,7 +13,17 @@ import sys
 from collections.abc import Sequence
 
 from linter import Severity
-from linter.clikit import Exit, Parser, add_config, add_env, add_format, add_no_cache, add_paths, config_from_args, use_color
+from linter.clikit import (
+    Exit,
+    Parser,
+    add_config,
+    add_env,
+    add_format,
+    add_no_cache,
+    add_paths,
+    config_from_args,
+    use_color,
+)
 from linter.exitcodes import ExitCode, exit_codes_help
 from linter.report import REPORTERS, RenderContext, render_result
 

@@ -53,7 +53,7 @@ def drift_findings(estate: Estate, live: LiveState, target: LintTarget, context:
                    severities: dict[str, Severity | None] | None = None) -> list[Finding]:
     """Per-field drift, objects missing on the server, and live objects in no manifest
     (``severities``: code -> severity, None to leave the code out)."""
-    sev = {code: sv for code, (_n, sv, _s) in DRIFT_RULES.items()}
+    sev: dict[str, Severity | None] = {code: sv for code, (_n, sv, _s) in DRIFT_RULES.items()}
     sev.update(severities or {})
     wanted = {context, "default"}
     resources = {(r.kind, r.stream, r.name): r for r in estate.resources if r.context in wanted}
