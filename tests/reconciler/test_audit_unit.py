@@ -156,11 +156,10 @@ def test_the_docs_list_every_live_rule_with_its_thresholds() -> None:
 
 def test_text_output_golden() -> None:
     from linter import LintResult
+    from linter.engine import discover_rules
+    from reconciler.audit.registry import select_live as sel
     from reconciler.audit.render import render_audit_text
     from reconciler.audit.run import audit_result
-    from reconciler.audit.registry import select_live as sel
-
-    from linter.engine import discover_rules
 
     st = state_of(
         [stream_info("FULL", messages=96, nbytes=4000, max_msgs=100, duplicate_window=60_000_000_000),
