@@ -100,14 +100,17 @@ def export_documents(live: LiveState, context: str = "default") -> dict[str, lis
     """File name -> native manifest documents. Ephemeral consumers are left out."""
     files: dict[str, list[dict[str, Any]]] = {}
     used: set[str] = set()
+    by_stream: dict[str, list[tuple[str, Any]]] = {}  # one pass over the consumers, not one per stream
+    for (stream, cname), c in sorted(live.consumers.items()):
+        by_stream.setdefault(stream, []).append((cname, c))
     for name in sorted(live.streams):
         s = live.streams[name]
         meta: dict[str, Any] = {"name": name}
         if context != "default":
             meta["context"] = context
         docs = [bucket_document(name, s.config, meta) or {"apiVersion": "jsops/v1", "kind": "Stream", "metadata": meta, "spec": _stream_spec(s.config)}]
-        for (stream, cname), c in sorted(live.consumers.items()):
-            if stream != name or not c.config.get("durable_name"):
+        for cname, c in by_stream.get(name, ()):
+            if not c.config.get("durable_name"):
                 continue
             cmeta: dict[str, Any] = {"name": cname, "stream": name}
             if context != "default":
