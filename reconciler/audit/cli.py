@@ -83,6 +83,10 @@ def _audit(argv: list[str]) -> int:
     print(f"jsops: {describe_target(target)}", file=sys.stderr)
     with JsClient(target) as client:
         state = read_audit(client)
+    if target.monitor:
+        from ..limits import monitor_json
+
+        state.varz = monitor_json(target, "varz")  # an HTTP GET of the monitoring port: the server's own limits
     from .run import audit_result
 
     result = audit_result(state, cfg, rules, live_rules, context=target.context, manifests=manifests,

@@ -41,6 +41,7 @@ class AuditState:
     missing: list[str] = field(default_factory=list)
     account: dict[str, Any] = field(default_factory=dict)  # $JS.API.INFO
     server: dict[str, Any] = field(default_factory=dict)  # the server's INFO (version, cluster, ...)
+    varz: dict[str, Any] | None = None  # the monitoring endpoint's /varz, when the target names one (--monitor)
     read_at: float = field(default_factory=time.time)
     requests: int = 0
 

@@ -56,7 +56,8 @@ def _stream_of(doc: dict[str, Any]) -> str:
 
 def live_target(state: AuditState, declared: LintTarget | None = None, version: str | None = None) -> LintTarget:
     """The target the live configs are judged for: what the server says of itself (release,
-    max_payload, cluster, the account's limits) over what the jsops config declares; ``version``
+    max_payload, cluster, the account's limits, with ``--monitor`` its own JetStream limits from
+    /varz) over what the jsops config declares; ``version``
     replaces the release (``--target-version``)."""
     base = declared or LintTarget()
     facts = target_facts(state.server, state.account) if state.server else LintTarget()
@@ -69,6 +70,12 @@ def live_target(state: AuditState, declared: LintTarget | None = None, version: 
     declared_account = base.account
     update["account"] = type(account)(**{k: (getattr(account, k) if getattr(account, k) is not None else getattr(declared_account, k))
                                          for k in type(account).model_fields})
+    if state.varz:
+        from ..limits import server_limits
+
+        live_limits, declared_limits = server_limits(state.varz), base.limits
+        update["limits"] = type(live_limits)(**{k: (getattr(live_limits, k) if getattr(live_limits, k) is not None else getattr(declared_limits, k))
+                                                for k in type(live_limits).model_fields})
     if version is not None:
         update["server_version"] = version
     return base.model_copy(update=update)

@@ -193,3 +193,28 @@ def test_target_version_names_what_the_older_release_refuses_or_changes(tmp_path
     assert "allow_msg_ttl" in ttl and "subject_delete_marker_ttl" in ttl
     pinned = " ".join(f["message"] for f in added if f["file"] == "nats://PLAIN/pinned")
     assert "priority_policy" in pinned or "priority_groups" in pinned
+
+
+
+def test_monitor_gives_the_servers_own_limits() -> None:
+    """With --monitor, the server's jetstream { limits } from /varz judge the live configs (the
+    server refuses to recover a consumer past them, so they are checked on the target facts)."""
+    from natsserver import free_port
+
+    from reconciler.audit.read import read_audit
+    from reconciler.audit.static import live_target
+    from reconciler.client import JsClient, Target
+    from reconciler.limits import monitor_json
+
+    http = free_port()
+    with NatsServer(extra_config=f"http: 127.0.0.1:{http}", jetstream_config="limits { max_request_batch: 100 }") as server:
+        rc, _out, err = audit("-s", server.url, "--monitor", f"http://127.0.0.1:{http}")
+        assert rc == 0, err
+        target = Target(servers=(server.url,), monitor=f"http://127.0.0.1:{http}")
+        with JsClient(target) as client:
+            state = read_audit(client)
+        assert live_target(state).limits.max_request_batch is None
+        state.varz = monitor_json(target, "varz")
+        assert live_target(state).limits.max_request_batch == 100
+        rc, _out, err = audit("-s", server.url, "--monitor", f"http://127.0.0.1:{free_port()}")
+        assert rc == 2 and "cannot read the server's limits" in err
