@@ -70,6 +70,7 @@ def _audit(argv: list[str]) -> int:
     from ..client import JsClient, describe_target, target_from_args
     from .read import read_audit
     from .registry import select_live
+    from .static import EstateBuilder
 
     args = _parser().parse_args(argv)
     if args.target_version is not None and parse_version(args.target_version) is None:
@@ -81,8 +82,9 @@ def _audit(argv: list[str]) -> int:
     manifests = _load_manifests(args) if args.paths else None
     target = target_from_args(args, cfg)
     print(f"jsops: {describe_target(target)}", file=sys.stderr)
+    builder = EstateBuilder(target.context)  # the live estate is built while the pages arrive
     with JsClient(target) as client:
-        state = read_audit(client)
+        state = read_audit(client, builder.on_stream)
     if target.monitor:
         from ..limits import monitor_json
 
@@ -90,7 +92,7 @@ def _audit(argv: list[str]) -> int:
     from .run import audit_result
 
     result = audit_result(state, cfg, rules, live_rules, context=target.context, manifests=manifests,
-                          target_version=args.target_version)
+                          target_version=args.target_version, estate=builder.finish())
     if args.format == "text":
         from .render import render_audit_text
 

@@ -12,8 +12,9 @@ state, cluster and mirror/source parts of each answer are kept beside it for the
 
 from __future__ import annotations
 
-import functools
+import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,7 @@ class AuditState:
     streams: dict[str, dict[str, Any]] = field(default_factory=dict)
     # (stream, consumer) -> the ConsumerInfo without its config
     consumers: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    by_stream: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # stream -> its consumers' keys
     # Streams the listing named as missing: no leader answered for them in time.
     missing: list[str] = field(default_factory=list)
     account: dict[str, Any] = field(default_factory=dict)  # $JS.API.INFO
@@ -58,41 +60,59 @@ class AuditState:
 _STREAM_KEEP = ("state", "cluster", "mirror", "sources", "created")
 
 
-def read_audit(client: JsClient) -> AuditState:
-    """Read the target (see the module docstring)."""
-    return client.run(_aread(client))
+def read_audit(client: JsClient, on_stream: Callable[[AuditState, str], None] | None = None) -> AuditState:
+    """Read the target (see the module docstring). ``on_stream(state, name)`` is called once per
+    stream as soon as its consumers are read, while the other pages are still on their way (the
+    caller's work on one stream overlaps the server's on the next)."""
+    return client.run(_aread(client, on_stream))
 
 
-async def _aread(client: JsClient) -> AuditState:
+async def _aread(client: JsClient, on_stream: Callable[[AuditState, str], None] | None) -> AuditState:
     before = client.requests
     live = LiveState()
     state = AuditState(live)
-    account = await client.arequest("INFO")
-    state.account = account
+    state.server = dict(getattr(client.nc, "_server_info", None) or {})
+    live.server_version = state.server_version
+    state.account = await client.arequest("INFO")
     infos, missing = await client.alist_streams()
     for info in infos:
         ls = stream_from_info(info)
         live.streams[ls.name] = ls
         state.streams[ls.name] = {k: info[k] for k in _STREAM_KEEP if k in info}
-    listed = set(live.streams)
-    state.missing = sorted(set(missing) - listed)
+    del infos
+    state.missing = sorted(set(missing) - set(live.streams))
     live.unknown.update(state.missing)
-    with_consumers = [n for n, s in live.streams.items() if s.consumer_count > 0]
-    pages = await client.gather([functools.partial(client.alist_consumers, n) for n in with_consumers])
-    for stream, page in zip(with_consumers, pages):
-        if isinstance(page, BaseException):
-            raise page
-        for info in page:
-            cfg = strip_server_metadata(info.get("config") or {})
-            lc = LiveConsumer(stream, cfg, int((info.get("ack_floor") or {}).get("stream_seq") or 0),
-                              int((info.get("delivered") or {}).get("stream_seq") or 0),
-                              int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0))
-            if not lc.name:
-                continue
-            live.consumers[(stream, lc.name)] = lc
-            state.consumers[(stream, lc.name)] = {k: v for k, v in info.items() if k != "config"}
-    state.server = dict(getattr(client.nc, "_server_info", None) or {})
-    live.server_version = state.server_version
+
+    async def page(name: str) -> tuple[str, list[dict[str, Any]]]:
+        return name, await client.alist_consumers(name)
+
+    pages = [asyncio.ensure_future(page(n)) for n, s in live.streams.items() if s.consumer_count > 0]
+    await asyncio.sleep(0)  # the first requests are on their way
+    try:
+        if on_stream is not None:
+            for name, s in live.streams.items():
+                if s.consumer_count <= 0:
+                    on_stream(state, name)
+        for done in asyncio.as_completed(pages):
+            stream, infos_page = await done
+            _consumers(state, stream, infos_page)
+            if on_stream is not None:
+                on_stream(state, stream)
+    finally:
+        for p in pages:
+            p.cancel()
     state.requests = live.requests = client.requests - before
     state.read_at = live.read_at = time.time()
     return state
+
+
+def _consumers(state: AuditState, stream: str, page: list[dict[str, Any]]) -> None:
+    for info in page:
+        cfg = strip_server_metadata(info.get("config") or {})
+        lc = LiveConsumer(stream, cfg, int((info.get("ack_floor") or {}).get("stream_seq") or 0),
+                          int((info.get("delivered") or {}).get("stream_seq") or 0),
+                          int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0))
+        if lc.name:
+            state.live.consumers[(stream, lc.name)] = lc
+            state.consumers[(stream, lc.name)] = {k: v for k, v in info.items() if k != "config"}
+            state.by_stream.setdefault(stream, []).append((stream, lc.name))

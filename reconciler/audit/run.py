@@ -34,10 +34,13 @@ def pseudo_rule_severities(config: Config) -> dict[str, Severity | None]:
 
 
 def audit_result(state: AuditState, config: Config, rules: Sequence[type[Rule]], live_rules: Sequence[Selected], *,
-                 context: str = "default", manifests: object = None, target_version: str | None = None) -> LintResult:
-    """The findings of every part of the audit, as a lint result (files: one pseudo-file per stream)."""
+                 context: str = "default", manifests: object = None, target_version: str | None = None,
+                 estate: Estate | None = None) -> LintResult:
+    """The findings of every part of the audit, as a lint result (files: one pseudo-file per stream).
+    ``estate``: the live estate when it was built while the state was read (else it is built here)."""
     target = live_target(state, config.target)
-    estate = live_estate(state.live, context)
+    if estate is None:
+        estate = live_estate(state.live, context)
     static = lint_live(estate, rules, config, target)
     findings: list[Finding] = list(static.findings)
     findings.extend(live_findings(state, live_rules))

@@ -9,7 +9,7 @@ the pseudo-path ``nats://STREAM`` or ``nats://STREAM/CONSUMER`` and it has no li
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -39,14 +39,44 @@ def object_path(stream: str | None, consumer: str | None = None) -> str:
 
 def live_estate(live: LiveState, context: str = "default") -> Estate:
     """The live configs as the loader loads an export of them (one pseudo-file per stream)."""
-    estate = Estate()
-    for docs in export_documents(live, context).values():
-        stream = _stream_of(docs[0])
-        file = object_path(stream)
-        estate.files.append(file)
-        process([ParsedDocument(d, None, 1) for d in docs], [], False, file, estate)
-    check_estate(estate)
-    return estate
+    builder = EstateBuilder(context)
+    by_stream: dict[str, list[tuple[str, str]]] = {}
+    for key in live.consumers:
+        by_stream.setdefault(key[0], []).append(key)
+    for name in live.streams:
+        builder.add(live, name, by_stream.get(name, ()))
+    return builder.finish()
+
+
+class EstateBuilder:
+    """:func:`live_estate` one stream at a time, as the listing's pages arrive
+    (:func:`reconciler.audit.read.read_audit`'s ``on_stream``); :meth:`finish` orders the estate by
+    stream, so that the result does not depend on the order the pages came in."""
+
+    def __init__(self, context: str = "default") -> None:
+        self.context = context
+        self.estate = Estate()
+
+    def add(self, live: LiveState, stream: str, consumers: Iterable[tuple[str, str]]) -> None:
+        """The stream ``stream`` of ``live`` with its consumers (their keys in ``live.consumers``)."""
+        one = LiveState(streams={stream: live.streams[stream]}, consumers={k: live.consumers[k] for k in consumers})
+        for docs in export_documents(one, self.context).values():
+            file = object_path(_stream_of(docs[0]))
+            self.estate.files.append(file)
+            process([ParsedDocument(d, None, 1) for d in docs], [], False, file, self.estate)
+
+    def on_stream(self, state: AuditState, stream: str) -> None:
+        self.add(state.live, stream, state.by_stream.get(stream, ()))
+
+    def finish(self) -> Estate:
+        estate = self.estate
+        order = {f: i for i, f in enumerate(sorted(estate.files))}
+        estate.files.sort()
+        estate.resources.sort(key=lambda r: (order.get(r.file, 0), r.document))
+        estate.findings.sort(key=Finding.sort_key)
+        estate.invalidate()
+        check_estate(estate)
+        return estate
 
 
 def _stream_of(doc: dict[str, Any]) -> str:
