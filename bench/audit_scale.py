@@ -110,12 +110,13 @@ def memory(objects: int) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--streams", type=int, default=1000)
+    ap.add_argument("--streams", type=int, default=1000, help="0: skip the speed measurement")
     ap.add_argument("--consumers", type=int, default=5)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--memory-objects", type=int, default=10_000, help="0: skip the memory measurement")
     args = ap.parse_args()
-    speed(args.streams, args.consumers, args.runs)
+    if args.streams:
+        speed(args.streams, args.consumers, args.runs)
     if args.memory_objects:
         memory(args.memory_objects)
     return 0
