@@ -176,3 +176,22 @@ def test_text_output_golden() -> None:
     if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
         GOLDEN.write_text(out)
     assert out == GOLDEN.read_text(), f"{GOLDEN} differs; if the change is intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+
+
+def test_every_format_names_a_live_object_without_a_position() -> None:
+    import json
+
+    from linter import LintResult
+    from linter.engine import discover_rules
+    from linter.report import REPORTERS, RenderContext, render_result
+
+    st = state_of([stream_info("FULL", messages=96, max_msgs=100)])
+    result = LintResult(live_findings(st, select_live({})), 1, 1, ["nats://FULL"])
+    ctx = RenderContext("0", discover_rules())
+    out = {fmt: render_result(result, fmt, ctx) for fmt in REPORTERS}
+    assert out["text"].startswith("nats://FULL: warning JS501 ")
+    assert "::warning file=nats://FULL,title=JS501" in out["github"].replace("%3A", ":")
+    (loc,) = json.loads(out["sarif"])["runs"][0]["results"][0]["locations"]
+    assert loc["physicalLocation"] == {"artifactLocation": {"uri": "nats://FULL"}}  # no region: no line to point at
+    assert "nats://FULL: warning JS501" in out["junit"]
+    assert json.loads(out["json"])["findings"][0]["line"] == 0
