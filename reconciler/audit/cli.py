@@ -9,6 +9,7 @@ unreachable target, unreadable manifests).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -50,7 +51,7 @@ def _parser() -> Parser:
                "live health (limits, backlogs, redeliveries, replicas), drift from manifests, upgrade readiness.",
                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_paths(p, "manifests to compare the server with (drift); default: none")
-    add_format(p, REPORTERS, "text", "output format (as jsops lint's)")
+    add_format(p, REPORTERS, None, "output format, as jsops lint's (default: github when GITHUB_ACTIONS=true, else text)")
     p.add_argument("--fail-on", choices=("error", "warning", "info"), default=None,
                    help="lowest severity that makes the exit code 1 (default: warning)")
     p.add_argument("--target-version", metavar="X.Y.Z",
@@ -93,12 +94,13 @@ def _audit(argv: list[str]) -> int:
 
     result = audit_result(state, cfg, rules, live_rules, context=target.context, manifests=manifests,
                           target_version=args.target_version, estate=builder.finish())
-    if args.format == "text":
+    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if fmt == "text":
         from .render import render_audit_text
 
         sys.stdout.write(render_audit_text(result, state, target.display(), color=use_color()))
     else:
-        sys.stdout.write(render_result(result, args.format, RenderContext(_version(), rules, use_color())))
+        sys.stdout.write(render_result(result, fmt, RenderContext(_version(), rules, use_color())))
     threshold = Severity(args.fail_on or "warning").rank
     return ExitCode.FINDINGS if any(f.severity.rank >= threshold for f in result.findings) else ExitCode.OK
 
