@@ -20,7 +20,8 @@ from typing import Any
 
 from linter import strip_server_metadata
 
-from ..client import JsClient
+from ..client import JsApiError, JsClient
+from ..errors import ErrCode
 from ..live import LiveConsumer, LiveState, parse_ts, stream_from_info
 
 __all__ = ["AuditState", "read_audit", "READ_SUBJECTS"]
@@ -84,7 +85,15 @@ async def _aread(client: JsClient, on_stream: Callable[[AuditState, str], None] 
     live.unknown.update(state.missing)
 
     async def page(name: str) -> tuple[str, list[dict[str, Any]]]:
-        return name, await client.alist_consumers(name)
+        try:
+            return name, await client.alist_consumers(name)
+        except JsApiError as exc:
+            if exc.err_code != ErrCode.STREAM_NOT_FOUND:
+                raise
+            gone.append(name)  # deleted since the stream listing: not audited
+            return name, []
+
+    gone: list[str] = []
 
     pages = [asyncio.ensure_future(page(n)) for n, s in live.streams.items() if s.consumer_count > 0]
     await asyncio.sleep(0)  # the first requests are on their way
@@ -96,11 +105,14 @@ async def _aread(client: JsClient, on_stream: Callable[[AuditState, str], None] 
         for done in asyncio.as_completed(pages):
             stream, infos_page = await done
             _consumers(state, stream, infos_page)
-            if on_stream is not None:
+            if on_stream is not None and stream not in gone:
                 on_stream(state, stream)
     finally:
         for p in pages:
             p.cancel()
+    for name in gone:
+        live.streams.pop(name, None)
+        state.streams.pop(name, None)
     state.requests = live.requests = client.requests - before
     state.read_at = live.read_at = time.time()
     return state
