@@ -218,3 +218,21 @@ def test_monitor_gives_the_servers_own_limits() -> None:
         assert live_target(state).limits.max_request_batch == 100
         rc, _out, err = audit("-s", server.url, "--monitor", f"http://127.0.0.1:{free_port()}")
         assert rc == 2 and "cannot read the server's limits" in err
+
+
+def test_failing_mirror_and_a_bucket_near_full(server: NatsServer, js: Js) -> None:
+    js.ok("$JS.API.STREAM.CREATE.ORPHAN", {"name": "ORPHAN", "mirror": {"name": "NOPE"}, "max_age": HOUR_NS})
+    js.ok("$JS.API.STREAM.CREATE.KV_cfg", {"name": "KV_cfg", "subjects": ["$KV.cfg.>"], "max_msgs_per_subject": 5, "max_bytes": 4096,
+                                           "discard": "new", "allow_rollup_hdrs": True, "deny_delete": True, "allow_direct": True,
+                                           "duplicate_window": 120 * SECOND_NS, "num_replicas": 1, "max_msgs": -1})
+    stored = 0
+    i = 0
+    while stored < 0.85 * 4096:
+        js.publish(f"$KV.cfg.k{i}")
+        i += 1
+        stored = int(js.ok("$JS.API.STREAM.INFO.KV_cfg")["state"]["bytes"])
+    _rc, findings = audit_json("-s", server.url)
+    live = {(f["file"], f["rule"], f["severity"]) for f in findings if f["rule"] in ("JS513", "JS514")}
+    assert live == {("nats://ORPHAN", "JS513", "error"), ("nats://KV_cfg", "JS514", "warning")}
+    orphan = next(f["message"] for f in findings if f["rule"] == "JS513")
+    assert "NOPE" in orphan and "10059" in orphan
