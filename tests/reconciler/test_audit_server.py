@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import io
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -236,3 +237,25 @@ def test_failing_mirror_and_a_bucket_near_full(server: NatsServer, js: Js) -> No
     assert live == {("nats://ORPHAN", "JS513", "error"), ("nats://KV_cfg", "JS514", "warning")}
     orphan = next(f["message"] for f in findings if f["rule"] == "JS513")
     assert "NOPE" in orphan and "10059" in orphan
+
+
+def test_inactive_backlog_and_ephemeral_leftover_with_short_thresholds(server: NatsServer, js: Js, tmp_path: Path) -> None:
+    stream(js, "Q", ["q.>"], duplicate_window=60 * SECOND_NS)
+    consumer(js, "Q", "idle")  # durable, never fetched from
+    js.ok("$JS.API.CONSUMER.CREATE.Q", {"stream_name": "Q", "config": {"name": "eph", "ack_policy": "explicit",
+                                                                         "inactive_threshold": HOUR_NS}})
+    consumer(js, "Q", "busy")
+    js.publish("q.x", 3)
+    js.fetch_ack("Q", "busy", 3)
+    time.sleep(1.5)
+    config = tmp_path / ".jsops.yaml"
+    config.write_text("audit:\n  JS506: {max_pending: 3}\n  JS508: {inactive_for: 1s}\n  JS509: {idle_for: 1s}\n")
+    from reconciler.audit.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        main(["--config", str(config), "--format", "json", "-s", server.url])
+    found = {(f["file"], f["rule"]) for f in json.loads(out.getvalue())["findings"] if f["rule"] in ("JS506", "JS508", "JS509")}
+    # busy delivered everything; idle and eph were never fetched from, and eph has no client
+    assert found == {("nats://Q/idle", "JS506"), ("nats://Q/idle", "JS508"), ("nats://Q/eph", "JS506"), ("nats://Q/eph", "JS508"),
+                     ("nats://Q/eph", "JS509")}
