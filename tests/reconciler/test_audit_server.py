@@ -259,3 +259,35 @@ def test_inactive_backlog_and_ephemeral_leftover_with_short_thresholds(server: N
     # busy delivered everything; idle and eph were never fetched from, and eph has no client
     assert found == {("nats://Q/idle", "JS506"), ("nats://Q/idle", "JS508"), ("nats://Q/eph", "JS506"), ("nats://Q/eph", "JS508"),
                      ("nats://Q/eph", "JS509")}
+
+
+def test_account_storage_near_its_limit() -> None:
+    accounts = "accounts { APP { jetstream: { max_file: 16384, max_mem: 0 }, users: [{user: app, password: s3cret}] } }"
+    with NatsServer(extra_config=accounts) as server:
+        url = server.url.replace("nats://", "nats://app:s3cret@")
+        js = Js(url)
+        try:
+            stream(js, "LOGS", ["logs.>"], duplicate_window=60 * SECOND_NS)
+            used = 0
+            while used < 0.92 * 16384:
+                js.publish("logs.x", 10)
+                used = int(js.ok("$JS.API.INFO")["storage"])
+        finally:
+            js.close()
+        _rc, findings = audit_json("-s", url)
+    (hit,) = [f for f in findings if f["rule"] == "JS504"]
+    assert hit["file"] == "nats://" and hit["object"] is None and "16KiB" in hit["message"]
+
+
+def test_stream_near_max_bytes_and_per_subject(server: NatsServer, js: Js) -> None:
+    stream(js, "BYTES", ["bytes.>"], max_bytes=2048, duplicate_window=60 * SECOND_NS)
+    while int(js.ok("$JS.API.STREAM.INFO.BYTES")["state"]["bytes"]) < 0.93 * 2048:
+        js.publish("bytes.x", 5)
+    stream(js, "LAST", ["last.>"], max_msgs_per_subject=4, duplicate_window=60 * SECOND_NS)
+    for subject in ("last.a", "last.b", "last.c"):
+        js.publish(subject, 6)
+    stream(js, "ROOMY", ["roomy.>"], max_msgs_per_subject=100, max_bytes=1 << 20, duplicate_window=60 * SECOND_NS)
+    js.publish("roomy.a", 5)
+    _rc, findings = audit_json("-s", server.url)
+    found = {(f["file"], f["rule"]) for f in findings if f["rule"] in ("JS501", "JS502", "JS503")}
+    assert found == {("nats://BYTES", "JS502"), ("nats://LAST", "JS503")}
