@@ -36,6 +36,16 @@ _DURATIONS = frozenset({"max_age", "duplicate_window", "ack_wait", "idle_heartbe
                         "subject_delete_marker_ttl", "priority_timeout"})
 
 
+# what `jsops apply` does about a field that drifted, by change class (reconciler.vocabulary.ChangeClass)
+_HOW = {
+    "in-place": "jsops apply changes it in place",
+    "data-loss": "jsops apply changes it in place, removing stored messages",
+    "one-way": "jsops apply can change it only one way",
+    "recreate": "jsops apply must recreate the object to change it",
+    "forbidden": "the server refuses to change it",
+}
+
+
 def _shown(field: str, value: Any) -> str:
     if value is None:
         return "(unset)"
@@ -95,8 +105,10 @@ def _field_drift(r: Resource, kind: str, live_cfg: dict[str, Any], desired: dict
         line, col = r.locate((ch.path,))
         out_of_manifest = line == r.doc_line and col == 1
         where = " (the manifest leaves it to the server's default)" if out_of_manifest else ""
+        note = ch.consequence if ch.consequence and not ch.consequence.startswith("applied in place") else ""
+        how = _HOW.get(ch.cls.value, ch.cls.value) + (f" ({note})" if note else "")
         yield _finding(DRIFT, severity, f"{ch.path}: the server has {_shown(ch.path, ch.old)}, the manifest says "
-                                        f"{_shown(ch.path, ch.new)}{where}; apply changes it {ch.cls.value}",
+                                        f"{_shown(ch.path, ch.new)}{where}; {how}",
                        r.file, line, col, r.ref)
 
 
