@@ -67,7 +67,7 @@ def audit_phases(url: str) -> tuple[float, float, float]:
     t1 = time.perf_counter()
     result = audit_result(state, Config(), rules, live_rules, estate=estate)
     t2 = time.perf_counter()
-    render_audit_text(result, state, url)
+    render_audit_text(result, [(url, state)])
     return t1 - t0, t2 - t1, time.perf_counter() - t2
 
 

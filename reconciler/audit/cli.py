@@ -12,8 +12,10 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from linter import Severity
+from linter import Estate, LintResult, Severity
 from linter.clikit import (
     Exit,
     Parser,
@@ -27,6 +29,15 @@ from linter.clikit import (
 )
 from linter.exitcodes import ExitCode, exit_codes_help
 from linter.report import REPORTERS, RenderContext, render_result
+
+if TYPE_CHECKING:
+    from linter.api import Rule
+    from linter.config import Config
+
+    from ..client import Target
+    from ..route import Route
+    from .read import AuditState
+    from .registry import Selected
 
 __all__ = ["main"]
 
@@ -68,10 +79,8 @@ def _audit(argv: list[str]) -> int:
     from linter.config import select_rules
     from linter.engine import discover_rules
 
-    from ..client import JsClient, describe_target, target_from_args
-    from .read import read_audit
+    from ..client import describe_target, target_from_args
     from .registry import select_live
-    from .static import EstateBuilder
 
     args = _parser().parse_args(argv)
     if args.target_version is not None and parse_version(args.target_version) is None:
@@ -82,7 +91,55 @@ def _audit(argv: list[str]) -> int:
     live_rules = select_live(cfg.audit, cfg.source or "config")
     manifests = _load_manifests(args) if args.paths else None
     target = target_from_args(args, cfg)
-    print(f"jsops: {describe_target(target)}", file=sys.stderr)
+    audited: list[tuple[str, AuditState]] = []
+    results: list[LintResult] = []
+    routes = _routes(target, cfg, manifests)
+    for route in routes:
+        print(f"jsops: {describe_target(route.target)}" + (f" for context {route.name}" if len(routes) > 1 else ""), file=sys.stderr)
+        state, result = _audit_target(route.target, route.contexts, cfg, rules, live_rules, manifests, args.target_version)
+        if len(routes) > 1:  # the same stream name on two targets: say which
+            result.findings = [replace(f, message=f"context {route.name}: {f.message}") if f.file.startswith("nats://") else f
+                               for f in result.findings]
+        audited.append((route.target.display(), state))
+        results.append(result)
+    result = _merged(results, manifests)
+    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if fmt == "text":
+        from .render import render_audit_text
+
+        sys.stdout.write(render_audit_text(result, audited, color=use_color()))
+    else:
+        sys.stdout.write(render_result(result, fmt, RenderContext(_version(), rules, use_color())))
+    threshold = Severity(args.fail_on or "warning").rank
+    return ExitCode.FINDINGS if any(f.severity.rank >= threshold for f in result.findings) else ExitCode.OK
+
+
+def _routes(target: Target, cfg: Config, manifests: Estate | None) -> list[Route]:
+    """The targets to audit: the one the flags and contexts name, and with manifests every other
+    target their ``metadata.context`` routes objects to (as ``jsops plan`` does)."""
+    from ..client import TargetError, resolve_context
+    from ..route import Route, route_estate
+
+    if manifests is None:
+        return [Route(target, ["default"] + ([target.context] if target.context != "default" else []))]
+
+    def resolve(name: str) -> Target:
+        try:
+            return resolve_context(name, cfg, accounts=manifests.accounts)
+        except TargetError as exc:
+            raise TargetError(f"manifests route objects to context {name!r}: {exc}") from None
+
+    return route_estate(manifests, target, resolve)
+
+
+def _audit_target(target: Target, contexts: list[str], cfg: Config, rules: Sequence[type[Rule]], live_rules: Sequence[Selected],
+                  manifests: Estate | None, target_version: str | None) -> tuple[AuditState, LintResult]:
+    """Read one target and audit it."""
+    from ..client import JsClient
+    from .read import read_audit
+    from .run import audit_result
+    from .static import EstateBuilder
+
     builder = EstateBuilder(target.context)  # the live estate is built while the pages arrive
     with JsClient(target) as client:
         state = read_audit(client, builder.on_stream)
@@ -90,19 +147,21 @@ def _audit(argv: list[str]) -> int:
         from ..limits import monitor_json
 
         state.varz = monitor_json(target, "varz")  # an HTTP GET of the monitoring port: the server's own limits
-    from .run import audit_result
-
     result = audit_result(state, cfg, rules, live_rules, context=target.context, manifests=manifests,
-                          target_version=args.target_version, estate=builder.finish())
-    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    if fmt == "text":
-        from .render import render_audit_text
+                          target_version=target_version, estate=builder.finish(), contexts=contexts)
+    return state, result
 
-        sys.stdout.write(render_audit_text(result, state, target.display(), color=use_color()))
-    else:
-        sys.stdout.write(render_result(result, fmt, RenderContext(_version(), rules, use_color())))
-    threshold = Severity(args.fail_on or "warning").rank
-    return ExitCode.FINDINGS if any(f.severity.rank >= threshold for f in result.findings) else ExitCode.OK
+
+def _merged(results: list[LintResult], manifests: Estate | None) -> LintResult:
+    from linter import Finding
+
+    findings = list(manifests.findings) if manifests is not None else []
+    files = list(manifests.files) if manifests is not None else []
+    for r in results:
+        findings.extend(r.findings)
+        files.extend(r.paths)
+    findings.sort(key=Finding.sort_key)
+    return LintResult(findings, len(files), sum(r.objects for r in results), files, 0, results[0].assumed_release if results else None)
 
 
 def _version() -> str:
@@ -111,7 +170,7 @@ def _version() -> str:
     return __version__
 
 
-def _load_manifests(args: argparse.Namespace) -> object:
+def _load_manifests(args: argparse.Namespace) -> Estate:
     from linter import LoadError, load_paths
 
     try:

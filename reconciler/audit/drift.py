@@ -59,17 +59,18 @@ def _finding(code: tuple[str, str], severity: Severity, message: str, file: str,
     return Finding(code[0], code[1], severity, message, file, line, col, ref, excerpt=line > 0)
 
 
-def drift_findings(estate: Estate, live: LiveState, target: LintTarget, context: str = "default",
+def drift_findings(estate: Estate, live: LiveState, target: LintTarget, contexts: Iterable[str] = ("default",),
                    severities: dict[str, Severity | None] | None = None) -> list[Finding]:
-    """Per-field drift, objects missing on the server, and live objects in no manifest
-    (``severities``: code -> severity, None to leave the code out)."""
+    """Per-field drift, objects missing on the server, and live objects in no manifest, for the
+    manifests routed to this target (``contexts``, as :mod:`reconciler.route` gives them);
+    ``severities``: code -> severity, None to leave the code out."""
     sev: dict[str, Severity | None] = {code: sv for code, (_n, sv, _s) in DRIFT_RULES.items()}
     sev.update(severities or {})
-    wanted = {context, "default"}
+    wanted = set(contexts)
     resources = {(r.kind, r.stream, r.name): r for r in estate.resources if r.context in wanted}
     out: list[Finding] = []
     declared: set[tuple[str, str | None, str]] = set()
-    for d in desired_from_estate(estate, context, target=target):
+    for d in desired_from_estate(estate, contexts=wanted, target=target):
         declared.add(d.key)
         r = resources.get(d.key)
         live_cfg = _live_config(live, d.kind, d.stream, d.name)

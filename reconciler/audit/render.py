@@ -15,16 +15,20 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def render_audit_text(result: LintResult, state: AuditState, where: str, *, color: bool = False) -> str:
+def render_audit_text(result: LintResult, audited: list[tuple[str, AuditState]], *, color: bool = False) -> str:
+    """``audited``: each target's display name and what was read from it."""
     body = render_text(result, color=color, source=read_lines).splitlines()
     # lint's summary is the last line (two when it notes the assumed release): replace it
-    while body and not body[-1].startswith(("nats://", " ")) and _is_summary(body[-1]):
+    while body and _is_summary(body[-1]):
         body.pop()
-    live = state.live
-    durable = sum(1 for c in live.consumers.values() if c.config.get("durable_name"))
-    scope = (f"{_plural(len(live.streams), 'stream')}, {_plural(durable, 'durable consumer')}, "
-             f"{_plural(len(live.consumers) - durable, 'ephemeral consumer')} on {where}"
-             f" (nats-server {state.server_version or 'unknown'}; {_plural(state.requests, 'request')})")
+    scopes = []
+    for where, state in audited:
+        live = state.live
+        durable = sum(1 for c in live.consumers.values() if c.config.get("durable_name"))
+        scopes.append(f"{_plural(len(live.streams), 'stream')}, {_plural(durable, 'durable consumer')}, "
+                      f"{_plural(len(live.consumers) - durable, 'ephemeral consumer')} on {where}"
+                      f" (nats-server {state.server_version or 'unknown'}; {_plural(state.requests, 'request')})")
+    scope = "; ".join(scopes)
     e, w, i = (result.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
     if result.findings:
         body.append(f"Found {_plural(e, 'error')}, {_plural(w, 'warning')}, {i} info: {scope}.")

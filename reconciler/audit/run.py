@@ -35,9 +35,11 @@ def pseudo_rule_severities(config: Config) -> dict[str, Severity | None]:
 
 def audit_result(state: AuditState, config: Config, rules: Sequence[type[Rule]], live_rules: Sequence[Selected], *,
                  context: str = "default", manifests: object = None, target_version: str | None = None,
-                 estate: Estate | None = None) -> LintResult:
+                 estate: Estate | None = None, contexts: Sequence[str] | None = None) -> LintResult:
     """The findings of every part of the audit, as a lint result (files: one pseudo-file per stream).
-    ``estate``: the live estate when it was built while the state was read (else it is built here)."""
+    ``estate``: the live estate when it was built while the state was read (else it is built here);
+    ``contexts``: the manifests' contexts routed to this target (default: ``context`` and ``default``).
+    The manifests' own loading findings are not included (they are the same for every target)."""
     target = live_target(state, config.target)
     if estate is None:
         estate = live_estate(state.live, context)
@@ -47,9 +49,8 @@ def audit_result(state: AuditState, config: Config, rules: Sequence[type[Rule]],
     severities = pseudo_rule_severities(config)
     files = list(estate.files)
     if isinstance(manifests, Estate):
-        findings.extend(manifests.findings)
-        findings.extend(drift_findings(manifests, state.live, target, context, severities))
-        files.extend(manifests.files)
+        routed = list(contexts) if contexts is not None else [context, "default"]
+        findings.extend(drift_findings(manifests, state.live, target, routed, severities))
     if target_version is not None:
         defaults = severities.get(DEFAULTS_CHANGE[0], DEFAULTS_CHANGE[2])
         findings.extend(upgrade_findings(estate, rules, config, target, target_version, static.findings, defaults))

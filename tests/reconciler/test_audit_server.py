@@ -232,6 +232,10 @@ def test_failing_mirror_and_a_bucket_near_full(server: NatsServer, js: Js) -> No
         js.publish(f"$KV.cfg.k{i}")
         i += 1
         stored = int(js.ok("$JS.API.STREAM.INFO.KV_cfg")["state"]["bytes"])
+    deadline = time.monotonic() + 30
+    while not (js.ok("$JS.API.STREAM.INFO.ORPHAN").get("mirror") or {}).get("error"):  # the mirror has tried its origin
+        assert time.monotonic() < deadline, "the mirror reported no error"
+        time.sleep(0.2)
     _rc, findings = audit_json("-s", server.url)
     live = {(f["file"], f["rule"], f["severity"]) for f in findings if f["rule"] in ("JS513", "JS514")}
     assert live == {("nats://ORPHAN", "JS513", "error"), ("nats://KV_cfg", "JS514", "warning")}
@@ -291,3 +295,40 @@ def test_stream_near_max_bytes_and_per_subject(server: NatsServer, js: Js) -> No
     _rc, findings = audit_json("-s", server.url)
     found = {(f["file"], f["rule"]) for f in findings if f["rule"] in ("JS501", "JS502", "JS503")}
     assert found == {("nats://BYTES", "JS502"), ("nats://LAST", "JS503")}
+
+
+def test_manifests_route_the_audit_to_every_target(two_servers: tuple[NatsServer, NatsServer], tmp_path: Path) -> None:
+    a, b = two_servers
+    m = tmp_path / "m"
+    manifest(m, "a.yaml", """
+        apiVersion: jsops/v1
+        kind: Stream
+        metadata: {name: HOME}
+        spec: {subjects: ["home.>"], max_age: 1h}
+    """)
+    manifest(m, "b.yaml", """
+        apiVersion: jsops/v1
+        kind: Stream
+        metadata: {name: AWAY, context: b}
+        spec: {subjects: ["away.>"], max_age: 1h}
+    """)
+    config = tmp_path / ".jsops.yaml"
+    config.write_text(f"contexts:\n  b: {{server: {b.url!r}}}\n")
+    for server in (a, b):
+        js = Js(server.url)
+        try:
+            stream(js, "STRAY", ["stray.>"])
+        finally:
+            js.close()
+    from reconciler.audit.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["--config", str(config), "--format", "json", "-s", a.url, str(m)])
+    assert rc == 1, err.getvalue()
+    findings = json.loads(out.getvalue())["findings"]
+    assert {(f["rule"], f["object"]["name"]) for f in findings if f["rule"] == "JS522"} == {("JS522", "HOME"), ("JS522", "AWAY")}
+    unmanaged = sorted(f["message"] for f in findings if f["rule"] == "JS521")
+    assert unmanaged == ["context b: stream STRAY is on the server but in no manifest (`jsops export` writes one)",
+                         "context default: stream STRAY is on the server but in no manifest (`jsops export` writes one)"]
+    assert "for context b" in err.getvalue()

@@ -172,7 +172,7 @@ def test_text_output_golden() -> None:
     st.requests = 4
     result = audit_result(st, Config(), discover_rules(), sel({}))
     assert isinstance(result, LintResult)
-    out = render_audit_text(result, st, "nats://nats.example.com:4222")
+    out = render_audit_text(result, [("nats://nats.example.com:4222", st)])
     if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
         GOLDEN.write_text(out)
     assert out == GOLDEN.read_text(), f"{GOLDEN} differs; if the change is intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
