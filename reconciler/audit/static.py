@@ -25,7 +25,7 @@ from ..export import export_documents
 from ..live import LiveState
 from .read import AuditState
 
-__all__ = ["live_estate", "live_target", "lint_live", "object_path", "ACCOUNT_PATH"]
+__all__ = ["live_estate", "EstateBuilder", "live_target", "lint_live", "object_path", "ref_path", "ACCOUNT_PATH"]
 
 ACCOUNT_PATH = "nats://"  # findings about the account as a whole
 
