@@ -28,6 +28,7 @@ SUMMARIES = {
     "plan": "show what apply would change on the targets",
     "apply": "make the targets match the manifests",
     "export": "write a server's streams and consumers as manifests",
+    "audit": "check what runs on a server: rules, live health, drift, upgrade readiness",
     "discover": "read a live server's release, cluster and limits into the config's target",
     "controller": "keep the targets matching the manifests (GitOps loop)",
     "collect": "record JetStream ack samples, advisories and state snapshots",

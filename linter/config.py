@@ -14,6 +14,8 @@ Found from the working directory upward (the first directory holding ``.jsops.ya
     exclude: [charts, "*.lock.json"]     # globs the walks leave out (as .gitignore; with --exclude)
     consumer-streams: {"nats/*-consumer.json": ORDERS}   # bare natscli consumer configs -> their stream
     estate: payments-repo                # who owns what jsops applies (scopes --prune, --adopt)
+    audit:                               # `jsops audit`'s live rules: thresholds, severity or off (docs/audit.md)
+      JS501: {warn_at: 0.8}
     rules:
       JS102: {}                          # per-rule typed options (the rule's ``Options`` model)
     contexts:                            # named targets for plan/apply/export (``--context NAME``,
@@ -141,6 +143,8 @@ class Config(Record):
     consumer_streams: dict[str, str] = option(default_factory=dict)
     rules: dict[str, dict[str, Any]] = option(default_factory=dict)
     contexts: dict[str, ContextConfig] = option(default_factory=dict)
+    # `jsops audit`'s live rules (JS5xx) by code or name: options and severity, judged by the audit command.
+    audit: dict[str, dict[str, Any]] = option(default_factory=dict)
     # The estate identity stamped on every object jsops apply creates or updates (metadata
     # io.jsops.estate): --prune deletes only this estate's objects, and another estate's objects
     # are taken over only with --adopt. Unset: nothing is stamped and --prune considers only

@@ -60,6 +60,11 @@ EXIT_CODES: dict[str, tuple[ExitRow, ...]] = {
         (ExitCode.FINDINGS, "findings at or above --fail-on (with --diff: fixes to show)"),
         (ExitCode.NOT_RUN, "could not run (bad arguments, unreadable config or profiles, bad manifest path)"),
     ),
+    "audit": _rows(
+        (ExitCode.OK, "no finding at or above --fail-on (default warning)"),
+        (ExitCode.FINDINGS, "findings at or above --fail-on"),
+        (ExitCode.NOT_RUN, "could not run (bad arguments or config, unreachable target, unreadable manifests)"),
+    ),
     "rule": _rows((ExitCode.OK, "shown"), (ExitCode.USAGE, "unknown rule or bad arguments")),
     "rules": _rows((ExitCode.OK, "listed"), (ExitCode.USAGE, "bad arguments")),
     "completion": _rows((ExitCode.OK, "printed"), (ExitCode.USAGE, "unknown shell or bad arguments")),

@@ -86,6 +86,11 @@ class Finding:
     def sort_key(self) -> tuple[Any, ...]:
         return (self.file, self.line, self.column, self.rule, self.message)
 
+    def where(self) -> str:
+        """``file:line:col``, or the file alone for a finding with no position (line 0: ``jsops
+        audit`` names a live object by its pseudo-path ``nats://STREAM/CONSUMER``)."""
+        return f"{self.file}:{self.line}:{self.column}" if self.line else self.file
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "rule": self.rule,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
-import json
 import os
 import re
 import secrets
@@ -50,8 +49,18 @@ def _durations(cfg: dict[str, Any], paths: Iterable[tuple[str, ...]], fmt: Calla
             holder[path[-1]] = fmt(holder[path[-1]])
 
 
+def _tree(value: Any) -> Any:
+    """A copy of a decoded JSON value (what ``json.loads(json.dumps(value))`` gives, several times faster)."""
+    t = type(value)
+    if t is dict:
+        return {k: _tree(v) for k, v in value.items()}
+    if t is list:
+        return [_tree(v) for v in value]
+    return value
+
+
 def _stream_spec(config: dict[str, Any]) -> dict[str, Any]:
-    cfg: dict[str, Any] = json.loads(json.dumps(config))
+    cfg: dict[str, Any] = _tree(config)
     cfg.pop("name", None)
     _clean_metadata(cfg)
     _durations(cfg, _STREAM_DURATIONS)
@@ -60,7 +69,7 @@ def _stream_spec(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def _consumer_spec(config: dict[str, Any]) -> dict[str, Any]:
-    cfg: dict[str, Any] = json.loads(json.dumps(config))
+    cfg: dict[str, Any] = _tree(config)
     meta = cfg.get("metadata") or {}
     resume = meta.get(RESUME)
     if resume and cfg.get("deliver_policy") == "by_start_sequence":
@@ -83,7 +92,7 @@ def bucket_document(name: str, config: dict[str, Any], meta: dict[str, Any]) -> 
     """A native KeyValue/ObjectStore manifest for a live stream that is a bucket's stream: its name
     and subjects are a bucket's, and the stream the Go client builds from the recovered bucket
     config equals the live one field by field (else the stream is exported as a stream)."""
-    live = json.loads(json.dumps(config))
+    live = _tree(config)
     _clean_metadata(live)
     hit = bucket_of_stream(live)
     if hit is None:
@@ -105,14 +114,17 @@ def export_documents(live: LiveState, context: str = "default") -> dict[str, lis
     """File name -> native manifest documents. Ephemeral consumers are left out."""
     files: dict[str, list[dict[str, Any]]] = {}
     used: set[str] = set()
+    by_stream: dict[str, list[tuple[str, Any]]] = {}  # one pass over the consumers, not one per stream
+    for (stream, cname), c in sorted(live.consumers.items()):
+        by_stream.setdefault(stream, []).append((cname, c))
     for name in sorted(live.streams):
         s = live.streams[name]
         meta: dict[str, Any] = {"name": name}
         if context != "default":
             meta["context"] = context
         docs = [bucket_document(name, s.config, meta) or {"apiVersion": "jsops/v1", "kind": "Stream", "metadata": meta, "spec": _stream_spec(s.config)}]
-        for (stream, cname), c in sorted(live.consumers.items()):
-            if stream != name or not c.config.get("durable_name"):
+        for cname, c in by_stream.get(name, ()):
+            if not c.config.get("durable_name"):
                 continue
             cmeta: dict[str, Any] = {"name": cname, "stream": name}
             if context != "default":

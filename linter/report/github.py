@@ -26,7 +26,7 @@ def render_github(result: LintResult) -> str:
     for f in result.findings:
         msg = f.message + (f" (fix: {f.fix.description})" if f.fix else "")
         lines.append(
-            f"::{_COMMAND[f.severity.value]} file={_prop(f.file)},line={f.line},col={f.column},title={_prop(f'{f.rule} {f.name}')}::{_data(msg)}"
+            f"::{_COMMAND[f.severity.value]} file={_prop(f.file)}{f',line={f.line},col={f.column}' if f.line else ''},title={_prop(f'{f.rule} {f.name}')}::{_data(msg)}"
         )
     e, w, i = (result.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
     lines.append(f"jsops: {e} error(s), {w} warning(s), {i} info in {result.files} file(s)")

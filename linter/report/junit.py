@@ -19,10 +19,10 @@ def render_junit(result: LintResult) -> str:
     failed = set()
     for f in result.findings:
         failed.add(f.file)
-        head = f"{f.file}:{f.line}:{f.column}: {f.severity.value} {f.rule} {f.message} [{f.name}]"
+        head = f"{f.where()}: {f.severity.value} {f.rule} {f.message} [{f.name}]"
         body = head + (f"\nfix ({f.fix.applicability}): {f.fix.description}" if f.fix else "")
         cases.append(
-            f"    <testcase classname={quoteattr(_clean(f.file))} name={quoteattr(_clean(f'{f.rule} {f.name} at {f.line}:{f.column}'))} file={quoteattr(_clean(f.file))} line=\"{f.line}\">\n"
+            f"    <testcase classname={quoteattr(_clean(f.file))} name={quoteattr(_clean(f'{f.rule} {f.name} at {f.line}:{f.column}' if f.line else f'{f.rule} {f.name}'))} file={quoteattr(_clean(f.file))} line=\"{f.line}\">\n"
             f"      <failure type={quoteattr(f.severity.value)} message={quoteattr(_clean(f.message))}>{escape(_clean(body))}</failure>\n"
             "    </testcase>"
         )

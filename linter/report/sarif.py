@@ -20,6 +20,8 @@ _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def _uri(file: str) -> str:
+    if file.startswith("nats://"):  # a live object (jsops audit): the pseudo-path is a URI already
+        return "nats://" + quote(file[len("nats://"):])
     if os.path.isabs(file):
         return "file://" + quote(file.replace(os.sep, "/"))
     return quote(file.replace(os.sep, "/"))
@@ -59,7 +61,8 @@ def render_sarif(result: LintResult, version: str, rules: Sequence[RuleInfo]) ->
                 {
                     "physicalLocation": {
                         "artifactLocation": {"uri": _uri(f.file)},
-                        "region": {"startLine": f.line, "startColumn": f.column},
+                        # no region for a finding without a position (a live object, named by its pseudo-path)
+                        **({"region": {"startLine": f.line, "startColumn": f.column}} if f.line else {}),
                     }
                 }
             ],

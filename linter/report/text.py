@@ -59,7 +59,7 @@ def render_text(result: LintResult, *, color: bool = False, source: SourceLines 
     for f in result.findings:
         extra = f" (nats-server err_code {f.server_error_code})" if f.server_error_code else ""
         sev = paint(_COLORS[f.severity.value] + ";1", f.severity.value)
-        lines.append(f"{paint('1', f'{_printable(f.file)}:{f.line}:{f.column}:')} {sev} {paint('1', f.rule)} {f.message} {paint('2', f'[{f.name}]')}{extra}")
+        lines.append(f"{paint('1', _printable(f.where()) + ':')} {sev} {paint('1', f.rule)} {f.message} {paint('2', f'[{f.name}]')}{extra}")
         if source is not None and f.excerpt:
             lines.extend(_excerpt(f, source, paint))
         if f.fix is not None:

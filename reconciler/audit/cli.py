@@ -1,0 +1,195 @@
+"""``jsops audit``: the static rules on what is running, live health, drift and upgrade readiness.
+
+Read-only: one listing of the target (:mod:`reconciler.audit.read`), then everything is computed
+here, offline. Output as ``jsops lint``'s (the same reporters); exit codes as lint's: 0 no finding
+at or above ``--fail-on`` (default warning), 1 findings, 2 could not run (bad arguments or config,
+unreachable target, unreadable manifests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from linter import Estate, LintResult, Severity
+from linter.clikit import (
+    Exit,
+    Parser,
+    add_config,
+    add_env,
+    add_format,
+    add_no_cache,
+    add_paths,
+    config_from_args,
+    use_color,
+)
+from linter.exitcodes import ExitCode, exit_codes_help
+from linter.report import REPORTERS, RenderContext, render_result
+
+if TYPE_CHECKING:
+    from linter.api import Rule
+    from linter.config import Config
+
+    from ..client import Target
+    from ..route import Route
+    from .read import AuditState
+    from .registry import Selected
+
+__all__ = ["main"]
+
+EPILOG = """\
+examples:
+  jsops audit                          # the resolved target (see 'target' below)
+  jsops audit --context prod --format json
+  jsops audit manifests/               # also: drift per field, objects in no manifest
+  jsops audit --target-version 2.12.8  # what the live configs do on another release
+  jsops audit --fail-on error          # CI: exit 1 only on errors
+
+Live-state rules (JS501-JS539) and their thresholds: docs/audit.md; set them under `audit:` in
+the jsops config.
+
+""" + exit_codes_help("audit")
+
+
+def _parser() -> Parser:
+    from ..client import add_target_arguments
+
+    p = Parser(prog="jsops audit", description="Check what is running: the static rules on the live configs, "
+               "live health (limits, backlogs, redeliveries, replicas), drift from manifests, upgrade readiness.",
+               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_paths(p, "manifests to compare the server with (drift); default: none")
+    add_format(p, REPORTERS, None, "output format, as jsops lint's (default: github when GITHUB_ACTIONS=true, else text)")
+    p.add_argument("--fail-on", choices=("error", "warning", "info"), default=None,
+                   help="lowest severity that makes the exit code 1 (default: warning)")
+    p.add_argument("--target-version", metavar="X.Y.Z",
+                   help="also report what the live configs do on this nats-server release (upgrade or downgrade)")
+    add_config(p, "jsops config (lint selection, audit thresholds, contexts); default: found from . upward")
+    add_env(p)
+    add_no_cache(p)
+    add_target_arguments(p)
+    return p
+
+
+def _audit(argv: list[str]) -> int:
+    from linter.api import parse_version
+    from linter.config import select_rules
+    from linter.engine import discover_rules
+
+    from ..client import describe_target, target_from_args
+    from .registry import select_live
+
+    args = _parser().parse_args(argv)
+    if args.target_version is not None and parse_version(args.target_version) is None:
+        raise Exit(f"jsops audit: error: --target-version: not a release: {args.target_version!r}", ExitCode.USAGE)
+    cfg = config_from_args(args)
+    rules = discover_rules()
+    select_rules(cfg, rules)  # a broken selector fails before anything is read
+    live_rules = select_live(cfg.audit, cfg.source or "config")
+    manifests = _load_manifests(args) if args.paths else None
+    target = target_from_args(args, cfg)
+    audited: list[tuple[str, AuditState]] = []
+    results: list[LintResult] = []
+    routes = _routes(target, cfg, manifests)
+    for route in routes:
+        print(f"jsops: {describe_target(route.target)}" + (f" for context {route.name}" if len(routes) > 1 else ""), file=sys.stderr)
+        state, result = _audit_target(route.target, route.contexts, cfg, rules, live_rules, manifests, args.target_version)
+        if len(routes) > 1:  # the same stream name on two targets: say which
+            result.findings = [replace(f, message=f"context {route.name}: {f.message}") if f.file.startswith("nats://") else f
+                               for f in result.findings]
+        audited.append((route.target.display(), state))
+        results.append(result)
+    result = _merged(results, manifests)
+    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if fmt == "text":
+        from .render import render_audit_text
+
+        sys.stdout.write(render_audit_text(result, audited, color=use_color()))
+    else:
+        sys.stdout.write(render_result(result, fmt, RenderContext(_version(), rules, use_color())))
+    threshold = Severity(args.fail_on or "warning").rank
+    return ExitCode.FINDINGS if any(f.severity.rank >= threshold for f in result.findings) else ExitCode.OK
+
+
+def _routes(target: Target, cfg: Config, manifests: Estate | None) -> list[Route]:
+    """The targets to audit: the one the flags and contexts name, and with manifests every other
+    target their ``metadata.context`` routes objects to (as ``jsops plan`` does)."""
+    from ..client import TargetError, resolve_context
+    from ..route import Route, route_estate
+
+    if manifests is None:
+        return [Route(target, ["default"] + ([target.context] if target.context != "default" else []))]
+
+    def resolve(name: str) -> Target:
+        try:
+            return resolve_context(name, cfg, accounts=manifests.accounts)
+        except TargetError as exc:
+            raise TargetError(f"manifests route objects to context {name!r}: {exc}") from None
+
+    return route_estate(manifests, target, resolve)
+
+
+def _audit_target(target: Target, contexts: list[str], cfg: Config, rules: Sequence[type[Rule]], live_rules: Sequence[Selected],
+                  manifests: Estate | None, target_version: str | None) -> tuple[AuditState, LintResult]:
+    """Read one target and audit it."""
+    from ..client import JsClient
+    from .read import read_audit
+    from .run import audit_result
+    from .static import EstateBuilder
+
+    builder = EstateBuilder(target.context)  # the live estate is built while the pages arrive
+    with JsClient(target) as client:
+        state = read_audit(client, builder.on_stream)
+    if target.monitor:
+        from ..limits import monitor_json
+
+        state.varz = monitor_json(target, "varz")  # an HTTP GET of the monitoring port: the server's own limits
+    result = audit_result(state, cfg, rules, live_rules, context=target.context, manifests=manifests,
+                          target_version=target_version, estate=builder.finish(), contexts=contexts)
+    return state, result
+
+
+def _merged(results: list[LintResult], manifests: Estate | None) -> LintResult:
+    from linter import Finding
+
+    findings = list(manifests.findings) if manifests is not None else []
+    files = list(manifests.files) if manifests is not None else []
+    for r in results:
+        findings.extend(r.findings)
+        files.extend(r.paths)
+    findings.sort(key=Finding.sort_key)
+    return LintResult(findings, len(files), sum(r.objects for r in results), files, 0, results[0].assumed_release if results else None)
+
+
+def _version() -> str:
+    from linter._version import __version__
+
+    return __version__
+
+
+def _load_manifests(args: argparse.Namespace) -> Estate:
+    from linter import LoadError, load_paths
+
+    try:
+        return load_paths(args.paths, env=args.env, cache=not args.no_cache)
+    except LoadError as exc:
+        raise Exit(f"jsops audit: error: {exc}", ExitCode.NOT_RUN) from None
+
+
+def _describe(exc: BaseException) -> str:
+    from ..client import JetStreamDisabled, JsApiError
+
+    if isinstance(exc, JsApiError) and not isinstance(exc, JetStreamDisabled):
+        return f"JetStream API: {exc}"
+    return str(exc)
+
+
+def main(argv: Sequence[str]) -> int:
+    """Entry point of ``jsops audit`` (argv after the command name); returns the exit code."""
+    from ..cli import guard
+
+    return guard(_audit, argv, prog="jsops audit", error_code=ExitCode.NOT_RUN, describe=_describe)
+

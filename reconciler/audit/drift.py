@@ -1,0 +1,126 @@
+"""Drift: what differs between the manifests and the server, per field, and what the server holds
+that no manifest declares (``jsops audit PATHS``).
+
+The manifests' objects are compared as a plan compares them (their effective configs for the live
+server's limits, :func:`reconciler.diff.diff_configs`), so audit's drift and ``jsops plan`` agree;
+a field that differs is reported at the manifest line that sets it (or the object's first line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from linter import Estate, Finding, ObjectRef, Resource, Severity
+from linter import Target as LintTarget
+from linter.semantics.units import readable_duration
+
+from ..diff import diff_configs
+from ..live import LiveState
+from ..plan import desired_from_estate
+from .static import object_path
+
+__all__ = ["drift_findings", "DRIFT", "UNMANAGED", "MISSING", "DRIFT_RULES"]
+
+DRIFT = ("JS520", "live-drift")
+UNMANAGED = ("JS521", "live-unmanaged")
+MISSING = ("JS522", "live-missing")
+# code -> (name, default severity, summary), for the docs and the selection
+DRIFT_RULES: dict[str, tuple[str, Severity, str]] = {
+    DRIFT[0]: (DRIFT[1], Severity.WARNING, "a field of a live object differs from its manifest"),
+    UNMANAGED[0]: (UNMANAGED[1], Severity.WARNING, "a stream or durable consumer on the server that no manifest declares"),
+    MISSING[0]: (MISSING[1], Severity.WARNING, "a manifest's object that is not on the server"),
+}
+
+_DURATIONS = frozenset({"max_age", "duplicate_window", "ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires",
+                        "subject_delete_marker_ttl", "priority_timeout"})
+
+
+# what `jsops apply` does about a field that drifted, by change class (reconciler.vocabulary.ChangeClass)
+_HOW = {
+    "in-place": "jsops apply changes it in place",
+    "data-loss": "jsops apply changes it in place, removing stored messages",
+    "one-way": "jsops apply can change it only one way",
+    "recreate": "jsops apply must recreate the object to change it",
+    "forbidden": "the server refuses to change it",
+}
+
+
+def _shown(field: str, value: Any) -> str:
+    if value is None:
+        return "(unset)"
+    if field in _DURATIONS and isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return str(readable_duration(value))
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _finding(code: tuple[str, str], severity: Severity, message: str, file: str, line: int, col: int, ref: ObjectRef) -> Finding:
+    return Finding(code[0], code[1], severity, message, file, line, col, ref, excerpt=line > 0)
+
+
+def drift_findings(estate: Estate, live: LiveState, target: LintTarget, contexts: Iterable[str] = ("default",),
+                   severities: dict[str, Severity | None] | None = None) -> list[Finding]:
+    """Per-field drift, objects missing on the server, and live objects in no manifest, for the
+    manifests routed to this target (``contexts``, as :mod:`reconciler.route` gives them);
+    ``severities``: code -> severity, None to leave the code out."""
+    sev: dict[str, Severity | None] = {code: sv for code, (_n, sv, _s) in DRIFT_RULES.items()}
+    sev.update(severities or {})
+    wanted = set(contexts)
+    resources = {(r.kind, r.stream, r.name): r for r in estate.resources if r.context in wanted}
+    out: list[Finding] = []
+    declared: set[tuple[str, str | None, str]] = set()
+    for d in desired_from_estate(estate, contexts=wanted, target=target):
+        declared.add(d.key)
+        r = resources.get(d.key)
+        live_cfg = _live_config(live, d.kind, d.stream, d.name)
+        if r is None:
+            continue
+        if live_cfg is None:
+            if sev[MISSING[0]] is not None:
+                line, col = r.locate()
+                out.append(_finding(MISSING, sev[MISSING[0]] or Severity.WARNING, f"{_label(d.kind, d.stream, d.name)} is declared here but not on the server "
+                                    "(jsops apply creates it)", r.file, line, col, r.ref))
+            continue
+        if sev[DRIFT[0]] is not None:
+            out.extend(_field_drift(r, d.kind, live_cfg, d.config, sev[DRIFT[0]] or Severity.WARNING))
+    if sev[UNMANAGED[0]] is not None:
+        out.extend(_unmanaged(live, declared, sev[UNMANAGED[0]] or Severity.WARNING))
+    return out
+
+
+def _label(kind: str, stream: str | None, name: str) -> str:
+    return f"consumer {stream}/{name}" if kind == "Consumer" else f"stream {name}"
+
+
+def _live_config(live: LiveState, kind: str, stream: str | None, name: str) -> dict[str, Any] | None:
+    if kind == "Stream":
+        s = live.streams.get(name)
+        return s.config if s is not None else None
+    c = live.consumers.get((stream or "", name))
+    return c.config if c is not None else None
+
+
+def _field_drift(r: Resource, kind: str, live_cfg: dict[str, Any], desired: dict[str, Any], severity: Severity) -> Iterable[Finding]:
+    for ch in diff_configs(kind, live_cfg, desired):
+        line, col = r.locate((ch.path,))
+        out_of_manifest = line == r.doc_line and col == 1
+        where = " (the manifest leaves it to the server's default)" if out_of_manifest else ""
+        note = ch.consequence if ch.consequence and not ch.consequence.startswith("applied in place") else ""
+        how = _HOW.get(ch.cls.value, ch.cls.value) + (f" ({note})" if note else "")
+        yield _finding(DRIFT, severity, f"{ch.path}: the server has {_shown(ch.path, ch.old)}, the manifest says "
+                                        f"{_shown(ch.path, ch.new)}{where}; {how}",
+                       r.file, line, col, r.ref)
+
+
+def _unmanaged(live: LiveState, declared: set[tuple[str, str | None, str]], severity: Severity) -> Iterable[Finding]:
+    for name in sorted(live.streams):
+        if ("Stream", None, name) not in declared:
+            yield _finding(UNMANAGED, severity, f"stream {name} is on the server but in no manifest "
+                                                "(`jsops export` writes one)", object_path(name), 0, 0, ObjectRef("Stream", name))
+    for (stream, name), c in sorted(live.consumers.items()):
+        if not c.config.get("durable_name"):
+            continue  # ephemeral: never in a manifest (see JS509)
+        if ("Consumer", stream, name) not in declared:
+            yield _finding(UNMANAGED, severity, f"consumer {stream}/{name} is on the server but in no manifest",
+                           object_path(stream, name), 0, 0, ObjectRef("Consumer", name, stream))

@@ -1,0 +1,130 @@
+"""What ``jsops audit`` reads from a target: every stream and consumer with its state, in pages.
+
+One ``STREAM.LIST`` page per 256 streams, then one ``CONSUMER.LIST`` page per 256 consumers of each
+stream that has consumers (concurrently, bounded by the client's concurrency), ``$JS.API.INFO``
+(the account's limits and usage) and the server's INFO (its release and cluster). Never an INFO
+per object, never a request per message, never a write: the subjects sent are all in
+:data:`READ_SUBJECTS`.
+
+The configs go into a :class:`reconciler.live.LiveState` (what export, plan and drift read); the
+state, cluster and mirror/source parts of each answer are kept beside it for the live rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from linter import strip_server_metadata
+
+from ..client import JsApiError, JsClient
+from ..errors import ErrCode
+from ..live import LiveConsumer, LiveState, parse_ts, stream_from_info
+
+__all__ = ["AuditState", "read_audit", "READ_SUBJECTS"]
+
+# Every JetStream API subject audit sends (a test checks the server saw nothing else).
+READ_SUBJECTS = ("INFO", "STREAM.LIST", "CONSUMER.LIST.")
+
+
+@dataclass
+class AuditState:
+    """The live configs (``live``) and, per object, the parts of its INFO that are not config."""
+
+    live: LiveState
+    # stream name -> {"state", "cluster", "mirror", "sources", "created"} of its StreamInfo
+    streams: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # (stream, consumer) -> the ConsumerInfo without its config
+    consumers: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    by_stream: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # stream -> its consumers' keys
+    # Streams the listing named as missing: no leader answered for them in time.
+    missing: list[str] = field(default_factory=list)
+    account: dict[str, Any] = field(default_factory=dict)  # $JS.API.INFO
+    server: dict[str, Any] = field(default_factory=dict)  # the server's INFO (version, cluster, ...)
+    varz: dict[str, Any] | None = None  # the monitoring endpoint's /varz, when the target names one (--monitor)
+    read_at: float = field(default_factory=time.time)
+    requests: int = 0
+
+    @property
+    def server_version(self) -> str | None:
+        v = self.server.get("version")
+        return v if isinstance(v, str) and v else None
+
+    def created(self, stream: str) -> float | None:
+        """Epoch seconds the stream was created (from its INFO)."""
+        return parse_ts((self.streams.get(stream) or {}).get("created"))
+
+
+_STREAM_KEEP = ("state", "cluster", "mirror", "sources", "created")
+
+
+def read_audit(client: JsClient, on_stream: Callable[[AuditState, str], None] | None = None) -> AuditState:
+    """Read the target (see the module docstring). ``on_stream(state, name)`` is called once per
+    stream as soon as its consumers are read, while the other pages are still on their way (the
+    caller's work on one stream overlaps the server's on the next)."""
+    return client.run(_aread(client, on_stream))
+
+
+async def _aread(client: JsClient, on_stream: Callable[[AuditState, str], None] | None) -> AuditState:
+    before = client.requests
+    live = LiveState()
+    state = AuditState(live)
+    state.server = dict(getattr(client.nc, "_server_info", None) or {})
+    live.server_version = state.server_version
+    state.account = await client.arequest("INFO")
+    infos, missing = await client.alist_streams()
+    for info in infos:
+        ls = stream_from_info(info)
+        live.streams[ls.name] = ls
+        state.streams[ls.name] = {k: info[k] for k in _STREAM_KEEP if k in info}
+    del infos
+    state.missing = sorted(set(missing) - set(live.streams))
+    live.unknown.update(state.missing)
+
+    async def page(name: str) -> tuple[str, list[dict[str, Any]]]:
+        try:
+            return name, await client.alist_consumers(name)
+        except JsApiError as exc:
+            if exc.err_code != ErrCode.STREAM_NOT_FOUND:
+                raise
+            gone.append(name)  # deleted since the stream listing: not audited
+            return name, []
+
+    gone: list[str] = []
+
+    pages = [asyncio.ensure_future(page(n)) for n, s in live.streams.items() if s.consumer_count > 0]
+    await asyncio.sleep(0)  # the first requests are on their way
+    try:
+        if on_stream is not None:
+            for name, s in live.streams.items():
+                if s.consumer_count <= 0:
+                    on_stream(state, name)
+        for done in asyncio.as_completed(pages):
+            stream, infos_page = await done
+            _consumers(state, stream, infos_page)
+            if on_stream is not None and stream not in gone:
+                on_stream(state, stream)
+    finally:
+        for p in pages:
+            p.cancel()
+    for name in gone:
+        live.streams.pop(name, None)
+        state.streams.pop(name, None)
+    state.requests = live.requests = client.requests - before
+    state.read_at = live.read_at = time.time()
+    return state
+
+
+def _consumers(state: AuditState, stream: str, page: list[dict[str, Any]]) -> None:
+    for info in page:
+        cfg = strip_server_metadata(info.get("config") or {})
+        lc = LiveConsumer(stream, cfg, int((info.get("ack_floor") or {}).get("stream_seq") or 0),
+                          int((info.get("delivered") or {}).get("stream_seq") or 0),
+                          int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0))
+        if lc.name:
+            state.live.consumers[(stream, lc.name)] = lc
+            state.consumers[(stream, lc.name)] = {k: v for k, v in info.items() if k != "config"}
+            state.by_stream.setdefault(stream, []).append((stream, lc.name))

@@ -1,0 +1,141 @@
+"""The live-state rules of ``jsops audit`` (JS501-JS539): their codes, names, thresholds and checks.
+
+A live rule reads what a listing returns (:class:`reconciler.audit.read.AuditState`), never a
+manifest: it is not a lint rule and ``jsops lint`` does not know it. Each is documented in
+``docs/audit.md`` (a test keeps the page and this registry equal). Thresholds are options, set in
+the jsops config under ``audit``, by code or name::
+
+    audit:
+      JS501: {warn_at: 0.8}                     # a threshold
+      live-consumer-redelivering: {ratio: 0.05}
+      JS521: {severity: "off"}                  # a severity (error, warning, info) or off
+
+A key that names no live rule, or an option the rule does not have, is a config error (exit 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from linter import Finding, ObjectRef, Severity
+from linter.api import RuleOptions
+from linter.config import ConfigError
+from linter.model.records import validation_errors
+
+from .read import AuditState
+from .static import object_path
+
+__all__ = ["Hit", "LiveRule", "LIVE_RULES", "register", "live_findings", "select_live", "Selected"]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One live-rule violation: the object (stream, and consumer when it is one) and the message."""
+
+    stream: str | None
+    consumer: str | None
+    message: str
+    severity: Severity | None = None  # when it differs from the rule's
+
+
+Check = Callable[[AuditState, Any], Iterable[Hit]]
+
+
+@dataclass(frozen=True)
+class LiveRule:
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    Options: type[RuleOptions]
+    check: Check
+
+
+LIVE_RULES: dict[str, LiveRule] = {}
+
+
+def register(code: str, name: str, severity: Severity, summary: str, options: type[RuleOptions] = RuleOptions) -> Callable[[Check], Check]:
+    """Declare a live rule whose check is the decorated function."""
+
+    def wrap(check: Check) -> Check:
+        if code in LIVE_RULES or any(r.name == name for r in LIVE_RULES.values()):
+            raise ValueError(f"live rule {code} {name} declared twice")
+        LIVE_RULES[code] = LiveRule(code, name, severity, summary, options, check)
+        return check
+
+    return wrap
+
+
+def _load() -> dict[str, LiveRule]:
+    from . import checks_cluster, checks_consumer, checks_stream  # noqa: F401  (they register their rules)
+
+    return LIVE_RULES
+
+
+@dataclass(frozen=True)
+class Selected:
+    rule: LiveRule
+    options: Any
+    severity: Severity | None  # None: the rule's own (or its hit's)
+
+
+def select_live(settings: Mapping[str, Any], source: str = "config") -> list[Selected]:
+    """The live rules with the options and severities of the config's ``audit`` mapping."""
+    rules = _load()
+    by_key = {**{r.code.upper(): r for r in rules.values()}, **{r.name: r for r in rules.values()}}
+    chosen: dict[str, tuple[Any, Severity | None, bool]] = {}
+    for key, values in settings.items():
+        rule = by_key.get(str(key).upper()) or by_key.get(str(key))
+        if rule is None:
+            raise ConfigError(f"{source}: audit.{key}: not a live rule (docs/audit.md lists them)")
+        values = dict(values or {})
+        sev_text = values.pop("severity", None)
+        off = sev_text == "off"
+        sev = None
+        if sev_text is not None and not off:
+            try:
+                sev = Severity(sev_text)
+            except ValueError:
+                raise ConfigError(f"{source}: audit.{key}.severity: one of error, warning, info, off; got {sev_text!r}") from None
+        try:
+            opts = rule.Options.model_validate(values)
+        except Exception as exc:
+            errors = validation_errors(exc)
+            if errors is None:
+                raise
+            err = errors[0]
+            loc = ".".join(str(p) for p in err["loc"])
+            known = ", ".join(rule.Options.model_fields) or "none"
+            msg = "unknown option" if err["type"] == "extra_forbidden" else err["msg"]
+            raise ConfigError(f"{source}: audit.{key}.{loc}: {msg} ({rule.code} options: {known}, severity)") from None
+        chosen[rule.code] = (opts, sev, off)
+    out = []
+    for code in sorted(rules):
+        opts, sev, off = chosen.get(code, (rules[code].Options(), None, False))
+        if not off:
+            out.append(Selected(rules[code], opts, sev))
+    return out
+
+
+def live_findings(state: AuditState, selected: Iterable[Selected], only: set[str] | None = None) -> list[Finding]:
+    """Every selected live rule's findings on ``state`` (``only``: these codes)."""
+    out: list[Finding] = []
+    for sel in selected:
+        rule = sel.rule
+        if only is not None and rule.code not in only:
+            continue
+        for hit in rule.check(state, sel.options):
+            out.append(hit_finding(rule.code, rule.name, sel.severity or hit.severity or rule.severity, hit))
+    return out
+
+
+def hit_finding(code: str, name: str, severity: Severity, hit: Hit) -> Finding:
+    if hit.stream is None:
+        ref = None
+    elif hit.consumer is None:
+        ref = ObjectRef("Stream", hit.stream)
+    else:
+        ref = ObjectRef("Consumer", hit.consumer, hit.stream)
+    return Finding(code, name, severity, hit.message, object_path(hit.stream, hit.consumer), 0, 0, ref, excerpt=False)

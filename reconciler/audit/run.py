@@ -1,0 +1,59 @@
+"""Everything ``jsops audit`` reports, from a state already read: pure (no request is sent here)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from linter import Estate, Finding, LintResult, Severity
+from linter.api import Rule
+from linter.config import Config
+
+from .drift import DRIFT_RULES, drift_findings
+from .read import AuditState
+from .registry import Selected, live_findings
+from .static import lint_live, live_estate, live_target
+from .upgrade import DEFAULTS_CHANGE, upgrade_findings
+
+__all__ = ["audit_result", "pseudo_rule_severities"]
+
+
+def pseudo_rule_severities(config: Config) -> dict[str, Severity | None]:
+    """The severities the config's ``audit`` mapping gives the drift and upgrade codes (None: off);
+    codes it does not name keep their own."""
+    names = {code: name for code, (name, _s, _d) in DRIFT_RULES.items()}
+    names[DEFAULTS_CHANGE[0]] = DEFAULTS_CHANGE[1]
+    out: dict[str, Severity | None] = {}
+    for key, values in config.audit.items():
+        code = next((c for c, n in names.items() if key.upper() == c or key == n), None)
+        if code is None:
+            continue
+        sev = (values or {}).get("severity")
+        if sev is not None:
+            out[code] = None if sev == "off" else Severity(sev)
+    return out
+
+
+def audit_result(state: AuditState, config: Config, rules: Sequence[type[Rule]], live_rules: Sequence[Selected], *,
+                 context: str = "default", manifests: object = None, target_version: str | None = None,
+                 estate: Estate | None = None, contexts: Sequence[str] | None = None) -> LintResult:
+    """The findings of every part of the audit, as a lint result (files: one pseudo-file per stream).
+    ``estate``: the live estate when it was built while the state was read (else it is built here);
+    ``contexts``: the manifests' contexts routed to this target (default: ``context`` and ``default``).
+    The manifests' own loading findings are not included (they are the same for every target)."""
+    target = live_target(state, config.target)
+    if estate is None:
+        estate = live_estate(state.live, context)
+    static = lint_live(estate, rules, config, target)
+    findings: list[Finding] = list(static.findings)
+    findings.extend(live_findings(state, live_rules))
+    severities = pseudo_rule_severities(config)
+    files = list(estate.files)
+    if isinstance(manifests, Estate):
+        routed = list(contexts) if contexts is not None else [context, "default"]
+        findings.extend(drift_findings(manifests, state.live, target, routed, severities))
+    if target_version is not None:
+        defaults = severities.get(DEFAULTS_CHANGE[0], DEFAULTS_CHANGE[2])
+        findings.extend(upgrade_findings(estate, rules, config, target, target_version, static.findings, defaults))
+    findings.sort(key=Finding.sort_key)
+    objects = len(state.live.streams) + len(state.live.consumers)
+    return LintResult(findings, len(files), objects, files, 0, static.assumed_release)
