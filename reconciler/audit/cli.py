@@ -161,7 +161,7 @@ def _merged(results: list[LintResult], manifests: Estate | None) -> LintResult:
         findings.extend(r.findings)
         files.extend(r.paths)
     findings.sort(key=Finding.sort_key)
-    return LintResult(findings, len(files), sum(r.objects for r in results), files, 0, results[0].assumed_release if results else None)
+    return LintResult(findings, len(files), sum(r.objects for r in results), files, 0, assumed_release=results[0].assumed_release if results else None)
 
 
 def _version() -> str:

@@ -56,4 +56,4 @@ def audit_result(state: AuditState, config: Config, rules: Sequence[type[Rule]],
         findings.extend(upgrade_findings(estate, rules, config, target, target_version, static.findings, defaults))
     findings.sort(key=Finding.sort_key)
     objects = len(state.live.streams) + len(state.live.consumers)
-    return LintResult(findings, len(files), objects, files, 0, static.assumed_release)
+    return LintResult(findings, len(files), objects, files, 0, assumed_release=static.assumed_release)
