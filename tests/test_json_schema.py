@@ -28,7 +28,7 @@ def test_committed_schema_is_up_to_date() -> None:
     fresh = json.dumps(manifest_schema(), indent=2, ensure_ascii=False) + "\n"
     if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
         SCHEMA_FILE.write_text(fresh)
-    assert SCHEMA_FILE.read_text() == fresh, "rerun: python -m linter.load.json_schema > docs/schema/jsops-v1.schema.json"
+    assert SCHEMA_FILE.read_text() == fresh, "the model changed: rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
     Draft202012Validator.check_schema(json.loads(fresh))
 
 
