@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._version import __version__
+from ._version import __version__, version_line
 from .clikit import Parser, add_config, add_env, add_format, add_no_cache, add_paths, run
 from .exitcodes import ExitCode, exit_codes_help
 from .report import REPORTERS
@@ -98,7 +98,7 @@ def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
 
 def _build_parser() -> Parser:
     parser = Parser(prog="jsops", description="Declarative linter and GitOps reconciler for NATS JetStream.")
-    parser.add_argument("--version", action="version", version=f"jsops {VERSION}")
+    parser.add_argument("--version", action="version", version=version_line())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     _add_lint(sub)
     rule = sub.add_parser("rule", help=SUMMARIES["rule"], description="Print a rule's documentation.",

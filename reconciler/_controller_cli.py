@@ -37,13 +37,15 @@ def _parser() -> Parser:
     from .client import add_target_arguments
 
     p = Parser(prog="jsops controller", description="Keep the target equal to the manifests (GitOps controller).")
-    add_paths(p, "manifest files or directories", required=True)
+    add_paths(p, "manifest files or directories (with --repo: none, see --path)")
     add_target_arguments(p)
     p.add_argument("--interval", default="30s", help="time between rounds (default 30s); a manifest change starts one at once")
-    p.add_argument("--listen", default="127.0.0.1:9464", help="HOST:PORT for /healthz, /readyz and /metrics (default 127.0.0.1:9464; 'none' to disable)")
+    listen = os.environ.get("JSOPS_CONTROLLER_LISTEN") or "127.0.0.1:9464"
+    p.add_argument("--listen", default=listen, help="HOST:PORT for /healthz, /readyz and /metrics (default $JSOPS_CONTROLLER_LISTEN, "
+                   "else 127.0.0.1:9464, loopback only; 0.0.0.0:9464 in the container image; 'none' to disable)")
     add_env(p, "render templates with environments/NAME.yaml")
     p.add_argument("--dry-run", action="store_true", help="report drift, change nothing (takes no lease)")
-    p.add_argument("--git", action="store_true", help="git pull --ff-only in the manifests' clone before each round")
+    _git_arguments(p)
     p.add_argument("--log-file", metavar="FILE", help="append the JSON-lines event log here instead of stderr")
     p.add_argument("--once", action="store_true", help="run one round and exit: 0 in sync, 2 drift left, 1 error")
     add_config(p, "jsops config (contexts, target facts, lint selection); default: found from . upward")
@@ -55,6 +57,51 @@ def _parser() -> Parser:
     g.add_argument("--lease-key", default="leader", help="key of the lease in the bucket (default leader)")
     g.add_argument("--identity", help="this controller's name in the lease (default HOST:PID)")
     return p
+
+
+def _git_arguments(p: Parser) -> None:
+    g = p.add_argument_group("git source (credentials from files; also JSOPS_GIT_SSH_KEY_FILE, JSOPS_GIT_KNOWN_HOSTS_FILE, JSOPS_GIT_TOKEN_FILE, JSOPS_GIT_USERNAME)")
+    g.add_argument("--repo", metavar="URL", help="follow this repository's --branch in a clone of the controller's own (no PATH)")
+    g.add_argument("--branch", default="main", help="the branch --repo follows (default main); its tip is applied, force-pushes included")
+    g.add_argument("--path", metavar="DIR", default=".", help="with --repo: the manifests' directory in the repository (default: the root)")
+    g.add_argument("--workdir", metavar="DIR", help="with --repo: where the clone lives (default $JSOPS_GIT_WORKDIR, else ~/.cache/jsops/git/<hash>)")
+    g.add_argument("--git", action="store_true", help="the PATHs are in a clone: fetch its branch's upstream and check out the tip before each round")
+    g.add_argument("--git-stale-after", default="5m", metavar="DURATION", help="/readyz fails once no git fetch has succeeded for this long (default 5m)")
+    g.add_argument("--git-ssh-key", metavar="FILE", help="SSH private key for ssh:// and git@ URLs")
+    g.add_argument("--git-known-hosts", metavar="FILE", help="known_hosts for SSH (host keys are checked strictly)")
+    g.add_argument("--git-token-file", metavar="FILE", help="file holding an HTTPS token (sent as the password when git asks)")
+    g.add_argument("--git-username", metavar="NAME", help="HTTPS user name sent with the token (default git)")
+
+
+def _git_source(args: argparse.Namespace) -> Any:
+    """The git source of ``--repo`` or ``--git`` (None without either), or a usage error."""
+    from ._controller_git import GitCredentials, GitSource, default_workdir
+
+    if not args.repo and not args.git:
+        if not args.paths:
+            raise _usage("give manifest PATHs, or --repo URL")
+        return None
+    try:
+        stale = parse_duration(args.git_stale_after)
+        creds = GitCredentials.from_env(ssh_key_file=args.git_ssh_key, known_hosts_file=args.git_known_hosts,
+                                        token_file=args.git_token_file, username=args.git_username)
+        creds.check()
+    except ValueError as exc:
+        raise _usage(str(exc)) from None
+    if stale <= 0:
+        raise _usage("--git-stale-after must be positive")
+    if not args.repo:
+        if not args.paths:
+            raise _usage("--git needs the PATHs of a clone")
+        return GitSource.clone(args.paths[0], creds, stale)
+    if args.paths or args.git:
+        raise _usage("--repo takes no PATH and no --git (use --path DIR for a directory of the repository)")
+    if os.path.isabs(args.path) or ".." in args.path.replace("\\", "/").split("/"):
+        raise _usage("--path is a directory inside the repository (relative, no ..)")
+    workdir = os.path.abspath(args.workdir or os.environ.get("JSOPS_GIT_WORKDIR") or default_workdir(args.repo, args.branch))
+    source = GitSource.remote(args.repo, args.branch, workdir, creds, stale)
+    args.paths = [os.path.normpath(os.path.join(source.checkout, args.path))]
+    return source
 
 
 def _usage(message: str) -> Exit:
@@ -81,7 +128,7 @@ def _checked(args: argparse.Namespace) -> tuple[float, float, float, tuple[str, 
             listen = parse_listen(args.listen)
         except ValueError as exc:
             raise _usage(str(exc)) from None
-    for p in args.paths:
+    for p in args.paths if not args.repo else []:
         if not os.path.exists(p):
             raise _usage(f"{p}: no such file or directory")
     return interval, ttl, backoff, listen
@@ -92,9 +139,10 @@ def _options(argv: list[str]) -> tuple[ControllerOptions, Any, str | None]:
 
     args = _parser().parse_args(argv)
     config = config_from_args(args)
+    source = _git_source(args)
     interval, ttl, backoff, listen = _checked(args)
     opt = ControllerOptions(
-        paths=list(args.paths), interval=interval, listen=listen, env=args.env, dry_run=args.dry_run, git=args.git,
+        paths=list(args.paths), interval=interval, listen=listen, env=args.env, dry_run=args.dry_run, source=source,
         lease=not args.no_lease, lease_ttl=ttl, lease_bucket=args.lease_bucket, lease_key=args.lease_key,
         max_backoff=backoff, once=args.once, config=config,
         explicit_target=bool(args.server or args.context or "default" in (getattr(config, "contexts", None) or {})),
@@ -121,6 +169,12 @@ def _controller(argv: list[str]) -> int:
 
         for signum in (signal.SIGTERM, signal.SIGINT):
             installed.append((signum, signal.signal(signum, _on_signal)))
+    if opt.source is not None and opt.source.own_clone:
+        # --repo: run from the clone's root, so that applied objects record their manifest paths
+        # relative to the repository (io.jsops.source), as `jsops apply` run in a clone does
+        os.makedirs(opt.source.checkout, exist_ok=True)
+        opt.paths = [os.path.relpath(p, opt.source.checkout) for p in opt.paths]
+        os.chdir(opt.source.checkout)
     try:
         controller = Controller(opt, target, log=EventLog(stream, argv_secrets(list(argv)) + target.secrets()))
         try:

@@ -30,6 +30,8 @@ METRICS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "revision_info": ("gauge", "The manifest revision in force (the last one that passed lint).", ("revision",)),
     "revision_rejected": ("gauge", "1 while the newest manifest revision is not applied because it has lint errors.", ()),
     "lint_errors": ("gauge", "Lint errors in the newest manifest revision.", ()),
+    "git_commit_info": ("gauge", "The git commit of the revision in force (--repo or --git; no series without a git source).", ("commit",)),
+    "git_last_fetch_timestamp_seconds": ("gauge", "Unix time of the last successful git fetch (0: never, or no git source).", ()),
 }
 
 

@@ -1,5 +1,5 @@
-"""The controller's desired state: watching the manifest files, pulling a git clone, loading and
-linting a revision.
+"""The controller's desired state: watching the manifest files, loading and linting a revision
+(the git source that updates the files is :mod:`reconciler._controller_git`).
 
 A revision that loads with lint errors is rejected: :func:`load_revision` reports its findings and
 the controller keeps the last good revision in force.
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 from .errors import TemporaryError
 from .plan import Desired, desired_from_estate
 
-__all__ = ["Snapshot", "snapshot", "git_pull", "Revision", "load_revision", "SourceError"]
+__all__ = ["Snapshot", "snapshot", "Revision", "load_revision", "SourceError"]
 
 
 class SourceError(TemporaryError):
@@ -56,25 +55,6 @@ def _stat(path: str, out: list[tuple[str, int, int]]) -> None:
     out.append((path, st.st_mtime_ns, st.st_size))
 
 
-def _git_dir(paths: list[str]) -> str:
-    first = paths[0] if paths else "."
-    return first if os.path.isdir(first) else (os.path.dirname(first) or ".")
-
-
-def git_pull(paths: list[str], timeout: float = 120.0) -> str:
-    """``git pull --ff-only`` in the clone holding the manifests; returns the HEAD commit."""
-    where = _git_dir(paths)
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
-    try:
-        pulled = subprocess.run(["git", "-C", where, "pull", "--ff-only", "--quiet"], capture_output=True, text=True, timeout=timeout, env=env)
-        if pulled.returncode != 0:
-            raise SourceError(f"git pull --ff-only in {where} failed: {(pulled.stderr or pulled.stdout).strip().splitlines()[-1:] or ['exit ' + str(pulled.returncode)]}")
-        head = subprocess.run(["git", "-C", where, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30, env=env)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise SourceError(f"git pull in {where}: {exc}") from None
-    return head.stdout.strip()
-
-
 @dataclass
 class Revision:
     """One loaded and linted revision of the manifests."""
@@ -82,6 +62,7 @@ class Revision:
     id: str  # sha256 of the files' contents (and the git commit when pulled)
     estate: Any = None
     errors: list[str] = field(default_factory=list)  # lint errors as file:line:col: CODE message
+    commit: str | None = None  # the git commit the files were checked out from
 
     @property
     def good(self) -> bool:
@@ -168,7 +149,7 @@ def load_revision(paths: list[str], env: str | None = None, commit: str | None =
         estate = _load(paths, env)
     except LoadError as exc:
         raise SourceError(str(exc)) from None
-    rev = Revision(_content_id(sorted(set(files) | set(estate.files or [])), commit), estate=estate)
+    rev = Revision(_content_id(sorted(set(files) | set(estate.files or [])), commit), estate=estate, commit=commit)
     result = lint_estate(estate, config=config)
     errors = [f for f in result.findings if f.severity.value == "error"]
     if errors:

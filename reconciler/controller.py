@@ -1,7 +1,8 @@
 """``jsops controller``: keep the targets equal to the manifests, round after round.
 
 Level-triggered: a round runs every ``--interval`` and as soon as a manifest file changes (with
-``--git``, after ``git pull --ff-only`` in the manifests' clone). Each round loads and lints the
+``--repo URL --branch B`` or ``--git``, after fetching the branch and checking out its tip:
+:mod:`reconciler._controller_git`). Each round loads and lints the
 manifests (a revision with lint errors is rejected and the last good one stays in force), reads
 the live state, plans, and applies what the annotations allow (:mod:`reconciler._controller_policy`),
 which also heals drift: objects changed or deleted behind its back. ``--dry-run`` reports and never
@@ -56,6 +57,9 @@ class ControllerOptions:
     # Whether the default target was named (flags, --context, or a `default` context in the config).
     # When it was not and every object has a context, the local default server is not contacted.
     explicit_target: bool = True
+    # The git source followed before each round (``--repo``; ``--git`` makes one for the clone
+    # holding the first PATH): a :class:`reconciler._controller_git.GitSource`, or None.
+    source: Any = None
 
 
 class _NoRevision(Exception):
@@ -76,6 +80,12 @@ class Controller:
         if isinstance(self.log, EventLog) and hasattr(target, "secrets"):
             self.log.add_secrets(target.secrets())
         self.metrics = Metrics()
+        if options.source is None and options.git:
+            from ._controller_git import GitSource
+
+            options.source = GitSource.clone(options.paths[0] if options.paths else ".")
+        if isinstance(self.log, EventLog) and options.source is not None:
+            self.log.add_secrets(options.source.secrets())
         self.ready = False
         self.http: Any = None
         self.current: Any = None  # the revision in force
@@ -110,7 +120,14 @@ class Controller:
         return 200, "ok\n"
 
     def _ready(self) -> tuple[int, str]:
-        return (200, "ready\n") if self.ready else (503, "not ready: no successful reconcile round yet\n")
+        source = self.options.source
+        stale = source.stale() if source is not None else None
+        if stale:
+            return 503, f"not ready: {stale}\n"
+        if not self.ready:
+            return 503, "not ready: no successful reconcile round yet\n"
+        commit = getattr(self.current, "commit", None)
+        return 200, f"ready\ncommit {commit}\n" if commit else "ready\n"
 
     def _render_metrics(self) -> str:
         self.metrics.replace("leader", {(name,): 1.0 if self.leader(name) else 0.0 for name in list(self.targets)})
@@ -135,7 +152,8 @@ class Controller:
             raise
         self.log("started", paths=opt.paths, target=self.target.display(), interval=opt.interval, dry_run=opt.dry_run,
                  identity=opt.identity, listen=f"{self.http.address[0]}:{self.http.address[1]}" if self.http else None,
-                 lease=f"{opt.lease_bucket}/{opt.lease_key}" if opt.lease and not opt.dry_run else None)
+                 lease=f"{opt.lease_bucket}/{opt.lease_key}" if opt.lease and not opt.dry_run else None,
+                 **({"source": opt.source.describe()} if opt.source is not None else {}))
         code = 0
         try:
             while not stop.is_set():
@@ -213,6 +231,8 @@ class Controller:
             self.metrics.set("last_success_timestamp_seconds", time.time())
             self.ready = True
         self.last_result = "success" if ok else "error"
+        if self.options.source is not None:
+            summary["commit"] = getattr(self.current, "commit", None)
         self.log("round", result=self.last_result, seconds=round(took, 3), leader=self.leader(),
                  revision=self.current.id if self.current else None, **summary)
         return ok
@@ -226,16 +246,33 @@ class Controller:
         fields: dict[str, Any] = {"context": context} if context is not None else {}
         self.log("error", type=kind, err_code=code, message=str(exc) if isinstance(exc, str) else (str(exc) or type(exc).__name__), **fields)
 
+    def _sync_source(self) -> str | None:
+        """Fetch the git source and check out the branch tip; the commit checked out (the last
+        one fetched when this fetch failed), None without a source."""
+        from ._controller_source import SourceError
+
+        source = self.options.source
+        if source is None:
+            return None
+        before = source.commit
+        try:
+            commit: str | None = source.sync()
+        except SourceError as exc:
+            self.count_error("git", exc)
+            commit = source.commit
+        else:
+            self.metrics.set("git_last_fetch_timestamp_seconds", time.time())
+            if commit != before:
+                self.log("source_fetched", source=source.describe(), commit=commit, previous=before)
+        if commit is None:
+            raise _NoRevision("the git source has never been fetched; nothing is applied")
+        return commit
+
     def _load(self) -> None:
-        from ._controller_source import SourceError, git_pull, load_revision
+        from ._controller_source import SourceError, load_revision
 
         opt = self.options
-        commit = None
-        if opt.git:
-            try:
-                commit = git_pull(opt.paths)
-            except SourceError as exc:
-                self.count_error("git", exc)
+        commit = self._sync_source()
         try:
             rev = load_revision(opt.paths, opt.env, commit, opt.config)
         except SourceError as exc:
@@ -243,12 +280,14 @@ class Controller:
             rev = None
         if rev is not None and rev.good:
             if self.current is None or rev.id != self.current.id:
-                self.log("revision_accepted", revision=rev.id, objects=len(rev.estate.resources))
+                extra = {"commit": rev.commit} if rev.commit else {}
+                self.log("revision_accepted", revision=rev.id, objects=len(rev.estate.resources), **extra)
             self.current = rev
             self._rejected = None
             self.metrics.set("lint_errors", 0)
             self.metrics.set("revision_rejected", 0)
             self.metrics.replace("revision_info", {(rev.id,): 1.0})
+            self.metrics.replace("git_commit_info", {(rev.commit,): 1.0} if rev.commit else {})
         elif rev is not None:
             self.metrics.set("lint_errors", len(rev.errors))
             self.metrics.set("revision_rejected", 1)

@@ -166,6 +166,8 @@ def parse_duration(value: object) -> int:
     if not text:
         raise UnitError("empty duration")
     sign, rest = _signed(text)
+    if not rest:  # a sign alone is no duration (Go's time.ParseDuration refuses it too)
+        raise UnitError(f"duration {_short(text)!r} has no number; use Go syntax like '90s'")
     if rest == "0":
         return 0
     if rest.isdigit():
