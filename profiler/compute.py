@@ -126,7 +126,7 @@ class _Census:
         return dict(sorted(self.unknown_types.items(), key=lambda x: (-x[1], x[0]))[:5])
 
 
-def _census(ev: DataFrame, accuracy: int) -> _Census:
+def _census(ev: DataFrame, accuracy: int, brackets: bool = True) -> _Census:
     kind, t = F.col("kind"), F.col("t")
     is_ack, is_adv, is_pub = kind == "ack", kind == "advisory", kind == "publish"
     ack_ok = F.col("ack_time").isNull() | (F.col("ack_time") >= 0)
@@ -146,9 +146,10 @@ def _census(ev: DataFrame, accuracy: int) -> _Census:
     ).collect()
     # the brackets apart: percentile_approx makes an aggregation object-based (no code generation), which
     # costs every other aggregate of the census about twice its time
-    around = (ev.where(is_ack & (F.col("ack_time") >= 0) & F.col("stream").isNotNull() & F.col("consumer").isNotNull())
-              .groupBy("stream", "consumer")
-              .agg(F.percentile_approx("ack_time", _q._around(QUANTILES, accuracy), accuracy).alias("a")).collect())
+    around = [] if not brackets else (
+        ev.where(is_ack & (F.col("ack_time") >= 0) & F.col("stream").isNotNull() & F.col("consumer").isNotNull())
+        .groupBy("stream", "consumer")
+        .agg(F.percentile_approx("ack_time", _q._around(QUANTILES, accuracy), accuracy).alias("a")).collect())
     c = _Census()
     for r in around:
         c.ack_around[(r["stream"], r["consumer"])] = [int(x) for x in r["a"]]
@@ -185,7 +186,7 @@ def _census(ev: DataFrame, accuracy: int) -> _Census:
 
 
 def _consumer_profiles(ev: DataFrame, census: _Census, exact_limit: int, accuracy: int,
-                       summary: ProfileSummary) -> dict[str, dict[str, Any]]:
+                       summary: ProfileSummary, exact_all: bool = False) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
 
     def slot(stream: str, consumer: str) -> dict[str, Any]:
@@ -195,7 +196,7 @@ def _consumer_profiles(ev: DataFrame, census: _Census, exact_limit: int, accurac
                     & (F.col("ack_time") >= 0)).select("stream", "consumer", "ack_time")
     qs, summary.exact_groups, summary.approx_groups = quantiles(
         acks, ["stream", "consumer"], "ack_time", exact_limit, accuracy, sizes=dict(census.ack_sizes),
-        around=dict(census.ack_around))
+        around=dict(census.ack_around), exact_all=exact_all)
     for (s, c), (n, q, mx) in qs.items():
         slot(s, c)["ack_time_ns"] = {"samples": n, "p50": _ns(q[0]), "p90": _ns(q[1]), "p99": _ns(q[2]),
                                      "p999": _ns(q[3]), "max": mx}
@@ -306,7 +307,7 @@ def _ingest(rows: list[Row], bounds: tuple[int, int], out: dict[str, dict[str, A
 
 
 def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_limit: int,
-                     accuracy: int) -> dict[str, dict[str, Any]]:
+                     accuracy: int, exact_all: bool = False) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
 
     def slot(stream: str) -> dict[str, Any]:
@@ -320,7 +321,7 @@ def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_li
                     .where(F.col("n") >= 2))
         # a retried id has at least two attempts: at most attempts/2 horizons in all
         hq, _, _ = quantiles(horizons, ["stream"], "h", exact_limit, accuracy, (0.99,),
-                              total_bound=sum(census.attempts.values()) // 2)
+                              total_bound=sum(census.attempts.values()) // 2, exact_all=exact_all)
         for name, attempts in census.attempts.items():
             retry: dict[str, Any] = {"attempts": attempts, "retried_ids": 0}
             if (name,) in hq:
@@ -354,7 +355,8 @@ def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_li
 
 def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int = MIN_ACCURACY,
                    exact_limit: int = DEFAULT_EXACT_LIMIT, progress: Callable[[str], None] | None = None,
-                   since: int | None = None, until: int | None = None) -> tuple[dict[str, Any], ProfileSummary]:
+                   since: int | None = None, until: int | None = None,
+                   exact_percentiles: bool = False) -> tuple[dict[str, Any], ProfileSummary]:
     """Compute the profiles document (validated against :class:`linter.model.profiles.Profiles`).
 
     Passes over the input: one aggregation (the census) gives every count, the window, the unknown
@@ -364,7 +366,8 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
     columns the figures need; Parquet is scanned again instead (cheaper than a cache). Only per-group
     results reach the driver. ``progress`` receives one line per pass with its wall time.
     ``since``/``until`` (microseconds) keep the events of ``[since, until)`` only (then events without
-    a timestamp are skipped).
+    a timestamp are skipped). ``exact_percentiles`` (an engine without ``percentile_approx`` over an
+    array, such as Sail) computes every percentile with the exact ``percentile``, whatever the group's size.
     """
     clock = [time.monotonic()]
 
@@ -382,13 +385,13 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
     if cached:
         ev = ev.persist(_CACHE_LEVEL)
     try:
-        census = _census(ev, accuracy)
+        census = _census(ev, accuracy, brackets=not exact_percentiles)
         summary.kinds, summary.unknown_types = dict(census.kinds), census.top_unknown()
         done(f"read and census: {sum(census.kinds.values())} events")
         doc: dict[str, Any] = {"version": 1, "generated_at": iso(int(datetime.now(UTC).timestamp() * 1e6))}
         if census.window is not None:
             doc["window"] = {"start": iso(census.window[0]), "end": iso(census.window[1])}
-        consumers = _consumer_profiles(ev, census, exact_limit, accuracy, summary)
+        consumers = _consumer_profiles(ev, census, exact_limit, accuracy, summary, exact_percentiles)
         done(f"ack_time percentiles: {len(consumers)} consumers")
         rest = ev.where(F.col("kind").isin("publish", "stream_info", "consumer_info"))
         rows = _rest_rows(rest, census)
@@ -396,7 +399,8 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
             if r["fig"] == "drate":
                 consumers.setdefault(f"{r['stream']}/{r['consumer']}", {})["delivery"] = {
                     "mean_per_s": r["x"], "peak_per_s": r["y"]}
-        doc["streams"] = dict(sorted(_stream_profiles(rest, rows, census, exact_limit, accuracy).items()))
+        doc["streams"] = dict(sorted(_stream_profiles(rest, rows, census, exact_limit, accuracy,
+                                                      exact_percentiles).items()))
         done(f"streams: {len(doc['streams'])}")
         doc["consumers"] = dict(sorted(consumers.items()))
     finally:

@@ -1,4 +1,5 @@
-"""The Spark session of the profile job: UTC, no UI, quiet start-up, loopback for local masters.
+"""The Spark session of the profile job: UTC, no UI, quiet start-up, loopback for local masters; or a
+Spark Connect session (:func:`connect_session`) with the same SQL settings and nothing of the JVM.
 
 Imported only when a job runs (it imports pyspark). ``extra_conf`` carries ``jsops profile --conf``.
 """
@@ -14,7 +15,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-__all__ = ["make_session", "configure"]
+__all__ = ["make_session", "connect_session", "configure"]
 
 
 def make_session(master: str | None = "local[*]", driver_memory: str | None = None,
@@ -55,6 +56,18 @@ def make_session(master: str | None = "local[*]", driver_memory: str | None = No
     return spark
 
 
+def connect_session(url: str, shuffle_partitions: int = 4, extra_conf: Mapping[str, str] | None = None) -> SparkSession:
+    """A Spark Connect session at ``url`` (``sc://HOST:PORT``) with the job's SQL settings. Only session
+    settings can be set over Connect (the server's master, memory and log level are its own); a setting
+    the server refuses fails here, before any work."""
+    spark: SparkSession = SparkSession.builder.remote(url).getOrCreate()
+    configure(spark)
+    spark.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions))
+    for key, value in (extra_conf or {}).items():
+        spark.conf.set(key, value)
+    return spark
+
+
 def _quietly(builder: Any) -> SparkSession:
     """Start the JVM with its stderr in a log file of its own: the JVM's and Spark's start-up lines
     (incubator modules, default log level, ...) stay out of jsops's output; errors still reach jsops
@@ -65,13 +78,15 @@ def _quietly(builder: Any) -> SparkSession:
     os.dup2(fd, 2)
     try:
         spark: SparkSession = builder.getOrCreate()  # the JVM inherits fd 2 now, and keeps it
-        return spark
     except Exception as exc:
-        raise RuntimeError(f"{exc} (Spark's log: {log})") from exc
+        raise RuntimeError(f"{exc} (Spark's log: {log})") from exc  # kept: the message names it
     finally:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(fd)
+    # the JVM keeps writing to the file it inherited; unlinking removes its name, the space goes at exit
+    Path(log).unlink(missing_ok=True)
+    return spark
 
 
 def configure(spark: SparkSession) -> None:
