@@ -55,11 +55,16 @@ def open_session(url: str, *, shuffle_partitions: int, extra_conf: Mapping[str, 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             spark = connect_session(url, shuffle_partitions, extra_conf)
-            server_version = str(spark.version) if check else None
     except Exception as exc:
         raise EngineError(_explain(url, exc, client_version)) from None
-    if server_version is not None:
-        check_versions(client_version, server_version)
+    if check:
+        try:
+            check_versions(client_version, str(spark.version))
+        except BaseException as exc:
+            spark.stop()
+            if isinstance(exc, Exception) and not isinstance(exc, EngineError):
+                raise EngineError(_explain(url, exc, client_version)) from None
+            raise
     return spark
 
 

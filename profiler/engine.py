@@ -19,12 +19,15 @@ from urllib.parse import urlsplit
 
 from profiler.errors import ProfilerError
 
-__all__ = ["Engine", "EngineError", "choose", "probe", "ENGINES", "CONNECT_HINT", "SAIL_HINT"]
+__all__ = ["Engine", "EngineError", "choose", "probe", "ENGINES", "CONNECT_HINT", "SAIL_HINT", "SAIL_FALLBACK"]
 
 ENGINES = ("spark", "sail")
 CONNECT_HINT = "pip install 'jsops[connect]' (the Spark Connect client, no JVM) or 'jsops[spark]' plus pyspark[connect]"
 SAIL_HINT = "pip install 'jsops[sail]'"
 _DEFAULT_PORT = 15002
+#: what jsops says on a Sail run (the one function of the job Sail lacks, and what jsops does instead)
+SAIL_FALLBACK = ("Sail lacks percentile_approx over an array of percentages: every percentile is computed with "
+                 "the exact percentile (--exact-limit does not apply)")
 
 
 class EngineError(ProfilerError):

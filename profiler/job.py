@@ -269,8 +269,11 @@ def _run(args: argparse.Namespace, conf: dict[str, str], engine: Any) -> int:
     if engine.name == "sail":
         from profiler.sail import SailServer
 
-        if not args.quiet:
-            print("jsops profile: starting Sail", file=sys.stderr, flush=True)
+        from profiler.engine import SAIL_FALLBACK
+
+        if not args.quiet:  # a store's windows keep histograms: no percentile_approx there
+            note = f"; {SAIL_FALLBACK}" if args.store is None and args.compact is None else ""
+            print(f"jsops profile: starting Sail{note}", file=sys.stderr, flush=True)
         with SailServer() as url:
             return _run_connect(args, conf, url, check=False)
     if engine.connect:

@@ -61,11 +61,23 @@ def connect_session(url: str, shuffle_partitions: int = 4, extra_conf: Mapping[s
     settings can be set over Connect (the server's master, memory and log level are its own); a setting
     the server refuses fails here, before any work."""
     spark: SparkSession = SparkSession.builder.remote(url).getOrCreate()
-    configure(spark)
-    spark.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions))
-    for key, value in (extra_conf or {}).items():
-        spark.conf.set(key, value)
+    try:
+        configure(spark)
+        spark.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions))
+        for key, value in (extra_conf or {}).items():
+            spark.conf.set(key, value)
+    except BaseException:
+        _release(spark)
+        raise
     return spark
+
+
+def _release(spark: SparkSession) -> None:
+    """Close a Connect session that failed half-way (its client threads would keep the process alive)."""
+    try:
+        spark.stop()
+    except Exception:  # noqa: S110 (the first error is the one to report)
+        pass
 
 
 def _quietly(builder: Any) -> SparkSession:
