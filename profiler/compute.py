@@ -1,4 +1,4 @@
-"""``jsops profile``: the PySpark job turning contract §3 telemetry into contract §4 profiles.
+"""``jsops profile``: the PySpark job turning telemetry into profiles (formats: docs/formats.md).
 
 Runs in-process (``jsops profile TELEMETRY -o profiles.json --master local[*]``) or under spark-submit::
 
