@@ -207,9 +207,25 @@ def _consumer_profiles(ev: DataFrame, census: _Census, exact_limit: int, accurac
     return out
 
 
-def _rest_rows(rest: DataFrame, census: _Census) -> list[Row]:
+def _horizons(rest: DataFrame) -> DataFrame:
+    """Per stream and retried msg_id (at least two attempts): the retry horizon ``h`` in ns."""
+    pub = rest.where((F.col("kind") == "publish") & F.col("stream").isNotNull() & F.col("t").isNotNull())
+    return (pub.where(F.col("msg_id").isNotNull()).groupBy("stream", "msg_id")
+            .agg(F.count("*").alias("n"), ((F.max("t") - F.min("t")) * 1000).alias("h"))
+            .where(F.col("n") >= 2))
+
+
+def _horizons_inline(census: _Census, exact_limit: int, exact_all: bool) -> bool:
+    """Whether the retry horizons' exact p99 fits the query of :func:`_rest_rows` (Spark's exact
+    ``percentile`` per stream): a retried id has at least two attempts, so at most attempts/2 horizons."""
+    bound = sum(census.attempts.values()) // 2
+    return census.publish_bounds is not None and (exact_all or bound <= min(exact_limit, _q._EXACT_SMALL))
+
+
+def _rest_rows(rest: DataFrame, census: _Census, horizons: bool = False) -> list[Row]:
     """Every figure of the non-ack events (publisher logs, snapshots) in one query, one collect: each
-    part is aggregated apart and the results share one row shape (``fig`` says which part a row is)."""
+    part is aggregated apart and the results share one row shape (``fig`` says which part a row is).
+    ``horizons``: the retry horizons' count, max and exact p99 per stream too (``fig`` ``hz``)."""
     parts = [_rates(rest.where((F.col("kind") == "consumer_info") & F.col("consumer").isNotNull()
                                & F.col("c_delivered").isNotNull()), "drate", ["stream", "consumer"], "c_delivered"),
              _rates(rest.where((F.col("kind") == "stream_info") & F.col("s_last_seq").isNotNull()),
@@ -232,6 +248,10 @@ def _rest_rows(rest: DataFrame, census: _Census) -> list[Row]:
         parts.append(_row(hist, "sec", a=F.col("c"), b=F.col("secs"), c=F.col("b"), d=F.col("bmax"), e=F.col("nb")))
         per_min = ok.groupBy("stream", F.floor(F.col("t") / 60_000_000).alias("m")).count()
         parts.append(_row(per_min.groupBy("stream").agg(F.max("count").alias("pm")), "min", a=F.col("pm")))
+    if horizons:
+        hz = _horizons(rest).groupBy("stream").agg(F.count("h").alias("n"), F.max("h").alias("mx"),
+                                                   F.percentile(F.col("h"), [0.99]).alias("q"))
+        parts.append(_row(hz, "hz", a=F.col("n"), b=F.col("mx"), x=F.get(F.col("q"), 0)))
     out = parts[0]
     for p in parts[1:]:
         out = out.unionByName(p)
@@ -315,13 +335,11 @@ def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_li
 
     if census.publish_bounds is not None:
         _ingest(rows, census.publish_bounds, out)
-        pub = rest.where((F.col("kind") == "publish") & F.col("stream").isNotNull() & F.col("t").isNotNull())
-        horizons = (pub.where(F.col("msg_id").isNotNull()).groupBy("stream", "msg_id")
-                    .agg(F.count("*").alias("n"), ((F.max("t") - F.min("t")) * 1000).alias("h"))
-                    .where(F.col("n") >= 2))
-        # a retried id has at least two attempts: at most attempts/2 horizons in all
-        hq, _, _ = quantiles(horizons, ["stream"], "h", exact_limit, accuracy, (0.99,),
-                              total_bound=sum(census.attempts.values()) // 2, exact_all=exact_all)
+        if _horizons_inline(census, exact_limit, exact_all):  # computed by _rest_rows's query
+            hq = {(r["stream"],): (int(r["a"]), [float(r["x"])], int(r["b"])) for r in rows
+                  if r["fig"] == "hz" and r["a"]}
+        else:
+            hq, _, _ = quantiles(_horizons(rest), ["stream"], "h", exact_limit, accuracy, (0.99,), exact_all=exact_all)
         for name, attempts in census.attempts.items():
             retry: dict[str, Any] = {"attempts": attempts, "retried_ids": 0}
             if (name,) in hq:
@@ -394,7 +412,7 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
         consumers = _consumer_profiles(ev, census, exact_limit, accuracy, summary, exact_percentiles)
         done(f"ack_time percentiles: {len(consumers)} consumers")
         rest = ev.where(F.col("kind").isin("publish", "stream_info", "consumer_info"))
-        rows = _rest_rows(rest, census)
+        rows = _rest_rows(rest, census, _horizons_inline(census, exact_limit, exact_percentiles))
         for r in rows:
             if r["fig"] == "drate":
                 consumers.setdefault(f"{r['stream']}/{r['consumer']}", {})["delivery"] = {

@@ -267,9 +267,8 @@ def _check_engine_args(args: argparse.Namespace, engine: Any) -> None:
 
 def _run(args: argparse.Namespace, conf: dict[str, str], engine: Any) -> int:
     if engine.name == "sail":
-        from profiler.sail import SailServer
-
         from profiler.engine import SAIL_FALLBACK
+        from profiler.sail import SailServer
 
         if not args.quiet:  # a store's windows keep histograms: no percentile_approx there
             note = f"; {SAIL_FALLBACK}" if args.store is None and args.compact is None else ""
