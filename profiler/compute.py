@@ -135,7 +135,7 @@ def _census(ev: DataFrame, accuracy: int, brackets: bool = True) -> _Census:
     adv = (F.when(is_adv, F.coalesce(*[F.when(F.col("type") == ADVISORY_PREFIX + k, F.lit(k)) for k in _ADVISORY_KINDS],
                                      F.lit("other")))
            .when(kind == "unknown", F.coalesce(F.col("type"), F.lit("(no type)"))))  # unknown: its type
-    rows = ev.groupBy(
+    census = ev.groupBy(
         "kind", adv.alias("adv"),
         F.when(is_ack | is_adv | is_pub, F.col("stream")).alias("stream"),
         F.when(is_ack | is_adv, F.col("consumer")).alias("consumer"),
@@ -143,16 +143,24 @@ def _census(ev: DataFrame, accuracy: int, brackets: bool = True) -> _Census:
         F.count("*").alias("n"), F.min(t).alias("lo"), F.max(t).alias("hi"), F.count(t).alias("nt"),
         F.count(a).alias("a_n"), F.max(a).alias("a_max"),
         F.count(d).alias("d_n"), F.count(F.when(d == 1, 1)).alias("d_first"), F.max(d).alias("d_max"),
-    ).collect()
-    # the brackets apart: percentile_approx makes an aggregation object-based (no code generation), which
-    # costs every other aggregate of the census about twice its time
-    around = [] if not brackets else (
-        ev.where(is_ack & (F.col("ack_time") >= 0) & F.col("stream").isNotNull() & F.col("consumer").isNotNull())
-        .groupBy("stream", "consumer")
-        .agg(F.percentile_approx("ack_time", _q._around(QUANTILES, accuracy), accuracy).alias("a")).collect())
+    )
     c = _Census()
-    for r in around:
-        c.ack_around[(r["stream"], r["consumer"])] = [int(x) for x in r["a"]]
+    if brackets:
+        # the brackets in an aggregation of their own (percentile_approx makes an aggregation object-based,
+        # no code generation, which costs every other aggregate of the census about twice its time), in
+        # the same query and collect (kind null marks a bracket row: every event has a kind)
+        around = (ev.where(is_ack & (F.col("ack_time") >= 0) & F.col("stream").isNotNull()
+                           & F.col("consumer").isNotNull())
+                  .groupBy("stream", "consumer")
+                  .agg(F.percentile_approx("ack_time", _q._around(QUANTILES, accuracy), accuracy).alias("around")))
+        census = census.withColumn("around", F.lit(None).cast("array<bigint>")).unionByName(
+            around, allowMissingColumns=True)
+    rows = []
+    for r in census.collect():
+        if r["kind"] is None:
+            c.ack_around[(r["stream"], r["consumer"])] = [int(x) for x in r["around"]]
+        else:
+            rows.append(r)
     lo = hi = plo = phi = None
     for r in rows:
         k = r["kind"]
