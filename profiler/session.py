@@ -46,7 +46,7 @@ def make_session(master: str | None = "local[*]", driver_memory: str | None = No
          .config("spark.ui.showConsoleProgress", "false")
          .config("spark.log.level", "ERROR")
          .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-         .config("spark.sql.adaptive.enabled", "true")  # coalesces the small shuffle partitions of each pass
+         .config("spark.sql.adaptive.enabled", _adaptive(shuffle_partitions))
          .config("spark.sql.session.timeZone", "UTC"))
     for key, value in (extra_conf or {}).items():
         b = b.config(key, value)
@@ -64,6 +64,7 @@ def connect_session(url: str, shuffle_partitions: int = 4, extra_conf: Mapping[s
     try:
         configure(spark)
         spark.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions))
+        spark.conf.set("spark.sql.adaptive.enabled", _adaptive(shuffle_partitions))
         for key, value in (extra_conf or {}).items():
             spark.conf.set(key, value)
     except BaseException:
@@ -78,6 +79,13 @@ def _release(spark: SparkSession) -> None:
         spark.stop()
     except Exception:  # noqa: S110 (the first error is the one to report)
         pass
+
+
+def _adaptive(shuffle_partitions: int) -> str:
+    """Adaptive execution coalesces the small shuffle partitions of each pass, and runs every shuffle
+    stage as a Spark job of its own: with one shuffle partition (small input) there is nothing to
+    coalesce, so it is off and each query is one job (20 jobs of a profile become 4)."""
+    return "true" if shuffle_partitions > 1 else "false"
 
 
 def _quietly(builder: Any) -> SparkSession:
