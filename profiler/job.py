@@ -170,6 +170,15 @@ def _print_submit_command(args: argparse.Namespace, conf: dict[str, str]) -> int
     return 0
 
 
+def _remote_only() -> bool:
+    """The installed pyspark is the Spark Connect client alone (``pyspark-client``: no JVM side)."""
+    try:
+        from pyspark.util import is_remote_only  # PySpark 4.0+
+    except ImportError:
+        return False
+    return bool(is_remote_only())
+
+
 def _have_pyspark() -> bool:
     return importlib.util.find_spec("pyspark") is not None
 
@@ -260,7 +269,7 @@ def _check_engine_args(args: argparse.Namespace, engine: Any) -> None:
                           "server has its own driver")
     if not _have_pyspark():
         raise EngineError(INSTALL_HINT)
-    if not engine.connect and importlib.util.find_spec("pyspark.core") is None:
+    if not engine.connect and _remote_only():
         raise EngineError("the installed PySpark is the Spark Connect client only: give --remote sc://HOST:PORT "
                           "(or SPARK_REMOTE), or --engine sail, or pip install 'jsops[spark]' for local Spark")
 
