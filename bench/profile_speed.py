@@ -1,7 +1,7 @@
 """Benchmark `jsops profile` against DuckDB on the same files, and the cost of extending a profile store.
 
     .venv/bin/python bench/profile_speed.py [--sizes 1000000 10000000] [--big] [--formats json parquet]
-                                            [--master local[2]] [--week-only]
+                                            [--master local[2]] [--week-only] [--no-week] [--engines]
 
 For each size (ack samples; publisher logs scale with them, 95 ids per 1000 acks, plus advisories and
 snapshots over one hour) the synthetic telemetry is generated once as JSON lines under ``--data-prefix``
@@ -18,6 +18,14 @@ JVM start, job, exit):
 * ``duckdb``: a child computing the same per-consumer ack_time percentiles (``quantile_cont``) from the
   same files, JSON lines with ``read_json`` and an explicit column list, Parquet with ``read_parquet``;
   the figures are checked against jsops's.
+
+``--engines`` prints only the engines table instead (the issue-27 comparison): per size and format,
+DuckDB; the Spark floor (one hand-written query computing the same per-consumer ack figures from the
+compacted Parquet) cold in local mode and on a warm Spark Connect server (started from the pyspark package
+for the run, warmed by one untimed run of each query); ``jsops profile``'s job cold in local mode, on the
+warm Connect server, and on Sail (jsops starts and stops the Sail server); the ratios; and the Spark jobs
+and stages of the cold local run (a Connect client cannot see the server's jobs). Sail's figures are
+checked equal to Spark's.
 
 ``ratio`` is jsops wall / DuckDB wall; ``load`` the one-minute load average when the row was measured. The last rows build a week-long profile store (168 hourly windows
 of compacted telemetry, ``--week-acks`` samples in all) and time extending it by one more hour: the
@@ -80,11 +88,14 @@ def _run_child(a: argparse.Namespace) -> int:
             f"FROM {src} WHERE {ack} AND ack_time >= 0 GROUP BY ALL ORDER BY ALL").fetchall()
         print("RESULT " + json.dumps({"rows": [[s, c, n, mx, list(q)] for s, c, n, mx, q in rows]}), flush=True)
         return 0
+    if what in ("floor", "floor-connect", "jsops-connect", "jsops-sail"):
+        return _run_connect_child(a, what, data)
     from profiler.inputs import shuffle_partitions
     from profiler.job import build_profiles, make_session
 
     spark = make_session(a.master, driver_memory=a.driver_memory, shuffle_partitions=shuffle_partitions([data]))
     jvm_pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+    spark.sparkContext.setJobGroup("jsops", "profile")
     t = time.perf_counter()
     if what == "jsops":
         doc, summary = build_profiles(spark, [data])
@@ -94,12 +105,68 @@ def _run_child(a: argparse.Namespace) -> int:
 
         doc, summary = build_store_profiles(spark, [data], Path(a.child[2]), Partial(0, 0), until=int(a.child[3]))
     job = time.perf_counter() - t
-    jobs = len(spark.sparkContext.statusTracker().getJobIdsForGroup())
+    tracker = spark.sparkContext.statusTracker()
+    job_ids = tracker.getJobIdsForGroup("jsops")
+    jobs = len(job_ids)
+    stages = sum(len(info.stageIds) for info in (tracker.getJobInfo(j) for j in job_ids) if info is not None)
     jvm = _vm_hwm_mb(jvm_pid)
     spark.stop()
     print("RESULT " + json.dumps({"doc": doc, "events": sum(summary.kinds.values()), "job_s": job,
-                                  "windows": summary.windows, "jvm_rss_mib": jvm, "spark_jobs": jobs,
+                                  "windows": summary.windows, "jvm_rss_mib": jvm, "spark_jobs": jobs, "stages": stages,
                                   "py_rss_mib": _vm_hwm_mb(os.getpid())}), flush=True)
+    return 0
+
+
+def _floor(spark: Any, data: str) -> list[list[Any]]:
+    """The Spark floor: a minimal hand-written job computing the per-consumer ack_time figures DuckDB
+    computes (count, max, exact percentiles) from the compacted Parquet, one query, one collect."""
+    from pyspark.sql import functions as F
+
+    rows = (spark.read.parquet(data).where((F.col("kind") == "ack") & (F.col("ack_time") >= 0))
+            .groupBy("stream", "consumer")
+            .agg(F.count("ack_time").alias("n"), F.max("ack_time").alias("mx"),
+                 F.percentile("ack_time", [0.5, 0.9, 0.99, 0.999]).alias("q"))
+            .orderBy("stream", "consumer").collect())
+    return [[r["stream"], r["consumer"], r["n"], r["mx"], list(r["q"])] for r in rows]
+
+
+def _run_connect_child(a: argparse.Namespace, what: str, data: str) -> int:
+    """floor (cold local Spark), floor-connect / jsops-connect (a warm Connect server at a.child[2]),
+    jsops-sail (jsops starts and stops a Sail server, as ``--engine sail`` does)."""
+    from profiler.compute import build_profiles
+
+    if what == "floor":
+        from profiler.job import make_session
+
+        spark = make_session(a.master, driver_memory=a.driver_memory, shuffle_partitions=4)
+        t = time.perf_counter()
+        rows = _floor(spark, data)
+        job = time.perf_counter() - t
+        spark.stop()
+        print("RESULT " + json.dumps({"rows": rows, "job_s": job}), flush=True)
+        return 0
+    from profiler.connect import open_session
+    from profiler.inputs import shuffle_partitions
+    from profiler.sail import SailServer
+
+    def run(url: str, check: bool) -> dict[str, Any]:
+        spark = open_session(url, shuffle_partitions=shuffle_partitions([data]), extra_conf={}, check=check)
+        t = time.perf_counter()
+        if what == "floor-connect":
+            out: dict[str, Any] = {"rows": _floor(spark, data)}
+        else:
+            doc, summary = build_profiles(spark, [data], exact_percentiles=what == "jsops-sail")
+            out = {"doc": doc, "events": sum(summary.kinds.values())}
+        out["job_s"] = time.perf_counter() - t
+        spark.stop()
+        return out
+
+    if what == "jsops-sail":
+        with SailServer() as url:
+            res = run(url, False)
+    else:
+        res = run(a.child[2], True)
+    print("RESULT " + json.dumps(res), flush=True)
     return 0
 
 
@@ -156,10 +223,10 @@ def _week(a: argparse.Namespace) -> list[str]:
     wall1, ext = _child(["store", str(pq), str(store), str(start + 168 * HOUR_US)])
     return [f"| {built['events']} | store: build 167 h of a week (parquet) | {wall0:.1f} s (job {built['job_s']:.1f}) | "
             f"| | {built['jvm_rss_mib']:.0f} / {built['py_rss_mib']:.0f} MiB | windows computed/reused {built['windows']} | "
-            f"{built['spark_jobs']} | {os.getloadavg()[0]:.1f} |",
+            f"{built['spark_jobs']} / {built['stages']} | {os.getloadavg()[0]:.1f} |",
             f"| {ext['events']} | store: extend the week by 1 h (parquet) | {wall1:.1f} s (job {ext['job_s']:.1f}) | | | "
             f"{ext['jvm_rss_mib']:.0f} / {ext['py_rss_mib']:.0f} MiB | windows computed/reused {ext['windows']} | "
-            f"{ext['spark_jobs']} | {os.getloadavg()[0]:.1f} |"]
+            f"{ext['spark_jobs']} / {ext['stages']} | {os.getloadavg()[0]:.1f} |"]
 
 
 def main() -> int:
@@ -174,6 +241,10 @@ def main() -> int:
                     help="input formats to time (default both)")
     ap.add_argument("--prepare", action="store_true", help="only generate and compact the data sets")
     ap.add_argument("--week-only", action="store_true", help="only the profile-store rows")
+    ap.add_argument("--no-week", action="store_true", help="without the profile-store rows")
+    ap.add_argument("--engines", action="store_true",
+                    help="only the engines table: DuckDB, the Spark floor cold and on a warm Connect server, jsops cold "
+                         "local, on the warm Connect server and on Sail")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -184,8 +255,12 @@ def main() -> int:
             _data(a.data_prefix, acks)
         _data(a.data_prefix, a.week_acks, 7 * 86400)
         return 0
-    table = ["| events | input | jsops wall | duckdb wall | ratio | peak RSS JVM / Python | agreement | Spark jobs | load |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    if a.engines:
+        engines = _engines(a, sizes)
+        print(f"\nmaster {a.master}, load average {os.getloadavg()[0]:.1f}\n" + "\n".join(engines))
+        return 0
+    table = ["| events | input | jsops wall | duckdb wall | ratio | peak RSS JVM / Python | agreement | Spark jobs / stages "
+             "| load |", "|---|---|---|---|---|---|---|---|---|"]
     for acks in sizes:
         print(f"{acks} acks ...", flush=True)
         json_dir, pq_dir = _data(a.data_prefix, acks)
@@ -197,12 +272,54 @@ def main() -> int:
             worst = _check(res["doc"], duck["rows"])
             table.append(f"| {res['events']} | {fmt} {_size_mib(d):.0f} MiB | {wall:.1f} s (job {res['job_s']:.1f}) | "
                          f"{dwall:.1f} s | {wall / dwall:.1f} x | {res['jvm_rss_mib']:.0f} / {res['py_rss_mib']:.0f} MiB | "
-                         f"{worst:.1e} | {res['spark_jobs']} | {os.getloadavg()[0]:.1f} |")
+                         f"{worst:.1e} | {res['spark_jobs']} / {res['stages']} | {os.getloadavg()[0]:.1f} |")
             print(table[-1], flush=True)
-    table += _week(a)
+    table += [] if a.no_week else _week(a)
     print(f"\nmaster {a.master}, driver memory {a.driver_memory}, load average {os.getloadavg()[0]:.1f}")
     print("\n".join(table))
     return 0
+
+
+def _engines(a: argparse.Namespace, sizes: list[int]) -> list[str]:
+    """Per size and format: DuckDB; the Spark floor cold and on a warm Connect server; jsops profile cold
+    local, on the warm Connect server and on Sail. Each a fresh process, whole wall time."""
+    import tempfile
+
+    sys.path.insert(0, str(ROOT))
+    from tests.profiler.connect_server import connect_server
+
+    table = ["| events | input | duckdb | floor cold | floor warm Connect | jsops cold local | jsops warm Connect "
+             "| jsops Sail | jsops/floor cold | jsops/floor warm | Sail/duckdb | jobs / stages (local) | load |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    with tempfile.TemporaryDirectory(prefix="jsops-bench-connect-") as d, \
+            connect_server(Path(d), a.master, ["--conf", "spark.sql.shuffle.partitions=4"]) as url:
+        for acks in sizes:
+            json_dir, pq_dir = _data(a.data_prefix, acks)
+            for fmt, path in (("JSON lines", json_dir), ("parquet", pq_dir)):
+                if fmt.split()[0].lower() not in a.formats:
+                    continue
+                d_ = str(path)
+                duck, _ = _child(["duckdb", d_])
+                floor = _child(["floor", str(pq_dir)])[0] if fmt == "parquet" else None
+                if fmt == "parquet":
+                    _child(["floor-connect", d_, url])  # warm-up: the server's first query of this shape
+                floor_w = _child(["floor-connect", d_, url])[0] if fmt == "parquet" else None
+                cold, res = _child(["jsops", d_])
+                _child(["jsops-connect", d_, url])  # warm-up
+                warm, _ = _child(["jsops-connect", d_, url])
+                sail, sres = _child(["jsops-sail", d_])
+                assert {k: v for k, v in sres["doc"].items() if k != "generated_at"} == {
+                    k: v for k, v in res["doc"].items() if k != "generated_at"}, "Sail's figures differ from Spark's"
+
+                def f(x: float | None) -> str:
+                    return "" if x is None else f"{x:.1f} s"
+
+                table.append(f"| {res['events']} | {fmt} | {f(duck)} | {f(floor)} | {f(floor_w)} | {f(cold)} | {f(warm)} | "
+                             f"{f(sail)} | {'' if floor is None else f'{cold / floor:.2f} x'} | "
+                             f"{'' if floor_w is None else f'{warm / floor_w:.2f} x'} | {sail / duck:.1f} x | "
+                             f"{res['spark_jobs']} / {res['stages']} | {os.getloadavg()[0]:.1f} |")
+                print(table[-1], flush=True)
+    return table
 
 
 if __name__ == "__main__":

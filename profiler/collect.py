@@ -1,4 +1,4 @@
-"""``jsops collect``: record JetStream telemetry as contract §3 JSON lines (the only module importing nats).
+"""``jsops collect``: record JetStream telemetry as JSON lines (docs/formats.md) (the only module importing nats).
 
     jsops collect [TARGET OPTIONS] OUT_DIR [--duration 10m] [--snapshot-interval 10s] [--gzip] [--rotate-mb N]
 

@@ -1,4 +1,4 @@
-"""``jsops profile``: the PySpark job turning contract §3 telemetry into contract §4 profiles.
+"""``jsops profile``: the PySpark job turning telemetry into profiles (formats: docs/formats.md).
 
 Runs in-process (``jsops profile TELEMETRY -o profiles.json --master local[*]``) or under spark-submit::
 
@@ -126,7 +126,7 @@ class _Census:
         return dict(sorted(self.unknown_types.items(), key=lambda x: (-x[1], x[0]))[:5])
 
 
-def _census(ev: DataFrame, accuracy: int) -> _Census:
+def _census(ev: DataFrame, accuracy: int, brackets: bool = True) -> _Census:
     kind, t = F.col("kind"), F.col("t")
     is_ack, is_adv, is_pub = kind == "ack", kind == "advisory", kind == "publish"
     ack_ok = F.col("ack_time").isNull() | (F.col("ack_time") >= 0)
@@ -135,7 +135,7 @@ def _census(ev: DataFrame, accuracy: int) -> _Census:
     adv = (F.when(is_adv, F.coalesce(*[F.when(F.col("type") == ADVISORY_PREFIX + k, F.lit(k)) for k in _ADVISORY_KINDS],
                                      F.lit("other")))
            .when(kind == "unknown", F.coalesce(F.col("type"), F.lit("(no type)"))))  # unknown: its type
-    rows = ev.groupBy(
+    census = ev.groupBy(
         "kind", adv.alias("adv"),
         F.when(is_ack | is_adv | is_pub, F.col("stream")).alias("stream"),
         F.when(is_ack | is_adv, F.col("consumer")).alias("consumer"),
@@ -143,15 +143,24 @@ def _census(ev: DataFrame, accuracy: int) -> _Census:
         F.count("*").alias("n"), F.min(t).alias("lo"), F.max(t).alias("hi"), F.count(t).alias("nt"),
         F.count(a).alias("a_n"), F.max(a).alias("a_max"),
         F.count(d).alias("d_n"), F.count(F.when(d == 1, 1)).alias("d_first"), F.max(d).alias("d_max"),
-    ).collect()
-    # the brackets apart: percentile_approx makes an aggregation object-based (no code generation), which
-    # costs every other aggregate of the census about twice its time
-    around = (ev.where(is_ack & (F.col("ack_time") >= 0) & F.col("stream").isNotNull() & F.col("consumer").isNotNull())
-              .groupBy("stream", "consumer")
-              .agg(F.percentile_approx("ack_time", _q._around(QUANTILES, accuracy), accuracy).alias("a")).collect())
+    )
     c = _Census()
-    for r in around:
-        c.ack_around[(r["stream"], r["consumer"])] = [int(x) for x in r["a"]]
+    if brackets:
+        # the brackets in an aggregation of their own (percentile_approx makes an aggregation object-based,
+        # no code generation, which costs every other aggregate of the census about twice its time), in
+        # the same query and collect (kind null marks a bracket row: every event has a kind)
+        around = (ev.where(is_ack & (F.col("ack_time") >= 0) & F.col("stream").isNotNull()
+                           & F.col("consumer").isNotNull())
+                  .groupBy("stream", "consumer")
+                  .agg(F.percentile_approx("ack_time", _q._around(QUANTILES, accuracy), accuracy).alias("around")))
+        census = census.withColumn("around", F.lit(None).cast("array<bigint>")).unionByName(
+            around, allowMissingColumns=True)
+    rows = []
+    for r in census.collect():
+        if r["kind"] is None:
+            c.ack_around[(r["stream"], r["consumer"])] = [int(x) for x in r["around"]]
+        else:
+            rows.append(r)
     lo = hi = plo = phi = None
     for r in rows:
         k = r["kind"]
@@ -185,7 +194,7 @@ def _census(ev: DataFrame, accuracy: int) -> _Census:
 
 
 def _consumer_profiles(ev: DataFrame, census: _Census, exact_limit: int, accuracy: int,
-                       summary: ProfileSummary) -> dict[str, dict[str, Any]]:
+                       summary: ProfileSummary, exact_all: bool = False) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
 
     def slot(stream: str, consumer: str) -> dict[str, Any]:
@@ -195,7 +204,7 @@ def _consumer_profiles(ev: DataFrame, census: _Census, exact_limit: int, accurac
                     & (F.col("ack_time") >= 0)).select("stream", "consumer", "ack_time")
     qs, summary.exact_groups, summary.approx_groups = quantiles(
         acks, ["stream", "consumer"], "ack_time", exact_limit, accuracy, sizes=dict(census.ack_sizes),
-        around=dict(census.ack_around))
+        around=dict(census.ack_around), exact_all=exact_all)
     for (s, c), (n, q, mx) in qs.items():
         slot(s, c)["ack_time_ns"] = {"samples": n, "p50": _ns(q[0]), "p90": _ns(q[1]), "p99": _ns(q[2]),
                                      "p999": _ns(q[3]), "max": mx}
@@ -206,9 +215,25 @@ def _consumer_profiles(ev: DataFrame, census: _Census, exact_limit: int, accurac
     return out
 
 
-def _rest_rows(rest: DataFrame, census: _Census) -> list[Row]:
+def _horizons(rest: DataFrame) -> DataFrame:
+    """Per stream and retried msg_id (at least two attempts): the retry horizon ``h`` in ns."""
+    pub = rest.where((F.col("kind") == "publish") & F.col("stream").isNotNull() & F.col("t").isNotNull())
+    return (pub.where(F.col("msg_id").isNotNull()).groupBy("stream", "msg_id")
+            .agg(F.count("*").alias("n"), ((F.max("t") - F.min("t")) * 1000).alias("h"))
+            .where(F.col("n") >= 2))
+
+
+def _horizons_inline(census: _Census, exact_limit: int, exact_all: bool) -> bool:
+    """Whether the retry horizons' exact p99 fits the query of :func:`_rest_rows` (Spark's exact
+    ``percentile`` per stream): a retried id has at least two attempts, so at most attempts/2 horizons."""
+    bound = sum(census.attempts.values()) // 2
+    return census.publish_bounds is not None and (exact_all or bound <= min(exact_limit, _q._EXACT_SMALL))
+
+
+def _rest_rows(rest: DataFrame, census: _Census, horizons: bool = False) -> list[Row]:
     """Every figure of the non-ack events (publisher logs, snapshots) in one query, one collect: each
-    part is aggregated apart and the results share one row shape (``fig`` says which part a row is)."""
+    part is aggregated apart and the results share one row shape (``fig`` says which part a row is).
+    ``horizons``: the retry horizons' count, max and exact p99 per stream too (``fig`` ``hz``)."""
     parts = [_rates(rest.where((F.col("kind") == "consumer_info") & F.col("consumer").isNotNull()
                                & F.col("c_delivered").isNotNull()), "drate", ["stream", "consumer"], "c_delivered"),
              _rates(rest.where((F.col("kind") == "stream_info") & F.col("s_last_seq").isNotNull()),
@@ -231,6 +256,10 @@ def _rest_rows(rest: DataFrame, census: _Census) -> list[Row]:
         parts.append(_row(hist, "sec", a=F.col("c"), b=F.col("secs"), c=F.col("b"), d=F.col("bmax"), e=F.col("nb")))
         per_min = ok.groupBy("stream", F.floor(F.col("t") / 60_000_000).alias("m")).count()
         parts.append(_row(per_min.groupBy("stream").agg(F.max("count").alias("pm")), "min", a=F.col("pm")))
+    if horizons:
+        hz = _horizons(rest).groupBy("stream").agg(F.count("h").alias("n"), F.max("h").alias("mx"),
+                                                   F.percentile(F.col("h"), [0.99]).alias("q"))
+        parts.append(_row(hz, "hz", a=F.col("n"), b=F.col("mx"), x=F.get(F.col("q"), 0)))
     out = parts[0]
     for p in parts[1:]:
         out = out.unionByName(p)
@@ -306,7 +335,7 @@ def _ingest(rows: list[Row], bounds: tuple[int, int], out: dict[str, dict[str, A
 
 
 def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_limit: int,
-                     accuracy: int) -> dict[str, dict[str, Any]]:
+                     accuracy: int, exact_all: bool = False) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
 
     def slot(stream: str) -> dict[str, Any]:
@@ -314,13 +343,11 @@ def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_li
 
     if census.publish_bounds is not None:
         _ingest(rows, census.publish_bounds, out)
-        pub = rest.where((F.col("kind") == "publish") & F.col("stream").isNotNull() & F.col("t").isNotNull())
-        horizons = (pub.where(F.col("msg_id").isNotNull()).groupBy("stream", "msg_id")
-                    .agg(F.count("*").alias("n"), ((F.max("t") - F.min("t")) * 1000).alias("h"))
-                    .where(F.col("n") >= 2))
-        # a retried id has at least two attempts: at most attempts/2 horizons in all
-        hq, _, _ = quantiles(horizons, ["stream"], "h", exact_limit, accuracy, (0.99,),
-                              total_bound=sum(census.attempts.values()) // 2)
+        if _horizons_inline(census, exact_limit, exact_all):  # computed by _rest_rows's query
+            hq = {(r["stream"],): (int(r["a"]), [float(r["x"])], int(r["b"])) for r in rows
+                  if r["fig"] == "hz" and r["a"]}
+        else:
+            hq, _, _ = quantiles(_horizons(rest), ["stream"], "h", exact_limit, accuracy, (0.99,), exact_all=exact_all)
         for name, attempts in census.attempts.items():
             retry: dict[str, Any] = {"attempts": attempts, "retried_ids": 0}
             if (name,) in hq:
@@ -354,7 +381,8 @@ def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_li
 
 def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int = MIN_ACCURACY,
                    exact_limit: int = DEFAULT_EXACT_LIMIT, progress: Callable[[str], None] | None = None,
-                   since: int | None = None, until: int | None = None) -> tuple[dict[str, Any], ProfileSummary]:
+                   since: int | None = None, until: int | None = None,
+                   exact_percentiles: bool = False) -> tuple[dict[str, Any], ProfileSummary]:
     """Compute the profiles document (validated against :class:`linter.model.profiles.Profiles`).
 
     Passes over the input: one aggregation (the census) gives every count, the window, the unknown
@@ -364,7 +392,8 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
     columns the figures need; Parquet is scanned again instead (cheaper than a cache). Only per-group
     results reach the driver. ``progress`` receives one line per pass with its wall time.
     ``since``/``until`` (microseconds) keep the events of ``[since, until)`` only (then events without
-    a timestamp are skipped).
+    a timestamp are skipped). ``exact_percentiles`` (an engine without ``percentile_approx`` over an
+    array, such as Sail) computes every percentile with the exact ``percentile``, whatever the group's size.
     """
     clock = [time.monotonic()]
 
@@ -382,21 +411,22 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
     if cached:
         ev = ev.persist(_CACHE_LEVEL)
     try:
-        census = _census(ev, accuracy)
+        census = _census(ev, accuracy, brackets=not exact_percentiles)
         summary.kinds, summary.unknown_types = dict(census.kinds), census.top_unknown()
         done(f"read and census: {sum(census.kinds.values())} events")
         doc: dict[str, Any] = {"version": 1, "generated_at": iso(int(datetime.now(UTC).timestamp() * 1e6))}
         if census.window is not None:
             doc["window"] = {"start": iso(census.window[0]), "end": iso(census.window[1])}
-        consumers = _consumer_profiles(ev, census, exact_limit, accuracy, summary)
+        consumers = _consumer_profiles(ev, census, exact_limit, accuracy, summary, exact_percentiles)
         done(f"ack_time percentiles: {len(consumers)} consumers")
         rest = ev.where(F.col("kind").isin("publish", "stream_info", "consumer_info"))
-        rows = _rest_rows(rest, census)
+        rows = _rest_rows(rest, census, _horizons_inline(census, exact_limit, exact_percentiles))
         for r in rows:
             if r["fig"] == "drate":
                 consumers.setdefault(f"{r['stream']}/{r['consumer']}", {})["delivery"] = {
                     "mean_per_s": r["x"], "peak_per_s": r["y"]}
-        doc["streams"] = dict(sorted(_stream_profiles(rest, rows, census, exact_limit, accuracy).items()))
+        doc["streams"] = dict(sorted(_stream_profiles(rest, rows, census, exact_limit, accuracy,
+                                                      exact_percentiles).items()))
         done(f"streams: {len(doc['streams'])}")
         doc["consumers"] = dict(sorted(consumers.items()))
     finally:

@@ -19,6 +19,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="profiles JSON file to write ('-' for stdout); required unless --compact")
     p.add_argument("--master", default=None,
                    help="Spark master (default local[*]; under spark-submit, the one spark-submit was given)")
+    p.add_argument("--remote", default=None, metavar="sc://HOST:PORT",
+                   help="run on a Spark Connect server (default: $SPARK_REMOTE when --master is not given); "
+                        "the thin client is enough: pip install 'jsops[connect]'")
+    p.add_argument("--engine", default="spark", choices=("spark", "sail"),
+                   help="spark (default), or sail: start a local Sail server (pip install 'jsops[sail]', no JVM) "
+                        "for this run and stop it after")
     p.add_argument("--driver-host", default=None,
                    help="address executors use to reach this driver (non-local masters; default: Spark's choice)")
     p.add_argument("--accuracy", type=int, default=MIN_ACCURACY,
@@ -163,6 +170,15 @@ def _print_submit_command(args: argparse.Namespace, conf: dict[str, str]) -> int
     return 0
 
 
+def _remote_only() -> bool:
+    """The installed pyspark is the Spark Connect client alone (``pyspark-client``: no JVM side)."""
+    try:
+        from pyspark.util import is_remote_only  # PySpark 4.0+
+    except ImportError:
+        return False
+    return bool(is_remote_only())
+
+
 def _have_pyspark() -> bool:
     return importlib.util.find_spec("pyspark") is not None
 
@@ -217,22 +233,75 @@ def _main(argv: list[str]) -> int:
         print(f"jsops profile: error: {conf}", file=sys.stderr)
         return 2
     if args.print_submit_command:
+        if args.remote is not None or args.engine != "spark":
+            print("jsops profile: error: --print-submit-command is for spark-submit; with --remote or --engine "
+                  "the job runs from here", file=sys.stderr)
+            return 2
         return _print_submit_command(args, conf)
     problem = check_paths(args.telemetry)
     if problem:
         print(f"jsops profile: error: {problem}", file=sys.stderr)
         return 2
-    if not _have_pyspark():
-        print(f"jsops profile: error: {INSTALL_HINT}", file=sys.stderr)
+    from profiler.engine import EngineError, choose
+
+    try:
+        engine = choose(args.engine, args.remote, args.master)
+        _check_engine_args(args, engine)
+    except EngineError as exc:
+        print(f"jsops profile: error: {exc}", file=sys.stderr)
         return 2
     try:
-        return _run(args, conf)
+        return _run(args, conf, engine)
+    except EngineError as exc:
+        print(f"jsops profile: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("jsops profile: interrupted; nothing written", file=sys.stderr)
         return 130
 
 
-def _run(args: argparse.Namespace, conf: dict[str, str]) -> int:
+def _check_engine_args(args: argparse.Namespace, engine: Any) -> None:
+    """Options that go only with a Spark jsops starts, and the PySpark the engine needs."""
+    from profiler.engine import EngineError
+
+    if engine.connect and (args.driver_memory or args.driver_host):
+        raise EngineError("--driver-memory and --driver-host are for a Spark jsops starts; a Spark Connect "
+                          "server has its own driver")
+    if not _have_pyspark():
+        raise EngineError(INSTALL_HINT)
+    if not engine.connect and _remote_only():
+        raise EngineError("the installed PySpark is the Spark Connect client only: give --remote sc://HOST:PORT "
+                          "(or SPARK_REMOTE), or --engine sail, or pip install 'jsops[spark]' for local Spark")
+
+
+def _run(args: argparse.Namespace, conf: dict[str, str], engine: Any) -> int:
+    if engine.name == "sail":
+        from profiler.engine import SAIL_FALLBACK
+        from profiler.sail import SailServer
+
+        if not args.quiet:  # a store's windows keep histograms: no percentile_approx there
+            note = f"; {SAIL_FALLBACK}" if args.store is None and args.compact is None else ""
+            print(f"jsops profile: starting Sail{note}", file=sys.stderr, flush=True)
+        with SailServer() as url:
+            return _run_connect(args, conf, url, check=False)
+    if engine.connect:
+        return _run_connect(args, conf, engine.remote, check=True)
+    return _run_classic(args, conf)
+
+
+def _run_connect(args: argparse.Namespace, conf: dict[str, str], url: str, *, check: bool) -> int:
+    from profiler.connect import open_session
+
+    with warnings.catch_warnings():  # the Connect client's FutureWarnings and retry notes are not jsops's output
+        warnings.simplefilter("ignore")
+        spark = open_session(url, shuffle_partitions=shuffle_partitions(args.telemetry), extra_conf=conf, check=check)
+        try:
+            return _job(spark, args, _stderr_writer(None, False), exact=args.engine == "sail")
+        finally:
+            spark.stop()  # ends this client's session; the server keeps running
+
+
+def _run_classic(args: argparse.Namespace, conf: dict[str, str]) -> int:
     from pyspark.sql import SparkSession
 
     from profiler import session
@@ -250,7 +319,16 @@ def _run(args: argparse.Namespace, conf: dict[str, str]) -> int:
         return 1
     if under_submit:
         session.configure(spark)
-    say = _stderr_writer(spark, under_submit)
+    try:
+        return _job(spark, args, _stderr_writer(spark, under_submit))
+    finally:
+        if existing is None and not under_submit:
+            spark.stop()
+
+
+def _job(spark: Any, args: argparse.Namespace, say: Callable[[str], None], exact: bool = False) -> int:
+    """Compact or profile with ``spark``, write the output, say what was done. ``exact``: every
+    percentile by the exact ``percentile`` (see :mod:`profiler.engine`)."""
     progress = None if args.quiet else (lambda line: say(f"jsops profile: {line}"))
     started = time.monotonic()
     try:
@@ -262,16 +340,13 @@ def _run(args: argparse.Namespace, conf: dict[str, str]) -> int:
                 say(f"jsops profile: compacted {sum(counts.values()) - counts['untimed']} events into {args.compact} "
                     f"({counts['untimed']} without a timestamp skipped) in {time.monotonic() - started:.1f} s")
             return 0
-        doc, summary = _profiles(spark, args, progress)
+        doc, summary = _profiles(spark, args, progress, exact)
     except ProfilerError as exc:
         say(f"jsops profile: error: {exc}")
         return 2
     except Exception as exc:
         say(f"jsops profile: error: {_first_line(exc)}")
         return 1
-    finally:
-        if existing is None and not under_submit:
-            spark.stop()
     if not summary.kinds and not summary.windows:
         say(f"jsops profile: warning: no telemetry events in {', '.join(args.telemetry)} "
             "(record some with `jsops collect`); the profiles are empty")
@@ -283,12 +358,14 @@ def _run(args: argparse.Namespace, conf: dict[str, str]) -> int:
     return 0
 
 
-def _profiles(spark: Any, args: argparse.Namespace, progress: Callable[[str], None] | None) -> tuple[dict[str, Any], Any]:
+def _profiles(spark: Any, args: argparse.Namespace, progress: Callable[[str], None] | None,
+              exact: bool = False) -> tuple[dict[str, Any], Any]:
     from profiler import compute
 
     if args.store is None:
         return compute.build_profiles(spark, args.telemetry, accuracy=args.accuracy, exact_limit=args.exact_limit,
-                                      progress=progress, since=args.since_us, until=args.until_us)
+                                      progress=progress, since=args.since_us, until=args.until_us,
+                                      exact_percentiles=exact)
     from profiler.incremental import build_store_profiles
     from profiler.partial import DEFAULT_ALPHA, DEFAULT_EXACT_VALUES, Partial
 

@@ -5,7 +5,7 @@ A :class:`Partial` holds, per consumer, the ack_time distribution as a :class:`H
 counts while the group is small enough, and always log-bucketed counts with relative error ``alpha``),
 counts that add (deliveries, advisories, publish attempts), maxima, and the first and last snapshot of
 every counter so that the interval between two windows counts as it would in one. ``merge`` requires
-the windows in time order and disjoint (the store's hours are). ``to_document`` gives the contract §4
+the windows in time order and disjoint (the store's hours are). ``to_document`` gives the
 profiles document, the same figures :func:`profiler.compute.build_profiles` gives for the same events:
 equal where the histograms are exact, within ``alpha`` (relative, on every percentile) where not.
 """
@@ -311,7 +311,7 @@ def _ns(v: float) -> int:
 
 
 def to_document(p: Partial, generated_at: str) -> tuple[dict[str, Any], int, int]:
-    """The contract §4 profiles document of ``p`` and the numbers of consumers with exact and with approximate ack_time percentiles."""
+    """The profiles document (docs/formats.md) of ``p`` and the numbers of consumers with exact and with approximate ack_time percentiles."""
     doc: dict[str, Any] = {"version": 1, "generated_at": generated_at}
     if p.bounds is not None:
         doc["window"] = {"start": iso(p.bounds[0]), "end": iso(p.bounds[1])}

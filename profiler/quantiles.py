@@ -188,7 +188,7 @@ class _Groups:
 def quantiles(df: DataFrame, keys: list[str], value: str, exact_limit: int, accuracy: int,
               qs: Sequence[float] = QUANTILES, sizes: dict[Key, tuple[int, int]] | None = None,
               total_bound: int | None = None, around: dict[Key, list[int]] | None = None,
-              ) -> tuple[GroupQuantiles, int, int]:
+              exact_all: bool = False) -> tuple[GroupQuantiles, int, int]:
     """Per key: (count, quantiles, max), and the numbers of exact and approximate groups. Exact for
     groups up to ``exact_limit`` values, else approximate.
 
@@ -202,11 +202,14 @@ def quantiles(df: DataFrame, keys: list[str], value: str, exact_limit: int, accu
 
     ``sizes`` (key -> (count, max)) and ``around`` (key -> percentile_approx at :func:`_around`) may
     come from an earlier pass; then every group not above ``exact_limit`` goes through the brackets.
-    When ``sizes`` is unknown but at most ``total_bound`` values exist in all, one exact pass does it.
+    When ``sizes`` is unknown but at most ``total_bound`` values exist in all, one exact pass does it;
+    ``exact_all`` (an engine without ``percentile_approx`` over an array, :mod:`profiler.engine`) takes
+    that one exact pass for every group, whatever its size.
     """
     df = df.where(F.col(value).isNotNull())
     qs = list(qs)
-    if sizes is None and total_bound is not None and total_bound <= min(exact_limit, _EXACT_SMALL):
+    small = total_bound is not None and total_bound <= min(exact_limit, _EXACT_SMALL)
+    if exact_all or (sizes is None and small):
         rows = df.groupBy(*keys).agg(F.percentile(F.col(value), qs).alias("q"), F.count(value).alias("n"),
                                      F.max(value).alias("mx")).collect()
         result = {tuple(r[k] for k in keys): (int(r["n"]), [float(x) for x in r["q"]], int(r["mx"])) for r in rows}

@@ -1,4 +1,5 @@
-"""The Spark session of the profile job: UTC, no UI, quiet start-up, loopback for local masters.
+"""The Spark session of the profile job: UTC, no UI, quiet start-up, loopback for local masters; or a
+Spark Connect session (:func:`connect_session`) with the same SQL settings and nothing of the JVM.
 
 Imported only when a job runs (it imports pyspark). ``extra_conf`` carries ``jsops profile --conf``.
 """
@@ -14,7 +15,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-__all__ = ["make_session", "configure"]
+__all__ = ["make_session", "connect_session", "configure"]
 
 
 def make_session(master: str | None = "local[*]", driver_memory: str | None = None,
@@ -45,7 +46,7 @@ def make_session(master: str | None = "local[*]", driver_memory: str | None = No
          .config("spark.ui.showConsoleProgress", "false")
          .config("spark.log.level", "ERROR")
          .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-         .config("spark.sql.adaptive.enabled", "true")  # coalesces the small shuffle partitions of each pass
+         .config("spark.sql.adaptive.enabled", _adaptive(shuffle_partitions))
          .config("spark.sql.session.timeZone", "UTC"))
     for key, value in (extra_conf or {}).items():
         b = b.config(key, value)
@@ -53,6 +54,38 @@ def make_session(master: str | None = "local[*]", driver_memory: str | None = No
     spark.sparkContext.setLogLevel("ERROR")
     configure(spark)
     return spark
+
+
+def connect_session(url: str, shuffle_partitions: int = 4, extra_conf: Mapping[str, str] | None = None) -> SparkSession:
+    """A Spark Connect session at ``url`` (``sc://HOST:PORT``) with the job's SQL settings. Only session
+    settings can be set over Connect (the server's master, memory and log level are its own); a setting
+    the server refuses fails here, before any work."""
+    spark: SparkSession = SparkSession.builder.remote(url).getOrCreate()
+    try:
+        configure(spark)
+        spark.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions))
+        spark.conf.set("spark.sql.adaptive.enabled", _adaptive(shuffle_partitions))
+        for key, value in (extra_conf or {}).items():
+            spark.conf.set(key, value)
+    except BaseException:
+        _release(spark)
+        raise
+    return spark
+
+
+def _release(spark: SparkSession) -> None:
+    """Close a Connect session that failed half-way (its client threads would keep the process alive)."""
+    try:
+        spark.stop()
+    except Exception:  # noqa: S110 (the first error is the one to report)
+        pass
+
+
+def _adaptive(shuffle_partitions: int) -> str:
+    """Adaptive execution coalesces the small shuffle partitions of each pass, and runs every shuffle
+    stage as a Spark job of its own: with one shuffle partition (small input) there is nothing to
+    coalesce, so it is off and each query is one job (20 jobs of a profile become 4)."""
+    return "true" if shuffle_partitions > 1 else "false"
 
 
 def _quietly(builder: Any) -> SparkSession:
@@ -65,13 +98,15 @@ def _quietly(builder: Any) -> SparkSession:
     os.dup2(fd, 2)
     try:
         spark: SparkSession = builder.getOrCreate()  # the JVM inherits fd 2 now, and keeps it
-        return spark
     except Exception as exc:
-        raise RuntimeError(f"{exc} (Spark's log: {log})") from exc
+        raise RuntimeError(f"{exc} (Spark's log: {log})") from exc  # kept: the message names it
     finally:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(fd)
+    # the JVM keeps writing to the file it inherited; unlinking removes its name, the space goes at exit
+    Path(log).unlink(missing_ok=True)
+    return spark
 
 
 def configure(spark: SparkSession) -> None:

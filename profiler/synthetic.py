@@ -1,4 +1,4 @@
-"""Synthetic telemetry in the exact wire shapes of contract §3, with known distributions.
+"""Synthetic telemetry in the exact wire shapes of docs/formats.md, with known distributions.
 
 For tests, benchmarks and the demo: ack samples (lognormal ``ack_time``), advisories (max_deliver, nak,
 terminated, consumer_action), StreamInfo / ConsumerInfo snapshots on an interval, and publisher attempt

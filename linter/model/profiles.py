@@ -1,4 +1,4 @@
-"""Profiles: the measured figures ``jsops profile`` writes and ``jsops lint --profiles`` reads (contract §4).
+"""Profiles: the measured figures ``jsops profile`` writes and ``jsops lint --profiles`` reads (docs/formats.md; JSON Schema docs/schemas/profiles.schema.json).
 
 Pure pydantic. Durations are integer nanoseconds, rates are per second. Missing evidence is absent
 (``None`` / missing key), never zero: a rule that needs a figure the profile lacks stays silent.

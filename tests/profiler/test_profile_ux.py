@@ -3,6 +3,7 @@ without the spark extra one line says how to get it (no traceback)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -41,10 +42,14 @@ def test_spark_start_up_lines_stay_out_of_the_output(tmp_path: Path) -> None:
 
     generate(tmp_path / "t", default_spec(acks=2_000, publish_ids=500, duration_s=60))
     cmd = [sys.executable, "-m", "linter.cli", "profile", str(tmp_path / "t"), "-o", str(tmp_path / "p.json"), "--master", "local[1]"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ, "TMPDIR": str(tmp)})
+    # the JVM's start-up log file is removed once Spark has started (kept only when the start fails)
+    assert not list(tmp.glob("jsops-profile-spark-*.log"))
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert lines and all(line.startswith("jsops profile: ") for line in lines), proc.stderr
     assert proc.stdout == ""
-    quiet = subprocess.run([*cmd, "-q"], capture_output=True, text=True, timeout=300)
+    quiet = subprocess.run([*cmd, "-q"], capture_output=True, text=True, timeout=600)
     assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr

@@ -1,0 +1,100 @@
+"""Where the profile job runs: classic Spark that jsops starts (local or ``spark://``), a Spark Connect
+server (``--remote sc://HOST:PORT`` or ``SPARK_REMOTE``), or Sail, a Spark Connect server jsops starts and
+stops (``--engine sail``). No pyspark import here: the choice is made before Spark is loaded.
+
+The job is the same DataFrame code on all three; what differs is said here once:
+
+* ``connect``: no ``sparkContext``, no JVM, no RDD; the session's SQL settings are set after it is made;
+* ``exact_percentiles``: the engine lacks ``percentile_approx`` over an array of percentages (Sail), so
+  ack_time and retry-horizon percentiles are computed with the exact ``percentile`` for every group
+  (``--exact-limit`` does not apply; each group's values are held in memory once).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from profiler.errors import ProfilerError
+
+__all__ = ["Engine", "EngineError", "choose", "probe", "ENGINES", "CONNECT_HINT", "SAIL_HINT", "SAIL_FALLBACK"]
+
+ENGINES = ("spark", "sail")
+CONNECT_HINT = "pip install 'jsops[connect]' (the Spark Connect client, no JVM) or 'jsops[spark]' plus pyspark[connect]"
+SAIL_HINT = "pip install 'jsops[sail]'"
+_DEFAULT_PORT = 15002
+#: what jsops says on a Sail run (the one function of the job Sail lacks, and what jsops does instead)
+SAIL_FALLBACK = ("Sail lacks percentile_approx over an array of percentages: every percentile is computed with "
+                 "the exact percentile (--exact-limit does not apply)")
+
+
+class EngineError(ProfilerError):
+    """A remote URL or an engine choice that cannot work, or an endpoint that does not answer."""
+
+
+@dataclass(frozen=True)
+class Engine:
+    """The engine of one run. ``remote`` is the Spark Connect URL (for Sail, set once its server listens)."""
+
+    name: str = "spark"  # "spark" or "sail"
+    remote: str | None = None
+
+    @property
+    def connect(self) -> bool:
+        return self.remote is not None or self.name == "sail"
+
+    @property
+    def exact_percentiles(self) -> bool:
+        """Percentiles by the exact ``percentile`` only (Sail lacks ``percentile_approx`` over an array)."""
+        return self.name == "sail"
+
+    def describe(self) -> str:
+        if self.name == "sail":
+            return "Sail" + (f" at {self.remote}" if self.remote else "")
+        return f"Spark Connect at {self.remote}" if self.remote else "Spark"
+
+
+def choose(engine: str, remote: str | None, master: str | None, *, env: dict[str, str] | None = None) -> Engine:
+    """The engine for ``--engine``, ``--remote`` and ``--master``; ``SPARK_REMOTE`` (as PySpark reads it)
+    counts when neither ``--remote`` nor ``--master`` is given. Raises :class:`EngineError` on a conflict."""
+    env = dict(os.environ) if env is None else env
+    if engine not in ENGINES:
+        raise EngineError(f"--engine {engine!r}: expected one of {', '.join(ENGINES)}")
+    if engine == "sail":
+        if remote is not None or master is not None:
+            raise EngineError("--engine sail starts its own server: it goes without --remote and --master")
+        return Engine("sail")
+    if remote is None and master is None and env.get("SPARK_REMOTE"):
+        remote = env["SPARK_REMOTE"]
+    if remote is None:
+        return Engine()
+    if master is not None:
+        raise EngineError("--remote and --master are two ways to reach Spark: give one")
+    check_url(remote)
+    return Engine(remote=remote)
+
+
+def check_url(url: str) -> tuple[str, int]:
+    """The host and port of a Spark Connect URL ``sc://HOST[:PORT][/;param=value...]``."""
+    parts = urlsplit(url)
+    if parts.scheme != "sc" or not parts.hostname:
+        raise EngineError(f"--remote {url!r}: expected sc://HOST:PORT (a Spark Connect server)")
+    try:
+        port = parts.port or _DEFAULT_PORT
+    except ValueError:
+        raise EngineError(f"--remote {url!r}: the port is not a number from 1 to 65535") from None
+    return parts.hostname, port
+
+
+def probe(url: str, timeout: float = 10.0) -> None:
+    """Fail fast, in one line, when nothing accepts connections at ``url`` (the Connect client would
+    retry an unreachable endpoint for minutes)."""
+    host, port = check_url(url)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise EngineError(f"cannot reach the Spark Connect server at {host}:{port}: {reason.lower()}") from None

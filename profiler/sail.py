@@ -1,0 +1,95 @@
+"""A Sail server (PyPI ``pysail``: a Spark Connect server on a Rust engine, no JVM) that ``jsops profile
+--engine sail`` starts on loopback for one run and stops after it.
+
+The server runs in a child process (``python -m profiler.sail``) that reads its standard input until
+end of file and then stops the server: when jsops ends in any way (done, error, Ctrl-C, killed) the pipe
+closes and the server goes with it. The child hides PySpark from Sail: Sail picks its defaults by the
+PySpark version it finds in its own process and refuses one it does not know (4.3 with pysail 0.7);
+the job needs no PySpark on the server side and sets the session settings it relies on itself.
+No pyspark import here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import threading
+from types import TracebackType
+
+from profiler.engine import SAIL_HINT, EngineError
+
+__all__ = ["SailServer", "have_sail"]
+
+_START_TIMEOUT_S = 60.0
+
+
+def have_sail() -> bool:
+    return importlib.util.find_spec("pysail") is not None
+
+
+class SailServer:
+    """``with SailServer() as url:`` a Sail Spark Connect server at ``url`` (``sc://127.0.0.1:PORT``)."""
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen[str] | None = None
+        self.url: str | None = None
+
+    def __enter__(self) -> str:
+        if not have_sail():
+            raise EngineError(f"--engine sail needs pysail: {SAIL_HINT}")
+        env = {**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "error")}
+        self._proc = subprocess.Popen([sys.executable, "-m", "profiler.sail"], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        line: list[str] = []
+        reader = threading.Thread(target=lambda: line.append(self._proc.stdout.readline() if self._proc
+                                                             and self._proc.stdout else ""), daemon=True)
+        reader.start()
+        reader.join(_START_TIMEOUT_S)
+        port = line[0].strip() if line else ""
+        if not port.isdigit():
+            err = self._stop()
+            detail = (err.strip().splitlines() or ["no port within 60 s"])[-1]
+            raise EngineError(f"the Sail server did not start: {detail}")
+        self.url = f"sc://127.0.0.1:{port}"
+        return self.url
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._stop()
+
+    def _stop(self) -> str:
+        """Close the child's stdin (it stops the server and exits); its stderr."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return ""
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+        return err or ""
+
+
+def _serve() -> int:
+    sys.modules["pyspark"] = None  # type: ignore[assignment]  # Sail falls back to its default settings
+    from pysail.spark import SparkConnectServer
+
+    server = SparkConnectServer("127.0.0.1", 0)
+    server.start(background=True)
+    address = server.listening_address
+    if address is None:
+        print("the Sail server has no address", file=sys.stderr)
+        return 1
+    print(address[1], flush=True)
+    try:
+        sys.stdin.read()  # until jsops closes the pipe (or ends)
+    except KeyboardInterrupt:
+        pass
+    server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_serve())

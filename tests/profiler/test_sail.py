@@ -1,0 +1,81 @@
+"""Differential: ``jsops profile --engine sail`` (a Sail server jsops starts and stops) gives every figure
+Apache Spark gives, on the exactness suite's telemetry (JSON lines and compacted Parquet) and through a
+profile store. Sail lacks ``percentile_approx`` over an array of percentages: jsops says so and computes
+every percentile with the exact ``percentile`` (equal to Spark's exact path)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from profiler.events import compact
+from profiler.incremental import build_store_profiles
+from profiler.job import build_profiles
+from profiler.partial import Partial
+from profiler.synthetic import default_spec, generate
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("pysail") is None,
+                                reason="pysail is not installed (pip install 'jsops[sail]')")
+
+
+@pytest.fixture(scope="module")
+def telemetry(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("telemetry")
+    generate(d, default_spec(acks=30_000, publish_ids=6_000, seed=11, files=3))  # the exactness suite's
+    return d
+
+
+@pytest.fixture(scope="module")
+def parquet(spark: Any, telemetry: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("pq") / "events"
+    compact(spark, [str(telemetry)], str(out))
+    return out
+
+
+def _figures(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k != "generated_at"}
+
+
+def _sail(*args: str) -> tuple[dict[str, Any], str]:
+    out = Path(args[args.index("-o") + 1])
+    r = subprocess.run([sys.executable, "-m", "linter.cli", "profile", "--engine", "sail", *args],
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(out.read_text()), r.stderr
+
+
+@pytest.mark.parametrize("fmt", ["json", "parquet"])
+def test_sail_equals_spark_figure_for_figure(spark: Any, telemetry: Path, parquet: Path, tmp_path: Path,
+                                             fmt: str) -> None:
+    src = str(telemetry if fmt == "json" else parquet)
+    want, _ = build_profiles(spark, [src])
+    got, err = _sail(src, "-o", str(tmp_path / "sail.json"))
+    assert _figures(got) == _figures(want)
+    assert "Sail lacks percentile_approx over an array of percentages" in err
+    assert "exact for 3 consumers, approximate for 0" in err
+
+
+def test_sail_store_equals_spark_store(spark: Any, parquet: Path, tmp_path: Path) -> None:
+    want, _ = build_store_profiles(spark, [str(parquet)], tmp_path / "spark-store", Partial(0, 0))
+    got, _ = _sail(str(parquet), "-o", str(tmp_path / "sail.json"), "--store", str(tmp_path / "sail-store"), "-q")
+    assert _figures(got) == _figures(want)
+    assert sorted(p.name for p in (tmp_path / "sail-store").rglob("*") if p.is_file()) == sorted(
+        p.name for p in (tmp_path / "spark-store").rglob("*") if p.is_file())
+
+
+def test_a_group_above_the_exact_limit_is_exact_on_sail_and_says_so(telemetry: Path, tmp_path: Path) -> None:
+    """Spark would give percentile_approx above --exact-limit; Sail cannot compute the same thing, so
+    jsops computes the exact figure (never a different approximation) and says that the limit is not
+    applied."""
+    got, err = _sail(str(telemetry), "-o", str(tmp_path / "sail.json"), "--exact-limit", "100")
+    assert "--exact-limit does not apply" in err and "exact for 3 consumers, approximate for 0" in err
+    assert got["consumers"]["ORDERS/shipper"]["ack_time_ns"]["samples"] > 100
