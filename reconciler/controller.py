@@ -264,10 +264,9 @@ class Controller:
         """The targets the revision routes to (as ``jsops apply`` routes them), and whether every
         context named in the manifests could be resolved (one that cannot is an error; the other
         targets are still reconciled)."""
+        from .access import access_refusals
         from .client import Target, TargetError, resolve_context
         from .route import route_estate
-
-        from .access import access_refusals
 
         unresolved: dict[str, Any] = {}
         # always enforced here: no `access` list in the config allows only the controller's own target
