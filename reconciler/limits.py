@@ -50,7 +50,9 @@ def account_limits(info: dict[str, Any]) -> AccountLimits:
 
 def server_limits(varz: dict[str, Any]) -> ServerLimits:
     """The server's ``jetstream { limits }`` from a ``/varz`` answer."""
-    lim = ((varz.get("jetstream") or {}).get("limits")) or {}
+    js = varz.get("jetstream")
+    lim = js.get("limits") if isinstance(js, dict) else None
+    lim = lim if isinstance(lim, dict) else {}
     return ServerLimits(
         max_ack_pending=_positive(lim.get("max_ack_pending")),
         max_request_batch=_positive(lim.get("max_request_batch")),
