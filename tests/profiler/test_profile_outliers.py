@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from profiler.job import main
-from profiler.outliers import main_run
 
 
 def _publishes(n: int = 300, stream: str = "ORDERS") -> list[dict[str, Any]]:
@@ -25,6 +24,8 @@ def _write(path: Path, events: list[dict[str, Any]]) -> None:
 
 
 def test_the_rule() -> None:
+    from profiler.outliers import main_run
+
     assert main_run({}) is None
     assert main_run({100: 5}) == (100, 100)
     assert main_run({100: 50, 101: 60, 103: 10, 27000: 1}) == (100, 103)  # a two-day gap is still the telemetry
