@@ -86,6 +86,7 @@ class JsClient:
         self.target = target
         self.timeout = timeout
         self.requests = 0
+        self.last_size = 0  # bytes of the answer arequest returned last
         self.loop = asyncio.new_event_loop()
         self._sem: asyncio.Semaphore | None = None
         self._concurrency = concurrency
@@ -167,10 +168,8 @@ class JsClient:
         return self.loop.run_until_complete(coro)
 
     async def arequest(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        return (await self._arequest(subject, body))[0]
-
-    async def _arequest(self, subject: str, body: dict[str, Any] | None = None) -> tuple[dict[str, Any], int]:
-        """The answer and its size in bytes."""
+        """The decoded answer (every request goes through here); :attr:`last_size` is set to its
+        size in bytes just before it returns."""
         if self._sem is None:
             self._sem = asyncio.Semaphore(self._concurrency)
         payload = json.dumps(body, separators=(",", ":")).encode() if body is not None else b""
@@ -214,7 +213,8 @@ class JsClient:
         err = resp.get("error")
         if err:
             raise JsApiError(str(err.get("description", "error")), err.get("err_code"), err.get("code"))
-        return resp, len(msg.data)
+        self.last_size = len(msg.data)
+        return resp
 
     def request(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         return self.run(self.arequest(subject, body))
@@ -247,8 +247,8 @@ class JsClient:
         offset = size = 0
         what = _label(subject)
         for _ in range(MAX_LIST_PAGES):
-            resp, n = await self._arequest(subject, {"offset": offset})
-            size += n
+            resp = await self.arequest(subject, {"offset": offset})
+            size += self.last_size  # set by this request: nothing ran in between
             _check(resp, list_page(key), what)
             page = resp.get(key) or []
             for i, item in enumerate(page):
