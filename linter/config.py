@@ -26,6 +26,8 @@ Found from the working directory upward (the first directory holding ``.jsops.ya
         password: {env: PROD_NATS_PASSWORD}   # secrets only by reference: {env: VAR} or {file: PATH}
         js-domain: hub
         monitor: http://nats-1:8222      # optional: where the server's JetStream limits are read
+    access:                              # which manifests may name which contexts / Account servers
+      - {paths: [teams/a], contexts: [team-a], servers: ["nats://a-1:4222"]}
 
 A context named ``default`` is the target of objects without ``metadata.context`` when no
 ``--server``/``--context`` is given. The model only describes contexts; the reconciler resolves
@@ -52,7 +54,7 @@ from .model.target import Target
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
 
-__all__ = ["Config", "ConfigError", "ContextConfig", "SecretRef", "Selection", "find_config", "load_config", "select_rules", "rule_matcher", "CONFIG_NAMES"]
+__all__ = ["AccessRule", "Config", "ConfigError", "ContextConfig", "SecretRef", "Selection", "find_config", "load_config", "select_rules", "rule_matcher", "CONFIG_NAMES"]
 
 CONFIG_NAMES = (".jsops.yaml", ".jsops.yml", "pyproject.toml")
 
@@ -126,6 +128,15 @@ class ContextConfig(Record):
         return [s.strip() for s in raw if s and s.strip()]
 
 
+class AccessRule(Record):
+    """Which contexts the manifests under ``paths`` may name, and which servers a NACK Account there
+    may point at (``access:`` in the jsops config; enforced by ``reconciler.access``)."""
+
+    paths: list[str] = option(min_length=1)
+    contexts: list[str] = option(default_factory=list)
+    servers: list[str] = option(default_factory=list)
+
+
 class Config(Record):
     _pydantic_config = {"populate_by_name": True, "alias_generator": _kebab}
 
@@ -145,6 +156,9 @@ class Config(Record):
     contexts: dict[str, ContextConfig] = option(default_factory=dict)
     # `jsops audit`'s live rules (JS5xx) by code or name: options and severity, judged by the audit command.
     audit: dict[str, dict[str, Any]] = option(default_factory=dict)
+    # Which manifest paths may name which contexts and servers (None: not configured; plan/apply
+    # then allow any, the controller only its own target): reconciler.access.
+    access: list[AccessRule] | None = None
     # The estate identity stamped on every object jsops apply creates or updates (metadata
     # io.jsops.estate): --prune deletes only this estate's objects, and another estate's objects
     # are taken over only with --adopt. Unset: nothing is stamped and --prune considers only

@@ -50,6 +50,7 @@ from profiler import quantiles as _q
 from profiler.events import ADVISORY_PREFIX, between, read_events
 from profiler.inputs import worth_caching
 from profiler.job import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
+from profiler.outliers import GAP_DAYS, exclude_outliers
 from profiler.partial import iso
 from profiler.quantiles import QUANTILES, quantiles
 
@@ -69,6 +70,15 @@ class ProfileSummary:
     exact_groups: int = 0
     approx_groups: int = 0
     windows: tuple[int, int] | None = None  # with a profile store: windows computed, windows reused
+    outliers: int = 0  # events dated outside the telemetry's days (profiler.outliers), left out
+    kept: tuple[int, int] | None = None  # the days kept [start, end), microseconds
+
+    def outlier_warning(self) -> str | None:
+        """The warning about left-out events, or None."""
+        if not self.outliers or self.kept is None:
+            return None
+        return (f"{self.outliers} events dated outside {iso(self.kept[0])[:10]} .. {iso(self.kept[1] - 1)[:10]} were left out "
+                f"(more than {GAP_DAYS} days away from the bulk of the telemetry; docs/profiler.md, Outliers)")
 
     @property
     def bad_lines(self) -> int:
@@ -410,7 +420,9 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
     cached = worth_caching(paths)
     if cached:
         ev = ev.persist(_CACHE_LEVEL)
+    persisted = ev
     try:
+        ev, summary.outliers, summary.kept = exclude_outliers(ev)
         census = _census(ev, accuracy, brackets=not exact_percentiles)
         summary.kinds, summary.unknown_types = dict(census.kinds), census.top_unknown()
         done(f"read and census: {sum(census.kinds.values())} events")
@@ -431,6 +443,6 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
         doc["consumers"] = dict(sorted(consumers.items()))
     finally:
         if cached:
-            ev.unpersist()
+            persisted.unpersist()
     Profiles.model_validate(doc)
     return doc, summary

@@ -24,6 +24,7 @@ from linter.model.profiles import Profiles
 from profiler.compute import ProfileSummary
 from profiler.events import between, read_events
 from profiler.inputs import hour_partitions, worth_caching
+from profiler.outliers import exclude_outliers
 from profiler.partial import Partial, iso, merge, to_document
 from profiler.store import ProfileStore, StoreError
 from profiler.windows import window_partials
@@ -73,11 +74,13 @@ def build_store_profiles(spark: SparkSession, paths: Sequence[str], store_dir: P
         cached = worth_caching(inputs)  # JSON: parse once; Parquet: scan per pass (cheaper than a cache)
         if cached:
             ev = ev.persist(StorageLevel.DISK_ONLY)
+        persisted = ev
         try:
+            ev, summary.outliers, summary.kept = exclude_outliers(ev)
             fresh, untimed = window_partials(ev, template, window_us)
         finally:
             if cached:
-                ev.unpersist()
+                persisted.unpersist()
         for k, n in untimed.items():
             summary.kinds[k] = summary.kinds.get(k, 0) + n
     newest = max(fresh, default=None)

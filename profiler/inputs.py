@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import gzip
 import re
+import struct
+import zlib
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
-__all__ = ["JSON_SUFFIXES", "is_local", "has_files", "check_paths", "hour_partitions", "local_bytes", "SMALL_INPUT_BYTES",
+__all__ = ["broken_input", "JSON_SUFFIXES", "is_local", "has_files", "check_paths", "hour_partitions", "local_bytes", "SMALL_INPUT_BYTES",
            "worth_caching", "shuffle_partitions"]
 
 JSON_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz")
@@ -85,3 +88,54 @@ def shuffle_partitions(paths: Iterable[str]) -> int:
     if size < SMALL_INPUT_BYTES:
         return 1
     return max(4, min(200, size // (256 * 2**20)))
+
+
+def _local_files(path: str) -> list[Path]:
+    p = Path(path)
+    return [p] if p.is_file() else sorted(f for f in p.rglob("*") if f.is_file())
+
+
+def _gzip_problem(path: Path) -> str | None:
+    try:
+        with gzip.open(path, "rb") as fh:
+            while fh.read(1 << 20):
+                pass
+    except EOFError:
+        return "the gzip stream is truncated (the file ends before the compressed data does)"
+    except (gzip.BadGzipFile, zlib.error, OSError) as exc:
+        return f"not a valid gzip file ({str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__})"
+    return None
+
+
+def _parquet_problem(path: Path) -> str | None:
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+        if size < 12 or head != b"PAR1":
+            return "not a Parquet file (no PAR1 header)"
+        fh.seek(size - 8)
+        footer_len, magic = struct.unpack("<I4s", fh.read(8))
+    if magic != b"PAR1":
+        return "the Parquet file is truncated (no footer at its end)"
+    if footer_len > size - 12:
+        return "the Parquet file is truncated (its footer is longer than the file)"
+    return None
+
+
+def broken_input(paths: Iterable[str]) -> str | None:
+    """``FILE: what is wrong`` for the first local input file that cannot be read whole (a truncated
+    ``.gz``, a Parquet file without its footer); None when every one reads. Called after Spark
+    failed, to name the file (reading every gzip stream costs a pass over the input)."""
+    for path in paths:
+        if not is_local(path):
+            continue
+        for f in _local_files(path):
+            if f.name.endswith(".gz"):
+                problem = _gzip_problem(f)
+            elif f.name.endswith(".parquet") and not f.name.startswith((".", "_")):
+                problem = _parquet_problem(f)
+            else:
+                continue
+            if problem:
+                return f"{f}: {problem}"
+    return None

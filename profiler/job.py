@@ -188,6 +188,20 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}"
 
 
+def _failure(exc: BaseException) -> str:
+    """One line for a failed job: the innermost Java cause of a Py4J error (not the Py4J wrapper)."""
+    java = getattr(exc, "java_exception", None)
+    if java is None:
+        return _first_line(exc)
+    try:
+        while java.getCause() is not None:
+            java = java.getCause()
+        text = str(java.toString()).strip().splitlines()
+    except Exception:  # the JVM is gone
+        return _first_line(exc)
+    return text[0][:300] if text else _first_line(exc)
+
+
 def _stderr_writer(spark: Any, under_submit: bool) -> Callable[[str], None]:
     """Where messages go. Under spark-submit the Python process's stderr is merged into its stdout (the
     JVM reads both as one stream), so messages go to the JVM's own stderr and ``-o -`` stays JSON."""
@@ -345,8 +359,17 @@ def _job(spark: Any, args: argparse.Namespace, say: Callable[[str], None], exact
         say(f"jsops profile: error: {exc}")
         return 2
     except Exception as exc:
-        say(f"jsops profile: error: {_first_line(exc)}")
+        from profiler.inputs import broken_input
+
+        broken = broken_input(args.telemetry)  # name the file Spark could not read, when one is broken
+        if broken:
+            say(f"jsops profile: error: {broken}")
+            return 2
+        say(f"jsops profile: error: {_failure(exc)}")
         return 1
+    outliers = summary.outlier_warning()
+    if outliers:
+        say(f"jsops profile: warning: {outliers}")
     if not summary.kinds and not summary.windows:
         say(f"jsops profile: warning: no telemetry events in {', '.join(args.telemetry)} "
             "(record some with `jsops collect`); the profiles are empty")

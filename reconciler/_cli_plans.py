@@ -273,6 +273,8 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, 
 
     default = early.default()
     say_target(default)
+    if getattr(config, "access", None) is not None:
+        check_access(estate, config, ["default", default.context])
 
     def resolve(name: str) -> Any:
         try:
@@ -316,6 +318,18 @@ def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, co
     close(plan.actions, live)  # and what those blocked actions would replace stays
     plan.context, plan.contexts = route.name, tuple(route.contexts)
     return plan
+
+
+def check_access(estate: Any, config: Any, own: list[str]) -> None:
+    """Refuse the run when the manifests name a context or Account servers the config's ``access``
+    list does not allow them (reconciler.access)."""
+    from .access import access_refusals
+    from .client import TargetError
+
+    refused = access_refusals(estate, config, own)
+    if refused:
+        lines = "\n".join(f"  {r}" for r in refused)
+        raise TargetError(f"the manifests name targets they may not use; nothing was planned:\n{lines}")
 
 
 def _refuse(message: str) -> Exit:
@@ -381,6 +395,8 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
     config, estate = _saved_estate(args, name, saved.binding)
     _offline_gate(args, estate, config, saved.plans)  # what a saved plan sends still comes from lint-clean manifests
     run.estate = estate
+    if getattr(config, "access", None) is not None:
+        check_access(estate, config, ["default", target_from_args(args, config).context])
     for plan in saved.plans:
         target = (target_from_args(args, config) if plan.context == "default"
                   else resolve_context(plan.context, config, accounts=getattr(estate, "accounts", None)))

@@ -1,21 +1,33 @@
-"""The controller's HTTP endpoints (stdlib ``http.server`` on a daemon thread): ``/healthz``,
-``/readyz`` and ``/metrics``."""
+"""The controller's HTTP endpoints: ``/healthz``, ``/readyz`` and ``/metrics``.
+
+One asyncio event loop on a daemon thread serves every connection, so a connection that is open
+and silent costs a socket, not a thread, and never stands between a probe and its answer (issue 22
+item 13: 16 idle connections used to make a liveness probe answer 503). The bounds:
+
+- each exchange (read the request head, answer) must end within ``request_timeout`` seconds, or
+  the connection is closed (a client trickling a byte a second holds nothing for longer);
+- at most ``max_connections`` connections are open; a new one beyond that closes the oldest
+  connection that has not yet sent a complete request (an idle one), so a probe arriving on a
+  listener full of idle sockets is still answered;
+- a request head is at most ``MAX_HEAD`` bytes.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
-import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["StatusServer", "parse_listen"]
+__all__ = ["StatusServer", "parse_listen", "MAX_CONNECTIONS", "REQUEST_TIMEOUT"]
 
 CONTENT_TYPE_METRICS = "text/plain; version=0.0.4; charset=utf-8"
-MAX_CONNECTIONS = 16  # requests served at once (one thread each); more are answered 503 at once
+MAX_CONNECTIONS = 512  # connections open at once; beyond it the oldest idle one is closed
 REQUEST_TIMEOUT = 5.0  # seconds a client has to send its request and read the answer
-BUSY = b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nConnection: close\r\n\r\nbusy\n"
+MAX_HEAD = 8192  # bytes of request line and headers
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error",
+            503: "Service Unavailable"}
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -30,95 +42,68 @@ def parse_listen(text: str) -> tuple[str, int]:
 Route = Callable[[], tuple[int, str, str]]  # (status code, body, content type)
 
 
-def _handler(routes: dict[str, Route], request_timeout: float) -> type[BaseHTTPRequestHandler]:
-    """The request handler serving ``routes`` (404 elsewhere, 500 when a route raises)."""
-
-    class Handler(BaseHTTPRequestHandler):
-        timeout = request_timeout  # every read and write on the socket; a silent client is dropped
-
-        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-            route = routes.get(self.path.split("?", 1)[0])
-            if route is None:
-                code, body, ctype = 404, "not found\n", "text/plain; charset=utf-8"
-            else:
-                try:
-                    code, body, ctype = route()
-                except Exception as exc:  # never let a handler take the thread down
-                    code, body, ctype = 500, f"internal error: {type(exc).__name__}\n", "text/plain; charset=utf-8"
-            data = body.encode()
-            self.send_response(code)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-            pass  # requests are not events
-
-    return Handler
+def _answer(code: int, body: str, ctype: str, head_only: bool = False) -> bytes:
+    data = body.encode()
+    head = (f"HTTP/1.0 {code} {_REASONS.get(code, 'Status')}\r\nContent-Type: {ctype}\r\n"
+            f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n").encode()
+    return head if head_only else head + data
 
 
-class _Slots:
-    """The bound on requests served at once, and the deadline of each one being served."""
+def _respond(routes: dict[str, Route], head: bytes) -> bytes:
+    """The answer to one request head (404 elsewhere, 500 naming the kind when a route raises)."""
+    plain = "text/plain; charset=utf-8"
+    parts = head.split(b"\r\n", 1)[0].split()
+    if len(parts) != 3 or not parts[2].startswith(b"HTTP/"):
+        return _answer(400, "bad request\n", plain)
+    method, target = parts[0], parts[1].decode("latin-1")
+    if method not in (b"GET", b"HEAD"):
+        return _answer(405, "GET only\n", plain)
+    route = routes.get(target.split("?", 1)[0])
+    if route is None:
+        return _answer(404, "not found\n", plain, method == b"HEAD")
+    try:
+        code, body, ctype = route()
+    except Exception as exc:  # never let a route take the server down
+        code, body, ctype = 500, f"the endpoint failed: {type(exc).__name__}\n", plain
+    return _answer(code, body, ctype, method == b"HEAD")
 
-    def __init__(self, max_connections: int, request_timeout: float) -> None:
-        self.free = threading.BoundedSemaphore(max_connections)
+
+class _Loop:
+    """The event loop's side: accepts, reads one request head per connection, answers, closes."""
+
+    def __init__(self, routes: dict[str, Route], max_connections: int, request_timeout: float) -> None:
+        self.routes = routes
+        self.max_connections = max_connections
         self.request_timeout = request_timeout
-        self.active: dict[Any, float] = {}
-        self.lock = threading.Lock()
+        self.conns: dict[asyncio.StreamWriter, bool] = {}  # open connections (oldest first): idle?
 
-    def reap(self, stopping: threading.Event) -> None:
-        """Shut down the sockets of exchanges past their deadline, until ``stopping`` is set."""
-        while not stopping.wait(min(0.5, self.request_timeout / 4)):
-            now = time.monotonic()
-            with self.lock:
-                late = [sock for sock, deadline in self.active.items() if deadline < now]
-            for sock in late:
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.conns[writer] = True
+        if len(self.conns) > self.max_connections:  # make room: close the oldest idle connection
+            oldest = next((w for w, idle in self.conns.items() if idle and w is not writer), None)
+            if oldest is not None:
+                del self.conns[oldest]
+                oldest.transport.abort()
+        try:
+            await asyncio.wait_for(self._exchange(reader, writer), self.request_timeout)
+        except (TimeoutError, OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
+            pass
+        finally:
+            self.conns.pop(writer, None)
+            if not writer.is_closing():
+                writer.transport.abort()
 
+    async def _exchange(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        if writer in self.conns:
+            self.conns[writer] = False
+        writer.write(_respond(self.routes, head))
+        await writer.drain()
+        writer.close()
 
-def _server_class(host: str, slots: _Slots) -> type[ThreadingHTTPServer]:
-    class Server(ThreadingHTTPServer):
-        allow_reuse_address = True
-        daemon_threads = True
-        block_on_close = False
-        request_queue_size = 128
-        address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
-
-        def process_request(self, request: Any, client_address: Any) -> None:
-            if not slots.free.acquire(blocking=False):  # at the bound: answer 503 at once, no thread
-                try:
-                    request.settimeout(1.0)
-                    request.sendall(BUSY)
-                except OSError:
-                    pass
-                self.shutdown_request(request)
-                return
-            try:
-                super().process_request(request, client_address)
-            except BaseException:
-                slots.free.release()
-                raise
-
-        def process_request_thread(self, request: Any, client_address: Any) -> None:
-            # the whole exchange (not only each read) must end in time: a client trickling
-            # bytes cannot hold its thread forever (the reaper shuts its socket down)
-            with slots.lock:
-                slots.active[request] = time.monotonic() + slots.request_timeout
-            try:
-                super().process_request_thread(request, client_address)
-            finally:
-                with slots.lock:
-                    slots.active.pop(request, None)
-                slots.free.release()
-
-        def handle_error(self, request: Any, client_address: Any) -> None:
-            pass  # a client that went away is not an event; the event log stays JSON lines
-
-    return Server
+    def abort_all(self) -> None:
+        for writer in list(self.conns):
+            writer.transport.abort()
 
 
 class StatusServer:
@@ -135,19 +120,37 @@ class StatusServer:
             "/readyz": text(ready),
             "/metrics": lambda: (200, metrics(), CONTENT_TYPE_METRICS),
         }
-        slots = _Slots(max_connections, request_timeout)
-        self._stopping = threading.Event()
-        self._reaper = threading.Thread(target=slots.reap, args=(self._stopping,), name="jsops-http-reaper", daemon=True)
-        self.httpd = _server_class(host, slots)((host, port), _handler(routes, request_timeout))
-        self.address = self.httpd.server_address
-        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="jsops-http", daemon=True)
+        self._state = _Loop(routes, max_connections, request_timeout)
+        self._loop = asyncio.new_event_loop()
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+            sock.listen(256)
+        except OSError:
+            sock.close()
+            raise
+        self.address: Any = sock.getsockname()
+        self._server = self._loop.run_until_complete(
+            asyncio.start_server(self._state.serve, sock=sock, limit=MAX_HEAD))
+        self._thread = threading.Thread(target=self._loop.run_forever, name="jsops-http", daemon=True)
 
     def start(self) -> StatusServer:
         self._thread.start()
-        self._reaper.start()
         return self
 
     def stop(self) -> None:
-        self._stopping.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        async def _close() -> None:
+            self._server.close()
+            self._state.abort_all()
+            await asyncio.sleep(0.05)  # the aborted exchanges end
+
+        if self._thread.is_alive():
+            asyncio.run_coroutine_threadsafe(_close(), self._loop).result(timeout=5)
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=5)
+        else:
+            self._server.close()
+        if not self._loop.is_running():
+            self._loop.close()

@@ -303,12 +303,22 @@ class Controller:
         """The targets the revision routes to (as ``jsops apply`` routes them), and whether every
         context named in the manifests could be resolved (one that cannot is an error; the other
         targets are still reconciled)."""
+        from .access import access_refusals
         from .client import Target, TargetError, resolve_context
         from .route import route_estate
 
         unresolved: dict[str, Any] = {}
+        # always enforced here: no `access` list in the config allows only the controller's own target
+        refused: dict[str, list[str]] = {}
+        for refusal in access_refusals(estate, self.options.config, ["default", self.target.context]):
+            refused.setdefault(refusal.context, []).append(str(refusal))
+        for name, reasons in refused.items():
+            self.count_error("access", "refused, nothing is planned for this context: " + "; ".join(reasons), context=name)
 
         def resolve(name: str) -> Any:
+            if name in refused:
+                unresolved[name] = Target(servers=(f"refused://{name}",), context=name)
+                return unresolved[name]
             try:
                 return resolve_context(name, self.options.config, accounts=getattr(estate, "accounts", None))
             except TargetError as exc:

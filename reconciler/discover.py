@@ -36,7 +36,8 @@ from .limits import account_limits, monitor_json, server_limits
 
 __all__ = ["target_facts", "discover", "write_target", "main"]
 
-_PING_TIMEOUT = 1.0
+_PING_TIMEOUT = 1.0  # seconds without an answer that end the collection
+_PING_QUIET = 0.25  # ... once every server of the cluster answered
 
 
 def target_facts(
@@ -52,13 +53,14 @@ def target_facts(
     endpoints of the connected server; ``peers``: ``$SYS.REQ.SERVER.PING.VARZ`` answers."""
     cluster = info.get("cluster") if isinstance(info.get("cluster"), str) and info.get("cluster") else None
     size: int | None = None
-    meta = (jsz or {}).get("meta_cluster") or {}
-    if isinstance(meta.get("cluster_size"), int) and meta["cluster_size"] > 0:
+    meta = (jsz or {}).get("meta_cluster")
+    meta = meta if isinstance(meta, dict) else {}
+    if isinstance(meta.get("cluster_size"), int) and not isinstance(meta["cluster_size"], bool) and meta["cluster_size"] > 0:
         size = meta["cluster_size"]
         cluster = cluster or (meta.get("name") if isinstance(meta.get("name"), str) else None)
     elif cluster:
-        urls = info.get("connect_urls") or []
-        size = max(len(set(urls)), 1)
+        urls: Any = info.get("connect_urls")
+        size = max(len({u for u in (urls if isinstance(urls, list) else []) if isinstance(u, str)}), 1)
     clustered = size is not None and (size > 1 or cluster is not None)
     servers: tuple[TargetServer, ...] | None = None
     if peers:
@@ -66,9 +68,9 @@ def target_facts(
             sorted(
                 (
                     TargetServer(
-                        name=p.get("server_name") or p.get("name"),
-                        cluster=((p.get("cluster") or {}).get("name") if isinstance(p.get("cluster"), dict) else None) or None,
-                        tags=tuple(t for t in (p.get("tags") or []) if isinstance(t, str)),
+                        name=_text(p.get("server_name")) or _text(p.get("name")),
+                        cluster=_text(p["cluster"].get("name")) if isinstance(p.get("cluster"), dict) else None,
+                        tags=_tags(p.get("tags")),
                     )
                     for p in peers
                 ),
@@ -76,7 +78,7 @@ def target_facts(
             )
         )
     version = info.get("version") if isinstance(info.get("version"), str) else None
-    payload = info.get("max_payload") if isinstance(info.get("max_payload"), int) else None
+    payload = info.get("max_payload") if isinstance(info.get("max_payload"), int) and not isinstance(info.get("max_payload"), bool) else None
     return LintTarget(
         server_version=version,
         clustered=clustered,
@@ -89,48 +91,78 @@ def target_facts(
     )
 
 
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _tags(value: Any) -> tuple[str, ...]:
+    return tuple(t for t in value if isinstance(t, str)) if isinstance(value, list) else ()
+
+
 def discover(client: Any, target: Any = None) -> LintTarget:
     """Read the facts from a connected :class:`reconciler.client.JsClient` (``target``: its
-    :class:`reconciler.client.Target`, whose monitor URL is read when it names one)."""
+    :class:`reconciler.client.Target`, whose monitor URL is read when it names one). Peers are
+    believed by the rule of :mod:`reconciler._discover_trust`; the facts are checked before they
+    are returned."""
+    from ._discover_trust import PING_DEADLINE, check_facts, cluster_ids, verified_peers
+
     info = dict(getattr(client.nc, "_server_info", None) or {})
     js_info = client.request("INFO")
-    varz = jsz = None
+    varz = jsz = routez = None
     if target is not None and target.monitor:
         varz = monitor_json(target, "varz")
         try:  # the meta group's size; without it the size comes from the servers the server advertises
             jsz = monitor_json(target, "jsz", "the JetStream meta group")
         except TargetError:
             jsz = None
-    peers = client.run(_ping_varz(client.nc))
-    return target_facts(info, js_info, varz, jsz, peers)
+        try:
+            routez = monitor_json(target, "routez", "the server's routes")
+        except TargetError:
+            routez = None
+    ids, why = cluster_ids(info, varz, routez)
+    peers = None
+    if ids is not None and varz is not None:
+        answers = client.run(_ping_varz(client.nc, set(ids), PING_DEADLINE))
+        if answers is not None:
+            peers, notes = verified_peers(answers, ids, varz)
+            for note in notes:
+                print(f"jsops: warning: {note}", file=sys.stderr)
+    elif why:
+        print(f"jsops: servers (for placement) left out: {why}", file=sys.stderr)
+    facts = target_facts(info, js_info, varz, jsz, peers)
+    check_facts(facts)
+    return facts
 
 
-async def _ping_varz(nc: Any) -> list[dict[str, Any]] | None:
-    """Every server's VARZ through the system account, or None when this user may not ask."""
+async def _ping_varz(nc: Any, expected: set[str], deadline: float) -> list[dict[str, Any]] | None:
+    """Every answer to the VARZ ping within ``deadline`` seconds (the whole collection), or None
+    when this user may not ask. Ends early once every ``expected`` id answered and a short while
+    passed without another answer (a second answer for an id is how a forgery shows)."""
+    import asyncio
 
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline
     answers: list[dict[str, Any]] = []
-    inbox = nc.new_inbox()
+    seen: set[str] = set()
     try:
-        sub = await nc.subscribe(inbox)
-        await nc.publish("$SYS.REQ.SERVER.PING.VARZ", b"{}", reply=inbox)
-        await nc.flush(timeout=2)
-        while True:
+        sub = await nc.subscribe(nc.new_inbox())
+        await nc.publish("$SYS.REQ.SERVER.PING.VARZ", b"{}", reply=sub.subject)
+        await nc.flush(timeout=min(2.0, deadline))
+        while (left := end - loop.time()) > 0:
+            quiet = _PING_QUIET if expected <= seen else _PING_TIMEOUT
             try:
-                msg = await sub.next_msg(timeout=_PING_TIMEOUT)
-            except TimeoutError:
-                break
-            except Exception:
+                msg = await sub.next_msg(timeout=min(left, quiet))
+            except Exception:  # a timeout: quiet for that long
                 break
             try:
                 data = json.loads(msg.data)
             except ValueError:
                 continue
-            body = data.get("data") if isinstance(data, dict) else None
-            server = data.get("server") if isinstance(data, dict) else None
-            if isinstance(body, dict):
-                if isinstance(server, dict):
-                    body.setdefault("server_name", server.get("name"))
-                answers.append(body)
+            if isinstance(data, dict):
+                answers.append(data)
+                server = data.get("server")
+                if isinstance(server, dict) and isinstance(server.get("id"), str):
+                    seen.add(server["id"])
         await sub.unsubscribe()
     except Exception:
         return None

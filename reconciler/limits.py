@@ -14,21 +14,14 @@ refuses and a plan right after an apply is not empty.
 
 from __future__ import annotations
 
-import base64
-import json
-import urllib.error
-import urllib.request
 from typing import Any
 
 from linter import Target as LintTarget
 from linter.model.target import AccountLimits, ServerLimits
 
-from .client import JsClient, Target, TargetError
+from .client import ACCOUNT_INFO, AnswerError, JsClient, Target, TargetError, answer_problem
 
 __all__ = ["read_limits", "account_limits", "server_limits", "monitor_json"]
-
-MONITOR_TIMEOUT = 5.0
-
 
 def _positive(v: Any) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
@@ -36,6 +29,9 @@ def _positive(v: Any) -> int | None:
 
 def account_limits(info: dict[str, Any]) -> AccountLimits:
     """The account's limits from a ``$JS.API.INFO`` answer (unlimited values are left out)."""
+    problem = answer_problem(info, ACCOUNT_INFO, "INFO")
+    if problem:
+        raise AnswerError(problem)
     lim = info.get("limits") or {}
     tiers = info.get("tiers") or {}
     if not any(_positive(v) for v in lim.values()) and len(tiers) == 1:
@@ -54,7 +50,9 @@ def account_limits(info: dict[str, Any]) -> AccountLimits:
 
 def server_limits(varz: dict[str, Any]) -> ServerLimits:
     """The server's ``jetstream { limits }`` from a ``/varz`` answer."""
-    lim = ((varz.get("jetstream") or {}).get("limits")) or {}
+    js = varz.get("jetstream")
+    lim = js.get("limits") if isinstance(js, dict) else None
+    lim = lim if isinstance(lim, dict) else {}
     return ServerLimits(
         max_ack_pending=_positive(lim.get("max_ack_pending")),
         max_request_batch=_positive(lim.get("max_request_batch")),
@@ -64,27 +62,17 @@ def server_limits(varz: dict[str, Any]) -> ServerLimits:
 
 
 def monitor_json(target: Target, endpoint: str, what: str = "the server's limits") -> dict[str, Any]:
-    """``<monitor>/<endpoint>`` (``varz``, ``jsz``) as a JSON object; user information in the monitor
-    URL is sent as HTTP basic auth (for a monitoring port behind an authenticating proxy), never as
-    part of the request URL."""
+    """``<monitor>/<endpoint>`` (``varz``, ``jsz``) as a JSON object, read within a deadline and a
+    size cap (:mod:`reconciler.monitor_http`); user information in the monitor URL is sent as HTTP
+    basic auth (for a monitoring port behind an authenticating proxy), never as part of the URL."""
+    from .monitor_http import MonitorError, get_json
+
     base, user, password = target.monitor_url()
-    base = base.rstrip("/")
-    url = f"{base}/{endpoint}"
-    req = urllib.request.Request(url)
-    if user is not None:
-        token = base64.b64encode(f"{user}:{password or ''}".encode()).decode()
-        req.add_header("Authorization", f"Basic {token}")
+    url = f"{base.rstrip('/')}/{endpoint}"
     try:
-        with urllib.request.urlopen(req, timeout=MONITOR_TIMEOUT) as resp:  # noqa: S310 (http(s) only)
-            data = json.loads(resp.read())
-    except urllib.error.HTTPError as exc:
-        raise TargetError(f"cannot read {what} from {url}: HTTP {exc.code} {target.scrub(str(exc.reason))}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", None) or exc
-        raise TargetError(f"cannot read {what} from {url}: {target.scrub(str(reason))}") from None
-    if not isinstance(data, dict):
-        raise TargetError(f"{url} did not answer with a JSON object")
-    return data
+        return get_json(url, user=user, password=password)
+    except MonitorError as exc:
+        raise TargetError(f"cannot read {what} from {url}: {target.scrub(str(exc))}") from None
 
 
 def _merge(live: Any, declared: Any) -> Any:

@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from procs import spawn
+
 __all__ = ["NatsServer", "NatsCluster", "free_port", "server_binary", "release_binary"]
 
 
@@ -85,7 +87,7 @@ class NatsServer:
             f"{self.extra_config}\n"
         )
         log = open(Path(self._tmp.name) / "server.log", "wb")
-        self.process = subprocess.Popen([self.binary or server_binary(), "-c", str(conf)], stdout=log, stderr=log)
+        self.process = spawn([self.binary or server_binary(), "-c", str(conf)], stdout=log, stderr=log)
         self._wait(timeout)
         return self
 
@@ -102,7 +104,7 @@ class NatsServer:
             return self.start(timeout)
         conf = Path(self._tmp.name) / "server.conf"
         log = open(Path(self._tmp.name) / "server.log", "ab")
-        self.process = subprocess.Popen([self.binary or server_binary(), "-c", str(conf)], stdout=log, stderr=log)
+        self.process = spawn([self.binary or server_binary(), "-c", str(conf)], stdout=log, stderr=log)
         self._wait(timeout)
         return self
 

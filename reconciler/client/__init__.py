@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .jsclient import NO_JETSTREAM, ConnectError, JetStreamDisabled, JsApiError, JsClient
+from .answers import ACCOUNT_INFO, answer_problem
+from .jsclient import NO_JETSTREAM, AnswerError, ConnectError, JetStreamDisabled, JsApiError, JsClient
 from .kv import KvBucket, WrongRevision
 from .target import (
     Target,
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NO_JETSTREAM",
+    "ACCOUNT_INFO",
+    "AnswerError",
+    "answer_problem",
     "ConnectError",
     "Connection",
     "JetStreamDisabled",

@@ -12,16 +12,23 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from ..errors import PermanentError, ReconcilerError, TemporaryError
+from .answers import ERROR_SHAPE, answer_problem, info_shape, list_page
 from .kv import KvBucket, abind_bucket
 from .target import Target, TargetError
 
-__all__ = ["JsClient", "JsApiError", "ConnectError", "JetStreamDisabled", "NO_JETSTREAM"]
+__all__ = ["JsClient", "JsApiError", "AnswerError", "ConnectError", "JetStreamDisabled", "NO_JETSTREAM",
+           "MAX_LIST_PAGES", "MAX_LIST_ITEMS", "MAX_LIST_BYTES"]
 
 T = TypeVar("T")
 
 RECONNECT_ATTEMPTS = 3  # per server of a cluster, after the connected one was lost
 RECONNECT_WAIT = 0.25  # seconds between attempts at one server
 RECONNECT_BUDGET = 10.0  # seconds a request waits for the client to reconnect
+# A listing ends within these bounds, or is an error: a server whose list never ends (or whose
+# pages are huge) must not fill the memory (one page holds at most 256 infos on nats-server).
+MAX_LIST_PAGES = 2_000
+MAX_LIST_ITEMS = 100_000
+MAX_LIST_BYTES = 256 * 1024 * 1024
 _READS = ("INFO", "STREAM.INFO.", "STREAM.LIST", "STREAM.NAMES", "CONSUMER.INFO.", "CONSUMER.LIST.", "CONSUMER.NAMES.")
 
 
@@ -52,6 +59,17 @@ class JsApiError(ReconcilerError):
         return self.err_code is None and self.code is None and not isinstance(self, PermanentError)
 
 
+class AnswerError(JsApiError, PermanentError):
+    """An answer whose shape is not the API's (a string where a number belongs, a list that never
+    ends): the message names the request and the field."""
+
+
+def _check(value: Any, shape: Any, what: str) -> None:
+    problem = answer_problem(value, shape, what)
+    if problem:
+        raise AnswerError(problem)
+
+
 class JetStreamDisabled(JsApiError, PermanentError):
     """No responder on the JetStream API: the server (or the account, or the domain) has no JetStream."""
 
@@ -68,6 +86,7 @@ class JsClient:
         self.target = target
         self.timeout = timeout
         self.requests = 0
+        self.last_size = 0  # bytes of the answer arequest returned last
         self.loop = asyncio.new_event_loop()
         self._sem: asyncio.Semaphore | None = None
         self._concurrency = concurrency
@@ -149,6 +168,8 @@ class JsClient:
         return self.loop.run_until_complete(coro)
 
     async def arequest(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The decoded answer (every request goes through here); :attr:`last_size` is set to its
+        size in bytes just before it returns."""
         if self._sem is None:
             self._sem = asyncio.Semaphore(self._concurrency)
         payload = json.dumps(body, separators=(",", ":")).encode() if body is not None else b""
@@ -187,10 +208,12 @@ class JsClient:
         except ValueError:
             raise JsApiError("the server answered with invalid JSON") from None
         if not isinstance(resp, dict):
-            raise JsApiError("the server answered with an unexpected value")
+            raise AnswerError(f"the server's answer to {what} request is not a JSON object")
+        _check(resp, ERROR_SHAPE, _label(subject))
         err = resp.get("error")
         if err:
             raise JsApiError(str(err.get("description", "error")), err.get("err_code"), err.get("code"))
+        self.last_size = len(msg.data)
         return resp
 
     def request(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -216,32 +239,41 @@ class JsClient:
 
     # -- listing ---------------------------------------------------------------------------------
 
+    async def _alist(self, subject: str, key: str, shape: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+        """Every item of a paged list (and the names a cluster reported missing), within
+        :data:`MAX_LIST_PAGES` pages, :data:`MAX_LIST_ITEMS` items and :data:`MAX_LIST_BYTES` bytes."""
+        out: list[dict[str, Any]] = []
+        missing: list[str] = []
+        offset = size = 0
+        what = _label(subject)
+        for _ in range(MAX_LIST_PAGES):
+            resp = await self.arequest(subject, {"offset": offset})
+            size += self.last_size  # set by this request: nothing ran in between
+            _check(resp, list_page(key), what)
+            page = resp.get(key) or []
+            for i, item in enumerate(page):
+                _check(item, shape, f"{what} ({key}[{i}] at offset {offset})")
+            out.extend(page)
+            missing.extend(resp.get("missing") or [])
+            offset += len(page) + len(resp.get("missing") or [])
+            if not page or offset >= (resp.get("total") or 0):
+                return out, missing
+            if len(out) > MAX_LIST_ITEMS or size > MAX_LIST_BYTES:
+                break
+        else:
+            raise AnswerError(f"the server's {what} did not end after {MAX_LIST_PAGES} pages ({len(out)} items); "
+                              "jsops reads no more (a server whose list never ends?)")
+        raise AnswerError(f"the server's {what} did not end after {len(out)} items ({size} bytes, "
+                          f"bounds {MAX_LIST_ITEMS} items, {MAX_LIST_BYTES} bytes); jsops reads no more")
+
     async def alist_streams(self) -> tuple[list[dict[str, Any]], list[str]]:
         """Every StreamInfo via ``STREAM.LIST`` pages, and the names a cluster reported missing
         (streams whose leader did not answer in time)."""
-        out: list[dict[str, Any]] = []
-        missing: list[str] = []
-        offset = 0
-        while True:
-            resp = await self.arequest("STREAM.LIST", {"offset": offset})
-            page = resp.get("streams") or []
-            out.extend(page)
-            missing.extend(str(m) for m in resp.get("missing") or [])
-            offset += len(page) + len(resp.get("missing") or [])
-            if not page or offset >= int(resp.get("total") or 0):
-                return out, missing
+        return await self._alist("STREAM.LIST", "streams", info_shape("StreamConfig"))
 
     async def alist_consumers(self, stream: str) -> list[dict[str, Any]]:
         """Every ConsumerInfo of ``stream`` via ``CONSUMER.LIST.<stream>`` pages."""
-        out: list[dict[str, Any]] = []
-        offset = 0
-        while True:
-            resp = await self.arequest(f"CONSUMER.LIST.{stream}", {"offset": offset})
-            page = resp.get("consumers") or []
-            out.extend(page)
-            offset += len(page)
-            if not page or offset >= int(resp.get("total") or 0):
-                return out
+        return (await self._alist(f"CONSUMER.LIST.{stream}", "consumers", info_shape("ConsumerConfig")))[0]
 
     # -- writes ----------------------------------------------------------------------------------
 
@@ -255,7 +287,9 @@ class JsClient:
         return await self.arequest(f"STREAM.DELETE.{name}")
 
     async def astream_info(self, name: str) -> dict[str, Any]:
-        return await self.arequest(f"STREAM.INFO.{name}")
+        info = await self.arequest(f"STREAM.INFO.{name}")
+        _check(info, info_shape("StreamConfig"), "STREAM.INFO")
+        return info
 
     async def aput_consumer(self, stream: str, config: dict[str, Any], action: str = "") -> dict[str, Any]:
         name = config.get("durable_name") or config.get("name")
@@ -268,7 +302,9 @@ class JsClient:
         return await self.arequest(f"CONSUMER.DELETE.{stream}.{name}")
 
     async def aconsumer_info(self, stream: str, name: str) -> dict[str, Any]:
-        return await self.arequest(f"CONSUMER.INFO.{stream}.{name}")
+        info = await self.arequest(f"CONSUMER.INFO.{stream}.{name}")
+        _check(info, info_shape("ConsumerConfig"), "CONSUMER.INFO")
+        return info
 
     async def apause_consumer(self, stream: str, name: str, until: str | None) -> dict[str, Any]:
         """Pause the consumer until ``until`` (RFC 3339), or resume it (``None``): 2.11+."""
@@ -290,6 +326,12 @@ class JsClient:
     async def akey_value(self, bucket: str, *, ttl: float, description: str = "") -> KvBucket:
         """The KeyValue bucket ``bucket`` (created with max age ``ttl`` and history 1 if missing)."""
         return await abind_bucket(self.nc, self.target.api, bucket, ttl=ttl, description=description)
+
+
+def _label(subject: str) -> str:
+    """The API request without the names in it: ``STREAM.LIST``, ``CONSUMER.INFO``, ``INFO``."""
+    tokens = subject.split(".")
+    return ".".join(tokens[:2]) if tokens[0] in ("STREAM", "CONSUMER") and len(tokens) > 1 else tokens[0]
 
 
 def _describe(exc: BaseException) -> str:

@@ -10,11 +10,8 @@ import json
 import os
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,8 +19,9 @@ from typing import Any
 import pytest
 
 from profiler.job import build_profiles
-from profiler.submit import spark_home
 from profiler.synthetic import default_spec, generate
+
+from .sparkcluster import standalone
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_PYTHON = "/nonexistent/python-for-executors"
@@ -32,60 +30,14 @@ pytestmark = pytest.mark.skipif(shutil.which("java") is None and not os.environ.
                                 reason="a Spark standalone cluster needs Java 17+ (no java on PATH, no JAVA_HOME)")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _alive_workers(ui_port: int) -> int:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=2) as r:
-            return int(json.load(r).get("aliveworkers", 0))
-    except (OSError, ValueError):
-        return 0
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """spark://127.0.0.1:PORT with two registered workers (stopped, by process id, at the end)."""
-    d = tmp_path_factory.mktemp("cluster")
-    home = spark_home()
-    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_DAEMON_MEMORY": "256m"}
-    spark_class = str(home / "bin" / "spark-class")
-    port, ui = _free_port(), _free_port()
-    url = f"spark://127.0.0.1:{port}"
-    procs: list[subprocess.Popen[bytes]] = []
-
-    def start(name: str, *args: str) -> None:
-        with open(d / f"{name}.log", "wb") as log:
-            procs.append(subprocess.Popen([spark_class, *args], stdout=log, stderr=subprocess.STDOUT, env=env,
-                                          cwd=d, start_new_session=True))
-
+    """spark://127.0.0.1:PORT with two registered workers (stopped by process group at the end)."""
     try:
-        start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
-              "--webui-port", str(ui))
-        for i in (1, 2):
-            work = d / f"work{i}"
-            work.mkdir()
-            start(f"worker{i}", "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
-                  "--webui-port", str(_free_port()), "--cores", "1", "--memory", "512m", "--work-dir", str(work), url)
-        deadline = time.monotonic() + 120
-        while _alive_workers(ui) < 2:
-            if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
-                logs = "\n".join(f"--- {f.name}\n{f.read_text(errors='replace')[-1500:]}" for f in d.glob("*.log"))
-                pytest.fail(f"the standalone cluster did not come up with two workers:\n{logs}")
-            time.sleep(0.5)
-        yield url
-    finally:
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        with standalone(tmp_path_factory.mktemp("cluster")) as (url, _):
+            yield url
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from pathlib import Path
 import nats
 import pytest
 from natsserver import NatsServer, free_port, server_binary  # noqa: E402
+from procs import spawn
 
 from profiler.collect import CollectOptions, collect
 from reconciler.client import Target
@@ -55,7 +56,7 @@ def test_counts_per_interval_name_consumers_without_sample_freq(tmp_path: Path) 
 
 def test_a_server_without_jetstream_is_an_error(tmp_path: Path) -> None:
     port = free_port()
-    proc = subprocess.Popen([server_binary(), "-a", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = spawn([server_binary(), "-a", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:

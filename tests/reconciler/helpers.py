@@ -7,11 +7,19 @@ import contextlib
 import io
 import json
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
 import nats
+import nats.errors
 from natsserver import NatsCluster, NatsServer  # noqa: E402
+
+# Reads asked again through a leader election, and the answers that mean one is going on.
+_READS = ("$JS.API.INFO", "$JS.API.STREAM.INFO.", "$JS.API.STREAM.NAMES", "$JS.API.STREAM.LIST",
+          "$JS.API.CONSUMER.INFO.", "$JS.API.CONSUMER.NAMES.", "$JS.API.CONSUMER.LIST.")
+ELECTION_CODES = (10008, 10009)  # cluster unavailable (no meta leader), not the leader
+ELECTION_PATIENCE = 60.0  # seconds a read waits for a leader
 
 __all__ = ["Js", "run", "manifest", "writes", "WRITES", "NatsServer", "NatsCluster"]
 
@@ -23,11 +31,27 @@ class Js:
         self.loop = asyncio.new_event_loop()
         self.nc = self.loop.run_until_complete(nats.connect(url.split(","), connect_timeout=5, max_reconnect_attempts=0, **opts))
 
-    def request(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    def request(self, subject: str, body: dict[str, Any] | None = None, *, patience: float = ELECTION_PATIENCE) -> dict[str, Any]:
+        """One API request; a read is asked again through a leader election (no answer in time, or
+        10008/10009: nothing was done) for up to ``patience`` seconds, so that a test on a loaded
+        machine does not fail while a cluster elects a leader."""
         payload = json.dumps(body).encode() if body is not None else b""
-        msg = self.loop.run_until_complete(self.nc.request(subject, payload, timeout=10))
-        answer: dict[str, Any] = json.loads(msg.data)
-        return answer
+        read = subject.startswith(_READS)
+        deadline = time.monotonic() + patience
+        while True:
+            try:
+                msg = self.loop.run_until_complete(self.nc.request(subject, payload, timeout=10))
+            except (nats.errors.TimeoutError, nats.errors.NoRespondersError):
+                if not read or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+                continue
+            answer: dict[str, Any] = json.loads(msg.data)
+            code = (answer.get("error") or {}).get("err_code") if isinstance(answer.get("error"), dict) else None
+            if read and code in ELECTION_CODES and time.monotonic() < deadline:
+                time.sleep(0.5)
+                continue
+            return answer
 
     def ok(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         resp = self.request(subject, body)

@@ -113,7 +113,8 @@ def test_controller_reconciles_every_routed_target(two_servers, tmp_path: Path, 
 
     a, b = two_servers
     monkeypatch.chdir(tmp_path)
-    (tmp_path / ".jsops.yaml").write_text(f"contexts:\n  default: {{server: '{a.url}'}}\n  west: {{server: '{b.url}'}}\n")
+    (tmp_path / ".jsops.yaml").write_text(f"contexts:\n  default: {{server: '{a.url}'}}\n  west: {{server: '{b.url}'}}\n"
+                                          "access: [{paths: [m], contexts: [west]}]\n")
     config = load_config(str(tmp_path / ".jsops.yaml"))
     m = tmp_path / "m"
     manifest(m, "orders.yaml", STREAM_YAML)
@@ -175,6 +176,7 @@ def test_an_unresolvable_context_fails_the_round_not_the_other_targets(server: N
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))  # no natscli contexts
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     manifest(tmp_path / "m", "far.yaml", _west("FAR", "far").replace("context: west", "context: nowhere"))
+    (tmp_path / ".jsops.yaml").write_text("access: [{paths: ['**'], contexts: ['*']}]\n")
     log = tmp_path / "events.jsonl"
     assert main(["m", "--server", server.url, "--listen", "none", "--once", "--no-lease", "--log-file", str(log)]) == 1
     assert js.streams() == ["ORDERS"]  # the default target is reconciled; FAR goes nowhere

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from natsserver import free_port, server_binary
+from procs import spawn
 
 from linter.config import load_config
 from reconciler.client import TargetError, add_target_arguments, selected_context, split_servers, target_from_args
@@ -128,7 +129,7 @@ def test_target_errors_say_what_is_wrong(home: Path, monkeypatch: pytest.MonkeyP
     rc, out, err = run("plan", "m", "-s", "http://127.0.0.1:8222")
     assert rc == 1 and "has the scheme http://" in err
     port = free_port()
-    proc = subprocess.Popen([server_binary(), "-a", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = spawn([server_binary(), "-a", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(200):  # until the server takes connections
             try:

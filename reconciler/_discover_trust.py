@@ -1,0 +1,116 @@
+"""What ``jsops discover`` may believe: which VARZ answers come from the connected cluster's servers,
+and whether the facts it is about to write are plausible.
+
+**The rule for peers.** ``$SYS.REQ.SERVER.PING.VARZ`` is a subject: any client allowed to
+subscribe to it can answer, with any server name and tags. The ids of the cluster's servers are
+therefore taken from the connected server itself, over its HTTP monitoring endpoint, which no NATS
+client can answer for: ``/varz``'s ``server_id`` (which must be the ``server_id`` of the INFO the
+NATS connection received: the same server) and ``/routez``'s ``remote_id`` and ``remote_name`` of
+each route (the cluster's other servers). An answer is kept only when its ``server.id`` is one of
+those ids, its ``data.server_id`` is the same id, and its name is the one the monitor gives for
+that id; answers from any other id are dropped and counted in a warning. ``servers`` is written
+only when every id answered exactly once: two answers for one id (a forgery racing the real
+server) or an id with no answer leave it out, as a partial or forged list would make placement
+predictions wrong. Without ``--monitor`` nothing can be checked and ``servers`` is left out.
+The servers of other clusters of a supercluster (gateways) are not routes of the connected server:
+their answers are dropped (placement in other clusters is then not judged offline).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .client import TargetError
+
+__all__ = ["cluster_ids", "verified_peers", "check_facts", "PING_DEADLINE"]
+
+PING_DEADLINE = 3.0  # seconds for the whole VARZ collection, however many answers keep coming
+_RELEASE = re.compile(r"\d{1,4}\.\d{1,4}\.\d{1,4}(-[0-9A-Za-z.-]{1,64})?(\+[0-9A-Za-z.-]{1,64})?")
+_NAME = re.compile(r"[^\s\x00-\x1f\x7f]{1,256}")  # names and tags: printable, no whitespace
+_TAG = re.compile(r"[^\x00-\x1f\x7f]{1,256}")  # tags may hold a space, never a control character
+MAX_PAYLOAD = 64 * 1024 * 1024  # nats-server's own upper bound
+MAX_CLUSTER = 1024
+
+
+def cluster_ids(info: dict[str, Any], varz: dict[str, Any] | None, routez: dict[str, Any] | None) -> tuple[dict[str, str | None] | None, str]:
+    """The cluster's server ids and names ({id: name}), or None and why they cannot be known."""
+    if varz is None or routez is None:
+        return None, "the servers' VARZ answers can be checked only against the server's monitoring endpoint (--monitor)"
+    own = info.get("server_id")
+    if not isinstance(own, str) or varz.get("server_id") != own:
+        return None, "the monitoring endpoint is not the server the NATS connection reached (its server_id differs)"
+    ids: dict[str, str | None] = {own: varz.get("server_name") if isinstance(varz.get("server_name"), str) else None}
+    routes = routez.get("routes")
+    if not isinstance(routes, list) and routes is not None:
+        return None, "/routez answered without a list of routes"
+    for route in routes or []:
+        if isinstance(route, dict) and isinstance(route.get("remote_id"), str):
+            name = route.get("remote_name")
+            ids[route["remote_id"]] = name if isinstance(name, str) else None
+    return ids, ""
+
+
+def verified_peers(answers: list[dict[str, Any]], ids: dict[str, str | None], varz: dict[str, Any]) -> tuple[list[dict[str, Any]] | None, list[str]]:
+    """The VARZ bodies of ``answers`` that the rule keeps (None: ``servers`` is not written), and
+    warnings to print."""
+    notes: list[str] = []
+    kept: dict[str, dict[str, Any]] = {}
+    dropped = twice = 0
+    for answer in answers:
+        server: Any = answer.get("server")
+        server = server if isinstance(server, dict) else {}
+        body: Any = answer.get("data")
+        sid = server.get("id")
+        if not isinstance(body, dict) or sid not in ids or body.get("server_id") != sid:
+            dropped += 1
+            continue
+        name = body.get("server_name") or server.get("name")
+        if ids[sid] is not None and name != ids[sid]:
+            dropped += 1
+            continue
+        if sid in kept:
+            twice += 1
+            continue
+        if sid == varz.get("server_id") and body.get("tags") != varz.get("tags"):
+            dropped += 1  # the connected server's own tags are known from its monitor
+            continue
+        kept[sid] = {**body, "server_name": name}
+    if dropped:
+        notes.append(f"{dropped} VARZ answer(s) did not come from a server of the connected cluster and were left out")
+    if twice:
+        notes.append(f"{twice} server(s) of the cluster answered more than once (is something answering in their name?); "
+                     "servers is left out")
+        return None, notes
+    missing = sorted(set(ids) - set(kept))
+    if missing:
+        notes.append(f"{len(missing)} server(s) of the cluster did not answer the VARZ ping (no system account access?); "
+                     "servers is left out")
+        return None, notes
+    return [kept[k] for k in sorted(kept)], notes
+
+
+def _bad(what: str, value: Any) -> TargetError:
+    shown = repr(value)
+    return TargetError(f"the server gave {what} {shown[:80] + ('...' if len(shown) > 80 else '')}, which is not plausible; "
+                       "nothing was written")
+
+
+def check_facts(facts: Any) -> None:
+    """Refuse facts no real server gives (a release with a newline, a name with control characters)
+    before they reach ``.jsops.yaml``."""
+    if facts.server_version is not None and not _RELEASE.fullmatch(facts.server_version):
+        raise _bad("the release", facts.server_version)
+    if facts.cluster_name is not None and not _NAME.fullmatch(facts.cluster_name):
+        raise _bad("the cluster name", facts.cluster_name)
+    if facts.max_payload is not None and not 0 < facts.max_payload <= MAX_PAYLOAD:
+        raise _bad("max_payload", facts.max_payload)
+    if facts.cluster_size is not None and not 0 < facts.cluster_size <= MAX_CLUSTER:
+        raise _bad("the cluster size", facts.cluster_size)
+    for server in facts.servers or ():
+        for what, value, pattern in (("a server name", server.name, _NAME), ("a cluster name", server.cluster, _NAME)):
+            if value is not None and not pattern.fullmatch(value):
+                raise _bad(what, value)
+        for tag in server.tags:
+            if not _TAG.fullmatch(tag):
+                raise _bad("a server tag", tag)

@@ -1,0 +1,207 @@
+"""The shapes of JetStream API answers: a server (or anything answering on ``$JS.API``) that sends a
+string where a number belongs gets a clear error naming the field, never a crash further on.
+
+Config fields are checked against the linter's config records (``linter.model.config``: the one
+home of each field's type); the envelopes (pages, StreamInfo/ConsumerInfo state, INFO) are
+declared here as mappings of key to type. Only JSON types are checked (a string, an integer, a
+list...), not values: a new server may send a retention policy this jsops does not know yet, and
+keys jsops does not know are passed over.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+import typing
+from typing import Any, Literal, Union
+
+__all__ = ["answer_problem", "info_shape", "list_page", "ACCOUNT_INFO", "ERROR_SHAPE"]
+
+
+_JSON_NAMES = {str: "a string", int: "an integer", bool: "a boolean", float: "a number", list: "a list",
+               dict: "an object", type(None): "null"}
+
+
+def _kind(value: Any) -> str:
+    return _JSON_NAMES.get(type(value), type(value).__name__)
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls, include_extras=True)
+
+
+# A checker returns None when the value has the shape, else (the path below it, what was expected);
+# None instead of a checker: anything goes. Shapes are compiled once (a check runs per listed object).
+Checker = typing.Callable[[Any], tuple[str, str] | None]
+
+
+def _simple(kinds: tuple[type, ...], expected: str, no_bool: bool = False) -> Checker:
+    def check(value: Any) -> tuple[str, str] | None:
+        if value is None or (isinstance(value, kinds) and not (no_bool and isinstance(value, bool))):
+            return None
+        return "", expected
+    return check
+
+
+def _envelope(fields: dict[str, Checker | None]) -> Checker:
+    table = {k: c for k, c in fields.items() if c is not None}
+
+    def check(value: Any) -> tuple[str, str] | None:
+        if not isinstance(value, dict):
+            return None if value is None else ("", "an object")
+        for key, v in value.items():
+            c = table.get(key)
+            if c is not None:
+                found = c(v)
+                if found:
+                    return f".{key}{found[0]}", found[1]
+        return None
+    return check
+
+
+def _items(item: Checker | None, kind: type) -> Checker:
+    expected = "a list" if kind is list else "an object"
+
+    def check(value: Any) -> tuple[str, str] | None:
+        if value is None:
+            return None
+        if not isinstance(value, kind):
+            return "", expected
+        if item is not None:
+            whole: Any = value
+            pairs: Any = enumerate(whole) if isinstance(whole, list) else whole.items()
+            for k, v in pairs:
+                found = item(v)
+                if found:
+                    return (f"[{k}]" if kind is list else f".{k}") + found[0], found[1]
+        return None
+    return check
+
+
+def _union(options: list[Checker]) -> Checker:
+    def check(value: Any) -> tuple[str, str] | None:
+        problems = [c(value) for c in options]
+        return None if any(p is None for p in problems) else problems[0]
+    return check
+
+
+_SIMPLE: dict[Any, Checker] = {
+    bool: _simple((bool,), "a boolean"), int: _simple((int,), "an integer", no_bool=True),
+    float: _simple((int, float), "a number", no_bool=True), str: _simple((str,), "a string"),
+}
+
+
+def _compile(hint: Any) -> Checker | None:
+    if hint is Any:
+        return None
+    if isinstance(hint, dict):  # an envelope: key -> type
+        return _envelope({k: _compile(v) for k, v in hint.items()})
+    return _compile_type(hint)
+
+
+@functools.cache
+def _compile_type(hint: Any) -> Checker | None:
+    origin = typing.get_origin(hint)
+    if origin is typing.Annotated:
+        return _compile(typing.get_args(hint)[0])
+    if origin in (Union, types.UnionType):
+        compiled = [_compile(a) for a in typing.get_args(hint) if a is not type(None)]
+        options = [c for c in compiled if c is not None]
+        if len(options) < len(compiled):  # one of them takes anything
+            return None
+        return options[0] if len(options) == 1 else _union(options)
+    if origin is Literal:
+        return _SIMPLE.get(type(typing.get_args(hint)[0]))
+    if origin in (list, tuple):
+        return _items(_compile((typing.get_args(hint) or (Any,))[0]), list)
+    if origin is dict:
+        args = typing.get_args(hint)
+        return _items(_compile(args[1]) if args else None, dict)
+    if hint in _SIMPLE:
+        return _SIMPLE[hint]
+    if getattr(hint, "__name__", "") == "datetime":
+        return _SIMPLE[str]
+    if hint is dict:
+        return _items(None, dict)
+    if hint is list:
+        return _items(None, list)
+    if _is_record(hint):  # a config record: its fields' types
+        return _envelope({k: _compile(v) for k, v in _hints(hint).items() if not k.startswith("_")})
+    return None
+
+
+def _is_record(hint: Any) -> bool:
+    from linter.model.records import is_record_class
+
+    return isinstance(hint, type) and is_record_class(hint)
+
+
+def answer_problem(value: Any, shape: Any, what: str) -> str | None:
+    """What is wrong with ``value`` for ``shape`` (one line naming the field), or None."""
+    check = _checker(shape)
+    found = check(value) if check is not None else None
+    if not found:
+        return None
+    field, expected = found[0].lstrip("."), found[1]
+    at = value
+    for part in _walk(field):
+        at = at[part] if isinstance(at, dict) and part in at or isinstance(at, list) and isinstance(part, int) else None
+    return f"the server's answer to {what} is malformed: {field or 'the answer'} is {_kind(at)}, expected {expected}"
+
+
+_COMPILED: dict[int, tuple[Any, Checker | None]] = {}
+
+
+def _checker(shape: Any) -> Checker | None:
+    """The compiled checker of ``shape`` (module-level shapes are compiled once, by identity)."""
+    hit = _COMPILED.get(id(shape))
+    if hit is not None and hit[0] is shape:
+        return hit[1]
+    check = _compile(shape)
+    _COMPILED[id(shape)] = (shape, check)
+    return check
+
+
+def _walk(field: str) -> list[Any]:
+    parts: list[Any] = []
+    for piece in field.replace("[", ".[").split("."):
+        if not piece:
+            continue
+        parts.append(int(piece[1:-1]) if piece.startswith("[") else piece)
+    return parts
+
+
+def _config(kind: str) -> Any:
+    from linter.model import config as records
+
+    return getattr(records, kind)
+
+
+_SEQ = {"stream_seq": int, "consumer_seq": int}
+STREAM_INFO: dict[str, Any] = {
+    "config": dict,  # the record's fields: info_shape
+    "state": {"messages": int, "bytes": int, "first_seq": int, "last_seq": int, "consumer_count": int,
+              "num_subjects": int, "num_deleted": int, "first_ts": str, "last_ts": str},
+}
+CONSUMER_INFO: dict[str, Any] = {
+    "stream_name": str, "name": str, "config": dict, "delivered": _SEQ, "ack_floor": _SEQ,
+    "num_pending": int, "num_ack_pending": int, "num_redelivered": int, "num_waiting": int,
+}
+_LIMITS = dict[str, int | bool]
+ACCOUNT_INFO: dict[str, Any] = {"limits": _LIMITS, "tiers": dict[str, dict[str, Any]]}
+ERROR_SHAPE: dict[str, Any] = {"error": {"description": str, "err_code": int, "code": int}}
+
+
+@functools.cache
+def list_page(key: str) -> dict[str, Any]:
+    """The shape of one ``STREAM.LIST``/``CONSUMER.LIST`` page whose items are under ``key``."""
+    return {key: list[dict[str, Any]], "total": int, "offset": int, "limit": int, "missing": list[str]}
+
+
+@functools.cache
+def info_shape(kind: str) -> dict[str, Any]:
+    """StreamInfo (``kind`` "StreamConfig") or ConsumerInfo ("ConsumerConfig") with its config's fields."""
+    base = STREAM_INFO if kind == "StreamConfig" else CONSUMER_INFO
+    return {**base, "config": _config(kind)}
+
