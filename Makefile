@@ -35,7 +35,7 @@ $(NATS_STAMP): $(STAMP) .ci/fetch-nats-servers
 ## estate, real traffic collected with `jsops collect`, profiled on local Spark, lint with the profiles,
 ## fix + plan + apply, the plan empty, the HTML report (.demo/report.html); stops all it started
 demo: install
-	$(PY) -m reconciler.demo --workdir .demo --traffic-seconds $(DEMO_TRAFFIC_SECONDS)
+	$(PY) -m jsops.reconciler.demo --workdir .demo --traffic-seconds $(DEMO_TRAFFIC_SECONDS)
 
 ## test: set up if needed, then run the whole suite (unit + integration against real nats-server)
 test: install

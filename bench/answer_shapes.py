@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checking the shape of every listed StreamInfo (reconciler.client.answers) against decoding it.
+"""Checking the shape of every listed StreamInfo (jsops.reconciler.client.answers) against decoding it.
 
 A stream list page is decoded (json.loads) and each StreamInfo checked against the StreamConfig
 record's field types before anything uses it. Prints the time per StreamInfo of both, and the ratio
@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from reconciler.client.answers import answer_problem, info_shape  # noqa: E402
+from jsops.reconciler.client.answers import answer_problem, info_shape  # noqa: E402
 
 
 def _info(i: int) -> dict[str, object]:

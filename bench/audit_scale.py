@@ -32,10 +32,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from reconcile_scale import counted, quiet, sweep, timed_plan, write_estate  # noqa: E402
 
-from reconciler.audit.cli import main as audit_main  # noqa: E402
-from reconciler.cli import apply_main  # noqa: E402
-from reconciler.client import JsClient, Target  # noqa: E402
-from reconciler.live import read_live  # noqa: E402
+from jsops.reconciler.audit.cli import main as audit_main  # noqa: E402
+from jsops.reconciler.cli import apply_main  # noqa: E402
+from jsops.reconciler.client import JsClient, Target  # noqa: E402
+from jsops.reconciler.live import read_live  # noqa: E402
 from tests.natsserver import NatsServer  # noqa: E402
 
 
@@ -50,13 +50,13 @@ def timed_audit(url: str) -> tuple[float, int]:
 
 def audit_phases(url: str) -> tuple[float, float, float]:
     """One audit through the internal API, timed per phase."""
-    from linter.config import Config
-    from linter.engine import discover_rules
-    from reconciler.audit.read import read_audit
-    from reconciler.audit.registry import select_live
-    from reconciler.audit.render import render_audit_text
-    from reconciler.audit.run import audit_result
-    from reconciler.audit.static import EstateBuilder
+    from jsops.linter.config import Config
+    from jsops.linter.engine import discover_rules
+    from jsops.reconciler.audit.read import read_audit
+    from jsops.reconciler.audit.registry import select_live
+    from jsops.reconciler.audit.render import render_audit_text
+    from jsops.reconciler.audit.run import audit_result
+    from jsops.reconciler.audit.static import EstateBuilder
 
     rules, live_rules = discover_rules(), select_live({})
     t0 = time.perf_counter()

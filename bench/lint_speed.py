@@ -21,7 +21,7 @@ side by side with yamllint on the same file, in turn (jsops, yamllint, jsops, ..
 ratio holds on a machine whose speed drifts; the figures are medians of wall time and of CPU time
 (user + system of the process, less disturbed by other load), and the ratio is the median of the
 pairs' ratios. jsops's first run with an empty cache (its entry points and parsed files, see
-linter.plugins and linter.load.parse_cache) is shown apart: every later run reads the cache. The load average is
+jsops.linter.plugins and jsops.linter.load.parse_cache) is shown apart: every later run reads the cache. The load average is
 printed with the figures (a loaded machine stretches wall time, CPU time much less).
 Targets: one file at most 1.5x yamllint (issue 11); the whole estate in at most 0.15x yamllint's
 time (issue 2).

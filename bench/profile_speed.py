@@ -90,8 +90,8 @@ def _run_child(a: argparse.Namespace) -> int:
         return 0
     if what in ("floor", "floor-connect", "jsops-connect", "jsops-sail"):
         return _run_connect_child(a, what, data)
-    from profiler.inputs import shuffle_partitions
-    from profiler.job import build_profiles, make_session
+    from jsops.profiler.inputs import shuffle_partitions
+    from jsops.profiler.job import build_profiles, make_session
 
     spark = make_session(a.master, driver_memory=a.driver_memory, shuffle_partitions=shuffle_partitions([data]))
     jvm_pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
@@ -100,8 +100,8 @@ def _run_child(a: argparse.Namespace) -> int:
     if what == "jsops":
         doc, summary = build_profiles(spark, [data])
     else:  # store: build or extend the store a[2] with windows before a[3] (us)
-        from profiler.incremental import build_store_profiles
-        from profiler.partial import Partial
+        from jsops.profiler.incremental import build_store_profiles
+        from jsops.profiler.partial import Partial
 
         doc, summary = build_store_profiles(spark, [data], Path(a.child[2]), Partial(0, 0), until=int(a.child[3]))
     job = time.perf_counter() - t
@@ -133,10 +133,10 @@ def _floor(spark: Any, data: str) -> list[list[Any]]:
 def _run_connect_child(a: argparse.Namespace, what: str, data: str) -> int:
     """floor (cold local Spark), floor-connect / jsops-connect (a warm Connect server at a.child[2]),
     jsops-sail (jsops starts and stops a Sail server, as ``--engine sail`` does)."""
-    from profiler.compute import build_profiles
+    from jsops.profiler.compute import build_profiles
 
     if what == "floor":
-        from profiler.job import make_session
+        from jsops.profiler.job import make_session
 
         spark = make_session(a.master, driver_memory=a.driver_memory, shuffle_partitions=4)
         t = time.perf_counter()
@@ -145,9 +145,9 @@ def _run_connect_child(a: argparse.Namespace, what: str, data: str) -> int:
         spark.stop()
         print("RESULT " + json.dumps({"rows": rows, "job_s": job}), flush=True)
         return 0
-    from profiler.connect import open_session
-    from profiler.inputs import shuffle_partitions
-    from profiler.sail import SailServer
+    from jsops.profiler.connect import open_session
+    from jsops.profiler.inputs import shuffle_partitions
+    from jsops.profiler.sail import SailServer
 
     def run(url: str, check: bool) -> dict[str, Any]:
         spark = open_session(url, shuffle_partitions=shuffle_partitions([data]), extra_conf={}, check=check)
@@ -172,7 +172,7 @@ def _run_connect_child(a: argparse.Namespace, what: str, data: str) -> int:
 
 def _data(prefix: str, acks: int, duration_s: int = 3600) -> tuple[Path, Path]:
     """(JSON lines directory, compacted Parquet directory) of ``acks`` samples, made once."""
-    from profiler.synthetic import default_spec, generate
+    from jsops.profiler.synthetic import default_spec, generate
 
     base = Path(f"{prefix}-{acks}-{duration_s}")
     json_dir, pq_dir = base / "jsonl", base / "parquet"
@@ -192,7 +192,7 @@ def _data(prefix: str, acks: int, duration_s: int = 3600) -> tuple[Path, Path]:
             generate(json_dir, default_spec(acks=acks, publish_ids=acks * 95 // 1000, duration_s=duration_s, files=4))
         print(f"  generated {acks} acks in {time.perf_counter() - t:.0f} s", flush=True)
         t = time.perf_counter()
-        r = subprocess.run([sys.executable, "-m", "linter.cli", "profile", str(json_dir), "--compact", str(pq_dir),
+        r = subprocess.run([sys.executable, "-m", "jsops.linter.cli", "profile", str(json_dir), "--compact", str(pq_dir),
                             "--master", "local[2]", "-q"], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
         if r.returncode != 0:
             raise SystemExit("compaction failed")

@@ -33,9 +33,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reconciler.cli import apply_main, plan_main  # noqa: E402
-from reconciler.client import JsClient, Target  # noqa: E402
-from reconciler.live import read_live  # noqa: E402
+from jsops.reconciler.cli import apply_main, plan_main  # noqa: E402
+from jsops.reconciler.client import JsClient, Target  # noqa: E402
+from jsops.reconciler.live import read_live  # noqa: E402
 from tests.natsserver import NatsServer  # noqa: E402
 
 

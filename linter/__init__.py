@@ -1,7 +1,7 @@
 """jsops linter: the manifest language, the rule engine and the ``jsops`` command line.
 
 Public API (everything else is private). The names are imported on first use (PEP 562), so
-importing a light submodule such as :mod:`linter.semantics.units` does not load the engine, the
+importing a light submodule such as :mod:`jsops.linter.semantics.units` does not load the engine, the
 loader and the models.
 """
 

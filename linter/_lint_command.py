@@ -1,5 +1,5 @@
 """``jsops lint``, ``jsops rule`` and ``jsops rules``: what the commands do once their arguments
-are parsed (the parser and the dispatch are :mod:`linter.cli`'s)."""
+are parsed (the parser and the dispatch are :mod:`jsops.linter.cli`'s)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def _note(text: str) -> None:
 
 def lint_command(args: argparse.Namespace, version: str) -> int:
     """``jsops lint``: 0 clean, 1 findings at or above ``--fail-on``, 2 could not run (raised as
-    :class:`linter.errors.LinterError` and printed by :func:`linter.clikit.run`)."""
+    :class:`jsops.linter.errors.LinterError` and printed by :func:`jsops.linter.clikit.run`)."""
     from .load import LoadError
 
     try:

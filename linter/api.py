@@ -5,12 +5,12 @@ estate-wide, ``JS4xx`` operational), a kebab-case ``name``, a default ``severity
 :class:`FixAvailability` and a docstring that is its documentation. ``check`` yields
 :class:`Violation` objects that name a config field path; the engine turns paths into
 file:line:column. Built-in rules live in theme packages (``rules/<theme>/``, each declaring a
-:class:`Theme`); a rule class is checked when it is defined (:mod:`linter._rule_checks`), so a
+:class:`Theme`); a rule class is checked when it is defined (:mod:`jsops.linter._rule_checks`), so a
 malformed rule fails at import with :class:`RuleDefinitionError`.
 
 Besides the rule classes this module re-exports what rules read: the resource and estate types,
 typed config accessors, the effective (server-defaulted) config, subject helpers, units, the
-operational metadata keys and annotations (:mod:`linter.semantics.monitor`), the target and its
+operational metadata keys and annotations (:mod:`jsops.linter.semantics.monitor`), the target and its
 release, and the profiles.
 """
 
@@ -114,8 +114,8 @@ if TYPE_CHECKING:
 
 # Subject-transform semantics and the profiles models are imported on first use: most estates have
 # no transforms, most lints no profiles, and ``jsops lint`` on one file should not pay for them
-# (``from linter.api import transform_problem`` inside the rule's check loads
-# linter.semantics.transforms then).
+# (``from jsops.linter.api import transform_problem`` inside the rule's check loads
+# jsops.linter.semantics.transforms then).
 _LAZY = {"BUILD_ONLY_BEFORE", "EMPTY_SRC_REFUSED_BEFORE", "mapping_problem", "mapping_stage", "transform_problem"}
 _LAZY_PROFILES = {"Profiles", "StreamProfile", "ConsumerProfile"}
 
@@ -129,7 +129,7 @@ def __getattr__(name: str) -> Any:
         from .model import profiles
 
         return getattr(profiles, name)
-    raise AttributeError(f"module 'linter.api' has no attribute {name!r}")
+    raise AttributeError(f"module 'jsops.linter.api' has no attribute {name!r}")
 
 
 __all__ = [
@@ -268,7 +268,7 @@ class RuleOptions(Record):
 
     Values come from the jsops config (``[tool.jsops.rules.JS102]`` or ``rules: {JS102: {...}}``);
     unknown keys and wrong types are config errors (exit 2), never silently ignored. A light record
-    (:mod:`linter.model.records`): pydantic validates only what the fast validator cannot judge.
+    (:mod:`jsops.linter.model.records`): pydantic validates only what the fast validator cannot judge.
     """
 
 

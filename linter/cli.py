@@ -182,7 +182,7 @@ def _plugin(name: str, argv: list[str]) -> int:
 
 
 def _builtin(argv: list[str]) -> int:
-    """A built-in command (run by :func:`linter.clikit.run`)."""
+    """A built-in command (run by :func:`jsops.linter.clikit.run`)."""
     parser = _build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # reported by the command's own parser, with its usage
@@ -211,7 +211,7 @@ def _builtin(argv: list[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The ``jsops`` console script: returns the exit code (:mod:`linter.exitcodes`)."""
+    """The ``jsops`` console script: returns the exit code (:mod:`jsops.linter.exitcodes`)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("-h", "--help"):
         sys.stdout.write(top_help())

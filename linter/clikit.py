@@ -4,7 +4,7 @@ load the jsops config, and one guard that turns errors into a line on stderr and
 Conventions (as natscli's): an argument error prints the command's usage and
 ``jsops CMD: error: MESSAGE`` on stderr and exits 2 (:class:`Parser`); any other failure is one
 line (``PROG: error: MESSAGE``), never a traceback (:func:`run`); exit codes are those of
-:mod:`linter.exitcodes`.
+:mod:`jsops.linter.exitcodes`.
 
 A command adopts the kit in three steps::
 
@@ -114,7 +114,7 @@ def add_env(p: argparse._ActionsContainer, help: str = _ENV_HELP, *, required: b
 
 
 def add_no_cache(p: argparse._ActionsContainer) -> None:
-    """``--no-cache``: parse every manifest again (read by :func:`linter.load.load_paths` callers)."""
+    """``--no-cache``: parse every manifest again (read by :func:`jsops.linter.load.load_paths` callers)."""
     p.add_argument("--no-cache", action="store_true",
                    help="do not read or write the cache of parsed manifests (also JSOPS_NO_CACHE=1)")
 
@@ -144,7 +144,7 @@ def use_color(args: argparse.Namespace | None = None) -> bool:
 def config_from_args(args: argparse.Namespace) -> Config:
     """The jsops config the arguments name: ``--config FILE``, none with ``--no-config``, else the
     one found from ``.`` upward (the default config when there is none). Raises
-    :class:`linter.config.ConfigError`."""
+    :class:`jsops.linter.config.ConfigError`."""
     from .config import load_config
 
     if getattr(args, "no_config", False):
@@ -158,7 +158,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
 def parse_seconds(text: str, *, bare: Literal["ns", "s"] = "ns") -> float:
     """Seconds in a duration argument: a Go duration (``30s``, ``1m30s``, ``7d``) or a bare number,
     integer nanoseconds (``bare="ns"``, as in manifests) or seconds (``bare="s"``, may be
-    fractional). Raises :class:`linter.semantics.units.UnitError` (a ``ValueError``)."""
+    fractional). Raises :class:`jsops.linter.semantics.units.UnitError` (a ``ValueError``)."""
     from .semantics import units
 
     text = text.strip()

@@ -130,7 +130,7 @@ class ContextConfig(Record):
 
 class AccessRule(Record):
     """Which contexts the manifests under ``paths`` may name, and which servers a NACK Account there
-    may point at (``access:`` in the jsops config; enforced by ``reconciler.access``)."""
+    may point at (``access:`` in the jsops config; enforced by ``jsops.reconciler.access``)."""
 
     paths: list[str] = option(min_length=1)
     contexts: list[str] = option(default_factory=list)
@@ -157,7 +157,7 @@ class Config(Record):
     # `jsops audit`'s live rules (JS5xx) by code or name: options and severity, judged by the audit command.
     audit: dict[str, dict[str, Any]] = option(default_factory=dict)
     # Which manifest paths may name which contexts and servers (None: not configured; plan/apply
-    # then allow any, the controller only its own target): reconciler.access.
+    # then allow any, the controller only its own target): jsops.reconciler.access.
     access: list[AccessRule] | None = None
     # The estate identity stamped on every object jsops apply creates or updates (metadata
     # io.jsops.estate): --prune deletes only this estate's objects, and another estate's objects

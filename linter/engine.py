@@ -1,8 +1,8 @@
 """Run rules over a loaded estate and turn violations into findings.
 
-Order: the config picks rules, options and severities (:mod:`linter.config`); rules run; fix edits
+Order: the config picks rules, options and severities (:mod:`jsops.linter.config`); rules run; fix edits
 are resolved to document paths; suppressions drop findings and report unused ones
-(:mod:`linter.suppress`); ignored codes are dropped; with ``only_files`` the whole estate is linted
+(:mod:`jsops.linter.suppress`); ignored codes are dropped; with ``only_files`` the whole estate is linted
 but only those files are reported (pre-commit passes changed files only).
 """
 
@@ -146,7 +146,7 @@ def _to_finding(rule: Rule, v: Violation, severity: Severity) -> Finding:
 def _per_release(rule: Rule, v: Violation, sev: Severity, configured: bool, release: tuple[int, int, int]) -> Finding:
     """A violation as a finding for the target's release: a check the release does not make yet
     becomes advice (a warning, no predicted err_code); a check it answers with an older err_code
-    carries that code (:mod:`linter.semantics.releases`)."""
+    carries that code (:mod:`jsops.linter.semantics.releases`)."""
     if not configured and v.severity is not None:
         sev = v.severity
     if release < NEWEST and v.server_error_code is not None:

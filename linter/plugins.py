@@ -3,7 +3,7 @@
 ``importlib.metadata`` reads the metadata of every installed distribution (and imports ``email`` to
 parse it) to find the few entry points jsops registers: tens of milliseconds of every ``jsops
 lint``. The entry points found are kept in the cache directory
-(:func:`linter.model.cache_dir.cache_dir`) under a key made of the Python version, ``sys.path``,
+(:func:`jsops.linter.model.cache_dir.cache_dir`) under a key made of the Python version, ``sys.path``,
 the meta-path finders and, in each ``sys.path`` directory, the distributions' metadata directories
 and their modification times: installing, upgrading, reinstalling or removing a distribution changes
 them, and the next run reads the metadata again. Without a usable cache (off, missing, stale,

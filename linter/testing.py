@@ -1,6 +1,6 @@
 """Testing rules: lint manifest text with one rule (or the registry), and data-driven rule cases.
 
->>> from linter.testing import lint_text
+>>> from jsops.linter.testing import lint_text
 >>> [f.rule for f in lint_text(STREAM_YAML, "JS114")]      # doctest: +SKIP
 ['JS114']
 
@@ -8,7 +8,7 @@ A :class:`RuleCase` is one pass/fail case kept as data: manifests, the rule, the
 server answers (``None``: it accepts the config and the rule is silent), and optionally a target,
 profiles and the expected fix applicability. :func:`run_case` checks a case and returns its
 findings; one pytest driver runs every case table (``tests/rules/test_cases.py``). Every run also
-checks that the findings agree with the rule's declared :class:`~linter.api.FixAvailability`.
+checks that the findings agree with the rule's declared :class:`~jsops.linter.api.FixAvailability`.
 """
 
 from __future__ import annotations

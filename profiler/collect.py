@@ -39,11 +39,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from linter.clikit import Parser, add_config, config_from_args, run
-from linter.errors import LinterError
-from linter.semantics.units import UnitError, parse_duration
-from profiler.errors import ProfilerError
-from reconciler.client import (
+from jsops.linter.clikit import Parser, add_config, config_from_args, run
+from jsops.linter.errors import LinterError
+from jsops.linter.semantics.units import UnitError, parse_duration
+from jsops.profiler.errors import ProfilerError
+from jsops.reconciler.client import (
     NO_JETSTREAM,
     Message,
     NatsError,
@@ -416,7 +416,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``jsops collect`` (under :func:`linter.clikit.run`: one line on stderr, never a
+    """Entry point of ``jsops collect`` (under :func:`jsops.linter.clikit.run`: one line on stderr, never a
     traceback)."""
     return run(_main, argv, prog="jsops collect", errors=(LinterError, ProfilerError))
 
@@ -433,7 +433,7 @@ def _main(argv: list[str]) -> int:
         return 2
     if not a.server and not a.context and os.environ.get("NATS_URL"):
         a.server = os.environ["NATS_URL"]
-    from linter.config import ConfigError
+    from jsops.linter.config import ConfigError
 
     try:
         config = config_from_args(a)

@@ -5,7 +5,7 @@ Runs in-process (``jsops profile TELEMETRY -o profiles.json --master local[*]``)
     spark-submit --master local[2] profiler/job.py TELEMETRY -o profiles.json
 
 The job uses only Spark SQL functions (no Python UDFs), so executors need no Python packages; the driver
-needs ``profiler`` and ``linter.model.profiles`` (pydantic) importable.
+needs ``profiler`` and ``jsops.linter.model.profiles`` (pydantic) importable.
 
 How figures are computed (all times are read at microsecond precision, durations written as ns):
 
@@ -45,14 +45,14 @@ from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
 
-from linter.model.profiles import Profiles
-from profiler import quantiles as _q
-from profiler.events import ADVISORY_PREFIX, between, read_events
-from profiler.inputs import worth_caching
-from profiler.job import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
-from profiler.outliers import GAP_DAYS, exclude_outliers
-from profiler.partial import iso
-from profiler.quantiles import QUANTILES, quantiles
+from jsops.linter.model.profiles import Profiles
+from jsops.profiler import quantiles as _q
+from jsops.profiler.events import ADVISORY_PREFIX, between, read_events
+from jsops.profiler.inputs import worth_caching
+from jsops.profiler.job import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
+from jsops.profiler.outliers import GAP_DAYS, exclude_outliers
+from jsops.profiler.partial import iso
+from jsops.profiler.quantiles import QUANTILES, quantiles
 
 __all__ = ["ProfileSummary", "build_profiles"]
 
@@ -70,7 +70,7 @@ class ProfileSummary:
     exact_groups: int = 0
     approx_groups: int = 0
     windows: tuple[int, int] | None = None  # with a profile store: windows computed, windows reused
-    outliers: int = 0  # events dated outside the telemetry's days (profiler.outliers), left out
+    outliers: int = 0  # events dated outside the telemetry's days (jsops.profiler.outliers), left out
     kept: tuple[int, int] | None = None  # the days kept [start, end), microseconds
 
     def outlier_warning(self) -> str | None:
@@ -393,7 +393,7 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
                    exact_limit: int = DEFAULT_EXACT_LIMIT, progress: Callable[[str], None] | None = None,
                    since: int | None = None, until: int | None = None,
                    exact_percentiles: bool = False) -> tuple[dict[str, Any], ProfileSummary]:
-    """Compute the profiles document (validated against :class:`linter.model.profiles.Profiles`).
+    """Compute the profiles document (validated against :class:`jsops.linter.model.profiles.Profiles`).
 
     Passes over the input: one aggregation (the census) gives every count, the window, the unknown
     types and the ack group sizes with their percentile brackets; one more refines the ack_time

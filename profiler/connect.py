@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from profiler.engine import CONNECT_HINT, EngineError, probe
+from jsops.profiler.engine import CONNECT_HINT, EngineError, probe
 
 __all__ = ["open_session", "check_versions"]
 
@@ -49,7 +49,7 @@ def open_session(url: str, *, shuffle_partitions: int, extra_conf: Mapping[str, 
     _client_ready()
     from pyspark import __version__ as client_version
 
-    from profiler.session import connect_session
+    from jsops.profiler.session import connect_session
 
     try:
         with warnings.catch_warnings():

@@ -17,7 +17,7 @@ import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from profiler.errors import ProfilerError
+from jsops.profiler.errors import ProfilerError
 
 __all__ = ["Engine", "EngineError", "choose", "probe", "ENGINES", "CONNECT_HINT", "SAIL_HINT", "SAIL_FALLBACK"]
 

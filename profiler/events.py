@@ -16,7 +16,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from profiler.inputs import JSON_SUFFIXES, has_files, is_local
+from jsops.profiler.inputs import JSON_SUFFIXES, has_files, is_local
 
 __all__ = ["ACK_TYPE", "ADVISORY_PREFIX", "PUBLISH_TYPE", "GAP_TYPE", "EVENT_SCHEMA", "COMPACT_SCHEMA",
            "COMPACT_MARKER", "read_events", "normalise", "compact", "between"]

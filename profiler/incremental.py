@@ -20,14 +20,14 @@ from pyspark import StorageLevel
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from linter.model.profiles import Profiles
-from profiler.compute import ProfileSummary
-from profiler.events import between, read_events
-from profiler.inputs import hour_partitions, worth_caching
-from profiler.outliers import exclude_outliers
-from profiler.partial import Partial, iso, merge, to_document
-from profiler.store import ProfileStore, StoreError
-from profiler.windows import window_partials
+from jsops.linter.model.profiles import Profiles
+from jsops.profiler.compute import ProfileSummary
+from jsops.profiler.events import between, read_events
+from jsops.profiler.inputs import hour_partitions, worth_caching
+from jsops.profiler.outliers import exclude_outliers
+from jsops.profiler.partial import Partial, iso, merge, to_document
+from jsops.profiler.store import ProfileStore, StoreError
+from jsops.profiler.windows import window_partials
 
 __all__ = ["build_store_profiles", "HOUR_US"]
 

@@ -1,5 +1,5 @@
 """``jsops profile``: the command line of the PySpark profile job (the computation is in
-:mod:`profiler.compute`, imported only once the arguments are checked, so that ``jsops profile --help``
+:mod:`jsops.profiler.compute`, imported only once the arguments are checked, so that ``jsops profile --help``
 and the missing-pyspark message need no Spark).
 
 Runs in-process (``jsops profile TELEMETRY -o profiles.json --master local[*]``) or under spark-submit::
@@ -7,7 +7,7 @@ Runs in-process (``jsops profile TELEMETRY -o profiles.json --master local[*]``)
     spark-submit --master spark://host:7077 --py-files jsops-profile.zip jsops_profile_main.py TELEMETRY -o p.json
 
 (``jsops profile ... --print-submit-command`` writes that bundle and prints the exact command, see
-:mod:`profiler.submit` and docs/profiler.md). The job uses only
+:mod:`jsops.profiler.submit` and docs/profiler.md). The job uses only
 Spark SQL (no Python UDFs, no Python-side tables), so executors start no Python worker at all.
 """
 
@@ -27,8 +27,8 @@ from typing import Any
 if __package__ in (None, ""):  # spark-submit profiler/job.py: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from profiler.errors import ProfilerError  # noqa: E402 (after the sys.path fix above)
-from profiler.inputs import check_paths, shuffle_partitions  # noqa: E402
+from jsops.profiler.errors import ProfilerError  # noqa: E402 (after the sys.path fix above)
+from jsops.profiler.inputs import check_paths, shuffle_partitions  # noqa: E402
 
 __all__ = ["main", "build_profiles", "make_session", "INSTALL_HINT"]  # noqa: F822 (lazy, see __getattr__)
 
@@ -50,7 +50,7 @@ def __getattr__(name: str) -> Any:  # build_profiles, make_session, ... without 
 
 
 def _parser() -> argparse.ArgumentParser:
-    from linter.clikit import Parser
+    from jsops.linter.clikit import Parser
 
     epilog = None if _have_pyspark() else INSTALL_HINT
     p = Parser(prog="jsops profile", description="Compute latency and throughput profiles from telemetry.",
@@ -115,7 +115,7 @@ def _conf(pairs: Sequence[str]) -> dict[str, str] | str:
 
 def _check_store_args(args: argparse.Namespace) -> str | None:
     """The first problem with -o, --since/--until and the store options, or ``None``."""
-    from profiler.store import StoreError, parse_time
+    from jsops.profiler.store import StoreError, parse_time
 
     if args.output is None and args.compact is None:
         return "the following arguments are required: -o/--output (or --compact OUT)"
@@ -155,7 +155,7 @@ def _job_args(args: argparse.Namespace) -> list[str]:
 def _print_submit_command(args: argparse.Namespace, conf: dict[str, str]) -> int:
     import tempfile
 
-    from profiler.submit import SubmitError, build_bundle, render_command, submit_command
+    from jsops.profiler.submit import SubmitError, build_bundle, render_command, submit_command
 
     directory = Path(args.bundle_dir or Path(tempfile.gettempdir()) / "jsops-profile-bundle")
     if args.driver_host:
@@ -222,10 +222,10 @@ def _stderr_writer(spark: Any, under_submit: bool) -> Callable[[str], None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``jsops profile`` and of ``spark-submit profiler/job.py``. Returns the exit code
-    (the command runs under :func:`linter.clikit.run`: one line on stderr, never a traceback)."""
-    from linter.clikit import run
-    from linter.errors import LinterError
-    from profiler.errors import ProfilerError
+    (the command runs under :func:`jsops.linter.clikit.run`: one line on stderr, never a traceback)."""
+    from jsops.linter.clikit import run
+    from jsops.linter.errors import LinterError
+    from jsops.profiler.errors import ProfilerError
 
     return run(_main, argv, prog="jsops profile", errors=(LinterError, ProfilerError))
 
@@ -256,7 +256,7 @@ def _main(argv: list[str]) -> int:
     if problem:
         print(f"jsops profile: error: {problem}", file=sys.stderr)
         return 2
-    from profiler.engine import EngineError, choose
+    from jsops.profiler.engine import EngineError, choose
 
     try:
         engine = choose(args.engine, args.remote, args.master)
@@ -276,7 +276,7 @@ def _main(argv: list[str]) -> int:
 
 def _check_engine_args(args: argparse.Namespace, engine: Any) -> None:
     """Options that go only with a Spark jsops starts, and the PySpark the engine needs."""
-    from profiler.engine import EngineError
+    from jsops.profiler.engine import EngineError
 
     if engine.connect and (args.driver_memory or args.driver_host):
         raise EngineError("--driver-memory and --driver-host are for a Spark jsops starts; a Spark Connect "
@@ -290,8 +290,8 @@ def _check_engine_args(args: argparse.Namespace, engine: Any) -> None:
 
 def _run(args: argparse.Namespace, conf: dict[str, str], engine: Any) -> int:
     if engine.name == "sail":
-        from profiler.engine import SAIL_FALLBACK
-        from profiler.sail import SailServer
+        from jsops.profiler.engine import SAIL_FALLBACK
+        from jsops.profiler.sail import SailServer
 
         if not args.quiet:  # a store's windows keep histograms: no percentile_approx there
             note = f"; {SAIL_FALLBACK}" if args.store is None and args.compact is None else ""
@@ -304,7 +304,7 @@ def _run(args: argparse.Namespace, conf: dict[str, str], engine: Any) -> int:
 
 
 def _run_connect(args: argparse.Namespace, conf: dict[str, str], url: str, *, check: bool) -> int:
-    from profiler.connect import open_session
+    from jsops.profiler.connect import open_session
 
     with warnings.catch_warnings():  # the Connect client's FutureWarnings and retry notes are not jsops's output
         warnings.simplefilter("ignore")
@@ -318,7 +318,7 @@ def _run_connect(args: argparse.Namespace, conf: dict[str, str], url: str, *, ch
 def _run_classic(args: argparse.Namespace, conf: dict[str, str]) -> int:
     from pyspark.sql import SparkSession
 
-    from profiler import session
+    from jsops.profiler import session
 
     under_submit = "PYSPARK_GATEWAY_PORT" in os.environ and args.master is None
     existing = SparkSession.getActiveSession()
@@ -342,12 +342,12 @@ def _run_classic(args: argparse.Namespace, conf: dict[str, str]) -> int:
 
 def _job(spark: Any, args: argparse.Namespace, say: Callable[[str], None], exact: bool = False) -> int:
     """Compact or profile with ``spark``, write the output, say what was done. ``exact``: every
-    percentile by the exact ``percentile`` (see :mod:`profiler.engine`)."""
+    percentile by the exact ``percentile`` (see :mod:`jsops.profiler.engine`)."""
     progress = None if args.quiet else (lambda line: say(f"jsops profile: {line}"))
     started = time.monotonic()
     try:
         if args.compact is not None:
-            from profiler.events import compact
+            from jsops.profiler.events import compact
 
             counts = compact(spark, args.telemetry, args.compact)
             if not args.quiet:
@@ -359,7 +359,7 @@ def _job(spark: Any, args: argparse.Namespace, say: Callable[[str], None], exact
         say(f"jsops profile: error: {exc}")
         return 2
     except Exception as exc:
-        from profiler.inputs import broken_input
+        from jsops.profiler.inputs import broken_input
 
         broken = broken_input(args.telemetry)  # name the file Spark could not read, when one is broken
         if broken:
@@ -383,14 +383,14 @@ def _job(spark: Any, args: argparse.Namespace, say: Callable[[str], None], exact
 
 def _profiles(spark: Any, args: argparse.Namespace, progress: Callable[[str], None] | None,
               exact: bool = False) -> tuple[dict[str, Any], Any]:
-    from profiler import compute
+    from jsops.profiler import compute
 
     if args.store is None:
         return compute.build_profiles(spark, args.telemetry, accuracy=args.accuracy, exact_limit=args.exact_limit,
                                       progress=progress, since=args.since_us, until=args.until_us,
                                       exact_percentiles=exact)
-    from profiler.incremental import build_store_profiles
-    from profiler.partial import DEFAULT_ALPHA, DEFAULT_EXACT_VALUES, Partial
+    from jsops.profiler.incremental import build_store_profiles
+    from jsops.profiler.partial import DEFAULT_ALPHA, DEFAULT_EXACT_VALUES, Partial
 
     template = Partial(0, 0, args.relative_error or DEFAULT_ALPHA,
                        DEFAULT_EXACT_VALUES if args.exact_values is None else args.exact_values,

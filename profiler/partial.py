@@ -6,7 +6,7 @@ counts while the group is small enough, and always log-bucketed counts with rela
 counts that add (deliveries, advisories, publish attempts), maxima, and the first and last snapshot of
 every counter so that the interval between two windows counts as it would in one. ``merge`` requires
 the windows in time order and disjoint (the store's hours are). ``to_document`` gives the
-profiles document, the same figures :func:`profiler.compute.build_profiles` gives for the same events:
+profiles document, the same figures :func:`jsops.profiler.compute.build_profiles` gives for the same events:
 equal where the histograms are exact, within ``alpha`` (relative, on every percentile) where not.
 """
 

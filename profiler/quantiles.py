@@ -203,7 +203,7 @@ def quantiles(df: DataFrame, keys: list[str], value: str, exact_limit: int, accu
     ``sizes`` (key -> (count, max)) and ``around`` (key -> percentile_approx at :func:`_around`) may
     come from an earlier pass; then every group not above ``exact_limit`` goes through the brackets.
     When ``sizes`` is unknown but at most ``total_bound`` values exist in all, one exact pass does it;
-    ``exact_all`` (an engine without ``percentile_approx`` over an array, :mod:`profiler.engine`) takes
+    ``exact_all`` (an engine without ``percentile_approx`` over an array, :mod:`jsops.profiler.engine`) takes
     that one exact pass for every group, whatever its size.
     """
     df = df.where(F.col(value).isNotNull())

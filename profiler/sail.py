@@ -1,7 +1,7 @@
 """A Sail server (PyPI ``pysail``: a Spark Connect server on a Rust engine, no JVM) that ``jsops profile
 --engine sail`` starts on loopback for one run and stops after it.
 
-The server runs in a child process (``python -m profiler.sail``) that reads its standard input until
+The server runs in a child process (``python -m jsops.profiler.sail``) that reads its standard input until
 end of file and then stops the server: when jsops ends in any way (done, error, Ctrl-C, killed) the pipe
 closes and the server goes with it. The child hides PySpark from Sail: Sail picks its defaults by the
 PySpark version it finds in its own process and refuses one it does not know (4.3 with pysail 0.7);
@@ -18,7 +18,7 @@ import sys
 import threading
 from types import TracebackType
 
-from profiler.engine import SAIL_HINT, EngineError
+from jsops.profiler.engine import SAIL_HINT, EngineError
 
 __all__ = ["SailServer", "have_sail"]
 
@@ -40,7 +40,7 @@ class SailServer:
         if not have_sail():
             raise EngineError(f"--engine sail needs pysail: {SAIL_HINT}")
         env = {**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "error")}
-        self._proc = subprocess.Popen([sys.executable, "-m", "profiler.sail"], stdin=subprocess.PIPE,
+        self._proc = subprocess.Popen([sys.executable, "-m", "jsops.profiler.sail"], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         line: list[str] = []
         reader = threading.Thread(target=lambda: line.append(self._proc.stdout.readline() if self._proc

@@ -3,9 +3,9 @@
 Layout::
 
     STORE/store.json                        settings every window was made with (window, alpha, ...)
-    STORE/windows/2026-11-20T12:00:00Z.json.gz   one :class:`~profiler.partial.Partial` per closed window
+    STORE/windows/2026-11-20T12:00:00Z.json.gz   one :class:`~jsops.profiler.partial.Partial` per closed window
 
-A window is written once its telemetry is complete (see :func:`profiler.compute.build_store_profiles`);
+A window is written once its telemetry is complete (see :func:`jsops.profiler.compute.build_store_profiles`);
 a run computes only the windows the store lacks and merges the rest from here.
 """
 
@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from profiler.errors import ProfilerError
-from profiler.partial import Partial, partial_from_json, partial_to_json
+from jsops.profiler.errors import ProfilerError
+from jsops.profiler.partial import Partial, partial_from_json, partial_to_json
 
 __all__ = ["ProfileStore", "StoreError", "parse_time"]
 

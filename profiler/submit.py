@@ -18,12 +18,12 @@ import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from profiler.errors import ProfilerError
+from jsops.profiler.errors import ProfilerError
 
 __all__ = ["Bundle", "SubmitError", "build_bundle", "spark_home", "submit_command", "render_command"]
 
 _PACKAGE = Path(__file__).resolve().parent
-_MAIN = "import sys\n\nfrom profiler.job import main\n\nsys.exit(main())\n"
+_MAIN = "import sys\n\nfrom jsops.profiler.job import main\n\nsys.exit(main())\n"
 
 
 class SubmitError(ProfilerError):

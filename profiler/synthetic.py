@@ -4,8 +4,8 @@ For tests, benchmarks and the demo: ack samples (lognormal ``ack_time``), adviso
 terminated, consumer_action), StreamInfo / ConsumerInfo snapshots on an interval, and publisher attempt
 logs with retried ``msg_id`` s. Deterministic for a given seed. Pure Python (no numpy, no Spark).
 
-    python -m profiler.synthetic OUT_DIR [--acks N] [--publish-ids N] [--duration-s S] [--gzip] [--seed N]
-    python -m profiler.synthetic OUT_DIR --estate manifests [--acks N] [--publish-ids N] ...
+    python -m jsops.profiler.synthetic OUT_DIR [--acks N] [--publish-ids N] [--duration-s S] [--gzip] [--seed N]
+    python -m jsops.profiler.synthetic OUT_DIR --estate manifests [--acks N] [--publish-ids N] ...
 
 With ``--estate PATH`` the telemetry describes the streams and consumers of the manifests under PATH
 (names, subjects and stored configs from the manifests; ``--acks`` per sampled consumer and
@@ -150,7 +150,7 @@ def estate_spec(paths: Sequence[str], *, acks: int = 20_000, publish_ids: int = 
       factor on ``publish_ids``, ingest_per_s: for streams without publisher logs). Names not in the
       estate are ignored.
     """
-    from linter import effective_consumer, effective_stream, load_paths
+    from jsops.linter import effective_consumer, effective_stream, load_paths
 
     smells = EXAMPLE_ESTATE_SMELLS if smells is None else smells
     estate = load_paths(list(paths))
@@ -388,7 +388,7 @@ def _poisson(rng: random.Random, lam: float) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m profiler.synthetic", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m jsops.profiler.synthetic", description=__doc__.splitlines()[0])
     ap.add_argument("out_dir")
     ap.add_argument("--estate", nargs="+", metavar="PATH",
                     help="manifests (files or directories): telemetry for their streams and consumers")
@@ -400,16 +400,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--gzip", action="store_true")
     a = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
     if a.estate:
-        from linter import LoadError
+        from jsops.linter import LoadError
 
         try:
             spec = estate_spec(a.estate, acks=a.acks, publish_ids=a.publish_ids, duration_s=a.duration_s or 86_400,
                                seed=a.seed, gzip_files=a.gzip, files=a.files)
         except LoadError as exc:
-            print(f"profiler.synthetic: error: {exc}", file=sys.stderr)
+            print(f"jsops.profiler.synthetic: error: {exc}", file=sys.stderr)
             return 2
         if not spec.streams:
-            print(f"profiler.synthetic: error: no streams in {' '.join(a.estate)}", file=sys.stderr)
+            print(f"jsops.profiler.synthetic: error: no streams in {' '.join(a.estate)}", file=sys.stderr)
             return 2
     else:
         spec = default_spec(a.acks, a.publish_ids, a.duration_s or 600, a.seed, a.gzip, a.files)

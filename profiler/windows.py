@@ -3,7 +3,7 @@
 Each aggregation groups by the window index ``w = floor(t / window)`` as well as by its own keys, so a
 week of hourly windows costs the same seven small jobs as one hour. Only per-window, per-group rows
 reach the driver (bucket counts, value counts of small groups, the retried ids near a window's edges),
-where :mod:`profiler.partial` turns them into :class:`~profiler.partial.Partial` objects. Events without
+where :mod:`jsops.profiler.partial` turns them into :class:`~jsops.profiler.partial.Partial` objects. Events without
 a timestamp belong to no window: they are counted (``untimed``) and skipped.
 """
 
@@ -16,9 +16,9 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from profiler.events import ADVISORY_PREFIX
-from profiler.partial import Counter, Histogram, Partial, gamma
-from profiler.quantiles import literal_table
+from jsops.profiler.events import ADVISORY_PREFIX
+from jsops.profiler.partial import Counter, Histogram, Partial, gamma
+from jsops.profiler.quantiles import literal_table
 
 __all__ = ["window_partials"]
 

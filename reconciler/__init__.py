@@ -1,8 +1,8 @@
 """jsops reconciler: live state, normalisation, diff, plan, apply and export.
 
-The only package that imports ``nats`` (and within it only :mod:`reconciler.client`). It may import
+The only package that imports ``nats`` (and within it only :mod:`jsops.reconciler.client`). It may import
 ``linter``; ``linter`` never imports it.
-Plans are data (:class:`Plan`); renderers are ``reconciler.render_text`` and ``reconciler.render_json``.
+Plans are data (:class:`Plan`); renderers are ``jsops.reconciler.render_text`` and ``jsops.reconciler.render_json``.
 """
 
 from __future__ import annotations

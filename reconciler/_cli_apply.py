@@ -9,8 +9,8 @@ import sys
 import threading
 from typing import Any
 
-from linter.clikit import Exit
-from linter.exitcodes import ExitCode, signalled
+from jsops.linter.clikit import Exit
+from jsops.linter.exitcodes import ExitCode, signalled
 
 from ._cli_plans import Run, make_plans, plan_options, saved_plans, view_options
 from .vocabulary import ActionKind
@@ -83,7 +83,7 @@ def _confirm(args: argparse.Namespace, run: Run) -> bool:
 
 
 def _apply_run(args: argparse.Namespace, run: Run, stop: Any, sending: list[bool]) -> int:
-    from linter.clikit import config_from_args
+    from jsops.linter.clikit import config_from_args
 
     from .apply import execute_plan
     from .render_text import outcome_lines

@@ -1,8 +1,8 @@
 """The plans of one ``jsops plan`` or ``jsops apply`` run: the manifests (refused with lint errors),
 the targets they route to, each target's live state and plan, or a saved plan checked again.
 
-Errors end the command with :class:`linter.clikit.Exit` (exit 1) or raise the reconciler's errors,
-which :func:`linter.clikit.run` prints as one line.
+Errors end the command with :class:`jsops.linter.clikit.Exit` (exit 1) or raise the reconciler's errors,
+which :func:`jsops.linter.clikit.run` prints as one line.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from linter.clikit import Exit, config_from_args, use_color
-from linter.exitcodes import ExitCode
+from jsops.linter.clikit import Exit, config_from_args, use_color
+from jsops.linter.exitcodes import ExitCode
 
 from .gcpause import gc_paused
 
@@ -48,7 +48,7 @@ class Run:
 
 def view_options(args: argparse.Namespace, run: Run) -> dict[str, Any]:
     """How the plans are shown (``render_plans`` keywords): the fields the manifests set, the
-    view flags, and colours (:func:`linter.clikit.use_color`)."""
+    view flags, and colours (:func:`jsops.linter.clikit.use_color`)."""
     return {"explicit": run.explicit, "verbose": args.verbose, "compact": args.compact, "color": use_color(args)}
 
 
@@ -91,8 +91,8 @@ def _error_lines(errors: list[Any]) -> str:
 
 def _load(args: argparse.Namespace, config: Any, meanwhile: Callable[[], None] | None = None) -> Any:
     """The manifests under the PATHs (not yet judged: see :func:`_offline_gate`, :func:`_live_gate`);
-    ``meanwhile`` runs while they are parsed (:func:`linter.load_paths`)."""
-    from linter import LoadError, load_paths
+    ``meanwhile`` runs while they are parsed (:func:`jsops.linter.load_paths`)."""
+    from jsops.linter import LoadError, load_paths
 
     paths = args.paths = _paths(args, config)  # prune is scoped to these too
     try:
@@ -179,7 +179,7 @@ def say_target(target: Any) -> None:
 class _Early:
     """The default target, opened and read while the manifests are parsed: the read mostly waits on
     the server, the parse keeps this process busy meanwhile (``meanwhile`` of
-    :func:`linter.load_paths`). Only a target a flag, variable or context names (a target left to
+    :func:`jsops.linter.load_paths`). Only a target a flag, variable or context names (a target left to
     the default may not be planned at all). Its errors are raised where the target is used, as
     they would be without it."""
 
@@ -237,7 +237,7 @@ class _Early:
             self.client = None
 
 
-@gc_paused()  # reconciler.gcpause: load, lint and plan allocate much and free little
+@gc_paused()  # jsops.reconciler.gcpause: load, lint and plan allocate much and free little
 def make_plans(args: argparse.Namespace, run: Run) -> None:
     """Load the manifests (reading the named target meanwhile: :class:`_Early`), open every target
     they route to, read it, plan it and judge the plan's objects (:func:`_live_gate`). When a
@@ -322,7 +322,7 @@ def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, co
 
 def check_access(estate: Any, config: Any, own: list[str]) -> None:
     """Refuse the run when the manifests name a context or Account servers the config's ``access``
-    list does not allow them (reconciler.access)."""
+    list does not allow them (jsops.reconciler.access)."""
     from .access import access_refusals
     from .client import TargetError
 

@@ -1,5 +1,5 @@
-"""The ``jsops controller`` command line: arguments to :class:`reconciler.controller.ControllerOptions`,
-the event log's stream, signals, and the exit code (:data:`linter.exitcodes.EXIT_CODES`).
+"""The ``jsops controller`` command line: arguments to :class:`jsops.reconciler.controller.ControllerOptions`,
+the event log's stream, signals, and the exit code (:data:`jsops.linter.exitcodes.EXIT_CODES`).
 
 Exit codes: 0 stopped by SIGTERM or SIGINT (with ``--once``: in sync), 1 with ``--once`` the round
 failed, or the ``--listen`` address cannot be used; 2 bad arguments, config or target, a log
@@ -18,8 +18,8 @@ import threading
 from collections.abc import Sequence
 from typing import IO, Any
 
-from linter.clikit import Exit, Parser, add_config, add_env, add_paths, config_from_args, parse_seconds
-from linter.exitcodes import ExitCode
+from jsops.linter.clikit import Exit, Parser, add_config, add_env, add_paths, config_from_args, parse_seconds
+from jsops.linter.exitcodes import ExitCode
 
 from .client import argv_secrets
 from .controller import Controller, ControllerOptions, EventLog
@@ -29,7 +29,7 @@ __all__ = ["main", "parse_duration"]
 
 def parse_duration(text: str) -> float:
     """Seconds in a Go-style duration ("30s", "1m30s", "200ms") or a plain number of seconds
-    (:func:`linter.semantics.units.parse_seconds`; a ``ValueError`` when it is neither)."""
+    (:func:`jsops.linter.semantics.units.parse_seconds`; a ``ValueError`` when it is neither)."""
     return parse_seconds(text, bare="s")
 
 

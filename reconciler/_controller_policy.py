@@ -10,15 +10,15 @@ annotation on the object's manifest (``metadata.annotations``, value ``"true"``)
 - ``jsops.io/allow-prune``: once the object leaves the manifests, delete it. An object that left the
   manifests has no manifest to read, so the permission is recorded on the server whenever the object
   is applied, by the controller or by ``jsops apply`` (metadata ``io.jsops.allow-prune`` /
-  ``io.jsops.allow-data-loss``, see :func:`reconciler.permissions.prune_marks`), and read back from the live
+  ``io.jsops.allow-data-loss``, see :func:`jsops.reconciler.permissions.prune_marks`), and read back from the live
   object when deciding;
 - ``jsops.io/adopt``: take over an existing object jsops does not own (on a stream: its consumers too);
 - ``jsops.io/allow-migrate``: on a stream, run a rename (``jsops.io/renamed-from``) or a change the
-  server cannot make in place as a migration that keeps every message (:mod:`reconciler.migrate`).
+  server cannot make in place as a migration that keeps every message (:mod:`jsops.reconciler.migrate`).
 
 :func:`policy_plan` is pure: it builds the plan twice (with every flag on and with every flag off)
 and, object by object, keeps the permissive action only where the annotations allow it, as
-:mod:`reconciler.permissions` judges them (the policy ``jsops plan``/``apply`` judge flags by).
+:mod:`jsops.reconciler.permissions` judges them (the policy ``jsops plan``/``apply`` judge flags by).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class Policy:
     annotations: dict[Key, dict[str, str]]
 
     def grants(self, key: Key) -> Grants:
-        """What the manifest of ``key`` grants (:mod:`reconciler.permissions`)."""
+        """What the manifest of ``key`` grants (:mod:`jsops.reconciler.permissions`)."""
         return Grants.annotations(self.annotations.get(key, {}))
 
     def adopt(self) -> frozenset[str]:
@@ -70,7 +70,7 @@ class Policy:
 
 def policy_from_estate(estate: Any, desired: list[Desired], contexts: Iterable[str]) -> tuple[list[Desired], Policy]:
     """The desired objects and the policy of the manifests routed to ``contexts``. The prune marks
-    are already in the desired metadata (:func:`reconciler.plan.desired_from_estate` records them,
+    are already in the desired metadata (:func:`jsops.reconciler.plan.desired_from_estate` records them,
     for ``jsops apply`` as for the controller)."""
     annotations: dict[Key, dict[str, str]] = {}
     wanted = set(contexts)
@@ -157,7 +157,7 @@ def _stream_choice(k: Key, pa: Action | None, chosen: Action | None, live: LiveS
     saying which annotations it needs."""
     if (chosen is not None and chosen.action == ActionKind.BLOCKED and chosen.data_loss and chosen.wanted in (ActionKind.UPDATE, ActionKind.ADOPT)
             and pa is not None and pa.action == chosen.wanted):
-        # tightened limits that remove stored messages (reconciler.dataloss)
+        # tightened limits that remove stored messages (jsops.reconciler.dataloss)
         missing = grants.missing([Permission.DATA_LOSS])
         chosen = pa if not missing else _block(
             chosen, f"tightened limits remove up to {_plural(chosen.data_loss)}; {grants.needs(missing)}", missing)

@@ -1,5 +1,5 @@
 """The controller's desired state: watching the manifest files, loading and linting a revision
-(the git source that updates the files is :mod:`reconciler._controller_git`).
+(the git source that updates the files is :mod:`jsops.reconciler._controller_git`).
 
 A revision that loads with lint errors is rejected: :func:`load_revision` reports its findings and
 the controller keeps the last good revision in force.
@@ -29,7 +29,7 @@ Snapshot = tuple[tuple[str, int, int], ...]
 def snapshot(paths: list[str]) -> Snapshot:
     """(path, mtime_ns, size) of every file under ``paths`` (hidden directories skipped): any
     change, addition or removal changes the snapshot."""
-    from linter.load import walk_dirs
+    from jsops.linter.load import walk_dirs
 
     out: list[tuple[str, int, int]] = []
     for p in paths:
@@ -121,7 +121,7 @@ def _file_digest(path: str, max_bytes: int) -> bytes:
 
 
 def _content_id(files: list[str], commit: str | None) -> str:
-    from linter.load import Limits
+    from jsops.linter.load import Limits
 
     max_bytes = Limits().max_file_bytes
     h = hashlib.sha256()
@@ -133,7 +133,7 @@ def _content_id(files: list[str], commit: str | None) -> str:
 
 
 def _load(paths: list[str], env: str | None) -> Any:
-    from linter import load_paths
+    from jsops.linter import load_paths
 
     return load_paths(paths, env=env, cache=False)  # never the parse cache: it is not trusted for apply
 
@@ -141,8 +141,8 @@ def _load(paths: list[str], env: str | None) -> Any:
 def load_revision(paths: list[str], env: str | None = None, commit: str | None = None, config: Any = None) -> Revision:
     """Load and lint the manifests (with the jsops ``config``'s rule selection, as ``jsops apply``
     does); a revision with lint errors has ``errors``."""
-    from linter import LoadError, lint_estate
-    from linter.load import discover
+    from jsops.linter import LoadError, lint_estate
+    from jsops.linter.load import discover
 
     try:
         files = discover(paths)

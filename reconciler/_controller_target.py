@@ -1,6 +1,6 @@
 """One target's part of a controller round: connect, read, plan what the annotations allow
-(:mod:`reconciler._controller_policy`), check the plan against the live estate as ``jsops apply``
-does (:func:`reconciler.preflight.preflight`: what the server would refuse is blocked with its
+(:mod:`jsops.reconciler._controller_policy`), check the plan against the live estate as ``jsops apply``
+does (:func:`jsops.reconciler.preflight.preflight`: what the server would refuse is blocked with its
 err_code, and so is everything that depends on it, before any request), report drift, and apply
 when this controller leads there.
 

@@ -1,6 +1,6 @@
 """What a migration cannot carry without loss, judged in the plan from the live state (pure).
 
-Per retention (:mod:`reconciler._migrate_run` builds the copy):
+Per retention (:mod:`jsops.reconciler._migrate_run` builds the copy):
 
 - ``limits``: mirrored as it is; the consumers are created on the copy at their positions.
 - ``interest``: mirrored with ``limits`` retention (an interest stream without consumers keeps
@@ -77,7 +77,7 @@ def _retention_refusal(src: LiveStream, new: dict[str, Any], declared: set[str],
 
 def _capacity_refusal(src: LiveStream, new: dict[str, Any]) -> str | None:
     if new.get("discard") != "new":
-        return None  # discard old: the limits remove the oldest; counted as data loss (reconciler.dataloss)
+        return None  # discard old: the limits remove the oldest; counted as data loss (jsops.reconciler.dataloss)
     over = []
     max_msgs, max_bytes = int(new.get("max_msgs") or -1), int(new.get("max_bytes") or -1)
     if 0 < max_msgs < src.messages:

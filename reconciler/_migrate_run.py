@@ -1,4 +1,4 @@
-"""Carrying out a migration (:mod:`reconciler.migrate`): one ``migrate`` action of a plan.
+"""Carrying out a migration (:mod:`jsops.reconciler.migrate`): one ``migrate`` action of a plan.
 
 Every step first reads where the server is (the record ``io.jsops.migration`` on the stream being
 built, the old stream's subjects), so that a run killed at any point and run again carries on from

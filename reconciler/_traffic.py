@@ -1,6 +1,6 @@
 """Demo traffic for the example estate: retrying publishers and slow, sometimes failing consumers.
 
-Used by ``make demo`` (through :mod:`reconciler.demo`) so that a real nats-server emits real ack samples
+Used by ``make demo`` (through :mod:`jsops.reconciler.demo`) so that a real nats-server emits real ack samples
 and advisories for ``jsops collect``. It behaves like the shop's services would:
 
 * publishers send every event with a ``Nats-Msg-Id``; a small share of publishes "lose" their ack
@@ -10,7 +10,7 @@ and advisories for ``jsops collect``. It behaves like the shop's services would:
   (lognormal, p99 near its 5 s ack_wait, some calls hang past it), label-printer refuses (NAKs) about
   one label in five, the others are quick.
 
-    python -m reconciler._traffic --server URL --duration 60 --publish-log FILE [--seed N]
+    python -m jsops.reconciler._traffic --server URL --duration 60 --publish-log FILE [--seed N]
 """
 
 from __future__ import annotations
@@ -221,7 +221,7 @@ async def run(server: str, duration_s: float, publish_log: Path, seed: int = 7) 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m reconciler._traffic", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m jsops.reconciler._traffic", description=__doc__.split("\n\n")[0])
     ap.add_argument("--server", required=True)
     ap.add_argument("--duration", type=float, default=60.0, help="seconds of traffic")
     ap.add_argument("--publish-log", type=Path, required=True, help="publisher attempt log (JSON lines)")

@@ -107,7 +107,7 @@ def _servers_refused(servers: Sequence[str], allowed: Iterable[str]) -> list[str
 
 def shadowed_contexts(names: Iterable[str], config: Any, directory: str | None = None) -> set[str]:
     """The ``names`` a jsops config context or a natscli context file resolves before any NACK
-    Account of the same name (see :func:`reconciler.client.resolve_context`)."""
+    Account of the same name (see :func:`jsops.reconciler.client.resolve_context`)."""
     declared = set(getattr(config, "contexts", None) or {})
     folder = directory or context_dir()
     return {n for n in names if n in declared or os.path.isfile(os.path.join(folder, f"{n}.json"))}

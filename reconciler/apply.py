@@ -5,7 +5,7 @@ in reverse (consumers, then mirrors, then origins). Independent actions run conc
 action does not stop independent ones; actions that depend on it are skipped. The outcome lists
 what was done and what was not, so that a re-run (which plans again from the live state) converges.
 An interruption (:class:`Stop`) ends the run between requests; a request that got no answer is not
-called failed until its object has been read back (``reconciler.readback``).
+called failed until its object has been read back (``jsops.reconciler.readback``).
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions
 
     ``stop``: once set, no further request is started; the actions not started are reported as
     not attempted. ``verify``: re-check each action against ownership and the prune scope
-    (:func:`reconciler.saved.recheck`) besides the flags. ``read_back``: when a request gets no
+    (:func:`jsops.reconciler.saved.recheck`) besides the flags. ``read_back``: when a request gets no
     answer, start no further requests on this target, then read the objects whose answer was lost
     back (waiting up to that many seconds for the server) and report what really happened;
     ``notify`` is called with a line before that. Without it, such actions are ``failed``."""
@@ -352,7 +352,7 @@ def _blocked_by(a: Action, failed: set[str]) -> str | None:
 
 def _levels(actions: list[Action], live: LiveState | None = None) -> list[list[Action]]:
     """Stream actions grouped so that each group depends only on earlier groups
-    (:func:`reconciler.plan.levels`, the order the plan uses)."""
+    (:func:`jsops.reconciler.plan.levels`, the order the plan uses)."""
     by_name = {a.name: a for a in actions}
 
     def depends_on(name: str) -> set[str]:

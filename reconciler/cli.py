@@ -1,14 +1,14 @@
 """``jsops plan``, ``jsops apply`` and ``jsops export`` (entry points of the ``jsops.commands`` group).
 
-Exit codes, as terraform's (:data:`linter.exitcodes.EXIT_CODES`): plan 0 planned (changes or
+Exit codes, as terraform's (:data:`jsops.linter.exitcodes.EXIT_CODES`): plan 0 planned (changes or
 not), 1 error; with ``--detailed-exitcode`` 0 no changes, 2 changes planned, 1 error. apply 0
 converged, 1 otherwise; export 0 written, 1 error. Argument errors print the usage and exit 2 in
-every command. Bad input is a one-line message, never a traceback (:func:`linter.clikit.run`);
+every command. Bad input is a one-line message, never a traceback (:func:`jsops.linter.clikit.run`);
 secrets given as arguments or in contexts never appear in any output.
 
-One run plans every target the manifests route to (``reconciler.route``): the default target and
+One run plans every target the manifests route to (``jsops.reconciler.route``): the default target and
 each other ``metadata.context``; plans are shown and applied per target. The plans are made in
-:mod:`reconciler._cli_plans`, applied in :mod:`reconciler._cli_apply`.
+:mod:`jsops.reconciler._cli_plans`, applied in :mod:`jsops.reconciler._cli_apply`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from linter.clikit import (
+from jsops.linter.clikit import (
     Exit,
     Parser,
     add_color,
@@ -31,7 +31,7 @@ from linter.clikit import (
     duration_type,
     run,
 )
-from linter.exitcodes import ExitCode, exit_codes_help
+from jsops.linter.exitcodes import ExitCode, exit_codes_help
 
 from ._cli_plans import Run, make_plans, say_target, view_options
 
@@ -117,7 +117,7 @@ def _write(path: str, text: str) -> None:
 
 
 def _saved(args: argparse.Namespace, plans_run: Run) -> str:
-    """The saved plan: the plans bound to their PATHs, environment and manifests (see reconciler.saved)."""
+    """The saved plan: the plans bound to their PATHs, environment and manifests (see jsops.reconciler.saved)."""
     from .plan import source_path
     from .render_json import render_saved
     from .saved import manifest_digest
@@ -204,10 +204,10 @@ def _describe(exc: BaseException) -> str:
 
 def guard(command: Callable[[list[str]], int], argv: Sequence[str], *, prog: str = "jsops",
           error_code: int = ExitCode.ERROR, describe: Callable[[BaseException], str] = _describe) -> int:
-    """Run a reconciler command under :func:`linter.clikit.run`: its errors (the reconciler's and
+    """Run a reconciler command under :func:`jsops.linter.clikit.run`: its errors (the reconciler's and
     the linter's) are one line, ``PROG: error: MESSAGE``, and ``error_code``; the secrets given as
     arguments are blanked out of everything printed."""
-    from linter.errors import LinterError
+    from jsops.linter.errors import LinterError
 
     from .client import ConnectError, JsApiError, TargetError, argv_scrub
     from .errors import ReconcilerError

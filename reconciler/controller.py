@@ -2,18 +2,18 @@
 
 Level-triggered: a round runs every ``--interval`` and as soon as a manifest file changes (with
 ``--repo URL --branch B`` or ``--git``, after fetching the branch and checking out its tip:
-:mod:`reconciler._controller_git`). Each round loads and lints the
+:mod:`jsops.reconciler._controller_git`). Each round loads and lints the
 manifests (a revision with lint errors is rejected and the last good one stays in force), reads
-the live state, plans, and applies what the annotations allow (:mod:`reconciler._controller_policy`),
+the live state, plans, and applies what the annotations allow (:mod:`jsops.reconciler._controller_policy`),
 which also heals drift: objects changed or deleted behind its back. ``--dry-run`` reports and never
 writes. Connection loss and errors are retried with jittered exponential backoff; SIGTERM and
 SIGINT end it with exit code 0.
 
 Every target the manifests route to (``metadata.context``, as ``jsops apply`` routes them:
-:mod:`reconciler.route`) is reconciled in each round, on its own connection; a failure on one
+:mod:`jsops.reconciler.route`) is reconciled in each round, on its own connection; a failure on one
 target does not stop the others. Several controllers can watch one target: only the holder of the
 target's lease (a key in a JetStream KV bucket on that target) applies there
-(:mod:`reconciler._controller_lease`); the others plan and report.
+(:mod:`jsops.reconciler._controller_lease`); the others plan and report.
 
 Observability: ``/healthz``, ``/readyz`` and ``/metrics`` (Prometheus text) on ``--listen``, and a
 JSON-lines event log on stderr or ``--log-file``.
@@ -58,7 +58,7 @@ class ControllerOptions:
     # When it was not and every object has a context, the local default server is not contacted.
     explicit_target: bool = True
     # The git source followed before each round (``--repo``; ``--git`` makes one for the clone
-    # holding the first PATH): a :class:`reconciler._controller_git.GitSource`, or None.
+    # holding the first PATH): a :class:`jsops.reconciler._controller_git.GitSource`, or None.
     source: Any = None
 
 
@@ -70,7 +70,7 @@ class Controller:
     """The reconcile loop. :meth:`run` blocks until ``stop`` is set (or after one round with ``once``).
 
     ``target`` is the default target (objects without ``metadata.context``); every other context the
-    manifests name is resolved as ``jsops apply`` resolves it (:mod:`reconciler.route`) and reconciled
+    manifests name is resolved as ``jsops apply`` resolves it (:mod:`jsops.reconciler.route`) and reconciled
     as its own target, with its own connection, lease and metrics (label ``context``)."""
 
     def __init__(self, options: ControllerOptions, target: Any, *, log: EventLog | None = None) -> None:
@@ -406,7 +406,7 @@ class Controller:
 
 def main(argv: Sequence[str]) -> int:
     """Entry point of ``jsops controller`` (argv after the command name); returns the exit code. The
-    command line is :mod:`reconciler._controller_cli`'s."""
+    command line is :mod:`jsops.reconciler._controller_cli`'s."""
     from ._controller_cli import main as run_main
 
     return run_main(argv)

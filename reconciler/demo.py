@@ -14,7 +14,7 @@ itself is marked ``demo:``. Colours only on a terminal (and never under ``NO_COL
 SIGHUP and SIGTERM stop every process the demo started, without a traceback. Artefacts stay in
 ``.demo/``.
 
-    python -m reconciler.demo [--workdir .demo] [--traffic-seconds 60] [--master local[2]]
+    python -m jsops.reconciler.demo [--workdir .demo] [--traffic-seconds 60] [--master local[2]]
 """
 
 from __future__ import annotations
@@ -233,7 +233,7 @@ def run(workdir: Path, traffic_s: float, master: str, source: Path) -> None:
         collector = _spawn(collect_argv)
         time.sleep(1.0)  # let the collector subscribe before the first message
         _say("shop-like traffic from the demo's own generator (part of the demo, not a jsops command):")
-        _run([sys.executable, "-m", "reconciler._traffic", *target, "--duration", f"{traffic_s:.0f}",
+        _run([sys.executable, "-m", "jsops.reconciler._traffic", *target, "--duration", f"{traffic_s:.0f}",
               "--publish-log", str(telemetry / "publishers.jsonl")])
         _say("waiting for the collector to finish its last snapshot ...")
         rc = collector.wait(timeout=120)
@@ -272,7 +272,7 @@ def run(workdir: Path, traffic_s: float, master: str, source: Path) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m reconciler.demo", description="the jsops story end to end")
+    ap = argparse.ArgumentParser(prog="python -m jsops.reconciler.demo", description="the jsops story end to end")
     ap.add_argument("--workdir", type=Path, default=Path(".demo"))
     ap.add_argument("--manifests", type=Path, default=Path("manifests"))
     ap.add_argument("--traffic-seconds", type=float, default=60.0)

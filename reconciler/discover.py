@@ -26,10 +26,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from linter.clikit import Parser, add_config, config_from_args
-from linter.exitcodes import ExitCode, exit_codes_inline
-from linter.model.target import Target as LintTarget
-from linter.model.target import TargetServer
+from jsops.linter.clikit import Parser, add_config, config_from_args
+from jsops.linter.exitcodes import ExitCode, exit_codes_inline
+from jsops.linter.model.target import Target as LintTarget
+from jsops.linter.model.target import TargetServer
 
 from .client import TargetError
 from .limits import account_limits, monitor_json, server_limits
@@ -100,9 +100,9 @@ def _tags(value: Any) -> tuple[str, ...]:
 
 
 def discover(client: Any, target: Any = None) -> LintTarget:
-    """Read the facts from a connected :class:`reconciler.client.JsClient` (``target``: its
-    :class:`reconciler.client.Target`, whose monitor URL is read when it names one). Peers are
-    believed by the rule of :mod:`reconciler._discover_trust`; the facts are checked before they
+    """Read the facts from a connected :class:`jsops.reconciler.client.JsClient` (``target``: its
+    :class:`jsops.reconciler.client.Target`, whose monitor URL is read when it names one). Peers are
+    believed by the rule of :mod:`jsops.reconciler._discover_trust`; the facts are checked before they
     are returned."""
     from ._discover_trust import PING_DEADLINE, check_facts, cluster_ids, verified_peers
 

@@ -11,12 +11,12 @@ import secrets
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from linter.model.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, bucket_stream
-from linter.model.config import StreamConfig
-from linter.semantics import catalog
-from linter.semantics.catalog import Unit
-from linter.semantics.effective import effective_stream
-from linter.semantics.units import readable_duration, readable_size
+from jsops.linter.model.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, bucket_stream
+from jsops.linter.model.config import StreamConfig
+from jsops.linter.semantics import catalog
+from jsops.linter.semantics.catalog import Unit
+from jsops.linter.semantics.effective import effective_stream
+from jsops.linter.semantics.units import readable_duration, readable_size
 
 from .diff import BOOKKEEPING_KEYS, diff_configs, restore_start
 from .live import RESUME, LiveState

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from linter import strip_server_metadata
-from linter.semantics.subjects import is_subset_match
+from jsops.linter import strip_server_metadata
+from jsops.linter.semantics.subjects import is_subset_match
 
 from .live import LiveConsumer, LiveState, LiveStream
 
@@ -94,7 +94,7 @@ async def ameasure_subjects(client: Any, stream: str) -> dict[str, int] | None:
 
 def measure_filter_loss(client: Any, live: LiveState, desired: Iterable[Any]) -> None:
     """Fill ``live.subject_counts`` for the interest streams where a desired consumer (a
-    :class:`reconciler.plan.Desired`) changes the filters of a live one."""
+    :class:`jsops.reconciler.plan.Desired`) changes the filters of a live one."""
     from .client import JsApiError
 
     wanted = set()

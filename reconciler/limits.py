@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from linter import Target as LintTarget
-from linter.model.target import AccountLimits, ServerLimits
+from jsops.linter import Target as LintTarget
+from jsops.linter.model.target import AccountLimits, ServerLimits
 
 from .client import ACCOUNT_INFO, AnswerError, JsClient, Target, TargetError, answer_problem
 
@@ -63,7 +63,7 @@ def server_limits(varz: dict[str, Any]) -> ServerLimits:
 
 def monitor_json(target: Target, endpoint: str, what: str = "the server's limits") -> dict[str, Any]:
     """``<monitor>/<endpoint>`` (``varz``, ``jsz``) as a JSON object, read within a deadline and a
-    size cap (:mod:`reconciler.monitor_http`); user information in the monitor URL is sent as HTTP
+    size cap (:mod:`jsops.reconciler.monitor_http`); user information in the monitor URL is sent as HTTP
     basic auth (for a monitoring port behind an authenticating proxy), never as part of the URL."""
     from .monitor_http import MonitorError, get_json
 
@@ -90,7 +90,7 @@ def read_limits(client: JsClient, target: Target | None = None, declared: LintTa
     if target is not None and target.monitor:
         server = server_limits(monitor_json(target, "varz"))
     # What every client learns from the server's INFO (release, max_payload, cluster) is the truth
-    # about this target, whatever the config declares (see ``reconciler.discover``).
+    # about this target, whatever the config declares (see ``jsops.reconciler.discover``).
     info = dict(getattr(getattr(client, "nc", None), "_server_info", None) or {})
     from .discover import target_facts
 

@@ -5,7 +5,7 @@ A rule reports errors when its severity (the config's, else its own) is ``error`
 severity is ``warning`` or ``info`` never does (a violation may lower its severity, never raise it).
 The one exception is JS010 unused-suppression: a suppression of a rule the gate skips would look
 unused, so when the config makes JS010 an error the gate runs every rule. The errors are exactly
-those of :func:`linter.lint_estate` with every selected rule (tested), for a fraction of the time:
+those of :func:`jsops.linter.lint_estate` with every selected rule (tested), for a fraction of the time:
 the costliest rules are advice.
 
 With ``objects`` the gate judges only those objects (those a plan acts on): per-object rules check
@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
-from linter import Estate, LintResult, Severity, lint_estate
-from linter.engine import read_manifest_bytes
+from jsops.linter import Estate, LintResult, Severity, lint_estate
+from jsops.linter.engine import read_manifest_bytes
 
 __all__ = ["lint_errors"]
 
@@ -32,11 +32,11 @@ _DEFAULT: Any = object()
 
 def lint_errors(estate: Estate, config: Any, read_source: Callable[[str], bytes | None] | None = _DEFAULT,
                 objects: Collection[tuple[str, str, str | None]] | None = None) -> LintResult:
-    """:func:`linter.lint_estate` of ``estate`` with ``config``, running only the rules that can
+    """:func:`jsops.linter.lint_estate` of ``estate`` with ``config``, running only the rules that can
     report an error (its other findings are incomplete: read only the errors); with ``objects``
     (``(kind, name, stream)``), only the errors of those objects and of no object are complete."""
-    from linter.config import Selection, select_rules
-    from linter.engine import discover_rules
+    from jsops.linter.config import Selection, select_rules
+    from jsops.linter.engine import discover_rules
 
     registry = discover_rules()
     selection = select_rules(config, registry)

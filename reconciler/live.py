@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from linter import strip_server_metadata
+from jsops.linter import strip_server_metadata
 
 from .client import JsApiError, JsClient
 
@@ -22,7 +22,7 @@ CONTEXT = "io.jsops.context"  # the manifest's metadata.context: scopes --prune 
 # Set on a consumer recreated at its old position: the start fields the manifest asked for (JSON).
 RESUME = "io.jsops.resume"
 # Prune permissions recorded on the server from a manifest's jsops.io/allow-prune and
-# jsops.io/allow-data-loss annotations (read back once the manifest is gone; see reconciler.plan).
+# jsops.io/allow-data-loss annotations (read back once the manifest is gone; see jsops.reconciler.plan).
 PRUNE_MARK = "io.jsops.allow-prune"
 DATA_LOSS_MARK = "io.jsops.allow-data-loss"
 # NACK's preventDelete (the jsops.io/prevent-delete annotation), recorded on the server: an object that
@@ -31,14 +31,14 @@ PREVENT_DELETE_MARK = "io.jsops.prevent-delete"
 OWNER = "jsops"
 # The estate (``estate:`` in the jsops config) that owns the object: prune and takeover stay within it.
 ESTATE = "io.jsops.estate"
-# Without an estate: the repository the object was applied from (reconciler.plan.scope.repo_identity);
+# Without an estate: the repository the object was applied from (jsops.reconciler.plan.scope.repo_identity);
 # ``jsops apply --prune`` deletes only objects recorded from its own repository.
 REPO = "io.jsops.repo"
 # A consumer recreate in flight, recorded on the parent stream before the consumer is deleted:
 # ``io.jsops.recreate.<consumer>`` = ``{"seq": N, "digest": "..."}`` (resume position, manifest
 # config digest). A re-run that finds it creates the consumer at ``seq`` and clears it.
 RECREATE_PREFIX = "io.jsops.recreate."
-# A migration in progress (``jsops apply --migrate``, reconciler.migrate), recorded on the stream
+# A migration in progress (``jsops apply --migrate``, jsops.reconciler.migrate), recorded on the stream
 # being built: ``{"from": OLD, "to": NEW, "step": ...}`` (JSON). A re-run resumes from it.
 MIGRATION = "io.jsops.migration"
 
@@ -108,14 +108,14 @@ class LiveState:
     unknown: set[str] = field(default_factory=set)
     read_at: float = field(default_factory=time.time)  # when the state was read (epoch seconds)
     # Messages a tightened limit would remove, measured on the server (see
-    # reconciler.dataloss.measure_limit_loss): stream -> limit -> messages. Streams or limits not
+    # jsops.reconciler.dataloss.measure_limit_loss): stream -> limit -> messages. Streams or limits not
     # measured are estimated from the stream state (conservatively).
     limit_loss: dict[str, dict[str, int]] = field(default_factory=dict)
     # Stored messages per subject of the interest streams where a consumer's filter changes
-    # (reconciler.interestloss.measure_filter_loss): stream -> subject -> messages.
+    # (jsops.reconciler.interestloss.measure_filter_loss): stream -> subject -> messages.
     subject_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     # The release of the server the state was read from (its INFO), e.g. "2.15.1"; None: not known
-    # (then the plan uses no API a release may lack: reconciler.server_apis).
+    # (then the plan uses no API a release may lack: jsops.reconciler.server_apis).
     server_version: str | None = None
 
     def fingerprint(self) -> str:

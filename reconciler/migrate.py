@@ -1,7 +1,7 @@
 """Migrations that keep every message (``jsops apply --migrate``): what the plan says and decides.
 
 A rename (``jsops.io/renamed-from: OLD`` on the new stream's manifest) or a change the server
-refuses in place (storage, ...: :mod:`linter.semantics.updates`) is planned as one ``migrate``
+refuses in place (storage, ...: :mod:`jsops.linter.semantics.updates`) is planned as one ``migrate``
 action instead of a delete and a create:
 
 1. the new stream is created as a **mirror** of the old one (a mirror keeps the origin's sequence
@@ -19,10 +19,10 @@ action instead of a delete and a create:
 5. the old stream is deleted.
 
 What cannot be carried without loss (per retention, downstream mirrors and sources, limits below
-what the stream holds) is refused here, in the plan: :mod:`reconciler._migrate_checks`.
+what the stream holds) is refused here, in the plan: :mod:`jsops.reconciler._migrate_checks`.
 
 A change that keeps the name goes through a temporary stream (``NAME`` => ``NAME_JSOPS_MIGRATING``
-=> ``NAME``): two cut-overs. The steps run in :mod:`reconciler._migrate_run`; their state is recorded
+=> ``NAME``): two cut-overs. The steps run in :mod:`jsops.reconciler._migrate_run`; their state is recorded
 on the server (metadata ``io.jsops.migration`` on the stream being built), so that a re-run after
 a kill resumes from it. Pure: nothing here sends a request.
 """
@@ -33,8 +33,8 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from linter.semantics.releases import parse_version
-from linter.semantics.units import format_size
+from jsops.linter.semantics.releases import parse_version
+from jsops.linter.semantics.units import format_size
 
 from ._migrate_checks import copy_refusal, reset_consumers
 from .dataloss import limit_losses, loss_total

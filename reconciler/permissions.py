@@ -5,7 +5,7 @@
 (``jsops.io/allow-recreate: "true"``, ...); an object that left the manifests is judged by the marks
 its last apply recorded on the server (:func:`prune_marks`). The plan (when it builds actions),
 apply (:func:`refusal`, checked again right before it runs them, also for saved plans) and the
-controller (``reconciler._controller_policy``) all ask here: :func:`required` says what an action
+controller (``jsops.reconciler._controller_policy``) all ask here: :func:`required` says what an action
 needs, :meth:`Grants.missing` what of it is not granted, :meth:`Grants.needs` says so, naming every
 missing permission at once.
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
-from linter.load import PREVENT_DELETE
+from jsops.linter.load import PREVENT_DELETE
 
 from .live import DATA_LOSS_MARK, PREVENT_DELETE_MARK, PRUNE_MARK
 from .vocabulary import ActionKind
@@ -51,7 +51,7 @@ ALLOW_DATA_LOSS = "jsops.io/allow-data-loss"
 ALLOW_RECREATE = "jsops.io/allow-recreate"
 ADOPT = "jsops.io/adopt"
 # Recreate-class stream changes and renames (jsops.io/renamed-from) run as migrations that keep
-# every message (reconciler.migrate) instead of delete-and-create.
+# every message (jsops.reconciler.migrate) instead of delete-and-create.
 ALLOW_MIGRATE = "jsops.io/allow-migrate"
 # On a stream's manifest: the stream was renamed from this one (as terraform's ``moved`` block);
 # with the migrate permission, its messages and consumers are moved over without loss.

@@ -4,14 +4,14 @@ what each action is, and the plan against the live estate.
 - :func:`gate_lint` runs the rules whose findings are errors (the gate refuses on errors only, so
   warning rules are not run), on the objects a plan acts on (:func:`acted_on`; none for a plan
   without changes), and splits the errors into those that hold whatever the action is and those of
-  create-only rules (``Rule.applies_to``, :data:`linter.api.CREATE_ONLY`);
+  create-only rules (``Rule.applies_to``, :data:`jsops.linter.api.CREATE_ONLY`);
 - :func:`judged` keeps the errors of the objects the plan acts on, and of no object (the loader's:
   a manifest that did not load is never planned), and a create-only error only for an object the
   plan creates (a create, recreate or migration): sealing an existing stream is an update the
   server accepts, creating a sealed one is refused;
 - :func:`preflight` reads the account's limits and usage (``$JS.API.INFO``) and marks the actions
   the server would refuse blocked, with everything that depends on them
-  (:func:`reconciler.plan.block_predicted`).
+  (:func:`jsops.reconciler.plan.block_predicted`).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from linter import Estate
-from linter.api import CREATE
-from linter.config import Config
-from linter.engine import discover_rules
-from linter.findings import LOAD_CODES, Finding, Severity
+from jsops.linter import Estate
+from jsops.linter.api import CREATE
+from jsops.linter.config import Config
+from jsops.linter.engine import discover_rules
+from jsops.linter.findings import LOAD_CODES, Finding, Severity
 
 from .client import JsClient
 from .lintgate import lint_errors
@@ -54,7 +54,7 @@ _DISK = object()  # lint_estate's default source reader
 def gate_lint(estate: Estate, config: Config, *, read_source: Callable[[str], bytes | None] | None | object = _DISK,
               objects: Collection[_Key] | None = None) -> GateFindings:
     """The errors the gate judges, from the rules ``config`` selects that can report an error
-    (:func:`reconciler.lintgate.lint_errors`); with ``objects`` (:func:`acted_on`), of those
+    (:func:`jsops.reconciler.lintgate.lint_errors`); with ``objects`` (:func:`acted_on`), of those
     objects only (and of no object)."""
     registry = discover_rules()
     kwargs: dict[str, Any] = {} if read_source is _DISK else {"read_source": read_source}

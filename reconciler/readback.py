@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from linter import strip_server_metadata
+from jsops.linter import strip_server_metadata
 
 from .client import ConnectError, JsApiError, JsClient
 from .diff import diff_configs

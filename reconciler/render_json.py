@@ -1,4 +1,4 @@
-"""The plan (one target or several) as the JSON of contracts §5 (see :class:`~reconciler.plan.PlanSet`)."""
+"""The plan (one target or several) as the JSON of contracts §5 (see :class:`~jsops.reconciler.plan.PlanSet`)."""
 
 from __future__ import annotations
 

@@ -13,11 +13,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from linter.model.buckets import BUCKET_FIELDS, bucket_kind_of
-from linter.semantics import catalog
-from linter.semantics.catalog import Unit
-from linter.semantics.effective import SERVER_DEFAULTS
-from linter.semantics.units import format_duration, format_size
+from jsops.linter.model.buckets import BUCKET_FIELDS, bucket_kind_of
+from jsops.linter.semantics import catalog
+from jsops.linter.semantics.catalog import Unit
+from jsops.linter.semantics.effective import SERVER_DEFAULTS
+from jsops.linter.semantics.units import format_duration, format_size
 
 from .plan import Action, Plan, PlanSet
 from .vocabulary import ActionKind, ChangeClass, Outcome
@@ -196,7 +196,7 @@ _LISTED = 10  # actions an interruption left undone that the summary names one b
 
 
 def outcome_lines(results: Sequence[Any], interrupted: str | None = None) -> list[str]:
-    """The closing lines of ``jsops apply`` for its :class:`~reconciler.apply.ActionResult` list:
+    """The closing lines of ``jsops apply`` for its :class:`~jsops.reconciler.apply.ActionResult` list:
     what an interruption (``interrupted``: the signal's name) left undone, the counts, and what
     to do next."""
     count = {s.value: sum(1 for r in results if r.status == s) for s in Outcome}

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from linter import Estate
+from jsops.linter import Estate
 
 from .client import Target
 

@@ -1,8 +1,8 @@
 """Saved plans: what binds one to its manifests, and the per-action re-check apply makes.
 
-A plan written by ``jsops plan --out`` carries a binding (see :func:`reconciler.plan.seal`): the
+A plan written by ``jsops plan --out`` carries a binding (see :func:`jsops.reconciler.plan.seal`): the
 PATHs and environment it was made from, a digest of those manifests (each file's path, in
-:func:`~reconciler.plan.source_path` form, and bytes), and a digest over the whole saved plan
+:func:`~jsops.reconciler.plan.source_path` form, and bytes), and a digest over the whole saved plan
 (actions, targets and live fingerprints included). ``apply --plan`` recomputes them and refuses a
 plan that differs. The digests catch edits and misplaced plans, not a forger; :func:`recheck`
 is what keeps even a forged plan to objects jsops owns and to the flags given to apply.

@@ -17,8 +17,8 @@ on the 2.10.26, 2.11.11, 2.12.8, 2.14.6 and 2.15.1 binaries:
   above the first sequence at that time). On an interest stream, messages below the new floor that no
   other consumer wants are removed. 2.11 and 2.12 have no reset API: the request gets no answer.
 
-Pure: the requests are :meth:`reconciler.client.JsClient.apause_consumer` and
-:meth:`~reconciler.client.JsClient.areset_consumer`; the plan decides in :mod:`reconciler.plan.apis`.
+Pure: the requests are :meth:`jsops.reconciler.client.JsClient.apause_consumer` and
+:meth:`~jsops.reconciler.client.JsClient.areset_consumer`; the plan decides in :mod:`jsops.reconciler.plan.apis`.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from linter.semantics.errcodes import ErrCode
-from linter.semantics.releases import Version, format_version, parse_version
+from jsops.linter.semantics.errcodes import ErrCode
+from jsops.linter.semantics.releases import Version, format_version, parse_version
 
 __all__ = [
     "PAUSE_RELEASE",

@@ -12,8 +12,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import get_args
 
-from linter.semantics.updates import CLASS_ORDER
-from linter.semantics.updates import ChangeClass as LintChangeClass
+from jsops.linter.semantics.updates import CLASS_ORDER
+from jsops.linter.semantics.updates import ChangeClass as LintChangeClass
 
 __all__ = ["ActionKind", "ChangeClass", "Outcome"]
 
@@ -28,9 +28,9 @@ class ActionKind(StrEnum):
     ADOPT = "adopt"
     BLOCKED = "blocked"
     # A recreate-class change or a rename carried out without loss (``--migrate``,
-    # :mod:`reconciler.migrate`): the new stream is built from the old one's data.
+    # :mod:`jsops.reconciler.migrate`): the new stream is built from the old one's data.
     MIGRATE = "migrate"
-    # A consumer changed through a server API instead of a recreate (reconciler.server_apis): its
+    # A consumer changed through a server API instead of a recreate (jsops.reconciler.server_apis): its
     # other changes, if any, are sent as an update too.
     PAUSE = "pause"  # $JS.API.CONSUMER.PAUSE with a time (2.11+)
     RESUME = "resume"  # $JS.API.CONSUMER.PAUSE without one (2.11+)
@@ -91,10 +91,10 @@ _PAST = {
 
 
 class ChangeClass(StrEnum):
-    """The class of one field change: those of :mod:`linter.semantics.updates` (what the server lets an
+    """The class of one field change: those of :mod:`jsops.linter.semantics.updates` (what the server lets an
     update change, and ``reset``: a consumer start the server refuses as an update, made through the
     reset API), and ``data-loss``, which the plan gives a limit change that removes stored messages
-    (:mod:`reconciler.dataloss`)."""
+    (:mod:`jsops.reconciler.dataloss`)."""
 
     IN_PLACE = "in-place"
     ONE_WAY = "one-way"
@@ -105,7 +105,7 @@ class ChangeClass(StrEnum):
 
     @property
     def rank(self) -> int:
-        """Severity as :func:`linter.semantics.updates.worst` orders it (``data-loss`` counts as in place:
+        """Severity as :func:`jsops.linter.semantics.updates.worst` orders it (``data-loss`` counts as in place:
         the server applies it as an update)."""
         return CLASS_ORDER.get(self.value, 0)
 

@@ -2,7 +2,7 @@
 
 Rules live in theme packages (``rules/stream/``, ``rules/consumer/``, ``rules/estate/``,
 ``rules/target/``, ``rules/rewrite/``, ``rules/ops/``, ``rules/capacity/``, ``rules/monitoring/``),
-one rule per module; each theme package declares its :class:`linter.api.Theme` (``THEME``) and may
+one rule per module; each theme package declares its :class:`jsops.linter.api.Theme` (``THEME``) and may
 have one private ``_common.py``. A module whose name does not start with ``_`` defines one rule
 class and exposes it as ``RULE``. ``_transform.py`` is nats-server's subject-transform semantics.
 """
@@ -14,7 +14,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from linter.api import Rule
+    from jsops.linter.api import Rule
 
 __all__ = ["get_rules", "THEMES"]
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from nsview import make_view
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -27,7 +28,8 @@ def _tool(name: str, *args: str) -> subprocess.CompletedProcess[str]:
     exe = BIN / name
     if not exe.exists():
         pytest.fail(f"{name} is not installed in {BIN} (it is a dev dependency: make install)")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    view = str(make_view(ROOT))  # the jsops namespace on disk (mypy and grimp do not follow editable installs)
+    env = {**os.environ, "PYTHONPATH": view, "MYPYPATH": view}
     return subprocess.run([str(exe), *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=900)
 
 

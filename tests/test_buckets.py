@@ -1,4 +1,4 @@
-"""Buckets (linter.model.buckets, linter.load.buckets): the stream each bucket kind is, as the Go client
+"""Buckets (jsops.linter.model.buckets, jsops.linter.load.buckets): the stream each bucket kind is, as the Go client
 and nats-py build it (facts read from their sources; the server-side proof is in
 tests/integration/test_buckets_effective_server.py), recognition for export, and loading with
 findings at the bucket's own fields."""
@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from linter.engine import lint_estate
-from linter.findings import LOAD_CODES
-from linter.load import Estate, load_paths, load_text
-from linter.model.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, kv_stream, object_stream
-from linter.model.config import StreamConfig
-from linter.semantics.effective import effective_stream
+from jsops.linter.engine import lint_estate
+from jsops.linter.findings import LOAD_CODES
+from jsops.linter.load import Estate, load_paths, load_text
+from jsops.linter.model.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, kv_stream, object_stream
+from jsops.linter.model.config import StreamConfig
+from jsops.linter.semantics.effective import effective_stream
 
 NAME_MISMATCH = LOAD_CODES["name-mismatch"].code
 MIN, H = 60_000_000_000, 3_600_000_000_000
@@ -190,7 +190,7 @@ def test_fixes_never_write_stream_fields_into_a_bucket() -> None:
 
 
 def test_stream_rules_on_a_bucket_name_the_bucket_field() -> None:
-    from linter.model.target import Target
+    from jsops.linter.model.target import Target
 
     text = NATIVE.replace("HIST", "5") + "  limit_marker_ttl: 100ms\n  max_value_size: 2MiB\n  max_bytes: 10MiB\n"
     target = Target.model_validate({"server_version": "2.11.11", "max_payload": "1MiB"})
@@ -223,7 +223,7 @@ def test_js460_is_silent_on_plain_streams() -> None:
 
 
 def test_html_report_names_the_bucket_of_a_stream() -> None:
-    from linter.report.html import render_html, report_from_paths
+    from jsops.linter.report.html import render_html, report_from_paths
 
     root = Path(__file__).resolve().parent.parent
     data = report_from_paths([str(root / "manifests")])
@@ -235,7 +235,7 @@ def test_html_report_names_the_bucket_of_a_stream() -> None:
 def test_a_nats_py_bucket_is_recognised_and_rebuilt_exactly() -> None:
     """nats-py's shape (no direct gets, message TTLs on) is a KeyValue with direct: false and
     allow_msg_ttl: true, which the Go shape then rebuilds field by field."""
-    from reconciler.diff import diff_configs
+    from jsops.reconciler.diff import diff_configs
 
     live = effective_stream(StreamConfig.model_validate(kv_stream(kv(history=3, ttl="1h"), "b", client="nats-py")))
     kind, bucket, spec = bucket_of_stream(live)  # type: ignore[misc]

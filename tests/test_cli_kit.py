@@ -1,4 +1,4 @@
-"""The CLI kit (linter.clikit), the exit-code contract (linter.exitcodes), the reporter registry and
+"""The CLI kit (jsops.linter.clikit), the exit-code contract (jsops.linter.exitcodes), the reporter registry and
 the fix loop: what every command relies on."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from linter.clikit import Exit, Parser, add_config, config_from_args, duration_type, parse_seconds, run, use_color
-from linter.config import ConfigError
-from linter.errors import LinterError
-from linter.exitcodes import EXIT_CODES, ExitCode, exit_codes_help, exit_codes_markdown, signalled
+from jsops.linter.clikit import Exit, Parser, add_config, config_from_args, duration_type, parse_seconds, run, use_color
+from jsops.linter.config import ConfigError
+from jsops.linter.errors import LinterError
+from jsops.linter.exitcodes import EXIT_CODES, ExitCode, exit_codes_help, exit_codes_markdown, signalled
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -108,9 +108,9 @@ def test_exit_codes_are_written_once() -> None:
 
 def test_reporter_registry_drives_the_format_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from linter import report
-    from linter.cli import main
-    from linter.engine import LintResult
+    from jsops.linter import report
+    from jsops.linter.cli import main
+    from jsops.linter.engine import LintResult
 
     assert report.FORMATS == ("text", "json", "sarif", "junit", "github")
     monkeypatch.setitem(report.REPORTERS, "count", lambda result, ctx: f"{len(result.findings)} findings\n")
@@ -122,8 +122,8 @@ def test_reporter_registry_drives_the_format_flag(capsys: pytest.CaptureFixture[
 
 
 def test_fix_loop_fixes_until_nothing_changes(tmp_path: Path) -> None:
-    from linter.engine import LintResult, lint_paths
-    from linter.fix import fix_and_relint, fix_diff
+    from jsops.linter.engine import LintResult, lint_paths
+    from jsops.linter.fix import fix_and_relint, fix_diff
 
     path = tmp_path / "s.yaml"
     path.write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec:\n  subjects: [a]\n  max_age: 1m\n"

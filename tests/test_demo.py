@@ -1,6 +1,6 @@
 """`make demo` end to end (short traffic): real nats-server, real collect, local Spark, lint, fix, apply, report.
 
-One run of ``python -m reconciler.demo``; the assertions read what it left in its work directory and
+One run of ``python -m jsops.reconciler.demo``; the assertions read what it left in its work directory and
 what it printed, so a step that silently did nothing fails here.
 """
 
@@ -25,7 +25,7 @@ def demo(tmp_path_factory):
         pytest.skip("Java is needed for local Spark")
     work = tmp_path_factory.mktemp("demo") / "run"
     proc = subprocess.run(
-        [sys.executable, "-m", "reconciler.demo", "--workdir", str(work), "--traffic-seconds", "25"],
+        [sys.executable, "-m", "jsops.reconciler.demo", "--workdir", str(work), "--traffic-seconds", "25"],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )
     return proc, work

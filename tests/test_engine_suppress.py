@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from linter.cli import main
-from linter.config import Config
-from linter.engine import lint_paths
+from jsops.linter.cli import main
+from jsops.linter.config import Config
+from jsops.linter.engine import lint_paths
 
 BAD = "spec: {subjects: [\"{subj}.>\"], max_age: 1m, duplicate_window: 2m}\n"
 

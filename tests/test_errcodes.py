@@ -1,4 +1,4 @@
-"""Err codes have one home (linter.semantics.errcodes.ErrCode): no module writes a server err_code as a bare
+"""Err codes have one home (jsops.linter.semantics.errcodes.ErrCode): no module writes a server err_code as a bare
 number, and every member of the enum is used by some module."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 import tokenize
 from pathlib import Path
 
-from linter.semantics.errcodes import ErrCode
+from jsops.linter.semantics.errcodes import ErrCode
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("linter", "rules", "reconciler", "profiler")
@@ -26,7 +26,7 @@ def test_no_err_code_is_written_as_a_number_in_code() -> None:
         for tok in tokenize.generate_tokens(io.StringIO(p.read_text(encoding="utf-8")).readline):
             if tok.type == tokenize.NUMBER and tok.string.isdigit() and 10000 < int(tok.string) < 10400:
                 bare.append(f"{p.relative_to(ROOT)}:{tok.start[0]}: {tok.string}")
-    assert bare == [], "write err codes as ErrCode members (linter.semantics.errcodes)"
+    assert bare == [], "write err codes as ErrCode members (jsops.linter.semantics.errcodes)"
 
 
 def test_every_err_code_is_used() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import linter
+from jsops import linter
 
 MANIFESTS = str(Path(__file__).resolve().parent.parent / "manifests")
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from linter.cli import main
-from linter.findings import Edit
-from linter.fix import FixError, apply_edits, render_scalar
+from jsops.linter.cli import main
+from jsops.linter.findings import Edit
+from jsops.linter.fix import FixError, apply_edits, render_scalar
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "fix"
 UPDATE = os.environ.get("JSOPS_UPDATE_GOLDEN") == "1"
@@ -130,7 +130,7 @@ def test_scalars_read_back_as_written(value, text):
 
 
 def test_a_fix_that_breaks_the_manifest_is_refused(work, capsys, monkeypatch):
-    from linter import fix
+    from jsops.linter import fix
 
     shutil.copy(GOLDEN / "native.yaml", work / "n.yaml")
     real = fix.apply_edits

@@ -15,9 +15,9 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from linter.load.json_schema import DURATION_PATTERN, SIZE_PATTERN, manifest_schema
-from linter.semantics.units import UnitError, parse_duration, parse_size
-from linter.testing import estate_from_text, manifest
+from jsops.linter.load.json_schema import DURATION_PATTERN, SIZE_PATTERN, manifest_schema
+from jsops.linter.semantics.units import UnitError, parse_duration, parse_size
+from jsops.linter.testing import estate_from_text, manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_FILE = ROOT / "docs" / "schema" / "jsops-v1.schema.json"
@@ -33,7 +33,7 @@ def test_committed_schema_is_up_to_date() -> None:
 
 
 def _examples() -> list[tuple[str, dict[str, Any]]]:
-    from linter.render import render_estate
+    from jsops.linter.render import render_estate
 
     out = [(f"{f.name}#{i}", d) for f in sorted((ROOT / "manifests").rglob("*.y*ml")) for i, d in enumerate(yaml.safe_load_all(f.read_text())) if d]
     for env in ("dev", "prod"):

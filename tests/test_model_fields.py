@@ -4,7 +4,7 @@ and rejects unknown ones with a suggestion."""
 import pytest
 from pydantic import ValidationError
 
-from linter.model.config import ConsumerConfig, StreamConfig, StreamSource
+from jsops.linter.model.config import ConsumerConfig, StreamConfig, StreamSource
 
 # JSON names of nats-server 2.15's StreamConfig and ConsumerConfig (server/stream.go, consumer.go).
 SERVER_STREAM_FIELDS = {

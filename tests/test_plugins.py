@@ -1,4 +1,4 @@
-"""linter.plugins: the entry points remembered between runs are importlib.metadata's, and a
+"""jsops.linter.plugins: the entry points remembered between runs are importlib.metadata's, and a
 distribution installed, reinstalled or removed (or a cache that cannot be used) means a new scan."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from linter import plugins
-from linter.plugins import EntryPoint, entry_points
+from jsops.linter import plugins
+from jsops.linter.plugins import EntryPoint, entry_points
 
 GROUPS = ("jsops.rules", "jsops.commands")
 

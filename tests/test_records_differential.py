@@ -1,4 +1,4 @@
-"""linter.model.records: the fast validator and the pydantic model judge every input alike.
+"""jsops.linter.model.records: the fast validator and the pydantic model judge every input alike.
 
 Every record validation made while linting the rule cases, the golden inputs, the test corpora
 (field files, NACK, natscli outputs, fixtures) and the example manifests is made both ways: the
@@ -19,15 +19,16 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-import linter.config
-import linter.model.buckets
-import linter.model.target
-from linter.engine import discover_rules
-from linter.load import load_paths
-from linter.model import records
-from linter.model._record_pydantic import _from_pydantic, _to_pydantic
-from linter.model.config import ConsumerConfig, StreamConfig
-from linter.testing import lint_text
+import jsops.linter.config  # noqa: F401 (binds the name below)
+import jsops.linter.model.buckets  # noqa: F401 (binds the name below)
+import jsops.linter.model.target  # noqa: F401 (binds the name below)
+from jsops import linter
+from jsops.linter.engine import discover_rules
+from jsops.linter.load import load_paths
+from jsops.linter.model import records
+from jsops.linter.model._record_pydantic import _from_pydantic, _to_pydantic
+from jsops.linter.model.config import ConsumerConfig, StreamConfig
+from jsops.linter.testing import lint_text
 from tests.rules.cases import consumer, stream
 
 ROOT = Path(__file__).resolve().parents[1]

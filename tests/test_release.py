@@ -63,7 +63,7 @@ def test_wheel_installs_in_a_clean_venv_and_runs(tmp_path: Path) -> None:
     work.mkdir()
     jsops = venv / "bin" / "jsops"
     assert sh(jsops, "--version", cwd=work).stdout == f"jsops {version} (commit {commit[:12]})\n"
-    where = sh(venv / "bin" / "python", "-c", "import linter, rules, reconciler; print(linter.__file__, reconciler.__file__)", cwd=work)
+    where = sh(venv / "bin" / "python", "-c", "import jsops.linter, jsops.rules, jsops.reconciler; print(jsops.linter.__file__, jsops.reconciler.__file__)", cwd=work)
     assert all(p.startswith(str(venv)) for p in where.stdout.split()), where.stdout
     (work / "m").mkdir()
     (work / "m" / "orders.yaml").write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: ORDERS\n"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from natsserver import NatsServer
 
-from linter.cli import main
-from linter.load import load_paths
+from jsops.linter.cli import main
+from jsops.linter.load import load_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = "tests/fixtures/environments"

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from linter import clikit
-from linter.cli import VERSION, main
+from jsops.linter import clikit
+from jsops.linter.cli import VERSION, main
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = "tests/fixtures/lint"
@@ -54,7 +54,7 @@ def test_format_matches_golden(fmt, golden, capsys):
 
 
 def test_colored_text_with_excerpts(capsys, monkeypatch):
-    monkeypatch.setattr("linter._lint_command.use_color", lambda args=None: True)
+    monkeypatch.setattr("jsops.linter._lint_command.use_color", lambda args=None: True)
     _, out = _run(["lint", FIXTURES, "--no-config"], capsys)
     assert "\x1b[31;1merror\x1b[0m" in out
     _golden("lint.color.txt", out)
@@ -121,9 +121,9 @@ def test_junit_is_xml_with_one_case_per_finding_and_clean_file(capsys, tmp_path)
 
 
 def test_github_escapes_and_levels():
-    from linter.engine import LintResult
-    from linter.findings import Finding, Severity
-    from linter.report.github import render_github
+    from jsops.linter.engine import LintResult
+    from jsops.linter.findings import Finding, Severity
+    from jsops.linter.report.github import render_github
 
     f = Finding("JS102", "n", Severity.INFO, "50% a\nb", "dir/a,b:c.yaml", 3, 4)
     out = render_github(LintResult([f], 1, 1, ["dir/a,b:c.yaml"]))

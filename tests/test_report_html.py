@@ -22,14 +22,14 @@ from pathlib import Path
 import markupsafe
 import pytest
 
-from linter.api import RuleContext
-from linter.config import Config
-from linter.engine import lint_estate
-from linter.load import load_paths
-from linter.model.profiles import StreamProfile, load_profiles
-from linter.report._html_charts import consumer_chart, fmt_duration, stream_chart
-from linter.report._html_model import AckPoint, ack_exceed, ack_points, build_report, fill_times, stream_rates
-from linter.report.html import main, render_html, report_from_paths
+from jsops.linter.api import RuleContext
+from jsops.linter.config import Config
+from jsops.linter.engine import lint_estate
+from jsops.linter.load import load_paths
+from jsops.linter.model.profiles import StreamProfile, load_profiles
+from jsops.linter.report._html_charts import consumer_chart, fmt_duration, stream_chart
+from jsops.linter.report._html_model import AckPoint, ack_exceed, ack_points, build_report, fill_times, stream_rates
+from jsops.linter.report.html import main, render_html, report_from_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = "tests/fixtures/report"
@@ -49,7 +49,7 @@ def _cwd(monkeypatch):
 
 
 def _small_report():
-    from linter.config import load_config
+    from jsops.linter.config import load_config
 
     return report_from_paths([SMALL], profiles_path=SMALL_PROFILES, config=load_config(SMALL_CONFIG))
 
@@ -309,7 +309,7 @@ def test_env_renders_templates(tmp_path, capsys):
 
 
 def test_percent_and_duration_formats():
-    from linter.report._html_charts import fmt_bytes, fmt_percent
+    from jsops.linter.report._html_charts import fmt_bytes, fmt_percent
 
     assert [fmt_percent(x) for x in (0.1, 0.001, 0.26667, 0.9996, 1.0, None)] == ["10%", "0.1%", "26.7%", "99.96%", "100%", "no data"]
     assert [fmt_duration(ns) for ns in (120_000_000, 95 * S, 150 * S, 5.25 * 3600 * S, 30 * 86400 * S)] == ["120ms", "95s", "2.5m", "5.25h", "30d"]

@@ -1,8 +1,8 @@
 """A hostile file name cannot send terminal escapes through the text report."""
 
-from linter.engine import LintResult
-from linter.findings import Finding, Severity
-from linter.report.text import render_text
+from jsops.linter.engine import LintResult
+from jsops.linter.findings import Finding, Severity
+from jsops.linter.report.text import render_text
 
 
 def test_control_characters_in_file_names_are_escaped():

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from linter.model.profiles import StreamProfile
-from linter.report._html_model import _with_findings, stream_rates
+from jsops.linter.model.profiles import StreamProfile
+from jsops.linter.report._html_model import _with_findings, stream_rates
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = (ROOT / "linter" / "report" / "templates" / "report.html.j2").read_text()

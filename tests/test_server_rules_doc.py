@@ -1,5 +1,5 @@
 """docs/server-rules.md's tables are the code's: which field changes nats-server refuses as an update
-(linter.semantics.updates) and when each config field appeared (linter.semantics.releases). The
+(jsops.linter.semantics.updates) and when each config field appeared (jsops.linter.semantics.releases). The
 blocks between ``<!-- generated -->`` markers are rendered here; ``JSOPS_UPDATE_GOLDEN=1`` rewrites
 them."""
 
@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from linter.semantics.releases import CONSUMER_FIELDS, ENUM_VALUES, STREAM_FIELDS, format_version
-from linter.semantics.updates import classify_consumer_change, classify_stream_change
+from jsops.linter.semantics.releases import CONSUMER_FIELDS, ENUM_VALUES, STREAM_FIELDS, format_version
+from jsops.linter.semantics.updates import classify_consumer_change, classify_stream_change
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "server-rules.md"
 BLOCK = re.compile(r"(<!-- generated: (\w+) -->\n)(.*?)(<!-- end generated -->)", re.S)

@@ -2,13 +2,13 @@
 
 Dialects (contracts §1):
 - native ``apiVersion: jsops/v1`` (``kind: Stream|Consumer|KeyValue|ObjectStore``, ``metadata``,
-  ``spec``): :mod:`linter.load.native`;
+  ``spec``): :mod:`jsops.linter.load.native`;
 - NACK CRDs ``apiVersion: jetstream.nats.io/v1beta2`` or ``v1beta1`` (camelCase ``spec``):
-  :mod:`linter.load.nack`;
+  :mod:`jsops.linter.load.nack`;
 - NATS API JSON as natscli prints it (``nats stream info --json``, ``nats consumer info --json``,
-  a bare StreamConfig, or a ``$JS.API.CONSUMER.CREATE`` body): :mod:`linter.load.api_json`.
+  a bare StreamConfig, or a ``$JS.API.CONSUMER.CREATE`` body): :mod:`jsops.linter.load.api_json`.
 
-Templates (``*.yaml.j2``) are rendered per environment (:mod:`linter.load.templates`). Anything
+Templates (``*.yaml.j2``) are rendered per environment (:mod:`jsops.linter.load.templates`). Anything
 that cannot be loaded becomes a finding with file, line and column; nothing raises but
 :class:`LoadError` (a path that cannot be read at all, an unknown environment).
 """

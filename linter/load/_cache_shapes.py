@@ -2,11 +2,11 @@
 wrong shape (a checksummed pack written by something else, a bug) is a cache miss, never a crash
 later in the loader.
 
-An entry is :func:`linter.load.parse_cache.pack_parsed`'s tuple: documents (value, packed
+An entry is :func:`jsops.linter.load.parse_cache.pack_parsed`'s tuple: documents (value, packed
 positions, line, problems), problems, two booleans. A value is plain data as the YAML/JSON reader
 makes it (mappings with scalar keys, lists, strings that are valid Unicode, numbers, booleans,
 null) no deeper and no larger than the parse limits allow; positions are ``(line, column)``
-pairs in the tree :func:`linter.model.positions.pack_positions` makes. Every walk is iterative.
+pairs in the tree :func:`jsops.linter.model.positions.pack_positions` makes. Every walk is iterative.
 """
 
 from __future__ import annotations

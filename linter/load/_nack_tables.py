@@ -1,5 +1,5 @@
 """NACK's spelling of JetStream configs: the CRD field names and where each one lands in the
-JetStream API config (derived from the field catalog, :mod:`linter.semantics.catalog`), NACK's enum spellings, the CRD defaults, and the kinds and fields jsops reads
+JetStream API config (derived from the field catalog, :mod:`jsops.linter.semantics.catalog`), NACK's enum spellings, the CRD defaults, and the kinds and fields jsops reads
 but does not manage (nats-io/nack deploy/crds.yml, internal/controller/*_controller.go).
 
 A table maps a NACK field to an API field name, to ``None`` (read elsewhere), to ``(outer, inner)``
@@ -86,7 +86,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 
 # NACK kinds jsops reads without managing them (StreamTemplate was removed from nats-server in 2.10;
-# an Account is a connection, not an object). KeyValue and ObjectStore are buckets (linter.load.buckets).
+# an Account is a connection, not an object). KeyValue and ObjectStore are buckets (jsops.linter.load.buckets).
 UNMANAGED = ("StreamTemplate", "Account")
 # NACK's per-object protection, kept as manifest annotations that plan, apply, prune and the controller read.
 PREVENT_DELETE = "jsops.io/prevent-delete"

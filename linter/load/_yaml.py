@@ -1,6 +1,6 @@
 """Composition of libyaml parser events into plain values and a position tree, within bounds.
 
-Iterative (no recursion on nesting) and bounded by :class:`~linter.load.documents.Limits`: nesting
+Iterative (no recursion on nesting) and bounded by :class:`~jsops.linter.load.documents.Limits`: nesting
 depth, nodes per document (alias expansions counted), nodes per file and documents per file.
 Imported with the C parser, only when a YAML (or JSON) file is read.
 """

@@ -1,6 +1,6 @@
 """Load ``kind: KeyValue`` / ``kind: ObjectStore`` (native ``jsops/v1`` and NACK) as the stream each
 bucket is: a Stream resource named ``KV_<bucket>`` / ``OBJ_<bucket>`` whose config is the one the Go
-client builds (:mod:`linter.model.buckets`), remembering the bucket (``Resource.bucket``) so every stream
+client builds (:mod:`jsops.linter.model.buckets`), remembering the bucket (``Resource.bucket``) so every stream
 rule, plan, apply, prune and export work on it, and findings point at the bucket's own fields."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Fast, bounded YAML/JSON reading with a source map.
 
 ``jsops lint`` runs on every commit, so manifests are read with libyaml's C parser (ruamel.yaml.clib)
-as a stream of events, and composed (:mod:`linter.load._yaml`) into plain Python values plus a
-parallel position tree (:mod:`linter.model.positions`). Composition is iterative and bounded:
+as a stream of events, and composed (:mod:`jsops.linter.load._yaml`) into plain Python values plus a
+parallel position tree (:mod:`jsops.linter.model.positions`). Composition is iterative and bounded:
 nesting depth, alias expansion (billion laughs), and document size all have limits, so hostile
 input costs bounded time and memory and never raises out of here.
 

@@ -2,7 +2,7 @@
 
 A ``$JS.API.CONSUMER.CREATE`` body is ``{stream_name, config, action, pedantic}``; a stream request
 body is the StreamConfig's fields and ``pedantic``. Which release reads which key is data
-(:data:`linter.semantics.releases.CONSUMER_REQUEST_KEYS`, ``STREAM_REQUEST_KEYS``); so is what the
+(:data:`jsops.linter.semantics.releases.CONSUMER_REQUEST_KEYS`, ``STREAM_REQUEST_KEYS``); so is what the
 server answers: a key no release reads is an unknown field (10025 from 2.12, dropped before), a value
 of a key the release reads that does not decode is 10025 (a release that does not read the key
 drops it: the finding records the release it applies from in ``estate.since``).

@@ -98,7 +98,7 @@ def _holds_manifest(parsed: Parsed) -> bool:
 
 def read_text(data: bytes, file: str, limits: Limits | None) -> Parsed:
     """Documents, problems, whether the file ends in a bare separator, and whether its text looks
-    like a JetStream config (:func:`linter.load.recognise.text_looks_jetstream`)."""
+    like a JetStream config (:func:`jsops.linter.load.recognise.text_looks_jetstream`)."""
     docs, problems = read_documents(data, json_file=file.endswith(".json"), limits=limits or Limits())
     trailing = len(docs) > 1 and _only_separator_after(data, docs[-1].line)
     looks = len(data) <= (limits or Limits()).max_file_bytes and text_looks_jetstream(data)
@@ -108,7 +108,7 @@ def read_text(data: bytes, file: str, limits: Limits | None) -> Parsed:
 def load_file(path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None, root: str | None = None,
               cache: ParseCache | None = None) -> None:
     """Load one file. With ``root``, a symbolic link that resolves outside it is not read (JS014);
-    with ``cache``, its parse is reused when its bytes were parsed before (:mod:`linter.load.parse_cache`)."""
+    with ``cache``, its parse is reused when its bytes were parsed before (:mod:`jsops.linter.load.parse_cache`)."""
     docs, problems, trailing, looks = read_file(path, limits, display, root, cache)
     shown = display or path
     if any(p.code == "link-outside" for p in problems):
@@ -173,7 +173,7 @@ def process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: b
     """Load the documents of one file; returns whether any of them looks like a manifest.
 
     ``looks``: whether the file's text names something of JetStream. A file that does not and cannot
-    be parsed, or whose documents are none of them JetStream configs (:mod:`linter.load.recognise`),
+    be parsed, or whose documents are none of them JetStream configs (:mod:`jsops.linter.load.recognise`),
     is passed over and counted (``estate.not_jetstream``), with no finding."""
     if not looks and any(p.code == "yaml-syntax" for p in [*problems, *(q for d in docs for q in d.problems)]):
         estate.not_jetstream[file] = UNREADABLE
@@ -223,7 +223,7 @@ def _only_separator_after(data: bytes, line: int) -> bool:
 
 
 def _not_jetstream(v: Any, file: str, looks: bool) -> str | None:
-    """Why a document is not a JetStream config (:mod:`linter.load.recognise`), or None when it is one
+    """Why a document is not a JetStream config (:mod:`jsops.linter.load.recognise`), or None when it is one
     (or another API's object, which :func:`_load_document` counts, or a near miss of ours: an error)."""
     if not isinstance(v, dict):
         return None if looks else NOT_JETSTREAM

@@ -1,12 +1,12 @@
 """The JSON Schema of the native manifest format (``apiVersion: jsops/v1``), derived from the model.
 
 The ``spec`` of each kind is the JSON Schema pydantic gives the config record's model
-(:func:`linter.model.records.pydantic_model`, ``model_json_schema``), so a field, its type, its
-choices and ``extra="forbid"`` are declared once, in :mod:`linter.model.config` and
-:mod:`linter.model.buckets`. What the schema adds is what the model's input hooks accept before
+(:func:`jsops.linter.model.records.pydantic_model`, ``model_json_schema``), so a field, its type, its
+choices and ``extra="forbid"`` are declared once, in :mod:`jsops.linter.model.config` and
+:mod:`jsops.linter.model.buckets`. What the schema adds is what the model's input hooks accept before
 the field's own type: Go durations (``90s``, ``7d``) besides integer nanoseconds, sizes (``10GiB``)
 besides integers, and a ``sample_freq`` given as an integer. The envelope (``apiVersion``,
-``kind``, ``metadata``) is the native loader's (:mod:`linter.load.native`).
+``kind``, ``metadata``) is the native loader's (:mod:`jsops.linter.load.native`).
 
 The file is committed as ``docs/schema/jsops-v1.schema.json`` (``tests/test_json_schema.py`` keeps it
 up to date; ``JSOPS_UPDATE_GOLDEN=1`` rewrites it), so that a manifest starting with
@@ -28,7 +28,7 @@ from .native import NATIVE_API
 __all__ = ["manifest_schema", "DURATION_PATTERN", "SIZE_PATTERN", "SCHEMA_ID"]
 
 SCHEMA_ID = "jsops-v1.schema.json"
-# What linter.semantics.units.parse_duration and parse_size accept as strings (tests compare them
+# What jsops.linter.semantics.units.parse_duration and parse_size accept as strings (tests compare them
 # on a corpus): an optional sign, then "0" or <number><unit> runs; a size is digits and a unit.
 DURATION_PATTERN = r"^\s*[+-]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h|d|w))+)\s*$"
 SIZE_PATTERN = r"^\s*-?[0-9]+\s*([KkMmGgTt]([Ii]?[Bb])?|[Bb])?\s*$"

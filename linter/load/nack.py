@@ -1,7 +1,7 @@
 """The NACK dialect: ``apiVersion: jetstream.nats.io/v1beta2`` (or ``v1beta1``) Stream and Consumer
 resources with NACK's camelCase specs, translated to JetStream API configs (tables in
-:mod:`linter.load._nack_tables`), with NACK's own value rules (:mod:`linter.load._nack_values`).
-KeyValue and ObjectStore are buckets (:mod:`linter.load.buckets`); Account and StreamTemplate are
+:mod:`jsops.linter.load._nack_tables`), with NACK's own value rules (:mod:`jsops.linter.load._nack_values`).
+KeyValue and ObjectStore are buckets (:mod:`jsops.linter.load.buckets`); Account and StreamTemplate are
 read but not managed."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The native dialect: ``apiVersion: jsops/v1`` with ``kind: Stream | Consumer`` (KeyValue and
-ObjectStore are buckets, :mod:`linter.load.buckets`), ``metadata`` (name, stream, context,
+ObjectStore are buckets, :mod:`jsops.linter.load.buckets`), ``metadata`` (name, stream, context,
 annotations, labels) and a ``spec`` in the JetStream API's own field names."""
 
 from __future__ import annotations

@@ -2,34 +2,34 @@
 composer.
 
 Only manifests are kept (a file that holds none, a key or a token saved as ``*.yaml``, is parsed
-every time). An entry is what :func:`linter.load.files.read_text` makes of a file's bytes (its documents with
+every time). An entry is what :func:`jsops.linter.load.files.read_text` makes of a file's bytes (its documents with
 values, positions and read problems, the file's problems, whether it ends in a bare separator and
 whether it looks like a manifest). Its key is the sha256 of the bytes together with everything else
 the result depends on: the build of the parser (a digest of the source of every module the parse
 runs, and the identity of the libyaml extension: not the version string, which a change between
 releases keeps), this format, the Python version and marshal format (the entry is marshalled), the
-parse :class:`~linter.load.documents.Limits`, and whether the file is read as JSON. The bytes are
+parse :class:`~jsops.linter.load.documents.Limits`, and whether the file is read as JSON. The bytes are
 always read and hashed: there is no stat-based shortcut, the content is the truth. Templates are not
 cached (their text depends on the environment's values).
 
-Entries live in ``parse/`` under the cache directory of :func:`linter.model.cache_dir.cache_dir`
+Entries live in ``parse/`` under the cache directory of :func:`jsops.linter.model.cache_dir.cache_dir`
 (``$JSOPS_CACHE_DIR``, else ``$XDG_CACHE_HOME/jsops``, else ``~/.cache/jsops``), in one pack file
 per set of paths loaded (a tree), read once and written once per run: for a tree of a thousand
 files, one file per entry cost more to create (cold) than the parse it saves, and a pack is read
 faster than a thousand small files. A pack holds the entries of the files its last run read, so it
 follows its tree; it is written only when that set changed.
 
-The cache is private (:mod:`linter.model.private_dir`): ``parse/`` is 0700 and the effective
+The cache is private (:mod:`jsops.linter.model.private_dir`): ``parse/`` is 0700 and the effective
 uid's, packs are 0600, written to an exclusively created temporary file renamed into place, read
 only when they are regular files of this user within :data:`MAX_BYTES` (a link, a FIFO, a device
 planted at a pack's name is skipped), and cleanup unlinks only this directory's own entries. A
 missing, corrupt, truncated, foreign, unsafe or unreadable pack, or an entry of the wrong shape
-(:mod:`linter.load._cache_shapes`), is ignored and the files parsed again; a cache that cannot be
+(:mod:`jsops.linter.load._cache_shapes`), is ignored and the files parsed again; a cache that cannot be
 written is simply not written. After a write, the oldest packs beyond :data:`MAX_BYTES` are
 removed. ``JSOPS_NO_CACHE=1`` or ``--no-cache`` turns it off.
 
 Only ``jsops lint`` (and what only reads, like the report) uses it: plan, apply and the controller
-always parse (:func:`linter.load.load_paths` defaults to no cache). Whoever can write the cache as
+always parse (:func:`jsops.linter.load.load_paths` defaults to no cache). Whoever can write the cache as
 the user (a CI cache shared between jobs, a volume shared by root containers) could otherwise
 decide what is applied; a key to authenticate entries would have to live where that same writer
 cannot read it, and the parse is a small part of a plan (the server round trips are the rest).

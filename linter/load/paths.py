@@ -42,13 +42,13 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
     is a ``template-needs-env`` finding. Raises :class:`LoadError` for an unknown environment.
 
     With ``cache`` (and unless ``JSOPS_NO_CACHE`` is set), files parsed before with the same bytes
-    are not parsed again (:mod:`linter.load.parse_cache`; templates are always rendered and parsed).
+    are not parsed again (:mod:`jsops.linter.load.parse_cache`; templates are always rendered and parsed).
     Off by default: only ``jsops lint`` asks for it, never plan, apply or the controller (whoever
     can write the cache must not decide what is applied).
 
     ``exclude``: glob patterns of files and directories the walks leave out
-    (:func:`linter.load.discovery.excluded`). Files under a Helm chart's ``templates/`` are not
-    read: they are counted in ``estate.not_jetstream`` (:mod:`linter.load.recognise`).
+    (:func:`jsops.linter.load.discovery.excluded`). Files under a Helm chart's ``templates/`` are not
+    read: they are counted in ``estate.not_jetstream`` (:mod:`jsops.linter.load.recognise`).
 
     ``consumer_streams``: ``(file glob, stream)`` pairs naming the stream of bare consumer configs
     (natscli's ``nats consumer add STREAM --config FILE``); the first match wins.

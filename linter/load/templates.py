@@ -40,7 +40,7 @@ ENVIRONMENTS_DIR = "environments"
 # Bounds on what one template may produce (the sandbox stops escapes, these stop blow-ups).
 MAX_RENDERED_BYTES = 64 * 1024 * 1024
 MAX_RENDER_SECONDS = 10.0  # wall time of one template's render
-# Bounds on each value a template builds are in linter.load._template_bounds (imported with jinja2).
+# Bounds on each value a template builds are in jsops.linter.load._template_bounds (imported with jinja2).
 _ENV_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 

@@ -50,7 +50,7 @@ def _validate(declared: Declaration, spec: dict[str, Any], estate: Estate) -> tu
 def _lenient(declared: Declaration, spec: dict[str, Any], errors: list[ErrorDetails], estate: Estate) -> None:
     """A request body whose only problems are unknown fields: releases before strict decoding (2.12)
     drop them and judge the rest, so the object without them goes to ``estate.lenient`` (the release
-    views of those releases lint it; :func:`linter.semantics.releases.release_view`)."""
+    views of those releases lint it; :func:`jsops.linter.semantics.releases.release_view`)."""
     if declared.dialect != "api" or not errors or any(e["type"] != "extra_forbidden" for e in errors):
         return
     trimmed: Any = copy.deepcopy(spec)

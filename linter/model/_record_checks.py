@@ -1,4 +1,4 @@
-"""The fast validator of :mod:`linter.model.records`: one check per annotation, returning the
+"""The fast validator of :mod:`jsops.linter.model.records`: one check per annotation, returning the
 validated value or raising ``_Unsure`` (then pydantic decides). A check accepts only inputs it
 judges exactly as pydantic would."""
 

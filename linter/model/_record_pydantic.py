@@ -1,4 +1,4 @@
-"""The pydantic side of :mod:`linter.model.records`: a record's pydantic model (declared from the
+"""The pydantic side of :mod:`jsops.linter.model.records`: a record's pydantic model (declared from the
 record's fields, built by pydantic through its public API when first needed), and records to and from its instances.
 Imported only when pydantic is needed."""
 
@@ -16,7 +16,7 @@ __all__ = ["complete"]
 
 
 def complete(cls: type[Record]) -> type[BaseModel]:
-    """:func:`linter.model.records.pydantic_model`."""
+    """:func:`jsops.linter.model.records.pydantic_model`."""
     built = cls.__dict__.get("_pydantic")
     if built is not None and built.__pydantic_complete__:
         return built  # type: ignore[no-any-return]  # set by _declare

@@ -2,7 +2,7 @@
 
 Field names are the JetStream API's snake_case (what ``nats stream info --json`` prints); enums are
 spelled as the server spells them. Every field is optional: a model holds what the manifest wrote,
-and :mod:`linter.semantics.effective` fills in what the server would.
+and :mod:`jsops.linter.semantics.effective` fills in what the server would.
 """
 
 # No `from __future__ import annotations` here: the records (and pydantic, when it is needed) read
@@ -53,12 +53,12 @@ def _parse_cached(kind: str, value: Any) -> int:
 
 
 def _duration(value: Any) -> int:
-    """The Duration hook; linter.load finds duration fields by this function's name."""
+    """The Duration hook; jsops.linter.load finds duration fields by this function's name."""
     return _parse_cached("duration", value)
 
 
 def _size(value: Any) -> int:
-    """The Size hook; linter.load finds size fields by this function's name."""
+    """The Size hook; jsops.linter.load finds size fields by this function's name."""
     return _parse_cached("size", value)
 
 
@@ -87,7 +87,7 @@ PRIORITY_POLICY = ("none", "overflow", "pinned_client", "prioritized")
 
 class _Model(Record):
     """A config model: a light record, validated by pydantic only when the fast validator cannot
-    judge the input (linter.model.records); extra="forbid", frozen."""
+    judge the input (jsops.linter.model.records); extra="forbid", frozen."""
 
     _pydantic_config = {"str_strip_whitespace": False}
 

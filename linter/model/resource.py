@@ -93,7 +93,7 @@ class Resource(Declaration, Generic[ConfigT]):
 
     config: ConfigT
     # For the stream of a bucket: "KeyValue" or "ObjectStore", and the bucket's own config
-    # (linter.model.buckets); ``config`` is then the stream the client builds for it.
+    # (jsops.linter.model.buckets); ``config`` is then the stream the client builds for it.
     bucket: str | None = None
     bucket_config: BucketConfig | None = None
 
@@ -189,7 +189,7 @@ class Estate:
     # Documents of other kinds in the same files (Kubernetes Deployments, ConfigMaps, ...): (file, line,
     # "apiVersion kind"), passed over quietly and counted in the summary.
     skipped: list[tuple[str, int, str]] = field(default_factory=list)
-    # Files that are not JetStream configs (linter.load.recognise: package.json, Helm charts and
+    # Files that are not JetStream configs (jsops.linter.load.recognise: package.json, Helm charts and
     # templates, CI workflows, ...): file -> why, passed over without a finding and counted.
     not_jetstream: dict[str, str] = field(default_factory=dict)
     # NACK Account resources by name: the connection a NACK object with ``spec.account`` is routed to

@@ -6,7 +6,7 @@ The page shows each consumer's ack-time distribution against its effective ack_w
 ingest rate against its limits, and the lint findings. It is a jinja2 template with inline CSS and
 inline SVG: no scripts, no fonts, images or anything else from the network.
 
-Compute and presentation are apart: :func:`linter.report._html_model.build_report` turns estate,
+Compute and presentation are apart: :func:`jsops.linter.report._html_model.build_report` turns estate,
 profiles and findings into :class:`ReportData`; :func:`render_html` turns that into HTML (autoescaped:
 names from manifests are user data).
 
@@ -53,7 +53,7 @@ def render_html(data: ReportData) -> str:
     """The report page for ``data`` (deterministic: the same data gives the same bytes)."""
     from ..semantics.units import format_duration
 
-    source = resources.files("linter.report").joinpath("templates", TEMPLATE).read_text(encoding="utf-8")
+    source = resources.files("jsops.linter.report").joinpath("templates", TEMPLATE).read_text(encoding="utf-8")
     env = _environment()
     def config_duration(ns: int | None) -> str:
         """A configured duration exactly (``45s``, ``1h30m``), in days rather than weeks like the

@@ -6,12 +6,12 @@ release that introduced it (and each enum value's), what the server stores when 
 update of it behaves (the change class and its sentence), its NACK CRD name (and so its NACK unit
 spelling), its name in a KeyValue or ObjectStore bucket config, and whether it is a set (order does not
 matter). Everything else is derived from these tables: the per-release field views
-(:mod:`linter.semantics.releases`), update classes (:mod:`linter.semantics.updates`), server defaults
-(:mod:`linter.semantics.effective`), the NACK tables (:mod:`linter.load._nack_tables`), and the units of
+(:mod:`jsops.linter.semantics.releases`), update classes (:mod:`jsops.linter.semantics.updates`), server defaults
+(:mod:`jsops.linter.semantics.effective`), the NACK tables (:mod:`jsops.linter.load._nack_tables`), and the units of
 export, plan rendering and the API JSON loader. Adding a server field is one declaration here (plus its
-typed model field in :mod:`linter.model.config`, which tests hold against this catalog).
+typed model field in :mod:`jsops.linter.model.config`, which tests hold against this catalog).
 
-This module imports nothing of jsops: it is bottom-layer data, like :mod:`linter.semantics.units`.
+This module imports nothing of jsops: it is bottom-layer data, like :mod:`jsops.linter.semantics.units`.
 """
 
 from __future__ import annotations
@@ -443,7 +443,7 @@ CONSUMER = Record(
     ),
 )
 """ConsumerConfig's fields. ``default`` here is what the server stores for an acking pull consumer that
-leaves the field out (push and ack-none consumers differ: :func:`linter.semantics.effective.effective_consumer`)."""
+leaves the field out (push and ack-none consumers differ: :func:`jsops.linter.semantics.effective.effective_consumer`)."""
 
 KEY_VALUE = Record(
     "KeyValue",

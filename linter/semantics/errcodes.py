@@ -3,7 +3,7 @@ loader, the preflight and the reconciler. Numbers and names follow nats-server's
 (its constants without the ``JS`` prefix and ``Err`` suffix; a few reconciler names are kept). An
 :class:`~enum.IntEnum`: it compares equal to the integers the server sends, and prints as the number.
 
-This module imports nothing of jsops: it is bottom-layer data, like :mod:`linter.semantics.units`.
+This module imports nothing of jsops: it is bottom-layer data, like :mod:`jsops.linter.semantics.units`.
 """
 
 from __future__ import annotations

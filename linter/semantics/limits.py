@@ -2,7 +2,7 @@
 nats-server's ``server/jetstream_api.go`` and ``server/stream.go``), and how it measures them.
 
 Limits a server's configuration sets (``max_payload``, account limits, ``limits {}`` of the
-``jetstream`` block) belong to the target (:mod:`linter.model.target`), not here.
+``jetstream`` block) belong to the target (:mod:`jsops.linter.model.target`), not here.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ Writing, rounded for people (messages and reports, never parsed back): :func:`ap
 :func:`measured_duration`, :func:`approx_size`, :func:`human_size`, :func:`measured_size`.
 
 This module is the bottom layer of jsops: it imports nothing from the rest of jsops except the
-dependency-free base exception :class:`linter.errors.LinterError`.
+dependency-free base exception :class:`jsops.linter.errors.LinterError`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import re
 
-from linter.errors import LinterError
+from jsops.linter.errors import LinterError
 
 __all__ = [
     "NANOSECOND",

@@ -1,5 +1,5 @@
 """What nats-server lets an update change (server-rules.md §3); each field's facts are the catalog's
-(:mod:`linter.semantics.catalog`).
+(:mod:`jsops.linter.semantics.catalog`).
 
 Pure data and functions, shared by the linter and the reconciler. A change of one top-level config
 field from ``old`` to ``new`` (both in the server's JSON shape, ``None`` meaning absent) is one of:

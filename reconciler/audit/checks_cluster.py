@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from linter import Severity
-from linter.api import MINUTE, SECOND, Duration, RuleOptions, approx_duration, option
+from jsops.linter import Severity
+from jsops.linter.api import MINUTE, SECOND, Duration, RuleOptions, approx_duration, option
 
 from .read import AuditState
 from .registry import Hit, register

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from linter import Severity
-from linter.api import HOUR, SECOND, Duration, RuleOptions, approx_duration, option
+from jsops.linter import Severity
+from jsops.linter.api import HOUR, SECOND, Duration, RuleOptions, approx_duration, option
 
 from ..live import parse_ts
 from .read import AuditState

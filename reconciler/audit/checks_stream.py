@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from linter import Severity
-from linter.api import SECOND, RuleOptions, approx_duration, human_size, option
+from jsops.linter import Severity
+from jsops.linter.api import SECOND, RuleOptions, approx_duration, human_size, option
 
 from ..live import LiveStream
 from .read import AuditState

@@ -1,6 +1,6 @@
 """``jsops audit``: the static rules on what is running, live health, drift and upgrade readiness.
 
-Read-only: one listing of the target (:mod:`reconciler.audit.read`), then everything is computed
+Read-only: one listing of the target (:mod:`jsops.reconciler.audit.read`), then everything is computed
 here, offline. Output as ``jsops lint``'s (the same reporters); exit codes as lint's: 0 no finding
 at or above ``--fail-on`` (default warning), 1 findings, 2 could not run (bad arguments or config,
 unreachable target, unreadable manifests).
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from linter import Estate, LintResult, Severity
-from linter.clikit import (
+from jsops.linter import Estate, LintResult, Severity
+from jsops.linter.clikit import (
     Exit,
     Parser,
     add_config,
@@ -27,12 +27,12 @@ from linter.clikit import (
     config_from_args,
     use_color,
 )
-from linter.exitcodes import ExitCode, exit_codes_help
-from linter.report import REPORTERS, RenderContext, render_result
+from jsops.linter.exitcodes import ExitCode, exit_codes_help
+from jsops.linter.report import REPORTERS, RenderContext, render_result
 
 if TYPE_CHECKING:
-    from linter.api import Rule
-    from linter.config import Config
+    from jsops.linter.api import Rule
+    from jsops.linter.config import Config
 
     from ..client import Target
     from ..route import Route
@@ -75,9 +75,9 @@ def _parser() -> Parser:
 
 
 def _audit(argv: list[str]) -> int:
-    from linter.api import parse_version
-    from linter.config import select_rules
-    from linter.engine import discover_rules
+    from jsops.linter.api import parse_version
+    from jsops.linter.config import select_rules
+    from jsops.linter.engine import discover_rules
 
     from ..client import describe_target, target_from_args
     from .registry import select_live
@@ -153,7 +153,7 @@ def _audit_target(target: Target, contexts: list[str], cfg: Config, rules: Seque
 
 
 def _merged(results: list[LintResult], manifests: Estate | None) -> LintResult:
-    from linter import Finding
+    from jsops.linter import Finding
 
     findings = list(manifests.findings) if manifests is not None else []
     files = list(manifests.files) if manifests is not None else []
@@ -165,13 +165,13 @@ def _merged(results: list[LintResult], manifests: Estate | None) -> LintResult:
 
 
 def _version() -> str:
-    from linter._version import __version__
+    from jsops.linter._version import __version__
 
     return __version__
 
 
 def _load_manifests(args: argparse.Namespace) -> Estate:
-    from linter import LoadError, load_paths
+    from jsops.linter import LoadError, load_paths
 
     try:
         return load_paths(args.paths, env=args.env, cache=not args.no_cache)

@@ -2,7 +2,7 @@
 that no manifest declares (``jsops audit PATHS``).
 
 The manifests' objects are compared as a plan compares them (their effective configs for the live
-server's limits, :func:`reconciler.diff.diff_configs`), so audit's drift and ``jsops plan`` agree;
+server's limits, :func:`jsops.reconciler.diff.diff_configs`), so audit's drift and ``jsops plan`` agree;
 a field that differs is reported at the manifest line that sets it (or the object's first line).
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from linter import Estate, Finding, ObjectRef, Resource, Severity
-from linter import Target as LintTarget
-from linter.semantics.units import readable_duration
+from jsops.linter import Estate, Finding, ObjectRef, Resource, Severity
+from jsops.linter import Target as LintTarget
+from jsops.linter.semantics.units import readable_duration
 
 from ..diff import diff_configs
 from ..live import LiveState
@@ -36,7 +36,7 @@ _DURATIONS = frozenset({"max_age", "duplicate_window", "ack_wait", "idle_heartbe
                         "subject_delete_marker_ttl", "priority_timeout"})
 
 
-# what `jsops apply` does about a field that drifted, by change class (reconciler.vocabulary.ChangeClass)
+# what `jsops apply` does about a field that drifted, by change class (jsops.reconciler.vocabulary.ChangeClass)
 _HOW = {
     "in-place": "jsops apply changes it in place",
     "data-loss": "jsops apply changes it in place, removing stored messages",
@@ -62,7 +62,7 @@ def _finding(code: tuple[str, str], severity: Severity, message: str, file: str,
 def drift_findings(estate: Estate, live: LiveState, target: LintTarget, contexts: Iterable[str] = ("default",),
                    severities: dict[str, Severity | None] | None = None) -> list[Finding]:
     """Per-field drift, objects missing on the server, and live objects in no manifest, for the
-    manifests routed to this target (``contexts``, as :mod:`reconciler.route` gives them);
+    manifests routed to this target (``contexts``, as :mod:`jsops.reconciler.route` gives them);
     ``severities``: code -> severity, None to leave the code out."""
     sev: dict[str, Severity | None] = {code: sv for code, (_n, sv, _s) in DRIFT_RULES.items()}
     sev.update(severities or {})

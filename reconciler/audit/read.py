@@ -6,7 +6,7 @@ stream that has consumers (concurrently, bounded by the client's concurrency), `
 per object, never a request per message, never a write: the subjects sent are all in
 :data:`READ_SUBJECTS`.
 
-The configs go into a :class:`reconciler.live.LiveState` (what export, plan and drift read); the
+The configs go into a :class:`jsops.reconciler.live.LiveState` (what export, plan and drift read); the
 state, cluster and mirror/source parts of each answer are kept beside it for the live rules.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from linter import strip_server_metadata
+from jsops.linter import strip_server_metadata
 
 from ..client import JsApiError, JsClient
 from ..errors import ErrCode

@@ -1,6 +1,6 @@
 """The live-state rules of ``jsops audit`` (JS501-JS539): their codes, names, thresholds and checks.
 
-A live rule reads what a listing returns (:class:`reconciler.audit.read.AuditState`), never a
+A live rule reads what a listing returns (:class:`jsops.reconciler.audit.read.AuditState`), never a
 manifest: it is not a lint rule and ``jsops lint`` does not know it. Each is documented in
 ``docs/audit.md`` (a test keeps the page and this registry equal). Thresholds are options, set in
 the jsops config under ``audit``, by code or name::
@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from linter import Finding, ObjectRef, Severity
-from linter.api import RuleOptions
-from linter.config import ConfigError
-from linter.model.records import validation_errors
+from jsops.linter import Finding, ObjectRef, Severity
+from jsops.linter.api import RuleOptions
+from jsops.linter.config import ConfigError
+from jsops.linter.model.records import validation_errors
 
 from .read import AuditState
 from .static import object_path

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from linter import Estate, Finding, LintResult, Severity
-from linter.api import Rule
-from linter.config import Config
+from jsops.linter import Estate, Finding, LintResult, Severity
+from jsops.linter.api import Rule
+from jsops.linter.config import Config
 
 from .drift import DRIFT_RULES, drift_findings
 from .read import AuditState

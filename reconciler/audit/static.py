@@ -1,7 +1,7 @@
 """The static rules on the live configs: the findings ``jsops lint`` gives on ``jsops export`` of
 the same server, named by object instead of by manifest line.
 
-The live configs become the documents ``jsops export`` writes (:func:`reconciler.export.export_documents`)
+The live configs become the documents ``jsops export`` writes (:func:`jsops.reconciler.export.export_documents`)
 and go through the loader's own document path (no YAML text in between), so that a rule sees
 exactly what it sees when linting an export. Each finding then names its object: its ``file`` is
 the pseudo-path ``nats://STREAM`` or ``nats://STREAM/CONSUMER`` and it has no line (0).
@@ -13,12 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from linter import Estate, Finding, LintResult, ObjectRef, lint_estate
-from linter import Target as LintTarget
-from linter.api import Rule
-from linter.config import Config
-from linter.load import ParsedDocument, check_estate
-from linter.load.files import process
+from jsops.linter import Estate, Finding, LintResult, ObjectRef, lint_estate
+from jsops.linter import Target as LintTarget
+from jsops.linter.api import Rule
+from jsops.linter.config import Config
+from jsops.linter.load import ParsedDocument, check_estate
+from jsops.linter.load.files import process
 
 from ..discover import target_facts
 from ..export import export_documents
@@ -50,7 +50,7 @@ def live_estate(live: LiveState, context: str = "default") -> Estate:
 
 class EstateBuilder:
     """:func:`live_estate` one stream at a time, as the listing's pages arrive
-    (:func:`reconciler.audit.read.read_audit`'s ``on_stream``); :meth:`finish` orders the estate by
+    (:func:`jsops.reconciler.audit.read.read_audit`'s ``on_stream``); :meth:`finish` orders the estate by
     stream, so that the result does not depend on the order the pages came in."""
 
     def __init__(self, context: str = "default") -> None:

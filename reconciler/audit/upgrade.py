@@ -1,6 +1,6 @@
 """Upgrade (and downgrade) readiness: what the live configs do on another release (``--target-version``).
 
-From the per-release semantics the static rules already apply (:mod:`linter.semantics.releases`):
+From the per-release semantics the static rules already apply (:mod:`jsops.linter.semantics.releases`):
 the live estate is linted for the live release and for the target release, and every finding the
 target release adds (a config it refuses, a field it drops, advice that becomes an error, an
 err_code that changes) is reported, prefixed with the release. The server-filled defaults that
@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from linter import Estate, Finding, Severity
-from linter import Target as LintTarget
-from linter.api import Rule, RuleContext
-from linter.config import Config
+from jsops.linter import Estate, Finding, Severity
+from jsops.linter import Target as LintTarget
+from jsops.linter.api import Rule, RuleContext
+from jsops.linter.config import Config
 
 from .static import lint_live, ref_path
 
@@ -45,7 +45,7 @@ def upgrade_findings(estate: Estate, rules: Sequence[type[Rule]], config: Config
 
 
 def _verb(current: str | None, version: str) -> str:
-    from linter.api import parse_version
+    from jsops.linter.api import parse_version
 
     a, b = parse_version(current), parse_version(version)
     if a is None or b is None or a == b:

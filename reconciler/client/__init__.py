@@ -1,15 +1,15 @@
 """The one package of jsops that talks to NATS (and the only one importing ``nats``).
 
-- :mod:`~reconciler.client.target`: where requests go (a server URL with credentials, a natscli
+- :mod:`~jsops.reconciler.client.target`: where requests go (a server URL with credentials, a natscli
   context, a jsops config context) and the ``--server``/``--context`` flags;
-- :mod:`~reconciler.client.urls`: server URLs, and how jsops makes them safe to print;
-- :mod:`~reconciler.client.jsclient`: :class:`JsClient`, JetStream API requests on one connection;
-- :mod:`~reconciler.client.kv`: a KeyValue bucket with compare-and-set writes (the controller lease);
-- :mod:`~reconciler.client.connection`: a plain connection for subscribers and publishers
+- :mod:`~jsops.reconciler.client.urls`: server URLs, and how jsops makes them safe to print;
+- :mod:`~jsops.reconciler.client.jsclient`: :class:`JsClient`, JetStream API requests on one connection;
+- :mod:`~jsops.reconciler.client.kv`: a KeyValue bucket with compare-and-set writes (the controller lease);
+- :mod:`~jsops.reconciler.client.connection`: a plain connection for subscribers and publishers
   (``jsops collect``, the demo); loaded on first use, so that importing this package does not
   import ``nats``.
 
-It depends on nothing else in ``reconciler`` but :mod:`reconciler.errors`.
+It depends on nothing else in ``reconciler`` but :mod:`jsops.reconciler.errors`.
 """
 
 from __future__ import annotations

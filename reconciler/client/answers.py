@@ -1,7 +1,7 @@
 """The shapes of JetStream API answers: a server (or anything answering on ``$JS.API``) that sends a
 string where a number belongs gets a clear error naming the field, never a crash further on.
 
-Config fields are checked against the linter's config records (``linter.model.config``: the one
+Config fields are checked against the linter's config records (``jsops.linter.model.config``: the one
 home of each field's type); the envelopes (pages, StreamInfo/ConsumerInfo state, INFO) are
 declared here as mappings of key to type. Only JSON types are checked (a string, an integer, a
 list...), not values: a new server may send a retention policy this jsops does not know yet, and
@@ -132,7 +132,7 @@ def _compile_type(hint: Any) -> Checker | None:
 
 
 def _is_record(hint: Any) -> bool:
-    from linter.model.records import is_record_class
+    from jsops.linter.model.records import is_record_class
 
     return isinstance(hint, type) and is_record_class(hint)
 
@@ -173,7 +173,7 @@ def _walk(field: str) -> list[Any]:
 
 
 def _config(kind: str) -> Any:
-    from linter.model import config as records
+    from jsops.linter.model import config as records
 
     return getattr(records, kind)
 

@@ -3,7 +3,7 @@
 ``jsops collect`` subscribes to advisories and ack samples, the demo's traffic generator publishes
 and consumes, the demo waits for its server: they connect here, and catch the errors named here,
 so that ``nats`` is imported by the client package only. Everything else talks to a target
-through :class:`~reconciler.client.JsClient`.
+through :class:`~jsops.reconciler.client.JsClient`.
 """
 
 from __future__ import annotations
@@ -27,5 +27,5 @@ RequestTimeout = nats.errors.TimeoutError  # a request or publish got no answer 
 
 async def aconnect(**options: Any) -> Any:
     """A connection made with nats-py's own options (``servers``, ``name``, the callbacks, ...;
-    :meth:`reconciler.client.Target.connect_options` gives a target's)."""
+    :meth:`jsops.reconciler.client.Target.connect_options` gives a target's)."""
     return await nats.connect(**options)

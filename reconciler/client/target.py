@@ -270,7 +270,7 @@ def _secret(ref: Any, name: str, what: str, root: str) -> str | None:
 
 
 def target_from_config(name: str, ctx: Any, root: str = ".") -> Target:
-    """A target from a context of the jsops config (``linter.config.ContextConfig``); files are
+    """A target from a context of the jsops config (``jsops.linter.config.ContextConfig``); files are
     relative to the config's directory, secrets are read from their environment variable or file."""
     _check_name(name)
 

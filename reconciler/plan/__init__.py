@@ -1,8 +1,8 @@
 """Plans as data: what apply would do to a target, each action with its classified changes.
 
 :func:`build_plan` is pure: it takes the desired objects (effective configs from the manifests)
-and a :class:`~reconciler.live.LiveState`, and returns a :class:`Plan`. Renderers live in
-``reconciler.render_text`` and ``reconciler.render_json``.
+and a :class:`~jsops.reconciler.live.LiveState`, and returns a :class:`Plan`. Renderers live in
+``jsops.reconciler.render_text`` and ``jsops.reconciler.render_json``.
 
 - :mod:`.model`: :class:`Action`, :class:`Plan`, :class:`PlanSet`, :class:`PlanOptions`, their JSON and the seal of a saved plan;
 - :mod:`.desired`: :class:`Desired` and :func:`desired_from_estate`, :func:`stamp`, :func:`resume_config`;

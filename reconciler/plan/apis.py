@@ -1,4 +1,4 @@
-"""Consumer changes made through server APIs instead of a recreate (:mod:`reconciler.server_apis`).
+"""Consumer changes made through server APIs instead of a recreate (:mod:`jsops.reconciler.server_apis`).
 
 - ``pause_until``: with the pause API (2.11+) a change is in place: the plan shows a ``pause`` or
   ``resume`` action (``||``, ``|>``); on an older release it stays forbidden and the plan says the

@@ -1,10 +1,10 @@
 """:func:`build_plan`: the actions that make a live state match the desired objects.
 
 Pure: it takes the desired objects (effective configs from the manifests) and a
-:class:`~reconciler.live.LiveState`, and returns a :class:`~reconciler.plan.Plan` whose actions are
+:class:`~jsops.reconciler.live.LiveState`, and returns a :class:`~jsops.reconciler.plan.Plan` whose actions are
 in the order apply runs them: streams (origins first), consumers, consumer deletes, stream deletes.
 What the flags do not allow is planned as a ``blocked`` action that names every flag it needs
-(:mod:`reconciler.permissions`).
+(:mod:`jsops.reconciler.permissions`).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
 
 def _migrate(run: _Run, d: Desired, config: dict[str, Any], recreate: Action | None = None) -> Action:
     """A migration that keeps every message instead of a recreate (or for a rename): its consumers
-    are created by it, at their positions (:mod:`reconciler.migrate`)."""
+    are created by it, at their positions (:mod:`jsops.reconciler.migrate`)."""
     run.migrated.add(d.name)
     consumers = {c.name: estate_mark(stamp(c.config, c.file, c.context, run.opt.estate, run.opt.repo), None, run.opt)
                  for c in run.consumers if c.stream == d.name}

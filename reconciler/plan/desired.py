@@ -9,11 +9,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from linter import Estate, Resource, effective_consumer, effective_stream
-from linter import Target as LintTarget
-from linter.load import PREVENT_UPDATE
-from linter.model.config import ConsumerConfig
-from linter.model.resource import is_stream
+from jsops.linter import Estate, Resource, effective_consumer, effective_stream
+from jsops.linter import Target as LintTarget
+from jsops.linter.load import PREVENT_UPDATE
+from jsops.linter.model.config import ConsumerConfig
+from jsops.linter.model.resource import is_stream
 
 from ..diff import START_FIELDS
 from ..live import CONTEXT, ESTATE, MANAGED_BY, OWNER, REPO, RESUME, SOURCE
@@ -32,7 +32,7 @@ class Desired:
     file: str = ""  # the manifest's path as recorded in metadata (see source_path)
     context: str = "default"  # the manifest's metadata.context
     prevent_update: bool = False  # NACK's preventUpdate (jsops.io/prevent-update): created, never changed
-    renamed_from: str | None = None  # a stream's jsops.io/renamed-from annotation (reconciler.migrate)
+    renamed_from: str | None = None  # a stream's jsops.io/renamed-from annotation (jsops.reconciler.migrate)
 
     @property
     def key(self) -> tuple[str, str | None, str]:
@@ -55,7 +55,7 @@ def desired_from_estate(
 
     With ``contexts``: exactly the objects whose ``metadata.context`` is one of them (objects
     without one are ``default``). Without it: those of ``context`` plus every ``default`` object.
-    ``target`` gives the limits the server fills defaults from (see ``reconciler.limits``).
+    ``target`` gives the limits the server fills defaults from (see ``jsops.reconciler.limits``).
     Manifest paths are recorded in :func:`source_path` form (relative to ``root``, default the
     repository root)."""
     wanted = set(contexts) if contexts is not None else {context, "default"}

@@ -2,7 +2,7 @@
 
 - consumer recreate intents recorded on the parent stream (carried over by stream updates, resumed
   by the next plan);
-- tightened limits counted as data loss (:mod:`reconciler.dataloss`);
+- tightened limits counted as data loss (:mod:`jsops.reconciler.dataloss`);
 - the estate mark kept on objects when no estate rules apply (the controller).
 """
 

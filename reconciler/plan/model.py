@@ -53,7 +53,7 @@ class PlanOptions:
     # stamped with; --prune considers only owned objects that record it. None: not checked.
     repo: str | None = None
     # ``--migrate``: recreate-class stream changes and renames run as migrations that keep every
-    # message (reconciler.migrate); ``server_version``: the target's release (which migrations it can do).
+    # message (jsops.reconciler.migrate); ``server_version``: the target's release (which migrations it can do).
     migrate: bool = False
     server_version: str | None = None
 
@@ -81,7 +81,7 @@ class PlanOptions:
         return True
 
     def grants(self) -> Grants:
-        """The permissions the flags grant (:mod:`reconciler.permissions`)."""
+        """The permissions the flags grant (:mod:`jsops.reconciler.permissions`)."""
         return Grants.flags(prune=self.prune, allow_recreate=self.allow_recreate, allow_data_loss=self.allow_data_loss,
                             migrate=self.migrate)
 
@@ -109,19 +109,19 @@ class Action:
     # ack floor" (the server's own, read when the request is made).
     reset_seq: int | None = None
     # Stored messages this action removes (upper bound): a stream delete or recreate of a stream
-    # holding messages, or tightened limits (reconciler.dataloss). None: none.
+    # holding messages, or tightened limits (jsops.reconciler.dataloss). None: none.
     data_loss: int | None = None
     # Set by apply's gate: the plan counted a loss and --allow-data-loss is given. Otherwise the
     # request functions re-check the live state right before a destructive request and refuse it
     # when it would now lose data (not serialised).
     accept_loss: bool = field(default=False, compare=False)
     # The permissions a blocked action lacks, when a permission check blocked it (not serialised:
-    # the controller's metrics label them; :func:`reconciler._controller_policy.blocked_need`).
+    # the controller's metrics label them; :func:`jsops.reconciler._controller_policy.blocked_need`).
     needs: tuple[str, ...] = field(default=(), compare=False)
     # The JetStream err_code the server would answer: set on an action blocked because the plan
-    # predicted the server's refusal against the live estate (reconciler.plan.predict).
+    # predicted the server's refusal against the live estate (jsops.reconciler.plan.predict).
     err_code: int | None = None
-    # A migration's steps (reconciler.migrate.MigrationSpec as JSON): from, to, via, consumers.
+    # A migration's steps (jsops.reconciler.migrate.MigrationSpec as JSON): from, to, via, consumers.
     migration: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:

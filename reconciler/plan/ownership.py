@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from linter.semantics.updates import worst
+from jsops.linter.semantics.updates import worst
 
 from ..diff import Change
 from ..live import CONTEXT, ESTATE, REPO, SOURCE, owned
@@ -47,7 +47,7 @@ def bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list[
 
 
 def protect(act: Action, d: Desired, live_cfg: dict[str, Any]) -> bool:
-    """Block what NACK's protection fields forbid (:func:`reconciler.permissions.protection`);
+    """Block what NACK's protection fields forbid (:func:`jsops.reconciler.permissions.protection`);
     whether it did."""
     if act.action == ActionKind.BLOCKED:
         return False

@@ -1,9 +1,9 @@
 """Predicted failures: what the server will refuse in a plan, judged against the live estate
 before the first request, and what that blocks.
 
-Pure: :func:`predict` walks a :class:`~reconciler.plan.Plan` in the order apply runs it (stream
+Pure: :func:`predict` walks a :class:`~jsops.reconciler.plan.Plan` in the order apply runs it (stream
 puts level by level, origins first; then consumer puts; consumer deletes; stream deletes last:
-:mod:`reconciler.apply`) over a simulated copy of the :class:`~reconciler.live.LiveState`, and
+:mod:`jsops.reconciler.apply`) over a simulated copy of the :class:`~jsops.reconciler.live.LiveState`, and
 says, per action, the ``err_code`` nats-server would answer. :func:`block_predicted` marks those
 actions blocked, and with them everything that depends on them, so that apply never leaves a
 state that neither the old nor the new manifests describe:
@@ -32,7 +32,7 @@ What is predicted (every code checked on nats-server 2.10.26, 2.11.11, 2.12.8, 2
   ``max_bytes`` are left to the server (it reserves only the difference, net of the stream's own).
 
 Replicas and placement (10074 on a standalone server, 10005 when a cluster cannot place them) are
-judged by the lint gate's rules (JS315, JS317) with the live server's facts (``reconciler.lintgate``).
+judged by the lint gate's rules (JS315, JS317) with the live server's facts (``jsops.reconciler.lintgate``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from linter.semantics.subjects import SubjectIndex, subjects_collide
+from jsops.linter.semantics.subjects import SubjectIndex, subjects_collide
 
 from ..errors import ErrCode
 from ..live import LiveState

@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from linter.api import GIB, KIB, MIB, SECOND, RuleContext, Target, format_duration, human_size
+from jsops.linter.api import GIB, KIB, MIB, SECOND, RuleContext, Target, format_duration, human_size
 
 if TYPE_CHECKING:  # annotations only: a lint without profiles never imports them
-    from linter.api import StreamProfile
+    from jsops.linter.api import StreamProfile
 
 __all__ = [
     "byte_rate",
@@ -44,7 +44,7 @@ def human_rate(bytes_per_s: float) -> str:
 
 def ceil_size(n: float) -> int:
     """``n`` bytes rounded up to a whole KiB, MiB or GiB (whichever unit ``n`` reaches), so that
-    :func:`linter.semantics.units.format_size` prints it readably."""
+    :func:`jsops.linter.semantics.units.format_size` prints it readably."""
     for size in (GIB, MIB, KIB):
         if n >= size:
             return int(math.ceil(n / size)) * size

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from linter.api import Edit, FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from jsops.linter.api import Edit, FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
 
 
 class OpsConsumerMaxAckPendingUnlimited(Rule):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation
+from jsops.linter.api import FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation
 
 from ._common import sourced_origins
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from linter.api import (
+from jsops.linter.api import (
     DAY,
     HOUR,
     MINUTE,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from linter.api import FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from jsops.linter.api import FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
 
 
 class OpsStreamWithoutLimits(Rule):

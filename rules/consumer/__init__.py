@@ -2,12 +2,12 @@
 effective config (server defaults applied) and the parent stream's. Group ``consumer``.
 
 Rule modules are named after their rule without the ``consumer-`` prefix (``consumer-x-y`` is
-``x_y.py``, class ``ConsumerXY``); :class:`linter.api.Theme` below gives the groups and codes.
+``x_y.py``, class ``ConsumerXY``); :class:`jsops.linter.api.Theme` below gives the groups and codes.
 """
 
 from __future__ import annotations
 
-from linter.api import Theme
+from jsops.linter.api import Theme
 
 __all__ = ["THEME"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from linter.api import ConsumerResource, FixSuggestion, RuleContext, Violation
+from jsops.linter.api import ConsumerResource, FixSuggestion, RuleContext, Violation
 
 __all__ = ["parent_effective", "field_path", "empty_entry"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from linter.api import (
+from jsops.linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,

@@ -4,12 +4,12 @@ or consumer the server would refuse is not created, so it does not count against
 after it. Group ``estate``.
 
 Rule modules are named after their rule without the ``estate-`` prefix (``estate-x-y`` is
-``x_y.py``, class ``EstateXY``); :class:`linter.api.Theme` below gives the groups and codes.
+``x_y.py``, class ``EstateXY``); :class:`jsops.linter.api.Theme` below gives the groups and codes.
 """
 
 from __future__ import annotations
 
-from linter.api import Theme
+from jsops.linter.api import Theme
 
 __all__ = ["THEME"]
 

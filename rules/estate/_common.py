@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import Resource, RuleContext, consumer_config
+from jsops.linter.api import Resource, RuleContext, consumer_config
 
 __all__ = ["streams_with_consumers"]
 

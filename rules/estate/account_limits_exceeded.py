@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import ErrCode, FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation, format_size
+from jsops.linter.api import (
+    ErrCode,
+    FixAvailability,
+    FixSuggestion,
+    Rule,
+    RuleContext,
+    Severity,
+    Violation,
+    format_size,
+)
 
 
 class EstateAccountLimitsExceeded(Rule):

@@ -6,7 +6,7 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from linter.api import (
+from jsops.linter.api import (
     ErrCode,
     FixAvailability,
     FixSuggestion,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from linter.api import Resource, Rule, RuleContext, ValueKind, Violation, monitor_keys, monitor_metadata
+from jsops.linter.api import Resource, Rule, RuleContext, ValueKind, Violation, monitor_keys, monitor_metadata
 
 __all__ = ["MonitorMetadataRule"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
-from linter.api import (
+from jsops.linter.api import (
     MONITOR_CONSUMER_KEYS,
     MONITOR_PREFIX,
     MONITOR_STREAM_KEYS,

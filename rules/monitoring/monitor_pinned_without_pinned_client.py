@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from linter.api import (
+from jsops.linter.api import (
     MONITOR_PREFIX,
     FixAvailability,
     FixSuggestion,

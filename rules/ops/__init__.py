@@ -10,12 +10,12 @@ in group ``ops``, so ``select: [ops]`` selects all of them. A rule reading measu
 (``--profiles``) lives with the setting it judges (JS401 judges ``ack_wait``: here).
 
 Rule modules are named after their rule without the ``ops-`` prefix (``ops-x-y`` is
-``x_y.py``, class ``OpsXY``); :class:`linter.api.Theme` below gives the groups and codes.
+``x_y.py``, class ``OpsXY``); :class:`jsops.linter.api.Theme` below gives the groups and codes.
 """
 
 from __future__ import annotations
 
-from linter.api import Theme
+from jsops.linter.api import Theme
 
 __all__ = ["THEME"]
 

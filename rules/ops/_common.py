@@ -6,7 +6,7 @@ name, consumers by ``"STREAM/consumer"``); without a profile they use what the m
 ``metadata.annotations``, and otherwise stay silent: they never guess.
 
 The annotations they read (``PROCESSING_TIME`` for JS401, ``PUBLISH_RETRY_HORIZON`` for JS402 and
-JS404, ``DEAD_LETTER`` for JS406) are described in :mod:`linter.semantics.monitor`; NATS API JSON
+JS404, ``DEAD_LETTER`` for JS406) are described in :mod:`jsops.linter.semantics.monitor`; NATS API JSON
 has no annotations, so there only profiles count.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from linter.api import (
+from jsops.linter.api import (
     MINUTE,
     PUBLISH_RETRY_HORIZON,
     SECOND,

@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from linter.api import FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation, format_size
+from jsops.linter.api import (
+    FixAvailability,
+    FixSuggestion,
+    Resource,
+    Rule,
+    RuleContext,
+    Severity,
+    Violation,
+    format_size,
+)
 
 
 class OpsBucketFullRefusesWrites(Rule):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Literal
 
-from linter.api import (
+from jsops.linter.api import (
     Edit,
     FixAvailability,
     FixSuggestion,

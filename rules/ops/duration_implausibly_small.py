@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from linter.api import (
+from jsops.linter.api import (
     MILLISECOND,
     Edit,
     FixAvailability,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-from linter.api import (
+from jsops.linter.api import (
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,

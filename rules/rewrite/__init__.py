@@ -2,12 +2,12 @@
 the manifest says, so the next plan shows drift. Group ``rewrite``.
 
 Rule modules are named after their rule without the ``rewrite-`` prefix (``rewrite-x-y`` is
-``x_y.py``, class ``RewriteXY``); :class:`linter.api.Theme` below gives the groups and codes.
+``x_y.py``, class ``RewriteXY``); :class:`jsops.linter.api.Theme` below gives the groups and codes.
 """
 
 from __future__ import annotations
 
-from linter.api import Theme
+from jsops.linter.api import Theme
 
 __all__ = ["THEME"]
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation, stream_config, where
+from jsops.linter.api import (
+    FixAvailability,
+    FixSuggestion,
+    Rule,
+    RuleContext,
+    Severity,
+    Violation,
+    stream_config,
+    where,
+)
 
 
 class RewriteStreamMirrorDirectInherited(Rule):

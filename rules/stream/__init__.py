@@ -2,12 +2,12 @@
 way the server checks it, with the err_code it answers. Group ``stream``.
 
 Rule modules are named after their rule without the ``stream-`` prefix (``stream-x-y`` is
-``x_y.py``, class ``StreamXY``); :class:`linter.api.Theme` below gives the groups and codes.
+``x_y.py``, class ``StreamXY``); :class:`jsops.linter.api.Theme` below gives the groups and codes.
 """
 
 from __future__ import annotations
 
-from linter.api import Theme
+from jsops.linter.api import Theme
 
 __all__ = ["THEME"]
 

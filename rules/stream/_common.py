@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import (
+from jsops.linter.api import (
     ErrCode,
     FixSuggestion,
     StreamResource,
@@ -70,7 +70,7 @@ def destination_problem(src: str, dest: str, release: Version) -> str | None:
     """Why nats-server refuses the subject transform ``src`` -> ``dest`` of a stream or mirror on
     ``release``, or None: releases before ``BUILD_ONLY_BEFORE`` (2.10) only build the transform,
     later ones validate the mapping first."""
-    from linter.api import (  # imported on first use: most estates have no transforms
+    from jsops.linter.api import (  # imported on first use: most estates have no transforms
         BUILD_ONLY_BEFORE,
         mapping_problem,
         transform_problem,

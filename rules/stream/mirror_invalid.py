@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import (
+from jsops.linter.api import (
     ErrCode,
     RuleContext,
     Severity,
@@ -105,7 +105,7 @@ class StreamMirrorInvalid(StreamRule):
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
         trs = m.subject_transforms or []
-        from linter.api import EMPTY_SRC_REFUSED_BEFORE
+        from jsops.linter.api import EMPTY_SRC_REFUSED_BEFORE
 
         empty_refused = target_release(ctx.target) < EMPTY_SRC_REFUSED_BEFORE  # 2.10: '' is not '>'
         for k, t in enumerate(trs):

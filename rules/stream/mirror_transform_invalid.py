@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import (
+from jsops.linter.api import (
     ErrCode,
     RuleContext,
     Severity,
@@ -69,7 +69,7 @@ class StreamMirrorTransformInvalid(StreamRule):
         m = cfg.mirror
         if m is None or not m.subject_transforms:
             return
-        from linter.api import BUILD_ONLY_BEFORE  # imported on first use
+        from jsops.linter.api import BUILD_ONLY_BEFORE  # imported on first use
 
         release = target_release(ctx.target)
         # 2.10 refuses an empty src (10151, JS118) and only builds the transform (10049)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import (
+from jsops.linter.api import (
     ErrCode,
     RuleContext,
     Severity,
@@ -62,7 +62,7 @@ class StreamRepublishTransformInvalid(StreamRule):
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.republish is None:
             return
-        from linter.api import (
+        from jsops.linter.api import (
             transform_problem,  # imported on first use: most estates have no transforms
         )
 

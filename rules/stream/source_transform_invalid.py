@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import (
+from jsops.linter.api import (
     ErrCode,
     RuleContext,
     Severity,
@@ -68,7 +68,7 @@ class StreamSourceTransformInvalid(StreamRule):
     def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if not c.sources or c.mirror is not None:  # sources on a mirror: JS118 (10031)
             return
-        from linter.api import BUILD_ONLY_BEFORE, mapping_stage  # imported on first use
+        from jsops.linter.api import BUILD_ONLY_BEFORE, mapping_stage  # imported on first use
 
         release = target_release(ctx.target)
         old = release < BUILD_ONLY_BEFORE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import (
+from jsops.linter.api import (
     ErrCode,
     RuleContext,
     Severity,
@@ -93,7 +93,7 @@ class StreamSourcesInvalid(StreamRule):
                 resource, ("allow_msg_schedules",), "a stream with sources cannot schedule messages; nats-server rejects this stream",
                 server_error_code=ErrCode.SOURCE_WITH_MSG_SCHEDULES,
             )
-        from linter.api import EMPTY_SRC_REFUSED_BEFORE
+        from jsops.linter.api import EMPTY_SRC_REFUSED_BEFORE
 
         release = target_release(ctx.target)
         seen: dict[str, int] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import (
+from jsops.linter.api import (
     SECOND,
     FixAvailability,
     FixSuggestion,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from linter.api import (
+from jsops.linter.api import (
     ErrCode,
     RuleContext,
     Severity,
@@ -69,7 +69,7 @@ class StreamSubjectTransformInvalid(StreamRule):
         t = cfg.subject_transform
         if t is None:
             return
-        from linter.api import BUILD_ONLY_BEFORE  # imported on first use
+        from jsops.linter.api import BUILD_ONLY_BEFORE  # imported on first use
 
         release = target_release(ctx.target)
         if t.src and not is_valid_subject(t.src) and (t.dest or release >= BUILD_ONLY_BEFORE):  # 2.10: no dest, no check

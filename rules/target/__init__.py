@@ -2,12 +2,12 @@
 limits, cluster) refuses though another server would accept them. Group ``target``.
 
 Rule modules are named after their rule without the ``target-`` prefix (``target-x-y`` is
-``x_y.py``, class ``TargetXY``); :class:`linter.api.Theme` below gives the groups and codes.
+``x_y.py``, class ``TargetXY``); :class:`jsops.linter.api.Theme` below gives the groups and codes.
 """
 
 from __future__ import annotations
 
-from linter.api import Theme
+from jsops.linter.api import Theme
 
 __all__ = ["THEME"]
 

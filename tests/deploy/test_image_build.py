@@ -70,7 +70,7 @@ def _base(tmp: Path) -> None:
 
 @pytest.fixture(scope="module")
 def image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
-    from linter import __version__
+    from jsops.linter import __version__
 
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip() or "0" * 40
     _base(tmp_path_factory.mktemp("base"))

@@ -16,9 +16,9 @@ import pytest
 from nats.js import api
 from natsserver import NatsServer
 
-from linter.model.buckets import KeyValueConfig, ObjectStoreConfig, kv_stream, object_stream
-from linter.model.config import StreamConfig
-from linter.semantics.effective import effective_stream, strip_server_metadata
+from jsops.linter.model.buckets import KeyValueConfig, ObjectStoreConfig, kv_stream, object_stream
+from jsops.linter.model.config import StreamConfig
+from jsops.linter.semantics.effective import effective_stream, strip_server_metadata
 
 SHARE = Path(sys.executable).parent.parent / "share" / "nats-servers"
 RELEASES = ["2.15.1"] + sorted(p.name for p in SHARE.glob("*") if (p / "nats-server").exists() and p.name != "2.15.1") if SHARE.exists() else ["2.15.1"]

@@ -49,9 +49,9 @@ from differential_estates import (  # noqa: E402
 )
 from natsserver import NatsServer, release_binary  # noqa: E402
 
-from linter.findings import Severity
-from linter.load import Estate, check_estate, load_text
-from linter.semantics.releases import SUPPORTED
+from jsops.linter.findings import Severity
+from jsops.linter.load import Estate, check_estate, load_text
+from jsops.linter.semantics.releases import SUPPORTED
 from tests.rules.test_estate import RULES, S  # noqa: E402
 
 from .test_rules_estate_server import apply_estate, delete_all  # noqa: E402
@@ -93,8 +93,8 @@ def _key(kind: str, name: str) -> tuple[str, str]:
 async def _run_all(
     url: str, estates: list[tuple[Generated, Estate]], target_doc: dict[str, Any] = TARGET, pedantic: bool = False,
 ) -> list[Outcome]:
-    from linter.engine import lint_estate
-    from linter.model.target import Target
+    from jsops.linter.engine import lint_estate
+    from jsops.linter.model.target import Target
 
     target = Target.model_validate(target_doc)
     out = []
@@ -286,8 +286,8 @@ def _grid_cases() -> list[tuple[str, Estate]]:
 
 
 async def _grid(url: str, cases: list[tuple[str, Estate]], release: str) -> tuple[list[str], dict[int, int]]:
-    from linter.engine import lint_estate
-    from linter.model.target import Target
+    from jsops.linter.engine import lint_estate
+    from jsops.linter.model.target import Target
 
     target = Target.model_validate(_release_target(release))
     refused: dict[int, int] = {}

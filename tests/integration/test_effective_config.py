@@ -3,7 +3,7 @@
 Every case is a config in the JetStream API's JSON shape (durations in integer nanoseconds). It is
 validated with the jsops model, sent unchanged to a real nats-server (``$JS.API.STREAM.CREATE`` /
 ``$JS.API.CONSUMER.CREATE``), and the config the server returns, minus its ``_nats.*`` metadata,
-must equal :func:`linter.semantics.effective.effective_stream` / :func:`~linter.semantics.effective.effective_consumer`
+must equal :func:`jsops.linter.semantics.effective.effective_stream` / :func:`~jsops.linter.semantics.effective.effective_consumer`
 exactly. The server is the authority: a difference is a bug in ``linter/semantics/effective.py``.
 
 Two servers run per module: one with no JetStream limits and one with
@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 from natsserver import NatsServer  # noqa: E402
 
-from linter.model.config import ConsumerConfig, StreamConfig
-from linter.model.target import ServerLimits, Target
-from linter.semantics.effective import effective_consumer, effective_stream, strip_server_metadata
+from jsops.linter.model.config import ConsumerConfig, StreamConfig
+from jsops.linter.model.target import ServerLimits, Target
+from jsops.linter.semantics.effective import effective_consumer, effective_stream, strip_server_metadata
 
 nats = pytest.importorskip("nats")
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from natsserver import NatsServer  # noqa: E402
 
-import linter
+from jsops import linter
 
 pytestmark = pytest.mark.integration
 

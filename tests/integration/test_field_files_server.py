@@ -16,7 +16,7 @@ import nats
 import pytest
 from natsserver import NatsServer  # noqa: E402
 
-from linter.load import Estate, load_text
+from jsops.linter.load import Estate, load_text
 
 pytestmark = pytest.mark.integration
 
@@ -70,9 +70,9 @@ def test_unknown_field_per_release(version: str) -> None:
     """jsops says 2.10/2.11 drop an unknown field of a request body and 2.12 refuses it (10025)."""
     from natsserver import release_binary  # noqa: E402
 
-    from linter.config import Config
-    from linter.engine import lint_estate
-    from linter.model.target import Target
+    from jsops.linter.config import Config
+    from jsops.linter.engine import lint_estate
+    from jsops.linter.model.target import Target
 
     binary = release_binary(version)
     if binary is None:

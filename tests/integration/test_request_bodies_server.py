@@ -25,12 +25,12 @@ import nats
 import pytest
 from natsserver import NatsServer, release_binary  # noqa: E402
 
-from linter.config import Config
-from linter.engine import discover_rules, lint_estate
-from linter.findings import Severity
-from linter.load import Estate, check_estate, load_text
-from linter.model.target import Target
-from linter.semantics.releases import SUPPORTED
+from jsops.linter.config import Config
+from jsops.linter.engine import discover_rules, lint_estate
+from jsops.linter.findings import Severity
+from jsops.linter.load import Estate, check_estate, load_text
+from jsops.linter.model.target import Target
+from jsops.linter.semantics.releases import SUPPORTED
 
 pytestmark = pytest.mark.integration
 

@@ -16,10 +16,10 @@ import nats
 import pytest
 from natsserver import NatsServer  # noqa: E402
 
-from linter.engine import discover_rules, lint_estate
-from linter.load import Estate, check_estate, load_text
-from linter.model.target import Target
-from linter.semantics.effective import effective_consumer, effective_stream
+from jsops.linter.engine import discover_rules, lint_estate
+from jsops.linter.load import Estate, check_estate, load_text
+from jsops.linter.model.target import Target
+from jsops.linter.semantics.effective import effective_consumer, effective_stream
 
 pytestmark = pytest.mark.integration
 
@@ -96,7 +96,7 @@ def test_js442_server_accepts_but_no_publish_can_be_that_large(server: NatsServe
 
 
 def test_js434_js437_fixes_are_in_place_updates(server: NatsServer) -> None:
-    from linter.config import Config
+    from jsops.linter.config import Config
 
     estate = _estate([S("LOGS", subjects=["logs.>"], max_bytes="8MiB", max_age="1h", num_replicas=1)])
     small = Config(rules={"JS434": {"max_bytes": "1MiB"}})

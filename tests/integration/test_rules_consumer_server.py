@@ -22,8 +22,8 @@ import nats
 import pytest
 from natsserver import NatsServer  # noqa: E402
 
-from linter.engine import discover_rules, lint_estate
-from linter.semantics.effective import effective_stream
+from jsops.linter.engine import discover_rules, lint_estate
+from jsops.linter.semantics.effective import effective_stream
 from tests.rules.cases.consumer import CASES, Case, load  # noqa: E402
 
 pytestmark = pytest.mark.integration

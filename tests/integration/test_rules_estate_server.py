@@ -20,8 +20,8 @@ import nats
 import pytest
 from natsserver import NatsServer  # noqa: E402
 
-from linter.findings import Finding, Severity
-from linter.load import Estate, Resource
+from jsops.linter.findings import Finding, Severity
+from jsops.linter.load import Estate, Resource
 from tests.rules.test_estate import CASES, EstateCase, load_estate, predict  # noqa: E402
 
 pytestmark = pytest.mark.integration

@@ -17,9 +17,9 @@ import nats
 import pytest
 from natsserver import NatsServer  # noqa: E402
 
-from linter.engine import discover_rules, lint_estate
-from linter.load import Estate, check_estate, load_text
-from linter.model.target import Target
+from jsops.linter.engine import discover_rules, lint_estate
+from jsops.linter.load import Estate, check_estate, load_text
+from jsops.linter.model.target import Target
 from tests.rules.cases import consumer as consumer_rule_cases
 from tests.rules.cases import stream as stream_rule_cases
 

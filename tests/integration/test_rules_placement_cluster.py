@@ -16,9 +16,9 @@ import nats
 import pytest
 from natsserver import NatsCluster  # noqa: E402
 
-from linter.engine import discover_rules, lint_estate
-from linter.load import Estate, check_estate, load_text
-from linter.model.target import Target
+from jsops.linter.engine import discover_rules, lint_estate
+from jsops.linter.load import Estate, check_estate, load_text
+from jsops.linter.model.target import Target
 from tests.rules.cases import stream as stream_rule_cases
 
 pytestmark = pytest.mark.integration

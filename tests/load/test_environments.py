@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from linter import LoadError, lint_estate, load_paths
-from linter.load.templates import render_template
+from jsops.linter import LoadError, lint_estate, load_paths
+from jsops.linter.load.templates import render_template
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "environments"
@@ -144,7 +144,7 @@ def test_template_that_is_not_text_or_too_large(tmp_path):
     (tmp_path / "t.yaml.j2").write_bytes(b"# ok\n\xff\xfe binary\n")
     estate = load_paths([str(tmp_path)], env="dev")
     assert [(f.rule, f.line) for f in estate.findings] == [("JS001", 2)]
-    from linter.load import Limits
+    from jsops.linter.load import Limits
 
     (tmp_path / "t.yaml.j2").write_text(STREAM.format(name="A"))
     estate = load_paths([str(tmp_path)], env="dev", limits=Limits(max_file_bytes=20))
@@ -223,7 +223,7 @@ def test_rule_findings_point_at_the_template_line():
     assert [(Path(f.file).name, f.line, f.column) for f in js102] == [("orders.yaml.j2", 13, 21)]
     assert TEMPLATE.read_text().splitlines()[12].startswith("  duplicate_window:")
     # in the rendered text it is line 10: the {% if %} block's three lines vanish in dev
-    from linter.load.templates import render_file
+    from jsops.linter.load.templates import render_file
 
     rendered = render_file(str(TEMPLATE), "dev")
     assert rendered.text.splitlines()[9].startswith("  duplicate_window:")
@@ -315,7 +315,7 @@ def test_environment_values_and_hidden_directories_are_not_manifests(tmp_path):
 def _jinja_imported(args: list[str]) -> tuple[int, bool]:
     code = (
         "import sys, json\n"
-        "from linter.cli import main\n"
+        "from jsops.linter.cli import main\n"
         f"rc = main({args!r})\n"
         "print(json.dumps({'rc': rc, 'jinja2': 'jinja2' in sys.modules}))\n"
     )

@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from linter.findings import Severity
-from linter.load import PREVENT_DELETE, Estate, load_paths, load_text
-from linter.semantics.units import parse_duration
+from jsops.linter.findings import Severity
+from jsops.linter.load import PREVENT_DELETE, Estate, load_paths, load_text
+from jsops.linter.semantics.units import parse_duration
 
 FIELD = Path(__file__).resolve().parents[1] / "fixtures" / "field"
 
@@ -51,7 +51,7 @@ def test_nack_account_scopes_names_and_routes() -> None:
 
 
 def test_nack_repository_cli_exits_0_with_the_skipped_count(capsys) -> None:  # type: ignore[no-untyped-def]
-    from linter.cli import main
+    from jsops.linter.cli import main
 
     rc = main(["lint", str(FIELD / "nack-repo")])
     out = capsys.readouterr().out
@@ -168,9 +168,9 @@ def test_nack_connection_fields_are_said_not_dropped() -> None:
 
 def test_unknown_field_in_a_request_body_per_release(tmp_path: Path) -> None:
     """2.12+ refuses an unknown field (10025); 2.10 and 2.11 drop it silently: advice there."""
-    from linter.config import Config
-    from linter.engine import lint_estate
-    from linter.model.target import Target
+    from jsops.linter.config import Config
+    from jsops.linter.engine import lint_estate
+    from jsops.linter.model.target import Target
 
     (tmp_path / "s.json").write_text('{"name": "A", "subjects": ["a"], "max_agee": 5}')
     estate = load_paths([str(tmp_path)])

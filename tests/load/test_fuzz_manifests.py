@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from linter import lint_estate
-from linter.engine import discover_rules
-from linter.load import Estate, check_estate, load_text
-from linter.report.json import render_json
-from linter.report.text import render_text
-from reconciler.plan import desired_from_estate
+from jsops.linter import lint_estate
+from jsops.linter.engine import discover_rules
+from jsops.linter.load import Estate, check_estate, load_text
+from jsops.linter.report.json import render_json
+from jsops.linter.report.text import render_text
+from jsops.reconciler.plan import desired_from_estate
 
 N_STRUCTURAL = 1600
 N_BYTES = 600

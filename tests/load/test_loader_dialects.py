@@ -13,9 +13,9 @@ import json
 
 import pytest
 
-from linter import effective_consumer, effective_stream
-from linter.engine import discover_rules, lint_estate
-from linter.load import Estate, Resource, check_estate, load_text
+from jsops.linter import effective_consumer, effective_stream
+from jsops.linter.engine import discover_rules, lint_estate
+from jsops.linter.load import Estate, Resource, check_estate, load_text
 
 SEC = 1_000_000_000
 DAY = 86400 * SEC

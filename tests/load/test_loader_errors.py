@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from linter.cli import main
-from linter.load import Estate, check_estate, load_text
+from jsops.linter.cli import main
+from jsops.linter.load import Estate, check_estate, load_text
 
 STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: ORDERS\nspec:\n  subjects: [orders.>]\n"
 CONSUMER = "apiVersion: jsops/v1\nkind: Consumer\nmetadata:\n  name: shipper\n  stream: ORDERS\nspec:\n"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from linter.cli import main
-from linter.load import discover, escapes, load_paths, tree_root
+from jsops.linter.cli import main
+from jsops.linter.load import discover, escapes, load_paths, tree_root
 
 TOKEN = "ghp_R3alL00kingT0kenValue9f8e7d6c5b4a3210ZZ"
 KEY_BODY = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACDx"
@@ -87,7 +87,7 @@ def test_secrets_appear_in_no_report(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_text_report_shows_no_line_of_a_non_manifest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     tree = _tree(tmp_path)
     rc, out = _lint(capsys, str(tree / "env.yaml"), str(tree / "creds.json"), str(tree / "deploy-key.yaml"))
-    # Not JetStream configs (linter.load.recognise): passed over and counted, nothing of them shown.
+    # Not JetStream configs (jsops.linter.load.recognise): passed over and counted, nothing of them shown.
     assert rc == 0 and ": error JS" not in out and " | " not in out
     assert "3 files that are not JetStream configs skipped" in out
     _no_secret(out)
@@ -139,7 +139,7 @@ def test_escapes_is_about_the_resolved_path(tmp_path: Path) -> None:
 
 def test_link_swapped_after_discovery_is_not_read(tmp_path: Path) -> None:
     """The check is made again right before the file is opened."""
-    from linter.load import Estate, load_file
+    from jsops.linter.load import Estate, load_file
 
     tree = _tree(tmp_path)
     link = tree / "late.yaml"
@@ -170,7 +170,7 @@ def test_links_and_non_manifests_golden(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_parallel_load_treats_links_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Large estates are parsed by two processes; a link out of the tree is a JS014 there too."""
-    from linter.load import parallel as loader_parallel
+    from jsops.linter.load import parallel as loader_parallel
 
     tree = _tree(tmp_path)
     for i in range(12):
@@ -202,8 +202,8 @@ def test_environment_values_linked_out_of_the_tree_are_not_read(tmp_path: Path, 
 
 
 def test_scrubbed_messages_keep_no_quoted_fragment() -> None:
-    from linter.findings import Finding, Severity
-    from linter.load.files import scrubbed
+    from jsops.linter.findings import Finding, Severity
+    from jsops.linter.load.files import scrubbed
 
     f = Finding("JS001", "manifest-syntax-error", Severity.ERROR, "YAML syntax error: found character that cannot start any token ('@'); "
                 "value 'ghp_abc\\'QQQ' does not match its tag !!int; duplicate key \"ZZsecretZZ\"", "f.yaml", 3, 4)
@@ -231,6 +231,6 @@ def test_scrubbed_messages_keep_no_quoted_fragment() -> None:
 )
 def test_what_looks_like_a_manifest(text: bytes, looks: bool) -> None:
     """A file whose documents do not parse is quoted only if its text has a dialect's keys."""
-    from linter.load.files import read_text
+    from jsops.linter.load.files import read_text
 
     assert read_text(text, "f.yaml", None)[3] is looks

@@ -1,12 +1,12 @@
-"""The loaded model (linter.model.resource): resources built whole, typed by kind, and the estate's
+"""The loaded model (jsops.linter.model.resource): resources built whole, typed by kind, and the estate's
 cached indexes (streams, consumers, buckets, stream_of, consumers_of)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from linter.load import Estate, Resource, StreamResource, check_estate, is_consumer, is_stream, load_text
-from linter.model.config import ConsumerConfig, StreamConfig
+from jsops.linter.load import Estate, Resource, StreamResource, check_estate, is_consumer, is_stream, load_text
+from jsops.linter.model.config import ConsumerConfig, StreamConfig
 
 ESTATE = b"""\
 apiVersion: jsops/v1

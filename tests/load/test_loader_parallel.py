@@ -2,7 +2,7 @@
 
 import json
 
-from linter.cli import main
+from jsops.linter.cli import main
 
 
 def _estate(root, n):

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from linter.cli import main
-from linter.load import Limits, load_paths
-from linter.render import render_estate
-from reconciler import _controller_source as source
+from jsops.linter.cli import main
+from jsops.linter.load import Limits, load_paths
+from jsops.linter.render import render_estate
+from jsops.reconciler import _controller_source as source
 
 GiB = 1024**3
 MiB = 1024**2
@@ -155,7 +155,7 @@ def test_lint_of_a_1_gib_file_in_a_subprocess_has_bounded_rss(tmp_path: Path, fm
     root = Path(__file__).resolve().parents[2]
     env = dict(os.environ, PYTHONPATH=str(root))
     with open(tmp_path / "out", "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "linter.cli", "lint", str(tmp_path), "--format", fmt], stdout=out,
+        proc = subprocess.Popen([sys.executable, "-m", "jsops.linter.cli", "lint", str(tmp_path), "--format", fmt], stdout=out,
                                 stderr=subprocess.DEVNULL, env=env, cwd=root)
         _, status, usage = os.wait4(proc.pid, 0)
     assert os.waitstatus_to_exitcode(status) == 1

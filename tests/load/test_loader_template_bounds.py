@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from linter.cli import main
-from linter.load.templates import render_template
+from jsops.linter.cli import main
+from jsops.linter.load.templates import render_template
 
 MiB = 1024 * 1024
 HEAD = "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: S\nspec:\n  description: "
@@ -123,7 +123,7 @@ def test_lint_exits_1_on_a_blow_up(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_text_size_estimates_without_building() -> None:
-    from linter.load._template_bounds import MAX_VALUE_CHARS, text_size
+    from jsops.linter.load._template_bounds import MAX_VALUE_CHARS, text_size
 
     assert text_size("abc") == len(repr("abc"))
     assert text_size([1, "ab"]) >= len(str([1, "ab"])) - 4

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from linter.cli import main
-from linter.load import Limits, load_paths
-from linter.load.files import read_text
-from linter.load.parse_cache import ParseCache, open_cache, pack_parsed
+from jsops.linter.cli import main
+from jsops.linter.load import Limits, load_paths
+from jsops.linter.load.files import read_text
+from jsops.linter.load.parse_cache import ParseCache, open_cache, pack_parsed
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 NOBODY = 65534
@@ -207,7 +207,7 @@ def test_apply_never_uses_a_forged_cache(cache: Path, tmp_path: Path, capsys: py
         assert info is not None and info["config"]["subjects"] == ["orders.>"]
     finally:
         server.stop()
-    from reconciler._controller_source import _load
+    from jsops.reconciler._controller_source import _load
 
     estate = _load([str(src)], None)
     assert [r.config.subjects for r in estate.resources] == [["orders.>"]]
@@ -257,7 +257,7 @@ def _lint_subprocess(src: Path, cache: Path, limit_bytes: int = 1 << 31) -> tupl
     env = {**os.environ, "JSOPS_CACHE_DIR": str(cache)}
     env.pop("JSOPS_NO_CACHE", None)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    proc = subprocess.run([sys.executable, "-m", "linter.cli", "lint", str(src), "--format", "json"], env=env, cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "jsops.linter.cli", "lint", str(src), "--format", "json"], env=env, cwd=ROOT,
                           capture_output=True, text=True, timeout=120, preexec_fn=limit)
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return proc, (peak if peak > before else 0) * 1024
@@ -350,7 +350,7 @@ def test_a_parser_change_with_the_same_version_is_a_new_key(tmp_path: Path) -> N
     env.pop("JSOPS_NO_CACHE", None)
 
     def run() -> str:
-        proc = subprocess.run([sys.executable, "-m", "linter.cli", "lint", str(src), "--format", "text"], env=env,
+        proc = subprocess.run([sys.executable, "-m", "jsops.linter.cli", "lint", str(src), "--format", "text"], env=env,
                               cwd=tmp_path, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 1, proc.stderr
         return proc.stdout
@@ -394,7 +394,7 @@ def _plant_tmp_links(path: str, target: Path) -> Callable[[], None]:
 @needs_root
 def test_the_entry_point_cache_never_writes_through_planted_links(tmp_path: Path, shared: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from linter import plugins
+    from jsops.linter import plugins
 
     monkeypatch.setenv("JSOPS_CACHE_DIR", str(shared))
     monkeypatch.delenv("JSOPS_NO_CACHE", raising=False)
@@ -412,7 +412,7 @@ def test_the_entry_point_cache_never_writes_through_planted_links(tmp_path: Path
 @pytest.mark.parametrize("what", ["fifo", "dev-zero-link"])
 def test_special_files_at_the_entry_point_cache_name_are_skipped(what: str, tmp_path: Path) -> None:
     """Item 3 for the cache beside the parse cache: a FIFO never blocks, /dev/zero is never read."""
-    from linter import plugins
+    from jsops.linter import plugins
 
     cache = tmp_path / "c"
     cache.mkdir(mode=0o700)

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from linter.cli import main
-from linter.load import load_paths
-from linter.load.discovery import excluded
-from linter.load.recognise import HELM_CHART, HELM_TEMPLATE, NOT_JETSTREAM, UNREADABLE
+from jsops.linter.cli import main
+from jsops.linter.load import load_paths
+from jsops.linter.load.discovery import excluded
+from jsops.linter.load.recognise import HELM_CHART, HELM_TEMPLATE, NOT_JETSTREAM, UNREADABLE
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "repo-root"
 

@@ -8,7 +8,7 @@ import pytest
 
 pyspark = pytest.importorskip("pyspark")
 
-from profiler.job import make_session  # noqa: E402
+from jsops.profiler.job import make_session  # noqa: E402
 
 
 @pytest.fixture(scope="session")

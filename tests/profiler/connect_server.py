@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from profiler.submit import spark_home
+from jsops.profiler.submit import spark_home
 
 __all__ = ["connect_server", "free_port", "connect_jar"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from procs import spawn
 
-from profiler.submit import spark_home
+from jsops.profiler.submit import spark_home
 
 __all__ = ["standalone"]
 

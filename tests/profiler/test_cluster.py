@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from profiler.job import build_profiles
-from profiler.synthetic import default_spec, generate
+from jsops.profiler.job import build_profiles
+from jsops.profiler.synthetic import default_spec, generate
 
 from .sparkcluster import standalone
 
@@ -66,7 +66,7 @@ def test_jsops_profile_on_the_cluster_equals_local_mode(cluster: str, telemetry:
                                                          local_profile: dict[str, Any]) -> None:
     out = tmp_path / "cluster.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": NO_PYTHON, "SPARK_LOCAL_IP": "127.0.0.1"}
-    cmd = [sys.executable, "-m", "linter.cli", "profile", telemetry.as_uri(), "-o", str(out), "--master", cluster,
+    cmd = [sys.executable, "-m", "jsops.linter.cli", "profile", telemetry.as_uri(), "-o", str(out), "--master", cluster,
            "--driver-host", "127.0.0.1", "--driver-memory", "512m", *_executor_conf()]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1500)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -78,7 +78,7 @@ def test_spark_submit_with_the_printed_command_equals_local_mode(cluster: str, t
     out = tmp_path / "submit.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     printed = subprocess.run(
-        [sys.executable, "-m", "linter.cli", "profile", telemetry.as_uri(), "-o", str(out), "--master", cluster,
+        [sys.executable, "-m", "jsops.linter.cli", "profile", telemetry.as_uri(), "-o", str(out), "--master", cluster,
          "--driver-memory", "512m", *_executor_conf(), "--conf", "spark.driver.host=127.0.0.1",
          "--print-submit-command", "--bundle-dir", str(tmp_path / "bundle")],
         capture_output=True, text=True, env=env, timeout=120)

@@ -16,10 +16,10 @@ import nats
 import pytest
 from natsserver import NatsServer  # noqa: E402
 
-from profiler.job import build_profiles
+from jsops.profiler.job import build_profiles
 
 pytestmark = pytest.mark.integration
-COLLECT = "import sys; from profiler.collect import main; sys.exit(main(sys.argv[1:]))"
+COLLECT = "import sys; from jsops.profiler.collect import main; sys.exit(main(sys.argv[1:]))"
 
 
 def kinds(out: Path) -> Counter[str]:

@@ -19,7 +19,7 @@ from natsserver import NatsServer  # noqa: E402
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")]
-COLLECT = "import sys; from profiler.collect import main; sys.exit(main(sys.argv[1:]))"
+COLLECT = "import sys; from jsops.profiler.collect import main; sys.exit(main(sys.argv[1:]))"
 PASSWORD = "pw-9f3c1e-never-printed"
 
 
@@ -137,8 +137,8 @@ def test_unreadable_tls_file_and_unknown_context_exit_2(tmp_path: Path) -> None:
 
 
 def test_client_errors_are_printed_without_secrets() -> None:
-    from profiler.collect import _safe_error
-    from reconciler.client import Target
+    from jsops.profiler.collect import _safe_error
+    from jsops.reconciler.client import Target
 
     t = Target(servers=("tls://bob:hunter2@h1:4222", "nats://s3cr3tTok@h2:4222"), password="pw-1", token="tok-2")
     text = _safe_error(RuntimeError("hunter2 s3cr3tTok pw-1 tok-2 via tls://bob:hunter2@h1:4222"), t)

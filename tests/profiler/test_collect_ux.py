@@ -16,8 +16,8 @@ import pytest
 from natsserver import NatsServer, free_port, server_binary  # noqa: E402
 from procs import spawn
 
-from profiler.collect import CollectOptions, collect
-from reconciler.client import Target
+from jsops.profiler.collect import CollectOptions, collect
+from jsops.reconciler.client import Target
 
 pytestmark = pytest.mark.integration
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from profiler.connect import check_versions
-from profiler.engine import EngineError
-from profiler.job import build_profiles
-from profiler.synthetic import default_spec, generate
+from jsops.profiler.connect import check_versions
+from jsops.profiler.engine import EngineError
+from jsops.profiler.job import build_profiles
+from jsops.profiler.synthetic import default_spec, generate
 
 from .connect_server import connect_jar, connect_server, free_port
 
@@ -71,7 +71,7 @@ def _figures(doc: dict[str, Any]) -> dict[str, Any]:
 
 def _jsops(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
-    return subprocess.run([sys.executable, "-m", "linter.cli", "profile", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "jsops.linter.cli", "profile", *args], capture_output=True, text=True,
                           env={**base, "PYTHONPATH": str(ROOT), **(env or {})}, timeout=1200)
 
 

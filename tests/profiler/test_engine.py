@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from profiler.engine import Engine, EngineError, choose
+from jsops.profiler.engine import Engine, EngineError, choose
 
 
 def test_spark_remote_counts_only_without_remote_and_master() -> None:

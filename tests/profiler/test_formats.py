@@ -1,5 +1,5 @@
 """The JSON Schemas in docs/schemas: the profiles schema is the model's own (one home per fact: it is
-generated from :class:`linter.model.profiles.Profiles` and must not drift), and every line the synthetic
+generated from :class:`jsops.linter.model.profiles.Profiles` and must not drift), and every line the synthetic
 telemetry and ``jsops collect``'s gap record produce validates against the telemetry schemas."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from linter.model.profiles import Profiles
-from profiler.synthetic import default_spec, generate
+from jsops.linter.model.profiles import Profiles
+from jsops.profiler.synthetic import default_spec, generate
 
 jsonschema = pytest.importorskip("jsonschema")
 referencing = pytest.importorskip("referencing")

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from profiler.job import build_profiles, main
-from profiler.partial import Counter, Histogram, Partial, partial_from_json, partial_to_json
-from profiler.synthetic import default_spec, generate
+from jsops.profiler.job import build_profiles, main
+from jsops.profiler.partial import Counter, Histogram, Partial, partial_from_json, partial_to_json
+from jsops.profiler.synthetic import default_spec, generate
 
 H = 3_600_000_000
 T12 = 1_795_176_000_000_000  # 2026-11-20T12:00:00Z in microseconds
@@ -112,7 +112,7 @@ def reference(spark: Any, telemetry: Path) -> dict[str, Any]:
 
 
 def _store_run(spark: Any, paths: list[str], store: Path, until: int | None, **settings: Any) -> tuple[dict[str, Any], Any]:
-    from profiler.incremental import build_store_profiles
+    from jsops.profiler.incremental import build_store_profiles
 
     return build_store_profiles(spark, paths, store, Partial(0, 0, **settings), until=until)
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from linter.model.profiles import Profiles, load_profiles
-from profiler.job import build_profiles, main
-from profiler.synthetic import default_spec, generate
+from jsops.linter.model.profiles import Profiles, load_profiles
+from jsops.profiler.job import build_profiles, main
+from jsops.profiler.synthetic import default_spec, generate
 
 from .helpers import expected, read_events
 
@@ -114,7 +114,7 @@ def test_cli_writes_a_file_load_profiles_reads(spark: Any, telemetry: Path, tmp_
 def test_refined_exact_path_equals_numpy(spark: Any, telemetry: Path, truth: dict[str, Any],
                                          monkeypatch: pytest.MonkeyPatch, small: int, limit: int,
                                          want: tuple[int, int]) -> None:
-    from profiler import quantiles as job
+    from jsops.profiler import quantiles as job
 
     monkeypatch.setattr(job, "_EXACT_SMALL", small)
     doc, summary = build_profiles(spark, [str(telemetry)], exact_limit=limit)
@@ -131,7 +131,7 @@ def test_refined_exact_path_equals_numpy(spark: Any, telemetry: Path, truth: dic
 
 
 def test_refine_picks_ranks_and_refuses_a_bracket_that_misses() -> None:
-    from profiler.quantiles import _refine
+    from jsops.profiler.quantiles import _refine
 
     values = sorted([5, 1, 9, 3, 7, 7, 2, 8, 6, 4])  # 1 2 3 4 5 6 7 7 8 9
     import numpy as np
@@ -151,7 +151,7 @@ def test_a_bracket_that_misses_falls_back_to_the_exact_percentile(spark: Any, te
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Degenerate brackets ([v, v] at the approximate value) miss the interpolation ranks: groups of at
     most _EXACT_SMALL samples are recomputed with Spark's exact percentile, larger ones stay approximate."""
-    from profiler import quantiles as job
+    from jsops.profiler import quantiles as job
 
     monkeypatch.setattr(job, "_around", lambda qs, accuracy: [q for q in qs for _ in range(3)])
     monkeypatch.setattr(job, "_EXACT_SMALL", 10_000)  # settler (6k) and billing (9k) small, shipper (15k) not

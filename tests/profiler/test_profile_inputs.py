@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from profiler.job import build_profiles, main
-from profiler.synthetic import SyntheticSpec, default_spec, generate
+from jsops.profiler.job import build_profiles, main
+from jsops.profiler.synthetic import SyntheticSpec, default_spec, generate
 
 ACK = "io.nats.jetstream.metric.v1.consumer_ack"
 ROOT = Path(__file__).resolve().parents[2]

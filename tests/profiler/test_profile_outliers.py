@@ -1,5 +1,5 @@
 """Telemetry outliers and broken inputs (issue 22 item 15): one line dated 2100 does not stretch the
-window (it is left out by the rule of profiler.outliers, with a warning counting it), and a
+window (it is left out by the rule of jsops.profiler.outliers, with a warning counting it), and a
 truncated ``.gz`` or Parquet input fails with one line naming the file. Local Spark."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from profiler.job import main
+from jsops.profiler.job import main
 
 
 def _publishes(n: int = 300, stream: str = "ORDERS") -> list[dict[str, Any]]:
@@ -24,7 +24,7 @@ def _write(path: Path, events: list[dict[str, Any]]) -> None:
 
 
 def test_the_rule() -> None:
-    from profiler.outliers import main_run
+    from jsops.profiler.outliers import main_run
 
     assert main_run({}) is None
     assert main_run({100: 5}) == (100, 100)

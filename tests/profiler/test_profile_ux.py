@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from profiler.job import main
+from jsops.profiler.job import main
 
 
 def test_empty_input_is_a_warning_and_the_summary_has_the_time(spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -24,7 +24,7 @@ def test_empty_input_is_a_warning_and_the_summary_has_the_time(spark: Any, tmp_p
 
 def test_without_the_spark_extra_one_line_says_how_to_install(tmp_path: Path) -> None:
     code = ("import sys; sys.modules['pyspark'] = None\n"
-            "from linter.cli import main\n"
+            "from jsops.linter.cli import main\n"
             "sys.exit(main(sys.argv[1:]))")
     hint = "pip install 'jsops[spark]'"
     proc = subprocess.run([sys.executable, "-c", code, "profile", str(tmp_path), "-o", "p.json"],
@@ -38,10 +38,10 @@ def test_without_the_spark_extra_one_line_says_how_to_install(tmp_path: Path) ->
 def test_spark_start_up_lines_stay_out_of_the_output(tmp_path: Path) -> None:
     """Only jsops's own lines on stderr (the JVM's and Spark's start-up chatter goes to a log file of
     its own), none at all with -q; stdout untouched."""
-    from profiler.synthetic import default_spec, generate
+    from jsops.profiler.synthetic import default_spec, generate
 
     generate(tmp_path / "t", default_spec(acks=2_000, publish_ids=500, duration_s=60))
-    cmd = [sys.executable, "-m", "linter.cli", "profile", str(tmp_path / "t"), "-o", str(tmp_path / "p.json"), "--master", "local[1]"]
+    cmd = [sys.executable, "-m", "jsops.linter.cli", "profile", str(tmp_path / "t"), "-o", str(tmp_path / "p.json"), "--master", "local[1]"]
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ, "TMPDIR": str(tmp)})

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from profiler.events import compact
-from profiler.incremental import build_store_profiles
-from profiler.job import build_profiles
-from profiler.partial import Partial
-from profiler.synthetic import default_spec, generate
+from jsops.profiler.events import compact
+from jsops.profiler.incremental import build_store_profiles
+from jsops.profiler.job import build_profiles
+from jsops.profiler.partial import Partial
+from jsops.profiler.synthetic import default_spec, generate
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,7 +47,7 @@ def _figures(doc: dict[str, Any]) -> dict[str, Any]:
 
 def _sail(*args: str) -> tuple[dict[str, Any], str]:
     out = Path(args[args.index("-o") + 1])
-    r = subprocess.run([sys.executable, "-m", "linter.cli", "profile", "--engine", "sail", *args],
+    r = subprocess.run([sys.executable, "-m", "jsops.linter.cli", "profile", "--engine", "sail", *args],
                        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     return json.loads(out.read_text()), r.stderr

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from linter import load_paths
-from linter.cli import main as jsops
-from profiler.job import build_profiles
-from profiler.synthetic import estate_spec, generate, lognormal
-from profiler.synthetic import main as synthetic_main
+from jsops.linter import load_paths
+from jsops.linter.cli import main as jsops
+from jsops.profiler.job import build_profiles
+from jsops.profiler.synthetic import estate_spec, generate, lognormal
+from jsops.profiler.synthetic import main as synthetic_main
 
 from .helpers import expected, read_events
 

@@ -42,7 +42,7 @@ def two_servers() -> Iterator[tuple[NatsServer, NatsServer]]:
 def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Every JetStream API subject jsops requests in this process (through the client's one
     request method); :func:`helpers.writes` keeps those that change something."""
-    from reconciler.client.jsclient import JsClient
+    from jsops.reconciler.client.jsclient import JsClient
 
     subjects: list[str] = []
     original = JsClient.arequest

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from reconciler.access import access_refusals, path_matches
+from jsops.reconciler.access import access_refusals, path_matches
 
 from .helpers import Js, NatsServer, manifest, run
 
@@ -68,8 +68,8 @@ def test_path_matching() -> None:
 
 
 def test_refusals_name_file_context_and_rule(tmp_path: Path) -> None:
-    from linter import load_paths
-    from linter.config import load_config
+    from jsops.linter import load_paths
+    from jsops.linter.config import load_config
 
     (tmp_path / ".jsops.yaml").write_text("access:\n  - {paths: [teams/a], contexts: [team-a]}\n"
                                           "  - {paths: [teams/b], contexts: [team-b], servers: ['nats://b-1:4222']}\n")
@@ -120,7 +120,7 @@ def test_plan_refuses_a_context_the_path_may_not_name(server: NatsServer, js: Js
 
 @pytest.mark.integration
 def test_controller_enforces_by_default(server: NatsServer, js: Js, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from reconciler.controller import main
+    from jsops.reconciler.controller import main
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))

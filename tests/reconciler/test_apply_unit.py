@@ -9,13 +9,13 @@ import os
 import signal
 from pathlib import Path
 
-from reconciler.apply import ActionResult, Stop
-from reconciler.live import LiveConsumer, LiveState, LiveStream
-from reconciler.plan import Action, Plan, PlanOptions, PlanSet, seal, seal_intact
-from reconciler.readback import applied
-from reconciler.render_json import render_saved
-from reconciler.render_text import outcome_lines
-from reconciler.saved import manifest_digest, recheck
+from jsops.reconciler.apply import ActionResult, Stop
+from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
+from jsops.reconciler.plan import Action, Plan, PlanOptions, PlanSet, seal, seal_intact
+from jsops.reconciler.readback import applied
+from jsops.reconciler.render_json import render_saved
+from jsops.reconciler.render_text import outcome_lines
+from jsops.reconciler.saved import manifest_digest, recheck
 
 GOLDEN = Path(__file__).parent / "golden"
 OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/a.yaml"}
@@ -146,8 +146,8 @@ def test_golden_saved_plan() -> None:
 
 
 def test_only_unanswered_requests_count_as_lost() -> None:
-    from reconciler.apply import _no_answer
-    from reconciler.client import JsApiError
+    from jsops.reconciler.apply import _no_answer
+    from jsops.reconciler.client import JsApiError
 
     assert _no_answer(JsApiError("no answer to stream request: nats: timeout"))
     assert _no_answer(JsApiError("the connection to the server was lost"))
@@ -156,7 +156,7 @@ def test_only_unanswered_requests_count_as_lost() -> None:
 
 
 def test_not_applied_says_when_a_recreate_lost_the_object() -> None:
-    from reconciler.readback import _not_applied
+    from jsops.reconciler.readback import _not_applied
 
     assert "deleted and not created again" in _not_applied(Action("recreate", "Stream", "A", None, [], None, cfg("A")), None)
     assert _not_applied(Action("create", "Stream", "A", None, [], None, cfg("A")), None) == "not applied"

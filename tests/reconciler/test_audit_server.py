@@ -22,7 +22,7 @@ UNHEALTHY = {("nats://FULL", "JS501"), ("nats://WORK/stalled", "JS505"), ("nats:
 
 
 def audit(*args: str) -> tuple[int, str, str]:
-    from reconciler.audit.cli import main
+    from jsops.reconciler.audit.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -37,7 +37,7 @@ def audit_json(*args: str) -> tuple[int, list[dict[str, Any]]]:
 
 
 def lint_codes(directory: Path) -> set[str]:
-    from linter.cli import main
+    from jsops.linter.cli import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
@@ -67,7 +67,7 @@ def test_fail_on_error_and_thresholds_from_the_config(server: NatsServer, js: Js
     assert rc == 0  # warnings only
     config = tmp_path / ".jsops.yaml"
     config.write_text("audit:\n  JS501: {warn_at: 0.97}\n  live-consumer-redelivering: {severity: 'off'}\n  JS505: {severity: error}\n")
-    from reconciler.audit.cli import main
+    from jsops.reconciler.audit.cli import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
@@ -80,7 +80,7 @@ def test_fail_on_error_and_thresholds_from_the_config(server: NatsServer, js: Js
 def test_a_bad_threshold_is_a_config_error(server: NatsServer, tmp_path: Path) -> None:
     config = tmp_path / ".jsops.yaml"
     config.write_text("audit:\n  JS501: {warn_at: 2}\n")
-    from reconciler.audit.cli import main
+    from jsops.reconciler.audit.cli import main
 
     err = io.StringIO()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
@@ -119,7 +119,7 @@ def test_audit_sends_only_listings(server: NatsServer, js: Js, tmp_path: Path) -
     audit("-s", server.url, str(tmp_path / "m"), "--target-version", "2.11.11")
     js.loop.run_until_complete(asyncio.sleep(0.5))
     js.loop.run_until_complete(sub.unsubscribe())
-    from reconciler.audit.read import READ_SUBJECTS
+    from jsops.reconciler.audit.read import READ_SUBJECTS
 
     assert subjects, "the listener saw the audit's requests"
     asked = [s.removeprefix("$JS.API.") for s in subjects]
@@ -202,10 +202,10 @@ def test_monitor_gives_the_servers_own_limits() -> None:
     server refuses to recover a consumer past them, so they are checked on the target facts)."""
     from natsserver import free_port
 
-    from reconciler.audit.read import read_audit
-    from reconciler.audit.static import live_target
-    from reconciler.client import JsClient, Target
-    from reconciler.limits import monitor_json
+    from jsops.reconciler.audit.read import read_audit
+    from jsops.reconciler.audit.static import live_target
+    from jsops.reconciler.client import JsClient, Target
+    from jsops.reconciler.limits import monitor_json
 
     http = free_port()
     with NatsServer(extra_config=f"http: 127.0.0.1:{http}", jetstream_config="limits { max_request_batch: 100 }") as server:
@@ -254,7 +254,7 @@ def test_inactive_backlog_and_ephemeral_leftover_with_short_thresholds(server: N
     time.sleep(1.5)
     config = tmp_path / ".jsops.yaml"
     config.write_text("audit:\n  JS506: {max_pending: 3}\n  JS508: {inactive_for: 1s}\n  JS509: {idle_for: 1s}\n")
-    from reconciler.audit.cli import main
+    from jsops.reconciler.audit.cli import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
@@ -320,7 +320,7 @@ def test_manifests_route_the_audit_to_every_target(two_servers: tuple[NatsServer
             stream(js, "STRAY", ["stray.>"])
         finally:
             js.close()
-    from reconciler.audit.cli import main
+    from jsops.reconciler.audit.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

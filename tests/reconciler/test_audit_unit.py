@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from linter import Severity
-from linter.config import Config, ConfigError
-from reconciler.audit.read import AuditState
-from reconciler.audit.registry import LIVE_RULES, live_findings, select_live
-from reconciler.live import LiveConsumer, LiveState, stream_from_info
+from jsops.linter import Severity
+from jsops.linter.config import Config, ConfigError
+from jsops.reconciler.audit.read import AuditState
+from jsops.reconciler.audit.registry import LIVE_RULES, live_findings, select_live
+from jsops.reconciler.live import LiveConsumer, LiveState, stream_from_info
 
 GOLDEN = Path(__file__).parent / "golden" / "audit.txt"
 DOCS = Path(__file__).parents[2] / "docs" / "audit.md"
@@ -155,11 +155,11 @@ def test_the_docs_list_every_live_rule_with_its_thresholds() -> None:
 
 
 def test_text_output_golden() -> None:
-    from linter import LintResult
-    from linter.engine import discover_rules
-    from reconciler.audit.registry import select_live as sel
-    from reconciler.audit.render import render_audit_text
-    from reconciler.audit.run import audit_result
+    from jsops.linter import LintResult
+    from jsops.linter.engine import discover_rules
+    from jsops.reconciler.audit.registry import select_live as sel
+    from jsops.reconciler.audit.render import render_audit_text
+    from jsops.reconciler.audit.run import audit_result
 
     st = state_of(
         [stream_info("FULL", messages=96, nbytes=4000, max_msgs=100, duplicate_window=60_000_000_000),
@@ -181,9 +181,9 @@ def test_text_output_golden() -> None:
 def test_every_format_names_a_live_object_without_a_position() -> None:
     import json
 
-    from linter import LintResult
-    from linter.engine import discover_rules
-    from linter.report import REPORTERS, RenderContext, render_result
+    from jsops.linter import LintResult
+    from jsops.linter.engine import discover_rules
+    from jsops.linter.report import REPORTERS, RenderContext, render_result
 
     st = state_of([stream_info("FULL", messages=96, max_msgs=100)])
     result = LintResult(live_findings(st, select_live({})), 1, 1, ["nats://FULL"])

@@ -6,13 +6,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from linter.load import Estate, load_text
-from linter.model.buckets import KeyValueConfig, ObjectStoreConfig, kv_stream, object_stream
-from linter.model.config import StreamConfig
-from linter.semantics.effective import effective_stream
-from reconciler.live import LiveState, LiveStream
-from reconciler.plan import PlanOptions, build_plan, desired_from_estate
-from reconciler.render_text import render_text
+from jsops.linter.load import Estate, load_text
+from jsops.linter.model.buckets import KeyValueConfig, ObjectStoreConfig, kv_stream, object_stream
+from jsops.linter.model.config import StreamConfig
+from jsops.linter.semantics.effective import effective_stream
+from jsops.reconciler.live import LiveState, LiveStream
+from jsops.reconciler.plan import PlanOptions, build_plan, desired_from_estate
+from jsops.reconciler.render_text import render_text
 
 GOLDEN = Path(__file__).parent / "golden"
 MANIFESTS = """apiVersion: jsops/v1

@@ -83,7 +83,7 @@ def _kv_roundtrip(url: str) -> tuple[bytes, str]:
 def test_nack_repo_with_buckets_applies_exports_and_round_trips(server, js, tmp_path):
     d = tmp_path / "repo"
     repo(d)
-    from linter.engine import lint_paths
+    from jsops.linter.engine import lint_paths
 
     result = lint_paths([str(d)])
     assert [f.message for f in result.findings if f.severity.value == "error"] == []  # lints: no errors
@@ -151,7 +151,7 @@ def test_bucket_storage_change_is_not_in_place(server, js, tmp_path):
 
 
 def test_controller_heals_bucket_drift(server, js, tmp_path):
-    from reconciler.controller import main
+    from jsops.reconciler.controller import main
 
     d = tmp_path / "repo"
     repo(d, 5)
@@ -171,7 +171,7 @@ def test_full_bucket_without_ttl_refuses_puts_as_js460_says(server, js, tmp_path
     """JS460's fact on the real server: a bucket at max_bytes refuses the next put with 10077."""
     d = tmp_path / "full"
     manifest(d, "kv.yaml", "apiVersion: jsops/v1\nkind: KeyValue\nmetadata: {name: full}\nspec: {max_bytes: 2048}\n")
-    from linter.engine import lint_paths
+    from jsops.linter.engine import lint_paths
 
     assert [f.rule for f in lint_paths([str(d)]).findings if f.rule == "JS460"] == ["JS460"]
     assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0

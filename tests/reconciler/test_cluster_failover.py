@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from reconciler.client import JsClient, Target
+from jsops.reconciler.client import JsClient, Target
 
 from .conftest import three_nodes
 from .helpers import Js, NatsCluster, manifest, run
@@ -76,7 +76,7 @@ def test_client_reconnects_to_another_node(cluster: NatsCluster) -> None:
 def test_apply_carries_on_after_losing_the_connected_node(cluster: NatsCluster, tmp_path, monkeypatch) -> None:
     import asyncio
 
-    import reconciler.live as live
+    import jsops.reconciler.live as live
 
     names = [f"S{i:02d}" for i in range(6)]
     manifest(tmp_path / "m", "streams.yaml", stream_docs(names))

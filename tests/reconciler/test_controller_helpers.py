@@ -19,8 +19,8 @@ from typing import Any
 
 from natsserver import free_port
 
-from reconciler.client import Target
-from reconciler.controller import Controller, ControllerOptions, EventLog
+from jsops.reconciler.client import Target
+from jsops.reconciler.controller import Controller, ControllerOptions, EventLog
 
 __all__ = ["wait_for", "Running", "Proc", "get", "parse_prometheus", "sample", "STREAM_YAML"]
 
@@ -197,7 +197,7 @@ class Proc:
     def __init__(self, paths: list[str], url: str, *extra: str, log: Path) -> None:
         self.port = free_port()
         self.log = log
-        cmd = [sys.executable, "-m", "reconciler.controller", *paths, "--server", url, "--interval", "0.2s",
+        cmd = [sys.executable, "-m", "jsops.reconciler.controller", *paths, "--server", url, "--interval", "0.2s",
                "--max-backoff", "1s", "--listen", f"127.0.0.1:{self.port}", "--log-file", str(log), *extra]
         env = {**os.environ, "PYTHONPATH": str(REPO)}
         self.process = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

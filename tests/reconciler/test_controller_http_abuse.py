@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from natsserver import free_port
 
-from reconciler._controller_http import StatusServer
+from jsops.reconciler._controller_http import StatusServer
 
 from .helpers import NatsServer, manifest
 from .test_controller_helpers import REPO, STREAM_YAML, get, wait_for
@@ -44,7 +44,7 @@ def test_hanging_and_vanishing_clients(server: NatsServer, tmp_path: Path) -> No
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     port = free_port()
     stderr = tmp_path / "stderr.log"
-    cmd = [sys.executable, "-m", "reconciler.controller", str(tmp_path / "m"), "--server", server.url,
+    cmd = [sys.executable, "-m", "jsops.reconciler.controller", str(tmp_path / "m"), "--server", server.url,
            "--interval", "0.5s", "--no-lease", "--listen", f"127.0.0.1:{port}"]
     with open(stderr, "wb") as err:
         proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.DEVNULL, stderr=err)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from reconciler.plan import desired_from_estate, prune_marks
+from jsops.reconciler.plan import desired_from_estate, prune_marks
 
 from .helpers import Js, NatsServer, manifest, run
 from .test_controller_helpers import STREAM_YAML, Running, sample, wait_for
@@ -54,7 +54,7 @@ def test_prune_marks_follow_the_annotations() -> None:
 
 
 def test_desired_configs_carry_the_marks(tmp_path: Path) -> None:
-    from linter import load_paths
+    from jsops.linter import load_paths
 
     manifest(tmp_path, "m.yaml", STREAM_YAML + "---\n" + MARKED)
     desired = {d.name: d.config for d in desired_from_estate(load_paths([str(tmp_path)]))}
@@ -64,7 +64,7 @@ def test_desired_configs_carry_the_marks(tmp_path: Path) -> None:
 
 
 def test_apply_by_hand_and_controller_agree_on_prune_marks(server: NatsServer, js: Js, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from reconciler.controller import main
+    from jsops.reconciler.controller import main
 
     monkeypatch.chdir(tmp_path)
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
@@ -109,7 +109,7 @@ def _west(name: str, subject: str, prune: bool = False) -> str:
 
 
 def test_controller_reconciles_every_routed_target(two_servers, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from linter.config import load_config
+    from jsops.linter.config import load_config
 
     a, b = two_servers
     monkeypatch.chdir(tmp_path)
@@ -170,7 +170,7 @@ def test_controller_reconciles_every_routed_target(two_servers, tmp_path: Path, 
 
 def test_an_unresolvable_context_fails_the_round_not_the_other_targets(server: NatsServer, js: Js, tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from reconciler.controller import main
+    from jsops.reconciler.controller import main
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))  # no natscli contexts
@@ -186,11 +186,11 @@ def test_an_unresolvable_context_fails_the_round_not_the_other_targets(server: N
 
 
 def test_failed_actions_carry_the_jetstream_err_code(server: NatsServer, js: Js, tmp_path: Path) -> None:
-    from linter import load_paths
-    from reconciler.apply import execute_plan
-    from reconciler.client import JsClient, Target
-    from reconciler.live import read_live
-    from reconciler.plan import PlanOptions, build_plan
+    from jsops.linter import load_paths
+    from jsops.reconciler.apply import execute_plan
+    from jsops.reconciler.client import JsClient, Target
+    from jsops.reconciler.live import read_live
+    from jsops.reconciler.plan import PlanOptions, build_plan
 
     js.ok("$JS.API.STREAM.CREATE.FOREIGN", {"name": "FOREIGN", "subjects": ["orders.>"], "storage": "memory"})
     manifest(tmp_path, "orders.yaml", STREAM_YAML)

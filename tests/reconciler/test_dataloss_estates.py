@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.plan import in_scope
+from jsops.reconciler.plan import in_scope
 
 from .helpers import manifest, run
 
@@ -113,7 +113,7 @@ def test_in_scope_normalises():
 def test_controller_prunes_only_its_own_estate(server, js, tmp_path, monkeypatch):
     """The controller scopes prune to the config's estate as `jsops apply --prune` does: team A's
     controller, with every prune annotation, never deletes team B's objects."""
-    from linter.config import load_config
+    from jsops.linter.config import load_config
 
     from .test_controller_helpers import Running, wait_for
 

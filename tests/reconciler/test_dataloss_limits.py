@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.dataloss import LimitLoss, limit_losses, tightened
-from reconciler.live import LiveStream
+from jsops.reconciler.dataloss import LimitLoss, limit_losses, tightened
+from jsops.reconciler.live import LiveStream
 
 from .helpers import Js, manifest, run
 
@@ -146,9 +146,9 @@ def test_limit_losses_pure():
 
 
 def test_controller_policy_needs_data_loss_annotation():
-    from reconciler._controller_policy import Policy, policy_plan
-    from reconciler.live import LiveState
-    from reconciler.plan import Desired
+    from jsops.reconciler._controller_policy import Policy, policy_plan
+    from jsops.reconciler.live import LiveState
+    from jsops.reconciler.plan import Desired
 
     live_cfg = {"name": "S", "subjects": ["s.>"], "max_msgs": 1000, "metadata": {"io.jsops.managed-by": "jsops"}}
     live = LiveState(streams={"S": LiveStream(live_cfg, messages=100, bytes=3500)})

@@ -126,10 +126,10 @@ def test_consumer_delete_on_interest_stream_is_data_loss(server, js, tmp_path, m
 def test_flags_do_not_cover_a_loss_the_plan_did_not_show(server, js, tmp_path):
     """The controller applies with every flag on (its annotations decide): a prune planned on an
     empty stream is still re-checked, and refused once the stream holds messages."""
-    from reconciler.apply import execute_plan
-    from reconciler.client import JsClient, Target
-    from reconciler.live import read_live
-    from reconciler.plan import PlanOptions, build_plan
+    from jsops.reconciler.apply import execute_plan
+    from jsops.reconciler.client import JsClient, Target
+    from jsops.reconciler.live import read_live
+    from jsops.reconciler.plan import PlanOptions, build_plan
 
     d = tmp_path / "m"
     manifest(d, "keep.yaml", KEEP)

@@ -22,7 +22,7 @@ import pytest
 from fakeservers import FakeNats
 from natsserver import NatsServer, free_port
 
-from linter.config import load_config
+from jsops.linter.config import load_config
 
 pytestmark = pytest.mark.integration
 
@@ -126,7 +126,7 @@ class Liar:
 
 
 def _discover(cwd: Path, *args: str, timeout: float = 60) -> tuple[int, str, str, float]:
-    code = "import sys; from reconciler.discover import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from jsops.reconciler.discover import main; sys.exit(main(sys.argv[1:]))"
     started = time.monotonic()
     proc = subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
                           env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "HOME": str(cwd)})

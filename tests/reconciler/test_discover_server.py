@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from natsserver import NatsCluster, NatsServer, free_port  # noqa: E402
 
-from linter import lint_paths
-from linter.config import load_config
-from reconciler.discover import main, target_facts
+from jsops.linter import lint_paths
+from jsops.linter.config import load_config
+from jsops.reconciler.discover import main, target_facts
 
 pytestmark = pytest.mark.integration
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.export import _file_base, write_export
-from reconciler.live import LiveState
+from jsops.reconciler.export import _file_base, write_export
+from jsops.reconciler.live import LiveState
 
 from .helpers import Js, NatsServer, run
 
@@ -62,14 +62,14 @@ def test_export_names_of_255_characters(server: NatsServer, js: Js, tmp_path: Pa
 def test_a_failed_export_leaves_nothing_behind(server: NatsServer, js: Js, tmp_path: Path, monkeypatch) -> None:
     for name in ("A1", "B2", "C3"):
         js.ok(f"$JS.API.STREAM.CREATE.{name}", {"name": name, "subjects": [f"{name.lower()}.>"]})
-    from reconciler.client import JsClient, Target
-    from reconciler.live import read_live
+    from jsops.reconciler.client import JsClient, Target
+    from jsops.reconciler.live import read_live
 
     with JsClient(Target(servers=(server.url,))) as client:
         live: LiveState = read_live(client)
     out = tmp_path / "out"
     out.mkdir()
-    import reconciler.export as export
+    import jsops.reconciler.export as export
 
     real, calls = export._create_new, []
 

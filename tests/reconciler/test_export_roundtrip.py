@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from linter.semantics import catalog
-from linter.semantics.catalog import Unit
+from jsops.linter.semantics import catalog
+from jsops.linter.semantics.catalog import Unit
 
 from .helpers import Js, NatsServer, run
 

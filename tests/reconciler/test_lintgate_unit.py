@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from linter import Severity, lint_estate, load_paths
-from linter.config import Config
-from linter.findings import Finding
-from linter.model.target import Target
-from reconciler.lintgate import lint_errors
+from jsops.linter import Severity, lint_estate, load_paths
+from jsops.linter.config import Config
+from jsops.linter.findings import Finding
+from jsops.linter.model.target import Target
+from jsops.reconciler.lintgate import lint_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 ESTATES = [ROOT / "manifests", ROOT / "tests" / "fixtures" / "lint", ROOT / "tests" / "fixtures" / "field"]
@@ -53,7 +53,7 @@ def test_the_gate_reports_the_errors_of_a_full_lint(config: Config, where: Path 
 def test_the_gate_for_some_objects_reports_their_errors_of_a_full_lint(where: Path | str, tmp_path: Path) -> None:
     """With ``objects`` (those a plan acts on), the errors of those objects and of no object are
     those of a full lint; with none, only the loader's errors remain."""
-    from reconciler.preflight import LOADER_CODES
+    from jsops.reconciler.preflight import LOADER_CODES
 
     if where == "suppressed":
         (tmp_path / "s.yaml").write_text(SUPPRESSED.lstrip())

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from reconciler.client import JsClient, Target
-from reconciler.live import LiveConsumer, LiveState, read_live, stream_from_info
+from jsops.reconciler.client import JsClient, Target
+from jsops.reconciler.live import LiveConsumer, LiveState, read_live, stream_from_info
 
 from .helpers import Js, NatsServer, manifest, run
 
@@ -63,7 +63,7 @@ def _sweep(client: JsClient) -> LiveState:
                 break
         for c in consumers:
             info = client.request(f"CONSUMER.INFO.{name}.{c}")
-            from linter import strip_server_metadata
+            from jsops.linter import strip_server_metadata
 
             cfg = strip_server_metadata(info.get("config") or {})
             state.consumers[(name, c)] = LiveConsumer(

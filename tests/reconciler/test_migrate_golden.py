@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from reconciler.live import LiveConsumer, LiveState, LiveStream
-from reconciler.plan import Desired, PlanOptions, build_plan
-from reconciler.render_text import render_text
+from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
+from jsops.reconciler.plan import Desired, PlanOptions, build_plan
+from jsops.reconciler.render_text import render_text
 
 GOLDEN = Path(__file__).parent / "golden"
 OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/s.yaml"}

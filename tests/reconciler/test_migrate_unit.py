@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from reconciler._controller_policy import Policy, policy_plan
-from reconciler.live import LiveState, LiveStream
-from reconciler.plan import Desired, PlanOptions, build_plan, stamp
+from jsops.reconciler._controller_policy import Policy, policy_plan
+from jsops.reconciler.live import LiveState, LiveStream
+from jsops.reconciler.plan import Desired, PlanOptions, build_plan, stamp
 
 OLD = stamp({"name": "ORDERS", "subjects": ["orders.>"], "storage": "file"}, "m/orders.yaml")
 NEW = {"name": "ORDERS_V2", "subjects": ["orders.>"], "storage": "file"}

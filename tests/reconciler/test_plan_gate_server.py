@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from linter.findings import Finding, ObjectRef, Severity
-from reconciler.plan import Action, Plan
-from reconciler.preflight import GateFindings, judged
-from reconciler.vocabulary import ActionKind
+from jsops.linter.findings import Finding, ObjectRef, Severity
+from jsops.reconciler.plan import Action, Plan
+from jsops.reconciler.preflight import GateFindings, judged
+from jsops.reconciler.vocabulary import ActionKind
 
 from .helpers import Js, NatsServer, free_port_url, manifest, run
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.client import Target, TargetError, add_target_arguments, load_context, target_from_args
-from reconciler.diff import diff_configs, normalise
-from reconciler.live import LiveConsumer, LiveState, LiveStream
-from reconciler.plan import Desired, Plan, PlanError, PlanOptions, build_plan, resume_config, stamp, stream_order
-from reconciler.render_json import render_json
-from reconciler.render_text import render_text
+from jsops.reconciler.client import Target, TargetError, add_target_arguments, load_context, target_from_args
+from jsops.reconciler.diff import diff_configs, normalise
+from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
+from jsops.reconciler.plan import Desired, Plan, PlanError, PlanOptions, build_plan, resume_config, stamp, stream_order
+from jsops.reconciler.render_json import render_json
+from jsops.reconciler.render_text import render_text
 
 GOLDEN = Path(__file__).parent / "golden"
 H = 3_600_000_000_000

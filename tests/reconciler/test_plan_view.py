@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.plan import Desired, PlanOptions, build_plan
-from reconciler.render_text import format_value, render_text
+from jsops.reconciler.plan import Desired, PlanOptions, build_plan
+from jsops.reconciler.render_text import format_value, render_text
 
 from .helpers import NatsServer, manifest, run
 from .test_plan_unit import _golden, desired, live_state
@@ -76,7 +76,7 @@ def test_exit_code_contract_empty_paths_and_config_paths(server: NatsServer, tmp
 
 def _tty_run(args: list[str], env: dict[str, str]) -> str:
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "linter.cli", *args], stdout=slave, stderr=subprocess.DEVNULL,
+    proc = subprocess.Popen([sys.executable, "-m", "jsops.linter.cli", *args], stdout=slave, stderr=subprocess.DEVNULL,
                             env=env, cwd=os.getcwd())
     os.close(slave)
     chunks = []
@@ -104,7 +104,7 @@ def test_colours_on_a_terminal_only(server: NatsServer, tmp_path: Path, monkeypa
     assert "\x1b[32m+\x1b[0m Stream ORDERS" in out, out
     assert "\x1b" not in _tty_run(["plan", "m", "-s", server.url], {**env, "NO_COLOR": "1"})
     assert "\x1b" not in _tty_run(["plan", "m", "-s", server.url, "--no-color"], env)
-    piped = subprocess.run([sys.executable, "-m", "linter.cli", "plan", "m", "-s", server.url], env=env,
+    piped = subprocess.run([sys.executable, "-m", "jsops.linter.cli", "plan", "m", "-s", server.url], env=env,
                            capture_output=True, text=True)
     assert piped.returncode == 0 and "+ Stream ORDERS" in piped.stdout and "\x1b" not in piped.stdout
 
@@ -121,9 +121,9 @@ def test_apply_yes_prints_the_plan_once_with_progress(server: NatsServer, tmp_pa
 
 
 def test_export_writes_sizes_and_durations_as_people_do() -> None:
-    from linter.semantics.units import parse_duration, parse_size, readable_duration, readable_size
-    from reconciler.export import export_documents
-    from reconciler.live import LiveConsumer, LiveState, LiveStream
+    from jsops.linter.semantics.units import parse_duration, parse_size, readable_duration, readable_size
+    from jsops.reconciler.export import export_documents
+    from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
 
     day = 86400 * 10**9
     assert [readable_duration(v) for v in (3 * day, 7 * day, 30 * 10**9, 5400 * 10**9, 250_000_000, 30, 0)] == \
@@ -143,7 +143,7 @@ def test_export_writes_sizes_and_durations_as_people_do() -> None:
 
 
 def test_lint_errors_point_at_the_lint_command_that_shows_them(tmp_path: Path, monkeypatch, capsys) -> None:
-    from linter.cli import main as jsops
+    from jsops.linter.cli import main as jsops
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "environments").mkdir()
@@ -158,7 +158,7 @@ def test_lint_errors_point_at_the_lint_command_that_shows_them(tmp_path: Path, m
 
 
 def test_a_blocked_recreate_names_every_flag_it_needs() -> None:
-    from reconciler.live import LiveState, LiveStream
+    from jsops.reconciler.live import LiveState, LiveStream
 
     from .test_plan_unit import OWN, stream
 

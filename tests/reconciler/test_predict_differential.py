@@ -1,4 +1,4 @@
-"""Differential test of the plan's predicted refusals (reconciler.plan.predict) against what
+"""Differential test of the plan's predicted refusals (jsops.reconciler.plan.predict) against what
 nats-server does: small random (live estate, desired estate) pairs with overlapping subjects,
 workqueue consumers and account limits; per action, the predicted err_code must be the one the
 server answers when the plan is applied *without* the predictions (None for both when it
@@ -22,7 +22,7 @@ SUBJECTS = ["a.>", "a.x", "a.*", "b.y", "b.*", "c"]
 def _free(rng: random.Random, pool: list[str], taken: list[str], n: int) -> list[str]:
     """Up to ``n`` subjects of ``pool`` colliding with none of ``taken`` (manifests that overlap
     each other never pass the lint gate), which takes them."""
-    from linter.semantics.subjects import subjects_collide
+    from jsops.linter.semantics.subjects import subjects_collide
 
     out: list[str] = []
     for s in rng.sample(pool, len(pool)):
@@ -69,11 +69,11 @@ def _estate(seed: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
 
 def _desired(desired: dict[str, Any]) -> list[Any] | None:
     """The desired objects, or None when the lint gate refuses the manifests (plan never gets to the server)."""
-    from linter import Estate, Resource
-    from linter.config import Config
-    from linter.model.config import ConsumerConfig, StreamConfig
-    from reconciler.plan import desired_from_estate
-    from reconciler.preflight import gate_lint
+    from jsops.linter import Estate, Resource
+    from jsops.linter.config import Config
+    from jsops.linter.model.config import ConsumerConfig, StreamConfig
+    from jsops.reconciler.plan import desired_from_estate
+    from jsops.reconciler.preflight import gate_lint
 
     res = []
     for name, (scfg, consumers) in desired.items():
@@ -96,10 +96,10 @@ def _server_live(js: Js, live: dict[str, Any]) -> None:
 
 
 def _one(seed: int, binary: str | None = None) -> tuple[int, int, list[str]] | None:
-    from reconciler.apply import execute_plan
-    from reconciler.client import JsClient, Target
-    from reconciler.live import read_live
-    from reconciler.plan import account_usage, build_plan, predict
+    from jsops.reconciler.apply import execute_plan
+    from jsops.reconciler.client import JsClient, Target
+    from jsops.reconciler.live import read_live
+    from jsops.reconciler.plan import account_usage, build_plan, predict
 
     live, desired, limits = _estate(seed)
     wanted = _desired(desired)
@@ -144,7 +144,7 @@ def _one(seed: int, binary: str | None = None) -> tuple[int, int, list[str]] | N
 
 
 def _options() -> Any:
-    from reconciler.plan import PlanOptions
+    from jsops.reconciler.plan import PlanOptions
 
     return PlanOptions(allow_recreate=True, allow_data_loss=True)
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import random
 
-from linter.semantics.subjects import subjects_collide
-from reconciler.live import LiveState, LiveStream
-from reconciler.plan import Action, Plan, predict
-from reconciler.vocabulary import ActionKind
+from jsops.linter.semantics.subjects import subjects_collide
+from jsops.reconciler.live import LiveState, LiveStream
+from jsops.reconciler.plan import Action, Plan, predict
+from jsops.reconciler.vocabulary import ActionKind
 
 OVERLAP = 10065
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from linter.config import ConfigError, load_config
-from linter.load import load_paths
-from reconciler.client import Target, TargetError, add_target_arguments, resolve_context, target_from_args
-from reconciler.limits import account_limits, server_limits
-from reconciler.live import LiveState, LiveStream
-from reconciler.plan import (
+from jsops.linter.config import ConfigError, load_config
+from jsops.linter.load import load_paths
+from jsops.reconciler.client import Target, TargetError, add_target_arguments, resolve_context, target_from_args
+from jsops.reconciler.limits import account_limits, server_limits
+from jsops.reconciler.live import LiveState, LiveStream
+from jsops.reconciler.plan import (
     Action,
     Desired,
     Plan,
@@ -26,9 +26,9 @@ from reconciler.plan import (
     in_scope,
     source_path,
 )
-from reconciler.render_json import render_json
-from reconciler.render_text import render_plans
-from reconciler.route import route_estate
+from jsops.reconciler.render_json import render_json
+from jsops.reconciler.render_text import render_plans
+from jsops.reconciler.route import route_estate
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from reconciler.client import JsClient
+from jsops.reconciler.client import JsClient
 
 from .conftest import three_nodes
 from .helpers import Js, NatsCluster, manifest, run

@@ -24,7 +24,7 @@ spec: {{subjects: ["orders.>"], max_age: {age}}}
 
 def _forge(path: Path, edit: Any) -> None:
     """Edit the saved plan and seal it again (a digest made to match, as a forger would)."""
-    from reconciler.plan import PlanSet, seal
+    from jsops.reconciler.plan import PlanSet, seal
 
     data = json.loads(path.read_text())
     edit(data)

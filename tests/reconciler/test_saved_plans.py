@@ -49,7 +49,7 @@ def test_edited_plan_is_refused_and_nothing_is_sent(server, js, tmp_path, monkey
 
 
 def test_forged_digest_still_cannot_delete_an_unowned_stream(server, js, tmp_path, monkeypatch):
-    from reconciler.plan import PlanSet, seal
+    from jsops.reconciler.plan import PlanSet, seal
 
     monkeypatch.chdir(tmp_path)
     manifest(tmp_path / "m", "orders.yaml", ORDERS)
@@ -122,8 +122,8 @@ def test_saved_plan_keeps_prune_inside_the_paths_given_to_apply(server, js, tmp_
     assert run("plan", "m", "--server", server.url, "--prune", "--out", "plan.json")[0] == 2
     data = json.loads(Path("plan.json").read_text())
     assert [(x["action"], x["object"]["name"]) for x in data["actions"]] == [("delete", "B1")]
-    from reconciler.plan import PlanSet, seal
-    from reconciler.saved import manifest_digest
+    from jsops.reconciler.plan import PlanSet, seal
+    from jsops.reconciler.saved import manifest_digest
 
     # forged: the same plan, claimed for m/a only, with m/a's manifest digest
     data["binding"].update(paths=["m/a"], manifests=manifest_digest(["m/a/a.yaml"]), files=1)

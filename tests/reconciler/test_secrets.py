@@ -20,7 +20,7 @@ from urllib.parse import quote
 import pytest
 from natsserver import free_port
 
-from reconciler.client import (
+from jsops.reconciler.client import (
     Target,
     TargetError,
     URLError,
@@ -162,7 +162,7 @@ def test_plan_reaches_a_server_with_a_hostile_password_and_prints_none_of_it(sec
 
 @pytest.mark.integration
 def test_controller_event_log_holds_no_part_of_the_password(secured: NatsServer, tmp_path: Path) -> None:
-    from reconciler.controller import main
+    from jsops.reconciler.controller import main
 
     manifest(tmp_path / "m", "orders.yaml", STREAM)
     log = tmp_path / "events.log"
@@ -239,7 +239,7 @@ def test_monitor_url_with_user_and_hostile_password(tmp_path: Path, monkeypatch)
 
 
 def test_event_log_scrubs_known_secrets() -> None:
-    from reconciler.controller import EventLog
+    from jsops.reconciler.controller import EventLog
 
     buf = io.StringIO()
     log = EventLog(buf, [SECRET])
@@ -254,7 +254,7 @@ def test_collect_reaches_the_server_and_prints_none_of_the_password(secured: Nat
     import sys
 
     repo = Path(__file__).resolve().parents[2]
-    code = "import sys; from profiler.collect import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from jsops.profiler.collect import main; sys.exit(main(sys.argv[1:]))"
     out = tmp_path / "out"
     host = f"127.0.0.1:{secured.port}"
     for url, ok in ((f"nats://admin:{ENC}@{host}", True), (f"nats://admin:{ENC}zz@{host}", False)):
@@ -270,7 +270,7 @@ def test_collect_reaches_the_server_and_prints_none_of_the_password(secured: Nat
 
 
 def test_short_secrets_do_not_blank_ordinary_words() -> None:
-    from reconciler.controller import EventLog
+    from jsops.reconciler.controller import EventLog
 
     buf = io.StringIO()
     EventLog(buf, ["app"])("applied", message="applied 3 actions to nats://app:app@h:1")

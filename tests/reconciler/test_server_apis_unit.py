@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from reconciler.diff import diff_configs
-from reconciler.live import LiveConsumer, LiveState, LiveStream
-from reconciler.plan import Action, Desired, Plan, PlanError, PlanOptions, build_plan
-from reconciler.server_apis import can_pause, can_reset, canonical_time, reset_allowed, start_sequence
-from reconciler.vocabulary import ActionKind
+from jsops.reconciler.diff import diff_configs
+from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
+from jsops.reconciler.plan import Action, Desired, Plan, PlanError, PlanOptions, build_plan
+from jsops.reconciler.server_apis import can_pause, can_reset, canonical_time, reset_allowed, start_sequence
+from jsops.reconciler.vocabulary import ActionKind
 
 OWN = {"io.jsops.managed-by": "jsops"}
 
@@ -129,7 +129,7 @@ def test_a_reset_classes_the_start_as_reset_never_in_place() -> None:
     JSON and text say ``reset``; the text is a golden (JSOPS_UPDATE_GOLDEN=1 regenerates it)."""
     import os
 
-    from reconciler.render_text import render_text
+    from jsops.reconciler.render_text import render_text
 
     act = _plan(_live("2.14.6"), ack_wait=9_000_000_000, deliver_policy="by_start_sequence", opt_start_seq=2)
     assert act.action == ActionKind.RESET

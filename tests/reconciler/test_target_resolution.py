@@ -15,8 +15,8 @@ import pytest
 from natsserver import free_port, server_binary
 from procs import spawn
 
-from linter.config import load_config
-from reconciler.client import TargetError, add_target_arguments, selected_context, split_servers, target_from_args
+from jsops.linter.config import load_config
+from jsops.reconciler.client import TargetError, add_target_arguments, selected_context, split_servers, target_from_args
 
 from .helpers import NatsServer, manifest, run
 

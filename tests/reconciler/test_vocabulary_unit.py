@@ -7,13 +7,13 @@ import random
 
 import pytest
 
-from reconciler.apply import gate
-from reconciler.client import ConnectError, JsApiError, TargetError, URLError
-from reconciler.errors import ErrCode, PermanentError, ReconcilerError, TemporaryError
-from reconciler.live import LiveState, LiveStream
-from reconciler.permissions import Grants, Permission, refusal, required
-from reconciler.plan import Action, PlanError, PlanOptions, levels, stream_order
-from reconciler.vocabulary import ActionKind, ChangeClass, Outcome
+from jsops.reconciler.apply import gate
+from jsops.reconciler.client import ConnectError, JsApiError, TargetError, URLError
+from jsops.reconciler.errors import ErrCode, PermanentError, ReconcilerError, TemporaryError
+from jsops.reconciler.live import LiveState, LiveStream
+from jsops.reconciler.permissions import Grants, Permission, refusal, required
+from jsops.reconciler.plan import Action, PlanError, PlanOptions, levels, stream_order
+from jsops.reconciler.vocabulary import ActionKind, ChangeClass, Outcome
 
 
 def test_action_kinds_know_their_symbol_and_serialise_as_strings() -> None:

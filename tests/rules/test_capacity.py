@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from linter.config import Config
-from linter.engine import discover_rules, lint_estate
-from linter.findings import Finding, Severity
-from linter.load import Estate, check_estate, load_text
-from linter.model.profiles import Profiles
-from linter.model.target import Target
-from linter.semantics.units import human_size
-from rules.capacity._common import ceil_size, multi_node
+from jsops.linter.config import Config
+from jsops.linter.engine import discover_rules, lint_estate
+from jsops.linter.findings import Finding, Severity
+from jsops.linter.load import Estate, check_estate, load_text
+from jsops.linter.model.profiles import Profiles
+from jsops.linter.model.target import Target
+from jsops.linter.semantics.units import human_size
+from jsops.rules.capacity._common import ceil_size, multi_node
 
 RULES = discover_rules()
 MINE = [r for r in RULES if 431 <= int(r.code[2:]) <= 459]
@@ -142,7 +142,7 @@ def test_js432_peak_option() -> None:
 
 
 def test_js432_bad_option_is_config_error() -> None:
-    from linter.config import ConfigError, select_rules
+    from jsops.linter.config import ConfigError, select_rules
 
     with pytest.raises(ConfigError):
         select_rules(Config(rules={"JS432": {"rate": "p99"}}), RULES)
@@ -280,7 +280,7 @@ spec:
 
 
 def test_fixes_apply_and_clear_the_findings() -> None:
-    from linter.fix import fix_findings
+    from jsops.linter.fix import fix_findings
 
     codes = ["JS434", "JS435", "JS437", "JS438", "JS439", "JS442"]
     target = Target(cluster_size=3, max_payload=MiB)
@@ -646,7 +646,7 @@ def _golden(path: Path, text: str) -> None:
     [([], "lint.txt"), (["--diff", "--unsafe-fixes"], "fix.diff")],
 )
 def test_cli_golden(extra: list[str], golden: str, tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
-    from linter.cli import main
+    from jsops.linter.cli import main
 
     for name in ("estate.yaml", "jsops.yaml", "profiles.json"):
         shutil.copy(GOLDEN / name, tmp_path / name)
@@ -660,7 +660,7 @@ def test_cli_golden(extra: list[str], golden: str, tmp_path: Path, monkeypatch: 
 
 
 def test_groups_select_the_capacity_and_monitoring_rules() -> None:
-    from linter.config import select_rules
+    from jsops.linter.config import select_rules
 
     capacity = {r.code for r in select_rules(Config(select=["capacity"]), RULES).rules}
     monitoring = {r.code for r in select_rules(Config(select=["monitoring"]), RULES).rules}

@@ -1,6 +1,6 @@
 """The one driver of the data-driven rule cases (tables under tests/rules/cases/).
 
-Every case is a :class:`linter.testing.RuleCase`: manifests, the rule, the err_code nats-server
+Every case is a :class:`jsops.linter.testing.RuleCase`: manifests, the rule, the err_code nats-server
 answers (None: it accepts them and the rule is silent). The same tables run against real servers
 in tests/integration/test_rules_*_server.py.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from linter.engine import discover_rules
-from linter.testing import RuleCase, estate_from_text, lint_text, run_case
+from jsops.linter.engine import discover_rules
+from jsops.linter.testing import RuleCase, estate_from_text, lint_text, run_case
 from tests.rules.cases import consumer, stream
 
 RULES = discover_rules()

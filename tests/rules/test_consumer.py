@@ -6,7 +6,7 @@ with the predicted err_code. Each pass case: no consumer rule fires at all.
 
 from __future__ import annotations
 
-from linter.engine import discover_rules, lint_estate
+from jsops.linter.engine import discover_rules, lint_estate
 from tests.rules.cases.consumer import CASES, load  # noqa: E402
 
 CONSUMER_RULES = [r for r in discover_rules() if r.code.startswith("JS2") and "Consumer" in r.kinds]
@@ -29,12 +29,12 @@ def test_inherited_max_ack_pending_points_at_ack_policy():
 
 
 def test_missing_stream_does_not_crash():
-    from linter.load import Estate, load_text
+    from jsops.linter.load import Estate, load_text
 
     estate = Estate()
     text = '{"apiVersion": "jsops/v1", "kind": "Consumer", "metadata": {"name": "c", "stream": "NOPE"}, "spec": {"deliver_policy": "new", "num_replicas": 3, "max_ack_pending": 5}}\n'
     load_text(text.encode(), "x.yaml", estate)
-    from linter.model.target import Target
+    from jsops.linter.model.target import Target
 
     found = lint_estate(estate, CONSUMER_RULES, target=Target(clustered=False)).findings
     assert [f.server_error_code for f in found] == [10074]
@@ -48,7 +48,7 @@ def test_name_findings_point_at_metadata_name():
 
 
 def test_target_clustered_false_overrides_replicated_stream():
-    from linter.model.target import Target
+    from jsops.linter.model.target import Target
 
     case = next(c for c in CASES if c.id == "replicas-cluster-ok")
     estate, _, _ = load(case)

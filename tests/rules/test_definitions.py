@@ -7,9 +7,9 @@ import types
 
 import pytest
 
-from linter.api import FixAvailability, Rule, RuleDefinitionError, StreamRule, Theme, rule_groups
-from linter.engine import discover_rules
-from linter.errors import LinterError
+from jsops.linter.api import FixAvailability, Rule, RuleDefinitionError, StreamRule, Theme, rule_groups
+from jsops.linter.engine import discover_rules
+from jsops.linter.errors import LinterError
 
 DOC = """Summary.
 

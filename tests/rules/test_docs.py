@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from linter.cli import main
-from linter.findings import LOAD_CODES
+from jsops.linter.cli import main
+from jsops.linter.findings import LOAD_CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"

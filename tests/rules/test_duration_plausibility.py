@@ -12,8 +12,8 @@ import json
 import pytest
 from natsserver import NatsServer
 
-from linter.engine import discover_rules, lint_estate
-from linter.load import Estate, check_estate, load_text
+from jsops.linter.engine import discover_rules, lint_estate
+from jsops.linter.load import Estate, check_estate, load_text
 from tests.rules.test_ops import consumer, lint, stream
 
 # (id, consumer spec, fires, expected message part); the server accepts all of them
@@ -99,9 +99,9 @@ def test_server_accepts_the_cases_and_stores_bare_integers_as_nanoseconds() -> N
 
 
 def test_js432_minimum_window_and_window_named() -> None:
-    from linter.config import Config
-    from linter.engine import lint_estate
-    from linter.model.profiles import Profiles
+    from jsops.linter.config import Config
+    from jsops.linter.engine import lint_estate
+    from jsops.linter.model.profiles import Profiles
 
     def run(window_s: float | None, options: dict | None = None) -> list:
         estate = Estate()

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from linter.engine import discover_rules, lint_estate
-from linter.findings import Finding, Severity
-from linter.load import Estate, check_estate, load_text
-from linter.model.target import Target
-from linter.semantics.subjects import SubjectIndex
-from rules.estate.source_cycle import find_cycle
+from jsops.linter.engine import discover_rules, lint_estate
+from jsops.linter.findings import Finding, Severity
+from jsops.linter.load import Estate, check_estate, load_text
+from jsops.linter.model.target import Target
+from jsops.linter.semantics.subjects import SubjectIndex
+from jsops.rules.estate.source_cycle import find_cycle
 
 RULES = discover_rules()
 BY_CODE = {r.code: r for r in RULES}
@@ -275,7 +275,7 @@ def test_subject_index_used_for_overlap():
 def test_subject_trie_agrees_with_pairwise_collision():
     import random
 
-    from linter.semantics.subjects import is_valid_subject, subjects_collide
+    from jsops.linter.semantics.subjects import is_valid_subject, subjects_collide
 
     rng = random.Random(7)
     tokens = ["a", "b", "c", "*", ">", "*x", ">y", "ab"]
@@ -294,8 +294,8 @@ def test_subject_trie_agrees_with_pairwise_collision():
 
 
 def test_version_table_covers_every_model_field():
-    from linter.model.config import ConsumerConfig, StreamConfig, StreamSource
-    from linter.semantics.releases import CONSUMER_FIELDS, STREAM_FIELDS, STREAM_SOURCE_FIELDS
+    from jsops.linter.model.config import ConsumerConfig, StreamConfig, StreamSource
+    from jsops.linter.semantics.releases import CONSUMER_FIELDS, STREAM_FIELDS, STREAM_SOURCE_FIELDS
 
     assert set(StreamConfig.model_fields) <= set(STREAM_FIELDS)
     assert set(ConsumerConfig.model_fields) <= set(CONSUMER_FIELDS)
@@ -307,7 +307,7 @@ def test_version_table_covers_every_model_field():
     [("2.10.3", (2, 10, 3)), ("v2.11", (2, 11, 0)), ("2.15.0-dev", (2, 15, 0)), ("main", None), ("", None)],
 )
 def test_parse_version(text, version):
-    from linter.semantics.releases import parse_version
+    from jsops.linter.semantics.releases import parse_version
 
     assert parse_version(text) == version
 

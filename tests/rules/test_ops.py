@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from linter.cli import main
-from linter.config import Config
-from linter.engine import discover_rules, lint_estate
-from linter.load import Estate, check_estate, load_text
-from linter.model.profiles import Profiles
-from rules.ops._common import readable_ceil, readable_floor
+from jsops.linter.cli import main
+from jsops.linter.config import Config
+from jsops.linter.engine import discover_rules, lint_estate
+from jsops.linter.load import Estate, check_estate, load_text
+from jsops.linter.model.profiles import Profiles
+from jsops.rules.ops._common import readable_ceil, readable_floor
 
 RULES = {r.code: r for r in discover_rules()}
 OPS = [f"JS{n}" for n in range(401, 411)]

@@ -5,11 +5,11 @@ import re
 
 import pytest
 
-from linter.engine import discover_rules, lint_estate
-from linter.load import Estate, check_estate, load_text
-from linter.model.profiles import Profiles
-from linter.model.target import Target
-from linter.testing import check_fix_availability
+from jsops.linter.engine import discover_rules, lint_estate
+from jsops.linter.load import Estate, check_estate, load_text
+from jsops.linter.model.profiles import Profiles
+from jsops.linter.model.target import Target
+from jsops.linter.testing import check_fix_availability
 
 RULES = discover_rules()
 SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from linter.engine import discover_rules, lint_estate
-from linter.semantics.effective import effective_stream
+from jsops.linter.engine import discover_rules, lint_estate
+from jsops.linter.semantics.effective import effective_stream
 from tests.rules.cases import stream as stream_rule_cases
 from tests.rules.cases.stream import CASES, Case, load
 
@@ -31,7 +31,7 @@ def test_effective_config_of_fail_cases_is_computable():
 
 
 def _one(text: str, code: str):
-    from linter.load import Estate, check_estate, load_text
+    from jsops.linter.load import Estate, check_estate, load_text
 
     estate = Estate()
     load_text(text.encode(), "s.yaml", estate)
@@ -79,7 +79,7 @@ def test_several_conditions_give_several_findings():
     ],
 )
 def test_name_rule_in_api_dialect_points_at_name(text, expected):
-    from linter.load import Estate, load_text
+    from jsops.linter.load import Estate, load_text
 
     estate = Estate()
     load_text(text.encode(), "s.json", estate)
@@ -108,15 +108,15 @@ def test_name_rule_in_api_dialect_points_at_name(text, expected):
     ],
 )
 def test_mapping_functions(src, dest, mapping_ok, transform_ok):
-    from linter.semantics.transforms import mapping_problem, transform_problem
+    from jsops.linter.semantics.transforms import mapping_problem, transform_problem
 
     assert (mapping_problem(src, dest) is None) is mapping_ok
     assert (transform_problem(src, dest) is None) is transform_ok
 
 
 def _placement_findings(text: str, target: dict):
-    from linter.load import Estate, check_estate, load_text
-    from linter.model.target import Target
+    from jsops.linter.load import Estate, check_estate, load_text
+    from jsops.linter.model.target import Target
 
     estate = Estate()
     load_text(text.encode(), "p.yaml", estate)
@@ -155,7 +155,7 @@ def test_placement_servers_of_other_clusters_and_jetstream_exclusion():
 
 @pytest.mark.parametrize("case", stream_rule_cases.PEDANTIC_CASES, ids=lambda c: c.id)
 def test_pedantic_case(case: Case):
-    from linter.model.target import Target
+    from jsops.linter.model.target import Target
 
     estate, _ = load(case)
     found = lint_estate(estate, list(RULES.values()), target=Target(pedantic=True)).findings
@@ -166,7 +166,7 @@ def test_pedantic_case(case: Case):
 
 
 def test_pedantic_duplicate_window_server_limit():
-    from linter.model.target import Target
+    from jsops.linter.model.target import Target
 
     case = next(c for c in stream_rule_cases.PEDANTIC_CASES if c.id == "ped-ok-plain")
     estate, _ = load(case)
@@ -176,8 +176,8 @@ def test_pedantic_duplicate_window_server_limit():
 
 
 def test_pedantic_mirror_direct_differs_from_origin():
-    from linter.load import Estate, check_estate, load_text
-    from linter.model.target import Target
+    from jsops.linter.load import Estate, check_estate, load_text
+    from jsops.linter.model.target import Target
 
     text = (
         '{"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": "O"}, "spec": {"subjects": ["o.>"], "allow_direct": true}}\n---\n'
@@ -195,7 +195,7 @@ def test_mapping_validation_is_linear_on_hostile_destinations():
     """Many unclosed function openings, long whitespace and huge numbers: answered without
     backtracking blow-ups or Python's integer-string limit (no timing assertion: the sizes
     would take minutes with a backtracking expression)."""
-    from linter.semantics.transforms import mapping_problem, transform_problem
+    from jsops.linter.semantics.transforms import mapping_problem, transform_problem
 
     assert mapping_problem("a.*", "b." + "{{wildcard(" * 20_000 + "}}")
     assert mapping_problem("a.*", "b.{{" + " " * 50_000 + "}}")
@@ -205,8 +205,8 @@ def test_mapping_validation_is_linear_on_hostile_destinations():
 
 
 def test_pedantic_mirror_direct_origin_in_another_context_is_not_this_servers():
-    from linter.load import Estate, check_estate, load_text
-    from linter.model.target import Target
+    from jsops.linter.load import Estate, check_estate, load_text
+    from jsops.linter.model.target import Target
 
     text = (
         '{"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": "O", "context": "eu"}, "spec": {"subjects": ["o.>"], "allow_direct": true}}\n---\n'

@@ -1,4 +1,4 @@
-"""The field catalog (linter.semantics.catalog) is the one home of each field's facts: every field of every
+"""The field catalog (jsops.linter.semantics.catalog) is the one home of each field's facts: every field of every
 config record has its entry (and nothing else does), its unit is the model's, and the tables derived from
 it equal the ones jsops kept by hand before the catalog (tests/semantics/data/catalog_before.json,
 taken from main d2d6375: the NACK tables, the release field tables, the server defaults, the bucket names)."""
@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from linter.load import _nack_tables as nack
-from linter.model import buckets, config
-from linter.model.records import Record
-from linter.semantics import catalog, effective, releases, updates
-from linter.semantics.catalog import ABSENT, Unit
+from jsops.linter.load import _nack_tables as nack
+from jsops.linter.model import buckets, config
+from jsops.linter.model.records import Record
+from jsops.linter.semantics import catalog, effective, releases, updates
+from jsops.linter.semantics.catalog import ABSENT, Unit
 
 BEFORE = json.loads((Path(__file__).parent / "data" / "catalog_before.json").read_text())
 

@@ -1,13 +1,13 @@
-"""Defaulting rules of linter.semantics.effective that need no server (the integration suite checks them
+"""Defaulting rules of jsops.linter.semantics.effective that need no server (the integration suite checks them
 all against a real nats-server; these pin the rules down and run everywhere)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from linter.model.config import ConsumerConfig, StreamConfig
-from linter.model.target import AccountLimits, ServerLimits, Target
-from linter.semantics.effective import (
+from jsops.linter.model.config import ConsumerConfig, StreamConfig
+from jsops.linter.model.target import AccountLimits, ServerLimits, Target
+from jsops.linter.semantics.effective import (
     CONSUMER_DEFAULT_ACK_WAIT,
     CONSUMER_DEFAULT_MAX_ACK_PENDING,
     CONSUMER_DEFAULT_MAX_WAITING,
@@ -180,7 +180,7 @@ def test_strip_server_metadata() -> None:
 
 
 def test_server_defaults_agree_with_effective_configs() -> None:
-    from linter.semantics.effective import SERVER_DEFAULTS
+    from jsops.linter.semantics.effective import SERVER_DEFAULTS
 
     s = effective_stream(StreamConfig())
     defaults = SERVER_DEFAULTS["Stream"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from linter.semantics import limits
+from jsops.linter.semantics import limits
 
 
 def test_limits_match_nats_server() -> None:

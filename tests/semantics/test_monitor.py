@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from linter.semantics import monitor
-from linter.semantics.units import DAY, SECOND
+from jsops.linter.semantics import monitor
+from jsops.linter.semantics.units import DAY, SECOND
 
 
 def test_keys_by_kind() -> None:

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from linter.engine import lint_estate
-from linter.findings import Severity
-from linter.model.target import Target
-from linter.semantics.releases import (
+from jsops.linter.engine import lint_estate
+from jsops.linter.findings import Severity
+from jsops.linter.model.target import Target
+from jsops.linter.semantics.releases import (
     CHECK_SINCE,
     CODE_BEFORE,
     NEWEST,

@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from linter.semantics.subjects import (
+from jsops.linter.semantics.subjects import (
     SubjectIndex,
     is_literal,
     is_subset_match,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from linter.semantics.transforms import (
+from jsops.linter.semantics.transforms import (
     BUILD_ONLY_BEFORE,
     EMPTY_SRC_REFUSED_BEFORE,
     LEFT_RIGHT_VALIDATED,

@@ -1,6 +1,6 @@
 import pytest
 
-from linter.semantics.units import UnitError, format_duration, format_size, parse_duration, parse_size
+from jsops.linter.semantics.units import UnitError, format_duration, format_size, parse_duration, parse_size
 
 S = 1_000_000_000
 
@@ -74,9 +74,9 @@ def test_format_size() -> None:
     assert parse_size(format_size(3 << 20)) == 3 << 20
 
 
-# --- the rest of linter.semantics.units: every function, both directions, each dialect ----------
+# --- the rest of jsops.linter.semantics.units: every function, both directions, each dialect ----------
 
-from linter.semantics import units  # noqa: E402
+from jsops.linter.semantics import units  # noqa: E402
 
 MS = units.MILLISECOND
 H = units.HOUR

@@ -1,8 +1,8 @@
-"""Unit tests for linter.semantics.updates: the server's update rules (server-rules.md §3)."""
+"""Unit tests for jsops.linter.semantics.updates: the server's update rules (server-rules.md §3)."""
 
 import pytest
 
-from linter.semantics.updates import classify, classify_consumer_change, classify_stream_change, worst
+from jsops.linter.semantics.updates import classify, classify_consumer_change, classify_stream_change, worst
 
 
 @pytest.mark.parametrize(

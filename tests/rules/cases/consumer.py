@@ -12,9 +12,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from linter.load import Estate, Resource, check_estate, load_text
-from linter.model.target import Target
-from linter.testing import RuleCase
+from jsops.linter.load import Estate, Resource, check_estate, load_text
+from jsops.linter.model.target import Target
+from jsops.linter.testing import RuleCase
 
 STREAM = {"subjects": ["t.>"]}
 WQ = {"subjects": ["t.>"], "retention": "workqueue"}

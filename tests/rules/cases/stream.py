@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from linter.testing import RuleCase
+from jsops.linter.testing import RuleCase
 
 
 @dataclass(frozen=True)
@@ -268,7 +268,7 @@ CASES: list[Case] = [
 
 def load(case: Case):
     """The case's loaded estate (asserting it loads cleanly) and its one Stream resource."""
-    from linter.load import Estate, check_estate, load_text
+    from jsops.linter.load import Estate, check_estate, load_text
 
     estate = Estate()
     load_text(case.manifest().encode(), f"{case.id}.yaml", estate)
