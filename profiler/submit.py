@@ -56,7 +56,7 @@ def build_bundle(directory: Path) -> Bundle:
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
             for f in sorted(_PACKAGE.iterdir()):
                 if f.suffix == ".py" or f.name == "py.typed":
-                    info = zipfile.ZipInfo(f"profiler/{f.name}", date_time=(2020, 1, 1, 0, 0, 0))
+                    info = zipfile.ZipInfo(f"jsops/profiler/{f.name}", date_time=(2020, 1, 1, 0, 0, 0))
                     info.compress_type = zipfile.ZIP_DEFLATED
                     z.writestr(info, f.read_bytes())
         tmp.replace(zip_path)

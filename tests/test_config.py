@@ -135,7 +135,7 @@ def test_cli_uses_config_fail_on_target_and_paths(estate, capsys):
         (".jsops.yaml", "select: [JS102\n", ".jsops.yaml:2:1: invalid YAML:"),
         (".jsops.yaml", "- a\n", ".jsops.yaml: the jsops config must be a mapping, got list"),
         (".jsops.yaml", "ignore: [JS99x]\n", ".jsops.yaml: ignore: unknown rule, code prefix or group 'JS99x'"),
-        (".jsops.yaml", "rules: {stream: {}}\n", ".jsops.yaml: jsops.rules.stream: options are per rule; name one rule by code or name"),
+        (".jsops.yaml", "rules: {stream: {}}\n", ".jsops.yaml: rules.stream: options are per rule; name one rule by code or name"),
         ("pyproject.toml", "[tool.jsops]\nseverity = {JS102 = 'loud'}\n", "pyproject.toml: [tool.jsops] severity.JS102: Input should be 'error', 'warning' or 'info', got 'loud'"),
         ("pyproject.toml", "[tool.jsops\n", "pyproject.toml: invalid TOML:"),
     ],

@@ -64,7 +64,7 @@ def test_codes_names_and_docs() -> None:
     assert codes == [f"JS{n}" for n in range(431, 447)]
     for r in MINE:
         module = r.__module__.rsplit(".", 1)[-1]
-        assert r.__module__.split(".")[1] in ("ops", "capacity", "monitoring")
+        assert r.__module__.removeprefix("jsops.").split(".")[1] in ("ops", "capacity", "monitoring")
         assert r.name == "ops-" + module.replace("_", "-")
         assert r.severity in (Severity.WARNING, Severity.INFO)
         r.Options()  # every option has a default

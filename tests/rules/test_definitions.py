@@ -70,9 +70,9 @@ def test_bases_without_a_code_are_not_checked() -> None:
 
 def test_every_builtin_rule_lives_in_its_theme_package() -> None:
     for r in discover_rules():
-        parts = r.__module__.split(".")
+        parts = r.__module__.removeprefix("jsops.").split(".")
         assert parts[0] == "rules" and len(parts) == 3, r.__module__
-        package = sys.modules[".".join(parts[:2])]
+        package = sys.modules["jsops." + ".".join(parts[:2])]
         theme: Theme = package.THEME
         assert theme.owns(r.code) and r.name.startswith(theme.prefix + "-")
         assert rule_groups(r) >= theme.groups
