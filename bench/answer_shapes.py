@@ -22,15 +22,44 @@ from jsops.reconciler.client.answers import answer_problem, info_shape  # noqa: 
 
 
 def _info(i: int) -> dict[str, object]:
-    return {"config": {"name": f"S{i}", "subjects": [f"s{i}.>"], "retention": "limits", "max_consumers": -1, "max_msgs": -1,
-                       "max_bytes": -1, "max_age": 0, "max_msgs_per_subject": -1, "max_msg_size": -1, "discard": "old",
-                       "storage": "file", "num_replicas": 3, "duplicate_window": 120_000_000_000, "compression": "none",
-                       "placement": {"cluster": "C1", "tags": ["az:1"]}, "allow_direct": True, "mirror_direct": False,
-                       "sealed": False, "deny_delete": False, "deny_purge": False, "allow_rollup_hdrs": False,
-                       "consumer_limits": {}, "metadata": {"io.jsops.managed-by": "jsops", "_nats.ver": "2.15.1"}},
-            "state": {"messages": i, "bytes": 100 * i, "first_seq": 1, "first_ts": "2026-01-01T00:00:00Z", "last_seq": i,
-                      "last_ts": "2026-01-01T01:00:00Z", "consumer_count": 2},
-            "created": "2026-01-01T00:00:00Z", "ts": "2026-01-01T01:00:00Z"}
+    return {
+        "config": {
+            "name": f"S{i}",
+            "subjects": [f"s{i}.>"],
+            "retention": "limits",
+            "max_consumers": -1,
+            "max_msgs": -1,
+            "max_bytes": -1,
+            "max_age": 0,
+            "max_msgs_per_subject": -1,
+            "max_msg_size": -1,
+            "discard": "old",
+            "storage": "file",
+            "num_replicas": 3,
+            "duplicate_window": 120_000_000_000,
+            "compression": "none",
+            "placement": {"cluster": "C1", "tags": ["az:1"]},
+            "allow_direct": True,
+            "mirror_direct": False,
+            "sealed": False,
+            "deny_delete": False,
+            "deny_purge": False,
+            "allow_rollup_hdrs": False,
+            "consumer_limits": {},
+            "metadata": {"io.jsops.managed-by": "jsops", "_nats.ver": "2.15.1"},
+        },
+        "state": {
+            "messages": i,
+            "bytes": 100 * i,
+            "first_seq": 1,
+            "first_ts": "2026-01-01T00:00:00Z",
+            "last_seq": i,
+            "last_ts": "2026-01-01T01:00:00Z",
+            "consumer_count": 2,
+        },
+        "created": "2026-01-01T00:00:00Z",
+        "ts": "2026-01-01T01:00:00Z",
+    }
 
 
 def main() -> None:

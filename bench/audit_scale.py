@@ -105,8 +105,10 @@ def speed(streams: int, consumers: int, runs: int) -> None:
             client.close()
         naive = min(sweeps)
         phases = audit_phases(server.url)
-        print(f"  jsops audit (whole command): {min(audits):8.2f} s   (best of {runs}; median {statistics.median(audits):.2f} s; "
-              f"{seen['requests']} API requests, up to {seen['max_in_flight']} in flight; {findings} findings)")
+        print(
+            f"  jsops audit (whole command): {min(audits):8.2f} s   (best of {runs}; median {statistics.median(audits):.2f} s; "
+            f"{seen['requests']} API requests, up to {seen['max_in_flight']} in flight; {findings} findings)"
+        )
         print(f"    read + live estate:        {phases[0]:8.2f} s   (the estate is loaded while the consumer pages arrive)")
         print(f"    rules:                     {phases[1]:8.2f} s   (static rules on every object, live rules)")
         print(f"    text output:               {phases[2]:8.2f} s")

@@ -176,10 +176,11 @@ def install(source: Path, tmp: Path) -> tuple[str, str | None]:
     python = venv / "bin" / "python"
     # pip byte-compiles what it installs; the venv gets its dependencies only afterwards (below), so
     # that pip sees no other jsops to replace.
-    _quiet([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index",
-            *map(str, wheels.glob("jsops-*.whl"))], "installing the jsops wheel")
-    out = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                         capture_output=True, text=True, check=True)
+    _quiet(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index", *map(str, wheels.glob("jsops-*.whl"))],
+        "installing the jsops wheel",
+    )
+    out = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True)
     deps = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
     (Path(out.stdout.strip()) / "_bench_dependencies.pth").write_text("".join(f"{d}\n" for d in deps))
     yamllint = None
@@ -237,8 +238,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs of the whole-estate lints (median)")
     ap.add_argument("--pairs", type=int, default=15, help="jsops/yamllint pairs on one file")
     ap.add_argument("--no-yamllint", action="store_true")
-    ap.add_argument("--source", default=str(Path(__file__).resolve().parents[1]),
-                    help="the jsops source tree to build and time (default: this checkout)")
+    ap.add_argument("--source", default=str(Path(__file__).resolve().parents[1]), help="the jsops source tree to build and time (default: this checkout)")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="jsops-bench-") as tmp:
@@ -246,7 +246,9 @@ def main() -> int:
         if args.no_yamllint:
             yamllint = None
         load = os.getloadavg()
-        print(f"jsops installed from {args.source} (regular install, own venv); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
+        print(
+            f"jsops installed from {args.source} (regular install, own venv); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs"
+        )
         root = Path(tmp) / "estate"
         root.mkdir()
         files = generate(root, args.streams, args.consumers)

@@ -47,8 +47,11 @@ def _runs(url: str, extra: str, runs: int, failures: frozenset[str]) -> list[Cut
                 out.append(cut_over_under_load(url, js, d, "", failures, quiet=True))
             for name in js.streams():
                 js.ok(f"$JS.API.STREAM.DELETE.{name}")
-            print(f"  run {i + 1}: window {out[-1].window_ms:.1f} ms, longest gap {out[-1].gap_ms:.1f} ms, "
-                  f"failed attempts {sum(out[-1].failures.values())} {dict(sorted(out[-1].failures.items()))}", flush=True)
+            print(
+                f"  run {i + 1}: window {out[-1].window_ms:.1f} ms, longest gap {out[-1].gap_ms:.1f} ms, "
+                f"failed attempts {sum(out[-1].failures.values())} {dict(sorted(out[-1].failures.items()))}",
+                flush=True,
+            )
     finally:
         js.close()
     return out
@@ -63,8 +66,10 @@ def _summary(label: str, results: list[Cutover], base: float | None) -> float:
     for r in results:
         for k, n in r.failures.items():
             fails[k] = fails.get(k, 0) + n
-    print(f"{label:<28} window median {med:6.1f} ms, max {max(windows):6.1f} ms; publisher gap median "
-          f"{statistics.median(gaps):6.1f} ms, max {max(gaps):7.1f} ms; failed attempts {dict(sorted(fails.items()))}{ratio}")
+    print(
+        f"{label:<28} window median {med:6.1f} ms, max {max(windows):6.1f} ms; publisher gap median "
+        f"{statistics.median(gaps):6.1f} ms, max {max(gaps):7.1f} ms; failed attempts {dict(sorted(fails.items()))}{ratio}"
+    )
     return med
 
 
@@ -83,8 +88,11 @@ def main() -> None:
     def clustered(extra: str) -> Callable[[], list[Cutover]]:
         return lambda: _runs(cluster[0].url, extra, args.runs, CLUSTER_FAILURES)
 
-    setups: list[tuple[str, Callable[[], list[Cutover]]]] = [("standalone", standalone), ("3-node cluster, R3", clustered(", num_replicas: 3")),
-              ("3-node cluster, R1 placed", clustered(', num_replicas: 1, placement: {tags: ["az:2"]}'))]
+    setups: list[tuple[str, Callable[[], list[Cutover]]]] = [
+        ("standalone", standalone),
+        ("3-node cluster, R3", clustered(", num_replicas: 3")),
+        ("3-node cluster, R1 placed", clustered(', num_replicas: 1, placement: {tags: ["az:2"]}')),
+    ]
     try:
         for label, go in setups:
             if label.startswith("3-node") and not cluster:

@@ -62,8 +62,7 @@ def _vm_hwm_mb(pid: int) -> float | None:
 def _child(argv: list[str]) -> tuple[float, dict[str, Any]]:
     """Run ``bench/profile_speed.py --child ...`` in a fresh process: (wall seconds, its RESULT line)."""
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, __file__, "--child", *argv], capture_output=True, text=True, cwd=ROOT,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    r = subprocess.run([sys.executable, __file__, "--child", *argv], capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     wall = time.perf_counter() - t
     line = next((ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if r.returncode != 0 or line is None:
@@ -80,12 +79,19 @@ def _run_child(a: argparse.Namespace) -> int:
             src = f"read_parquet('{data}/**/*.parquet')"
             ack = "kind = 'ack'"
         else:
-            src = (f"read_json('{data}/*.jsonl', format='newline_delimited', ignore_errors=true, columns="
-                   "{'type': 'VARCHAR', 'stream': 'VARCHAR', 'consumer': 'VARCHAR', 'ack_time': 'BIGINT'})")
+            src = (
+                f"read_json('{data}/*.jsonl', format='newline_delimited', ignore_errors=true, columns="
+                "{'type': 'VARCHAR', 'stream': 'VARCHAR', 'consumer': 'VARCHAR', 'ack_time': 'BIGINT'})"
+            )
             ack = "type = 'io.nats.jetstream.metric.v1.consumer_ack'"
-        rows = duckdb.connect().execute(
-            f"SELECT stream, consumer, count(ack_time), max(ack_time), quantile_cont(ack_time, [0.5, 0.9, 0.99, 0.999]) "
-            f"FROM {src} WHERE {ack} AND ack_time >= 0 GROUP BY ALL ORDER BY ALL").fetchall()
+        rows = (
+            duckdb.connect()
+            .execute(
+                f"SELECT stream, consumer, count(ack_time), max(ack_time), quantile_cont(ack_time, [0.5, 0.9, 0.99, 0.999]) "
+                f"FROM {src} WHERE {ack} AND ack_time >= 0 GROUP BY ALL ORDER BY ALL"
+            )
+            .fetchall()
+        )
         print("RESULT " + json.dumps({"rows": [[s, c, n, mx, list(q)] for s, c, n, mx, q in rows]}), flush=True)
         return 0
     if what in ("floor", "floor-connect", "jsops-connect", "jsops-sail"):
@@ -111,9 +117,22 @@ def _run_child(a: argparse.Namespace) -> int:
     stages = sum(len(info.stageIds) for info in (tracker.getJobInfo(j) for j in job_ids) if info is not None)
     jvm = _vm_hwm_mb(jvm_pid)
     spark.stop()
-    print("RESULT " + json.dumps({"doc": doc, "events": sum(summary.kinds.values()), "job_s": job,
-                                  "windows": summary.windows, "jvm_rss_mib": jvm, "spark_jobs": jobs, "stages": stages,
-                                  "py_rss_mib": _vm_hwm_mb(os.getpid())}), flush=True)
+    print(
+        "RESULT "
+        + json.dumps(
+            {
+                "doc": doc,
+                "events": sum(summary.kinds.values()),
+                "job_s": job,
+                "windows": summary.windows,
+                "jvm_rss_mib": jvm,
+                "spark_jobs": jobs,
+                "stages": stages,
+                "py_rss_mib": _vm_hwm_mb(os.getpid()),
+            }
+        ),
+        flush=True,
+    )
     return 0
 
 
@@ -122,11 +141,14 @@ def _floor(spark: Any, data: str) -> list[list[Any]]:
     computes (count, max, exact percentiles) from the compacted Parquet, one query, one collect."""
     from pyspark.sql import functions as F
 
-    rows = (spark.read.parquet(data).where((F.col("kind") == "ack") & (F.col("ack_time") >= 0))
-            .groupBy("stream", "consumer")
-            .agg(F.count("ack_time").alias("n"), F.max("ack_time").alias("mx"),
-                 F.percentile("ack_time", [0.5, 0.9, 0.99, 0.999]).alias("q"))
-            .orderBy("stream", "consumer").collect())
+    rows = (
+        spark.read.parquet(data)
+        .where((F.col("kind") == "ack") & (F.col("ack_time") >= 0))
+        .groupBy("stream", "consumer")
+        .agg(F.count("ack_time").alias("n"), F.max("ack_time").alias("mx"), F.percentile("ack_time", [0.5, 0.9, 0.99, 0.999]).alias("q"))
+        .orderBy("stream", "consumer")
+        .collect()
+    )
     return [[r["stream"], r["consumer"], r["n"], r["mx"], list(r["q"])] for r in rows]
 
 
@@ -192,8 +214,11 @@ def _data(prefix: str, acks: int, duration_s: int = 3600) -> tuple[Path, Path]:
             generate(json_dir, default_spec(acks=acks, publish_ids=acks * 95 // 1000, duration_s=duration_s, files=4))
         print(f"  generated {acks} acks in {time.perf_counter() - t:.0f} s", flush=True)
         t = time.perf_counter()
-        r = subprocess.run([sys.executable, "-m", "jsops.linter.cli", "profile", str(json_dir), "--compact", str(pq_dir),
-                            "--master", "local[2]", "-q"], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        r = subprocess.run(
+            [sys.executable, "-m", "jsops.linter.cli", "profile", str(json_dir), "--compact", str(pq_dir), "--master", "local[2]", "-q"],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
         if r.returncode != 0:
             raise SystemExit("compaction failed")
         print(f"  compacted in {time.perf_counter() - t:.0f} s", flush=True)
@@ -221,12 +246,14 @@ def _week(a: argparse.Namespace) -> list[str]:
     start = 1_795_176_000_000_000  # the synthetic data's start, 2026-11-20T12:00:00Z
     wall0, built = _child(["store", str(pq), str(store), str(start + 167 * HOUR_US)])
     wall1, ext = _child(["store", str(pq), str(store), str(start + 168 * HOUR_US)])
-    return [f"| {built['events']} | store: build 167 h of a week (parquet) | {wall0:.1f} s (job {built['job_s']:.1f}) | "
-            f"| | {built['jvm_rss_mib']:.0f} / {built['py_rss_mib']:.0f} MiB | windows computed/reused {built['windows']} | "
-            f"{built['spark_jobs']} / {built['stages']} | {os.getloadavg()[0]:.1f} |",
-            f"| {ext['events']} | store: extend the week by 1 h (parquet) | {wall1:.1f} s (job {ext['job_s']:.1f}) | | | "
-            f"{ext['jvm_rss_mib']:.0f} / {ext['py_rss_mib']:.0f} MiB | windows computed/reused {ext['windows']} | "
-            f"{ext['spark_jobs']} / {ext['stages']} | {os.getloadavg()[0]:.1f} |"]
+    return [
+        f"| {built['events']} | store: build 167 h of a week (parquet) | {wall0:.1f} s (job {built['job_s']:.1f}) | "
+        f"| | {built['jvm_rss_mib']:.0f} / {built['py_rss_mib']:.0f} MiB | windows computed/reused {built['windows']} | "
+        f"{built['spark_jobs']} / {built['stages']} | {os.getloadavg()[0]:.1f} |",
+        f"| {ext['events']} | store: extend the week by 1 h (parquet) | {wall1:.1f} s (job {ext['job_s']:.1f}) | | | "
+        f"{ext['jvm_rss_mib']:.0f} / {ext['py_rss_mib']:.0f} MiB | windows computed/reused {ext['windows']} | "
+        f"{ext['spark_jobs']} / {ext['stages']} | {os.getloadavg()[0]:.1f} |",
+    ]
 
 
 def main() -> int:
@@ -237,14 +264,15 @@ def main() -> int:
     ap.add_argument("--data-prefix", default="/tmp/jsops-bench")
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--driver-memory", default="1g")
-    ap.add_argument("--formats", nargs="+", choices=("json", "parquet"), default=["json", "parquet"],
-                    help="input formats to time (default both)")
+    ap.add_argument("--formats", nargs="+", choices=("json", "parquet"), default=["json", "parquet"], help="input formats to time (default both)")
     ap.add_argument("--prepare", action="store_true", help="only generate and compact the data sets")
     ap.add_argument("--week-only", action="store_true", help="only the profile-store rows")
     ap.add_argument("--no-week", action="store_true", help="without the profile-store rows")
-    ap.add_argument("--engines", action="store_true",
-                    help="only the engines table: DuckDB, the Spark floor cold and on a warm Connect server, jsops cold "
-                         "local, on the warm Connect server and on Sail")
+    ap.add_argument(
+        "--engines",
+        action="store_true",
+        help="only the engines table: DuckDB, the Spark floor cold and on a warm Connect server, jsops cold local, on the warm Connect server and on Sail",
+    )
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -259,8 +287,10 @@ def main() -> int:
         engines = _engines(a, sizes)
         print(f"\nmaster {a.master}, load average {os.getloadavg()[0]:.1f}\n" + "\n".join(engines))
         return 0
-    table = ["| events | input | jsops wall | duckdb wall | ratio | peak RSS JVM / Python | agreement | Spark jobs / stages "
-             "| load |", "|---|---|---|---|---|---|---|---|---|"]
+    table = [
+        "| events | input | jsops wall | duckdb wall | ratio | peak RSS JVM / Python | agreement | Spark jobs / stages | load |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for acks in sizes:
         print(f"{acks} acks ...", flush=True)
         json_dir, pq_dir = _data(a.data_prefix, acks)
@@ -270,9 +300,11 @@ def main() -> int:
             wall, res = _child(["jsops", str(d)])
             dwall, duck = _child(["duckdb", str(d)])
             worst = _check(res["doc"], duck["rows"])
-            table.append(f"| {res['events']} | {fmt} {_size_mib(d):.0f} MiB | {wall:.1f} s (job {res['job_s']:.1f}) | "
-                         f"{dwall:.1f} s | {wall / dwall:.1f} x | {res['jvm_rss_mib']:.0f} / {res['py_rss_mib']:.0f} MiB | "
-                         f"{worst:.1e} | {res['spark_jobs']} / {res['stages']} | {os.getloadavg()[0]:.1f} |")
+            table.append(
+                f"| {res['events']} | {fmt} {_size_mib(d):.0f} MiB | {wall:.1f} s (job {res['job_s']:.1f}) | "
+                f"{dwall:.1f} s | {wall / dwall:.1f} x | {res['jvm_rss_mib']:.0f} / {res['py_rss_mib']:.0f} MiB | "
+                f"{worst:.1e} | {res['spark_jobs']} / {res['stages']} | {os.getloadavg()[0]:.1f} |"
+            )
             print(table[-1], flush=True)
     table += [] if a.no_week else _week(a)
     print(f"\nmaster {a.master}, driver memory {a.driver_memory}, load average {os.getloadavg()[0]:.1f}")
@@ -288,11 +320,15 @@ def _engines(a: argparse.Namespace, sizes: list[int]) -> list[str]:
     sys.path.insert(0, str(ROOT))
     from tests.profiler.connect_server import connect_server
 
-    table = ["| events | input | duckdb | floor cold | floor warm Connect | jsops cold local | jsops warm Connect "
-             "| jsops Sail | jsops/floor cold | jsops/floor warm | Sail/duckdb | jobs / stages (local) | load |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    with tempfile.TemporaryDirectory(prefix="jsops-bench-connect-") as d, \
-            connect_server(Path(d), a.master, ["--conf", "spark.sql.shuffle.partitions=4"]) as url:
+    table = [
+        "| events | input | duckdb | floor cold | floor warm Connect | jsops cold local | jsops warm Connect "
+        "| jsops Sail | jsops/floor cold | jsops/floor warm | Sail/duckdb | jobs / stages (local) | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    with (
+        tempfile.TemporaryDirectory(prefix="jsops-bench-connect-") as d,
+        connect_server(Path(d), a.master, ["--conf", "spark.sql.shuffle.partitions=4"]) as url,
+    ):
         for acks in sizes:
             json_dir, pq_dir = _data(a.data_prefix, acks)
             for fmt, path in (("JSON lines", json_dir), ("parquet", pq_dir)):
@@ -308,16 +344,19 @@ def _engines(a: argparse.Namespace, sizes: list[int]) -> list[str]:
                 _child(["jsops-connect", d_, url])  # warm-up
                 warm, _ = _child(["jsops-connect", d_, url])
                 sail, sres = _child(["jsops-sail", d_])
-                assert {k: v for k, v in sres["doc"].items() if k != "generated_at"} == {
-                    k: v for k, v in res["doc"].items() if k != "generated_at"}, "Sail's figures differ from Spark's"
+                assert {k: v for k, v in sres["doc"].items() if k != "generated_at"} == {k: v for k, v in res["doc"].items() if k != "generated_at"}, (
+                    "Sail's figures differ from Spark's"
+                )
 
                 def f(x: float | None) -> str:
                     return "" if x is None else f"{x:.1f} s"
 
-                table.append(f"| {res['events']} | {fmt} | {f(duck)} | {f(floor)} | {f(floor_w)} | {f(cold)} | {f(warm)} | "
-                             f"{f(sail)} | {'' if floor is None else f'{cold / floor:.2f} x'} | "
-                             f"{'' if floor_w is None else f'{warm / floor_w:.2f} x'} | {sail / duck:.1f} x | "
-                             f"{res['spark_jobs']} / {res['stages']} | {os.getloadavg()[0]:.1f} |")
+                table.append(
+                    f"| {res['events']} | {fmt} | {f(duck)} | {f(floor)} | {f(floor_w)} | {f(cold)} | {f(warm)} | "
+                    f"{f(sail)} | {'' if floor is None else f'{cold / floor:.2f} x'} | "
+                    f"{'' if floor_w is None else f'{warm / floor_w:.2f} x'} | {sail / duck:.1f} x | "
+                    f"{res['spark_jobs']} / {res['stages']} | {os.getloadavg()[0]:.1f} |"
+                )
                 print(table[-1], flush=True)
     return table
 

@@ -41,11 +41,15 @@ from tests.natsserver import NatsServer  # noqa: E402
 
 def write_estate(d: Path, streams: int, consumers: int) -> None:
     for i in range(streams):
-        docs = [f"apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: S{i:04d}}}\n"
-                f"spec: {{subjects: [\"s{i}.>\"], max_age: 24h, duplicate_window: 2m, max_msgs: 100000}}\n"]
+        docs = [
+            f"apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: S{i:04d}}}\n"
+            f'spec: {{subjects: ["s{i}.>"], max_age: 24h, duplicate_window: 2m, max_msgs: 100000}}\n'
+        ]
         for j in range(consumers):
-            docs.append(f"apiVersion: jsops/v1\nkind: Consumer\nmetadata: {{name: c{j}, stream: S{i:04d}}}\n"
-                        f"spec: {{ack_wait: 30s, max_deliver: 5, filter_subject: \"s{i}.{j}\"}}\n")
+            docs.append(
+                f"apiVersion: jsops/v1\nkind: Consumer\nmetadata: {{name: c{j}, stream: S{i:04d}}}\n"
+                f'spec: {{ack_wait: 30s, max_deliver: 5, filter_subject: "s{i}.{j}"}}\n'
+            )
         (d / f"s{i:04d}.yaml").write_text("---\n".join(docs))
 
 
@@ -111,8 +115,10 @@ def one_size(streams: int, consumers: int, runs: int) -> tuple[float, float]:
             rc, out, err = quiet(apply_main, [str(d), "--server", server.url, "--yes"])
             cold = time.perf_counter() - t
         assert rc == 0, (out[-2000:], err)
-        print(f"  cold apply:                  {cold:8.2f} s   ({n_obj / cold:,.0f} objects/s; {seen['requests']} API requests, "
-              f"up to {seen['max_in_flight']} in flight)")
+        print(
+            f"  cold apply:                  {cold:8.2f} s   ({n_obj / cold:,.0f} objects/s; {seen['requests']} API requests, "
+            f"up to {seen['max_in_flight']} in flight)"
+        )
         client = JsClient(Target(servers=(server.url,)))
         uncached: list[float] = []
         colds: list[float] = []
@@ -137,8 +143,9 @@ def one_size(streams: int, consumers: int, runs: int) -> tuple[float, float]:
         print(f"  no-op plan, cold cache:      {cold:8.2f} s   (best of {runs}; median {statistics.median(colds):.2f} s)")
         print(f"  no-op plan, warm cache:      {best:8.2f} s   (best of {runs}; median {statistics.median(plans):.2f} s)")
         print(f"    live-state read alone:     {min(reads):8.2f} s   ({live.requests} API requests: STREAM.LIST and CONSUMER.LIST pages)")
-        print(f"  naive sequential INFO sweep: {naive:8.2f} s   ({n_obj} API requests, one per object; best of {runs}, "
-              f"median {statistics.median(sweeps):.2f} s)")
+        print(
+            f"  naive sequential INFO sweep: {naive:8.2f} s   ({n_obj} API requests, one per object; best of {runs}, median {statistics.median(sweeps):.2f} s)"
+        )
         print(f"  ratio --no-cache / sweep:    {min(uncached) / naive:8.2f}")
         print(f"  ratio cold plan / sweep:     {cold / naive:8.2f}     (target <= 0.5)")
         print(f"  ratio warm plan / sweep:     {best / naive:8.2f}     (target <= 0.5)")
@@ -156,8 +163,10 @@ def main() -> int:
         first = args.sizes[0]
         for n in args.sizes[1:]:
             for i, which in enumerate(("cold", "warm")):
-                print(f"\nno-op plan ({which} cache) growth {first} -> {n} streams: {times[n][i] / times[first][i]:.2f} x the time "
-                      f"for {n / first:.2f} x the objects")
+                print(
+                    f"\nno-op plan ({which} cache) growth {first} -> {n} streams: {times[n][i] / times[first][i]:.2f} x the time "
+                    f"for {n / first:.2f} x the objects"
+                )
     return 0
 
 

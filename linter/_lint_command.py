@@ -81,8 +81,13 @@ def _lint(args: argparse.Namespace, version: str) -> int:
     def lint() -> LintResult:
         if args.estate:
             only = discover(given, exclude)
-            estate = load_paths([*_estate_dirs(args, cfg, list(args.paths)), *given], env=args.env, cache=not getattr(args, "no_cache", False),
-                                exclude=exclude, consumer_streams=streams)
+            estate = load_paths(
+                [*_estate_dirs(args, cfg, list(args.paths)), *given],
+                env=args.env,
+                cache=not getattr(args, "no_cache", False),
+                exclude=exclude,
+                consumer_streams=streams,
+            )
             return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles, only_files=only), estate, args.env)
         estate = load_paths(given, env=args.env, cache=not getattr(args, "no_cache", False), exclude=exclude, consumer_streams=streams)
         return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles), estate, args.env)
@@ -129,7 +134,10 @@ def _template_findings(result: LintResult, estate: Estate, env: str | None) -> L
             if f.fix is not None and f.fix.edits:
                 f = replace(f, fix=FixSuggestion(f.fix.applicability, f"{f.fix.description} (in the template: jsops does not edit templates)"))
             if f.line in rough.get(f.file, ()):
-                f = replace(f, message=f"{f.message} (this template line renders to several lines, the finding is in one of them: `jsops render --env {env} {f.file}` shows them)")
+                f = replace(
+                    f,
+                    message=f"{f.message} (this template line renders to several lines, the finding is in one of them: `jsops render --env {env} {f.file}` shows them)",
+                )
         out.append(f)
     result.findings = out
     return result

@@ -289,7 +289,10 @@ def pedantic_rejection(resource: Resource, path: tuple[Any, ...], what: str, cod
     """The finding for ``what`` nats-server refuses (err_code ``code``) only when requests are
     pedantic (``Target.pedantic``), worded for the resource's kind."""
     return Violation(
-        resource, path, f"{what}; with pedantic requests nats-server rejects this {resource.kind.lower()}", server_error_code=code,
+        resource,
+        path,
+        f"{what}; with pedantic requests nats-server rejects this {resource.kind.lower()}",
+        server_error_code=code,
     )
 
 
@@ -409,11 +412,7 @@ class RuleContext:
             return hit
         if resource.kind == "Stream":
             if self._origins is None:
-                self._origins = {
-                    r.name: r.config
-                    for r in self.estate.resources
-                    if r.kind == "Stream" and isinstance(r.config, StreamConfig)
-                }
+                self._origins = {r.name: r.config for r in self.estate.resources if r.kind == "Stream" and isinstance(r.config, StreamConfig)}
             out = effective_stream(stream_config(resource), name=resource.name, target=self.target, origins=self._origins)
         else:
             parent = self.stream_of(resource)

@@ -71,28 +71,43 @@ HELP_EPILOG = "examples:\n  jsops help plan\n\n" + exit_codes_help("help")
 
 
 def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
-    lint = sub.add_parser("lint", help=SUMMARIES["lint"], description="Check manifests before they reach a server.",
-                          epilog=LINT_EPILOG, formatter_class=_RAW, error_prog="jsops")
+    lint = sub.add_parser(
+        "lint", help=SUMMARIES["lint"], description="Check manifests before they reach a server.", epilog=LINT_EPILOG, formatter_class=_RAW, error_prog="jsops"
+    )
     add_paths(lint, "files or directories (default: the config's paths, else .)")
     add_format(lint, REPORTERS, None, "output format (default: github when GITHUB_ACTIONS=true, else text)")
-    lint.add_argument("--fail-on", choices=("error", "warning", "info"), default=None,
-                      help="lowest severity that makes the exit code 1 (default: the config's fail-on, else error)")
+    lint.add_argument(
+        "--fail-on",
+        choices=("error", "warning", "info"),
+        default=None,
+        help="lowest severity that makes the exit code 1 (default: the config's fail-on, else error)",
+    )
     add_config(lint, "jsops config (.jsops.yaml or a TOML file with [tool.jsops]); default: found from . upward")
     lint.add_argument("--profiles", metavar="FILE", help="profiles JSON written by `jsops profile` (default: the config's profiles)")
     lint.add_argument("--fix", action="store_true", help="apply safe fixes to the files, then report what is left")
     lint.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply unsafe fixes")
     lint.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing them (exit 1 if any)")
-    lint.add_argument("--estate", metavar="DIR", action="append",
-                      help="lint PATHs within the whole estate under DIR (repeatable; 'auto': the config's paths, "
-                           "else the top directory under . holding all PATHs) and report only on PATHs")
-    add_env(lint, "render *.yaml.j2 templates with environments/NAME.yaml (the nearest environments/ "
-                  "directory at or above each template) and lint the result")
-    lint.add_argument("--exclude", metavar="GLOB", action="append", default=[],
-                      help="leave files and directories matching GLOB out of the walk (repeatable; as .gitignore; "
-                           "added to the config's exclude)")
-    lint.add_argument("--stream", metavar="STREAM", default=None,
-                      help="the stream of bare consumer configs (as in `nats consumer add STREAM --config FILE`) that "
-                           "the config's consumer-streams does not map")
+    lint.add_argument(
+        "--estate",
+        metavar="DIR",
+        action="append",
+        help="lint PATHs within the whole estate under DIR (repeatable; 'auto': the config's paths, "
+        "else the top directory under . holding all PATHs) and report only on PATHs",
+    )
+    add_env(lint, "render *.yaml.j2 templates with environments/NAME.yaml (the nearest environments/ directory at or above each template) and lint the result")
+    lint.add_argument(
+        "--exclude",
+        metavar="GLOB",
+        action="append",
+        default=[],
+        help="leave files and directories matching GLOB out of the walk (repeatable; as .gitignore; added to the config's exclude)",
+    )
+    lint.add_argument(
+        "--stream",
+        metavar="STREAM",
+        default=None,
+        help="the stream of bare consumer configs (as in `nats consumer add STREAM --config FILE`) that the config's consumer-streams does not map",
+    )
     add_no_cache(lint)
 
 
@@ -101,17 +116,22 @@ def _build_parser() -> Parser:
     parser.add_argument("--version", action="version", version=version_line())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     _add_lint(sub)
-    rule = sub.add_parser("rule", help=SUMMARIES["rule"], description="Print a rule's documentation.",
-                          epilog=RULE_EPILOG, formatter_class=_RAW, error_prog="jsops")
+    rule = sub.add_parser(
+        "rule", help=SUMMARIES["rule"], description="Print a rule's documentation.", epilog=RULE_EPILOG, formatter_class=_RAW, error_prog="jsops"
+    )
     rule.add_argument("rule", metavar="CODE|NAME")
-    rules = sub.add_parser("rules", help=SUMMARIES["rules"], description="List the rules.", epilog=RULES_EPILOG,
-                           formatter_class=_RAW, error_prog="jsops")
+    rules = sub.add_parser("rules", help=SUMMARIES["rules"], description="List the rules.", epilog=RULES_EPILOG, formatter_class=_RAW, error_prog="jsops")
     add_format(rules, ("table", "json", "markdown"), "table")
-    comp = sub.add_parser("completion", help=SUMMARIES["completion"], formatter_class=_RAW, error_prog="jsops",
-                          description="Print a shell completion script for jsops.", epilog=COMPLETION_EPILOG)
+    comp = sub.add_parser(
+        "completion",
+        help=SUMMARIES["completion"],
+        formatter_class=_RAW,
+        error_prog="jsops",
+        description="Print a shell completion script for jsops.",
+        epilog=COMPLETION_EPILOG,
+    )
     comp.add_argument("shell", choices=("bash", "zsh", "fish"))
-    hlp = sub.add_parser("help", help=SUMMARIES["help"], description="Show a command's help.", epilog=HELP_EPILOG,
-                         formatter_class=_RAW, error_prog="jsops")
+    hlp = sub.add_parser("help", help=SUMMARIES["help"], description="Show a command's help.", epilog=HELP_EPILOG, formatter_class=_RAW, error_prog="jsops")
     hlp.add_argument("topic", nargs="?", metavar="COMMAND")
     parser.set_defaults(_subparsers=sub.choices)
     return parser
@@ -137,11 +157,13 @@ def _commands() -> list[str]:
 def top_help() -> str:
     names = _commands()
     width = max(len(n) for n in names) + 2
-    lines = ["usage: jsops [--version] [--help] COMMAND [ARGS]", "",
-             "Declarative linter and GitOps reconciler for NATS JetStream.", "", "commands:"]
+    lines = ["usage: jsops [--version] [--help] COMMAND [ARGS]", "", "Declarative linter and GitOps reconciler for NATS JetStream.", "", "commands:"]
     lines += [f"  {n:<{width}}{SUMMARIES.get(n, '(plugin)')}" for n in names]
-    lines += ["", "`jsops help COMMAND` or `jsops COMMAND --help` shows a command's options, examples and exit codes.",
-              "Argument errors print the usage and exit 2 in every command."]
+    lines += [
+        "",
+        "`jsops help COMMAND` or `jsops COMMAND --help` shows a command's options, examples and exit codes.",
+        "Argument errors print the usage and exit 2 in every command.",
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -115,8 +115,7 @@ def add_env(p: argparse._ActionsContainer, help: str = _ENV_HELP, *, required: b
 
 def add_no_cache(p: argparse._ActionsContainer) -> None:
     """``--no-cache``: parse every manifest again (read by :func:`jsops.linter.load.load_paths` callers)."""
-    p.add_argument("--no-cache", action="store_true",
-                   help="do not read or write the cache of parsed manifests (also JSOPS_NO_CACHE=1)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache of parsed manifests (also JSOPS_NO_CACHE=1)")
 
 
 def add_format(p: argparse._ActionsContainer, choices: Iterable[str], default: str | None, help: str | None = None) -> None:

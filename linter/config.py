@@ -54,7 +54,19 @@ from .model.target import Target
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
 
-__all__ = ["AccessRule", "Config", "ConfigError", "ContextConfig", "SecretRef", "Selection", "find_config", "load_config", "select_rules", "rule_matcher", "CONFIG_NAMES"]
+__all__ = [
+    "AccessRule",
+    "Config",
+    "ConfigError",
+    "ContextConfig",
+    "SecretRef",
+    "Selection",
+    "find_config",
+    "load_config",
+    "select_rules",
+    "rule_matcher",
+    "CONFIG_NAMES",
+]
 
 CONFIG_NAMES = (".jsops.yaml", ".jsops.yml", "pyproject.toml")
 

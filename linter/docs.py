@@ -111,7 +111,11 @@ def render_rule(info: RuleInfo, *, color: bool = False) -> str:
 
     out = [bold(f"{info.code} {info.name}"), "", info.summary, "", *_meta_lines(info), ""]
     if not info.doc:
-        out += ["Raised by the loader or the suppression checks; it cannot be switched off per object,", "only ignored in config or suppressed with a comment.", ""]
+        out += [
+            "Raised by the loader or the suppression checks; it cannot be switched off per object,",
+            "only ignored in config or suppressed with a comment.",
+            "",
+        ]
     in_code = False
     for line in info.doc.splitlines():
         if line.startswith("```"):
@@ -149,7 +153,7 @@ def render_rules_markdown(infos: Sequence[RuleInfo]) -> str:
         "<!-- Generated from the rule registry by `jsops rules --format markdown > docs/rules.md`; do not edit. -->",
         "",
         "Suppress a finding with `# jsops: disable=CODE reason` on or above its line, `# jsops: disable-file=CODE reason`,",
-        "or the `jsops.io/disable: \"CODE\"` annotation; select, ignore and configure rules in `.jsops.yaml` or `[tool.jsops]`.",
+        'or the `jsops.io/disable: "CODE"` annotation; select, ignore and configure rules in `.jsops.yaml` or `[tool.jsops]`.',
         "",
         "| Code | Name | Severity | Summary |",
         "|---|---|---|---|",

@@ -169,14 +169,20 @@ def _load_finding_for(f: Finding, release: tuple[int, int, int], since: dict[tup
     predicted rejection."""
     first = since.get((f.file, f.line, f.column, f.rule))
     if first is not None and release < first and f.server_error_code is not None:
-        return replace(f, severity=Severity.WARNING, server_error_code=None,
-                       message=f"{f.message}; nats-server {format_version(release)} drops it silently "
-                               f"({format_version(first)}+ refuses it: {f.server_error_code})")
-    if f.rule == "JS005" and f.server_error_code == UNKNOWN_FIELD_ERROR and f.message.startswith("unknown field") \
-            and release < STRICT_JSON_DEFAULT:
-        return replace(f, severity=Severity.WARNING, server_error_code=None,
-                       message=f"{f.message}; nats-server {format_version(release)} drops it silently "
-                               f"({format_version(STRICT_JSON_DEFAULT)}+ refuses it: {UNKNOWN_FIELD_ERROR})")
+        return replace(
+            f,
+            severity=Severity.WARNING,
+            server_error_code=None,
+            message=f"{f.message}; nats-server {format_version(release)} drops it silently ({format_version(first)}+ refuses it: {f.server_error_code})",
+        )
+    if f.rule == "JS005" and f.server_error_code == UNKNOWN_FIELD_ERROR and f.message.startswith("unknown field") and release < STRICT_JSON_DEFAULT:
+        return replace(
+            f,
+            severity=Severity.WARNING,
+            server_error_code=None,
+            message=f"{f.message}; nats-server {format_version(release)} drops it silently "
+            f"({format_version(STRICT_JSON_DEFAULT)}+ refuses it: {UNKNOWN_FIELD_ERROR})",
+        )
     return f
 
 

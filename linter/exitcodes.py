@@ -102,8 +102,7 @@ EXIT_CODES: dict[str, tuple[ExitRow, ...]] = {
     "controller": _rows(
         (ExitCode.OK, "stopped by SIGTERM or SIGINT; with --once: in sync", False),
         (ExitCode.ERROR, "with --once: the round failed; the --listen address cannot be used", False),
-        (ExitCode.USAGE, "bad arguments, config or target, a --log-file that cannot be opened; "
-                         "with --once: drift left", False),
+        (ExitCode.USAGE, "bad arguments, config or target, a --log-file that cannot be opened; with --once: drift left", False),
     ),
 }
 """What each exit code means for each command (plugins not named here document their own)."""

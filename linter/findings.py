@@ -130,13 +130,27 @@ LOAD_CODES: dict[str, LoadCode] = {
         LoadCode("JS009", "name-mismatch", Severity.ERROR, "a spec name that differs from the manifest's metadata name"),
         LoadCode("JS010", "unused-suppression", Severity.WARNING, "a `# jsops: disable=...` comment or `jsops.io/disable` annotation that suppresses nothing"),
         LoadCode("JS011", "invalid-suppression", Severity.WARNING, "a suppression that names no known rule, or is malformed"),
-        LoadCode("JS012", "template-error", Severity.ERROR, "a `*.yaml.j2` template that does not render: syntax error, undefined value, refused by the sandbox"),
+        LoadCode(
+            "JS012", "template-error", Severity.ERROR, "a `*.yaml.j2` template that does not render: syntax error, undefined value, refused by the sandbox"
+        ),
         LoadCode("JS013", "template-needs-env", Severity.ERROR, "a `*.yaml.j2` template read without `--env`: it is not checked"),
         LoadCode("JS014", "link-outside-tree", Severity.ERROR, "a symbolic link to a file outside the linted tree (or the repository): jsops does not read it"),
         LoadCode("JS020", "not-managed", Severity.INFO, "a NATS resource jsops reads but does not manage (NACK StreamTemplate, Account)"),
-        LoadCode("JS021", "connection-fields-ignored", Severity.INFO, "NACK per-resource connection fields (servers, creds, nkey, tls, jsDomain) that jsops does not use"),
-        LoadCode("JS022", "name-from-path", Severity.INFO, "a natscli file whose stream name (or a consumer's stream) is taken from its file or directory name"),
+        LoadCode(
+            "JS021",
+            "connection-fields-ignored",
+            Severity.INFO,
+            "NACK per-resource connection fields (servers, creds, nkey, tls, jsDomain) that jsops does not use",
+        ),
+        LoadCode(
+            "JS022", "name-from-path", Severity.INFO, "a natscli file whose stream name (or a consumer's stream) is taken from its file or directory name"
+        ),
         LoadCode("JS023", "json-duplicate-key", Severity.WARNING, "a JSON key written twice: nats-server keeps the last value, and so does jsops"),
-        LoadCode("JS024", "consumer-stream-unknown", Severity.WARNING, "a bare consumer config (natscli's `nats consumer add STREAM --config FILE`) whose stream jsops cannot tell: give it with --stream or consumer-streams"),
+        LoadCode(
+            "JS024",
+            "consumer-stream-unknown",
+            Severity.WARNING,
+            "a bare consumer config (natscli's `nats consumer add STREAM --config FILE`) whose stream jsops cannot tell: give it with --stream or consumer-streams",
+        ),
     )
 }

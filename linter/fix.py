@@ -23,8 +23,7 @@ from .findings import Edit, Finding
 if TYPE_CHECKING:
     from .engine import LintResult
 
-__all__ = ["FixReport", "FixOutcome", "plan_fixes", "apply_edits", "fix_findings", "fix_and_relint", "fix_diff",
-           "unified_diff", "FixError"]
+__all__ = ["FixReport", "FixOutcome", "plan_fixes", "apply_edits", "fix_findings", "fix_and_relint", "fix_diff", "unified_diff", "FixError"]
 
 
 class FixError(LinterError):
@@ -109,8 +108,7 @@ def _ignore(_note: str) -> None:
     pass
 
 
-def fix_and_relint(lint: Callable[[], LintResult], *, unsafe: bool = False, note: Callable[[str], None] = _ignore,
-                   rounds: int = 3) -> FixOutcome:
+def fix_and_relint(lint: Callable[[], LintResult], *, unsafe: bool = False, note: Callable[[str], None] = _ignore, rounds: int = 3) -> FixOutcome:
     """``jsops lint --fix``: write the fixes of ``lint()``'s findings to the files and lint again,
     until nothing changes (a fix can reveal another) or after ``rounds`` rounds. ``note`` gets
     why a file or finding was not fixed. Raises :class:`FixError` when a file cannot be written."""
@@ -226,7 +224,9 @@ def _find(root: Any, path: tuple[Any, ...]) -> tuple[Any, Any, Any]:
 
 
 _PLAIN_OK = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./ :>*+-]*$")
-_RESERVED = re.compile(r"^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|y|Y|n|N|[-+]?[0-9][0-9_.:eE+-]*|\.inf|\.nan)$")
+_RESERVED = re.compile(
+    r"^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|y|Y|n|N|[-+]?[0-9][0-9_.:eE+-]*|\.inf|\.nan)$"
+)
 
 
 def render_scalar(value: Any) -> str:

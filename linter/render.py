@@ -38,8 +38,12 @@ examples:
 
 
 def _parser() -> Parser:
-    p = Parser(prog="jsops render", description="Print the manifests with *.yaml.j2 templates rendered for one environment.",
-               formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG)
+    p = Parser(
+        prog="jsops render",
+        description="Print the manifests with *.yaml.j2 templates rendered for one environment.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_EPILOG,
+    )
     add_paths(p, "files or directories (default: .)")
     add_env(p, "environment: values from environments/NAME.yaml", required=True)
     return p
@@ -86,7 +90,11 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
         findings.append(Finding(code.code, code.name, code.severity, message, file, line, 1, excerpt=False))
 
     for d in too_deep:
-        problem("manifest-too-complex", f"directories nest more than {MAX_DIR_DEPTH} levels below the path given; jsops did not look inside this directory's subdirectories", d)
+        problem(
+            "manifest-too-complex",
+            f"directories nest more than {MAX_DIR_DEPTH} levels below the path given; jsops did not look inside this directory's subdirectories",
+            d,
+        )
     for f, root in entries:
         if link_out(f, root):
             problem("link-outside-tree", "symbolic link to a file outside the tree; jsops does not follow links out of the tree and did not read it", f)

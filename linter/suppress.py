@@ -71,7 +71,14 @@ def scan_comments(data: bytes, file: str) -> tuple[list[Suppression], list[Findi
         column = raw.index("#", m.start()) + 1
         body = _BODY.match(m.group("body").strip())
         if body is None:
-            bad.append(_invalid(f"malformed jsops comment {m.group(0).strip()[:80]!r}; write '# jsops: disable=CODE[,CODE] reason' or 'disable-file=...'", file, i + 1, column))
+            bad.append(
+                _invalid(
+                    f"malformed jsops comment {m.group(0).strip()[:80]!r}; write '# jsops: disable=CODE[,CODE] reason' or 'disable-file=...'",
+                    file,
+                    i + 1,
+                    column,
+                )
+            )
             continue
         rules = tuple(t.strip() for t in body.group("rules").split(","))
         reason = body.group("reason").strip()
@@ -128,7 +135,9 @@ def apply_suppressions(
         for token in s.rules:
             code = resolve(token)
             if code is None:
-                notes.append(_invalid(f"{s.where} names unknown rule {token!r}; use a code (JS102) or a name (`jsops rules` lists them)", s.file, s.line, s.column))
+                notes.append(
+                    _invalid(f"{s.where} names unknown rule {token!r}; use a code (JS102) or a name (`jsops rules` lists them)", s.file, s.line, s.column)
+                )
             else:
                 codes[code] = token
         resolved.append((s, codes))
@@ -149,6 +158,14 @@ def apply_suppressions(
         for code, token in codes.items():
             if code not in s.used and active(code):
                 notes.append(
-                    Finding(unused.code, unused.name, unused.severity, f"unused suppression: {s.where} disables {token} but there is no such finding here; remove it", s.file, s.line, s.column)
+                    Finding(
+                        unused.code,
+                        unused.name,
+                        unused.severity,
+                        f"unused suppression: {s.where} disables {token} but there is no such finding here; remove it",
+                        s.file,
+                        s.line,
+                        s.column,
+                    )
                 )
     return kept, notes

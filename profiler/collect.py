@@ -104,8 +104,10 @@ class CollectStats:
     files: list[str] = field(default_factory=list)
 
     def render(self) -> str:
-        text = (f"{self.acks} ack samples, {self.advisories} advisories, {self.stream_snapshots} stream and "
-                f"{self.consumer_snapshots} consumer snapshots in {len(self.files)} files")
+        text = (
+            f"{self.acks} ack samples, {self.advisories} advisories, {self.stream_snapshots} stream and "
+            f"{self.consumer_snapshots} consumer snapshots in {len(self.files)} files"
+        )
         if self.gaps:
             total = sum(g[2] for g in self.gaps)
             text += f"; {len(self.gaps)} connection gaps ({total:.1f} s without events)"
@@ -215,12 +217,14 @@ class _Collector:
         seconds = time.monotonic() - self._gap_start
         end = _now_rfc3339()
         self.stats.gaps.append((self._gap_start_text, end, seconds))
-        self.writer.write(json.dumps({"type": GAP_TYPE, "ts": end, "start": self._gap_start_text, "end": end,
-                                      "gap_ns": int(seconds * 1e9), "server": self.opts.server},
-                                     separators=(",", ":")).encode())
+        self.writer.write(
+            json.dumps(
+                {"type": GAP_TYPE, "ts": end, "start": self._gap_start_text, "end": end, "gap_ns": int(seconds * 1e9), "server": self.opts.server},
+                separators=(",", ":"),
+            ).encode()
+        )
         self.writer.flush()
-        self.say(f"reconnected at {end}: gap of {seconds:.1f} s ({self._gap_start_text} to {end}); "
-                 "events the server emitted in the gap are lost")
+        self.say(f"reconnected at {end}: gap of {seconds:.1f} s ({self._gap_start_text} to {end}); events the server emitted in the gap are lost")
         self._gap_start = None
 
     async def on_error(self, exc: Exception) -> None:
@@ -238,8 +242,7 @@ class _Collector:
         items: list[dict[str, Any]] = []
         offset = 0
         while True:
-            resp = await self.nc.request(f"{self.opts.target.api}.{subject}", json.dumps({"offset": offset}).encode(),
-                                         timeout=5)
+            resp = await self.nc.request(f"{self.opts.target.api}.{subject}", json.dumps({"offset": offset}).encode(), timeout=5)
             body = json.loads(resp.data)
             if "error" in body:
                 raise RuntimeError(f"{subject}: {body['error'].get('description', body['error'])}")
@@ -269,8 +272,7 @@ class _Collector:
         self.stats.stream_snapshots += len(streams)
         self.stats.consumer_snapshots += len(consumers)
         self.writer.flush()
-        self._unsampled = sorted(f"{c.get('stream_name')}/{c.get('name')}" for c in consumers
-                                 if not ((c.get("config") or {}).get("sample_freq")))
+        self._unsampled = sorted(f"{c.get('stream_name')}/{c.get('name')}" for c in consumers if not ((c.get("config") or {}).get("sample_freq")))
         if self._progress():
             self.report_interval()
 
@@ -287,8 +289,10 @@ class _Collector:
         now = (st.acks, st.advisories, st.stream_snapshots, st.consumer_snapshots)
         d = [a - b for a, b in zip(now, self._last_counts)]
         self._last_counts = now
-        line = (f"{time.strftime('%H:%M:%S')} +{d[0]} ack samples, +{d[1]} advisories, "
-                f"{d[2]} stream and {d[3]} consumer snapshots (total {st.acks} samples, {st.advisories} advisories)")
+        line = (
+            f"{time.strftime('%H:%M:%S')} +{d[0]} ack samples, +{d[1]} advisories, "
+            f"{d[2]} stream and {d[3]} consumer snapshots (total {st.acks} samples, {st.advisories} advisories)"
+        )
         new = [c for c in self._unsampled if c not in self._said_unsampled]
         if new:
             self._said_unsampled.update(new)
@@ -320,10 +324,20 @@ class _Collector:
             self.writer.close()
             return 2
         try:
-            self.nc = await asyncio.wait_for(aconnect(
-                **conn, name=CLIENT_NAME, allow_reconnect=True, max_reconnect_attempts=-1,
-                reconnect_time_wait=0.5, disconnected_cb=self.on_disconnected, reconnected_cb=self.on_reconnected,
-                error_cb=self.on_error, pending_size=8 * 1024 * 1024), o.connect_timeout_s)
+            self.nc = await asyncio.wait_for(
+                aconnect(
+                    **conn,
+                    name=CLIENT_NAME,
+                    allow_reconnect=True,
+                    max_reconnect_attempts=-1,
+                    reconnect_time_wait=0.5,
+                    disconnected_cb=self.on_disconnected,
+                    reconnected_cb=self.on_reconnected,
+                    error_cb=self.on_error,
+                    pending_size=8 * 1024 * 1024,
+                ),
+                o.connect_timeout_s,
+            )
         except (TimeoutError, OSError, NatsError, ssl.SSLError) as exc:
             why = _safe_error(exc, o.target)
             if isinstance(exc, TimeoutError) and self._telling_error:
@@ -381,8 +395,7 @@ async def _no_jetstream(nc: Any, api: str) -> str | None:
     return None
 
 
-async def collect(opts: CollectOptions, stop: asyncio.Event | None = None,
-                  log: IO[str] | None = None) -> tuple[int, CollectStats]:
+async def collect(opts: CollectOptions, stop: asyncio.Event | None = None, log: IO[str] | None = None) -> tuple[int, CollectStats]:
     """Run the collector until ``opts.duration_s`` passes or ``stop`` is set; returns (exit code, stats)."""
     c = _Collector(opts, stop or asyncio.Event(), log or sys.stderr)
     rc = await c.run()
@@ -424,8 +437,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: list[str]) -> int:
     a = _parser().parse_args(argv)
     if a.snapshot_interval <= 0 or a.rotate_mb <= 0 or a.duration < 0:
-        print("jsops collect: error: --snapshot-interval and --rotate-mb must be positive, --duration not negative",
-              file=sys.stderr)
+        print("jsops collect: error: --snapshot-interval and --rotate-mb must be positive, --duration not negative", file=sys.stderr)
         return 2
     out = Path(a.out_dir)
     if out.exists() and not out.is_dir():
@@ -442,8 +454,15 @@ def _main(argv: list[str]) -> int:
     except (TargetError, ConfigError) as exc:
         print(f"jsops collect: error: {exc}", file=sys.stderr)
         return 2
-    opts = CollectOptions(target=target, out_dir=out, duration_s=a.duration, snapshot_interval_s=a.snapshot_interval,
-                          gzip=a.gzip, rotate_bytes=int(a.rotate_mb * 1024 * 1024), connect_timeout_s=a.connect_timeout)
+    opts = CollectOptions(
+        target=target,
+        out_dir=out,
+        duration_s=a.duration,
+        snapshot_interval_s=a.snapshot_interval,
+        gzip=a.gzip,
+        rotate_bytes=int(a.rotate_mb * 1024 * 1024),
+        connect_timeout_s=a.connect_timeout,
+    )
 
     async def run() -> int:
         stop = asyncio.Event()

@@ -77,8 +77,10 @@ class ProfileSummary:
         """The warning about left-out events, or None."""
         if not self.outliers or self.kept is None:
             return None
-        return (f"{self.outliers} events dated outside {iso(self.kept[0])[:10]} .. {iso(self.kept[1] - 1)[:10]} were left out "
-                f"(more than {GAP_DAYS} days away from the bulk of the telemetry; docs/profiler.md, Outliers)")
+        return (
+            f"{self.outliers} events dated outside {iso(self.kept[0])[:10]} .. {iso(self.kept[1] - 1)[:10]} were left out "
+            f"(more than {GAP_DAYS} days away from the bulk of the telemetry; docs/profiler.md, Outliers)"
+        )
 
     @property
     def bad_lines(self) -> int:
@@ -103,8 +105,7 @@ class ProfileSummary:
         if self.windows is not None:
             text += f"; {self.windows[0]} windows computed, {self.windows[1]} read from the store"
         if self.exact_groups or self.approx_groups:
-            text += (f"; ack_time percentiles exact for {self.exact_groups} consumers, approximate for "
-                     f"{self.approx_groups}")
+            text += f"; ack_time percentiles exact for {self.exact_groups} consumers, approximate for {self.approx_groups}"
         return text
 
 
@@ -142,29 +143,36 @@ def _census(ev: DataFrame, accuracy: int, brackets: bool = True) -> _Census:
     ack_ok = F.col("ack_time").isNull() | (F.col("ack_time") >= 0)
     a = F.when(is_ack & (F.col("ack_time") >= 0), F.col("ack_time"))
     d = F.when(is_ack & ack_ok & (F.col("deliveries") >= 1), F.col("deliveries"))
-    adv = (F.when(is_adv, F.coalesce(*[F.when(F.col("type") == ADVISORY_PREFIX + k, F.lit(k)) for k in _ADVISORY_KINDS],
-                                     F.lit("other")))
-           .when(kind == "unknown", F.coalesce(F.col("type"), F.lit("(no type)"))))  # unknown: its type
+    adv = F.when(is_adv, F.coalesce(*[F.when(F.col("type") == ADVISORY_PREFIX + k, F.lit(k)) for k in _ADVISORY_KINDS], F.lit("other"))).when(
+        kind == "unknown", F.coalesce(F.col("type"), F.lit("(no type)"))
+    )  # unknown: its type
     census = ev.groupBy(
-        "kind", adv.alias("adv"),
+        "kind",
+        adv.alias("adv"),
         F.when(is_ack | is_adv | is_pub, F.col("stream")).alias("stream"),
         F.when(is_ack | is_adv, F.col("consumer")).alias("consumer"),
     ).agg(
-        F.count("*").alias("n"), F.min(t).alias("lo"), F.max(t).alias("hi"), F.count(t).alias("nt"),
-        F.count(a).alias("a_n"), F.max(a).alias("a_max"),
-        F.count(d).alias("d_n"), F.count(F.when(d == 1, 1)).alias("d_first"), F.max(d).alias("d_max"),
+        F.count("*").alias("n"),
+        F.min(t).alias("lo"),
+        F.max(t).alias("hi"),
+        F.count(t).alias("nt"),
+        F.count(a).alias("a_n"),
+        F.max(a).alias("a_max"),
+        F.count(d).alias("d_n"),
+        F.count(F.when(d == 1, 1)).alias("d_first"),
+        F.max(d).alias("d_max"),
     )
     c = _Census()
     if brackets:
         # the brackets in an aggregation of their own (percentile_approx makes an aggregation object-based,
         # no code generation, which costs every other aggregate of the census about twice its time), in
         # the same query and collect (kind null marks a bracket row: every event has a kind)
-        around = (ev.where(is_ack & (F.col("ack_time") >= 0) & F.col("stream").isNotNull()
-                           & F.col("consumer").isNotNull())
-                  .groupBy("stream", "consumer")
-                  .agg(F.percentile_approx("ack_time", _q._around(QUANTILES, accuracy), accuracy).alias("around")))
-        census = census.withColumn("around", F.lit(None).cast("array<bigint>")).unionByName(
-            around, allowMissingColumns=True)
+        around = (
+            ev.where(is_ack & (F.col("ack_time") >= 0) & F.col("stream").isNotNull() & F.col("consumer").isNotNull())
+            .groupBy("stream", "consumer")
+            .agg(F.percentile_approx("ack_time", _q._around(QUANTILES, accuracy), accuracy).alias("around"))
+        )
+        census = census.withColumn("around", F.lit(None).cast("array<bigint>")).unionByName(around, allowMissingColumns=True)
     rows = []
     for r in census.collect():
         if r["kind"] is None:
@@ -203,21 +211,22 @@ def _census(ev: DataFrame, accuracy: int, brackets: bool = True) -> _Census:
     return c
 
 
-def _consumer_profiles(ev: DataFrame, census: _Census, exact_limit: int, accuracy: int,
-                       summary: ProfileSummary, exact_all: bool = False) -> dict[str, dict[str, Any]]:
+def _consumer_profiles(
+    ev: DataFrame, census: _Census, exact_limit: int, accuracy: int, summary: ProfileSummary, exact_all: bool = False
+) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
 
     def slot(stream: str, consumer: str) -> dict[str, Any]:
         return out.setdefault(f"{stream}/{consumer}", {})
 
-    acks = ev.where((F.col("kind") == "ack") & F.col("stream").isNotNull() & F.col("consumer").isNotNull()
-                    & (F.col("ack_time") >= 0)).select("stream", "consumer", "ack_time")
+    acks = ev.where((F.col("kind") == "ack") & F.col("stream").isNotNull() & F.col("consumer").isNotNull() & (F.col("ack_time") >= 0)).select(
+        "stream", "consumer", "ack_time"
+    )
     qs, summary.exact_groups, summary.approx_groups = quantiles(
-        acks, ["stream", "consumer"], "ack_time", exact_limit, accuracy, sizes=dict(census.ack_sizes),
-        around=dict(census.ack_around), exact_all=exact_all)
+        acks, ["stream", "consumer"], "ack_time", exact_limit, accuracy, sizes=dict(census.ack_sizes), around=dict(census.ack_around), exact_all=exact_all
+    )
     for (s, c), (n, q, mx) in qs.items():
-        slot(s, c)["ack_time_ns"] = {"samples": n, "p50": _ns(q[0]), "p90": _ns(q[1]), "p99": _ns(q[2]),
-                                     "p999": _ns(q[3]), "max": mx}
+        slot(s, c)["ack_time_ns"] = {"samples": n, "p50": _ns(q[0]), "p90": _ns(q[1]), "p99": _ns(q[2]), "p999": _ns(q[3]), "max": mx}
     for (s, c), (n, first, mx) in census.deliveries.items():
         slot(s, c)["deliveries"] = {"first_try_ratio": first / n, "redelivered_ratio": (n - first) / n, "max": mx}
     for (s, c), counts in census.advisories.items():
@@ -228,9 +237,12 @@ def _consumer_profiles(ev: DataFrame, census: _Census, exact_limit: int, accurac
 def _horizons(rest: DataFrame) -> DataFrame:
     """Per stream and retried msg_id (at least two attempts): the retry horizon ``h`` in ns."""
     pub = rest.where((F.col("kind") == "publish") & F.col("stream").isNotNull() & F.col("t").isNotNull())
-    return (pub.where(F.col("msg_id").isNotNull()).groupBy("stream", "msg_id")
-            .agg(F.count("*").alias("n"), ((F.max("t") - F.min("t")) * 1000).alias("h"))
-            .where(F.col("n") >= 2))
+    return (
+        pub.where(F.col("msg_id").isNotNull())
+        .groupBy("stream", "msg_id")
+        .agg(F.count("*").alias("n"), ((F.max("t") - F.min("t")) * 1000).alias("h"))
+        .where(F.col("n") >= 2)
+    )
 
 
 def _horizons_inline(census: _Census, exact_limit: int, exact_all: bool) -> bool:
@@ -244,31 +256,40 @@ def _rest_rows(rest: DataFrame, census: _Census, horizons: bool = False) -> list
     """Every figure of the non-ack events (publisher logs, snapshots) in one query, one collect: each
     part is aggregated apart and the results share one row shape (``fig`` says which part a row is).
     ``horizons``: the retry horizons' count, max and exact p99 per stream too (``fig`` ``hz``)."""
-    parts = [_rates(rest.where((F.col("kind") == "consumer_info") & F.col("consumer").isNotNull()
-                               & F.col("c_delivered").isNotNull()), "drate", ["stream", "consumer"], "c_delivered"),
-             _rates(rest.where((F.col("kind") == "stream_info") & F.col("s_last_seq").isNotNull()),
-                    "srate", ["stream"], "s_last_seq")]
-    snaps = rest.where((F.col("kind") == "stream_info") & F.col("stream").isNotNull() & F.col("t").isNotNull()
-                       & (F.col("s_messages") > 0))
+    parts = [
+        _rates(
+            rest.where((F.col("kind") == "consumer_info") & F.col("consumer").isNotNull() & F.col("c_delivered").isNotNull()),
+            "drate",
+            ["stream", "consumer"],
+            "c_delivered",
+        ),
+        _rates(rest.where((F.col("kind") == "stream_info") & F.col("s_last_seq").isNotNull()), "srate", ["stream"], "s_last_seq"),
+    ]
+    snaps = rest.where((F.col("kind") == "stream_info") & F.col("stream").isNotNull() & F.col("t").isNotNull() & (F.col("s_messages") > 0))
     latest = F.max_by(F.struct("s_first", "s_last"), "t")
-    parts.append(_row(snaps.groupBy("stream").agg((F.sum("s_bytes") / F.sum("s_messages")).alias("x"),
-                                                  latest.alias("l")),
-                      "size", x=F.col("x"), a=F.col("l.s_first"), b=F.col("l.s_last")))
+    parts.append(
+        _row(
+            snaps.groupBy("stream").agg((F.sum("s_bytes") / F.sum("s_messages")).alias("x"), latest.alias("l")),
+            "size",
+            x=F.col("x"),
+            a=F.col("l.s_first"),
+            b=F.col("l.s_last"),
+        )
+    )
     if census.publish_bounds is not None:
-        ok = rest.where((F.col("kind") == "publish") & F.col("stream").isNotNull() & F.col("t").isNotNull()
-                        & (F.col("result") == "ok"))
+        ok = rest.where((F.col("kind") == "publish") & F.col("stream").isNotNull() & F.col("t").isNotNull() & (F.col("result") == "ok"))
         per_sec = ok.groupBy("stream", F.floor(F.col("t") / 1_000_000).alias("sec")).agg(
-            F.count("*").alias("c"), F.sum("bytes").alias("b"), F.count("bytes").alias("nb"))
+            F.count("*").alias("c"), F.sum("bytes").alias("b"), F.count("bytes").alias("nb")
+        )
         # the distribution of the per-second counts (seconds without a publish are added on the driver)
-        hist = per_sec.groupBy("stream", "c").agg(F.count("*").alias("secs"), F.sum("b").alias("b"),
-                                                  F.max(F.coalesce("b", F.lit(0))).alias("bmax"),
-                                                  F.sum("nb").alias("nb"))
+        hist = per_sec.groupBy("stream", "c").agg(
+            F.count("*").alias("secs"), F.sum("b").alias("b"), F.max(F.coalesce("b", F.lit(0))).alias("bmax"), F.sum("nb").alias("nb")
+        )
         parts.append(_row(hist, "sec", a=F.col("c"), b=F.col("secs"), c=F.col("b"), d=F.col("bmax"), e=F.col("nb")))
         per_min = ok.groupBy("stream", F.floor(F.col("t") / 60_000_000).alias("m")).count()
         parts.append(_row(per_min.groupBy("stream").agg(F.max("count").alias("pm")), "min", a=F.col("pm")))
     if horizons:
-        hz = _horizons(rest).groupBy("stream").agg(F.count("h").alias("n"), F.max("h").alias("mx"),
-                                                   F.percentile(F.col("h"), [0.99]).alias("q"))
+        hz = _horizons(rest).groupBy("stream").agg(F.count("h").alias("n"), F.max("h").alias("mx"), F.percentile(F.col("h"), [0.99]).alias("q"))
         parts.append(_row(hz, "hz", a=F.col("n"), b=F.col("mx"), x=F.get(F.col("q"), 0)))
     out = parts[0]
     for p in parts[1:]:
@@ -282,19 +303,17 @@ _ROW = {"a": "long", "b": "long", "c": "long", "d": "long", "e": "long", "x": "d
 def _row(df: DataFrame, fig: str, **values: Column) -> DataFrame:
     """``df`` in the shared row shape of :func:`_rest_rows`: fig, stream, consumer and the ``values``."""
     consumer = F.col("consumer") if "consumer" in df.columns else F.lit(None).cast("string")
-    return df.select(F.lit(fig).alias("fig"), "stream", consumer.alias("consumer"),
-                     *[values.get(k, F.lit(None)).cast(t).alias(k) for k, t in _ROW.items()])
+    return df.select(F.lit(fig).alias("fig"), "stream", consumer.alias("consumer"), *[values.get(k, F.lit(None)).cast(t).alias(k) for k, t in _ROW.items()])
 
 
 def _rates(snaps: DataFrame, fig: str, keys: list[str], counter: str) -> DataFrame:
     """Total, mean and peak rate of a monotone counter between consecutive snapshots (resets skipped)."""
     snaps = snaps.where(F.col("stream").isNotNull() & F.col("t").isNotNull()).dropDuplicates([*keys, "t"])
     w = Window.partitionBy(*keys).orderBy("t")
-    d = (snaps.select(*keys, (F.col(counter) - F.lag(counter).over(w)).alias("d"),
-                      (F.col("t") - F.lag("t").over(w)).alias("dt"))
-         .where((F.col("dt") > 0) & (F.col("d") >= 0)))
-    agg = d.groupBy(*keys).agg(F.sum("d").alias("total"), (F.sum("d") * 1e6 / F.sum("dt")).alias("mean"),
-                               F.max(F.col("d") * 1e6 / F.col("dt")).alias("peak"))
+    d = snaps.select(*keys, (F.col(counter) - F.lag(counter).over(w)).alias("d"), (F.col("t") - F.lag("t").over(w)).alias("dt")).where(
+        (F.col("dt") > 0) & (F.col("d") >= 0)
+    )
+    agg = d.groupBy(*keys).agg(F.sum("d").alias("total"), (F.sum("d") * 1e6 / F.sum("dt")).alias("mean"), F.max(F.col("d") * 1e6 / F.col("dt")).alias("peak"))
     return _row(agg, fig, a=F.col("total"), x=F.col("mean"), y=F.col("peak"))
 
 
@@ -336,16 +355,18 @@ def _ingest(rows: list[Row], bounds: tuple[int, int], out: dict[str, dict[str, A
         counts += sorted((int(r["a"]), int(r["b"])) for r in rs)
         messages = sum(int(r["a"]) * int(r["b"]) for r in rs)
         s = out.setdefault(name, {})
-        s["ingest"] = {"messages": messages, "mean_per_s": messages / nsec,
-                       "p99_per_s": _percentile(counts, 0.99), "peak_per_s": max(int(r["a"]) for r in rs),
-                       "peak_per_min": per_min[name]}
+        s["ingest"] = {
+            "messages": messages,
+            "mean_per_s": messages / nsec,
+            "p99_per_s": _percentile(counts, 0.99),
+            "peak_per_s": max(int(r["a"]) for r in rs),
+            "peak_per_min": per_min[name],
+        }
         if sum(int(r["e"]) for r in rs):
-            s["bytes"] = {"mean_per_s": sum(int(r["c"] or 0) for r in rs) / nsec,
-                          "peak_per_s": max(int(r["d"]) for r in rs)}
+            s["bytes"] = {"mean_per_s": sum(int(r["c"] or 0) for r in rs) / nsec, "peak_per_s": max(int(r["d"]) for r in rs)}
 
 
-def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_limit: int,
-                     accuracy: int, exact_all: bool = False) -> dict[str, dict[str, Any]]:
+def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_limit: int, accuracy: int, exact_all: bool = False) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
 
     def slot(stream: str) -> dict[str, Any]:
@@ -354,8 +375,7 @@ def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_li
     if census.publish_bounds is not None:
         _ingest(rows, census.publish_bounds, out)
         if _horizons_inline(census, exact_limit, exact_all):  # computed by _rest_rows's query
-            hq = {(r["stream"],): (int(r["a"]), [float(r["x"])], int(r["b"])) for r in rows
-                  if r["fig"] == "hz" and r["a"]}
+            hq = {(r["stream"],): (int(r["a"]), [float(r["x"])], int(r["b"])) for r in rows if r["fig"] == "hz" and r["a"]}
         else:
             hq, _, _ = quantiles(_horizons(rest), ["stream"], "h", exact_limit, accuracy, (0.99,), exact_all=exact_all)
         for name, attempts in census.attempts.items():
@@ -389,10 +409,17 @@ def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_li
     return {k: v for k, v in out.items() if v}
 
 
-def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int = MIN_ACCURACY,
-                   exact_limit: int = DEFAULT_EXACT_LIMIT, progress: Callable[[str], None] | None = None,
-                   since: int | None = None, until: int | None = None,
-                   exact_percentiles: bool = False) -> tuple[dict[str, Any], ProfileSummary]:
+def build_profiles(
+    spark: SparkSession,
+    paths: Sequence[str],
+    *,
+    accuracy: int = MIN_ACCURACY,
+    exact_limit: int = DEFAULT_EXACT_LIMIT,
+    progress: Callable[[str], None] | None = None,
+    since: int | None = None,
+    until: int | None = None,
+    exact_percentiles: bool = False,
+) -> tuple[dict[str, Any], ProfileSummary]:
     """Compute the profiles document (validated against :class:`jsops.linter.model.profiles.Profiles`).
 
     Passes over the input: one aggregation (the census) gives every count, the window, the unknown
@@ -435,10 +462,8 @@ def build_profiles(spark: SparkSession, paths: Sequence[str], *, accuracy: int =
         rows = _rest_rows(rest, census, _horizons_inline(census, exact_limit, exact_percentiles))
         for r in rows:
             if r["fig"] == "drate":
-                consumers.setdefault(f"{r['stream']}/{r['consumer']}", {})["delivery"] = {
-                    "mean_per_s": r["x"], "peak_per_s": r["y"]}
-        doc["streams"] = dict(sorted(_stream_profiles(rest, rows, census, exact_limit, accuracy,
-                                                      exact_percentiles).items()))
+                consumers.setdefault(f"{r['stream']}/{r['consumer']}", {})["delivery"] = {"mean_per_s": r["x"], "peak_per_s": r["y"]}
+        doc["streams"] = dict(sorted(_stream_profiles(rest, rows, census, exact_limit, accuracy, exact_percentiles).items()))
         done(f"streams: {len(doc['streams'])}")
         doc["consumers"] = dict(sorted(consumers.items()))
     finally:

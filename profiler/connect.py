@@ -35,9 +35,11 @@ def check_versions(client: str, server: str) -> None:
     """Refuse a client whose major version differs from the server's: Spark Connect keeps its protocol
     compatible within a major version only."""
     if client.split(".")[0] != server.split(".")[0]:
-        raise EngineError(f"version mismatch: this client is PySpark {client}, the server runs Spark {server}; "
-                          f"install the client of the server's major version (pip install 'pyspark-client=="
-                          f"{server.split('.')[0]}.*' for Spark 4, 'pyspark[connect]=={server.rsplit('.', 1)[0]}.*' before)")
+        raise EngineError(
+            f"version mismatch: this client is PySpark {client}, the server runs Spark {server}; "
+            f"install the client of the server's major version (pip install 'pyspark-client=="
+            f"{server.split('.')[0]}.*' for Spark 4, 'pyspark[connect]=={server.rsplit('.', 1)[0]}.*' before)"
+        )
 
 
 def open_session(url: str, *, shuffle_partitions: int, extra_conf: Mapping[str, str], check: bool = True) -> Any:
@@ -72,11 +74,15 @@ def _explain(url: str, exc: Exception, client_version: str) -> str:
     code = getattr(exc, "getGrpcStatusCode", None)
     status = getattr(code(), "name", "") if callable(code) else ""
     if status in _AUTH:
-        return (f"the Spark Connect server at {url} refused this client ({status}): check the token "
-                "(sc://HOST:PORT/;token=...) and whether TLS is needed (;use_ssl=true)")
+        return (
+            f"the Spark Connect server at {url} refused this client ({status}): check the token "
+            "(sc://HOST:PORT/;token=...) and whether TLS is needed (;use_ssl=true)"
+        )
     if status == "UNIMPLEMENTED":
-        return (f"the Spark Connect server at {url} does not implement what PySpark {client_version} asks "
-                "(UNIMPLEMENTED): the client and the server versions do not match")
+        return (
+            f"the Spark Connect server at {url} does not implement what PySpark {client_version} asks "
+            "(UNIMPLEMENTED): the client and the server versions do not match"
+        )
     cls = getattr(exc, "getCondition", None)
     error_class = cls() if callable(cls) else None
     lines = str(exc).strip().splitlines()

@@ -26,8 +26,9 @@ CONNECT_HINT = "pip install 'jsops[connect]' (the Spark Connect client, no JVM) 
 SAIL_HINT = "pip install 'jsops[sail]'"
 _DEFAULT_PORT = 15002
 #: what jsops says on a Sail run (the one function of the job Sail lacks, and what jsops does instead)
-SAIL_FALLBACK = ("Sail lacks percentile_approx over an array of percentages: every percentile is computed with "
-                 "the exact percentile (--exact-limit does not apply)")
+SAIL_FALLBACK = (
+    "Sail lacks percentile_approx over an array of percentages: every percentile is computed with the exact percentile (--exact-limit does not apply)"
+)
 
 
 class EngineError(ProfilerError):

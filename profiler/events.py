@@ -18,8 +18,19 @@ from pyspark.sql import types as T
 
 from jsops.profiler.inputs import JSON_SUFFIXES, has_files, is_local
 
-__all__ = ["ACK_TYPE", "ADVISORY_PREFIX", "PUBLISH_TYPE", "GAP_TYPE", "EVENT_SCHEMA", "COMPACT_SCHEMA",
-           "COMPACT_MARKER", "read_events", "normalise", "compact", "between"]
+__all__ = [
+    "ACK_TYPE",
+    "ADVISORY_PREFIX",
+    "PUBLISH_TYPE",
+    "GAP_TYPE",
+    "EVENT_SCHEMA",
+    "COMPACT_SCHEMA",
+    "COMPACT_MARKER",
+    "read_events",
+    "normalise",
+    "compact",
+    "between",
+]
 
 ACK_TYPE = "io.nats.jetstream.metric.v1.consumer_ack"
 ADVISORY_PREFIX = "io.nats.jetstream.advisory.v1."
@@ -38,35 +49,49 @@ def _f(name: str, dtype: T.DataType) -> T.StructField:
 
 # One superset schema for every event kind: each line is parsed once; extra fields are ignored and
 # missing ones are null. A line that is not a JSON object or has a wrongly typed field is a bad line.
-EVENT_SCHEMA = T.StructType([
-    _f("type", _S), _f("timestamp", _TS), _f("ts", _TS),
-    # ack samples and advisories
-    _f("stream", _S), _f("consumer", _S), _f("ack_time", _L), _f("deliveries", _L),
-    # publisher attempt logs
-    _f("msg_id", _S), _f("attempt", _L), _f("bytes", _L), _f("result", _S),
-    # StreamInfo / ConsumerInfo snapshots
-    _f("stream_name", _S), _f("name", _S),
-    _f("config", T.StructType([_f("name", _S)])),
-    _f("state", T.StructType([_f("messages", _L), _f("bytes", _L), _f("first_ts", _TS), _f("last_seq", _L),
-                              _f("last_ts", _TS)])),
-    _f("delivered", T.StructType([_f("consumer_seq", _L)])),
-    _f("_corrupt", _S),
-])
+EVENT_SCHEMA = T.StructType(
+    [
+        _f("type", _S),
+        _f("timestamp", _TS),
+        _f("ts", _TS),
+        # ack samples and advisories
+        _f("stream", _S),
+        _f("consumer", _S),
+        _f("ack_time", _L),
+        _f("deliveries", _L),
+        # publisher attempt logs
+        _f("msg_id", _S),
+        _f("attempt", _L),
+        _f("bytes", _L),
+        _f("result", _S),
+        # StreamInfo / ConsumerInfo snapshots
+        _f("stream_name", _S),
+        _f("name", _S),
+        _f("config", T.StructType([_f("name", _S)])),
+        _f("state", T.StructType([_f("messages", _L), _f("bytes", _L), _f("first_ts", _TS), _f("last_seq", _L), _f("last_ts", _TS)])),
+        _f("delivered", T.StructType([_f("consumer_seq", _L)])),
+        _f("_corrupt", _S),
+    ]
+)
 
 
 def _read_json(spark: SparkSession, path: str) -> DataFrame:
     """Spark's own JSON reader with the explicit superset schema (no inference, no Python)."""
-    return (spark.read.schema(EVENT_SCHEMA).option("mode", "PERMISSIVE")
-            .option("columnNameOfCorruptRecord", "_corrupt").option("recursiveFileLookup", "true")
-            .option("pathGlobFilter", _INPUT_GLOB).json(path))
+    return (
+        spark.read.schema(EVENT_SCHEMA)
+        .option("mode", "PERMISSIVE")
+        .option("columnNameOfCorruptRecord", "_corrupt")
+        .option("recursiveFileLookup", "true")
+        .option("pathGlobFilter", _INPUT_GLOB)
+        .json(path)
+    )
 
 
 def _read_parquet(spark: SparkSession, path: str) -> DataFrame | None:
     """Parquet as Parquet: typed columns as written (the schema comes from the files' footers, never from
     the data); ``None`` when there is no Parquet file under ``path``."""
     try:
-        return (spark.read.option("recursiveFileLookup", "true").option("pathGlobFilter", "*.parquet")
-                .parquet(path))
+        return spark.read.option("recursiveFileLookup", "true").option("pathGlobFilter", "*.parquet").parquet(path)
     except Exception as exc:  # no Parquet files under a URI: Spark has no footer to read
         if "UNABLE_TO_INFER_SCHEMA" in str(exc) or "Unable to infer schema" in str(exc):
             return None
@@ -109,17 +134,23 @@ def _present(df: DataFrame, name: str) -> Column:
 def _kind(df: DataFrame) -> Column:
     t = _get(df, "type", _S)
     corrupt = _get(df, "_corrupt", _S)
-    return (F.when(corrupt.isNotNull(), "bad")
-            .when(t == ACK_TYPE, "ack")
-            .when(t.startswith(ADVISORY_PREFIX), "advisory")
-            .when(t == PUBLISH_TYPE, "publish")
-            .when(t == GAP_TYPE, "gap")
-            .when(t.isin("io.nats.jetstream.api.v1.stream_info_response") | (
-                t.isNull() & _present(df, "state") & _get(df, "config.name", _S).isNotNull()), "stream_info")
-            .when(t.isin("io.nats.jetstream.api.v1.consumer_info_response") | (
-                t.isNull() & _get(df, "stream_name", _S).isNotNull() & _get(df, "name", _S).isNotNull()
-                & _present(df, "delivered")), "consumer_info")
-            .otherwise("unknown"))
+    return (
+        F.when(corrupt.isNotNull(), "bad")
+        .when(t == ACK_TYPE, "ack")
+        .when(t.startswith(ADVISORY_PREFIX), "advisory")
+        .when(t == PUBLISH_TYPE, "publish")
+        .when(t == GAP_TYPE, "gap")
+        .when(
+            t.isin("io.nats.jetstream.api.v1.stream_info_response") | (t.isNull() & _present(df, "state") & _get(df, "config.name", _S).isNotNull()),
+            "stream_info",
+        )
+        .when(
+            t.isin("io.nats.jetstream.api.v1.consumer_info_response")
+            | (t.isNull() & _get(df, "stream_name", _S).isNotNull() & _get(df, "name", _S).isNotNull() & _present(df, "delivered")),
+            "consumer_info",
+        )
+        .otherwise("unknown")
+    )
 
 
 def normalise(df: DataFrame) -> DataFrame:
@@ -139,11 +170,16 @@ def normalise(df: DataFrame) -> DataFrame:
         F.coalesce(_ts_micros(kinded, "timestamp"), _ts_micros(kinded, "ts")).alias("t"),
         F.coalesce(g("stream", _S), g("stream_name", _S), g("config.name", _S)).alias("stream"),
         F.coalesce(g("consumer", _S), g("name", _S)).alias("consumer"),
-        g("ack_time", _L).alias("ack_time"), g("deliveries", _L).alias("deliveries"), g("msg_id", _S).alias("msg_id"),
-        g("bytes", _L).alias("bytes"), g("result", _S).alias("result"),
-        g("state.messages", _L).alias("s_messages"), g("state.bytes", _L).alias("s_bytes"),
+        g("ack_time", _L).alias("ack_time"),
+        g("deliveries", _L).alias("deliveries"),
+        g("msg_id", _S).alias("msg_id"),
+        g("bytes", _L).alias("bytes"),
+        g("result", _S).alias("result"),
+        g("state.messages", _L).alias("s_messages"),
+        g("state.bytes", _L).alias("s_bytes"),
         g("state.last_seq", _L).alias("s_last_seq"),
-        _ts_micros(kinded, "state.first_ts").alias("s_first"), _ts_micros(kinded, "state.last_ts").alias("s_last"),
+        _ts_micros(kinded, "state.first_ts").alias("s_first"),
+        _ts_micros(kinded, "state.last_ts").alias("s_last"),
         g("delivered.consumer_seq", _L).alias("c_delivered"),
     )
 
@@ -160,8 +196,7 @@ def read_events(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
     frames: list[DataFrame] = []
     compacted = [p for p in paths if is_local(p) and _compacted_root(p)]
     if compacted:  # one scan for all of them (a store run may pass one directory per hour)
-        frames.append(spark.read.schema(COMPACT_SCHEMA).option("recursiveFileLookup", "true")
-                      .option("pathGlobFilter", "*.parquet").parquet(*compacted))
+        frames.append(spark.read.schema(COMPACT_SCHEMA).option("recursiveFileLookup", "true").option("pathGlobFilter", "*.parquet").parquet(*compacted))
     for p in paths:
         local = is_local(p)
         if p in compacted:
@@ -181,11 +216,26 @@ def read_events(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
 
 
 #: the columns of the normalised table (what the figures need), also the schema of a compacted table
-COMPACT_SCHEMA = T.StructType([
-    _f("kind", _S), _f("type", _S), _f("t", _L), _f("stream", _S), _f("consumer", _S), _f("ack_time", _L),
-    _f("deliveries", _L), _f("msg_id", _S), _f("bytes", _L), _f("result", _S), _f("s_messages", _L),
-    _f("s_bytes", _L), _f("s_last_seq", _L), _f("s_first", _L), _f("s_last", _L), _f("c_delivered", _L),
-])
+COMPACT_SCHEMA = T.StructType(
+    [
+        _f("kind", _S),
+        _f("type", _S),
+        _f("t", _L),
+        _f("stream", _S),
+        _f("consumer", _S),
+        _f("ack_time", _L),
+        _f("deliveries", _L),
+        _f("msg_id", _S),
+        _f("bytes", _L),
+        _f("result", _S),
+        _f("s_messages", _L),
+        _f("s_bytes", _L),
+        _f("s_last_seq", _L),
+        _f("s_first", _L),
+        _f("s_last", _L),
+        _f("c_delivered", _L),
+    ]
+)
 COMPACT_MARKER = "_jsops_events.json"
 
 
@@ -197,16 +247,14 @@ def compact(spark: SparkSession, paths: Sequence[str], out: str) -> dict[str, in
     ev = read_events(spark, paths).persist(StorageLevel.DISK_ONLY)  # parsed once, counted after the write
     ts = F.timestamp_micros(F.col("t"))
     timed = ev.where(F.col("t").isNotNull()).select(
-        *COMPACT_SCHEMA.fieldNames(), F.date_format(ts, "yyyy-MM-dd").alias("day"),
-        F.date_format(ts, "HH").alias("hour"))
-    (timed.write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy("day", "hour")
-     .parquet(out))
+        *COMPACT_SCHEMA.fieldNames(), F.date_format(ts, "yyyy-MM-dd").alias("day"), F.date_format(ts, "HH").alias("hour")
+    )
+    (timed.write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy("day", "hour").parquet(out))
     counts = {r["kind"]: int(r["count"]) for r in timed.groupBy("kind").count().collect()}
     counts["untimed"] = ev.where(F.col("t").isNull()).count()
     ev.unpersist()
     if is_local(out):
-        (Path(out) / COMPACT_MARKER).write_text(json.dumps({"format": 1, "columns": COMPACT_SCHEMA.fieldNames(),
-                                                            "partitions": ["day", "hour"]}) + "\n")
+        (Path(out) / COMPACT_MARKER).write_text(json.dumps({"format": 1, "columns": COMPACT_SCHEMA.fieldNames(), "partitions": ["day", "hour"]}) + "\n")
     return counts
 
 

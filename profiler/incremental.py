@@ -46,9 +46,17 @@ def _inputs(paths: Sequence[str], window_us: int, wanted: Callable[[int], bool])
     return out
 
 
-def build_store_profiles(spark: SparkSession, paths: Sequence[str], store_dir: Path, template: Partial, *,
-                         since: int | None = None, until: int | None = None, window_us: int = HOUR_US,
-                         progress: Callable[[str], None] | None = None) -> tuple[dict[str, Any], ProfileSummary]:
+def build_store_profiles(
+    spark: SparkSession,
+    paths: Sequence[str],
+    store_dir: Path,
+    template: Partial,
+    *,
+    since: int | None = None,
+    until: int | None = None,
+    window_us: int = HOUR_US,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[dict[str, Any], ProfileSummary]:
     """The profiles document of ``[since, until)`` merged from the store, after computing (and storing,
     when closed) the windows it lacks. ``since``/``until`` must fall on window boundaries."""
     for name, v in (("--since", since), ("--until", until)):
@@ -92,8 +100,7 @@ def build_store_profiles(spark: SparkSession, paths: Sequence[str], store_dir: P
         if (hi_w is not None and w < hi_w) or (hi_w is None and w != newest):
             store.save(p)
     if progress is not None:
-        progress(f"windows: {len(fresh)} computed from {len(inputs)} inputs, {len(have)} in the store "
-                 f"({time.monotonic() - clock:.1f}s)")
+        progress(f"windows: {len(fresh)} computed from {len(inputs)} inputs, {len(have)} in the store ({time.monotonic() - clock:.1f}s)")
     summary.windows = (len(fresh), len(have))
     merged = merge([*store.load(have), *fresh.values()])
     now = iso(int(datetime.now(UTC).timestamp() * 1e6))

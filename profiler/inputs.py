@@ -10,8 +10,18 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
-__all__ = ["broken_input", "JSON_SUFFIXES", "is_local", "has_files", "check_paths", "hour_partitions", "local_bytes", "SMALL_INPUT_BYTES",
-           "worth_caching", "shuffle_partitions"]
+__all__ = [
+    "broken_input",
+    "JSON_SUFFIXES",
+    "is_local",
+    "has_files",
+    "check_paths",
+    "hour_partitions",
+    "local_bytes",
+    "SMALL_INPUT_BYTES",
+    "worth_caching",
+    "shuffle_partitions",
+]
 
 JSON_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz")
 #: below this much local input, jsops starts Spark with one shuffle partition (docs/profiler.md, Speed)

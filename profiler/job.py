@@ -37,8 +37,7 @@ DEFAULT_EXACT_LIMIT = 50_000_000
 INSTALL_HINT = "jsops profile needs PySpark: pip install 'jsops[spark]' (and Java 17+ on the PATH)"
 
 
-_LAZY = {"build_profiles": "compute", "ProfileSummary": "compute", "make_session": "session",
-         "EVENT_SCHEMA": "events"}
+_LAZY = {"build_profiles": "compute", "ProfileSummary": "compute", "make_session": "session", "EVENT_SCHEMA": "events"}
 
 
 def __getattr__(name: str) -> Any:  # build_profiles, make_session, ... without importing pyspark early
@@ -53,51 +52,65 @@ def _parser() -> argparse.ArgumentParser:
     from jsops.linter.clikit import Parser
 
     epilog = None if _have_pyspark() else INSTALL_HINT
-    p = Parser(prog="jsops profile", description="Compute latency and throughput profiles from telemetry.",
-                epilog=epilog)
-    p.add_argument("telemetry", nargs="+", metavar="TELEMETRY",
-                   help="directories or files of JSON lines (.jsonl, .jsonl.gz) or Parquet; any URI Spark reads")
+    p = Parser(prog="jsops profile", description="Compute latency and throughput profiles from telemetry.", epilog=epilog)
+    p.add_argument("telemetry", nargs="+", metavar="TELEMETRY", help="directories or files of JSON lines (.jsonl, .jsonl.gz) or Parquet; any URI Spark reads")
     p.add_argument("-o", "--output", help="profiles JSON file to write ('-' for stdout); required unless --compact")
-    p.add_argument("--master", default=None,
-                   help="Spark master (default local[*]; under spark-submit, the one spark-submit was given)")
-    p.add_argument("--remote", default=None, metavar="sc://HOST:PORT",
-                   help="run on a Spark Connect server (default: $SPARK_REMOTE when --master is not given); "
-                        "the thin client is enough: pip install 'jsops[connect]'")
-    p.add_argument("--engine", default="spark", choices=("spark", "sail"),
-                   help="spark (default), or sail: start a local Sail server (pip install 'jsops[sail]', no JVM) "
-                        "for this run and stop it after")
-    p.add_argument("--driver-host", default=None,
-                   help="address executors use to reach this driver (non-local masters; default: Spark's choice)")
-    p.add_argument("--accuracy", type=int, default=MIN_ACCURACY,
-                   help=f"percentile_approx accuracy for large groups, at least {MIN_ACCURACY}")
-    p.add_argument("--exact-limit", type=int, default=DEFAULT_EXACT_LIMIT,
-                   help="largest group whose percentiles are computed exactly (default %(default)s)")
+    p.add_argument("--master", default=None, help="Spark master (default local[*]; under spark-submit, the one spark-submit was given)")
+    p.add_argument(
+        "--remote",
+        default=None,
+        metavar="sc://HOST:PORT",
+        help="run on a Spark Connect server (default: $SPARK_REMOTE when --master is not given); the thin client is enough: pip install 'jsops[connect]'",
+    )
+    p.add_argument(
+        "--engine",
+        default="spark",
+        choices=("spark", "sail"),
+        help="spark (default), or sail: start a local Sail server (pip install 'jsops[sail]', no JVM) for this run and stop it after",
+    )
+    p.add_argument("--driver-host", default=None, help="address executors use to reach this driver (non-local masters; default: Spark's choice)")
+    p.add_argument("--accuracy", type=int, default=MIN_ACCURACY, help=f"percentile_approx accuracy for large groups, at least {MIN_ACCURACY}")
+    p.add_argument("--exact-limit", type=int, default=DEFAULT_EXACT_LIMIT, help="largest group whose percentiles are computed exactly (default %(default)s)")
     p.add_argument("--driver-memory", default=None, help="e.g. 2g (only when jsops starts Spark)")
-    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
-                   help="a Spark setting, e.g. spark.executor.memory=2g (repeatable)")
-    p.add_argument("--print-submit-command", action="store_true",
-                   help="do not run: write the spark-submit bundle (--bundle-dir) and print the command that "
-                        "submits this job with it (SPARK_HOME set; see docs/profiler.md)")
-    p.add_argument("--bundle-dir", default=None,
-                   help="where --print-submit-command writes the bundle (default: a jsops-profile-bundle "
-                        "directory in the system's temporary directory)")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting, e.g. spark.executor.memory=2g (repeatable)")
+    p.add_argument(
+        "--print-submit-command",
+        action="store_true",
+        help="do not run: write the spark-submit bundle (--bundle-dir) and print the command that "
+        "submits this job with it (SPARK_HOME set; see docs/profiler.md)",
+    )
+    p.add_argument(
+        "--bundle-dir",
+        default=None,
+        help="where --print-submit-command writes the bundle (default: a jsops-profile-bundle directory in the system's temporary directory)",
+    )
     w = p.add_argument_group("time windows, profile store and compaction (docs/profiler.md)")
-    w.add_argument("--since", default=None, metavar="TIME",
-                   help="only events at or after TIME (a date or RFC 3339 time, UTC unless an offset is given)")
+    w.add_argument("--since", default=None, metavar="TIME", help="only events at or after TIME (a date or RFC 3339 time, UTC unless an offset is given)")
     w.add_argument("--until", default=None, metavar="TIME", help="only events before TIME")
-    w.add_argument("--store", default=None, metavar="DIR",
-                   help="a profile store: compute the hourly windows DIR lacks, keep the closed ones there, and "
-                        "write the profile merged from every window in [--since, --until)")
-    w.add_argument("--relative-error", type=float, default=None, metavar="A",
-                   help="with --store: relative error of the log-bucketed percentiles of groups too large to "
-                        "keep exact (default 0.005)")
-    w.add_argument("--exact-values", type=int, default=None, metavar="N",
-                   help="with --store: groups of at most N samples keep exact values (default 100000)")
-    w.add_argument("--retry-reach", type=int, default=900, metavar="SECONDS",
-                   help="with --store: a msg_id's attempts across window edges join if within this many seconds")
-    w.add_argument("--compact", default=None, metavar="OUT",
-                   help="do not profile: write the telemetry as Parquet partitioned by day=/hour= under OUT "
-                        "(local or any URI Spark writes)")
+    w.add_argument(
+        "--store",
+        default=None,
+        metavar="DIR",
+        help="a profile store: compute the hourly windows DIR lacks, keep the closed ones there, and "
+        "write the profile merged from every window in [--since, --until)",
+    )
+    w.add_argument(
+        "--relative-error",
+        type=float,
+        default=None,
+        metavar="A",
+        help="with --store: relative error of the log-bucketed percentiles of groups too large to keep exact (default 0.005)",
+    )
+    w.add_argument("--exact-values", type=int, default=None, metavar="N", help="with --store: groups of at most N samples keep exact values (default 100000)")
+    w.add_argument(
+        "--retry-reach", type=int, default=900, metavar="SECONDS", help="with --store: a msg_id's attempts across window edges join if within this many seconds"
+    )
+    w.add_argument(
+        "--compact",
+        default=None,
+        metavar="OUT",
+        help="do not profile: write the telemetry as Parquet partitioned by day=/hour= under OUT (local or any URI Spark writes)",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary on stderr")
     return p
 
@@ -161,8 +174,7 @@ def _print_submit_command(args: argparse.Namespace, conf: dict[str, str]) -> int
     if args.driver_host:
         conf = {**conf, "spark.driver.host": args.driver_host}
     try:
-        env, argv = submit_command(build_bundle(directory), _job_args(args), master=args.master,
-                                   driver_memory=args.driver_memory, conf=conf)
+        env, argv = submit_command(build_bundle(directory), _job_args(args), master=args.master, driver_memory=args.driver_memory, conf=conf)
     except SubmitError as exc:
         print(f"jsops profile: error: {exc}", file=sys.stderr)
         return 2
@@ -248,8 +260,7 @@ def _main(argv: list[str]) -> int:
         return 2
     if args.print_submit_command:
         if args.remote is not None or args.engine != "spark":
-            print("jsops profile: error: --print-submit-command is for spark-submit; with --remote or --engine "
-                  "the job runs from here", file=sys.stderr)
+            print("jsops profile: error: --print-submit-command is for spark-submit; with --remote or --engine the job runs from here", file=sys.stderr)
             return 2
         return _print_submit_command(args, conf)
     problem = check_paths(args.telemetry)
@@ -279,13 +290,14 @@ def _check_engine_args(args: argparse.Namespace, engine: Any) -> None:
     from jsops.profiler.engine import EngineError
 
     if engine.connect and (args.driver_memory or args.driver_host):
-        raise EngineError("--driver-memory and --driver-host are for a Spark jsops starts; a Spark Connect "
-                          "server has its own driver")
+        raise EngineError("--driver-memory and --driver-host are for a Spark jsops starts; a Spark Connect server has its own driver")
     if not _have_pyspark():
         raise EngineError(INSTALL_HINT)
     if not engine.connect and _remote_only():
-        raise EngineError("the installed PySpark is the Spark Connect client only: give --remote sc://HOST:PORT "
-                          "(or SPARK_REMOTE), or --engine sail, or pip install 'jsops[spark]' for local Spark")
+        raise EngineError(
+            "the installed PySpark is the Spark Connect client only: give --remote sc://HOST:PORT "
+            "(or SPARK_REMOTE), or --engine sail, or pip install 'jsops[spark]' for local Spark"
+        )
 
 
 def _run(args: argparse.Namespace, conf: dict[str, str], engine: Any) -> int:
@@ -325,9 +337,13 @@ def _run_classic(args: argparse.Namespace, conf: dict[str, str]) -> int:
     if not args.quiet and existing is None and not under_submit:
         print(f"jsops profile: starting Spark ({args.master or 'local[*]'})", file=sys.stderr, flush=True)
     try:
-        spark = existing or session.make_session(None if under_submit else (args.master or "local[*]"),
-                                                 args.driver_memory, driver_host=args.driver_host,
-                                                 extra_conf=conf, shuffle_partitions=shuffle_partitions(args.telemetry))
+        spark = existing or session.make_session(
+            None if under_submit else (args.master or "local[*]"),
+            args.driver_memory,
+            driver_host=args.driver_host,
+            extra_conf=conf,
+            shuffle_partitions=shuffle_partitions(args.telemetry),
+        )
     except Exception as exc:  # no Java, bad master URL, ...
         print(f"jsops profile: error: cannot start Spark: {_first_line(exc)}", file=sys.stderr)
         return 1
@@ -351,8 +367,10 @@ def _job(spark: Any, args: argparse.Namespace, say: Callable[[str], None], exact
 
             counts = compact(spark, args.telemetry, args.compact)
             if not args.quiet:
-                say(f"jsops profile: compacted {sum(counts.values()) - counts['untimed']} events into {args.compact} "
-                    f"({counts['untimed']} without a timestamp skipped) in {time.monotonic() - started:.1f} s")
+                say(
+                    f"jsops profile: compacted {sum(counts.values()) - counts['untimed']} events into {args.compact} "
+                    f"({counts['untimed']} without a timestamp skipped) in {time.monotonic() - started:.1f} s"
+                )
             return 0
         doc, summary = _profiles(spark, args, progress, exact)
     except ProfilerError as exc:
@@ -371,32 +389,38 @@ def _job(spark: Any, args: argparse.Namespace, say: Callable[[str], None], exact
     if outliers:
         say(f"jsops profile: warning: {outliers}")
     if not summary.kinds and not summary.windows:
-        say(f"jsops profile: warning: no telemetry events in {', '.join(args.telemetry)} "
-            "(record some with `jsops collect`); the profiles are empty")
+        say(f"jsops profile: warning: no telemetry events in {', '.join(args.telemetry)} (record some with `jsops collect`); the profiles are empty")
     if not _write(doc, args.output, say):
         return 2
     if not args.quiet:
-        say(f"jsops profile: {summary.render()}; wrote {len(doc['streams'])} streams and "
-            f"{len(doc['consumers'])} consumers to {args.output} in {time.monotonic() - started:.1f} s")
+        say(
+            f"jsops profile: {summary.render()}; wrote {len(doc['streams'])} streams and "
+            f"{len(doc['consumers'])} consumers to {args.output} in {time.monotonic() - started:.1f} s"
+        )
     return 0
 
 
-def _profiles(spark: Any, args: argparse.Namespace, progress: Callable[[str], None] | None,
-              exact: bool = False) -> tuple[dict[str, Any], Any]:
+def _profiles(spark: Any, args: argparse.Namespace, progress: Callable[[str], None] | None, exact: bool = False) -> tuple[dict[str, Any], Any]:
     from jsops.profiler import compute
 
     if args.store is None:
-        return compute.build_profiles(spark, args.telemetry, accuracy=args.accuracy, exact_limit=args.exact_limit,
-                                      progress=progress, since=args.since_us, until=args.until_us,
-                                      exact_percentiles=exact)
+        return compute.build_profiles(
+            spark,
+            args.telemetry,
+            accuracy=args.accuracy,
+            exact_limit=args.exact_limit,
+            progress=progress,
+            since=args.since_us,
+            until=args.until_us,
+            exact_percentiles=exact,
+        )
     from jsops.profiler.incremental import build_store_profiles
     from jsops.profiler.partial import DEFAULT_ALPHA, DEFAULT_EXACT_VALUES, Partial
 
-    template = Partial(0, 0, args.relative_error or DEFAULT_ALPHA,
-                       DEFAULT_EXACT_VALUES if args.exact_values is None else args.exact_values,
-                       args.retry_reach * 1_000_000)
-    return build_store_profiles(spark, args.telemetry, Path(args.store), template, since=args.since_us,
-                                until=args.until_us, progress=progress)
+    template = Partial(
+        0, 0, args.relative_error or DEFAULT_ALPHA, DEFAULT_EXACT_VALUES if args.exact_values is None else args.exact_values, args.retry_reach * 1_000_000
+    )
+    return build_store_profiles(spark, args.telemetry, Path(args.store), template, since=args.since_us, until=args.until_us, progress=progress)
 
 
 def _write(doc: dict[str, Any], output: str, say: Callable[[str], None]) -> bool:

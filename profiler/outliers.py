@@ -48,8 +48,7 @@ def exclude_outliers(ev: Any) -> tuple[Any, int, tuple[int, int] | None]:
     from pyspark.sql import functions as F
 
     day = F.floor(F.col("t") / DAY_US)
-    rows = (ev.where(F.col("t").isNotNull()).groupBy(day.alias("d")).count()
-            .orderBy(F.col("count").desc()).limit(_MAX_DAYS).collect())
+    rows = ev.where(F.col("t").isNotNull()).groupBy(day.alias("d")).count().orderBy(F.col("count").desc()).limit(_MAX_DAYS).collect()
     counts = {int(r["d"]): int(r["count"]) for r in rows}
     run = main_run(counts)
     if run is None:

@@ -18,8 +18,22 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["Histogram", "Counter", "ConsumerState", "StreamState", "Partial", "merge", "to_document", "iso",
-           "partial_to_json", "partial_from_json", "DEFAULT_ALPHA", "DEFAULT_EXACT_VALUES", "bucket_of", "gamma"]
+__all__ = [
+    "Histogram",
+    "Counter",
+    "ConsumerState",
+    "StreamState",
+    "Partial",
+    "merge",
+    "to_document",
+    "iso",
+    "partial_to_json",
+    "partial_from_json",
+    "DEFAULT_ALPHA",
+    "DEFAULT_EXACT_VALUES",
+    "bucket_of",
+    "gamma",
+]
 
 #: relative error of a log-bucketed percentile (bucket width 2 alpha / (1 - alpha))
 DEFAULT_ALPHA = 0.005
@@ -133,8 +147,7 @@ class Counter:
     last: tuple[int, int] | None = None
 
     def merge(self, later: Counter) -> Counter:
-        out = Counter(self.total + later.total, self.dt + later.dt, _max(self.peak, later.peak),
-                      self.first or later.first, later.last or self.last)
+        out = Counter(self.total + later.total, self.dt + later.dt, _max(self.peak, later.peak), self.first or later.first, later.last or self.last)
         if self.last is not None and later.first is not None:
             dt, d = later.first[0] - self.last[0], later.first[1] - self.last[1]
             if dt > 0 and d >= 0:
@@ -160,8 +173,6 @@ def _max(a: float | None, b: float | None) -> float | None:
     return b if a is None else a if b is None else max(a, b)
 
 
-
-
 _ADVISORY_KINDS = ("max_deliver", "nak", "terminated")
 
 
@@ -180,8 +191,7 @@ class ConsumerState:
         a, b = self.deliveries, later.deliveries
         out.deliveries = b if a is None else a if b is None else (a[0] + b[0], a[1] + b[1], max(a[2], b[2]))
         if self.advisories is not None or later.advisories is not None:
-            out.advisories = {k: (self.advisories or {}).get(k, 0) + (later.advisories or {}).get(k, 0)
-                              for k in _ADVISORY_KINDS}
+            out.advisories = {k: (self.advisories or {}).get(k, 0) + (later.advisories or {}).get(k, 0) for k in _ADVISORY_KINDS}
         out.delivery = _merge_counter(self.delivery, later.delivery)
         return out
 
@@ -209,9 +219,14 @@ class StreamState:
     seq: Counter | None = None
 
     def merge(self, later: StreamState, exact_limit: int) -> StreamState:
-        out = StreamState(self.attempts + later.attempts, dict(self.per_sec), self.bytes_total + later.bytes_total,
-                          max(self.bytes_peak, later.bytes_peak), self.bytes_n + later.bytes_n,
-                          max(self.peak_min, later.peak_min))
+        out = StreamState(
+            self.attempts + later.attempts,
+            dict(self.per_sec),
+            self.bytes_total + later.bytes_total,
+            max(self.bytes_peak, later.bytes_peak),
+            self.bytes_n + later.bytes_n,
+            max(self.peak_min, later.peak_min),
+        )
         for c, secs in later.per_sec.items():
             out.per_sec[c] = out.per_sec.get(c, 0) + secs
         h1, h2 = self.horizons, later.horizons
@@ -222,8 +237,7 @@ class StreamState:
             out.edges[msg_id] = (n, lo, hi) if had is None else (had[0] + n, min(had[1], lo), max(had[2], hi))
         a, b = self.size, later.size
         out.size = b if a is None else a if b is None else (_add(a[0], b[0]), a[1] + b[1])
-        out.latest = later.latest if self.latest is None or (later.latest and later.latest[0] > self.latest[0]) \
-            else self.latest
+        out.latest = later.latest if self.latest is None or (later.latest and later.latest[0] > self.latest[0]) else self.latest
         out.seq = _merge_counter(self.seq, later.seq)
         return out
 
@@ -264,20 +278,17 @@ class Partial:
     def merge(self, later: Partial) -> Partial:
         """This window followed by ``later`` (which must start at or after this one's end)."""
         if later.start < self.end:
-            raise ValueError(f"windows overlap or are out of order: [{self.start}, {self.end}) then "
-                             f"[{later.start}, {later.end})")
+            raise ValueError(f"windows overlap or are out of order: [{self.start}, {self.end}) then [{later.start}, {later.end})")
         if (later.alpha, later.exact_limit, later.reach) != (self.alpha, self.exact_limit, self.reach):
             raise ValueError("cannot merge partial profiles made with different settings")
         out = Partial(self.start, later.end, self.alpha, self.exact_limit, self.reach)
-        for mine, theirs, dest in ((self.kinds, later.kinds, out.kinds),
-                                   (self.unknown_types, later.unknown_types, out.unknown_types)):
+        for mine, theirs, dest in ((self.kinds, later.kinds, out.kinds), (self.unknown_types, later.unknown_types, out.unknown_types)):
             for k in {*mine, *theirs}:
                 dest[k] = mine.get(k, 0) + theirs.get(k, 0)
         out.bounds = _span(self.bounds, later.bounds)
         out.publish_bounds = _span(self.publish_bounds, later.publish_bounds)
         for key in {*self.consumers, *later.consumers}:
-            out.consumers[key] = self.consumers.get(key, ConsumerState()).merge(
-                later.consumers.get(key, ConsumerState()), self.exact_limit)
+            out.consumers[key] = self.consumers.get(key, ConsumerState()).merge(later.consumers.get(key, ConsumerState()), self.exact_limit)
         for name in {*self.streams, *later.streams}:
             s = self.streams.get(name, StreamState()).merge(later.streams.get(name, StreamState()), self.exact_limit)
             s.settle(out.start, out.end, self.reach, self.alpha, self.exact_limit)
@@ -322,8 +333,7 @@ def to_document(p: Partial, generated_at: str) -> tuple[dict[str, Any], int, int
         slot: dict[str, Any] = {}
         if c.ack is not None and c.ack.n > 0:
             q, is_exact = c.ack.quantiles(QUANTILES)
-            slot["ack_time_ns"] = {"samples": c.ack.n, "p50": _ns(q[0]), "p90": _ns(q[1]), "p99": _ns(q[2]),
-                                   "p999": _ns(q[3]), "max": c.ack.max}
+            slot["ack_time_ns"] = {"samples": c.ack.n, "p50": _ns(q[0]), "p90": _ns(q[1]), "p99": _ns(q[2]), "p999": _ns(q[3]), "max": c.ack.max}
             if not is_exact:
                 slot["ack_time_ns"]["relative_error"] = p.alpha
             exact, approx = exact + is_exact, approx + (not is_exact)
@@ -350,8 +360,7 @@ def _stream_doc(p: Partial, s: StreamState) -> dict[str, Any]:
         if s.per_sec:
             counts = {0: nsec - sum(s.per_sec.values()), **s.per_sec}
             p99 = _counted(((float(c), counts[c]) for c in sorted(counts) if counts[c]), nsec, (0.99,))[0]
-            out["ingest"] = {"messages": messages, "mean_per_s": messages / nsec, "p99_per_s": p99,
-                             "peak_per_s": max(s.per_sec), "peak_per_min": s.peak_min}
+            out["ingest"] = {"messages": messages, "mean_per_s": messages / nsec, "p99_per_s": p99, "peak_per_s": max(s.per_sec), "peak_per_min": s.peak_min}
             if s.bytes_n:
                 out["bytes"] = {"mean_per_s": s.bytes_total / nsec, "peak_per_s": s.bytes_peak}
         if s.attempts:
@@ -381,9 +390,11 @@ def _stream_doc(p: Partial, s: StreamState) -> dict[str, Any]:
 
 def _closed_horizons(p: Partial, s: StreamState) -> Histogram | None:
     """The retry horizons with every id still waiting at the window's edges counted as it stands."""
-    h = Histogram(p.alpha, 0, 0, {}, {}) if s.horizons is None else Histogram(
-        p.alpha, s.horizons.n, s.horizons.max, dict(s.horizons.buckets),
-        None if s.horizons.exact is None else dict(s.horizons.exact))
+    h = (
+        Histogram(p.alpha, 0, 0, {}, {})
+        if s.horizons is None
+        else Histogram(p.alpha, s.horizons.n, s.horizons.max, dict(s.horizons.buckets), None if s.horizons.exact is None else dict(s.horizons.exact))
+    )
     for n, lo, hi in s.edges.values():
         if n >= 2:
             h.add((hi - lo) * 1000)
@@ -403,15 +414,35 @@ def _counter(c: Counter | None) -> list[Any] | None:
 def partial_to_json(p: Partial) -> dict[str, Any]:
     """A JSON-able form of ``p`` (the store's file format, ``format: 1``)."""
     return {
-        "format": 1, "start": p.start, "end": p.end, "alpha": p.alpha, "exact_limit": p.exact_limit,
-        "reach": p.reach, "kinds": p.kinds, "unknown_types": p.unknown_types, "bounds": p.bounds,
+        "format": 1,
+        "start": p.start,
+        "end": p.end,
+        "alpha": p.alpha,
+        "exact_limit": p.exact_limit,
+        "reach": p.reach,
+        "kinds": p.kinds,
+        "unknown_types": p.unknown_types,
+        "bounds": p.bounds,
         "publish_bounds": p.publish_bounds,
-        "consumers": {k: {"ack": _opt(c.ack), "deliveries": c.deliveries, "advisories": c.advisories,
-                          "delivery": _counter(c.delivery)} for k, c in p.consumers.items()},
-        "streams": {k: {"attempts": s.attempts, "per_sec": _pairs(s.per_sec), "bytes_total": s.bytes_total,
-                        "bytes_peak": s.bytes_peak, "bytes_n": s.bytes_n, "peak_min": s.peak_min,
-                        "horizons": _opt(s.horizons), "edges": [[i, *v] for i, v in sorted(s.edges.items())],
-                        "size": s.size, "latest": s.latest, "seq": _counter(s.seq)} for k, s in p.streams.items()},
+        "consumers": {
+            k: {"ack": _opt(c.ack), "deliveries": c.deliveries, "advisories": c.advisories, "delivery": _counter(c.delivery)} for k, c in p.consumers.items()
+        },
+        "streams": {
+            k: {
+                "attempts": s.attempts,
+                "per_sec": _pairs(s.per_sec),
+                "bytes_total": s.bytes_total,
+                "bytes_peak": s.bytes_peak,
+                "bytes_n": s.bytes_n,
+                "peak_min": s.peak_min,
+                "horizons": _opt(s.horizons),
+                "edges": [[i, *v] for i, v in sorted(s.edges.items())],
+                "size": s.size,
+                "latest": s.latest,
+                "seq": _counter(s.seq),
+            }
+            for k, s in p.streams.items()
+        },
     }
 
 
@@ -424,20 +455,36 @@ def partial_from_json(data: Mapping[str, Any]) -> Partial:
     if data.get("format") != 1:
         raise ValueError(f"unknown partial profile format {data.get('format')!r}")
     alpha = float(data["alpha"])
-    p = Partial(int(data["start"]), int(data["end"]), alpha, int(data["exact_limit"]), int(data["reach"]),
-                {k: int(v) for k, v in data["kinds"].items()}, {k: int(v) for k, v in data["unknown_types"].items()},
-                _tuple(data["bounds"]), _tuple(data["publish_bounds"]))
+    p = Partial(
+        int(data["start"]),
+        int(data["end"]),
+        alpha,
+        int(data["exact_limit"]),
+        int(data["reach"]),
+        {k: int(v) for k, v in data["kinds"].items()},
+        {k: int(v) for k, v in data["unknown_types"].items()},
+        _tuple(data["bounds"]),
+        _tuple(data["publish_bounds"]),
+    )
     for k, c in data["consumers"].items():
         p.consumers[k] = ConsumerState(
             None if c["ack"] is None else Histogram.from_json(c["ack"], alpha),
-            _tuple(c["deliveries"]), c["advisories"],
-            None if c["delivery"] is None else Counter.from_json(c["delivery"]))
+            _tuple(c["deliveries"]),
+            c["advisories"],
+            None if c["delivery"] is None else Counter.from_json(c["delivery"]),
+        )
     for k, s in data["streams"].items():
         p.streams[k] = StreamState(
-            int(s["attempts"]), {int(c): int(n) for c, n in s["per_sec"]}, int(s["bytes_total"]),
-            int(s["bytes_peak"]), int(s["bytes_n"]), int(s["peak_min"]),
+            int(s["attempts"]),
+            {int(c): int(n) for c, n in s["per_sec"]},
+            int(s["bytes_total"]),
+            int(s["bytes_peak"]),
+            int(s["bytes_n"]),
+            int(s["peak_min"]),
             None if s["horizons"] is None else Histogram.from_json(s["horizons"], alpha),
             {str(e[0]): (int(e[1]), int(e[2]), int(e[3])) for e in s["edges"]},
-            _tuple(s["size"]), _tuple(s["latest"]),
-            None if s["seq"] is None else Counter.from_json(s["seq"]))
+            _tuple(s["size"]),
+            _tuple(s["latest"]),
+            None if s["seq"] is None else Counter.from_json(s["seq"]),
+        )
     return p

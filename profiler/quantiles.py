@@ -82,8 +82,9 @@ def literal_table(spark: SparkSession, schema: T.StructType, rows: Sequence[Sequ
     return spark.range(1).select(F.inline(F.array(*structs)))
 
 
-def _bracket_counts(df: DataFrame, keys: list[str], value: str,
-                    brackets: dict[Key, list[tuple[int, int]]]) -> dict[Key, list[tuple[int, list[tuple[int, int]]]]]:
+def _bracket_counts(
+    df: DataFrame, keys: list[str], value: str, brackets: dict[Key, list[tuple[int, int]]]
+) -> dict[Key, list[tuple[int, list[tuple[int, int]]]]]:
     """One pass over ``df``: per key and bracket ``[lo, hi]``, the number of values below ``lo`` and the
     sorted (value, count) pairs inside. Only the pairs reach the driver (a few per thousand values)."""
     nq = len(next(iter(brackets.values())))
@@ -96,9 +97,9 @@ def _bracket_counts(df: DataFrame, keys: list[str], value: str,
     # a value inside two brackets (ties) yields two rows: count it below the others' brackets once
     rows = joined.select(*keys, "_v0", "_lo", F.posexplode_outer(inside).alias("_pos", "_qi"))
     first = F.col("_pos").isNull() | (F.col("_pos") == 0)
-    agg = (rows.groupBy(*keys, "_qi", F.when(F.col("_qi").isNotNull(), v).alias("_v"))
-           .agg(F.count("*").alias("_c"),
-                *[F.count(F.when(first & (v < F.get(lo, F.lit(i))), 1)).alias(f"_b{i}") for i in range(nq)]))
+    agg = rows.groupBy(*keys, "_qi", F.when(F.col("_qi").isNotNull(), v).alias("_v")).agg(
+        F.count("*").alias("_c"), *[F.count(F.when(first & (v < F.get(lo, F.lit(i))), 1)).alias(f"_b{i}") for i in range(nq)]
+    )
     below: dict[Key, list[int]] = {k: [0] * nq for k in brackets}
     pairs: dict[Key, list[list[tuple[int, int]]]] = {k: [[] for _ in range(nq)] for k in brackets}
     for r in agg.collect():
@@ -115,8 +116,7 @@ def _bracket_counts(df: DataFrame, keys: list[str], value: str,
 class _Groups:
     """One :func:`quantiles` call: the groups' sizes, the results so far and the passes that fill them."""
 
-    def __init__(self, df: DataFrame, keys: list[str], value: str, qs: list[float],
-                 sizes: dict[Key, tuple[int, int]]) -> None:
+    def __init__(self, df: DataFrame, keys: list[str], value: str, qs: list[float], sizes: dict[Key, tuple[int, int]]) -> None:
         self.df, self.keys, self.value, self.qs, self.sizes = df, keys, value, qs, sizes
         self.result: GroupQuantiles = {}
         self.exact_groups = self.approx_groups = 0
@@ -129,8 +129,7 @@ class _Groups:
         ks = list(ks)
         if len(ks) == len(self.sizes):
             return self.df
-        table = literal_table(self.df.sparkSession, T.StructType([_f(k, _S) for k in self.keys]),
-                              [list(k) for k in ks])
+        table = literal_table(self.df.sparkSession, T.StructType([_f(k, _S) for k in self.keys]), [list(k) for k in ks])
         return self.df.join(F.broadcast(table), self.keys, "inner")
 
     def exact(self, ks: list[Key]) -> None:
@@ -185,10 +184,18 @@ class _Groups:
             self.exact(retry)
 
 
-def quantiles(df: DataFrame, keys: list[str], value: str, exact_limit: int, accuracy: int,
-              qs: Sequence[float] = QUANTILES, sizes: dict[Key, tuple[int, int]] | None = None,
-              total_bound: int | None = None, around: dict[Key, list[int]] | None = None,
-              exact_all: bool = False) -> tuple[GroupQuantiles, int, int]:
+def quantiles(
+    df: DataFrame,
+    keys: list[str],
+    value: str,
+    exact_limit: int,
+    accuracy: int,
+    qs: Sequence[float] = QUANTILES,
+    sizes: dict[Key, tuple[int, int]] | None = None,
+    total_bound: int | None = None,
+    around: dict[Key, list[int]] | None = None,
+    exact_all: bool = False,
+) -> tuple[GroupQuantiles, int, int]:
     """Per key: (count, quantiles, max), and the numbers of exact and approximate groups. Exact for
     groups up to ``exact_limit`` values, else approximate.
 
@@ -210,13 +217,11 @@ def quantiles(df: DataFrame, keys: list[str], value: str, exact_limit: int, accu
     qs = list(qs)
     small = total_bound is not None and total_bound <= min(exact_limit, _EXACT_SMALL)
     if exact_all or (sizes is None and small):
-        rows = df.groupBy(*keys).agg(F.percentile(F.col(value), qs).alias("q"), F.count(value).alias("n"),
-                                     F.max(value).alias("mx")).collect()
+        rows = df.groupBy(*keys).agg(F.percentile(F.col(value), qs).alias("q"), F.count(value).alias("n"), F.max(value).alias("mx")).collect()
         result = {tuple(r[k] for k in keys): (int(r["n"]), [float(x) for x in r["q"]], int(r["mx"])) for r in rows}
         return result, len(result), 0
     if sizes is None:
-        sizes = {tuple(r[k] for k in keys): (r["n"], r["mx"])
-                 for r in df.groupBy(*keys).agg(F.count(value).alias("n"), F.max(value).alias("mx")).collect()}
+        sizes = {tuple(r[k] for k in keys): (r["n"], r["mx"]) for r in df.groupBy(*keys).agg(F.count(value).alias("n"), F.max(value).alias("mx")).collect()}
     sizes = {k: (int(n), int(mx)) for k, (n, mx) in sizes.items() if n > 0}
     if not sizes:
         return {}, 0, 0

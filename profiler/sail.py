@@ -40,11 +40,11 @@ class SailServer:
         if not have_sail():
             raise EngineError(f"--engine sail needs pysail: {SAIL_HINT}")
         env = {**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "error")}
-        self._proc = subprocess.Popen([sys.executable, "-m", "jsops.profiler.sail"], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "jsops.profiler.sail"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
         line: list[str] = []
-        reader = threading.Thread(target=lambda: line.append(self._proc.stdout.readline() if self._proc
-                                                             and self._proc.stdout else ""), daemon=True)
+        reader = threading.Thread(target=lambda: line.append(self._proc.stdout.readline() if self._proc and self._proc.stdout else ""), daemon=True)
         reader.start()
         reader.join(_START_TIMEOUT_S)
         port = line[0].strip() if line else ""
@@ -55,8 +55,7 @@ class SailServer:
         self.url = f"sc://127.0.0.1:{port}"
         return self.url
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self._stop()
 
     def _stop(self) -> str:

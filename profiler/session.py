@@ -18,9 +18,13 @@ from pyspark.sql import SparkSession
 __all__ = ["make_session", "connect_session", "configure"]
 
 
-def make_session(master: str | None = "local[*]", driver_memory: str | None = None,
-                 shuffle_partitions: int = 4, driver_host: str | None = None,
-                 extra_conf: Mapping[str, str] | None = None) -> SparkSession:
+def make_session(
+    master: str | None = "local[*]",
+    driver_memory: str | None = None,
+    shuffle_partitions: int = 4,
+    driver_host: str | None = None,
+    extra_conf: Mapping[str, str] | None = None,
+) -> SparkSession:
     """A SparkSession configured for this job (UTC, no UI, quiet). ``master=None`` keeps spark-submit's.
 
     A local master keeps the driver on loopback; any other master leaves the driver's address to
@@ -42,12 +46,14 @@ def make_session(master: str | None = "local[*]", driver_memory: str | None = No
         b = b.config("spark.driver.memory", driver_memory)
     if master is not None:  # jsops starts the JVM: keep Spark's start-up log lines off stderr
         b = b.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_quiet_log4j()}")
-    b = (b.config("spark.ui.enabled", "false")
-         .config("spark.ui.showConsoleProgress", "false")
-         .config("spark.log.level", "ERROR")
-         .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-         .config("spark.sql.adaptive.enabled", _adaptive(shuffle_partitions))
-         .config("spark.sql.session.timeZone", "UTC"))
+    b = (
+        b.config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.log.level", "ERROR")
+        .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+        .config("spark.sql.adaptive.enabled", _adaptive(shuffle_partitions))
+        .config("spark.sql.session.timeZone", "UTC")
+    )
     for key, value in (extra_conf or {}).items():
         b = b.config(key, value)
     spark = _quietly(b) if master is not None else b.getOrCreate()
@@ -119,9 +125,10 @@ def configure(spark: SparkSession) -> None:
 def _quiet_log4j() -> str:
     path = Path(tempfile.gettempdir()) / "jsops-profile-log4j2.properties"
     if not path.exists():
-        path.write_text("rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\n"
-                        "appender.console.type = Console\nappender.console.name = console\n"
-                        "appender.console.target = SYSTEM_ERR\nappender.console.layout.type = PatternLayout\n"
-                        "appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n\n")
+        path.write_text(
+            "rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\n"
+            "appender.console.type = Console\nappender.console.name = console\n"
+            "appender.console.target = SYSTEM_ERR\nappender.console.layout.type = PatternLayout\n"
+            "appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n\n"
+        )
     return str(path)
-

@@ -51,16 +51,20 @@ class ProfileStore:
 
     def __init__(self, root: Path, template: Partial, window_us: int) -> None:
         self.root, self.template, self.window_us = root, template, window_us
-        settings = {"format": 1, "window_s": window_us // 1_000_000, "alpha": template.alpha,
-                    "exact_limit": template.exact_limit, "reach_s": template.reach // 1_000_000}
+        settings = {
+            "format": 1,
+            "window_s": window_us // 1_000_000,
+            "alpha": template.alpha,
+            "exact_limit": template.exact_limit,
+            "reach_s": template.reach // 1_000_000,
+        }
         meta = root / "store.json"
         try:
             if meta.exists():
                 have = json.loads(meta.read_text())
                 if have != settings:
                     diff = ", ".join(f"{k} {have.get(k)!r} (asked {v!r})" for k, v in settings.items() if have.get(k) != v)
-                    raise StoreError(f"{root}: the store was made with other settings: {diff}; use another "
-                                     "directory or the same settings")
+                    raise StoreError(f"{root}: the store was made with other settings: {diff}; use another directory or the same settings")
             else:
                 (root / "windows").mkdir(parents=True, exist_ok=True)
                 meta.write_text(json.dumps(settings, indent=2) + "\n")
@@ -96,6 +100,5 @@ class ProfileStore:
                 with gzip.open(path, "rt", encoding="utf-8") as f:
                     out.append(partial_from_json(json.load(f)))
             except (OSError, ValueError, KeyError, TypeError, EOFError) as exc:
-                raise StoreError(f"{path}: not a readable partial profile ({exc}); delete it to recompute "
-                                 "that window") from None
+                raise StoreError(f"{path}: not a readable partial profile ({exc}); delete it to recompute that window") from None
         return out

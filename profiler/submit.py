@@ -67,9 +67,15 @@ def build_bundle(directory: Path) -> Bundle:
     return Bundle(zip_path, main)
 
 
-def submit_command(bundle: Bundle, job_args: Sequence[str], *, master: str | None = None,
-                   driver_memory: str | None = None, conf: Mapping[str, str] | None = None,
-                   python: str | None = None) -> tuple[dict[str, str], list[str]]:
+def submit_command(
+    bundle: Bundle,
+    job_args: Sequence[str],
+    *,
+    master: str | None = None,
+    driver_memory: str | None = None,
+    conf: Mapping[str, str] | None = None,
+    python: str | None = None,
+) -> tuple[dict[str, str], list[str]]:
     """The environment and the argv of ``spark-submit`` running the job with ``job_args``.
 
     ``SPARK_HOME`` is the pyspark package's; ``PYSPARK_DRIVER_PYTHON`` the driver's Python (default:

@@ -26,8 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["ConsumerSpec", "StreamSpec", "SyntheticSpec", "default_spec", "estate_spec", "generate", "format_ts",
-           "lognormal", "main"]
+__all__ = ["ConsumerSpec", "StreamSpec", "SyntheticSpec", "default_spec", "estate_spec", "generate", "format_ts", "lognormal", "main"]
 
 ACK_TYPE = "io.nats.jetstream.metric.v1.consumer_ack"
 ADV = "io.nats.jetstream.advisory.v1."
@@ -79,22 +78,20 @@ class SyntheticSpec:
     extra: dict[str, int] = field(default_factory=dict)  # {"bad_lines": n, "unknown": n}
 
 
-def default_spec(acks: int = 20_000, publish_ids: int = 5_000, duration_s: int = 600, seed: int = 7,
-                 gzip_files: bool = False, files: int = 2) -> SyntheticSpec:
+def default_spec(acks: int = 20_000, publish_ids: int = 5_000, duration_s: int = 600, seed: int = 7, gzip_files: bool = False, files: int = 2) -> SyntheticSpec:
     """An online-shop estate: ORDERS (two consumers) and PAYMENTS (one), with a slow, retrying consumer."""
     share = (0.5, 0.3, 0.2)
     return SyntheticSpec(
         streams=(
             StreamSpec("ORDERS", "orders.created", publish_ids=int(publish_ids * 0.7), retry_ratio=0.05),
-            StreamSpec("PAYMENTS", "payments.settled", publish_ids=publish_ids - int(publish_ids * 0.7),
-                       retry_ratio=0.1, msg_bytes=256, ingest_per_s=8.0),
+            StreamSpec("PAYMENTS", "payments.settled", publish_ids=publish_ids - int(publish_ids * 0.7), retry_ratio=0.1, msg_bytes=256, ingest_per_s=8.0),
         ),
         consumers=(
-            ConsumerSpec("ORDERS", "shipper", int(acks * share[0]), math.log(0.12), 1.1, 0.03, 5, naks=30,
-                         terminated=4, max_deliver_advisories=12),
+            ConsumerSpec("ORDERS", "shipper", int(acks * share[0]), math.log(0.12), 1.1, 0.03, 5, naks=30, terminated=4, max_deliver_advisories=12),
             ConsumerSpec("ORDERS", "billing", int(acks * share[1]), math.log(0.02), 0.6, 0.0, 3),
-            ConsumerSpec("PAYMENTS", "settler", acks - int(acks * share[0]) - int(acks * share[1]),
-                         math.log(1.5), 0.8, 0.1, 4, naks=200, max_deliver_advisories=40),
+            ConsumerSpec(
+                "PAYMENTS", "settler", acks - int(acks * share[0]) - int(acks * share[1]), math.log(1.5), 0.8, 0.1, 4, naks=200, max_deliver_advisories=40
+            ),
         ),
         duration_s=duration_s,
         seed=seed,
@@ -132,9 +129,37 @@ def _concrete(subject: str) -> str:
     return ".".join("x" if tok in ("*", ">") else tok for tok in subject.split("."))
 
 
-def estate_spec(paths: Sequence[str], *, acks: int = 20_000, publish_ids: int = 5_000, duration_s: int = 86_400,
-                seed: int = 7, gzip_files: bool = False, files: int = 2,
-                smells: dict[str, dict[str, float]] | None = None) -> SyntheticSpec:
+def _stream_spec(name: str, cfg: dict[str, Any], extra: dict[str, float], publish_ids: int, duration_s: int) -> StreamSpec:
+    """The telemetry figures of one stream of :func:`estate_spec` (``extra``: its smells)."""
+    subjects = cfg.get("subjects") or [name]
+    publishes = not subjects[0].startswith("$JS.") and cfg.get("mirror") is None
+    ids = int(publish_ids * extra.get("publish_share", 1.0)) if publishes else 0
+    return StreamSpec(
+        name,
+        _concrete(subjects[0]),
+        publish_ids=ids,
+        msg_bytes=int(extra.get("msg_bytes", 512)),
+        retry_ratio=extra.get("retry_ratio", 0.05),
+        max_attempts=int(extra.get("max_attempts", 4)),
+        retry_timeout_s=extra.get("retry_timeout_s", 2.0),
+        retry_backoff_s=extra.get("retry_backoff_s", 1.0),
+        max_msgs=cfg["max_msgs"] if cfg.get("max_msgs", -1) > 0 else 100_000,
+        ingest_per_s=ids / duration_s if publishes else extra.get("ingest_per_s", 0.01),
+        config=cfg,
+    )
+
+
+def estate_spec(
+    paths: Sequence[str],
+    *,
+    acks: int = 20_000,
+    publish_ids: int = 5_000,
+    duration_s: int = 86_400,
+    seed: int = 7,
+    gzip_files: bool = False,
+    files: int = 2,
+    smells: dict[str, dict[str, float]] | None = None,
+) -> SyntheticSpec:
     """Telemetry for the streams and consumers declared in the manifests under ``paths``.
 
     * Ack samples only for consumers nats-server samples: ``ack_policy: explicit`` with a ``sample_freq``;
@@ -159,16 +184,7 @@ def estate_spec(paths: Sequence[str], *, acks: int = 20_000, publish_ids: int = 
     for sr in sorted(estate.streams(), key=lambda r: r.name):
         cfg = effective_stream(sr.config, name=sr.name)
         stream_cfgs[sr.name] = cfg
-        subjects = cfg.get("subjects") or [sr.name]
-        publishes = not subjects[0].startswith("$JS.") and cfg.get("mirror") is None
-        extra = smells.get(sr.name, {})
-        ids = int(publish_ids * extra.get("publish_share", 1.0)) if publishes else 0
-        streams.append(StreamSpec(
-            sr.name, _concrete(subjects[0]), publish_ids=ids, msg_bytes=int(extra.get("msg_bytes", 512)),
-            retry_ratio=extra.get("retry_ratio", 0.05), max_attempts=int(extra.get("max_attempts", 4)),
-            retry_timeout_s=extra.get("retry_timeout_s", 2.0), retry_backoff_s=extra.get("retry_backoff_s", 1.0),
-            max_msgs=cfg["max_msgs"] if cfg.get("max_msgs", -1) > 0 else 100_000,
-            ingest_per_s=ids / duration_s if publishes else extra.get("ingest_per_s", 0.01), config=cfg))
+        streams.append(_stream_spec(sr.name, cfg, smells.get(sr.name, {}), publish_ids, duration_s))
     consumers: list[ConsumerSpec] = []
     for r in sorted(estate.consumers(), key=lambda r: (r.stream or "", r.name)):
         if r.stream not in stream_cfgs:
@@ -181,14 +197,31 @@ def estate_spec(paths: Sequence[str], *, acks: int = 20_000, publish_ids: int = 
         sampled = cfg.get("ack_policy") == "explicit" and str(cfg.get("sample_freq") or "0").rstrip("%") not in ("", "0")
         max_deliver = cfg.get("max_deliver", -1)
         mu, sigma = lognormal(extra.get("p50_s", ack_wait_s / 20), extra.get("p99_s", ack_wait_s / 4))
-        consumers.append(ConsumerSpec(
-            r.stream, r.name, acks if sampled else 0, mu, sigma,
-            redelivered=extra.get("redelivered", 0.01), max_deliver=max_deliver if max_deliver > 0 else 5,
-            naks=int(extra.get("naks", 0)), terminated=int(extra.get("terminated", 0)),
-            max_deliver_advisories=int(extra.get("max_deliver_advisories", 0)) if max_deliver > 0 else 0,
-            deliveries_per_s=max(acks, 1) / duration_s, config=cfg))
-    return SyntheticSpec(streams=tuple(streams), consumers=tuple(consumers), duration_s=duration_s, seed=seed,
-                         files=files, gzip=gzip_files, snapshot_interval_s=max(10.0, duration_s / 100))
+        consumers.append(
+            ConsumerSpec(
+                r.stream,
+                r.name,
+                acks if sampled else 0,
+                mu,
+                sigma,
+                redelivered=extra.get("redelivered", 0.01),
+                max_deliver=max_deliver if max_deliver > 0 else 5,
+                naks=int(extra.get("naks", 0)),
+                terminated=int(extra.get("terminated", 0)),
+                max_deliver_advisories=int(extra.get("max_deliver_advisories", 0)) if max_deliver > 0 else 0,
+                deliveries_per_s=max(acks, 1) / duration_s,
+                config=cfg,
+            )
+        )
+    return SyntheticSpec(
+        streams=tuple(streams),
+        consumers=tuple(consumers),
+        duration_s=duration_s,
+        seed=seed,
+        files=files,
+        gzip=gzip_files,
+        snapshot_interval_s=max(10.0, duration_s / 100),
+    )
 
 
 _sec_cache: dict[int, str] = {}
@@ -221,8 +254,7 @@ class _Out:
         self.files: list[IO[str]] = []
         for i in range(max(1, spec.files)):
             path = out / f"synthetic-{i:03d}{suffix}"
-            self.files.append(gzip.open(path, "wt", encoding="utf-8", compresslevel=1) if spec.gzip
-                              else open(path, "w", encoding="utf-8"))
+            self.files.append(gzip.open(path, "wt", encoding="utf-8", compresslevel=1) if spec.gzip else open(path, "w", encoding="utf-8"))
         self.i = 0
         self.buf: list[list[str]] = [[] for _ in self.files]
 
@@ -258,11 +290,9 @@ def generate(out_dir: str | Path, spec: SyntheticSpec | None = None) -> dict[str
             counts["publish"] += _publishes(out, rng, s, start_ns, span_ns)
         counts["stream_info"], counts["consumer_info"] = _snapshots(out, rng, spec, start_ns, span_ns)
         for _ in range(spec.extra.get("unknown", 0)):
-            out.write(json.dumps({"type": "io.example.v1.something_else", "id": _nuid(rng),
-                                  "timestamp": format_ts(start_ns + rng.randrange(span_ns))}))
+            out.write(json.dumps({"type": "io.example.v1.something_else", "id": _nuid(rng), "timestamp": format_ts(start_ns + rng.randrange(span_ns))}))
             counts["unknown"] += 1
-        bad = ["{not json", '{"type": "io.nats.jetstream.metric.v1.consumer_ack", "ack_time": ', "[1, 2, 3]",
-               "\x00\x01garbage"]
+        bad = ["{not json", '{"type": "io.nats.jetstream.metric.v1.consumer_ack", "ack_time": ', "[1, 2, 3]", "\x00\x01garbage"]
         for i in range(spec.extra.get("bad_lines", 0)):
             out.write(bad[i % len(bad)])
             counts["bad"] += 1
@@ -280,20 +310,19 @@ def _acks(out: _Out, rng: random.Random, c: ConsumerSpec, start_ns: int, span_ns
         deliveries = 1
         if c.redelivered > 0 and rng.random() < c.redelivered:
             deliveries = rng.randint(2, max(2, c.max_deliver))
-        out.write(f'{prefix}{_nuid(rng)}","timestamp":"{format_ts(ts)}{mid}{i + 1},"stream_seq":{i + 1},'
-                  f'"ack_time":{ack},"deliveries":{deliveries}}}')
+        out.write(f'{prefix}{_nuid(rng)}","timestamp":"{format_ts(ts)}{mid}{i + 1},"stream_seq":{i + 1},"ack_time":{ack},"deliveries":{deliveries}}}')
 
 
 def _advisories(out: _Out, rng: random.Random, c: ConsumerSpec, start_ns: int, span_ns: int) -> int:
     n = 0
     base = {"stream": c.stream, "consumer": c.name}
-    out.write(json.dumps({"type": ADV + "consumer_action", "id": _nuid(rng), "timestamp": format_ts(start_ns),
-                          **base, "action": "create"}, separators=(",", ":")))
+    out.write(
+        json.dumps({"type": ADV + "consumer_action", "id": _nuid(rng), "timestamp": format_ts(start_ns), **base, "action": "create"}, separators=(",", ":"))
+    )
     n += 1
     for kind, count in (("nak", c.naks), ("terminated", c.terminated), ("max_deliver", c.max_deliver_advisories)):
         for _ in range(count):
-            ev: dict[str, object] = {"type": ADV + kind, "id": _nuid(rng),
-                                     "timestamp": format_ts(start_ns + rng.randrange(span_ns)), **base}
+            ev: dict[str, object] = {"type": ADV + kind, "id": _nuid(rng), "timestamp": format_ts(start_ns + rng.randrange(span_ns)), **base}
             if kind != "max_deliver":
                 ev["consumer_seq"] = rng.randrange(1, 10**6)
             ev["stream_seq"] = rng.randrange(1, 10**6)
@@ -320,9 +349,11 @@ def _publishes(out: _Out, rng: random.Random, s: StreamSpec, start_ns: int, span
             else:
                 result = "timeout"
             size = max(1, int(rng.gauss(s.msg_bytes, s.msg_bytes * 0.1)))
-            out.write(f'{{"type":"{PUBLISH_TYPE}","ts":"{format_ts(t, 6)}","stream":"{s.name}",'
-                      f'"subject":"{s.subject}","msg_id":"{msg_id}","attempt":{a},"bytes":{size},'
-                      f'"result":"{result}"}}')
+            out.write(
+                f'{{"type":"{PUBLISH_TYPE}","ts":"{format_ts(t, 6)}","stream":"{s.name}",'
+                f'"subject":"{s.subject}","msg_id":"{msg_id}","attempt":{a},"bytes":{size},'
+                f'"result":"{result}"}}'
+            )
             n += 1
             # the timeout, then an exponential backoff
             t += int(s.retry_timeout_s * 1e9) + int(rng.expovariate(1.0) * s.retry_backoff_s * 1e9)
@@ -344,30 +375,48 @@ def _snapshots(out: _Out, rng: random.Random, spec: SyntheticSpec, start_ns: int
             first_seq = last_seq[s.name] - msgs + 1
             per_msg = s.msg_bytes + 22 + len(s.subject) + 8 + 60
             age = int(msgs / max(s.ingest_per_s, 1e-9) * 1e9)
-            config = s.config or {"name": s.name, "subjects": [s.subject], "retention": "limits",
-                                  "max_msgs": s.max_msgs, "storage": "file", "num_replicas": 1,
-                                  "duplicate_window": 120_000_000_000}
-            info = {"config": config,
-                    "created": created,
-                    "state": {"messages": msgs, "bytes": msgs * per_msg, "first_seq": first_seq,
-                              "first_ts": format_ts(t - age), "last_seq": last_seq[s.name],
-                              "last_ts": format_ts(t - rng.randrange(1, 50_000_000)), "consumer_count": 2},
-                    "ts": format_ts(t)}
+            config = s.config or {
+                "name": s.name,
+                "subjects": [s.subject],
+                "retention": "limits",
+                "max_msgs": s.max_msgs,
+                "storage": "file",
+                "num_replicas": 1,
+                "duplicate_window": 120_000_000_000,
+            }
+            info = {
+                "config": config,
+                "created": created,
+                "state": {
+                    "messages": msgs,
+                    "bytes": msgs * per_msg,
+                    "first_seq": first_seq,
+                    "first_ts": format_ts(t - age),
+                    "last_seq": last_seq[s.name],
+                    "last_ts": format_ts(t - rng.randrange(1, 50_000_000)),
+                    "consumer_count": 2,
+                },
+                "ts": format_ts(t),
+            }
             out.write(json.dumps(info, separators=(",", ":")))
             ns += 1
         for c in spec.consumers:
             key = (c.stream, c.name)
             if t > start_ns:
                 delivered[key] += _poisson(rng, c.deliveries_per_s * spec.snapshot_interval_s)
-            ci = {"stream_name": c.stream, "name": c.name, "created": created,
-                  "config": c.config or {"durable_name": c.name, "ack_policy": "explicit",
-                                         "max_deliver": c.max_deliver, "sample_freq": "100%"},
-                  "delivered": {"consumer_seq": delivered[key], "stream_seq": delivered[key],
-                                "last_active": format_ts(t)},
-                  "ack_floor": {"consumer_seq": max(0, delivered[key] - 3), "stream_seq": max(0, delivered[key] - 3)},
-                  "num_ack_pending": 3, "num_redelivered": 0, "num_waiting": 1,
-                  "num_pending": by_name[c.stream].max_msgs if c.stream in by_name else 0,
-                  "ts": format_ts(t)}
+            ci = {
+                "stream_name": c.stream,
+                "name": c.name,
+                "created": created,
+                "config": c.config or {"durable_name": c.name, "ack_policy": "explicit", "max_deliver": c.max_deliver, "sample_freq": "100%"},
+                "delivered": {"consumer_seq": delivered[key], "stream_seq": delivered[key], "last_active": format_ts(t)},
+                "ack_floor": {"consumer_seq": max(0, delivered[key] - 3), "stream_seq": max(0, delivered[key] - 3)},
+                "num_ack_pending": 3,
+                "num_redelivered": 0,
+                "num_waiting": 1,
+                "num_pending": by_name[c.stream].max_msgs if c.stream in by_name else 0,
+                "ts": format_ts(t),
+            }
             out.write(json.dumps(ci, separators=(",", ":")))
             nc += 1
         t += step
@@ -390,8 +439,7 @@ def _poisson(rng: random.Random, lam: float) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m jsops.profiler.synthetic", description=__doc__.splitlines()[0])
     ap.add_argument("out_dir")
-    ap.add_argument("--estate", nargs="+", metavar="PATH",
-                    help="manifests (files or directories): telemetry for their streams and consumers")
+    ap.add_argument("--estate", nargs="+", metavar="PATH", help="manifests (files or directories): telemetry for their streams and consumers")
     ap.add_argument("--acks", type=int, default=20_000, help="ack samples in all (per sampled consumer with --estate)")
     ap.add_argument("--publish-ids", type=int, default=5_000, help="publisher msg ids in all (per stream with --estate)")
     ap.add_argument("--duration-s", type=int, default=None, help="window (default 600; a day with --estate)")
@@ -403,8 +451,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from jsops.linter import LoadError
 
         try:
-            spec = estate_spec(a.estate, acks=a.acks, publish_ids=a.publish_ids, duration_s=a.duration_s or 86_400,
-                               seed=a.seed, gzip_files=a.gzip, files=a.files)
+            spec = estate_spec(
+                a.estate, acks=a.acks, publish_ids=a.publish_ids, duration_s=a.duration_s or 86_400, seed=a.seed, gzip_files=a.gzip, files=a.files
+            )
         except LoadError as exc:
             print(f"jsops.profiler.synthetic: error: {exc}", file=sys.stderr)
             return 2

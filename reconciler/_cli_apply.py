@@ -18,7 +18,6 @@ from .vocabulary import ActionKind
 __all__ = ["apply_command"]
 
 
-
 class _Interrupted(BaseException):
     """SIGINT or SIGTERM before anything was sent. A BaseException, like KeyboardInterrupt, so
     that no ``except Exception`` on the way (the manifest loader has some) mistakes it for an error."""
@@ -124,8 +123,7 @@ def _apply_run(args: argparse.Namespace, run: Run, stop: Any, sending: list[bool
         if not stop:  # after an interruption the targets left are only counted as not attempted
             print(f"\n{plan.target} (context {', '.join(route.contexts)}):" if many else "", flush=True)
         opt = plan_options(args, route.contexts, run.estate, config_from_args(args))
-        outcome = execute_plan(client, plan, live, opt, progress=progress, stop=stop, verify=True,
-                               read_back=args.read_back_wait, notify=notify)
+        outcome = execute_plan(client, plan, live, opt, progress=progress, stop=stop, verify=True, read_back=args.read_back_wait, notify=notify)
         results.extend(outcome.results)
     for line in outcome_lines(results, stop.name if stop else None):
         print(line)

@@ -101,18 +101,25 @@ def _load(args: argparse.Namespace, config: Any, meanwhile: Callable[[], None] |
     except LoadError as exc:
         raise Exit(f"jsops: error: {exc}", ExitCode.ERROR) from None
     if not estate.resources:
-        print(f"jsops: warning: no streams or consumers in {', '.join(paths)}; the plan can only delete (with --prune)",
-              file=sys.stderr)
+        print(f"jsops: warning: no streams or consumers in {', '.join(paths)}; the plan can only delete (with --prune)", file=sys.stderr)
     return estate
 
 
 def _lint_refusal(args: argparse.Namespace, errors: list[Any]) -> Exit:
     """The manifests' lint errors, and the ``jsops lint`` command that shows them with their fixes."""
     env = getattr(args, "env", None)
-    again = " ".join(["jsops lint", *(shlex.quote(p) for p in args.paths), *(["--env", shlex.quote(env)] if env else []),
-                      *(["--config", shlex.quote(args.config)] if args.config else []), *(["--no-config"] if args.no_config else [])])
-    return Exit(_error_lines(errors) + f"\njsops: error: the manifests have {len(errors)} lint error(s) (above); "
-                f"`{again}` shows them with their fixes", ExitCode.ERROR)
+    again = " ".join(
+        [
+            "jsops lint",
+            *(shlex.quote(p) for p in args.paths),
+            *(["--env", shlex.quote(env)] if env else []),
+            *(["--config", shlex.quote(args.config)] if args.config else []),
+            *(["--no-config"] if args.no_config else []),
+        ]
+    )
+    return Exit(
+        _error_lines(errors) + f"\njsops: error: the manifests have {len(errors)} lint error(s) (above); `{again}` shows them with their fixes", ExitCode.ERROR
+    )
 
 
 def _offline_gate(args: argparse.Namespace, estate: Any, config: Any, plans: Any = None) -> None:
@@ -148,16 +155,22 @@ def _live_gate(args: argparse.Namespace, estate: Any, config: Any, live_target: 
     wanted = set(route.contexts)
     routed = {(r.kind, r.name, r.stream) for r in estate.resources if r.context in wanted}
     found = gate_lint(estate, config.model_copy(update={"target": live_target}), objects=_acted(plan) & routed)
-    errors = [f for f in judged(found, plan)  # the loader's errors count for every target: the object may not have loaded
-              if f.object is None or f.rule in LOADER_CODES or (f.object.kind, f.object.name, f.object.stream) in routed]
+    errors = [
+        f
+        for f in judged(found, plan)  # the loader's errors count for every target: the object may not have loaded
+        if f.object is None or f.rule in LOADER_CODES or (f.object.kind, f.object.name, f.object.stream) in routed
+    ]
     if not errors:
         return
     if any(f.object is None or f.rule in LOADER_CODES or f.server_error_code is None for f in errors):
         raise _lint_refusal(args, errors)  # not (only) what the server would refuse: the manifests' errors
     version = f"nats-server {live_target.server_version}" if live_target.server_version else "the server"
     shape = "standalone" if live_target.clustered is False else (f"a cluster of {live_target.cluster_size}" if live_target.cluster_size else "")
-    raise Exit(_error_lines(errors) + f"\njsops: error: {route.target.display()} ({version}{', ' + shape if shape else ''}) "
-               f"would refuse {len(errors)} object(s); nothing was sent", ExitCode.ERROR)
+    raise Exit(
+        _error_lines(errors) + f"\njsops: error: {route.target.display()} ({version}{', ' + shape if shape else ''}) "
+        f"would refuse {len(errors)} object(s); nothing was sent",
+        ExitCode.ERROR,
+    )
 
 
 def _explicit(estate: Any) -> Explicit:
@@ -252,9 +265,12 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
         if getattr(args, "prune", False) and not config.estate:
             from .plan import repo_identity
 
-            print("jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate "
-                  f"and were applied from this repository ({repo_identity()}). "
-                  "Set one (estate: NAME) where several repositories share a server.", file=sys.stderr)
+            print(
+                "jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate "
+                f"and were applied from this repository ({repo_identity()}). "
+                "Set one (estate: NAME) where several repositories share a server.",
+                file=sys.stderr,
+            )
         try:
             _plan_targets(args, run, config, estate, early)
         except Exit:
@@ -293,8 +309,7 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, 
         run.items[-1] = (route, client, live, plan)
 
 
-def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, config: Any, estate: Any,
-                *, prune: bool | None = None) -> Any:
+def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, config: Any, estate: Any, *, prune: bool | None = None) -> Any:
     """The plan of one target from the manifests and its live state, with the flags of ``args``
     (``prune``: instead of ``--prune``), judged by lint and the server's predicted refusals."""
     from .dataloss import measure_limit_loss
@@ -376,8 +391,10 @@ def _saved_estate(args: argparse.Namespace, name: str, binding: dict[str, Any]) 
     config = config_from_args(args)
     estate = _load(args, config)
     if manifest_digest(estate.files, estate.rendered) != binding.get("manifests"):
-        raise _refuse(f"the manifests under {' '.join(recorded)} (from {root}) are not those {name} was made from "
-                      "(they changed since, or the plan was made in another directory); run plan again")
+        raise _refuse(
+            f"the manifests under {' '.join(recorded)} (from {root}) are not those {name} was made from "
+            "(they changed since, or the plan was made in another directory); run plan again"
+        )
     return config, estate
 
 
@@ -398,17 +415,20 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
     if getattr(config, "access", None) is not None:
         check_access(estate, config, ["default", target_from_args(args, config).context])
     for plan in saved.plans:
-        target = (target_from_args(args, config) if plan.context == "default"
-                  else resolve_context(plan.context, config, accounts=getattr(estate, "accounts", None)))
+        target = (
+            target_from_args(args, config) if plan.context == "default" else resolve_context(plan.context, config, accounts=getattr(estate, "accounts", None))
+        )
         if plan.target and target.display() != plan.target:
-            raise Exit(f"jsops: error: the plan for context {plan.context!r} was made for {plan.target}, "
-                       f"but the target is now {target.display()}", ExitCode.ERROR)
+            raise Exit(
+                f"jsops: error: the plan for context {plan.context!r} was made for {plan.target}, but the target is now {target.display()}", ExitCode.ERROR
+            )
         client = JsClient(target)
         run.items.append((Route(target, list(plan.contexts or (plan.context,))), client, None, plan))
         live = read_live(client)
         if live.fingerprint() != plan.fingerprint:
-            raise Exit(f"jsops: error: the live state of {target.display()} changed since the plan was made "
-                       "(fingerprint mismatch); run plan again", ExitCode.ERROR)
+            raise Exit(
+                f"jsops: error: the live state of {target.display()} changed since the plan was made (fingerprint mismatch); run plan again", ExitCode.ERROR
+            )
         plan.target = target.display()
         run.items[-1] = (run.items[-1][0], client, live, plan)
     refused = []
@@ -425,5 +445,4 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
             fresh = _plan_route(args, client, live, route, config, estate, prune=True)
             refused += [f"  {line}" for line in rederive(plan, fresh)]
     if refused:
-        raise Exit(f"jsops: error: {name} asks for actions jsops may not take; nothing was applied:\n" + "\n".join(refused),
-                   ExitCode.ERROR)
+        raise Exit(f"jsops: error: {name} asks for actions jsops may not take; nothing was applied:\n" + "\n".join(refused), ExitCode.ERROR)

@@ -41,8 +41,12 @@ def _parser() -> Parser:
     add_target_arguments(p)
     p.add_argument("--interval", default="30s", help="time between rounds (default 30s); a manifest change starts one at once")
     listen = os.environ.get("JSOPS_CONTROLLER_LISTEN") or "127.0.0.1:9464"
-    p.add_argument("--listen", default=listen, help="HOST:PORT for /healthz, /readyz and /metrics (default $JSOPS_CONTROLLER_LISTEN, "
-                   "else 127.0.0.1:9464, loopback only; 0.0.0.0:9464 in the container image; 'none' to disable)")
+    p.add_argument(
+        "--listen",
+        default=listen,
+        help="HOST:PORT for /healthz, /readyz and /metrics (default $JSOPS_CONTROLLER_LISTEN, "
+        "else 127.0.0.1:9464, loopback only; 0.0.0.0:9464 in the container image; 'none' to disable)",
+    )
     add_env(p, "render templates with environments/NAME.yaml")
     p.add_argument("--dry-run", action="store_true", help="report drift, change nothing (takes no lease)")
     _git_arguments(p)
@@ -60,7 +64,9 @@ def _parser() -> Parser:
 
 
 def _git_arguments(p: Parser) -> None:
-    g = p.add_argument_group("git source (credentials from files; also JSOPS_GIT_SSH_KEY_FILE, JSOPS_GIT_KNOWN_HOSTS_FILE, JSOPS_GIT_TOKEN_FILE, JSOPS_GIT_USERNAME)")
+    g = p.add_argument_group(
+        "git source (credentials from files; also JSOPS_GIT_SSH_KEY_FILE, JSOPS_GIT_KNOWN_HOSTS_FILE, JSOPS_GIT_TOKEN_FILE, JSOPS_GIT_USERNAME)"
+    )
     g.add_argument("--repo", metavar="URL", help="follow this repository's --branch in a clone of the controller's own (no PATH)")
     g.add_argument("--branch", default="main", help="the branch --repo follows (default main); its tip is applied, force-pushes included")
     g.add_argument("--path", metavar="DIR", default=".", help="with --repo: the manifests' directory in the repository (default: the root)")
@@ -83,8 +89,9 @@ def _git_source(args: argparse.Namespace) -> Any:
         return None
     try:
         stale = parse_duration(args.git_stale_after)
-        creds = GitCredentials.from_env(ssh_key_file=args.git_ssh_key, known_hosts_file=args.git_known_hosts,
-                                        token_file=args.git_token_file, username=args.git_username)
+        creds = GitCredentials.from_env(
+            ssh_key_file=args.git_ssh_key, known_hosts_file=args.git_known_hosts, token_file=args.git_token_file, username=args.git_username
+        )
         creds.check()
     except ValueError as exc:
         raise _usage(str(exc)) from None
@@ -142,9 +149,19 @@ def _options(argv: list[str]) -> tuple[ControllerOptions, Any, str | None]:
     source = _git_source(args)
     interval, ttl, backoff, listen = _checked(args)
     opt = ControllerOptions(
-        paths=list(args.paths), interval=interval, listen=listen, env=args.env, dry_run=args.dry_run, source=source,
-        lease=not args.no_lease, lease_ttl=ttl, lease_bucket=args.lease_bucket, lease_key=args.lease_key,
-        max_backoff=backoff, once=args.once, config=config,
+        paths=list(args.paths),
+        interval=interval,
+        listen=listen,
+        env=args.env,
+        dry_run=args.dry_run,
+        source=source,
+        lease=not args.no_lease,
+        lease_ttl=ttl,
+        lease_bucket=args.lease_bucket,
+        lease_key=args.lease_key,
+        max_backoff=backoff,
+        once=args.once,
+        config=config,
         explicit_target=bool(args.server or args.context or "default" in (getattr(config, "contexts", None) or {})),
     )
     if args.identity:
@@ -164,6 +181,7 @@ def _controller(argv: list[str]) -> int:
     stop = threading.Event()
     installed: list[tuple[int, Any]] = []
     if threading.current_thread() is threading.main_thread():
+
         def _on_signal(signum: int, _frame: Any) -> None:
             stop.set()
 

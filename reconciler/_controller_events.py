@@ -40,8 +40,11 @@ class EventLog:
 
     def __call__(self, event: str, **fields: Any) -> None:
         now = datetime.now(UTC)
-        record = {"time": now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z", "event": event,
-                  **{k: self._clean(v) for k, v in fields.items() if k not in ("time", "event")}}
+        record = {
+            "time": now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z",
+            "event": event,
+            **{k: self._clean(v) for k, v in fields.items() if k not in ("time", "event")},
+        }
         line = json.dumps(record, default=str, separators=(",", ":"))
         with self._lock:
             try:

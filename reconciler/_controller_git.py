@@ -61,8 +61,12 @@ class GitCredentials:
         """Flags in ``given`` win over ``JSOPS_GIT_SSH_KEY_FILE``, ``JSOPS_GIT_KNOWN_HOSTS_FILE``,
         ``JSOPS_GIT_TOKEN_FILE`` and ``JSOPS_GIT_USERNAME``."""
         env = os.environ if environ is None else environ
-        names = {"ssh_key_file": "JSOPS_GIT_SSH_KEY_FILE", "known_hosts_file": "JSOPS_GIT_KNOWN_HOSTS_FILE",
-                 "token_file": "JSOPS_GIT_TOKEN_FILE", "username": "JSOPS_GIT_USERNAME"}
+        names = {
+            "ssh_key_file": "JSOPS_GIT_SSH_KEY_FILE",
+            "known_hosts_file": "JSOPS_GIT_KNOWN_HOSTS_FILE",
+            "token_file": "JSOPS_GIT_TOKEN_FILE",
+            "username": "JSOPS_GIT_USERNAME",
+        }
         return cls(**{k: given.get(k) or env.get(v) or None for k, v in names.items()})
 
     def check(self) -> None:
@@ -108,8 +112,7 @@ class GitSource:
 
     @classmethod
     def remote(cls, url: str, branch: str, workdir: str, credentials: GitCredentials, stale_after: float = DEFAULT_STALE_AFTER) -> GitSource:
-        return cls(checkout=os.path.join(workdir, "repo"), branch=branch, url=url, credentials=credentials,
-                   stale_after=stale_after, own_clone=True)
+        return cls(checkout=os.path.join(workdir, "repo"), branch=branch, url=url, credentials=credentials, stale_after=stale_after, own_clone=True)
 
     @classmethod
     def clone(cls, path: str, credentials: GitCredentials | None = None, stale_after: float = DEFAULT_STALE_AFTER) -> GitSource:
@@ -166,8 +169,7 @@ class GitSource:
     def _git(self, *args: str, cwd: str | None = None) -> str:
         where = cwd or self.checkout
         try:
-            done = subprocess.run(["git", "-C", where, *args], capture_output=True, text=True, timeout=self.timeout,
-                                  env=self._env(), stdin=subprocess.DEVNULL)
+            done = subprocess.run(["git", "-C", where, *args], capture_output=True, text=True, timeout=self.timeout, env=self._env(), stdin=subprocess.DEVNULL)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise SourceError(f"git {args[0]} in {where}: {exc}") from None
         if done.returncode != 0:

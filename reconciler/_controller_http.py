@@ -26,8 +26,7 @@ CONTENT_TYPE_METRICS = "text/plain; version=0.0.4; charset=utf-8"
 MAX_CONNECTIONS = 512  # connections open at once; beyond it the oldest idle one is closed
 REQUEST_TIMEOUT = 5.0  # seconds a client has to send its request and read the answer
 MAX_HEAD = 8192  # bytes of request line and headers
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error",
-            503: "Service Unavailable"}
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error", 503: "Service Unavailable"}
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -44,8 +43,7 @@ Route = Callable[[], tuple[int, str, str]]  # (status code, body, content type)
 
 def _answer(code: int, body: str, ctype: str, head_only: bool = False) -> bytes:
     data = body.encode()
-    head = (f"HTTP/1.0 {code} {_REASONS.get(code, 'Status')}\r\nContent-Type: {ctype}\r\n"
-            f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n").encode()
+    head = (f"HTTP/1.0 {code} {_REASONS.get(code, 'Status')}\r\nContent-Type: {ctype}\r\nContent-Length: {len(data)}\r\nConnection: close\r\n\r\n").encode()
     return head if head_only else head + data
 
 
@@ -109,9 +107,17 @@ class _Loop:
 class StatusServer:
     """Serves the three endpoints from callables; each returns (status code, body)."""
 
-    def __init__(self, host: str, port: int, *, health: Callable[[], tuple[int, str]],
-                 ready: Callable[[], tuple[int, str]], metrics: Callable[[], str],
-                 max_connections: int = MAX_CONNECTIONS, request_timeout: float = REQUEST_TIMEOUT) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        health: Callable[[], tuple[int, str]],
+        ready: Callable[[], tuple[int, str]],
+        metrics: Callable[[], str],
+        max_connections: int = MAX_CONNECTIONS,
+        request_timeout: float = REQUEST_TIMEOUT,
+    ) -> None:
         def text(probe: Callable[[], tuple[int, str]]) -> Route:
             return lambda: (*probe(), "text/plain; charset=utf-8")
 
@@ -132,8 +138,7 @@ class StatusServer:
             sock.close()
             raise
         self.address: Any = sock.getsockname()
-        self._server = self._loop.run_until_complete(
-            asyncio.start_server(self._state.serve, sock=sock, limit=MAX_HEAD))
+        self._server = self._loop.run_until_complete(asyncio.start_server(self._state.serve, sock=sock, limit=MAX_HEAD))
         self._thread = threading.Thread(target=self._loop.run_forever, name="jsops-http", daemon=True)
 
     def start(self) -> StatusServer:

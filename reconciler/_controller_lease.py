@@ -29,9 +29,17 @@ SAFETY = 0.8
 
 
 class Lease(threading.Thread):
-    def __init__(self, target: Target, *, ttl: float, bucket: str = DEFAULT_BUCKET, key: str = DEFAULT_KEY,
-                 identity: str | None = None, emit: Callable[..., None] | None = None,
-                 on_error: Callable[[str, BaseException], None] | None = None) -> None:
+    def __init__(
+        self,
+        target: Target,
+        *,
+        ttl: float,
+        bucket: str = DEFAULT_BUCKET,
+        key: str = DEFAULT_KEY,
+        identity: str | None = None,
+        emit: Callable[..., None] | None = None,
+        on_error: Callable[[str, BaseException], None] | None = None,
+    ) -> None:
         super().__init__(name="jsops-lease", daemon=True)
         self.target = target
         self.ttl = ttl
@@ -89,8 +97,7 @@ class Lease(threading.Thread):
         if self._client is None:
             self._client = JsClient(self.target)
         if self._kv is None:
-            self._kv = self._client.run(self._client.akey_value(self.bucket, ttl=self.ttl,
-                                                                description="jsops controller leader lease"))
+            self._kv = self._client.run(self._client.akey_value(self.bucket, ttl=self.ttl, description="jsops controller leader lease"))
             if self._kv.max_age > 0:
                 self.ttl = self._kv.max_age  # the bucket's max_age decides, whatever this controller was told
         return self._client, self._kv

@@ -94,8 +94,7 @@ def _plural(n: int) -> str:
     return f"{n} message{'s' if n != 1 else ''}"
 
 
-def policy_plan(desired: list[Desired], live: LiveState, policy: Policy, *, target: str = "",
-                base: PlanOptions | None = None) -> Plan:
+def policy_plan(desired: list[Desired], live: LiveState, policy: Policy, *, target: str = "", base: PlanOptions | None = None) -> Plan:
     """The plan the controller may carry out with ``base`` (default :data:`PERMISSIVE`) options:
     every action that the annotations do not allow is turned into a ``blocked`` one that says which
     annotations it needs. ``base`` carries the prune scope; its safety flags are set here."""
@@ -107,8 +106,13 @@ def policy_plan(desired: list[Desired], live: LiveState, policy: Policy, *, targ
     s = {_key(a): a for a in strict.actions}
     migrating = _migrations(desired, live, policy, replace(base, adopt=adopt), target)
     p.update(migrating)
-    recreated = {a.name for a in perm.actions if a.kind == "Stream" and a.action == ActionKind.RECREATE
-                 and not policy.grants(_key(a)).missing(required(ActionKind.RECREATE, "Stream", holds=_held(live, a.name)))}
+    recreated = {
+        a.name
+        for a in perm.actions
+        if a.kind == "Stream"
+        and a.action == ActionKind.RECREATE
+        and not policy.grants(_key(a)).missing(required(ActionKind.RECREATE, "Stream", holds=_held(live, a.name)))
+    }
     keys = [_key(a) for a in perm.actions] + [k for k in (_key(a) for a in strict.actions) if k not in p]
     actions: list[Action] = []
     for k in keys:
@@ -143,8 +147,7 @@ def _migrations(desired: list[Desired], live: LiveState, policy: Policy, base: P
 def _migration_choice(a: Action, grants: Grants) -> Action:
     """A migration (or one the flags block): say which annotation it needs, in the controller's words."""
     if a.action == ActionKind.BLOCKED and Permission.MIGRATE.value in a.needs:
-        return _block(a, (a.reason or "").replace(Permission.MIGRATE.flag, grants.needs([Permission.MIGRATE]).removeprefix("needs ")),
-                      [Permission.MIGRATE])
+        return _block(a, (a.reason or "").replace(Permission.MIGRATE.flag, grants.needs([Permission.MIGRATE]).removeprefix("needs ")), [Permission.MIGRATE])
     return a
 
 
@@ -155,14 +158,24 @@ def _held(live: LiveState, stream: str) -> int:
 def _stream_choice(k: Key, pa: Action | None, chosen: Action | None, live: LiveState, grants: Grants) -> Action | None:
     """A stream's action: the permissive one where the annotations allow it, else the strict one
     saying which annotations it needs."""
-    if (chosen is not None and chosen.action == ActionKind.BLOCKED and chosen.data_loss and chosen.wanted in (ActionKind.UPDATE, ActionKind.ADOPT)
-            and pa is not None and pa.action == chosen.wanted):
+    if (
+        chosen is not None
+        and chosen.action == ActionKind.BLOCKED
+        and chosen.data_loss
+        and chosen.wanted in (ActionKind.UPDATE, ActionKind.ADOPT)
+        and pa is not None
+        and pa.action == chosen.wanted
+    ):
         # tightened limits that remove stored messages (jsops.reconciler.dataloss)
         missing = grants.missing([Permission.DATA_LOSS])
-        chosen = pa if not missing else _block(
-            chosen, f"tightened limits remove up to {_plural(chosen.data_loss)}; {grants.needs(missing)}", missing)
-    if (chosen is not None and chosen.action == ActionKind.BLOCKED and chosen.wanted == ActionKind.RECREATE
-            and pa is not None and pa.action == ActionKind.RECREATE):
+        chosen = pa if not missing else _block(chosen, f"tightened limits remove up to {_plural(chosen.data_loss)}; {grants.needs(missing)}", missing)
+    if (
+        chosen is not None
+        and chosen.action == ActionKind.BLOCKED
+        and chosen.wanted == ActionKind.RECREATE
+        and pa is not None
+        and pa.action == ActionKind.RECREATE
+    ):
         held = _held(live, k[2])
         missing = grants.missing(required(ActionKind.RECREATE, "Stream", holds=held))
         if missing:  # every annotation it needs, at once
@@ -179,8 +192,7 @@ def _consumer_choice(pa: Action | None, sa: Action | None, grants: Grants) -> Ac
     missing = grants.missing(required(ActionKind.RECREATE, "Consumer", data_loss=pa.data_loss))
     if not missing:
         return pa
-    loss = (f"deleting the consumer removes up to {_plural(pa.data_loss or 0)} of an interest stream; "
-            if Permission.DATA_LOSS in missing else "")
+    loss = f"deleting the consumer removes up to {_plural(pa.data_loss or 0)} of an interest stream; " if Permission.DATA_LOSS in missing else ""
     if Permission.RECREATE not in missing:
         return _block(pa, loss + grants.needs(missing), missing)
     if sa is None or not (sa.action == ActionKind.BLOCKED and sa.wanted == ActionKind.RECREATE):

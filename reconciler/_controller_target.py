@@ -103,8 +103,14 @@ class TargetRun:
             ok = ok and done
         self.states = states
         self.pending = sum(1 for s in states.values() if s != "synced")
-        return {"ok": ok, "leader": leader, "drift": len(plan.actions), "applied": applied, "pending": self.pending,
-                "blocked": sum(int(v) for v in self.blocked.values())}
+        return {
+            "ok": ok,
+            "leader": leader,
+            "drift": len(plan.actions),
+            "applied": applied,
+            "pending": self.pending,
+            "blocked": sum(int(v) for v in self.blocked.values()),
+        }
 
     def _report_drift(self, ctl: Controller, plan: Plan, states: dict[StateKey, str]) -> None:
         """Log the plan's actions as drift (once while it stays the same) and count what is blocked."""
@@ -120,8 +126,17 @@ class TargetRun:
                 blocked[need] = blocked.get(need, 0) + 1
             else:
                 states[key] = "out_of_sync"
-            drift.append({"object": a.label, "action": a.action, "wanted": a.wanted, "changes": [c.path for c in a.changes],
-                          "reason": a.reason, "consequence": a.consequence, **({"err_code": a.err_code} if a.err_code is not None else {})})
+            drift.append(
+                {
+                    "object": a.label,
+                    "action": a.action,
+                    "wanted": a.wanted,
+                    "changes": [c.path for c in a.changes],
+                    "reason": a.reason,
+                    "consequence": a.consequence,
+                    **({"err_code": a.err_code} if a.err_code is not None else {}),
+                }
+            )
         if drift != self.last_drift:  # the same drift (say, a blocked change) is reported once, not every round
             for d in drift:
                 ctl.log("drift", context=self.name, **d)
@@ -170,6 +185,12 @@ def plan_options(rev: Revision, contexts: list[str], paths: list[str], estate: s
     target's contexts; a recorded manifest path that moved is updated. The estate identity
     (``estate:`` in the jsops config) scopes prune and takeover as in ``jsops apply``."""
     prune_paths, stale = prune_scope(rev.estate, paths)
-    return PlanOptions(keep_position=True, prune_paths=prune_paths, prune_contexts=frozenset(contexts),
-                       stale_source=stale, estates=True, estate=estate, repo=None if estate else repo_identity())
-
+    return PlanOptions(
+        keep_position=True,
+        prune_paths=prune_paths,
+        prune_contexts=frozenset(contexts),
+        stale_source=stale,
+        estates=True,
+        estate=estate,
+        repo=None if estate else repo_identity(),
+    )

@@ -79,21 +79,18 @@ def verified_peers(answers: list[dict[str, Any]], ids: dict[str, str | None], va
     if dropped:
         notes.append(f"{dropped} VARZ answer(s) did not come from a server of the connected cluster and were left out")
     if twice:
-        notes.append(f"{twice} server(s) of the cluster answered more than once (is something answering in their name?); "
-                     "servers is left out")
+        notes.append(f"{twice} server(s) of the cluster answered more than once (is something answering in their name?); servers is left out")
         return None, notes
     missing = sorted(set(ids) - set(kept))
     if missing:
-        notes.append(f"{len(missing)} server(s) of the cluster did not answer the VARZ ping (no system account access?); "
-                     "servers is left out")
+        notes.append(f"{len(missing)} server(s) of the cluster did not answer the VARZ ping (no system account access?); servers is left out")
         return None, notes
     return [kept[k] for k in sorted(kept)], notes
 
 
 def _bad(what: str, value: Any) -> TargetError:
     shown = repr(value)
-    return TargetError(f"the server gave {what} {shown[:80] + ('...' if len(shown) > 80 else '')}, which is not plausible; "
-                       "nothing was written")
+    return TargetError(f"the server gave {what} {shown[:80] + ('...' if len(shown) > 80 else '')}, which is not plausible; nothing was written")
 
 
 def check_facts(facts: Any) -> None:

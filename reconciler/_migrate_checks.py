@@ -59,19 +59,25 @@ def _retention_refusal(src: LiveStream, new: dict[str, Any], declared: set[str],
     old, want = _retention(src.config), _retention(new)
     held = src.messages
     if held and (old == "workqueue") != (want == "workqueue"):
-        return (f"{src.name} holds {_plural(held)} and its retention changes from {old} to {want}: the server cannot change "
-                "a retention to or from workqueue (10052), and a work-queue consumer must start at the first message (10101), "
-                "so the consumers' positions cannot be carried over; let the consumers drain it first (an empty stream migrates)")
+        return (
+            f"{src.name} holds {_plural(held)} and its retention changes from {old} to {want}: the server cannot change "
+            "a retention to or from workqueue (10052), and a work-queue consumer must start at the first message (10101), "
+            "so the consumers' positions cannot be carried over; let the consumers drain it first (an empty stream migrates)"
+        )
     if held and want == "interest" and old != "interest":
-        return (f"{src.name} holds {_plural(held)} and its retention changes from {old} to interest, which drops the messages "
-                "no consumer still wants; migrate with the old retention first, then change the retention in place "
-                "(the plan counts what that drops)")
+        return (
+            f"{src.name} holds {_plural(held)} and its retention changes from {old} to interest, which drops the messages "
+            "no consumer still wants; migrate with the old retention first, then change the retention in place "
+            "(the plan counts what that drops)"
+        )
     if old == "interest":
         left = sorted(c.name for (s, _), c in live.consumers.items() if s == src.name and c.name not in declared and c.pending > 0)
         if left:
-            return (f"{src.name} is an interest stream and its consumers {', '.join(left)} are not declared on the new stream "
-                    "while they still have messages to take: the new stream would drop the messages only they want; "
-                    "declare them on the new stream, or let them catch up first")
+            return (
+                f"{src.name} is an interest stream and its consumers {', '.join(left)} are not declared on the new stream "
+                "while they still have messages to take: the new stream would drop the messages only they want; "
+                "declare them on the new stream, or let them catch up first"
+            )
     return None
 
 
@@ -86,8 +92,10 @@ def _capacity_refusal(src: LiveStream, new: dict[str, Any]) -> str | None:
         over.append(f"max_bytes {max_bytes} < {src.bytes} bytes")
     if not over:
         return None
-    return (f"the new stream (discard: new) cannot hold what {src.name} holds ({'; '.join(over)}): the copy would stop short "
-            "and never catch up; raise the limits to migrate, then lower them after (in place, puts beyond them are refused)")
+    return (
+        f"the new stream (discard: new) cannot hold what {src.name} holds ({'; '.join(over)}): the copy would stop short "
+        "and never catch up; raise the limits to migrate, then lower them after (in place, puts beyond them are refused)"
+    )
 
 
 def copy_refusal(src: LiveStream, new: dict[str, Any], declared: set[str], live: LiveState) -> str | None:
@@ -95,8 +103,10 @@ def copy_refusal(src: LiveStream, new: dict[str, Any], declared: set[str], live:
     ``declared``) without loss; None when it can."""
     readers = downstream(src.name, live)
     if readers:
-        return (f"{src.name} is read by {', '.join(readers)}: after the migration it would name a stream that is gone "
-                "or copy every message again; remove it or point it at the new stream first, then migrate")
+        return (
+            f"{src.name} is read by {', '.join(readers)}: after the migration it would name a stream that is gone "
+            "or copy every message again; remove it or point it at the new stream first, then migrate"
+        )
     return _retention_refusal(src, new, declared, live) or _capacity_refusal(src, new)
 
 

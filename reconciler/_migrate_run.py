@@ -99,10 +99,13 @@ async def run_migration(client: JsClient, a: Action) -> str:
     for leg in legs:
         await _move(client, leg)
     windows = [f"{leg.window * 1000:.1f} ms" for leg in legs if leg.window is not None]
-    return (f"migrated from {spec.source}" + (f" through {spec.via}" if spec.via else "")
-            + f": {sum(leg.compared for leg in legs)} messages compared (SHA-256), "
-            + f"{sum(leg.placed for leg in legs)} consumers at their positions"
-            + (f", cut-over window {' + '.join(windows)}" if windows else ""))
+    return (
+        f"migrated from {spec.source}"
+        + (f" through {spec.via}" if spec.via else "")
+        + f": {sum(leg.compared for leg in legs)} messages compared (SHA-256), "
+        + f"{sum(leg.placed for leg in legs)} consumers at their positions"
+        + (f", cut-over window {' + '.join(windows)}" if windows else "")
+    )
 
 
 async def unfinished(client: JsClient, a: Action) -> str | None:
@@ -143,8 +146,7 @@ async def _abandon(client: JsClient, name: str) -> str:
         return f"nothing to roll back: {name} records no migration"
     step = str(rec.get("step"))
     if step not in ("copy", "cutover") or await _info(client, rec["from"]) is None:
-        raise MigrationError(f"the migration from {rec['from']} to {name} is at step {step!r}: it cannot be rolled back; "
-                             "run plan again")
+        raise MigrationError(f"the migration from {rec['from']} to {name} is at step {step!r}: it cannot be rolled back; run plan again")
     await _rollback(client, _Leg(rec["from"], name, {}, {}, str(rec.get("final") or name)), rec)
     return f"rolled back the unfinished migration from {rec['from']}: {rec['from']} has its subjects, {name} was deleted"
 
@@ -209,16 +211,14 @@ async def _move(client: JsClient, leg: _Leg) -> None:
     if dst_i is None:
         if src_i is None:
             raise MigrationError(f"neither {leg.src} nor {leg.dst} exists")
-        rec = {"from": leg.src, "to": leg.dst, "final": leg.final, "step": "copy",
-               "subjects": list((src_i.get("config") or {}).get("subjects") or [])}
+        rec = {"from": leg.src, "to": leg.dst, "final": leg.final, "step": "copy", "subjects": list((src_i.get("config") or {}).get("subjects") or [])}
         await _steady(client, client.acreate_stream, _with_record(_copy_config(leg), rec))
         _fault(leg, "after-create")
     elif rec is None or rec["from"] != leg.src:
         raise MigrationError(f"{leg.dst} exists and records no migration from {leg.src}; nothing was changed")
     step = str(rec.get("step"))
     if src_i is None and step != "drop":
-        raise MigrationError(f"{leg.src} is gone although the migration to {leg.dst} was at step {step!r}; "
-                             f"{leg.dst} is kept as it is")
+        raise MigrationError(f"{leg.src} is gone although the migration to {leg.dst} was at step {step!r}; {leg.dst} is kept as it is")
     if src_i is not None:
         if step == "copy":
             try:
@@ -226,8 +226,9 @@ async def _move(client: JsClient, leg: _Leg) -> None:
                 leg.compared += await _compare(client, leg, 1, last)
             except MigrationError as exc:
                 await _rollback(client, leg, rec)
-                raise MigrationError(f"{exc}; rolled back: {leg.src} is untouched and the copy {leg.dst} was deleted "
-                                     "(nothing lost; the next apply starts again)") from None
+                raise MigrationError(
+                    f"{exc}; rolled back: {leg.src} is untouched and the copy {leg.dst} was deleted (nothing lost; the next apply starts again)"
+                ) from None
             rec = {**rec, "step": "cutover", "verified": last}
             await _record(client, leg.dst, rec)
             _fault(leg, "after-sync")
@@ -292,8 +293,9 @@ async def _catch_up(client: JsClient, src: str, dst: str, *, fast: bool) -> int:
         if got != seen:
             seen, deadline = got, time.monotonic() + CATCH_UP_TIMEOUT
         if time.monotonic() > deadline:
-            raise MigrationError(f"{dst} did not catch up with {src} ({got} of {want}) in {CATCH_UP_TIMEOUT:.0f}s; "
-                                 "run apply again to carry on (nothing is lost)")
+            raise MigrationError(
+                f"{dst} did not catch up with {src} ({got} of {want}) in {CATCH_UP_TIMEOUT:.0f}s; run apply again to carry on (nothing is lost)"
+            )
         await asyncio.sleep(pause)
 
 
@@ -340,14 +342,17 @@ async def _cutover(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
         await _window(client, leg, rec)
     except MigrationError as exc:
         await _rollback(client, leg, rec)
-        raise MigrationError(f"{exc}; rolled back: {leg.src} has its subjects again and {leg.dst} was deleted "
-                             "(nothing lost; the next apply starts again)") from None
+        raise MigrationError(
+            f"{exc}; rolled back: {leg.src} has its subjects again and {leg.dst} was deleted (nothing lost; the next apply starts again)"
+        ) from None
     except JsApiError as exc:
         if exc.err_code is None:
             raise
         await _rollback(client, leg, rec)
-        raise MigrationError(f"{leg.dst} could not be made ready ({exc}); rolled back: {leg.src} has its subjects again "
-                             f"and {leg.dst} was deleted (nothing lost; the next apply starts again)") from None
+        raise MigrationError(
+            f"{leg.dst} could not be made ready ({exc}); rolled back: {leg.src} has its subjects again "
+            f"and {leg.dst} was deleted (nothing lost; the next apply starts again)"
+        ) from None
 
 
 async def _window(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
@@ -426,6 +431,7 @@ async def _consumers(client: JsClient, leg: _Leg, *, floors: bool) -> None:
     manifest resets (``--reset-position``) starts where its manifest says. One that exists already
     (an earlier, interrupted run) is not created again; with ``floors`` its ack floor is brought to
     the old one (:func:`_floor`)."""
+
     async def one(name: str, cfg: dict[str, Any]) -> None:
         old, new = await asyncio.gather(_consumer_info(client, leg.src, name), _consumer_info(client, leg.dst, name))
         if new is None:
@@ -457,7 +463,7 @@ async def _trim(client: JsClient, leg: _Leg) -> None:
         await _steady(client, client.arequest, f"STREAM.PURGE.{leg.dst}", {"seq": first})
     extra = sorted(s for s in gone if s not in lacks and s >= int(dst.get("first_seq") or 0))
     for start in range(0, len(extra), _BATCH):
-        await asyncio.gather(*(_drop(client, leg.dst, s) for s in extra[start:start + _BATCH]))
+        await asyncio.gather(*(_drop(client, leg.dst, s) for s in extra[start : start + _BATCH]))
 
 
 async def _drop(client: JsClient, stream: str, seq: int) -> None:
@@ -479,6 +485,7 @@ async def _advance(client: JsClient, leg: _Leg) -> None:
     """In the window: a consumer of ``src`` acknowledged more since its copy on ``dst`` was made;
     move the copy to its position now (the reset API, 2.14+; before that, delete and create it
     again there: the copy has delivered nothing that matters, ``dst`` takes no publishes yet)."""
+
     async def one(name: str, cfg: dict[str, Any]) -> None:
         old, new = await asyncio.gather(_consumer_info(client, leg.src, name), _consumer_info(client, leg.dst, name))
         if old is None or new is None or _start(old) <= _next(new):

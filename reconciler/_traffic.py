@@ -90,14 +90,21 @@ class _Log:
         self.lines = 0
 
     def attempt(self, p: _Publisher, subject: str, msg_id: str, attempt: int, result: str) -> None:
-        rec = {"type": PUBLISH_TYPE, "ts": _ts(), "stream": p.stream, "subject": subject, "msg_id": msg_id,
-               "attempt": attempt, "bytes": p.size, "result": result}
+        rec = {
+            "type": PUBLISH_TYPE,
+            "ts": _ts(),
+            "stream": p.stream,
+            "subject": subject,
+            "msg_id": msg_id,
+            "attempt": attempt,
+            "bytes": p.size,
+            "result": result,
+        }
         self.out.write(json.dumps(rec, separators=(",", ":")) + "\n")
         self.lines += 1
 
 
-async def _publish_loop(js: Any, p: _Publisher, log: _Log, rng: random.Random, stop: asyncio.Event,
-                        retries: set[asyncio.Task[None]]) -> None:
+async def _publish_loop(js: Any, p: _Publisher, log: _Log, rng: random.Random, stop: asyncio.Event, retries: set[asyncio.Task[None]]) -> None:
     n = 0
     payload = b"x" * p.size
     while not stop.is_set():
@@ -111,8 +118,7 @@ async def _publish_loop(js: Any, p: _Publisher, log: _Log, rng: random.Random, s
         await asyncio.sleep(rng.expovariate(p.rate_per_s))
 
 
-async def _send(js: Any, p: _Publisher, subject: str, msg_id: str, payload: bytes, log: _Log,
-                rng: random.Random, stop: asyncio.Event) -> None:
+async def _send(js: Any, p: _Publisher, subject: str, msg_id: str, payload: bytes, log: _Log, rng: random.Random, stop: asyncio.Event) -> None:
     attempt = 1
     while True:
         try:
@@ -183,6 +189,7 @@ async def _cart_loop(js: Any, rng: random.Random, stop: asyncio.Event, counts: d
 
 async def run(server: str, duration_s: float, publish_log: Path, seed: int = 7) -> dict[str, int]:
     rng = random.Random(seed)
+
     async def _quiet(exc: Exception) -> None:  # reconnects are expected; nats-py would print each one
         return None
 
@@ -194,8 +201,7 @@ async def run(server: str, duration_s: float, publish_log: Path, seed: int = 7) 
     publish_log.parent.mkdir(parents=True, exist_ok=True)
     with publish_log.open("w") as out:
         log = _Log(out)
-        tasks = [asyncio.create_task(_publish_loop(js, p, log, random.Random(rng.random()), stop, inflight))
-                 for p in PUBLISHERS]
+        tasks = [asyncio.create_task(_publish_loop(js, p, log, random.Random(rng.random()), stop, inflight)) for p in PUBLISHERS]
         for w in WORKERS:
             for _ in range(w.concurrency):
                 tasks.append(asyncio.create_task(_work_loop(js, w, random.Random(rng.random()), stop, counts)))
@@ -204,9 +210,12 @@ async def run(server: str, duration_s: float, publish_log: Path, seed: int = 7) 
         while time.monotonic() - t0 < duration_s:
             await asyncio.sleep(min(10.0, duration_s - (time.monotonic() - t0)))
             done = time.monotonic() - t0
-            print(f"  traffic {done:4.0f}s/{duration_s:.0f}s: {log.lines} publish attempts logged, "
-                  f"{counts['ack']} acks, {counts['nak']} naks, {counts['hung']} left to time out, "
-                  f"{counts['cart_puts']} carts written", flush=True)
+            print(
+                f"  traffic {done:4.0f}s/{duration_s:.0f}s: {log.lines} publish attempts logged, "
+                f"{counts['ack']} acks, {counts['nak']} naks, {counts['hung']} left to time out, "
+                f"{counts['cart_puts']} carts written",
+                flush=True,
+            )
         stop.set()
         await asyncio.wait(tasks, timeout=5.0)
         for t in [*tasks, *inflight]:

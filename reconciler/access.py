@@ -133,8 +133,10 @@ def access_refusals(estate: Any, config: Any, own: Iterable[str]) -> list[Access
             continue
         what = f"names context {ctx!r}"
         if not rules:
-            why = (f"{what}, but no `access` list in {source} allows any context besides the controller's own target "
-                   "(add `access: [{paths: [...], contexts: [...]}]`)")
+            why = (
+                f"{what}, but no `access` list in {source} allows any context besides the controller's own target "
+                "(add `access: [{paths: [...], contexts: [...]}]`)"
+            )
         else:
             here = ", ".join(repr(c) for c in allowed) if allowed else "none"
             why = f"{what}, which the `access` list of {source} does not allow for {rel} (allowed here: {here})"
@@ -148,7 +150,13 @@ def access_refusals(estate: Any, config: Any, own: Iterable[str]) -> list[Access
         allowed_servers = [s for r in rules if path_matches(rel, r.paths) for s in r.servers]
         bad = _servers_refused(account.servers, allowed_servers)
         if bad:
-            refused.append(AccessRefusal(name, account.file, account.line,
-                                         f"NACK Account {name!r} points at {', '.join(bad)}, which the `access` list of "
-                                         f"{source} does not allow for {rel}" + ("" if rules else " (there is none)")))
+            refused.append(
+                AccessRefusal(
+                    name,
+                    account.file,
+                    account.line,
+                    f"NACK Account {name!r} points at {', '.join(bad)}, which the `access` list of "
+                    f"{source} does not allow for {rel}" + ("" if rules else " (there is none)"),
+                )
+            )
     return refused

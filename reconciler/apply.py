@@ -124,9 +124,11 @@ async def _recheck_stream(client: JsClient, a: Action, config: dict[str, Any] | 
         lost = 0
     if lost > 0:
         what = "deleted" if a.action in (ActionKind.DELETE, ActionKind.RECREATE) else "updated"
-        raise StaleState(f"not {what}: the stream now holds {s.messages} message{'s' if s.messages != 1 else ''} "
-                         f"(the plan saw none lost) and this request would remove up to {lost}; "
-                         "run plan again (a loss needs --allow-data-loss)")
+        raise StaleState(
+            f"not {what}: the stream now holds {s.messages} message{'s' if s.messages != 1 else ''} "
+            f"(the plan saw none lost) and this request would remove up to {lost}; "
+            "run plan again (a loss needs --allow-data-loss)"
+        )
 
 
 async def _recheck_interest(client: JsClient, a: Action, config: dict[str, Any]) -> None:
@@ -137,13 +139,24 @@ async def _recheck_interest(client: JsClient, a: Action, config: dict[str, Any])
         return
     lost = await aupdate_loss(client, a.kind, a.stream or a.name, a.name, config)
     if lost > 0:
-        raise StaleState(f"not updated: on the interest stream {a.stream or a.name} this update would now remove up to "
-                         f"{lost} stored message{'s' if lost != 1 else ''}; run plan again (a loss needs --allow-data-loss)")
+        raise StaleState(
+            f"not updated: on the interest stream {a.stream or a.name} this update would now remove up to "
+            f"{lost} stored message{'s' if lost != 1 else ''}; run plan again (a loss needs --allow-data-loss)"
+        )
 
 
-def execute_plan(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, *, progress: Any = None,
-                 stop: Stop | None = None, verify: bool = False, read_back: float | None = None,
-                 notify: Any = None) -> ApplyReport:
+def execute_plan(
+    client: JsClient,
+    plan: Plan,
+    live: LiveState,
+    opt: PlanOptions,
+    *,
+    progress: Any = None,
+    stop: Stop | None = None,
+    verify: bool = False,
+    read_back: float | None = None,
+    notify: Any = None,
+) -> ApplyReport:
     """Run ``plan``'s actions; ``progress`` (if given) is called with each :class:`ActionResult`.
 
     ``stop``: once set, no further request is started; the actions not started are reported as
@@ -260,8 +273,7 @@ class _Run:
             except JsApiError as exc:
                 self.fail(a, f"{text}; read back: not applied; sent again: {exc}", exc.err_code)
                 return
-            self.record(ActionResult(a, Outcome.DONE, f"{detail} (sent again after the reconnect: the first request got no answer "
-                                                      "and was not carried out)"))
+            self.record(ActionResult(a, Outcome.DONE, f"{detail} (sent again after the reconnect: the first request got no answer and was not carried out)"))
 
     async def batch(self, actions: list[Action], fn: Callable[[Action], Awaitable[str]]) -> None:
         async def one(a: Action) -> None:
@@ -296,8 +308,9 @@ def _runnable(run: _Run, plan: Plan, live: LiveState, opt: PlanOptions, verify: 
     return out
 
 
-async def _execute(client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, progress: Any,
-                   stop: Stop | None = None, verify: bool = False, settle: float | None = None) -> ApplyReport:
+async def _execute(
+    client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, progress: Any, stop: Stop | None = None, verify: bool = False, settle: float | None = None
+) -> ApplyReport:
     run = _Run(client, progress, stop, settle)
     runnable = _runnable(run, plan, live, opt, verify)
     stream_puts = [a for a in runnable if a.kind == "Stream" and a.action != ActionKind.DELETE]
@@ -335,8 +348,11 @@ _SENT_AGAIN = (ActionKind.CREATE, ActionKind.UPDATE, ActionKind.ADOPT, ActionKin
 def _no_answer(exc: JsApiError) -> bool:
     """Whether the request got no answer (timeout, lost connection, garbled reply): the server
     may have carried it out. An error the server answered with is a real failure."""
-    return exc.err_code is None and exc.code is None and exc.description.startswith(
-        ("no answer", "the connection to the server was lost", "the server answered with"))
+    return (
+        exc.err_code is None
+        and exc.code is None
+        and exc.description.startswith(("no answer", "the connection to the server was lost", "the server answered with"))
+    )
 
 
 def _blocked_by(a: Action, failed: set[str]) -> str | None:
@@ -513,8 +529,10 @@ async def _recheck_consumer(client: JsClient, a: Action) -> None:
         raise
     lost = interest_loss(s, int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0))
     if lost > 0:
-        raise StaleState(f"not deleted: the consumer now has {lost} unacknowledged message{'s' if lost != 1 else ''} on an "
-                         "interest stream, which the delete would remove; run plan again (a loss needs --allow-data-loss)")
+        raise StaleState(
+            f"not deleted: the consumer now has {lost} unacknowledged message{'s' if lost != 1 else ''} on an "
+            "interest stream, which the delete would remove; run plan again (a loss needs --allow-data-loss)"
+        )
 
 
 async def _delete_consumer(client: JsClient, a: Action) -> str:

@@ -43,24 +43,30 @@ _CONFIG_HELP = "jsops config (contexts, target facts, lint selection); default: 
 def _parser(command: str, description: str, epilog: str = "") -> Parser:
     from .client import add_target_arguments
 
-    p = Parser(prog=f"jsops {command}", description=description, epilog=epilog,
-               formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(prog=f"jsops {command}", description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_target_arguments(p)
     add_config(p, _CONFIG_HELP)
     return p
 
 
 def _safety_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--prune", action="store_true",
-                   help="delete objects jsops owns that left the manifests (only those recorded under the PATHs given)")
-    p.add_argument("--adopt", nargs="+", default=[], metavar="NAME",
-                   help="take over existing objects jsops does not own, or that another estate owns (STREAM, or STREAM/CONSUMER)")
+    p.add_argument("--prune", action="store_true", help="delete objects jsops owns that left the manifests (only those recorded under the PATHs given)")
+    p.add_argument(
+        "--adopt",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="take over existing objects jsops does not own, or that another estate owns (STREAM, or STREAM/CONSUMER)",
+    )
     p.add_argument("--allow-recreate", action="store_true", help="allow delete-and-create for changes the server cannot make in place")
     p.add_argument("--allow-data-loss", action="store_true", help="allow recreating or deleting streams that hold messages")
     p.add_argument("--reset-position", action="store_true", help="recreated consumers start from their deliver policy, not their old position")
-    p.add_argument("--migrate", action="store_true",
-                   help="run renames (jsops.io/renamed-from) and changes the server cannot make in place as migrations that keep "
-                        "every message and consumer position (see docs/data-loss.md)")
+    p.add_argument(
+        "--migrate",
+        action="store_true",
+        help="run renames (jsops.io/renamed-from) and changes the server cannot make in place as migrations that keep "
+        "every message and consumer position (see docs/data-loss.md)",
+    )
 
 
 def _view_args(p: argparse.ArgumentParser) -> None:
@@ -88,8 +94,11 @@ def _plan(argv: list[str]) -> int:
     p.add_argument("--out", metavar="FILE", help="also write the plan as JSON (for apply --plan)")
     add_env(p)
     add_no_cache(p)
-    p.add_argument("--detailed-exitcode", action="store_true",
-                   help="exit 0 when there are no changes, 2 when there are, 1 on errors (as terraform plan -detailed-exitcode)")
+    p.add_argument(
+        "--detailed-exitcode",
+        action="store_true",
+        help="exit 0 when there are no changes, 2 when there are, 1 on errors (as terraform plan -detailed-exitcode)",
+    )
     _view_args(p)
     _safety_args(p)
     args = p.parse_args(argv)
@@ -146,14 +155,18 @@ def _apply(argv: list[str]) -> int:
     p = _parser("apply", "Make the targets match the manifests.", APPLY_EPILOG)
     add_paths(p)
     p.add_argument("--plan", metavar="FILE", dest="plan_file", help="apply this saved plan if the live state still matches it")
-    p.add_argument("--yes", "-y", action="store_true",
-                   help="do not ask for confirmation (the plan is then summed up in one line, not printed in full)")
+    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation (the plan is then summed up in one line, not printed in full)")
     add_env(p)
     add_no_cache(p)
     _view_args(p)
-    p.add_argument("--read-back-wait", metavar="DURATION", default="30s", type=duration_type(),
-                   help="when the server stops answering mid-apply, how long to wait for it to read back what it did "
-                        "with the requests in flight (Go duration or integer nanoseconds; default 30s)")
+    p.add_argument(
+        "--read-back-wait",
+        metavar="DURATION",
+        default="30s",
+        type=duration_type(),
+        help="when the server stops answering mid-apply, how long to wait for it to read back what it did "
+        "with the requests in flight (Go duration or integer nanoseconds; default 30s)",
+    )
     _safety_args(p)
     args = p.parse_args(argv)
     from ._cli_apply import apply_command
@@ -190,7 +203,9 @@ def _export(argv: list[str]) -> int:
         written = write_export(live, args.out_dir, target.context)
     except OSError as exc:
         raise Exit(f"jsops: error: cannot write to {args.out_dir}: {exc.strerror or exc}", ExitCode.ERROR) from None
-    print(f"Exported {len(live.streams)} streams and {sum(1 for c in live.consumers.values() if c.config.get('durable_name'))} consumers to {len(written)} files in {args.out_dir}.")
+    print(
+        f"Exported {len(live.streams)} streams and {sum(1 for c in live.consumers.values() if c.config.get('durable_name'))} consumers to {len(written)} files in {args.out_dir}."
+    )
     return ExitCode.OK
 
 
@@ -202,8 +217,14 @@ def _describe(exc: BaseException) -> str:
     return str(exc)
 
 
-def guard(command: Callable[[list[str]], int], argv: Sequence[str], *, prog: str = "jsops",
-          error_code: int = ExitCode.ERROR, describe: Callable[[BaseException], str] = _describe) -> int:
+def guard(
+    command: Callable[[list[str]], int],
+    argv: Sequence[str],
+    *,
+    prog: str = "jsops",
+    error_code: int = ExitCode.ERROR,
+    describe: Callable[[BaseException], str] = _describe,
+) -> int:
     """Run a reconciler command under :func:`jsops.linter.clikit.run`: its errors (the reconciler's and
     the linter's) are one line, ``PROG: error: MESSAGE``, and ``error_code``; the secrets given as
     arguments are blanked out of everything printed."""
@@ -216,8 +237,7 @@ def guard(command: Callable[[list[str]], int], argv: Sequence[str], *, prog: str
     args = list(argv)
     # TargetError, ConnectError, JsApiError and PlanError are named until they derive from ReconcilerError.
     errors = (ReconcilerError, LinterError, TargetError, ConnectError, JsApiError, PlanError)
-    return run(command, args, prog=prog, errors=errors, error_code=error_code,
-               redact=lambda text: argv_scrub(text, args), describe=describe)
+    return run(command, args, prog=prog, errors=errors, error_code=error_code, redact=lambda text: argv_scrub(text, args), describe=describe)
 
 
 def plan_main(argv: Sequence[str]) -> int:

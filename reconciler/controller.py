@@ -150,10 +150,17 @@ class Controller:
         except BaseException:
             self.close()
             raise
-        self.log("started", paths=opt.paths, target=self.target.display(), interval=opt.interval, dry_run=opt.dry_run,
-                 identity=opt.identity, listen=f"{self.http.address[0]}:{self.http.address[1]}" if self.http else None,
-                 lease=f"{opt.lease_bucket}/{opt.lease_key}" if opt.lease and not opt.dry_run else None,
-                 **({"source": opt.source.describe()} if opt.source is not None else {}))
+        self.log(
+            "started",
+            paths=opt.paths,
+            target=self.target.display(),
+            interval=opt.interval,
+            dry_run=opt.dry_run,
+            identity=opt.identity,
+            listen=f"{self.http.address[0]}:{self.http.address[1]}" if self.http else None,
+            lease=f"{opt.lease_bucket}/{opt.lease_key}" if opt.lease and not opt.dry_run else None,
+            **({"source": opt.source.describe()} if opt.source is not None else {}),
+        )
         code = 0
         try:
             while not stop.is_set():
@@ -233,8 +240,7 @@ class Controller:
         self.last_result = "success" if ok else "error"
         if self.options.source is not None:
             summary["commit"] = getattr(self.current, "commit", None)
-        self.log("round", result=self.last_result, seconds=round(took, 3), leader=self.leader(),
-                 revision=self.current.id if self.current else None, **summary)
+        self.log("round", result=self.last_result, seconds=round(took, 3), leader=self.leader(), revision=self.current.id if self.current else None, **summary)
         return ok
 
     def count_error(self, kind: str, exc: BaseException | str, *, err_code: int | None = None, context: str | None = None) -> None:
@@ -294,8 +300,13 @@ class Controller:
             if rev.id != self._rejected:
                 self._rejected = rev.id
                 self.metrics.inc("errors_total", "", "lint", "")
-                self.log("revision_rejected", revision=rev.id, lint_errors=len(rev.errors), findings=rev.errors[:20],
-                         in_force=self.current.id if self.current else None)
+                self.log(
+                    "revision_rejected",
+                    revision=rev.id,
+                    lint_errors=len(rev.errors),
+                    findings=rev.errors[:20],
+                    in_force=self.current.id if self.current else None,
+                )
         if self.current is None:
             raise _NoRevision("no revision of the manifests has passed lint yet; nothing is applied")
 
@@ -353,8 +364,15 @@ class Controller:
                     def on_error(kind: str, exc: BaseException, _name: str = name) -> None:
                         self.count_error(kind, exc, context=_name)
 
-                    run.lease = Lease(route.target, ttl=self.options.lease_ttl, bucket=self.options.lease_bucket,
-                                      key=self.options.lease_key, identity=self.options.identity, emit=emit, on_error=on_error)
+                    run.lease = Lease(
+                        route.target,
+                        ttl=self.options.lease_ttl,
+                        bucket=self.options.lease_bucket,
+                        key=self.options.lease_key,
+                        identity=self.options.identity,
+                        emit=emit,
+                        on_error=on_error,
+                    )
                     run.lease.start()
                     fresh.append(run.lease)
             run.contexts = list(route.contexts)
@@ -379,8 +397,14 @@ class Controller:
         self.metrics.replace("object_sync_state", {(r.name, *k, s): 1.0 for r in self.targets.values() for k, s in r.states.items()})
         pending = sum(r.pending for r in self.targets.values())
         self.last_pending = pending
-        return {"ok": ok, "drift": sum(int(p.get("drift", 0)) for p in per), "applied": sum(int(p.get("applied", 0)) for p in per),
-                "pending": pending, "blocked": sum(int(p.get("blocked", 0)) for p in per), "targets": per}
+        return {
+            "ok": ok,
+            "drift": sum(int(p.get("drift", 0)) for p in per),
+            "applied": sum(int(p.get("applied", 0)) for p in per),
+            "pending": pending,
+            "blocked": sum(int(p.get("blocked", 0)) for p in per),
+            "targets": per,
+        }
 
     def _reconcile_target(self, run: TargetRun, rev: Any) -> dict[str, Any]:
         """Read, plan and apply on one target; errors are counted with its context and end only its
@@ -403,6 +427,7 @@ class Controller:
             self.count_error("internal", exc, context=run.name)
             run.drop_client()
             return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+
 
 def main(argv: Sequence[str]) -> int:
     """Entry point of ``jsops controller`` (argv after the command name); returns the exit code. The

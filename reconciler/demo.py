@@ -145,8 +145,7 @@ class _Server:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        argv = [_tool("nats-server"), "-a", "127.0.0.1", "-p", str(self.port), "-js", "-sd", str(self.store),
-                "-l", str(self.log)]
+        argv = [_tool("nats-server"), "-a", "127.0.0.1", "-p", str(self.port), "-js", "-sd", str(self.store), "-l", str(self.log)]
         _show(argv)
         self.proc = _spawn(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         asyncio.run(self._wait_ready())
@@ -186,8 +185,7 @@ def _print_profile(path: Path) -> None:
         if ack:
             red = dl.get("redelivered_ratio")
             red_s = f", redelivered {red:.1%}" if red is not None else ""
-            print(f"  {key:32s} ack_time p50 {ack['p50'] / 1e6:7.0f} ms  p99 {ack['p99'] / 1e6:7.0f} ms"
-                  f"  ({ack['samples']} samples{red_s})")
+            print(f"  {key:32s} ack_time p50 {ack['p50'] / 1e6:7.0f} ms  p99 {ack['p99'] / 1e6:7.0f} ms  ({ack['samples']} samples{red_s})")
     for name, s in sorted(prof.get("streams", {}).items()):
         ing = s.get("ingest") or {}
         retry = s.get("publish_retry") or {}
@@ -227,14 +225,14 @@ def run(workdir: Path, traffic_s: float, master: str, source: Path) -> None:
         _run([jsops, "apply", str(manifests), *target, "--yes"])
 
         clock.header(f"Traffic for {traffic_s:.0f} s while `jsops collect` records real telemetry")
-        collect_argv = [jsops, "collect", *target, str(telemetry), "--duration", f"{traffic_s + 12:.0f}s",
-                        "--snapshot-interval", "5s"]
+        collect_argv = [jsops, "collect", *target, str(telemetry), "--duration", f"{traffic_s + 12:.0f}s", "--snapshot-interval", "5s"]
         _show(collect_argv)
         collector = _spawn(collect_argv)
         time.sleep(1.0)  # let the collector subscribe before the first message
         _say("shop-like traffic from the demo's own generator (part of the demo, not a jsops command):")
-        _run([sys.executable, "-m", "jsops.reconciler._traffic", *target, "--duration", f"{traffic_s:.0f}",
-              "--publish-log", str(telemetry / "publishers.jsonl")])
+        _run(
+            [sys.executable, "-m", "jsops.reconciler._traffic", *target, "--duration", f"{traffic_s:.0f}", "--publish-log", str(telemetry / "publishers.jsonl")]
+        )
         _say("waiting for the collector to finish its last snapshot ...")
         rc = collector.wait(timeout=120)
         collector = None
@@ -267,8 +265,10 @@ def run(workdir: Path, traffic_s: float, master: str, source: Path) -> None:
         server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     print()
-    _say(f"finished in {time.monotonic() - clock.t0:.0f} s; nats-server stopped. Artefacts in {workdir}/:"
-         " manifests/ (fixed copy), telemetry/, profiles.json, report.html")
+    _say(
+        f"finished in {time.monotonic() - clock.t0:.0f} s; nats-server stopped. Artefacts in {workdir}/:"
+        " manifests/ (fixed copy), telemetry/, profiles.json, report.html"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

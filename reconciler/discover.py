@@ -233,8 +233,7 @@ def _discover(argv: list[str]) -> int:
     if args.write:
         path = config.source or ".jsops.yaml"
         if path.endswith(".toml"):
-            raise TargetError(f"{path}: jsops writes only a YAML config; put these under [tool.jsops.target]:\n"
-                              + json.dumps(_target_yaml(facts), indent=2))
+            raise TargetError(f"{path}: jsops writes only a YAML config; put these under [tool.jsops.target]:\n" + json.dumps(_target_yaml(facts), indent=2))
         write_target(path, facts)
         print(f"jsops: wrote the target facts of {target.display()} (nats-server {facts.server_version}) to {path}", file=sys.stderr)
     else:

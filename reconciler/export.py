@@ -149,7 +149,7 @@ def _file_base(name: str) -> str:
     base = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "stream"
     if len(base) > _MAX_BASE:
         digest = hashlib.sha256(name.encode()).hexdigest()[:16]
-        base = f"{base[:_MAX_BASE - 17]}-{digest}"
+        base = f"{base[: _MAX_BASE - 17]}-{digest}"
     return base
 
 

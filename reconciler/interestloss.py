@@ -68,10 +68,8 @@ def filter_loss(s: LiveStream, c: LiveConsumer, desired: dict[str, Any], live: L
     counts = live.subject_counts.get(s.name)
     if counts is None:  # not measured: every message it has not acknowledged
         return min(s.messages, c.pending)
-    others = [filters(o.config) for (stream, name), o in live.consumers.items()
-              if stream == s.name and name != c.name and o.ack_floor < s.first_seq]
-    lost = sum(n for subject, n in counts.items()
-               if _takes(subject, old) and not _takes(subject, new) and not any(_takes(subject, f) for f in others))
+    others = [filters(o.config) for (stream, name), o in live.consumers.items() if stream == s.name and name != c.name and o.ack_floor < s.first_seq]
+    lost = sum(n for subject, n in counts.items() if _takes(subject, old) and not _takes(subject, new) and not any(_takes(subject, f) for f in others))
     return min(s.messages, lost, c.pending)  # it holds interest only in what it has not acknowledged
 
 
@@ -102,8 +100,7 @@ def measure_filter_loss(client: Any, live: LiveState, desired: Iterable[Any]) ->
         if d.kind != "Consumer":
             continue
         s, c = live.streams.get(d.stream or ""), live.consumers.get((d.stream or "", d.name))
-        if s is not None and c is not None and s.config.get("retention") == "interest" and s.messages > 0 \
-                and filters_narrowed(c.config, d.config):
+        if s is not None and c is not None and s.config.get("retention") == "interest" and s.messages > 0 and filters_narrowed(c.config, d.config):
             wanted.add(s.name)
     for name in sorted(wanted):
         try:
@@ -130,9 +127,13 @@ async def _live_of(client: Any, stream: str) -> tuple[LiveStream, LiveState] | N
     state = LiveState(streams={stream: s})
     for info in infos:
         cfg = strip_server_metadata(info.get("config") or {})
-        c = LiveConsumer(stream, cfg, int((info.get("ack_floor") or {}).get("stream_seq") or 0),
-                         int((info.get("delivered") or {}).get("stream_seq") or 0),
-                         int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0))
+        c = LiveConsumer(
+            stream,
+            cfg,
+            int((info.get("ack_floor") or {}).get("stream_seq") or 0),
+            int((info.get("delivered") or {}).get("stream_seq") or 0),
+            int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0),
+        )
         state.consumers[(stream, c.name)] = c
     return s, state
 

@@ -23,6 +23,7 @@ from .client import ACCOUNT_INFO, AnswerError, JsClient, Target, TargetError, an
 
 __all__ = ["read_limits", "account_limits", "server_limits", "monitor_json"]
 
+
 def _positive(v: Any) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
 

@@ -30,8 +30,9 @@ _INVALID_SUPPRESSION = "JS011"
 _DEFAULT: Any = object()
 
 
-def lint_errors(estate: Estate, config: Any, read_source: Callable[[str], bytes | None] | None = _DEFAULT,
-                objects: Collection[tuple[str, str, str | None]] | None = None) -> LintResult:
+def lint_errors(
+    estate: Estate, config: Any, read_source: Callable[[str], bytes | None] | None = _DEFAULT, objects: Collection[tuple[str, str, str | None]] | None = None
+) -> LintResult:
     """:func:`jsops.linter.lint_estate` of ``estate`` with ``config``, running only the rules that can
     report an error (its other findings are incomplete: read only the errors); with ``objects``
     (``(kind, name, stream)``), only the errors of those objects and of no object are complete."""
@@ -52,8 +53,9 @@ def lint_errors(estate: Estate, config: Any, read_source: Callable[[str], bytes 
     return lint_estate(estate, registry, config=config, selection=selection, **kw)
 
 
-def _files_of(estate: Estate, objects: Collection[tuple[str, str, str | None]],
-              read_source: Callable[[str], bytes | None] | None) -> Callable[[str], bytes | None] | None:
+def _files_of(
+    estate: Estate, objects: Collection[tuple[str, str, str | None]], read_source: Callable[[str], bytes | None] | None
+) -> Callable[[str], bytes | None] | None:
     """``read_source`` for the files of ``objects`` and of the loader's findings; nothing elsewhere."""
     if read_source is None:
         return None

@@ -13,8 +13,26 @@ from jsops.linter import strip_server_metadata
 
 from .client import JsApiError, JsClient
 
-__all__ = ["LiveStream", "LiveConsumer", "LiveState", "read_live", "MANAGED_BY", "SOURCE", "CONTEXT", "RESUME", "PRUNE_MARK",
-           "DATA_LOSS_MARK", "PREVENT_DELETE_MARK", "ESTATE", "REPO", "RECREATE_PREFIX", "MIGRATION", "owned", "recreate_intents", "is_bookkeeping"]
+__all__ = [
+    "LiveStream",
+    "LiveConsumer",
+    "LiveState",
+    "read_live",
+    "MANAGED_BY",
+    "SOURCE",
+    "CONTEXT",
+    "RESUME",
+    "PRUNE_MARK",
+    "DATA_LOSS_MARK",
+    "PREVENT_DELETE_MARK",
+    "ESTATE",
+    "REPO",
+    "RECREATE_PREFIX",
+    "MIGRATION",
+    "owned",
+    "recreate_intents",
+    "is_bookkeeping",
+]
 
 MANAGED_BY = "io.jsops.managed-by"
 SOURCE = "io.jsops.source"  # the manifest's path (relative to the repository root): scopes --prune
@@ -59,7 +77,7 @@ def recreate_intents(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
         except (TypeError, ValueError):
             continue
         if isinstance(rec, dict) and isinstance(rec.get("seq"), int) and rec["seq"] > 0:
-            out[k[len(RECREATE_PREFIX):]] = rec
+            out[k[len(RECREATE_PREFIX) :]] = rec
     return out
 
 
@@ -167,9 +185,18 @@ def stream_from_info(info: dict[str, Any]) -> LiveStream:
     """A :class:`LiveStream` from a StreamInfo answer."""
     cfg = strip_server_metadata(info.get("config") or {})
     st = info.get("state") or {}
-    return LiveStream(cfg, int(st.get("messages") or 0), int(st.get("consumer_count") or 0), int(st.get("bytes") or 0),
-                      int(st.get("first_seq") or 0), int(st.get("last_seq") or 0), parse_ts(st.get("first_ts")),
-                      parse_ts(st.get("last_ts")), int(st.get("num_subjects") or 0), int(st.get("num_deleted") or 0))
+    return LiveStream(
+        cfg,
+        int(st.get("messages") or 0),
+        int(st.get("consumer_count") or 0),
+        int(st.get("bytes") or 0),
+        int(st.get("first_seq") or 0),
+        int(st.get("last_seq") or 0),
+        parse_ts(st.get("first_ts")),
+        parse_ts(st.get("last_ts")),
+        int(st.get("num_subjects") or 0),
+        int(st.get("num_deleted") or 0),
+    )
 
 
 def read_live(client: JsClient) -> LiveState:
@@ -198,9 +225,13 @@ async def _aread_live(client: JsClient) -> LiveState:
             raise page
         for info in page:
             cfg = strip_server_metadata(info.get("config") or {})
-            lc = LiveConsumer(stream, cfg, int((info.get("ack_floor") or {}).get("stream_seq") or 0),
-                              int((info.get("delivered") or {}).get("stream_seq") or 0),
-                              int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0))
+            lc = LiveConsumer(
+                stream,
+                cfg,
+                int((info.get("ack_floor") or {}).get("stream_seq") or 0),
+                int((info.get("delivered") or {}).get("stream_seq") or 0),
+                int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0),
+            )
             if lc.name:
                 state.consumers[(stream, lc.name)] = lc
     state.requests = client.requests - before

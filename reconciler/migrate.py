@@ -101,8 +101,14 @@ class MigrationSpec:
     reset: tuple[str, ...] = ()  # consumers created at their manifest's start (--reset-position), not at their position
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"from": self.source, "to": self.target, "consumers": self.consumers,
-                               "messages": self.messages, "bytes": self.bytes, "strategy": "mirror"}
+        out: dict[str, Any] = {
+            "from": self.source,
+            "to": self.target,
+            "consumers": self.consumers,
+            "messages": self.messages,
+            "bytes": self.bytes,
+            "strategy": "mirror",
+        }
         if self.reset:
             out["reset"] = list(self.reset)
         if self.via is not None:
@@ -118,9 +124,16 @@ class MigrationSpec:
         reset = data.get("reset") or []
         if not isinstance(reset, list):
             raise ValueError("a migration's 'reset' is a list of consumer names")
-        return cls(data["from"], data["to"], via if isinstance(via, str) else None, data.get("via_config"),
-                   {str(k): dict(v) for k, v in consumers.items()}, int(data.get("messages") or 0), int(data.get("bytes") or 0),
-                   tuple(str(x) for x in reset))
+        return cls(
+            data["from"],
+            data["to"],
+            via if isinstance(via, str) else None,
+            data.get("via_config"),
+            {str(k): dict(v) for k, v in consumers.items()},
+            int(data.get("messages") or 0),
+            int(data.get("bytes") or 0),
+            tuple(str(x) for x in reset),
+        )
 
 
 def _source(d: Desired, live: LiveState) -> tuple[str, str | None, bool] | None:
@@ -155,9 +168,11 @@ def _refusal(src: LiveStream | None, d: Desired, live: LiveState, opt: PlanOptio
     """Why this release or these streams cannot migrate without loss (None: they can)."""
     version = parse_version(opt.server_version)
     if version is not None and version < PROMOTE_SINCE:
-        return (f"nats-server {opt.server_version} cannot promote a mirror (it refuses an update removing 'mirror' with 10055; "
-                "2.12+ can): a migration that keeps every message and sequence needs 2.12 or later. "
-                "Upgrade first, or use --allow-recreate --allow-data-loss")
+        return (
+            f"nats-server {opt.server_version} cannot promote a mirror (it refuses an update removing 'mirror' with 10055; "
+            "2.12+ can): a migration that keeps every message and sequence needs 2.12 or later. "
+            "Upgrade first, or use --allow-recreate --allow-data-loss"
+        )
     if d.config.get("mirror") or d.config.get("sources"):
         return "the new stream is a mirror or sources other streams; jsops migrates only streams that take their own subjects"
     if src is None or not fresh:
@@ -172,8 +187,10 @@ def _refusal(src: LiveStream | None, d: Desired, live: LiveState, opt: PlanOptio
         return why
     losses = limit_losses(src, d.config, live.read_at, live.limit_loss.get(src.name))
     if losses:
-        return (f"the new stream's limits would drop up to {loss_total(src, losses)} of the {_plural(src.messages)} it copies "
-                f"({', '.join(x.limit for x in losses)}); raise them, or migrate first and tighten after")
+        return (
+            f"the new stream's limits would drop up to {loss_total(src, losses)} of the {_plural(src.messages)} it copies "
+            f"({', '.join(x.limit for x in losses)}); raise them, or migrate first and tighten after"
+        )
     return None
 
 
@@ -188,17 +205,24 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState) -> str:
     size = f"{_plural(spec.messages)}, {_bytes(spec.bytes)}"
     names = ", ".join(sorted(spec.consumers)) or "none"
     dropped = sorted(c.name for (s, _), c in live.consumers.items() if s == old and c.name not in spec.consumers)
-    window = ("tens of milliseconds (2 stream updates, the last messages copied and compared, consumers moved along; measured "
-              "under steady publishing on 2.15.1: median 18 ms standalone, 37 ms on a 3-node cluster, up to 200 ms on a busy host): "
-              "publishers get "
-              "'no responders' (a JetStream publish fails at once and can be retried; on a cluster one in flight as the subjects "
-              "move may time out instead; a core-NATS publish without reply is dropped)")
+    window = (
+        "tens of milliseconds (2 stream updates, the last messages copied and compared, consumers moved along; measured "
+        "under steady publishing on 2.15.1: median 18 ms standalone, 37 ms on a 3-node cluster, up to 200 ms on a busy host): "
+        "publishers get "
+        "'no responders' (a JetStream publish fails at once and can be retried; on a cluster one in flight as the subjects "
+        "move may time out instead; a core-NATS publish without reply is dropped)"
+    )
     retention = str((src.config if src is not None else {}).get("retention") or "limits")
-    where = ("at the first message (a work queue holds only what is not acknowledged; the server allows no other start)"
-             if retention == "workqueue" else "at their positions (after the ack floor; pending kept: sequences are the same)")
-    acks = (f"consumers [{names}] are created on {new} {where} before it takes the subjects, so no publish is acknowledged "
-            "while no consumer holds it; messages delivered but not acked, and acks sent to the old consumers after the "
-            "cut-over, are delivered again")
+    where = (
+        "at the first message (a work queue holds only what is not acknowledged; the server allows no other start)"
+        if retention == "workqueue"
+        else "at their positions (after the ack floor; pending kept: sequences are the same)"
+    )
+    acks = (
+        f"consumers [{names}] are created on {new} {where} before it takes the subjects, so no publish is acknowledged "
+        "while no consumer holds it; messages delivered but not acked, and acks sent to the old consumers after the "
+        "cut-over, are delivered again"
+    )
     if spec.reset:
         acks += f"; {', '.join(spec.reset)} start{'s' if len(spec.reset) == 1 else ''} at the manifest's start (--reset-position)"
     if retention == "interest":
@@ -206,24 +230,32 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState) -> str:
     cost = f"every message is compared by SHA-256 (subject, headers, data): 2 MSG.GET requests per sequence ({2 * spec.messages}+)"
     gone = f"{old} is deleted" + (f", with its consumers not declared on {new}: {', '.join(dropped)}" if dropped else "")
     if spec.via is None:
-        lines = [f"migration without loss (mirror, sequence numbers kept; {size} from {old}):",
-                 f"1. create {new} as a mirror of {old} and wait until it has caught up; {cost}",
-                 f"2. cut-over: {old}'s subjects are moved away, {new} takes the last messages, drops what {old} no longer holds, "
-                 f"gets its consumers (3.) and is promoted with its subjects; window: {window}",
-                 f"3. {acks}", f"4. {gone}"]
+        lines = [
+            f"migration without loss (mirror, sequence numbers kept; {size} from {old}):",
+            f"1. create {new} as a mirror of {old} and wait until it has caught up; {cost}",
+            f"2. cut-over: {old}'s subjects are moved away, {new} takes the last messages, drops what {old} no longer holds, "
+            f"gets its consumers (3.) and is promoted with its subjects; window: {window}",
+            f"3. {acks}",
+            f"4. {gone}",
+        ]
     else:
         tmp = spec.via
-        lines = [f"migration without loss through {tmp} (mirrors, sequence numbers kept; {size}, copied twice):",
-                 f"1. {old} => {tmp}: mirror, compare, consumers, cut-over, delete {old}; {cost}",
-                 f"2. {tmp} => {old} with the new config: the same steps, then {tmp} is deleted",
-                 f"each cut-over window: {window}", acks, "during step 2 the consumers are on " + tmp + " until " + old + " is back"]
+        lines = [
+            f"migration without loss through {tmp} (mirrors, sequence numbers kept; {size}, copied twice):",
+            f"1. {old} => {tmp}: mirror, compare, consumers, cut-over, delete {old}; {cost}",
+            f"2. {tmp} => {old} with the new config: the same steps, then {tmp} is deleted",
+            f"each cut-over window: {window}",
+            acks,
+            "during step 2 the consumers are on " + tmp + " until " + old + " is back",
+        ]
     if src is None:
         lines.insert(1, "resumes the migration recorded on the server")
     return "\n".join(lines)
 
 
-def migration_action(d: Desired, config: dict[str, Any], consumers: dict[str, dict[str, Any]], live: LiveState,
-                     opt: PlanOptions, recreate: Action | None = None) -> Action:
+def migration_action(
+    d: Desired, config: dict[str, Any], consumers: dict[str, dict[str, Any]], live: LiveState, opt: PlanOptions, recreate: Action | None = None
+) -> Action:
     """The ``migrate`` action for ``d`` (desired ``config`` with its bookkeeping, ``consumers``: its
     desired consumers, configs as apply sends them), or a ``blocked`` one that says why."""
     source, via, running = _source(d, live) or (d.name, temp_name(d.name), False)
@@ -238,13 +270,18 @@ def migration_action(d: Desired, config: dict[str, Any], consumers: dict[str, di
         subjects = rec.get("subjects") if rec is not None else src.config.get("subjects")
         via_config = {**src.config, "name": via, "subjects": subjects}
     reset, skipped = reset_consumers(src, consumers, live) if src is not None and fresh and not opt.keep_position else ([], 0)
-    spec = MigrationSpec(source, d.name, via, via_config, consumers,
-                         src.messages if src is not None else 0, src.bytes if src is not None else 0, tuple(reset))
-    changes = [replace(c, consequence=f"{c.consequence.split(';')[0]}; migrated instead: messages and consumer positions are kept")
-               if c.cls == ChangeClass.RECREATE else c for c in recreate.changes] if recreate is not None else (
-        [c for c in diff_configs("Stream", src.config, d.config) if c.path != "name"] if src is not None and fresh else [])
-    act = Action(ActionKind.MIGRATE, "Stream", d.name, None, changes, _steps(spec, src if fresh else None, live), config,
-                 migration=spec.to_json())
+    spec = MigrationSpec(source, d.name, via, via_config, consumers, src.messages if src is not None else 0, src.bytes if src is not None else 0, tuple(reset))
+    changes = (
+        [
+            replace(c, consequence=f"{c.consequence.split(';')[0]}; migrated instead: messages and consumer positions are kept")
+            if c.cls == ChangeClass.RECREATE
+            else c
+            for c in recreate.changes
+        ]
+        if recreate is not None
+        else ([c for c in diff_configs("Stream", src.config, d.config) if c.path != "name"] if src is not None and fresh else [])
+    )
+    act = Action(ActionKind.MIGRATE, "Stream", d.name, None, changes, _steps(spec, src if fresh else None, live), config, migration=spec.to_json())
     what = f"renamed from {source}" if via is None else "a change the server cannot make in place"
     if running:
         what = f"a migration from {source} is in progress on the server"
@@ -258,9 +295,11 @@ def migration_action(d: Desired, config: dict[str, Any], consumers: dict[str, di
     elif spec.reset and skipped:
         act.data_loss = skipped
         if missing := grants.missing([Permission.DATA_LOSS]):
-            act.block(f"{what}: --reset-position starts {', '.join(spec.reset)} at the manifest's start, which skips up to "
-                      f"{_plural(skipped)} of an interest stream (removed once no consumer wants them); {grants.needs(missing)}",
-                      tuple(missing))
+            act.block(
+                f"{what}: --reset-position starts {', '.join(spec.reset)} at the manifest's start, which skips up to "
+                f"{_plural(skipped)} of an interest stream (removed once no consumer wants them); {grants.needs(missing)}",
+                tuple(missing),
+            )
     return act
 
 
@@ -279,20 +318,31 @@ def abandoned(wanted: set[str], live: LiveState, opt: PlanOptions) -> list[Actio
             continue
         old, step = rec["from"], str(rec.get("step"))
         src = live.streams.get(old)
-        act = Action(ActionKind.MIGRATE, "Stream", name, None, [],
-                     f"the manifests no longer declare {name}: the unfinished migration from {old} (step {step!r}) is rolled "
-                     f"back: {old} gets its subjects back and the copy {name} ({_plural(s.messages)}, all still in {old}) is "
-                     "deleted with the consumers made on it; nothing is lost",
-                     dict(s.config), migration={"from": old, "to": name, "rollback": True, "consumers": {}})
+        act = Action(
+            ActionKind.MIGRATE,
+            "Stream",
+            name,
+            None,
+            [],
+            f"the manifests no longer declare {name}: the unfinished migration from {old} (step {step!r}) is rolled "
+            f"back: {old} gets its subjects back and the copy {name} ({_plural(s.messages)}, all still in {old}) is "
+            "deleted with the consumers made on it; nothing is lost",
+            dict(s.config),
+            migration={"from": old, "to": name, "rollback": True, "consumers": {}},
+        )
         grants = opt.grants()
         if src is None or step not in BEFORE_PROMOTION:
-            act.block(f"the unfinished migration from {old} to {name} is past its promotion ({name} takes the subjects and may "
-                      f"hold new messages): it cannot be rolled back; declare {name} again (jsops.io/renamed-from: {old}) and "
-                      "apply --migrate to finish it")
+            act.block(
+                f"the unfinished migration from {old} to {name} is past its promotion ({name} takes the subjects and may "
+                f"hold new messages): it cannot be rolled back; declare {name} again (jsops.io/renamed-from: {old}) and "
+                "apply --migrate to finish it"
+            )
             act.consequence = "not rolled back: nothing is sent (the reason above)"
         elif missing := grants.missing([Permission.MIGRATE]):
-            act.block(f"a migration from {old} is in progress on the server and the manifests no longer ask for it; "
-                      f"rolling it back {grants.needs(missing)}", tuple(missing))
+            act.block(
+                f"a migration from {old} is in progress on the server and the manifests no longer ask for it; rolling it back {grants.needs(missing)}",
+                tuple(missing),
+            )
         out.append(act)
     return out
 

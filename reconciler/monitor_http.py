@@ -39,8 +39,7 @@ def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, s
         raise MonitorError(f"{url}: only http:// and https:// monitoring URLs are supported")
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     if parts.scheme == "https":
-        return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout,
-                                           context=ssl.create_default_context()), path
+        return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout, context=ssl.create_default_context()), path
     return http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout), path
 
 
@@ -62,8 +61,9 @@ def _body(resp: http.client.HTTPResponse, url: str, max_bytes: int, deadline: fl
         chunks.append(chunk)
 
 
-def get_json(url: str, *, user: str | None = None, password: str | None = None,
-             deadline: float = MONITOR_DEADLINE, max_bytes: int = MONITOR_MAX_BYTES) -> dict[str, Any]:
+def get_json(
+    url: str, *, user: str | None = None, password: str | None = None, deadline: float = MONITOR_DEADLINE, max_bytes: int = MONITOR_MAX_BYTES
+) -> dict[str, Any]:
     """``GET url`` as a JSON object, within ``deadline`` seconds and ``max_bytes`` of body.
 
     Raises :class:`MonitorError`; ``HTTP <code>`` answers raise it with the status."""

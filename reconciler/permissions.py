@@ -78,10 +78,20 @@ class Permission(StrEnum):
         return _ANNOTATIONS[self]
 
 
-_FLAGS = {Permission.PRUNE: "--prune", Permission.RECREATE: "--allow-recreate",
-          Permission.DATA_LOSS: "--allow-data-loss", Permission.ADOPT: "--adopt", Permission.MIGRATE: "--migrate"}
-_ANNOTATIONS = {Permission.PRUNE: ALLOW_PRUNE, Permission.RECREATE: ALLOW_RECREATE,
-                Permission.DATA_LOSS: ALLOW_DATA_LOSS, Permission.ADOPT: ADOPT, Permission.MIGRATE: ALLOW_MIGRATE}
+_FLAGS = {
+    Permission.PRUNE: "--prune",
+    Permission.RECREATE: "--allow-recreate",
+    Permission.DATA_LOSS: "--allow-data-loss",
+    Permission.ADOPT: "--adopt",
+    Permission.MIGRATE: "--migrate",
+}
+_ANNOTATIONS = {
+    Permission.PRUNE: ALLOW_PRUNE,
+    Permission.RECREATE: ALLOW_RECREATE,
+    Permission.DATA_LOSS: ALLOW_DATA_LOSS,
+    Permission.ADOPT: ADOPT,
+    Permission.MIGRATE: ALLOW_MIGRATE,
+}
 
 
 def annotation_true(annotations: Mapping[str, str] | None, name: str) -> bool:
@@ -99,10 +109,8 @@ class Grants:
     via: Literal["flags", "annotations"] = "flags"
 
     @classmethod
-    def flags(cls, *, prune: bool = False, allow_recreate: bool = False, allow_data_loss: bool = False,
-              migrate: bool = False) -> Grants:
-        given = {Permission.PRUNE: prune, Permission.RECREATE: allow_recreate, Permission.DATA_LOSS: allow_data_loss,
-                 Permission.MIGRATE: migrate}
+    def flags(cls, *, prune: bool = False, allow_recreate: bool = False, allow_data_loss: bool = False, migrate: bool = False) -> Grants:
+        given = {Permission.PRUNE: prune, Permission.RECREATE: allow_recreate, Permission.DATA_LOSS: allow_data_loss, Permission.MIGRATE: migrate}
         return cls(frozenset(p for p, on in given.items() if on), "flags")
 
     @classmethod
@@ -170,8 +178,7 @@ def refusal(action: str, kind: str, grants: Grants, *, holds: int = 0, data_loss
     return f"deleting the consumer removes up to {loss} messages of an interest stream; {needs}"
 
 
-PREVENTED_DELETE = ("preventDelete is set on it (io.jsops.prevent-delete): jsops never deletes it; "
-                    "delete it by hand if you mean to")
+PREVENTED_DELETE = "preventDelete is set on it (io.jsops.prevent-delete): jsops never deletes it; delete it by hand if you mean to"
 
 
 def delete_prevented(config: Mapping[str, Any]) -> bool:
@@ -179,8 +186,7 @@ def delete_prevented(config: Mapping[str, Any]) -> bool:
     return str((config.get("metadata") or {}).get(PREVENT_DELETE_MARK, "")).lower() == "true"
 
 
-def protection(action: str, changed: bool, *, prevent_update: bool, live: Mapping[str, Any],
-               desired: Mapping[str, Any]) -> str | None:
+def protection(action: str, changed: bool, *, prevent_update: bool, live: Mapping[str, Any], desired: Mapping[str, Any]) -> str | None:
     """What NACK's protections forbid, whatever is granted: any change under ``preventUpdate``,
     and a recreate (a delete) under ``preventDelete``, as recorded on the server or asked by the
     manifest. None when they forbid nothing."""
@@ -215,4 +221,3 @@ def prune_refusal(live: Mapping[str, Any], holds: int) -> str | None:
     if holds > 0 and meta.get(DATA_LOSS_MARK) != "true":
         return f'left the manifests holding {holds} message{"s" if holds != 1 else ""}; pruning it needs {ALLOW_DATA_LOSS}: "true" as well'
     return None
-

@@ -51,8 +51,9 @@ class GateFindings:
 _DISK = object()  # lint_estate's default source reader
 
 
-def gate_lint(estate: Estate, config: Config, *, read_source: Callable[[str], bytes | None] | None | object = _DISK,
-              objects: Collection[_Key] | None = None) -> GateFindings:
+def gate_lint(
+    estate: Estate, config: Config, *, read_source: Callable[[str], bytes | None] | None | object = _DISK, objects: Collection[_Key] | None = None
+) -> GateFindings:
     """The errors the gate judges, from the rules ``config`` selects that can report an error
     (:func:`jsops.reconciler.lintgate.lint_errors`); with ``objects`` (:func:`acted_on`), of those
     objects only (and of no object)."""

@@ -99,8 +99,7 @@ def _connect(client: JsClient, deadline: float) -> JsClient | None:
             time.sleep(_PAUSE)
 
 
-def read_back(client: JsClient, results: list[ActionResult], wait: float,
-              notify: Callable[[str], None] | None = None, stop: Any = None) -> None:
+def read_back(client: JsClient, results: list[ActionResult], wait: float, notify: Callable[[str], None] | None = None, stop: Any = None) -> None:
     """Settle ``results`` (actions whose answer was lost) by reading their objects again, trying
     for up to ``wait`` seconds (one pass only once ``stop`` is set: an interrupted apply does not
     wait). Updates each result's status and detail in place."""

@@ -162,8 +162,7 @@ def _where(plan: Plan) -> str:
     return plan.target + (f" (context {', '.join(names)})" if names != ["default"] else "")
 
 
-def render_text(plan: Plan, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False,
-                compact: bool = False) -> str:
+def render_text(plan: Plan, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False, compact: bool = False) -> str:
     if not plan.actions:
         return f"No changes. {_where(plan)} matches the manifests.\n"
     out = [f"jsops will perform these actions on {_where(plan)}:", ""]
@@ -181,8 +180,7 @@ def render_text(plan: Plan, *, explicit: Explicit | None = None, verbose: bool =
     return "\n".join(out) + "\n"
 
 
-def render_plans(plans: PlanSet, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False,
-                 compact: bool = False) -> str:
+def render_plans(plans: PlanSet, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False, compact: bool = False) -> str:
     """Every target's plan in turn; with several targets, a closing line sums them up."""
     parts = [render_text(p, explicit=explicit, verbose=verbose, color=color, compact=compact) for p in plans.plans]
     if not plans.changed:
@@ -203,20 +201,17 @@ def outcome_lines(results: Sequence[Any], interrupted: str | None = None) -> lis
     out: list[str] = []
     left = [r for r in results if r.interrupted]
     if interrupted:
-        out += ["", f"Interrupted ({interrupted}): stopped after the requests in flight; "
-                    f"{len(left)} action{'s' if len(left) != 1 else ''} not attempted."]
+        out += ["", f"Interrupted ({interrupted}): stopped after the requests in flight; {len(left)} action{'s' if len(left) != 1 else ''} not attempted."]
         for r in left[:_LISTED]:
             out.append(f"  not attempted {ActionKind(r.action.wanted or r.action.action).symbol} {r.action.label}")
         if len(left) > _LISTED:
             out.append(f"  ... and {len(left) - _LISTED} more")
     unknown = f", {count['unknown']} unknown" if count["unknown"] else ""
-    out += ["", f"Apply: {count['done']} done, {count['failed']} failed, {count['skipped']} not attempted, "
-                f"{count['blocked']} blocked{unknown}."]
+    out += ["", f"Apply: {count['done']} done, {count['failed']} failed, {count['skipped']} not attempted, {count['blocked']} blocked{unknown}."]
     if interrupted:
         out.append("Run apply again to finish: it plans again from the live state, so what was done is not done twice.")
     elif any(r.status != "done" for r in results):
         if count["unknown"]:
-            out.append("The server did not answer for some actions and they could not be read back; "
-                       "run plan to see the live state.")
+            out.append("The server did not answer for some actions and they could not be read back; run plan to see the live state.")
         out.append("The target has not converged; fix the failures (or pass the flags named above) and run apply again.")
     return out

@@ -63,8 +63,10 @@ def can_reset(version: str | None) -> bool | None:
 
 
 def no_pause_reason(version: str) -> str:
-    return (f"nats-server {version} has no pause API ({format_version(PAUSE_RELEASE)}+): the consumer cannot be paused "
-            "or resumed on this release; upgrade the servers or remove pause_until")
+    return (
+        f"nats-server {version} has no pause API ({format_version(PAUSE_RELEASE)}+): the consumer cannot be paused "
+        "or resumed on this release; upgrade the servers or remove pause_until"
+    )
 
 
 def canonical_time(value: Any) -> Any:

@@ -200,10 +200,7 @@ def _insert_stream(docs: list[dict[str, Any]], doc: dict[str, Any]) -> list[dict
 
 
 STREAM_CASES = [c for c in stream_rule_cases.CASES if c.code is not None and not c.unroutable]
-CONSUMER_CASES = [
-    c for c in consumer_rule_cases.CASES
-    if c.code is not None and c.server and not c.legacy and c.target == consumer_rule_cases.Target()
-]
+CONSUMER_CASES = [c for c in consumer_rule_cases.CASES if c.code is not None and c.server and not c.legacy and c.target == consumer_rule_cases.Target()]
 ESTATE_REJECTED = [c for c in ESTATE_CASES if c.server == "plain" and c.rejected]
 
 
@@ -221,8 +218,15 @@ def m_consumer_case(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str
 def m_estate_case(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, str]:
     """An estate case whose names and subjects are moved out of the base estate's way."""
     case = rng.choice(ESTATE_REJECTED)
-    moved = json.loads(json.dumps(case.docs).replace('"A"', '"XA"').replace('"B"', '"XB"').replace('"C"', '"XC"')
-                       .replace('"X"', '"XX"').replace('"M"', '"XM"').replace('"W"', '"XW"'))
+    moved = json.loads(
+        json.dumps(case.docs)
+        .replace('"A"', '"XA"')
+        .replace('"B"', '"XB"')
+        .replace('"C"', '"XC"')
+        .replace('"X"', '"XX"')
+        .replace('"M"', '"XM"')
+        .replace('"W"', '"XW"')
+    )
     extra_streams = [d for d in moved if d["kind"] == "Stream"]
     extra_consumers = [d for d in moved if d["kind"] == "Consumer"]
     out = list(docs)
@@ -269,8 +273,11 @@ def m_cycle(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, str] |
 
 def m_msg_size(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, str] | None:
     origin = S("BIG", subjects=["big.>"], max_msg_size=rng.choice([2048, 8192]))
-    copy_ = S("SMALL", mirror={"name": "BIG"}, max_msg_size=rng.choice([1024, 8192])) if rng.random() < 0.5 else \
-        S("SMALL", subjects=["small.>"], sources=[{"name": "BIG"}], max_msg_size=rng.choice([1024, 4096, 16384]))
+    copy_ = (
+        S("SMALL", mirror={"name": "BIG"}, max_msg_size=rng.choice([1024, 8192]))
+        if rng.random() < 0.5
+        else S("SMALL", subjects=["small.>"], sources=[{"name": "BIG"}], max_msg_size=rng.choice([1024, 4096, 16384]))
+    )
     return "msg-size", _dump(_insert_stream(_insert_stream(docs, origin), copy_))
 
 
@@ -311,14 +318,28 @@ STREAM_FIELDS: list[tuple[str, list[Any]]] = [
     ("description", ["d" * 4097, "ok"]),
     ("first_seq", [5]),
     ("subjects", [["a..b"], ["q.>", "q.a"], [">"], ["$JS.API.>"], ["$JS.EVENT.>"], []]),
-    ("republish", [
-        {"src": ">", "dest": "rp.>"}, {"src": "s0.>", "dest": "out.>"}, {"src": "s0.>", "dest": "out"}, {"dest": "out.>"},
-        {"src": "s0.*", "dest": "out.$2"}, {"src": ">", "dest": ">"},
-    ]),
-    ("subject_transform", [
-        {"src": "s9.>", "dest": "u.>"}, {"src": "s9.*", "dest": "u.{{wildcard(2)}}"}, {"src": "s9.*", "dest": "u.*"},
-        {"src": "", "dest": "u.>"}, {"src": "s9.*.*", "dest": "u.{{partition(5,1,2)}}.$2"}, {"src": "s9..x", "dest": "u"},
-    ]),
+    (
+        "republish",
+        [
+            {"src": ">", "dest": "rp.>"},
+            {"src": "s0.>", "dest": "out.>"},
+            {"src": "s0.>", "dest": "out"},
+            {"dest": "out.>"},
+            {"src": "s0.*", "dest": "out.$2"},
+            {"src": ">", "dest": ">"},
+        ],
+    ),
+    (
+        "subject_transform",
+        [
+            {"src": "s9.>", "dest": "u.>"},
+            {"src": "s9.*", "dest": "u.{{wildcard(2)}}"},
+            {"src": "s9.*", "dest": "u.*"},
+            {"src": "", "dest": "u.>"},
+            {"src": "s9.*.*", "dest": "u.{{partition(5,1,2)}}.$2"},
+            {"src": "s9..x", "dest": "u"},
+        ],
+    ),
     ("consumer_limits", [{"max_ack_pending": 5}, {"inactive_threshold": "1s"}]),
     ("retention", ["interest", "workqueue", "limits"]),
     ("storage", ["memory"]),
@@ -371,10 +392,33 @@ def m_random_field(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str,
 # Transform grid: every source with every destination, in each of the four places.
 TRANSFORM_SRCS = ["", "a.*", "a.*.*", "a.>", "a.*.>", "a.x", "a..x"]
 TRANSFORM_DESTS = [
-    "", "b.x", "b.>", "b.$1", "b.$2", "b.$1.>", "b.{{wildcard(1)}}", "b.{{Wildcard( 2 )}}", "b.{{wildcard(3)}}", "b.*",
-    "b.{{partition(3,1)}}", "b.{{partition(3)}}", "b.{{partition(3,1,2)}}.>", "b.{{split(1,-)}}", "b.{{split(1)}}",
-    "b.{{random(4)}}", "b.{{random()}}", "b.{{splitFromLeft(1,2)}}", "b.{{sliceFromRight(1)}}", "b.{{left(1,2)}}",
-    "b.{{right(1,x)}}", "b.{{nope(1)}}", "b c.x", "b..c", "b.>.c", "b.$x", "b.{{wildcard(1)}}-{{wildcard(1)}}",
+    "",
+    "b.x",
+    "b.>",
+    "b.$1",
+    "b.$2",
+    "b.$1.>",
+    "b.{{wildcard(1)}}",
+    "b.{{Wildcard( 2 )}}",
+    "b.{{wildcard(3)}}",
+    "b.*",
+    "b.{{partition(3,1)}}",
+    "b.{{partition(3)}}",
+    "b.{{partition(3,1,2)}}.>",
+    "b.{{split(1,-)}}",
+    "b.{{split(1)}}",
+    "b.{{random(4)}}",
+    "b.{{random()}}",
+    "b.{{splitFromLeft(1,2)}}",
+    "b.{{sliceFromRight(1)}}",
+    "b.{{left(1,2)}}",
+    "b.{{right(1,x)}}",
+    "b.{{nope(1)}}",
+    "b c.x",
+    "b..c",
+    "b.>.c",
+    "b.$x",
+    "b.{{wildcard(1)}}-{{wildcard(1)}}",
 ]
 
 
@@ -397,24 +441,53 @@ def m_transform(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, st
 # release does not know, checks added in later releases, limits 2.12+ normalises and older releases
 # refuse, and transform functions and sources validated differently.
 RELEASE_STREAM_FEATURES: list[dict[str, Any]] = [
-    {"allow_msg_ttl": True}, {"allow_msg_ttl": True, "subject_delete_marker_ttl": "5s", "allow_rollup_hdrs": True},
-    {"subject_delete_marker_ttl": "500ms"}, {"allow_msg_counter": True}, {"allow_msg_counter": True, "allow_msg_ttl": True},
-    {"allow_atomic": True}, {"allow_msg_schedules": True}, {"allow_msg_schedules": True, "discard": "new"},
-    {"allow_msg_counter": True, "allow_msg_schedules": True}, {"persist_mode": "async"}, {"allow_batched": True},
-    {"metadata": {"k": "v" * 131060}}, {"compression": "s2"}, {"consumer_limits": {"max_ack_pending": 5}},
+    {"allow_msg_ttl": True},
+    {"allow_msg_ttl": True, "subject_delete_marker_ttl": "5s", "allow_rollup_hdrs": True},
+    {"subject_delete_marker_ttl": "500ms"},
+    {"allow_msg_counter": True},
+    {"allow_msg_counter": True, "allow_msg_ttl": True},
+    {"allow_atomic": True},
+    {"allow_msg_schedules": True},
+    {"allow_msg_schedules": True, "discard": "new"},
+    {"allow_msg_counter": True, "allow_msg_schedules": True},
+    {"persist_mode": "async"},
+    {"allow_batched": True},
+    {"metadata": {"k": "v" * 131060}},
+    {"compression": "s2"},
+    {"consumer_limits": {"max_ack_pending": 5}},
 ]
 RELEASE_CONSUMER_FEATURES: list[dict[str, Any]] = [
-    {"priority_policy": "overflow", "priority_groups": ["g"]}, {"priority_groups": ["g"]}, {"priority_timeout": "1s"},
+    {"priority_policy": "overflow", "priority_groups": ["g"]},
+    {"priority_groups": ["g"]},
+    {"priority_timeout": "1s"},
     {"priority_policy": "pinned_client", "priority_groups": ["g"], "priority_timeout": "30s"},
-    {"priority_policy": "prioritized", "priority_groups": ["g"]}, {"pause_until": "2030-01-01T00:00:00Z"},
-    {"max_waiting": -1}, {"max_batch": -1}, {"max_expires": "-1s"}, {"ack_wait": "-1s"}, {"inactive_threshold": "-1s"},
-    {"backoff": ["1s", "-1s"], "max_deliver": 5}, {"max_ack_pending": -5}, {"max_deliver": -5}, {"max_bytes": -1},
-    {"ack_policy": "flow_control"}, {"metadata": {"k": "v" * 131060}}, {"filter_subjects": ["fz.a", "fz.b"]},
+    {"priority_policy": "prioritized", "priority_groups": ["g"]},
+    {"pause_until": "2030-01-01T00:00:00Z"},
+    {"max_waiting": -1},
+    {"max_batch": -1},
+    {"max_expires": "-1s"},
+    {"ack_wait": "-1s"},
+    {"inactive_threshold": "-1s"},
+    {"backoff": ["1s", "-1s"], "max_deliver": 5},
+    {"max_ack_pending": -5},
+    {"max_deliver": -5},
+    {"max_bytes": -1},
+    {"ack_policy": "flow_control"},
+    {"metadata": {"k": "v" * 131060}},
+    {"filter_subjects": ["fz.a", "fz.b"]},
 ]
 RELEASE_TRANSFORM_SRCS = ["", "a.*", "a.*.*", "a.x", "a.>"]
 RELEASE_TRANSFORM_DESTS = [
-    "b.>", "b.x", "b.{{left(1,2)}}", "b.{{right(1,2)}}", "b.{{random(4)}}", "b.{{partition(3)}}", "b.{{partition(3,1)}}",
-    "b c.x", "b.$1", "b.{{wildcard(1)}}",
+    "b.>",
+    "b.x",
+    "b.{{left(1,2)}}",
+    "b.{{right(1,2)}}",
+    "b.{{random(4)}}",
+    "b.{{partition(3)}}",
+    "b.{{partition(3,1)}}",
+    "b c.x",
+    "b.$1",
+    "b.{{wildcard(1)}}",
 ]
 
 
@@ -446,22 +519,43 @@ def m_release_feature(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[s
 
 
 MUTATIONS = [
-    (m_stream_case, 5), (m_consumer_case, 6), (m_estate_case, 3), (m_overlap, 2), (m_workqueue, 2), (m_cycle, 2),
-    (m_msg_size, 1), (m_max_consumers, 1), (m_replicas, 1), (m_random_field, 8), (m_transform, 3), (m_release_feature, 8),
+    (m_stream_case, 5),
+    (m_consumer_case, 6),
+    (m_estate_case, 3),
+    (m_overlap, 2),
+    (m_workqueue, 2),
+    (m_cycle, 2),
+    (m_msg_size, 1),
+    (m_max_consumers, 1),
+    (m_replicas, 1),
+    (m_random_field, 8),
+    (m_transform, 3),
+    (m_release_feature, 8),
 ]
 
 # pedantic run: the pedantic rule cases and fields the server normalises unless pedantic
 PEDANTIC_STREAM_CASES = [c for c in stream_rule_cases.PEDANTIC_CASES if c.code is not None]
 PEDANTIC_CONSUMER_CASES = [c for c in consumer_rule_cases.CASES if c.target.pedantic and c.code is not None]
 PEDANTIC_STREAM_FIELDS: list[tuple[str, list[Any]]] = [
-    ("max_msgs", [-5, -1]), ("max_bytes", [-2]), ("max_consumers", [-3]), ("max_age", ["30s", "1m", "10m"]),
-    ("subject_delete_marker_ttl", ["5s"]), ("allow_msg_schedules", [True]), ("republish", [{"dest": "pout.>"}]),
+    ("max_msgs", [-5, -1]),
+    ("max_bytes", [-2]),
+    ("max_consumers", [-3]),
+    ("max_age", ["30s", "1m", "10m"]),
+    ("subject_delete_marker_ttl", ["5s"]),
+    ("allow_msg_schedules", [True]),
+    ("republish", [{"dest": "pout.>"}]),
     ("mirror_direct", [True, False]),
 ]
 PEDANTIC_CONSUMER_FIELDS: list[tuple[str, list[Any]]] = [
-    ("max_deliver", [-5, -1]), ("max_waiting", [-1]), ("max_ack_pending", [-2, -1]), ("max_batch", [-1]),
-    ("max_expires", ["-1s"]), ("inactive_threshold", ["-1s"]), ("backoff", [["1s", "5s"], ["30s", "1m"]]),
-    ("ack_policy", ["flow_control"]), ("idle_heartbeat", ["-1s", "1s"]),
+    ("max_deliver", [-5, -1]),
+    ("max_waiting", [-1]),
+    ("max_ack_pending", [-2, -1]),
+    ("max_batch", [-1]),
+    ("max_expires", ["-1s"]),
+    ("inactive_threshold", ["-1s"]),
+    ("backoff", [["1s", "5s"], ["30s", "1m"]]),
+    ("ack_policy", ["flow_control"]),
+    ("idle_heartbeat", ["-1s", "1s"]),
 ]
 
 
@@ -508,7 +602,11 @@ def pedantic_clean(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def generate(
-    seed: int = SEED, valid: int = VALID, mutated: int = MUTATED, mutations: list[Any] = MUTATIONS, pedantic: bool = False,
+    seed: int = SEED,
+    valid: int = VALID,
+    mutated: int = MUTATED,
+    mutations: list[Any] = MUTATIONS,
+    pedantic: bool = False,
 ) -> list[Generated]:
     rng = random.Random(seed)
     clean = pedantic_clean if pedantic else (lambda docs: docs)

@@ -24,9 +24,19 @@ class _NatsHandler(socketserver.StreamRequestHandler):
     server: _NatsTcp
 
     def handle(self) -> None:
-        info = {"server_id": "NFAKE", "server_name": "fake", "version": "2.15.1", "proto": 1, "go": "go1.24",
-                "host": "127.0.0.1", "port": self.server.server_address[1], "headers": True, "max_payload": 1048576,
-                "jetstream": True, **self.server.info}
+        info = {
+            "server_id": "NFAKE",
+            "server_name": "fake",
+            "version": "2.15.1",
+            "proto": 1,
+            "go": "go1.24",
+            "host": "127.0.0.1",
+            "port": self.server.server_address[1],
+            "headers": True,
+            "max_payload": 1048576,
+            "jetstream": True,
+            **self.server.info,
+        }
         self.wfile.write(b"INFO " + json.dumps(info).encode() + b"\r\n")
         subs: dict[str, str] = {}
         lock = threading.Lock()
@@ -56,7 +66,7 @@ class _NatsHandler(socketserver.StreamRequestHandler):
                 total = int(parts[-1])
                 payload = self.rfile.read(total + 2)[:total]
                 if op == b"HPUB":
-                    payload = payload[int(parts[-2]):]
+                    payload = payload[int(parts[-2]) :]
                 subject, reply = parts[0], parts[1] if len(parts) > (3 if op == b"HPUB" else 2) else ""
                 if reply:
                     self.server.respond(subject, payload, lambda data, r=reply: send(r, data))
@@ -92,6 +102,7 @@ class _NatsTcp(socketserver.ThreadingTCPServer):
         data = value if isinstance(value, bytes) else json.dumps(value).encode()
         send(data)
         if self.repeat:  # keep answering the same request, as a chatty responder would
+
             def again() -> None:
                 while True:
                     time.sleep(self.repeat or 0.5)

@@ -170,8 +170,7 @@ class NatsCluster:
         for i, cport in enumerate(self.cluster_ports, start=1):
             node = NatsServer(
                 extra_config=(
-                    f"server_name: n{i}\nserver_tags: [\"az:{i}\"]\n"
-                    f"cluster {{ name: {self.name}\n listen: 127.0.0.1:{cport}\n routes: [{routes}] }}\n"
+                    f'server_name: n{i}\nserver_tags: ["az:{i}"]\ncluster {{ name: {self.name}\n listen: 127.0.0.1:{cport}\n routes: [{routes}] }}\n'
                 ),
             )
             self.nodes.append(node)

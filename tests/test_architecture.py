@@ -49,6 +49,11 @@ def test_ruff_is_clean() -> None:
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
 
 
+def test_ruff_format_is_applied() -> None:
+    proc = _tool("ruff", "format", "--check", "--no-cache", ".")
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+
+
 def _sources() -> list[Path]:
     return sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py"))
 

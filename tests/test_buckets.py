@@ -27,9 +27,21 @@ def kv(**kw: object) -> KeyValueConfig:
 def test_go_kv_defaults() -> None:
     s = kv_stream(kv(), "b")
     assert s == {
-        "name": "KV_b", "subjects": ["$KV.b.>"], "max_msgs_per_subject": 1, "max_bytes": -1, "max_age": 0,
-        "max_msg_size": -1, "max_msgs": -1, "max_consumers": -1, "storage": "file", "num_replicas": 1,
-        "allow_rollup_hdrs": True, "deny_delete": True, "discard": "new", "duplicate_window": 2 * MIN, "allow_direct": True,
+        "name": "KV_b",
+        "subjects": ["$KV.b.>"],
+        "max_msgs_per_subject": 1,
+        "max_bytes": -1,
+        "max_age": 0,
+        "max_msg_size": -1,
+        "max_msgs": -1,
+        "max_consumers": -1,
+        "storage": "file",
+        "num_replicas": 1,
+        "allow_rollup_hdrs": True,
+        "deny_delete": True,
+        "discard": "new",
+        "duplicate_window": 2 * MIN,
+        "allow_direct": True,
     }
 
 
@@ -82,8 +94,14 @@ def test_object_store_shape() -> None:
     assert object_stream(ObjectStoreConfig(), "files", client="nats-py")["max_consumers"] == 0
 
 
-@pytest.mark.parametrize("spec", [{}, {"history": 10, "ttl": H, "max_bytes": 1024, "max_value_size": 64, "storage": "memory", "replicas": 3},
-                                  {"compression": True, "metadata": {"a": "b"}, "limit_marker_ttl": MIN, "republish": {"src": ">", "dest": "r.>"}}])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {},
+        {"history": 10, "ttl": H, "max_bytes": 1024, "max_value_size": 64, "storage": "memory", "replicas": 3},
+        {"compression": True, "metadata": {"a": "b"}, "limit_marker_ttl": MIN, "republish": {"src": ">", "dest": "r.>"}},
+    ],
+)
 def test_recognised_kv_gives_back_its_spec(spec: dict) -> None:
     live = effective_stream(StreamConfig.model_validate(kv_stream(kv(**spec), "b")))
     kind, bucket, got = bucket_of_stream(live)  # type: ignore[misc]
@@ -165,7 +183,9 @@ def test_nack_unknown_field_is_named_with_a_suggestion() -> None:
 
 
 def test_bucket_stream_collides_with_declared_stream_and_subjects(tmp_path: Path) -> None:
-    text = NATIVE.replace("HIST", "1") + """---
+    text = (
+        NATIVE.replace("HIST", "1")
+        + """---
 apiVersion: jsops/v1
 kind: Stream
 metadata: {name: TAP}
@@ -176,6 +196,7 @@ kind: Stream
 metadata: {name: KV_sessions}
 spec: {subjects: ["x.>"], max_age: 1h}
 """
+    )
     (tmp_path / "m.yaml").write_text(text)
     result = lint_estate(load_paths([str(tmp_path)]))
     codes = {f.rule for f in result.findings}
@@ -185,8 +206,11 @@ spec: {subjects: ["x.>"], max_age: 1h}
 def test_fixes_never_write_stream_fields_into_a_bucket() -> None:
     estate = _load("apiVersion: jsops/v1\nkind: ObjectStore\nmetadata: {name: files}\nspec: {}\n")
     for f in lint_estate(estate).findings:
-        for e in (f.fix.edits if f.fix else ()):
-            assert e.path[-1] in ("ttl", "max_bytes", "replicas", "storage", "history", "max_value_size", "description", "placement", "metadata"), (f.rule, e.path)
+        for e in f.fix.edits if f.fix else ():
+            assert e.path[-1] in ("ttl", "max_bytes", "replicas", "storage", "history", "max_value_size", "description", "placement", "metadata"), (
+                f.rule,
+                e.path,
+            )
 
 
 def test_stream_rules_on_a_bucket_name_the_bucket_field() -> None:
@@ -204,11 +228,14 @@ def test_stream_rules_on_a_bucket_name_the_bucket_field() -> None:
     assert "JS111" not in old and old["JS311"].severity.value == "warning" and old["JS311"].line == 7
 
 
-@pytest.mark.parametrize(("spec", "fires"), [
-    ("history: 5\n  max_bytes: 64MiB", True),
-    ("history: 5\n  max_bytes: 64MiB\n  ttl: 7d", False),
-    ("history: 5", False),
-])
+@pytest.mark.parametrize(
+    ("spec", "fires"),
+    [
+        ("history: 5\n  max_bytes: 64MiB", True),
+        ("history: 5\n  max_bytes: 64MiB\n  ttl: 7d", False),
+        ("history: 5", False),
+    ],
+)
 def test_js460_full_bucket_refuses_writes(spec: str, fires: bool) -> None:
     text = f"apiVersion: jsops/v1\nkind: KeyValue\nmetadata: {{name: b}}\nspec:\n  {spec}\n"
     got = [f for f in lint_estate(_load(text)).findings if f.rule == "JS460"]

@@ -25,7 +25,7 @@ spec:
   duplicate_window: 2m
 """
 ERROR = CLEAN.replace("max_age: 7d", "max_age: soon")
-WARNING_ONLY = CLEAN + "---\n"  + "---\n"  # an empty document between two separators
+WARNING_ONLY = CLEAN + "---\n" + "---\n"  # an empty document between two separators
 
 
 def run(argv: list[str], capsys) -> tuple[int, str, str]:

@@ -67,8 +67,9 @@ def test_plan_help_golden(capsys) -> None:
     _golden("help-plan.txt", out)
 
 
-@pytest.mark.parametrize("argv", [["lint", "--bogus"], ["rules", "--format", "x"], ["plan", "--bogus"],
-                                  ["apply", "--bogus"], ["export"], ["completion", "tcsh"]])
+@pytest.mark.parametrize(
+    "argv", [["lint", "--bogus"], ["rules", "--format", "x"], ["plan", "--bogus"], ["apply", "--bogus"], ["export"], ["completion", "tcsh"]]
+)
 def test_argument_errors_print_usage_and_exit_2(argv: list[str], capsys) -> None:
     rc, out, err = run(argv, capsys)
     assert rc == 2 and err.startswith(f"usage: jsops {argv[0]}") and "error:" in err and "Traceback" not in err

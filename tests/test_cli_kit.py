@@ -106,8 +106,7 @@ def test_exit_codes_are_written_once() -> None:
     assert exit_codes_markdown() in (ROOT / "docs" / "cli.md").read_text(), "regenerate the table in docs/cli.md"
 
 
-def test_reporter_registry_drives_the_format_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reporter_registry_drives_the_format_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from jsops.linter import report
     from jsops.linter.cli import main
     from jsops.linter.engine import LintResult
@@ -126,8 +125,7 @@ def test_fix_loop_fixes_until_nothing_changes(tmp_path: Path) -> None:
     from jsops.linter.fix import fix_and_relint, fix_diff
 
     path = tmp_path / "s.yaml"
-    path.write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec:\n  subjects: [a]\n  max_age: 1m\n"
-                    "  duplicate_window: 2m\n")
+    path.write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec:\n  subjects: [a]\n  max_age: 1m\n  duplicate_window: 2m\n")
 
     def lint() -> LintResult:
         return lint_paths([str(path)])

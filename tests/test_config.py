@@ -15,7 +15,7 @@ from jsops.linter.engine import discover_rules, lint_paths
 from jsops.linter.findings import Severity
 
 RULES = discover_rules()
-BAD = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [\"a.>\"], max_age: 1m, duplicate_window: 2m}\n"
+BAD = 'apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: ["a.>"], max_age: 1m, duplicate_window: 2m}\n'
 
 
 @pytest.fixture
@@ -136,7 +136,11 @@ def test_cli_uses_config_fail_on_target_and_paths(estate, capsys):
         (".jsops.yaml", "- a\n", ".jsops.yaml: the jsops config must be a mapping, got list"),
         (".jsops.yaml", "ignore: [JS99x]\n", ".jsops.yaml: ignore: unknown rule, code prefix or group 'JS99x'"),
         (".jsops.yaml", "rules: {stream: {}}\n", ".jsops.yaml: rules.stream: options are per rule; name one rule by code or name"),
-        ("pyproject.toml", "[tool.jsops]\nseverity = {JS102 = 'loud'}\n", "pyproject.toml: [tool.jsops] severity.JS102: Input should be 'error', 'warning' or 'info', got 'loud'"),
+        (
+            "pyproject.toml",
+            "[tool.jsops]\nseverity = {JS102 = 'loud'}\n",
+            "pyproject.toml: [tool.jsops] severity.JS102: Input should be 'error', 'warning' or 'info', got 'loud'",
+        ),
         ("pyproject.toml", "[tool.jsops\n", "pyproject.toml: invalid TOML:"),
     ],
 )

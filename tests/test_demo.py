@@ -26,7 +26,10 @@ def demo(tmp_path_factory):
     work = tmp_path_factory.mktemp("demo") / "run"
     proc = subprocess.run(
         [sys.executable, "-m", "jsops.reconciler.demo", "--workdir", str(work), "--traffic-seconds", "25"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     return proc, work
 
@@ -35,8 +38,15 @@ def test_demo_runs_every_step_and_exits_0(demo):
     proc, work = demo
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     out = proc.stdout
-    for step in ("Start a local nats-server", "Plan and apply", "jsops collect", "Profile the telemetry",
-                 "Lint again, now with the measured profiles", "Fix what can be fixed", "Write the HTML report"):
+    for step in (
+        "Start a local nats-server",
+        "Plan and apply",
+        "jsops collect",
+        "Profile the telemetry",
+        "Lint again, now with the measured profiles",
+        "Fix what can be fixed",
+        "Write the HTML report",
+    ):
         assert step in out, step
     assert "nats-server stopped" in out
 

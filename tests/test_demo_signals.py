@@ -39,8 +39,14 @@ def test_signal_during_traffic_stops_everything(sig: signal.Signals, tmp_path: P
     work = tmp_path / "run"
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    proc = subprocess.Popen([sys.executable, "-m", "jsops.reconciler.demo", "--workdir", str(work), "--traffic-seconds", "120"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jsops.reconciler.demo", "--workdir", str(work), "--traffic-seconds", "120"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
     assert proc.stdout is not None
     lines, url = [], None
     deadline = time.monotonic() + 180

@@ -9,7 +9,7 @@ from jsops.linter.cli import main
 from jsops.linter.config import Config
 from jsops.linter.engine import lint_paths
 
-BAD = "spec: {subjects: [\"{subj}.>\"], max_age: 1m, duplicate_window: 2m}\n"
+BAD = 'spec: {subjects: ["{subj}.>"], max_age: 1m, duplicate_window: 2m}\n'
 
 
 def _stream(name: str, body: str = BAD, meta: str = "") -> str:
@@ -38,7 +38,7 @@ def test_comment_on_the_line_above_by_name(tmp_path):
 
 
 def test_comment_above_covers_only_the_next_line(tmp_path):
-    body = "spec:\n  # jsops: disable=JS102 reason\n  subjects: [\"{subj}.>\"]\n  max_age: 1m\n  duplicate_window: 2m\n"
+    body = 'spec:\n  # jsops: disable=JS102 reason\n  subjects: ["{subj}.>"]\n  max_age: 1m\n  duplicate_window: 2m\n'
     found = _lint(tmp_path, _stream("A", body))
     assert ("JS102", 9) in found and ("JS010", 6) in found
 
@@ -49,18 +49,18 @@ def test_disable_file(tmp_path):
 
 
 def test_annotation(tmp_path):
-    meta = "  annotations:\n    jsops.io/disable: \"JS102 legacy\"\n"
+    meta = '  annotations:\n    jsops.io/disable: "JS102 legacy"\n'
     assert _lint(tmp_path, _stream("A", meta=meta)) == []
 
 
 def test_annotation_covers_only_its_object(tmp_path):
-    meta = "  annotations:\n    jsops.io/disable: \"JS102\"\n"
+    meta = '  annotations:\n    jsops.io/disable: "JS102"\n'
     text = _stream("A", meta=meta) + "---\n" + _stream("B")
     assert [r for r, _ in _lint(tmp_path, text)] == ["JS102"]
 
 
 def test_unused_suppressions_are_findings(tmp_path):
-    meta = "  annotations:\n    jsops.io/disable: \"JS102,JS103\"\n"
+    meta = '  annotations:\n    jsops.io/disable: "JS102,JS103"\n'
     found = _lint(tmp_path, _stream("A", meta=meta) + "# jsops: disable=JS104 nothing\n")
     assert found == [("JS010", 6), ("JS010", 8)]
 
@@ -81,7 +81,7 @@ def test_unused_suppression_can_be_ignored(tmp_path):
 
 
 def test_a_hash_inside_a_value_is_not_a_comment(tmp_path):
-    body = "spec: {subjects: [\"{subj}.>\"], description: \"x#jsops: disable=JS102\", max_age: 1m, duplicate_window: 2m}\n"
+    body = 'spec: {subjects: ["{subj}.>"], description: "x#jsops: disable=JS102", max_age: 1m, duplicate_window: 2m}\n'
     assert [r for r, _ in _lint(tmp_path, _stream("A", body))] == ["JS102"]
 
 

@@ -93,8 +93,7 @@ def _imports(path: Path) -> set[str]:
 
 def test_linter_never_imports_upward():
     offenders = {
-        str(p.relative_to(ROOT)): sorted(_imports(p) & {"rules", "reconciler", "profiler", "nats", "pyspark"})
-        for p in (ROOT / "linter").rglob("*.py")
+        str(p.relative_to(ROOT)): sorted(_imports(p) & {"rules", "reconciler", "profiler", "nats", "pyspark"}) for p in (ROOT / "linter").rglob("*.py")
     }
     assert {k: v for k, v in offenders.items() if v} == {}
 

@@ -51,8 +51,12 @@ def test_every_example_manifest_validates() -> None:
 
 
 def _doc(kind: str, spec: dict[str, Any], **meta: Any) -> dict[str, Any]:
-    d = manifest(kind, "ORDERS" if kind == "Stream" else "carts" if kind in ("KeyValue", "ObjectStore") else "shipper",
-                 spec, stream="ORDERS" if kind == "Consumer" else None)
+    d = manifest(
+        kind,
+        "ORDERS" if kind == "Stream" else "carts" if kind in ("KeyValue", "ObjectStore") else "shipper",
+        spec,
+        stream="ORDERS" if kind == "Consumer" else None,
+    )
     d["metadata"].update(meta)
     return d
 
@@ -140,8 +144,39 @@ def test_duration_pattern_matches_the_parser() -> None:
     import re
 
     pattern = re.compile(DURATION_PATTERN)
-    fixed = ["0", "-0", "+0", "00", "90s", "1h30m", "1.5s", ".5s", "5.s", "1ms", "1m1s", "7d", "2w", "1µs", "1us", "1ns",
-             " 1s ", "1", "s", "", ".", "1.s", "1 s", "1x", "-1s", "+1s", "1s-1s", "1e3s", "+", "-", " - "]
+    fixed = [
+        "0",
+        "-0",
+        "+0",
+        "00",
+        "90s",
+        "1h30m",
+        "1.5s",
+        ".5s",
+        "5.s",
+        "1ms",
+        "1m1s",
+        "7d",
+        "2w",
+        "1µs",
+        "1us",
+        "1ns",
+        " 1s ",
+        "1",
+        "s",
+        "",
+        ".",
+        "1.s",
+        "1 s",
+        "1x",
+        "-1s",
+        "+1s",
+        "1s-1s",
+        "1e3s",
+        "+",
+        "-",
+        " - ",
+    ]
     corpus = _corpus("0123456789.smhdwnuµ+- ", fixed)
     wrong = [t for t in corpus if bool(pattern.search(t)) != _accepts(parse_duration, t)]
     assert wrong == []

@@ -8,19 +8,80 @@ from jsops.linter.model.config import ConsumerConfig, StreamConfig, StreamSource
 
 # JSON names of nats-server 2.15's StreamConfig and ConsumerConfig (server/stream.go, consumer.go).
 SERVER_STREAM_FIELDS = {
-    "name", "description", "subjects", "retention", "max_consumers", "max_msgs", "max_bytes", "max_age",
-    "max_msgs_per_subject", "max_msg_size", "discard", "storage", "num_replicas", "no_ack",
-    "duplicate_window", "placement", "mirror", "sources", "compression", "first_seq", "subject_transform",
-    "republish", "allow_direct", "mirror_direct", "discard_new_per_subject", "sealed", "deny_delete",
-    "deny_purge", "allow_rollup_hdrs", "consumer_limits", "allow_msg_ttl", "subject_delete_marker_ttl",
-    "allow_msg_counter", "allow_atomic", "allow_msg_schedules", "persist_mode", "allow_batched", "metadata",
+    "name",
+    "description",
+    "subjects",
+    "retention",
+    "max_consumers",
+    "max_msgs",
+    "max_bytes",
+    "max_age",
+    "max_msgs_per_subject",
+    "max_msg_size",
+    "discard",
+    "storage",
+    "num_replicas",
+    "no_ack",
+    "duplicate_window",
+    "placement",
+    "mirror",
+    "sources",
+    "compression",
+    "first_seq",
+    "subject_transform",
+    "republish",
+    "allow_direct",
+    "mirror_direct",
+    "discard_new_per_subject",
+    "sealed",
+    "deny_delete",
+    "deny_purge",
+    "allow_rollup_hdrs",
+    "consumer_limits",
+    "allow_msg_ttl",
+    "subject_delete_marker_ttl",
+    "allow_msg_counter",
+    "allow_atomic",
+    "allow_msg_schedules",
+    "persist_mode",
+    "allow_batched",
+    "metadata",
 }
 SERVER_CONSUMER_FIELDS = {
-    "durable_name", "name", "description", "deliver_policy", "opt_start_seq", "opt_start_time", "ack_policy",
-    "ack_wait", "max_deliver", "backoff", "filter_subject", "filter_subjects", "replay_policy", "rate_limit_bps",
-    "sample_freq", "max_waiting", "max_ack_pending", "flow_control", "headers_only", "max_batch", "max_expires",
-    "max_bytes", "deliver_subject", "deliver_group", "idle_heartbeat", "inactive_threshold", "num_replicas",
-    "mem_storage", "direct", "sourcing", "metadata", "pause_until", "priority_groups", "priority_policy",
+    "durable_name",
+    "name",
+    "description",
+    "deliver_policy",
+    "opt_start_seq",
+    "opt_start_time",
+    "ack_policy",
+    "ack_wait",
+    "max_deliver",
+    "backoff",
+    "filter_subject",
+    "filter_subjects",
+    "replay_policy",
+    "rate_limit_bps",
+    "sample_freq",
+    "max_waiting",
+    "max_ack_pending",
+    "flow_control",
+    "headers_only",
+    "max_batch",
+    "max_expires",
+    "max_bytes",
+    "deliver_subject",
+    "deliver_group",
+    "idle_heartbeat",
+    "inactive_threshold",
+    "num_replicas",
+    "mem_storage",
+    "direct",
+    "sourcing",
+    "metadata",
+    "pause_until",
+    "priority_groups",
+    "priority_policy",
     "priority_timeout",
 }
 SERVER_SOURCE_FIELDS = {"name", "opt_start_seq", "opt_start_time", "filter_subject", "subject_transforms", "external", "consumer"}
@@ -54,7 +115,15 @@ def test_units_in_model(field, value, expected):
 
 @pytest.mark.parametrize(
     "field,value",
-    [("retention", "work_queue"), ("storage", "disk"), ("num_replicas", "3"), ("no_ack", "yes"), ("max_age", "forever"), ("metadata", {"a": 1}), ("subjects", "a.b")],
+    [
+        ("retention", "work_queue"),
+        ("storage", "disk"),
+        ("num_replicas", "3"),
+        ("no_ack", "yes"),
+        ("max_age", "forever"),
+        ("metadata", {"a": 1}),
+        ("subjects", "a.b"),
+    ],
 )
 def test_wrong_types_rejected(field, value):
     with pytest.raises(ValidationError):
@@ -63,7 +132,13 @@ def test_wrong_types_rejected(field, value):
 
 def test_consumer_enums_and_times():
     c = ConsumerConfig.model_validate(
-        {"ack_policy": "flow_control", "deliver_policy": "by_start_time", "opt_start_time": "2026-01-02T03:04:05Z", "priority_policy": "prioritized", "sample_freq": 100}
+        {
+            "ack_policy": "flow_control",
+            "deliver_policy": "by_start_time",
+            "opt_start_time": "2026-01-02T03:04:05Z",
+            "priority_policy": "prioritized",
+            "sample_freq": 100,
+        }
     )
     assert c.sample_freq == "100" and c.opt_start_time.year == 2026
     with pytest.raises(ValidationError):

@@ -16,7 +16,7 @@ from ruamel.yaml import YAML
 from jsops.linter.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: ORDERS}\nspec: {subjects: [\"orders.>\"], max_age: 1m, duplicate_window: 2m}\n"
+STREAM = 'apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: ORDERS}\nspec: {subjects: ["orders.>"], max_age: 1m, duplicate_window: 2m}\n'
 # max_deliver and a dead-letter handler: the operational rules (JS405, JS406) have nothing to say
 CONSUMER = (
     "apiVersion: jsops/v1\nkind: Consumer\nmetadata: {name: shipper, stream: ORDERS, annotations: {jsops.io/dead-letter: on-call}}\n"

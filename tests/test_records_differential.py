@@ -135,10 +135,49 @@ def test_configs_and_targets_alike(both: _Both, tmp_path: Path) -> None:
 
 
 SAMPLES: list[Any] = [
-    None, 0, -1, 1, 2**70, 1.5, 2.0, True, False, "x", "", " x ", "7d", "1GiB", "1h30m", "-5s", "0", "10", "limits",
-    "file", "explicit", "all", "s2", "async", "p99", [], ["a"], [1], ["5s", "1m"], [None], ("a",), {}, {"a": "b"},
-    {"a": 1}, {"name": "X"}, [{"name": "X"}], [{"src": "a", "dest": "b"}], {"env": "V"}, {"env": "V", "file": "f"},
-    "2026-01-02T15:04:05Z", datetime(2026, 1, 2, tzinfo=UTC), datetime(2026, 1, 2), b"x",
+    None,
+    0,
+    -1,
+    1,
+    2**70,
+    1.5,
+    2.0,
+    True,
+    False,
+    "x",
+    "",
+    " x ",
+    "7d",
+    "1GiB",
+    "1h30m",
+    "-5s",
+    "0",
+    "10",
+    "limits",
+    "file",
+    "explicit",
+    "all",
+    "s2",
+    "async",
+    "p99",
+    [],
+    ["a"],
+    [1],
+    ["5s", "1m"],
+    [None],
+    ("a",),
+    {},
+    {"a": "b"},
+    {"a": 1},
+    {"name": "X"},
+    [{"name": "X"}],
+    [{"src": "a", "dest": "b"}],
+    {"env": "V"},
+    {"env": "V", "file": "f"},
+    "2026-01-02T15:04:05Z",
+    datetime(2026, 1, 2, tzinfo=UTC),
+    datetime(2026, 1, 2),
+    b"x",
 ]
 
 
@@ -168,13 +207,15 @@ def test_generated_values_validate_alike() -> None:
     for cls in models:
         for data in _mutations(cls):
             seen.compare(cls, data)
-    nested = [
-        (StreamConfig, {"placement": {"tags": s}}) for s in SAMPLES
-    ] + [(StreamConfig, {"sources": [{"name": "A", "opt_start_seq": s}]}) for s in SAMPLES] + [
-        (StreamConfig, {"consumer_limits": {"inactive_threshold": s}}) for s in SAMPLES
-    ] + [(ConsumerConfig, {"backoff": [s]}) for s in SAMPLES] + [(ConsumerConfig, {"metadata": {"k": s}}) for s in SAMPLES] + [
-        (linter.config.Config, {"contexts": {"prod": {"password": s}}}) for s in SAMPLES
-    ] + [(linter.config.Config, {"severity": {"JS101": s}, "estate": s}) for s in SAMPLES]
+    nested = (
+        [(StreamConfig, {"placement": {"tags": s}}) for s in SAMPLES]
+        + [(StreamConfig, {"sources": [{"name": "A", "opt_start_seq": s}]}) for s in SAMPLES]
+        + [(StreamConfig, {"consumer_limits": {"inactive_threshold": s}}) for s in SAMPLES]
+        + [(ConsumerConfig, {"backoff": [s]}) for s in SAMPLES]
+        + [(ConsumerConfig, {"metadata": {"k": s}}) for s in SAMPLES]
+        + [(linter.config.Config, {"contexts": {"prod": {"password": s}}}) for s in SAMPLES]
+        + [(linter.config.Config, {"severity": {"JS101": s}, "estate": s}) for s in SAMPLES]
+    )
     for cls, data in nested:
         seen.compare(cls, data)
     assert seen.diffs == []

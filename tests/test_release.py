@@ -24,8 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def sh(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, check=check, timeout=300,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, check=check, timeout=300, env={**os.environ, **(env or {})})
 
 
 def _clone(tmp: Path, name: str, *extra: str) -> tuple[Path, str]:
@@ -63,11 +62,14 @@ def test_wheel_installs_in_a_clean_venv_and_runs(tmp_path: Path) -> None:
     work.mkdir()
     jsops = venv / "bin" / "jsops"
     assert sh(jsops, "--version", cwd=work).stdout == f"jsops {version} (commit {commit[:12]})\n"
-    where = sh(venv / "bin" / "python", "-c", "import jsops.linter, jsops.rules, jsops.reconciler; print(jsops.linter.__file__, jsops.reconciler.__file__)", cwd=work)
+    where = sh(
+        venv / "bin" / "python", "-c", "import jsops.linter, jsops.rules, jsops.reconciler; print(jsops.linter.__file__, jsops.reconciler.__file__)", cwd=work
+    )
     assert all(p.startswith(str(venv)) for p in where.stdout.split()), where.stdout
     (work / "m").mkdir()
-    (work / "m" / "orders.yaml").write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: ORDERS\n"
-                                            "spec:\n  subjects: [orders.>]\n  max_age: 1m\n  duplicate_window: 2m\n")
+    (work / "m" / "orders.yaml").write_text(
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: ORDERS\nspec:\n  subjects: [orders.>]\n  max_age: 1m\n  duplicate_window: 2m\n"
+    )
     bad = sh(jsops, "lint", "m", "--no-config", cwd=work, check=False)
     assert bad.returncode == 1 and "JS102" in bad.stdout, bad.stdout + bad.stderr
     (work / "m" / "orders.yaml").write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: ORDERS\nspec:\n  subjects: [orders.>]\n")

@@ -82,8 +82,11 @@ def test_ack_points_keep_profile_order_and_values():
     prof = load_profiles(SMALL_PROFILES).consumer("SHOP", "slow")
     pts = ack_points(prof.ack_time_ns)
     assert [(p.label, p.quantile, p.ns) for p in pts] == [
-        ("p50", 0.5, 800_000_000), ("p90", 0.9, 1_900_000_000), ("p99", 0.99, 3_500_000_000),
-        ("p99.9", 0.999, 6_000_000_000), ("max", 1.0, 9_000_000_000),
+        ("p50", 0.5, 800_000_000),
+        ("p90", 0.9, 1_900_000_000),
+        ("p99", 0.99, 3_500_000_000),
+        ("p99.9", 0.999, 6_000_000_000),
+        ("max", 1.0, 9_000_000_000),
     ]
     assert ack_points(None) == ()
     assert ack_exceed((), S) is None
@@ -91,10 +94,12 @@ def test_ack_points_keep_profile_order_and_values():
 
 def test_stream_rates_and_fill_times_contract_example():
     # The contract §4 example stream: 13.9/240/410 msg/s, 7100 B/s mean, 210000 B/s peak, 512 B mean.
-    prof = StreamProfile.model_validate({
-        "ingest": {"messages": 1_200_000, "mean_per_s": 13.9, "p99_per_s": 240.0, "peak_per_s": 410},
-        "bytes": {"mean_per_s": 7100.0, "peak_per_s": 210000, "stored_msg_size_mean": 512.0},
-    })
+    prof = StreamProfile.model_validate(
+        {
+            "ingest": {"messages": 1_200_000, "mean_per_s": 13.9, "p99_per_s": 240.0, "peak_per_s": 410},
+            "bytes": {"mean_per_s": 7100.0, "peak_per_s": 210000, "stored_msg_size_mean": 512.0},
+        }
+    )
     rates = stream_rates(prof)
     assert [(r.label, r.msgs_per_s, r.bytes_per_s, r.bytes_estimated) for r in rates] == [
         ("mean", 13.9, 7100.0, False),
@@ -244,19 +249,24 @@ def test_hostile_names_are_escaped(tmp_path, capsys):
     d.mkdir()
     (d / HOSTILE_FILE).write_text(
         "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: " + json.dumps(HOSTILE_STREAM) + "\n"
-        "spec:\n  subjects: [\"x.>\"]\n  max_age: 1h\n  max_bytes: 1MiB\n  description: \"</style><b>bold</b>\"\n---\n"
+        'spec:\n  subjects: ["x.>"]\n  max_age: 1h\n  max_bytes: 1MiB\n  description: "</style><b>bold</b>"\n---\n'
         "apiVersion: jsops/v1\nkind: Consumer\nmetadata:\n  name: " + json.dumps(HOSTILE_CONSUMER) + "\n"
         "  stream: " + json.dumps(HOSTILE_STREAM) + "\nspec:\n  ack_wait: 1s\n"
     )
     profiles = tmp_path / "p.json"
-    profiles.write_text(json.dumps({
-        "version": 1, "generated_at": "2026-11-21T12:00:00Z",
-        "streams": {HOSTILE_STREAM: {"ingest": {"messages": 10, "mean_per_s": 1.0}}},
-        "consumers": {
-            f"{HOSTILE_STREAM}/{HOSTILE_CONSUMER}": {"ack_time_ns": {"samples": 3, "p50": 1, "p90": 2, "p99": 3, "p999": 4, "max": 5}},
-            "<b>x</b>/<i>y</i>": {"delivery": {"mean_per_s": 1.0}},
-        },
-    }))
+    profiles.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "generated_at": "2026-11-21T12:00:00Z",
+                "streams": {HOSTILE_STREAM: {"ingest": {"messages": 10, "mean_per_s": 1.0}}},
+                "consumers": {
+                    f"{HOSTILE_STREAM}/{HOSTILE_CONSUMER}": {"ack_time_ns": {"samples": 3, "p50": 1, "p90": 2, "p99": 3, "p999": 4, "max": 5}},
+                    "<b>x</b>/<i>y</i>": {"delivery": {"mean_per_s": 1.0}},
+                },
+            }
+        )
+    )
     out = tmp_path / "r.html"
     rc, _ = _run([str(d), "--profiles", str(profiles), "--html", str(out), "--no-config"], capsys)
     assert rc == 0
@@ -293,8 +303,7 @@ def test_env_renders_templates(tmp_path, capsys):
     (tmp_path / "environments").mkdir()
     (tmp_path / "environments" / "prod.yaml").write_text("prefix: PROD\nage: 2h\n")
     (tmp_path / "s.yaml.j2").write_text(
-        "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: {{ prefix }}_ORDERS\n"
-        "spec:\n  subjects: [\"orders.>\"]\n  max_age: {{ age }}\n  max_bytes: 1GiB\n"
+        'apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: {{ prefix }}_ORDERS\nspec:\n  subjects: ["orders.>"]\n  max_age: {{ age }}\n  max_bytes: 1GiB\n'
     )
     out = tmp_path / "r.html"
     rc, err = _run([str(tmp_path), "--env", "prod", "--html", str(out), "--no-config"], capsys)
@@ -320,7 +329,10 @@ def test_jsops_report_subcommand(tmp_path):
     out = tmp_path / "r.html"
     proc = subprocess.run(
         [str(Path(sys.executable).parent / "jsops"), "report", SMALL, "--profiles", SMALL_PROFILES, "--html", str(out), "--no-config"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
@@ -353,10 +365,21 @@ document.body.appendChild(pre);
 def _chromium(tmp_path: Path, url: str, *extra: str, height: int = 1000, scale: float = 1) -> subprocess.CompletedProcess[str]:
     profile = tmp_path / f"chromium-{len(list(tmp_path.iterdir()))}"
     cmd = [
-        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        f"--user-data-dir={profile}", "--hide-scrollbars", f"--force-device-scale-factor={scale}",
-        f"--window-size={WIDTH},{height}", *extra, url,
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--hide-scrollbars",
+        f"--force-device-scale-factor={scale}",
+        f"--window-size={WIDTH},{height}",
+        *extra,
+        url,
     ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=True)
 
@@ -376,8 +399,8 @@ def decode_png(data: bytes) -> tuple[int, int, int, list[bytes]]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat = 8, []
     while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
+        n, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        body = data[pos + 8 : pos + 8 + n]
         pos += 12 + n
         if kind == b"IHDR":
             w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
@@ -393,7 +416,7 @@ def decode_png(data: bytes) -> tuple[int, int, int, list[bytes]]:
     prev = bytearray(stride)
     i = 0
     for _ in range(h):
-        f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        f, line = raw[i], bytearray(raw[i + 1 : i + 1 + stride])
         i += 1 + stride
         if f == 1:
             for x in range(bpp, stride):
@@ -420,7 +443,7 @@ def _colored(rows: list[bytes], bpp: int, x0: float, y0: float, x1: float, y1: f
     """(saturated pixels, red pixels) in a box: bars, dots and markers are colored; text, grid and
     background are gray."""
     sat = red = 0
-    for row in rows[int(y0):int(y1)]:
+    for row in rows[int(y0) : int(y1)]:
         for x in range(int(x0), int(x1)):
             r, g, b = row[x * bpp], row[x * bpp + 1], row[x * bpp + 2]
             if max(r, g, b) - min(r, g, b) > 60:

@@ -52,8 +52,7 @@ def _enums() -> str:
     return "\n".join(rows) + "\n"
 
 
-GENERATED = {"updates": _updates, "stream_fields": lambda: _fields(STREAM_FIELDS),
-             "consumer_fields": lambda: _fields(CONSUMER_FIELDS), "enum_values": _enums}
+GENERATED = {"updates": _updates, "stream_fields": lambda: _fields(STREAM_FIELDS), "consumer_fields": lambda: _fields(CONSUMER_FIELDS), "enum_values": _enums}
 
 
 def test_generated_tables_are_up_to_date() -> None:

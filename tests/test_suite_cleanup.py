@@ -17,7 +17,7 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 
-NATS_TEST = '''
+NATS_TEST = """
 import os, time
 from natsserver import NatsServer
 
@@ -26,9 +26,9 @@ def test_hangs_with_a_server():
     with open(os.environ["PIDS"], "w") as fh:
         fh.write(" ".join(str(s.process.pid) for s in servers))
     time.sleep(600)
-'''
+"""
 
-SPARK_TEST = '''
+SPARK_TEST = """
 import os, time
 from pathlib import Path
 from sparkcluster import standalone
@@ -38,7 +38,7 @@ def test_hangs_with_a_cluster(tmp_path):
         with open(os.environ["PIDS"], "w") as fh:
             fh.write(" ".join(str(p.pid) for p in procs))
         time.sleep(600)
-'''
+"""
 
 
 def _alive(pid: int) -> bool:
@@ -66,9 +66,13 @@ def _interrupt_run(tmp_path: Path, test: str, sig: int, ready_timeout: float) ->
     (tmp_path / "test_hang.py").write_text(test)
     pids = tmp_path / "pids"
     env = {**os.environ, "PIDS": str(pids), "PYTHONPATH": os.pathsep.join([str(TESTS), str(TESTS / "profiler"), str(REPO)])}
-    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "procs", "-p", "no:cacheprovider",
-                             str(tmp_path / "test_hang.py")], cwd=tmp_path, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-q", "-p", "procs", "-p", "no:cacheprovider", str(tmp_path / "test_hang.py")],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + ready_timeout
         while not (pids.exists() and pids.read_text().strip()):

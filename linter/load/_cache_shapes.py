@@ -50,8 +50,7 @@ def _text(s: Any) -> bool:
 
 
 def _problem(p: Any) -> bool:
-    return (type(p) is tuple and len(p) == 4 and _text(p[0]) and _text(p[1])
-            and type(p[2]) is int and type(p[3]) is int)
+    return type(p) is tuple and len(p) == 4 and _text(p[0]) and _text(p[1]) and type(p[2]) is int and type(p[3]) is int
 
 
 def _pos(p: Any) -> bool:

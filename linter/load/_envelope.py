@@ -19,14 +19,10 @@ def check_keys(value: dict[str, Any], allowed: Iterable[str], where: tuple[Any, 
     unknown = [k for k in value if k not in allowed]
     for k in unknown[:MAX_FINDINGS_PER_OBJECT]:
         pos = resolve_position(doc.positions, where + (k,), key=True) or (doc.line, 1)
-        estate.findings.append(
-            finding("invalid-field", f"unknown field {short(k)!r} in {label}{did_you_mean(str(k), allowed)}", file, *pos)
-        )
+        estate.findings.append(finding("invalid-field", f"unknown field {short(k)!r} in {label}{did_you_mean(str(k), allowed)}", file, *pos))
     if len(unknown) > MAX_FINDINGS_PER_OBJECT:
         pos = resolve_position(doc.positions, where) or (doc.line, 1)
-        estate.findings.append(
-            finding("invalid-field", f"{len(unknown) - MAX_FINDINGS_PER_OBJECT} more unknown fields in {label} are not shown", file, *pos)
-        )
+        estate.findings.append(finding("invalid-field", f"{len(unknown) - MAX_FINDINGS_PER_OBJECT} more unknown fields in {label} are not shown", file, *pos))
     return not unknown
 
 
@@ -41,9 +37,7 @@ def string_map(value: Any, where: tuple[Any, ...], doc: ParsedDocument, file: st
     for k, v in value.items():
         if not isinstance(k, str) or not isinstance(v, str):
             p = resolve_position(doc.positions, where + (k,)) or pos
-            estate.findings.append(
-                finding("invalid-field", f"{label}.{short(k)} must be a string (quote it), got {kind_of(v)}", file, *p)
-            )
+            estate.findings.append(finding("invalid-field", f"{label}.{short(k)} must be a string (quote it), got {kind_of(v)}", file, *p))
             return None
         out[k] = v
     return out
@@ -79,4 +73,3 @@ def context_name(value: Any, where: tuple[Any, ...], doc: ParsedDocument, file: 
         what = f"{label} must be a non-empty string, got {kind_of(value)}"
     estate.findings.append(finding("invalid-field", what, file, *pos))
     return None
-

@@ -29,6 +29,7 @@ __all__ = [
     "IGNORED_CONNECTION",
 ]
 
+
 def _table(rec: Record) -> dict[str, Any]:
     """A catalog record as a NACK table: CRD name -> API field, or (API field, subtable) for a nested
     record; ExternalStream is spelled flat in NACK (``externalApiPrefix`` -> ``("external", "api")``)."""

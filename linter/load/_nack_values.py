@@ -59,10 +59,7 @@ def nack_duration_problem(value: Any, label: str) -> str | None:
         return None  # the model reports it, with the usual advice
     if GO_DURATION.match(value.strip()):
         return None
-    return (
-        f"{label}: NACK reads durations with Go's time.ParseDuration, which has no d or w unit; "
-        f"write {go_duration_text(abs(ns))!r}"
-    )
+    return f"{label}: NACK reads durations with Go's time.ParseDuration, which has no d or w unit; write {go_duration_text(abs(ns))!r}"
 
 
 def nack_values(spec: dict[str, Any], kind: str, doc: ParsedDocument, file: str, estate: Estate) -> tuple[dict[str, Any], bool]:
@@ -115,4 +112,3 @@ def nack_values(spec: dict[str, Any], kind: str, doc: ParsedDocument, file: str,
                 report(f"{label}: {shown} is not one of {', '.join(choices)}{hint}", ("spec", key))
                 out.pop(key)
     return out, ok
-

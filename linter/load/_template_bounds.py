@@ -40,8 +40,17 @@ from jinja2.compiler import CodeGenerator, Frame
 from jinja2.exceptions import SecurityError
 from jinja2.nodes import Concat
 
-__all__ = ["MAX_VALUE_CHARS", "MAX_WIDTH", "MAX_POWER_BITS", "MAX_SEQUENCE", "MAX_RENDER_TOTAL", "RenderTimeout", "bounded_sandbox_class",
-           "deadline", "render_budget"]
+__all__ = [
+    "MAX_VALUE_CHARS",
+    "MAX_WIDTH",
+    "MAX_POWER_BITS",
+    "MAX_SEQUENCE",
+    "MAX_RENDER_TOTAL",
+    "RenderTimeout",
+    "bounded_sandbox_class",
+    "deadline",
+    "render_budget",
+]
 
 MAX_SEQUENCE = 1_000_000  # items or characters a `*` may build
 MAX_VALUE_CHARS = 4_000_000  # characters (or items) any one value a template builds may hold
@@ -117,8 +126,10 @@ def _charge(n: int, what: str) -> None:
     left -= n
     _BUDGET.left = left
     if left < 0:
-        raise _refuse(f"{what}: the template has built more than {MAX_RENDER_TOTAL} characters of values in all "
-                      "(everything a render makes counts, also what it drops later)")
+        raise _refuse(
+            f"{what}: the template has built more than {MAX_RENDER_TOTAL} characters of values in all "
+            "(everything a render makes counts, also what it drops later)"
+        )
 
 
 def _own_size(value: Any) -> int:
@@ -298,10 +309,40 @@ def _bounded_items(iterable: Any, what: str) -> list[Any]:
             raise _refuse(f"{what} would build a value of more than {MAX_VALUE_CHARS} characters")
         out.append(item)
     return out
+
+
 # Filters that print or copy their input: bounded by its printed size.
-_COPYING_FILTERS = ("string", "tojson", "pprint", "urlencode", "xmlattr", "list", "title", "upper", "lower", "capitalize",
-                    "trim", "striptags", "escape", "e", "forceescape", "urlize", "batch", "slice", "dictsort", "sort",
-                    "unique", "reverse", "items", "map", "select", "reject", "selectattr", "rejectattr", "groupby")
+_COPYING_FILTERS = (
+    "string",
+    "tojson",
+    "pprint",
+    "urlencode",
+    "xmlattr",
+    "list",
+    "title",
+    "upper",
+    "lower",
+    "capitalize",
+    "trim",
+    "striptags",
+    "escape",
+    "e",
+    "forceescape",
+    "urlize",
+    "batch",
+    "slice",
+    "dictsort",
+    "sort",
+    "unique",
+    "reverse",
+    "items",
+    "map",
+    "select",
+    "reject",
+    "selectattr",
+    "rejectattr",
+    "groupby",
+)
 
 
 def _big(n: int, what: str) -> None:

@@ -232,9 +232,7 @@ class _Document:
 
     def _open(self, e: Any, is_map: bool) -> None:
         if len(self.stack) >= self.limits.max_depth:
-            raise _Abort(
-                ReadProblem("too-complex", f"nesting deeper than {self.limits.max_depth} levels; a manifest never needs this", *_mark(e.start_mark))
-            )
+            raise _Abort(ReadProblem("too-complex", f"nesting deeper than {self.limits.max_depth} levels; a manifest never needs this", *_mark(e.start_mark)))
         self.nodes += 1
         mark = _mark(e.start_mark)
         if e.tag and e.tag not in ("!", _TAG + "map", _TAG + "seq"):
@@ -302,20 +300,15 @@ class _Document:
         container[k] = value
         parent[1].keys[k] = (parent[3], entry)
 
+
 def _apply_merges(value: Any, entry: PosEntry, merges: list[tuple[Any, PosEntry, Pos]]) -> None:
     if not isinstance(value, dict) or not isinstance(entry, MapPos):
         return
     for src, src_entry, key_pos in merges:
-        sources = (
-            list(zip(src, src_entry.items))
-            if isinstance(src, list) and isinstance(src_entry, SeqPos)
-            else [(src, src_entry)]
-        )
+        sources = list(zip(src, src_entry.items)) if isinstance(src, list) and isinstance(src_entry, SeqPos) else [(src, src_entry)]
         for one, one_entry in sources:
             if not (isinstance(one, dict) and isinstance(one_entry, MapPos)):
-                raise _Abort(
-                    ReadProblem("yaml-syntax", "a merge key (<<) must refer to a mapping or a list of mappings", *key_pos)
-                )
+                raise _Abort(ReadProblem("yaml-syntax", "a merge key (<<) must refer to a mapping or a list of mappings", *key_pos))
             for k, v in one.items():
                 if k not in value:
                     value[k] = v

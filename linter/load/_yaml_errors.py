@@ -44,14 +44,17 @@ def error_problem(exc: BaseException, text: str = "") -> ReadProblem:
         first = str(exc).splitlines()
         return ReadProblem("yaml-syntax", f"YAML syntax error: {short(first[0] if first else type(exc).__name__, 200)}", line, col)
     message = f"YAML syntax error: {problem}"
-    if mark is not None and mark.column >= 1024 and problem in (
-        "mapping values are not allowed in this context",
-        "could not find expected ':'",
-        "did not find expected ',' or '}'",
-    ):
-        return ReadProblem(
-            "yaml-syntax", "YAML syntax error: a mapping key longer than 1024 characters (YAML's limit for keys)", line, col
+    if (
+        mark is not None
+        and mark.column >= 1024
+        and problem
+        in (
+            "mapping values are not allowed in this context",
+            "could not find expected ':'",
+            "did not find expected ',' or '}'",
         )
+    ):
+        return ReadProblem("yaml-syntax", "YAML syntax error: a mapping key longer than 1024 characters (YAML's limit for keys)", line, col)
     if problem == "found character that cannot start any token" and mark is not None:
         lines = text.split("\n", mark.line + 1)
         bad = lines[mark.line][mark.column : mark.column + 1] if mark.line < len(lines) else ""
@@ -66,8 +69,7 @@ def error_problem(exc: BaseException, text: str = "") -> ReadProblem:
         what, expected = unclosed
         return ReadProblem(
             "yaml-syntax",
-            f"YAML syntax error: {what} that starts at line {context_mark.line + 1}, column {context_mark.column + 1} "
-            f"is not closed{expected}",
+            f"YAML syntax error: {what} that starts at line {context_mark.line + 1}, column {context_mark.column + 1} is not closed{expected}",
             line,
             col,
         )
@@ -77,4 +79,3 @@ def error_problem(exc: BaseException, text: str = "") -> ReadProblem:
             where = f" that starts at line {context_mark.line + 1}, column {context_mark.column + 1}"
         message += f", {context}{where}"
     return ReadProblem("yaml-syntax", message, line, col)
-

@@ -27,8 +27,20 @@ from .validation import admit
 __all__ = ["load_api", "given_stream", "needs_stream"]
 
 _CONSUMER_ONLY = frozenset(
-    {"durable_name", "ack_policy", "deliver_policy", "ack_wait", "max_deliver", "filter_subject", "filter_subjects",
-     "deliver_subject", "replay_policy", "max_ack_pending", "max_waiting", "backoff"}
+    {
+        "durable_name",
+        "ack_policy",
+        "deliver_policy",
+        "ack_wait",
+        "max_deliver",
+        "filter_subject",
+        "filter_subjects",
+        "deliver_subject",
+        "replay_policy",
+        "max_ack_pending",
+        "max_waiting",
+        "backoff",
+    }
 )
 
 
@@ -50,9 +62,7 @@ def load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None
         is_consumer = bool(_CONSUMER_ONLY & cfg.keys())
         lenient = False
     else:
-        estate.findings.append(
-            finding("unknown-kind", "not a manifest: no apiVersion/kind, and not a NATS API StreamConfig or ConsumerConfig", file, *start)
-        )
+        estate.findings.append(finding("unknown-kind", "not a manifest: no apiVersion/kind, and not a NATS API StreamConfig or ConsumerConfig", file, *start))
         return
     if is_consumer:
         _load_api_consumer(doc, index, file, estate, dict(cfg), spec_path, start, lenient)
@@ -60,8 +70,9 @@ def load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None
         _load_api_stream(doc, index, file, estate, dict(cfg), spec_path, start)
 
 
-def _load_api_consumer(doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: tuple[Any, ...], start: Pos,
-                       lenient: bool = False) -> None:
+def _load_api_consumer(
+    doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: tuple[Any, ...], start: Pos, lenient: bool = False
+) -> None:
     v = doc.value
     stream = v.get("stream_name") if spec_path else None
     how = ""
@@ -99,8 +110,13 @@ def _load_api_consumer(doc: ParsedDocument, index: int, file: str, estate: Estat
             estate.named_from_path.add(declared.key)
         whence = "its directory's name" if how == "directory" else "as given (--stream or consumer-streams)"
         estate.findings.append(
-            finding("name-from-path", f"consumer {shown(name)!r} names no stream (as `nats consumer add --output` writes it): "
-                    f"it belongs to stream {shown(stream)!r}, {whence}", file, *start, declared.ref)
+            finding(
+                "name-from-path",
+                f"consumer {shown(name)!r} names no stream (as `nats consumer add --output` writes it): it belongs to stream {shown(stream)!r}, {whence}",
+                file,
+                *start,
+                declared.ref,
+            )
         )
     units_ok = _api_unit_strings(cfg, "Consumer", spec_path, doc, file, estate)
     admit(declared, cfg, estate, units_ok, lenient)
@@ -116,12 +132,24 @@ def _load_api_stream(doc: ParsedDocument, index: int, file: str, estate: Estate,
         if name is not None:
             cfg["name"] = name
             estate.findings.append(
-                finding("name-from-path", f"stream config has no name (natscli takes it on the command line): "
-                        f"named {shown(name)!r} after its file", file, *start, ObjectRef("Stream", name, None))
+                finding(
+                    "name-from-path",
+                    f"stream config has no name (natscli takes it on the command line): named {shown(name)!r} after its file",
+                    file,
+                    *start,
+                    ObjectRef("Stream", name, None),
+                )
             )
     if not isinstance(name, str) or not name:
         pos = resolve_position(doc.positions, spec_path) or start
-        estate.findings.append(finding("invalid-field", "stream config has no name (natscli takes it on the command line: name the file after the stream, ORDERS.json, or add \"name\")", file, *pos))
+        estate.findings.append(
+            finding(
+                "invalid-field",
+                'stream config has no name (natscli takes it on the command line: name the file after the stream, ORDERS.json, or add "name")',
+                file,
+                *pos,
+            )
+        )
         return
     if len(name) > MAX_NAME_LENGTH:
         pos = resolve_position(doc.positions, spec_path + ("name",)) or start
@@ -149,10 +177,12 @@ def given_stream(file: str, pairs: list[tuple[str, str]]) -> str | None:
 def needs_stream(directory: str | None) -> str:
     """What a bare consumer config needs, said where it is (JS024: a layout question, not a server's)."""
     where = f"its directory {shown(directory)!r} is not a declared stream" if directory else "its directory's name is not a stream name"
-    return ("consumer config names no stream (natscli takes it on the command line), "
-            f"and {where}: not linted; give the stream with `jsops lint --stream STREAM` or `consumer-streams: {{GLOB: STREAM}}` "
-            "in .jsops.yaml, keep the file in a directory named after it, or use the $JS.API.CONSUMER.CREATE body "
-            "{\"stream_name\": \"STREAM\", \"config\": {...}}")
+    return (
+        "consumer config names no stream (natscli takes it on the command line), "
+        f"and {where}: not linted; give the stream with `jsops lint --stream STREAM` or `consumer-streams: {{GLOB: STREAM}}` "
+        "in .jsops.yaml, keep the file in a directory named after it, or use the $JS.API.CONSUMER.CREATE body "
+        '{"stream_name": "STREAM", "config": {...}}'
+    )
 
 
 def _name_from(text: str) -> str | None:
@@ -188,8 +218,7 @@ def _api_unit_strings(cfg: dict[str, Any], kind: str, res_path: tuple[Any, ...],
             what = "durations in integer nanoseconds" if unit == "duration" else "sizes in integer bytes"
             pos = resolve_position(doc.positions, res_path + path) or (doc.line, 1)
             # A JSON string where the server's Go struct has an integer: the body does not decode (10025).
-            estate.findings.append(finding("invalid-field", f"{label}: the NATS API takes {what}, got {kind_of(value)}{hint}", file, *pos,
-                                           None, INVALID_JSON))
+            estate.findings.append(finding("invalid-field", f"{label}: the NATS API takes {what}, got {kind_of(value)}{hint}", file, *pos, None, INVALID_JSON))
             _drop(cfg, path)
     return ok
 
@@ -225,4 +254,3 @@ def _drop(cfg: dict[str, Any], path: tuple[Any, ...]) -> None:
             item = dict(child[path[1]])
             _drop(item, path[2:])
             cfg[head][path[1]] = item
-

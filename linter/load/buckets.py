@@ -33,7 +33,9 @@ __all__ = ["load_native_bucket", "load_nack_bucket"]
 _MODELS: dict[str, type[KeyValueConfig] | type[ObjectStoreConfig]] = {"KeyValue": KeyValueConfig, "ObjectStore": ObjectStoreConfig}
 
 
-def _finish(kind: str, bucket: str, spec: dict[str, Any], declared: Declaration, spec_map: dict[tuple[Any, ...], tuple[Any, ...]], estate: Estate, ok: bool) -> None:
+def _finish(
+    kind: str, bucket: str, spec: dict[str, Any], declared: Declaration, spec_map: dict[tuple[Any, ...], tuple[Any, ...]], estate: Estate, ok: bool
+) -> None:
     """Validate the bucket spec, then add the bucket's stream (or mark it invalid)."""
     model = _MODELS[kind]
     declared.key_map = spec_map
@@ -49,16 +51,43 @@ def _finish(kind: str, bucket: str, spec: dict[str, Any], declared: Declaration,
         return
     if not VALID_BUCKET.match(bucket):
         line, col = declared.locate(("bucket",))
-        estate.findings.append(finding("invalid-field", f"bucket name {short(bucket)!r} is not valid: the clients accept only letters, digits, '_' and '-'", declared.file, line, col, declared.ref))
+        estate.findings.append(
+            finding(
+                "invalid-field",
+                f"bucket name {short(bucket)!r} is not valid: the clients accept only letters, digits, '_' and '-'",
+                declared.file,
+                line,
+                col,
+                declared.ref,
+            )
+        )
         ok = False
     if isinstance(cfg, KeyValueConfig) and cfg.mirror is not None and cfg.sources:
         line, col = declared.locate(("sources",))
-        estate.findings.append(finding("invalid-field", "a bucket has a mirror or sources, not both: the clients build the mirror and drop the sources", declared.file, line, col, declared.ref))
+        estate.findings.append(
+            finding(
+                "invalid-field",
+                "a bucket has a mirror or sources, not both: the clients build the mirror and drop the sources",
+                declared.file,
+                line,
+                col,
+                declared.ref,
+            )
+        )
         ok = False
     history = getattr(cfg, "history", None)
     if history is not None and not 0 <= history <= KV_MAX_HISTORY:  # 0: the client's default, 1
         line, col = declared.locate(("history",))
-        estate.findings.append(finding("invalid-field", f"history is {history}; the clients keep 1 to {KV_MAX_HISTORY} values per key (0 means 1)", declared.file, line, col, declared.ref))
+        estate.findings.append(
+            finding(
+                "invalid-field",
+                f"history is {history}; the clients keep 1 to {KV_MAX_HISTORY} values per key (0 means 1)",
+                declared.file,
+                line,
+                col,
+                declared.ref,
+            )
+        )
         ok = False
     stream_cfg = bucket_stream(kind, cfg, bucket)
     # Stream field paths -> where the manifest wrote the bucket field (or the kind, for implied fields).
@@ -85,30 +114,67 @@ def load_native_bucket(doc: ParsedDocument, index: int, file: str, estate: Estat
     ok = check_keys(v, NATIVE_TOP, (), doc, file, estate, "the manifest")
     meta = v.get("metadata")
     if not isinstance(meta, dict):
-        estate.findings.append(finding("invalid-field", "missing required field metadata" if meta is None else f"metadata must be a mapping, got {kind_of(meta)}", file, *(resolve_position(doc.positions, ("metadata",)) or start)))
+        estate.findings.append(
+            finding(
+                "invalid-field",
+                "missing required field metadata" if meta is None else f"metadata must be a mapping, got {kind_of(meta)}",
+                file,
+                *(resolve_position(doc.positions, ("metadata",)) or start),
+            )
+        )
         return
     ok &= check_keys(meta, ("name", "context", "annotations", "labels"), ("metadata",), doc, file, estate, "metadata")
     name = require_str(meta, "name", ("metadata",), doc, file, estate, "metadata.name")
     context = meta.get("context", "default")
     if not isinstance(context, str) or not context:
-        estate.findings.append(finding("invalid-field", f"metadata.context must be a non-empty string, got {kind_of(context)}", file, *(resolve_position(doc.positions, ("metadata", "context")) or start)))
+        estate.findings.append(
+            finding(
+                "invalid-field",
+                f"metadata.context must be a non-empty string, got {kind_of(context)}",
+                file,
+                *(resolve_position(doc.positions, ("metadata", "context")) or start),
+            )
+        )
         ok = False
     annotations = string_map(meta.get("annotations"), ("metadata", "annotations"), doc, file, estate, "metadata.annotations")
     labels = string_map(meta.get("labels"), ("metadata", "labels"), doc, file, estate, "metadata.labels")
     spec = v.get("spec") if v.get("spec") is not None else {}
     if name is None or annotations is None or labels is None or not isinstance(spec, dict):
         if not isinstance(spec, dict):
-            estate.findings.append(finding("invalid-field", f"spec must be a mapping, got {kind_of(spec)}", file, *(resolve_position(doc.positions, ("spec",)) or start)))
+            estate.findings.append(
+                finding("invalid-field", f"spec must be a mapping, got {kind_of(spec)}", file, *(resolve_position(doc.positions, ("spec",)) or start))
+            )
         return
     spec = dict(spec)
     spec_map: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     if "bucket" in spec and spec["bucket"] != name:
-        estate.findings.append(finding("name-mismatch", f"spec.bucket {short(spec['bucket'])!r} differs from metadata.name {short(name)!r}; drop spec.bucket", file, *(resolve_position(doc.positions, ("spec", "bucket")) or start)))
+        estate.findings.append(
+            finding(
+                "name-mismatch",
+                f"spec.bucket {short(spec['bucket'])!r} differs from metadata.name {short(name)!r}; drop spec.bucket",
+                file,
+                *(resolve_position(doc.positions, ("spec", "bucket")) or start),
+            )
+        )
         ok = False
     if "bucket" not in spec:
         spec_map[("bucket",)] = ("metadata", "name")
     prefix = "KV_" if kind == "KeyValue" else "OBJ_"
-    declared = Declaration("Stream", prefix + name, None, file, context if isinstance(context, str) and context else "default", annotations, "native", index, doc.line, doc.positions, ("spec",), {}, v)
+    declared = Declaration(
+        "Stream",
+        prefix + name,
+        None,
+        file,
+        context if isinstance(context, str) and context else "default",
+        annotations,
+        "native",
+        index,
+        doc.line,
+        doc.positions,
+        ("spec",),
+        {},
+        v,
+    )
     _finish(kind, name, spec, declared, spec_map, estate, ok)
 
 
@@ -118,7 +184,14 @@ def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: Estate,
     meta = v.get("metadata") if isinstance(v.get("metadata"), dict) else {}
     spec = v.get("spec")
     if not isinstance(spec, dict):
-        estate.findings.append(finding("invalid-field", "missing required field spec" if spec is None else f"spec must be a mapping, got {kind_of(spec)}", file, *(resolve_position(doc.positions, ("spec",)) or start)))
+        estate.findings.append(
+            finding(
+                "invalid-field",
+                "missing required field spec" if spec is None else f"spec must be a mapping, got {kind_of(spec)}",
+                file,
+                *(resolve_position(doc.positions, ("spec",)) or start),
+            )
+        )
         return
     # NACK's value spellings (Go durations for ttl and limitMarkerTtl, integer sizes), by the field catalog
     values, ok = nack_values(spec, kind, doc, file, estate)
@@ -126,7 +199,7 @@ def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: Estate,
     unknown: list[tuple[tuple[Any, ...], str, list[str]]] = []
     table = T.KEY_VALUE if kind == "KeyValue" else T.OBJECT_STORE
     translated = nack_translate(values, table, ("spec",), (), spec_map, unknown)
-    for path, k, choices in unknown[: MAX_FINDINGS_PER_OBJECT]:
+    for path, k, choices in unknown[:MAX_FINDINGS_PER_OBJECT]:
         pos = resolve_position(doc.positions, path, key=True) or start
         estate.findings.append(finding("invalid-field", f"unknown field {short(k)!r} in {dotted(path[:-1])} ({api}){did_you_mean(k, choices)}", file, *pos))
     annotations = {k: str(val) for k, val in (meta.get("annotations") or {}).items()} if isinstance(meta.get("annotations"), dict) else {}
@@ -137,5 +210,7 @@ def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: Estate,
     if bucket is None:
         return
     prefix = "KV_" if kind == "KeyValue" else "OBJ_"
-    declared = Declaration("Stream", prefix + bucket, None, file, context, annotations, "nack/" + api.rsplit("/", 1)[1], index, doc.line, doc.positions, ("spec",), {}, v)
+    declared = Declaration(
+        "Stream", prefix + bucket, None, file, context, annotations, "nack/" + api.rsplit("/", 1)[1], index, doc.line, doc.positions, ("spec",), {}, v
+    )
     _finish(kind, bucket, translated, declared, spec_map, estate, ok and not unknown)

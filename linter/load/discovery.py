@@ -20,8 +20,22 @@ from typing import NamedTuple
 from ..errors import LinterError
 from .templates import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES
 
-__all__ = ["LoadError", "MANIFEST_SUFFIXES", "MAX_DIR_DEPTH", "Discovered", "discover", "discover_entries", "discover_tree", "excluded",
-           "git_root", "tree_root", "escapes", "link_out", "printable_path", "walk_dirs"]
+__all__ = [
+    "LoadError",
+    "MANIFEST_SUFFIXES",
+    "MAX_DIR_DEPTH",
+    "Discovered",
+    "discover",
+    "discover_entries",
+    "discover_tree",
+    "excluded",
+    "git_root",
+    "tree_root",
+    "escapes",
+    "link_out",
+    "printable_path",
+    "walk_dirs",
+]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_DIR_DEPTH = 100

@@ -86,9 +86,7 @@ def _decode(data: bytes) -> tuple[str | None, ReadProblem | None]:
         head = data[: exc.start]
         line = head.count(b"\n") + 1
         col = len(head[head.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
-        return None, ReadProblem(
-            "encoding", f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); manifests must be UTF-8", line, col
-        )
+        return None, ReadProblem("encoding", f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); manifests must be UTF-8", line, col)
 
 
 def read_documents(data: bytes, *, json_file: bool = False, limits: Limits = DEFAULT_LIMITS) -> tuple[list[ParsedDocument], list[ReadProblem]]:
@@ -97,9 +95,7 @@ def read_documents(data: bytes, *, json_file: bool = False, limits: Limits = DEF
     Never raises for bad input.
     """
     if len(data) > limits.max_file_bytes:
-        return [], [
-            ReadProblem("too-complex", f"file is larger than {limits.max_file_bytes // (1024 * 1024)} MiB; refusing to read it", 1, 1)
-        ]
+        return [], [ReadProblem("too-complex", f"file is larger than {limits.max_file_bytes // (1024 * 1024)} MiB; refusing to read it", 1, 1)]
     text, problem = _decode(data)
     if problem is not None or text is None:
         return [], [problem] if problem else []
@@ -205,13 +201,19 @@ def _surrogate_problem(text: str) -> ReadProblem:
         line = text.count("\n", 0, m.start()) + 1
         col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
         break
-    return ReadProblem("encoding", "a lone UTF-16 surrogate escape (\\ud800-\\udfff without its pair) is not a Unicode character; "
-                       "write the character itself, or a valid surrogate pair", line, col)
+    return ReadProblem(
+        "encoding",
+        "a lone UTF-16 surrogate escape (\\ud800-\\udfff without its pair) is not a Unicode character; write the character itself, or a valid surrogate pair",
+        line,
+        col,
+    )
 
 
 def _json_duplicate(p: ReadProblem) -> ReadProblem:
     head = p.message.split("; write each key once")[0]
-    return ReadProblem("json-duplicate-key", f"{head}; nats-server (Go's JSON decoder) keeps the last value, and so does jsops: write each key once", p.line, p.column)
+    return ReadProblem(
+        "json-duplicate-key", f"{head}; nats-server (Go's JSON decoder) keeps the last value, and so does jsops: write each key once", p.line, p.column
+    )
 
 
 def _json_int(text: str) -> Any:

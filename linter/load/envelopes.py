@@ -31,8 +31,9 @@ from .messages import did_you_mean, finding, kind_of, short
 __all__ = ["INFO_KEYS", "consumer_envelope", "stream_envelope"]
 
 # Keys only an info response has: a document with one of them is not a request body.
-INFO_KEYS = frozenset({"created", "ts", "state", "delivered", "ack_floor", "num_ack_pending", "num_redelivered",
-                       "num_waiting", "num_pending", "push_bound", "cluster"})
+INFO_KEYS = frozenset(
+    {"created", "ts", "state", "delivered", "ack_floor", "num_ack_pending", "num_redelivered", "num_waiting", "num_pending", "push_bound", "cluster"}
+)
 
 
 def consumer_envelope(doc: ParsedDocument, file: str, estate: Estate) -> bool:
@@ -45,11 +46,10 @@ def consumer_envelope(doc: ParsedDocument, file: str, estate: Estate) -> bool:
     unknown = [k for k in v if k not in CONSUMER_REQUEST_KEYS]
     _unknown(doc, file, estate, unknown, CONSUMER_REQUEST_KEYS, label)
     if "action" in v and v["action"] not in CONSUMER_ACTIONS:
-        what = f"action {kind_of(v['action'])} is not one of create, update or \"\" (create or update)"
+        what = f'action {kind_of(v["action"])} is not one of create, update or "" (create or update)'
         _bad_value(doc, file, estate, "action", what, CONSUMER_REQUEST_KEYS["action"])
     if "pedantic" in v and not isinstance(v["pedantic"], bool):
-        _bad_value(doc, file, estate, "pedantic", f"pedantic must be true or false, got {kind_of(v['pedantic'])}",
-                   CONSUMER_REQUEST_KEYS["pedantic"])
+        _bad_value(doc, file, estate, "pedantic", f"pedantic must be true or false, got {kind_of(v['pedantic'])}", CONSUMER_REQUEST_KEYS["pedantic"])
     return bool(unknown)
 
 

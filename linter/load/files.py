@@ -49,8 +49,8 @@ def link_out_finding(path: str, estate: Estate) -> None:
     message = (
         "symbolic link to a directory outside the tree; jsops does not follow links out of the repository (or the "
         "directory holding the link) and did not walk it: give the directory itself"
-        if os.path.isdir(path) else
-        "symbolic link to a file outside the tree; jsops does not follow links out of the linted directory "
+        if os.path.isdir(path)
+        else "symbolic link to a file outside the tree; jsops does not follow links out of the linted directory "
         "(or the repository) and did not read it: replace the link with the manifest itself"
     )
     estate.findings.append(
@@ -65,8 +65,7 @@ def link_out_finding(path: str, estate: Estate) -> None:
     )
 
 
-def read_file(path: str, limits: Limits | None, shown: str | None = None, root: str | None = None,
-              cache: ParseCache | None = None) -> Parsed:
+def read_file(path: str, limits: Limits | None, shown: str | None = None, root: str | None = None, cache: ParseCache | None = None) -> Parsed:
     """:func:`read_text` of a file's bytes, from ``cache`` when it holds them."""
     shown = shown or path
     if root is not None and link_out(path, root):  # re-checked right before reading
@@ -105,8 +104,9 @@ def read_text(data: bytes, file: str, limits: Limits | None) -> Parsed:
     return docs, problems, trailing, looks
 
 
-def load_file(path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None, root: str | None = None,
-              cache: ParseCache | None = None) -> None:
+def load_file(
+    path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None, root: str | None = None, cache: ParseCache | None = None
+) -> None:
     """Load one file. With ``root``, a symbolic link that resolves outside it is not read (JS014);
     with ``cache``, its parse is reused when its bytes were parsed before (:mod:`jsops.linter.load.parse_cache`)."""
     docs, problems, trailing, looks = read_file(path, limits, display, root, cache)
@@ -254,9 +254,7 @@ def _load_document(doc: ParsedDocument, index: int, file: str, estate: Estate) -
     if not isinstance(v, dict):
         # The type only, never the value: a document that is not a mapping is not a manifest,
         # and may be anything (a token, a key) that a link or a misnamed file brought in.
-        estate.findings.append(
-            finding("unknown-kind", f"expected a manifest mapping, got {type_of(v)}", file, *start)
-        )
+        estate.findings.append(finding("unknown-kind", f"expected a manifest mapping, got {type_of(v)}", file, *start))
         return
     api = v.get("apiVersion")
     if api is not None or "kind" in v:
@@ -290,5 +288,3 @@ def _foreign_api(api: Any, kind: Any) -> bool:
     if not group:  # Kubernetes' core group is written as the bare version: `apiVersion: v1`
         return api == "v1" and isinstance(kind, str) and bool(kind)
     return not difflib.get_close_matches(group, _OUR_GROUPS, n=1, cutoff=0.75)
-
-

@@ -35,11 +35,15 @@ SIZE_PATTERN = r"^\s*-?[0-9]+\s*([KkMmGgTt]([Ii]?[Bb])?|[Bb])?\s*$"
 _INT64 = {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1}
 
 _HOOKS: dict[str, dict[str, Any]] = {
-    "_duration": {"anyOf": [_INT64, {"type": "string", "pattern": DURATION_PATTERN}],
-                  "description": "A Go duration (90s, 1h30m) with d and w units too, or integer nanoseconds."},
-    "_size": {"anyOf": [_INT64, {"type": "string", "pattern": SIZE_PATTERN}],
-              "description": "Bytes: an integer, or a number with B, K/KB/KiB, M/MB/MiB, G/GB/GiB, T/TB/TiB (1024-based)."},
-    "_sample_freq": {"anyOf": [{"type": "string"}, {"type": "integer"}], "description": "A percentage of acks sampled: \"100%\", \"10\" or 10."},
+    "_duration": {
+        "anyOf": [_INT64, {"type": "string", "pattern": DURATION_PATTERN}],
+        "description": "A Go duration (90s, 1h30m) with d and w units too, or integer nanoseconds.",
+    },
+    "_size": {
+        "anyOf": [_INT64, {"type": "string", "pattern": SIZE_PATTERN}],
+        "description": "Bytes: an integer, or a number with B, K/KB/KiB, M/MB/MiB, G/GB/GiB, T/TB/TiB (1024-based).",
+    },
+    "_sample_freq": {"anyOf": [{"type": "string"}, {"type": "integer"}], "description": 'A percentage of acks sampled: "100%", "10" or 10.'},
 }
 
 _KINDS = (("Stream", StreamConfig), ("Consumer", ConsumerConfig), ("KeyValue", KeyValueConfig), ("ObjectStore", ObjectStoreConfig))
@@ -91,10 +95,12 @@ def manifest_schema() -> dict[str, Any]:
     branches = []
     for kind, record in _KINDS:
         defs[f"{kind}Spec"] = _spec(record, defs)
-        branches.append({
-            "if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
-            "then": {"properties": {"metadata": _metadata(kind), "spec": {"anyOf": [{"$ref": f"#/$defs/{kind}Spec"}, {"type": "null"}]}}},
-        })
+        branches.append(
+            {
+                "if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
+                "then": {"properties": {"metadata": _metadata(kind), "spec": {"anyOf": [{"$ref": f"#/$defs/{kind}Spec"}, {"type": "null"}]}}},
+            }
+        )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,

@@ -34,7 +34,9 @@ MAX_FINDINGS_PER_FILE = 100
 MAX_NAME_LENGTH = 1024
 
 
-def finding(code_name: str, message: str, file: str, line: int, column: int, obj: ObjectRef | None = None, server_error_code: int | None = None, *, excerpt: bool = True) -> Finding:
+def finding(
+    code_name: str, message: str, file: str, line: int, column: int, obj: ObjectRef | None = None, server_error_code: int | None = None, *, excerpt: bool = True
+) -> Finding:
     code = LOAD_CODES[code_name]
     return Finding(code.code, code.name, code.severity, message, file, line, column, obj, server_error_code, excerpt=excerpt)
 
@@ -110,4 +112,3 @@ def dotted(path: tuple[Any, ...]) -> str:
         else:
             out += ("." if out else "") + str(step)
     return out
-

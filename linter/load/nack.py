@@ -64,7 +64,9 @@ def load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: s
     spec = v.get("spec")
     if not isinstance(spec, dict):
         pos = resolve_position(doc.positions, ("spec",)) or start
-        estate.findings.append(finding("invalid-field", "missing required field spec" if spec is None else f"spec must be a mapping, got {kind_of(spec)}", file, *pos))
+        estate.findings.append(
+            finding("invalid-field", "missing required field spec" if spec is None else f"spec must be a mapping, got {kind_of(spec)}", file, *pos)
+        )
         return
     key_map: dict[tuple[Any, ...], tuple[Any, ...]] = {(): ("spec",)}
     translated, spec_ok = _translate_spec(spec, kind, api, key_map, doc, file, estate, start)
@@ -83,11 +85,15 @@ def load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: s
         translated.setdefault(field_name, default)
     if name is None:
         return
-    declared = Declaration(kind, name, stream, file, context, annotations, "nack/" + api.rsplit("/", 1)[1], index, doc.line, doc.positions, ("spec",), key_map, v)
+    declared = Declaration(
+        kind, name, stream, file, context, annotations, "nack/" + api.rsplit("/", 1)[1], index, doc.line, doc.positions, ("spec",), key_map, v
+    )
     admit(declared, translated, estate, spec_ok and meta_ok and context_ok)
 
 
-def _translate_spec(spec: dict[str, Any], kind: str, api: str, key_map: dict[tuple[Any, ...], tuple[Any, ...]], doc: ParsedDocument, file: str, estate: Estate, start: Pos) -> tuple[dict[str, Any], bool]:
+def _translate_spec(
+    spec: dict[str, Any], kind: str, api: str, key_map: dict[tuple[Any, ...], tuple[Any, ...]], doc: ParsedDocument, file: str, estate: Estate, start: Pos
+) -> tuple[dict[str, Any], bool]:
     """The spec as a JetStream API config (``key_map`` filled in), and whether its values and fields are all valid."""
     unknown: list[tuple[tuple[Any, ...], str, list[str]]] = []
     table = T.STREAM if kind == "Stream" else T.CONSUMER
@@ -98,7 +104,12 @@ def _translate_spec(spec: dict[str, Any], kind: str, api: str, key_map: dict[tup
         estate.findings.append(finding("invalid-field", f"unknown field {short(k)!r} in {dotted(path[:-1])} ({api}){did_you_mean(k, choices)}", file, *pos))
     if len(unknown) > MAX_FINDINGS_PER_OBJECT:
         estate.findings.append(
-            finding("invalid-field", f"{len(unknown) - MAX_FINDINGS_PER_OBJECT} more unknown fields in spec are not shown", file, *(resolve_position(doc.positions, ("spec",)) or start))
+            finding(
+                "invalid-field",
+                f"{len(unknown) - MAX_FINDINGS_PER_OBJECT} more unknown fields in spec are not shown",
+                file,
+                *(resolve_position(doc.positions, ("spec",)) or start),
+            )
         )
     return translated, values_ok and not unknown
 
@@ -111,7 +122,9 @@ def _nack_context(meta: dict[str, Any], spec: dict[str, Any], doc: ParsedDocumen
     if annotations is None:
         annotations, ok = {}, False
     elif "jsops.io/context" in annotations:
-        context = context_name(annotations["jsops.io/context"], ("metadata", "annotations", "jsops.io/context"), doc, file, estate, "metadata.annotations.jsops.io/context")
+        context = context_name(
+            annotations["jsops.io/context"], ("metadata", "annotations", "jsops.io/context"), doc, file, estate, "metadata.annotations.jsops.io/context"
+        )
     else:
         context = nack_account(spec, doc, file, estate) or "default"
     if context is None:
@@ -126,7 +139,14 @@ def protection_annotations(spec: dict[str, Any], annotations: dict[str, str]) ->
             annotations.setdefault(annotation, "true")
 
 
-def nack_translate(value: dict[str, Any], table: dict[str, Any], src: tuple[Any, ...], dst: tuple[Any, ...], key_map: dict[tuple[Any, ...], tuple[Any, ...]], unknown: list[tuple[tuple[Any, ...], str, list[str]]]) -> dict[str, Any]:
+def nack_translate(
+    value: dict[str, Any],
+    table: dict[str, Any],
+    src: tuple[Any, ...],
+    dst: tuple[Any, ...],
+    key_map: dict[tuple[Any, ...], tuple[Any, ...]],
+    unknown: list[tuple[tuple[Any, ...], str, list[str]]],
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in value.items():
         if k in T.CONNECTION and not dst:
@@ -183,11 +203,15 @@ def _nack_unmanaged(doc: ParsedDocument, file: str, estate: Estate, kind: str) -
         account = meta.get("name") if isinstance(meta.get("name"), str) and meta.get("name") else spec.get("name")
         if isinstance(account, str) and account:
             acct = estate.accounts[account] = _nack_account_resource(account, spec, file, pos[0])
-            msg = (f"NACK Account {shown(account, 80)!r} is a connection, not an object: the NACK streams and consumers "
-                   f"with spec.account {shown(account, 80)!r} are planned as context {shown(account, 80)!r}, on its servers")
+            msg = (
+                f"NACK Account {shown(account, 80)!r} is a connection, not an object: the NACK streams and consumers "
+                f"with spec.account {shown(account, 80)!r} are planned as context {shown(account, 80)!r}, on its servers"
+            )
             if acct.secrets:
-                msg += (f"; its {'/'.join(acct.secrets)} come from Kubernetes Secrets, which jsops cannot read: a context "
-                        f"{shown(account, 80)!r} in .jsops.yaml or natscli takes precedence and can carry them")
+                msg += (
+                    f"; its {'/'.join(acct.secrets)} come from Kubernetes Secrets, which jsops cannot read: a context "
+                    f"{shown(account, 80)!r} in .jsops.yaml or natscli takes precedence and can carry them"
+                )
         else:
             msg = "NACK Account without a name: no object can name it"
     else:  # StreamTemplate
@@ -243,10 +267,11 @@ def _nack_metadata(meta: dict[str, Any], doc: ParsedDocument, file: str, estate:
         value = meta.get(key)
         if value is not None and (not isinstance(value, str) or not value or len(value) > MAX_NAME_LENGTH):
             pos = resolve_position(doc.positions, ("metadata", key)) or (doc.line, 1)
-            what = too_long(f"metadata.{key}", value) if isinstance(value, str) and value else f"metadata.{key} must be a non-empty string, got {kind_of(value)}"
+            what = (
+                too_long(f"metadata.{key}", value) if isinstance(value, str) and value else f"metadata.{key} must be a non-empty string, got {kind_of(value)}"
+            )
             estate.findings.append(finding("invalid-field", what, file, *pos))
             ok = False
     if string_map(meta.get("labels"), ("metadata", "labels"), doc, file, estate, "metadata.labels") is None:
         ok = False
     return ok
-

@@ -85,7 +85,9 @@ def _named_spec(kind: str, name: str, spec: dict[str, Any], doc: ParsedDocument,
     if kind == "Stream":
         if "name" in spec and spec["name"] != name:
             pos = resolve_position(doc.positions, ("spec", "name")) or start
-            estate.findings.append(finding("name-mismatch", f"spec.name {short(spec['name'])!r} differs from metadata.name {short(name)!r}; drop spec.name", file, *pos))
+            estate.findings.append(
+                finding("name-mismatch", f"spec.name {short(spec['name'])!r} differs from metadata.name {short(name)!r}; drop spec.name", file, *pos)
+            )
             ok = False
         spec["name"] = name
         return spec, ok

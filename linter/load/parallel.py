@@ -24,8 +24,14 @@ def can_fork() -> bool:
     return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods() and os.environ.get("JSOPS_NO_PARALLEL") != "1"
 
 
-def load_parallel(files: list[str], estate: Estate, limits: Limits | None, roots: dict[str, str] | None = None,
-                  meanwhile: Callable[[], None] | None = None, cache: ParseCache | None = None) -> None:
+def load_parallel(
+    files: list[str],
+    estate: Estate,
+    limits: Limits | None,
+    roots: dict[str, str] | None = None,
+    meanwhile: Callable[[], None] | None = None,
+    cache: ParseCache | None = None,
+) -> None:
     """Large estates: a forked child parses the second half of the files while this process parses
     the first. The child ships plain parse results (marshal: values and packed positions), and this
     process validates everything in file order, so the output is identical to a serial load.

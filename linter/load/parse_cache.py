@@ -69,8 +69,7 @@ class ParseCache:
     only those, so a pack follows its tree) when they differ from what was read.
     """
 
-    def __init__(self, directory: str, limits: Limits, tree: Sequence[str] = (), max_bytes: int = MAX_BYTES,
-                 build: str | None = None) -> None:
+    def __init__(self, directory: str, limits: Limits, tree: Sequence[str] = (), max_bytes: int = MAX_BYTES, build: str | None = None) -> None:
         self.directory = directory
         self.max_bytes = max_bytes
         self.limits = limits
@@ -192,8 +191,16 @@ def open_cache(limits: Limits | None, enabled: bool = True, tree: Sequence[str] 
 
 # The modules whose code makes a parse result (read_text and everything it runs), and this one
 # (the entry format). A change to any of them is a new build: no entry made before is used.
-_PARSER_MODULES = ("load/documents.py", "load/_yaml.py", "load/_yaml_errors.py", "load/files.py", "load/messages.py",
-                   "load/parse_cache.py", "load/_cache_shapes.py", "model/positions.py")
+_PARSER_MODULES = (
+    "load/documents.py",
+    "load/_yaml.py",
+    "load/_yaml_errors.py",
+    "load/files.py",
+    "load/messages.py",
+    "load/parse_cache.py",
+    "load/_cache_shapes.py",
+    "model/positions.py",
+)
 _BUILD: list[str] = []
 
 

@@ -27,9 +27,41 @@ __all__ = ["load_paths"]
 _Move = Callable[[Pos], Pos]
 
 
-def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str | None = None, environments_dir: str | None = None,
-               meanwhile: Callable[[], None] | None = None, cache: bool = False, exclude: Sequence[str] = (),
-               consumer_streams: Sequence[tuple[str, str]] = ()) -> Estate:
+def _readable(entries: list[tuple[str, str]], too_deep: list[str], estate: Estate) -> list[str]:
+    """The files of a walk that are read; the others (a name that is not UTF-8, a link out of the tree,
+    a Helm template) and the directories too deep to walk are findings or counts in ``estate``."""
+    for d in too_deep:
+        d = printable_path(d) or d
+        estate.opaque.add(d)
+        message = f"directories nest more than {MAX_DIR_DEPTH} levels below the path given; jsops did not look inside this directory's subdirectories"
+        estate.findings.append(finding("manifest-too-complex", message, d, 1, 1, excerpt=False))
+    files: list[str] = []
+    for f, root in entries:
+        shown = printable_path(f)
+        if shown is not None:  # never read: no output could name it as it is
+            estate.opaque.add(shown)
+            message = "the file name is not valid UTF-8 (shown with \\xNN escapes); jsops did not read it: rename it"
+            estate.findings.append(finding("manifest-syntax-error", message, shown, 1, 1, excerpt=False))
+        elif link_out(f, root):
+            link_out_finding(f, estate)
+        elif helm_template(f):
+            estate.not_jetstream[f] = HELM_TEMPLATE
+        else:
+            files.append(f)
+    return files
+
+
+def load_paths(
+    paths: Iterable[str],
+    *,
+    limits: Limits | None = None,
+    env: str | None = None,
+    environments_dir: str | None = None,
+    meanwhile: Callable[[], None] | None = None,
+    cache: bool = False,
+    exclude: Sequence[str] = (),
+    consumer_streams: Sequence[tuple[str, str]] = (),
+) -> Estate:
     """Load every manifest under ``paths``; also checks estate-wide loading problems
     (duplicate objects, consumers whose stream is not declared).
 
@@ -56,24 +88,7 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
     estate = Estate(consumer_streams=list(consumer_streams))
     paths = list(paths)
     entries, too_deep = discover_tree(paths, exclude=exclude)
-    for d in too_deep:
-        d = printable_path(d) or d
-        estate.opaque.add(d)
-        estate.findings.append(finding("manifest-too-complex", f"directories nest more than {MAX_DIR_DEPTH} levels below the path given; "
-                                       "jsops did not look inside this directory's subdirectories", d, 1, 1, excerpt=False))
-    files: list[str] = []
-    for f, root in entries:
-        shown = printable_path(f)
-        if shown is not None:  # never read: no output could name it as it is
-            estate.opaque.add(shown)
-            estate.findings.append(finding("manifest-syntax-error", "the file name is not valid UTF-8 (shown with \\xNN escapes); "
-                                           "jsops did not read it: rename it", shown, 1, 1, excerpt=False))
-        elif link_out(f, root):
-            link_out_finding(f, estate)
-        elif helm_template(f):
-            estate.not_jetstream[f] = HELM_TEMPLATE
-        else:
-            files.append(f)
+    files = _readable(entries, too_deep, estate)
     roots = dict(entries)
     parse_cache = open_cache(limits, cache, paths)
     templates = any(is_template(f) for f in files)
@@ -94,7 +109,15 @@ def load_paths(paths: Iterable[str], *, limits: Limits | None = None, env: str |
     return estate
 
 
-def _load_template(path: str, estate: Estate, limits: Limits | None, env: str | None, environments_dir: str | None, values: dict[str, tuple[dict[str, Any], list[TemplateProblem]]], root: str | None = None) -> None:
+def _load_template(
+    path: str,
+    estate: Estate,
+    limits: Limits | None,
+    env: str | None,
+    environments_dir: str | None,
+    values: dict[str, tuple[dict[str, Any], list[TemplateProblem]]],
+    root: str | None = None,
+) -> None:
     """Render a template (jinja2 is imported here, only when there is one) and load the result
     under the template's name, with every position moved to the template line that produced it."""
     if root is not None and link_out(path, root):  # re-checked right before reading
@@ -103,7 +126,13 @@ def _load_template(path: str, estate: Estate, limits: Limits | None, env: str | 
     estate.files.append(path)
     if env is None:
         estate.findings.append(
-            finding("template-needs-env", "this is a template: pass --env NAME to render it with environments/NAME.yaml and check it (`jsops render --env NAME` shows the result)", path, 1, 1)
+            finding(
+                "template-needs-env",
+                "this is a template: pass --env NAME to render it with environments/NAME.yaml and check it (`jsops render --env NAME` shows the result)",
+                path,
+                1,
+                1,
+            )
         )
         return
     max_bytes = (limits or Limits()).max_file_bytes
@@ -153,4 +182,3 @@ def _move_positions(entry: PosEntry | None, move: _Move) -> PosEntry | None:
     else:
         entry.items = [_move_positions(child, move) for child in entry.items]
     return entry
-

@@ -54,8 +54,24 @@ UNREADABLE = "not YAML/JSON, and nothing of JetStream in its text"
 
 # Config fields that other files use too: two of them make a JetStream config, one does not.
 WEAK_KEYS = frozenset(
-    {"storage", "retention", "discard", "compression", "placement", "sources", "mirror", "direct", "sealed", "backoff",
-     "headers_only", "mem_storage", "sample_freq", "deny_delete", "deny_purge", "allow_direct"}
+    {
+        "storage",
+        "retention",
+        "discard",
+        "compression",
+        "placement",
+        "sources",
+        "mirror",
+        "direct",
+        "sealed",
+        "backoff",
+        "headers_only",
+        "mem_storage",
+        "sample_freq",
+        "deny_delete",
+        "deny_purge",
+        "allow_direct",
+    }
 )
 # Keys that never make a JetStream config on their own (every tool's files have them).
 _GENERIC = frozenset({"name", "description", "metadata", "config", "created", "ts", "cluster", "state"})

@@ -308,8 +308,9 @@ def _describe(exc: BaseException) -> str:
     return f"template error: {type(exc).__name__}: {text}"
 
 
-def render_template(source: str, file: str, env: str, values: dict[str, Any], *, max_bytes: int = MAX_RENDERED_BYTES,
-                    max_seconds: float = MAX_RENDER_SECONDS) -> Rendered:
+def render_template(
+    source: str, file: str, env: str, values: dict[str, Any], *, max_bytes: int = MAX_RENDERED_BYTES, max_seconds: float = MAX_RENDER_SECONDS
+) -> Rendered:
     """Render template text; problems point at ``file`` and the template's line."""
     from jinja2 import TemplateSyntaxError
 
@@ -355,8 +356,14 @@ def render_template(source: str, file: str, env: str, values: dict[str, Any], *,
     return result
 
 
-def render_file(path: str, env: str, *, environments_dir: str | None = None, max_bytes: int = MAX_RENDERED_BYTES,
-                values_cache: dict[str, tuple[dict[str, Any], list[TemplateProblem]]] | None = None) -> Rendered:
+def render_file(
+    path: str,
+    env: str,
+    *,
+    environments_dir: str | None = None,
+    max_bytes: int = MAX_RENDERED_BYTES,
+    values_cache: dict[str, tuple[dict[str, Any], list[TemplateProblem]]] | None = None,
+) -> Rendered:
     """Render the template at ``path`` for ``env``.
 
     A values file is read only when it resolves inside the directory holding the ``environments/``
@@ -387,8 +394,18 @@ def render_file(path: str, env: str, *, environments_dir: str | None = None, max
         inside = os.path.realpath(environments_dir or os.path.dirname(os.path.abspath(env_dir)))
         if escapes(values_path, inside):
             # Never read (its values would reach the rendered manifests and their findings).
-            cache[values_path] = ({}, [TemplateProblem("link-outside-tree", "the environment's values lead out of the tree through a symbolic link (the values "
-                                                       "file or its environments/ directory); jsops does not follow links out of the tree and did not read them", shown_values, 1)])
+            cache[values_path] = (
+                {},
+                [
+                    TemplateProblem(
+                        "link-outside-tree",
+                        "the environment's values lead out of the tree through a symbolic link (the values "
+                        "file or its environments/ directory); jsops does not follow links out of the tree and did not read them",
+                        shown_values,
+                        1,
+                    )
+                ],
+            )
         else:
             cache[values_path] = load_values(values_path, shown=shown_values)
     values, problems = cache[values_path]

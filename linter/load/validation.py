@@ -41,7 +41,14 @@ def _validate(declared: Declaration, spec: dict[str, Any], estate: Estate) -> tu
         if len(errors) > MAX_FINDINGS_PER_OBJECT:
             line, col = declared.locate(declared.spec_path, document_path=True)
             estate.findings.append(
-                finding("invalid-field", f"{len(errors) - MAX_FINDINGS_PER_OBJECT} more problems in {declared.ref} are not shown", declared.file, line, col, declared.ref)
+                finding(
+                    "invalid-field",
+                    f"{len(errors) - MAX_FINDINGS_PER_OBJECT} more problems in {declared.ref} are not shown",
+                    declared.file,
+                    line,
+                    col,
+                    declared.ref,
+                )
             )
         estate.invalid.add(declared.key)
         return None, errors
@@ -94,11 +101,25 @@ def validation_finding(res: Declaration, model: type[Record], err: ErrorDetails)
 
 # Model errors that are Go decoding errors of the request body (a JSON value of the wrong type, an
 # enum value or a time the server cannot read): 10025 on every release. Not the model's own checks.
-_DECODE_ERRORS = frozenset({
-    "string_type", "int_type", "int_parsing", "int_from_float", "bool_type", "bool_parsing", "list_type", "dict_type",
-    "model_type", "model_attributes_type", "literal_error", "datetime_type", "datetime_parsing", "datetime_from_date_parsing",
-    "timezone_aware",
-})
+_DECODE_ERRORS = frozenset(
+    {
+        "string_type",
+        "int_type",
+        "int_parsing",
+        "int_from_float",
+        "bool_type",
+        "bool_parsing",
+        "list_type",
+        "dict_type",
+        "model_type",
+        "model_attributes_type",
+        "literal_error",
+        "datetime_type",
+        "datetime_parsing",
+        "datetime_from_date_parsing",
+        "timezone_aware",
+    }
+)
 
 
 def _value_message(kind: str, label: str, err: ErrorDetails) -> str:
@@ -114,7 +135,11 @@ def _value_message(kind: str, label: str, err: ErrorDetails) -> str:
         return f"{label} must be a list, got {kind_of(err.get('input'))}"
     if kind in ("bool_type", "bool_parsing"):
         got = err.get("input")
-        hint = " (YAML 1.2 reads yes/no/on/off as strings; write true or false)" if isinstance(got, str) and got.lower() in ("yes", "no", "on", "off", "y", "n") else ""
+        hint = (
+            " (YAML 1.2 reads yes/no/on/off as strings; write true or false)"
+            if isinstance(got, str) and got.lower() in ("yes", "no", "on", "off", "y", "n")
+            else ""
+        )
         return f"{label} must be true or false, got {kind_of(got)}{hint}"
     if kind in ("string_type",):
         return f"{label} must be a string, got {kind_of(err.get('input'))}"
@@ -132,7 +157,18 @@ def _value_message(kind: str, label: str, err: ErrorDetails) -> str:
         return f"{label}: {shown} is not one of {', '.join(choices)}{did_you_mean(str(got), choices) if isinstance(got, str) else ''}"
     got = err.get("input")
     suffix = ""
-    if kind in ("string_type", "int_type", "bool_type", "list_type", "dict_type", "model_type", "timezone_aware", "datetime_type", "datetime_from_date_parsing", "datetime_parsing"):
+    if kind in (
+        "string_type",
+        "int_type",
+        "bool_type",
+        "list_type",
+        "dict_type",
+        "model_type",
+        "timezone_aware",
+        "datetime_type",
+        "datetime_from_date_parsing",
+        "datetime_parsing",
+    ):
         suffix = f", got {kind_of(got) if not isinstance(got, str) else repr(short(got))}"
     return f"{label}: {text[0].lower() + text[1:] if text else text}{suffix}"
 

@@ -174,11 +174,18 @@ def _within(value: Any, c: dict[str, Any], pattern: Any) -> bool:
     if "unknown" in c:
         return False
     if type(value) in (int, float):
-        return (("ge" not in c or value >= c["ge"]) and ("gt" not in c or value > c["gt"])
-                and ("le" not in c or value <= c["le"]) and ("lt" not in c or value < c["lt"])
-                and not ({"min_length", "max_length", "pattern"} & set(c)))
+        return (
+            ("ge" not in c or value >= c["ge"])
+            and ("gt" not in c or value > c["gt"])
+            and ("le" not in c or value <= c["le"])
+            and ("lt" not in c or value < c["lt"])
+            and not ({"min_length", "max_length", "pattern"} & set(c))
+        )
     if type(value) is str:
-        return (("min_length" not in c or len(value) >= c["min_length"]) and ("max_length" not in c or len(value) <= c["max_length"])
-                and (pattern is None or ("\n" not in value and pattern.search(value) is not None))
-                and not ({"ge", "gt", "le", "lt"} & set(c)))
+        return (
+            ("min_length" not in c or len(value) >= c["min_length"])
+            and ("max_length" not in c or len(value) <= c["max_length"])
+            and (pattern is None or ("\n" not in value and pattern.search(value) is not None))
+            and not ({"ge", "gt", "le", "lt"} & set(c))
+        )
     return False

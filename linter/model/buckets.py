@@ -125,7 +125,7 @@ def _kv_source(src: StreamSource, bucket: str, mirror: bool) -> dict[str, Any]:
         return out
     if out.get("subject_transforms"):
         return out
-    origin = name[len(KV_PREFIX):] if name.startswith(KV_PREFIX) else name
+    origin = name[len(KV_PREFIX) :] if name.startswith(KV_PREFIX) else name
     out["name"] = KV_PREFIX + origin
     if src.external is None or origin != bucket:
         out["subject_transforms"] = [_dump(SubjectTransform(src=f"$KV.{origin}.>", dest=f"$KV.{bucket}.>"))]
@@ -218,11 +218,11 @@ def bucket_kind_of(name: str, subjects: list[str] | None) -> tuple[str, str] | N
     """``(kind, bucket)`` when a stream's name and subjects are those of a bucket."""
     subs = list(subjects or [])
     if name.startswith(KV_PREFIX):
-        b = name[len(KV_PREFIX):]
+        b = name[len(KV_PREFIX) :]
         if VALID_BUCKET.match(b) and subs in ([f"$KV.{b}.>"], []):
             return "KeyValue", b
     if name.startswith(OBJ_PREFIX):
-        b = name[len(OBJ_PREFIX):]
+        b = name[len(OBJ_PREFIX) :]
         if VALID_BUCKET.match(b) and sorted(subs) == sorted([f"$O.{b}.C.>", f"$O.{b}.M.>"]):
             return "ObjectStore", b
     return None

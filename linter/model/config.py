@@ -185,9 +185,7 @@ class ConsumerConfig(_Model):
     durable_name: StrictStr | None = None
     name: StrictStr | None = None
     description: StrictStr | None = None
-    deliver_policy: (
-        Literal["all", "last", "new", "by_start_sequence", "by_start_time", "last_per_subject"] | None
-    ) = None
+    deliver_policy: Literal["all", "last", "new", "by_start_sequence", "by_start_time", "last_per_subject"] | None = None
     opt_start_seq: StrictInt | None = None
     opt_start_time: Timestamp | None = None
     ack_policy: Literal["none", "all", "explicit", "flow_control"] | None = None
@@ -219,4 +217,3 @@ class ConsumerConfig(_Model):
     priority_groups: list[StrictStr] | None = None
     priority_policy: Literal["none", "overflow", "pinned_client", "prioritized"] | None = None
     priority_timeout: Duration | None = None
-

@@ -131,8 +131,6 @@ class Profiles(_Strict):
         return self.consumers.get(f"{stream}/{name}")
 
 
-
-
 class ProfilesError(LinterError, ValueError):
     """A profiles file that cannot be read or does not validate (message names the file and the field)."""
 

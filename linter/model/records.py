@@ -104,8 +104,16 @@ class _Decl:
 
     __slots__ = ("default", "default_factory", "alias", "description", "validate_default", "exclude", "constraints", "field_info")
 
-    def __init__(self, default: Any, default_factory: Callable[[], Any] | None, alias: str | None, description: str | None,
-                 validate_default: bool, exclude: bool, constraints: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        default: Any,
+        default_factory: Callable[[], Any] | None,
+        alias: str | None,
+        description: str | None,
+        validate_default: bool,
+        exclude: bool,
+        constraints: dict[str, Any],
+    ) -> None:
         self.field_info: Any = None  # a pydantic FieldInfo it was read from
         self.default = default
         self.default_factory = default_factory
@@ -162,7 +170,19 @@ def _from_field_info(info: Any) -> _Decl:
 class FieldSpec:
     """One field of a record (the parts of pydantic's ``FieldInfo`` the code reads)."""
 
-    __slots__ = ("name", "annotation", "declared", "default", "default_factory", "alias", "description", "validate_default", "exclude", "constraints", "field_info")
+    __slots__ = (
+        "name",
+        "annotation",
+        "declared",
+        "default",
+        "default_factory",
+        "alias",
+        "description",
+        "validate_default",
+        "exclude",
+        "constraints",
+        "field_info",
+    )
 
     def __init__(self, name: str, declared: Any, decl: _Decl) -> None:
         self.name = name
@@ -281,8 +301,9 @@ class Record(metaclass=_RecordMeta):
             values = copy.deepcopy(values)
         return _make(type(self), values, fields_set)
 
-    def model_dump(self, *, mode: Literal["python", "json"] = "python", exclude_none: bool = False,
-                   exclude_defaults: bool = False, by_alias: bool = False) -> dict[str, Any]:
+    def model_dump(
+        self, *, mode: Literal["python", "json"] = "python", exclude_none: bool = False, exclude_defaults: bool = False, by_alias: bool = False
+    ) -> dict[str, Any]:
         return _dump(self, mode == "json", exclude_none, exclude_defaults, by_alias)
 
     @property

@@ -57,4 +57,3 @@ class Target(Record):
     # The estate is applied with "pedantic": true create requests (as some tools send): the server
     # then refuses what it would otherwise silently rewrite.
     pedantic: StrictBool | None = None
-

@@ -44,11 +44,24 @@ Y = 365 * D
 
 # Tick marks of a log time axis: decades below a second, then the units people read.
 _TICKS: tuple[tuple[int, str], ...] = (
-    (1 * US, "1µs"), (10 * US, "10µs"), (100 * US, "100µs"),
-    (1 * MS, "1ms"), (10 * MS, "10ms"), (100 * MS, "100ms"),
-    (1 * S, "1s"), (10 * S, "10s"), (1 * MIN, "1m"), (10 * MIN, "10m"),
-    (1 * H, "1h"), (6 * H, "6h"), (1 * D, "1d"), (7 * D, "7d"), (30 * D, "30d"),
-    (Y, "1y"), (10 * Y, "10y"), (100 * Y, "100y"),
+    (1 * US, "1µs"),
+    (10 * US, "10µs"),
+    (100 * US, "100µs"),
+    (1 * MS, "1ms"),
+    (10 * MS, "10ms"),
+    (100 * MS, "100ms"),
+    (1 * S, "1s"),
+    (10 * S, "10s"),
+    (1 * MIN, "1m"),
+    (10 * MIN, "10m"),
+    (1 * H, "1h"),
+    (6 * H, "6h"),
+    (1 * D, "1d"),
+    (7 * D, "7d"),
+    (30 * D, "30d"),
+    (Y, "1y"),
+    (10 * Y, "10y"),
+    (100 * Y, "100y"),
 )
 _AXIS_MAX_NS = 100 * Y
 
@@ -188,7 +201,17 @@ def consumer_chart(c: ConsumerReport) -> Chart | None:
     marker = axis.x(c.ack_wait_ns) if c.ack_wait_ns else None
     label = f"ack_wait {fmt_duration(c.ack_wait_ns)}" if c.ack_wait_ns else ""
     return Chart(
-        WIDTH, height, LEFT, WIDTH - RIGHT, TOP, bottom, axis, tuple(rows), marker, label, tuple(line),
+        WIDTH,
+        height,
+        LEFT,
+        WIDTH - RIGHT,
+        TOP,
+        bottom,
+        axis,
+        tuple(rows),
+        marker,
+        label,
+        tuple(line),
         f"ack time of {c.stream}/{c.name}: p50 to max against ack_wait",
     )
 
@@ -217,6 +240,16 @@ def stream_chart(s: StreamReport) -> Chart | None:
     marker = axis.x(s.max_age_ns) if s.max_age_ns else None
     label = f"max_age {fmt_duration(s.max_age_ns)}" if s.max_age_ns else ""
     return Chart(
-        WIDTH, height, LEFT, WIDTH - RIGHT, TOP, bottom, axis, tuple(rows), marker, label, (),
+        WIDTH,
+        height,
+        LEFT,
+        WIDTH - RIGHT,
+        TOP,
+        bottom,
+        axis,
+        tuple(rows),
+        marker,
+        label,
+        (),
         f"time for {s.name} to fill its limits at mean, p99 and peak ingest against max_age",
     )

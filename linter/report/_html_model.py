@@ -235,9 +235,7 @@ def _consumer_status(ack_wait: int | None, points: tuple[AckPoint, ...]) -> str:
     return "ok"
 
 
-def _consumer(
-    res: Resource, eff: dict[str, Any], prof: ConsumerProfile | None, anchor: str, findings: int
-) -> ConsumerReport:
+def _consumer(res: Resource, eff: dict[str, Any], prof: ConsumerProfile | None, anchor: str, findings: int) -> ConsumerReport:
     policy = str(eff.get("ack_policy") or "none")
     ack_wait = eff.get("ack_wait") if policy != "none" else None
     ack_wait = int(ack_wait) if isinstance(ack_wait, int) else None
@@ -266,9 +264,7 @@ def _consumer(
         first_try_ratio=dl.first_try_ratio if dl else None,
         redelivered_ratio=dl.redelivered_ratio if dl else None,
         max_deliveries_seen=dl.max if dl else None,
-        advisories=tuple(
-            (kind, getattr(adv, kind) if adv else None) for kind in ("max_deliver", "nak", "terminated")
-        ),
+        advisories=tuple((kind, getattr(adv, kind) if adv else None) for kind in ("max_deliver", "nak", "terminated")),
         delivery_mean_per_s=rate.mean_per_s if rate else None,
         delivery_peak_per_s=rate.peak_per_s if rate else None,
         findings=findings,
@@ -316,9 +312,7 @@ def stream_rates(prof: StreamProfile | None) -> tuple[Rate, ...]:
     return tuple(out)
 
 
-def fill_times(
-    rates: Sequence[Rate], max_bytes: int | None, max_msgs: int | None, max_age_ns: int | None
-) -> tuple[Fill, ...]:
+def fill_times(rates: Sequence[Rate], max_bytes: int | None, max_msgs: int | None, max_age_ns: int | None) -> tuple[Fill, ...]:
     """Time to fill each set limit at each rate, compared with max_age."""
     out: list[Fill] = []
     for limit, value in (("max_bytes", max_bytes), ("max_msgs", max_msgs)):
@@ -348,9 +342,7 @@ def _stream_status(fills: Sequence[Fill], has_profile: bool) -> str:
     return "ok"
 
 
-def _stream(
-    res: Resource, eff: dict[str, Any], prof: StreamProfile | None, anchor: str, consumers: tuple[ConsumerReport, ...], findings: int
-) -> StreamReport:
+def _stream(res: Resource, eff: dict[str, Any], prof: StreamProfile | None, anchor: str, consumers: tuple[ConsumerReport, ...], findings: int) -> StreamReport:
     max_age = _limit(eff.get("max_age"))
     max_bytes = _limit(eff.get("max_bytes"))
     max_msgs = _limit(eff.get("max_msgs"))
@@ -402,9 +394,7 @@ def _group_findings(findings: Sequence[Finding], anchors: dict[tuple[str, str, s
         groups = []
         for key, items in by_file[file].items():  # in order of first line in the file
             label = "file" if key is None else str(items[0].object)
-            rows = tuple(
-                FindingRow(f.severity.value, f.rule, f.name, f.message, f.file, f.line, f.column) for f in items
-            )
+            rows = tuple(FindingRow(f.severity.value, f.rule, f.name, f.message, f.file, f.line, f.column) for f in items)
             groups.append(ObjectFindings(label, anchors.get(key) if key else None, rows))
         out.append(FileFindings(file, tuple(groups)))
     return tuple(out)
@@ -430,9 +420,7 @@ def build_report(
     ``RuleContext(estate, target).effective``.
     """
     streams = sorted((r for r in estate.resources if r.kind == "Stream"), key=lambda r: (r.name, r.context, r.file))
-    consumers = sorted(
-        (r for r in estate.resources if r.kind == "Consumer"), key=lambda r: (r.stream or "", r.name, r.context, r.file)
-    )
+    consumers = sorted((r for r in estate.resources if r.kind == "Consumer"), key=lambda r: (r.stream or "", r.name, r.context, r.file))
     anchors: dict[tuple[str, str, str | None], str] = {}
     for i, r in enumerate(streams):
         anchors.setdefault(("Stream", r.name, None), f"s{i}")

@@ -55,6 +55,7 @@ def render_html(data: ReportData) -> str:
 
     source = resources.files("jsops.linter.report").joinpath("templates", TEMPLATE).read_text(encoding="utf-8")
     env = _environment()
+
     def config_duration(ns: int | None) -> str:
         """A configured duration exactly (``45s``, ``1h30m``), in days rather than weeks like the
         measured ones (``7d``, not ``1w``)."""
@@ -89,7 +90,12 @@ def report_from_paths(
     result = lint_estate(estate, config=cfg, profiles=profiles)
     ctx = RuleContext(estate, cfg.target, profiles)
     return build_report(
-        estate, profiles, result.findings, ctx.effective, sources=tuple(paths), profiles_source=profiles_path,
+        estate,
+        profiles,
+        result.findings,
+        ctx.effective,
+        sources=tuple(paths),
+        profiles_source=profiles_path,
         title=f"jsops report ({env})" if env else "jsops report",
     )
 
@@ -103,8 +109,12 @@ examples:
 
 
 def _parser() -> Parser:
-    p = Parser(prog="jsops report", description="Write a self-contained HTML report of an estate with its profiles and findings.",
-               formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG)
+    p = Parser(
+        prog="jsops report",
+        description="Write a self-contained HTML report of an estate with its profiles and findings.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_EPILOG,
+    )
     add_paths(p)
     p.add_argument("--profiles", metavar="FILE", help="profiles JSON written by `jsops profile` (default: the config's profiles)")
     p.add_argument("--html", metavar="OUT", required=True, help="the HTML file to write")
@@ -135,8 +145,11 @@ def _report(argv: list[str]) -> int:
             fh.write(page)
     except OSError as exc:
         raise Exit(f"jsops report: error: cannot write {args.html}: {exc.strerror or exc}", ExitCode.NOT_RUN) from None
-    print(f"jsops report: wrote {args.html} ({_count(len(data.streams), 'stream')}, "
-          f"{_count(len(data.consumers), 'consumer')}, {_count(data.total_findings, 'finding')})", file=sys.stderr)
+    print(
+        f"jsops report: wrote {args.html} ({_count(len(data.streams), 'stream')}, "
+        f"{_count(len(data.consumers), 'consumer')}, {_count(data.total_findings, 'finding')})",
+        file=sys.stderr,
+    )
     return ExitCode.OK
 
 

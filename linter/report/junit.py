@@ -22,13 +22,13 @@ def render_junit(result: LintResult) -> str:
         head = f"{f.where()}: {f.severity.value} {f.rule} {f.message} [{f.name}]"
         body = head + (f"\nfix ({f.fix.applicability}): {f.fix.description}" if f.fix else "")
         cases.append(
-            f"    <testcase classname={quoteattr(_clean(f.file))} name={quoteattr(_clean(f'{f.rule} {f.name} at {f.line}:{f.column}' if f.line else f'{f.rule} {f.name}'))} file={quoteattr(_clean(f.file))} line=\"{f.line}\">\n"
+            f'    <testcase classname={quoteattr(_clean(f.file))} name={quoteattr(_clean(f"{f.rule} {f.name} at {f.line}:{f.column}" if f.line else f"{f.rule} {f.name}"))} file={quoteattr(_clean(f.file))} line="{f.line}">\n'
             f"      <failure type={quoteattr(f.severity.value)} message={quoteattr(_clean(f.message))}>{escape(_clean(body))}</failure>\n"
             "    </testcase>"
         )
     for file in result.paths:
         if file not in failed:
-            cases.append(f"    <testcase classname={quoteattr(_clean(file))} name=\"no findings\" file={quoteattr(_clean(file))}/>")
+            cases.append(f'    <testcase classname={quoteattr(_clean(file))} name="no findings" file={quoteattr(_clean(file))}/>')
     n, failures = len(cases), len(result.findings)
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'

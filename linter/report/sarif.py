@@ -21,7 +21,7 @@ _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 def _uri(file: str) -> str:
     if file.startswith("nats://"):  # a live object (jsops audit): the pseudo-path is a URI already
-        return "nats://" + quote(file[len("nats://"):])
+        return "nats://" + quote(file[len("nats://") :])
     if os.path.isabs(file):
         return "file://" + quote(file.replace(os.sep, "/"))
     return quote(file.replace(os.sep, "/"))

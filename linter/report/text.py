@@ -74,14 +74,15 @@ def render_text(result: LintResult, *, color: bool = False, source: SourceLines 
         n = result.not_jetstream
         scope += f"; {_plural(n, 'file')} that {'is not a JetStream config' if n == 1 else 'are not JetStream configs'} skipped"
     if not result.findings and not result.files:
-        lines.append("No manifests found: nothing was linted (0 files)." if not (result.skipped or result.not_jetstream) else f"No manifests found: nothing was linted ({scope}).")
+        lines.append(
+            "No manifests found: nothing was linted (0 files)."
+            if not (result.skipped or result.not_jetstream)
+            else f"No manifests found: nothing was linted ({scope})."
+        )
     elif not result.findings:
         lines.append(f"All clean: {scope}.")
     else:
         lines.append(f"Found {_plural(e, 'error')}, {_plural(w, 'warning')}, {i} info ({scope}).")
         if result.assumed_release and any(f.server_error_code for f in result.findings):
-            lines.append(
-                f"Predicted err_codes are for nats-server {result.assumed_release}; "
-                "set target.server_version to check the release you run."
-            )
+            lines.append(f"Predicted err_codes are for nats-server {result.assumed_release}; set target.server_version to check the release you run.")
     return "\n".join(lines) + "\n"

@@ -349,7 +349,9 @@ _DELIVERY = "messages outside the new filter are no longer delivered"
 CONSUMER = Record(
     "Consumer",
     (
-        Field("durable_name", _BASE, nack="durableName", update=Update("forbidden", "a consumer is identified by its name; a new name is a different consumer")),
+        Field(
+            "durable_name", _BASE, nack="durableName", update=Update("forbidden", "a consumer is identified by its name; a new name is a different consumer")
+        ),
         Field("name", (2, 9, 0), update=Update("forbidden", "a consumer is identified by its name; a new name is a different consumer")),
         Field("description", (2, 3, 3), nack="description"),
         Field(

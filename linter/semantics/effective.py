@@ -47,9 +47,7 @@ EPHEMERAL_INACTIVE_THRESHOLD = 5 * SECOND
 PINNED_TTL_DEFAULT = 120 * SECOND
 FLOW_CONTROL_HEARTBEAT = SECOND
 
-SERVER_DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
-    {kind: catalog.server_defaults(kind) for kind in ("Stream", "Consumer")}
-)
+SERVER_DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType({kind: catalog.server_defaults(kind) for kind in ("Stream", "Consumer")})
 """By kind, what the server stores for a field a config leaves out (the omitempty booleans as
 false; a consumer's ``ack_wait`` and ``max_ack_pending`` as an acking pull consumer gets them): tells
 defaults apart when only a stored config is at hand, e.g. in a saved plan."""
@@ -105,15 +103,17 @@ def _source(src: StreamSource) -> dict[str, Any]:
     consumer = None
     if src.consumer is not None:
         consumer = _emit([("name", src.consumer.name, False), ("deliver_subject", src.consumer.deliver_subject, False)])
-    return _emit([
-        ("name", src.name or "", True),
-        ("opt_start_seq", src.opt_start_seq, False),
-        ("opt_start_time", _optional_time(src.opt_start_time), False),
-        ("filter_subject", src.filter_subject, False),
-        ("subject_transforms", [{"src": t.src, "dest": t.dest} for t in src.subject_transforms or []], False),
-        ("external", {"api": src.external.api, "deliver": src.external.deliver} if src.external is not None else None, False),
-        ("consumer", consumer, consumer is not None),  # kept even when empty
-    ])
+    return _emit(
+        [
+            ("name", src.name or "", True),
+            ("opt_start_seq", src.opt_start_seq, False),
+            ("opt_start_time", _optional_time(src.opt_start_time), False),
+            ("filter_subject", src.filter_subject, False),
+            ("subject_transforms", [{"src": t.src, "dest": t.dest} for t in src.subject_transforms or []], False),
+            ("external", {"api": src.external.api, "deliver": src.external.deliver} if src.external is not None else None, False),
+            ("consumer", consumer, consumer is not None),  # kept even when empty
+        ]
+    )
 
 
 def _limit(v: int | None) -> int:
@@ -177,9 +177,16 @@ def _stream_retention_flags(c: StreamConfig) -> list[_Row]:
     if (sdm > 0 or c.allow_msg_schedules) and not allow_rollup:
         allow_rollup, deny_purge = True, False
     limits = c.consumer_limits
-    consumer_limits = {} if limits is None else _emit([
-        ("inactive_threshold", limits.inactive_threshold, False), ("max_ack_pending", limits.max_ack_pending, False),
-    ])
+    consumer_limits = (
+        {}
+        if limits is None
+        else _emit(
+            [
+                ("inactive_threshold", limits.inactive_threshold, False),
+                ("max_ack_pending", limits.max_ack_pending, False),
+            ]
+        )
+    )
     return [
         ("sealed", bool(c.sealed), True),
         ("deny_delete", bool(c.deny_delete), True),
@@ -211,40 +218,44 @@ def effective_stream(
         subjects = [sname]
     st = c.subject_transform
     placement = _placement(c)
-    return _sealed(_emit([
-        ("name", sname, True),
-        ("description", c.description, False),
-        ("subjects", subjects, False),
-        ("retention", c.retention or "limits", True),
-        ("max_consumers", _limit(c.max_consumers), True),
-        ("max_msgs", _limit(c.max_msgs), True),
-        ("max_bytes", _limit(c.max_bytes), True),
-        ("max_age", c.max_age or 0, True),
-        ("max_msgs_per_subject", _limit(c.max_msgs_per_subject), True),
-        ("max_msg_size", _limit(c.max_msg_size), True),
-        ("discard", c.discard or "old", True),
-        ("storage", c.storage or "file", True),
-        ("num_replicas", c.num_replicas or 1, True),
-        ("no_ack", bool(c.no_ack), False),
-        ("duplicate_window", _duplicate_window(c, target), False),
-        ("placement", placement, placement is not None),  # kept even when empty
-        ("mirror", _source(c.mirror) if c.mirror is not None else None, False),
-        ("sources", [_source(s) for s in c.sources or []], False),
-        ("compression", c.compression or "none", True),
-        ("first_seq", c.first_seq, False),
-        ("subject_transform", {"src": st.src, "dest": st.dest} if st is not None else None, False),
-        ("republish", _republish(c, subjects), False),
-        ("allow_direct", bool(c.allow_direct), True),
-        ("mirror_direct", _mirror_direct(c, origins), True),
-        ("discard_new_per_subject", bool(c.discard_new_per_subject), False),
-        *_stream_retention_flags(c),
-        ("allow_msg_counter", bool(c.allow_msg_counter), False),
-        ("allow_atomic", bool(c.allow_atomic), False),
-        ("allow_msg_schedules", bool(c.allow_msg_schedules), False),
-        ("persist_mode", "async" if c.persist_mode == "async" else None, False),
-        ("allow_batched", bool(c.allow_batched), False),
-        ("metadata", _user_metadata(c.metadata), False),
-    ]))
+    return _sealed(
+        _emit(
+            [
+                ("name", sname, True),
+                ("description", c.description, False),
+                ("subjects", subjects, False),
+                ("retention", c.retention or "limits", True),
+                ("max_consumers", _limit(c.max_consumers), True),
+                ("max_msgs", _limit(c.max_msgs), True),
+                ("max_bytes", _limit(c.max_bytes), True),
+                ("max_age", c.max_age or 0, True),
+                ("max_msgs_per_subject", _limit(c.max_msgs_per_subject), True),
+                ("max_msg_size", _limit(c.max_msg_size), True),
+                ("discard", c.discard or "old", True),
+                ("storage", c.storage or "file", True),
+                ("num_replicas", c.num_replicas or 1, True),
+                ("no_ack", bool(c.no_ack), False),
+                ("duplicate_window", _duplicate_window(c, target), False),
+                ("placement", placement, placement is not None),  # kept even when empty
+                ("mirror", _source(c.mirror) if c.mirror is not None else None, False),
+                ("sources", [_source(s) for s in c.sources or []], False),
+                ("compression", c.compression or "none", True),
+                ("first_seq", c.first_seq, False),
+                ("subject_transform", {"src": st.src, "dest": st.dest} if st is not None else None, False),
+                ("republish", _republish(c, subjects), False),
+                ("allow_direct", bool(c.allow_direct), True),
+                ("mirror_direct", _mirror_direct(c, origins), True),
+                ("discard_new_per_subject", bool(c.discard_new_per_subject), False),
+                *_stream_retention_flags(c),
+                ("allow_msg_counter", bool(c.allow_msg_counter), False),
+                ("allow_atomic", bool(c.allow_atomic), False),
+                ("allow_msg_schedules", bool(c.allow_msg_schedules), False),
+                ("persist_mode", "async" if c.persist_mode == "async" else None, False),
+                ("allow_batched", bool(c.allow_batched), False),
+                ("metadata", _user_metadata(c.metadata), False),
+            ]
+        )
+    )
 
 
 def _sealed(cfg: dict[str, Any]) -> dict[str, Any]:
@@ -275,9 +286,7 @@ def _max_ack_pending(c: ConsumerConfig, normalise: bool, stream_limits: dict[str
     return pending
 
 
-def _consumer_numbers(
-    c: ConsumerConfig, durable: str, stream_limits: dict[str, Any], target: Target | None
-) -> dict[str, Any]:
+def _consumer_numbers(c: ConsumerConfig, durable: str, stream_limits: dict[str, Any], target: Target | None) -> dict[str, Any]:
     """The defaulted limits and timers of a consumer (2.12+ normalises negative limits; older
     releases store them as given, or refuse some)."""
     release = parse_version(target.server_version if target is not None else None)
@@ -341,40 +350,42 @@ def effective_consumer(
     if durable and not cname:
         cname = durable  # the create API copies the durable name into name
     n = _consumer_numbers(c, durable, (stream or {}).get("consumer_limits") or {}, target)
-    return _emit([
-        ("durable_name", durable, False),
-        ("name", cname, False),
-        ("description", c.description, False),
-        ("deliver_policy", c.deliver_policy or "all", True),
-        ("opt_start_seq", c.opt_start_seq, False),
-        ("opt_start_time", _optional_time(c.opt_start_time), False),
-        ("ack_policy", c.ack_policy or "none", True),
-        ("ack_wait", n["ack_wait"], False),
-        ("max_deliver", n["max_deliver"], True),
-        ("backoff", list(c.backoff or []), False),
-        ("filter_subject", c.filter_subject, False),
-        ("filter_subjects", list(c.filter_subjects or []), False),
-        ("replay_policy", c.replay_policy or "instant", True),
-        ("rate_limit_bps", c.rate_limit_bps, False),
-        ("sample_freq", c.sample_freq, False),
-        ("max_waiting", n["max_waiting"], False),
-        ("max_ack_pending", n["max_ack_pending"], False),
-        ("flow_control", n["flow_control"], False),
-        ("headers_only", bool(c.headers_only), False),
-        ("max_batch", n["max_batch"], False),
-        ("max_expires", n["max_expires"], False),
-        ("max_bytes", n["max_bytes"], False),
-        ("deliver_subject", c.deliver_subject, False),
-        ("deliver_group", c.deliver_group, False),
-        ("idle_heartbeat", n["idle_heartbeat"], False),
-        ("inactive_threshold", n["inactive_threshold"], False),
-        ("num_replicas", c.num_replicas or 0, True),
-        ("mem_storage", bool(c.mem_storage), False),
-        ("direct", bool(c.direct), False),
-        ("sourcing", bool(c.sourcing), False),
-        ("metadata", _user_metadata(c.metadata), False),
-        ("pause_until", _optional_time(c.pause_until), False),  # the server keeps the offset as written
-        ("priority_groups", list(c.priority_groups or []), False),
-        ("priority_policy", c.priority_policy if c.priority_policy != "none" else None, False),
-        ("priority_timeout", n["priority_timeout"], False),
-    ])
+    return _emit(
+        [
+            ("durable_name", durable, False),
+            ("name", cname, False),
+            ("description", c.description, False),
+            ("deliver_policy", c.deliver_policy or "all", True),
+            ("opt_start_seq", c.opt_start_seq, False),
+            ("opt_start_time", _optional_time(c.opt_start_time), False),
+            ("ack_policy", c.ack_policy or "none", True),
+            ("ack_wait", n["ack_wait"], False),
+            ("max_deliver", n["max_deliver"], True),
+            ("backoff", list(c.backoff or []), False),
+            ("filter_subject", c.filter_subject, False),
+            ("filter_subjects", list(c.filter_subjects or []), False),
+            ("replay_policy", c.replay_policy or "instant", True),
+            ("rate_limit_bps", c.rate_limit_bps, False),
+            ("sample_freq", c.sample_freq, False),
+            ("max_waiting", n["max_waiting"], False),
+            ("max_ack_pending", n["max_ack_pending"], False),
+            ("flow_control", n["flow_control"], False),
+            ("headers_only", bool(c.headers_only), False),
+            ("max_batch", n["max_batch"], False),
+            ("max_expires", n["max_expires"], False),
+            ("max_bytes", n["max_bytes"], False),
+            ("deliver_subject", c.deliver_subject, False),
+            ("deliver_group", c.deliver_group, False),
+            ("idle_heartbeat", n["idle_heartbeat"], False),
+            ("inactive_threshold", n["inactive_threshold"], False),
+            ("num_replicas", c.num_replicas or 0, True),
+            ("mem_storage", bool(c.mem_storage), False),
+            ("direct", bool(c.direct), False),
+            ("sourcing", bool(c.sourcing), False),
+            ("metadata", _user_metadata(c.metadata), False),
+            ("pause_until", _optional_time(c.pause_until), False),  # the server keeps the offset as written
+            ("priority_groups", list(c.priority_groups or []), False),
+            ("priority_policy", c.priority_policy if c.priority_policy != "none" else None, False),
+            ("priority_timeout", n["priority_timeout"], False),
+        ]
+    )

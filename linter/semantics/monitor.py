@@ -79,8 +79,18 @@ DEAD_LETTER = "jsops.io/dead-letter"
 _UINT64_MAX = (1 << 64) - 1
 _DIGITS = re.compile(r"[0-9]+\Z")
 _GO_BOOLS = {
-    "1": True, "t": True, "T": True, "true": True, "TRUE": True, "True": True,
-    "0": False, "f": False, "F": False, "false": False, "FALSE": False, "False": False,
+    "1": True,
+    "t": True,
+    "T": True,
+    "true": True,
+    "TRUE": True,
+    "True": True,
+    "0": False,
+    "f": False,
+    "F": False,
+    "false": False,
+    "FALSE": False,
+    "False": False,
 }
 _KIND_TEXT: dict[ValueKind, str] = {
     "bool": "true or false",

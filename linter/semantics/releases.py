@@ -148,7 +148,9 @@ CHECK_SINCE: dict[tuple[Any, ...], Version] = {
 # transform's codes depend on the stage that refuses it: rules/stream_source_transform_invalid.py).
 _TRANSFORM_CODES = (2, 11, 0)
 CODE_BEFORE: dict[tuple[str, int], list[tuple[Version, int]]] = {
-    ("JS201", ErrCode.STREAM_INVALID_CONFIG): [((2, 12, 0), ErrCode.CONSUMER_BAD_DURABLE_NAME)],  # '.', '*', '>' in a consumer name: "durable name can not contain"
+    ("JS201", ErrCode.STREAM_INVALID_CONFIG): [
+        ((2, 12, 0), ErrCode.CONSUMER_BAD_DURABLE_NAME)
+    ],  # '.', '*', '>' in a consumer name: "durable name can not contain"
     ("JS123", ErrCode.STREAM_TRANSFORM_INVALID_SOURCE): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],  # stream subject_transform src
     ("JS123", ErrCode.STREAM_TRANSFORM_INVALID_DESTINATION): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],  # stream subject_transform mapping
     ("JS124", ErrCode.MIRROR_INVALID_TRANSFORM_DESTINATION): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],  # mirror transform mapping

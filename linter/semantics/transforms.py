@@ -71,13 +71,25 @@ _RIGHT = _fn("right")
 _RANDOM = _fn("random")
 # The functions mapping validation recognises.
 _KNOWN_TO_VALIDATION = (
-    _PARTITION, _WILDCARD, _SPLIT_FROM_LEFT, _SPLIT_FROM_RIGHT, _SLICE_FROM_LEFT, _SLICE_FROM_RIGHT, _SPLIT, _RANDOM,
-    _LEFT, _RIGHT,
+    _PARTITION,
+    _WILDCARD,
+    _SPLIT_FROM_LEFT,
+    _SPLIT_FROM_RIGHT,
+    _SLICE_FROM_LEFT,
+    _SLICE_FROM_RIGHT,
+    _SPLIT,
+    _RANDOM,
+    _LEFT,
+    _RIGHT,
 )
 # (pattern, name) for the functions taking (wildcard index, int32), in the order the server tries them
 _INDEX_INT = (
-    (_SPLIT_FROM_LEFT, "splitFromLeft"), (_SPLIT_FROM_RIGHT, "splitFromRight"), (_SLICE_FROM_LEFT, "sliceFromLeft"),
-    (_SLICE_FROM_RIGHT, "sliceFromRight"), (_RIGHT, "right"), (_LEFT, "left"),
+    (_SPLIT_FROM_LEFT, "splitFromLeft"),
+    (_SPLIT_FROM_RIGHT, "splitFromRight"),
+    (_SLICE_FROM_LEFT, "sliceFromLeft"),
+    (_SLICE_FROM_RIGHT, "sliceFromRight"),
+    (_RIGHT, "right"),
+    (_LEFT, "left"),
 )
 
 

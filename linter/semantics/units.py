@@ -157,9 +157,7 @@ def parse_duration(value: object) -> int:
     if isinstance(value, float):
         if value.is_integer():
             return parse_duration(int(value))
-        raise UnitError(
-            f"duration {value!r} is not a whole number of nanoseconds; write it with a unit, like '1.5s'"
-        )
+        raise UnitError(f"duration {value!r} is not a whole number of nanoseconds; write it with a unit, like '1.5s'")
     if not isinstance(value, str):
         raise UnitError(f"expected a duration like '90s' or integer nanoseconds, got {_kind(value)}")
     text = value.strip()
@@ -171,9 +169,7 @@ def parse_duration(value: object) -> int:
     if rest == "0":
         return 0
     if rest.isdigit():
-        raise UnitError(
-            f"duration {_short(text)!r} has no unit; write '{rest}s' for seconds or an unquoted integer for nanoseconds"
-        )
+        raise UnitError(f"duration {_short(text)!r} has no unit; write '{rest}s' for seconds or an unquoted integer for nanoseconds")
     hint = "use Go syntax like '90s', '1h30m', '7d' (units ns, us, ms, s, m, h, d, w)"
     return _fit(sign * _sum_parts(text, rest, _MANIFEST_PART, _MANIFEST_UNITS, hint), text)
 
@@ -195,7 +191,13 @@ def parse_go_duration(text: str) -> int:
 _JSM_RUN = re.compile(r"([-+]?)(([0-9.]+)([a-zA-Z]+))")
 _JSM_GO_UNITS = {u: _GO_UNITS[u] for u in ("ns", "us", "ms", "s", "m", "h")}
 _JSM_LONG_UNITS = {
-    "w": WEEK, "W": WEEK, "d": DAY, "D": DAY, "M": 30 * DAY, "y": 365 * DAY, "Y": 365 * DAY,
+    "w": WEEK,
+    "W": WEEK,
+    "d": DAY,
+    "D": DAY,
+    "M": 30 * DAY,
+    "y": 365 * DAY,
+    "Y": 365 * DAY,
 }
 
 
@@ -347,7 +349,12 @@ def approx_duration(ns: int) -> str:
 
 
 _MEASURED_UNITS = (
-    (365 * DAY, "y"), (DAY, "d"), (HOUR, "h"), (MINUTE, "m"), (SECOND, "s"), (MILLISECOND, "ms"),
+    (365 * DAY, "y"),
+    (DAY, "d"),
+    (HOUR, "h"),
+    (MINUTE, "m"),
+    (SECOND, "s"),
+    (MILLISECOND, "ms"),
     (MICROSECOND, "µs"),
 )
 
@@ -387,9 +394,7 @@ def parse_size(value: object) -> int:
         raise UnitError(f"expected a size like '10GiB' or an integer, got {_kind(value)}")
     m = _SIZE_RE.match(value)
     if m is None or m.group(2).upper() not in _SIZE_UNITS:
-        raise UnitError(
-            f"invalid size {_short(value)!r}; use an integer or a unit B, KB, KiB, MB, MiB, GB, GiB, TB, TiB"
-        )
+        raise UnitError(f"invalid size {_short(value)!r}; use an integer or a unit B, KB, KiB, MB, MiB, GB, GiB, TB, TiB")
     result = int(m.group(1)) * _SIZE_UNITS[m.group(2).upper()]
     if not _INT64_MIN <= result <= INT64_MAX:
         raise UnitError(f"size {_short(value)!r} does not fit in 64 bits")

@@ -104,6 +104,7 @@ def classify_stream_change(field: str, old: Any, new: Any) -> Classification:
 
 def _tighter(old: Any, new: Any) -> bool:
     """Whether limit ``new`` is stricter than ``old`` (0, -1 and absent mean unlimited)."""
+
     def value(v: Any) -> float:
         return float("inf") if not isinstance(v, int) or v <= 0 else float(v)
 

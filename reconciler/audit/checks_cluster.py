@@ -37,8 +37,13 @@ def _replicas(state: AuditState) -> Iterator[tuple[str, str, dict[str, Any]]]:
                 yield name, str(cluster.get("leader") or ""), r
 
 
-@register("JS510", "live-replica-lagging", Severity.WARNING,
-          "a stream replica is not current, or is more than max_lag operations or max_silence behind its leader", ReplicaLag)
+@register(
+    "JS510",
+    "live-replica-lagging",
+    Severity.WARNING,
+    "a stream replica is not current, or is more than max_lag operations or max_silence behind its leader",
+    ReplicaLag,
+)
 def replica_lagging(state: AuditState, opts: ReplicaLag) -> Iterator[Hit]:
     silence = int(opts.max_silence)
     for stream, leader, r in _replicas(state):
@@ -53,24 +58,28 @@ def replica_lagging(state: AuditState, opts: ReplicaLag) -> Iterator[Hit]:
         if active > silence:
             why.append(f"last heard from {approx_duration(active)} ago")
         if why:
-            yield Hit(stream, None, f"replica {r.get('name')!r} lags leader {leader!r}: {', '.join(why)} "
-                                    f"(thresholds: {opts.max_lag} operations, {approx_duration(silence)})")
+            yield Hit(
+                stream,
+                None,
+                f"replica {r.get('name')!r} lags leader {leader!r}: {', '.join(why)} (thresholds: {opts.max_lag} operations, {approx_duration(silence)})",
+            )
 
 
-@register("JS511", "live-replica-offline", Severity.ERROR,
-          "a stream replica is offline: the stream runs with fewer copies, and loses its quorum when more go")
+@register("JS511", "live-replica-offline", Severity.ERROR, "a stream replica is offline: the stream runs with fewer copies, and loses its quorum when more go")
 def replica_offline(state: AuditState, _opts: RuleOptions) -> Iterator[Hit]:
     for stream, leader, r in _replicas(state):
         if r.get("offline"):
             active = _int(r.get("active"))
             seen = f", last heard from {approx_duration(active)} ago" if active else ""
             size = len((state.streams[stream].get("cluster") or {}).get("replicas") or []) + 1
-            yield Hit(stream, None, f"replica {r.get('name')!r} is offline{seen}; R{size} with leader {leader!r} "
-                                    f"keeps its quorum only while a majority of {size} is up")
+            yield Hit(
+                stream,
+                None,
+                f"replica {r.get('name')!r} is offline{seen}; R{size} with leader {leader!r} keeps its quorum only while a majority of {size} is up",
+            )
 
 
-@register("JS512", "live-stream-no-leader", Severity.ERROR,
-          "a replicated stream has no current leader, or no leader answered the listing: it takes no writes")
+@register("JS512", "live-stream-no-leader", Severity.ERROR, "a replicated stream has no current leader, or no leader answered the listing: it takes no writes")
 def no_leader(state: AuditState, _opts: RuleOptions) -> Iterator[Hit]:
     for name in state.missing:
         yield Hit(name, None, "no leader answered the stream listing in time: it may have no leader (no writes) or be moving")
@@ -90,8 +99,13 @@ def _origins(info: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
             yield "source", src
 
 
-@register("JS513", "live-mirror-lagging", Severity.WARNING,
-          "a mirror or source is more than max_lag messages behind its origin, silent for max_silence, or failing", SourceLag)
+@register(
+    "JS513",
+    "live-mirror-lagging",
+    Severity.WARNING,
+    "a mirror or source is more than max_lag messages behind its origin, silent for max_silence, or failing",
+    SourceLag,
+)
 def mirror_lagging(state: AuditState, opts: SourceLag) -> Iterator[Hit]:
     silence = int(opts.max_silence)
     for name, info in state.streams.items():
@@ -99,8 +113,7 @@ def mirror_lagging(state: AuditState, opts: SourceLag) -> Iterator[Hit]:
             origin = src.get("name")
             err = src.get("error")
             if isinstance(err, dict) and err:
-                yield Hit(name, None, f"{what} of {origin!r} fails: {err.get('description', 'error')} ({err.get('err_code')})",
-                          Severity.ERROR)
+                yield Hit(name, None, f"{what} of {origin!r} fails: {err.get('description', 'error')} ({err.get('err_code')})", Severity.ERROR)
                 continue
             lag, active = _int(src.get("lag")), src.get("active")
             why = []
@@ -109,5 +122,4 @@ def mirror_lagging(state: AuditState, opts: SourceLag) -> Iterator[Hit]:
             if isinstance(active, int) and (active < 0 or active > silence):
                 why.append("never heard from its origin" if active < 0 else f"last heard from its origin {approx_duration(active)} ago")
             if why:
-                yield Hit(name, None, f"{what} of {origin!r} lags: {', '.join(why)} (thresholds: {opts.max_lag} messages, "
-                                      f"{approx_duration(silence)})")
+                yield Hit(name, None, f"{what} of {origin!r} lags: {', '.join(why)} (thresholds: {opts.max_lag} messages, {approx_duration(silence)})")

@@ -45,22 +45,32 @@ def _int(v: Any) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 
-@register("JS505", "live-consumer-ack-pending-full", Severity.WARNING,
-          "a consumer has at least warn_at of max_ack_pending messages delivered and not acknowledged", AckPending)
+@register(
+    "JS505",
+    "live-consumer-ack-pending-full",
+    Severity.WARNING,
+    "a consumer has at least warn_at of max_ack_pending messages delivered and not acknowledged",
+    AckPending,
+)
 def ack_pending_full(state: AuditState, opts: AckPending) -> Iterator[Hit]:
     for stream, name, cfg, info in _consumers(state):
         limit = _int(cfg.get("max_ack_pending"))
         pending = _int(info.get("num_ack_pending"))
         if limit > 0 and pending >= opts.warn_at * limit:
-            stalled = "it is stalled: the server delivers nothing more until some are acknowledged" if pending >= limit \
+            stalled = (
+                "it is stalled: the server delivers nothing more until some are acknowledged"
+                if pending >= limit
                 else "at the limit the server stops delivering until some are acknowledged"
+            )
             waiting = _int(info.get("num_pending"))
-            yield Hit(stream, name, f"{pending} of max_ack_pending {limit} messages are delivered and not acknowledged "
-                                    f"({pending / limit:.0%}; {waiting} more waiting); {stalled}")
+            yield Hit(
+                stream,
+                name,
+                f"{pending} of max_ack_pending {limit} messages are delivered and not acknowledged ({pending / limit:.0%}; {waiting} more waiting); {stalled}",
+            )
 
 
-@register("JS506", "live-consumer-backlog", Severity.WARNING,
-          "a consumer has at least max_pending messages not yet delivered", Backlog)
+@register("JS506", "live-consumer-backlog", Severity.WARNING, "a consumer has at least max_pending messages not yet delivered", Backlog)
 def backlog(state: AuditState, opts: Backlog) -> Iterator[Hit]:
     for stream, name, _cfg, info in _consumers(state):
         pending = _int(info.get("num_pending"))
@@ -70,8 +80,13 @@ def backlog(state: AuditState, opts: Backlog) -> Iterator[Hit]:
             yield Hit(stream, name, f"{pending} messages wait to be delivered (threshold {opts.max_pending}){since}")
 
 
-@register("JS507", "live-consumer-redelivering", Severity.WARNING,
-          "a consumer's unacknowledged messages that were redelivered are at least ratio of its deliveries", Redelivering)
+@register(
+    "JS507",
+    "live-consumer-redelivering",
+    Severity.WARNING,
+    "a consumer's unacknowledged messages that were redelivered are at least ratio of its deliveries",
+    Redelivering,
+)
 def redelivering(state: AuditState, opts: Redelivering) -> Iterator[Hit]:
     for stream, name, cfg, info in _consumers(state):
         redelivered = _int(info.get("num_redelivered"))
@@ -80,12 +95,14 @@ def redelivering(state: AuditState, opts: Redelivering) -> Iterator[Hit]:
             continue
         ack_wait = _int(cfg.get("ack_wait"))
         why = f"ack_wait {approx_duration(ack_wait)} may be shorter than the processing, or they are nak'ed" if ack_wait else "they are nak'ed or time out"
-        yield Hit(stream, name, f"{redelivered} unacknowledged messages were delivered more than once, against {delivered} deliveries "
-                                f"({redelivered / delivered:.0%}): {why}")
+        yield Hit(
+            stream,
+            name,
+            f"{redelivered} unacknowledged messages were delivered more than once, against {delivered} deliveries ({redelivered / delivered:.0%}): {why}",
+        )
 
 
-@register("JS508", "live-consumer-inactive", Severity.WARNING,
-          "a consumer delivered nothing for inactive_for while messages wait for it", Inactive)
+@register("JS508", "live-consumer-inactive", Severity.WARNING, "a consumer delivered nothing for inactive_for while messages wait for it", Inactive)
 def inactive(state: AuditState, opts: Inactive) -> Iterator[Hit]:
     limit = int(opts.inactive_for) / SECOND
     for stream, name, _cfg, info in _consumers(state):
@@ -94,12 +111,15 @@ def inactive(state: AuditState, opts: Inactive) -> Iterator[Hit]:
             continue
         last = parse_ts((info.get("delivered") or {}).get("last_active")) or parse_ts(info.get("created"))
         if last is not None and state.read_at - last >= limit:
-            yield Hit(stream, name, f"nothing delivered for {approx_duration(int((state.read_at - last) * SECOND))} while "
-                                    f"{pending} messages wait (threshold {approx_duration(int(opts.inactive_for))})")
+            yield Hit(
+                stream,
+                name,
+                f"nothing delivered for {approx_duration(int((state.read_at - last) * SECOND))} while "
+                f"{pending} messages wait (threshold {approx_duration(int(opts.inactive_for))})",
+            )
 
 
-@register("JS509", "live-consumer-ephemeral-leftover", Severity.WARNING,
-          "an ephemeral consumer with no client attached, unused for idle_for", Leftover)
+@register("JS509", "live-consumer-ephemeral-leftover", Severity.WARNING, "an ephemeral consumer with no client attached, unused for idle_for", Leftover)
 def ephemeral_leftover(state: AuditState, opts: Leftover) -> Iterator[Hit]:
     limit = int(opts.idle_for) / SECOND
     for stream, name, cfg, info in _consumers(state):
@@ -111,5 +131,9 @@ def ephemeral_leftover(state: AuditState, opts: Leftover) -> Iterator[Hit]:
         if last is not None and state.read_at - last >= limit:
             threshold = _int(cfg.get("inactive_threshold"))
             keep = f"inactive_threshold {approx_duration(threshold)}" if threshold else "no inactive_threshold"
-            yield Hit(stream, name, f"ephemeral consumer unused for {approx_duration(int((state.read_at - last) * SECOND))} with no client "
-                                    f"attached ({keep}): it holds server resources (and, on an interest or workqueue stream, messages)")
+            yield Hit(
+                stream,
+                name,
+                f"ephemeral consumer unused for {approx_duration(int((state.read_at - last) * SECOND))} with no client "
+                f"attached ({keep}): it holds server resources (and, on an interest or workqueue stream, messages)",
+            )

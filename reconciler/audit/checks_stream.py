@@ -52,19 +52,16 @@ def _is_bucket(s: LiveStream) -> bool:
     return s.name.startswith(("KV_", "OBJ_"))
 
 
-@register("JS501", "live-stream-near-max-msgs", Severity.WARNING,
-          "a stream holds at least warn_at of its max_msgs", NearLimit)
+@register("JS501", "live-stream-near-max-msgs", Severity.WARNING, "a stream holds at least warn_at of its max_msgs", NearLimit)
 def stream_near_max_msgs(state: AuditState, opts: NearLimit) -> Iterator[Hit]:
     for s in state.live.streams.values():
         limit = int(s.config.get("max_msgs") or 0)
         if limit > 0 and not _is_bucket(s) and s.messages >= opts.warn_at * limit:
             eta = time_to_full(limit - s.messages, ingest_rate(state, s))
-            yield Hit(s.name, None, f"holds {s.messages} of max_msgs {limit} messages ({s.messages / limit:.0%}){eta}; "
-                                    f"{_when_full(s.config)}")
+            yield Hit(s.name, None, f"holds {s.messages} of max_msgs {limit} messages ({s.messages / limit:.0%}){eta}; {_when_full(s.config)}")
 
 
-@register("JS502", "live-stream-near-max-bytes", Severity.WARNING,
-          "a stream holds at least warn_at of its max_bytes", NearLimit)
+@register("JS502", "live-stream-near-max-bytes", Severity.WARNING, "a stream holds at least warn_at of its max_bytes", NearLimit)
 def stream_near_max_bytes(state: AuditState, opts: NearLimit) -> Iterator[Hit]:
     for s in state.live.streams.values():
         limit = int(s.config.get("max_bytes") or 0)
@@ -72,12 +69,16 @@ def stream_near_max_bytes(state: AuditState, opts: NearLimit) -> Iterator[Hit]:
             rate = ingest_rate(state, s)
             byte_rate = rate * (s.bytes / s.messages) if rate is not None and s.messages else None
             eta = time_to_full(limit - s.bytes, byte_rate)
-            yield Hit(s.name, None, f"holds {human_size(s.bytes)} of max_bytes {human_size(limit)} ({s.bytes / limit:.0%}){eta}; "
-                                    f"{_when_full(s.config)}")
+            yield Hit(s.name, None, f"holds {human_size(s.bytes)} of max_bytes {human_size(limit)} ({s.bytes / limit:.0%}){eta}; {_when_full(s.config)}")
 
 
-@register("JS503", "live-stream-near-max-msgs-per-subject", Severity.WARNING,
-          "a stream's subjects hold on average at least warn_at of max_msgs_per_subject", NearLimit)
+@register(
+    "JS503",
+    "live-stream-near-max-msgs-per-subject",
+    Severity.WARNING,
+    "a stream's subjects hold on average at least warn_at of max_msgs_per_subject",
+    NearLimit,
+)
 def stream_near_per_subject(state: AuditState, opts: NearLimit) -> Iterator[Hit]:
     for s in state.live.streams.values():
         limit = int(s.config.get("max_msgs_per_subject") or 0)
@@ -85,14 +86,19 @@ def stream_near_per_subject(state: AuditState, opts: NearLimit) -> Iterator[Hit]
             continue
         average = s.messages / s.num_subjects
         if average >= opts.warn_at * limit:
-            how = "new messages on a full subject are refused (discard_new_per_subject)" if s.config.get("discard_new_per_subject") \
+            how = (
+                "new messages on a full subject are refused (discard_new_per_subject)"
+                if s.config.get("discard_new_per_subject")
                 else "each new message on a full subject removes that subject's oldest"
-            yield Hit(s.name, None, f"its {s.num_subjects} subjects hold on average {average:.1f} of max_msgs_per_subject {limit} "
-                                    f"messages ({average / limit:.0%}); {how}")
+            )
+            yield Hit(
+                s.name,
+                None,
+                f"its {s.num_subjects} subjects hold on average {average:.1f} of max_msgs_per_subject {limit} messages ({average / limit:.0%}); {how}",
+            )
 
 
-@register("JS504", "live-account-storage-near-limit", Severity.WARNING,
-          "the account uses at least warn_at of its JetStream memory or file storage", NearLimit)
+@register("JS504", "live-account-storage-near-limit", Severity.WARNING, "the account uses at least warn_at of its JetStream memory or file storage", NearLimit)
 def account_near_limit(state: AuditState, opts: NearLimit) -> Iterator[Hit]:
     acct = state.account
     limits = acct.get("limits") or {}
@@ -102,12 +108,21 @@ def account_near_limit(state: AuditState, opts: NearLimit) -> Iterator[Hit]:
     for used_key, limit_key, what in (("memory", "max_memory", "memory"), ("storage", "max_storage", "file storage")):
         limit, used = limits.get(limit_key), acct.get(used_key)
         if isinstance(limit, int) and limit > 0 and isinstance(used, int) and used >= opts.warn_at * limit:
-            yield Hit(None, None, f"the account uses {human_size(used)} of its {human_size(limit)} JetStream {what} "
-                                  f"({used / limit:.0%}); when it is full, stream writes are refused (10047)")
+            yield Hit(
+                None,
+                None,
+                f"the account uses {human_size(used)} of its {human_size(limit)} JetStream {what} "
+                f"({used / limit:.0%}); when it is full, stream writes are refused (10047)",
+            )
 
 
-@register("JS514", "live-bucket-near-full", Severity.WARNING,
-          "a Key-Value bucket holds at least warn_at of its max_bytes or max_msgs: puts then fail", BucketNearLimit)
+@register(
+    "JS514",
+    "live-bucket-near-full",
+    Severity.WARNING,
+    "a Key-Value bucket holds at least warn_at of its max_bytes or max_msgs: puts then fail",
+    BucketNearLimit,
+)
 def bucket_near_full(state: AuditState, opts: BucketNearLimit) -> Iterator[Hit]:
     for s in state.live.streams.values():
         if not s.name.startswith("KV_"):
@@ -119,7 +134,11 @@ def bucket_near_full(state: AuditState, opts: BucketNearLimit) -> Iterator[Hit]:
         outcome = "puts fail (the bucket discards new)" if cfg.get("discard", "new") == "new" else "the oldest revisions are removed"
         for limit, used, what in ((int(cfg.get("max_bytes") or 0), s.bytes, "max_bytes"), (int(cfg.get("max_msgs") or 0), s.messages, "max_msgs")):
             if limit > 0 and used >= opts.warn_at * limit:
-                shown = (f"{human_size(used)} of {human_size(limit)}" if what == "max_bytes" else f"{used} of {limit}")
-                yield Hit(s.name, None, f"bucket {s.name[3:]!r} holds {shown} ({what}, {used / limit:.0%}); with {keep} old revisions "
-                                        f"and delete markers keep their space, and when it is full {outcome}")
+                shown = f"{human_size(used)} of {human_size(limit)}" if what == "max_bytes" else f"{used} of {limit}"
+                yield Hit(
+                    s.name,
+                    None,
+                    f"bucket {s.name[3:]!r} holds {shown} ({what}, {used / limit:.0%}); with {keep} old revisions "
+                    f"and delete markers keep their space, and when it is full {outcome}",
+                )
                 break

@@ -58,15 +58,17 @@ the jsops config.
 def _parser() -> Parser:
     from ..client import add_target_arguments
 
-    p = Parser(prog="jsops audit", description="Check what is running: the static rules on the live configs, "
-               "live health (limits, backlogs, redeliveries, replicas), drift from manifests, upgrade readiness.",
-               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(
+        prog="jsops audit",
+        description="Check what is running: the static rules on the live configs, "
+        "live health (limits, backlogs, redeliveries, replicas), drift from manifests, upgrade readiness.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_paths(p, "manifests to compare the server with (drift); default: none")
     add_format(p, REPORTERS, None, "output format, as jsops lint's (default: github when GITHUB_ACTIONS=true, else text)")
-    p.add_argument("--fail-on", choices=("error", "warning", "info"), default=None,
-                   help="lowest severity that makes the exit code 1 (default: warning)")
-    p.add_argument("--target-version", metavar="X.Y.Z",
-                   help="also report what the live configs do on this nats-server release (upgrade or downgrade)")
+    p.add_argument("--fail-on", choices=("error", "warning", "info"), default=None, help="lowest severity that makes the exit code 1 (default: warning)")
+    p.add_argument("--target-version", metavar="X.Y.Z", help="also report what the live configs do on this nats-server release (upgrade or downgrade)")
     add_config(p, "jsops config (lint selection, audit thresholds, contexts); default: found from . upward")
     add_env(p)
     add_no_cache(p)
@@ -98,8 +100,7 @@ def _audit(argv: list[str]) -> int:
         print(f"jsops: {describe_target(route.target)}" + (f" for context {route.name}" if len(routes) > 1 else ""), file=sys.stderr)
         state, result = _audit_target(route.target, route.contexts, cfg, rules, live_rules, manifests, args.target_version)
         if len(routes) > 1:  # the same stream name on two targets: say which
-            result.findings = [replace(f, message=f"context {route.name}: {f.message}") if f.file.startswith("nats://") else f
-                               for f in result.findings]
+            result.findings = [replace(f, message=f"context {route.name}: {f.message}") if f.file.startswith("nats://") else f for f in result.findings]
         audited.append((route.target.display(), state))
         results.append(result)
     result = _merged(results, manifests)
@@ -132,8 +133,15 @@ def _routes(target: Target, cfg: Config, manifests: Estate | None) -> list[Route
     return route_estate(manifests, target, resolve)
 
 
-def _audit_target(target: Target, contexts: list[str], cfg: Config, rules: Sequence[type[Rule]], live_rules: Sequence[Selected],
-                  manifests: Estate | None, target_version: str | None) -> tuple[AuditState, LintResult]:
+def _audit_target(
+    target: Target,
+    contexts: list[str],
+    cfg: Config,
+    rules: Sequence[type[Rule]],
+    live_rules: Sequence[Selected],
+    manifests: Estate | None,
+    target_version: str | None,
+) -> tuple[AuditState, LintResult]:
     """Read one target and audit it."""
     from ..client import JsClient
     from .read import read_audit
@@ -147,8 +155,9 @@ def _audit_target(target: Target, contexts: list[str], cfg: Config, rules: Seque
         from ..limits import monitor_json
 
         state.varz = monitor_json(target, "varz")  # an HTTP GET of the monitoring port: the server's own limits
-    result = audit_result(state, cfg, rules, live_rules, context=target.context, manifests=manifests,
-                          target_version=target_version, estate=builder.finish(), contexts=contexts)
+    result = audit_result(
+        state, cfg, rules, live_rules, context=target.context, manifests=manifests, target_version=target_version, estate=builder.finish(), contexts=contexts
+    )
     return state, result
 
 
@@ -192,4 +201,3 @@ def main(argv: Sequence[str]) -> int:
     from ..cli import guard
 
     return guard(_audit, argv, prog="jsops audit", error_code=ExitCode.NOT_RUN, describe=_describe)
-

@@ -32,8 +32,9 @@ DRIFT_RULES: dict[str, tuple[str, Severity, str]] = {
     MISSING[0]: (MISSING[1], Severity.WARNING, "a manifest's object that is not on the server"),
 }
 
-_DURATIONS = frozenset({"max_age", "duplicate_window", "ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires",
-                        "subject_delete_marker_ttl", "priority_timeout"})
+_DURATIONS = frozenset(
+    {"max_age", "duplicate_window", "ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires", "subject_delete_marker_ttl", "priority_timeout"}
+)
 
 
 # what `jsops apply` does about a field that drifted, by change class (jsops.reconciler.vocabulary.ChangeClass)
@@ -59,8 +60,9 @@ def _finding(code: tuple[str, str], severity: Severity, message: str, file: str,
     return Finding(code[0], code[1], severity, message, file, line, col, ref, excerpt=line > 0)
 
 
-def drift_findings(estate: Estate, live: LiveState, target: LintTarget, contexts: Iterable[str] = ("default",),
-                   severities: dict[str, Severity | None] | None = None) -> list[Finding]:
+def drift_findings(
+    estate: Estate, live: LiveState, target: LintTarget, contexts: Iterable[str] = ("default",), severities: dict[str, Severity | None] | None = None
+) -> list[Finding]:
     """Per-field drift, objects missing on the server, and live objects in no manifest, for the
     manifests routed to this target (``contexts``, as :mod:`jsops.reconciler.route` gives them);
     ``severities``: code -> severity, None to leave the code out."""
@@ -79,8 +81,17 @@ def drift_findings(estate: Estate, live: LiveState, target: LintTarget, contexts
         if live_cfg is None:
             if sev[MISSING[0]] is not None:
                 line, col = r.locate()
-                out.append(_finding(MISSING, sev[MISSING[0]] or Severity.WARNING, f"{_label(d.kind, d.stream, d.name)} is declared here but not on the server "
-                                    "(jsops apply creates it)", r.file, line, col, r.ref))
+                out.append(
+                    _finding(
+                        MISSING,
+                        sev[MISSING[0]] or Severity.WARNING,
+                        f"{_label(d.kind, d.stream, d.name)} is declared here but not on the server (jsops apply creates it)",
+                        r.file,
+                        line,
+                        col,
+                        r.ref,
+                    )
+                )
             continue
         if sev[DRIFT[0]] is not None:
             out.extend(_field_drift(r, d.kind, live_cfg, d.config, sev[DRIFT[0]] or Severity.WARNING))
@@ -108,19 +119,39 @@ def _field_drift(r: Resource, kind: str, live_cfg: dict[str, Any], desired: dict
         where = " (the manifest leaves it to the server's default)" if out_of_manifest else ""
         note = ch.consequence if ch.consequence and not ch.consequence.startswith("applied in place") else ""
         how = _HOW.get(ch.cls.value, ch.cls.value) + (f" ({note})" if note else "")
-        yield _finding(DRIFT, severity, f"{ch.path}: the server has {_shown(ch.path, ch.old)}, the manifest says "
-                                        f"{_shown(ch.path, ch.new)}{where}; {how}",
-                       r.file, line, col, r.ref)
+        yield _finding(
+            DRIFT,
+            severity,
+            f"{ch.path}: the server has {_shown(ch.path, ch.old)}, the manifest says {_shown(ch.path, ch.new)}{where}; {how}",
+            r.file,
+            line,
+            col,
+            r.ref,
+        )
 
 
 def _unmanaged(live: LiveState, declared: set[tuple[str, str | None, str]], severity: Severity) -> Iterable[Finding]:
     for name in sorted(live.streams):
         if ("Stream", None, name) not in declared:
-            yield _finding(UNMANAGED, severity, f"stream {name} is on the server but in no manifest "
-                                                "(`jsops export` writes one)", object_path(name), 0, 0, ObjectRef("Stream", name))
+            yield _finding(
+                UNMANAGED,
+                severity,
+                f"stream {name} is on the server but in no manifest (`jsops export` writes one)",
+                object_path(name),
+                0,
+                0,
+                ObjectRef("Stream", name),
+            )
     for (stream, name), c in sorted(live.consumers.items()):
         if not c.config.get("durable_name"):
             continue  # ephemeral: never in a manifest (see JS509)
         if ("Consumer", stream, name) not in declared:
-            yield _finding(UNMANAGED, severity, f"consumer {stream}/{name} is on the server but in no manifest",
-                           object_path(stream, name), 0, 0, ObjectRef("Consumer", name, stream))
+            yield _finding(
+                UNMANAGED,
+                severity,
+                f"consumer {stream}/{name} is on the server but in no manifest",
+                object_path(stream, name),
+                0,
+                0,
+                ObjectRef("Consumer", name, stream),
+            )

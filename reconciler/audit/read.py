@@ -121,9 +121,13 @@ async def _aread(client: JsClient, on_stream: Callable[[AuditState, str], None] 
 def _consumers(state: AuditState, stream: str, page: list[dict[str, Any]]) -> None:
     for info in page:
         cfg = strip_server_metadata(info.get("config") or {})
-        lc = LiveConsumer(stream, cfg, int((info.get("ack_floor") or {}).get("stream_seq") or 0),
-                          int((info.get("delivered") or {}).get("stream_seq") or 0),
-                          int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0))
+        lc = LiveConsumer(
+            stream,
+            cfg,
+            int((info.get("ack_floor") or {}).get("stream_seq") or 0),
+            int((info.get("delivered") or {}).get("stream_seq") or 0),
+            int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0),
+        )
         if lc.name:
             state.live.consumers[(stream, lc.name)] = lc
             state.consumers[(stream, lc.name)] = {k: v for k, v in info.items() if k != "config"}

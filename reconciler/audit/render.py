@@ -25,9 +25,11 @@ def render_audit_text(result: LintResult, audited: list[tuple[str, AuditState]],
     for where, state in audited:
         live = state.live
         durable = sum(1 for c in live.consumers.values() if c.config.get("durable_name"))
-        scopes.append(f"{_plural(len(live.streams), 'stream')}, {_plural(durable, 'durable consumer')}, "
-                      f"{_plural(len(live.consumers) - durable, 'ephemeral consumer')} on {where}"
-                      f" (nats-server {state.server_version or 'unknown'}; {_plural(state.requests, 'request')})")
+        scopes.append(
+            f"{_plural(len(live.streams), 'stream')}, {_plural(durable, 'durable consumer')}, "
+            f"{_plural(len(live.consumers) - durable, 'ephemeral consumer')} on {where}"
+            f" (nats-server {state.server_version or 'unknown'}; {_plural(state.requests, 'request')})"
+        )
     scope = "; ".join(scopes)
     e, w, i = (result.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
     if result.findings:

@@ -33,9 +33,18 @@ def pseudo_rule_severities(config: Config) -> dict[str, Severity | None]:
     return out
 
 
-def audit_result(state: AuditState, config: Config, rules: Sequence[type[Rule]], live_rules: Sequence[Selected], *,
-                 context: str = "default", manifests: object = None, target_version: str | None = None,
-                 estate: Estate | None = None, contexts: Sequence[str] | None = None) -> LintResult:
+def audit_result(
+    state: AuditState,
+    config: Config,
+    rules: Sequence[type[Rule]],
+    live_rules: Sequence[Selected],
+    *,
+    context: str = "default",
+    manifests: object = None,
+    target_version: str | None = None,
+    estate: Estate | None = None,
+    contexts: Sequence[str] | None = None,
+) -> LintResult:
     """The findings of every part of the audit, as a lint result (files: one pseudo-file per stream).
     ``estate``: the live estate when it was built while the state was read (else it is built here);
     ``contexts``: the manifests' contexts routed to this target (default: ``context`` and ``default``).

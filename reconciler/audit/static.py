@@ -98,14 +98,16 @@ def live_target(state: AuditState, declared: LintTarget | None = None, version: 
             update[key] = value
     account = facts.account
     declared_account = base.account
-    update["account"] = type(account)(**{k: (getattr(account, k) if getattr(account, k) is not None else getattr(declared_account, k))
-                                         for k in type(account).model_fields})
+    update["account"] = type(account)(
+        **{k: (getattr(account, k) if getattr(account, k) is not None else getattr(declared_account, k)) for k in type(account).model_fields}
+    )
     if state.varz:
         from ..limits import server_limits
 
         live_limits, declared_limits = server_limits(state.varz), base.limits
-        update["limits"] = type(live_limits)(**{k: (getattr(live_limits, k) if getattr(live_limits, k) is not None else getattr(declared_limits, k))
-                                                for k in type(live_limits).model_fields})
+        update["limits"] = type(live_limits)(
+            **{k: (getattr(live_limits, k) if getattr(live_limits, k) is not None else getattr(declared_limits, k)) for k in type(live_limits).model_fields}
+        )
     if version is not None:
         update["server_version"] = version
     return base.model_copy(update=update)

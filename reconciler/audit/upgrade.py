@@ -22,23 +22,35 @@ from .static import lint_live, ref_path
 
 __all__ = ["upgrade_findings", "DEFAULTS_CHANGE"]
 
-DEFAULTS_CHANGE = ("JS530", "live-upgrade-default-changes", Severity.WARNING,
-                   "a server-filled default of a live config differs on the --target-version release")
+DEFAULTS_CHANGE = (
+    "JS530",
+    "live-upgrade-default-changes",
+    Severity.WARNING,
+    "a server-filled default of a live config differs on the --target-version release",
+)
 
 
 def _key(f: Finding) -> tuple[Any, ...]:
     return (f.rule, f.file, f.message, f.severity, f.server_error_code)
 
 
-def upgrade_findings(estate: Estate, rules: Sequence[type[Rule]], config: Config, now: LintTarget, version: str,
-                     current: Sequence[Finding], defaults_severity: Severity | None = DEFAULTS_CHANGE[2]) -> list[Finding]:
+def upgrade_findings(
+    estate: Estate,
+    rules: Sequence[type[Rule]],
+    config: Config,
+    now: LintTarget,
+    version: str,
+    current: Sequence[Finding],
+    defaults_severity: Severity | None = DEFAULTS_CHANGE[2],
+) -> list[Finding]:
     """The findings release ``version`` adds to ``current`` (the live release's), and the defaults
     that change (``defaults_severity`` None: not reported)."""
     then = now.model_copy(update={"server_version": version})
     seen = {_key(f) for f in current}
     verb = _verb(now.server_version, version)
-    out = [replace(f, message=f"on nats-server {version} ({verb}): {f.message}")
-           for f in lint_live(estate, rules, config, then).findings if _key(f) not in seen]
+    out = [
+        replace(f, message=f"on nats-server {version} ({verb}): {f.message}") for f in lint_live(estate, rules, config, then).findings if _key(f) not in seen
+    ]
     if defaults_severity is not None:
         out.extend(_default_changes(estate, now, then, version, verb, defaults_severity))
     return out
@@ -60,7 +72,17 @@ def _default_changes(estate: Estate, now: LintTarget, then: LintTarget, version:
         before, after = a.effective(r), b.effective(r)
         for key in sorted(set(before) | set(after)):
             if before.get(key) != after.get(key):
-                out.append(Finding(DEFAULTS_CHANGE[0], DEFAULTS_CHANGE[1], severity,
-                                   f"on nats-server {version} ({verb}): the server fills {key} with {after.get(key)!r} "
-                                   f"instead of {before.get(key)!r}", ref_path(r.ref), 0, 0, r.ref, excerpt=False))
+                out.append(
+                    Finding(
+                        DEFAULTS_CHANGE[0],
+                        DEFAULTS_CHANGE[1],
+                        severity,
+                        f"on nats-server {version} ({verb}): the server fills {key} with {after.get(key)!r} instead of {before.get(key)!r}",
+                        ref_path(r.ref),
+                        0,
+                        0,
+                        r.ref,
+                        excerpt=False,
+                    )
+                )
     return out

@@ -18,8 +18,7 @@ from typing import Any, Literal, Union
 __all__ = ["answer_problem", "info_shape", "list_page", "ACCOUNT_INFO", "ERROR_SHAPE"]
 
 
-_JSON_NAMES = {str: "a string", int: "an integer", bool: "a boolean", float: "a number", list: "a list",
-               dict: "an object", type(None): "null"}
+_JSON_NAMES = {str: "a string", int: "an integer", bool: "a boolean", float: "a number", list: "a list", dict: "an object", type(None): "null"}
 
 
 def _kind(value: Any) -> str:
@@ -41,6 +40,7 @@ def _simple(kinds: tuple[type, ...], expected: str, no_bool: bool = False) -> Ch
         if value is None or (isinstance(value, kinds) and not (no_bool and isinstance(value, bool))):
             return None
         return "", expected
+
     return check
 
 
@@ -57,6 +57,7 @@ def _envelope(fields: dict[str, Checker | None]) -> Checker:
                 if found:
                     return f".{key}{found[0]}", found[1]
         return None
+
     return check
 
 
@@ -76,6 +77,7 @@ def _items(item: Checker | None, kind: type) -> Checker:
                 if found:
                     return (f"[{k}]" if kind is list else f".{k}") + found[0], found[1]
         return None
+
     return check
 
 
@@ -83,12 +85,15 @@ def _union(options: list[Checker]) -> Checker:
     def check(value: Any) -> tuple[str, str] | None:
         problems = [c(value) for c in options]
         return None if any(p is None for p in problems) else problems[0]
+
     return check
 
 
 _SIMPLE: dict[Any, Checker] = {
-    bool: _simple((bool,), "a boolean"), int: _simple((int,), "an integer", no_bool=True),
-    float: _simple((int, float), "a number", no_bool=True), str: _simple((str,), "a string"),
+    bool: _simple((bool,), "a boolean"),
+    int: _simple((int,), "an integer", no_bool=True),
+    float: _simple((int, float), "a number", no_bool=True),
+    str: _simple((str,), "a string"),
 }
 
 
@@ -181,12 +186,28 @@ def _config(kind: str) -> Any:
 _SEQ = {"stream_seq": int, "consumer_seq": int}
 STREAM_INFO: dict[str, Any] = {
     "config": dict,  # the record's fields: info_shape
-    "state": {"messages": int, "bytes": int, "first_seq": int, "last_seq": int, "consumer_count": int,
-              "num_subjects": int, "num_deleted": int, "first_ts": str, "last_ts": str},
+    "state": {
+        "messages": int,
+        "bytes": int,
+        "first_seq": int,
+        "last_seq": int,
+        "consumer_count": int,
+        "num_subjects": int,
+        "num_deleted": int,
+        "first_ts": str,
+        "last_ts": str,
+    },
 }
 CONSUMER_INFO: dict[str, Any] = {
-    "stream_name": str, "name": str, "config": dict, "delivered": _SEQ, "ack_floor": _SEQ,
-    "num_pending": int, "num_ack_pending": int, "num_redelivered": int, "num_waiting": int,
+    "stream_name": str,
+    "name": str,
+    "config": dict,
+    "delivered": _SEQ,
+    "ack_floor": _SEQ,
+    "num_pending": int,
+    "num_ack_pending": int,
+    "num_redelivered": int,
+    "num_waiting": int,
 }
 _LIMITS = dict[str, int | bool]
 ACCOUNT_INFO: dict[str, Any] = {"limits": _LIMITS, "tiers": dict[str, dict[str, Any]]}
@@ -204,4 +225,3 @@ def info_shape(kind: str) -> dict[str, Any]:
     """StreamInfo (``kind`` "StreamConfig") or ConsumerInfo ("ConsumerConfig") with its config's fields."""
     base = STREAM_INFO if kind == "StreamConfig" else CONSUMER_INFO
     return {**base, "config": _config(kind)}
-

@@ -7,6 +7,7 @@ Async inside; :class:`JsClient` offers blocking calls (it owns an event loop) an
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
@@ -16,8 +17,7 @@ from .answers import ERROR_SHAPE, answer_problem, info_shape, list_page
 from .kv import KvBucket, abind_bucket
 from .target import Target, TargetError
 
-__all__ = ["JsClient", "JsApiError", "AnswerError", "ConnectError", "JetStreamDisabled", "NO_JETSTREAM",
-           "MAX_LIST_PAGES", "MAX_LIST_ITEMS", "MAX_LIST_BYTES"]
+__all__ = ["JsClient", "JsApiError", "AnswerError", "ConnectError", "JetStreamDisabled", "NO_JETSTREAM", "MAX_LIST_PAGES", "MAX_LIST_ITEMS", "MAX_LIST_BYTES"]
 
 T = TypeVar("T")
 
@@ -37,8 +37,10 @@ class ConnectError(TemporaryError):
 
 
 # What a server without JetStream (for this account or domain) looks like: nothing answers $JS.API.
-NO_JETSTREAM = ("JetStream is not enabled on the target (nothing answers JetStream API requests: "
-                "start nats-server with -js, enable JetStream for the account, or check --js-domain)")
+NO_JETSTREAM = (
+    "JetStream is not enabled on the target (nothing answers JetStream API requests: "
+    "start nats-server with -js, enable JetStream for the account, or check --js-domain)"
+)
 
 
 class JsApiError(ReconcilerError):
@@ -93,10 +95,12 @@ class JsClient:
         opts = target.connect_options()
         errors: list[Exception] = []
 
-        # With several servers (a cluster), losing the connected one is ridden out: the client
-        # reconnects to another and later requests carry on; requests in flight on the lost
-        # connection fail (their answers went with it). With one server a lost connection ends the run.
+        # With several servers (a cluster) a lost connection is ridden out: the client reconnects to another and later
+        # requests carry on (those in flight fail: their answers went with it). With one server it ends the run.
         reconnect = len(opts["servers"]) > 1
+        retry: dict[str, Any] = {"allow_reconnect": True, "max_reconnect_attempts": RECONNECT_ATTEMPTS, "reconnect_time_wait": RECONNECT_WAIT}
+        if not reconnect:
+            retry = {"allow_reconnect": False, "max_reconnect_attempts": 0}
 
         async def _connect() -> Any:
             self._lost = asyncio.Event()  # for good: no more requests will be sent
@@ -127,13 +131,17 @@ class JsClient:
 
             # nats-py keeps retrying an unreachable server during the initial connect: bound it.
             failed_all = asyncio.Event()
-            conn = asyncio.ensure_future(nats.connect(
-                **opts, connect_timeout=timeout, error_cb=_error, disconnected_cb=_disconnected,
-                reconnected_cb=_reconnected, closed_cb=_closed,
-                **({"allow_reconnect": True, "max_reconnect_attempts": RECONNECT_ATTEMPTS,
-                    "reconnect_time_wait": RECONNECT_WAIT} if reconnect else
-                   {"allow_reconnect": False, "max_reconnect_attempts": 0}),
-            ))
+            conn = asyncio.ensure_future(
+                nats.connect(
+                    **opts,
+                    connect_timeout=timeout,
+                    error_cb=_error,
+                    disconnected_cb=_disconnected,
+                    reconnected_cb=_reconnected,
+                    closed_cb=_closed,
+                    **retry,
+                )
+            )
             gave_up = asyncio.ensure_future(failed_all.wait())
             await asyncio.wait({conn, gave_up}, timeout=timeout + 1, return_when=asyncio.FIRST_COMPLETED)
             gave_up.cancel()
@@ -142,10 +150,8 @@ class JsClient:
                 self._up.set()
                 return nc
             conn.cancel()
-            try:
+            with contextlib.suppress(BaseException):
                 await conn
-            except BaseException:
-                pass
             raise errors[-1] if errors else TimeoutError("timed out")
 
         try:
@@ -261,10 +267,12 @@ class JsClient:
             if len(out) > MAX_LIST_ITEMS or size > MAX_LIST_BYTES:
                 break
         else:
-            raise AnswerError(f"the server's {what} did not end after {MAX_LIST_PAGES} pages ({len(out)} items); "
-                              "jsops reads no more (a server whose list never ends?)")
-        raise AnswerError(f"the server's {what} did not end after {len(out)} items ({size} bytes, "
-                          f"bounds {MAX_LIST_ITEMS} items, {MAX_LIST_BYTES} bytes); jsops reads no more")
+            raise AnswerError(
+                f"the server's {what} did not end after {MAX_LIST_PAGES} pages ({len(out)} items); jsops reads no more (a server whose list never ends?)"
+            )
+        raise AnswerError(
+            f"the server's {what} did not end after {len(out)} items ({size} bytes, bounds {MAX_LIST_ITEMS} items, {MAX_LIST_BYTES} bytes); jsops reads no more"
+        )
 
     async def alist_streams(self) -> tuple[list[dict[str, Any]], list[str]]:
         """Every StreamInfo via ``STREAM.LIST`` pages, and the names a cluster reported missing
@@ -338,6 +346,7 @@ def _describe(exc: BaseException) -> str:
     text = str(exc).strip()
     name = type(exc).__name__
     if not text or text == name:
-        return {"TimeoutError": "timed out", "NoServersError": "no servers available",
-                "NoRespondersError": "no responders (is JetStream enabled?)"}.get(name, name)
+        return {"TimeoutError": "timed out", "NoServersError": "no servers available", "NoRespondersError": "no responders (is JetStream enabled?)"}.get(
+            name, name
+        )
     return text.splitlines()[0][:300]

@@ -194,8 +194,7 @@ def split_servers(text: str, what: str = "--server") -> tuple[str, ...]:
     for url in servers:
         m = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", url)
         if m and m.group(1).lower() not in SCHEMES:
-            raise TargetError(f"{what}: {_redact(url)} has the scheme {m.group(1)}://, not one of "
-                              + ", ".join(f"{x}://" for x in SCHEMES))
+            raise TargetError(f"{what}: {_redact(url)} has the scheme {m.group(1)}://, not one of " + ", ".join(f"{x}://" for x in SCHEMES))
     return servers
 
 
@@ -326,13 +325,16 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
     for container in (parser, *getattr(parser, "_action_groups", ())):
         container.conflict_handler = "resolve"
     g = parser.add_argument_group(
-        "target", "Chosen as natscli does: flags, then NATS_URL/NATS_USER/NATS_PASSWORD/NATS_CREDS/NATS_NKEY/"
+        "target",
+        "Chosen as natscli does: flags, then NATS_URL/NATS_USER/NATS_PASSWORD/NATS_CREDS/NATS_NKEY/"
         "NATS_CA/NATS_CERT/NATS_KEY, over the context named by --context or NATS_CONTEXT, else the jsops "
         "config's 'default' context, else the natscli selected context (nats context select), else "
-        f"{DEFAULT_SERVER}. natscli's flag spellings (--tlsca, --tlscert, --tlskey, --tlsfirst) work too.")
+        f"{DEFAULT_SERVER}. natscli's flag spellings (--tlsca, --tlscert, --tlskey, --tlsfirst) work too.",
+    )
     g.add_argument("--server", "-s", metavar="URL", help="NATS server URL(s), comma separated (env NATS_URL)")
-    g.add_argument("--context", metavar="NAME",
-                   help="a context of the jsops config, else a natscli context (~/.config/nats/context/NAME.json) (env NATS_CONTEXT)")
+    g.add_argument(
+        "--context", metavar="NAME", help="a context of the jsops config, else a natscli context (~/.config/nats/context/NAME.json) (env NATS_CONTEXT)"
+    )
     g.add_argument("--creds", metavar="FILE", help="user credentials (JWT) file (env NATS_CREDS)")
     g.add_argument("--nkey", metavar="FILE", help="nkey seed file (env NATS_NKEY)")
     g.add_argument("--user", metavar="USER", help="(env NATS_USER)")
@@ -347,8 +349,15 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--monitor", metavar="URL", help="the server's HTTP monitoring URL (its JetStream limits are read from /varz)")
 
 
-_ENV = (("NATS_USER", "user"), ("NATS_PASSWORD", "password"), ("NATS_CREDS", "creds"), ("NATS_NKEY", "nkey"),
-        ("NATS_CA", "tls_ca"), ("NATS_CERT", "tls_cert"), ("NATS_KEY", "tls_key"))
+_ENV = (
+    ("NATS_USER", "user"),
+    ("NATS_PASSWORD", "password"),
+    ("NATS_CREDS", "creds"),
+    ("NATS_NKEY", "nkey"),
+    ("NATS_CA", "tls_ca"),
+    ("NATS_CERT", "tls_cert"),
+    ("NATS_KEY", "tls_key"),
+)
 
 
 def target_from_args(args: argparse.Namespace, config: Any = None, env: Any = None, directory: str | None = None) -> Target:

@@ -67,11 +67,11 @@ def parse_url(text: str, *, what: str = "server URL") -> ServerURL:
     m = _SCHEME.match(raw)
     if m:
         scheme = m.group(1).lower()
-        raw = raw[m.end():]
+        raw = raw[m.end() :]
     user = password = None
     at = raw.rfind("@")
     if at >= 0:
-        info, raw = raw[:at], raw[at + 1:]
+        info, raw = raw[:at], raw[at + 1 :]
         u, sep, p = info.partition(":")
         user = unquote(u)
         password = unquote(p) if sep else None
@@ -101,8 +101,7 @@ def parse_servers(text: str | list[str] | tuple[str, ...]) -> list[ServerURL]:
             raise URLError(f"{what} has a path (a password with '/' or ',' must be percent-encoded: %2F, %2C)")
         if url.has_userinfo and not url.scheme and out and out[-1].scheme and not out[-1].has_userinfo:
             # "nats://u:12,ab@h" splits into "nats://u:12" and "ab@h": a raw comma in a password
-            raise URLError(f"{what} has user information but no scheme after a URL with one; "
-                           "a password with ',' must be percent-encoded as %2C")
+            raise URLError(f"{what} has user information but no scheme after a URL with one; a password with ',' must be percent-encoded as %2C")
         out.append(ServerURL(url.scheme, url.host, url.port, "", url.user, url.password))
     return out
 
@@ -116,9 +115,9 @@ def redact_url(text: str) -> str:
         raw = text.strip()
         m = _SCHEME.match(raw)
         scheme = m.group(0) if m else ""
-        body = raw[len(scheme):]
+        body = raw[len(scheme) :]
         at = body.rfind("@")
-        return f"{scheme}{body[at + 1:]}" if at >= 0 else f"{scheme}{_HIDDEN}"
+        return f"{scheme}{body[at + 1 :]}" if at >= 0 else f"{scheme}{_HIDDEN}"
 
 
 def redact_servers(text: str | list[str] | tuple[str, ...]) -> str:
@@ -135,7 +134,7 @@ def redact_servers(text: str | list[str] | tuple[str, ...]) -> str:
         if at < 0:
             return ",".join(redact_url(p) for p in joined.split(",") if p.strip())
         m = _SCHEME.match(joined)
-        return f"{m.group(0) if m else ''}{_HIDDEN}@{redact_servers(joined[at + 1:])}"
+        return f"{m.group(0) if m else ''}{_HIDDEN}@{redact_servers(joined[at + 1 :])}"
 
 
 def scrub(text: str, secrets: Sequence[str | None]) -> str:

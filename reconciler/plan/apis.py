@@ -74,15 +74,19 @@ def reset_action(act: Action, cur: LiveConsumer, config: dict[str, Any], live: L
     stream = live.streams.get(cur.stream)
     if opt.keep_position:
         seq = 0
-        what = (f"the consumer starts again after its ack floor (stream sequence {cur.ack_floor + 1} now) through the reset API "
-                "($JS.API.CONSUMER.RESET), as a recreate at its position would, without deleting it; unacknowledged messages are delivered again")
+        what = (
+            f"the consumer starts again after its ack floor (stream sequence {cur.ack_floor + 1} now) through the reset API "
+            "($JS.API.CONSUMER.RESET), as a recreate at its position would, without deleting it; unacknowledged messages are delivered again"
+        )
     else:
         want = start_sequence(config, stream.first_seq if stream else 0, stream.last_seq if stream else 0)
         if want is None or not reset_allowed(cur.config, want):
             return False
         seq = want
-        what = (f"the consumer starts again at stream sequence {seq} (the new start) through the reset API "
-                "($JS.API.CONSUMER.RESET), without deleting it; pending acknowledgements are dropped")
+        what = (
+            f"the consumer starts again at stream sequence {seq} (the new start) through the reset API "
+            "($JS.API.CONSUMER.RESET), without deleting it; pending acknowledgements are dropped"
+        )
     act.action, act.reset_seq = ActionKind.RESET, seq
     # Refused by the server as an update: never in place, its own class (reset) in JSON and text.
     act.changes = [replace(c, cls=ChangeClass.RESET, consequence=_START_KEPT) if c.path in START_FIELDS else c for c in act.changes]
@@ -105,5 +109,4 @@ def _forward_loss(act: Action, cur: LiveConsumer, live: LiveState, opt: PlanOpti
     act.consequence = f"{act.consequence}; data loss: on an interest stream the skipped messages no other consumer wants are removed (up to {lost})"
     grants = opt.grants()
     if missing := grants.missing([Permission.DATA_LOSS]):
-        act.block(f"the reset skips up to {lost} message{'s' if lost != 1 else ''} of an interest stream; {grants.needs(missing)}",
-                  tuple(missing))
+        act.block(f"the reset skips up to {lost} message{'s' if lost != 1 else ''} of an interest stream; {grants.needs(missing)}", tuple(missing))

@@ -115,17 +115,19 @@ def _migrate(run: _Run, d: Desired, config: dict[str, Any], recreate: Action | N
     """A migration that keeps every message instead of a recreate (or for a rename): its consumers
     are created by it, at their positions (:mod:`jsops.reconciler.migrate`)."""
     run.migrated.add(d.name)
-    consumers = {c.name: estate_mark(stamp(c.config, c.file, c.context, run.opt.estate, run.opt.repo), None, run.opt)
-                 for c in run.consumers if c.stream == d.name}
+    consumers = {
+        c.name: estate_mark(stamp(c.config, c.file, c.context, run.opt.estate, run.opt.repo), None, run.opt) for c in run.consumers if c.stream == d.name
+    }
     return migration_action(d, config, consumers, run.live, run.opt, recreate)
 
 
 def _recreate_stream(run: _Run, act: Action, cur: LiveStream) -> None:
     """Say what a stream recreate loses; block it unless every flag it needs is given."""
     holds = cur.messages
-    act.consequence = (
-        f"the stream is deleted and created again: {_plural(holds, 'stored message')} {'are' if holds != 1 else 'is'} lost"
-        + (f", and its {cur.consumer_count} consumer{'s are' if cur.consumer_count != 1 else ' is'} deleted (those in the manifests are created again)" if cur.consumer_count else "")
+    act.consequence = f"the stream is deleted and created again: {_plural(holds, 'stored message')} {'are' if holds != 1 else 'is'} lost" + (
+        f", and its {cur.consumer_count} consumer{'s are' if cur.consumer_count != 1 else ' is'} deleted (those in the manifests are created again)"
+        if cur.consumer_count
+        else ""
     )
     grants = run.opt.grants()
     missing = grants.missing(required(ActionKind.RECREATE, "Stream", holds=holds))
@@ -160,8 +162,15 @@ def _consumer_action(run: _Run, d: Desired) -> Action | None:
         config = hold_start(config, cur.config)
     leftover = intents.get(d.name)
     if leftover is not None and owned(cur.config):  # a recreate finished, but its record was not cleared
-        changes.append(Change(f"stream.metadata.{RECREATE_PREFIX}{d.name}", leftover, None, ChangeClass.IN_PLACE,
-                              "jsops clears the record of a finished recreate from the stream"))
+        changes.append(
+            Change(
+                f"stream.metadata.{RECREATE_PREFIX}{d.name}",
+                leftover,
+                None,
+                ChangeClass.IN_PLACE,
+                "jsops clears the record of a finished recreate from the stream",
+            )
+        )
     act = owned_action("Consumer", d.name, d.stream, cur.config, changes, opt, config)
     if act is None or protect(act, d, cur.config):
         return act
@@ -209,8 +218,15 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
         if name in wanted_streams or name in busy or not _left(opt, s.config):
             continue
         holds = s.messages
-        act = Action(ActionKind.DELETE, "Stream", name, None, [], f"the stream and its {_plural(holds, 'stored message')} are deleted"
-                     + (f", with its {_plural(s.consumer_count, 'consumer')}" if s.consumer_count else ""))
+        act = Action(
+            ActionKind.DELETE,
+            "Stream",
+            name,
+            None,
+            [],
+            f"the stream and its {_plural(holds, 'stored message')} are deleted"
+            + (f", with its {_plural(s.consumer_count, 'consumer')}" if s.consumer_count else ""),
+        )
         act.data_loss = holds or None
         missing = grants.missing(required(ActionKind.DELETE, "Stream", holds=holds))
         listed.add(name)
@@ -239,16 +255,17 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
             interest_action(act, live, c, opt)
             needed = [Permission.PRUNE] + ([Permission.DATA_LOSS] if act.data_loss else [])
             if missing := grants.missing(needed):  # every flag it needs, at once
-                lost = f"the consumer has {_plural(act.data_loss or 0, 'unacknowledged message')} on an interest stream; " \
-                    if act.data_loss else ""
+                lost = f"the consumer has {_plural(act.data_loss or 0, 'unacknowledged message')} on an interest stream; " if act.data_loss else ""
                 act.block(f"{_LEFT if Permission.PRUNE in missing else ''}{lost}{grants.needs(missing)}", tuple(missing))
         run.plan.actions.append(act)
     run.plan.actions.extend(stream_deletes)
 
 
 _LEFT = "left the manifests; "
-_UNMARKED = ("left the manifests, but it records neither an estate nor the repository it was applied from, so jsops cannot "
-             "show it comes from this one: not pruned (delete it by hand, or put its manifest back and apply once to record it)")
+_UNMARKED = (
+    "left the manifests, but it records neither an estate nor the repository it was applied from, so jsops cannot "
+    "show it comes from this one: not pruned (delete it by hand, or put its manifest back and apply once to record it)"
+)
 
 
 def _left(opt: PlanOptions, config: dict[str, Any]) -> bool:

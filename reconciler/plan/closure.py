@@ -44,8 +44,9 @@ def _wanted(a: Action) -> ActionKind:
     return ActionKind(a.wanted or a.action)
 
 
-def close(actions: list[Action], live: LiveState, blocked: Callable[[Action], bool] | None = None,
-          on_block: Callable[[Action, str], None] | None = None) -> list[Action]:
+def close(
+    actions: list[Action], live: LiveState, blocked: Callable[[Action], bool] | None = None, on_block: Callable[[Action, str], None] | None = None
+) -> list[Action]:
     """Block what a blocked action keeps (see the module); returns the actions newly blocked.
 
     ``blocked`` says whether an action is blocked (default: its kind is ``blocked``); ``on_block``
@@ -85,8 +86,7 @@ def _kept_by(a: Action, live: LiveState, creates: dict[str, Action], deletes: se
         mine = _subjects(s.config) if s is not None else []
         for name, c in sorted(creates.items()):
             if name != a.name and (_overlap(mine, _subjects(c.config))):
-                return (f"kept: Stream {name}, which would take its place (its subjects), is blocked; "
-                        "deleting it now would leave neither")
+                return f"kept: Stream {name}, which would take its place (its subjects), is blocked; deleting it now would leave neither"
         return None
     if a.kind != "Consumer":
         return None
@@ -104,8 +104,7 @@ def rename_of(name: str, config: dict[str, Any], live: LiveState, wanted: set[st
     subs = sorted(_subjects(config))
     if not subs:
         return None
-    found = [s for n, s in live.streams.items()
-             if n != name and n not in wanted and owned(s.config) and sorted(_subjects(s.config)) == subs]
+    found = [s for n, s in live.streams.items() if n != name and n not in wanted and owned(s.config) and sorted(_subjects(s.config)) == subs]
     return found[0] if len(found) == 1 else None
 
 
@@ -113,6 +112,8 @@ def rename_note(old: LiveStream) -> str:
     """What the plan says of a create that looks like a rename of ``old``."""
     held = f"{old.messages} message{'s' if old.messages != 1 else ''}"
     cons = f" and {old.consumer_count} consumer{'s' if old.consumer_count != 1 else ''}" if old.consumer_count else ""
-    return (f"looks like a rename of {old.name} (it left the manifests; same subjects; it holds {held}{cons}): "
-            f"to move them without loss, annotate this stream's manifest with {RENAMED_FROM}: {old.name} "
-            f"and apply with {Permission.MIGRATE.flag}")
+    return (
+        f"looks like a rename of {old.name} (it left the manifests; same subjects; it holds {held}{cons}): "
+        f"to move them without loss, annotate this stream's manifest with {RENAMED_FROM}: {old.name} "
+        f"and apply with {Permission.MIGRATE.flag}"
+    )

@@ -69,12 +69,31 @@ def desired_from_estate(
         if is_stream(r):
             cfg = effective_stream(r.config, name=r.name, origins=origins, target=target)
             eff[r.name] = cfg
-            out.append(Desired("Stream", r.name, None, _marked(cfg, r), paths.get(r.file, ""), r.context,
-                               annotation_true(r.annotations, PREVENT_UPDATE), (r.annotations or {}).get(RENAMED_FROM) or None))
+            out.append(
+                Desired(
+                    "Stream",
+                    r.name,
+                    None,
+                    _marked(cfg, r),
+                    paths.get(r.file, ""),
+                    r.context,
+                    annotation_true(r.annotations, PREVENT_UPDATE),
+                    (r.annotations or {}).get(RENAMED_FROM) or None,
+                )
+            )
     for r in res:
         if r.kind == "Consumer":
-            out.append(Desired("Consumer", r.name, r.stream, _marked(_consumer(r, eff.get(r.stream or ""), target), r),
-                               paths.get(r.file, ""), r.context, annotation_true(r.annotations, PREVENT_UPDATE)))
+            out.append(
+                Desired(
+                    "Consumer",
+                    r.name,
+                    r.stream,
+                    _marked(_consumer(r, eff.get(r.stream or ""), target), r),
+                    paths.get(r.file, ""),
+                    r.context,
+                    annotation_true(r.annotations, PREVENT_UPDATE),
+                )
+            )
     return out
 
 
@@ -98,8 +117,7 @@ def _consumer(r: Resource, stream: dict[str, Any] | None, target: LintTarget | N
     return effective_consumer(cfg, stream, durable_name=durable, name=cname, target=target)
 
 
-def stamp(config: dict[str, Any], source: str, context: str | None = None, estate: str | None = None,
-          repo: str | None = None) -> dict[str, Any]:
+def stamp(config: dict[str, Any], source: str, context: str | None = None, estate: str | None = None, repo: str | None = None) -> dict[str, Any]:
     """``config`` with jsops ownership metadata (owner, manifest path, a non-default context and
     the estate when there is one, else the repository when given)."""
     out = dict(config)

@@ -59,23 +59,31 @@ def limit_loss(act: Action, cur: LiveStream, desired: dict[str, Any], live: Live
     """Count what ``act``'s tightened limits remove from ``cur``'s stored messages; a loss is data
     loss: said in the changes and the consequence, counted, and blocked without --allow-data-loss."""
     if desired.get("discard") == "new":
-        act.changes = [replace(c, consequence=_discard_new(c.path, cur, desired)) if c.path in ("max_msgs", "max_bytes") and c.path in tightened(cur.config, desired) else c
-                       for c in act.changes]
+        act.changes = [
+            replace(c, consequence=_discard_new(c.path, cur, desired))
+            if c.path in ("max_msgs", "max_bytes") and c.path in tightened(cur.config, desired)
+            else c
+            for c in act.changes
+        ]
     losses = limit_losses(cur, desired, live.read_at, live.limit_loss.get(cur.name))
     if not losses:
         return
     by_limit = {x.limit: x for x in losses}
-    act.changes = [replace(c, cls=ChangeClass.DATA_LOSS, consequence=describe(by_limit[c.path], cur.messages)) if c.path in by_limit else c
-                   for c in act.changes]
+    act.changes = [
+        replace(c, cls=ChangeClass.DATA_LOSS, consequence=describe(by_limit[c.path], cur.messages)) if c.path in by_limit else c for c in act.changes
+    ]
     total = loss_total(cur, losses)
     act.data_loss = total
-    note = "data loss: the new limits remove up to " + f"{total} of {cur.messages} stored message{'s' if cur.messages != 1 else ''} (" + \
-        ", ".join(f"{x.limit}: {'unmeasured' if x.messages is None else ('about ' if x.approx else '') + str(x.messages)}" for x in losses) + ")"
+    note = (
+        "data loss: the new limits remove up to "
+        + f"{total} of {cur.messages} stored message{'s' if cur.messages != 1 else ''} ("
+        + ", ".join(f"{x.limit}: {'unmeasured' if x.messages is None else ('about ' if x.approx else '') + str(x.messages)}" for x in losses)
+        + ")"
+    )
     act.consequence = f"{act.consequence}; {note}" if act.consequence else note
     grants = opt.grants()
     if missing := grants.missing([Permission.DATA_LOSS]):
-        act.block(f"tightened limits remove up to {total} stored message{'s' if total != 1 else ''}; {grants.needs(missing)}",
-                  tuple(missing))
+        act.block(f"tightened limits remove up to {total} stored message{'s' if total != 1 else ''}; {grants.needs(missing)}", tuple(missing))
 
 
 def _discard_new(limit: str, cur: LiveStream, desired: dict[str, Any]) -> str:
@@ -84,8 +92,11 @@ def _discard_new(limit: str, cur: LiveStream, desired: dict[str, Any]) -> str:
     held = cur.messages if limit == "max_msgs" else cur.bytes
     new = int(desired.get(limit) or 0)
     unit = "messages" if limit == "max_msgs" else "bytes"
-    now = (f"it holds {held} {unit} now, more than the new limit: every new message (every put, for a bucket) is refused "
-           "until enough are removed" if held > new else "once it is full, new messages (puts, for a bucket) are refused")
+    now = (
+        f"it holds {held} {unit} now, more than the new limit: every new message (every put, for a bucket) is refused until enough are removed"
+        if held > new
+        else "once it is full, new messages (puts, for a bucket) are refused"
+    )
     return f"with discard: new nothing stored is removed; {now}"
 
 
@@ -104,13 +115,14 @@ def interest_action(act: Action, live: LiveState, c: LiveConsumer, opt: PlanOpti
     if not lost:
         return
     act.data_loss = lost
-    note = (f"data loss: on an interest stream, deleting the consumer removes up to {lost} unacknowledged "
-            f"message{'s' if lost != 1 else ''} no other consumer is interested in")
+    note = (
+        f"data loss: on an interest stream, deleting the consumer removes up to {lost} unacknowledged "
+        f"message{'s' if lost != 1 else ''} no other consumer is interested in"
+    )
     act.consequence = f"{act.consequence}; {note}" if act.consequence else note
     grants = opt.grants()
     if missing := grants.missing([Permission.DATA_LOSS]):
-        act.block(f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; "
-                  f"{grants.needs(missing)}", tuple(missing))
+        act.block(f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; {grants.needs(missing)}", tuple(missing))
 
 
 def interest_update_loss(act: Action, live: LiveState, desired: dict[str, Any], opt: PlanOptions) -> None:
@@ -122,23 +134,25 @@ def interest_update_loss(act: Action, live: LiveState, desired: dict[str, Any], 
         s = live.streams.get(act.name)
         lost = retention_loss(s, desired, live) if s is not None else 0
         path = "retention"
-        note = (f"data loss: on an interest stream the server keeps only the messages a consumer has pending: "
-                f"up to {lost} of {s.messages if s else 0} stored messages are removed")
+        note = (
+            f"data loss: on an interest stream the server keeps only the messages a consumer has pending: "
+            f"up to {lost} of {s.messages if s else 0} stored messages are removed"
+        )
     else:
         s = live.streams.get(act.stream or "")
         c = live.consumers.get((act.stream or "", act.name))
         lost = filter_loss(s, c, desired, live) if s is not None and c is not None else 0
         path = "filter_subjects" if "filter_subjects" in {ch.path for ch in act.changes} else "filter_subject"
-        note = (f"data loss: on an interest stream the server removes the messages no consumer takes any more: "
-                f"up to {lost} stored message{'s' if lost != 1 else ''} outside the new filter")
+        note = (
+            f"data loss: on an interest stream the server removes the messages no consumer takes any more: "
+            f"up to {lost} stored message{'s' if lost != 1 else ''} outside the new filter"
+        )
     if not lost or s is None:
         return
-    act.changes = [replace(c, cls=ChangeClass.DATA_LOSS, consequence=note) if c.path in (path, "filter_subject", "filter_subjects") else c
-                   for c in act.changes]
+    act.changes = [replace(c, cls=ChangeClass.DATA_LOSS, consequence=note) if c.path in (path, "filter_subject", "filter_subjects") else c for c in act.changes]
     total = min(s.messages, (act.data_loss or 0) + lost)
     act.data_loss = total
     act.consequence = f"{act.consequence}; {note}" if act.consequence else note
     grants = opt.grants()
     if missing := grants.missing([Permission.DATA_LOSS]):
-        act.block(f"the change removes up to {total} stored message{'s' if total != 1 else ''}; {grants.needs(missing)}",
-                  tuple(missing))
+        act.block(f"the change removes up to {total} stored message{'s' if total != 1 else ''}; {grants.needs(missing)}", tuple(missing))

@@ -82,8 +82,7 @@ class PlanOptions:
 
     def grants(self) -> Grants:
         """The permissions the flags grant (:mod:`jsops.reconciler.permissions`)."""
-        return Grants.flags(prune=self.prune, allow_recreate=self.allow_recreate, allow_data_loss=self.allow_data_loss,
-                            migrate=self.migrate)
+        return Grants.flags(prune=self.prune, allow_recreate=self.allow_recreate, allow_data_loss=self.allow_data_loss, migrate=self.migrate)
 
     def adopts(self, kind: str, name: str, stream: str | None) -> bool:
         if kind == "Stream":
@@ -185,8 +184,7 @@ class Action:
         for c in data.get("changes") or []:
             if not isinstance(c, dict) or str(c.get("class")) not in tuple(ChangeClass):
                 raise PlanError("a change is not an object with a known 'class'")
-            changes.append(Change(str(c.get("path")), c.get("from"), c.get("to"), ChangeClass(str(c.get("class"))),
-                                  str(c.get("consequence") or "")))
+            changes.append(Change(str(c.get("path")), c.get("from"), c.get("to"), ChangeClass(str(c.get("class"))), str(c.get("consequence") or "")))
         resume = data.get("resume_seq")
         if resume is not None and (not isinstance(resume, int) or isinstance(resume, bool) or resume < 1):
             raise PlanError(f"action for {name!r} has a bad resume_seq")
@@ -207,8 +205,22 @@ class Action:
         migration = data.get("migration")
         if migration is not None and not isinstance(migration, dict):
             raise PlanError(f"action for {name!r} has a bad 'migration'")
-        return cls(ActionKind(act), kind, name, stream, changes, data.get("consequence"), config, data.get("reason"), wanted,
-                   resume, reset, loss, err_code=code, migration=migration)
+        return cls(
+            ActionKind(act),
+            kind,
+            name,
+            stream,
+            changes,
+            data.get("consequence"),
+            config,
+            data.get("reason"),
+            wanted,
+            resume,
+            reset,
+            loss,
+            err_code=code,
+            migration=migration,
+        )
 
 
 @dataclass

@@ -28,21 +28,37 @@ def bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list[
     meta = live_cfg.get("metadata") or {}
     out = []
     if opt.estates and opt.estate and meta.get(ESTATE) != opt.estate and not opt.foreign(live_cfg):
-        out.append(Change(f"metadata.{ESTATE}", meta.get(ESTATE), opt.estate, ChangeClass.IN_PLACE,
-                          "jsops records the estate that owns the object (it scopes --prune and takeovers)"))
+        out.append(
+            Change(
+                f"metadata.{ESTATE}",
+                meta.get(ESTATE),
+                opt.estate,
+                ChangeClass.IN_PLACE,
+                "jsops records the estate that owns the object (it scopes --prune and takeovers)",
+            )
+        )
     if opt.estates and opt.estate is None and opt.repo and not meta.get(ESTATE) and not meta.get(REPO):
-        out.append(Change(f"metadata.{REPO}", None, opt.repo, ChangeClass.IN_PLACE,
-                          "jsops records the repository the object comes from (--prune deletes only its own)"))
+        out.append(
+            Change(
+                f"metadata.{REPO}", None, opt.repo, ChangeClass.IN_PLACE, "jsops records the repository the object comes from (--prune deletes only its own)"
+            )
+        )
     if opt.stale_source is None:
         return out
     recorded = meta.get(SOURCE)
     if d.file and recorded != d.file and not (isinstance(recorded, str) and not opt.stale_source(recorded)):
-        out.append(Change(f"metadata.{SOURCE}", recorded, d.file, ChangeClass.IN_PLACE,
-                          "jsops records where the manifest now is (it scopes --prune)"))
+        out.append(Change(f"metadata.{SOURCE}", recorded, d.file, ChangeClass.IN_PLACE, "jsops records where the manifest now is (it scopes --prune)"))
     ctx = meta.get(CONTEXT, "default")
     if ctx != d.context:
-        out.append(Change(f"metadata.{CONTEXT}", None if ctx == "default" else ctx, None if d.context == "default" else d.context,
-                          ChangeClass.IN_PLACE, "jsops records the manifest's context (it scopes --prune)"))
+        out.append(
+            Change(
+                f"metadata.{CONTEXT}",
+                None if ctx == "default" else ctx,
+                None if d.context == "default" else d.context,
+                ChangeClass.IN_PLACE,
+                "jsops records the manifest's context (it scopes --prune)",
+            )
+        )
     return out
 
 
@@ -63,8 +79,9 @@ def _one_way_note(changes: list[Change]) -> str | None:
     return "cannot be undone: " + "; ".join(notes) if notes else None
 
 
-def owned_action(kind: str, name: str, stream: str | None, live_cfg: dict[str, Any], changes: list[Change],
-                 opt: PlanOptions, config: dict[str, Any]) -> Action | None:
+def owned_action(
+    kind: str, name: str, stream: str | None, live_cfg: dict[str, Any], changes: list[Change], opt: PlanOptions, config: dict[str, Any]
+) -> Action | None:
     """The action for a live object with ``changes``, by who owns it; None when nothing changes."""
     label = f"{stream}/{name}" if kind == "Consumer" else name
     other = opt.foreign(live_cfg)
@@ -95,8 +112,7 @@ def owned_action(kind: str, name: str, stream: str | None, live_cfg: dict[str, A
     return Action(ActionKind.ADOPT if adopting else ActionKind.UPDATE, kind, name, stream, changes, _one_way_note(changes), config)
 
 
-def _takeover(kind: str, name: str, stream: str | None, label: str, other: str, changes: list[Change],
-              opt: PlanOptions, config: dict[str, Any]) -> Action:
+def _takeover(kind: str, name: str, stream: str | None, label: str, other: str, changes: list[Change], opt: PlanOptions, config: dict[str, Any]) -> Action:
     """The action for an object owned by estate ``other``: blocked without --adopt; with it, an
     in-place takeover (the estate mark changes) when the other changes are in place too."""
     mine = f"estate {opt.estate!r}" if opt.estate else "this repository (no estate: in the jsops config)"

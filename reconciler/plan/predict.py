@@ -96,8 +96,15 @@ def account_usage(info: Mapping[str, Any]) -> AccountUsage | None:
     flat = {k: limit(k) for k in ("max_streams", "max_consumers", "max_memory", "max_storage")}
     if all(v is None for v in flat.values()) and info.get("tiers"):
         return None
-    return AccountUsage(count("streams"), reserved("reserved_memory"), reserved("reserved_storage"),
-                        flat["max_streams"] or None, flat["max_consumers"] or None, flat["max_memory"], flat["max_storage"])
+    return AccountUsage(
+        count("streams"),
+        reserved("reserved_memory"),
+        reserved("reserved_storage"),
+        flat["max_streams"] or None,
+        flat["max_consumers"] or None,
+        flat["max_memory"],
+        flat["max_storage"],
+    )
 
 
 @dataclass(frozen=True)
@@ -239,8 +246,7 @@ def _stream_put(sim: _Sim, a: Action, peers: _Peers, deleting: set[str]) -> Pred
     for other, subjects in others:
         hit = _collides(mine, subjects)
         if hit is not None:
-            return Prediction(f"subjects overlap with {_describe(other, deleting)} ({hit})",
-                              ErrCode.STREAM_SUBJECT_OVERLAP)
+            return Prediction(f"subjects overlap with {_describe(other, deleting)} ({hit})", ErrCode.STREAM_SUBJECT_OVERLAP)
     return None
 
 
@@ -257,8 +263,10 @@ def _stream_limits(sim: _Sim, cfg: Mapping[str, Any]) -> Prediction | None:
     replicas = max(1, int(cfg.get("num_replicas") or 1))
     if limit is not None and (sim.reserved[storage] > limit or add * replicas > limit - sim.reserved[storage]):
         what = "memory" if storage == "memory" else "storage"
-        return Prediction(f"the account reserves {sim.reserved[storage]} of its {limit} bytes of {what}; this stream needs "
-                          f"{add * replicas} more (max_bytes x replicas)", MEMORY_EXCEEDED if storage == "memory" else STORAGE_EXCEEDED)
+        return Prediction(
+            f"the account reserves {sim.reserved[storage]} of its {limit} bytes of {what}; this stream needs {add * replicas} more (max_bytes x replicas)",
+            MEMORY_EXCEEDED if storage == "memory" else STORAGE_EXCEEDED,
+        )
     return None
 
 
@@ -308,14 +316,16 @@ def _consumer_put(sim: _Sim, a: Action, batch: dict[str, list[Action]]) -> Predi
         if peer is not a and peer.name in others and peer.config is not None:
             others[peer.name + " (updated)"] = peer.config
     if not exists and not filters and others:
-        return Prediction(f"workqueue stream {stream} already has consumer {sorted(others)[0]}, and this one has no filter",
-                          WQ_MULTIPLE_UNFILTERED)
+        return Prediction(f"workqueue stream {stream} already has consumer {sorted(others)[0]}, and this one has no filter", WQ_MULTIPLE_UNFILTERED)
     for name in sorted(others):
         theirs = _filters(others[name])
         hit = "(unfiltered)" if not theirs else _collides(filters, theirs)
         if filters and hit is not None:
-            return Prediction(f"its filter overlaps consumer {name.removesuffix(' (updated)')} of workqueue stream {stream} "
-                              f"({hit}); consumer deletes run after consumer creates", WQ_NOT_UNIQUE)
+            return Prediction(
+                f"its filter overlaps consumer {name.removesuffix(' (updated)')} of workqueue stream {stream} "
+                f"({hit}); consumer deletes run after consumer creates",
+                WQ_NOT_UNIQUE,
+            )
     return None
 
 
@@ -376,8 +386,11 @@ def _dependents(sim: _Sim, acts: list[Action]) -> None:
         live = sim.live.consumers.get((a.stream or "", a.name))
         theirs = _filters(live.config if live is not None else None)
         for put, p in refused_consumers:
-            if put.stream == a.stream and p.err_code in (WQ_NOT_UNIQUE, WQ_MULTIPLE_UNFILTERED) and \
-                    (not theirs or not _filters(put.config) or _collides(_filters(put.config), theirs) is not None):
+            if (
+                put.stream == a.stream
+                and p.err_code in (WQ_NOT_UNIQUE, WQ_MULTIPLE_UNFILTERED)
+                and (not theirs or not _filters(put.config) or _collides(_filters(put.config), theirs) is not None)
+            ):
                 sim.out[i] = Prediction(f"it is replaced by {put.label}, which is blocked", blocker=put.label)
                 break
 

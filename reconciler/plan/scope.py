@@ -47,7 +47,7 @@ def _git_dir(root: str) -> str | None:
         return None
     if not line.startswith("gitdir:"):
         return None
-    gitdir = os.path.join(root, line[len("gitdir:"):].strip())
+    gitdir = os.path.join(root, line[len("gitdir:") :].strip())
     try:
         with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as fh:
             return os.path.normpath(os.path.join(gitdir, fh.read().strip()))

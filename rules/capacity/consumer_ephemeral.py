@@ -79,13 +79,14 @@ class OpsConsumerEphemeral(Rule):
         if eff.get("durable_name"):
             return ()
         idle = eff.get("inactive_threshold") or EPHEMERAL_INACTIVE_THRESHOLD
-        return (Violation(
-            resource,
-            ("name",),
-            f"consumer {resource.name} is ephemeral (no durable_name): the server deletes it after "
-            f"{format_duration(idle)} without a client",
-            fix=FixSuggestion("unsafe", "make it durable (set durable_name) or create it from the application"),
-        ),)
+        return (
+            Violation(
+                resource,
+                ("name",),
+                f"consumer {resource.name} is ephemeral (no durable_name): the server deletes it after {format_duration(idle)} without a client",
+                fix=FixSuggestion("unsafe", "make it durable (set durable_name) or create it from the application"),
+            ),
+        )
 
 
 RULE = OpsConsumerEphemeral

@@ -67,21 +67,19 @@ class OpsConsumerMaxAckPendingUnlimited(Rule):
         eff = ctx.effective(resource)
         if eff.get("ack_policy") not in ("explicit", "all"):
             return ()
-        push = (
-            " (for a push consumer without flow_control it is the only flow control)"
-            if eff.get("deliver_subject") and not eff.get("flow_control")
-            else ""
-        )
-        return (Violation(
-            resource,
-            ("max_ack_pending",),
-            f"max_ack_pending {raw} lets the consumer hand out any number of unacknowledged messages{push}",
-            fix=FixSuggestion(
-                "unsafe",
-                "remove max_ack_pending (the server default is 1000) or set the number of messages clients process at once",
-                (Edit.remove(("max_ack_pending",)),),
+        push = " (for a push consumer without flow_control it is the only flow control)" if eff.get("deliver_subject") and not eff.get("flow_control") else ""
+        return (
+            Violation(
+                resource,
+                ("max_ack_pending",),
+                f"max_ack_pending {raw} lets the consumer hand out any number of unacknowledged messages{push}",
+                fix=FixSuggestion(
+                    "unsafe",
+                    "remove max_ack_pending (the server default is 1000) or set the number of messages clients process at once",
+                    (Edit.remove(("max_ack_pending",)),),
+                ),
             ),
-        ),)
+        )
 
 
 RULE = OpsConsumerMaxAckPendingUnlimited

@@ -101,18 +101,17 @@ class OpsConsumerPushWithoutHeartbeat(Rule):
         elif missing == ["idle_heartbeat"]:
             text = "has no idle_heartbeat: a client cannot tell a lost subscription from an idle stream"
         else:
-            text = (
-                "has neither idle_heartbeat nor flow_control: a client cannot detect a lost subscription "
-                "and a fast stream can overrun it"
-            )
-        return (Violation(
-            resource,
-            ("deliver_subject",),
-            f"push consumer {text}",
-            fix=FixSuggestion("unsafe", "set " + " and ".join(
-                "idle_heartbeat to 15s" if m == "idle_heartbeat" else "flow_control to true" for m in missing
-            ), tuple(edits)),
-        ),)
+            text = "has neither idle_heartbeat nor flow_control: a client cannot detect a lost subscription and a fast stream can overrun it"
+        return (
+            Violation(
+                resource,
+                ("deliver_subject",),
+                f"push consumer {text}",
+                fix=FixSuggestion(
+                    "unsafe", "set " + " and ".join("idle_heartbeat to 15s" if m == "idle_heartbeat" else "flow_control to true" for m in missing), tuple(edits)
+                ),
+            ),
+        )
 
 
 RULE = OpsConsumerPushWithoutHeartbeat

@@ -74,12 +74,14 @@ class OpsReplicasEven(Rule):
             fix = FixSuggestion("unsafe", "set num_replicas to 3", (Edit.set(("num_replicas",), 3),))
         else:
             fix = FixSuggestion("unsafe", "use num_replicas 1, or 3 once the cluster has three JetStream servers")
-        return (Violation(
-            resource,
-            ("num_replicas",),
-            f"num_replicas {replicas} tolerates {tolerated}, at {replicas}x the storage; use R3 (or R1)",
-            fix=fix,
-        ),)
+        return (
+            Violation(
+                resource,
+                ("num_replicas",),
+                f"num_replicas {replicas} tolerates {tolerated}, at {replicas}x the storage; use R3 (or R1)",
+                fix=fix,
+            ),
+        )
 
 
 RULE = OpsReplicasEven

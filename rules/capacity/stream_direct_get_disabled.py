@@ -55,12 +55,14 @@ class OpsStreamDirectGetDisabled(Rule):
         replicas = eff.get("num_replicas", 1)
         if replicas <= 1 or eff.get("allow_direct"):
             return ()
-        return (Violation(
-            resource,
-            ("allow_direct",),
-            f"allow_direct is off on an R{replicas} stream: every direct read goes through the leader",
-            fix=FixSuggestion("unsafe", "set allow_direct to true", (Edit.set(("allow_direct",), True),)),
-        ),)
+        return (
+            Violation(
+                resource,
+                ("allow_direct",),
+                f"allow_direct is off on an R{replicas} stream: every direct read goes through the leader",
+                fix=FixSuggestion("unsafe", "set allow_direct to true", (Edit.set(("allow_direct",), True),)),
+            ),
+        )
 
 
 RULE = OpsStreamDirectGetDisabled

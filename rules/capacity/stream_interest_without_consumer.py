@@ -75,8 +75,7 @@ class OpsStreamInterestWithoutConsumer(Rule):
             yield Violation(
                 r,
                 ("retention",),
-                f"interest stream {r.name} has no consumer in the estate: every message published to it "
-                "is dropped at once",
+                f"interest stream {r.name} has no consumer in the estate: every message published to it is dropped at once",
                 fix=FixSuggestion("unsafe", "commit its consumers, or use limits retention"),
             )
 

@@ -78,12 +78,8 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
     """
 
     class Options(RuleOptions):
-        rate: Literal["mean", "peak"] = option(
-            default="mean", description="which profile figure to use: bytes.mean_per_s or bytes.peak_per_s"
-        )
-        min_window: Duration = option(
-            default=MINUTE, description="shortest profile window a fill time is extrapolated from (Go duration)"
-        )
+        rate: Literal["mean", "peak"] = option(default="mean", description="which profile figure to use: bytes.mean_per_s or bytes.peak_per_s")
+        min_window: Duration = option(default=MINUTE, description="shortest profile window a fill time is extrapolated from (Go duration)")
 
     code = "JS432"
     name = "ops-stream-max-bytes-fills-before-max-age"
@@ -117,18 +113,20 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
             effect = f"after about {fill_text} publishes are refused until messages age out"
         else:
             effect = f"messages are discarded after about {fill_text}, not after max_age {format_duration(max_age)}"
-        return (Violation(
-            resource,
-            ("max_bytes",),
-            f"at the profiled {which} byte rate {human_rate(rate)}"
-            + (f" (over a {format_duration(span // SECOND * SECOND)} profile window)" if span is not None and span < DAY else "")
-            + f", max_bytes {format_size(max_bytes)} fills "
-            f"in about {fill_text}, before max_age {format_duration(max_age)}: {effect}",
-            fix=FixSuggestion(
-                "unsafe",
-                f"raise max_bytes to at least {needed} or lower max_age to {fill_text}",
+        return (
+            Violation(
+                resource,
+                ("max_bytes",),
+                f"at the profiled {which} byte rate {human_rate(rate)}"
+                + (f" (over a {format_duration(span // SECOND * SECOND)} profile window)" if span is not None and span < DAY else "")
+                + f", max_bytes {format_size(max_bytes)} fills "
+                f"in about {fill_text}, before max_age {format_duration(max_age)}: {effect}",
+                fix=FixSuggestion(
+                    "unsafe",
+                    f"raise max_bytes to at least {needed} or lower max_age to {fill_text}",
+                ),
             ),
-        ),)
+        )
 
 
 RULE = OpsStreamMaxBytesFillsBeforeMaxAge

@@ -86,13 +86,14 @@ class OpsStreamMemoryLarge(Rule):
         if max_bytes > 0:
             if max_bytes > budget:
                 total = f" ({format_size(max_bytes * replicas)} of RAM over {replicas} replicas)" if replicas > 1 else ""
-                return (Violation(
-                    resource,
-                    ("max_bytes",),
-                    f"memory stream may hold max_bytes {format_size(max_bytes)}{total}, more than the "
-                    f"{format_size(budget)} budget for memory streams",
-                    fix=FixSuggestion("unsafe", f"lower max_bytes to at most {format_size(budget)}, or use file storage"),
-                ),)
+                return (
+                    Violation(
+                        resource,
+                        ("max_bytes",),
+                        f"memory stream may hold max_bytes {format_size(max_bytes)}{total}, more than the {format_size(budget)} budget for memory streams",
+                        fix=FixSuggestion("unsafe", f"lower max_bytes to at most {format_size(budget)}, or use file storage"),
+                    ),
+                )
             return ()
         hard = hard_byte_bound(eff, ctx.target)
         if hard is not None and hard <= budget:
@@ -102,21 +103,24 @@ class OpsStreamMemoryLarge(Rule):
         if expected is not None:
             amount, how = expected
             if amount > budget:
-                return (Violation(
-                    resource,
-                    ("storage",),
-                    f"memory stream without max_bytes expected to hold about {human_size(amount)}{on_each} "
-                    f"({how}), more than the {format_size(budget)} budget for memory streams",
-                    fix=fix,
-                ),)
+                return (
+                    Violation(
+                        resource,
+                        ("storage",),
+                        f"memory stream without max_bytes expected to hold about {human_size(amount)}{on_each} "
+                        f"({how}), more than the {format_size(budget)} budget for memory streams",
+                        fix=fix,
+                    ),
+                )
             return ()
-        return (Violation(
-            resource,
-            ("storage",),
-            "memory stream without max_bytes: it may grow until the account's max_mem or the server's "
-            f"memory is exhausted{on_each}",
-            fix=fix,
-        ),)
+        return (
+            Violation(
+                resource,
+                ("storage",),
+                f"memory stream without max_bytes: it may grow until the account's max_mem or the server's memory is exhausted{on_each}",
+                fix=fix,
+            ),
+        )
 
 
 RULE = OpsStreamMemoryLarge

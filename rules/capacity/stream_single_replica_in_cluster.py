@@ -82,12 +82,14 @@ class OpsStreamSingleReplicaInCluster(Rule):
             fix = FixSuggestion("unsafe", "set num_replicas to 3", (Edit.set(("num_replicas",), 3),))
         else:
             fix = FixSuggestion("unsafe", "add a third JetStream server and use num_replicas 3")
-        return (Violation(
-            resource,
-            ("num_replicas",),
-            f"stream {resource.name} has a single replica in {where}: it is unavailable while its server is down",
-            fix=fix,
-        ),)
+        return (
+            Violation(
+                resource,
+                ("num_replicas",),
+                f"stream {resource.name} has a single replica in {where}: it is unavailable while its server is down",
+                fix=fix,
+            ),
+        )
 
 
 RULE = OpsStreamSingleReplicaInCluster

@@ -84,13 +84,15 @@ class OpsStreamUncompressedLarge(Rule):
         fix = FixSuggestion("unsafe", "set compression to s2", (Edit.set(("compression",), "s2"),))
         if max_bytes > 0:
             if max_bytes > threshold:
-                return (Violation(
-                    resource,
-                    ("max_bytes",),
-                    f"file stream of up to {format_size(max_bytes)} without compression (more than "
-                    f"{format_size(threshold)}); s2 compression usually saves much of that disk",
-                    fix=fix,
-                ),)
+                return (
+                    Violation(
+                        resource,
+                        ("max_bytes",),
+                        f"file stream of up to {format_size(max_bytes)} without compression (more than "
+                        f"{format_size(threshold)}); s2 compression usually saves much of that disk",
+                        fix=fix,
+                    ),
+                )
             return ()
         expected = profiled_bytes(eff, ctx.stream_profile(resource))
         if expected is None:
@@ -100,13 +102,14 @@ class OpsStreamUncompressedLarge(Rule):
         if hard is not None and hard < amount:
             amount, how = float(hard), "max_msgs x the largest message, the declared bound"
         if amount > threshold:
-            return (Violation(
-                resource,
-                ("storage",),
-                f"file stream without compression expected to hold about {human_size(amount)} "
-                f"({how}), more than {format_size(threshold)}",
-                fix=fix,
-            ),)
+            return (
+                Violation(
+                    resource,
+                    ("storage",),
+                    f"file stream without compression expected to hold about {human_size(amount)} ({how}), more than {format_size(threshold)}",
+                    fix=fix,
+                ),
+            )
         return ()
 
 

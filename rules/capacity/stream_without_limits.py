@@ -62,14 +62,15 @@ class OpsStreamWithoutLimits(Rule):
             return ()
         if any(eff.get(k, -1) > 0 for k in ("max_bytes", "max_msgs", "max_msgs_per_subject")):
             return ()
-        return (Violation(
-            resource,
-            (),
-            f"stream {resource.name} has no max_age, max_bytes, max_msgs or max_msgs_per_subject: "
-            "it grows until the account's or server's storage is full",
-            fix=FixSuggestion("unsafe", "set max_age and max_bytes (or max_msgs) to the retention the data needs"),
-            key=True,  # at `spec:` (no field to point at)
-        ),)
+        return (
+            Violation(
+                resource,
+                (),
+                f"stream {resource.name} has no max_age, max_bytes, max_msgs or max_msgs_per_subject: it grows until the account's or server's storage is full",
+                fix=FixSuggestion("unsafe", "set max_age and max_bytes (or max_msgs) to the retention the data needs"),
+                key=True,  # at `spec:` (no field to point at)
+            ),
+        )
 
 
 RULE = OpsStreamWithoutLimits

@@ -77,14 +77,18 @@ class ConsumerDeliverSubjectInvalid(ConsumerRule):
         path = ("deliver_subject",)
         if not is_literal(subject):
             yield Violation(
-                resource, path, f"deliver_subject {subject!r} has wildcards; nats-server rejects this consumer",
+                resource,
+                path,
+                f"deliver_subject {subject!r} has wildcards; nats-server rejects this consumer",
                 server_error_code=ErrCode.CONSUMER_DELIVER_TO_WILDCARDS,
                 fix=FixSuggestion("unsafe", "use a literal deliver subject"),
             )
             return
         if not is_valid_subject(subject):
             yield Violation(
-                resource, path, f"deliver_subject {subject!r} is not a valid subject; nats-server rejects this consumer",
+                resource,
+                path,
+                f"deliver_subject {subject!r} is not a valid subject; nats-server rejects this consumer",
                 server_error_code=ErrCode.CONSUMER_INVALID_DELIVER_SUBJECT,
                 fix=FixSuggestion("unsafe", "use a subject of non-empty dot-separated tokens without whitespace"),
             )
@@ -93,7 +97,8 @@ class ConsumerDeliverSubjectInvalid(ConsumerRule):
         for s in (stream or {}).get("subjects") or ():
             if is_subset_match(subject, s):
                 yield Violation(
-                    resource, path,
+                    resource,
+                    path,
                     f"deliver_subject {subject!r} is captured by the stream's subject {s!r} and would form a cycle",
                     server_error_code=ErrCode.CONSUMER_DELIVER_CYCLE,
                     fix=FixSuggestion("unsafe", "choose a deliver subject outside the stream's subjects"),

@@ -22,8 +22,15 @@ from ._common import parent_effective
 
 # (field, lowest value the server keeps): below it the server normalises, pedantic refuses
 _FLOORS = (
-    ("max_deliver", -1), ("max_waiting", 0), ("max_ack_pending", -1), ("max_batch", 0), ("max_expires", 0),
-    ("max_bytes", 0), ("idle_heartbeat", 0), ("inactive_threshold", 0), ("priority_timeout", 0),
+    ("max_deliver", -1),
+    ("max_waiting", 0),
+    ("max_ack_pending", -1),
+    ("max_batch", 0),
+    ("max_expires", 0),
+    ("max_bytes", 0),
+    ("idle_heartbeat", 0),
+    ("inactive_threshold", 0),
+    ("priority_timeout", 0),
 )
 
 
@@ -99,15 +106,19 @@ class ConsumerPedanticRejected(ConsumerRule):
             ack_wait = c.ack_wait or (CONSUMER_DEFAULT_ACK_WAIT if ack in ("explicit", "all") else 0)
             if ack_wait != c.backoff[0]:
                 yield pedantic_rejection(
-                    resource, ("ack_wait",) if c.ack_wait is not None else ("backoff",),
-                    f"ack_wait {format_duration(ack_wait)} differs from backoff[0] {format_duration(c.backoff[0])}", ErrCode.PEDANTIC,
+                    resource,
+                    ("ack_wait",) if c.ack_wait is not None else ("backoff",),
+                    f"ack_wait {format_duration(ack_wait)} differs from backoff[0] {format_duration(c.backoff[0])}",
+                    ErrCode.PEDANTIC,
                 )
         stream = parent_effective(resource, ctx) or {}
         limits = stream.get("consumer_limits") or {}
         if not c.max_ack_pending and limits.get("max_ack_pending"):
             yield pedantic_rejection(resource, ("max_ack_pending",), "max_ack_pending is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC)
         if not c.inactive_threshold and limits.get("inactive_threshold"):
-            yield pedantic_rejection(resource, ("inactive_threshold",), "inactive_threshold is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC)
+            yield pedantic_rejection(
+                resource, ("inactive_threshold",), "inactive_threshold is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC
+            )
         push = bool(c.deliver_subject)
         if not push and not c.max_batch and (t.limits.max_request_batch or 0) > 0:
             yield pedantic_rejection(resource, ("max_batch",), "max_batch is omitted while the server sets limits.max_request_batch", ErrCode.PEDANTIC)

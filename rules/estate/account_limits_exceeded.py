@@ -79,8 +79,12 @@ class EstateAccountLimitsExceeded(Rule):
                 eff = ctx.effective(res)
                 if max_streams > 0 and count >= max_streams:
                     yield Violation(
-                        res, (), f"stream {res.name} is past the account's max_streams of {max_streams}; nats-server refuses to create it",
-                        server_error_code=ErrCode.MAXIMUM_STREAMS_LIMIT, fix=FixSuggestion("unsafe", "merge streams or raise the account's max_streams"), key=True,
+                        res,
+                        (),
+                        f"stream {res.name} is past the account's max_streams of {max_streams}; nats-server refuses to create it",
+                        server_error_code=ErrCode.MAXIMUM_STREAMS_LIMIT,
+                        fix=FixSuggestion("unsafe", "merge streams or raise the account's max_streams"),
+                        key=True,
                     )
                     continue
                 storage = eff.get("storage", "file")

@@ -64,9 +64,7 @@ def _copiers(ctx: RuleContext, context: str, origin: str) -> list[tuple[Resource
     return out
 
 
-def _copier_overlap(
-    res: Resource, filters: list[str], copiers: list[tuple[Resource, tuple[Any, ...], list[str]]], sname: str
-) -> Violation | None:
+def _copier_overlap(res: Resource, filters: list[str], copiers: list[tuple[Resource, tuple[Any, ...], list[str]]], sname: str) -> Violation | None:
     """The advice for the first mirror or source whose internal consumer overlaps ``res``, or None."""
     for stream, path, cfilters in copiers:
         hit = next((f for f in filters or [">"] for c in cfilters if subjects_collide(f, c)), None)
@@ -187,8 +185,7 @@ class EstateWorkqueueConsumerNotUnique(Rule):
                     yield Violation(
                         res,
                         (),
-                        f"consumer {res.name} has no filter but workqueue stream {sname} already has a consumer; "
-                        "nats-server refuses to create it",
+                        f"consumer {res.name} has no filter but workqueue stream {sname} already has a consumer; nats-server refuses to create it",
                         server_error_code=ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED,
                         fix=FixSuggestion("unsafe", "give the consumer a filter_subject disjoint from the other consumers'"),
                         key=True,

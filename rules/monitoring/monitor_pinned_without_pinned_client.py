@@ -83,13 +83,15 @@ class OpsMonitorPinnedWithoutPinnedClient(Rule):
         eff = ctx.effective(resource)
         if eff.get("priority_policy") == "pinned_client" and eff.get("priority_groups"):
             return ()
-        return (Violation(
-            resource,
-            ("metadata", _KEY),
-            f"{_KEY} is true but the consumer is not in pinned_client mode with priority_groups: "
-            "its monitoring check (nats audit, Synadia Insights) always reports CRITICAL",
-            fix=FixSuggestion("unsafe", "set priority_policy pinned_client with priority_groups, or remove the key"),
-        ),)
+        return (
+            Violation(
+                resource,
+                ("metadata", _KEY),
+                f"{_KEY} is true but the consumer is not in pinned_client mode with priority_groups: "
+                "its monitoring check (nats audit, Synadia Insights) always reports CRITICAL",
+                fix=FixSuggestion("unsafe", "set priority_policy pinned_client with priority_groups, or remove the key"),
+            ),
+        )
 
 
 RULE = OpsMonitorPinnedWithoutPinnedClient

@@ -102,4 +102,3 @@ def retry_horizon(resource: Resource, ctx: RuleContext, use: str = "p99") -> tup
     if declared is not None:
         return declared, f"the declared publish-retry horizon {approx_duration(declared)} ({PUBLISH_RETRY_HORIZON})", None
     return None, "", problem
-

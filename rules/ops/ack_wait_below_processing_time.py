@@ -171,7 +171,8 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
             f"slow deliveries are redelivered while still being processed{bias}",
             fix=FixSuggestion(
                 "safe",
-                f"raise the {what} below {approx_duration(threshold)} to {approx_duration(target)}" + (" and ack_wait with backoff[0]" if len(edits) > len(short) else ""),
+                f"raise the {what} below {approx_duration(threshold)} to {approx_duration(target)}"
+                + (" and ack_wait with backoff[0]" if len(edits) > len(short) else ""),
                 tuple(edits),
             ),
         )

@@ -68,13 +68,15 @@ class OpsBucketFullRefusesWrites(Rule):
         if max_bytes <= 0 or (cfg.max_age or 0) > 0:
             return ()
         bucket = resource.name.split("_", 1)[1]
-        return (Violation(
-            resource,
-            ("max_bytes",),
-            f"{resource.bucket} {bucket!r} has max_bytes {format_size(max_bytes)} and no ttl: a bucket discards new "
-            "writes, so once it is full every put is refused (maximum bytes exceeded, 10077) until keys are purged",
-            fix=FixSuggestion("unsafe", "set ttl to how long a value is needed, or size max_bytes for keys x history x value size"),
-        ),)
+        return (
+            Violation(
+                resource,
+                ("max_bytes",),
+                f"{resource.bucket} {bucket!r} has max_bytes {format_size(max_bytes)} and no ttl: a bucket discards new "
+                "writes, so once it is full every put is refused (maximum bytes exceeded, 10077) until keys are purged",
+                fix=FixSuggestion("unsafe", "set ttl to how long a value is needed, or size max_bytes for keys x history x value size"),
+            ),
+        )
 
 
 RULE = OpsBucketFullRefusesWrites

@@ -109,7 +109,9 @@ class OpsHighRedelivery(ConsumerRule):
         notes = []
         wait = eff.get("ack_wait", 0)
         if prof.ack_time_ns is not None and wait > 0:
-            notes.append(f"ack wait {approx_duration(wait)} against a P99 ack time of {approx_duration(prof.ack_time_ns.p99)}, which is survivor-biased at this rate")
+            notes.append(
+                f"ack wait {approx_duration(wait)} against a P99 ack time of {approx_duration(prof.ack_time_ns.p99)}, which is survivor-biased at this rate"
+            )
         adv = prof.advisories
         if adv is not None:
             counts = [f"{n} {label}" for n, label in ((adv.nak, "NAKs"), (adv.terminated, "terminated"), (adv.max_deliver, "max-deliveries advisories")) if n]

@@ -98,8 +98,10 @@ class OpsOptStartTimeInFuture(ConsumerRule):
         if start > _UNIX_NANO_END:
             effect = "it is past the year 2262, which Go's nanosecond timestamps cannot hold: it wraps around and the consumer delivers the whole stream"
         else:
-            effect = ("nats-server does not wait for it: the consumer starts after the last stored message, like deliver_policy new, "
-                      "and delivers what is published before that time too")
+            effect = (
+                "nats-server does not wait for it: the consumer starts after the last stored message, like deliver_policy new, "
+                "and delivers what is published before that time too"
+            )
         yield Violation(
             resource,
             ("opt_start_time",),

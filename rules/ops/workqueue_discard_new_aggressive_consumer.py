@@ -118,4 +118,5 @@ class OpsWorkqueueDiscardNewAggressiveConsumer(ConsumerRule):
             fix=FixSuggestion("unsafe", f"{' and '.join(remedies)}, or use discard old"),
         )
 
+
 RULE = OpsWorkqueueDiscardNewAggressiveConsumer

@@ -61,8 +61,11 @@ def duration_floor_violations(
     else:
         return
     yield Violation(
-        resource, (field,), f"{field} {format_duration(value)} {why}; nats-server rejects this stream",
-        server_error_code=ErrCode.STREAM_INVALID_CONFIG, fix=fix,
+        resource,
+        (field,),
+        f"{field} {format_duration(value)} {why}; nats-server rejects this stream",
+        server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+        fix=fix,
     )
 
 

@@ -56,18 +56,23 @@ class StreamAsyncPersistInvalid(StreamRule):
             return
         if c.storage == "memory":
             yield Violation(
-                resource, ("storage",), "async persist mode is only supported on file storage; nats-server rejects this stream",
+                resource,
+                ("storage",),
+                "async persist mode is only supported on file storage; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
         if (c.num_replicas or 1) > 1:
             yield Violation(
-                resource, ("num_replicas",),
+                resource,
+                ("num_replicas",),
                 f"async persist mode is not supported on replicated streams (num_replicas {c.num_replicas}); nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
         if c.allow_atomic:
             yield Violation(
-                resource, ("allow_atomic",), "async persist mode is not supported with atomic batch publish; nats-server rejects this stream",
+                resource,
+                ("allow_atomic",),
+                "async persist mode is not supported with atomic batch publish; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
 

@@ -57,17 +57,31 @@ class StreamCounterIncompatible(StreamRule):
         if not c.allow_msg_counter:
             return
         if c.discard == "new":
-            yield Violation(resource, ("discard",), "a counter stream cannot use discard new; nats-server rejects this stream", server_error_code=ErrCode.STREAM_INVALID_CONFIG)
+            yield Violation(
+                resource,
+                ("discard",),
+                "a counter stream cannot use discard new; nats-server rejects this stream",
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+            )
         if c.allow_msg_ttl:
-            yield Violation(resource, ("allow_msg_ttl",), "a counter stream cannot use message TTLs; nats-server rejects this stream", server_error_code=ErrCode.STREAM_INVALID_CONFIG)
+            yield Violation(
+                resource,
+                ("allow_msg_ttl",),
+                "a counter stream cannot use message TTLs; nats-server rejects this stream",
+                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+            )
         if c.allow_msg_schedules:
             yield Violation(
-                resource, ("allow_msg_schedules",), "a counter stream cannot use message schedules; nats-server rejects this stream",
+                resource,
+                ("allow_msg_schedules",),
+                "a counter stream cannot use message schedules; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
         if c.retention not in (None, "limits"):
             yield Violation(
-                resource, ("retention",), f"a counter stream can only use limits retention, not {c.retention}; nats-server rejects this stream",
+                resource,
+                ("retention",),
+                f"a counter stream can only use limits retention, not {c.retention}; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
 

@@ -55,13 +55,15 @@ class StreamDiscardNewPerSubjectInvalid(StreamRule):
             return
         if c.discard != "new":
             yield Violation(
-                resource, ("discard_new_per_subject",),
+                resource,
+                ("discard_new_per_subject",),
                 f"discard_new_per_subject requires discard: new (it is {c.discard or 'old'}); nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
         if (c.max_msgs_per_subject or 0) <= 0:
             yield Violation(
-                resource, ("discard_new_per_subject",),
+                resource,
+                ("discard_new_per_subject",),
                 "discard_new_per_subject requires max_msgs_per_subject > 0; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )

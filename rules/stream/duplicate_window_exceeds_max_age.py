@@ -64,8 +64,7 @@ class StreamDuplicateWindowExceedsMaxAge(StreamRule):
             yield Violation(
                 resource,
                 ("duplicate_window",),
-                f"duplicate_window {format_duration(dup)} is larger than max_age {format_duration(max_age)}; "
-                "nats-server rejects this stream",
+                f"duplicate_window {format_duration(dup)} is larger than max_age {format_duration(max_age)}; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 fix=FixSuggestion(
                     "safe",

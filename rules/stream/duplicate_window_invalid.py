@@ -60,7 +60,10 @@ class StreamDuplicateWindowInvalid(StreamRule):
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         return duration_floor_violations(
-            resource, "duplicate_window", cfg.duplicate_window, MIN_WINDOW,
+            resource,
+            "duplicate_window",
+            cfg.duplicate_window,
+            MIN_WINDOW,
             negative_fix=FixSuggestion("safe", "remove duplicate_window to use the server default"),
             short_fix=FixSuggestion("safe", "set duplicate_window to 100ms"),
         )

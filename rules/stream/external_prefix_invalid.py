@@ -73,20 +73,24 @@ class StreamExternalPrefixInvalid(StreamRule):
         for at, ext in blocks:
             if ext.deliver and not is_valid_publish_subject(ext.deliver):
                 yield Violation(
-                    resource, at + ("deliver",),
+                    resource,
+                    at + ("deliver",),
                     f"external delivery prefix {ext.deliver!r} must be a valid subject without wildcards; nats-server rejects this stream",
                     server_error_code=ErrCode.STREAM_INVALID_EXTERNAL_DELIVERY_SUBJ,
                 )
             if ext.api:
                 if not is_valid_publish_subject(ext.api):
                     yield Violation(
-                        resource, at + ("api",),
+                        resource,
+                        at + ("api",),
                         f"external API prefix {ext.api!r} must be a valid subject without wildcards; nats-server rejects this stream",
                         server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                     )
                 elif ext.api == JS_API_PREFIX:
                     yield Violation(
-                        resource, at + ("api",), f"external API prefix {ext.api!r} is the local JetStream API; nats-server rejects this stream",
+                        resource,
+                        at + ("api",),
+                        f"external API prefix {ext.api!r} is the local JetStream API; nats-server rejects this stream",
                         server_error_code=ErrCode.STREAM_EXTERNAL_API_OVERLAP,
                     )
 

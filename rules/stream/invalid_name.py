@@ -63,10 +63,7 @@ class StreamInvalidName(StreamRule):
         name = resource.name
         if not is_valid_asset_name(name):
             if UNROUTABLE.intersection(name):
-                msg = (
-                    f"stream name {name!r} contains '.' or whitespace: the create request "
-                    f"$JS.API.STREAM.CREATE.<name> reaches no handler and times out"
-                )
+                msg = f"stream name {name!r} contains '.' or whitespace: the create request $JS.API.STREAM.CREATE.<name> reaches no handler and times out"
                 code = ErrCode.STREAM_INVALID_CONFIG
             elif "/" in name or "\\" in name:
                 msg = f"stream name {name!r} contains a path separator; nats-server rejects this stream"

@@ -68,7 +68,9 @@ class StreamInvalidSubjects(StreamRule):
             if is_valid_subject(s):
                 valid.append((i, s))
             else:
-                yield Violation(resource, ("subjects", i), f"{s!r} is not a valid subject; nats-server rejects this stream", server_error_code=ErrCode.STREAM_INVALID_CONFIG)
+                yield Violation(
+                    resource, ("subjects", i), f"{s!r} is not a valid subject; nats-server rejects this stream", server_error_code=ErrCode.STREAM_INVALID_CONFIG
+                )
         if len(valid) < 2:
             return
         if len(valid) <= _PAIRWISE_MAX:
@@ -89,9 +91,7 @@ class StreamInvalidSubjects(StreamRule):
     @staticmethod
     def _overlap(resource: Resource, i: int, earlier: str, j: int, s: str) -> Violation:
         what = "is listed twice" if earlier == s else f"overlaps with subjects[{i}] {earlier!r}"
-        return Violation(
-            resource, ("subjects", j), f"subject {s!r} {what}; nats-server rejects this stream", server_error_code=ErrCode.STREAM_INVALID_CONFIG
-        )
+        return Violation(resource, ("subjects", j), f"subject {s!r} {what}; nats-server rejects this stream", server_error_code=ErrCode.STREAM_INVALID_CONFIG)
 
 
 RULE = StreamInvalidSubjects

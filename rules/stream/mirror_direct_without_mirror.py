@@ -56,7 +56,9 @@ class StreamMirrorDirectWithoutMirror(StreamRule):
     def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if c.mirror_direct and c.mirror is None:
             yield Violation(
-                resource, ("mirror_direct",), "mirror_direct is set but the stream has no mirror; nats-server rejects this stream",
+                resource,
+                ("mirror_direct",),
+                "mirror_direct is set but the stream has no mirror; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 fix=FixSuggestion("safe", "remove mirror_direct"),
             )

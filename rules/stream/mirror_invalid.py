@@ -90,18 +90,23 @@ class StreamMirrorInvalid(StreamRule):
             why = sourcing_consumer_problem(m, "mirror")
             if why:
                 yield Violation(
-                    resource, ("mirror", "consumer"), f"mirror.consumer is invalid: {why}; nats-server rejects this stream",
+                    resource,
+                    ("mirror", "consumer"),
+                    f"mirror.consumer is invalid: {why}; nats-server rejects this stream",
                     server_error_code=ErrCode.MIRROR_DURABLE_CONSUMER_CFG_INVALID,
                 )
         if m.filter_subject and m.subject_transforms:
             yield Violation(
-                resource, ("mirror", "filter_subject"),
+                resource,
+                ("mirror", "filter_subject"),
                 "a mirror cannot have both filter_subject and subject_transforms; nats-server rejects this stream",
                 server_error_code=ErrCode.MIRROR_MULTIPLE_FILTERS_NOT_ALLOWED,
             )
         if (c.subject_delete_marker_ttl or 0) > 0:
             yield Violation(
-                resource, ("subject_delete_marker_ttl",), "subject delete markers are forbidden on mirrors; nats-server rejects this stream",
+                resource,
+                ("subject_delete_marker_ttl",),
+                "subject delete markers are forbidden on mirrors; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
         trs = m.subject_transforms or []
@@ -111,7 +116,8 @@ class StreamMirrorInvalid(StreamRule):
         for k, t in enumerate(trs):
             if (t.src or empty_refused) and not is_valid_subject(t.src):
                 yield Violation(
-                    resource, ("mirror", "subject_transforms", k, "src"),
+                    resource,
+                    ("mirror", "subject_transforms", k, "src"),
                     f"mirror transform source {t.src!r} is not a valid subject; nats-server rejects this stream",
                     server_error_code=ErrCode.MIRROR_INVALID_SUBJECT_FILTER,
                 )
@@ -119,14 +125,17 @@ class StreamMirrorInvalid(StreamRule):
             other = next((j for j, u in enumerate(trs) if j != k and subjects_collide(t.src, u.src)), None)
             if other is not None:
                 yield Violation(
-                    resource, ("mirror", "subject_transforms", k, "src"),
+                    resource,
+                    ("mirror", "subject_transforms", k, "src"),
                     f"mirror transform source {t.src!r} overlaps subject_transforms[{other}]; nats-server rejects this stream",
                     server_error_code=ErrCode.MIRROR_OVERLAPPING_SUBJECT_FILTERS,
                 )
                 break
         if m.external is None and not is_valid_asset_name(m.name or ""):
             yield Violation(
-                resource, ("mirror", "name"), f"mirrored stream name {m.name!r} is invalid; nats-server rejects this stream",
+                resource,
+                ("mirror", "name"),
+                f"mirrored stream name {m.name!r} is invalid; nats-server rejects this stream",
                 server_error_code=ErrCode.MIRROR_INVALID_STREAM_NAME,
             )
 

@@ -80,7 +80,8 @@ class StreamMirrorTransformInvalid(StreamRule):
             why = destination_problem(t.src, t.dest, release)
             if why:
                 yield Violation(
-                    resource, ("mirror", "subject_transforms", k, "dest"),
+                    resource,
+                    ("mirror", "subject_transforms", k, "dest"),
                     f"mirror transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); nats-server rejects this stream",
                     server_error_code=ErrCode.MIRROR_INVALID_TRANSFORM_DESTINATION,
                 )

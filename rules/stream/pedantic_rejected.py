@@ -92,19 +92,28 @@ class StreamPedanticRejected(StreamRule):
             lim = t.limits.duplicate_window or 0
             if 0 < lim < STREAM_DEFAULT_DUPLICATE_WINDOW:
                 yield pedantic_rejection(
-                    resource, ("subjects",),
-                    f"duplicate_window is omitted and the server limit {format_duration(lim)} is below the 2m default", ErrCode.PEDANTIC,
+                    resource,
+                    ("subjects",),
+                    f"duplicate_window is omitted and the server limit {format_duration(lim)} is below the 2m default",
+                    ErrCode.PEDANTIC,
                 )
             elif 100 * MILLISECOND <= max_age < STREAM_DEFAULT_DUPLICATE_WINDOW:
                 yield pedantic_rejection(
-                    resource, ("max_age",), f"duplicate_window is omitted and max_age {format_duration(max_age)} is below the 2m default", ErrCode.PEDANTIC,
+                    resource,
+                    ("max_age",),
+                    f"duplicate_window is omitted and max_age {format_duration(max_age)} is below the 2m default",
+                    ErrCode.PEDANTIC,
                 )
         sdm = c.subject_delete_marker_ttl or 0
         if sdm >= SECOND:
             if not c.allow_msg_ttl:
-                yield pedantic_rejection(resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_msg_ttl", ErrCode.STREAM_INVALID_CONFIG)
+                yield pedantic_rejection(
+                    resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_msg_ttl", ErrCode.STREAM_INVALID_CONFIG
+                )
             if not c.allow_rollup_hdrs:
-                yield pedantic_rejection(resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_rollup_hdrs", ErrCode.STREAM_INVALID_CONFIG)
+                yield pedantic_rejection(
+                    resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_rollup_hdrs", ErrCode.STREAM_INVALID_CONFIG
+                )
         if c.allow_msg_schedules and c.discard != "new" and not c.allow_rollup_hdrs:
             yield pedantic_rejection(resource, ("allow_msg_schedules",), "allow_msg_schedules is set without allow_rollup_hdrs", ErrCode.STREAM_INVALID_CONFIG)
         m = c.mirror
@@ -113,8 +122,10 @@ class StreamPedanticRejected(StreamRule):
             direct = bool(stream_config(origin).allow_direct) if origin is not None else None
             if direct is not None and bool(c.mirror_direct) != direct:
                 yield pedantic_rejection(
-                    resource, ("mirror_direct",) if c.mirror_direct is not None else ("mirror",),
-                    f"mirror_direct differs from origin {m.name}'s allow_direct ({str(direct).lower()})", ErrCode.PEDANTIC,
+                    resource,
+                    ("mirror_direct",) if c.mirror_direct is not None else ("mirror",),
+                    f"mirror_direct differs from origin {m.name}'s allow_direct ({str(direct).lower()})",
+                    ErrCode.PEDANTIC,
                 )
         r = c.republish
         if r is not None:

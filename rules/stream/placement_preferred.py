@@ -62,7 +62,8 @@ class StreamPlacementPreferred(StreamRule):
         p = cfg.placement
         if p is not None and p.preferred:
             yield Violation(
-                resource, ("placement", "preferred"),
+                resource,
+                ("placement", "preferred"),
                 "placement.preferred is not permitted in a stream config; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 fix=FixSuggestion("safe", "remove placement.preferred"),

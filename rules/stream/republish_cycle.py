@@ -70,7 +70,8 @@ class StreamRepublishCycle(StreamRule):
         for s in eff.get("subjects", ()):
             if subjects_collide(dest, s):
                 yield Violation(
-                    resource, ("republish", "dest"),
+                    resource,
+                    ("republish", "dest"),
                     f"republish destination {dest!r} overlaps stream subject {s!r} and forms a cycle; nats-server rejects this stream",
                     server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 )

@@ -70,7 +70,8 @@ class StreamRepublishTransformInvalid(StreamRule):
         why = transform_problem(r["src"], r["dest"], target_release(ctx.target))
         if why:
             yield Violation(
-                resource, ("republish", "dest"),
+                resource,
+                ("republish", "dest"),
                 f"republish {r['src']!r} -> {r['dest']!r} is not a valid transform ({why}); nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )

@@ -52,7 +52,9 @@ class StreamSchedulesDiscardNew(StreamRule):
     def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if c.allow_msg_schedules and c.discard == "new":
             yield Violation(
-                resource, ("discard",), "message scheduling cannot use discard new; nats-server rejects this stream",
+                resource,
+                ("discard",),
+                "message scheduling cannot use discard new; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
 

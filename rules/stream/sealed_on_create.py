@@ -57,7 +57,9 @@ class StreamSealedOnCreate(StreamRule):
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.sealed:
             yield Violation(
-                resource, ("sealed",), "a stream cannot be created sealed; nats-server rejects this stream",
+                resource,
+                ("sealed",),
+                "a stream cannot be created sealed; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
 

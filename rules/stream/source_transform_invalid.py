@@ -87,9 +87,9 @@ class StreamSourceTransformInvalid(StreamRule):
                     continue
                 stage, why = found
                 yield Violation(
-                    resource, ("sources", i, "subject_transforms", k, "dest"),
-                    f"source transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); "
-                    "nats-server rejects this stream",
+                    resource,
+                    ("sources", i, "subject_transforms", k, "dest"),
+                    f"source transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); nats-server rejects this stream",
                     server_error_code=ErrCode.STREAM_CREATE if old and stage == "build" else ErrCode.SOURCE_INVALID_TRANSFORM_DESTINATION,
                 )
 

@@ -12,6 +12,7 @@ from jsops.linter.api import (
     StreamResource,
     StreamRule,
     StreamSource,
+    Version,
     Violation,
     is_subset_match,
     is_valid_asset_name,
@@ -90,10 +91,11 @@ class StreamSourcesInvalid(StreamRule):
             return
         if c.allow_msg_schedules:
             yield Violation(
-                resource, ("allow_msg_schedules",), "a stream with sources cannot schedule messages; nats-server rejects this stream",
+                resource,
+                ("allow_msg_schedules",),
+                "a stream with sources cannot schedule messages; nats-server rejects this stream",
                 server_error_code=ErrCode.SOURCE_WITH_MSG_SCHEDULES,
             )
-        from jsops.linter.api import EMPTY_SRC_REFUSED_BEFORE
 
         release = target_release(ctx.target)
         seen: dict[str, int] = {}
@@ -101,54 +103,77 @@ class StreamSourcesInvalid(StreamRule):
         for i, src in enumerate(sources):
             at = ("sources", i)
             if not is_valid_asset_name(src.name or ""):
-                yield Violation(resource, at + ("name",), f"sourced stream name {src.name!r} is invalid; nats-server rejects this stream", server_error_code=ErrCode.SOURCE_INVALID_STREAM_NAME)
+                yield Violation(
+                    resource,
+                    at + ("name",),
+                    f"sourced stream name {src.name!r} is invalid; nats-server rejects this stream",
+                    server_error_code=ErrCode.SOURCE_INVALID_STREAM_NAME,
+                )
                 continue
             ident = _identity(src)
             if ident in seen:
-                yield Violation(resource, at, f"sources[{i}] duplicates sources[{seen[ident]}]; nats-server rejects this stream", server_error_code=ErrCode.SOURCE_DUPLICATE_DETECTED)
+                yield Violation(
+                    resource,
+                    at,
+                    f"sources[{i}] duplicates sources[{seen[ident]}]; nats-server rejects this stream",
+                    server_error_code=ErrCode.SOURCE_DUPLICATE_DETECTED,
+                )
             else:
                 seen[ident] = i
             trs = src.subject_transforms or []
             if src.filter_subject and trs:
                 yield Violation(
-                    resource, at + ("filter_subject",),
+                    resource,
+                    at + ("filter_subject",),
                     "a source cannot have both filter_subject and subject_transforms; nats-server rejects this stream",
                     server_error_code=ErrCode.SOURCE_MULTIPLE_FILTERS_NOT_ALLOWED,
                 )
-            for k, t in enumerate(trs):
-                if (t.src or release < EMPTY_SRC_REFUSED_BEFORE) and not is_valid_subject(t.src):
-                    yield Violation(
-                        resource, at + ("subject_transforms", k, "src"),
-                        f"transform source {t.src!r} is not a valid subject; nats-server rejects this stream",
-                        server_error_code=ErrCode.SOURCE_INVALID_SUBJECT_FILTER,
-                    )
-            for k, t in enumerate(trs):
-                other = next((m for m, u in enumerate(trs) if m != k and is_subset_match(t.src, u.src)), None)
-                if other is not None:
-                    yield Violation(
-                        resource, at + ("subject_transforms", k, "src"),
-                        f"transform source {t.src!r} overlaps subject_transforms[{other}]; nats-server rejects this stream",
-                        server_error_code=ErrCode.SOURCE_OVERLAPPING_SUBJECT_FILTERS,
-                    )
-                    break
+            yield from _transform_problems(resource, at, src, release)
             cons = src.consumer
             if cons is not None:
                 why = sourcing_consumer_problem(src, "source")
                 if why:
                     yield Violation(
-                        resource, at + ("consumer",), f"sources[{i}].consumer is invalid: {why}; nats-server rejects this stream",
+                        resource,
+                        at + ("consumer",),
+                        f"sources[{i}].consumer is invalid: {why}; nats-server rejects this stream",
                         server_error_code=ErrCode.SOURCE_DURABLE_CONSUMER_CFG_INVALID,
                     )
                 key = (src.name or "", src.external.api if src.external is not None else "", cons.name or "")
                 if key in consumers:
                     yield Violation(
-                        resource, at + ("consumer", "name"),
-                        f"sources[{i}] reuses the consumer {cons.name!r} of sources[{consumers[key]}] on the same stream; "
-                        "nats-server rejects this stream",
+                        resource,
+                        at + ("consumer", "name"),
+                        f"sources[{i}] reuses the consumer {cons.name!r} of sources[{consumers[key]}] on the same stream; nats-server rejects this stream",
                         server_error_code=ErrCode.SOURCE_DURABLE_CONSUMER_DUPLICATE_DETECTED,
                     )
                 else:
                     consumers[key] = i
+
+
+def _transform_problems(resource: StreamResource, at: tuple[str, int], src: StreamSource, release: Version) -> Iterator[Violation]:
+    """A source's subject transforms: each source a valid subject, no two overlapping."""
+    from jsops.linter.api import EMPTY_SRC_REFUSED_BEFORE
+
+    trs = src.subject_transforms or []
+    for k, t in enumerate(trs):
+        if (t.src or release < EMPTY_SRC_REFUSED_BEFORE) and not is_valid_subject(t.src):
+            yield Violation(
+                resource,
+                at + ("subject_transforms", k, "src"),
+                f"transform source {t.src!r} is not a valid subject; nats-server rejects this stream",
+                server_error_code=ErrCode.SOURCE_INVALID_SUBJECT_FILTER,
+            )
+    for k, t in enumerate(trs):
+        other = next((m for m, u in enumerate(trs) if m != k and is_subset_match(t.src, u.src)), None)
+        if other is not None:
+            yield Violation(
+                resource,
+                at + ("subject_transforms", k, "src"),
+                f"transform source {t.src!r} overlaps subject_transforms[{other}]; nats-server rejects this stream",
+                server_error_code=ErrCode.SOURCE_OVERLAPPING_SUBJECT_FILTERS,
+            )
+            break
 
 
 RULE = StreamSourcesInvalid

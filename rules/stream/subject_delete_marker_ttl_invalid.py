@@ -57,7 +57,10 @@ class StreamSubjectDeleteMarkerTtlInvalid(StreamRule):
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         return duration_floor_violations(
-            resource, "subject_delete_marker_ttl", cfg.subject_delete_marker_ttl, SECOND,
+            resource,
+            "subject_delete_marker_ttl",
+            cfg.subject_delete_marker_ttl,
+            SECOND,
             short_fix=FixSuggestion("safe", "set subject_delete_marker_ttl to 1s"),
         )
 

@@ -74,7 +74,8 @@ class StreamSubjectTransformInvalid(StreamRule):
         release = target_release(ctx.target)
         if t.src and not is_valid_subject(t.src) and (t.dest or release >= BUILD_ONLY_BEFORE):  # 2.10: no dest, no check
             yield Violation(
-                resource, ("subject_transform", "src"),
+                resource,
+                ("subject_transform", "src"),
                 f"subject_transform source {t.src!r} is not a valid subject; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_TRANSFORM_INVALID_SOURCE,
             )
@@ -83,7 +84,8 @@ class StreamSubjectTransformInvalid(StreamRule):
         why = destination_problem(t.src, t.dest, release)
         if why:
             yield Violation(
-                resource, ("subject_transform", "dest"),
+                resource,
+                ("subject_transform", "dest"),
                 f"subject_transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_TRANSFORM_INVALID_DESTINATION,
             )

@@ -84,12 +84,15 @@ class StreamSubjectsRequireNoAck(StreamRule):
             if s == ">":
                 if not no_ack:
                     yield Violation(
-                        resource, ("subjects", i), "capturing all subjects ('>') requires no_ack: true; nats-server rejects this stream",
+                        resource,
+                        ("subjects", i),
+                        "capturing all subjects ('>') requires no_ack: true; nats-server rejects this stream",
                         server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                     )
                 elif replicas > 1:
                     yield Violation(
-                        resource, ("subjects", i),
+                        resource,
+                        ("subjects", i),
                         f"capturing all subjects ('>') requires num_replicas 1 (it is {replicas}); nats-server rejects this stream",
                         server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                     )
@@ -103,14 +106,15 @@ class StreamSubjectsRequireNoAck(StreamRule):
                 continue  # JS116
             if any(hits(s, ns) for ns in namespaces) and not is_subset_match(s, "$JS.EVENT.>"):
                 yield Violation(
-                    resource, ("subjects", i),
-                    f"subject {s!r} overlaps the JetStream API ($JS.>, $JSC.>, $NRG.>) and requires no_ack: true; "
-                    "nats-server rejects this stream",
+                    resource,
+                    ("subjects", i),
+                    f"subject {s!r} overlaps the JetStream API ($JS.>, $JSC.>, $NRG.>) and requires no_ack: true; nats-server rejects this stream",
                     server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 )
             elif hits(s, "$SYS.>") and not is_subset_match(s, "$SYS.ACCOUNT.>"):
                 yield Violation(
-                    resource, ("subjects", i),
+                    resource,
+                    ("subjects", i),
                     f"subject {s!r} overlaps the system API ($SYS.>) and requires no_ack: true; nats-server rejects this stream",
                     server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 )

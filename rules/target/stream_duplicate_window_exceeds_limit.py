@@ -66,8 +66,7 @@ class TargetStreamDuplicateWindowExceedsLimit(StreamRule):
             yield Violation(
                 resource,
                 ("duplicate_window",),
-                f"duplicate_window {format_duration(dup)} is larger than the server limit of {format_duration(limit)}; "
-                "nats-server rejects this stream",
+                f"duplicate_window {format_duration(dup)} is larger than the server limit of {format_duration(limit)}; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 fix=FixSuggestion("safe", f"set duplicate_window to {format_duration(limit)}"),
             )

@@ -97,9 +97,9 @@ class TargetStreamPlacementUnsatisfiable(StreamRule):
         known = _known_clusters(t)
         if p.cluster and known and p.cluster not in known:
             yield Violation(
-                resource, ("placement", "cluster"),
-                f"placement.cluster {p.cluster!r} is not a cluster of the target ({', '.join(sorted(known))}); "
-                "nats-server finds no peers to place the stream",
+                resource,
+                ("placement", "cluster"),
+                f"placement.cluster {p.cluster!r} is not a cluster of the target ({', '.join(sorted(known))}); nats-server finds no peers to place the stream",
                 server_error_code=ErrCode.CLUSTER_NO_PEERS,
             )
             return
@@ -116,7 +116,8 @@ class TargetStreamPlacementUnsatisfiable(StreamRule):
         if n < r:
             where = f"cluster {cluster!r}" if cluster else "the target"
             yield Violation(
-                resource, ("placement", "tags") if tags else ("placement", "cluster"),
+                resource,
+                ("placement", "tags") if tags else ("placement", "cluster"),
                 f"{n} of the {len(members)} servers of {where} match placement {tags}, fewer than num_replicas {r}; "
                 "nats-server finds no peers to place the stream",
                 server_error_code=ErrCode.CLUSTER_NO_PEERS,

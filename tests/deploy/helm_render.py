@@ -100,7 +100,7 @@ def _parse(text: str) -> list[Any]:
     pieces: list[tuple[str, str]] = []
     pos = 0
     for m in _ACTION.finditer(text):
-        before = text[pos:m.start()]
+        before = text[pos : m.start()]
         if m.group(1):
             before = before.rstrip()
         if pieces and pieces[-1][0] == "trim-next":

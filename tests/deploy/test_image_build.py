@@ -35,7 +35,9 @@ IMAGE = "localhost/jsops:suite"
 pytestmark = [
     pytest.mark.integration,
     pytest.mark.slow,
-    pytest.mark.skipif(not (shutil.which("buildah") and shutil.which("debootstrap")), reason="needs buildah and debootstrap (apt-get install buildah debootstrap)"),
+    pytest.mark.skipif(
+        not (shutil.which("buildah") and shutil.which("debootstrap")), reason="needs buildah and debootstrap (apt-get install buildah debootstrap)"
+    ),
     pytest.mark.skipif(os.geteuid() != 0, reason="buildah with vfs storage and chroot isolation needs root here"),
     pytest.mark.skipif(os.environ.get("JSOPS_IMAGE_TEST") == "0", reason="JSOPS_IMAGE_TEST=0"),
 ]
@@ -53,12 +55,28 @@ def buildah(*args: str, timeout: float = 900, **kw: object) -> subprocess.Comple
 
 def _base(tmp: Path) -> None:
     """The base image from Debian packages (bookworm: Python 3.11, venv, git, ssh), made once."""
-    if subprocess.run(["buildah", "--storage-driver", "vfs", "--root", str(_cache() / "storage"), "--runroot", str(_cache() / "run"),
-                       "inspect", "--type", "image", BASE], capture_output=True).returncode == 0:
+    if (
+        subprocess.run(
+            ["buildah", "--storage-driver", "vfs", "--root", str(_cache() / "storage"), "--runroot", str(_cache() / "run"), "inspect", "--type", "image", BASE],
+            capture_output=True,
+        ).returncode
+        == 0
+    ):
         return
     rootfs = tmp / "rootfs"
-    subprocess.run(["debootstrap", "--variant=minbase", "--include=python3,python3-venv,git,openssh-client,ca-certificates",
-                    "bookworm", str(rootfs), "http://deb.debian.org/debian"], check=True, capture_output=True, timeout=1800)
+    subprocess.run(
+        [
+            "debootstrap",
+            "--variant=minbase",
+            "--include=python3,python3-venv,git,openssh-client,ca-certificates",
+            "bookworm",
+            str(rootfs),
+            "http://deb.debian.org/debian",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=1800,
+    )
     with tarfile.open(tmp / "base.tar", "w") as tar:
         tar.add(rootfs, arcname=".")
     shutil.rmtree(rootfs)
@@ -75,8 +93,25 @@ def image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, 
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip() or "0" * 40
     _base(tmp_path_factory.mktemp("base"))
     mounts = [f"--volume={p}:{p}:ro" for p in ("/etc/ssl/certs/ca-certificates.crt", "/etc/pip.conf") if os.path.exists(p)]
-    buildah("build", "--isolation", "chroot", *mounts, "-f", "docs/deploy/Containerfile", "--build-arg", f"BASE={BASE}",
-            "--build-arg", f"VERSION={__version__}", "--build-arg", f"COMMIT={commit}", "-t", IMAGE, ".", cwd=ROOT, timeout=1800)
+    buildah(
+        "build",
+        "--isolation",
+        "chroot",
+        *mounts,
+        "-f",
+        "docs/deploy/Containerfile",
+        "--build-arg",
+        f"BASE={BASE}",
+        "--build-arg",
+        f"VERSION={__version__}",
+        "--build-arg",
+        f"COMMIT={commit}",
+        "-t",
+        IMAGE,
+        ".",
+        cwd=ROOT,
+        timeout=1800,
+    )
     ctr = buildah("from", "-q", IMAGE).stdout.strip()
     try:
         yield ctr, __version__, commit
@@ -108,11 +143,39 @@ def test_controller_in_the_image_follows_git_and_answers_on_all_addresses(image:
     server = NatsServer().start()
     port = free_port()
     cache = _cache()
-    proc = subprocess.Popen(["buildah", "--storage-driver", "vfs", "--root", str(cache / "storage"), "--runroot", str(cache / "run"),
-                             "run", "--isolation", "chroot", f"--volume={srv}:/srv:ro", "--env", f"JSOPS_CONTROLLER_LISTEN=0.0.0.0:{port}",
-                             ctr, "--", "jsops", "controller", "--repo", "file:///srv/origin.git", "--branch", "main", "--path",
-                             "manifests", "--server", server.url, "--interval", "1s"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            "buildah",
+            "--storage-driver",
+            "vfs",
+            "--root",
+            str(cache / "storage"),
+            "--runroot",
+            str(cache / "run"),
+            "run",
+            "--isolation",
+            "chroot",
+            f"--volume={srv}:/srv:ro",
+            "--env",
+            f"JSOPS_CONTROLLER_LISTEN=0.0.0.0:{port}",
+            ctr,
+            "--",
+            "jsops",
+            "controller",
+            "--repo",
+            "file:///srv/origin.git",
+            "--branch",
+            "main",
+            "--path",
+            "manifests",
+            "--server",
+            server.url,
+            "--interval",
+            "1s",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     js = Js(server.url)
     try:
         host = _outward_address() or "127.0.0.1"

@@ -40,8 +40,13 @@ def _outward_address() -> str | None:
 
 
 def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args],
-                          cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
 
 
 def _argv_and_env(tmp: Path, repo: str, server_url: str, port: int) -> tuple[list[str], dict[str, str]]:
@@ -56,7 +61,7 @@ def _argv_and_env(tmp: Path, repo: str, server_url: str, port: int) -> tuple[lis
     def local(value: str) -> str:
         for path in sorted(mounts, key=len, reverse=True):
             if value == path or value.startswith(path + "/"):
-                return str(mounts[path]) + value[len(path):]
+                return str(mounts[path]) + value[len(path) :]
         return value
 
     config = yaml.safe_load(yaml.safe_load((PLAIN / "configmap.yaml").read_text())["data"]["jsops.yaml"])
@@ -92,8 +97,7 @@ def test_image_command_line_serves_probes_on_all_addresses(tmp_path: Path) -> No
         assert argv[:2] == ["jsops", "controller"] and "--listen" not in argv  # the address comes from the image's env
         log = tmp_path / "stderr.jsonl"
         with open(log, "w") as err:
-            proc = subprocess.Popen(argv, cwd=env["JSOPS_GIT_WORKDIR"], env={k: v for k, v in env.items()},
-                                    stdout=subprocess.DEVNULL, stderr=err)
+            proc = subprocess.Popen(argv, cwd=env["JSOPS_GIT_WORKDIR"], env={k: v for k, v in env.items()}, stdout=subprocess.DEVNULL, stderr=err)
         js = Js(server.url)
         try:
             outward = _outward_address()

@@ -80,13 +80,15 @@ def test_chart_defaults_render_the_plain_manifests() -> None:
 
 
 def test_chart_variants_validate() -> None:
-    token = rendered({"git": {"auth": "token", "username": "oauth2", "repo": "https://git.example.com/p/j.git"},
-                      "extraArgs": ["--dry-run"], "replicas": 1}, release="ops", namespace="nats-system")
+    token = rendered(
+        {"git": {"auth": "token", "username": "oauth2", "repo": "https://git.example.com/p/j.git"}, "extraArgs": ["--dry-run"], "replicas": 1},
+        release="ops",
+        namespace="nats-system",
+    )
     validate(token)
     c = container(token)
     env = {e["name"]: e["value"] for e in c["env"]}
-    assert env == {"JSOPS_CONTROLLER_LISTEN": "0.0.0.0:9464", "JSOPS_GIT_TOKEN_FILE": "/var/run/secrets/jsops/git/token",
-                   "JSOPS_GIT_USERNAME": "oauth2"}
+    assert env == {"JSOPS_CONTROLLER_LISTEN": "0.0.0.0:9464", "JSOPS_GIT_TOKEN_FILE": "/var/run/secrets/jsops/git/token", "JSOPS_GIT_USERNAME": "oauth2"}
     assert c["args"][-1] == "--dry-run" and c["args"][2] == "https://git.example.com/p/j.git"
     assert {o["metadata"]["namespace"] for o in token} == {"nats-system"}
     public = rendered({"git": {"auth": "none"}})
@@ -98,10 +100,10 @@ def test_chart_variants_validate() -> None:
 
 def test_renderer_refuses_what_it_does_not_know() -> None:
     with pytest.raises(TemplateError):
-        render("{{ include \"x\" . }}", {})
+        render('{{ include "x" . }}', {})
     with pytest.raises(TemplateError):
         render("{{ .Values.missing }}", {"Values": {}})
-    assert render("a\n  {{- if eq .x \"y\" }}\n  b{{ else }}c{{ end -}}\n  d", {"x": "y"}) == "a\n  bd"
+    assert render('a\n  {{- if eq .x "y" }}\n  b{{ else }}c{{ end -}}\n  d', {"x": "y"}) == "a\n  bd"
 
 
 def _containerfile() -> tuple[dict[str, str], list[str], str]:

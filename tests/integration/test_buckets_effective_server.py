@@ -26,15 +26,19 @@ RELEASES = ["2.15.1"] + sorted(p.name for p in SHARE.glob("*") if (p / "nats-ser
 # (bucket config for jsops, the same for nats-py)
 KV_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({}, {}),
-    ({"history": 10, "ttl": "30s", "max_bytes": 1048576, "max_value_size": 4096, "description": "d"},
-     {"history": 10, "ttl": 30, "max_bytes": 1048576, "max_value_size": 4096, "description": "d"}),
+    (
+        {"history": 10, "ttl": "30s", "max_bytes": 1048576, "max_value_size": 4096, "description": "d"},
+        {"history": 10, "ttl": 30, "max_bytes": 1048576, "max_value_size": 4096, "description": "d"},
+    ),
     ({"storage": "memory", "direct": True, "ttl": "1h"}, {"storage": api.StorageType.MEMORY, "direct": True, "ttl": 3600}),
     ({"republish": {"src": ">", "dest": "repub.>"}, "history": 64}, {"republish": api.RePublish(src=">", dest="repub.>"), "history": 64}),
 ]
 OBJ_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({}, {}),
-    ({"ttl": "2h", "max_bytes": 8388608, "storage": "memory", "description": "o"},
-     {"ttl": 7200, "max_bytes": 8388608, "storage": api.StorageType.MEMORY, "description": "o"}),
+    (
+        {"ttl": "2h", "max_bytes": 8388608, "storage": "memory", "description": "o"},
+        {"ttl": 7200, "max_bytes": 8388608, "storage": api.StorageType.MEMORY, "description": "o"},
+    ),
 ]
 
 
@@ -127,6 +131,7 @@ def test_go_shape_accepted_as_is(release_server: tuple[str, NatsServer]) -> None
     mirror = KeyValueConfig.model_validate({"mirror": {"name": "gokv"}, "history": 5})
     sourcing = KeyValueConfig.model_validate({"sources": [{"name": "gokv"}], "history": 5})
     for sent in (kv_stream(kv, "gokv"), object_stream(ob, "goob"), kv_stream(mirror, "gomirror"), kv_stream(sourcing, "gosrc")):
+
         async def go(sent: dict[str, Any] = sent) -> dict[str, Any]:
             nc = await nats.connect(server.url)
             try:

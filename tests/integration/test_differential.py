@@ -91,7 +91,10 @@ def _key(kind: str, name: str) -> tuple[str, str]:
 
 
 async def _run_all(
-    url: str, estates: list[tuple[Generated, Estate]], target_doc: dict[str, Any] = TARGET, pedantic: bool = False,
+    url: str,
+    estates: list[tuple[Generated, Estate]],
+    target_doc: dict[str, Any] = TARGET,
+    pedantic: bool = False,
 ) -> list[Outcome]:
     from jsops.linter.engine import lint_estate
     from jsops.linter.model.target import Target
@@ -240,9 +243,7 @@ def _judge(outcomes: list[Outcome], skipped: int, label: str, minimum: int) -> N
     accepted = [o for o in outcomes if all(code is None for code in o.results.values())]
     false_alarms = [o for o in accepted if o.problems]
     known = [o for o in outcomes if o.problems and any(o.gen.id.split("-", 1)[1].startswith(p) for p in KNOWN_GAPS)]
-    refusals = [
-        (code, o.predicted.get(key, [])) for o in outcomes for key, code in o.results.items() if code is not None and key not in o.racy
-    ]
+    refusals = [(code, o.predicted.get(key, [])) for o in outcomes for key, code in o.results.items() if code is not None and key not in o.racy]
     racy = sum(len(o.racy) for o in outcomes)
     matched = sum(1 for code, mine in refusals if code in mine)
     rate = len(agree) / len(outcomes)

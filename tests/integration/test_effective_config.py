@@ -139,23 +139,19 @@ STREAM_CASES: list[StreamCase] = [
     _sc("replicas-zero", {"subjects": ["s.r0.>"], "num_replicas": 0}),
     _sc(
         "limits-zero",
-        {"subjects": ["s.lz.>"], "max_msgs": 0, "max_bytes": 0, "max_msg_size": 0, "max_consumers": 0,
-         "max_msgs_per_subject": 0, "max_age": 0},
+        {"subjects": ["s.lz.>"], "max_msgs": 0, "max_bytes": 0, "max_msg_size": 0, "max_consumers": 0, "max_msgs_per_subject": 0, "max_age": 0},
     ),
     _sc(
         "limits-below-minus-one",
-        {"subjects": ["s.lneg.>"], "max_msgs": -5, "max_bytes": -100, "max_msg_size": -2, "max_consumers": -7,
-         "max_msgs_per_subject": -3},
+        {"subjects": ["s.lneg.>"], "max_msgs": -5, "max_bytes": -100, "max_msg_size": -2, "max_consumers": -7, "max_msgs_per_subject": -3},
     ),
     _sc(
         "limits-minus-one",
-        {"subjects": ["s.lm1.>"], "max_msgs": -1, "max_bytes": -1, "max_msg_size": -1, "max_consumers": -1,
-         "max_msgs_per_subject": -1},
+        {"subjects": ["s.lm1.>"], "max_msgs": -1, "max_bytes": -1, "max_msg_size": -1, "max_consumers": -1, "max_msgs_per_subject": -1},
     ),
     _sc(
         "limits-set",
-        {"subjects": ["s.lset.>"], "max_msgs": 1000, "max_bytes": 1 << 20, "max_msg_size": 4096,
-         "max_consumers": 10, "max_msgs_per_subject": 5},
+        {"subjects": ["s.lset.>"], "max_msgs": 1000, "max_bytes": 1 << 20, "max_msg_size": 4096, "max_consumers": 10, "max_msgs_per_subject": 5},
     ),
     _sc("max-age-1h", {"subjects": ["s.age1h.>"], "max_age": 3600 * S}),
     _sc("max-age-below-2m", {"subjects": ["s.age90.>"], "max_age": 90 * S}),
@@ -184,8 +180,7 @@ STREAM_CASES: list[StreamCase] = [
     ),
     _sc(
         "republish-implicit-from-transform",
-        {"subjects": ["s.rp4.in.>"], "subject_transform": {"src": "s.rp4.in.>", "dest": "s.rp4.out.>"},
-         "republish": {"src": ">", "dest": ">"}},
+        {"subjects": ["s.rp4.in.>"], "subject_transform": {"src": "s.rp4.in.>", "dest": "s.rp4.out.>"}, "republish": {"src": ">", "dest": ">"}},
     ),
     _sc("allow-direct", {"subjects": ["s.direct.>"], "allow_direct": True}),
     _sc("deny-delete-purge", {"subjects": ["s.deny.>"], "deny_delete": True, "deny_purge": True}),
@@ -223,10 +218,21 @@ STREAM_CASES: list[StreamCase] = [
     _sc("sealed-false", {"subjects": ["s.sealf.>"], "sealed": False}),
     _sc(
         "everything-off-explicit",
-        {"subjects": ["s.off.>"], "no_ack": False, "allow_direct": False, "mirror_direct": False,
-         "deny_delete": False, "deny_purge": False, "allow_rollup_hdrs": False, "allow_msg_ttl": False,
-         "allow_msg_counter": False, "allow_atomic": False, "allow_msg_schedules": False, "allow_batched": False,
-         "discard_new_per_subject": False},
+        {
+            "subjects": ["s.off.>"],
+            "no_ack": False,
+            "allow_direct": False,
+            "mirror_direct": False,
+            "deny_delete": False,
+            "deny_purge": False,
+            "allow_rollup_hdrs": False,
+            "allow_msg_ttl": False,
+            "allow_msg_counter": False,
+            "allow_atomic": False,
+            "allow_msg_schedules": False,
+            "allow_batched": False,
+            "discard_new_per_subject": False,
+        },
     ),
     # Mirrors and sources: no default duplicate window; mirror_direct from the origin's allow_direct.
     _sc(
@@ -247,8 +253,7 @@ STREAM_CASES: list[StreamCase] = [
     ),
     _sc(
         "mirror-with-transforms",
-        {"mirror": {"name": "O_MTR", "subject_transforms": [{"src": "o.mtr.a.>", "dest": "o.mtr.x.>"},
-                                                             {"src": "o.mtr.b.>", "dest": "o.mtr.y.>"}]}},
+        {"mirror": {"name": "O_MTR", "subject_transforms": [{"src": "o.mtr.a.>", "dest": "o.mtr.x.>"}, {"src": "o.mtr.b.>", "dest": "o.mtr.y.>"}]}},
         before=({"name": "O_MTR", "subjects": ["o.mtr.>"]},),
     ),
     _sc(
@@ -277,8 +282,7 @@ STREAM_CASES: list[StreamCase] = [
     ),
     _sc(
         "sources-transforms-and-time",
-        {"sources": [{"name": "O_SRC4", "opt_start_time": "2023-01-02T03:04:05+02:00",
-                      "subject_transforms": [{"src": "o.src4.>", "dest": "agg.src4.>"}]}]},
+        {"sources": [{"name": "O_SRC4", "opt_start_time": "2023-01-02T03:04:05+02:00", "subject_transforms": [{"src": "o.src4.>", "dest": "agg.src4.>"}]}]},
         before=({"name": "O_SRC4", "subjects": ["o.src4.>"]},),
     ),
     _sc(
@@ -320,8 +324,7 @@ STREAM_CASES: list[StreamCase] = [
     _sc("consumer-limits-zero", {"subjects": ["s.clz.>"], "consumer_limits": {"inactive_threshold": 0, "max_ack_pending": 0}}),
     _sc(
         "zero-values-explicit",
-        {"subjects": ["s.zero.>"], "duplicate_window": 0, "max_age": 0, "first_seq": 0, "description": "",
-         "subject_delete_marker_ttl": 0},
+        {"subjects": ["s.zero.>"], "duplicate_window": 0, "max_age": 0, "first_seq": 0, "description": "", "subject_delete_marker_ttl": 0},
     ),
     _sc(
         "source-zero-values",
@@ -331,8 +334,7 @@ STREAM_CASES: list[StreamCase] = [
     _sc("sources-external-deliver-omitted", {"sources": [{"name": "EXT2", "external": {"api": "$JS.z.API"}}]}),
     _sc(
         "sources-with-subject-transform",
-        {"subjects": ["s.srcst.>"], "sources": [{"name": "O_SRC9"}],
-         "subject_transform": {"src": "s.srcst.>", "dest": "s.srcst2.>"}},
+        {"subjects": ["s.srcst.>"], "sources": [{"name": "O_SRC9"}], "subject_transform": {"src": "s.srcst.>", "dest": "s.srcst2.>"}},
         before=({"name": "O_SRC9", "subjects": ["o.src9.>"]},),
     ),
     # A server with jetstream limits: the default duplicate window is capped to limits.duplicate_window.
@@ -417,8 +419,7 @@ CONSUMER_CASES: list[ConsumerCase] = [
     ConsumerCase("ack-wait-with-ack-none", {"durable_name": "d", "ack_wait": 10 * S}),
     ConsumerCase(
         "backoff-overrides-ack-wait",
-        {"durable_name": "d", "ack_policy": "explicit", "ack_wait": 10 * S, "backoff": [S, 5 * S, 30 * S],
-         "max_deliver": 5},
+        {"durable_name": "d", "ack_policy": "explicit", "ack_wait": 10 * S, "backoff": [S, 5 * S, 30 * S], "max_deliver": 5},
     ),
     ConsumerCase("backoff-no-ack-wait", {"durable_name": "d", "ack_policy": "explicit", "backoff": [2 * S]}),
     ConsumerCase("max-deliver-zero", {"durable_name": "d", "max_deliver": 0}),
@@ -429,8 +430,15 @@ CONSUMER_CASES: list[ConsumerCase] = [
     ConsumerCase("push-defaults", {"durable_name": "d", "deliver_subject": "dlv.{t}"}),
     ConsumerCase(
         "push-explicit-group-heartbeat",
-        {"durable_name": "d", "deliver_subject": "dlv.{t}", "deliver_group": "workers", "ack_policy": "explicit",
-         "idle_heartbeat": 5 * S, "flow_control": True, "rate_limit_bps": 1_000_000},
+        {
+            "durable_name": "d",
+            "deliver_subject": "dlv.{t}",
+            "deliver_group": "workers",
+            "ack_policy": "explicit",
+            "idle_heartbeat": 5 * S,
+            "flow_control": True,
+            "rate_limit_bps": 1_000_000,
+        },
     ),
     ConsumerCase("push-ephemeral", {"deliver_subject": "dlv.{t}", "name": "eph"}),
     ConsumerCase("push-legacy-ephemeral", {"deliver_subject": "dlv.{t}"}),
@@ -478,8 +486,7 @@ CONSUMER_CASES: list[ConsumerCase] = [
     ),
     ConsumerCase(
         "priority-pinned-timeout",
-        {"durable_name": "d", "ack_policy": "explicit", "priority_policy": "pinned_client", "priority_groups": ["jobs"],
-         "priority_timeout": 30 * S},
+        {"durable_name": "d", "ack_policy": "explicit", "priority_policy": "pinned_client", "priority_groups": ["jobs"], "priority_timeout": 30 * S},
     ),
     ConsumerCase(
         "priority-overflow",
@@ -501,9 +508,7 @@ CONSUMER_CASES: list[ConsumerCase] = [
     ConsumerCase("opt-start-seq", {"durable_name": "d", "deliver_policy": "by_start_sequence", "opt_start_seq": 42}),
     ConsumerCase("deliver-last", {"durable_name": "d", "deliver_policy": "last"}),
     ConsumerCase("deliver-new", {"durable_name": "d", "deliver_policy": "new"}),
-    ConsumerCase(
-        "deliver-last-per-subject", {"durable_name": "d", "deliver_policy": "last_per_subject", "filter_subject": "{t}.a.*"}
-    ),
+    ConsumerCase("deliver-last-per-subject", {"durable_name": "d", "deliver_policy": "last_per_subject", "filter_subject": "{t}.a.*"}),
     ConsumerCase("filter-subject", {"durable_name": "d", "filter_subject": "{t}.a"}),
     ConsumerCase("filter-subjects", {"durable_name": "d", "filter_subjects": ["{t}.a", "{t}.b.>"]}),
     ConsumerCase("headers-only", {"durable_name": "d", "headers_only": True}),
@@ -534,14 +539,12 @@ CONSUMER_CASES: list[ConsumerCase] = [
     ConsumerCase("memory-stream", {"durable_name": "d"}, stream={"storage": "memory"}),
     ConsumerCase(
         "priority-pinned-negative-timeout",
-        {"durable_name": "d", "ack_policy": "explicit", "priority_policy": "pinned_client", "priority_groups": ["g"],
-         "priority_timeout": -1},
+        {"durable_name": "d", "ack_policy": "explicit", "priority_policy": "pinned_client", "priority_groups": ["g"], "priority_timeout": -1},
     ),
     ConsumerCase("push-heartbeat-negative", {"durable_name": "d", "deliver_subject": "dlv.{t}", "idle_heartbeat": -S}),
     ConsumerCase(
         "ack-flow-control-explicit-fc",
-        {"durable_name": "d", "ack_policy": "flow_control", "deliver_subject": "dlv.{t}", "flow_control": True,
-         "idle_heartbeat": S, "max_ack_pending": 500},
+        {"durable_name": "d", "ack_policy": "flow_control", "deliver_subject": "dlv.{t}", "flow_control": True, "idle_heartbeat": S, "max_ack_pending": 500},
     ),
     ConsumerCase("pull-ack-none-max-ack-pending", {"durable_name": "d", "max_ack_pending": 10}),
     ConsumerCase("pull-max-waiting-zero", {"durable_name": "d", "max_waiting": 0}),
@@ -559,8 +562,9 @@ CONSUMER_CASES: list[ConsumerCase] = [
         {"name": "eph", "deliver_subject": "dlv.{t}", "ack_policy": "explicit"},
         stream={"consumer_limits": {"inactive_threshold": 15 * S, "max_ack_pending": 25}},
     ),
-    ConsumerCase("everything-off-explicit", {"durable_name": "d", "flow_control": False, "headers_only": False,
-                                             "mem_storage": False, "direct": False, "sourcing": False}),
+    ConsumerCase(
+        "everything-off-explicit", {"durable_name": "d", "flow_control": False, "headers_only": False, "mem_storage": False, "direct": False, "sourcing": False}
+    ),
     ConsumerCase("pause-until-zero-time", {"durable_name": "d", "pause_until": "0001-01-01T00:00:00Z"}),
     ConsumerCase(
         "opt-start-time-early-year",
@@ -569,22 +573,29 @@ CONSUMER_CASES: list[ConsumerCase] = [
     ConsumerCase("empty-collections", {"durable_name": "d", "backoff": [], "priority_groups": [], "metadata": {}}),
     ConsumerCase(
         "zero-values-explicit",
-        {"durable_name": "d", "sample_freq": "", "description": "", "deliver_group": "", "deliver_subject": "",
-         "priority_timeout": 0, "opt_start_seq": 0, "rate_limit_bps": 0, "ack_wait": 0, "inactive_threshold": 0},
+        {
+            "durable_name": "d",
+            "sample_freq": "",
+            "description": "",
+            "deliver_group": "",
+            "deliver_subject": "",
+            "priority_timeout": 0,
+            "opt_start_seq": 0,
+            "rate_limit_bps": 0,
+            "ack_wait": 0,
+            "inactive_threshold": 0,
+        },
     ),
     ConsumerCase(
         "backoff-ack-all-by-start-seq",
-        {"durable_name": "d", "deliver_policy": "by_start_sequence", "opt_start_seq": 1, "ack_policy": "all",
-         "backoff": [S, 2 * S], "max_deliver": -1},
+        {"durable_name": "d", "deliver_policy": "by_start_sequence", "opt_start_seq": 1, "ack_policy": "all", "backoff": [S, 2 * S], "max_deliver": -1},
     ),
     ConsumerCase("durable-and-name-negative-threshold", {"durable_name": "dn", "name": "dn", "inactive_threshold": -5}),
     ConsumerCase("sourcing-flag", {"durable_name": "d", "sourcing": True}),
     # A server with jetstream limits: max_ack_pending and max_batch defaults come from the limits.
     ConsumerCase("limited-ack-explicit", {"durable_name": "d", "ack_policy": "explicit"}, target="limited"),
     ConsumerCase("limited-ack-none", {"durable_name": "d"}, target="limited"),
-    ConsumerCase(
-        "limited-push", {"durable_name": "d", "ack_policy": "explicit", "deliver_subject": "dlv.{t}"}, target="limited"
-    ),
+    ConsumerCase("limited-push", {"durable_name": "d", "ack_policy": "explicit", "deliver_subject": "dlv.{t}"}, target="limited"),
     ConsumerCase(
         "limited-explicit-values",
         {"durable_name": "d", "ack_policy": "explicit", "max_ack_pending": 60, "max_batch": 10},

@@ -94,6 +94,9 @@ def test_jsops_predicts_what_each_release_answers(version: str) -> None:
         LABELS.write_text(json.dumps(labels, indent=2, sort_keys=True) + "\n")
     assert answers == {name: by_release[version] for name, by_release in labels.items()}, "the release answers differently from its labels"
     predicted = _predicted(version)
-    wrong = {name: (code, sorted(predicted[name], key=str)) for name, code in answers.items()
-             if (code is None and predicted[name]) or (code is not None and code not in predicted[name])}
+    wrong = {
+        name: (code, sorted(predicted[name], key=str))
+        for name, code in answers.items()
+        if (code is None and predicted[name]) or (code is not None and code not in predicted[name])
+    }
     assert wrong == {}, f"nats-server {version}: file -> (server's err_code, jsops's predicted codes)"

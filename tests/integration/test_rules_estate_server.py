@@ -31,7 +31,7 @@ ACCOUNT = "no_auth_user: a\naccounts {{ A {{ jetstream {{ {limits} }}\n users = 
 SERVERS = {
     "plain": {},
     "limits": {
-        "jetstream_config": "limits { duplicate_window: \"1m\", max_request_batch: 50, max_ack_pending: 100 }",
+        "jetstream_config": 'limits { duplicate_window: "1m", max_request_batch: 50, max_ack_pending: 100 }',
         "extra_config": ACCOUNT.format(
             limits=f"max_mem: {4 * MiB}, max_file: {3 * MiB}, max_streams: 4, max_consumers: 3, "
             f"mem_max_stream_bytes: {MiB}, disk_max_stream_bytes: {MiB}, max_ack_pending: 20"
@@ -54,7 +54,10 @@ def consumer_body(res: Resource) -> dict[str, Any]:
 
 
 async def apply_estate(
-    nc: Any, estate: Estate, timeout: float = 5.0, pedantic: bool = False,
+    nc: Any,
+    estate: Estate,
+    timeout: float = 5.0,
+    pedantic: bool = False,
 ) -> tuple[dict[Key, int | None], dict[Key, dict[str, Any]]]:
     """Create the estate's streams, then its consumers, in order. Returns each object's err_code
     (None when created; consumers of a refused stream are not sent) and the stored configs.

@@ -45,7 +45,8 @@ def _estate(text: str) -> Estate:
 
 def _predict(estate: Estate, target: Target, name: str) -> list[int | None]:
     return [
-        f.server_error_code for f in lint_estate(estate, RULES, target=target).findings
+        f.server_error_code
+        for f in lint_estate(estate, RULES, target=target).findings
         if f.server_error_code is not None and f.object is not None and f.object.name == name
     ]
 

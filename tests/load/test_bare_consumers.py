@@ -25,8 +25,7 @@ def _lint(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dic
 
 def _shape(findings: list[dict[str, object]], name: str) -> list[tuple[object, ...]]:
     """What a consumer's file gets, without the message's wording (JS022 says where the stream came from)."""
-    return sorted((f["rule"], f["severity"], f["line"], f["column"], f["server_error_code"])
-                  for f in findings if str(f["file"]).endswith(name))
+    return sorted((f["rule"], f["severity"], f["line"], f["column"], f["server_error_code"]) for f in findings if str(f["file"]).endswith(name))
 
 
 @pytest.fixture
@@ -49,7 +48,9 @@ def test_without_a_stream_a_warning_at_the_file_and_no_server_code(layouts: Path
     assert rc == 0  # warnings only
     mine = [f for f in findings if "shipper" in str(f["file"]) or "billing" in str(f["file"])]
     assert sorted((Path(str(f["file"])).name, f["rule"], f["severity"], f["line"], f["column"], f["server_error_code"]) for f in mine) == [
-        ("billing.json", "JS024", "warning", 1, 1, None), ("shipper.json", "JS024", "warning", 1, 1, None)]
+        ("billing.json", "JS024", "warning", 1, 1, None),
+        ("shipper.json", "JS024", "warning", 1, 1, None),
+    ]
     assert "--stream STREAM" in str(mine[0]["message"]) and "consumer-streams" in str(mine[0]["message"])
     assert not any(f["server_error_code"] == 10059 for f in findings)
 
@@ -62,8 +63,8 @@ def test_stream_given_on_the_command_line_lints_as_a_stream_directory(layouts: P
         assert _shape(by_flag, name) == _shape(by_dir, name), name
     assert any(f["server_error_code"] for f in by_dir)  # the comparison covers server codes
     assert [f["message"] for f in by_flag if f["rule"] == "JS022" and "shipper" in str(f["file"])] == [
-        "consumer 'shipper' names no stream (as `nats consumer add --output` writes it): it belongs to stream 'ORDERS', "
-        "as given (--stream or consumer-streams)"]
+        "consumer 'shipper' names no stream (as `nats consumer add --output` writes it): it belongs to stream 'ORDERS', as given (--stream or consumer-streams)"
+    ]
 
 
 def test_stream_given_in_the_config_by_file_glob(layouts: Path, capsys: pytest.CaptureFixture[str]) -> None:

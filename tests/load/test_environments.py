@@ -124,8 +124,11 @@ def test_yaml_error_in_the_rendered_text_points_at_the_template_line(tmp_path):
     [
         ("a: [1\n", "JS001"),
         ("a: 1\na: 2\n", "JS003"),
-        ("a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
-         "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n", "JS002"),
+        (
+            "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+            "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
+            "JS002",
+        ),
         ("- 1\n- 2\n", "must be a mapping"),
         ("a: 1\n---\nb: 2\n", "one mapping"),
         ("not-an-identifier: 1\n", "identifiers"),
@@ -313,12 +316,7 @@ def test_environment_values_and_hidden_directories_are_not_manifests(tmp_path):
 
 
 def _jinja_imported(args: list[str]) -> tuple[int, bool]:
-    code = (
-        "import sys, json\n"
-        "from jsops.linter.cli import main\n"
-        f"rc = main({args!r})\n"
-        "print(json.dumps({'rc': rc, 'jinja2': 'jinja2' in sys.modules}))\n"
-    )
+    code = f"import sys, json\nfrom jsops.linter.cli import main\nrc = main({args!r})\nprint(json.dumps({{'rc': rc, 'jinja2': 'jinja2' in sys.modules}}))\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     result = json.loads(out.strip().splitlines()[-1])
     return result["rc"], result["jinja2"]

@@ -55,9 +55,7 @@ def test_nack_repository_cli_exits_0_with_the_skipped_count(capsys) -> None:  # 
 
     rc = main(["lint", str(FIELD / "nack-repo")])
     out = capsys.readouterr().out
-    assert out.rstrip().splitlines()[-1] == (
-        "Found 0 errors, 1 warning, 3 info (6 objects in 3 files; 2 other Kubernetes objects skipped)."
-    )
+    assert out.rstrip().splitlines()[-1] == ("Found 0 errors, 1 warning, 3 info (6 objects in 3 files; 2 other Kubernetes objects skipped).")
     assert rc == 0
 
 
@@ -156,7 +154,7 @@ def test_nack_connection_fields_are_said_not_dropped() -> None:
     estate = Estate()
     load_text(
         b"apiVersion: jetstream.nats.io/v1beta2\nkind: Stream\nmetadata: {name: a}\n"
-        b"spec:\n  name: A\n  subjects: [a]\n  servers: [\"nats://x:4222\"]\n  creds: /c.creds\n",
+        b'spec:\n  name: A\n  subjects: [a]\n  servers: ["nats://x:4222"]\n  creds: /c.creds\n',
         "n.yaml",
         estate,
     )

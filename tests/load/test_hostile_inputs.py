@@ -71,7 +71,11 @@ HOSTILE: dict[str, tuple[str, Callable[[], bytes], str]] = {
     "5MB-unknown-key": ("key.json", lambda: ('{"name": "S", "subjects": ["s"], "' + "k" * 5 * MiB + '": 1}').encode(), "JS005"),
     "5MB-kind": ("kind.yaml", lambda: ("apiVersion: jsops/v1\nkind: " + "K" * 5 * MiB + "\n").encode(), "JS004"),
     "5MB-name": ("name.yaml", lambda: STREAM.format(name="N" * 5 * MiB).encode(), "JS005"),
-    "5MB-stream-reference": ("ref.yaml", lambda: ("apiVersion: jsops/v1\nkind: Consumer\nmetadata: {name: c, stream: " + "s" * 5 * MiB + "}\n").encode(), "JS005"),
+    "5MB-stream-reference": (
+        "ref.yaml",
+        lambda: ("apiVersion: jsops/v1\nkind: Consumer\nmetadata: {name: c, stream: " + "s" * 5 * MiB + "}\n").encode(),
+        "JS005",
+    ),
     "5MB-plain-scalar": ("scalar.yaml", lambda: b"word " * MiB, ""),
     "5MB-plain-scalar-beside-a-manifest": ("scalar2.yaml", lambda: b"word " * MiB + ("\n---\n" + STREAM.format(name="S")).encode(), "JS004"),
     "5000-digit-integer": ("int.yaml", lambda: (STREAM.format(name="S") + "  max_msgs: " + "9" * 5000 + "\n").encode(), "JS001"),

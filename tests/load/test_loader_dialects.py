@@ -332,10 +332,16 @@ def test_each_dialect_has_its_own_defaults() -> None:
     # server reads it, so an omitted ack_policy is none. NACK objects get their CRD's defaults from
     # kube-apiserver: ackPolicy none, ackWait 1ns (nats-io/nack#136) and storage memory.
     api = load(("s.json", '{"name": "S"}'), ("c.json", '{"stream_name": "S", "config": {"durable_name": "c"}}'))
-    native = load(("m.yaml", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\n---\n"
-                   "apiVersion: jsops/v1\nkind: Consumer\nmetadata: {name: c, stream: S}\n"))
-    nack = load(("m.yaml", "apiVersion: jetstream.nats.io/v1beta2\nkind: Stream\nmetadata: {name: s}\nspec: {name: S}\n---\n"
-                 "apiVersion: jetstream.nats.io/v1beta2\nkind: Consumer\nmetadata: {name: c}\nspec: {streamName: S, durableName: c}\n"))
+    native = load(
+        ("m.yaml", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\n---\napiVersion: jsops/v1\nkind: Consumer\nmetadata: {name: c, stream: S}\n")
+    )
+    nack = load(
+        (
+            "m.yaml",
+            "apiVersion: jetstream.nats.io/v1beta2\nkind: Stream\nmetadata: {name: s}\nspec: {name: S}\n---\n"
+            "apiVersion: jetstream.nats.io/v1beta2\nkind: Consumer\nmetadata: {name: c}\nspec: {streamName: S, durableName: c}\n",
+        )
+    )
     assert by_name(api)["c"].config.ack_policy is None
     assert effective(api)["S/c"]["ack_policy"] == "none"
     assert by_name(native)["c"].config.ack_policy == "explicit"
@@ -648,8 +654,14 @@ def test_kubectl_get_output_with_every_crd_default_loads() -> None:
 
 @pytest.mark.parametrize(
     ("nack", "api"),
-    [("all", "all"), ("last", "last"), ("new", "new"), ("byStartSequence", "by_start_sequence"),
-     ("byStartTime", "by_start_time"), ("lastPerSubject", "last_per_subject")],
+    [
+        ("all", "all"),
+        ("last", "last"),
+        ("new", "new"),
+        ("byStartSequence", "by_start_sequence"),
+        ("byStartTime", "by_start_time"),
+        ("lastPerSubject", "last_per_subject"),
+    ],
 )
 def test_nack_deliver_policy_spelling(nack: str, api: str) -> None:
     extra = "\n  optStartSeq: 5" if nack == "byStartSequence" else "\n  optStartTime: '2026-01-01T00:00:00Z'" if nack == "byStartTime" else ""

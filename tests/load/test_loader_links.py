@@ -205,8 +205,16 @@ def test_scrubbed_messages_keep_no_quoted_fragment() -> None:
     from jsops.linter.findings import Finding, Severity
     from jsops.linter.load.files import scrubbed
 
-    f = Finding("JS001", "manifest-syntax-error", Severity.ERROR, "YAML syntax error: found character that cannot start any token ('@'); "
-                "value 'ghp_abc\\'QQQ' does not match its tag !!int; duplicate key \"ZZsecretZZ\"", "f.yaml", 3, 4)
+    f = Finding(
+        "JS001",
+        "manifest-syntax-error",
+        Severity.ERROR,
+        "YAML syntax error: found character that cannot start any token ('@'); "
+        "value 'ghp_abc\\'QQQ' does not match its tag !!int; duplicate key \"ZZsecretZZ\"",
+        "f.yaml",
+        3,
+        4,
+    )
     s = scrubbed(f)
     assert "'@'" not in s.message and "ghp_abc" not in s.message and "QQQ" not in s.message and "ZZsecretZZ" not in s.message
     assert s.message.startswith("YAML syntax error: found character that cannot start any token") and "!!int" in s.message

@@ -155,8 +155,9 @@ def test_lint_of_a_1_gib_file_in_a_subprocess_has_bounded_rss(tmp_path: Path, fm
     root = Path(__file__).resolve().parents[2]
     env = dict(os.environ, PYTHONPATH=str(root))
     with open(tmp_path / "out", "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "jsops.linter.cli", "lint", str(tmp_path), "--format", fmt], stdout=out,
-                                stderr=subprocess.DEVNULL, env=env, cwd=root)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "jsops.linter.cli", "lint", str(tmp_path), "--format", fmt], stdout=out, stderr=subprocess.DEVNULL, env=env, cwd=root
+        )
         _, status, usage = os.wait4(proc.pid, 0)
     assert os.waitstatus_to_exitcode(status) == 1
     assert "JS002" in (tmp_path / "out").read_text()

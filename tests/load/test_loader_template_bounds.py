@@ -53,10 +53,10 @@ PAYLOADS = {
     "format-shared-list": '{% set a = ["x" * 1000000] * 1000 %}{{ "{}".format(a) }}',
     "tilde-shared-list": '{% set a = ["x" * 1000000] * 1000 %}{{ "" ~ a }}',
     "lipsum": "{{ lipsum(100000, max=100000) }}",
-    "tojson-indent": '{{ [[1, 2]] * 1000 | tojson(indent=999999999) }}',
+    "tojson-indent": "{{ [[1, 2]] * 1000 | tojson(indent=999999999) }}",
     "wordwrap-wrapstring": '{{ ("a " * 500000) | wordwrap(2, wrapstring="y" * 1000) }}',
-    "slice-count": '{{ [1] | slice(999999999) | list | length }}',
-    "batch-fill": '{{ [1] | batch(999999999, 0) | list | length }}',
+    "slice-count": "{{ [1] | slice(999999999) | list | length }}",
+    "batch-fill": "{{ [1] | batch(999999999, 0) | list | length }}",
     "str-translate": '{{ ("a" * 1000000).translate({97: "b" * 1000}) }}',
     "int-to-bytes": "{{ (1).to_bytes(999999999, 'big') | length }}",
     "map-center": '{{ ["x"] | map("center", 999999999) | list }}',
@@ -88,8 +88,10 @@ def test_blow_up_is_refused_in_bounded_memory(name: str) -> None:
 
 def test_a_template_that_accumulates_ordinary_text_still_renders() -> None:
     """The total bound leaves room for what templates do: 2,000 consumers' worth of text built in a loop."""
-    source = ("{% set ns = namespace(s='') %}{% for i in range(2000) %}{% set ns.s = ns.s ~ 'c' ~ i ~ ',' %}{% endfor %}"
-              "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: S\nspec:\n  description: {{ ns.s | length }}\n")
+    source = (
+        "{% set ns = namespace(s='') %}{% for i in range(2000) %}{% set ns.s = ns.s ~ 'c' ~ i ~ ',' %}{% endfor %}"
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: S\nspec:\n  description: {{ ns.s | length }}\n"
+    )
     r = render_template(source, "t.yaml.j2", "dev", {})
     assert r.problems == [] and "description: 10890" in r.text
 

@@ -92,8 +92,9 @@ def tree(root: Path, count: int = 3) -> Path:
 
 
 @needs_root
-def test_cleanup_never_deletes_through_a_link_planted_at_parse(tmp_path: Path, shared: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_cleanup_never_deletes_through_a_link_planted_at_parse(
+    tmp_path: Path, shared: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Item 1: ``parse`` planted as a link to the victim's directory of large files (sparse here):
     on main the victim's lint wrote its pack there and its cleanup deleted the oldest files."""
     victim = tmp_path / "victim-data"
@@ -113,8 +114,9 @@ def test_cleanup_never_deletes_through_a_link_planted_at_parse(tmp_path: Path, s
 
 
 @needs_root
-def test_links_planted_at_temporary_names_are_never_written_through(tmp_path: Path, shared: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_links_planted_at_temporary_names_are_never_written_through(
+    tmp_path: Path, shared: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Item 1: another user makes ``parse/`` first and plants links at the temporary pack names
     (on main ``<pack>.<pid>.tmp``, opened without O_NOFOLLOW/O_EXCL: the victim's ~/.bashrc was
     overwritten). A ``parse/`` that is not the user's is not used at all."""
@@ -141,8 +143,7 @@ def test_links_planted_at_temporary_names_are_never_written_through(tmp_path: Pa
 
 
 @needs_root
-def test_a_pack_planted_by_another_user_is_not_read(shared: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_pack_planted_by_another_user_is_not_read(shared: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Item 1: a pack owned by another uid (the directory was left group/world-writable) is not
     read, and the directory is narrowed back to 0700."""
     cache = shared
@@ -216,8 +217,12 @@ def test_apply_never_uses_a_forged_cache(cache: Path, tmp_path: Path, capsys: py
 _WRONG_SHAPES: dict[str, object] = {
     "value-set": ([({"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": frozenset({"A"})}}, None, 1, [])], [], False, True),
     "value-bytes-key": ([({b"apiVersion": "jsops/v1"}, None, 1, [])], [], False, True),
-    "value-surrogate": ([({"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": "ORD\ud800"},
-                           "spec": {"subjects": ["a"]}}, None, 1, [])], [], False, True),
+    "value-surrogate": (
+        [({"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": "ORD\ud800"}, "spec": {"subjects": ["a"]}}, None, 1, [])],
+        [],
+        False,
+        True,
+    ),
     "positions-string": ([({"a": 1}, "nope", 1, [])], [], False, True),
     "positions-bad-map": ([({"a": 1}, [(1, 1), {"a": ["x", None]}], 1, [])], [], False, True),
     "line-string": ([({"a": 1}, None, "1", [])], [], False, True),
@@ -231,8 +236,7 @@ _WRONG_SHAPES: dict[str, object] = {
 
 
 @pytest.mark.parametrize("shape", sorted(_WRONG_SHAPES))
-def test_a_checksummed_entry_of_the_wrong_shape_is_a_miss(shape: str, cache: Path, tmp_path: Path,
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_checksummed_entry_of_the_wrong_shape_is_a_miss(shape: str, cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Item 2: entries validated before use: a wrong shape is parsed again, never a crash."""
     src = tree(tmp_path / "src", 1)
     plain = lint([str(src)], capsys, "--no-cache")
@@ -251,14 +255,22 @@ def test_a_checksummed_entry_of_the_wrong_shape_is_a_miss(shape: str, cache: Pat
 
 def _lint_subprocess(src: Path, cache: Path, limit_bytes: int = 1 << 31) -> tuple[subprocess.CompletedProcess[str], int]:
     """``jsops lint`` in a child under an address-space limit; returns the result and the child's peak RSS (bytes)."""
+
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
 
     env = {**os.environ, "JSOPS_CACHE_DIR": str(cache)}
     env.pop("JSOPS_NO_CACHE", None)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    proc = subprocess.run([sys.executable, "-m", "jsops.linter.cli", "lint", str(src), "--format", "json"], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=120, preexec_fn=limit)
+    proc = subprocess.run(
+        [sys.executable, "-m", "jsops.linter.cli", "lint", str(src), "--format", "json"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit,
+    )
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return proc, (peak if peak > before else 0) * 1024
 
@@ -292,8 +304,7 @@ def test_special_files_at_the_pack_name_are_skipped(what: str, cache: Path, tmp_
 # --- item 4: private files ------------------------------------------------------------------------
 
 
-def test_cache_files_are_private_even_with_a_permissive_umask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_cache_files_are_private_even_with_a_permissive_umask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Item 4: a JSON file holding a password is not kept at all (it is no manifest); a manifest
     holding one is, privately: directories 0700, the pack 0600, whatever the umask (on main: the
     password file was kept too, in a 0644 pack in 0755 directories)."""
@@ -350,8 +361,9 @@ def test_a_parser_change_with_the_same_version_is_a_new_key(tmp_path: Path) -> N
     env.pop("JSOPS_NO_CACHE", None)
 
     def run() -> str:
-        proc = subprocess.run([sys.executable, "-m", "jsops.linter.cli", "lint", str(src), "--format", "text"], env=env,
-                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "jsops.linter.cli", "lint", str(src), "--format", "text"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
         assert proc.returncode == 1, proc.stderr
         return proc.stdout
 
@@ -383,6 +395,7 @@ def test_load_paths_defaults_to_no_cache(cache: Path, tmp_path: Path) -> None:
 
 def _plant_tmp_links(path: str, target: Path) -> Callable[[], None]:
     """As the attacker: links at ``path`` and at every ``<path>.<pid>.tmp`` the test process could use."""
+
     def plant() -> None:
         for pid in range(os.getppid() - 5, os.getppid() + 200):
             os.symlink(target, f"{path}.{pid}.tmp")
@@ -392,8 +405,7 @@ def _plant_tmp_links(path: str, target: Path) -> Callable[[], None]:
 
 
 @needs_root
-def test_the_entry_point_cache_never_writes_through_planted_links(tmp_path: Path, shared: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_entry_point_cache_never_writes_through_planted_links(tmp_path: Path, shared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from jsops.linter import plugins
 
     monkeypatch.setenv("JSOPS_CACHE_DIR", str(shared))

@@ -51,8 +51,7 @@ def test_lint_dot_at_a_repository_root_exits_0_and_counts_what_it_skipped(repo: 
     assert rc == 0, out
     assert err == ""
     assert out.rstrip().splitlines()[-1] == (
-        "Found 0 errors, 1 warning, 3 info (5 objects in 5 files; 3 other Kubernetes objects skipped; "
-        "9 files that are not JetStream configs skipped)."
+        "Found 0 errors, 1 warning, 3 info (5 objects in 5 files; 3 other Kubernetes objects skipped; 9 files that are not JetStream configs skipped)."
     )
     assert " error " not in out
 
@@ -60,10 +59,14 @@ def test_lint_dot_at_a_repository_root_exits_0_and_counts_what_it_skipped(repo: 
 def test_the_manifests_are_linted_and_each_other_file_is_named_with_its_reason(repo: Path) -> None:
     estate = load_paths(["."])
     assert sorted((r.kind, r.name) for r in estate.resources) == [
-        ("Consumer", "settle"), ("Consumer", "shipper"), ("Stream", "AUDIT"), ("Stream", "ORDERS"), ("Stream", "PAYMENTS")]
+        ("Consumer", "settle"),
+        ("Consumer", "shipper"),
+        ("Stream", "AUDIT"),
+        ("Stream", "ORDERS"),
+        ("Stream", "PAYMENTS"),
+    ]
     assert {k.replace("\\", "/"): v for k, v in estate.not_jetstream.items()} == NOT_CONFIGS
-    assert sorted(s[2] for s in estate.skipped) == [
-        "apps/v1 Deployment", "kustomize.config.k8s.io/v1beta1 Kustomization", "v1 Service"]
+    assert sorted(s[2] for s in estate.skipped) == ["apps/v1 Deployment", "kustomize.config.k8s.io/v1beta1 Kustomization", "v1 Service"]
     assert [f.rule for f in estate.findings] == ["JS022"]  # AUDIT.json named after its file
 
 
@@ -71,8 +74,7 @@ def test_a_workflow_named_explicitly_is_passed_over(repo: Path, capsys: pytest.C
     rc = main(["lint", ".github/workflows/ci.yml", "package.json"])
     out, err = capsys.readouterr()
     assert (rc, err) == (0, "")
-    assert out.rstrip().splitlines()[-1] == (
-        "No manifests found: nothing was linted (0 objects in 0 files; 2 files that are not JetStream configs skipped).")
+    assert out.rstrip().splitlines()[-1] == ("No manifests found: nothing was linted (0 objects in 0 files; 2 files that are not JetStream configs skipped).")
 
 
 BROKEN = {

@@ -43,27 +43,40 @@ def _listening(port: int) -> bool:
 
 
 @contextmanager
-def connect_server(workdir: Path, master: str = "local[2]", conf: Sequence[str] = (),
-                   timeout_s: float = 240.0) -> Iterator[str]:
+def connect_server(workdir: Path, master: str = "local[2]", conf: Sequence[str] = (), timeout_s: float = 240.0) -> Iterator[str]:
     """``sc://127.0.0.1:PORT`` of a Spark Connect server with ``master`` (stopped at the end)."""
     home = spark_home()
     port = free_port()
     env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1"}
-    argv = [str(home / "bin" / "spark-submit"), "--class", SERVER_CLASS, "--master", master,
-            "--driver-memory", "768m", "--conf", "spark.ui.enabled=false",
-            "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
-            "--conf", f"spark.connect.grpc.binding.port={port}", "--conf", "spark.driver.host=127.0.0.1",
-            "--conf", "spark.driver.bindAddress=127.0.0.1", *conf, "spark-internal"]
+    argv = [
+        str(home / "bin" / "spark-submit"),
+        "--class",
+        SERVER_CLASS,
+        "--master",
+        master,
+        "--driver-memory",
+        "768m",
+        "--conf",
+        "spark.ui.enabled=false",
+        "--conf",
+        "spark.connect.grpc.binding.address=127.0.0.1",
+        "--conf",
+        f"spark.connect.grpc.binding.port={port}",
+        "--conf",
+        "spark.driver.host=127.0.0.1",
+        "--conf",
+        "spark.driver.bindAddress=127.0.0.1",
+        *conf,
+        "spark-internal",
+    ]
     log = workdir / "connect-server.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=workdir,
-                                start_new_session=True)
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=workdir, start_new_session=True)
     try:
         deadline = time.monotonic() + timeout_s
         while not _listening(port):
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the Spark Connect server did not listen on {port}:\n"
-                                   f"{log.read_text(errors='replace')[-2000:]}")
+                raise RuntimeError(f"the Spark Connect server did not listen on {port}:\n{log.read_text(errors='replace')[-2000:]}")
             time.sleep(0.5)
         yield f"sc://127.0.0.1:{port}"
     finally:

@@ -66,13 +66,17 @@ def expected(events: list[dict[str, Any]]) -> dict[str, Any]:
     for key, values in acks.items():
         a = np.array(values, dtype=np.float64)
         consumers.setdefault(key, {})["ack_time_ns"] = {
-            "samples": len(values), **{n: float(np.percentile(a, q)) for n, q in
-                                       (("p50", 50), ("p90", 90), ("p99", 99), ("p999", 99.9))},
-            "max": int(a.max())}
+            "samples": len(values),
+            **{n: float(np.percentile(a, q)) for n, q in (("p50", 50), ("p90", 90), ("p99", 99), ("p999", 99.9))},
+            "max": int(a.max()),
+        }
     for key, values in deliveries.items():
         d = np.array(values)
         consumers.setdefault(key, {})["deliveries"] = {
-            "first_try_ratio": float((d == 1).mean()), "redelivered_ratio": float((d > 1).mean()), "max": int(d.max())}
+            "first_try_ratio": float((d == 1).mean()),
+            "redelivered_ratio": float((d > 1).mean()),
+            "max": int(d.max()),
+        }
     for key, counts in adv.items():
         consumers.setdefault(key, {})["advisories"] = dict(counts)
     for key, snaps in csnap.items():
@@ -80,8 +84,7 @@ def expected(events: list[dict[str, Any]]) -> dict[str, Any]:
         t = np.array([s[0] for s in snaps], dtype=np.float64)
         v = np.array([s[1] for s in snaps], dtype=np.float64)
         dt, dv = np.diff(t), np.diff(v)
-        consumers.setdefault(key, {})["delivery"] = {"mean_per_s": dv.sum() / dt.sum() * 1e6,
-                                                     "peak_per_s": float((dv / dt).max() * 1e6)}
+        consumers.setdefault(key, {})["delivery"] = {"mean_per_s": dv.sum() / dt.sum() * 1e6, "peak_per_s": float((dv / dt).max() * 1e6)}
     streams: dict[str, Any] = {}
     if pubs:
         secs_all = [micros(p["ts"]) // 1_000_000 for p in pubs]
@@ -104,12 +107,20 @@ def expected(events: list[dict[str, Any]]) -> dict[str, Any]:
                 ids[r["msg_id"]].append(micros(r["ts"]))
             horizons = np.array([(max(v) - min(v)) * 1000 for v in ids.values() if len(v) >= 2], dtype=np.float64)
             s = streams.setdefault(name, {})
-            s["ingest"] = {"messages": len(ok), "mean_per_s": counts.mean(), "p99_per_s": float(np.percentile(counts, 99)),
-                           "peak_per_s": int(counts.max()), "peak_per_min": max(minutes.values())}
+            s["ingest"] = {
+                "messages": len(ok),
+                "mean_per_s": counts.mean(),
+                "p99_per_s": float(np.percentile(counts, 99)),
+                "peak_per_s": int(counts.max()),
+                "peak_per_min": max(minutes.values()),
+            }
             s["bytes"] = {"mean_per_s": nbytes.mean(), "peak_per_s": int(nbytes.max())}
-            s["publish_retry"] = {"attempts": len(rows), "retried_ids": len(horizons),
-                                  "horizon_p99_ns": float(np.percentile(horizons, 99)),
-                                  "horizon_max_ns": int(horizons.max())}
+            s["publish_retry"] = {
+                "attempts": len(rows),
+                "retried_ids": len(horizons),
+                "horizon_p99_ns": float(np.percentile(horizons, 99)),
+                "horizon_max_ns": int(horizons.max()),
+            }
     for name, snaps in ssnap.items():
         with_msgs = [x for x in snaps if x["state"]["messages"] > 0]
         s = streams.setdefault(name, {})

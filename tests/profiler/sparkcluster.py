@@ -71,13 +71,25 @@ def standalone(d: Path, workers: int = 2, timeout: float = 120) -> Iterator[tupl
             procs.append(spawn([spark_class, *args], stdout=log, stderr=-2, env=env, cwd=d))
 
     try:
-        start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
-              "--webui-port", str(ui))
+        start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port), "--webui-port", str(ui))
         for i in range(1, workers + 1):
             work = d / f"work{i}"
             work.mkdir()
-            start(f"worker{i}", "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
-                  "--webui-port", str(_free_port()), "--cores", "1", "--memory", "512m", "--work-dir", str(work), url)
+            start(
+                f"worker{i}",
+                "org.apache.spark.deploy.worker.Worker",
+                "--host",
+                "127.0.0.1",
+                "--webui-port",
+                str(_free_port()),
+                "--cores",
+                "1",
+                "--memory",
+                "512m",
+                "--work-dir",
+                str(work),
+                url,
+            )
         deadline = time.monotonic() + timeout
         while _alive_workers(ui) < workers:
             if time.monotonic() > deadline or any(p.poll() is not None for p in procs):

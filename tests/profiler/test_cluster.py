@@ -26,8 +26,9 @@ from .sparkcluster import standalone
 ROOT = Path(__file__).resolve().parents[2]
 NO_PYTHON = "/nonexistent/python-for-executors"
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None and not os.environ.get("JAVA_HOME"),
-                                reason="a Spark standalone cluster needs Java 17+ (no java on PATH, no JAVA_HOME)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("java") is None and not os.environ.get("JAVA_HOME"), reason="a Spark standalone cluster needs Java 17+ (no java on PATH, no JAVA_HOME)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -58,34 +59,74 @@ def _figures(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def _executor_conf() -> list[str]:
-    return ["--conf", "spark.executor.memory=512m", "--conf", "spark.cores.max=2", "--conf", "spark.sql.shuffle.partitions=2",
-            "--conf", "spark.executorEnv.PYSPARK_PYTHON=" + NO_PYTHON]
+    return [
+        "--conf",
+        "spark.executor.memory=512m",
+        "--conf",
+        "spark.cores.max=2",
+        "--conf",
+        "spark.sql.shuffle.partitions=2",
+        "--conf",
+        "spark.executorEnv.PYSPARK_PYTHON=" + NO_PYTHON,
+    ]
 
 
-def test_jsops_profile_on_the_cluster_equals_local_mode(cluster: str, telemetry: Path, tmp_path: Path,
-                                                         local_profile: dict[str, Any]) -> None:
+def test_jsops_profile_on_the_cluster_equals_local_mode(cluster: str, telemetry: Path, tmp_path: Path, local_profile: dict[str, Any]) -> None:
     out = tmp_path / "cluster.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": NO_PYTHON, "SPARK_LOCAL_IP": "127.0.0.1"}
-    cmd = [sys.executable, "-m", "jsops.linter.cli", "profile", telemetry.as_uri(), "-o", str(out), "--master", cluster,
-           "--driver-host", "127.0.0.1", "--driver-memory", "512m", *_executor_conf()]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jsops.linter.cli",
+        "profile",
+        telemetry.as_uri(),
+        "-o",
+        str(out),
+        "--master",
+        cluster,
+        "--driver-host",
+        "127.0.0.1",
+        "--driver-memory",
+        "512m",
+        *_executor_conf(),
+    ]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1500)
     assert r.returncode == 0, r.stderr[-3000:]
     assert _figures(json.loads(out.read_text())) == _figures(local_profile)
 
 
-def test_spark_submit_with_the_printed_command_equals_local_mode(cluster: str, telemetry: Path, tmp_path: Path,
-                                                                 local_profile: dict[str, Any]) -> None:
+def test_spark_submit_with_the_printed_command_equals_local_mode(cluster: str, telemetry: Path, tmp_path: Path, local_profile: dict[str, Any]) -> None:
     out = tmp_path / "submit.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     printed = subprocess.run(
-        [sys.executable, "-m", "jsops.linter.cli", "profile", telemetry.as_uri(), "-o", str(out), "--master", cluster,
-         "--driver-memory", "512m", *_executor_conf(), "--conf", "spark.driver.host=127.0.0.1",
-         "--print-submit-command", "--bundle-dir", str(tmp_path / "bundle")],
-        capture_output=True, text=True, env=env, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "jsops.linter.cli",
+            "profile",
+            telemetry.as_uri(),
+            "-o",
+            str(out),
+            "--master",
+            cluster,
+            "--driver-memory",
+            "512m",
+            *_executor_conf(),
+            "--conf",
+            "spark.driver.host=127.0.0.1",
+            "--print-submit-command",
+            "--bundle-dir",
+            str(tmp_path / "bundle"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert printed.returncode == 0, printed.stderr
     words = shlex.split(printed.stdout.strip())
     assignments = {w.split("=", 1)[0]: w.split("=", 1)[1] for w in words if "=" in w and w.split("=", 1)[0].isupper()}
-    argv = words[len(assignments):]
+    argv = words[len(assignments) :]
     assert set(assignments) == {"SPARK_HOME", "PYSPARK_DRIVER_PYTHON"} and argv[0].endswith("bin/spark-submit")
     assert "--py-files" in argv and argv[argv.index("--py-files") + 1].endswith(".zip")
     # no PYTHONPATH, no SPARK_HOME but the printed one, run from elsewhere: the driver imports profiler

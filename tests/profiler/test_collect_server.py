@@ -46,9 +46,16 @@ async def workload(url: str) -> None:
     nc = await nats.connect(url)
     js = nc.jetstream()
     await js.add_stream(name="ORDERS", subjects=["orders.>"])
-    await nc.request("$JS.API.CONSUMER.CREATE.ORDERS.worker", json.dumps({
-        "stream_name": "ORDERS", "config": {"durable_name": "worker", "ack_policy": "explicit", "max_deliver": 2,
-                                            "sample_freq": "100%", "ack_wait": 30_000_000_000}}).encode(), timeout=5)
+    await nc.request(
+        "$JS.API.CONSUMER.CREATE.ORDERS.worker",
+        json.dumps(
+            {
+                "stream_name": "ORDERS",
+                "config": {"durable_name": "worker", "ack_policy": "explicit", "max_deliver": 2, "sample_freq": "100%", "ack_wait": 30_000_000_000},
+            }
+        ).encode(),
+        timeout=5,
+    )
     for i in range(20):
         await js.publish("orders.created", f"order {i}".encode())
     sub = await js.pull_subscribe_bind("worker", "ORDERS")
@@ -73,8 +80,9 @@ async def workload(url: str) -> None:
 def test_collect_real_server_restart_and_sigterm(spark: Any, tmp_path: Path) -> None:
     out = tmp_path / "telemetry"
     srv = NatsServer().start()
-    proc = subprocess.Popen([sys.executable, "-c", COLLECT, "--server", srv.url, str(out), "--duration", "0",
-                             "--snapshot-interval", "300ms"], stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", COLLECT, "--server", srv.url, str(out), "--duration", "0", "--snapshot-interval", "300ms"], stderr=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stderr is not None
         assert "(ready)" in proc.stderr.readline()
@@ -110,6 +118,10 @@ def test_collect_real_server_restart_and_sigterm(spark: Any, tmp_path: Path) -> 
 
 
 def test_collect_unreachable_server_is_a_clean_error(tmp_path: Path) -> None:
-    r = subprocess.run([sys.executable, "-c", COLLECT, "--server", "nats://127.0.0.1:1", str(tmp_path / "o"),
-                        "--connect-timeout", "1s"], capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-c", COLLECT, "--server", "nats://127.0.0.1:1", str(tmp_path / "o"), "--connect-timeout", "1s"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 1 and "cannot connect" in r.stderr and "Traceback" not in r.stderr

@@ -25,8 +25,9 @@ from .connect_server import connect_jar, connect_server, free_port
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "jsops-test-token"
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None and not os.environ.get("JAVA_HOME"),
-                                reason="a Spark Connect server needs Java 17+ (no java on PATH, no JAVA_HOME)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("java") is None and not os.environ.get("JAVA_HOME"), reason="a Spark Connect server needs Java 17+ (no java on PATH, no JAVA_HOME)"
+)
 
 
 def _connect_client_missing() -> str | None:
@@ -47,8 +48,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     missing = _connect_client_missing()
     if missing:
         pytest.skip(missing)
-    with connect_server(tmp_path_factory.mktemp("connect"), "local[2]",
-                        ["--conf", f"spark.connect.authenticate.token={TOKEN}"]) as url:
+    with connect_server(tmp_path_factory.mktemp("connect"), "local[2]", ["--conf", f"spark.connect.authenticate.token={TOKEN}"]) as url:
         yield url.removeprefix("sc://").replace("127.0.0.1", "localhost")
 
 
@@ -71,12 +71,16 @@ def _figures(doc: dict[str, Any]) -> dict[str, Any]:
 
 def _jsops(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
-    return subprocess.run([sys.executable, "-m", "jsops.linter.cli", "profile", *args], capture_output=True, text=True,
-                          env={**base, "PYTHONPATH": str(ROOT), **(env or {})}, timeout=1200)
+    return subprocess.run(
+        [sys.executable, "-m", "jsops.linter.cli", "profile", *args],
+        capture_output=True,
+        text=True,
+        env={**base, "PYTHONPATH": str(ROOT), **(env or {})},
+        timeout=1200,
+    )
 
 
-def test_remote_profile_equals_local_mode_figure_for_figure(server: str, telemetry: Path, tmp_path: Path,
-                                                            local_profile: dict[str, Any]) -> None:
+def test_remote_profile_equals_local_mode_figure_for_figure(server: str, telemetry: Path, tmp_path: Path, local_profile: dict[str, Any]) -> None:
     out = tmp_path / "remote.json"
     r = _jsops(str(telemetry), "-o", str(out), "--remote", f"sc://{server}/;token={TOKEN}")
     assert r.returncode == 0, r.stderr[-3000:]
@@ -85,8 +89,7 @@ def test_remote_profile_equals_local_mode_figure_for_figure(server: str, telemet
     assert all(line.startswith("jsops profile: ") for line in r.stderr.splitlines()), r.stderr
 
 
-def test_spark_remote_is_read_when_no_master_is_given(server: str, telemetry: Path, tmp_path: Path,
-                                                      local_profile: dict[str, Any]) -> None:
+def test_spark_remote_is_read_when_no_master_is_given(server: str, telemetry: Path, tmp_path: Path, local_profile: dict[str, Any]) -> None:
     out = tmp_path / "env.json"
     r = _jsops(str(telemetry), "-o", str(out), "-q", env={"SPARK_REMOTE": f"sc://{server}/;token={TOKEN}"})
     assert r.returncode == 0 and r.stderr == "", r.stderr[-3000:]
@@ -103,18 +106,20 @@ def test_a_refused_token_is_one_line(server: str, telemetry: Path, tmp_path: Pat
 def test_unreachable_endpoint_is_one_line_and_quick(telemetry: Path, tmp_path: Path) -> None:
     port = free_port()  # nothing listens there
     r = _jsops(str(telemetry), "-o", str(tmp_path / "x.json"), "--remote", f"sc://127.0.0.1:{port}")
-    assert r.returncode == 1 and r.stderr.strip() == (
-        f"jsops profile: error: cannot reach the Spark Connect server at 127.0.0.1:{port}: connection refused")
+    assert r.returncode == 1 and r.stderr.strip() == (f"jsops profile: error: cannot reach the Spark Connect server at 127.0.0.1:{port}: connection refused")
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (["--remote", "http://host:15002"], "expected sc://HOST:PORT"),
-    (["--remote", "sc://host:99999"], "the port is not a number"),
-    (["--remote", "sc://h:1", "--master", "local[1]"], "give one"),
-    (["--remote", "sc://h:1", "--driver-memory", "1g"], "has its own driver"),
-    (["--engine", "sail", "--remote", "sc://h:1"], "starts its own server"),
-    (["--remote", "sc://h:1", "--print-submit-command"], "is for spark-submit"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--remote", "http://host:15002"], "expected sc://HOST:PORT"),
+        (["--remote", "sc://host:99999"], "the port is not a number"),
+        (["--remote", "sc://h:1", "--master", "local[1]"], "give one"),
+        (["--remote", "sc://h:1", "--driver-memory", "1g"], "has its own driver"),
+        (["--engine", "sail", "--remote", "sc://h:1"], "starts its own server"),
+        (["--remote", "sc://h:1", "--print-submit-command"], "is for spark-submit"),
+    ],
+)
 def test_remote_argument_errors_exit_2(telemetry: Path, tmp_path: Path, args: list[str], needle: str) -> None:
     r = _jsops(str(telemetry), "-o", str(tmp_path / "x.json"), *args)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and needle in r.stderr, r.stderr
@@ -122,6 +127,9 @@ def test_remote_argument_errors_exit_2(telemetry: Path, tmp_path: Path, args: li
 
 def test_a_client_of_another_major_version_is_refused() -> None:
     check_versions("4.3.0", "4.1.2")
-    with pytest.raises(EngineError, match=r"version mismatch: this client is PySpark 4.3.0, the server runs "
-                                          r"Spark 3.5.1.*pyspark\[connect\]==3.5"):
+    with pytest.raises(
+        EngineError,
+        match=r"version mismatch: this client is PySpark 4.3.0, the server runs "
+        r"Spark 3.5.1.*pyspark\[connect\]==3.5",
+    ):
         check_versions("4.3.0", "3.5.1")

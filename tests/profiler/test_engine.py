@@ -19,14 +19,17 @@ def test_spark_remote_counts_only_without_remote_and_master() -> None:
     assert not Engine().connect
 
 
-@pytest.mark.parametrize(("engine", "remote", "master", "needle"), [
-    ("duckdb", None, None, "expected one of spark, sail"),
-    ("sail", None, "local[1]", "starts its own server"),
-    ("spark", "sc://h:1", "local[1]", "give one"),
-    ("spark", "grpc://h:1", None, "expected sc://HOST:PORT"),
-    ("spark", "sc://:15002", None, "expected sc://HOST:PORT"),
-    ("spark", "sc://h:port", None, "the port is not a number"),
-])
+@pytest.mark.parametrize(
+    ("engine", "remote", "master", "needle"),
+    [
+        ("duckdb", None, None, "expected one of spark, sail"),
+        ("sail", None, "local[1]", "starts its own server"),
+        ("spark", "sc://h:1", "local[1]", "give one"),
+        ("spark", "grpc://h:1", None, "expected sc://HOST:PORT"),
+        ("spark", "sc://:15002", None, "expected sc://HOST:PORT"),
+        ("spark", "sc://h:port", None, "the port is not a number"),
+    ],
+)
 def test_conflicts_and_bad_urls_are_refused(engine: str, remote: str | None, master: str | None, needle: str) -> None:
     with pytest.raises(EngineError, match=needle):
         choose(engine, remote, master, env={})

@@ -15,8 +15,18 @@ from jsops.profiler.job import main
 
 
 def _publishes(n: int = 300, stream: str = "ORDERS") -> list[dict[str, Any]]:
-    return [{"type": "io.jsops.publish.v1", "ts": f"2026-08-21T12:{i // 60:02d}:{i % 60:02d}.000Z", "stream": stream,
-             "msg_id": f"m{i}", "attempt": 1, "bytes": 100, "result": "ok"} for i in range(n)]
+    return [
+        {
+            "type": "io.jsops.publish.v1",
+            "ts": f"2026-08-21T12:{i // 60:02d}:{i % 60:02d}.000Z",
+            "stream": stream,
+            "msg_id": f"m{i}",
+            "attempt": 1,
+            "bytes": 100,
+            "result": "ok",
+        }
+        for i in range(n)
+    ]
 
 
 def _write(path: Path, events: list[dict[str, Any]]) -> None:
@@ -68,8 +78,7 @@ def test_a_truncated_gzip_names_the_file(spark: Any, tmp_path: Path, capsys: pyt
     rc = main([str(tmp_path / "in"), "-o", str(tmp_path / "p.json")])
     err = capsys.readouterr().err
     errors = [ln for ln in err.splitlines() if "error" in ln]
-    assert rc == 2 and errors == [f"jsops profile: error: {bad}: the gzip stream is truncated (the file ends before the "
-                                  "compressed data does)"], err
+    assert rc == 2 and errors == [f"jsops profile: error: {bad}: the gzip stream is truncated (the file ends before the compressed data does)"], err
     assert "Py4J" not in err and "Traceback" not in err
     assert not (tmp_path / "p.json").exists()
 
@@ -79,8 +88,9 @@ def test_a_truncated_parquet_file_names_the_file(spark: Any, tmp_path: Path, cap
 
     session = SparkSession.getActiveSession()
     assert session is not None
-    session.createDataFrame([(e["type"], e["ts"], e["stream"]) for e in _publishes(50)], "type string, ts string, stream string") \
-        .coalesce(1).write.parquet(str(tmp_path / "pq"))
+    session.createDataFrame([(e["type"], e["ts"], e["stream"]) for e in _publishes(50)], "type string, ts string, stream string").coalesce(1).write.parquet(
+        str(tmp_path / "pq")
+    )
     (part,) = [p for p in (tmp_path / "pq").iterdir() if p.name.endswith(".parquet")]
     part.write_bytes(part.read_bytes()[:-20])
     rc = main([str(tmp_path / "pq"), "-o", str(tmp_path / "p.json")])

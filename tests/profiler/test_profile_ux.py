@@ -23,12 +23,9 @@ def test_empty_input_is_a_warning_and_the_summary_has_the_time(spark: Any, tmp_p
 
 
 def test_without_the_spark_extra_one_line_says_how_to_install(tmp_path: Path) -> None:
-    code = ("import sys; sys.modules['pyspark'] = None\n"
-            "from jsops.linter.cli import main\n"
-            "sys.exit(main(sys.argv[1:]))")
+    code = "import sys; sys.modules['pyspark'] = None\nfrom jsops.linter.cli import main\nsys.exit(main(sys.argv[1:]))"
     hint = "pip install 'jsops[spark]'"
-    proc = subprocess.run([sys.executable, "-c", code, "profile", str(tmp_path), "-o", "p.json"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-c", code, "profile", str(tmp_path), "-o", "p.json"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and hint in proc.stderr, proc.stderr
     proc = subprocess.run([sys.executable, "-c", code, "profile", "--help"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and hint in proc.stdout.replace("\n", " ")

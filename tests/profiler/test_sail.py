@@ -23,8 +23,7 @@ from jsops.profiler.synthetic import default_spec, generate
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("pysail") is None,
-                                reason="pysail is not installed (pip install 'jsops[sail]')")
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("pysail") is None, reason="pysail is not installed (pip install 'jsops[sail]')")
 
 
 @pytest.fixture(scope="module")
@@ -47,15 +46,19 @@ def _figures(doc: dict[str, Any]) -> dict[str, Any]:
 
 def _sail(*args: str) -> tuple[dict[str, Any], str]:
     out = Path(args[args.index("-o") + 1])
-    r = subprocess.run([sys.executable, "-m", "jsops.linter.cli", "profile", "--engine", "sail", *args],
-                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
+    r = subprocess.run(
+        [sys.executable, "-m", "jsops.linter.cli", "profile", "--engine", "sail", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     return json.loads(out.read_text()), r.stderr
 
 
 @pytest.mark.parametrize("fmt", ["json", "parquet"])
-def test_sail_equals_spark_figure_for_figure(spark: Any, telemetry: Path, parquet: Path, tmp_path: Path,
-                                             fmt: str) -> None:
+def test_sail_equals_spark_figure_for_figure(spark: Any, telemetry: Path, parquet: Path, tmp_path: Path, fmt: str) -> None:
     src = str(telemetry if fmt == "json" else parquet)
     want, _ = build_profiles(spark, [src])
     got, err = _sail(src, "-o", str(tmp_path / "sail.json"))
@@ -69,7 +72,8 @@ def test_sail_store_equals_spark_store(spark: Any, parquet: Path, tmp_path: Path
     got, _ = _sail(str(parquet), "-o", str(tmp_path / "sail.json"), "--store", str(tmp_path / "sail-store"), "-q")
     assert _figures(got) == _figures(want)
     assert sorted(p.name for p in (tmp_path / "sail-store").rglob("*") if p.is_file()) == sorted(
-        p.name for p in (tmp_path / "spark-store").rglob("*") if p.is_file())
+        p.name for p in (tmp_path / "spark-store").rglob("*") if p.is_file()
+    )
 
 
 def test_a_group_above_the_exact_limit_is_exact_on_sail_and_says_so(telemetry: Path, tmp_path: Path) -> None:

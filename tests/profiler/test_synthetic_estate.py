@@ -57,8 +57,7 @@ def test_names_and_configs_are_the_estate_s(telemetry: Path) -> None:
     assert fraud["config"]["ack_wait"] == 5_000_000_000 and fraud["config"]["max_deliver"] == 3
     # the server samples acks only for explicit-ack consumers with a sample_freq
     sampled = {f"{e['stream']}/{e['consumer']}" for e in events if e.get("type", "").endswith("consumer_ack")}
-    assert sampled == {"ORDERS/order-projection", "ORDERS/fraud-check", "PAYMENTS/payment-gateway",
-                       "SHIPPING/label-printer"}
+    assert sampled == {"ORDERS/order-projection", "ORDERS/fraud-check", "PAYMENTS/payment-gateway", "SHIPPING/label-printer"}
     # nobody publishes to the DLQ: the server puts advisories there
     assert {e["stream"] for e in events if e.get("type") == "io.jsops.publish.v1"} == streams - {"DLQ"}
 
@@ -98,7 +97,8 @@ def test_another_estate_gets_healthy_figures(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(
         "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: EVENTS}\nspec: {subjects: ['events.*']}\n---\n"
         "apiVersion: jsops/v1\nkind: Consumer\nmetadata: {name: worker, stream: EVENTS}\n"
-        "spec: {ack_wait: 10s, max_deliver: 4, sample_freq: '50%'}\n")
+        "spec: {ack_wait: 10s, max_deliver: 4, sample_freq: '50%'}\n"
+    )
     spec = estate_spec([str(tmp_path)], acks=4000, publish_ids=100, duration_s=600)
     (worker,) = spec.consumers
     assert (worker.stream, worker.name, worker.acks, worker.max_deliver) == ("EVENTS", "worker", 4000, 4)

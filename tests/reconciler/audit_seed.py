@@ -22,11 +22,11 @@ def consumer(js: Js, stream_name: str, name: str, **cfg: object) -> None:
 
 def fetch_no_ack(js: Js, stream_name: str, name: str, count: int) -> int:
     """Pull ``count`` messages and acknowledge none; returns how many came."""
+
     async def go() -> int:
         inbox = js.nc.new_inbox()
         sub = await js.nc.subscribe(inbox)
-        await js.nc.publish(f"$JS.API.CONSUMER.MSG.NEXT.{stream_name}.{name}",
-                            json.dumps({"batch": count, "expires": 2 * SECOND_NS}).encode(), reply=inbox)
+        await js.nc.publish(f"$JS.API.CONSUMER.MSG.NEXT.{stream_name}.{name}", json.dumps({"batch": count, "expires": 2 * SECOND_NS}).encode(), reply=inbox)
         got = 0
         while got < count:
             try:

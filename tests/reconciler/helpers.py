@@ -16,8 +16,15 @@ import nats.errors
 from natsserver import NatsCluster, NatsServer  # noqa: E402
 
 # Reads asked again through a leader election, and the answers that mean one is going on.
-_READS = ("$JS.API.INFO", "$JS.API.STREAM.INFO.", "$JS.API.STREAM.NAMES", "$JS.API.STREAM.LIST",
-          "$JS.API.CONSUMER.INFO.", "$JS.API.CONSUMER.NAMES.", "$JS.API.CONSUMER.LIST.")
+_READS = (
+    "$JS.API.INFO",
+    "$JS.API.STREAM.INFO.",
+    "$JS.API.STREAM.NAMES",
+    "$JS.API.STREAM.LIST",
+    "$JS.API.CONSUMER.INFO.",
+    "$JS.API.CONSUMER.NAMES.",
+    "$JS.API.CONSUMER.LIST.",
+)
 ELECTION_CODES = (10008, 10009)  # cluster unavailable (no meta leader), not the leader
 ELECTION_PATIENCE = 60.0  # seconds a read waits for a leader
 
@@ -79,10 +86,13 @@ class Js:
 
     def fetch_ack(self, stream: str, consumer: str, count: int) -> list[int]:
         """Pull ``count`` messages and ack them; returns their stream sequences."""
+
         async def go() -> list[int]:
             inbox = self.nc.new_inbox()
             sub = await self.nc.subscribe(inbox)
-            await self.nc.publish(f"$JS.API.CONSUMER.MSG.NEXT.{stream}.{consumer}", json.dumps({"batch": count, "expires": 2_000_000_000}).encode(), reply=inbox)
+            await self.nc.publish(
+                f"$JS.API.CONSUMER.MSG.NEXT.{stream}.{consumer}", json.dumps({"batch": count, "expires": 2_000_000_000}).encode(), reply=inbox
+            )
             seqs: list[int] = []
             while len(seqs) < count:
                 msg = await sub.next_msg(timeout=5)

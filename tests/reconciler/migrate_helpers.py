@@ -162,8 +162,7 @@ class Cutover(NamedTuple):
     acked: int
 
 
-def cut_over_under_load(url: str, js: Js, d: Path, label: str, failures: frozenset[str] = frozenset({"NoRespondersError"}),
-                        *, quiet: bool = False) -> Cutover:
+def cut_over_under_load(url: str, js: Js, d: Path, label: str, failures: frozenset[str] = frozenset({"NoRespondersError"}), *, quiet: bool = False) -> Cutover:
     """``jsops apply --migrate`` of the rename in ``d`` (ORDERS -> ORDERS_V2) while a publisher
     sends to orders.new every millisecond; prints (unless ``quiet``) the cut-over window jsops
     measured and the longest gap between acknowledged publishes. Asserted: publishers get nothing
@@ -191,8 +190,10 @@ def cut_over_under_load(url: str, js: Js, d: Path, label: str, failures: frozens
     stamps = [t for _, _, t in pub.acked]
     result = Cutover(float(found.group(1)), max(b - a for a, b in zip(stamps, stamps[1:])) * 1000, kinds, len(pub.acked))
     if not quiet:
-        print(f"\ncut-over window ({label}, jsops): {result.window_ms:.1f} ms; longest publisher gap: {result.gap_ms:.1f} ms; "
-              f"{len(pub.failures)} failed attempts ({', '.join(sorted(kinds))}), {result.acked} acked publishes")
+        print(
+            f"\ncut-over window ({label}, jsops): {result.window_ms:.1f} ms; longest publisher gap: {result.gap_ms:.1f} ms; "
+            f"{len(pub.failures)} failed attempts ({', '.join(sorted(kinds))}), {result.acked} acked publishes"
+        )
     assert set(kinds) <= failures, kinds
     assert all(began <= t <= ended for t, _ in pub.failures), (began, ended, pub.failures)
     # every acknowledged publish is stored in the new stream (none went to the old one unseen)

@@ -66,7 +66,19 @@ def test_example_estate_apply_twice_then_export_round_trip(server, js, tmp_path)
 def test_export_of_hand_made_objects_plans_empty(server, js, tmp_path):
     js.ok("$JS.API.STREAM.CREATE.HAND", {"name": "HAND", "subjects": ["hand.>"], "max_age": 3_600_000_000_000, "metadata": {"team": "x"}})
     js.ok("$JS.API.STREAM.CREATE.MIR", {"name": "MIR", "mirror": {"name": "HAND"}})
-    js.ok("$JS.API.CONSUMER.CREATE.HAND.c1", {"stream_name": "HAND", "config": {"durable_name": "c1", "ack_policy": "explicit", "filter_subjects": ["hand.b", "hand.a"], "backoff": [1_000_000_000, 2_500_000_000], "max_deliver": 4}})
+    js.ok(
+        "$JS.API.CONSUMER.CREATE.HAND.c1",
+        {
+            "stream_name": "HAND",
+            "config": {
+                "durable_name": "c1",
+                "ack_policy": "explicit",
+                "filter_subjects": ["hand.b", "hand.a"],
+                "backoff": [1_000_000_000, 2_500_000_000],
+                "max_deliver": 4,
+            },
+        },
+    )
     rc, _, err = run("export", "--server", server.url, str(tmp_path / "out"))
     assert rc == 0, err
     rc, out, err = run("plan", str(tmp_path / "out"), "--server", server.url)
@@ -120,7 +132,10 @@ def test_unowned_objects_untouched_until_adopted(server, js, tmp_path):
 def test_prune_deletes_only_owned_objects(server, js, tmp_path):
     d = tmp_path / "m"
     orders(d)
-    manifest(d, "old.yaml", """
+    manifest(
+        d,
+        "old.yaml",
+        """
         apiVersion: jsops/v1
         kind: Stream
         metadata: {name: OLD}
@@ -130,7 +145,8 @@ def test_prune_deletes_only_owned_objects(server, js, tmp_path):
         kind: Stream
         metadata: {name: FULL}
         spec: {subjects: ["full.>"]}
-    """)
+    """,
+    )
     assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
     js.publish("full.x", 2)
     js.ok("$JS.API.STREAM.CREATE.FOREIGN", {"name": "FOREIGN", "subjects": ["foreign.>"]})
@@ -211,7 +227,10 @@ def test_saved_plan_applies_only_on_matching_fingerprint(server, js, tmp_path):
 
 def test_mirrors_after_origins_and_deleted_before_them(server, js, tmp_path):
     d = tmp_path / "m"
-    manifest(d, "a.yaml", """
+    manifest(
+        d,
+        "a.yaml",
+        """
         apiVersion: jsops/v1
         kind: Stream
         metadata: {name: A_MIRROR}
@@ -226,19 +245,24 @@ def test_mirrors_after_origins_and_deleted_before_them(server, js, tmp_path):
         kind: Stream
         metadata: {name: Z_ORIGIN}
         spec: {subjects: ["z.>"]}
-    """)
+    """,
+    )
     rc, out, _ = run("plan", str(d), "--server", server.url, "--format", "json")
     names = [a["object"]["name"] for a in json.loads(out)["actions"]]
     assert names == ["Z_ORIGIN", "A_MIRROR", "B_AGG"]
     rc, out, err = run("apply", str(d), "--server", server.url, "--yes")
     assert rc == 0, out + err
     assert run("plan", str(d), "--server", server.url)[0] == 0
-    manifest(d, "a.yaml", """
+    manifest(
+        d,
+        "a.yaml",
+        """
         apiVersion: jsops/v1
         kind: Stream
         metadata: {name: KEEP}
         spec: {subjects: ["keep.>"]}
-    """)
+    """,
+    )
     rc, out, _ = run("plan", str(d), "--server", server.url, "--prune", "--format", "json")
     deletes = [a["object"]["name"] for a in json.loads(out)["actions"] if a["action"] == "delete"]
     assert deletes == ["B_AGG", "A_MIRROR", "Z_ORIGIN"]

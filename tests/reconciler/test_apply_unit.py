@@ -128,8 +128,7 @@ def _results() -> list[ActionResult]:
 
 def test_golden_outcome_lines() -> None:
     rs = _results()
-    text = "\n".join(["# interrupted", *outcome_lines(rs, "SIGINT"), "# not interrupted", *outcome_lines(rs[:5]),
-                      "# converged", *outcome_lines(rs[:2])]) + "\n"
+    text = "\n".join(["# interrupted", *outcome_lines(rs, "SIGINT"), "# not interrupted", *outcome_lines(rs[:5]), "# converged", *outcome_lines(rs[:2])]) + "\n"
     path = GOLDEN / "apply_outcome.txt"
     if os.environ.get("UPDATE_GOLDEN"):
         path.write_text(text)

@@ -27,8 +27,10 @@ def fresh_cluster() -> Iterator[NatsCluster]:
 def _create(js: Js, name: str, replicas: int) -> dict[str, object]:
     deadline = time.monotonic() + 60
     while True:  # a loaded machine may still be electing: retry
-        resp = js.request(f"$JS.API.STREAM.CREATE.{name}", {"name": name, "subjects": [f"{name.lower()}.>"], "num_replicas": replicas,
-                                                             "max_age": HOUR_NS, "duplicate_window": 60_000_000_000})
+        resp = js.request(
+            f"$JS.API.STREAM.CREATE.{name}",
+            {"name": name, "subjects": [f"{name.lower()}.>"], "num_replicas": replicas, "max_age": HOUR_NS, "duplicate_window": 60_000_000_000},
+        )
         if "error" not in resp:
             return resp
         assert time.monotonic() < deadline, resp

@@ -109,12 +109,16 @@ def _listen(js: Js) -> tuple[list[str], Any]:
 def test_audit_sends_only_listings(server: NatsServer, js: Js, tmp_path: Path) -> None:
     """What the server received while audit ran, seen by another client of the account: listings only."""
     seed_unhealthy_and_healthy(js)
-    manifest(tmp_path / "m", "calm.yaml", """
+    manifest(
+        tmp_path / "m",
+        "calm.yaml",
+        """
         apiVersion: jsops/v1
         kind: Stream
         metadata: {name: CALM}
         spec: {subjects: ["calm.>"], max_age: 2h}
-    """)
+    """,
+    )
     subjects, sub = _listen(js)
     audit("-s", server.url, str(tmp_path / "m"), "--target-version", "2.11.11")
     js.loop.run_until_complete(asyncio.sleep(0.5))
@@ -130,7 +134,10 @@ def test_audit_sends_only_listings(server: NatsServer, js: Js, tmp_path: Path) -
 
 def test_drift_per_field_unmanaged_and_missing(server: NatsServer, js: Js, tmp_path: Path) -> None:
     m = tmp_path / "m"
-    orders = manifest(m, "orders.yaml", """
+    orders = manifest(
+        m,
+        "orders.yaml",
+        """
         apiVersion: jsops/v1
         kind: Stream
         metadata: {name: ORDERS}
@@ -145,7 +152,8 @@ def test_drift_per_field_unmanaged_and_missing(server: NatsServer, js: Js, tmp_p
         spec:
           ack_wait: 30s
           max_deliver: 5
-    """)
+    """,
+    )
     rc, _, err = run("apply", str(m), "-s", server.url, "--yes")
     assert rc == 0, err
     live = js.ok("$JS.API.STREAM.INFO.ORDERS")["config"]
@@ -154,12 +162,16 @@ def test_drift_per_field_unmanaged_and_missing(server: NatsServer, js: Js, tmp_p
     js.ok("$JS.API.CONSUMER.CREATE.ORDERS.shipper", {"stream_name": "ORDERS", "config": {**c, "ack_wait": 60 * SECOND_NS}})
     stream(js, "STRAY", ["stray.>"])
     consumer(js, "ORDERS", "handmade")
-    manifest(m, "later.yaml", """
+    manifest(
+        m,
+        "later.yaml",
+        """
         apiVersion: jsops/v1
         kind: Stream
         metadata: {name: LATER}
         spec: {subjects: ["later.>"], max_age: 1h}
-    """)
+    """,
+    )
     _rc, findings = audit_json("-s", server.url, str(m))
     drift = {(f["object"]["name"], f["message"].split(":")[0], f["file"], f["line"]) for f in findings if f["rule"] == "JS520"}
     assert drift == {("ORDERS", "max_age", str(orders), 6), ("ORDERS", "max_msgs", str(orders), 7), ("shipper", "ack_wait", str(orders), 13)}
@@ -196,7 +208,6 @@ def test_target_version_names_what_the_older_release_refuses_or_changes(tmp_path
     assert "priority_policy" in pinned or "priority_groups" in pinned
 
 
-
 def test_monitor_gives_the_servers_own_limits() -> None:
     """With --monitor, the server's jetstream { limits } from /varz judge the live configs (the
     server refuses to recover a consumer past them, so they are checked on the target facts)."""
@@ -223,9 +234,22 @@ def test_monitor_gives_the_servers_own_limits() -> None:
 
 def test_failing_mirror_and_a_bucket_near_full(server: NatsServer, js: Js) -> None:
     js.ok("$JS.API.STREAM.CREATE.ORPHAN", {"name": "ORPHAN", "mirror": {"name": "NOPE"}, "max_age": HOUR_NS})
-    js.ok("$JS.API.STREAM.CREATE.KV_cfg", {"name": "KV_cfg", "subjects": ["$KV.cfg.>"], "max_msgs_per_subject": 5, "max_bytes": 4096,
-                                           "discard": "new", "allow_rollup_hdrs": True, "deny_delete": True, "allow_direct": True,
-                                           "duplicate_window": 120 * SECOND_NS, "num_replicas": 1, "max_msgs": -1})
+    js.ok(
+        "$JS.API.STREAM.CREATE.KV_cfg",
+        {
+            "name": "KV_cfg",
+            "subjects": ["$KV.cfg.>"],
+            "max_msgs_per_subject": 5,
+            "max_bytes": 4096,
+            "discard": "new",
+            "allow_rollup_hdrs": True,
+            "deny_delete": True,
+            "allow_direct": True,
+            "duplicate_window": 120 * SECOND_NS,
+            "num_replicas": 1,
+            "max_msgs": -1,
+        },
+    )
     stored = 0
     i = 0
     while stored < 0.85 * 4096:
@@ -246,8 +270,7 @@ def test_failing_mirror_and_a_bucket_near_full(server: NatsServer, js: Js) -> No
 def test_inactive_backlog_and_ephemeral_leftover_with_short_thresholds(server: NatsServer, js: Js, tmp_path: Path) -> None:
     stream(js, "Q", ["q.>"], duplicate_window=60 * SECOND_NS)
     consumer(js, "Q", "idle")  # durable, never fetched from
-    js.ok("$JS.API.CONSUMER.CREATE.Q", {"stream_name": "Q", "config": {"name": "eph", "ack_policy": "explicit",
-                                                                         "inactive_threshold": HOUR_NS}})
+    js.ok("$JS.API.CONSUMER.CREATE.Q", {"stream_name": "Q", "config": {"name": "eph", "ack_policy": "explicit", "inactive_threshold": HOUR_NS}})
     consumer(js, "Q", "busy")
     js.publish("q.x", 3)
     js.fetch_ack("Q", "busy", 3)
@@ -261,8 +284,7 @@ def test_inactive_backlog_and_ephemeral_leftover_with_short_thresholds(server: N
         main(["--config", str(config), "--format", "json", "-s", server.url])
     found = {(f["file"], f["rule"]) for f in json.loads(out.getvalue())["findings"] if f["rule"] in ("JS506", "JS508", "JS509")}
     # busy delivered everything; idle and eph were never fetched from, and eph has no client
-    assert found == {("nats://Q/idle", "JS506"), ("nats://Q/idle", "JS508"), ("nats://Q/eph", "JS506"), ("nats://Q/eph", "JS508"),
-                     ("nats://Q/eph", "JS509")}
+    assert found == {("nats://Q/idle", "JS506"), ("nats://Q/idle", "JS508"), ("nats://Q/eph", "JS506"), ("nats://Q/eph", "JS508"), ("nats://Q/eph", "JS509")}
 
 
 def test_account_storage_near_its_limit() -> None:
@@ -300,18 +322,26 @@ def test_stream_near_max_bytes_and_per_subject(server: NatsServer, js: Js) -> No
 def test_manifests_route_the_audit_to_every_target(two_servers: tuple[NatsServer, NatsServer], tmp_path: Path) -> None:
     a, b = two_servers
     m = tmp_path / "m"
-    manifest(m, "a.yaml", """
+    manifest(
+        m,
+        "a.yaml",
+        """
         apiVersion: jsops/v1
         kind: Stream
         metadata: {name: HOME}
         spec: {subjects: ["home.>"], max_age: 1h}
-    """)
-    manifest(m, "b.yaml", """
+    """,
+    )
+    manifest(
+        m,
+        "b.yaml",
+        """
         apiVersion: jsops/v1
         kind: Stream
         metadata: {name: AWAY, context: b}
         spec: {subjects: ["away.>"], max_age: 1h}
-    """)
+    """,
+    )
     config = tmp_path / ".jsops.yaml"
     config.write_text(f"contexts:\n  b: {{server: {b.url!r}}}\n")
     for server in (a, b):
@@ -329,6 +359,8 @@ def test_manifests_route_the_audit_to_every_target(two_servers: tuple[NatsServer
     findings = json.loads(out.getvalue())["findings"]
     assert {(f["rule"], f["object"]["name"]) for f in findings if f["rule"] == "JS522"} == {("JS522", "HOME"), ("JS522", "AWAY")}
     unmanaged = sorted(f["message"] for f in findings if f["rule"] == "JS521")
-    assert unmanaged == ["context b: stream STRAY is on the server but in no manifest (`jsops export` writes one)",
-                         "context default: stream STRAY is on the server but in no manifest (`jsops export` writes one)"]
+    assert unmanaged == [
+        "context b: stream STRAY is on the server but in no manifest (`jsops export` writes one)",
+        "context default: stream STRAY is on the server but in no manifest (`jsops export` writes one)",
+    ]
     assert "for context b" in err.getvalue()

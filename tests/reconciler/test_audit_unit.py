@@ -22,15 +22,43 @@ NOW = "2026-01-10T12:00:00Z"
 NOW_TS = 1768046400.0  # NOW as epoch seconds
 
 
-def stream_info(name: str, *, messages: int = 0, nbytes: int = 0, created: str = "2026-01-10T11:00:00Z", last_ts: str = NOW,
-                num_subjects: int = 0, cluster: dict[str, Any] | None = None, mirror: dict[str, Any] | None = None,
-                consumers: int = 0, **cfg: Any) -> dict[str, Any]:
+def stream_info(
+    name: str,
+    *,
+    messages: int = 0,
+    nbytes: int = 0,
+    created: str = "2026-01-10T11:00:00Z",
+    last_ts: str = NOW,
+    num_subjects: int = 0,
+    cluster: dict[str, Any] | None = None,
+    mirror: dict[str, Any] | None = None,
+    consumers: int = 0,
+    **cfg: Any,
+) -> dict[str, Any]:
     info: dict[str, Any] = {
-        "config": {"name": name, "subjects": [f"{name.lower()}.>"], "retention": "limits", "max_msgs": -1, "max_bytes": -1,
-                   "max_age": 3600_000_000_000, "discard": "old", "storage": "file", "num_replicas": 1, **cfg},
+        "config": {
+            "name": name,
+            "subjects": [f"{name.lower()}.>"],
+            "retention": "limits",
+            "max_msgs": -1,
+            "max_bytes": -1,
+            "max_age": 3600_000_000_000,
+            "discard": "old",
+            "storage": "file",
+            "num_replicas": 1,
+            **cfg,
+        },
         "created": created,
-        "state": {"messages": messages, "bytes": nbytes, "first_seq": 1 if messages else 0, "last_seq": messages,
-                  "first_ts": created, "last_ts": last_ts, "num_subjects": num_subjects, "consumer_count": consumers},
+        "state": {
+            "messages": messages,
+            "bytes": nbytes,
+            "first_seq": 1 if messages else 0,
+            "last_seq": messages,
+            "first_ts": created,
+            "last_ts": last_ts,
+            "num_subjects": num_subjects,
+            "consumer_count": consumers,
+        },
     }
     if cluster is not None:
         info["cluster"] = cluster
@@ -39,18 +67,39 @@ def stream_info(name: str, *, messages: int = 0, nbytes: int = 0, created: str =
     return info
 
 
-def consumer_info(name: str, *, ephemeral: bool = False, ack_pending: int = 0, pending: int = 0, redelivered: int = 0, delivered: int = 0,
-                  last_active: str | None = NOW, created: str = "2026-01-10T11:00:00Z", **cfg: Any) -> dict[str, Any]:
+def consumer_info(
+    name: str,
+    *,
+    ephemeral: bool = False,
+    ack_pending: int = 0,
+    pending: int = 0,
+    redelivered: int = 0,
+    delivered: int = 0,
+    last_active: str | None = NOW,
+    created: str = "2026-01-10T11:00:00Z",
+    **cfg: Any,
+) -> dict[str, Any]:
     config = {"ack_policy": "explicit", "ack_wait": 30_000_000_000, "max_deliver": 5, "max_ack_pending": 1000, **cfg}
     config["name" if ephemeral else "durable_name"] = name
-    return {"name": name, "created": created, "config": config, "num_ack_pending": ack_pending, "num_pending": pending,
-            "num_redelivered": redelivered, "num_waiting": 0,
-            "delivered": {"consumer_seq": delivered, "stream_seq": delivered, **({"last_active": last_active} if last_active else {})},
-            "ack_floor": {"consumer_seq": 0, "stream_seq": 0}}
+    return {
+        "name": name,
+        "created": created,
+        "config": config,
+        "num_ack_pending": ack_pending,
+        "num_pending": pending,
+        "num_redelivered": redelivered,
+        "num_waiting": 0,
+        "delivered": {"consumer_seq": delivered, "stream_seq": delivered, **({"last_active": last_active} if last_active else {})},
+        "ack_floor": {"consumer_seq": 0, "stream_seq": 0},
+    }
 
 
-def state_of(streams: list[dict[str, Any]], consumers: dict[str, list[dict[str, Any]]] | None = None,
-             account: dict[str, Any] | None = None, missing: list[str] | None = None) -> AuditState:
+def state_of(
+    streams: list[dict[str, Any]],
+    consumers: dict[str, list[dict[str, Any]]] | None = None,
+    account: dict[str, Any] | None = None,
+    missing: list[str] | None = None,
+) -> AuditState:
     live = LiveState()
     st = AuditState(live, account=account or {}, server={"version": "2.15.1"}, read_at=NOW_TS, missing=missing or [])
     for info in streams:
@@ -69,36 +118,79 @@ def codes(state: AuditState, config: dict[str, Any] | None = None) -> set[tuple[
     return {(f.rule, f.file) for f in live_findings(state, select_live(config or {}))}
 
 
-REPLICAS = {"leader": "n1", "replicas": [{"name": "n2", "current": True, "active": 100_000_000, "lag": 0},
-                                         {"name": "n3", "current": True, "active": 100_000_000, "lag": 0}]}
+REPLICAS = {
+    "leader": "n1",
+    "replicas": [{"name": "n2", "current": True, "active": 100_000_000, "lag": 0}, {"name": "n3", "current": True, "active": 100_000_000, "lag": 0}],
+}
 
 # (code, failing state, passing state): every live rule fails on the first and passes on the second
 CASES: list[tuple[str, AuditState, AuditState]] = [
     ("JS501", state_of([stream_info("S", messages=95, max_msgs=100)]), state_of([stream_info("S", messages=80, max_msgs=100)])),
     ("JS502", state_of([stream_info("S", messages=10, nbytes=950, max_bytes=1000)]), state_of([stream_info("S", messages=10, nbytes=500, max_bytes=1000)])),
-    ("JS503", state_of([stream_info("S", messages=100, num_subjects=10, max_msgs_per_subject=10)]),
-     state_of([stream_info("S", messages=50, num_subjects=10, max_msgs_per_subject=10)])),
-    ("JS504", state_of([], account={"storage": 95, "memory": 0, "limits": {"max_storage": 100, "max_memory": -1}}),
-     state_of([], account={"storage": 10, "memory": 0, "limits": {"max_storage": 100, "max_memory": -1}})),
-    ("JS505", state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", ack_pending=10, max_ack_pending=10)]}),
-     state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", ack_pending=5, max_ack_pending=10)]})),
-    ("JS506", state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=200_000)]}),
-     state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=10)]})),
-    ("JS507", state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", redelivered=30, delivered=100)]}),
-     state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", redelivered=3, delivered=100)]})),
-    ("JS508", state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=5, last_active="2026-01-08T12:00:00Z")]}),
-     state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=0, last_active="2026-01-08T12:00:00Z")]})),
-    ("JS509", state_of([stream_info("S", consumers=1)], {"S": [consumer_info("eph", ephemeral=True, last_active="2026-01-10T09:00:00Z")]}),
-     state_of([stream_info("S", consumers=1)], {"S": [consumer_info("eph", ephemeral=True, last_active="2026-01-10T11:59:00Z")]})),
-    ("JS510", state_of([stream_info("S", num_replicas=3, cluster={"leader": "n1", "replicas": [{"name": "n2", "current": False, "active": 100_000_000, "lag": 5000}]})]),
-     state_of([stream_info("S", num_replicas=3, cluster=REPLICAS)])),
-    ("JS511", state_of([stream_info("S", num_replicas=3, cluster={"leader": "n1", "replicas": [{"name": "n2", "current": False, "offline": True, "active": 60_000_000_000}]})]),
-     state_of([stream_info("S", num_replicas=3, cluster=REPLICAS)])),
+    (
+        "JS503",
+        state_of([stream_info("S", messages=100, num_subjects=10, max_msgs_per_subject=10)]),
+        state_of([stream_info("S", messages=50, num_subjects=10, max_msgs_per_subject=10)]),
+    ),
+    (
+        "JS504",
+        state_of([], account={"storage": 95, "memory": 0, "limits": {"max_storage": 100, "max_memory": -1}}),
+        state_of([], account={"storage": 10, "memory": 0, "limits": {"max_storage": 100, "max_memory": -1}}),
+    ),
+    (
+        "JS505",
+        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", ack_pending=10, max_ack_pending=10)]}),
+        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", ack_pending=5, max_ack_pending=10)]}),
+    ),
+    (
+        "JS506",
+        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=200_000)]}),
+        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=10)]}),
+    ),
+    (
+        "JS507",
+        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", redelivered=30, delivered=100)]}),
+        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", redelivered=3, delivered=100)]}),
+    ),
+    (
+        "JS508",
+        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=5, last_active="2026-01-08T12:00:00Z")]}),
+        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=0, last_active="2026-01-08T12:00:00Z")]}),
+    ),
+    (
+        "JS509",
+        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("eph", ephemeral=True, last_active="2026-01-10T09:00:00Z")]}),
+        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("eph", ephemeral=True, last_active="2026-01-10T11:59:00Z")]}),
+    ),
+    (
+        "JS510",
+        state_of(
+            [stream_info("S", num_replicas=3, cluster={"leader": "n1", "replicas": [{"name": "n2", "current": False, "active": 100_000_000, "lag": 5000}]})]
+        ),
+        state_of([stream_info("S", num_replicas=3, cluster=REPLICAS)]),
+    ),
+    (
+        "JS511",
+        state_of(
+            [
+                stream_info(
+                    "S", num_replicas=3, cluster={"leader": "n1", "replicas": [{"name": "n2", "current": False, "offline": True, "active": 60_000_000_000}]}
+                )
+            ]
+        ),
+        state_of([stream_info("S", num_replicas=3, cluster=REPLICAS)]),
+    ),
     ("JS512", state_of([stream_info("S", num_replicas=3, cluster={"replicas": []})]), state_of([stream_info("S", num_replicas=3, cluster=REPLICAS)])),
-    ("JS513", state_of([stream_info("M", mirror={"name": "S", "lag": 50_000, "active": 1_000_000_000})]),
-     state_of([stream_info("M", mirror={"name": "S", "lag": 0, "active": 1_000_000_000})])),
-    ("JS514", state_of([stream_info("KV_cfg", subjects=["$KV.cfg.>"], messages=10, nbytes=900, max_bytes=1000, discard="new", max_msgs_per_subject=5)]),
-     state_of([stream_info("KV_cfg", subjects=["$KV.cfg.>"], messages=10, nbytes=100, max_bytes=1000, discard="new", max_msgs_per_subject=5)])),
+    (
+        "JS513",
+        state_of([stream_info("M", mirror={"name": "S", "lag": 50_000, "active": 1_000_000_000})]),
+        state_of([stream_info("M", mirror={"name": "S", "lag": 0, "active": 1_000_000_000})]),
+    ),
+    (
+        "JS514",
+        state_of([stream_info("KV_cfg", subjects=["$KV.cfg.>"], messages=10, nbytes=900, max_bytes=1000, discard="new", max_msgs_per_subject=5)]),
+        state_of([stream_info("KV_cfg", subjects=["$KV.cfg.>"], messages=10, nbytes=100, max_bytes=1000, discard="new", max_msgs_per_subject=5)]),
+    ),
 ]
 
 
@@ -122,13 +214,16 @@ def test_thresholds_come_from_the_options() -> None:
     assert sev == {Severity.INFO}
 
 
-@pytest.mark.parametrize("settings,message", [
-    ({"JS599": {}}, "audit.JS599: not a live rule"),
-    ({"JS501": {"warn_at": 0}}, "audit.JS501.warn_at"),
-    ({"JS501": {"warn": 0.5}}, "audit.JS501.warn: unknown option"),
-    ({"JS508": {"inactive_for": "soon"}}, "audit.JS508.inactive_for"),
-    ({"JS501": {"severity": "loud"}}, "audit.JS501.severity"),
-])
+@pytest.mark.parametrize(
+    "settings,message",
+    [
+        ({"JS599": {}}, "audit.JS599: not a live rule"),
+        ({"JS501": {"warn_at": 0}}, "audit.JS501.warn_at"),
+        ({"JS501": {"warn": 0.5}}, "audit.JS501.warn: unknown option"),
+        ({"JS508": {"inactive_for": "soon"}}, "audit.JS508.inactive_for"),
+        ({"JS501": {"severity": "loud"}}, "audit.JS501.severity"),
+    ],
+)
 def test_bad_settings_are_config_errors(settings: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError, match=re.escape(message)):
         select_live(settings)
@@ -162,12 +257,18 @@ def test_text_output_golden() -> None:
     from jsops.reconciler.audit.run import audit_result
 
     st = state_of(
-        [stream_info("FULL", messages=96, nbytes=4000, max_msgs=100, duplicate_window=60_000_000_000),
-         stream_info("WORK", consumers=2, duplicate_window=60_000_000_000),
-         stream_info("CALM", consumers=1, max_msgs=10_000, duplicate_window=60_000_000_000)],
-        {"WORK": [consumer_info("stalled", ack_pending=5, pending=5, max_ack_pending=5, delivered=5),
-                  consumer_info("retrying", ack_pending=10, redelivered=10, delivered=20, ack_wait=1_000_000_000, max_deliver=20)],
-         "CALM": [consumer_info("reader", delivered=3)]},
+        [
+            stream_info("FULL", messages=96, nbytes=4000, max_msgs=100, duplicate_window=60_000_000_000),
+            stream_info("WORK", consumers=2, duplicate_window=60_000_000_000),
+            stream_info("CALM", consumers=1, max_msgs=10_000, duplicate_window=60_000_000_000),
+        ],
+        {
+            "WORK": [
+                consumer_info("stalled", ack_pending=5, pending=5, max_ack_pending=5, delivered=5),
+                consumer_info("retrying", ack_pending=10, redelivered=10, delivered=20, ack_wait=1_000_000_000, max_deliver=20),
+            ],
+            "CALM": [consumer_info("reader", delivered=3)],
+        },
     )
     st.requests = 4
     result = audit_result(st, Config(), discover_rules(), sel({}))

@@ -55,20 +55,36 @@ def operator_mode(tmp_path: Path) -> Iterator[tuple[NatsServer, Path]]:
     _, acct = keypair(nkeys.PREFIX_BYTE_ACCOUNT)
     user_seed, user = keypair(nkeys.PREFIX_BYTE_USER)
     op_jwt = sign_jwt(op, public(op), "OP", {"type": "operator"})
-    unlimited = {"subs": -1, "data": -1, "payload": -1, "imports": -1, "exports": -1, "wildcards": True,
-                 "conn": -1, "leaf": -1, "mem_storage": -1, "disk_storage": -1, "streams": -1, "consumer": -1}
+    unlimited = {
+        "subs": -1,
+        "data": -1,
+        "payload": -1,
+        "imports": -1,
+        "exports": -1,
+        "wildcards": True,
+        "conn": -1,
+        "leaf": -1,
+        "mem_storage": -1,
+        "disk_storage": -1,
+        "streams": -1,
+        "consumer": -1,
+    }
     acct_jwt = sign_jwt(op, public(acct), "APP", {"type": "account", "limits": unlimited})
     user_jwt = sign_jwt(acct, public(user), "deployer", {"type": "user", "pub": {}, "sub": {}, "subs": -1, "data": -1, "payload": -1})
     creds = tmp_path / "deployer.creds"
     creds.write_text(
         f"-----BEGIN NATS USER JWT-----\n{user_jwt}\n------END NATS USER JWT------\n\n"
-        f"-----BEGIN USER NKEY SEED-----\n{user_seed.decode()}\n------END USER NKEY SEED------\n")
+        f"-----BEGIN USER NKEY SEED-----\n{user_seed.decode()}\n------END USER NKEY SEED------\n"
+    )
     creds.chmod(0o600)
     _, sys_acct = keypair(nkeys.PREFIX_BYTE_ACCOUNT)  # JetStream needs a system account in operator mode
     sys_jwt = sign_jwt(op, public(sys_acct), "SYS", {"type": "account"})
-    server = NatsServer(extra_config=(
-        f"operator: {op_jwt}\nsystem_account: {public(sys_acct)}\nresolver: MEMORY\n"
-        f"resolver_preload: {{ {public(acct)}: {acct_jwt}\n {public(sys_acct)}: {sys_jwt} }}\n")).start()
+    server = NatsServer(
+        extra_config=(
+            f"operator: {op_jwt}\nsystem_account: {public(sys_acct)}\nresolver: MEMORY\n"
+            f"resolver_preload: {{ {public(acct)}: {acct_jwt}\n {public(sys_acct)}: {sys_jwt} }}\n"
+        )
+    ).start()
     try:
         yield server, creds
     finally:

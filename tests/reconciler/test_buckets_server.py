@@ -65,6 +65,7 @@ def repo(d: Path, history: int = 5) -> Path:
 
 def _kv_roundtrip(url: str) -> tuple[bytes, str]:
     """Keys and objects written by nats-py into the buckets jsops applied."""
+
     async def go() -> tuple[bytes, str]:
         nc = await nats.connect(url)
         try:
@@ -191,7 +192,10 @@ def test_bucket_mirror_and_source_work_as_buckets(server, js, tmp_path):
     the mirror under the origin's subject, as the Go client reads a mirror bucket (nats-py's KV
     does not read mirrors)."""
     d = tmp_path / "m"
-    manifest(d, "kv.yaml", """
+    manifest(
+        d,
+        "kv.yaml",
+        """
         apiVersion: jsops/v1
         kind: KeyValue
         metadata: {name: origin}
@@ -206,7 +210,8 @@ def test_bucket_mirror_and_source_work_as_buckets(server, js, tmp_path):
         kind: KeyValue
         metadata: {name: replica}
         spec: {history: 2, ttl: 1h, mirror: {name: origin}}
-        """)
+        """,
+    )
     rc, out, err = run("apply", str(d), "--server", server.url, "--yes")
     assert rc == 0, out + err
 

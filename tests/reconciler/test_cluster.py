@@ -80,7 +80,7 @@ def test_placement_move_and_move_with_scale(cluster, cjs, tmp_path):
     # The server refuses a move and a scale in one update (10123): jsops does it in two steps.
     manifest(d, "q.yaml", stream_doc("GROWN", 1))
     assert run("apply", str(d), "--server", cluster.url, "--yes")[0] == 0
-    manifest(d, "q.yaml", stream_doc("GROWN", 3, 'placement: {cluster: C1}'))
+    manifest(d, "q.yaml", stream_doc("GROWN", 3, "placement: {cluster: C1}"))
     rc, out, _ = run("plan", str(d), "--server", cluster.url)
     assert "two steps" in out
     rc, out, err = run("apply", str(d), "--server", cluster.url, "--yes")

@@ -53,7 +53,8 @@ def stream_docs(names: list[str]) -> str:
     return "---\n".join(
         f"apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: {n}}}\n"
         f"spec: {{subjects: ['{n.lower()}.>'], num_replicas: 1, placement: {{tags: ['az:{2 + i % 2}']}}}}\n"
-        for i, n in enumerate(names))
+        for i, n in enumerate(names)
+    )
 
 
 def test_client_reconnects_to_another_node(cluster: NatsCluster) -> None:

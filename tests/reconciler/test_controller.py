@@ -116,12 +116,16 @@ def test_recreate_needs_annotation(server: NatsServer, js: Js, tmp_path: Path) -
         wait_for(lambda: sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-recreate") == 1, what="blocked")
         assert sample(ctl.metrics(), "jsops_controller_object_sync_state", context="default", kind="Stream", stream="", name="ORDERS", state="blocked") == 1
         # allowed to recreate, but it holds messages: still blocked, now on data loss
-        path.write_text(path.read_text().replace("  name: ORDERS\n", "  name: ORDERS\n  annotations:\n    jsops.io/allow-recreate: \"true\"\n", 1))
-        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-data-loss") == 1, what="blocked on data loss")
+        path.write_text(path.read_text().replace("  name: ORDERS\n", '  name: ORDERS\n  annotations:\n    jsops.io/allow-recreate: "true"\n', 1))
+        wait_for(
+            lambda: sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-data-loss") == 1, what="blocked on data loss"
+        )
         assert js.stream("ORDERS")["config"]["storage"] == "file"  # type: ignore[index]
         assert js.stream("ORDERS")["state"]["messages"] == 3  # type: ignore[index]
         # both annotations: recreated (messages lost, consumer created again)
-        path.write_text(path.read_text().replace("jsops.io/allow-recreate: \"true\"\n", "jsops.io/allow-recreate: \"true\"\n    jsops.io/allow-data-loss: \"true\"\n", 1))
+        path.write_text(
+            path.read_text().replace('jsops.io/allow-recreate: "true"\n', 'jsops.io/allow-recreate: "true"\n    jsops.io/allow-data-loss: "true"\n', 1)
+        )
         wait_for(lambda: (js.stream("ORDERS") or {}).get("config", {}).get("storage") == "memory", what="recreate")
         wait_for(lambda: js.consumer("ORDERS", "shipper"), what="the consumer to be created again")
         assert js.stream("ORDERS")["state"]["messages"] == 0  # type: ignore[index]
@@ -148,7 +152,9 @@ metadata:
         wait_for(lambda: js.stream("OLD_B") is None, what="OLD_B to be pruned")
         wait_for(lambda: sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-prune") == 1, what="OLD_A blocked")
         assert js.stream("OLD_A") is not None
-        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_actions_total", context="default", action="delete", status="done") == 1, what="the delete counted")
+        wait_for(
+            lambda: sample(ctl.metrics(), "jsops_controller_actions_total", context="default", action="delete", status="done") == 1, what="the delete counted"
+        )
         ctl.settle()
         assert sample(ctl.metrics(), "jsops_controller_actions_total", context="default", action="delete", status="done") == 1
 
@@ -178,7 +184,9 @@ def test_metrics_golden_and_format(server: NatsServer, tmp_path: Path) -> None:
         code, text = get(ctl.port, "/metrics")
     assert code == 200
     parsed = parse_prometheus(text)
-    assert sample(parsed, "jsops_controller_reconcile_duration_seconds_bucket", le="+Inf") == sample(parsed, "jsops_controller_reconcile_duration_seconds_count")
+    assert sample(parsed, "jsops_controller_reconcile_duration_seconds_bucket", le="+Inf") == sample(
+        parsed, "jsops_controller_reconcile_duration_seconds_count"
+    )
     assert (sample(parsed, "jsops_controller_last_success_timestamp_seconds") or 0) > 1.7e9
     help_lines = "".join(line + "\n" for line in text.splitlines() if line.startswith("# "))
     if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
@@ -190,8 +198,9 @@ def test_git_pulls_before_each_round(server: NatsServer, js: Js, tmp_path: Path)
     import subprocess
 
     def git(cwd: Path, *args: str) -> None:
-        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args],
-                       cwd=cwd, check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args], cwd=cwd, check=True, capture_output=True
+        )
 
     (tmp_path / "origin.git").mkdir()
     git(tmp_path / "origin.git", "init", "--bare", "-q")
@@ -232,8 +241,10 @@ def test_server_refusals_are_predicted_and_counted_by_err_code(server: NatsServe
     foreign = js.stream("FOREIGN")["config"]  # type: ignore[index]
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     with Running([str(tmp_path / "m")], server.url) as ctl:
-        wait_for(lambda: (sample(ctl.metrics(), "jsops_controller_errors_total", context="default", type="api", err_code="10065") or 0) >= 2,
-                 what="the overlap refusal (10065) to be counted")
+        wait_for(
+            lambda: (sample(ctl.metrics(), "jsops_controller_errors_total", context="default", type="api", err_code="10065") or 0) >= 2,
+            what="the overlap refusal (10065) to be counted",
+        )
         m = ctl.metrics()
         assert sample(m, "jsops_controller_object_sync_state", context="default", kind="Stream", stream="", name="ORDERS", state="error") == 1
         assert sample(m, "jsops_controller_object_sync_state", context="default", kind="Consumer", stream="ORDERS", name="shipper", state="blocked") == 1
@@ -261,8 +272,7 @@ def test_event_log_golden(server: NatsServer, tmp_path: Path) -> None:
 
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     log = tmp_path / "events.jsonl"
-    common = [str(tmp_path / "m"), "--server", server.url, "--listen", "none", "--once", "--no-lease",
-              "--identity", "ctl-1", "--log-file", str(log)]
+    common = [str(tmp_path / "m"), "--server", server.url, "--listen", "none", "--once", "--no-lease", "--identity", "ctl-1", "--log-file", str(log)]
     assert main([*common, "--dry-run"]) == 2
     assert main(common) == 0
     placeholders = {"time": "TIME", "seconds": 0, "target": "TARGET", "revision": "REV", "in_force": "REV"}

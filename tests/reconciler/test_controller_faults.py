@@ -23,8 +23,10 @@ def test_rides_out_a_server_kill_and_restart(server: NatsServer, tmp_path: Path)
         finally:
             js.close()
         server.kill()
-        wait_for(lambda: (sample(ctl.metrics(), "jsops_controller_errors_total", context="default", type="connection", err_code="") or 0) >= 2,
-                 what="connection errors while the server is down")
+        wait_for(
+            lambda: (sample(ctl.metrics(), "jsops_controller_errors_total", context="default", type="connection", err_code="") or 0) >= 2,
+            what="connection errors while the server is down",
+        )
         server.restart()
         js = Js(server.url)
         try:
@@ -49,8 +51,7 @@ def _leader(p: Proc) -> float | None:
 
 def test_two_controllers_one_leader_and_takeover(server: NatsServer, js: Js, tmp_path: Path) -> None:
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
-    procs = [Proc([str(tmp_path / "m")], server.url, "--lease-ttl", "5s", "--identity", f"c{i}", log=tmp_path / f"c{i}.log")
-             for i in (1, 2)]
+    procs = [Proc([str(tmp_path / "m")], server.url, "--lease-ttl", "5s", "--identity", f"c{i}", log=tmp_path / f"c{i}.log") for i in (1, 2)]
     try:
         wait_for(lambda: all(_leader(p) is not None for p in procs), 30, "both controllers serving /metrics")
         wait_for(lambda: sorted(_leader(p) or 0 for p in procs) == [0, 1], 30, "exactly one leader")

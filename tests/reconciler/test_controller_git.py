@@ -35,8 +35,13 @@ spec:
 
 
 def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args],
-                          cwd=cwd, check=True, capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return done.stdout.strip()
 
 
@@ -122,20 +127,23 @@ def test_unreachable_repo_is_never_ready_and_applies_nothing(server: NatsServer,
         assert errors and errors[0]["type"] == "git" and "git fetch" in errors[0]["message"]
         assert ctl.events("revision_accepted") == [] and js.streams() == []
         assert ctl.events("round")[0]["error"] == "the git source has never been fetched; nothing is applied"
-        wait_for(lambda: get(ctl.port, "/readyz")[0] == 503 and "no successful git fetch" in get(ctl.port, "/readyz")[1],
-                 what="/readyz to name the stale source")
+        wait_for(
+            lambda: get(ctl.port, "/readyz")[0] == 503 and "no successful git fetch" in get(ctl.port, "/readyz")[1], what="/readyz to name the stale source"
+        )
 
 
 @pytest.fixture
 def daemon(tmp_path: Path, origin: tuple[Path, Path]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``git daemon`` serving tmp_path on a free loopback port; yields the repository's git:// URL."""
     port = free_port()
-    proc = subprocess.Popen(["git", "daemon", "--reuseaddr", "--export-all", f"--base-path={tmp_path}", "--listen=127.0.0.1",
-                             f"--port={port}", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        ["git", "daemon", "--reuseaddr", "--export-all", f"--base-path={tmp_path}", "--listen=127.0.0.1", f"--port={port}", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"git://127.0.0.1:{port}/origin.git"
     try:
-        wait_for(lambda: subprocess.run(["git", "ls-remote", url], capture_output=True, timeout=10).returncode == 0,
-                 what="git daemon to serve")
+        wait_for(lambda: subprocess.run(["git", "ls-remote", url], capture_output=True, timeout=10).returncode == 0, what="git daemon to serve")
         yield url, proc
     finally:
         if proc.poll() is None:
@@ -143,15 +151,30 @@ def daemon(tmp_path: Path, origin: tuple[Path, Path]) -> Iterator[tuple[str, sub
             proc.wait(10)
 
 
-def test_jsops_controller_repo_over_git_daemon(server: NatsServer, js: Js, tmp_path: Path, origin: tuple[Path, Path],
-                                               daemon: tuple[str, subprocess.Popen[bytes]]) -> None:
+def test_jsops_controller_repo_over_git_daemon(
+    server: NatsServer, js: Js, tmp_path: Path, origin: tuple[Path, Path], daemon: tuple[str, subprocess.Popen[bytes]]
+) -> None:
     """The command line end to end, in a subprocess: ``--repo git://... --branch main --path
     manifests``; a force-push is applied; once the daemon is gone, /readyz turns red after
     ``--git-stale-after`` while the last commit stays in force."""
     url, proc = daemon
     _, author = origin
-    ctl = Proc([], server.url, "--repo", url, "--branch", "main", "--path", "manifests", "--workdir", str(tmp_path / "work"),
-               "--no-lease", "--git-stale-after", "2s", log=tmp_path / "events.jsonl")
+    ctl = Proc(
+        [],
+        server.url,
+        "--repo",
+        url,
+        "--branch",
+        "main",
+        "--path",
+        "manifests",
+        "--workdir",
+        str(tmp_path / "work"),
+        "--no-lease",
+        "--git-stale-after",
+        "2s",
+        log=tmp_path / "events.jsonl",
+    )
     try:
         wait_for(lambda: js.consumer("ORDERS", "shipper"), 30, "the first commit to be applied")
         wait_for(lambda: get(ctl.port, "/readyz")[0] == 200, 30, "ready")
@@ -181,8 +204,7 @@ def test_token_reaches_git_only_through_askpass(tmp_path: Path) -> None:
     environment git runs with, and the script answers git's two prompts."""
     token_file = tmp_path / "token"
     token_file.write_text("s3cr3t-t0ken-value\n")
-    source = GitSource.remote("https://example.invalid/r.git", "main", str(tmp_path / "w"),
-                              GitCredentials(token_file=str(token_file), username="robot"))
+    source = GitSource.remote("https://example.invalid/r.git", "main", str(tmp_path / "w"), GitCredentials(token_file=str(token_file), username="robot"))
     env = source._env()
     assert not any("s3cr3t" in v for v in env.values())
     ask = env["GIT_ASKPASS"]
@@ -195,18 +217,23 @@ def test_token_reaches_git_only_through_askpass(tmp_path: Path) -> None:
 def test_ssh_credentials_are_files_in_git_ssh_command(tmp_path: Path) -> None:
     creds = GitCredentials.from_env({"JSOPS_GIT_SSH_KEY_FILE": "/secrets/id ed25519", "JSOPS_GIT_KNOWN_HOSTS_FILE": "/secrets/known_hosts"})
     env = GitSource.remote("git@example.invalid:r.git", "main", str(tmp_path), creds)._env()
-    assert env["GIT_SSH_COMMAND"] == ("ssh -o BatchMode=yes -o StrictHostKeyChecking=yes -i '/secrets/id ed25519' "
-                                      "-o IdentitiesOnly=yes -o UserKnownHostsFile=/secrets/known_hosts")
+    assert env["GIT_SSH_COMMAND"] == (
+        "ssh -o BatchMode=yes -o StrictHostKeyChecking=yes -i '/secrets/id ed25519' -o IdentitiesOnly=yes -o UserKnownHostsFile=/secrets/known_hosts"
+    )
     assert GitCredentials.from_env({"JSOPS_GIT_TOKEN_FILE": "/a"}, token_file="/b").token_file == "/b"  # the flag wins
 
 
 def test_usage_errors(tmp_path: Path) -> None:
     def run(*args: str) -> tuple[int, str]:
-        done = subprocess.run([sys.executable, "-m", "jsops.reconciler.controller", *args], cwd=REPO, capture_output=True, text=True,
-                              env={**os.environ, "PYTHONPATH": str(REPO)})
+        done = subprocess.run(
+            [sys.executable, "-m", "jsops.reconciler.controller", *args], cwd=REPO, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}
+        )
         return done.returncode, done.stderr
 
-    assert run("--repo", "file:///x", str(tmp_path)) == (2, "jsops controller: error: --repo takes no PATH and no --git (use --path DIR for a directory of the repository)\n")
+    assert run("--repo", "file:///x", str(tmp_path)) == (
+        2,
+        "jsops controller: error: --repo takes no PATH and no --git (use --path DIR for a directory of the repository)\n",
+    )
     assert run("--repo", "file:///x", "--path", "../up")[0] == 2
     assert run("--repo", "file:///x", "--git-token-file", str(tmp_path / "nope"))[1].endswith("cannot be read\n")
     assert run()[1] == "jsops controller: error: give manifest PATHs, or --repo URL\n"

@@ -68,7 +68,7 @@ def get(port: int, path: str) -> tuple[int, str]:
         return exc.code, exc.read().decode()
 
 
-_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
+_SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$")
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$)')
 
 
@@ -108,7 +108,7 @@ def parse_prometheus(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]],
             lm = _LABEL.match(rest)
             assert lm, f"bad labels in {line!r}"
             labels.append((lm.group(1), lm.group(2)))
-            rest = rest[lm.end():]
+            rest = rest[lm.end() :]
         v = float(value.replace("+Inf", "inf"))
         key = (name, tuple(labels))
         assert key not in out, f"duplicate series {line!r}"
@@ -197,8 +197,23 @@ class Proc:
     def __init__(self, paths: list[str], url: str, *extra: str, log: Path) -> None:
         self.port = free_port()
         self.log = log
-        cmd = [sys.executable, "-m", "jsops.reconciler.controller", *paths, "--server", url, "--interval", "0.2s",
-               "--max-backoff", "1s", "--listen", f"127.0.0.1:{self.port}", "--log-file", str(log), *extra]
+        cmd = [
+            sys.executable,
+            "-m",
+            "jsops.reconciler.controller",
+            *paths,
+            "--server",
+            url,
+            "--interval",
+            "0.2s",
+            "--max-backoff",
+            "1s",
+            "--listen",
+            f"127.0.0.1:{self.port}",
+            "--log-file",
+            str(log),
+            *extra,
+        ]
         env = {**os.environ, "PYTHONPATH": str(REPO)}
         self.process = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 

@@ -29,7 +29,9 @@ def test_a_hostile_commit_is_rejected_and_drift_is_still_healed(hostile: str, se
                 (root / "bad.json").write_bytes(b'{"name": "ORD\\ud800", "subjects": ["bad.>"]}\n')
             wait_for(lambda: ctl.events("revision_rejected"), what="the revision to be rejected")
             (rejected,) = ctl.events("revision_rejected")
-            assert any("JS002" in f for f in rejected["findings"]) if hostile == "deep" else any("bad.json:1:" in f and "JS001" in f for f in rejected["findings"])
+            assert (
+                any("JS002" in f for f in rejected["findings"]) if hostile == "deep" else any("bad.json:1:" in f and "JS001" in f for f in rejected["findings"])
+            )
             js.ok("$JS.API.CONSUMER.DELETE.ORDERS.shipper")
             wait_for(lambda: js.consumer("ORDERS", "shipper"), what="the consumer to come back")
             assert ctl.code is None and ctl.thread.is_alive()  # still running

@@ -44,8 +44,19 @@ def test_hanging_and_vanishing_clients(server: NatsServer, tmp_path: Path) -> No
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     port = free_port()
     stderr = tmp_path / "stderr.log"
-    cmd = [sys.executable, "-m", "jsops.reconciler.controller", str(tmp_path / "m"), "--server", server.url,
-           "--interval", "0.5s", "--no-lease", "--listen", f"127.0.0.1:{port}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jsops.reconciler.controller",
+        str(tmp_path / "m"),
+        "--server",
+        server.url,
+        "--interval",
+        "0.5s",
+        "--no-lease",
+        "--listen",
+        f"127.0.0.1:{port}",
+    ]
     with open(stderr, "wb") as err:
         proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.DEVNULL, stderr=err)
     hung: list[socket.socket] = []
@@ -84,8 +95,9 @@ def test_hanging_and_vanishing_clients(server: NatsServer, tmp_path: Path) -> No
 
 
 def test_status_server_bounds_connections_and_time() -> None:
-    srv = StatusServer("127.0.0.1", 0, health=lambda: (200, "ok\n"), ready=lambda: (200, "ready\n"),
-                       metrics=lambda: "", max_connections=2, request_timeout=0.5).start()
+    srv = StatusServer(
+        "127.0.0.1", 0, health=lambda: (200, "ok\n"), ready=lambda: (200, "ready\n"), metrics=lambda: "", max_connections=2, request_timeout=0.5
+    ).start()
     port = int(srv.address[1])
     try:
         a = socket.create_connection(("127.0.0.1", port))
@@ -104,8 +116,7 @@ def test_status_server_bounds_connections_and_time() -> None:
 
 def test_sixteen_idle_connections_do_not_fail_probes() -> None:
     """Issue 22 item 13: 16 idle connections made 24 of 30 /healthz probes answer 503."""
-    srv = StatusServer("127.0.0.1", 0, health=lambda: (200, "ok\n"), ready=lambda: (200, "ready\n"),
-                       metrics=lambda: "").start()
+    srv = StatusServer("127.0.0.1", 0, health=lambda: (200, "ok\n"), ready=lambda: (200, "ready\n"), metrics=lambda: "").start()
     port = int(srv.address[1])
     idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(16)]
     try:
@@ -126,8 +137,13 @@ def test_sixteen_idle_connections_do_not_fail_probes() -> None:
 
 
 def test_answers_are_http() -> None:
-    srv = StatusServer("127.0.0.1", 0, health=lambda: (200, "ok\n"), ready=lambda: 1 / 0,  # type: ignore[arg-type,return-value]
-                       metrics=lambda: "m 1\n").start()
+    srv = StatusServer(
+        "127.0.0.1",
+        0,
+        health=lambda: (200, "ok\n"),
+        ready=lambda: 1 / 0,  # type: ignore[arg-type,return-value]
+        metrics=lambda: "m 1\n",
+    ).start()
     port = int(srv.address[1])
     try:
         assert get(port, "/metrics") == (200, "m 1\n")

@@ -46,7 +46,9 @@ def _events(log: Path, kind: str) -> list[dict[str, Any]]:
 
 def test_prune_marks_follow_the_annotations() -> None:
     assert prune_marks({"jsops.io/allow-prune": "true", "jsops.io/allow-data-loss": "yes"}) == {
-        "io.jsops.allow-prune": "true", "io.jsops.allow-data-loss": "true"}
+        "io.jsops.allow-prune": "true",
+        "io.jsops.allow-data-loss": "true",
+    }
     assert prune_marks({"jsops.io/allow-prune": "True"}) == {"io.jsops.allow-prune": "true"}
     assert prune_marks({"jsops.io/allow-data-loss": "true"}) == {}  # data loss alone prunes nothing
     assert prune_marks({"jsops.io/allow-prune": "false"}) == {}
@@ -101,11 +103,9 @@ def test_apply_by_hand_and_controller_agree_on_prune_marks(server: NatsServer, j
     assert run("plan", "m", "--server", server.url)[0] == 0
 
 
-
 def _west(name: str, subject: str, prune: bool = False) -> str:
     ann = '  annotations: {"jsops.io/allow-prune": "true"}\n' if prune else ""
-    return (f"apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: {name}\n  context: west\n{ann}"
-            f"spec:\n  subjects: ['{subject}.>']\n  max_age: 1h\n")
+    return f"apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: {name}\n  context: west\n{ann}spec:\n  subjects: ['{subject}.>']\n  max_age: 1h\n"
 
 
 def test_controller_reconciles_every_routed_target(two_servers, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -113,19 +113,23 @@ def test_controller_reconciles_every_routed_target(two_servers, tmp_path: Path, 
 
     a, b = two_servers
     monkeypatch.chdir(tmp_path)
-    (tmp_path / ".jsops.yaml").write_text(f"contexts:\n  default: {{server: '{a.url}'}}\n  west: {{server: '{b.url}'}}\n"
-                                          "access: [{paths: [m], contexts: [west]}]\n")
+    (tmp_path / ".jsops.yaml").write_text(
+        f"contexts:\n  default: {{server: '{a.url}'}}\n  west: {{server: '{b.url}'}}\naccess: [{{paths: [m], contexts: [west]}}]\n"
+    )
     config = load_config(str(tmp_path / ".jsops.yaml"))
     m = tmp_path / "m"
     manifest(m, "orders.yaml", STREAM_YAML)
-    manifest(m, "west.yaml", _west("INVOICES", "invoices") + "---\napiVersion: jsops/v1\nkind: Consumer\n"
-             "metadata: {name: biller, stream: INVOICES, context: west}\nspec: {ack_wait: 30s}\n")
+    manifest(
+        m,
+        "west.yaml",
+        _west("INVOICES", "invoices") + "---\napiVersion: jsops/v1\nkind: Consumer\n"
+        "metadata: {name: biller, stream: INVOICES, context: west}\nspec: {ack_wait: 30s}\n",
+    )
     manifest(m, "old.yaml", _west("OLDWEST", "oldwest", prune=True))
     ja, jb = Js(a.url), Js(b.url)
     try:
         with Running(["m"], a.url, config=config, lease=True, lease_ttl=5.0, identity="ctl-1") as ctl:
-            wait_for(lambda: ja.consumer("ORDERS", "shipper") and jb.consumer("INVOICES", "biller") and jb.stream("OLDWEST"),
-                     30, "both targets to be created")
+            wait_for(lambda: ja.consumer("ORDERS", "shipper") and jb.consumer("INVOICES", "biller") and jb.stream("OLDWEST"), 30, "both targets to be created")
             ctl.settle(30)
             assert ja.streams() == ["KV_JSOPS_CONTROLLER", "ORDERS"]  # one lease bucket on each target
             assert jb.streams() == ["INVOICES", "KV_JSOPS_CONTROLLER", "OLDWEST"]
@@ -134,10 +138,8 @@ def test_controller_reconciles_every_routed_target(two_servers, tmp_path: Path, 
             for ctx in ("default", "west"):
                 assert sample(m1, "jsops_controller_leader", context=ctx) == 1
                 assert sample(m1, "jsops_controller_drift_objects", context=ctx) == 0
-            assert sample(m1, "jsops_controller_object_sync_state", context="west", kind="Consumer", stream="INVOICES",
-                          name="biller", state="synced") == 1
-            assert sample(m1, "jsops_controller_object_sync_state", context="default", kind="Stream", stream="",
-                          name="ORDERS", state="synced") == 1
+            assert sample(m1, "jsops_controller_object_sync_state", context="west", kind="Consumer", stream="INVOICES", name="biller", state="synced") == 1
+            assert sample(m1, "jsops_controller_object_sync_state", context="default", kind="Stream", stream="", name="ORDERS", state="synced") == 1
             assert sample(m1, "jsops_controller_actions_total", context="west", action="create", status="done") == 3
             assert sample(m1, "jsops_controller_actions_total", context="default", action="create", status="done") == 2
             assert {e["context"] for e in ctl.events("leader_acquired")} == {"default", "west"}
@@ -154,8 +156,10 @@ def test_controller_reconciles_every_routed_target(two_servers, tmp_path: Path, 
 
             # one target down: its errors are counted under its context, the other is still healed
             b.kill()
-            wait_for(lambda: (sample(ctl.metrics(), "jsops_controller_errors_total", context="west", type="connection",
-                                     err_code="") or 0) >= 2, what="connection errors on west")
+            wait_for(
+                lambda: (sample(ctl.metrics(), "jsops_controller_errors_total", context="west", type="connection", err_code="") or 0) >= 2,
+                what="connection errors on west",
+            )
             ja.ok("$JS.API.CONSUMER.DELETE.ORDERS.shipper")
             wait_for(lambda: ja.consumer("ORDERS", "shipper"), what="the default target to be healed while west is down")
             assert ctl.controller.last_result == "error"
@@ -168,8 +172,7 @@ def test_controller_reconciles_every_routed_target(two_servers, tmp_path: Path, 
         jb.close()
 
 
-def test_an_unresolvable_context_fails_the_round_not_the_other_targets(server: NatsServer, js: Js, tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unresolvable_context_fails_the_round_not_the_other_targets(server: NatsServer, js: Js, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from jsops.reconciler.controller import main
 
     monkeypatch.chdir(tmp_path)

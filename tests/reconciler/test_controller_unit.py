@@ -90,8 +90,9 @@ def test_blocked_need_labels() -> None:
 
 
 def test_policy_adopt_names() -> None:
-    p = Policy({("Stream", None, "A"): {"jsops.io/adopt": "true"}, ("Consumer", "B", "c"): {"jsops.io/adopt": "True"},
-                ("Stream", None, "D"): {"jsops.io/adopt": "no"}})
+    p = Policy(
+        {("Stream", None, "A"): {"jsops.io/adopt": "true"}, ("Consumer", "B", "c"): {"jsops.io/adopt": "True"}, ("Stream", None, "D"): {"jsops.io/adopt": "no"}}
+    )
     assert p.adopt() == frozenset({"A", "B/c"})
 
 
@@ -137,12 +138,15 @@ def test_event_log_lines() -> None:
     assert t.tm_year >= 2024 and lines[0]["time"].endswith("Z")
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--interval", "soon"], "not a duration"),
-    (["--interval", "0s"], "must be positive"),
-    (["--listen", "nowhere"], "HOST:PORT"),
-    (["--lease-bucket", "a.b"], "--lease-bucket"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--interval", "soon"], "not a duration"),
+        (["--interval", "0s"], "must be positive"),
+        (["--listen", "nowhere"], "HOST:PORT"),
+        (["--lease-bucket", "a.b"], "--lease-bucket"),
+    ],
+)
 def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
     assert main([str(tmp_path), *args]) == 2
     err = capsys.readouterr().err

@@ -19,7 +19,10 @@ def _repo(root: Path, estate: str | None, stream: str) -> Path:
     (root / ".git").mkdir(parents=True)
     if estate:
         (root / ".jsops.yaml").write_text(f"estate: {estate}\n")
-    manifest(root / "manifests", "s.yaml", f"""
+    manifest(
+        root / "manifests",
+        "s.yaml",
+        f"""
         apiVersion: jsops/v1
         kind: Stream
         metadata: {{name: {stream}}}
@@ -29,7 +32,8 @@ def _repo(root: Path, estate: str | None, stream: str) -> Path:
         kind: Consumer
         metadata: {{name: worker, stream: {stream}}}
         spec: {{max_deliver: 5}}
-    """)
+    """,
+    )
     return root
 
 
@@ -58,12 +62,16 @@ def test_two_estates_share_a_server(server, js, tmp_path, monkeypatch):
     assert js.stream("BILLING")["state"]["messages"] == 3 and js.consumer("BILLING", "worker") is not None
 
     # team A declares B's stream: refused without --adopt, taken over with it
-    manifest(a / "manifests", "billing.yaml", """
+    manifest(
+        a / "manifests",
+        "billing.yaml",
+        """
         apiVersion: jsops/v1
         kind: Stream
         metadata: {name: BILLING}
         spec: {subjects: ["billing.>"]}
-    """)
+    """,
+    )
     rc, out, _ = _in(monkeypatch, a, "plan", "manifests", "--server", url)
     assert rc == 2 and "! Stream BILLING  (blocked update: owned by estate 'team-b', not estate 'team-a'; pass --adopt BILLING" in out
     assert _in(monkeypatch, a, "apply", "manifests", "--server", url, "--yes")[0] == 1
@@ -80,8 +88,14 @@ def test_prune_without_estate_skips_estate_objects_and_paths_are_normalised(serv
     url = server.url
     assert _in(monkeypatch, a, "apply", "manifests", "--server", url, "--yes")[0] == 0
     # an object of estate team-a recorded at manifests/../other/x.yaml: not under manifests/
-    js.ok("$JS.API.STREAM.CREATE.ESCAPE", {"name": "ESCAPE", "subjects": ["escape.>"], "metadata": {
-        "io.jsops.managed-by": "jsops", "io.jsops.source": "manifests/../other/x.yaml", "io.jsops.estate": "team-a"}})
+    js.ok(
+        "$JS.API.STREAM.CREATE.ESCAPE",
+        {
+            "name": "ESCAPE",
+            "subjects": ["escape.>"],
+            "metadata": {"io.jsops.managed-by": "jsops", "io.jsops.source": "manifests/../other/x.yaml", "io.jsops.estate": "team-a"},
+        },
+    )
     rc, out, err = _in(monkeypatch, a, "plan", "manifests", "--server", url, "--prune")
     assert rc == 0 and "ESCAPE" not in out, out + err
 
@@ -92,12 +106,16 @@ def test_prune_without_estate_skips_estate_objects_and_paths_are_normalised(serv
     assert "ORDERS" not in out and js.stream("ORDERS") is not None and js.consumer("ORDERS", "worker") is not None
     assert "io.jsops.estate" not in js.stream("LEGACY")["config"]["metadata"]
     # and it does not take over team-a's stream without --adopt
-    manifest(legacy / "manifests", "orders.yaml", """
+    manifest(
+        legacy / "manifests",
+        "orders.yaml",
+        """
         apiVersion: jsops/v1
         kind: Stream
         metadata: {name: ORDERS}
         spec: {subjects: ["orders.>"]}
-    """)
+    """,
+    )
     rc, out, _ = _in(monkeypatch, legacy, "plan", "manifests", "--server", url)
     assert rc == 2 and "owned by estate 'team-a'" in out
 

@@ -27,24 +27,38 @@ def _golden(name: str, text: str) -> None:
 
 def _state() -> LiveState:
     live = LiveState(read_at=10_000.0)
-    live.streams["LIMITED"] = LiveStream({"name": "LIMITED", "subjects": ["l.>"], "metadata": OWN}, messages=100, bytes=4000,
-                                         first_seq=1, last_seq=100, first_ts=1_000.0, last_ts=9_990.0, num_subjects=3)
+    live.streams["LIMITED"] = LiveStream(
+        {"name": "LIMITED", "subjects": ["l.>"], "metadata": OWN},
+        messages=100,
+        bytes=4000,
+        first_seq=1,
+        last_seq=100,
+        first_ts=1_000.0,
+        last_ts=9_990.0,
+        num_subjects=3,
+    )
     live.limit_loss["LIMITED"] = {"max_msgs_per_subject": 30}
-    live.streams["ORDERS"] = LiveStream({"name": "ORDERS", "subjects": ["o.>"],
-                                         "metadata": {**OWN, "io.jsops.recreate.gone": INTENT, "io.jsops.recreate.back": INTENT}},
-                                        messages=50, consumer_count=1)
+    live.streams["ORDERS"] = LiveStream(
+        {"name": "ORDERS", "subjects": ["o.>"], "metadata": {**OWN, "io.jsops.recreate.gone": INTENT, "io.jsops.recreate.back": INTENT}},
+        messages=50,
+        consumer_count=1,
+    )
     live.consumers[("ORDERS", "back")] = LiveConsumer("ORDERS", {"durable_name": "back", "ack_policy": "explicit", "metadata": OWN})
     live.streams["THEIRS"] = LiveStream({"name": "THEIRS", "subjects": ["t.>"], "metadata": {**OWN, "io.jsops.estate": "team-b"}})
-    live.streams["EVENTS"] = LiveStream({"name": "EVENTS", "subjects": ["e.>"], "retention": "interest", "metadata": OWN},
-                                        messages=9, consumer_count=1)
+    live.streams["EVENTS"] = LiveStream({"name": "EVENTS", "subjects": ["e.>"], "retention": "interest", "metadata": OWN}, messages=9, consumer_count=1)
     live.consumers[("EVENTS", "old")] = LiveConsumer("EVENTS", {"durable_name": "old", "ack_policy": "explicit", "metadata": OWN}, pending=9)
     return live
 
 
 def _desired() -> list[Desired]:
     return [
-        Desired("Stream", "LIMITED", None, {"name": "LIMITED", "subjects": ["l.>"], "max_msgs": 40, "max_age": 3_600_000_000_000,
-                                            "max_msgs_per_subject": 10}, "m/s.yaml"),
+        Desired(
+            "Stream",
+            "LIMITED",
+            None,
+            {"name": "LIMITED", "subjects": ["l.>"], "max_msgs": 40, "max_age": 3_600_000_000_000, "max_msgs_per_subject": 10},
+            "m/s.yaml",
+        ),
         Desired("Stream", "ORDERS", None, {"name": "ORDERS", "subjects": ["o.>"]}, "m/s.yaml"),
         Desired("Stream", "THEIRS", None, {"name": "THEIRS", "subjects": ["t.>", "u.>"]}, "m/s.yaml"),
         Desired("Stream", "EVENTS", None, {"name": "EVENTS", "subjects": ["e.>"], "retention": "interest"}, "m/s.yaml"),

@@ -21,12 +21,16 @@ pytestmark = pytest.mark.integration
 
 
 def _stream(d: Path, limits: str, discard: str = "old") -> None:
-    manifest(d, "s.yaml", f"""
+    manifest(
+        d,
+        "s.yaml",
+        f"""
         apiVersion: jsops/v1
         kind: Stream
         metadata: {{name: LIM}}
         spec: {{subjects: ["lim.>"], discard: {discard}{limits}}}
-    """)
+    """,
+    )
 
 
 def _publish(js: Js, subject: str, n: int) -> None:

@@ -75,8 +75,9 @@ def test_process_killed_between_delete_and_create_resumes_position(server, tmp_p
     js = _setup(server, d, policy)
     try:
         env = {**os.environ, "JSOPS_FAULT": "after-consumer-delete"}
-        proc = subprocess.run([JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"],
-                              env=env, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"], env=env, capture_output=True, text=True, timeout=60
+        )
         assert proc.returncode == 137, proc.stdout + proc.stderr
         _resume_and_check(server, js, d)
     finally:
@@ -93,8 +94,9 @@ def test_server_killed_between_delete_and_create_resumes_position(tmp_path):
         js = None
         gate = tmp_path / "go"
         env = {**os.environ, "JSOPS_FAULT": f"after-consumer-delete:pause:{gate}"}
-        proc = subprocess.Popen([JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"],
-                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen(
+            [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         reached = Path(str(gate) + ".reached")
         for _ in range(600):
             if reached.exists() or proc.poll() is not None:
@@ -119,8 +121,9 @@ def test_killed_after_create_clears_the_leftover_record(server, tmp_path):
     js = _setup(server, d, "new")
     try:
         env = {**os.environ, "JSOPS_FAULT": "after-consumer-create"}
-        proc = subprocess.run([JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"],
-                              env=env, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"], env=env, capture_output=True, text=True, timeout=60
+        )
         assert proc.returncode == 137, proc.stdout + proc.stderr
         assert js.consumer("ORDERS", "shipper")["config"]["max_waiting"] == 128
         assert "io.jsops.recreate.shipper" in _intents(js)

@@ -42,10 +42,15 @@ class Cluster:
         self.http = [free_port() for _ in range(size)]
         cports = [free_port() for _ in range(size)]
         routes = ", ".join(f"nats-route://127.0.0.1:{p}" for p in cports)
-        self.nodes = [NatsServer(extra_config=(
-            f"server_name: n{i + 1}\nserver_tags: [\"az:{i + 1}\"]\nhttp: 127.0.0.1:{self.http[i]}\n"
-            f"cluster {{ name: C1\n listen: 127.0.0.1:{cports[i]}\n routes: [{routes}] }}\n" + ACCOUNTS))
-            for i in range(size)]
+        self.nodes = [
+            NatsServer(
+                extra_config=(
+                    f'server_name: n{i + 1}\nserver_tags: ["az:{i + 1}"]\nhttp: 127.0.0.1:{self.http[i]}\n'
+                    f"cluster {{ name: C1\n listen: 127.0.0.1:{cports[i]}\n routes: [{routes}] }}\n" + ACCOUNTS
+                )
+            )
+            for i in range(size)
+        ]
 
     def url(self, i: int = 0) -> str:
         return f"nats://app:app@127.0.0.1:{self.nodes[i].port}"
@@ -128,8 +133,14 @@ class Liar:
 def _discover(cwd: Path, *args: str, timeout: float = 60) -> tuple[int, str, str, float]:
     code = "import sys; from jsops.reconciler.discover import main; sys.exit(main(sys.argv[1:]))"
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "HOME": str(cwd)})
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "HOME": str(cwd)},
+    )
     return proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started
 
 
@@ -148,9 +159,13 @@ def test_real_servers_are_written_with_their_tags(cluster: Cluster, tmp_path: Pa
 
 
 def test_answers_from_other_clients_are_not_believed_and_the_collection_ends(cluster: Cluster, tmp_path: Path) -> None:
-    fake = [{"server": {"id": f"NFAKE{i}", "name": f"evil{i}"},
-             "data": {"server_id": f"NFAKE{i}", "server_name": f"evil{i}", "cluster": {"name": "C1"}, "tags": ["az:9"]}}
-            for i in range(3)]
+    fake = [
+        {
+            "server": {"id": f"NFAKE{i}", "name": f"evil{i}"},
+            "data": {"server_id": f"NFAKE{i}", "server_name": f"evil{i}", "cluster": {"name": "C1"}, "tags": ["az:9"]},
+        }
+        for i in range(3)
+    ]
     monitor = f"http://127.0.0.1:{cluster.http[0]}"
     with Liar(cluster.url(1), fake):  # answers every 0.5 s, for ever
         rc, out, err, took = _discover(tmp_path, "-s", cluster.url(), "--monitor", monitor, "--write")
@@ -165,8 +180,7 @@ def test_answers_from_other_clients_are_not_believed_and_the_collection_ends(clu
     # a liar answering in the name of a real server (its id, from the monitor) is caught: two answers
     # for one server, and nothing about servers is written
     n2 = _monitor_id(cluster, 1)
-    forged = [{"server": {"id": n2, "name": "n2"}, "data": {"server_id": n2, "server_name": "n2", "cluster": {"name": "C1"},
-                                                           "tags": ["az:9"]}}]
+    forged = [{"server": {"id": n2, "name": "n2"}, "data": {"server_id": n2, "server_name": "n2", "cluster": {"name": "C1"}, "tags": ["az:9"]}}]
     (tmp_path / ".jsops.yaml").unlink()
     with Liar(cluster.url(2), forged):
         rc, out, err, took = _discover(tmp_path, "-s", cluster.url(), "--monitor", monitor, "--write")
@@ -187,11 +201,14 @@ def test_without_a_monitor_servers_are_left_out(cluster: Cluster, tmp_path: Path
     assert took < 30
 
 
-@pytest.mark.parametrize(("info", "expected"), [
-    ({"version": "2.15.1\nservers: [evil]"}, "the release '2.15.1\\nservers: [evil]'"),
-    ({"version": "2.15.1", "cluster": "C1\nx", "connect_urls": ["a:1", "b:1"]}, "the cluster name 'C1\\nx'"),
-    ({"version": "2.15.1", "max_payload": 1 << 40}, "max_payload 1099511627776"),
-])
+@pytest.mark.parametrize(
+    ("info", "expected"),
+    [
+        ({"version": "2.15.1\nservers: [evil]"}, "the release '2.15.1\\nservers: [evil]'"),
+        ({"version": "2.15.1", "cluster": "C1\nx", "connect_urls": ["a:1", "b:1"]}, "the cluster name 'C1\\nx'"),
+        ({"version": "2.15.1", "max_payload": 1 << 40}, "max_payload 1099511627776"),
+    ],
+)
 def test_implausible_facts_are_not_written(tmp_path: Path, info: dict[str, Any], expected: str) -> None:
     def answer(subject: str, payload: bytes) -> Any:
         return {"limits": {}} if subject == "$JS.API.INFO" else None

@@ -27,8 +27,7 @@ spec:
 
 def test_standalone_with_monitor_writes_release_limits_and_not_clustered(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
     http = free_port()
-    server = NatsServer(extra_config=f"http: 127.0.0.1:{http}\n",
-                        jetstream_config='limits { max_ack_pending: 500, duplicate_window: "1m" }').start()
+    server = NatsServer(extra_config=f"http: 127.0.0.1:{http}\n", jetstream_config='limits { max_ack_pending: 500, duplicate_window: "1m" }').start()
     try:
         monkeypatch.chdir(tmp_path)
         (tmp_path / ".jsops.yaml").write_text("# our team's lint settings\nignore: [JS401]\n")
@@ -59,9 +58,11 @@ def test_target_facts_pure() -> None:
     t = target_facts({"version": "2.10.26", "max_payload": 8 << 20}, {"limits": {"max_streams": 10}})
     assert (t.server_version, t.clustered, t.cluster_size, t.max_payload) == ("2.10.26", False, None, 8 << 20)
     assert t.account.max_streams == 10
-    t = target_facts({"version": "2.12.8", "cluster": "east", "connect_urls": ["a:1", "b:1", "c:1", "d:1", "e:1"]}, {},
-                     peers=[{"server_name": "n2", "cluster": {"name": "east"}, "tags": ["az:2"]},
-                            {"server_name": "n1", "cluster": {"name": "east"}, "tags": ["az:1"]}])
+    t = target_facts(
+        {"version": "2.12.8", "cluster": "east", "connect_urls": ["a:1", "b:1", "c:1", "d:1", "e:1"]},
+        {},
+        peers=[{"server_name": "n2", "cluster": {"name": "east"}, "tags": ["az:2"]}, {"server_name": "n1", "cluster": {"name": "east"}, "tags": ["az:1"]}],
+    )
     assert (t.clustered, t.cluster_size, t.cluster_name) == (True, 5, "east")
     assert [(s.name, s.tags) for s in t.servers or ()] == [("n1", ("az:1",)), ("n2", ("az:2",))]
     # /jsz's meta group wins over the advertised URLs

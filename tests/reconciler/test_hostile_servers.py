@@ -15,9 +15,15 @@ from fakeservers import FakeHttp, FakeNats
 
 from .helpers import manifest, run
 
-ACCOUNT_INFO = {"type": "io.nats.jetstream.api.v1.account_info_response", "memory": 0, "storage": 0, "streams": 0,
-                "consumers": 0, "limits": {"max_memory": -1, "max_storage": -1, "max_streams": -1, "max_consumers": -1},
-                "api": {"total": 0, "errors": 0}}
+ACCOUNT_INFO = {
+    "type": "io.nats.jetstream.api.v1.account_info_response",
+    "memory": 0,
+    "storage": 0,
+    "streams": 0,
+    "consumers": 0,
+    "limits": {"max_memory": -1, "max_storage": -1, "max_streams": -1, "max_consumers": -1},
+    "api": {"total": 0, "errors": 0},
+}
 NOT_FOUND = {"error": {"code": 404, "err_code": 10059, "description": "stream not found"}}
 STREAM = """
 apiVersion: jsops/v1
@@ -30,9 +36,11 @@ spec:
 
 
 def _info(name: str, **state: Any) -> dict[str, Any]:
-    return {"config": {"name": name, "subjects": [f"{name.lower()}.>"], "retention": "limits", "storage": "memory",
-                       "num_replicas": 1, "max_age": 0}, "state": {"messages": 0, "bytes": 0, "consumer_count": 0, **state},
-            "created": "2026-01-01T00:00:00Z"}
+    return {
+        "config": {"name": name, "subjects": [f"{name.lower()}.>"], "retention": "limits", "storage": "memory", "num_replicas": 1, "max_age": 0},
+        "state": {"messages": 0, "bytes": 0, "consumer_count": 0, **state},
+        "created": "2026-01-01T00:00:00Z",
+    }
 
 
 def _api(overrides: dict[str, Any]) -> Any:
@@ -46,13 +54,13 @@ def _api(overrides: dict[str, Any]) -> Any:
         if api == "STREAM.LIST":
             return {"type": "io.nats.jetstream.api.v1.stream_list_response", "total": 0, "offset": 0, "limit": 256, "streams": []}
         return NOT_FOUND
+
     return answer
 
 
 def _never_ending(payload: bytes) -> dict[str, Any]:
     offset = int(json.loads(payload or b"{}").get("offset", 0))
-    return {"total": offset + 10**9, "offset": offset, "limit": 256,
-            "streams": [_info(f"S{offset + i}") for i in range(256)]}
+    return {"total": offset + 10**9, "offset": offset, "limit": 256, "streams": [_info(f"S{offset + i}") for i in range(256)]}
 
 
 def _plan(tmp_path: Path, url: str, *extra: str) -> tuple[int, str, str, float]:
@@ -72,21 +80,24 @@ def test_a_stream_list_that_never_ends(tmp_path: Path) -> None:
     assert took < 120
 
 
-@pytest.mark.parametrize(("prefix", "value", "expected"), [
-    ("STREAM.LIST", {"total": 1, "streams": "many"}, "STREAM.LIST is malformed: streams is a string, expected a list"),
-    ("STREAM.LIST", {"total": {}, "streams": [_info("A")]}, "total is an object, expected an integer"),
-    ("STREAM.LIST", {"total": 1, "streams": [_info("A", messages="many")]}, "streams[0] at offset 0) is malformed: state.messages is a string"),
-    ("STREAM.LIST", {"total": 1, "streams": [{**_info("A"), "config": [1]}]}, "config is a list, expected an object"),
-    ("STREAM.LIST", {"total": 1, "streams": [{**_info("A"), "config": {"name": 7}}]}, "config.name is an integer, expected a string"),
-    ("STREAM.LIST", {"total": 1, "streams": [{**_info("A"), "config": {"name": "A", "max_age": "1h"}}]}, "config.max_age is a string"),
-    ("STREAM.LIST", {"total": 1, "streams": [{**_info("A"), "config": {"name": "A", "metadata": ["x"]}}]}, "config.metadata is a list"),
-    ("STREAM.LIST", {"total": 1, "streams": [_info("ORDERS", consumer_count=1)]}, None),  # consumers asked: see below
-    ("STREAM.LIST", {"error": "no"}, "error is a string, expected an object"),
-    ("STREAM.LIST", [1, 2], "is not a JSON object"),
-    ("STREAM.LIST", b"\xff\xfe", "invalid JSON"),
-    ("INFO", {"limits": [1]}, "INFO is malformed: limits is a list, expected an object"),
-    ("INFO", {"tiers": {"R1": 5}}, "INFO is malformed: tiers.R1 is an integer, expected an object"),
-])
+@pytest.mark.parametrize(
+    ("prefix", "value", "expected"),
+    [
+        ("STREAM.LIST", {"total": 1, "streams": "many"}, "STREAM.LIST is malformed: streams is a string, expected a list"),
+        ("STREAM.LIST", {"total": {}, "streams": [_info("A")]}, "total is an object, expected an integer"),
+        ("STREAM.LIST", {"total": 1, "streams": [_info("A", messages="many")]}, "streams[0] at offset 0) is malformed: state.messages is a string"),
+        ("STREAM.LIST", {"total": 1, "streams": [{**_info("A"), "config": [1]}]}, "config is a list, expected an object"),
+        ("STREAM.LIST", {"total": 1, "streams": [{**_info("A"), "config": {"name": 7}}]}, "config.name is an integer, expected a string"),
+        ("STREAM.LIST", {"total": 1, "streams": [{**_info("A"), "config": {"name": "A", "max_age": "1h"}}]}, "config.max_age is a string"),
+        ("STREAM.LIST", {"total": 1, "streams": [{**_info("A"), "config": {"name": "A", "metadata": ["x"]}}]}, "config.metadata is a list"),
+        ("STREAM.LIST", {"total": 1, "streams": [_info("ORDERS", consumer_count=1)]}, None),  # consumers asked: see below
+        ("STREAM.LIST", {"error": "no"}, "error is a string, expected an object"),
+        ("STREAM.LIST", [1, 2], "is not a JSON object"),
+        ("STREAM.LIST", b"\xff\xfe", "invalid JSON"),
+        ("INFO", {"limits": [1]}, "INFO is malformed: limits is a list, expected an object"),
+        ("INFO", {"tiers": {"R1": 5}}, "INFO is malformed: tiers.R1 is an integer, expected an object"),
+    ],
+)
 def test_odd_json_types_name_the_field(tmp_path: Path, prefix: str, value: Any, expected: str | None) -> None:
     overrides = {prefix: value}
     if expected is None:  # a consumer page of the wrong shape
@@ -125,15 +136,19 @@ def _gigabyte(announce: bool) -> Any:
         block = b"0" * (1 << 20)
         for _ in range(1024):
             wfile.write(block)
+
     return send
 
 
-@pytest.mark.parametrize(("behave", "expected"), [
-    (_drip, "did not answer within 10 s"),
-    (_drip_headers, "did not answer within 10 s"),
-    (_gigabyte(True), "announced a body of 1073741824 bytes, more than the 16777216 bytes jsops reads"),
-    (_gigabyte(False), "sent more than the 16777216 bytes jsops reads"),
-])
+@pytest.mark.parametrize(
+    ("behave", "expected"),
+    [
+        (_drip, "did not answer within 10 s"),
+        (_drip_headers, "did not answer within 10 s"),
+        (_gigabyte(True), "announced a body of 1073741824 bytes, more than the 16777216 bytes jsops reads"),
+        (_gigabyte(False), "sent more than the 16777216 bytes jsops reads"),
+    ],
+)
 def test_monitor_endpoints_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, behave: Any, expected: str) -> None:
     import resource
 

@@ -71,8 +71,9 @@ def test_plan_and_apply_refuse_links_out_of_the_tree(server: NatsServer, js: Js,
 
 
 def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args],
-                   cwd=cwd, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args], cwd=cwd, check=True, capture_output=True
+    )
 
 
 def test_controller_git_never_applies_a_link_out_of_the_repository(server: NatsServer, js: Js, tmp_path: Path) -> None:

@@ -19,8 +19,9 @@ def test_kill_9_mid_apply_then_rerun_converges(tmp_path):
         estate(d, server, bulk=150)
 
         # the server stays down until apply ends: do not wait the default 30s to read answers back
-        proc = subprocess.Popen([JSOPS, "apply", str(d), "--server", server.url, "--yes", "--read-back-wait", "2s"],
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen(
+            [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--read-back-wait", "2s"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         assert proc.stdout is not None
         lines = []
         for line in proc.stdout:

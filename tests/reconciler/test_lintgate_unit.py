@@ -33,13 +33,17 @@ def _errors(findings: list) -> list:  # type: ignore[type-arg]  # linter Finding
     return sorted((f for f in findings if f.severity is Severity.ERROR), key=lambda f: f.sort_key())
 
 
-@pytest.mark.parametrize("config", [
-    Config(),
-    Config(severity={"JS406": Severity.ERROR, "ops": Severity.ERROR}),
-    Config(severity={"JS010": Severity.ERROR}),
-    Config(target=Target(server_version="2.10.0", clustered=False)),
-    Config(ignore=["JS102"]),
-], ids=["default", "promoted", "unused-suppression-error", "old-standalone", "ignored"])
+@pytest.mark.parametrize(
+    "config",
+    [
+        Config(),
+        Config(severity={"JS406": Severity.ERROR, "ops": Severity.ERROR}),
+        Config(severity={"JS010": Severity.ERROR}),
+        Config(target=Target(server_version="2.10.0", clustered=False)),
+        Config(ignore=["JS102"]),
+    ],
+    ids=["default", "promoted", "unused-suppression-error", "old-standalone", "ignored"],
+)
 @pytest.mark.parametrize("where", ESTATES + ["suppressed"], ids=lambda p: Path(str(p)).name)
 def test_the_gate_reports_the_errors_of_a_full_lint(config: Config, where: Path | str, tmp_path: Path) -> None:
     if where == "suppressed":

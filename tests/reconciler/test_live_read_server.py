@@ -67,9 +67,12 @@ def _sweep(client: JsClient) -> LiveState:
 
             cfg = strip_server_metadata(info.get("config") or {})
             state.consumers[(name, c)] = LiveConsumer(
-                name, cfg, int((info.get("ack_floor") or {}).get("stream_seq") or 0),
+                name,
+                cfg,
+                int((info.get("ack_floor") or {}).get("stream_seq") or 0),
                 int((info.get("delivered") or {}).get("stream_seq") or 0),
-                int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0))
+                int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0),
+            )
     return state
 
 

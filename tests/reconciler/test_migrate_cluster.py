@@ -120,12 +120,16 @@ def test_overlapping_create_is_refused_before_any_request(cluster: NatsCluster, 
     d = tmp_path / "m"
     before, pos = _seeded(cluster, cjs, d, SHAPES["R3"])
     (d / "orders.yaml").unlink()
-    manifest(d, "events.yaml", """
+    manifest(
+        d,
+        "events.yaml",
+        """
         apiVersion: jsops/v1
         kind: Stream
         metadata: {name: EVENTS}
         spec: {subjects: ["orders.new"], num_replicas: 3}
-    """)
+    """,
+    )
     sent.clear()
     rc, out, err = run("apply", str(d), "--server", cluster.url, "--yes", "--prune", "--allow-data-loss")
     assert rc == 1 and "subjects overlap with live stream ORDERS" in out and "(err_code 10065)" in out, out + err
@@ -151,8 +155,7 @@ def test_sealing_an_existing_stream_plans_and_applies_as_an_update(cluster: Nats
 
 def _killed(cluster: NatsCluster, d: Path, point: str) -> None:
     env = {**os.environ, "JSOPS_FAULT": f"migrate-{point}"}
-    proc = subprocess.run([JSOPS, "apply", str(d), "--server", cluster.url, "--yes", "--migrate"],
-                          env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([JSOPS, "apply", str(d), "--server", cluster.url, "--yes", "--migrate"], env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 137, proc.stdout + proc.stderr
 
 
@@ -190,8 +193,9 @@ def _paused(cluster: NatsCluster, d: Path, gate: Path, meanwhile: Callable[[], N
     """``jsops apply --migrate`` in a subprocess, paused once the copy is verified (before the
     cut-over) while ``meanwhile`` runs; it must then finish on its own."""
     env = {**os.environ, "JSOPS_FAULT": f"migrate-after-sync:pause:{gate}"}
-    proc = subprocess.Popen([JSOPS, "apply", str(d), "--server", cluster.url, "--yes", "--migrate"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [JSOPS, "apply", str(d), "--server", cluster.url, "--yes", "--migrate"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         deadline = time.monotonic() + 120
         while not Path(f"{gate}.reached").exists():

@@ -28,14 +28,18 @@ def _stream(name: str, retention: str, storage: str = "file", **extra: Any) -> d
 
 def _state() -> LiveState:
     live = LiveState(read_at=10_000.0)
-    for name, retention in (("LIM", "limits"), ("INT", "interest"), ("WQ", "workqueue"), ("INTDROP", "interest"),
-                            ("TOWQ", "limits"), ("READ", "limits"), ("FULL", "limits")):
-        live.streams[name] = LiveStream({**_stream(name, retention), "metadata": OWN}, messages=100, bytes=4000,
-                                        first_seq=1, last_seq=100, consumer_count=1)
-        live.consumers[(name, "c")] = LiveConsumer(name, {"durable_name": "c", "ack_policy": "explicit", "metadata": OWN},
-                                                   ack_floor=40, pending=60)
-    live.consumers[("INTDROP", "left")] = LiveConsumer("INTDROP", {"durable_name": "left", "ack_policy": "explicit", "metadata": OWN},
-                                                       ack_floor=10, pending=90)
+    for name, retention in (
+        ("LIM", "limits"),
+        ("INT", "interest"),
+        ("WQ", "workqueue"),
+        ("INTDROP", "interest"),
+        ("TOWQ", "limits"),
+        ("READ", "limits"),
+        ("FULL", "limits"),
+    ):
+        live.streams[name] = LiveStream({**_stream(name, retention), "metadata": OWN}, messages=100, bytes=4000, first_seq=1, last_seq=100, consumer_count=1)
+        live.consumers[(name, "c")] = LiveConsumer(name, {"durable_name": "c", "ack_policy": "explicit", "metadata": OWN}, ack_floor=40, pending=60)
+    live.consumers[("INTDROP", "left")] = LiveConsumer("INTDROP", {"durable_name": "left", "ack_policy": "explicit", "metadata": OWN}, ack_floor=10, pending=90)
     live.streams["BACKUP"] = LiveStream({"name": "BACKUP", "mirror": {"name": "READ"}, "metadata": OWN}, messages=100)
     live.streams["AGG"] = LiveStream({"name": "AGG", "sources": [{"name": "READ"}], "metadata": OWN}, messages=100)
     return live
@@ -43,13 +47,21 @@ def _state() -> LiveState:
 
 def _desired() -> list[Desired]:
     out = []
-    for name, retention, extra in (("LIM", "limits", {}), ("INT", "interest", {}), ("WQ", "workqueue", {}),
-                                   ("INTDROP", "interest", {}), ("TOWQ", "workqueue", {}), ("READ", "limits", {}),
-                                   ("FULL", "limits", {"discard": "new", "max_msgs": 50})):
+    for name, retention, extra in (
+        ("LIM", "limits", {}),
+        ("INT", "interest", {}),
+        ("WQ", "workqueue", {}),
+        ("INTDROP", "interest", {}),
+        ("TOWQ", "workqueue", {}),
+        ("READ", "limits", {}),
+        ("FULL", "limits", {"discard": "new", "max_msgs": 50}),
+    ):
         out.append(Desired("Stream", name, None, _stream(name, retention, "memory", **extra), "m/s.yaml"))
         out.append(Desired("Consumer", "c", name, {"durable_name": "c", "ack_policy": "explicit"}, "m/s.yaml"))
-    out += [Desired("Stream", "BACKUP", None, {"name": "BACKUP", "mirror": {"name": "READ"}}, "m/s.yaml"),
-            Desired("Stream", "AGG", None, {"name": "AGG", "sources": [{"name": "READ"}]}, "m/s.yaml")]
+    out += [
+        Desired("Stream", "BACKUP", None, {"name": "BACKUP", "mirror": {"name": "READ"}}, "m/s.yaml"),
+        Desired("Stream", "AGG", None, {"name": "AGG", "sources": [{"name": "READ"}]}, "m/s.yaml"),
+    ]
     return out
 
 
@@ -58,8 +70,14 @@ def test_golden_migrations_per_retention_and_downstream_shape() -> None:
     _golden("plan_migrate.txt", render_text(plan))
     acts = {a.name: a for a in plan.actions if a.kind == "Stream"}
     assert {n: a.action for n, a in acts.items() if a.migration is not None} == {
-        "LIM": "migrate", "INT": "migrate", "WQ": "migrate", "INTDROP": "blocked", "TOWQ": "blocked", "READ": "blocked",
-        "FULL": "blocked"}
+        "LIM": "migrate",
+        "INT": "migrate",
+        "WQ": "migrate",
+        "INTDROP": "blocked",
+        "TOWQ": "blocked",
+        "READ": "blocked",
+        "FULL": "blocked",
+    }
     assert "left are not declared" in (acts["INTDROP"].reason or "")
     assert "AGG (sources it), BACKUP (a mirror of it)" in (acts["READ"].reason or "")
     assert "max_msgs 50 < 100 messages" in (acts["FULL"].reason or "")

@@ -29,8 +29,9 @@ def _apply(url: str, d: Path, *flags: str) -> tuple[int, str, str]:
 def _jsops(url: str, d: Path, fault: str, *flags: str) -> subprocess.Popen[str]:
     """``jsops apply --migrate`` in a process with the fault hook ``fault``."""
     env = {**os.environ, "JSOPS_FAULT": fault}
-    return subprocess.Popen([JSOPS, "apply", str(d), "--server", url, "--yes", "--migrate", *flags],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [JSOPS, "apply", str(d), "--server", url, "--yes", "--migrate", *flags], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def _wait_for(path: Path, proc: subprocess.Popen[str], timeout: float = 60.0) -> None:

@@ -15,8 +15,10 @@ def _live() -> LiveState:
 
 
 def _desired() -> list[Desired]:
-    return [Desired("Stream", "ORDERS_V2", None, NEW, "m/orders.yaml", renamed_from="ORDERS"),
-            Desired("Consumer", "c", "ORDERS_V2", {"durable_name": "c", "ack_policy": "explicit"}, "m/orders.yaml")]
+    return [
+        Desired("Stream", "ORDERS_V2", None, NEW, "m/orders.yaml", renamed_from="ORDERS"),
+        Desired("Consumer", "c", "ORDERS_V2", {"durable_name": "c", "ack_policy": "explicit"}, "m/orders.yaml"),
+    ]
 
 
 def test_rename_needs_migrate_and_folds_its_consumers_and_keeps_the_old_stream_from_prune() -> None:

@@ -86,21 +86,22 @@ def _error(rule: str, kind: str, name: str, stream: str | None = None) -> Findin
 
 
 def test_judged_keeps_the_errors_of_what_the_plan_does() -> None:
-    migrate = Action(ActionKind.MIGRATE, "Stream", "NEW", None, [], None, {"name": "NEW"},
-                     migration={"from": "OLD", "to": "NEW", "consumers": {"w": {}}})
+    migrate = Action(ActionKind.MIGRATE, "Stream", "NEW", None, [], None, {"name": "NEW"}, migration={"from": "OLD", "to": "NEW", "consumers": {"w": {}}})
     update = Action(ActionKind.UPDATE, "Stream", "U", None, [], None, {"name": "U"})
     blocked = Action(ActionKind.CREATE, "Stream", "B", None, [], None, {"name": "B"})
     blocked.block("no")
     plan = Plan("nats://x:1", "fp", [migrate, update, blocked])
     found = GateFindings(
-        errors=[_error("JS101", "Stream", "U"), _error("JS101", "Stream", "IDLE"), _error("JS005", "Stream", "GONE"),
-                _error("JS201", "Consumer", "w", "NEW")],
+        errors=[_error("JS101", "Stream", "U"), _error("JS101", "Stream", "IDLE"), _error("JS005", "Stream", "GONE"), _error("JS201", "Consumer", "w", "NEW")],
         create_only=[_error("JS114", "Stream", "U"), _error("JS114", "Stream", "B"), _error("JS212", "Consumer", "w", "NEW")],
     )
     kept = [(f.rule, str(f.object)) for f in judged(found, plan)]
-    assert sorted(kept) == sorted([
-        ("JS101", "Stream U"),  # updated
-        ("JS005", "Stream GONE"),  # the loader's: always
-        ("JS201", "Consumer NEW/w"), ("JS212", "Consumer NEW/w"),  # the migration creates its consumers
-        ("JS114", "Stream B"),  # blocked creates are judged as creates
-    ])
+    assert sorted(kept) == sorted(
+        [
+            ("JS101", "Stream U"),  # updated
+            ("JS005", "Stream GONE"),  # the loader's: always
+            ("JS201", "Consumer NEW/w"),
+            ("JS212", "Consumer NEW/w"),  # the migration creates its consumers
+            ("JS114", "Stream B"),  # blocked creates are judged as creates
+        ]
+    )

@@ -115,8 +115,11 @@ def test_unowned_identical_object_is_not_an_action_and_forbidden_is_blocked():
     st.streams["HAND"] = LiveStream(stream("HAND"))
     st.streams["X"] = LiveStream(stream("X", metadata=dict(OWN)), consumer_count=1)
     st.consumers[("X", "p")] = LiveConsumer("X", consumer("p", metadata=dict(OWN)))
-    d = [Desired("Stream", "HAND", None, stream("HAND")), Desired("Stream", "X", None, stream("X")),
-         Desired("Consumer", "p", "X", consumer("p", pause_until="2030-01-01T00:00:00Z"))]
+    d = [
+        Desired("Stream", "HAND", None, stream("HAND")),
+        Desired("Stream", "X", None, stream("X")),
+        Desired("Consumer", "p", "X", consumer("p", pause_until="2030-01-01T00:00:00Z")),
+    ]
     p = build_plan(d, st)
     assert [(a.action, a.name) for a in p.actions] == [("blocked", "p")]
     assert "pause API" in (p.actions[0].consequence or "")
@@ -131,8 +134,12 @@ def test_plan_json_round_trip_and_bad_plans():
     plan = build_plan(desired(), live_state(), PlanOptions(prune=True), target="t")
     again = Plan.from_json(json.loads(render_json(plan)))
     assert again.to_json() == plan.to_json()
-    for bad in ([], {"version": 9}, {"version": 1, "fingerprint": "x", "actions": [{"action": "explode"}]},
-                {"version": 1, "fingerprint": "x", "actions": [{"action": "create", "object": {"kind": "Stream", "name": "A"}}]}):
+    for bad in (
+        [],
+        {"version": 9},
+        {"version": 1, "fingerprint": "x", "actions": [{"action": "explode"}]},
+        {"version": 1, "fingerprint": "x", "actions": [{"action": "create", "object": {"kind": "Stream", "name": "A"}}]},
+    ):
         with pytest.raises(PlanError):
             Plan.from_json(bad)
 
@@ -163,8 +170,9 @@ def test_golden_plan_text_and_json():
     data = json.loads(render_json(plan))
     # contracts §5 keys, plus the per-target headers (an additive extension)
     assert set(data) == {"version", "target", "fingerprint", "actions", "summary", "targets"}
-    assert data["targets"] == [{"context": "default", "contexts": ["default"], "target": data["target"],
-                                "fingerprint": data["fingerprint"], "summary": data["summary"]}]
+    assert data["targets"] == [
+        {"context": "default", "contexts": ["default"], "target": data["target"], "fingerprint": data["fingerprint"], "summary": data["summary"]}
+    ]
     for a in data["actions"]:
         assert a["context"] == "default"
         assert {"action", "object", "changes", "consequence"} <= set(a)

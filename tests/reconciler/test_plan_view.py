@@ -36,8 +36,11 @@ def test_golden_verbose_compact_and_colour() -> None:
 
 
 def test_manifest_fields_are_shown_and_the_rest_summed_up() -> None:
-    d = [Desired("Stream", "S", None, {"name": "S", "subjects": ["s"], "retention": "limits", "max_bytes": 1 << 30,
-                                       "storage": "file", "num_replicas": 1}, "m/s.yaml")]
+    d = [
+        Desired(
+            "Stream", "S", None, {"name": "S", "subjects": ["s"], "retention": "limits", "max_bytes": 1 << 30, "storage": "file", "num_replicas": 1}, "m/s.yaml"
+        )
+    ]
     plan = build_plan(d, live_state().__class__(), PlanOptions(), target="nats://x:1")
     text = render_text(plan, explicit={("Stream", None, "S"): frozenset({"subjects", "max_bytes"})})
     assert "+ max_bytes: 1GiB" in text and "+ subjects" in text and "retention" not in text
@@ -76,8 +79,7 @@ def test_exit_code_contract_empty_paths_and_config_paths(server: NatsServer, tmp
 
 def _tty_run(args: list[str], env: dict[str, str]) -> str:
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "jsops.linter.cli", *args], stdout=slave, stderr=subprocess.DEVNULL,
-                            env=env, cwd=os.getcwd())
+    proc = subprocess.Popen([sys.executable, "-m", "jsops.linter.cli", *args], stdout=slave, stderr=subprocess.DEVNULL, env=env, cwd=os.getcwd())
     os.close(slave)
     chunks = []
     while True:
@@ -104,8 +106,7 @@ def test_colours_on_a_terminal_only(server: NatsServer, tmp_path: Path, monkeypa
     assert "\x1b[32m+\x1b[0m Stream ORDERS" in out, out
     assert "\x1b" not in _tty_run(["plan", "m", "-s", server.url], {**env, "NO_COLOR": "1"})
     assert "\x1b" not in _tty_run(["plan", "m", "-s", server.url, "--no-color"], env)
-    piped = subprocess.run([sys.executable, "-m", "jsops.linter.cli", "plan", "m", "-s", server.url], env=env,
-                           capture_output=True, text=True)
+    piped = subprocess.run([sys.executable, "-m", "jsops.linter.cli", "plan", "m", "-s", server.url], env=env, capture_output=True, text=True)
     assert piped.returncode == 0 and "+ Stream ORDERS" in piped.stdout and "\x1b" not in piped.stdout
 
 
@@ -126,19 +127,23 @@ def test_export_writes_sizes_and_durations_as_people_do() -> None:
     from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
 
     day = 86400 * 10**9
-    assert [readable_duration(v) for v in (3 * day, 7 * day, 30 * 10**9, 5400 * 10**9, 250_000_000, 30, 0)] == \
-        ["3d", "1w", "30s", "1h30m", "250ms", "30ns", 0]
+    assert [readable_duration(v) for v in (3 * day, 7 * day, 30 * 10**9, 5400 * 10**9, 250_000_000, 30, 0)] == ["3d", "1w", "30s", "1h30m", "250ms", "30ns", 0]
     assert [readable_size(v) for v in (1 << 30, 64 << 10, 1000, -1, 0)] == ["1GiB", "64KiB", 1000, -1, 0]
     for v in (3 * day, 5400 * 10**9, 250_000_000, 30):
         assert parse_duration(readable_duration(v)) == v  # exact: jsops reads it back unchanged
     assert parse_size("1GiB") == 1 << 30
     live = LiveState()
-    live.streams["S"] = LiveStream({"name": "S", "subjects": ["s"], "max_age": 3 * day, "max_bytes": 1 << 30, "max_msg_size": -1,
-                                    "duplicate_window": 120 * 10**9})
+    live.streams["S"] = LiveStream(
+        {"name": "S", "subjects": ["s"], "max_age": 3 * day, "max_bytes": 1 << 30, "max_msg_size": -1, "duplicate_window": 120 * 10**9}
+    )
     live.consumers[("S", "c")] = LiveConsumer("S", {"durable_name": "c", "ack_wait": 30 * 10**9, "backoff": [10**9, 60 * 10**9]})
     docs = export_documents(live)["S.yaml"]
-    assert {k: docs[0]["spec"][k] for k in ("max_age", "max_bytes", "max_msg_size", "duplicate_window")} == \
-        {"max_age": "3d", "max_bytes": "1GiB", "max_msg_size": -1, "duplicate_window": "2m"}
+    assert {k: docs[0]["spec"][k] for k in ("max_age", "max_bytes", "max_msg_size", "duplicate_window")} == {
+        "max_age": "3d",
+        "max_bytes": "1GiB",
+        "max_msg_size": -1,
+        "duplicate_window": "2m",
+    }
     assert docs[1]["spec"]["ack_wait"] == "30s" and docs[1]["spec"]["backoff"] == ["1s", "1m"]
 
 
@@ -148,8 +153,9 @@ def test_lint_errors_point_at_the_lint_command_that_shows_them(tmp_path: Path, m
     monkeypatch.chdir(tmp_path)
     (tmp_path / "environments").mkdir()
     (tmp_path / "environments" / "broken.yaml").write_text("age: 1m\n")
-    (tmp_path / "s.yaml.j2").write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\n"
-                                        "spec:\n  subjects: [s]\n  max_age: {{ age }}\n  duplicate_window: 2m\n")
+    (tmp_path / "s.yaml.j2").write_text(
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\nspec:\n  subjects: [s]\n  max_age: {{ age }}\n  duplicate_window: 2m\n"
+    )
     rc, out, err = run("plan", ".", "--env", "broken", "--no-config")
     assert rc == 1 and "`jsops lint . --env broken --no-config` shows them" in err
     capsys.readouterr()

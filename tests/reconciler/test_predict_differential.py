@@ -105,8 +105,10 @@ def _one(seed: int, binary: str | None = None) -> tuple[int, int, list[str]] | N
     wanted = _desired(desired)
     if wanted is None:
         return None
-    acc = ("accounts { A { jetstream { " + f"max_streams: {limits['max_streams']}, max_consumers: {limits['max_consumers']}, "
-           f"max_file: {limits['max_file']}MB" + " }, users [{user: a, password: a}] } }")
+    acc = (
+        "accounts { A { jetstream { " + f"max_streams: {limits['max_streams']}, max_consumers: {limits['max_consumers']}, "
+        f"max_file: {limits['max_file']}MB" + " }, users [{user: a, password: a}] } }"
+    )
     with NatsServer(extra_config=acc, binary=binary) as server:
         url = server.url.replace("nats://", "nats://a:a@")
         js = Js(url)

@@ -33,14 +33,14 @@ def test_overlaps_predicted_from_the_index_are_those_of_every_pair() -> None:
         live = LiveState()
         for i in range(rng.randint(0, 12)):
             live.streams[f"L{i}"] = LiveStream({"name": f"L{i}", "subjects": [_subject(rng) for _ in range(rng.randint(0, 3))]})
-        creates = [Action(ActionKind.CREATE, "Stream", f"N{i}", None, [], None,
-                          {"name": f"N{i}", "subjects": [_subject(rng) for _ in range(rng.randint(1, 3))]})
-                   for i in range(rng.randint(1, 12))]
+        creates = [
+            Action(ActionKind.CREATE, "Stream", f"N{i}", None, [], None, {"name": f"N{i}", "subjects": [_subject(rng) for _ in range(rng.randint(1, 3))]})
+            for i in range(rng.randint(1, 12))
+        ]
         found = predict(Plan("nats://x:1", "fp", list(creates)), live)
         for i, a in enumerate(creates):  # one level: every create runs beside the others
             mine = a.config["subjects"] if a.config else []
-            others = [s.config["subjects"] for s in live.streams.values()] + \
-                     [p.config["subjects"] for p in creates if p is not a and p.config]
+            others = [s.config["subjects"] for s in live.streams.values()] + [p.config["subjects"] for p in creates if p is not a and p.config]
             expected = any(_collides(mine, theirs) for theirs in others)
             assert (i in found and found[i].err_code == OVERLAP) == expected, (mine, others, found.get(i))
 

@@ -30,8 +30,9 @@ def stream_doc(name: str, subjects: str, extra: str = "", consumer: str = "shipp
 
 
 def actions(out: str) -> dict[str, dict[str, Any]]:
-    return {f"{a['object']['kind']} {(a['object']['stream'] + '/') if a['object']['stream'] else ''}{a['object']['name']}": a
-            for a in json.loads(out)["actions"]}
+    return {
+        f"{a['object']['kind']} {(a['object']['stream'] + '/') if a['object']['stream'] else ''}{a['object']['name']}": a for a in json.loads(out)["actions"]
+    }
 
 
 def _held(js: Js) -> tuple[int, int]:
@@ -97,17 +98,26 @@ def test_r3_on_a_standalone_server_is_refused_before_any_request(server: NatsSer
 
 def test_workqueue_filter_overlapping_a_live_consumer_is_refused(server: NatsServer, js: Js, tmp_path: Path, sent: list[str]) -> None:
     d = tmp_path / "m"
-    manifest(d, "wq.yaml", """
+    manifest(
+        d,
+        "wq.yaml",
+        """
         apiVersion: jsops/v1
         kind: Stream
         metadata: {name: JOBS}
         spec: {subjects: ["jobs.>"], retention: workqueue}
-    """)
+    """,
+    )
     rc, out, err = run("apply", str(d), "--server", server.url, "--yes")
     assert rc == 0, out + err
-    js.ok("$JS.API.CONSUMER.CREATE.JOBS.manual", {"stream_name": "JOBS", "config": {
-        "durable_name": "manual", "ack_policy": "explicit", "filter_subject": "jobs.eu.>"}})
-    manifest(d, "workers.yaml", """
+    js.ok(
+        "$JS.API.CONSUMER.CREATE.JOBS.manual",
+        {"stream_name": "JOBS", "config": {"durable_name": "manual", "ack_policy": "explicit", "filter_subject": "jobs.eu.>"}},
+    )
+    manifest(
+        d,
+        "workers.yaml",
+        """
         apiVersion: jsops/v1
         kind: Consumer
         metadata: {name: eu, stream: JOBS}
@@ -117,7 +127,8 @@ def test_workqueue_filter_overlapping_a_live_consumer_is_refused(server: NatsSer
         kind: Consumer
         metadata: {name: us, stream: JOBS}
         spec: {ack_policy: explicit, filter_subject: "jobs.us.*"}
-    """)
+    """,
+    )
     rc, out, _ = run("plan", str(d), "--server", server.url, "--format", "json")
     acts = actions(out)
     assert acts["Consumer JOBS/eu"]["err_code"] == 10100 and "consumer manual" in acts["Consumer JOBS/eu"]["reason"]

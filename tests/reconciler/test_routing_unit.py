@@ -54,7 +54,9 @@ def _args(*argv: str) -> argparse.Namespace:
 
 def test_config_contexts_resolve_with_secrets_by_reference(tmp_path, monkeypatch):
     (tmp_path / "tok").write_text("T0KEN-FROM-FILE\n")
-    cfg = _config(tmp_path, """
+    cfg = _config(
+        tmp_path,
+        """
 contexts:
   prod:
     server: "nats://a:4222, nats://b:4222"
@@ -66,7 +68,8 @@ contexts:
   edge:
     server: ["nats://edge:4222"]
     token: {file: tok}
-""")
+""",
+    )
     monkeypatch.setenv("JSOPS_TEST_PW", "pa55word")
     t = resolve_context("prod", cfg)
     assert t.servers == ("nats://a:4222", "nats://b:4222") and t.context == "prod"
@@ -121,8 +124,7 @@ def _estate(tmp_path: Path):
 
 def test_routing_groups_contexts_and_merges_same_server(tmp_path):
     estate = _estate(tmp_path)
-    targets = {"west": Target(("nats://w:4222",), "west"), "east": Target(("nats://D:4222/",), "east"),
-               "prod": Target(("nats://p:4222",), "prod")}
+    targets = {"west": Target(("nats://w:4222",), "west"), "east": Target(("nats://D:4222/",), "east"), "prod": Target(("nats://p:4222",), "prod")}
     routes = route_estate(estate, Target(("nats://d:4222",)), targets.__getitem__)
     # east points at the default server (spelled differently): one target, so neither prunes the other
     assert [(r.name, r.contexts) for r in routes] == [("default", ["default", "east"]), ("prod", ["prod"]), ("west", ["west"])]
@@ -189,8 +191,7 @@ def test_stale_manifest_path_is_recorded_again():
     assert build_plan([d], live, PlanOptions(stale_source=lambda p: False)).actions == []  # old file still declares it
     plan = build_plan([d], live, PlanOptions(stale_source=lambda p: p == "old/s.yaml"))
     (a,) = plan.actions
-    assert a.action == "update" and [(c.path, c.old, c.new, c.cls) for c in a.changes] == [
-        ("metadata.io.jsops.source", "old/s.yaml", "new/s.yaml", "in-place")]
+    assert a.action == "update" and [(c.path, c.old, c.new, c.cls) for c in a.changes] == [("metadata.io.jsops.source", "old/s.yaml", "new/s.yaml", "in-place")]
     assert a.config["metadata"]["io.jsops.source"] == "new/s.yaml"
     # an object stamped before contexts were recorded, now declared in context west
     w = Desired("Stream", "S", None, {"name": "S", "subjects": ["s"]}, "old/s.yaml", "west")
@@ -200,10 +201,20 @@ def test_stale_manifest_path_is_recorded_again():
 
 
 def _planset() -> PlanSet:
-    p1 = Plan("nats://127.0.0.1:4222", "sha256:aaa", [Action("create", "Stream", "ORDERS", None, [], None, {"name": "ORDERS", "subjects": ["orders.>"]})],
-              context="default", contexts=("default", "east"))
-    p2 = Plan("nats://west:4222", "sha256:bbb", [Action("delete", "Stream", "OLD", None, [], "the stream and its 0 stored messages are deleted")],
-              context="west", contexts=("west",))
+    p1 = Plan(
+        "nats://127.0.0.1:4222",
+        "sha256:aaa",
+        [Action("create", "Stream", "ORDERS", None, [], None, {"name": "ORDERS", "subjects": ["orders.>"]})],
+        context="default",
+        contexts=("default", "east"),
+    )
+    p2 = Plan(
+        "nats://west:4222",
+        "sha256:bbb",
+        [Action("delete", "Stream", "OLD", None, [], "the stream and its 0 stored messages are deleted")],
+        context="west",
+        contexts=("west",),
+    )
     p3 = Plan("nats://north:4222", "sha256:ccc", [], context="north", contexts=("north",))
     return PlanSet([p1, p2, p3])
 
@@ -218,7 +229,10 @@ def test_plan_set_json_round_trip_and_golden():
     assert data["summary"]["create"] == 1 and data["summary"]["delete"] == 1
     back = PlanSet.from_json(data)
     assert [(p.context, p.contexts, p.fingerprint, len(p.actions)) for p in back.plans] == [
-        ("default", ("default", "east"), "sha256:aaa", 1), ("west", ("west",), "sha256:bbb", 1), ("north", ("north",), "sha256:ccc", 0)]
+        ("default", ("default", "east"), "sha256:aaa", 1),
+        ("west", ("west",), "sha256:bbb", 1),
+        ("north", ("north",), "sha256:ccc", 0),
+    ]
     # a plan saved before targets existed still reads, as one default target
     old = {k: v for k, v in json.loads(render_json(PlanSet([ps.plans[0]]))).items() if k != "targets"}
     for a in old["actions"]:
@@ -236,8 +250,18 @@ def test_plan_set_text_golden():
 
 
 def test_limits_from_server_answers():
-    info = {"limits": {"max_memory": -1, "max_storage": -1, "max_streams": -1, "max_consumers": -1, "max_ack_pending": 50,
-                       "memory_max_stream_bytes": -1, "storage_max_stream_bytes": 1024, "max_bytes_required": True}}
+    info = {
+        "limits": {
+            "max_memory": -1,
+            "max_storage": -1,
+            "max_streams": -1,
+            "max_consumers": -1,
+            "max_ack_pending": 50,
+            "memory_max_stream_bytes": -1,
+            "storage_max_stream_bytes": 1024,
+            "max_bytes_required": True,
+        }
+    }
     a = account_limits(info)
     assert (a.max_ack_pending, a.disk_max_stream_bytes, a.max_bytes_required, a.max_streams) == (50, 1024, True, None)
     tiered = {"limits": {"max_memory": 0, "max_ack_pending": 0}, "tiers": {"R1": {"limits": {"max_ack_pending": 7}}}}

@@ -59,12 +59,16 @@ def test_narrowing_the_only_consumers_filter_is_data_loss(server, js, tmp_path):
 
 def test_narrowing_a_filter_another_consumer_covers_loses_nothing(server, js, tmp_path):
     _write(tmp_path)
-    manifest(tmp_path / "m", "audit.yaml", """
+    manifest(
+        tmp_path / "m",
+        "audit.yaml",
+        """
         apiVersion: jsops/v1
         kind: Consumer
         metadata: {name: audit, stream: ORDERS}
         spec: {ack_wait: 30s, deliver_policy: all}
-    """)
+    """,
+    )
     assert run("apply", str(tmp_path / "m"), "--server", server.url, "--yes")[0] == 0
     js.publish("orders.a", 5)
     js.publish("orders.b", 7)

@@ -33,12 +33,16 @@ def _orders(d: Path, retention: str = "limits", storage: str = "file", ack_wait:
 def test_an_owned_stream_that_left_the_manifests_is_never_no_changes(server, js, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _orders(tmp_path / "m")
-    manifest(tmp_path / "m", "audit.yaml", """
+    manifest(
+        tmp_path / "m",
+        "audit.yaml",
+        """
         apiVersion: jsops/v1
         kind: Stream
         metadata: {name: AUDIT}
         spec: {subjects: ["audit.>"]}
-    """)
+    """,
+    )
     assert run("apply", "m", "--server", server.url, "--yes")[0] == 0
     js.publish("audit.x", 4)
     (tmp_path / "m" / "audit.yaml").unlink()
@@ -66,8 +70,7 @@ def test_consumer_recreate_names_every_missing_flag(tmp_path):
             rc, out, err = run("plan", str(d), "--server", server.url, "--format", "json")
             [act] = [a for a in json.loads(out)["actions"] if a["object"]["name"] == "c1"]
             assert (act["action"], act["wanted"]) == ("blocked", "recreate"), act
-            assert act["reason"] == ("the consumer has 4 unacknowledged messages on an interest stream; "
-                                     "needs --allow-recreate and --allow-data-loss"), act
+            assert act["reason"] == ("the consumer has 4 unacknowledged messages on an interest stream; needs --allow-recreate and --allow-data-loss"), act
             assert run("apply", str(d), "--server", server.url, "--yes")[0] == 1
             assert js.stream("ORDERS")["state"]["messages"] == 4
             c = js.consumer("ORDERS", "c1")
@@ -115,4 +118,3 @@ def test_discard_new_bucket_lower_max_bytes_refuses_puts_and_keeps_values(server
     assert js.stream("KV_carts")["state"]["messages"] == 20  # nothing removed
     refused = js.request("$KV.carts.k99", {"v": "y"})
     assert "error" in refused and js.stream("KV_carts")["state"]["messages"] == 20
-

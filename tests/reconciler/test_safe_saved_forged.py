@@ -32,8 +32,15 @@ def _forge(path: Path, edit: Any) -> None:
 
 
 def _action(act: str, kind: str, name: str, config: dict[str, Any] | None, **more: Any) -> dict[str, Any]:
-    return {"action": act, "object": {"kind": kind, "name": name, "stream": None}, "changes": [],
-            "consequence": None, "config": config, "context": "default", **more}
+    return {
+        "action": act,
+        "object": {"kind": kind, "name": name, "stream": None},
+        "changes": [],
+        "consequence": None,
+        "config": config,
+        "context": "default",
+        **more,
+    }
 
 
 def test_forged_update_without_its_changes_is_refused(server, js, tmp_path, monkeypatch):
@@ -74,10 +81,15 @@ def test_forged_create_and_migration_are_refused(server, js, tmp_path, monkeypat
 
     def add(data: dict[str, Any]) -> None:
         data["actions"].append(_action("create", "Stream", "EVIL", {"name": "EVIL", "subjects": ["evil.>"], "metadata": owned}))
-        data["actions"].append(_action("migrate", "Stream", "HAND_V2",
-                                       {"name": "HAND_V2", "subjects": ["hand.>"], "metadata": owned},
-                                       migration={"from": "HAND", "to": "HAND_V2", "consumers": {}, "messages": 3,
-                                                  "bytes": 0, "strategy": "mirror"}))
+        data["actions"].append(
+            _action(
+                "migrate",
+                "Stream",
+                "HAND_V2",
+                {"name": "HAND_V2", "subjects": ["hand.>"], "metadata": owned},
+                migration={"from": "HAND", "to": "HAND_V2", "consumers": {}, "messages": 3, "bytes": 0, "strategy": "mirror"},
+            )
+        )
 
     _forge(Path("plan.json"), add)
     rc, out, err = run("apply", "--plan", "plan.json", "--server", server.url, "--migrate", "--yes")

@@ -36,7 +36,7 @@ from .helpers import Js, NatsServer, manifest, run
 SECRET = "p@ss/w,rd"
 ENC = quote(SECRET, safe="")  # p%40ss%2Fw%2Crd
 # pieces that must never show: every 3-character window of the secret, raw and encoded
-FRAGMENTS = sorted({SECRET[i:i + 3] for i in range(len(SECRET) - 2)} | {ENC[i:i + 5] for i in range(len(ENC) - 4)})
+FRAGMENTS = sorted({SECRET[i : i + 3] for i in range(len(SECRET) - 2)} | {ENC[i : i + 5] for i in range(len(ENC) - 4)})
 
 
 def leaks(text: str) -> list[str]:
@@ -45,18 +45,22 @@ def leaks(text: str) -> list[str]:
 
 # -- unit ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("url", "bare", "user", "password"), [
-    (f"nats://admin:{ENC}@h:4222", "nats://h:4222", "admin", SECRET),
-    ("nats://admin:p@ss@h:4222", "nats://h:4222", "admin", "p@ss"),  # last '@' ends the user info
-    ("nats://admin:p/w@h:4222", "nats://h:4222", "admin", "p/w"),
-    ("nats://admin:p%40ss@h", "nats://h", "admin", "p@ss"),
-    ("tok@host", "host", "tok", None),
-    ("tok%2Fx@host:4222", "host:4222", "tok/x", None),
-    ("user:@host", "host", "user", ""),
-    (f"nats://u:{ENC}@[::1]:4222", "nats://[::1]:4222", "u", SECRET),
-    ("tls://[fe80::1%25eth0]:4443", "tls://[fe80::1%25eth0]:4443", None, None),
-    ("host", "host", None, None),
-])
+
+@pytest.mark.parametrize(
+    ("url", "bare", "user", "password"),
+    [
+        (f"nats://admin:{ENC}@h:4222", "nats://h:4222", "admin", SECRET),
+        ("nats://admin:p@ss@h:4222", "nats://h:4222", "admin", "p@ss"),  # last '@' ends the user info
+        ("nats://admin:p/w@h:4222", "nats://h:4222", "admin", "p/w"),
+        ("nats://admin:p%40ss@h", "nats://h", "admin", "p@ss"),
+        ("tok@host", "host", "tok", None),
+        ("tok%2Fx@host:4222", "host:4222", "tok/x", None),
+        ("user:@host", "host", "user", ""),
+        (f"nats://u:{ENC}@[::1]:4222", "nats://[::1]:4222", "u", SECRET),
+        ("tls://[fe80::1%25eth0]:4443", "tls://[fe80::1%25eth0]:4443", None, None),
+        ("host", "host", None, None),
+    ],
+)
 def test_parse_url(url: str, bare: str, user: str | None, password: str | None) -> None:
     u = parse_servers(url)[0]
     assert (u.bare(), u.user, u.password) == (bare, user, password)
@@ -70,12 +74,15 @@ def test_several_urls_and_their_secrets() -> None:
     assert redact_servers(f"nats://a:{ENC}@h1:1,nats://a:{ENC}@h2:2") == "nats://h1:1,nats://h2:2"
 
 
-@pytest.mark.parametrize("url", [
-    f"nats://admin:{SECRET}@127.0.0.1:4222",  # the raw comma splits the list
-    "nats://u:1234,ab@h:4222",  # splits into a valid-looking nats://u:1234 and ab@h
-    "nats://u:x,y@h2",
-    "nats://admin:p@ss/w@h/path",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"nats://admin:{SECRET}@127.0.0.1:4222",  # the raw comma splits the list
+        "nats://u:1234,ab@h:4222",  # splits into a valid-looking nats://u:1234 and ab@h
+        "nats://u:x,y@h2",
+        "nats://admin:p@ss/w@h/path",
+    ],
+)
 def test_raw_comma_passwords_are_refused_without_echo(url: str) -> None:
     with pytest.raises(URLError) as exc:
         parse_servers(url)
@@ -153,9 +160,11 @@ def test_plan_reaches_a_server_with_a_hostile_password_and_prints_none_of_it(sec
     finally:
         js.close()
     # errors: a raw comma (refused), a wrong password (the server refuses), the password as a flag
-    for args in (["--server", f"nats://admin:{SECRET}@{host}"],
-                 ["--server", f"nats://admin:{ENC}x@{host}"],
-                 ["--server", f"nats://{host}", "--user", "admin", "--password", SECRET + "x"]):
+    for args in (
+        ["--server", f"nats://admin:{SECRET}@{host}"],
+        ["--server", f"nats://admin:{ENC}x@{host}"],
+        ["--server", f"nats://{host}", "--user", "admin", "--password", SECRET + "x"],
+    ):
         rc, out, err = run("plan", "m", *args)
         assert rc == 1 and "jsops: error:" in err and not leaks(out + err), err
 
@@ -258,10 +267,28 @@ def test_collect_reaches_the_server_and_prints_none_of_the_password(secured: Nat
     out = tmp_path / "out"
     host = f"127.0.0.1:{secured.port}"
     for url, ok in ((f"nats://admin:{ENC}@{host}", True), (f"nats://admin:{ENC}zz@{host}", False)):
-        r = subprocess.run([sys.executable, "-c", code, "--server", url, "--no-config", str(out), "--duration", "1s",
-                            "--snapshot-interval", "500ms", "--connect-timeout", "5s"],
-                           capture_output=True, text=True, timeout=120, cwd=tmp_path,
-                           env={**os.environ, "PYTHONPATH": str(repo)})
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                code,
+                "--server",
+                url,
+                "--no-config",
+                str(out),
+                "--duration",
+                "1s",
+                "--snapshot-interval",
+                "500ms",
+                "--connect-timeout",
+                "5s",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(repo)},
+        )
         assert (r.returncode == 0) == ok, r.stderr
         files = "".join(p.read_text() for p in out.glob("*.jsonl")) if out.exists() else ""
         assert not leaks(r.stdout + r.stderr + files), r.stdout + r.stderr
@@ -274,6 +301,5 @@ def test_short_secrets_do_not_blank_ordinary_words() -> None:
 
     buf = io.StringIO()
     EventLog(buf, ["app"])("applied", message="applied 3 actions to nats://app:app@h:1")
-    assert json.loads(buf.getvalue()) == {"time": json.loads(buf.getvalue())["time"], "event": "applied",
-                                          "message": "applied 3 actions to nats://h:1"}
+    assert json.loads(buf.getvalue()) == {"time": json.loads(buf.getvalue())["time"], "event": "applied", "message": "applied 3 actions to nats://h:1"}
     assert scrub("x hunter2 y", ["hunter2"]) == "x *** y"

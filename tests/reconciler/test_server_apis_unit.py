@@ -20,13 +20,16 @@ def test_releases_with_the_apis() -> None:
     assert [can_reset(v) for v in ("2.12.8", "2.14.0", "2.15.1", None)] == [False, True, True, None]
 
 
-@pytest.mark.parametrize(("given", "stored"), [
-    ("2031-06-01T12:00:00+02:00", "2031-06-01T10:00:00Z"),
-    ("2031-06-01T10:00:00.500000000Z", "2031-06-01T10:00:00.5Z"),
-    ("2031-06-01T10:00:00Z", "2031-06-01T10:00:00Z"),
-    ("not a time", "not a time"),
-    (5, 5),
-])
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        ("2031-06-01T12:00:00+02:00", "2031-06-01T10:00:00Z"),
+        ("2031-06-01T10:00:00.500000000Z", "2031-06-01T10:00:00.5Z"),
+        ("2031-06-01T10:00:00Z", "2031-06-01T10:00:00Z"),
+        ("not a time", "not a time"),
+        (5, 5),
+    ],
+)
 def test_canonical_time_is_what_the_pause_api_stores(given: object, stored: object) -> None:
     assert canonical_time(given) == stored
 
@@ -51,8 +54,7 @@ def _consumer(**kw: object) -> dict[str, object]:
 
 def _live(version: str | None, **kw: object) -> LiveState:
     st = LiveState(server_version=version)
-    st.streams["S"] = LiveStream({"name": "S", "subjects": ["s.>"], "metadata": dict(OWN)}, messages=10, consumer_count=1,
-                                 first_seq=1, last_seq=10)
+    st.streams["S"] = LiveStream({"name": "S", "subjects": ["s.>"], "metadata": dict(OWN)}, messages=10, consumer_count=1, first_seq=1, last_seq=10)
     st.consumers[("S", "c")] = LiveConsumer("S", _consumer(metadata=dict(OWN), **kw), ack_floor=4)
     return st
 
@@ -90,8 +92,7 @@ def test_a_changed_start_is_a_reset_on_2_14_and_a_recreate_before() -> None:
     act = _plan(_live("2.12.8"), deliver_policy="by_start_sequence", opt_start_seq=2)
     assert (act.action, act.wanted) == (ActionKind.BLOCKED, ActionKind.RECREATE)
     # the server refuses a reset below a live start sequence: a recreate, as before
-    act = _plan(_live("2.15.1", deliver_policy="by_start_sequence", opt_start_seq=5), PlanOptions(keep_position=False),
-                deliver_policy="all")
+    act = _plan(_live("2.15.1", deliver_policy="by_start_sequence", opt_start_seq=5), PlanOptions(keep_position=False), deliver_policy="all")
     assert (act.action, act.wanted) == (ActionKind.BLOCKED, ActionKind.RECREATE)
     # other recreate-class changes: a recreate
     act = _plan(_live("2.15.1"), deliver_policy="new", ack_policy="all")
@@ -103,8 +104,10 @@ def test_a_reset_consumer_plans_empty_against_its_recorded_start() -> None:
     assert act.config is not None
     after = _live("2.15.1")
     after.consumers[("S", "c")] = LiveConsumer("S", act.config, ack_floor=4)
-    desired = [Desired("Stream", "S", None, {"name": "S", "subjects": ["s.>"]}),
-               Desired("Consumer", "c", "S", _consumer(deliver_policy="by_start_sequence", opt_start_seq=2))]
+    desired = [
+        Desired("Stream", "S", None, {"name": "S", "subjects": ["s.>"]}),
+        Desired("Consumer", "c", "S", _consumer(deliver_policy="by_start_sequence", opt_start_seq=2)),
+    ]
     assert build_plan(desired, after).actions == []
 
 

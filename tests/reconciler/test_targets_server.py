@@ -16,14 +16,12 @@ pytestmark = pytest.mark.integration
 
 def stream_doc(name: str, context: str | None = None, subjects: str | None = None) -> str:
     ctx = f", context: {context}" if context else ""
-    return (f"apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: {name}{ctx}}}\n"
-            f"spec: {{subjects: ['{subjects or name.lower()}.>'], max_age: 1h}}\n")
+    return f"apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: {name}{ctx}}}\nspec: {{subjects: ['{subjects or name.lower()}.>'], max_age: 1h}}\n"
 
 
 def consumer_doc(name: str, stream: str, context: str | None = None) -> str:
     ctx = f", context: {context}" if context else ""
     return f"apiVersion: jsops/v1\nkind: Consumer\nmetadata: {{name: {name}, stream: {stream}{ctx}}}\nspec: {{ack_wait: 30s}}\n"
-
 
 
 def test_metadata_context_routes_objects_to_two_servers(two_servers, tmp_path, monkeypatch):
@@ -42,7 +40,11 @@ def test_metadata_context_routes_objects_to_two_servers(two_servers, tmp_path, m
     assert [(t["context"], t["target"]) for t in data["targets"]] == [("default", a.url), ("west", b.url)]
     assert data["targets"][0]["fingerprint"] != data["targets"][1]["fingerprint"]  # one per target
     assert [(x["context"], x["object"]["name"]) for x in data["actions"]] == [
-        ("default", "ORDERS"), ("default", "shipper"), ("west", "INVOICES"), ("west", "biller")]
+        ("default", "ORDERS"),
+        ("default", "shipper"),
+        ("west", "INVOICES"),
+        ("west", "biller"),
+    ]
 
     rc, out, err = run("plan", "m")
     assert rc == 2 and f"on {a.url}:" in out and f"on {b.url} (context west):" in out and "Total on 2 targets: 4 to create" in out
@@ -70,7 +72,8 @@ def test_context_secrets_come_from_env_and_are_never_printed(tmp_path, monkeypat
     try:
         monkeypatch.chdir(tmp_path)
         (tmp_path / ".jsops.yaml").write_text(
-            f"contexts:\n  prod:\n    server: '{server.url}'\n    user: deployer\n    password: {{env: JSOPS_TEST_PROD_PW}}\n")
+            f"contexts:\n  prod:\n    server: '{server.url}'\n    user: deployer\n    password: {{env: JSOPS_TEST_PROD_PW}}\n"
+        )
         manifest(tmp_path / "m", "s.yaml", stream_doc("SECURE", "prod"))
         # natscli has a context of the same name pointing elsewhere: the jsops config wins
         nats_ctx = tmp_path / "xdg" / "nats" / "context"
@@ -132,8 +135,7 @@ def test_server_and_account_jetstream_limits_feed_effective_configs(tmp_path, mo
     http = free_port()
     server = NatsServer(
         jetstream_config="limits { max_ack_pending: 100, duplicate_window: 30s, max_request_batch: 50 }",
-        extra_config=f"http: 127.0.0.1:{http}\n"
-        "accounts { APP { jetstream { max_ack_pending: 40 }, users: [{user: app, password: app}] } }",
+        extra_config=f"http: 127.0.0.1:{http}\naccounts {{ APP {{ jetstream {{ max_ack_pending: 40 }}, users: [{{user: app, password: app}}] }} }}",
     ).start()
     try:
         monkeypatch.chdir(tmp_path)

@@ -18,8 +18,17 @@ from jsops.reconciler.vocabulary import ActionKind, ChangeClass, Outcome
 
 def test_action_kinds_know_their_symbol_and_serialise_as_strings() -> None:
     assert {k.value: k.symbol for k in ActionKind} == {
-        "create": "+", "update": "~", "recreate": "-/+", "delete": "-", "adopt": "~", "blocked": "!",
-        "migrate": "=>", "pause": "||", "resume": "|>", "reset": "<<"}
+        "create": "+",
+        "update": "~",
+        "recreate": "-/+",
+        "delete": "-",
+        "adopt": "~",
+        "blocked": "!",
+        "migrate": "=>",
+        "pause": "||",
+        "resume": "|>",
+        "reset": "<<",
+    }
     assert ActionKind.RECREATE.past == "deleted and created again"
     a = Action("create", "Stream", "S", config={"name": "S"})
     assert a.action is ActionKind.CREATE and json.dumps(a.to_json()["action"]) == '"create"'
@@ -50,8 +59,13 @@ def _quadratic_order(deps: dict[str, set[str]]) -> list[str]:
 
 
 def test_levels_is_the_old_order_and_breaks_cycles_at_the_first_node() -> None:
-    configs = {"M": {"mirror": {"name": "O"}}, "O": {}, "S": {"sources": [{"name": "M"}, {"name": "X", "external": {}}]},
-               "A": {"sources": [{"name": "B"}]}, "B": {"sources": [{"name": "A"}]}}
+    configs = {
+        "M": {"mirror": {"name": "O"}},
+        "O": {},
+        "S": {"sources": [{"name": "M"}, {"name": "X", "external": {}}]},
+        "A": {"sources": [{"name": "B"}]},
+        "B": {"sources": [{"name": "A"}]},
+    }
     assert stream_order(configs) == ["O", "M", "S", "A", "B"]
     rng = random.Random(11)
     for _ in range(300):
@@ -73,8 +87,7 @@ def test_one_policy_names_every_missing_flag_at_once() -> None:
     assert refusal("update", "Stream", none, data_loss=5) == "tightened limits remove up to 5 stored messages; needs --allow-data-loss"
     assert refusal("create", "Stream", none) is None
     ann = Grants.annotations({"jsops.io/allow-data-loss": "true"})
-    assert ann.needs(ann.missing([Permission.RECREATE, Permission.DATA_LOSS])) == \
-        'needs the annotation jsops.io/allow-recreate: "true" on its manifest'
+    assert ann.needs(ann.missing([Permission.RECREATE, Permission.DATA_LOSS])) == 'needs the annotation jsops.io/allow-recreate: "true" on its manifest'
 
 
 def test_apply_gate_consults_the_policy() -> None:

@@ -101,10 +101,7 @@ def test_js431_points_at_spec() -> None:
 
 
 def test_js431_nack_and_api_json() -> None:
-    nack = (
-        "apiVersion: jetstream.nats.io/v1beta2\nkind: Stream\nmetadata: {name: a}\n"
-        "spec: {name: A, subjects: [a.>], storage: file}\n"
-    )
+    nack = "apiVersion: jetstream.nats.io/v1beta2\nkind: Stream\nmetadata: {name: a}\nspec: {name: A, subjects: [a.>], storage: file}\n"
     assert len(lint(nack, "JS431")) == 1
     api = json.dumps({"name": "A", "subjects": ["a.>"], "max_age": 3600 * S_})
     assert lint(api, "JS431", file="a.json") == []
@@ -197,9 +194,7 @@ def test_js432_discard_new_message() -> None:
     ],
 )
 def test_js433(spec: dict[str, Any], fires: bool, where: str) -> None:
-    text = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec:\n  subjects: [a.>]\n" + "".join(
-        f"  {k}: {v}\n" for k, v in spec.items()
-    )
+    text = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec:\n  subjects: [a.>]\n" + "".join(f"  {k}: {v}\n" for k, v in spec.items())
     found = lint(text, "JS433")
     assert bool(found) is fires
     if fires:

@@ -45,8 +45,10 @@ def test_js446_fix_writes_the_unit_and_points_at_the_value() -> None:
 
 
 def test_js446_nack_default_ack_wait() -> None:
-    nack = ("apiVersion: jetstream.nats.io/v1beta2\nkind: Consumer\nmetadata: {name: c}\n"
-            "spec: {streamName: ORDERS, durableName: c, ackPolicy: explicit, ackWait: 1ns, maxDeliver: 3}\n")
+    nack = (
+        "apiVersion: jetstream.nats.io/v1beta2\nkind: Consumer\nmetadata: {name: c}\n"
+        "spec: {streamName: ORDERS, durableName: c, ackPolicy: explicit, ackWait: 1ns, maxDeliver: 3}\n"
+    )
     f = lint(stream() + "---\n" + nack, "JS446")[0]
     assert "ackWait 1ns is implausibly small (NACK's CRD default ackWait is 1ns)" in f.message
     assert "remove ackWait" in f.fix.description
@@ -80,8 +82,9 @@ def test_server_accepts_the_cases_and_stores_bare_integers_as_nanoseconds() -> N
             msg = await nc.request("$JS.API.STREAM.CREATE.ORDERS", json.dumps({"name": "ORDERS", "subjects": ["orders.>"]}).encode(), timeout=5)
             assert "error" not in json.loads(msg.data)
             out = []
-            for i, cfg in enumerate([{"ack_wait": 30}, {"ack_wait": 30_000_000_000}, {"inactive_threshold": 5_000_000},
-                                     {"max_deliver": 3, "backoff": [30000, 60_000_000_000]}]):
+            for i, cfg in enumerate(
+                [{"ack_wait": 30}, {"ack_wait": 30_000_000_000}, {"inactive_threshold": 5_000_000}, {"max_deliver": 3, "backoff": [30000, 60_000_000_000]}]
+            ):
                 body = {"stream_name": "ORDERS", "config": {"durable_name": f"c{i}", "ack_policy": "explicit", **cfg}}
                 msg = await nc.request(f"$JS.API.CONSUMER.CREATE.ORDERS.c{i}", json.dumps(body).encode(), timeout=5)
                 out.append(json.loads(msg.data))
@@ -111,8 +114,9 @@ def test_js432_minimum_window_and_window_named() -> None:
         if window_s is not None:
             doc["window"] = {"start": "2026-11-21T11:00:00Z", "end": f"2026-11-21T11:{int(window_s // 60):02d}:{int(window_s % 60):02d}Z"}
         rules = [r for r in discover_rules() if r.code == "JS432"]
-        return lint_estate(estate, rules, config=Config(rules={"JS432": options} if options else {}),
-                           profiles=Profiles.model_validate(doc), read_source=None).findings
+        return lint_estate(
+            estate, rules, config=Config(rules={"JS432": options} if options else {}), profiles=Profiles.model_validate(doc), read_source=None
+        ).findings
 
     assert run(25) == []  # 25 s of traffic say nothing about 30 days
     short = run(90)

@@ -28,8 +28,13 @@ LIMITS = {
     **STANDALONE,
     "limits": {"duplicate_window": "1m", "max_request_batch": 50, "max_ack_pending": 100},
     "account": {
-        "max_mem": "4MiB", "max_file": "3MiB", "max_streams": 4, "max_consumers": 3,
-        "mem_max_stream_bytes": "1MiB", "disk_max_stream_bytes": "1MiB", "max_ack_pending": 20,
+        "max_mem": "4MiB",
+        "max_file": "3MiB",
+        "max_streams": 4,
+        "max_consumers": 3,
+        "mem_max_stream_bytes": "1MiB",
+        "disk_max_stream_bytes": "1MiB",
+        "max_ack_pending": 20,
     },
 }
 REQUIRED = {**STANDALONE, "account": {"max_bytes_required": True}}
@@ -77,10 +82,14 @@ CASES: list[EstateCase] = [
     EstateCase("overlap-wildcard", (S("A", subjects=["ov.>"]), S("B", subjects=["ov.*"])), {"B": ("JS301", 10065)}),
     EstateCase("overlap-literal", (S("A", subjects=["ov.*"]), S("B", subjects=["x.y", "ov.a"])), {"B": ("JS301", 10065)}),
     EstateCase("overlap-default-subject", (S("A", subjects=["B"]), S("B", max_age="1h")), {"B": ("JS301", 10065)}, warnings=(("JS321", "B"),)),
-    EstateCase("overlap-only-first-created", (S("A", subjects=["ov.>"]), S("B", subjects=["ov.a"]), S("C", subjects=["ov.a"])),
-               {"B": ("JS301", 10065), "C": ("JS301", 10065)}),
-    EstateCase("overlap-rejected-not-counted", (S("A", subjects=["ov.>"]), S("B", subjects=["ov.a", "p.>"]), S("C", subjects=["p.x"])),
-               {"B": ("JS301", 10065)}),
+    EstateCase(
+        "overlap-only-first-created",
+        (S("A", subjects=["ov.>"]), S("B", subjects=["ov.a"]), S("C", subjects=["ov.a"])),
+        {"B": ("JS301", 10065), "C": ("JS301", 10065)},
+    ),
+    EstateCase(
+        "overlap-rejected-not-counted", (S("A", subjects=["ov.>"]), S("B", subjects=["ov.a", "p.>"]), S("C", subjects=["p.x"])), {"B": ("JS301", 10065)}
+    ),
     EstateCase("overlap-partial-wildcard", (S("A", subjects=["ov.a.>"]), S("B", subjects=["ov.b.>", "ov.*.c.d"])), {"B": ("JS116", 10052)}),
     EstateCase("overlap-across-wildcards", (S("A", subjects=["ov.a.>"]), S("B", subjects=["ov.b", "ov.*.c.d"])), {"B": ("JS301", 10065)}),
     EstateCase("disjoint", (S("A", subjects=["a.>"]), S("B", subjects=["b.*", "b"]), S("M", mirror={"name": "A"})), {}),
@@ -89,86 +98,193 @@ CASES: list[EstateCase] = [
     EstateCase("wq-unfiltered-after-filtered", (S("W", **WQ), C("c1", "W", filter_subject="wq.a"), C("c2", "W")), {"c2": ("JS302", 10099)}),
     EstateCase("wq-filtered-after-unfiltered", (S("W", **WQ), C("c1", "W"), C("c2", "W", filter_subject="wq.a")), {"c2": ("JS302", 10100)}),
     EstateCase("wq-overlap", (S("W", **WQ), C("c1", "W", filter_subject="wq.*"), C("c2", "W", filter_subject="wq.a")), {"c2": ("JS302", 10100)}),
-    EstateCase("wq-overlap-subjects", (S("W", **WQ), C("c1", "W", filter_subjects=["wq.a", "wq.b"]), C("c2", "W", filter_subjects=["wq.c", "wq.b.>", "wq.b"])),
-               {"c2": ("JS302", 10100)}),
-    EstateCase("wq-disjoint", (S("W", **WQ), C("c1", "W", filter_subject="wq.a.>"), C("c2", "W", filter_subjects=["wq.b", "wq.c.*"]),
-                               C("c3", "W", filter_subject="wq.d")), {}),
-    EstateCase("wq-rejected-not-counted", (S("W", **WQ), C("c0", "W", deliver_policy="new"), C("c1", "W", filter_subject="wq.a")),
-               {"c0": ("JS226", 10101)}),
+    EstateCase(
+        "wq-overlap-subjects",
+        (S("W", **WQ), C("c1", "W", filter_subjects=["wq.a", "wq.b"]), C("c2", "W", filter_subjects=["wq.c", "wq.b.>", "wq.b"])),
+        {"c2": ("JS302", 10100)},
+    ),
+    EstateCase(
+        "wq-disjoint",
+        (S("W", **WQ), C("c1", "W", filter_subject="wq.a.>"), C("c2", "W", filter_subjects=["wq.b", "wq.c.*"]), C("c3", "W", filter_subject="wq.d")),
+        {},
+    ),
+    EstateCase("wq-rejected-not-counted", (S("W", **WQ), C("c0", "W", deliver_policy="new"), C("c1", "W", filter_subject="wq.a")), {"c0": ("JS226", 10101)}),
     EstateCase("limits-unfiltered-ok", (S("L", subjects=["l.>"]), C("c1", "L"), C("c2", "L")), {}),
     # JS303 estate-source-cycle
-    EstateCase("cycle-two", (S("A", subjects=["a.>"], sources=[{"name": "B"}]), S("B", subjects=["b.>"], sources=[{"name": "A"}])),
-               {"B": ("JS303", 10052)}),
+    EstateCase("cycle-two", (S("A", subjects=["a.>"], sources=[{"name": "B"}]), S("B", subjects=["b.>"], sources=[{"name": "A"}])), {"B": ("JS303", 10052)}),
     EstateCase("cycle-self", (S("A", subjects=["a.>"], sources=[{"name": "A"}]),), {"A": ("JS303", 10052)}),
     EstateCase("cycle-self-no-subjects", (S("A", sources=[{"name": "A", "filter_subject": "a.>"}]),), {}),
-    EstateCase("cycle-filtered-away", (S("A", subjects=["a.>"], sources=[{"name": "B", "filter_subject": "b.>"}]),
-                                       S("B", subjects=["b.>"], sources=[{"name": "A", "filter_subject": "a.>"}])), {}),
-    EstateCase("cycle-three", (S("A", subjects=["a.>"], sources=[{"name": "C"}]), S("B", subjects=["b.>"], sources=[{"name": "A"}]),
-                               S("C", subjects=["c.>"], sources=[{"name": "B"}])), {"C": ("JS303", 10052)}),
+    EstateCase(
+        "cycle-filtered-away",
+        (
+            S("A", subjects=["a.>"], sources=[{"name": "B", "filter_subject": "b.>"}]),
+            S("B", subjects=["b.>"], sources=[{"name": "A", "filter_subject": "a.>"}]),
+        ),
+        {},
+    ),
+    EstateCase(
+        "cycle-three",
+        (
+            S("A", subjects=["a.>"], sources=[{"name": "C"}]),
+            S("B", subjects=["b.>"], sources=[{"name": "A"}]),
+            S("C", subjects=["c.>"], sources=[{"name": "B"}]),
+        ),
+        {"C": ("JS303", 10052)},
+    ),
     EstateCase("cycle-mirror", (S("A", subjects=["a.>"], sources=[{"name": "M"}]), S("M", mirror={"name": "A"})), {"M": ("JS303", 10052)}),
-    EstateCase("cycle-diamond", (S("A", subjects=["a.>"]), S("B", sources=[{"name": "A"}]), S("X", subjects=["x.>"], sources=[{"name": "A"}, {"name": "B"}])),
-               {"X": ("JS303", 10052)}),
-    EstateCase("cycle-diamond-filtered", (S("A", subjects=["a.>"]), S("B", sources=[{"name": "A", "filter_subject": "a.b"}]),
-                                          S("X", subjects=["x.>"], sources=[{"name": "B"}, {"name": "A", "filter_subject": "a.c"}])), {}),
+    EstateCase(
+        "cycle-diamond",
+        (S("A", subjects=["a.>"]), S("B", sources=[{"name": "A"}]), S("X", subjects=["x.>"], sources=[{"name": "A"}, {"name": "B"}])),
+        {"X": ("JS303", 10052)},
+    ),
+    EstateCase(
+        "cycle-diamond-filtered",
+        (
+            S("A", subjects=["a.>"]),
+            S("B", sources=[{"name": "A", "filter_subject": "a.b"}]),
+            S("X", subjects=["x.>"], sources=[{"name": "B"}, {"name": "A", "filter_subject": "a.c"}]),
+        ),
+        {},
+    ),
     EstateCase("cycle-external-ignored", (S("A", subjects=["a.>"], sources=[{"name": "A", "external": {"api": "$JS.hub.API"}}]),), {}),
     # JS304 estate-mirror-max-msg-size
     EstateCase("mirror-msg-size", (S("A", subjects=["a.>"], max_msg_size=2048), S("M", mirror={"name": "A"}, max_msg_size=1024)), {"M": ("JS304", 10030)}),
-    EstateCase("source-msg-size", (S("A", subjects=["a.>"], max_msg_size=2048), S("X", subjects=["x.>"], sources=[{"name": "A"}], max_msg_size=1024)),
-               {"X": ("JS304", 10046)}),
-    EstateCase("msg-size-ok", (S("A", subjects=["a.>"], max_msg_size=2048), S("M", mirror={"name": "A"}, max_msg_size=4096),
-                               S("X", subjects=["x.>"], sources=[{"name": "A"}]), S("Y", subjects=["y.>"], max_msg_size=10, sources=[{"name": "Z"}])), {}),
+    EstateCase(
+        "source-msg-size",
+        (S("A", subjects=["a.>"], max_msg_size=2048), S("X", subjects=["x.>"], sources=[{"name": "A"}], max_msg_size=1024)),
+        {"X": ("JS304", 10046)},
+    ),
+    EstateCase(
+        "msg-size-ok",
+        (
+            S("A", subjects=["a.>"], max_msg_size=2048),
+            S("M", mirror={"name": "A"}, max_msg_size=4096),
+            S("X", subjects=["x.>"], sources=[{"name": "A"}]),
+            S("Y", subjects=["y.>"], max_msg_size=10, sources=[{"name": "Z"}]),
+        ),
+        {},
+    ),
     # JS305 estate-max-consumers-reached
     EstateCase("max-consumers", (S("A", subjects=["a.>"], max_consumers=1), C("c1", "A"), C("c2", "A")), {"c2": ("JS305", 10026)}),
     EstateCase("max-consumers-ok", (S("A", subjects=["a.>"], max_consumers=2), C("c1", "A"), C("c2", "A")), {}),
     # JS315 target-stream-replicas-unsupported / JS203 (consumers)
     EstateCase("standalone-r3", (S("A", subjects=["a.>"], num_replicas=3),), {"A": ("JS315", 10074)}),
     EstateCase("standalone-consumer-r3", (S("A", subjects=["a.>"]), C("c1", "A", num_replicas=3)), {"c1": ("JS203", 10074)}),
-    EstateCase("cluster-r5-on-3", (S("A", subjects=["a.>"], num_replicas=5),), {"A": ("JS315", 10005)},
-               target={"clustered": True, "cluster_size": 3}, server=""),
+    EstateCase(
+        "cluster-r5-on-3", (S("A", subjects=["a.>"], num_replicas=5),), {"A": ("JS315", 10005)}, target={"clustered": True, "cluster_size": 3}, server=""
+    ),
     # target limits (the "limits" and "required" servers)
     EstateCase("limit-dup-window", (S("A", subjects=["a.>"], duplicate_window="2m"),), {"A": ("JS312", 10052)}, target=LIMITS, server="limits"),
     EstateCase("limit-dup-window-default", (S("A", subjects=["a.>"]),), {}, warnings=(("JS322", "A"),), target=LIMITS, server="limits"),
     EstateCase("limit-max-batch", (S("A", subjects=["a.>"]), C("c1", "A", max_batch=51)), {"c1": ("JS314", 10125)}, target=LIMITS, server="limits"),
-    EstateCase("limit-max-batch-push-ok", (S("A", subjects=["a.>"]), C("c1", "A", max_batch=500, deliver_subject="dl.a", max_ack_pending=10)), {},
-               target=LIMITS, server="limits"),
+    EstateCase(
+        "limit-max-batch-push-ok",
+        (S("A", subjects=["a.>"]), C("c1", "A", max_batch=500, deliver_subject="dl.a", max_ack_pending=10)),
+        {},
+        target=LIMITS,
+        server="limits",
+    ),
     EstateCase("limit-ack-pending", (S("A", subjects=["a.>"]), C("c1", "A", max_ack_pending=50)), {"c1": ("JS225", 10121)}, target=LIMITS, server="limits"),
     EstateCase("limit-stream-bytes", (S("A", subjects=["a.>"], max_bytes="2MiB"),), {"A": ("JS313", 10122)}, target=LIMITS, server="limits"),
-    EstateCase("limit-mem-stream-bytes", (S("A", subjects=["a.>"], storage="memory", max_bytes="2MiB"),), {"A": ("JS313", 10122)}, target=LIMITS, server="limits"),
+    EstateCase(
+        "limit-mem-stream-bytes", (S("A", subjects=["a.>"], storage="memory", max_bytes="2MiB"),), {"A": ("JS313", 10122)}, target=LIMITS, server="limits"
+    ),
     EstateCase("limit-stream-max-consumers", (S("A", subjects=["a.>"], max_consumers=5),), {"A": ("JS316", 10026)}, target=LIMITS, server="limits"),
-    EstateCase("limit-account-consumers", (S("A", subjects=["a.>"]), C("c1", "A"), C("c2", "A"), C("c3", "A"), C("c4", "A")),
-               {"c4": ("JS305", 10026)}, target=LIMITS, server="limits"),
-    EstateCase("limit-max-streams", tuple(S(f"A{i}", subjects=[f"a{i}.>"], max_bytes="64KiB") for i in range(5)), {"A4": ("JS306", 10027)},
-               target=LIMITS, server="limits"),
-    EstateCase("limit-file-reservation", tuple(S(f"A{i}", subjects=[f"a{i}.>"], max_bytes="1MiB") for i in range(3))
-               + (S("B", subjects=["b.>"], max_bytes="1MiB", num_replicas=1), S("M", subjects=["m.>"], storage="memory", max_bytes="1MiB")),
-               {"B": ("JS306", 10047)}, target=LIMITS, server="limits"),
-    EstateCase("limit-file-full", (S("A0", subjects=["a0.>"], max_bytes="1MiB"), S("A1", subjects=["a1.>"], max_bytes="1MiB"),
-                                   S("A2", subjects=["a2.>"], max_bytes="1MiB"), S("A3", subjects=["a3.>"], max_bytes="1KiB")), {"A3": ("JS306", 10047)},
-               target=LIMITS, server="limits"),
-    EstateCase("required-max-bytes", (S("A", subjects=["a.>"]), S("B", subjects=["b.>"], max_bytes="1MiB")), {"A": ("JS313", 10113)},
-               target=REQUIRED, server="required"),
+    EstateCase(
+        "limit-account-consumers",
+        (S("A", subjects=["a.>"]), C("c1", "A"), C("c2", "A"), C("c3", "A"), C("c4", "A")),
+        {"c4": ("JS305", 10026)},
+        target=LIMITS,
+        server="limits",
+    ),
+    EstateCase(
+        "limit-max-streams",
+        tuple(S(f"A{i}", subjects=[f"a{i}.>"], max_bytes="64KiB") for i in range(5)),
+        {"A4": ("JS306", 10027)},
+        target=LIMITS,
+        server="limits",
+    ),
+    EstateCase(
+        "limit-file-reservation",
+        tuple(S(f"A{i}", subjects=[f"a{i}.>"], max_bytes="1MiB") for i in range(3))
+        + (S("B", subjects=["b.>"], max_bytes="1MiB", num_replicas=1), S("M", subjects=["m.>"], storage="memory", max_bytes="1MiB")),
+        {"B": ("JS306", 10047)},
+        target=LIMITS,
+        server="limits",
+    ),
+    EstateCase(
+        "limit-file-full",
+        (
+            S("A0", subjects=["a0.>"], max_bytes="1MiB"),
+            S("A1", subjects=["a1.>"], max_bytes="1MiB"),
+            S("A2", subjects=["a2.>"], max_bytes="1MiB"),
+            S("A3", subjects=["a3.>"], max_bytes="1KiB"),
+        ),
+        {"A3": ("JS306", 10047)},
+        target=LIMITS,
+        server="limits",
+    ),
+    EstateCase(
+        "required-max-bytes",
+        (S("A", subjects=["a.>"]), S("B", subjects=["b.>"], max_bytes="1MiB")),
+        {"A": ("JS313", 10113)},
+        target=REQUIRED,
+        server="required",
+    ),
     # JS311 target-field-newer-than-server (no server of these versions here)
     # 2.10 and 2.11 decode leniently: the field is dropped (a warning), not refused
-    EstateCase("version-ttl-2.10", (S("A", subjects=["a.>"], allow_msg_ttl=True),), {}, warnings=(("JS311", "A"),), target={"server_version": "2.10.7"}, server=""),
-    EstateCase("version-batched-2.12", (S("A", subjects=["a.>"], allow_batched=True),), {"A": ("JS311", 10025)}, target={"server_version": "v2.12.1"}, server=""),
-    EstateCase("version-ack-fc-2.12", (S("A", subjects=["a.>"]), C("c", "A", deliver_subject="d.x", ack_policy="flow_control", max_ack_pending=5)),
-               {"c": ("JS311", 10025)}, warnings=(("JS326", "c"),), target={"server_version": "2.12.0"}, server=""),
-    EstateCase("version-source-consumer", (S("A", subjects=["a.>"], sources=[{"name": "B", "consumer": {"name": "x", "deliver_subject": "d.x"}}]),),
-               {"A": ("JS311", 10025)}, target={"server_version": "2.13.0"}, server=""),
-    EstateCase("version-ok", (S("A", subjects=["a.>"], allow_msg_ttl=True, allow_direct=True), C("c", "A", priority_policy="overflow", priority_groups=["g"])),
-               {}, target={"server_version": "2.11.0"}, server=""),
+    EstateCase(
+        "version-ttl-2.10", (S("A", subjects=["a.>"], allow_msg_ttl=True),), {}, warnings=(("JS311", "A"),), target={"server_version": "2.10.7"}, server=""
+    ),
+    EstateCase(
+        "version-batched-2.12", (S("A", subjects=["a.>"], allow_batched=True),), {"A": ("JS311", 10025)}, target={"server_version": "v2.12.1"}, server=""
+    ),
+    EstateCase(
+        "version-ack-fc-2.12",
+        (S("A", subjects=["a.>"]), C("c", "A", deliver_subject="d.x", ack_policy="flow_control", max_ack_pending=5)),
+        {"c": ("JS311", 10025)},
+        warnings=(("JS326", "c"),),
+        target={"server_version": "2.12.0"},
+        server="",
+    ),
+    EstateCase(
+        "version-source-consumer",
+        (S("A", subjects=["a.>"], sources=[{"name": "B", "consumer": {"name": "x", "deliver_subject": "d.x"}}]),),
+        {"A": ("JS311", 10025)},
+        target={"server_version": "2.13.0"},
+        server="",
+    ),
+    EstateCase(
+        "version-ok",
+        (S("A", subjects=["a.>"], allow_msg_ttl=True, allow_direct=True), C("c", "A", priority_policy="overflow", priority_groups=["g"])),
+        {},
+        target={"server_version": "2.11.0"},
+        server="",
+    ),
     # silent rewrites: accepted, with a warning
     EstateCase("rewrite-sdm", (S("A", subjects=["a.>"], subject_delete_marker_ttl="1m", deny_purge=True),), {}, warnings=(("JS323", "A"),)),
     EstateCase("rewrite-schedules", (S("A", subjects=["a.>"], allow_msg_schedules=True),), {}, warnings=(("JS323", "A"),)),
     EstateCase("rewrite-mirror-direct", (S("A", subjects=["a.>"], allow_direct=True), S("M", mirror={"name": "A"})), {}, warnings=(("JS324", "M"),)),
     EstateCase("rewrite-mirror-direct-off", (S("A", subjects=["a.>"]), S("M", mirror={"name": "A"}, mirror_direct=True)), {}, warnings=(("JS324", "M"),)),
-    EstateCase("rewrite-ack-wait", (S("A", subjects=["a.>"]), C("c", "A", ack_wait="30s", backoff=["1s", "5s"], max_deliver=3)), {}, warnings=(("JS325", "c"),)),
-    EstateCase("rewrite-flow-control", (S("A", subjects=["a.>"]), C("c", "A", deliver_subject="d.a", ack_policy="flow_control", max_ack_pending=10, idle_heartbeat="5s")),
-               {}, warnings=(("JS326", "c"),)),
+    EstateCase(
+        "rewrite-ack-wait", (S("A", subjects=["a.>"]), C("c", "A", ack_wait="30s", backoff=["1s", "5s"], max_deliver=3)), {}, warnings=(("JS325", "c"),)
+    ),
+    EstateCase(
+        "rewrite-flow-control",
+        (S("A", subjects=["a.>"]), C("c", "A", deliver_subject="d.a", ack_policy="flow_control", max_ack_pending=10, idle_heartbeat="5s")),
+        {},
+        warnings=(("JS326", "c"),),
+    ),
     EstateCase("rewrite-dup-window", (S("A", subjects=["a.>"], max_age="30s"),), {}, warnings=(("JS322", "A"),)),
-    EstateCase("rewrite-none", (S("A", subjects=["a.>"], max_age="30s", duplicate_window="30s", allow_direct=True),
-                                S("M", mirror={"name": "A"}, mirror_direct=True),
-                                C("c", "A", ack_wait="1s", backoff=["1s", "5s"], max_deliver=3)), {}),
+    EstateCase(
+        "rewrite-none",
+        (
+            S("A", subjects=["a.>"], max_age="30s", duplicate_window="30s", allow_direct=True),
+            S("M", mirror={"name": "A"}, mirror_direct=True),
+            C("c", "A", ack_wait="1s", backoff=["1s", "5s"], max_deliver=3),
+        ),
+        {},
+    ),
 ]
 
 
@@ -230,8 +346,14 @@ def test_overlap_across_contexts_is_fine():
 def _estate_of(n: int) -> Estate:
     docs = []
     for i in range(n):
-        docs.append(S(f"S{i}", subjects=[f"s.{i}.>", f"t.{i}"], retention="workqueue" if i % 2 else "limits",
-                      **({"sources": [{"name": f"S{i - 1}", "filter_subject": f"s.{i - 1}.x"}]} if i % 10 == 5 else {})))
+        docs.append(
+            S(
+                f"S{i}",
+                subjects=[f"s.{i}.>", f"t.{i}"],
+                retention="workqueue" if i % 2 else "limits",
+                **({"sources": [{"name": f"S{i - 1}", "filter_subject": f"s.{i - 1}.x"}]} if i % 10 == 5 else {}),
+            )
+        )
         docs.extend(C(f"c{j}", f"S{i}", filter_subject=f"s.{i}.c{j}") for j in range(4))
     estate = Estate()
     for k in range(0, len(docs), 5000):

@@ -171,8 +171,7 @@ def test_js401_ack_none_and_nack_dialect():
     prof = {"consumers": {"ORDERS/fraud-check": ack_profile(4_100_000_000)}}
     assert lint(stream() + consumer("fraud-check", "ack_policy: none"), "JS401", prof) == []
     nack = (
-        stream()
-        + "---\napiVersion: jetstream.nats.io/v1beta2\nkind: Consumer\nmetadata: {name: fraud-check}\n"
+        stream() + "---\napiVersion: jetstream.nats.io/v1beta2\nkind: Consumer\nmetadata: {name: fraud-check}\n"
         "spec: {streamName: ORDERS, durableName: fraud-check, ackPolicy: explicit, ackWait: 5s, maxDeliver: 3}\n"
     )
     f = lint(nack, "JS401", prof)[0]
@@ -252,13 +251,13 @@ def test_js403_fix_never_undercuts_the_retry_horizon():
 @pytest.mark.parametrize(
     "spec,annotations,options,fires",
     [
-        ('duplicate_window: 6h', "", None, True),
-        ('duplicate_window: 1h', "", None, False),
-        ('duplicate_window: 61m', "", None, True),
-        ('duplicate_window: 6h, max_age: 1h', "", None, False),  # a rejection: JS102
-        ('duplicate_window: 6h, max_age: 30d', "jsops.io/publish-retry-horizon: 2h", None, False),
-        ('duplicate_window: 6h', "jsops.io/publish-retry-horizon: 30m", None, True),
-        ('duplicate_window: 6h', "", {"max_window": "12h"}, False),
+        ("duplicate_window: 6h", "", None, True),
+        ("duplicate_window: 1h", "", None, False),
+        ("duplicate_window: 61m", "", None, True),
+        ("duplicate_window: 6h, max_age: 1h", "", None, False),  # a rejection: JS102
+        ("duplicate_window: 6h, max_age: 30d", "jsops.io/publish-retry-horizon: 2h", None, False),
+        ("duplicate_window: 6h", "jsops.io/publish-retry-horizon: 30m", None, True),
+        ("duplicate_window: 6h", "", {"max_window": "12h"}, False),
     ],
 )
 def test_js404_long_windows(spec, annotations, options, fires):
@@ -392,7 +391,11 @@ def test_js409_uncovered_workqueue_subjects(consumers, uncovered):
 def test_js409_partial_cover_and_other_files():
     partial = stream("JOBS", 'subjects: ["jobs.>"], retention: workqueue') + consumer("eu", "filter_subject: jobs.eu", "JOBS")
     assert lint(partial, "JS409") == []  # only subjects no filter touches are reported
-    files = {"jobs.yaml": JOBS, "eu.yaml": consumer("eu", "filter_subject: jobs.eu", "JOBS")[4:], "us.yaml": consumer("us", "filter_subjects: [jobs.us]", "JOBS")[4:]}
+    files = {
+        "jobs.yaml": JOBS,
+        "eu.yaml": consumer("eu", "filter_subject: jobs.eu", "JOBS")[4:],
+        "us.yaml": consumer("us", "filter_subjects: [jobs.us]", "JOBS")[4:],
+    }
     found = lint("", "JS409", files=files)
     assert len(found) == 1 and found[0].file == "jobs.yaml" and "'jobs.apac'" in found[0].message
     assert lint(stream("JOBS", 'subjects: ["jobs.eu"]') + consumer("us", "filter_subject: jobs.us", "JOBS"), "JS409") == []  # limits

@@ -74,8 +74,8 @@ def test_several_conditions_give_several_findings():
 @pytest.mark.parametrize(
     "text,expected",
     [
-        ("{\"name\": \"a.b\", \"subjects\": [\"x\"]}", 10052),  # API JSON dialect
-        ("{\"name\": \"a/b\", \"subjects\": [\"x\"]}", 10128),
+        ('{"name": "a.b", "subjects": ["x"]}', 10052),  # API JSON dialect
+        ('{"name": "a/b", "subjects": ["x"]}', 10128),
     ],
 )
 def test_name_rule_in_api_dialect_points_at_name(text, expected):

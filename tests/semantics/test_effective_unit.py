@@ -161,8 +161,7 @@ def test_flow_control_ack_policy_sets_heartbeat() -> None:
 
 
 def test_negative_consumer_values_normalised() -> None:
-    out = consumer({"durable_name": "d", "max_deliver": -5, "max_ack_pending": -7, "max_batch": -1,
-                    "max_expires": -S, "max_bytes": -10})
+    out = consumer({"durable_name": "d", "max_deliver": -5, "max_ack_pending": -7, "max_batch": -1, "max_expires": -S, "max_bytes": -10})
     assert (out["max_deliver"], out["max_ack_pending"]) == (-1, -1)
     assert not {"max_batch", "max_expires", "max_bytes"} & set(out)
 
@@ -188,15 +187,32 @@ def test_server_defaults_agree_with_effective_configs() -> None:
     assert set(defaults) - set(s) == {"discard_new_per_subject", "allow_msg_counter", "allow_atomic", "allow_msg_schedules"}
     assert all(defaults[k] is False for k in set(defaults) - set(s))  # omitempty: absent means false
     c = consumer({"durable_name": "d", "ack_policy": "explicit"})
-    assert {k: c[k] for k in SERVER_DEFAULTS["Consumer"] if k != "ack_policy"} == \
-        {k: v for k, v in SERVER_DEFAULTS["Consumer"].items() if k != "ack_policy"}
+    assert {k: c[k] for k in SERVER_DEFAULTS["Consumer"] if k != "ack_policy"} == {k: v for k, v in SERVER_DEFAULTS["Consumer"].items() if k != "ack_policy"}
     assert consumer({"durable_name": "d"})["ack_policy"] == SERVER_DEFAULTS["Consumer"]["ack_policy"]
     # the table reconciler/render_text.py kept by hand until the merge
     assert dict(SERVER_DEFAULTS["Stream"]) == {
-        "retention": "limits", "max_consumers": -1, "max_msgs": -1, "max_bytes": -1, "max_age": 0,
-        "max_msgs_per_subject": -1, "max_msg_size": -1, "discard": "old", "storage": "file", "num_replicas": 1,
-        "duplicate_window": 120_000_000_000, "compression": "none", "allow_direct": False, "mirror_direct": False,
-        "sealed": False, "deny_delete": False, "deny_purge": False, "allow_rollup_hdrs": False, "consumer_limits": {},
-        "allow_msg_ttl": False, "discard_new_per_subject": False, "allow_msg_counter": False,
-        "allow_atomic": False, "allow_msg_schedules": False,
+        "retention": "limits",
+        "max_consumers": -1,
+        "max_msgs": -1,
+        "max_bytes": -1,
+        "max_age": 0,
+        "max_msgs_per_subject": -1,
+        "max_msg_size": -1,
+        "discard": "old",
+        "storage": "file",
+        "num_replicas": 1,
+        "duplicate_window": 120_000_000_000,
+        "compression": "none",
+        "allow_direct": False,
+        "mirror_direct": False,
+        "sealed": False,
+        "deny_delete": False,
+        "deny_purge": False,
+        "allow_rollup_hdrs": False,
+        "consumer_limits": {},
+        "allow_msg_ttl": False,
+        "discard_new_per_subject": False,
+        "allow_msg_counter": False,
+        "allow_atomic": False,
+        "allow_msg_schedules": False,
     }

@@ -19,10 +19,21 @@ def test_keys_by_kind() -> None:
 @pytest.mark.parametrize(
     "kind,text,value",
     [
-        ("bool", "T", True), ("bool", "FALSE", False), ("bool", "yes", None), ("bool", " true", None),
-        ("int", "-7", -7), ("int", "+7", 7), ("int", "9223372036854775808", None), ("int", "1.0", None),
-        ("uint", "18446744073709551615", (1 << 64) - 1), ("uint", "18446744073709551616", None), ("uint", "+1", None),
-        ("duration", "1d", DAY), ("duration", "0", 0), ("duration", "30", None), ("duration", "1M", 30 * DAY),
+        ("bool", "T", True),
+        ("bool", "FALSE", False),
+        ("bool", "yes", None),
+        ("bool", " true", None),
+        ("int", "-7", -7),
+        ("int", "+7", 7),
+        ("int", "9223372036854775808", None),
+        ("int", "1.0", None),
+        ("uint", "18446744073709551615", (1 << 64) - 1),
+        ("uint", "18446744073709551616", None),
+        ("uint", "+1", None),
+        ("duration", "1d", DAY),
+        ("duration", "0", 0),
+        ("duration", "30", None),
+        ("duration", "1M", 30 * DAY),
     ],
 )
 def test_parse_value(kind: monitor.ValueKind, text: str, value: object) -> None:

@@ -63,11 +63,15 @@ def test_advice_message_names_both_releases_and_the_code():
 
 def test_release_view_drops_unknown_fields_before_strict_decoding_only():
     estate = load_estate(
-        "\n---\n".join(json.dumps(d) for d in [
-            S("A", subjects=["a.>"], allow_msg_ttl=True, allow_batched=True, placement={"preferred": "n1", "tags": ["x"]}),
-            S("B", sources=[{"name": "A", "consumer": {"name": "c", "deliver_subject": "d.x"}}]),
-            C("c", "A", priority_policy="overflow", priority_groups=["g"]),
-        ]) + "\n"
+        "\n---\n".join(
+            json.dumps(d)
+            for d in [
+                S("A", subjects=["a.>"], allow_msg_ttl=True, allow_batched=True, placement={"preferred": "n1", "tags": ["x"]}),
+                S("B", sources=[{"name": "A", "consumer": {"name": "c", "deliver_subject": "d.x"}}]),
+                C("c", "A", priority_policy="overflow", priority_groups=["g"]),
+            ]
+        )
+        + "\n"
     )
     old = release_view(estate, (2, 10, 26))
     a, b, c = old.resources
@@ -117,7 +121,8 @@ def test_negative_pull_limits_are_refused_before_2_12(version: str, codes: list[
 
 def test_workqueue_copy_is_advice_before_2_14_only():
     docs = [
-        S("W", subjects=["w.>"], retention="workqueue"), S("M", mirror={"name": "W"}),
+        S("W", subjects=["w.>"], retention="workqueue"),
+        S("M", mirror={"name": "W"}),
         C("a", "W", ack_policy="explicit", filter_subject="w.a"),
     ]
     old = [(f.severity, f.server_error_code, f.object.name) for f in _lint(docs, "2.12.8") if f.rule == "JS302"]

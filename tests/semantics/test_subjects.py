@@ -57,7 +57,9 @@ def test_is_subset_match(subject, test, expected):
     assert is_subset_match(subject, test) is expected
 
 
-@pytest.mark.parametrize("name,ok", [("ORDERS", True), ("a-b_c", True), ("", False), ("a.b", False), ("a b", False), ("a*", False), ("a>", False), ("a/b", False), ("a\\b", False)])
+@pytest.mark.parametrize(
+    "name,ok", [("ORDERS", True), ("a-b_c", True), ("", False), ("a.b", False), ("a b", False), ("a*", False), ("a>", False), ("a/b", False), ("a\\b", False)]
+)
 def test_asset_names(name, ok):
     assert is_valid_asset_name(name) is ok
 

@@ -55,7 +55,18 @@ def test_format_duration_readable() -> None:
 
 @pytest.mark.parametrize(
     "text,n",
-    [("10GiB", 10 << 30), ("10GB", 10 << 30), ("512mb", 512 << 20), ("1K", 1024), ("1TiB", 1 << 40), ("100", 100), ("100B", 100), (4096, 4096), (-1, -1), ("-1", -1)],
+    [
+        ("10GiB", 10 << 30),
+        ("10GB", 10 << 30),
+        ("512mb", 512 << 20),
+        ("1K", 1024),
+        ("1TiB", 1 << 40),
+        ("100", 100),
+        ("100B", 100),
+        (4096, 4096),
+        (-1, -1),
+        ("-1", -1),
+    ],
 )
 def test_parse_size(text: object, n: int) -> None:
     assert parse_size(text) == n
@@ -101,10 +112,24 @@ def test_parse_duration_limits() -> None:
 
 
 GO_STRINGS = [
-    (0, "0s"), (1, "1ns"), (999, "999ns"), (1_000, "1µs"), (1_500, "1.5µs"), (MS, "1ms"), (1_500_000, "1.5ms"),
-    (250 * MS, "250ms"), (S, "1s"), (1_500 * MS, "1.5s"), (90 * S, "1m30s"), (2 * H, "2h0m0s"),
-    (H + S // 2, "1h0m0.5s"), (7 * D, "168h0m0s"), (-1_500 * MS, "-1.5s"), (-90 * S, "-1m30s"),
-    (units.INT64_MAX, "2562047h47m16.854775807s"), (-(1 << 63), "-2562047h47m16.854775808s"),
+    (0, "0s"),
+    (1, "1ns"),
+    (999, "999ns"),
+    (1_000, "1µs"),
+    (1_500, "1.5µs"),
+    (MS, "1ms"),
+    (1_500_000, "1.5ms"),
+    (250 * MS, "250ms"),
+    (S, "1s"),
+    (1_500 * MS, "1.5s"),
+    (90 * S, "1m30s"),
+    (2 * H, "2h0m0s"),
+    (H + S // 2, "1h0m0.5s"),
+    (7 * D, "168h0m0s"),
+    (-1_500 * MS, "-1.5s"),
+    (-90 * S, "-1m30s"),
+    (units.INT64_MAX, "2562047h47m16.854775807s"),
+    (-(1 << 63), "-2562047h47m16.854775808s"),
 ]
 
 
@@ -115,9 +140,20 @@ def test_go_duration_is_go_string(ns: int, text: str) -> None:
 
 
 NACK_STRINGS = [
-    (0, "0s"), (5, "5ns"), (1_500, "1.5us"), (1_500_000, "1.5ms"), (250 * MS, "250ms"), (1_500 * MS, "1.5s"),
-    (90 * S, "1m30s"), (2 * H, "2h"), (36 * H, "36h"), (7 * D, "168h"), (H + S // 2, "1h0.5s"),
-    (H + 30 * S, "1h30s"), (-2 * H, "-2h"), (-90_500 * MS, "-1m30.5s"),
+    (0, "0s"),
+    (5, "5ns"),
+    (1_500, "1.5us"),
+    (1_500_000, "1.5ms"),
+    (250 * MS, "250ms"),
+    (1_500 * MS, "1.5s"),
+    (90 * S, "1m30s"),
+    (2 * H, "2h"),
+    (36 * H, "36h"),
+    (7 * D, "168h"),
+    (H + S // 2, "1h0.5s"),
+    (H + 30 * S, "1h30s"),
+    (-2 * H, "-2h"),
+    (-90_500 * MS, "-1m30.5s"),
 ]
 
 
@@ -133,15 +169,38 @@ def test_parse_go_duration_rejects(text: str) -> None:
         units.parse_go_duration(text)
 
 
-@pytest.mark.parametrize("text,ns", [("0", 0), ("-0", 0), ("+5s", 5 * S), ("1.5h", 90 * units.MINUTE), ("10µs", 10_000), ("10μs", 10_000), (".5s", S // 2), ("1h1m1s1ms1us1ns", H + 61 * S + MS + 1001)])
+@pytest.mark.parametrize(
+    "text,ns",
+    [
+        ("0", 0),
+        ("-0", 0),
+        ("+5s", 5 * S),
+        ("1.5h", 90 * units.MINUTE),
+        ("10µs", 10_000),
+        ("10μs", 10_000),
+        (".5s", S // 2),
+        ("1h1m1s1ms1us1ns", H + 61 * S + MS + 1001),
+    ],
+)
 def test_parse_go_duration(text: str, ns: int) -> None:
     assert units.parse_go_duration(text) == ns
 
 
 @pytest.mark.parametrize(
     "text,ns",
-    [("0", 0), ("30s", 30 * S), ("1d", D), ("2W", 14 * D), ("1M", 30 * D), ("1y", 365 * D), ("1.5d", 36 * H),
-     ("-1h30m", -(90 * units.MINUTE)), ("1h, 30m", 90 * units.MINUTE), (" 5m ", 300 * S), ("250ms", 250 * MS)],
+    [
+        ("0", 0),
+        ("30s", 30 * S),
+        ("1d", D),
+        ("2W", 14 * D),
+        ("1M", 30 * D),
+        ("1y", 365 * D),
+        ("1.5d", 36 * H),
+        ("-1h30m", -(90 * units.MINUTE)),
+        ("1h, 30m", 90 * units.MINUTE),
+        (" 5m ", 300 * S),
+        ("250ms", 250 * MS),
+    ],
 )
 def test_parse_jsm_duration(text: str, ns: int) -> None:
     assert units.parse_jsm_duration(text) == ns
@@ -153,12 +212,16 @@ def test_parse_jsm_duration_rejects(text: str) -> None:
         units.parse_jsm_duration(text)
 
 
-@pytest.mark.parametrize("text,seconds", [("30s", 30.0), ("1m30s", 90.0), ("200ms", 0.2), ("2.5", 2.5), ("0", 0.0), ("10", 10.0), ("1d", 86400.0), (" 5s ", 5.0), ("1us", 1e-6)])
+@pytest.mark.parametrize(
+    "text,seconds", [("30s", 30.0), ("1m30s", 90.0), ("200ms", 0.2), ("2.5", 2.5), ("0", 0.0), ("10", 10.0), ("1d", 86400.0), (" 5s ", 5.0), ("1us", 1e-6)]
+)
 def test_parse_seconds(text: str, seconds: float) -> None:
     assert units.parse_seconds(text) == pytest.approx(seconds)
 
 
-@pytest.mark.parametrize("text,message", [("soon", "not a duration"), ("", "not a duration"), ("inf", "not a duration"), ("-5s", "negative"), ("-1", "negative")])
+@pytest.mark.parametrize(
+    "text,message", [("soon", "not a duration"), ("", "not a duration"), ("inf", "not a duration"), ("-5s", "negative"), ("-1", "negative")]
+)
 def test_parse_seconds_rejects(text: str, message: str) -> None:
     with pytest.raises(UnitError, match=message):
         units.parse_seconds(text)
@@ -172,33 +235,65 @@ def test_format_duration_days_instead_of_weeks() -> None:
     assert format_duration(1_500 * MS) == "1500ms" and format_duration(1_500) == "1500ns"  # exact, no fractions
 
 
-@pytest.mark.parametrize("ns,dialect,out", [
-    (7 * D, "native", "1w"), (1_500 * MS, "native", "1500ms"), (0, "native", "0s"),
-    (7 * D, "nack/v1beta2", "168h"), (1_500 * MS, "nack/v1beta1", "1.5s"), (36 * H, "nack/v1beta2", "36h"),
-    (7 * D, "api", 7 * D), (-1, "api", -1),
-])
+@pytest.mark.parametrize(
+    "ns,dialect,out",
+    [
+        (7 * D, "native", "1w"),
+        (1_500 * MS, "native", "1500ms"),
+        (0, "native", "0s"),
+        (7 * D, "nack/v1beta2", "168h"),
+        (1_500 * MS, "nack/v1beta1", "1.5s"),
+        (36 * H, "nack/v1beta2", "36h"),
+        (7 * D, "api", 7 * D),
+        (-1, "api", -1),
+    ],
+)
 def test_dialect_duration(ns: int, dialect: str, out: str | int) -> None:
     assert units.dialect_duration(ns, dialect) == out
 
 
 def test_readable_values_for_generated_manifests() -> None:
-    assert [units.readable_duration(v) for v in (3 * D, 7 * D, 30 * S, 5400 * S, 250 * MS, 30, 0, -S)] == \
-        ["3d", "1w", "30s", "1h30m", "250ms", "30ns", 0, -S]
+    assert [units.readable_duration(v) for v in (3 * D, 7 * D, 30 * S, 5400 * S, 250 * MS, 30, 0, -S)] == ["3d", "1w", "30s", "1h30m", "250ms", "30ns", 0, -S]
     assert [units.readable_size(v) for v in (1 << 30, 64 << 10, 1000, 1536, -1, 0)] == ["1GiB", "64KiB", 1000, 1536, -1, 0]
 
 
-@pytest.mark.parametrize("ns,text", [
-    (0, "0s"), (-S, "-1s"), (7 * D, "1w"), (8_200 * MS, "8.2s"), (250 * MS, "250ms"), (125_000, "0.125ms"), (1, "0ms"),
-    (1_234_567, "1.235ms"), (59_999 * MS, "60s"), (90_400 * MS, "1m30s"), (H + 700 * MS, "1h1s"), (12_345 * MS, "12.35s"),
-])
+@pytest.mark.parametrize(
+    "ns,text",
+    [
+        (0, "0s"),
+        (-S, "-1s"),
+        (7 * D, "1w"),
+        (8_200 * MS, "8.2s"),
+        (250 * MS, "250ms"),
+        (125_000, "0.125ms"),
+        (1, "0ms"),
+        (1_234_567, "1.235ms"),
+        (59_999 * MS, "60s"),
+        (90_400 * MS, "1m30s"),
+        (H + 700 * MS, "1h1s"),
+        (12_345 * MS, "12.35s"),
+    ],
+)
 def test_approx_duration(ns: int, text: str) -> None:
     assert units.approx_duration(ns) == text
 
 
-@pytest.mark.parametrize("ns,text", [
-    (0, "0s"), (5, "5ns"), (1_500, "1.5µs"), (120 * MS, "120ms"), (4_100 * MS, "4.1s"), (95 * S, "95s"),
-    (150 * S, "2.5m"), (30 * D, "30d"), (400 * D, "1.1y"), (-2 * S, "-2s"), (0.5, "0.5ns"),
-])
+@pytest.mark.parametrize(
+    "ns,text",
+    [
+        (0, "0s"),
+        (5, "5ns"),
+        (1_500, "1.5µs"),
+        (120 * MS, "120ms"),
+        (4_100 * MS, "4.1s"),
+        (95 * S, "95s"),
+        (150 * S, "2.5m"),
+        (30 * D, "30d"),
+        (400 * D, "1.1y"),
+        (-2 * S, "-2s"),
+        (0.5, "0.5ns"),
+    ],
+)
 def test_measured_duration(ns: float, text: str) -> None:
     assert units.measured_duration(ns) == text
 

@@ -143,36 +143,48 @@ CASES: list[Case] = [
     Case("mirror-sdm", "JS118", {"mirror": {"name": "ORIGIN"}, "subject_delete_marker_ttl": "1s"}, 10052),
     Case("mirror-bad-name", "JS118", {"mirror": {"name": "OR*IGIN"}}, 10142),
     Case(
-        "mirror-filter-and-transforms", "JS118",
-        {"mirror": {"name": "ORIGIN", "filter_subject": "a.>", "subject_transforms": [{"src": "b.>", "dest": "c.>"}]}}, 10150,
+        "mirror-filter-and-transforms",
+        "JS118",
+        {"mirror": {"name": "ORIGIN", "filter_subject": "a.>", "subject_transforms": [{"src": "b.>", "dest": "c.>"}]}},
+        10150,
     ),
     Case("mirror-consumer-bad-name", "JS118", {"mirror": {"name": "ORIGIN", "consumer": {"name": "a.b", "deliver_subject": "dlv.x"}}}, 10213),
     Case("mirror-consumer-wild-deliver", "JS118", {"mirror": {"name": "ORIGIN", "consumer": {"name": "c1", "deliver_subject": "dlv.*"}}}, 10213),
     Case(
-        "mirror-consumer-start-seq", "JS118",
-        {"mirror": {"name": "ORIGIN", "opt_start_seq": 5, "consumer": {"name": "c1", "deliver_subject": "dlv.x"}}}, 10213,
+        "mirror-consumer-start-seq",
+        "JS118",
+        {"mirror": {"name": "ORIGIN", "opt_start_seq": 5, "consumer": {"name": "c1", "deliver_subject": "dlv.x"}}},
+        10213,
     ),
     Case("mirror-ok", "JS118", {"mirror": {"name": "ORIGIN", "filter_subject": "a.>"}, "max_age": "1h"}, None),
     Case("mirror-external-ok", "JS118", {"mirror": {"name": "ORIGIN", "external": {"api": "$JS.hub.API", "deliver": "dlv.hub"}}}, None),
     Case(
-        "mirror-transform-bad-src", "JS118",
-        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a..b", "dest": "x"}]}}, 10151,
+        "mirror-transform-bad-src",
+        "JS118",
+        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a..b", "dest": "x"}]}},
+        10151,
     ),
     Case(
-        "mirror-transforms-overlap", "JS118",
-        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.>", "dest": "x.>"}, {"src": "a.b", "dest": "y.b"}]}}, 10152,
+        "mirror-transforms-overlap",
+        "JS118",
+        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.>", "dest": "x.>"}, {"src": "a.b", "dest": "y.b"}]}},
+        10152,
     ),
     Case(
-        "mirror-transforms-ok", "JS118",
-        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.>", "dest": "x.>"}, {"src": "b.>", "dest": "y.>"}]}}, None,
+        "mirror-transforms-ok",
+        "JS118",
+        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.>", "dest": "x.>"}, {"src": "b.>", "dest": "y.>"}]}},
+        None,
     ),
     # JS119 stream-republish-cycle
     Case("republish-cycle", "JS119", {"subjects": ["rp.>"], "republish": {"src": ">", "dest": "rp.copy.>"}}, 10052),
     Case("republish-cycle-default-subject", "JS119", {"republish": {"src": ">", "dest": ">"}}, 10052),
     Case("republish-ok", "JS119", {"subjects": ["rp.>"], "republish": {"src": "rp.>", "dest": "out.rp.>"}}, None),
     Case(
-        "republish-implicit-ok", "JS119",
-        {"subjects": ["in.>"], "subject_transform": {"src": "in.>", "dest": "out.>"}, "republish": {"src": ">", "dest": ">"}}, None,
+        "republish-implicit-ok",
+        "JS119",
+        {"subjects": ["in.>"], "subject_transform": {"src": "in.>", "dest": "out.>"}, "republish": {"src": ">", "dest": ">"}},
+        None,
     ),
     # JS120 stream-placement-preferred
     Case("placement-preferred", "JS120", _s(placement={"preferred": "n1"}), 10052),
@@ -183,35 +195,49 @@ CASES: list[Case] = [
     Case("sources-duplicate", "JS121", {"sources": [{"name": "A", "filter_subject": "x.>"}, {"name": "A", "filter_subject": "x.>"}]}, 10140),
     Case("sources-duplicate-unfiltered", "JS121", {"sources": [{"name": "A"}, {"name": "A", "filter_subject": ">"}]}, 10140),
     Case(
-        "sources-filter-and-transforms", "JS121",
-        {"sources": [{"name": "A", "filter_subject": "x.>", "subject_transforms": [{"src": "y.>", "dest": "z.>"}]}]}, 10144,
+        "sources-filter-and-transforms",
+        "JS121",
+        {"sources": [{"name": "A", "filter_subject": "x.>", "subject_transforms": [{"src": "y.>", "dest": "z.>"}]}]},
+        10144,
     ),
     Case("sources-transform-bad-src", "JS121", {"sources": [{"name": "A", "subject_transforms": [{"src": "a.>.b", "dest": "z"}]}]}, 10145),
     Case(
-        "sources-transforms-overlap", "JS121",
-        {"sources": [{"name": "A", "subject_transforms": [{"src": "a.*", "dest": "x.{{wildcard(1)}}"}, {"src": "a.b", "dest": "y.b"}]}]}, 10147,
+        "sources-transforms-overlap",
+        "JS121",
+        {"sources": [{"name": "A", "subject_transforms": [{"src": "a.*", "dest": "x.{{wildcard(1)}}"}, {"src": "a.b", "dest": "y.b"}]}]},
+        10147,
     ),
     Case("sources-consumer-no-deliver", "JS121", {"sources": [{"name": "A", "consumer": {"name": "c1"}}]}, 10215),
     Case(
-        "sources-consumer-filter", "JS121",
-        {"sources": [{"name": "A", "filter_subject": "x.>", "consumer": {"name": "c1", "deliver_subject": "dlv.a"}}]}, 10215,
+        "sources-consumer-filter",
+        "JS121",
+        {"sources": [{"name": "A", "filter_subject": "x.>", "consumer": {"name": "c1", "deliver_subject": "dlv.a"}}]},
+        10215,
     ),
     Case(
-        "sources-consumer-reused", "JS121",
-        {"sources": [
-            {"name": "A", "subject_transforms": [{"src": "x.>", "dest": "x.>"}], "consumer": {"name": "c1", "deliver_subject": "dlv.a"}},
-            {"name": "A", "subject_transforms": [{"src": "y.>", "dest": "y.>"}], "consumer": {"name": "c1", "deliver_subject": "dlv.b"}},
-        ]}, 10216,
+        "sources-consumer-reused",
+        "JS121",
+        {
+            "sources": [
+                {"name": "A", "subject_transforms": [{"src": "x.>", "dest": "x.>"}], "consumer": {"name": "c1", "deliver_subject": "dlv.a"}},
+                {"name": "A", "subject_transforms": [{"src": "y.>", "dest": "y.>"}], "consumer": {"name": "c1", "deliver_subject": "dlv.b"}},
+            ]
+        },
+        10216,
     ),
     Case(
-        "sources-ok", "JS121",
-        {"sources": [
-            {"name": "A", "filter_subject": "x.>"},
-            {"name": "A", "filter_subject": "y.>"},
-            {"name": "B", "subject_transforms": [{"src": "a.*", "dest": "x.{{wildcard(1)}}"}, {"src": "b.>", "dest": "y.>"}]},
-            {"name": "C", "consumer": {"name": "c1", "deliver_subject": "dlv.c"}},
-            {"name": "D", "external": {"api": "$JS.leaf.API", "deliver": "dlv.leaf"}},
-        ]}, None,
+        "sources-ok",
+        "JS121",
+        {
+            "sources": [
+                {"name": "A", "filter_subject": "x.>"},
+                {"name": "A", "filter_subject": "y.>"},
+                {"name": "B", "subject_transforms": [{"src": "a.*", "dest": "x.{{wildcard(1)}}"}, {"src": "b.>", "dest": "y.>"}]},
+                {"name": "C", "consumer": {"name": "c1", "deliver_subject": "dlv.c"}},
+                {"name": "D", "external": {"api": "$JS.leaf.API", "deliver": "dlv.leaf"}},
+            ]
+        },
+        None,
     ),
     # JS123 stream-subject-transform-invalid
     Case("transform-bad-src", "JS123", {"subjects": ["tr.>"], "subject_transform": {"src": "tr..x", "dest": "u.>"}}, 10155),
@@ -229,8 +255,18 @@ CASES: list[Case] = [
     Case("transform-empty-src-literal-dest", "JS123", {"subjects": ["tr.>"], "subject_transform": {"src": "", "dest": "u.x"}}, 10156),
     Case("transform-ok-wildcard", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{ Wildcard( 1 ) }}"}}, None),
     Case("transform-ok-partition", "JS123", {"subjects": ["tr.*.*"], "subject_transform": {"src": "tr.*.*", "dest": "u.{{partition(4,1,2)}}.$2"}}, None),
-    Case("transform-ok-literal-partition", "JS123", {"subjects": ["tr.x"], "subject_transform": {"src": "tr.x", "dest": "u.{{partition(3)}}.{{random(5)}}"}}, None),
-    Case("transform-ok-split-fns", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{split(1,-)}}.{{splitFromLeft(1,2)}}.{{sliceFromRight(1,3)}}.{{left(1,2)}}"}}, None),
+    Case(
+        "transform-ok-literal-partition",
+        "JS123",
+        {"subjects": ["tr.x"], "subject_transform": {"src": "tr.x", "dest": "u.{{partition(3)}}.{{random(5)}}"}},
+        None,
+    ),
+    Case(
+        "transform-ok-split-fns",
+        "JS123",
+        {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{split(1,-)}}.{{splitFromLeft(1,2)}}.{{sliceFromRight(1,3)}}.{{left(1,2)}}"}},
+        None,
+    ),
     Case("transform-ok-fwc", "JS123", {"subjects": ["tr.*.>"], "subject_transform": {"src": "tr.*.>", "dest": "u.$1.>"}}, None),
     Case("transform-ok-dollar-word", "JS123", {"subjects": ["tr.x"], "subject_transform": {"src": "tr.x", "dest": "u.$x"}}, None),
     Case("transform-ok-empty-dest", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": ""}}, None),
@@ -238,8 +274,10 @@ CASES: list[Case] = [
     Case("mirror-transform-range", "JS124", {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.*", "dest": "b.$2"}]}}, 10154),
     Case("mirror-transform-fwc", "JS124", {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.>", "dest": "b"}]}}, 10154),
     Case(
-        "mirror-transform-second", "JS124",
-        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.*", "dest": "b.$1"}, {"src": "c.*", "dest": "d.{{random()}}"}]}}, 10154,
+        "mirror-transform-second",
+        "JS124",
+        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.*", "dest": "b.$1"}, {"src": "c.*", "dest": "d.{{random()}}"}]}},
+        10154,
     ),
     Case("mirror-transform-ok", "JS124", {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.*.*", "dest": "b.$2.{{wildcard(1)}}"}]}}, None),
     # JS125 stream-source-transform-invalid
@@ -247,8 +285,14 @@ CASES: list[Case] = [
     Case("source-transform-star", "JS125", {"sources": [{"name": "A", "subject_transforms": [{"src": "a.*", "dest": "b.*"}]}]}, 10146),
     Case("source-transform-empty-src", "JS125", {"sources": [{"name": "A", "subject_transforms": [{"src": "", "dest": "b.c"}]}]}, 10146),
     Case(
-        "source-transform-ok", "JS125",
-        {"sources": [{"name": "A", "subject_transforms": [{"src": "", "dest": "a.>"}]}, {"name": "B", "subject_transforms": [{"src": "b.*", "dest": "x.{{splitFromRight(1,1)}}"}]}]},
+        "source-transform-ok",
+        "JS125",
+        {
+            "sources": [
+                {"name": "A", "subject_transforms": [{"src": "", "dest": "a.>"}]},
+                {"name": "B", "subject_transforms": [{"src": "b.*", "dest": "x.{{splitFromRight(1,1)}}"}]},
+            ]
+        },
         None,
     ),
     # JS126 stream-republish-transform-invalid
@@ -329,8 +373,10 @@ PEDANTIC_CASES: list[Case] = [
     Case("ped-schedules-without-rollup", "JS127", _s(allow_msg_schedules=True), 10052),
     Case("ped-republish-no-src", "JS127", {"subjects": ["pr.>"], "republish": {"dest": "out.pr.>"}}, 10157),
     Case(
-        "ped-republish-implicit", "JS127",
-        {"subjects": ["pr.x"], "subject_transform": {"src": "pr.x", "dest": "tr.x"}, "republish": {"src": ">", "dest": ">"}}, 10157,
+        "ped-republish-implicit",
+        "JS127",
+        {"subjects": ["pr.x"], "subject_transform": {"src": "pr.x", "dest": "tr.x"}, "republish": {"src": ">", "dest": ">"}},
+        10157,
     ),
     Case("ped-ok-plain", "JS127", S, None),
     Case("ped-ok-minus-one", "JS127", _s(max_msgs=-1, max_bytes=-1, max_consumers=-1), None),
