@@ -15,7 +15,7 @@ NATS_STAMP    := $(NATS_SERVERS)/.fetched-stamp
 COLLIDE_WHEELS := $(VENV)/share/collision-wheels
 COLLIDE_STAMP  := $(COLLIDE_WHEELS)/.fetched-stamp
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test test-image lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,7 +46,11 @@ demo: install
 
 ## test: set up if needed, then run the whole suite (unit + integration against real nats-server)
 test: install
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -m "not slow"
+
+## test-image: the container image build (buildah + debootstrap, as root; minutes): docs/kubernetes.md
+test-image: install
+	$(VENV)/bin/pytest -q -m slow tests/deploy
 
 bench: install
 	$(PY) bench/lint_speed.py
