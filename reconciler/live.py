@@ -14,6 +14,7 @@ from jsops.linter import strip_server_metadata
 from .client import JsApiError, JsClient
 
 __all__ = [
+    "consumer_from_info",
     "LiveStream",
     "LiveConsumer",
     "LiveState",
@@ -181,6 +182,17 @@ def interest_loss(stream: LiveStream | None, pending: int) -> int:
     return min(stream.messages, pending)
 
 
+def consumer_from_info(stream: str, info: dict[str, Any]) -> LiveConsumer:
+    """A :class:`LiveConsumer` of ``stream`` from a ConsumerInfo answer (or a CONSUMER.LIST entry)."""
+    return LiveConsumer(
+        stream,
+        strip_server_metadata(info.get("config") or {}),
+        int((info.get("ack_floor") or {}).get("stream_seq") or 0),
+        int((info.get("delivered") or {}).get("stream_seq") or 0),
+        int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0),
+    )
+
+
 def stream_from_info(info: dict[str, Any]) -> LiveStream:
     """A :class:`LiveStream` from a StreamInfo answer."""
     cfg = strip_server_metadata(info.get("config") or {})
@@ -224,14 +236,7 @@ async def _aread_live(client: JsClient) -> LiveState:
         if isinstance(page, BaseException):
             raise page
         for info in page:
-            cfg = strip_server_metadata(info.get("config") or {})
-            lc = LiveConsumer(
-                stream,
-                cfg,
-                int((info.get("ack_floor") or {}).get("stream_seq") or 0),
-                int((info.get("delivered") or {}).get("stream_seq") or 0),
-                int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0),
-            )
+            lc = consumer_from_info(stream, info)
             if lc.name:
                 state.consumers[(stream, lc.name)] = lc
     state.requests = client.requests - before

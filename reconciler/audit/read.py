@@ -18,11 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter import strip_server_metadata
-
 from ..client import JsApiError, JsClient
 from ..errors import ErrCode
-from ..live import LiveConsumer, LiveState, parse_ts, stream_from_info
+from ..live import LiveState, consumer_from_info, parse_ts, stream_from_info
 
 __all__ = ["AuditState", "read_audit", "READ_SUBJECTS"]
 
@@ -120,14 +118,7 @@ async def _aread(client: JsClient, on_stream: Callable[[AuditState, str], None] 
 
 def _consumers(state: AuditState, stream: str, page: list[dict[str, Any]]) -> None:
     for info in page:
-        cfg = strip_server_metadata(info.get("config") or {})
-        lc = LiveConsumer(
-            stream,
-            cfg,
-            int((info.get("ack_floor") or {}).get("stream_seq") or 0),
-            int((info.get("delivered") or {}).get("stream_seq") or 0),
-            int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0),
-        )
+        lc = consumer_from_info(stream, info)
         if lc.name:
             state.live.consumers[(stream, lc.name)] = lc
             state.consumers[(stream, lc.name)] = {k: v for k, v in info.items() if k != "config"}
