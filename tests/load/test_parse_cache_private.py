@@ -353,7 +353,7 @@ def test_a_parser_change_with_the_same_version_is_a_new_key(tmp_path: Path) -> N
     on main its lint still served the old build's parse from the cache."""
     copy = tmp_path / "copy"
     for package in ("linter", "rules", "reconciler", "profiler"):
-        shutil.copytree(ROOT / package, copy / package, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(ROOT / package, copy / "jsops" / package, ignore=shutil.ignore_patterns("__pycache__"))
     src = tmp_path / "src"
     src.mkdir()
     (src / "bad.json").write_text('{"name": "A", "subjects": ["a"],,}\n')
@@ -368,7 +368,7 @@ def test_a_parser_change_with_the_same_version_is_a_new_key(tmp_path: Path) -> N
         return proc.stdout
 
     assert "JSON syntax error" in run()
-    documents = copy / "linter" / "load" / "documents.py"
+    documents = copy / "jsops" / "linter" / "load" / "documents.py"
     documents.write_text(documents.read_text().replace('f"JSON syntax error: {exc.msg}"', 'f"JSON does not parse: {exc.msg}"'))
     out = run()
     assert "JSON does not parse" in out and "JSON syntax error" not in out
