@@ -32,6 +32,8 @@ def _clone(tmp: Path, name: str, *extra: str) -> tuple[Path, str]:
         pytest.skip("not a git checkout: the version cannot come from git")
     dest = tmp / name
     sh("git", "clone", "-q", *extra, f"file://{ROOT}", dest)
+    # a commit of its own on top: whatever tags the repository has, HEAD is an untagged commit
+    sh("git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "untagged", cwd=dest)
     return dest, sh("git", "rev-parse", "HEAD", cwd=dest).stdout.strip()
 
 
