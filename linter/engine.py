@@ -18,10 +18,10 @@ from .api import Rule, RuleContext, Violation
 from .findings import Finding, FixSuggestion, Severity
 from .load import Estate, Limits, Resource, load_paths
 from .model.target import Target
+from .semantics.errcodes import ErrCode
 from .semantics.releases import (
     NEWEST,
     STRICT_JSON_DEFAULT,
-    UNKNOWN_FIELD_ERROR,
     advice_message,
     check_since,
     code_for,
@@ -175,13 +175,13 @@ def _load_finding_for(f: Finding, release: tuple[int, int, int], since: dict[tup
             server_error_code=None,
             message=f"{f.message}; nats-server {format_version(release)} drops it silently ({format_version(first)}+ refuses it: {f.server_error_code})",
         )
-    if f.rule == "JS005" and f.server_error_code == UNKNOWN_FIELD_ERROR and f.message.startswith("unknown field") and release < STRICT_JSON_DEFAULT:
+    if f.rule == "JS005" and f.server_error_code == ErrCode.INVALID_JSON and f.message.startswith("unknown field") and release < STRICT_JSON_DEFAULT:
         return replace(
             f,
             severity=Severity.WARNING,
             server_error_code=None,
             message=f"{f.message}; nats-server {format_version(release)} drops it silently "
-            f"({format_version(STRICT_JSON_DEFAULT)}+ refuses it: {UNKNOWN_FIELD_ERROR})",
+            f"({format_version(STRICT_JSON_DEFAULT)}+ refuses it: {ErrCode.INVALID_JSON})",
         )
     return f
 

@@ -17,7 +17,7 @@ from ..model.positions import Pos, resolve_position
 from ..model.resource import Declaration, Estate
 from ..semantics import catalog
 from ..semantics.catalog import Unit
-from ..semantics.releases import INVALID_JSON
+from ..semantics.errcodes import ErrCode
 from ..semantics.units import UnitError, parse_duration, parse_size
 from .documents import ParsedDocument
 from .envelopes import consumer_envelope, stream_envelope
@@ -52,7 +52,7 @@ def load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None
         spec_path: tuple[Any, ...] = ("config",)
         if not isinstance(cfg, dict):
             pos = resolve_position(doc.positions, ("config",)) or start
-            estate.findings.append(finding("invalid-field", f"config must be a mapping, got {kind_of(cfg)}", file, *pos, None, INVALID_JSON))
+            estate.findings.append(finding("invalid-field", f"config must be a mapping, got {kind_of(cfg)}", file, *pos, None, ErrCode.INVALID_JSON))
             return
         is_consumer = "stream_name" in v or bool(_CONSUMER_ONLY & cfg.keys())
         lenient = is_consumer and consumer_envelope(doc, file, estate)
@@ -92,7 +92,7 @@ def _load_api_consumer(
         pos = resolve_position(doc.positions, ("stream_name",)) or start
         what = too_long("stream_name", stream) if isinstance(stream, str) and stream else f"stream_name must be a non-empty string, got {kind_of(stream)}"
         # Not a string: the body does not decode (10025, every release).
-        estate.findings.append(finding("invalid-field", what, file, *pos, None, None if isinstance(stream, str) else INVALID_JSON))
+        estate.findings.append(finding("invalid-field", what, file, *pos, None, None if isinstance(stream, str) else ErrCode.INVALID_JSON))
         return
     name_field = "durable_name" if cfg.get("durable_name") else "name"
     name = cfg.get(name_field)
@@ -218,7 +218,9 @@ def _api_unit_strings(cfg: dict[str, Any], kind: str, res_path: tuple[Any, ...],
             what = "durations in integer nanoseconds" if unit == "duration" else "sizes in integer bytes"
             pos = resolve_position(doc.positions, res_path + path) or (doc.line, 1)
             # A JSON string where the server's Go struct has an integer: the body does not decode (10025).
-            estate.findings.append(finding("invalid-field", f"{label}: the NATS API takes {what}, got {kind_of(value)}{hint}", file, *pos, None, INVALID_JSON))
+            estate.findings.append(
+                finding("invalid-field", f"{label}: the NATS API takes {what}, got {kind_of(value)}{hint}", file, *pos, None, ErrCode.INVALID_JSON)
+            )
             _drop(cfg, path)
     return ok
 

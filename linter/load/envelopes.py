@@ -17,12 +17,11 @@ from typing import Any
 
 from ..model.positions import resolve_position
 from ..model.resource import Estate
+from ..semantics.errcodes import ErrCode
 from ..semantics.releases import (
     CONSUMER_ACTIONS,
     CONSUMER_REQUEST_KEYS,
-    INVALID_JSON,
     STREAM_REQUEST_KEYS,
-    UNKNOWN_FIELD_ERROR,
     Version,
 )
 from .documents import ParsedDocument
@@ -70,11 +69,11 @@ def _unknown(doc: ParsedDocument, file: str, estate: Estate, keys: list[Any], al
         pos = resolve_position(doc.positions, (k,), key=True) or (doc.line, 1)
         # The message's start is what the engine reads for the releases before strict decoding.
         msg = f"unknown field {short(k)!r} in {label} (it holds {names}){did_you_mean(str(k), list(allowed))}"
-        estate.findings.append(finding("invalid-field", msg, file, *pos, None, UNKNOWN_FIELD_ERROR))
+        estate.findings.append(finding("invalid-field", msg, file, *pos, None, ErrCode.INVALID_JSON))
 
 
 def _bad_value(doc: ParsedDocument, file: str, estate: Estate, key: str, what: str, since: Version) -> None:
     pos = resolve_position(doc.positions, (key,)) or (doc.line, 1)
-    f = finding("invalid-field", f"{what}: the request body does not decode", file, *pos, None, INVALID_JSON)
+    f = finding("invalid-field", f"{what}: the request body does not decode", file, *pos, None, ErrCode.INVALID_JSON)
     estate.findings.append(f)
     estate.since[(f.file, f.line, f.column, f.rule)] = since

@@ -12,7 +12,7 @@ from typing import Any
 from ..findings import Finding
 from ..model.positions import resolve_position
 from ..model.resource import Estate
-from ..semantics.releases import UNKNOWN_FIELD_ERROR
+from ..semantics.errcodes import ErrCode
 from .api_json import load_api
 from .discovery import LoadError, link_out
 from .documents import Limits, ParsedDocument, ReadProblem, read_documents
@@ -38,7 +38,7 @@ _PROBLEM_CODES = {
 
 def problem_finding(p: ReadProblem, file: str) -> Finding:
     # A JSON file is the API request body: a body that does not decode is refused with 10025 by every release.
-    server = UNKNOWN_FIELD_ERROR if p.code == "yaml-syntax" and file.endswith(".json") else None
+    server = ErrCode.INVALID_JSON if p.code == "yaml-syntax" and file.endswith(".json") else None
     return finding(_PROBLEM_CODES.get(p.code, "manifest-syntax-error"), p.message, file, p.line, p.column, None, server)
 
 

@@ -13,7 +13,6 @@ from ..model.config import ConsumerConfig, StreamConfig
 from ..model.records import Record, is_record_class, validation_errors
 from ..model.resource import Declaration, Estate, Resource
 from ..semantics.errcodes import ErrCode
-from ..semantics.releases import INVALID_JSON, UNKNOWN_FIELD_ERROR
 from ._nack_tables import NACK_TABLES
 from .messages import MAX_FINDINGS_PER_OBJECT, did_you_mean, dotted, finding, kind_of, short
 
@@ -89,13 +88,13 @@ def validation_finding(res: Declaration, model: type[Record], err: ErrorDetails)
         msg = f"unknown field {short(field_name)!r} in {parent}{did_you_mean(field_name, candidates)}"
         line, col = res.locate(src, key=True, document_path=True)
         if res.dialect == "api":  # the file is the request body: strict decoding refuses it (2.12+ by default)
-            return finding("invalid-field", msg, res.file, line, col, res.ref if res.name else None, UNKNOWN_FIELD_ERROR)
+            return finding("invalid-field", msg, res.file, line, col, res.ref if res.name else None, ErrCode.INVALID_JSON)
     else:
         msg = _value_message(kind, dotted(src), err)
         line, col = res.locate(src, document_path=True)
     code = ErrCode.SOURCE_INVALID_STREAM_NAME if err.get("input") is None and len(loc) >= 2 and loc[-2] == "sources" and isinstance(loc[-1], int) else None
     if code is None and res.dialect == "api" and kind in _DECODE_ERRORS and err.get("input") is not None:
-        code = INVALID_JSON  # the request body does not decode (Go's json: a value of the wrong type)
+        code = ErrCode.INVALID_JSON  # the request body does not decode (Go's json: a value of the wrong type)
     return finding("invalid-field", msg, res.file, line, col, res.ref if res.name else None, code)
 
 

@@ -44,8 +44,6 @@ __all__ = [
     "CONSUMER_FIELDS",
     "ENUM_VALUES",
     "STRICT_JSON_DEFAULT",
-    "UNKNOWN_FIELD_ERROR",
-    "INVALID_JSON",
     "CONSUMER_REQUEST_KEYS",
     "STREAM_REQUEST_KEYS",
     "CONSUMER_ACTIONS",
@@ -66,12 +64,11 @@ Version = tuple[int, int, int]
 
 # Strict JSON decoding of API requests became the default in 2.12 (opt-in in 2.11).
 STRICT_JSON_DEFAULT: Version = (2, 12, 0)
-# JSInvalidJSONErr: the request body does not decode. Every release answers it for a value of the
+# ErrCode.INVALID_JSON (10025): the request body does not decode. Every release answers it for a value of the
 # wrong JSON type ("ack_wait": "30000000000", "subjects": "a", "max_msgs": 1.5), an unknown enum value
 # or a bad time (measured on 2.10.26 ... 2.15.1; null is accepted as the zero value); from 2.12 also
-# for an unknown field.
-INVALID_JSON = ErrCode.INVALID_JSON
-UNKNOWN_FIELD_ERROR = INVALID_JSON
+# for an unknown field (before, the field is dropped: release_view).
+
 # Consumer limits that the server normalises when negative (max_waiting, max_batch, max_expires,
 # max_bytes, idle_heartbeat, inactive_threshold to 0; max_deliver, max_ack_pending below -1 to -1)
 # from this release; older releases store them as given, or refuse max_waiting (10087),
