@@ -309,9 +309,9 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, 
         run.items[-1] = (route, client, live, plan)
 
 
-def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, config: Any, estate: Any, *, prune: bool | None = None) -> Any:
-    """The plan of one target from the manifests and its live state, with the flags of ``args``
-    (``prune``: instead of ``--prune``), judged by lint and the server's predicted refusals."""
+def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, config: Any, estate: Any) -> Any:
+    """The plan of one target from the manifests and its live state, authorized by the flags of
+    ``args`` (:func:`jsops.reconciler.plan.build_plan`), judged by lint and the server's predicted refusals."""
     from .dataloss import measure_limit_loss
     from .interestloss import measure_filter_loss
     from .limits import read_limits
@@ -324,8 +324,6 @@ def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, co
     measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
     measure_filter_loss(client, live, desired)
     opt = plan_options(args, route.contexts, estate, config)
-    if prune is not None:
-        opt.prune = prune
     opt.server_version = limits.server_version
     plan = build_plan(desired, live, opt, target=route.target.display())
     _live_gate(args, estate, config, limits, route, plan)
@@ -401,7 +399,8 @@ def _saved_estate(args: argparse.Namespace, name: str, binding: dict[str, Any]) 
 def saved_plans(args: argparse.Namespace, run: Run) -> None:
     """Open the targets of a saved plan and check that it still holds: unedited, made from these
     manifests (PATHs, environment, content), for these targets, whose live states still match
-    it, and asking only for actions jsops may take with the flags given to apply."""
+    it, and asking only for actions jsops may take; each is derived again and authorized by the
+    flags given to apply (apply itself decides nothing)."""
     from .client import JsClient, resolve_context, target_from_args
     from .live import read_live
     from .route import Route
@@ -442,7 +441,7 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
         args.reset_position = True  # the plan was made with --reset-position: derived again (and applied) with it
     if not refused:  # every action is derived again from the manifests and the live state, whatever the file says
         for route, client, live, plan in run.items:
-            fresh = _plan_route(args, client, live, route, config, estate, prune=True)
+            fresh = _plan_route(args, client, live, route, config, estate)  # authorized by apply's own flags
             refused += [f"  {line}" for line in rederive(plan, fresh)]
     if refused:
         raise Exit(f"jsops: error: {name} asks for actions jsops may not take; nothing was applied:\n" + "\n".join(refused), ExitCode.ERROR)

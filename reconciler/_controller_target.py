@@ -1,5 +1,5 @@
-"""One target's part of a controller round: connect, read, plan what the annotations allow
-(:mod:`jsops.reconciler._controller_policy`), check the plan against the live estate as ``jsops apply``
+"""One target's part of a controller round: connect, read, plan once, authorize the plan by the
+annotations (:mod:`jsops.reconciler._controller_policy`, :func:`jsops.reconciler.plan.authorize`), check the plan against the live estate as ``jsops apply``
 does (:func:`jsops.reconciler.preflight.preflight`: what the server would refuse is blocked with its
 err_code, and so is everything that depends on it, before any request), report drift, and apply
 when this controller leads there.
@@ -11,18 +11,19 @@ round it stays, and the round fails; nothing is sent for it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ._controller_policy import blocked_need, policy_from_estate, policy_plan
+from ._controller_policy import blocked_need, policy_from_estate
 from .apply import ApplyReport, execute_plan
 from .client import JsClient, Target
 from .dataloss import measure_limit_loss
 from .interestloss import measure_filter_loss
 from .limits import read_limits
 from .live import read_live
-from .plan import Action, Plan, PlanOptions, prune_scope, repo_identity
+from .plan import Action, Plan, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
+from .plan.closure import close
 from .preflight import preflight
+from .render_refusal import reason_of
 from .vocabulary import ActionKind, Outcome
 
 if TYPE_CHECKING:
@@ -84,7 +85,9 @@ class TargetRun:
         measure_filter_loss(client, live, desired)
         base = plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None))
         base.server_version = limits.server_version
-        plan = policy_plan(desired, live, policy, target=self.target.display(), base=base)
+        plan = plan_changes(desired, live, base, target=self.target.display())  # the round's one plan
+        authorize(plan, policy.grants(), live)  # what the annotations allow (the one decision)
+        close(plan.actions, live)  # what a blocked action would replace stays
         preflight(client, plan, live)  # the server's refusals, predicted as jsops apply predicts them
         states: dict[StateKey, str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}
         self._report_drift(ctl, plan, states)
@@ -95,10 +98,7 @@ class TargetRun:
         lease = self.lease
         leader = ctl.leader(self.name) and (lease is None or lease.held(margin=lease.ttl * 0.25))
         if any(a.action != ActionKind.BLOCKED for a in plan.actions) and leader:
-            # every permission was judged per object by policy_plan (a migration is planned only where
-            # jsops.io/allow-migrate allows it): apply's own gate must let the plan's actions through
-            permissive = replace(base, prune=True, allow_recreate=True, allow_data_loss=True, migrate=True)
-            outcome = execute_plan(client, plan, live, permissive)
+            outcome = execute_plan(client, plan, live, base)  # runs what authorize did not block
             done, applied = self._record(ctl, client, outcome, states)
             ok = ok and done
         self.states = states
@@ -132,7 +132,7 @@ class TargetRun:
                     "action": a.action,
                     "wanted": a.wanted,
                     "changes": [c.path for c in a.changes],
-                    "reason": a.reason,
+                    "reason": reason_of(a),
                     "consequence": a.consequence,
                     **({"err_code": a.err_code} if a.err_code is not None else {}),
                 }
@@ -149,7 +149,7 @@ class TargetRun:
         is an error of this round, counted and logged with that err_code (its state is ``error``)."""
         refused = [a for a in plan.actions if a.action == ActionKind.BLOCKED and a.err_code is not None]
         for a in refused:
-            ctl.count_error("api", f"{a.label}: {a.reason}", err_code=a.err_code, context=self.name)
+            ctl.count_error("api", f"{a.label}: {reason_of(a)}", err_code=a.err_code, context=self.name)
         return refused
 
     def _record(self, ctl: Controller, client: JsClient, outcome: ApplyReport, states: dict[StateKey, str]) -> tuple[bool, int]:

@@ -1,4 +1,5 @@
-"""Carry out a plan against a target, in dependency order, with the safety gates re-checked.
+"""Carry out a plan against a target, in dependency order, re-checking the live state right before
+each destructive request.
 
 Streams go before consumers and origins before the mirrors and sources that read them; deletes go
 in reverse (consumers, then mirrors, then origins). Independent actions run concurrently. A failed
@@ -6,6 +7,11 @@ action does not stop independent ones; actions that depend on it are skipped. Th
 what was done and what was not, so that a re-run (which plans again from the live state) converges.
 An interruption (:class:`Stop`) ends the run between requests; a request that got no answer is not
 called failed until its object has been read back (``jsops.reconciler.readback``).
+
+Apply never decides permission: :func:`jsops.reconciler.plan.authorize.authorize` judged the plan
+(its blocked actions are reported as blocked, the others run). The re-check before a destructive
+request is a safety check: a request that would now lose data the plan did not count (and so no
+grant accepted: :attr:`Action.accept_loss`) is refused.
 """
 
 from __future__ import annotations
@@ -23,12 +29,12 @@ from .diff import Change
 from .errors import ErrCode
 from .interestloss import aupdate_loss
 from .live import RECREATE_PREFIX, LiveState, interest_loss, stream_from_info
-from .permissions import refusal
 from .plan import Action, Plan, PlanOptions, config_digest, deps, levels, resume_config
 from .plan.closure import close
+from .render_refusal import reason_of
 from .vocabulary import ActionKind, ChangeClass, Outcome
 
-__all__ = ["ApplyReport", "ActionResult", "Stop", "StaleState", "execute_plan", "gate"]
+__all__ = ["ApplyReport", "ActionResult", "Stop", "StaleState", "execute_plan"]
 
 SETTLE_TRIES = 300
 SETTLE_PAUSE = 0.2
@@ -82,19 +88,6 @@ class Stop:
         import signal
 
         return signal.Signals(self.signum).name if self.signum is not None else ""
-
-
-def gate(action: Action, live: LiveState, opt: PlanOptions) -> str | None:
-    """Why ``action`` may not run with these options (``None`` when it may). Checked again at
-    apply time, also for saved plans. Records on the action whether its data loss is accepted
-    (the plan counted a loss and --allow-data-loss is given): otherwise the request functions check
-    the live state once more right before a destructive request and refuse one that now loses data
-    (the plan that was confirmed lost none), whatever the flags (the controller passes them all)."""
-    action.accept_loss = opt.allow_data_loss and bool(action.data_loss)
-    if action.action == ActionKind.BLOCKED:
-        return action.reason or "blocked"
-    s = live.streams.get(action.name) if action.kind == "Stream" else None
-    return refusal(action.action, action.kind, opt.grants(), holds=s.messages if s is not None else 0, data_loss=action.data_loss)
 
 
 class StaleState(JsApiError):
@@ -161,7 +154,7 @@ def execute_plan(
 
     ``stop``: once set, no further request is started; the actions not started are reported as
     not attempted. ``verify``: re-check each action against ownership and the prune scope
-    (:func:`jsops.reconciler.saved.recheck`) besides the flags. ``read_back``: when a request gets no
+    (:func:`jsops.reconciler.saved.recheck`). ``read_back``: when a request gets no
     answer, start no further requests on this target, then read the objects whose answer was lost
     back (waiting up to that many seconds for the server) and report what really happened;
     ``notify`` is called with a line before that. Without it, such actions are ``failed``."""
@@ -284,10 +277,11 @@ class _Run:
 
 
 def _runnable(run: _Run, plan: Plan, live: LiveState, opt: PlanOptions, verify: bool) -> list[Action]:
-    """The actions the gates let through; the others are recorded as blocked."""
+    """The actions the plan does not block (and, with ``verify``, the re-check of ownership and
+    scope lets through); the others are recorded as blocked."""
     reasons: dict[int, str] = {}
     for a in plan.actions:
-        reason = gate(a, live, opt)
+        reason = (reason_of(a) or "blocked") if a.action == ActionKind.BLOCKED else None
         if reason is None and verify:
             from .saved import recheck
 

@@ -40,7 +40,7 @@ from ._migrate_checks import copy_refusal, reset_consumers
 from .dataloss import limit_losses, loss_total
 from .diff import diff_configs
 from .live import MIGRATION, LiveState, LiveStream, owned
-from .permissions import Permission
+from .permissions import Blocker, Need, Permission, Refusal
 from .plan.desired import Desired
 from .plan.model import Action, PlanOptions
 from .vocabulary import ActionKind, ChangeClass
@@ -285,22 +285,24 @@ def migration_action(
     what = f"renamed from {source}" if via is None else "a change the server cannot make in place"
     if running:
         what = f"a migration from {source} is in progress on the server"
-    grants = opt.grants()
-    if missing := grants.missing([Permission.MIGRATE]):
-        act.block(f"{what}; {grants.needs(missing)}", tuple(missing))
-    elif (why := _refusal(src, d, live, opt, fresh, set(consumers))) is not None:
-        act.block(f"{what}: {why}")
+    act.needs = (Need(Permission.MIGRATE, f"{what}; "),)
+    if (why := _refusal(src, d, live, opt, fresh, set(consumers))) is not None:
+        act.block(Refusal(_refused_by(why), f"{what}: {why}"))
         act.consequence = "not migrated: nothing is sent (the reason above)"
         act.changes = [replace(c, consequence=c.consequence.split(";")[0]) if c.consequence else c for c in act.changes]
     elif spec.reset and skipped:
         act.data_loss = skipped
-        if missing := grants.missing([Permission.DATA_LOSS]):
-            act.block(
-                f"{what}: --reset-position starts {', '.join(spec.reset)} at the manifest's start, which skips up to "
-                f"{_plural(skipped)} of an interest stream (removed once no consumer wants them); {grants.needs(missing)}",
-                tuple(missing),
-            )
+        said = (
+            f"{what}: --reset-position starts {', '.join(spec.reset)} at the manifest's start, which skips up to "
+            f"{_plural(skipped)} of an interest stream (removed once no consumer wants them); "
+        )
+        act.needs += (Need(Permission.DATA_LOSS, said, tier=1),)
     return act
+
+
+def _refused_by(why: str) -> Blocker:
+    """A release that cannot promote a mirror is the server's refusal; the rest are jsops's safety rules."""
+    return Blocker.SERVER_REFUSAL if why.startswith("nats-server ") else Blocker.PROTECTION
 
 
 BEFORE_PROMOTION = ("copy", "cutover")  # the steps of a leg whose copy can still be dropped without loss
@@ -330,19 +332,18 @@ def abandoned(wanted: set[str], live: LiveState, opt: PlanOptions) -> list[Actio
             dict(s.config),
             migration={"from": old, "to": name, "rollback": True, "consumers": {}},
         )
-        grants = opt.grants()
         if src is None or step not in BEFORE_PROMOTION:
             act.block(
-                f"the unfinished migration from {old} to {name} is past its promotion ({name} takes the subjects and may "
-                f"hold new messages): it cannot be rolled back; declare {name} again (jsops.io/renamed-from: {old}) and "
-                "apply --migrate to finish it"
+                Refusal(
+                    Blocker.PROTECTION,
+                    f"the unfinished migration from {old} to {name} is past its promotion ({name} takes the subjects and may "
+                    f"hold new messages): it cannot be rolled back; declare {name} again (jsops.io/renamed-from: {old}) and "
+                    "apply --migrate to finish it",
+                )
             )
             act.consequence = "not rolled back: nothing is sent (the reason above)"
-        elif missing := grants.missing([Permission.MIGRATE]):
-            act.block(
-                f"a migration from {old} is in progress on the server and the manifests no longer ask for it; rolling it back {grants.needs(missing)}",
-                tuple(missing),
-            )
+        else:
+            act.needs = (Need(Permission.MIGRATE, f"a migration from {old} is in progress on the server and the manifests no longer ask for it; rolling it back "),)
         out.append(act)
     return out
 

@@ -1,13 +1,14 @@
-"""One permissions policy: may an action run, and if not, which permissions does it lack.
+"""The vocabulary of permission: what may be granted, how a refusal is typed, and the grants.
 
 ``jsops plan``/``apply`` grant permissions with flags (``--prune``, ``--allow-recreate``,
-``--allow-data-loss``), the controller with annotations on an object's manifest
-(``jsops.io/allow-recreate: "true"``, ...); an object that left the manifests is judged by the marks
-its last apply recorded on the server (:func:`prune_marks`). The plan (when it builds actions),
-apply (:func:`refusal`, checked again right before it runs them, also for saved plans) and the
-controller (``jsops.reconciler._controller_policy``) all ask here: :func:`required` says what an action
-needs, :meth:`Grants.missing` what of it is not granted, :meth:`Grants.needs` says so, naming every
-missing permission at once.
+``--allow-data-loss``, ``--migrate``, ``--adopt NAME``), the controller with annotations on an
+object's manifest (``jsops.io/allow-recreate: "true"``, ...); an object that left the manifests is
+judged by the marks its last apply recorded on the server (:func:`prune_marks`). Both are mapped to
+one :class:`Grants`. Planning says what an action needs (:class:`Need`: a fact, no grant named);
+:func:`jsops.reconciler.plan.authorize.authorize`, the one decision point, judges it against the
+grants and blocks what is not granted with a typed :class:`Refusal` (:class:`Blocker`); the
+renderer (:mod:`jsops.reconciler.render_refusal`) names the grants in the caller's
+:class:`Vocabulary`.
 
 NACK's protections (``preventUpdate``, ``preventDelete``) forbid what no permission allows:
 :func:`protection`.
@@ -18,9 +19,9 @@ Pure: nothing here imports the plan, the client or nats.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
 from jsops.linter.load import PREVENT_DELETE
 
@@ -35,15 +36,18 @@ __all__ = [
     "ALLOW_RECREATE",
     "PREVENTED_DELETE",
     "RENAMED_FROM",
+    "Blocker",
     "Grants",
+    "Key",
+    "Need",
     "Permission",
+    "Refusal",
+    "Vocabulary",
     "annotation_true",
     "delete_prevented",
+    "marked",
     "protection",
     "prune_marks",
-    "prune_refusal",
-    "refusal",
-    "required",
 ]
 
 ALLOW_PRUNE = "jsops.io/allow-prune"
@@ -101,81 +105,90 @@ def annotation_true(annotations: Mapping[str, str] | None, name: str) -> bool:
     return str(annotations.get(name, "")).strip().lower() in ("true", "yes", "1")
 
 
+Key = tuple[str, str | None, str]  # (kind, stream of a consumer, name)
+
+
+class Blocker(StrEnum):
+    """Why an action is blocked: the typed reason of a :class:`Refusal`."""
+
+    PERMISSION = "permission"  # a grant would allow it (Refusal.missing names which)
+    SERVER_REFUSAL = "server-refusal"  # the server cannot make it, or would refuse it (an err_code)
+    PROTECTION = "protection"  # forbidden whatever is granted: NACK's protections, jsops's safety rules
+    UNKNOWN = "unknown"  # the object's live state is unknown (it did not answer)
+    DEPENDENCY = "dependency"  # kept because another action it belongs with is blocked
+
+
+class Vocabulary(StrEnum):
+    """How the caller names a grant: the renderer names a missing one so."""
+
+    FLAGS = "flags"  # jsops plan/apply: --allow-recreate, ...
+    ANNOTATIONS = "annotations"  # the controller: jsops.io/allow-recreate: "true" on the object's manifest
+    MARKS = "marks"  # the controller, an object that left the manifests: what its last apply recorded
+
+
+@dataclass(frozen=True)
+class Need:
+    """A permission an action needs, as planning finds it (a fact: no grant is consulted)."""
+
+    permission: Permission
+    said: str = ""  # the fact a refusal says when this permission is missing ("left the manifests; ")
+    always: bool = False  # said whenever the action is refused, this permission granted or not
+    tier: int = 0  # a later tier is judged only once every need of the earlier ones is granted
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why an action is blocked: its kind, the facts (no grant named), and for a permission the
+    grants that would allow it, to be named in ``via`` (:mod:`jsops.reconciler.render_refusal`)."""
+
+    blocker: Blocker
+    said: str
+    missing: tuple[Permission, ...] = ()
+    via: Vocabulary = Vocabulary.FLAGS
+    lossless: bool = False  # a migration would make the change without loss (its grant is named too)
+
+
 @dataclass(frozen=True)
 class Grants:
-    """The permissions granted for one run (flags) or one object (annotations)."""
+    """What one run (flags) or the manifests (annotations, per object) grant; objects that left
+    the manifests are judged by their marks when ``via`` is annotations."""
 
-    granted: frozenset[Permission]
-    via: Literal["flags", "annotations"] = "flags"
+    via: Vocabulary = Vocabulary.FLAGS
+    run: frozenset[Permission] = frozenset()  # granted to every object
+    objects: Mapping[Key, frozenset[Permission]] = field(default_factory=dict)  # granted per object
+    adopt: frozenset[str] = frozenset()  # objects to take over: a stream (and its consumers), STREAM/CONSUMER, CONSUMER
 
     @classmethod
-    def flags(cls, *, prune: bool = False, allow_recreate: bool = False, allow_data_loss: bool = False, migrate: bool = False) -> Grants:
+    def flags(
+        cls, *, prune: bool = False, allow_recreate: bool = False, allow_data_loss: bool = False, migrate: bool = False, adopt: Iterable[str] = ()
+    ) -> Grants:
         given = {Permission.PRUNE: prune, Permission.RECREATE: allow_recreate, Permission.DATA_LOSS: allow_data_loss, Permission.MIGRATE: migrate}
-        return cls(frozenset(p for p, on in given.items() if on), "flags")
+        return cls(Vocabulary.FLAGS, frozenset(p for p, on in given.items() if on), adopt=frozenset(adopt))
 
     @classmethod
-    def annotations(cls, annotations: Mapping[str, str] | None) -> Grants:
-        return cls(frozenset(p for p in Permission if annotation_true(annotations, p.annotation)), "annotations")
+    def annotations(cls, by_object: Mapping[Key, Mapping[str, str]]) -> Grants:
+        """The grants of each object's manifest annotations (``jsops.io/adopt`` on a stream adopts
+        its consumers too)."""
+        objects = {k: frozenset(p for p in Permission if annotation_true(ann, p.annotation)) for k, ann in by_object.items()}
+        adopt = frozenset(name if kind == "Stream" else f"{stream}/{name}" for (kind, stream, name), perms in objects.items() if Permission.ADOPT in perms)
+        return cls(Vocabulary.ANNOTATIONS, objects=objects, adopt=adopt)
 
-    def allows(self, permission: Permission) -> bool:
-        return permission in self.granted
+    def adopts(self, kind: str, name: str, stream: str | None) -> bool:
+        if kind == "Stream":
+            return name in self.adopt
+        return f"{stream}/{name}" in self.adopt or stream in self.adopt or name in self.adopt
 
-    def missing(self, needed: Iterable[Permission]) -> list[Permission]:
-        """The permissions of ``needed`` (in its order) not granted."""
-        return [p for p in needed if p not in self.granted]
-
-    def needs(self, missing: Iterable[Permission]) -> str:
-        """``needs --allow-recreate and --allow-data-loss``, or with annotations
-        ``needs the annotation jsops.io/allow-recreate: "true" on its manifest``."""
-        names = list(missing)
-        if self.via == "flags":
-            return "needs " + " and ".join(p.flag for p in names)
-        quoted = " and ".join(f'{p.annotation}: "true"' for p in names)
-        return f"needs the annotation{'s' if len(names) > 1 else ''} {quoted} on its manifest"
+    def of(self, kind: str, name: str, stream: str | None) -> frozenset[Permission]:
+        """What is granted for the object ``kind``/``stream``/``name`` (one in the manifests)."""
+        given = self.run | self.objects.get((kind, stream if kind == "Consumer" else None, name), frozenset())
+        return given | {Permission.ADOPT} if self.adopts(kind, name, stream) else given
 
 
-def required(action: str, kind: str, *, holds: int = 0, data_loss: int | None = None) -> list[Permission]:
-    """What ``action`` on an object of ``kind`` needs: a recreate the recreate permission, a delete
-    the prune permission, and either one the data-loss permission when a stream holds messages
-    (``holds``); any action that removes messages otherwise (``data_loss``: tightened limits, the
-    unacknowledged messages of an interest stream) the data-loss permission; a migration the
-    migrate permission (it loses nothing)."""
-    needed: list[Permission] = []
-    if action == ActionKind.MIGRATE:
-        return [Permission.MIGRATE]
-    if action == ActionKind.RECREATE:
-        needed.append(Permission.RECREATE)
-    elif action == ActionKind.DELETE:
-        needed.append(Permission.PRUNE)
-    if (kind == "Stream" and action in (ActionKind.RECREATE, ActionKind.DELETE) and holds > 0) or data_loss:
-        needed.append(Permission.DATA_LOSS)
-    return needed
-
-
-def refusal(action: str, kind: str, grants: Grants, *, holds: int = 0, data_loss: int | None = None) -> str | None:
-    """Why apply may not run ``action`` with ``grants`` (None when it may); ``holds``: the messages
-    its stream holds now, ``data_loss``: the loss the plan counted."""
-    if action == ActionKind.MIGRATE:
-        missing = grants.missing(required(action, kind))
-        return grants.needs(missing) if missing else None
-    if action not in (ActionKind.RECREATE, ActionKind.DELETE, ActionKind.UPDATE, ActionKind.ADOPT):
-        if not (kind == "Consumer" and data_loss):
-            return None
-    stream_loss = kind == "Stream" and action in (ActionKind.RECREATE, ActionKind.DELETE)
-    loss = holds if stream_loss else (data_loss or 0)
-    missing = grants.missing(required(action, kind, holds=holds if stream_loss else 0, data_loss=None if stream_loss else data_loss))
-    if not missing:
-        return None
-    needs = grants.needs(missing)
-    if Permission.DATA_LOSS not in missing:
-        return needs
-    if stream_loss:
-        return f"the stream holds {loss} messages; {needs}"
-    if action in (ActionKind.UPDATE, ActionKind.ADOPT) and kind == "Consumer":
-        return f"the update removes up to {loss} stored messages of an interest stream; {needs}"
-    if action in (ActionKind.UPDATE, ActionKind.ADOPT):
-        return f"tightened limits remove up to {loss} stored messages; {needs}"
-    return f"deleting the consumer removes up to {loss} messages of an interest stream; {needs}"
+def marked(config: Mapping[str, Any]) -> frozenset[Permission]:
+    """The prune permissions the last apply recorded on a live object (:func:`prune_marks`)."""
+    meta = config.get("metadata") or {}
+    out = {Permission.PRUNE} if meta.get(PRUNE_MARK) == "true" else set()
+    return frozenset(out | ({Permission.DATA_LOSS} if meta.get(DATA_LOSS_MARK) == "true" else set()))
 
 
 PREVENTED_DELETE = "preventDelete is set on it (io.jsops.prevent-delete): jsops never deletes it; delete it by hand if you mean to"
@@ -210,14 +223,3 @@ def prune_marks(annotations: Mapping[str, str] | None) -> dict[str, str]:
         if annotation_true(annotations, ALLOW_DATA_LOSS):
             marks[DATA_LOSS_MARK] = "true"
     return marks
-
-
-def prune_refusal(live: Mapping[str, Any], holds: int) -> str | None:
-    """Why the controller may not prune an object that left the manifests, judged by the marks its
-    last apply recorded (``live``: its live config; ``holds``: the messages the prune removes)."""
-    meta = live.get("metadata") or {}
-    if meta.get(PRUNE_MARK) != "true":
-        return f'left the manifests; it is pruned only if its manifest had {ALLOW_PRUNE}: "true" when it was last applied'
-    if holds > 0 and meta.get(DATA_LOSS_MARK) != "true":
-        return f'left the manifests holding {holds} message{"s" if holds != 1 else ""}; pruning it needs {ALLOW_DATA_LOSS}: "true" as well'
-    return None

@@ -20,6 +20,7 @@ from jsops.linter.semantics.effective import SERVER_DEFAULTS
 from jsops.linter.semantics.units import format_duration, format_size
 
 from .plan import Action, Plan, PlanSet
+from .render_refusal import reason_of
 from .vocabulary import ActionKind, ChangeClass, Outcome
 
 __all__ = ["render_text", "render_plans", "format_value", "summary_line", "outcome_lines", "Explicit"]
@@ -130,7 +131,7 @@ def _action(a: Action, *, explicit: Explicit | None = None, verbose: bool = Fals
     bucket = _bucket(a)
     head = f"{_paint(sym, color)} {a.label}" if bucket is None else f"{_paint(sym, color)} {bucket[0]} {bucket[1]} (stream {a.name})"
     if a.action == "blocked":
-        head += f"  (blocked {a.wanted}: {a.reason})"
+        head += f"  (blocked {a.wanted}: {reason_of(a)})"
     elif a.action == "adopt":
         head += "  (adopt)"
     elif a.action == ActionKind.MIGRATE and a.migration and a.migration.get("rollback"):

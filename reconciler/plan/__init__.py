@@ -11,14 +11,16 @@ and a :class:`~jsops.reconciler.live.LiveState`, and returns a :class:`Plan`. Re
 - :mod:`.ownership`: owned, foreign and unmanaged objects, jsops's bookkeeping, NACK's protections;
 - :mod:`.losses`: data loss (tightened limits, interest streams) and interrupted consumer recreates;
 - :mod:`.apis`: consumer changes made through the pause and reset APIs instead of a recreate;
-- :mod:`.build`: :func:`build_plan`;
+- :mod:`.build`: :func:`plan_changes` (what would change; no grant consulted) and :func:`build_plan` (judged by the flags);
+- :mod:`.authorize`: :func:`authorize`, the one permission decision (grants: flags or annotations);
 - :mod:`.predict`: the server's refusals predicted against the live estate, and what they block.
 """
 
 from __future__ import annotations
 
 from ..permissions import ALLOW_DATA_LOSS, ALLOW_PRUNE, annotation_true, prune_marks
-from .build import build_plan
+from .authorize import authorize
+from .build import build_plan, plan_changes
 from .desired import Desired, desired_from_estate, resume_config, stamp
 from .losses import config_digest
 from .model import ACTIONS, PLAN_VERSION, Action, Plan, PlanError, PlanOptions, PlanSet, seal, seal_intact
@@ -42,12 +44,14 @@ __all__ = [
     "account_usage",
     "block_predicted",
     "annotation_true",
+    "authorize",
     "build_plan",
     "config_digest",
     "deps",
     "desired_from_estate",
     "in_scope",
     "levels",
+    "plan_changes",
     "predict",
     "prune_marks",
     "prune_scope",

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..diff import START_FIELDS, Change
 from ..live import LiveConsumer, LiveState
-from ..permissions import Permission
+from ..permissions import Need, Permission
 from ..server_apis import can_pause, can_reset, no_pause_reason, reset_allowed, start_sequence
 from ..vocabulary import ActionKind, ChangeClass
 from .desired import hold_start
@@ -98,7 +98,7 @@ def reset_action(act: Action, cur: LiveConsumer, config: dict[str, Any], live: L
 
 def _forward_loss(act: Action, cur: LiveConsumer, live: LiveState, opt: PlanOptions, seq: int) -> None:
     """A reset past the ack floor on an interest stream removes the messages it skips that no other
-    consumer wants: data loss (an upper bound), blocked without --allow-data-loss."""
+    consumer wants: data loss (an upper bound), which needs the data-loss permission."""
     stream = live.streams.get(cur.stream)
     if stream is None or stream.config.get("retention") != "interest" or seq <= cur.ack_floor + 1:
         return
@@ -107,6 +107,4 @@ def _forward_loss(act: Action, cur: LiveConsumer, live: LiveState, opt: PlanOpti
         return
     act.data_loss = lost
     act.consequence = f"{act.consequence}; data loss: on an interest stream the skipped messages no other consumer wants are removed (up to {lost})"
-    grants = opt.grants()
-    if missing := grants.missing([Permission.DATA_LOSS]):
-        act.block(f"the reset skips up to {lost} message{'s' if lost != 1 else ''} of an interest stream; {grants.needs(missing)}", tuple(missing))
+    act.needs = (Need(Permission.DATA_LOSS, f"the reset skips up to {lost} message{'s' if lost != 1 else ''} of an interest stream; "),)

@@ -1,10 +1,13 @@
-""":func:`build_plan`: the actions that make a live state match the desired objects.
+""":func:`plan_changes`: the actions that make a live state match the desired objects;
+:func:`build_plan`: those actions judged by the flags (``jsops plan``/``apply``).
 
 Pure: it takes the desired objects (effective configs from the manifests) and a
 :class:`~jsops.reconciler.live.LiveState`, and returns a :class:`~jsops.reconciler.plan.Plan` whose actions are
 in the order apply runs them: streams (origins first), consumers, consumer deletes, stream deletes.
-What the flags do not allow is planned as a ``blocked`` action that names every flag it needs
-(:mod:`jsops.reconciler.permissions`).
+Planning consults no grant: it says what each action would change and what it needs
+(:class:`~jsops.reconciler.permissions.Need`), and leaves the alternatives a grant decides (a
+takeover, a migration instead of a recreate, the consumers of a recreated stream) beside it;
+:func:`jsops.reconciler.plan.authorize.authorize` judges the plan.
 """
 
 from __future__ import annotations
@@ -26,17 +29,18 @@ from ..live import (
     recreate_intents,
 )
 from ..migrate import abandoned, busy_streams, migration_action, wants_migration
-from ..permissions import PREVENTED_DELETE, Permission, delete_prevented, required
+from ..permissions import PREVENTED_DELETE, Blocker, Grants, Need, Permission, Refusal, delete_prevented
 from ..vocabulary import ActionKind, ChangeClass
 from .apis import pause_action, pause_changes, reset_action
+from .authorize import authorize
 from .closure import close, rename_note, rename_of
 from .desired import Desired, hold_start, stamp
-from .losses import estate_mark, interest_action, interest_update_loss, keep_intents, limit_loss, resume_action
+from .losses import estate_mark, interest_action, interest_update_loss, keep_intents, limit_loss, need, resume_action
 from .model import Action, Plan, PlanOptions
 from .ordering import stream_order
 from .ownership import bookkeeping, owned_action, protect
 
-__all__ = ["build_plan"]
+__all__ = ["build_plan", "plan_changes"]
 
 
 @dataclass
@@ -46,15 +50,27 @@ class _Run:
     live: LiveState
     opt: PlanOptions
     plan: Plan
-    recreated: set[str] = field(default_factory=set)  # streams recreated: their consumers are created again
+    recreated: set[str] = field(default_factory=set)  # streams recreated (if authorized): their consumers are created again
     # streams migrated (or whose migration is blocked): their consumers are part of the migration
     migrated: set[str] = field(default_factory=set)
     consumers: list[Desired] = field(default_factory=list)
     wanted: set[str] = field(default_factory=set)  # the stream names the manifests declare
 
 
-def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | None = None, *, target: str = "") -> Plan:
-    """The actions that make ``live`` match ``desired``, in the order apply runs them."""
+def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | None = None, *, target: str = "", grants: Grants | None = None) -> Plan:
+    """The actions that make ``live`` match ``desired``, in the order apply runs them, judged by
+    ``grants`` (default: the flags of ``options``) and closed (what a blocked action keeps stays)."""
+    opt = options or PlanOptions()
+    plan = plan_changes(desired, live, opt, target=target)
+    authorize(plan, grants if grants is not None else opt.grants(), live)
+    close(plan.actions, live)
+    return plan
+
+
+def plan_changes(desired: list[Desired], live: LiveState, options: PlanOptions | None = None, *, target: str = "") -> Plan:
+    """What would change: the actions that make ``live`` match ``desired``, in the order apply runs
+    them, with what each needs; no grant is consulted (:func:`~jsops.reconciler.plan.authorize.authorize`
+    judges them, then :func:`~jsops.reconciler.plan.closure.close`)."""
     run = _Run(live, options or PlanOptions(), Plan(target, live.fingerprint()))
     streams = {d.name: d for d in desired if d.kind == "Stream"}
     run.wanted = set(streams)
@@ -68,8 +84,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
         act = _consumer_action(run, d)
         if act is not None:
             run.plan.actions.append(act)
-    _prune(run, set(streams), {(d.stream, d.name) for d in consumers})  # without --prune: shown, blocked
-    close(run.plan.actions, live)  # what a blocked action would replace stays
+    _prune(run, set(streams), {(d.stream, d.name) for d in consumers})  # every owned object that left the manifests
     return run.plan
 
 
@@ -83,7 +98,7 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
     config = estate_mark(stamp(d.config, d.file, d.context, opt.estate, opt.repo), cur, opt)
     if name in live.unknown:
         act = Action(ActionKind.UPDATE, "Stream", name, None, [], None, config)
-        act.block("the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later")
+        act.block(Refusal(Blocker.UNKNOWN, "the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later"))
         run.recreated.discard(name)
         return act
     if wants_migration(d, live):
@@ -96,10 +111,9 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
     if owned_act is None or protect(owned_act, d, cur.config):
         return owned_act
     act = owned_act
-    if act.action == ActionKind.RECREATE and opt.migrate:
-        return _migrate(run, d, config, act)
     if act.action == ActionKind.RECREATE:
         _recreate_stream(run, act, cur)
+        act.lossless = _migrate(run, d, config, act)  # where migrate is granted, instead
     elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
         limit_loss(act, cur, d.config, live, opt)
         interest_update_loss(act, live, d.config, opt)
@@ -114,7 +128,8 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
 def _migrate(run: _Run, d: Desired, config: dict[str, Any], recreate: Action | None = None) -> Action:
     """A migration that keeps every message instead of a recreate (or for a rename): its consumers
     are created by it, at their positions (:mod:`jsops.reconciler.migrate`)."""
-    run.migrated.add(d.name)
+    if recreate is None:
+        run.migrated.add(d.name)
     consumers = {
         c.name: estate_mark(stamp(c.config, c.file, c.context, run.opt.estate, run.opt.repo), None, run.opt) for c in run.consumers if c.stream == d.name
     }
@@ -122,21 +137,16 @@ def _migrate(run: _Run, d: Desired, config: dict[str, Any], recreate: Action | N
 
 
 def _recreate_stream(run: _Run, act: Action, cur: LiveStream) -> None:
-    """Say what a stream recreate loses; block it unless every flag it needs is given."""
+    """Say what a stream recreate loses and what it needs; its consumers are created again with it."""
     holds = cur.messages
     act.consequence = f"the stream is deleted and created again: {_plural(holds, 'stored message')} {'are' if holds != 1 else 'is'} lost" + (
         f", and its {cur.consumer_count} consumer{'s are' if cur.consumer_count != 1 else ' is'} deleted (those in the manifests are created again)"
         if cur.consumer_count
         else ""
     )
-    grants = run.opt.grants()
-    missing = grants.missing(required(ActionKind.RECREATE, "Stream", holds=holds))
-    if missing:  # every flag it needs, at once
-        held = f"the stream holds {_plural(holds)}; " if holds > 0 else ""
-        lossless = "; or --migrate, which moves them to the new config without loss" if holds > 0 and not run.opt.migrate else ""
-        act.block(f"{held}{grants.needs(missing)}{lossless}", tuple(missing))
-    else:
-        run.recreated.add(act.name)
+    held = f"the stream holds {_plural(holds)}; " if holds > 0 else ""
+    act.needs = (Need(Permission.RECREATE),) + ((Need(Permission.DATA_LOSS, held, always=True),) if holds > 0 else ())
+    run.recreated.add(act.name)
     act.data_loss = holds or None
 
 
@@ -147,7 +157,15 @@ def _consumer_action(run: _Run, d: Desired) -> Action | None:
     if d.stream in live.unknown or d.stream in run.migrated:
         return None
     if d.stream in run.recreated:
-        return Action(ActionKind.CREATE, "Consumer", d.name, d.stream, [], "created again with its recreated stream", config)
+        act = Action(ActionKind.CREATE, "Consumer", d.name, d.stream, [], "created again with its recreated stream", config)
+        act.recreated_with, act.kept = d.stream, _kept_consumer(run, d, cur, config)
+        return act
+    return _kept_consumer(run, d, cur, config)
+
+
+def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: dict[str, Any]) -> Action | None:
+    """A consumer's action when its stream stays (is not recreated)."""
+    live, opt = run.live, run.opt
     stream_cfg = live.streams[d.stream].config if d.stream in live.streams else None
     intents = recreate_intents(stream_cfg) if stream_cfg is not None else {}
     if cur is None:
@@ -191,25 +209,17 @@ def _recreate_consumer(run: _Run, act: Action, cur: LiveConsumer) -> None:
         )
     else:
         act.consequence = "consumer position and pending acks are lost"
-    grants = opt.grants()
-    lost = interest_loss(run.live.streams.get(cur.stream), cur.pending)
-    missing = grants.missing([Permission.RECREATE] + ([Permission.DATA_LOSS] if lost else []))
-    if Permission.RECREATE in missing:  # every flag it needs, at once
-        held = f"the consumer has {_plural(lost, 'unacknowledged message')} on an interest stream; " if lost else ""
-        act.block(held + grants.needs(missing), tuple(missing))
-        act.data_loss = lost or None
-    else:
-        interest_action(act, run.live, cur, opt)
+    act.needs = (Need(Permission.RECREATE),)
+    interest_action(act, run.live, cur, opt)
 
 
 def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str | None, str]]) -> None:
     """Deletes of the owned objects the manifests no longer declare (in ``--prune``'s scope):
-    consumers first, then streams (mirrors and sources before their origins). Without ``--prune``
-    they are listed all the same, blocked (the plan accounts for every owned object that left the
-    manifests); so are owned objects that cannot be shown to come from this repository."""
+    consumers first, then streams (mirrors and sources before their origins). Each needs the prune
+    permission (and the data-loss one when it removes messages); the plan accounts for every owned
+    object that left the manifests, and blocks those that cannot be shown to come from this
+    repository. A consumer of a stream deleted is part of that delete (:attr:`Action.deleted_with`)."""
     live, opt = run.live, run.opt
-    grants = opt.grants()
-    deleting: set[str] = set()
     listed: set[str] = set()
     stream_deletes: list[Action] = []
     busy = busy_streams(run.plan.actions, live)  # a migration deletes them itself
@@ -228,37 +238,34 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
             + (f", with its {_plural(s.consumer_count, 'consumer')}" if s.consumer_count else ""),
         )
         act.data_loss = holds or None
-        missing = grants.missing(required(ActionKind.DELETE, "Stream", holds=holds))
         listed.add(name)
-        if not opt.prunable(s.config):
-            act.block(_UNMARKED)
-        elif delete_prevented(s.config):
-            act.block(PREVENTED_DELETE)
-        elif missing:
-            held = f"the stream holds {_plural(holds)}; " if holds > 0 else ""
-            act.block(f"{_LEFT if Permission.PRUNE in missing else ''}{held}{grants.needs(missing)}", tuple(missing))
-        else:
-            deleting.add(name)
+        _protect_delete(act, s.config, opt)
+        held = f"the stream holds {_plural(holds)}; " if holds > 0 else ""
+        act.needs = (Need(Permission.PRUNE, _LEFT),) + ((Need(Permission.DATA_LOSS, held, always=True),) if holds > 0 else ())
         stream_deletes.append(act)
     for key in sorted(live.consumers):
         c = live.consumers[key]
-        if key in wanted_consumers or key[0] in deleting or key[0] in busy or not _left(opt, c.config):
+        if key in wanted_consumers or key[0] in busy or not _left(opt, c.config):
             continue
-        if key[0] in listed and not opt.prune:
-            continue  # shown with its stream
         act = Action(ActionKind.DELETE, "Consumer", key[1], key[0], [], "the consumer and its position are deleted")
-        if not opt.prunable(c.config):
-            act.block(_UNMARKED)
-        elif delete_prevented(c.config):
-            act.block(PREVENTED_DELETE)
-        else:
+        act.deleted_with = key[0] if key[0] in listed else None
+        if not _protect_delete(act, c.config, opt):
             interest_action(act, live, c, opt)
-            needed = [Permission.PRUNE] + ([Permission.DATA_LOSS] if act.data_loss else [])
-            if missing := grants.missing(needed):  # every flag it needs, at once
-                lost = f"the consumer has {_plural(act.data_loss or 0, 'unacknowledged message')} on an interest stream; " if act.data_loss else ""
-                act.block(f"{_LEFT if Permission.PRUNE in missing else ''}{lost}{grants.needs(missing)}", tuple(missing))
+            need(act, Need(Permission.PRUNE, _LEFT))
+            act.needs = tuple(sorted(act.needs, key=lambda n: n.permission != Permission.PRUNE))  # the prune first
         run.plan.actions.append(act)
     run.plan.actions.extend(stream_deletes)
+
+
+def _protect_delete(act: Action, config: dict[str, Any], opt: PlanOptions) -> bool:
+    """Block a delete jsops must not make whatever is granted; whether it did."""
+    if not opt.prunable(config):
+        act.block(Refusal(Blocker.PROTECTION, _UNMARKED))
+    elif delete_prevented(config):
+        act.block(Refusal(Blocker.PROTECTION, PREVENTED_DELETE))
+    else:
+        return False
+    return True
 
 
 _LEFT = "left the manifests; "

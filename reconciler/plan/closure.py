@@ -23,7 +23,7 @@ from typing import Any
 from jsops.linter.semantics.subjects import subjects_collide
 
 from ..live import LiveState, LiveStream, owned
-from ..permissions import RENAMED_FROM, Permission
+from ..permissions import RENAMED_FROM, Blocker, Permission, Refusal
 from ..vocabulary import ActionKind
 from .model import Action
 
@@ -50,7 +50,7 @@ def close(
     """Block what a blocked action keeps (see the module); returns the actions newly blocked.
 
     ``blocked`` says whether an action is blocked (default: its kind is ``blocked``); ``on_block``
-    blocks one (default: :meth:`Action.block`, keeping any permissions it lacked)."""
+    blocks one (default: :meth:`Action.block`, a dependency)."""
     is_blocked = blocked or (lambda a: a.action == ActionKind.BLOCKED)
     newly: list[Action] = []
     done: set[int] = set()
@@ -61,7 +61,7 @@ def close(
         if on_block is not None:
             on_block(a, why)
         else:
-            a.block(why, a.needs)
+            a.block(Refusal(Blocker.DEPENDENCY, why))
 
     changed = True
     while changed:

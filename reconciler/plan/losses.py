@@ -16,12 +16,17 @@ from typing import Any
 from ..dataloss import describe, limit_losses, loss_total, tightened
 from ..interestloss import filter_loss, retention_loss
 from ..live import ESTATE, RECREATE_PREFIX, REPO, LiveConsumer, LiveState, LiveStream, interest_loss, owned
-from ..permissions import Permission
+from ..permissions import Need, Permission
 from ..vocabulary import ActionKind, ChangeClass
 from .desired import Desired, resume_config
 from .model import Action, PlanOptions
 
-__all__ = ["config_digest", "keep_intents", "estate_mark", "limit_loss", "resume_action", "interest_action", "interest_update_loss"]
+__all__ = ["need", "config_digest", "keep_intents", "estate_mark", "limit_loss", "resume_action", "interest_action", "interest_update_loss"]
+
+
+def need(act: Action, n: Need) -> None:
+    """Record that ``act`` needs ``n`` (in place of what it needed of that permission before)."""
+    act.needs = tuple(x for x in act.needs if x.permission != n.permission) + (n,)
 
 
 def config_digest(config: dict[str, Any]) -> str:
@@ -57,7 +62,7 @@ def estate_mark(config: dict[str, Any], cur: LiveStream | LiveConsumer | None, o
 
 def limit_loss(act: Action, cur: LiveStream, desired: dict[str, Any], live: LiveState, opt: PlanOptions) -> None:
     """Count what ``act``'s tightened limits remove from ``cur``'s stored messages; a loss is data
-    loss: said in the changes and the consequence, counted, and blocked without --allow-data-loss."""
+    loss: said in the changes and the consequence, counted, and needs the data-loss permission."""
     if desired.get("discard") == "new":
         act.changes = [
             replace(c, consequence=_discard_new(c.path, cur, desired))
@@ -81,9 +86,7 @@ def limit_loss(act: Action, cur: LiveStream, desired: dict[str, Any], live: Live
         + ")"
     )
     act.consequence = f"{act.consequence}; {note}" if act.consequence else note
-    grants = opt.grants()
-    if missing := grants.missing([Permission.DATA_LOSS]):
-        act.block(f"tightened limits remove up to {total} stored message{'s' if total != 1 else ''}; {grants.needs(missing)}", tuple(missing))
+    need(act, Need(Permission.DATA_LOSS, f"tightened limits remove up to {total} stored message{'s' if total != 1 else ''}; "))
 
 
 def _discard_new(limit: str, cur: LiveStream, desired: dict[str, Any]) -> str:
@@ -110,7 +113,7 @@ def resume_action(d: Desired, config: dict[str, Any], intent: dict[str, Any]) ->
 
 def interest_action(act: Action, live: LiveState, c: LiveConsumer, opt: PlanOptions) -> None:
     """A consumer delete (prune or recreate) on an interest stream removes its unacknowledged
-    messages: data loss, blocked without --allow-data-loss."""
+    messages: data loss, which needs the data-loss permission."""
     lost = interest_loss(live.streams.get(c.stream), c.pending)
     if not lost:
         return
@@ -120,16 +123,14 @@ def interest_action(act: Action, live: LiveState, c: LiveConsumer, opt: PlanOpti
         f"message{'s' if lost != 1 else ''} no other consumer is interested in"
     )
     act.consequence = f"{act.consequence}; {note}" if act.consequence else note
-    grants = opt.grants()
-    if missing := grants.missing([Permission.DATA_LOSS]):
-        act.block(f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; {grants.needs(missing)}", tuple(missing))
+    need(act, Need(Permission.DATA_LOSS, f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; ", always=True))
 
 
 def interest_update_loss(act: Action, live: LiveState, desired: dict[str, Any], opt: PlanOptions) -> None:
     """An in-place update that makes an interest stream drop stored messages (issue 21): a change
     of retention to ``interest`` (the messages no consumer has pending), or a consumer's narrower
     filter (the messages no consumer takes any more). Counted from the live state, added to the
-    action's data loss, and blocked without --allow-data-loss, as tightened limits are."""
+    action's data loss, and needs the data-loss permission, as tightened limits do."""
     if act.kind == "Stream":
         s = live.streams.get(act.name)
         lost = retention_loss(s, desired, live) if s is not None else 0
@@ -153,6 +154,4 @@ def interest_update_loss(act: Action, live: LiveState, desired: dict[str, Any], 
     total = min(s.messages, (act.data_loss or 0) + lost)
     act.data_loss = total
     act.consequence = f"{act.consequence}; {note}" if act.consequence else note
-    grants = opt.grants()
-    if missing := grants.missing([Permission.DATA_LOSS]):
-        act.block(f"the change removes up to {total} stored message{'s' if total != 1 else ''}; {grants.needs(missing)}", tuple(missing))
+    need(act, Need(Permission.DATA_LOSS, f"the change removes up to {total} stored message{'s' if total != 1 else ''}; "))

@@ -13,7 +13,8 @@ from typing import Any
 from ..diff import Change
 from ..errors import PermanentError
 from ..live import CONTEXT, ESTATE, REPO, SOURCE, owned
-from ..permissions import Grants
+from ..permissions import Grants, Need, Refusal
+from ..render_refusal import reason_of
 from ..vocabulary import ActionKind, ChangeClass
 from .scope import in_scope
 
@@ -81,8 +82,11 @@ class PlanOptions:
         return True
 
     def grants(self) -> Grants:
-        """The permissions the flags grant (:mod:`jsops.reconciler.permissions`)."""
-        return Grants.flags(prune=self.prune, allow_recreate=self.allow_recreate, allow_data_loss=self.allow_data_loss, migrate=self.migrate)
+        """The permissions the flags grant (:mod:`jsops.reconciler.permissions`): planning never
+        reads them; :func:`jsops.reconciler.plan.authorize.authorize` judges a plan by them."""
+        return Grants.flags(
+            prune=self.prune, allow_recreate=self.allow_recreate, allow_data_loss=self.allow_data_loss, migrate=self.migrate, adopt=self.adopt
+        )
 
     def adopts(self, kind: str, name: str, stream: str | None) -> bool:
         if kind == "Stream":
@@ -99,7 +103,7 @@ class Action:
     changes: list[Change] = field(default_factory=list)
     consequence: str | None = None
     config: dict[str, Any] | None = None  # what apply sends (creates, updates, recreates, adopts)
-    reason: str | None = None  # why an action is blocked
+    reason: str | None = None  # why a blocked action of a saved plan is blocked, as its JSON says (see refusal)
     wanted: ActionKind | None = None  # the action a blocked one would be
     # A consumer create that resumes an interrupted recreate at this stream sequence (the
     # intent recorded on its stream; apply clears the record after the create).
@@ -110,30 +114,44 @@ class Action:
     # Stored messages this action removes (upper bound): a stream delete or recreate of a stream
     # holding messages, or tightened limits (jsops.reconciler.dataloss). None: none.
     data_loss: int | None = None
-    # Set by apply's gate: the plan counted a loss and --allow-data-loss is given. Otherwise the
-    # request functions re-check the live state right before a destructive request and refuse it
-    # when it would now lose data (not serialised).
+    # Set by authorize: the plan counted a loss and the data-loss permission is granted. Otherwise
+    # the request functions re-check the live state right before a destructive request and refuse
+    # it when it would now lose data (a safety check, not a permission decision; not serialised).
     accept_loss: bool = field(default=False, compare=False)
-    # The permissions a blocked action lacks, when a permission check blocked it (not serialised:
-    # the controller's metrics label them; :func:`jsops.reconciler._controller_policy.blocked_need`).
-    needs: tuple[str, ...] = field(default=(), compare=False)
     # The JetStream err_code the server would answer: set on an action blocked because the plan
     # predicted the server's refusal against the live estate (jsops.reconciler.plan.predict).
     err_code: int | None = None
     # A migration's steps (jsops.reconciler.migrate.MigrationSpec as JSON): from, to, via, consumers.
     migration: dict[str, Any] | None = None
+    # Why it is blocked, typed (a plan made here; rendered by jsops.reconciler.render_refusal).
+    refusal: Refusal | None = field(default=None, compare=False)
+    # What planning found the action needs (jsops.reconciler.plan.authorize judges it; not serialised).
+    needs: tuple[Need, ...] = field(default=(), compare=False)
+    # The alternatives planning leaves to authorize (not serialised):
+    # - ``adopting``: the object is not jsops's (the fact to say); without the adopt grant the plan
+    #   holds ``unadopted`` for it instead (None: nothing);
+    # - ``lossless``: a stream recreate's migration, taken instead where migrate is granted;
+    # - ``recreated_with``: a consumer created again with its recreated stream; ``kept`` is its action
+    #   (None: none) when the stream is not recreated, and it is dropped when the stream migrates;
+    # - ``deleted_with``: a consumer delete that is part of its stream's delete.
+    adopting: str | None = field(default=None, compare=False)
+    unadopted: Action | None = field(default=None, compare=False, repr=False)
+    lossless: Action | None = field(default=None, compare=False, repr=False)
+    recreated_with: str | None = field(default=None, compare=False)
+    kept: Action | None = field(default=None, compare=False, repr=False)
+    deleted_with: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         self.action = ActionKind(self.action)
         if self.wanted is not None:
             self.wanted = ActionKind(self.wanted)
 
-    def block(self, reason: str, needs: tuple[str, ...] = ()) -> None:
-        """Turn this action into a ``blocked`` one that says why (and which permissions it lacks)."""
+    def block(self, refusal: Refusal) -> None:
+        """Turn this action into a ``blocked`` one that says why."""
         if self.action != ActionKind.BLOCKED:
             self.wanted = ActionKind(self.action)
             self.action = ActionKind.BLOCKED
-        self.reason, self.needs = reason, needs
+        self.refusal, self.reason = refusal, None
 
     @property
     def label(self) -> str:
@@ -146,8 +164,9 @@ class Action:
             "changes": [c.to_json() for c in self.changes],
             "consequence": self.consequence,
         }
-        if self.reason is not None:
-            out["reason"] = self.reason
+        reason = reason_of(self)
+        if reason is not None:
+            out["reason"] = reason
         if self.wanted is not None:
             out["wanted"] = self.wanted
         if self.config is not None:

@@ -11,7 +11,7 @@ from jsops.linter.semantics.updates import worst
 
 from ..diff import Change
 from ..live import CONTEXT, ESTATE, REPO, SOURCE, owned
-from ..permissions import Permission, protection
+from ..permissions import Blocker, Refusal, protection
 from ..vocabulary import ActionKind, ChangeClass
 from .desired import Desired
 from .model import Action, PlanOptions
@@ -70,7 +70,7 @@ def protect(act: Action, d: Desired, live_cfg: dict[str, Any]) -> bool:
     why = protection(act.action, bool(act.changes), prevent_update=d.prevent_update, live=live_cfg, desired=d.config)
     if why is None:
         return False
-    act.block(why)
+    act.block(Refusal(Blocker.PROTECTION, why))
     return True
 
 
@@ -79,24 +79,34 @@ def _one_way_note(changes: list[Change]) -> str | None:
     return "cannot be undone: " + "; ".join(notes) if notes else None
 
 
+def _unadopted(kind: str, name: str, stream: str | None, changes: list[Change], config: dict[str, Any]) -> Action:
+    """What the plan holds for an object jsops may not take over: its changes, not made (an
+    update, or a recreate when one of them needs it)."""
+    act = Action(ActionKind.UPDATE, kind, name, stream, changes, None, config)
+    if ChangeClass(worst([c.cls for c in changes])) == ChangeClass.RECREATE:
+        act.action = ActionKind.RECREATE
+    return act
+
+
 def owned_action(
     kind: str, name: str, stream: str | None, live_cfg: dict[str, Any], changes: list[Change], opt: PlanOptions, config: dict[str, Any]
 ) -> Action | None:
-    """The action for a live object with ``changes``, by who owns it; None when nothing changes."""
-    label = f"{stream}/{name}" if kind == "Consumer" else name
+    """The action for a live object with ``changes``, by who owns it; None when nothing changes.
+    An object jsops does not own (or another estate owns) is planned as taken over, with what the
+    plan holds without the adopt grant beside it (:attr:`Action.unadopted`: authorize decides)."""
     other = opt.foreign(live_cfg)
     if other is not None:
-        return _takeover(kind, name, stream, label, other, changes, opt, config)
-    is_owned = owned(live_cfg)
-    adopting = not is_owned and opt.adopts(kind, name, stream)
-    if not is_owned and not adopting:
-        if not changes:
-            return None
-        act = Action(ActionKind.UPDATE, kind, name, stream, changes, None, config)
-        if ChangeClass(worst([c.cls for c in changes])) == ChangeClass.RECREATE:
-            act.action = ActionKind.RECREATE
-        act.block(f"exists and is not managed by jsops; pass --adopt {label} to take it over", (Permission.ADOPT.value,))
-        return act
+        return _takeover(kind, name, stream, other, changes, opt, config)
+    if owned(live_cfg):
+        return _change(kind, name, stream, changes, config, adopting=False)
+    act = _change(kind, name, stream, changes, config, adopting=True)
+    assert act is not None  # taking an object over is an action of its own
+    act.adopting = "exists and is not managed by jsops; "
+    act.unadopted = _unadopted(kind, name, stream, changes, config) if changes else None
+    return act
+
+
+def _change(kind: str, name: str, stream: str | None, changes: list[Change], config: dict[str, Any], *, adopting: bool) -> Action | None:
     if not changes:
         if adopting:
             return Action(ActionKind.ADOPT, kind, name, stream, [], "jsops takes over the object (ownership metadata is added)", config)
@@ -105,28 +115,26 @@ def owned_action(
     if cls == ChangeClass.FORBIDDEN:
         forbidden = [c for c in changes if c.cls == ChangeClass.FORBIDDEN]
         act = Action(ActionKind.UPDATE, kind, name, stream, changes, "; ".join(c.consequence for c in forbidden), config)
-        act.block("the server cannot make this change: " + ", ".join(c.path for c in forbidden))
+        act.block(Refusal(Blocker.SERVER_REFUSAL, "the server cannot make this change: " + ", ".join(c.path for c in forbidden)))
         return act
     if cls == ChangeClass.RECREATE:
         return Action(ActionKind.RECREATE, kind, name, stream, changes, None, config)
     return Action(ActionKind.ADOPT if adopting else ActionKind.UPDATE, kind, name, stream, changes, _one_way_note(changes), config)
 
 
-def _takeover(kind: str, name: str, stream: str | None, label: str, other: str, changes: list[Change], opt: PlanOptions, config: dict[str, Any]) -> Action:
-    """The action for an object owned by estate ``other``: blocked without --adopt; with it, an
-    in-place takeover (the estate mark changes) when the other changes are in place too."""
+def _takeover(kind: str, name: str, stream: str | None, other: str, changes: list[Change], opt: PlanOptions, config: dict[str, Any]) -> Action:
+    """The action for an object owned by estate ``other``: an in-place takeover (the estate mark
+    changes) when the other changes are in place too; without the adopt grant, its changes are not
+    made (:attr:`Action.unadopted`)."""
     mine = f"estate {opt.estate!r}" if opt.estate else "this repository (no estate: in the jsops config)"
     change = Change(f"metadata.{ESTATE}", other, opt.estate, ChangeClass.IN_PLACE, f"jsops takes the object over from estate {other!r}")
-    if not opt.adopts(kind, name, stream):
-        act = Action(ActionKind.UPDATE, kind, name, stream, changes + [change], None, config)
-        if ChangeClass(worst([c.cls for c in changes])) == ChangeClass.RECREATE:
-            act.action = ActionKind.RECREATE
-        act.block(f"owned by estate {other!r}, not {mine}; pass --adopt {label} to take it over", (Permission.ADOPT.value,))
-        return act
+    unadopted = _unadopted(kind, name, stream, changes + [change], config)
     changes = changes + [change]
     cls = ChangeClass(worst([c.cls for c in changes]))
     if cls in (ChangeClass.FORBIDDEN, ChangeClass.RECREATE):
         act = Action(ActionKind.RECREATE if cls == ChangeClass.RECREATE else ActionKind.UPDATE, kind, name, stream, changes, None, config)
-        act.block(f"owned by estate {other!r}; a takeover is an in-place update only, this change is not")
-        return act
-    return Action(ActionKind.ADOPT, kind, name, stream, changes, f"jsops takes the object over from estate {other!r}", config)
+        act.block(Refusal(Blocker.PROTECTION, f"owned by estate {other!r}; a takeover is an in-place update only, this change is not"))
+    else:
+        act = Action(ActionKind.ADOPT, kind, name, stream, changes, f"jsops takes the object over from estate {other!r}", config)
+    act.adopting, act.unadopted = f"owned by estate {other!r}, not {mine}; ", unadopted
+    return act

@@ -45,6 +45,7 @@ from jsops.linter.semantics.subjects import SubjectIndex, subjects_collide
 
 from ..errors import ErrCode
 from ..live import LiveState
+from ..permissions import Blocker, Refusal
 from ..vocabulary import ActionKind
 from .model import Action, Plan
 from .ordering import deps, levels
@@ -405,8 +406,8 @@ def block_predicted(plan: Plan, live: LiveState, account: AccountUsage | None = 
         if a.action == ActionKind.BLOCKED:
             continue
         if p.err_code is not None:
-            a.block(f"the server would refuse it: {p.reason} (err_code {p.err_code}); nothing is sent for it")
+            a.block(Refusal(Blocker.SERVER_REFUSAL, f"the server would refuse it: {p.reason} (err_code {p.err_code}); nothing is sent for it"))
             a.err_code = p.err_code
         else:
-            a.block(f"not run: {p.reason}, so that apply leaves the estate as the old or the new manifests describe it")
+            a.block(Refusal(Blocker.DEPENDENCY, f"not run: {p.reason}, so that apply leaves the estate as the old or the new manifests describe it"))
     return found
