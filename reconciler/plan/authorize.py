@@ -9,8 +9,9 @@ annotations, with the marks an object that left the manifests recorded):
 - an object jsops does not own is taken over only with the adopt grant; without it the plan holds
   what :attr:`Action.unadopted` says (blocked: it names the grant), or nothing;
 - a stream recreate becomes its migration (:attr:`Action.lossless`) where migrate is granted; its
-  consumers are created again with it (recreated), go with the migration (dropped), or keep their
-  own actions (:attr:`Action.kept`) when the recreate does not run;
+  consumers are created again with it (recreated), go with the migration (dropped: it creates them,
+  or deletes those that left the manifests), or keep their own actions (:attr:`Action.kept`) when
+  the recreate does not run;
 - an action runs only when each permission it needs is granted, else it is blocked with a typed
   :class:`~jsops.reconciler.permissions.Refusal` naming every missing grant at once (the renderer
   names them in the caller's vocabulary: :mod:`jsops.reconciler.render_refusal`); one that runs with
@@ -67,9 +68,9 @@ def _consumer(a: Action, grants: Grants, live: LiveState, puts: dict[str, Action
     if a.recreated_with is not None:
         stream = puts.get(a.recreated_with)
         if stream is not None and stream.action == ActionKind.RECREATE:
-            return a  # created again with its stream
+            return _judge(a, grants, live)  # created again with its stream (or deleted before it is)
         if stream is not None and ActionKind(stream.wanted or stream.action) == ActionKind.MIGRATE:
-            return None  # the migration creates it
+            return None  # the migration creates it (or deletes it with the old stream)
         return _judge(a.kept, grants, live) if a.kept is not None else None
     if a.deleted_with is not None:
         stream = deletes.get(a.deleted_with)

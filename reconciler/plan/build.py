@@ -223,6 +223,7 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
     listed: set[str] = set()
     stream_deletes: list[Action] = []
     busy = busy_streams(run.plan.actions, live)  # a migration deletes them itself
+    migratable = {a.name for a in run.plan.actions if a.lossless is not None}  # and one authorize may choose
     for name in reversed(stream_order({n: s.config for n, s in live.streams.items()})):
         s = live.streams[name]
         if name in wanted_streams or name in busy or not _left(opt, s.config):
@@ -249,6 +250,8 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
             continue
         act = Action(ActionKind.DELETE, "Consumer", key[1], key[0], [], "the consumer and its position are deleted")
         act.deleted_with = key[0] if key[0] in listed else None
+        if key[0] in migratable:  # the migration, where chosen, deletes it with the old stream
+            act.recreated_with, act.kept = key[0], act
         if not _protect_delete(act, c.config, opt):
             interest_action(act, live, c, opt)
             need(act, Need(Permission.PRUNE, _LEFT))

@@ -18,6 +18,7 @@ from jsops.reconciler._controller_policy import Policy, blocked_need
 from jsops.reconciler._controller_source import load_revision, snapshot
 from jsops.reconciler.client import Target
 from jsops.reconciler.controller import Controller, ControllerOptions, EventLog, main
+from jsops.reconciler.permissions import Blocker, Permission, Refusal, Vocabulary
 from jsops.reconciler.plan import Action
 
 from .test_controller_helpers import STREAM_YAML, parse_prometheus, sample
@@ -78,15 +79,23 @@ def test_parse_prometheus_rejects_bad_text() -> None:
 
 
 def test_blocked_need_labels() -> None:
-    def blocked(reason: str) -> Action:
-        return Action("blocked", "Stream", "S", reason=reason)
+    """The metric label comes from the typed refusal, never from its text."""
 
-    assert blocked_need(blocked('needs the annotation jsops.io/allow-recreate: "true" on its manifest')) == "allow-recreate"
-    assert blocked_need(blocked('the stream holds 3 messages; needs the annotation jsops.io/allow-data-loss: "true"')) == "allow-data-loss"
-    assert blocked_need(blocked("left the manifests; it is pruned only if its manifest had jsops.io/allow-prune")) == "allow-prune"
-    assert blocked_need(blocked("exists and is not managed by jsops; pass --adopt S to take it over")) == "adopt"
-    assert blocked_need(blocked("the server cannot make this change: storage")) == "forbidden"
-    assert blocked_need(blocked("the stream did not answer (no leader, or a move in progress); its state is unknown")) == "unavailable"
+    def blocked(blocker: Blocker, *missing: Permission) -> Action:
+        a = Action("update", "Stream", "S")
+        a.block(Refusal(blocker, "whatever the text says: --allow-recreate", missing, Vocabulary.ANNOTATIONS))
+        return a
+
+    assert blocked_need(blocked(Blocker.PERMISSION, Permission.RECREATE, Permission.DATA_LOSS)) == "allow-recreate"
+    assert blocked_need(blocked(Blocker.PERMISSION, Permission.DATA_LOSS)) == "allow-data-loss"
+    assert blocked_need(blocked(Blocker.PERMISSION, Permission.PRUNE)) == "allow-prune"
+    assert blocked_need(blocked(Blocker.PERMISSION, Permission.ADOPT)) == "adopt"
+    assert blocked_need(blocked(Blocker.PERMISSION, Permission.MIGRATE)) == "allow-migrate"
+    assert blocked_need(blocked(Blocker.SERVER_REFUSAL)) == "forbidden"
+    assert blocked_need(blocked(Blocker.UNKNOWN)) == "unavailable"
+    assert blocked_need(blocked(Blocker.PROTECTION)) == "protected"
+    assert blocked_need(blocked(Blocker.DEPENDENCY)) == "other"
+    assert blocked_need(Action("blocked", "Stream", "S", reason="needs --allow-recreate")) == "other"  # a saved plan's text is not read
 
 
 def test_policy_adopt_names() -> None:

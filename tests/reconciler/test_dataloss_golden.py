@@ -12,6 +12,7 @@ from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
 from jsops.reconciler.plan import Desired, Plan, PlanOptions, PlanSet, build_plan
 from jsops.reconciler.render_json import render_json
 from jsops.reconciler.render_text import render_text
+from jsops.reconciler.render_refusal import reason_of
 
 GOLDEN = Path(__file__).parent / "golden"
 OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/s.yaml", "io.jsops.estate": "team-a"}
@@ -79,7 +80,7 @@ def test_golden_data_loss_plan():
     acts = {a.label: a for a in blocked.actions}
     assert acts["Stream LIMITED"].action == "blocked" and acts["Stream LIMITED"].data_loss == 100
     assert acts["Consumer ORDERS/gone"].resume_seq == 42
-    assert acts["Stream THEIRS"].action == "blocked" and "team-b" in (acts["Stream THEIRS"].reason or "")
+    assert acts["Stream THEIRS"].action == "blocked" and "team-b" in (reason_of(acts["Stream THEIRS"]) or "")
     assert acts["Consumer EVENTS/old"].action == "blocked"
     assert allowed.summary()["data_loss"] == 109
     assert "data_loss" not in blocked.summary()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -150,9 +151,13 @@ def test_limit_losses_pure():
 
 
 def test_controller_policy_needs_data_loss_annotation():
-    from jsops.reconciler._controller_policy import Policy, policy_plan
+    from jsops.reconciler._controller_policy import Policy
     from jsops.reconciler.live import LiveState
-    from jsops.reconciler.plan import Desired
+    from jsops.reconciler.plan import Desired, build_plan
+    from jsops.reconciler.render_refusal import reason_of
+
+    def policy_plan(desired: list[Desired], live: LiveState, policy: Policy) -> Any:
+        return build_plan(desired, live, grants=policy.grants())
 
     live_cfg = {"name": "S", "subjects": ["s.>"], "max_msgs": 1000, "metadata": {"io.jsops.managed-by": "jsops"}}
     live = LiveState(streams={"S": LiveStream(live_cfg, messages=100, bytes=3500)})
@@ -160,7 +165,7 @@ def test_controller_policy_needs_data_loss_annotation():
     key = ("Stream", None, "S")
     [act] = policy_plan(desired, live, Policy({key: {}})).actions
     assert (act.action, act.wanted, act.data_loss) == ("blocked", "update", 90)
-    assert "jsops.io/allow-data-loss" in (act.reason or "")
+    assert "jsops.io/allow-data-loss" in (reason_of(act) or "")
     [act] = policy_plan(desired, live, Policy({key: {"jsops.io/allow-data-loss": "true"}})).actions
     assert (act.action, act.data_loss) == ("update", 90)
     # a limit that removes nothing is a plain in-place update, no annotation needed

@@ -10,6 +10,7 @@ from typing import Any
 from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
 from jsops.reconciler.plan import Desired, PlanOptions, build_plan
 from jsops.reconciler.render_text import render_text
+from jsops.reconciler.render_refusal import reason_of
 
 GOLDEN = Path(__file__).parent / "golden"
 OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/s.yaml"}
@@ -78,10 +79,10 @@ def test_golden_migrations_per_retention_and_downstream_shape() -> None:
         "READ": "blocked",
         "FULL": "blocked",
     }
-    assert "left are not declared" in (acts["INTDROP"].reason or "")
-    assert "AGG (sources it), BACKUP (a mirror of it)" in (acts["READ"].reason or "")
-    assert "max_msgs 50 < 100 messages" in (acts["FULL"].reason or "")
-    assert "10101" in (acts["TOWQ"].reason or "")
+    assert "left are not declared" in (reason_of(acts["INTDROP"]) or "")
+    assert "AGG (sources it), BACKUP (a mirror of it)" in (reason_of(acts["READ"]) or "")
+    assert "max_msgs 50 < 100 messages" in (reason_of(acts["FULL"]) or "")
+    assert "10101" in (reason_of(acts["TOWQ"]) or "")
     for name in ("INTDROP", "TOWQ", "READ", "FULL"):
         assert "migration without loss" not in (acts[name].consequence or "")
         assert not any("migrated instead" in (c.consequence or "") for c in acts[name].changes)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from jsops.reconciler._controller_policy import Policy, policy_plan
+from jsops.reconciler._controller_policy import Policy
 from jsops.reconciler.live import LiveState, LiveStream
 from jsops.reconciler.plan import Desired, PlanOptions, build_plan, stamp
+from jsops.reconciler.render_refusal import reason_of
 
 OLD = stamp({"name": "ORDERS", "subjects": ["orders.>"], "storage": "file"}, "m/orders.yaml")
 NEW = {"name": "ORDERS_V2", "subjects": ["orders.>"], "storage": "file"}
@@ -24,7 +25,7 @@ def _desired() -> list[Desired]:
 def test_rename_needs_migrate_and_folds_its_consumers_and_keeps_the_old_stream_from_prune() -> None:
     plan = build_plan(_desired(), _live(), PlanOptions(prune=True, allow_data_loss=True))
     assert [(a.action, a.name) for a in plan.actions] == [("blocked", "ORDERS_V2")]
-    assert plan.actions[0].reason == "renamed from ORDERS; needs --migrate"
+    assert reason_of(plan.actions[0]) == "renamed from ORDERS; needs --migrate"
     plan = build_plan(_desired(), _live(), PlanOptions(migrate=True, server_version="2.15.1"))
     (a,) = plan.actions
     assert a.action == "migrate" and a.migration is not None
@@ -34,13 +35,13 @@ def test_rename_needs_migrate_and_folds_its_consumers_and_keeps_the_old_stream_f
 
 def test_a_release_that_cannot_promote_a_mirror_is_refused_with_the_reason() -> None:
     (a,) = build_plan(_desired(), _live(), PlanOptions(migrate=True, server_version="2.11.11")).actions
-    assert a.action == "blocked" and "cannot promote a mirror" in (a.reason or "") and "10055" in (a.reason or "")
+    assert a.action == "blocked" and "cannot promote a mirror" in (reason_of(a) or "") and "10055" in (reason_of(a) or "")
 
 
 def test_the_controller_migrates_with_the_annotation_and_names_it_otherwise() -> None:
     key = ("Stream", None, "ORDERS_V2")
-    plan = policy_plan(_desired(), _live(), Policy({key: {"jsops.io/allow-migrate": "true"}}))
+    plan = build_plan(_desired(), _live(), grants=Policy({key: {"jsops.io/allow-migrate": "true"}}).grants())
     assert [a.action for a in plan.actions] == ["migrate"]
-    plan = policy_plan(_desired(), _live(), Policy({}))
+    plan = build_plan(_desired(), _live(), grants=Policy({}).grants())
     (a,) = plan.actions
-    assert a.action == "blocked" and 'jsops.io/allow-migrate: "true"' in (a.reason or ""), a.reason
+    assert a.action == "blocked" and 'jsops.io/allow-migrate: "true"' in (reason_of(a) or ""), reason_of(a)

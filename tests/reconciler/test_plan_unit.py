@@ -15,6 +15,7 @@ from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
 from jsops.reconciler.plan import Desired, Plan, PlanError, PlanOptions, build_plan, resume_config, stamp, stream_order
 from jsops.reconciler.render_json import render_json
 from jsops.reconciler.render_text import render_text
+from jsops.reconciler.render_refusal import reason_of
 
 GOLDEN = Path(__file__).parent / "golden"
 H = 3_600_000_000_000
@@ -85,7 +86,7 @@ def test_build_plan_safety_and_order():
     ]
     assert plan.summary() == {"create": 2, "update": 2, "recreate": 0, "delete": 2, "blocked": 2, "adopt": 0}
     hand = plan.actions[0]
-    assert "--adopt HAND" in (hand.reason or "")
+    assert "--adopt HAND" in (reason_of(hand) or "")
     orders = plan.actions[2]
     assert [c.path for c in orders.changes] == ["max_age", "subjects"]
     assert orders.config is not None and orders.config["metadata"]["io.jsops.managed-by"] == "jsops"
@@ -98,7 +99,7 @@ def test_adopt_recreate_and_data_loss_flags():
     p = build_plan(d, st, PlanOptions(adopt=frozenset({"HAND"}), allow_recreate=True))
     by = {(a.kind, a.name): a for a in p.actions}
     assert by[("Stream", "HAND")].action == "adopt"
-    assert by[("Stream", "ORDERS")].action == "blocked" and "--allow-data-loss" in (by[("Stream", "ORDERS")].reason or "")
+    assert by[("Stream", "ORDERS")].action == "blocked" and "--allow-data-loss" in (reason_of(by[("Stream", "ORDERS")]) or "")
     assert "12 stored messages are lost" in (by[("Stream", "ORDERS")].consequence or "")
     assert by[("Consumer", "billing")].action == "recreate"
     assert "from stream sequence 8" in (by[("Consumer", "billing")].consequence or "")
@@ -107,7 +108,7 @@ def test_adopt_recreate_and_data_loss_flags():
     assert by[("Stream", "ORDERS")].action == "recreate"
     assert by[("Consumer", "billing")].action == "create"  # comes back with its stream
     gone = by[("Stream", "GONE")]  # no prune without --prune: shown, blocked (issue 21: every owned object is accounted for)
-    assert (gone.action, gone.wanted) == ("blocked", "delete") and "left the manifests" in (gone.reason or "")
+    assert (gone.action, gone.wanted) == ("blocked", "delete") and "left the manifests" in (reason_of(gone) or "")
 
 
 def test_unowned_identical_object_is_not_an_action_and_forbidden_is_blocked():

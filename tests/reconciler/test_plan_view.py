@@ -13,6 +13,7 @@ import pytest
 
 from jsops.reconciler.plan import Desired, PlanOptions, build_plan
 from jsops.reconciler.render_text import format_value, render_text
+from jsops.reconciler.render_refusal import reason_of
 
 from .helpers import NatsServer, manifest, run
 from .test_plan_unit import _golden, desired, live_state
@@ -171,7 +172,7 @@ def test_a_blocked_recreate_names_every_flag_it_needs() -> None:
     live = LiveState()
     live.streams["S"] = LiveStream(stream("S", metadata=dict(OWN)), messages=12)
     want = [Desired("Stream", "S", None, stream("S", storage="memory"), "m/orders.yaml")]
-    reason = lambda **kw: build_plan(want, live, PlanOptions(**kw), target="nats://x:1").actions[0].reason  # noqa: E731
+    reason = lambda **kw: reason_of(build_plan(want, live, PlanOptions(**kw), target="nats://x:1").actions[0])  # noqa: E731
     lossless = "; or --migrate, which moves them to the new config without loss"  # issue 21: the lossless route is named
     assert reason() == "the stream holds 12 messages; needs --allow-recreate and --allow-data-loss" + lossless
     assert reason(allow_recreate=True) == "the stream holds 12 messages; needs --allow-data-loss" + lossless

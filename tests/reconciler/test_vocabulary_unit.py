@@ -1,4 +1,4 @@
-"""The reconciler's typed vocabulary, its one dependency order and its one permissions policy."""
+"""The reconciler's typed vocabulary and its one dependency order (the permission decision: test_authorize_unit)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,9 @@ import random
 
 import pytest
 
-from jsops.reconciler.apply import gate
 from jsops.reconciler.client import ConnectError, JsApiError, TargetError, URLError
 from jsops.reconciler.errors import ErrCode, PermanentError, ReconcilerError, TemporaryError
-from jsops.reconciler.live import LiveState, LiveStream
-from jsops.reconciler.permissions import Grants, Permission, refusal, required
-from jsops.reconciler.plan import Action, PlanError, PlanOptions, levels, stream_order
+from jsops.reconciler.plan import Action, PlanError, levels, stream_order
 from jsops.reconciler.vocabulary import ActionKind, ChangeClass, Outcome
 
 
@@ -75,26 +72,6 @@ def test_levels_is_the_old_order_and_breaks_cycles_at_the_first_node() -> None:
         assert stream_order(cfgs) == _quadratic_order(graph)
     chain = [f"s{i:05d}" for i in range(20000)]  # linear: a long chain is quick
     assert levels(chain, lambda n: [chain[int(n[1:]) - 1]] if n != chain[0] else []) == [[n] for n in chain]
-
-
-def test_one_policy_names_every_missing_flag_at_once() -> None:
-    assert required("recreate", "Stream", holds=3) == [Permission.RECREATE, Permission.DATA_LOSS]
-    assert required("delete", "Consumer", data_loss=2) == [Permission.PRUNE, Permission.DATA_LOSS]
-    none = Grants.flags()
-    assert refusal("recreate", "Stream", none, holds=3) == "the stream holds 3 messages; needs --allow-recreate and --allow-data-loss"
-    assert refusal("recreate", "Stream", Grants.flags(allow_recreate=True), holds=3) == "the stream holds 3 messages; needs --allow-data-loss"
-    assert refusal("recreate", "Consumer", none) == "needs --allow-recreate"
-    assert refusal("update", "Stream", none, data_loss=5) == "tightened limits remove up to 5 stored messages; needs --allow-data-loss"
-    assert refusal("create", "Stream", none) is None
-    ann = Grants.annotations({"jsops.io/allow-data-loss": "true"})
-    assert ann.needs(ann.missing([Permission.RECREATE, Permission.DATA_LOSS])) == 'needs the annotation jsops.io/allow-recreate: "true" on its manifest'
-
-
-def test_apply_gate_consults_the_policy() -> None:
-    live = LiveState(streams={"S": LiveStream({"name": "S"}, messages=4)})
-    act = Action("delete", "Stream", "S")
-    assert gate(act, live, PlanOptions()) == "the stream holds 4 messages; needs --prune and --allow-data-loss"
-    assert gate(act, live, PlanOptions(prune=True, allow_data_loss=True)) is None
 
 
 def test_errors_derive_from_the_base_and_say_whether_to_retry() -> None:
