@@ -343,7 +343,9 @@ def abandoned(wanted: set[str], live: LiveState, opt: PlanOptions) -> list[Actio
             )
             act.consequence = "not rolled back: nothing is sent (the reason above)"
         else:
-            act.needs = (Need(Permission.MIGRATE, f"a migration from {old} is in progress on the server and the manifests no longer ask for it; rolling it back "),)
+            act.needs = (
+                Need(Permission.MIGRATE, f"a migration from {old} is in progress on the server and the manifests no longer ask for it; rolling it back "),
+            )
         out.append(act)
     return out
 

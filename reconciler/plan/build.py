@@ -24,7 +24,6 @@ from ..live import (
     LiveConsumer,
     LiveState,
     LiveStream,
-    interest_loss,
     owned,
     recreate_intents,
 )

@@ -11,8 +11,8 @@ from pathlib import Path
 from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
 from jsops.reconciler.plan import Desired, Plan, PlanOptions, PlanSet, build_plan
 from jsops.reconciler.render_json import render_json
-from jsops.reconciler.render_text import render_text
 from jsops.reconciler.render_refusal import reason_of
+from jsops.reconciler.render_text import render_text
 
 GOLDEN = Path(__file__).parent / "golden"
 OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/s.yaml", "io.jsops.estate": "team-a"}

@@ -9,8 +9,8 @@ from typing import Any
 
 from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
 from jsops.reconciler.plan import Desired, PlanOptions, build_plan
-from jsops.reconciler.render_text import render_text
 from jsops.reconciler.render_refusal import reason_of
+from jsops.reconciler.render_text import render_text
 
 GOLDEN = Path(__file__).parent / "golden"
 OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/s.yaml"}

@@ -14,8 +14,8 @@ from jsops.reconciler.diff import diff_configs, normalise
 from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
 from jsops.reconciler.plan import Desired, Plan, PlanError, PlanOptions, build_plan, resume_config, stamp, stream_order
 from jsops.reconciler.render_json import render_json
-from jsops.reconciler.render_text import render_text
 from jsops.reconciler.render_refusal import reason_of
+from jsops.reconciler.render_text import render_text
 
 GOLDEN = Path(__file__).parent / "golden"
 H = 3_600_000_000_000

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from jsops.reconciler.plan import Desired, PlanOptions, build_plan
-from jsops.reconciler.render_text import format_value, render_text
 from jsops.reconciler.render_refusal import reason_of
+from jsops.reconciler.render_text import format_value, render_text
 
 from .helpers import NatsServer, manifest, run
 from .test_plan_unit import _golden, desired, live_state
