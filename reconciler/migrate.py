@@ -164,15 +164,23 @@ def _plural(n: int, word: str = "message") -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-def _refusal(src: LiveStream | None, d: Desired, live: LiveState, opt: PlanOptions, fresh: bool, declared: set[str]) -> str | None:
-    """Why this release or these streams cannot migrate without loss (None: they can)."""
+def _refusal(src: LiveStream | None, d: Desired, live: LiveState, opt: PlanOptions, fresh: bool, declared: set[str]) -> Refusal | None:
+    """Why this release (the server's refusal) or these streams (jsops's safety rules) cannot
+    migrate without loss (None: they can)."""
     version = parse_version(opt.server_version)
     if version is not None and version < PROMOTE_SINCE:
-        return (
+        return Refusal(
+            Blocker.SERVER_REFUSAL,
             f"nats-server {opt.server_version} cannot promote a mirror (it refuses an update removing 'mirror' with 10055; "
             "2.12+ can): a migration that keeps every message and sequence needs 2.12 or later. "
-            "Upgrade first, or use --allow-recreate --allow-data-loss"
+            "Upgrade first, or use --allow-recreate --allow-data-loss",
         )
+    why = _unsafe(src, d, live, fresh, declared)
+    return Refusal(Blocker.PROTECTION, why) if why is not None else None
+
+
+def _unsafe(src: LiveStream | None, d: Desired, live: LiveState, fresh: bool, declared: set[str]) -> str | None:
+    """Why these streams cannot be migrated without loss (None: they can)."""
     if d.config.get("mirror") or d.config.get("sources"):
         return "the new stream is a mirror or sources other streams; jsops migrates only streams that take their own subjects"
     if src is None or not fresh:
@@ -286,8 +294,8 @@ def migration_action(
     if running:
         what = f"a migration from {source} is in progress on the server"
     act.needs = (Need(Permission.MIGRATE, f"{what}; "),)
-    if (why := _refusal(src, d, live, opt, fresh, set(consumers))) is not None:
-        act.block(Refusal(_refused_by(why), f"{what}: {why}"))
+    if (refused := _refusal(src, d, live, opt, fresh, set(consumers))) is not None:
+        act.block(replace(refused, said=f"{what}: {refused.said}"))
         act.consequence = "not migrated: nothing is sent (the reason above)"
         act.changes = [replace(c, consequence=c.consequence.split(";")[0]) if c.consequence else c for c in act.changes]
     elif spec.reset and skipped:
@@ -298,11 +306,6 @@ def migration_action(
         )
         act.needs += (Need(Permission.DATA_LOSS, said, tier=1),)
     return act
-
-
-def _refused_by(why: str) -> Blocker:
-    """A release that cannot promote a mirror is the server's refusal; the rest are jsops's safety rules."""
-    return Blocker.SERVER_REFUSAL if why.startswith("nats-server ") else Blocker.PROTECTION
 
 
 BEFORE_PROMOTION = ("copy", "cutover")  # the steps of a leg whose copy can still be dropped without loss
