@@ -47,7 +47,8 @@ def recheck(a: Action, live: LiveState, opt: PlanOptions) -> str | None:
 
     Independent of how the plan was made: writes name the object they act on and carry jsops's
     ownership; objects that exist are changed, recreated or deleted only when jsops owns them
-    (or ``--adopt`` names them); deletes stay inside the prune scope (PATHs and contexts)."""
+    (or the action is a takeover: authorize judged the adopt grant of one planning made, and
+    ``--adopt`` must name one read from a file); deletes stay inside the prune scope (PATHs and contexts)."""
     if a.action == "blocked":
         return None
     target = f"{a.stream}/{a.name}" if a.kind == "Consumer" else a.name
@@ -69,7 +70,7 @@ def recheck(a: Action, live: LiveState, opt: PlanOptions) -> str | None:
         return None
     if ActionKind(a.action).writes and not ActionKind(a.action).creates and cfg is None:
         return "it does not exist on the target"
-    if cfg is not None and not owned(cfg) and not opt.adopts(a.kind, a.name, a.stream):
+    if cfg is not None and not owned(cfg) and a.adopting is None and not opt.adopts(a.kind, a.name, a.stream):
         return f"it exists and is not managed by jsops (pass --adopt {target} to take it over)"
     return None
 
