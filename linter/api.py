@@ -61,6 +61,8 @@ from .semantics.monitor import (
 from .semantics.releases import (
     CONSUMER_FIELDS,
     ENUM_VALUES,
+    EXTERNAL_SOURCE_CHECKS_SINCE,
+    FILTER_OVERLAP_SUBSET_SINCE,
     IMPLICIT_REPUBLISH_SINCE,
     NORMALISE_NEGATIVE_LIMITS,
     PLACEMENT_FIELDS,
@@ -239,6 +241,8 @@ __all__ = [
     "CONSUMER_FIELDS",
     "ENUM_VALUES",
     "IMPLICIT_REPUBLISH_SINCE",
+    "EXTERNAL_SOURCE_CHECKS_SINCE",
+    "FILTER_OVERLAP_SUBSET_SINCE",
     # profiles (imported on first use)
     "Profiles",
     "StreamProfile",

@@ -51,6 +51,8 @@ __all__ = [
     "STREAM_REQUEST_KEYS",
     "CONSUMER_ACTIONS",
     "IMPLICIT_REPUBLISH_SINCE",
+    "EXTERNAL_SOURCE_CHECKS_SINCE",
+    "FILTER_OVERLAP_SUBSET_SINCE",
     "NORMALISE_NEGATIVE_LIMITS",
     "NEWEST",
     "SUPPORTED",
@@ -97,6 +99,15 @@ STREAM_REQUEST_KEYS: dict[str, Version] = {"pedantic": (2, 11, 0)}
 # that subject republishes the transformed subjects (an implicit republish); 2.10 checks the '>'
 # destination as written, which collides with every subject: 10052 (measured on 2.10.26, 2.11.11).
 IMPLICIT_REPUBLISH_SINCE: Version = (2, 11, 0)
+# From this release checkStreamCfg checks an external source's filter and transforms as it checks a
+# local one's (10144, 10145, 10146, 10147); before, an external source's transforms are only built
+# when the stream starts (an empty src reads as '>'): a transform that does not build, or an invalid
+# transform source, fails the create with 10049, anything else is accepted (measured on 2.10.26,
+# 2.11.11 with every source and destination of the transform grid).
+EXTERNAL_SOURCE_CHECKS_SINCE: Version = (2, 12, 0)
+# From this release a consumer's filter_subjects are refused (10138) only when one is a subset of
+# another; before, when any two collide ("a.*.x" and "a.y.*"; measured on 2.10.26, 2.11.11).
+FILTER_OVERLAP_SUBSET_SINCE: Version = (2, 12, 0)
 # The values CreateConsumerRequest's action decodes (anything else: 10025 on every release that reads it).
 CONSUMER_ACTIONS = ("", "create", "update")
 
@@ -132,7 +143,8 @@ NEWEST: Version = (2, 15, 1)
 
 # Release differences of a check are keyed by the server's facts: (object kind, err_code, field),
 # the field being the config field the check is about (the first element of the finding's path
-# unless the rule names it). Rules build their findings for the target release through
+# unless the rule names it; ``field:condition`` where one code covers several conditions of a field
+# that changed apart, ``sources.external`` for a source in another domain). Rules build their findings for the target release through
 # ``RuleContext.refusal`` (:func:`release_answer`); the engine never rewrites a rule's finding.
 
 # (kind, err_code, field) -> the first release that makes the check. An older target accepts the
@@ -146,6 +158,13 @@ CHECK_SINCE: dict[tuple[str, int, str], Version] = {
     ("Stream", ErrCode.STREAM_INVALID_CONFIG, "metadata"): (2, 11, 0),  # stream metadata over 128 KiB
     # message schedules with a counter, or with discard new (2.12 knows the field and accepts both)
     ("Stream", ErrCode.STREAM_INVALID_CONFIG, "allow_msg_schedules"): (2, 14, 0),
+    # '/' or '\\' in the name of a sourced or mirrored stream (2.10, 2.11: isValidName, which allows them)
+    ("Stream", ErrCode.SOURCE_INVALID_STREAM_NAME, "sources.name:path-separator"): (2, 12, 0),
+    ("Stream", ErrCode.MIRROR_INVALID_STREAM_NAME, "mirror.name:path-separator"): (2, 12, 0),
+    # An external source's filter_subject beside subject_transforms, and overlapping transform
+    # sources (2.10, 2.11 check them for sources in the same domain only: EXTERNAL_SOURCE_CHECKS_SINCE)
+    ("Stream", ErrCode.SOURCE_MULTIPLE_FILTERS_NOT_ALLOWED, "sources.external"): (2, 12, 0),
+    ("Stream", ErrCode.SOURCE_OVERLAPPING_SUBJECT_FILTERS, "sources.external"): (2, 12, 0),
 }
 
 # (kind, err_code, field) -> [(release, older err_code)]: before ``release`` the server answers the

@@ -1,0 +1,141 @@
+"""Checks one supported release makes and another does not, found by reading each release's
+config checks (docs/server-checks.md), each labelled with every release's answer and proven on the
+binaries (issue 24 g).
+
+Each case is an estate and, per release, the err_code nats-server answers for each object (None:
+created). For every release: the server still answers as labelled, and jsops (target
+``{server_version: <release>, clustered: false}``) predicts exactly that (an error finding with the
+server's err_code when it refuses, no error finding when it accepts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import nats
+import pytest
+from natsserver import NatsServer, release_binary  # noqa: E402
+
+from jsops.linter.engine import lint_estate
+from jsops.linter.model.target import Target
+from jsops.linter.semantics.releases import SUPPORTED
+from tests.rules.test_estate import RULES, C, S, load_estate
+
+from .test_rules_estate_server import apply_estate, delete_all, predicted_errors  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+OLD = ("2.10.26", "2.11.11")  # the releases before 2.12
+EXT = {"api": "$JS.hub.API"}
+
+
+@dataclass(frozen=True)
+class ReleaseCase:
+    id: str
+    docs: tuple[dict[str, Any], ...]
+    refused: str  # the object the case is about
+    old: int | None  # the answer of 2.10.26 and 2.11.11
+    new: int | None  # the answer of 2.12.8, 2.14.6 and 2.15.1
+
+    def answer(self, release: str) -> int | None:
+        return self.old if release in OLD else self.new
+
+
+CASES = [
+    # filter_subjects that collide without a subset: 2.10, 2.11 compare with SubjectsCollide
+    ReleaseCase("filters-collide", (S("A", subjects=["a.>"]), C("c", "A", filter_subjects=["a.*.x", "a.y.*"])), "c", 10138, None),
+    ReleaseCase("filters-contained", (S("A", subjects=["a.>"]), C("c", "A", filter_subjects=["a.>", "a.b"])), "c", 10138, 10138),
+    # '/' in a sourced or mirrored stream's name: isValidName (2.10, 2.11) allows it
+    ReleaseCase("source-name-slash", (S("A", sources=[{"name": "X/Y"}]),), "A", None, 10141),
+    ReleaseCase("external-source-name-slash", (S("A", sources=[{"name": "X/Y", "external": EXT}]),), "A", None, 10141),
+    ReleaseCase("mirror-name-slash", (S("A", mirror={"name": "X/Y"}),), "A", None, 10142),
+    ReleaseCase("source-name-dot", (S("A", sources=[{"name": "X.Y"}]),), "A", 10141, 10141),
+    # an external source's filter and transforms: checked from 2.12, only built before
+    ReleaseCase(
+        "external-filter-and-transform",
+        (S("A", sources=[{"name": "X", "external": EXT, "filter_subject": "a", "subject_transforms": [{"src": "b", "dest": "c"}]}]),),
+        "A",
+        None,
+        10144,
+    ),
+    ReleaseCase(
+        "external-overlapping-transforms",
+        (S("A", sources=[{"name": "X", "external": EXT, "subject_transforms": [{"src": "b.>", "dest": "c.>"}, {"src": "b.x", "dest": "d"}]}]),),
+        "A",
+        None,
+        10147,
+    ),
+    ReleaseCase(
+        "external-transform-does-not-build",
+        (S("A", sources=[{"name": "X", "external": EXT, "subject_transforms": [{"src": "a.*", "dest": "b.{{wildcard(3)}}"}]}]),),
+        "A",
+        10049,
+        10146,
+    ),
+    ReleaseCase(
+        "external-transform-builds",
+        (S("A", sources=[{"name": "X", "external": EXT, "subject_transforms": [{"src": "a.*", "dest": "b c.x"}]}]),),
+        "A",
+        None,
+        10146,
+    ),
+    ReleaseCase(
+        "external-transform-bad-src",
+        (S("A", sources=[{"name": "X", "external": EXT, "subject_transforms": [{"src": "a..x", "dest": "b"}]}]),),
+        "A",
+        10049,
+        10145,
+    ),
+    ReleaseCase("external-empty-src", (S("A", sources=[{"name": "X", "external": EXT, "subject_transforms": [{"src": "", "dest": "b.>"}]}]),), "A", None, None),
+    # an invalid filter_subject of a source or a mirror: the create fails on every release
+    ReleaseCase("source-filter-invalid", (S("A", sources=[{"name": "X", "filter_subject": "a..b"}]),), "A", 10049, 10049),
+    ReleaseCase("external-source-filter-invalid", (S("A", sources=[{"name": "X", "external": EXT, "filter_subject": "a..b"}]),), "A", 10049, 10049),
+    ReleaseCase("mirror-filter-invalid", (S("A", mirror={"name": "X", "filter_subject": "a b"}),), "A", 10049, 10049),
+]
+
+
+def _text(case: ReleaseCase) -> str:
+    return "\n---\n".join(json.dumps(d) for d in case.docs) + "\n"
+
+
+async def _answers(url: str) -> dict[str, dict[tuple[str, str], int | None]]:
+    nc = await nats.connect(url)
+    out = {}
+    try:
+        await delete_all(nc)
+        for case in CASES:
+            out[case.id], _ = await apply_estate(nc, load_estate(_text(case)), timeout=10.0)
+            await delete_all(nc)
+    finally:
+        await nc.close()
+    return out
+
+
+def test_cases_are_release_differences_or_checks_jsops_missed():
+    assert sum(c.old != c.new for c in CASES) >= 8
+    assert len({c.id for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("release", SUPPORTED)
+def test_release_answers_as_labelled_and_jsops_predicts_it(release: str):
+    binary = release_binary(release)
+    if binary is None:
+        pytest.skip(f"nats-server {release} was not fetched at install")
+    with NatsServer(binary=binary) as srv:
+        answers = asyncio.run(_answers(srv.url))
+    target = Target(server_version=release, clustered=False)
+    problems = []
+    for case in CASES:
+        results = answers[case.id]
+        kind = next(d["kind"] for d in case.docs if d["metadata"]["name"] == case.refused)
+        if results.get((kind, case.refused)) != case.answer(release):
+            problems.append(f"{case.id}: nats-server {release} answered {results} (labelled {case.answer(release)})")
+        predicted = predicted_errors(lint_estate(load_estate(_text(case)), RULES, target=target, read_source=None).findings)
+        for key, code in results.items():
+            mine = predicted.get(key, [])
+            if (code is None and mine) or (code is not None and code not in mine):
+                problems.append(f"{case.id}: {key} nats-server {release} {code}, jsops {mine}")
+    assert not problems, "\n".join(problems)
