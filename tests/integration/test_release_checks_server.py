@@ -93,6 +93,9 @@ CASES = [
     # an invalid filter_subject of a source or a mirror: the create fails on every release
     ReleaseCase("source-filter-invalid", (S("A", sources=[{"name": "X", "filter_subject": "a..b"}]),), "A", 10049, 10049),
     ReleaseCase("external-source-filter-invalid", (S("A", sources=[{"name": "X", "external": EXT, "filter_subject": "a..b"}]),), "A", 10049, 10049),
+    # direct: true on a declared consumer (the server's sourcing consumers only): every release
+    ReleaseCase("consumer-direct-pull", (S("A", subjects=["a.>"]), C("c", "A", direct=True)), "c", 10090, 10090),
+    ReleaseCase("consumer-direct-durable", (S("A", subjects=["a.>"]), C("c", "A", direct=True, deliver_subject="dd")), "c", 10091, 10091),
     ReleaseCase("mirror-filter-invalid", (S("A", mirror={"name": "X", "filter_subject": "a b"}),), "A", 10049, 10049),
 ]
 
