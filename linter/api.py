@@ -65,6 +65,8 @@ from .semantics.releases import (
     FILTER_OVERLAP_SUBSET_SINCE,
     IMPLICIT_REPUBLISH_SINCE,
     NORMALISE_NEGATIVE_LIMITS,
+    PEDANTIC_SINCE,
+    PEDANTIC_WINDOW_SOURCES_EXEMPT,
     PLACEMENT_FIELDS,
     STREAM_FIELDS,
     STREAM_SOURCE_FIELDS,
@@ -243,6 +245,8 @@ __all__ = [
     "IMPLICIT_REPUBLISH_SINCE",
     "EXTERNAL_SOURCE_CHECKS_SINCE",
     "FILTER_OVERLAP_SUBSET_SINCE",
+    "PEDANTIC_SINCE",
+    "PEDANTIC_WINDOW_SOURCES_EXEMPT",
     # profiles (imported on first use)
     "Profiles",
     "StreamProfile",
@@ -368,6 +372,11 @@ class RuleContext:
             text = advice_message(message, code, answer.since, release)
             return Violation(resource, path, text, None, fix, key, Severity.WARNING)
         return Violation(resource, path, message, answer.code, fix, key)
+
+    def pedantic_refusal(self, resource: Resource, path: tuple[Any, ...], what: str, code: int, *, about: str | None = None) -> Violation:
+        """:func:`pedantic_rejection` for the target's release (:meth:`refusal`)."""
+        v = pedantic_rejection(resource, path, what, code)
+        return self.refusal(resource, path, v.message, code, about=about)
 
     def streams(self) -> list[Resource]:
         return [r for r in self.estate.resources if r.kind == "Stream"]

@@ -47,6 +47,8 @@ __all__ = [
     "CONSUMER_FIELDS",
     "ENUM_VALUES",
     "STRICT_JSON_DEFAULT",
+    "PEDANTIC_SINCE",
+    "PEDANTIC_WINDOW_SOURCES_EXEMPT",
     "CONSUMER_REQUEST_KEYS",
     "STREAM_REQUEST_KEYS",
     "CONSUMER_ACTIONS",
@@ -92,9 +94,14 @@ STREAM_SOURCE_FIELDS: dict[str, Version] = catalog.field_since("StreamSource")
 # binaries: tests/integration/test_request_bodies_server.py). Before it a release drops the key
 # silently (a bad value too); from 2.12 any other key is an unknown field (10025), before it dropped.
 # $JS.API.CONSUMER.CREATE / DURABLE.CREATE (CreateConsumerRequest):
-CONSUMER_REQUEST_KEYS: dict[str, Version] = {"stream_name": FIRST_RELEASE, "config": FIRST_RELEASE, "action": (2, 10, 0), "pedantic": (2, 11, 0)}
+# The first release that reads ``pedantic``: before it no request is pedantic (the key is dropped).
+PEDANTIC_SINCE: Version = (2, 11, 0)
+CONSUMER_REQUEST_KEYS: dict[str, Version] = {"stream_name": FIRST_RELEASE, "config": FIRST_RELEASE, "action": (2, 10, 0), "pedantic": PEDANTIC_SINCE}
 # $JS.API.STREAM.CREATE / UPDATE (StreamConfigRequest: the StreamConfig's fields, and these):
-STREAM_REQUEST_KEYS: dict[str, Version] = {"pedantic": (2, 11, 0)}
+STREAM_REQUEST_KEYS: dict[str, Version] = {"pedantic": PEDANTIC_SINCE}
+# From this release a pedantic stream create with sources (not only a mirror) is exempt from the
+# omitted-duplicate_window checks (2.11, 2.12 refuse a sourcing stream's short max_age with 10157).
+PEDANTIC_WINDOW_SOURCES_EXEMPT: Version = (2, 14, 0)
 # From this release a '>' -> '>' republish of a single-subject stream whose subject_transform reads
 # that subject republishes the transformed subjects (an implicit republish); 2.10 checks the '>'
 # destination as written, which collides with every subject: 10052 (measured on 2.10.26, 2.11.11).
@@ -157,10 +164,31 @@ CHECK_SINCE: dict[tuple[str, int, str], Version] = {
     ("Consumer", ErrCode.CONSUMER_METADATA_LENGTH, "metadata"): (2, 11, 0),  # consumer metadata over 128 KiB
     ("Stream", ErrCode.STREAM_INVALID_CONFIG, "metadata"): (2, 11, 0),  # stream metadata over 128 KiB
     # message schedules with a counter, or with discard new (2.12 knows the field and accepts both)
-    ("Stream", ErrCode.STREAM_INVALID_CONFIG, "allow_msg_schedules"): (2, 14, 0),
+    ("Stream", ErrCode.STREAM_INVALID_CONFIG, "allow_msg_schedules:counter"): (2, 14, 0),
+    ("Stream", ErrCode.STREAM_INVALID_CONFIG, "allow_msg_schedules:discard-new"): (2, 14, 0),
     # '/' or '\\' in the name of a sourced or mirrored stream (2.10, 2.11: isValidName, which allows them)
     ("Stream", ErrCode.SOURCE_INVALID_STREAM_NAME, "sources.name:path-separator"): (2, 12, 0),
     ("Stream", ErrCode.MIRROR_INVALID_STREAM_NAME, "mirror.name:path-separator"): (2, 12, 0),
+    # Pedantic requests refuse a negative limit instead of normalising it from 2.12 (before, the
+    # limit is stored as given; 2.11 reads pedantic but makes none of these checks).
+    **{
+        ("Stream", ErrCode.PEDANTIC, f"{f}:negative"): NORMALISE_NEGATIVE_LIMITS
+        for f in ("max_msgs", "max_msgs_per_subject", "max_bytes", "max_msg_size", "max_consumers")
+    },
+    **{
+        ("Consumer", ErrCode.PEDANTIC, f"{f}:negative"): NORMALISE_NEGATIVE_LIMITS
+        for f in (
+            "max_deliver",
+            "max_waiting",
+            "max_ack_pending",
+            "max_batch",
+            "max_expires",
+            "max_bytes",
+            "idle_heartbeat",
+            "inactive_threshold",
+            "priority_timeout",
+        )
+    },
     # An external source's filter_subject beside subject_transforms, and overlapping transform
     # sources (2.10, 2.11 check them for sources in the same domain only: EXTERNAL_SOURCE_CHECKS_SINCE)
     ("Stream", ErrCode.SOURCE_MULTIPLE_FILTERS_NOT_ALLOWED, "sources.external"): (2, 12, 0),

@@ -76,6 +76,7 @@ class StreamCounterIncompatible(StreamRule):
                 ("allow_msg_schedules",),
                 "a counter stream cannot use message schedules; nats-server rejects this stream",
                 ErrCode.STREAM_INVALID_CONFIG,
+                about="allow_msg_schedules:counter",
             )
         if c.retention not in (None, "limits"):
             yield Violation(

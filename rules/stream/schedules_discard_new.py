@@ -56,7 +56,7 @@ class StreamSchedulesDiscardNew(StreamRule):
                 ("discard",),
                 "message scheduling cannot use discard new; nats-server rejects this stream",
                 ErrCode.STREAM_INVALID_CONFIG,
-                about="allow_msg_schedules",
+                about="allow_msg_schedules:discard-new",
             )
 
 

@@ -43,7 +43,8 @@ def test_supported_releases_are_ordered_and_the_newest_is_the_default():
 
 def test_check_since_is_keyed_by_kind_err_code_and_field():
     assert check_since("Consumer", 10183, "ack_wait") == (2, 12, 0)
-    assert check_since("Stream", 10052, "allow_msg_schedules") == (2, 14, 0)
+    assert check_since("Stream", 10052, "allow_msg_schedules:counter") == (2, 14, 0)
+    assert check_since("Stream", 10052, "allow_msg_schedules") is None  # the pedantic roll-up check: every release that knows the field
     assert check_since("Stream", 10052, "allow_msg_ttl") is None  # other counter checks: every release
     assert check_since("Consumer", 10052, "metadata") is None  # the stream's metadata check, not the consumer's
     assert all(v <= NEWEST for v in CHECK_SINCE.values())
