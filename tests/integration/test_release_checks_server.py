@@ -95,6 +95,19 @@ CASES = [
     # an invalid filter_subject of a source or a mirror: the create fails on every release
     ReleaseCase("source-filter-invalid", (S("A", sources=[{"name": "X", "filter_subject": "a..b"}]),), "A", _split(10049, 10049)),
     ReleaseCase("external-source-filter-invalid", (S("A", sources=[{"name": "X", "external": EXT, "filter_subject": "a..b"}]),), "A", _split(10049, 10049)),
+    # an external delivery prefix under which a sourced stream's subject collides with itself: every release
+    ReleaseCase(
+        "external-deliver-prefix-overlaps",
+        (S("X", subjects=["x.>"]), S("A", sources=[{"name": "X"}, {"name": "Y", "external": {**EXT, "deliver": "x"}}])),
+        "A",
+        _split(10022, 10022),
+    ),
+    ReleaseCase(
+        "external-deliver-prefix-apart",
+        (S("X", subjects=["x.>"]), S("A", sources=[{"name": "X"}, {"name": "Y", "external": {**EXT, "deliver": "dlv"}}])),
+        "A",
+        _split(None, None),
+    ),
     # direct: true on a declared consumer (the server's sourcing consumers only): every release
     ReleaseCase("consumer-direct-pull", (S("A", subjects=["a.>"]), C("c", "A", direct=True)), "c", _split(10090, 10090)),
     ReleaseCase("consumer-direct-durable", (S("A", subjects=["a.>"]), C("c", "A", direct=True, deliver_subject="dd")), "c", _split(10091, 10091)),
