@@ -48,7 +48,6 @@ _REGEX = frozenset({"sub", "subn", "search", "match", "fullmatch", "findall", "f
 # no severity, code or behaviour depends on them); each is a known remainder, named here so a new
 # one cannot slip in. (module, function)
 KNOWN = {
-    ("linter/load/documents.py", "_json_duplicate"),  # a YAML duplicate-key problem reworded for JSON
     ("linter/load/files.py", "scrubbed"),  # quoted text blanked out of findings about non-manifests
 }
 
