@@ -49,6 +49,7 @@ _REGEX = frozenset({"sub", "subn", "search", "match", "fullmatch", "findall", "f
 # one cannot slip in. (module, function)
 KNOWN = {
     ("linter/load/files.py", "scrubbed"),  # quoted text blanked out of findings about non-manifests
+    ("linter/load/paths.py", "_load_template"),  # "line N" of rendered text moved to the template's line
 }
 
 
@@ -56,23 +57,49 @@ def _is_message(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and node.attr == "message"
 
 
+def _reads_text(node: ast.AST, is_text: object) -> bool:
+    """Whether ``node`` reads the text of an expression ``is_text`` accepts: a string method on it,
+    a comparison or a slice of it, or a regular expression applied to it."""
+    test = is_text if callable(is_text) else _is_message
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr in _READS and test(node.func.value):
+            return True
+        return node.func.attr in _REGEX and any(test(a) for a in node.args)
+    if isinstance(node, ast.Compare):
+        return any(test(x) for x in (node.left, *node.comparators))
+    if isinstance(node, ast.Subscript):
+        return bool(test(node.value))
+    return False
+
+
+def _text_params(tree: ast.AST) -> dict[str, set[int]]:
+    """Module-level functions and the positions of the parameters whose text they read."""
+    out: dict[str, set[int]] = {}
+    for fn in getattr(tree, "body", []):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for i, arg in enumerate(fn.args.args):
+
+            def is_param(n: ast.AST, name: str = arg.arg) -> bool:
+                return isinstance(n, ast.Name) and n.id == name
+
+            if any(_reads_text(n, is_param) for n in ast.walk(fn)):
+                out.setdefault(fn.name, set()).add(i)
+    return out
+
+
 def _offences(tree: ast.AST) -> list[tuple[int, str]]:
-    """(line, enclosing function) of every read of a ``.message``'s text."""
+    """(line, enclosing function) of every read of a ``.message``'s text, also through a function
+    of the module that reads the text of the parameter it is passed as."""
     out: list[tuple[int, str]] = []
+    helpers = _text_params(tree)
 
     def visit(node: ast.AST, func: str) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             func = node.name
-        hit = False
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr in _READS and _is_message(node.func.value):
-                hit = True
-            elif node.func.attr in _REGEX and any(_is_message(a) for a in node.args):
-                hit = True
-        elif isinstance(node, ast.Compare):
-            hit = any(_is_message(x) for x in (node.left, *node.comparators))
-        elif isinstance(node, ast.Subscript):
-            hit = _is_message(node.value)
+        hit = _reads_text(node, _is_message)
+        if not hit and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in helpers:
+            hit = any(i in helpers[node.func.id] and _is_message(a) for i, a in enumerate(node.args))
         if hit:
             out.append((getattr(node, "lineno", 0), func))
         for child in ast.iter_child_nodes(node):
@@ -91,6 +118,7 @@ def test_the_scan_catches_message_text_reads() -> None:
         "first = f.message[:7]\n",
         'm = re.search("field", f.message)\n',
         'm = _PATTERN.sub("", f.message)\n',
+        'def helper(text):\n    return text.startswith("x")\n\nok = helper(f.message)\n',
     ]
     for text in snippets:
         assert _offences(ast.parse(text)), text
