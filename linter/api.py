@@ -61,15 +61,21 @@ from .semantics.monitor import (
 from .semantics.releases import (
     CONSUMER_FIELDS,
     ENUM_VALUES,
+    EXTERNAL_SOURCE_CHECKS_SINCE,
+    FILTER_OVERLAP_SUBSET_SINCE,
     IMPLICIT_REPUBLISH_SINCE,
     NORMALISE_NEGATIVE_LIMITS,
+    PEDANTIC_SINCE,
+    PEDANTIC_WINDOW_SOURCES_EXEMPT,
     PLACEMENT_FIELDS,
     STREAM_FIELDS,
     STREAM_SOURCE_FIELDS,
     STRICT_JSON_DEFAULT,
     Version,
+    advice_message,
     format_version,
     parse_version,
+    release_answer,
     target_release,
 )
 from .semantics.subjects import (
@@ -237,6 +243,10 @@ __all__ = [
     "CONSUMER_FIELDS",
     "ENUM_VALUES",
     "IMPLICIT_REPUBLISH_SINCE",
+    "EXTERNAL_SOURCE_CHECKS_SINCE",
+    "FILTER_OVERLAP_SUBSET_SINCE",
+    "PEDANTIC_SINCE",
+    "PEDANTIC_WINDOW_SOURCES_EXEMPT",
     # profiles (imported on first use)
     "Profiles",
     "StreamProfile",
@@ -333,6 +343,40 @@ class RuleContext:
     _origins: dict[str, StreamConfig] | None = None
     _stream_index: dict[tuple[str, str | None], Resource] | None = None
     _cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def release(self) -> Version:
+        """The release the predictions are for (the target's ``server_version``, else the newest)."""
+        return target_release(self.target)
+
+    def refusal(
+        self,
+        resource: Resource,
+        path: tuple[Any, ...],
+        message: str,
+        code: int,
+        *,
+        about: str | None = None,
+        fix: FixSuggestion | None = None,
+        key: bool = False,
+    ) -> Violation:
+        """The finding for a config the newest nats-server refuses with ``code``, as the target's
+        release answers it: that release's err_code, or, when the release does not make the check
+        yet, advice (a warning without an err_code naming the release that refuses it). The
+        check is the server's refusal of the field ``about`` (default: the path's first field) of
+        the resource's kind (:func:`jsops.linter.semantics.releases.release_answer`)."""
+        field_name = about if about is not None else next((str(p) for p in path if isinstance(p, str)), "")
+        release = self.release
+        answer = release_answer(resource.kind, code, field_name, release)
+        if answer.since is not None:
+            text = advice_message(message, code, answer.since, release)
+            return Violation(resource, path, text, None, fix, key, Severity.WARNING)
+        return Violation(resource, path, message, answer.code, fix, key)
+
+    def pedantic_refusal(self, resource: Resource, path: tuple[Any, ...], what: str, code: int, *, about: str | None = None) -> Violation:
+        """:func:`pedantic_rejection` for the target's release (:meth:`refusal`)."""
+        v = pedantic_rejection(resource, path, what, code)
+        return self.refusal(resource, path, v.message, code, about=about)
 
     def streams(self) -> list[Resource]:
         return [r for r in self.estate.resources if r.kind == "Stream"]

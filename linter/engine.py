@@ -18,18 +18,7 @@ from .api import Rule, RuleContext, Violation
 from .findings import Finding, FixSuggestion, Severity
 from .load import Estate, Limits, Resource, load_paths
 from .model.target import Target
-from .semantics.errcodes import ErrCode
-from .semantics.releases import (
-    NEWEST,
-    STRICT_JSON_DEFAULT,
-    advice_message,
-    check_since,
-    code_for,
-    format_version,
-    parse_version,
-    release_view,
-    target_release,
-)
+from .semantics.releases import format_version, parse_version, release_view, target_release
 from .semantics.units import dialect_duration
 
 if TYPE_CHECKING:
@@ -143,45 +132,26 @@ def _to_finding(rule: Rule, v: Violation, severity: Severity) -> Finding:
     )
 
 
-def _per_release(rule: Rule, v: Violation, sev: Severity, configured: bool, release: tuple[int, int, int]) -> Finding:
-    """A violation as a finding for the target's release: a check the release does not make yet
-    becomes advice (a warning, no predicted err_code); a check it answers with an older err_code
-    carries that code (:mod:`jsops.linter.semantics.releases`)."""
+def _per_release(rule: Rule, v: Violation, sev: Severity, configured: bool) -> Finding:
+    """A violation as a finding: the severity the rule gave it (a check the target's release does not
+    make yet is advice, built so by the rule: ``RuleContext.refusal``) unless the config sets one."""
     if not configured and v.severity is not None:
         sev = v.severity
-    if release < NEWEST and v.server_error_code is not None:
-        since = check_since(rule.code, v.server_error_code, v.path)
-        if since is not None and release < since:
-            v = replace(v, message=advice_message(v.message, v.server_error_code, since, release), server_error_code=None)
-            if not configured and sev is Severity.ERROR:
-                sev = Severity.WARNING
-        else:
-            code = code_for(rule.code, v.server_error_code, release)
-            if code != v.server_error_code:
-                v = replace(v, server_error_code=code)
     return _to_finding(rule, v, sev)
 
 
-def _load_finding_for(f: Finding, release: tuple[int, int, int], since: dict[tuple[str, int, int, str], tuple[int, int, int]]) -> Finding:
-    """A loader finding for the target's release: an unknown field in a request body (10025 from
-    2.12, when strict decoding became the default), or a value of a request key a release does not
-    read yet (``since``), is dropped silently by older releases, so there it is advice, not a
-    predicted rejection."""
-    first = since.get((f.file, f.line, f.column, f.rule))
+def _load_finding_for(f: Finding, release: tuple[int, int, int]) -> Finding:
+    """A loader finding for the target's release: a check the loader knows a release makes from
+    ``f.since`` on (an unknown field in a request body: 10025 from 2.12, when strict decoding became
+    the default; a value of a request key a release does not read yet) is dropped silently by older
+    releases, so there it is advice, not a predicted rejection."""
+    first = f.since
     if first is not None and release < first and f.server_error_code is not None:
         return replace(
             f,
             severity=Severity.WARNING,
             server_error_code=None,
             message=f"{f.message}; nats-server {format_version(release)} drops it silently ({format_version(first)}+ refuses it: {f.server_error_code})",
-        )
-    if f.rule == "JS005" and f.server_error_code == ErrCode.INVALID_JSON and f.message.startswith("unknown field") and release < STRICT_JSON_DEFAULT:
-        return replace(
-            f,
-            severity=Severity.WARNING,
-            server_error_code=None,
-            message=f"{f.message}; nats-server {format_version(release)} drops it silently "
-            f"({format_version(STRICT_JSON_DEFAULT)}+ refuses it: {ErrCode.INVALID_JSON})",
         )
     return f
 
@@ -241,7 +211,7 @@ def lint_estate(
     raw_ctx = RuleContext(estate, the_target, profiles)
     view = release_view(estate, release)  # what the release receives (unknown fields dropped)
     ctx = raw_ctx if view is estate else RuleContext(view, the_target, profiles)
-    findings = [_load_finding_for(f, release, estate.since) for f in estate.findings]
+    findings = [_load_finding_for(f, release) for f in estate.findings]
     severity = selection.severity
     by_kind = _by_kind(view.resources, only_objects)
     raw_by_kind = by_kind if view is estate else _by_kind(estate.resources, only_objects)
@@ -251,13 +221,13 @@ def lint_estate(
         sev = severity.get(cls.code, cls.severity)
         rctx, kinds_of = (raw_ctx, raw_by_kind) if cls.sees_dropped_fields else (ctx, by_kind)
         if cls.estate_wide:
-            findings.extend(_per_release(rule, v, sev, configured, release) for v in rule.check_estate(rctx))
+            findings.extend(_per_release(rule, v, sev, configured) for v in rule.check_estate(rctx))
             continue
         check = rule.check
         for kind in sorted(cls.kinds):
             for r in kinds_of.get(kind, ()):
                 for v in check(r, rctx):
-                    findings.append(_per_release(rule, v, sev, configured, release))
+                    findings.append(_per_release(rule, v, sev, configured))
     findings = [f for f in findings if f.rule not in selection.ignored]
     if severity:
         findings = [replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f for f in findings]

@@ -82,6 +82,10 @@ class Finding:
     # False for a finding about a file that is not a manifest (a link out of the tree, a file with
     # no manifest in it, one past the size bound): reports must not show that file's lines.
     excerpt: bool = field(default=True, compare=False)
+    # The first release that makes the check the loader predicts (``server_error_code``); older
+    # releases drop the value silently (an unknown field in a request body before strict decoding,
+    # a request key a release does not read yet). None: every release makes it. Not rendered.
+    since: tuple[int, int, int] | None = field(default=None, compare=False)
 
     def sort_key(self) -> tuple[Any, ...]:
         return (self.file, self.line, self.column, self.rule, self.message)

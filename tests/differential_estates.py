@@ -518,6 +518,51 @@ def m_release_feature(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[s
     return f"release-{pick['kind'].lower()}-{'-'.join(sorted(feature))}", _dump(docs)
 
 
+_EXT = {"api": "$JS.hub.API"}
+
+
+def m_release_check(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, str]:
+    """A check one release makes and another does not, or that jsops once missed on every release
+    (docs/server-checks.md): external sources (only built before 2.12), '/' in a sourced or mirrored
+    name, an invalid source or mirror filter, colliding filter_subjects, direct consumers, an
+    external delivery prefix over a sourced stream's subjects."""
+    origin = _streams(docs)[0]["metadata"]["name"]
+    kind = rng.choice(["ext-transform", "ext-filter-transforms", "ext-overlap", "slash", "filter", "collide", "direct", "deliver-prefix"])
+    extra: list[dict[str, Any]] = []
+    if kind == "ext-transform":
+        t = {"src": rng.choice(RELEASE_TRANSFORM_SRCS), "dest": rng.choice(RELEASE_TRANSFORM_DESTS)}
+        doc = S("XC", subjects=["xc.>"], sources=[{"name": "REMOTE", "external": _EXT, "subject_transforms": [t]}])
+    elif kind == "ext-filter-transforms":
+        doc = S(
+            "XC",
+            subjects=["xc.>"],
+            sources=[{"name": "REMOTE", "external": _EXT, "filter_subject": "r.a", "subject_transforms": [{"src": "r.b", "dest": "r.c"}]}],
+        )
+    elif kind == "ext-overlap":
+        doc = S(
+            "XC",
+            subjects=["xc.>"],
+            sources=[{"name": "REMOTE", "external": _EXT, "subject_transforms": [{"src": "r.>", "dest": "s.>"}, {"src": "r.x", "dest": "t"}]}],
+        )
+    elif kind == "slash":
+        doc = rng.choice([S("XC", subjects=["xc.>"], sources=[{"name": "RE/MOTE"}]), S("XC", mirror={"name": "RE/MOTE"})])
+    elif kind == "filter":
+        bad = rng.choice(["r..x", "r x", "r.>.x"])
+        doc = rng.choice(
+            [S("XC", subjects=["xc.>"], sources=[{"name": origin, "filter_subject": bad}]), S("XC", mirror={"name": origin, "filter_subject": bad})]
+        )
+    elif kind == "collide":
+        doc = S("XC", subjects=["xc.>"])
+        extra = [C("xcc", "XC", filter_subjects=rng.choice([["xc.*.x", "xc.y.*"], ["xc.>", "xc.a"], ["xc.a", "xc.b"]]))]
+    elif kind == "direct":
+        doc = S("XC", subjects=["xc.>"])
+        extra = [C("xcd", "XC", direct=True, **rng.choice([{}, {"deliver_subject": "dl.xcd"}]))]
+    else:
+        doc = S("XC", sources=[{"name": origin}, {"name": "REMOTE", "external": {**_EXT, "deliver": rng.choice(["xd", "dlv"])}}])
+    out = _insert_stream(docs, doc) + extra
+    return f"release-check-{kind}", _dump(out)
+
+
 MUTATIONS = [
     (m_stream_case, 5),
     (m_consumer_case, 6),
@@ -531,6 +576,7 @@ MUTATIONS = [
     (m_random_field, 8),
     (m_transform, 3),
     (m_release_feature, 8),
+    (m_release_check, 4),
 ]
 
 # pedantic run: the pedantic rule cases and fields the server normalises unless pedantic

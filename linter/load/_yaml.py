@@ -289,13 +289,9 @@ class _Document:
             return
         container = parent[0]
         if k in container:
-            self.problems.append(
-                ReadProblem(
-                    "duplicate-key",
-                    f"duplicate key {short(str(k))!r}: already set on line {parent[1].keys[k][0][0]}; write each key once",
-                    *parent[3],
-                )
-            )
+            head = f"duplicate key {short(str(k))!r}: already set on line {parent[1].keys[k][0][0]}"
+            line, column = parent[3]
+            self.problems.append(ReadProblem("duplicate-key", f"{head}; write each key once", line, column, head))
             return
         container[k] = value
         parent[1].keys[k] = (parent[3], entry)

@@ -44,6 +44,9 @@ class ReadProblem:
     message: str
     line: int
     column: int
+    # The problem without the advice the message ends with (a duplicate key and the line that set it
+    # first), for a dialect that gives its own advice; not cached (the read's result is).
+    head: str = ""
 
 
 @dataclass
@@ -156,7 +159,7 @@ def _read_json(text: str, limits: Limits) -> tuple[list[ParsedDocument], list[Re
             # Go's encoding/json (and so nats-server) keeps the last value of a repeated key: so does
             # jsops for JSON files, with a warning (YAML files keep refusing duplicates).
             docs[0].value = value
-            docs[0].problems = [_json_duplicate(p) if p.code == "duplicate-key" else p for p in docs[0].problems]
+            docs[0].problems = [_json_duplicate(p.head, p.line, p.column) if p.code == "duplicate-key" else p for p in docs[0].problems]
         return docs, []
     # libyaml could not read this JSON (YAML 1.1 differs in corners: keys longer than 1024
     # characters, some control characters): use the value without positions, within the same bounds.
@@ -164,7 +167,7 @@ def _read_json(text: str, limits: Limits) -> tuple[list[ParsedDocument], list[Re
         return [], [ReadProblem("too-complex", f"nesting deeper than {limits.max_depth} levels; a manifest never needs this", 1, 1)]
     if node_count(value, limits.max_nodes + 1) > limits.max_nodes:
         return [], [ReadProblem("too-complex", f"document has more than {limits.max_nodes} nodes; refusing to read it", 1, 1)]
-    extra = [_json_duplicate(ReadProblem("duplicate-key", f"duplicate key {short(k)!r}", 1, 1)) for k in dupes]
+    extra = [_json_duplicate(f"duplicate key {short(k)!r}", 1, 1) for k in dupes]
     return [ParsedDocument(value, None, 1, extra)], []
 
 
@@ -209,10 +212,10 @@ def _surrogate_problem(text: str) -> ReadProblem:
     )
 
 
-def _json_duplicate(p: ReadProblem) -> ReadProblem:
-    head = p.message.split("; write each key once")[0]
+def _json_duplicate(head: str, line: int, column: int) -> ReadProblem:
+    """A duplicate key of a JSON file: nats-server keeps the last value, and so does jsops."""
     return ReadProblem(
-        "json-duplicate-key", f"{head}; nats-server (Go's JSON decoder) keeps the last value, and so does jsops: write each key once", p.line, p.column
+        "json-duplicate-key", f"{head}; nats-server (Go's JSON decoder) keeps the last value, and so does jsops: write each key once", line, column
     )
 
 

@@ -5,7 +5,7 @@ body is the StreamConfig's fields and ``pedantic``. Which release reads which ke
 (:data:`jsops.linter.semantics.releases.CONSUMER_REQUEST_KEYS`, ``STREAM_REQUEST_KEYS``); so is what the
 server answers: a key no release reads is an unknown field (10025 from 2.12, dropped before), a value
 of a key the release reads that does not decode is 10025 (a release that does not read the key
-drops it: the finding records the release it applies from in ``estate.since``).
+drops it: the finding records the release it applies from, ``Finding.since``).
 
 An info response (``nats stream info --json``, ``nats consumer info --json``: ``created``, ``state``,
 ``delivered``, ...) is not a request body: only its ``config`` is read, as before.
@@ -22,6 +22,7 @@ from ..semantics.releases import (
     CONSUMER_ACTIONS,
     CONSUMER_REQUEST_KEYS,
     STREAM_REQUEST_KEYS,
+    STRICT_JSON_DEFAULT,
     Version,
 )
 from .documents import ParsedDocument
@@ -67,13 +68,10 @@ def _unknown(doc: ParsedDocument, file: str, estate: Estate, keys: list[Any], al
     names = ", ".join(allowed)
     for k in keys:
         pos = resolve_position(doc.positions, (k,), key=True) or (doc.line, 1)
-        # The message's start is what the engine reads for the releases before strict decoding.
         msg = f"unknown field {short(k)!r} in {label} (it holds {names}){did_you_mean(str(k), list(allowed))}"
-        estate.findings.append(finding("invalid-field", msg, file, *pos, None, ErrCode.INVALID_JSON))
+        estate.findings.append(finding("invalid-field", msg, file, *pos, None, ErrCode.INVALID_JSON, since=STRICT_JSON_DEFAULT))
 
 
 def _bad_value(doc: ParsedDocument, file: str, estate: Estate, key: str, what: str, since: Version) -> None:
     pos = resolve_position(doc.positions, (key,)) or (doc.line, 1)
-    f = finding("invalid-field", f"{what}: the request body does not decode", file, *pos, None, ErrCode.INVALID_JSON)
-    estate.findings.append(f)
-    estate.since[(f.file, f.line, f.column, f.rule)] = since
+    estate.findings.append(finding("invalid-field", f"{what}: the request body does not decode", file, *pos, None, ErrCode.INVALID_JSON, since=since))

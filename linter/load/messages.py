@@ -35,10 +35,19 @@ MAX_NAME_LENGTH = 1024
 
 
 def finding(
-    code_name: str, message: str, file: str, line: int, column: int, obj: ObjectRef | None = None, server_error_code: int | None = None, *, excerpt: bool = True
+    code_name: str,
+    message: str,
+    file: str,
+    line: int,
+    column: int,
+    obj: ObjectRef | None = None,
+    server_error_code: int | None = None,
+    *,
+    excerpt: bool = True,
+    since: tuple[int, int, int] | None = None,
 ) -> Finding:
     code = LOAD_CODES[code_name]
-    return Finding(code.code, code.name, code.severity, message, file, line, column, obj, server_error_code, excerpt=excerpt)
+    return Finding(code.code, code.name, code.severity, message, file, line, column, obj, server_error_code, excerpt=excerpt, since=since)
 
 
 def kind_of(v: Any) -> str:

@@ -13,6 +13,7 @@ from ..model.config import ConsumerConfig, StreamConfig
 from ..model.records import Record, is_record_class, validation_errors
 from ..model.resource import Declaration, Estate, Resource
 from ..semantics.errcodes import ErrCode
+from ..semantics.releases import STRICT_JSON_DEFAULT
 from ._nack_tables import NACK_TABLES
 from .messages import MAX_FINDINGS_PER_OBJECT, did_you_mean, dotted, finding, kind_of, short
 
@@ -88,7 +89,8 @@ def validation_finding(res: Declaration, model: type[Record], err: ErrorDetails)
         msg = f"unknown field {short(field_name)!r} in {parent}{did_you_mean(field_name, candidates)}"
         line, col = res.locate(src, key=True, document_path=True)
         if res.dialect == "api":  # the file is the request body: strict decoding refuses it (2.12+ by default)
-            return finding("invalid-field", msg, res.file, line, col, res.ref if res.name else None, ErrCode.INVALID_JSON)
+            ref = res.ref if res.name else None
+            return finding("invalid-field", msg, res.file, line, col, ref, ErrCode.INVALID_JSON, since=STRICT_JSON_DEFAULT)
     else:
         msg = _value_message(kind, dotted(src), err)
         line, col = res.locate(src, document_path=True)

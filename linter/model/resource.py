@@ -200,9 +200,6 @@ class Estate:
     # The stream of a bare consumer config (natscli's `nats consumer add STREAM --config FILE`), as the
     # user gives it: (file glob, stream), the first match wins (``--stream`` is the glob ``*``, last).
     consumer_streams: list[tuple[str, str]] = field(default_factory=list)
-    # Loader findings whose err_code applies from a release on (file, line, column, rule) -> release:
-    # an older release drops the value silently (a request key it does not read yet).
-    since: dict[tuple[str, int, int, str], tuple[int, int, int]] = field(default_factory=dict)
     # Request bodies (API JSON) refused only for unknown fields, without them: what the releases
     # before strict decoding (2.12), which drop unknown fields, receive and judge (release_view).
     lenient: list[Resource] = field(default_factory=list)

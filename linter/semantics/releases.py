@@ -13,6 +13,9 @@
   - a check the target does not make yet (:data:`CHECK_SINCE`): the finding becomes advice ("2.10
     accepts this; 2.12+ refuses it (10183)"), never a predicted rejection;
   - a check the target answers with another err_code (:data:`CODE_BEFORE`);
+
+  both keyed by the server's facts (object kind, err_code, field), and applied by the rule that
+  builds the finding (``RuleContext.refusal``), never afterwards from a rule code or a message;
   - a field the target does not know: before strict JSON decoding (2.12) the server silently drops
     it, so every other rule judges the object without it (:func:`release_view`) and JS311 says that
     the field is dropped.
@@ -23,7 +26,7 @@ Without a ``server_version`` the predictions are for :data:`NEWEST`.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from . import catalog
@@ -44,10 +47,14 @@ __all__ = [
     "CONSUMER_FIELDS",
     "ENUM_VALUES",
     "STRICT_JSON_DEFAULT",
+    "PEDANTIC_SINCE",
+    "PEDANTIC_WINDOW_SOURCES_EXEMPT",
     "CONSUMER_REQUEST_KEYS",
     "STREAM_REQUEST_KEYS",
     "CONSUMER_ACTIONS",
     "IMPLICIT_REPUBLISH_SINCE",
+    "EXTERNAL_SOURCE_CHECKS_SINCE",
+    "FILTER_OVERLAP_SUBSET_SINCE",
     "NORMALISE_NEGATIVE_LIMITS",
     "NEWEST",
     "SUPPORTED",
@@ -56,6 +63,8 @@ __all__ = [
     "target_release",
     "check_since",
     "code_for",
+    "ReleaseAnswer",
+    "release_answer",
     "advice_message",
     "release_view",
 ]
@@ -85,13 +94,27 @@ STREAM_SOURCE_FIELDS: dict[str, Version] = catalog.field_since("StreamSource")
 # binaries: tests/integration/test_request_bodies_server.py). Before it a release drops the key
 # silently (a bad value too); from 2.12 any other key is an unknown field (10025), before it dropped.
 # $JS.API.CONSUMER.CREATE / DURABLE.CREATE (CreateConsumerRequest):
-CONSUMER_REQUEST_KEYS: dict[str, Version] = {"stream_name": FIRST_RELEASE, "config": FIRST_RELEASE, "action": (2, 10, 0), "pedantic": (2, 11, 0)}
+# The first release that reads ``pedantic``: before it no request is pedantic (the key is dropped).
+PEDANTIC_SINCE: Version = (2, 11, 0)
+CONSUMER_REQUEST_KEYS: dict[str, Version] = {"stream_name": FIRST_RELEASE, "config": FIRST_RELEASE, "action": (2, 10, 0), "pedantic": PEDANTIC_SINCE}
 # $JS.API.STREAM.CREATE / UPDATE (StreamConfigRequest: the StreamConfig's fields, and these):
-STREAM_REQUEST_KEYS: dict[str, Version] = {"pedantic": (2, 11, 0)}
+STREAM_REQUEST_KEYS: dict[str, Version] = {"pedantic": PEDANTIC_SINCE}
+# From this release a pedantic stream create with sources (not only a mirror) is exempt from the
+# omitted-duplicate_window checks (2.11, 2.12 refuse a sourcing stream's short max_age with 10157).
+PEDANTIC_WINDOW_SOURCES_EXEMPT: Version = (2, 14, 0)
 # From this release a '>' -> '>' republish of a single-subject stream whose subject_transform reads
 # that subject republishes the transformed subjects (an implicit republish); 2.10 checks the '>'
 # destination as written, which collides with every subject: 10052 (measured on 2.10.26, 2.11.11).
 IMPLICIT_REPUBLISH_SINCE: Version = (2, 11, 0)
+# From this release checkStreamCfg checks an external source's filter and transforms as it checks a
+# local one's (10144, 10145, 10146, 10147); before, an external source's transforms are only built
+# when the stream starts (an empty src reads as '>'): a transform that does not build, or an invalid
+# transform source, fails the create with 10049, anything else is accepted (measured on 2.10.26,
+# 2.11.11 with every source and destination of the transform grid).
+EXTERNAL_SOURCE_CHECKS_SINCE: Version = (2, 12, 0)
+# From this release a consumer's filter_subjects are refused (10138) only when one is a subset of
+# another; before, when any two collide ("a.*.x" and "a.y.*"; measured on 2.10.26, 2.11.11).
+FILTER_OVERLAP_SUBSET_SINCE: Version = (2, 12, 0)
 # The values CreateConsumerRequest's action decodes (anything else: 10025 on every release that reads it).
 CONSUMER_ACTIONS = ("", "create", "update")
 
@@ -125,32 +148,65 @@ def format_version(v: Version) -> str:
 SUPPORTED: tuple[str, ...] = ("2.10.26", "2.11.11", "2.12.8", "2.14.6", "2.15.1")
 NEWEST: Version = (2, 15, 1)
 
-# (rule code, err_code) or (rule code, err_code, field) -> the first release that makes the check
-# (field: the first element of the finding's path, for a rule that makes several checks with one
-# err_code). An older target accepts the object: the finding is advice.
-CHECK_SINCE: dict[tuple[Any, ...], Version] = {
-    ("JS204", ErrCode.CONSUMER_ACK_WAIT_NEGATIVE): (2, 12, 0),  # ack_wait < 0
-    ("JS204", ErrCode.CONSUMER_BACK_OFF_NEGATIVE): (2, 12, 0),  # a negative backoff step
-    ("JS224", ErrCode.CONSUMER_PRIORITY_GROUP_WITH_POLICY_NONE): (2, 12, 0),  # priority_groups without a priority_policy
-    ("JS224", ErrCode.CONSUMER_PINNED_TTL_WITHOUT_PRIORITY_POLICY_NONE): (2, 12, 0),  # priority_timeout without a priority_policy
-    ("JS221", ErrCode.CONSUMER_METADATA_LENGTH): (2, 11, 0),  # consumer metadata over 128 KiB
-    ("JS104", ErrCode.STREAM_INVALID_CONFIG): (2, 11, 0),  # stream metadata over 128 KiB
-    ("JS112", ErrCode.STREAM_INVALID_CONFIG): (2, 14, 0),  # message schedules with discard new (2.12 accepts it)
-    ("JS109", ErrCode.STREAM_INVALID_CONFIG, "allow_msg_schedules"): (2, 14, 0),  # a counter stream with schedules
+# Release differences of a check are keyed by the server's facts: (object kind, err_code, field),
+# the field being the config field the check is about (the first element of the finding's path
+# unless the rule names it; ``field:condition`` where one code covers several conditions of a field
+# that changed apart, ``sources.external`` for a source in another domain). Rules build their findings for the target release through
+# ``RuleContext.refusal`` (:func:`release_answer`); the engine never rewrites a rule's finding.
+
+# (kind, err_code, field) -> the first release that makes the check. An older target accepts the
+# object: the finding is advice.
+CHECK_SINCE: dict[tuple[str, int, str], Version] = {
+    ("Consumer", ErrCode.CONSUMER_ACK_WAIT_NEGATIVE, "ack_wait"): (2, 12, 0),  # ack_wait < 0
+    ("Consumer", ErrCode.CONSUMER_BACK_OFF_NEGATIVE, "backoff"): (2, 12, 0),  # a negative backoff step
+    ("Consumer", ErrCode.CONSUMER_PRIORITY_GROUP_WITH_POLICY_NONE, "priority_groups"): (2, 12, 0),  # without a priority_policy
+    ("Consumer", ErrCode.CONSUMER_PINNED_TTL_WITHOUT_PRIORITY_POLICY_NONE, "priority_timeout"): (2, 12, 0),  # without a priority_policy
+    ("Consumer", ErrCode.CONSUMER_METADATA_LENGTH, "metadata"): (2, 11, 0),  # consumer metadata over 128 KiB
+    ("Stream", ErrCode.STREAM_INVALID_CONFIG, "metadata"): (2, 11, 0),  # stream metadata over 128 KiB
+    # message schedules with a counter, or with discard new (2.12 knows the field and accepts both)
+    ("Stream", ErrCode.STREAM_INVALID_CONFIG, "allow_msg_schedules:counter"): (2, 14, 0),
+    ("Stream", ErrCode.STREAM_INVALID_CONFIG, "allow_msg_schedules:discard-new"): (2, 14, 0),
+    # '/' or '\\' in the name of a sourced or mirrored stream (2.10, 2.11: isValidName, which allows them)
+    ("Stream", ErrCode.SOURCE_INVALID_STREAM_NAME, "sources.name:path-separator"): (2, 12, 0),
+    ("Stream", ErrCode.MIRROR_INVALID_STREAM_NAME, "mirror.name:path-separator"): (2, 12, 0),
+    # Pedantic requests refuse a negative limit instead of normalising it from 2.12 (before, the
+    # limit is stored as given; 2.11 reads pedantic but makes none of these checks).
+    **{
+        ("Stream", ErrCode.PEDANTIC, f"{f}:negative"): NORMALISE_NEGATIVE_LIMITS
+        for f in ("max_msgs", "max_msgs_per_subject", "max_bytes", "max_msg_size", "max_consumers")
+    },
+    **{
+        ("Consumer", ErrCode.PEDANTIC, f"{f}:negative"): NORMALISE_NEGATIVE_LIMITS
+        for f in (
+            "max_deliver",
+            "max_waiting",
+            "max_ack_pending",
+            "max_batch",
+            "max_expires",
+            "max_bytes",
+            "idle_heartbeat",
+            "inactive_threshold",
+            "priority_timeout",
+        )
+    },
+    # An external source's filter_subject beside subject_transforms, and overlapping transform
+    # sources (2.10, 2.11 check them for sources in the same domain only: EXTERNAL_SOURCE_CHECKS_SINCE)
+    ("Stream", ErrCode.SOURCE_MULTIPLE_FILTERS_NOT_ALLOWED, "sources.external"): (2, 12, 0),
+    ("Stream", ErrCode.SOURCE_OVERLAPPING_SUBJECT_FILTERS, "sources.external"): (2, 12, 0),
 }
 
-# (rule code, err_code) -> [(release, older err_code)]: before ``release`` the server answers the
+# (kind, err_code, field) -> [(release, older err_code)]: before ``release`` the server answers the
 # check with ``older err_code`` (the first matching entry wins).
 # 2.10 wraps a stream or mirror transform's error in the generic create error 10049 (a source
-# transform's codes depend on the stage that refuses it: rules/stream_source_transform_invalid.py).
+# transform's codes depend on the stage that refuses it: rules/stream/source_transform_invalid.py).
 _TRANSFORM_CODES = (2, 11, 0)
-CODE_BEFORE: dict[tuple[str, int], list[tuple[Version, int]]] = {
-    ("JS201", ErrCode.STREAM_INVALID_CONFIG): [
-        ((2, 12, 0), ErrCode.CONSUMER_BAD_DURABLE_NAME)
-    ],  # '.', '*', '>' in a consumer name: "durable name can not contain"
-    ("JS123", ErrCode.STREAM_TRANSFORM_INVALID_SOURCE): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],  # stream subject_transform src
-    ("JS123", ErrCode.STREAM_TRANSFORM_INVALID_DESTINATION): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],  # stream subject_transform mapping
-    ("JS124", ErrCode.MIRROR_INVALID_TRANSFORM_DESTINATION): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],  # mirror transform mapping
+_BAD_NAME: list[tuple[Version, int]] = [((2, 12, 0), ErrCode.CONSUMER_BAD_DURABLE_NAME)]  # "durable name can not contain"
+CODE_BEFORE: dict[tuple[str, int, str], list[tuple[Version, int]]] = {
+    ("Consumer", ErrCode.STREAM_INVALID_CONFIG, "name"): _BAD_NAME,  # '.', '*', '>' or whitespace in a consumer name
+    ("Consumer", ErrCode.STREAM_INVALID_CONFIG, "durable_name"): _BAD_NAME,
+    ("Stream", ErrCode.STREAM_TRANSFORM_INVALID_SOURCE, "subject_transform"): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],
+    ("Stream", ErrCode.STREAM_TRANSFORM_INVALID_DESTINATION, "subject_transform"): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],
+    ("Stream", ErrCode.MIRROR_INVALID_TRANSFORM_DESTINATION, "mirror"): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],
 }
 
 
@@ -160,23 +216,35 @@ def target_release(target: Target | None) -> Version:
     return version if version is not None else NEWEST
 
 
-def check_since(rule: str, code: int | None, path: tuple[Any, ...] = ()) -> Version | None:
-    """The first release that makes a rule's check with this err_code (None: every release)."""
-    if path:
-        hit = CHECK_SINCE.get((rule, code, path[0]))
-        if hit is not None:
-            return hit
-    return CHECK_SINCE.get((rule, code))
+def check_since(kind: str, code: int, field: str) -> Version | None:
+    """The first release that makes the check refusing ``field`` of a ``kind`` with ``code`` (None: every release)."""
+    return CHECK_SINCE.get((kind, code, field))
 
 
-def code_for(rule: str, code: int | None, release: Version) -> int | None:
-    """The err_code ``release`` answers a check with (the newest release's code by default)."""
-    if code is None:
-        return None
-    for before, older in CODE_BEFORE.get((rule, code), ()):
+def code_for(kind: str, code: int, field: str, release: Version) -> int:
+    """The err_code ``release`` answers that check with (the newest release's code by default)."""
+    for before, older in CODE_BEFORE.get((kind, code, field), ()):
         if release < before:
             return older
     return code
+
+
+@dataclass(frozen=True)
+class ReleaseAnswer:
+    """What a release answers a check the newest release refuses: ``code`` (None: the release
+    accepts the object) and, when it accepts, the first release that refuses it (``since``)."""
+
+    code: int | None
+    since: Version | None = None
+
+
+def release_answer(kind: str, code: int, field: str, release: Version) -> ReleaseAnswer:
+    """The answer of ``release`` to the check refusing ``field`` of a ``kind`` with ``code`` (the
+    newest release's err_code)."""
+    since = check_since(kind, code, field)
+    if since is not None and release < since:
+        return ReleaseAnswer(None, since)
+    return ReleaseAnswer(code_for(kind, code, field, release))
 
 
 def advice_message(message: str, code: int | None, since: Version, release: Version) -> str:

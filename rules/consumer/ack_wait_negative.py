@@ -71,21 +71,21 @@ class ConsumerAckWaitNegative(ConsumerRule):
             return  # the server replaces ack_wait with backoff[0]
         for i, value in enumerate(backoff or ()):
             if value < 0:
-                yield Violation(
+                yield ctx.refusal(
                     resource,
                     ("backoff", i),
                     f"backoff[{i}] is negative ({format_duration(value)}); nats-server rejects this consumer",
-                    server_error_code=ErrCode.CONSUMER_BACK_OFF_NEGATIVE,
+                    ErrCode.CONSUMER_BACK_OFF_NEGATIVE,
                     fix=FixSuggestion("unsafe", f"set backoff[{i}] to {format_duration(-value)}"),
                 )
                 return
         ack_wait = cfg.ack_wait or 0
         if ack_wait < 0:
-            yield Violation(
+            yield ctx.refusal(
                 resource,
                 ("ack_wait",),
                 f"ack_wait is negative ({format_duration(ack_wait)}); nats-server rejects this consumer",
-                server_error_code=ErrCode.CONSUMER_ACK_WAIT_NEGATIVE,
+                ErrCode.CONSUMER_ACK_WAIT_NEGATIVE,
                 fix=FixSuggestion("unsafe", f"set ack_wait to {format_duration(-ack_wait)}"),
             )
 

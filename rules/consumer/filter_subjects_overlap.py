@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
+    FILTER_OVERLAP_SUBSET_SINCE,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -16,6 +17,7 @@ from jsops.linter.api import (
     Violation,
     is_subset_match,
     is_valid_subject,
+    subjects_collide,
 )
 
 
@@ -25,7 +27,8 @@ class ConsumerFilterSubjectsOverlap(ConsumerRule):
     ## What it does
     Compares the entries of `filter_subjects` pairwise, as the server does, and reports an entry
     whose subjects are all matched by another entry (`orders.created` under `orders.>`, or the same
-    subject twice).
+    subject twice). For a target of 2.10 or 2.11, which refuse any two filters a subject can match
+    (`orders.*.eu` and `orders.new.*`), those too.
 
     ## Why is this bad?
     nats-server refuses to create the consumer (err_code 10138, "consumer subject filters cannot
@@ -81,6 +84,20 @@ class ConsumerFilterSubjectsOverlap(ConsumerRule):
                         f"filter_subjects[{i}] {s!r} is contained in filter_subjects[{j}] {t!r}; nats-server rejects overlapping filters",
                         server_error_code=ErrCode.CONSUMER_OVERLAPPING_SUBJECT_FILTERS,
                         fix=FixSuggestion("safe", f"remove filter_subjects[{i}]"),
+                    )
+                    return
+        if ctx.release >= FILTER_OVERLAP_SUBSET_SINCE:
+            return
+        # 2.10 and 2.11 also refuse two filters that collide without one containing the other
+        for i, s in enumerate(many):
+            for j, t in enumerate(many):
+                if i != j and subjects_collide(s, t):
+                    yield Violation(
+                        resource,
+                        ("filter_subjects", i),
+                        f"filter_subjects[{i}] {s!r} overlaps filter_subjects[{j}] {t!r} (a subject matches both); nats-server rejects overlapping filters",
+                        server_error_code=ErrCode.CONSUMER_OVERLAPPING_SUBJECT_FILTERS,
+                        fix=FixSuggestion("unsafe", f"narrow filter_subjects[{i}] or filter_subjects[{j}] so that no subject matches both"),
                     )
                     return
 

@@ -89,12 +89,12 @@ class ConsumerMetadataTooLarge(ConsumerRule):
             return
         size = sum(go_len(k) + go_len(v) for k, v in meta.items() if not k.startswith("_nats."))
         if size > USER_BUDGET:
-            yield Violation(
+            yield ctx.refusal(
                 resource,
                 ("metadata",),
                 f"metadata keys and values add up to {size} bytes; with the server's own entry that is more than "
                 f"{MAX_METADATA_LEN} bytes, and nats-server rejects this consumer",
-                server_error_code=ErrCode.CONSUMER_METADATA_LENGTH,
+                ErrCode.CONSUMER_METADATA_LENGTH,
                 fix=FixSuggestion("unsafe", f"shrink the metadata to at most {USER_BUDGET} bytes"),
             )
 

@@ -84,11 +84,11 @@ class ConsumerNameInvalid(ConsumerRule):
                 code, what = ErrCode.STREAM_INVALID_CONFIG, "'.', '*', '>' or whitespace"
             else:
                 continue
-            yield Violation(
+            yield ctx.refusal(
                 resource,
                 (fld,),
                 f"consumer {fld} {value!r} contains {what}; nats-server rejects this consumer",
-                server_error_code=code,
+                code,
                 fix=FixSuggestion("unsafe", f"rename the consumer to {_suggest(value)!r}"),
             )
             return  # the server stops at the first bad name

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from jsops.linter.api import (
     CONSUMER_DEFAULT_ACK_WAIT,
     FLOW_CONTROL_HEARTBEAT,
+    PEDANTIC_SINCE,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -15,7 +16,6 @@ from jsops.linter.api import (
     Severity,
     Violation,
     format_duration,
-    pedantic_rejection,
 )
 
 from ._common import parent_effective
@@ -94,18 +94,18 @@ class ConsumerPedanticRejected(ConsumerRule):
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         t = ctx.target
-        if t.pedantic is not True:
-            return
+        if t.pedantic is not True or ctx.release < PEDANTIC_SINCE:
+            return  # 2.10 does not read pedantic
         c = cfg
         for fld, floor in _FLOORS:
             v = getattr(c, fld)
             if v is not None and v < floor:
-                yield pedantic_rejection(resource, (fld,), f"{fld} {v} is below {floor}", ErrCode.PEDANTIC)
+                yield ctx.pedantic_refusal(resource, (fld,), f"{fld} {v} is below {floor}", ErrCode.PEDANTIC, about=f"{fld}:negative")
         ack = c.ack_policy or "none"
         if c.backoff:
             ack_wait = c.ack_wait or (CONSUMER_DEFAULT_ACK_WAIT if ack in ("explicit", "all") else 0)
             if ack_wait != c.backoff[0]:
-                yield pedantic_rejection(
+                yield ctx.pedantic_refusal(
                     resource,
                     ("ack_wait",) if c.ack_wait is not None else ("backoff",),
                     f"ack_wait {format_duration(ack_wait)} differs from backoff[0] {format_duration(c.backoff[0])}",
@@ -114,19 +114,23 @@ class ConsumerPedanticRejected(ConsumerRule):
         stream = parent_effective(resource, ctx) or {}
         limits = stream.get("consumer_limits") or {}
         if not c.max_ack_pending and limits.get("max_ack_pending"):
-            yield pedantic_rejection(resource, ("max_ack_pending",), "max_ack_pending is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC)
+            yield ctx.pedantic_refusal(
+                resource, ("max_ack_pending",), "max_ack_pending is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC
+            )
         if not c.inactive_threshold and limits.get("inactive_threshold"):
-            yield pedantic_rejection(
+            yield ctx.pedantic_refusal(
                 resource, ("inactive_threshold",), "inactive_threshold is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC
             )
         push = bool(c.deliver_subject)
         if not push and not c.max_batch and (t.limits.max_request_batch or 0) > 0:
-            yield pedantic_rejection(resource, ("max_batch",), "max_batch is omitted while the server sets limits.max_request_batch", ErrCode.PEDANTIC)
+            yield ctx.pedantic_refusal(resource, ("max_batch",), "max_batch is omitted while the server sets limits.max_request_batch", ErrCode.PEDANTIC)
         if ack == "flow_control" and push:
             if not c.flow_control:
-                yield pedantic_rejection(resource, ("flow_control",), "ack_policy flow_control without flow_control: true", ErrCode.CONSUMER_ACK_FC_REQUIRES_FC)
+                yield ctx.pedantic_refusal(
+                    resource, ("flow_control",), "ack_policy flow_control without flow_control: true", ErrCode.CONSUMER_ACK_FC_REQUIRES_FC
+                )
             if c.idle_heartbeat != FLOW_CONTROL_HEARTBEAT:
-                yield pedantic_rejection(resource, ("idle_heartbeat",), "ack_policy flow_control without idle_heartbeat: 1s", ErrCode.STREAM_INVALID_CONFIG)
+                yield ctx.pedantic_refusal(resource, ("idle_heartbeat",), "ack_policy flow_control without idle_heartbeat: 1s", ErrCode.STREAM_INVALID_CONFIG)
 
 
 RULE = ConsumerPedanticRejected

@@ -70,19 +70,19 @@ class ConsumerPrioritySettingsWithoutPolicy(ConsumerRule):
         if policy and policy != "none":
             return
         if cfg.priority_groups:
-            yield Violation(
+            yield ctx.refusal(
                 resource,
                 ("priority_groups",),
                 "priority_groups without a priority_policy; nats-server rejects this consumer",
-                server_error_code=ErrCode.CONSUMER_PRIORITY_GROUP_WITH_POLICY_NONE,
+                ErrCode.CONSUMER_PRIORITY_GROUP_WITH_POLICY_NONE,
                 fix=FixSuggestion("unsafe", "set priority_policy, or remove priority_groups"),
             )
         elif (cfg.priority_timeout or 0) > 0:
-            yield Violation(
+            yield ctx.refusal(
                 resource,
                 ("priority_timeout",),
                 "priority_timeout without a priority_policy; nats-server rejects this consumer",
-                server_error_code=ErrCode.CONSUMER_PINNED_TTL_WITHOUT_PRIORITY_POLICY_NONE,
+                ErrCode.CONSUMER_PINNED_TTL_WITHOUT_PRIORITY_POLICY_NONE,
                 fix=FixSuggestion("safe", "remove priority_timeout"),
             )
 

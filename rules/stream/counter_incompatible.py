@@ -71,11 +71,12 @@ class StreamCounterIncompatible(StreamRule):
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
         if c.allow_msg_schedules:
-            yield Violation(
+            yield ctx.refusal(
                 resource,
                 ("allow_msg_schedules",),
                 "a counter stream cannot use message schedules; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                ErrCode.STREAM_INVALID_CONFIG,
+                about="allow_msg_schedules:counter",
             )
         if c.retention not in (None, "limits"):
             yield Violation(

@@ -14,6 +14,8 @@ from jsops.linter.api import (
     StreamRule,
     Violation,
     is_valid_publish_subject,
+    stream_config,
+    subjects_collide,
 )
 
 JS_API_PREFIX = "$JS.API"
@@ -24,13 +26,15 @@ class StreamExternalPrefixInvalid(StreamRule):
 
     ## What it does
     Checks `external.api` and `external.deliver` of the mirror and of every source: both must be
-    literal, valid subjects, and the API prefix must not be the local `$JS.API` itself.
+    literal, valid subjects, and the API prefix must not be the local `$JS.API` itself. A delivery
+    prefix must not make a subject of a sourced stream of this domain (declared in the estate)
+    collide with itself once prefixed (`x.>` under the prefix `x`).
 
     ## Why is this bad?
     nats-server refuses to create or update the stream: a delivery prefix with wildcards or
     invalid tokens with err_code 10024, such an API prefix with err_code 10052, and an API prefix
     equal to `$JS.API` with err_code 10021 (it would talk to the local JetStream, not the remote
-    domain).
+    domain); a delivery prefix overlapping a sourced stream's subjects with err_code 10022.
 
     ## Example
     ```yaml
@@ -70,6 +74,7 @@ class StreamExternalPrefixInvalid(StreamRule):
                 blocks.append((("mirror", "external"), c.mirror.external))
         elif c.sources:
             blocks.extend((("sources", i, "external"), s.external) for i, s in enumerate(c.sources) if s.external is not None)
+        origin_subjects = _origin_subjects(resource, c, ctx)
         for at, ext in blocks:
             if ext.deliver and not is_valid_publish_subject(ext.deliver):
                 yield Violation(
@@ -78,6 +83,16 @@ class StreamExternalPrefixInvalid(StreamRule):
                     f"external delivery prefix {ext.deliver!r} must be a valid subject without wildcards; nats-server rejects this stream",
                     server_error_code=ErrCode.STREAM_INVALID_EXTERNAL_DELIVERY_SUBJ,
                 )
+            elif ext.deliver:
+                hit = next((s for s in origin_subjects if subjects_collide(s, f"{ext.deliver}.{s}")), None)
+                if hit is not None:
+                    yield Violation(
+                        resource,
+                        at + ("deliver",),
+                        f"external delivery prefix {ext.deliver!r} overlaps {hit!r}, a subject of a sourced stream, once prefixed; "
+                        "nats-server rejects this stream",
+                        server_error_code=ErrCode.STREAM_EXTERNAL_DEL_PREFIX_OVERLAPS,
+                    )
             if ext.api:
                 if not is_valid_publish_subject(ext.api):
                     yield Violation(
@@ -93,6 +108,18 @@ class StreamExternalPrefixInvalid(StreamRule):
                         f"external API prefix {ext.api!r} is the local JetStream API; nats-server rejects this stream",
                         server_error_code=ErrCode.STREAM_EXTERNAL_API_OVERLAP,
                     )
+
+
+def _origin_subjects(resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> list[str]:
+    """The subjects of the streams in this domain that ``c`` sources and the estate declares (the
+    server compares external delivery prefixes with the subjects of the local origins it has)."""
+    out: list[str] = []
+    for src in c.sources or ():
+        origin = ctx.origin_of(resource, src) if src.external is None else None
+        if origin is not None:
+            o = stream_config(origin)
+            out.extend(o.subjects or ([] if o.mirror is not None or o.sources else [origin.name]))
+    return out
 
 
 RULE = StreamExternalPrefixInvalid

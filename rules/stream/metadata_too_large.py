@@ -69,13 +69,13 @@ class StreamMetadataTooLarge(StreamRule):
             if k not in _SERVER_KEYS:
                 total += go_len(k) + go_len(v)
         if total > MAX_METADATA_LEN:
-            yield Violation(
+            yield ctx.refusal(
                 resource,
                 ("metadata",),
                 f"metadata takes {total - REQ_LEVEL_METADATA_LEN} bytes (keys plus values); with the server's "
                 f"{REQ_LEVEL_METADATA_LEN}-byte _nats.req.level entry that exceeds {MAX_METADATA_LEN}; "
                 "nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                ErrCode.STREAM_INVALID_CONFIG,
             )
 
 

@@ -39,8 +39,9 @@ class StreamMirrorInvalid(StreamRule):
     For a stream with `mirror`, flags `first_seq`, `subjects`, `sources`, `allow_msg_counter`,
     `allow_atomic`, `allow_batched`, `allow_msg_schedules` and `subject_delete_marker_ttl`; an
     invalid origin stream name; `mirror.filter_subject` together with `mirror.subject_transforms`;
-    a `mirror.consumer` that is malformed or combined with start options or a filter; and invalid
-    or overlapping `mirror.subject_transforms` sources.
+    a `mirror.consumer` that is malformed or combined with start options or a filter; invalid
+    or overlapping `mirror.subject_transforms` sources; a `mirror.filter_subject` that is not a
+    valid subject. Before 2.12 the server allows `/` and `\\` in the origin's name: advice then.
 
     ## Why is this bad?
     A mirror's content is exactly its origin's: it takes no publishes and no other input. nats-server
@@ -48,7 +49,7 @@ class StreamMirrorInvalid(StreamRule):
     `subjects` 10034, `sources` 10031, counters 10173, `allow_atomic` 10198, `allow_batched` 10209,
     schedules 10186, subject delete markers 10052, invalid origin name 10142, filter plus
     transforms 10150, invalid mirror consumer 10213, invalid transform source 10151, overlapping
-    transform sources 10152.
+    transform sources 10152; an invalid `filter_subject` fails the create with 10049.
 
     ## Example
     ```yaml
@@ -131,12 +132,22 @@ class StreamMirrorInvalid(StreamRule):
                     server_error_code=ErrCode.MIRROR_OVERLAPPING_SUBJECT_FILTERS,
                 )
                 break
-        if m.external is None and not is_valid_asset_name(m.name or ""):
-            yield Violation(
+        name = m.name or ""
+        if m.external is None and not is_valid_asset_name(name):
+            only_separators = is_valid_asset_name(name.replace("/", "_").replace("\\", "_"))  # 2.10, 2.11 allow them
+            yield ctx.refusal(
                 resource,
                 ("mirror", "name"),
                 f"mirrored stream name {m.name!r} is invalid; nats-server rejects this stream",
-                server_error_code=ErrCode.MIRROR_INVALID_STREAM_NAME,
+                ErrCode.MIRROR_INVALID_STREAM_NAME,
+                about="mirror.name:path-separator" if only_separators else None,
+            )
+        if m.filter_subject and not is_valid_subject(m.filter_subject):
+            yield Violation(
+                resource,
+                ("mirror", "filter_subject"),
+                f"mirror.filter_subject {m.filter_subject!r} is not a valid subject; nats-server fails to create this stream",
+                server_error_code=ErrCode.STREAM_CREATE,
             )
 
 

@@ -79,11 +79,11 @@ class StreamMirrorTransformInvalid(StreamRule):
                 continue  # 10151, JS118
             why = destination_problem(t.src, t.dest, release)
             if why:
-                yield Violation(
+                yield ctx.refusal(
                     resource,
                     ("mirror", "subject_transforms", k, "dest"),
                     f"mirror transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); nats-server rejects this stream",
-                    server_error_code=ErrCode.MIRROR_INVALID_TRANSFORM_DESTINATION,
+                    ErrCode.MIRROR_INVALID_TRANSFORM_DESTINATION,
                 )
 
 

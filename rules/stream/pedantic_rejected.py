@@ -6,6 +6,8 @@ from collections.abc import Iterator
 
 from jsops.linter.api import (
     MILLISECOND,
+    PEDANTIC_SINCE,
+    PEDANTIC_WINDOW_SOURCES_EXEMPT,
     SECOND,
     STREAM_DEFAULT_DUPLICATE_WINDOW,
     ErrCode,
@@ -16,7 +18,6 @@ from jsops.linter.api import (
     StreamRule,
     Violation,
     format_duration,
-    pedantic_rejection,
     stream_config,
 )
 
@@ -80,25 +81,26 @@ class StreamPedanticRejected(StreamRule):
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         t = ctx.target
-        if t.pedantic is not True:
-            return
+        if t.pedantic is not True or ctx.release < PEDANTIC_SINCE:
+            return  # 2.10 does not read pedantic
         c = cfg
         for fld in _LIMITS:
             v = getattr(c, fld)
             if v is not None and v < -1:
-                yield pedantic_rejection(resource, (fld,), f"{fld} {v} is below -1 (unlimited is -1)", ErrCode.PEDANTIC)
+                yield ctx.pedantic_refusal(resource, (fld,), f"{fld} {v} is below -1 (unlimited is -1)", ErrCode.PEDANTIC, about=f"{fld}:negative")
         max_age = c.max_age or 0
-        if not c.duplicate_window and c.mirror is None and not c.sources:
+        sources_exempt = ctx.release >= PEDANTIC_WINDOW_SOURCES_EXEMPT  # 2.11, 2.12 check sourcing streams too
+        if not c.duplicate_window and c.mirror is None and not (c.sources and sources_exempt):
             lim = t.limits.duplicate_window or 0
             if 0 < lim < STREAM_DEFAULT_DUPLICATE_WINDOW:
-                yield pedantic_rejection(
+                yield ctx.pedantic_refusal(
                     resource,
                     ("subjects",),
                     f"duplicate_window is omitted and the server limit {format_duration(lim)} is below the 2m default",
                     ErrCode.PEDANTIC,
                 )
             elif 100 * MILLISECOND <= max_age < STREAM_DEFAULT_DUPLICATE_WINDOW:
-                yield pedantic_rejection(
+                yield ctx.pedantic_refusal(
                     resource,
                     ("max_age",),
                     f"duplicate_window is omitted and max_age {format_duration(max_age)} is below the 2m default",
@@ -107,21 +109,23 @@ class StreamPedanticRejected(StreamRule):
         sdm = c.subject_delete_marker_ttl or 0
         if sdm >= SECOND:
             if not c.allow_msg_ttl:
-                yield pedantic_rejection(
+                yield ctx.pedantic_refusal(
                     resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_msg_ttl", ErrCode.STREAM_INVALID_CONFIG
                 )
             if not c.allow_rollup_hdrs:
-                yield pedantic_rejection(
+                yield ctx.pedantic_refusal(
                     resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_rollup_hdrs", ErrCode.STREAM_INVALID_CONFIG
                 )
         if c.allow_msg_schedules and c.discard != "new" and not c.allow_rollup_hdrs:
-            yield pedantic_rejection(resource, ("allow_msg_schedules",), "allow_msg_schedules is set without allow_rollup_hdrs", ErrCode.STREAM_INVALID_CONFIG)
+            yield ctx.pedantic_refusal(
+                resource, ("allow_msg_schedules",), "allow_msg_schedules is set without allow_rollup_hdrs", ErrCode.STREAM_INVALID_CONFIG
+            )
         m = c.mirror
         if m is not None and m.name != resource.name:
             origin = ctx.origin_of(resource, m)
             direct = bool(stream_config(origin).allow_direct) if origin is not None else None
             if direct is not None and bool(c.mirror_direct) != direct:
-                yield pedantic_rejection(
+                yield ctx.pedantic_refusal(
                     resource,
                     ("mirror_direct",) if c.mirror_direct is not None else ("mirror",),
                     f"mirror_direct differs from origin {m.name}'s allow_direct ({str(direct).lower()})",
@@ -130,11 +134,11 @@ class StreamPedanticRejected(StreamRule):
         r = c.republish
         if r is not None:
             if not r.src:
-                yield pedantic_rejection(resource, ("republish",), "republish has no src (the server would read it as '>')", ErrCode.PEDANTIC)
+                yield ctx.pedantic_refusal(resource, ("republish",), "republish has no src (the server would read it as '>')", ErrCode.PEDANTIC)
             elif r.src == ">" and r.dest == ">" and c.subject_transform is not None:
                 subjects = c.subjects or ([] if c.mirror is not None or c.sources else [resource.name])
                 if len(subjects) == 1 and c.subject_transform.src == subjects[0]:
-                    yield pedantic_rejection(resource, ("republish",), "republish '>' -> '>' would be rewritten from subject_transform", ErrCode.PEDANTIC)
+                    yield ctx.pedantic_refusal(resource, ("republish",), "republish '>' -> '>' would be rewritten from subject_transform", ErrCode.PEDANTIC)
 
 
 RULE = StreamPedanticRejected

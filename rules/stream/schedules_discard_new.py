@@ -51,11 +51,12 @@ class StreamSchedulesDiscardNew(StreamRule):
 
     def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if c.allow_msg_schedules and c.discard == "new":
-            yield Violation(
+            yield ctx.refusal(
                 resource,
                 ("discard",),
                 "message scheduling cannot use discard new; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                ErrCode.STREAM_INVALID_CONFIG,
+                about="allow_msg_schedules:discard-new",
             )
 
 

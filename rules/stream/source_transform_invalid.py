@@ -5,13 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
+    EXTERNAL_SOURCE_CHECKS_SINCE,
     ErrCode,
     RuleContext,
     Severity,
     StreamConfig,
     StreamResource,
     StreamRule,
+    StreamSource,
+    Version,
     Violation,
+    format_version,
     is_valid_asset_name,
     is_valid_subject,
     target_release,
@@ -28,11 +32,13 @@ class StreamSourceTransformInvalid(StreamRule):
     `$n`, `{{partition(n,...)}}`, `{{split(n,d)}}`, `{{splitFromLeft(n,k)}}` and the other split,
     slice, left and right functions, `{{random(n)}}`) with well-formed arguments, and wildcard
     indexes no larger than the number of `*` tokens in `src`. An invalid `src` or source name is
-    JS121's.
+    JS121's. For a target before 2.12, an `external` source's transforms are not validated, only
+    built when the stream starts (an empty `src` reads as `>`): one that does not build, or has an
+    invalid `src`, is reported with err_code 10049.
 
     ## Why is this bad?
     nats-server refuses to create or update the stream (err_code 10146, "source transform:
-    invalid mapping destination ...").
+    invalid mapping destination ..."; 10049 for an external source before 2.12).
 
     ## Example
     ```yaml
@@ -76,6 +82,9 @@ class StreamSourceTransformInvalid(StreamRule):
         for i, src in enumerate(c.sources):
             if not src.subject_transforms or not is_valid_asset_name(src.name or ""):
                 continue
+            if src.external is not None and release < EXTERNAL_SOURCE_CHECKS_SINCE:
+                yield from _built_only(resource, i, src, release)
+                continue
             for k, t in enumerate(src.subject_transforms):
                 bad_src = (t.src or old) and not is_valid_subject(t.src)
                 if bad_src and not old:
@@ -92,6 +101,26 @@ class StreamSourceTransformInvalid(StreamRule):
                     f"source transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); nats-server rejects this stream",
                     server_error_code=ErrCode.STREAM_CREATE if old and stage == "build" else ErrCode.SOURCE_INVALID_TRANSFORM_DESTINATION,
                 )
+
+
+def _built_only(resource: StreamResource, i: int, src: StreamSource, release: Version) -> Iterator[Violation]:
+    """An external source before 2.12: its transforms are not checked, only built when the stream
+    starts (an empty src reads as '>'); one that does not build fails the create with 10049."""
+    from jsops.linter.api import transform_problem  # imported on first use
+
+    for k, t in enumerate(src.subject_transforms or ()):
+        if not t.dest and (not t.src or is_valid_subject(t.src)):
+            continue  # no mapping: nothing to build
+        why = transform_problem(t.src or ">", t.dest, release) if is_valid_subject(t.src or ">") else f"source {t.src!r} is not a valid subject"
+        if why:
+            yield Violation(
+                resource,
+                ("sources", i, "subject_transforms", k),
+                f"external source transform {t.src or '>'!r} -> {t.dest!r} does not build ({why}); nats-server "
+                f"{format_version(release)} fails to create this stream",
+                server_error_code=ErrCode.STREAM_CREATE,
+            )
+            return
 
 
 RULE = StreamSourceTransformInvalid

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
+    EXTERNAL_SOURCE_CHECKS_SINCE,
     ErrCode,
     RuleContext,
     Severity,
@@ -12,12 +13,10 @@ from jsops.linter.api import (
     StreamResource,
     StreamRule,
     StreamSource,
-    Version,
     Violation,
     is_subset_match,
     is_valid_asset_name,
     is_valid_subject,
-    target_release,
 )
 
 from ._common import sourcing_consumer_problem
@@ -46,13 +45,17 @@ class StreamSourcesInvalid(StreamRule):
     duplicate (same stream, external API prefix, consumer, and filter or transforms);
     `filter_subject` and `subject_transforms` not both set; valid, non-overlapping transform
     sources; a well-formed durable `consumer` (name, literal `deliver_subject`, no start options,
-    no `filter_subject`) used by one source only. Also flags `sources` with `allow_msg_schedules`.
+    no `filter_subject`) used by one source only; a `filter_subject` that is a valid subject. Also
+    flags `sources` with `allow_msg_schedules`. Before 2.12 the server allows `/` and `\\` in a
+    source's name, and does not check an `external` source's filter and transforms (JS122 says
+    what it does with them): for such a target these findings are advice.
 
     ## Why is this bad?
     nats-server refuses to create or update the stream, each condition with its own err_code:
     invalid name 10141, duplicate source 10140, filter plus transforms 10144, invalid transform
     source 10145, overlapping transform sources 10147, invalid source consumer 10215, a consumer
-    name reused for the same stream 10216, sources with schedules 10187.
+    name reused for the same stream 10216, sources with schedules 10187; an invalid
+    `filter_subject` fails the create with 10049.
 
     ## Example
     ```yaml
@@ -97,19 +100,32 @@ class StreamSourcesInvalid(StreamRule):
                 server_error_code=ErrCode.SOURCE_WITH_MSG_SCHEDULES,
             )
 
-        release = target_release(ctx.target)
         seen: dict[str, int] = {}
         consumers: dict[tuple[str, str, str], int] = {}
         for i, src in enumerate(sources):
             at = ("sources", i)
-            if not is_valid_asset_name(src.name or ""):
-                yield Violation(
+            name = src.name or ""
+            if not is_valid_asset_name(name):
+                # 2.10 and 2.11 allow '/' and '\\' in it (advice for them, the other checks go on)
+                only_separators = is_valid_asset_name(name.replace("/", "_").replace("\\", "_"))
+                refused = ctx.refusal(
                     resource,
                     at + ("name",),
                     f"sourced stream name {src.name!r} is invalid; nats-server rejects this stream",
-                    server_error_code=ErrCode.SOURCE_INVALID_STREAM_NAME,
+                    ErrCode.SOURCE_INVALID_STREAM_NAME,
+                    about="sources.name:path-separator" if only_separators else None,
                 )
-                continue
+                yield refused
+                if refused.server_error_code is not None:
+                    continue
+            external = "sources.external" if src.external is not None else None
+            if src.filter_subject and not is_valid_subject(src.filter_subject):
+                yield Violation(
+                    resource,
+                    at + ("filter_subject",),
+                    f"sources[{i}].filter_subject {src.filter_subject!r} is not a valid subject; nats-server fails to create this stream",
+                    server_error_code=ErrCode.STREAM_CREATE,
+                )
             ident = _identity(src)
             if ident in seen:
                 yield Violation(
@@ -122,13 +138,14 @@ class StreamSourcesInvalid(StreamRule):
                 seen[ident] = i
             trs = src.subject_transforms or []
             if src.filter_subject and trs:
-                yield Violation(
+                yield ctx.refusal(
                     resource,
                     at + ("filter_subject",),
                     "a source cannot have both filter_subject and subject_transforms; nats-server rejects this stream",
-                    server_error_code=ErrCode.SOURCE_MULTIPLE_FILTERS_NOT_ALLOWED,
+                    ErrCode.SOURCE_MULTIPLE_FILTERS_NOT_ALLOWED,
+                    about=external,
                 )
-            yield from _transform_problems(resource, at, src, release)
+            yield from _transform_problems(resource, at, src, ctx, external)
             cons = src.consumer
             if cons is not None:
                 why = sourcing_consumer_problem(src, "source")
@@ -151,12 +168,16 @@ class StreamSourcesInvalid(StreamRule):
                     consumers[key] = i
 
 
-def _transform_problems(resource: StreamResource, at: tuple[str, int], src: StreamSource, release: Version) -> Iterator[Violation]:
-    """A source's subject transforms: each source a valid subject, no two overlapping."""
+def _transform_problems(resource: StreamResource, at: tuple[str, int], src: StreamSource, ctx: RuleContext, external: str | None) -> Iterator[Violation]:
+    """A source's subject transforms: each source a valid subject, no two overlapping. (Before
+    2.12 an external source's transforms are only built: JS122 predicts that.)"""
     from jsops.linter.api import EMPTY_SRC_REFUSED_BEFORE
 
+    release = ctx.release
     trs = src.subject_transforms or []
-    for k, t in enumerate(trs):
+    # before 2.12 an external source's transform sources are not checked: an invalid one fails the build (10049, JS122)
+    checked = [] if external and release < EXTERNAL_SOURCE_CHECKS_SINCE else trs
+    for k, t in enumerate(checked):
         if (t.src or release < EMPTY_SRC_REFUSED_BEFORE) and not is_valid_subject(t.src):
             yield Violation(
                 resource,
@@ -167,11 +188,12 @@ def _transform_problems(resource: StreamResource, at: tuple[str, int], src: Stre
     for k, t in enumerate(trs):
         other = next((m for m, u in enumerate(trs) if m != k and is_subset_match(t.src, u.src)), None)
         if other is not None:
-            yield Violation(
+            yield ctx.refusal(
                 resource,
                 at + ("subject_transforms", k, "src"),
                 f"transform source {t.src!r} overlaps subject_transforms[{other}]; nats-server rejects this stream",
-                server_error_code=ErrCode.SOURCE_OVERLAPPING_SUBJECT_FILTERS,
+                ErrCode.SOURCE_OVERLAPPING_SUBJECT_FILTERS,
+                about=external,
             )
             break
 

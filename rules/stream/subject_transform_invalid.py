@@ -73,21 +73,21 @@ class StreamSubjectTransformInvalid(StreamRule):
 
         release = target_release(ctx.target)
         if t.src and not is_valid_subject(t.src) and (t.dest or release >= BUILD_ONLY_BEFORE):  # 2.10: no dest, no check
-            yield Violation(
+            yield ctx.refusal(
                 resource,
                 ("subject_transform", "src"),
                 f"subject_transform source {t.src!r} is not a valid subject; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_TRANSFORM_INVALID_SOURCE,
+                ErrCode.STREAM_TRANSFORM_INVALID_SOURCE,
             )
             return
         # 2.10 only builds the transform (whitespace and left()/right() pass); 10049 there
         why = destination_problem(t.src, t.dest, release)
         if why:
-            yield Violation(
+            yield ctx.refusal(
                 resource,
                 ("subject_transform", "dest"),
                 f"subject_transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_TRANSFORM_INVALID_DESTINATION,
+                ErrCode.STREAM_TRANSFORM_INVALID_DESTINATION,
             )
 
 

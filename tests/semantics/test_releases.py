@@ -15,10 +15,12 @@ from jsops.linter.semantics.releases import (
     CODE_BEFORE,
     NEWEST,
     SUPPORTED,
+    ReleaseAnswer,
     advice_message,
     check_since,
     code_for,
     parse_version,
+    release_answer,
     release_view,
     target_release,
 )
@@ -39,21 +41,28 @@ def test_supported_releases_are_ordered_and_the_newest_is_the_default():
     assert target_release(Target(server_version="main")) == NEWEST
 
 
-def test_check_since_by_code_and_by_field():
-    assert check_since("JS204", 10183) == (2, 12, 0)
-    assert check_since("JS109", 10052, ("allow_msg_schedules",)) == (2, 14, 0)
-    assert check_since("JS109", 10052, ("allow_msg_ttl",)) is None  # other counter checks: every release
-    assert check_since("JS999", 10052) is None
+def test_check_since_is_keyed_by_kind_err_code_and_field():
+    assert check_since("Consumer", 10183, "ack_wait") == (2, 12, 0)
+    assert check_since("Stream", 10052, "allow_msg_schedules:counter") == (2, 14, 0)
+    assert check_since("Stream", 10052, "allow_msg_schedules") is None  # the pedantic roll-up check: every release that knows the field
+    assert check_since("Stream", 10052, "allow_msg_ttl") is None  # other counter checks: every release
+    assert check_since("Consumer", 10052, "metadata") is None  # the stream's metadata check, not the consumer's
     assert all(v <= NEWEST for v in CHECK_SINCE.values())
 
 
 def test_code_for_older_releases():
-    assert code_for("JS201", 10052, (2, 11, 11)) == 10103
-    assert code_for("JS201", 10052, (2, 12, 0)) == 10052
-    assert code_for("JS123", 10156, (2, 10, 26)) == 10049
-    assert code_for("JS123", 10156, (2, 11, 0)) == 10156
-    assert code_for("JS123", None, (2, 10, 0)) is None
+    assert code_for("Consumer", 10052, "name", (2, 11, 11)) == 10103
+    assert code_for("Consumer", 10052, "durable_name", (2, 12, 0)) == 10052
+    assert code_for("Stream", 10156, "subject_transform", (2, 10, 26)) == 10049
+    assert code_for("Stream", 10156, "subject_transform", (2, 11, 0)) == 10156
+    assert code_for("Stream", 10052, "name", (2, 10, 0)) == 10052
     assert all(before <= NEWEST for entries in CODE_BEFORE.values() for before, _ in entries)
+
+
+def test_release_answer_is_advice_before_the_check_and_the_older_code_after():
+    assert release_answer("Consumer", 10183, "ack_wait", (2, 11, 11)) == ReleaseAnswer(None, (2, 12, 0))
+    assert release_answer("Consumer", 10183, "ack_wait", (2, 12, 8)) == ReleaseAnswer(10183)
+    assert release_answer("Stream", 10154, "mirror", (2, 10, 26)) == ReleaseAnswer(10049)
 
 
 def test_advice_message_names_both_releases_and_the_code():

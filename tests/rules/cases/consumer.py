@@ -152,6 +152,10 @@ CASES: list[Case] = [
     Case("deliver-stream-prefix", "JS208", {"deliver_subject": "t"}, None),
     Case("deliver-star-in-token", "JS208", {"deliver_subject": "d.*x"}, None),
     Case("deliver-ok", "JS208", {"deliver_subject": "d.audit"}, None),
+    # JS229 consumer-direct-invalid
+    Case("direct-pull", "JS229", {"direct": True}, 10090),
+    Case("direct-push-durable", "JS229", _push(direct=True), 10091),
+    Case("direct-false", "JS229", {"direct": False}, None),
     # JS209 consumer-push-max-waiting
     Case("push-max-waiting", "JS209", _push(max_waiting=10), 10080),
     Case("push-max-waiting-negative", "JS209", _push(max_waiting=-1), None),

@@ -134,6 +134,7 @@ CASES: list[Case] = [
     Case("star-token", "JS117", {"subjects": ["*"]}, None),
     # JS118 stream-mirror-invalid
     Case("mirror-first-seq", "JS118", {"mirror": {"name": "ORIGIN"}, "first_seq": 10}, 10143),
+    Case("mirror-bad-filter", "JS118", {"mirror": {"name": "ORIGIN", "filter_subject": "a b"}}, 10049),
     Case("mirror-subjects", "JS118", {"mirror": {"name": "ORIGIN"}, "subjects": ["m.>"]}, 10034),
     Case("mirror-sources", "JS118", {"mirror": {"name": "ORIGIN"}, "sources": [{"name": "OTHER"}]}, 10031),
     Case("mirror-counter", "JS118", {"mirror": {"name": "ORIGIN"}, "allow_msg_counter": True}, 10173),
@@ -192,6 +193,7 @@ CASES: list[Case] = [
     # JS121 stream-sources-invalid
     Case("sources-schedules", "JS121", {"sources": [{"name": "A"}], "allow_msg_schedules": True}, 10187),
     Case("sources-bad-name", "JS121", {"sources": [{"name": "A.B"}]}, 10141),
+    Case("sources-bad-filter", "JS121", {"sources": [{"name": "A", "filter_subject": "a..b"}]}, 10049),
     Case("sources-duplicate", "JS121", {"sources": [{"name": "A", "filter_subject": "x.>"}, {"name": "A", "filter_subject": "x.>"}]}, 10140),
     Case("sources-duplicate-unfiltered", "JS121", {"sources": [{"name": "A"}, {"name": "A", "filter_subject": ">"}]}, 10140),
     Case(
