@@ -152,5 +152,12 @@ LOAD_CODES: dict[str, LoadCode] = {
             Severity.WARNING,
             "a bare consumer config (natscli's `nats consumer add STREAM --config FILE`) whose stream jsops cannot tell: give it with --stream or consumer-streams",
         ),
+        LoadCode(
+            "JS030",
+            "nack-crd-refused",
+            Severity.ERROR,
+            "a NACK resource kube-apiserver refuses before NACK sees it: not the CRD's served version, a value its CRD schema refuses, "
+            "an unknown field (refused under kubectl's strict validation, else pruned), invalid metadata (for the NACK release of --nack-version)",
+        ),
     )
 }

@@ -200,6 +200,9 @@ class Estate:
     # The stream of a bare consumer config (natscli's `nats consumer add STREAM --config FILE`), as the
     # user gives it: (file glob, stream), the first match wins (``--stream`` is the glob ``*``, last).
     consumer_streams: list[tuple[str, str]] = field(default_factory=list)
+    # The NACK release whose CRDs NACK files are checked against (``--nack-version``): a tag or minor
+    # (jsops.linter.load.nack_releases); None: the newest jsops knows.
+    nack_version: str | None = None
     # Loader findings whose err_code applies from a release on (file, line, column, rule) -> release:
     # an older release drops the value silently (a request key it does not read yet).
     since: dict[tuple[str, int, int, str], tuple[int, int, int]] = field(default_factory=dict)
