@@ -256,3 +256,20 @@ def test_load_paths_passes_the_version_on() -> None:
     assert [f.rule for f in estate.findings if f.rule == "JS030"] == ["JS030"]
     estate = load_paths([str(CORPUS / "refused" / "last-per-subject-before-0.21.1.yaml")])
     assert [f.rule for f in estate.findings if f.rule == "JS030"] == []
+
+
+def test_lint_output_of_the_refused_corpus_matches_golden(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a user sees (text), for the newest release; ``JSOPS_UPDATE_GOLDEN=1`` rewrites it."""
+    import os
+
+    from jsops.linter.cli import main
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    rc = main(["lint", "tests/fixtures/nack-crd/refused", "--no-cache"])
+    out, err = capsys.readouterr()
+    golden = ROOT / "tests" / "golden" / "lint-nack-crd.txt"
+    if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
+        golden.write_text(out)
+    assert (rc, err) == (1, "")
+    assert out == golden.read_text(), "lint-nack-crd.txt differs; if the change is intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
