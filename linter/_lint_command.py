@@ -98,7 +98,9 @@ def _lint(args: argparse.Namespace, version: str) -> int:
                 nack_version=nack_version,
             )
             return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles, only_files=only), estate, args.env)
-        estate = load_paths(given, env=args.env, cache=not getattr(args, "no_cache", False), exclude=exclude, consumer_streams=streams, nack_version=nack_version)
+        estate = load_paths(
+            given, env=args.env, cache=not getattr(args, "no_cache", False), exclude=exclude, consumer_streams=streams, nack_version=nack_version
+        )
         return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles), estate, args.env)
 
     if args.diff:

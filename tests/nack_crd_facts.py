@@ -34,7 +34,22 @@ CRD_FILE = "deploy/crds.yml"
 SOURCE = "https://github.com/nats-io/nack"
 
 # The schema keywords kube-apiserver enforces on a value, as the table names them.
-_ENFORCED = ("type", "enum", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "required", "nullable", "format")
+_ENFORCED = (
+    "type",
+    "enum",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "required",
+    "nullable",
+    "format",
+)
 _PRESERVE = "x-kubernetes-preserve-unknown-fields"
 # Keywords with no effect on what is refused (documentation, defaulting, printing).
 _IGNORED = ("description", "default", "example", "title")

@@ -88,9 +88,7 @@ def check_nack_document(doc: ParsedDocument, kind: str, api: str, file: str, est
         positions.add(pos)
         estate.findings.append(finding("nack-crd-refused", message, file, *pos))
     if len(problems) > MAX_FINDINGS_PER_OBJECT:
-        estate.findings.append(
-            finding("nack-crd-refused", f"{REFUSED}: {len(problems) - MAX_FINDINGS_PER_OBJECT} more problems are not shown", file, *start)
-        )
+        estate.findings.append(finding("nack-crd-refused", f"{REFUSED}: {len(problems) - MAX_FINDINGS_PER_OBJECT} more problems are not shown", file, *start))
     if problems:
         positions.add(start)
     content_ok = all(path == ("apiVersion",) for path, _, _ in problems)
@@ -142,7 +140,11 @@ def _walk(value: Any, at: str, path: tuple[Any, ...], schema: dict[str, dict[str
         return
     expected = facts.get("type")
     if expected is not None and not _is_type(value, expected):
-        yield path, False, f"{REFUSED}: {label} must be of type {expected}, got {kind_of(value)} (NACK {release.tag}'s CRD){_type_hint(kind, path, value, expected)}"
+        yield (
+            path,
+            False,
+            f"{REFUSED}: {label} must be of type {expected}, got {kind_of(value)} (NACK {release.tag}'s CRD){_type_hint(kind, path, value, expected)}",
+        )
         return
     for where, key, message in _value_checks(value, facts, path, label):
         yield where, key, f"{message} (NACK {release.tag}'s CRD)"
@@ -214,7 +216,11 @@ def _type_hint(kind: str, path: tuple[Any, ...], value: Any, expected: str) -> s
             return f"; write {value.strip()} without quotes"
     if expected == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
         if name in _NACK_DURATIONS.get(kind, ()) or name in ("backoff", "inactiveThreshold"):
-            return f"; NACK durations are Go duration strings: write {go_duration_text(int(value))!r}" if value >= 0 else "; NACK durations are Go duration strings"
+            return (
+                f"; NACK durations are Go duration strings: write {go_duration_text(int(value))!r}"
+                if value >= 0
+                else "; NACK durations are Go duration strings"
+            )
         return f"; write {short(value)!r} in quotes"
     if expected == "boolean" and isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return f"; write {value.strip().lower()} without quotes"
@@ -278,9 +284,13 @@ def _metadata(meta: Any) -> Iterator[Problem]:
         return
     for key in meta:
         if str(key) not in _META:
-            yield ("metadata", key), True, (
-                f"{REFUSED} under strict field validation (kubectl apply's default): unknown field 'metadata.{short(key)}'; "
-                "without it kube-apiserver prunes the field"
+            yield (
+                ("metadata", key),
+                True,
+                (
+                    f"{REFUSED} under strict field validation (kubectl apply's default): unknown field 'metadata.{short(key)}'; "
+                    "without it kube-apiserver prunes the field"
+                ),
             )
     name = meta.get("name")
     if name is None and not meta.get("generateName"):
@@ -289,9 +299,13 @@ def _metadata(meta: Any) -> Iterator[Problem]:
         if not isinstance(name, str):
             yield ("metadata", "name"), False, f"{REFUSED}: metadata.name must be a string, got {kind_of(name)}"
         elif len(name) > 253 or not _SUBDOMAIN.match(name):
-            yield ("metadata", "name"), False, (
-                f"{REFUSED}: metadata.name {short(name)!r} is not a lowercase RFC 1123 subdomain (lower-case letters, digits, '-' and '.', "
-                f"starting and ending with a letter or digit, at most 253 characters){_lower_hint(name)}"
+            yield (
+                ("metadata", "name"),
+                False,
+                (
+                    f"{REFUSED}: metadata.name {short(name)!r} is not a lowercase RFC 1123 subdomain (lower-case letters, digits, '-' and '.', "
+                    f"starting and ending with a letter or digit, at most 253 characters){_lower_hint(name)}"
+                ),
             )
     namespace = meta.get("namespace")
     if namespace is not None and (not isinstance(namespace, str) or len(namespace) > 63 or not _LABEL.match(namespace)):
@@ -328,9 +342,13 @@ def _labels(labels: Any) -> Iterator[Problem]:
         if not isinstance(value, str):
             yield ("metadata", "labels", key), False, f"{REFUSED}: label {short(key)!r} must be a string, got {kind_of(value)}"
         elif len(value) > 63 or not _LABEL_VALUE.match(value):
-            yield ("metadata", "labels", key), False, (
-                f"{REFUSED}: label {short(key)!r} value {short(value)!r} is not a label value "
-                "(at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit)"
+            yield (
+                ("metadata", "labels", key),
+                False,
+                (
+                    f"{REFUSED}: label {short(key)!r} value {short(value)!r} is not a label value "
+                    "(at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit)"
+                ),
             )
 
 

@@ -347,7 +347,13 @@ def test_metadata_of_every_type_is_a_finding_not_a_crash() -> None:
 
 def test_nack_annotations_of_every_type() -> None:
     # kube-apiserver refuses annotations that are not strings (JS030); an empty context is jsops's own (JS005)
-    cases = ((["a"], "JS030"), ({"jsops.io/context": ["east"]}, "JS030"), ({"jsops.io/context": {"a": 1}}, "JS030"), ({"jsops.io/context": ""}, "JS005"), (7, "JS030"))
+    cases = (
+        (["a"], "JS030"),
+        ({"jsops.io/context": ["east"]}, "JS030"),
+        ({"jsops.io/context": {"a": 1}}, "JS030"),
+        ({"jsops.io/context": ""}, "JS005"),
+        (7, "JS030"),
+    )
     for value, code in cases:
         doc = copy.deepcopy(dict(SEEDS)["nack-stream.yaml"])
         doc["metadata"]["annotations"] = value

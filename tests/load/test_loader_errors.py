@@ -321,7 +321,13 @@ CASES = [
         "spec.ackPolicy: 'flow_control' is not one of none, all, explicit",
         others=(("s.yaml", STREAM),),
     ),
-    Case("nack-storage-enum", NACK_STREAM + "  storage: disk\n", "JS030", "disk", "kube-apiserver would refuse this: spec.storage: 'disk' is not one of file, memory"),
+    Case(
+        "nack-storage-enum",
+        NACK_STREAM + "  storage: disk\n",
+        "JS030",
+        "disk",
+        "kube-apiserver would refuse this: spec.storage: 'disk' is not one of file, memory",
+    ),
     # --- enums ------------------------------------------------------------------------------
     Case(
         "retention-typo",
