@@ -69,6 +69,7 @@ _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _ANNOTATIONS_MAX = 256 * 1024
 _JSOPS_TABLES = {"Stream": T.STREAM, "Consumer": T.CONSUMER, "KeyValue": T.KEY_VALUE, "ObjectStore": T.OBJECT_STORE}
 
+_NO_FACTS: dict[str, Any] = {}
 Problem = tuple[tuple[Any, ...], bool, str]
 """(document path, whether the position is the key's, message)."""
 
@@ -116,9 +117,11 @@ def _problems(value: dict[str, Any], kind: str, api: str, release: NackRelease) 
     meta = value.get("metadata")
     yield from _metadata(meta)
     schema = release.schema(kind)
+    found: list[Problem] = []
     for part in ("spec", "status"):
         if value.get(part) is not None and part in schema:
-            yield from _walk(value[part], part, (part,), schema, kind, release)
+            _walk(value[part], part, (part,), schema, kind, release, found)
+    yield from found
 
 
 def _not_served(kind: str, api: str, served: str | None, release: NackRelease) -> str:
@@ -130,40 +133,39 @@ def _not_served(kind: str, api: str, served: str | None, release: NackRelease) -
     )
 
 
-def _walk(value: Any, at: str, path: tuple[Any, ...], schema: dict[str, dict[str, Any]], kind: str, release: NackRelease) -> Iterator[Problem]:
-    """Every refusal in ``value``, the node at schema path ``at`` (document path ``path``)."""
-    facts = schema.get(at, {})
-    label = dotted(path)
+def _walk(value: Any, at: str, path: tuple[Any, ...], schema: dict[str, dict[str, Any]], kind: str, release: NackRelease, out: list[Problem]) -> None:
+    """Every refusal in ``value``, the node at schema path ``at`` (document path ``path``), into ``out``
+    (a list, not generators: this runs for every field of every NACK file)."""
+    facts = schema.get(at, _NO_FACTS)
     if value is None:
         if not facts.get("nullable"):
-            yield path, False, f"{REFUSED}: {label} must be of type {facts.get('type', 'object')}, got null"
+            out.append((path, False, f"{REFUSED}: {dotted(path)} must be of type {facts.get('type', 'object')}, got null"))
         return
     expected = facts.get("type")
     if expected is not None and not _is_type(value, expected):
-        yield (
-            path,
-            False,
-            f"{REFUSED}: {label} must be of type {expected}, got {kind_of(value)} (NACK {release.tag}'s CRD){_type_hint(kind, path, value, expected)}",
-        )
+        hint = _type_hint(kind, path, value, expected)
+        out.append((path, False, f"{REFUSED}: {dotted(path)} must be of type {expected}, got {kind_of(value)} (NACK {release.tag}'s CRD){hint}"))
         return
-    for where, key, message in _value_checks(value, facts, path, label):
-        yield where, key, f"{message} (NACK {release.tag}'s CRD)"
+    if len(facts) > ("type" in facts):  # more than the type
+        for where, key, message in _value_checks(value, facts, path, dotted(path)):
+            out.append((where, key, f"{message} (NACK {release.tag}'s CRD)"))
     if isinstance(value, list):
+        items = at + "[]"
         for i, item in enumerate(value):
-            yield from _walk(item, at + "[]", (*path, i), schema, kind, release)
+            _walk(item, items, (*path, i), schema, kind, release, out)
     elif isinstance(value, dict):
         for name in facts.get("required", ()):
             if value.get(name) is None:
-                yield path, False, f"{REFUSED}: {label}.{name} is required (NACK {release.tag}'s CRD)"
+                out.append((path, False, f"{REFUSED}: {dotted(path)}.{name} is required (NACK {release.tag}'s CRD)"))
         for key, item in value.items():
             child = f"{at}.{key}"
             if child in schema:
                 if item is not None or schema[child].get("nullable"):
-                    yield from _walk(item, child, (*path, key), schema, kind, release)
+                    _walk(item, child, (*path, key), schema, kind, release, out)
             elif at + "{}" in schema:
-                yield from _walk(item, at + "{}", (*path, key), schema, kind, release)
+                _walk(item, at + "{}", (*path, key), schema, kind, release, out)
             elif not facts.get("preserve") and not _left_to_loader(kind, (*path, key)):
-                yield (*path, key), True, _unknown(dotted((*path, key)), release, kind, child)
+                out.append(((*path, key), True, _unknown(dotted((*path, key)), release, kind, child)))
 
 
 def _value_checks(value: Any, facts: dict[str, Any], path: tuple[Any, ...], label: str) -> Iterator[Problem]:
