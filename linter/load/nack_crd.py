@@ -25,6 +25,7 @@ first stage that refuses says it.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -218,9 +219,10 @@ def _type_hint(kind: str, path: tuple[Any, ...], value: Any, expected: str) -> s
             return f"; write {value.strip()} without quotes"
     if expected == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
         if name in _NACK_DURATIONS.get(kind, ()) or name in ("backoff", "inactiveThreshold"):
+            whole = isinstance(value, int) or (math.isfinite(value) and value.is_integer())
             return (
                 f"; NACK durations are Go duration strings: write {go_duration_text(int(value))!r}"
-                if value >= 0
+                if whole and 0 <= value < 2**63
                 else "; NACK durations are Go duration strings"
             )
         return f"; write {short(value)!r} in quotes"

@@ -273,3 +273,19 @@ def test_lint_output_of_the_refused_corpus_matches_golden(capsys: pytest.Capture
         golden.write_text(out)
     assert (rc, err) == (1, "")
     assert out == golden.read_text(), "lint-nack-crd.txt differs; if the change is intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+
+
+def test_the_facts_table_ships_in_the_wheel() -> None:
+    """The table is package data of jsops.linter (an installed jsops reads it beside the loader)."""
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["jsops.linter"]
+    assert any((ROOT / "linter").glob(pattern) and Path(ROOT / "linter" / pattern).name == "nack_crds.json" for pattern in data)
+
+
+@pytest.mark.parametrize("value", [".inf", "-.inf", ".nan", "1e400", "1.5", "-3"])
+def test_odd_numbers_where_the_crd_wants_a_duration_string_are_findings(value: str) -> None:
+    text = (CORPUS / "refused" / "ack-wait-integer.yaml").read_text().replace("ackWait: 30000000000", f"ackWait: {value}\n  backoff: [{value}]")
+    estate = Estate()
+    load_text(text.encode(), "c.yaml", estate)
+    assert [f.rule for f in estate.findings if f.rule == "JS030"] == ["JS030", "JS030"], [f.message for f in estate.findings]
