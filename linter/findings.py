@@ -130,7 +130,7 @@ What is checked, as kube-apiserver checks it:
 - the API version: each kind's CRD serves one version (`v1beta2`); `v1beta1` is not served by any release
   jsops knows (kubectl: "no matches for kind"). jsops still reads the content;
 - the CRD schema: type, enum, pattern, minimum and maximum, lengths, required; all errors at once, as
-  kube-apiserver answers. A null field is pruned, not refused. Such an object is not linted further;
+  kube-apiserver answers. A null field is pruned, not refused;
 - unknown fields: kube-apiserver prunes them, unless the request asks for strict field validation, which
   `kubectl apply` does by default (`--validate=strict`, kubectl 1.25 and later); with `--validate=warn` or
   `ignore`, Helm, or any client that does not ask, the field is dropped and NACK never sees it. Either way the
@@ -139,7 +139,9 @@ What is checked, as kube-apiserver checks it:
 - metadata: `metadata.name` is required and a lowercase RFC 1123 subdomain (`ORDERS` is refused: write
   `orders`); the namespace is a DNS label; label and annotation keys are qualified names; values are strings.
 
-Where kube-apiserver refuses a value, the loader's own finding about it (JS005) is not repeated."""
+Where kube-apiserver refuses a value, the loader's own finding about it (JS005) is not repeated. JS030 does not
+change what jsops loads: the rules still judge the object for the nats-server stage, and a team that applies
+its NACK files with jsops rather than kubectl can `ignore: [JS030]` and keep every other check (JS005 included)."""
 
 
 LOAD_CODES: dict[str, LoadCode] = {

@@ -178,7 +178,7 @@ def load_native_bucket(doc: ParsedDocument, index: int, file: str, estate: Estat
     _finish(kind, name, spec, declared, spec_map, estate, ok)
 
 
-def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: Estate, kind: str, api: str, crd_ok: bool = True) -> None:
+def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: Estate, kind: str, api: str) -> None:
     v = doc.value
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
     meta = v.get("metadata") if isinstance(v.get("metadata"), dict) else {}
@@ -213,4 +213,4 @@ def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: Estate,
     declared = Declaration(
         "Stream", prefix + bucket, None, file, context, annotations, "nack/" + api.rsplit("/", 1)[1], index, doc.line, doc.positions, ("spec",), {}, v
     )
-    _finish(kind, bucket, translated, declared, spec_map, estate, ok and not unknown and crd_ok)
+    _finish(kind, bucket, translated, declared, spec_map, estate, ok and not unknown)

@@ -25,7 +25,7 @@ from .messages import (
     shown,
     too_long,
 )
-from .nack_crd import check_nack_document, drop_shadowed
+from .nack_crd import check_nack_document
 from .validation import admit
 
 __all__ = ["NACK_APIS", "PREVENT_DELETE", "PREVENT_UPDATE", "load_nack", "nack_translate", "nack_account", "nack_connection_fields", "protection_annotations"]
@@ -42,19 +42,13 @@ def load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: s
     if kind in ("KeyValue", "ObjectStore"):
         from .buckets import load_nack_bucket
 
-        since = len(estate.findings)
-        refused, content_ok = check_nack_document(doc, kind, api, file, estate)
-        load_nack_bucket(doc, index, file, estate, kind, api, content_ok)
-        drop_shadowed(estate, since, refused)
+        check_nack_document(doc, kind, api, file, estate)
+        load_nack_bucket(doc, index, file, estate, kind, api)
         return
     if kind in T.UNMANAGED:
         if kind == "Account":  # a StreamTemplate is left alone (not managed; no NACK release serves it any more)
-            since = len(estate.findings)
-            refused, _ = check_nack_document(doc, kind, api, file, estate)
-            _nack_unmanaged(doc, file, estate, kind)
-            drop_shadowed(estate, since, refused)
-        else:
-            _nack_unmanaged(doc, file, estate, kind)
+            check_nack_document(doc, kind, api, file, estate)
+        _nack_unmanaged(doc, file, estate, kind)
         return
     if kind not in ("Stream", "Consumer"):
         pos = resolve_position(doc.positions, ("kind",)) or start
@@ -63,15 +57,12 @@ def load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: s
         hint = did_you_mean(str(kind), known) if kind is not None else ""
         estate.findings.append(finding("unknown-kind", f"jsops reads NACK {', '.join(known[:-1])} and {known[-1]} resources, {what}{hint}", file, *pos))
         return
-    since = len(estate.findings)
-    refused, content_ok = check_nack_document(doc, kind, api, file, estate)
-    _load_nack_object(doc, index, file, estate, api, kind, content_ok)
-    drop_shadowed(estate, since, refused)
+    check_nack_document(doc, kind, api, file, estate)
+    _load_nack_object(doc, index, file, estate, api, kind)
 
 
-def _load_nack_object(doc: ParsedDocument, index: int, file: str, estate: Estate, api: str, kind: str, crd_ok: bool) -> None:
-    """A NACK Stream or Consumer into the estate (``crd_ok`` False: kube-apiserver refuses it, so it is
-    marked invalid rather than admitted)."""
+def _load_nack_object(doc: ParsedDocument, index: int, file: str, estate: Estate, api: str, kind: str) -> None:
+    """A NACK Stream or Consumer into the estate."""
     v = doc.value
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
     meta = v.get("metadata")
@@ -109,7 +100,7 @@ def _load_nack_object(doc: ParsedDocument, index: int, file: str, estate: Estate
     declared = Declaration(
         kind, name, stream, file, context, annotations, "nack/" + api.rsplit("/", 1)[1], index, doc.line, doc.positions, ("spec",), key_map, v
     )
-    admit(declared, translated, estate, spec_ok and meta_ok and context_ok and crd_ok)
+    admit(declared, translated, estate, spec_ok and meta_ok and context_ok)
 
 
 def _translate_spec(

@@ -19,8 +19,8 @@ A NACK resource goes through kube-apiserver first. For the NACK release the user
   either is left to JS005 (``unknown field``), which says the same thing with a suggestion.
 
 Findings name the stage ("kube-apiserver would refuse this: ...") and carry no nats-server err_code.
-Where kube-apiserver refuses a field, the loader's own finding at the same place is dropped: the
-first stage that refuses says it.
+Where kube-apiserver refuses a field, the loader's own finding at the same place is not reported
+(:func:`drop_shadowed`, run by the engine on what is reported): the first stage that refuses says it.
 """
 
 from __future__ import annotations
@@ -40,9 +40,10 @@ from .documents import ParsedDocument
 from .messages import MAX_FINDINGS_PER_OBJECT, did_you_mean, dotted, finding, kind_of, short
 from .nack_releases import NackRelease, known_releases, nack_release
 
-__all__ = ["REFUSED", "check_nack_document", "drop_shadowed"]
+__all__ = ["CODE", "REFUSED", "check_nack_document", "drop_shadowed"]
 
 REFUSED = "kube-apiserver would refuse this"
+CODE = "nack-crd-refused"
 _TOP = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
 _META = frozenset(
     {
@@ -75,35 +76,31 @@ Problem = tuple[tuple[Any, ...], bool, str]
 """(document path, whether the position is the key's, message)."""
 
 
-def check_nack_document(doc: ParsedDocument, kind: str, api: str, file: str, estate: Estate) -> tuple[set[tuple[int, int]], bool]:
+def check_nack_document(doc: ParsedDocument, kind: str, api: str, file: str, estate: Estate) -> None:
     """Append a finding for everything kube-apiserver refuses in ``doc`` (a NACK ``kind`` under
-    ``api``) for the estate's NACK release; returns the positions refused (for
-    :func:`drop_shadowed`) and whether the object's content is accepted. An API version the CRD no
-    longer serves is refused as a whole, but its content is still read (jsops reads ``v1beta1``
-    like ``v1beta2``), so only schema and metadata refusals make the object invalid."""
+    ``api``) for the estate's NACK release.
+
+    The findings are findings only: whether the object is admitted stays jsops's own judgement (its
+    JS005s), so ignoring JS030 (a team that applies its NACK files with jsops, not kubectl) leaves
+    jsops's own checks whole."""
     release = nack_release(estate.nack_version)
     problems = list(_problems(doc.value, kind, api, release))
-    positions: set[tuple[int, int]] = set()
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
     for path, key, message in problems[:MAX_FINDINGS_PER_OBJECT]:
         pos = resolve_position(doc.positions, path, key=key) or start
-        positions.add(pos)
-        estate.findings.append(finding("nack-crd-refused", message, file, *pos))
+        estate.findings.append(finding(CODE, message, file, *pos))
     if len(problems) > MAX_FINDINGS_PER_OBJECT:
-        estate.findings.append(finding("nack-crd-refused", f"{REFUSED}: {len(problems) - MAX_FINDINGS_PER_OBJECT} more problems are not shown", file, *start))
-    if problems:
-        positions.add(start)
-    content_ok = all(path == ("apiVersion",) for path, _, _ in problems)
-    return positions, content_ok
+        estate.findings.append(finding(CODE, f"{REFUSED}: {len(problems) - MAX_FINDINGS_PER_OBJECT} more problems are not shown", file, *start))
 
 
-def drop_shadowed(estate: Estate, since: int, positions: set[tuple[int, int]]) -> None:
-    """Drop the loader's JS005 findings (appended from index ``since`` on) at a position kube-apiserver
-    already refuses: the object never reaches NACK, so the later stage's word on it is noise."""
-    if not positions:
-        return
-    kept: list[Finding] = [f for f in estate.findings[since:] if not (f.name == "invalid-field" and (f.line, f.column) in positions)]
-    estate.findings[since:] = kept
+def drop_shadowed(findings: list[Finding]) -> list[Finding]:
+    """``findings`` without the loader's JS005s at a place where a JS030 that is reported says
+    kube-apiserver refuses it first (the object never reaches NACK: the later stage's word is noise).
+    Run on what is reported, after ignores and suppressions: with JS030 ignored, the JS005s stay."""
+    refused = {(f.file, f.line, f.column) for f in findings if f.name == CODE}
+    if not refused:
+        return findings
+    return [f for f in findings if not (f.name == "invalid-field" and (f.file, f.line, f.column) in refused)]
 
 
 def _problems(value: dict[str, Any], kind: str, api: str, release: NackRelease) -> Iterator[Problem]:

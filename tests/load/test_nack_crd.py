@@ -17,6 +17,7 @@ import pytest
 from jsops.linter.findings import Severity
 from jsops.linter.load import Estate, load_paths, load_text
 from jsops.linter.load import _nack_tables as T
+from jsops.linter.load.nack_crd import drop_shadowed
 from jsops.linter.load.nack_releases import NackVersionError, known_releases, nack_release, newest_release
 from jsops.linter.semantics import catalog
 
@@ -58,8 +59,8 @@ def test_kube_apiserver_refusals_are_reported_with_the_stage(path: Path) -> None
         assert says in f.message, f.message
         assert f.message.startswith(STAGE) and f.server_error_code is None and f.severity is Severity.ERROR
     refused_at = {(f.line, f.column) for f in got}
-    # the first stage that refuses says it: no JS005 about the same value
-    assert not [f for f in estate.findings if f.rule == "JS005" and (f.line, f.column) in refused_at]
+    # the first stage that refuses says it: no JS005 about the same value is reported
+    assert not [f for f in drop_shadowed(estate.findings) if f.rule == "JS005" and (f.line, f.column) in refused_at]
 
 
 @pytest.mark.parametrize("path", ACCEPTED, ids=lambda p: p.stem)
@@ -83,11 +84,24 @@ def test_a_field_a_later_release_added_is_refused_only_before_it(name: str, acce
         assert [r.name for r in estate.resources] in (["METRICS"], ["latest"]), version
 
 
-def test_a_refused_object_is_not_linted_further_but_a_refused_api_version_still_loads() -> None:
-    refused = _load(CORPUS / "refused" / "replicas-quoted.yaml", None)
-    assert refused.resources == [] and len(refused.invalid) == 1
-    v1beta1 = _load(CORPUS / "refused" / "v1beta1-not-served.yaml", None)
-    assert [r.name for r in v1beta1.resources] == ["LEGACY"]
+def test_js030_does_not_change_what_jsops_loads() -> None:
+    """Whether an object loads is jsops's own judgement: a value it cannot read either is invalid (its
+    JS005 is kept, only not reported beside the JS030), one only the CRD refuses still loads."""
+    unreadable = _load(CORPUS / "refused" / "replicas-quoted.yaml", None)
+    assert unreadable.resources == [] and len(unreadable.invalid) == 1
+    assert [f.rule for f in unreadable.findings] == ["JS030", "JS005"] and [f.rule for f in drop_shadowed(unreadable.findings)] == ["JS030"]
+    for name, loaded in (("v1beta1-not-served", "LEGACY"), ("metadata-name-uppercase", "ORDERS"), ("max-deliver-below-minimum", "retrier")):
+        assert [r.name for r in _load(CORPUS / "refused" / f"{name}.yaml", None).resources] == [loaded], name
+
+
+def test_ignoring_js030_keeps_jsops_own_findings(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "s.yaml").write_text((CORPUS / "refused" / "replicas-quoted.yaml").read_text())
+    monkeypatch.chdir(tmp_path)
+    rc, findings, _ = _lint(["s.yaml"], capsys)
+    assert rc == 1 and [f["rule"] for f in findings] == ["JS030"]
+    (tmp_path / ".jsops.yaml").write_text("ignore: [JS030]\n")
+    rc, findings, _ = _lint(["s.yaml"], capsys)
+    assert rc == 1 and [(f["rule"], f["message"]) for f in findings] == [("JS005", "spec.replicas must be an integer, got the string '3'")]
 
 
 def test_unknown_fields_jsops_does_not_know_either_stay_js005() -> None:
