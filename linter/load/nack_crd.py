@@ -8,7 +8,8 @@ A NACK resource goes through kube-apiserver first. For the NACK release the user
   object is decoded (kubectl: "no matches for kind");
 - the schema (structural, from NACK's CRD): type, enum, pattern, minimum/maximum, lengths, item
   counts, required; every error is collected, as kube-apiserver answers with all of them at once. A
-  null in a mapping is pruned (or defaulted), not refused;
+  null in a mapping is pruned (or defaulted), not refused. (``format`` is recorded but not judged:
+  no NACK CRD uses one; the generator keeps it so a new one shows in the table's diff);
 - ``metadata``: a custom resource's name is a lowercase RFC 1123 subdomain and is required; the
   namespace is a DNS label; label and annotation keys are qualified names, label values short;
 - unknown fields: kube-apiserver prunes them silently, unless the request asks for strict field
