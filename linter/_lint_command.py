@@ -77,6 +77,14 @@ def _lint(args: argparse.Namespace, version: str) -> int:
     streams = [(g if "/" not in g else cfg.resolve_path(g), s) for g, s in cfg.consumer_streams.items()]
     if getattr(args, "stream", None):
         streams.append(("*", args.stream))
+    nack_version = getattr(args, "nack_version", None) or cfg.nack_version
+    if nack_version is not None:
+        from .load.nack_releases import NackVersionError, nack_release
+
+        try:
+            nack_release(nack_version)
+        except NackVersionError as exc:
+            raise Exit(f"jsops: error: {exc}", ExitCode.NOT_RUN) from None
 
     def lint() -> LintResult:
         if args.estate:
@@ -87,9 +95,12 @@ def _lint(args: argparse.Namespace, version: str) -> int:
                 cache=not getattr(args, "no_cache", False),
                 exclude=exclude,
                 consumer_streams=streams,
+                nack_version=nack_version,
             )
             return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles, only_files=only), estate, args.env)
-        estate = load_paths(given, env=args.env, cache=not getattr(args, "no_cache", False), exclude=exclude, consumer_streams=streams)
+        estate = load_paths(
+            given, env=args.env, cache=not getattr(args, "no_cache", False), exclude=exclude, consumer_streams=streams, nack_version=nack_version
+        )
         return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles), estate, args.env)
 
     if args.diff:

@@ -108,6 +108,13 @@ def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
         default=None,
         help="the stream of bare consumer configs (as in `nats consumer add STREAM --config FILE`) that the config's consumer-streams does not map",
     )
+    lint.add_argument(
+        "--nack-version",
+        metavar="VERSION",
+        default=None,
+        help="the NACK release whose CRDs NACK files are checked against (a tag like v0.21.1, or a minor like 0.21; "
+        "default: the config's nack-version, else the newest jsops knows)",
+    )
     add_no_cache(lint)
 
 

@@ -13,6 +13,7 @@ Found from the working directory upward (the first directory holding ``.jsops.ya
     paths: [manifests]                   # what `jsops lint` lints without PATH arguments
     exclude: [charts, "*.lock.json"]     # globs the walks leave out (as .gitignore; with --exclude)
     consumer-streams: {"nats/*-consumer.json": ORDERS}   # bare natscli consumer configs -> their stream
+    nack-version: "0.21"                 # the NACK release whose CRDs NACK files are checked against (default: newest)
     estate: payments-repo                # who owns what jsops applies (scopes --prune, --adopt)
     audit:                               # `jsops audit`'s live rules: thresholds, severity or off (docs/audit.md)
       JS501: {warn_at: 0.8}
@@ -164,6 +165,9 @@ class Config(Record):
     # The stream of bare consumer configs (natscli's `nats consumer add STREAM --config FILE`):
     # file glob (relative to the config) -> stream name.
     consumer_streams: dict[str, str] = option(default_factory=dict)
+    # The NACK release whose CRDs NACK files are checked against (--nack-version): a tag (v0.21.1) or
+    # a minor (0.21); unset: the newest jsops knows (jsops.linter.load.nack_releases).
+    nack_version: str | None = option(default=None, pattern=r"^(v?\d+\.\d+(\.\d+)?|latest|newest)$")
     rules: dict[str, dict[str, Any]] = option(default_factory=dict)
     contexts: dict[str, ContextConfig] = option(default_factory=dict)
     # `jsops audit`'s live rules (JS5xx) by code or name: options and severity, judged by the audit command.

@@ -58,7 +58,7 @@ def rule_infos(rules: Sequence[type[Rule]], *, load_codes: bool = True) -> list[
     out = []
     if load_codes:
         for lc in LOAD_CODES.values():
-            out.append(RuleInfo(lc.code, lc.name, lc.severity.value, lc.summary.replace("`", ""), "", ("load",)))
+            out.append(RuleInfo(lc.code, lc.name, lc.severity.value, lc.summary.replace("`", ""), lc.doc, ("load",)))
     for r in rules:
         doc = inspect.cleandoc(r.__doc__ or "")
         summary, _, body = doc.partition("\n")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from .api import Rule, RuleContext, Violation
 from .findings import Finding, FixSuggestion, Severity
 from .load import Estate, Limits, Resource, load_paths
+from .load.nack_crd import drop_shadowed
 from .model.target import Target
 from .semantics.releases import format_version, parse_version, release_view, target_release
 from .semantics.units import dialect_duration
@@ -232,6 +233,7 @@ def lint_estate(
     if severity:
         findings = [replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f for f in findings]
     findings = _suppress(findings, estate, registry, selection.rules, selection.ignored, severity, read_source)
+    findings = drop_shadowed(findings)  # a JS005 where kube-apiserver already refuses (JS030) is not said twice
     if only_files is not None:
         wanted = {os.path.normpath(f) for f in only_files}
         findings = [f for f in findings if os.path.normpath(f.file) in wanted]

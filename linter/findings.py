@@ -118,6 +118,34 @@ class LoadCode:
     name: str
     severity: Severity
     summary: str
+    doc: str = ""  # markdown body for `jsops rule CODE` and docs/rules.md (empty: the summary says it all)
+
+
+_NACK_CRD_DOC = """A NACK resource is sent to kube-apiserver first (`kubectl apply`, Helm, a GitOps tool): what the CRD of the
+NACK release the cluster runs refuses never reaches NACK, and so never nats-server. jsops checks each NACK
+document against the CRDs of the release given with `--nack-version` (or `nack-version:` in `.jsops.yaml`; a tag
+like `v0.21.1` or a minor like `0.21`, which means its newest patch; default: the newest release jsops knows).
+The CRDs are read from the NACK repository (`deploy/crds.yml` at each release tag, recorded with its commit in
+`linter/load/nack_crds.json`). The finding says the stage ("kube-apiserver would refuse this: ...") and carries
+no nats-server err_code.
+
+What is checked, as kube-apiserver checks it:
+
+- the API version: each kind's CRD serves one version (`v1beta2`); `v1beta1` is not served by any release
+  jsops knows (kubectl: "no matches for kind"). jsops still reads the content;
+- the CRD schema: type, enum, pattern, minimum and maximum, lengths, required; all errors at once, as
+  kube-apiserver answers. A null field is pruned, not refused;
+- unknown fields: kube-apiserver prunes them, unless the request asks for strict field validation, which
+  `kubectl apply` does by default (`--validate=strict`, kubectl 1.25 and later); with `--validate=warn` or
+  `ignore`, Helm, or any client that does not ask, the field is dropped and NACK never sees it. Either way the
+  setting does nothing, so it is an error. A field that jsops reads but this release's CRD does not declare
+  (one added in a later NACK release) is JS030; a field jsops does not know either is JS005 (with a suggestion);
+- metadata: `metadata.name` is required and a lowercase RFC 1123 subdomain (`ORDERS` is refused: write
+  `orders`); the namespace is a DNS label; label and annotation keys are qualified names; values are strings.
+
+Where kube-apiserver refuses a value, the loader's own finding about it (JS005) is not repeated. JS030 does not
+change what jsops loads: the rules still judge the object for the nats-server stage, and a team that applies
+its NACK files with jsops rather than kubectl can `ignore: [JS030]` and keep every other check (JS005 included)."""
 
 
 LOAD_CODES: dict[str, LoadCode] = {
@@ -155,6 +183,14 @@ LOAD_CODES: dict[str, LoadCode] = {
             "consumer-stream-unknown",
             Severity.WARNING,
             "a bare consumer config (natscli's `nats consumer add STREAM --config FILE`) whose stream jsops cannot tell: give it with --stream or consumer-streams",
+        ),
+        LoadCode(
+            "JS030",
+            "nack-crd-refused",
+            Severity.ERROR,
+            "a NACK resource kube-apiserver refuses before NACK sees it, by the CRDs of the NACK release given (--nack-version): "
+            "the API version, the schema, unknown fields, metadata",
+            _NACK_CRD_DOC,
         ),
     )
 }

@@ -97,7 +97,9 @@ def _load(args: argparse.Namespace, config: Any, meanwhile: Callable[[], None] |
     paths = args.paths = _paths(args, config)  # prune is scoped to these too
     try:
         # Never the parse cache: whoever can write it must not decide what is applied (--no-cache is implied).
-        estate = load_paths(paths, env=getattr(args, "env", None), meanwhile=meanwhile, cache=False)
+        estate = load_paths(
+            paths, env=getattr(args, "env", None), meanwhile=meanwhile, cache=False, nack_version=getattr(config, "nack_version", None)
+        )  # NACK files judged by the CRDs of the config's nack-version, as lint does
     except LoadError as exc:
         raise Exit(f"jsops: error: {exc}", ExitCode.ERROR) from None
     if not estate.resources:

@@ -17,6 +17,7 @@ from ..semantics.units import UnitError, parse_duration, parse_size
 from ._nack_tables import ENUMS
 from .documents import ParsedDocument
 from .messages import did_you_mean, finding, kind_of, short
+from .nack_releases import nack_release
 
 __all__ = ["GO_DURATION", "go_duration_text", "nack_duration_problem", "nack_values"]
 
@@ -63,9 +64,13 @@ def nack_duration_problem(value: Any, label: str) -> str | None:
 
 
 def nack_values(spec: dict[str, Any], kind: str, doc: ParsedDocument, file: str, estate: Estate) -> tuple[dict[str, Any], bool]:
-    """Check and translate the values NACK spells its own way; returns the spec to map and whether it is valid."""
+    """Check and translate the values NACK spells its own way; returns the spec to map and whether it is valid.
+
+    A duration whose CRD field is an integer (a KeyValue's ``limitMarkerTtl``: Go's time.Duration,
+    integer nanoseconds) is not a Go duration string: kube-apiserver judges its type (JS030)."""
     out = dict(spec)
     ok = True
+    release = nack_release(estate.nack_version)
 
     def report(message: str, path: tuple[Any, ...]) -> None:
         nonlocal ok
@@ -75,7 +80,7 @@ def nack_values(spec: dict[str, Any], kind: str, doc: ParsedDocument, file: str,
 
     for key, value in spec.items():
         label = f"spec.{key}"
-        if key in _NACK_DURATIONS.get(kind, ()):
+        if key in _NACK_DURATIONS.get(kind, ()) and release.field_type(kind, f"spec.{key}") != "integer":
             problem = nack_duration_problem(value, label)
             if problem:
                 report(problem, ("spec", key))

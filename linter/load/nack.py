@@ -25,6 +25,7 @@ from .messages import (
     shown,
     too_long,
 )
+from .nack_crd import check_nack_document
 from .validation import admit
 
 __all__ = ["NACK_APIS", "PREVENT_DELETE", "PREVENT_UPDATE", "load_nack", "nack_translate", "nack_account", "nack_connection_fields", "protection_annotations"]
@@ -41,9 +42,12 @@ def load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: s
     if kind in ("KeyValue", "ObjectStore"):
         from .buckets import load_nack_bucket
 
+        check_nack_document(doc, kind, api, file, estate)
         load_nack_bucket(doc, index, file, estate, kind, api)
         return
     if kind in T.UNMANAGED:
+        if kind == "Account":  # a StreamTemplate is left alone (not managed; no NACK release serves it any more)
+            check_nack_document(doc, kind, api, file, estate)
         _nack_unmanaged(doc, file, estate, kind)
         return
     if kind not in ("Stream", "Consumer"):
@@ -53,6 +57,14 @@ def load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: s
         hint = did_you_mean(str(kind), known) if kind is not None else ""
         estate.findings.append(finding("unknown-kind", f"jsops reads NACK {', '.join(known[:-1])} and {known[-1]} resources, {what}{hint}", file, *pos))
         return
+    check_nack_document(doc, kind, api, file, estate)
+    _load_nack_object(doc, index, file, estate, api, kind)
+
+
+def _load_nack_object(doc: ParsedDocument, index: int, file: str, estate: Estate, api: str, kind: str) -> None:
+    """A NACK Stream or Consumer into the estate."""
+    v = doc.value
+    start = resolve_position(doc.positions, ()) or (doc.line, 1)
     meta = v.get("metadata")
     if meta is None:
         meta = {}

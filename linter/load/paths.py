@@ -61,6 +61,7 @@ def load_paths(
     cache: bool = False,
     exclude: Sequence[str] = (),
     consumer_streams: Sequence[tuple[str, str]] = (),
+    nack_version: str | None = None,
 ) -> Estate:
     """Load every manifest under ``paths``; also checks estate-wide loading problems
     (duplicate objects, consumers whose stream is not declared).
@@ -84,8 +85,11 @@ def load_paths(
 
     ``consumer_streams``: ``(file glob, stream)`` pairs naming the stream of bare consumer configs
     (natscli's ``nats consumer add STREAM --config FILE``); the first match wins.
+
+    ``nack_version``: the NACK release whose CRDs NACK files are checked against (a tag or a minor,
+    :func:`jsops.linter.load.nack_releases.nack_release`); None: the newest jsops knows.
     """
-    estate = Estate(consumer_streams=list(consumer_streams))
+    estate = Estate(consumer_streams=list(consumer_streams), nack_version=nack_version)
     paths = list(paths)
     entries, too_deep = discover_tree(paths, exclude=exclude)
     files = _readable(entries, too_deep, estate)

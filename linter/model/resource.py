@@ -200,6 +200,9 @@ class Estate:
     # The stream of a bare consumer config (natscli's `nats consumer add STREAM --config FILE`), as the
     # user gives it: (file glob, stream), the first match wins (``--stream`` is the glob ``*``, last).
     consumer_streams: list[tuple[str, str]] = field(default_factory=list)
+    # The NACK release whose CRDs NACK files are checked against (``--nack-version``): a tag or minor
+    # (jsops.linter.load.nack_releases); None: the newest jsops knows.
+    nack_version: str | None = None
     # Request bodies (API JSON) refused only for unknown fields, without them: what the releases
     # before strict decoding (2.12), which drop unknown fields, receive and judge (release_view).
     lenient: list[Resource] = field(default_factory=list)

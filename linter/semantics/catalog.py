@@ -463,7 +463,7 @@ KEY_VALUE = Record(
         Field("mirror", _BASE, nack="mirror", record="StreamSource"),
         Field("sources", _BASE, nack="sources", record="StreamSource", many=True),
         Field("compression", (2, 10, 0), nack="compression"),
-        Field("metadata", (2, 10, 0), nack="metadata"),
+        Field("metadata", (2, 10, 0)),  # not in NACK's KeyValue CRD or type (nats-io/nack v0.19-v0.22)
         Field("limit_marker_ttl", (2, 11, 0), unit=Unit.DURATION, nack="limitMarkerTtl"),
         Field("direct", (2, 9, 0)),
         Field("allow_msg_ttl", (2, 11, 0)),

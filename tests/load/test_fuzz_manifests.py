@@ -346,12 +346,21 @@ def test_metadata_of_every_type_is_a_finding_not_a_crash() -> None:
 
 
 def test_nack_annotations_of_every_type() -> None:
-    for value in (["a"], {"jsops.io/context": ["east"]}, {"jsops.io/context": {"a": 1}}, {"jsops.io/context": ""}, 7):
+    # jsops's own reading: JS005; kube-apiserver also refuses annotations that are not strings (JS030)
+    cases = (
+        (["a"], True),
+        ({"jsops.io/context": ["east"]}, True),
+        ({"jsops.io/context": {"a": 1}}, True),
+        ({"jsops.io/context": ""}, False),
+        (7, True),
+    )
+    for value, refused in cases:
         doc = copy.deepcopy(dict(SEEDS)["nack-stream.yaml"])
         doc["metadata"]["annotations"] = value
         estate = Estate()
         load_text((_yaml(doc) + "\n").encode(), "n.yaml", estate)
-        assert not estate.resources and [f.rule for f in estate.findings] == ["JS005"], value
+        assert not estate.resources and [f.rule for f in estate.findings if f.rule != "JS030"] == ["JS005"], value
+        assert [f.rule for f in estate.findings if f.rule == "JS030"] == (["JS030"] if refused else []), value
 
 
 @pytest.mark.parametrize("part", range(4))

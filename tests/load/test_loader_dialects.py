@@ -255,12 +255,15 @@ API_CONSUMER_INFO = """\
 """
 
 
-def load(*files: tuple[str, str]) -> Estate:
+def load(*files: tuple[str, str], refused_api: bool = False) -> Estate:
+    """The files loaded clean (``refused_api``: but for kube-apiserver's refusal of each document's
+    apiVersion, which no NACK release jsops knows serves for v1beta1; the content still loads)."""
     estate = Estate()
     for name, text in files:
         load_text(text.encode(), name, estate)
     check_estate(estate)
-    assert estate.findings == [], [f"{f.file}:{f.line}:{f.column} {f.message}" for f in estate.findings]
+    findings = [f for f in estate.findings if not (refused_api and f.rule == "JS030" and "not v1beta1" in f.message)]
+    assert findings == [], [f"{f.file}:{f.line}:{f.column} {f.message}" for f in estate.findings]
     return estate
 
 
@@ -271,7 +274,7 @@ def by_name(estate: Estate) -> dict[str, Resource]:
 DIALECTS = {
     "native": lambda: load(("orders.yaml", NATIVE)),
     "nack/v1beta2": lambda: load(("orders.yaml", NACK.format(version="v1beta2"))),
-    "nack/v1beta1": lambda: load(("orders.yaml", NACK.format(version="v1beta1"))),
+    "nack/v1beta1": lambda: load(("orders.yaml", NACK.format(version="v1beta1")), refused_api=True),
     "api": lambda: load(("orders.json", API_STREAM_BARE), ("dr.json", API_DR_BARE), ("shipper.json", API_CONSUMER_CREATE)),
 }
 

@@ -216,7 +216,7 @@ CASES = [
     Case("duration-list", STREAM + "  duplicate_window: [2m]\n", "JS005", "[2m]", "got a list"),
     Case("backoff-item", CONSUMER + "  backoff: [1s, 5x]\n", "JS005", "5x", "spec.backoff[1]: invalid duration '5x'", others=(("s.yaml", STREAM),)),
     Case("nack-duration", NACK_STREAM + "  maxAge: a week\n", "JS005", "a week", "spec.maxAge: invalid duration 'a week'"),
-    Case("nack-empty-string-is-unset", NACK_STREAM + "  maxAge: ''\n  maxBytes: soon\n", "JS005", "soon", "spec.maxBytes"),
+    Case("nack-empty-string-is-unset", NACK_STREAM + "  maxAge: ''\n  maxBytes: soon\n", "JS030", "soon", "spec.maxBytes"),
     Case(
         "nack-nested-duration",
         NACK_STREAM + "  consumerLimits:\n    inactiveThreshold: soon\n",
@@ -284,21 +284,23 @@ CASES = [
     Case(
         "nack-duration-as-integer",
         NACK_STREAM + "  duplicateWindow: 120000000000\n",
-        "JS005",
+        "JS030",
         "120000000000",
-        "spec.duplicateWindow: NACK durations are strings like '30s' (the CRD field is a string), got the number 120000000000",
+        "kube-apiserver would refuse this: spec.duplicateWindow must be of type string, got the number 120000000000 (NACK v0.22.4's CRD); "
+        "NACK durations are Go duration strings: write '2m'",
     ),
     Case(
         "nack-size-with-unit",
         NACK_STREAM + "  maxBytes: 10GiB\n",
-        "JS005",
+        "JS030",
         "10GiB",
-        "spec.maxBytes: NACK sizes are integer numbers of bytes (the CRD field is an integer), got the string '10GiB'; write 10737418240",
+        "kube-apiserver would refuse this: spec.maxBytes must be of type integer, got the string '10GiB' (NACK v0.22.4's CRD); "
+        "NACK sizes are integer numbers of bytes: write 10737418240",
     ),
     Case(
         "nack-snake-case-enum",
         NACK_CONSUMER + "  deliverPolicy: by_start_sequence\n  optStartSeq: 1\n",
-        "JS005",
+        "JS030",
         "by_start_sequence",
         "spec.deliverPolicy: 'by_start_sequence' is not one of all, last, new, byStartSequence, byStartTime, lastPerSubject; did you mean 'byStartSequence'?",
         others=(("s.yaml", STREAM),),
@@ -306,7 +308,7 @@ CASES = [
     Case(
         "nack-enum-typo",
         NACK_CONSUMER + "  deliverPolicy: lastPerSubjct\n",
-        "JS005",
+        "JS030",
         "lastPerSubjct",
         "did you mean 'lastPerSubject'?",
         others=(("s.yaml", STREAM),),
@@ -314,12 +316,18 @@ CASES = [
     Case(
         "nack-flow-control-ack",
         NACK_CONSUMER + "  ackPolicy: flow_control\n",
-        "JS005",
+        "JS030",
         "flow_control",
         "spec.ackPolicy: 'flow_control' is not one of none, all, explicit",
         others=(("s.yaml", STREAM),),
     ),
-    Case("nack-storage-enum", NACK_STREAM + "  storage: disk\n", "JS005", "disk", "spec.storage: 'disk' is not one of file, memory"),
+    Case(
+        "nack-storage-enum",
+        NACK_STREAM + "  storage: disk\n",
+        "JS030",
+        "disk",
+        "kube-apiserver would refuse this: spec.storage: 'disk' is not one of file, memory",
+    ),
     # --- enums ------------------------------------------------------------------------------
     Case(
         "retention-typo",
@@ -335,7 +343,7 @@ CASES = [
     Case(
         "nack-ack-policy",
         NACK_CONSUMER + "  ackPolicy: manual\n",
-        "JS005",
+        "JS030",
         "manual",
         "spec.ackPolicy: 'manual' is not one of none, all, explicit",
         others=(("s.yaml", STREAM),),
