@@ -77,6 +77,13 @@ def _parser() -> Parser:
 
 
 def _audit(argv: list[str]) -> int:
+    from ..gcpause import gc_paused
+
+    with gc_paused():  # as plan: reading, loading and linting allocate much and free little
+        return _audit_run(argv)
+
+
+def _audit_run(argv: list[str]) -> int:
     from jsops.linter.api import parse_version
     from jsops.linter.config import select_rules
     from jsops.linter.engine import discover_rules
