@@ -48,6 +48,7 @@ examples:
   jsops audit manifests/               # also: drift per field, objects in no manifest
   jsops audit --target-version 2.12.8  # what the live configs do on another release
   jsops audit --fail-on error          # CI: exit 1 only on errors
+  jsops audit --html audit.html        # also the HTML report, with a live section
 
 Live-state rules (JS501-JS539) and their thresholds: docs/audit.md; set them under `audit:` in
 the jsops config.
@@ -68,6 +69,7 @@ def _parser() -> Parser:
     add_paths(p, "manifests to compare the server with (drift); default: none")
     add_format(p, REPORTERS, None, "output format, as jsops lint's (default: github when GITHUB_ACTIONS=true, else text)")
     p.add_argument("--fail-on", choices=("error", "warning", "info"), default=None, help="lowest severity that makes the exit code 1 (default: warning)")
+    p.add_argument("--html", metavar="FILE", help="also write the HTML report with a live section (what each target held) to FILE")
     p.add_argument("--target-version", metavar="X.Y.Z", help="also report what the live configs do on this nats-server release (upgrade or downgrade)")
     add_config(p, "jsops config (lint selection, audit thresholds, contexts); default: found from . upward")
     add_env(p)
@@ -111,6 +113,8 @@ def _audit_run(argv: list[str]) -> int:
         audited.append((route.target.display(), state))
         results.append(result)
     result = _merged(results, manifests)
+    if args.html:
+        _write_html(args.html, [(where, state, r) for (where, state), r in zip(audited, results, strict=True)], result, args.paths)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     if fmt == "text":
         from .render import render_audit_text
@@ -178,6 +182,20 @@ def _merged(results: list[LintResult], manifests: Estate | None) -> LintResult:
         files.extend(r.paths)
     findings.sort(key=Finding.sort_key)
     return LintResult(findings, len(files), sum(r.objects for r in results), files, 0, assumed_release=results[0].assumed_release if results else None)
+
+
+def _write_html(path: str, audited: list[tuple[str, AuditState, LintResult]], result: LintResult, sources: Sequence[str]) -> None:
+    from jsops.linter.report.html import render_html
+
+    from .html import audit_report
+
+    page = render_html(audit_report(audited, result, sources))
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(page)
+    except OSError as exc:
+        raise Exit(f"jsops audit: error: cannot write {path}: {exc.strerror or exc}", ExitCode.NOT_RUN) from None
+    print(f"jsops audit: wrote {path}", file=sys.stderr)
 
 
 def _version() -> str:

@@ -18,7 +18,18 @@ from .answers import ERROR_SHAPE, answer_problem, info_shape, list_page
 from .kv import KvBucket, abind_bucket
 from .target import Target, TargetError
 
-__all__ = ["JsClient", "JsApiError", "AnswerError", "ConnectError", "JetStreamDisabled", "NO_JETSTREAM", "MAX_LIST_PAGES", "MAX_LIST_ITEMS", "MAX_LIST_BYTES", "PAGE_WINDOW"]
+__all__ = [
+    "JsClient",
+    "JsApiError",
+    "AnswerError",
+    "ConnectError",
+    "JetStreamDisabled",
+    "NO_JETSTREAM",
+    "MAX_LIST_PAGES",
+    "MAX_LIST_ITEMS",
+    "MAX_LIST_BYTES",
+    "PAGE_WINDOW",
+]
 
 T = TypeVar("T")
 
