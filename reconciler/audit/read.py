@@ -18,10 +18,13 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..client import JsClient
 from ..live import LiveState, alist_estate, consumer_from_info, parse_ts, stream_from_info
+
+if TYPE_CHECKING:
+    from .snapshot import Snapshot
 
 __all__ = ["AuditState", "read_audit", "READ_SUBJECTS"]
 
@@ -46,6 +49,8 @@ class AuditState:
     varz: dict[str, Any] | None = None  # the monitoring endpoint's /varz, when the target names one (--monitor)
     read_at: float = field(default_factory=time.time)
     requests: int = 0
+    # The same target's earlier snapshot (jsops audit --baseline FILE): what growth is measured against.
+    baseline: Snapshot | None = None
 
     @property
     def server_version(self) -> str | None:
