@@ -265,14 +265,15 @@ async def alist_estate(
         unresolved = sorted(set(missing) - listed)
         missing = []
         for name in unresolved:
+            found: dict[str, Any] | None = None
             try:
-                info = await client.astream_info(name) if info_missing else None
+                found = await client.astream_info(name) if info_missing else None
             except JsApiError:
-                info = None
-            if info is None:
+                pass
+            if found is None:
                 missing.append(name)
             else:
-                handle(info)
+                handle(found)
         await asyncio.gather(*tasks)
     finally:
         for t in tasks:

@@ -213,7 +213,7 @@ def _write_html(path: str, audited: list[tuple[str, AuditState, LintResult]], re
 def _version() -> str:
     from jsops.linter._version import __version__
 
-    return __version__
+    return str(__version__)
 
 
 def _load_manifests(args: argparse.Namespace) -> Estate:
