@@ -293,27 +293,27 @@ class JsClient:
                 missing = resp.get("missing") or []
                 count += len(page)
                 end, total = offset + len(page) + len(missing), resp.get("total") or 0
+                if page and end < total:
+                    if pages >= MAX_LIST_PAGES:
+                        raise AnswerError(
+                            f"the server's {what} did not end after {MAX_LIST_PAGES} pages ({count} items); jsops reads no more (a server whose list never ends?)"
+                        )
+                    if count > MAX_LIST_ITEMS or size > MAX_LIST_BYTES:
+                        raise AnswerError(
+                            f"the server's {what} did not end after {count} items ({size} bytes, bounds {MAX_LIST_ITEMS} items, "
+                            f"{MAX_LIST_BYTES} bytes); jsops reads no more"
+                        )
+                    # the pages still to come, as far as this answer tells (each holds as many entries as
+                    # this one), asked for before the caller handles this page: their requests go first
+                    step = len(page) + len(missing)
+                    window = max(1, min(PAGE_WINDOW, (MAX_LIST_BYTES - size) // max(nbytes, 1)))
+                    nxt = ahead[-1][0] + step if ahead else end
+                    while len(ahead) < window and nxt < total and pages + len(ahead) < MAX_LIST_PAGES:
+                        request(nxt)
+                        nxt += step
                 yield page, missing
                 if not page or end >= total:
                     return
-                if pages >= MAX_LIST_PAGES:
-                    raise AnswerError(
-                        f"the server's {what} did not end after {MAX_LIST_PAGES} pages ({count} items); jsops reads no more (a server whose list never ends?)"
-                    )
-                if count > MAX_LIST_ITEMS or size > MAX_LIST_BYTES:
-                    raise AnswerError(
-                        f"the server's {what} did not end after {count} items ({size} bytes, bounds {MAX_LIST_ITEMS} items, "
-                        f"{MAX_LIST_BYTES} bytes); jsops reads no more"
-                    )
-                # the pages still to come, as far as this answer tells: each holds as many entries as this one
-                step = len(page) + len(missing)
-                window = max(1, min(PAGE_WINDOW, (MAX_LIST_BYTES - size) // max(nbytes, 1)))
-                nxt = ahead[-1][0] + step if ahead else end
-                while len(ahead) < window and nxt < total and pages + len(ahead) < MAX_LIST_PAGES:
-                    request(nxt)
-                    nxt += step
-                if not ahead:
-                    request(end)
         finally:
             for _, task in ahead:
                 task.cancel()
