@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import time
@@ -258,10 +259,11 @@ async def alist_estate(
             tasks.append(asyncio.ensure_future(consumers(name)))
 
     try:
-        async for page, absent in client.astream_pages():
-            for info in page:
-                handle(info)
-            missing.extend(absent)
+        async with contextlib.aclosing(client.astream_pages()) as pages:  # its requests ahead end with it
+            async for page, absent in pages:
+                for info in page:
+                    handle(info)
+                missing.extend(absent)
         unresolved = sorted(set(missing) - listed)
         missing = []
         for name in unresolved:

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import json
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from ..errors import PermanentError, ReconcilerError, TemporaryError
@@ -261,7 +261,7 @@ class JsClient:
 
     # -- listing ---------------------------------------------------------------------------------
 
-    async def apages(self, subject: str, key: str, shape: dict[str, Any]) -> AsyncIterator[tuple[list[dict[str, Any]], list[str]]]:
+    async def apages(self, subject: str, key: str, shape: dict[str, Any]) -> AsyncGenerator[tuple[list[dict[str, Any]], list[str]], None]:
         """The pages of a paged list, in order, as they arrive: each page's items (their shapes
         checked) and the names a cluster reported missing. Once the first page tells the total,
         the next pages are requested ahead (up to :data:`PAGE_WINDOW` in flight, fewer when the
@@ -322,12 +322,13 @@ class JsClient:
         """Every item of a paged list (and the names a cluster reported missing): :meth:`apages` collected."""
         out: list[dict[str, Any]] = []
         missing: list[str] = []
-        async for page, gone in self.apages(subject, key, shape):
-            out.extend(page)
-            missing.extend(gone)
+        async with contextlib.aclosing(self.apages(subject, key, shape)) as pages:
+            async for page, gone in pages:
+                out.extend(page)
+                missing.extend(gone)
         return out, missing
 
-    def astream_pages(self) -> AsyncIterator[tuple[list[dict[str, Any]], list[str]]]:
+    def astream_pages(self) -> AsyncGenerator[tuple[list[dict[str, Any]], list[str]], None]:
         """The ``STREAM.LIST`` pages as they arrive (:meth:`apages`): StreamInfos and missing names."""
         return self.apages("STREAM.LIST", "streams", info_shape("StreamConfig"))
 
