@@ -129,3 +129,33 @@ def test_chromium_draws_the_live_section(tmp_path: Path) -> None:
     assert stalled["bar"] == pytest.approx(stalled["meter"], abs=1)  # 5 of max_ack_pending 5
     assert rows["Consumer WORK/retrying"]["bar"] is not None
     assert full["color"] != "rgba(0, 0, 0, 0)"  # drawn, in the warning colour
+
+
+@pytest.mark.integration
+def test_audit_html_on_a_real_server(tmp_path: Path) -> None:
+    """``jsops audit --html`` on the seeded server: the live table names exactly the unhealthy objects;
+    stdout and the exit code are the audit's as without the flag."""
+    import contextlib
+    import io
+
+    from jsops.reconciler.audit.cli import main
+
+    from .audit_seed import seed_unhealthy_and_healthy
+    from .helpers import Js, NatsServer
+
+    with NatsServer() as server:
+        js = Js(server.url)
+        try:
+            seed_unhealthy_and_healthy(js)
+        finally:
+            js.close()
+        page_path = tmp_path / "audit.html"
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = main(["--no-config", "-s", server.url, "--format", "json", "--html", str(page_path)])
+    assert rc == 1, err.getvalue()
+    assert json.loads(out.getvalue())["findings"]  # stdout is the JSON report, as without --html
+    page = page_path.read_text(encoding="utf-8")
+    live = page.split('<table class="live">', 1)[1].split("</table>", 1)[0]
+    assert re.findall(r"<td><b>([^<]+)</b></td>", live) == ["Stream FULL", "Consumer WORK/retrying", "Consumer WORK/stalled"]
+    assert re.search(r"nats-server 2\.\d+\.\d+, read \d{4}-", page)  # the release the server told, when it was read
