@@ -85,3 +85,12 @@ def test_a_baseline_that_is_not_a_snapshot_is_an_error(server: NatsServer, tmp_p
     rc, out, err = audit("--no-config", "-s", server.url, "--baseline", str(bad))
     assert rc == 2 and out == "", err
     assert str(bad) in err and needle in err and "Traceback" not in err and "internal error" not in err
+
+
+def test_a_baseline_that_is_a_fifo_does_not_hang(server: NatsServer, tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "state.json"
+    os.mkfifo(fifo)
+    rc, out, err = audit("--no-config", "-s", server.url, "--baseline", str(fifo))
+    assert rc == 2 and f"{fifo}: not a regular file" in err, err
