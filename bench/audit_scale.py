@@ -150,7 +150,7 @@ def speed(streams: int, consumers: int, runs: int) -> None:
         print(f"  load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (other work on the machine slows every side)")
         print(
             f"  jsops audit (whole command): {min(audits):8.2f} s   (best of {runs}; median {statistics.median(audits):.2f} s; "
-            f"{seen['requests']} API requests, up to {seen['max_in_flight']} in flight; {findings} findings)"
+            f"{seen['requests']} API requests, up to {seen['max_in_flight']} issued at once, at most 64 of them sent: the client's bound; {findings} findings)"
         )
         print(f"    read + live estate:        {phases[0]:8.2f} s   (the estate is loaded while the consumer pages arrive)")
         print(f"    rules:                     {phases[1]:8.2f} s   (static rules on every object, live rules)")
