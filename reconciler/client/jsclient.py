@@ -317,6 +317,7 @@ class JsClient:
         finally:
             for _, task in ahead:
                 task.cancel()
+            await asyncio.gather(*(task for _, task in ahead), return_exceptions=True)  # ended before the caller goes on
 
     async def _alist(self, subject: str, key: str, shape: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
         """Every item of a paged list (and the names a cluster reported missing): :meth:`apages` collected."""
