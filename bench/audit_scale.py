@@ -16,6 +16,7 @@ included) and the process's peak RSS.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -24,6 +25,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,6 +39,34 @@ from jsops.reconciler.cli import apply_main  # noqa: E402
 from jsops.reconciler.client import JsClient, Target  # noqa: E402
 from jsops.reconciler.live import read_live  # noqa: E402
 from tests.natsserver import NatsServer  # noqa: E402
+
+
+class Cpu:
+    """CPU seconds spent meanwhile by this process (and its reaped children: plan parses part of
+    the manifests in a fork) and by the nats-server process: unlike wall time, hardly changed by
+    other work on a busy machine."""
+
+    def __init__(self, server_pid: int) -> None:
+        self.stat = f"/proc/{server_pid}/stat"
+
+    def _server(self) -> float:
+        try:
+            with open(self.stat) as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    @staticmethod
+    def _client() -> float:
+        own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+    def measure(self, fn: Callable[[], object]) -> tuple[float, float, float]:
+        """(wall, client CPU, server CPU) seconds of ``fn()``."""
+        c0, s0, t0 = self._client(), self._server(), time.perf_counter()
+        fn()
+        return time.perf_counter() - t0, self._client() - c0, self._server() - s0
 
 
 def timed_audit(url: str) -> tuple[float, int]:
@@ -91,31 +121,55 @@ def speed(streams: int, consumers: int, runs: int) -> None:
         audits: list[float] = []
         plans: list[float] = []
         sweeps: list[float] = []
+        cpu: dict[str, list[tuple[float, float]]] = {"audit": [], "plan": [], "sweep": []}
+        meter = Cpu(server.process.pid) if server.process is not None else None
         client = JsClient(Target(servers=(server.url,)))
+        found: list[int] = []
         try:
             live = read_live(client)
             names, keys = sorted(live.streams), sorted(live.consumers)
-            for _ in range(runs):
-                with counted() as seen:
-                    took, findings = timed_audit(server.url)
-                audits.append(took)
-                plans.append(timed_plan(d, server.url))
-                sweeps.append(sweep(client, names, keys))
+            runs_of: dict[str, Callable[[], object]] = {
+                "audit": lambda: found.append(timed_audit(server.url)[1]),
+                "plan": lambda: timed_plan(d, server.url),
+                "sweep": lambda: sweep(client, names, keys),
+            }
+            walls = {"audit": audits, "plan": plans, "sweep": sweeps}
+            for _ in range(runs):  # interleaved: a load that comes and goes weighs on all sides alike
+                for what, fn in runs_of.items():
+                    with counted() if what == "audit" else contextlib.nullcontext({}) as seen_now:  # the probe on audit only
+                        wall, ccpu, scpu = meter.measure(fn) if meter else (0.0, 0.0, 0.0)
+                    walls[what].append(wall)
+                    cpu[what].append((ccpu, scpu))
+                    if what == "audit":
+                        seen = seen_now
         finally:
             client.close()
+        findings = found[-1]
         naive = min(sweeps)
         phases = audit_phases(server.url)
+        print(f"  load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (other work on the machine slows every side)")
         print(
             f"  jsops audit (whole command): {min(audits):8.2f} s   (best of {runs}; median {statistics.median(audits):.2f} s; "
-            f"{seen['requests']} API requests, up to {seen['max_in_flight']} in flight; {findings} findings)"
+            f"{seen['requests']} API requests, up to {seen['max_in_flight']} issued at once, at most 64 of them sent: the client's bound; {findings} findings)"
         )
         print(f"    read + live estate:        {phases[0]:8.2f} s   (the estate is loaded while the consumer pages arrive)")
         print(f"    rules:                     {phases[1]:8.2f} s   (static rules on every object, live rules)")
         print(f"    text output:               {phases[2]:8.2f} s")
         print(f"  no-op jsops plan (warm):     {min(plans):8.2f} s   (best of {runs}; median {statistics.median(plans):.2f} s)")
         print(f"  naive sequential INFO sweep: {naive:8.2f} s   ({n_obj} API requests; best of {runs}; median {statistics.median(sweeps):.2f} s)")
-        print(f"  ratio audit / sweep:         {min(audits) / naive:8.2f}     (target <= 0.5)")
-        print(f"  ratio plan / sweep:          {min(plans) / naive:8.2f}     (target <= 0.5)")
+        print(f"  ratio audit / sweep:         {min(audits) / naive:8.2f}     (target <= 0.5; per run: {_ratios(audits, sweeps)})")
+        print(f"  ratio plan / sweep:          {min(plans) / naive:8.2f}     (target <= 0.5; per run: {_ratios(plans, sweeps)})")
+        if meter:
+            total = {k: min(c + s for c, s in v) for k, v in cpu.items()}
+            for k in ("audit", "plan", "sweep"):
+                c, s = min(cpu[k], key=sum)
+                print(f"  CPU {k:6s} (least of {runs}):   {c + s:8.2f} s   (jsops {c:.2f} s, nats-server {s:.2f} s)")
+            print(f"  CPU ratio audit / sweep:     {total['audit'] / total['sweep']:8.2f}     (jsops + nats-server CPU seconds)")
+            print(f"  CPU ratio plan / sweep:      {total['plan'] / total['sweep']:8.2f}")
+
+
+def _ratios(times: list[float], sweeps: list[float]) -> str:
+    return ", ".join(f"{t / s:.2f}" for t, s in zip(times, sweeps, strict=True))
 
 
 def memory(objects: int) -> None:

@@ -32,6 +32,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # tests/natsserver.py imports its neighbours as top-level modules
 
 from jsops.reconciler.cli import apply_main, plan_main  # noqa: E402
 from jsops.reconciler.client import JsClient, Target  # noqa: E402

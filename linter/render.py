@@ -72,7 +72,7 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
 
     Raises :class:`RenderError` for a path that does not exist or an unknown environment."""
     from .load import Limits, LoadError, link_out
-    from .load.discovery import MAX_DIR_DEPTH, discover_tree
+    from .load.discovery import MAX_DIR_DEPTH, NOT_UTF8_NAME, discover_tree, printable_path
     from .load.templates import EnvironmentError_, check_env_name, is_template
 
     try:
@@ -93,9 +93,13 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
         problem(
             "manifest-too-complex",
             f"directories nest more than {MAX_DIR_DEPTH} levels below the path given; jsops did not look inside this directory's subdirectories",
-            d,
+            printable_path(d) or d,
         )
     for f, root in entries:
+        shown = printable_path(f)
+        if shown is not None:  # as lint: never read, named with \xNN escapes (no output could name it as it is)
+            problem("manifest-syntax-error", NOT_UTF8_NAME, shown)
+            continue
         if link_out(f, root):
             problem("link-outside-tree", "symbolic link to a file outside the tree; jsops does not follow links out of the tree and did not read it", f)
             continue
@@ -141,7 +145,7 @@ def _render(argv: list[str]) -> int:
         for f in findings:
             print(f"{_printable(f.file)}:{f.line}:{f.column}: {f.severity.value} {f.rule} {_printable(f.message)} [{f.name}]", file=sys.stderr)
         n = len(findings)
-        print(f"jsops render: {n} problem{'s' if n != 1 else ''} in templates; nothing printed", file=sys.stderr)
+        print(f"jsops render: {n} problem{'s' if n != 1 else ''} in the manifests; nothing printed", file=sys.stderr)
         return ExitCode.FINDINGS
     sys.stdout.write(text)
     sys.stdout.flush()

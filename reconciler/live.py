@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import functools
+import asyncio
+import contextlib
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from jsops.linter import strip_server_metadata
 
 from .client import JsApiError, JsClient
+from .errors import ErrCode
 
 __all__ = [
     "consumer_from_info",
@@ -19,6 +22,7 @@ __all__ = [
     "LiveConsumer",
     "LiveState",
     "read_live",
+    "alist_estate",
     "MANAGED_BY",
     "SOURCE",
     "CONTEXT",
@@ -212,33 +216,93 @@ def stream_from_info(info: dict[str, Any]) -> LiveStream:
 
 
 def read_live(client: JsClient) -> LiveState:
-    """Read every stream and consumer: one ``STREAM.LIST`` page per 256 streams, then one
-    ``CONSUMER.LIST`` page per 256 consumers of each stream that has consumers (concurrently)."""
+    """Read every stream and consumer through the paged list APIs (:func:`alist_estate`)."""
     return client.run(_aread_live(client))
+
+
+async def alist_estate(
+    client: JsClient,
+    on_stream: Callable[[dict[str, Any]], str | None],
+    on_consumers: Callable[[str, list[dict[str, Any]]], None],
+    *,
+    info_missing: bool = False,
+    skip_gone: bool = False,
+) -> tuple[list[str], list[str]]:
+    """Every stream and consumer, pipelined: ``STREAM.LIST`` pages (the next ones requested while
+    this one is handled), and for each listed stream ``on_stream(info)`` names (or None) the stream
+    whose ``CONSUMER.LIST`` pages are requested at once, while later stream pages still arrive;
+    ``on_consumers(stream, infos)`` gets them. Every request goes through the client (its bound
+    on concurrency, its deadlines, its paging and size caps, its shape checks).
+
+    ``info_missing``: a stream a cluster reported missing from the listing is asked for with
+    ``STREAM.INFO``. ``skip_gone``: a stream deleted between its listing and its consumers' is
+    passed over. Returns the streams still missing, and those gone."""
+    missing: list[str] = []
+    gone: list[str] = []
+    tasks: list[asyncio.Future[None]] = []
+    listed: set[str] = set()
+
+    async def consumers(name: str) -> None:
+        try:
+            infos = await client.alist_consumers(name)
+        except JsApiError as exc:
+            if not skip_gone or exc.err_code != ErrCode.STREAM_NOT_FOUND:
+                raise
+            gone.append(name)
+            return
+        on_consumers(name, infos)
+
+    def handle(info: dict[str, Any]) -> None:
+        listed.add(str((info.get("config") or {}).get("name", "")))
+        name = on_stream(info)
+        if name is not None:
+            tasks.append(asyncio.ensure_future(consumers(name)))
+
+    try:
+        async with contextlib.aclosing(client.astream_pages()) as pages:  # its requests ahead end with it
+            async for page, absent in pages:
+                for info in page:
+                    handle(info)
+                missing.extend(absent)
+        unresolved = sorted(set(missing) - listed)
+        missing = []
+        for name in unresolved:
+            found: dict[str, Any] | None = None
+            try:
+                found = await client.astream_info(name) if info_missing else None
+            except JsApiError:
+                pass
+            if found is None:
+                missing.append(name)
+            else:
+                handle(found)
+        await asyncio.gather(*tasks)
+    finally:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return missing, gone
 
 
 async def _aread_live(client: JsClient) -> LiveState:
     before = client.requests
     state = LiveState()
-    infos, missing = await client.alist_streams()
-    listed = {str((i.get("config") or {}).get("name", "")) for i in infos}
-    for name in sorted(set(missing) - listed):
-        try:
-            infos.append(await client.astream_info(name))
-        except JsApiError:
-            state.unknown.add(name)
-    for info in infos:
+
+    def on_stream(info: dict[str, Any]) -> str | None:
         ls = stream_from_info(info)
         state.streams[ls.name] = ls
-    with_consumers = [n for n, s in state.streams.items() if s.consumer_count > 0]
-    pages = await client.gather([functools.partial(client.alist_consumers, n) for n in with_consumers])
-    for stream, page in zip(with_consumers, pages):
-        if isinstance(page, BaseException):
-            raise page
-        for info in page:
-            lc = consumer_from_info(stream, info)
-            if lc.name:
-                state.consumers[(stream, lc.name)] = lc
+        return ls.name if ls.consumer_count > 0 else None
+
+    by_stream: dict[str, list[LiveConsumer]] = {}
+
+    def on_consumers(stream: str, infos: list[dict[str, Any]]) -> None:
+        by_stream[stream] = [lc for lc in (consumer_from_info(stream, info) for info in infos) if lc.name]
+
+    missing, _ = await alist_estate(client, on_stream, on_consumers, info_missing=True)
+    for name in state.streams:  # in the listing's order, whatever order the consumer pages came in
+        for lc in by_stream.get(name, ()):
+            state.consumers[(name, lc.name)] = lc
+    state.unknown.update(missing)
     state.requests = client.requests - before
     state.server_version = getattr(client, "server_version", None)
     return state

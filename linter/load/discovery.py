@@ -34,10 +34,14 @@ __all__ = [
     "escapes",
     "link_out",
     "printable_path",
+    "NOT_UTF8_NAME",
     "walk_dirs",
 ]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+# The finding (manifest-syntax-error) on a file whose name :func:`printable_path` had to escape:
+# lint and render give the same one, and neither reads the file.
+NOT_UTF8_NAME = "the file name is not valid UTF-8 (shown with \\xNN escapes); jsops did not read it: rename it"
 MAX_DIR_DEPTH = 100
 """Directories below a path given that a walk enters; a manifest tree never needs more."""
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..model.positions import MapPos, Pos, PosEntry
 from ..model.resource import Estate
 from . import parallel
-from .discovery import MAX_DIR_DEPTH, LoadError, discover_tree, link_out, printable_path
+from .discovery import MAX_DIR_DEPTH, NOT_UTF8_NAME, LoadError, discover_tree, link_out, printable_path
 from .documents import Limits, ReadProblem
 from .estate_checks import check_estate
 from .files import finish_file, link_out_finding, load_file, process, read_text
@@ -40,8 +40,7 @@ def _readable(entries: list[tuple[str, str]], too_deep: list[str], estate: Estat
         shown = printable_path(f)
         if shown is not None:  # never read: no output could name it as it is
             estate.opaque.add(shown)
-            message = "the file name is not valid UTF-8 (shown with \\xNN escapes); jsops did not read it: rename it"
-            estate.findings.append(finding("manifest-syntax-error", message, shown, 1, 1, excerpt=False))
+            estate.findings.append(finding("manifest-syntax-error", NOT_UTF8_NAME, shown, 1, 1, excerpt=False))
         elif link_out(f, root):
             link_out_finding(f, estate)
         elif helm_template(f):

@@ -9,12 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..findings import Finding, ObjectRef, Severity
 from ..load import Estate, Resource
 from ..model.profiles import AckTimeProfile, ConsumerProfile, Profiles, StreamProfile
 from ..semantics.units import SECOND
+
+if TYPE_CHECKING:
+    from ._html_live import LiveTarget
 
 __all__ = [
     "AckExceed",
@@ -184,6 +187,7 @@ class ReportData:
     findings: tuple[FileFindings, ...]
     counts: tuple[tuple[str, int], ...]  # (severity, count), error first
     unmatched_profiles: tuple[str, ...]  # profiled streams/consumers the estate does not declare
+    live: tuple[LiveTarget, ...] = ()  # jsops audit --html: what each target held when read
 
     @property
     def consumers(self) -> tuple[ConsumerReport, ...]:

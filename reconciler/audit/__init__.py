@@ -2,7 +2,7 @@
 
 - :mod:`~jsops.reconciler.audit.read`: one paged listing of a target (streams, consumers, account, server);
 - :mod:`~jsops.reconciler.audit.static`: the static rules on the live configs (as ``jsops lint`` of an export);
-- :mod:`~jsops.reconciler.audit.registry` and ``checks_*``: the live-state rules (JS501-JS514) and their thresholds;
+- :mod:`~jsops.reconciler.audit.registry` and ``checks_*``: the live-state rules (JS501-JS515) and their thresholds;
 - :mod:`~jsops.reconciler.audit.drift`: manifests against the server (JS520-JS522);
 - :mod:`~jsops.reconciler.audit.upgrade`: ``--target-version`` readiness (JS530 and the rules' own codes);
 - :mod:`~jsops.reconciler.audit.run`: all of it as one lint result; :mod:`~jsops.reconciler.audit.render`: the text summary;

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ..route import Route
     from .read import AuditState
     from .registry import Selected
+    from .snapshot import Snapshot
 
 __all__ = ["main"]
 
@@ -48,6 +49,9 @@ examples:
   jsops audit manifests/               # also: drift per field, objects in no manifest
   jsops audit --target-version 2.12.8  # what the live configs do on another release
   jsops audit --fail-on error          # CI: exit 1 only on errors
+  jsops audit --html audit.html        # also the HTML report, with a live section
+  jsops audit --save-state s.json      # keep the counters; later, growing backlogs (JS515):
+  jsops audit --baseline s.json --save-state s.json
 
 Live-state rules (JS501-JS539) and their thresholds: docs/audit.md; set them under `audit:` in
 the jsops config.
@@ -68,6 +72,9 @@ def _parser() -> Parser:
     add_paths(p, "manifests to compare the server with (drift); default: none")
     add_format(p, REPORTERS, None, "output format, as jsops lint's (default: github when GITHUB_ACTIONS=true, else text)")
     p.add_argument("--fail-on", choices=("error", "warning", "info"), default=None, help="lowest severity that makes the exit code 1 (default: warning)")
+    p.add_argument("--save-state", metavar="FILE", help="write what each target held (counters per stream and consumer) to FILE, for a later --baseline")
+    p.add_argument("--baseline", metavar="FILE", help="compare with the state an earlier --save-state wrote: growing backlogs (JS515)")
+    p.add_argument("--html", metavar="FILE", help="also write the HTML report with a live section (what each target held) to FILE")
     p.add_argument("--target-version", metavar="X.Y.Z", help="also report what the live configs do on this nats-server release (upgrade or downgrade)")
     add_config(p, "jsops config (lint selection, audit thresholds, contexts); default: found from . upward")
     add_env(p)
@@ -77,12 +84,20 @@ def _parser() -> Parser:
 
 
 def _audit(argv: list[str]) -> int:
+    from ..gcpause import gc_paused
+
+    with gc_paused():  # as plan: reading, loading and linting allocate much and free little
+        return _audit_run(argv)
+
+
+def _audit_run(argv: list[str]) -> int:
     from jsops.linter.api import parse_version
     from jsops.linter.config import select_rules
     from jsops.linter.engine import discover_rules
 
     from ..client import describe_target, target_from_args
     from .registry import select_live
+    from .snapshot import baseline_for, load_snapshots, save_snapshots, snapshot_of
 
     args = _parser().parse_args(argv)
     if args.target_version is not None and parse_version(args.target_version) is None:
@@ -96,14 +111,20 @@ def _audit(argv: list[str]) -> int:
     audited: list[tuple[str, AuditState]] = []
     results: list[LintResult] = []
     routes = _routes(target, cfg, manifests)
+    snapshots = load_snapshots(args.baseline) if args.baseline else None  # a bad file fails before anything is read
     for route in routes:
         print(f"jsops: {describe_target(route.target)}" + (f" for context {route.name}" if len(routes) > 1 else ""), file=sys.stderr)
-        state, result = _audit_target(route.target, route.contexts, cfg, rules, live_rules, manifests, args.target_version)
+        base = baseline_for(route.target.display(), snapshots, len(routes)) if snapshots is not None else None
+        state, result = _audit_target(route.target, route.contexts, cfg, rules, live_rules, manifests, args.target_version, base)
         if len(routes) > 1:  # the same stream name on two targets: say which
             result.findings = [replace(f, message=f"context {route.name}: {f.message}") if f.file.startswith("nats://") else f for f in result.findings]
         audited.append((route.target.display(), state))
         results.append(result)
     result = _merged(results, manifests)
+    if args.save_state:
+        save_snapshots(args.save_state, [snapshot_of(where, state) for where, state in audited])
+    if args.html:
+        _write_html(args.html, [(where, state, r) for (where, state), r in zip(audited, results, strict=True)], result, args.paths)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     if fmt == "text":
         from .render import render_audit_text
@@ -141,8 +162,9 @@ def _audit_target(
     live_rules: Sequence[Selected],
     manifests: Estate | None,
     target_version: str | None,
+    baseline: Snapshot | None = None,
 ) -> tuple[AuditState, LintResult]:
-    """Read one target and audit it."""
+    """Read one target and audit it (against its ``baseline`` snapshot, when given)."""
     from ..client import JsClient
     from .read import read_audit
     from .run import audit_result
@@ -151,6 +173,7 @@ def _audit_target(
     builder = EstateBuilder(target.context)  # the live estate is built while the pages arrive
     with JsClient(target) as client:
         state = read_audit(client, builder.on_stream)
+    state.baseline = baseline
     if target.monitor:
         from ..limits import monitor_json
 
@@ -173,10 +196,24 @@ def _merged(results: list[LintResult], manifests: Estate | None) -> LintResult:
     return LintResult(findings, len(files), sum(r.objects for r in results), files, 0, assumed_release=results[0].assumed_release if results else None)
 
 
+def _write_html(path: str, audited: list[tuple[str, AuditState, LintResult]], result: LintResult, sources: Sequence[str]) -> None:
+    from jsops.linter.report.html import render_html
+
+    from .html import audit_report
+
+    page = render_html(audit_report(audited, result, sources))
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(page)
+    except OSError as exc:
+        raise Exit(f"jsops audit: error: cannot write {path}: {exc.strerror or exc}", ExitCode.NOT_RUN) from None
+    print(f"jsops audit: wrote {path}", file=sys.stderr)
+
+
 def _version() -> str:
     from jsops.linter._version import __version__
 
-    return __version__
+    return str(__version__)
 
 
 def _load_manifests(args: argparse.Namespace) -> Estate:

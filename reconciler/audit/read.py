@@ -1,8 +1,10 @@
 """What ``jsops audit`` reads from a target: every stream and consumer with its state, in pages.
 
-One ``STREAM.LIST`` page per 256 streams, then one ``CONSUMER.LIST`` page per 256 consumers of each
-stream that has consumers (concurrently, bounded by the client's concurrency), ``$JS.API.INFO``
-(the account's limits and usage) and the server's INFO (its release and cluster). Never an INFO
+One ``STREAM.LIST`` page per 256 streams and one ``CONSUMER.LIST`` page per 256 consumers of each
+stream that has consumers, pipelined (:func:`jsops.reconciler.live.alist_estate`: a stream's
+consumers are asked for as soon as its stream page arrives, the next stream pages are already on
+their way, all bounded by the client's concurrency), ``$JS.API.INFO`` (the account's limits and
+usage, asked for at the same time) and the server's INFO (its release and cluster). Never an INFO
 per object, never a request per message, never a write: the subjects sent are all in
 :data:`READ_SUBJECTS`.
 
@@ -16,11 +18,13 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..client import JsApiError, JsClient
-from ..errors import ErrCode
-from ..live import LiveState, consumer_from_info, parse_ts, stream_from_info
+from ..client import JsClient
+from ..live import LiveState, alist_estate, consumer_from_info, parse_ts, stream_from_info
+
+if TYPE_CHECKING:
+    from .snapshot import Snapshot
 
 __all__ = ["AuditState", "read_audit", "READ_SUBJECTS"]
 
@@ -45,6 +49,8 @@ class AuditState:
     varz: dict[str, Any] | None = None  # the monitoring endpoint's /varz, when the target names one (--monitor)
     read_at: float = field(default_factory=time.time)
     requests: int = 0
+    # The same target's earlier snapshot (jsops audit --baseline FILE): what growth is measured against.
+    baseline: Snapshot | None = None
 
     @property
     def server_version(self) -> str | None:
@@ -72,43 +78,34 @@ async def _aread(client: JsClient, on_stream: Callable[[AuditState, str], None] 
     state = AuditState(live)
     state.server = dict(getattr(client.nc, "_server_info", None) or {})
     live.server_version = state.server_version
-    state.account = await client.arequest("INFO")
-    infos, missing = await client.alist_streams()
-    for info in infos:
+    account = asyncio.ensure_future(client.arequest("INFO"))  # answered while the listing runs
+
+    def stream(info: dict[str, Any]) -> str | None:
         ls = stream_from_info(info)
         live.streams[ls.name] = ls
         state.streams[ls.name] = {k: info[k] for k in _STREAM_KEEP if k in info}
-    del infos
-    state.missing = sorted(set(missing) - set(live.streams))
-    live.unknown.update(state.missing)
-
-    async def page(name: str) -> tuple[str, list[dict[str, Any]]]:
-        try:
-            return name, await client.alist_consumers(name)
-        except JsApiError as exc:
-            if exc.err_code != ErrCode.STREAM_NOT_FOUND:
-                raise
-            gone.append(name)  # deleted since the stream listing: not audited
-            return name, []
-
-    gone: list[str] = []
-
-    pages = [asyncio.ensure_future(page(n)) for n, s in live.streams.items() if s.consumer_count > 0]
-    await asyncio.sleep(0)  # the first requests are on their way
-    try:
+        if ls.consumer_count > 0:
+            return ls.name
         if on_stream is not None:
-            for name, s in live.streams.items():
-                if s.consumer_count <= 0:
-                    on_stream(state, name)
-        for done in asyncio.as_completed(pages):
-            stream, infos_page = await done
-            _consumers(state, stream, infos_page)
-            if on_stream is not None and stream not in gone:
-                on_stream(state, stream)
+            on_stream(state, ls.name)
+        return None
+
+    def consumers(name: str, infos: list[dict[str, Any]]) -> None:
+        _consumers(state, name, infos)
+        if on_stream is not None:
+            on_stream(state, name)
+
+    try:
+        missing, gone = await alist_estate(client, stream, consumers, skip_gone=True)
+        state.account = await account
     finally:
-        for p in pages:
-            p.cancel()
-    for name in gone:
+        if not account.done():
+            account.cancel()
+        elif not account.cancelled():
+            account.exception()  # retrieved: raised above, or the listing's own error is the one told
+    state.missing = missing
+    live.unknown.update(missing)
+    for name in gone:  # deleted since the stream listing: not audited
         live.streams.pop(name, None)
         state.streams.pop(name, None)
     state.requests = live.requests = client.requests - before

@@ -69,7 +69,7 @@ def register(code: str, name: str, severity: Severity, summary: str, options: ty
 
 
 def _load() -> dict[str, LiveRule]:
-    from . import checks_cluster, checks_consumer, checks_stream  # noqa: F401  (they register their rules)
+    from . import checks_cluster, checks_consumer, checks_growth, checks_stream  # noqa: F401  (they register their rules)
 
     return LIVE_RULES
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Awaitable, Callable, Coroutine
+from collections import deque
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from ..errors import PermanentError, ReconcilerError, TemporaryError
@@ -17,7 +18,18 @@ from .answers import ERROR_SHAPE, answer_problem, info_shape, list_page
 from .kv import KvBucket, abind_bucket
 from .target import Target, TargetError
 
-__all__ = ["JsClient", "JsApiError", "AnswerError", "ConnectError", "JetStreamDisabled", "NO_JETSTREAM", "MAX_LIST_PAGES", "MAX_LIST_ITEMS", "MAX_LIST_BYTES"]
+__all__ = [
+    "JsClient",
+    "JsApiError",
+    "AnswerError",
+    "ConnectError",
+    "JetStreamDisabled",
+    "NO_JETSTREAM",
+    "MAX_LIST_PAGES",
+    "MAX_LIST_ITEMS",
+    "MAX_LIST_BYTES",
+    "PAGE_WINDOW",
+]
 
 T = TypeVar("T")
 
@@ -29,6 +41,9 @@ RECONNECT_BUDGET = 10.0  # seconds a request waits for the client to reconnect
 MAX_LIST_PAGES = 2_000
 MAX_LIST_ITEMS = 100_000
 MAX_LIST_BYTES = 256 * 1024 * 1024
+# Pages of one listing in flight at once, once its first page told the total (each page is one
+# request under the client's concurrency bound; fewer when the pages are large: see apages).
+PAGE_WINDOW = 4
 _READS = ("INFO", "STREAM.INFO.", "STREAM.LIST", "STREAM.NAMES", "CONSUMER.INFO.", "CONSUMER.LIST.", "CONSUMER.NAMES.")
 
 
@@ -175,7 +190,8 @@ class JsClient:
 
     async def arequest(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         """The decoded answer (every request goes through here); :attr:`last_size` is set to its
-        size in bytes just before it returns."""
+        size in bytes just before it returns (read it right after the await: nothing else runs
+        in between)."""
         if self._sem is None:
             self._sem = asyncio.Semaphore(self._concurrency)
         payload = json.dumps(body, separators=(",", ":")).encode() if body is not None else b""
@@ -245,34 +261,77 @@ class JsClient:
 
     # -- listing ---------------------------------------------------------------------------------
 
+    async def apages(self, subject: str, key: str, shape: dict[str, Any]) -> AsyncGenerator[tuple[list[dict[str, Any]], list[str]], None]:
+        """The pages of a paged list, in order, as they arrive: each page's items (their shapes
+        checked) and the names a cluster reported missing. Once the first page tells the total,
+        the next pages are requested ahead (up to :data:`PAGE_WINDOW` in flight, fewer when the
+        pages are large), so that the server works on the next page while the caller handles this
+        one. Within :data:`MAX_LIST_PAGES` pages, :data:`MAX_LIST_ITEMS` items and
+        :data:`MAX_LIST_BYTES` bytes (counting the pages in flight), else :class:`AnswerError`."""
+        what = _label(subject)
+        count = size = pages = 0
+        ahead: deque[tuple[int, asyncio.Future[tuple[dict[str, Any], int]]]] = deque()
+
+        async def one(offset: int) -> tuple[dict[str, Any], int]:
+            resp = await self.arequest(subject, {"offset": offset})
+            return resp, self.last_size  # this request's: nothing ran in between
+
+        def request(offset: int) -> None:
+            ahead.append((offset, asyncio.ensure_future(one(offset))))
+
+        request(0)
+        try:
+            while ahead:
+                offset, task = ahead.popleft()
+                resp, nbytes = await task
+                pages += 1
+                size += nbytes
+                _check(resp, list_page(key), what)
+                page = resp.get(key) or []
+                for i, item in enumerate(page):
+                    _check(item, shape, f"{what} ({key}[{i}] at offset {offset})")
+                missing = resp.get("missing") or []
+                count += len(page)
+                end, total = offset + len(page) + len(missing), resp.get("total") or 0
+                if page and end < total:
+                    if pages >= MAX_LIST_PAGES:
+                        raise AnswerError(
+                            f"the server's {what} did not end after {MAX_LIST_PAGES} pages ({count} items); jsops reads no more (a server whose list never ends?)"
+                        )
+                    if count > MAX_LIST_ITEMS or size > MAX_LIST_BYTES:
+                        raise AnswerError(
+                            f"the server's {what} did not end after {count} items ({size} bytes, bounds {MAX_LIST_ITEMS} items, "
+                            f"{MAX_LIST_BYTES} bytes); jsops reads no more"
+                        )
+                    # the pages still to come, as far as this answer tells (each holds as many entries as
+                    # this one), asked for before the caller handles this page: their requests go first
+                    step = len(page) + len(missing)
+                    window = max(1, min(PAGE_WINDOW, (MAX_LIST_BYTES - size) // max(nbytes, 1)))
+                    nxt = ahead[-1][0] + step if ahead else end
+                    while len(ahead) < window and nxt < total and pages + len(ahead) < MAX_LIST_PAGES:
+                        request(nxt)
+                        nxt += step
+                yield page, missing
+                if not page or end >= total:
+                    return
+        finally:
+            for _, task in ahead:
+                task.cancel()
+            await asyncio.gather(*(task for _, task in ahead), return_exceptions=True)  # ended before the caller goes on
+
     async def _alist(self, subject: str, key: str, shape: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
-        """Every item of a paged list (and the names a cluster reported missing), within
-        :data:`MAX_LIST_PAGES` pages, :data:`MAX_LIST_ITEMS` items and :data:`MAX_LIST_BYTES` bytes."""
+        """Every item of a paged list (and the names a cluster reported missing): :meth:`apages` collected."""
         out: list[dict[str, Any]] = []
         missing: list[str] = []
-        offset = size = 0
-        what = _label(subject)
-        for _ in range(MAX_LIST_PAGES):
-            resp = await self.arequest(subject, {"offset": offset})
-            size += self.last_size  # set by this request: nothing ran in between
-            _check(resp, list_page(key), what)
-            page = resp.get(key) or []
-            for i, item in enumerate(page):
-                _check(item, shape, f"{what} ({key}[{i}] at offset {offset})")
-            out.extend(page)
-            missing.extend(resp.get("missing") or [])
-            offset += len(page) + len(resp.get("missing") or [])
-            if not page or offset >= (resp.get("total") or 0):
-                return out, missing
-            if len(out) > MAX_LIST_ITEMS or size > MAX_LIST_BYTES:
-                break
-        else:
-            raise AnswerError(
-                f"the server's {what} did not end after {MAX_LIST_PAGES} pages ({len(out)} items); jsops reads no more (a server whose list never ends?)"
-            )
-        raise AnswerError(
-            f"the server's {what} did not end after {len(out)} items ({size} bytes, bounds {MAX_LIST_ITEMS} items, {MAX_LIST_BYTES} bytes); jsops reads no more"
-        )
+        async with contextlib.aclosing(self.apages(subject, key, shape)) as pages:
+            async for page, gone in pages:
+                out.extend(page)
+                missing.extend(gone)
+        return out, missing
+
+    def astream_pages(self) -> AsyncGenerator[tuple[list[dict[str, Any]], list[str]], None]:
+        """The ``STREAM.LIST`` pages as they arrive (:meth:`apages`): StreamInfos and missing names."""
+        return self.apages("STREAM.LIST", "streams", info_shape("StreamConfig"))
 
     async def alist_streams(self) -> tuple[list[dict[str, Any]], list[str]]:
         """Every StreamInfo via ``STREAM.LIST`` pages, and the names a cluster reported missing

@@ -254,3 +254,23 @@ def test_1500_nested_directories_in_render(deep: Path) -> None:
     proc = jsops("render", str(deep), "--env", "prod")
     err = no_crash(proc)
     assert proc.returncode == 1 and "JS002" in err and proc.stdout == b""
+
+
+@pytest.mark.parametrize("raw", [b"bad\xff\xfe.yaml", b"sur\xed\xa0\x80.yaml", b"tpl\xff.yaml.j2"], ids=["not-utf8", "surrogate-bytes", "template"])
+def test_render_names_a_file_name_that_is_not_utf8_as_lint_does(tmp_path: Path, raw: bytes) -> None:
+    """Issue 22 item 10 (render): a name that cannot be encoded is the finding lint gives
+    (JS001, the name with ``\\xNN`` escapes, file not read), never a crash or a half-printed estate."""
+    d = tmp_path / "r"
+    (d / "environments").mkdir(parents=True)
+    (d / "environments" / "prod.yaml").write_text("a: 1\n")
+    (d / "ok.yaml").write_text(STREAM.format(name="OK", subj="ok"))
+    with open(os.path.join(os.fsencode(d), raw), "wb") as fh:
+        fh.write(STREAM.format(name="BAD", subj="bad").encode())
+    proc = jsops("render", str(d), "--env", "prod")
+    err = no_crash(proc)
+    lint = jsops("lint", str(d), "--env", "prod", "--format", "text")
+    shown = raw.decode("utf-8", "backslashreplace")
+    assert proc.returncode == 1 and proc.stdout == b"", err
+    assert f"{d / shown}:1:1: error JS001 the file name is not valid UTF-8" in err, err
+    assert f"{d / shown}:1:1: error JS001 the file name is not valid UTF-8" in lint.stdout.decode("utf-8"), lint.stdout
+    assert "BAD" not in err

@@ -114,6 +114,15 @@ def state_of(
     return st
 
 
+def growing(before: int, now: int, seconds: float, **cfg: Any) -> AuditState:
+    """A consumer S/c with ``now`` messages pending, against a baseline of ``before`` ``seconds`` earlier."""
+    from jsops.reconciler.audit.snapshot import Snapshot
+
+    st = state_of([stream_info("S", consumers=1, messages=now, nbytes=now * 100, **cfg)], {"S": [consumer_info("c", pending=now)]})
+    st.baseline = Snapshot("nats://x", NOW_TS - seconds, consumers={("S", "c"): {"num_pending": before}})
+    return st
+
+
 def codes(state: AuditState, config: dict[str, Any] | None = None) -> set[tuple[str, str | None]]:
     return {(f.rule, f.file) for f in live_findings(state, select_live(config or {}))}
 
@@ -191,7 +200,31 @@ CASES: list[tuple[str, AuditState, AuditState]] = [
         state_of([stream_info("KV_cfg", subjects=["$KV.cfg.>"], messages=10, nbytes=900, max_bytes=1000, discard="new", max_msgs_per_subject=5)]),
         state_of([stream_info("KV_cfg", subjects=["$KV.cfg.>"], messages=10, nbytes=100, max_bytes=1000, discard="new", max_msgs_per_subject=5)]),
     ),
+    ("JS515", growing(1000, 5000, 60, max_msgs=100_000), growing(4900, 5000, 60, max_msgs=100_000)),
 ]
+
+
+@pytest.mark.parametrize(
+    ("state", "expected"),
+    [
+        (
+            growing(0, 2000, 100, max_msgs=10_000),
+            "grew from 0 to 2000 in 1m40s (20 messages/s more than it consumes); at this rate the backlog reaches the stream's max_msgs 10000 in ~6m40s",
+        ),
+        (
+            growing(0, 2000, 100, max_bytes=1_000_000, discard="new"),
+            "max_bytes 1000000 (at 100 bytes a message) in ~6m40s: the server then refuses new messages (discard: new)",
+        ),
+        (growing(0, 2000, 100, max_msgs=2000), "already reaches the stream's max_msgs 2000"),
+        (growing(0, 2000, 100), "the stream has no max_msgs or max_bytes"),
+        (growing(0, 2000, 5), None),  # min_interval 10s: too close to tell
+        (growing(0, 2000, 3000), None),  # 0.67/s: under min_rate 1
+        (growing(3000, 2000, 100), None),  # shrinking
+    ],
+)
+def test_backlog_growth_rate_and_time_to_full(state: AuditState, expected: str | None) -> None:
+    found = [f.message for f in live_findings(state, select_live({}), only={"JS515"})]
+    assert found == [] if expected is None else (len(found) == 1 and expected in found[0]), found
 
 
 def test_every_live_rule_has_a_case() -> None:
