@@ -18,11 +18,12 @@ from fnmatch import fnmatchcase
 from typing import NamedTuple
 
 from ..errors import LinterError
-from .templates import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES
 
 __all__ = [
     "LoadError",
     "MANIFEST_SUFFIXES",
+    "TEMPLATE_SUFFIXES",
+    "ENVIRONMENTS_DIR",
     "MAX_DIR_DEPTH",
     "Discovered",
     "discover",
@@ -38,6 +39,9 @@ __all__ = [
 ]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+# templates rendered for an environment (jsops.linter.load.templates), and the directory of their values
+TEMPLATE_SUFFIXES = (".yaml.j2", ".yml.j2", ".json.j2")
+ENVIRONMENTS_DIR = "environments"
 MAX_DIR_DEPTH = 100
 """Directories below a path given that a walk enters; a manifest tree never needs more."""
 

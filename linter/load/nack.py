@@ -38,11 +38,6 @@ def load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: s
     v = doc.value
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
     kind = v.get("kind")
-    if kind in ("KeyValue", "ObjectStore"):
-        from .buckets import load_nack_bucket
-
-        load_nack_bucket(doc, index, file, estate, kind, api)
-        return
     if kind in T.UNMANAGED:
         _nack_unmanaged(doc, file, estate, kind)
         return
