@@ -198,6 +198,6 @@ def _describe(exc: BaseException) -> str:
 
 def main(argv: Sequence[str]) -> int:
     """Entry point of ``jsops audit`` (argv after the command name); returns the exit code."""
-    from ..cli import guard
+    from .._cli_guard import guard
 
     return guard(_audit, argv, prog="jsops audit", error_code=ExitCode.NOT_RUN, describe=_describe)
