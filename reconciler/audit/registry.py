@@ -68,12 +68,6 @@ def register(code: str, name: str, severity: Severity, summary: str, options: ty
     return wrap
 
 
-def _load() -> dict[str, LiveRule]:
-    from . import checks_cluster, checks_consumer, checks_stream  # noqa: F401  (they register their rules)
-
-    return LIVE_RULES
-
-
 @dataclass(frozen=True)
 class Selected:
     rule: LiveRule
@@ -83,7 +77,7 @@ class Selected:
 
 def select_live(settings: Mapping[str, Any], source: str = "config") -> list[Selected]:
     """The live rules with the options and severities of the config's ``audit`` mapping."""
-    rules = _load()
+    rules = LIVE_RULES  # every built-in check is declared once the package is imported (audit/__init__.py)
     by_key = {**{r.code.upper(): r for r in rules.values()}, **{r.name: r for r in rules.values()}}
     chosen: dict[str, tuple[Any, Severity | None, bool]] = {}
     for key, values in settings.items():
