@@ -14,6 +14,7 @@ from jsops.linter.clikit import Parser, add_config, config_from_args
 from jsops.linter.exitcodes import ExitCode, exit_codes_inline
 from jsops.linter.model.target import Target as LintTarget
 
+from ._cli_guard import guard
 from .client import TargetError
 from .discover import discover
 
@@ -99,6 +100,4 @@ def _discover(argv: list[str]) -> int:
 
 def main(argv: Sequence[str]) -> int:
     """Entry point of ``jsops discover`` (argv after the command name); returns the exit code."""
-    from .cli import guard
-
     return guard(_discover, argv, describe=str)
