@@ -10,9 +10,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from jsops.linter import Target as LintTarget
 from jsops.linter.clikit import Parser, add_config, config_from_args
 from jsops.linter.exitcodes import ExitCode, exit_codes_inline
-from jsops.linter.model.target import Target as LintTarget
 
 from ._cli_guard import guard
 from .client import TargetError

@@ -23,8 +23,8 @@ import json
 import sys
 from typing import Any
 
-from jsops.linter.model.target import ServerLimits, TargetServer
-from jsops.linter.model.target import Target as LintTarget
+from jsops.linter import ServerLimits, TargetServer
+from jsops.linter import Target as LintTarget
 
 from .client import JsClient, Target, TargetError
 from .limits import account_limits, monitor_json, server_limits

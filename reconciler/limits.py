@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jsops.linter.model.target import AccountLimits, ServerLimits
+from jsops.linter import AccountLimits, ServerLimits
 
 from .client import ACCOUNT_INFO, AnswerError, Target, TargetError, answer_problem
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
-from jsops.linter.load import PREVENT_DELETE
+from jsops.linter import PREVENT_DELETE
 
 from .live import DATA_LOSS_MARK, PREVENT_DELETE_MARK, PRUNE_MARK
 from .vocabulary import ActionKind

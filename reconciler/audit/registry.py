@@ -19,10 +19,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jsops.linter import Finding, ObjectRef, Severity
+from jsops.linter import ConfigError, Finding, ObjectRef, Severity, validation_errors
 from jsops.linter.api import RuleOptions
-from jsops.linter.config import ConfigError
-from jsops.linter.model.records import validation_errors
 
 from .read import AuditState
 from .static import object_path
