@@ -11,51 +11,183 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .engine import LintResult, lint_estate, lint_paths
-    from .findings import Finding, ObjectRef, Severity
-    from .load import Estate, LoadError, Resource, load_paths
+    from .config import Config, ConfigError, Selection, select_rules
+    from .engine import LintResult, discover_rules, lint_estate, lint_paths, read_manifest_bytes
+    from .findings import LOAD_CODES, Finding, ObjectRef, Severity
+    from .load import (
+        PREVENT_DELETE,
+        PREVENT_UPDATE,
+        Estate,
+        Limits,
+        LoadError,
+        ParsedDocument,
+        Resource,
+        check_estate,
+        discover,
+        git_root,
+        load_paths,
+        walk_dirs,
+    )
+    from .load.files import process
+    from .model.buckets import BUCKET_FIELDS, KeyValueConfig, ObjectStoreConfig, bucket_kind_of, bucket_of_stream, bucket_stream
     from .model.config import ConsumerConfig, StreamConfig
-    from .model.target import Target
-    from .semantics.effective import effective_consumer, effective_stream, strip_server_metadata
+    from .model.profiles import Profiles
+    from .model.records import is_record_class, validation_errors
+    from .model.resource import is_stream
+    from .model.target import AccountLimits, ServerLimits, Target, TargetServer
+    from .report import REPORTERS, RenderContext, render_result
+    from .report.text import read_lines, render_text
+    from .semantics.effective import SERVER_DEFAULTS, effective_consumer, effective_stream, strip_server_metadata
+    from .semantics.errcodes import ErrCode
+    from .semantics.releases import Version, format_version, parse_version
+    from .semantics.subjects import SubjectIndex, is_subset_match, subjects_collide
+    from .semantics.units import UnitError, format_duration, format_size, parse_duration, readable_duration, readable_size
+    from .semantics.updates import CLASS_ORDER, RESET_FIELDS, ChangeClass, classify, worst
 
 __all__ = [
+    "AccountLimits",
+    "BUCKET_FIELDS",
+    "bucket_kind_of",
+    "bucket_of_stream",
+    "bucket_stream",
+    "ChangeClass",
+    "check_estate",
+    "CLASS_ORDER",
+    "classify",
+    "Config",
+    "ConfigError",
     "ConsumerConfig",
-    "Estate",
-    "Finding",
-    "LintResult",
-    "LoadError",
-    "ObjectRef",
-    "Resource",
-    "Severity",
-    "StreamConfig",
-    "Target",
+    "discover",
+    "discover_rules",
     "effective_consumer",
     "effective_stream",
+    "ErrCode",
+    "Estate",
+    "Finding",
+    "format_duration",
+    "format_size",
+    "format_version",
+    "git_root",
+    "is_record_class",
+    "is_stream",
+    "is_subset_match",
+    "KeyValueConfig",
+    "Limits",
     "lint_estate",
     "lint_paths",
+    "LintResult",
+    "LOAD_CODES",
     "load_paths",
+    "LoadError",
+    "ObjectRef",
+    "ObjectStoreConfig",
+    "parse_duration",
+    "parse_version",
+    "ParsedDocument",
+    "PREVENT_DELETE",
+    "PREVENT_UPDATE",
+    "process",
+    "Profiles",
+    "read_lines",
+    "read_manifest_bytes",
+    "readable_duration",
+    "readable_size",
+    "render_result",
+    "render_text",
+    "RenderContext",
+    "REPORTERS",
+    "RESET_FIELDS",
+    "Resource",
+    "select_rules",
+    "Selection",
+    "SERVER_DEFAULTS",
+    "ServerLimits",
+    "Severity",
+    "StreamConfig",
     "strip_server_metadata",
+    "SubjectIndex",
+    "subjects_collide",
+    "Target",
+    "TargetServer",
+    "UnitError",
+    "validation_errors",
+    "Version",
+    "walk_dirs",
+    "worst",
 ]
 from ._version import __version__ as __version__
 
 # public name -> the submodule that defines it
 _HOMES = {
+    "Config": ".config",
+    "ConfigError": ".config",
+    "Selection": ".config",
+    "select_rules": ".config",
     "LintResult": ".engine",
+    "discover_rules": ".engine",
     "lint_estate": ".engine",
     "lint_paths": ".engine",
+    "read_manifest_bytes": ".engine",
     "Finding": ".findings",
+    "LOAD_CODES": ".findings",
     "ObjectRef": ".findings",
     "Severity": ".findings",
     "Estate": ".load",
+    "Limits": ".load",
     "LoadError": ".load",
+    "PREVENT_DELETE": ".load",
+    "PREVENT_UPDATE": ".load",
+    "ParsedDocument": ".load",
     "Resource": ".load",
+    "check_estate": ".load",
+    "discover": ".load",
+    "git_root": ".load",
     "load_paths": ".load",
+    "walk_dirs": ".load",
+    "process": ".load.files",
+    "BUCKET_FIELDS": ".model.buckets",
+    "KeyValueConfig": ".model.buckets",
+    "ObjectStoreConfig": ".model.buckets",
+    "bucket_kind_of": ".model.buckets",
+    "bucket_of_stream": ".model.buckets",
+    "bucket_stream": ".model.buckets",
     "ConsumerConfig": ".model.config",
     "StreamConfig": ".model.config",
+    "Profiles": ".model.profiles",
+    "is_record_class": ".model.records",
+    "validation_errors": ".model.records",
+    "is_stream": ".model.resource",
+    "AccountLimits": ".model.target",
+    "ServerLimits": ".model.target",
     "Target": ".model.target",
+    "TargetServer": ".model.target",
+    "REPORTERS": ".report",
+    "RenderContext": ".report",
+    "render_result": ".report",
+    "read_lines": ".report.text",
+    "render_text": ".report.text",
+    "SERVER_DEFAULTS": ".semantics.effective",
     "effective_consumer": ".semantics.effective",
     "effective_stream": ".semantics.effective",
     "strip_server_metadata": ".semantics.effective",
+    "ErrCode": ".semantics.errcodes",
+    "Version": ".semantics.releases",
+    "format_version": ".semantics.releases",
+    "parse_version": ".semantics.releases",
+    "SubjectIndex": ".semantics.subjects",
+    "is_subset_match": ".semantics.subjects",
+    "subjects_collide": ".semantics.subjects",
+    "UnitError": ".semantics.units",
+    "format_duration": ".semantics.units",
+    "format_size": ".semantics.units",
+    "parse_duration": ".semantics.units",
+    "readable_duration": ".semantics.units",
+    "readable_size": ".semantics.units",
+    "CLASS_ORDER": ".semantics.updates",
+    "ChangeClass": ".semantics.updates",
+    "RESET_FIELDS": ".semantics.updates",
+    "classify": ".semantics.updates",
+    "worst": ".semantics.updates",
 }
 
 

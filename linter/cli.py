@@ -233,7 +233,7 @@ def _builtin(argv: list[str]) -> int:
     if args.command == "completion":
         from .completion import completion_script
 
-        sys.stdout.write(completion_script(args.shell, _commands(), _command_options))
+        sys.stdout.write(completion_script(args.shell, _commands(), _command_options, SUMMARIES))
         return ExitCode.OK
     sys.stdout.write(top_help())  # help
     return ExitCode.OK

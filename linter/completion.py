@@ -76,14 +76,14 @@ def _fish(commands: Sequence[str], options: dict[str, list[str]], summaries: dic
     return "\n".join(lines) + "\n"
 
 
-def completion_script(shell: str, commands: Sequence[str], options_of: Callable[[str], list[str]]) -> str:
-    from .cli import SUMMARIES
-
+def completion_script(shell: str, commands: Sequence[str], options_of: Callable[[str], list[str]], summaries: dict[str, str]) -> str:
+    """The completion script for ``shell``: ``commands`` with each one's options (``options_of``) and its
+    one-line summary (zsh and fish show it)."""
     options = {c: options_of(c) if c not in ("help", "completion") else [] for c in commands}
     if shell == "bash":
         return _bash(commands, options)
     if shell == "zsh":
-        return _zsh(commands, options, SUMMARIES)
+        return _zsh(commands, options, summaries)
     if shell == "fish":
-        return _fish(commands, options, SUMMARIES)
+        return _fish(commands, options, summaries)
     raise ValueError(f"unknown shell {shell!r}")

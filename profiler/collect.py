@@ -39,9 +39,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from jsops.linter import UnitError, parse_duration
 from jsops.linter.clikit import Parser, add_config, config_from_args, run
 from jsops.linter.errors import LinterError
-from jsops.linter.semantics.units import UnitError, parse_duration
 from jsops.profiler.errors import ProfilerError
 from jsops.reconciler.client import (
     NO_JETSTREAM,
@@ -445,7 +445,7 @@ def _main(argv: list[str]) -> int:
         return 2
     if not a.server and not a.context and os.environ.get("NATS_URL"):
         a.server = os.environ["NATS_URL"]
-    from jsops.linter.config import ConfigError
+    from jsops.linter import ConfigError
 
     try:
         config = config_from_args(a)

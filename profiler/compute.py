@@ -45,13 +45,13 @@ from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
 
-from jsops.linter.model.profiles import Profiles
+from jsops.linter import Profiles
 from jsops.profiler import quantiles as _q
 from jsops.profiler.events import ADVISORY_PREFIX, between, read_events
 from jsops.profiler.inputs import worth_caching
-from jsops.profiler.job import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
 from jsops.profiler.outliers import GAP_DAYS, exclude_outliers
 from jsops.profiler.partial import iso
+from jsops.profiler.precision import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
 from jsops.profiler.quantiles import QUANTILES, quantiles
 
 __all__ = ["ProfileSummary", "build_profiles"]

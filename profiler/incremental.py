@@ -20,7 +20,7 @@ from pyspark import StorageLevel
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from jsops.linter.model.profiles import Profiles
+from jsops.linter import Profiles
 from jsops.profiler.compute import ProfileSummary
 from jsops.profiler.events import between, read_events
 from jsops.profiler.inputs import hour_partitions, worth_caching

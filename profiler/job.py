@@ -29,11 +29,10 @@ if __package__ in (None, ""):  # spark-submit profiler/job.py: make the package 
 
 from jsops.profiler.errors import ProfilerError  # noqa: E402 (after the sys.path fix above)
 from jsops.profiler.inputs import check_paths, shuffle_partitions  # noqa: E402
+from jsops.profiler.precision import DEFAULT_EXACT_LIMIT, MIN_ACCURACY  # noqa: E402
 
 __all__ = ["main", "build_profiles", "make_session", "INSTALL_HINT"]  # noqa: F822 (lazy, see __getattr__)
 
-MIN_ACCURACY = 10_000
-DEFAULT_EXACT_LIMIT = 50_000_000
 INSTALL_HINT = "jsops profile needs PySpark: pip install 'jsops[spark]' (and Java 17+ on the PATH)"
 
 
@@ -44,7 +43,7 @@ def __getattr__(name: str) -> Any:  # build_profiles, make_session, ... without 
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(f"profiler.{_LAZY[name]}"), name)
+        return getattr(importlib.import_module(f"jsops.profiler.{_LAZY[name]}"), name)
     raise AttributeError(name)
 
 

@@ -315,8 +315,8 @@ def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, co
     """The plan of one target from the manifests and its live state, authorized by the flags of
     ``args`` (:func:`jsops.reconciler.plan.build_plan`), judged by lint and the server's predicted refusals."""
     from .dataloss import measure_limit_loss
+    from .discover import read_limits
     from .interestloss import measure_filter_loss
-    from .limits import read_limits
     from .plan import build_plan, desired_from_estate
     from .plan.closure import close
     from .preflight import preflight

@@ -208,6 +208,10 @@ def _controller(argv: list[str]) -> int:
 
 def main(argv: Sequence[str]) -> int:
     """Entry point of ``jsops controller`` (argv after the command name); returns the exit code."""
-    from .cli import guard
+    from ._cli_guard import guard
 
     return guard(_controller, argv, prog="jsops controller", error_code=ExitCode.NOT_RUN, describe=str)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

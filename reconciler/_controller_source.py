@@ -29,7 +29,7 @@ Snapshot = tuple[tuple[str, int, int], ...]
 def snapshot(paths: list[str]) -> Snapshot:
     """(path, mtime_ns, size) of every file under ``paths`` (hidden directories skipped): any
     change, addition or removal changes the snapshot."""
-    from jsops.linter.load import walk_dirs
+    from jsops.linter import walk_dirs
 
     out: list[tuple[str, int, int]] = []
     for p in paths:
@@ -121,7 +121,7 @@ def _file_digest(path: str, max_bytes: int) -> bytes:
 
 
 def _content_id(files: list[str], commit: str | None) -> str:
-    from jsops.linter.load import Limits
+    from jsops.linter import Limits
 
     max_bytes = Limits().max_file_bytes
     h = hashlib.sha256()
@@ -141,8 +141,7 @@ def _load(paths: list[str], env: str | None) -> Any:
 def load_revision(paths: list[str], env: str | None = None, commit: str | None = None, config: Any = None) -> Revision:
     """Load and lint the manifests (with the jsops ``config``'s rule selection, as ``jsops apply``
     does); a revision with lint errors has ``errors``."""
-    from jsops.linter import LoadError, lint_estate
-    from jsops.linter.load import discover
+    from jsops.linter import LoadError, discover, lint_estate
 
     try:
         files = discover(paths)

@@ -17,8 +17,8 @@ from ._controller_policy import blocked_need, policy_from_estate
 from .apply import ApplyReport, execute_plan
 from .client import JsClient, Target
 from .dataloss import measure_limit_loss
+from .discover import read_limits
 from .interestloss import measure_filter_loss
-from .limits import read_limits
 from .live import read_live
 from .plan import Action, Plan, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
 from .plan.closure import close

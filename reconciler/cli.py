@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from jsops.linter.clikit import (
     Exit,
@@ -29,13 +29,13 @@ from jsops.linter.clikit import (
     add_paths,
     config_from_args,
     duration_type,
-    run,
 )
 from jsops.linter.exitcodes import ExitCode, exit_codes_help
 
+from ._cli_guard import guard
 from ._cli_plans import Run, make_plans, say_target, view_options
 
-__all__ = ["plan_main", "apply_main", "export_main", "guard"]
+__all__ = ["plan_main", "apply_main", "export_main"]
 
 _CONFIG_HELP = "jsops config (contexts, target facts, lint selection); default: found from . upward"
 
@@ -207,37 +207,6 @@ def _export(argv: list[str]) -> int:
         f"Exported {len(live.streams)} streams and {sum(1 for c in live.consumers.values() if c.config.get('durable_name'))} consumers to {len(written)} files in {args.out_dir}."
     )
     return ExitCode.OK
-
-
-def _describe(exc: BaseException) -> str:
-    from .client import JetStreamDisabled, JsApiError
-
-    if isinstance(exc, JsApiError) and not isinstance(exc, JetStreamDisabled):
-        return f"JetStream API: {exc}"
-    return str(exc)
-
-
-def guard(
-    command: Callable[[list[str]], int],
-    argv: Sequence[str],
-    *,
-    prog: str = "jsops",
-    error_code: int = ExitCode.ERROR,
-    describe: Callable[[BaseException], str] = _describe,
-) -> int:
-    """Run a reconciler command under :func:`jsops.linter.clikit.run`: its errors (the reconciler's and
-    the linter's) are one line, ``PROG: error: MESSAGE``, and ``error_code``; the secrets given as
-    arguments are blanked out of everything printed."""
-    from jsops.linter.errors import LinterError
-
-    from .client import ConnectError, JsApiError, TargetError, argv_scrub
-    from .errors import ReconcilerError
-    from .plan import PlanError
-
-    args = list(argv)
-    # TargetError, ConnectError, JsApiError and PlanError are named until they derive from ReconcilerError.
-    errors = (ReconcilerError, LinterError, TargetError, ConnectError, JsApiError, PlanError)
-    return run(command, args, prog=prog, errors=errors, error_code=error_code, redact=lambda text: argv_scrub(text, args), describe=describe)
 
 
 def plan_main(argv: Sequence[str]) -> int:

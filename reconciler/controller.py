@@ -27,7 +27,6 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +34,7 @@ from ._controller_events import EventLog
 from ._controller_metrics import Metrics
 from ._controller_target import TargetRun
 
-__all__ = ["main", "Controller", "ControllerOptions", "EventLog"]
+__all__ = ["Controller", "ControllerOptions", "EventLog"]
 
 
 @dataclass
@@ -427,15 +426,3 @@ class Controller:
             self.count_error("internal", exc, context=run.name)
             run.drop_client()
             return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
-
-
-def main(argv: Sequence[str]) -> int:
-    """Entry point of ``jsops controller`` (argv after the command name); returns the exit code. The
-    command line is :mod:`jsops.reconciler._controller_cli`'s."""
-    from ._controller_cli import main as run_main
-
-    return run_main(argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

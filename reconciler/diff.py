@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from jsops.linter import RESET_FIELDS, classify
 from jsops.linter.semantics import catalog
-from jsops.linter.semantics.updates import RESET_FIELDS, classify
 
 from .live import CONTEXT, ESTATE, MANAGED_BY, REPO, RESUME, SOURCE, is_bookkeeping
 from .server_apis import canonical_time

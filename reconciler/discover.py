@@ -1,7 +1,9 @@
-"""``jsops discover``: read what preflight needs from a live server into the jsops config's ``target``.
+"""What a live target is: the facts preflight needs, read from its servers (``jsops discover``,
+:mod:`jsops.reconciler._cli_discover`, prints or writes them into the jsops config's ``target``), and
+the limits it enforces over the declared ones (:func:`read_limits`, for plans).
 
-Offline lint (pre-commit, CI) predicts for the server the config's ``target`` describes. This command
-connects through the usual target flags and contexts and reads:
+Offline lint (pre-commit, CI) predicts for the server the config's ``target`` describes. The facts
+come:
 
 - from the server's INFO (every client sees it): ``server_version``, ``max_payload``, and, when the
   server is in a cluster, ``clustered``, ``cluster_name`` and ``cluster_size`` (the servers it
@@ -13,28 +15,21 @@ connects through the usual target flags and contexts and reads:
   cluster and tags, so that placement is judged (JS317). Without it ``servers`` is left out rather
   than written incomplete, since a partial list would make placement predictions wrong.
 
-``--write`` puts the result under ``target:`` in ``.jsops.yaml`` (comments and the other keys are
-kept; the file is created if there is none); without it the YAML is printed.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import sys
-from collections.abc import Sequence
 from typing import Any
 
-from jsops.linter.clikit import Parser, add_config, config_from_args
-from jsops.linter.exitcodes import ExitCode, exit_codes_inline
-from jsops.linter.model.target import Target as LintTarget
-from jsops.linter.model.target import TargetServer
+from jsops.linter import ServerLimits, TargetServer
+from jsops.linter import Target as LintTarget
 
-from .client import TargetError
+from .client import JsClient, Target, TargetError
 from .limits import account_limits, monitor_json, server_limits
 
-__all__ = ["target_facts", "discover", "write_target", "main"]
+__all__ = ["target_facts", "discover", "read_limits"]
 
 _PING_TIMEOUT = 1.0  # seconds without an answer that end the collection
 _PING_QUIET = 0.25  # ... once every server of the cluster answered
@@ -169,85 +164,30 @@ async def _ping_varz(nc: Any, expected: set[str], deadline: float) -> list[dict[
     return answers or None
 
 
-def _target_yaml(target: LintTarget) -> dict[str, Any]:
-    """The ``target`` mapping as a person would keep it: only what is known."""
-    data = target.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
-    for key in ("limits", "account"):
-        if not data.get(key):
-            data.pop(key, None)
-    if "servers" in data:
-        data["servers"] = [{k: v for k, v in s.items() if v not in (None, [], ())} for s in data["servers"]]
-    return data
+def _merge(live: Any, declared: Any) -> Any:
+    """``live`` with its unknown (None) fields taken from ``declared``."""
+    values = {k: (getattr(live, k) if getattr(live, k) is not None else getattr(declared, k)) for k in type(live).model_fields}
+    return type(live)(**values)
 
 
-def write_target(path: str, target: LintTarget) -> None:
-    """Put ``target`` under ``target:`` in the YAML config at ``path`` (created if missing); other
-    keys and comments are kept."""
-    from ruamel.yaml import YAML
-
-    yaml = YAML()
-    yaml.preserve_quotes = True
-    doc: Any = None
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as fh:
-            doc = yaml.load(fh)
-    if doc is None:
-        from ruamel.yaml.comments import CommentedMap
-
-        doc = CommentedMap()
-    if not isinstance(doc, dict):
-        raise TargetError(f"{path}: the jsops config is not a mapping; not written")
-    doc["target"] = _target_yaml(target)
-    tmp = f"{path}.jsops-tmp-{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        yaml.dump(doc, fh)
-    os.replace(tmp, path)
-
-
-def _parser() -> Parser:
-    from .client import add_target_arguments
-
-    p = Parser(
-        prog="jsops discover",
-        description="Read the live target's release, cluster and limits into the jsops config's `target`, "
-        "so that offline `jsops lint` predicts for that server.",
-        epilog="examples:\n  jsops discover -s nats://nats.prod:4222\n  jsops discover --context prod --monitor http://nats.prod:8222 --write\n\n"
-        + exit_codes_inline("discover"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("--write", action="store_true", help="write the facts under `target:` in .jsops.yaml (default: print them)")
-    add_config(p, "the jsops config to update (default: .jsops.yaml found from . upward, or ./.jsops.yaml)", no_config=False)
-    add_target_arguments(p)
-    return p
-
-
-def _discover(argv: list[str]) -> int:
-    from .client import JsClient, target_from_args
-
-    args = _parser().parse_args(argv)
-    config = config_from_args(args)
-    target = target_from_args(args, config)
-    with JsClient(target) as client:
-        facts = discover(client, target)
-    if args.write:
-        path = config.source or ".jsops.yaml"
-        if path.endswith(".toml"):
-            raise TargetError(f"{path}: jsops writes only a YAML config; put these under [tool.jsops.target]:\n" + json.dumps(_target_yaml(facts), indent=2))
-        write_target(path, facts)
-        print(f"jsops: wrote the target facts of {target.display()} (nats-server {facts.server_version}) to {path}", file=sys.stderr)
-    else:
-        from ruamel.yaml import YAML
-
-        yaml = YAML()
-        yaml.default_flow_style = False
-        print(f"# read from {target.display()}", file=sys.stdout)
-        yaml.dump({"target": _target_yaml(facts)}, sys.stdout)
-    return ExitCode.OK
-
-
-def main(argv: Sequence[str]) -> int:
-    """Entry point of ``jsops discover`` (argv after the command name); returns the exit code."""
-    from .cli import guard
-
-    return guard(_discover, argv, describe=str)
+def read_limits(client: JsClient, target: Target | None = None, declared: LintTarget | None = None) -> LintTarget:
+    """The limits ``client``'s account (``$JS.API.INFO``) and, with a monitor URL, its server
+    (``/varz``) enforce, over the ``declared`` facts of the jsops config."""
+    base = declared or LintTarget()
+    account = account_limits(client.request("INFO"))
+    server = ServerLimits()
+    if target is not None and target.monitor:
+        server = server_limits(monitor_json(target, "varz"))
+    # What every client learns from the server's INFO (release, max_payload, cluster) is the truth
+    # about this target, whatever the config declares (:func:`target_facts`).
+    info = dict(getattr(getattr(client, "nc", None), "_server_info", None) or {})
+    facts = target_facts(info, {}) if info else LintTarget()
+    update: dict[str, Any] = {"limits": _merge(server, base.limits), "account": _merge(account, base.account)}
+    # Not cluster_size: the servers a node advertises are those up right now, and a cluster with a
+    # node down still places R3 streams (only `jsops discover --monitor` reads the meta group's size).
+    for key in ("server_version", "max_payload", "clustered", "cluster_name"):
+        value = getattr(facts, key)
+        update[key] = value if value is not None else getattr(base, key)
+    if facts.clustered is False:
+        update.update(cluster_size=None, cluster_name=None)
+    return base.model_copy(update=update)

@@ -16,7 +16,7 @@ included) can derive from it.
 
 from __future__ import annotations
 
-from jsops.linter.semantics.errcodes import ErrCode
+from jsops.linter import ErrCode
 
 __all__ = ["ReconcilerError", "TemporaryError", "PermanentError", "ErrCode"]
 

@@ -11,12 +11,10 @@ import secrets
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from jsops.linter.model.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, bucket_stream
+from jsops.linter import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, bucket_stream, effective_stream, readable_duration, readable_size
 from jsops.linter.model.config import StreamConfig
 from jsops.linter.semantics import catalog
 from jsops.linter.semantics.catalog import Unit
-from jsops.linter.semantics.effective import effective_stream
-from jsops.linter.semantics.units import readable_duration, readable_size
 
 from .diff import BOOKKEEPING_KEYS, diff_configs, restore_start
 from .live import RESUME, LiveState

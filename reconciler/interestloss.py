@@ -21,8 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from jsops.linter import strip_server_metadata
-from jsops.linter.semantics.subjects import is_subset_match
+from jsops.linter import is_subset_match, strip_server_metadata
 
 from .live import LiveConsumer, LiveState, LiveStream
 

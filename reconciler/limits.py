@@ -16,12 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from jsops.linter import Target as LintTarget
-from jsops.linter.model.target import AccountLimits, ServerLimits
+from jsops.linter import AccountLimits, ServerLimits
 
-from .client import ACCOUNT_INFO, AnswerError, JsClient, Target, TargetError, answer_problem
+from .client import ACCOUNT_INFO, AnswerError, Target, TargetError, answer_problem
 
-__all__ = ["read_limits", "account_limits", "server_limits", "monitor_json"]
+__all__ = ["account_limits", "server_limits", "monitor_json"]
 
 
 def _positive(v: Any) -> int | None:
@@ -74,34 +73,3 @@ def monitor_json(target: Target, endpoint: str, what: str = "the server's limits
         return get_json(url, user=user, password=password)
     except MonitorError as exc:
         raise TargetError(f"cannot read {what} from {url}: {target.scrub(str(exc))}") from None
-
-
-def _merge(live: Any, declared: Any) -> Any:
-    """``live`` with its unknown (None) fields taken from ``declared``."""
-    values = {k: (getattr(live, k) if getattr(live, k) is not None else getattr(declared, k)) for k in type(live).model_fields}
-    return type(live)(**values)
-
-
-def read_limits(client: JsClient, target: Target | None = None, declared: LintTarget | None = None) -> LintTarget:
-    """The limits ``client``'s account (``$JS.API.INFO``) and, with a monitor URL, its server
-    (``/varz``) enforce, over the ``declared`` facts of the jsops config."""
-    base = declared or LintTarget()
-    account = account_limits(client.request("INFO"))
-    server = ServerLimits()
-    if target is not None and target.monitor:
-        server = server_limits(monitor_json(target, "varz"))
-    # What every client learns from the server's INFO (release, max_payload, cluster) is the truth
-    # about this target, whatever the config declares (see ``jsops.reconciler.discover``).
-    info = dict(getattr(getattr(client, "nc", None), "_server_info", None) or {})
-    from .discover import target_facts
-
-    facts = target_facts(info, {}) if info else LintTarget()
-    update: dict[str, Any] = {"limits": _merge(server, base.limits), "account": _merge(account, base.account)}
-    # Not cluster_size: the servers a node advertises are those up right now, and a cluster with a
-    # node down still places R3 streams (only `jsops discover --monitor` reads the meta group's size).
-    for key in ("server_version", "max_payload", "clustered", "cluster_name"):
-        value = getattr(facts, key)
-        update[key] = value if value is not None else getattr(base, key)
-    if facts.clustered is False:
-        update.update(cluster_size=None, cluster_name=None)
-    return base.model_copy(update=update)

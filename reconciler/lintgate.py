@@ -20,8 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
-from jsops.linter import Estate, LintResult, Severity, lint_estate
-from jsops.linter.engine import read_manifest_bytes
+from jsops.linter import Estate, LintResult, Severity, lint_estate, read_manifest_bytes
 
 __all__ = ["lint_errors"]
 
@@ -36,8 +35,7 @@ def lint_errors(
     """:func:`jsops.linter.lint_estate` of ``estate`` with ``config``, running only the rules that can
     report an error (its other findings are incomplete: read only the errors); with ``objects``
     (``(kind, name, stream)``), only the errors of those objects and of no object are complete."""
-    from jsops.linter.config import Selection, select_rules
-    from jsops.linter.engine import discover_rules
+    from jsops.linter import Selection, discover_rules, select_rules
 
     registry = discover_rules()
     selection = select_rules(config, registry)

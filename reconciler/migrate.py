@@ -33,8 +33,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from jsops.linter.semantics.releases import parse_version
-from jsops.linter.semantics.units import format_size
+from jsops.linter import format_size, parse_version
 
 from ._migrate_checks import copy_refusal, reset_consumers
 from .dataloss import limit_losses, loss_total

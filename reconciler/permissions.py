@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from jsops.linter.load import PREVENT_DELETE
+from jsops.linter import PREVENT_DELETE
 
 from .live import DATA_LOSS_MARK, PREVENT_DELETE_MARK, PRUNE_MARK
 from .vocabulary import ActionKind

@@ -20,11 +20,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter import Estate
+from jsops.linter import LOAD_CODES, Config, Estate, Finding, Severity, discover_rules
 from jsops.linter.api import CREATE
-from jsops.linter.config import Config
-from jsops.linter.engine import discover_rules
-from jsops.linter.findings import LOAD_CODES, Finding, Severity
 
 from .client import JsClient
 from .lintgate import lint_errors

@@ -13,11 +13,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jsops.linter.model.buckets import BUCKET_FIELDS, bucket_kind_of
+from jsops.linter import BUCKET_FIELDS, SERVER_DEFAULTS, bucket_kind_of, format_duration, format_size
 from jsops.linter.semantics import catalog
 from jsops.linter.semantics.catalog import Unit
-from jsops.linter.semantics.effective import SERVER_DEFAULTS
-from jsops.linter.semantics.units import format_duration, format_size
 
 from .plan import Action, Plan, PlanSet
 from .render_refusal import reason_of

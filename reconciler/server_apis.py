@@ -26,8 +26,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from jsops.linter.semantics.errcodes import ErrCode
-from jsops.linter.semantics.releases import Version, format_version, parse_version
+from jsops.linter import ErrCode, Version, format_version, parse_version
 
 __all__ = [
     "PAUSE_RELEASE",

@@ -12,8 +12,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import get_args
 
-from jsops.linter.semantics.updates import CLASS_ORDER
-from jsops.linter.semantics.updates import ChangeClass as LintChangeClass
+from jsops.linter import CLASS_ORDER
+from jsops.linter import ChangeClass as LintChangeClass
 
 __all__ = ["ActionKind", "ChangeClass", "Outcome"]
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import markupsafe
 import pytest
 
+from jsops.linter._report_command import main
 from jsops.linter.api import RuleContext
 from jsops.linter.config import Config
 from jsops.linter.engine import lint_estate
@@ -29,7 +30,7 @@ from jsops.linter.load import load_paths
 from jsops.linter.model.profiles import StreamProfile, load_profiles
 from jsops.linter.report._html_charts import consumer_chart, fmt_duration, stream_chart
 from jsops.linter.report._html_model import AckPoint, ack_exceed, ack_points, build_report, fill_times, stream_rates
-from jsops.linter.report.html import main, render_html, report_from_paths
+from jsops.linter.report.html import render_html, report_from_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = "tests/fixtures/report"

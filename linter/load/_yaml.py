@@ -1,6 +1,6 @@
 """Composition of libyaml parser events into plain values and a position tree, within bounds.
 
-Iterative (no recursion on nesting) and bounded by :class:`~jsops.linter.load.documents.Limits`: nesting
+Iterative (no recursion on nesting) and bounded by :class:`~jsops.linter.load.parsed.Limits`: nesting
 depth, nodes per document (alias expansions counted), nodes per file and documents per file.
 Imported with the C parser, only when a YAML (or JSON) file is read.
 """
@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..model.positions import MapPos, Pos, PosEntry, SeqPos, start_of
-from .documents import Limits, ParsedDocument, ReadProblem, node_count
 from .messages import short
+from .parsed import Limits, ParsedDocument, ReadProblem, node_count
 
 __all__ = ["compose", "StreamDone"]
 

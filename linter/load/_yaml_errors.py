@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .documents import ReadProblem
 from .messages import short
+from .parsed import ReadProblem
 
 __all__ = ["error_problem"]
 

@@ -18,11 +18,12 @@ from fnmatch import fnmatchcase
 from typing import NamedTuple
 
 from ..errors import LinterError
-from .templates import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES
 
 __all__ = [
     "LoadError",
     "MANIFEST_SUFFIXES",
+    "TEMPLATE_SUFFIXES",
+    "ENVIRONMENTS_DIR",
     "MAX_DIR_DEPTH",
     "Discovered",
     "discover",
@@ -42,6 +43,9 @@ MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 # The finding (manifest-syntax-error) on a file whose name :func:`printable_path` had to escape:
 # lint and render give the same one, and neither reads the file.
 NOT_UTF8_NAME = "the file name is not valid UTF-8 (shown with \\xNN escapes); jsops did not read it: rename it"
+# templates rendered for an environment (jsops.linter.load.templates), and the directory of their values
+TEMPLATE_SUFFIXES = (".yaml.j2", ".yml.j2", ".json.j2")
+ENVIRONMENTS_DIR = "environments"
 MAX_DIR_DEPTH = 100
 """Directories below a path given that a walk enters; a manifest tree never needs more."""
 

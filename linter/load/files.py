@@ -258,7 +258,18 @@ def _load_document(doc: ParsedDocument, index: int, file: str, estate: Estate) -
         return
     api = v.get("apiVersion")
     if api is not None or "kind" in v:
-        if api == NATIVE_API:
+        kind = v.get("kind")
+        if kind in ("KeyValue", "ObjectStore") and (api == NATIVE_API or api in NACK_APIS):
+            from .buckets import load_nack_bucket, load_native_bucket  # a bucket is the stream it builds
+
+            if api == NATIVE_API:
+                load_native_bucket(doc, index, file, estate, kind)
+            else:
+                from .nack_crd import check_nack_document
+
+                check_nack_document(doc, kind, api, file, estate)
+                load_nack_bucket(doc, index, file, estate, kind, api)
+        elif api == NATIVE_API:
             load_native(doc, index, file, estate)
         elif api in NACK_APIS:
             load_nack(doc, index, file, estate, api)

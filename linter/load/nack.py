@@ -39,12 +39,6 @@ def load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: s
     v = doc.value
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
     kind = v.get("kind")
-    if kind in ("KeyValue", "ObjectStore"):
-        from .buckets import load_nack_bucket
-
-        check_nack_document(doc, kind, api, file, estate)
-        load_nack_bucket(doc, index, file, estate, kind, api)
-        return
     if kind in T.UNMANAGED:
         if kind == "Account":  # a StreamTemplate is left alone (not managed; no NACK release serves it any more)
             check_nack_document(doc, kind, api, file, estate)

@@ -24,11 +24,6 @@ def load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> N
     v = doc.value
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
     kind = v.get("kind")
-    if kind in ("KeyValue", "ObjectStore"):
-        from .buckets import load_native_bucket
-
-        load_native_bucket(doc, index, file, estate, kind)
-        return
     if kind not in ("Stream", "Consumer"):
         pos = resolve_position(doc.positions, ("kind",)) or start
         msg = "missing kind" if kind is None else f"unknown kind {short(kind)!r}"

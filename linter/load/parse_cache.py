@@ -193,6 +193,7 @@ def open_cache(limits: Limits | None, enabled: bool = True, tree: Sequence[str] 
 # (the entry format). A change to any of them is a new build: no entry made before is used.
 _PARSER_MODULES = (
     "load/documents.py",
+    "load/parsed.py",
     "load/_yaml.py",
     "load/_yaml_errors.py",
     "load/files.py",

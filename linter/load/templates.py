@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import LinterError
+from .discovery import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES, escapes
 
 __all__ = [
     "TEMPLATE_SUFFIXES",
@@ -35,8 +36,6 @@ __all__ = [
     "render_file",
 ]
 
-TEMPLATE_SUFFIXES = (".yaml.j2", ".yml.j2", ".json.j2")
-ENVIRONMENTS_DIR = "environments"
 # Bounds on what one template may produce (the sandbox stops escapes, these stop blow-ups).
 MAX_RENDERED_BYTES = 64 * 1024 * 1024
 MAX_RENDER_SECONDS = 10.0  # wall time of one template's render
@@ -389,8 +388,6 @@ def render_file(
     shown_values = os.path.relpath(values_path) if not os.path.isabs(path) else values_path
     cache = values_cache if values_cache is not None else {}
     if values_path not in cache:
-        from .discovery import escapes
-
         inside = os.path.realpath(environments_dir or os.path.dirname(os.path.abspath(env_dir)))
         if escapes(values_path, inside):
             # Never read (its values would reach the rendered manifests and their findings).

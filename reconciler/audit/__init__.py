@@ -14,4 +14,8 @@ made by the linter's reporters.
 
 from __future__ import annotations
 
+# Importing the package declares the built-in live rules (each check module registers its own in the
+# registry, which never imports them back).
+from . import checks_cluster, checks_consumer, checks_growth, checks_stream  # noqa: F401
+
 __all__: list[str] = []

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from jsops.linter import Estate, LintResult, Severity
+from jsops.linter import REPORTERS, Estate, LintResult, RenderContext, Severity, render_result
 from jsops.linter.clikit import (
     Exit,
     Parser,
@@ -28,11 +28,10 @@ from jsops.linter.clikit import (
     use_color,
 )
 from jsops.linter.exitcodes import ExitCode, exit_codes_help
-from jsops.linter.report import REPORTERS, RenderContext, render_result
 
 if TYPE_CHECKING:
+    from jsops.linter import Config
     from jsops.linter.api import Rule
-    from jsops.linter.config import Config
 
     from ..client import Target
     from ..route import Route
@@ -91,9 +90,8 @@ def _audit(argv: list[str]) -> int:
 
 
 def _audit_run(argv: list[str]) -> int:
+    from jsops.linter import discover_rules, select_rules
     from jsops.linter.api import parse_version
-    from jsops.linter.config import select_rules
-    from jsops.linter.engine import discover_rules
 
     from ..client import describe_target, target_from_args
     from .registry import select_live
@@ -211,7 +209,7 @@ def _write_html(path: str, audited: list[tuple[str, AuditState, LintResult]], re
 
 
 def _version() -> str:
-    from jsops.linter._version import __version__
+    from jsops.linter import __version__
 
     return str(__version__)
 
@@ -235,6 +233,6 @@ def _describe(exc: BaseException) -> str:
 
 def main(argv: Sequence[str]) -> int:
     """Entry point of ``jsops audit`` (argv after the command name); returns the exit code."""
-    from ..cli import guard
+    from .._cli_guard import guard
 
     return guard(_audit, argv, prog="jsops audit", error_code=ExitCode.NOT_RUN, describe=_describe)

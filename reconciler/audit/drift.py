@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from jsops.linter import Estate, Finding, ObjectRef, Resource, Severity
+from jsops.linter import Estate, Finding, ObjectRef, Resource, Severity, readable_duration
 from jsops.linter import Target as LintTarget
-from jsops.linter.semantics.units import readable_duration
 
 from ..diff import diff_configs
 from ..live import LiveState

@@ -19,10 +19,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jsops.linter import Finding, ObjectRef, Severity
+from jsops.linter import ConfigError, Finding, ObjectRef, Severity, validation_errors
 from jsops.linter.api import RuleOptions
-from jsops.linter.config import ConfigError
-from jsops.linter.model.records import validation_errors
 
 from .read import AuditState
 from .static import object_path
@@ -68,12 +66,6 @@ def register(code: str, name: str, severity: Severity, summary: str, options: ty
     return wrap
 
 
-def _load() -> dict[str, LiveRule]:
-    from . import checks_cluster, checks_consumer, checks_growth, checks_stream  # noqa: F401  (they register their rules)
-
-    return LIVE_RULES
-
-
 @dataclass(frozen=True)
 class Selected:
     rule: LiveRule
@@ -83,7 +75,7 @@ class Selected:
 
 def select_live(settings: Mapping[str, Any], source: str = "config") -> list[Selected]:
     """The live rules with the options and severities of the config's ``audit`` mapping."""
-    rules = _load()
+    rules = LIVE_RULES  # every built-in check is declared once the package is imported (audit/__init__.py)
     by_key = {**{r.code.upper(): r for r in rules.values()}, **{r.name: r for r in rules.values()}}
     chosen: dict[str, tuple[Any, Severity | None, bool]] = {}
     for key, values in settings.items():

@@ -3,8 +3,7 @@ then a summary of what was audited instead of lint's file count."""
 
 from __future__ import annotations
 
-from jsops.linter import LintResult, Severity
-from jsops.linter.report.text import read_lines, render_text
+from jsops.linter import LintResult, Severity, read_lines, render_text
 
 from .read import AuditState
 

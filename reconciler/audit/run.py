@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from jsops.linter import Estate, Finding, LintResult, Severity
+from jsops.linter import Config, Estate, Finding, LintResult, Severity
 from jsops.linter.api import Rule
-from jsops.linter.config import Config
 
 from .drift import DRIFT_RULES, drift_findings
 from .read import AuditState

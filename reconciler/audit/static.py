@@ -13,12 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from jsops.linter import Estate, Finding, LintResult, ObjectRef, lint_estate
+from jsops.linter import Config, Estate, Finding, LintResult, ObjectRef, ParsedDocument, check_estate, lint_estate, process
 from jsops.linter import Target as LintTarget
 from jsops.linter.api import Rule
-from jsops.linter.config import Config
-from jsops.linter.load import ParsedDocument, check_estate
-from jsops.linter.load.files import process
 
 from ..discover import target_facts
 from ..export import export_documents

@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from jsops.linter import Estate, Finding, Severity
+from jsops.linter import Config, Estate, Finding, Severity
 from jsops.linter import Target as LintTarget
 from jsops.linter.api import Rule, RuleContext
-from jsops.linter.config import Config
 
 from .static import lint_live, ref_path
 

@@ -160,7 +160,7 @@ def _compile_type(hint: Any) -> Checker | None:
 
 
 def _is_record(hint: Any) -> bool:
-    from jsops.linter.model.records import is_record_class
+    from jsops.linter import is_record_class
 
     return isinstance(hint, type) and is_record_class(hint)
 

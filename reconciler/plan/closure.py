@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from jsops.linter.semantics.subjects import subjects_collide
+from jsops.linter import subjects_collide
 
 from ..live import LiveState, LiveStream, owned
 from ..permissions import RENAMED_FROM, Blocker, Permission, Refusal

@@ -9,11 +9,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from jsops.linter import Estate, Resource, effective_consumer, effective_stream
+from jsops.linter import PREVENT_UPDATE, Estate, Resource, effective_consumer, effective_stream, is_stream
 from jsops.linter import Target as LintTarget
-from jsops.linter.load import PREVENT_UPDATE
 from jsops.linter.model.config import ConsumerConfig
-from jsops.linter.model.resource import is_stream
 
 from ..diff import START_FIELDS
 from ..live import CONTEXT, ESTATE, MANAGED_BY, OWNER, REPO, RESUME, SOURCE

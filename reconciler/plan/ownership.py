@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jsops.linter.semantics.updates import worst
+from jsops.linter import worst
 
 from ..diff import Change
 from ..live import CONTEXT, ESTATE, REPO, SOURCE, owned

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter.semantics.subjects import SubjectIndex, subjects_collide
+from jsops.linter import SubjectIndex, subjects_collide
 
 from ..errors import ErrCode
 from ..live import LiveState

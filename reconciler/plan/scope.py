@@ -12,7 +12,7 @@ import posixpath
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from jsops.linter.load import git_root
+from jsops.linter import git_root
 
 __all__ = ["in_scope", "prune_scope", "repo_identity", "repo_root", "source_path"]
 

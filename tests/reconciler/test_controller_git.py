@@ -226,7 +226,11 @@ def test_ssh_credentials_are_files_in_git_ssh_command(tmp_path: Path) -> None:
 def test_usage_errors(tmp_path: Path) -> None:
     def run(*args: str) -> tuple[int, str]:
         done = subprocess.run(
-            [sys.executable, "-m", "jsops.reconciler.controller", *args], cwd=REPO, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}
+            [sys.executable, "-m", "jsops.reconciler._controller_cli", *args],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
         )
         return done.returncode, done.stderr
 

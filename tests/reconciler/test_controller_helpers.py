@@ -200,7 +200,7 @@ class Proc:
         cmd = [
             sys.executable,
             "-m",
-            "jsops.reconciler.controller",
+            "jsops.reconciler._controller_cli",
             *paths,
             "--server",
             url,

@@ -47,7 +47,7 @@ def test_hanging_and_vanishing_clients(server: NatsServer, tmp_path: Path) -> No
     cmd = [
         sys.executable,
         "-m",
-        "jsops.reconciler.controller",
+        "jsops.reconciler._controller_cli",
         str(tmp_path / "m"),
         "--server",
         server.url,

@@ -171,7 +171,7 @@ def test_plan_reaches_a_server_with_a_hostile_password_and_prints_none_of_it(sec
 
 @pytest.mark.integration
 def test_controller_event_log_holds_no_part_of_the_password(secured: NatsServer, tmp_path: Path) -> None:
-    from jsops.reconciler.controller import main
+    from jsops.reconciler._controller_cli import main
 
     manifest(tmp_path / "m", "orders.yaml", STREAM)
     log = tmp_path / "events.log"
