@@ -1,0 +1,80 @@
+"""Checks of a large estate on two cores: a forked child checks the second half of the objects of
+every per-object unit while this process checks the first half and runs the rest, and the results
+are put together in the order one process would have made them.
+
+A unit is a function of a list of items (the objects one rule checks, of one kind) and those items,
+or ``None`` for a unit that is not split (an estate-wide rule): it runs in this process only. The
+child is forked once the estate is loaded, so it shares it without copying; it sends back its
+results (pickled: findings are small frozen dataclasses, and few on a healthy estate) through a
+pipe. When the child fails (or cannot be forked) this process runs its half itself, so the result,
+and an exception a rule raises, are those of a serial run.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+__all__ = ["MIN_ITEMS", "Unit", "run_units"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+Unit = tuple[Callable[[Sequence[T]], list[R]], Sequence[T] | None]
+"""``(run, items)``: ``run(items)`` gives the unit's results in order; ``items=None``: ``run(())``, unsplit."""
+
+MIN_ITEMS = 50_000
+"""Below this many items in all (an object checked by a rule is one, a few microseconds), one
+process does it all: a fork and a pipe cost milliseconds."""
+
+
+def run_units(units: Sequence[Unit[T, R]], *, parallel: bool = True) -> list[R]:
+    """Every unit's results, unit after unit (each unit's items in order), as one process makes
+    them; with ``parallel``, and enough work to pay for a fork, on two processes."""
+    work = sum(len(items) for _, items in units if items is not None)
+    if not parallel or work < MIN_ITEMS or not _can_fork():
+        return [r for run, items in units for r in run(items if items is not None else ())]
+    return _run_forked(units)
+
+
+def _can_fork() -> bool:
+    from .load.parallel import can_fork  # the one switch (JSOPS_NO_PARALLEL, cores, fork)
+
+    return can_fork()
+
+
+def _run_forked(units: Sequence[Unit[T, R]]) -> list[R]:
+    """This process: the first half of each split unit and every unsplit unit; the child: the second
+    half of each split unit."""
+    halves = [len(items) // 2 if items is not None else 0 for _, items in units]
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: its halves only, then gone without running any exit handler
+        code = 0
+        try:
+            os.close(read_fd)
+            theirs = [run(items[h:]) if items is not None else [] for (run, items), h in zip(units, halves, strict=True)]
+            with os.fdopen(write_fd, "wb") as out:
+                pickle.dump(theirs, out, protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    try:
+        mine = [run(items[:h] if items is not None else ()) for (run, items), h in zip(units, halves, strict=True)]
+    finally:
+        with os.fdopen(read_fd, "rb") as inp:
+            payload = inp.read()
+        _, status = os.waitpid(pid, 0)
+    theirs: list[list[R]] | None = None
+    if status == 0 and payload:
+        try:
+            theirs = pickle.loads(payload)  # noqa: S301 - our own child's results, through our own pipe
+        except Exception:  # a child killed mid-write: its half is checked here instead
+            theirs = None
+    if theirs is None or len(theirs) != len(units):
+        theirs = [run(items[h:]) if items is not None else [] for (run, items), h in zip(units, halves, strict=True)]
+    return [r for m, t in zip(mine, theirs, strict=True) for r in (*m, *t)]
