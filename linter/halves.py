@@ -13,7 +13,6 @@ and an exception a rule raises, are those of a serial run.
 from __future__ import annotations
 
 import os
-import pickle
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -48,6 +47,8 @@ def _can_fork() -> bool:
 def _run_forked(units: Sequence[Unit[T, R]]) -> list[R]:
     """This process: the first half of each split unit and every unsplit unit; the child: the second
     half of each split unit."""
+    import pickle  # only a large estate pays its import
+
     halves = [len(items) // 2 if items is not None else 0 for _, items in units]
     read_fd, write_fd = os.pipe()
     pid = os.fork()
