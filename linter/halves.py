@@ -56,9 +56,9 @@ def _run_forked(units: Sequence[Unit[T, R]]) -> list[R]:
         code = 0
         try:
             os.close(read_fd)
-            theirs = [run(items[h:]) if items is not None else [] for (run, items), h in zip(units, halves, strict=True)]
+            done = [run(items[h:]) if items is not None else [] for (run, items), h in zip(units, halves, strict=True)]
             with os.fdopen(write_fd, "wb") as out:
-                pickle.dump(theirs, out, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(done, out, protocol=pickle.HIGHEST_PROTOCOL)
         except BaseException:
             code = 1
         finally:
