@@ -44,10 +44,12 @@ def _note(text: str) -> None:
 def lint_command(args: argparse.Namespace, version: str) -> int:
     """``jsops lint``: 0 clean, 1 findings at or above ``--fail-on``, 2 could not run (raised as
     :class:`jsops.linter.errors.LinterError` and printed by :func:`jsops.linter.clikit.run`)."""
+    from .gcpause import gc_paused
     from .load import LoadError
 
     try:
-        return _lint(args, version)
+        with gc_paused():  # the estate, its positions, models and findings live until the report
+            return _lint(args, version)
     except LoadError as exc:  # not a LinterError yet (the loader is redone apart)
         raise Exit(f"jsops: error: {exc}", ExitCode.NOT_RUN) from None
 

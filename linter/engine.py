@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from .api import Rule, RuleContext, Violation
 from .findings import Finding, FixSuggestion, Severity
+from .halves import Unit, run_units
 from .load import Estate, Limits, Resource, load_paths
 from .load.nack_crd import drop_shadowed
 from .model.target import Target
@@ -179,6 +180,17 @@ def _by_kind(resources: Iterable[Resource], objects: Collection[tuple[str, str, 
     return out
 
 
+def _estate_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool) -> Callable[[Sequence[Resource]], list[Finding]]:
+    """An estate-wide rule's check, as a unit of :func:`jsops.linter.halves.run_units` (never split)."""
+    return lambda _: [_per_release(rule, v, sev, configured) for v in rule.check_estate(ctx)]
+
+
+def _objects_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool) -> Callable[[Sequence[Resource]], list[Finding]]:
+    """A per-object rule's check of a list of objects, as a unit of :func:`jsops.linter.halves.run_units`."""
+    check = rule.check
+    return lambda objects: [_per_release(rule, v, sev, configured) for r in objects for v in check(r, ctx)]
+
+
 def lint_estate(
     estate: Estate,
     rules: Sequence[type[Rule]] | None = None,
@@ -216,19 +228,17 @@ def lint_estate(
     severity = selection.severity
     by_kind = _by_kind(view.resources, only_objects)
     raw_by_kind = by_kind if view is estate else _by_kind(estate.resources, only_objects)
+    units: list[Unit[Resource, Finding]] = []
     for rule in selection.instantiate():
         cls = type(rule)
         configured = cls.code in severity
         sev = severity.get(cls.code, cls.severity)
         rctx, kinds_of = (raw_ctx, raw_by_kind) if cls.sees_dropped_fields else (ctx, by_kind)
         if cls.estate_wide:
-            findings.extend(_per_release(rule, v, sev, configured) for v in rule.check_estate(rctx))
+            units.append((_estate_unit(rule, rctx, sev, configured), None))
             continue
-        check = rule.check
-        for kind in sorted(cls.kinds):
-            for r in kinds_of.get(kind, ()):
-                for v in check(r, rctx):
-                    findings.append(_per_release(rule, v, sev, configured))
+        units.extend((_objects_unit(rule, rctx, sev, configured), kinds_of.get(kind, [])) for kind in sorted(cls.kinds))
+    findings.extend(run_units(units))  # large estates on two cores (jsops.linter.halves)
     findings = [f for f in findings if f.rule not in selection.ignored]
     if severity:
         findings = [replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f for f in findings]

@@ -38,10 +38,10 @@ def valid_entry(packed: Any, max_depth: int, max_nodes: int) -> bool:
 
 
 def _text(s: Any) -> bool:
-    if type(s) is not str:
-        return False
-    if s.isascii():
-        return True
+    return type(s) is str and (s.isascii() or _encodes(s))
+
+
+def _encodes(s: str) -> bool:
     try:
         s.encode("utf-8")  # a lone surrogate does not encode: no output format could print it
     except UnicodeEncodeError:
@@ -57,49 +57,101 @@ def _pos(p: Any) -> bool:
     return type(p) is tuple and len(p) == 2 and type(p[0]) is int and type(p[1]) is int
 
 
+_NON_TEXT_SCALARS = frozenset({int, float, bool, type(None)})
+
+
 def _scalar(v: Any) -> bool:
-    return _text(v) if type(v) is str else type(v) in (int, float, bool, type(None))
+    t = type(v)
+    return (v.isascii() or _encodes(v)) if t is str else t in _NON_TEXT_SCALARS
+
+
+# The walks below are the hot path of a warm lint (every node of every cached file): they check a
+# scalar child where they meet it, and stack only mappings and lists. Each node costs one unit of
+# the budget and may be at most ``max_depth`` deep, whether it is stacked or not.
 
 
 def _plain(value: Any, max_depth: int, budget: list[int]) -> bool:
     stack = [(value, 0)]
+    push, pop = stack.append, stack.pop
+    left = budget[0]
+    scalars = _NON_TEXT_SCALARS
     while stack:
-        v, depth = stack.pop()
-        budget[0] -= 1
-        if budget[0] < 0 or depth > max_depth:
+        v, depth = pop()
+        left -= 1
+        if left < 0 or depth > max_depth:
             return False
         t = type(v)
         if t is dict:
-            for k, child in v.items():
-                if not _scalar(k):
+            children = v.values()
+            for k in v:
+                tk = type(k)
+                if tk is str:
+                    if not (k.isascii() or _encodes(k)):
+                        return False
+                elif tk not in scalars:
                     return False
-                stack.append((child, depth + 1))
         elif t is list:
-            stack.extend((child, depth + 1) for child in v)
-        elif not _scalar(v):
-            return False
+            children = v
+        else:
+            if t is str:
+                if not (v.isascii() or _encodes(v)):
+                    return False
+            elif t not in scalars:
+                return False
+            continue
+        depth += 1
+        for child in children:
+            tc = type(child)
+            if tc is dict or tc is list:
+                push((child, depth))
+                continue
+            left -= 1
+            if left < 0 or depth > max_depth:
+                return False
+            if tc is str:
+                if not (child.isascii() or _encodes(child)):
+                    return False
+            elif tc not in scalars:
+                return False
+    budget[0] = left
     return True
 
 
 def _positions(packed: Any, max_depth: int, budget: list[int]) -> bool:
     stack = [(packed, 0)]
+    push, pop = stack.append, stack.pop
+    left = budget[0]
     while stack:
-        p, depth = stack.pop()
-        budget[0] -= 1
-        if budget[0] < 0 or depth > max_depth:
+        p, depth = pop()
+        left -= 1
+        if left < 0 or depth > max_depth:
             return False
         if p is None or _pos(p):
             continue
         if type(p) is not list or len(p) != 2 or not _pos(p[0]):
             return False
         body = p[1]
+        depth += 1
         if type(body) is dict:
             for k, item in body.items():
                 if not _scalar(k) or type(item) is not tuple or len(item) != 2 or not _pos(item[0]):
                     return False
-                stack.append((item[1], depth + 1))
+                child = item[1]
+                if child is None or type(child) is tuple:
+                    left -= 1
+                    if left < 0 or depth > max_depth or (child is not None and not _pos(child)):
+                        return False
+                else:
+                    push((child, depth))
         elif type(body) is list:
-            stack.extend((child, depth + 1) for child in body)
+            for child in body:
+                if child is None or type(child) is tuple:
+                    left -= 1
+                    if left < 0 or depth > max_depth or (child is not None and not _pos(child)):
+                        return False
+                else:
+                    push((child, depth))
         else:
             return False
+    budget[0] = left
     return True

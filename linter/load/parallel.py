@@ -1,5 +1,9 @@
 """Parsing large estates on two cores: a forked child parses half of the files while this process
-loads the other half, then this process validates the child's documents in file order."""
+loads the other half, then this process validates the child's documents in file order.
+
+Only parsing pays for the fork: when the parse cache already holds (about) every file of the tree,
+reading an entry costs less than shipping it from a child and unpacking it again, and one process
+loads the tree (:func:`worth_forking`)."""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from .documents import Limits
 from .files import finish_file, link_out_finding, load_file, process, read_file
 from .parse_cache import ParseCache, pack_parsed, unpack_parsed
 
-__all__ = ["PARALLEL_MIN_FILES", "can_fork", "load_parallel"]
+__all__ = ["PARALLEL_MIN_FILES", "can_fork", "load_parallel", "worth_forking"]
 
 PARALLEL_MIN_FILES = 400
 
@@ -22,6 +26,14 @@ def can_fork() -> bool:
     import multiprocessing
 
     return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods() and os.environ.get("JSOPS_NO_PARALLEL") != "1"
+
+
+def worth_forking(files: int, cache: ParseCache | None) -> bool:
+    """Whether ``files`` files are worth a forked child: enough of them, most not in ``cache`` (a
+    cache entry per file is a warm run: there is nearly nothing to parse), and two cores to fork on."""
+    if files < PARALLEL_MIN_FILES or cache is not None and 4 * cache.size() >= 3 * files:
+        return False
+    return can_fork()
 
 
 def load_parallel(

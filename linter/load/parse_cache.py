@@ -82,6 +82,10 @@ class ParseCache:
         self.used: dict[str, Any] = {}
         self.hits = 0
 
+    def size(self) -> int:
+        """How many entries the pack held when it was read."""
+        return len(self._old)
+
     def key(self, data: bytes, json_file: bool) -> str:
         """The entry's name: the content digest salted with everything else the parse depends on."""
         h = hashlib.sha256(self._salt)

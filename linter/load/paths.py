@@ -95,7 +95,7 @@ def load_paths(
     roots = dict(entries)
     parse_cache = open_cache(limits, cache, paths)
     templates = any(is_template(f) for f in files)
-    if len(files) >= parallel.PARALLEL_MIN_FILES and not templates and parallel.can_fork():
+    if not templates and parallel.worth_forking(len(files), parse_cache):
         parallel.load_parallel(files, estate, limits, roots, meanwhile, parse_cache)
     else:
         if meanwhile is not None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json as _json
-
 from ..engine import LintResult
 from ..findings import Severity
+from .jsontext import dumps_indented
 
 __all__ = ["render_json"]
 
@@ -22,4 +21,4 @@ def render_json(result: LintResult, version: str) -> str:
             "info": result.count(Severity.INFO),
         },
     }
-    return _json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return dumps_indented(doc) + "\n"

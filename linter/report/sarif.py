@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json as _json
 import os
 from collections.abc import Sequence
 from urllib.parse import quote
@@ -11,6 +10,7 @@ from urllib.parse import quote
 from ..docs import RuleInfo
 from ..engine import LintResult
 from ..findings import Finding
+from .jsontext import dumps_indented
 
 __all__ = ["render_sarif", "SARIF_SCHEMA", "INFORMATION_URI"]
 
@@ -89,4 +89,4 @@ def render_sarif(result: LintResult, version: str, rules: Sequence[RuleInfo]) ->
             }
         ],
     }
-    return _json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return dumps_indented(doc) + "\n"

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from jsops.linter.cli import main
 
 
@@ -37,3 +39,28 @@ def test_parallel_unreadable_path_is_exit_2(tmp_path, capsys, monkeypatch):
     (tmp_path / "zz.yaml").mkdir()  # a directory with a manifest name is walked, not read
     rc, out = _lint(tmp_path, capsys, monkeypatch, parallel=True)
     assert rc == 1 and out["summary"]["files"] == 420
+
+
+def test_a_warm_cache_loads_in_one_process(tmp_path, capsys, monkeypatch):
+    """Only parsing pays for the fork: with every file in the parse cache, one process loads them."""
+    from jsops.linter.load import parallel
+
+    monkeypatch.setenv("JSOPS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("JSOPS_NO_CACHE", raising=False)
+    root = tmp_path / "estate"
+    root.mkdir()
+    _estate(root, 450)
+    forked = []
+    real = parallel.load_parallel
+
+    def counting(*args, **kwargs):
+        forked.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(parallel, "load_parallel", counting)
+    cold = _lint(root, capsys, monkeypatch, parallel=True)
+    if not parallel.can_fork():
+        pytest.skip("no fork or a single core here")
+    assert forked == [1]
+    warm = _lint(root, capsys, monkeypatch, parallel=True)
+    assert forked == [1] and warm == cold
