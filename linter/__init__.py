@@ -17,9 +17,12 @@ if TYPE_CHECKING:
     from .model.config import ConsumerConfig, StreamConfig
     from .model.target import Target
     from .semantics.effective import effective_consumer, effective_stream, strip_server_metadata
+    from .semantics.effective_types import EffectiveConsumer, EffectiveStream, api_json
 
 __all__ = [
     "ConsumerConfig",
+    "EffectiveConsumer",
+    "EffectiveStream",
     "Estate",
     "Finding",
     "LintResult",
@@ -29,6 +32,7 @@ __all__ = [
     "Severity",
     "StreamConfig",
     "Target",
+    "api_json",
     "effective_consumer",
     "effective_stream",
     "lint_estate",
@@ -56,6 +60,9 @@ _HOMES = {
     "effective_consumer": ".semantics.effective",
     "effective_stream": ".semantics.effective",
     "strip_server_metadata": ".semantics.effective",
+    "EffectiveConsumer": ".semantics.effective_types",
+    "EffectiveStream": ".semantics.effective_types",
+    "api_json": ".semantics.effective_types",
 }
 
 

@@ -16,6 +16,7 @@ from jsops.linter.model.config import StreamConfig
 from jsops.linter.semantics import catalog
 from jsops.linter.semantics.catalog import Unit
 from jsops.linter.semantics.effective import effective_stream
+from jsops.linter.semantics.effective_types import api_json
 from jsops.linter.semantics.units import readable_duration, readable_size
 
 from .diff import BOOKKEEPING_KEYS, diff_configs, restore_start
@@ -103,7 +104,7 @@ def bucket_document(name: str, config: dict[str, Any], meta: dict[str, Any]) -> 
         rebuilt = effective_stream(StreamConfig.model_validate(bucket_stream(kind, model.model_validate(spec), bucket)))
     except ValueError:
         return None
-    if diff_configs("Stream", live, rebuilt):
+    if diff_configs("Stream", live, api_json(rebuilt)):
         return None
     _durations(spec, _BUCKET_DURATIONS[kind])
     _durations(spec, _BUCKET_SIZES[kind], readable_size)
