@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
 
 from jsops.linter.api import (
     EffectiveStream,
@@ -141,7 +140,7 @@ class EstateSourceCycle(Rule):
             for res in streams:
                 cfg = stream_config(res)
                 if cfg.mirror is not None or cfg.sources:
-                    new = replace(ctx.effective(res), subjects=tuple(cfg.subjects or ()))
+                    new = ctx.effective(res)._replace(subjects=tuple(cfg.subjects or ()))
                     path = find_cycle(res.name, new, created)
                     if path is not None:
                         field = ("mirror",) if cfg.mirror is not None else ("sources",)

@@ -4,7 +4,6 @@ read by attribute."""
 
 from __future__ import annotations
 
-import dataclasses
 import typing
 
 import pytest
@@ -21,7 +20,7 @@ S = 1_000_000_000
 @pytest.mark.parametrize("name", sorted(EFFECTIVE_RECORDS))
 def test_fields_are_the_catalog_records_in_order(name: str) -> None:
     cls = EFFECTIVE_RECORDS[name]
-    assert tuple(f.name for f in dataclasses.fields(cls)) == catalog.RECORDS[name].names()
+    assert cls._fields == catalog.RECORDS[name].names()
 
 
 @pytest.mark.parametrize(("effective", "record"), [(EffectiveStream, model.StreamConfig), (EffectiveConsumer, model.ConsumerConfig)])
@@ -38,7 +37,7 @@ def test_enum_fields_take_the_models_literals(effective: type, record: type) -> 
 
 def test_records_are_immutable() -> None:
     eff = effective_stream(model.StreamConfig(name="S"))
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         eff.max_age = 1  # type: ignore[misc]
     with pytest.raises(TypeError):
         eff.metadata["k"] = "v"  # type: ignore[index]
@@ -61,4 +60,4 @@ def test_api_json_writes_catalog_order_and_leaves_out_omitempty_zeros() -> None:
 
 def test_rule_api_exports_the_types() -> None:
     for name in ("EffectiveStream", "EffectiveConsumer", "EffectiveSource", "EffectiveConsumerLimits", "EffectiveRepublish"):
-        assert name in api.__all__ and getattr(api, name) is EFFECTIVE_RECORDS[getattr(api, name).CATALOG]
+        assert name in api.__all__ and getattr(api, name) in EFFECTIVE_RECORDS.values()
