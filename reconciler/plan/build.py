@@ -163,7 +163,8 @@ def _consumer_action(run: _Run, d: Desired) -> Action | None:
     leftover = intents.get(d.name)
     if leftover is not None and owned(cur.config):  # a recreate finished, but its record was not cleared
         changes.append(
-            Change(
+            Change.of(
+                "Consumer",
                 f"stream.metadata.{RECREATE_PREFIX}{d.name}",
                 leftover,
                 None,
