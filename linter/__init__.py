@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .report import REPORTERS, RenderContext, render_result
     from .report.text import read_lines, render_text
     from .semantics.effective import SERVER_DEFAULTS, effective_consumer, effective_stream, strip_server_metadata
+    from .semantics.effective_types import EffectiveConsumer, EffectiveStream, api_json
     from .semantics.errcodes import ErrCode
     from .semantics.releases import Version, format_version, parse_version
     from .semantics.subjects import SubjectIndex, is_subset_match, subjects_collide
@@ -59,6 +60,9 @@ __all__ = [
     "ConsumerConfig",
     "discover",
     "discover_rules",
+    "EffectiveConsumer",
+    "EffectiveStream",
+    "api_json",
     "effective_consumer",
     "effective_stream",
     "ErrCode",
@@ -188,6 +192,9 @@ _HOMES = {
     "RESET_FIELDS": ".semantics.updates",
     "classify": ".semantics.updates",
     "worst": ".semantics.updates",
+    "EffectiveConsumer": ".semantics.effective_types",
+    "EffectiveStream": ".semantics.effective_types",
+    "api_json": ".semantics.effective_types",
 }
 
 

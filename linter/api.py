@@ -19,13 +19,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast, overload
 
 from ._rule_checks import FixAvailability, RuleDefinitionError, Theme, check_rule_class
 from .findings import Edit, FixSuggestion, Severity
 from .load import Estate, Resource
 from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSource
 from .model.records import Record, option
+from .model.resource import is_consumer, is_stream
 from .model.target import Target, TargetServer
 from .semantics.effective import (
     CONSUMER_DEFAULT_ACK_WAIT,
@@ -34,6 +35,17 @@ from .semantics.effective import (
     STREAM_DEFAULT_DUPLICATE_WINDOW,
     effective_consumer,
     effective_stream,
+)
+from .semantics.effective_types import (
+    EffectiveConsumer,
+    EffectiveConsumerLimits,
+    EffectiveExternal,
+    EffectivePlacement,
+    EffectiveRepublish,
+    EffectiveSource,
+    EffectiveSourceConsumer,
+    EffectiveStream,
+    EffectiveTransform,
 )
 from .semantics.errcodes import ErrCode
 from .semantics.limits import (
@@ -178,6 +190,16 @@ __all__ = [
     "stream_config",
     "consumer_config",
     "where",
+    # effective (server-defaulted) configs: RuleContext.effective
+    "EffectiveStream",
+    "EffectiveConsumer",
+    "EffectiveSource",
+    "EffectiveSourceConsumer",
+    "EffectiveExternal",
+    "EffectiveTransform",
+    "EffectivePlacement",
+    "EffectiveRepublish",
+    "EffectiveConsumerLimits",
     "STREAM_DEFAULT_DUPLICATE_WINDOW",
     "CONSUMER_DEFAULT_ACK_WAIT",
     "EPHEMERAL_INACTIVE_THRESHOLD",
@@ -261,11 +283,11 @@ CREATE = "create"
 UPDATE = "update"
 CREATE_ONLY: frozenset[str] = frozenset({CREATE})
 
-# Typed resource aliases: today every resource is a ``Resource`` whose ``config`` is a union; the
-# generic ``Resource[ConfigT]`` replaces these aliases without changing the rules that use them.
-StreamResource = Resource
-ConsumerResource = Resource
-BucketResource = Resource
+# Typed resource aliases: a resource whose ``config`` is a StreamConfig (a bucket's stream too) or a
+# ConsumerConfig; ``RuleContext.effective`` of one is an EffectiveStream or an EffectiveConsumer.
+StreamResource = Resource[StreamConfig]
+ConsumerResource = Resource[ConsumerConfig]
+BucketResource = Resource[StreamConfig]
 
 T = TypeVar("T")
 
@@ -339,9 +361,9 @@ class RuleContext:
     # Measured figures (contracts §4) when ``--profiles`` or the config names a file; rules that need
     # a figure the profile lacks stay silent.
     profiles: Profiles | None = None
-    _effective: dict[int, dict[str, Any]] = field(default_factory=dict)
+    _effective: dict[int, EffectiveStream | EffectiveConsumer] = field(default_factory=dict)
     _origins: dict[str, StreamConfig] | None = None
-    _stream_index: dict[tuple[str, str | None], Resource] | None = None
+    _stream_index: dict[tuple[str, str | None], StreamResource] | None = None
     _cache: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -378,11 +400,11 @@ class RuleContext:
         v = pedantic_rejection(resource, path, what, code)
         return self.refusal(resource, path, v.message, code, about=about)
 
-    def streams(self) -> list[Resource]:
-        return [r for r in self.estate.resources if r.kind == "Stream"]
+    def streams(self) -> list[StreamResource]:
+        return [r for r in self.estate.resources if is_stream(r)]
 
-    def consumers(self) -> list[Resource]:
-        return [r for r in self.estate.resources if r.kind == "Consumer"]
+    def consumers(self) -> list[ConsumerResource]:
+        return [r for r in self.estate.resources if is_consumer(r)]
 
     def cached(self, key: str, build: Callable[[], T]) -> T:
         """A value computed once per lint run and shared by the rules."""
@@ -392,37 +414,37 @@ class RuleContext:
         hit: T = store[key]
         return hit
 
-    def stream_index(self) -> dict[tuple[str, str | None], Resource]:
+    def stream_index(self) -> dict[tuple[str, str | None], StreamResource]:
         """(context, name) -> the stream's resource (the last one declared)."""
         if self._stream_index is None:
-            self._stream_index = {(r.context, r.name): r for r in self.estate.resources if r.kind == "Stream"}
+            self._stream_index = {(r.context, r.name): r for r in self.estate.resources if is_stream(r)}
         return self._stream_index
 
-    def streams_by_context(self) -> dict[str, list[Resource]]:
+    def streams_by_context(self) -> dict[str, list[StreamResource]]:
         """Streams per context, in declaration order."""
 
-        def build() -> dict[str, list[Resource]]:
-            out: dict[str, list[Resource]] = {}
+        def build() -> dict[str, list[StreamResource]]:
+            out: dict[str, list[StreamResource]] = {}
             for r in self.estate.resources:
-                if r.kind == "Stream":
+                if is_stream(r):
                     out.setdefault(r.context, []).append(r)
             return out
 
         return self.cached("streams_by_context", build)
 
-    def consumers_by_stream(self) -> dict[tuple[str, str | None], list[Resource]]:
+    def consumers_by_stream(self) -> dict[tuple[str, str | None], list[ConsumerResource]]:
         """(context, stream name) -> its consumers, in declaration order."""
 
-        def build() -> dict[tuple[str, str | None], list[Resource]]:
-            out: dict[tuple[str, str | None], list[Resource]] = {}
+        def build() -> dict[tuple[str, str | None], list[ConsumerResource]]:
+            out: dict[tuple[str, str | None], list[ConsumerResource]] = {}
             for r in self.estate.resources:
-                if r.kind == "Consumer":
+                if is_consumer(r):
                     out.setdefault((r.context, r.stream), []).append(r)
             return out
 
         return self.cached("consumers_by_stream", build)
 
-    def origin_of(self, resource: Resource, src: StreamSource | None) -> Resource | None:
+    def origin_of(self, resource: Resource, src: StreamSource | None) -> StreamResource | None:
         """The stream ``src`` (a mirror or source of the stream ``resource``) copies from, when the
         estate declares it in the same context; None for an external or unnamed origin, an
         undeclared one, or the stream itself."""
@@ -431,7 +453,7 @@ class RuleContext:
         origin = self.stream_index().get((resource.context, src.name))
         return None if origin is resource else origin
 
-    def stream_of(self, consumer: Resource) -> Resource | None:
+    def stream_of(self, consumer: Resource) -> StreamResource | None:
         index = self._stream_index if self._stream_index is not None else self.stream_index()
         return index.get((consumer.context, consumer.stream))
 
@@ -447,11 +469,19 @@ class RuleContext:
             return None
         return self.profiles.consumer(resource.stream, resource.name)
 
-    def effective(self, resource: Resource) -> dict[str, Any]:
-        """The effective (server-defaulted) config of a resource, computed once."""
+    @overload
+    def effective(self, resource: Resource[StreamConfig]) -> EffectiveStream: ...
+    @overload
+    def effective(self, resource: Resource[ConsumerConfig]) -> EffectiveConsumer: ...
+    @overload
+    def effective(self, resource: Resource) -> EffectiveStream | EffectiveConsumer: ...
+    def effective(self, resource: Resource) -> EffectiveStream | EffectiveConsumer:
+        """The effective (server-defaulted) config of a resource, computed once: an
+        :class:`EffectiveStream` for a stream, an :class:`EffectiveConsumer` for a consumer."""
         hit = self._effective.get(id(resource))
         if hit is not None:
             return hit
+        out: EffectiveStream | EffectiveConsumer
         if resource.kind == "Stream":
             if self._origins is None:
                 self._origins = {r.name: r.config for r in self.estate.resources if r.kind == "Stream" and isinstance(r.config, StreamConfig)}
@@ -460,10 +490,24 @@ class RuleContext:
             parent = self.stream_of(resource)
             out = effective_consumer(
                 consumer_config(resource),
-                self.effective(parent) if parent is not None else None,
+                self.effective_stream(parent) if parent is not None else None,
                 target=self.target,
             )
         self._effective[id(resource)] = out
+        return out
+
+    def effective_stream(self, resource: Resource) -> EffectiveStream:
+        """The effective config of a stream resource whose type does not say it is one."""
+        out = self.effective(resource)
+        if not isinstance(out, EffectiveStream):
+            raise TypeError(f"{resource.kind} {resource.name} is not a stream")
+        return out
+
+    def effective_consumer(self, resource: Resource) -> EffectiveConsumer:
+        """The effective config of a consumer resource whose type does not say it is one."""
+        out = self.effective(resource)
+        if not isinstance(out, EffectiveConsumer):
+            raise TypeError(f"{resource.kind} {resource.name} is not a consumer")
         return out
 
 
@@ -515,7 +559,9 @@ class StreamRule(Rule):
     kinds: ClassVar[frozenset[str]] = frozenset({"Stream"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
-        return self.check_stream(resource, stream_config(resource), ctx)
+        # stream_config raises TypeError for a consumer, so the cast holds (narrowing with is_stream
+        # here measured ~15% slower on a 10,000-object lint's rule pass; the cause is not pinned down)
+        return self.check_stream(cast("StreamResource", resource), stream_config(resource), ctx)
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterable[Violation]:
         return ()
@@ -527,7 +573,7 @@ class ConsumerRule(Rule):
     kinds: ClassVar[frozenset[str]] = frozenset({"Consumer"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
-        return self.check_consumer(resource, consumer_config(resource), ctx)
+        return self.check_consumer(cast("ConsumerResource", resource), consumer_config(resource), ctx)
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterable[Violation]:
         return ()

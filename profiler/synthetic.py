@@ -24,7 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jsops.linter import EffectiveStream
 
 __all__ = ["ConsumerSpec", "StreamSpec", "SyntheticSpec", "default_spec", "estate_spec", "generate", "format_ts", "lognormal", "main"]
 
@@ -129,10 +132,12 @@ def _concrete(subject: str) -> str:
     return ".".join("x" if tok in ("*", ">") else tok for tok in subject.split("."))
 
 
-def _stream_spec(name: str, cfg: dict[str, Any], extra: dict[str, float], publish_ids: int, duration_s: int) -> StreamSpec:
+def _stream_spec(name: str, cfg: EffectiveStream, extra: dict[str, float], publish_ids: int, duration_s: int) -> StreamSpec:
     """The telemetry figures of one stream of :func:`estate_spec` (``extra``: its smells)."""
-    subjects = cfg.get("subjects") or [name]
-    publishes = not subjects[0].startswith("$JS.") and cfg.get("mirror") is None
+    from jsops.linter import api_json
+
+    subjects = cfg.subjects or (name,)
+    publishes = not subjects[0].startswith("$JS.") and cfg.mirror is None
     ids = int(publish_ids * extra.get("publish_share", 1.0)) if publishes else 0
     return StreamSpec(
         name,
@@ -143,9 +148,9 @@ def _stream_spec(name: str, cfg: dict[str, Any], extra: dict[str, float], publis
         max_attempts=int(extra.get("max_attempts", 4)),
         retry_timeout_s=extra.get("retry_timeout_s", 2.0),
         retry_backoff_s=extra.get("retry_backoff_s", 1.0),
-        max_msgs=cfg["max_msgs"] if cfg.get("max_msgs", -1) > 0 else 100_000,
+        max_msgs=cfg.max_msgs if cfg.max_msgs > 0 else 100_000,
         ingest_per_s=ids / duration_s if publishes else extra.get("ingest_per_s", 0.01),
-        config=cfg,
+        config=api_json(cfg),
     )
 
 
@@ -175,11 +180,11 @@ def estate_spec(
       factor on ``publish_ids``, ingest_per_s: for streams without publisher logs). Names not in the
       estate are ignored.
     """
-    from jsops.linter import effective_consumer, effective_stream, load_paths
+    from jsops.linter import api_json, effective_consumer, effective_stream, load_paths
 
     smells = EXAMPLE_ESTATE_SMELLS if smells is None else smells
     estate = load_paths(list(paths))
-    stream_cfgs: dict[str, dict[str, Any]] = {}
+    stream_cfgs: dict[str, EffectiveStream] = {}
     streams: list[StreamSpec] = []
     for sr in sorted(estate.streams(), key=lambda r: r.name):
         cfg = effective_stream(sr.config, name=sr.name)
@@ -189,13 +194,13 @@ def estate_spec(
     for r in sorted(estate.consumers(), key=lambda r: (r.stream or "", r.name)):
         if r.stream not in stream_cfgs:
             continue
-        cfg = effective_consumer(r.config, stream_cfgs[r.stream], durable_name=r.config.durable_name or r.name)
+        ccfg = effective_consumer(r.config, stream_cfgs[r.stream], durable_name=r.config.durable_name or r.name)
         key = f"{r.stream}/{r.name}"
         extra = smells.get(key, {})
-        backoff = cfg.get("backoff") or []
-        ack_wait_s = (backoff[0] if backoff else cfg.get("ack_wait") or 30_000_000_000) / 1e9
-        sampled = cfg.get("ack_policy") == "explicit" and str(cfg.get("sample_freq") or "0").rstrip("%") not in ("", "0")
-        max_deliver = cfg.get("max_deliver", -1)
+        backoff = ccfg.backoff
+        ack_wait_s = (backoff[0] if backoff else ccfg.ack_wait or 30_000_000_000) / 1e9
+        sampled = ccfg.ack_policy == "explicit" and str(ccfg.sample_freq or "0").rstrip("%") not in ("", "0")
+        max_deliver = ccfg.max_deliver
         mu, sigma = lognormal(extra.get("p50_s", ack_wait_s / 20), extra.get("p99_s", ack_wait_s / 4))
         consumers.append(
             ConsumerSpec(
@@ -210,7 +215,7 @@ def estate_spec(
                 terminated=int(extra.get("terminated", 0)),
                 max_deliver_advisories=int(extra.get("max_deliver_advisories", 0)) if max_deliver > 0 else 0,
                 deliveries_per_s=max(acks, 1) / duration_s,
-                config=cfg,
+                config=api_json(ccfg),
             )
         )
     return SyntheticSpec(

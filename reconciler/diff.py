@@ -4,6 +4,9 @@ Both sides are in the server's JSON shape: the desired side is the linter's effe
 live side what the server returned. Before comparing, ``_nats.*`` metadata and jsops's own
 bookkeeping keys are dropped, subject lists are compared as sets, and an absent field equals its
 zero value (the server omits empty values).
+
+A :class:`Change` knows the catalog field it changes (:attr:`Change.field`: its unit, its update
+class); its values are JSON values as the server writes them.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from jsops.linter import RESET_FIELDS, classify
 from jsops.linter.semantics import catalog
@@ -20,7 +23,7 @@ from .live import CONTEXT, ESTATE, MANAGED_BY, REPO, RESUME, SOURCE, is_bookkeep
 from .server_apis import canonical_time
 from .vocabulary import ChangeClass
 
-__all__ = ["Change", "normalise", "diff_configs", "restore_start", "BOOKKEEPING_KEYS", "SET_FIELDS", "START_FIELDS"]
+__all__ = ["Change", "JsonValue", "catalog_field", "normalise", "diff_configs", "restore_start", "BOOKKEEPING_KEYS", "SET_FIELDS", "START_FIELDS"]
 
 BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME, CONTEXT, ESTATE, REPO)
 # lists whose order does not matter: the field catalog's; a consumer's start (refused as an update; the
@@ -29,19 +32,46 @@ SET_FIELDS = tuple(dict.fromkeys((*catalog.set_valued("Stream"), *catalog.set_va
 START_FIELDS = RESET_FIELDS
 
 
+JsonValue: TypeAlias = "str | int | float | bool | None | list[JsonValue] | dict[str, JsonValue]"
+"""A value of a config in the server's JSON shape (nanoseconds, bytes, RFC 3339 times as strings)."""
+
+
+def catalog_field(kind: str, path: str) -> catalog.Field | None:
+    """The catalog field a change path of ``kind`` is in: ``max_age`` -> Stream's ``max_age``,
+    ``metadata.io.jsops.source`` -> ``metadata``; None for a path outside the kind's record (such as
+    ``stream.metadata...``, the stream's bookkeeping changed with a consumer)."""
+    record = catalog.RECORDS.get(kind)
+    top = path.split(".", 1)[0]
+    return record[top] if record is not None and top in record else None
+
+
 @dataclass(frozen=True)
 class Change:
+    """One field of one object, from ``old`` (live) to ``new`` (desired); ``field`` is its catalog
+    entry (:func:`catalog_field`), None for a path outside the object's record."""
+
     path: str
-    old: Any
-    new: Any
+    old: JsonValue
+    new: JsonValue
     cls: ChangeClass
     consequence: str
+    field: catalog.Field | None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cls", ChangeClass(self.cls))
 
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "from": self.old, "to": self.new, "class": self.cls, "consequence": self.consequence}
+    @classmethod
+    def of(cls, kind: str, path: str, old: JsonValue, new: JsonValue, change: ChangeClass, consequence: str) -> Change:
+        """The change of ``path`` of a ``kind`` object, with its catalog field."""
+        return cls(path, old, new, change, consequence, catalog_field(kind, path))
+
+    @property
+    def unit(self) -> catalog.Unit | None:
+        """How the values are measured (the catalog field's unit); None outside the catalog."""
+        return self.field.unit if self.field is not None else None
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {"path": self.path, "from": self.old, "to": self.new, "class": self.cls.value, "consequence": self.consequence}
 
 
 def normalise(kind: str, config: dict[str, Any]) -> dict[str, Any]:
@@ -112,5 +142,5 @@ def diff_configs(kind: str, live: dict[str, Any], desired: dict[str, Any]) -> li
         # Show the compared value; a zero value the normalisation dropped is shown as written.
         shown_old = old if key in a else live.get(key)
         shown_new = new if key in b else desired.get(key)
-        changes.append(Change(key, shown_old, shown_new, ChangeClass(c.cls), c.consequence))
+        changes.append(Change.of(kind, key, shown_old, shown_new, ChangeClass(c.cls), c.consequence))
     return changes

@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from jsops.linter import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, bucket_stream, effective_stream, readable_duration, readable_size
+from jsops.linter import KeyValueConfig, ObjectStoreConfig, api_json, bucket_of_stream, bucket_stream, effective_stream, readable_duration, readable_size
 from jsops.linter.model.config import StreamConfig
 from jsops.linter.semantics import catalog
 from jsops.linter.semantics.catalog import Unit
@@ -101,7 +101,7 @@ def bucket_document(name: str, config: dict[str, Any], meta: dict[str, Any]) -> 
         rebuilt = effective_stream(StreamConfig.model_validate(bucket_stream(kind, model.model_validate(spec), bucket)))
     except ValueError:
         return None
-    if diff_configs("Stream", live, rebuilt):
+    if diff_configs("Stream", live, api_json(rebuilt)):
         return None
     _durations(spec, _BUCKET_DURATIONS[kind])
     _durations(spec, _BUCKET_SIZES[kind], readable_size)

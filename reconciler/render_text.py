@@ -29,25 +29,27 @@ Explicit = Mapping[tuple[str, "str | None", str], frozenset[str]]
 _COLOR = {"+": "32", "~": "33", "-": "31", "-/+": "31", "!": "1;31", "=>": "36", "||": "33", "|>": "33", "<<": "33"}
 # A value is read by its field's unit in the catalog (by leaf name: the same in every record)
 _UNITS = catalog.leaf_units()
-_DURATIONS = frozenset(name for name, unit in _UNITS.items() if unit is Unit.DURATION)
-_SIZES = frozenset(name for name, unit in _UNITS.items() if unit is Unit.SIZE)
 
 _OWN_PREFIX = "io.jsops."
 
 
-def format_value(path: str, value: Any, kind: str = "") -> str:
+def format_value(path: str, value: Any, kind: str = "", unit: Unit | None = None) -> str:
+    """``value`` of the field at ``path`` as people write it, read by ``unit`` (default: the unit of the
+    path's leaf name in the catalog)."""
     if value is None:
         return "(absent)"
     leaf = path.rsplit(".", 1)[-1]
+    if unit is None:
+        unit = _UNITS.get(leaf)
     is_int = isinstance(value, int) and not isinstance(value, bool)
-    if leaf in _DURATIONS and is_int:
+    if unit is Unit.DURATION and is_int:
         text = format_duration(value)
         return f"{text} ({value} ns: a bare number is nanoseconds)" if 0 < value < 1_000_000 else text
-    if leaf in _SIZES and is_int:
+    if unit is Unit.SIZE and is_int:
         return "-1 (unlimited)" if value < 0 else format_size(value)
     if leaf == "num_replicas" and value == 0 and kind == "Consumer":
         return "0 (inherits the stream's)"
-    if leaf == "backoff" and isinstance(value, list):
+    if unit is Unit.DURATIONS and isinstance(value, list):
         return "[" + ", ".join(format_duration(v) if isinstance(v, int) else json.dumps(v) for v in value) + "]"
     return json.dumps(value, sort_keys=True, separators=(", ", ": "))
 
@@ -148,7 +150,9 @@ def _action(a: Action, *, explicit: Explicit | None = None, verbose: bool = Fals
                 lines.append(f"    {plus} {_field(k, bucket)}: {format_value(k, v, a.kind)}")
     tilde = _paint("~", color)
     for c in a.changes:
-        lines.append(f"    {tilde} {_field(c.path, bucket)}: {format_value(c.path, c.old, a.kind)} -> {format_value(c.path, c.new, a.kind)}  [{c.cls}]")
+        lines.append(
+            f"    {tilde} {_field(c.path, bucket)}: {format_value(c.path, c.old, a.kind, c.unit)} -> {format_value(c.path, c.new, a.kind, c.unit)}  [{c.cls}]"
+        )
         if c.cls != ChangeClass.IN_PLACE or c.consequence not in ("applied in place",):
             lines.append(f"        {c.consequence}")
     if a.consequence:

@@ -15,6 +15,7 @@ from jsops.linter.load import Estate, load_paths, load_text
 from jsops.linter.model.buckets import KeyValueConfig, ObjectStoreConfig, bucket_of_stream, kv_stream, object_stream
 from jsops.linter.model.config import StreamConfig
 from jsops.linter.semantics.effective import effective_stream
+from jsops.linter.semantics.effective_types import api_json
 
 NAME_MISMATCH = LOAD_CODES["name-mismatch"].code
 MIN, H = 60_000_000_000, 3_600_000_000_000
@@ -77,7 +78,7 @@ def test_kv_sources_get_subject_transforms_unless_given() -> None:
 def test_direct_false_opts_out_and_round_trips() -> None:
     s = kv_stream(kv(direct=False), "b")
     assert s["allow_direct"] is False
-    assert bucket_of_stream(effective_stream(StreamConfig.model_validate(s)))[2] == {"direct": False}  # type: ignore[index]
+    assert bucket_of_stream(api_json(effective_stream(StreamConfig.model_validate(s))))[2] == {"direct": False}  # type: ignore[index]
 
 
 def test_nats_py_kv_differs_from_go() -> None:
@@ -103,7 +104,7 @@ def test_object_store_shape() -> None:
     ],
 )
 def test_recognised_kv_gives_back_its_spec(spec: dict) -> None:
-    live = effective_stream(StreamConfig.model_validate(kv_stream(kv(**spec), "b")))
+    live = api_json(effective_stream(StreamConfig.model_validate(kv_stream(kv(**spec), "b"))))
     kind, bucket, got = bucket_of_stream(live)  # type: ignore[misc]
     want = {k: (v if k != "republish" else {"src": ">", "dest": "r.>"}) for k, v in spec.items()}
     assert (kind, bucket, got) == ("KeyValue", "b", want)
@@ -264,10 +265,10 @@ def test_a_nats_py_bucket_is_recognised_and_rebuilt_exactly() -> None:
     allow_msg_ttl: true, which the Go shape then rebuilds field by field."""
     from jsops.reconciler.diff import diff_configs
 
-    live = effective_stream(StreamConfig.model_validate(kv_stream(kv(history=3, ttl="1h"), "b", client="nats-py")))
+    live = api_json(effective_stream(StreamConfig.model_validate(kv_stream(kv(history=3, ttl="1h"), "b", client="nats-py"))))
     kind, bucket, spec = bucket_of_stream(live)  # type: ignore[misc]
     assert spec == {"history": 3, "ttl": H, "direct": False, "allow_msg_ttl": True}
-    rebuilt = effective_stream(StreamConfig.model_validate(kv_stream(kv(**spec), bucket)))
+    rebuilt = api_json(effective_stream(StreamConfig.model_validate(kv_stream(kv(**spec), bucket))))
     assert diff_configs("Stream", live, rebuilt) == []
 
 

@@ -33,6 +33,15 @@ __all__ = [
     "DELIVER_POLICY",
     "REPLAY_POLICY",
     "PRIORITY_POLICY",
+    "Retention",
+    "Discard",
+    "Storage",
+    "Compression",
+    "PersistMode",
+    "AckPolicy",
+    "DeliverPolicy",
+    "ReplayPolicy",
+    "PriorityPolicy",
 ]
 
 
@@ -83,6 +92,17 @@ ACK_POLICY = ("none", "all", "explicit", "flow_control")
 DELIVER_POLICY = ("all", "last", "new", "by_start_sequence", "by_start_time", "last_per_subject")
 REPLAY_POLICY = ("instant", "original")
 PRIORITY_POLICY = ("none", "overflow", "pinned_client", "prioritized")
+
+# The enums as types (the effective configs of jsops.linter.semantics.effective_types use them too).
+Retention = Literal["limits", "interest", "workqueue"]
+Discard = Literal["old", "new"]
+Storage = Literal["file", "memory"]
+Compression = Literal["none", "s2"]
+PersistMode = Literal["default", "async", ""]
+AckPolicy = Literal["none", "all", "explicit", "flow_control"]
+DeliverPolicy = Literal["all", "last", "new", "by_start_sequence", "by_start_time", "last_per_subject"]
+ReplayPolicy = Literal["instant", "original"]
+PriorityPolicy = Literal["none", "overflow", "pinned_client", "prioritized"]
 
 
 class _Model(Record):
@@ -142,22 +162,22 @@ class StreamConfig(_Model):
     name: StrictStr | None = None
     description: StrictStr | None = None
     subjects: list[StrictStr] | None = None
-    retention: Literal["limits", "interest", "workqueue"] | None = None
+    retention: Retention | None = None
     max_consumers: StrictInt | None = None
     max_msgs: StrictInt | None = None
     max_bytes: Size | None = None
     max_age: Duration | None = None
     max_msgs_per_subject: StrictInt | None = None
     max_msg_size: Size | None = None
-    discard: Literal["old", "new"] | None = None
-    storage: Literal["file", "memory"] | None = None
+    discard: Discard | None = None
+    storage: Storage | None = None
     num_replicas: StrictInt | None = None
     no_ack: StrictBool | None = None
     duplicate_window: Duration | None = None
     placement: Placement | None = None
     mirror: StreamSource | None = None
     sources: list[StreamSource] | None = None
-    compression: Literal["none", "s2"] | None = None
+    compression: Compression | None = None
     first_seq: StrictInt | None = None
     subject_transform: SubjectTransform | None = None
     republish: Republish | None = None
@@ -174,7 +194,7 @@ class StreamConfig(_Model):
     allow_msg_counter: StrictBool | None = None
     allow_atomic: StrictBool | None = None
     allow_msg_schedules: StrictBool | None = None
-    persist_mode: Literal["default", "async", ""] | None = None
+    persist_mode: PersistMode | None = None
     allow_batched: StrictBool | None = None
     metadata: dict[StrictStr, StrictStr] | None = None
 
@@ -185,16 +205,16 @@ class ConsumerConfig(_Model):
     durable_name: StrictStr | None = None
     name: StrictStr | None = None
     description: StrictStr | None = None
-    deliver_policy: Literal["all", "last", "new", "by_start_sequence", "by_start_time", "last_per_subject"] | None = None
+    deliver_policy: DeliverPolicy | None = None
     opt_start_seq: StrictInt | None = None
     opt_start_time: Timestamp | None = None
-    ack_policy: Literal["none", "all", "explicit", "flow_control"] | None = None
+    ack_policy: AckPolicy | None = None
     ack_wait: Duration | None = None
     max_deliver: StrictInt | None = None
     backoff: list[Duration] | None = None
     filter_subject: StrictStr | None = None
     filter_subjects: list[StrictStr] | None = None
-    replay_policy: Literal["instant", "original"] | None = None
+    replay_policy: ReplayPolicy | None = None
     rate_limit_bps: StrictInt | None = None
     sample_freq: Annotated[StrictStr, Before(_sample_freq)] | None = None
     max_waiting: StrictInt | None = None
@@ -215,5 +235,5 @@ class ConsumerConfig(_Model):
     metadata: dict[StrictStr, StrictStr] | None = None
     pause_until: Timestamp | None = None
     priority_groups: list[StrictStr] | None = None
-    priority_policy: Literal["none", "overflow", "pinned_client", "prioritized"] | None = None
+    priority_policy: PriorityPolicy | None = None
     priority_timeout: Duration | None = None

@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..findings import Finding, ObjectRef, Severity
 from ..load import Estate, Resource
 from ..model.profiles import AckTimeProfile, ConsumerProfile, Profiles, StreamProfile
+from ..semantics.effective_types import EffectiveConsumer, EffectiveStream
 from ..semantics.units import SECOND
 
 if TYPE_CHECKING:
@@ -239,12 +240,11 @@ def _consumer_status(ack_wait: int | None, points: tuple[AckPoint, ...]) -> str:
     return "ok"
 
 
-def _consumer(res: Resource, eff: dict[str, Any], prof: ConsumerProfile | None, anchor: str, findings: int) -> ConsumerReport:
-    policy = str(eff.get("ack_policy") or "none")
-    ack_wait = eff.get("ack_wait") if policy != "none" else None
-    ack_wait = int(ack_wait) if isinstance(ack_wait, int) else None
-    backoff = tuple(int(b) for b in (eff.get("backoff") or ()))
-    max_deliver = eff.get("max_deliver")
+def _consumer(res: Resource, eff: EffectiveConsumer, prof: ConsumerProfile | None, anchor: str, findings: int) -> ConsumerReport:
+    policy = eff.ack_policy
+    ack_wait = (eff.ack_wait or None) if policy != "none" else None  # 0: the server stores no ack wait
+    backoff = eff.backoff
+    max_deliver = eff.max_deliver
     ack = prof.ack_time_ns if prof else None
     points = ack_points(ack)
     dl = prof.deliveries if prof else None
@@ -260,7 +260,7 @@ def _consumer(res: Resource, eff: dict[str, Any], prof: ConsumerProfile | None, 
         ack_policy=policy,
         ack_wait_ns=ack_wait,
         backoff_ns=backoff,
-        max_deliver=int(max_deliver) if isinstance(max_deliver, int) else None,
+        max_deliver=max_deliver,
         samples=ack.samples if ack else None,
         points=points,
         exceed=ack_exceed(points, ack_wait) if ack_wait is not None else None,
@@ -279,9 +279,9 @@ def _consumer(res: Resource, eff: dict[str, Any], prof: ConsumerProfile | None, 
 # --- streams ------------------------------------------------------------------------------------
 
 
-def _limit(value: Any) -> int | None:
+def _limit(value: int) -> int | None:
     """A stream limit; -1 and 0 mean unlimited (the server's encodings)."""
-    return int(value) if isinstance(value, int) and value > 0 else None
+    return value if value > 0 else None
 
 
 def stream_rates(prof: StreamProfile | None) -> tuple[Rate, ...]:
@@ -346,10 +346,10 @@ def _stream_status(fills: Sequence[Fill], has_profile: bool) -> str:
     return "ok"
 
 
-def _stream(res: Resource, eff: dict[str, Any], prof: StreamProfile | None, anchor: str, consumers: tuple[ConsumerReport, ...], findings: int) -> StreamReport:
-    max_age = _limit(eff.get("max_age"))
-    max_bytes = _limit(eff.get("max_bytes"))
-    max_msgs = _limit(eff.get("max_msgs"))
+def _stream(res: Resource, eff: EffectiveStream, prof: StreamProfile | None, anchor: str, consumers: tuple[ConsumerReport, ...], findings: int) -> StreamReport:
+    max_age = _limit(eff.max_age)
+    max_bytes = _limit(eff.max_bytes)
+    max_msgs = _limit(eff.max_msgs)
     rates = stream_rates(prof)
     fills = fill_times(rates, max_bytes, max_msgs, max_age)
     nbytes = prof.bytes if prof else None
@@ -358,9 +358,9 @@ def _stream(res: Resource, eff: dict[str, Any], prof: StreamProfile | None, anch
         name=res.name,
         file=res.file,
         line=res.doc_line,
-        retention=str(eff.get("retention") or "limits"),
-        discard=str(eff.get("discard") or "old"),
-        storage=str(eff.get("storage") or "file"),
+        retention=eff.retention,
+        discard=eff.discard,
+        storage=eff.storage,
         max_age_ns=max_age,
         max_bytes=max_bytes,
         max_msgs=max_msgs,
@@ -411,7 +411,7 @@ def build_report(
     estate: Estate,
     profiles: Profiles | None,
     findings: Sequence[Finding],
-    effective: Callable[[Resource], dict[str, Any]],
+    effective: Callable[[Resource], EffectiveStream | EffectiveConsumer],
     *,
     sources: Sequence[str] = (),
     profiles_source: str | None = None,
@@ -438,7 +438,10 @@ def build_report(
 
     def consumer_report(i: int, r: Resource) -> ConsumerReport:
         prof = profiles.consumer(r.stream or "", r.name) if profiles else None
-        return _consumer(r, effective(r), prof, f"c{i}", per_object.get(("Consumer", r.name, r.stream), 0))
+        eff = effective(r)
+        if not isinstance(eff, EffectiveConsumer):
+            raise TypeError(f"{r.name} is not a consumer")
+        return _consumer(r, eff, prof, f"c{i}", per_object.get(("Consumer", r.name, r.stream), 0))
 
     built = [consumer_report(i, r) for i, r in enumerate(consumers)]
     declared = {r.name for r in streams}
@@ -446,7 +449,10 @@ def build_report(
     for i, r in enumerate(streams):
         own = tuple(c for c in built if c.stream == r.name)
         prof = profiles.stream(r.name) if profiles else None
-        stream_reports.append(_stream(r, effective(r), prof, f"s{i}", own, per_object.get(("Stream", r.name, None), 0)))
+        eff = effective(r)
+        if not isinstance(eff, EffectiveStream):
+            raise TypeError(f"{r.name} is not a stream")
+        stream_reports.append(_stream(r, eff, prof, f"s{i}", own, per_object.get(("Stream", r.name, None), 0)))
     orphans = tuple(c for c in built if c.stream not in declared)
     unmatched: list[str] = []
     if profiles is not None:

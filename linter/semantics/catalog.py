@@ -4,9 +4,10 @@ is known about it (server-rules.md §3-§5, measured on the real binaries in tes
 A field's entry says: its unit (how a number is read and written: nanoseconds, bytes, a time), the
 release that introduced it (and each enum value's), what the server stores when it is absent, how an
 update of it behaves (the change class and its sentence), its NACK CRD name (and so its NACK unit
-spelling), its name in a KeyValue or ObjectStore bucket config, and whether it is a set (order does not
-matter). Everything else is derived from these tables: the per-release field views
-(:mod:`jsops.linter.semantics.releases`), update classes (:mod:`jsops.linter.semantics.updates`), server defaults
+spelling), its name in a KeyValue or ObjectStore bucket config, whether it is a set (order does not
+matter), and whether the server's JSON writes it even when zero (``omitempty=False``; a record's fields
+are in the order of the server's JSON). Everything else is derived from these tables: the per-release
+field views (:mod:`jsops.linter.semantics.releases`), update classes (:mod:`jsops.linter.semantics.updates`), server defaults
 (:mod:`jsops.linter.semantics.effective`), the NACK tables (:mod:`jsops.linter.load._nack_tables`), and the units of
 export, plan rendering and the API JSON loader. Adding a server field is one declaration here (plus its
 typed model field in :mod:`jsops.linter.model.config`, which tests hold against this catalog).
@@ -103,6 +104,7 @@ class Field:
     enum_since: Mapping[str, Version] = field(default_factory=dict)  # enum value -> first release decoding it
     record: str | None = None  # the nested record's catalog name
     many: bool = False  # a list (of records, or of values in ``unit``)
+    omitempty: bool = True  # the server's JSON leaves a zero value out (a record: only when absent)
 
 
 @dataclass(frozen=True)
@@ -160,13 +162,15 @@ def _flag(name: str, since: Version, nack: str | None, **kw: Any) -> Field:
     return Field(name, since, default=False, nack=nack, **kw)
 
 
-SUBJECT_TRANSFORM = Record("SubjectTransform", (Field("src", _BASE, nack="source"), Field("dest", _BASE, nack="dest")))
-EXTERNAL = Record("ExternalStream", (Field("api", _BASE, nack="externalApiPrefix"), Field("deliver", _BASE, nack="externalDeliverPrefix")))
+SUBJECT_TRANSFORM = Record("SubjectTransform", (Field("src", _BASE, nack="source", omitempty=False), Field("dest", _BASE, nack="dest", omitempty=False)))
+EXTERNAL = Record(
+    "ExternalStream", (Field("api", _BASE, nack="externalApiPrefix", omitempty=False), Field("deliver", _BASE, nack="externalDeliverPrefix", omitempty=False))
+)
 STREAM_CONSUMER_SOURCE = Record("StreamConsumerSource", (Field("name", (2, 14, 0)), Field("deliver_subject", (2, 14, 0))))
 STREAM_SOURCE = Record(
     "StreamSource",
     (
-        Field("name", _BASE, nack="name"),
+        Field("name", _BASE, nack="name", omitempty=False),
         Field("opt_start_seq", _BASE, nack="optStartSeq"),
         Field("opt_start_time", _BASE, unit=Unit.TIME, nack="optStartTime"),
         Field("filter_subject", _BASE, nack="filterSubject"),
@@ -181,7 +185,11 @@ PLACEMENT = Record(
 )
 REPUBLISH = Record(
     "Republish",
-    (Field("src", (2, 8, 3), nack="source"), Field("dest", (2, 8, 3), nack="destination"), Field("headers_only", (2, 8, 3), nack="headers_only")),
+    (
+        Field("src", (2, 8, 3), nack="source", omitempty=False),
+        Field("dest", (2, 8, 3), nack="destination", omitempty=False),
+        Field("headers_only", (2, 8, 3), nack="headers_only"),
+    ),
 )
 # The KeyValue CRD spells the republish flag headersOnly (the Stream CRD: headers_only).
 KEY_VALUE_REPUBLISH = Record(
@@ -202,7 +210,7 @@ _OBJ = "ObjectStore"
 STREAM = Record(
     "Stream",
     (
-        Field("name", _BASE, nack="name", update=Update("forbidden", "a stream is identified by its name; a new name is a different stream")),
+        Field("name", _BASE, nack="name", update=Update("forbidden", "a stream is identified by its name; a new name is a different stream"), omitempty=False),
         Field("description", (2, 3, 3), nack="description", bucket={_KV: "description", _OBJ: "description"}),
         Field("subjects", _BASE, nack="subjects", set_valued=True, many=True),
         Field(
@@ -211,9 +219,10 @@ STREAM = Record(
             default="limits",
             nack="retention",
             update=Update("in-place", "retention switches between limits and interest; with interest, messages every consumer acked are removed"),
+            omitempty=False,
         ),
-        Field("max_consumers", _BASE, default=-1, nack="maxConsumers"),
-        Field("max_msgs", _BASE, default=-1, nack="maxMsgs", update=_limit("a lower limit removes the oldest messages at once")),
+        Field("max_consumers", _BASE, default=-1, nack="maxConsumers", omitempty=False),
+        Field("max_msgs", _BASE, default=-1, nack="maxMsgs", update=_limit("a lower limit removes the oldest messages at once"), omitempty=False),
         Field(
             "max_bytes",
             _BASE,
@@ -222,6 +231,7 @@ STREAM = Record(
             nack="maxBytes",
             bucket={_KV: "max_bytes", _OBJ: "max_bytes"},
             update=_limit("a lower limit removes the oldest messages at once"),
+            omitempty=False,
         ),
         Field(
             "max_age",
@@ -231,6 +241,7 @@ STREAM = Record(
             nack="maxAge",
             bucket={_KV: "ttl", _OBJ: "ttl"},
             update=_limit("a shorter age removes older messages at once"),
+            omitempty=False,
         ),
         Field(
             "max_msgs_per_subject",
@@ -239,9 +250,10 @@ STREAM = Record(
             nack="maxMsgsPerSubject",
             bucket={_KV: "history"},
             update=_limit("a lower limit removes older messages of each subject at once"),
+            omitempty=False,
         ),
-        Field("max_msg_size", _BASE, unit=Unit.SIZE, default=-1, nack="maxMsgSize", bucket={_KV: "max_value_size"}),
-        Field("discard", _BASE, default="old", nack="discard"),
+        Field("max_msg_size", _BASE, unit=Unit.SIZE, default=-1, nack="maxMsgSize", bucket={_KV: "max_value_size"}, omitempty=False),
+        Field("discard", _BASE, default="old", nack="discard", omitempty=False),
         Field(
             "storage",
             _BASE,
@@ -249,6 +261,7 @@ STREAM = Record(
             nack="storage",
             bucket={_KV: "storage", _OBJ: "storage"},
             update=_recreate("storage type can not be changed in place", _STREAM_LOST),
+            omitempty=False,
         ),
         Field(
             "num_replicas",
@@ -257,6 +270,7 @@ STREAM = Record(
             nack="replicas",
             bucket={_KV: "replicas", _OBJ: "replicas"},
             update=Update("in-place", "replicas are added or removed; the stream's leader may change"),
+            omitempty=False,
         ),
         Field("no_ack", _BASE, nack="noAck"),
         Field("duplicate_window", _BASE, unit=Unit.DURATION, default=120 * SECOND, nack="duplicateWindow"),
@@ -285,16 +299,18 @@ STREAM = Record(
             nack="compression",
             bucket={_KV: "compression", _OBJ: "compression"},
             enum_since={"s2": (2, 10, 0)},
+            omitempty=False,
         ),
         Field("first_seq", (2, 10, 0), nack="firstSequence"),
         Field("subject_transform", (2, 10, 0), nack="subjectTransform", record="SubjectTransform"),
         Field("republish", (2, 8, 3), nack="republish", record="Republish", bucket={_KV: "republish"}),
-        _flag("allow_direct", (2, 9, 0), "allowDirect", bucket={_KV: "direct"}),
+        _flag("allow_direct", (2, 9, 0), "allowDirect", bucket={_KV: "direct"}, omitempty=False),
         _flag(
             "mirror_direct",
             (2, 9, 0),
             "mirrorDirect",
             update=Update("in-place", "direct gets are served by the mirror or stop being served"),
+            omitempty=False,
         ),
         _flag("discard_new_per_subject", (2, 9, 1), "discardPerSubject"),
         _flag(
@@ -304,17 +320,19 @@ STREAM = Record(
             update=_one_way(
                 "a sealed stream accepts no more messages and can never be unsealed; the server also sets max_age 0, discard new, deny_delete and deny_purge"
             ),
+            omitempty=False,
         ),
-        _flag("deny_delete", (2, 6, 2), "denyDelete", update=_one_way("message deletes stay denied for the life of the stream")),
-        _flag("deny_purge", (2, 6, 2), "denyPurge", update=_one_way("purges stay denied for the life of the stream")),
-        _flag("allow_rollup_hdrs", (2, 6, 2), "allowRollup"),
-        Field("consumer_limits", (2, 10, 0), default={}, nack="consumerLimits", record="StreamConsumerLimits"),
+        _flag("deny_delete", (2, 6, 2), "denyDelete", update=_one_way("message deletes stay denied for the life of the stream"), omitempty=False),
+        _flag("deny_purge", (2, 6, 2), "denyPurge", update=_one_way("purges stay denied for the life of the stream"), omitempty=False),
+        _flag("allow_rollup_hdrs", (2, 6, 2), "allowRollup", omitempty=False),
+        Field("consumer_limits", (2, 10, 0), default={}, nack="consumerLimits", record="StreamConsumerLimits", omitempty=False),
         _flag(
             "allow_msg_ttl",
             (2, 11, 0),
             "allowMsgTtl",
             bucket={_KV: "allow_msg_ttl"},
             update=_one_way("per-message TTLs can never be disabled again"),
+            omitempty=False,
         ),
         Field("subject_delete_marker_ttl", (2, 11, 0), unit=Unit.DURATION, nack="subjectDeleteMarkerTtl", bucket={_KV: "limit_marker_ttl"}),
         _flag(
@@ -361,6 +379,7 @@ CONSUMER = Record(
             nack="deliverPolicy",
             enum_since={"last_per_subject": (2, 3, 3)},
             update=_reset("deliver policy can not be updated"),
+            omitempty=False,
         ),
         Field("opt_start_seq", _BASE, nack="optStartSeq", update=_reset("start sequence can not be updated")),
         Field("opt_start_time", _BASE, unit=Unit.TIME, nack="optStartTime", update=_reset("start time can not be updated")),
@@ -371,6 +390,7 @@ CONSUMER = Record(
             nack="ackPolicy",
             enum_since={"flow_control": (2, 14, 0)},
             update=_recreate("ack policy can not be updated", _CONSUMER_LOST),
+            omitempty=False,
         ),
         Field(
             "ack_wait",
@@ -380,7 +400,7 @@ CONSUMER = Record(
             nack="ackWait",
             update=Update("in-place", "in-flight messages are redelivered after the new ack wait"),
         ),
-        Field("max_deliver", _BASE, default=-1, nack="maxDeliver", update=Update("in-place", "messages are redelivered up to the new limit")),
+        Field("max_deliver", _BASE, default=-1, nack="maxDeliver", update=Update("in-place", "messages are redelivered up to the new limit"), omitempty=False),
         Field("backoff", (2, 7, 1), unit=Unit.DURATIONS, many=True, nack="backoff", update=Update("in-place", "redeliveries follow the new backoff")),
         Field("filter_subject", _BASE, nack="filterSubject", update=Update("in-place", _DELIVERY)),
         Field(
@@ -397,6 +417,7 @@ CONSUMER = Record(
             default="instant",
             nack="replayPolicy",
             update=_recreate("replay policy can not be updated", _CONSUMER_LOST),
+            omitempty=False,
         ),
         Field("rate_limit_bps", _BASE, nack="rateLimitBps"),
         Field("sample_freq", _BASE, nack="sampleFreq"),
@@ -422,7 +443,7 @@ CONSUMER = Record(
             update=_recreate("heartbeats can not be updated", _CONSUMER_LOST),
         ),
         Field("inactive_threshold", (2, 7, 0), unit=Unit.DURATION, nack="inactiveThreshold"),
-        Field("num_replicas", (2, 8, 3), default=0, nack="replicas", update=Update("in-place", "consumer replicas are added or removed")),
+        Field("num_replicas", (2, 8, 3), default=0, nack="replicas", update=Update("in-place", "consumer replicas are added or removed"), omitempty=False),
         Field("mem_storage", (2, 8, 3), nack="memStorage", update=_recreate("storage type can not be updated", _CONSUMER_LOST)),
         Field("direct", _BASE, update=_recreate("direct can not be updated", _CONSUMER_LOST)),
         Field("sourcing", (2, 14, 0), update=_recreate("sourcing can not be updated", _CONSUMER_LOST)),

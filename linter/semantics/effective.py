@@ -2,9 +2,10 @@
 
 One place fills in exactly the defaults and normalisations nats-server 2.15 applies on create
 (server-rules.md §4; ``checkStreamCfgLocked``, ``setConsumerConfigDefaults`` and
-``updateInactiveThreshold`` in the server source). The output is the server's JSON shape, with its
-``omitempty`` rules and its field order, so it compares field by field with what the server
-returns once the server-owned ``_nats.*`` metadata keys are stripped (:func:`strip_server_metadata`).
+``updateInactiveThreshold`` in the server source). The output is typed
+(:class:`~jsops.linter.semantics.effective_types.EffectiveStream`, ``EffectiveConsumer``); its JSON
+shape (:func:`~jsops.linter.semantics.effective_types.api_json`) compares field by field with what the
+server returns once the server-owned ``_nats.*`` metadata keys are stripped (:func:`strip_server_metadata`).
 
 It does not validate: a config the server would reject still gets an effective view, which the
 rules use to explain the rejection.
@@ -15,9 +16,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import catalog
+from .effective_types import (
+    EMPTY_METADATA,
+    EffectiveConsumer,
+    EffectiveConsumerLimits,
+    EffectiveExternal,
+    EffectivePlacement,
+    EffectiveRepublish,
+    EffectiveSource,
+    EffectiveSourceConsumer,
+    EffectiveStream,
+    EffectiveTransform,
+)
 from .releases import NORMALISE_NEGATIVE_LIMITS, parse_version
 from .units import SECOND
 
@@ -52,14 +65,6 @@ SERVER_DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType({kind: catal
 false; a consumer's ``ack_wait`` and ``max_ack_pending`` as an acking pull consumer gets them): tells
 defaults apart when only a stored config is at hand, e.g. in a saved plan."""
 
-# A row of an output table: (server JSON key, value, always written). A row that is not always
-# written is omitted when its value is falsy (Go's ``omitempty``).
-_Row = tuple[str, Any, bool]
-
-
-def _emit(rows: list[_Row]) -> dict[str, Any]:
-    return {key: value for key, value, always in rows if always or value}
-
 
 def strip_server_metadata(config: dict[str, Any]) -> dict[str, Any]:
     """A copy of a server-returned config without ``_nats.*`` metadata (and without an empty map)."""
@@ -74,8 +79,10 @@ def strip_server_metadata(config: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _user_metadata(meta: dict[str, str] | None) -> dict[str, str]:
-    return {k: v for k, v in (meta or {}).items() if not k.startswith("_nats.")}
+def _user_metadata(meta: dict[str, str] | None) -> Mapping[str, str]:
+    if not meta:
+        return EMPTY_METADATA
+    return MappingProxyType({k: v for k, v in meta.items() if not k.startswith("_nats.")})
 
 
 def _time(ts: datetime) -> str:
@@ -98,21 +105,24 @@ def _optional_time(ts: datetime | None) -> str | None:
 
 # --- streams ------------------------------------------------------------------------------------
 
+_STREAM = catalog.server_defaults("Stream")
+_CONSUMER = catalog.server_defaults("Consumer")
+_NO_CONSUMER_LIMITS = EffectiveConsumerLimits()
 
-def _source(src: StreamSource) -> dict[str, Any]:
+
+def _source(src: StreamSource) -> EffectiveSource:
     consumer = None
     if src.consumer is not None:
-        consumer = _emit([("name", src.consumer.name, False), ("deliver_subject", src.consumer.deliver_subject, False)])
-    return _emit(
-        [
-            ("name", src.name or "", True),
-            ("opt_start_seq", src.opt_start_seq, False),
-            ("opt_start_time", _optional_time(src.opt_start_time), False),
-            ("filter_subject", src.filter_subject, False),
-            ("subject_transforms", [{"src": t.src, "dest": t.dest} for t in src.subject_transforms or []], False),
-            ("external", {"api": src.external.api, "deliver": src.external.deliver} if src.external is not None else None, False),
-            ("consumer", consumer, consumer is not None),  # kept even when empty
-        ]
+        consumer = EffectiveSourceConsumer(src.consumer.name, src.consumer.deliver_subject)
+    ext = src.external
+    return EffectiveSource(
+        src.name or "",
+        src.opt_start_seq,
+        _optional_time(src.opt_start_time),
+        src.filter_subject,
+        tuple(EffectiveTransform(t.src, t.dest) for t in src.subject_transforms or ()),
+        EffectiveExternal(ext.api, ext.deliver) if ext is not None else None,
+        consumer,
     )
 
 
@@ -135,16 +145,16 @@ def _duplicate_window(c: StreamConfig, target: Target | None) -> int:
     return max_age if 0 < max_age < window else window
 
 
-def _placement(c: StreamConfig) -> dict[str, Any] | None:
+def _placement(c: StreamConfig) -> EffectivePlacement | None:
     """The server drops a placement only when it equals the zero Placement: an explicit empty tag
     list (a non-nil Go slice) keeps it, and it is then stored and returned as ``{}``."""
     pl = c.placement
     if pl is None or not (pl.cluster or pl.tags is not None or pl.preferred):
         return None
-    return _emit([("cluster", pl.cluster, False), ("tags", list(pl.tags or []), False), ("preferred", pl.preferred, False)])
+    return EffectivePlacement(pl.cluster, tuple(pl.tags or ()), pl.preferred)
 
 
-def _republish(c: StreamConfig, subjects: list[str]) -> dict[str, Any] | None:
+def _republish(c: StreamConfig, subjects: tuple[str, ...]) -> EffectiveRepublish | None:
     """A ``'>'`` -> ``'>'`` republish of a single-subject stream with a subject transform from that
     subject is rewritten to the transform's destination."""
     if c.republish is None:
@@ -154,7 +164,7 @@ def _republish(c: StreamConfig, subjects: list[str]) -> dict[str, Any] | None:
     st = c.subject_transform
     if dest == ">" and src == ">" and st is not None and len(subjects) == 1 and st.src == subjects[0]:
         src = dest = st.dest
-    return _emit([("src", src, True), ("dest", dest, True), ("headers_only", bool(c.republish.headers_only), False)])
+    return EffectiveRepublish(src, dest, bool(c.republish.headers_only))
 
 
 def _mirror_direct(c: StreamConfig, origins: dict[str, StreamConfig] | None) -> bool:
@@ -165,37 +175,11 @@ def _mirror_direct(c: StreamConfig, origins: dict[str, StreamConfig] | None) -> 
     return bool(c.mirror_direct)
 
 
-def _stream_retention_flags(c: StreamConfig) -> list[_Row]:
-    """A subject delete marker TTL turns message TTLs on; it and message schedules turn rollups on
-    (and purge denial off) when rollups are off."""
-    deny_purge = bool(c.deny_purge)
-    allow_rollup = bool(c.allow_rollup_hdrs)
-    allow_ttl = bool(c.allow_msg_ttl)
-    sdm = c.subject_delete_marker_ttl or 0
-    if sdm > 0:
-        allow_ttl = True
-    if (sdm > 0 or c.allow_msg_schedules) and not allow_rollup:
-        allow_rollup, deny_purge = True, False
+def _consumer_limits(c: StreamConfig) -> EffectiveConsumerLimits:
     limits = c.consumer_limits
-    consumer_limits = (
-        {}
-        if limits is None
-        else _emit(
-            [
-                ("inactive_threshold", limits.inactive_threshold, False),
-                ("max_ack_pending", limits.max_ack_pending, False),
-            ]
-        )
-    )
-    return [
-        ("sealed", bool(c.sealed), True),
-        ("deny_delete", bool(c.deny_delete), True),
-        ("deny_purge", deny_purge, True),
-        ("allow_rollup_hdrs", allow_rollup, True),
-        ("consumer_limits", consumer_limits, True),
-        ("allow_msg_ttl", allow_ttl, True),
-        ("subject_delete_marker_ttl", sdm, False),
-    ]
+    if limits is None:
+        return _NO_CONSUMER_LIMITS
+    return EffectiveConsumerLimits(limits.inactive_threshold or 0, limits.max_ack_pending or 0)
 
 
 def effective_stream(
@@ -204,79 +188,96 @@ def effective_stream(
     name: str | None = None,
     target: Target | None = None,
     origins: dict[str, StreamConfig] | None = None,
-) -> dict[str, Any]:
-    """The stream config nats-server would store for ``config`` (server JSON shape).
+) -> EffectiveStream:
+    """The stream config nats-server would store for ``config``.
 
     ``name`` overrides ``config.name`` (manifests carry the name in their metadata). ``origins``
     holds other streams of the estate by name; a mirror's ``mirror_direct`` is copied from its
-    origin's ``allow_direct`` when the origin is known, as the server does.
+    origin's ``allow_direct`` when the origin is known, as the server does. A subject delete marker
+    TTL turns message TTLs on; it and message schedules turn rollups on (and purge denial off) when
+    rollups are off. A sealed stream (sealed by an update: a stream cannot be created sealed) has no
+    age limit, discards new, denies deletes and purges and allows no rollups (2.10.26 to 2.15.1).
     """
     c = config
     sname = name if name is not None else (c.name or "")
-    subjects = list(c.subjects or [])
+    subjects = tuple(c.subjects or ())
     if not subjects and c.mirror is None and not c.sources:
-        subjects = [sname]
+        subjects = (sname,)
     st = c.subject_transform
-    placement = _placement(c)
-    return _sealed(
-        _emit(
-            [
-                ("name", sname, True),
-                ("description", c.description, False),
-                ("subjects", subjects, False),
-                ("retention", c.retention or "limits", True),
-                ("max_consumers", _limit(c.max_consumers), True),
-                ("max_msgs", _limit(c.max_msgs), True),
-                ("max_bytes", _limit(c.max_bytes), True),
-                ("max_age", c.max_age or 0, True),
-                ("max_msgs_per_subject", _limit(c.max_msgs_per_subject), True),
-                ("max_msg_size", _limit(c.max_msg_size), True),
-                ("discard", c.discard or "old", True),
-                ("storage", c.storage or "file", True),
-                ("num_replicas", c.num_replicas or 1, True),
-                ("no_ack", bool(c.no_ack), False),
-                ("duplicate_window", _duplicate_window(c, target), False),
-                ("placement", placement, placement is not None),  # kept even when empty
-                ("mirror", _source(c.mirror) if c.mirror is not None else None, False),
-                ("sources", [_source(s) for s in c.sources or []], False),
-                ("compression", c.compression or "none", True),
-                ("first_seq", c.first_seq, False),
-                ("subject_transform", {"src": st.src, "dest": st.dest} if st is not None else None, False),
-                ("republish", _republish(c, subjects), False),
-                ("allow_direct", bool(c.allow_direct), True),
-                ("mirror_direct", _mirror_direct(c, origins), True),
-                ("discard_new_per_subject", bool(c.discard_new_per_subject), False),
-                *_stream_retention_flags(c),
-                ("allow_msg_counter", bool(c.allow_msg_counter), False),
-                ("allow_atomic", bool(c.allow_atomic), False),
-                ("allow_msg_schedules", bool(c.allow_msg_schedules), False),
-                ("persist_mode", "async" if c.persist_mode == "async" else None, False),
-                ("allow_batched", bool(c.allow_batched), False),
-                ("metadata", _user_metadata(c.metadata), False),
-            ]
-        )
+    sealed = bool(c.sealed)
+    deny_purge = bool(c.deny_purge)
+    allow_rollup = bool(c.allow_rollup_hdrs)
+    sdm = c.subject_delete_marker_ttl or 0
+    if (sdm > 0 or c.allow_msg_schedules) and not allow_rollup:
+        allow_rollup, deny_purge = True, False
+    return EffectiveStream(
+        name=sname,
+        description=c.description,
+        subjects=subjects,
+        retention=c.retention or _STREAM["retention"],
+        max_consumers=_limit(c.max_consumers),
+        max_msgs=_limit(c.max_msgs),
+        max_bytes=_limit(c.max_bytes),
+        max_age=0 if sealed else c.max_age or 0,
+        max_msgs_per_subject=_limit(c.max_msgs_per_subject),
+        max_msg_size=_limit(c.max_msg_size),
+        discard="new" if sealed else c.discard or _STREAM["discard"],
+        storage=c.storage or _STREAM["storage"],
+        num_replicas=c.num_replicas or _STREAM["num_replicas"],
+        no_ack=bool(c.no_ack),
+        duplicate_window=_duplicate_window(c, target),
+        placement=_placement(c),
+        mirror=_source(c.mirror) if c.mirror is not None else None,
+        sources=tuple(_source(s) for s in c.sources or ()),
+        compression=c.compression or _STREAM["compression"],
+        first_seq=c.first_seq,
+        subject_transform=EffectiveTransform(st.src, st.dest) if st is not None else None,
+        republish=_republish(c, subjects),
+        allow_direct=bool(c.allow_direct),
+        mirror_direct=_mirror_direct(c, origins),
+        discard_new_per_subject=bool(c.discard_new_per_subject),
+        sealed=sealed,
+        deny_delete=sealed or bool(c.deny_delete),
+        deny_purge=sealed or deny_purge,
+        allow_rollup_hdrs=allow_rollup and not sealed,
+        consumer_limits=_consumer_limits(c),
+        allow_msg_ttl=sdm > 0 or bool(c.allow_msg_ttl),
+        subject_delete_marker_ttl=sdm,
+        allow_msg_counter=bool(c.allow_msg_counter),
+        allow_atomic=bool(c.allow_atomic),
+        allow_msg_schedules=bool(c.allow_msg_schedules),
+        persist_mode="async" if c.persist_mode == "async" else None,
+        allow_batched=bool(c.allow_batched),
+        metadata=_user_metadata(c.metadata),
     )
-
-
-def _sealed(cfg: dict[str, Any]) -> dict[str, Any]:
-    """What the server stores when an update seals a stream (a stream cannot be created sealed):
-    no age limit, discard new, no deletes, no purges, no rollups (checked on 2.10.26 to 2.15.1)."""
-    if cfg.get("sealed"):
-        cfg.update(max_age=0, discard="new", deny_delete=True, deny_purge=True, allow_rollup_hdrs=False)
-    return cfg
 
 
 # --- consumers ----------------------------------------------------------------------------------
 
 
-def _max_ack_pending(c: ConsumerConfig, normalise: bool, stream_limits: dict[str, Any], target: Target | None) -> int:
+class _Numbers(NamedTuple):
+    """The defaulted limits and timers of a consumer."""
+
+    ack_wait: int
+    max_deliver: int
+    max_waiting: int
+    max_ack_pending: int
+    max_batch: int
+    max_expires: int
+    max_bytes: int
+    idle_heartbeat: int
+    inactive_threshold: int
+    priority_timeout: int
+
+
+def _max_ack_pending(c: ConsumerConfig, normalise: bool, stream_limits: EffectiveConsumerLimits, target: Target | None) -> int:
     """The consumer's own value, else the stream's consumer limit, else (when it acks) the default
     capped by the server's and the account's limits."""
     pending = c.max_ack_pending or 0
     if normalise and pending < -1:
         pending = -1
     if pending == 0:
-        pending = int(stream_limits.get("max_ack_pending") or 0)
+        pending = stream_limits.max_ack_pending
     if pending == 0 and (c.ack_policy or "none") != "none":
         pending = CONSUMER_DEFAULT_MAX_ACK_PENDING
         caps = (target.limits.max_ack_pending, target.account.max_ack_pending) if target is not None else ()
@@ -286,7 +287,7 @@ def _max_ack_pending(c: ConsumerConfig, normalise: bool, stream_limits: dict[str
     return pending
 
 
-def _consumer_numbers(c: ConsumerConfig, durable: str, stream_limits: dict[str, Any], target: Target | None) -> dict[str, Any]:
+def _consumer_numbers(c: ConsumerConfig, durable: str, stream_limits: EffectiveConsumerLimits, target: Target | None) -> _Numbers:
     """The defaulted limits and timers of a consumer (2.12+ normalises negative limits; older
     releases store them as given, or refuse some)."""
     release = parse_version(target.server_version if target is not None else None)
@@ -309,39 +310,37 @@ def _consumer_numbers(c: ConsumerConfig, durable: str, stream_limits: dict[str, 
     request_batch = (target.limits.max_request_batch or 0) if target is not None else 0
     if not push and max_batch == 0 and request_batch > 0:
         max_batch = request_batch
-    inactive = max(c.inactive_threshold or 0, floor) or int(stream_limits.get("inactive_threshold") or 0)
+    inactive = max(c.inactive_threshold or 0, floor) or stream_limits.inactive_threshold
     if not durable and inactive <= 0:
         inactive = EPHEMERAL_INACTIVE_THRESHOLD
     pinned = max(c.priority_timeout or 0, 0)
     if c.priority_policy == "pinned_client" and pinned == 0:
         pinned = PINNED_TTL_DEFAULT
-    flow = ack == "flow_control"
-    return {
-        "ack_wait": ack_wait,
-        "max_deliver": max_deliver,
-        "max_waiting": max_waiting,
-        "max_ack_pending": _max_ack_pending(c, normalise, stream_limits, target),
-        "flow_control": flow or bool(c.flow_control),
-        "max_batch": max_batch,
-        "max_expires": max(c.max_expires or 0, floor),
-        "max_bytes": max(c.max_bytes or 0, floor),
-        "idle_heartbeat": FLOW_CONTROL_HEARTBEAT if flow else max(c.idle_heartbeat or 0, floor),
-        "inactive_threshold": inactive,
-        "priority_timeout": pinned,
-    }
+    return _Numbers(
+        ack_wait=ack_wait,
+        max_deliver=max_deliver,
+        max_waiting=max_waiting,
+        max_ack_pending=_max_ack_pending(c, normalise, stream_limits, target),
+        max_batch=max_batch,
+        max_expires=max(c.max_expires or 0, floor),
+        max_bytes=max(c.max_bytes or 0, floor),
+        idle_heartbeat=FLOW_CONTROL_HEARTBEAT if ack == "flow_control" else max(c.idle_heartbeat or 0, floor),
+        inactive_threshold=inactive,
+        priority_timeout=pinned,
+    )
 
 
 def effective_consumer(
     config: ConsumerConfig,
-    stream: dict[str, Any] | None = None,
+    stream: EffectiveStream | None = None,
     *,
     durable_name: str | None = None,
     name: str | None = None,
     target: Target | None = None,
-) -> dict[str, Any]:
-    """The consumer config nats-server would store (server JSON shape).
+) -> EffectiveConsumer:
+    """The consumer config nats-server would store.
 
-    ``stream`` is the parent stream's *effective* config (for ``consumer_limits``); without it the
+    ``stream`` is the parent stream's effective config (for ``consumer_limits``); without it the
     stream is assumed to set no consumer limits. ``durable_name``/``name`` override the config's.
     """
     c = config
@@ -349,43 +348,41 @@ def effective_consumer(
     cname = name if name is not None else (c.name or "")
     if durable and not cname:
         cname = durable  # the create API copies the durable name into name
-    n = _consumer_numbers(c, durable, (stream or {}).get("consumer_limits") or {}, target)
-    return _emit(
-        [
-            ("durable_name", durable, False),
-            ("name", cname, False),
-            ("description", c.description, False),
-            ("deliver_policy", c.deliver_policy or "all", True),
-            ("opt_start_seq", c.opt_start_seq, False),
-            ("opt_start_time", _optional_time(c.opt_start_time), False),
-            ("ack_policy", c.ack_policy or "none", True),
-            ("ack_wait", n["ack_wait"], False),
-            ("max_deliver", n["max_deliver"], True),
-            ("backoff", list(c.backoff or []), False),
-            ("filter_subject", c.filter_subject, False),
-            ("filter_subjects", list(c.filter_subjects or []), False),
-            ("replay_policy", c.replay_policy or "instant", True),
-            ("rate_limit_bps", c.rate_limit_bps, False),
-            ("sample_freq", c.sample_freq, False),
-            ("max_waiting", n["max_waiting"], False),
-            ("max_ack_pending", n["max_ack_pending"], False),
-            ("flow_control", n["flow_control"], False),
-            ("headers_only", bool(c.headers_only), False),
-            ("max_batch", n["max_batch"], False),
-            ("max_expires", n["max_expires"], False),
-            ("max_bytes", n["max_bytes"], False),
-            ("deliver_subject", c.deliver_subject, False),
-            ("deliver_group", c.deliver_group, False),
-            ("idle_heartbeat", n["idle_heartbeat"], False),
-            ("inactive_threshold", n["inactive_threshold"], False),
-            ("num_replicas", c.num_replicas or 0, True),
-            ("mem_storage", bool(c.mem_storage), False),
-            ("direct", bool(c.direct), False),
-            ("sourcing", bool(c.sourcing), False),
-            ("metadata", _user_metadata(c.metadata), False),
-            ("pause_until", _optional_time(c.pause_until), False),  # the server keeps the offset as written
-            ("priority_groups", list(c.priority_groups or []), False),
-            ("priority_policy", c.priority_policy if c.priority_policy != "none" else None, False),
-            ("priority_timeout", n["priority_timeout"], False),
-        ]
+    n = _consumer_numbers(c, durable, stream.consumer_limits if stream is not None else _NO_CONSUMER_LIMITS, target)
+    return EffectiveConsumer(
+        durable_name=durable,
+        name=cname,
+        description=c.description,
+        deliver_policy=c.deliver_policy or _CONSUMER["deliver_policy"],
+        opt_start_seq=c.opt_start_seq,
+        opt_start_time=_optional_time(c.opt_start_time),
+        ack_policy=c.ack_policy or _CONSUMER["ack_policy"],
+        ack_wait=n.ack_wait,
+        max_deliver=n.max_deliver,
+        backoff=tuple(c.backoff or ()),
+        filter_subject=c.filter_subject,
+        filter_subjects=tuple(c.filter_subjects or ()),
+        replay_policy=c.replay_policy or _CONSUMER["replay_policy"],
+        rate_limit_bps=c.rate_limit_bps,
+        sample_freq=c.sample_freq,
+        max_waiting=n.max_waiting,
+        max_ack_pending=n.max_ack_pending,
+        flow_control=c.ack_policy == "flow_control" or bool(c.flow_control),
+        headers_only=bool(c.headers_only),
+        max_batch=n.max_batch,
+        max_expires=n.max_expires,
+        max_bytes=n.max_bytes,
+        deliver_subject=c.deliver_subject,
+        deliver_group=c.deliver_group,
+        idle_heartbeat=n.idle_heartbeat,
+        inactive_threshold=n.inactive_threshold,
+        num_replicas=c.num_replicas or _CONSUMER["num_replicas"],
+        mem_storage=bool(c.mem_storage),
+        direct=bool(c.direct),
+        sourcing=bool(c.sourcing),
+        metadata=_user_metadata(c.metadata),
+        pause_until=_optional_time(c.pause_until),  # the server keeps the offset as written
+        priority_groups=tuple(c.priority_groups or ()),
+        priority_policy=c.priority_policy if c.priority_policy != "none" else None,
+        priority_timeout=n.priority_timeout,
     )

@@ -13,8 +13,9 @@ from typing import Any
 
 from jsops.linter import Estate, Finding, ObjectRef, Resource, Severity, readable_duration
 from jsops.linter import Target as LintTarget
+from jsops.linter.semantics.catalog import Unit
 
-from ..diff import diff_configs
+from ..diff import JsonValue, diff_configs
 from ..live import LiveState
 from ..plan import desired_from_estate
 from .static import object_path
@@ -31,10 +32,6 @@ DRIFT_RULES: dict[str, tuple[str, Severity, str]] = {
     MISSING[0]: (MISSING[1], Severity.WARNING, "a manifest's object that is not on the server"),
 }
 
-_DURATIONS = frozenset(
-    {"max_age", "duplicate_window", "ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires", "subject_delete_marker_ttl", "priority_timeout"}
-)
-
 
 # what `jsops apply` does about a field that drifted, by change class (jsops.reconciler.vocabulary.ChangeClass)
 _HOW = {
@@ -46,10 +43,11 @@ _HOW = {
 }
 
 
-def _shown(field: str, value: Any) -> str:
+def _shown(unit: Unit | None, value: JsonValue) -> str:
+    """A value as the finding shows it: a duration readable (the change's catalog unit says which are)."""
     if value is None:
         return "(unset)"
-    if field in _DURATIONS and isinstance(value, int) and not isinstance(value, bool) and value > 0:
+    if unit is Unit.DURATION and isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return str(readable_duration(value))
     text = repr(value) if isinstance(value, str) else str(value)
     return text if len(text) <= 120 else text[:117] + "..."
@@ -121,7 +119,7 @@ def _field_drift(r: Resource, kind: str, live_cfg: dict[str, Any], desired: dict
         yield _finding(
             DRIFT,
             severity,
-            f"{ch.path}: the server has {_shown(ch.path, ch.old)}, the manifest says {_shown(ch.path, ch.new)}{where}; {how}",
+            f"{ch.path}: the server has {_shown(ch.unit, ch.old)}, the manifest says {_shown(ch.unit, ch.new)}{where}; {how}",
             r.file,
             line,
             col,

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from jsops.linter import Config, Estate, Finding, Severity
+from jsops.linter import Config, Estate, Finding, Severity, api_json
 from jsops.linter import Target as LintTarget
 from jsops.linter.api import Rule, RuleContext
 
@@ -68,7 +68,7 @@ def _default_changes(estate: Estate, now: LintTarget, then: LintTarget, version:
     a, b = RuleContext(estate, now), RuleContext(estate, then)
     out = []
     for r in estate.resources:
-        before, after = a.effective(r), b.effective(r)
+        before, after = api_json(a.effective(r)), api_json(b.effective(r))  # compared as the server stores them
         for key in sorted(set(before) | set(after)):
             if before.get(key) != after.get(key):
                 out.append(

@@ -180,7 +180,8 @@ def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: dict
     leftover = intents.get(d.name)
     if leftover is not None and owned(cur.config):  # a recreate finished, but its record was not cleared
         changes.append(
-            Change(
+            Change.of(
+                "Consumer",
                 f"stream.metadata.{RECREATE_PREFIX}{d.name}",
                 leftover,
                 None,

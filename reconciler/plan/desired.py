@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from jsops.linter import PREVENT_UPDATE, Estate, Resource, effective_consumer, effective_stream, is_stream
+from jsops.linter import PREVENT_UPDATE, EffectiveConsumer, EffectiveStream, Estate, Resource, api_json, effective_consumer, effective_stream, is_stream
 from jsops.linter import Target as LintTarget
 from jsops.linter.model.config import ConsumerConfig
 
@@ -62,7 +62,7 @@ def desired_from_estate(
     paths = {f: source_path(f, base) for f in {r.file for r in res if r.file}}
     origins = {r.name: r.config for r in res if is_stream(r)}
     out: list[Desired] = []
-    eff: dict[str, dict[str, Any]] = {}
+    eff: dict[str, EffectiveStream] = {}
     for r in res:
         if is_stream(r):
             cfg = effective_stream(r.config, name=r.name, origins=origins, target=target)
@@ -72,7 +72,7 @@ def desired_from_estate(
                     "Stream",
                     r.name,
                     None,
-                    _marked(cfg, r),
+                    _marked(api_json(cfg), r),
                     paths.get(r.file, ""),
                     r.context,
                     annotation_true(r.annotations, PREVENT_UPDATE),
@@ -86,7 +86,7 @@ def desired_from_estate(
                     "Consumer",
                     r.name,
                     r.stream,
-                    _marked(_consumer(r, eff.get(r.stream or ""), target), r),
+                    _marked(api_json(_consumer(r, eff.get(r.stream or ""), target)), r),
                     paths.get(r.file, ""),
                     r.context,
                     annotation_true(r.annotations, PREVENT_UPDATE),
@@ -104,7 +104,7 @@ def _marked(config: dict[str, Any], r: Resource) -> dict[str, Any]:
     return out
 
 
-def _consumer(r: Resource, stream: dict[str, Any] | None, target: LintTarget | None = None) -> dict[str, Any]:
+def _consumer(r: Resource, stream: EffectiveStream | None, target: LintTarget | None = None) -> EffectiveConsumer:
     cfg = r.config
     if not isinstance(cfg, ConsumerConfig):
         raise TypeError(f"{r.name}: not a consumer")

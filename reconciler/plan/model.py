@@ -201,7 +201,7 @@ class Action:
         for c in data.get("changes") or []:
             if not isinstance(c, dict) or str(c.get("class")) not in tuple(ChangeClass):
                 raise PlanError("a change is not an object with a known 'class'")
-            changes.append(Change(str(c.get("path")), c.get("from"), c.get("to"), ChangeClass(str(c.get("class"))), str(c.get("consequence") or "")))
+            changes.append(Change.of(kind, str(c.get("path")), c.get("from"), c.get("to"), ChangeClass(str(c.get("class"))), str(c.get("consequence") or "")))
         resume = data.get("resume_seq")
         if resume is not None and (not isinstance(resume, int) or isinstance(resume, bool) or resume < 1):
             raise PlanError(f"action for {name!r} has a bad resume_seq")

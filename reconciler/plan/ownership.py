@@ -29,7 +29,8 @@ def bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list[
     out = []
     if opt.estates and opt.estate and meta.get(ESTATE) != opt.estate and not opt.foreign(live_cfg):
         out.append(
-            Change(
+            Change.of(
+                d.kind,
                 f"metadata.{ESTATE}",
                 meta.get(ESTATE),
                 opt.estate,
@@ -39,19 +40,27 @@ def bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list[
         )
     if opt.estates and opt.estate is None and opt.repo and not meta.get(ESTATE) and not meta.get(REPO):
         out.append(
-            Change(
-                f"metadata.{REPO}", None, opt.repo, ChangeClass.IN_PLACE, "jsops records the repository the object comes from (--prune deletes only its own)"
+            Change.of(
+                d.kind,
+                f"metadata.{REPO}",
+                None,
+                opt.repo,
+                ChangeClass.IN_PLACE,
+                "jsops records the repository the object comes from (--prune deletes only its own)",
             )
         )
     if opt.stale_source is None:
         return out
     recorded = meta.get(SOURCE)
     if d.file and recorded != d.file and not (isinstance(recorded, str) and not opt.stale_source(recorded)):
-        out.append(Change(f"metadata.{SOURCE}", recorded, d.file, ChangeClass.IN_PLACE, "jsops records where the manifest now is (it scopes --prune)"))
+        out.append(
+            Change.of(d.kind, f"metadata.{SOURCE}", recorded, d.file, ChangeClass.IN_PLACE, "jsops records where the manifest now is (it scopes --prune)")
+        )
     ctx = meta.get(CONTEXT, "default")
     if ctx != d.context:
         out.append(
-            Change(
+            Change.of(
+                d.kind,
                 f"metadata.{CONTEXT}",
                 None if ctx == "default" else ctx,
                 None if d.context == "default" else d.context,
@@ -127,7 +136,7 @@ def _takeover(kind: str, name: str, stream: str | None, other: str, changes: lis
     changes) when the other changes are in place too; without the adopt grant, its changes are not
     made (:attr:`Action.unadopted`)."""
     mine = f"estate {opt.estate!r}" if opt.estate else "this repository (no estate: in the jsops config)"
-    change = Change(f"metadata.{ESTATE}", other, opt.estate, ChangeClass.IN_PLACE, f"jsops takes the object over from estate {other!r}")
+    change = Change.of(kind, f"metadata.{ESTATE}", other, opt.estate, ChangeClass.IN_PLACE, f"jsops takes the object over from estate {other!r}")
     unadopted = _unadopted(kind, name, stream, changes + [change], config)
     changes = changes + [change]
     cls = ChangeClass(worst([c.cls for c in changes]))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from jsops.linter.api import GIB, KIB, MIB, SECOND, RuleContext, Target, format_duration, human_size
+from jsops.linter.api import GIB, KIB, MIB, SECOND, EffectiveStream, RuleContext, Target, format_duration, human_size
 
 if TYPE_CHECKING:  # annotations only: a lint without profiles never imports them
     from jsops.linter.api import StreamProfile
@@ -51,15 +51,15 @@ def ceil_size(n: float) -> int:
     return int(math.ceil(n))
 
 
-def hard_byte_bound(eff: dict[str, Any], target: Target) -> int | None:
+def hard_byte_bound(eff: EffectiveStream, target: Target) -> int | None:
     """The most a stream can store per replica by its declared limits alone: ``max_bytes``, else
     ``max_msgs`` times the largest message (``max_msg_size``, else the target's ``max_payload``);
     None when nothing declared bounds it."""
-    max_bytes = eff.get("max_bytes", -1)
+    max_bytes = eff.max_bytes
     if max_bytes > 0:
         return int(max_bytes)
-    max_msgs = eff.get("max_msgs", -1)
-    largest = eff.get("max_msg_size", -1)
+    max_msgs = eff.max_msgs
+    largest = eff.max_msg_size
     if largest <= 0:
         largest = target.max_payload or -1
     if max_msgs > 0 and largest > 0:
@@ -67,7 +67,7 @@ def hard_byte_bound(eff: dict[str, Any], target: Target) -> int | None:
     return None
 
 
-def profiled_bytes(eff: dict[str, Any], profile: StreamProfile | None) -> tuple[float, str] | None:
+def profiled_bytes(eff: EffectiveStream, profile: StreamProfile | None) -> tuple[float, str] | None:
     """What a stream is expected to hold per replica by the profile, with how it was computed:
     the smaller of mean byte rate x ``max_age`` and ``max_msgs`` x mean stored message size.
     None when the profile lacks the figures for both."""
@@ -75,11 +75,11 @@ def profiled_bytes(eff: dict[str, Any], profile: StreamProfile | None) -> tuple[
         return None
     out: list[tuple[float, str]] = []
     rate = profile.bytes.mean_per_s
-    max_age = eff.get("max_age", 0)
+    max_age = eff.max_age
     if rate and max_age > 0:
         out.append((rate * max_age / SECOND, f"profiled mean {human_rate(rate)} over max_age {format_duration(max_age)}"))
     size = profile.bytes.stored_msg_size_mean
-    max_msgs = eff.get("max_msgs", -1)
+    max_msgs = eff.max_msgs
     if size and max_msgs > 0:
         out.append((size * max_msgs, f"max_msgs x profiled mean stored size {human_size(size)}"))
     return min(out) if out else None

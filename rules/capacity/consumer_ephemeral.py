@@ -75,10 +75,10 @@ class OpsConsumerEphemeral(Rule):
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         if getattr(resource.config, "durable_name", None):
             return ()
-        eff = ctx.effective(resource)
-        if eff.get("durable_name"):
+        eff = ctx.effective_consumer(resource)
+        if eff.durable_name:
             return ()
-        idle = eff.get("inactive_threshold") or EPHEMERAL_INACTIVE_THRESHOLD
+        idle = eff.inactive_threshold or EPHEMERAL_INACTIVE_THRESHOLD
         return (
             Violation(
                 resource,

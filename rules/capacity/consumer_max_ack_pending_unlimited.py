@@ -64,10 +64,10 @@ class OpsConsumerMaxAckPendingUnlimited(Rule):
         raw = getattr(resource.config, "max_ack_pending", None)
         if raw is None or raw >= 0:
             return ()
-        eff = ctx.effective(resource)
-        if eff.get("ack_policy") not in ("explicit", "all"):
+        eff = ctx.effective_consumer(resource)
+        if eff.ack_policy not in ("explicit", "all"):
             return ()
-        push = " (for a push consumer without flow_control it is the only flow control)" if eff.get("deliver_subject") and not eff.get("flow_control") else ""
+        push = " (for a push consumer without flow_control it is the only flow control)" if eff.deliver_subject and not eff.flow_control else ""
         return (
             Violation(
                 resource,

@@ -83,15 +83,15 @@ class OpsConsumerPushWithoutHeartbeat(Rule):
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         if not getattr(resource.config, "deliver_subject", None):
             return ()  # pull consumer
-        eff = ctx.effective(resource)
-        if not eff.get("deliver_subject") or eff.get("deliver_group") or eff.get("ack_policy") == "flow_control":
+        eff = ctx.effective_consumer(resource)
+        if not eff.deliver_subject or eff.deliver_group or eff.ack_policy == "flow_control":
             return ()
         edits = []
         missing = []
-        if not eff.get("idle_heartbeat"):
+        if not eff.idle_heartbeat:
             missing.append("idle_heartbeat")
             edits.append(Edit.set(("idle_heartbeat",), 15 * SECOND, duration=True))
-        if self.options.require_flow_control and not eff.get("flow_control"):
+        if self.options.require_flow_control and not eff.flow_control:
             missing.append("flow_control")
             edits.append(Edit.set(("flow_control",), True))
         if not missing:

@@ -56,13 +56,13 @@ class OpsReplicasEven(Rule):
         if resource.kind == "Stream":
             if getattr(resource.config, "num_replicas", None) not in (2, 4):
                 return ()
-            replicas = ctx.effective(resource).get("num_replicas", 1)
+            replicas = ctx.effective(resource).num_replicas
         else:
             replicas = getattr(resource.config, "num_replicas", None) or 0
             if replicas not in (2, 4):
                 return ()
             parent = ctx.stream_of(resource)
-            if parent is not None and ctx.effective(parent).get("num_replicas", 1) == replicas:
+            if parent is not None and ctx.effective(parent).num_replicas == replicas:
                 return ()
         if replicas not in (2, 4):
             return ()

@@ -51,9 +51,9 @@ class OpsStreamDirectGetDisabled(Rule):
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         if (getattr(resource.config, "num_replicas", None) or 1) <= 1:
             return ()
-        eff = ctx.effective(resource)
-        replicas = eff.get("num_replicas", 1)
-        if replicas <= 1 or eff.get("allow_direct"):
+        eff = ctx.effective_stream(resource)
+        replicas = eff.num_replicas
+        if replicas <= 1 or eff.allow_direct:
             return ()
         return (
             Violation(

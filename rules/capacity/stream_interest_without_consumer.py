@@ -65,7 +65,7 @@ class OpsStreamInterestWithoutConsumer(Rule):
         for r in ctx.estate.resources:
             if r.kind != "Stream" or getattr(r.config, "retention", None) != "interest":
                 continue
-            if ctx.effective(r).get("retention") != "interest":
+            if ctx.effective_stream(r).retention != "interest":
                 continue
             if consumers is None:
                 consumers = ctx.consumers_by_stream()

@@ -90,9 +90,9 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         if ctx.profiles is None:
             return ()
-        eff = ctx.effective(resource)
-        max_bytes, max_age = eff.get("max_bytes", -1), eff.get("max_age", 0)
-        if max_bytes <= 0 or max_age <= 0 or eff.get("retention") != "limits":
+        eff = ctx.effective_stream(resource)
+        max_bytes, max_age = eff.max_bytes, eff.max_age
+        if max_bytes <= 0 or max_age <= 0 or eff.retention != "limits":
             return ()
         which = self.options.rate
         window = ctx.profiles.window
@@ -109,7 +109,7 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
         step = MINUTE if fill_ns >= HOUR else SECOND  # minutes are precise enough past an hour
         fill_text = format_duration(max(fill_ns // step, 1) * step)
         needed = format_size(ceil_size(rate * max_age / SECOND))
-        if eff.get("discard") == "new":
+        if eff.discard == "new":
             effect = f"after about {fill_text} publishes are refused until messages age out"
         else:
             effect = f"messages are discarded after about {fill_text}, not after max_age {format_duration(max_age)}"

@@ -65,7 +65,7 @@ class OpsStreamMaxMsgSizeAboveMaxPayload(Rule):
         max_payload = ctx.target.max_payload
         if max_payload is None or max_payload <= 0:
             return ()
-        size = ctx.effective(resource).get("max_msg_size", -1)
+        size = ctx.effective_stream(resource).max_msg_size
         if size <= max_payload:
             return ()
         return (

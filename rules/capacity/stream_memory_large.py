@@ -76,13 +76,13 @@ class OpsStreamMemoryLarge(Rule):
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         if getattr(resource.config, "storage", None) != "memory":
             return ()
-        eff = ctx.effective(resource)
-        if eff.get("storage") != "memory":
+        eff = ctx.effective_stream(resource)
+        if eff.storage != "memory":
             return ()
         budget = self.options.max_bytes
-        replicas = eff.get("num_replicas", 1)
+        replicas = eff.num_replicas
         on_each = f" (on each of its {replicas} replicas)" if replicas > 1 else ""
-        max_bytes = eff.get("max_bytes", -1)
+        max_bytes = eff.max_bytes
         if max_bytes > 0:
             if max_bytes > budget:
                 total = f" ({format_size(max_bytes * replicas)} of RAM over {replicas} replicas)" if replicas > 1 else ""

@@ -71,10 +71,10 @@ class OpsStreamSingleReplicaInCluster(Rule):
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         if not multi_node(ctx.target):
             return ()
-        eff = ctx.effective(resource)
-        if eff.get("num_replicas", 1) != 1:
+        eff = ctx.effective_stream(resource)
+        if eff.num_replicas != 1:
             return ()
-        if eff.get("storage") == "memory" and not self.options.include_memory:
+        if eff.storage == "memory" and not self.options.include_memory:
             return ()
         size = ctx.target.cluster_size
         where = f"a {size}-server cluster" if size is not None else "a clustered target"

@@ -76,11 +76,11 @@ class OpsStreamUncompressedLarge(Rule):
         cfg = resource.config
         if getattr(cfg, "storage", None) not in (None, "file") or getattr(cfg, "compression", None) not in (None, "none"):
             return ()
-        eff = ctx.effective(resource)
-        if eff.get("storage") != "file" or eff.get("compression", "none") != "none":
+        eff = ctx.effective_stream(resource)
+        if eff.storage != "file" or eff.compression != "none":
             return ()
         threshold = self.options.max_bytes
-        max_bytes = eff.get("max_bytes", -1)
+        max_bytes = eff.max_bytes
         fix = FixSuggestion("unsafe", "set compression to s2", (Edit.set(("compression",), "s2"),))
         if max_bytes > 0:
             if max_bytes > threshold:

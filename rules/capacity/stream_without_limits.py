@@ -55,12 +55,12 @@ class OpsStreamWithoutLimits(Rule):
         cfg: Any = resource.config
         if any((getattr(cfg, k, None) or 0) > 0 for k in ("max_age", "max_bytes", "max_msgs", "max_msgs_per_subject")):
             return ()  # fast path: the raw config already sets a limit
-        eff = ctx.effective(resource)
-        if eff.get("sealed"):
+        eff = ctx.effective_stream(resource)
+        if eff.sealed:
             return ()
-        if eff.get("max_age", 0) > 0:
+        if eff.max_age > 0:
             return ()
-        if any(eff.get(k, -1) > 0 for k in ("max_bytes", "max_msgs", "max_msgs_per_subject")):
+        if eff.max_bytes > 0 or eff.max_msgs > 0 or eff.max_msgs_per_subject > 0:
             return ()
         return (
             Violation(

@@ -1,6 +1,6 @@
 """Helpers shared by the consumer rules (``rules/consumer/``).
 
-They read the *effective* consumer config (server defaults applied, server JSON shape) and the
+They read the *effective* consumer config (server defaults applied: ``EffectiveConsumer``) and the
 parent stream's effective config, as ``checkConsumerCfg`` in nats-server's consumer.go sees them.
 """
 
@@ -8,15 +8,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from jsops.linter.api import ConsumerResource, FixSuggestion, RuleContext, Violation
+from jsops.linter.api import ConsumerResource, EffectiveConsumerLimits, EffectiveStream, FixSuggestion, RuleContext, Violation
 
-__all__ = ["parent_effective", "field_path", "empty_entry"]
+__all__ = ["parent_effective", "parent_consumer_limits", "field_path", "empty_entry"]
+
+_NO_LIMITS = EffectiveConsumerLimits()
 
 
-def parent_effective(resource: ConsumerResource, ctx: RuleContext) -> dict[str, Any] | None:
+def parent_effective(resource: ConsumerResource, ctx: RuleContext) -> EffectiveStream | None:
     """The parent stream's effective config, or None when the estate does not declare it."""
     parent = ctx.stream_of(resource)
     return ctx.effective(parent) if parent is not None else None
+
+
+def parent_consumer_limits(resource: ConsumerResource, ctx: RuleContext) -> EffectiveConsumerLimits:
+    """The parent stream's effective ``consumer_limits`` (no limits when the estate does not declare it)."""
+    stream = parent_effective(resource, ctx)
+    return stream.consumer_limits if stream is not None else _NO_LIMITS
 
 
 def field_path(resource: ConsumerResource, *fields: str) -> tuple[Any, ...]:

@@ -94,7 +94,7 @@ class ConsumerDeliverSubjectInvalid(ConsumerRule):
             )
             return
         stream = parent_effective(resource, ctx)
-        for s in (stream or {}).get("subjects") or ():
+        for s in stream.subjects if stream is not None else ():
             if is_subset_match(subject, s):
                 yield Violation(
                     resource,

@@ -17,7 +17,7 @@ from jsops.linter.api import (
     format_duration,
 )
 
-from ._common import parent_effective
+from ._common import parent_consumer_limits
 
 
 class ConsumerExceedsConsumerLimits(ConsumerRule):
@@ -73,19 +73,18 @@ class ConsumerExceedsConsumerLimits(ConsumerRule):
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.max_ack_pending is None and cfg.inactive_threshold is None:
             return  # inherited or defaulted values are within every limit
-        stream = parent_effective(resource, ctx) or {}
-        limits = stream.get("consumer_limits") or {}
+        limits = parent_consumer_limits(resource, ctx)
         server_limit = ctx.target.limits.max_ack_pending or 0
         account_limit = ctx.target.account.max_ack_pending or 0
-        if not limits and not server_limit and not account_limit:
+        if not limits.max_ack_pending and not limits.inactive_threshold and not server_limit and not account_limit:
             return
         eff = ctx.effective(resource)
-        pending = eff.get("max_ack_pending", 0)
+        pending = eff.max_ack_pending
         if cfg.max_ack_pending is not None:
             for limit, what in (
                 (server_limit, "the server's"),
                 (account_limit, "the account's"),
-                (int(limits.get("max_ack_pending") or 0), "the stream's consumer_limits"),
+                (limits.max_ack_pending, "the stream's consumer_limits"),
             ):
                 if limit > 0 and pending > limit:
                     yield Violation(
@@ -96,8 +95,8 @@ class ConsumerExceedsConsumerLimits(ConsumerRule):
                         fix=FixSuggestion("safe", f"set max_ack_pending to {limit}"),
                     )
                     return
-        limit = int(limits.get("inactive_threshold") or 0)
-        inactive = eff.get("inactive_threshold", 0)
+        limit = limits.inactive_threshold
+        inactive = eff.inactive_threshold
         if cfg.inactive_threshold is not None and limit > 0 and inactive > limit:
             yield Violation(
                 resource,

@@ -72,7 +72,7 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
         if cfg.ack_policy != "flow_control":
             return
         eff = ctx.effective(resource)
-        if not eff.get("deliver_subject"):
+        if not eff.deliver_subject:
             yield Violation(
                 resource,
                 ("ack_policy",),
@@ -81,7 +81,7 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
                 fix=FixSuggestion("unsafe", "use ack_policy explicit, or set a deliver_subject"),
             )
             return
-        pending = eff.get("max_ack_pending", 0)
+        pending = eff.max_ack_pending
         if pending <= 0:
             yield Violation(
                 resource,
@@ -91,7 +91,7 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
                 fix=FixSuggestion("safe", "remove max_ack_pending (the server default is 1000)"),
             )
             return
-        if eff.get("backoff") or eff.get("ack_wait", 0) != 0:
+        if eff.backoff or eff.ack_wait != 0:
             yield Violation(
                 resource,
                 field_path(resource, "backoff", "ack_wait"),
@@ -100,7 +100,7 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
                 fix=FixSuggestion("safe", "remove ack_wait and backoff"),
             )
             return
-        max_deliver = eff.get("max_deliver", -1)
+        max_deliver = eff.max_deliver
         if max_deliver > 0:
             yield Violation(
                 resource,

@@ -67,7 +67,7 @@ class ConsumerFlowControlWithoutHeartbeat(ConsumerRule):
         if not cfg.flow_control or not cfg.deliver_subject:
             return
         eff = ctx.effective(resource)
-        if eff.get("idle_heartbeat", 0) > 0:
+        if eff.idle_heartbeat > 0:
             return
         yield Violation(
             resource,

@@ -69,7 +69,7 @@ class ConsumerHeartbeatTooSmall(ConsumerRule):
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if not cfg.deliver_subject or not cfg.idle_heartbeat:
             return
-        hb = ctx.effective(resource).get("idle_heartbeat", 0)
+        hb = ctx.effective(resource).idle_heartbeat
         if 0 < hb < MIN_HEARTBEAT:
             yield Violation(
                 resource,

@@ -86,7 +86,7 @@ class ConsumerNameTooLong(ConsumerRule):
         size = go_len(name)
         if size > MAX_NAME_LEN and not cfg.mem_storage:
             parent = ctx.stream_of(resource)
-            if parent is not None and ctx.effective(parent).get("storage") == "memory":
+            if parent is not None and ctx.effective(parent).storage == "memory":
                 return
             yield Violation(
                 resource,

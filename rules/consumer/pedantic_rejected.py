@@ -18,7 +18,7 @@ from jsops.linter.api import (
     format_duration,
 )
 
-from ._common import parent_effective
+from ._common import parent_consumer_limits
 
 # (field, lowest value the server keeps): below it the server normalises, pedantic refuses
 _FLOORS = (
@@ -111,13 +111,12 @@ class ConsumerPedanticRejected(ConsumerRule):
                     f"ack_wait {format_duration(ack_wait)} differs from backoff[0] {format_duration(c.backoff[0])}",
                     ErrCode.PEDANTIC,
                 )
-        stream = parent_effective(resource, ctx) or {}
-        limits = stream.get("consumer_limits") or {}
-        if not c.max_ack_pending and limits.get("max_ack_pending"):
+        limits = parent_consumer_limits(resource, ctx)
+        if not c.max_ack_pending and limits.max_ack_pending:
             yield ctx.pedantic_refusal(
                 resource, ("max_ack_pending",), "max_ack_pending is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC
             )
-        if not c.inactive_threshold and limits.get("inactive_threshold"):
+        if not c.inactive_threshold and limits.inactive_threshold:
             yield ctx.pedantic_refusal(
                 resource, ("inactive_threshold",), "inactive_threshold is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC
             )

@@ -68,12 +68,12 @@ class ConsumerPullPushOnlyOption(ConsumerRule):
         if cfg.deliver_subject or not (cfg.rate_limit_bps or cfg.idle_heartbeat or cfg.flow_control or cfg.ack_policy == "flow_control"):
             return
         eff = ctx.effective(resource)
-        if eff.get("ack_policy") == "flow_control":
+        if eff.ack_policy == "flow_control":
             return  # JS205 explains this one (10218 comes first)
         for fld, code, bad in (
-            ("rate_limit_bps", ErrCode.CONSUMER_PULL_WITH_RATE_LIMIT, eff.get("rate_limit_bps", 0) > 0),
-            ("idle_heartbeat", ErrCode.CONSUMER_HB_REQUIRES_PUSH, eff.get("idle_heartbeat", 0) > 0),
-            ("flow_control", ErrCode.CONSUMER_FC_REQUIRES_PUSH, bool(eff.get("flow_control"))),
+            ("rate_limit_bps", ErrCode.CONSUMER_PULL_WITH_RATE_LIMIT, (eff.rate_limit_bps or 0) > 0),
+            ("idle_heartbeat", ErrCode.CONSUMER_HB_REQUIRES_PUSH, eff.idle_heartbeat > 0),
+            ("flow_control", ErrCode.CONSUMER_FC_REQUIRES_PUSH, bool(eff.flow_control)),
         ):
             if bad:
                 yield Violation(

@@ -71,8 +71,8 @@ class ConsumerPushMaxAckPendingWithoutAck(ConsumerRule):
         if not cfg.deliver_subject:
             return
         eff = ctx.effective(resource)
-        pending = eff.get("max_ack_pending", 0)
-        if eff.get("ack_policy") != "none" or pending <= 0:
+        pending = eff.max_ack_pending
+        if eff.ack_policy != "none" or pending <= 0:
             return
         written = cfg.max_ack_pending is not None
         origin = "" if written else " (inherited from the stream's consumer_limits)"

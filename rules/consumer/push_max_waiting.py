@@ -65,7 +65,7 @@ class ConsumerPushMaxWaiting(ConsumerRule):
     fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
-        if cfg.deliver_subject and ctx.effective(resource).get("max_waiting", 0) != 0:
+        if cfg.deliver_subject and ctx.effective(resource).max_waiting != 0:
             yield Violation(
                 resource,
                 ("max_waiting",),

@@ -80,7 +80,7 @@ class ConsumerReplicasInvalid(ConsumerRule):
             return
         fix = FixSuggestion("safe", "remove num_replicas so the consumer inherits the stream's replicas")
         stream = parent_effective(resource, ctx)
-        stream_r = int((stream or {}).get("num_replicas") or 1)
+        stream_r = stream.num_replicas if stream is not None else 1
         t = ctx.target
         clustered = t.clustered
         if clustered is None and t.cluster_size is not None and t.cluster_size > 1:
@@ -97,9 +97,9 @@ class ConsumerReplicasInvalid(ConsumerRule):
             msg = f"num_replicas {replicas} is negative; nats-server rejects this consumer"
             yield Violation(resource, ("num_replicas",), msg, server_error_code=ErrCode.REPLICAS_COUNT_CANNOT_BE_NEGATIVE, fix=fix)
             return
-        if clustered is True and stream is not None and stream.get("retention") in ("interest", "workqueue") and replicas != stream_r:
+        if clustered is True and stream is not None and stream.retention in ("interest", "workqueue") and replicas != stream_r:
             msg = (
-                f"num_replicas {replicas} differs from the {stream['retention']} stream's {stream_r}; "
+                f"num_replicas {replicas} differs from the {stream.retention} stream's {stream_r}; "
                 "consumers of interest and workqueue streams must match the stream's replicas"
             )
             yield Violation(resource, ("num_replicas",), msg, server_error_code=ErrCode.CONSUMER_REPLICAS_SHOULD_MATCH_STREAM, fix=fix)

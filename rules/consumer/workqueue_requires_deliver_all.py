@@ -73,7 +73,7 @@ class ConsumerWorkqueueRequiresDeliverAll(ConsumerRule):
         if not policy or policy == "all" or cfg.direct or cfg.sourcing:
             return
         stream = parent_effective(resource, ctx)
-        if stream is None or stream.get("retention") != "workqueue":
+        if stream is None or stream.retention != "workqueue":
             return
         yield Violation(
             resource,

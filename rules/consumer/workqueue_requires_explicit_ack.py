@@ -76,12 +76,12 @@ class ConsumerWorkqueueRequiresExplicitAck(ConsumerRule):
             return
         eff = ctx.effective(resource)
         stream = parent_effective(resource, ctx)
-        if stream is None or stream.get("retention") != "workqueue":
+        if stream is None or stream.retention != "workqueue":
             return
         fix = FixSuggestion("unsafe", "set ack_policy to explicit")
-        if ack == "none" and not eff.get("deliver_subject"):
+        if ack == "none" and not eff.deliver_subject:
             code = ErrCode.CONSUMER_PULL_REQUIRES_ACK
-        elif eff.get("direct") or eff.get("sourcing"):
+        elif eff.direct or eff.sourcing:
             return
         else:
             code = ErrCode.CONSUMER_WQ_REQUIRES_EXPLICIT_ACK

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import Resource, RuleContext, consumer_config
+from jsops.linter.api import ConsumerResource, RuleContext, StreamResource, consumer_config
 
 __all__ = ["streams_with_consumers"]
 
 
-def streams_with_consumers(ctx: RuleContext) -> Iterator[tuple[Resource, list[Resource]]]:
+def streams_with_consumers(ctx: RuleContext) -> Iterator[tuple[StreamResource, list[ConsumerResource]]]:
     """Each stream the estate declares, with the consumers declared on it that the stream counts
     (direct and sourcing consumers left out), in declaration order; streams without any are
     skipped."""

@@ -87,10 +87,10 @@ class EstateAccountLimitsExceeded(Rule):
                         key=True,
                     )
                     continue
-                storage = eff.get("storage", "file")
+                storage = eff.storage
                 cap = caps.get(storage)
-                max_bytes = eff.get("max_bytes", -1)
-                replicas = max(int(eff.get("num_replicas") or 1), 1)
+                max_bytes = eff.max_bytes
+                replicas = max(int(eff.num_replicas or 1), 1)
                 if cap is not None and cap >= 0:
                     need = max(max_bytes, 1) * replicas
                     if reserved[storage] > cap or need > cap - reserved[storage]:

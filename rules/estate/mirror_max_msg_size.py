@@ -86,7 +86,7 @@ class EstateMirrorMaxMsgSize(Rule):
                     origin = ctx.origin_of(res, origin_src)
                     if origin is None:
                         continue
-                    limit = ctx.effective(origin).get("max_msg_size", -1)
+                    limit = ctx.effective(origin).max_msg_size
                     if limit > 0 and size < limit:
                         yield Violation(
                             res,

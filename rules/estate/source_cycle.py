@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from jsops.linter.api import (
+    EffectiveStream,
     ErrCode,
     FixAvailability,
     FixSuggestion,
@@ -20,25 +20,21 @@ from jsops.linter.api import (
 )
 
 
-def _overlaps(subjects: list[str], filt: str) -> bool:
+def _overlaps(subjects: tuple[str, ...], filt: str) -> bool:
     if not filt:
         return True
     return any(subjects_collide(s, filt) for s in subjects)
 
 
-def _edges(cfg: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    return cfg.get("sources") or [], cfg.get("mirror")
-
-
-class _Created(Mapping[str, dict[str, Any]]):
+class _Created(Mapping[str, EffectiveStream]):
     """Streams created so far (name -> stored config), effective configs computed on first use."""
 
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
         self.resources: dict[str, Resource] = {}
 
-    def __getitem__(self, name: str) -> dict[str, Any]:
-        return self.ctx.effective(self.resources[name])
+    def __getitem__(self, name: str) -> EffectiveStream:
+        return self.ctx.effective_stream(self.resources[name])
 
     def __contains__(self, name: object) -> bool:
         return name in self.resources
@@ -50,7 +46,7 @@ class _Created(Mapping[str, dict[str, Any]]):
         return len(self.resources)
 
 
-def find_cycle(name: str, new: dict[str, Any], created: Mapping[str, dict[str, Any]]) -> list[str] | None:
+def find_cycle(name: str, new: EffectiveStream, created: Mapping[str, EffectiveStream]) -> list[str] | None:
     """nats-server's cycle check (end of ``checkStreamCfg``) for a stream about to be created.
 
     A breadth-first walk from the new config over the streams that already exist (``created``:
@@ -60,23 +56,23 @@ def find_cycle(name: str, new: dict[str, Any], created: Mapping[str, dict[str, A
     mirror it always counts. As in the server, the new config's subjects are taken as written
     (before the default to the stream name). Returns the path of names that closed the cycle.
     """
-    queue: deque[tuple[dict[str, Any], str, tuple[str, ...]]] = deque([(new, name, (name,))])
+    queue: deque[tuple[EffectiveStream, str, tuple[str, ...]]] = deque([(new, name, (name,))])
     visited: set[str] = set()
     while queue:
         cfg, cname, path = queue.popleft()
         visited.add(cname)
-        sources, mirror = _edges(cfg)
-        for src in sources:
-            if src.get("external") is not None:
+        for src in cfg.sources:
+            if src.external is not None:
                 continue
-            sname = src.get("name") or ""
+            sname = src.name
             if sname in visited:
-                if _overlaps(cfg.get("subjects") or [], src.get("filter_subject") or ""):
+                if _overlaps(cfg.subjects, src.filter_subject or ""):
                     return [*path, sname]
             elif sname in created:
                 queue.append((created[sname], sname, (*path, sname)))
-        if mirror is not None and mirror.get("external") is None:
-            mname = mirror.get("name") or ""
+        mirror = cfg.mirror
+        if mirror is not None and mirror.external is None:
+            mname = mirror.name
             if mname in visited:
                 return [*path, mname]
             if mname in created:
@@ -144,8 +140,7 @@ class EstateSourceCycle(Rule):
             for res in streams:
                 cfg = stream_config(res)
                 if cfg.mirror is not None or cfg.sources:
-                    new = dict(ctx.effective(res))
-                    new["subjects"] = list(cfg.subjects or [])
+                    new = ctx.effective(res)._replace(subjects=tuple(cfg.subjects or ()))
                     path = find_cycle(res.name, new, created)
                     if path is not None:
                         field = ("mirror",) if cfg.mirror is not None else ("sources",)

@@ -80,8 +80,8 @@ class OpsMonitorPinnedWithoutPinnedClient(Rule):
         meta = getattr(resource.config, "metadata", None)
         if not meta or parse_go_bool(meta.get(_KEY, "")) is not True:
             return ()
-        eff = ctx.effective(resource)
-        if eff.get("priority_policy") == "pinned_client" and eff.get("priority_groups"):
+        eff = ctx.effective_consumer(resource)
+        if eff.priority_policy == "pinned_client" and eff.priority_groups:
             return ()
         return (
             Violation(

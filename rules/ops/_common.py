@@ -12,12 +12,11 @@ has no annotations, so there only profiles count.
 
 from __future__ import annotations
 
-from typing import Any
-
 from jsops.linter.api import (
     MINUTE,
     PUBLISH_RETRY_HORIZON,
     SECOND,
+    EffectiveConsumer,
     Resource,
     RuleContext,
     annotation_duration,
@@ -44,10 +43,10 @@ def pct(ratio: float) -> str:
     return f"{text}%"
 
 
-def acks(eff: dict[str, Any]) -> bool:
+def acks(eff: EffectiveConsumer) -> bool:
     """The consumer acknowledges messages one by one or cumulatively (``ack_wait`` and
     ``max_deliver`` apply). ``flow_control`` acks ride on flow-control replies: no ack timer."""
-    return eff.get("ack_policy") in ("explicit", "all")
+    return eff.ack_policy in ("explicit", "all")
 
 
 def _step(ns: int) -> int:

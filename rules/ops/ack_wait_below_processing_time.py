@@ -114,7 +114,7 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         eff = ctx.effective(resource)
-        if not acks(eff) or eff.get("ack_wait", 0) <= 0:
+        if not acks(eff) or eff.ack_wait <= 0:
             return
         opts = self.options
         prof = ctx.consumer_profile(resource)
@@ -145,7 +145,7 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
         backoff = list(cfg.backoff or [])
         target = readable_ceil(threshold)
         if not backoff:
-            wait = eff["ack_wait"]
+            wait = eff.ack_wait
             if wait >= threshold:
                 return
             yield Violation(

@@ -85,11 +85,11 @@ class OpsDuplicateWindowBelowRetryHorizon(StreamRule):
         if horizon is None:
             return
         eff = ctx.effective(resource)
-        window = eff.get("duplicate_window", 0)
+        window = eff.duplicate_window
         if window <= 0 or window >= horizon:
             return
         target = readable_ceil(horizon)
-        max_age = eff.get("max_age", 0)
+        max_age = eff.max_age
         if max_age > 0 and target > max_age:
             fix = FixSuggestion(
                 "unsafe", f"shorten the publishers' retries: a window of {approx_duration(target)} would exceed max_age {approx_duration(max_age)}"

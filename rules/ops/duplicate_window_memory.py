@@ -93,11 +93,11 @@ class OpsDuplicateWindowMemory(StreamRule):
         if prof is None or prof.ingest is None or not prof.ingest.peak_per_s:
             return
         eff = ctx.effective(resource)
-        window = eff.get("duplicate_window", 0)
+        window = eff.duplicate_window
         if window <= 0:
             return
         rate = prof.ingest.peak_per_s
-        replicas = max(int(eff.get("num_replicas") or 1), 1)
+        replicas = max(int(eff.num_replicas or 1), 1)
         per_id = self.options.bytes_per_id
         ids = rate * window // SECOND
         cost = ids * per_id * replicas

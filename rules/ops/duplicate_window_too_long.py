@@ -74,11 +74,11 @@ class OpsDuplicateWindowTooLong(StreamRule):
         if cfg.mirror is not None:
             return
         eff = ctx.effective(resource)
-        window = eff.get("duplicate_window", 0)
+        window = eff.duplicate_window
         limit = self.options.max_window
         if window <= limit:
             return
-        max_age = eff.get("max_age", 0)
+        max_age = eff.max_age
         if max_age > 0 and window > max_age:
             return  # rejected by the server: JS102
         horizon, _, _ = retry_horizon(resource, ctx)

@@ -107,7 +107,7 @@ class OpsHighRedelivery(ConsumerRule):
             return
         eff = ctx.effective(resource)
         notes = []
-        wait = eff.get("ack_wait", 0)
+        wait = eff.ack_wait
         if prof.ack_time_ns is not None and wait > 0:
             notes.append(
                 f"ack wait {approx_duration(wait)} against a P99 ack time of {approx_duration(prof.ack_time_ns.p99)}, which is survivor-biased at this rate"

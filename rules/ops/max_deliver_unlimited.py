@@ -81,7 +81,7 @@ class OpsMaxDeliverUnlimited(ConsumerRule):
         if cfg.direct or cfg.sourcing:
             return
         eff = ctx.effective(resource)
-        if not acks(eff) or eff.get("max_deliver", -1) != -1:
+        if not acks(eff) or eff.max_deliver != -1:
             return
         value = max(self.options.suggested, len(cfg.backoff or []))
         parent = ctx.stream_of(resource)

@@ -115,7 +115,7 @@ class OpsMaxDeliverWithoutDeadLetter(ConsumerRule):
         if cfg.direct or cfg.sourcing:
             return
         eff = ctx.effective(resource)
-        max_deliver = eff.get("max_deliver", -1)
+        max_deliver = eff.max_deliver
         if not acks(eff) or max_deliver <= 0:
             return
         if resource.annotations.get(DEAD_LETTER, "").strip():

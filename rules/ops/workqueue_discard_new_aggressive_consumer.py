@@ -97,13 +97,13 @@ class OpsWorkqueueDiscardNewAggressiveConsumer(ConsumerRule):
         problems: list[str] = []
         remedies: list[str] = []
         path: tuple[str | int, ...] = ()
-        wait = eff.get("ack_wait", 0)
+        wait = eff.ack_wait
         if 0 < wait < self.options.min_ack_wait:
             what = "backoff[0]" if cfg.backoff else "ack_wait"
             problems.append(f"{what} {approx_duration(wait)} is below {approx_duration(self.options.min_ack_wait)}")
             remedies.append(f"raise {what} to {approx_duration(self.options.min_ack_wait)} or more")
             path = ("backoff", 0) if what == "backoff[0]" else ("ack_wait",)
-        max_deliver = eff.get("max_deliver", -1)
+        max_deliver = eff.max_deliver
         if 0 < max_deliver < self.options.min_max_deliver:
             problems.append(f"max_deliver {max_deliver} is below {self.options.min_max_deliver}")
             remedies.append(f"raise max_deliver to {self.options.min_max_deliver} or more")

@@ -60,7 +60,7 @@ class RewriteStreamDuplicateWindowCapped(StreamRule):
     def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if c.duplicate_window or c.mirror is not None or c.sources:
             return
-        dup = ctx.effective(resource).get("duplicate_window", 0)
+        dup = ctx.effective(resource).duplicate_window
         if 0 < dup < STREAM_DEFAULT_DUPLICATE_WINDOW:
             why = "max_age" if dup == (c.max_age or 0) else "the server's duplicate_window limit"
             yield Violation(

@@ -58,8 +58,8 @@ class StreamDuplicateWindowExceedsMaxAge(StreamRule):
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         eff = ctx.effective(resource)
-        max_age = eff.get("max_age", 0)
-        dup = eff.get("duplicate_window", 0)
+        max_age = eff.max_age
+        dup = eff.duplicate_window
         if max_age > 0 and dup > max_age:
             yield Violation(
                 resource,

@@ -64,10 +64,12 @@ class StreamRepublishCycle(StreamRule):
         if cfg.republish is None:
             return
         eff = ctx.effective(resource)
-        dest = eff["republish"]["dest"]
+        if eff.republish is None:
+            return
+        dest = eff.republish.dest
         if target_release(ctx.target) < IMPLICIT_REPUBLISH_SINCE:
             dest = cfg.republish.dest  # 2.10 checks the destination as written (no implicit republish)
-        for s in eff.get("subjects", ()):
+        for s in eff.subjects:
             if subjects_collide(dest, s):
                 yield Violation(
                     resource,

@@ -66,13 +66,15 @@ class StreamRepublishTransformInvalid(StreamRule):
             transform_problem,  # imported on first use: most estates have no transforms
         )
 
-        r = ctx.effective(resource)["republish"]
-        why = transform_problem(r["src"], r["dest"], target_release(ctx.target))
+        r = ctx.effective(resource).republish
+        if r is None:
+            return
+        why = transform_problem(r.src, r.dest, target_release(ctx.target))
         if why:
             yield Violation(
                 resource,
                 ("republish", "dest"),
-                f"republish {r['src']!r} -> {r['dest']!r} is not a valid transform ({why}); nats-server rejects this stream",
+                f"republish {r.src!r} -> {r.dest!r} is not a valid transform ({why}); nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
             )
 

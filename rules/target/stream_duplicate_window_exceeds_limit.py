@@ -61,7 +61,7 @@ class TargetStreamDuplicateWindowExceedsLimit(StreamRule):
         limit = ctx.target.limits.duplicate_window or 0
         if limit <= 0:
             return
-        dup = ctx.effective(resource).get("duplicate_window", 0)
+        dup = ctx.effective(resource).duplicate_window
         if dup > limit:
             yield Violation(
                 resource,

@@ -61,8 +61,8 @@ class TargetStreamMaxBytesLimits(StreamRule):
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         acc = ctx.target.account
         eff = ctx.effective(resource)
-        max_bytes = eff.get("max_bytes", -1)
-        memory = eff.get("storage") == "memory"
+        max_bytes = eff.max_bytes
+        memory = eff.storage == "memory"
         cap = (acc.mem_max_stream_bytes if memory else acc.disk_max_stream_bytes) or 0
         if acc.max_bytes_required and max_bytes <= 0:
             hint = f" (at most {format_size(cap)})" if cap > 0 else ""

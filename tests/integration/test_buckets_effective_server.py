@@ -19,6 +19,7 @@ from natsserver import NatsServer
 from jsops.linter.model.buckets import KeyValueConfig, ObjectStoreConfig, kv_stream, object_stream
 from jsops.linter.model.config import StreamConfig
 from jsops.linter.semantics.effective import effective_stream, strip_server_metadata
+from jsops.linter.semantics.effective_types import api_json
 
 SHARE = Path(sys.executable).parent.parent / "share" / "nats-servers"
 RELEASES = ["2.15.1"] + sorted(p.name for p in SHARE.glob("*") if (p / "nats-server").exists() and p.name != "2.15.1") if SHARE.exists() else ["2.15.1"]
@@ -100,7 +101,7 @@ def test_kv_stream_equals_nats_py(release_server: tuple[str, NatsServer], case: 
     ours_cfg, py_params = KV_CASES[case]
     bucket = f"kv{case}"
     sent = kv_stream(KeyValueConfig.model_validate(ours_cfg), bucket, client="nats-py")
-    ours = effective_stream(StreamConfig.model_validate(sent))
+    ours = api_json(effective_stream(StreamConfig.model_validate(sent)))
     if version < "2.11":  # nats-py sends allow_msg_ttl; servers before 2.11 do not know the field
         ours.pop("allow_msg_ttl", None)
     theirs = _created(server.url, "KeyValue", bucket, py_params)
@@ -115,7 +116,7 @@ def test_object_stream_equals_nats_py(release_server: tuple[str, NatsServer], ca
     ours_cfg, py_params = OBJ_CASES[case]
     bucket = f"ob{case}"
     sent = object_stream(ObjectStoreConfig.model_validate(ours_cfg), bucket, client="nats-py")
-    ours = effective_stream(StreamConfig.model_validate(sent))
+    ours = api_json(effective_stream(StreamConfig.model_validate(sent)))
     theirs = _created(server.url, "ObjectStore", bucket, py_params)
     assert _compare(ours, theirs) == []
     assert sorted(theirs["subjects"]) == sorted([f"$O.{bucket}.C.>", f"$O.{bucket}.M.>"])
@@ -142,4 +143,4 @@ def test_go_shape_accepted_as_is(release_server: tuple[str, NatsServer]) -> None
 
         resp = asyncio.run(go())
         assert "error" not in resp, resp
-        assert _compare(effective_stream(StreamConfig.model_validate(sent)), resp["config"]) == []
+        assert _compare(api_json(effective_stream(StreamConfig.model_validate(sent))), resp["config"]) == []

@@ -26,6 +26,7 @@ from natsserver import NatsServer  # noqa: E402
 from jsops.linter.model.config import ConsumerConfig, StreamConfig
 from jsops.linter.model.target import ServerLimits, Target
 from jsops.linter.semantics.effective import effective_consumer, effective_stream, strip_server_metadata
+from jsops.linter.semantics.effective_types import EffectiveConsumer, EffectiveStream, api_json
 
 nats = pytest.importorskip("nats")
 
@@ -97,8 +98,10 @@ def js_limited() -> Iterator[JsApi]:
     yield from _start(LIMITS_BLOCK)
 
 
-def assert_same(server: dict[str, Any], jsops: dict[str, Any], what: str) -> None:
-    """Field-by-field equality; on failure list each differing key with both values."""
+def assert_same(server: dict[str, Any], effective: EffectiveStream | EffectiveConsumer, what: str) -> None:
+    """Field-by-field equality of the server's config and the effective config's JSON shape; on failure
+    list each differing key with both values."""
+    jsops = api_json(effective)
     diffs = {
         k: {"server": server.get(k, "<absent>"), "jsops": jsops.get(k, "<absent>")}
         for k in sorted(set(server) | set(jsops))

@@ -35,17 +35,17 @@ async def _apply_estate(url: str) -> list[str]:
     errors: list[str] = []
     nc = await nats.connect(url)
     try:
-        effective: dict[str, dict[str, Any]] = {}
+        effective: dict[str, linter.EffectiveStream] = {}
         for res in estate.streams():
-            cfg = linter.effective_stream(res.config, name=res.name)  # type: ignore[arg-type]
-            effective[res.name] = cfg
-            reply = await _request(nc, f"$JS.API.STREAM.CREATE.{res.name}", cfg)
+            eff = linter.effective_stream(res.config, name=res.name)
+            effective[res.name] = eff
+            reply = await _request(nc, f"$JS.API.STREAM.CREATE.{res.name}", linter.api_json(eff))
             if "error" in reply:
                 errors.append(f"stream {res.name}: {reply['error']}")
         for res in estate.consumers():
             stream = res.stream or ""
-            cfg = linter.effective_consumer(res.config, effective.get(stream), durable_name=res.name)  # type: ignore[arg-type]
-            body = {"stream_name": stream, "config": cfg}
+            ceff = linter.effective_consumer(res.config, effective.get(stream), durable_name=res.name)
+            body = {"stream_name": stream, "config": linter.api_json(ceff)}
             reply = await _request(nc, f"$JS.API.CONSUMER.CREATE.{stream}.{res.name}", body)
             if "error" in reply:
                 errors.append(f"consumer {stream}/{res.name}: {reply['error']}")

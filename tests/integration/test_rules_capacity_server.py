@@ -20,6 +20,7 @@ from jsops.linter.engine import discover_rules, lint_estate
 from jsops.linter.load import Estate, check_estate, load_text
 from jsops.linter.model.target import Target
 from jsops.linter.semantics.effective import effective_consumer, effective_stream
+from jsops.linter.semantics.effective_types import api_json
 
 pytestmark = pytest.mark.integration
 
@@ -47,12 +48,12 @@ def _codes(estate: Estate, code: str, target: Target | None = None) -> list[str]
 
 def _stream_cfg(estate: Estate, name: str) -> dict[str, Any]:
     r = next(r for r in estate.resources if r.kind == "Stream" and r.name == name)
-    return effective_stream(r.config, name=r.name)  # type: ignore[arg-type]
+    return api_json(effective_stream(r.config, name=r.name))  # type: ignore[arg-type]
 
 
 def _consumer_cfg(estate: Estate, name: str) -> dict[str, Any]:
     r = next(r for r in estate.resources if r.kind == "Consumer" and r.name == name)
-    return effective_consumer(r.config)  # type: ignore[arg-type]
+    return api_json(effective_consumer(r.config))  # type: ignore[arg-type]
 
 
 async def _req(nc: Any, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:

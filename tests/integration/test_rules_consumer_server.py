@@ -24,6 +24,7 @@ from natsserver import NatsServer  # noqa: E402
 
 from jsops.linter.engine import discover_rules, lint_estate
 from jsops.linter.semantics.effective import effective_stream
+from jsops.linter.semantics.effective_types import api_json
 from tests.rules.cases.consumer import CASES, Case, load  # noqa: E402
 
 pytestmark = pytest.mark.integration
@@ -54,7 +55,7 @@ async def _apply(url: str, stream: str, stream_cfg: dict[str, Any], subject: str
 
 def _request(case: Case) -> tuple[str, dict[str, Any], str, dict[str, Any]]:
     _, stream, consumer = load(case)
-    stream_cfg = effective_stream(stream.config, name=stream.name)  # type: ignore[arg-type]
+    stream_cfg = api_json(effective_stream(stream.config, name=stream.name))  # type: ignore[arg-type]
     config = consumer.config.model_dump(mode="json", exclude_none=True)
     if case.legacy:
         config.pop("durable_name", None)

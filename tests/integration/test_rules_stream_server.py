@@ -17,6 +17,7 @@ from natsserver import NatsServer  # noqa: E402
 
 from jsops.linter.engine import discover_rules, lint_estate
 from jsops.linter.semantics.effective import effective_stream
+from jsops.linter.semantics.effective_types import api_json
 from tests.rules.cases.stream import CASES, Case, load  # noqa: E402
 
 pytestmark = pytest.mark.integration
@@ -46,7 +47,7 @@ async def _create(url: str, name: str, config: dict[str, Any]) -> dict[str, Any]
 def test_server_agrees(server: NatsServer, case: Case):
     estate, res = load(case)
     predicted = [f.server_error_code for f in lint_estate(estate, [RULES[case.rule]]).findings]
-    config = effective_stream(res.config, name=res.name)  # type: ignore[arg-type]
+    config = api_json(effective_stream(res.config, name=res.name))  # type: ignore[arg-type]
     resp = asyncio.run(_create(server.url, res.name, config))
     if case.code is None:
         assert "error" not in resp, resp

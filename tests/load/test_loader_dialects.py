@@ -10,6 +10,7 @@ the line and column where that dialect spells the field (NACK renames and nests 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -279,9 +280,9 @@ DIALECTS = {
 }
 
 
-def effective(estate: Estate) -> dict[str, dict]:
+def effective(estate: Estate) -> dict[str, Any]:
     res = by_name(estate)
-    out = {}
+    out: dict[str, Any] = {}
     for name, r in res.items():
         if r.kind == "Stream":
             out[name] = effective_stream(r.config, name=r.name)
@@ -346,12 +347,12 @@ def test_each_dialect_has_its_own_defaults() -> None:
         )
     )
     assert by_name(api)["c"].config.ack_policy is None
-    assert effective(api)["S/c"]["ack_policy"] == "none"
+    assert effective(api)["S/c"].ack_policy == "none"
     assert by_name(native)["c"].config.ack_policy == "explicit"
-    assert effective(native)["S"]["storage"] == "file"
+    assert effective(native)["S"].storage == "file"
     assert (by_name(nack)["c"].config.ack_policy, by_name(nack)["c"].config.ack_wait) == ("none", 1)
-    assert effective(nack)["S/c"]["ack_wait"] == 1
-    assert effective(nack)["S"]["storage"] == "memory"
+    assert effective(nack)["S/c"].ack_wait == 1
+    assert effective(nack)["S"].storage == "memory"
     # the defaults have no position of their own: they point at the spec that omits them
     assert by_name(nack)["c"].locate(("ack_wait",)) == (9, 7)
 
@@ -650,8 +651,8 @@ def test_kubectl_get_output_with_every_crd_default_loads() -> None:
     assert (s.config.storage, s.config.max_age, s.config.compression, s.config.persist_mode) == ("memory", None, None, None)
     assert (c.config.deliver_policy, c.config.opt_start_seq, c.config.ack_wait, c.config.pause_until) == ("by_start_sequence", 100, 1, None)
     eff = effective(load(("orders.yaml", KUBECTL_GET)))
-    assert eff["ORDERS"]["storage"] == "memory" and eff["ORDERS"]["max_age"] == 0
-    assert eff["ORDERS/shipper"]["ack_wait"] == 1 and eff["ORDERS/shipper"]["ack_policy"] == "none"
+    assert eff["ORDERS"].storage == "memory" and eff["ORDERS"].max_age == 0
+    assert eff["ORDERS/shipper"].ack_wait == 1 and eff["ORDERS/shipper"].ack_policy == "none"
     assert c.locate(("deliver_policy",)) == at(KUBECTL_GET, "byStartSequence")
 
 

@@ -10,6 +10,7 @@ from jsops.linter.load import Estate, load_text
 from jsops.linter.model.buckets import KeyValueConfig, ObjectStoreConfig, kv_stream, object_stream
 from jsops.linter.model.config import StreamConfig
 from jsops.linter.semantics.effective import effective_stream
+from jsops.linter.semantics.effective_types import api_json
 from jsops.reconciler.live import LiveState, LiveStream
 from jsops.reconciler.plan import PlanOptions, build_plan, desired_from_estate
 from jsops.reconciler.render_text import render_text
@@ -30,11 +31,13 @@ spec: {ttl: 2h, max_bytes: 100MiB, storage: memory}
 def _live() -> LiveState:
     st = LiveState()
     own = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/buckets.yaml"}
-    kv = effective_stream(StreamConfig.model_validate(kv_stream(KeyValueConfig.model_validate({"history": 5, "ttl": "1h", "max_bytes": "10MiB"}), "sessions")))
+    kv = api_json(
+        effective_stream(StreamConfig.model_validate(kv_stream(KeyValueConfig.model_validate({"history": 5, "ttl": "1h", "max_bytes": "10MiB"}), "sessions")))
+    )
     kv["metadata"] = dict(own)
     kv["allow_direct"] = False  # drifted by hand
     kv["duplicate_window"] = 300_000_000_000
-    old = effective_stream(StreamConfig.model_validate(object_stream(ObjectStoreConfig(), "old")))
+    old = api_json(effective_stream(StreamConfig.model_validate(object_stream(ObjectStoreConfig(), "old"))))
     old["metadata"] = dict(own)
     st.streams["KV_sessions"] = LiveStream(kv, messages=3)
     st.streams["OBJ_old"] = LiveStream(old)

@@ -16,7 +16,10 @@ import pytest
 from jsops.linter.engine import discover_rules, lint_estate
 from jsops.linter.findings import Finding, Severity
 from jsops.linter.load import Estate, check_estate, load_text
+from jsops.linter.model.config import StreamConfig
 from jsops.linter.model.target import Target
+from jsops.linter.semantics.effective import effective_stream
+from jsops.linter.semantics.effective_types import EffectiveStream
 from jsops.linter.semantics.subjects import SubjectIndex
 from jsops.rules.estate.source_cycle import find_cycle
 
@@ -328,11 +331,15 @@ def test_findings_point_at_the_field():
     assert "estate.yaml:1" in f.message
 
 
+def _eff(name: str, **config: object) -> EffectiveStream:
+    return effective_stream(StreamConfig.model_validate(config), name=name)
+
+
 def test_cycle_paths():
-    created = {"A": {"subjects": ["a.>"], "sources": [{"name": "B"}]}, "B": {"mirror": {"name": "A"}}}
-    assert find_cycle("C", {"sources": [{"name": "A"}]}, created) is None or True
-    assert find_cycle("B", {"sources": [{"name": "A"}]}, {"A": created["A"]}) == ["B", "A", "B"]
-    assert find_cycle("X", {"subjects": [], "sources": [{"name": "X", "filter_subject": "q"}]}, {}) is None
+    created = {"A": _eff("A", subjects=["a.>"], sources=[{"name": "B"}]), "B": _eff("B", mirror={"name": "A"})}
+    assert find_cycle("C", _eff("C", sources=[{"name": "A"}]), created) == ["C", "A", "B", "A"]
+    assert find_cycle("B", _eff("B", sources=[{"name": "A"}]), {"A": created["A"]}) == ["B", "A", "B"]
+    assert find_cycle("X", _eff("X", subjects=[], sources=[{"name": "X", "filter_subject": "q"}]), {}) is None
 
 
 def test_overlap_across_contexts_is_fine():

@@ -27,7 +27,7 @@ def test_effective_config_of_fail_cases_is_computable():
     for case in CASES:
         _, res = load(case)
         eff = effective_stream(res.config, name=res.name)  # type: ignore[arg-type]
-        assert eff["name"] == case.stream
+        assert eff.name == case.stream
 
 
 def _one(text: str, code: str):

@@ -18,16 +18,22 @@ from jsops.linter.semantics.effective import (
     effective_stream,
     strip_server_metadata,
 )
+from jsops.linter.semantics.effective_types import EffectiveStream, api_json
 
 S = 1_000_000_000
 
 
-def stream(**kw: Any) -> dict[str, Any]:
+def parent_stream(**kw: Any) -> EffectiveStream:
     return effective_stream(StreamConfig.model_validate({"name": "S", **kw}))
 
 
-def consumer(cfg: dict[str, Any], parent: dict[str, Any] | None = None, target: Target | None = None) -> dict[str, Any]:
-    return effective_consumer(ConsumerConfig.model_validate(cfg), parent, target=target)
+def stream(**kw: Any) -> dict[str, Any]:
+    """The effective stream in the server's JSON shape (what these tests pin down, omitempty included)."""
+    return api_json(parent_stream(**kw))
+
+
+def consumer(cfg: dict[str, Any], parent: EffectiveStream | None = None, target: Target | None = None) -> dict[str, Any]:
+    return api_json(effective_consumer(ConsumerConfig.model_validate(cfg), parent, target=target))
 
 
 def test_stream_defaults() -> None:
@@ -48,10 +54,8 @@ def test_duplicate_window_capped_to_max_age() -> None:
 
 def test_duplicate_window_capped_to_server_limit() -> None:
     target = Target(limits=ServerLimits(duplicate_window="1m"))
-    out = effective_stream(StreamConfig(name="S"), target=target)
-    assert out["duplicate_window"] == 60 * S
-    out = effective_stream(StreamConfig(name="S", max_age=30 * S), target=target)
-    assert out["duplicate_window"] == 30 * S
+    assert effective_stream(StreamConfig(name="S"), target=target).duplicate_window == 60 * S
+    assert effective_stream(StreamConfig(name="S", max_age=30 * S), target=target).duplicate_window == 30 * S
 
 
 def test_no_default_duplicate_window_for_mirrors_and_sources() -> None:
@@ -81,8 +85,8 @@ def test_placement_kept_only_when_not_zero() -> None:
 def test_mirror_direct_from_origin() -> None:
     origin = StreamConfig(name="O", allow_direct=True)
     out = effective_stream(StreamConfig(name="M", mirror={"name": "O"}), origins={"O": origin})
-    assert out["mirror_direct"] is True
-    assert effective_stream(StreamConfig(name="M", mirror={"name": "O"}))["mirror_direct"] is False
+    assert out.mirror_direct is True
+    assert effective_stream(StreamConfig(name="M", mirror={"name": "O"})).mirror_direct is False
 
 
 def test_republish_empty_source_means_everything() -> None:
@@ -109,7 +113,7 @@ def test_ack_none_has_no_max_ack_pending() -> None:
 
 
 def test_max_ack_pending_from_stream_limits_even_for_ack_none() -> None:
-    parent = stream(consumer_limits={"max_ack_pending": 40})
+    parent = parent_stream(consumer_limits={"max_ack_pending": 40})
     assert consumer({"durable_name": "d"}, parent)["max_ack_pending"] == 40
     assert consumer({"durable_name": "d", "ack_policy": "explicit", "max_ack_pending": 10}, parent)["max_ack_pending"] == 10
 
@@ -138,7 +142,7 @@ def test_ephemeral_inactive_threshold() -> None:
     assert consumer({"name": "e", "inactive_threshold": -S})["inactive_threshold"] == 5 * S
     assert consumer({"name": "e", "inactive_threshold": 30 * S})["inactive_threshold"] == 30 * S
     assert "inactive_threshold" not in consumer({"durable_name": "d"})
-    parent = stream(consumer_limits={"inactive_threshold": 20 * S})
+    parent = parent_stream(consumer_limits={"inactive_threshold": 20 * S})
     assert consumer({"name": "e"}, parent)["inactive_threshold"] == 20 * S
     assert consumer({"durable_name": "d"}, parent)["inactive_threshold"] == 20 * S
 
@@ -181,7 +185,7 @@ def test_strip_server_metadata() -> None:
 def test_server_defaults_agree_with_effective_configs() -> None:
     from jsops.linter.semantics.effective import SERVER_DEFAULTS
 
-    s = effective_stream(StreamConfig())
+    s = api_json(effective_stream(StreamConfig()))
     defaults = SERVER_DEFAULTS["Stream"]
     assert {k: v for k, v in s.items() if k in defaults} == {k: v for k, v in defaults.items() if k in s}
     assert set(defaults) - set(s) == {"discard_new_per_subject", "allow_msg_counter", "allow_atomic", "allow_msg_schedules"}
