@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from jsops.linter import Estate, Finding, LintResult
+from jsops.linter import EffectiveConsumer, EffectiveStream, Estate, Finding, LintResult, Resource
 from jsops.linter.report._html_live import LiveObject, LiveTarget
 from jsops.linter.report._html_model import FindingRow, ReportData, build_report
 
@@ -93,10 +93,15 @@ def live_section(where: str, state: AuditState, findings: Sequence[Finding]) -> 
     )
 
 
+def _no_estate(resource: Resource) -> EffectiveStream | EffectiveConsumer:
+    """The audit page lists no manifest estate: nothing asks for an effective config."""
+    raise LookupError(f"no effective config on the audit page ({resource.kind} {resource.name})")
+
+
 def audit_report(audited: Sequence[tuple[str, AuditState, LintResult]], result: LintResult, sources: Sequence[str] = ()) -> ReportData:
     """The report page's data: a live section per target (``audited``: each target's display
     name, what was read and its own findings) and every finding of ``result``."""
     from dataclasses import replace
 
-    data = build_report(Estate(), None, result.findings, lambda _r: {}, sources=tuple(sources), title="jsops audit")
+    data = build_report(Estate(), None, result.findings, _no_estate, sources=tuple(sources), title="jsops audit")
     return replace(data, live=tuple(live_section(where, state, r.findings) for where, state, r in audited))
