@@ -175,6 +175,8 @@ def _job_args(args: argparse.Namespace) -> list[str]:
     for flag in ("since", "until", "store", "relative_error", "exact_values", "compact"):
         if getattr(args, flag) is not None:
             out += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]
+    if args.every is not None:
+        out += ["--every", f"{args.every:g}s"]
     if args.retry_reach != 900:
         out += ["--retry-reach", str(args.retry_reach)]
     if args.accuracy != MIN_ACCURACY:
