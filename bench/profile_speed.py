@@ -21,11 +21,12 @@ JVM start, job, exit):
 
 ``--engines`` prints only the engines table instead (the issue-27 comparison): per size and format,
 DuckDB; the Spark floor (one hand-written query computing the same per-consumer ack figures from the
-compacted Parquet) cold in local mode and on a warm Spark Connect server (started from the pyspark package
-for the run, warmed by one untimed run of each query); ``jsops profile``'s job cold in local mode, on the
-warm Connect server, and on Sail (jsops starts and stops the Sail server); the ratios; and the Spark jobs
-and stages of the cold local run (a Connect client cannot see the server's jobs). Sail's figures are
-checked equal to Spark's.
+same files: the compacted Parquet, or the JSON lines with the four columns it needs as a schema) cold in
+local mode and on a warm Spark Connect server (started from the pyspark package for the run, warmed by one
+untimed run of each query and format on the ``--warm-acks`` files); ``jsops profile``'s job cold in local
+mode, on the warm Connect server, and on Sail (jsops starts and stops the Sail server); the ratios; the
+shuffle partitions jsops picks for the input, and the Spark jobs and stages of the cold local run (a
+Connect client cannot see the server's jobs). Sail's figures are checked equal to Spark's.
 
 ``ratio`` is jsops wall / DuckDB wall; ``load`` the one-minute load average when the row was measured. The last rows build a week-long profile store (168 hourly windows
 of compacted telemetry, ``--week-acks`` samples in all) and time extending it by one more hour: the
