@@ -21,11 +21,12 @@ JVM start, job, exit):
 
 ``--engines`` prints only the engines table instead (the issue-27 comparison): per size and format,
 DuckDB; the Spark floor (one hand-written query computing the same per-consumer ack figures from the
-compacted Parquet) cold in local mode and on a warm Spark Connect server (started from the pyspark package
-for the run, warmed by one untimed run of each query); ``jsops profile``'s job cold in local mode, on the
-warm Connect server, and on Sail (jsops starts and stops the Sail server); the ratios; and the Spark jobs
-and stages of the cold local run (a Connect client cannot see the server's jobs). Sail's figures are
-checked equal to Spark's.
+same files: the compacted Parquet, or the JSON lines with the four columns it needs as a schema) cold in
+local mode and on a warm Spark Connect server (started from the pyspark package for the run, warmed by one
+untimed run of each query and format on the ``--warm-acks`` files); ``jsops profile``'s job cold in local
+mode, on the warm Connect server, and on Sail (jsops starts and stops the Sail server); the ratios; the
+shuffle partitions jsops picks for the input, and the Spark jobs and stages of the cold local run (a
+Connect client cannot see the server's jobs). Sail's figures are checked equal to Spark's.
 
 ``ratio`` is jsops wall / DuckDB wall; ``load`` the one-minute load average when the row was measured. The last rows build a week-long profile store (168 hourly windows
 of compacted telemetry, ``--week-acks`` samples in all) and time extending it by one more hour: the
@@ -138,12 +139,17 @@ def _run_child(a: argparse.Namespace) -> int:
 
 def _floor(spark: Any, data: str) -> list[list[Any]]:
     """The Spark floor: a minimal hand-written job computing the per-consumer ack_time figures DuckDB
-    computes (count, max, exact percentiles) from the compacted Parquet, one query, one collect."""
+    computes (count, max, exact percentiles), one query, one collect: from the compacted Parquet, or
+    from the JSON lines with the four columns it needs as an explicit schema (as DuckDB is given them)."""
     from pyspark.sql import functions as F
 
+    if Path(data).name == "parquet":
+        src, ack = spark.read.parquet(data), F.col("kind") == "ack"
+    else:
+        src = spark.read.schema("type string, stream string, consumer string, ack_time bigint").json(data)
+        ack = F.col("type") == "io.nats.jetstream.metric.v1.consumer_ack"
     rows = (
-        spark.read.parquet(data)
-        .where((F.col("kind") == "ack") & (F.col("ack_time") >= 0))
+        src.where(ack & (F.col("ack_time") >= 0))
         .groupBy("stream", "consumer")
         .agg(F.count("ack_time").alias("n"), F.max("ack_time").alias("mx"), F.percentile("ack_time", [0.5, 0.9, 0.99, 0.999]).alias("q"))
         .orderBy("stream", "consumer")
@@ -158,9 +164,10 @@ def _run_connect_child(a: argparse.Namespace, what: str, data: str) -> int:
     from jsops.profiler.compute import build_profiles
 
     if what == "floor":
+        from jsops.profiler.inputs import shuffle_partitions
         from jsops.profiler.job import make_session
 
-        spark = make_session(a.master, driver_memory=a.driver_memory, shuffle_partitions=4)
+        spark = make_session(a.master, driver_memory=a.driver_memory, shuffle_partitions=shuffle_partitions([data]))
         t = time.perf_counter()
         rows = _floor(spark, data)
         job = time.perf_counter() - t
@@ -273,6 +280,7 @@ def main() -> int:
         action="store_true",
         help="only the engines table: DuckDB, the Spark floor cold and on a warm Connect server, jsops cold local, on the warm Connect server and on Sail",
     )
+    ap.add_argument("--warm-acks", type=int, default=1_000_000, help="--engines: the size whose files warm the Connect server (default 1M)")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -314,17 +322,21 @@ def main() -> int:
 
 def _engines(a: argparse.Namespace, sizes: list[int]) -> list[str]:
     """Per size and format: DuckDB; the Spark floor cold and on a warm Connect server; jsops profile cold
-    local, on the warm Connect server and on Sail. Each a fresh process, whole wall time."""
+    local, on the warm Connect server and on Sail. Each a fresh process, whole wall time, run once. The
+    Connect server is warmed once per format and query (an untimed run on the ``--warm-acks`` files);
+    later sizes find it warm from the earlier ones' runs."""
     import tempfile
 
     sys.path.insert(0, str(ROOT))
+    from jsops.profiler.inputs import shuffle_partitions
     from tests.profiler.connect_server import connect_server
 
     table = [
         "| events | input | duckdb | floor cold | floor warm Connect | jsops cold local | jsops warm Connect "
-        "| jsops Sail | jsops/floor cold | jsops/floor warm | Sail/duckdb | jobs / stages (local) | load |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| jsops Sail | jsops/floor cold | jsops/floor warm | Sail/duckdb | shuffle partitions | jobs / stages (local) | load | free GiB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    warmed: set[tuple[str, str]] = set()
     with (
         tempfile.TemporaryDirectory(prefix="jsops-bench-connect-") as d,
         connect_server(Path(d), a.master, ["--conf", "spark.sql.shuffle.partitions=4"]) as url,
@@ -335,30 +347,40 @@ def _engines(a: argparse.Namespace, sizes: list[int]) -> list[str]:
                 if fmt.split()[0].lower() not in a.formats:
                     continue
                 d_ = str(path)
-                duck, _ = _child(["duckdb", d_])
-                floor = _child(["floor", str(pq_dir)])[0] if fmt == "parquet" else None
-                if fmt == "parquet":
-                    _child(["floor-connect", d_, url])  # warm-up: the server's first query of this shape
-                floor_w = _child(["floor-connect", d_, url])[0] if fmt == "parquet" else None
+                for what in ("floor-connect", "jsops-connect"):
+                    if (what, fmt) not in warmed:  # the server's first query of this shape: untimed
+                        warm_json, warm_pq = _data(a.data_prefix, a.warm_acks)
+                        _child([what, str(warm_pq if fmt == "parquet" else warm_json), url])
+                        warmed.add((what, fmt))
+                duck, drows = _child(["duckdb", d_])
+                floor, frows = _child(["floor", d_])
+                floor_w, _ = _child(["floor-connect", d_, url])
                 cold, res = _child(["jsops", d_])
-                _child(["jsops-connect", d_, url])  # warm-up
                 warm, _ = _child(["jsops-connect", d_, url])
                 sail, sres = _child(["jsops-sail", d_])
                 assert {k: v for k, v in sres["doc"].items() if k != "generated_at"} == {k: v for k, v in res["doc"].items() if k != "generated_at"}, (
                     "Sail's figures differ from Spark's"
                 )
+                assert frows["rows"] == drows["rows"] or _check(res["doc"], frows["rows"]) < 1e-6
 
-                def f(x: float | None) -> str:
-                    return "" if x is None else f"{x:.1f} s"
+                def f(x: float) -> str:
+                    return f"{x:.1f} s"
 
                 table.append(
-                    f"| {res['events']} | {fmt} | {f(duck)} | {f(floor)} | {f(floor_w)} | {f(cold)} | {f(warm)} | "
-                    f"{f(sail)} | {'' if floor is None else f'{cold / floor:.2f} x'} | "
-                    f"{'' if floor_w is None else f'{warm / floor_w:.2f} x'} | {sail / duck:.1f} x | "
-                    f"{res['spark_jobs']} / {res['stages']} | {os.getloadavg()[0]:.1f} |"
+                    f"| {res['events']} | {fmt} {_size_mib(path):.0f} MiB | {f(duck)} | {f(floor)} | {f(floor_w)} | {f(cold)} | {f(warm)} | "
+                    f"{f(sail)} | {cold / floor:.2f} x | {warm / floor_w:.2f} x | {sail / duck:.1f} x | {shuffle_partitions([d_])} | "
+                    f"{res['spark_jobs']} / {res['stages']} | {os.getloadavg()[0]:.1f} | {_free_gib():.0f} |"
                 )
                 print(table[-1], flush=True)
     return table
+
+
+def _free_gib() -> float:
+    """MemAvailable, GiB (the machine is shared: the bench reports what was left)."""
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) / 2**20
+    return float("nan")
 
 
 if __name__ == "__main__":

@@ -91,9 +91,12 @@ def _read_parquet(spark: SparkSession, path: str) -> DataFrame | None:
     """Parquet as Parquet: typed columns as written (the schema comes from the files' footers, never from
     the data); ``None`` when there is no Parquet file under ``path``."""
     try:
-        return spark.read.option("recursiveFileLookup", "true").option("pathGlobFilter", "*.parquet").parquet(path)
+        df = spark.read.option("recursiveFileLookup", "true").option("pathGlobFilter", "*.parquet").parquet(path)
+        df.schema  # noqa: B018 (a Spark Connect client analyses lazily: ask for the schema here, where the error is expected)
+        return df
     except Exception as exc:  # no Parquet files under a URI: Spark has no footer to read
-        if "UNABLE_TO_INFER_SCHEMA" in str(exc) or "Unable to infer schema" in str(exc):
+        condition = getattr(exc, "getCondition", None)
+        if (callable(condition) and condition() == "UNABLE_TO_INFER_SCHEMA") or "Unable to infer schema" in str(exc):
             return None
         raise
 

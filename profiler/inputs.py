@@ -91,7 +91,7 @@ def worth_caching(paths: Iterable[str]) -> bool:
 def shuffle_partitions(paths: Iterable[str]) -> int:
     """spark.sql.shuffle.partitions for ``paths``: one below :data:`SMALL_INPUT_BYTES` of local input
     (fewer, equally useful tasks per stage), else one per 256 MiB, between 4 and 200 (every shuffle of
-    the job carries partial aggregates, and adaptive execution coalesces small partitions)."""
+    the job carries partial aggregates; adaptive execution is off, see :mod:`jsops.profiler.session`)."""
     size = local_bytes(paths)
     if size is None:
         return 4

@@ -105,6 +105,14 @@ def _parser() -> argparse.ArgumentParser:
         "--retry-reach", type=int, default=900, metavar="SECONDS", help="with --store: a msg_id's attempts across window edges join if within this many seconds"
     )
     w.add_argument(
+        "--every",
+        type=_every_type,
+        default=None,
+        metavar="DURATION",
+        help="with --store: keep one session open and run again every DURATION (e.g. 1h, 15m) until stopped (Ctrl-C, SIGTERM), "
+        "extending the store and rewriting -o each time, with a health line per run",
+    )
+    w.add_argument(
         "--compact",
         default=None,
         metavar="OUT",
@@ -112,6 +120,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary on stderr")
     return p
+
+
+def _every_type(text: str) -> float:
+    from jsops.linter.clikit import duration_type
+
+    return duration_type(bare="s")(text)
 
 
 def _conf(pairs: Sequence[str]) -> dict[str, str] | str:
@@ -137,6 +151,13 @@ def _check_store_args(args: argparse.Namespace) -> str | None:
         return "--relative-error must be between 0 and 0.5"
     if (args.exact_values or 0) < 0 or args.retry_reach < 0:
         return "--exact-values and --retry-reach must not be negative"
+    if args.every is not None:
+        from jsops.profiler.every import MIN_EVERY_S
+
+        if args.store is None or args.until is not None or args.compact is not None or args.output == "-":
+            return "--every goes with --store and -o FILE, without --until and --compact (each run extends the store up to now)"
+        if args.every < MIN_EVERY_S:
+            return f"--every must be at least {MIN_EVERY_S:g} s"
     try:
         args.since_us = None if args.since is None else parse_time(args.since)
         args.until_us = None if args.until is None else parse_time(args.until)
@@ -153,6 +174,8 @@ def _job_args(args: argparse.Namespace) -> list[str]:
     for flag in ("since", "until", "store", "relative_error", "exact_values", "compact"):
         if getattr(args, flag) is not None:
             out += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]
+    if args.every is not None:
+        out += ["--every", f"{args.every:g}s"]
     if args.retry_reach != 900:
         out += ["--retry-reach", str(args.retry_reach)]
     if args.accuracy != MIN_ACCURACY:
@@ -321,7 +344,7 @@ def _run_connect(args: argparse.Namespace, conf: dict[str, str], url: str, *, ch
         warnings.simplefilter("ignore")
         spark = open_session(url, shuffle_partitions=shuffle_partitions(args.telemetry), extra_conf=conf, check=check)
         try:
-            return _job(spark, args, _stderr_writer(None, False), exact=args.engine == "sail")
+            return _work(spark, args, _stderr_writer(None, False), exact=args.engine == "sail", connect=True)
         finally:
             spark.stop()  # ends this client's session; the server keeps running
 
@@ -349,10 +372,24 @@ def _run_classic(args: argparse.Namespace, conf: dict[str, str]) -> int:
     if under_submit:
         session.configure(spark)
     try:
-        return _job(spark, args, _stderr_writer(spark, under_submit))
+        return _work(spark, args, _stderr_writer(spark, under_submit))
     finally:
         if existing is None and not under_submit:
             spark.stop()
+
+
+def _work(spark: Any, args: argparse.Namespace, say: Callable[[str], None], exact: bool = False, connect: bool = False) -> int:
+    """One job with ``spark``, or with ``--every`` one every DURATION on the same session until stopped."""
+    if args.every is None:
+        return _job(spark, args, say, exact)
+    from jsops.profiler.engine import choose
+    from jsops.profiler.every import serve, session_label
+
+    what = "Sail" if args.engine == "sail" else choose(args.engine, args.remote, args.master).describe()
+    if what == "Spark":
+        what += f" {spark.conf.get('spark.master', None) or args.master or 'local[*]'}"
+    label = session_label(spark, what, connect)
+    return serve(spark, lambda: _job(spark, args, say, exact), args.every, Path(args.store), lambda line: say(f"jsops profile: {line}"), label)
 
 
 def _job(spark: Any, args: argparse.Namespace, say: Callable[[str], None], exact: bool = False) -> int:

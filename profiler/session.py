@@ -17,6 +17,14 @@ from pyspark.sql import SparkSession
 
 __all__ = ["make_session", "connect_session", "configure"]
 
+#: spark.sql.adaptive.enabled of the job's sessions: off, whatever the number of shuffle partitions.
+#: Adaptive execution runs every shuffle stage of a query as a Spark job of its own (a profile of four
+#: queries became 21 jobs, 41 stages), and adds nothing this job needs: its joins are broadcast by hand,
+#: every shuffle carries partial aggregates, and the partitions are sized by the input
+#: (:func:`jsops.profiler.inputs.shuffle_partitions`, one per 256 MiB), so there are none to coalesce.
+#: Off, each query is one job: 4 or 5 a profile (docs/profiler.md, Speed).
+_ADAPTIVE = "false"
+
 
 def make_session(
     master: str | None = "local[*]",
@@ -51,7 +59,7 @@ def make_session(
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.log.level", "ERROR")
         .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-        .config("spark.sql.adaptive.enabled", _adaptive(shuffle_partitions))
+        .config("spark.sql.adaptive.enabled", _ADAPTIVE)
         .config("spark.sql.session.timeZone", "UTC")
     )
     for key, value in (extra_conf or {}).items():
@@ -70,7 +78,7 @@ def connect_session(url: str, shuffle_partitions: int = 4, extra_conf: Mapping[s
     try:
         configure(spark)
         spark.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions))
-        spark.conf.set("spark.sql.adaptive.enabled", _adaptive(shuffle_partitions))
+        spark.conf.set("spark.sql.adaptive.enabled", _ADAPTIVE)
         for key, value in (extra_conf or {}).items():
             spark.conf.set(key, value)
     except BaseException:
@@ -85,13 +93,6 @@ def _release(spark: SparkSession) -> None:
         spark.stop()
     except Exception:  # noqa: S110 (the first error is the one to report)
         pass
-
-
-def _adaptive(shuffle_partitions: int) -> str:
-    """Adaptive execution coalesces the small shuffle partitions of each pass, and runs every shuffle
-    stage as a Spark job of its own: with one shuffle partition (small input) there is nothing to
-    coalesce, so it is off and each query is one job (20 jobs of a profile become 4)."""
-    return "true" if shuffle_partitions > 1 else "false"
 
 
 def _quietly(builder: Any) -> SparkSession:

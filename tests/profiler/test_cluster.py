@@ -138,3 +138,24 @@ def test_spark_submit_with_the_printed_command_equals_local_mode(cluster: str, t
     r = subprocess.run(argv, capture_output=True, text=True, env=run_env, cwd=elsewhere, timeout=1500)
     assert r.returncode == 0, r.stderr[-3000:]
     assert _figures(json.loads(out.read_text())) == _figures(local_profile)
+
+
+def test_jsops_profile_through_connect_on_the_cluster_equals_local_mode(cluster: str, telemetry: Path, tmp_path: Path, local_profile: dict[str, Any]) -> None:
+    """A Spark Connect server whose master is the standalone cluster: ``jsops profile --remote`` runs the
+    job on the cluster's executors (no Python there either) and gives every figure local mode gives."""
+    from .connect_server import connect_server
+
+    out = tmp_path / "connect.json"
+    server_conf = [*_executor_conf()]
+    with connect_server(tmp_path, cluster, server_conf) as url:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env.pop("SPARK_REMOTE", None)
+        r = subprocess.run(
+            [sys.executable, "-m", "jsops.linter.cli", "profile", telemetry.as_uri(), "-o", str(out), "--remote", url],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=1500,
+        )
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert _figures(json.loads(out.read_text())) == _figures(local_profile)
