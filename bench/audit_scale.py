@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from reconcile_scale import counted, quiet, sweep, timed_plan, write_estate  # noqa: E402
 
 from jsops.reconciler.audit.cli import main as audit_main  # noqa: E402
-from jsops.reconciler.cli import apply_main  # noqa: E402
+from jsops.reconciler.cli.commands import apply_main  # noqa: E402
 from jsops.reconciler.client import JsClient, Target  # noqa: E402
 from jsops.reconciler.live import read_live  # noqa: E402
 from tests.natsserver import NatsServer  # noqa: E402

@@ -222,7 +222,7 @@ def _data(prefix: str, acks: int, duration_s: int = 3600) -> tuple[Path, Path]:
         print(f"  generated {acks} acks in {time.perf_counter() - t:.0f} s", flush=True)
         t = time.perf_counter()
         r = subprocess.run(
-            [sys.executable, "-m", "jsops.linter.cli", "profile", str(json_dir), "--compact", str(pq_dir), "--master", "local[2]", "-q"],
+            [sys.executable, "-m", "jsops.linter.cli.app", "profile", str(json_dir), "--compact", str(pq_dir), "--master", "local[2]", "-q"],
             cwd=ROOT,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )

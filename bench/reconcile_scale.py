@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # tests/natsserver.py imports its neighbours as top-level modules
 
-from jsops.reconciler.cli import apply_main, plan_main  # noqa: E402
+from jsops.reconciler.cli.commands import apply_main, plan_main  # noqa: E402
 from jsops.reconciler.client import JsClient, Target  # noqa: E402
 from jsops.reconciler.live import read_live  # noqa: E402
 from tests.natsserver import NatsServer  # noqa: E402

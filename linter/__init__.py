@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from .config import Config, ConfigError, Selection, select_rules
     from .engine import LintResult, discover_rules, lint_estate, lint_paths, read_manifest_bytes
     from .findings import LOAD_CODES, Finding, ObjectRef, Severity
+    from .gcpause import gc_paused
     from .load import (
         PREVENT_DELETE,
         PREVENT_UPDATE,
@@ -32,10 +33,13 @@ if TYPE_CHECKING:
     from .model.buckets import BUCKET_FIELDS, KeyValueConfig, ObjectStoreConfig, bucket_kind_of, bucket_of_stream, bucket_stream
     from .model.config import ConsumerConfig, StreamConfig
     from .model.profiles import Profiles
-    from .model.records import is_record_class, validation_errors
+    from .model.records.record import is_record_class, validation_errors
     from .model.resource import is_stream
     from .model.target import AccountLimits, ServerLimits, Target, TargetServer
     from .report import REPORTERS, RenderContext, render_result
+    from .report._html_live import LiveObject, LiveTarget
+    from .report._html_model import FindingRow, ReportData, build_report
+    from .report.html import render_html
     from .report.text import read_lines, render_text
     from .semantics.effective import SERVER_DEFAULTS, effective_consumer, effective_stream, strip_server_metadata
     from .semantics.effective_types import EffectiveConsumer, EffectiveStream, api_json
@@ -47,10 +51,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AccountLimits",
+    "api_json",
     "BUCKET_FIELDS",
     "bucket_kind_of",
     "bucket_of_stream",
     "bucket_stream",
+    "build_report",
     "ChangeClass",
     "check_estate",
     "CLASS_ORDER",
@@ -60,17 +66,18 @@ __all__ = [
     "ConsumerConfig",
     "discover",
     "discover_rules",
-    "EffectiveConsumer",
-    "EffectiveStream",
-    "api_json",
     "effective_consumer",
     "effective_stream",
+    "EffectiveConsumer",
+    "EffectiveStream",
     "ErrCode",
     "Estate",
     "Finding",
+    "FindingRow",
     "format_duration",
     "format_size",
     "format_version",
+    "gc_paused",
     "git_root",
     "is_record_class",
     "is_stream",
@@ -80,6 +87,8 @@ __all__ = [
     "lint_estate",
     "lint_paths",
     "LintResult",
+    "LiveObject",
+    "LiveTarget",
     "LOAD_CODES",
     "load_paths",
     "LoadError",
@@ -96,9 +105,11 @@ __all__ = [
     "read_manifest_bytes",
     "readable_duration",
     "readable_size",
+    "render_html",
     "render_result",
     "render_text",
     "RenderContext",
+    "ReportData",
     "REPORTERS",
     "RESET_FIELDS",
     "Resource",
@@ -136,6 +147,7 @@ _HOMES = {
     "LOAD_CODES": ".findings",
     "ObjectRef": ".findings",
     "Severity": ".findings",
+    "gc_paused": ".gcpause",
     "Estate": ".load",
     "Limits": ".load",
     "LoadError": ".load",
@@ -158,8 +170,8 @@ _HOMES = {
     "ConsumerConfig": ".model.config",
     "StreamConfig": ".model.config",
     "Profiles": ".model.profiles",
-    "is_record_class": ".model.records",
-    "validation_errors": ".model.records",
+    "is_record_class": ".model.records.record",
+    "validation_errors": ".model.records.record",
     "is_stream": ".model.resource",
     "AccountLimits": ".model.target",
     "ServerLimits": ".model.target",
@@ -168,12 +180,21 @@ _HOMES = {
     "REPORTERS": ".report",
     "RenderContext": ".report",
     "render_result": ".report",
+    "LiveObject": ".report._html_live",
+    "LiveTarget": ".report._html_live",
+    "FindingRow": ".report._html_model",
+    "ReportData": ".report._html_model",
+    "build_report": ".report._html_model",
+    "render_html": ".report.html",
     "read_lines": ".report.text",
     "render_text": ".report.text",
     "SERVER_DEFAULTS": ".semantics.effective",
     "effective_consumer": ".semantics.effective",
     "effective_stream": ".semantics.effective",
     "strip_server_metadata": ".semantics.effective",
+    "EffectiveConsumer": ".semantics.effective_types",
+    "EffectiveStream": ".semantics.effective_types",
+    "api_json": ".semantics.effective_types",
     "ErrCode": ".semantics.errcodes",
     "Version": ".semantics.releases",
     "format_version": ".semantics.releases",
@@ -192,9 +213,6 @@ _HOMES = {
     "RESET_FIELDS": ".semantics.updates",
     "classify": ".semantics.updates",
     "worst": ".semantics.updates",
-    "EffectiveConsumer": ".semantics.effective_types",
-    "EffectiveStream": ".semantics.effective_types",
-    "api_json": ".semantics.effective_types",
 }
 
 

@@ -25,7 +25,7 @@ from ._rule_checks import FixAvailability, RuleDefinitionError, Theme, check_rul
 from .findings import Edit, FixSuggestion, Severity
 from .load import Estate, Resource
 from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSource
-from .model.records import Record, option
+from .model.records.record import Record, option
 from .model.resource import is_consumer, is_stream
 from .model.target import Target, TargetServer
 from .semantics.effective import (
@@ -298,7 +298,7 @@ class RuleOptions(Record):
 
     Values come from the jsops config (``[tool.jsops.rules.JS102]`` or ``rules: {JS102: {...}}``);
     unknown keys and wrong types are config errors (exit 2), never silently ignored. A light record
-    (:mod:`jsops.linter.model.records`): pydantic validates only what the fast validator cannot judge.
+    (:mod:`jsops.linter.model.records.record`): pydantic validates only what the fast validator cannot judge.
     """
 
 

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 from .api import Rule, RuleOptions, rule_groups
 from .errors import LinterError
 from .findings import LOAD_CODES, Severity
-from .model.records import Record, is_record_class, option, validation_errors
+from .model.records.record import Record, is_record_class, option, validation_errors
 from .model.target import Target
 
 if TYPE_CHECKING:

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from jsops.linter import UnitError, parse_duration
-from jsops.linter.clikit import Parser, add_config, config_from_args, run
+from jsops.linter.cli.kit import Parser, add_config, config_from_args, run
 from jsops.linter.errors import LinterError
 from jsops.profiler.errors import ProfilerError
 from jsops.reconciler.client import (
@@ -429,7 +429,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``jsops collect`` (under :func:`jsops.linter.clikit.run`: one line on stderr, never a
+    """Entry point of ``jsops collect`` (under :func:`jsops.linter.cli.kit.run`: one line on stderr, never a
     traceback)."""
     return run(_main, argv, prog="jsops collect", errors=(LinterError, ProfilerError))
 

@@ -48,7 +48,7 @@ def __getattr__(name: str) -> Any:  # build_profiles, make_session, ... without 
 
 
 def _parser() -> argparse.ArgumentParser:
-    from jsops.linter.clikit import Parser
+    from jsops.linter.cli.kit import Parser
 
     epilog = None if _have_pyspark() else INSTALL_HINT
     p = Parser(prog="jsops profile", description="Compute latency and throughput profiles from telemetry.", epilog=epilog)
@@ -123,7 +123,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _every_type(text: str) -> float:
-    from jsops.linter.clikit import duration_type
+    from jsops.linter.cli.kit import duration_type
 
     return duration_type(bare="s")(text)
 
@@ -256,8 +256,8 @@ def _stderr_writer(spark: Any, under_submit: bool) -> Callable[[str], None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``jsops profile`` and of ``spark-submit profiler/job.py``. Returns the exit code
-    (the command runs under :func:`jsops.linter.clikit.run`: one line on stderr, never a traceback)."""
-    from jsops.linter.clikit import run
+    (the command runs under :func:`jsops.linter.cli.kit.run`: one line on stderr, never a traceback)."""
+    from jsops.linter.cli.kit import run
     from jsops.linter.errors import LinterError
     from jsops.profiler.errors import ProfilerError
 

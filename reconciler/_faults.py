@@ -1,5 +1,5 @@
 """Test hook for hard exits at named points of an apply (``JSOPS_FAULT``): a kill -9 of jsops
-mid-apply, reproducible. Used by :mod:`jsops.reconciler.apply` and :mod:`jsops.reconciler._migrate_run`."""
+mid-apply, reproducible. Used by :mod:`jsops.reconciler.apply` and :mod:`jsops.reconciler.migration_steps`."""
 
 from __future__ import annotations
 

@@ -379,7 +379,7 @@ async def _put_stream(client: JsClient, a: Action) -> str:
         await client.acreate_stream(cfg)
         return ActionKind.CREATE.past
     if a.action == ActionKind.MIGRATE:
-        from ._migrate_run import run_migration
+        from .migration_steps import run_migration
 
         return await run_migration(client, a)
     if a.action == ActionKind.RECREATE:

@@ -1,5 +1,5 @@
 """What a live target is: the facts preflight needs, read from its servers (``jsops discover``,
-:mod:`jsops.reconciler._cli_discover`, prints or writes them into the jsops config's ``target``), and
+:mod:`jsops.reconciler.cli.discover`, prints or writes them into the jsops config's ``target``), and
 the limits it enforces over the declared ones (:func:`read_limits`, for plans).
 
 Offline lint (pre-commit, CI) predicts for the server the config's ``target`` describes. The facts

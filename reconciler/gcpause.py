@@ -3,6 +3,6 @@ shared with ``jsops lint``)."""
 
 from __future__ import annotations
 
-from jsops.linter.gcpause import gc_paused
+from jsops.linter import gc_paused
 
 __all__ = ["gc_paused"]

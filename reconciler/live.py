@@ -61,7 +61,7 @@ REPO = "io.jsops.repo"
 # ``io.jsops.recreate.<consumer>`` = ``{"seq": N, "digest": "..."}`` (resume position, manifest
 # config digest). A re-run that finds it creates the consumer at ``seq`` and clears it.
 RECREATE_PREFIX = "io.jsops.recreate."
-# A migration in progress (``jsops apply --migrate``, jsops.reconciler.migrate), recorded on the stream
+# A migration in progress (``jsops apply --migrate``, jsops.reconciler.plan.migration), recorded on the stream
 # being built: ``{"from": OLD, "to": NEW, "step": ...}`` (JSON). A re-run resumes from it.
 MIGRATION = "io.jsops.migration"
 

@@ -55,7 +55,7 @@ ALLOW_DATA_LOSS = "jsops.io/allow-data-loss"
 ALLOW_RECREATE = "jsops.io/allow-recreate"
 ADOPT = "jsops.io/adopt"
 # Recreate-class stream changes and renames (jsops.io/renamed-from) run as migrations that keep
-# every message (jsops.reconciler.migrate) instead of delete-and-create.
+# every message (jsops.reconciler.plan.migration) instead of delete-and-create.
 ALLOW_MIGRATE = "jsops.io/allow-migrate"
 # On a stream's manifest: the stream was renamed from this one (as terraform's ``moved`` block);
 # with the migrate permission, its messages and consumers are moved over without loss.

@@ -79,7 +79,7 @@ async def _observe(client: JsClient, a: Action) -> dict[str, Any] | None:
         raise
     config = strip_server_metadata(info.get("config") or {})
     if a.action == "migrate" and not (a.migration or {}).get("rollback"):
-        from ._migrate_run import unfinished
+        from .migration_steps import unfinished
 
         # judged by its record and its source, not by the new stream's config
         left = await unfinished(client, a)

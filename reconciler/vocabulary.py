@@ -28,7 +28,7 @@ class ActionKind(StrEnum):
     ADOPT = "adopt"
     BLOCKED = "blocked"
     # A recreate-class change or a rename carried out without loss (``--migrate``,
-    # :mod:`jsops.reconciler.migrate`): the new stream is built from the old one's data.
+    # :mod:`jsops.reconciler.plan.migration`): the new stream is built from the old one's data.
     MIGRATE = "migrate"
     # A consumer changed through a server API instead of a recreate (jsops.reconciler.server_apis): its
     # other changes, if any, are sent as an update too.

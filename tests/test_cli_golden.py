@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.cli import VERSION, main
+from jsops.linter.cli.app import VERSION, main
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = "tests/fixtures/lint"

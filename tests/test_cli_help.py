@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.cli import SUMMARIES, main, top_help
+from jsops.linter.cli.app import SUMMARIES, main, top_help
 
 GOLDEN = Path(__file__).parent / "golden"
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""The CLI kit (jsops.linter.clikit), the exit-code contract (jsops.linter.exitcodes), the reporter registry and
+"""The CLI kit (jsops.linter.cli.kit), the exit-code contract (jsops.linter.exitcodes), the reporter registry and
 the fix loop: what every command relies on."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.clikit import Exit, Parser, add_config, config_from_args, duration_type, parse_seconds, run, use_color
+from jsops.linter.cli.kit import Exit, Parser, add_config, config_from_args, duration_type, parse_seconds, run, use_color
 from jsops.linter.config import ConfigError
 from jsops.linter.errors import LinterError
 from jsops.linter.exitcodes import EXIT_CODES, ExitCode, exit_codes_help, exit_codes_markdown, signalled
@@ -108,7 +108,7 @@ def test_exit_codes_are_written_once() -> None:
 
 def test_reporter_registry_drives_the_format_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from jsops.linter import report
-    from jsops.linter.cli import main
+    from jsops.linter.cli.app import main
     from jsops.linter.engine import LintResult
 
     assert report.FORMATS == ("text", "json", "sarif", "junit", "github")

@@ -9,7 +9,7 @@ import pytest
 from pydantic import Field
 
 from jsops.linter.api import Rule, RuleOptions, Violation
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 from jsops.linter.config import Config, ConfigError, find_config, load_config, select_rules
 from jsops.linter.engine import discover_rules, lint_paths
 from jsops.linter.findings import Severity

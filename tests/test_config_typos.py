@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 
 STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a], max_age: 1h, max_bytes: 1GiB}\n"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 from jsops.linter.config import Config
 from jsops.linter.engine import lint_paths
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 from jsops.linter.findings import Edit
 from jsops.linter.fix import FixError, apply_edits, render_scalar
 

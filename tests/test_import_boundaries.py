@@ -14,7 +14,7 @@ def test_lint_path_imports_no_nats_or_pyspark(tmp_path):
     (tmp_path / "s.yaml").write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a]}\n")
     code = (
         "import sys, json\n"
-        "from jsops.linter.cli import main\n"
+        "from jsops.linter.cli.app import main\n"
         f"rc = main(['lint', {str(tmp_path)!r}, '--format', 'json'])\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('nats', 'pyspark', 'reconciler', 'profiler'))\n"
         "print(json.dumps({'rc': rc, 'bad': bad}))\n"
@@ -50,7 +50,7 @@ spec:
 def _lint_modules(tmp_path: Path, *args: str) -> dict[str, object]:
     code = (
         "import sys, json\n"
-        "from jsops.linter.cli import main\n"
+        "from jsops.linter.cli.app import main\n"
         f"rc = main(['lint', *{list(args)!r}])\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'pydantic_core', 'nats', 'pyspark'))\n"
         "print(json.dumps({'rc': rc, 'bad': bad}))\n"
@@ -64,7 +64,7 @@ def _lint_modules(tmp_path: Path, *args: str) -> dict[str, object]:
 
 
 def test_lint_of_a_valid_file_imports_no_pydantic(tmp_path):
-    """pydantic validates only what the records' fast validator cannot judge (jsops.linter.model.records):
+    """pydantic validates only what the records' fast validator cannot judge (jsops.linter.model.records.record):
     a valid file, linted with the default config and a config of plain keys, never imports it."""
     (tmp_path / "s.yaml").write_text(VALID)
     result = _lint_modules(tmp_path, "s.yaml", "--format", "json")

@@ -33,7 +33,7 @@ def test_committed_schema_is_up_to_date() -> None:
 
 
 def _examples() -> list[tuple[str, dict[str, Any]]]:
-    from jsops.linter.render import render_estate
+    from jsops.linter.cli.render import render_estate
 
     out = [(f"{f.name}#{i}", d) for f in sorted((ROOT / "manifests").rglob("*.y*ml")) for i, d in enumerate(yaml.safe_load_all(f.read_text())) if d]
     for env in ("dev", "prod"):

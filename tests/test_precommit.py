@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 
 ROOT = Path(__file__).resolve().parent.parent
 STREAM = 'apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: ORDERS}\nspec: {subjects: ["orders.>"], max_age: 1m, duplicate_window: 2m}\n'

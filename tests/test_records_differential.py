@@ -1,4 +1,4 @@
-"""jsops.linter.model.records: the fast validator and the pydantic model judge every input alike.
+"""jsops.linter.model.records.record: the fast validator and the pydantic model judge every input alike.
 
 Every record validation made while linting the rule cases, the golden inputs, the test corpora
 (field files, NACK, natscli outputs, fixtures) and the example manifests is made both ways: the
@@ -25,9 +25,9 @@ import jsops.linter.model.target  # noqa: F401 (binds the name below)
 from jsops import linter
 from jsops.linter.engine import discover_rules
 from jsops.linter.load import load_paths
-from jsops.linter.model import records
-from jsops.linter.model._record_pydantic import _from_pydantic, _to_pydantic
 from jsops.linter.model.config import ConsumerConfig, StreamConfig
+from jsops.linter.model.records import record as records
+from jsops.linter.model.records.to_pydantic import _from_pydantic, _to_pydantic
 from jsops.linter.testing import lint_text
 from tests.rules.cases import consumer, stream
 

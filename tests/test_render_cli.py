@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from natsserver import NatsServer
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 from jsops.linter.load import load_paths
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter import clikit
-from jsops.linter.cli import VERSION, main
+from jsops.linter.cli import kit as clikit
+from jsops.linter.cli.app import VERSION, main
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = "tests/fixtures/lint"
@@ -54,7 +54,7 @@ def test_format_matches_golden(fmt, golden, capsys):
 
 
 def test_colored_text_with_excerpts(capsys, monkeypatch):
-    monkeypatch.setattr("jsops.linter._lint_command.use_color", lambda args=None: True)
+    monkeypatch.setattr("jsops.linter.cli.lint.use_color", lambda args=None: True)
     _, out = _run(["lint", FIXTURES, "--no-config"], capsys)
     assert "\x1b[31;1merror\x1b[0m" in out
     _golden("lint.color.txt", out)

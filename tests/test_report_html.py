@@ -22,8 +22,8 @@ from pathlib import Path
 import markupsafe
 import pytest
 
-from jsops.linter._report_command import main
 from jsops.linter.api import RuleContext
+from jsops.linter.cli.report import main
 from jsops.linter.config import Config
 from jsops.linter.engine import lint_estate
 from jsops.linter.load import load_paths

@@ -17,7 +17,7 @@ from ..model.buckets import (
 )
 from ..model.config import StreamConfig
 from ..model.positions import resolve_position
-from ..model.records import validation_errors
+from ..model.records.record import validation_errors
 from ..model.resource import Declaration, Estate, Resource
 from . import _nack_tables as T
 from ._envelope import check_keys, require_str, string_map

@@ -1,7 +1,7 @@
 """The JSON Schema of the native manifest format (``apiVersion: jsops/v1``), derived from the model.
 
 The ``spec`` of each kind is the JSON Schema pydantic gives the config record's model
-(:func:`jsops.linter.model.records.pydantic_model`, ``model_json_schema``), so a field, its type, its
+(:func:`jsops.linter.model.records.record.pydantic_model`, ``model_json_schema``), so a field, its type, its
 choices and ``extra="forbid"`` are declared once, in :mod:`jsops.linter.model.config` and
 :mod:`jsops.linter.model.buckets`. What the schema adds is what the model's input hooks accept before
 the field's own type: Go durations (``90s``, ``7d``) besides integer nanoseconds, sizes (``10GiB``)
@@ -65,7 +65,7 @@ def _generator() -> type[Any]:
 
 
 def _spec(record: type[Any], defs: dict[str, Any]) -> dict[str, Any]:
-    from ..model.records import pydantic_model
+    from ..model.records.record import pydantic_model
 
     schema: dict[str, Any] = pydantic_model(record).model_json_schema(schema_generator=_generator(), ref_template="#/$defs/{model}")
     for name, sub in schema.pop("$defs", {}).items():

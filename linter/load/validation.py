@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
 
 from ..findings import Finding
 from ..model.config import ConsumerConfig, StreamConfig
-from ..model.records import Record, is_record_class, validation_errors
+from ..model.records.record import Record, is_record_class, validation_errors
 from ..model.resource import Declaration, Estate, Resource
 from ..semantics.errcodes import ErrCode
 from ..semantics.releases import STRICT_JSON_DEFAULT

@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from ..semantics import catalog
 from .config import Duration, Placement, Republish, Size, StreamSource, SubjectTransform, _Model
-from .records import StrictBool, StrictInt, StrictStr
+from .records.record import StrictBool, StrictInt, StrictStr
 
 __all__ = [
     "KeyValueConfig",

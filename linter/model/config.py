@@ -10,7 +10,7 @@ and :mod:`jsops.linter.semantics.effective` fills in what the server would.
 from typing import Annotated, Any, Literal
 
 from ..semantics.units import parse_duration, parse_size
-from .records import AwareDatetime, Before, Record, StrictBool, StrictInt, StrictStr
+from .records.record import AwareDatetime, Before, Record, StrictBool, StrictInt, StrictStr
 
 __all__ = [
     "Duration",
@@ -107,7 +107,7 @@ PriorityPolicy = Literal["none", "overflow", "pinned_client", "prioritized"]
 
 class _Model(Record):
     """A config model: a light record, validated by pydantic only when the fast validator cannot
-    judge the input (jsops.linter.model.records); extra="forbid", frozen."""
+    judge the input (jsops.linter.model.records.record); extra="forbid", frozen."""
 
     _pydantic_config = {"str_strip_whitespace": False}
 

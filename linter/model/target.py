@@ -3,7 +3,7 @@
 # No `from __future__ import annotations` here: the records (and pydantic, when it is needed) read
 # these annotations as objects instead of evaluating strings.
 from .config import Duration, Size
-from .records import Record, StrictBool, StrictInt, StrictStr
+from .records.record import Record, StrictBool, StrictInt, StrictStr
 
 __all__ = ["Target", "ServerLimits", "AccountLimits", "TargetServer"]
 

@@ -1,5 +1,5 @@
 """One self-contained HTML page about an estate and its measured profile (``jsops report``, whose
-command line is :mod:`jsops.linter._report_command`).
+command line is :mod:`jsops.linter.cli.report`).
 
 The page shows each consumer's ack-time distribution against its effective ack_wait, each stream's
 ingest rate against its limits, and the lint findings. It is a jinja2 template with inline CSS and

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from jsops.linter import REPORTERS, Estate, LintResult, RenderContext, Severity, render_result
-from jsops.linter.clikit import (
+from jsops.linter.cli.kit import (
     Exit,
     Parser,
     add_config,
@@ -195,7 +195,7 @@ def _merged(results: list[LintResult], manifests: Estate | None) -> LintResult:
 
 
 def _write_html(path: str, audited: list[tuple[str, AuditState, LintResult]], result: LintResult, sources: Sequence[str]) -> None:
-    from jsops.linter.report.html import render_html
+    from jsops.linter import render_html
 
     from .html import audit_report
 
@@ -233,6 +233,6 @@ def _describe(exc: BaseException) -> str:
 
 def main(argv: Sequence[str]) -> int:
     """Entry point of ``jsops audit`` (argv after the command name); returns the exit code."""
-    from .._cli_guard import guard
+    from ..cli.guard import guard
 
     return guard(_audit, argv, prog="jsops audit", error_code=ExitCode.NOT_RUN, describe=_describe)

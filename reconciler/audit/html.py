@@ -12,9 +12,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from jsops.linter import EffectiveConsumer, EffectiveStream, Estate, Finding, LintResult, Resource
-from jsops.linter.report._html_live import LiveObject, LiveTarget
-from jsops.linter.report._html_model import FindingRow, ReportData, build_report
+from jsops.linter import EffectiveConsumer, EffectiveStream, Estate, Finding, FindingRow, LintResult, LiveObject, LiveTarget, ReportData, Resource, build_report
 
 from .read import AuditState
 from .registry import LIVE_RULES

@@ -1,6 +1,6 @@
 """A JetStream KeyValue bucket with compare-and-set writes, for the controller's leader lease.
 
-The lease (``jsops.reconciler._controller_lease``) writes one key with revision checks: a create that
+The lease (``jsops.reconciler.controller.lease``) writes one key with revision checks: a create that
 succeeds only when the key is absent, an update that names the revision it last wrote, a delete
 under the same condition. A write whose condition does not hold raises :class:`WrongRevision`,
 whichever way the client library reports it.

@@ -27,7 +27,6 @@ from ..live import (
     owned,
     recreate_intents,
 )
-from ..migrate import abandoned, busy_streams, migration_action, wants_migration
 from ..permissions import PREVENTED_DELETE, Blocker, Grants, Need, Permission, Refusal, delete_prevented
 from ..vocabulary import ActionKind, ChangeClass
 from .apis import pause_action, pause_changes, reset_action
@@ -35,6 +34,7 @@ from .authorize import authorize
 from .closure import close, rename_note, rename_of
 from .desired import Desired, hold_start, stamp
 from .losses import estate_mark, interest_action, interest_update_loss, keep_intents, limit_loss, need, resume_action
+from .migration import abandoned, busy_streams, migration_action, wants_migration
 from .model import Action, Plan, PlanOptions
 from .ordering import stream_order
 from .ownership import bookkeeping, owned_action, protect
@@ -126,7 +126,7 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
 
 def _migrate(run: _Run, d: Desired, config: dict[str, Any], recreate: Action | None = None) -> Action:
     """A migration that keeps every message instead of a recreate (or for a rename): its consumers
-    are created by it, at their positions (:mod:`jsops.reconciler.migrate`)."""
+    are created by it, at their positions (:mod:`jsops.reconciler.plan.migration`)."""
     if recreate is None:
         run.migrated.add(d.name)
     consumers = {

@@ -30,7 +30,7 @@ class Desired:
     file: str = ""  # the manifest's path as recorded in metadata (see source_path)
     context: str = "default"  # the manifest's metadata.context
     prevent_update: bool = False  # NACK's preventUpdate (jsops.io/prevent-update): created, never changed
-    renamed_from: str | None = None  # a stream's jsops.io/renamed-from annotation (jsops.reconciler.migrate)
+    renamed_from: str | None = None  # a stream's jsops.io/renamed-from annotation (jsops.reconciler.plan.migration)
 
     @property
     def key(self) -> tuple[str, str | None, str]:

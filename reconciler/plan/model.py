@@ -54,7 +54,7 @@ class PlanOptions:
     # stamped with; --prune considers only owned objects that record it. None: not checked.
     repo: str | None = None
     # ``--migrate``: recreate-class stream changes and renames run as migrations that keep every
-    # message (jsops.reconciler.migrate); ``server_version``: the target's release (which migrations it can do).
+    # message (jsops.reconciler.plan.migration); ``server_version``: the target's release (which migrations it can do).
     migrate: bool = False
     server_version: str | None = None
 
@@ -119,7 +119,7 @@ class Action:
     # The JetStream err_code the server would answer: set on an action blocked because the plan
     # predicted the server's refusal against the live estate (jsops.reconciler.plan.predict).
     err_code: int | None = None
-    # A migration's steps (jsops.reconciler.migrate.MigrationSpec as JSON): from, to, via, consumers.
+    # A migration's steps (jsops.reconciler.plan.migration.MigrationSpec as JSON): from, to, via, consumers.
     migration: dict[str, Any] | None = None
     # Why it is blocked, typed (a plan made here; rendered by jsops.reconciler.render_refusal).
     refusal: Refusal | None = field(default=None, compare=False)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 
 STREAM = '{"name": "ORDERS", "subjects": ["orders.>"], "retention": "workqueue", "max_age": 86400000000000, "storage": "file"}\n'
 # Two consumers without a filter on a workqueue stream (a server error), a short ack_wait, no dead letter.

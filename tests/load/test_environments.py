@@ -316,7 +316,7 @@ def test_environment_values_and_hidden_directories_are_not_manifests(tmp_path):
 
 
 def _jinja_imported(args: list[str]) -> tuple[int, bool]:
-    code = f"import sys, json\nfrom jsops.linter.cli import main\nrc = main({args!r})\nprint(json.dumps({{'rc': rc, 'jinja2': 'jinja2' in sys.modules}}))\n"
+    code = f"import sys, json\nfrom jsops.linter.cli.app import main\nrc = main({args!r})\nprint(json.dumps({{'rc': rc, 'jinja2': 'jinja2' in sys.modules}}))\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     result = json.loads(out.strip().splitlines()[-1])
     return result["rc"], result["jinja2"]

@@ -51,7 +51,7 @@ def test_nack_account_scopes_names_and_routes() -> None:
 
 
 def test_nack_repository_cli_exits_0_with_the_skipped_count(capsys) -> None:  # type: ignore[no-untyped-def]
-    from jsops.linter.cli import main
+    from jsops.linter.cli.app import main
 
     rc = main(["lint", str(FIELD / "nack-repo")])
     out = capsys.readouterr().out

@@ -1,6 +1,6 @@
 """Hostile input costs bounded time and memory and gives findings, never a crash (yamlio's bounds).
 
-Each case goes through the real CLI (``jsops.linter.cli.main``) with ``--format json``; it must finish
+Each case goes through the real CLI (``jsops.linter.cli.app.main``) with ``--format json``; it must finish
 (``HANG_GUARD``), exit 1 (findings) or 0 (valid input), report the expected rule, and print output
 whose size does not grow with the input. A subprocess run checks the peak RSS of linting all of them
 at once.
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 from jsops.linter.load import MAX_FINDINGS_PER_FILE, Estate, Limits, load_paths, load_text
 
 MiB = 1024 * 1024
@@ -238,7 +238,9 @@ def test_lint_every_hostile_file_at_once_in_a_subprocess(tmp_path: Path) -> None
     env = dict(os.environ, PYTHONPATH=str(root))
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         start = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "jsops.linter.cli", "lint", str(corpus), "--format", "json"], stdout=out, stderr=err, env=env, cwd=root)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "jsops.linter.cli.app", "lint", str(corpus), "--format", "json"], stdout=out, stderr=err, env=env, cwd=root
+        )
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 from jsops.linter.load import load_paths
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -31,7 +31,7 @@ DEAD_URL = "nats://127.0.0.1:9"  # nothing listens: plan/apply stop at the lint 
 def jsops(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "JSOPS_NO_CACHE": "1", "LC_ALL": "C.UTF-8"}
     env.pop("PYTHONIOENCODING", None)
-    return subprocess.run([sys.executable, "-m", "jsops.linter.cli", *args], cwd=cwd or ROOT, env=env, capture_output=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "jsops.linter.cli.app", *args], cwd=cwd or ROOT, env=env, capture_output=True, timeout=300)
 
 
 def check_output(fmt: str, out: bytes) -> str:
@@ -130,7 +130,7 @@ def test_the_walk_is_bounded_and_keeps_the_shallow_files(deep: Path) -> None:
 
 def test_the_controller_source_survives_a_deep_tree(deep: Path) -> None:
     """Item 9: the controller's file snapshot and revision load (on main: RecursionError, exit 2)."""
-    from jsops.reconciler._controller_source import load_revision, snapshot
+    from jsops.reconciler.controller.source import load_revision, snapshot
 
     snap = snapshot([str(deep)])
     assert any(p.endswith("ok.yaml") for p, _, _ in snap)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 from jsops.linter.load import Estate, check_estate, load_text
 
 STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: ORDERS\nspec:\n  subjects: [orders.>]\n"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 from jsops.linter.load import discover, escapes, load_paths, tree_root
 
 TOKEN = "ghp_R3alL00kingT0kenValue9f8e7d6c5b4a3210ZZ"

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 
 
 def _estate(root, n):

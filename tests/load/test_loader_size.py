@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
+from jsops.linter.cli.render import render_estate
 from jsops.linter.load import Limits, load_paths
-from jsops.linter.render import render_estate
-from jsops.reconciler import _controller_source as source
+from jsops.reconciler.controller import source
 
 GiB = 1024**3
 MiB = 1024**2
@@ -162,7 +162,7 @@ def test_lint_of_a_1_gib_file_in_a_subprocess_has_bounded_rss(tmp_path: Path, fm
         "import os, runpy, sys\n"
         "sys.argv = ['jsops', *sys.argv[1:]]\n"
         "try:\n"
-        "    runpy.run_module('jsops.linter.cli', run_name='__main__')\n"
+        "    runpy.run_module('jsops.linter.cli.app', run_name='__main__')\n"
         "finally:\n"
         "    with open('/proc/self/status') as st, open(os.environ['HWM_FILE'], 'w') as out:\n"
         "        out.write(next(line for line in st if line.startswith('VmHWM:')).split()[1])\n"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 from jsops.linter.load.templates import render_template
 
 MiB = 1024 * 1024

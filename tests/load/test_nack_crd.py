@@ -240,7 +240,7 @@ def test_the_generator_keeps_what_kube_apiserver_enforces_and_stops_on_what_it_d
 
 
 def _lint(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict[str, object]], str]:
-    from jsops.linter.cli import main
+    from jsops.linter.cli.app import main
 
     rc = main(["lint", *argv, "--format", "json", "--no-cache"])
     out, err = capsys.readouterr()
@@ -274,7 +274,7 @@ def test_lint_output_of_the_refused_corpus_matches_golden(capsys: pytest.Capture
     """What a user sees (text), for the newest release; ``JSOPS_UPDATE_GOLDEN=1`` rewrites it."""
     import os
 
-    from jsops.linter.cli import main
+    from jsops.linter.cli.app import main
 
     monkeypatch.chdir(ROOT)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)

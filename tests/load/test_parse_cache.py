@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 from jsops.linter.load import Limits, load_paths
 from jsops.linter.load.files import read_text
 from jsops.linter.load.parse_cache import ParseCache, open_cache

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 from jsops.linter.load import Limits, load_paths
 from jsops.linter.load.files import read_text
 from jsops.linter.load.parse_cache import ParseCache, open_cache, pack_parsed
@@ -208,7 +208,7 @@ def test_apply_never_uses_a_forged_cache(cache: Path, tmp_path: Path, capsys: py
         assert info is not None and info["config"]["subjects"] == ["orders.>"]
     finally:
         server.stop()
-    from jsops.reconciler._controller_source import _load
+    from jsops.reconciler.controller.source import _load
 
     estate = _load([str(src)], None)
     assert [r.config.subjects for r in estate.resources] == [["orders.>"]]
@@ -263,7 +263,7 @@ def _lint_subprocess(src: Path, cache: Path, limit_bytes: int = 1 << 31) -> tupl
     env.pop("JSOPS_NO_CACHE", None)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     proc = subprocess.run(
-        [sys.executable, "-m", "jsops.linter.cli", "lint", str(src), "--format", "json"],
+        [sys.executable, "-m", "jsops.linter.cli.app", "lint", str(src), "--format", "json"],
         env=env,
         cwd=ROOT,
         capture_output=True,
@@ -362,7 +362,12 @@ def test_a_parser_change_with_the_same_version_is_a_new_key(tmp_path: Path) -> N
 
     def run() -> str:
         proc = subprocess.run(
-            [sys.executable, "-m", "jsops.linter.cli", "lint", str(src), "--format", "text"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+            [sys.executable, "-m", "jsops.linter.cli.app", "lint", str(src), "--format", "text"],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert proc.returncode == 1, proc.stderr
         return proc.stdout

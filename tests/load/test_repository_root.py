@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 from jsops.linter.load import load_paths
 from jsops.linter.load.discovery import excluded
 from jsops.linter.load.recognise import HELM_CHART, HELM_TEMPLATE, NOT_JETSTREAM, UNREADABLE

@@ -77,7 +77,7 @@ def test_jsops_profile_on_the_cluster_equals_local_mode(cluster: str, telemetry:
     cmd = [
         sys.executable,
         "-m",
-        "jsops.linter.cli",
+        "jsops.linter.cli.app",
         "profile",
         telemetry.as_uri(),
         "-o",
@@ -102,7 +102,7 @@ def test_spark_submit_with_the_printed_command_equals_local_mode(cluster: str, t
         [
             sys.executable,
             "-m",
-            "jsops.linter.cli",
+            "jsops.linter.cli.app",
             "profile",
             telemetry.as_uri(),
             "-o",
@@ -151,7 +151,7 @@ def test_jsops_profile_through_connect_on_the_cluster_equals_local_mode(cluster:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         env.pop("SPARK_REMOTE", None)
         r = subprocess.run(
-            [sys.executable, "-m", "jsops.linter.cli", "profile", telemetry.as_uri(), "-o", str(out), "--remote", url],
+            [sys.executable, "-m", "jsops.linter.cli.app", "profile", telemetry.as_uri(), "-o", str(out), "--remote", url],
             capture_output=True,
             text=True,
             env=env,

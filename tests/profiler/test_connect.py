@@ -72,7 +72,7 @@ def _figures(doc: dict[str, Any]) -> dict[str, Any]:
 def _jsops(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
     return subprocess.run(
-        [sys.executable, "-m", "jsops.linter.cli", "profile", *args],
+        [sys.executable, "-m", "jsops.linter.cli.app", "profile", *args],
         capture_output=True,
         text=True,
         env={**base, "PYTHONPATH": str(ROOT), **(env or {})},

@@ -58,7 +58,21 @@ def test_every_keeps_one_session_extends_the_store_and_stops_on_sigterm(tmp_path
     telemetry, store, out = tmp_path / "telemetry", tmp_path / "store", tmp_path / "profiles.json"
     spec = default_spec(acks=2_000, publish_ids=300, duration_s=5400, seed=41, files=1)
     first = generate(telemetry, spec)  # 12:00 - 13:30: window 12:00 closes, 13:00 is the newest
-    cmd = [sys.executable, "-m", "jsops.linter.cli", "profile", str(telemetry), "--store", str(store), "-o", str(out), "--every", "2s", "--master", "local[1]"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jsops.linter.cli.app",
+        "profile",
+        str(telemetry),
+        "--store",
+        str(store),
+        "-o",
+        str(out),
+        "--every",
+        "2s",
+        "--master",
+        "local[1]",
+    ]
     proc = spawn(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     lines: queue.Queue[str] = queue.Queue()
     seen: list[str] = []

@@ -23,7 +23,7 @@ def test_empty_input_is_a_warning_and_the_summary_has_the_time(spark: Any, tmp_p
 
 
 def test_without_the_spark_extra_one_line_says_how_to_install(tmp_path: Path) -> None:
-    code = "import sys; sys.modules['pyspark'] = None\nfrom jsops.linter.cli import main\nsys.exit(main(sys.argv[1:]))"
+    code = "import sys; sys.modules['pyspark'] = None\nfrom jsops.linter.cli.app import main\nsys.exit(main(sys.argv[1:]))"
     hint = "pip install 'jsops[spark]'"
     proc = subprocess.run([sys.executable, "-c", code, "profile", str(tmp_path), "-o", "p.json"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and hint in proc.stderr, proc.stderr
@@ -38,7 +38,7 @@ def test_spark_start_up_lines_stay_out_of_the_output(tmp_path: Path) -> None:
     from jsops.profiler.synthetic import default_spec, generate
 
     generate(tmp_path / "t", default_spec(acks=2_000, publish_ids=500, duration_s=60))
-    cmd = [sys.executable, "-m", "jsops.linter.cli", "profile", str(tmp_path / "t"), "-o", str(tmp_path / "p.json"), "--master", "local[1]"]
+    cmd = [sys.executable, "-m", "jsops.linter.cli.app", "profile", str(tmp_path / "t"), "-o", str(tmp_path / "p.json"), "--master", "local[1]"]
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ, "TMPDIR": str(tmp)})

@@ -47,7 +47,7 @@ def _figures(doc: dict[str, Any]) -> dict[str, Any]:
 def _sail(*args: str) -> tuple[dict[str, Any], str]:
     out = Path(args[args.index("-o") + 1])
     r = subprocess.run(
-        [sys.executable, "-m", "jsops.linter.cli", "profile", "--engine", "sail", *args],
+        [sys.executable, "-m", "jsops.linter.cli.app", "profile", "--engine", "sail", *args],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from jsops.linter import load_paths
-from jsops.linter.cli import main as jsops
+from jsops.linter.cli.app import main as jsops
 from jsops.profiler.job import build_profiles
 from jsops.profiler.synthetic import estate_spec, generate, lognormal
 from jsops.profiler.synthetic import main as synthetic_main

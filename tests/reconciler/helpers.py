@@ -114,7 +114,7 @@ class Js:
 
 def run(command: str, *args: str) -> tuple[int, str, str]:
     """Run ``jsops <command> args`` in-process; returns (exit code, stdout, stderr)."""
-    from jsops.reconciler.cli import apply_main, export_main, plan_main
+    from jsops.reconciler.cli.commands import apply_main, export_main, plan_main
 
     fn = {"plan": plan_main, "apply": apply_main, "export": export_main}[command]
     if command == "plan" and "--no-detailed-exitcode" not in args:

@@ -120,7 +120,7 @@ def test_plan_refuses_a_context_the_path_may_not_name(server: NatsServer, js: Js
 
 @pytest.mark.integration
 def test_controller_enforces_by_default(server: NatsServer, js: Js, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from jsops.reconciler._controller_cli import main
+    from jsops.reconciler.controller.cli import main
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))

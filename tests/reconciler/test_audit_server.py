@@ -37,7 +37,7 @@ def audit_json(*args: str) -> tuple[int, list[dict[str, Any]]]:
 
 
 def lint_codes(directory: Path) -> set[str]:
-    from jsops.linter.cli import main
+    from jsops.linter.cli.app import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):

@@ -152,7 +152,7 @@ def test_bucket_storage_change_is_not_in_place(server, js, tmp_path):
 
 
 def test_controller_heals_bucket_drift(server, js, tmp_path):
-    from jsops.reconciler._controller_cli import main
+    from jsops.reconciler.controller.cli import main
 
     d = tmp_path / "repo"
     repo(d, 5)

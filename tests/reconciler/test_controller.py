@@ -93,7 +93,7 @@ def test_dry_run_changes_nothing(server: NatsServer, js: Js, tmp_path: Path) -> 
 
 
 def test_once_exit_codes(server: NatsServer, js: Js, tmp_path: Path) -> None:
-    from jsops.reconciler._controller_cli import main
+    from jsops.reconciler.controller.cli import main
 
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     common = [str(tmp_path / "m"), "--server", server.url, "--listen", "none", "--once", "--log-file", str(tmp_path / "log")]
@@ -268,7 +268,7 @@ def test_event_log_golden(server: NatsServer, tmp_path: Path) -> None:
     server URL, the identity and revision ids replaced by placeholders."""
     import json
 
-    from jsops.reconciler._controller_cli import main
+    from jsops.reconciler.controller.cli import main
 
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     log = tmp_path / "events.jsonl"

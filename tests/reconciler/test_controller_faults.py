@@ -93,8 +93,8 @@ def test_sigterm_exits_zero_and_releases_the_lease(server: NatsServer, js: Js, t
 
 
 def test_lease_is_exclusive_and_handed_over_on_release(server: NatsServer) -> None:
-    from jsops.reconciler._controller_lease import Lease
     from jsops.reconciler.client import Target
+    from jsops.reconciler.controller.lease import Lease
 
     target = Target(servers=(server.url,))
     a = Lease(target, ttl=6.0, identity="a", bucket="LEASE_TEST")

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from natsserver import free_port
 
-from jsops.reconciler._controller_git import GitCredentials, GitSource
+from jsops.reconciler.controller.git import GitCredentials, GitSource
 
 from .helpers import Js, NatsServer, manifest
 from .test_controller_helpers import REPO, STREAM_YAML, Proc, Running, get, sample, wait_for
@@ -226,7 +226,7 @@ def test_ssh_credentials_are_files_in_git_ssh_command(tmp_path: Path) -> None:
 def test_usage_errors(tmp_path: Path) -> None:
     def run(*args: str) -> tuple[int, str]:
         done = subprocess.run(
-            [sys.executable, "-m", "jsops.reconciler._controller_cli", *args],
+            [sys.executable, "-m", "jsops.reconciler.controller.cli", *args],
             cwd=REPO,
             capture_output=True,
             text=True,

@@ -20,7 +20,7 @@ from typing import Any
 from natsserver import free_port
 
 from jsops.reconciler.client import Target
-from jsops.reconciler.controller import Controller, ControllerOptions, EventLog
+from jsops.reconciler.controller.loop import Controller, ControllerOptions, EventLog
 
 __all__ = ["wait_for", "Running", "Proc", "get", "parse_prometheus", "sample", "STREAM_YAML"]
 
@@ -200,7 +200,7 @@ class Proc:
         cmd = [
             sys.executable,
             "-m",
-            "jsops.reconciler._controller_cli",
+            "jsops.reconciler.controller.cli",
             *paths,
             "--server",
             url,

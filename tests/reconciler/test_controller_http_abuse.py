@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from natsserver import free_port
 
-from jsops.reconciler._controller_http import StatusServer
+from jsops.reconciler.controller.endpoints import StatusServer
 
 from .helpers import NatsServer, manifest
 from .test_controller_helpers import REPO, STREAM_YAML, get, wait_for
@@ -47,7 +47,7 @@ def test_hanging_and_vanishing_clients(server: NatsServer, tmp_path: Path) -> No
     cmd = [
         sys.executable,
         "-m",
-        "jsops.reconciler._controller_cli",
+        "jsops.reconciler.controller.cli",
         str(tmp_path / "m"),
         "--server",
         server.url,

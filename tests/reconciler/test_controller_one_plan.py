@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from jsops.reconciler.client import Target
-from jsops.reconciler.controller import Controller, ControllerOptions
+from jsops.reconciler.controller.loop import Controller, ControllerOptions
 from jsops.reconciler.plan import build
 
 from .helpers import Js, NatsServer, manifest

@@ -66,7 +66,7 @@ def test_desired_configs_carry_the_marks(tmp_path: Path) -> None:
 
 
 def test_apply_by_hand_and_controller_agree_on_prune_marks(server: NatsServer, js: Js, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from jsops.reconciler._controller_cli import main
+    from jsops.reconciler.controller.cli import main
 
     monkeypatch.chdir(tmp_path)
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
@@ -173,7 +173,7 @@ def test_controller_reconciles_every_routed_target(two_servers, tmp_path: Path, 
 
 
 def test_an_unresolvable_context_fails_the_round_not_the_other_targets(server: NatsServer, js: Js, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from jsops.reconciler._controller_cli import main
+    from jsops.reconciler.controller.cli import main
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))  # no natscli contexts

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from jsops.reconciler._controller_cli import main, parse_duration
-from jsops.reconciler._controller_http import parse_listen
-from jsops.reconciler._controller_metrics import Metrics
-from jsops.reconciler._controller_policy import Policy, blocked_need
-from jsops.reconciler._controller_source import load_revision, snapshot
 from jsops.reconciler.client import Target
-from jsops.reconciler.controller import Controller, ControllerOptions, EventLog
+from jsops.reconciler.controller.cli import main, parse_duration
+from jsops.reconciler.controller.endpoints import parse_listen
+from jsops.reconciler.controller.loop import Controller, ControllerOptions, EventLog
+from jsops.reconciler.controller.metrics import Metrics
+from jsops.reconciler.controller.policy import Policy, blocked_need
+from jsops.reconciler.controller.source import load_revision, snapshot
 from jsops.reconciler.permissions import Blocker, Permission, Refusal, Vocabulary
 from jsops.reconciler.plan import Action
 

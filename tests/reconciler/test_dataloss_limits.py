@@ -151,7 +151,7 @@ def test_limit_losses_pure():
 
 
 def test_controller_policy_needs_data_loss_annotation():
-    from jsops.reconciler._controller_policy import Policy
+    from jsops.reconciler.controller.policy import Policy
     from jsops.reconciler.live import LiveState
     from jsops.reconciler.plan import Desired, build_plan
     from jsops.reconciler.render_refusal import reason_of

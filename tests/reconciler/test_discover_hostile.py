@@ -131,7 +131,7 @@ class Liar:
 
 
 def _discover(cwd: Path, *args: str, timeout: float = 60) -> tuple[int, str, str, float]:
-    code = "import sys; from jsops.reconciler._cli_discover import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from jsops.reconciler.cli.discover import main; sys.exit(main(sys.argv[1:]))"
     started = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-c", code, *args],

@@ -10,7 +10,7 @@ from natsserver import NatsCluster, NatsServer, free_port  # noqa: E402
 
 from jsops.linter import lint_paths
 from jsops.linter.config import load_config
-from jsops.reconciler._cli_discover import main
+from jsops.reconciler.cli.discover import main
 from jsops.reconciler.discover import target_facts
 
 pytestmark = pytest.mark.integration

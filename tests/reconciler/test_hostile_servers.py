@@ -152,7 +152,7 @@ def _gigabyte(announce: bool) -> Any:
 def test_monitor_endpoints_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, behave: Any, expected: str) -> None:
     import resource
 
-    from jsops.reconciler._cli_discover import main as discover
+    from jsops.reconciler.cli.discover import main as discover
 
     monkeypatch.chdir(tmp_path)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

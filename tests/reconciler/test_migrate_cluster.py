@@ -101,7 +101,7 @@ def test_storage_change_keeps_every_message_and_position(cluster: NatsCluster, c
 
 def test_controller_migrates_a_rename_it_is_allowed_to(cluster: NatsCluster, cjs: Js, tmp_path: Path) -> None:
     """The controller (``jsops.io/allow-migrate``) carries out the same migration, in one round."""
-    from jsops.reconciler._controller_cli import main
+    from jsops.reconciler.controller.cli import main
 
     d = tmp_path / "m"
     before, pos = _seeded(cluster, cjs, d, SHAPES["R3"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jsops.reconciler._controller_policy import Policy
+from jsops.reconciler.controller.policy import Policy
 from jsops.reconciler.live import LiveState, LiveStream
 from jsops.reconciler.plan import Desired, PlanOptions, build_plan, stamp
 from jsops.reconciler.render_refusal import reason_of

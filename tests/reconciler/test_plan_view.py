@@ -80,7 +80,7 @@ def test_exit_code_contract_empty_paths_and_config_paths(server: NatsServer, tmp
 
 def _tty_run(args: list[str], env: dict[str, str]) -> str:
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "jsops.linter.cli", *args], stdout=slave, stderr=subprocess.DEVNULL, env=env, cwd=os.getcwd())
+    proc = subprocess.Popen([sys.executable, "-m", "jsops.linter.cli.app", *args], stdout=slave, stderr=subprocess.DEVNULL, env=env, cwd=os.getcwd())
     os.close(slave)
     chunks = []
     while True:
@@ -107,7 +107,7 @@ def test_colours_on_a_terminal_only(server: NatsServer, tmp_path: Path, monkeypa
     assert "\x1b[32m+\x1b[0m Stream ORDERS" in out, out
     assert "\x1b" not in _tty_run(["plan", "m", "-s", server.url], {**env, "NO_COLOR": "1"})
     assert "\x1b" not in _tty_run(["plan", "m", "-s", server.url, "--no-color"], env)
-    piped = subprocess.run([sys.executable, "-m", "jsops.linter.cli", "plan", "m", "-s", server.url], env=env, capture_output=True, text=True)
+    piped = subprocess.run([sys.executable, "-m", "jsops.linter.cli.app", "plan", "m", "-s", server.url], env=env, capture_output=True, text=True)
     assert piped.returncode == 0 and "+ Stream ORDERS" in piped.stdout and "\x1b" not in piped.stdout
 
 
@@ -149,7 +149,7 @@ def test_export_writes_sizes_and_durations_as_people_do() -> None:
 
 
 def test_lint_errors_point_at_the_lint_command_that_shows_them(tmp_path: Path, monkeypatch, capsys) -> None:
-    from jsops.linter.cli import main as jsops
+    from jsops.linter.cli.app import main as jsops
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "environments").mkdir()

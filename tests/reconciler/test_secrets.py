@@ -171,7 +171,7 @@ def test_plan_reaches_a_server_with_a_hostile_password_and_prints_none_of_it(sec
 
 @pytest.mark.integration
 def test_controller_event_log_holds_no_part_of_the_password(secured: NatsServer, tmp_path: Path) -> None:
-    from jsops.reconciler._controller_cli import main
+    from jsops.reconciler.controller.cli import main
 
     manifest(tmp_path / "m", "orders.yaml", STREAM)
     log = tmp_path / "events.log"
@@ -248,7 +248,7 @@ def test_monitor_url_with_user_and_hostile_password(tmp_path: Path, monkeypatch)
 
 
 def test_event_log_scrubs_known_secrets() -> None:
-    from jsops.reconciler.controller import EventLog
+    from jsops.reconciler.controller.loop import EventLog
 
     buf = io.StringIO()
     log = EventLog(buf, [SECRET])
@@ -297,7 +297,7 @@ def test_collect_reaches_the_server_and_prints_none_of_the_password(secured: Nat
 
 
 def test_short_secrets_do_not_blank_ordinary_words() -> None:
-    from jsops.reconciler.controller import EventLog
+    from jsops.reconciler.controller.loop import EventLog
 
     buf = io.StringIO()
     EventLog(buf, ["app"])("applied", message="applied 3 actions to nats://app:app@h:1")

@@ -641,7 +641,7 @@ def _golden(path: Path, text: str) -> None:
     [([], "lint.txt"), (["--diff", "--unsafe-fixes"], "fix.diff")],
 )
 def test_cli_golden(extra: list[str], golden: str, tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
-    from jsops.linter.cli import main
+    from jsops.linter.cli.app import main
 
     for name in ("estate.yaml", "jsops.yaml", "profiles.json"):
         shutil.copy(GOLDEN / name, tmp_path / name)

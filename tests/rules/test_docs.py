@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 from jsops.linter.findings import LOAD_CODES
 
 ROOT = Path(__file__).resolve().parents[2]

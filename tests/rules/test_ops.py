@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from jsops.linter.cli import main
+from jsops.linter.cli.app import main
 from jsops.linter.config import Config
 from jsops.linter.engine import discover_rules, lint_estate
 from jsops.linter.load import Estate, check_estate, load_text

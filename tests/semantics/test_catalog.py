@@ -14,7 +14,7 @@ import pytest
 
 from jsops.linter.load import _nack_tables as nack
 from jsops.linter.model import buckets, config
-from jsops.linter.model.records import Record
+from jsops.linter.model.records.record import Record
 from jsops.linter.semantics import catalog, effective, releases, updates
 from jsops.linter.semantics.catalog import ABSENT, Unit
 

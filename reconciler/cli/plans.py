@@ -1,8 +1,8 @@
 """The plans of one ``jsops plan`` or ``jsops apply`` run: the manifests (refused with lint errors),
 the targets they route to, each target's live state and plan, or a saved plan checked again.
 
-Errors end the command with :class:`jsops.linter.clikit.Exit` (exit 1) or raise the reconciler's errors,
-which :func:`jsops.linter.clikit.run` prints as one line.
+Errors end the command with :class:`jsops.linter.cli.kit.Exit` (exit 1) or raise the reconciler's errors,
+which :func:`jsops.linter.cli.kit.run` prints as one line.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from jsops.linter.clikit import Exit, config_from_args, use_color
+from jsops.linter.cli.kit import Exit, config_from_args, use_color
 from jsops.linter.exitcodes import ExitCode
 
-from .gcpause import gc_paused
+from ..gcpause import gc_paused
 
 __all__ = ["Run", "make_plans", "saved_plans", "plan_options", "say_target", "view_options"]
 
@@ -41,21 +41,21 @@ class Run:
 
     @property
     def plans(self) -> Any:
-        from .plan import PlanSet
+        from ..plan import PlanSet
 
         return PlanSet([plan for _, _, _, plan in self.items])
 
 
 def view_options(args: argparse.Namespace, run: Run) -> dict[str, Any]:
     """How the plans are shown (``render_plans`` keywords): the fields the manifests set, the
-    view flags, and colours (:func:`jsops.linter.clikit.use_color`)."""
+    view flags, and colours (:func:`jsops.linter.cli.kit.use_color`)."""
     return {"explicit": run.explicit, "verbose": args.verbose, "compact": args.compact, "color": use_color(args)}
 
 
 def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = None, config: Any = None) -> Any:
     """The safety options; with ``estate``, prune is scoped to the PATHs and ``contexts``, and with
     ``config`` to its estate identity (``estate:``)."""
-    from .plan import PlanOptions, prune_scope
+    from ..plan import PlanOptions, prune_scope
 
     opt = PlanOptions(
         prune=args.prune,
@@ -68,7 +68,7 @@ def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = N
     if config is not None:
         opt.estates, opt.estate = True, getattr(config, "estate", None)
         if opt.estate is None:  # objects record the repository, and --prune deletes only this one's
-            from .plan import repo_identity
+            from ..plan import repo_identity
 
             opt.repo = repo_identity()
     if estate is None:
@@ -128,7 +128,7 @@ def _offline_gate(args: argparse.Namespace, estate: Any, config: Any, plans: Any
     """Refuse manifests with lint errors, judged against the config's target: those of the objects
     ``plans`` act on, or without plans (the targets could not be read: any object might be
     created) every error."""
-    from .preflight import gate_lint, judged
+    from ..preflight import gate_lint, judged
 
     if plans is None:
         errors = gate_lint(estate, config).errors
@@ -141,7 +141,7 @@ def _offline_gate(args: argparse.Namespace, estate: Any, config: Any, plans: Any
 
 
 def _acted(plan: Any) -> set[tuple[str, str, str | None]]:
-    from .preflight import acted_on
+    from ..preflight import acted_on
 
     return acted_on(plan)[0]
 
@@ -152,7 +152,7 @@ def _live_gate(args: argparse.Namespace, estate: Any, config: Any, live_target: 
     is refused before any request is sent. Create-only rules count for the objects the plan
     creates; a plan without changes runs no rule (only the loader's errors count: a manifest that
     did not load is in no plan, and with ``--prune`` its object would be deleted)."""
-    from .preflight import LOADER_CODES, gate_lint, judged
+    from ..preflight import LOADER_CODES, gate_lint, judged
 
     wanted = set(route.contexts)
     routed = {(r.kind, r.name, r.stream) for r in estate.resources if r.context in wanted}
@@ -186,7 +186,7 @@ def _explicit(estate: Any) -> Explicit:
 
 
 def say_target(target: Any) -> None:
-    from .client import describe_target
+    from ..client import describe_target
 
     print(f"jsops: {describe_target(target)}", file=sys.stderr)
 
@@ -199,7 +199,7 @@ class _Early:
     they would be without it."""
 
     def __init__(self, args: argparse.Namespace, config: Any) -> None:
-        from .client import target_from_args
+        from ..client import target_from_args
 
         self.client: Any = None
         self.live: Any = None
@@ -222,8 +222,8 @@ class _Early:
         return self.target
 
     def read(self) -> None:
-        from .client import JsClient
-        from .live import read_live
+        from ..client import JsClient
+        from ..live import read_live
 
         if not self.explicit:
             return
@@ -265,7 +265,7 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
         run.explicit = _explicit(estate)
         run.estate = estate
         if getattr(args, "prune", False) and not config.estate:
-            from .plan import repo_identity
+            from ..plan import repo_identity
 
             print(
                 "jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate "
@@ -285,9 +285,9 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
 
 
 def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, early: _Early) -> None:
-    from .client import JsClient, TargetError, resolve_context
-    from .live import read_live
-    from .route import route_estate
+    from ..client import JsClient, TargetError, resolve_context
+    from ..live import read_live
+    from ..route import route_estate
 
     default = early.default()
     say_target(default)
@@ -314,12 +314,12 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, 
 def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, config: Any, estate: Any) -> Any:
     """The plan of one target from the manifests and its live state, authorized by the flags of
     ``args`` (:func:`jsops.reconciler.plan.build_plan`), judged by lint and the server's predicted refusals."""
-    from .dataloss import measure_limit_loss
-    from .discover import read_limits
-    from .interestloss import measure_filter_loss
-    from .plan import build_plan, desired_from_estate
-    from .plan.closure import close
-    from .preflight import preflight
+    from ..dataloss import measure_limit_loss
+    from ..discover import read_limits
+    from ..interestloss import measure_filter_loss
+    from ..plan import build_plan, desired_from_estate
+    from ..plan.closure import close
+    from ..preflight import preflight
 
     limits = read_limits(client, route.target, config.target)
     desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
@@ -338,8 +338,8 @@ def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, co
 def check_access(estate: Any, config: Any, own: list[str]) -> None:
     """Refuse the run when the manifests name a context or Account servers the config's ``access``
     list does not allow them (jsops.reconciler.access)."""
-    from .access import access_refusals
-    from .client import TargetError
+    from ..access import access_refusals
+    from ..client import TargetError
 
     refused = access_refusals(estate, config, own)
     if refused:
@@ -354,7 +354,7 @@ def _refuse(message: str) -> Exit:
 def _read_saved(name: str) -> Any:
     """The saved plan (a :class:`PlanSet`) in file ``name``, refused unless it is bound to
     manifests and unedited."""
-    from .plan import PlanError, PlanSet, seal_intact
+    from ..plan import PlanError, PlanSet, seal_intact
 
     try:
         with open(name, encoding="utf-8") as fh:
@@ -374,8 +374,8 @@ def _read_saved(name: str) -> Any:
 def _saved_estate(args: argparse.Namespace, name: str, binding: dict[str, Any]) -> tuple[Any, Any]:
     """The config and the manifests a saved plan was made from, refused unless the PATHs,
     environment and content are those it is bound to."""
-    from .plan import repo_root, source_path
-    from .saved import manifest_digest
+    from ..plan import repo_root, source_path
+    from ..saved import manifest_digest
 
     recorded = binding.get("paths")
     if not isinstance(recorded, list) or not recorded or not all(isinstance(p, str) and p for p in recorded):
@@ -403,10 +403,10 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
     manifests (PATHs, environment, content), for these targets, whose live states still match
     it, and asking only for actions jsops may take; each is derived again and authorized by the
     flags given to apply (apply itself decides nothing)."""
-    from .client import JsClient, resolve_context, target_from_args
-    from .live import read_live
-    from .route import Route
-    from .saved import recheck, rederive
+    from ..client import JsClient, resolve_context, target_from_args
+    from ..live import read_live
+    from ..route import Route
+    from ..saved import recheck, rederive
 
     name = args.plan_file
     saved = _read_saved(name)

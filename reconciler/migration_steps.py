@@ -1,4 +1,4 @@
-"""Carrying out a migration (:mod:`jsops.reconciler.migrate`): one ``migrate`` action of a plan.
+"""Carrying out a migration (:mod:`jsops.reconciler.plan.migration`): one ``migrate`` action of a plan.
 
 Every step first reads where the server is (the record ``io.jsops.migration`` on the stream being
 built, the old stream's subjects), so that a run killed at any point and run again carries on from
@@ -42,8 +42,8 @@ from ._faults import fault
 from .client import JsApiError, JsClient
 from .errors import ErrCode, PermanentError
 from .live import MIGRATION
-from .migrate import MigrationSpec, migration_record, placeholder
 from .plan.desired import resume_config
+from .plan.migration import MigrationSpec, migration_record, placeholder
 from .plan.model import Action
 from .server_apis import can_reset
 

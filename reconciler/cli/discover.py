@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from jsops.linter import Target as LintTarget
-from jsops.linter.clikit import Parser, add_config, config_from_args
+from jsops.linter.cli.kit import Parser, add_config, config_from_args
 from jsops.linter.exitcodes import ExitCode, exit_codes_inline
 
-from ._cli_guard import guard
-from .client import TargetError
-from .discover import discover
+from ..client import TargetError
+from ..discover import discover
+from .guard import guard
 
 __all__ = ["write_target", "main"]
 
@@ -58,7 +58,7 @@ def write_target(path: str, target: LintTarget) -> None:
 
 
 def _parser() -> Parser:
-    from .client import add_target_arguments
+    from ..client import add_target_arguments
 
     p = Parser(
         prog="jsops discover",
@@ -75,7 +75,7 @@ def _parser() -> Parser:
 
 
 def _discover(argv: list[str]) -> int:
-    from .client import JsClient, target_from_args
+    from ..client import JsClient, target_from_args
 
     args = _parser().parse_args(argv)
     config = config_from_args(args)

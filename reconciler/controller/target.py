@@ -1,5 +1,5 @@
 """One target's part of a controller round: connect, read, plan once, authorize the plan by the
-annotations (:mod:`jsops.reconciler._controller_policy`, :func:`jsops.reconciler.plan.authorize`), check the plan against the live estate as ``jsops apply``
+annotations (:mod:`jsops.reconciler.controller.policy`, :func:`jsops.reconciler.plan.authorize`), check the plan against the live estate as ``jsops apply``
 does (:func:`jsops.reconciler.preflight.preflight`: what the server would refuse is blocked with its
 err_code, and so is everything that depends on it, before any request), report drift, and apply
 when this controller leads there.
@@ -13,23 +13,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._controller_policy import blocked_need, policy_from_estate
-from .apply import ApplyReport, execute_plan
-from .client import JsClient, Target
-from .dataloss import measure_limit_loss
-from .discover import read_limits
-from .interestloss import measure_filter_loss
-from .live import read_live
-from .plan import Action, Plan, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
-from .plan.closure import close
-from .preflight import preflight
-from .render_refusal import reason_of
-from .vocabulary import ActionKind, Outcome
+from ..apply import ApplyReport, execute_plan
+from ..client import JsClient, Target
+from ..dataloss import measure_limit_loss
+from ..discover import read_limits
+from ..interestloss import measure_filter_loss
+from ..live import read_live
+from ..plan import Action, Plan, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
+from ..plan.closure import close
+from ..preflight import preflight
+from ..render_refusal import reason_of
+from ..vocabulary import ActionKind, Outcome
+from .policy import blocked_need, policy_from_estate
 
 if TYPE_CHECKING:
-    from ._controller_lease import Lease
-    from ._controller_source import Revision
-    from .controller import Controller
+    from .lease import Lease
+    from .loop import Controller
+    from .source import Revision
 
 __all__ = ["TargetRun", "plan_options"]
 

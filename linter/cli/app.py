@@ -7,13 +7,13 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._version import __version__, version_line
-from .clikit import Parser, add_config, add_env, add_format, add_no_cache, add_paths, run
-from .exitcodes import ExitCode, exit_codes_help
-from .report import REPORTERS
+from .._version import __version__, version_line
+from ..exitcodes import ExitCode, exit_codes_help
+from ..report import REPORTERS
+from .kit import Parser, add_config, add_env, add_format, add_no_cache, add_paths, run
 
 if TYPE_CHECKING:
-    from .plugins import EntryPoint
+    from ..plugins import EntryPoint
 
 __all__ = ["main", "top_help", "SUMMARIES", "VERSION"]
 
@@ -149,7 +149,7 @@ COMMAND_GROUP = "jsops.commands"
 
 def _plugin_commands() -> dict[str, EntryPoint]:
     """Subcommands registered by other packages (reconciler, profiler) under ``jsops.commands``."""
-    from .plugins import entry_points
+    from ..plugins import entry_points
 
     return {ep.name: ep for ep in entry_points(COMMAND_GROUP)}
 
@@ -211,7 +211,7 @@ def _plugin(name: str, argv: list[str]) -> int:
 
 
 def _builtin(argv: list[str]) -> int:
-    """A built-in command (run by :func:`jsops.linter.clikit.run`)."""
+    """A built-in command (run by :func:`jsops.linter.cli.kit.run`)."""
     parser = _build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # reported by the command's own parser, with its usage
@@ -223,11 +223,11 @@ def _builtin(argv: list[str]) -> int:
     if args.command == "lint":
         if args.unsafe_fixes and not (args.fix or args.diff):
             parser.error("--unsafe-fixes needs --fix or --diff")
-        from ._lint_command import lint_command
+        from .lint import lint_command
 
         return lint_command(args, VERSION)
     if args.command in ("rule", "rules"):
-        from ._lint_command import rule_docs_command
+        from .lint import rule_docs_command
 
         return rule_docs_command(args)
     if args.command == "completion":

@@ -1,5 +1,5 @@
 """The controller's desired state: watching the manifest files, loading and linting a revision
-(the git source that updates the files is :mod:`jsops.reconciler._controller_git`).
+(the git source that updates the files is :mod:`jsops.reconciler.controller.git`).
 
 A revision that loads with lint errors is rejected: :func:`load_revision` reports its findings and
 the controller keeps the last good revision in force.
@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import TemporaryError
-from .plan import Desired, desired_from_estate
+from ..errors import TemporaryError
+from ..plan import Desired, desired_from_estate
 
 __all__ = ["Snapshot", "snapshot", "Revision", "load_revision", "SourceError"]
 

@@ -1,4 +1,4 @@
-"""The ``jsops controller`` command line: arguments to :class:`jsops.reconciler.controller.ControllerOptions`,
+"""The ``jsops controller`` command line: arguments to :class:`jsops.reconciler.controller.loop.ControllerOptions`,
 the event log's stream, signals, and the exit code (:data:`jsops.linter.exitcodes.EXIT_CODES`).
 
 Exit codes: 0 stopped by SIGTERM or SIGINT (with ``--once``: in sync), 1 with ``--once`` the round
@@ -18,11 +18,11 @@ import threading
 from collections.abc import Sequence
 from typing import IO, Any
 
-from jsops.linter.clikit import Exit, Parser, add_config, add_env, add_paths, config_from_args, parse_seconds
+from jsops.linter.cli.kit import Exit, Parser, add_config, add_env, add_paths, config_from_args, parse_seconds
 from jsops.linter.exitcodes import ExitCode
 
-from .client import argv_secrets
-from .controller import Controller, ControllerOptions, EventLog
+from ..client import argv_secrets
+from .loop import Controller, ControllerOptions, EventLog
 
 __all__ = ["main", "parse_duration"]
 
@@ -34,7 +34,7 @@ def parse_duration(text: str) -> float:
 
 
 def _parser() -> Parser:
-    from .client import add_target_arguments
+    from ..client import add_target_arguments
 
     p = Parser(prog="jsops controller", description="Keep the target equal to the manifests (GitOps controller).")
     add_paths(p, "manifest files or directories (with --repo: none, see --path)")
@@ -81,7 +81,7 @@ def _git_arguments(p: Parser) -> None:
 
 def _git_source(args: argparse.Namespace) -> Any:
     """The git source of ``--repo`` or ``--git`` (None without either), or a usage error."""
-    from ._controller_git import GitCredentials, GitSource, default_workdir
+    from .git import GitCredentials, GitSource, default_workdir
 
     if not args.repo and not args.git:
         if not args.paths:
@@ -117,7 +117,7 @@ def _usage(message: str) -> Exit:
 
 def _checked(args: argparse.Namespace) -> tuple[float, float, float, tuple[str, int] | None]:
     """The interval, lease TTL and backoff in seconds and the listen address, or a usage error."""
-    from ._controller_http import parse_listen
+    from .endpoints import parse_listen
 
     try:
         interval = parse_duration(args.interval)
@@ -142,7 +142,7 @@ def _checked(args: argparse.Namespace) -> tuple[float, float, float, tuple[str, 
 
 
 def _options(argv: list[str]) -> tuple[ControllerOptions, Any, str | None]:
-    from .client import target_from_args
+    from ..client import target_from_args
 
     args = _parser().parse_args(argv)
     config = config_from_args(args)
@@ -208,7 +208,7 @@ def _controller(argv: list[str]) -> int:
 
 def main(argv: Sequence[str]) -> int:
     """Entry point of ``jsops controller`` (argv after the command name); returns the exit code."""
-    from ._cli_guard import guard
+    from ..cli.guard import guard
 
     return guard(_controller, argv, prog="jsops controller", error_code=ExitCode.NOT_RUN, describe=str)
 

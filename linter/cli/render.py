@@ -17,10 +17,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .clikit import Parser, add_env, add_paths, run
-from .errors import LinterError
-from .exitcodes import ExitCode, exit_codes_help
-from .findings import LOAD_CODES, Finding
+from ..errors import LinterError
+from ..exitcodes import ExitCode, exit_codes_help
+from ..findings import LOAD_CODES, Finding
+from .kit import Parser, add_env, add_paths, run
 
 __all__ = ["main", "render_estate", "RenderError"]
 
@@ -71,9 +71,9 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
     """The rendered estate as one YAML stream, and the findings of templates that failed.
 
     Raises :class:`RenderError` for a path that does not exist or an unknown environment."""
-    from .load import Limits, LoadError, link_out
-    from .load.discovery import MAX_DIR_DEPTH, NOT_UTF8_NAME, discover_tree, printable_path
-    from .load.templates import EnvironmentError_, check_env_name, is_template
+    from ..load import Limits, LoadError, link_out
+    from ..load.discovery import MAX_DIR_DEPTH, NOT_UTF8_NAME, discover_tree, printable_path
+    from ..load.templates import EnvironmentError_, check_env_name, is_template
 
     try:
         check_env_name(env)
@@ -104,7 +104,7 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
             problem("link-outside-tree", "symbolic link to a file outside the tree; jsops does not follow links out of the tree and did not read it", f)
             continue
         if is_template(f):
-            from .load.templates import render_file
+            from ..load.templates import render_file
 
             try:
                 rendered = render_file(f, env, values_cache=cache)

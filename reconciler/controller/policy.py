@@ -14,7 +14,7 @@ annotation on the object's manifest (``metadata.annotations``, value ``"true"``)
   object when deciding;
 - ``jsops.io/adopt``: take over an existing object jsops does not own (on a stream: its consumers too);
 - ``jsops.io/allow-migrate``: on a stream, run a rename (``jsops.io/renamed-from``) or a change the
-  server cannot make in place as a migration that keeps every message (:mod:`jsops.reconciler.migrate`).
+  server cannot make in place as a migration that keeps every message (:mod:`jsops.reconciler.plan.migration`).
 
 :class:`Policy` maps the manifests' annotations to :class:`~jsops.reconciler.permissions.Grants`
 (objects that left the manifests: their marks); :func:`jsops.reconciler.plan.authorize.authorize`,
@@ -27,8 +27,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .permissions import ADOPT, Blocker, Grants, annotation_true
-from .plan import Action, Desired
+from ..permissions import ADOPT, Blocker, Grants, annotation_true
+from ..plan import Action, Desired
 
 __all__ = ["Policy", "policy_from_estate", "blocked_need"]
 

@@ -9,11 +9,11 @@ import sys
 import threading
 from typing import Any
 
-from jsops.linter.clikit import Exit
+from jsops.linter.cli.kit import Exit
 from jsops.linter.exitcodes import ExitCode, signalled
 
-from ._cli_plans import Run, make_plans, plan_options, saved_plans, view_options
-from .vocabulary import ActionKind
+from ..vocabulary import ActionKind
+from .plans import Run, make_plans, plan_options, saved_plans, view_options
 
 __all__ = ["apply_command"]
 
@@ -36,7 +36,7 @@ def _on_signals(handler: Any) -> list[tuple[int, Any]]:
 
 def apply_command(args: argparse.Namespace) -> int:
     """Apply what the arguments ask for; the exit code."""
-    from .apply import Stop
+    from ..apply import Stop
 
     stop = Stop()
     sending = [False]
@@ -63,7 +63,7 @@ def apply_command(args: argparse.Namespace) -> int:
 
 def _confirm(args: argparse.Namespace, run: Run) -> bool:
     """Show the plan (one line with ``--yes``) and, without ``--yes``, ask; False: cancelled."""
-    from .render_text import render_plans, summary_line
+    from ..render_text import render_plans, summary_line
 
     plans = run.plans
     if args.yes and not args.verbose:  # the progress lines below name every object: no plan twice
@@ -82,10 +82,10 @@ def _confirm(args: argparse.Namespace, run: Run) -> bool:
 
 
 def _apply_run(args: argparse.Namespace, run: Run, stop: Any, sending: list[bool]) -> int:
-    from jsops.linter.clikit import config_from_args
+    from jsops.linter.cli.kit import config_from_args
 
-    from .apply import execute_plan
-    from .render_text import outcome_lines
+    from ..apply import execute_plan
+    from ..render_text import outcome_lines
 
     if args.plan_file:
         saved_plans(args, run)

@@ -1,4 +1,4 @@
-"""The pydantic side of :mod:`jsops.linter.model.records`: a record's pydantic model (declared from the
+"""The pydantic side of :mod:`jsops.linter.model.records.record`: a record's pydantic model (declared from the
 record's fields, built by pydantic through its public API when first needed), and records to and from its instances.
 Imported only when pydantic is needed."""
 
@@ -10,13 +10,13 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-from .records import _AWARE, _MISSING, _MODULES, _STRICT, Before, Record, _make, _plan, is_record_class
+from .record import _AWARE, _MISSING, _MODULES, _STRICT, Before, Record, _make, _plan, is_record_class
 
 __all__ = ["complete"]
 
 
 def complete(cls: type[Record]) -> type[BaseModel]:
-    """:func:`jsops.linter.model.records.pydantic_model`."""
+    """:func:`jsops.linter.model.records.record.pydantic_model`."""
     built = cls.__dict__.get("_pydantic")
     if built is not None and built.__pydantic_complete__:
         return built  # type: ignore[no-any-return]  # set by _declare

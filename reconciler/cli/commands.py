@@ -3,12 +3,12 @@
 Exit codes, as terraform's (:data:`jsops.linter.exitcodes.EXIT_CODES`): plan 0 planned (changes or
 not), 1 error; with ``--detailed-exitcode`` 0 no changes, 2 changes planned, 1 error. apply 0
 converged, 1 otherwise; export 0 written, 1 error. Argument errors print the usage and exit 2 in
-every command. Bad input is a one-line message, never a traceback (:func:`jsops.linter.clikit.run`);
+every command. Bad input is a one-line message, never a traceback (:func:`jsops.linter.cli.kit.run`);
 secrets given as arguments or in contexts never appear in any output.
 
 One run plans every target the manifests route to (``jsops.reconciler.route``): the default target and
 each other ``metadata.context``; plans are shown and applied per target. The plans are made in
-:mod:`jsops.reconciler._cli_plans`, applied in :mod:`jsops.reconciler._cli_apply`.
+:mod:`jsops.reconciler.cli.plans`, applied in :mod:`jsops.reconciler.cli.apply`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from jsops.linter.clikit import (
+from jsops.linter.cli.kit import (
     Exit,
     Parser,
     add_color,
@@ -32,8 +32,8 @@ from jsops.linter.clikit import (
 )
 from jsops.linter.exitcodes import ExitCode, exit_codes_help
 
-from ._cli_guard import guard
-from ._cli_plans import Run, make_plans, say_target, view_options
+from .guard import guard
+from .plans import Run, make_plans, say_target, view_options
 
 __all__ = ["plan_main", "apply_main", "export_main"]
 
@@ -41,7 +41,7 @@ _CONFIG_HELP = "jsops config (contexts, target facts, lint selection); default: 
 
 
 def _parser(command: str, description: str, epilog: str = "") -> Parser:
-    from .client import add_target_arguments
+    from ..client import add_target_arguments
 
     p = Parser(prog=f"jsops {command}", description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_target_arguments(p)
@@ -102,8 +102,8 @@ def _plan(argv: list[str]) -> int:
     _view_args(p)
     _safety_args(p)
     args = p.parse_args(argv)
-    from .render_json import render_json
-    from .render_text import render_plans
+    from ..render_json import render_json
+    from ..render_text import render_plans
 
     plans_run = Run()
     try:
@@ -127,9 +127,9 @@ def _write(path: str, text: str) -> None:
 
 def _saved(args: argparse.Namespace, plans_run: Run) -> str:
     """The saved plan: the plans bound to their PATHs, environment and manifests (see jsops.reconciler.saved)."""
-    from .plan import source_path
-    from .render_json import render_saved
-    from .saved import manifest_digest
+    from ..plan import source_path
+    from ..render_json import render_saved
+    from ..saved import manifest_digest
 
     estate = plans_run.estate
     binding = {
@@ -169,7 +169,7 @@ def _apply(argv: list[str]) -> int:
     )
     _safety_args(p)
     args = p.parse_args(argv)
-    from ._cli_apply import apply_command
+    from .apply import apply_command
 
     return apply_command(args)
 
@@ -189,9 +189,9 @@ def _export(argv: list[str]) -> int:
     p = _parser("export", "Write the target's streams and consumers as native manifests.", EXPORT_EPILOG)
     p.add_argument("out_dir", metavar="OUT_DIR", help="directory for the manifests (one file per stream, with its consumers)")
     args = p.parse_args(argv)
-    from .client import JsClient, target_from_args
-    from .export import write_export
-    from .live import read_live
+    from ..client import JsClient, target_from_args
+    from ..export import write_export
+    from ..live import read_live
 
     target = target_from_args(args, config_from_args(args))
     say_target(target)

@@ -1,5 +1,5 @@
 """``jsops lint``, ``jsops rule`` and ``jsops rules``: what the commands do once their arguments
-are parsed (the parser and the dispatch are :mod:`jsops.linter.cli`'s)."""
+are parsed (the parser and the dispatch are :mod:`jsops.linter.cli.app`'s)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from .clikit import Exit, config_from_args, use_color
-from .exitcodes import ExitCode
+from ..exitcodes import ExitCode
+from .kit import Exit, config_from_args, use_color
 
 if TYPE_CHECKING:
-    from .config import Config
-    from .engine import LintResult
-    from .load import Estate
+    from ..config import Config
+    from ..engine import LintResult
+    from ..load import Estate
 
 __all__ = ["lint_command", "rule_docs_command"]
 
@@ -43,9 +43,9 @@ def _note(text: str) -> None:
 
 def lint_command(args: argparse.Namespace, version: str) -> int:
     """``jsops lint``: 0 clean, 1 findings at or above ``--fail-on``, 2 could not run (raised as
-    :class:`jsops.linter.errors.LinterError` and printed by :func:`jsops.linter.clikit.run`)."""
-    from .gcpause import gc_paused
-    from .load import LoadError
+    :class:`jsops.linter.errors.LinterError` and printed by :func:`jsops.linter.cli.kit.run`)."""
+    from ..gcpause import gc_paused
+    from ..load import LoadError
 
     try:
         with gc_paused():  # the estate, its positions, models and findings live until the report
@@ -55,11 +55,11 @@ def lint_command(args: argparse.Namespace, version: str) -> int:
 
 
 def _lint(args: argparse.Namespace, version: str) -> int:
-    from .config import select_rules
-    from .engine import discover_rules, lint_estate
-    from .findings import Severity
-    from .load import discover, load_paths
-    from .report import RenderContext, render_result
+    from ..config import select_rules
+    from ..engine import discover_rules, lint_estate
+    from ..findings import Severity
+    from ..load import discover, load_paths
+    from ..report import RenderContext, render_result
 
     cfg = config_from_args(args)
     rules = discover_rules()
@@ -68,7 +68,7 @@ def _lint(args: argparse.Namespace, version: str) -> int:
     profiles = None
     profiles_path = args.profiles or (cfg.resolve_path(cfg.profiles) if cfg.profiles else None)
     if profiles_path:
-        from .model.profiles import ProfilesError, load_profiles  # a lint without profiles never imports them
+        from ..model.profiles import ProfilesError, load_profiles  # a lint without profiles never imports them
 
         try:
             profiles = load_profiles(profiles_path)
@@ -81,7 +81,7 @@ def _lint(args: argparse.Namespace, version: str) -> int:
         streams.append(("*", args.stream))
     nack_version = getattr(args, "nack_version", None) or cfg.nack_version
     if nack_version is not None:
-        from .load.nack_releases import NackVersionError, nack_release
+        from ..load.nack_releases import NackVersionError, nack_release
 
         try:
             nack_release(nack_version)
@@ -106,13 +106,13 @@ def _lint(args: argparse.Namespace, version: str) -> int:
         return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles), estate, args.env)
 
     if args.diff:
-        from .fix import fix_diff
+        from ..fix import fix_diff
 
         diff = fix_diff(lint().findings, unsafe=args.unsafe_fixes, note=_note)
         sys.stdout.write(diff)
         return ExitCode.FINDINGS if diff else ExitCode.OK
     if args.fix:
-        from .fix import fix_and_relint
+        from ..fix import fix_and_relint
 
         outcome = fix_and_relint(lint, unsafe=args.unsafe_fixes, note=_note)
         if outcome.fixed:
@@ -136,7 +136,7 @@ def _template_findings(result: LintResult, estate: Estate, env: str | None) -> L
         return result
     from dataclasses import replace
 
-    from .findings import FixSuggestion
+    from ..findings import FixSuggestion
 
     rough: dict[str, set[int]] = {}
     for file, rendered in estate.rendered.items():
@@ -158,8 +158,8 @@ def _template_findings(result: LintResult, estate: Estate, env: str | None) -> L
 
 def rule_docs_command(args: argparse.Namespace) -> int:
     """``jsops rule CODE|NAME`` (0 shown, 2 unknown rule) and ``jsops rules`` (0 listed)."""
-    from .docs import find_rule, render_rule, render_rules_json, render_rules_markdown, render_rules_table, rule_infos
-    from .engine import discover_rules
+    from ..docs import find_rule, render_rule, render_rules_json, render_rules_markdown, render_rules_table, rule_infos
+    from ..engine import discover_rules
 
     infos = rule_infos(discover_rules())
     if args.command == "rule":

@@ -33,11 +33,11 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
-from .errors import LinterError
-from .exitcodes import ExitCode
+from ..errors import LinterError
+from ..exitcodes import ExitCode
 
 if TYPE_CHECKING:
-    from .config import Config
+    from ..config import Config
 
 __all__ = [
     "Exit",
@@ -144,7 +144,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
     """The jsops config the arguments name: ``--config FILE``, none with ``--no-config``, else the
     one found from ``.`` upward (the default config when there is none). Raises
     :class:`jsops.linter.config.ConfigError`."""
-    from .config import load_config
+    from ..config import load_config
 
     if getattr(args, "no_config", False):
         return load_config(None, search=False)
@@ -158,7 +158,7 @@ def parse_seconds(text: str, *, bare: Literal["ns", "s"] = "ns") -> float:
     """Seconds in a duration argument: a Go duration (``30s``, ``1m30s``, ``7d``) or a bare number,
     integer nanoseconds (``bare="ns"``, as in manifests) or seconds (``bare="s"``, may be
     fractional). Raises :class:`jsops.linter.semantics.units.UnitError` (a ``ValueError``)."""
-    from .semantics import units
+    from ..semantics import units
 
     text = text.strip()
     if bare == "s":
@@ -173,7 +173,7 @@ def duration_type(*, bare: Literal["ns", "s"] = "ns", negative: bool = False) ->
     argument error naming the flag."""
 
     def seconds(text: str) -> float:
-        from .semantics.units import UnitError
+        from ..semantics.units import UnitError
 
         try:
             value = parse_seconds(text, bare=bare)

@@ -7,7 +7,7 @@ import threading
 from datetime import UTC, datetime
 from typing import IO, Any
 
-from .client import scrub
+from ..client import scrub
 
 __all__ = ["EventLog"]
 

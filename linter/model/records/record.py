@@ -386,7 +386,7 @@ class _Plan:
         self.has_validators = any("_fast_check" in c.__dict__ for c in cls.__mro__ if c is not Record)
 
     def compile(self) -> dict[str, tuple[str, _Check]]:
-        from ._record_checks import _compile, _constrained
+        from .checks import _compile, _constrained
 
         checks: dict[str, _Check] = {}
         for name, spec in self.fields.items():
@@ -418,7 +418,7 @@ def _validated(cls: type[Record], data: Any) -> tuple[dict[str, Any], set[str]]:
             return _fast(cls, data)
         except _Unsure:
             pass
-    from ._record_pydantic import _from_pydantic, _to_pydantic
+    from .to_pydantic import _from_pydantic, _to_pydantic
 
     done = pydantic_model(cls).model_validate(_to_pydantic(data))
     record = _from_pydantic(done)
@@ -510,7 +510,7 @@ def pydantic_model(cls: type[Record]) -> type[BaseModel]:
     """The pydantic model of a record class: same name, fields, constraints, validators and
     messages; made on first use (with those of its module, completed together from the schema
     cache, group = the module's name; the records they refer to in other modules first)."""
-    from ._record_pydantic import complete
+    from .to_pydantic import complete
 
     return complete(cls)
 

@@ -1,4 +1,4 @@
-"""The fast validator of :mod:`jsops.linter.model.records`: one check per annotation, returning the
+"""The fast validator of :mod:`jsops.linter.model.records.record`: one check per annotation, returning the
 validated value or raising ``_Unsure`` (then pydantic decides). A check accepts only inputs it
 judges exactly as pydantic would."""
 
@@ -9,7 +9,7 @@ import types
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from .records import _AWARE, _STRICT, Before, Record, _Check, _fast, _make, _Unsure, is_record_class
+from .record import _AWARE, _STRICT, Before, Record, _Check, _fast, _make, _Unsure, is_record_class
 
 __all__: list[str] = []
 

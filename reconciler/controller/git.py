@@ -32,7 +32,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from ._controller_source import SourceError
+from .source import SourceError
 
 __all__ = ["GitCredentials", "GitSource", "default_workdir", "DEFAULT_STALE_AFTER"]
 

@@ -1,6 +1,6 @@
 """What a migration cannot carry without loss, judged in the plan from the live state (pure).
 
-Per retention (:mod:`jsops.reconciler._migrate_run` builds the copy):
+Per retention (:mod:`jsops.reconciler.migration_steps` builds the copy):
 
 - ``limits``: mirrored as it is; the consumers are created on the copy at their positions.
 - ``interest``: mirrored with ``limits`` retention (an interest stream without consumers keeps
@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .diff import START_FIELDS, diff_configs
-from .live import LiveState, LiveStream
+from ..diff import START_FIELDS, diff_configs
+from ..live import LiveState, LiveStream
 
 __all__ = ["copy_refusal", "downstream", "reset_consumers"]
 

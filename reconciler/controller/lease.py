@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from .client import JsClient, KvBucket, Target, WrongRevision
+from ..client import JsClient, KvBucket, Target, WrongRevision
 
 __all__ = ["Lease", "DEFAULT_BUCKET", "DEFAULT_KEY"]
 

@@ -2,9 +2,9 @@
 
 Level-triggered: a round runs every ``--interval`` and as soon as a manifest file changes (with
 ``--repo URL --branch B`` or ``--git``, after fetching the branch and checking out its tip:
-:mod:`jsops.reconciler._controller_git`). Each round loads and lints the
+:mod:`jsops.reconciler.controller.git`). Each round loads and lints the
 manifests (a revision with lint errors is rejected and the last good one stays in force), reads
-the live state, plans, and applies what the annotations allow (:mod:`jsops.reconciler._controller_policy`),
+the live state, plans, and applies what the annotations allow (:mod:`jsops.reconciler.controller.policy`),
 which also heals drift: objects changed or deleted behind its back. ``--dry-run`` reports and never
 writes. Connection loss and errors are retried with jittered exponential backoff; SIGTERM and
 SIGINT end it with exit code 0.
@@ -13,7 +13,7 @@ Every target the manifests route to (``metadata.context``, as ``jsops apply`` ro
 :mod:`jsops.reconciler.route`) is reconciled in each round, on its own connection; a failure on one
 target does not stop the others. Several controllers can watch one target: only the holder of the
 target's lease (a key in a JetStream KV bucket on that target) applies there
-(:mod:`jsops.reconciler._controller_lease`); the others plan and report.
+(:mod:`jsops.reconciler.controller.lease`); the others plan and report.
 
 Observability: ``/healthz``, ``/readyz`` and ``/metrics`` (Prometheus text) on ``--listen``, and a
 JSON-lines event log on stderr or ``--log-file``.
@@ -30,9 +30,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._controller_events import EventLog
-from ._controller_metrics import Metrics
-from ._controller_target import TargetRun
+from .events import EventLog
+from .metrics import Metrics
+from .target import TargetRun
 
 __all__ = ["Controller", "ControllerOptions", "EventLog"]
 
@@ -57,7 +57,7 @@ class ControllerOptions:
     # When it was not and every object has a context, the local default server is not contacted.
     explicit_target: bool = True
     # The git source followed before each round (``--repo``; ``--git`` makes one for the clone
-    # holding the first PATH): a :class:`jsops.reconciler._controller_git.GitSource`, or None.
+    # holding the first PATH): a :class:`jsops.reconciler.controller.git.GitSource`, or None.
     source: Any = None
 
 
@@ -80,7 +80,7 @@ class Controller:
             self.log.add_secrets(target.secrets())
         self.metrics = Metrics()
         if options.source is None and options.git:
-            from ._controller_git import GitSource
+            from .git import GitSource
 
             options.source = GitSource.clone(options.paths[0] if options.paths else ".")
         if isinstance(self.log, EventLog) and options.source is not None:
@@ -136,7 +136,7 @@ class Controller:
     # -- the loop --------------------------------------------------------------------------------
 
     def start_services(self) -> None:
-        from ._controller_http import StatusServer
+        from .endpoints import StatusServer
 
         if self.options.listen is not None and self.http is None:
             host, port = self.options.listen
@@ -163,7 +163,7 @@ class Controller:
         code = 0
         try:
             while not stop.is_set():
-                from ._controller_source import snapshot
+                from .source import snapshot
 
                 before = snapshot(opt.paths)
                 ok = self.round()
@@ -186,7 +186,7 @@ class Controller:
         return random.uniform(ceiling / 2, ceiling)  # jitter: controllers do not retry in step
 
     def _wait(self, stop: threading.Event, delay: float, before: Any) -> None:
-        from ._controller_source import snapshot
+        from .source import snapshot
 
         deadline = time.monotonic() + delay
         poll = max(0.05, min(1.0, self.options.interval))
@@ -254,7 +254,7 @@ class Controller:
     def _sync_source(self) -> str | None:
         """Fetch the git source and check out the branch tip; the commit checked out (the last
         one fetched when this fetch failed), None without a source."""
-        from ._controller_source import SourceError
+        from .source import SourceError
 
         source = self.options.source
         if source is None:
@@ -274,7 +274,7 @@ class Controller:
         return commit
 
     def _load(self) -> None:
-        from ._controller_source import SourceError, load_revision
+        from .source import SourceError, load_revision
 
         opt = self.options
         commit = self._sync_source()
@@ -313,9 +313,9 @@ class Controller:
         """The targets the revision routes to (as ``jsops apply`` routes them), and whether every
         context named in the manifests could be resolved (one that cannot is an error; the other
         targets are still reconciled)."""
-        from .access import access_refusals
-        from .client import Target, TargetError, resolve_context
-        from .route import route_estate
+        from ..access import access_refusals
+        from ..client import Target, TargetError, resolve_context
+        from ..route import route_estate
 
         unresolved: dict[str, Any] = {}
         # always enforced here: no `access` list in the config allows only the controller's own target
@@ -342,7 +342,7 @@ class Controller:
     def _sync_targets(self, routes: list[Any]) -> None:
         """Keep a :class:`TargetRun` per routed target: new ones get a lease (waiting for its first
         attempt, so that a sole controller applies at once), ones no longer routed are closed."""
-        from ._controller_lease import Lease
+        from .lease import Lease
 
         wanted = {r.name: r for r in routes}
         for name in [n for n in self.targets if n not in wanted or self.targets[n].target != wanted[n].target]:
@@ -408,7 +408,7 @@ class Controller:
     def _reconcile_target(self, run: TargetRun, rev: Any) -> dict[str, Any]:
         """Read, plan and apply on one target; errors are counted with its context and end only its
         part of the round."""
-        from .client import ConnectError, JsApiError, TargetError
+        from ..client import ConnectError, JsApiError, TargetError
 
         try:
             return run.reconcile(self, rev)

@@ -19,10 +19,10 @@ action instead of a delete and a create:
 5. the old stream is deleted.
 
 What cannot be carried without loss (per retention, downstream mirrors and sources, limits below
-what the stream holds) is refused here, in the plan: :mod:`jsops.reconciler._migrate_checks`.
+what the stream holds) is refused here, in the plan: :mod:`jsops.reconciler.plan.migration_checks`.
 
 A change that keeps the name goes through a temporary stream (``NAME`` => ``NAME_JSOPS_MIGRATING``
-=> ``NAME``): two cut-overs. The steps run in :mod:`jsops.reconciler._migrate_run`; their state is recorded
+=> ``NAME``): two cut-overs. The steps run in :mod:`jsops.reconciler.migration_steps`; their state is recorded
 on the server (metadata ``io.jsops.migration`` on the stream being built), so that a re-run after
 a kill resumes from it. Pure: nothing here sends a request.
 """
@@ -35,14 +35,14 @@ from typing import Any
 
 from jsops.linter import format_size, parse_version
 
-from ._migrate_checks import copy_refusal, reset_consumers
-from .dataloss import limit_losses, loss_total
-from .diff import diff_configs
-from .live import MIGRATION, LiveState, LiveStream, owned
-from .permissions import Blocker, Need, Permission, Refusal
-from .plan.desired import Desired
-from .plan.model import Action, PlanOptions
-from .vocabulary import ActionKind, ChangeClass
+from ..dataloss import limit_losses, loss_total
+from ..diff import diff_configs
+from ..live import MIGRATION, LiveState, LiveStream, owned
+from ..permissions import Blocker, Need, Permission, Refusal
+from ..vocabulary import ActionKind, ChangeClass
+from .desired import Desired
+from .migration_checks import copy_refusal, reset_consumers
+from .model import Action, PlanOptions
 
 __all__ = [
     "PROMOTE_SINCE",

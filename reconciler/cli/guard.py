@@ -1,4 +1,4 @@
-"""How every reconciler command runs: under :func:`jsops.linter.clikit.run`, its errors one line and an
+"""How every reconciler command runs: under :func:`jsops.linter.cli.kit.run`, its errors one line and an
 exit code, the secrets given as arguments blanked out of everything printed. ``jsops plan``, ``apply``,
 ``export``, ``discover``, ``audit`` and ``controller`` share it."""
 
@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from jsops.linter.clikit import run
+from jsops.linter.cli.kit import run
 from jsops.linter.exitcodes import ExitCode
 
 __all__ = ["guard"]
 
 
 def _describe(exc: BaseException) -> str:
-    from .client import JetStreamDisabled, JsApiError
+    from ..client import JetStreamDisabled, JsApiError
 
     if isinstance(exc, JsApiError) and not isinstance(exc, JetStreamDisabled):
         return f"JetStream API: {exc}"
@@ -28,14 +28,14 @@ def guard(
     error_code: int = ExitCode.ERROR,
     describe: Callable[[BaseException], str] = _describe,
 ) -> int:
-    """Run a reconciler command under :func:`jsops.linter.clikit.run`: its errors (the reconciler's and
+    """Run a reconciler command under :func:`jsops.linter.cli.kit.run`: its errors (the reconciler's and
     the linter's) are one line, ``PROG: error: MESSAGE``, and ``error_code``; the secrets given as
     arguments are blanked out of everything printed."""
     from jsops.linter.errors import LinterError
 
-    from .client import ConnectError, JsApiError, TargetError, argv_scrub
-    from .errors import ReconcilerError
-    from .plan import PlanError
+    from ..client import ConnectError, JsApiError, TargetError, argv_scrub
+    from ..errors import ReconcilerError
+    from ..plan import PlanError
 
     args = list(argv)
     # TargetError, ConnectError, JsApiError and PlanError are named until they derive from ReconcilerError.

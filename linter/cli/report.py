@@ -12,9 +12,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from .clikit import Exit, Parser, add_config, add_env, add_paths, config_from_args, run
-from .exitcodes import ExitCode, exit_codes_help
-from .report.html import render_html, report_from_paths
+from ..exitcodes import ExitCode, exit_codes_help
+from ..report.html import render_html, report_from_paths
+from .kit import Exit, Parser, add_config, add_env, add_paths, config_from_args, run
 
 __all__ = ["main"]
 
@@ -47,8 +47,8 @@ def _count(n: int, noun: str) -> str:
 
 
 def _report(argv: list[str]) -> int:
-    from .load import LoadError
-    from .model.profiles import ProfilesError
+    from ..load import LoadError
+    from ..model.profiles import ProfilesError
 
     args = _parser().parse_args(argv)
     cfg = config_from_args(args)
