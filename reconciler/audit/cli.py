@@ -83,7 +83,7 @@ def _parser() -> Parser:
 
 
 def _audit(argv: list[str]) -> int:
-    from ..gcpause import gc_paused
+    from jsops.linter import gc_paused
 
     with gc_paused():  # as plan: reading, loading and linting allocate much and free little
         return _audit_run(argv)

@@ -15,10 +15,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from jsops.linter import gc_paused
 from jsops.linter.cli.kit import Exit, config_from_args, use_color
 from jsops.linter.exitcodes import ExitCode
-
-from ..gcpause import gc_paused
 
 __all__ = ["Run", "make_plans", "saved_plans", "plan_options", "say_target", "view_options"]
 
@@ -252,7 +251,7 @@ class _Early:
             self.client = None
 
 
-@gc_paused()  # jsops.reconciler.gcpause: load, lint and plan allocate much and free little
+@gc_paused()  # jsops.linter.gcpause: load, lint and plan allocate much and free little
 def make_plans(args: argparse.Namespace, run: Run) -> None:
     """Load the manifests (reading the named target meanwhile: :class:`_Early`), open every target
     they route to, read it, plan it and judge the plan's objects (:func:`_live_gate`). When a

@@ -92,11 +92,11 @@ def reset_action(act: Action, cur: LiveConsumer, config: dict[str, Any], live: L
     act.changes = [replace(c, cls=ChangeClass.RESET, consequence=_START_KEPT) if c.path in START_FIELDS else c for c in act.changes]
     act.config = hold_start(config, cur.config)
     act.consequence = what + "; the manifest's start is recorded in io.jsops.resume (the server keeps the live one)"
-    _forward_loss(act, cur, live, opt, seq)
+    _forward_loss(act, cur, live, seq)
     return True
 
 
-def _forward_loss(act: Action, cur: LiveConsumer, live: LiveState, opt: PlanOptions, seq: int) -> None:
+def _forward_loss(act: Action, cur: LiveConsumer, live: LiveState, seq: int) -> None:
     """A reset past the ack floor on an interest stream removes the messages it skips that no other
     consumer wants: data loss (an upper bound), which needs the data-loss permission."""
     stream = live.streams.get(cur.stream)

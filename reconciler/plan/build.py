@@ -114,8 +114,8 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
         _recreate_stream(run, act, cur)
         act.lossless = _migrate(run, d, config, act)  # where migrate is granted, instead
     elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
-        limit_loss(act, cur, d.config, live, opt)
-        interest_update_loss(act, live, d.config, opt)
+        limit_loss(act, cur, d.config, live)
+        interest_update_loss(act, live, d.config)
     if act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
         paths = {c.path for c in act.changes}
         if {"placement", "num_replicas"} <= paths:
@@ -195,7 +195,7 @@ def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: dict
     if act.action == ActionKind.RECREATE and not reset_action(act, cur, wanted, live, opt):
         _recreate_consumer(run, act, cur)
     elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
-        interest_update_loss(act, live, d.config, opt)
+        interest_update_loss(act, live, d.config)
     pause_action(act)
     return act
 
@@ -210,7 +210,7 @@ def _recreate_consumer(run: _Run, act: Action, cur: LiveConsumer) -> None:
     else:
         act.consequence = "consumer position and pending acks are lost"
     act.needs = (Need(Permission.RECREATE),)
-    interest_action(act, run.live, cur, opt)
+    interest_action(act, run.live, cur)
 
 
 def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str | None, str]]) -> None:
@@ -253,7 +253,7 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
         if key[0] in migratable:  # the migration, where chosen, deletes it with the old stream
             act.recreated_with, act.kept = key[0], act
         if not _protect_delete(act, c.config, opt):
-            interest_action(act, live, c, opt)
+            interest_action(act, live, c)
             need(act, Need(Permission.PRUNE, _LEFT))
             act.needs = tuple(sorted(act.needs, key=lambda n: n.permission != Permission.PRUNE))  # the prune first
         run.plan.actions.append(act)

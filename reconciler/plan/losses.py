@@ -60,7 +60,7 @@ def estate_mark(config: dict[str, Any], cur: LiveStream | LiveConsumer | None, o
     return out
 
 
-def limit_loss(act: Action, cur: LiveStream, desired: dict[str, Any], live: LiveState, opt: PlanOptions) -> None:
+def limit_loss(act: Action, cur: LiveStream, desired: dict[str, Any], live: LiveState) -> None:
     """Count what ``act``'s tightened limits remove from ``cur``'s stored messages; a loss is data
     loss: said in the changes and the consequence, counted, and needs the data-loss permission."""
     if desired.get("discard") == "new":
@@ -111,7 +111,7 @@ def resume_action(d: Desired, config: dict[str, Any], intent: dict[str, Any]) ->
     return Action(ActionKind.CREATE, "Consumer", d.name, d.stream, [], note, resume_config(config, seq), resume_seq=seq)
 
 
-def interest_action(act: Action, live: LiveState, c: LiveConsumer, opt: PlanOptions) -> None:
+def interest_action(act: Action, live: LiveState, c: LiveConsumer) -> None:
     """A consumer delete (prune or recreate) on an interest stream removes its unacknowledged
     messages: data loss, which needs the data-loss permission."""
     lost = interest_loss(live.streams.get(c.stream), c.pending)
@@ -126,7 +126,7 @@ def interest_action(act: Action, live: LiveState, c: LiveConsumer, opt: PlanOpti
     need(act, Need(Permission.DATA_LOSS, f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; ", always=True))
 
 
-def interest_update_loss(act: Action, live: LiveState, desired: dict[str, Any], opt: PlanOptions) -> None:
+def interest_update_loss(act: Action, live: LiveState, desired: dict[str, Any]) -> None:
     """An in-place update that makes an interest stream drop stored messages (issue 21): a change
     of retention to ``interest`` (the messages no consumer has pending), or a consumer's narrower
     filter (the messages no consumer takes any more). Counted from the live state, added to the
