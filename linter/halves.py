@@ -12,7 +12,6 @@ and an exception a rule raises, are those of a serial run.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -59,28 +58,14 @@ def _run_forked(units: Sequence[Unit[T, R]]) -> list[R]:
             unsplit += 1
         else:
             halves.append(len(items) // 2)
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child: its halves only, then gone without running any exit handler
-        code = 0
-        try:
-            os.close(read_fd)
-            done = [_theirs(run, items, h) for (run, items), h in zip(units, halves, strict=True)]
-            with os.fdopen(write_fd, "wb") as out:
-                pickle.dump(done, out, protocol=pickle.HIGHEST_PROTOCOL)
-        except BaseException:
-            code = 1
-        finally:
-            os._exit(code)
-    os.close(write_fd)
-    try:
-        mine = [_mine(run, items, h) for (run, items), h in zip(units, halves, strict=True)]
-    finally:
-        with os.fdopen(read_fd, "rb") as inp:
-            payload = inp.read()
-        _, status = os.waitpid(pid, 0)
+    from .load.parallel import fork_half
+
+    def child() -> bytes:
+        return pickle.dumps([_theirs(run, items, h) for (run, items), h in zip(units, halves, strict=True)], protocol=pickle.HIGHEST_PROTOCOL)
+
+    mine, payload = fork_half(child, lambda: [_mine(run, items, h) for (run, items), h in zip(units, halves, strict=True)])
     theirs: list[list[R]] | None = None
-    if status == 0 and payload:
+    if payload is not None:
         try:
             theirs = pickle.loads(payload)  # noqa: S301 - our own child's results, through our own pipe
         except Exception:  # a child killed mid-write: its half is checked here instead

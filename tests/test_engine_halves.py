@@ -34,7 +34,7 @@ def _forks(monkeypatch):
         calls.append(1)
         return real()
 
-    monkeypatch.setattr(halves.os, "fork", counting)
+    monkeypatch.setattr(os, "fork", counting)  # the fork jsops.linter.load.parallel.fork_half makes
     return calls
 
 

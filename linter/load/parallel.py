@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from ..model.resource import Estate
 from .discovery import LoadError
@@ -17,7 +17,9 @@ from .documents import Limits
 from .files import finish_file, link_out_finding, load_file, process, read_file
 from .parse_cache import ParseCache, pack_parsed, unpack_parsed
 
-__all__ = ["PARALLEL_MIN_FILES", "can_fork", "load_parallel", "worth_forking"]
+__all__ = ["PARALLEL_MIN_FILES", "can_fork", "fork_half", "load_parallel", "worth_forking"]
+
+R = TypeVar("R")
 
 PARALLEL_MIN_FILES = 400
 
@@ -53,29 +55,16 @@ def load_parallel(
 
     roots = roots or {}
     half = len(files) // 2
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child: parse only
-        code = 0
-        try:
-            os.close(read_fd)
-            _parse_for_parent(files[half:], limits, roots, write_fd, cache)
-        except BaseException:
-            code = 1
-        finally:
-            os._exit(code)
-    os.close(write_fd)
-    try:
+
+    def mine() -> None:
         if meanwhile is not None:
             meanwhile()
         for f in files[:half]:
             load_file(f, estate, limits=limits, root=roots.get(f), cache=cache)
-    finally:
-        with os.fdopen(read_fd, "rb") as inp:
-            payload = inp.read()
-        _, status = os.waitpid(pid, 0)
+
+    _, payload = fork_half(lambda: _parse_for_parent(files[half:], limits, roots, cache), mine)
     try:
-        parsed, used = marshal.loads(payload) if status == 0 and payload else (None, None)
+        parsed, used = marshal.loads(payload) if payload is not None else (None, None)
     except (EOFError, ValueError, TypeError):
         parsed = None
     if parsed is None:  # the child failed: parse here instead
@@ -88,9 +77,9 @@ def load_parallel(
         _load_parsed(item, estate)
 
 
-def _parse_for_parent(files: list[str], limits: Limits | None, roots: dict[str, str], write_fd: int, cache: ParseCache | None) -> None:
-    """In the child: parse ``files`` and write the results to ``write_fd`` (marshal), with the cache
-    entries they used (the parent saves the cache)."""
+def _parse_for_parent(files: list[str], limits: Limits | None, roots: dict[str, str], cache: ParseCache | None) -> bytes:
+    """In the child: parse ``files``; the results (marshal), with the cache entries they used (the
+    parent saves the cache)."""
     import marshal
 
     out: list[tuple[Any, ...]] = []
@@ -101,8 +90,7 @@ def _parse_for_parent(files: list[str], limits: Limits | None, roots: dict[str, 
             out.append((f, None, str(exc)))
             continue
         out.append((f, pack_parsed(parsed), None))
-    with os.fdopen(write_fd, "wb") as stream:
-        marshal.dump((out, cache.used if cache is not None else {}), stream)
+    return marshal.dumps((out, cache.used if cache is not None else {}))
 
 
 def _load_parsed(item: tuple[Any, ...], estate: Estate) -> None:
@@ -118,3 +106,30 @@ def _load_parsed(item: tuple[Any, ...], estate: Estate) -> None:
     estate.files.append(f)
     manifest = process(docs, problems, trailing, f, estate, looks)
     finish_file(estate, first, f, manifest or looks)
+
+
+def fork_half(child: Callable[[], bytes], mine: Callable[[], R]) -> tuple[R, bytes | None]:
+    """Run ``child`` in a forked process while ``mine`` runs here; ``mine``'s result and the bytes the
+    child returned, or None when the child failed (the caller then does the child's part itself).
+    The child leaves without running any exit handler."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            os.close(read_fd)
+            data = child()
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    try:
+        result = mine()
+    finally:
+        with os.fdopen(read_fd, "rb") as inp:
+            payload = inp.read()
+        _, status = os.waitpid(pid, 0)
+    return result, (payload if status == 0 and payload else None)
