@@ -1,6 +1,7 @@
 """The fast validator of :mod:`jsops.linter.model.records.record`: one check per annotation, returning the
 validated value or raising ``_Unsure`` (then pydantic decides). A check accepts only inputs it
-judges exactly as pydantic would."""
+judges exactly as pydantic would. A field that is a record is validated here too (:func:`_fast` on
+its declaration), so the recursion stays in this module."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import types
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from .record import _AWARE, _STRICT, Before, Record, _Check, _fast, _make, _Unsure, is_record_class
+from .declaration import _AWARE, _MISSING, _STRICT, Before, RecordBase, _Check, _is_declared, _make, _Plan, _plan, _plans, _Unsure
 
 __all__: list[str] = []
 
@@ -25,6 +26,54 @@ def _exact(kind: type) -> _Check:
         raise _Unsure
 
     return check
+
+
+def _keyed(plan: _Plan) -> dict[str, tuple[str, _Check]]:
+    """The checks of a record's fields, by the keys its input may use (made once, kept on the plan)."""
+    checks: dict[str, _Check] = {}
+    for name, spec in plan.fields.items():
+        check = _compile(spec.declared, strict=False)
+        checks[name] = _constrained(check, spec.constraints) if spec.constraints else check
+    plan.checks = checks
+    plan.keyed = {key: (name, checks[name]) for key, name in plan.by_key.items()}
+    return plan.keyed
+
+
+def _fast(cls: type[RecordBase], data: dict[Any, Any]) -> tuple[dict[str, Any], set[str]]:
+    plan = _plans.get(cls) or _plan(cls)
+    keyed = plan.keyed or _keyed(plan)
+    given: dict[str, Any] = {}
+    for key, value in data.items():
+        hit = keyed.get(key) if type(key) is str else None
+        if hit is None or hit[0] in given:
+            raise _Unsure
+        given[hit[0]] = hit[1](value)
+    if plan.special:
+        return _fast_special(cls, plan, given)
+    values = plan.plain.copy()
+    values.update(given)
+    if plan.has_validators and not _make(cls, values, set(given))._fast_check():
+        raise _Unsure
+    return values, set(given)
+
+
+def _fast_special(cls: type[RecordBase], plan: _Plan, given: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:
+    """:func:`_fast` for records with default factories, validated defaults or required fields."""
+    values: dict[str, Any] = {}
+    for name, spec in plan.fields.items():
+        if name in given:
+            values[name] = given[name]
+        elif name in plan.plain:
+            values[name] = spec.default
+        elif spec.default_factory is not None:
+            values[name] = spec.default_factory()
+        elif spec.default is _MISSING:
+            raise _Unsure
+        else:
+            values[name] = plan.checks[name](spec.default)
+    if plan.has_validators and not _make(cls, values, set(given))._fast_check():
+        raise _Unsure
+    return values, set(given)
 
 
 def _compile(t: Any, *, strict: bool) -> _Check:
@@ -67,7 +116,7 @@ def _compile(t: Any, *, strict: bool) -> _Check:
         return _exact(t)
     if isinstance(t, type) and issubclass(t, enum.Enum):
         return _enum(t)
-    if is_record_class(t):
+    if _is_declared(t):
         return _nested(t)
     return _unsure
 
@@ -143,7 +192,7 @@ def _enum(kind: type[enum.Enum]) -> _Check:
     return check
 
 
-def _nested(kind: type[Record]) -> _Check:
+def _nested(kind: type[RecordBase]) -> _Check:
     def check(value: Any) -> Any:
         if type(value) is kind:
             return value

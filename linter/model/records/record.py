@@ -29,12 +29,27 @@ from __future__ import annotations
 import enum
 import os
 import sys
-import typing
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, TypeGuard, TypeVar, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, Self, TypeGuard
 
 from typing_extensions import dataclass_transform
+
+from .checks import _fast
+from .declaration import (
+    _MODULES,
+    AwareDatetime,
+    Before,
+    FieldSpec,
+    RecordBase,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    _make,
+    _plan,
+    _Unsure,
+    option,
+)
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -55,224 +70,18 @@ __all__ = [
     "declared_records",
 ]
 
-_R = TypeVar("_R", bound="Record")
-
-
-class _Marker:
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-_STRICT = _Marker("Strict")
-_AWARE = _Marker("Aware")
-
-
-class Before:
-    """A hook run on the input before the type's own validation (pydantic's ``BeforeValidator``)."""
-
-    __slots__ = ("func",)
-
-    def __init__(self, func: Callable[[Any], Any]) -> None:
-        self.func = func
-
-    def __repr__(self) -> str:
-        return f"Before({self.func.__name__})"
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
-        """In a model of pydantic's own (a plugin's, a test's): what ``BeforeValidator`` does."""
-        from pydantic import BeforeValidator
-
-        return BeforeValidator(self.func).__get_pydantic_core_schema__(source, handler)
-
-
-StrictStr = Annotated[str, _STRICT]
-StrictInt = Annotated[int, _STRICT]
-StrictBool = Annotated[bool, _STRICT]
-AwareDatetime = Annotated[datetime, _AWARE]
-
-_MISSING: Any = type("_MissingType", (), {"__repr__": lambda self: "MISSING"})()
-_CONSTRAINTS = ("ge", "gt", "le", "lt", "min_length", "max_length", "pattern")
-
-
-class _Decl:
-    """What :func:`option` returns: a field's default and settings, read when the class is made."""
-
-    __slots__ = ("default", "default_factory", "alias", "description", "validate_default", "exclude", "constraints", "field_info")
-
-    def __init__(
-        self,
-        default: Any,
-        default_factory: Callable[[], Any] | None,
-        alias: str | None,
-        description: str | None,
-        validate_default: bool,
-        exclude: bool,
-        constraints: dict[str, Any],
-    ) -> None:
-        self.field_info: Any = None  # a pydantic FieldInfo it was read from
-        self.default = default
-        self.default_factory = default_factory
-        self.alias = alias
-        self.description = description
-        self.validate_default = validate_default
-        self.exclude = exclude
-        self.constraints = constraints
-
-
-def option(
-    default: Any = _MISSING,
-    *,
-    default_factory: Callable[[], Any] | None = None,
-    alias: str | None = None,
-    description: str | None = None,
-    validate_default: bool = False,
-    exclude: bool = False,
-    ge: float | None = None,
-    gt: float | None = None,
-    le: float | None = None,
-    lt: float | None = None,
-    min_length: int | None = None,
-    max_length: int | None = None,
-    pattern: str | None = None,
-) -> Any:
-    """A field's settings (pydantic's ``Field`` with the same names)."""
-    given = {"ge": ge, "gt": gt, "le": le, "lt": lt, "min_length": min_length, "max_length": max_length, "pattern": pattern}
-    return _Decl(default, default_factory, alias, description, validate_default, exclude, {k: v for k, v in given.items() if v is not None})
-
-
-def _is_field_info(value: Any) -> bool:
-    """A pydantic ``Field(...)`` (what rule plugins written for pydantic options declare)."""
-    return type(value).__name__ == "FieldInfo" and type(value).__module__ == "pydantic.fields"
-
-
-def _from_field_info(info: Any) -> _Decl:
-    """The declaration of a pydantic ``Field``: kept whole for the pydantic model; the fast
-    validator judges it only when all its constraints are ones it knows."""
-    from pydantic_core import PydanticUndefined
-
-    constraints: dict[str, Any] = {}
-    for meta in info.metadata:
-        known = {k: getattr(meta, k) for k in _CONSTRAINTS if getattr(meta, k, None) is not None}
-        if not known or set(vars(meta) if hasattr(meta, "__dict__") else known) - set(known):
-            constraints["unknown"] = meta  # judged by pydantic only
-        constraints.update(known)
-    default = _MISSING if info.default is PydanticUndefined else info.default
-    decl = _Decl(default, info.default_factory, info.alias, info.description, bool(info.validate_default), bool(info.exclude), constraints)
-    decl.field_info = info
-    return decl
-
-
-class FieldSpec:
-    """One field of a record (the parts of pydantic's ``FieldInfo`` the code reads)."""
-
-    __slots__ = (
-        "name",
-        "annotation",
-        "declared",
-        "default",
-        "default_factory",
-        "alias",
-        "description",
-        "validate_default",
-        "exclude",
-        "constraints",
-        "field_info",
-    )
-
-    def __init__(self, name: str, declared: Any, decl: _Decl) -> None:
-        self.name = name
-        self.declared = declared  # the annotation as written (Annotated kept)
-        # like FieldInfo.annotation: an outer Annotated is unwrapped into the field's settings
-        self.annotation = get_args(declared)[0] if get_origin(declared) is Annotated else declared
-        self.default = decl.default
-        self.default_factory = decl.default_factory
-        self.alias = decl.alias
-        self.description = decl.description
-        self.validate_default = decl.validate_default
-        self.exclude = decl.exclude
-        self.constraints = decl.constraints
-        self.field_info = decl.field_info
-
-    def is_required(self) -> bool:
-        return self.default is _MISSING and self.default_factory is None
-
-    def get_default(self, *, call_default_factory: bool = False) -> Any:
-        if self.default_factory is not None:
-            return self.default_factory() if call_default_factory else None
-        return None if self.default is _MISSING else self.default
-
-    def __repr__(self) -> str:
-        return f"FieldSpec({self.name}: {self.declared!r})"
-
-
-class _Unsure(Exception):
-    """The fast validator cannot judge this input exactly: pydantic decides."""
-
-
-class _RecordMeta(type):
-    """Takes the fields' defaults out of the class body (they live in :class:`FieldSpec`)."""
-
-    def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any], **kwargs: Any) -> _RecordMeta:
-        raw = ns.get("__annotations__", {})
-        decls: dict[str, tuple[Any, _Decl]] = {}
-        for base in reversed(bases):
-            decls.update(getattr(base, "_decls", {}))
-        for field_name, ann in raw.items():
-            if field_name.startswith("_") or (isinstance(ann, str) and ann.startswith(("ClassVar", "typing.ClassVar"))) or get_origin(ann) is ClassVar:
-                continue
-            value = ns.pop(field_name, _MISSING)
-            if isinstance(value, _Decl):
-                decl = value
-            elif _is_field_info(value):
-                decl = _from_field_info(value)
-            else:
-                decl = _Decl(value, None, None, None, False, False, {})
-            decls[field_name] = (ann, decl)
-        ns["_decls"] = decls
-        ns.setdefault("__slots__", ())
-        cls = super().__new__(mcls, name, bases, ns, **kwargs)
-        if not name.startswith("_") and name != "Record":
-            _MODULES.setdefault(cls.__module__, []).append(cls)  # type: ignore[arg-type]  # every class made here is a Record
-        return cls
-
-    @property
-    def model_fields(cls) -> dict[str, FieldSpec]:
-        """The fields, in declaration order (parents' first), annotations evaluated."""
-        return _plan(cls).fields  # type: ignore[arg-type]  # every class made here is a Record
-
-
-_MODULES: dict[str, list[type[Record]]] = {}
-
 
 @dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(option,))
-class Record(metaclass=_RecordMeta):
-    """Base of the light records (see the module's docstring)."""
+class Record(RecordBase):
+    """Base of the light records (see the module's docstring): a declaration
+    (:class:`~jsops.linter.model.records.declaration.RecordBase`) with pydantic's methods."""
 
-    __slots__ = ("__dict__", "_fields_set")
-    _decls: ClassVar[dict[str, tuple[Any, _Decl]]]
-    # Settings of the pydantic model beyond extra="forbid", frozen=True (alias_generator, populate_by_name...).
-    _pydantic_config: ClassVar[dict[str, Any]] = {}
-    _fields_set: set[str]
+    __slots__ = ()
 
     def __init__(self, **data: Any) -> None:
         values, fields_set = _validated(type(self), data)
         object.__setattr__(self, "__dict__", values)
         object.__setattr__(self, "_fields_set", fields_set)
-
-    @classmethod
-    def _pydantic_namespace(cls) -> dict[str, Any]:
-        """Validators for the pydantic model (a record with validators overrides this, importing
-        pydantic inside, and :meth:`_fast_check` for what its validators would refuse)."""
-        return {}
-
-    def _fast_check(self) -> bool:
-        """False when the record's pydantic validators would refuse it (then pydantic decides)."""
-        return True
 
     # --- pydantic's methods ----------------------------------------------------------------------
 
@@ -341,70 +150,8 @@ class Record(metaclass=_RecordMeta):
         return (_make, (type(self), dict(self.__dict__), set(self._fields_set)))
 
 
-def _make(cls: type[_R], values: dict[str, Any], fields_set: set[str]) -> _R:
-    obj = cls.__new__(cls)
-    object.__setattr__(obj, "__dict__", values)
-    object.__setattr__(obj, "_fields_set", fields_set)
-    return obj
-
-
 def is_record_class(t: Any) -> TypeGuard[type[Record]]:
     return isinstance(t, type) and issubclass(t, Record)
-
-
-# --- the fast validator ------------------------------------------------------------------------------
-
-_Check = Callable[[Any], Any]
-
-
-class _Plan:
-    """A record class's evaluated fields, the keys its input may use and each field's check."""
-
-    __slots__ = ("fields", "by_key", "keyed", "checks", "plain", "special", "has_validators")
-
-    def __init__(self, cls: type[Record]) -> None:
-        hints = typing.get_type_hints(cls, include_extras=True)
-        self.fields = {n: FieldSpec(n, hints.get(n, ann), decl) for n, (ann, decl) in cls._decls.items()}
-        config = cls._pydantic_config
-        gen = config.get("alias_generator")
-        self.by_key: dict[str, str] = {}
-        for n, f in self.fields.items():
-            if f.alias is None and gen is not None:
-                f.alias = gen(n)
-            if f.alias is not None and f.alias != n:
-                self.by_key[f.alias] = n
-                if config.get("populate_by_name"):
-                    self.by_key[n] = n
-            else:
-                self.by_key[n] = n
-        self.keyed: dict[str, tuple[str, _Check]] | None = None  # compiled on first use
-        self.checks: dict[str, _Check] = {}
-        # Defaults taken as they are, in field order; the fields needing more (a factory, a
-        # validated default, no default) apart.
-        self.plain = {n: f.default for n, f in self.fields.items() if f.default is not _MISSING and f.default_factory is None and not f.validate_default}
-        self.special = [f for n, f in self.fields.items() if n not in self.plain]
-        self.has_validators = any("_fast_check" in c.__dict__ for c in cls.__mro__ if c is not Record)
-
-    def compile(self) -> dict[str, tuple[str, _Check]]:
-        from .checks import _compile, _constrained
-
-        checks: dict[str, _Check] = {}
-        for name, spec in self.fields.items():
-            check = _compile(spec.declared, strict=False)
-            checks[name] = _constrained(check, spec.constraints) if spec.constraints else check
-        self.checks = checks
-        self.keyed = {key: (name, checks[name]) for key, name in self.by_key.items()}
-        return self.keyed
-
-
-_plans: dict[type[Record], _Plan] = {}
-
-
-def _plan(cls: type[Record]) -> _Plan:
-    plan = _plans.get(cls)
-    if plan is None:
-        plan = _plans[cls] = _Plan(cls)
-    return plan
 
 
 # JSOPS_RECORDS_FAST=0: every validation by pydantic (to compare, or to rule the fast path out).
@@ -423,43 +170,6 @@ def _validated(cls: type[Record], data: Any) -> tuple[dict[str, Any], set[str]]:
     done = pydantic_model(cls).model_validate(_to_pydantic(data))
     record = _from_pydantic(done)
     return record.__dict__, record._fields_set
-
-
-def _fast(cls: type[Record], data: dict[Any, Any]) -> tuple[dict[str, Any], set[str]]:
-    plan = _plans.get(cls) or _plan(cls)
-    keyed = plan.keyed or plan.compile()
-    given: dict[str, Any] = {}
-    for key, value in data.items():
-        hit = keyed.get(key) if type(key) is str else None
-        if hit is None or hit[0] in given:
-            raise _Unsure
-        given[hit[0]] = hit[1](value)
-    if plan.special:
-        return _fast_special(cls, plan, given)
-    values = plan.plain.copy()
-    values.update(given)
-    if plan.has_validators and not _make(cls, values, set(given))._fast_check():
-        raise _Unsure
-    return values, set(given)
-
-
-def _fast_special(cls: type[Record], plan: _Plan, given: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:
-    """:func:`_fast` for records with default factories, validated defaults or required fields."""
-    values: dict[str, Any] = {}
-    for name, spec in plan.fields.items():
-        if name in given:
-            values[name] = given[name]
-        elif name in plan.plain:
-            values[name] = spec.default
-        elif spec.default_factory is not None:
-            values[name] = spec.default_factory()
-        elif spec.default is _MISSING:
-            raise _Unsure
-        else:
-            values[name] = plan.checks[name](spec.default)
-    if plan.has_validators and not _make(cls, values, set(given))._fast_check():
-        raise _Unsure
-    return values, set(given)
 
 
 def _dump(rec: Record, json: bool, exclude_none: bool, exclude_defaults: bool, by_alias: bool) -> dict[str, Any]:
@@ -517,4 +227,4 @@ def pydantic_model(cls: type[Record]) -> type[BaseModel]:
 
 def declared_records() -> tuple[type[Record], ...]:
     """Every public record class declared so far (by module, in declaration order)."""
-    return tuple(r for records in _MODULES.values() for r in records)
+    return tuple(r for records in _MODULES.values() for r in records if issubclass(r, Record))

@@ -1,6 +1,7 @@
 """The pydantic side of :mod:`jsops.linter.model.records.record`: a record's pydantic model (declared from the
 record's fields, built by pydantic through its public API when first needed), and records to and from its instances.
-Imported only when pydantic is needed."""
+Imported only when pydantic is needed. It sees a record class through its declaration
+(:mod:`~jsops.linter.model.records.declaration`); a field that is a record becomes that record's model."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-from .record import _AWARE, _MISSING, _MODULES, _STRICT, Before, Record, _make, _plan, is_record_class
+from .declaration import _AWARE, _MISSING, _MODULES, _STRICT, Before, RecordBase, _is_declared, _make, _plan
 
 __all__ = ["complete"]
 
 
-def complete(cls: type[Record]) -> type[BaseModel]:
+def complete(cls: type[RecordBase]) -> type[BaseModel]:
     """:func:`jsops.linter.model.records.record.pydantic_model`."""
     built = cls.__dict__.get("_pydantic")
     if built is not None and built.__pydantic_complete__:
@@ -32,12 +33,12 @@ def complete(cls: type[Record]) -> type[BaseModel]:
     return result
 
 
-def _referenced(records: Iterable[type[Record]]) -> list[type[Record]]:
+def _referenced(records: Iterable[type[RecordBase]]) -> list[type[RecordBase]]:
     """The records the fields of ``records`` name (through unions, lists, dicts...)."""
-    out: list[type[Record]] = []
+    out: list[type[RecordBase]] = []
 
     def walk(t: Any) -> None:
-        if is_record_class(t):
+        if _is_declared(t):
             out.append(t)
         for arg in get_args(t):
             walk(arg)
@@ -48,7 +49,7 @@ def _referenced(records: Iterable[type[Record]]) -> list[type[Record]]:
     return [r for r in out if r.__module__ in _MODULES]
 
 
-def _declare(cls: type[Record]) -> type[BaseModel]:
+def _declare(cls: type[RecordBase]) -> type[BaseModel]:
     """The pydantic model of ``cls``, declared (``defer_build``) but not completed."""
     existing = cls.__dict__.get("_pydantic")
     if existing is not None:
@@ -63,7 +64,7 @@ def _declare(cls: type[Record]) -> type[BaseModel]:
         kwargs: dict[str, Any] = dict(spec.constraints)
         if spec.default_factory is not None:
             factory = spec.default_factory
-            kwargs["default_factory"] = _declare(factory) if is_record_class(factory) else factory
+            kwargs["default_factory"] = _declare(factory) if _is_declared(factory) else factory
         elif spec.default is not _MISSING:
             kwargs["default"] = _to_pydantic(spec.default)
         for key in ("description", "validate_default", "exclude"):
@@ -100,7 +101,7 @@ def _pydantic_type(t: Any) -> Any:
         return Union[tuple(_pydantic_type(a) for a in args)]  # noqa: UP007 - a runtime tuple of types
     if origin in (list, tuple, dict):
         return origin[tuple(a if a is Ellipsis else _pydantic_type(a) for a in args)]
-    if is_record_class(t):
+    if _is_declared(t):
         return _declare(t)
     return t
 
@@ -118,7 +119,7 @@ def _each(value: Any, leaf: Callable[[Any], Any]) -> Any:
 
 def _to_pydantic(value: Any) -> Any:
     """``value`` with its records replaced by instances of their pydantic models (not validated)."""
-    if isinstance(value, Record):
+    if isinstance(value, RecordBase):
         model = _declare(type(value))
         return model.model_construct(_fields_set=set(value._fields_set), **{k: _to_pydantic(v) for k, v in value.__dict__.items()})
     return _each(value, _to_pydantic)
