@@ -11,7 +11,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .config import Config, ConfigError, Selection, select_rules
+    from .config import Config, ConfigError, select_rules
+    from .config import Selection as RuleSelection
     from .engine import LintResult, discover_rules, lint_estate, lint_paths, read_manifest_bytes
     from .findings import LOAD_CODES, Finding, ObjectRef, Severity
     from .gcpause import gc_paused
@@ -19,35 +20,40 @@ if TYPE_CHECKING:
         PREVENT_DELETE,
         PREVENT_UPDATE,
         Estate,
-        Limits,
         LoadError,
         ParsedDocument,
         Resource,
         check_estate,
-        discover,
         git_root,
         load_paths,
-        walk_dirs,
     )
-    from .load.files import process
+    from .load import Limits as InputLimits
+    from .load import discover as discover_manifests
+    from .load import walk_dirs as walk_manifest_dirs
+    from .load.files import process as load_file_documents
     from .model.buckets import BUCKET_FIELDS, KeyValueConfig, ObjectStoreConfig, bucket_kind_of, bucket_of_stream, bucket_stream
     from .model.config import ConsumerConfig, StreamConfig
     from .model.profiles import Profiles
     from .model.records.record import is_record_class, validation_errors
     from .model.resource import is_stream
-    from .model.target import AccountLimits, ServerLimits, Target, TargetServer
+    from .model.target import AccountLimits, ServerLimits, TargetServer
+    from .model.target import Target as LintTarget
     from .report import REPORTERS, RenderContext, render_result
     from .report._html_live import LiveObject, LiveTarget
     from .report._html_model import FindingRow, ReportData, build_report
-    from .report.html import render_html
-    from .report.text import read_lines, render_text
+    from .report.html import render_html as render_report_html
+    from .report.text import read_lines as read_source_lines
+    from .report.text import render_text as render_findings_text
     from .semantics.effective import SERVER_DEFAULTS, effective_consumer, effective_stream, strip_server_metadata
     from .semantics.effective_types import EffectiveConsumer, EffectiveStream, api_json
     from .semantics.errcodes import ErrCode
-    from .semantics.releases import Version, format_version, parse_version
+    from .semantics.releases import Version as ServerVersion
+    from .semantics.releases import format_version, parse_version
     from .semantics.subjects import SubjectIndex, is_subset_match, subjects_collide
     from .semantics.units import UnitError, format_duration, format_size, parse_duration, readable_duration, readable_size
-    from .semantics.updates import CLASS_ORDER, RESET_FIELDS, ChangeClass, classify, worst
+    from .semantics.updates import CLASS_ORDER, RESET_FIELDS, ChangeClass
+    from .semantics.updates import classify as classify_change
+    from .semantics.updates import worst as worst_change_class
 
 __all__ = [
     "AccountLimits",
@@ -60,11 +66,11 @@ __all__ = [
     "ChangeClass",
     "check_estate",
     "CLASS_ORDER",
-    "classify",
+    "classify_change",
     "Config",
     "ConfigError",
     "ConsumerConfig",
-    "discover",
+    "discover_manifests",
     "discover_rules",
     "effective_consumer",
     "effective_stream",
@@ -79,17 +85,19 @@ __all__ = [
     "format_version",
     "gc_paused",
     "git_root",
+    "InputLimits",
     "is_record_class",
     "is_stream",
     "is_subset_match",
     "KeyValueConfig",
-    "Limits",
     "lint_estate",
     "lint_paths",
     "LintResult",
+    "LintTarget",
     "LiveObject",
     "LiveTarget",
     "LOAD_CODES",
+    "load_file_documents",
     "load_paths",
     "LoadError",
     "ObjectRef",
@@ -99,36 +107,34 @@ __all__ = [
     "ParsedDocument",
     "PREVENT_DELETE",
     "PREVENT_UPDATE",
-    "process",
     "Profiles",
-    "read_lines",
     "read_manifest_bytes",
+    "read_source_lines",
     "readable_duration",
     "readable_size",
-    "render_html",
+    "render_findings_text",
+    "render_report_html",
     "render_result",
-    "render_text",
     "RenderContext",
     "ReportData",
     "REPORTERS",
     "RESET_FIELDS",
     "Resource",
+    "RuleSelection",
     "select_rules",
-    "Selection",
     "SERVER_DEFAULTS",
     "ServerLimits",
+    "ServerVersion",
     "Severity",
     "StreamConfig",
     "strip_server_metadata",
     "SubjectIndex",
     "subjects_collide",
-    "Target",
     "TargetServer",
     "UnitError",
     "validation_errors",
-    "Version",
-    "walk_dirs",
-    "worst",
+    "walk_manifest_dirs",
+    "worst_change_class",
 ]
 from ._version import __version__ as __version__
 
@@ -136,7 +142,6 @@ from ._version import __version__ as __version__
 _HOMES = {
     "Config": ".config",
     "ConfigError": ".config",
-    "Selection": ".config",
     "select_rules": ".config",
     "LintResult": ".engine",
     "discover_rules": ".engine",
@@ -149,18 +154,14 @@ _HOMES = {
     "Severity": ".findings",
     "gc_paused": ".gcpause",
     "Estate": ".load",
-    "Limits": ".load",
     "LoadError": ".load",
     "PREVENT_DELETE": ".load",
     "PREVENT_UPDATE": ".load",
     "ParsedDocument": ".load",
     "Resource": ".load",
     "check_estate": ".load",
-    "discover": ".load",
     "git_root": ".load",
     "load_paths": ".load",
-    "walk_dirs": ".load",
-    "process": ".load.files",
     "BUCKET_FIELDS": ".model.buckets",
     "KeyValueConfig": ".model.buckets",
     "ObjectStoreConfig": ".model.buckets",
@@ -175,7 +176,6 @@ _HOMES = {
     "is_stream": ".model.resource",
     "AccountLimits": ".model.target",
     "ServerLimits": ".model.target",
-    "Target": ".model.target",
     "TargetServer": ".model.target",
     "REPORTERS": ".report",
     "RenderContext": ".report",
@@ -185,9 +185,6 @@ _HOMES = {
     "FindingRow": ".report._html_model",
     "ReportData": ".report._html_model",
     "build_report": ".report._html_model",
-    "render_html": ".report.html",
-    "read_lines": ".report.text",
-    "render_text": ".report.text",
     "SERVER_DEFAULTS": ".semantics.effective",
     "effective_consumer": ".semantics.effective",
     "effective_stream": ".semantics.effective",
@@ -196,7 +193,6 @@ _HOMES = {
     "EffectiveStream": ".semantics.effective_types",
     "api_json": ".semantics.effective_types",
     "ErrCode": ".semantics.errcodes",
-    "Version": ".semantics.releases",
     "format_version": ".semantics.releases",
     "parse_version": ".semantics.releases",
     "SubjectIndex": ".semantics.subjects",
@@ -211,8 +207,35 @@ _HOMES = {
     "CLASS_ORDER": ".semantics.updates",
     "ChangeClass": ".semantics.updates",
     "RESET_FIELDS": ".semantics.updates",
-    "classify": ".semantics.updates",
-    "worst": ".semantics.updates",
+    "load_file_documents": ".load.files",
+    "classify_change": ".semantics.updates",
+    "worst_change_class": ".semantics.updates",
+    "discover_manifests": ".load",
+    "walk_manifest_dirs": ".load",
+    "read_source_lines": ".report.text",
+    "render_findings_text": ".report.text",
+    "render_report_html": ".report.html",
+    "InputLimits": ".load",
+    "ServerVersion": ".semantics.releases",
+    "LintTarget": ".model.target",
+    "RuleSelection": ".config",
+}
+
+# public name -> its name in that submodule, where the face says more than the submodule's own
+# name (``classify_change`` is ``semantics.updates.classify``: inside ``updates``, ``classify`` is enough)
+_ATTRS = {
+    "load_file_documents": "process",
+    "classify_change": "classify",
+    "worst_change_class": "worst",
+    "discover_manifests": "discover",
+    "walk_manifest_dirs": "walk_dirs",
+    "read_source_lines": "read_lines",
+    "render_findings_text": "render_text",
+    "render_report_html": "render_html",
+    "InputLimits": "Limits",
+    "ServerVersion": "Version",
+    "LintTarget": "Target",
+    "RuleSelection": "Selection",
 }
 
 
@@ -220,7 +243,7 @@ def __getattr__(name: str) -> object:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(home, __name__), name)
+    value = getattr(import_module(home, __name__), _ATTRS.get(name, name))
     globals()[name] = value  # later lookups skip this function
     return value
 

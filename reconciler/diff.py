@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from jsops.linter import RESET_FIELDS, classify
+from jsops.linter import RESET_FIELDS, classify_change
 from jsops.linter.semantics import catalog
 
 from .live import CONTEXT, ESTATE, MANAGED_BY, REPO, RESUME, SOURCE, is_bookkeeping
@@ -138,7 +138,7 @@ def diff_configs(kind: str, live: dict[str, Any], desired: dict[str, Any]) -> li
         old, new = a.get(key), b.get(key)
         if old == new:
             continue
-        c = classify(kind, key, old, new)
+        c = classify_change(kind, key, old, new)
         # Show the compared value; a zero value the normalisation dropped is shown as written.
         shown_old = old if key in a else live.get(key)
         shown_new = new if key in b else desired.get(key)

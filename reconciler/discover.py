@@ -23,8 +23,7 @@ import json
 import sys
 from typing import Any
 
-from jsops.linter import ServerLimits, TargetServer
-from jsops.linter import Target as LintTarget
+from jsops.linter import LintTarget, ServerLimits, TargetServer
 
 from .client import JsClient, Target, TargetError
 from .limits import account_limits, monitor_json, server_limits

@@ -35,7 +35,7 @@ def lint_errors(
     """:func:`jsops.linter.lint_estate` of ``estate`` with ``config``, running only the rules that can
     report an error (its other findings are incomplete: read only the errors); with ``objects``
     (``(kind, name, stream)``), only the errors of those objects and of no object are complete."""
-    from jsops.linter import Selection, discover_rules, select_rules
+    from jsops.linter import RuleSelection, discover_rules, select_rules
 
     registry = discover_rules()
     selection = select_rules(config, registry)
@@ -47,7 +47,7 @@ def lint_errors(
             rules = rules if objects else []
             if selection.severity.get(_INVALID_SUPPRESSION) is not Severity.ERROR:
                 kw["read_source"] = _files_of(estate, objects, kw.get("read_source", read_manifest_bytes))
-        selection = Selection(rules, selection.options, selection.severity, selection.ignored)
+        selection = RuleSelection(rules, selection.options, selection.severity, selection.ignored)
     return lint_estate(estate, registry, config=config, selection=selection, **kw)
 
 

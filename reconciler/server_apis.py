@@ -26,7 +26,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from jsops.linter import ErrCode, Version, format_version, parse_version
+from jsops.linter import ErrCode, ServerVersion, format_version, parse_version
 
 __all__ = [
     "PAUSE_RELEASE",
@@ -40,12 +40,12 @@ __all__ = [
     "start_sequence",
 ]
 
-PAUSE_RELEASE: Version = (2, 11, 0)
-RESET_RELEASE: Version = (2, 14, 0)
+PAUSE_RELEASE: ServerVersion = (2, 11, 0)
+RESET_RELEASE: ServerVersion = (2, 14, 0)
 INVALID_RESET = ErrCode.CONSUMER_INVALID_RESET  # "invalid reset: not allowed" / "below start seq" / "below start time"
 
 
-def _release(version: str | None) -> Version | None:
+def _release(version: str | None) -> ServerVersion | None:
     return parse_version(version) if version else None
 
 

@@ -195,11 +195,11 @@ def _merged(results: list[LintResult], manifests: Estate | None) -> LintResult:
 
 
 def _write_html(path: str, audited: list[tuple[str, AuditState, LintResult]], result: LintResult, sources: Sequence[str]) -> None:
-    from jsops.linter import render_html
+    from jsops.linter import render_report_html
 
     from .html import audit_report
 
-    page = render_html(audit_report(audited, result, sources))
+    page = render_report_html(audit_report(audited, result, sources))
     try:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(page)

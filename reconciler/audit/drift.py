@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from jsops.linter import Estate, Finding, ObjectRef, Resource, Severity, readable_duration
-from jsops.linter import Target as LintTarget
+from jsops.linter import Estate, Finding, LintTarget, ObjectRef, Resource, Severity, readable_duration
 from jsops.linter.semantics.catalog import Unit
 
 from ..diff import JsonValue, diff_configs

@@ -3,7 +3,7 @@ then a summary of what was audited instead of lint's file count."""
 
 from __future__ import annotations
 
-from jsops.linter import LintResult, Severity, read_lines, render_text
+from jsops.linter import LintResult, Severity, read_source_lines, render_findings_text
 
 from .read import AuditState
 
@@ -16,7 +16,7 @@ def _plural(n: int, word: str) -> str:
 
 def render_audit_text(result: LintResult, audited: list[tuple[str, AuditState]], *, color: bool = False) -> str:
     """``audited``: each target's display name and what was read from it."""
-    body = render_text(result, color=color, source=read_lines).splitlines()
+    body = render_findings_text(result, color=color, source=read_source_lines).splitlines()
     # lint's summary is the last line (two when it notes the assumed release): replace it
     while body and _is_summary(body[-1]):
         body.pop()

@@ -13,8 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from jsops.linter import Config, Estate, Finding, LintResult, ObjectRef, ParsedDocument, check_estate, lint_estate, process
-from jsops.linter import Target as LintTarget
+from jsops.linter import Config, Estate, Finding, LintResult, LintTarget, ObjectRef, ParsedDocument, check_estate, lint_estate, load_file_documents
 from jsops.linter.api import Rule
 
 from ..discover import target_facts
@@ -60,7 +59,7 @@ class EstateBuilder:
         for docs in export_documents(one, self.context).values():
             file = object_path(_stream_of(docs[0]))
             self.estate.files.append(file)
-            process([ParsedDocument(d, None, 1) for d in docs], [], False, file, self.estate)
+            load_file_documents([ParsedDocument(d, None, 1) for d in docs], [], False, file, self.estate)
 
     def on_stream(self, state: AuditState, stream: str) -> None:
         self.add(state.live, stream, state.by_stream.get(stream, ()))

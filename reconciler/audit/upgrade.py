@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from jsops.linter import Config, Estate, Finding, Severity, api_json
-from jsops.linter import Target as LintTarget
+from jsops.linter import Config, Estate, Finding, LintTarget, Severity, api_json
 from jsops.linter.api import Rule, RuleContext
 
 from .static import lint_live, ref_path

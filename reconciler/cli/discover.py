@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from jsops.linter import Target as LintTarget
+from jsops.linter import LintTarget
 from jsops.linter.cli.kit import Parser, add_config, config_from_args
 from jsops.linter.exitcodes import ExitCode, exit_codes_inline
 

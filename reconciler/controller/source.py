@@ -29,13 +29,13 @@ Snapshot = tuple[tuple[str, int, int], ...]
 def snapshot(paths: list[str]) -> Snapshot:
     """(path, mtime_ns, size) of every file under ``paths`` (hidden directories skipped): any
     change, addition or removal changes the snapshot."""
-    from jsops.linter import walk_dirs
+    from jsops.linter import walk_manifest_dirs
 
     out: list[tuple[str, int, int]] = []
     for p in paths:
         if os.path.isdir(p):
             try:
-                walked = list(walk_dirs(p))  # iterative and depth-bounded (a deep tree is a lint finding)
+                walked = list(walk_manifest_dirs(p))  # iterative and depth-bounded (a deep tree is a lint finding)
             except OSError:
                 walked = []
             for root, files, _ in walked:
@@ -121,9 +121,9 @@ def _file_digest(path: str, max_bytes: int) -> bytes:
 
 
 def _content_id(files: list[str], commit: str | None) -> str:
-    from jsops.linter import Limits
+    from jsops.linter import InputLimits
 
-    max_bytes = Limits().max_file_bytes
+    max_bytes = InputLimits().max_file_bytes
     h = hashlib.sha256()
     for f in sorted(files):
         h.update(f.encode() + b"\0")
@@ -141,10 +141,10 @@ def _load(paths: list[str], env: str | None) -> Any:
 def load_revision(paths: list[str], env: str | None = None, commit: str | None = None, config: Any = None) -> Revision:
     """Load and lint the manifests (with the jsops ``config``'s rule selection, as ``jsops apply``
     does); a revision with lint errors has ``errors``."""
-    from jsops.linter import LoadError, discover, lint_estate
+    from jsops.linter import LoadError, discover_manifests, lint_estate
 
     try:
-        files = discover(paths)
+        files = discover_manifests(paths)
         estate = _load(paths, env)
     except LoadError as exc:
         raise SourceError(str(exc)) from None

@@ -9,8 +9,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from jsops.linter import PREVENT_UPDATE, EffectiveConsumer, EffectiveStream, Estate, Resource, api_json, effective_consumer, effective_stream, is_stream
-from jsops.linter import Target as LintTarget
+from jsops.linter import (
+    PREVENT_UPDATE,
+    EffectiveConsumer,
+    EffectiveStream,
+    Estate,
+    LintTarget,
+    Resource,
+    api_json,
+    effective_consumer,
+    effective_stream,
+    is_stream,
+)
 from jsops.linter.model.config import ConsumerConfig
 
 from ..diff import START_FIELDS

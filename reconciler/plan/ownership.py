@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jsops.linter import worst
+from jsops.linter import worst_change_class
 
 from ..diff import Change
 from ..live import CONTEXT, ESTATE, REPO, SOURCE, owned
@@ -92,7 +92,7 @@ def _unadopted(kind: str, name: str, stream: str | None, changes: list[Change], 
     """What the plan holds for an object jsops may not take over: its changes, not made (an
     update, or a recreate when one of them needs it)."""
     act = Action(ActionKind.UPDATE, kind, name, stream, changes, None, config)
-    if ChangeClass(worst([c.cls for c in changes])) == ChangeClass.RECREATE:
+    if ChangeClass(worst_change_class([c.cls for c in changes])) == ChangeClass.RECREATE:
         act.action = ActionKind.RECREATE
     return act
 
@@ -120,7 +120,7 @@ def _change(kind: str, name: str, stream: str | None, changes: list[Change], con
         if adopting:
             return Action(ActionKind.ADOPT, kind, name, stream, [], "jsops takes over the object (ownership metadata is added)", config)
         return None
-    cls = ChangeClass(worst([c.cls for c in changes]))
+    cls = ChangeClass(worst_change_class([c.cls for c in changes]))
     if cls == ChangeClass.FORBIDDEN:
         forbidden = [c for c in changes if c.cls == ChangeClass.FORBIDDEN]
         act = Action(ActionKind.UPDATE, kind, name, stream, changes, "; ".join(c.consequence for c in forbidden), config)
@@ -139,7 +139,7 @@ def _takeover(kind: str, name: str, stream: str | None, other: str, changes: lis
     change = Change.of(kind, f"metadata.{ESTATE}", other, opt.estate, ChangeClass.IN_PLACE, f"jsops takes the object over from estate {other!r}")
     unadopted = _unadopted(kind, name, stream, changes + [change], config)
     changes = changes + [change]
-    cls = ChangeClass(worst([c.cls for c in changes]))
+    cls = ChangeClass(worst_change_class([c.cls for c in changes]))
     if cls in (ChangeClass.FORBIDDEN, ChangeClass.RECREATE):
         act = Action(ActionKind.RECREATE if cls == ChangeClass.RECREATE else ActionKind.UPDATE, kind, name, stream, changes, None, config)
         act.block(Refusal(Blocker.PROTECTION, f"owned by estate {other!r}; a takeover is an in-place update only, this change is not"))
