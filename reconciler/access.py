@@ -31,9 +31,12 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .client import URLError, context_dir, parse_servers
+
+if TYPE_CHECKING:
+    from jsops.linter import Config, Estate
 
 __all__ = ["AccessRefusal", "access_refusals", "path_matches", "shadowed_contexts"]
 
@@ -105,24 +108,24 @@ def _servers_refused(servers: Sequence[str], allowed: Iterable[str]) -> list[str
     return out
 
 
-def shadowed_contexts(names: Iterable[str], config: Any, directory: str | None = None) -> set[str]:
+def shadowed_contexts(names: Iterable[str], config: Config | None, directory: str | None = None) -> set[str]:
     """The ``names`` a jsops config context or a natscli context file resolves before any NACK
     Account of the same name (see :func:`jsops.reconciler.client.resolve_context`)."""
-    declared = set(getattr(config, "contexts", None) or {})
+    declared = set(config.contexts) if config is not None else set()
     folder = directory or context_dir()
     return {n for n in names if n in declared or os.path.isfile(os.path.join(folder, f"{n}.json"))}
 
 
-def access_refusals(estate: Any, config: Any, own: Iterable[str]) -> list[AccessRefusal]:
-    """What ``estate`` names that ``config.access`` does not allow (no ``access``: only the
+def access_refusals(estate: Estate, config: Config | None, own: Iterable[str]) -> list[AccessRefusal]:
+    """What ``estate`` names that ``config.access`` does not allow (no config or no ``access``: only the
     contexts ``own``, the run's own target, and no Account servers)."""
-    rules = list(getattr(config, "access", None) or [])
-    root = getattr(config, "root", ".") or "."
-    source = getattr(config, "source", None) or "the jsops config"
+    rules = list(config.access or []) if config is not None else []
+    root = (config.root if config is not None else ".") or "."
+    source = (config.source if config is not None else None) or "the jsops config"
     own = set(own)
     refused: list[AccessRefusal] = []
     seen: set[tuple[str, str]] = set()
-    for res in getattr(estate, "resources", ()):
+    for res in estate.resources:
         ctx = res.context
         if ctx in own or (res.file, ctx) in seen:
             continue
@@ -141,9 +144,9 @@ def access_refusals(estate: Any, config: Any, own: Iterable[str]) -> list[Access
             here = ", ".join(repr(c) for c in allowed) if allowed else "none"
             why = f"{what}, which the `access` list of {source} does not allow for {rel} (allowed here: {here})"
         refused.append(AccessRefusal(ctx, res.file, res.doc_line, why))
-    used = {r.context for r in getattr(estate, "resources", ())} - own
+    used = {r.context for r in estate.resources} - own
     used -= shadowed_contexts(used, config)
-    for name, account in sorted((getattr(estate, "accounts", None) or {}).items()):
+    for name, account in sorted(estate.accounts.items()):
         if name not in used or not account.servers:
             continue
         rel = _relative(account.file, root)

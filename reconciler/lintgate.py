@@ -18,42 +18,41 @@ rule runs on every object, as above.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from typing import Any
 
-from jsops.linter import Estate, LintResult, Severity, lint_estate, read_manifest_bytes
+from jsops.linter import Config, Estate, LintResult, Severity, lint_estate, read_manifest_bytes
 
 __all__ = ["lint_errors"]
 
 _UNUSED_SUPPRESSION = "JS010"
 _INVALID_SUPPRESSION = "JS011"
-_DEFAULT: Any = object()
+
+SourceReader = Callable[[str], bytes | None]
 
 
 def lint_errors(
-    estate: Estate, config: Any, read_source: Callable[[str], bytes | None] | None = _DEFAULT, objects: Collection[tuple[str, str, str | None]] | None = None
+    estate: Estate, config: Config, read_source: SourceReader | None = read_manifest_bytes, objects: Collection[tuple[str, str, str | None]] | None = None
 ) -> LintResult:
     """:func:`jsops.linter.lint_estate` of ``estate`` with ``config``, running only the rules that can
     report an error (its other findings are incomplete: read only the errors); with ``objects``
-    (``(kind, name, stream)``), only the errors of those objects and of no object are complete."""
+    (``(kind, name, stream)``), only the errors of those objects and of no object are complete.
+    ``read_source`` reads a file's bytes for suppression comments (None: comments are not read)."""
     from jsops.linter import RuleSelection, discover_rules, select_rules
 
     registry = discover_rules()
     selection = select_rules(config, registry)
-    kw: dict[str, Any] = {} if read_source is _DEFAULT else {"read_source": read_source}
     if selection.severity.get(_UNUSED_SUPPRESSION) is not Severity.ERROR:
         rules = [r for r in selection.rules if selection.severity.get(r.code, r.severity) is Severity.ERROR]
         if objects is not None:
-            kw["only_objects"] = objects
             rules = rules if objects else []
             if selection.severity.get(_INVALID_SUPPRESSION) is not Severity.ERROR:
-                kw["read_source"] = _files_of(estate, objects, kw.get("read_source", read_manifest_bytes))
+                read_source = _files_of(estate, objects, read_source)
         selection = RuleSelection(rules, selection.options, selection.severity, selection.ignored)
-    return lint_estate(estate, registry, config=config, selection=selection, **kw)
+    else:
+        objects = None  # JS010 is an error: every rule runs on every object
+    return lint_estate(estate, registry, config=config, selection=selection, read_source=read_source, only_objects=objects)
 
 
-def _files_of(
-    estate: Estate, objects: Collection[tuple[str, str, str | None]], read_source: Callable[[str], bytes | None] | None
-) -> Callable[[str], bytes | None] | None:
+def _files_of(estate: Estate, objects: Collection[tuple[str, str, str | None]], read_source: SourceReader | None) -> SourceReader | None:
     """``read_source`` for the files of ``objects`` and of the loader's findings; nothing elsewhere."""
     if read_source is None:
         return None
