@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast, overload
 
 from ._rule_checks import FixAvailability, RuleDefinitionError, Theme, check_rule_class
-from .findings import Edit, FixSuggestion, Severity
+from .findings import Edit, FieldPath, FixSuggestion, Severity
 from .load import Estate, Resource
 from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSource
 from .model.records.record import Record, option
@@ -173,6 +173,7 @@ __all__ = [
     "FixSuggestion",
     "FixAvailability",
     "Edit",
+    "FieldPath",
     "Theme",
     "RuleDefinitionError",
     "rule_groups",
@@ -305,7 +306,7 @@ class RuleOptions(Record):
 @dataclass(frozen=True)
 class Violation:
     resource: Resource
-    path: tuple[Any, ...]
+    path: FieldPath
     message: str
     server_error_code: int | None = None
     fix: FixSuggestion | None = None
@@ -315,7 +316,7 @@ class Violation:
     severity: Severity | None = None
 
 
-def pedantic_rejection(resource: Resource, path: tuple[Any, ...], what: str, code: int) -> Violation:
+def pedantic_rejection(resource: Resource, path: FieldPath, what: str, code: int) -> Violation:
     """The finding for ``what`` nats-server refuses (err_code ``code``) only when requests are
     pedantic (``Target.pedantic``), worded for the resource's kind."""
     return Violation(resource, path, f"{what}; with pedantic requests nats-server rejects this {resource.kind.lower()}", server_error_code=code)
@@ -337,7 +338,7 @@ def consumer_config(resource: Resource) -> ConsumerConfig:
     return cfg
 
 
-def where(resource: Resource, path: tuple[Any, ...] = ()) -> str:
+def where(resource: Resource, path: FieldPath = ()) -> str:
     """``file:line`` of a resource's field, for messages that point at another object."""
     line, _ = resource.locate(path)
     return f"{resource.file}:{line}"
@@ -369,7 +370,7 @@ class RuleContext:
     def refusal(
         self,
         resource: Resource,
-        path: tuple[Any, ...],
+        path: FieldPath,
         message: str,
         code: int,
         *,
@@ -390,7 +391,7 @@ class RuleContext:
             return Violation(resource, path, text, None, fix, key, Severity.WARNING)
         return Violation(resource, path, message, answer.code, fix, key)
 
-    def pedantic_refusal(self, resource: Resource, path: tuple[Any, ...], what: str, code: int, *, about: str | None = None) -> Violation:
+    def pedantic_refusal(self, resource: Resource, path: FieldPath, what: str, code: int, *, about: str | None = None) -> Violation:
         """:func:`pedantic_rejection` for the target's release (:meth:`refusal`)."""
         v = pedantic_rejection(resource, path, what, code)
         return self.refusal(resource, path, v.message, code, about=about)

@@ -11,12 +11,44 @@ import inspect
 import json as _json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from .api import Rule, rule_groups
 from .findings import LOAD_CODES
 
-__all__ = ["RuleInfo", "rule_infos", "find_rule", "render_rule", "render_rules_table", "render_rules_json", "render_rules_markdown"]
+__all__ = [
+    "RuleInfo",
+    "RuleInfoJson",
+    "RuleOptionJson",
+    "rule_infos",
+    "find_rule",
+    "render_rule",
+    "render_rules_table",
+    "render_rules_json",
+    "render_rules_markdown",
+]
+
+
+class RuleOptionJson(TypedDict):
+    """A rule option in ``jsops rule --format json``."""
+
+    name: str
+    type: str
+    default: str
+    description: str
+
+
+class RuleInfoJson(TypedDict):
+    """One rule in ``jsops rule --format json``."""
+
+    code: str
+    name: str
+    severity: str
+    summary: str
+    groups: list[str]
+    kinds: list[str]
+    estate_wide: bool
+    options: list[RuleOptionJson]
 
 
 @dataclass(frozen=True)
@@ -31,7 +63,7 @@ class RuleInfo:
     estate_wide: bool = False
     kinds: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> RuleInfoJson:
         return {
             "code": self.code,
             "name": self.name,

@@ -4,9 +4,55 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, TypedDict
 
-__all__ = ["Severity", "ObjectRef", "Edit", "FixSuggestion", "Finding", "LOAD_CODES", "LoadCode"]
+__all__ = [
+    "Severity",
+    "ObjectRef",
+    "Edit",
+    "FixSuggestion",
+    "Finding",
+    "LOAD_CODES",
+    "LoadCode",
+    "FieldPath",
+    "ObjectRefJson",
+    "FixJson",
+    "FindingJson",
+]
+
+# Where in a config or a document: keys and list indexes (``("sources", 0, "name")``), as pydantic's
+# error locations and a rule's violations name them.
+FieldPath = tuple[str | int, ...]
+
+
+class ObjectRefJson(TypedDict):
+    """An object a finding is about, in the JSON outputs (contracts §2)."""
+
+    kind: str
+    name: str
+    stream: str | None
+
+
+class FixJson(TypedDict):
+    """A finding's fix, in the JSON outputs (contracts §2)."""
+
+    applicability: str
+    description: str
+
+
+class FindingJson(TypedDict):
+    """One finding, in the JSON outputs (contracts §2)."""
+
+    rule: str
+    name: str
+    severity: str
+    message: str
+    file: str
+    line: int
+    column: int
+    object: ObjectRefJson | None
+    server_error_code: int | None
+    fix: FixJson | None
 
 
 class Severity(str, Enum):
@@ -25,7 +71,7 @@ class ObjectRef:
     name: str
     stream: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ObjectRefJson:
         return {"kind": self.kind, "name": self.name, "stream": self.stream}
 
     def __str__(self) -> str:
@@ -43,17 +89,17 @@ class Edit:
     """
 
     op: str  # "set" | "remove"
-    path: tuple[Any, ...]
+    path: FieldPath
     value: Any = field(default=None, hash=False)  # may be a list or a mapping
     duration: bool = False
     document: int | None = None
 
     @classmethod
-    def set(cls, path: tuple[Any, ...], value: Any, *, duration: bool = False) -> Edit:
+    def set(cls, path: FieldPath, value: Any, *, duration: bool = False) -> Edit:
         return cls("set", tuple(path), value, duration)
 
     @classmethod
-    def remove(cls, path: tuple[Any, ...]) -> Edit:
+    def remove(cls, path: FieldPath) -> Edit:
         return cls("remove", tuple(path))
 
 
@@ -63,7 +109,7 @@ class FixSuggestion:
     description: str
     edits: tuple[Edit, ...] = ()  # empty: advice only, nothing ``--fix`` can apply
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> FixJson:
         return {"applicability": self.applicability, "description": self.description}
 
 
@@ -87,7 +133,7 @@ class Finding:
     # a request key a release does not read yet). None: every release makes it. Not rendered.
     since: tuple[int, int, int] | None = field(default=None, compare=False)
 
-    def sort_key(self) -> tuple[Any, ...]:
+    def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.file, self.line, self.column, self.rule, self.message)
 
     def where(self) -> str:
@@ -95,7 +141,7 @@ class Finding:
         audit`` names a live object by its pseudo-path ``nats://STREAM/CONSUMER``)."""
         return f"{self.file}:{self.line}:{self.column}" if self.line else self.file
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> FindingJson:
         return {
             "rule": self.rule,
             "name": self.name,

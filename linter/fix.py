@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import LinterError
-from .findings import Edit, Finding
+from .findings import Edit, FieldPath, Finding
 
 if TYPE_CHECKING:
     from .engine import LintResult
@@ -50,8 +50,9 @@ def plan_fixes(findings: Iterable[Finding], *, unsafe: bool = False) -> dict[str
     return out
 
 
-def fix_findings(findings: Iterable[Finding], *, unsafe: bool = False, read: Any = None) -> FixReport:
-    """Compute the new text of every file with applicable fixes (nothing is written here)."""
+def fix_findings(findings: Iterable[Finding], *, unsafe: bool = False, read: Callable[[str], str] | None = None) -> FixReport:
+    """Compute the new text of every file with applicable fixes (nothing is written here); ``read``
+    gives a file's text (default: read it from disk)."""
     report = FixReport()
     for file, items in sorted(plan_fixes(findings, unsafe=unsafe).items()):
         if file.endswith(".json"):
@@ -67,7 +68,7 @@ def fix_findings(findings: Iterable[Finding], *, unsafe: bool = False, read: Any
             report.notes.append(f"{file}: not fixed: cannot read: {exc}")
             continue
         edits: list[Edit] = []
-        seen: set[tuple[Any, ...]] = set()
+        seen: set[tuple[int | None, FieldPath]] = set()
         count = 0
         for _f, fedits in items:
             keys = [(e.document, e.path) for e in fedits]
@@ -208,7 +209,7 @@ def _child(node: Any, key: Any) -> tuple[Any, Any] | None:
     return None
 
 
-def _find(root: Any, path: tuple[Any, ...]) -> tuple[Any, Any, Any]:
+def _find(root: Any, path: FieldPath) -> tuple[Any, Any, Any]:
     """(parent node, key node, value node) of ``path``; key/value None when the last key is missing."""
     node = root
     for i, part in enumerate(path):
@@ -229,7 +230,7 @@ _RESERVED = re.compile(
 )
 
 
-def render_scalar(value: Any) -> str:
+def render_scalar(value: object) -> str:
     """``value`` as YAML flow text: plain when that reads back as the same value, else JSON-quoted."""
     if value is None:
         return "null"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..findings import FieldPath
 from ..model.positions import resolve_position
 from ..model.resource import Estate
 from .documents import ParsedDocument
@@ -14,7 +15,7 @@ from .messages import MAX_FINDINGS_PER_OBJECT, MAX_NAME_LENGTH, did_you_mean, fi
 __all__ = ["check_keys", "string_map", "require_str", "context_name"]
 
 
-def check_keys(value: dict[str, Any], allowed: Iterable[str], where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> bool:
+def check_keys(value: dict[str, Any], allowed: Iterable[str], where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> bool:
     allowed = tuple(allowed)
     unknown = [k for k in value if k not in allowed]
     for k in unknown[:MAX_FINDINGS_PER_OBJECT]:
@@ -26,7 +27,7 @@ def check_keys(value: dict[str, Any], allowed: Iterable[str], where: tuple[Any, 
     return not unknown
 
 
-def string_map(value: Any, where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> dict[str, str] | None:
+def string_map(value: Any, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> dict[str, str] | None:
     if value is None:
         return {}
     pos = resolve_position(doc.positions, where) or (doc.line, 1)
@@ -43,7 +44,7 @@ def string_map(value: Any, where: tuple[Any, ...], doc: ParsedDocument, file: st
     return out
 
 
-def require_str(value: dict[str, Any], key: str, where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
+def require_str(value: dict[str, Any], key: str, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
     v = value.get(key)
     if isinstance(v, str) and v:
         if len(v) > MAX_NAME_LENGTH:
@@ -60,7 +61,7 @@ def require_str(value: dict[str, Any], key: str, where: tuple[Any, ...], doc: Pa
     return None
 
 
-def context_name(value: Any, where: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
+def context_name(value: Any, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
     """A context name: a non-empty string of printable characters, at most MAX_NAME_LENGTH long."""
     if isinstance(value, str) and value and len(value) <= MAX_NAME_LENGTH and value.isprintable():
         return value

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..findings import FieldPath
 from ..model.positions import resolve_position
 from ..model.resource import Estate
 from ..semantics import catalog
@@ -72,7 +73,7 @@ def nack_values(spec: dict[str, Any], kind: str, doc: ParsedDocument, file: str,
     ok = True
     release = nack_release(estate.nack_version)
 
-    def report(message: str, path: tuple[Any, ...]) -> None:
+    def report(message: str, path: FieldPath) -> None:
         nonlocal ok
         ok = False
         pos = resolve_position(doc.positions, path) or (doc.line, 1)

@@ -8,7 +8,7 @@ import re
 import types
 from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
 
-from ..findings import Finding
+from ..findings import FieldPath, Finding
 from ..model.config import ConsumerConfig, StreamConfig
 from ..model.records.record import Record, is_record_class, validation_errors
 from ..model.resource import Declaration, Estate, Resource
@@ -174,7 +174,7 @@ def _value_message(kind: str, label: str, err: ErrorDetails) -> str:
     return f"{label}: {text[0].lower() + text[1:] if text else text}{suffix}"
 
 
-def model_at(model: type[Record], loc: tuple[Any, ...]) -> type[Record] | None:
+def model_at(model: type[Record], loc: FieldPath) -> type[Record] | None:
     current: Any = model
     for step in loc:
         if isinstance(step, int):
@@ -198,7 +198,7 @@ def _unwrap(ann: Any) -> Any:
     return ann
 
 
-def _external_names(res: Declaration, model: type[Record], loc: tuple[Any, ...]) -> list[str]:
+def _external_names(res: Declaration, model: type[Record], loc: FieldPath) -> list[str]:
     sub = model_at(model, loc)
     names = list(sub.model_fields) if sub is not None else []
     if res.dialect.startswith("nack"):

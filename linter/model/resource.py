@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeGuard
 
 from typing_extensions import TypeVar
 
-from ..findings import Finding, ObjectRef
+from ..findings import FieldPath, Finding, ObjectRef
 from .config import ConsumerConfig, StreamConfig
 from .positions import PosEntry, resolve_position
 
@@ -58,9 +58,9 @@ class Declaration:
     document: int = 0  # index of the document in its file
     doc_line: int = 1
     positions: PosEntry | None = None
-    spec_path: tuple[Any, ...] = ("spec",)
+    spec_path: FieldPath = ("spec",)
     # Config field path -> document path, where a dialect names or places a field differently.
-    key_map: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
+    key_map: dict[FieldPath, FieldPath] = field(default_factory=dict)
     raw: Any = None
 
     @property
@@ -71,7 +71,7 @@ class Declaration:
     def key(self) -> ResourceKey:
         return (self.context, self.kind, self.name, self.stream)
 
-    def source_path(self, path: tuple[Any, ...]) -> tuple[Any, ...]:
+    def source_path(self, path: FieldPath) -> FieldPath:
         """The document path of a config field path (dialects rename keys)."""
         for cut in range(len(path), 0, -1):
             hit = self.key_map.get(tuple(path[:cut]))
@@ -79,7 +79,7 @@ class Declaration:
                 return hit + tuple(path[cut:])
         return self.spec_path + tuple(path)
 
-    def locate(self, path: tuple[Any, ...] = (), *, key: bool = False, document_path: bool = False) -> tuple[int, int]:
+    def locate(self, path: FieldPath = (), *, key: bool = False, document_path: bool = False) -> tuple[int, int]:
         """``(line, column)`` of a config field (``("max_age",)``) or, with ``document_path``, of a
         path in the whole document (``("metadata", "name")``)."""
         full = tuple(path) if document_path else self.source_path(tuple(path))

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._html_model import ReportData, build_report
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 __all__ = ["ReportData", "build_report", "render_html", "report_from_paths"]
 
@@ -65,7 +68,7 @@ def report_from_paths(
     paths: Sequence[str],
     *,
     profiles_path: str | None = None,
-    config: Any = None,
+    config: Config | None = None,
     env: str | None = None,
 ) -> ReportData:
     """Load, lint (with the profiles) and build the report data. Raises ``LoadError`` /

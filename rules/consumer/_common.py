@@ -6,9 +6,7 @@ parent stream's effective config, as ``checkConsumerCfg`` in nats-server's consu
 
 from __future__ import annotations
 
-from typing import Any
-
-from jsops.linter.api import ConsumerResource, EffectiveConsumerLimits, EffectiveStream, FixSuggestion, RuleContext, Violation
+from jsops.linter.api import ConsumerResource, EffectiveConsumerLimits, EffectiveStream, FieldPath, FixSuggestion, RuleContext, Violation
 
 __all__ = ["parent_effective", "parent_consumer_limits", "field_path", "empty_entry"]
 
@@ -27,7 +25,7 @@ def parent_consumer_limits(resource: ConsumerResource, ctx: RuleContext) -> Effe
     return stream.consumer_limits if stream is not None else _NO_LIMITS
 
 
-def field_path(resource: ConsumerResource, *fields: str) -> tuple[Any, ...]:
+def field_path(resource: ConsumerResource, *fields: str) -> FieldPath:
     """The first of ``fields`` that the manifest writes, as a config path (the first one if none)."""
     cfg = resource.config
     for name in fields:

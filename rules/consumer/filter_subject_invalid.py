@@ -9,6 +9,7 @@ from jsops.linter.api import (
     ConsumerResource,
     ConsumerRule,
     ErrCode,
+    FieldPath,
     FixAvailability,
     FixSuggestion,
     Resource,
@@ -83,7 +84,7 @@ class ConsumerFilterSubjectInvalid(ConsumerRule):
                 return
 
     @staticmethod
-    def _bad(resource: Resource, path: tuple[object, ...], subject: str) -> Violation:
+    def _bad(resource: Resource, path: FieldPath, subject: str) -> Violation:
         where = path[0] if len(path) == 1 else f"{path[0]}[{path[1]}]"
         return Violation(
             resource,

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from jsops.linter.api import (
     ErrCode,
+    FieldPath,
     FixAvailability,
     FixSuggestion,
     Resource,
@@ -27,7 +27,7 @@ from jsops.linter.api import (
 from ._common import streams_with_consumers
 
 
-def _filter_path(resource: Resource) -> tuple[Any, ...]:
+def _filter_path(resource: Resource) -> FieldPath:
     cfg = consumer_config(resource)
     if cfg.filter_subjects:
         return ("filter_subjects",)
@@ -43,10 +43,10 @@ def _filter_path(resource: Resource) -> tuple[Any, ...]:
 INTERNAL_CONSUMERS_EXEMPT_SINCE = (2, 14, 0)
 
 
-def _copiers(ctx: RuleContext, context: str, origin: str) -> list[tuple[Resource, tuple[Any, ...], list[str]]]:
+def _copiers(ctx: RuleContext, context: str, origin: str) -> list[tuple[Resource, FieldPath, list[str]]]:
     """The mirrors and sources of the estate that copy ``origin``: (stream, path, the filters of
     the internal consumer the server creates on ``origin`` for the copy; ``>`` for all)."""
-    out: list[tuple[Resource, tuple[Any, ...], list[str]]] = []
+    out: list[tuple[Resource, FieldPath, list[str]]] = []
     for r in ctx.estate.resources:
         if r.kind != "Stream" or r.context != context or r.name == origin:
             continue
@@ -64,7 +64,7 @@ def _copiers(ctx: RuleContext, context: str, origin: str) -> list[tuple[Resource
     return out
 
 
-def _copier_overlap(res: Resource, filters: list[str], copiers: list[tuple[Resource, tuple[Any, ...], list[str]]], sname: str) -> Violation | None:
+def _copier_overlap(res: Resource, filters: list[str], copiers: list[tuple[Resource, FieldPath, list[str]]], sname: str) -> Violation | None:
     """The advice for the first mirror or source whose internal consumer overlaps ``res``, or None."""
     for stream, path, cfilters in copiers:
         hit = next((f for f in filters or [">"] for c in cfilters if subjects_collide(f, c)), None)

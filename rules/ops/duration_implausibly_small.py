@@ -8,6 +8,7 @@ from typing import Any
 from jsops.linter.api import (
     MILLISECOND,
     Edit,
+    FieldPath,
     FixAvailability,
     FixSuggestion,
     Resource,
@@ -35,7 +36,7 @@ EFFECT = {
 }
 
 
-def _raw(resource: Resource, path: tuple[Any, ...]) -> Any:
+def _raw(resource: Resource, path: FieldPath) -> Any:
     """The value as written in the document (before units were parsed), or None."""
     node = resource.raw
     for key in resource.source_path(path):
@@ -114,18 +115,18 @@ class OpsDurationImplausiblySmall(Rule):
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
         cfg = resource.config
-        paths: list[tuple[Any, ...]] = [(f,) for f in FIELDS[resource.kind]]
+        paths: list[tuple[str] | tuple[str, int]] = [(f,) for f in FIELDS[resource.kind]]
         if resource.kind == "Consumer":
             paths += [("backoff", i) for i in range(len(consumer_config(resource).backoff or []))]
         for path in paths:
             value = getattr(cfg, path[0], None)
-            if len(path) > 1 and isinstance(value, list):
+            if len(path) == 2 and isinstance(value, list):
                 value = value[path[1]]
             if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < PLAUSIBLE:
                 continue
             yield self._violation(resource, path, value)
 
-    def _violation(self, resource: Resource, path: tuple[Any, ...], value: int) -> Violation:
+    def _violation(self, resource: Resource, path: tuple[str] | tuple[str, int], value: int) -> Violation:
         src = resource.source_path(path)
         key = src[-1] if len(path) == 1 else src[-2]
         name = key if isinstance(key, str) else path[0]  # as the manifest spells it (NACK: ackWait)

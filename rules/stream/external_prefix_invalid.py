@@ -7,6 +7,7 @@ from typing import Any
 
 from jsops.linter.api import (
     ErrCode,
+    FieldPath,
     RuleContext,
     Severity,
     StreamConfig,
@@ -68,7 +69,7 @@ class StreamExternalPrefixInvalid(StreamRule):
     severity = Severity.ERROR
 
     def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
-        blocks: list[tuple[tuple[Any, ...], Any]] = []
+        blocks: list[tuple[FieldPath, Any]] = []
         if c.mirror is not None:
             if c.mirror.external is not None:
                 blocks.append((("mirror", "external"), c.mirror.external))

@@ -13,6 +13,7 @@ from jsops.linter.api import (
     STREAM_SOURCE_FIELDS,
     STRICT_JSON_DEFAULT,
     ErrCode,
+    FieldPath,
     FixAvailability,
     FixSuggestion,
     Resource,
@@ -95,7 +96,7 @@ class TargetFieldNewerThanServer(Rule):
                 if since is not None and since > version:
                     yield self._violation(resource, (field,), f"{field}: {value}", since, version, strict=True)
         if resource.kind == "Stream":
-            entries: list[tuple[tuple[Any, ...], Any]] = []
+            entries: list[tuple[FieldPath, Any]] = []
             scfg = stream_config(resource)
             placement = scfg.placement
             if placement is not None:
@@ -113,7 +114,7 @@ class TargetFieldNewerThanServer(Rule):
                         where = ".".join(str(p) for p in (*path, field))
                         yield self._violation(resource, (*path, field), f"field {where}", since, version, strict=version >= STRICT_JSON_DEFAULT)
 
-    def _violation(self, resource: Resource, path: tuple[Any, ...], what: str, since: Version, version: Version, *, strict: bool) -> Violation:
+    def _violation(self, resource: Resource, path: FieldPath, what: str, since: Version, version: Version, *, strict: bool) -> Violation:
         target = format_version(version)
         if strict:
             msg = f"{what} needs nats-server {format_version(since)} or newer; the target runs {target}, which rejects it as invalid JSON"
