@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from .semantics.effective import SERVER_DEFAULTS, effective_consumer, effective_stream, strip_server_metadata
     from .semantics.effective_types import EffectiveConsumer, EffectiveStream, api_json
     from .semantics.errcodes import ErrCode
+    from .semantics.jsonvalue import JsonValue
     from .semantics.releases import Version as ServerVersion
     from .semantics.releases import format_version, parse_version
     from .semantics.subjects import SubjectIndex, is_subset_match, subjects_collide
@@ -89,6 +90,7 @@ __all__ = [
     "is_record_class",
     "is_stream",
     "is_subset_match",
+    "JsonValue",
     "KeyValueConfig",
     "lint_estate",
     "lint_paths",
@@ -193,6 +195,7 @@ _HOMES = {
     "EffectiveStream": ".semantics.effective_types",
     "api_json": ".semantics.effective_types",
     "ErrCode": ".semantics.errcodes",
+    "JsonValue": ".semantics.jsonvalue",
     "format_version": ".semantics.releases",
     "parse_version": ".semantics.releases",
     "SubjectIndex": ".semantics.subjects",

@@ -21,9 +21,10 @@ Every classification carries a sentence saying what the change costs.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from . import catalog
+from .jsonvalue import JsonValue
 
 __all__ = [
     "ChangeClass",
@@ -71,11 +72,11 @@ def _facts(rec: catalog.Record, field: str) -> catalog.Update:
     return rec[field].update if field in rec else _APPLIED
 
 
-def _truthy(v: Any) -> bool:
+def _truthy(v: JsonValue) -> bool:
     return bool(v)
 
 
-def classify_stream_change(field: str, old: Any, new: Any) -> Classification:
+def classify_stream_change(field: str, old: JsonValue, new: JsonValue) -> Classification:
     """Classify a change of the stream config field ``field`` from ``old`` to ``new`` (the field's
     update facts are the catalog's; retention, mirror, limits and subjects depend on the values)."""
     u = _facts(catalog.STREAM, field)
@@ -97,21 +98,25 @@ def classify_stream_change(field: str, old: Any, new: Any) -> Classification:
         return Classification("recreate", f"a mirror can not be added or changed in place; {_STREAM_LOST}")
     if u.tighter is not None and _tighter(old, new):
         return Classification("in-place", u.tighter)
-    if field == "subjects" and set(old or []) - set(new or []):
+    if field == "subjects" and _subjects(old) - _subjects(new):
         return Classification("in-place", "publishers to removed subjects get no stream acknowledgement; stored messages stay")
     return Classification("in-place", u.sentence)
 
 
-def _tighter(old: Any, new: Any) -> bool:
+def _subjects(v: JsonValue) -> set[str]:
+    return {s for s in v if isinstance(s, str)} if isinstance(v, list) else set()
+
+
+def _tighter(old: JsonValue, new: JsonValue) -> bool:
     """Whether limit ``new`` is stricter than ``old`` (0, -1 and absent mean unlimited)."""
 
-    def value(v: Any) -> float:
+    def value(v: JsonValue) -> float:
         return float("inf") if not isinstance(v, int) or v <= 0 else float(v)
 
     return value(new) < value(old)
 
 
-def classify_consumer_change(field: str, old: Any, new: Any) -> Classification:
+def classify_consumer_change(field: str, old: JsonValue, new: JsonValue) -> Classification:
     """Classify a change of the consumer config field ``field`` from ``old`` to ``new``."""
     u = _facts(catalog.CONSUMER, field)
     if u.change in ("forbidden", "recreate"):
@@ -121,7 +126,7 @@ def classify_consumer_change(field: str, old: Any, new: Any) -> Classification:
     return Classification("in-place", u.sentence)
 
 
-def classify(kind: str, field: str, old: Any, new: Any) -> Classification:
+def classify(kind: str, field: str, old: JsonValue, new: JsonValue) -> Classification:
     """Classify a change for ``kind`` ``"Stream"`` or ``"Consumer"``."""
     if kind == "Stream":
         return classify_stream_change(field, old, new)
