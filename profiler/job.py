@@ -22,7 +22,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 if __package__ in (None, ""):  # spark-submit profiler/job.py: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -30,6 +30,12 @@ if __package__ in (None, ""):  # spark-submit profiler/job.py: make the package 
 from jsops.profiler.errors import ProfilerError  # noqa: E402 (after the sys.path fix above)
 from jsops.profiler.inputs import check_paths, shuffle_partitions  # noqa: E402
 from jsops.profiler.precision import DEFAULT_EXACT_LIMIT, MIN_ACCURACY  # noqa: E402
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from jsops.profiler.compute import ProfileSummary
+    from jsops.profiler.engine import Engine
 
 __all__ = ["main", "build_profiles", "make_session", "INSTALL_HINT"]  # noqa: F822 (lazy, see __getattr__)
 
@@ -236,11 +242,12 @@ def _failure(exc: BaseException) -> str:
     return text[0][:300] if text else _first_line(exc)
 
 
-def _stderr_writer(spark: Any, under_submit: bool) -> Callable[[str], None]:
+def _stderr_writer(spark: SparkSession | None, under_submit: bool) -> Callable[[str], None]:
     """Where messages go. Under spark-submit the Python process's stderr is merged into its stdout (the
     JVM reads both as one stream), so messages go to the JVM's own stderr and ``-o -`` stays JSON."""
-    if under_submit and spark is not None:
-        err = spark.sparkContext._jvm.System.err  # noqa: SLF001
+    gateway = spark.sparkContext._jvm if under_submit and spark is not None else None  # noqa: SLF001
+    if gateway is not None:
+        err = gateway.System.err
 
         def jvm(line: str) -> None:
             err.println(line)
@@ -307,7 +314,7 @@ def _main(argv: list[str]) -> int:
         return 130
 
 
-def _check_engine_args(args: argparse.Namespace, engine: Any) -> None:
+def _check_engine_args(args: argparse.Namespace, engine: Engine) -> None:
     """Options that go only with a Spark jsops starts, and the PySpark the engine needs."""
     from jsops.profiler.engine import EngineError
 
@@ -322,7 +329,7 @@ def _check_engine_args(args: argparse.Namespace, engine: Any) -> None:
         )
 
 
-def _run(args: argparse.Namespace, conf: dict[str, str], engine: Any) -> int:
+def _run(args: argparse.Namespace, conf: dict[str, str], engine: Engine) -> int:
     if engine.name == "sail":
         from jsops.profiler.engine import SAIL_FALLBACK
         from jsops.profiler.sail import SailServer
@@ -332,7 +339,7 @@ def _run(args: argparse.Namespace, conf: dict[str, str], engine: Any) -> int:
             print(f"jsops profile: starting Sail{note}", file=sys.stderr, flush=True)
         with SailServer() as url:
             return _run_connect(args, conf, url, check=False)
-    if engine.connect:
+    if engine.remote is not None:  # Spark Connect (Sail, the other connected engine, is above)
         return _run_connect(args, conf, engine.remote, check=True)
     return _run_classic(args, conf)
 
@@ -378,7 +385,7 @@ def _run_classic(args: argparse.Namespace, conf: dict[str, str]) -> int:
             spark.stop()
 
 
-def _work(spark: Any, args: argparse.Namespace, say: Callable[[str], None], exact: bool = False, connect: bool = False) -> int:
+def _work(spark: SparkSession, args: argparse.Namespace, say: Callable[[str], None], exact: bool = False, connect: bool = False) -> int:
     """One job with ``spark``, or with ``--every`` one every DURATION on the same session until stopped."""
     if args.every is None:
         return _job(spark, args, say, exact)
@@ -392,7 +399,7 @@ def _work(spark: Any, args: argparse.Namespace, say: Callable[[str], None], exac
     return serve(spark, lambda: _job(spark, args, say, exact), args.every, Path(args.store), lambda line: say(f"jsops profile: {line}"), label)
 
 
-def _job(spark: Any, args: argparse.Namespace, say: Callable[[str], None], exact: bool = False) -> int:
+def _job(spark: SparkSession, args: argparse.Namespace, say: Callable[[str], None], exact: bool = False) -> int:
     """Compact or profile with ``spark``, write the output, say what was done. ``exact``: every
     percentile by the exact ``percentile`` (see :mod:`jsops.profiler.engine`)."""
     progress = None if args.quiet else (lambda line: say(f"jsops profile: {line}"))
@@ -436,7 +443,9 @@ def _job(spark: Any, args: argparse.Namespace, say: Callable[[str], None], exact
     return 0
 
 
-def _profiles(spark: Any, args: argparse.Namespace, progress: Callable[[str], None] | None, exact: bool = False) -> tuple[dict[str, Any], Any]:
+def _profiles(
+    spark: SparkSession, args: argparse.Namespace, progress: Callable[[str], None] | None, exact: bool = False
+) -> tuple[dict[str, Any], ProfileSummary]:
     from jsops.profiler import compute
 
     if args.store is None:
