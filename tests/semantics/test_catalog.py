@@ -14,7 +14,7 @@ import pytest
 
 from jsops.linter.load import _nack_tables as nack
 from jsops.linter.model import buckets, config
-from jsops.linter.model.records.record import Record
+from jsops.linter.model.records.record import Record, is_record_class
 from jsops.linter.semantics import catalog, effective, releases, updates
 from jsops.linter.semantics.catalog import ABSENT, Unit
 
@@ -66,6 +66,28 @@ def _is_list(ann: Any) -> bool:
 
 def test_every_record_of_the_model_is_in_the_catalog() -> None:
     assert set(MODELS) == set(catalog.RECORDS)
+
+
+def _reached(ann: Any) -> set[type[Record]]:
+    """The records an annotation names, and every record their fields name in turn."""
+    found: set[type[Record]] = set()
+    todo = [ann]
+    while todo:
+        t = todo.pop()
+        if is_record_class(t):
+            if t not in found:
+                found.add(t)
+                todo.extend(f.annotation for f in t.model_fields.values())
+        todo.extend(typing.get_args(t))
+    return found
+
+
+def test_the_records_reached_from_the_configs_are_the_catalogs() -> None:
+    """Walks the config records (streams, consumers, buckets) through every field, so a record nested in a new
+    field cannot be missing from the catalog (and from MODELS, which the other tests check field by field)."""
+    roots = (config.StreamConfig, config.ConsumerConfig, buckets.KeyValueConfig, buckets.ObjectStoreConfig)
+    reached = set().union(*(_reached(r) for r in roots))
+    assert reached == set(MODELS.values())
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
