@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from .engine import LintResult, discover_rules, lint_estate, lint_paths, read_manifest_bytes
     from .findings import LOAD_CODES, Finding, ObjectRef, Severity
     from .gcpause import gc_paused
+    from .jsonvalue import JsonValue
     from .load import (
         PREVENT_DELETE,
         PREVENT_UPDATE,
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
     from .semantics.effective import SERVER_DEFAULTS, effective_consumer, effective_stream, strip_server_metadata
     from .semantics.effective_types import EffectiveConsumer, EffectiveStream, api_json
     from .semantics.errcodes import ErrCode
-    from .semantics.jsonvalue import JsonValue
     from .semantics.releases import Version as ServerVersion
     from .semantics.releases import format_version, parse_version
     from .semantics.subjects import SubjectIndex, is_subset_match, subjects_collide
@@ -195,7 +195,7 @@ _HOMES = {
     "EffectiveStream": ".semantics.effective_types",
     "api_json": ".semantics.effective_types",
     "ErrCode": ".semantics.errcodes",
-    "JsonValue": ".semantics.jsonvalue",
+    "JsonValue": ".jsonvalue",
     "format_version": ".semantics.releases",
     "parse_version": ".semantics.releases",
     "SubjectIndex": ".semantics.subjects",

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, TypedDict
+from typing import TypedDict
+
+from .jsonvalue import JsonValue
 
 __all__ = [
     "Severity",
@@ -90,12 +92,12 @@ class Edit:
 
     op: str  # "set" | "remove"
     path: FieldPath
-    value: Any = field(default=None, hash=False)  # may be a list or a mapping
+    value: JsonValue = field(default=None, hash=False)  # may be a list or a mapping
     duration: bool = False
     document: int | None = None
 
     @classmethod
-    def set(cls, path: FieldPath, value: Any, *, duration: bool = False) -> Edit:
+    def set(cls, path: FieldPath, value: JsonValue, *, duration: bool = False) -> Edit:
         return cls("set", tuple(path), value, duration)
 
     @classmethod

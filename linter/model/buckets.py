@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
+from ..jsonvalue import JsonObject
 from ..semantics import catalog
 from .config import Duration, Placement, Republish, Size, StreamSource, SubjectTransform, _Model
 from .records.record import StrictBool, StrictInt, StrictStr
@@ -132,10 +133,10 @@ def _kv_source(src: StreamSource, bucket: str, mirror: bool) -> dict[str, Any]:
     return out
 
 
-def kv_stream(cfg: KeyValueConfig, bucket: str, *, client: Client = "go") -> dict[str, Any]:
+def kv_stream(cfg: KeyValueConfig, bucket: str, *, client: Client = "go") -> JsonObject:
     """The StreamConfig the client sends for a Key-Value bucket (``bucket`` overrides ``cfg.bucket``)."""
     ttl = cfg.ttl or 0
-    out: dict[str, Any] = {"name": KV_PREFIX + bucket}
+    out: JsonObject = {"name": KV_PREFIX + bucket}
     if cfg.description:
         out["description"] = cfg.description
     out["subjects"] = [f"$KV.{bucket}.>"]
@@ -181,9 +182,9 @@ def kv_stream(cfg: KeyValueConfig, bucket: str, *, client: Client = "go") -> dic
     return out
 
 
-def object_stream(cfg: ObjectStoreConfig, bucket: str, *, client: Client = "go") -> dict[str, Any]:
+def object_stream(cfg: ObjectStoreConfig, bucket: str, *, client: Client = "go") -> JsonObject:
     """The StreamConfig the client sends for an Object Store bucket."""
-    out: dict[str, Any] = {"name": OBJ_PREFIX + bucket}
+    out: JsonObject = {"name": OBJ_PREFIX + bucket}
     if cfg.description:
         out["description"] = cfg.description
     out["subjects"] = [f"$O.{bucket}.C.>", f"$O.{bucket}.M.>"]
@@ -206,7 +207,7 @@ def object_stream(cfg: ObjectStoreConfig, bucket: str, *, client: Client = "go")
     return out
 
 
-def bucket_stream(kind: str, cfg: BucketConfig, bucket: str, *, client: Client = "go") -> dict[str, Any]:
+def bucket_stream(kind: str, cfg: BucketConfig, bucket: str, *, client: Client = "go") -> JsonObject:
     if kind == "KeyValue":
         assert isinstance(cfg, KeyValueConfig)
         return kv_stream(cfg, bucket, client=client)

@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ..jsonvalue import JsonValue
 from . import catalog
-from .jsonvalue import JsonValue
 
 __all__ = [
     "ChangeClass",
