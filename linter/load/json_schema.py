@@ -21,6 +21,7 @@ import json
 import sys
 from typing import Any
 
+from ..jsonvalue import JsonObject, JsonValue
 from ..model.buckets import KeyValueConfig, ObjectStoreConfig
 from ..model.config import ConsumerConfig, StreamConfig
 from .native import NATIVE_API
@@ -89,10 +90,10 @@ def _metadata(kind: str) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
 
 
-def manifest_schema() -> dict[str, Any]:
+def manifest_schema() -> JsonObject:
     """The JSON Schema (draft 2020-12) of one native manifest document."""
     defs: dict[str, Any] = {}
-    branches = []
+    branches: list[JsonValue] = []
     for kind, record in _KINDS:
         defs[f"{kind}Spec"] = _spec(record, defs)
         branches.append(
