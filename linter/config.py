@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from .api import Rule, RuleOptions, rule_groups
 from .errors import LinterError
-from .findings import LOAD_CODES, Severity
+from .findings import LOAD_CODES, FieldPath, Severity
 from .model.records.record import Record, is_record_class, option, validation_errors
 from .model.target import Target
 
@@ -302,7 +302,7 @@ def _validation_message(path: str, errors: list[ErrorDetails], positions: Any, *
     return f"{where}: {key}: {msg}"
 
 
-def _keys_at(loc: tuple[Any, ...]) -> list[str]:
+def _keys_at(loc: FieldPath) -> list[str]:
     """The keys the config accepts at ``loc`` (a validation error's location), for "did you mean"."""
     import typing
 

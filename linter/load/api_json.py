@@ -12,7 +12,7 @@ from fnmatch import fnmatchcase
 from functools import cache
 from typing import Any
 
-from ..findings import ObjectRef
+from ..findings import FieldPath, ObjectRef
 from ..model.positions import Pos, resolve_position
 from ..model.resource import Declaration, Estate
 from ..semantics import catalog
@@ -49,7 +49,7 @@ def load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
     if "config" in v:
         cfg = v["config"]
-        spec_path: tuple[Any, ...] = ("config",)
+        spec_path: FieldPath = ("config",)
         if not isinstance(cfg, dict):
             pos = resolve_position(doc.positions, ("config",)) or start
             estate.findings.append(finding("invalid-field", f"config must be a mapping, got {kind_of(cfg)}", file, *pos, None, ErrCode.INVALID_JSON))
@@ -71,7 +71,7 @@ def load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None
 
 
 def _load_api_consumer(
-    doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: tuple[Any, ...], start: Pos, lenient: bool = False
+    doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: FieldPath, start: Pos, lenient: bool = False
 ) -> None:
     v = doc.value
     stream = v.get("stream_name") if spec_path else None
@@ -122,7 +122,7 @@ def _load_api_consumer(
     admit(declared, cfg, estate, units_ok, lenient)
 
 
-def _load_api_stream(doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: tuple[Any, ...], start: Pos) -> None:
+def _load_api_stream(doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: FieldPath, start: Pos) -> None:
     if not spec_path:  # the body of a stream request: its envelope keys are not config fields
         stream_envelope(cfg, doc, file, estate)
     name = cfg.get("name")
@@ -199,7 +199,7 @@ def _api_units(kind: str) -> dict[tuple[str, ...], str]:
     return {path: _UNIT_WORDS[unit] for path, unit in catalog.unit_paths(kind).items() if unit in _UNIT_WORDS}
 
 
-def _api_unit_strings(cfg: dict[str, Any], kind: str, res_path: tuple[Any, ...], doc: ParsedDocument, file: str, estate: Estate) -> bool:
+def _api_unit_strings(cfg: dict[str, Any], kind: str, res_path: FieldPath, doc: ParsedDocument, file: str, estate: Estate) -> bool:
     """The NATS API reads durations as integer nanoseconds and sizes as integer bytes; the server
     rejects strings like "7d" or "10GiB" (which the native and NACK dialects accept). Reports them
     and removes them from ``cfg`` so the model does not report them again."""
@@ -225,7 +225,7 @@ def _api_unit_strings(cfg: dict[str, Any], kind: str, res_path: tuple[Any, ...],
     return ok
 
 
-def _walk(value: Any, pattern: tuple[str, ...], here: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+def _walk(value: Any, pattern: tuple[str, ...], here: FieldPath = ()) -> Iterator[tuple[FieldPath, Any]]:
     if not pattern:
         yield here, value
         return
@@ -238,12 +238,14 @@ def _walk(value: Any, pattern: tuple[str, ...], here: tuple[Any, ...] = ()) -> I
         yield from _walk(value[step], rest, here + (step,))
 
 
-def _drop(cfg: dict[str, Any], path: tuple[Any, ...]) -> None:
+def _drop(cfg: dict[str, Any], path: FieldPath) -> None:
     """Remove ``path`` from ``cfg``, copying the containers on the way (the document is not changed)."""
-    if len(path) == 1:
-        cfg.pop(path[0], None)
-        return
     head = path[0]
+    if not isinstance(head, str):
+        return  # a config's keys are strings: nothing there
+    if len(path) == 1:
+        cfg.pop(head, None)
+        return
     child = cfg.get(head)
     if isinstance(child, dict):
         cfg[head] = dict(child)

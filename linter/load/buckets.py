@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..findings import FieldPath
 from ..model.buckets import (
     BUCKET_FIELDS,
     KV_MAX_HISTORY,
@@ -33,9 +34,7 @@ __all__ = ["load_native_bucket", "load_nack_bucket"]
 _MODELS: dict[str, type[KeyValueConfig] | type[ObjectStoreConfig]] = {"KeyValue": KeyValueConfig, "ObjectStore": ObjectStoreConfig}
 
 
-def _finish(
-    kind: str, bucket: str, spec: dict[str, Any], declared: Declaration, spec_map: dict[tuple[Any, ...], tuple[Any, ...]], estate: Estate, ok: bool
-) -> None:
+def _finish(kind: str, bucket: str, spec: dict[str, Any], declared: Declaration, spec_map: dict[FieldPath, FieldPath], estate: Estate, ok: bool) -> None:
     """Validate the bucket spec, then add the bucket's stream (or mark it invalid)."""
     model = _MODELS[kind]
     declared.key_map = spec_map
@@ -91,7 +90,7 @@ def _finish(
         ok = False
     stream_cfg = bucket_stream(kind, cfg, bucket)
     # Stream field paths -> where the manifest wrote the bucket field (or the kind, for implied fields).
-    stream_map: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    stream_map: dict[FieldPath, FieldPath] = {}
     for sfield, bfield in BUCKET_FIELDS[kind].items():
         stream_map[(sfield,)] = spec_map.get((bfield,), declared.spec_path + (bfield,))
     back = {b: s for s, b in BUCKET_FIELDS[kind].items()}
@@ -146,7 +145,7 @@ def load_native_bucket(doc: ParsedDocument, index: int, file: str, estate: Estat
             )
         return
     spec = dict(spec)
-    spec_map: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    spec_map: dict[FieldPath, FieldPath] = {}
     if "bucket" in spec and spec["bucket"] != name:
         estate.findings.append(
             finding(
@@ -195,8 +194,8 @@ def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: Estate,
         return
     # NACK's value spellings (Go durations for ttl and limitMarkerTtl, integer sizes), by the field catalog
     values, ok = nack_values(spec, kind, doc, file, estate)
-    spec_map: dict[tuple[Any, ...], tuple[Any, ...]] = {(): ("spec",)}
-    unknown: list[tuple[tuple[Any, ...], str, list[str]]] = []
+    spec_map: dict[FieldPath, FieldPath] = {(): ("spec",)}
+    unknown: list[tuple[FieldPath, str, list[str]]] = []
     table = T.KEY_VALUE if kind == "KeyValue" else T.OBJECT_STORE
     translated = nack_translate(values, table, ("spec",), (), spec_map, unknown)
     for path, k, choices in unknown[:MAX_FINDINGS_PER_OBJECT]:

@@ -3,8 +3,7 @@ manifest declares (findings JS0xx, raised by the loader)."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..findings import FieldPath
 from ..model.config import ConsumerConfig
 from ..model.resource import Estate, Resource, ResourceKey
 from ..semantics.errcodes import ErrCode
@@ -14,7 +13,7 @@ from .messages import finding, short, shown
 __all__ = ["check_estate"]
 
 
-def _name_path(r: Resource) -> tuple[Any, ...]:
+def _name_path(r: Resource) -> FieldPath:
     """The document path of the value that names ``r``."""
     if r.dialect == "native":
         return ("metadata", "name")
@@ -24,7 +23,7 @@ def _name_path(r: Resource) -> tuple[Any, ...]:
     return r.spec_path + (field_name,)
 
 
-def _stream_path(r: Resource) -> tuple[Any, ...]:
+def _stream_path(r: Resource) -> FieldPath:
     """The document path of the value that names a consumer's stream."""
     if r.dialect == "native":
         return ("metadata", "stream")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..findings import FieldPath
 from ..model.positions import Pos, resolve_position
 from ..model.resource import Declaration, Estate, NackAccount
 from . import _nack_tables as T
@@ -74,7 +75,7 @@ def _load_nack_object(doc: ParsedDocument, index: int, file: str, estate: Estate
             finding("invalid-field", "missing required field spec" if spec is None else f"spec must be a mapping, got {kind_of(spec)}", file, *pos)
         )
         return
-    key_map: dict[tuple[Any, ...], tuple[Any, ...]] = {(): ("spec",)}
+    key_map: dict[FieldPath, FieldPath] = {(): ("spec",)}
     translated, spec_ok = _translate_spec(spec, kind, api, key_map, doc, file, estate, start)
     annotations, context, context_ok = _nack_context(meta, spec, doc, file, estate)
     nack_connection_fields(spec, doc, file, estate)
@@ -98,10 +99,10 @@ def _load_nack_object(doc: ParsedDocument, index: int, file: str, estate: Estate
 
 
 def _translate_spec(
-    spec: dict[str, Any], kind: str, api: str, key_map: dict[tuple[Any, ...], tuple[Any, ...]], doc: ParsedDocument, file: str, estate: Estate, start: Pos
+    spec: dict[str, Any], kind: str, api: str, key_map: dict[FieldPath, FieldPath], doc: ParsedDocument, file: str, estate: Estate, start: Pos
 ) -> tuple[dict[str, Any], bool]:
     """The spec as a JetStream API config (``key_map`` filled in), and whether its values and fields are all valid."""
-    unknown: list[tuple[tuple[Any, ...], str, list[str]]] = []
+    unknown: list[tuple[FieldPath, str, list[str]]] = []
     table = T.STREAM if kind == "Stream" else T.CONSUMER
     values, values_ok = nack_values(spec, kind, doc, file, estate)
     translated = nack_translate(values, table, ("spec",), (), key_map, unknown)
@@ -148,10 +149,10 @@ def protection_annotations(spec: dict[str, Any], annotations: dict[str, str]) ->
 def nack_translate(
     value: dict[str, Any],
     table: dict[str, Any],
-    src: tuple[Any, ...],
-    dst: tuple[Any, ...],
-    key_map: dict[tuple[Any, ...], tuple[Any, ...]],
-    unknown: list[tuple[tuple[Any, ...], str, list[str]]],
+    src: FieldPath,
+    dst: FieldPath,
+    key_map: dict[FieldPath, FieldPath],
+    unknown: list[tuple[FieldPath, str, list[str]]],
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in value.items():

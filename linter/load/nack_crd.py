@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..findings import Finding
+from ..findings import FieldPath, Finding
 from ..model.positions import resolve_position
 from ..model.resource import Estate
 from ..semantics.units import UnitError, parse_duration, parse_size
@@ -73,7 +73,7 @@ _ANNOTATIONS_MAX = 256 * 1024
 _JSOPS_TABLES = {"Stream": T.STREAM, "Consumer": T.CONSUMER, "KeyValue": T.KEY_VALUE, "ObjectStore": T.OBJECT_STORE}
 
 _NO_FACTS: dict[str, Any] = {}
-Problem = tuple[tuple[Any, ...], bool, str]
+Problem = tuple[FieldPath, bool, str]
 """(document path, whether the position is the key's, message)."""
 
 
@@ -132,7 +132,7 @@ def _not_served(kind: str, api: str, served: str | None, release: NackRelease) -
     )
 
 
-def _walk(value: Any, at: str, path: tuple[Any, ...], schema: dict[str, dict[str, Any]], kind: str, release: NackRelease, out: list[Problem]) -> None:
+def _walk(value: Any, at: str, path: FieldPath, schema: dict[str, dict[str, Any]], kind: str, release: NackRelease, out: list[Problem]) -> None:
     """Every refusal in ``value``, the node at schema path ``at`` (document path ``path``), into ``out``
     (a list, not generators: this runs for every field of every NACK file)."""
     facts = schema.get(at, _NO_FACTS)
@@ -167,7 +167,7 @@ def _walk(value: Any, at: str, path: tuple[Any, ...], schema: dict[str, dict[str
                 out.append(((*path, key), True, _unknown(dotted((*path, key)), release, kind, child)))
 
 
-def _value_checks(value: Any, facts: dict[str, Any], path: tuple[Any, ...], label: str) -> Iterator[Problem]:
+def _value_checks(value: Any, facts: dict[str, Any], path: FieldPath, label: str) -> Iterator[Problem]:
     """enum, pattern, lengths, bounds and item counts of one value of the right type."""
     enum = facts.get("enum")
     if enum is not None and value not in enum:
@@ -198,7 +198,7 @@ def _value_checks(value: Any, facts: dict[str, Any], path: tuple[Any, ...], labe
             yield path, False, f"{REFUSED}: {label} must have at most {facts['maxItems']} items"
 
 
-def _type_hint(kind: str, path: tuple[Any, ...], value: Any, expected: str) -> str:
+def _type_hint(kind: str, path: FieldPath, value: Any, expected: str) -> str:
     """What to write instead, where jsops can tell: a size in bytes, a Go duration, an unquoted scalar."""
     names = [p for p in path if isinstance(p, str)]
     name = names[-1] if names else ""
@@ -245,7 +245,7 @@ def _is_type(value: Any, expected: str) -> bool:
     return expected == "number" or isinstance(value, int) or value.is_integer()
 
 
-def _left_to_loader(kind: str, path: tuple[Any, ...]) -> bool:
+def _left_to_loader(kind: str, path: FieldPath) -> bool:
     """Whether jsops's own NACK tables do not know this spec field either: its JS005 (with a
     did-you-mean) reports it. A field jsops reads but this release's CRD does not is JS030's."""
     table: dict[str, Any] | None = _JSOPS_TABLES.get(kind)
