@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .report.html import render_html
     from .report.text import read_lines, render_text
     from .semantics.effective import SERVER_DEFAULTS, effective_consumer, effective_stream, strip_server_metadata
+    from .semantics.effective_json import ServerJson, consumer_from_api_json, from_api_json, stream_from_api_json
     from .semantics.effective_types import EffectiveConsumer, EffectiveStream, api_json
     from .semantics.errcodes import ErrCode
     from .semantics.releases import Version, format_version, parse_version
@@ -52,6 +53,10 @@ if TYPE_CHECKING:
 __all__ = [
     "AccountLimits",
     "api_json",
+    "consumer_from_api_json",
+    "from_api_json",
+    "ServerJson",
+    "stream_from_api_json",
     "BUCKET_FIELDS",
     "bucket_kind_of",
     "bucket_of_stream",
@@ -192,6 +197,10 @@ _HOMES = {
     "effective_consumer": ".semantics.effective",
     "effective_stream": ".semantics.effective",
     "strip_server_metadata": ".semantics.effective",
+    "ServerJson": ".semantics.effective_json",
+    "consumer_from_api_json": ".semantics.effective_json",
+    "from_api_json": ".semantics.effective_json",
+    "stream_from_api_json": ".semantics.effective_json",
     "EffectiveConsumer": ".semantics.effective_types",
     "EffectiveStream": ".semantics.effective_types",
     "api_json": ".semantics.effective_types",
