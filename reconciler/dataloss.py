@@ -22,6 +22,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from jsops.linter import EffectiveStream
+
 from .errors import ErrCode
 from .live import LiveState, LiveStream, parse_ts
 
@@ -38,12 +40,12 @@ class LimitLoss:
     approx: bool = False
 
 
-def _lim(cfg: dict[str, Any], f: str) -> int:
-    v = cfg.get(f)
+def _lim(cfg: EffectiveStream, f: str) -> int:
+    v = getattr(cfg, f)
     return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
 
 
-def tightened(live_cfg: dict[str, Any], desired: dict[str, Any]) -> list[str]:
+def tightened(live_cfg: EffectiveStream, desired: EffectiveStream) -> list[str]:
     """The limits ``desired`` sets lower than ``live_cfg`` (a limit of 0 or -1 is unlimited)."""
     out = []
     for f in LIMITS:
@@ -53,11 +55,11 @@ def tightened(live_cfg: dict[str, Any], desired: dict[str, Any]) -> list[str]:
     return out
 
 
-def limit_losses(s: LiveStream, desired: dict[str, Any], now: float, measured: dict[str, int] | None = None) -> list[LimitLoss]:
+def limit_losses(s: LiveStream, desired: EffectiveStream, now: float, measured: dict[str, int] | None = None) -> list[LimitLoss]:
     """The stored messages each tightened limit of ``desired`` removes from ``s`` (non-zero ones)."""
     if s.messages <= 0:
         return []
-    discard_old = desired.get("discard", "old") != "new"
+    discard_old = desired.discard != "new"
     out: list[LimitLoss] = []
     for f in tightened(s.config, desired):
         new = _lim(desired, f)
@@ -106,13 +108,13 @@ def describe(loss: LimitLoss, held: int) -> str:
 # measuring on the server
 
 
-def measure_limit_loss(client: Any, live: LiveState, desired: dict[str, dict[str, Any]]) -> None:
+def measure_limit_loss(client: Any, live: LiveState, desired: dict[str, EffectiveStream]) -> None:
     """Fill ``live.limit_loss`` for the streams whose ``desired`` config tightens ``max_age`` or
     ``max_msgs_per_subject`` (the limits the stream state alone cannot count)."""
     client.run(ameasure_limit_loss(client, live, desired))
 
 
-async def ameasure_limit_loss(client: Any, live: LiveState, desired: dict[str, dict[str, Any]]) -> None:
+async def ameasure_limit_loss(client: Any, live: LiveState, desired: dict[str, EffectiveStream]) -> None:
     from .client import JsApiError
 
     for name, cfg in sorted(desired.items()):

@@ -13,7 +13,7 @@ No validation: the server wrote it. A value of the wrong JSON type is kept as it
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Final, TypeAlias
 
@@ -41,7 +41,8 @@ def _zero(annotation: str) -> object:
     if annotation.startswith("Mapping["):
         return EMPTY_METADATA
     if annotation in EFFECTIVE_CLASS_NAMES:
-        return EFFECTIVE_CLASS_NAMES[annotation]()
+        make: Callable[[], EffectiveRecord] = EFFECTIVE_CLASS_NAMES[annotation]
+        return make()
     return None  # an enum: its default below
 
 
@@ -81,11 +82,12 @@ def _value(nested: str | None, many: bool, zero: object, raw: object) -> object:
 
 
 def _record(name: str, data: object) -> tuple[EffectiveRecord, dict[str, ServerJson]]:
-    src: Mapping[str, object] = data if isinstance(data, dict) else {}
+    src: Mapping[str, ServerJson] = data if isinstance(data, dict) else {}
     values = [_value(nested, many, zero, src.get(field)) for field, nested, many, zero in _LAYOUTS[name]]
     known = _NAMES[name]
-    extra: dict[str, ServerJson] = {k: v for k, v in src.items() if k not in known}  # type: ignore[misc]
-    return EFFECTIVE_RECORDS[name](*values), extra
+    extra: dict[str, ServerJson] = {k: v for k, v in src.items() if k not in known}
+    make: Callable[..., EffectiveRecord] = EFFECTIVE_RECORDS[name]  # the fields in the record's order
+    return make(*values), extra
 
 
 def from_api_json(kind: str, data: Mapping[str, object]) -> tuple[EffectiveStream | EffectiveConsumer, dict[str, ServerJson]]:
