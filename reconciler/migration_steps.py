@@ -80,10 +80,10 @@ class _Leg:
 async def run_migration(client: JsClient, a: Action) -> str:
     """Carry out (or resume) the migration ``a`` describes; what was done, in one line."""
     try:
-        spec = MigrationSpec.from_json(a.migration or {})
+        spec = _spec(a)
     except (TypeError, ValueError) as exc:
         raise MigrationError(f"bad migration in the plan: {exc}") from None
-    if (a.migration or {}).get("rollback"):
+    if spec.rollback:
         return await _abandon(client, spec.target)
     final = a.config
     if not isinstance(final, EffectiveStream):
@@ -116,7 +116,7 @@ async def unfinished(client: JsClient, a: Action) -> str | None:
     its record and its source, not by the new stream's config: the record (``io.jsops.migration``)
     is removed last, the old (and the temporary) stream is deleted, and every consumer is on the new
     stream. Raises when the server does not answer."""
-    spec = MigrationSpec.from_json(a.migration or {})
+    spec = _spec(a)
     cur = await client.astream_info(spec.target)
     rec = migration_record(_meta(cur))
     if rec is not None:
@@ -188,6 +188,12 @@ async def _info(client: JsClient, name: str) -> dict[str, Any] | None:
 
 def _state(info: dict[str, Any] | None) -> dict[str, Any]:
     return (info or {}).get("state") or {}
+
+
+def _spec(a: Action) -> MigrationSpec:
+    if a.migration is None:
+        raise ValueError(f"{a.label}: a migrate action without its steps")
+    return a.migration
 
 
 def _meta(info: dict[str, Any] | None) -> dict[str, Any]:

@@ -41,7 +41,7 @@ STABLE = 5.0
 
 def applied(a: Action, config: Config | None) -> bool:
     """Whether the live ``config`` (``None``: the object does not exist) is what ``a`` wanted."""
-    if a.action == "delete" or (a.migration or {}).get("rollback"):
+    if a.action == "delete" or (a.migration is not None and a.migration.rollback):
         return config is None
     if config is None or a.config is None:
         return False
@@ -78,7 +78,7 @@ async def _observe(client: JsClient, a: Action) -> Config | None:
             return None
         raise
     config, _ = config_from_json(a.kind, strip_server_metadata(info.get("config") or {}))
-    if a.action == "migrate" and not (a.migration or {}).get("rollback"):
+    if a.action == "migrate" and not (a.migration is not None and a.migration.rollback):
         from .migration_steps import unfinished
 
         # judged by its record and its source, not by the new stream's config

@@ -135,10 +135,10 @@ def _action(a: Action, *, explicit: Explicit | None = None, verbose: bool = Fals
         head += f"  (blocked {a.wanted}: {reason_of(a)})"
     elif a.action == "adopt":
         head += "  (adopt)"
-    elif a.action == ActionKind.MIGRATE and a.migration and a.migration.get("rollback"):
-        head += f"  (roll back the migration from {a.migration.get('from')})"
-    elif a.action == ActionKind.MIGRATE and a.migration:
-        head += f"  (migrate from {a.migration.get('from')})" if a.migration.get("from") != a.name else "  (migrate in place)"
+    elif a.action == ActionKind.MIGRATE and a.migration is not None and a.migration.rollback:
+        head += f"  (roll back the migration from {a.migration.source})"
+    elif a.action == ActionKind.MIGRATE and a.migration is not None:
+        head += f"  (migrate from {a.migration.source})" if a.migration.source != a.name else "  (migrate in place)"
     lines = [head]
     if a.action == "create" and a.config:
         if bucket is None:

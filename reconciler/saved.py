@@ -75,9 +75,9 @@ def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def _steps(migration: dict[str, Any] | None) -> dict[str, Any] | None:
+def _steps(a: Action) -> dict[str, Any] | None:
     """A migration's steps without the counts it was planned with (publishers keep publishing)."""
-    return None if migration is None else {k: v for k, v in migration.items() if k not in ("messages", "bytes")}
+    return None if a.migration is None else a.migration.steps()
 
 
 def _mismatch(a: Action, f: Action) -> str | None:
@@ -89,7 +89,7 @@ def _mismatch(a: Action, f: Action) -> str | None:
         return "its config is not the one the manifests give"
     if _canon(sorted((c.path, _canon(c.new)) for c in a.changes)) != _canon(sorted((c.path, _canon(c.new)) for c in f.changes)):
         return "its changes are not those between the manifests and the live state"
-    if _canon(_steps(a.migration)) != _canon(_steps(f.migration)) or (a.reset_seq, a.resume_seq) != (f.reset_seq, f.resume_seq):
+    if _canon(_steps(a)) != _canon(_steps(f)) or (a.reset_seq, a.resume_seq) != (f.reset_seq, f.resume_seq):
         return "its steps are not those the manifests and the live state give"
     return None
 

@@ -31,12 +31,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from jsops.linter import EffectiveConsumer, EffectiveStream, format_size, parse_version
 
-from ..configs import config_from_json, config_json
 from ..dataloss import limit_losses, loss_total
 from ..diff import diff_configs
 from ..live import MIGRATION, LiveState, LiveStream, owned
@@ -44,6 +43,7 @@ from ..permissions import Blocker, Need, Permission, Refusal
 from ..vocabulary import ActionKind, ChangeClass
 from .desired import Desired
 from .migration_checks import copy_refusal, reset_consumers
+from .migration_spec import MigrationSpec
 from .model import Action, PlanOptions
 
 __all__ = [
@@ -86,59 +86,6 @@ def migration_record(meta: Mapping[str, object] | None) -> dict[str, Any] | None
     except ValueError:
         return None
     return rec if isinstance(rec, dict) and isinstance(rec.get("from"), str) and isinstance(rec.get("to"), str) else None
-
-
-@dataclass(frozen=True)
-class MigrationSpec:
-    """What one migration moves: ``source`` -> ``target`` (the same name: through ``via``)."""
-
-    source: str
-    target: str
-    via: str | None = None
-    via_config: EffectiveStream | None = None  # the temporary stream (the old config, renamed)
-    consumers: dict[str, EffectiveConsumer] = field(default_factory=dict)  # desired consumers of the target
-    messages: int = 0
-    bytes: int = 0
-    reset: tuple[str, ...] = ()  # consumers created at their manifest's start (--reset-position), not at their position
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "from": self.source,
-            "to": self.target,
-            "consumers": {name: config_json(c) for name, c in self.consumers.items()},
-            "messages": self.messages,
-            "bytes": self.bytes,
-            "strategy": "mirror",
-        }
-        if self.reset:
-            out["reset"] = list(self.reset)
-        if self.via is not None:
-            out["via"], out["via_config"] = self.via, config_json(self.via_config) if self.via_config is not None else None
-        return out
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> MigrationSpec:
-        consumers = data.get("consumers") or {}
-        if not isinstance(data.get("from"), str) or not isinstance(data.get("to"), str) or not isinstance(consumers, dict):
-            raise ValueError("a migration needs 'from', 'to' and 'consumers'")
-        via = data.get("via")
-        reset = data.get("reset") or []
-        if not isinstance(reset, list):
-            raise ValueError("a migration's 'reset' is a list of consumer names")
-        if not all(isinstance(v, dict) for v in consumers.values()):
-            raise ValueError("a migration's consumers are configs")
-        raw_via = data.get("via_config")
-        via_config = config_from_json("Stream", raw_via)[0] if isinstance(raw_via, dict) else None
-        return cls(
-            data["from"],
-            data["to"],
-            via if isinstance(via, str) else None,
-            via_config if isinstance(via_config, EffectiveStream) else None,
-            {str(k): c for k, v in consumers.items() if isinstance(c := config_from_json("Consumer", v)[0], EffectiveConsumer)},
-            int(data.get("messages") or 0),
-            int(data.get("bytes") or 0),
-            tuple(str(x) for x in reset),
-        )
 
 
 def _source(d: Desired, live: LiveState) -> tuple[str, str | None, bool] | None:
@@ -296,7 +243,7 @@ def migration_action(
         if recreate is not None
         else ([c for c in diff_configs("Stream", src.config, d.config) if c.path != "name"] if src is not None and fresh else [])
     )
-    act = Action(ActionKind.MIGRATE, "Stream", d.name, None, changes, _steps(spec, src if fresh else None, live), config, migration=spec.to_json())
+    act = Action(ActionKind.MIGRATE, "Stream", d.name, None, changes, _steps(spec, src if fresh else None, live), config, migration=spec)
     what = f"renamed from {source}" if via is None else "a change the server cannot make in place"
     if running:
         what = f"a migration from {source} is in progress on the server"
@@ -340,7 +287,7 @@ def abandoned(wanted: set[str], live: LiveState, opt: PlanOptions) -> list[Actio
             f"back: {old} gets its subjects back and the copy {name} ({_plural(s.messages)}, all still in {old}) is "
             "deleted with the consumers made on it; nothing is lost",
             s.config,
-            migration={"from": old, "to": name, "rollback": True, "consumers": {}},
+            migration=MigrationSpec(old, name, rollback=True),
         )
         if src is None or step not in BEFORE_PROMOTION:
             act.block(
@@ -365,7 +312,7 @@ def busy_streams(actions: list[Action], live: LiveState) -> set[str]:
     out: set[str] = set()
     for a in actions:
         if a.migration is not None:
-            out.update(n for n in (a.migration.get("from"), a.migration.get("via")) if isinstance(n, str))
+            out.update(n for n in (a.migration.source, a.migration.via) if n is not None)
     for name, s in live.streams.items():
         rec = migration_record(s.config.metadata)
         if rec is not None:

@@ -17,6 +17,7 @@ from ..live import CONTEXT, ESTATE, REPO, SOURCE, owned
 from ..permissions import Grants, Need, Refusal
 from ..render_refusal import reason_of
 from ..vocabulary import ActionKind, ChangeClass
+from .migration_spec import MigrationSpec
 from .scope import in_scope
 
 __all__ = ["ACTIONS", "PLAN_VERSION", "Action", "Plan", "PlanError", "PlanOptions", "PlanSet", "seal", "seal_intact"]
@@ -120,8 +121,8 @@ class Action:
     # The JetStream err_code the server would answer: set on an action blocked because the plan
     # predicted the server's refusal against the live estate (jsops.reconciler.plan.predict).
     err_code: int | None = None
-    # A migration's steps (jsops.reconciler.plan.migration.MigrationSpec as JSON): from, to, via, consumers.
-    migration: dict[str, Any] | None = None
+    # A migration's steps: from, to, via, consumers (their configs as records).
+    migration: MigrationSpec | None = None
     # Why it is blocked, typed (a plan made here; rendered by jsops.reconciler.render_refusal).
     refusal: Refusal | None = field(default=None, compare=False)
     # What planning found the action needs (jsops.reconciler.plan.authorize judges it; not serialised).
@@ -188,7 +189,7 @@ class Action:
         if self.err_code is not None:
             out["err_code"] = self.err_code
         if self.migration is not None:
-            out["migration"] = self.migration
+            out["migration"] = self.migration.to_json()
         return out
 
     @classmethod
@@ -232,9 +233,11 @@ class Action:
         code = data.get("err_code")
         if code is not None and (not isinstance(code, int) or isinstance(code, bool)):
             raise PlanError(f"action for {name!r} has a bad err_code")
-        migration = data.get("migration")
-        if migration is not None and not isinstance(migration, dict):
-            raise PlanError(f"action for {name!r} has a bad 'migration'")
+        raw_migration = data.get("migration")
+        try:
+            migration = MigrationSpec.from_json(raw_migration) if raw_migration is not None else None
+        except ValueError as exc:
+            raise PlanError(f"action for {name!r} has a bad 'migration': {exc}") from None
         return cls(
             ActionKind(act),
             kind,

@@ -69,7 +69,7 @@ def test_permission_refusal_names_every_missing_grant_in_the_callers_vocabulary(
     assert (stream.action, stream.accept_loss, consumer.action, consumer.consequence) == ("recreate", True, "create", "created again with its recreated stream")
     # migrate granted: the migration instead, which carries the consumer
     (migration,) = _judged(desired, live, ALL, server_version="2.15.1")
-    assert migration.action == "migrate" and migration.migration is not None and set(migration.migration["consumers"]) == {"c"}
+    assert migration.action == "migrate" and migration.migration is not None and set(migration.migration.consumers) == {"c"}
 
 
 def test_the_controller_prunes_by_the_marks_and_says_so() -> None:

@@ -31,7 +31,7 @@ def test_rename_needs_migrate_and_folds_its_consumers_and_keeps_the_old_stream_f
     plan = build_plan(_desired(), _live(), PlanOptions(migrate=True, server_version="2.15.1"))
     (a,) = plan.actions
     assert a.action == "migrate" and a.migration is not None
-    assert a.migration["from"] == "ORDERS" and set(a.migration["consumers"]) == {"c"}
+    assert a.migration.source == "ORDERS" and set(a.migration.consumers) == {"c"}
     assert plan.summary()["migrate"] == 1
 
 
