@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from jsops.linter import api_json, consumer_from_api_json, effective_stream, from_api_json, stream_from_api_json, strip_server_metadata
+from jsops.linter import api_json, consumer_from_api_json, effective_stream, from_api_json, parse_version, stream_from_api_json, strip_server_metadata
 from jsops.linter.model.config import StreamConfig
+from jsops.linter.semantics import catalog
+from tests.natsserver import release_binary
 
-from .helpers import Js, NatsServer
+from .helpers import Js, NatsServer, manifest, run
 from .test_export_roundtrip import CONSUMERS, STREAMS
 
 
@@ -58,3 +60,57 @@ def test_every_field_the_server_sends_reads_and_writes_back(server: NatsServer, 
         assert api_json(record) == sent, cfg["durable_name"]
         seen += 1
     assert seen == len(STREAMS) + len(CONSUMERS)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("version", ["2.10.26", "2.11.11", "2.12.8", "2.14.6", "2.15.1"])
+def test_each_release_reads_back_into_records_and_plans_empty(version: str, tmp_path) -> None:
+    """On every release: what the server stores for a stream and a consumer reads into records and writes
+    back field for field, and a plan of the manifests it was applied from is empty."""
+    binary = release_binary(version)
+    if binary is None:
+        pytest.skip(f"nats-server {version} was not fetched")
+    server = NatsServer(binary=binary).start()
+    js = Js(server.url)
+    try:
+        manifest(tmp_path, "orders.yaml", ORDERS)
+        rc, out, err = run("apply", str(tmp_path), "--server", server.url, "--yes")
+        assert rc == 0, out + err
+        for kind, info in (("Stream", js.stream("ORDERS")), ("Consumer", js.consumer("ORDERS", "shipper"))):
+            assert info is not None
+            sent = strip_server_metadata(info["config"])
+            record, extra = from_api_json(kind, sent)
+            # a field newer than the release is not sent by it: written back as its zero value (which the release ignores)
+            newer = {f.name for f in catalog.record(kind).fields if f.since > parse_version(version)}
+            written = {k: v for k, v in api_json(record).items() if not (k in newer and k not in sent and not v)}
+            assert extra == {} and written == sent, (version, kind)
+        rc, out, err = run("plan", str(tmp_path), "--server", server.url)
+        assert rc == 0, f"{version}: not empty after apply:\n{out}{err}"
+    finally:
+        js.close()
+        server.stop()
+
+
+ORDERS = """
+apiVersion: jsops/v1
+kind: Stream
+metadata: {name: ORDERS}
+spec:
+  subjects: ["orders.>"]
+  max_age: 1h
+  max_bytes: 64MiB
+  duplicate_window: 30s
+  placement: {tags: []}
+  metadata: {team: shop}
+---
+apiVersion: jsops/v1
+kind: Consumer
+metadata: {name: shipper, stream: ORDERS}
+spec:
+  ack_policy: explicit
+  ack_wait: 45s
+  max_deliver: 5
+  backoff: [45s, 90s]
+  filter_subjects: [orders.a, orders.b]
+  metadata: {owner: shop}
+"""
