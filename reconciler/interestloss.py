@@ -19,11 +19,15 @@ apply's last check take on the server (:func:`ameasure_subjects`, :func:`measure
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jsops.linter import EffectiveConsumer, EffectiveStream, is_subset_match
 
 from .live import LiveConsumer, LiveState, LiveStream, consumer_from_info
+
+if TYPE_CHECKING:
+    from .client import JsClient
+    from .plan import Desired
 
 __all__ = ["filters", "filter_loss", "filters_narrowed", "retention_loss", "measure_filter_loss", "ameasure_subjects"]
 
@@ -70,7 +74,7 @@ def filter_loss(s: LiveStream, c: LiveConsumer, desired: EffectiveConsumer, live
     return min(s.messages, lost, c.pending)  # it holds interest only in what it has not acknowledged
 
 
-async def ameasure_subjects(client: Any, stream: str) -> dict[str, int] | None:
+async def ameasure_subjects(client: JsClient, stream: str) -> dict[str, int] | None:
     """The stored messages per subject of ``stream`` (None: more subjects than are read)."""
     out: dict[str, int] = {}
     offset = 0
@@ -87,7 +91,7 @@ async def ameasure_subjects(client: Any, stream: str) -> dict[str, int] | None:
     return None
 
 
-def measure_filter_loss(client: Any, live: LiveState, desired: Iterable[Any]) -> None:
+def measure_filter_loss(client: JsClient, live: LiveState, desired: Iterable[Desired]) -> None:
     """Fill ``live.subject_counts`` for the interest streams where a desired consumer (a
     :class:`jsops.reconciler.plan.Desired`) changes the filters of a live one."""
     from .client import JsApiError
@@ -115,7 +119,7 @@ def measure_filter_loss(client: Any, live: LiveState, desired: Iterable[Any]) ->
             live.subject_counts[name] = counts
 
 
-async def _live_of(client: Any, stream: str) -> tuple[LiveStream, LiveState] | None:
+async def _live_of(client: JsClient, stream: str) -> tuple[LiveStream, LiveState] | None:
     """The stream and its consumers read again (None: the stream is gone)."""
     from .client import JsApiError
     from .errors import ErrCode
@@ -135,7 +139,7 @@ async def _live_of(client: Any, stream: str) -> tuple[LiveStream, LiveState] | N
     return s, state
 
 
-async def aupdate_loss(client: Any, stream: str, name: str, config: EffectiveStream | EffectiveConsumer) -> int:
+async def aupdate_loss(client: JsClient, stream: str, name: str, config: EffectiveStream | EffectiveConsumer) -> int:
     """What an update of a stream (``kind`` Stream, ``name`` == ``stream``) or of a consumer to
     ``config`` would remove from interest stream ``stream`` now: read right before the request."""
     got = await _live_of(client, stream)

@@ -179,7 +179,7 @@ class LiveState:
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 
 
-def parse_ts(value: Any) -> float | None:
+def parse_ts(value: object) -> float | None:
     """Epoch seconds of a server RFC 3339 timestamp (nanosecond precision tolerated)."""
     if not isinstance(value, str) or not value or value.startswith("0001-"):
         return None

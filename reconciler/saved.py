@@ -71,7 +71,7 @@ def recheck(a: Action, live: LiveState, opt: PlanOptions) -> str | None:
     return None
 
 
-def _canon(value: Any) -> str:
+def _canon(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
