@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from .report.text import read_lines as read_source_lines
     from .report.text import render_text as render_findings_text
     from .semantics.effective import SERVER_DEFAULTS, effective_consumer, effective_stream, strip_server_metadata
+    from .semantics.effective_json import ServerJson, consumer_from_api_json, from_api_json, stream_from_api_json
     from .semantics.effective_types import EffectiveConsumer, EffectiveStream, api_json
     from .semantics.errcodes import ErrCode
     from .semantics.releases import Version as ServerVersion
@@ -59,6 +60,10 @@ if TYPE_CHECKING:
 __all__ = [
     "AccountLimits",
     "api_json",
+    "consumer_from_api_json",
+    "from_api_json",
+    "ServerJson",
+    "stream_from_api_json",
     "BUCKET_FIELDS",
     "bucket_kind_of",
     "bucket_of_stream",
@@ -191,6 +196,10 @@ _HOMES = {
     "effective_consumer": ".semantics.effective",
     "effective_stream": ".semantics.effective",
     "strip_server_metadata": ".semantics.effective",
+    "ServerJson": ".semantics.effective_json",
+    "consumer_from_api_json": ".semantics.effective_json",
+    "from_api_json": ".semantics.effective_json",
+    "stream_from_api_json": ".semantics.effective_json",
     "EffectiveConsumer": ".semantics.effective_types",
     "EffectiveStream": ".semantics.effective_types",
     "api_json": ".semantics.effective_types",

@@ -22,8 +22,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from jsops.linter import EffectiveConsumer, EffectiveStream, stream_from_api_json
+
 from ._faults import fault
 from .client import JsApiError, JsClient
+from .configs import Config, config_json, with_metadata, without_metadata
 from .dataloss import LIMITS, ameasure_limit_loss, limit_losses, loss_total, tightened
 from .diff import Change
 from .errors import ErrCode
@@ -94,7 +97,7 @@ class StaleState(JsApiError):
     """The live state changed since the plan so that a destructive request would now lose data."""
 
 
-async def _recheck_stream(client: JsClient, a: Action, config: dict[str, Any] | None) -> None:
+async def _recheck_stream(client: JsClient, a: Action, config: EffectiveStream | None) -> None:
     """Right before a destructive request on stream ``a.name`` (delete, recreate, an update that
     tightens limits) made without --allow-data-loss: read the stream again and refuse when the
     request would now remove stored messages (say, published while the prompt waited)."""
@@ -124,13 +127,13 @@ async def _recheck_stream(client: JsClient, a: Action, config: dict[str, Any] | 
         )
 
 
-async def _recheck_interest(client: JsClient, a: Action, config: dict[str, Any]) -> None:
+async def _recheck_interest(client: JsClient, a: Action, config: Config) -> None:
     """Right before an update that may make an interest stream drop messages (retention to
     interest, a consumer's narrower filter) made without --allow-data-loss: count again from the
     live state and refuse when it would now remove stored messages."""
     if a.accept_loss:
         return
-    lost = await aupdate_loss(client, a.kind, a.stream or a.name, a.name, config)
+    lost = await aupdate_loss(client, a.stream or a.name, a.name, config)
     if lost > 0:
         raise StaleState(
             f"not updated: on the interest stream {a.stream or a.name} this update would now remove up to "
@@ -354,7 +357,7 @@ def _blocked_by(a: Action, failed: set[str]) -> str | None:
         return None
     if a.kind == "Consumer":
         return a.stream if a.stream in failed else None
-    for dep in sorted(deps(a.config or {})):
+    for dep in sorted(deps(a.config) if isinstance(a.config, EffectiveStream) else ()):
         if dep in failed:
             return dep
     return None
@@ -367,21 +370,24 @@ def _levels(actions: list[Action], live: LiveState | None = None) -> list[list[A
 
     def depends_on(name: str) -> set[str]:
         a = by_name[name]
-        cfg = a.config if a.config is not None else (live.streams[a.name].config if live and a.name in live.streams else {})
-        return deps(cfg)
+        cfg = a.config if a.config is not None else (live.streams[a.name].config if live and a.name in live.streams else None)
+        return deps(cfg) if isinstance(cfg, EffectiveStream) else set()
 
     return [[by_name[n] for n in level] for level in levels(list(by_name), depends_on)]
 
 
 async def _put_stream(client: JsClient, a: Action) -> str:
-    cfg = dict(a.config or {})
-    if a.action == ActionKind.CREATE:
-        await client.acreate_stream(cfg)
-        return ActionKind.CREATE.past
     if a.action == ActionKind.MIGRATE:
         from .migration_steps import run_migration
 
         return await run_migration(client, a)
+    config = a.config
+    if not isinstance(config, EffectiveStream):
+        raise TypeError(f"{a.label}: a {a.action} without a stream config")
+    cfg = a.request()
+    if a.action == ActionKind.CREATE:
+        await client.acreate_stream(cfg)
+        return ActionKind.CREATE.past
     if a.action == ActionKind.RECREATE:
         await _recheck_stream(client, a, None)
         try:
@@ -392,19 +398,15 @@ async def _put_stream(client: JsClient, a: Action) -> str:
         await client.acreate_stream(cfg)
         return ActionKind.RECREATE.past
     if any(c.path in LIMITS for c in a.changes):
-        await _recheck_stream(client, a, cfg)
+        await _recheck_stream(client, a, config)
     if any(c.path == "retention" for c in a.changes):
-        await _recheck_interest(client, a, cfg)
+        await _recheck_interest(client, a, config)
     paths = {c.path: c for c in a.changes}
     if "placement" in paths and "num_replicas" in paths:
         # The server refuses to move and scale in one update (ErrCode.STREAM_MOVE_AND_SCALE): scale first, then move.
-        first = dict(cfg)
         old = paths["placement"].old
-        if old is None:
-            first.pop("placement", None)
-        else:
-            first["placement"] = old
-        await client.aupdate_stream(first)
+        placement = stream_from_api_json({"placement": old})[0].placement if isinstance(old, dict) else None
+        await client.aupdate_stream(config_json(config._replace(placement=placement), a.extra))
         # The move is refused while the scale is still in progress (10226/10124): wait for it.
         for _ in range(SETTLE_TRIES):
             try:
@@ -422,7 +424,10 @@ async def _put_stream(client: JsClient, a: Action) -> str:
 
 
 async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
-    cfg = dict(a.config or {})
+    config = a.config
+    if not isinstance(config, EffectiveConsumer):
+        raise TypeError(f"{a.label}: a {a.action} without a consumer config")
+    cfg = a.request()
     stream = a.stream or ""
     if a.action == ActionKind.CREATE:
         await client.aput_consumer(stream, cfg, "create")
@@ -443,9 +448,9 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
             floor = int((info.get("ack_floor") or {}).get("stream_seq") or 0)
             if opt.keep_position and (floor > 0 or (info.get("config") or {}).get("deliver_policy") == "new"):
                 # ``new`` with an ack floor of 0: the stream was empty when it was created
-                cfg = resume_config(cfg, floor + 1)
+                cfg = config_json(resume_config(config, floor + 1), a.extra)
                 detail = f"deleted and created again from stream sequence {floor + 1}"
-                intent = {"seq": floor + 1, "digest": config_digest(a.config or {})}
+                intent = {"seq": floor + 1, "digest": config_digest(config)}
                 # Recorded on the stream before the delete: an interruption between the delete
                 # and the create leaves the position for the re-run to resume (see plan).
                 await _set_intent(client, stream, a.name, intent)
@@ -464,7 +469,7 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
         resp = await client.areset_consumer(stream, a.name, a.reset_seq or None)
         detail = f"reset: starts again at stream sequence {resp.get('reset_seq') or a.reset_seq}"
     if any(c.path in ("filter_subject", "filter_subjects") for c in a.changes):
-        await _recheck_interest(client, a, cfg)
+        await _recheck_interest(client, a, config)
     pause = _pause_change(a)
     if a.action not in (ActionKind.PAUSE, ActionKind.RESUME) or any(c is not pause for c in a.changes):
         await client.aput_consumer(stream, cfg, "update")  # the server ignores pause_until in an update
@@ -494,17 +499,14 @@ async def _set_intent(client: JsClient, stream: str, consumer: str, intent: dict
     Read-modify-write of the stream config, one at a time per stream."""
     key = RECREATE_PREFIX + consumer
     async with _stream_lock(client, stream):
-        info = await client.astream_info(stream)
-        cfg = dict(info.get("config") or {})
-        meta = {k: v for k, v in (cfg.get("metadata") or {}).items() if not k.startswith("_nats.")}
+        s = stream_from_info(await client.astream_info(stream))
         if intent is None:
-            if key not in meta:
+            if key not in s.config.metadata:
                 return
-            meta.pop(key)
+            config = without_metadata(s.config, {key})
         else:
-            meta[key] = json.dumps(intent, sort_keys=True, separators=(",", ":"))
-        cfg["metadata"] = meta
-        await client.aupdate_stream(cfg)
+            config = with_metadata(s.config, {key: json.dumps(intent, sort_keys=True, separators=(",", ":"))})
+        await client.aupdate_stream(config_json(config, s.extra))  # the fields of a newer release go back as they came
 
 
 async def _recheck_consumer(client: JsClient, a: Action) -> None:
@@ -514,7 +516,7 @@ async def _recheck_consumer(client: JsClient, a: Action) -> None:
         return
     try:
         s = stream_from_info(await client.astream_info(a.stream or ""))
-        if s.config.get("retention") != "interest":
+        if s.config.retention != "interest":
             return
         info = await client.aconsumer_info(a.stream or "", a.name)
     except JsApiError as exc:

@@ -20,10 +20,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+from jsops.linter import EffectiveStream
 
 from .errors import ErrCode
 from .live import LiveState, LiveStream, parse_ts
+
+if TYPE_CHECKING:
+    from .client import JsClient
 
 __all__ = ["LIMITS", "LimitLoss", "tightened", "limit_losses", "loss_total", "describe", "measure_limit_loss", "ameasure_limit_loss"]
 
@@ -38,12 +43,12 @@ class LimitLoss:
     approx: bool = False
 
 
-def _lim(cfg: dict[str, Any], f: str) -> int:
-    v = cfg.get(f)
+def _lim(cfg: EffectiveStream, f: str) -> int:
+    v = getattr(cfg, f)
     return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
 
 
-def tightened(live_cfg: dict[str, Any], desired: dict[str, Any]) -> list[str]:
+def tightened(live_cfg: EffectiveStream, desired: EffectiveStream) -> list[str]:
     """The limits ``desired`` sets lower than ``live_cfg`` (a limit of 0 or -1 is unlimited)."""
     out = []
     for f in LIMITS:
@@ -53,11 +58,11 @@ def tightened(live_cfg: dict[str, Any], desired: dict[str, Any]) -> list[str]:
     return out
 
 
-def limit_losses(s: LiveStream, desired: dict[str, Any], now: float, measured: dict[str, int] | None = None) -> list[LimitLoss]:
+def limit_losses(s: LiveStream, desired: EffectiveStream, now: float, measured: dict[str, int] | None = None) -> list[LimitLoss]:
     """The stored messages each tightened limit of ``desired`` removes from ``s`` (non-zero ones)."""
     if s.messages <= 0:
         return []
-    discard_old = desired.get("discard", "old") != "new"
+    discard_old = desired.discard != "new"
     out: list[LimitLoss] = []
     for f in tightened(s.config, desired):
         new = _lim(desired, f)
@@ -106,13 +111,13 @@ def describe(loss: LimitLoss, held: int) -> str:
 # measuring on the server
 
 
-def measure_limit_loss(client: Any, live: LiveState, desired: dict[str, dict[str, Any]]) -> None:
+def measure_limit_loss(client: JsClient, live: LiveState, desired: dict[str, EffectiveStream]) -> None:
     """Fill ``live.limit_loss`` for the streams whose ``desired`` config tightens ``max_age`` or
     ``max_msgs_per_subject`` (the limits the stream state alone cannot count)."""
     client.run(ameasure_limit_loss(client, live, desired))
 
 
-async def ameasure_limit_loss(client: Any, live: LiveState, desired: dict[str, dict[str, Any]]) -> None:
+async def ameasure_limit_loss(client: JsClient, live: LiveState, desired: dict[str, EffectiveStream]) -> None:
     from .client import JsApiError
 
     for name, cfg in sorted(desired.items()):
@@ -134,7 +139,7 @@ async def ameasure_limit_loss(client: Any, live: LiveState, desired: dict[str, d
             live.limit_loss[name] = got
 
 
-async def _age_loss(client: Any, s: LiveStream, max_age_ns: int, now: float) -> int:
+async def _age_loss(client: JsClient, s: LiveStream, max_age_ns: int, now: float) -> int:
     """Stored messages older than ``now - max_age``: a binary search on sequence for the first
     message at or after the cutoff (``next_by_subj: ">"`` skips deleted sequences)."""
     from .client import JsApiError
@@ -162,7 +167,7 @@ async def _age_loss(client: Any, s: LiveStream, max_age_ns: int, now: float) -> 
     return max(0, min(s.messages, removed))
 
 
-async def _per_subject_loss(client: Any, s: LiveStream, limit: int) -> int | None:
+async def _per_subject_loss(client: JsClient, s: LiveStream, limit: int) -> int | None:
     removed, seen, offset = 0, 0, 0
     for _ in range(SUBJECT_PAGES):
         resp = await client.arequest(f"STREAM.INFO.{s.name}", {"subjects_filter": ">", "offset": offset})

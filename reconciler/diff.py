@@ -1,9 +1,11 @@
 """Normalisation and field-level diff of desired versus live configs (pure functions).
 
-Both sides are in the server's JSON shape: the desired side is the linter's effective config, the
-live side what the server returned. Before comparing, ``_nats.*`` metadata and jsops's own
-bookkeeping keys are dropped, subject lists are compared as sets, and an absent field equals its
-zero value (the server omits empty values).
+Both sides are typed records (:mod:`jsops.reconciler.configs`): the desired side the linter's effective
+config, the live side what the server returned, read at the edge. They are compared field by field in the
+catalog's order; ``_nats.*`` metadata and jsops's own bookkeeping keys are left out, set-valued fields
+(subject lists) are compared as sets, and a zero value equals an absent one (the server omits them). The
+fields of a newer release the catalog does not know are not compared: jsops cannot declare them, and an
+update sends them back as the server holds them.
 
 A :class:`Change` knows the catalog field it changes (:attr:`Change.field`: its unit, its update
 class); its values are JSON values as the server writes them.
@@ -14,11 +16,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
-from jsops.linter import RESET_FIELDS, classify_change
+from jsops.linter import RESET_FIELDS, EffectiveConsumer, ServerJson, api_json, classify_change
 from jsops.linter.semantics import catalog
 
+from .configs import Config
 from .live import CONTEXT, ESTATE, MANAGED_BY, REPO, RESUME, SOURCE, is_bookkeeping
 from .server_apis import canonical_time
 from .vocabulary import ChangeClass
@@ -32,7 +35,7 @@ SET_FIELDS = tuple(dict.fromkeys((*catalog.set_valued("Stream"), *catalog.set_va
 START_FIELDS = RESET_FIELDS
 
 
-JsonValue: TypeAlias = "str | int | float | bool | None | list[JsonValue] | dict[str, JsonValue]"
+JsonValue: TypeAlias = ServerJson
 """A value of a config in the server's JSON shape (nanoseconds, bytes, RFC 3339 times as strings)."""
 
 
@@ -74,29 +77,32 @@ class Change:
         return {"path": self.path, "from": self.old, "to": self.new, "class": self.cls.value, "consequence": self.consequence}
 
 
-def normalise(kind: str, config: dict[str, Any]) -> dict[str, Any]:
-    """The comparable form of a config (either side)."""
-    out = {k: v for k, v in config.items() if v or not _empty(v)}  # a true value is never empty: most fields stop there
-    meta = config.get("metadata")
-    if isinstance(meta, dict):
-        resume = meta.get(RESUME)
-        kept = {k: v for k, v in meta.items() if not k.startswith("_nats.") and k not in BOOKKEEPING_KEYS and not is_bookkeeping(k)}
-        if kept:
-            out["metadata"] = kept
-        else:
-            out.pop("metadata", None)
-        if kind == "Consumer" and resume:
+def normalise(kind: str, config: Config) -> dict[str, JsonValue]:
+    """The comparable form of a config (either side), field by field in the catalog's order, each in the
+    server's JSON shape: a zero value left out, jsops's bookkeeping and the server's ``_nats.*`` metadata
+    left out, a set-valued field sorted."""
+    sent = api_json(config)  # the record's fields as JSON values (a zero omitempty field left out)
+    out: dict[str, JsonValue] = {}
+    for f in catalog.RECORDS[kind].fields:
+        value = sent.get(f.name)
+        if f.name == "metadata":
+            value = {k: v for k, v in config.metadata.items() if not k.startswith("_nats.") and k not in BOOKKEEPING_KEYS and not is_bookkeeping(k)}
+        if not value and _empty(value):  # a true value is never empty: most fields stop there
+            continue
+        if f.set_valued and isinstance(value, list):
+            value = sorted({str(v) for v in value})
+        out[f.name] = value
+    if isinstance(config, EffectiveConsumer):
+        resume = config.metadata.get(RESUME)
+        if resume:
             # Recreated at its old position, or reset (2.14+): compare with the start the manifest asked for.
             restore_start(out, resume, keep=lambda v: not _empty(v))
-    for f in SET_FIELDS:
-        if isinstance(out.get(f), list):
-            out[f] = sorted(set(out[f]))
-    if kind == "Consumer" and "pause_until" in out:
-        out["pause_until"] = canonical_time(out["pause_until"])  # the pause API stores UTC
+        if config.pause_until:
+            out["pause_until"] = canonical_time(config.pause_until)  # the pause API stores UTC
     return out
 
 
-def restore_start(cfg: dict[str, Any], resume: object, keep: Callable[[Any], bool]) -> None:
+def restore_start(cfg: dict[str, JsonValue], resume: object, keep: Callable[[object], bool]) -> None:
     """Put back into ``cfg`` the start options the manifest asked for, saved as JSON in the
     ``RESUME`` metadata when jsops recreated or reset the consumer at its old position; the
     start fields whose saved value ``keep`` rejects are left out. Nothing changes when the
@@ -112,7 +118,7 @@ def restore_start(cfg: dict[str, Any], resume: object, keep: Callable[[Any], boo
                 cfg[f] = start[f]
 
 
-def _empty(v: Any) -> bool:
+def _empty(v: object) -> bool:
     """The zero values the server leaves out of its JSON (``omitempty``)."""
     if v is None or v is False:
         return True
@@ -121,26 +127,23 @@ def _empty(v: Any) -> bool:
         return not v
     if t is int:
         return bool(v == 0)
-    if t is bool or t is float:
-        return False
-    if isinstance(v, int) and not isinstance(v, bool):
-        return v == 0
-    return isinstance(v, (str, list, dict)) and len(v) == 0
+    return False
 
 
-def diff_configs(kind: str, live: dict[str, Any], desired: dict[str, Any]) -> list[Change]:
+def diff_configs(kind: str, live: Config, desired: Config) -> list[Change]:
     """Field changes that turn ``live`` into ``desired``, each classified."""
     a, b = normalise(kind, live), normalise(kind, desired)
     changes: list[Change] = []
     if a == b:  # in sync (most objects of most plans)
         return changes
+    shown_live, shown_desired = api_json(live), api_json(desired)
     for key in sorted(set(a) | set(b)):
         old, new = a.get(key), b.get(key)
         if old == new:
             continue
         c = classify_change(kind, key, old, new)
-        # Show the compared value; a zero value the normalisation dropped is shown as written.
-        shown_old = old if key in a else live.get(key)
-        shown_new = new if key in b else desired.get(key)
+        # Show the compared value; a zero value the normalisation dropped is shown as the server writes it.
+        shown_old = old if key in a else shown_live.get(key)
+        shown_new = new if key in b else shown_desired.get(key)
         changes.append(Change.of(kind, key, shown_old, shown_new, ChangeClass(c.cls), c.consequence))
     return changes

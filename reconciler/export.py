@@ -11,11 +11,22 @@ import secrets
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from jsops.linter import KeyValueConfig, ObjectStoreConfig, api_json, bucket_of_stream, bucket_stream, effective_stream, readable_duration, readable_size
+from jsops.linter import (
+    EffectiveConsumer,
+    EffectiveStream,
+    KeyValueConfig,
+    ObjectStoreConfig,
+    bucket_of_stream,
+    bucket_stream,
+    effective_stream,
+    readable_duration,
+    readable_size,
+)
 from jsops.linter.model.config import StreamConfig
 from jsops.linter.semantics import catalog
 from jsops.linter.semantics.catalog import Unit
 
+from .configs import Extra, config_json
 from .diff import BOOKKEEPING_KEYS, diff_configs, restore_start
 from .live import RESUME, LiveState
 
@@ -57,8 +68,8 @@ def _tree(value: Any) -> Any:
     return value
 
 
-def _stream_spec(config: dict[str, Any]) -> dict[str, Any]:
-    cfg: dict[str, Any] = _tree(config)
+def _stream_spec(config: EffectiveStream, extra: Extra) -> dict[str, Any]:
+    cfg: dict[str, Any] = _tree(config_json(config, extra))
     cfg.pop("name", None)
     _clean_metadata(cfg)
     _durations(cfg, _STREAM_DURATIONS)
@@ -66,8 +77,8 @@ def _stream_spec(config: dict[str, Any]) -> dict[str, Any]:
     return cfg
 
 
-def _consumer_spec(config: dict[str, Any]) -> dict[str, Any]:
-    cfg: dict[str, Any] = _tree(config)
+def _consumer_spec(config: EffectiveConsumer, extra: Extra) -> dict[str, Any]:
+    cfg: dict[str, Any] = _tree(config_json(config, extra))
     meta = cfg.get("metadata") or {}
     resume = meta.get(RESUME)
     if resume and cfg.get("deliver_policy") == "by_start_sequence":
@@ -86,11 +97,11 @@ _BUCKET_DURATIONS = {kind: catalog.fields_with_unit(kind, Unit.DURATION) for kin
 _BUCKET_SIZES = {kind: catalog.fields_with_unit(kind, Unit.SIZE) for kind in ("KeyValue", "ObjectStore")}
 
 
-def bucket_document(name: str, config: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any] | None:
+def bucket_document(name: str, config: EffectiveStream, meta: dict[str, Any]) -> dict[str, Any] | None:
     """A native KeyValue/ObjectStore manifest for a live stream that is a bucket's stream: its name
     and subjects are a bucket's, and the stream the Go client builds from the recovered bucket
     config equals the live one field by field (else the stream is exported as a stream)."""
-    live = _tree(config)
+    live = _tree(config_json(config))
     _clean_metadata(live)
     hit = bucket_of_stream(live)
     if hit is None:
@@ -101,7 +112,7 @@ def bucket_document(name: str, config: dict[str, Any], meta: dict[str, Any]) -> 
         rebuilt = effective_stream(StreamConfig.model_validate(bucket_stream(kind, model.model_validate(spec), bucket)))
     except ValueError:
         return None
-    if diff_configs("Stream", live, api_json(rebuilt)):
+    if diff_configs("Stream", config, rebuilt):
         return None
     _durations(spec, _BUCKET_DURATIONS[kind])
     _durations(spec, _BUCKET_SIZES[kind], readable_size)
@@ -120,14 +131,16 @@ def export_documents(live: LiveState, context: str = "default") -> dict[str, lis
         meta: dict[str, Any] = {"name": name}
         if context != "default":
             meta["context"] = context
-        docs = [bucket_document(name, s.config, meta) or {"apiVersion": "jsops/v1", "kind": "Stream", "metadata": meta, "spec": _stream_spec(s.config)}]
+        docs = [
+            bucket_document(name, s.config, meta) or {"apiVersion": "jsops/v1", "kind": "Stream", "metadata": meta, "spec": _stream_spec(s.config, s.extra)}
+        ]
         for cname, c in by_stream.get(name, ()):
-            if not c.config.get("durable_name"):
+            if not c.config.durable_name:
                 continue
             cmeta: dict[str, Any] = {"name": cname, "stream": name}
             if context != "default":
                 cmeta["context"] = context
-            docs.append({"apiVersion": "jsops/v1", "kind": "Consumer", "metadata": cmeta, "spec": _consumer_spec(c.config)})
+            docs.append({"apiVersion": "jsops/v1", "kind": "Consumer", "metadata": cmeta, "spec": _consumer_spec(c.config, c.extra)})
         base = _file_base(name)
         fname, n = f"{base}.yaml", 1
         while fname.lower() in used:

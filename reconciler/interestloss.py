@@ -19,25 +19,27 @@ apply's last check take on the server (:func:`ameasure_subjects`, :func:`measure
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
-from jsops.linter import is_subset_match, strip_server_metadata
+from jsops.linter import EffectiveConsumer, EffectiveStream, is_subset_match
 
-from .live import LiveConsumer, LiveState, LiveStream
+from .live import LiveConsumer, LiveState, LiveStream, consumer_from_info
+
+if TYPE_CHECKING:
+    from .client import JsClient
+    from .plan import Desired
 
 __all__ = ["filters", "filter_loss", "filters_narrowed", "retention_loss", "measure_filter_loss", "ameasure_subjects"]
 
 SUBJECT_PAGES = 100  # per-subject counts read at most this many pages per stream
 
 
-def filters(config: dict[str, Any] | None) -> list[str]:
+def filters(config: EffectiveConsumer) -> list[str]:
     """A consumer's filters (``[]``: every subject of its stream)."""
-    cfg = config or {}
-    many = cfg.get("filter_subjects")
-    if isinstance(many, list) and many:
-        return [f for f in many if isinstance(f, str) and f]
-    one = cfg.get("filter_subject")
-    return [one] if isinstance(one, str) and one else []
+    if config.filter_subjects:
+        return [f for f in config.filter_subjects if f]
+    one = config.filter_subject
+    return [one] if one else []
 
 
 def _takes(subject: str, fs: Iterable[str]) -> bool:
@@ -45,23 +47,23 @@ def _takes(subject: str, fs: Iterable[str]) -> bool:
     return not fl or any(is_subset_match(subject, f) for f in fl)
 
 
-def filters_narrowed(live_cfg: dict[str, Any], desired: dict[str, Any]) -> bool:
+def filters_narrowed(live_cfg: EffectiveConsumer, desired: EffectiveConsumer) -> bool:
     return sorted(filters(live_cfg)) != sorted(filters(desired))
 
 
-def retention_loss(s: LiveStream, desired: dict[str, Any], live: LiveState) -> int:
+def retention_loss(s: LiveStream, desired: EffectiveStream, live: LiveState) -> int:
     """Stored messages a change of retention to ``interest`` removes (an upper bound; 0 when the
     retention does not change to interest)."""
-    if desired.get("retention") != "interest" or s.config.get("retention", "limits") == "interest" or s.messages <= 0:
+    if desired.retention != "interest" or s.config.retention == "interest" or s.messages <= 0:
         return 0
     pending = [c.pending for (stream, _), c in live.consumers.items() if stream == s.name]
     return max(0, s.messages - max(pending, default=0))
 
 
-def filter_loss(s: LiveStream, c: LiveConsumer, desired: dict[str, Any], live: LiveState) -> int:
+def filter_loss(s: LiveStream, c: LiveConsumer, desired: EffectiveConsumer, live: LiveState) -> int:
     """Stored messages of interest stream ``s`` that consumer ``c``'s new filters (``desired``)
     leave to no consumer, so that the server removes them (an upper bound; see the module)."""
-    if s.config.get("retention") != "interest" or s.messages <= 0 or not filters_narrowed(c.config, desired):
+    if s.config.retention != "interest" or s.messages <= 0 or not filters_narrowed(c.config, desired):
         return 0
     old, new = filters(c.config), filters(desired)
     counts = live.subject_counts.get(s.name)
@@ -72,7 +74,7 @@ def filter_loss(s: LiveStream, c: LiveConsumer, desired: dict[str, Any], live: L
     return min(s.messages, lost, c.pending)  # it holds interest only in what it has not acknowledged
 
 
-async def ameasure_subjects(client: Any, stream: str) -> dict[str, int] | None:
+async def ameasure_subjects(client: JsClient, stream: str) -> dict[str, int] | None:
     """The stored messages per subject of ``stream`` (None: more subjects than are read)."""
     out: dict[str, int] = {}
     offset = 0
@@ -89,7 +91,7 @@ async def ameasure_subjects(client: Any, stream: str) -> dict[str, int] | None:
     return None
 
 
-def measure_filter_loss(client: Any, live: LiveState, desired: Iterable[Any]) -> None:
+def measure_filter_loss(client: JsClient, live: LiveState, desired: Iterable[Desired]) -> None:
     """Fill ``live.subject_counts`` for the interest streams where a desired consumer (a
     :class:`jsops.reconciler.plan.Desired`) changes the filters of a live one."""
     from .client import JsApiError
@@ -99,7 +101,14 @@ def measure_filter_loss(client: Any, live: LiveState, desired: Iterable[Any]) ->
         if d.kind != "Consumer":
             continue
         s, c = live.streams.get(d.stream or ""), live.consumers.get((d.stream or "", d.name))
-        if s is not None and c is not None and s.config.get("retention") == "interest" and s.messages > 0 and filters_narrowed(c.config, d.config):
+        if (
+            s is not None
+            and c is not None
+            and isinstance(d.config, EffectiveConsumer)
+            and s.config.retention == "interest"
+            and s.messages > 0
+            and filters_narrowed(c.config, d.config)
+        ):
             wanted.add(s.name)
     for name in sorted(wanted):
         try:
@@ -110,7 +119,7 @@ def measure_filter_loss(client: Any, live: LiveState, desired: Iterable[Any]) ->
             live.subject_counts[name] = counts
 
 
-async def _live_of(client: Any, stream: str) -> tuple[LiveStream, LiveState] | None:
+async def _live_of(client: JsClient, stream: str) -> tuple[LiveStream, LiveState] | None:
     """The stream and its consumers read again (None: the stream is gone)."""
     from .client import JsApiError
     from .errors import ErrCode
@@ -125,29 +134,22 @@ async def _live_of(client: Any, stream: str) -> tuple[LiveStream, LiveState] | N
         raise
     state = LiveState(streams={stream: s})
     for info in infos:
-        cfg = strip_server_metadata(info.get("config") or {})
-        c = LiveConsumer(
-            stream,
-            cfg,
-            int((info.get("ack_floor") or {}).get("stream_seq") or 0),
-            int((info.get("delivered") or {}).get("stream_seq") or 0),
-            int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0),
-        )
+        c = consumer_from_info(stream, info)
         state.consumers[(stream, c.name)] = c
     return s, state
 
 
-async def aupdate_loss(client: Any, kind: str, stream: str, name: str, config: dict[str, Any]) -> int:
+async def aupdate_loss(client: JsClient, stream: str, name: str, config: EffectiveStream | EffectiveConsumer) -> int:
     """What an update of a stream (``kind`` Stream, ``name`` == ``stream``) or of a consumer to
     ``config`` would remove from interest stream ``stream`` now: read right before the request."""
     got = await _live_of(client, stream)
     if got is None:
         return 0
     s, state = got
-    if kind == "Stream":
+    if isinstance(config, EffectiveStream):
         return retention_loss(s, config, state)
     c = state.consumers.get((stream, name))
-    if c is None or s.config.get("retention") != "interest" or not filters_narrowed(c.config, config):
+    if c is None or s.config.retention != "interest" or not filters_narrowed(c.config, config):
         return 0
     counts = await ameasure_subjects(client, stream)
     if counts is not None:

@@ -11,9 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter import strip_server_metadata
+from jsops.linter import EffectiveConsumer, EffectiveStream, consumer_from_api_json, stream_from_api_json, strip_server_metadata
 
 from .client import JsApiError, JsClient
+from .configs import Config, Extra, config_json
 from .errors import ErrCode
 
 __all__ = [
@@ -71,10 +72,10 @@ def is_bookkeeping(key: str) -> bool:
     return key.startswith(RECREATE_PREFIX) or key == MIGRATION
 
 
-def recreate_intents(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def recreate_intents(config: EffectiveStream) -> dict[str, dict[str, Any]]:
     """The recorded in-flight consumer recreates of a stream config, by consumer name."""
     out: dict[str, dict[str, Any]] = {}
-    for k, v in (config.get("metadata") or {}).items():
+    for k, v in config.metadata.items():
         if not k.startswith(RECREATE_PREFIX):
             continue
         try:
@@ -86,13 +87,16 @@ def recreate_intents(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def owned(config: dict[str, Any]) -> bool:
-    return (config.get("metadata") or {}).get(MANAGED_BY) == OWNER
+def owned(config: Config) -> bool:
+    return config.metadata.get(MANAGED_BY) == OWNER
 
 
 @dataclass
 class LiveStream:
-    config: dict[str, Any]
+    """A stream as the server holds it: its config (read once, at the edge: :func:`stream_from_info`), the
+    fields of that config the catalog does not know (:attr:`extra`), and its state."""
+
+    config: EffectiveStream
     messages: int = 0
     consumer_count: int = 0
     bytes: int = 0
@@ -102,23 +106,39 @@ class LiveStream:
     last_ts: float | None = None
     num_subjects: int = 0
     num_deleted: int = 0
+    extra: Extra = field(default_factory=dict)  # what the server sent that the catalog does not know (a newer release's fields)
 
     @property
     def name(self) -> str:
-        return str(self.config.get("name", ""))
+        return self.config.name
+
+    @classmethod
+    def from_json(cls, config: dict[str, Any], **state: Any) -> LiveStream:
+        """A live stream of the server's JSON ``config`` (its ``_nats.*`` metadata left out) and ``state``."""
+        record, extra = stream_from_api_json(strip_server_metadata(config))
+        return cls(record, **state, extra=extra)
 
 
 @dataclass
 class LiveConsumer:
+    """A consumer as the server holds it (see :class:`LiveStream`)."""
+
     stream: str
-    config: dict[str, Any]
+    config: EffectiveConsumer
     ack_floor: int = 0  # stream sequence of the ack floor
     delivered: int = 0  # stream sequence last delivered
     pending: int = 0  # messages not yet acknowledged: num_pending + num_ack_pending
+    extra: Extra = field(default_factory=dict)
 
     @property
     def name(self) -> str:
-        return str(self.config.get("durable_name") or self.config.get("name") or "")
+        return self.config.durable_name or self.config.name
+
+    @classmethod
+    def from_json(cls, stream: str, config: dict[str, Any], **state: Any) -> LiveConsumer:
+        """A live consumer of ``stream`` of the server's JSON ``config`` and ``state``."""
+        record, extra = consumer_from_api_json(strip_server_metadata(config))
+        return cls(stream, record, **state, extra=extra)
 
 
 @dataclass
@@ -149,17 +169,17 @@ class LiveState:
         encode = _CANONICAL.encode  # json.dumps(..., sort_keys=True, separators=(",", ":")), one encoder for all
         for name in sorted(self.streams):
             s = self.streams[name]
-            h.update(encode(["S", name, s.config, s.messages > 0]).encode())
+            h.update(encode(["S", name, config_json(s.config, s.extra), s.messages > 0]).encode())
         for key in sorted(self.consumers):
             c = self.consumers[key]
-            h.update(encode(["C", *key, c.config]).encode())
+            h.update(encode(["C", *key, config_json(c.config, c.extra)]).encode())
         return "sha256:" + h.hexdigest()
 
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 
 
-def parse_ts(value: Any) -> float | None:
+def parse_ts(value: object) -> float | None:
     """Epoch seconds of a server RFC 3339 timestamp (nanosecond precision tolerated)."""
     if not isinstance(value, str) or not value or value.startswith("0001-"):
         return None
@@ -181,37 +201,36 @@ def interest_loss(stream: LiveStream | None, pending: int) -> int:
     """Messages deleting a consumer with ``pending`` unacknowledged messages removes: on an
     ``interest`` stream the server drops messages no remaining consumer is interested in (checked
     on 2.15.1); an upper bound (other consumers may still hold interest)."""
-    if stream is None or stream.config.get("retention") != "interest":
+    if stream is None or stream.config.retention != "interest":
         return 0
     return min(stream.messages, pending)
 
 
 def consumer_from_info(stream: str, info: dict[str, Any]) -> LiveConsumer:
     """A :class:`LiveConsumer` of ``stream`` from a ConsumerInfo answer (or a CONSUMER.LIST entry)."""
-    return LiveConsumer(
+    return LiveConsumer.from_json(
         stream,
-        strip_server_metadata(info.get("config") or {}),
-        int((info.get("ack_floor") or {}).get("stream_seq") or 0),
-        int((info.get("delivered") or {}).get("stream_seq") or 0),
-        int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0),
+        info.get("config") or {},
+        ack_floor=int((info.get("ack_floor") or {}).get("stream_seq") or 0),
+        delivered=int((info.get("delivered") or {}).get("stream_seq") or 0),
+        pending=int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0),
     )
 
 
 def stream_from_info(info: dict[str, Any]) -> LiveStream:
     """A :class:`LiveStream` from a StreamInfo answer."""
-    cfg = strip_server_metadata(info.get("config") or {})
     st = info.get("state") or {}
-    return LiveStream(
-        cfg,
-        int(st.get("messages") or 0),
-        int(st.get("consumer_count") or 0),
-        int(st.get("bytes") or 0),
-        int(st.get("first_seq") or 0),
-        int(st.get("last_seq") or 0),
-        parse_ts(st.get("first_ts")),
-        parse_ts(st.get("last_ts")),
-        int(st.get("num_subjects") or 0),
-        int(st.get("num_deleted") or 0),
+    return LiveStream.from_json(
+        info.get("config") or {},
+        messages=int(st.get("messages") or 0),
+        consumer_count=int(st.get("consumer_count") or 0),
+        bytes=int(st.get("bytes") or 0),
+        first_seq=int(st.get("first_seq") or 0),
+        last_seq=int(st.get("last_seq") or 0),
+        first_ts=parse_ts(st.get("first_ts")),
+        last_ts=parse_ts(st.get("last_ts")),
+        num_subjects=int(st.get("num_subjects") or 0),
+        num_deleted=int(st.get("num_deleted") or 0),
     )
 
 

@@ -38,10 +38,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from jsops.linter import EffectiveConsumer, EffectiveStream, consumer_from_api_json, stream_from_api_json
+
 from ._faults import fault
 from .client import JsApiError, JsClient
+from .configs import config_json, with_metadata, without_metadata
 from .errors import ErrCode, PermanentError
-from .live import MIGRATION
+from .live import MIGRATION, stream_from_info
 from .plan.desired import resume_config
 from .plan.migration import MigrationSpec, migration_record, placeholder
 from .plan.model import Action
@@ -54,8 +57,6 @@ T = TypeVar("T")
 CATCH_UP_TIMEOUT = 120.0  # seconds a mirror may take to catch up (reset while it makes progress)
 SETTLE_TIMEOUT = 60.0  # seconds a request is asked again while a cluster elects a leader
 _BATCH = 256  # MSG.GET requests compared per round
-# What a mirror cannot be created with: the promotion sets them.
-_MIRROR_FORBIDS = ("subjects", "sources", "mirror", "subject_transform", "republish", "first_seq", "sealed")
 
 
 class MigrationError(JsApiError, PermanentError):
@@ -66,8 +67,8 @@ class MigrationError(JsApiError, PermanentError):
 class _Leg:
     src: str
     dst: str
-    config: dict[str, Any]  # what dst is once promoted
-    consumers: dict[str, dict[str, Any]]
+    config: EffectiveStream  # what dst is once promoted
+    consumers: dict[str, EffectiveConsumer]
     final: str  # the stream the whole migration ends with
     reset: frozenset[str] = frozenset()  # consumers created at the start their manifest names (--reset-position)
     finish: bool = True  # remove the record at the end (False: a second leg follows)
@@ -79,22 +80,24 @@ class _Leg:
 async def run_migration(client: JsClient, a: Action) -> str:
     """Carry out (or resume) the migration ``a`` describes; what was done, in one line."""
     try:
-        spec = MigrationSpec.from_json(a.migration or {})
+        spec = _spec(a)
     except (TypeError, ValueError) as exc:
         raise MigrationError(f"bad migration in the plan: {exc}") from None
-    if (a.migration or {}).get("rollback"):
+    if spec.rollback:
         return await _abandon(client, spec.target)
-    final = dict(a.config or {})
+    final = a.config
+    if not isinstance(final, EffectiveStream):
+        raise MigrationError("the plan's migration has no stream config; run plan again")
     legs: list[_Leg] = []
     if spec.via is None:
         legs.append(_Leg(spec.source, spec.target, final, spec.consumers, spec.target, frozenset(spec.reset)))
     else:
         cur = await _info(client, spec.target)
-        rec = migration_record((cur or {}).get("config"))
+        rec = migration_record(_meta(cur))
         if cur is not None and not (rec is not None and rec["from"] == spec.via):  # the first leg is not done
             if spec.via_config is None:
                 raise MigrationError(f"the plan does not say how to build {spec.via}; run plan again")
-            legs.append(_Leg(spec.target, spec.via, dict(spec.via_config), spec.consumers, spec.target, finish=False))
+            legs.append(_Leg(spec.target, spec.via, spec.via_config, spec.consumers, spec.target, finish=False))
         legs.append(_Leg(spec.via, spec.target, final, spec.consumers, spec.target, frozenset(spec.reset)))
     for leg in legs:
         await _move(client, leg)
@@ -113,9 +116,9 @@ async def unfinished(client: JsClient, a: Action) -> str | None:
     its record and its source, not by the new stream's config: the record (``io.jsops.migration``)
     is removed last, the old (and the temporary) stream is deleted, and every consumer is on the new
     stream. Raises when the server does not answer."""
-    spec = MigrationSpec.from_json(a.migration or {})
+    spec = _spec(a)
     cur = await client.astream_info(spec.target)
-    rec = migration_record(cur.get("config"))
+    rec = migration_record(_meta(cur))
     if rec is not None:
         return f"{spec.target} still records the migration from {rec['from']} at step {rec.get('step')!r}"
     for name in (spec.source, spec.via):
@@ -141,13 +144,13 @@ async def _abandon(client: JsClient, name: str) -> str:
     """Roll back the unfinished migration ``name`` records (its manifests no longer ask for it), as
     long as it has not been promoted: checked on the server right before."""
     info = await _info(client, name)
-    rec = migration_record((info or {}).get("config"))
+    rec = migration_record(_meta(info))
     if info is None or rec is None:
         return f"nothing to roll back: {name} records no migration"
     step = str(rec.get("step"))
     if step not in ("copy", "cutover") or await _info(client, rec["from"]) is None:
         raise MigrationError(f"the migration from {rec['from']} to {name} is at step {step!r}: it cannot be rolled back; run plan again")
-    await _rollback(client, _Leg(rec["from"], name, {}, {}, str(rec.get("final") or name)), rec)
+    await _rollback(client, _Leg(rec["from"], name, stream_from_info(info).config, {}, str(rec.get("final") or name)), rec)
     return f"rolled back the unfinished migration from {rec['from']}: {rec['from']} has its subjects, {name} was deleted"
 
 
@@ -187,13 +190,23 @@ def _state(info: dict[str, Any] | None) -> dict[str, Any]:
     return (info or {}).get("state") or {}
 
 
-def _with_record(config: dict[str, Any], rec: dict[str, Any] | None) -> dict[str, Any]:
-    out = dict(config)
-    meta = {k: v for k, v in (out.get("metadata") or {}).items() if not k.startswith("_nats.") and k != MIGRATION}
-    if rec is not None:
-        meta[MIGRATION] = json.dumps(rec, sort_keys=True, separators=(",", ":"))
-    out["metadata"] = meta
-    return out
+def _spec(a: Action) -> MigrationSpec:
+    if a.migration is None:
+        raise ValueError(f"{a.label}: a migrate action without its steps")
+    return a.migration
+
+
+def _meta(info: dict[str, Any] | None) -> dict[str, Any]:
+    """The metadata of a stream's config in an info answer (empty when there is none)."""
+    meta = ((info or {}).get("config") or {}).get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _with_record(config: EffectiveStream, rec: dict[str, Any] | None) -> EffectiveStream:
+    """``config`` with the migration record ``rec`` (None: without one)."""
+    if rec is None:
+        return without_metadata(config, {MIGRATION})
+    return with_metadata(config, {MIGRATION: json.dumps(rec, sort_keys=True, separators=(",", ":"))})
 
 
 async def _record(client: JsClient, name: str, rec: dict[str, Any]) -> None:
@@ -201,18 +214,19 @@ async def _record(client: JsClient, name: str, rec: dict[str, Any]) -> None:
     info = await _info(client, name)
     if info is None:
         raise MigrationError(f"{name} disappeared during the migration")
-    await _steady(client, client.aupdate_stream, _with_record(dict(info.get("config") or {}), rec))
+    live = stream_from_info(info)
+    await _steady(client, client.aupdate_stream, config_json(_with_record(live.config, rec), live.extra))
 
 
 async def _move(client: JsClient, leg: _Leg) -> None:
     """One leg, from wherever the server says it is."""
     src_i, dst_i = await _info(client, leg.src), await _info(client, leg.dst)
-    rec = migration_record((dst_i or {}).get("config"))
+    rec = migration_record(_meta(dst_i))
     if dst_i is None:
         if src_i is None:
             raise MigrationError(f"neither {leg.src} nor {leg.dst} exists")
-        rec = {"from": leg.src, "to": leg.dst, "final": leg.final, "step": "copy", "subjects": list((src_i.get("config") or {}).get("subjects") or [])}
-        await _steady(client, client.acreate_stream, _with_record(_copy_config(leg), rec))
+        rec = {"from": leg.src, "to": leg.dst, "final": leg.final, "step": "copy", "subjects": list(stream_from_info(src_i).config.subjects)}
+        await _steady(client, client.acreate_stream, config_json(_with_record(_copy_config(leg), rec)))
         _fault(leg, "after-create")
     elif rec is None or rec["from"] != leg.src:
         raise MigrationError(f"{leg.dst} exists and records no migration from {leg.src}; nothing was changed")
@@ -244,18 +258,26 @@ async def _move(client: JsClient, leg: _Leg) -> None:
         await _delete(client, leg.src)
         _fault(leg, "after-drop")
     if leg.finish:
-        await _steady(client, client.aupdate_stream, _with_record(leg.config, None))
+        await _steady(client, client.aupdate_stream, config_json(_with_record(leg.config, None)))
 
 
-def _copy_config(leg: _Leg) -> dict[str, Any]:
-    """The mirror ``dst`` starts as: what it is once promoted, without what a mirror cannot have,
-    keeping everything it mirrors (an interest stream without consumers would keep nothing: the
-    copy has ``limits`` retention until the promotion sets ``interest``)."""
-    out = {k: v for k, v in leg.config.items() if k not in _MIRROR_FORBIDS}
-    if out.get("retention") == "interest":
-        out["retention"] = "limits"
-    out["mirror"] = {"name": leg.src}
-    return out
+def _copy_config(leg: _Leg) -> EffectiveStream:
+    """The mirror ``dst`` starts as: what it is once promoted, without what a mirror cannot have
+    (subjects, sources, a mirror, a subject transform, a republish, a first sequence, sealed), keeping
+    everything it mirrors (an interest stream without consumers would keep nothing: the copy has
+    ``limits`` retention until the promotion sets ``interest``), mirroring ``src``."""
+    c = leg.config
+    mirror = stream_from_api_json({"mirror": {"name": leg.src}})[0].mirror
+    return c._replace(
+        subjects=(),
+        sources=(),
+        mirror=mirror,
+        subject_transform=None,
+        republish=None,
+        first_seq=None,
+        sealed=False,
+        retention="limits" if c.retention == "interest" else c.retention,
+    )
 
 
 async def _delete(client: JsClient, name: str) -> None:
@@ -368,11 +390,10 @@ async def _window(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
     await _consumers(client, leg, floors=False)  # a replicated consumer takes long to create: not in the window
     t0 = time.monotonic()
     info = await _info(client, leg.src)
-    cfg = dict((info or {}).get("config") or {})
-    hold = [placeholder(leg.src)]
-    if cfg.get("subjects") != hold:
-        cfg["subjects"] = hold
-        await _steady(client, client.aupdate_stream, cfg)
+    hold = (placeholder(leg.src),)
+    src = stream_from_info(info or {})
+    if src.config.subjects != hold:
+        await _steady(client, client.aupdate_stream, config_json(src.config._replace(subjects=hold), src.extra))
     _fault(leg, "in-window")
     last = await _catch_up(client, leg.src, leg.dst, fast=True)
     leg.compared += await _compare(client, leg, verified + 1, last)
@@ -380,7 +401,7 @@ async def _window(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
     await _consumers(client, leg, floors=False)  # an earlier run stopped before making them all
     await _advance(client, leg)
     _fault(leg, "before-promote")
-    await _steady(client, client.aupdate_stream, _with_record(leg.config, {**rec, "step": "promoted"}))
+    await _steady(client, client.aupdate_stream, config_json(_with_record(leg.config, {**rec, "step": "promoted"})))
     leg.window = time.monotonic() - t0
 
 
@@ -388,11 +409,10 @@ async def _rollback(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
     """Before the promotion: give ``src`` its subjects back and delete the copy (and the consumers
     made on it)."""
     info = await _info(client, leg.src)
-    subjects = list(rec.get("subjects") or [])
-    if info is not None and (info.get("config") or {}).get("subjects") != subjects:
-        cfg = dict(info.get("config") or {})
-        cfg["subjects"] = subjects
-        await _steady(client, client.aupdate_stream, cfg)
+    subjects = tuple(str(x) for x in rec.get("subjects") or [])
+    src = stream_from_info(info) if info is not None else None
+    if src is not None and src.config.subjects != subjects:
+        await _steady(client, client.aupdate_stream, config_json(src.config._replace(subjects=subjects), src.extra))
     await _delete(client, leg.dst)
 
 
@@ -401,17 +421,17 @@ def _start(info: dict[str, Any]) -> int:
     position: after the ack floor): after its ack floor; one placed at a start sequence that has
     acked nothing yet keeps that start; one that has acked nothing starts at the first message
     (its pending messages are all kept, whatever start the manifest now names)."""
-    floor = int((info.get("ack_floor") or {}).get("stream_seq") or 0)
-    cfg = info.get("config") or {}
+    floor = _ack_floor(info)
+    cfg = consumer_from_api_json(info.get("config") or {})[0]
     if floor > 0:
         return floor + 1
-    if cfg.get("deliver_policy") == "by_start_sequence" and isinstance(cfg.get("opt_start_seq"), int):
-        return int(cfg["opt_start_seq"])
+    if cfg.deliver_policy == "by_start_sequence" and cfg.opt_start_seq is not None:
+        return cfg.opt_start_seq
     return 1
 
 
 def _work_queue(leg: _Leg) -> bool:
-    return leg.config.get("retention") == "workqueue"
+    return leg.config.retention == "workqueue"
 
 
 async def _consumer_info(client: JsClient, stream: str, name: str) -> dict[str, Any] | None:
@@ -432,11 +452,11 @@ async def _consumers(client: JsClient, leg: _Leg, *, floors: bool) -> None:
     (an earlier, interrupted run) is not created again; with ``floors`` its ack floor is brought to
     the old one (:func:`_floor`)."""
 
-    async def one(name: str, cfg: dict[str, Any]) -> None:
+    async def one(name: str, cfg: EffectiveConsumer) -> None:
         old, new = await asyncio.gather(_consumer_info(client, leg.src, name), _consumer_info(client, leg.dst, name))
         if new is None:
             keep = old is not None and name not in leg.reset and not _work_queue(leg)
-            put = resume_config(cfg, _start(old)) if keep and old is not None else dict(cfg)
+            put = config_json(resume_config(cfg, _start(old)) if keep and old is not None else cfg)
             new = await _steady(client, client.aput_consumer, leg.dst, put, "create")
             leg.placed += keep
         if floors and old is not None and name not in leg.reset and not _work_queue(leg):
@@ -476,8 +496,8 @@ async def _drop(client: JsClient, stream: str, seq: int) -> None:
 
 def _next(info: dict[str, Any]) -> int:
     """The first stream sequence a consumer has not acknowledged nor skipped by its start."""
-    cfg = info.get("config") or {}
-    start = int(cfg.get("opt_start_seq") or 0) if cfg.get("deliver_policy") == "by_start_sequence" else 0
+    cfg = consumer_from_api_json(info.get("config") or {})[0]
+    start = (cfg.opt_start_seq or 0) if cfg.deliver_policy == "by_start_sequence" else 0
     return max(_ack_floor(info) + 1, start)
 
 
@@ -486,7 +506,7 @@ async def _advance(client: JsClient, leg: _Leg) -> None:
     move the copy to its position now (the reset API, 2.14+; before that, delete and create it
     again there: the copy has delivered nothing that matters, ``dst`` takes no publishes yet)."""
 
-    async def one(name: str, cfg: dict[str, Any]) -> None:
+    async def one(name: str, cfg: EffectiveConsumer) -> None:
         old, new = await asyncio.gather(_consumer_info(client, leg.src, name), _consumer_info(client, leg.dst, name))
         if old is None or new is None or _start(old) <= _next(new):
             return
@@ -494,7 +514,7 @@ async def _advance(client: JsClient, leg: _Leg) -> None:
             await _steady(client, client.areset_consumer, leg.dst, name, _start(old))
             return
         await _steady(client, client.adelete_consumer, leg.dst, name)
-        await _steady(client, client.aput_consumer, leg.dst, resume_config(cfg, _start(old)), "create")
+        await _steady(client, client.aput_consumer, leg.dst, config_json(resume_config(cfg, _start(old))), "create")
 
     await asyncio.gather(*(one(n, c) for n, c in sorted(leg.consumers.items()) if n not in leg.reset and not _work_queue(leg)))
 

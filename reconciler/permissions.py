@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 from jsops.linter import PREVENT_DELETE
 
@@ -184,9 +183,8 @@ class Grants:
         return given | {Permission.ADOPT} if self.adopts(kind, name, stream) else given
 
 
-def marked(config: Mapping[str, Any]) -> frozenset[Permission]:
-    """The prune permissions the last apply recorded on a live object (:func:`prune_marks`)."""
-    meta = config.get("metadata") or {}
+def marked(meta: Mapping[str, str]) -> frozenset[Permission]:
+    """The prune permissions the last apply recorded on a live object, from its metadata (:func:`prune_marks`)."""
     out = {Permission.PRUNE} if meta.get(PRUNE_MARK) == "true" else set()
     return frozenset(out | ({Permission.DATA_LOSS} if meta.get(DATA_LOSS_MARK) == "true" else set()))
 
@@ -194,15 +192,15 @@ def marked(config: Mapping[str, Any]) -> frozenset[Permission]:
 PREVENTED_DELETE = "preventDelete is set on it (io.jsops.prevent-delete): jsops never deletes it; delete it by hand if you mean to"
 
 
-def delete_prevented(config: Mapping[str, Any]) -> bool:
-    """Whether a config (live, or desired with its marks) records NACK's ``preventDelete``."""
-    return str((config.get("metadata") or {}).get(PREVENT_DELETE_MARK, "")).lower() == "true"
+def delete_prevented(meta: Mapping[str, str]) -> bool:
+    """Whether a config's metadata (live, or desired with its marks) records NACK's ``preventDelete``."""
+    return str(meta.get(PREVENT_DELETE_MARK, "")).lower() == "true"
 
 
-def protection(action: str, changed: bool, *, prevent_update: bool, live: Mapping[str, Any], desired: Mapping[str, Any]) -> str | None:
+def protection(action: str, changed: bool, *, prevent_update: bool, live: Mapping[str, str], desired: Mapping[str, str]) -> str | None:
     """What NACK's protections forbid, whatever is granted: any change under ``preventUpdate``,
     and a recreate (a delete) under ``preventDelete``, as recorded on the server or asked by the
-    manifest. None when they forbid nothing."""
+    manifest (``live``, ``desired``: the metadata). None when they forbid nothing."""
     if prevent_update and action in (ActionKind.UPDATE, ActionKind.RECREATE, ActionKind.ADOPT) and changed:
         return "preventUpdate is set (jsops.io/prevent-update): the object is created from the manifest, never changed"
     if action == ActionKind.RECREATE and (delete_prevented(live) or delete_prevented(desired)):

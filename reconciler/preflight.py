@@ -74,7 +74,7 @@ def acted_on(plan: Plan) -> tuple[set[_Key], set[_Key]]:
         kind = a.wanted if a.action == ActionKind.BLOCKED and a.wanted is not None else a.action
         keys: list[_Key] = [(a.kind, a.name, a.stream)]
         if a.migration is not None:  # the migration creates the new stream's consumers
-            keys += [("Consumer", str(c), a.name) for c in a.migration.get("consumers") or ()]
+            keys += [("Consumer", c, a.name) for c in a.migration.consumers]
         acted.update(keys)
         if kind in (ActionKind.CREATE, ActionKind.RECREATE, ActionKind.MIGRATE):
             created.update(keys)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from jsops.linter import strip_server_metadata
 
 from .client import ConnectError, JsApiError, JsClient
+from .configs import Config, config_from_json, with_metadata, without_metadata
 from .diff import diff_configs
 from .errors import ErrCode
 from .live import CONTEXT, MANAGED_BY, MIGRATION, SOURCE
@@ -38,35 +39,34 @@ _PAUSE = 0.5
 STABLE = 5.0
 
 
-def applied(a: Action, config: dict[str, Any] | None) -> bool:
+def applied(a: Action, config: Config | None) -> bool:
     """Whether the live ``config`` (``None``: the object does not exist) is what ``a`` wanted."""
-    if a.action == "delete" or (a.migration or {}).get("rollback"):
+    if a.action == "delete" or (a.migration is not None and a.migration.rollback):
         return config is None
     if config is None or a.config is None:
         return False
-    if a.action == "migrate" and MIGRATION in (config.get("metadata") or {}):
+    if a.action == "migrate" and MIGRATION in config.metadata:
         return False  # unfinished (see _observe)
     if diff_configs(a.kind, config, a.config):
         return False
-    want = a.config.get("metadata") or {}
-    have = config.get("metadata") or {}
+    want, have = a.config.metadata, config.metadata
     return all(have.get(k) == want.get(k) for k in (MANAGED_BY, SOURCE, CONTEXT))
 
 
-def _not_applied(a: Action, config: dict[str, Any] | None) -> str:
+def _not_applied(a: Action, config: Config | None) -> str:
     if config is None and a.action == "recreate":
         return f"not applied: the {a.kind.lower()} was deleted and not created again"
     if config is None and a.action == "migrate":
         return "not applied: the new stream does not exist (the migration did not start, or was rolled back)"
     if config is None and a.action != "create":
         return f"not applied: the {a.kind.lower()} is gone"
-    left = (config or {}).get("metadata", {}).get(MIGRATION) if a.action == "migrate" else None
+    left = config.metadata.get(MIGRATION) if config is not None and a.action == "migrate" else None
     if left:
         return f"not applied: the migration is unfinished ({left}); run apply --migrate again to finish it"
     return "not applied"
 
 
-async def _observe(client: JsClient, a: Action) -> dict[str, Any] | None:
+async def _observe(client: JsClient, a: Action) -> Config | None:
     """The object's live config, ``None`` when it does not exist; raises when there is no answer."""
     try:
         if a.kind == "Stream":
@@ -77,15 +77,13 @@ async def _observe(client: JsClient, a: Action) -> dict[str, Any] | None:
         if exc.err_code in _GONE:
             return None
         raise
-    config = strip_server_metadata(info.get("config") or {})
-    if a.action == "migrate" and not (a.migration or {}).get("rollback"):
+    config, _ = config_from_json(a.kind, strip_server_metadata(info.get("config") or {}))
+    if a.action == "migrate" and not (a.migration is not None and a.migration.rollback):
         from .migration_steps import unfinished
 
         # judged by its record and its source, not by the new stream's config
         left = await unfinished(client, a)
-        config["metadata"] = {**(config.get("metadata") or {}), **({MIGRATION: left} if left else {})}
-        if not left:
-            config["metadata"].pop(MIGRATION, None)
+        config = with_metadata(config, {MIGRATION: left}) if left else without_metadata(config, {MIGRATION})
     return config
 
 

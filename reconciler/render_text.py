@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jsops.linter import BUCKET_FIELDS, SERVER_DEFAULTS, bucket_kind_of, format_duration, format_size
+from jsops.linter import BUCKET_FIELDS, SERVER_DEFAULTS, EffectiveStream, bucket_kind_of, format_duration, format_size
 from jsops.linter.semantics import catalog
 from jsops.linter.semantics.catalog import Unit
 
@@ -81,7 +81,7 @@ def _shown_metadata(value: Any, verbose: bool) -> Any:
 
 
 def _create_fields(a: Action, explicit: Explicit | None, verbose: bool, color: bool) -> list[str]:
-    config = a.config or {}
+    config = a.request() if a.config is not None else {}
     wanted = explicit.get((a.kind, a.stream, a.name)) if explicit is not None else None
     defaults = SERVER_DEFAULTS.get(a.kind, {})
     plus = _paint("+", color)
@@ -111,8 +111,9 @@ def _bucket(a: Action) -> tuple[str, str] | None:
     """``(kind, bucket)`` when the action's stream is a bucket's stream (its name and subjects)."""
     if a.kind != "Stream":
         return None
-    subjects = (a.config or {}).get("subjects")
-    if a.config is None:  # deletes: the changes carry no config; the name is all there is
+    if isinstance(a.config, EffectiveStream):
+        subjects = list(a.config.subjects)
+    else:  # deletes: the changes carry no config; the name is all there is
         subjects = [f"$KV.{a.name[3:]}.>"] if a.name.startswith("KV_") else [f"$O.{a.name[4:]}.C.>", f"$O.{a.name[4:]}.M.>"]
     return bucket_kind_of(a.name, subjects)
 
@@ -134,17 +135,17 @@ def _action(a: Action, *, explicit: Explicit | None = None, verbose: bool = Fals
         head += f"  (blocked {a.wanted}: {reason_of(a)})"
     elif a.action == "adopt":
         head += "  (adopt)"
-    elif a.action == ActionKind.MIGRATE and a.migration and a.migration.get("rollback"):
-        head += f"  (roll back the migration from {a.migration.get('from')})"
-    elif a.action == ActionKind.MIGRATE and a.migration:
-        head += f"  (migrate from {a.migration.get('from')})" if a.migration.get("from") != a.name else "  (migrate in place)"
+    elif a.action == ActionKind.MIGRATE and a.migration is not None and a.migration.rollback:
+        head += f"  (roll back the migration from {a.migration.source})"
+    elif a.action == ActionKind.MIGRATE and a.migration is not None:
+        head += f"  (migrate from {a.migration.source})" if a.migration.source != a.name else "  (migrate in place)"
     lines = [head]
     if a.action == "create" and a.config:
         if bucket is None:
             lines.extend(_create_fields(a, explicit, verbose, color))
         else:
             plus = _paint("+", color)
-            for k, v in a.config.items():
+            for k, v in a.request().items():
                 if k in ("name", "durable_name") or k not in BUCKET_FIELDS[bucket[0]] or v in (-1, "none") or (k == "allow_direct" and v is True):
                     continue  # a bucket shows the fields it sets; the stream the client builds is in the JSON plan
                 lines.append(f"    {plus} {_field(k, bucket)}: {format_value(k, v, a.kind)}")

@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from .configs import config_json, config_name
 from .live import MANAGED_BY, OWNER, LiveState, owned
 from .plan import Action, Plan, PlanOptions, source_path
 from .vocabulary import ActionKind
@@ -37,11 +38,6 @@ def manifest_digest(files: Iterable[str], rendered: dict[str, Any] | None = None
     return "sha256:" + h.hexdigest()
 
 
-def _config_name(a: Action) -> Any:
-    cfg = a.config or {}
-    return cfg.get("name") if a.kind == "Stream" else (cfg.get("durable_name") or cfg.get("name"))
-
-
 def recheck(a: Action, live: LiveState, opt: PlanOptions) -> str | None:
     """Why ``a`` is not an action jsops may take on ``live`` with ``opt`` (``None`` when it is).
 
@@ -53,10 +49,10 @@ def recheck(a: Action, live: LiveState, opt: PlanOptions) -> str | None:
         return None
     target = f"{a.stream}/{a.name}" if a.kind == "Consumer" else a.name
     if a.action != "delete":
-        name = _config_name(a)
+        name = config_name(a.config) if a.config is not None else None
         if name != a.name:
             return f"its config names {name!r}, not {a.name!r}"
-        if ((a.config or {}).get("metadata") or {}).get(MANAGED_BY) != OWNER:
+        if a.config is None or a.config.metadata.get(MANAGED_BY) != OWNER:
             return "its config does not carry jsops ownership metadata"
     cur = live.streams.get(a.name) if a.kind == "Stream" else live.consumers.get((a.stream or "", a.name))
     cfg = cur.config if cur is not None else None
@@ -75,13 +71,13 @@ def recheck(a: Action, live: LiveState, opt: PlanOptions) -> str | None:
     return None
 
 
-def _canon(value: Any) -> str:
+def _canon(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def _steps(migration: dict[str, Any] | None) -> dict[str, Any] | None:
+def _steps(a: Action) -> dict[str, Any] | None:
     """A migration's steps without the counts it was planned with (publishers keep publishing)."""
-    return None if migration is None else {k: v for k, v in migration.items() if k not in ("messages", "bytes")}
+    return None if a.migration is None else a.migration.steps()
 
 
 def _mismatch(a: Action, f: Action) -> str | None:
@@ -89,11 +85,11 @@ def _mismatch(a: Action, f: Action) -> str | None:
     said, derived = a.wanted or a.action, f.wanted or f.action
     if said != derived:
         return f"the file says {said}; the manifests and the live state give {derived}"
-    if a.config is not None and _canon(a.config) != _canon(f.config):
+    if a.config is not None and (f.config is None or _canon(config_json(a.config, a.extra)) != _canon(config_json(f.config, f.extra))):
         return "its config is not the one the manifests give"
     if _canon(sorted((c.path, _canon(c.new)) for c in a.changes)) != _canon(sorted((c.path, _canon(c.new)) for c in f.changes)):
         return "its changes are not those between the manifests and the live state"
-    if _canon(_steps(a.migration)) != _canon(_steps(f.migration)) or (a.reset_seq, a.resume_seq) != (f.reset_seq, f.resume_seq):
+    if _canon(_steps(a)) != _canon(_steps(f)) or (a.reset_seq, a.resume_seq) != (f.reset_seq, f.resume_seq):
         return "its steps are not those the manifests and the live state give"
     return None
 

@@ -24,9 +24,8 @@ Pure: the requests are :meth:`jsops.reconciler.client.JsClient.apause_consumer` 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
-from jsops.linter import ErrCode, ServerVersion, format_version, parse_version
+from jsops.linter import EffectiveConsumer, ErrCode, ServerVersion, format_version, parse_version
 
 __all__ = [
     "PAUSE_RELEASE",
@@ -68,11 +67,11 @@ def no_pause_reason(version: str) -> str:
     )
 
 
-def canonical_time(value: Any) -> Any:
+def canonical_time(value: str) -> str:
     """An RFC 3339 time as the server stores it after a pause (UTC, ``Z``, trailing zeros of the
     fraction dropped), so that ``+02:00`` and ``Z`` spellings of one instant compare equal. Anything
     that is not such a time is returned unchanged."""
-    if not isinstance(value, str) or "T" not in value:
+    if "T" not in value:
         return value
     text, frac, zone = value, "", ""
     if text.endswith(("Z", "z")):
@@ -93,16 +92,16 @@ def canonical_time(value: Any) -> Any:
     return stamp.strftime("%Y-%m-%dT%H:%M:%S") + (f".{frac}" if frac else "") + "Z"
 
 
-def start_sequence(start: dict[str, Any], first_seq: int, last_seq: int) -> int | None:
-    """The stream sequence a consumer with the start fields ``start`` (``deliver_policy``,
+def start_sequence(start: EffectiveConsumer, first_seq: int, last_seq: int) -> int | None:
+    """The stream sequence a consumer with the start fields of ``start`` (``deliver_policy``,
     ``opt_start_seq``) begins at on a stream holding ``first_seq``..``last_seq``; None when no
     single sequence says it (``by_start_time``, ``last_per_subject``)."""
-    policy = start.get("deliver_policy") or "all"
+    policy = start.deliver_policy or "all"
     if policy == "all":
         return first_seq if first_seq > 0 else last_seq + 1
     if policy == "by_start_sequence":
-        seq = start.get("opt_start_seq")
-        return seq if isinstance(seq, int) and not isinstance(seq, bool) and seq > 0 else None
+        seq = start.opt_start_seq
+        return seq if seq is not None and seq > 0 else None
     if policy == "new":
         return last_seq + 1
     if policy == "last":
@@ -110,13 +109,13 @@ def start_sequence(start: dict[str, Any], first_seq: int, last_seq: int) -> int 
     return None
 
 
-def reset_allowed(live_cfg: dict[str, Any], seq: int) -> bool:
+def reset_allowed(live_cfg: EffectiveConsumer, seq: int) -> bool:
     """Whether the server accepts a reset of a consumer with ``live_cfg`` to stream sequence ``seq``
     (a reset to the ack floor is always accepted; ``by_start_time`` is not judged here)."""
-    policy = live_cfg.get("deliver_policy") or "all"
+    policy = live_cfg.deliver_policy or "all"
     if policy == "all":
         return True
     if policy == "by_start_sequence":
-        start = live_cfg.get("opt_start_seq")
-        return isinstance(start, int) and seq >= start
+        start = live_cfg.opt_start_seq
+        return start is not None and seq >= start
     return False

@@ -265,11 +265,11 @@ def test_a_nats_py_bucket_is_recognised_and_rebuilt_exactly() -> None:
     allow_msg_ttl: true, which the Go shape then rebuilds field by field."""
     from jsops.reconciler.diff import diff_configs
 
-    live = api_json(effective_stream(StreamConfig.model_validate(kv_stream(kv(history=3, ttl="1h"), "b", client="nats-py"))))
-    kind, bucket, spec = bucket_of_stream(live)  # type: ignore[misc]
+    stored = effective_stream(StreamConfig.model_validate(kv_stream(kv(history=3, ttl="1h"), "b", client="nats-py")))
+    kind, bucket, spec = bucket_of_stream(api_json(stored))  # type: ignore[misc]
     assert spec == {"history": 3, "ttl": H, "direct": False, "allow_msg_ttl": True}
-    rebuilt = api_json(effective_stream(StreamConfig.model_validate(kv_stream(kv(**spec), bucket))))
-    assert diff_configs("Stream", live, rebuilt) == []
+    rebuilt = effective_stream(StreamConfig.model_validate(kv_stream(kv(**spec), bucket)))
+    assert diff_configs("Stream", stored, rebuilt) == []
 
 
 def test_mirror_and_sources_together_are_refused_at_sources() -> None:

@@ -85,7 +85,7 @@ def no_leader(state: AuditState, _opts: RuleOptions) -> Iterator[Hit]:
         yield Hit(name, None, "no leader answered the stream listing in time: it may have no leader (no writes) or be moving")
     for name, info in state.streams.items():
         cluster = info.get("cluster")
-        replicas = int(state.live.streams[name].config.get("num_replicas") or 1)
+        replicas = state.live.streams[name].config.num_replicas or 1
         if isinstance(cluster, dict) and replicas > 1 and not cluster.get("leader"):
             yield Hit(name, None, f"R{replicas} stream without a current leader: writes and consumer deliveries wait for an election")
 

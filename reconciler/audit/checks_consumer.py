@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from jsops.linter import Severity
+from jsops.linter import EffectiveConsumer, Severity
 from jsops.linter.api import HOUR, SECOND, Duration, RuleOptions, approx_duration, option
 
 from ..live import parse_ts
@@ -36,7 +36,7 @@ class Leftover(RuleOptions):
     idle_for: Duration = option(default=HOUR, description="an ephemeral consumer nobody has used for this long")
 
 
-def _consumers(state: AuditState) -> Iterator[tuple[str, str, dict[str, Any], dict[str, Any]]]:
+def _consumers(state: AuditState) -> Iterator[tuple[str, str, EffectiveConsumer, dict[str, Any]]]:
     for (stream, name), c in state.live.consumers.items():
         yield stream, name, c.config, state.consumers.get((stream, name)) or {}
 
@@ -54,7 +54,7 @@ def _int(v: Any) -> int:
 )
 def ack_pending_full(state: AuditState, opts: AckPending) -> Iterator[Hit]:
     for stream, name, cfg, info in _consumers(state):
-        limit = _int(cfg.get("max_ack_pending"))
+        limit = cfg.max_ack_pending
         pending = _int(info.get("num_ack_pending"))
         if limit > 0 and pending >= opts.warn_at * limit:
             stalled = (
@@ -93,7 +93,7 @@ def redelivering(state: AuditState, opts: Redelivering) -> Iterator[Hit]:
         delivered = _int((info.get("delivered") or {}).get("consumer_seq"))
         if redelivered < opts.min_redelivered or delivered <= 0 or redelivered / delivered < opts.ratio:
             continue
-        ack_wait = _int(cfg.get("ack_wait"))
+        ack_wait = cfg.ack_wait
         why = f"ack_wait {approx_duration(ack_wait)} may be shorter than the processing, or they are nak'ed" if ack_wait else "they are nak'ed or time out"
         yield Hit(
             stream,
@@ -123,13 +123,13 @@ def inactive(state: AuditState, opts: Inactive) -> Iterator[Hit]:
 def ephemeral_leftover(state: AuditState, opts: Leftover) -> Iterator[Hit]:
     limit = int(opts.idle_for) / SECOND
     for stream, name, cfg, info in _consumers(state):
-        if cfg.get("durable_name") or info.get("push_bound") or _int(info.get("num_waiting")):
+        if cfg.durable_name or info.get("push_bound") or _int(info.get("num_waiting")):
             continue
         delivered = parse_ts((info.get("delivered") or {}).get("last_active"))
         acked = parse_ts((info.get("ack_floor") or {}).get("last_active"))
         last = max((t for t in (delivered, acked, parse_ts(info.get("created"))) if t is not None), default=None)
         if last is not None and state.read_at - last >= limit:
-            threshold = _int(cfg.get("inactive_threshold"))
+            threshold = cfg.inactive_threshold
             keep = f"inactive_threshold {approx_duration(threshold)}" if threshold else "no inactive_threshold"
             yield Hit(
                 stream,

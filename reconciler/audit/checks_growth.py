@@ -34,10 +34,10 @@ def _time_to_full(state: AuditState, stream: str, pending: int, rate: float) -> 
         return ""
     cfg = live.config
     limits: list[tuple[float, str]] = []
-    max_msgs = _int(cfg.get("max_msgs")) or 0
+    max_msgs = cfg.max_msgs or 0
     if max_msgs > 0:
         limits.append(((max_msgs - pending) / rate, f"max_msgs {max_msgs}"))
-    max_bytes = _int(cfg.get("max_bytes")) or 0
+    max_bytes = cfg.max_bytes or 0
     if max_bytes > 0 and live.messages > 0 and live.bytes > 0:
         size = live.bytes / live.messages
         limits.append(((max_bytes - pending * size) / (rate * size), f"max_bytes {max_bytes} (at {size:.0f} bytes a message)"))
@@ -46,7 +46,7 @@ def _time_to_full(state: AuditState, stream: str, pending: int, rate: float) -> 
     seconds, which = min(limits)
     then = (
         "the server then refuses new messages (discard: new)"
-        if cfg.get("discard") == "new"
+        if cfg.discard == "new"
         else "the oldest messages are then removed before this consumer reads them (discard: old)"
     )
     if seconds <= 0:

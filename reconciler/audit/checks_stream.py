@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-from jsops.linter import Severity
+from jsops.linter import EffectiveStream, Severity
 from jsops.linter.api import SECOND, RuleOptions, approx_duration, human_size, option
 
 from ..live import LiveStream
@@ -42,8 +41,8 @@ def time_to_full(room: float, rate: float | None) -> str:
     return f"; at the average ingest since creation ({rate:.3g}/s) it is full in ~{approx_duration(int(max(room, 0) / rate * SECOND))}"
 
 
-def _when_full(cfg: dict[str, Any]) -> str:
-    if cfg.get("discard") == "new":
+def _when_full(cfg: EffectiveStream) -> str:
+    if cfg.discard == "new":
         return "then publishes are refused (discard: new)"
     return "then the oldest messages are removed to make room (discard: old)"
 
@@ -55,7 +54,7 @@ def _is_bucket(s: LiveStream) -> bool:
 @register("JS501", "live-stream-near-max-msgs", Severity.WARNING, "a stream holds at least warn_at of its max_msgs", NearLimit)
 def stream_near_max_msgs(state: AuditState, opts: NearLimit) -> Iterator[Hit]:
     for s in state.live.streams.values():
-        limit = int(s.config.get("max_msgs") or 0)
+        limit = s.config.max_msgs or 0
         if limit > 0 and not _is_bucket(s) and s.messages >= opts.warn_at * limit:
             eta = time_to_full(limit - s.messages, ingest_rate(state, s))
             yield Hit(s.name, None, f"holds {s.messages} of max_msgs {limit} messages ({s.messages / limit:.0%}){eta}; {_when_full(s.config)}")
@@ -64,7 +63,7 @@ def stream_near_max_msgs(state: AuditState, opts: NearLimit) -> Iterator[Hit]:
 @register("JS502", "live-stream-near-max-bytes", Severity.WARNING, "a stream holds at least warn_at of its max_bytes", NearLimit)
 def stream_near_max_bytes(state: AuditState, opts: NearLimit) -> Iterator[Hit]:
     for s in state.live.streams.values():
-        limit = int(s.config.get("max_bytes") or 0)
+        limit = s.config.max_bytes or 0
         if limit > 0 and not _is_bucket(s) and s.bytes >= opts.warn_at * limit:
             rate = ingest_rate(state, s)
             byte_rate = rate * (s.bytes / s.messages) if rate is not None and s.messages else None
@@ -81,14 +80,14 @@ def stream_near_max_bytes(state: AuditState, opts: NearLimit) -> Iterator[Hit]:
 )
 def stream_near_per_subject(state: AuditState, opts: NearLimit) -> Iterator[Hit]:
     for s in state.live.streams.values():
-        limit = int(s.config.get("max_msgs_per_subject") or 0)
+        limit = s.config.max_msgs_per_subject or 0
         if limit <= 1 or s.num_subjects <= 0 or _is_bucket(s):
             continue
         average = s.messages / s.num_subjects
         if average >= opts.warn_at * limit:
             how = (
                 "new messages on a full subject are refused (discard_new_per_subject)"
-                if s.config.get("discard_new_per_subject")
+                if s.config.discard_new_per_subject
                 else "each new message on a full subject removes that subject's oldest"
             )
             yield Hit(
@@ -128,11 +127,11 @@ def bucket_near_full(state: AuditState, opts: BucketNearLimit) -> Iterator[Hit]:
         if not s.name.startswith("KV_"):
             continue
         cfg = s.config
-        history = int(cfg.get("max_msgs_per_subject") or 1)
-        ttl = int(cfg.get("max_age") or 0)
+        history = cfg.max_msgs_per_subject or 1
+        ttl = cfg.max_age or 0
         keep = f"history {history}" + (" and no ttl" if not ttl else f" and ttl {approx_duration(ttl)}")
-        outcome = "puts fail (the bucket discards new)" if cfg.get("discard", "new") == "new" else "the oldest revisions are removed"
-        for limit, used, what in ((int(cfg.get("max_bytes") or 0), s.bytes, "max_bytes"), (int(cfg.get("max_msgs") or 0), s.messages, "max_msgs")):
+        outcome = "puts fail (the bucket discards new)" if cfg.discard == "new" else "the oldest revisions are removed"
+        for limit, used, what in ((cfg.max_bytes or 0, s.bytes, "max_bytes"), (cfg.max_msgs or 0, s.messages, "max_msgs")):
             if limit > 0 and used >= opts.warn_at * limit:
                 shown = f"{human_size(used)} of {human_size(limit)}" if what == "max_bytes" else f"{used} of {limit}"
                 yield Hit(

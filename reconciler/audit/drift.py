@@ -9,11 +9,11 @@ a field that differs is reported at the manifest line that sets it (or the objec
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from jsops.linter import Estate, Finding, LintTarget, ObjectRef, Resource, Severity, readable_duration
 from jsops.linter.semantics.catalog import Unit
 
+from ..configs import Config
 from ..diff import JsonValue, diff_configs
 from ..live import LiveState
 from ..plan import desired_from_estate
@@ -100,7 +100,7 @@ def _label(kind: str, stream: str | None, name: str) -> str:
     return f"consumer {stream}/{name}" if kind == "Consumer" else f"stream {name}"
 
 
-def _live_config(live: LiveState, kind: str, stream: str | None, name: str) -> dict[str, Any] | None:
+def _live_config(live: LiveState, kind: str, stream: str | None, name: str) -> Config | None:
     if kind == "Stream":
         s = live.streams.get(name)
         return s.config if s is not None else None
@@ -108,7 +108,7 @@ def _live_config(live: LiveState, kind: str, stream: str | None, name: str) -> d
     return c.config if c is not None else None
 
 
-def _field_drift(r: Resource, kind: str, live_cfg: dict[str, Any], desired: dict[str, Any], severity: Severity) -> Iterable[Finding]:
+def _field_drift(r: Resource, kind: str, live_cfg: Config, desired: Config, severity: Severity) -> Iterable[Finding]:
     for ch in diff_configs(kind, live_cfg, desired):
         line, col = r.locate((ch.path,))
         out_of_manifest = line == r.doc_line and col == 1
@@ -139,7 +139,7 @@ def _unmanaged(live: LiveState, declared: set[tuple[str, str | None, str]], seve
                 ObjectRef("Stream", name),
             )
     for (stream, name), c in sorted(live.consumers.items()):
-        if not c.config.get("durable_name"):
+        if not c.config.durable_name:
             continue  # ephemeral: never in a manifest (see JS509)
         if ("Consumer", stream, name) not in declared:
             yield _finding(

@@ -41,7 +41,7 @@ def _object(state: AuditState, stream: str, consumer: str | None, findings: list
     if consumer is None:
         live = state.live.streams.get(stream)
         st = (state.streams.get(stream) or {}).get("state") or {}
-        cfg = live.config if live is not None else {}
+        cfg = live.config if live is not None else None
         return LiveObject(
             "Stream",
             stream,
@@ -50,8 +50,8 @@ def _object(state: AuditState, stream: str, consumer: str | None, findings: list
             rows,
             messages=_int(st.get("messages")),
             bytes=_int(st.get("bytes")),
-            max_msgs=_limit(cfg.get("max_msgs")),
-            max_bytes=_limit(cfg.get("max_bytes")),
+            max_msgs=_limit(cfg.max_msgs if cfg is not None else None),
+            max_bytes=_limit(cfg.max_bytes if cfg is not None else None),
         )
     lc = state.live.consumers.get((stream, consumer))
     info = state.consumers.get((stream, consumer)) or {}
@@ -63,7 +63,7 @@ def _object(state: AuditState, stream: str, consumer: str | None, findings: list
         rows,
         pending=_int(info.get("num_pending")),
         ack_pending=_int(info.get("num_ack_pending")),
-        max_ack_pending=_int((lc.config if lc is not None else {}).get("max_ack_pending")),
+        max_ack_pending=_int(lc.config.max_ack_pending if lc is not None else None),
         redelivered=_int(info.get("num_redelivered")),
     )
 

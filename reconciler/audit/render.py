@@ -23,7 +23,7 @@ def render_audit_text(result: LintResult, audited: list[tuple[str, AuditState]],
     scopes = []
     for where, state in audited:
         live = state.live
-        durable = sum(1 for c in live.consumers.values() if c.config.get("durable_name"))
+        durable = sum(1 for c in live.consumers.values() if c.config.durable_name)
         scopes.append(
             f"{_plural(len(live.streams), 'stream')}, {_plural(durable, 'durable consumer')}, "
             f"{_plural(len(live.consumers) - durable, 'ephemeral consumer')} on {where}"

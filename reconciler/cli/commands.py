@@ -204,7 +204,7 @@ def _export(argv: list[str]) -> int:
     except OSError as exc:
         raise Exit(f"jsops: error: cannot write to {args.out_dir}: {exc.strerror or exc}", ExitCode.ERROR) from None
     print(
-        f"Exported {len(live.streams)} streams and {sum(1 for c in live.consumers.values() if c.config.get('durable_name'))} consumers to {len(written)} files in {args.out_dir}."
+        f"Exported {len(live.streams)} streams and {sum(1 for c in live.consumers.values() if c.config.durable_name)} consumers to {len(written)} files in {args.out_dir}."
     )
     return ExitCode.OK
 

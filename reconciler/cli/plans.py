@@ -322,7 +322,7 @@ def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, co
 
     limits = read_limits(client, route.target, config.target)
     desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
-    measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
+    measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == "Stream"})
     measure_filter_loss(client, live, desired)
     opt = plan_options(args, route.contexts, estate, config)
     opt.server_version = limits.server_version

@@ -81,7 +81,7 @@ class TargetRun:
         limits = read_limits(client, self.target, getattr(ctl.options.config, "target", None))
         desired, policy = policy_from_estate(rev.estate, rev.desired(self.contexts, limits), self.contexts)
         # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
-        measure_limit_loss(client, live, {d.name: d.config for d in desired if d.kind == "Stream"})
+        measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == "Stream"})
         measure_filter_loss(client, live, desired)
         base = plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None))
         base.server_version = limits.server_version

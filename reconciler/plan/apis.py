@@ -14,7 +14,8 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+
+from jsops.linter import EffectiveConsumer
 
 from ..diff import START_FIELDS, Change
 from ..live import LiveConsumer, LiveState
@@ -64,7 +65,7 @@ def pause_action(act: Action) -> None:
         act.action = ActionKind.RESUME if pause.new is None else ActionKind.PAUSE
 
 
-def reset_action(act: Action, cur: LiveConsumer, config: dict[str, Any], live: LiveState, opt: PlanOptions) -> bool:
+def reset_action(act: Action, cur: LiveConsumer, config: EffectiveConsumer, live: LiveState, opt: PlanOptions) -> bool:
     """Turn a consumer recreate into a ``reset`` when the server can make it (see the module);
     whether it did. ``config``: the desired config (with jsops's metadata) and its start."""
     if not can_reset(live.server_version):
@@ -100,7 +101,7 @@ def _forward_loss(act: Action, cur: LiveConsumer, live: LiveState, seq: int) -> 
     """A reset past the ack floor on an interest stream removes the messages it skips that no other
     consumer wants: data loss (an upper bound), which needs the data-loss permission."""
     stream = live.streams.get(cur.stream)
-    if stream is None or stream.config.get("retention") != "interest" or seq <= cur.ack_floor + 1:
+    if stream is None or stream.config.retention != "interest" or seq <= cur.ack_floor + 1:
         return
     lost = min(stream.messages, seq - 1 - cur.ack_floor)
     if lost <= 0:

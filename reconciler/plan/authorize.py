@@ -39,7 +39,7 @@ def granted(a: Action, grants: Grants, live: LiveState) -> tuple[frozenset[Permi
     left the manifests by the marks its last apply recorded on it."""
     if grants.via == Vocabulary.ANNOTATIONS and ActionKind(a.wanted or a.action) == ActionKind.DELETE:
         cur = live.streams.get(a.name) if a.kind == "Stream" else live.consumers.get((a.stream or "", a.name))
-        return marked(cur.config if cur is not None else {}), Vocabulary.MARKS
+        return marked(cur.config.metadata if cur is not None else {}), Vocabulary.MARKS
     return grants.of(a.kind, a.name, a.stream), grants.via
 
 

@@ -13,8 +13,10 @@ takeover, a migration instead of a recreate, the consumers of a recreated stream
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
+from jsops.linter import EffectiveConsumer, EffectiveStream
+
+from ..configs import Config
 from ..diff import Change, diff_configs
 from ..live import (
     ESTATE,
@@ -74,7 +76,7 @@ def plan_changes(desired: list[Desired], live: LiveState, options: PlanOptions |
     streams = {d.name: d for d in desired if d.kind == "Stream"}
     run.wanted = set(streams)
     consumers = run.consumers = [d for d in desired if d.kind == "Consumer"]
-    for name in stream_order({n: d.config for n, d in streams.items()}):
+    for name in stream_order({n: d.stream_config for n, d in streams.items()}):
         act = _stream_action(run, streams[name])
         if act is not None:
             run.plan.actions.append(act)
@@ -94,7 +96,7 @@ def _plural(n: int, word: str = "message") -> str:
 def _stream_action(run: _Run, d: Desired) -> Action | None:
     live, opt, name = run.live, run.opt, d.name
     cur = live.streams.get(name)
-    config = estate_mark(stamp(d.config, d.file, d.context, opt.estate, opt.repo), cur, opt)
+    config = estate_mark(stamp(d.stream_config, d.file, d.context, opt.estate, opt.repo), cur, opt)
     if name in live.unknown:
         act = Action(ActionKind.UPDATE, "Stream", name, None, [], None, config)
         act.block(Refusal(Blocker.UNKNOWN, "the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later"))
@@ -103,10 +105,10 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
     if wants_migration(d, live):
         return _migrate(run, d, config)
     if cur is None:
-        old = rename_of(name, d.config, live, run.wanted)
+        old = rename_of(name, config, live, run.wanted)
         return Action(ActionKind.CREATE, "Stream", name, None, [], rename_note(old) if old is not None else None, config)
     changes = diff_configs("Stream", cur.config, d.config) + bookkeeping(cur.config, d, opt)
-    owned_act = owned_action("Stream", name, None, cur.config, changes, opt, keep_intents(config, cur.config))
+    owned_act = owned_action("Stream", name, None, cur.config, changes, opt, keep_intents(config, cur.config), cur.extra)
     if owned_act is None or protect(owned_act, d, cur.config):
         return owned_act
     act = owned_act
@@ -114,8 +116,8 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
         _recreate_stream(run, act, cur)
         act.lossless = _migrate(run, d, config, act)  # where migrate is granted, instead
     elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
-        limit_loss(act, cur, d.config, live)
-        interest_update_loss(act, live, d.config)
+        limit_loss(act, cur, d.stream_config, live)
+        interest_update_loss(act, live, d.stream_config)
     if act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
         paths = {c.path for c in act.changes}
         if {"placement", "num_replicas"} <= paths:
@@ -124,13 +126,15 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
     return act
 
 
-def _migrate(run: _Run, d: Desired, config: dict[str, Any], recreate: Action | None = None) -> Action:
+def _migrate(run: _Run, d: Desired, config: EffectiveStream, recreate: Action | None = None) -> Action:
     """A migration that keeps every message instead of a recreate (or for a rename): its consumers
     are created by it, at their positions (:mod:`jsops.reconciler.plan.migration`)."""
     if recreate is None:
         run.migrated.add(d.name)
     consumers = {
-        c.name: estate_mark(stamp(c.config, c.file, c.context, run.opt.estate, run.opt.repo), None, run.opt) for c in run.consumers if c.stream == d.name
+        c.name: estate_mark(stamp(c.consumer_config, c.file, c.context, run.opt.estate, run.opt.repo), None, run.opt)
+        for c in run.consumers
+        if c.stream == d.name
     }
     return migration_action(d, config, consumers, run.live, run.opt, recreate)
 
@@ -152,7 +156,7 @@ def _recreate_stream(run: _Run, act: Action, cur: LiveStream) -> None:
 def _consumer_action(run: _Run, d: Desired) -> Action | None:
     live, opt = run.live, run.opt
     cur = live.consumers.get((d.stream or "", d.name))
-    config = estate_mark(stamp(d.config, d.file, d.context, opt.estate, opt.repo), cur, opt)
+    config = estate_mark(stamp(d.consumer_config, d.file, d.context, opt.estate, opt.repo), cur, opt)
     if d.stream in live.unknown or d.stream in run.migrated:
         return None
     if d.stream in run.recreated:
@@ -162,7 +166,7 @@ def _consumer_action(run: _Run, d: Desired) -> Action | None:
     return _kept_consumer(run, d, cur, config)
 
 
-def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: dict[str, Any]) -> Action | None:
+def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: EffectiveConsumer) -> Action | None:
     """A consumer's action when its stream stays (is not recreated)."""
     live, opt = run.live, run.opt
     stream_cfg = live.streams[d.stream].config if d.stream in live.streams else None
@@ -174,7 +178,7 @@ def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: dict
         return Action(ActionKind.CREATE, "Consumer", d.name, d.stream, [], None, config)
     changes = pause_changes(diff_configs("Consumer", cur.config, d.config) + bookkeeping(cur.config, d, opt), live)
     wanted = config
-    if RESUME in (cur.config.get("metadata") or {}):
+    if RESUME in cur.config.metadata:
         # recreated at its old position, or reset: an update keeps that start (the server cannot change it)
         config = hold_start(config, cur.config)
     leftover = intents.get(d.name)
@@ -189,20 +193,20 @@ def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: dict
                 "jsops clears the record of a finished recreate from the stream",
             )
         )
-    act = owned_action("Consumer", d.name, d.stream, cur.config, changes, opt, config)
+    act = owned_action("Consumer", d.name, d.stream, cur.config, changes, opt, config, cur.extra)
     if act is None or protect(act, d, cur.config):
         return act
     if act.action == ActionKind.RECREATE and not reset_action(act, cur, wanted, live, opt):
         _recreate_consumer(run, act, cur)
     elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
-        interest_update_loss(act, live, d.config)
+        interest_update_loss(act, live, d.consumer_config)
     pause_action(act)
     return act
 
 
 def _recreate_consumer(run: _Run, act: Action, cur: LiveConsumer) -> None:
     opt = run.opt
-    if opt.keep_position and (cur.ack_floor > 0 or cur.config.get("deliver_policy") == "new"):
+    if opt.keep_position and (cur.ack_floor > 0 or cur.config.deliver_policy == "new"):
         act.consequence = (
             f"the consumer is deleted and created again at its position (from stream sequence {cur.ack_floor + 1}, "
             "after its ack floor); unacknowledged messages are delivered again"
@@ -260,11 +264,11 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
     run.plan.actions.extend(stream_deletes)
 
 
-def _protect_delete(act: Action, config: dict[str, Any], opt: PlanOptions) -> bool:
+def _protect_delete(act: Action, config: Config, opt: PlanOptions) -> bool:
     """Block a delete jsops must not make whatever is granted; whether it did."""
     if not opt.prunable(config):
         act.block(Refusal(Blocker.PROTECTION, _UNMARKED))
-    elif delete_prevented(config):
+    elif delete_prevented(config.metadata):
         act.block(Refusal(Blocker.PROTECTION, PREVENTED_DELETE))
     else:
         return False
@@ -278,12 +282,12 @@ _UNMARKED = (
 )
 
 
-def _left(opt: PlanOptions, config: dict[str, Any]) -> bool:
+def _left(opt: PlanOptions, config: Config) -> bool:
     """Whether an owned object the manifests do not declare is this run's to account for: one
     ``--prune`` may delete, or one of this scope that records no repository (jsops before 0.2)."""
     if opt.prunable(config):
         return True
-    meta = config.get("metadata") or {}
+    meta = config.metadata
     if not (opt.estates and opt.estate is None and opt.repo is not None) or meta.get(REPO) or meta.get(ESTATE):
         return False
     return replace(opt, repo=None).prunable(config)

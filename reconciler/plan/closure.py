@@ -18,9 +18,8 @@ one with the same subjects), so the plan can name the lossless route. Pure.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
 
-from jsops.linter import subjects_collide
+from jsops.linter import EffectiveStream, subjects_collide
 
 from ..live import LiveState, LiveStream, owned
 from ..permissions import RENAMED_FROM, Blocker, Permission, Refusal
@@ -30,9 +29,9 @@ from .model import Action
 __all__ = ["close", "rename_of", "rename_note"]
 
 
-def _subjects(config: dict[str, Any] | None) -> list[str]:
-    subs = (config or {}).get("subjects")
-    return [s for s in subs if isinstance(s, str)] if isinstance(subs, list) else []
+def _subjects(config: object) -> list[str]:
+    """A stream config's subjects (none for anything else: a consumer's, or no config)."""
+    return list(config.subjects) if isinstance(config, EffectiveStream) else []
 
 
 def _overlap(a: Iterable[str], b: Iterable[str]) -> bool:
@@ -97,7 +96,7 @@ def _kept_by(a: Action, live: LiveState, creates: dict[str, Action], deletes: se
     return None
 
 
-def rename_of(name: str, config: dict[str, Any], live: LiveState, wanted: set[str]) -> LiveStream | None:
+def rename_of(name: str, config: EffectiveStream, live: LiveState, wanted: set[str]) -> LiveStream | None:
     """The live stream a new stream ``name`` (desired ``config``) looks renamed from: an owned
     stream the manifests (``wanted``: the stream names they declare) no longer declare, with the
     same subjects. None when there is none, or more than one."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from jsops.linter import (
     PREVENT_UPDATE,
@@ -23,6 +22,7 @@ from jsops.linter import (
 )
 from jsops.linter.model.config import ConsumerConfig
 
+from ..configs import Config, ConfigT, with_metadata
 from ..diff import START_FIELDS
 from ..live import CONTEXT, ESTATE, MANAGED_BY, OWNER, REPO, RESUME, SOURCE
 from ..permissions import RENAMED_FROM, annotation_true, prune_marks
@@ -36,7 +36,7 @@ class Desired:
     kind: str  # "Stream" | "Consumer"
     name: str
     stream: str | None
-    config: dict[str, Any]  # effective config, server JSON shape, without jsops bookkeeping
+    config: Config  # the effective config (with the prune marks of the manifest's annotations), without jsops bookkeeping
     file: str = ""  # the manifest's path as recorded in metadata (see source_path)
     context: str = "default"  # the manifest's metadata.context
     prevent_update: bool = False  # NACK's preventUpdate (jsops.io/prevent-update): created, never changed
@@ -45,6 +45,20 @@ class Desired:
     @property
     def key(self) -> tuple[str, str | None, str]:
         return (self.kind, self.stream, self.name)
+
+    @property
+    def stream_config(self) -> EffectiveStream:
+        """The config of a desired stream."""
+        if not isinstance(self.config, EffectiveStream):
+            raise TypeError(f"{self.kind} {self.name}: not a stream")
+        return self.config
+
+    @property
+    def consumer_config(self) -> EffectiveConsumer:
+        """The config of a desired consumer."""
+        if not isinstance(self.config, EffectiveConsumer):
+            raise TypeError(f"{self.kind} {self.name}: not a consumer")
+        return self.config
 
 
 def desired_from_estate(
@@ -82,7 +96,7 @@ def desired_from_estate(
                     "Stream",
                     r.name,
                     None,
-                    _marked(api_json(cfg), r),
+                    _marked(cfg, r),
                     paths.get(r.file, ""),
                     r.context,
                     annotation_true(r.annotations, PREVENT_UPDATE),
@@ -96,7 +110,7 @@ def desired_from_estate(
                     "Consumer",
                     r.name,
                     r.stream,
-                    _marked(api_json(_consumer(r, eff.get(r.stream or ""), target)), r),
+                    _marked(_consumer(r, eff.get(r.stream or ""), target), r),
                     paths.get(r.file, ""),
                     r.context,
                     annotation_true(r.annotations, PREVENT_UPDATE),
@@ -105,13 +119,8 @@ def desired_from_estate(
     return out
 
 
-def _marked(config: dict[str, Any], r: Resource) -> dict[str, Any]:
-    marks = prune_marks(r.annotations)
-    if not marks:
-        return config
-    out = dict(config)
-    out["metadata"] = {**(out.get("metadata") or {}), **marks}
-    return out
+def _marked(config: ConfigT, r: Resource) -> ConfigT:
+    return with_metadata(config, prune_marks(r.annotations))
 
 
 def _consumer(r: Resource, stream: EffectiveStream | None, target: LintTarget | None = None) -> EffectiveConsumer:
@@ -125,12 +134,10 @@ def _consumer(r: Resource, stream: EffectiveStream | None, target: LintTarget | 
     return effective_consumer(cfg, stream, durable_name=durable, name=cname, target=target)
 
 
-def stamp(config: dict[str, Any], source: str, context: str | None = None, estate: str | None = None, repo: str | None = None) -> dict[str, Any]:
+def stamp(config: ConfigT, source: str, context: str | None = None, estate: str | None = None, repo: str | None = None) -> ConfigT:
     """``config`` with jsops ownership metadata (owner, manifest path, a non-default context and
     the estate when there is one, else the repository when given)."""
-    out = dict(config)
-    meta = dict(out.get("metadata") or {})
-    meta[MANAGED_BY] = OWNER
+    meta = {MANAGED_BY: OWNER}
     if estate:
         meta[ESTATE] = estate
     elif repo:
@@ -139,27 +146,24 @@ def stamp(config: dict[str, Any], source: str, context: str | None = None, estat
         meta[SOURCE] = source
     if context and context != "default":
         meta[CONTEXT] = context
-    out["metadata"] = meta
-    return out
+    return with_metadata(config, meta)
 
 
-def resume_config(config: dict[str, Any], start_seq: int) -> dict[str, Any]:
+def resume_config(config: EffectiveConsumer, start_seq: int) -> EffectiveConsumer:
     """``config`` starting at ``start_seq``, remembering the start the manifest asked for."""
-    return hold_start(config, {"deliver_policy": "by_start_sequence", "opt_start_seq": start_seq})
+    return _remember_start(config, config._replace(deliver_policy="by_start_sequence", opt_start_seq=start_seq, opt_start_time=None))
 
 
-def hold_start(config: dict[str, Any], live: dict[str, Any]) -> dict[str, Any]:
+def hold_start(config: EffectiveConsumer, live: EffectiveConsumer) -> EffectiveConsumer:
     """``config`` with the start fields (deliver policy, start sequence or time) of ``live``, which an
     update cannot change, remembering the start ``config`` asks for (``io.jsops.resume``): a consumer
     jsops recreated at its old position or reset (2.14+) compares with the manifest's start."""
-    cfg = dict(config)
-    start = {f: cfg[f] for f in START_FIELDS if f in cfg}
-    for f in START_FIELDS:
-        if f in live:
-            cfg[f] = live[f]  # in place: the key order of the config stays
-        else:
-            cfg.pop(f, None)
-    meta = dict(cfg.get("metadata") or {})
-    meta[RESUME] = json.dumps(start, sort_keys=True, separators=(",", ":"))
-    cfg["metadata"] = meta
-    return cfg
+    held = config._replace(deliver_policy=live.deliver_policy, opt_start_seq=live.opt_start_seq, opt_start_time=live.opt_start_time)
+    return _remember_start(config, held)
+
+
+def _remember_start(config: EffectiveConsumer, held: EffectiveConsumer) -> EffectiveConsumer:
+    """``held`` remembering the start fields of ``config`` as its JSON gives them (an unset one left out)."""
+    sent = api_json(config)
+    start = {f: sent[f] for f in START_FIELDS if f in sent}
+    return with_metadata(held, {RESUME: json.dumps(start, sort_keys=True, separators=(",", ":"))})

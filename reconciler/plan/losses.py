@@ -13,6 +13,9 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from jsops.linter import EffectiveConsumer, EffectiveStream, api_json
+
+from ..configs import ConfigT, with_metadata
 from ..dataloss import describe, limit_losses, loss_total, tightened
 from ..interestloss import filter_loss, retention_loss
 from ..live import ESTATE, RECREATE_PREFIX, REPO, LiveConsumer, LiveState, LiveStream, interest_loss, owned
@@ -29,41 +32,31 @@ def need(act: Action, n: Need) -> None:
     act.needs = tuple(x for x in act.needs if x.permission != n.permission) + (n,)
 
 
-def config_digest(config: dict[str, Any]) -> str:
-    """A short digest of a desired consumer config (recorded with a recreate intent)."""
-    text = json.dumps(config, sort_keys=True, separators=(",", ":"))
+def config_digest(config: EffectiveConsumer) -> str:
+    """A short digest of a desired consumer config (recorded with a recreate intent): of its JSON."""
+    text = json.dumps(api_json(config), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def keep_intents(config: dict[str, Any], live_cfg: dict[str, Any]) -> dict[str, Any]:
+def keep_intents(config: EffectiveStream, live_cfg: EffectiveStream) -> EffectiveStream:
     """``config`` with the live stream's recorded recreate intents carried over (an update of the
     stream must not erase the position of a consumer whose recreate was interrupted)."""
-    keep = {k: v for k, v in (live_cfg.get("metadata") or {}).items() if k.startswith(RECREATE_PREFIX)}
-    if not keep:
-        return config
-    out = dict(config)
-    out["metadata"] = {**(out.get("metadata") or {}), **keep}
-    return out
+    return with_metadata(config, {k: v for k, v in live_cfg.metadata.items() if k.startswith(RECREATE_PREFIX)})
 
 
-def estate_mark(config: dict[str, Any], cur: LiveStream | LiveConsumer | None, opt: PlanOptions) -> dict[str, Any]:
+def estate_mark(config: ConfigT, cur: LiveStream | LiveConsumer | None, opt: PlanOptions) -> ConfigT:
     """Without estate rules, an update keeps the estate the live object records; and an object
     keeps the repository it records (the first repository that applied it prunes it)."""
     if cur is None or not owned(cur.config):
         return config
-    live_meta = cur.config.get("metadata") or {}
-    keep = {k: live_meta[k] for k in ((ESTATE,) if not opt.estates else ()) + (REPO,) if live_meta.get(k)}
-    if not keep:
-        return config
-    out = dict(config)
-    out["metadata"] = {**(out.get("metadata") or {}), **keep}
-    return out
+    live_meta = cur.config.metadata
+    return with_metadata(config, {k: live_meta[k] for k in ((ESTATE,) if not opt.estates else ()) + (REPO,) if live_meta.get(k)})
 
 
-def limit_loss(act: Action, cur: LiveStream, desired: dict[str, Any], live: LiveState) -> None:
+def limit_loss(act: Action, cur: LiveStream, desired: EffectiveStream, live: LiveState) -> None:
     """Count what ``act``'s tightened limits remove from ``cur``'s stored messages; a loss is data
     loss: said in the changes and the consequence, counted, and needs the data-loss permission."""
-    if desired.get("discard") == "new":
+    if desired.discard == "new":
         act.changes = [
             replace(c, consequence=_discard_new(c.path, cur, desired))
             if c.path in ("max_msgs", "max_bytes") and c.path in tightened(cur.config, desired)
@@ -89,11 +82,11 @@ def limit_loss(act: Action, cur: LiveStream, desired: dict[str, Any], live: Live
     need(act, Need(Permission.DATA_LOSS, f"tightened limits remove up to {total} stored message{'s' if total != 1 else ''}; "))
 
 
-def _discard_new(limit: str, cur: LiveStream, desired: dict[str, Any]) -> str:
+def _discard_new(limit: str, cur: LiveStream, desired: EffectiveStream) -> str:
     """What a lower ``max_msgs``/``max_bytes`` does with ``discard: new``: nothing stored goes; new
     messages (a bucket's puts) are refused while the stream is over the limit."""
     held = cur.messages if limit == "max_msgs" else cur.bytes
-    new = int(desired.get(limit) or 0)
+    new = desired.max_msgs if limit == "max_msgs" else desired.max_bytes
     unit = "messages" if limit == "max_msgs" else "bytes"
     now = (
         f"it holds {held} {unit} now, more than the new limit: every new message (every put, for a bucket) is refused until enough are removed"
@@ -103,7 +96,7 @@ def _discard_new(limit: str, cur: LiveStream, desired: dict[str, Any]) -> str:
     return f"with discard: new nothing stored is removed; {now}"
 
 
-def resume_action(d: Desired, config: dict[str, Any], intent: dict[str, Any]) -> Action:
+def resume_action(d: Desired, config: EffectiveConsumer, intent: dict[str, Any]) -> Action:
     seq = int(intent["seq"])
     note = f"resume interrupted recreate of {d.stream}/{d.name} at stream sequence {seq} (recorded on the stream before its delete)"
     if intent.get("digest") != config_digest(config):
@@ -126,12 +119,12 @@ def interest_action(act: Action, live: LiveState, c: LiveConsumer) -> None:
     need(act, Need(Permission.DATA_LOSS, f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; ", always=True))
 
 
-def interest_update_loss(act: Action, live: LiveState, desired: dict[str, Any]) -> None:
+def interest_update_loss(act: Action, live: LiveState, desired: EffectiveStream | EffectiveConsumer) -> None:
     """An in-place update that makes an interest stream drop stored messages (issue 21): a change
     of retention to ``interest`` (the messages no consumer has pending), or a consumer's narrower
     filter (the messages no consumer takes any more). Counted from the live state, added to the
     action's data loss, and needs the data-loss permission, as tightened limits do."""
-    if act.kind == "Stream":
+    if isinstance(desired, EffectiveStream):
         s = live.streams.get(act.name)
         lost = retention_loss(s, desired, live) if s is not None else 0
         path = "retention"

@@ -30,10 +30,11 @@ a kill resumes from it. Pure: nothing here sends a request.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from jsops.linter import format_size, parse_version
+from jsops.linter import EffectiveConsumer, EffectiveStream, format_size, parse_version
 
 from ..dataloss import limit_losses, loss_total
 from ..diff import diff_configs
@@ -42,6 +43,7 @@ from ..permissions import Blocker, Need, Permission, Refusal
 from ..vocabulary import ActionKind, ChangeClass
 from .desired import Desired
 from .migration_checks import copy_refusal, reset_consumers
+from .migration_spec import MigrationSpec
 from .model import Action, PlanOptions
 
 __all__ = [
@@ -74,9 +76,9 @@ def placeholder(name: str) -> str:
     return f"_jsops.migrating.{name}"
 
 
-def migration_record(config: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The migration recorded on a live stream config (``io.jsops.migration``), or None."""
-    raw = ((config or {}).get("metadata") or {}).get(MIGRATION)
+def migration_record(meta: Mapping[str, object] | None) -> dict[str, Any] | None:
+    """The migration recorded in a live stream's metadata (``io.jsops.migration``), or None."""
+    raw = (meta or {}).get(MIGRATION)
     if not isinstance(raw, str):
         return None
     try:
@@ -86,65 +88,16 @@ def migration_record(config: dict[str, Any] | None) -> dict[str, Any] | None:
     return rec if isinstance(rec, dict) and isinstance(rec.get("from"), str) and isinstance(rec.get("to"), str) else None
 
 
-@dataclass(frozen=True)
-class MigrationSpec:
-    """What one migration moves: ``source`` -> ``target`` (the same name: through ``via``)."""
-
-    source: str
-    target: str
-    via: str | None = None
-    via_config: dict[str, Any] | None = None  # the temporary stream (the old config, renamed)
-    consumers: dict[str, dict[str, Any]] = field(default_factory=dict)  # desired consumers of the target
-    messages: int = 0
-    bytes: int = 0
-    reset: tuple[str, ...] = ()  # consumers created at their manifest's start (--reset-position), not at their position
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "from": self.source,
-            "to": self.target,
-            "consumers": self.consumers,
-            "messages": self.messages,
-            "bytes": self.bytes,
-            "strategy": "mirror",
-        }
-        if self.reset:
-            out["reset"] = list(self.reset)
-        if self.via is not None:
-            out["via"], out["via_config"] = self.via, self.via_config
-        return out
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> MigrationSpec:
-        consumers = data.get("consumers") or {}
-        if not isinstance(data.get("from"), str) or not isinstance(data.get("to"), str) or not isinstance(consumers, dict):
-            raise ValueError("a migration needs 'from', 'to' and 'consumers'")
-        via = data.get("via")
-        reset = data.get("reset") or []
-        if not isinstance(reset, list):
-            raise ValueError("a migration's 'reset' is a list of consumer names")
-        return cls(
-            data["from"],
-            data["to"],
-            via if isinstance(via, str) else None,
-            data.get("via_config"),
-            {str(k): dict(v) for k, v in consumers.items()},
-            int(data.get("messages") or 0),
-            int(data.get("bytes") or 0),
-            tuple(str(x) for x in reset),
-        )
-
-
 def _source(d: Desired, live: LiveState) -> tuple[str, str | None, bool] | None:
     """(source, temporary stream, in progress) of the migration ``d`` wants or has in progress
     on the server; None when it wants none."""
     cur = live.streams.get(d.name)
-    rec = migration_record(cur.config) if cur is not None else None
+    rec = migration_record(cur.config.metadata) if cur is not None else None
     tmp = temp_name(d.name)
     if rec is not None:
         return (d.name, tmp, True) if rec["from"] == tmp else (rec["from"], None, True)
     temp = live.streams.get(tmp)
-    temp_rec = migration_record(temp.config) if temp is not None else None
+    temp_rec = migration_record(temp.config.metadata) if temp is not None else None
     if temp_rec is not None and temp_rec.get("final") == d.name:
         return d.name, tmp, True
     old = d.renamed_from
@@ -180,19 +133,20 @@ def _refusal(src: LiveStream | None, d: Desired, live: LiveState, opt: PlanOptio
 
 def _unsafe(src: LiveStream | None, d: Desired, live: LiveState, fresh: bool, declared: set[str]) -> str | None:
     """Why these streams cannot be migrated without loss (None: they can)."""
-    if d.config.get("mirror") or d.config.get("sources"):
+    new = d.stream_config
+    if new.mirror is not None or new.sources:
         return "the new stream is a mirror or sources other streams; jsops migrates only streams that take their own subjects"
     if src is None or not fresh:
         return None
     if not owned(src.config):
         return f"{src.name} is not managed by jsops; adopt it first (--adopt {src.name})"
-    if src.config.get("mirror") or src.config.get("sources"):
+    if src.config.mirror is not None or src.config.sources:
         return f"{src.name} is a mirror or sources other streams; jsops migrates only streams that take their own subjects"
-    if src.config.get("sealed"):
+    if src.config.sealed:
         return f"{src.name} is sealed: its subjects cannot be moved"
-    if (why := copy_refusal(src, d.config, declared, live)) is not None:
+    if (why := copy_refusal(src, new, declared, live)) is not None:
         return why
-    losses = limit_losses(src, d.config, live.read_at, live.limit_loss.get(src.name))
+    losses = limit_losses(src, new, live.read_at, live.limit_loss.get(src.name))
     if losses:
         return (
             f"the new stream's limits would drop up to {loss_total(src, losses)} of the {_plural(src.messages)} it copies "
@@ -219,7 +173,7 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState) -> str:
         "'no responders' (a JetStream publish fails at once and can be retried; on a cluster one in flight as the subjects "
         "move may time out instead; a core-NATS publish without reply is dropped)"
     )
-    retention = str((src.config if src is not None else {}).get("retention") or "limits")
+    retention = src.config.retention if src is not None else "limits"
     where = (
         "at the first message (a work queue holds only what is not acknowledged; the server allows no other start)"
         if retention == "workqueue"
@@ -261,7 +215,7 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState) -> str:
 
 
 def migration_action(
-    d: Desired, config: dict[str, Any], consumers: dict[str, dict[str, Any]], live: LiveState, opt: PlanOptions, recreate: Action | None = None
+    d: Desired, config: EffectiveStream, consumers: dict[str, EffectiveConsumer], live: LiveState, opt: PlanOptions, recreate: Action | None = None
 ) -> Action:
     """The ``migrate`` action for ``d`` (desired ``config`` with its bookkeeping, ``consumers``: its
     desired consumers, configs as apply sends them), or a ``blocked`` one that says why."""
@@ -269,13 +223,14 @@ def migration_action(
     fresh = not running
     src = live.streams.get(source)
     via_config = None
-    if via is not None and src is not None and migration_record(src.config) is None:
+    if via is not None and src is not None and migration_record(src.config.metadata) is None:
         # the temporary stream is the old config under another name, with the subjects it had
         # before a cut-over that may have started (recorded on the temporary stream)
         temp = live.streams.get(via)
-        rec = migration_record(temp.config) if temp is not None else None
-        subjects = rec.get("subjects") if rec is not None else src.config.get("subjects")
-        via_config = {**src.config, "name": via, "subjects": subjects}
+        rec = migration_record(temp.config.metadata) if temp is not None else None
+        subjects = rec.get("subjects") if rec is not None else None
+        kept = tuple(str(x) for x in subjects) if isinstance(subjects, list) else src.config.subjects
+        via_config = src.config._replace(name=via, subjects=kept)
     reset, skipped = reset_consumers(src, consumers, live) if src is not None and fresh and not opt.keep_position else ([], 0)
     spec = MigrationSpec(source, d.name, via, via_config, consumers, src.messages if src is not None else 0, src.bytes if src is not None else 0, tuple(reset))
     changes = (
@@ -288,7 +243,7 @@ def migration_action(
         if recreate is not None
         else ([c for c in diff_configs("Stream", src.config, d.config) if c.path != "name"] if src is not None and fresh else [])
     )
-    act = Action(ActionKind.MIGRATE, "Stream", d.name, None, changes, _steps(spec, src if fresh else None, live), config, migration=spec.to_json())
+    act = Action(ActionKind.MIGRATE, "Stream", d.name, None, changes, _steps(spec, src if fresh else None, live), config, migration=spec)
     what = f"renamed from {source}" if via is None else "a change the server cannot make in place"
     if running:
         what = f"a migration from {source} is in progress on the server"
@@ -317,7 +272,7 @@ def abandoned(wanted: set[str], live: LiveState, opt: PlanOptions) -> list[Actio
     it, blocked with the way to finish."""
     out = []
     for name, s in sorted(live.streams.items()):
-        rec = migration_record(s.config)
+        rec = migration_record(s.config.metadata)
         if rec is None or str(rec.get("final") or name) in wanted or name in wanted:
             continue
         old, step = rec["from"], str(rec.get("step"))
@@ -331,8 +286,8 @@ def abandoned(wanted: set[str], live: LiveState, opt: PlanOptions) -> list[Actio
             f"the manifests no longer declare {name}: the unfinished migration from {old} (step {step!r}) is rolled "
             f"back: {old} gets its subjects back and the copy {name} ({_plural(s.messages)}, all still in {old}) is "
             "deleted with the consumers made on it; nothing is lost",
-            dict(s.config),
-            migration={"from": old, "to": name, "rollback": True, "consumers": {}},
+            s.config,
+            migration=MigrationSpec(old, name, rollback=True),
         )
         if src is None or step not in BEFORE_PROMOTION:
             act.block(
@@ -357,9 +312,9 @@ def busy_streams(actions: list[Action], live: LiveState) -> set[str]:
     out: set[str] = set()
     for a in actions:
         if a.migration is not None:
-            out.update(n for n in (a.migration.get("from"), a.migration.get("via")) if isinstance(n, str))
+            out.update(n for n in (a.migration.source, a.migration.via) if n is not None)
     for name, s in live.streams.items():
-        rec = migration_record(s.config)
+        rec = migration_record(s.config.metadata)
         if rec is not None:
             out.update((name, rec["from"]))
     return out

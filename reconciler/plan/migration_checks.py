@@ -25,7 +25,7 @@ short (the mirror cannot store the rest) and never catch up: refused.
 
 from __future__ import annotations
 
-from typing import Any
+from jsops.linter import EffectiveConsumer, EffectiveStream
 
 from ..diff import START_FIELDS, diff_configs
 from ..live import LiveState, LiveStream
@@ -43,19 +43,19 @@ def downstream(name: str, live: LiveState) -> list[str]:
     for other, s in sorted(live.streams.items()):
         if other == name:
             continue
-        mirror = s.config.get("mirror") or {}
-        if mirror.get("name") == name and not mirror.get("external"):
+        mirror = s.config.mirror
+        if mirror is not None and mirror.name == name and mirror.external is None:
             out.append(f"{other} (a mirror of it)")
-        elif any((src or {}).get("name") == name and not (src or {}).get("external") for src in s.config.get("sources") or ()):
+        elif any(src.name == name and src.external is None for src in s.config.sources):
             out.append(f"{other} (sources it)")
     return out
 
 
-def _retention(config: dict[str, Any]) -> str:
-    return str(config.get("retention") or "limits")
+def _retention(config: EffectiveStream) -> str:
+    return config.retention or "limits"
 
 
-def _retention_refusal(src: LiveStream, new: dict[str, Any], declared: set[str], live: LiveState) -> str | None:
+def _retention_refusal(src: LiveStream, new: EffectiveStream, declared: set[str], live: LiveState) -> str | None:
     old, want = _retention(src.config), _retention(new)
     held = src.messages
     if held and (old == "workqueue") != (want == "workqueue"):
@@ -81,11 +81,11 @@ def _retention_refusal(src: LiveStream, new: dict[str, Any], declared: set[str],
     return None
 
 
-def _capacity_refusal(src: LiveStream, new: dict[str, Any]) -> str | None:
-    if new.get("discard") != "new":
+def _capacity_refusal(src: LiveStream, new: EffectiveStream) -> str | None:
+    if new.discard != "new":
         return None  # discard old: the limits remove the oldest; counted as data loss (jsops.reconciler.dataloss)
     over = []
-    max_msgs, max_bytes = int(new.get("max_msgs") or -1), int(new.get("max_bytes") or -1)
+    max_msgs, max_bytes = new.max_msgs or -1, new.max_bytes or -1
     if 0 < max_msgs < src.messages:
         over.append(f"max_msgs {max_msgs} < {src.messages} messages")
     if 0 < max_bytes < src.bytes:
@@ -98,7 +98,7 @@ def _capacity_refusal(src: LiveStream, new: dict[str, Any]) -> str | None:
     )
 
 
-def copy_refusal(src: LiveStream, new: dict[str, Any], declared: set[str], live: LiveState) -> str | None:
+def copy_refusal(src: LiveStream, new: EffectiveStream, declared: set[str], live: LiveState) -> str | None:
     """Why ``src`` cannot be carried into a stream configured ``new`` (whose declared consumers are
     ``declared``) without loss; None when it can."""
     readers = downstream(src.name, live)
@@ -110,7 +110,7 @@ def copy_refusal(src: LiveStream, new: dict[str, Any], declared: set[str], live:
     return _retention_refusal(src, new, declared, live) or _capacity_refusal(src, new)
 
 
-def reset_consumers(src: LiveStream, consumers: dict[str, dict[str, Any]], live: LiveState) -> tuple[list[str], int]:
+def reset_consumers(src: LiveStream, consumers: dict[str, EffectiveConsumer], live: LiveState) -> tuple[list[str], int]:
     """With ``--reset-position``: the consumers whose manifest changes their start (created there,
     not at their position), and the messages that skips on an interest stream (an upper bound)."""
     names, skipped = [], 0

@@ -10,12 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..diff import Change
+from ..configs import Config, Extra, config_from_json, config_json
+from ..diff import Change, JsonValue
 from ..errors import PermanentError
 from ..live import CONTEXT, ESTATE, REPO, SOURCE, owned
 from ..permissions import Grants, Need, Refusal
 from ..render_refusal import reason_of
 from ..vocabulary import ActionKind, ChangeClass
+from .migration_spec import MigrationSpec
 from .scope import in_scope
 
 __all__ = ["ACTIONS", "PLAN_VERSION", "Action", "Plan", "PlanError", "PlanOptions", "PlanSet", "seal", "seal_intact"]
@@ -58,18 +60,18 @@ class PlanOptions:
     migrate: bool = False
     server_version: str | None = None
 
-    def foreign(self, config: dict[str, Any]) -> str | None:
+    def foreign(self, config: Config) -> str | None:
         """The other estate an owned object is recorded for (None: this one, or no estate rules)."""
         if not self.estates or not owned(config):
             return None
-        mark = (config.get("metadata") or {}).get(ESTATE)
+        mark = config.metadata.get(ESTATE)
         return str(mark) if mark and mark != self.estate else None
 
-    def prunable(self, config: dict[str, Any]) -> bool:
+    def prunable(self, config: Config) -> bool:
         """Whether ``--prune`` may delete this live object (when the manifests no longer declare it)."""
         if not owned(config):
             return False
-        meta = config.get("metadata") or {}
+        meta = config.metadata
         if self.estates and meta.get(ESTATE) != self.estate:
             return False
         if self.estates and self.estate is None and self.repo is not None and meta.get(REPO) != self.repo:
@@ -100,7 +102,7 @@ class Action:
     stream: str | None = None
     changes: list[Change] = field(default_factory=list)
     consequence: str | None = None
-    config: dict[str, Any] | None = None  # what apply sends (creates, updates, recreates, adopts)
+    config: Config | None = None  # what apply sends (creates, updates, recreates, adopts)
     reason: str | None = None  # why a blocked action of a saved plan is blocked, as its JSON says (see refusal)
     wanted: ActionKind | None = None  # the action a blocked one would be
     # A consumer create that resumes an interrupted recreate at this stream sequence (the
@@ -119,8 +121,8 @@ class Action:
     # The JetStream err_code the server would answer: set on an action blocked because the plan
     # predicted the server's refusal against the live estate (jsops.reconciler.plan.predict).
     err_code: int | None = None
-    # A migration's steps (jsops.reconciler.plan.migration.MigrationSpec as JSON): from, to, via, consumers.
-    migration: dict[str, Any] | None = None
+    # A migration's steps: from, to, via, consumers (their configs as records).
+    migration: MigrationSpec | None = None
     # Why it is blocked, typed (a plan made here; rendered by jsops.reconciler.render_refusal).
     refusal: Refusal | None = field(default=None, compare=False)
     # What planning found the action needs (jsops.reconciler.plan.authorize judges it; not serialised).
@@ -138,6 +140,9 @@ class Action:
     recreated_with: str | None = field(default=None, compare=False)
     kept: Action | None = field(default=None, compare=False, repr=False)
     deleted_with: str | None = field(default=None, compare=False)
+    # The fields of the live config the catalog does not know (a newer release's): sent back with an
+    # update so that it loses none of them; written in the plan's JSON with the config.
+    extra: Extra = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         self.action = ActionKind(self.action)
@@ -155,6 +160,12 @@ class Action:
     def label(self) -> str:
         return f"{self.kind} {self.stream}/{self.name}" if self.kind == "Consumer" else f"{self.kind} {self.name}"
 
+    def request(self) -> dict[str, JsonValue]:
+        """The config as apply sends it, in the server's JSON (the extra fields with it)."""
+        if self.config is None:
+            raise ValueError(f"{self.label}: a {self.action} action has no config")
+        return config_json(self.config, self.extra)
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "action": self.action,
@@ -168,7 +179,7 @@ class Action:
         if self.wanted is not None:
             out["wanted"] = self.wanted
         if self.config is not None:
-            out["config"] = self.config
+            out["config"] = self.request()
         if self.resume_seq is not None:
             out["resume_seq"] = self.resume_seq
         if self.reset_seq is not None:
@@ -178,7 +189,7 @@ class Action:
         if self.err_code is not None:
             out["err_code"] = self.err_code
         if self.migration is not None:
-            out["migration"] = self.migration
+            out["migration"] = self.migration.to_json()
         return out
 
     @classmethod
@@ -194,9 +205,12 @@ class Action:
             raise PlanError(f"consumer action {name!r} has no stream")
         if ActionKind(act).server_api and kind != "Consumer":
             raise PlanError(f"{act} action for {name!r}: only consumers are paused, resumed or reset")
-        config = data.get("config")
-        if ActionKind(act).writes and not isinstance(config, dict):
+        raw = data.get("config")
+        if ActionKind(act).writes and not isinstance(raw, dict):
             raise PlanError(f"{act} action for {name!r} has no config")
+        if raw is not None and not isinstance(raw, dict):
+            raise PlanError(f"action for {name!r} has a bad 'config'")
+        config, extra = config_from_json(kind, raw) if raw is not None else (None, {})
         changes = []
         for c in data.get("changes") or []:
             if not isinstance(c, dict) or str(c.get("class")) not in tuple(ChangeClass):
@@ -219,9 +233,11 @@ class Action:
         code = data.get("err_code")
         if code is not None and (not isinstance(code, int) or isinstance(code, bool)):
             raise PlanError(f"action for {name!r} has a bad err_code")
-        migration = data.get("migration")
-        if migration is not None and not isinstance(migration, dict):
-            raise PlanError(f"action for {name!r} has a bad 'migration'")
+        raw_migration = data.get("migration")
+        try:
+            migration = MigrationSpec.from_json(raw_migration) if raw_migration is not None else None
+        except ValueError as exc:
+            raise PlanError(f"action for {name!r} has a bad 'migration': {exc}") from None
         return cls(
             ActionKind(act),
             kind,
@@ -237,6 +253,7 @@ class Action:
             loss,
             err_code=code,
             migration=migration,
+            extra=extra,
         )
 
 

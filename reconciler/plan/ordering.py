@@ -10,19 +10,21 @@ anyway) is broken at the first node, in input order, that is left.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
+
+from jsops.linter import EffectiveStream
 
 __all__ = ["deps", "levels", "stream_order"]
 
 K = TypeVar("K", bound=Hashable)
 
 
-def deps(config: Mapping[str, Any]) -> set[str]:
+def deps(config: EffectiveStream) -> set[str]:
     """The streams a stream config reads from (its mirror and sources, external ones left out)."""
     names = set()
-    for src in [config.get("mirror"), *(config.get("sources") or [])]:
-        if isinstance(src, dict) and src.get("name") and not src.get("external"):
-            names.add(str(src["name"]))
+    for src in (config.mirror, *config.sources):
+        if src is not None and src.name and src.external is None:
+            names.add(src.name)
     return names
 
 
@@ -58,7 +60,7 @@ def levels(nodes: Sequence[K], depends_on: Callable[[K], Iterable[K]]) -> list[l
     return out
 
 
-def stream_order(configs: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def stream_order(configs: Mapping[str, EffectiveStream]) -> list[str]:
     """Stream names with origins before the mirrors and sources that read them (by name within a
     level; cycles broken by name)."""
     return [n for level in levels(sorted(configs), lambda n: deps(configs[n])) for n in level]

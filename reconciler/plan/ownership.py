@@ -5,10 +5,9 @@ NACK's protections."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from jsops.linter import worst_change_class
 
+from ..configs import NO_EXTRA, Config, Extra
 from ..diff import Change
 from ..live import CONTEXT, ESTATE, REPO, SOURCE, owned
 from ..permissions import Blocker, Refusal, protection
@@ -19,13 +18,13 @@ from .model import Action, PlanOptions
 __all__ = ["bookkeeping", "owned_action", "protect"]
 
 
-def bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list[Change]:
+def bookkeeping(live_cfg: Config, d: Desired, opt: PlanOptions) -> list[Change]:
     """Changes recording the manifest's new path (when the recorded one is stale), its context and
     the estate on an owned object, so that a later scoped ``--prune`` of the old place does not
     delete it."""
     if not owned(live_cfg):
         return []
-    meta = live_cfg.get("metadata") or {}
+    meta = live_cfg.metadata
     out = []
     if opt.estates and opt.estate and meta.get(ESTATE) != opt.estate and not opt.foreign(live_cfg):
         out.append(
@@ -71,12 +70,12 @@ def bookkeeping(live_cfg: dict[str, Any], d: Desired, opt: PlanOptions) -> list[
     return out
 
 
-def protect(act: Action, d: Desired, live_cfg: dict[str, Any]) -> bool:
+def protect(act: Action, d: Desired, live_cfg: Config) -> bool:
     """Block what NACK's protection fields forbid (:func:`jsops.reconciler.permissions.protection`);
     whether it did."""
     if act.action == ActionKind.BLOCKED:
         return False
-    why = protection(act.action, bool(act.changes), prevent_update=d.prevent_update, live=live_cfg, desired=d.config)
+    why = protection(act.action, bool(act.changes), prevent_update=d.prevent_update, live=live_cfg.metadata, desired=d.config.metadata)
     if why is None:
         return False
     act.block(Refusal(Blocker.PROTECTION, why))
@@ -88,7 +87,7 @@ def _one_way_note(changes: list[Change]) -> str | None:
     return "cannot be undone: " + "; ".join(notes) if notes else None
 
 
-def _unadopted(kind: str, name: str, stream: str | None, changes: list[Change], config: dict[str, Any]) -> Action:
+def _unadopted(kind: str, name: str, stream: str | None, changes: list[Change], config: Config) -> Action:
     """What the plan holds for an object jsops may not take over: its changes, not made (an
     update, or a recreate when one of them needs it)."""
     act = Action(ActionKind.UPDATE, kind, name, stream, changes, None, config)
@@ -98,24 +97,29 @@ def _unadopted(kind: str, name: str, stream: str | None, changes: list[Change], 
 
 
 def owned_action(
-    kind: str, name: str, stream: str | None, live_cfg: dict[str, Any], changes: list[Change], opt: PlanOptions, config: dict[str, Any]
+    kind: str, name: str, stream: str | None, live_cfg: Config, changes: list[Change], opt: PlanOptions, config: Config, extra: Extra = NO_EXTRA
 ) -> Action | None:
     """The action for a live object with ``changes``, by who owns it; None when nothing changes.
     An object jsops does not own (or another estate owns) is planned as taken over, with what the
-    plan holds without the adopt grant beside it (:attr:`Action.unadopted`: authorize decides)."""
+    plan holds without the adopt grant beside it (:attr:`Action.unadopted`: authorize decides).
+    ``extra``: the live config's fields the catalog does not know, sent back with the config."""
     other = opt.foreign(live_cfg)
     if other is not None:
-        return _takeover(kind, name, stream, other, changes, opt, config)
-    if owned(live_cfg):
-        return _change(kind, name, stream, changes, config, adopting=False)
-    act = _change(kind, name, stream, changes, config, adopting=True)
-    assert act is not None  # taking an object over is an action of its own
-    act.adopting = "exists and is not managed by jsops; "
-    act.unadopted = _unadopted(kind, name, stream, changes, config) if changes else None
+        act: Action | None = _takeover(kind, name, stream, other, changes, opt, config)
+    elif owned(live_cfg):
+        act = _change(kind, name, stream, changes, config, adopting=False)
+    else:
+        act = _change(kind, name, stream, changes, config, adopting=True)
+        assert act is not None  # taking an object over is an action of its own
+        act.adopting = "exists and is not managed by jsops; "
+        act.unadopted = _unadopted(kind, name, stream, changes, config) if changes else None
+    for a in (act, act.unadopted if act is not None else None):
+        if a is not None:
+            a.extra = extra
     return act
 
 
-def _change(kind: str, name: str, stream: str | None, changes: list[Change], config: dict[str, Any], *, adopting: bool) -> Action | None:
+def _change(kind: str, name: str, stream: str | None, changes: list[Change], config: Config, *, adopting: bool) -> Action | None:
     if not changes:
         if adopting:
             return Action(ActionKind.ADOPT, kind, name, stream, [], "jsops takes over the object (ownership metadata is added)", config)
@@ -131,7 +135,7 @@ def _change(kind: str, name: str, stream: str | None, changes: list[Change], con
     return Action(ActionKind.ADOPT if adopting else ActionKind.UPDATE, kind, name, stream, changes, _one_way_note(changes), config)
 
 
-def _takeover(kind: str, name: str, stream: str | None, other: str, changes: list[Change], opt: PlanOptions, config: dict[str, Any]) -> Action:
+def _takeover(kind: str, name: str, stream: str | None, other: str, changes: list[Change], opt: PlanOptions, config: Config) -> Action:
     """The action for an object owned by estate ``other``: an in-place takeover (the estate mark
     changes) when the other changes are in place too; without the adopt grant, its changes are not
     made (:attr:`Action.unadopted`)."""

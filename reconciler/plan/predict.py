@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter import SubjectIndex, subjects_collide
+from jsops.linter import EffectiveConsumer, EffectiveStream, SubjectIndex, subjects_collide
 
 from ..errors import ErrCode
 from ..live import LiveState
@@ -118,15 +118,16 @@ class Prediction:
     blocker: str | None = None
 
 
-def _subjects(config: Mapping[str, Any] | None) -> list[str]:
-    return [str(s) for s in (config or {}).get("subjects") or []]
+def _subjects(config: object) -> list[str]:
+    """A stream config's subjects (none for anything else)."""
+    return list(config.subjects) if isinstance(config, EffectiveStream) else []
 
 
-def _filters(config: Mapping[str, Any] | None) -> list[str]:
-    cfg = config or {}
-    many = [str(s) for s in cfg.get("filter_subjects") or []]
-    one = cfg.get("filter_subject")
-    return many or ([str(one)] if one else [])
+def _filters(config: object) -> list[str]:
+    """A consumer config's filters (none for anything else)."""
+    if not isinstance(config, EffectiveConsumer):
+        return []
+    return list(config.filter_subjects) or ([config.filter_subject] if config.filter_subject else [])
 
 
 def _collides(a: Iterable[str], b: Iterable[str]) -> str | None:
@@ -184,9 +185,9 @@ class _Sim:
 
     live: LiveState
     account: AccountUsage | None
-    streams: dict[str, dict[str, Any]] = field(default_factory=dict)
+    streams: dict[str, EffectiveStream] = field(default_factory=dict)
     subjects: _Subjects = field(default_factory=_Subjects)  # the streams' subjects, indexed
-    consumers: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)  # stream -> name -> config
+    consumers: dict[str, dict[str, EffectiveConsumer]] = field(default_factory=dict)  # stream -> name -> config
     out: dict[int, Prediction] = field(default_factory=dict)
     stream_count: int = 0
     reserved: dict[str, int] = field(default_factory=dict)  # storage -> bytes reserved
@@ -201,11 +202,11 @@ class _Sim:
         self.stream_count = acc.streams if acc is not None else len(self.live.streams)
         counted = {"memory": 0, "file": 0}
         for st in self.live.streams.values():
-            counted["memory" if st.config.get("storage") == "memory" else "file"] += _reservation(st.config)
+            counted["memory" if st.config.storage == "memory" else "file"] += _reservation(st.config)
         known = {"memory": acc.reserved_memory if acc else None, "file": acc.reserved_storage if acc else None}
         self.reserved = {k: v if v is not None else counted[k] for k, v in known.items()}
 
-    def put_stream(self, name: str, config: dict[str, Any]) -> None:
+    def put_stream(self, name: str, config: EffectiveStream) -> None:
         self.streams[name] = config
         self.subjects.add(name, _subjects(config))
 
@@ -231,7 +232,7 @@ def _describe(other: str, deleting: set[str]) -> str:
 
 
 def _stream_put(sim: _Sim, a: Action, peers: _Peers, deleting: set[str]) -> Prediction | None:
-    cfg = a.config or {}
+    cfg = _stream_config(a)
     for dep in sorted(deps(cfg)):
         blocker = sim.failed(dep)
         if blocker is not None:
@@ -251,17 +252,23 @@ def _stream_put(sim: _Sim, a: Action, peers: _Peers, deleting: set[str]) -> Pred
     return None
 
 
-def _stream_limits(sim: _Sim, cfg: Mapping[str, Any]) -> Prediction | None:
+def _stream_config(a: Action) -> EffectiveStream:
+    """The config a stream put sends."""
+    if not isinstance(a.config, EffectiveStream):
+        raise TypeError(f"{a.label}: a stream put without a stream config")
+    return a.config
+
+
+def _stream_limits(sim: _Sim, cfg: EffectiveStream) -> Prediction | None:
     acc = sim.account
     if acc is None:
         return None
     if acc.max_streams is not None and sim.stream_count >= acc.max_streams:
         return Prediction(f"the account holds {sim.stream_count} of its {acc.max_streams} streams (max_streams)", MAX_STREAMS_REACHED)
-    storage = "memory" if cfg.get("storage") == "memory" else "file"
+    storage = "memory" if cfg.storage == "memory" else "file"
     limit = acc.max_memory if storage == "memory" else acc.max_storage
-    max_bytes = cfg.get("max_bytes")
-    add = max_bytes if isinstance(max_bytes, int) and max_bytes >= 0 else 1
-    replicas = max(1, int(cfg.get("num_replicas") or 1))
+    add = cfg.max_bytes if cfg.max_bytes >= 0 else 1
+    replicas = max(1, cfg.num_replicas or 1)
     if limit is not None and (sim.reserved[storage] > limit or add * replicas > limit - sim.reserved[storage]):
         what = "memory" if storage == "memory" else "storage"
         return Prediction(
@@ -271,24 +278,23 @@ def _stream_limits(sim: _Sim, cfg: Mapping[str, Any]) -> Prediction | None:
     return None
 
 
-def _reservation(cfg: Mapping[str, Any]) -> int:
+def _reservation(cfg: EffectiveStream) -> int:
     """What a stream reserves of its account's storage: ``max_bytes`` x replicas (0 unlimited)."""
-    mb = cfg.get("max_bytes")
-    return mb * max(1, int(cfg.get("num_replicas") or 1)) if isinstance(mb, int) and mb > 0 else 0
+    return cfg.max_bytes * max(1, cfg.num_replicas or 1) if cfg.max_bytes > 0 else 0
 
 
 def _commit_stream(sim: _Sim, a: Action) -> None:
-    cfg = a.config or {}
+    cfg = _stream_config(a)
     if a.action == ActionKind.CREATE:
         sim.stream_count += 1
     if a.action == ActionKind.RECREATE and a.name in sim.streams:  # deleted first: its reservation is released
         old = sim.streams[a.name]
-        sim.reserved["memory" if old.get("storage") == "memory" else "file"] -= _reservation(old)
+        sim.reserved["memory" if old.storage == "memory" else "file"] -= _reservation(old)
     if a.action in (ActionKind.CREATE, ActionKind.RECREATE):
-        sim.reserved["memory" if cfg.get("storage") == "memory" else "file"] += _reservation(cfg)
+        sim.reserved["memory" if cfg.storage == "memory" else "file"] += _reservation(cfg)
     if a.action == ActionKind.RECREATE:
         sim.consumers.pop(a.name, None)
-    sim.put_stream(a.name, dict(cfg))
+    sim.put_stream(a.name, cfg)
 
 
 def _consumer_put(sim: _Sim, a: Action, batch: dict[str, list[Action]]) -> Prediction | None:
@@ -302,19 +308,18 @@ def _consumer_put(sim: _Sim, a: Action, batch: dict[str, list[Action]]) -> Predi
     on_stream = sim.consumers.get(stream) or {}
     exists = a.name in on_stream
     filters = _filters(a.config)
-    others = {n: c for n, c in on_stream.items() if n != a.name}
+    others: dict[str, EffectiveConsumer] = {n: c for n, c in on_stream.items() if n != a.name}
     if not exists:
         acc_max = sim.account.max_consumers if sim.account is not None else None
-        own = scfg.get("max_consumers")
-        maxc = own if isinstance(own, int) and own > 0 else 0
+        maxc = scfg.max_consumers if scfg.max_consumers > 0 else 0
         if maxc <= 0 or (acc_max is not None and acc_max < maxc):
             maxc = acc_max or 0
         if maxc > 0 and len(others) >= maxc:
             return Prediction(f"stream {stream} has {len(others)} consumers, its limit is {maxc} (max_consumers)", MAX_CONSUMERS_REACHED)
-    if scfg.get("retention") != "workqueue":
+    if scfg.retention != "workqueue":
         return None
     for peer in batch.get(stream, ()):  # consumer puts run concurrently: an update may still have its old filters
-        if peer is not a and peer.name in others and peer.config is not None:
+        if peer is not a and peer.name in others and isinstance(peer.config, EffectiveConsumer):
             others[peer.name + " (updated)"] = peer.config
     if not exists and not filters and others:
         return Prediction(f"workqueue stream {stream} already has consumer {sorted(others)[0]}, and this one has no filter", WQ_MULTIPLE_UNFILTERED)
@@ -337,7 +342,7 @@ def predict(plan: Plan, live: LiveState, account: AccountUsage | None = None) ->
     puts = [i for i, a in enumerate(acts) if a.kind == "Stream" and a.action in _PUTS]
     deleting = {a.name for a in acts if a.kind == "Stream" and a.action == ActionKind.DELETE}
     by_name = {acts[i].name: i for i in puts}
-    for level in levels(list(by_name), lambda n: deps(acts[by_name[n]].config or {})):
+    for level in levels(list(by_name), lambda n: deps(_stream_config(acts[by_name[n]]))):
         peers = _Peers([acts[by_name[n]] for n in level])
         for n in level:
             i = by_name[n]
@@ -357,8 +362,8 @@ def predict(plan: Plan, live: LiveState, account: AccountUsage | None = None) ->
             p = _consumer_put(sim, a, batch)
             if p is not None:
                 sim.out[i] = p
-            else:
-                sim.consumers.setdefault(a.stream or "", {})[a.name] = dict(a.config or {})
+            elif isinstance(a.config, EffectiveConsumer):
+                sim.consumers.setdefault(a.stream or "", {})[a.name] = a.config
     _dependents(sim, acts)
     return sim.out
 

@@ -9,6 +9,7 @@ import os
 import signal
 from pathlib import Path
 
+from jsops.linter import api_json
 from jsops.reconciler.apply import ActionResult, Stop
 from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
 from jsops.reconciler.plan import Action, Plan, PlanOptions, PlanSet, seal, seal_intact
@@ -17,20 +18,22 @@ from jsops.reconciler.render_json import render_saved
 from jsops.reconciler.render_text import outcome_lines
 from jsops.reconciler.saved import manifest_digest, recheck
 
+from .records import consumer_record, stream_record
+
 GOLDEN = Path(__file__).parent / "golden"
 OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/a.yaml"}
 
 
-def cfg(name: str, **meta: str) -> dict:
-    return {"name": name, "subjects": [f"{name.lower()}.>"], "metadata": {**OWN, **meta}}
+def cfg(name: str, **meta: str):
+    return stream_record({"name": name, "subjects": [f"{name.lower()}.>"], "metadata": {**OWN, **meta}})
 
 
 def live() -> LiveState:
     st = LiveState()
     st.streams["OWNED"] = LiveStream(cfg("OWNED"), messages=0)
     st.streams["ELSEWHERE"] = LiveStream(cfg("ELSEWHERE", **{"io.jsops.source": "other/b.yaml"}))
-    st.streams["HAND"] = LiveStream({"name": "HAND", "subjects": ["hand.>"]}, messages=5)
-    st.consumers[("HAND", "r")] = LiveConsumer("HAND", {"durable_name": "r"})
+    st.streams["HAND"] = LiveStream(stream_record({"name": "HAND", "subjects": ["hand.>"]}), messages=5)
+    st.consumers[("HAND", "r")] = LiveConsumer("HAND", consumer_record({"durable_name": "r"}))
     return st
 
 
@@ -86,7 +89,7 @@ def test_recheck_keeps_actions_to_owned_objects_and_the_scope() -> None:
     assert recheck(upd, st, PlanOptions(adopt=frozenset({"HAND"}))) is None
     assert "does not exist" in str(recheck(Action("update", "Stream", "NEW", None, [], None, cfg("NEW")), st, scoped))
     assert "names 'HAND'" in str(recheck(Action("update", "Stream", "OWNED", None, [], None, cfg("HAND")), st, scoped))
-    bare = Action("create", "Stream", "NEW", None, [], None, {"name": "NEW"})
+    bare = Action("create", "Stream", "NEW", None, [], None, stream_record({"name": "NEW"}))
     assert "ownership" in str(recheck(bare, st, scoped))
     assert recheck(Action("create", "Stream", "NEW", None, [], None, cfg("NEW")), st, scoped) is None
     assert "not managed" in str(recheck(Action("create", "Stream", "HAND", None, [], None, cfg("HAND")), st, scoped))
@@ -94,10 +97,10 @@ def test_recheck_keeps_actions_to_owned_objects_and_the_scope() -> None:
 
 def test_applied_verdict() -> None:
     want = cfg("A")
-    assert applied(Action("create", "Stream", "A", None, [], None, want), dict(want, metadata={**OWN, "_nats.ver": "x"}))
+    assert applied(Action("create", "Stream", "A", None, [], None, want), want._replace(metadata={**OWN, "_nats.ver": "x"}))
     assert not applied(Action("create", "Stream", "A", None, [], None, want), None)
-    assert not applied(Action("update", "Stream", "A", None, [], None, want), {"name": "A", "subjects": ["a.>"]})  # not owned
-    assert not applied(Action("update", "Stream", "A", None, [], None, want), dict(want, subjects=["b.>"]))
+    assert not applied(Action("update", "Stream", "A", None, [], None, want), stream_record({"name": "A", "subjects": ["a.>"]}))  # not owned
+    assert not applied(Action("update", "Stream", "A", None, [], None, want), want._replace(subjects=("b.>",)))
     assert applied(Action("delete", "Stream", "A"), None)
     assert not applied(Action("delete", "Stream", "A"), want)
 
@@ -159,3 +162,37 @@ def test_not_applied_says_when_a_recreate_lost_the_object() -> None:
 
     assert "deleted and not created again" in _not_applied(Action("recreate", "Stream", "A", None, [], None, cfg("A")), None)
     assert _not_applied(Action("create", "Stream", "A", None, [], None, cfg("A")), None) == "not applied"
+
+
+def test_a_saved_plan_of_the_previous_release_loads_and_is_rederived() -> None:
+    """A plan saved by the previous release (configs as dicts; this one a partial config no load makes) still
+    reads: its seal holds, its configs read into records at the edge, and ``apply PLAN`` refuses an action
+    whose config is not what the manifests now give, saying so (nothing is sent); the one made again is sent."""
+    from jsops.reconciler.saved import rederive
+
+    data = json.loads((Path(__file__).parent / "data" / "saved_plan_previous_release.json").read_text())
+    assert seal_intact(data)
+    (plan,) = PlanSet.from_json(data).plans
+    (a,) = plan.actions
+    assert a.config is not None and a.config.name == "NEW" and a.config.subjects == ("new.>",)
+    assert a.config.metadata == OWN and a.extra == {}
+    fresh = Plan(plan.target, plan.fingerprint, [Action("create", "Stream", "NEW", None, [], None, cfg("NEW"))])
+    assert rederive(plan, fresh) == ["Stream NEW (create): its config is not the one the manifests give"]
+    same = PlanSet.from_json(json.loads(render_saved(PlanSet([fresh]), {"paths": ["m"]}))).plans[0]
+    assert rederive(same, fresh) == [] and same.actions == fresh.actions
+
+
+def test_a_newer_release_field_goes_back_with_the_update() -> None:
+    """A field the catalog does not know (a newer server's) is kept beside the live record, not diffed, and
+    sent back with an update (and written in the plan's JSON with the config), so the update loses nothing."""
+    from jsops.reconciler.plan import Desired, build_plan
+
+    sent = {**api_json(cfg("OWNED")), "max_age": 5, "allow_time_travel": True}
+    st = LiveState(streams={"OWNED": LiveStream.from_json(sent)})
+    assert st.streams["OWNED"].extra == {"allow_time_travel": True}
+    plan = build_plan([Desired("Stream", "OWNED", None, cfg("OWNED"), "m/a.yaml")], st)
+    (a,) = plan.actions
+    assert a.action == "update" and [c.path for c in a.changes] == ["max_age"]
+    assert a.request()["allow_time_travel"] is True and a.request()["max_age"] == 0
+    again = Plan.from_json(json.loads(json.dumps(plan.to_json()))).actions[0]
+    assert again.extra == {"allow_time_travel": True} and again.config == a.config

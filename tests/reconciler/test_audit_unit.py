@@ -108,7 +108,7 @@ def state_of(
         st.streams[ls.name] = {k: info[k] for k in ("state", "cluster", "mirror", "sources", "created") if k in info}
     for stream, infos in (consumers or {}).items():
         for info in infos:
-            c = LiveConsumer(stream, info["config"])
+            c = LiveConsumer.from_json(stream, info["config"])
             live.consumers[(stream, c.name)] = c
             st.consumers[(stream, c.name)] = {k: v for k, v in info.items() if k != "config"}
     return st

@@ -11,9 +11,11 @@ from jsops.linter.model.buckets import KeyValueConfig, ObjectStoreConfig, kv_str
 from jsops.linter.model.config import StreamConfig
 from jsops.linter.semantics.effective import effective_stream
 from jsops.linter.semantics.effective_types import api_json
-from jsops.reconciler.live import LiveState, LiveStream
+from jsops.reconciler.live import LiveState
 from jsops.reconciler.plan import PlanOptions, build_plan, desired_from_estate
 from jsops.reconciler.render_text import render_text
+
+from .records import live_stream
 
 GOLDEN = Path(__file__).parent / "golden"
 MANIFESTS = """apiVersion: jsops/v1
@@ -39,8 +41,8 @@ def _live() -> LiveState:
     kv["duplicate_window"] = 300_000_000_000
     old = api_json(effective_stream(StreamConfig.model_validate(object_stream(ObjectStoreConfig(), "old"))))
     old["metadata"] = dict(own)
-    st.streams["KV_sessions"] = LiveStream(kv, messages=3)
-    st.streams["OBJ_old"] = LiveStream(old)
+    st.streams["KV_sessions"] = live_stream(kv, messages=3)
+    st.streams["OBJ_old"] = live_stream(old)
     return st
 
 

@@ -60,9 +60,9 @@ def test_desired_configs_carry_the_marks(tmp_path: Path) -> None:
 
     manifest(tmp_path, "m.yaml", STREAM_YAML + "---\n" + MARKED)
     desired = {d.name: d.config for d in desired_from_estate(load_paths([str(tmp_path)]))}
-    assert desired["SCRATCH"]["metadata"] == {"io.jsops.allow-prune": "true", "io.jsops.allow-data-loss": "true"}
-    assert desired["tmp"]["metadata"] == {"io.jsops.allow-prune": "true"}
-    assert "metadata" not in desired["ORDERS"] and "metadata" not in desired["shipper"]
+    assert desired["SCRATCH"].metadata == {"io.jsops.allow-prune": "true", "io.jsops.allow-data-loss": "true"}
+    assert desired["tmp"].metadata == {"io.jsops.allow-prune": "true"}
+    assert not desired["ORDERS"].metadata and not desired["shipper"].metadata
 
 
 def test_apply_by_hand_and_controller_agree_on_prune_marks(server: NatsServer, js: Js, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,11 +8,13 @@ import json
 import os
 from pathlib import Path
 
-from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
+from jsops.reconciler.live import LiveState
 from jsops.reconciler.plan import Desired, Plan, PlanOptions, PlanSet, build_plan
 from jsops.reconciler.render_json import render_json
 from jsops.reconciler.render_refusal import reason_of
 from jsops.reconciler.render_text import render_text
+
+from .records import desired_of, live_consumer, live_stream
 
 GOLDEN = Path(__file__).parent / "golden"
 OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/s.yaml", "io.jsops.estate": "team-a"}
@@ -28,7 +30,7 @@ def _golden(name: str, text: str) -> None:
 
 def _state() -> LiveState:
     live = LiveState(read_at=10_000.0)
-    live.streams["LIMITED"] = LiveStream(
+    live.streams["LIMITED"] = live_stream(
         {"name": "LIMITED", "subjects": ["l.>"], "metadata": OWN},
         messages=100,
         bytes=4000,
@@ -39,32 +41,32 @@ def _state() -> LiveState:
         num_subjects=3,
     )
     live.limit_loss["LIMITED"] = {"max_msgs_per_subject": 30}
-    live.streams["ORDERS"] = LiveStream(
+    live.streams["ORDERS"] = live_stream(
         {"name": "ORDERS", "subjects": ["o.>"], "metadata": {**OWN, "io.jsops.recreate.gone": INTENT, "io.jsops.recreate.back": INTENT}},
         messages=50,
         consumer_count=1,
     )
-    live.consumers[("ORDERS", "back")] = LiveConsumer("ORDERS", {"durable_name": "back", "ack_policy": "explicit", "metadata": OWN})
-    live.streams["THEIRS"] = LiveStream({"name": "THEIRS", "subjects": ["t.>"], "metadata": {**OWN, "io.jsops.estate": "team-b"}})
-    live.streams["EVENTS"] = LiveStream({"name": "EVENTS", "subjects": ["e.>"], "retention": "interest", "metadata": OWN}, messages=9, consumer_count=1)
-    live.consumers[("EVENTS", "old")] = LiveConsumer("EVENTS", {"durable_name": "old", "ack_policy": "explicit", "metadata": OWN}, pending=9)
+    live.consumers[("ORDERS", "back")] = live_consumer("ORDERS", {"durable_name": "back", "ack_policy": "explicit", "metadata": OWN})
+    live.streams["THEIRS"] = live_stream({"name": "THEIRS", "subjects": ["t.>"], "metadata": {**OWN, "io.jsops.estate": "team-b"}})
+    live.streams["EVENTS"] = live_stream({"name": "EVENTS", "subjects": ["e.>"], "retention": "interest", "metadata": OWN}, messages=9, consumer_count=1)
+    live.consumers[("EVENTS", "old")] = live_consumer("EVENTS", {"durable_name": "old", "ack_policy": "explicit", "metadata": OWN}, pending=9)
     return live
 
 
 def _desired() -> list[Desired]:
     return [
-        Desired(
+        desired_of(
             "Stream",
             "LIMITED",
             None,
             {"name": "LIMITED", "subjects": ["l.>"], "max_msgs": 40, "max_age": 3_600_000_000_000, "max_msgs_per_subject": 10},
             "m/s.yaml",
         ),
-        Desired("Stream", "ORDERS", None, {"name": "ORDERS", "subjects": ["o.>"]}, "m/s.yaml"),
-        Desired("Stream", "THEIRS", None, {"name": "THEIRS", "subjects": ["t.>", "u.>"]}, "m/s.yaml"),
-        Desired("Stream", "EVENTS", None, {"name": "EVENTS", "subjects": ["e.>"], "retention": "interest"}, "m/s.yaml"),
-        Desired("Consumer", "gone", "ORDERS", {"durable_name": "gone", "ack_policy": "explicit", "deliver_policy": "new"}, "m/s.yaml"),
-        Desired("Consumer", "back", "ORDERS", {"durable_name": "back", "ack_policy": "explicit"}, "m/s.yaml"),
+        desired_of("Stream", "ORDERS", None, {"name": "ORDERS", "subjects": ["o.>"]}, "m/s.yaml"),
+        desired_of("Stream", "THEIRS", None, {"name": "THEIRS", "subjects": ["t.>", "u.>"]}, "m/s.yaml"),
+        desired_of("Stream", "EVENTS", None, {"name": "EVENTS", "subjects": ["e.>"], "retention": "interest"}, "m/s.yaml"),
+        desired_of("Consumer", "gone", "ORDERS", {"durable_name": "gone", "ack_policy": "explicit", "deliver_policy": "new"}, "m/s.yaml"),
+        desired_of("Consumer", "back", "ORDERS", {"durable_name": "back", "ack_policy": "explicit"}, "m/s.yaml"),
     ]
 
 

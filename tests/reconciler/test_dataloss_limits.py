@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
+from jsops.linter import EffectiveStream, stream_from_api_json
 from jsops.reconciler.dataloss import LimitLoss, limit_losses, tightened
-from jsops.reconciler.live import LiveStream
 
 from .helpers import Js, manifest, run
+from .records import desired_of, live_stream
 
 pytestmark = pytest.mark.integration
 
@@ -134,20 +135,25 @@ def test_empty_stream_tightening_is_in_place(server, js, tmp_path):
     assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
 
 
+def _want(limits: dict) -> EffectiveStream:
+    """A desired stream with ``limits`` (the others left at zero: unlimited)."""
+    return stream_from_api_json({"name": "S", **limits})[0]
+
+
 def test_limit_losses_pure():
-    s = LiveStream({"name": "S", "max_msgs": 100}, messages=50, bytes=5000, first_ts=1000.0, last_ts=2000.0, num_subjects=2)
-    assert tightened(s.config, {"max_msgs": 10, "max_age": 0}) == ["max_msgs"]
-    assert tightened(s.config, {"max_msgs": 200}) == []
-    assert limit_losses(s, {"max_msgs": 10}, 3000.0) == [LimitLoss("max_msgs", 40)]
-    assert limit_losses(s, {"max_msgs": 10, "discard": "new"}, 3000.0) == []
-    assert limit_losses(s, {"max_bytes": 1000}, 3000.0) == [LimitLoss("max_bytes", 40, True)]
-    assert limit_losses(s, {"max_age": 5000 * 10**9}, 3000.0) == []  # oldest is 2000s old
-    assert limit_losses(s, {"max_age": 500 * 10**9}, 3000.0) == [LimitLoss("max_age", 50)]  # all older than 500s
-    assert limit_losses(s, {"max_age": 1500 * 10**9}, 3000.0) == [LimitLoss("max_age", None)]  # not measured
-    assert limit_losses(s, {"max_age": 1500 * 10**9}, 3000.0, {"max_age": 12}) == [LimitLoss("max_age", 12)]
-    assert limit_losses(s, {"max_msgs_per_subject": 60}, 3000.0) == []
-    assert limit_losses(s, {"max_msgs_per_subject": 20}, 3000.0) == [LimitLoss("max_msgs_per_subject", None)]
-    assert limit_losses(LiveStream({"name": "E"}), {"max_msgs": 1}, 3000.0) == []
+    s = live_stream({"name": "S", "max_msgs": 100}, messages=50, bytes=5000, first_ts=1000.0, last_ts=2000.0, num_subjects=2)
+    assert tightened(s.config, _want({"max_msgs": 10, "max_age": 0})) == ["max_msgs"]
+    assert tightened(s.config, _want({"max_msgs": 200})) == []
+    assert limit_losses(s, _want({"max_msgs": 10}), 3000.0) == [LimitLoss("max_msgs", 40)]
+    assert limit_losses(s, _want({"max_msgs": 10, "discard": "new"}), 3000.0) == []
+    assert limit_losses(s, _want({"max_bytes": 1000}), 3000.0) == [LimitLoss("max_bytes", 40, True)]
+    assert limit_losses(s, _want({"max_age": 5000 * 10**9}), 3000.0) == []  # oldest is 2000s old
+    assert limit_losses(s, _want({"max_age": 500 * 10**9}), 3000.0) == [LimitLoss("max_age", 50)]  # all older than 500s
+    assert limit_losses(s, _want({"max_age": 1500 * 10**9}), 3000.0) == [LimitLoss("max_age", None)]  # not measured
+    assert limit_losses(s, _want({"max_age": 1500 * 10**9}), 3000.0, {"max_age": 12}) == [LimitLoss("max_age", 12)]
+    assert limit_losses(s, _want({"max_msgs_per_subject": 60}), 3000.0) == []
+    assert limit_losses(s, _want({"max_msgs_per_subject": 20}), 3000.0) == [LimitLoss("max_msgs_per_subject", None)]
+    assert limit_losses(live_stream({"name": "E"}), _want({"max_msgs": 1}), 3000.0) == []
 
 
 def test_controller_policy_needs_data_loss_annotation():
@@ -160,8 +166,8 @@ def test_controller_policy_needs_data_loss_annotation():
         return build_plan(desired, live, grants=policy.grants())
 
     live_cfg = {"name": "S", "subjects": ["s.>"], "max_msgs": 1000, "metadata": {"io.jsops.managed-by": "jsops"}}
-    live = LiveState(streams={"S": LiveStream(live_cfg, messages=100, bytes=3500)})
-    desired = [Desired("Stream", "S", None, {"name": "S", "subjects": ["s.>"], "max_msgs": 10})]
+    live = LiveState(streams={"S": live_stream(live_cfg, messages=100, bytes=3500)})
+    desired = [desired_of("Stream", "S", None, {"name": "S", "subjects": ["s.>"], "max_msgs": 10})]
     key = ("Stream", None, "S")
     [act] = policy_plan(desired, live, Policy({key: {}})).actions
     assert (act.action, act.wanted, act.data_loss) == ("blocked", "update", 90)
@@ -169,6 +175,6 @@ def test_controller_policy_needs_data_loss_annotation():
     [act] = policy_plan(desired, live, Policy({key: {"jsops.io/allow-data-loss": "true"}})).actions
     assert (act.action, act.data_loss) == ("update", 90)
     # a limit that removes nothing is a plain in-place update, no annotation needed
-    desired = [Desired("Stream", "S", None, {"name": "S", "subjects": ["s.>"], "max_msgs": 500})]
+    desired = [desired_of("Stream", "S", None, {"name": "S", "subjects": ["s.>"], "max_msgs": 500})]
     [act] = policy_plan(desired, live, Policy({key: {}})).actions
     assert (act.action, act.data_loss) == ("update", None)

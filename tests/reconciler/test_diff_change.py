@@ -7,16 +7,18 @@ from jsops.reconciler.diff import Change, catalog_field, diff_configs
 from jsops.reconciler.plan import Action
 from jsops.reconciler.vocabulary import ActionKind, ChangeClass
 
+from .records import consumer_record, stream_record
+
 S = 1_000_000_000
 
 
 def test_change_knows_its_catalog_field() -> None:
-    (age,) = diff_configs("Stream", {"name": "S", "max_age": 60 * S}, {"name": "S", "max_age": 30 * S})
+    (age,) = diff_configs("Stream", stream_record({"name": "S", "max_age": 3600 * S}), stream_record({"name": "S", "max_age": 1800 * S}))
     assert age.field is catalog.STREAM["max_age"] and age.unit is catalog.Unit.DURATION
-    assert (age.old, age.new, age.cls) == (60 * S, 30 * S, ChangeClass.IN_PLACE)
-    (wait,) = diff_configs("Consumer", {"ack_wait": 30 * S}, {"ack_wait": 5 * S})
+    assert (age.old, age.new, age.cls) == (3600 * S, 1800 * S, ChangeClass.IN_PLACE)
+    (wait,) = diff_configs("Consumer", consumer_record({"ack_wait": 30 * S}), consumer_record({"ack_wait": 5 * S}))
     assert wait.field is catalog.CONSUMER["ack_wait"] and wait.field.update.change == "in-place"
-    (size,) = diff_configs("Consumer", {}, {"max_bytes": 1024})
+    (size,) = diff_configs("Consumer", consumer_record({}), consumer_record({"max_bytes": 1024}))
     assert size.unit is catalog.Unit.SIZE  # the consumer's max_bytes (max_request_max_bytes is no server key)
 
 
@@ -28,6 +30,6 @@ def test_paths_outside_the_record() -> None:
 
 def test_saved_plan_changes_get_their_field_back() -> None:
     change = Change.of("Consumer", "ack_wait", 30 * S, 5 * S, ChangeClass.IN_PLACE, "applied in place")
-    act = Action(ActionKind.UPDATE, "Consumer", "c", "S", [change], None, {"durable_name": "c"})
+    act = Action(ActionKind.UPDATE, "Consumer", "c", "S", [change], None, consumer_record({"durable_name": "c"}))
     (back,) = Action.from_json(act.to_json()).changes
     assert back == change and back.field is catalog.CONSUMER["ack_wait"]

@@ -66,12 +66,12 @@ def _sweep(client: JsClient) -> LiveState:
             from jsops.linter import strip_server_metadata
 
             cfg = strip_server_metadata(info.get("config") or {})
-            state.consumers[(name, c)] = LiveConsumer(
+            state.consumers[(name, c)] = LiveConsumer.from_json(
                 name,
                 cfg,
-                int((info.get("ack_floor") or {}).get("stream_seq") or 0),
-                int((info.get("delivered") or {}).get("stream_seq") or 0),
-                int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0),
+                ack_floor=int((info.get("ack_floor") or {}).get("stream_seq") or 0),
+                delivered=int((info.get("delivered") or {}).get("stream_seq") or 0),
+                pending=int(info.get("num_pending") or 0) + int(info.get("num_ack_pending") or 0),
             )
     return state
 

@@ -7,10 +7,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
+from jsops.reconciler.live import LiveState
 from jsops.reconciler.plan import Desired, PlanOptions, build_plan
 from jsops.reconciler.render_refusal import reason_of
 from jsops.reconciler.render_text import render_text
+
+from .records import desired_of, live_consumer, live_stream
 
 GOLDEN = Path(__file__).parent / "golden"
 OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/s.yaml"}
@@ -38,11 +40,13 @@ def _state() -> LiveState:
         ("READ", "limits"),
         ("FULL", "limits"),
     ):
-        live.streams[name] = LiveStream({**_stream(name, retention), "metadata": OWN}, messages=100, bytes=4000, first_seq=1, last_seq=100, consumer_count=1)
-        live.consumers[(name, "c")] = LiveConsumer(name, {"durable_name": "c", "ack_policy": "explicit", "metadata": OWN}, ack_floor=40, pending=60)
-    live.consumers[("INTDROP", "left")] = LiveConsumer("INTDROP", {"durable_name": "left", "ack_policy": "explicit", "metadata": OWN}, ack_floor=10, pending=90)
-    live.streams["BACKUP"] = LiveStream({"name": "BACKUP", "mirror": {"name": "READ"}, "metadata": OWN}, messages=100)
-    live.streams["AGG"] = LiveStream({"name": "AGG", "sources": [{"name": "READ"}], "metadata": OWN}, messages=100)
+        live.streams[name] = live_stream({**_stream(name, retention), "metadata": OWN}, messages=100, bytes=4000, first_seq=1, last_seq=100, consumer_count=1)
+        live.consumers[(name, "c")] = live_consumer(name, {"durable_name": "c", "ack_policy": "explicit", "metadata": OWN}, ack_floor=40, pending=60)
+    live.consumers[("INTDROP", "left")] = live_consumer(
+        "INTDROP", {"durable_name": "left", "ack_policy": "explicit", "metadata": OWN}, ack_floor=10, pending=90
+    )
+    live.streams["BACKUP"] = live_stream({"name": "BACKUP", "mirror": {"name": "READ"}, "metadata": OWN}, messages=100)
+    live.streams["AGG"] = live_stream({"name": "AGG", "sources": [{"name": "READ"}], "metadata": OWN}, messages=100)
     return live
 
 
@@ -57,11 +61,11 @@ def _desired() -> list[Desired]:
         ("READ", "limits", {}),
         ("FULL", "limits", {"discard": "new", "max_msgs": 50}),
     ):
-        out.append(Desired("Stream", name, None, _stream(name, retention, "memory", **extra), "m/s.yaml"))
-        out.append(Desired("Consumer", "c", name, {"durable_name": "c", "ack_policy": "explicit"}, "m/s.yaml"))
+        out.append(desired_of("Stream", name, None, _stream(name, retention, "memory", **extra), "m/s.yaml"))
+        out.append(desired_of("Consumer", "c", name, {"durable_name": "c", "ack_policy": "explicit"}, "m/s.yaml"))
     out += [
-        Desired("Stream", "BACKUP", None, {"name": "BACKUP", "mirror": {"name": "READ"}}, "m/s.yaml"),
-        Desired("Stream", "AGG", None, {"name": "AGG", "sources": [{"name": "READ"}]}, "m/s.yaml"),
+        desired_of("Stream", "BACKUP", None, {"name": "BACKUP", "mirror": {"name": "READ"}}, "m/s.yaml"),
+        desired_of("Stream", "AGG", None, {"name": "AGG", "sources": [{"name": "READ"}]}, "m/s.yaml"),
     ]
     return out
 

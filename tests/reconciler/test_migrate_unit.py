@@ -7,8 +7,10 @@ from jsops.reconciler.live import LiveState, LiveStream
 from jsops.reconciler.plan import Desired, PlanOptions, build_plan, stamp
 from jsops.reconciler.render_refusal import reason_of
 
-OLD = stamp({"name": "ORDERS", "subjects": ["orders.>"], "storage": "file"}, "m/orders.yaml")
-NEW = {"name": "ORDERS_V2", "subjects": ["orders.>"], "storage": "file"}
+from .records import consumer_record, stream_record
+
+OLD = stamp(stream_record({"name": "ORDERS", "subjects": ["orders.>"], "storage": "file"}), "m/orders.yaml")
+NEW = stream_record({"name": "ORDERS_V2", "subjects": ["orders.>"], "storage": "file"})
 
 
 def _live() -> LiveState:
@@ -18,7 +20,7 @@ def _live() -> LiveState:
 def _desired() -> list[Desired]:
     return [
         Desired("Stream", "ORDERS_V2", None, NEW, "m/orders.yaml", renamed_from="ORDERS"),
-        Desired("Consumer", "c", "ORDERS_V2", {"durable_name": "c", "ack_policy": "explicit"}, "m/orders.yaml"),
+        Desired("Consumer", "c", "ORDERS_V2", consumer_record({"durable_name": "c", "ack_policy": "explicit"}), "m/orders.yaml"),
     ]
 
 
@@ -29,7 +31,7 @@ def test_rename_needs_migrate_and_folds_its_consumers_and_keeps_the_old_stream_f
     plan = build_plan(_desired(), _live(), PlanOptions(migrate=True, server_version="2.15.1"))
     (a,) = plan.actions
     assert a.action == "migrate" and a.migration is not None
-    assert a.migration["from"] == "ORDERS" and set(a.migration["consumers"]) == {"c"}
+    assert a.migration.source == "ORDERS" and set(a.migration.consumers) == {"c"}
     assert plan.summary()["migrate"] == 1
 
 

@@ -11,10 +11,12 @@ import pytest
 
 from jsops.linter.findings import Finding, ObjectRef, Severity
 from jsops.reconciler.plan import Action, Plan
+from jsops.reconciler.plan.migration_spec import MigrationSpec
 from jsops.reconciler.preflight import GateFindings, judged
 from jsops.reconciler.vocabulary import ActionKind
 
 from .helpers import Js, NatsServer, free_port_url, manifest, run
+from .records import consumer_record, stream_record
 
 STREAM = """
 apiVersion: jsops/v1
@@ -86,9 +88,18 @@ def _error(rule: str, kind: str, name: str, stream: str | None = None) -> Findin
 
 
 def test_judged_keeps_the_errors_of_what_the_plan_does() -> None:
-    migrate = Action(ActionKind.MIGRATE, "Stream", "NEW", None, [], None, {"name": "NEW"}, migration={"from": "OLD", "to": "NEW", "consumers": {"w": {}}})
-    update = Action(ActionKind.UPDATE, "Stream", "U", None, [], None, {"name": "U"})
-    blocked = Action(ActionKind.CREATE, "Stream", "B", None, [], None, {"name": "B"})
+    migrate = Action(
+        ActionKind.MIGRATE,
+        "Stream",
+        "NEW",
+        None,
+        [],
+        None,
+        stream_record({"name": "NEW"}),
+        migration=MigrationSpec("OLD", "NEW", consumers={"w": consumer_record({"durable_name": "w"})}),
+    )
+    update = Action(ActionKind.UPDATE, "Stream", "U", None, [], None, stream_record({"name": "U"}))
+    blocked = Action(ActionKind.CREATE, "Stream", "B", None, [], None, stream_record({"name": "B"}))
     blocked.block("no")
     plan = Plan("nats://x:1", "fp", [migrate, update, blocked])
     found = GateFindings(

@@ -17,6 +17,8 @@ from jsops.reconciler.render_json import render_json
 from jsops.reconciler.render_refusal import reason_of
 from jsops.reconciler.render_text import render_text
 
+from .records import consumer_record, stream_record
+
 GOLDEN = Path(__file__).parent / "golden"
 H = 3_600_000_000_000
 OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/orders.yaml"}
@@ -25,13 +27,13 @@ OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/orders.yaml"}
 def stream(name: str, **kw):
     base = {"name": name, "subjects": [f"{name.lower()}.>"], "retention": "limits", "max_age": H, "storage": "file", "num_replicas": 1}
     base.update(kw)
-    return base
+    return stream_record(base)
 
 
 def consumer(name: str, **kw):
     base = {"durable_name": name, "name": name, "deliver_policy": "all", "ack_policy": "explicit", "ack_wait": 30_000_000_000, "max_waiting": 512}
     base.update(kw)
-    return base
+    return consumer_record(base)
 
 
 def test_normalise_ignores_server_and_bookkeeping_metadata_and_subject_order():
@@ -43,7 +45,7 @@ def test_normalise_ignores_server_and_bookkeeping_metadata_and_subject_order():
 
 def test_resumed_consumer_compares_with_the_manifest_start():
     live = resume_config(consumer("c"), 42)
-    assert live["deliver_policy"] == "by_start_sequence" and live["opt_start_seq"] == 42
+    assert live.deliver_policy == "by_start_sequence" and live.opt_start_seq == 42
     assert diff_configs("Consumer", live, consumer("c")) == []
     changes = diff_configs("Consumer", live, consumer("c", deliver_policy="new"))
     assert [(c.path, c.old, c.new, c.cls) for c in changes] == [("deliver_policy", "all", "new", "recreate")]
@@ -54,7 +56,7 @@ def live_state() -> LiveState:
     st.streams["ORDERS"] = LiveStream(stream("ORDERS", metadata=dict(OWN)), messages=12, consumer_count=2)
     st.streams["HAND"] = LiveStream(stream("HAND"), messages=0)
     st.streams["GONE"] = LiveStream(stream("GONE", metadata=dict(OWN)), messages=0)
-    st.streams["GONE_MIRROR"] = LiveStream({"name": "GONE_MIRROR", "mirror": {"name": "GONE"}, "metadata": dict(OWN)})
+    st.streams["GONE_MIRROR"] = LiveStream(stream_record({"name": "GONE_MIRROR", "mirror": {"name": "GONE"}, "metadata": dict(OWN)}))
     st.consumers[("ORDERS", "billing")] = LiveConsumer("ORDERS", consumer("billing", metadata=dict(OWN)), ack_floor=7)
     st.consumers[("ORDERS", "audit")] = LiveConsumer("ORDERS", consumer("audit", metadata=dict(OWN)))
     return st
@@ -64,7 +66,7 @@ def desired() -> list[Desired]:
     return [
         Desired("Stream", "ORDERS", None, stream("ORDERS", max_age=2 * H, subjects=["orders.>", "refunds.>"]), "m/orders.yaml"),
         Desired("Stream", "HAND", None, stream("HAND", max_age=2 * H), "m/hand.yaml"),
-        Desired("Stream", "NEW_MIRROR", None, {"name": "NEW_MIRROR", "mirror": {"name": "NEW"}}, "m/new.yaml"),
+        Desired("Stream", "NEW_MIRROR", None, stream_record({"name": "NEW_MIRROR", "mirror": {"name": "NEW"}}), "m/new.yaml"),
         Desired("Stream", "NEW", None, stream("NEW", deny_delete=True), "m/new.yaml"),
         Desired("Consumer", "billing", "ORDERS", consumer("billing", deliver_policy="new"), "m/orders.yaml"),
         Desired("Consumer", "audit", "ORDERS", consumer("audit", ack_wait=60_000_000_000), "m/orders.yaml"),
@@ -89,7 +91,7 @@ def test_build_plan_safety_and_order():
     assert "--adopt HAND" in (reason_of(hand) or "")
     orders = plan.actions[2]
     assert [c.path for c in orders.changes] == ["max_age", "subjects"]
-    assert orders.config is not None and orders.config["metadata"]["io.jsops.managed-by"] == "jsops"
+    assert orders.config is not None and orders.config.metadata["io.jsops.managed-by"] == "jsops"
 
 
 def test_adopt_recreate_and_data_loss_flags():
@@ -127,8 +129,11 @@ def test_unowned_identical_object_is_not_an_action_and_forbidden_is_blocked():
 
 
 def test_stream_order_breaks_cycles():
-    assert stream_order({"A": {"sources": [{"name": "B"}]}, "B": {"sources": [{"name": "A"}]}, "C": {}}) == ["C", "A", "B"]
-    assert stream_order({"M": {"mirror": {"name": "O"}}, "O": {}, "X": {"sources": [{"name": "M"}]}}) == ["O", "M", "X"]
+    def order(specs):
+        return stream_order({n: stream_record({"name": n, **spec}) for n, spec in specs.items()})
+
+    assert order({"A": {"sources": [{"name": "B"}]}, "B": {"sources": [{"name": "A"}]}, "C": {}}) == ["C", "A", "B"]
+    assert order({"M": {"mirror": {"name": "O"}}, "O": {}, "X": {"sources": [{"name": "M"}]}}) == ["O", "M", "X"]
 
 
 def test_plan_json_round_trip_and_bad_plans():
@@ -153,7 +158,7 @@ def test_fingerprint_tracks_configs_not_message_counts():
     b.streams["HAND"].messages = 1  # empty -> non-empty changes what a recreate costs
     assert a.fingerprint() != b.fingerprint()
     c = live_state()
-    c.streams["ORDERS"].config["max_age"] = 5
+    c.streams["ORDERS"].config = c.streams["ORDERS"].config._replace(max_age=5)
     assert a.fingerprint() != c.fingerprint()
 
 
@@ -187,7 +192,7 @@ def test_empty_plan_text():
 
 
 def test_stamp():
-    assert stamp({"name": "A"}, "f.yaml")["metadata"] == {"io.jsops.managed-by": "jsops", "io.jsops.source": "f.yaml"}
+    assert stamp(stream_record({"name": "A"}), "f.yaml").metadata == {"io.jsops.managed-by": "jsops", "io.jsops.source": "f.yaml"}
 
 
 def _args(*argv: str) -> argparse.Namespace:

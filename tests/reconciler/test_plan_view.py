@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from jsops.reconciler.plan import Desired, PlanOptions, build_plan
+from jsops.reconciler.plan import PlanOptions, build_plan
 from jsops.reconciler.render_refusal import reason_of
 from jsops.reconciler.render_text import format_value, render_text
 
 from .helpers import NatsServer, manifest, run
+from .records import desired_of, live_stream
 from .test_plan_unit import _golden, desired, live_state
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,14 +39,14 @@ def test_golden_verbose_compact_and_colour() -> None:
 
 def test_manifest_fields_are_shown_and_the_rest_summed_up() -> None:
     d = [
-        Desired(
+        desired_of(
             "Stream", "S", None, {"name": "S", "subjects": ["s"], "retention": "limits", "max_bytes": 1 << 30, "storage": "file", "num_replicas": 1}, "m/s.yaml"
         )
     ]
     plan = build_plan(d, live_state().__class__(), PlanOptions(), target="nats://x:1")
     text = render_text(plan, explicit={("Stream", None, "S"): frozenset({"subjects", "max_bytes"})})
     assert "+ max_bytes: 1GiB" in text and "+ subjects" in text and "retention" not in text
-    assert "+ 3 server defaults (--verbose lists them)" in text
+    assert "+ 19 server defaults (--verbose lists them)" in text  # every field the server stores that the manifest leaves out
     verbose = render_text(plan, explicit={("Stream", None, "S"): frozenset({"subjects", "max_bytes"})}, verbose=True)
     assert '+ retention: "limits"  (default)' in verbose and "io.jsops.managed-by" in verbose
 
@@ -134,10 +135,10 @@ def test_export_writes_sizes_and_durations_as_people_do() -> None:
         assert parse_duration(readable_duration(v)) == v  # exact: jsops reads it back unchanged
     assert parse_size("1GiB") == 1 << 30
     live = LiveState()
-    live.streams["S"] = LiveStream(
+    live.streams["S"] = LiveStream.from_json(
         {"name": "S", "subjects": ["s"], "max_age": 3 * day, "max_bytes": 1 << 30, "max_msg_size": -1, "duplicate_window": 120 * 10**9}
     )
-    live.consumers[("S", "c")] = LiveConsumer("S", {"durable_name": "c", "ack_wait": 30 * 10**9, "backoff": [10**9, 60 * 10**9]})
+    live.consumers[("S", "c")] = LiveConsumer.from_json("S", {"durable_name": "c", "ack_wait": 30 * 10**9, "backoff": [10**9, 60 * 10**9]})
     docs = export_documents(live)["S.yaml"]
     assert {k: docs[0]["spec"][k] for k in ("max_age", "max_bytes", "max_msg_size", "duplicate_window")} == {
         "max_age": "3d",
@@ -165,17 +166,17 @@ def test_lint_errors_point_at_the_lint_command_that_shows_them(tmp_path: Path, m
 
 
 def test_a_blocked_recreate_names_every_flag_it_needs() -> None:
-    from jsops.reconciler.live import LiveState, LiveStream
+    from jsops.reconciler.live import LiveState
 
     from .test_plan_unit import OWN, stream
 
     live = LiveState()
-    live.streams["S"] = LiveStream(stream("S", metadata=dict(OWN)), messages=12)
-    want = [Desired("Stream", "S", None, stream("S", storage="memory"), "m/orders.yaml")]
+    live.streams["S"] = live_stream(stream("S", metadata=dict(OWN)), messages=12)
+    want = [desired_of("Stream", "S", None, stream("S", storage="memory"), "m/orders.yaml")]
     reason = lambda **kw: reason_of(build_plan(want, live, PlanOptions(**kw), target="nats://x:1").actions[0])  # noqa: E731
     lossless = "; or --migrate, which moves them to the new config without loss"  # issue 21: the lossless route is named
     assert reason() == "the stream holds 12 messages; needs --allow-recreate and --allow-data-loss" + lossless
     assert reason(allow_recreate=True) == "the stream holds 12 messages; needs --allow-data-loss" + lossless
     assert reason(allow_data_loss=True) == "the stream holds 12 messages; needs --allow-recreate" + lossless
-    live.streams["S"] = LiveStream(stream("S", metadata=dict(OWN)), messages=0)
+    live.streams["S"] = live_stream(stream("S", metadata=dict(OWN)), messages=0)
     assert reason() == "needs --allow-recreate"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+from jsops.linter import EffectiveStream, stream_from_api_json
 from jsops.linter.semantics.subjects import subjects_collide
 from jsops.reconciler.live import LiveState, LiveStream
 from jsops.reconciler.plan import Action, Plan, predict
@@ -23,6 +24,14 @@ def _subject(rng: random.Random) -> str:
     return ".".join(tokens)
 
 
+def _stream(data: dict) -> EffectiveStream:
+    return stream_from_api_json(data)[0]
+
+
+def _subjects(a: Action) -> list[str]:
+    return list(a.config.subjects) if isinstance(a.config, EffectiveStream) else []
+
+
 def _collides(mine: list[str], theirs: list[str]) -> bool:
     return any(subjects_collide(x, y) for x in mine for y in theirs)
 
@@ -32,15 +41,17 @@ def test_overlaps_predicted_from_the_index_are_those_of_every_pair() -> None:
     for _ in range(400):
         live = LiveState()
         for i in range(rng.randint(0, 12)):
-            live.streams[f"L{i}"] = LiveStream({"name": f"L{i}", "subjects": [_subject(rng) for _ in range(rng.randint(0, 3))]})
+            live.streams[f"L{i}"] = LiveStream.from_json({"name": f"L{i}", "subjects": [_subject(rng) for _ in range(rng.randint(0, 3))]})
         creates = [
-            Action(ActionKind.CREATE, "Stream", f"N{i}", None, [], None, {"name": f"N{i}", "subjects": [_subject(rng) for _ in range(rng.randint(1, 3))]})
+            Action(
+                ActionKind.CREATE, "Stream", f"N{i}", None, [], None, _stream({"name": f"N{i}", "subjects": [_subject(rng) for _ in range(rng.randint(1, 3))]})
+            )
             for i in range(rng.randint(1, 12))
         ]
         found = predict(Plan("nats://x:1", "fp", list(creates)), live)
         for i, a in enumerate(creates):  # one level: every create runs beside the others
-            mine = a.config["subjects"] if a.config else []
-            others = [s.config["subjects"] for s in live.streams.values()] + [p.config["subjects"] for p in creates if p is not a and p.config]
+            mine = _subjects(a)
+            others = [list(s.config.subjects) for s in live.streams.values()] + [_subjects(p) for p in creates if p is not a]
             expected = any(_collides(mine, theirs) for theirs in others)
             assert (i in found and found[i].err_code == OVERLAP) == expected, (mine, others, found.get(i))
 
@@ -48,6 +59,6 @@ def test_overlaps_predicted_from_the_index_are_those_of_every_pair() -> None:
 def test_the_first_overlapping_stream_is_named() -> None:
     live = LiveState()
     for name, subjects in [("A", ["x.1"]), ("B", ["orders.*"]), ("C", ["orders.>"]), ("D", ["y"])]:
-        live.streams[name] = LiveStream({"name": name, "subjects": subjects})
-    plan = Plan("nats://x:1", "fp", [Action(ActionKind.CREATE, "Stream", "N", None, [], None, {"name": "N", "subjects": ["orders.eu"]})])
+        live.streams[name] = LiveStream.from_json({"name": name, "subjects": subjects})
+    plan = Plan("nats://x:1", "fp", [Action(ActionKind.CREATE, "Stream", "N", None, [], None, _stream({"name": "N", "subjects": ["orders.eu"]}))])
     assert predict(plan, live)[0].reason == "subjects overlap with live stream B (orders.eu ~ orders.*)"

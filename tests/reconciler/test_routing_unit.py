@@ -13,10 +13,9 @@ from jsops.linter.config import ConfigError, load_config
 from jsops.linter.load import load_paths
 from jsops.reconciler.client import Target, TargetError, add_target_arguments, resolve_context, target_from_args
 from jsops.reconciler.limits import account_limits, server_limits
-from jsops.reconciler.live import LiveState, LiveStream
+from jsops.reconciler.live import LiveState
 from jsops.reconciler.plan import (
     Action,
-    Desired,
     Plan,
     PlanError,
     PlanOptions,
@@ -29,6 +28,8 @@ from jsops.reconciler.plan import (
 from jsops.reconciler.render_json import render_json
 from jsops.reconciler.render_text import render_plans
 from jsops.reconciler.route import route_estate
+
+from .records import desired_of, live_stream, stream_record
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -143,7 +144,7 @@ def test_routing_groups_contexts_and_merges_same_server(tmp_path):
     w = desired_from_estate(estate, contexts=["west"])[0]
     assert w.context == "west"
     plan = build_plan([w], LiveState())
-    assert plan.actions[0].config["metadata"]["io.jsops.context"] == "west"
+    assert plan.actions[0].config.metadata["io.jsops.context"] == "west"
 
 
 def test_source_paths_and_scope(tmp_path, monkeypatch):
@@ -171,40 +172,44 @@ def _owned(source: str | None, context: str | None = None) -> dict:
     return {"metadata": meta}
 
 
+def _owned_stream(source: str | None, context: str | None = None):
+    return stream_record({"name": "S", **_owned(source, context)})
+
+
 def test_prune_scope_by_path_and_context():
     opt = PlanOptions(prune=True, prune_paths=("deploy/a",), prune_contexts=frozenset({"default"}))
-    assert opt.prunable(_owned("deploy/a/s.yaml"))
-    assert not opt.prunable(_owned("deploy/b/s.yaml"))
-    assert not opt.prunable(_owned(None))  # no recorded path: never in a scope
-    assert not opt.prunable(_owned("deploy/a/s.yaml", "west"))
-    assert not opt.prunable({"metadata": {"io.jsops.source": "deploy/a/s.yaml"}})  # not owned
-    assert PlanOptions(prune=True).prunable(_owned(None))  # unscoped (library default)
-    live = LiveState(streams={n: LiveStream({"name": n, **_owned(src)}) for n, src in (("IN", "deploy/a/s.yaml"), ("OUT", "deploy/b/s.yaml"))})
+    assert opt.prunable(_owned_stream("deploy/a/s.yaml"))
+    assert not opt.prunable(_owned_stream("deploy/b/s.yaml"))
+    assert not opt.prunable(_owned_stream(None))  # no recorded path: never in a scope
+    assert not opt.prunable(_owned_stream("deploy/a/s.yaml", "west"))
+    assert not opt.prunable(stream_record({"name": "S", "metadata": {"io.jsops.source": "deploy/a/s.yaml"}}))  # not owned
+    assert PlanOptions(prune=True).prunable(_owned_stream(None))  # unscoped (library default)
+    live = LiveState(streams={n: live_stream({"name": n, **_owned(src)}) for n, src in (("IN", "deploy/a/s.yaml"), ("OUT", "deploy/b/s.yaml"))})
     plan = build_plan([], live, opt)
     assert [(a.action, a.name) for a in plan.actions] == [("delete", "IN")]
 
 
 def test_stale_manifest_path_is_recorded_again():
-    live = LiveState(streams={"S": LiveStream({"name": "S", "subjects": ["s"], **_owned("old/s.yaml")})})
-    d = Desired("Stream", "S", None, {"name": "S", "subjects": ["s"]}, "new/s.yaml")
+    live = LiveState(streams={"S": live_stream({"name": "S", "subjects": ["s"], **_owned("old/s.yaml")})})
+    d = desired_of("Stream", "S", None, {"name": "S", "subjects": ["s"]}, "new/s.yaml")
     assert build_plan([d], live, PlanOptions()).actions == []  # no predicate: the path is not compared
     assert build_plan([d], live, PlanOptions(stale_source=lambda p: False)).actions == []  # old file still declares it
     plan = build_plan([d], live, PlanOptions(stale_source=lambda p: p == "old/s.yaml"))
     (a,) = plan.actions
     assert a.action == "update" and [(c.path, c.old, c.new, c.cls) for c in a.changes] == [("metadata.io.jsops.source", "old/s.yaml", "new/s.yaml", "in-place")]
-    assert a.config["metadata"]["io.jsops.source"] == "new/s.yaml"
+    assert a.config.metadata["io.jsops.source"] == "new/s.yaml"
     # an object stamped before contexts were recorded, now declared in context west
-    w = Desired("Stream", "S", None, {"name": "S", "subjects": ["s"]}, "old/s.yaml", "west")
+    w = desired_of("Stream", "S", None, {"name": "S", "subjects": ["s"]}, "old/s.yaml", "west")
     (a,) = build_plan([w], live, PlanOptions(stale_source=lambda p: False)).actions
     assert [(c.path, c.old, c.new) for c in a.changes] == [("metadata.io.jsops.context", None, "west")]
-    assert a.config["metadata"]["io.jsops.context"] == "west"
+    assert a.config.metadata["io.jsops.context"] == "west"
 
 
 def _planset() -> PlanSet:
     p1 = Plan(
         "nats://127.0.0.1:4222",
         "sha256:aaa",
-        [Action("create", "Stream", "ORDERS", None, [], None, {"name": "ORDERS", "subjects": ["orders.>"]})],
+        [Action("create", "Stream", "ORDERS", None, [], None, stream_record({"name": "ORDERS", "subjects": ["orders.>"]}))],
         context="default",
         contexts=("default", "east"),
     )

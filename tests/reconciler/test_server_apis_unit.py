@@ -7,10 +7,12 @@ import json
 import pytest
 
 from jsops.reconciler.diff import diff_configs
-from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
-from jsops.reconciler.plan import Action, Desired, Plan, PlanError, PlanOptions, build_plan
+from jsops.reconciler.live import LiveState
+from jsops.reconciler.plan import Action, Plan, PlanError, PlanOptions, build_plan
 from jsops.reconciler.server_apis import can_pause, can_reset, canonical_time, reset_allowed, start_sequence
 from jsops.reconciler.vocabulary import ActionKind
+
+from .records import consumer_record, desired_of, live_consumer, live_stream
 
 OWN = {"io.jsops.managed-by": "jsops"}
 
@@ -27,7 +29,6 @@ def test_releases_with_the_apis() -> None:
         ("2031-06-01T10:00:00.500000000Z", "2031-06-01T10:00:00.5Z"),
         ("2031-06-01T10:00:00Z", "2031-06-01T10:00:00Z"),
         ("not a time", "not a time"),
-        (5, 5),
     ],
 )
 def test_canonical_time_is_what_the_pause_api_stores(given: object, stored: object) -> None:
@@ -35,17 +36,20 @@ def test_canonical_time_is_what_the_pause_api_stores(given: object, stored: obje
 
 
 def test_start_sequences_and_what_the_server_accepts() -> None:
-    assert start_sequence({"deliver_policy": "all"}, 3, 10) == 3
-    assert start_sequence({}, 0, 0) == 1
-    assert start_sequence({"deliver_policy": "by_start_sequence", "opt_start_seq": 7}, 3, 10) == 7
-    assert start_sequence({"deliver_policy": "new"}, 3, 10) == 11
-    assert start_sequence({"deliver_policy": "last"}, 3, 10) == 10
-    assert start_sequence({"deliver_policy": "last_per_subject"}, 3, 10) is None
-    assert start_sequence({"deliver_policy": "by_start_time", "opt_start_time": "2030-01-01T00:00:00Z"}, 3, 10) is None
-    assert reset_allowed({"deliver_policy": "all"}, 1)
-    assert reset_allowed({"deliver_policy": "by_start_sequence", "opt_start_seq": 5}, 5)
-    assert not reset_allowed({"deliver_policy": "by_start_sequence", "opt_start_seq": 5}, 4)
-    assert not reset_allowed({"deliver_policy": "new"}, 4)
+    def c(**start: object):
+        return consumer_record({"durable_name": "c", **start})
+
+    assert start_sequence(c(deliver_policy="all"), 3, 10) == 3
+    assert start_sequence(c(), 0, 0) == 1
+    assert start_sequence(c(deliver_policy="by_start_sequence", opt_start_seq=7), 3, 10) == 7
+    assert start_sequence(c(deliver_policy="new"), 3, 10) == 11
+    assert start_sequence(c(deliver_policy="last"), 3, 10) == 10
+    assert start_sequence(c(deliver_policy="last_per_subject"), 3, 10) is None
+    assert start_sequence(c(deliver_policy="by_start_time", opt_start_time="2030-01-01T00:00:00Z"), 3, 10) is None
+    assert reset_allowed(c(deliver_policy="all"), 1)
+    assert reset_allowed(c(deliver_policy="by_start_sequence", opt_start_seq=5), 5)
+    assert not reset_allowed(c(deliver_policy="by_start_sequence", opt_start_seq=5), 4)
+    assert not reset_allowed(c(deliver_policy="new"), 4)
 
 
 def _consumer(**kw: object) -> dict[str, object]:
@@ -54,21 +58,21 @@ def _consumer(**kw: object) -> dict[str, object]:
 
 def _live(version: str | None, **kw: object) -> LiveState:
     st = LiveState(server_version=version)
-    st.streams["S"] = LiveStream({"name": "S", "subjects": ["s.>"], "metadata": dict(OWN)}, messages=10, consumer_count=1, first_seq=1, last_seq=10)
-    st.consumers[("S", "c")] = LiveConsumer("S", _consumer(metadata=dict(OWN), **kw), ack_floor=4)
+    st.streams["S"] = live_stream({"name": "S", "subjects": ["s.>"], "metadata": dict(OWN)}, messages=10, consumer_count=1, first_seq=1, last_seq=10)
+    st.consumers[("S", "c")] = live_consumer("S", _consumer(metadata=dict(OWN), **kw), ack_floor=4)
     return st
 
 
 def _plan(live: LiveState, opt: PlanOptions | None = None, **kw: object) -> Action:
-    desired = [Desired("Stream", "S", None, {"name": "S", "subjects": ["s.>"]}), Desired("Consumer", "c", "S", _consumer(**kw))]
+    desired = [desired_of("Stream", "S", None, {"name": "S", "subjects": ["s.>"]}), desired_of("Consumer", "c", "S", _consumer(**kw))]
     plan = build_plan(desired, live, opt)
     assert len(plan.actions) == 1, plan.actions
     return plan.actions[0]
 
 
 def test_the_pause_time_compares_as_an_instant() -> None:
-    live = _consumer(pause_until="2031-06-01T10:00:00Z")
-    assert diff_configs("Consumer", live, _consumer(pause_until="2031-06-01T12:00:00+02:00")) == []
+    live = consumer_record(_consumer(pause_until="2031-06-01T10:00:00Z"))
+    assert diff_configs("Consumer", live, consumer_record(_consumer(pause_until="2031-06-01T12:00:00+02:00"))) == []
 
 
 def test_pause_and_resume_by_release() -> None:
@@ -85,8 +89,8 @@ def test_pause_and_resume_by_release() -> None:
 def test_a_changed_start_is_a_reset_on_2_14_and_a_recreate_before() -> None:
     act = _plan(_live("2.14.6"), deliver_policy="by_start_sequence", opt_start_seq=2)
     assert (act.action, act.reset_seq) == (ActionKind.RESET, 0)
-    assert act.config is not None and act.config["deliver_policy"] == "all"
-    assert json.loads(act.config["metadata"]["io.jsops.resume"]) == {"deliver_policy": "by_start_sequence", "opt_start_seq": 2}
+    assert act.config is not None and act.request()["deliver_policy"] == "all"
+    assert json.loads(act.config.metadata["io.jsops.resume"]) == {"deliver_policy": "by_start_sequence", "opt_start_seq": 2}
     act = _plan(_live("2.14.6"), PlanOptions(keep_position=False), deliver_policy="by_start_sequence", opt_start_seq=2)
     assert (act.action, act.reset_seq) == (ActionKind.RESET, 2)
     act = _plan(_live("2.12.8"), deliver_policy="by_start_sequence", opt_start_seq=2)
@@ -103,10 +107,10 @@ def test_a_reset_consumer_plans_empty_against_its_recorded_start() -> None:
     act = _plan(_live("2.15.1"), deliver_policy="by_start_sequence", opt_start_seq=2)
     assert act.config is not None
     after = _live("2.15.1")
-    after.consumers[("S", "c")] = LiveConsumer("S", act.config, ack_floor=4)
+    after.consumers[("S", "c")] = live_consumer("S", act.config, ack_floor=4)
     desired = [
-        Desired("Stream", "S", None, {"name": "S", "subjects": ["s.>"]}),
-        Desired("Consumer", "c", "S", _consumer(deliver_policy="by_start_sequence", opt_start_seq=2)),
+        desired_of("Stream", "S", None, {"name": "S", "subjects": ["s.>"]}),
+        desired_of("Consumer", "c", "S", _consumer(deliver_policy="by_start_sequence", opt_start_seq=2)),
     ]
     assert build_plan(desired, after).actions == []
 

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from jsops.linter import stream_from_api_json
 from jsops.reconciler.client import ConnectError, JsApiError, TargetError, URLError
 from jsops.reconciler.errors import ErrCode, PermanentError, ReconcilerError, TemporaryError
 from jsops.reconciler.plan import Action, PlanError, levels, stream_order
@@ -27,7 +28,7 @@ def test_action_kinds_know_their_symbol_and_serialise_as_strings() -> None:
         "reset": "<<",
     }
     assert ActionKind.RECREATE.past == "deleted and created again"
-    a = Action("create", "Stream", "S", config={"name": "S"})
+    a = Action("create", "Stream", "S", config=stream_from_api_json({"name": "S"})[0])
     assert a.action is ActionKind.CREATE and json.dumps(a.to_json()["action"]) == '"create"'
     assert f"{ActionKind.DELETE}" == "delete" and Outcome("done") is Outcome.DONE
     assert ChangeClass("data-loss").rank == 0 and ChangeClass.FORBIDDEN.rank == 4
@@ -63,12 +64,12 @@ def test_levels_is_the_old_order_and_breaks_cycles_at_the_first_node() -> None:
         "A": {"sources": [{"name": "B"}]},
         "B": {"sources": [{"name": "A"}]},
     }
-    assert stream_order(configs) == ["O", "M", "S", "A", "B"]
+    assert stream_order({n: stream_from_api_json({"name": n, **c})[0] for n, c in configs.items()}) == ["O", "M", "S", "A", "B"]
     rng = random.Random(11)
     for _ in range(300):
         names = [f"S{i}" for i in range(rng.randrange(1, 12))]
         graph = {n: {rng.choice(names) for _ in range(rng.randrange(0, 3))} for n in names}
-        cfgs = {n: {"sources": [{"name": d} for d in sorted(ds)]} for n, ds in graph.items()}
+        cfgs = {n: stream_from_api_json({"name": n, "sources": [{"name": d} for d in sorted(ds)]})[0] for n, ds in graph.items()}
         assert stream_order(cfgs) == _quadratic_order(graph)
     chain = [f"s{i:05d}" for i in range(20000)]  # linear: a long chain is quick
     assert levels(chain, lambda n: [chain[int(n[1:]) - 1]] if n != chain[0] else []) == [[n] for n in chain]

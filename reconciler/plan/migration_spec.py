@@ -1,0 +1,80 @@
+"""A migration's steps as data (:class:`MigrationSpec`): what it moves, from where, through what, with which
+consumers (their configs as records). Planned by :mod:`jsops.reconciler.plan.migration`, carried by the
+``migrate`` action (:attr:`jsops.reconciler.plan.model.Action.migration`), run by
+:mod:`jsops.reconciler.migration_steps`; its JSON is a plan's ``migration`` (configs in the server's JSON)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from jsops.linter import EffectiveConsumer, EffectiveStream
+
+from ..configs import config_from_json, config_json
+
+__all__ = ["MigrationSpec"]
+
+
+@dataclass(frozen=True)
+class MigrationSpec:
+    """What one migration moves: ``source`` -> ``target`` (the same name: through ``via``)."""
+
+    source: str
+    target: str
+    via: str | None = None
+    via_config: EffectiveStream | None = None  # the temporary stream (the old config, renamed)
+    consumers: dict[str, EffectiveConsumer] = field(default_factory=dict)  # desired consumers of the target
+    messages: int = 0
+    bytes: int = 0
+    reset: tuple[str, ...] = ()  # consumers created at their manifest's start (--reset-position), not at their position
+    rollback: bool = False  # an unfinished migration the manifests no longer ask for: rolled back
+
+    def to_json(self) -> dict[str, Any]:
+        """The migration in a plan's JSON (contracts §5): its configs as the server's JSON."""
+        if self.rollback:
+            return {"from": self.source, "to": self.target, "rollback": True, "consumers": {}}
+        out: dict[str, Any] = {
+            "from": self.source,
+            "to": self.target,
+            "consumers": {name: config_json(c) for name, c in self.consumers.items()},
+            "messages": self.messages,
+            "bytes": self.bytes,
+            "strategy": "mirror",
+        }
+        if self.reset:
+            out["reset"] = list(self.reset)
+        if self.via is not None:
+            out["via"], out["via_config"] = self.via, config_json(self.via_config) if self.via_config is not None else None
+        return out
+
+    @classmethod
+    def from_json(cls, data: object) -> MigrationSpec:
+        """A plan's migration read back (ValueError: not one)."""
+        if not isinstance(data, dict):
+            raise ValueError("a migration is an object")
+        consumers = data.get("consumers") or {}
+        if not isinstance(data.get("from"), str) or not isinstance(data.get("to"), str) or not isinstance(consumers, dict):
+            raise ValueError("a migration needs 'from', 'to' and 'consumers'")
+        via = data.get("via")
+        reset = data.get("reset") or []
+        if not isinstance(reset, list):
+            raise ValueError("a migration's 'reset' is a list of consumer names")
+        if not all(isinstance(v, dict) for v in consumers.values()):
+            raise ValueError("a migration's consumers are configs")
+        raw_via = data.get("via_config")
+        via_config = config_from_json("Stream", raw_via)[0] if isinstance(raw_via, dict) else None
+        return cls(
+            data["from"],
+            data["to"],
+            via if isinstance(via, str) else None,
+            via_config if isinstance(via_config, EffectiveStream) else None,
+            {str(k): c for k, v in consumers.items() if isinstance(c := config_from_json("Consumer", v)[0], EffectiveConsumer)},
+            int(data.get("messages") or 0),
+            int(data.get("bytes") or 0),
+            tuple(str(x) for x in reset),
+            data.get("rollback") is True,
+        )
+
+    def steps(self) -> dict[str, Any]:
+        """What the migration does, without the counts it was planned with (publishers keep publishing)."""
+        return {k: v for k, v in self.to_json().items() if k not in ("messages", "bytes")}
