@@ -19,6 +19,7 @@ from .findings import Finding, FixSuggestion, Severity
 from .halves import Unit, run_units
 from .load import Estate, Limits, Resource, load_paths
 from .load.nack_crd import drop_shadowed
+from .load.reading import read_regular
 from .model.target import Target
 from .semantics.releases import format_version, parse_version, release_view, target_release
 from .semantics.units import dialect_duration
@@ -164,8 +165,7 @@ def read_manifest_bytes(file: str) -> bytes | None:
     reading the rest."""
     bound = Limits.max_file_bytes
     try:
-        with open(file, "rb") as fh:
-            data = fh.read(bound + 1)
+        data = read_regular(file, bound + 1)
     except OSError:
         return None
     return data if len(data) <= bound else None

@@ -20,6 +20,7 @@ from .messages import MAX_FINDINGS_PER_FILE, did_you_mean, finding, short, type_
 from .nack import NACK_APIS, load_nack
 from .native import NATIVE_API, load_native
 from .parse_cache import ParseCache, Parsed
+from .reading import NotRegularFile, read_regular
 from .recognise import HELM_CHART, JETSTREAM_KINDS, NOT_JETSTREAM, UNREADABLE, api_config, text_looks_jetstream
 
 __all__ = ["load_file", "load_text", "read_file", "read_text", "process", "finish_file", "link_out_finding", "scrubbed"]
@@ -71,11 +72,12 @@ def read_file(path: str, limits: Limits | None, shown: str | None = None, root: 
     if root is not None and link_out(path, root):  # re-checked right before reading
         return [], [ReadProblem("link-outside", "symbolic link out of the tree", 1, 1)], False, False
     try:
-        with open(path, "rb") as fh:
-            # At most one byte past the bound: enough to know the file is too large, never the rest.
-            data = fh.read((limits or Limits()).max_file_bytes + 1)
+        # At most one byte past the bound: enough to know the file is too large, never the rest.
+        data = read_regular(path, (limits or Limits()).max_file_bytes + 1)
     except IsADirectoryError:
         raise LoadError(f"{shown}: is a directory") from None
+    except NotRegularFile:
+        raise LoadError(f"{shown}: not a regular file") from None
     except OSError as exc:
         raise LoadError(f"{shown}: cannot read: {exc.strerror or exc}") from None
     if cache is None:
