@@ -179,6 +179,11 @@ def _move_positions(entry: PosEntry | None, move: _Move) -> PosEntry | None:
         return None
     if isinstance(entry, tuple):
         return move(entry)
+    if isinstance(entry, list):  # packed (see jsops.linter.model.positions)
+        start, body = entry
+        if isinstance(body, dict):
+            return [move(start), {k: (move(kpos), _move_positions(child, move)) for k, (kpos, child) in body.items()}]
+        return [move(start), [_move_positions(child, move) for child in body]]
     entry.start = move(entry.start)
     if isinstance(entry, MapPos):
         entry.keys = {k: (move(kpos), _move_positions(child, move)) for k, (kpos, child) in entry.keys.items()}
