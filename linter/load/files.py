@@ -23,7 +23,10 @@ from .parse_cache import ParseCache, Parsed
 from .reading import NotRegularFile, read_regular
 from .recognise import HELM_CHART, JETSTREAM_KINDS, NOT_JETSTREAM, UNREADABLE, api_config, text_looks_jetstream
 
-__all__ = ["load_file", "load_text", "read_file", "read_text", "process", "finish_file", "link_out_finding", "scrubbed"]
+__all__ = ["SUPPRESSION_MARKER", "load_file", "load_text", "read_file", "read_text", "process", "finish_file", "link_out_finding", "scrubbed"]
+
+SUPPRESSION_MARKER = b"jsops:"
+"""What every suppression comment holds (jsops.linter.suppress): a file without it has none."""
 
 _PROBLEM_CODES = {
     "yaml-syntax": "manifest-syntax-error",
@@ -66,8 +69,11 @@ def link_out_finding(path: str, estate: Estate) -> None:
     )
 
 
-def read_file(path: str, limits: Limits | None, shown: str | None = None, root: str | None = None, cache: ParseCache | None = None) -> Parsed:
-    """:func:`read_text` of a file's bytes, from ``cache`` when it holds them."""
+def read_file(
+    path: str, limits: Limits | None, shown: str | None = None, root: str | None = None, cache: ParseCache | None = None, unmarked: set[str] | None = None
+) -> Parsed:
+    """:func:`read_text` of a file's bytes, from ``cache`` when it holds them; ``shown`` is added to
+    ``unmarked`` when they hold no :data:`SUPPRESSION_MARKER`."""
     shown = shown or path
     if root is not None and link_out(path, root):  # re-checked right before reading
         return [], [ReadProblem("link-outside", "symbolic link out of the tree", 1, 1)], False, False
@@ -80,6 +86,8 @@ def read_file(path: str, limits: Limits | None, shown: str | None = None, root: 
         raise LoadError(f"{shown}: not a regular file") from None
     except OSError as exc:
         raise LoadError(f"{shown}: cannot read: {exc.strerror or exc}") from None
+    if unmarked is not None and SUPPRESSION_MARKER not in data:
+        unmarked.add(shown)
     if cache is None:
         return read_text(data, shown, limits)
     key = cache.key(data, shown.endswith(".json"))
@@ -111,7 +119,7 @@ def load_file(
 ) -> None:
     """Load one file. With ``root``, a symbolic link that resolves outside it is not read (JS014);
     with ``cache``, its parse is reused when its bytes were parsed before (:mod:`jsops.linter.load.parse_cache`)."""
-    docs, problems, trailing, looks = read_file(path, limits, display, root, cache)
+    docs, problems, trailing, looks = read_file(path, limits, display, root, cache, estate.unmarked)
     shown = display or path
     if any(p.code == "link-outside" for p in problems):
         link_out_finding(shown, estate)

@@ -20,8 +20,8 @@ faster than a thousand small files. A pack holds the entries of the files its la
 follows its tree; it is written only when that set changed. In the pack each entry is kept
 marshalled on its own (a dict of bytes): reading the pack builds no entry, an entry is built when
 a file asks for it, and a run that parsed one edited file writes the others back as the bytes it
-read (no entry is marshalled again). An entry's positions stay packed
-(:mod:`jsops.linter.model.positions`): most are never asked for.
+read (no entry is marshalled again). An entry's positions stay packed, their bodies marshalled
+(:func:`jsops.linter.model.positions.compact_positions`): most are never asked for.
 
 The cache is private (:mod:`jsops.linter.model.private_dir`): ``parse/`` is 0700 and the effective
 uid's, packs are 0600, written to an exclusively created temporary file renamed into place, read
@@ -48,7 +48,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..model.positions import pack_positions, unpack_positions
+from ..model.positions import compact_positions, pack_positions, unpack_positions
 from ..model.private_dir import TMP_SUFFIX, PrivateDir
 from ._cache_shapes import valid_entry
 from .documents import Limits, ParsedDocument, ReadProblem
@@ -61,7 +61,7 @@ MAX_BYTES = 64 * 1024 * 1024
 Parsed = tuple[list[ParsedDocument], list[ReadProblem], bool, bool]
 """Documents, file problems, trailing separator, looks like a manifest (see ``read_text``)."""
 
-_MAGIC = b"jsops-parse-cache 4\n"  # 4: entries marshalled one by one; 3: the looks flag (load.recognise); 2: private packs
+_MAGIC = b"jsops-parse-cache 4\n"  # 4: entries marshalled one by one, positions' bodies too; 3: the looks flag (load.recognise); 2: private packs
 _PACK_SUFFIX = ".pack"
 _SUM_BYTES = 16
 
@@ -250,7 +250,7 @@ def pack_parsed(parsed: Parsed) -> tuple[Any, ...]:
     """A parse result as plain values (for marshal: the cache, and the forked child of a parallel load)."""
     docs, problems, trailing, looks = parsed
     return (
-        [(d.value, pack_positions(d.positions), d.line, [_pack(p) for p in d.problems]) for d in docs],
+        [(d.value, compact_positions(pack_positions(d.positions)), d.line, [_pack(p) for p in d.problems]) for d in docs],
         [_pack(p) for p in problems],
         trailing,
         looks,

@@ -9,14 +9,29 @@ stores) is a position tree too: ``[start, {key: (key_pos, child)}]`` for a mappi
 [child, ...]]`` for a sequence. A tree read from the cache stays packed (most of its positions are
 never asked for: a healthy estate has few findings) and :func:`resolve_position` reads it where it
 is, defensively: a packed tree of the wrong shape resolves to None (the caller's fallback), never
-raises, and only ever yields ``(int, int)`` pairs.
+raises, and only ever yields ``(int, int)`` pairs. :func:`compact_positions` keeps a tree's body
+marshalled, ``[start, bytes]``: the start of a document is all a clean one is asked for, and the
+body is unmarshalled (in place) the first time a path below it is.
 """
 
 from __future__ import annotations
 
+import marshal
 from typing import Any
 
-__all__ = ["Pos", "MapPos", "SeqPos", "PackedPos", "PosEntry", "resolve_position", "pack_positions", "unpack_positions", "start_of"]
+__all__ = [
+    "Pos",
+    "MapPos",
+    "SeqPos",
+    "PackedPos",
+    "PosEntry",
+    "resolve_position",
+    "pack_positions",
+    "unpack_positions",
+    "compact_positions",
+    "packed_body",
+    "start_of",
+]
 
 Pos = tuple[int, int]  # 1-based (line, column)
 
@@ -56,6 +71,28 @@ def pack_positions(entry: PosEntry | None) -> Any:
     return [entry.start, [pack_positions(child) for child in entry.items]]
 
 
+def compact_positions(packed: Any) -> Any:
+    """A packed tree with its body marshalled (``[start, bytes]``), for the parse cache."""
+    if type(packed) is list and len(packed) == 2 and type(packed[1]) in (dict, list):
+        return [packed[0], marshal.dumps(packed[1])]
+    return packed
+
+
+def packed_body(entry: PackedPos) -> Any:
+    """The body of a packed tree (a dict or a list), unmarshalled in place when it is still bytes;
+    None when it is of the wrong shape."""
+    if len(entry) != 2:
+        return None
+    body = entry[1]
+    if type(body) is bytes:
+        try:
+            body = marshal.loads(body)
+        except Exception:  # anything damaged bytes make marshal raise: no positions
+            body = None
+        entry[1] = body = body if type(body) in (dict, list) else None
+    return body
+
+
 def unpack_positions(packed: Any) -> PosEntry | None:
     """A packed tree as a position tree: itself (it is read where it is, see the module's docstring)."""
     return packed if packed is None or type(packed) in (tuple, list) else None
@@ -92,9 +129,7 @@ def resolve_position(entry: PosEntry | None, path: tuple[Any, ...], *, key: bool
     try:
         for i, step in enumerate(path):
             if type(current) is list:  # packed: [start, {key: (key_pos, child)}] or [start, [child, ...]]
-                if len(current) != 2:
-                    return None
-                body = current[1]
+                body = packed_body(current)
                 if type(body) is dict:
                     hit = body.get(step)
                 elif type(body) is list and isinstance(step, int) and 0 <= step < len(body):

@@ -3,12 +3,13 @@ packed tree of the wrong shape resolves to None, never raises (jsops.linter.mode
 
 from __future__ import annotations
 
+import marshal
 from typing import Any
 
 import pytest
 
 from jsops.linter.load.files import read_text
-from jsops.linter.model.positions import pack_positions, resolve_position, unpack_positions
+from jsops.linter.model.positions import compact_positions, pack_positions, resolve_position, unpack_positions
 
 TEXT = b"""\
 apiVersion: jsops/v1
@@ -51,18 +52,42 @@ def test_a_packed_tree_resolves_as_the_parsed_one() -> None:
     assert len(docs) == 2
     checked = 0
     for d in docs:
-        packed = unpack_positions(pack_positions(d.positions))
-        assert isinstance(packed, list)
-        for path in _paths(d.value):
-            for key in (False, True):
-                assert resolve_position(packed, path, key=key) == resolve_position(d.positions, path, key=key), path
-                checked += 1
+        for packed in (unpack_positions(pack_positions(d.positions)), unpack_positions(compact_positions(pack_positions(d.positions)))):
+            assert isinstance(packed, list)
+            for path in _paths(d.value):
+                for key in (False, True):
+                    assert resolve_position(packed, path, key=key) == resolve_position(d.positions, path, key=key), path
+                    checked += 1
     assert checked > 100
+
+
+def test_a_compact_tree_is_unmarshalled_only_below_its_start() -> None:
+    d = read_text(TEXT, "x.yaml", None)[0][0]
+    compact = unpack_positions(compact_positions(pack_positions(d.positions)))
+    assert isinstance(compact, list) and type(compact[1]) is bytes
+    assert resolve_position(compact, ()) == (1, 1)
+    assert type(compact[1]) is bytes  # the start alone: nothing unmarshalled
+    assert resolve_position(compact, ("spec", "max_age")) == (8, 12)
+    assert type(compact[1]) is dict
 
 
 @pytest.mark.parametrize(
     "tree",
-    ["nope", (1,), ("1", 2), [(1, 1)], [(1, 1), {"a": "xy"}], [(1, 1), {"a": ((1, 1), {1, 2})}], [(1, 1), [None]], [None, {}], [(1, 1), 7], {"a": 1}],
+    [
+        "nope",
+        (1,),
+        ("1", 2),
+        [(1, 1), b"garbage"],
+        [(1, 1), marshal.dumps("a string")],
+        [(1, 1), marshal.dumps({"a": ((1, 1), b"x")})],
+        [(1, 1)],
+        [(1, 1), {"a": "xy"}],
+        [(1, 1), {"a": ((1, 1), {1, 2})}],
+        [(1, 1), [None]],
+        [None, {}],
+        [(1, 1), 7],
+        {"a": 1},
+    ],
 )
 def test_a_packed_tree_of_the_wrong_shape_resolves_to_none_or_a_pair(tree: Any) -> None:
     for path in [(), ("a",), ("a", "b"), ("a", 0), (0,), (0, "x"), ([],)]:
