@@ -3,7 +3,6 @@ file's findings bounded and, for a file that is not a manifest, free of quoted t
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from dataclasses import replace
@@ -308,4 +307,6 @@ def _foreign_api(api: Any, kind: Any) -> bool:
     group = api.rpartition("/")[0].lower()
     if not group:  # Kubernetes' core group is written as the bare version: `apiVersion: v1`
         return api == "v1" and isinstance(kind, str) and bool(kind)
+    import difflib  # only for another API's documents: not imported by a lint of jsops's own
+
     return not difflib.get_close_matches(group, _OUR_GROUPS, n=1, cutoff=0.75)

@@ -36,11 +36,15 @@ def read_regular(path: str, limit: int) -> bytes:
     try:
         st = os.fstat(fd)
         _check_kind(st.st_mode, path)  # again, of what was opened: it may have been replaced meanwhile
-        chunks: list[bytes] = []
-        left = limit
+        # The size it has now, and one byte more to see it end (or grow): one read for most files.
+        want = min(limit, st.st_size + 1)
+        first = os.read(fd, want)
+        if len(first) == st.st_size < want:
+            return first  # all of it: the file ended where fstat said
+        chunks = [first]
+        left = limit - len(first)
         while left > 0:
-            # The size it has now, and one byte more to see it end (or grow): one read for most files.
-            chunk = os.read(fd, min(left, st.st_size + 1 if not chunks else left))
+            chunk = os.read(fd, left)
             if not chunk:
                 break
             chunks.append(chunk)

@@ -98,6 +98,10 @@ def test_read_regular_reads_a_file_to_its_bound(tmp_path: Path) -> None:
     path.write_bytes(b"x" * 100)
     assert read_regular(str(path), 1000) == b"x" * 100
     assert read_regular(str(path), 11) == b"x" * 11
+    assert read_regular(str(path), 100) == b"x" * 100
+    assert read_regular(str(path), 101) == b"x" * 100
+    (tmp_path / "empty.yaml").write_bytes(b"")
+    assert read_regular(str(tmp_path / "empty.yaml"), 10) == b""
     with pytest.raises(IsADirectoryError):
         read_regular(str(tmp_path), 10)
     os.mkfifo(tmp_path / "fifo.yaml")
