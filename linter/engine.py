@@ -18,7 +18,9 @@ from .api import Rule, RuleContext, Violation
 from .findings import Finding, FixSuggestion, Severity
 from .halves import Unit, run_units
 from .load import Estate, Limits, Resource, load_paths
+from .load.files import SUPPRESSION_MARKER
 from .load.nack_crd import drop_shadowed
+from .load.reading import read_regular
 from .model.target import Target
 from .semantics.releases import format_version, parse_version, release_view, target_release
 from .semantics.units import dialect_duration
@@ -164,8 +166,7 @@ def read_manifest_bytes(file: str) -> bytes | None:
     reading the rest."""
     bound = Limits.max_file_bytes
     try:
-        with open(file, "rb") as fh:
-            data = fh.read(bound + 1)
+        data = read_regular(file, bound + 1)
     except OSError:
         return None
     return data if len(data) <= bound else None
@@ -272,11 +273,13 @@ def _suppress(
     suppressions = from_annotations(estate.resources)
     bad: list[Finding] = []
     if read_source is not None:
+        # The loader's reading of a file is as good as this one's: with no marker there, no comment.
+        unmarked = estate.unmarked if read_source is read_manifest_bytes else set()
         for file in estate.files:
-            if file in estate.opaque:
-                continue  # not a manifest: nothing in it is read again
+            if file in estate.opaque or file in unmarked:
+                continue  # not a manifest, or no suppression comment in it: not read again
             data = read_source(file)
-            if data and b"jsops:" in data:
+            if data and SUPPRESSION_MARKER in data:
                 found, malformed = scan_comments(data, file)
                 suppressions.extend(found)
                 bad.extend(malformed)

@@ -21,12 +21,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .findings import LOAD_CODES, Finding, ObjectRef
+from .load.files import SUPPRESSION_MARKER
 from .model.resource import Resource
 
 __all__ = ["Suppression", "ANNOTATION", "scan_comments", "from_annotations", "apply_suppressions"]
 
 ANNOTATION = "jsops.io/disable"
-_MARK = b"jsops:"
+_MARK = SUPPRESSION_MARKER
 _DIRECTIVE = re.compile(r"(?:^|\s)#\s*jsops:\s*(?P<body>.*)$")
 _BODY = re.compile(r"(?P<kind>disable-file|disable)\s*=\s*(?P<rules>[A-Za-z0-9_.-]+(?:\s*,\s*[A-Za-z0-9_.-]+)*)\s*(?P<reason>.*)$")
 _TOKENS = re.compile(r"(?P<rules>[A-Za-z0-9_.-]+(?:\s*,\s*[A-Za-z0-9_.-]+)*)\s*(?P<reason>.*)$")

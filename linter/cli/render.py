@@ -73,6 +73,7 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
     Raises :class:`RenderError` for a path that does not exist or an unknown environment."""
     from ..load import Limits, LoadError, link_out
     from ..load.discovery import MAX_DIR_DEPTH, NOT_UTF8_NAME, discover_tree, printable_path
+    from ..load.reading import read_regular, unreadable
     from ..load.templates import EnvironmentError_, check_env_name, is_template
 
     try:
@@ -117,10 +118,9 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
             source = f"{f} (environment {env})"
         else:
             try:
-                with open(f, "rb") as fh:
-                    data = fh.read(max_bytes + 1)  # never more than one byte past the bound
+                data = read_regular(f, max_bytes + 1)  # never more than one byte past the bound
             except OSError as exc:
-                raise RenderError(f"{f}: cannot read: {exc.strerror or exc}") from None
+                raise RenderError(unreadable(f, exc)) from None
             if len(data) > max_bytes:
                 problem("manifest-too-complex", f"file is larger than {max_bytes // (1024 * 1024)} MiB; refusing to read it", f)
                 continue

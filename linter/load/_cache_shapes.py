@@ -5,8 +5,10 @@ later in the loader.
 An entry is :func:`jsops.linter.load.parse_cache.pack_parsed`'s tuple: documents (value, packed
 positions, line, problems), problems, two booleans. A value is plain data as the YAML/JSON reader
 makes it (mappings with scalar keys, lists, strings that are valid Unicode, numbers, booleans,
-null) no deeper and no larger than the parse limits allow; positions are ``(line, column)``
-pairs in the tree :func:`jsops.linter.model.positions.pack_positions` makes. Every walk is iterative.
+null) no deeper and no larger than the parse limits allow. Packed positions are not walked here:
+they stay packed and :func:`jsops.linter.model.positions.resolve_position` reads them defensively
+(a tree of the wrong shape resolves to None, only ``(int, int)`` pairs come out), so only the
+positions a finding asks for are ever looked at. Every walk is iterative.
 """
 
 from __future__ import annotations
@@ -29,10 +31,10 @@ def valid_entry(packed: Any, max_depth: int, max_nodes: int) -> bool:
     for doc in docs:
         if type(doc) is not tuple or len(doc) != 4:
             return False
-        value, positions, line, doc_problems = doc
+        value, _positions, line, doc_problems = doc
         if type(line) is not int or type(doc_problems) is not list or not all(map(_problem, doc_problems)):
             return False
-        if not _plain(value, max_depth, budget) or not _positions(positions, max_depth, budget):
+        if not _plain(value, max_depth, budget):
             return False
     return all(map(_problem, problems))
 
@@ -53,16 +55,7 @@ def _problem(p: Any) -> bool:
     return type(p) is tuple and len(p) == 4 and _text(p[0]) and _text(p[1]) and type(p[2]) is int and type(p[3]) is int
 
 
-def _pos(p: Any) -> bool:
-    return type(p) is tuple and len(p) == 2 and type(p[0]) is int and type(p[1]) is int
-
-
 _NON_TEXT_SCALARS = frozenset({int, float, bool, type(None)})
-
-
-def _scalar(v: Any) -> bool:
-    t = type(v)
-    return (v.isascii() or _encodes(v)) if t is str else t in _NON_TEXT_SCALARS
 
 
 # The walks below are the hot path of a warm lint (every node of every cached file): they check a
@@ -113,45 +106,5 @@ def _plain(value: Any, max_depth: int, budget: list[int]) -> bool:
                     return False
             elif tc not in scalars:
                 return False
-    budget[0] = left
-    return True
-
-
-def _positions(packed: Any, max_depth: int, budget: list[int]) -> bool:
-    stack = [(packed, 0)]
-    push, pop = stack.append, stack.pop
-    left = budget[0]
-    while stack:
-        p, depth = pop()
-        left -= 1
-        if left < 0 or depth > max_depth:
-            return False
-        if p is None or _pos(p):
-            continue
-        if type(p) is not list or len(p) != 2 or not _pos(p[0]):
-            return False
-        body = p[1]
-        depth += 1
-        if type(body) is dict:
-            for k, item in body.items():
-                if not _scalar(k) or type(item) is not tuple or len(item) != 2 or not _pos(item[0]):
-                    return False
-                child = item[1]
-                if child is None or type(child) is tuple:
-                    left -= 1
-                    if left < 0 or depth > max_depth or (child is not None and not _pos(child)):
-                        return False
-                else:
-                    push((child, depth))
-        elif type(body) is list:
-            for child in body:
-                if child is None or type(child) is tuple:
-                    left -= 1
-                    if left < 0 or depth > max_depth or (child is not None and not _pos(child)):
-                        return False
-                else:
-                    push((child, depth))
-        else:
-            return False
     budget[0] = left
     return True

@@ -30,14 +30,15 @@ def check_keys(value: dict[str, Any], allowed: Iterable[str], where: FieldPath, 
 def string_map(value: Any, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> dict[str, str] | None:
     if value is None:
         return {}
-    pos = resolve_position(doc.positions, where) or (doc.line, 1)
     if not isinstance(value, dict):
+        pos = resolve_position(doc.positions, where) or (doc.line, 1)
         estate.findings.append(finding("invalid-field", f"{label} must be a mapping of strings, got {kind_of(value)}", file, *pos))
         return None
     out = {}
     for k, v in value.items():
         if not isinstance(k, str) or not isinstance(v, str):
-            p = resolve_position(doc.positions, where + (k,)) or pos
+            # Positions are looked up only for a finding (a cached document's are unmarshalled then).
+            p = resolve_position(doc.positions, where + (k,)) or resolve_position(doc.positions, where) or (doc.line, 1)
             estate.findings.append(finding("invalid-field", f"{label}.{short(k)} must be a string (quote it), got {kind_of(v)}", file, *p))
             return None
         out[k] = v

@@ -3,7 +3,6 @@ file's findings bounded and, for a file that is not a manifest, free of quoted t
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from dataclasses import replace
@@ -20,9 +19,13 @@ from .messages import MAX_FINDINGS_PER_FILE, did_you_mean, finding, short, type_
 from .nack import NACK_APIS, load_nack
 from .native import NATIVE_API, load_native
 from .parse_cache import ParseCache, Parsed
+from .reading import NotRegularFile, read_regular
 from .recognise import HELM_CHART, JETSTREAM_KINDS, NOT_JETSTREAM, UNREADABLE, api_config, text_looks_jetstream
 
-__all__ = ["load_file", "load_text", "read_file", "read_text", "process", "finish_file", "link_out_finding", "scrubbed"]
+__all__ = ["SUPPRESSION_MARKER", "load_file", "load_text", "read_file", "read_text", "process", "finish_file", "link_out_finding", "scrubbed"]
+
+SUPPRESSION_MARKER = b"jsops:"
+"""What every suppression comment holds (jsops.linter.suppress): a file without it has none."""
 
 _PROBLEM_CODES = {
     "yaml-syntax": "manifest-syntax-error",
@@ -65,19 +68,25 @@ def link_out_finding(path: str, estate: Estate) -> None:
     )
 
 
-def read_file(path: str, limits: Limits | None, shown: str | None = None, root: str | None = None, cache: ParseCache | None = None) -> Parsed:
-    """:func:`read_text` of a file's bytes, from ``cache`` when it holds them."""
+def read_file(
+    path: str, limits: Limits | None, shown: str | None = None, root: str | None = None, cache: ParseCache | None = None, unmarked: set[str] | None = None
+) -> Parsed:
+    """:func:`read_text` of a file's bytes, from ``cache`` when it holds them; ``shown`` is added to
+    ``unmarked`` when they hold no :data:`SUPPRESSION_MARKER`."""
     shown = shown or path
     if root is not None and link_out(path, root):  # re-checked right before reading
         return [], [ReadProblem("link-outside", "symbolic link out of the tree", 1, 1)], False, False
     try:
-        with open(path, "rb") as fh:
-            # At most one byte past the bound: enough to know the file is too large, never the rest.
-            data = fh.read((limits or Limits()).max_file_bytes + 1)
+        # At most one byte past the bound: enough to know the file is too large, never the rest.
+        data = read_regular(path, (limits or Limits()).max_file_bytes + 1)
     except IsADirectoryError:
         raise LoadError(f"{shown}: is a directory") from None
+    except NotRegularFile:
+        raise LoadError(f"{shown}: not a regular file") from None
     except OSError as exc:
         raise LoadError(f"{shown}: cannot read: {exc.strerror or exc}") from None
+    if unmarked is not None and SUPPRESSION_MARKER not in data:
+        unmarked.add(shown)
     if cache is None:
         return read_text(data, shown, limits)
     key = cache.key(data, shown.endswith(".json"))
@@ -109,7 +118,7 @@ def load_file(
 ) -> None:
     """Load one file. With ``root``, a symbolic link that resolves outside it is not read (JS014);
     with ``cache``, its parse is reused when its bytes were parsed before (:mod:`jsops.linter.load.parse_cache`)."""
-    docs, problems, trailing, looks = read_file(path, limits, display, root, cache)
+    docs, problems, trailing, looks = read_file(path, limits, display, root, cache, estate.unmarked)
     shown = display or path
     if any(p.code == "link-outside" for p in problems):
         link_out_finding(shown, estate)
@@ -298,4 +307,6 @@ def _foreign_api(api: Any, kind: Any) -> bool:
     group = api.rpartition("/")[0].lower()
     if not group:  # Kubernetes' core group is written as the bare version: `apiVersion: v1`
         return api == "v1" and isinstance(kind, str) and bool(kind)
+    import difflib  # only for another API's documents: not imported by a lint of jsops's own
+
     return not difflib.get_close_matches(group, _OUR_GROUPS, n=1, cutoff=0.75)

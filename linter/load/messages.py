@@ -3,7 +3,6 @@ escaped, typed), did-you-mean suggestions, and the bounds on how much one object
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -92,6 +91,8 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     if len(word) > 100:  # no field or value is this long; don't spend time on a hostile one
         return ""
     choices = list(choices)
+    import difflib  # only for a finding: not imported by a clean lint
+
     hits = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     if not hits:
         snake = _snake(word)

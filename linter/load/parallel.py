@@ -25,9 +25,9 @@ PARALLEL_MIN_FILES = 400
 
 
 def can_fork() -> bool:
-    import multiprocessing
-
-    return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods() and os.environ.get("JSOPS_NO_PARALLEL") != "1"
+    # os.fork exists where multiprocessing offers the "fork" start method (not on Windows); asking
+    # multiprocessing would import it (and threading) on every lint.
+    return (os.cpu_count() or 1) >= 2 and hasattr(os, "fork") and os.environ.get("JSOPS_NO_PARALLEL") != "1"
 
 
 def worth_forking(files: int, cache: ParseCache | None) -> bool:

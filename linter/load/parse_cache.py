@@ -17,7 +17,11 @@ Entries live in ``parse/`` under the cache directory of :func:`jsops.linter.mode
 per set of paths loaded (a tree), read once and written once per run: for a tree of a thousand
 files, one file per entry cost more to create (cold) than the parse it saves, and a pack is read
 faster than a thousand small files. A pack holds the entries of the files its last run read, so it
-follows its tree; it is written only when that set changed.
+follows its tree; it is written only when that set changed. In the pack each entry is kept
+marshalled on its own (a dict of bytes): reading the pack builds no entry, an entry is built when
+a file asks for it, and a run that parsed one edited file writes the others back as the bytes it
+read (no entry is marshalled again). An entry's positions stay packed, their bodies marshalled
+(:func:`jsops.linter.model.positions.compact_positions`): most are never asked for.
 
 The cache is private (:mod:`jsops.linter.model.private_dir`): ``parse/`` is 0700 and the effective
 uid's, packs are 0600, written to an exclusively created temporary file renamed into place, read
@@ -44,7 +48,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..model.positions import pack_positions, unpack_positions
+from ..model.positions import compact_positions, pack_positions, unpack_positions
 from ..model.private_dir import TMP_SUFFIX, PrivateDir
 from ._cache_shapes import valid_entry
 from .documents import Limits, ParsedDocument, ReadProblem
@@ -57,7 +61,7 @@ MAX_BYTES = 64 * 1024 * 1024
 Parsed = tuple[list[ParsedDocument], list[ReadProblem], bool, bool]
 """Documents, file problems, trailing separator, looks like a manifest (see ``read_text``)."""
 
-_MAGIC = b"jsops-parse-cache 3\n"  # 3: private packs (2) and the looks flag "names something of JetStream" (load.recognise)
+_MAGIC = b"jsops-parse-cache 4\n"  # 4: entries marshalled one by one, positions' bodies too; 3: the looks flag (load.recognise); 2: private packs
 _PACK_SUFFIX = ".pack"
 _SUM_BYTES = 16
 
@@ -95,8 +99,12 @@ class ParseCache:
 
     def get(self, key: str) -> Parsed | None:
         """The entry, or None when there is none usable (never raises)."""
-        packed = self._old.get(key)
-        if packed is None:
+        blob = self._old.get(key)
+        if type(blob) is not bytes:
+            return None
+        try:
+            packed = marshal.loads(blob)
+        except Exception:  # anything a damaged entry makes marshal raise
             return None
         depth = self.limits.max_depth + 2
         if not valid_entry(packed, depth, 2 * self.limits.max_file_nodes + 16):
@@ -105,12 +113,15 @@ class ParseCache:
             parsed = unpack_parsed(packed)
         except Exception:  # a shape valid_entry let through by mistake: still only a miss
             return None
-        self.used[key] = packed
+        self.used[key] = blob
         self.hits += 1
         return parsed
 
     def put(self, key: str, parsed: Parsed) -> None:
-        self.used[key] = pack_parsed(parsed)
+        try:
+            self.used[key] = marshal.dumps(pack_parsed(parsed))
+        except ValueError:  # a value marshal cannot hold: not cached
+            pass
 
     def merge(self, used: dict[str, Any]) -> None:
         """Entries another process (the forked child of a parallel load) used."""
@@ -239,7 +250,7 @@ def pack_parsed(parsed: Parsed) -> tuple[Any, ...]:
     """A parse result as plain values (for marshal: the cache, and the forked child of a parallel load)."""
     docs, problems, trailing, looks = parsed
     return (
-        [(d.value, pack_positions(d.positions), d.line, [_pack(p) for p in d.problems]) for d in docs],
+        [(d.value, compact_positions(pack_positions(d.positions)), d.line, [_pack(p) for p in d.problems]) for d in docs],
         [_pack(p) for p in problems],
         trailing,
         looks,

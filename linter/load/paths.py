@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..model.positions import MapPos, Pos, PosEntry
+from ..model.positions import MapPos, Pos, PosEntry, packed_body
 from ..model.resource import Estate
 from . import parallel
 from .discovery import MAX_DIR_DEPTH, NOT_UTF8_NAME, LoadError, discover_tree, link_out, printable_path
@@ -179,6 +179,11 @@ def _move_positions(entry: PosEntry | None, move: _Move) -> PosEntry | None:
         return None
     if isinstance(entry, tuple):
         return move(entry)
+    if isinstance(entry, list):  # packed (see jsops.linter.model.positions)
+        start, body = entry[0], packed_body(entry)
+        if isinstance(body, dict):
+            return [move(start), {k: (move(kpos), _move_positions(child, move)) for k, (kpos, child) in body.items()}]
+        return [move(start), [_move_positions(child, move) for child in body or ()]]
     entry.start = move(entry.start)
     if isinstance(entry, MapPos):
         entry.keys = {k: (move(kpos), _move_positions(child, move)) for k, (kpos, child) in entry.keys.items()}

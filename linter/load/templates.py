@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import LinterError
 from .discovery import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES, escapes
+from .reading import read_regular, unreadable
 
 __all__ = [
     "TEMPLATE_SUFFIXES",
@@ -134,10 +135,9 @@ def load_values(path: str, *, shown: str | None = None) -> tuple[dict[str, Any],
 
     shown = shown or path
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_RENDERED_BYTES + 1)
+        data = read_regular(path, MAX_RENDERED_BYTES + 1)
     except OSError as exc:
-        raise EnvironmentError_(f"{shown}: cannot read: {exc.strerror or exc}") from None
+        raise EnvironmentError_(unreadable(shown, exc)) from None
     docs, problems = read_documents(data)
     codes = {"too-complex": "manifest-too-complex", "duplicate-key": "duplicate-key"}
     out = [TemplateProblem(codes.get(p.code, "manifest-syntax-error"), p.message, shown, p.line, p.column) for p in problems]
@@ -411,10 +411,9 @@ def render_file(
         result.problems.extend(problems)
         return result
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
+        data = read_regular(path, max_bytes + 1)
     except OSError as exc:
-        raise EnvironmentError_(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise EnvironmentError_(unreadable(path, exc)) from None
     if len(data) > max_bytes:
         return Rendered(path, env, problems=[TemplateProblem("manifest-too-complex", f"template larger than {max_bytes} bytes", path, 1)])
     try:

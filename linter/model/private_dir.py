@@ -22,7 +22,6 @@ None and the caller goes without its cache.
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 
 __all__ = ["PrivateDir", "TMP_SUFFIX", "read_private", "write_private"]
@@ -178,7 +177,7 @@ def _read_checked(fd: int, max_bytes: int) -> bytes | None:
 def _write_replace(path: str, data: bytes, dir_fd: int | None) -> bool:
     """``path`` (relative to ``dir_fd`` when given) written through a fresh ``O_EXCL`` temporary file."""
     head, name = os.path.split(path)
-    tmp = os.path.join(head, f".{name}.{os.getpid()}.{secrets.token_hex(6)}{TMP_SUFFIX}")
+    tmp = os.path.join(head, f".{name}.{os.getpid()}.{os.urandom(6).hex()}{TMP_SUFFIX}")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dir_fd)
     except OSError:

@@ -209,6 +209,9 @@ class Estate:
     # Files that are not manifests (links out of the tree, files with no manifest in them): no
     # report or later step reads or quotes them.
     opaque: set[str] = field(default_factory=set)
+    # Files whose bytes, as the loader read them, hold no suppression marker (``jsops:``,
+    # jsops.linter.load.files.SUPPRESSION_MARKER): the engine does not read them again for comments.
+    unmarked: set[str] = field(default_factory=set)
     # The indexes below, and the (list identity, length) of ``resources`` they were built for: adding
     # a resource (or replacing the list) rebuilds them on next use.
     _index: _Index | None = field(default=None, init=False, repr=False, compare=False)

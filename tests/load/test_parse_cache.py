@@ -106,7 +106,7 @@ def _damage(entry: Path, how: str) -> None:
     elif how == "flipped":
         entry.write_bytes(data[:-3] + bytes([data[-3] ^ 0x55]) + data[-2:])
     elif how == "foreign":
-        entry.write_bytes(data.replace(b"jsops-parse-cache 2", b"jsops-parse-cache 0", 1))
+        entry.write_bytes(b"jsops-parse-cache 0" + data[data.index(b"\n") :])  # another format's magic
     elif how == "directory":
         entry.unlink()
         entry.mkdir()

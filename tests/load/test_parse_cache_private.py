@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import marshal
 import os
 import resource
@@ -173,7 +174,7 @@ def _forged_copy(blob: bytes, forged_text: bytes) -> bytes:
     magic = blob[: blob.index(b"\n") + 1]
     salt, entries = marshal.loads(blob[len(magic) + 16 :])
     forged = pack_parsed(read_text(forged_text, "x.yaml", None))
-    body = marshal.dumps((salt, {k: forged for k in entries}))
+    body = marshal.dumps((salt, {k: marshal.dumps(forged) for k in entries}))  # entries are marshalled one by one
     return magic + hashlib.blake2b(body, digest_size=16).digest() + body
 
 
@@ -223,8 +224,6 @@ _WRONG_SHAPES: dict[str, object] = {
         False,
         True,
     ),
-    "positions-string": ([({"a": 1}, "nope", 1, [])], [], False, True),
-    "positions-bad-map": ([({"a": 1}, [(1, 1), {"a": ["x", None]}], 1, [])], [], False, True),
     "line-string": ([({"a": 1}, None, "1", [])], [], False, True),
     "problem-short": ([], [("yaml-syntax", "x")], False, False),
     "problem-types": ([], [("yaml-syntax", 1, "a", None)], False, False),
@@ -245,9 +244,41 @@ def test_a_checksummed_entry_of_the_wrong_shape_is_a_miss(shape: str, cache: Pat
     blob = pack.read_bytes()
     magic = blob[: blob.index(b"\n") + 1]
     salt, entries = marshal.loads(blob[len(magic) + 16 :])
-    body = marshal.dumps((salt, {k: _WRONG_SHAPES[shape] for k in entries}))
+    body = marshal.dumps((salt, {k: marshal.dumps(_WRONG_SHAPES[shape]) for k in entries}))
     pack.write_bytes(magic + hashlib.blake2b(body, digest_size=16).digest() + body)
     assert lint([str(src)], capsys) == plain
+
+
+# Packed positions are not validated up front (a warm lint would walk every position of the estate):
+# they stay packed and are read defensively where a finding asks for one.
+_BAD_POSITIONS: dict[str, object] = {
+    "string": "nope",
+    "short-pair": (1,),
+    "bad-map": [(1, 1), {"spec": ["x", None], "metadata": ((1, "a"), [None, None])}],
+    "map-of-sets": [(1, 1), {"spec": ((4, 1), [(4, 8), {frozenset()}]), "kind": None}],
+    "deep": functools.reduce(lambda inner, _: [(1, 1), {"spec": ((1, 1), inner)}], range(200), (1, 1)),
+    "three": [(1, 1), {}, 3],
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_BAD_POSITIONS))
+def test_packed_positions_of_the_wrong_shape_are_never_a_crash(shape: str, cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A checksummed entry with a manifest's value and positions of the wrong shape: the same
+    findings (at the document's line where a position cannot be read), never a traceback."""
+    src = tree(tmp_path / "src", 1)
+    rc, plain = lint([str(src)], capsys, "--no-cache")
+    lint([str(src)], capsys)
+    (pack,) = [p for p in (cache / "parse").iterdir()]
+    blob = pack.read_bytes()
+    magic = blob[: blob.index(b"\n") + 1]
+    salt, entries = marshal.loads(blob[len(magic) + 16 :])
+    value = read_text((src / "s0.yaml").read_bytes(), "s0.yaml", None)[0][0].value
+    body = marshal.dumps((salt, {k: marshal.dumps(([(value, _BAD_POSITIONS[shape], 1, [])], [], False, True)) for k in entries}))
+    pack.write_bytes(magic + hashlib.blake2b(body, digest_size=16).digest() + body)
+    rc_cached, cached = lint([str(src)], capsys)
+    assert rc_cached == rc
+    assert [f["rule"] for f in json.loads(cached)["findings"]] == [f["rule"] for f in json.loads(plain)["findings"]]
+    assert all(isinstance(f["line"], int) and isinstance(f["column"], int) for f in json.loads(cached)["findings"])
 
 
 # --- item 3: bounded reads -------------------------------------------------------------------------
