@@ -13,7 +13,7 @@ from typing import Any
 
 from jsops.profiler.engine import CONNECT_HINT, EngineError, probe
 
-__all__ = ["open_session", "check_versions"]
+__all__ = ["open_session", "check_versions", "preload"]
 
 _AUTH = ("UNAUTHENTICATED", "PERMISSION_DENIED")
 
@@ -29,6 +29,15 @@ def _client_ready() -> None:
     except ImportError as exc:
         name = getattr(exc, "name", None) or "a dependency"
         raise EngineError(f"the Spark Connect client lacks {name}: {CONNECT_HINT}") from None
+
+
+def preload() -> None:
+    """Import the Connect client now (grpc, pyarrow, pandas, PySpark's Connect modules: about a second),
+    e.g. while jsops's Sail server starts; :class:`EngineError` when a dependency is missing."""
+    _client_ready()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pyspark.sql.connect.session  # noqa: F401  (the import is the work)
 
 
 def check_versions(client: str, server: str) -> None:

@@ -324,13 +324,14 @@ def _check_engine_args(args: argparse.Namespace, engine: Any) -> None:
 
 def _run(args: argparse.Namespace, conf: dict[str, str], engine: Any) -> int:
     if engine.name == "sail":
+        from jsops.profiler.connect import preload
         from jsops.profiler.engine import SAIL_FALLBACK
         from jsops.profiler.sail import SailServer
 
         if not args.quiet:  # a store's windows keep histograms: no percentile_approx there
             note = f"; {SAIL_FALLBACK}" if args.store is None and args.compact is None else ""
             print(f"jsops profile: starting Sail{note}", file=sys.stderr, flush=True)
-        with SailServer() as url:
+        with SailServer(prepare=preload) as url:  # the client's imports while the server starts
             return _run_connect(args, conf, url, check=False)
     if engine.connect:
         return _run_connect(args, conf, engine.remote, check=True)

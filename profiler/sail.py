@@ -6,7 +6,10 @@ end of file and then stops the server: when jsops ends in any way (done, error, 
 closes and the server goes with it. The child hides PySpark from Sail: Sail picks its defaults by the
 PySpark version it finds in its own process and refuses one it does not know (4.3 with pysail 0.7);
 the job needs no PySpark on the server side and sets the session settings it relies on itself.
-No pyspark import here.
+
+The server starts in its own process while this one goes on: ``SailServer(prepare=...)`` runs
+``prepare`` (the Spark Connect client's imports, about a second) between starting the child and
+waiting for its port, so the two overlap. No pyspark import here.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from types import TracebackType
 
 from jsops.profiler.engine import SAIL_HINT, EngineError
@@ -30,10 +34,12 @@ def have_sail() -> bool:
 
 
 class SailServer:
-    """``with SailServer() as url:`` a Sail Spark Connect server at ``url`` (``sc://127.0.0.1:PORT``)."""
+    """``with SailServer() as url:`` a Sail Spark Connect server at ``url`` (``sc://127.0.0.1:PORT``).
+    ``prepare`` runs while the server starts (an error in it stops the server and propagates)."""
 
-    def __init__(self) -> None:
+    def __init__(self, prepare: Callable[[], None] | None = None) -> None:
         self._proc: subprocess.Popen[str] | None = None
+        self._prepare = prepare
         self.url: str | None = None
 
     def __enter__(self) -> str:
@@ -46,6 +52,12 @@ class SailServer:
         line: list[str] = []
         reader = threading.Thread(target=lambda: line.append(self._proc.stdout.readline() if self._proc and self._proc.stdout else ""), daemon=True)
         reader.start()
+        if self._prepare is not None:
+            try:
+                self._prepare()
+            except BaseException:
+                self._stop()
+                raise
         reader.join(_START_TIMEOUT_S)
         port = line[0].strip() if line else ""
         if not port.isdigit():

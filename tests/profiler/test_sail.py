@@ -83,3 +83,27 @@ def test_a_group_above_the_exact_limit_is_exact_on_sail_and_says_so(telemetry: P
     got, err = _sail(str(telemetry), "-o", str(tmp_path / "sail.json"), "--exact-limit", "100")
     assert "--exact-limit does not apply" in err and "exact for 3 consumers, approximate for 0" in err
     assert got["consumers"]["ORDERS/shipper"]["ack_time_ns"]["samples"] > 100
+
+
+def test_the_client_imports_while_the_server_starts_and_a_failure_there_stops_it() -> None:
+    """``SailServer(prepare=...)`` runs ``prepare`` after starting the server's process and before
+    waiting for its port (the two overlap); when ``prepare`` fails, the server's process is gone."""
+    from jsops.profiler.sail import SailServer
+
+    seen: list[bool] = []
+
+    def prepare() -> None:
+        seen.append(server._proc is not None and server._proc.poll() is None)  # noqa: SLF001
+
+    server = SailServer(prepare=prepare)
+    with server as url:
+        assert url.startswith("sc://127.0.0.1:")
+    assert seen == [True]
+
+    def broken() -> None:
+        raise ImportError("no grpc")
+
+    failing = SailServer(prepare=broken)
+    with pytest.raises(ImportError):
+        failing.__enter__()
+    assert failing._proc is None and failing.url is None  # noqa: SLF001
