@@ -113,6 +113,12 @@ def _parser() -> argparse.ArgumentParser:
         "extending the store and rewriting -o each time, with a health line per run",
     )
     w.add_argument(
+        "--metrics-addr",
+        default=None,
+        metavar="HOST:PORT",
+        help="with --every: serve the loop's health as Prometheus metrics at http://HOST:PORT/metrics (port 0: a free one, said on stderr)",
+    )
+    w.add_argument(
         "--compact",
         default=None,
         metavar="OUT",
@@ -158,6 +164,15 @@ def _check_store_args(args: argparse.Namespace) -> str | None:
             return "--every goes with --store and -o FILE, without --until and --compact (each run extends the store up to now)"
         if args.every < MIN_EVERY_S:
             return f"--every must be at least {MIN_EVERY_S:g} s"
+    if args.metrics_addr is not None:
+        from jsops.profiler.metrics import parse_addr
+
+        if args.every is None:
+            return "--metrics-addr goes with --every (the loop's health)"
+        try:
+            args.metrics = parse_addr(args.metrics_addr)
+        except ValueError as exc:
+            return str(exc)
     try:
         args.since_us = None if args.since is None else parse_time(args.since)
         args.until_us = None if args.until is None else parse_time(args.until)
@@ -176,6 +191,8 @@ def _job_args(args: argparse.Namespace) -> list[str]:
             out += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]
     if args.every is not None:
         out += ["--every", f"{args.every:g}s"]
+    if args.metrics_addr is not None:
+        out += ["--metrics-addr", args.metrics_addr]
     if args.retry_reach != 900:
         out += ["--retry-reach", str(args.retry_reach)]
     if args.accuracy != MIN_ACCURACY:
@@ -390,7 +407,15 @@ def _work(spark: Any, args: argparse.Namespace, say: Callable[[str], None], exac
     if what == "Spark":
         what += f" {spark.conf.get('spark.master', None) or args.master or 'local[*]'}"
     label = session_label(spark, what, connect)
-    return serve(spark, lambda: _job(spark, args, say, exact), args.every, Path(args.store), lambda line: say(f"jsops profile: {line}"), label)
+    return serve(
+        spark,
+        lambda: _job(spark, args, say, exact),
+        args.every,
+        Path(args.store),
+        lambda line: say(f"jsops profile: {line}"),
+        label,
+        metrics=getattr(args, "metrics", None),
+    )
 
 
 def _job(spark: Any, args: argparse.Namespace, say: Callable[[str], None], exact: bool = False) -> int:
