@@ -51,10 +51,12 @@ def check_versions(client: str, server: str) -> None:
         )
 
 
-def open_session(url: str, *, shuffle_partitions: int, extra_conf: Mapping[str, str], check: bool = True) -> Any:
+def open_session(url: str, *, shuffle_partitions: int, extra_conf: Mapping[str, str], check: bool = True, checkpoint: bool = False) -> Any:
     """A configured Connect session at ``url``; :class:`EngineError` in one line when it cannot be had.
     ``check``: probe the endpoint first and compare versions (a remote server; jsops's own Sail server
-    is known to listen, and its process has no PySpark whose version it could report)."""
+    is known to listen, and its process has no PySpark whose version it could report). ``checkpoint``:
+    the server ignores ``persist`` and has a checkpoint directory (jsops's own Sail server, see
+    :func:`jsops.profiler.session.keep`)."""
     if check:
         probe(url)
     _client_ready()
@@ -65,7 +67,7 @@ def open_session(url: str, *, shuffle_partitions: int, extra_conf: Mapping[str, 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            spark = connect_session(url, shuffle_partitions, extra_conf)
+            spark = connect_session(url, shuffle_partitions, extra_conf, checkpoint=checkpoint)
     except Exception as exc:
         raise EngineError(_explain(url, exc, client_version)) from None
     if check:

@@ -360,7 +360,7 @@ def _run_connect(args: argparse.Namespace, conf: dict[str, str], url: str, *, ch
 
     with warnings.catch_warnings():  # the Connect client's FutureWarnings and retry notes are not jsops's output
         warnings.simplefilter("ignore")
-        spark = open_session(url, shuffle_partitions=shuffle_partitions(args.telemetry), extra_conf=conf, check=check)
+        spark = open_session(url, shuffle_partitions=shuffle_partitions(args.telemetry), extra_conf=conf, check=check, checkpoint=args.engine == "sail")
         try:
             return _work(spark, args, _stderr_writer(None, False), exact=args.engine == "sail", connect=True)
         finally:

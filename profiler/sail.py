@@ -7,6 +7,11 @@ closes and the server goes with it. The child hides PySpark from Sail: Sail pick
 PySpark version it finds in its own process and refuses one it does not know (4.3 with pysail 0.7);
 the job needs no PySpark on the server side and sets the session settings it relies on itself.
 
+Sail answers ``persist()`` and keeps nothing; it checkpoints instead (``localCheckpoint``) into its
+``execution.checkpoint.path``, which jsops gives the server it starts: a temporary directory of its own
+(``$SAIL_EXECUTION__CHECKPOINT__PATH`` when set), removed when the server stops
+(:func:`jsops.profiler.session.keep`).
+
 The server starts in its own process while this one goes on: ``SailServer(prepare=...)`` runs
 ``prepare`` (the Spark Connect client's imports, about a second) between starting the child and
 waiting for its port, so the two overlap. No pyspark import here.
@@ -16,10 +21,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from types import TracebackType
 
 from jsops.profiler.engine import SAIL_HINT, EngineError
@@ -27,6 +35,7 @@ from jsops.profiler.engine import SAIL_HINT, EngineError
 __all__ = ["SailServer", "have_sail"]
 
 _START_TIMEOUT_S = 60.0
+_CHECKPOINT_ENV = "SAIL_EXECUTION__CHECKPOINT__PATH"
 
 
 def have_sail() -> bool:
@@ -40,12 +49,16 @@ class SailServer:
     def __init__(self, prepare: Callable[[], None] | None = None) -> None:
         self._proc: subprocess.Popen[str] | None = None
         self._prepare = prepare
+        self._checkpoints: str | None = None
         self.url: str | None = None
 
     def __enter__(self) -> str:
         if not have_sail():
             raise EngineError(f"--engine sail needs pysail: {SAIL_HINT}")
         env = {**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "error")}
+        if not env.get(_CHECKPOINT_ENV):
+            self._checkpoints = tempfile.mkdtemp(prefix="jsops-sail-checkpoints-")
+            env[_CHECKPOINT_ENV] = Path(self._checkpoints).as_uri()
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "jsops.profiler.sail"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
         )
@@ -73,13 +86,16 @@ class SailServer:
     def _stop(self) -> str:
         """Close the child's stdin (it stops the server and exits); its stderr."""
         proc, self._proc = self._proc, None
-        if proc is None:
-            return ""
-        try:
-            _, err = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _, err = proc.communicate()
+        err = ""
+        if proc is not None:
+            try:
+                _, err = proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                _, err = proc.communicate()
+        if self._checkpoints is not None:
+            shutil.rmtree(self._checkpoints, ignore_errors=True)
+            self._checkpoints = None
         return err or ""
 
 

@@ -9,13 +9,18 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pyspark.sql import SparkSession
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["make_session", "connect_session", "configure"]
+__all__ = ["make_session", "connect_session", "configure", "keep"]
+
+#: Spark Connect sessions (by session id) whose engine answers ``persist()`` and keeps nothing (Sail 0.7:
+#: a persisted JSON input is parsed again by every pass); :func:`keep` uses an eager local checkpoint there.
+_CHECKPOINTING: set[str] = set()
 
 #: spark.sql.adaptive.enabled of the job's sessions: off, whatever the number of shuffle partitions.
 #: Adaptive execution runs every shuffle stage of a query as a Spark job of its own (a profile of four
@@ -70,11 +75,14 @@ def make_session(
     return spark
 
 
-def connect_session(url: str, shuffle_partitions: int = 4, extra_conf: Mapping[str, str] | None = None) -> SparkSession:
+def connect_session(url: str, shuffle_partitions: int = 4, extra_conf: Mapping[str, str] | None = None, *, checkpoint: bool = False) -> SparkSession:
     """A Spark Connect session at ``url`` (``sc://HOST:PORT``) with the job's SQL settings. Only session
     settings can be set over Connect (the server's master, memory and log level are its own); a setting
-    the server refuses fails here, before any work."""
+    the server refuses fails here, before any work. ``checkpoint``: the engine ignores ``persist`` and
+    has a checkpoint directory (jsops's Sail server), so :func:`keep` checkpoints instead."""
     spark: SparkSession = SparkSession.builder.remote(url).getOrCreate()
+    if checkpoint:
+        _CHECKPOINTING.add(str(getattr(spark, "session_id", "")))
     try:
         configure(spark)
         spark.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions))
@@ -85,6 +93,22 @@ def connect_session(url: str, shuffle_partitions: int = 4, extra_conf: Mapping[s
         _release(spark)
         raise
     return spark
+
+
+def keep(df: DataFrame, level: StorageLevel = StorageLevel.DISK_ONLY) -> tuple[DataFrame, Callable[[], None]]:
+    """``df`` computed once for the passes that follow, and the call that releases it: ``persist(level)``
+    on Spark; an eager ``localCheckpoint`` on an engine that ignores ``persist`` (a session opened with
+    ``checkpoint=True``: Sail, whose checkpoints go to the directory jsops's server was given and go
+    with the session)."""
+    session_id = getattr(df.sparkSession, "session_id", None)
+    if session_id is not None and str(session_id) in _CHECKPOINTING:
+        return df.localCheckpoint(eager=True), lambda: None
+    kept = df.persist(level)
+
+    def release() -> None:
+        kept.unpersist()
+
+    return kept, release
 
 
 def _release(spark: SparkSession) -> None:

@@ -107,3 +107,32 @@ def test_the_client_imports_while_the_server_starts_and_a_failure_there_stops_it
     with pytest.raises(ImportError):
         failing.__enter__()
     assert failing._proc is None and failing.url is None  # noqa: SLF001
+
+
+def test_keep_computes_once_on_sail_where_persist_keeps_nothing(tmp_path: Path) -> None:
+    """Sail answers ``persist()`` and keeps nothing, so a persisted JSON input is parsed again by every
+    pass; :func:`jsops.profiler.session.keep` checkpoints on a Sail session instead: once kept, the frame
+    no longer reads its files (removed here), and the server's checkpoint directory goes with it."""
+    import warnings
+
+    from jsops.profiler.connect import open_session
+    from jsops.profiler.sail import SailServer
+    from jsops.profiler.session import keep
+
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.jsonl").write_text("".join(f'{{"n": {i}}}\n' for i in range(1000)))
+    server = SailServer()
+    with server as url, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        checkpoints = server._checkpoints  # noqa: SLF001
+        assert checkpoints is not None and Path(checkpoints).is_dir()
+        spark = open_session(url, shuffle_partitions=1, extra_conf={}, check=False, checkpoint=True)
+        try:
+            kept, release = keep(spark.read.schema("n bigint").json(str(src)))
+            (src / "a.jsonl").unlink()
+            assert kept.count() == 1000 and kept.agg({"n": "sum"}).collect()[0][0] == 999 * 1000 // 2
+            release()
+        finally:
+            spark.stop()
+    assert not Path(checkpoints).exists()
