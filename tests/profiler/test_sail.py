@@ -109,30 +109,38 @@ def test_the_client_imports_while_the_server_starts_and_a_failure_there_stops_it
     assert failing._proc is None and failing.url is None  # noqa: SLF001
 
 
+_KEEP = """
+import sys, warnings
+from pathlib import Path
+warnings.simplefilter("ignore")
+from jsops.profiler.connect import open_session
+from jsops.profiler.sail import SailServer
+from jsops.profiler.session import keep
+
+src = Path(sys.argv[1])
+server = SailServer()
+with server as url:
+    spark = open_session(url, shuffle_partitions=1, extra_conf={}, check=False, checkpoint=True)
+    try:
+        kept, release = keep(spark.read.schema("n bigint").json(str(src)))
+        (src / "a.jsonl").unlink()
+        print(server._checkpoints, Path(server._checkpoints).is_dir(), kept.count(), kept.agg({"n": "sum"}).collect()[0][0])
+        release()
+    finally:
+        spark.stop()
+"""
+
+
 def test_keep_computes_once_on_sail_where_persist_keeps_nothing(tmp_path: Path) -> None:
     """Sail answers ``persist()`` and keeps nothing, so a persisted JSON input is parsed again by every
     pass; :func:`jsops.profiler.session.keep` checkpoints on a Sail session instead: once kept, the frame
-    no longer reads its files (removed here), and the server's checkpoint directory goes with it."""
-    import warnings
-
-    from jsops.profiler.connect import open_session
-    from jsops.profiler.sail import SailServer
-    from jsops.profiler.session import keep
-
+    no longer reads its files (removed here), and the server's checkpoint directory goes with it. (In a
+    child: this process may hold a classic session, and PySpark allows no Connect session beside it.)"""
     src = tmp_path / "in"
     src.mkdir()
     (src / "a.jsonl").write_text("".join(f'{{"n": {i}}}\n' for i in range(1000)))
-    server = SailServer()
-    with server as url, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        checkpoints = server._checkpoints  # noqa: SLF001
-        assert checkpoints is not None and Path(checkpoints).is_dir()
-        spark = open_session(url, shuffle_partitions=1, extra_conf={}, check=False, checkpoint=True)
-        try:
-            kept, release = keep(spark.read.schema("n bigint").json(str(src)))
-            (src / "a.jsonl").unlink()
-            assert kept.count() == 1000 and kept.agg({"n": "sum"}).collect()[0][0] == 999 * 1000 // 2
-            release()
-        finally:
-            spark.stop()
+    r = subprocess.run([sys.executable, "-c", _KEEP, str(src)], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    checkpoints, was_dir, count, total = r.stdout.split()
+    assert (was_dir, int(count), int(total)) == ("True", 1000, 999 * 1000 // 2)
     assert not Path(checkpoints).exists()
