@@ -62,12 +62,13 @@ def open_session(url: str, *, shuffle_partitions: int, extra_conf: Mapping[str, 
     _client_ready()
     from pyspark import __version__ as client_version
 
+    from jsops.profiler.sail import checkpoint_dir
     from jsops.profiler.session import connect_session
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            spark = connect_session(url, shuffle_partitions, extra_conf, checkpoint=checkpoint)
+            spark = connect_session(url, shuffle_partitions, extra_conf, checkpoint=checkpoint, checkpoint_dir=checkpoint_dir(url) if checkpoint else None)
     except Exception as exc:
         raise EngineError(_explain(url, exc, client_version)) from None
     if check:

@@ -32,10 +32,18 @@ from types import TracebackType
 
 from jsops.profiler.engine import SAIL_HINT, EngineError
 
-__all__ = ["SailServer", "have_sail"]
+__all__ = ["SailServer", "have_sail", "checkpoint_dir"]
 
 _START_TIMEOUT_S = 60.0
 _CHECKPOINT_ENV = "SAIL_EXECUTION__CHECKPOINT__PATH"
+#: the URL of each running server jsops started -> its local checkpoint directory
+_DIRS: dict[str, str] = {}
+
+
+def checkpoint_dir(url: str) -> str | None:
+    """The local checkpoint directory of the server jsops started at ``url`` (``None``: not one of
+    jsops's, or its checkpoints go where ``$SAIL_EXECUTION__CHECKPOINT__PATH`` says)."""
+    return _DIRS.get(url)
 
 
 def have_sail() -> bool:
@@ -78,6 +86,8 @@ class SailServer:
             detail = (err.strip().splitlines() or ["no port within 60 s"])[-1]
             raise EngineError(f"the Sail server did not start: {detail}")
         self.url = f"sc://127.0.0.1:{port}"
+        if self._checkpoints is not None:
+            _DIRS[self.url] = self._checkpoints
         return self.url
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
@@ -94,6 +104,7 @@ class SailServer:
                 proc.kill()
                 _, err = proc.communicate()
         if self._checkpoints is not None:
+            _DIRS.pop(self.url or "", None)
             shutil.rmtree(self._checkpoints, ignore_errors=True)
             self._checkpoints = None
         return err or ""

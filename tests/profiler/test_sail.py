@@ -124,8 +124,11 @@ with server as url:
     try:
         kept, release = keep(spark.read.schema("n bigint").json(str(src)))
         (src / "a.jsonl").unlink()
-        print(server._checkpoints, Path(server._checkpoints).is_dir(), kept.count(), kept.agg({"n": "sum"}).collect()[0][0])
+        root = Path(server._checkpoints)
+        files = sum(1 for f in root.rglob("*") if f.is_file())
+        print(root, files > 0, kept.count(), kept.agg({"n": "sum"}).collect()[0][0], end=" ")
         release()
+        print(sum(1 for f in root.rglob("*") if f.is_file()))
     finally:
         spark.stop()
 """
@@ -134,13 +137,15 @@ with server as url:
 def test_keep_computes_once_on_sail_where_persist_keeps_nothing(tmp_path: Path) -> None:
     """Sail answers ``persist()`` and keeps nothing, so a persisted JSON input is parsed again by every
     pass; :func:`jsops.profiler.session.keep` checkpoints on a Sail session instead: once kept, the frame
-    no longer reads its files (removed here), and the server's checkpoint directory goes with it. (In a
+    no longer reads its files (removed here), releasing it removes the checkpoint's files (Sail keeps them
+    until it stops), and the server's checkpoint directory goes with the server. (In a
     child: this process may hold a classic session, and PySpark allows no Connect session beside it.)"""
     src = tmp_path / "in"
     src.mkdir()
     (src / "a.jsonl").write_text("".join(f'{{"n": {i}}}\n' for i in range(1000)))
     r = subprocess.run([sys.executable, "-c", _KEEP, str(src)], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
-    checkpoints, was_dir, count, total = r.stdout.split()
-    assert (was_dir, int(count), int(total)) == ("True", 1000, 999 * 1000 // 2)
+    checkpoints, written, count, total, left = r.stdout.split()
+    assert (written, int(count), int(total)) == ("True", 1000, 999 * 1000 // 2)
+    assert left == "0", "released: the checkpoint's files are gone (a --every loop must not fill the disk)"
     assert not Path(checkpoints).exists()
