@@ -28,6 +28,9 @@ mode, on the warm Connect server, and on Sail (jsops starts and stops the Sail s
 shuffle partitions jsops picks for the input, and the Spark jobs and stages of the cold local run (a
 Connect client cannot see the server's jobs). Sail's figures are checked equal to Spark's.
 
+``--sail-rows`` prints only DuckDB, the whole ``jsops profile --engine sail`` command (its figures checked
+against DuckDB's) and the Spark floor cold, per size and format (no Connect server: minutes, not an hour).
+
 ``ratio`` is jsops wall / DuckDB wall; ``load`` the one-minute load average when the row was measured. The last rows build a week-long profile store (168 hourly windows
 of compacted telemetry, ``--week-acks`` samples in all) and time extending it by one more hour: the
 extension reads only that hour's partition and merges 168 stored windows. ``--big`` adds 50M events.
@@ -280,6 +283,11 @@ def main() -> int:
         action="store_true",
         help="only the engines table: DuckDB, the Spark floor cold and on a warm Connect server, jsops cold local, on the warm Connect server and on Sail",
     )
+    ap.add_argument(
+        "--sail-rows",
+        action="store_true",
+        help="only the Sail rows: per size and format DuckDB, the whole `jsops profile --engine sail` command, and the Spark floor cold",
+    )
     ap.add_argument("--warm-acks", type=int, default=1_000_000, help="--engines: the size whose files warm the Connect server (default 1M)")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -290,6 +298,10 @@ def main() -> int:
         for acks in sizes:
             _data(a.data_prefix, acks)
         _data(a.data_prefix, a.week_acks, 7 * 86400)
+        return 0
+    if a.sail_rows:
+        rows = _sail_rows(a, sizes)
+        print(f"\nmaster {a.master} (floor), load average {os.getloadavg()[0]:.1f}\n" + "\n".join(rows))
         return 0
     if a.engines:
         engines = _engines(a, sizes)
@@ -372,6 +384,45 @@ def _engines(a: argparse.Namespace, sizes: list[int]) -> list[str]:
                     f"{res['spark_jobs']} / {res['stages']} | {os.getloadavg()[0]:.1f} | {_free_gib():.0f} |"
                 )
                 print(table[-1], flush=True)
+    return table
+
+
+def _sail_rows(a: argparse.Namespace, sizes: list[int]) -> list[str]:
+    """Per size and format: DuckDB, the whole ``jsops profile --engine sail`` command (interpreter, Sail
+    server start and stop, client, queries, writing the profile), and the Spark floor cold in local mode;
+    jsops's figures checked against DuckDB's. Each a fresh process, whole wall time, run once."""
+    import tempfile
+
+    table = [
+        "| events | input | duckdb | jsops profile --engine sail | Sail/duckdb | floor cold (Spark) | Sail/floor | worst rel. diff to duckdb | load | free GiB |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for acks in sizes:
+        json_dir, pq_dir = _data(a.data_prefix, acks)
+        for fmt, path in (("JSON lines", json_dir), ("parquet", pq_dir)):
+            if fmt.split()[0].lower() not in a.formats:
+                continue
+            duck, drows = _child(["duckdb", str(path)])
+            with tempfile.TemporaryDirectory(prefix="jsops-bench-sail-") as d:
+                out = Path(d) / "profiles.json"
+                t = time.perf_counter()
+                r = subprocess.run(
+                    [sys.executable, "-m", "jsops.linter.cli.app", "profile", str(path), "--engine", "sail", "-q", "-o", str(out)],
+                    capture_output=True,
+                    text=True,
+                    cwd=ROOT,
+                    env={**os.environ, "PYTHONPATH": str(ROOT)},
+                )
+                sail = time.perf_counter() - t
+                if r.returncode != 0:
+                    raise SystemExit(f"jsops profile --engine sail failed (exit {r.returncode}):\n{r.stderr[-3000:]}")
+                worst = _check(json.loads(out.read_text()), drows["rows"])
+            floor, _ = _child(["floor", str(path)])
+            table.append(
+                f"| {acks} acks | {fmt} {_size_mib(path):.0f} MiB | {duck:.1f} s | {sail:.1f} s | {sail / duck:.1f} x | {floor:.1f} s | "
+                f"{sail / floor:.2f} x | {worst:.1e} | {os.getloadavg()[0]:.1f} | {_free_gib():.0f} |"
+            )
+            print(table[-1], flush=True)
     return table
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from jsops.profiler.engine import CONNECT_HINT, EngineError, probe
 
-__all__ = ["open_session", "check_versions"]
+__all__ = ["open_session", "check_versions", "preload"]
 
 _AUTH = ("UNAUTHENTICATED", "PERMISSION_DENIED")
 
@@ -31,6 +31,15 @@ def _client_ready() -> None:
         raise EngineError(f"the Spark Connect client lacks {name}: {CONNECT_HINT}") from None
 
 
+def preload() -> None:
+    """Import the Connect client now (grpc, pyarrow, pandas, PySpark's Connect modules: about a second),
+    e.g. while jsops's Sail server starts; :class:`EngineError` when a dependency is missing."""
+    _client_ready()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pyspark.sql.connect.session  # noqa: F401  (the import is the work)
+
+
 def check_versions(client: str, server: str) -> None:
     """Refuse a client whose major version differs from the server's: Spark Connect keeps its protocol
     compatible within a major version only."""
@@ -42,21 +51,24 @@ def check_versions(client: str, server: str) -> None:
         )
 
 
-def open_session(url: str, *, shuffle_partitions: int, extra_conf: Mapping[str, str], check: bool = True) -> Any:
+def open_session(url: str, *, shuffle_partitions: int, extra_conf: Mapping[str, str], check: bool = True, checkpoint: bool = False) -> Any:
     """A configured Connect session at ``url``; :class:`EngineError` in one line when it cannot be had.
     ``check``: probe the endpoint first and compare versions (a remote server; jsops's own Sail server
-    is known to listen, and its process has no PySpark whose version it could report)."""
+    is known to listen, and its process has no PySpark whose version it could report). ``checkpoint``:
+    the server ignores ``persist`` and has a checkpoint directory (jsops's own Sail server, see
+    :func:`jsops.profiler.session.keep`)."""
     if check:
         probe(url)
     _client_ready()
     from pyspark import __version__ as client_version
 
+    from jsops.profiler.sail import checkpoint_dir
     from jsops.profiler.session import connect_session
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            spark = connect_session(url, shuffle_partitions, extra_conf)
+            spark = connect_session(url, shuffle_partitions, extra_conf, checkpoint=checkpoint, checkpoint_dir=checkpoint_dir(url) if checkpoint else None)
     except Exception as exc:
         raise EngineError(_explain(url, exc, client_version)) from None
     if check:

@@ -119,6 +119,12 @@ def _parser() -> argparse.ArgumentParser:
         "extending the store and rewriting -o each time, with a health line per run",
     )
     w.add_argument(
+        "--metrics-addr",
+        default=None,
+        metavar="HOST:PORT",
+        help="with --every: serve the loop's health as Prometheus metrics at http://HOST:PORT/metrics (port 0: a free one, said on stderr)",
+    )
+    w.add_argument(
         "--compact",
         default=None,
         metavar="OUT",
@@ -164,6 +170,15 @@ def _check_store_args(args: argparse.Namespace) -> str | None:
             return "--every goes with --store and -o FILE, without --until and --compact (each run extends the store up to now)"
         if args.every < MIN_EVERY_S:
             return f"--every must be at least {MIN_EVERY_S:g} s"
+    if args.metrics_addr is not None:
+        from jsops.profiler.metrics import parse_addr
+
+        if args.every is None:
+            return "--metrics-addr goes with --every (the loop's health)"
+        try:
+            args.metrics = parse_addr(args.metrics_addr)
+        except ValueError as exc:
+            return str(exc)
     try:
         args.since_us = None if args.since is None else parse_time(args.since)
         args.until_us = None if args.until is None else parse_time(args.until)
@@ -182,6 +197,8 @@ def _job_args(args: argparse.Namespace) -> list[str]:
             out += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]
     if args.every is not None:
         out += ["--every", f"{args.every:g}s"]
+    if args.metrics_addr is not None:
+        out += ["--metrics-addr", args.metrics_addr]
     if args.retry_reach != 900:
         out += ["--retry-reach", str(args.retry_reach)]
     if args.accuracy != MIN_ACCURACY:
@@ -331,13 +348,14 @@ def _check_engine_args(args: argparse.Namespace, engine: Engine) -> None:
 
 def _run(args: argparse.Namespace, conf: dict[str, str], engine: Engine) -> int:
     if engine.name == "sail":
+        from jsops.profiler.connect import preload
         from jsops.profiler.engine import SAIL_FALLBACK
         from jsops.profiler.sail import SailServer
 
         if not args.quiet:  # a store's windows keep histograms: no percentile_approx there
             note = f"; {SAIL_FALLBACK}" if args.store is None and args.compact is None else ""
             print(f"jsops profile: starting Sail{note}", file=sys.stderr, flush=True)
-        with SailServer() as url:
+        with SailServer(prepare=preload) as url:  # the client's imports while the server starts
             return _run_connect(args, conf, url, check=False)
     if engine.remote is not None:  # Spark Connect (Sail, the other connected engine, is above)
         return _run_connect(args, conf, engine.remote, check=True)
@@ -349,7 +367,7 @@ def _run_connect(args: argparse.Namespace, conf: dict[str, str], url: str, *, ch
 
     with warnings.catch_warnings():  # the Connect client's FutureWarnings and retry notes are not jsops's output
         warnings.simplefilter("ignore")
-        spark = open_session(url, shuffle_partitions=shuffle_partitions(args.telemetry), extra_conf=conf, check=check)
+        spark = open_session(url, shuffle_partitions=shuffle_partitions(args.telemetry), extra_conf=conf, check=check, checkpoint=args.engine == "sail")
         try:
             return _work(spark, args, _stderr_writer(None, False), exact=args.engine == "sail", connect=True)
         finally:
@@ -396,7 +414,15 @@ def _work(spark: SparkSession, args: argparse.Namespace, say: Callable[[str], No
     if what == "Spark":
         what += f" {spark.conf.get('spark.master', None) or args.master or 'local[*]'}"
     label = session_label(spark, what, connect)
-    return serve(spark, lambda: _job(spark, args, say, exact), args.every, Path(args.store), lambda line: say(f"jsops profile: {line}"), label)
+    return serve(
+        spark,
+        lambda: _job(spark, args, say, exact),
+        args.every,
+        Path(args.store),
+        lambda line: say(f"jsops profile: {line}"),
+        label,
+        metrics=getattr(args, "metrics", None),
+    )
 
 
 def _job(spark: SparkSession, args: argparse.Namespace, say: Callable[[str], None], exact: bool = False) -> int:

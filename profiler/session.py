@@ -7,15 +7,22 @@ Imported only when a job runs (it imports pyspark). ``extra_conf`` carries ``jso
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pyspark.sql import SparkSession
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["make_session", "connect_session", "configure"]
+__all__ = ["make_session", "connect_session", "configure", "keep"]
+
+#: Spark Connect sessions (by session id) whose engine answers ``persist()`` and keeps nothing (Sail 0.7:
+#: a persisted JSON input is parsed again by every pass); :func:`keep` uses an eager local checkpoint
+#: there. The value: the server's local checkpoint directory when jsops made it (else None).
+_CHECKPOINTING: dict[str, Path | None] = {}
 
 #: spark.sql.adaptive.enabled of the job's sessions: off, whatever the number of shuffle partitions.
 #: Adaptive execution runs every shuffle stage of a query as a Spark job of its own (a profile of four
@@ -70,11 +77,17 @@ def make_session(
     return spark
 
 
-def connect_session(url: str, shuffle_partitions: int = 4, extra_conf: Mapping[str, str] | None = None) -> SparkSession:
+def connect_session(
+    url: str, shuffle_partitions: int = 4, extra_conf: Mapping[str, str] | None = None, *, checkpoint: bool = False, checkpoint_dir: str | None = None
+) -> SparkSession:
     """A Spark Connect session at ``url`` (``sc://HOST:PORT``) with the job's SQL settings. Only session
     settings can be set over Connect (the server's master, memory and log level are its own); a setting
-    the server refuses fails here, before any work."""
+    the server refuses fails here, before any work. ``checkpoint``: the engine ignores ``persist`` and
+    has a checkpoint directory (jsops's Sail server), so :func:`keep` checkpoints instead;
+    ``checkpoint_dir``: that directory, when local (a released checkpoint's files are removed there)."""
     spark: SparkSession = SparkSession.builder.remote(url).getOrCreate()
+    if checkpoint:
+        _CHECKPOINTING[str(getattr(spark, "session_id", ""))] = Path(checkpoint_dir) if checkpoint_dir else None
     try:
         configure(spark)
         spark.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions))
@@ -85,6 +98,39 @@ def connect_session(url: str, shuffle_partitions: int = 4, extra_conf: Mapping[s
         _release(spark)
         raise
     return spark
+
+
+def keep(df: DataFrame, level: StorageLevel = StorageLevel.DISK_ONLY) -> tuple[DataFrame, Callable[[], None]]:
+    """``df`` computed once for the passes that follow, and the call that releases it: ``persist(level)``
+    on Spark; an eager ``localCheckpoint`` on an engine that ignores ``persist`` (a session opened with
+    ``checkpoint=True``: Sail). Sail keeps a checkpoint's files until its server stops, whatever the
+    client releases, so where jsops knows the directory (its own server's), releasing removes the files
+    this checkpoint wrote: a ``--every`` loop does not grow the disk run after run."""
+    session_id = getattr(df.sparkSession, "session_id", None)
+    if session_id is None or str(session_id) not in _CHECKPOINTING:
+        kept = df.persist(level)
+
+        def unpersist() -> None:
+            kept.unpersist()
+
+        return kept, unpersist
+    root = _CHECKPOINTING[str(session_id)]
+    before = _checkpoints(root)
+    checkpointed = df.localCheckpoint(eager=True)
+    made = _checkpoints(root) - before
+
+    def remove() -> None:
+        for path in made:
+            shutil.rmtree(path, ignore_errors=True)
+
+    return checkpointed, remove
+
+
+def _checkpoints(root: Path | None) -> set[Path]:
+    """The checkpoints under a Sail checkpoint directory (``SESSION/CHECKPOINT``)."""
+    if root is None or not root.is_dir():
+        return set()
+    return {c for s in root.iterdir() if s.is_dir() for c in s.iterdir()}
 
 
 def _release(spark: SparkSession) -> None:

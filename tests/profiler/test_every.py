@@ -1,6 +1,7 @@
 """``jsops profile --store DIR --every DURATION`` on real local Spark: the runs share one session (one
 JVM start, one application id), the store grows as telemetry arrives, every run rewrites -o with all
-the events so far, and SIGTERM stops the process cleanly: exit 0, its JVM gone with it."""
+the events so far, ``--metrics-addr`` serves the same health over HTTP, and SIGTERM stops the process
+cleanly: exit 0, its JVM gone with it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,8 +23,10 @@ import pytest
 from procs import spawn
 
 from jsops.profiler.synthetic import default_spec, generate
+from tests.reconciler.test_controller_helpers import parse_prometheus, sample
 
 ROOT = Path(__file__).resolve().parents[2]
+_SERVING = re.compile(r"serving the loop's health at (http://\S+)")
 _HEALTH = re.compile(r"health: run (\d+) (\S+) in [\d.]+ s; session (.+) up \S+, (\d+) runs, (\d+) failed; store (\d+) windows")
 
 
@@ -72,6 +76,8 @@ def test_every_keeps_one_session_extends_the_store_and_stops_on_sigterm(tmp_path
         "2s",
         "--master",
         "local[1]",
+        "--metrics-addr",
+        "127.0.0.1:0",
     ]
     proc = spawn(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     lines: queue.Queue[str] = queue.Queue()
@@ -89,14 +95,23 @@ def test_every_keeps_one_session_extends_the_store_and_stops_on_sigterm(tmp_path
                 assert proc.poll() is None, "".join(seen)[-3000:]
                 continue
             seen.append(line)
-            m = _HEALTH.search(line)
+            m = _HEALTH.search(line) or _SERVING.search(line)
             if m:
                 return m
         raise AssertionError("no health line in time:\n" + "".join(seen)[-3000:])
 
+    def scrape(url: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return parse_prometheus(r.read().decode())
+
     try:
+        url = health()[1]  # said before the first run, once the endpoint listens
         one = health()
         assert (one[1], one[2], one[6], one[5]) == ("1", "ok", "1", "0"), one.group(0)
+        m = scrape(url)
+        assert sample(m, "jsops_profile_session_up") == 1 and sample(m, "jsops_profile_session_info", session=one[3]) == 1
+        assert sample(m, "jsops_profile_runs_total", result="ok") >= 1 and sample(m, "jsops_profile_store_windows") >= 1
+        assert sample(m, "jsops_profile_last_success_timestamp_seconds") > time.time() - 600
         assert _samples(out) == first["ack"]
         # the next hour arrives (moved in whole, as a collector closes its files)
         later = tmp_path / "later"
@@ -110,6 +125,9 @@ def test_every_keeps_one_session_extends_the_store_and_stops_on_sigterm(tmp_path
         assert [int(m[1]) for m in runs] == list(range(1, len(runs) + 1))
         assert _samples(out) == first["ack"] + more["ack"]
         assert sorted(f.name for f in (store / "windows").iterdir()) == [f"2026-11-20T{h}:00:00Z.json.gz" for h in (12, 13, 14)]
+        m = scrape(url)
+        assert sample(m, "jsops_profile_store_windows") == 3 and sample(m, "jsops_profile_runs_total", result="ok") >= len(runs)
+        assert sample(m, "jsops_profile_runs_total", result="failed") == 0
         javas.update(_java_children(proc.pid))
         assert len(javas) == 1, f"one JVM for every run, saw {sorted(javas)}"
         proc.send_signal(signal.SIGTERM)
@@ -138,6 +156,7 @@ def test_every_keeps_one_session_extends_the_store_and_stops_on_sigterm(tmp_path
         (["--store", "S", "--until", "2026-11-20T13:00:00Z"], "--every goes with --store"),
         (["--store", "S", "-o", "-"], "--every goes with --store"),
         (["--store", "S", "--every", "0.5s"], "--every must be at least 1 s"),
+        (["--store", "S", "--metrics-addr", "9465"], "--metrics-addr wants HOST:PORT"),
     ],
 )
 def test_every_argument_checks(tmp_path: Path, extra: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -146,3 +165,10 @@ def test_every_argument_checks(tmp_path: Path, extra: list[str], needle: str, ca
     argv = [str(tmp_path), "-o", str(tmp_path / "p.json"), "--every", "1h", *extra]
     assert main(argv) == 2
     assert needle in capsys.readouterr().err
+
+
+def test_metrics_addr_goes_with_every(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from jsops.profiler.job import main
+
+    assert main([str(tmp_path), "-o", str(tmp_path / "p.json"), "--store", "S", "--metrics-addr", "127.0.0.1:0"]) == 2
+    assert "--metrics-addr goes with --every" in capsys.readouterr().err

@@ -83,3 +83,69 @@ def test_a_group_above_the_exact_limit_is_exact_on_sail_and_says_so(telemetry: P
     got, err = _sail(str(telemetry), "-o", str(tmp_path / "sail.json"), "--exact-limit", "100")
     assert "--exact-limit does not apply" in err and "exact for 3 consumers, approximate for 0" in err
     assert got["consumers"]["ORDERS/shipper"]["ack_time_ns"]["samples"] > 100
+
+
+def test_the_client_imports_while_the_server_starts_and_a_failure_there_stops_it() -> None:
+    """``SailServer(prepare=...)`` runs ``prepare`` after starting the server's process and before
+    waiting for its port (the two overlap); when ``prepare`` fails, the server's process is gone."""
+    from jsops.profiler.sail import SailServer
+
+    seen: list[bool] = []
+
+    def prepare() -> None:
+        seen.append(server._proc is not None and server._proc.poll() is None)  # noqa: SLF001
+
+    server = SailServer(prepare=prepare)
+    with server as url:
+        assert url.startswith("sc://127.0.0.1:")
+    assert seen == [True]
+
+    def broken() -> None:
+        raise ImportError("no grpc")
+
+    failing = SailServer(prepare=broken)
+    with pytest.raises(ImportError):
+        failing.__enter__()
+    assert failing._proc is None and failing.url is None  # noqa: SLF001
+
+
+_KEEP = """
+import sys, warnings
+from pathlib import Path
+warnings.simplefilter("ignore")
+from jsops.profiler.connect import open_session
+from jsops.profiler.sail import SailServer
+from jsops.profiler.session import keep
+
+src = Path(sys.argv[1])
+server = SailServer()
+with server as url:
+    spark = open_session(url, shuffle_partitions=1, extra_conf={}, check=False, checkpoint=True)
+    try:
+        kept, release = keep(spark.read.schema("n bigint").json(str(src)))
+        (src / "a.jsonl").unlink()
+        root = Path(server._checkpoints)
+        files = sum(1 for f in root.rglob("*") if f.is_file())
+        print(root, files > 0, kept.count(), kept.agg({"n": "sum"}).collect()[0][0], end=" ")
+        release()
+        print(sum(1 for f in root.rglob("*") if f.is_file()))
+    finally:
+        spark.stop()
+"""
+
+
+def test_keep_computes_once_on_sail_where_persist_keeps_nothing(tmp_path: Path) -> None:
+    """Sail answers ``persist()`` and keeps nothing, so a persisted JSON input is parsed again by every
+    pass; :func:`jsops.profiler.session.keep` checkpoints on a Sail session instead: once kept, the frame
+    no longer reads its files (removed here), releasing it removes the checkpoint's files (Sail keeps them
+    until it stops), and the server's checkpoint directory goes with the server. (In a
+    child: this process may hold a classic session, and PySpark allows no Connect session beside it.)"""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.jsonl").write_text("".join(f'{{"n": {i}}}\n' for i in range(1000)))
+    r = subprocess.run([sys.executable, "-c", _KEEP, str(src)], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    checkpoints, written, count, total, left = r.stdout.split()
+    assert (written, int(count), int(total)) == ("True", 1000, 999 * 1000 // 2)
+    assert left == "0", "released: the checkpoint's files are gone (a --every loop must not fill the disk)"
+    assert not Path(checkpoints).exists()
