@@ -49,10 +49,10 @@ from jsops.linter import Profiles
 from jsops.profiler import quantiles as _q
 from jsops.profiler.events import ADVISORY_PREFIX, between, read_events
 from jsops.profiler.inputs import worth_caching
-from jsops.profiler.outliers import GAP_DAYS, exclude_outliers
+from jsops.profiler.outliers import GAP_DAYS, day_counts, outliers_from
 from jsops.profiler.partial import iso
 from jsops.profiler.precision import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
-from jsops.profiler.quantiles import QUANTILES, quantiles
+from jsops.profiler.quantiles import QUANTILES, Along, quantiles
 
 __all__ = ["ProfileSummary", "build_profiles"]
 
@@ -137,7 +137,10 @@ class _Census:
         return dict(sorted(self.unknown_types.items(), key=lambda x: (-x[1], x[0]))[:5])
 
 
-def _census(ev: DataFrame, accuracy: int, brackets: bool = True) -> _Census:
+def _census_query(ev: DataFrame, accuracy: int, brackets: bool = True, days: bool = False) -> DataFrame:
+    """The census of ``ev`` as one query: every row says its ``part``: ``census`` (per kind, advisory or
+    unknown type, stream and consumer), ``around`` (an ack group's percentile brackets, ``brackets``),
+    ``days`` (the events per UTC day of :func:`jsops.profiler.outliers.day_counts`, ``days``)."""
     kind, t = F.col("kind"), F.col("t")
     is_ack, is_adv, is_pub = kind == "ack", kind == "advisory", kind == "publish"
     ack_ok = F.col("ack_time").isNull() | (F.col("ack_time") >= 0)
@@ -146,23 +149,26 @@ def _census(ev: DataFrame, accuracy: int, brackets: bool = True) -> _Census:
     adv = F.when(is_adv, F.coalesce(*[F.when(F.col("type") == ADVISORY_PREFIX + k, F.lit(k)) for k in _ADVISORY_KINDS], F.lit("other"))).when(
         kind == "unknown", F.coalesce(F.col("type"), F.lit("(no type)"))
     )  # unknown: its type
-    census = ev.groupBy(
-        "kind",
-        adv.alias("adv"),
-        F.when(is_ack | is_adv | is_pub, F.col("stream")).alias("stream"),
-        F.when(is_ack | is_adv, F.col("consumer")).alias("consumer"),
-    ).agg(
-        F.count("*").alias("n"),
-        F.min(t).alias("lo"),
-        F.max(t).alias("hi"),
-        F.count(t).alias("nt"),
-        F.count(a).alias("a_n"),
-        F.max(a).alias("a_max"),
-        F.count(d).alias("d_n"),
-        F.count(F.when(d == 1, 1)).alias("d_first"),
-        F.max(d).alias("d_max"),
+    census = (
+        ev.groupBy(
+            "kind",
+            adv.alias("adv"),
+            F.when(is_ack | is_adv | is_pub, F.col("stream")).alias("stream"),
+            F.when(is_ack | is_adv, F.col("consumer")).alias("consumer"),
+        )
+        .agg(
+            F.count("*").alias("n"),
+            F.min(t).alias("lo"),
+            F.max(t).alias("hi"),
+            F.count(t).alias("nt"),
+            F.count(a).alias("a_n"),
+            F.max(a).alias("a_max"),
+            F.count(d).alias("d_n"),
+            F.count(F.when(d == 1, 1)).alias("d_first"),
+            F.max(d).alias("d_max"),
+        )
+        .withColumn("part", F.lit("census"))
     )
-    c = _Census()
     if brackets:
         # the brackets in an aggregation of their own (percentile_approx makes an aggregation object-based,
         # no code generation, which costs every other aggregate of the census about twice its time), in
@@ -172,13 +178,19 @@ def _census(ev: DataFrame, accuracy: int, brackets: bool = True) -> _Census:
             .groupBy("stream", "consumer")
             .agg(F.percentile_approx("ack_time", _q._around(QUANTILES, accuracy), accuracy).alias("around"))
         )
-        census = census.withColumn("around", F.lit(None).cast("array<bigint>")).unionByName(around, allowMissingColumns=True)
-    rows = []
-    for r in census.collect():
-        if r["kind"] is None:
+        census = census.unionByName(around.withColumn("part", F.lit("around")), allowMissingColumns=True)
+    if days:
+        census = census.unionByName(day_counts(ev).withColumn("part", F.lit("days")), allowMissingColumns=True)
+    return census
+
+
+def _census(rows: list[Row]) -> _Census:
+    """The census from the rows of :func:`_census_query` (its ``days`` rows are not read here)."""
+    c = _Census()
+    for r in rows:
+        if r["part"] == "around":
             c.ack_around[(r["stream"], r["consumer"])] = [int(x) for x in r["around"]]
-        else:
-            rows.append(r)
+    rows = [r for r in rows if r["part"] == "census"]
     lo = hi = plo = phi = None
     for r in rows:
         k = r["kind"]
@@ -212,7 +224,7 @@ def _census(ev: DataFrame, accuracy: int, brackets: bool = True) -> _Census:
 
 
 def _consumer_profiles(
-    ev: DataFrame, census: _Census, exact_limit: int, accuracy: int, summary: ProfileSummary, exact_all: bool = False
+    ev: DataFrame, census: _Census, exact_limit: int, accuracy: int, summary: ProfileSummary, exact_all: bool = False, along: Along | None = None
 ) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
 
@@ -223,7 +235,15 @@ def _consumer_profiles(
         "stream", "consumer", "ack_time"
     )
     qs, summary.exact_groups, summary.approx_groups = quantiles(
-        acks, ["stream", "consumer"], "ack_time", exact_limit, accuracy, sizes=dict(census.ack_sizes), around=dict(census.ack_around), exact_all=exact_all
+        acks,
+        ["stream", "consumer"],
+        "ack_time",
+        exact_limit,
+        accuracy,
+        sizes=dict(census.ack_sizes),
+        around=dict(census.ack_around),
+        exact_all=exact_all,
+        along=along,
     )
     for (s, c), (n, q, mx) in qs.items():
         slot(s, c)["ack_time_ns"] = {"samples": n, "p50": _ns(q[0]), "p90": _ns(q[1]), "p99": _ns(q[2]), "p999": _ns(q[3]), "max": mx}
@@ -246,15 +266,15 @@ def _horizons(rest: DataFrame) -> DataFrame:
 
 
 def _horizons_inline(census: _Census, exact_limit: int, exact_all: bool) -> bool:
-    """Whether the retry horizons' exact p99 fits the query of :func:`_rest_rows` (Spark's exact
+    """Whether the retry horizons' exact p99 fits the query of :func:`_rest_query` (Spark's exact
     ``percentile`` per stream): a retried id has at least two attempts, so at most attempts/2 horizons."""
     bound = sum(census.attempts.values()) // 2
     return census.publish_bounds is not None and (exact_all or bound <= min(exact_limit, _q._EXACT_SMALL))
 
 
-def _rest_rows(rest: DataFrame, census: _Census, horizons: bool = False) -> list[Row]:
-    """Every figure of the non-ack events (publisher logs, snapshots) in one query, one collect: each
-    part is aggregated apart and the results share one row shape (``fig`` says which part a row is).
+def _rest_query(rest: DataFrame, census: _Census, horizons: bool = False) -> DataFrame:
+    """Every figure of the non-ack events (publisher logs, snapshots) in one query: each part is
+    aggregated apart and the results share one row shape (``fig`` says which part a row is).
     ``horizons``: the retry horizons' count, max and exact p99 per stream too (``fig`` ``hz``)."""
     parts = [
         _rates(
@@ -294,14 +314,14 @@ def _rest_rows(rest: DataFrame, census: _Census, horizons: bool = False) -> list
     out = parts[0]
     for p in parts[1:]:
         out = out.unionByName(p)
-    return out.collect()
+    return out
 
 
 _ROW = {"a": "long", "b": "long", "c": "long", "d": "long", "e": "long", "x": "double", "y": "double"}
 
 
 def _row(df: DataFrame, fig: str, **values: Column) -> DataFrame:
-    """``df`` in the shared row shape of :func:`_rest_rows`: fig, stream, consumer and the ``values``."""
+    """``df`` in the shared row shape of :func:`_rest_query`: fig, stream, consumer and the ``values``."""
     consumer = F.col("consumer") if "consumer" in df.columns else F.lit(None).cast("string")
     return df.select(F.lit(fig).alias("fig"), "stream", consumer.alias("consumer"), *[values.get(k, F.lit(None)).cast(t).alias(k) for k, t in _ROW.items()])
 
@@ -374,7 +394,7 @@ def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_li
 
     if census.publish_bounds is not None:
         _ingest(rows, census.publish_bounds, out)
-        if _horizons_inline(census, exact_limit, exact_all):  # computed by _rest_rows's query
+        if _horizons_inline(census, exact_limit, exact_all):  # computed by _rest_query
             hq = {(r["stream"],): (int(r["a"]), [float(r["x"])], int(r["b"])) for r in rows if r["fig"] == "hz" and r["a"]}
         else:
             hq, _, _ = quantiles(_horizons(rest), ["stream"], "h", exact_limit, accuracy, (0.99,), exact_all=exact_all)
@@ -449,17 +469,23 @@ def build_profiles(
         ev = ev.persist(_CACHE_LEVEL)
     persisted = ev
     try:
-        ev, summary.outliers, summary.kept = exclude_outliers(ev)
-        census = _census(ev, accuracy, brackets=not exact_percentiles)
+        # the census and the events per day in one query; outliers (rare) need a census without them
+        rows = _census_query(ev, accuracy, brackets=not exact_percentiles, days=True).collect()
+        ev, summary.outliers, summary.kept = outliers_from(ev, [r for r in rows if r["part"] == "days"])
+        if summary.outliers:
+            rows = _census_query(ev, accuracy, brackets=not exact_percentiles).collect()
+        census = _census(rows)
         summary.kinds, summary.unknown_types = dict(census.kinds), census.top_unknown()
         done(f"read and census: {sum(census.kinds.values())} events")
         doc: dict[str, Any] = {"version": 1, "generated_at": iso(int(datetime.now(UTC).timestamp() * 1e6))}
         if census.window is not None:
             doc["window"] = {"start": iso(census.window[0]), "end": iso(census.window[1])}
-        consumers = _consumer_profiles(ev, census, exact_limit, accuracy, summary, exact_percentiles)
-        done(f"ack_time percentiles: {len(consumers)} consumers")
         rest = ev.where(F.col("kind").isin("publish", "stream_info", "consumer_info"))
-        rows = _rest_rows(rest, census, _horizons_inline(census, exact_limit, exact_percentiles))
+        # the non-ack figures' query runs within the ack_time percentiles' first query (one job for both)
+        along = Along(_rest_query(rest, census, _horizons_inline(census, exact_limit, exact_percentiles)))
+        consumers = _consumer_profiles(ev, census, exact_limit, accuracy, summary, exact_percentiles, along)
+        rows = along.finish()
+        done(f"ack_time percentiles and the non-ack figures: {len(consumers)} consumers")
         for r in rows:
             if r["fig"] == "drate":
                 consumers.setdefault(f"{r['stream']}/{r['consumer']}", {})["delivery"] = {"mean_per_s": r["x"], "peak_per_s": r["y"]}

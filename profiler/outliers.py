@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["GAP_DAYS", "DAY_US", "main_run", "exclude_outliers"]
+__all__ = ["GAP_DAYS", "DAY_US", "main_run", "day_counts", "exclude_outliers", "outliers_from"]
 
 DAY_US = 86_400 * 1_000_000
 GAP_DAYS = 7  # days without an event that separate the telemetry from an outlier
@@ -42,13 +42,25 @@ def main_run(days: dict[int, int], gap_days: int = GAP_DAYS) -> tuple[int, int] 
     return best[1], best[2]
 
 
-def exclude_outliers(ev: Any) -> tuple[Any, int, tuple[int, int] | None]:
-    """``ev`` without its outliers (events without a timestamp are kept), how many were left out,
-    and the kept range ``[start, end)`` in microseconds (None: no timestamped events)."""
+def day_counts(ev: Any) -> Any:
+    """The query of the events per UTC day (``d``, ``count``), the :data:`_MAX_DAYS` busiest days: run
+    alone by :func:`exclude_outliers`, or within another query and read by :func:`outliers_from`."""
     from pyspark.sql import functions as F
 
     day = F.floor(F.col("t") / DAY_US)
-    rows = ev.where(F.col("t").isNotNull()).groupBy(day.alias("d")).count().orderBy(F.col("count").desc()).limit(_MAX_DAYS).collect()
+    return ev.where(F.col("t").isNotNull()).groupBy(day.alias("d")).count().orderBy(F.col("count").desc()).limit(_MAX_DAYS)
+
+
+def exclude_outliers(ev: Any) -> tuple[Any, int, tuple[int, int] | None]:
+    """``ev`` without its outliers (events without a timestamp are kept), how many were left out,
+    and the kept range ``[start, end)`` in microseconds (None: no timestamped events)."""
+    return outliers_from(ev, day_counts(ev).collect())
+
+
+def outliers_from(ev: Any, rows: list[Any]) -> tuple[Any, int, tuple[int, int] | None]:
+    """:func:`exclude_outliers` from the rows of :func:`day_counts` collected already."""
+    from pyspark.sql import functions as F
+
     counts = {int(r["d"]): int(r["count"]) for r in rows}
     run = main_run(counts)
     if run is None:
