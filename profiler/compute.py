@@ -442,10 +442,10 @@ def build_profiles(
 ) -> tuple[dict[str, Any], ProfileSummary]:
     """Compute the profiles document (validated against :class:`jsops.linter.model.profiles.Profiles`).
 
-    Passes over the input: one aggregation (the census) gives every count, the window, the unknown
-    types and the ack group sizes with their percentile brackets; one more refines the ack_time
-    percentiles; one query computes every figure of the few non-ack events (publisher logs,
-    snapshots), and one their retry horizons. JSON input is parsed once into a disk cache of the
+    Queries over the input: one (the census) gives every count, the window, the unknown types, the
+    events per day (outliers) and the ack group sizes with their percentile brackets; one refines the
+    ack_time percentiles and computes every figure of the few non-ack events (publisher logs,
+    snapshots) with their retry horizons (a union: one Spark job). JSON input is parsed once into a disk cache of the
     columns the figures need; Parquet is scanned again instead (cheaper than a cache). Only per-group
     results reach the driver. ``progress`` receives one line per pass with its wall time.
     ``since``/``until`` (microseconds) keep the events of ``[since, until)`` only (then events without
