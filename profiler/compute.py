@@ -49,7 +49,7 @@ from jsops.linter import Profiles
 from jsops.profiler import quantiles as _q
 from jsops.profiler.events import ADVISORY_PREFIX, between, read_events
 from jsops.profiler.inputs import worth_caching
-from jsops.profiler.outliers import GAP_DAYS, day_counts, outliers_from
+from jsops.profiler.outliers import GAP_DAYS, exclude_outliers, within_gap
 from jsops.profiler.partial import iso
 from jsops.profiler.precision import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
 from jsops.profiler.quantiles import QUANTILES, Along, quantiles
@@ -137,10 +137,9 @@ class _Census:
         return dict(sorted(self.unknown_types.items(), key=lambda x: (-x[1], x[0]))[:5])
 
 
-def _census_query(ev: DataFrame, accuracy: int, brackets: bool = True, days: bool = False) -> DataFrame:
+def _census_query(ev: DataFrame, accuracy: int, brackets: bool = True) -> DataFrame:
     """The census of ``ev`` as one query: every row says its ``part``: ``census`` (per kind, advisory or
-    unknown type, stream and consumer), ``around`` (an ack group's percentile brackets, ``brackets``),
-    ``days`` (the events per UTC day of :func:`jsops.profiler.outliers.day_counts`, ``days``)."""
+    unknown type, stream and consumer), ``around`` (an ack group's percentile brackets, ``brackets``)."""
     kind, t = F.col("kind"), F.col("t")
     is_ack, is_adv, is_pub = kind == "ack", kind == "advisory", kind == "publish"
     ack_ok = F.col("ack_time").isNull() | (F.col("ack_time") >= 0)
@@ -179,13 +178,11 @@ def _census_query(ev: DataFrame, accuracy: int, brackets: bool = True, days: boo
             .agg(F.percentile_approx("ack_time", _q._around(QUANTILES, accuracy), accuracy).alias("around"))
         )
         census = census.unionByName(around.withColumn("part", F.lit("around")), allowMissingColumns=True)
-    if days:
-        census = census.unionByName(day_counts(ev).withColumn("part", F.lit("days")), allowMissingColumns=True)
     return census
 
 
 def _census(rows: list[Row]) -> _Census:
-    """The census from the rows of :func:`_census_query` (its ``days`` rows are not read here)."""
+    """The census from the rows of :func:`_census_query`."""
     c = _Census()
     for r in rows:
         if r["part"] == "around":
@@ -443,7 +440,8 @@ def build_profiles(
     """Compute the profiles document (validated against :class:`jsops.linter.model.profiles.Profiles`).
 
     Queries over the input: one (the census) gives every count, the window, the unknown types, the
-    events per day (outliers) and the ack group sizes with their percentile brackets; one refines the
+    first and last timestamps (no outlier when they are at most GAP_DAYS days apart; else one more
+    query counts the days) and the ack group sizes with their percentile brackets; one refines the
     ack_time percentiles and computes every figure of the few non-ack events (publisher logs,
     snapshots) with their retry horizons (a union: one Spark job). JSON input is parsed once into a disk cache of the
     columns the figures need; Parquet is scanned again instead (cheaper than a cache). Only per-group
@@ -469,11 +467,15 @@ def build_profiles(
         ev = ev.persist(_CACHE_LEVEL)
     persisted = ev
     try:
-        # the census and the events per day in one query; outliers (rare) need a census without them
-        rows = _census_query(ev, accuracy, brackets=not exact_percentiles, days=True).collect()
-        ev, summary.outliers, summary.kept = outliers_from(ev, [r for r in rows if r["part"] == "days"])
-        if summary.outliers:
-            rows = _census_query(ev, accuracy, brackets=not exact_percentiles).collect()
+        rows = _census_query(ev, accuracy, brackets=not exact_percentiles).collect()
+        # every event within GAP_DAYS days: no outlier, no query; else the days are counted, and the
+        # census runs again without the outliers if there are any
+        timed = [r for r in rows if r["part"] == "census" and r["lo"] is not None]
+        summary.kept = within_gap(min((r["lo"] for r in timed), default=None), max((r["hi"] for r in timed), default=None))
+        if summary.kept is None and timed:
+            ev, summary.outliers, summary.kept = exclude_outliers(ev)
+            if summary.outliers:
+                rows = _census_query(ev, accuracy, brackets=not exact_percentiles).collect()
         census = _census(rows)
         summary.kinds, summary.unknown_types = dict(census.kinds), census.top_unknown()
         done(f"read and census: {sum(census.kinds.values())} events")

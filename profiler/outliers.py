@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["GAP_DAYS", "DAY_US", "main_run", "day_counts", "exclude_outliers", "outliers_from"]
+__all__ = ["GAP_DAYS", "DAY_US", "main_run", "within_gap", "day_counts", "exclude_outliers", "outliers_from"]
 
 DAY_US = 86_400 * 1_000_000
 GAP_DAYS = 7  # days without an event that separate the telemetry from an outlier
@@ -40,6 +40,16 @@ def main_run(days: dict[int, int], gap_days: int = GAP_DAYS) -> tuple[int, int] 
     runs.append((total, first, prev))
     best = max(runs, key=lambda r: (r[0], r[1]))
     return best[1], best[2]
+
+
+def within_gap(lo_us: int | None, hi_us: int | None, gap_days: int = GAP_DAYS) -> tuple[int, int] | None:
+    """The kept range ``[start, end)`` when the first and last timestamps (``lo_us``, ``hi_us``) are at
+    most ``gap_days`` days apart: then no two days holding events can be further apart, the days form
+    one run and there is no outlier (what :func:`exclude_outliers` would find, without its query).
+    ``None`` when they are further apart (or there is no timestamp): the days must be counted."""
+    if lo_us is None or hi_us is None or hi_us // DAY_US - lo_us // DAY_US > gap_days:
+        return None
+    return lo_us // DAY_US * DAY_US, (hi_us // DAY_US + 1) * DAY_US
 
 
 def day_counts(ev: Any) -> Any:
