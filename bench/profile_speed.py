@@ -20,8 +20,11 @@ JVM start, job, exit):
   the figures are checked against jsops's.
 
 ``--engines`` prints only the engines table instead (the issue-27 comparison): per size and format,
-DuckDB; the Spark floor (one hand-written query computing the same per-consumer ack figures from the
-same files: the compacted Parquet, or the JSON lines with the four columns it needs as a schema) cold in
+DuckDB; the Spark floor (``bench/spark_floor.py``: a minimal hand-written job computing every figure of
+the profile, per consumer ack_time count, max and exact percentiles, deliveries, advisories, delivery
+rates, per stream ingest, bytes, publish retries and horizons, stored size, retention span, and the
+window, one plain query per family of figures, from the compacted Parquet or from the JSON lines read
+with an explicit schema of the fields it needs; its document is checked equal to jsops's) cold in
 local mode and on a warm Spark Connect server (started from the pyspark package for the run, warmed by one
 untimed run of each query and format on the ``--warm-acks`` files); ``jsops profile``'s job cold in local
 mode, on the warm Connect server, and on Sail (jsops starts and stops the Sail server); the ratios; the
