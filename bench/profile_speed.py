@@ -20,8 +20,11 @@ JVM start, job, exit):
   the figures are checked against jsops's.
 
 ``--engines`` prints only the engines table instead (the issue-27 comparison): per size and format,
-DuckDB; the Spark floor (one hand-written query computing the same per-consumer ack figures from the
-same files: the compacted Parquet, or the JSON lines with the four columns it needs as a schema) cold in
+DuckDB; the Spark floor (``bench/spark_floor.py``: a minimal hand-written job computing every figure of
+the profile, per consumer ack_time count, max and exact percentiles, deliveries, advisories, delivery
+rates, per stream ingest, bytes, publish retries and horizons, stored size, retention span, and the
+window, one plain query per family of figures, from the compacted Parquet or from the JSON lines read
+with an explicit schema of the fields it needs; its document is checked equal to jsops's) cold in
 local mode and on a warm Spark Connect server (started from the pyspark package for the run, warmed by one
 untimed run of each query and format on the ``--warm-acks`` files); ``jsops profile``'s job cold in local
 mode, on the warm Connect server, and on Sail (jsops starts and stops the Sail server); the ratios; the
@@ -140,30 +143,11 @@ def _run_child(a: argparse.Namespace) -> int:
     return 0
 
 
-def _floor(spark: Any, data: str) -> list[list[Any]]:
-    """The Spark floor: a minimal hand-written job computing the per-consumer ack_time figures DuckDB
-    computes (count, max, exact percentiles), one query, one collect: from the compacted Parquet, or
-    from the JSON lines with the four columns it needs as an explicit schema (as DuckDB is given them)."""
-    from pyspark.sql import functions as F
-
-    if Path(data).name == "parquet":
-        src, ack = spark.read.parquet(data), F.col("kind") == "ack"
-    else:
-        src = spark.read.schema("type string, stream string, consumer string, ack_time bigint").json(data)
-        ack = F.col("type") == "io.nats.jetstream.metric.v1.consumer_ack"
-    rows = (
-        src.where(ack & (F.col("ack_time") >= 0))
-        .groupBy("stream", "consumer")
-        .agg(F.count("ack_time").alias("n"), F.max("ack_time").alias("mx"), F.percentile("ack_time", [0.5, 0.9, 0.99, 0.999]).alias("q"))
-        .orderBy("stream", "consumer")
-        .collect()
-    )
-    return [[r["stream"], r["consumer"], r["n"], r["mx"], list(r["q"])] for r in rows]
-
-
 def _run_connect_child(a: argparse.Namespace, what: str, data: str) -> int:
     """floor (cold local Spark), floor-connect / jsops-connect (a warm Connect server at a.child[2]),
     jsops-sail (jsops starts and stops a Sail server, as ``--engine sail`` does)."""
+    from spark_floor import floor_profile
+
     from jsops.profiler.compute import build_profiles
 
     if what == "floor":
@@ -172,10 +156,10 @@ def _run_connect_child(a: argparse.Namespace, what: str, data: str) -> int:
 
         spark = make_session(a.master, driver_memory=a.driver_memory, shuffle_partitions=shuffle_partitions([data]))
         t = time.perf_counter()
-        rows = _floor(spark, data)
+        floor_doc = floor_profile(spark, data)
         job = time.perf_counter() - t
         spark.stop()
-        print("RESULT " + json.dumps({"rows": rows, "job_s": job}), flush=True)
+        print("RESULT " + json.dumps({"doc": floor_doc, "job_s": job}), flush=True)
         return 0
     from jsops.profiler.connect import open_session
     from jsops.profiler.inputs import shuffle_partitions
@@ -185,7 +169,7 @@ def _run_connect_child(a: argparse.Namespace, what: str, data: str) -> int:
         spark = open_session(url, shuffle_partitions=shuffle_partitions([data]), extra_conf={}, check=check)
         t = time.perf_counter()
         if what == "floor-connect":
-            out: dict[str, Any] = {"rows": _floor(spark, data)}
+            out: dict[str, Any] = {"doc": floor_profile(spark, data)}
         else:
             doc, summary = build_profiles(spark, [data], exact_percentiles=what == "jsops-sail")
             out = {"doc": doc, "events": sum(summary.kinds.values())}
@@ -370,10 +354,10 @@ def _engines(a: argparse.Namespace, sizes: list[int]) -> list[str]:
                 cold, res = _child(["jsops", d_])
                 warm, _ = _child(["jsops-connect", d_, url])
                 sail, sres = _child(["jsops-sail", d_])
-                assert {k: v for k, v in sres["doc"].items() if k != "generated_at"} == {k: v for k, v in res["doc"].items() if k != "generated_at"}, (
-                    "Sail's figures differ from Spark's"
-                )
-                assert frows["rows"] == drows["rows"] or _check(res["doc"], frows["rows"]) < 1e-6
+                figures = {k: v for k, v in res["doc"].items() if k != "generated_at"}
+                assert {k: v for k, v in sres["doc"].items() if k != "generated_at"} == figures, "Sail's figures differ from Spark's"
+                assert frows["doc"] == figures, "the Spark floor's figures differ from jsops's"
+                assert _check(frows["doc"], drows["rows"]) < 1e-6, "the Spark floor's ack figures differ from DuckDB's"
 
                 def f(x: float) -> str:
                     return f"{x:.1f} s"

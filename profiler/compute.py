@@ -49,10 +49,10 @@ from jsops.linter import Profiles
 from jsops.profiler import quantiles as _q
 from jsops.profiler.events import ADVISORY_PREFIX, between, read_events
 from jsops.profiler.inputs import worth_caching
-from jsops.profiler.outliers import GAP_DAYS, exclude_outliers
+from jsops.profiler.outliers import GAP_DAYS, exclude_outliers, within_gap
 from jsops.profiler.partial import iso
 from jsops.profiler.precision import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
-from jsops.profiler.quantiles import QUANTILES, quantiles
+from jsops.profiler.quantiles import QUANTILES, Along, quantiles
 
 __all__ = ["ProfileSummary", "build_profiles"]
 
@@ -137,7 +137,9 @@ class _Census:
         return dict(sorted(self.unknown_types.items(), key=lambda x: (-x[1], x[0]))[:5])
 
 
-def _census(ev: DataFrame, accuracy: int, brackets: bool = True) -> _Census:
+def _census_query(ev: DataFrame, accuracy: int, brackets: bool = True) -> DataFrame:
+    """The census of ``ev`` as one query: every row says its ``part``: ``census`` (per kind, advisory or
+    unknown type, stream and consumer), ``around`` (an ack group's percentile brackets, ``brackets``)."""
     kind, t = F.col("kind"), F.col("t")
     is_ack, is_adv, is_pub = kind == "ack", kind == "advisory", kind == "publish"
     ack_ok = F.col("ack_time").isNull() | (F.col("ack_time") >= 0)
@@ -146,23 +148,26 @@ def _census(ev: DataFrame, accuracy: int, brackets: bool = True) -> _Census:
     adv = F.when(is_adv, F.coalesce(*[F.when(F.col("type") == ADVISORY_PREFIX + k, F.lit(k)) for k in _ADVISORY_KINDS], F.lit("other"))).when(
         kind == "unknown", F.coalesce(F.col("type"), F.lit("(no type)"))
     )  # unknown: its type
-    census = ev.groupBy(
-        "kind",
-        adv.alias("adv"),
-        F.when(is_ack | is_adv | is_pub, F.col("stream")).alias("stream"),
-        F.when(is_ack | is_adv, F.col("consumer")).alias("consumer"),
-    ).agg(
-        F.count("*").alias("n"),
-        F.min(t).alias("lo"),
-        F.max(t).alias("hi"),
-        F.count(t).alias("nt"),
-        F.count(a).alias("a_n"),
-        F.max(a).alias("a_max"),
-        F.count(d).alias("d_n"),
-        F.count(F.when(d == 1, 1)).alias("d_first"),
-        F.max(d).alias("d_max"),
+    census = (
+        ev.groupBy(
+            "kind",
+            adv.alias("adv"),
+            F.when(is_ack | is_adv | is_pub, F.col("stream")).alias("stream"),
+            F.when(is_ack | is_adv, F.col("consumer")).alias("consumer"),
+        )
+        .agg(
+            F.count("*").alias("n"),
+            F.min(t).alias("lo"),
+            F.max(t).alias("hi"),
+            F.count(t).alias("nt"),
+            F.count(a).alias("a_n"),
+            F.max(a).alias("a_max"),
+            F.count(d).alias("d_n"),
+            F.count(F.when(d == 1, 1)).alias("d_first"),
+            F.max(d).alias("d_max"),
+        )
+        .withColumn("part", F.lit("census"))
     )
-    c = _Census()
     if brackets:
         # the brackets in an aggregation of their own (percentile_approx makes an aggregation object-based,
         # no code generation, which costs every other aggregate of the census about twice its time), in
@@ -172,13 +177,17 @@ def _census(ev: DataFrame, accuracy: int, brackets: bool = True) -> _Census:
             .groupBy("stream", "consumer")
             .agg(F.percentile_approx("ack_time", _q._around(QUANTILES, accuracy), accuracy).alias("around"))
         )
-        census = census.withColumn("around", F.lit(None).cast("array<bigint>")).unionByName(around, allowMissingColumns=True)
-    rows = []
-    for r in census.collect():
-        if r["kind"] is None:
+        census = census.unionByName(around.withColumn("part", F.lit("around")), allowMissingColumns=True)
+    return census
+
+
+def _census(rows: list[Row]) -> _Census:
+    """The census from the rows of :func:`_census_query`."""
+    c = _Census()
+    for r in rows:
+        if r["part"] == "around":
             c.ack_around[(r["stream"], r["consumer"])] = [int(x) for x in r["around"]]
-        else:
-            rows.append(r)
+    rows = [r for r in rows if r["part"] == "census"]
     lo = hi = plo = phi = None
     for r in rows:
         k = r["kind"]
@@ -212,7 +221,7 @@ def _census(ev: DataFrame, accuracy: int, brackets: bool = True) -> _Census:
 
 
 def _consumer_profiles(
-    ev: DataFrame, census: _Census, exact_limit: int, accuracy: int, summary: ProfileSummary, exact_all: bool = False
+    ev: DataFrame, census: _Census, exact_limit: int, accuracy: int, summary: ProfileSummary, exact_all: bool = False, along: Along | None = None
 ) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
 
@@ -223,7 +232,15 @@ def _consumer_profiles(
         "stream", "consumer", "ack_time"
     )
     qs, summary.exact_groups, summary.approx_groups = quantiles(
-        acks, ["stream", "consumer"], "ack_time", exact_limit, accuracy, sizes=dict(census.ack_sizes), around=dict(census.ack_around), exact_all=exact_all
+        acks,
+        ["stream", "consumer"],
+        "ack_time",
+        exact_limit,
+        accuracy,
+        sizes=dict(census.ack_sizes),
+        around=dict(census.ack_around),
+        exact_all=exact_all,
+        along=along,
     )
     for (s, c), (n, q, mx) in qs.items():
         slot(s, c)["ack_time_ns"] = {"samples": n, "p50": _ns(q[0]), "p90": _ns(q[1]), "p99": _ns(q[2]), "p999": _ns(q[3]), "max": mx}
@@ -246,15 +263,15 @@ def _horizons(rest: DataFrame) -> DataFrame:
 
 
 def _horizons_inline(census: _Census, exact_limit: int, exact_all: bool) -> bool:
-    """Whether the retry horizons' exact p99 fits the query of :func:`_rest_rows` (Spark's exact
+    """Whether the retry horizons' exact p99 fits the query of :func:`_rest_query` (Spark's exact
     ``percentile`` per stream): a retried id has at least two attempts, so at most attempts/2 horizons."""
     bound = sum(census.attempts.values()) // 2
     return census.publish_bounds is not None and (exact_all or bound <= min(exact_limit, _q._EXACT_SMALL))
 
 
-def _rest_rows(rest: DataFrame, census: _Census, horizons: bool = False) -> list[Row]:
-    """Every figure of the non-ack events (publisher logs, snapshots) in one query, one collect: each
-    part is aggregated apart and the results share one row shape (``fig`` says which part a row is).
+def _rest_query(rest: DataFrame, census: _Census, horizons: bool = False) -> DataFrame:
+    """Every figure of the non-ack events (publisher logs, snapshots) in one query: each part is
+    aggregated apart and the results share one row shape (``fig`` says which part a row is).
     ``horizons``: the retry horizons' count, max and exact p99 per stream too (``fig`` ``hz``)."""
     parts = [
         _rates(
@@ -294,14 +311,14 @@ def _rest_rows(rest: DataFrame, census: _Census, horizons: bool = False) -> list
     out = parts[0]
     for p in parts[1:]:
         out = out.unionByName(p)
-    return out.collect()
+    return out
 
 
 _ROW = {"a": "long", "b": "long", "c": "long", "d": "long", "e": "long", "x": "double", "y": "double"}
 
 
 def _row(df: DataFrame, fig: str, **values: Column) -> DataFrame:
-    """``df`` in the shared row shape of :func:`_rest_rows`: fig, stream, consumer and the ``values``."""
+    """``df`` in the shared row shape of :func:`_rest_query`: fig, stream, consumer and the ``values``."""
     consumer = F.col("consumer") if "consumer" in df.columns else F.lit(None).cast("string")
     return df.select(F.lit(fig).alias("fig"), "stream", consumer.alias("consumer"), *[values.get(k, F.lit(None)).cast(t).alias(k) for k, t in _ROW.items()])
 
@@ -374,7 +391,7 @@ def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_li
 
     if census.publish_bounds is not None:
         _ingest(rows, census.publish_bounds, out)
-        if _horizons_inline(census, exact_limit, exact_all):  # computed by _rest_rows's query
+        if _horizons_inline(census, exact_limit, exact_all):  # computed by _rest_query
             hq = {(r["stream"],): (int(r["a"]), [float(r["x"])], int(r["b"])) for r in rows if r["fig"] == "hz" and r["a"]}
         else:
             hq, _, _ = quantiles(_horizons(rest), ["stream"], "h", exact_limit, accuracy, (0.99,), exact_all=exact_all)
@@ -422,10 +439,11 @@ def build_profiles(
 ) -> tuple[dict[str, Any], ProfileSummary]:
     """Compute the profiles document (validated against :class:`jsops.linter.model.profiles.Profiles`).
 
-    Passes over the input: one aggregation (the census) gives every count, the window, the unknown
-    types and the ack group sizes with their percentile brackets; one more refines the ack_time
-    percentiles; one query computes every figure of the few non-ack events (publisher logs,
-    snapshots), and one their retry horizons. JSON input is parsed once into a disk cache of the
+    Queries over the input: one (the census) gives every count, the window, the unknown types, the
+    first and last timestamps (no outlier when they are at most GAP_DAYS days apart; else one more
+    query counts the days) and the ack group sizes with their percentile brackets; one refines the
+    ack_time percentiles and computes every figure of the few non-ack events (publisher logs,
+    snapshots) with their retry horizons (a union: one Spark job). JSON input is parsed once into a disk cache of the
     columns the figures need; Parquet is scanned again instead (cheaper than a cache). Only per-group
     results reach the driver. ``progress`` receives one line per pass with its wall time.
     ``since``/``until`` (microseconds) keep the events of ``[since, until)`` only (then events without
@@ -449,17 +467,27 @@ def build_profiles(
         ev = ev.persist(_CACHE_LEVEL)
     persisted = ev
     try:
-        ev, summary.outliers, summary.kept = exclude_outliers(ev)
-        census = _census(ev, accuracy, brackets=not exact_percentiles)
+        rows = _census_query(ev, accuracy, brackets=not exact_percentiles).collect()
+        # every event within GAP_DAYS days: no outlier, no query; else the days are counted, and the
+        # census runs again without the outliers if there are any
+        timed = [r for r in rows if r["part"] == "census" and r["lo"] is not None]
+        summary.kept = within_gap(min((r["lo"] for r in timed), default=None), max((r["hi"] for r in timed), default=None))
+        if summary.kept is None and timed:
+            ev, summary.outliers, summary.kept = exclude_outliers(ev)
+            if summary.outliers:
+                rows = _census_query(ev, accuracy, brackets=not exact_percentiles).collect()
+        census = _census(rows)
         summary.kinds, summary.unknown_types = dict(census.kinds), census.top_unknown()
         done(f"read and census: {sum(census.kinds.values())} events")
         doc: dict[str, Any] = {"version": 1, "generated_at": iso(int(datetime.now(UTC).timestamp() * 1e6))}
         if census.window is not None:
             doc["window"] = {"start": iso(census.window[0]), "end": iso(census.window[1])}
-        consumers = _consumer_profiles(ev, census, exact_limit, accuracy, summary, exact_percentiles)
-        done(f"ack_time percentiles: {len(consumers)} consumers")
         rest = ev.where(F.col("kind").isin("publish", "stream_info", "consumer_info"))
-        rows = _rest_rows(rest, census, _horizons_inline(census, exact_limit, exact_percentiles))
+        # the non-ack figures' query runs within the ack_time percentiles' first query (one job for both)
+        along = Along(_rest_query(rest, census, _horizons_inline(census, exact_limit, exact_percentiles)))
+        consumers = _consumer_profiles(ev, census, exact_limit, accuracy, summary, exact_percentiles, along)
+        rows = along.finish()
+        done(f"ack_time percentiles and the non-ack figures: {len(consumers)} consumers")
         for r in rows:
             if r["fig"] == "drate":
                 consumers.setdefault(f"{r['stream']}/{r['consumer']}", {})["delivery"] = {"mean_per_s": r["x"], "peak_per_s": r["y"]}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["GAP_DAYS", "DAY_US", "main_run", "exclude_outliers"]
+__all__ = ["GAP_DAYS", "DAY_US", "main_run", "within_gap", "day_counts", "exclude_outliers", "outliers_from"]
 
 DAY_US = 86_400 * 1_000_000
 GAP_DAYS = 7  # days without an event that separate the telemetry from an outlier
@@ -42,13 +42,35 @@ def main_run(days: dict[int, int], gap_days: int = GAP_DAYS) -> tuple[int, int] 
     return best[1], best[2]
 
 
-def exclude_outliers(ev: Any) -> tuple[Any, int, tuple[int, int] | None]:
-    """``ev`` without its outliers (events without a timestamp are kept), how many were left out,
-    and the kept range ``[start, end)`` in microseconds (None: no timestamped events)."""
+def within_gap(lo_us: int | None, hi_us: int | None, gap_days: int = GAP_DAYS) -> tuple[int, int] | None:
+    """The kept range ``[start, end)`` when the first and last timestamps (``lo_us``, ``hi_us``) are at
+    most ``gap_days`` days apart: then no two days holding events can be further apart, the days form
+    one run and there is no outlier (what :func:`exclude_outliers` would find, without its query).
+    ``None`` when they are further apart (or there is no timestamp): the days must be counted."""
+    if lo_us is None or hi_us is None or hi_us // DAY_US - lo_us // DAY_US > gap_days:
+        return None
+    return lo_us // DAY_US * DAY_US, (hi_us // DAY_US + 1) * DAY_US
+
+
+def day_counts(ev: Any) -> Any:
+    """The query of the events per UTC day (``d``, ``count``), the :data:`_MAX_DAYS` busiest days: run
+    alone by :func:`exclude_outliers`, or within another query and read by :func:`outliers_from`."""
     from pyspark.sql import functions as F
 
     day = F.floor(F.col("t") / DAY_US)
-    rows = ev.where(F.col("t").isNotNull()).groupBy(day.alias("d")).count().orderBy(F.col("count").desc()).limit(_MAX_DAYS).collect()
+    return ev.where(F.col("t").isNotNull()).groupBy(day.alias("d")).count().orderBy(F.col("count").desc()).limit(_MAX_DAYS)
+
+
+def exclude_outliers(ev: Any) -> tuple[Any, int, tuple[int, int] | None]:
+    """``ev`` without its outliers (events without a timestamp are kept), how many were left out,
+    and the kept range ``[start, end)`` in microseconds (None: no timestamped events)."""
+    return outliers_from(ev, day_counts(ev).collect())
+
+
+def outliers_from(ev: Any, rows: list[Any]) -> tuple[Any, int, tuple[int, int] | None]:
+    """:func:`exclude_outliers` from the rows of :func:`day_counts` collected already."""
+    from pyspark.sql import functions as F
+
     counts = {int(r["d"]): int(r["count"]) for r in rows}
     run = main_run(counts)
     if run is None:

@@ -8,14 +8,15 @@ See docs/profiler.md, "Percentiles and their error bound".
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-__all__ = ["QUANTILES", "GroupQuantiles", "Key", "quantiles", "literal_table"]
+__all__ = ["QUANTILES", "Along", "GroupQuantiles", "Key", "quantiles", "literal_table"]
 
 # Groups of up to _EXACT_SMALL values get Spark's exact percentile (their distinct values in memory);
 # larger ones up to the exact limit are refined from brackets of about 4.4 n/accuracy values each, so
@@ -31,6 +32,36 @@ GroupQuantiles = dict[Key, tuple[int, list[float], int]]
 
 def _f(name: str, dtype: T.DataType) -> T.StructField:
     return T.StructField(name, dtype, True)
+
+
+@dataclass
+class Along:
+    """A query of the caller's that runs within the first query :func:`quantiles` runs (one Spark job
+    for both; the two row shapes are unioned by name, a column ``_along`` tells them apart), or alone
+    from :meth:`finish` when :func:`quantiles` ran none. Its column names must not be those of
+    :func:`quantiles`'s queries with another type (keys, ``q``, ``n``, ``mx``, ``_a``, ``_qi``, ``_v``, ``_c``, ``_b0`` ...)."""
+
+    df: DataFrame
+    rows: list[Row] | None = None
+
+    def collect(self, df: DataFrame) -> list[Row]:
+        """The rows of ``df``, with this query's rows kept in :attr:`rows` the first time."""
+        if self.rows is not None:
+            return df.collect()
+        mine = self.df.withColumn("_along", F.lit(True))
+        rows = df.withColumn("_along", F.lit(False)).unionByName(mine, allowMissingColumns=True).collect()
+        self.rows = [r for r in rows if r["_along"]]
+        return [r for r in rows if not r["_along"]]
+
+    def finish(self) -> list[Row]:
+        """This query's rows (running it alone if no query carried it)."""
+        if self.rows is None:
+            self.rows = self.df.collect()
+        return self.rows
+
+
+def _plain(df: DataFrame) -> list[Row]:
+    return df.collect()
 
 
 # ------------------------------------------------------------------------------------------ aggregation
@@ -83,7 +114,7 @@ def literal_table(spark: SparkSession, schema: T.StructType, rows: Sequence[Sequ
 
 
 def _bracket_counts(
-    df: DataFrame, keys: list[str], value: str, brackets: dict[Key, list[tuple[int, int]]]
+    df: DataFrame, keys: list[str], value: str, brackets: dict[Key, list[tuple[int, int]]], collect: Callable[[DataFrame], list[Row]] = _plain
 ) -> dict[Key, list[tuple[int, list[tuple[int, int]]]]]:
     """One pass over ``df``: per key and bracket ``[lo, hi]``, the number of values below ``lo`` and the
     sorted (value, count) pairs inside. Only the pairs reach the driver (a few per thousand values)."""
@@ -102,7 +133,7 @@ def _bracket_counts(
     )
     below: dict[Key, list[int]] = {k: [0] * nq for k in brackets}
     pairs: dict[Key, list[list[tuple[int, int]]]] = {k: [[] for _ in range(nq)] for k in brackets}
-    for r in agg.collect():
+    for r in collect(agg):
         k = tuple(r[c] for c in keys)
         if k not in below:
             continue
@@ -116,8 +147,9 @@ def _bracket_counts(
 class _Groups:
     """One :func:`quantiles` call: the groups' sizes, the results so far and the passes that fill them."""
 
-    def __init__(self, df: DataFrame, keys: list[str], value: str, qs: list[float], sizes: dict[Key, tuple[int, int]]) -> None:
+    def __init__(self, df: DataFrame, keys: list[str], value: str, qs: list[float], sizes: dict[Key, tuple[int, int]], along: Along | None = None) -> None:
         self.df, self.keys, self.value, self.qs, self.sizes = df, keys, value, qs, sizes
+        self.collect = _plain if along is None else along.collect
         self.result: GroupQuantiles = {}
         self.exact_groups = self.approx_groups = 0
 
@@ -134,7 +166,7 @@ class _Groups:
 
     def exact(self, ks: list[Key]) -> None:
         """Spark's exact ``percentile`` for the groups ``ks`` (small groups only: held in memory)."""
-        for r in self.only(ks).groupBy(*self.keys).agg(F.percentile(F.col(self.value), self.qs).alias("q")).collect():
+        for r in self.collect(self.only(ks).groupBy(*self.keys).agg(F.percentile(F.col(self.value), self.qs).alias("q"))):
             k = self.key(r)
             if k in self.sizes:
                 self.result[k] = (self.sizes[k][0], [float(x) for x in r["q"]], self.sizes[k][1])
@@ -154,8 +186,8 @@ class _Groups:
         if not others:
             return {}
         pcts = _around(self.qs, accuracy)
-        agg = F.percentile_approx(F.col(self.value), pcts, accuracy).alias("a")
-        return {self.key(r): [int(x) for x in r["a"]] for r in self.only(others).groupBy(*self.keys).agg(agg).collect()}
+        agg = F.percentile_approx(F.col(self.value), pcts, accuracy).alias("_a")
+        return {self.key(r): [int(x) for x in r["_a"]] for r in self.collect(self.only(others).groupBy(*self.keys).agg(agg))}
 
     def refine(self, around: dict[Key, list[int]], exact_limit: int) -> None:
         """Exact ranks from brackets for groups up to ``exact_limit``; approximate values above it."""
@@ -170,7 +202,7 @@ class _Groups:
                 pending[k] = [(a[3 * i], a[3 * i + 2]) for i in range(len(self.qs))]
         retry: list[Key] = []
         if pending:
-            for k, got in _bracket_counts(self.df, self.keys, self.value, pending).items():
+            for k, got in _bracket_counts(self.df, self.keys, self.value, pending, self.collect).items():
                 n, mx = self.sizes[k]
                 refined = [_refine(n, q, below, pairs) for q, (below, pairs) in zip(self.qs, got)]
                 if all(x is not None for x in refined):
@@ -195,6 +227,7 @@ def quantiles(
     total_bound: int | None = None,
     around: dict[Key, list[int]] | None = None,
     exact_all: bool = False,
+    along: Along | None = None,
 ) -> tuple[GroupQuantiles, int, int]:
     """Per key: (count, quantiles, max), and the numbers of exact and approximate groups. Exact for
     groups up to ``exact_limit`` values, else approximate.
@@ -211,20 +244,22 @@ def quantiles(
     come from an earlier pass; then every group not above ``exact_limit`` goes through the brackets.
     When ``sizes`` is unknown but at most ``total_bound`` values exist in all, one exact pass does it;
     ``exact_all`` (an engine without ``percentile_approx`` over an array, :mod:`jsops.profiler.engine`) takes
-    that one exact pass for every group, whatever its size.
+    that one exact pass for every group, whatever its size. ``along``: a query of the caller's to run
+    within the first of these passes (:class:`Along`).
     """
     df = df.where(F.col(value).isNotNull())
+    collect = _plain if along is None else along.collect
     qs = list(qs)
     small = total_bound is not None and total_bound <= min(exact_limit, _EXACT_SMALL)
     if exact_all or (sizes is None and small):
-        rows = df.groupBy(*keys).agg(F.percentile(F.col(value), qs).alias("q"), F.count(value).alias("n"), F.max(value).alias("mx")).collect()
+        rows = collect(df.groupBy(*keys).agg(F.percentile(F.col(value), qs).alias("q"), F.count(value).alias("n"), F.max(value).alias("mx")))
         result = {tuple(r[k] for k in keys): (int(r["n"]), [float(x) for x in r["q"]], int(r["mx"])) for r in rows}
         return result, len(result), 0
     if sizes is None:
-        sizes = {tuple(r[k] for k in keys): (r["n"], r["mx"]) for r in df.groupBy(*keys).agg(F.count(value).alias("n"), F.max(value).alias("mx")).collect()}
+        sizes = {tuple(r[k] for k in keys): (r["n"], r["mx"]) for r in collect(df.groupBy(*keys).agg(F.count(value).alias("n"), F.max(value).alias("mx")))}
     sizes = {k: (int(n), int(mx)) for k, (n, mx) in sizes.items() if n > 0}
     if not sizes:
         return {}, 0, 0
-    groups = _Groups(df, keys, value, qs, sizes)
+    groups = _Groups(df, keys, value, qs, sizes, along)
     groups.refine(groups.around(accuracy, exact_limit) if around is None else around, exact_limit)
     return groups.result, groups.exact_groups, groups.approx_groups

@@ -1,6 +1,7 @@
 """How many Spark jobs a profile costs, with one shuffle partition and with several, on multi-file JSON
-lines and multi-file (day/hour) Parquet input: at most half of the 21 it took before adaptive execution
-was turned off (each shuffle stage was a job of its own), and the same figures whatever the count."""
+lines and multi-file (day/hour) Parquet input: at most :data:`AFTER` (half of the 21 it took before
+adaptive execution was turned off, each shuffle stage a job of its own, then fewer once passes shared a
+query), and the same figures whatever the count."""
 
 from __future__ import annotations
 
@@ -13,8 +14,12 @@ from jsops.profiler.compute import build_profiles
 from jsops.profiler.events import compact
 from jsops.profiler.synthetic import default_spec, generate
 
-#: the Spark jobs of one profile before this change (bench/profile_speed.py, 1M events, several partitions)
+#: the Spark jobs of one profile before adaptive execution was turned off (bench/profile_speed.py, 1M events)
 BEFORE = 21
+#: on this telemetry (small groups, some of whose brackets miss): the census with the events per day (1 job);
+#: the brackets with the non-ack figures (1, and 1 for its broadcast table); the exact percentile of the
+#: groups whose bracket missed (1 and 1). Was 7 while the days and the non-ack figures had queries of their own.
+AFTER = 5
 
 
 @pytest.fixture(scope="module")
@@ -53,5 +58,5 @@ def test_jobs_per_profile_with_one_and_several_shuffle_partitions(spark: Any, in
     partitions(4)
     several, jobs_several, stages = _profile(spark, inputs[fmt], f"several-{fmt}")
     assert several == one, "the figures do not depend on the number of shuffle partitions"
-    assert jobs_one <= BEFORE // 2, jobs_one
-    assert jobs_several <= BEFORE // 2, f"{jobs_several} jobs ({stages} stages) with 4 shuffle partitions"
+    assert jobs_one <= AFTER <= BEFORE // 2, jobs_one
+    assert jobs_several <= AFTER, f"{jobs_several} jobs ({stages} stages) with 4 shuffle partitions"

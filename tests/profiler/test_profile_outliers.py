@@ -43,6 +43,28 @@ def test_the_rule() -> None:
     assert main_run({100: 5, 200: 5}) == (200, 200)  # a tie: the later run
 
 
+def test_within_the_gap_the_rule_keeps_every_day_without_counting_them() -> None:
+    """The profile job counts the days only when its census's first and last timestamps are more than
+    GAP_DAYS days apart: closer, every set of days between them is one run, as the rule finds."""
+    import random
+
+    from jsops.profiler.outliers import DAY_US, GAP_DAYS, main_run, within_gap
+
+    rng = random.Random(7)
+    for _ in range(500):
+        first = rng.randrange(-400, 30_000)
+        last = first + rng.randrange(0, 2 * GAP_DAYS)
+        days = {first: rng.randrange(1, 9), last: rng.randrange(1, 9)} | {rng.randrange(first, last + 1): rng.randrange(1, 9) for _ in range(3)}
+        lo, hi = first * DAY_US + rng.randrange(DAY_US), last * DAY_US + rng.randrange(DAY_US)
+        kept = within_gap(lo, hi)
+        run = main_run(days)
+        if last - first <= GAP_DAYS:
+            assert run == (first, last) and kept == (first * DAY_US, (last + 1) * DAY_US)
+        else:
+            assert kept is None
+    assert within_gap(None, None) is None
+
+
 def test_one_line_dated_2100_does_not_stretch_the_window(spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     events = _publishes()
     _write(tmp_path / "clean.jsonl", events)
