@@ -53,6 +53,7 @@ from jsops.profiler.outliers import GAP_DAYS, exclude_outliers, within_gap
 from jsops.profiler.partial import iso
 from jsops.profiler.precision import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
 from jsops.profiler.quantiles import QUANTILES, Along, quantiles
+from jsops.profiler.session import keep
 
 __all__ = ["ProfileSummary", "build_profiles"]
 
@@ -462,10 +463,9 @@ def build_profiles(
         raise ValueError(f"--accuracy must be at least {MIN_ACCURACY} (got {accuracy})")
     summary = ProfileSummary()
     ev = between(read_events(spark, paths), since, until)
-    cached = worth_caching(paths)
-    if cached:
-        ev = ev.persist(_CACHE_LEVEL)
-    persisted = ev
+    release: Callable[[], None] | None = None
+    if worth_caching(paths):
+        ev, release = keep(ev, _CACHE_LEVEL)  # persist on Spark; a checkpoint on Sail, which keeps nothing persisted
     try:
         rows = _census_query(ev, accuracy, brackets=not exact_percentiles).collect()
         # every event within GAP_DAYS days: no outlier, no query; else the days are counted, and the
@@ -495,7 +495,7 @@ def build_profiles(
         done(f"streams: {len(doc['streams'])}")
         doc["consumers"] = dict(sorted(consumers.items()))
     finally:
-        if cached:
-            persisted.unpersist()
+        if release is not None:
+            release()
     Profiles.model_validate(doc)
     return doc, summary

@@ -17,6 +17,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from jsops.profiler.inputs import JSON_SUFFIXES, has_files, is_local
+from jsops.profiler.session import keep
 
 __all__ = [
     "ACK_TYPE",
@@ -247,7 +248,7 @@ def compact(spark: SparkSession, paths: Sequence[str], out: str) -> dict[str, in
     ``out``, in :data:`COMPACT_SCHEMA` (the normalised columns, ``t`` in microseconds). A partition that is
     written again is replaced (dynamic partition overwrite), others are kept. Events without a timestamp
     belong to no hour and are not written. Returns the counts per kind written, plus ``untimed``."""
-    ev = read_events(spark, paths).persist(StorageLevel.DISK_ONLY)  # parsed once, counted after the write
+    ev, release = keep(read_events(spark, paths), StorageLevel.DISK_ONLY)  # parsed once, counted after the write
     ts = F.timestamp_micros(F.col("t"))
     timed = ev.where(F.col("t").isNotNull()).select(
         *COMPACT_SCHEMA.fieldNames(), F.date_format(ts, "yyyy-MM-dd").alias("day"), F.date_format(ts, "HH").alias("hour")
@@ -255,7 +256,7 @@ def compact(spark: SparkSession, paths: Sequence[str], out: str) -> dict[str, in
     (timed.write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy("day", "hour").parquet(out))
     counts = {r["kind"]: int(r["count"]) for r in timed.groupBy("kind").count().collect()}
     counts["untimed"] = ev.where(F.col("t").isNull()).count()
-    ev.unpersist()
+    release()
     if is_local(out):
         (Path(out) / COMPACT_MARKER).write_text(json.dumps({"format": 1, "columns": COMPACT_SCHEMA.fieldNames(), "partitions": ["day", "hour"]}) + "\n")
     return counts

@@ -26,6 +26,7 @@ from jsops.profiler.events import between, read_events
 from jsops.profiler.inputs import hour_partitions, worth_caching
 from jsops.profiler.outliers import exclude_outliers
 from jsops.profiler.partial import Partial, iso, merge, to_document
+from jsops.profiler.session import keep
 from jsops.profiler.store import ProfileStore, StoreError
 from jsops.profiler.windows import window_partials
 
@@ -79,16 +80,15 @@ def build_store_profiles(
         if have:
             index = F.floor(F.col("t") / window_us)
             ev = ev.where(F.col("t").isNull() | ~index.isin(sorted(have)))
-        cached = worth_caching(inputs)  # JSON: parse once; Parquet: scan per pass (cheaper than a cache)
-        if cached:
-            ev = ev.persist(StorageLevel.DISK_ONLY)
-        persisted = ev
+        release: Callable[[], None] | None = None
+        if worth_caching(inputs):  # JSON: parse once; Parquet: scan per pass (cheaper than a cache)
+            ev, release = keep(ev, StorageLevel.DISK_ONLY)  # a checkpoint on Sail, which keeps nothing persisted
         try:
             ev, summary.outliers, summary.kept = exclude_outliers(ev)
             fresh, untimed = window_partials(ev, template, window_us)
         finally:
-            if cached:
-                persisted.unpersist()
+            if release is not None:
+                release()
         for k, n in untimed.items():
             summary.kinds[k] = summary.kinds.get(k, 0) + n
     newest = max(fresh, default=None)
