@@ -12,9 +12,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pyspark.sql import Column, DataFrame, Row, SparkSession
+from pyspark.sql import DataFrame, Row
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
+
+from jsops.profiler.histrank import histogram_quantiles, literal_table
 
 __all__ = ["QUANTILES", "Along", "GroupQuantiles", "Key", "quantiles", "literal_table"]
 
@@ -98,19 +100,6 @@ def _around(qs: Sequence[float], accuracy: int) -> list[float]:
     both interpolation ranks for every group larger than _EXACT_SMALL)."""
     d = 2.0 / accuracy + 2.0 / _EXACT_SMALL
     return [min(1.0, max(0.0, q + x)) for q in qs for x in (-d, 0.0, d)]
-
-
-def literal_table(spark: SparkSession, schema: T.StructType, rows: Sequence[Sequence[Any]]) -> DataFrame:
-    """A small table as a SQL literal (inline of an array of structs): unlike ``createDataFrame`` it
-    needs no Python worker on the executors."""
-
-    def lit(v: Any, dtype: T.DataType) -> Column:
-        if isinstance(dtype, T.ArrayType):
-            return F.array(*[F.lit(x) for x in v]).cast(dtype) if v else F.array().cast(dtype)
-        return F.lit(v).cast(dtype)
-
-    structs = [F.struct(*[lit(v, f.dataType).alias(f.name) for v, f in zip(row, schema.fields)]) for row in rows]
-    return spark.range(1).select(F.inline(F.array(*structs)))
 
 
 def _bracket_counts(
@@ -230,28 +219,37 @@ def quantiles(
     along: Along | None = None,
 ) -> tuple[GroupQuantiles, int, int]:
     """Per key: (count, quantiles, max), and the numbers of exact and approximate groups. Exact for
-    groups up to ``exact_limit`` values, else approximate.
+        groups up to ``exact_limit`` values, else approximate.
 
-    Exact percentiles come from Spark's ``percentile`` for groups of at most ``_EXACT_SMALL`` values
-    (it holds a group's distinct values in memory). Larger groups up to ``exact_limit`` are refined:
-    ``percentile_approx`` (rank error at most n/accuracy) brackets each target rank between its values
-    at ``q -/+ d`` (:func:`_around`); one more pass counts the values below each bracket and the
-    distinct values inside it (about 4.4, at most 6.4 n/accuracy), from which the driver picks the exact
-    ranks. A bracket that does not hold its ranks falls back to Spark's exact percentile for a small
-    group and to the approximate value otherwise (the group then counts as approximate).
+        Exact percentiles come from Spark's ``percentile`` for groups of at most ``_EXACT_SMALL`` values
+        (it holds a group's distinct values in memory). Larger groups up to ``exact_limit`` are refined:
+        ``percentile_approx`` (rank error at most n/accuracy) brackets each target rank between its values
+        at ``q -/+ d`` (:func:`_around`); one more pass counts the values below each bracket and the
+        distinct values inside it (about 4.4, at most 6.4 n/accuracy), from which the driver picks the exact
+        ranks. A bracket that does not hold its ranks falls back to Spark's exact percentile for a small
+        group and to the approximate value otherwise (the group then counts as approximate).
 
-    ``sizes`` (key -> (count, max)) and ``around`` (key -> percentile_approx at :func:`_around`) may
-    come from an earlier pass; then every group not above ``exact_limit`` goes through the brackets.
-    When ``sizes`` is unknown but at most ``total_bound`` values exist in all, one exact pass does it;
-    ``exact_all`` (an engine without ``percentile_approx`` over an array, :mod:`jsops.profiler.engine`) takes
-    that one exact pass for every group, whatever its size. ``along``: a query of the caller's to run
-    within the first of these passes (:class:`Along`).
+        ``sizes`` (key -> (count, max)) and ``around`` (key -> percentile_approx at :func:`_around`) may
+        come from an earlier pass; then every group not above ``exact_limit`` goes through the brackets.
+        When ``sizes`` is unknown but at most ``total_bound`` values exist in all, one exact pass does it;
+        ``exact_all`` (an engine without ``percentile_approx`` over an array, :mod:`jsops.profiler.engine`) takes
+        exact percentiles for every group, whatever its size, from a histogram pass and a pass over the values
+    of the buckets that hold the target ranks (:func:`jsops.profiler.histrank.histogram_quantiles`; Sail's
+    exact ``percentile`` is about 3 x slower at 10M values). ``along``: a query of the caller's to run
+        within the first of these passes (:class:`Along`).
     """
     df = df.where(F.col(value).isNotNull())
     collect = _plain if along is None else along.collect
     qs = list(qs)
     small = total_bound is not None and total_bound <= min(exact_limit, _EXACT_SMALL)
-    if exact_all or (sizes is None and small):
+    if exact_all:
+        result, left = histogram_quantiles(df, keys, value, qs, collect)
+        if left:  # buckets out of order or too full: Spark's exact percentile for those groups
+            groups = _Groups(df, keys, value, qs, {**{k: (r[0], r[2]) for k, r in result.items()}, **left}, along)
+            groups.exact(list(left))
+            result.update(groups.result)
+        return result, len(result), 0
+    if sizes is None and small:
         rows = collect(df.groupBy(*keys).agg(F.percentile(F.col(value), qs).alias("q"), F.count(value).alias("n"), F.max(value).alias("mx")))
         result = {tuple(r[k] for k in keys): (int(r["n"]), [float(x) for x in r["q"]], int(r["mx"])) for r in rows}
         return result, len(result), 0
