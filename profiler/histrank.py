@@ -43,13 +43,14 @@ def bucket(value: str) -> Column:
 
 def interpolate(n: int, q: float, at: Callable[[int], Any]) -> float:
     """Spark's exact ``percentile`` ``q`` of ``n`` values given the value at each 0-based rank, in the
-    same double arithmetic (linear interpolation between the closest ranks, ``position = (n - 1) q``)."""
+    same double arithmetic as Spark 4.3 and Sail (linear interpolation between the closest ranks,
+    ``position = (n - 1) q``: ``lo + (position - floor(position)) (hi - lo)``)."""
     position = (n - 1) * q
     lower, higher = math.floor(position), math.ceil(position)
     lo, hi = at(lower), at(higher)
     if higher == lower or lo == hi:
         return float(lo)
-    return (higher - position) * float(lo) + (position - lower) * float(hi)
+    return float(lo) + (position - lower) * (float(hi) - float(lo))
 
 
 @dataclass
