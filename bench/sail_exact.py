@@ -9,11 +9,11 @@ two aggregations Sail runs fast, with nothing approximate on the way:
 1. a histogram per group over log buckets (``floor(log2(v + 1) * 256)``: 0.27 % wide) with the counts;
 2. for the buckets holding the target ranks (``floor``/``ceil`` of ``(n - 1) q``), the (value, count)
    pairs; the counts below each bucket come from pass 1, so the driver picks the exact ranks and
-   interpolates as numpy and Spark do. The bucket is only a key (the same expression in both passes),
+   interpolates as Spark 4.3 and Sail do (``lo + frac (hi - lo)``). The bucket is only a key (the same expression in both passes),
    so its floating point never changes a figure.
 
-Prints both timings (fresh Sail server per run) and checks the figures equal, value for value. A sketch
-for the job's query code (``profiler/quantiles.py``), not used by ``jsops profile``.
+Prints both timings (fresh Sail server per run) and checks the figures equal, value for value. The job's
+version is ``profiler/histrank.py`` (used for every percentile on Sail).
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def _two_pass(acks: Any) -> tuple[dict[Key, list[float]], int]:
             h = (n - 1) * q
             lo, hi = math.floor(h), math.ceil(h)
             a, z = at(k, lo), at(k, hi)
-            vals.append(float(a) if lo == hi or a == z else (hi - h) * float(a) + (h - lo) * float(z))
+            vals.append(float(a) if lo == hi or a == z else float(a) + (h - lo) * (float(z) - float(a)))
         out[k] = vals
     return out, len(rows2)
 
