@@ -34,7 +34,6 @@ How figures are computed (all times are read at microsecond precision, durations
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from pyspark.sql import functions as F
 from jsops.linter import Profiles
 from jsops.profiler import quantiles as _q
 from jsops.profiler.events import ADVISORY_PREFIX, between, read_events
+from jsops.profiler.histrank import interpolate
 from jsops.profiler.inputs import worth_caching
 from jsops.profiler.outliers import GAP_DAYS, exclude_outliers, within_gap
 from jsops.profiler.partial import iso
@@ -337,10 +337,7 @@ def _rates(snaps: DataFrame, fig: str, keys: list[str], counter: str) -> DataFra
 
 def _percentile(counts: Sequence[tuple[int, int]], p: float) -> float:
     """Spark's exact ``percentile`` of the multiset of sorted (value, count) pairs, in the same double
-    arithmetic (linear interpolation between the closest ranks)."""
-    n = sum(c for _, c in counts)
-    position = (n - 1) * p
-    lower, higher = math.floor(position), math.ceil(position)
+    arithmetic (:func:`jsops.profiler.histrank.interpolate`)."""
 
     def at(rank: int) -> int:
         seen = 0
@@ -350,10 +347,7 @@ def _percentile(counts: Sequence[tuple[int, int]], p: float) -> float:
                 return v
         raise ValueError(rank)
 
-    lo, hi = at(lower), at(higher)
-    if higher == lower or lo == hi:
-        return float(lo)
-    return (higher - position) * float(lo) + (position - lower) * float(hi)
+    return interpolate(sum(c for _, c in counts), p, at)
 
 
 def _ingest(rows: list[Row], bounds: tuple[int, int], out: dict[str, dict[str, Any]]) -> None:

@@ -79,3 +79,20 @@ def test_buckets_follow_the_values_and_ranks_interpolate_as_spark() -> None:
     assert interpolate(9, 0.9, h.at) == 5.0 + (8 * 0.9 - 7) * 1.0
     assert interpolate(1, 0.999, lambda r: 42) == 42.0
     assert str(bucket("v")) != ""
+
+
+def test_the_per_second_percentile_is_sparks_to_the_last_digit(spark: Any) -> None:
+    """The ingest p99 per second (``compute._percentile``, from (value, count) pairs) interpolates as
+    Spark does: ``lo + frac (hi - lo)``; ``(1 - frac) lo + frac hi`` differs in the last digit (1.3 vs
+    1.2999999999999998 for the 0.3 percentile of 1 and 2)."""
+    from jsops.profiler.compute import _percentile as per_second
+
+    cases = {"a": [1, 2], "b": [3, 3, 10, 11, 500], "c": [7] * 9 + [1_000_003] * 4 + [12]}
+    df = spark.createDataFrame([(k, v) for k, vs in cases.items() for v in vs], "g string, v long")
+    from pyspark.sql import functions as F
+
+    qs = [0.3, 0.5, 0.9, 0.99, 0.7]
+    ref = {r["g"]: [float(x) for x in r["q"]] for r in df.groupBy("g").agg(F.percentile("v", qs).alias("q")).collect()}
+    for g, vs in cases.items():
+        pairs = sorted((v, vs.count(v)) for v in set(vs))
+        assert [per_second(pairs, q) for q in qs] == ref[g], g
