@@ -81,11 +81,13 @@ def _follows_force_push(ctl: Running, js: Js, author: Path) -> str:
     wait_for(lambda: js.consumer("ORDERS", "shipper"), what="the first commit to be applied")
     first = git(author, "rev-parse", "HEAD")
     wait_for(lambda: ctl.controller.last_result == "success", what="a successful round")
-    pushed_at = ctl.rounds()
     new = force_push_rewrite(author)
+    pushed_at = ctl.rounds()  # rounds started by the time the push was done (on a loaded machine a push spans rounds)
     assert new != first
     wait_for(lambda: js.stream("INVOICES"), what="the force-pushed commit to be applied")
-    # the round running during the push may have fetched before it; the next one has the new tip
+    # a round's event is written when the round ends, after its requests: wait for it, not the stream
+    wait_for(lambda: any(e["event"] == "round" and e.get("commit") == new for e in ctl.events()), what="the round of the force-pushed commit")
+    # the round running when the push was done may have fetched before it; the next one has the new tip
     assert _first_round_with(ctl.events(), new) <= pushed_at + 1
     accepted = [e for e in ctl.events("revision_accepted")]
     assert [e["commit"] for e in accepted] == [first, new]
