@@ -10,13 +10,14 @@ test, docs/profiler.md). No pyspark import here.
 
 from __future__ import annotations
 
-import math
 import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from jsops.linter.cli.kit import prometheus_labels, prometheus_number
 
 __all__ = ["METRICS", "PREFIX", "Snapshot", "render", "parse_addr", "MetricsServer"]
 
@@ -57,20 +58,6 @@ class Snapshot:
     store_windows: int
 
 
-def _number(v: float) -> str:
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "+Inf" if v > 0 else "-Inf"
-    if v == int(v) and abs(v) < 1e15:
-        return str(int(v))
-    return repr(v)
-
-
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
-
-
 def render(s: Snapshot) -> str:
     """The Prometheus text exposition of ``s``: every metric with its HELP and TYPE lines."""
     series: dict[str, list[tuple[tuple[str, ...], float]]] = {
@@ -89,8 +76,7 @@ def render(s: Snapshot) -> str:
         full = PREFIX + name
         out += [f"# HELP {full} {help_text}", f"# TYPE {full} {kind}"]
         for labels, value in series[name]:
-            tags = "{" + ",".join(f'{n}="{_escape(v)}"' for n, v in zip(label_names, labels)) + "}" if label_names else ""
-            out.append(f"{full}{tags} {_number(value)}")
+            out.append(f"{full}{prometheus_labels(label_names, labels)} {prometheus_number(value)}")
     return "\n".join(out) + "\n"
 
 

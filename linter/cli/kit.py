@@ -28,6 +28,7 @@ base exception to :func:`run`.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Exit",
+    "prometheus_labels",
+    "prometheus_number",
     "UsageError",
     "Parser",
     "add_paths",
@@ -237,3 +240,27 @@ def run(
     except Exception as exc:  # last resort: a message, not a traceback
         say(f"{prog}: internal error: {type(exc).__name__}: {exc}")
         return int(error_code)
+
+
+def prometheus_number(v: float) -> str:
+    """A sample value in the Prometheus text exposition: ``NaN``, ``+Inf``/``-Inf``, a whole number
+    without its ``.0``, else Python's shortest round-trip form. Shared by the commands that serve
+    ``/metrics`` (the controller, ``jsops profile --every``)."""
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "+Inf" if v > 0 else "-Inf"
+    if v == int(v) and abs(v) < 1e15:
+        return str(int(v))
+    return repr(v)
+
+
+def prometheus_labels(names: tuple[str, ...], values: tuple[str, ...]) -> str:
+    """A sample's label set, ``{name="value",...}`` with values escaped, or "" without labels."""
+    if not names:
+        return ""
+    return "{" + ",".join(f'{n}="{_escape_label(v)}"' for n, v in zip(names, values)) + "}"
+
+
+def _escape_label(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')

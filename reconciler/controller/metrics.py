@@ -6,9 +6,10 @@ exposition format (version 0.0.4). The names and HELP lines are part of the inte
 
 from __future__ import annotations
 
-import math
 import threading
 from dataclasses import dataclass, field
+
+from jsops.linter.cli.kit import prometheus_labels, prometheus_number
 
 __all__ = ["Metrics", "METRICS", "DURATION_BUCKETS", "render_metrics"]
 
@@ -105,26 +106,6 @@ class Metrics:
         return render_metrics(values, hist)
 
 
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
-
-
-def _number(v: float) -> str:
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "+Inf" if v > 0 else "-Inf"
-    if v == int(v) and abs(v) < 1e15:
-        return str(int(v))
-    return repr(v)
-
-
-def _labels(names: tuple[str, ...], values: tuple[str, ...]) -> str:
-    if not names:
-        return ""
-    return "{" + ",".join(f'{n}="{_escape(v)}"' for n, v in zip(names, values)) + "}"
-
-
 def render_metrics(values: dict[str, dict[tuple[str, ...], float]], hist: _Histogram) -> str:
     """The Prometheus text exposition of a metrics snapshot (series sorted by labels)."""
     out: list[str] = []
@@ -134,11 +115,11 @@ def render_metrics(values: dict[str, dict[tuple[str, ...], float]], hist: _Histo
         out.append(f"# TYPE {full} {kind}")
         if kind == "histogram":
             for edge, n in zip(DURATION_BUCKETS, hist.buckets):
-                out.append(f'{full}_bucket{{le="{_number(edge) if edge != int(edge) else str(edge)}"}} {n}')
+                out.append(f'{full}_bucket{{le="{prometheus_number(edge) if edge != int(edge) else str(edge)}"}} {n}')
             out.append(f'{full}_bucket{{le="+Inf"}} {hist.count}')
-            out.append(f"{full}_sum {_number(hist.total)}")
+            out.append(f"{full}_sum {prometheus_number(hist.total)}")
             out.append(f"{full}_count {hist.count}")
             continue
         for labels in sorted(values.get(name, {})):
-            out.append(f"{full}{_labels(label_names, labels)} {_number(values[name][labels])}")
+            out.append(f"{full}{prometheus_labels(label_names, labels)} {prometheus_number(values[name][labels])}")
     return "\n".join(out) + "\n"
