@@ -18,7 +18,7 @@ from pyspark.sql import types as T
 
 from jsops.profiler.histrank import histogram_quantiles, literal_table
 
-__all__ = ["QUANTILES", "Along", "GroupQuantiles", "Key", "quantiles", "literal_table"]
+__all__ = ["QUANTILES", "Along", "GroupQuantiles", "Key", "quantiles"]
 
 # Groups of up to _EXACT_SMALL values get Spark's exact percentile (their distinct values in memory);
 # larger ones up to the exact limit are refined from brackets of about 4.4 n/accuracy values each, so

@@ -17,8 +17,8 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from jsops.profiler.events import ADVISORY_PREFIX
+from jsops.profiler.histrank import literal_table
 from jsops.profiler.partial import Counter, Histogram, Partial, gamma
-from jsops.profiler.quantiles import literal_table
 
 __all__ = ["window_partials"]
 

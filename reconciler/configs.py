@@ -4,7 +4,7 @@
 apply sends.
 
 The server's JSON is made in one place, :func:`config_json` (a request body, a plan's JSON), and read in one
-place, :func:`config_from_json` (a server's answer, a saved plan). What the server sent that the catalog does
+place, :func:`jsops.linter.from_api_json` (a server's answer, a saved plan). What the server sent that the catalog does
 not know (a field of a newer release) stays beside the record (``extra``) and goes back with it, so an update
 loses nothing. jsops's bookkeeping lives in the record's ``metadata`` (:func:`with_metadata`).
 """
@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final, TypeAlias, TypeVar, overload
 
-from jsops.linter import EffectiveConsumer, EffectiveStream, ServerJson, api_json, from_api_json
+from jsops.linter import EffectiveConsumer, EffectiveStream, ServerJson, api_json
 
-__all__ = ["Config", "ConfigT", "Extra", "NO_EXTRA", "config_json", "config_from_json", "with_metadata", "without_metadata", "config_name"]
+__all__ = ["Config", "ConfigT", "Extra", "NO_EXTRA", "config_json", "with_metadata", "without_metadata", "config_name"]
 
 Config: TypeAlias = "EffectiveStream | EffectiveConsumer"
 """A stream's or a consumer's config, as nats-server stores it."""
@@ -36,11 +36,6 @@ def config_json(config: Config, extra: Extra = NO_EXTRA) -> dict[str, ServerJson
     out: dict[str, ServerJson] = api_json(config)
     out.update(extra)
     return out
-
-
-def config_from_json(kind: str, data: Mapping[str, object]) -> tuple[Config, dict[str, ServerJson]]:
-    """The record of a ``kind`` config in the server's JSON, and the fields the catalog does not know."""
-    return from_api_json(kind, data)
 
 
 @overload

@@ -16,10 +16,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from jsops.linter import strip_server_metadata
+from jsops.linter import from_api_json, strip_server_metadata
 
 from .client import ConnectError, JsApiError, JsClient
-from .configs import Config, config_from_json, with_metadata, without_metadata
+from .configs import Config, with_metadata, without_metadata
 from .diff import diff_configs
 from .errors import ErrCode
 from .live import CONTEXT, MANAGED_BY, MIGRATION, SOURCE
@@ -77,7 +77,7 @@ async def _observe(client: JsClient, a: Action) -> Config | None:
         if exc.err_code in _GONE:
             return None
         raise
-    config, _ = config_from_json(a.kind, strip_server_metadata(info.get("config") or {}))
+    config, _ = from_api_json(a.kind, strip_server_metadata(info.get("config") or {}))
     if a.action == "migrate" and not (a.migration is not None and a.migration.rollback):
         from .migration_steps import unfinished
 

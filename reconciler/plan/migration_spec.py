@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter import EffectiveConsumer, EffectiveStream
+from jsops.linter import EffectiveConsumer, EffectiveStream, from_api_json
 
-from ..configs import config_from_json, config_json
+from ..configs import config_json
 
 __all__ = ["MigrationSpec"]
 
@@ -62,13 +62,13 @@ class MigrationSpec:
         if not all(isinstance(v, dict) for v in consumers.values()):
             raise ValueError("a migration's consumers are configs")
         raw_via = data.get("via_config")
-        via_config = config_from_json("Stream", raw_via)[0] if isinstance(raw_via, dict) else None
+        via_config = from_api_json("Stream", raw_via)[0] if isinstance(raw_via, dict) else None
         return cls(
             data["from"],
             data["to"],
             via if isinstance(via, str) else None,
             via_config if isinstance(via_config, EffectiveStream) else None,
-            {str(k): c for k, v in consumers.items() if isinstance(c := config_from_json("Consumer", v)[0], EffectiveConsumer)},
+            {str(k): c for k, v in consumers.items() if isinstance(c := from_api_json("Consumer", v)[0], EffectiveConsumer)},
             int(data.get("messages") or 0),
             int(data.get("bytes") or 0),
             tuple(str(x) for x in reset),

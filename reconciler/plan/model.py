@@ -10,7 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..configs import Config, Extra, config_from_json, config_json
+from jsops.linter import from_api_json
+
+from ..configs import Config, Extra, config_json
 from ..diff import Change, JsonValue
 from ..errors import PermanentError
 from ..live import CONTEXT, ESTATE, REPO, SOURCE, owned
@@ -210,7 +212,7 @@ class Action:
             raise PlanError(f"{act} action for {name!r} has no config")
         if raw is not None and not isinstance(raw, dict):
             raise PlanError(f"action for {name!r} has a bad 'config'")
-        config, extra = config_from_json(kind, raw) if raw is not None else (None, {})
+        config, extra = from_api_json(kind, raw) if raw is not None else (None, {})
         changes = []
         for c in data.get("changes") or []:
             if not isinstance(c, dict) or str(c.get("class")) not in tuple(ChangeClass):

@@ -1,7 +1,7 @@
 """No config travels as ``dict[str, Any]`` between the loader and an apply request (issue 23): planning,
 the diff, the losses, authorizing, saving and applying a plan hand typed records
 (:mod:`jsops.reconciler.configs`) to each other. The server's JSON exists only at the edges: read in
-:func:`~jsops.reconciler.configs.config_from_json` (``LiveStream.from_json``, a saved plan) and written by
+:func:`~jsops.linter.from_api_json` (``LiveStream.from_json``, a saved plan) and written by
 :func:`~jsops.reconciler.configs.config_json` (a request, a plan's JSON)."""
 
 from __future__ import annotations
