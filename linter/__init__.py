@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from .semantics.effective import SERVER_DEFAULTS, effective_consumer, effective_stream, strip_server_metadata
     from .semantics.effective_json import ServerJson, consumer_from_api_json, from_api_json, stream_from_api_json
     from .semantics.effective_types import EffectiveConsumer, EffectiveStream, api_json
+    from .semantics.unknown_fields import NO_UNKNOWN_FIELDS, UnknownFields
     from .semantics.errcodes import ErrCode
     from .semantics.releases import Version as ServerVersion
     from .semantics.releases import format_version, parse_version
@@ -64,6 +65,8 @@ __all__ = [
     "from_api_json",
     "ServerJson",
     "stream_from_api_json",
+    "NO_UNKNOWN_FIELDS",
+    "UnknownFields",
     "BUCKET_FIELDS",
     "bucket_kind_of",
     "bucket_of_stream",
@@ -203,6 +206,8 @@ _HOMES = {
     "EffectiveConsumer": ".semantics.effective_types",
     "EffectiveStream": ".semantics.effective_types",
     "api_json": ".semantics.effective_types",
+    "NO_UNKNOWN_FIELDS": ".semantics.unknown_fields",
+    "UnknownFields": ".semantics.unknown_fields",
     "ErrCode": ".semantics.errcodes",
     "JsonValue": ".jsonvalue",
     "format_version": ".semantics.releases",

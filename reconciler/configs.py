@@ -5,8 +5,8 @@ apply sends.
 
 The server's JSON is made in one place, :func:`config_json` (a request body, a plan's JSON), and read in one
 place, :func:`jsops.linter.from_api_json` (a server's answer, a saved plan). What the server sent that the catalog does
-not know (a field of a newer release) stays beside the record (``extra``) and goes back with it, so an update
-loses nothing. jsops's bookkeeping lives in the record's ``metadata`` (:func:`with_metadata`).
+not know (a field of a newer release, at the top or inside a nested record or a source) stays beside the record
+(``extra``: :class:`~jsops.linter.UnknownFields`, by position) and goes back with it, so an update loses nothing. jsops's bookkeeping lives in the record's ``metadata`` (:func:`with_metadata`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final, TypeAlias, TypeVar, overload
 
-from jsops.linter import EffectiveConsumer, EffectiveStream, ServerJson, api_json
+from jsops.linter import NO_UNKNOWN_FIELDS, EffectiveConsumer, EffectiveStream, ServerJson, UnknownFields, api_json
 
 __all__ = ["Config", "ConfigT", "Extra", "NO_EXTRA", "config_json", "with_metadata", "without_metadata", "config_name"]
 
@@ -24,18 +24,17 @@ Config: TypeAlias = "EffectiveStream | EffectiveConsumer"
 
 ConfigT = TypeVar("ConfigT", EffectiveStream, EffectiveConsumer)
 
-Extra: TypeAlias = "Mapping[str, ServerJson]"
-"""The fields of a server's config the catalog does not know, as the server sent them."""
+Extra: TypeAlias = UnknownFields
+"""The fields of a server's config the catalog does not know, as the server sent them and where they were."""
 
-NO_EXTRA: Final[Extra] = MappingProxyType({})
+NO_EXTRA: Final[Extra] = NO_UNKNOWN_FIELDS
 
 
 def config_json(config: Config, extra: Extra = NO_EXTRA) -> dict[str, ServerJson]:
-    """The server's JSON of ``config`` (and the fields of a newer release it came with): what a request
-    sends and a plan's JSON holds."""
+    """The server's JSON of ``config`` (and the fields of a newer release it came with, put back where they
+    were: in a nested record or a source the config still has): what a request sends and a plan's JSON holds."""
     out: dict[str, ServerJson] = api_json(config)
-    out.update(extra)
-    return out
+    return extra.put_into(out)
 
 
 @overload

@@ -14,7 +14,7 @@ from typing import Any
 from jsops.linter import EffectiveConsumer, EffectiveStream, consumer_from_api_json, stream_from_api_json, strip_server_metadata
 
 from .client import JsApiError, JsClient
-from .configs import Config, Extra, config_json
+from .configs import NO_EXTRA, Config, Extra, config_json
 from .errors import ErrCode
 
 __all__ = [
@@ -106,7 +106,7 @@ class LiveStream:
     last_ts: float | None = None
     num_subjects: int = 0
     num_deleted: int = 0
-    extra: Extra = field(default_factory=dict)  # what the server sent that the catalog does not know (a newer release's fields)
+    extra: Extra = NO_EXTRA  # what the server sent that the catalog does not know (a newer release's fields, where they were)
 
     @property
     def name(self) -> str:
@@ -128,7 +128,7 @@ class LiveConsumer:
     ack_floor: int = 0  # stream sequence of the ack floor
     delivered: int = 0  # stream sequence last delivered
     pending: int = 0  # messages not yet acknowledged: num_pending + num_ack_pending
-    extra: Extra = field(default_factory=dict)
+    extra: Extra = NO_EXTRA
 
     @property
     def name(self) -> str:

@@ -5,8 +5,9 @@ A config the server returns (``STREAM.INFO``'s ``config``, a consumer's, a saved
 at the edge, into the record of its kind, field by field from the catalog: a field the JSON leaves out
 (``omitempty``) gets its zero value (``None`` where the record's field is optional, else 0, false,
 empty), a nested record its record, a list a tuple. What the catalog does not know (a field of a newer
-server release) is returned beside the record, untouched, so an update can send it back
-(:func:`from_api_json`); ``api_json(record) | extra`` is the JSON again.
+server release), at the top or inside a nested record or a list's element, is returned beside the record
+as :class:`~jsops.linter.semantics.unknown_fields.UnknownFields`, untouched and where it was, so an update can
+send it back (:func:`from_api_json`); ``unknown.put_into(api_json(record))`` is the JSON again.
 
 No validation: the server wrote it. A value of the wrong JSON type is kept as it came.
 """
@@ -15,15 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Final, TypeAlias
+from typing import Final
 
 from . import catalog
-from .effective_types import EFFECTIVE_RECORDS, EMPTY_METADATA, EffectiveConsumer, EffectiveRecord, EffectiveStream
+from .effective_types import EFFECTIVE_RECORDS, EMPTY_METADATA, EffectiveConsumer, EffectiveRecord, EffectiveStream, api_json
+from .unknown_fields import NO_UNKNOWN_FIELDS, ServerJson, UnknownFields, element_identity
 
-__all__ = ["ServerJson", "from_api_json", "stream_from_api_json", "consumer_from_api_json"]
-
-ServerJson: TypeAlias = "str | int | float | bool | None | list[ServerJson] | dict[str, ServerJson]"
-"""A JSON value as the server writes it."""
+__all__ = ["KNOWN_FIELDS", "ServerJson", "from_api_json", "stream_from_api_json", "consumer_from_api_json"]
 
 
 def _zero(annotation: str) -> object:
@@ -64,49 +63,71 @@ def _layout(name: str) -> tuple[tuple[str, str | None, bool, object], ...]:
 
 
 _LAYOUTS: Final = {name: _layout(name) for name in EFFECTIVE_RECORDS}
-_NAMES: Final = {name: frozenset(f.name for f in catalog.RECORDS[name].fields) for name in EFFECTIVE_RECORDS}
+KNOWN_FIELDS: Final[dict[str, frozenset[str]]] = {name: frozenset(f.name for f in catalog.RECORDS[name].fields) for name in EFFECTIVE_RECORDS}
+"""Per record, the fields this reader knows (the catalog's); the rest is returned as unknown. A test narrows
+one record's set to read as a jsops whose catalog did not know a field yet (the record then holds its zero
+value): what a server of a newer release sends to this one."""
 
 
-def _value(nested: str | None, many: bool, zero: object, raw: object) -> object:
+def _value(field: str, nested: str | None, many: bool, zero: object, raw: object) -> tuple[object, UnknownFields | tuple[tuple[str, UnknownFields], ...] | None]:
+    """A field's value from its JSON ``raw``, and the unknown fields inside it (a nested record's, or per
+    element of a list of records: (identity, unknown fields)), None when there are none."""
     if raw is None:
-        return zero
+        return zero, None
     if nested is not None:
         if many:
-            return tuple(_record(nested, v)[0] for v in raw) if isinstance(raw, list) else zero
-        return _record(nested, raw)[0] if isinstance(raw, dict) else zero
+            if not isinstance(raw, list):
+                return zero, None
+            read = [_record(nested, v) for v in raw]
+            pairs = tuple((element_identity(field, api_json(r)), u) for r, u in read if u)
+            return tuple(r for r, _ in read), pairs or None
+        if not isinstance(raw, dict):
+            return zero, None
+        record, unknown = _record(nested, raw)
+        return record, unknown or None
     if many or isinstance(raw, list):
-        return tuple(raw) if isinstance(raw, list) else zero
+        return (tuple(raw) if isinstance(raw, list) else zero), None
     if isinstance(raw, dict):
-        return MappingProxyType(dict(raw)) if raw else EMPTY_METADATA
-    return raw
+        return (MappingProxyType(dict(raw)) if raw else EMPTY_METADATA), None
+    return raw, None
 
 
-def _record(name: str, data: object) -> tuple[EffectiveRecord, dict[str, ServerJson]]:
+def _record(name: str, data: object) -> tuple[EffectiveRecord, UnknownFields]:
     src: Mapping[str, ServerJson] = data if isinstance(data, dict) else {}
-    values = [_value(nested, many, zero, src.get(field)) for field, nested, many, zero in _LAYOUTS[name]]
-    known = _NAMES[name]
-    extra: dict[str, ServerJson] = {k: v for k, v in src.items() if k not in known}
+    known = KNOWN_FIELDS[name]
+    values = []
+    inner: dict[str, UnknownFields] = {}
+    items: dict[str, tuple[tuple[str, UnknownFields], ...]] = {}
+    for field, nested, many, zero in _LAYOUTS[name]:
+        value, within = _value(field, nested, many, zero, src.get(field)) if field in known else (zero, None)
+        values.append(value)
+        if isinstance(within, UnknownFields):
+            inner[field] = within
+        elif within is not None:
+            items[field] = within
+    fields: dict[str, ServerJson] = {k: v for k, v in src.items() if k not in known}
     make: Callable[..., EffectiveRecord] = EFFECTIVE_RECORDS[name]  # the fields in the record's order
-    return make(*values), extra
+    unknown = UnknownFields(fields, inner, items) if fields or inner or items else NO_UNKNOWN_FIELDS
+    return make(*values), unknown
 
 
-def from_api_json(kind: str, data: Mapping[str, object]) -> tuple[EffectiveStream | EffectiveConsumer, dict[str, ServerJson]]:
+def from_api_json(kind: str, data: Mapping[str, object]) -> tuple[EffectiveStream | EffectiveConsumer, UnknownFields]:
     """The effective record of a ``kind`` (``"Stream"``/``"Consumer"``) config in the server's JSON,
-    and the top-level fields the catalog does not know (a newer release's), as sent."""
+    and the fields the catalog does not know (a newer release's), at any depth, where they were."""
     record, extra = _record(kind, dict(data))
     if not isinstance(record, (EffectiveStream, EffectiveConsumer)):
         raise TypeError(f"{kind} is not a config kind")
     return record, extra
 
 
-def stream_from_api_json(data: Mapping[str, object]) -> tuple[EffectiveStream, dict[str, ServerJson]]:
+def stream_from_api_json(data: Mapping[str, object]) -> tuple[EffectiveStream, UnknownFields]:
     """:func:`from_api_json` of a stream config."""
     record, extra = _record("Stream", dict(data))
     assert isinstance(record, EffectiveStream)
     return record, extra
 
 
-def consumer_from_api_json(data: Mapping[str, object]) -> tuple[EffectiveConsumer, dict[str, ServerJson]]:
+def consumer_from_api_json(data: Mapping[str, object]) -> tuple[EffectiveConsumer, UnknownFields]:
     """:func:`from_api_json` of a consumer config."""
     record, extra = _record("Consumer", dict(data))
     assert isinstance(record, EffectiveConsumer)

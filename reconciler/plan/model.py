@@ -12,7 +12,7 @@ from typing import Any
 
 from jsops.linter import from_api_json
 
-from ..configs import Config, Extra, config_json
+from ..configs import NO_EXTRA, Config, Extra, config_json
 from ..diff import Change, JsonValue
 from ..errors import PermanentError
 from ..live import CONTEXT, ESTATE, REPO, SOURCE, owned
@@ -144,7 +144,7 @@ class Action:
     deleted_with: str | None = field(default=None, compare=False)
     # The fields of the live config the catalog does not know (a newer release's): sent back with an
     # update so that it loses none of them; written in the plan's JSON with the config.
-    extra: Extra = field(default_factory=dict, compare=False)
+    extra: Extra = field(default=NO_EXTRA, compare=False)
 
     def __post_init__(self) -> None:
         self.action = ActionKind(self.action)
@@ -212,7 +212,7 @@ class Action:
             raise PlanError(f"{act} action for {name!r} has no config")
         if raw is not None and not isinstance(raw, dict):
             raise PlanError(f"action for {name!r} has a bad 'config'")
-        config, extra = from_api_json(kind, raw) if raw is not None else (None, {})
+        config, extra = from_api_json(kind, raw) if raw is not None else (None, NO_EXTRA)
         changes = []
         for c in data.get("changes") or []:
             if not isinstance(c, dict) or str(c.get("class")) not in tuple(ChangeClass):

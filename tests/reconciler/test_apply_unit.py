@@ -175,7 +175,7 @@ def test_a_saved_plan_of_the_previous_release_loads_and_is_rederived() -> None:
     (plan,) = PlanSet.from_json(data).plans
     (a,) = plan.actions
     assert a.config is not None and a.config.name == "NEW" and a.config.subjects == ("new.>",)
-    assert a.config.metadata == OWN and a.extra == {}
+    assert a.config.metadata == OWN and not a.extra
     fresh = Plan(plan.target, plan.fingerprint, [Action("create", "Stream", "NEW", None, [], None, cfg("NEW"))])
     assert rederive(plan, fresh) == ["Stream NEW (create): its config is not the one the manifests give"]
     same = PlanSet.from_json(json.loads(render_saved(PlanSet([fresh]), {"paths": ["m"]}))).plans[0]
@@ -189,10 +189,10 @@ def test_a_newer_release_field_goes_back_with_the_update() -> None:
 
     sent = {**api_json(cfg("OWNED")), "max_age": 5, "allow_time_travel": True}
     st = LiveState(streams={"OWNED": LiveStream.from_json(sent)})
-    assert st.streams["OWNED"].extra == {"allow_time_travel": True}
+    assert st.streams["OWNED"].extra.fields == {"allow_time_travel": True}
     plan = build_plan([Desired("Stream", "OWNED", None, cfg("OWNED"), "m/a.yaml")], st)
     (a,) = plan.actions
     assert a.action == "update" and [c.path for c in a.changes] == ["max_age"]
     assert a.request()["allow_time_travel"] is True and a.request()["max_age"] == 0
     again = Plan.from_json(json.loads(json.dumps(plan.to_json()))).actions[0]
-    assert again.extra == {"allow_time_travel": True} and again.config == a.config
+    assert again.extra == a.extra and again.extra.fields == {"allow_time_travel": True} and again.config == a.config
