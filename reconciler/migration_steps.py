@@ -42,7 +42,7 @@ from jsops.linter import EffectiveConsumer, EffectiveStream, consumer_from_api_j
 
 from ._faults import fault
 from .client import JsApiError, JsClient
-from .configs import config_json, with_metadata, without_metadata
+from .configs import NO_EXTRA, Extra, config_json, with_metadata, without_metadata
 from .errors import ErrCode, PermanentError
 from .live import MIGRATION, stream_from_info
 from .plan.desired import resume_config
@@ -73,6 +73,9 @@ class _Leg:
     reset: frozenset[str] = frozenset()  # consumers created at the start their manifest names (--reset-position)
     finish: bool = True  # remove the record at the end (False: a second leg follows)
     window: float | None = None  # seconds the subjects were served by neither stream
+    # the fields of src's config this jsops does not know (a newer server's), read from the server at the
+    # start of the leg: dst is created and promoted with them, so the migration loses none (:func:`_move`)
+    unknown: Extra = NO_EXTRA
     compared: int = 0
     placed: int = 0  # consumers created at their positions
 
@@ -222,11 +225,13 @@ async def _move(client: JsClient, leg: _Leg) -> None:
     """One leg, from wherever the server says it is."""
     src_i, dst_i = await _info(client, leg.src), await _info(client, leg.dst)
     rec = migration_record(_meta(dst_i))
+    # src's unknown fields; once src is gone (a re-run after its delete), dst's: it was promoted with them
+    leg.unknown = stream_from_info(src_i).extra if src_i is not None else stream_from_info(dst_i).extra if dst_i is not None else NO_EXTRA
     if dst_i is None:
         if src_i is None:
             raise MigrationError(f"neither {leg.src} nor {leg.dst} exists")
         rec = {"from": leg.src, "to": leg.dst, "final": leg.final, "step": "copy", "subjects": list(stream_from_info(src_i).config.subjects)}
-        await _steady(client, client.acreate_stream, config_json(_with_record(_copy_config(leg), rec)))
+        await _create_copy(client, leg, rec)
         _fault(leg, "after-create")
     elif rec is None or rec["from"] != leg.src:
         raise MigrationError(f"{leg.dst} exists and records no migration from {leg.src}; nothing was changed")
@@ -258,7 +263,22 @@ async def _move(client: JsClient, leg: _Leg) -> None:
         await _delete(client, leg.src)
         _fault(leg, "after-drop")
     if leg.finish:
-        await _steady(client, client.aupdate_stream, config_json(_with_record(leg.config, None)))
+        await _steady(client, client.aupdate_stream, config_json(_with_record(leg.config, None), leg.unknown))
+
+
+async def _create_copy(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
+    """Create ``dst`` as the mirror of ``src`` (:func:`_copy_config`) with ``src``'s unknown fields (those
+    inside what a mirror cannot have, a republish say, come back with the promotion). A server that refuses
+    them on a mirror has created nothing: the migration stops, saying which they are."""
+    try:
+        await _steady(client, client.acreate_stream, config_json(_with_record(_copy_config(leg), rec), leg.unknown))
+    except JsApiError as exc:
+        if exc.err_code is None or not leg.unknown:
+            raise
+        raise MigrationError(
+            f"{leg.dst} could not be created as a mirror of {leg.src} with the fields of {leg.src} this jsops does not know "
+            f"({', '.join(leg.unknown.paths())}): {exc}; nothing was changed (a jsops that knows them can migrate it)"
+        ) from None
 
 
 def _copy_config(leg: _Leg) -> EffectiveStream:
@@ -401,7 +421,7 @@ async def _window(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
     await _consumers(client, leg, floors=False)  # an earlier run stopped before making them all
     await _advance(client, leg)
     _fault(leg, "before-promote")
-    await _steady(client, client.aupdate_stream, config_json(_with_record(leg.config, {**rec, "step": "promoted"})))
+    await _steady(client, client.aupdate_stream, config_json(_with_record(leg.config, {**rec, "step": "promoted"}), leg.unknown))
     leg.window = time.monotonic() - t0
 
 
@@ -430,6 +450,11 @@ def _start(info: dict[str, Any]) -> int:
     return 1
 
 
+def _unknown(info: dict[str, Any] | None) -> Extra:
+    """The fields of a consumer's config (in its info) this jsops does not know: its copy is created with them."""
+    return consumer_from_api_json(info.get("config") or {})[1] if info is not None else NO_EXTRA
+
+
 def _work_queue(leg: _Leg) -> bool:
     return leg.config.retention == "workqueue"
 
@@ -456,7 +481,7 @@ async def _consumers(client: JsClient, leg: _Leg, *, floors: bool) -> None:
         old, new = await asyncio.gather(_consumer_info(client, leg.src, name), _consumer_info(client, leg.dst, name))
         if new is None:
             keep = old is not None and name not in leg.reset and not _work_queue(leg)
-            put = config_json(resume_config(cfg, _start(old)) if keep and old is not None else cfg)
+            put = config_json(resume_config(cfg, _start(old)) if keep and old is not None else cfg, _unknown(old))
             new = await _steady(client, client.aput_consumer, leg.dst, put, "create")
             leg.placed += keep
         if floors and old is not None and name not in leg.reset and not _work_queue(leg):
@@ -514,7 +539,7 @@ async def _advance(client: JsClient, leg: _Leg) -> None:
             await _steady(client, client.areset_consumer, leg.dst, name, _start(old))
             return
         await _steady(client, client.adelete_consumer, leg.dst, name)
-        await _steady(client, client.aput_consumer, leg.dst, config_json(resume_config(cfg, _start(old))), "create")
+        await _steady(client, client.aput_consumer, leg.dst, config_json(resume_config(cfg, _start(old)), _unknown(old)), "create")
 
     await asyncio.gather(*(one(n, c) for n, c in sorted(leg.consumers.items()) if n not in leg.reset and not _work_queue(leg)))
 

@@ -69,7 +69,9 @@ one record's set to read as a jsops whose catalog did not know a field yet (the 
 value): what a server of a newer release sends to this one."""
 
 
-def _value(field: str, nested: str | None, many: bool, zero: object, raw: object) -> tuple[object, UnknownFields | tuple[tuple[str, UnknownFields], ...] | None]:
+def _value(
+    field: str, nested: str | None, many: bool, zero: object, raw: object
+) -> tuple[object, UnknownFields | tuple[tuple[str, UnknownFields], ...] | None]:
     """A field's value from its JSON ``raw``, and the unknown fields inside it (a nested record's, or per
     element of a list of records: (identity, unknown fields)), None when there are none."""
     if raw is None:

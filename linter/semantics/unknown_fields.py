@@ -29,6 +29,7 @@ __all__ = ["ServerJson", "UnknownFields", "NO_UNKNOWN_FIELDS", "element_identity
 ServerJson: TypeAlias = "str | int | float | bool | None | list[ServerJson] | dict[str, ServerJson]"
 """A JSON value as the server writes it."""
 
+
 @dataclass(frozen=True, slots=True)
 class UnknownFields:
     """What one record's JSON holds that the catalog does not know, by position.

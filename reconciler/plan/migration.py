@@ -209,9 +209,21 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState) -> str:
             acks,
             "during step 2 the consumers are on " + tmp + " until " + old + " is back",
         ]
+    if src is not None and (carried := _unknown_paths(src, live, set(spec.consumers))):
+        lines.append(f"fields of {old} this jsops does not know (a newer nats-server's) are carried as the server has them: {', '.join(carried)}")
     if src is None:
         lines.insert(1, "resumes the migration recorded on the server")
     return "\n".join(lines)
+
+
+def _unknown_paths(src: LiveStream, live: LiveState, moved: set[str]) -> list[str]:
+    """Where ``src`` and its consumers that move (``moved``) hold fields the catalog does not know (the
+    migration carries them)."""
+    out = src.extra.paths()
+    for (stream, name), c in sorted(live.consumers.items()):
+        if stream == src.name and name in moved:
+            out += [f"consumer {name} {p}" for p in c.extra.paths()]
+    return out
 
 
 def migration_action(
