@@ -1,0 +1,320 @@
+"""Fields a newer nats-server sends that this jsops does not know, inside nested records and list elements
+(a source, its ``external`` and transforms, ``placement``, ``republish``, ``consumer_limits``), are kept where
+they were and sent back: an update or a migration planned and applied by jsops erases none of them.
+
+A real server holds no field it does not know: 2.10.26 and 2.11.11 drop an unknown field of a create or update
+without a word, 2.12.8, 2.14.6 and 2.15.1 refuse it (10025, "invalid JSON: json: unknown field"; checked in
+:func:`test_a_real_server_holds_no_field_it_does_not_know`). So the server tests set a field the server knows
+with the API (as a newer tool would) and read it as a jsops whose catalog did not know it yet: that
+record's known fields narrowed (:data:`~jsops.linter.semantics.effective_json.KNOWN_FIELDS`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from jsops.linter import UnknownFields, api_json, stream_from_api_json
+from jsops.linter.semantics.effective_json import KNOWN_FIELDS
+from jsops.linter.semantics.unknown_fields import element_identity
+from jsops.reconciler.configs import config_json
+from jsops.reconciler.live import LiveState, LiveStream
+from jsops.reconciler.plan import Desired, Plan, build_plan
+from tests.natsserver import release_binary
+
+from .helpers import Js, NatsServer, manifest, run
+from .migrate_helpers import positions, seed, snapshot
+from .records import stream_record
+
+OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/a.yaml"}
+RELEASES = ["2.10.26", "2.11.11", "2.12.8", "2.14.6", "2.15.1"]
+MIGRATING = ["2.12.8", "2.14.6", "2.15.1"]  # a migration promotes a mirror: 2.12+ (plan.migration.PROMOTE_SINCE)
+
+
+def _sources(*sources: dict[str, Any]) -> dict[str, Any]:
+    return {"name": "ORDERS", "subjects": ["orders.>"], "metadata": OWN} | ({"sources": list(sources)} if sources else {})
+
+
+def test_the_unknown_fields_of_a_source_follow_its_identity_not_its_index() -> None:
+    """A source's unknown fields go back into the source the server counts as the same (stream name,
+    external API prefix, filter and transforms), wherever the manifest puts it; a source the manifest
+    drops, or whose filter it changes (another source to the server), takes them with it; among sources
+    of one identity, by order. Unknown fields inside a source's ``external`` and transforms too."""
+    sent = _sources(
+        {"name": "A", "filter_subject": "a.>", "zz": 1},
+        {"name": "B", "external": {"api": "$JS.hub.API", "deliver": "d.hub", "yy": 2}, "xx": 3},
+        {"name": "C", "subject_transforms": [{"src": "c.>", "dest": "cc.>", "ww": 4}]},
+        {"name": "D", "filter_subject": "d.>", "vv": 5},
+        {"name": "E", "filter_subject": "e.1", "uu": 6},
+    )
+    live = LiveStream.from_json(sent)
+    assert live.extra.paths() == ["sources[].external.yy", "sources[].subject_transforms[].ww", "sources[].uu", "sources[].vv", "sources[].xx", "sources[].zz"]
+    # reordered, D dropped, E's filter changed, F new
+    want = stream_record(
+        _sources(
+            {"name": "E", "filter_subject": "e.2"},
+            {"name": "C", "subject_transforms": [{"src": "c.>", "dest": "cc.>"}]},
+            {"name": "F"},
+            {"name": "B", "external": {"api": "$JS.hub.API", "deliver": "d.hub"}},
+            {"name": "A", "filter_subject": "a.>"},
+        )
+    )
+    out = config_json(want, live.extra)["sources"]
+    assert out == [
+        {"name": "E", "filter_subject": "e.2"},
+        {"name": "C", "subject_transforms": [{"src": "c.>", "dest": "cc.>", "ww": 4}]},
+        {"name": "F"},
+        {"name": "B", "external": {"api": "$JS.hub.API", "deliver": "d.hub", "yy": 2}, "xx": 3},
+        {"name": "A", "filter_subject": "a.>", "zz": 1},
+    ]
+    # the identity is the server's: an empty filter is ">", the external's deliver prefix does not count
+    same = stream_record(_sources({"name": "A", "filter_subject": ">"}, {"name": "B", "external": {"api": "$JS.hub.API", "deliver": "other"}}))
+    moved = stream_record(_sources({"name": "B", "external": {"api": "$JS.other.API", "deliver": "d.hub"}}))
+    empty = LiveStream.from_json(_sources({"name": "A", "zz": 1}, {"name": "B", "external": {"api": "$JS.hub.API", "deliver": "d.hub"}, "xx": 3}))
+    assert [s.get("zz", s.get("xx")) for s in config_json(same, empty.extra)["sources"]] == [1, 3]
+    assert config_json(moved, empty.extra)["sources"] == [{"name": "B", "external": {"api": "$JS.other.API", "deliver": "d.hub"}}]
+
+
+def test_among_equal_elements_the_unknown_fields_go_by_order() -> None:
+    """Elements alike in every known field (two equal transforms of a source): the first unknown fields to the
+    first of them, wherever the others go. A source whose transforms change is another source to the server:
+    its transforms' unknown fields are not carried over to it."""
+    sent = _sources({"name": "A", "subject_transforms": [{"src": "a.>", "dest": "x.>", "n": 1}, {"src": "b.>", "dest": "y.>"}, {"src": "a.>", "dest": "x.>", "n": 2}]})
+    live = LiveStream.from_json(sent)
+    assert config_json(live.config, live.extra) == {**api_json(live.config), **sent}
+    other = stream_record(_sources({"name": "A", "subject_transforms": [{"src": "a.>", "dest": "x.>"}]}))
+    assert config_json(other, live.extra)["sources"] == [{"name": "A", "subject_transforms": [{"src": "a.>", "dest": "x.>"}]}]
+    same = element_identity("t", {"src": "a"})
+    unknown = UnknownFields(items={"t": ((same, UnknownFields({"n": 1})), (same, UnknownFields({"n": 2})))})
+    assert unknown.put_into({"t": [{"src": "b"}, {"src": "a"}, {"src": "a"}]}) == {"t": [{"src": "b"}, {"src": "a", "n": 1}, {"src": "a", "n": 2}]}
+
+
+def test_a_nested_record_the_manifest_removes_takes_its_unknown_fields_with_it() -> None:
+    """``placement``, ``republish``, ``consumer_limits``, ``mirror``: kept while the config has them, gone
+    (not sent as a half record) when the manifest removes them."""
+    sent = {
+        **_sources(),
+        "placement": {"cluster": "east", "pp": 1},
+        "republish": {"src": "orders.>", "dest": "r.>", "rr": 2},
+        "consumer_limits": {"max_ack_pending": 9, "cc": 3},
+        "top": {"t": 4},
+    }
+    live = LiveStream.from_json(sent)
+    assert live.extra.fields == {"top": {"t": 4}} and set(live.extra.inner) == {"placement", "republish", "consumer_limits"}
+    assert config_json(live.config, live.extra) == {**api_json(live.config), **sent}
+    gone = config_json(live.config._replace(placement=None, republish=None), live.extra)
+    assert "placement" not in gone and "republish" not in gone
+    assert gone["consumer_limits"] == {"max_ack_pending": 9, "cc": 3} and gone["top"] == {"t": 4}
+    mirror = LiveStream.from_json({"name": "M", "mirror": {"name": "ORDERS", "mm": 5}})
+    assert config_json(mirror.config, mirror.extra)["mirror"] == {"name": "ORDERS", "mm": 5}
+
+
+def test_nested_unknown_fields_go_back_with_an_update_and_in_a_saved_plan() -> None:
+    """Planned against a live stream with unknown fields in a source and in ``consumer_limits``: the update
+    (a known field changed) sends them back where they were, and a saved plan read again holds them."""
+    want = stream_record(_sources({"name": "A"}))
+    sent = {**api_json(want), "sources": [{"name": "A", "zz": 1}], "consumer_limits": {"cc": 3}, "max_age": 5}
+    st = LiveState(streams={"ORDERS": LiveStream.from_json(sent)})
+    (a,) = build_plan([Desired("Stream", "ORDERS", None, want, "m/a.yaml")], st).actions
+    assert a.action == "update" and [c.path for c in a.changes] == ["max_age"]
+    assert a.request()["sources"] == [{"name": "A", "zz": 1}] and a.request()["consumer_limits"] == {"cc": 3}
+    plan = Plan("nats://x", "sha256:x", [a])
+    again = Plan.from_json(json.loads(json.dumps(plan.to_json()))).actions[0]
+    assert again.extra == a.extra and again.request() == a.request()
+
+
+def test_an_empty_unknown_is_false_and_puts_nothing() -> None:
+    assert not UnknownFields() and UnknownFields({"a": 1}) and UnknownFields(inner={"p": UnknownFields({"a": 1})})
+    assert UnknownFields().put_into({"a": 1}) == {"a": 1}
+
+
+@pytest.fixture
+def older_jsops(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
+    """Read the server as a jsops whose catalog did not know ``record``'s ``fields`` yet."""
+
+    def forget(record: str, *fields: str) -> None:
+        assert set(fields) <= KNOWN_FIELDS[record]
+        monkeypatch.setitem(KNOWN_FIELDS, record, KNOWN_FIELDS[record] - set(fields))
+
+    yield forget
+
+
+def _server(version: str) -> NatsServer:
+    binary = release_binary(version)
+    if binary is None:
+        pytest.skip(f"nats-server {version} was not fetched")
+    return NatsServer(binary=binary).start()
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("version", RELEASES)
+def test_a_real_server_holds_no_field_it_does_not_know(version: str) -> None:
+    """Why the server tests below use a field the server knows: an unknown one, nested or not, is dropped
+    (2.10, 2.11) or refused with 10025 (2.12+) on create and update."""
+    server = _server(version)
+    js = Js(server.url)
+    try:
+        strict = version >= "2.12"
+        resp = js.request("$JS.API.STREAM.CREATE.A", {"name": "A", "subjects": ["a"], "consumer_limits": {"zz": 1}})
+        if strict:
+            assert resp["error"]["err_code"] == 10025, resp
+        else:
+            assert "error" not in resp and resp["config"]["consumer_limits"] == {}, resp
+        js.ok("$JS.API.STREAM.CREATE.B", {"name": "B", "subjects": ["b"]})
+        resp = js.request("$JS.API.STREAM.UPDATE.B", {"name": "B", "subjects": ["b"], "placement": {"zz": 1}, "zz": 2})
+        assert (resp.get("error") or {}).get("err_code") == (10025 if strict else None), resp
+        info = js.stream("B")
+        assert info is not None and "zz" not in info["config"] and "zz" not in (info["config"].get("placement") or {})
+    finally:
+        js.close()
+        server.stop()
+
+
+UPDATED = """
+apiVersion: jsops/v1
+kind: Stream
+metadata: {{name: SRC}}
+spec: {{subjects: ["src.>"]}}
+---
+apiVersion: jsops/v1
+kind: Stream
+metadata: {{name: ORDERS}}
+spec:
+  subjects: ["orders.>"]
+  max_age: {age}
+  sources: [{{name: SRC}}]
+"""
+
+
+def _newer_tool_sets(js: Js, stream: str, change: Callable[[dict[str, Any]], None]) -> None:
+    """Change ``stream``'s config with the API, as a newer tool would (the rest as the server has it)."""
+    info = js.stream(stream)
+    assert info is not None
+    config = info["config"]
+    change(config)
+    js.ok(f"$JS.API.STREAM.UPDATE.{stream}", config)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("version", RELEASES)
+def test_a_nested_field_this_jsops_does_not_know_survives_its_update(version: str, tmp_path, older_jsops: Callable[..., None]) -> None:
+    """On every release: a source's ``subject_transforms`` and ``consumer_limits.max_ack_pending``, set by a
+    newer tool and unknown to this jsops, are still on the server after jsops plans and applies an update of
+    the stream (``max_age``), and the plan after is empty."""
+    server = _server(version)
+    js = Js(server.url)
+    try:
+        d = tmp_path / "m"
+        manifest(d, "orders.yaml", UPDATED.format(age="1h"))
+        rc, out, err = run("apply", str(d), "--server", server.url, "--yes")
+        assert rc == 0, out + err
+
+        def newer(config: dict[str, Any]) -> None:
+            config["sources"][0]["subject_transforms"] = [{"src": "src.>", "dest": "copied.>"}]
+            config["consumer_limits"] = {"max_ack_pending": 5000}
+
+        _newer_tool_sets(js, "ORDERS", newer)
+        older_jsops("StreamSource", "subject_transforms")
+        older_jsops("StreamConsumerLimits", "max_ack_pending")
+        rc, out, err = run("plan", str(d), "--server", server.url)
+        assert rc == 0 and out.startswith("No changes."), out + err  # not diffed: this jsops does not know them
+
+        manifest(d, "orders.yaml", UPDATED.format(age="2h"))
+        rc, out, err = run("apply", str(d), "--server", server.url, "--yes")
+        assert rc == 0 and "max_age" in out, out + err
+        info = js.stream("ORDERS")
+        assert info is not None
+        config = info["config"]
+        assert config["max_age"] == 2 * 3600 * 10**9
+        assert config["sources"] == [{"name": "SRC", "subject_transforms": [{"src": "src.>", "dest": "copied.>"}]}]
+        assert config["consumer_limits"] == {"max_ack_pending": 5000}
+        rc, out, err = run("plan", str(d), "--server", server.url)
+        assert rc == 0 and out.startswith("No changes."), out + err
+    finally:
+        js.close()
+        server.stop()
+
+
+MIGRATED = """
+apiVersion: jsops/v1
+kind: Stream
+metadata: {{name: ORDERS}}
+spec: {{subjects: ["orders.>"], storage: {storage}, republish: {{src: "orders.>", dest: "repub.>"}}}}
+---
+apiVersion: jsops/v1
+kind: Consumer
+metadata: {{name: shipper, stream: ORDERS}}
+spec: {{ack_policy: explicit, filter_subject: "orders.new"}}
+---
+apiVersion: jsops/v1
+kind: Consumer
+metadata: {{name: audit, stream: ORDERS}}
+spec: {{ack_policy: explicit}}
+"""
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("version", MIGRATING)
+def test_a_migration_carries_the_fields_this_jsops_does_not_know(version: str, tmp_path, older_jsops: Callable[..., None]) -> None:
+    """A storage change migrated through the temporary stream (two legs: each copy created as a mirror, then
+    promoted): the stream's top-level (``description``) and nested (``republish.headers_only``, dropped from
+    the mirror and given back at the promotion; ``consumer_limits.max_ack_pending``) fields this jsops does not
+    know, and a consumer's (``description``), are on the migrated stream, with every message and position;
+    the plan says it carries them."""
+    server = _server(version)
+    js = Js(server.url)
+    try:
+        d = tmp_path / "m"
+        manifest(d, "orders.yaml", MIGRATED.format(storage="file"))
+        assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
+
+        def newer(config: dict[str, Any]) -> None:
+            config["description"] = "set by a newer tool"
+            config["republish"]["headers_only"] = True
+            config["consumer_limits"] = {"max_ack_pending": 5000}
+
+        _newer_tool_sets(js, "ORDERS", newer)
+        shipper = js.consumer("ORDERS", "shipper")
+        assert shipper is not None
+        js.ok("$JS.API.CONSUMER.CREATE.ORDERS.shipper", {"stream_name": "ORDERS", "config": {**shipper["config"], "description": "newer"}, "action": "update"})
+        seed(js)
+        before, pos = snapshot(js, "ORDERS"), positions(js, "ORDERS")
+        older_jsops("Stream", "description")
+        older_jsops("Republish", "headers_only")
+        older_jsops("StreamConsumerLimits", "max_ack_pending")
+        older_jsops("Consumer", "description")
+
+        manifest(d, "orders.yaml", MIGRATED.format(storage="memory"))
+        rc, out, err = run("plan", str(d), "--server", server.url, "--migrate")
+        assert rc == 2 and "ORDERS_JSOPS_MIGRATING" in out, out + err
+        said = "fields of ORDERS this jsops does not know (a newer nats-server's) are carried as the server has them: "
+        assert said + "consumer_limits.max_ack_pending, description, republish.headers_only, consumer shipper description" in out, out
+        rc, out, err = run("apply", str(d), "--server", server.url, "--yes", "--migrate")
+        assert rc == 0 and "migrated from ORDERS" in out, out + err
+        info = js.stream("ORDERS")
+        assert info is not None and js.streams() == ["ORDERS"]
+        config = info["config"]
+        assert config["storage"] == "memory" and config["description"] == "set by a newer tool"
+        assert config["republish"] == {"src": "orders.>", "dest": "repub.>", "headers_only": True}
+        assert config["consumer_limits"] == {"max_ack_pending": 5000}
+        shipper = js.consumer("ORDERS", "shipper")
+        assert shipper is not None and shipper["config"].get("description") == "newer"
+        assert snapshot(js, "ORDERS") == before and positions(js, "ORDERS") == pos
+        rc, out, err = run("plan", str(d), "--server", server.url, "--migrate")
+        assert rc == 0 and out.startswith("No changes."), out + err
+    finally:
+        js.close()
+        server.stop()
+
+
+def test_the_unknown_fields_of_a_live_stream_read_back_as_sent() -> None:
+    """``stream_from_api_json`` and ``config_json`` are inverse with unknown fields at every depth."""
+    sent = {
+        **_sources({"name": "A", "external": {"api": "x", "deliver": "y", "e": 1}, "subject_transforms": [{"src": "a", "dest": "b", "t": 2}], "s": 3}),
+        "mirror": {"name": "M", "consumer": {"name": "c", "k": 4}},
+        "subject_transform": {"src": "o", "dest": "p", "q": 5},
+    }
+    record, unknown = stream_from_api_json(sent)
+    assert config_json(record, unknown) == {**api_json(record), **sent}
