@@ -48,12 +48,12 @@ if TYPE_CHECKING:
     from .semantics.effective import SERVER_DEFAULTS, effective_consumer, effective_stream, strip_server_metadata
     from .semantics.effective_json import ServerJson, consumer_from_api_json, from_api_json, stream_from_api_json
     from .semantics.effective_types import EffectiveConsumer, EffectiveStream, api_json
-    from .semantics.unknown_fields import NO_UNKNOWN_FIELDS, UnknownFields
     from .semantics.errcodes import ErrCode
     from .semantics.releases import Version as ServerVersion
     from .semantics.releases import format_version, parse_version
     from .semantics.subjects import SubjectIndex, is_subset_match, subjects_collide
     from .semantics.units import UnitError, format_duration, format_size, parse_duration, readable_duration, readable_size
+    from .semantics.unknown_fields import NO_UNKNOWN_FIELDS, UnknownFields
     from .semantics.updates import CLASS_ORDER, RESET_FIELDS, ChangeClass
     from .semantics.updates import classify as classify_change
     from .semantics.updates import worst as worst_change_class

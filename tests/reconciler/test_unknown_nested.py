@@ -81,7 +81,9 @@ def test_among_equal_elements_the_unknown_fields_go_by_order() -> None:
     """Elements alike in every known field (two equal transforms of a source): the first unknown fields to the
     first of them, wherever the others go. A source whose transforms change is another source to the server:
     its transforms' unknown fields are not carried over to it."""
-    sent = _sources({"name": "A", "subject_transforms": [{"src": "a.>", "dest": "x.>", "n": 1}, {"src": "b.>", "dest": "y.>"}, {"src": "a.>", "dest": "x.>", "n": 2}]})
+    sent = _sources(
+        {"name": "A", "subject_transforms": [{"src": "a.>", "dest": "x.>", "n": 1}, {"src": "b.>", "dest": "y.>"}, {"src": "a.>", "dest": "x.>", "n": 2}]}
+    )
     live = LiveStream.from_json(sent)
     assert config_json(live.config, live.extra) == {**api_json(live.config), **sent}
     other = stream_record(_sources({"name": "A", "subject_transforms": [{"src": "a.>", "dest": "x.>"}]}))
