@@ -20,7 +20,7 @@ from jsops.linter import UnknownFields, api_json, stream_from_api_json
 from jsops.linter.semantics.effective_json import KNOWN_FIELDS
 from jsops.linter.semantics.unknown_fields import element_identity
 from jsops.reconciler.configs import config_json
-from jsops.reconciler.live import LiveState, LiveStream
+from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
 from jsops.reconciler.plan import Desired, Plan, build_plan
 from tests.natsserver import release_binary
 
@@ -321,3 +321,34 @@ def test_the_unknown_fields_of_a_live_stream_read_back_as_sent() -> None:
     }
     record, unknown = stream_from_api_json(sent)
     assert config_json(record, unknown) == {**api_json(record), **sent}
+
+
+def test_golden_a_migration_plan_says_which_unknown_fields_it_carries() -> None:
+    """The plan of a migration of a stream (and a consumer it moves) with fields this jsops does not know
+    names each (golden); a consumer the migration drops is not named."""
+    import os
+    from pathlib import Path
+
+    from jsops.reconciler.plan import PlanOptions
+    from jsops.reconciler.render_text import render_text
+
+    from .records import desired_of, stored_consumer, stored_stream
+
+    spec = {"name": "LIM", "subjects": ["lim.>"], "republish": {"src": "lim.>", "dest": "r.>"}, "metadata": OWN}
+    sent = {**stored_stream(spec), "future": 1, "republish": {"src": "lim.>", "dest": "r.>", "later": True}, "placement": {"near": "x"}}
+    live = LiveState(read_at=10_000.0)
+    live.streams["LIM"] = LiveStream.from_json(sent, messages=10, bytes=400, first_seq=1, last_seq=10)
+    for name in ("c", "gone"):
+        body = {**stored_consumer({"durable_name": name, "ack_policy": "explicit", "metadata": OWN}), "someday": 2}
+        live.consumers[("LIM", name)] = LiveConsumer.from_json("LIM", body, ack_floor=4, pending=6)
+    desired = [
+        desired_of("Stream", "LIM", None, {**spec, "storage": "memory"}, "m/a.yaml"),
+        desired_of("Consumer", "c", "LIM", {"durable_name": "c", "ack_policy": "explicit"}, "m/a.yaml"),
+    ]
+    plan = build_plan(desired, live, PlanOptions(migrate=True, server_version="2.15.1"), target="nats://127.0.0.1:4222")
+    text = render_text(plan)
+    path = Path(__file__).parent / "golden" / "plan_migrate_unknown.txt"
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(text)
+    assert text == path.read_text()
+    assert "future, placement.near, republish.later, consumer c someday" in text and "gone someday" not in text
