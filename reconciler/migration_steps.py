@@ -267,18 +267,20 @@ async def _move(client: JsClient, leg: _Leg) -> None:
 
 
 async def _create_copy(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
-    """Create ``dst`` as the mirror of ``src`` (:func:`_copy_config`) with ``src``'s unknown fields (those
-    inside what a mirror cannot have, a republish say, come back with the promotion). A server that refuses
-    them on a mirror has created nothing: the migration stops, saying which they are."""
-    try:
-        await _steady(client, client.acreate_stream, config_json(_with_record(_copy_config(leg), rec), leg.unknown))
-    except JsApiError as exc:
-        if exc.err_code is None or not leg.unknown:
-            raise
-        raise MigrationError(
-            f"{leg.dst} could not be created as a mirror of {leg.src} with the fields of {leg.src} this jsops does not know "
-            f"({', '.join(leg.unknown.paths())}): {exc}; nothing was changed (a jsops that knows them can migrate it)"
-        ) from None
+    """Create ``dst`` as the mirror of ``src`` (:func:`_copy_config`), with ``src``'s unknown fields (those
+    inside what a mirror cannot have, a republish say, come with the promotion). A server that refuses a
+    mirror with them (as 2.12-2.15 refuse a mirror that schedules, publishes atomically or in batches:
+    10186, 10198, 10209) gets the copy without them: they come with the promotion, which sets such fields
+    in place (measured on 2.12.8, 2.14.6, 2.15.1); if it refuses them too, the cut-over is rolled back."""
+    copy = _with_record(_copy_config(leg), rec)
+    if leg.unknown:
+        try:
+            await _steady(client, client.acreate_stream, config_json(copy, leg.unknown))
+            return
+        except JsApiError as exc:
+            if exc.err_code is None:  # no answer: the re-run finds the copy, or makes it
+                raise
+    await _steady(client, client.acreate_stream, config_json(copy))
 
 
 def _copy_config(leg: _Leg) -> EffectiveStream:

@@ -22,9 +22,9 @@ What cannot be carried without loss (per retention, downstream mirrors and sourc
 what the stream holds) is refused here, in the plan: :mod:`jsops.reconciler.plan.migration_checks`.
 The fields of the old stream and of the consumers it moves that this jsops does not know (a newer
 nats-server's, at any depth) are carried, as the server has them when each leg starts, and the plan
-names them: carried rather than refused, because a server that refuses one refuses the copy's create
-or its promotion, and either is undone by the migration's rollback (nothing is lost), while a refusal
-in the plan would block every migration of a stream a newer release has touched.
+names them: carried rather than refused, because a server that refuses one on the mirror gets it with
+the promotion instead, and one it refuses there too is undone by the migration's rollback (nothing is
+lost), while a refusal in the plan would block every migration of a stream a newer release has touched.
 
 A change that keeps the name goes through a temporary stream (``NAME`` => ``NAME_JSOPS_MIGRATING``
 => ``NAME``): two cut-overs. The steps run in :mod:`jsops.reconciler.migration_steps`; their state is recorded

@@ -264,8 +264,9 @@ spec: {{ack_policy: explicit}}
 @pytest.mark.parametrize("version", MIGRATING)
 def test_a_migration_carries_the_fields_this_jsops_does_not_know(version: str, tmp_path, older_jsops: Callable[..., None]) -> None:
     """A storage change migrated through the temporary stream (two legs: each copy created as a mirror, then
-    promoted): the stream's top-level (``description``) and nested (``republish.headers_only``, dropped from
-    the mirror and given back at the promotion) fields this jsops does not know, and a consumer's
+    promoted): the stream's top-level (``description``; ``allow_atomic``, which the server refuses on a mirror,
+    given at the promotion) and nested (``republish.headers_only``, dropped from the mirror and given back at
+    the promotion) fields this jsops does not know, and a consumer's
     (``description``), are on the migrated stream, with every message and pending one; the plan says it carries
     them. (Not ``consumer_limits.max_ack_pending``: the server cannot mirror a stream that has it, 10082.)"""
     server = _server(version)
@@ -277,6 +278,7 @@ def test_a_migration_carries_the_fields_this_jsops_does_not_know(version: str, t
 
         def newer(config: dict[str, Any]) -> None:
             config["description"] = "set by a newer tool"
+            config["allow_atomic"] = True  # refused on a mirror (10198): the copy gets it at its promotion
             config["republish"]["headers_only"] = True
 
         _newer_tool_sets(js, "ORDERS", newer)
@@ -285,7 +287,7 @@ def test_a_migration_carries_the_fields_this_jsops_does_not_know(version: str, t
         js.ok("$JS.API.CONSUMER.CREATE.ORDERS.shipper", {"stream_name": "ORDERS", "config": {**shipper["config"], "description": "newer"}, "action": "update"})
         seed(js)
         before, pos = snapshot(js, "ORDERS"), positions(js, "ORDERS")
-        older_jsops("Stream", "description")
+        older_jsops("Stream", "description", "allow_atomic")
         older_jsops("Republish", "headers_only")
         older_jsops("Consumer", "description")
 
@@ -293,13 +295,13 @@ def test_a_migration_carries_the_fields_this_jsops_does_not_know(version: str, t
         rc, out, err = run("plan", str(d), "--server", server.url, "--migrate")
         assert rc == 2 and "ORDERS_JSOPS_MIGRATING" in out, out + err
         said = "fields of ORDERS this jsops does not know (a newer nats-server's) are carried as the server has them: "
-        assert said + "description, republish.headers_only, consumer shipper description" in out, out
+        assert said + "allow_atomic, description, republish.headers_only, consumer shipper description" in out, out
         rc, out, err = run("apply", str(d), "--server", server.url, "--yes", "--migrate")
         assert rc == 0 and "migrated from ORDERS" in out, out + err
         info = js.stream("ORDERS")
         assert info is not None and js.streams() == ["ORDERS"]
         config = info["config"]
-        assert config["storage"] == "memory" and config["description"] == "set by a newer tool"
+        assert config["storage"] == "memory" and config["description"] == "set by a newer tool" and config["allow_atomic"] is True
         assert config["republish"] == {"src": "orders.>", "dest": "repub.>", "headers_only": True}
         shipper = js.consumer("ORDERS", "shipper")
         assert shipper is not None and shipper["config"].get("description") == "newer"
