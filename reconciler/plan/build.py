@@ -162,6 +162,8 @@ def _consumer_action(run: _Run, d: Desired) -> Action | None:
     if d.stream in run.recreated:
         act = Action(ActionKind.CREATE, "Consumer", d.name, d.stream, [], "created again with its recreated stream", config)
         act.recreated_with, act.kept = d.stream, _kept_consumer(run, d, cur, config)
+        if cur is not None:
+            act.extra = cur.extra  # its fields this jsops does not know are created again with it
         return act
     return _kept_consumer(run, d, cur, config)
 

@@ -354,3 +354,26 @@ def test_golden_a_migration_plan_says_which_unknown_fields_it_carries() -> None:
         path.write_text(text)
     assert text == path.read_text()
     assert "future, placement.near, republish.later, consumer c someday" in text and "gone someday" not in text
+
+
+def test_a_consumer_created_again_with_its_recreated_stream_keeps_its_unknown_fields() -> None:
+    """A stream recreated (``--allow-recreate``): the stream and each consumer created again with it are sent
+    with the fields this jsops does not know they had."""
+    from jsops.reconciler.plan import PlanOptions
+
+    from .records import desired_of, stored_consumer, stored_stream
+
+    spec = {"name": "ORDERS", "subjects": ["orders.>"], "metadata": OWN}
+    live = LiveState()
+    live.streams["ORDERS"] = LiveStream.from_json({**stored_stream(spec), "placement": {"near": "x"}, "future": 1})
+    body = {**stored_consumer({"durable_name": "c", "ack_policy": "explicit", "metadata": OWN}), "someday": 2}
+    live.consumers[("ORDERS", "c")] = LiveConsumer.from_json("ORDERS", body)
+    desired = [
+        desired_of("Stream", "ORDERS", None, {**spec, "storage": "memory", "placement": {"cluster": "c1"}}, "m/a.yaml"),
+        desired_of("Consumer", "c", "ORDERS", {"durable_name": "c", "ack_policy": "explicit"}, "m/a.yaml"),
+    ]
+    plan = build_plan(desired, live, PlanOptions(allow_recreate=True, allow_data_loss=True))
+    acts = {a.kind: a for a in plan.actions}
+    assert (acts["Stream"].action, acts["Consumer"].action) == ("recreate", "create")
+    assert acts["Stream"].request()["future"] == 1 and acts["Stream"].request()["placement"] == {"cluster": "c1", "near": "x"}
+    assert acts["Consumer"].request()["someday"] == 2
