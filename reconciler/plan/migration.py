@@ -227,7 +227,7 @@ def _unknown_paths(src: LiveStream, live: LiveState, moved: set[str]) -> list[st
     out = src.extra.paths()
     for (stream, name), c in sorted(live.consumers.items()):
         if stream == src.name and name in moved:
-            out += [f"consumer {name} {p}" for p in c.extra.paths()]
+            out += [f"{p} of consumer {name}" for p in c.extra.paths()]
     return out
 
 
