@@ -6,7 +6,8 @@ apply sends.
 The server's JSON is made in one place, :func:`config_json` (a request body, a plan's JSON), and read in one
 place, :func:`jsops.linter.from_api_json` (a server's answer, a saved plan). What the server sent that the catalog does
 not know (a field of a newer release, at the top or inside a nested record or a source) stays beside the record
-(``extra``: :class:`~jsops.linter.UnknownFields`, by position) and goes back with it, so an update loses nothing. jsops's bookkeeping lives in the record's ``metadata`` (:func:`with_metadata`).
+(``extra``: :class:`~jsops.linter.UnknownFields`, by position) and goes back with it, so an update loses nothing.
+jsops's bookkeeping lives in the record's ``metadata`` (:func:`with_metadata`).
 """
 
 from __future__ import annotations

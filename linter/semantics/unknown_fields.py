@@ -18,6 +18,7 @@ elements of the same identity, by order. What the new JSON no longer has (a drop
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -47,8 +48,10 @@ class UnknownFields:
 
     def put_into(self, out: dict[str, ServerJson]) -> dict[str, ServerJson]:
         """``out`` (a record's JSON, known fields only) with these unknown fields put back where they were;
-        a nested record or list element ``out`` no longer has gets none. ``out`` is changed and returned."""
-        out.update(self.fields)
+        a nested record or list element ``out`` no longer has gets none. ``out`` is changed and returned; the
+        values put are copies (a request may be changed without changing what was read)."""
+        if self.fields:
+            out.update(copy.deepcopy(dict(self.fields)))
         for name, unknown in self.inner.items():
             nested = out.get(name)
             if isinstance(nested, dict):
