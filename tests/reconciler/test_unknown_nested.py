@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -260,58 +261,99 @@ spec: {{ack_policy: explicit}}
 """
 
 
+def _touched_by_a_newer_tool(server: NatsServer, js: Js, d: Path, older_jsops: Callable[..., None]) -> tuple[dict[int, Any], dict[str, int]]:
+    """ORDERS applied by jsops, then given fields by a newer tool that this jsops (``older_jsops``) does not
+    know, seeded, and its storage changed in the manifest; its messages and consumers' pending counts."""
+    manifest(d, "orders.yaml", MIGRATED.format(storage="file"))
+    assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
+
+    def newer(config: dict[str, Any]) -> None:
+        config["description"] = "set by a newer tool"
+        config["allow_atomic"] = True  # refused on a mirror (10198): the copy gets it at its promotion
+        config["republish"]["headers_only"] = True
+
+    _newer_tool_sets(js, "ORDERS", newer)
+    shipper = js.consumer("ORDERS", "shipper")
+    assert shipper is not None
+    js.ok("$JS.API.CONSUMER.CREATE.ORDERS.shipper", {"stream_name": "ORDERS", "config": {**shipper["config"], "description": "newer"}, "action": "update"})
+    seed(js)
+    older_jsops("Stream", "description", "allow_atomic")
+    older_jsops("Republish", "headers_only")
+    older_jsops("Consumer", "description")
+    manifest(d, "orders.yaml", MIGRATED.format(storage="memory"))
+    return snapshot(js, "ORDERS"), _pending(js)
+
+
+def _pending(js: Js) -> dict[str, int]:
+    """Each consumer's pending messages (2.12 reports a moved consumer's ack floor as 0 until its first ack)."""
+    return {n: p for n, (_, p) in positions(js, "ORDERS").items()}
+
+
+def _carried(server: NatsServer, js: Js, d: Path, before: dict[int, Any], pending: dict[str, int]) -> None:
+    """ORDERS migrated with every message, pending count and field this jsops does not know; the plan empty."""
+    info = js.stream("ORDERS")
+    assert info is not None and js.streams() == ["ORDERS"]
+    config = info["config"]
+    assert config["storage"] == "memory" and config["description"] == "set by a newer tool" and config["allow_atomic"] is True
+    assert config["republish"] == {"src": "orders.>", "dest": "repub.>", "headers_only": True}
+    shipper = js.consumer("ORDERS", "shipper")
+    assert shipper is not None and shipper["config"].get("description") == "newer"
+    assert snapshot(js, "ORDERS") == before and _pending(js) == pending
+    rc, out, err = run("plan", str(d), "--server", server.url, "--migrate")
+    assert rc == 0 and out.startswith("No changes."), out + err
+
+
 @pytest.mark.integration
 @pytest.mark.parametrize("version", MIGRATING)
 def test_a_migration_carries_the_fields_this_jsops_does_not_know(version: str, tmp_path, older_jsops: Callable[..., None]) -> None:
     """A storage change migrated through the temporary stream (two legs: each copy created as a mirror, then
     promoted): the stream's top-level (``description``; ``allow_atomic``, which the server refuses on a mirror,
     given at the promotion) and nested (``republish.headers_only``, dropped from the mirror and given back at
-    the promotion) fields this jsops does not know, and a consumer's
-    (``description``), are on the migrated stream, with every message and pending one; the plan says it carries
-    them. (Not ``consumer_limits.max_ack_pending``: the server cannot mirror a stream that has it, 10082.)"""
+    the promotion) fields this jsops does not know, and a consumer's (``description``), are on the migrated
+    stream, with every message and pending one; the plan says it carries them. (Not
+    ``consumer_limits.max_ack_pending``: the server cannot mirror a stream that has it, 10082.)"""
     server = _server(version)
     js = Js(server.url)
     try:
         d = tmp_path / "m"
-        manifest(d, "orders.yaml", MIGRATED.format(storage="file"))
-        assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
-
-        def newer(config: dict[str, Any]) -> None:
-            config["description"] = "set by a newer tool"
-            config["allow_atomic"] = True  # refused on a mirror (10198): the copy gets it at its promotion
-            config["republish"]["headers_only"] = True
-
-        _newer_tool_sets(js, "ORDERS", newer)
-        shipper = js.consumer("ORDERS", "shipper")
-        assert shipper is not None
-        js.ok("$JS.API.CONSUMER.CREATE.ORDERS.shipper", {"stream_name": "ORDERS", "config": {**shipper["config"], "description": "newer"}, "action": "update"})
-        seed(js)
-        before, pos = snapshot(js, "ORDERS"), positions(js, "ORDERS")
-        older_jsops("Stream", "description", "allow_atomic")
-        older_jsops("Republish", "headers_only")
-        older_jsops("Consumer", "description")
-
-        manifest(d, "orders.yaml", MIGRATED.format(storage="memory"))
+        before, pending = _touched_by_a_newer_tool(server, js, d, older_jsops)
         rc, out, err = run("plan", str(d), "--server", server.url, "--migrate")
         assert rc == 2 and "ORDERS_JSOPS_MIGRATING" in out, out + err
         said = "fields of ORDERS this jsops does not know (a newer nats-server's) are carried as the server has them: "
         assert said + "allow_atomic, description, republish.headers_only, description of consumer shipper" in out, out
         rc, out, err = run("apply", str(d), "--server", server.url, "--yes", "--migrate")
         assert rc == 0 and "migrated from ORDERS" in out, out + err
-        info = js.stream("ORDERS")
-        assert info is not None and js.streams() == ["ORDERS"]
-        config = info["config"]
-        assert config["storage"] == "memory" and config["description"] == "set by a newer tool" and config["allow_atomic"] is True
-        assert config["republish"] == {"src": "orders.>", "dest": "repub.>", "headers_only": True}
-        shipper = js.consumer("ORDERS", "shipper")
-        assert shipper is not None and shipper["config"].get("description") == "newer"
-        # every message, and each consumer's pending ones (2.12 reports a moved consumer's ack floor as 0 until its first ack)
-        assert snapshot(js, "ORDERS") == before and {n: p for n, (_, p) in positions(js, "ORDERS").items()} == {n: p for n, (_, p) in pos.items()}
-        rc, out, err = run("plan", str(d), "--server", server.url, "--migrate")
-        assert rc == 0 and out.startswith("No changes."), out + err
+        _carried(server, js, d, before, pending)
     finally:
         js.close()
         server.stop()
+
+
+class _Killed(BaseException):
+    """jsops stopped at a fault point (in this process: the older catalog view stays in force)."""
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("point", ["after-create@ORDERS_JSOPS_MIGRATING", "after-promote@ORDERS", "after-drop@ORDERS"])
+def test_a_migration_stopped_at_a_step_carries_them_when_run_again(server: NatsServer, js: Js, tmp_path, older_jsops: Callable[..., None], point: str) -> None:
+    """Stopped after a copy was made without the fields (refused on a mirror), after the last promotion, or
+    after the temporary stream's delete (only the last update, removing the record, is left): the run again
+    takes the fields from where the server has them (the source, or the promoted copy once the source is
+    gone) and the migrated stream has them all."""
+    from jsops.reconciler import migration_steps
+
+    def stop(at: str) -> None:
+        if f"migrate-{point}" == at:
+            raise _Killed(at)
+
+    d = tmp_path / "m"
+    before, pending = _touched_by_a_newer_tool(server, js, d, older_jsops)
+    with pytest.MonkeyPatch.context() as patch, pytest.raises(_Killed):
+        patch.setattr(migration_steps, "fault", stop)
+        run("apply", str(d), "--server", server.url, "--yes", "--migrate")
+    rc, out, err = run("apply", str(d), "--server", server.url, "--yes", "--migrate")
+    assert rc == 0, out + err
+    _carried(server, js, d, before, pending)
 
 
 def test_the_unknown_fields_of_a_live_stream_read_back_as_sent() -> None:
