@@ -31,7 +31,7 @@ from .effective_types import (
     EffectiveStream,
     EffectiveTransform,
 )
-from .releases import NORMALISE_NEGATIVE_LIMITS, parse_version
+from .releases import NORMALISE_NEGATIVE_LIMITS, SOURCES_WITHOUT_DEFAULT_WINDOW, parse_version, target_release
 from .units import SECOND
 
 if TYPE_CHECKING:
@@ -132,10 +132,12 @@ def _limit(v: int | None) -> int:
 
 
 def _duplicate_window(c: StreamConfig, target: Target | None) -> int:
-    """The stored window: a mirror or a sourcing stream gets no default; otherwise 2 minutes, capped
-    by the server's ``duplicate_window`` limit and then by ``max_age``."""
+    """The stored window: a mirror gets no default, nor (from 2.14: :data:`SOURCES_WITHOUT_DEFAULT_WINDOW`)
+    a stream with sources; otherwise 2 minutes, capped by the server's ``duplicate_window`` limit and
+    then by ``max_age``."""
     dup = c.duplicate_window or 0
-    if dup or c.mirror is not None or c.sources:
+    sources_exempt = target_release(target) >= SOURCES_WITHOUT_DEFAULT_WINDOW
+    if dup or c.mirror is not None or (c.sources and sources_exempt):
         return dup
     window = STREAM_DEFAULT_DUPLICATE_WINDOW
     server_limit = (target.limits.duplicate_window or 0) if target is not None else 0

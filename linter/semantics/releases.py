@@ -49,6 +49,7 @@ __all__ = [
     "STRICT_JSON_DEFAULT",
     "PEDANTIC_SINCE",
     "PEDANTIC_WINDOW_SOURCES_EXEMPT",
+    "SOURCES_WITHOUT_DEFAULT_WINDOW",
     "CONSUMER_REQUEST_KEYS",
     "STREAM_REQUEST_KEYS",
     "CONSUMER_ACTIONS",
@@ -99,9 +100,14 @@ PEDANTIC_SINCE: Version = (2, 11, 0)
 CONSUMER_REQUEST_KEYS: dict[str, Version] = {"stream_name": FIRST_RELEASE, "config": FIRST_RELEASE, "action": (2, 10, 0), "pedantic": PEDANTIC_SINCE}
 # $JS.API.STREAM.CREATE / UPDATE (StreamConfigRequest: the StreamConfig's fields, and these):
 STREAM_REQUEST_KEYS: dict[str, Version] = {"pedantic": PEDANTIC_SINCE}
-# From this release a pedantic stream create with sources (not only a mirror) is exempt from the
+# From this release a stream with sources (and no duplicate_window) gets no default window, as a mirror
+# gets none (checkStreamCfg: ``Duplicates == 0 && Mirror == nil && len(Sources) == 0``); before it,
+# a sourcing stream, with or without its own subjects, stores 2 minutes capped by max_age (measured on
+# 2.10.26, 2.11.11, 2.12.8: 2m; 2.14.6, 2.15.1: none).
+SOURCES_WITHOUT_DEFAULT_WINDOW: Version = (2, 14, 0)
+# The same change: from then a pedantic stream create with sources (not only a mirror) is exempt from the
 # omitted-duplicate_window checks (2.11, 2.12 refuse a sourcing stream's short max_age with 10157).
-PEDANTIC_WINDOW_SOURCES_EXEMPT: Version = (2, 14, 0)
+PEDANTIC_WINDOW_SOURCES_EXEMPT: Version = SOURCES_WITHOUT_DEFAULT_WINDOW
 # From this release a '>' -> '>' republish of a single-subject stream whose subject_transform reads
 # that subject republishes the transformed subjects (an implicit republish); 2.10 checks the '>'
 # destination as written, which collides with every subject: 10052 (measured on 2.10.26, 2.11.11).

@@ -64,6 +64,26 @@ def test_no_default_duplicate_window_for_mirrors_and_sources() -> None:
     assert "subjects" not in stream(sources=[{"name": "O"}])
 
 
+def test_a_sourcing_stream_gets_the_default_window_before_2_14() -> None:
+    """2.10, 2.11 and 2.12 give a stream with sources (with or without its own subjects) the 2-minute
+    window, capped by max_age; 2.14 and later give it none, as a mirror (measured on the five releases:
+    tests/reconciler/test_sourced_window_server.py)."""
+
+    def window(version: str, **kw: Any) -> int:
+        config = StreamConfig.model_validate({"name": "S", "sources": [{"name": "O"}], **kw})
+        return effective_stream(config, target=Target(server_version=version)).duplicate_window
+
+    for version in ("2.10.26", "2.11.11", "2.12.8"):
+        assert window(version) == window(version, subjects=["s.>"]) == 120 * S, version
+        assert window(version, max_age=30 * S) == 30 * S, version
+        assert window(version, duplicate_window=5 * S) == 5 * S, version
+        mirror = StreamConfig.model_validate({"name": "S", "mirror": {"name": "O"}})
+        assert effective_stream(mirror, target=Target(server_version=version)).duplicate_window == 0, version
+    for version in ("2.14.6", "2.15.1"):
+        assert window(version) == window(version, subjects=["s.>"]) == window(version, max_age=30 * S) == 0, version
+    assert effective_stream(StreamConfig.model_validate({"name": "S", "sources": [{"name": "O"}]})).duplicate_window == 0  # newest
+
+
 def test_limits_normalised_to_minus_one() -> None:
     out = stream(max_msgs=0, max_bytes=-5, max_consumers=-2, max_msg_size=0, max_msgs_per_subject=7)
     assert (out["max_msgs"], out["max_bytes"], out["max_consumers"], out["max_msg_size"]) == (-1, -1, -1, -1)
