@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from .semantics.effective_json import ServerJson, consumer_from_api_json, from_api_json, stream_from_api_json
     from .semantics.effective_types import EffectiveConsumer, EffectiveStream, api_json
     from .semantics.errcodes import ErrCode
+    from .semantics.mirrors import COUNTER_CHANGE, MIRROR_REFUSES, ORIGIN_MAX_ACK_PENDING, MirrorRefusal, mirror_refusals
     from .semantics.releases import Version as ServerVersion
     from .semantics.releases import format_version, parse_version
     from .semantics.subjects import SubjectIndex, is_subset_match, subjects_collide
@@ -59,6 +60,11 @@ if TYPE_CHECKING:
     from .semantics.updates import worst as worst_change_class
 
 __all__ = [
+    "COUNTER_CHANGE",
+    "MIRROR_REFUSES",
+    "ORIGIN_MAX_ACK_PENDING",
+    "MirrorRefusal",
+    "mirror_refusals",
     "AccountLimits",
     "api_json",
     "consumer_from_api_json",
@@ -196,6 +202,11 @@ _HOMES = {
     "ReportData": ".report._html_model",
     "build_report": ".report._html_model",
     "SERVER_DEFAULTS": ".semantics.effective",
+    "COUNTER_CHANGE": ".semantics.mirrors",
+    "MIRROR_REFUSES": ".semantics.mirrors",
+    "ORIGIN_MAX_ACK_PENDING": ".semantics.mirrors",
+    "MirrorRefusal": ".semantics.mirrors",
+    "mirror_refusals": ".semantics.mirrors",
     "effective_consumer": ".semantics.effective",
     "effective_stream": ".semantics.effective",
     "strip_server_metadata": ".semantics.effective",

@@ -56,6 +56,7 @@ from .semantics.limits import (
     REQ_LEVEL_METADATA_LEN,
     go_len,
 )
+from .semantics.mirrors import MIRROR_REFUSES
 from .semantics.monitor import (
     DEAD_LETTER,
     MONITOR_CONSUMER_KEYS,
@@ -151,6 +152,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "ErrCode",
+    "MIRROR_REFUSES",
     # subject transforms (imported on first use)
     "BUILD_ONLY_BEFORE",
     "EMPTY_SRC_REFUSED_BEFORE",

@@ -47,6 +47,7 @@ from .errors import ErrCode, PermanentError
 from .live import MIGRATION, stream_from_info
 from .plan.desired import resume_config
 from .plan.migration import MigrationSpec, migration_record, placeholder
+from .plan.migration_server import withheld
 from .plan.model import Action
 from .server_apis import can_reset
 
@@ -285,12 +286,15 @@ async def _create_copy(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None
 
 def _copy_config(leg: _Leg) -> EffectiveStream:
     """The mirror ``dst`` starts as: what it is once promoted, without what a mirror cannot have
-    (subjects, sources, a mirror, a subject transform, a republish, a first sequence, sealed), keeping
+    (subjects, sources, a mirror, a subject transform, a republish, a first sequence, sealed, and the
+    settings the server refuses on a mirror that the promotion sets: :func:`withheld`), keeping
     everything it mirrors (an interest stream without consumers would keep nothing: the copy has
     ``limits`` retention until the promotion sets ``interest``), mirroring ``src``."""
     c = leg.config
     mirror = stream_from_api_json({"mirror": {"name": leg.src}})[0].mirror
+    later = {r.field: type(getattr(c, r.field))() for r in withheld(c)}  # False, or a 0 duration
     return c._replace(
+        **later,
         subjects=(),
         sources=(),
         mirror=mirror,

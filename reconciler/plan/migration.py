@@ -48,6 +48,7 @@ from ..permissions import Blocker, Need, Permission, Refusal
 from ..vocabulary import ActionKind, ChangeClass
 from .desired import Desired
 from .migration_checks import copy_refusal, reset_consumers
+from .migration_server import server_refusal, withheld
 from .migration_spec import MigrationSpec
 from .model import Action, PlanOptions
 
@@ -165,7 +166,7 @@ def _bytes(n: int) -> str:
     return f"{text} bytes" if text.isdigit() else text
 
 
-def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState) -> str:
+def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState, config: EffectiveStream) -> str:
     """The plan's account of a migration: steps, data moved, window, acks and publishers."""
     old, new = spec.source, spec.target
     size = f"{_plural(spec.messages)}, {_bytes(spec.bytes)}"
@@ -214,6 +215,11 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState) -> str:
             acks,
             "during step 2 the consumers are on " + tmp + " until " + old + " is back",
         ]
+    later = {r.field: r for c in (spec.via_config, config) if c is not None for r in withheld(c)}
+    if later:
+        said = ", ".join(f"{r.field} (err_code {int(r.err_code)})" for r in later.values())
+        them = "it" if len(later) == 1 else "them"
+        lines.append(f"a mirror cannot have {said}: each copy is created without {them} and gets {them} when it is promoted")
     if src is not None and (carried := _unknown_paths(src, live, set(spec.consumers))):
         lines.append(f"fields of {old} this jsops does not know (a newer nats-server's) are carried as the server has them: {', '.join(carried)}")
     if src is None:
@@ -260,12 +266,17 @@ def migration_action(
         if recreate is not None
         else ([c for c in diff_configs("Stream", src.config, d.config) if c.path != "name"] if src is not None and fresh else [])
     )
-    act = Action(ActionKind.MIGRATE, "Stream", d.name, None, changes, _steps(spec, src if fresh else None, live), config, migration=spec)
+    act = Action(ActionKind.MIGRATE, "Stream", d.name, None, changes, _steps(spec, src if fresh else None, live, config), config, migration=spec)
     what = f"renamed from {source}" if via is None else "a change the server cannot make in place"
     if running:
         what = f"a migration from {source} is in progress on the server"
     act.needs = (Need(Permission.MIGRATE, f"{what}; "),)
-    if (refused := _refusal(src, d, live, opt, fresh, set(consumers))) is not None:
+    refused = _refusal(src, d, live, opt, fresh, set(consumers))
+    if refused is None and src is not None and fresh:
+        block = server_refusal(src.config, d.stream_config, via, parse_version(opt.server_version))
+        if block is not None:
+            refused, act.err_code = Refusal(Blocker.SERVER_REFUSAL, block.said), block.err_code
+    if refused is not None:
         act.block(replace(refused, said=f"{what}: {refused.said}"))
         act.consequence = "not migrated: nothing is sent (the reason above)"
         act.changes = [replace(c, consequence=c.consequence.split(";")[0]) if c.consequence else c for c in act.changes]

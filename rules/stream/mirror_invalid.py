@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
+    MIRROR_REFUSES,
     ErrCode,
     RuleContext,
     Severity,
@@ -20,15 +21,13 @@ from jsops.linter.api import (
 
 from ._common import sourcing_consumer_problem
 
-# (field, err_code, what): settings a mirror cannot have, in the order nats-server checks them.
+# (field, err_code, what): settings a mirror cannot have, in the order nats-server checks them (the
+# flags from their home, MIRROR_REFUSES; subject delete markers are checked below, after the mirror's own block).
 _FORBIDDEN = (
     ("first_seq", ErrCode.MIRROR_WITH_FIRST_SEQ, "a first sequence"),
     ("subjects", ErrCode.MIRROR_WITH_SUBJECTS, "subjects"),
     ("sources", ErrCode.MIRROR_WITH_SOURCES, "other sources"),
-    ("allow_msg_counter", ErrCode.MIRROR_WITH_COUNTERS, "counters (allow_msg_counter)"),
-    ("allow_atomic", ErrCode.MIRROR_WITH_ATOMIC_PUBLISH, "atomic batch publishing (allow_atomic)"),
-    ("allow_batched", ErrCode.MIRROR_WITH_BATCH_PUBLISH, "batch publishing (allow_batched)"),
-    ("allow_msg_schedules", ErrCode.MIRROR_WITH_MSG_SCHEDULES, "message schedules (allow_msg_schedules)"),
+    *((r.field, r.err_code, r.what) for r in MIRROR_REFUSES if r.field != "subject_delete_marker_ttl"),
 )
 
 
