@@ -27,6 +27,7 @@ from .semantics.units import dialect_duration
 
 if TYPE_CHECKING:
     from .config import Config, Selection
+    from .memo import ObjectMemo, ObjectResult
     from .model.profiles import Profiles
 
 __all__ = ["LintResult", "lint_paths", "lint_estate", "discover_rules", "read_manifest_bytes"]
@@ -192,6 +193,10 @@ def _objects_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool)
     return lambda objects: [_per_release(rule, v, sev, configured) for r in objects for v in check(r, ctx)]
 
 
+def _finding_of(rule: Rule, sev: Severity, configured: bool) -> Callable[[Violation], Finding]:
+    return lambda v: _per_release(rule, v, sev, configured)
+
+
 def lint_estate(
     estate: Estate,
     rules: Sequence[type[Rule]] | None = None,
@@ -203,6 +208,7 @@ def lint_estate(
     read_source: Callable[[str], bytes | None] | None = read_manifest_bytes,
     selection: Selection | None = None,
     only_objects: Collection[tuple[str, str, str | None]] | None = None,
+    memo: ObjectMemo | None = None,
 ) -> LintResult:
     """Lint a loaded estate.
 
@@ -213,6 +219,8 @@ def lint_estate(
     selects from ``rules``, when the caller already made it (rules are selected once per run).
     ``only_objects``: per-object rules check only these objects, as ``(kind, name, stream)``; estate-wide
     rules and the loader's findings are not limited (a plan judges only what it sends).
+    ``memo``: per-object results of earlier runs, reused where their inputs are unchanged and
+    filled with this run's (:mod:`jsops.linter.memo`; ``jsops lint`` with the cache on).
     """
     from .config import Config, select_rules
 
@@ -222,14 +230,19 @@ def lint_estate(
         selection = select_rules(cfg, registry)
     the_target = target or cfg.target
     release = target_release(the_target)
-    raw_ctx = RuleContext(estate, the_target, profiles)
     view = release_view(estate, release)  # what the release receives (unknown fields dropped)
-    ctx = raw_ctx if view is estate else RuleContext(view, the_target, profiles)
+    if memo is not None and only_objects is None:
+        raw_ctx: RuleContext = memo.context(estate, the_target, profiles, "r")
+        ctx = raw_ctx if view is estate else memo.context(view, the_target, profiles, "v")
+    else:
+        memo = None
+        raw_ctx = RuleContext(estate, the_target, profiles)
+        ctx = raw_ctx if view is estate else RuleContext(view, the_target, profiles)
     findings = [_load_finding_for(f, release) for f in estate.findings]
     severity = selection.severity
     by_kind = _by_kind(view.resources, only_objects)
     raw_by_kind = by_kind if view is estate else _by_kind(estate.resources, only_objects)
-    units: list[Unit[Resource, Finding]] = []
+    units: list[Unit[Resource, Finding | ObjectResult]] = []
     for rule in selection.instantiate():
         cls = type(rule)
         configured = cls.code in severity
@@ -238,8 +251,16 @@ def lint_estate(
         if cls.estate_wide:
             units.append((_estate_unit(rule, rctx, sev, configured), None))
             continue
-        units.extend((_objects_unit(rule, rctx, sev, configured), kinds_of.get(kind, [])) for kind in sorted(cls.kinds))
-    findings.extend(run_units(units))  # large estates on two cores (jsops.linter.halves)
+        for kind in sorted(cls.kinds):
+            objects = kinds_of.get(kind, [])
+            if memo is None:
+                units.append((_objects_unit(rule, rctx, sev, configured), objects))
+            else:
+                units.append(memo.unit(rule, rctx, _finding_of(rule, sev, configured), objects))  # type: ignore[arg-type]
+    if memo is None:
+        findings.extend(run_units(units))  # type: ignore[arg-type]  # large estates on two cores (jsops.linter.halves)
+    else:
+        findings.extend(memo.collect(run_units(units)))
     findings = [f for f in findings if f.rule not in selection.ignored]
     if severity:
         findings = [replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f for f in findings]

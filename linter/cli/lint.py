@@ -89,6 +89,26 @@ def _lint(args: argparse.Namespace, version: str) -> int:
             raise Exit(f"jsops: error: {exc}", ExitCode.NOT_RUN) from None
 
     def lint() -> LintResult:
+        use_cache = not getattr(args, "no_cache", False)
+        if use_cache:  # results of earlier runs (jsops.linter.incremental); None: not usable here
+            from ..incremental import lint_incremental
+
+            to_load = [*_estate_dirs(args, cfg, list(args.paths)), *given] if args.estate else given
+            only_files = discover(given, exclude) if args.estate else None
+            done = lint_incremental(
+                to_load,
+                rules,
+                config=cfg,
+                profiles=profiles,
+                profiles_path=profiles_path,
+                only_files=only_files,
+                env=args.env,
+                exclude=exclude,
+                consumer_streams=streams,
+                nack_version=nack_version,
+            )
+            if done is not None:
+                return done
         if args.estate:
             only = discover(given, exclude)
             estate = load_paths(
