@@ -182,12 +182,12 @@ def _by_kind(resources: Iterable[Resource], objects: Collection[tuple[str, str, 
     return out
 
 
-def _estate_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool) -> Callable[[Sequence[Resource]], list[Finding]]:
+def _estate_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool) -> Callable[[Sequence[Resource]], list[Finding | ObjectResult]]:
     """An estate-wide rule's check, as a unit of :func:`jsops.linter.halves.run_units` (never split)."""
     return lambda _: [_per_release(rule, v, sev, configured) for v in rule.check_estate(ctx)]
 
 
-def _objects_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool) -> Callable[[Sequence[Resource]], list[Finding]]:
+def _objects_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool) -> Callable[[Sequence[Resource]], list[Finding | ObjectResult]]:
     """A per-object rule's check of a list of objects, as a unit of :func:`jsops.linter.halves.run_units`."""
     check = rule.check
     return lambda objects: [_per_release(rule, v, sev, configured) for r in objects for v in check(r, ctx)]
@@ -252,15 +252,13 @@ def lint_estate(
             units.append((_estate_unit(rule, rctx, sev, configured), None))
             continue
         for kind in sorted(cls.kinds):
-            objects = kinds_of.get(kind, [])
+            of_kind = kinds_of.get(kind, [])
             if memo is None:
-                units.append((_objects_unit(rule, rctx, sev, configured), objects))
+                units.append((_objects_unit(rule, rctx, sev, configured), of_kind))
             else:
-                units.append(memo.unit(rule, rctx, _finding_of(rule, sev, configured), objects))  # type: ignore[arg-type]
-    if memo is None:
-        findings.extend(run_units(units))  # type: ignore[arg-type]  # large estates on two cores (jsops.linter.halves)
-    else:
-        findings.extend(memo.collect(run_units(units)))
+                units.append(memo.unit(rule, rctx, _finding_of(rule, sev, configured), of_kind))
+    outcomes = run_units(units)  # large estates on two cores (jsops.linter.halves)
+    findings.extend(memo.collect(outcomes) if memo is not None else [f for f in outcomes if isinstance(f, Finding)])
     findings = [f for f in findings if f.rule not in selection.ignored]
     if severity:
         findings = [replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f for f in findings]

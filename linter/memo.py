@@ -76,7 +76,7 @@ class TrackingContext(RuleContext):
     _eff_reads: dict[int, tuple[Read, ...]] | None = None
     _estate_value: Estate
 
-    @property  # type: ignore[override]
+    @property
     def estate(self) -> Estate:
         self._broad()
         return self._estate_value
@@ -222,10 +222,9 @@ class _Entry:
 
     def __init__(self, value: Any) -> None:
         objects, rules = value
-        self.objects: list[ObjectKey] = [tuple(o) for o in objects]  # type: ignore[misc]
+        self.objects: list[ObjectKey] = [tuple(o) for o in objects]
         self.index: dict[ObjectKey, int] = {o: i for i, o in enumerate(self.objects)}
         self.rules: dict[str, dict[int, Stored]] = {str(c): {int(i): s for i, s in per.items()} for c, per in rules.items()}
-        self.changed = False
 
 
 class _State:
@@ -255,6 +254,7 @@ class ObjectMemo:
         self._flavour: dict[int, str] = {}
         self._states: dict[tuple[int, int], _State] = {}
         self._fresh: dict[str, dict[ObjectKey, None]] = {}  # objects checked without an entry, by file
+        self._updates: dict[str, list[tuple[ObjectKey, str, Stored | None]]] = {}  # results to store, by file
 
     def context(self, estate: Estate, target: Any, profiles: Any, flavour: str) -> TrackingContext:
         ctx = TrackingContext(estate, target, profiles)
@@ -324,8 +324,8 @@ class ObjectMemo:
             return None
 
     def unit(
-        self, rule: Rule, ctx: TrackingContext, finding: Callable[[Violation], Finding], objects: Sequence[Resource]
-    ) -> tuple[Callable[[Sequence[Resource]], list[ObjectResult]], Sequence[Resource]]:
+        self, rule: Rule, ctx: RuleContext, finding: Callable[[Violation], Finding], objects: Sequence[Resource]
+    ) -> tuple[Callable[[Sequence[Resource]], list[Finding | ObjectResult]], Sequence[Resource]]:
         """A per-object rule's check as a unit of :func:`jsops.linter.halves.run_units`: the objects
         that need work (see the class), stored results where they hold, tracked checks elsewhere."""
         code, check = rule.code, rule.check
@@ -334,8 +334,10 @@ class ObjectMemo:
         items = [r for _, r in sorted(state.misses + holders, key=lambda p: p[0])] if holders else [r for _, r in state.misses]
         held = {id(r) for _, r in holders}
 
-        def run(todo: Sequence[Resource]) -> list[ObjectResult]:
-            out: list[ObjectResult] = []
+        assert isinstance(ctx, TrackingContext)  # made by :meth:`context`
+
+        def run(todo: Sequence[Resource]) -> list[Finding | ObjectResult]:
+            out: list[Finding | ObjectResult] = []
             for r in todo:
                 key = self.object_key(r, ctx)
                 if id(r) in held:
@@ -351,9 +353,9 @@ class ObjectMemo:
                     found = [finding(v) for v in check(r, ctx)]
                 finally:
                     ctx._reads = None
-                stored = self._stored(found, reads, ctx, r.file)
-                if stored is not None or id(r) in held:
-                    out.append((r.file, key, code, found, stored))
+                fresh = self._stored(found, reads, ctx, r.file)
+                if fresh is not None or id(r) in held:
+                    out.append((r.file, key, code, found, fresh))
             return out
 
         return run, items
@@ -383,7 +385,8 @@ class ObjectMemo:
     def collect(self, results: Iterable[Finding | ObjectResult]) -> list[Finding]:
         """The findings, in order; the per-object results are kept for :meth:`save`."""
         findings: list[Finding] = []
-        updates = self._updates = {}
+        updates: dict[str, list[tuple[ObjectKey, str, Stored | None]]] = {}
+        self._updates = updates
         for item in results:
             if isinstance(item, Finding):
                 findings.append(item)
@@ -395,7 +398,7 @@ class ObjectMemo:
 
     def save(self) -> None:
         """Put the entry of every file whose results changed into the cache (the others are kept as read)."""
-        updates: dict[str, list[tuple[ObjectKey, str, Stored | None]]] = getattr(self, "_updates", {})
+        updates = self._updates
         for file in {*updates, *self._fresh}:
             key = self.file_key(file)
             if key is None:

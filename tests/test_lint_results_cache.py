@@ -98,9 +98,17 @@ def _config(path: Path, rng: random.Random) -> None:
 def _profiles(path: Path, rng: random.Random) -> None:
     p99 = rng.choice([100_000_000, 40_000_000_000])
     consumers = {
-        f"S{i}/c{j}": {"ack_time_ns": {"samples": 1000, "p50": p99 // 4, "p90": p99 // 2, "p99": p99, "p999": p99, "max": p99}} for i in range(10) for j in range(14)
+        f"S{i}/c{j}": {"ack_time_ns": {"samples": 1000, "p50": p99 // 4, "p90": p99 // 2, "p99": p99, "p999": p99, "max": p99}}
+        for i in range(10)
+        for j in range(14)
     }
-    doc = {"version": 1, "generated_at": "2026-11-21T12:00:00Z", "window": {"start": "2026-11-20T12:00:00Z", "end": "2026-11-21T12:00:00Z"}, "streams": {}, "consumers": consumers}
+    doc = {
+        "version": 1,
+        "generated_at": "2026-11-21T12:00:00Z",
+        "window": {"start": "2026-11-20T12:00:00Z", "end": "2026-11-21T12:00:00Z"},
+        "streams": {},
+        "consumers": consumers,
+    }
     path.write_text(json.dumps(doc))
 
 
@@ -144,7 +152,12 @@ def _edit(tree: Tree, rng: random.Random, config: Path, profiles: Path) -> str:
         if "dlq.yaml" in tree.docs:
             tree.remove("dlq.yaml")
         else:
-            dlq = {"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": "DLQ"}, "spec": {"subjects": ["$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>"]}}
+            dlq = {
+                "apiVersion": "jsops/v1",
+                "kind": "Stream",
+                "metadata": {"name": "DLQ"},
+                "spec": {"subjects": ["$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>"]},
+            }
             tree.put("dlq.yaml", [dlq])
     elif what == "consumer":
         consumers = [f for f in files if f.startswith("c")]
