@@ -27,9 +27,10 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
+import stat
 import sys
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .engine import LintResult, lint_estate
 from .load import Estate, Limits, load_paths
@@ -78,8 +79,10 @@ def lint_incremental(
     salt = run_salt(rules, config, profiles_path, args)
     if salt is None:
         return None
-    cache = ResultsCache(os.path.join(base, "results"), paths)
     keys = _content_keys(files)
+    if keys is False:
+        return None  # a pipe or a device: read once, by the loader
+    cache = ResultsCache(os.path.join(base, "results"), paths)
     if keys is not None:
         stored = cache.estate(_estate_key(salt, walked, files, keys))
         result = _result_of(stored) if stored is not None else None
@@ -98,15 +101,18 @@ def lint_incremental(
     return result
 
 
-def _content_keys(files: list[str]) -> dict[str, str] | None:
+def _content_keys(files: list[str]) -> dict[str, str] | None | Literal[False]:
     """Every file's content key, read as the loader reads it; None when one cannot be read (the
-    loader then says why) or there is no parser build to key by."""
+    loader then says why) or there is no parser build to key by; False when one is not a regular
+    file (a pipe can be read only once: the loader's)."""
     from .load.parse_cache import content_key
 
     bound = Limits.max_file_bytes + 1
     out: dict[str, str] = {}
     for f in files:
         try:
+            if not stat.S_ISREG(os.stat(f).st_mode):
+                return False
             data = read_regular(f, bound)
         except OSError:
             return None
