@@ -207,13 +207,20 @@ class _Index:
             if r.kind == "Stream" and isinstance(r.config, StreamConfig):
                 self.origins[r.name] = r
         self.digests = digests
+        self.known: dict[Read, Any] = {}
 
     def answer(self, read: Read) -> Any:
+        known = self.known.get(read, self)
+        if known is not self:
+            return known
         if read[0] == "s":
-            return _fingerprint(self.streams.get((read[1], read[2])), self.digests)
-        if read[0] == "o":
-            return _fingerprint(self.origins.get(read[1]), self.digests)
-        return False
+            out = _fingerprint(self.streams.get((read[1], read[2])), self.digests)
+        elif read[0] == "o":
+            out = _fingerprint(self.origins.get(read[1]), self.digests)
+        else:
+            out = False
+        self.known[read] = out
+        return out
 
 
 class _Entry:
@@ -338,14 +345,14 @@ class ObjectMemo:
 
         def run(todo: Sequence[Resource]) -> list[Finding | ObjectResult]:
             out: list[Finding | ObjectResult] = []
-            for r in todo:
-                key = self.object_key(r, ctx)
-                if id(r) in held:
+            for r in todo:  # the hot loop of a cold run: one pass per (rule, object)
+                was_held = bool(held) and id(r) in held
+                if was_held:
                     entry, index = state.where[id(r)]
                     stored = entry.rules[code][index]
                     found = self._reuse(stored, ctx)
                     if found is not None:
-                        out.append((r.file, key, code, found, stored))
+                        out.append((r.file, self.object_key(r, ctx), code, found, stored))
                         continue
                 reads: list[Read] = []
                 ctx._reads = reads
@@ -353,9 +360,9 @@ class ObjectMemo:
                     found = [finding(v) for v in check(r, ctx)]
                 finally:
                     ctx._reads = None
-                fresh = self._stored(found, reads, ctx, r.file)
-                if fresh is not None or id(r) in held:
-                    out.append((r.file, key, code, found, fresh))
+                fresh = self._stored(found, reads, ctx, r.file) if found or reads else None
+                if fresh is not None or was_held:
+                    out.append((r.file, self.object_key(r, ctx), code, found, fresh))
             return out
 
         return run, items

@@ -181,8 +181,13 @@ def _same(capsys: pytest.CaptureFixture[str], root: Path, config: Path, profiles
             assert got == truth, f"{fmt} output with the cache ({run} run) differs after {step}"
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_cached_output_equals_uncached_after_random_edits(seed: int, cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("seed,forked", [(1, False), (2, False), (3, False), (4, True)])
+def test_cached_output_equals_uncached_after_random_edits(
+    seed: int, forked: bool, cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if forked:  # the checks on two processes (jsops.linter.halves), whatever the estate's size
+        monkeypatch.setenv("JSOPS_NO_PARALLEL", "0")
+        monkeypatch.setattr("jsops.linter.halves.MIN_ITEMS", 0)
     rng = random.Random(seed)
     root = tmp_path / "estate"
     root.mkdir()
