@@ -168,22 +168,31 @@ def run_salt(rules: Sequence[type[Rule]], config: Config, profiles_path: str | N
 
 
 def _stat_tree(h: Any, rules: Sequence[type[Rule]]) -> None:
-    """Size and modification time of every file of jsops's packages, of the rules' modules and of
-    the libraries whose messages reach findings (pydantic, its core)."""
+    """Size and modification time of every file of jsops's packages, of every rule plugin's
+    top-level package (or module) and of the libraries whose messages reach findings (pydantic,
+    its core)."""
     import importlib.util
 
     here = os.path.dirname(os.path.abspath(__file__))
-    roots = [here, os.path.join(os.path.dirname(here), "rules")]
-    for root in roots:
-        for folder, dirs, names in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for name in sorted(names):
-                st = os.stat(os.path.join(folder, name))
-                h.update(f"{folder}/{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-    modules = {sys.modules[r.__module__].__file__ for r in rules if r.__module__ in sys.modules}
+    roots = {here, os.path.join(os.path.dirname(here), "rules")}
+    files: set[str] = set()
+    for r in rules:
+        top = sys.modules.get(r.__module__.split(".", 1)[0])
+        path = getattr(top, "__file__", None) if top is not None else None
+        if not path or top is None:
+            continue
+        if os.path.basename(path) == "__init__.py":
+            roots.add(os.path.dirname(path))
+        else:
+            files.add(path)
     for lib in ("pydantic", "pydantic_core"):
         spec = importlib.util.find_spec(lib)
-        modules.add(spec.origin if spec is not None else None)
-    for path in sorted(m for m in modules if m):
+        if spec is not None and spec.origin:
+            files.add(spec.origin)
+    for root in sorted(roots):
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            files.update(os.path.join(folder, n) for n in names)
+    for path in sorted(files):
         st = os.stat(path)
         h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
