@@ -197,6 +197,16 @@ def _finding_of(rule: Rule, sev: Severity, configured: bool) -> Callable[[Violat
     return lambda v: _per_release(rule, v, sev, configured)
 
 
+def _contexts(estate: Estate, view: Estate, target: Target, profiles: Profiles | None, memo: ObjectMemo | None) -> tuple[RuleContext, RuleContext]:
+    """The rules' contexts on the estate as written and as the target's release receives it (the
+    same when nothing is dropped); with ``memo``, contexts that track what checks read."""
+    if memo is not None:
+        raw = memo.context(estate, target, profiles, "r")
+        return raw, raw if view is estate else memo.context(view, target, profiles, "v")
+    raw_ctx = RuleContext(estate, target, profiles)
+    return raw_ctx, raw_ctx if view is estate else RuleContext(view, target, profiles)
+
+
 def lint_estate(
     estate: Estate,
     rules: Sequence[type[Rule]] | None = None,
@@ -231,13 +241,8 @@ def lint_estate(
     the_target = target or cfg.target
     release = target_release(the_target)
     view = release_view(estate, release)  # what the release receives (unknown fields dropped)
-    if memo is not None and only_objects is None:
-        raw_ctx: RuleContext = memo.context(estate, the_target, profiles, "r")
-        ctx = raw_ctx if view is estate else memo.context(view, the_target, profiles, "v")
-    else:
-        memo = None
-        raw_ctx = RuleContext(estate, the_target, profiles)
-        ctx = raw_ctx if view is estate else RuleContext(view, the_target, profiles)
+    memo = memo if only_objects is None else None
+    raw_ctx, ctx = _contexts(estate, view, the_target, profiles, memo)
     findings = [_load_finding_for(f, release) for f in estate.findings]
     severity = selection.severity
     by_kind = _by_kind(view.resources, only_objects)

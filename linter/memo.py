@@ -8,9 +8,12 @@ whatever it asks its :class:`jsops.linter.api.RuleContext` about *other* objects
 - ``stream_of(consumer)`` and ``origin_of(stream, source)``: the stream found under (context, name);
 - ``effective(...)``: what the server's defaults read beyond the config itself (a consumer's
   stream's effective config, a mirror's origin: ``origins[name]``);
+- ``cached(key, build)``: the value rules share under ``key`` (built from the estate), by a
+  fingerprint of its content (:func:`_encode`: the objects of the estate in it by their own
+  fingerprint); a value it cannot describe counts as the whole estate;
 - anything else that sees the estate (``ctx.estate``, ``streams()``, ``consumers()``,
-  ``consumers_by_stream()``, ``streams_by_context()``, ``stream_index()``, ``cached(...)``): the whole
-  estate, which no entry can vouch for (the check runs again on the next run that is not whole-hit).
+  ``consumers_by_stream()``, ``streams_by_context()``, ``stream_index()``): the whole estate, which no
+  entry can vouch for (the check runs again on the next run that is not whole-hit).
 
 Each read is stored with the fingerprint of its answer (the resolved object's file, that file's
 content key, document, kind, name, stream and context; or none). An object's stored findings for a
@@ -24,7 +27,9 @@ what they read through the context (as built-in rules are; the differential test
 from __future__ import annotations
 
 import hashlib
+import marshal
 from collections.abc import Callable, Iterable, Sequence
+from enum import Enum
 from typing import Any
 
 from .api import Rule, RuleContext, StreamSource, Violation
@@ -111,7 +116,9 @@ class TrackingContext(RuleContext):
             self._quiet -= 1
 
     def cached(self, key: str, build: Callable[[], Any]) -> Any:
-        self._broad()
+        """A shared value built from the estate: the read is of the value (its fingerprint, see
+        :func:`_encode`), not of the whole estate."""
+        self._note(("c", key))
         self._quiet += 1
         try:
             return super().cached(key, build)
@@ -187,6 +194,49 @@ class TrackingContext(RuleContext):
         return out
 
 
+_UNKNOWN = ("?",)  # the answer to a read of a shared value not built yet in this run: never stored
+
+
+class _Opaque(Exception):
+    """A value :func:`_encode` cannot describe."""
+
+
+def _encode(v: Any, digests: dict[str, str], depth: int = 0) -> Any:
+    """A plain description of a value rules share (``RuleContext.cached``): scalars with their type,
+    containers in their order (sets sorted), records and plain objects by class and attributes,
+    objects of the estate by :func:`_fingerprint`; :class:`_Opaque` for anything else."""
+    if depth > 60:
+        raise _Opaque
+    t = type(v)
+    if v is None or t in (str, int, float, bytes):
+        return (t.__name__, v)
+    if t is bool:
+        return ("bool", v)
+    d = depth + 1
+    if t in (list, tuple):
+        return (t.__name__, tuple(_encode(x, digests, d) for x in v))
+    if t is dict:
+        return ("dict", tuple((_encode(k, digests, d), _encode(x, digests, d)) for k, x in v.items()))
+    if t in (set, frozenset):
+        return ("set", tuple(sorted((_encode(x, digests, d) for x in v), key=repr)))
+    if isinstance(v, Resource):
+        fp = _fingerprint(v, digests)
+        if fp is False:
+            raise _Opaque
+        return ("resource", fp)
+    if isinstance(v, Enum):
+        return ("enum", f"{t.__module__}.{t.__qualname__}", _encode(v.value, digests, d))
+    slots = [n for c in t.__mro__ for n in getattr(c, "__slots__", ())]
+    attrs = getattr(v, "__dict__", None)
+    if callable(v) or attrs is None and not slots:
+        raise _Opaque
+    state = dict(attrs or {})
+    for n in slots:
+        if hasattr(v, n):
+            state[n] = getattr(v, n)
+    return ("object", f"{t.__module__}.{t.__qualname__}", _encode(state, digests, d))
+
+
 def _fingerprint(r: Resource | None, digests: dict[str, str]) -> Any:
     if r is None:
         return None
@@ -200,6 +250,7 @@ class _Index:
     """The answers to the reads, for one context's estate (built on first use)."""
 
     def __init__(self, ctx: RuleContext, digests: dict[str, str]) -> None:
+        self.ctx = ctx
         estate = ctx._estate_value if isinstance(ctx, TrackingContext) else ctx.estate
         self.streams = {(r.context, r.name): r for r in estate.resources if r.kind == "Stream"}  # as RuleContext.stream_index
         self.origins: dict[str, Resource] = {}
@@ -217,6 +268,14 @@ class _Index:
             out = _fingerprint(self.streams.get((read[1], read[2])), self.digests)
         elif read[0] == "o":
             out = _fingerprint(self.origins.get(read[1]), self.digests)
+        elif read[0] == "c":
+            store = self.ctx._cache
+            if read[1] not in store:
+                return _UNKNOWN  # built by the first check that asks for it: the reads after it compare
+            try:
+                out = hashlib.sha256(marshal.dumps(_encode(store[read[1]], self.digests))).digest()[:16]
+            except (_Opaque, ValueError, RecursionError):
+                out = False
         else:
             out = False
         self.known[read] = out
@@ -382,7 +441,7 @@ class ObjectMemo:
                 if fp is False:
                     read_all = True
                     break
-                if fp is not None and fp[0] == file and fp[1] == digest:
+                if read[0] != "c" and fp is not None and fp[0] == file and fp[1] == digest:
                     continue
                 pairs.append((read, fp))
         if not found and not pairs and not read_all:
