@@ -237,6 +237,10 @@ def _encode(v: Any, digests: dict[str, str], depth: int = 0) -> Any:
     return ("object", f"{t.__module__}.{t.__qualname__}", _encode(state, digests, d))
 
 
+def _own_read(r: Resource) -> Read | None:
+    return ("s", r.context, r.stream) if r.kind == "Consumer" else None
+
+
 def _fingerprint(r: Resource | None, digests: dict[str, str]) -> Any:
     if r is None:
         return None
@@ -287,8 +291,11 @@ class _Entry:
     stored results of the objects that had any (findings, or reads of other objects)."""
 
     def __init__(self, value: Any) -> None:
-        objects, rules = value
+        objects, owns, rules = value
         self.objects: list[ObjectKey] = [tuple(o) for o in objects]
+        self.owns: list[Any] = list(owns)  # the answer to each object's own stream read (a consumer's)
+        if len(self.owns) != len(self.objects):
+            raise ValueError("objects and their stream answers differ in number")
         self.index: dict[ObjectKey, int] = {o: i for i, o in enumerate(self.objects)}
         self.rules: dict[str, dict[int, Stored]] = {str(c): {int(i): s for i, s in per.items()} for c, per in rules.items()}
 
@@ -319,7 +326,7 @@ class ObjectMemo:
         self._indexes: dict[int, _Index] = {}
         self._flavour: dict[int, str] = {}
         self._states: dict[tuple[int, int], _State] = {}
-        self._fresh: dict[str, dict[ObjectKey, None]] = {}  # objects checked without an entry, by file
+        self._fresh: dict[str, dict[ObjectKey, Any]] = {}  # objects every rule checks, by file: their own stream answer
         self._updates: dict[str, list[tuple[ObjectKey, str, Stored | None]]] = {}  # results to store, by file
 
     def context(self, estate: Estate, target: Any, profiles: Any, flavour: str) -> TrackingContext:
@@ -359,15 +366,21 @@ class ObjectMemo:
             entry = self._entry(r.file)
             key = self.object_key(r, ctx)
             index = entry.index.get(key) if entry is not None else None
-            if entry is None or index is None:
+            own = self._own_answer(r, ctx)
+            if entry is None or index is None or own is False or entry.owns[index] != own:
                 state.misses.append((pos, r))
-                self._fresh.setdefault(r.file, {})[key] = None
+                self._fresh.setdefault(r.file, {})[key] = own
                 continue
             state.where[id(r)] = (entry, index)
             for code, per in entry.rules.items():
                 if index in per:
                     state.holders.setdefault(code, []).append((pos, r))
         return state
+
+    def _own_answer(self, r: Resource, ctx: RuleContext) -> Any:
+        """The answer to a consumer's read of its own stream (every check of a consumer makes it,
+        through its effective config): kept once per object, not with each rule's results."""
+        return self._index(ctx).answer(_own_read(r)) if r.kind == "Consumer" else None
 
     def _index(self, ctx: RuleContext) -> _Index:
         index = self._indexes.get(id(ctx))
@@ -419,30 +432,29 @@ class ObjectMemo:
                     found = [finding(v) for v in check(r, ctx)]
                 finally:
                     ctx._reads = None
-                fresh = self._stored(found, reads, ctx, r.file) if found or reads else None
+                fresh = self._stored(found, reads, ctx, _own_read(r)) if found or reads else None
                 if fresh is not None or was_held:
                     out.append((r.file, self.object_key(r, ctx), code, found, fresh))
             return out
 
         return run, items
 
-    def _stored(self, found: list[Finding], reads: list[Read], ctx: RuleContext, file: str) -> Stored | None:
-        """What to store of one check: None when it found nothing and read nothing outside its file
-        (an object of the same file, with the same content, is covered by the file's key)."""
+    def _stored(self, found: list[Finding], reads: list[Read], ctx: RuleContext, own: Read | None) -> Stored | None:
+        """What to store of one check: None when it found nothing and read nothing but its own
+        stream (``own``: that answer is kept with the object, see :meth:`_own_answer`)."""
         if not found and not reads:
             return None
         read_all = ALL in reads
         pairs: list[Any] = []
         if not read_all:
             answers = self._index(ctx)
-            digest = self.digests.get(file)
             for read in dict.fromkeys(reads):
+                if read == own:
+                    continue
                 fp = answers.answer(read)
                 if fp is False:
                     read_all = True
                     break
-                if read[0] != "c" and fp is not None and fp[0] == file and fp[1] == digest:
-                    continue
                 pairs.append((read, fp))
         if not found and not pairs and not read_all:
             return None
@@ -471,18 +483,22 @@ class ObjectMemo:
                 continue
             old = self._entries.get(file)
             objects = list(old.objects) if old is not None else []
+            owns = list(old.owns) if old is not None else []
             index = dict(old.index) if old is not None else {}
             rules = {c: dict(per) for c, per in old.rules.items()} if old is not None else {}
-            for o in self._fresh.get(file, {}):
-                index.setdefault(o, len(objects))
-                if len(objects) < len(index):
-                    objects.append(o)
-            for o, code, stored in updates.get(file, ()):
+            for o, own in self._fresh.get(file, {}).items():  # checked by every rule: their old results go
                 i = index.setdefault(o, len(objects))
                 if i == len(objects):
                     objects.append(o)
+                    owns.append(own)
+                else:
+                    owns[i] = own
+                    for per in rules.values():
+                        per.pop(i, None)
+            for o, code, stored in updates.get(file, ()):
+                i = index[o]  # every object with results is in the entry or fresh
                 if stored is None:
                     rules.get(code, {}).pop(i, None)
                 else:
                     rules.setdefault(code, {})[i] = stored
-            self.cache.put_file(key, (objects, {c: per for c, per in rules.items() if per}))
+            self.cache.put_file(key, (objects, owns, {c: per for c, per in rules.items() if per}))

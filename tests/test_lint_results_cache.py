@@ -77,7 +77,8 @@ def _generate(tree: Tree, rng: random.Random) -> None:
     streams: list[str] = []
     for i in range(10):
         name = f"S{i}"
-        tree.put(f"s{i}.yaml", [_stream(name, rng, streams)])
+        own = [_consumer(f"k{n}", name, rng) for n in range(rng.choice([0, 0, 1, 2]))]  # consumers beside their stream
+        tree.put(f"s{i}.yaml", [_stream(name, rng, streams), *own])
         streams.append(name)
     for j in range(14):  # consumers in files of their own: their stream is in another file
         tree.put(f"c{j}.yaml", [_consumer(f"c{j}", rng.choice(streams), rng) for _ in range(rng.randint(1, 2))])
@@ -133,7 +134,9 @@ def _edit(tree: Tree, rng: random.Random, config: Path, profiles: Path) -> str:
     elif what == "add":
         n = rng.randint(100, 999)
         stream = rng.choice(["S1", "S2", "GONE", "S3"])
-        tree.put(f"z{n}.yaml", [_stream(stream, rng, [])] if rng.random() < 0.4 else [_consumer(f"c{n}", stream, rng)])
+        # a file before or after the others: a stream declared again there shadows, or is shadowed by, the first
+        name = f"{rng.choice('az')}{n}.yaml"
+        tree.put(name, [_stream(stream, rng, [])] if rng.random() < 0.4 else [_consumer(f"c{n}", stream, rng)])
     elif what == "remove" and len(files) > 3:
         tree.remove(rng.choice(files))
     elif what == "comment" and files:
