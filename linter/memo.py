@@ -380,7 +380,8 @@ class ObjectMemo:
     def _own_answer(self, r: Resource, ctx: RuleContext) -> Any:
         """The answer to a consumer's read of its own stream (every check of a consumer makes it,
         through its effective config): kept once per object, not with each rule's results."""
-        return self._index(ctx).answer(_own_read(r)) if r.kind == "Consumer" else None
+        own = _own_read(r)
+        return self._index(ctx).answer(own) if own is not None else None
 
     def _index(self, ctx: RuleContext) -> _Index:
         index = self._indexes.get(id(ctx))
