@@ -177,14 +177,12 @@ def _stat_tree(h: Any, rules: Sequence[type[Rule]]) -> None:
     roots = {here, os.path.join(os.path.dirname(here), "rules")}
     files: set[str] = set()
     for r in rules:
-        top = sys.modules.get(r.__module__.split(".", 1)[0])
-        path = getattr(top, "__file__", None) if top is not None else None
-        if not path or top is None:
-            continue
-        if os.path.basename(path) == "__init__.py":
-            roots.add(os.path.dirname(path))
-        else:
-            files.add(path)
+        own = getattr(sys.modules.get(r.__module__), "__file__", None)
+        if own:
+            files.add(own)
+        top = getattr(sys.modules.get(r.__module__.split(".", 1)[0]), "__file__", None)
+        if top and os.path.basename(top) == "__init__.py":
+            roots.add(os.path.dirname(top))
     for lib in ("pydantic", "pydantic_core"):
         spec = importlib.util.find_spec(lib)
         if spec is not None and spec.origin:
