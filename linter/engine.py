@@ -27,6 +27,7 @@ from .semantics.units import dialect_duration
 
 if TYPE_CHECKING:
     from .config import Config, Selection
+    from .memo import ObjectMemo, ObjectResult
     from .model.profiles import Profiles
 
 __all__ = ["LintResult", "lint_paths", "lint_estate", "discover_rules", "read_manifest_bytes"]
@@ -181,15 +182,29 @@ def _by_kind(resources: Iterable[Resource], objects: Collection[tuple[str, str, 
     return out
 
 
-def _estate_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool) -> Callable[[Sequence[Resource]], list[Finding]]:
+def _estate_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool) -> Callable[[Sequence[Resource]], list[Finding | ObjectResult]]:
     """An estate-wide rule's check, as a unit of :func:`jsops.linter.halves.run_units` (never split)."""
     return lambda _: [_per_release(rule, v, sev, configured) for v in rule.check_estate(ctx)]
 
 
-def _objects_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool) -> Callable[[Sequence[Resource]], list[Finding]]:
+def _objects_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool) -> Callable[[Sequence[Resource]], list[Finding | ObjectResult]]:
     """A per-object rule's check of a list of objects, as a unit of :func:`jsops.linter.halves.run_units`."""
     check = rule.check
     return lambda objects: [_per_release(rule, v, sev, configured) for r in objects for v in check(r, ctx)]
+
+
+def _finding_of(rule: Rule, sev: Severity, configured: bool) -> Callable[[Violation], Finding]:
+    return lambda v: _per_release(rule, v, sev, configured)
+
+
+def _contexts(estate: Estate, view: Estate, target: Target, profiles: Profiles | None, memo: ObjectMemo | None) -> tuple[RuleContext, RuleContext]:
+    """The rules' contexts on the estate as written and as the target's release receives it (the
+    same when nothing is dropped); with ``memo``, contexts that track what checks read."""
+    if memo is not None:
+        raw = memo.context(estate, target, profiles, "r")
+        return raw, raw if view is estate else memo.context(view, target, profiles, "v")
+    raw_ctx = RuleContext(estate, target, profiles)
+    return raw_ctx, raw_ctx if view is estate else RuleContext(view, target, profiles)
 
 
 def lint_estate(
@@ -203,6 +218,7 @@ def lint_estate(
     read_source: Callable[[str], bytes | None] | None = read_manifest_bytes,
     selection: Selection | None = None,
     only_objects: Collection[tuple[str, str, str | None]] | None = None,
+    memo: ObjectMemo | None = None,
 ) -> LintResult:
     """Lint a loaded estate.
 
@@ -213,6 +229,8 @@ def lint_estate(
     selects from ``rules``, when the caller already made it (rules are selected once per run).
     ``only_objects``: per-object rules check only these objects, as ``(kind, name, stream)``; estate-wide
     rules and the loader's findings are not limited (a plan judges only what it sends).
+    ``memo``: per-object results of earlier runs, reused where their inputs are unchanged and
+    filled with this run's (:mod:`jsops.linter.memo`; ``jsops lint`` with the cache on).
     """
     from .config import Config, select_rules
 
@@ -222,14 +240,14 @@ def lint_estate(
         selection = select_rules(cfg, registry)
     the_target = target or cfg.target
     release = target_release(the_target)
-    raw_ctx = RuleContext(estate, the_target, profiles)
     view = release_view(estate, release)  # what the release receives (unknown fields dropped)
-    ctx = raw_ctx if view is estate else RuleContext(view, the_target, profiles)
+    memo = memo if only_objects is None else None
+    raw_ctx, ctx = _contexts(estate, view, the_target, profiles, memo)
     findings = [_load_finding_for(f, release) for f in estate.findings]
     severity = selection.severity
     by_kind = _by_kind(view.resources, only_objects)
     raw_by_kind = by_kind if view is estate else _by_kind(estate.resources, only_objects)
-    units: list[Unit[Resource, Finding]] = []
+    units: list[Unit[Resource, Finding | ObjectResult]] = []
     for rule in selection.instantiate():
         cls = type(rule)
         configured = cls.code in severity
@@ -238,8 +256,17 @@ def lint_estate(
         if cls.estate_wide:
             units.append((_estate_unit(rule, rctx, sev, configured), None))
             continue
-        units.extend((_objects_unit(rule, rctx, sev, configured), kinds_of.get(kind, [])) for kind in sorted(cls.kinds))
-    findings.extend(run_units(units))  # large estates on two cores (jsops.linter.halves)
+        for kind in sorted(cls.kinds):
+            of_kind = kinds_of.get(kind, [])
+            if memo is None:
+                units.append((_objects_unit(rule, rctx, sev, configured), of_kind))
+            else:
+                units.append(memo.unit(rule, rctx, _finding_of(rule, sev, configured), of_kind))
+    # Large estates on two cores (jsops.linter.halves). With the memo, most objects need no check;
+    # an estate-wide rule walks every object still, and counts as one item per object.
+    work = None if memo is None else sum(len(items) if items is not None else len(view.resources) for _, items in units)
+    outcomes = run_units(units, work=work)
+    findings.extend(memo.collect(outcomes) if memo is not None else [f for f in outcomes if isinstance(f, Finding)])
     findings = [f for f in findings if f.rule not in selection.ignored]
     if severity:
         findings = [replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f for f in findings]

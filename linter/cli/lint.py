@@ -12,9 +12,13 @@ from ..exitcodes import ExitCode
 from .kit import Exit, config_from_args, use_color
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..api import Rule
     from ..config import Config
     from ..engine import LintResult
     from ..load import Estate
+    from ..model.profiles import Profiles
 
 __all__ = ["lint_command", "rule_docs_command"]
 
@@ -89,6 +93,9 @@ def _lint(args: argparse.Namespace, version: str) -> int:
             raise Exit(f"jsops: error: {exc}", ExitCode.NOT_RUN) from None
 
     def lint() -> LintResult:
+        done = _from_results_cache(args, cfg, given, rules, (profiles, profiles_path), exclude, streams, nack_version)
+        if done is not None:
+            return done
         if args.estate:
             only = discover(given, exclude)
             estate = load_paths(
@@ -126,6 +133,37 @@ def _lint(args: argparse.Namespace, version: str) -> int:
     sys.stdout.write(render_result(result, fmt, RenderContext(version, rules, use_color())))
     threshold = Severity(args.fail_on or (cfg.fail_on.value if cfg.fail_on else "error")).rank
     return ExitCode.FINDINGS if any(f.severity.rank >= threshold for f in result.findings) else ExitCode.OK
+
+
+def _from_results_cache(
+    args: argparse.Namespace,
+    cfg: Config,
+    given: list[str],
+    rules: Sequence[type[Rule]],
+    profiles: tuple[Profiles | None, str | None],
+    exclude: list[str],
+    streams: list[tuple[str, str]],
+    nack_version: str | None,
+) -> LintResult | None:
+    """The lint through the results cache (:mod:`jsops.linter.incremental`), or None when it is off or
+    not usable for this run (then the lint is made as before)."""
+    if getattr(args, "no_cache", False):
+        return None
+    from ..incremental import lint_incremental
+    from ..load import discover
+
+    return lint_incremental(
+        [*_estate_dirs(args, cfg, list(args.paths)), *given] if args.estate else given,
+        rules,
+        config=cfg,
+        profiles=profiles[0],
+        profiles_path=profiles[1],
+        only_files=discover(given, exclude) if args.estate else None,
+        env=args.env,
+        exclude=exclude,
+        consumer_streams=streams,
+        nack_version=nack_version,
+    )
 
 
 def _template_findings(result: LintResult, estate: Estate, env: str | None) -> LintResult:

@@ -90,6 +90,7 @@ def read_file(
     if cache is None:
         return read_text(data, shown, limits)
     key = cache.key(data, shown.endswith(".json"))
+    cache.digests[shown] = key
     parsed = cache.get(key)
     if parsed is None:
         parsed = read_text(data, shown, limits)

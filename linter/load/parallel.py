@@ -64,7 +64,7 @@ def load_parallel(
 
     _, payload = fork_half(lambda: _parse_for_parent(files[half:], limits, roots, cache), mine)
     try:
-        parsed, used = marshal.loads(payload) if payload is not None else (None, None)
+        parsed, used, digests = marshal.loads(payload) if payload is not None else (None, None, None)
     except (EOFError, ValueError, TypeError):
         parsed = None
     if parsed is None:  # the child failed: parse here instead
@@ -72,14 +72,14 @@ def load_parallel(
             load_file(f, estate, limits=limits, root=roots.get(f), cache=cache)
         return
     if cache is not None and isinstance(used, dict):
-        cache.merge(used)
+        cache.merge(used, digests if isinstance(digests, dict) else None)
     for item in parsed:
         _load_parsed(item, estate)
 
 
 def _parse_for_parent(files: list[str], limits: Limits | None, roots: dict[str, str], cache: ParseCache | None) -> bytes:
     """In the child: parse ``files``; the results (marshal), with the cache entries they used (the
-    parent saves the cache)."""
+    parent saves the cache) and the keys of the files read."""
     import marshal
 
     out: list[tuple[Any, ...]] = []
@@ -90,7 +90,7 @@ def _parse_for_parent(files: list[str], limits: Limits | None, roots: dict[str, 
             out.append((f, None, str(exc)))
             continue
         out.append((f, pack_parsed(parsed), None))
-    return marshal.dumps((out, cache.used if cache is not None else {}))
+    return marshal.dumps((out, cache.used if cache is not None else {}, cache.digests if cache is not None else {}))
 
 
 def _load_parsed(item: tuple[Any, ...], estate: Estate) -> None:

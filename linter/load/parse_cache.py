@@ -53,7 +53,7 @@ from ..model.private_dir import TMP_SUFFIX, PrivateDir
 from ._cache_shapes import valid_entry
 from .documents import Limits, ParsedDocument, ReadProblem
 
-__all__ = ["MAX_BYTES", "ParseCache", "Parsed", "build_digest", "open_cache", "pack_parsed", "unpack_parsed"]
+__all__ = ["MAX_BYTES", "ParseCache", "Parsed", "build_digest", "content_key", "open_cache", "pack_parsed", "unpack_parsed"]
 
 MAX_BYTES = 64 * 1024 * 1024
 """The most the packs may take together; beyond it the oldest are removed (down to 3/4 of it)."""
@@ -78,13 +78,16 @@ class ParseCache:
         self.max_bytes = max_bytes
         self.limits = limits
         build = build if build is not None else build_digest()
-        self._salt = f"{_MAGIC!r}\0{build}\0{sys.version_info[:3]}\0{marshal.version}\0{limits!r}\0".encode()
+        self._salt = _salt(build, limits)
         paths = "\0".join(sorted(os.path.abspath(p) for p in tree)).encode()
         self.name = hashlib.sha256(self._salt + paths).hexdigest()[:40] + _PACK_SUFFIX
         self.path = os.path.join(directory, self.name)
         self._old: dict[str, Any] = self._read()
         self.used: dict[str, Any] = {}
         self.hits = 0
+        # The key of every file read through this cache, by the name it is shown under: what the
+        # results cache (jsops.linter.load.results_cache) knows a file's content by.
+        self.digests: dict[str, str] = {}
 
     def size(self) -> int:
         """How many entries the pack held when it was read."""
@@ -92,10 +95,7 @@ class ParseCache:
 
     def key(self, data: bytes, json_file: bool) -> str:
         """The entry's name: the content digest salted with everything else the parse depends on."""
-        h = hashlib.sha256(self._salt)
-        h.update(b"json\0" if json_file else b"yaml\0")
-        h.update(data)
-        return h.hexdigest()
+        return _key(self._salt, data, json_file)
 
     def get(self, key: str) -> Parsed | None:
         """The entry, or None when there is none usable (never raises)."""
@@ -123,9 +123,12 @@ class ParseCache:
         except ValueError:  # a value marshal cannot hold: not cached
             pass
 
-    def merge(self, used: dict[str, Any]) -> None:
-        """Entries another process (the forked child of a parallel load) used."""
+    def merge(self, used: dict[str, Any], digests: dict[str, str] | None = None) -> None:
+        """Entries another process (the forked child of a parallel load) used, and the keys of the
+        files it read."""
         self.used.update(used)
+        if digests:
+            self.digests.update(digests)
 
     def save(self) -> None:
         """Write the pack atomically if this run used other entries than it read, then prune; a cache
@@ -190,6 +193,24 @@ class ParseCache:
                 continue
             private.remove(name)
             total -= size
+
+
+def _salt(build: str, limits: Limits) -> bytes:
+    return f"{_MAGIC!r}\0{build}\0{sys.version_info[:3]}\0{marshal.version}\0{limits!r}\0".encode()
+
+
+def _key(salt: bytes, data: bytes, json_file: bool) -> str:
+    h = hashlib.sha256(salt)
+    h.update(b"json\0" if json_file else b"yaml\0")
+    h.update(data)
+    return h.hexdigest()
+
+
+def content_key(data: bytes, json_file: bool, limits: Limits | None = None) -> str | None:
+    """:meth:`ParseCache.key` of a file's bytes without opening a pack (None when the parser's
+    build cannot be identified: then there is no cache)."""
+    build = build_digest()
+    return _key(_salt(build, limits or Limits()), data, json_file) if build else None
 
 
 def open_cache(limits: Limits | None, enabled: bool = True, tree: Sequence[str] = ()) -> ParseCache | None:

@@ -22,7 +22,7 @@ from .templates import EnvironmentError_, is_template, render_file
 if TYPE_CHECKING:
     from .templates import TemplateProblem
 
-__all__ = ["load_paths"]
+__all__ = ["load_paths", "readable_files"]
 
 _Move = Callable[[Pos], Pos]
 
@@ -50,6 +50,14 @@ def _readable(entries: list[tuple[str, str]], too_deep: list[str], estate: Estat
     return files
 
 
+def readable_files(paths: Sequence[str], exclude: Sequence[str], estate: Estate) -> tuple[list[str], dict[str, str]]:
+    """The files under ``paths`` the loader reads, in order, and the tree each was found in; what
+    the walk passes over (names that are not UTF-8, links out of the tree, Helm templates, directories
+    too deep) is recorded in ``estate`` as :func:`load_paths` reports it."""
+    entries, too_deep = discover_tree(paths, exclude=exclude)
+    return _readable(entries, too_deep, estate), dict(entries)
+
+
 def load_paths(
     paths: Iterable[str],
     *,
@@ -61,6 +69,7 @@ def load_paths(
     exclude: Sequence[str] = (),
     consumer_streams: Sequence[tuple[str, str]] = (),
     nack_version: str | None = None,
+    digests: dict[str, str] | None = None,
 ) -> Estate:
     """Load every manifest under ``paths``; also checks estate-wide loading problems
     (duplicate objects, consumers whose stream is not declared).
@@ -87,12 +96,13 @@ def load_paths(
 
     ``nack_version``: the NACK release whose CRDs NACK files are checked against (a tag or a minor,
     :func:`jsops.linter.load.nack_releases.nack_release`); None: the newest jsops knows.
+
+    ``digests``: filled, when the parse cache is on, with the content key of every file read (the
+    key of the bytes the loader parsed: :mod:`jsops.linter.load.results_cache` keys entries by it).
     """
     estate = Estate(consumer_streams=list(consumer_streams), nack_version=nack_version)
     paths = list(paths)
-    entries, too_deep = discover_tree(paths, exclude=exclude)
-    files = _readable(entries, too_deep, estate)
-    roots = dict(entries)
+    files, roots = readable_files(paths, exclude, estate)
     parse_cache = open_cache(limits, cache, paths)
     templates = any(is_template(f) for f in files)
     if not templates and parallel.worth_forking(len(files), parse_cache):
@@ -108,6 +118,8 @@ def load_paths(
                 load_file(f, estate, limits=limits, root=roots.get(f), cache=parse_cache)
     if parse_cache is not None:
         parse_cache.save()
+        if digests is not None:
+            digests.update(parse_cache.digests)
     check_estate(estate)
     return estate
 

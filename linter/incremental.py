@@ -1,0 +1,196 @@
+"""``jsops lint`` with its results cache (:mod:`jsops.linter.load.results_cache`): a run whose inputs
+are all unchanged loads nothing; a run with some files changed checks again only what depends on them.
+
+Every run starts the way the loader does: it walks the paths (the same walk, the same files passed
+over) and reads every file it would read, keyed by content (:func:`jsops.linter.load.parse_cache.content_key`).
+
+- **The run's salt** is every input that is not a manifest: the build (jsops's version and the
+  size and modification time of every file of its packages, of every rule plugin's module, of the
+  YAML extension and of pydantic), the Python version, the config as validated (rules, options,
+  severities, target, paths, exclusions), the profiles file's bytes, the arguments that change what
+  is loaded (paths, ``--estate`` files, environment, NACK release, consumer streams), the working
+  directory and the ``JSOPS_*`` environment.
+- **The estate entry** is keyed by the salt, what the walk passed over and every file's path and
+  content key, in order: when it matches, its result is the run's result.
+- Otherwise the estate is loaded (with the parse cache) and linted; the estate-wide rules run, and
+  each per-object rule's results are reused object by object where :mod:`jsops.linter.memo` says they
+  still hold (file entries keyed by the salt, the file's path and its content key). The new result
+  is stored as the estate entry, and every file's per-object results as its file entry.
+
+Templates are rendered with values from elsewhere: a run with a template in it uses no results
+cache (the parse cache neither keeps templates). Findings are the same with and without the cache
+(``tests/test_lint_results_cache.py`` compares them after random edits).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import stat
+import sys
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from .engine import LintResult, lint_estate
+from .load import Estate, Limits, load_paths
+from .load.paths import readable_files
+from .load.reading import read_regular
+from .load.results_cache import ResultsCache, finding_of, plain_finding
+from .load.templates import is_template
+
+if TYPE_CHECKING:
+    from .api import Rule
+    from .config import Config
+    from .model.profiles import Profiles
+
+__all__ = ["lint_incremental"]
+
+_FORMAT = "1"
+
+
+def lint_incremental(
+    paths: Sequence[str],
+    rules: Sequence[type[Rule]],
+    *,
+    config: Config,
+    profiles: Profiles | None = None,
+    profiles_path: str | None = None,
+    only_files: Iterable[str] | None = None,
+    env: str | None = None,
+    exclude: Sequence[str] = (),
+    consumer_streams: Sequence[tuple[str, str]] = (),
+    nack_version: str | None = None,
+) -> LintResult | None:
+    """The lint of ``paths`` through the results cache, or None when there is none to use (the cache
+    is off, a template is among the files, an input cannot be read): the caller lints as usual."""
+    from .model.cache_dir import cache_dir
+
+    base = cache_dir()
+    if not base:
+        return None
+    paths = list(paths)
+    only = list(only_files) if only_files is not None else None
+    walked = Estate()
+    files, _ = readable_files(paths, exclude, walked)
+    if any(is_template(f) for f in files):
+        return None
+    args = (paths, only, env, list(exclude), [tuple(p) for p in consumer_streams], nack_version)
+    salt = run_salt(rules, config, profiles_path, args)
+    if salt is None:
+        return None
+    keys = _content_keys(files)
+    if keys is False:
+        return None  # a pipe or a device: read once, by the loader
+    cache = ResultsCache(os.path.join(base, "results"), paths)
+    if keys is not None:
+        stored = cache.estate(_estate_key(salt, walked, files, keys))
+        result = _result_of(stored) if stored is not None else None
+        if result is not None:
+            return result
+    from .memo import ObjectMemo
+
+    digests: dict[str, str] = {}
+    estate = load_paths(paths, cache=True, env=env, exclude=exclude, consumer_streams=consumer_streams, nack_version=nack_version, digests=digests)
+    memo = ObjectMemo(cache, salt, digests)
+    result = lint_estate(estate, rules, config=config, profiles=profiles, only_files=only, memo=memo)
+    if not estate.rendered and set(digests) == set(files):  # the files walked are the files loaded
+        memo.save()
+        cache.put_estate(_estate_key(salt, walked, files, digests), _plain_result(result))
+        cache.save()
+    return result
+
+
+def _content_keys(files: list[str]) -> dict[str, str] | None | Literal[False]:
+    """Every file's content key, read as the loader reads it; None when one cannot be read (the
+    loader then says why) or there is no parser build to key by; False when one is not a regular
+    file (a pipe can be read only once: the loader's)."""
+    from .load.parse_cache import content_key
+
+    bound = Limits.max_file_bytes + 1
+    out: dict[str, str] = {}
+    for f in files:
+        try:
+            if not stat.S_ISREG(os.stat(f).st_mode):
+                return False
+            data = read_regular(f, bound)
+        except OSError:
+            return None
+        key = content_key(data, f.endswith(".json"))
+        if key is None:
+            return None
+        out[f] = key
+    return out
+
+
+def _estate_key(salt: str, walked: Estate, files: list[str], keys: dict[str, str]) -> str:
+    h = hashlib.sha256(salt.encode())
+    passed = ([plain_finding(f) for f in walked.findings], sorted(walked.not_jetstream.items()), sorted(walked.opaque))
+    h.update(marshal.dumps(passed))
+    for f in files:
+        h.update(f"\0{f}\0{keys.get(f)}".encode())
+    return h.hexdigest()
+
+
+def _plain_result(r: LintResult) -> tuple[Any, ...]:
+    return ([plain_finding(f) for f in r.findings], r.files, r.objects, list(r.paths), r.skipped, r.not_jetstream, r.assumed_release)
+
+
+def _result_of(stored: Any) -> LintResult | None:
+    try:
+        findings, files, objects, paths, skipped, others, assumed = stored
+        result = LintResult([finding_of(f) for f in findings], int(files), int(objects), [str(p) for p in paths], int(skipped), int(others))
+        result.assumed_release = None if assumed is None else str(assumed)
+    except Exception:  # an entry of another shape: a miss
+        return None
+    return result
+
+
+def run_salt(rules: Sequence[type[Rule]], config: Config, profiles_path: str | None, args: Any) -> str | None:
+    """A digest of every input of a lint but the manifests (see the module's docstring); None when
+    one cannot be read."""
+    from ._version import __version__
+    from .load.parse_cache import build_digest
+
+    h = hashlib.sha256(f"jsops-lint-results {_FORMAT}\0{__version__}\0{sys.version}\0{marshal.version}\0{build_digest()}\0".encode())
+    try:
+        _stat_tree(h, rules)
+        if profiles_path is not None:
+            with open(profiles_path, "rb") as fh:
+                h.update(f"\0profiles\0{profiles_path}\0".encode() + fh.read())
+        h.update(f"\0{os.getcwd()}\0".encode())
+    except OSError:
+        return None
+    settings = (config.model_dump(), config.source, config.root, args)
+    environment = sorted((k, v) for k, v in os.environ.items() if k.startswith("JSOPS_") and k not in ("JSOPS_CACHE_DIR", "JSOPS_NO_PARALLEL"))
+    h.update(repr((settings, environment)).encode())
+    return h.hexdigest()
+
+
+def _stat_tree(h: Any, rules: Sequence[type[Rule]]) -> None:
+    """Size and modification time of every file of jsops's packages, of every rule plugin's
+    top-level package (or module) and of the libraries whose messages reach findings (pydantic,
+    its core)."""
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    roots = {here, os.path.join(os.path.dirname(here), "rules")}
+    files: set[str] = set()
+    for r in rules:
+        own = getattr(sys.modules.get(r.__module__), "__file__", None)
+        if own:
+            files.add(own)
+        top = getattr(sys.modules.get(r.__module__.split(".", 1)[0]), "__file__", None)
+        if top and os.path.basename(top) == "__init__.py":
+            roots.add(os.path.dirname(top))
+    for lib in ("pydantic", "pydantic_core"):
+        spec = importlib.util.find_spec(lib)
+        if spec is not None and spec.origin:
+            files.add(spec.origin)
+    for root in sorted(roots):
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            files.update(os.path.join(folder, n) for n in names)
+    for path in sorted(files):
+        st = os.stat(path)
+        h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())

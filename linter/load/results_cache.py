@@ -1,0 +1,225 @@
+"""Where ``jsops lint`` keeps its results between runs: one pack per set of paths (a tree), beside
+the parse cache (:mod:`jsops.linter.load.parse_cache`), in ``results/`` under the same cache
+directory, private the same way (:mod:`jsops.linter.model.private_dir`) and off the same way
+(``JSOPS_NO_CACHE=1``, ``--no-cache``).
+
+A pack holds two kinds of entries, each marshalled on its own (a run decodes only what it asks for):
+
+- the **estate entry**: the whole result of the last run (its findings, counts, files), under a key
+  of every input of that run (see :mod:`jsops.linter.incremental`); a run whose inputs are all
+  unchanged reads it and loads nothing;
+- **file entries**: per file, under a key of the run's inputs but the tree (the rules, their options,
+  the target, the profiles, the build) and of the file's path and content, what the per-object rules
+  found on the file's objects, with what each finding read outside its own object
+  (:mod:`jsops.linter.memo`): a run with some files changed reuses the entries of the others.
+
+Everything here is plain data (marshal; a pack never holds code). A pack is checksummed; a missing,
+damaged, foreign or older pack, or an entry of the wrong shape, is a miss, never an error; a pack is
+written to an exclusively created temporary file renamed into place, so two lints at once never
+read a torn pack (the last to finish wins). A pack holds the entries its last run used, so it
+follows its tree; after a write the oldest packs beyond :data:`MAX_BYTES` are removed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from ..findings import Edit, Finding, FixSuggestion, ObjectRef, Severity
+from ..model.private_dir import TMP_SUFFIX, PrivateDir
+from ..semantics.errcodes import ErrCode
+
+__all__ = ["MAX_BYTES", "ResultsCache", "plain_finding", "finding_of"]
+
+MAX_BYTES = 64 * 1024 * 1024
+"""The most the result packs may take together; beyond it the oldest are removed (down to 3/4)."""
+
+_MAGIC = b"jsops-results-cache 1\n"
+_PACK_SUFFIX = ".pack"
+_SUM_BYTES = 16
+
+
+class ResultsCache:
+    """The result pack of one tree (see the module's docstring). :meth:`estate` and :meth:`file`
+    read it; :meth:`put_estate` and :meth:`put_file` fill what :meth:`save` writes."""
+
+    def __init__(self, directory: str, tree: Sequence[str], max_bytes: int = MAX_BYTES) -> None:
+        self.directory = directory
+        self.max_bytes = max_bytes
+        paths = "\0".join(sorted(os.path.abspath(p) for p in tree)).encode()
+        self.name = hashlib.sha256(_MAGIC + paths).hexdigest()[:40] + _PACK_SUFFIX
+        self._estate: tuple[str, bytes] | None = None
+        self._files: dict[str, bytes] = {}
+        self._read()
+        self._new_estate: tuple[str, bytes] | None = None
+        self._new_files: dict[str, bytes] = {}
+
+    def estate(self, key: str) -> Any:
+        """The estate entry's value when it was stored under ``key``, else None (never raises)."""
+        if self._estate is None or self._estate[0] != key:
+            return None
+        try:
+            return marshal.loads(self._estate[1])
+        except Exception:  # anything a damaged entry makes marshal raise
+            return None
+
+    def file(self, key: str) -> Any:
+        """A file entry's value, or None; the entry is kept for the next run when it is used."""
+        blob = self._files.get(key)
+        if type(blob) is not bytes:
+            return None
+        try:
+            value = marshal.loads(blob)
+        except Exception:
+            return None
+        self._new_files.setdefault(key, blob)
+        return value
+
+    def put_estate(self, key: str, value: Any) -> None:
+        try:
+            self._new_estate = (key, marshal.dumps(value))
+        except ValueError:  # a value marshal cannot hold: not cached
+            self._new_estate = None
+
+    def put_file(self, key: str, value: Any) -> None:
+        try:
+            self._new_files[key] = marshal.dumps(value)
+        except ValueError:
+            self._new_files.pop(key, None)
+
+    def save(self) -> None:
+        """Write the pack (the estate entry and the file entries this run used or made) atomically,
+        then prune; a cache that cannot be written is left alone."""
+        if self._new_estate is None:
+            return
+        try:
+            blob = marshal.dumps((self._new_estate, self._new_files))
+        except ValueError:
+            return
+        data = _MAGIC + _checksum(blob) + blob
+        if len(data) > self.max_bytes:
+            return
+        private = PrivateDir.open(self.directory)
+        if private is None:
+            return
+        with private:
+            if private.write(self.name, data):
+                self._prune(private)
+
+    def _read(self) -> None:
+        private = PrivateDir.open(self.directory, create=False)
+        if private is None:
+            return
+        with private:
+            blob = private.read(self.name, self.max_bytes)
+        if blob is None:
+            return
+        head, body = len(_MAGIC), len(_MAGIC) + _SUM_BYTES
+        if not blob.startswith(_MAGIC) or _checksum(blob[body:]) != blob[head:body]:
+            return
+        try:
+            estate, files = marshal.loads(blob[body:])
+        except Exception:
+            return
+        if type(estate) is tuple and len(estate) == 2 and type(estate[0]) is str and type(estate[1]) is bytes:
+            self._estate = estate
+        if type(files) is dict:
+            self._files = files
+
+    def _prune(self, private: PrivateDir) -> None:
+        """Only this cache's own names, oldest first, while they take more than ``max_bytes``."""
+        entries: list[tuple[int, int, str]] = []
+        total = 0
+        for name, st in private.entries():
+            if name.endswith((_PACK_SUFFIX, TMP_SUFFIX)):
+                entries.append((st.st_mtime_ns, st.st_size, name))
+                total += st.st_size
+        if total <= self.max_bytes:
+            return
+        entries.sort()
+        for _, size, name in entries:
+            if total <= self.max_bytes * 3 // 4:
+                break
+            if name != self.name:
+                private.remove(name)
+                total -= size
+
+
+def _checksum(blob: bytes) -> bytes:
+    return hashlib.blake2b(blob, digest_size=_SUM_BYTES).digest()
+
+
+def plain_finding(f: Finding) -> tuple[Any, ...]:
+    """A finding as plain values (marshal)."""
+    fix = f.fix
+    return (
+        f.rule,
+        f.name,
+        f.severity.value,
+        f.message,
+        f.file,
+        f.line,
+        f.column,
+        None if f.object is None else (f.object.kind, f.object.name, f.object.stream),
+        None if f.server_error_code is None else int(f.server_error_code),
+        None if fix is None else (fix.applicability, fix.description, tuple((e.op, e.path, e.value, e.duration, e.document) for e in fix.edits)),
+        f.excerpt,
+        f.since,
+    )
+
+
+def _text(v: Any) -> str:
+    if type(v) is not str:
+        raise ValueError("not a string")
+    return v
+
+
+def _int(v: Any) -> int:
+    if type(v) is not int:
+        raise ValueError("not an integer")
+    return v
+
+
+def _code(n: int) -> int:
+    """An err_code as rules give it: the :class:`ErrCode` member when there is one."""
+    try:
+        return ErrCode(n)
+    except ValueError:
+        return n
+
+
+def _opt_text(v: Any) -> str | None:
+    return None if v is None else _text(v)
+
+
+def finding_of(p: Any) -> Finding:
+    """The reverse of :func:`plain_finding`; ValueError (or TypeError) for a value of another shape."""
+    rule, name, severity, message, file, line, column, obj, code, fix, excerpt, since = p
+    ref = None if obj is None else ObjectRef(_text(obj[0]), _text(obj[1]), _opt_text(obj[2]))
+    suggestion = None
+    if fix is not None:
+        applicability, description, edits = fix
+        suggestion = FixSuggestion(
+            _text(applicability),
+            _text(description),
+            tuple(Edit(_text(op), tuple(path), value, bool(duration), None if doc is None else _int(doc)) for op, path, value, duration, doc in edits),
+        )
+    if since is not None and (type(since) is not tuple or len(since) != 3 or not all(type(x) is int for x in since)):
+        raise ValueError("not a release")
+    return Finding(
+        _text(rule),
+        _text(name),
+        Severity(severity),
+        _text(message),
+        _text(file),
+        _int(line),
+        _int(column),
+        ref,
+        None if code is None else _code(_int(code)),
+        suggestion,
+        bool(excerpt),
+        since,
+    )
