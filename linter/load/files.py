@@ -126,8 +126,34 @@ def load_file(
         return
     estate.files.append(shown)
     first = len(estate.findings)
-    manifest = process(docs, problems, trailing, shown, estate, looks)
+    manifest = _process_cached(docs, problems, trailing, shown, estate, looks, cache) if cache is not None else None
+    if manifest is None:
+        manifest = process(docs, problems, trailing, shown, estate, looks)
     finish_file(estate, first, shown, manifest or looks)
+
+
+def _process_cached(
+    docs: list[ParsedDocument], problems: list[ReadProblem], trailing: bool, shown: str, estate: Estate, looks: bool, cache: ParseCache
+) -> bool | None:
+    """:func:`process` through the loaded entries of ``cache`` (:mod:`jsops.linter.load.loaded_cache`):
+    the file's objects rebuilt from its entry, or processed and their entry kept; None when the file
+    has no content key (the caller processes it)."""
+    from . import loaded_cache
+
+    content = cache.digests.get(shown)
+    salt = loaded_cache.loader_salt(estate) if content is not None else None
+    if content is None or salt is None:
+        return None
+    key = loaded_cache.loaded_key(salt, content, shown)
+    manifest = loaded_cache.replay_loaded(cache.loaded(key), docs, shown, estate)
+    if manifest is not None:
+        return manifest
+    before = loaded_cache.snapshot(estate)
+    manifest = process(docs, problems, trailing, shown, estate, looks)
+    blob = loaded_cache.pack_loaded(estate, before, manifest)
+    if blob is not None:
+        cache.loaded_used[key] = blob
+    return manifest
 
 
 def load_text(data: bytes, file: str, estate: Estate, *, limits: Limits | None = None) -> None:
