@@ -23,14 +23,18 @@ import hashlib
 import marshal
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import fields
 from typing import Any
 
+from ..model.config import ConsumerConfig, StreamConfig
 from ..model.records.declaration import _make, _plan
 from ..model.records.record import Record, declared_records
 from ..model.resource import Estate, Resource
 from .documents import ParsedDocument
+from .parse_cache import Parsed
 
-__all__ = ["loader_salt", "pack_loaded", "replay_loaded", "Snapshot", "snapshot"]
+__all__ = ["LazyParse", "loader_salt", "loaded_key", "pack_loaded", "replay_loaded", "Snapshot", "snapshot"]
 
 _FORMAT = "jsops-loaded 1"
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -110,21 +114,89 @@ def pack_loaded(estate: Estate, before: Snapshot, manifest: bool) -> bytes | Non
         return None
 
 
-def replay_loaded(blob: Any, docs: list[ParsedDocument], shown: str, estate: Estate) -> bool | None:
+class LazyParse:
+    """A file's parse, made (from its parse entry, else by parsing its bytes) when first asked for."""
+
+    __slots__ = ("_make", "_docs")
+
+    def __init__(self, make: Callable[[], Parsed]) -> None:
+        self._make = make
+        self._docs: list[ParsedDocument] | None = None
+
+    def doc(self, index: int) -> ParsedDocument | None:
+        docs = self._docs
+        if docs is None:
+            docs = self._docs = self._make()[0]
+        return docs[index] if 0 <= index < len(docs) else None
+
+
+class _Unset:
+    pass
+
+
+_UNSET: Any = _Unset()
+
+
+class _RebuiltResource(Resource[Any]):
+    """A resource rebuilt from a loaded entry: its positions and raw document come from the file's
+    parse, decoded on first use (most runs ask for none of them). Equal to the loaded one."""
+
+    _parse: LazyParse
+
+    def _document(self) -> ParsedDocument | None:
+        return self._parse.doc(self.document)
+
+    @property
+    def positions(self) -> Any:
+        v = self.__dict__.get("_positions", _UNSET)
+        if v is _UNSET:
+            doc = self._document()
+            v = self.__dict__["_positions"] = doc.positions if doc is not None else None
+        return v
+
+    @positions.setter
+    def positions(self, value: Any) -> None:
+        self.__dict__["_positions"] = value
+
+    @property
+    def raw(self) -> Any:
+        v = self.__dict__.get("_raw", _UNSET)
+        if v is _UNSET:
+            doc = self._document()
+            v = self.__dict__["_raw"] = doc.value if doc is not None else None
+        return v
+
+    @raw.setter
+    def raw(self, value: Any) -> None:
+        self.__dict__["_raw"] = value
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Resource):
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in fields(Resource))
+
+    __hash__ = None  # type: ignore[assignment]  # as a dataclass's with eq
+
+
+def replay_loaded(blob: Any, parse: LazyParse, shown: str, estate: Estate) -> bool | None:
     """Add the objects of a loaded entry to ``estate``; the file's ``manifest`` flag, or None (and
-    nothing added) when the entry is not usable."""
+    nothing added) when the entry is not usable. Their positions and raw documents are taken from
+    ``parse`` when first asked for."""
     if type(blob) is not bytes:
         return None
     try:
         manifest, objects = marshal.loads(blob)
         out = []
         for kind, name, stream, context, annotations, document, doc_line, spec_path, key_map, config in objects:
-            doc = docs[document]
-            if kind not in ("Stream", "Consumer") or type(name) is not str or doc.line != doc_line:
+            if kind not in ("Stream", "Consumer") or type(name) is not str or type(document) is not int or type(doc_line) is not int:
+                return None
+            if type(annotations) is not dict or type(key_map) is not dict or type(context) is not str or stream is not None and type(stream) is not str:
                 return None
             rebuilt = _decode(config)
+            if type(rebuilt) is not (StreamConfig if kind == "Stream" else ConsumerConfig):
+                return None
             out.append(
-                Resource(
+                _RebuiltResource(
                     kind,
                     name,
                     stream,
@@ -134,16 +206,17 @@ def replay_loaded(blob: Any, docs: list[ParsedDocument], shown: str, estate: Est
                     "native",
                     document,
                     doc_line,
-                    doc.positions,
+                    _UNSET,
                     tuple(spec_path),
                     key_map,
-                    doc.value,
+                    _UNSET,
                     config=rebuilt,
                 )
             )
     except Exception:  # a damaged or foreign entry: a miss
         return None
     for r in out:
+        r._parse = parse
         estate.add(r)
     return bool(manifest)
 

@@ -121,6 +121,12 @@ class ParseCache:
         self.hits += 1
         return parsed
 
+    def keep(self, key: str) -> None:
+        """Keep the entry under ``key`` for the next run without decoding it (its loaded entry was used)."""
+        blob = self._old.get(key)
+        if type(blob) is bytes:
+            self.used.setdefault(key, blob)
+
     def loaded(self, key: str) -> Any:
         """The loaded entry stored under ``key`` (bytes, decoded by its module), or None."""
         blob = self._loaded_old.get(key)

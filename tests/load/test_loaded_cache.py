@@ -16,6 +16,7 @@ import pytest
 from jsops.linter.cli.app import main
 from jsops.linter.load import files as load_files
 from jsops.linter.load import load_paths
+from jsops.linter.load.parse_cache import ParseCache
 from jsops.linter.model.records.record import Record
 
 STREAM = """apiVersion: jsops/v1
@@ -95,8 +96,19 @@ def test_rebuilt_objects_are_the_validated_ones(cache: Path, tmp_path: Path, mon
     truth = _objects(root, cache=False)
     assert _objects(root, cache=True) == truth  # fills the entries
     seen = _processed(monkeypatch)
+    gets: list[str] = []
+    get = ParseCache.get
+
+    def spy(self: ParseCache, key: str) -> Any:
+        gets.append(key)
+        return get(self, key)
+
+    monkeypatch.setattr(ParseCache, "get", spy)
+    estate = load_paths([str(root)], cache=True)
+    assert seen == [] and gets == [], "every file was rebuilt from its loaded entry, no parse decoded"
+    estate.resources[0].locate(("max_age",))
+    assert len(gets) == 1, "a position asked for decodes its file's parse"
     assert _objects(root, cache=True) == truth
-    assert seen == [], "every file was rebuilt from its loaded entry"
 
 
 def test_an_edit_to_an_object_is_seen(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
