@@ -14,7 +14,10 @@ modification time of every file of the ``jsops.linter`` package (the loader, the
 checks all live there) and of pydantic and its core, ``JSOPS_RECORDS_FAST``, and the estate's
 consumer streams and NACK release. Entries are plain data (marshal) and name record classes only
 among those already declared: an entry holds no code. An entry that cannot be decoded whole, or
-names a class that is not a declared record, is a miss (the file is processed as usual).
+names a class that is not a declared record, or whose shape or config class is wrong, is a miss
+(the file is processed as usual). A config's field values are not validated again: like the
+results cache's findings (:mod:`jsops.linter.load.results_cache`), they are what the checksummed,
+private pack holds, and only ``jsops lint`` reads it (never plan, apply or the controller).
 """
 
 from __future__ import annotations

@@ -32,6 +32,10 @@ missing, corrupt, truncated, foreign, unsafe or unreadable pack, or an entry of 
 written is simply not written. After a write, the oldest packs beyond :data:`MAX_BYTES` are
 removed. ``JSOPS_NO_CACHE=1`` or ``--no-cache`` turns it off.
 
+A pack also holds the *loaded entries* of :mod:`jsops.linter.load.loaded_cache` (a file's objects
+with their validated configs, as plain data), each marshalled on its own like the parse entries: a
+file rebuilt from its loaded entry keeps its parse entry undecoded (:meth:`ParseCache.keep`).
+
 Only ``jsops lint`` (and what only reads, like the report) uses it: plan, apply and the controller
 always parse (:func:`jsops.linter.load.load_paths` defaults to no cache). Whoever can write the cache as
 the user (a CI cache shared between jobs, a volume shared by root containers) could otherwise
