@@ -181,6 +181,27 @@ class _RebuiltResource(Resource[Any]):
     __hash__ = None  # type: ignore[assignment]  # as a dataclass's with eq
 
 
+# The fields a rebuilt resource's ``__dict__`` holds itself (positions and raw are read lazily); a
+# Resource with other fields is rebuilt through its constructor.
+_OWN_FIELDS = frozenset(
+    {"kind", "name", "stream", "file", "context", "annotations", "dialect", "document", "doc_line", "spec_path", "key_map", "config", "bucket", "bucket_config"}
+)
+_DIRECT = {f.name for f in fields(Resource)} == _OWN_FIELDS | {"positions", "raw"}
+
+
+def _rebuilt(values: dict[str, Any]) -> Resource[Any]:
+    """A :class:`_RebuiltResource` of ``values`` (its fields but positions and raw, and ``_parse``)."""
+    if _DIRECT:
+        r = _RebuiltResource.__new__(_RebuiltResource)
+        r.__dict__.update(values)
+        return r
+    parse = values.pop("_parse")
+    config = values.pop("config")
+    r = _RebuiltResource(**values, positions=_UNSET, raw=_UNSET, config=config)
+    r._parse = parse
+    return r
+
+
 def replay_loaded(blob: Any, parse: LazyParse, shown: str, estate: Estate) -> bool | None:
     """Add the objects of a loaded entry to ``estate``; the file's ``manifest`` flag, or None (and
     nothing added) when the entry is not usable. Their positions and raw documents are taken from
@@ -199,27 +220,29 @@ def replay_loaded(blob: Any, parse: LazyParse, shown: str, estate: Estate) -> bo
             if type(rebuilt) is not (StreamConfig if kind == "Stream" else ConsumerConfig):
                 return None
             out.append(
-                _RebuiltResource(
-                    kind,
-                    name,
-                    stream,
-                    shown,
-                    context,
-                    annotations,
-                    "native",
-                    document,
-                    doc_line,
-                    _UNSET,
-                    tuple(spec_path),
-                    key_map,
-                    _UNSET,
-                    config=rebuilt,
+                _rebuilt(
+                    {
+                        "kind": kind,
+                        "name": name,
+                        "stream": stream,
+                        "file": shown,
+                        "context": context,
+                        "annotations": annotations,
+                        "dialect": "native",
+                        "document": document,
+                        "doc_line": doc_line,
+                        "spec_path": tuple(spec_path),
+                        "key_map": key_map,
+                        "config": rebuilt,
+                        "bucket": None,
+                        "bucket_config": None,
+                        "_parse": parse,
+                    }
                 )
             )
     except Exception:  # a damaged or foreign entry: a miss
         return None
     for r in out:
-        r._parse = parse
         estate.add(r)
     return bool(manifest)
 

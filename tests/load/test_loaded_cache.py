@@ -90,7 +90,9 @@ def _objects(root: Path, cache: bool) -> list[Any]:
     return [(replace(r, positions=None), _deep(r.config), r.locate(("max_age",)), r.locate(("backoff", 1))) for r in estate.resources]
 
 
-def test_rebuilt_objects_are_the_validated_ones(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("direct", [True, False])
+def test_rebuilt_objects_are_the_validated_ones(direct: bool, cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("jsops.linter.load.loaded_cache._DIRECT", direct)  # False: built through Resource's constructor
     root = tmp_path / "estate"
     _tree(root)
     truth = _objects(root, cache=False)
