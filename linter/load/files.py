@@ -76,6 +76,11 @@ def read_file(
     shown = shown or path
     if root is not None and link_out(path, root):  # re-checked right before reading
         return [], [ReadProblem("link-outside", "symbolic link out of the tree", 1, 1)], False, False
+    data = _read_bytes(path, limits, shown, unmarked)
+    return parse_bytes(data, shown, limits, cache)
+
+
+def _read_bytes(path: str, limits: Limits | None, shown: str, unmarked: set[str] | None) -> bytes:
     try:
         # At most one byte past the bound: enough to know the file is too large, never the rest.
         data = read_regular(path, (limits or Limits()).max_file_bytes + 1)
@@ -87,10 +92,16 @@ def read_file(
         raise LoadError(f"{shown}: cannot read: {exc.strerror or exc}") from None
     if unmarked is not None and SUPPRESSION_MARKER not in data:
         unmarked.add(shown)
+    return data
+
+
+def parse_bytes(data: bytes, shown: str, limits: Limits | None, cache: ParseCache | None, key: str | None = None) -> Parsed:
+    """:func:`read_text` of ``data``, from ``cache`` when it holds them (``key``: their key, when known)."""
     if cache is None:
         return read_text(data, shown, limits)
-    key = cache.key(data, shown.endswith(".json"))
-    cache.digests[shown] = key
+    if key is None:
+        key = cache.key(data, shown.endswith(".json"))
+        cache.digests[shown] = key
     parsed = cache.get(key)
     if parsed is None:
         parsed = read_text(data, shown, limits)
@@ -119,8 +130,14 @@ def load_file(
 ) -> None:
     """Load one file. With ``root``, a symbolic link that resolves outside it is not read (JS014);
     with ``cache``, its parse is reused when its bytes were parsed before (:mod:`jsops.linter.load.parse_cache`)."""
-    docs, problems, trailing, looks = read_file(path, limits, display, root, cache, estate.unmarked)
     shown = display or path
+    if cache is not None:
+        if root is not None and link_out(path, root):  # re-checked right before reading
+            link_out_finding(shown, estate)
+            return
+        _load_cached(_read_bytes(path, limits, shown, estate.unmarked), shown, estate, limits, cache)
+        return
+    docs, problems, trailing, looks = read_file(path, limits, display, root, cache, estate.unmarked)
     if any(p.code == "link-outside" for p in problems):
         link_out_finding(shown, estate)
         return
@@ -128,6 +145,35 @@ def load_file(
     first = len(estate.findings)
     manifest = process(docs, problems, trailing, shown, estate, looks)
     finish_file(estate, first, shown, manifest or looks)
+
+
+def _load_cached(data: bytes, shown: str, estate: Estate, limits: Limits | None, cache: ParseCache) -> None:
+    """:func:`load_file` of ``data`` through ``cache``: the file's objects rebuilt from its loaded
+    entry (:mod:`jsops.linter.load.loaded_cache`; its parse decoded only when one of them asks for a
+    position or its document), or parsed (from its parse entry when there is one), processed and
+    their loaded entry kept."""
+    from . import loaded_cache
+
+    content = cache.key(data, shown.endswith(".json"))
+    cache.digests[shown] = content
+    estate.files.append(shown)
+    first = len(estate.findings)
+    salt = loaded_cache.loader_salt(estate)
+    key = loaded_cache.loaded_key(salt, content, shown) if salt is not None else None
+    if key is not None:
+        parse = loaded_cache.LazyParse(lambda: parse_bytes(data, shown, limits, cache, content))
+        manifest = loaded_cache.replay_loaded(cache.loaded(key), parse, shown, estate)
+        if manifest is not None:
+            cache.keep(content)
+            finish_file(estate, first, shown, manifest)
+            return
+    docs, problems, trailing, looks = parse_bytes(data, shown, limits, cache, content)
+    before = loaded_cache.snapshot(estate)
+    manifest = process(docs, problems, trailing, shown, estate, looks) or looks
+    blob = loaded_cache.pack_loaded(estate, before, manifest) if key is not None else None
+    if key is not None and blob is not None:
+        cache.loaded_used[key] = blob
+    finish_file(estate, first, shown, manifest)
 
 
 def load_text(data: bytes, file: str, estate: Estate, *, limits: Limits | None = None) -> None:

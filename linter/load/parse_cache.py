@@ -32,6 +32,10 @@ missing, corrupt, truncated, foreign, unsafe or unreadable pack, or an entry of 
 written is simply not written. After a write, the oldest packs beyond :data:`MAX_BYTES` are
 removed. ``JSOPS_NO_CACHE=1`` or ``--no-cache`` turns it off.
 
+A pack also holds the *loaded entries* of :mod:`jsops.linter.load.loaded_cache` (a file's objects
+with their validated configs, as plain data), each marshalled on its own like the parse entries: a
+file rebuilt from its loaded entry keeps its parse entry undecoded (:meth:`ParseCache.keep`).
+
 Only ``jsops lint`` (and what only reads, like the report) uses it: plan, apply and the controller
 always parse (:func:`jsops.linter.load.load_paths` defaults to no cache). Whoever can write the cache as
 the user (a CI cache shared between jobs, a volume shared by root containers) could otherwise
@@ -61,7 +65,7 @@ MAX_BYTES = 64 * 1024 * 1024
 Parsed = tuple[list[ParsedDocument], list[ReadProblem], bool, bool]
 """Documents, file problems, trailing separator, looks like a manifest (see ``read_text``)."""
 
-_MAGIC = b"jsops-parse-cache 4\n"  # 4: entries marshalled one by one, positions' bodies too; 3: the looks flag (load.recognise); 2: private packs
+_MAGIC = b"jsops-parse-cache 5\n"  # 5: loaded entries (load.loaded_cache); 4: entries marshalled one by one, positions' bodies too; 3: the looks flag (load.recognise); 2: private packs
 _PACK_SUFFIX = ".pack"
 _SUM_BYTES = 16
 
@@ -82,8 +86,12 @@ class ParseCache:
         paths = "\0".join(sorted(os.path.abspath(p) for p in tree)).encode()
         self.name = hashlib.sha256(self._salt + paths).hexdigest()[:40] + _PACK_SUFFIX
         self.path = os.path.join(directory, self.name)
-        self._old: dict[str, Any] = self._read()
+        self._old: dict[str, Any] = {}
+        self._loaded_old: dict[str, Any] = {}
+        self._read()
         self.used: dict[str, Any] = {}
+        # Loaded entries (jsops.linter.load.loaded_cache) the run used or made, by their key.
+        self.loaded_used: dict[str, bytes] = {}
         self.hits = 0
         # The key of every file read through this cache, by the name it is shown under: what the
         # results cache (jsops.linter.load.results_cache) knows a file's content by.
@@ -117,6 +125,20 @@ class ParseCache:
         self.hits += 1
         return parsed
 
+    def keep(self, key: str) -> None:
+        """Keep the entry under ``key`` for the next run without decoding it (its loaded entry was used)."""
+        blob = self._old.get(key)
+        if type(blob) is bytes:
+            self.used.setdefault(key, blob)
+
+    def loaded(self, key: str) -> Any:
+        """The loaded entry stored under ``key`` (bytes, decoded by its module), or None."""
+        blob = self._loaded_old.get(key)
+        if type(blob) is not bytes:
+            return None
+        self.loaded_used[key] = blob
+        return blob
+
     def put(self, key: str, parsed: Parsed) -> None:
         try:
             self.used[key] = marshal.dumps(pack_parsed(parsed))
@@ -133,10 +155,10 @@ class ParseCache:
     def save(self) -> None:
         """Write the pack atomically if this run used other entries than it read, then prune; a cache
         that cannot be written is left alone."""
-        if self.used.keys() == self._old.keys():
+        if self.used.keys() == self._old.keys() and self.loaded_used.keys() == self._loaded_old.keys():
             return
         try:
-            blob = marshal.dumps((self._salt, self.used))
+            blob = marshal.dumps((self._salt, self.used, self.loaded_used))
         except ValueError:  # a value marshal cannot hold: not cached
             return
         data = _MAGIC + _checksum(blob) + blob
@@ -149,23 +171,24 @@ class ParseCache:
             if private.write(self.name, data):
                 self._prune(private)
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self) -> None:
         """The pack's entries; none when it is missing, damaged, foreign, unsafe or not the user's."""
         private = PrivateDir.open(self.directory, create=False)
         if private is None:
-            return {}
+            return
         with private:
             blob = private.read(self.name, self.max_bytes)
         if blob is None:
-            return {}
+            return
         head, body = len(_MAGIC), len(_MAGIC) + _SUM_BYTES
         if not blob.startswith(_MAGIC) or _checksum(blob[body:]) != blob[head:body]:
-            return {}
+            return
         try:
-            salt, entries = marshal.loads(blob[body:])
+            salt, entries, loaded = marshal.loads(blob[body:])
         except Exception:  # anything a damaged pack makes marshal raise
-            return {}
-        return entries if salt == self._salt and type(entries) is dict else {}
+            return
+        if salt == self._salt and type(entries) is dict and type(loaded) is dict:
+            self._old, self._loaded_old = entries, loaded
 
     def prune(self) -> None:
         """Remove the oldest packs (and stale temporary files) while they take more than ``max_bytes``."""

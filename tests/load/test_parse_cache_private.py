@@ -173,9 +173,9 @@ def _forged_copy(blob: bytes, forged_text: bytes) -> bytes:
     by the parse of ``forged_text``, with a valid checksum: what someone who can write the user's
     cache can make."""
     magic = blob[: blob.index(b"\n") + 1]
-    salt, entries = marshal.loads(blob[len(magic) + 16 :])
+    salt, entries, *rest = marshal.loads(blob[len(magic) + 16 :])  # rest: the loaded entries (load.loaded_cache)
     forged = pack_parsed(read_text(forged_text, "x.yaml", None))
-    body = marshal.dumps((salt, {k: marshal.dumps(forged) for k in entries}))  # entries are marshalled one by one
+    body = marshal.dumps((salt, {k: marshal.dumps(forged) for k in entries}, *rest))  # entries are marshalled one by one
     return magic + hashlib.blake2b(body, digest_size=16).digest() + body
 
 
@@ -244,8 +244,8 @@ def test_a_checksummed_entry_of_the_wrong_shape_is_a_miss(shape: str, cache: Pat
     (pack,) = [p for p in (cache / "parse").iterdir()]
     blob = pack.read_bytes()
     magic = blob[: blob.index(b"\n") + 1]
-    salt, entries = marshal.loads(blob[len(magic) + 16 :])
-    body = marshal.dumps((salt, {k: marshal.dumps(_WRONG_SHAPES[shape]) for k in entries}))
+    salt, entries, *rest = marshal.loads(blob[len(magic) + 16 :])  # rest: the loaded entries (load.loaded_cache)
+    body = marshal.dumps((salt, {k: marshal.dumps(_WRONG_SHAPES[shape]) for k in entries}, *rest))
     pack.write_bytes(magic + hashlib.blake2b(body, digest_size=16).digest() + body)
     assert lint([str(src)], capsys) == plain
 
@@ -272,9 +272,9 @@ def test_packed_positions_of_the_wrong_shape_are_never_a_crash(shape: str, cache
     (pack,) = [p for p in (cache / "parse").iterdir()]
     blob = pack.read_bytes()
     magic = blob[: blob.index(b"\n") + 1]
-    salt, entries = marshal.loads(blob[len(magic) + 16 :])
+    salt, entries, *rest = marshal.loads(blob[len(magic) + 16 :])  # rest: the loaded entries (load.loaded_cache)
     value = read_text((src / "s0.yaml").read_bytes(), "s0.yaml", None)[0][0].value
-    body = marshal.dumps((salt, {k: marshal.dumps(([(value, _BAD_POSITIONS[shape], 1, [])], [], False, True)) for k in entries}))
+    body = marshal.dumps((salt, {k: marshal.dumps(([(value, _BAD_POSITIONS[shape], 1, [])], [], False, True)) for k in entries}, *rest))
     pack.write_bytes(magic + hashlib.blake2b(body, digest_size=16).digest() + body)
     rc_cached, cached = lint([str(src)], capsys)
     assert rc_cached == rc
