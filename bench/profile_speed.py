@@ -186,27 +186,27 @@ def _run_connect_child(a: argparse.Namespace, what: str, data: str) -> int:
     return 0
 
 
-def _data(prefix: str, acks: int, duration_s: int = 3600) -> tuple[Path, Path]:
-    """(JSON lines directory, compacted Parquet directory) of ``acks`` samples, made once."""
-    from jsops.profiler.synthetic import default_spec, generate
+def _data(prefix: str, acks: int, duration_s: int = 3600, workers: int = 2) -> tuple[Path, Path]:
+    """(JSON lines directory, compacted Parquet directory) of ``acks`` distinct samples, made once.
 
-    base = Path(f"{prefix}-{acks}-{duration_s}")
+    A multiple of 1M is written as that many parts (:mod:`jsops.profiler.synthetic_sets`, ``workers``
+    processes): distinct events over the same hour. The directory is named by the set's key (every
+    generator parameter and the generator's version), so a set made by another generator is never
+    reused; ``.spec`` is written last, once the Parquet is complete."""
+    from jsops.profiler.synthetic import default_spec
+    from jsops.profiler.synthetic_sets import dataset_key, generate_parts
+
+    spec = default_spec(acks=acks, publish_ids=acks * 95 // 1000, duration_s=duration_s, files=4)
+    parts = acks // _UNIT if acks > _UNIT and acks % _UNIT == 0 else 1
+    key = dataset_key(spec, parts)
+    base = Path(f"{prefix}-{acks}-{duration_s}-{key}")
     json_dir, pq_dir = base / "jsonl", base / "parquet"
-    key = f"{acks}/{duration_s}/v2"
     marker = base / ".spec"
     if not marker.exists() or marker.read_text() != key:
         shutil.rmtree(base, ignore_errors=True)
         t = time.perf_counter()
-        if acks > _UNIT and acks % _UNIT == 0 and duration_s == 3600:
-            # k copies (hard links) of the 1M set's files: the synthetic generator writes ~3k events/s
-            unit, _ = _data(prefix, _UNIT, duration_s)
-            json_dir.mkdir(parents=True)
-            for i in range(acks // _UNIT):
-                for f in sorted(unit.iterdir()):
-                    os.link(f, json_dir / f"copy{i:03d}-{f.name}")
-        else:
-            generate(json_dir, default_spec(acks=acks, publish_ids=acks * 95 // 1000, duration_s=duration_s, files=4))
-        print(f"  generated {acks} acks in {time.perf_counter() - t:.0f} s", flush=True)
+        counts = generate_parts(json_dir, spec, parts, workers)
+        print(f"  generated {acks} acks ({parts} parts, {sum(counts.values())} events) in {time.perf_counter() - t:.0f} s", flush=True)
         t = time.perf_counter()
         r = subprocess.run(
             [sys.executable, "-m", "jsops.linter.cli.app", "profile", str(json_dir), "--compact", str(pq_dir), "--master", "local[2]", "-q"],
