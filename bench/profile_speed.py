@@ -2,11 +2,15 @@
 
     .venv/bin/python bench/profile_speed.py [--sizes 1000000 10000000] [--big] [--formats json parquet]
                                             [--master local[2]] [--week-only] [--no-week] [--engines]
+    nice .venv/bin/python bench/profile_speed.py --engines [--sizes N ...] [--formats json|parquet ...]
+                                            [--rows duckdb floor floor-connect jsops jsops-connect jsops-sail]
+                                            [--timeout 900] [--results FILE] [--table-only]
 
 For each size (ack samples; publisher logs scale with them, 95 ids per 1000 acks, plus advisories and
 snapshots over one hour) the synthetic telemetry is generated once as JSON lines under ``--data-prefix``
-(a multiple of 1M is that many hard-linked copies of the 1M set's files: the same events repeated, so
-counts grow and percentiles stay; the generator is too slow for 10M on a small machine) and compacted once (``jsops profile --compact``) into Parquet partitioned by day/hour; both are reused
+(a multiple of 1M as that many parts written by two processes, :mod:`jsops.profiler.synthetic_sets`:
+distinct events over the same hour, not copies; the directory is named by the set's key, so a set made
+by another generator version or spec is never reused) and compacted once (``jsops profile --compact``) into Parquet partitioned by day/hour; both are reused
 by later runs. Each measurement is a fresh process, timed from outside (whole process: interpreter,
 JVM start, job, exit):
 
@@ -29,7 +33,16 @@ local mode and on a warm Spark Connect server (started from the pyspark package 
 untimed run of each query and format on the ``--warm-acks`` files); ``jsops profile``'s job cold in local
 mode, on the warm Connect server, and on Sail (jsops starts and stops the Sail server); the ratios; the
 shuffle partitions jsops picks for the input, and the Spark jobs and stages of the cold local run (a
-Connect client cannot see the server's jobs). Sail's figures are checked equal to Spark's.
+Connect client cannot see the server's jobs). Every measured row is appended as a record to ``--results``
+(default ``DATA_PREFIX-engines.jsonl``) the moment it is measured, so rows and sets can be run
+separately (``--rows``, ``--sizes``, ``--formats``; one heavy row at a time under ``nice``) and the table
+merges the latest record of each row on the set's current data. A row past ``--timeout`` seconds is
+stopped with its process group and shows "timed out after N s" (a Connect row's server is restarted).
+The Connect server's driver memory is sized to the largest selected input (``--connect-memory``).
+Columns: each row's whole wall time (job time), jsops/floor cold and warm (target <= 1.3x), Sail/DuckDB
+(target <= 5x at 10M Parquet), jsops's jobs/stages cold, whether the figures of every row agree (the
+documents by digest, the ack figures with DuckDB's), the one-minute load at the end of each row, and
+the commit measured.
 
 ``--sail-rows`` prints only DuckDB, the whole ``jsops profile --engine sail`` command (its figures checked
 against DuckDB's) and the Spark floor cold, per size and format (no Connect server: minutes, not an hour).

@@ -46,6 +46,7 @@ def test_cells_say_what_happened() -> None:
     assert et.ratio_cell(13.0, 10.0, 1.3) == "1.30x ok"
     assert et.ratio_cell(14.0, 10.0, 1.3) == "1.40x MISSED"
     assert et.ratio_cell(None, 10.0, 1.3) == et.ratio_cell(1.0, None, 1.3) == "-"
+    assert et.ratio_cell(14.0, 10.0, None) == "1.40x"
 
 
 def test_agreement_across_rows_and_with_duckdb() -> None:
@@ -66,6 +67,7 @@ def test_the_table_merges_rows_of_separate_runs_with_ratios_and_load() -> None:
         _rec("jsops-sail", 6.0),
         _rec("floor-connect", None, timed_out_s=600.0, load=[7.5, 6.0, 5.0]),
         _rec("duckdb", 2.0, s="10M json", key="k2"),
+        _rec("jsops-sail", 12.0, s="10M json", key="k2"),
     ]
     table = et.render(recs, {"10M parquet": "k1", "10M json": "k2", "1M json": "k3"}, ["10M parquet", "10M json", "1M json"])
     assert len(table) == 4  # header, rule, two sets measured (1M json not at all)
@@ -77,3 +79,5 @@ def test_the_table_merges_rows_of_separate_runs_with_ratios_and_load() -> None:
     assert row["jobs / stages (jsops cold)"] == "5 / 21 (issue: 21 jobs)"
     assert row["load 1m per row"] == "3.0 3.0 7.5 3.0 - 3.0"
     assert row["figures"] == "equal (4 rows)"
+    json_row = dict(zip(head, (c.strip() for c in table[3].strip("|").split("|"))))
+    assert json_row["Sail/DuckDB"] == "6.00x"  # the Sail target is for 10M Parquet only
