@@ -38,10 +38,18 @@ def set_label(acks: int, fmt: str) -> str:
     return f"{acks // 1_000_000}M {fmt}" if acks % 1_000_000 == 0 else f"{acks} {fmt}"
 
 
-def connect_memory_gib(max_input_bytes: int) -> int:
-    """The Connect server's driver memory (it is also the executor in local mode): 1 GiB per GiB of
-    the largest input, rounded up, plus 1 GiB; at most 4 GiB (the machine is shared)."""
-    return min(4, math.ceil(max_input_bytes / 2**30) + 1)
+def local_memory_gib(acks: int) -> int:
+    """Local Spark's driver memory (also the executor) for a set of ``acks`` samples, the same for the
+    floor and jsops: 1 GiB per 4M samples, at least 1, at most 4 (the machine is shared). Exact
+    percentiles hold every distinct value of a group: the floor's ``percentile`` runs 1 GiB out of
+    memory at 10M distinct samples."""
+    return min(4, max(1, math.ceil(acks / 4_000_000)))
+
+
+def connect_memory_gib(max_acks: int) -> int:
+    """The warm Connect server's driver memory: the largest selected set's local memory plus 1 GiB (it
+    keeps the warm state of every query it ran), at most 4 GiB."""
+    return min(4, local_memory_gib(max_acks) + 1)
 
 
 def load_records(path: Path) -> list[dict[str, Any]]:

@@ -57,11 +57,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -87,12 +89,12 @@ class RowTimeout(Exception):
     """A child ran longer than its timeout (it was stopped, with its process group)."""
 
 
-def _child(argv: list[str], timeout: float | None = None) -> tuple[float, dict[str, Any]]:
-    """Run ``bench/profile_speed.py --child ...`` in a fresh process: (wall seconds, its RESULT line).
+def _child(argv: list[str], timeout: float | None = None, opts: Sequence[str] = ()) -> tuple[float, dict[str, Any]]:
+    """Run ``bench/profile_speed.py [opts] --child ...`` in a fresh process: (wall seconds, its RESULT line).
     Past ``timeout`` seconds the child and its process group (its JVM) are stopped: RowTimeout."""
     t = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, __file__, "--child", *argv],
+        [sys.executable, __file__, *opts, "--child", *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -114,7 +116,8 @@ def _child(argv: list[str], timeout: float | None = None) -> tuple[float, dict[s
     wall = time.perf_counter() - t
     line = next((ln for ln in out.splitlines() if ln.startswith("RESULT ")), None)
     if proc.returncode != 0 or line is None:
-        raise SystemExit(f"child {argv} failed (exit {proc.returncode}):\n{err[-3000:]}")
+        causes = [ln for ln in err.splitlines() if re.search(r"(Error|Exception)\b", ln) and not ln.startswith("\tat ")][:6]
+        raise SystemExit(f"child {argv} failed (exit {proc.returncode}):\n" + "\n".join(causes) + f"\n...\n{err[-2000:]}")
     return wall, json.loads(line[7:])
 
 
@@ -307,7 +310,7 @@ def main() -> int:
     ap.add_argument("--week-acks", type=int, default=200_000, help="samples in the week-long store")
     ap.add_argument("--data-prefix", default="/tmp/jsops-bench")
     ap.add_argument("--master", default="local[2]")
-    ap.add_argument("--driver-memory", default="1g")
+    ap.add_argument("--driver-memory", help="local Spark's driver memory (default 1g; --engines: sized to the set's events)")
     ap.add_argument("--formats", nargs="+", choices=("json", "parquet"), default=["json", "parquet"], help="input formats to time (default both)")
     ap.add_argument("--prepare", action="store_true", help="only generate and compact the data sets")
     ap.add_argument("--week-only", action="store_true", help="only the profile-store rows")
@@ -356,7 +359,7 @@ def main() -> int:
         for fmt, d in (("JSON lines", json_dir), ("parquet", pq_dir)):
             if fmt.split()[0].lower() not in a.formats:
                 continue
-            wall, res = _child(["jsops", str(d)])
+            wall, res = _child(["jsops", str(d)], opts=["--driver-memory", a.driver_memory or "1g"])
             dwall, duck = _child(["duckdb", str(d)])
             worst = _check(res["doc"], duck["rows"])
             table.append(
@@ -366,7 +369,7 @@ def main() -> int:
             )
             print(table[-1], flush=True)
     table += [] if a.no_week else _week(a)
-    print(f"\nmaster {a.master}, driver memory {a.driver_memory}, load average {os.getloadavg()[0]:.1f}")
+    print(f"\nmaster {a.master}, driver memory {a.driver_memory or '1g'}, load average {os.getloadavg()[0]:.1f}")
     print("\n".join(table))
     return 0
 
@@ -386,11 +389,11 @@ def _engines(a: argparse.Namespace, sizes: list[int]) -> list[str]:
     if not a.table_only:
         plan = [(n, f) for n in sizes for f in fmts]
         inputs = {(n, f): _data(a.data_prefix, n)[0 if f == "json" else 1] for n, f in plan}
-        memory = a.connect_memory or f"{et.connect_memory_gib(max(_size_mib(d) for d in inputs.values()) * 2**20):d}g"
+        memory = a.connect_memory or f"{et.connect_memory_gib(max(sizes))}g"
         with _ConnectServer(a, memory) as server:
             for n, f in plan:
                 for row in (r for r in et.ROWS if r in a.rows):
-                    rec = _measure(a, row, inputs[(n, f)], server, f)
+                    rec = _measure(a, row, inputs[(n, f)], server, f, a.driver_memory or f"{et.local_memory_gib(n)}g")
                     rec.update(set=et.set_label(n, f), key=keys[et.set_label(n, f)], size_mib=_size_mib(inputs[(n, f)]))
                     rec.update(connect_memory=memory if row in et.CONNECT_ROWS else None, commit=_commit(), at=time.time())
                     with results.open("a") as out:
@@ -400,17 +403,18 @@ def _engines(a: argparse.Namespace, sizes: list[int]) -> list[str]:
     return et.render(et.load_records(results), keys, list(keys))
 
 
-def _measure(a: argparse.Namespace, row: str, path: Path, server: _ConnectServer, fmt: str) -> dict[str, Any]:
+def _measure(a: argparse.Namespace, row: str, path: Path, server: _ConnectServer, fmt: str, memory: str) -> dict[str, Any]:
     """One row on one input, as a record (see bench/engines_table.py): wall and job time, jobs and
     stages, load before and after, the figures' digest and ack figures, or the timeout or failure."""
     import hashlib
 
-    rec: dict[str, Any] = {"row": row, "load_before": os.getloadavg()}
+    local = row in ("floor", "jsops")
+    rec: dict[str, Any] = {"row": row, "load_before": os.getloadavg(), "driver_memory": memory if local else None}
     argv = [{"duckdb": "duckdb", "floor": "floor", "jsops": "jsops"}.get(row, row), str(path)]
     try:
         if row in ("floor-connect", "jsops-connect"):
             argv.append(server.warm(row, fmt))
-        wall, res = _child(argv, a.timeout)
+        wall, res = _child(argv, a.timeout, ["--driver-memory", memory] if local else [])
     except RowTimeout:
         rec["timed_out_s"] = a.timeout
         if row in ("floor-connect", "jsops-connect"):

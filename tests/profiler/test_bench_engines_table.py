@@ -29,7 +29,8 @@ def _rec(row: str, wall: float | None = 10.0, key: str = "k1", s: str = "10M par
 def test_labels_and_connect_memory() -> None:
     assert et.set_label(10_000_000, "json") == "10M json"
     assert et.set_label(250_000, "parquet") == "250000 parquet"
-    assert [et.connect_memory_gib(int(g * 2**30)) for g in (0.14, 0.25, 1.0, 2.5, 40)] == [2, 2, 2, 4, 4]
+    assert [et.local_memory_gib(n) for n in (100_000, 1_000_000, 4_000_000, 10_000_000, 50_000_000)] == [1, 1, 1, 3, 4]
+    assert [et.connect_memory_gib(n) for n in (1_000_000, 10_000_000, 50_000_000)] == [2, 4, 4]
 
 
 def test_the_latest_record_of_the_current_set_wins() -> None:
