@@ -420,7 +420,7 @@ def _measure(a: argparse.Namespace, row: str, path: Path, server: _ConnectServer
         if row in ("floor-connect", "jsops-connect"):
             server.restart()  # its query may still be running
     except SystemExit as exc:
-        rec["error"] = str(exc)[-1500:]
+        rec["error"] = str(exc)[:4000]  # the exception lines come first
     else:
         rec.update(wall_s=wall, job_s=res.get("job_s"), events=res.get("events"), spark_jobs=res.get("spark_jobs"), stages=res.get("stages"))
         if "rows" in res:
