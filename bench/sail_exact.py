@@ -26,6 +26,8 @@ import time
 import warnings
 from typing import Any
 
+from profile_speed import set_dir
+
 QS = (0.5, 0.9, 0.99, 0.999)
 Key = tuple[str, str]
 
@@ -82,7 +84,7 @@ def _two_pass(acks: Any) -> tuple[dict[Key, list[float]], int]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("data", nargs="?", default="/tmp/jsops-bench-10000000-3600/parquet")
+    ap.add_argument("data", nargs="?", default=str(set_dir("/tmp/jsops-bench", 10_000_000)[2] / "parquet"))
     ap.add_argument("--runs", type=int, default=2)
     a = ap.parse_args()
     warnings.simplefilter("ignore")

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/sail_phases.py [DATA] [--runs 2]
 
-DATA defaults to the 10M-event Parquet of ``bench/profile_speed.py`` (``/tmp/jsops-bench-10000000-3600/parquet``;
+DATA defaults to the 10M-event Parquet of ``bench/profile_speed.py`` (``/tmp/jsops-bench-10000000-3600-KEY/parquet``, KEY the set's key;
 run ``bench/profile_speed.py --prepare`` first). Per run, each a fresh process timed from outside:
 
 * ``duckdb``: ``bench/profile_speed.py``'s DuckDB child (the same per-consumer ack figures);
@@ -26,6 +26,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from profile_speed import set_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 _ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -87,7 +89,7 @@ def _timed(argv: list[str]) -> tuple[float, str]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("data", nargs="?", default="/tmp/jsops-bench-10000000-3600/parquet")
+    ap.add_argument("data", nargs="?", default=str(set_dir("/tmp/jsops-bench", 10_000_000)[2] / "parquet"))
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--child", choices=("serial", "overlap"), help=argparse.SUPPRESS)
     a = ap.parse_args()

@@ -4,6 +4,11 @@ For tests, benchmarks and the demo: ack samples (lognormal ``ack_time``), adviso
 terminated, consumer_action), StreamInfo / ConsumerInfo snapshots on an interval, and publisher attempt
 logs with retried ``msg_id`` s. Deterministic for a given seed. Pure Python (no numpy, no Spark).
 
+A large set can be written as ``parts`` parts (``generate(..., part=k, parts=n)``, in parallel processes
+if wanted: :mod:`jsops.profiler.synthetic_sets`): part k holds the k-th slice of every consumer's ack
+samples and advisories and of every stream's msg ids, drawn from its own random stream, so the union of
+the parts is one data set of distinct events over the same window (snapshots are written by part 0).
+
     python -m jsops.profiler.synthetic OUT_DIR [--acks N] [--publish-ids N] [--duration-s S] [--gzip] [--seed N]
     python -m jsops.profiler.synthetic OUT_DIR --estate manifests [--acks N] [--publish-ids N] ...
 
@@ -29,7 +34,22 @@ from typing import IO, TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from jsops.linter import EffectiveStream
 
-__all__ = ["ConsumerSpec", "StreamSpec", "SyntheticSpec", "default_spec", "estate_spec", "generate", "format_ts", "lognormal", "main"]
+__all__ = [
+    "GENERATOR_VERSION",
+    "ConsumerSpec",
+    "StreamSpec",
+    "SyntheticSpec",
+    "default_spec",
+    "estate_spec",
+    "generate",
+    "format_ts",
+    "lognormal",
+    "main",
+    "part_range",
+]
+
+#: Bump whenever what :func:`generate` writes for a given spec changes: cached data sets carry it in their key.
+GENERATOR_VERSION = 3
 
 ACK_TYPE = "io.nats.jetstream.metric.v1.consumer_ack"
 ADV = "io.nats.jetstream.advisory.v1."
@@ -253,12 +273,12 @@ def _nuid(rng: random.Random) -> str:
 
 
 class _Out:
-    def __init__(self, out: Path, spec: SyntheticSpec) -> None:
+    def __init__(self, out: Path, spec: SyntheticSpec, tag: str = "") -> None:
         out.mkdir(parents=True, exist_ok=True)
         suffix = ".jsonl.gz" if spec.gzip else ".jsonl"
         self.files: list[IO[str]] = []
         for i in range(max(1, spec.files)):
-            path = out / f"synthetic-{i:03d}{suffix}"
+            path = out / f"synthetic-{tag}{i:03d}{suffix}"
             self.files.append(gzip.open(path, "wt", encoding="utf-8", compresslevel=1) if spec.gzip else open(path, "w", encoding="utf-8"))
         self.i = 0
         self.buf: list[list[str]] = [[] for _ in self.files]
@@ -278,27 +298,41 @@ class _Out:
             f.close()
 
 
-def generate(out_dir: str | Path, spec: SyntheticSpec | None = None) -> dict[str, int]:
-    """Write the telemetry files into ``out_dir``; returns how many events of each kind were written."""
+def part_range(n: int, part: int, parts: int) -> range:
+    """The indexes ``0 <= i < n`` that part ``part`` of ``parts`` writes (consecutive slices, all of them once)."""
+    if not 0 <= part < parts:
+        raise ValueError(f"part {part} is not in 0..{parts - 1}")
+    return range(n * part // parts, n * (part + 1) // parts)
+
+
+def generate(out_dir: str | Path, spec: SyntheticSpec | None = None, *, part: int = 0, parts: int = 1) -> dict[str, int]:
+    """Write the telemetry files into ``out_dir``; returns how many events of each kind were written.
+
+    With ``parts > 1`` only part ``part``: its slice (:func:`part_range`) of the ack samples,
+    advisories, msg ids and extra lines, from a random stream of its own (seeded by seed, part and
+    parts), into files named ``synthetic-pPPP-NNN``; the snapshots and each consumer's ``create``
+    action only in part 0. ``parts == 1`` is the whole set, as it always was for a given seed."""
     spec = spec or default_spec()
-    rng = random.Random(spec.seed)
+    rng = random.Random(spec.seed if parts == 1 else f"jsops-synthetic/{spec.seed}/{part}/{parts}")
     start_ns = int(spec.start.timestamp()) * 1_000_000_000
     span_ns = spec.duration_s * 1_000_000_000
-    out = _Out(Path(out_dir), spec)
+    out = _Out(Path(out_dir), spec, "" if parts == 1 else f"p{part:03d}-")
     counts = {"ack": 0, "advisory": 0, "stream_info": 0, "consumer_info": 0, "publish": 0, "unknown": 0, "bad": 0}
     try:
         for c in spec.consumers:
-            _acks(out, rng, c, start_ns, span_ns)
-            counts["ack"] += c.acks
-            counts["advisory"] += _advisories(out, rng, c, start_ns, span_ns)
+            acks = part_range(c.acks, part, parts)
+            _acks(out, rng, c, start_ns, span_ns, acks)
+            counts["ack"] += len(acks)
+            counts["advisory"] += _advisories(out, rng, c, start_ns, span_ns, part, parts)
         for s in spec.streams:
-            counts["publish"] += _publishes(out, rng, s, start_ns, span_ns)
-        counts["stream_info"], counts["consumer_info"] = _snapshots(out, rng, spec, start_ns, span_ns)
-        for _ in range(spec.extra.get("unknown", 0)):
+            counts["publish"] += _publishes(out, rng, s, start_ns, span_ns, part_range(s.publish_ids, part, parts))
+        if part == 0:
+            counts["stream_info"], counts["consumer_info"] = _snapshots(out, rng, spec, start_ns, span_ns)
+        for _ in part_range(spec.extra.get("unknown", 0), part, parts):
             out.write(json.dumps({"type": "io.example.v1.something_else", "id": _nuid(rng), "timestamp": format_ts(start_ns + rng.randrange(span_ns))}))
             counts["unknown"] += 1
         bad = ["{not json", '{"type": "io.nats.jetstream.metric.v1.consumer_ack", "ack_time": ', "[1, 2, 3]", "\x00\x01garbage"]
-        for i in range(spec.extra.get("bad_lines", 0)):
+        for i in part_range(spec.extra.get("bad_lines", 0), part, parts):
             out.write(bad[i % len(bad)])
             counts["bad"] += 1
     finally:
@@ -306,10 +340,10 @@ def generate(out_dir: str | Path, spec: SyntheticSpec | None = None) -> dict[str
     return counts
 
 
-def _acks(out: _Out, rng: random.Random, c: ConsumerSpec, start_ns: int, span_ns: int) -> None:
+def _acks(out: _Out, rng: random.Random, c: ConsumerSpec, start_ns: int, span_ns: int, ids: range) -> None:
     prefix = f'{{"type":"{ACK_TYPE}","id":"'
     mid = f'","stream":"{c.stream}","consumer":"{c.name}","consumer_seq":'
-    for i in range(c.acks):
+    for i in ids:
         ts = start_ns + rng.randrange(span_ns)
         ack = max(1, int(rng.lognormvariate(c.ack_mu, c.ack_sigma) * 1e9))
         deliveries = 1
@@ -318,15 +352,16 @@ def _acks(out: _Out, rng: random.Random, c: ConsumerSpec, start_ns: int, span_ns
         out.write(f'{prefix}{_nuid(rng)}","timestamp":"{format_ts(ts)}{mid}{i + 1},"stream_seq":{i + 1},"ack_time":{ack},"deliveries":{deliveries}}}')
 
 
-def _advisories(out: _Out, rng: random.Random, c: ConsumerSpec, start_ns: int, span_ns: int) -> int:
+def _advisories(out: _Out, rng: random.Random, c: ConsumerSpec, start_ns: int, span_ns: int, part: int, parts: int) -> int:
     n = 0
     base = {"stream": c.stream, "consumer": c.name}
-    out.write(
-        json.dumps({"type": ADV + "consumer_action", "id": _nuid(rng), "timestamp": format_ts(start_ns), **base, "action": "create"}, separators=(",", ":"))
-    )
-    n += 1
+    if part == 0:
+        out.write(
+            json.dumps({"type": ADV + "consumer_action", "id": _nuid(rng), "timestamp": format_ts(start_ns), **base, "action": "create"}, separators=(",", ":"))
+        )
+        n += 1
     for kind, count in (("nak", c.naks), ("terminated", c.terminated), ("max_deliver", c.max_deliver_advisories)):
-        for _ in range(count):
+        for _ in part_range(count, part, parts):
             ev: dict[str, object] = {"type": ADV + kind, "id": _nuid(rng), "timestamp": format_ts(start_ns + rng.randrange(span_ns)), **base}
             if kind != "max_deliver":
                 ev["consumer_seq"] = rng.randrange(1, 10**6)
@@ -339,9 +374,9 @@ def _advisories(out: _Out, rng: random.Random, c: ConsumerSpec, start_ns: int, s
     return n
 
 
-def _publishes(out: _Out, rng: random.Random, s: StreamSpec, start_ns: int, span_ns: int) -> int:
+def _publishes(out: _Out, rng: random.Random, s: StreamSpec, start_ns: int, span_ns: int, ids: range) -> int:
     n = 0
-    for i in range(s.publish_ids):
+    for i in ids:
         t = start_ns + rng.randrange(span_ns)
         msg_id = f"{s.name.lower()}-{i:08d}"
         attempts = 1

@@ -43,8 +43,8 @@ def _listening(port: int) -> bool:
 
 
 @contextmanager
-def connect_server(workdir: Path, master: str = "local[2]", conf: Sequence[str] = (), timeout_s: float = 240.0) -> Iterator[str]:
-    """``sc://127.0.0.1:PORT`` of a Spark Connect server with ``master`` (stopped at the end)."""
+def connect_server(workdir: Path, master: str = "local[2]", conf: Sequence[str] = (), timeout_s: float = 240.0, driver_memory: str = "768m") -> Iterator[str]:
+    """``sc://127.0.0.1:PORT`` of a Spark Connect server with ``master`` and ``driver_memory`` (stopped at the end)."""
     home = spark_home()
     port = free_port()
     env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1"}
@@ -55,7 +55,7 @@ def connect_server(workdir: Path, master: str = "local[2]", conf: Sequence[str] 
         "--master",
         master,
         "--driver-memory",
-        "768m",
+        driver_memory,
         "--conf",
         "spark.ui.enabled=false",
         "--conf",
