@@ -47,12 +47,12 @@ from pyspark.sql import functions as F
 from jsops.linter import Profiles
 from jsops.profiler import quantiles as _q
 from jsops.profiler.events import ADVISORY_PREFIX, between, read_events
-from jsops.profiler.histrank import interpolate
+from jsops.profiler.histrank import Histogram, histogram_query, interpolate
 from jsops.profiler.inputs import worth_caching
 from jsops.profiler.outliers import GAP_DAYS, exclude_outliers, within_gap
 from jsops.profiler.partial import iso
 from jsops.profiler.precision import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
-from jsops.profiler.quantiles import QUANTILES, Along, quantiles
+from jsops.profiler.quantiles import Along, Key, quantiles
 from jsops.profiler.session import keep
 
 __all__ = ["ProfileSummary", "build_profiles"]
@@ -126,7 +126,6 @@ class _Census:
     kinds: dict[str, int] = field(default_factory=dict)
     window: tuple[int, int] | None = None
     ack_sizes: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)  # (count, max)
-    ack_around: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # approx at _around(QUANTILES)
     deliveries: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)  # (n, first, max)
     advisories: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
     attempts: dict[str, int] = field(default_factory=dict)
@@ -138,9 +137,8 @@ class _Census:
         return dict(sorted(self.unknown_types.items(), key=lambda x: (-x[1], x[0]))[:5])
 
 
-def _census_query(ev: DataFrame, accuracy: int, brackets: bool = True) -> DataFrame:
-    """The census of ``ev`` as one query: every row says its ``part``: ``census`` (per kind, advisory or
-    unknown type, stream and consumer), ``around`` (an ack group's percentile brackets, ``brackets``)."""
+def _census_query(ev: DataFrame) -> DataFrame:
+    """The census of ``ev`` as one query (one row per kind, advisory or unknown type, stream and consumer)."""
     kind, t = F.col("kind"), F.col("t")
     is_ack, is_adv, is_pub = kind == "ack", kind == "advisory", kind == "publish"
     ack_ok = F.col("ack_time").isNull() | (F.col("ack_time") >= 0)
@@ -149,46 +147,27 @@ def _census_query(ev: DataFrame, accuracy: int, brackets: bool = True) -> DataFr
     adv = F.when(is_adv, F.coalesce(*[F.when(F.col("type") == ADVISORY_PREFIX + k, F.lit(k)) for k in _ADVISORY_KINDS], F.lit("other"))).when(
         kind == "unknown", F.coalesce(F.col("type"), F.lit("(no type)"))
     )  # unknown: its type
-    census = (
-        ev.groupBy(
-            "kind",
-            adv.alias("adv"),
-            F.when(is_ack | is_adv | is_pub, F.col("stream")).alias("stream"),
-            F.when(is_ack | is_adv, F.col("consumer")).alias("consumer"),
-        )
-        .agg(
-            F.count("*").alias("n"),
-            F.min(t).alias("lo"),
-            F.max(t).alias("hi"),
-            F.count(t).alias("nt"),
-            F.count(a).alias("a_n"),
-            F.max(a).alias("a_max"),
-            F.count(d).alias("d_n"),
-            F.count(F.when(d == 1, 1)).alias("d_first"),
-            F.max(d).alias("d_max"),
-        )
-        .withColumn("part", F.lit("census"))
+    return ev.groupBy(
+        "kind",
+        adv.alias("adv"),
+        F.when(is_ack | is_adv | is_pub, F.col("stream")).alias("stream"),
+        F.when(is_ack | is_adv, F.col("consumer")).alias("consumer"),
+    ).agg(
+        F.count("*").alias("n"),
+        F.min(t).alias("lo"),
+        F.max(t).alias("hi"),
+        F.count(t).alias("nt"),
+        F.count(a).alias("a_n"),
+        F.max(a).alias("a_max"),
+        F.count(d).alias("d_n"),
+        F.count(F.when(d == 1, 1)).alias("d_first"),
+        F.max(d).alias("d_max"),
     )
-    if brackets:
-        # the brackets in an aggregation of their own (percentile_approx makes an aggregation object-based,
-        # no code generation, which costs every other aggregate of the census about twice its time), in
-        # the same query and collect (kind null marks a bracket row: every event has a kind)
-        around = (
-            ev.where(is_ack & (F.col("ack_time") >= 0) & F.col("stream").isNotNull() & F.col("consumer").isNotNull())
-            .groupBy("stream", "consumer")
-            .agg(F.percentile_approx("ack_time", _q._around(QUANTILES, accuracy), accuracy).alias("around"))
-        )
-        census = census.unionByName(around.withColumn("part", F.lit("around")), allowMissingColumns=True)
-    return census
 
 
 def _census(rows: list[Row]) -> _Census:
     """The census from the rows of :func:`_census_query`."""
     c = _Census()
-    for r in rows:
-        if r["part"] == "around":
-            c.ack_around[(r["stream"], r["consumer"])] = [int(x) for x in r["around"]]
-    rows = [r for r in rows if r["part"] == "census"]
     lo = hi = plo = phi = None
     for r in rows:
         k = r["kind"]
@@ -239,7 +218,6 @@ def _consumer_profiles(
         exact_limit,
         accuracy,
         sizes=dict(census.ack_sizes),
-        around=dict(census.ack_around),
         exact_all=exact_all,
         along=along,
     )
@@ -273,7 +251,8 @@ def _horizons_inline(census: _Census, exact_limit: int, exact_all: bool) -> bool
 def _rest_query(rest: DataFrame, census: _Census, horizons: bool = False) -> DataFrame:
     """Every figure of the non-ack events (publisher logs, snapshots) in one query: each part is
     aggregated apart and the results share one row shape (``fig`` says which part a row is).
-    ``horizons``: the retry horizons' count, max and exact p99 per stream too (``fig`` ``hz``)."""
+    ``horizons``: the retry horizons' count, max and exact p99 per stream too (``fig`` ``hz``); else
+    their histogram pass (``fig`` ``hzh``: bucket, count, min, max), for :func:`quantiles`."""
     parts = [
         _rates(
             rest.where((F.col("kind") == "consumer_info") & F.col("consumer").isNotNull() & F.col("c_delivered").isNotNull()),
@@ -309,6 +288,9 @@ def _rest_query(rest: DataFrame, census: _Census, horizons: bool = False) -> Dat
     if horizons:
         hz = _horizons(rest).groupBy("stream").agg(F.count("h").alias("n"), F.max("h").alias("mx"), F.percentile(F.col("h"), [0.99]).alias("q"))
         parts.append(_row(hz, "hz", a=F.col("n"), b=F.col("mx"), x=F.get(F.col("q"), 0)))
+    elif census.publish_bounds is not None:  # the histogram pass of the retry horizons' p99 (quantiles' hists)
+        hh = histogram_query(_horizons(rest), ["stream"], "h")
+        parts.append(_row(hh, "hzh", a=F.col("_hb"), b=F.col("_hc"), c=F.col("_hlo"), d=F.col("_hhi")))
     out = parts[0]
     for p in parts[1:]:
         out = out.unionByName(p)
@@ -389,7 +371,11 @@ def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_li
         if _horizons_inline(census, exact_limit, exact_all):  # computed by _rest_query
             hq = {(r["stream"],): (int(r["a"]), [float(r["x"])], int(r["b"])) for r in rows if r["fig"] == "hz" and r["a"]}
         else:
-            hq, _, _ = quantiles(_horizons(rest), ["stream"], "h", exact_limit, accuracy, (0.99,), exact_all=exact_all)
+            hists: dict[Key, Histogram] = {}
+            for r in rows:
+                if r["fig"] == "hzh":
+                    hists.setdefault((r["stream"],), Histogram([])).rows.append((int(r["a"]), int(r["b"]), int(r["c"]), int(r["d"])))
+            hq, _, _ = quantiles(_horizons(rest), ["stream"], "h", exact_limit, accuracy, (0.99,), exact_all=exact_all, hists=hists)
         for name, attempts in census.attempts.items():
             retry: dict[str, Any] = {"attempts": attempts, "retried_ids": 0}
             if (name,) in hq:
@@ -461,15 +447,15 @@ def build_profiles(
     if worth_caching(paths):
         ev, release = keep(ev, _CACHE_LEVEL)  # persist on Spark; a checkpoint on Sail, which keeps nothing persisted
     try:
-        rows = _census_query(ev, accuracy, brackets=not exact_percentiles).collect()
+        rows = _census_query(ev).collect()
         # every event within GAP_DAYS days: no outlier, no query; else the days are counted, and the
         # census runs again without the outliers if there are any
-        timed = [r for r in rows if r["part"] == "census" and r["lo"] is not None]
+        timed = [r for r in rows if r["lo"] is not None]
         summary.kept = within_gap(min((r["lo"] for r in timed), default=None), max((r["hi"] for r in timed), default=None))
         if summary.kept is None and timed:
             ev, summary.outliers, summary.kept = exclude_outliers(ev)
             if summary.outliers:
-                rows = _census_query(ev, accuracy, brackets=not exact_percentiles).collect()
+                rows = _census_query(ev).collect()
         census = _census(rows)
         summary.kinds, summary.unknown_types = dict(census.kinds), census.top_unknown()
         done(f"read and census: {sum(census.kinds.values())} events")

@@ -25,7 +25,7 @@ from pyspark.sql import Column, DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-__all__ = ["Histogram", "bucket", "histogram_quantiles", "interpolate", "literal_table"]
+__all__ = ["Histogram", "bucket", "histogram_query", "histogram_quantiles", "histograms", "interpolate", "literal_table"]
 
 #: a target bucket of more values than this is not collected (the group falls back to ``percentile``)
 PAIR_LIMIT = 1_000_000
@@ -134,21 +134,40 @@ def _only_buckets(df: DataFrame, keys: list[str], value: str, want: dict[Key, se
     return df.join(F.broadcast(table), [*keys, "_hb"], "inner")
 
 
+def histogram_query(df: DataFrame, keys: list[str], value: str) -> DataFrame:
+    """Pass 1 over ``df``: per group and bucket (``_hb``) the count (``_hc``), min (``_hlo``) and max (``_hhi``)."""
+    return df.groupBy(*keys, bucket(value).alias("_hb")).agg(F.count(value).alias("_hc"), F.min(value).alias("_hlo"), F.max(value).alias("_hhi"))
+
+
+def histograms(rows: Sequence[Row], keys: list[str]) -> dict[Key, Histogram]:
+    """The histograms of the rows of :func:`histogram_query` (or rows with its columns)."""
+    hists: dict[Key, Histogram] = {}
+    for r in rows:
+        hists.setdefault(_key(r, keys), Histogram([])).rows.append((int(r["_hb"]), int(r["_hc"]), r["_hlo"], r["_hhi"]))
+    return hists
+
+
 def histogram_quantiles(
-    df: DataFrame, keys: list[str], value: str, qs: Sequence[float], collect: Callable[[DataFrame], list[Row]], pair_limit: int = PAIR_LIMIT
+    df: DataFrame,
+    keys: list[str],
+    value: str,
+    qs: Sequence[float],
+    collect: Callable[[DataFrame], list[Row]],
+    pair_limit: int = PAIR_LIMIT,
+    limit: int | None = None,
+    hists: dict[Key, Histogram] | None = None,
 ) -> tuple[dict[Key, tuple[int, list[float], int]], dict[Key, tuple[int, int]]]:
     """Per group of ``df`` (non-null ``value``): (count, exact percentiles ``qs``, max), and the groups
-    left to the caller with their (count, max). ``collect`` runs pass 1 (it may carry a query of the
-    caller's, :class:`jsops.profiler.quantiles.Along`) and pass 2."""
-    agg = df.groupBy(*keys, bucket(value).alias("_hb")).agg(F.count(value).alias("_hc"), F.min(value).alias("_hlo"), F.max(value).alias("_hhi"))
-    hists: dict[Key, Histogram] = {}
-    for r in collect(agg):
-        hists.setdefault(_key(r, keys), Histogram([])).rows.append((int(r["_hb"]), int(r["_hc"]), r["_hlo"], r["_hhi"]))
+    left to the caller with their (count, max): those of more than ``limit`` values, and those pass 1
+    cannot rank. ``collect`` runs pass 1 (it may carry a query of the caller's,
+    :class:`jsops.profiler.quantiles.Along`) and pass 2; ``hists``: pass 1's result, already known."""
+    if hists is None:
+        hists = histograms(collect(histogram_query(df, keys, value)), keys)
     left: dict[Key, tuple[int, int]] = {}
     want: dict[Key, set[int]] = {}
     for k, h in hists.items():
         h.rows.sort(key=lambda row: row[0])
-        if not h.ordered():
+        if not h.ordered() or (limit is not None and h.n > limit):
             left[k] = (h.n, int(h.rows[-1][3]))
             continue
         bs = h.wanted(qs)
