@@ -118,20 +118,24 @@ def _key(r: Row, keys: list[str]) -> Key:
     return tuple(r[k] for k in keys)
 
 
-def _only_buckets(df: DataFrame, keys: list[str], value: str, want: dict[Key, set[int]]) -> DataFrame:
-    """The rows of ``df`` in the wanted (group, bucket)s, with their bucket as ``_hb``."""
-    df = df.withColumn("_hb", bucket(value))
+def _only_buckets(df: DataFrame, keys: list[str], value: str, want: dict[Key, list[tuple[Any, Any]]]) -> DataFrame:
+    """The rows of ``df`` in the wanted (group, value range)s: the ranges are buckets' [min, max], which
+    hold exactly their bucket's values since the buckets are ordered (no bucket computed per row)."""
+    v = F.col(value)
     if len(want) <= _FILTER_GROUPS:
         cond: Column | None = None
-        for k, bs in want.items():
-            one = F.col("_hb").isin(sorted(bs))
+        for k, ranges in want.items():
+            one: Column | None = None
+            for lo, hi in ranges:
+                one = v.between(F.lit(lo), F.lit(hi)) if one is None else one | v.between(F.lit(lo), F.lit(hi))
             for name, x in zip(keys, k):
-                one = one & (F.col(name) == F.lit(x))
+                one = F.col(name) == F.lit(x) if one is None else one & (F.col(name) == F.lit(x))
             cond = one if cond is None else cond | one
         return df.where(cond) if cond is not None else df.limit(0)
-    schema = T.StructType([*(T.StructField(k, T.StringType(), True) for k in keys), T.StructField("_hb", T.LongType(), True)])
-    table = literal_table(df.sparkSession, schema, [[*k, b] for k, bs in want.items() for b in sorted(bs)])
-    return df.join(F.broadcast(table), [*keys, "_hb"], "inner")
+    vtype = df.schema[value].dataType
+    schema = T.StructType([*(T.StructField(k, T.StringType(), True) for k in keys), T.StructField("_rlo", vtype, True), T.StructField("_rhi", vtype, True)])
+    table = literal_table(df.sparkSession, schema, [[*k, lo, hi] for k, ranges in want.items() for lo, hi in ranges])
+    return df.join(F.broadcast(table), keys, "inner").where(v.between(F.col("_rlo"), F.col("_rhi"))).drop("_rlo", "_rhi")
 
 
 def histogram_query(df: DataFrame, keys: list[str], value: str) -> DataFrame:
@@ -176,9 +180,12 @@ def histogram_quantiles(
         elif bs:
             want[k] = bs
     if want:
-        pairs = _only_buckets(df, keys, value, want).groupBy(*keys, "_hb", value).agg(F.count("*").alias("_hc"))
-        for r in collect(pairs):
-            hists[_key(r, keys)].pairs.setdefault(int(r["_hb"]), []).append((r[value], int(r["_hc"])))
+        ranges = {k: [(b, lo, hi) for b, _, lo, hi in hists[k].rows if b in bs] for k, bs in want.items()}
+        pairs = _only_buckets(df, keys, value, {k: [(lo, hi) for _, lo, hi in rs] for k, rs in ranges.items()})
+        for r in collect(pairs.groupBy(*keys, value).agg(F.count("*").alias("_hc"))):
+            k, x = _key(r, keys), r[value]
+            b = next(b for b, lo, hi in ranges[k] if lo <= x <= hi)
+            hists[k].pairs.setdefault(b, []).append((x, int(r["_hc"])))
     out: dict[Key, tuple[int, list[float], int]] = {}
     for k, h in hists.items():
         if k not in left:
