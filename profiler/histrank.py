@@ -125,11 +125,11 @@ def _only_buckets(df: DataFrame, keys: list[str], value: str, want: dict[Key, li
     if len(want) <= _FILTER_GROUPS:
         cond: Column | None = None
         for k, ranges in want.items():
-            one: Column | None = None
+            one = F.lit(False)
             for lo, hi in ranges:
-                one = v.between(F.lit(lo), F.lit(hi)) if one is None else one | v.between(F.lit(lo), F.lit(hi))
+                one = one | v.between(F.lit(lo), F.lit(hi))
             for name, x in zip(keys, k):
-                one = F.col(name) == F.lit(x) if one is None else one & (F.col(name) == F.lit(x))
+                one = one & (F.col(name) == F.lit(x))
             cond = one if cond is None else cond | one
         return df.where(cond) if cond is not None else df.limit(0)
     vtype = df.schema[value].dataType
