@@ -10,16 +10,19 @@ needs ``profiler`` and ``jsops.linter.model.profiles`` (pydantic) importable.
 How figures are computed (all times are read at microsecond precision, durations written as ns):
 
 * ack_time percentiles per consumer, all as numpy's default (linear interpolation between closest
-  ranks), exact for groups up to ``exact_limit`` (default 50M) by refinement: the census pass's
-  ``percentile_approx`` (accuracy >= 10000) brackets each target rank, one more pass counts the samples
-  below each bracket and the distinct values inside it (about 4.4, at most 6.4 n/accuracy), and the
-  driver picks the exact ranks (a bracket that misses its ranks, possible below 100k samples, falls
-  back to Spark's exact ``percentile``, which holds a group in memory). Groups above ``exact_limit``
-  get ``percentile_approx`` alone, whose *rank* is within ``samples / accuracy`` of the target: at
-  accuracy 10000 p99 lies between p98.99 and p99.01, p999 between p99.89 and p99.91.
+  ranks), exact for groups up to ``exact_limit`` (default 50M): a histogram pass (per log bucket the
+  count, min and max, a code-generated aggregation) and a pass collecting the values of the buckets
+  that hold the target ranks (:mod:`jsops.profiler.histrank`). A group it cannot rank falls back to
+  Spark's exact ``percentile`` up to 100k samples, else to refinement: ``percentile_approx``
+  (accuracy >= 10000) brackets each target rank, one more pass counts the samples below each bracket
+  and the distinct values inside it (about 4.4, at most 6.4 n/accuracy), and the driver picks the exact
+  ranks (:mod:`jsops.profiler.quantiles`). Groups above ``exact_limit`` get ``percentile_approx`` alone,
+  whose *rank* is within ``samples / accuracy`` of the target: at accuracy 10000 p99 lies between
+  p98.99 and p99.01, p999 between p99.89 and p99.91.
 * driver memory does not grow with the number of events: parsed events are cached on local disk (not
-  in the heap); no per-event data reaches the driver (only per-stream/consumer results and brackets of
-  at most 6.4 x exact_limit / accuracy values per quantile and group); Spark's in-memory exact
+  in the heap); no per-event data reaches the driver (only per-stream/consumer results, histograms, and
+  at most 100k values per quantile and group, or brackets of at most 6.4 x exact_limit / accuracy
+  values); Spark's in-memory exact
   percentile only ever holds a group of at most 100k values.
 * deliveries from the ack samples' ``deliveries``; advisories counted per type (present only when some
   advisory for the consumer was captured); delivery rates from ConsumerInfo snapshots
@@ -422,14 +425,14 @@ def build_profiles(
 
     Queries over the input: one (the census) gives every count, the window, the unknown types, the
     first and last timestamps (no outlier when they are at most GAP_DAYS days apart; else one more
-    query counts the days) and the ack group sizes with their percentile brackets; one refines the
-    ack_time percentiles and computes every figure of the few non-ack events (publisher logs,
-    snapshots) with their retry horizons (a union: one Spark job). JSON input is parsed once into a disk cache of the
+    query counts the days) and the ack group sizes; one takes the ack_time histograms and computes
+    every figure of the few non-ack events (publisher logs, snapshots) with their retry horizons (a
+    union: one Spark job); one collects the values of the histograms' target buckets. JSON input is parsed once into a disk cache of the
     columns the figures need; Parquet is scanned again instead (cheaper than a cache). Only per-group
     results reach the driver. ``progress`` receives one line per pass with its wall time.
     ``since``/``until`` (microseconds) keep the events of ``[since, until)`` only (then events without
     a timestamp are skipped). ``exact_percentiles`` (an engine without ``percentile_approx`` over an
-    array, such as Sail) computes every percentile with the exact ``percentile``, whatever the group's size.
+    array, such as Sail) computes every percentile exactly, whatever the group's size.
     """
     clock = [time.monotonic()]
 
