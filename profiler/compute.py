@@ -50,7 +50,7 @@ from pyspark.sql import functions as F
 from jsops.linter import Profiles
 from jsops.profiler import quantiles as _q
 from jsops.profiler.events import ADVISORY_PREFIX, between, read_events
-from jsops.profiler.histrank import Histogram, histogram_query, interpolate
+from jsops.profiler.histrank import Histogram, bucket, histogram_query, interpolate
 from jsops.profiler.inputs import worth_caching
 from jsops.profiler.outliers import GAP_DAYS, exclude_outliers, within_gap
 from jsops.profiler.partial import iso
@@ -129,6 +129,7 @@ class _Census:
     kinds: dict[str, int] = field(default_factory=dict)
     window: tuple[int, int] | None = None
     ack_sizes: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)  # (count, max)
+    ack_hists: dict[Key, Histogram] = field(default_factory=dict)  # the ack_time histograms (histrank's pass 1)
     deliveries: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)  # (n, first, max)
     advisories: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
     attempts: dict[str, int] = field(default_factory=dict)
@@ -141,7 +142,9 @@ class _Census:
 
 
 def _census_query(ev: DataFrame) -> DataFrame:
-    """The census of ``ev`` as one query (one row per kind, advisory or unknown type, stream and consumer)."""
+    """The census of ``ev`` as one query: one row per kind, advisory or unknown type, stream, consumer
+    and, for the acks, ack_time log bucket (``_hb``, :func:`jsops.profiler.histrank.bucket`): the census
+    is also the first pass of the exact ack_time percentiles (the histogram, ``a_min``/``a_max``)."""
     kind, t = F.col("kind"), F.col("t")
     is_ack, is_adv, is_pub = kind == "ack", kind == "advisory", kind == "publish"
     ack_ok = F.col("ack_time").isNull() | (F.col("ack_time") >= 0)
@@ -155,12 +158,14 @@ def _census_query(ev: DataFrame) -> DataFrame:
         adv.alias("adv"),
         F.when(is_ack | is_adv | is_pub, F.col("stream")).alias("stream"),
         F.when(is_ack | is_adv, F.col("consumer")).alias("consumer"),
+        F.when(F.col("stream").isNotNull() & F.col("consumer").isNotNull(), bucket(a)).alias("_hb"),
     ).agg(
         F.count("*").alias("n"),
         F.min(t).alias("lo"),
         F.max(t).alias("hi"),
         F.count(t).alias("nt"),
         F.count(a).alias("a_n"),
+        F.min(a).alias("a_min"),
         F.max(a).alias("a_max"),
         F.count(d).alias("d_n"),
         F.count(F.when(d == 1, 1)).alias("d_first"),
@@ -185,9 +190,12 @@ def _census(rows: list[Row]) -> _Census:
         s, con = r["stream"], r["consumer"]
         if k == "ack" and s is not None and con is not None:
             if r["a_n"]:
-                c.ack_sizes[(s, con)] = (int(r["a_n"]), int(r["a_max"]))
+                n, mx = c.ack_sizes.get((s, con), (0, r["a_max"]))
+                c.ack_sizes[(s, con)] = (n + int(r["a_n"]), max(mx, int(r["a_max"])))
+                c.ack_hists.setdefault((s, con), Histogram([])).rows.append((int(r["_hb"]), int(r["a_n"]), int(r["a_min"]), int(r["a_max"])))
             if r["d_n"]:
-                c.deliveries[(s, con)] = (int(r["d_n"]), int(r["d_first"]), int(r["d_max"]))
+                n, first, mx = c.deliveries.get((s, con), (0, 0, r["d_max"]))
+                c.deliveries[(s, con)] = (n + int(r["d_n"]), first + int(r["d_first"]), max(mx, int(r["d_max"])))
         elif k == "advisory" and s is not None and con is not None:
             counts = c.advisories.setdefault((s, con), {n: 0 for n in _ADVISORY_KINDS})
             if r["adv"] in counts:
@@ -222,6 +230,7 @@ def _consumer_profiles(
         accuracy,
         sizes=dict(census.ack_sizes),
         exact_all=exact_all,
+        hists=census.ack_hists,
         along=along,
     )
     for (s, c), (n, q, mx) in qs.items():

@@ -34,9 +34,10 @@ _FILTER_GROUPS = 256  # up to this many groups, pass 2 filters by an expression,
 Key = tuple[Any, ...]
 
 
-def bucket(value: str) -> Column:
-    """The log bucket of ``value``: ``floor(log2(|v| + 1) * 256)``, ``-1 -`` that below zero."""
-    v = F.col(value).cast("double")
+def bucket(value: str | Column) -> Column:
+    """The log bucket of ``value`` (a column or its name): ``floor(log2(|v| + 1) * 256)``, ``-1 -`` that
+    below zero; null for null."""
+    v = (F.col(value) if isinstance(value, str) else value).cast("double")
     mag = F.floor(F.log2(F.abs(v) + F.lit(1.0)) * F.lit(256.0))
     return F.when(v < 0, -mag - F.lit(1)).otherwise(mag).cast("long")
 
