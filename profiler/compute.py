@@ -434,9 +434,9 @@ def build_profiles(
 
     Queries over the input: one (the census) gives every count, the window, the unknown types, the
     first and last timestamps (no outlier when they are at most GAP_DAYS days apart; else one more
-    query counts the days) and the ack group sizes; one takes the ack_time histograms and computes
-    every figure of the few non-ack events (publisher logs, snapshots) with their retry horizons (a
-    union: one Spark job); one collects the values of the histograms' target buckets. JSON input is parsed once into a disk cache of the
+    query counts the days), the ack group sizes and their ack_time histograms; one collects the values
+    of the histograms' target buckets and computes every figure of the few non-ack events (publisher
+    logs, snapshots) with their retry horizons (a union: one Spark job). JSON input is parsed once into a disk cache of the
     columns the figures need; Parquet is scanned again instead (cheaper than a cache). Only per-group
     results reach the driver. ``progress`` receives one line per pass with its wall time.
     ``since``/``until`` (microseconds) keep the events of ``[since, until)`` only (then events without
