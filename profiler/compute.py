@@ -10,16 +10,19 @@ needs ``profiler`` and ``jsops.linter.model.profiles`` (pydantic) importable.
 How figures are computed (all times are read at microsecond precision, durations written as ns):
 
 * ack_time percentiles per consumer, all as numpy's default (linear interpolation between closest
-  ranks), exact for groups up to ``exact_limit`` (default 50M) by refinement: the census pass's
-  ``percentile_approx`` (accuracy >= 10000) brackets each target rank, one more pass counts the samples
-  below each bracket and the distinct values inside it (about 4.4, at most 6.4 n/accuracy), and the
-  driver picks the exact ranks (a bracket that misses its ranks, possible below 100k samples, falls
-  back to Spark's exact ``percentile``, which holds a group in memory). Groups above ``exact_limit``
-  get ``percentile_approx`` alone, whose *rank* is within ``samples / accuracy`` of the target: at
-  accuracy 10000 p99 lies between p98.99 and p99.01, p999 between p99.89 and p99.91.
+  ranks), exact for groups up to ``exact_limit`` (default 50M): a histogram pass (per log bucket the
+  count, min and max, a code-generated aggregation) and a pass collecting the values of the buckets
+  that hold the target ranks (:mod:`jsops.profiler.histrank`). A group it cannot rank falls back to
+  Spark's exact ``percentile`` up to 100k samples, else to refinement: ``percentile_approx``
+  (accuracy >= 10000) brackets each target rank, one more pass counts the samples below each bracket
+  and the distinct values inside it (about 4.4, at most 6.4 n/accuracy), and the driver picks the exact
+  ranks (:mod:`jsops.profiler.quantiles`). Groups above ``exact_limit`` get ``percentile_approx`` alone,
+  whose *rank* is within ``samples / accuracy`` of the target: at accuracy 10000 p99 lies between
+  p98.99 and p99.01, p999 between p99.89 and p99.91.
 * driver memory does not grow with the number of events: parsed events are cached on local disk (not
-  in the heap); no per-event data reaches the driver (only per-stream/consumer results and brackets of
-  at most 6.4 x exact_limit / accuracy values per quantile and group); Spark's in-memory exact
+  in the heap); no per-event data reaches the driver (only per-stream/consumer results, histograms, and
+  at most 100k values per quantile and group, or brackets of at most 6.4 x exact_limit / accuracy
+  values); Spark's in-memory exact
   percentile only ever holds a group of at most 100k values.
 * deliveries from the ack samples' ``deliveries``; advisories counted per type (present only when some
   advisory for the consumer was captured); delivery rates from ConsumerInfo snapshots
@@ -47,12 +50,12 @@ from pyspark.sql import functions as F
 from jsops.linter import Profiles
 from jsops.profiler import quantiles as _q
 from jsops.profiler.events import ADVISORY_PREFIX, between, read_events
-from jsops.profiler.histrank import interpolate
+from jsops.profiler.histrank import Histogram, bucket, histogram_query, interpolate
 from jsops.profiler.inputs import worth_caching
 from jsops.profiler.outliers import GAP_DAYS, exclude_outliers, within_gap
 from jsops.profiler.partial import iso
 from jsops.profiler.precision import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
-from jsops.profiler.quantiles import QUANTILES, Along, quantiles
+from jsops.profiler.quantiles import Along, Key, quantiles
 from jsops.profiler.session import keep
 
 __all__ = ["ProfileSummary", "build_profiles"]
@@ -126,7 +129,7 @@ class _Census:
     kinds: dict[str, int] = field(default_factory=dict)
     window: tuple[int, int] | None = None
     ack_sizes: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)  # (count, max)
-    ack_around: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # approx at _around(QUANTILES)
+    ack_hists: dict[Key, Histogram] = field(default_factory=dict)  # the ack_time histograms (histrank's pass 1)
     deliveries: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)  # (n, first, max)
     advisories: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
     attempts: dict[str, int] = field(default_factory=dict)
@@ -138,9 +141,10 @@ class _Census:
         return dict(sorted(self.unknown_types.items(), key=lambda x: (-x[1], x[0]))[:5])
 
 
-def _census_query(ev: DataFrame, accuracy: int, brackets: bool = True) -> DataFrame:
-    """The census of ``ev`` as one query: every row says its ``part``: ``census`` (per kind, advisory or
-    unknown type, stream and consumer), ``around`` (an ack group's percentile brackets, ``brackets``)."""
+def _census_query(ev: DataFrame) -> DataFrame:
+    """The census of ``ev`` as one query: one row per kind, advisory or unknown type, stream, consumer
+    and, for the acks, ack_time log bucket (``_hb``, :func:`jsops.profiler.histrank.bucket`): the census
+    is also the first pass of the exact ack_time percentiles (the histogram, ``a_min``/``a_max``)."""
     kind, t = F.col("kind"), F.col("t")
     is_ack, is_adv, is_pub = kind == "ack", kind == "advisory", kind == "publish"
     ack_ok = F.col("ack_time").isNull() | (F.col("ack_time") >= 0)
@@ -149,46 +153,29 @@ def _census_query(ev: DataFrame, accuracy: int, brackets: bool = True) -> DataFr
     adv = F.when(is_adv, F.coalesce(*[F.when(F.col("type") == ADVISORY_PREFIX + k, F.lit(k)) for k in _ADVISORY_KINDS], F.lit("other"))).when(
         kind == "unknown", F.coalesce(F.col("type"), F.lit("(no type)"))
     )  # unknown: its type
-    census = (
-        ev.groupBy(
-            "kind",
-            adv.alias("adv"),
-            F.when(is_ack | is_adv | is_pub, F.col("stream")).alias("stream"),
-            F.when(is_ack | is_adv, F.col("consumer")).alias("consumer"),
-        )
-        .agg(
-            F.count("*").alias("n"),
-            F.min(t).alias("lo"),
-            F.max(t).alias("hi"),
-            F.count(t).alias("nt"),
-            F.count(a).alias("a_n"),
-            F.max(a).alias("a_max"),
-            F.count(d).alias("d_n"),
-            F.count(F.when(d == 1, 1)).alias("d_first"),
-            F.max(d).alias("d_max"),
-        )
-        .withColumn("part", F.lit("census"))
+    return ev.groupBy(
+        "kind",
+        adv.alias("adv"),
+        F.when(is_ack | is_adv | is_pub, F.col("stream")).alias("stream"),
+        F.when(is_ack | is_adv, F.col("consumer")).alias("consumer"),
+        F.when(F.col("stream").isNotNull() & F.col("consumer").isNotNull(), bucket(a)).alias("_hb"),
+    ).agg(
+        F.count("*").alias("n"),
+        F.min(t).alias("lo"),
+        F.max(t).alias("hi"),
+        F.count(t).alias("nt"),
+        F.count(a).alias("a_n"),
+        F.min(a).alias("a_min"),
+        F.max(a).alias("a_max"),
+        F.count(d).alias("d_n"),
+        F.count(F.when(d == 1, 1)).alias("d_first"),
+        F.max(d).alias("d_max"),
     )
-    if brackets:
-        # the brackets in an aggregation of their own (percentile_approx makes an aggregation object-based,
-        # no code generation, which costs every other aggregate of the census about twice its time), in
-        # the same query and collect (kind null marks a bracket row: every event has a kind)
-        around = (
-            ev.where(is_ack & (F.col("ack_time") >= 0) & F.col("stream").isNotNull() & F.col("consumer").isNotNull())
-            .groupBy("stream", "consumer")
-            .agg(F.percentile_approx("ack_time", _q._around(QUANTILES, accuracy), accuracy).alias("around"))
-        )
-        census = census.unionByName(around.withColumn("part", F.lit("around")), allowMissingColumns=True)
-    return census
 
 
 def _census(rows: list[Row]) -> _Census:
     """The census from the rows of :func:`_census_query`."""
     c = _Census()
-    for r in rows:
-        if r["part"] == "around":
-            c.ack_around[(r["stream"], r["consumer"])] = [int(x) for x in r["around"]]
-    rows = [r for r in rows if r["part"] == "census"]
     lo = hi = plo = phi = None
     for r in rows:
         k = r["kind"]
@@ -203,9 +190,12 @@ def _census(rows: list[Row]) -> _Census:
         s, con = r["stream"], r["consumer"]
         if k == "ack" and s is not None and con is not None:
             if r["a_n"]:
-                c.ack_sizes[(s, con)] = (int(r["a_n"]), int(r["a_max"]))
+                n, mx = c.ack_sizes.get((s, con), (0, r["a_max"]))
+                c.ack_sizes[(s, con)] = (n + int(r["a_n"]), max(mx, int(r["a_max"])))
+                c.ack_hists.setdefault((s, con), Histogram([])).rows.append((int(r["_hb"]), int(r["a_n"]), int(r["a_min"]), int(r["a_max"])))
             if r["d_n"]:
-                c.deliveries[(s, con)] = (int(r["d_n"]), int(r["d_first"]), int(r["d_max"]))
+                n, first, mx = c.deliveries.get((s, con), (0, 0, r["d_max"]))
+                c.deliveries[(s, con)] = (n + int(r["d_n"]), first + int(r["d_first"]), max(mx, int(r["d_max"])))
         elif k == "advisory" and s is not None and con is not None:
             counts = c.advisories.setdefault((s, con), {n: 0 for n in _ADVISORY_KINDS})
             if r["adv"] in counts:
@@ -239,8 +229,8 @@ def _consumer_profiles(
         exact_limit,
         accuracy,
         sizes=dict(census.ack_sizes),
-        around=dict(census.ack_around),
         exact_all=exact_all,
+        hists=census.ack_hists,
         along=along,
     )
     for (s, c), (n, q, mx) in qs.items():
@@ -273,7 +263,8 @@ def _horizons_inline(census: _Census, exact_limit: int, exact_all: bool) -> bool
 def _rest_query(rest: DataFrame, census: _Census, horizons: bool = False) -> DataFrame:
     """Every figure of the non-ack events (publisher logs, snapshots) in one query: each part is
     aggregated apart and the results share one row shape (``fig`` says which part a row is).
-    ``horizons``: the retry horizons' count, max and exact p99 per stream too (``fig`` ``hz``)."""
+    ``horizons``: the retry horizons' count, max and exact p99 per stream too (``fig`` ``hz``); else
+    their histogram pass (``fig`` ``hzh``: bucket, count, min, max), for :func:`quantiles`."""
     parts = [
         _rates(
             rest.where((F.col("kind") == "consumer_info") & F.col("consumer").isNotNull() & F.col("c_delivered").isNotNull()),
@@ -309,6 +300,9 @@ def _rest_query(rest: DataFrame, census: _Census, horizons: bool = False) -> Dat
     if horizons:
         hz = _horizons(rest).groupBy("stream").agg(F.count("h").alias("n"), F.max("h").alias("mx"), F.percentile(F.col("h"), [0.99]).alias("q"))
         parts.append(_row(hz, "hz", a=F.col("n"), b=F.col("mx"), x=F.get(F.col("q"), 0)))
+    elif census.publish_bounds is not None:  # the histogram pass of the retry horizons' p99 (quantiles' hists)
+        hh = histogram_query(_horizons(rest), ["stream"], "h")
+        parts.append(_row(hh, "hzh", a=F.col("_hb"), b=F.col("_hc"), c=F.col("_hlo"), d=F.col("_hhi")))
     out = parts[0]
     for p in parts[1:]:
         out = out.unionByName(p)
@@ -389,7 +383,11 @@ def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_li
         if _horizons_inline(census, exact_limit, exact_all):  # computed by _rest_query
             hq = {(r["stream"],): (int(r["a"]), [float(r["x"])], int(r["b"])) for r in rows if r["fig"] == "hz" and r["a"]}
         else:
-            hq, _, _ = quantiles(_horizons(rest), ["stream"], "h", exact_limit, accuracy, (0.99,), exact_all=exact_all)
+            hists: dict[Key, Histogram] = {}
+            for r in rows:
+                if r["fig"] == "hzh":
+                    hists.setdefault((r["stream"],), Histogram([])).rows.append((int(r["a"]), int(r["b"]), int(r["c"]), int(r["d"])))
+            hq, _, _ = quantiles(_horizons(rest), ["stream"], "h", exact_limit, accuracy, (0.99,), exact_all=exact_all, hists=hists)
         for name, attempts in census.attempts.items():
             retry: dict[str, Any] = {"attempts": attempts, "retried_ids": 0}
             if (name,) in hq:
@@ -436,14 +434,14 @@ def build_profiles(
 
     Queries over the input: one (the census) gives every count, the window, the unknown types, the
     first and last timestamps (no outlier when they are at most GAP_DAYS days apart; else one more
-    query counts the days) and the ack group sizes with their percentile brackets; one refines the
-    ack_time percentiles and computes every figure of the few non-ack events (publisher logs,
-    snapshots) with their retry horizons (a union: one Spark job). JSON input is parsed once into a disk cache of the
+    query counts the days), the ack group sizes and their ack_time histograms; one collects the values
+    of the histograms' target buckets and computes every figure of the few non-ack events (publisher
+    logs, snapshots) with their retry horizons (a union: one Spark job). JSON input is parsed once into a disk cache of the
     columns the figures need; Parquet is scanned again instead (cheaper than a cache). Only per-group
     results reach the driver. ``progress`` receives one line per pass with its wall time.
     ``since``/``until`` (microseconds) keep the events of ``[since, until)`` only (then events without
     a timestamp are skipped). ``exact_percentiles`` (an engine without ``percentile_approx`` over an
-    array, such as Sail) computes every percentile with the exact ``percentile``, whatever the group's size.
+    array, such as Sail) computes every percentile exactly, whatever the group's size.
     """
     clock = [time.monotonic()]
 
@@ -461,15 +459,15 @@ def build_profiles(
     if worth_caching(paths):
         ev, release = keep(ev, _CACHE_LEVEL)  # persist on Spark; a checkpoint on Sail, which keeps nothing persisted
     try:
-        rows = _census_query(ev, accuracy, brackets=not exact_percentiles).collect()
+        rows = _census_query(ev).collect()
         # every event within GAP_DAYS days: no outlier, no query; else the days are counted, and the
         # census runs again without the outliers if there are any
-        timed = [r for r in rows if r["part"] == "census" and r["lo"] is not None]
+        timed = [r for r in rows if r["lo"] is not None]
         summary.kept = within_gap(min((r["lo"] for r in timed), default=None), max((r["hi"] for r in timed), default=None))
         if summary.kept is None and timed:
             ev, summary.outliers, summary.kept = exclude_outliers(ev)
             if summary.outliers:
-                rows = _census_query(ev, accuracy, brackets=not exact_percentiles).collect()
+                rows = _census_query(ev).collect()
         census = _census(rows)
         summary.kinds, summary.unknown_types = dict(census.kinds), census.top_unknown()
         done(f"read and census: {sum(census.kinds.values())} events")

@@ -25,7 +25,7 @@ from pyspark.sql import Column, DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-__all__ = ["Histogram", "bucket", "histogram_quantiles", "interpolate", "literal_table"]
+__all__ = ["Histogram", "bucket", "histogram_query", "histogram_quantiles", "histograms", "interpolate", "literal_table"]
 
 #: a target bucket of more values than this is not collected (the group falls back to ``percentile``)
 PAIR_LIMIT = 1_000_000
@@ -34,9 +34,10 @@ _FILTER_GROUPS = 256  # up to this many groups, pass 2 filters by an expression,
 Key = tuple[Any, ...]
 
 
-def bucket(value: str) -> Column:
-    """The log bucket of ``value``: ``floor(log2(|v| + 1) * 256)``, ``-1 -`` that below zero."""
-    v = F.col(value).cast("double")
+def bucket(value: str | Column) -> Column:
+    """The log bucket of ``value`` (a column or its name): ``floor(log2(|v| + 1) * 256)``, ``-1 -`` that
+    below zero; null for null."""
+    v = (F.col(value) if isinstance(value, str) else value).cast("double")
     mag = F.floor(F.log2(F.abs(v) + F.lit(1.0)) * F.lit(256.0))
     return F.when(v < 0, -mag - F.lit(1)).otherwise(mag).cast("long")
 
@@ -118,37 +119,60 @@ def _key(r: Row, keys: list[str]) -> Key:
     return tuple(r[k] for k in keys)
 
 
-def _only_buckets(df: DataFrame, keys: list[str], value: str, want: dict[Key, set[int]]) -> DataFrame:
-    """The rows of ``df`` in the wanted (group, bucket)s, with their bucket as ``_hb``."""
-    df = df.withColumn("_hb", bucket(value))
+def _only_buckets(df: DataFrame, keys: list[str], value: str, want: dict[Key, list[tuple[Any, Any]]]) -> DataFrame:
+    """The rows of ``df`` in the wanted (group, value range)s: the ranges are buckets' [min, max], which
+    hold exactly their bucket's values since the buckets are ordered (no bucket computed per row)."""
+    v = F.col(value)
     if len(want) <= _FILTER_GROUPS:
         cond: Column | None = None
-        for k, bs in want.items():
-            one = F.col("_hb").isin(sorted(bs))
+        for k, ranges in want.items():
+            one = F.lit(False)
+            for lo, hi in ranges:
+                one = one | v.between(F.lit(lo), F.lit(hi))
             for name, x in zip(keys, k):
                 one = one & (F.col(name) == F.lit(x))
             cond = one if cond is None else cond | one
         return df.where(cond) if cond is not None else df.limit(0)
-    schema = T.StructType([*(T.StructField(k, T.StringType(), True) for k in keys), T.StructField("_hb", T.LongType(), True)])
-    table = literal_table(df.sparkSession, schema, [[*k, b] for k, bs in want.items() for b in sorted(bs)])
-    return df.join(F.broadcast(table), [*keys, "_hb"], "inner")
+    vtype = df.schema[value].dataType
+    schema = T.StructType([*(T.StructField(k, T.StringType(), True) for k in keys), T.StructField("_rlo", vtype, True), T.StructField("_rhi", vtype, True)])
+    table = literal_table(df.sparkSession, schema, [[*k, lo, hi] for k, ranges in want.items() for lo, hi in ranges])
+    return df.join(F.broadcast(table), keys, "inner").where(v.between(F.col("_rlo"), F.col("_rhi"))).drop("_rlo", "_rhi")
+
+
+def histogram_query(df: DataFrame, keys: list[str], value: str) -> DataFrame:
+    """Pass 1 over ``df``: per group and bucket (``_hb``) the count (``_hc``), min (``_hlo``) and max (``_hhi``)."""
+    return df.groupBy(*keys, bucket(value).alias("_hb")).agg(F.count(value).alias("_hc"), F.min(value).alias("_hlo"), F.max(value).alias("_hhi"))
+
+
+def histograms(rows: Sequence[Row], keys: list[str]) -> dict[Key, Histogram]:
+    """The histograms of the rows of :func:`histogram_query` (or rows with its columns)."""
+    hists: dict[Key, Histogram] = {}
+    for r in rows:
+        hists.setdefault(_key(r, keys), Histogram([])).rows.append((int(r["_hb"]), int(r["_hc"]), r["_hlo"], r["_hhi"]))
+    return hists
 
 
 def histogram_quantiles(
-    df: DataFrame, keys: list[str], value: str, qs: Sequence[float], collect: Callable[[DataFrame], list[Row]], pair_limit: int = PAIR_LIMIT
+    df: DataFrame,
+    keys: list[str],
+    value: str,
+    qs: Sequence[float],
+    collect: Callable[[DataFrame], list[Row]],
+    pair_limit: int = PAIR_LIMIT,
+    limit: int | None = None,
+    hists: dict[Key, Histogram] | None = None,
 ) -> tuple[dict[Key, tuple[int, list[float], int]], dict[Key, tuple[int, int]]]:
     """Per group of ``df`` (non-null ``value``): (count, exact percentiles ``qs``, max), and the groups
-    left to the caller with their (count, max). ``collect`` runs pass 1 (it may carry a query of the
-    caller's, :class:`jsops.profiler.quantiles.Along`) and pass 2."""
-    agg = df.groupBy(*keys, bucket(value).alias("_hb")).agg(F.count(value).alias("_hc"), F.min(value).alias("_hlo"), F.max(value).alias("_hhi"))
-    hists: dict[Key, Histogram] = {}
-    for r in collect(agg):
-        hists.setdefault(_key(r, keys), Histogram([])).rows.append((int(r["_hb"]), int(r["_hc"]), r["_hlo"], r["_hhi"]))
+    left to the caller with their (count, max): those of more than ``limit`` values, and those pass 1
+    cannot rank. ``collect`` runs pass 1 (it may carry a query of the caller's,
+    :class:`jsops.profiler.quantiles.Along`) and pass 2; ``hists``: pass 1's result, already known."""
+    if hists is None:
+        hists = histograms(collect(histogram_query(df, keys, value)), keys)
     left: dict[Key, tuple[int, int]] = {}
     want: dict[Key, set[int]] = {}
     for k, h in hists.items():
         h.rows.sort(key=lambda row: row[0])
-        if not h.ordered():
+        if not h.ordered() or (limit is not None and h.n > limit):
             left[k] = (h.n, int(h.rows[-1][3]))
             continue
         bs = h.wanted(qs)
@@ -157,9 +181,12 @@ def histogram_quantiles(
         elif bs:
             want[k] = bs
     if want:
-        pairs = _only_buckets(df, keys, value, want).groupBy(*keys, "_hb", value).agg(F.count("*").alias("_hc"))
-        for r in collect(pairs):
-            hists[_key(r, keys)].pairs.setdefault(int(r["_hb"]), []).append((r[value], int(r["_hc"])))
+        ranges = {k: [(b, lo, hi) for b, _, lo, hi in hists[k].rows if b in bs] for k, bs in want.items()}
+        pairs = _only_buckets(df, keys, value, {k: [(lo, hi) for _, lo, hi in rs] for k, rs in ranges.items()})
+        for r in collect(pairs.groupBy(*keys, value).agg(F.count("*").alias("_hc"))):
+            k, x = _key(r, keys), r[value]
+            b = next(b for b, lo, hi in ranges[k] if lo <= x <= hi)
+            hists[k].pairs.setdefault(b, []).append((x, int(r["_hc"])))
     out: dict[Key, tuple[int, list[float], int]] = {}
     for k, h in hists.items():
         if k not in left:

@@ -34,11 +34,13 @@ def is_local(path: str) -> bool:
 
 
 def has_files(path: str, suffixes: tuple[str, ...]) -> bool:
-    """Whether the local ``path`` is, or holds at any depth, a file ending with one of ``suffixes``."""
+    """Whether the local ``path`` is, or holds at any depth, a file ending with one of ``suffixes`` that
+    Spark reads in a directory: not a hidden one (``_`` or ``.`` first, such as a compacted table's
+    ``_jsops_events.json`` marker, which made a compacted Parquet input look like JSON lines)."""
     p = Path(path)
     if p.is_file():
         return p.name.endswith(suffixes)
-    return any(f.name.endswith(suffixes) for f in p.rglob("*") if f.is_file())
+    return any(f.name.endswith(suffixes) and not f.name.startswith(("_", ".")) for f in p.rglob("*") if f.is_file())
 
 
 def check_paths(paths: Iterable[str]) -> str | None:

@@ -16,7 +16,7 @@ from pyspark.sql import DataFrame, Row
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from jsops.profiler.histrank import histogram_quantiles, literal_table
+from jsops.profiler.histrank import Histogram, histogram_quantiles, literal_table
 
 __all__ = ["QUANTILES", "Along", "GroupQuantiles", "Key", "quantiles"]
 
@@ -24,6 +24,9 @@ __all__ = ["QUANTILES", "Along", "GroupQuantiles", "Key", "quantiles"]
 # larger ones up to the exact limit are refined from brackets of about 4.4 n/accuracy values each, so
 # the default keeps a bracket under ~20k values (memory independent of the number of events).
 _EXACT_SMALL = 100_000
+# a histogram bucket holding a target rank reaches the driver as its (value, count) pairs up to this many
+# values (a bucket's values are within about 0.27 % of each other), else its group takes the way below
+_PAIR_LIMIT = 100_000
 QUANTILES = (0.5, 0.9, 0.99, 0.999)
 _L, _S = T.LongType(), T.StringType()
 
@@ -171,12 +174,14 @@ class _Groups:
         small = [k for k, (n, _) in self.sizes.items() if n <= min(_EXACT_SMALL, exact_limit)]
         if small:
             self.exact(small)
-        others = [k for k in self.sizes if k not in self.result]
-        if not others:
+        return self.brackets([k for k in self.sizes if k not in self.result], accuracy)
+
+    def brackets(self, ks: list[Key], accuracy: int) -> dict[Key, list[int]]:
+        """``percentile_approx`` at :func:`_around` for the groups ``ks``."""
+        if not ks:
             return {}
-        pcts = _around(self.qs, accuracy)
-        agg = F.percentile_approx(F.col(self.value), pcts, accuracy).alias("_a")
-        return {self.key(r): [int(x) for x in r["_a"]] for r in self.collect(self.only(others).groupBy(*self.keys).agg(agg))}
+        agg = F.percentile_approx(F.col(self.value), _around(self.qs, accuracy), accuracy).alias("_a")
+        return {self.key(r): [int(x) for x in r["_a"]] for r in self.collect(self.only(ks).groupBy(*self.keys).agg(agg))}
 
     def refine(self, around: dict[Key, list[int]], exact_limit: int) -> None:
         """Exact ranks from brackets for groups up to ``exact_limit``; approximate values above it."""
@@ -205,6 +210,27 @@ class _Groups:
             self.exact(retry)
 
 
+def _by_histogram(
+    df: DataFrame, keys: list[str], value: str, qs: list[float], exact_limit: int, accuracy: int, along: Along | None, hists: dict[Key, Histogram] | None
+) -> tuple[GroupQuantiles, int, int]:
+    """Exact percentiles from a histogram pass and the values of its target buckets
+    (:func:`jsops.profiler.histrank.histogram_quantiles`, at most ``_PAIR_LIMIT`` values per bucket) for
+    the groups up to ``exact_limit``; the others as before: Spark's exact percentile up to ``_EXACT_SMALL``
+    values, brackets refined (or approximate above ``exact_limit``) above."""
+    collect = _plain if along is None else along.collect
+    result, left = histogram_quantiles(df, keys, value, qs, collect, pair_limit=_PAIR_LIMIT, limit=exact_limit, hists=hists)
+    if not left:
+        return result, len(result), 0
+    groups = _Groups(df, keys, value, qs, {**{k: (r[0], r[2]) for k, r in result.items()}, **left}, along)
+    groups.result.update(result)
+    groups.exact_groups = len(result)
+    small = [k for k, (n, _) in left.items() if n <= min(_EXACT_SMALL, exact_limit)]
+    if small:
+        groups.exact(small)
+    groups.refine(groups.brackets([k for k in left if k not in groups.result], accuracy), exact_limit)
+    return groups.result, groups.exact_groups, groups.approx_groups
+
+
 def quantiles(
     df: DataFrame,
     keys: list[str],
@@ -217,33 +243,37 @@ def quantiles(
     around: dict[Key, list[int]] | None = None,
     exact_all: bool = False,
     along: Along | None = None,
+    hists: dict[Key, Histogram] | None = None,
 ) -> tuple[GroupQuantiles, int, int]:
     """Per key: (count, quantiles, max), and the numbers of exact and approximate groups. Exact for
-        groups up to ``exact_limit`` values, else approximate.
+    groups up to ``exact_limit`` values, else approximate.
 
-        Exact percentiles come from Spark's ``percentile`` for groups of at most ``_EXACT_SMALL`` values
-        (it holds a group's distinct values in memory). Larger groups up to ``exact_limit`` are refined:
-        ``percentile_approx`` (rank error at most n/accuracy) brackets each target rank between its values
-        at ``q -/+ d`` (:func:`_around`); one more pass counts the values below each bracket and the
-        distinct values inside it (about 4.4, at most 6.4 n/accuracy), from which the driver picks the exact
-        ranks. A bracket that does not hold its ranks falls back to Spark's exact percentile for a small
-        group and to the approximate value otherwise (the group then counts as approximate).
+    Exact percentiles come from a histogram pass and a pass over the values of the buckets that hold the
+    target ranks (:func:`jsops.profiler.histrank.histogram_quantiles`: two code-generated aggregations,
+    at most ``_PAIR_LIMIT`` values of a bucket reach the driver). A group the histogram cannot rank
+    (buckets out of order, a target bucket too full) gets Spark's ``percentile`` if it has at most
+    ``_EXACT_SMALL`` values (it holds a group's values in memory), else is refined:
+    ``percentile_approx`` (rank error at most n/accuracy) brackets each target rank between its values
+    at ``q -/+ d`` (:func:`_around`); one more pass counts the values below each bracket and the
+    distinct values inside it (about 4.4, at most 6.4 n/accuracy), from which the driver picks the exact
+    ranks. A bracket that does not hold its ranks falls back to Spark's exact percentile for a small
+    group and to the approximate value otherwise (the group then counts as approximate). Groups above
+    ``exact_limit`` get ``percentile_approx`` alone.
 
-        ``sizes`` (key -> (count, max)) and ``around`` (key -> percentile_approx at :func:`_around`) may
-        come from an earlier pass; then every group not above ``exact_limit`` goes through the brackets.
-        When ``sizes`` is unknown but at most ``total_bound`` values exist in all, one exact pass does it;
-        ``exact_all`` (an engine without ``percentile_approx`` over an array, :mod:`jsops.profiler.engine`) takes
-        exact percentiles for every group, whatever its size, from a histogram pass and a pass over the values
-    of the buckets that hold the target ranks (:func:`jsops.profiler.histrank.histogram_quantiles`; Sail's
-    exact ``percentile`` is about 3 x slower at 10M values). ``along``: a query of the caller's to run
-        within the first of these passes (:class:`Along`).
+    ``hists``: the histogram pass's result, from a query of the caller's. ``sizes`` (key -> (count,
+    max)) and ``around`` (key -> percentile_approx at :func:`_around`) from an earlier pass send every
+    group not above ``exact_limit`` through the brackets. When ``sizes`` is unknown but at most
+    ``total_bound`` values exist in all, one exact pass does it. ``exact_all`` (an engine without
+    ``percentile_approx`` over an array, :mod:`jsops.profiler.engine`) takes exact percentiles for every
+    group, whatever its size, from the histogram (Sail's exact ``percentile`` is about 3 x slower at 10M
+    values). ``along``: a query of the caller's to run within the first of these passes (:class:`Along`).
     """
     df = df.where(F.col(value).isNotNull())
     collect = _plain if along is None else along.collect
     qs = list(qs)
     small = total_bound is not None and total_bound <= min(exact_limit, _EXACT_SMALL)
     if exact_all:
-        result, left = histogram_quantiles(df, keys, value, qs, collect)
+        result, left = histogram_quantiles(df, keys, value, qs, collect, hists=hists)
         if left:  # buckets out of order or too full: Spark's exact percentile for those groups
             groups = _Groups(df, keys, value, qs, {**{k: (r[0], r[2]) for k, r in result.items()}, **left}, along)
             groups.exact(list(left))
@@ -253,11 +283,11 @@ def quantiles(
         rows = collect(df.groupBy(*keys).agg(F.percentile(F.col(value), qs).alias("q"), F.count(value).alias("n"), F.max(value).alias("mx")))
         result = {tuple(r[k] for k in keys): (int(r["n"]), [float(x) for x in r["q"]], int(r["mx"])) for r in rows}
         return result, len(result), 0
-    if sizes is None:
-        sizes = {tuple(r[k] for k in keys): (r["n"], r["mx"]) for r in collect(df.groupBy(*keys).agg(F.count(value).alias("n"), F.max(value).alias("mx")))}
-    sizes = {k: (int(n), int(mx)) for k, (n, mx) in sizes.items() if n > 0}
+    if around is None:
+        return _by_histogram(df, keys, value, qs, exact_limit, accuracy, along, hists)
+    sizes = {k: (int(n), int(mx)) for k, (n, mx) in (sizes or {}).items() if n > 0}
     if not sizes:
         return {}, 0, 0
     groups = _Groups(df, keys, value, qs, sizes, along)
-    groups.refine(groups.around(accuracy, exact_limit) if around is None else around, exact_limit)
+    groups.refine(around, exact_limit)
     return groups.result, groups.exact_groups, groups.approx_groups

@@ -61,13 +61,31 @@ def test_quantiles_exact_all_equals_percentile_with_a_fallback_and_an_along_quer
     from jsops.profiler.quantiles import Along, quantiles
 
     monkeypatch.setattr(histrank, "PAIR_LIMIT", 5)
-    monkeypatch.setattr(histrank.histogram_quantiles, "__defaults__", (5,))
+    monkeypatch.setattr(histrank.histogram_quantiles, "__defaults__", (5, None, None))
     df = _df(spark)
     along = Along(df.groupBy("g").agg(F.count("*").alias("cnt")))
     got, exact, approx = quantiles(df, ["g", "h"], "v", 10, 100, QS, exact_all=True, along=along)
     ref = _percentile(df)
     assert {k: q for k, (_, q, _) in got.items()} == ref and (exact, approx) == (len(ref), 0)
     assert {r["g"]: r["cnt"] for r in along.finish()} == {g: len(vs) for g, vs in GROUPS.items()}
+
+
+@pytest.mark.parametrize("pair_limit", [100_000, -1])
+def test_quantiles_on_spark_histogram_then_percentile_or_brackets_equal_percentile(spark: Any, monkeypatch: pytest.MonkeyPatch, pair_limit: int) -> None:
+    """Spark's way (not ``exact_all``): the histogram for groups up to the exact limit; the groups it leaves
+    (here all of them with ``_PAIR_LIMIT`` -1) get Spark's percentile when small, brackets when larger
+    (``_EXACT_SMALL`` 100 here: "wide" is bracketed); above the limit ("wide" at limit 1000) approximate."""
+    from jsops.profiler import quantiles as q
+
+    monkeypatch.setattr(q, "_PAIR_LIMIT", pair_limit)
+    monkeypatch.setattr(q, "_EXACT_SMALL", 100)
+    df = _df(spark)
+    ref = _percentile(df)
+    got, exact, approx = q.quantiles(df, ["g", "h"], "v", 10_000, 10_000, QS)
+    assert {k: v for k, (_, v, _) in got.items()} == ref and (exact, approx) == (len(ref), 0)
+    got, exact, approx = q.quantiles(df, ["g", "h"], "v", 1_000, 10_000, QS)
+    assert (exact, approx) == (len(ref) - 1, 1) and got[("wide", "True")][0] == len(GROUPS["wide"])
+    assert {k: v for k, (_, v, _) in got.items() if k[0] != "wide"} == {k: v for k, v in ref.items() if k[0] != "wide"}
 
 
 def test_buckets_follow_the_values_and_ranks_interpolate_as_spark() -> None:

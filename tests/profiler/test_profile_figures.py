@@ -106,18 +106,21 @@ def test_cli_writes_a_file_load_profiles_reads(spark: Any, telemetry: Path, tmp_
 
 
 @pytest.mark.parametrize(
-    "small, limit, want",
+    "small, limit, pair_limit, want",
     [
-        (1_000, 50_000_000, (3, 0)),  # every consumer refined from percentile_approx brackets
-        (7_000, 10_000, (2, 1)),  # settler (6k) exact, billing (9k) refined, shipper (15k) approximate
+        (1_000, 50_000_000, 100_000, (3, 0)),  # every consumer from the histogram and its target buckets' values
+        (1_000, 50_000_000, -1, (3, 0)),  # no histogram bucket taken: every consumer refined from percentile_approx brackets
+        (7_000, 10_000, -1, (2, 1)),  # settler (6k) exact, billing (9k) refined, shipper (15k) approximate
+        (7_000, 10_000, 100_000, (2, 1)),  # settler and billing from the histogram, shipper (15k) approximate
     ],
 )
 def test_refined_exact_path_equals_numpy(
-    spark: Any, telemetry: Path, truth: dict[str, Any], monkeypatch: pytest.MonkeyPatch, small: int, limit: int, want: tuple[int, int]
+    spark: Any, telemetry: Path, truth: dict[str, Any], monkeypatch: pytest.MonkeyPatch, small: int, limit: int, pair_limit: int, want: tuple[int, int]
 ) -> None:
     from jsops.profiler import quantiles as job
 
     monkeypatch.setattr(job, "_EXACT_SMALL", small)
+    monkeypatch.setattr(job, "_PAIR_LIMIT", pair_limit)
     doc, summary = build_profiles(spark, [str(telemetry)], exact_limit=limit)
     assert (summary.exact_groups, summary.approx_groups) == want
     for key, want_c in truth["consumers"].items():
@@ -155,6 +158,7 @@ def test_a_bracket_that_misses_falls_back_to_the_exact_percentile(spark: Any, te
 
     monkeypatch.setattr(job, "_around", lambda qs, accuracy: [q for q in qs for _ in range(3)])
     monkeypatch.setattr(job, "_EXACT_SMALL", 10_000)  # settler (6k) and billing (9k) small, shipper (15k) not
+    monkeypatch.setattr(job, "_PAIR_LIMIT", -1)  # no group ranked from the histogram: every one bracketed
     doc, summary = build_profiles(spark, [str(telemetry)])
     assert (summary.exact_groups, summary.approx_groups) == (2, 1)
     for key in ("ORDERS/billing", "PAYMENTS/settler"):
