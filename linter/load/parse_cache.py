@@ -53,9 +53,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..model.positions import compact_positions, pack_positions, unpack_positions
-from ..model.private_dir import TMP_SUFFIX, PrivateDir
+from ..model.private_dir import PrivateDir
 from ._cache_shapes import valid_entry
 from .documents import Limits, ParsedDocument, ReadProblem
+from .packs import PACK_SUFFIX, prune_packs, read_pack, write_pack
 
 __all__ = ["MAX_BYTES", "ParseCache", "Parsed", "build_digest", "content_key", "open_cache", "pack_parsed", "unpack_parsed"]
 
@@ -66,8 +67,6 @@ Parsed = tuple[list[ParsedDocument], list[ReadProblem], bool, bool]
 """Documents, file problems, trailing separator, looks like a manifest (see ``read_text``)."""
 
 _MAGIC = b"jsops-parse-cache 5\n"  # 5: loaded entries (load.loaded_cache); 4: entries marshalled one by one, positions' bodies too; 3: the looks flag (load.recognise); 2: private packs
-_PACK_SUFFIX = ".pack"
-_SUM_BYTES = 16
 
 
 class ParseCache:
@@ -84,7 +83,7 @@ class ParseCache:
         build = build if build is not None else build_digest()
         self._salt = _salt(build, limits)
         paths = "\0".join(sorted(os.path.abspath(p) for p in tree)).encode()
-        self.name = hashlib.sha256(self._salt + paths).hexdigest()[:40] + _PACK_SUFFIX
+        self.name = hashlib.sha256(self._salt + paths).hexdigest()[:40] + PACK_SUFFIX
         self.path = os.path.join(directory, self.name)
         self._old: dict[str, Any] = {}
         self._loaded_old: dict[str, Any] = {}
@@ -157,36 +156,14 @@ class ParseCache:
         that cannot be written is left alone."""
         if self.used.keys() == self._old.keys() and self.loaded_used.keys() == self._loaded_old.keys():
             return
-        try:
-            blob = marshal.dumps((self._salt, self.used, self.loaded_used))
-        except ValueError:  # a value marshal cannot hold: not cached
-            return
-        data = _MAGIC + _checksum(blob) + blob
-        if len(data) > self.max_bytes:
-            return
-        private = PrivateDir.open(self.directory)
-        if private is None:
-            return
-        with private:
-            if private.write(self.name, data):
-                self._prune(private)
+        write_pack(self.directory, self.name, _MAGIC, (self._salt, self.used, self.loaded_used), self.max_bytes)
 
     def _read(self) -> None:
         """The pack's entries; none when it is missing, damaged, foreign, unsafe or not the user's."""
-        private = PrivateDir.open(self.directory, create=False)
-        if private is None:
+        value = read_pack(self.directory, self.name, _MAGIC, self.max_bytes)
+        if type(value) is not tuple or len(value) != 3:
             return
-        with private:
-            blob = private.read(self.name, self.max_bytes)
-        if blob is None:
-            return
-        head, body = len(_MAGIC), len(_MAGIC) + _SUM_BYTES
-        if not blob.startswith(_MAGIC) or _checksum(blob[body:]) != blob[head:body]:
-            return
-        try:
-            salt, entries, loaded = marshal.loads(blob[body:])
-        except Exception:  # anything a damaged pack makes marshal raise
-            return
+        salt, entries, loaded = value
         if salt == self._salt and type(entries) is dict and type(loaded) is dict:
             self._old, self._loaded_old = entries, loaded
 
@@ -195,27 +172,7 @@ class ParseCache:
         private = PrivateDir.open(self.directory, create=False)
         if private is not None:
             with private:
-                self._prune(private)
-
-    def _prune(self, private: PrivateDir) -> None:
-        """Only this cache's own names (packs, temporary files), unlinked in the open directory:
-        never a directory, never through a link, never anything outside it."""
-        entries: list[tuple[int, int, str]] = []
-        total = 0
-        for name, st in private.entries():
-            if name.endswith((_PACK_SUFFIX, TMP_SUFFIX)):
-                entries.append((st.st_mtime_ns, st.st_size, name))
-                total += st.st_size
-        if total <= self.max_bytes:
-            return
-        entries.sort()
-        for _, size, name in entries:
-            if total <= self.max_bytes * 3 // 4:
-                break
-            if name == self.name:
-                continue
-            private.remove(name)
-            total -= size
+                prune_packs(private, self.name, self.max_bytes)
 
 
 def _salt(build: str, limits: Limits) -> bytes:
@@ -310,10 +267,6 @@ def unpack_parsed(packed: Any) -> Parsed:
         bool(trailing),
         bool(looks),
     )
-
-
-def _checksum(blob: bytes) -> bytes:
-    return hashlib.blake2b(blob, digest_size=_SUM_BYTES).digest()
 
 
 def _pack(p: ReadProblem) -> tuple[str, str, int, int]:

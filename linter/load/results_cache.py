@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..findings import Edit, Finding, FixSuggestion, ObjectRef, Severity
-from ..model.private_dir import TMP_SUFFIX, PrivateDir
 from ..semantics.errcodes import ErrCode
+from .packs import PACK_SUFFIX, read_pack, write_pack
 
 __all__ = ["MAX_BYTES", "ResultsCache", "plain_finding", "finding_of"]
 
@@ -38,8 +38,6 @@ MAX_BYTES = 64 * 1024 * 1024
 """The most the result packs may take together; beyond it the oldest are removed (down to 3/4)."""
 
 _MAGIC = b"jsops-results-cache 1\n"
-_PACK_SUFFIX = ".pack"
-_SUM_BYTES = 16
 
 
 class ResultsCache:
@@ -50,7 +48,7 @@ class ResultsCache:
         self.directory = directory
         self.max_bytes = max_bytes
         paths = "\0".join(sorted(os.path.abspath(p) for p in tree)).encode()
-        self.name = hashlib.sha256(_MAGIC + paths).hexdigest()[:40] + _PACK_SUFFIX
+        self.name = hashlib.sha256(_MAGIC + paths).hexdigest()[:40] + PACK_SUFFIX
         self._estate: tuple[str, bytes] | None = None
         self._files: dict[str, bytes] = {}
         self._read()
@@ -95,61 +93,17 @@ class ResultsCache:
         then prune; a cache that cannot be written is left alone."""
         if self._new_estate is None:
             return
-        try:
-            blob = marshal.dumps((self._new_estate, self._new_files))
-        except ValueError:
-            return
-        data = _MAGIC + _checksum(blob) + blob
-        if len(data) > self.max_bytes:
-            return
-        private = PrivateDir.open(self.directory)
-        if private is None:
-            return
-        with private:
-            if private.write(self.name, data):
-                self._prune(private)
+        write_pack(self.directory, self.name, _MAGIC, (self._new_estate, self._new_files), self.max_bytes)
 
     def _read(self) -> None:
-        private = PrivateDir.open(self.directory, create=False)
-        if private is None:
+        value = read_pack(self.directory, self.name, _MAGIC, self.max_bytes)
+        if type(value) is not tuple or len(value) != 2:
             return
-        with private:
-            blob = private.read(self.name, self.max_bytes)
-        if blob is None:
-            return
-        head, body = len(_MAGIC), len(_MAGIC) + _SUM_BYTES
-        if not blob.startswith(_MAGIC) or _checksum(blob[body:]) != blob[head:body]:
-            return
-        try:
-            estate, files = marshal.loads(blob[body:])
-        except Exception:
-            return
+        estate, files = value
         if type(estate) is tuple and len(estate) == 2 and type(estate[0]) is str and type(estate[1]) is bytes:
             self._estate = estate
         if type(files) is dict:
             self._files = files
-
-    def _prune(self, private: PrivateDir) -> None:
-        """Only this cache's own names, oldest first, while they take more than ``max_bytes``."""
-        entries: list[tuple[int, int, str]] = []
-        total = 0
-        for name, st in private.entries():
-            if name.endswith((_PACK_SUFFIX, TMP_SUFFIX)):
-                entries.append((st.st_mtime_ns, st.st_size, name))
-                total += st.st_size
-        if total <= self.max_bytes:
-            return
-        entries.sort()
-        for _, size, name in entries:
-            if total <= self.max_bytes * 3 // 4:
-                break
-            if name != self.name:
-                private.remove(name)
-                total -= size
-
-
-def _checksum(blob: bytes) -> bytes:
-    return hashlib.blake2b(blob, digest_size=_SUM_BYTES).digest()
 
 
 def plain_finding(f: Finding) -> tuple[Any, ...]:
