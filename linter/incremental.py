@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .engine import LintResult, lint_estate
 from .load import Estate, Limits, load_paths
+from .load.packs import files_stamp
 from .load.paths import readable_files
 from .load.reading import read_regular
 from .load.results_cache import ResultsCache, finding_of, plain_finding
@@ -153,8 +154,11 @@ def run_salt(rules: Sequence[type[Rule]], config: Config, profiles_path: str | N
     from .load.parse_cache import build_digest
 
     h = hashlib.sha256(f"jsops-lint-results {_FORMAT}\0{__version__}\0{sys.version}\0{marshal.version}\0{build_digest()}\0".encode())
+    build = _build_stamp(rules)
+    if build is None:
+        return None
+    h.update(build.encode())
     try:
-        _stat_tree(h, rules)
         if profiles_path is not None:
             with open(profiles_path, "rb") as fh:
                 h.update(f"\0profiles\0{profiles_path}\0".encode() + fh.read())
@@ -167,12 +171,10 @@ def run_salt(rules: Sequence[type[Rule]], config: Config, profiles_path: str | N
     return h.hexdigest()
 
 
-def _stat_tree(h: Any, rules: Sequence[type[Rule]]) -> None:
-    """Size and modification time of every file of jsops's packages, of every rule plugin's
+def _build_stamp(rules: Sequence[type[Rule]]) -> str | None:
+    """:func:`~jsops.linter.load.packs.files_stamp` of jsops's packages, of every rule plugin's
     top-level package (or module) and of the libraries whose messages reach findings (pydantic,
     its core)."""
-    import importlib.util
-
     here = os.path.dirname(os.path.abspath(__file__))
     roots = {here, os.path.join(os.path.dirname(here), "rules")}
     files: set[str] = set()
@@ -183,14 +185,4 @@ def _stat_tree(h: Any, rules: Sequence[type[Rule]]) -> None:
         top = getattr(sys.modules.get(r.__module__.split(".", 1)[0]), "__file__", None)
         if top and os.path.basename(top) == "__init__.py":
             roots.add(os.path.dirname(top))
-    for lib in ("pydantic", "pydantic_core"):
-        spec = importlib.util.find_spec(lib)
-        if spec is not None and spec.origin:
-            files.add(spec.origin)
-    for root in sorted(roots):
-        for folder, dirs, names in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            files.update(os.path.join(folder, n) for n in names)
-    for path in sorted(files):
-        st = os.stat(path)
-        h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return files_stamp(roots, files)

@@ -35,6 +35,7 @@ from ..model.records.declaration import _make, _plan
 from ..model.records.record import Record, declared_records
 from ..model.resource import Estate, Resource
 from .documents import ParsedDocument
+from .packs import files_stamp
 from .parse_cache import Parsed
 
 __all__ = ["LazyParse", "loader_salt", "loaded_key", "pack_loaded", "replay_loaded", "Snapshot", "snapshot"]
@@ -73,24 +74,10 @@ def loader_salt(estate: Estate) -> str | None:
     known = _SALT.get(args)
     if known is not None:
         return known
-    import importlib.util
-
-    h = hashlib.sha256(f"{_FORMAT}\0{sys.version}\0{marshal.version}\0{os.environ.get('JSOPS_RECORDS_FAST', '1')}\0{args!r}\0".encode())
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        files: list[str] = []
-        for folder, dirs, names in os.walk(package):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            files.extend(os.path.join(folder, n) for n in sorted(names))
-        for lib in ("pydantic", "pydantic_core"):
-            spec = importlib.util.find_spec(lib)
-            if spec is not None and spec.origin:
-                files.append(spec.origin)
-        for path in files:
-            st = os.stat(path)
-            h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-    except (OSError, ImportError, ValueError):
+    build = files_stamp([os.path.dirname(os.path.dirname(os.path.abspath(__file__)))])
+    if build is None:
         return None
+    h = hashlib.sha256(f"{_FORMAT}\0{sys.version}\0{marshal.version}\0{os.environ.get('JSOPS_RECORDS_FAST', '1')}\0{args!r}\0{build}\0".encode())
     out = _SALT[args] = h.hexdigest()
     return out
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import os
+from collections.abc import Iterable
 from typing import Any, TypeAlias
 
 from ..model.private_dir import TMP_SUFFIX, PrivateDir
 
-__all__ = ["PACK_SUFFIX", "Marshalled", "prune_packs", "read_pack", "write_pack"]
+__all__ = ["PACK_SUFFIX", "Marshalled", "files_stamp", "prune_packs", "read_pack", "write_pack"]
 
 PACK_SUFFIX = ".pack"
 
@@ -88,3 +90,45 @@ def prune_packs(private: PrivateDir, keep: str, max_bytes: int) -> None:
         if name != keep:
             private.remove(name)
             total -= size
+
+
+_ROOTS: dict[str, list[tuple[str, int, int]]] = {}
+
+
+def _root_files(root: str) -> list[tuple[str, int, int]]:
+    """(path, size, mtime) of every file under ``root`` but ``__pycache__``, walked once per process."""
+    known = _ROOTS.get(root)
+    if known is None:
+        known = []
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for n in sorted(names):
+                path = os.path.join(folder, n)
+                st = os.stat(path)
+                known.append((path, st.st_size, st.st_mtime_ns))
+        _ROOTS[root] = known
+    return known
+
+
+def files_stamp(roots: Iterable[str], files: Iterable[str] = (), libraries: Iterable[str] = ("pydantic", "pydantic_core")) -> str | None:
+    """The identity of a build a pack was written by: a digest of the path, size and modification time
+    of every file under ``roots`` (each tree walked once per process, whoever asks), of ``files`` and of
+    each of ``libraries``' package file; None when one cannot be read (then there is no cache)."""
+    import importlib.util
+
+    h = hashlib.sha256()
+    try:
+        entries = [e for root in sorted(set(roots)) for e in _root_files(root)]
+        singles = set(files)
+        for lib in libraries:
+            spec = importlib.util.find_spec(lib)
+            if spec is not None and spec.origin:
+                singles.add(spec.origin)
+        for path in sorted(singles):
+            st = os.stat(path)
+            entries.append((path, st.st_size, st.st_mtime_ns))
+    except (OSError, ImportError, ValueError):
+        return None
+    for path, size, mtime in entries:
+        h.update(f"{path}\0{size}\0{mtime}\0".encode())
+    return h.hexdigest()
