@@ -20,15 +20,6 @@ from jsops.linter.memo import ObjectMemo
 RELEASES = ["2.10.26", "2.11.11", "2.12.8", None]
 
 
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "cache"
-    monkeypatch.setenv("JSOPS_CACHE_DIR", str(directory))
-    monkeypatch.delenv("JSOPS_NO_CACHE", raising=False)
-    monkeypatch.setenv("JSOPS_NO_PARALLEL", "1")
-    return directory
-
-
 def _stream(name: str, rng: random.Random, streams: list[str]) -> dict[str, Any]:
     spec: dict[str, Any] = {"subjects": [f"{name.lower()}.>"], "retention": rng.choice(["limits", "interest", "workqueue"]), "max_age": "1d"}
     if streams and rng.random() < 0.25:  # a mirror of another file's stream: its effective allow_direct reads the origin
@@ -186,7 +177,7 @@ def _same(capsys: pytest.CaptureFixture[str], root: Path, config: Path, profiles
 
 @pytest.mark.parametrize("seed,forked", [(1, False), (2, False), (3, False), (4, True)])
 def test_cached_output_equals_uncached_after_random_edits(
-    seed: int, forked: bool, cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    seed: int, forked: bool, lint_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if forked:  # the checks on two processes (jsops.linter.halves), whatever the estate's size
         monkeypatch.setenv("JSOPS_NO_PARALLEL", "0")
@@ -204,10 +195,10 @@ def test_cached_output_equals_uncached_after_random_edits(
     for _ in range(25):
         done.append(_edit(tree, rng, config, profiles))
         _same(capsys, root, config, profiles, " then ".join(done))
-    assert (cache / "results").is_dir()
+    assert (lint_cache / "results").is_dir()
 
 
-def test_an_edit_reuses_the_other_files_entries(cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_edit_reuses_the_other_files_entries(lint_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """After one file's edit, only that file's objects are checked again by every rule (the test
     above would pass with a cache that never hits)."""
     rng = random.Random(7)
@@ -235,7 +226,7 @@ def test_an_edit_reuses_the_other_files_entries(cache: Path, tmp_path: Path, cap
     assert misses and max(misses) <= 2, misses  # c3.yaml holds at most two consumers
 
 
-def test_a_damaged_pack_is_a_miss(cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_damaged_pack_is_a_miss(lint_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rng = random.Random(11)
     root = tmp_path / "estate"
     root.mkdir()
@@ -245,7 +236,7 @@ def test_a_damaged_pack_is_a_miss(cache: Path, tmp_path: Path, capsys: pytest.Ca
     _profiles(profiles, rng)
     truth = _lint(capsys, root, config, profiles, "json", "--no-cache")
     assert _lint(capsys, root, config, profiles, "json") == truth
-    (pack,) = (cache / "results").iterdir()
+    (pack,) = (lint_cache / "results").iterdir()
     data = pack.read_bytes()
     for damaged in (data[: len(data) // 2], data[:40] + bytes(b ^ 0xFF for b in data[40:80]) + data[80:], b"jsops-results-cache 0\n" + data[22:], b""):
         pack.write_bytes(damaged)

@@ -45,15 +45,6 @@ spec:
 """
 
 
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "cache"
-    monkeypatch.setenv("JSOPS_CACHE_DIR", str(directory))
-    monkeypatch.delenv("JSOPS_NO_CACHE", raising=False)
-    monkeypatch.setenv("JSOPS_NO_PARALLEL", "1")
-    return directory
-
-
 def _tree(root: Path, pending: int = 100) -> None:
     root.mkdir(exist_ok=True)
     for i in range(4):
@@ -91,7 +82,7 @@ def _objects(root: Path, cache: bool) -> list[Any]:
 
 
 @pytest.mark.parametrize("direct", [True, False])
-def test_rebuilt_objects_are_the_validated_ones(direct: bool, cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rebuilt_objects_are_the_validated_ones(direct: bool, lint_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("jsops.linter.load.loaded_cache._DIRECT", direct)  # False: built through Resource's constructor
     root = tmp_path / "estate"
     _tree(root)
@@ -113,7 +104,7 @@ def test_rebuilt_objects_are_the_validated_ones(direct: bool, cache: Path, tmp_p
     assert _objects(root, cache=True) == truth
 
 
-def test_an_edit_to_an_object_is_seen(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_edit_to_an_object_is_seen(lint_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "estate"
     _tree(root)
     load_paths([str(root)], cache=True)
@@ -127,7 +118,7 @@ def test_an_edit_to_an_object_is_seen(cache: Path, tmp_path: Path, monkeypatch: 
     assert s2.config.consumer_limits is not None and s2.config.consumer_limits.max_ack_pending == 7
 
 
-def test_a_file_with_findings_is_processed_every_time(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_with_findings_is_processed_every_time(lint_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "estate"
     _tree(root)
     (root / "bad.yaml").write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: B}\nspec: {max_age: soon}\n")
@@ -155,17 +146,17 @@ _DAMAGED: list[Any] = [
 
 
 @pytest.mark.parametrize("shape", range(len(_DAMAGED)))
-def test_a_damaged_loaded_entry_is_a_miss(shape: int, cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_damaged_loaded_entry_is_a_miss(shape: int, lint_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = tmp_path / "estate"
     _tree(root)
     truth = _lint(capsys, root, "--no-cache")
     assert _lint(capsys, root) == truth
-    (pack,) = (cache / "parse").iterdir()
+    (pack,) = (lint_cache / "parse").iterdir()
     blob = pack.read_bytes()
     magic = blob[: blob.index(b"\n") + 1]
     salt, entries, loaded = marshal.loads(blob[len(magic) + 16 :])
     assert loaded, "the run kept loaded entries"
     body = marshal.dumps((salt, entries, {k: _DAMAGED[shape] for k in loaded}))  # a valid checksum: only the entries are wrong
     pack.write_bytes(magic + hashlib.blake2b(body, digest_size=16).digest() + body)
-    shutil.rmtree(cache / "results")  # else the unchanged tree is answered by the results cache, no parse pack read
+    shutil.rmtree(lint_cache / "results")  # else the unchanged tree is answered by the results cache, no parse pack read
     assert _lint(capsys, root) == truth
