@@ -30,7 +30,7 @@ import hashlib
 import marshal
 from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from .api import Rule, RuleContext, StreamSource, Violation
 from .findings import Finding
@@ -39,6 +39,9 @@ from .load.results_cache import ResultsCache, finding_of, plain_finding
 from .model.config import StreamConfig
 
 __all__ = ["ObjectMemo", "ObjectResult", "TrackingContext"]
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 Read = tuple[Any, ...]
 """What a check read: ``("s", context, name)`` a stream by name, ``("o", name)`` an origin by name,
@@ -99,72 +102,48 @@ class TrackingContext(RuleContext):
         if self._reads is not None and not self._quiet:
             self._reads.append(ALL)
 
-    def streams(self) -> list[Resource[StreamConfig]]:
-        self._broad()
+    def _quietly(self, call: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        """``call(*args)`` without recording the reads it makes itself (the caller recorded what it asks)."""
         self._quiet += 1
         try:
-            return super().streams()
+            return call(*args, **kwargs)
         finally:
             self._quiet -= 1
 
+    def streams(self) -> list[Resource[StreamConfig]]:
+        self._broad()
+        return self._quietly(super().streams)
+
     def consumers(self) -> list[Any]:
         self._broad()
-        self._quiet += 1
-        try:
-            return super().consumers()
-        finally:
-            self._quiet -= 1
+        return self._quietly(super().consumers)
 
     def cached(self, key: str, build: Callable[[], Any]) -> Any:
         """A shared value built from the estate: the read is of the value (its fingerprint, see
         :func:`_encode`), not of the whole estate."""
         self._note(("c", key))
-        self._quiet += 1
-        try:
-            return super().cached(key, build)
-        finally:
-            self._quiet -= 1
+        return self._quietly(super().cached, key, build)
 
     def stream_index(self) -> dict[tuple[str, str | None], Resource[StreamConfig]]:
         self._broad()
-        self._quiet += 1
-        try:
-            return super().stream_index()
-        finally:
-            self._quiet -= 1
+        return self._quietly(super().stream_index)
 
     def streams_by_context(self) -> dict[str, list[Resource[StreamConfig]]]:
         self._broad()
-        self._quiet += 1
-        try:
-            return super().streams_by_context()
-        finally:
-            self._quiet -= 1
+        return self._quietly(super().streams_by_context)
 
     def consumers_by_stream(self) -> dict[tuple[str, str | None], list[Any]]:
         self._broad()
-        self._quiet += 1
-        try:
-            return super().consumers_by_stream()
-        finally:
-            self._quiet -= 1
+        return self._quietly(super().consumers_by_stream)
 
     def stream_of(self, consumer: Resource) -> Resource[StreamConfig] | None:
         self._note(("s", consumer.context, consumer.stream))
-        self._quiet += 1
-        try:
-            return super().stream_of(consumer)
-        finally:
-            self._quiet -= 1
+        return self._quietly(super().stream_of, consumer)
 
     def origin_of(self, resource: Resource, src: StreamSource | None) -> Resource[StreamConfig] | None:
         if src is not None and src.external is None and src.name:
             self._note(("s", resource.context, src.name))
-        self._quiet += 1
-        try:
-            return super().origin_of(resource, src)
-        finally:
-            self._quiet -= 1
+        return self._quietly(super().origin_of, resource, src)
 
     def effective(self, resource: Resource) -> Any:
         known = self._eff_reads
