@@ -130,9 +130,9 @@ def _lint(args: argparse.Namespace, version: str) -> int:
     if not result.files and not result.findings and not result.skipped and not result.not_jetstream:
         print(f"jsops: warning: no manifests (*.yaml, *.yml, *.json, *.j2) in {', '.join(given)}", file=sys.stderr)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    sys.stdout.write(render_result(result, fmt, RenderContext(version, rules, use_color())))
-    threshold = Severity(args.fail_on or (cfg.fail_on.value if cfg.fail_on else "error")).rank
-    return ExitCode.FINDINGS if any(f.severity.rank >= threshold for f in result.findings) else ExitCode.OK
+    fail_on = Severity(args.fail_on or (cfg.fail_on.value if cfg.fail_on else "error"))
+    sys.stdout.write(render_result(result, fmt, RenderContext(version, rules, use_color(), fail_on)))
+    return ExitCode.FINDINGS if any(f.severity.rank >= fail_on.rank for f in result.findings) else ExitCode.OK
 
 
 def _from_results_cache(

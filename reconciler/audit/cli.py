@@ -124,14 +124,14 @@ def _audit_run(argv: list[str]) -> int:
     if args.html:
         _write_html(args.html, [(where, state, r) for (where, state), r in zip(audited, results, strict=True)], result, args.paths)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    fail_on = Severity(args.fail_on or "warning")
     if fmt == "text":
         from .render import render_audit_text
 
         sys.stdout.write(render_audit_text(result, audited, color=use_color()))
     else:
-        sys.stdout.write(render_result(result, fmt, RenderContext(_version(), rules, use_color())))
-    threshold = Severity(args.fail_on or "warning").rank
-    return ExitCode.FINDINGS if any(f.severity.rank >= threshold for f in result.findings) else ExitCode.OK
+        sys.stdout.write(render_result(result, fmt, RenderContext(_version(), rules, use_color(), fail_on)))
+    return ExitCode.FINDINGS if any(f.severity.rank >= fail_on.rank for f in result.findings) else ExitCode.OK
 
 
 def _routes(target: Target, cfg: Config, manifests: Estate | None) -> list[Route]:
