@@ -91,15 +91,16 @@ def _audit(argv: list[str]) -> int:
 
 def _audit_run(argv: list[str]) -> int:
     from jsops.linter import discover_rules, select_rules
-    from jsops.linter.api import parse_version
+    from jsops.linter.semantics.releases import unknown_release
 
     from ..client import describe_target, target_from_args
     from .registry import select_live
     from .snapshot import baseline_for, load_snapshots, save_snapshots, snapshot_of
 
     args = _parser().parse_args(argv)
-    if args.target_version is not None and parse_version(args.target_version) is None:
-        raise Exit(f"jsops audit: error: --target-version: not a release: {args.target_version!r}", ExitCode.USAGE)
+    why = unknown_release(args.target_version) if args.target_version is not None else None
+    if why is not None:
+        raise Exit(f"jsops audit: error: --target-version {args.target_version!r}: {why}", ExitCode.USAGE)
     cfg = config_from_args(args)
     rules = discover_rules()
     select_rules(cfg, rules)  # a broken selector fails before anything is read
