@@ -346,7 +346,7 @@ def test_an_unknown_target_version_is_refused_naming_what_jsops_knows(version: s
 
     rc = main(["-s", "nats://127.0.0.1:1", "--target-version", version])
     err = capsys.readouterr().err
-    assert rc == 2 and f"--target-version {version!r}: {says}" in err and "Traceback" not in err
+    assert rc == 2 and f"argument --target-version: {version!r}: {says}" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("version", ["2.10.26", "2.12", "2.15.9", "v2.14.6"])
