@@ -80,8 +80,8 @@ EXIT_CODES: dict[str, tuple[ExitRow, ...]] = {
     ),
     "plan": _rows(
         (ExitCode.OK, "the plan was made, with or without changes (as terraform plan)"),
-        (ExitCode.ERROR, "error (cannot connect, lint errors in the manifests, bad plan file, ...)"),
-        (ExitCode.CHANGES, "with --detailed-exitcode: there are changes; otherwise an argument error (usage)"),
+        (ExitCode.ERROR, "error (cannot connect, lint errors in the manifests, bad plan file, ...; with --detailed-exitcode also bad arguments)"),
+        (ExitCode.CHANGES, "with --detailed-exitcode: there are changes (only then); otherwise an argument error (usage)"),
     ),
     "apply": _rows(
         (ExitCode.OK, "the targets match the manifests (or there was nothing to do)"),

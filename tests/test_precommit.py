@@ -32,6 +32,44 @@ def test_hooks_file_declares_lint_and_fix():
         assert h["files"].startswith("^manifests/")
         assert "--estate auto" in h["entry"] and h.get("pass_filenames", True)
     assert "--fix" in hooks["jsops-fix"]["entry"]
+    # templates are linted, for every environment (jsops-fix leaves them: jsops does not edit templates)
+    assert "manifests/orders.yaml.j2" in _matching(hooks["jsops-lint"]) and "--env '*'" in hooks["jsops-lint"]["entry"]
+    assert "manifests/orders.yaml.j2" not in _matching(hooks["jsops-fix"])
+
+
+def _matching(hook: dict) -> set[str]:
+    import re
+
+    names = {"manifests/orders.yaml", "manifests/orders.yaml.j2", "manifests/a.json", "manifests/environments/prod.yaml"}
+    return {n for n in names if re.search(hook["files"], n) and not re.search(hook.get("exclude", "^$"), n)}
+
+
+TEMPLATE = (
+    'apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: PAYMENTS}\nspec: {subjects: ["pay.>"], max_age: 1h, '
+    "duplicate_window: 2m, num_replicas: {{ replicas }}}\n"
+)
+
+
+def test_every_environment_is_linted_and_a_finding_names_the_environments_that_have_it(estate, capsys):
+    (estate / "manifests" / "environments").mkdir()
+    (estate / "manifests" / "environments" / "dev.yaml").write_text("replicas: 1\n")
+    (estate / "manifests" / "environments" / "prod.yaml").write_text("replicas: 3\n")
+    (estate / "manifests" / "environments" / "lab.yaml").write_text("replicas: 7\n")
+    (estate / "manifests" / "payments.yaml.j2").write_text(TEMPLATE)
+    rc, out, _ = _run(["lint", "--no-config", "--estate", "auto", "--env", "*", "manifests/payments.yaml.j2"], capsys)
+    assert rc == 1 and out.count("JS105") == 1 and "(--env lab)" in out and "manifests/payments.yaml.j2:" in out
+    (estate / "manifests" / "environments" / "lab.yaml").write_text("replicas: 3\n")
+    rc, out, _ = _run(["lint", "--no-config", "--estate", "auto", "--env", "*", "manifests/payments.yaml.j2"], capsys)
+    assert rc == 0, out
+    # a finding every environment has is shown once, without a label; without templates nothing changes
+    (estate / "manifests" / "payments.yaml.j2").write_text(TEMPLATE.replace("1h", "1s"))
+    rc, out, _ = _run(["lint", "--no-config", "--env", "*", "manifests/"], capsys)
+    [js102] = [line for line in out.splitlines() if " JS102 " in line and "payments" in line]
+    assert rc == 1 and "(--env" not in js102
+    rc, out, _ = _run(["lint", "--no-config", "--estate", "auto", "--env", "*", "manifests/consumers/shipper.yaml"], capsys)
+    assert (rc, out) == (0, "All clean: 1 object in 1 file.\n")
+    rc, _, err = _run(["lint", "--no-config", "--env", "*", "--fix", "manifests/"], capsys)
+    assert rc == 2 and "one environment" in err
 
 
 @pytest.fixture
@@ -117,3 +155,12 @@ def test_real_pre_commit_try_repo(tmp_path):
     fixed = run("jsops-fix")
     assert "duplicate_window: 1m" in (repo / "manifests" / "orders.yaml").read_text(), fixed.stdout + fixed.stderr
     assert fixed.returncode == 1 and "files were modified by this hook" in fixed.stdout
+    # a template is linted for every environment: one where it is refused fails the hook, naming it
+    (repo / "manifests" / "environments").mkdir()
+    (repo / "manifests" / "environments" / "dev.yaml").write_text("replicas: 1\n")
+    (repo / "manifests" / "environments" / "lab.yaml").write_text("replicas: 7\n")
+    (repo / "manifests" / "payments.yaml.j2").write_text(TEMPLATE)
+    _git(repo, "add", ".")
+    templated = run("jsops-lint")
+    assert templated.returncode == 1, templated.stdout + templated.stderr
+    assert "manifests/payments.yaml.j2:" in templated.stdout and "(--env lab)" in templated.stdout

@@ -112,12 +112,19 @@ def test_sarif_schema_rejects_a_broken_log(which):
     assert list(_validator(which).iter_errors(typo))
 
 
-def test_junit_is_xml_with_one_case_per_finding_and_clean_file(capsys, tmp_path):
-    _, out = _run(["lint", FIXTURES, "--no-config", "--format", "junit"], capsys)
-    root = ET.fromstring(out)
-    suite = root.find("testsuite")
+@pytest.mark.parametrize(("fail_on", "failing"), [(None, {"error"}), ("warning", {"error", "warning"}), ("info", {"error", "warning", "info"})])
+def test_junit_counts_as_failures_only_what_fails_the_exit_code(capsys, fail_on, failing):
+    # one case per finding and per clean file; a finding below --fail-on is a passing case that says what was found
+    extra = ["--fail-on", fail_on] if fail_on else []
+    rc, out = _run(["lint", FIXTURES, "--no-config", "--format", "junit", *extra], capsys)
+    suite = ET.fromstring(out).find("testsuite")
     findings = json.loads(_run(["lint", FIXTURES, "--no-config", "--format", "json"], capsys)[1])["findings"]
-    assert int(suite.get("failures")) == len(suite.findall("testcase/failure")) == len(findings)
+    severities = {f["severity"] for f in findings}
+    assert fail_on or severities - failing, "the fixtures must hold a finding below --fail-on=error"  # else the test cannot fail
+    failed = [f for f in findings if f["severity"] in failing]
+    assert int(suite.get("failures")) == len(suite.findall("testcase/failure")) == len(failed)
+    assert len(suite.findall("testcase/system-out")) == len(findings) - len(failed)
+    assert (rc == 1) == bool(failed)
 
 
 def test_github_escapes_and_levels():

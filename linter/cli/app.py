@@ -94,7 +94,11 @@ def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
         help="lint PATHs within the whole estate under DIR (repeatable; 'auto': the config's paths, "
         "else the top directory under . holding all PATHs) and report only on PATHs",
     )
-    add_env(lint, "render *.yaml.j2 templates with environments/NAME.yaml (the nearest environments/ directory at or above each template) and lint the result")
+    add_env(
+        lint,
+        "render *.yaml.j2 templates with environments/NAME.yaml (the nearest environments/ directory at or above each template) "
+        "and lint the result; '*': every environment defined, one report",
+    )
     lint.add_argument(
         "--exclude",
         metavar="GLOB",

@@ -57,6 +57,7 @@ __all__ = [
     "use_color",
     "parse_seconds",
     "duration_type",
+    "release_type",
     "run",
 ]
 
@@ -187,6 +188,17 @@ def duration_type(*, bare: Literal["ns", "s"] = "ns", negative: bool = False) ->
         return value
 
     return seconds
+
+
+def release_type(text: str) -> str:
+    """An argparse ``type`` for a nats-server release argument: one of the release lines jsops knows
+    (:func:`jsops.linter.semantics.releases.unknown_release`), else an argument error saying which."""
+    from ..semantics.releases import unknown_release
+
+    why = unknown_release(text)
+    if why is not None:
+        raise argparse.ArgumentTypeError(f"{text!r}: {why}")
+    return text
 
 
 # --- the guard ----------------------------------------------------------------------------------

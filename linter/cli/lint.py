@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..api import Rule
     from ..config import Config
     from ..engine import LintResult
+    from ..findings import Finding
     from ..load import Estate
     from ..model.profiles import Profiles
 
@@ -59,11 +60,75 @@ def lint_command(args: argparse.Namespace, version: str) -> int:
 
 
 def _lint(args: argparse.Namespace, version: str) -> int:
+    from ..load.templates import EVERY_ENV
+
+    if args.env != EVERY_ENV:
+        return _lint_env(args, version)
+    # every environment the templates define (pre-commit's hook checks templates this way)
+    if args.fix or args.diff:
+        raise Exit(f"jsops: error: --fix and --diff take one environment, not --env '{EVERY_ENV}'", ExitCode.NOT_RUN)
+    from ..load import discover
+    from ..load.templates import environments_of
+
+    cfg = config_from_args(args)
+    given = list(args.paths) or [cfg.resolve_path(p) for p in cfg.paths] or ["."]
+    envs = environments_of(discover([*_estate_dirs(args, cfg, given), *given], [*cfg.exclude, *getattr(args, "exclude", ())]))
+    results = [(env, _lint_once(argparse.Namespace(**{**vars(args), "env": env or None}), version)) for env in envs or [""]]
+    return _report(args, version, cfg, _merged_envs(results))
+
+
+def _merged_envs(results: list[tuple[str, tuple[LintResult, Sequence[type[Rule]]]]]) -> tuple[LintResult, Sequence[type[Rule]]]:
+    """One result of the lints of several environments: a finding every environment has is shown once,
+    one that only some have names them."""
+    from dataclasses import replace
+
+    from ..engine import LintResult
+
+    seen: dict[tuple[str, int, int, str, str], list[str]] = {}
+    first: dict[tuple[str, int, int, str, str], Finding] = {}
+    for env, (result, _) in results:
+        for f in result.findings:
+            key = (f.file, f.line, f.column, f.rule, f.message)
+            first.setdefault(key, f)
+            seen.setdefault(key, []).append(env)
+    envs = [env for env, _ in results]
+    findings = [f if seen[k] == envs else replace(f, message=f"{f.message} (--env {', '.join(seen[k])})") for k, f in first.items()]
+    paths = list(dict.fromkeys(p for _, (r, _) in results for p in r.paths))
+    merged = LintResult(
+        findings,
+        files=max(r.files for _, (r, _) in results),
+        objects=max(r.objects for _, (r, _) in results),
+        paths=paths,
+        skipped=max(r.skipped for _, (r, _) in results),
+        not_jetstream=max(r.not_jetstream for _, (r, _) in results),
+        assumed_release=results[0][1][0].assumed_release,
+    )
+    return merged, results[0][1][1]
+
+
+def _lint_env(args: argparse.Namespace, version: str) -> int:
+    cfg = config_from_args(args)
+    return _report(args, version, cfg, _lint_once(args, version))
+
+
+def _report(args: argparse.Namespace, version: str, cfg: Config, done: tuple[LintResult, Sequence[type[Rule]]]) -> int:
+    from ..findings import Severity
+    from ..report import RenderContext, render_result
+
+    result, rules = done
+    given = list(args.paths) or [cfg.resolve_path(p) for p in cfg.paths] or ["."]
+    if not result.files and not result.findings and not result.skipped and not result.not_jetstream:
+        print(f"jsops: warning: no manifests (*.yaml, *.yml, *.json, *.j2) in {', '.join(given)}", file=sys.stderr)
+    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    fail_on = Severity(args.fail_on or (cfg.fail_on.value if cfg.fail_on else "error"))
+    sys.stdout.write(render_result(result, fmt, RenderContext(version, rules, use_color(), fail_on)))
+    return ExitCode.FINDINGS if any(f.severity.rank >= fail_on.rank for f in result.findings) else ExitCode.OK
+
+
+def _lint_once(args: argparse.Namespace, version: str) -> tuple[LintResult, Sequence[type[Rule]]]:
     from ..config import select_rules
     from ..engine import discover_rules, lint_estate
-    from ..findings import Severity
     from ..load import discover, load_paths
-    from ..report import RenderContext, render_result
 
     cfg = config_from_args(args)
     rules = discover_rules()
@@ -117,22 +182,15 @@ def _lint(args: argparse.Namespace, version: str) -> int:
 
         diff = fix_diff(lint().findings, unsafe=args.unsafe_fixes, note=_note)
         sys.stdout.write(diff)
-        return ExitCode.FINDINGS if diff else ExitCode.OK
+        raise Exit("", ExitCode.FINDINGS if diff else ExitCode.OK)
     if args.fix:
         from ..fix import fix_and_relint
 
         outcome = fix_and_relint(lint, unsafe=args.unsafe_fixes, note=_note)
         if outcome.fixed:
             _note(outcome.summary())
-        result = outcome.result
-    else:
-        result = lint()
-    if not result.files and not result.findings and not result.skipped and not result.not_jetstream:
-        print(f"jsops: warning: no manifests (*.yaml, *.yml, *.json, *.j2) in {', '.join(given)}", file=sys.stderr)
-    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    sys.stdout.write(render_result(result, fmt, RenderContext(version, rules, use_color())))
-    threshold = Severity(args.fail_on or (cfg.fail_on.value if cfg.fail_on else "error")).rank
-    return ExitCode.FINDINGS if any(f.severity.rank >= threshold for f in result.findings) else ExitCode.OK
+        return outcome.result, rules
+    return lint(), rules
 
 
 def _from_results_cache(

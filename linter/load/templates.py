@@ -32,6 +32,8 @@ __all__ = [
     "Rendered",
     "is_template",
     "find_environments_dir",
+    "environments_of",
+    "EVERY_ENV",
     "load_values",
     "render_template",
     "render_file",
@@ -122,6 +124,21 @@ def available_environments(env_dir: str) -> list[str]:
     except OSError:
         return []
     return sorted({n.rsplit(".", 1)[0] for n in names if n.endswith((".yaml", ".yml")) and not n.startswith(".")})
+
+
+EVERY_ENV = "*"
+"""``--env '*'``: every environment the templates' ``environments/`` directories define (not a valid
+environment name, so it names no environment of its own)."""
+
+
+def environments_of(files: Iterable[str]) -> list[str]:
+    """The environments defined for the templates among ``files`` (the union over their nearest
+    ``environments/`` directories), sorted; empty when no file is a template or none has values."""
+    found: set[str] = set()
+    for env_dir in {find_environments_dir(f) for f in files if is_template(f)}:
+        if env_dir is not None:
+            found.update(available_environments(env_dir))
+    return sorted(found)
 
 
 def check_env_name(env: str) -> None:

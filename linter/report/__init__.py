@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..findings import Severity
+
 if TYPE_CHECKING:
     from ..api import Rule
     from ..engine import LintResult
@@ -21,11 +23,13 @@ __all__ = ["FORMATS", "REPORTERS", "RenderContext", "Renderer", "render_result"]
 @dataclass(frozen=True)
 class RenderContext:
     """What a renderer may need besides the result: the jsops version, the rules that ran (SARIF
-    lists them) and whether to colour (text on a terminal)."""
+    lists them), whether to colour (text on a terminal) and the ``--fail-on`` threshold (JUnit counts
+    only the findings at or above it as failures, as the exit code does)."""
 
     version: str
     rules: Sequence[type[Rule]] = ()
     color: bool = False
+    fail_on: Severity = Severity.ERROR
 
 
 Renderer = Callable[["LintResult", RenderContext], str]
@@ -53,7 +57,7 @@ def _sarif(result: LintResult, ctx: RenderContext) -> str:
 def _junit(result: LintResult, ctx: RenderContext) -> str:
     from .junit import render_junit
 
-    return render_junit(result)
+    return render_junit(result, ctx.fail_on)
 
 
 def _github(result: LintResult, ctx: RenderContext) -> str:

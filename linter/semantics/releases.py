@@ -58,6 +58,7 @@ __all__ = [
     "FILTER_OVERLAP_SUBSET_SINCE",
     "NORMALISE_NEGATIVE_LIMITS",
     "NEWEST",
+    "unknown_release",
     "SUPPORTED",
     "CHECK_SINCE",
     "CODE_BEFORE",
@@ -214,6 +215,20 @@ CODE_BEFORE: dict[tuple[str, int, str], list[tuple[Version, int]]] = {
     ("Stream", ErrCode.STREAM_TRANSFORM_INVALID_DESTINATION, "subject_transform"): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],
     ("Stream", ErrCode.MIRROR_INVALID_TRANSFORM_DESTINATION, "mirror"): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],
 }
+
+
+def unknown_release(text: str) -> str | None:
+    """Why ``text`` names no release jsops can describe (None when it does): not a version, or a release
+    line newer than :data:`NEWEST`'s or older than the oldest of :data:`SUPPORTED`."""
+    version = parse_version(text)
+    if version is None:
+        return "not a release (X.Y.Z)"
+    if version[:2] > NEWEST[:2]:
+        return f"newer than the newest release jsops knows ({format_version(NEWEST)}); upgrade jsops to describe it"
+    oldest = parse_version(SUPPORTED[0]) or NEWEST
+    if version[:2] < oldest[:2]:
+        return f"older than the oldest release jsops supports ({SUPPORTED[0]})"
+    return None
 
 
 def target_release(target: Target | None) -> Version:

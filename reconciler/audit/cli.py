@@ -25,6 +25,7 @@ from jsops.linter.cli.kit import (
     add_no_cache,
     add_paths,
     config_from_args,
+    release_type,
     use_color,
 )
 from jsops.linter.exitcodes import ExitCode, exit_codes_help
@@ -74,7 +75,9 @@ def _parser() -> Parser:
     p.add_argument("--save-state", metavar="FILE", help="write what each target held (counters per stream and consumer) to FILE, for a later --baseline")
     p.add_argument("--baseline", metavar="FILE", help="compare with the state an earlier --save-state wrote: growing backlogs (JS515)")
     p.add_argument("--html", metavar="FILE", help="also write the HTML report with a live section (what each target held) to FILE")
-    p.add_argument("--target-version", metavar="X.Y.Z", help="also report what the live configs do on this nats-server release (upgrade or downgrade)")
+    p.add_argument(
+        "--target-version", metavar="X.Y.Z", type=release_type, help="also report what the live configs do on this nats-server release (upgrade or downgrade)"
+    )
     add_config(p, "jsops config (lint selection, audit thresholds, contexts); default: found from . upward")
     add_env(p)
     add_no_cache(p)
@@ -91,15 +94,12 @@ def _audit(argv: list[str]) -> int:
 
 def _audit_run(argv: list[str]) -> int:
     from jsops.linter import discover_rules, select_rules
-    from jsops.linter.api import parse_version
 
     from ..client import describe_target, target_from_args
     from .registry import select_live
     from .snapshot import baseline_for, load_snapshots, save_snapshots, snapshot_of
 
     args = _parser().parse_args(argv)
-    if args.target_version is not None and parse_version(args.target_version) is None:
-        raise Exit(f"jsops audit: error: --target-version: not a release: {args.target_version!r}", ExitCode.USAGE)
     cfg = config_from_args(args)
     rules = discover_rules()
     select_rules(cfg, rules)  # a broken selector fails before anything is read
@@ -124,14 +124,14 @@ def _audit_run(argv: list[str]) -> int:
     if args.html:
         _write_html(args.html, [(where, state, r) for (where, state), r in zip(audited, results, strict=True)], result, args.paths)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    fail_on = Severity(args.fail_on or "warning")
     if fmt == "text":
         from .render import render_audit_text
 
         sys.stdout.write(render_audit_text(result, audited, color=use_color()))
     else:
-        sys.stdout.write(render_result(result, fmt, RenderContext(_version(), rules, use_color())))
-    threshold = Severity(args.fail_on or "warning").rank
-    return ExitCode.FINDINGS if any(f.severity.rank >= threshold for f in result.findings) else ExitCode.OK
+        sys.stdout.write(render_result(result, fmt, RenderContext(_version(), rules, use_color(), fail_on)))
+    return ExitCode.FINDINGS if any(f.severity.rank >= fail_on.rank for f in result.findings) else ExitCode.OK
 
 
 def _routes(target: Target, cfg: Config, manifests: Estate | None) -> list[Route]:

@@ -1,9 +1,9 @@
 """``jsops plan``, ``jsops apply`` and ``jsops export`` (entry points of the ``jsops.commands`` group).
 
 Exit codes, as terraform's (:data:`jsops.linter.exitcodes.EXIT_CODES`): plan 0 planned (changes or
-not), 1 error; with ``--detailed-exitcode`` 0 no changes, 2 changes planned, 1 error. apply 0
-converged, 1 otherwise; export 0 written, 1 error. Argument errors print the usage and exit 2 in
-every command. Bad input is a one-line message, never a traceback (:func:`jsops.linter.cli.kit.run`);
+not), 1 error; with ``--detailed-exitcode`` 0 no changes, 2 changes planned, 1 error (argument
+errors too: 2 means changes only). apply 0 converged, 1 otherwise; export 0 written, 1 error.
+Argument errors print the usage and exit 2 in every command, except plan with ``--detailed-exitcode``. Bad input is a one-line message, never a traceback (:func:`jsops.linter.cli.kit.run`);
 secrets given as arguments or in contexts never appear in any output.
 
 One run plans every target the manifests route to (``jsops.reconciler.route``): the default target and
@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from jsops.linter.cli.kit import (
     Exit,
     Parser,
+    UsageError,
     add_color,
     add_config,
     add_env,
@@ -101,7 +102,13 @@ def _plan(argv: list[str]) -> int:
     )
     _view_args(p)
     _safety_args(p)
-    args = p.parse_args(argv)
+    try:
+        args = p.parse_args(argv)
+    except UsageError as exc:
+        if any(len(a) > 4 and "--detailed-exitcode".startswith(a) for a in argv):
+            # as terraform plan -detailed-exitcode: 2 means "changes" only, so an argument error is 1
+            raise Exit(exc.message, ExitCode.ERROR) from None
+        raise
     from ..render_json import render_json
     from ..render_text import render_plans
 

@@ -329,3 +329,28 @@ def test_every_format_names_a_live_object_without_a_position() -> None:
     assert loc["physicalLocation"] == {"artifactLocation": {"uri": "nats://FULL"}}  # no region: no line to point at
     assert "nats://FULL: warning JS501" in out["junit"]
     assert json.loads(out["json"])["findings"][0]["line"] == 0
+
+
+@pytest.mark.parametrize(
+    ("version", "says"),
+    [
+        ("2.16.0", "newer than the newest release jsops knows (2.15.1)"),
+        ("3.0", "newer than the newest release jsops knows (2.15.1)"),
+        ("2.9.25", "older than the oldest release jsops supports (2.10.26)"),
+        ("soon", "not a release"),
+    ],
+)
+def test_an_unknown_target_version_is_refused_naming_what_jsops_knows(version: str, says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # refused before any connection (the URL has no server): a release jsops cannot describe is not silently audited
+    from jsops.reconciler.audit.cli import main
+
+    rc = main(["-s", "nats://127.0.0.1:1", "--target-version", version])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"argument --target-version: {version!r}: {says}" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("version", ["2.10.26", "2.12", "2.15.9", "v2.14.6"])
+def test_a_release_of_a_known_line_is_known(version: str) -> None:
+    from jsops.linter.semantics.releases import unknown_release
+
+    assert unknown_release(version) is None

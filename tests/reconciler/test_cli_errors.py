@@ -37,8 +37,11 @@ def test_bad_inputs(tmp_path):
     (tmp_path / "plan.json").write_text(json.dumps({"version": 1, "fingerprint": "x", "actions": [{"action": "create"}]}))
     check(*run("apply", "--plan", str(tmp_path / "plan.json"), "--server", free_port_url(), "--yes"), "action")
     check(*run("plan", str(d), "--context", "no-such-context"), "unknown context")
-    rc, out, err = run("plan", str(d), "--bogus-flag")  # argument errors: usage and exit 2, as in every command
+    rc, out, err = run("plan", str(d), "--bogus-flag", "--no-detailed-exitcode")  # argument errors: usage and exit 2, as in every command
     assert rc == 2 and err.startswith("usage: jsops plan") and "jsops plan: error: unrecognized arguments: --bogus-flag" in err
+    for flag in ("--detailed-exitcode", "--detailed"):  # with it (or its abbreviation), 2 means changes only: as terraform, 1
+        rc, out, err = run("plan", str(d), flag, "--bogus-flag", "--no-detailed-exitcode")
+        assert rc == 1 and err.startswith("usage: jsops plan") and "unrecognized arguments: --bogus-flag" in err
     check(*run("plan", str(d), "--creds", str(tmp_path / "none.creds")), "not a readable file")
 
 
