@@ -267,7 +267,10 @@ class JsClient:
         the next pages are requested ahead (up to :data:`PAGE_WINDOW` in flight, fewer when the
         pages are large), so that the server works on the next page while the caller handles this
         one. Within :data:`MAX_LIST_PAGES` pages, :data:`MAX_LIST_ITEMS` items and
-        :data:`MAX_LIST_BYTES` bytes (counting the pages in flight), else :class:`AnswerError`."""
+        :data:`MAX_LIST_BYTES` bytes (counting the pages in flight), else :class:`AnswerError`; a page
+        whose total is beyond :data:`MAX_LIST_ITEMS` is refused before its items are handed on, so a
+        list that says it never ends costs every caller (plan's read, audit's, which does more per
+        stream) the same one page."""
         what = _label(subject)
         count = size = pages = 0
         ahead: deque[tuple[int, asyncio.Future[tuple[dict[str, Any], int]]]] = deque()
@@ -293,6 +296,11 @@ class JsClient:
                 missing = resp.get("missing") or []
                 count += len(page)
                 end, total = offset + len(page) + len(missing), resp.get("total") or 0
+                if total > MAX_LIST_ITEMS:  # told before any of it reaches the caller, whatever it does per item
+                    raise AnswerError(
+                        f"the server's {what} announces {total} items, more than the {MAX_LIST_ITEMS} jsops reads; "
+                        "jsops reads no more (a server whose list never ends?)"
+                    )
                 if page and end < total:
                     if pages >= MAX_LIST_PAGES:
                         raise AnswerError(
