@@ -14,7 +14,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from ..errors import PermanentError, ReconcilerError, TemporaryError
-from .answers import ERROR_SHAPE, answer_problem, info_shape, list_page
+from .answers import ERROR_SHAPE, answer_problem, info_shape, list_page, server_info_problem
 from .kv import KvBucket, abind_bucket
 from .target import Target, TargetError
 
@@ -162,6 +162,11 @@ class JsClient:
             gave_up.cancel()
             if conn.done():
                 nc = conn.result()
+                problem = server_info_problem(getattr(nc, "_server_info", None))
+                if problem:  # before a request: nats-py itself trips over some odd types (max_payload)
+                    with contextlib.suppress(Exception):
+                        await nc.close()
+                    raise TargetError(f"{target.display()}: {problem}")
                 self._up.set()
                 return nc
             conn.cancel()
