@@ -305,6 +305,7 @@ def info_shape(kind: str) -> dict[str, Any]:
     base = STREAM_INFO if kind == "StreamConfig" else CONSUMER_INFO
     return {**base, "config": _config(kind)}
 
+
 MONITOR_SHAPES: dict[str, dict[str, Any]] = {
     # the keys of the monitoring endpoints jsops reads (discover, --monitor), as nats-server 2.10-2.15 send them
     "varz": {

@@ -161,12 +161,7 @@ class JsClient:
             await asyncio.wait({conn, gave_up}, timeout=timeout + 1, return_when=asyncio.FIRST_COMPLETED)
             gave_up.cancel()
             if conn.done():
-                nc = conn.result()
-                problem = server_info_problem(getattr(nc, "_server_info", None))
-                if problem:  # before a request: nats-py itself trips over some odd types (max_payload)
-                    with contextlib.suppress(Exception):
-                        await nc.close()
-                    raise TargetError(f"{target.display()}: {problem}")
+                nc = await _info_checked(conn.result(), target)
                 self._up.set()
                 return nc
             conn.cancel()
@@ -406,6 +401,18 @@ class JsClient:
     async def akey_value(self, bucket: str, *, ttl: float, description: str = "") -> KvBucket:
         """The KeyValue bucket ``bucket`` (created with max age ``ttl`` and history 1 if missing)."""
         return await abind_bucket(self.nc, self.target.api, bucket, ttl=ttl, description=description)
+
+
+async def _info_checked(nc: Any, target: Target) -> Any:
+    """``nc`` once the INFO its server sent is of the declared shape (:data:`answers.SERVER_INFO`), checked
+    before any request (nats-py itself trips over some odd types: a string ``max_payload``); else it is
+    closed and :class:`TargetError` names the key and the type expected."""
+    problem = server_info_problem(getattr(nc, "_server_info", None))
+    if problem:
+        with contextlib.suppress(Exception):
+            await nc.close()
+        raise TargetError(f"{target.display()}: {problem}")
+    return nc
 
 
 def _label(subject: str) -> str:

@@ -273,7 +273,11 @@ def test_plan_refuses_an_info_of_odd_types_too(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("endpoint", "body", "expected"),
     [
-        ("/varz", {"server_id": "NFAKE", "jetstream": {"limits": {"max_ack_pending": "100"}}}, "jetstream.limits.max_ack_pending is a string, expected an integer"),
+        (
+            "/varz",
+            {"server_id": "NFAKE", "jetstream": {"limits": {"max_ack_pending": "100"}}},
+            "jetstream.limits.max_ack_pending is a string, expected an integer",
+        ),
         ("/varz", {"server_id": "NFAKE", "tags": "az:1"}, "tags is a string, expected a list"),
     ],
 )
