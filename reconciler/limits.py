@@ -18,7 +18,7 @@ from typing import Any
 
 from jsops.linter import AccountLimits, ServerLimits
 
-from .client import ACCOUNT_INFO, AnswerError, Target, TargetError, answer_problem
+from .client import ACCOUNT_INFO, MONITOR_SHAPES, AnswerError, Target, TargetError, answer_problem
 
 __all__ = ["account_limits", "server_limits", "monitor_json"]
 
@@ -70,6 +70,10 @@ def monitor_json(target: Target, endpoint: str, what: str = "the server's limits
     base, user, password = target.monitor_url()
     url = f"{base.rstrip('/')}/{endpoint}"
     try:
-        return get_json(url, user=user, password=password)
+        answer = get_json(url, user=user, password=password)
     except MonitorError as exc:
         raise TargetError(f"cannot read {what} from {url}: {target.scrub(str(exc))}") from None
+    problem = answer_problem(answer, MONITOR_SHAPES.get(endpoint), f"/{endpoint}")
+    if problem:
+        raise TargetError(f"cannot read {what} from {url}: {problem}")
+    return answer

@@ -20,7 +20,7 @@ from typing import Final
 
 from . import catalog
 from .effective_types import EFFECTIVE_RECORDS, EMPTY_METADATA, EffectiveConsumer, EffectiveRecord, EffectiveStream, api_json
-from .unknown_fields import NO_UNKNOWN_FIELDS, ServerJson, UnknownFields, element_identity
+from .unknown_fields import NO_UNKNOWN_FIELDS, ServerJson, UnknownFields, identity
 
 __all__ = ["KNOWN_FIELDS", "ServerJson", "from_api_json", "stream_from_api_json", "consumer_from_api_json"]
 
@@ -69,11 +69,9 @@ one record's set to read as a jsops whose catalog did not know a field yet (the 
 value): what a server of a newer release sends to this one."""
 
 
-def _value(
-    field: str, nested: str | None, many: bool, zero: object, raw: object
-) -> tuple[object, UnknownFields | tuple[tuple[str, UnknownFields], ...] | None]:
-    """A field's value from its JSON ``raw``, and the unknown fields inside it (a nested record's, or per
-    element of a list of records: (identity, unknown fields)), None when there are none."""
+def _value(nested: str | None, many: bool, zero: object, raw: object) -> tuple[object, tuple[tuple[str, UnknownFields], ...] | None]:
+    """A field's value from its JSON ``raw``, and the unknown fields inside it (per nested record, or per
+    element of a list of records: (its identity, its unknown fields)), None when there are none."""
     if raw is None:
         return zero, None
     if nested is not None:
@@ -81,12 +79,12 @@ def _value(
             if not isinstance(raw, list):
                 return zero, None
             read = [_record(nested, v) for v in raw]
-            pairs = tuple((element_identity(field, api_json(r)), u) for r, u in read if u)
+            pairs = tuple((identity(nested, api_json(r)), u) for r, u in read if u)
             return tuple(r for r, _ in read), pairs or None
         if not isinstance(raw, dict):
             return zero, None
         record, unknown = _record(nested, raw)
-        return record, unknown or None
+        return record, ((identity(nested, api_json(record)), unknown),) if unknown else None
     if many or isinstance(raw, list):
         return (tuple(raw) if isinstance(raw, list) else zero), None
     if isinstance(raw, dict):
@@ -98,18 +96,18 @@ def _record(name: str, data: object) -> tuple[EffectiveRecord, UnknownFields]:
     src: Mapping[str, ServerJson] = data if isinstance(data, dict) else {}
     known = KNOWN_FIELDS[name]
     values = []
-    inner: dict[str, UnknownFields] = {}
+    inner: dict[str, tuple[str, UnknownFields]] = {}
     items: dict[str, tuple[tuple[str, UnknownFields], ...]] = {}
     for field, nested, many, zero in _LAYOUTS[name]:
-        value, within = _value(field, nested, many, zero, src.get(field)) if field in known else (zero, None)
+        value, within = _value(nested, many, zero, src.get(field)) if field in known else (zero, None)
         values.append(value)
-        if isinstance(within, UnknownFields):
-            inner[field] = within
-        elif within is not None:
+        if within is not None and many:
             items[field] = within
+        elif within is not None:
+            inner[field] = within[0]
     fields: dict[str, ServerJson] = {k: v for k, v in src.items() if k not in known}
     make: Callable[..., EffectiveRecord] = EFFECTIVE_RECORDS[name]  # the fields in the record's order
-    unknown = UnknownFields(fields, inner, items) if fields or inner or items else NO_UNKNOWN_FIELDS
+    unknown = UnknownFields(fields, inner, items, name) if fields or inner or items else NO_UNKNOWN_FIELDS
     return make(*values), unknown
 
 

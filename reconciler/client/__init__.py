@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .answers import ACCOUNT_INFO, answer_problem
+from .answers import ACCOUNT_INFO, MONITOR_SHAPES, answer_problem
 from .jsclient import NO_JETSTREAM, AnswerError, ConnectError, JetStreamDisabled, JsApiError, JsClient
 from .kv import KvBucket, WrongRevision
 from .target import (
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = [
     "NO_JETSTREAM",
     "ACCOUNT_INFO",
+    "MONITOR_SHAPES",
     "AnswerError",
     "answer_problem",
     "ConnectError",

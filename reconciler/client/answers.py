@@ -15,7 +15,7 @@ import types
 import typing
 from typing import Any, Literal, Union
 
-__all__ = ["answer_problem", "info_shape", "list_page", "ACCOUNT_INFO", "ERROR_SHAPE"]
+__all__ = ["answer_problem", "server_info_problem", "info_shape", "list_page", "ACCOUNT_INFO", "ERROR_SHAPE", "SERVER_INFO", "MONITOR_SHAPES", "NOT_NULL"]
 
 
 _JSON_NAMES = {str: "a string", int: "an integer", bool: "a boolean", float: "a number", list: "a list", dict: "an object", type(None): "null"}
@@ -104,6 +104,17 @@ def _items(item: Checker | None, kind: type) -> Checker:
     return check
 
 
+NOT_NULL: typing.Final = "not null"
+"""In a shape, ``Annotated[T, NOT_NULL]``: a key that may be left out but, when present, is never null."""
+
+
+def _not_null(simple: _Simple) -> Checker:
+    def check(value: Any) -> tuple[str, str] | None:
+        return ("", simple.expected) if value is None else simple(value)
+
+    return check
+
+
 def _union(options: list[Checker]) -> Checker:
     def check(value: Any) -> tuple[str, str] | None:
         problems = [c(value) for c in options]
@@ -132,7 +143,8 @@ def _compile(hint: Any) -> Checker | None:
 def _compile_type(hint: Any) -> Checker | None:
     origin = typing.get_origin(hint)
     if origin is typing.Annotated:
-        return _compile(typing.get_args(hint)[0])
+        inner = _compile(typing.get_args(hint)[0])
+        return _not_null(inner) if NOT_NULL in hint.__metadata__ and isinstance(inner, _Simple) else inner
     if origin in (Union, types.UnionType):
         compiled = [_compile(a) for a in typing.get_args(hint) if a is not type(None)]
         options = [c for c in compiled if c is not None]
@@ -165,8 +177,8 @@ def _is_record(hint: Any) -> bool:
     return isinstance(hint, type) and is_record_class(hint)
 
 
-def answer_problem(value: Any, shape: Any, what: str) -> str | None:
-    """What is wrong with ``value`` for ``shape`` (one line naming the field), or None."""
+def _problem(value: Any, shape: Any) -> str | None:
+    """``FIELD is KIND, expected KIND`` for the first field of ``value`` not of ``shape``, or None."""
     check = _checker(shape)
     found = check(value) if check is not None else None
     if not found:
@@ -175,7 +187,20 @@ def answer_problem(value: Any, shape: Any, what: str) -> str | None:
     at = value
     for part in _walk(field):
         at = at[part] if isinstance(at, dict) and part in at or isinstance(at, list) and isinstance(part, int) else None
-    return f"the server's answer to {what} is malformed: {field or 'the answer'} is {_kind(at)}, expected {expected}"
+    return f"{field or 'the answer'} is {_kind(at)}, expected {expected}"
+
+
+def answer_problem(value: Any, shape: Any, what: str) -> str | None:
+    """What is wrong with ``value`` for ``shape`` (one line naming the field), or None."""
+    problem = _problem(value, shape)
+    return None if problem is None else f"the server's answer to {what} is malformed: {problem}"
+
+
+def server_info_problem(info: Any) -> str | None:
+    """What is wrong with the INFO a server sent on connect (:data:`SERVER_INFO`; one line naming the
+    field), or None."""
+    problem = _problem(info, SERVER_INFO)
+    return None if problem is None else f"the server's INFO (what it tells every client on connect) is malformed: {problem}"
 
 
 _COMPILED: dict[int, tuple[Any, Checker | None]] = {}
@@ -235,6 +260,37 @@ CONSUMER_INFO: dict[str, Any] = {
 _LIMITS = dict[str, int | bool]
 ACCOUNT_INFO: dict[str, Any] = {"limits": _LIMITS, "tiers": dict[str, dict[str, Any]]}
 ERROR_SHAPE: dict[str, Any] = {"error": {"description": str, "err_code": int, "code": int}}
+SERVER_INFO: dict[str, Any] = {
+    # what nats-server 2.10-2.15 send (a standalone server; a cluster adds cluster and connect_urls)
+    "server_id": str,
+    "server_name": str,
+    "version": typing.Annotated[str, NOT_NULL],  # what discover writes as the target's release
+    "proto": int,
+    "git_commit": str,
+    "go": str,
+    "host": str,
+    "port": int,
+    "headers": bool,
+    "max_payload": typing.Annotated[int, NOT_NULL],  # the client compares every payload's size with it
+    "jetstream": bool,
+    "client_id": int,
+    "client_ip": str,
+    "xkey": str,
+    "api_lvl": int,
+    "cluster": str,
+    "connect_urls": list[str],
+    "ws_connect_urls": list[str],
+    "domain": str,
+    "nonce": str,
+    "auth_required": bool,
+    "tls_required": bool,
+    "tls_verify": bool,
+    "tls_available": bool,
+    "ldm": bool,
+    "cluster_dynamic": bool,
+    "ip": str,
+}
+"""The server's INFO, the first thing it sends every client (nats-server's ``Info``): its keys' JSON types."""
 
 
 @functools.cache
@@ -248,3 +304,17 @@ def info_shape(kind: str) -> dict[str, Any]:
     """StreamInfo (``kind`` "StreamConfig") or ConsumerInfo ("ConsumerConfig") with its config's fields."""
     base = STREAM_INFO if kind == "StreamConfig" else CONSUMER_INFO
     return {**base, "config": _config(kind)}
+
+
+MONITOR_SHAPES: dict[str, dict[str, Any]] = {
+    # the keys of the monitoring endpoints jsops reads (discover, --monitor), as nats-server 2.10-2.15 send them
+    "varz": {
+        "server_id": str,
+        "server_name": str,
+        "tags": list[str],
+        "jetstream": {"limits": {"max_ack_pending": int, "max_request_batch": int, "max_duplicate_window": int, "max_ha_assets": int}},
+    },
+    "jsz": {"meta_cluster": {"name": str, "cluster_size": int}},
+    "routez": {"routes": list[dict[str, Any]]},
+}
+"""Per monitoring endpoint (``/varz``, ``/jsz``, ``/routez``), the JSON types of the keys jsops reads."""

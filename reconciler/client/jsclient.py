@@ -14,7 +14,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from ..errors import PermanentError, ReconcilerError, TemporaryError
-from .answers import ERROR_SHAPE, answer_problem, info_shape, list_page
+from .answers import ERROR_SHAPE, answer_problem, info_shape, list_page, server_info_problem
 from .kv import KvBucket, abind_bucket
 from .target import Target, TargetError
 
@@ -161,7 +161,7 @@ class JsClient:
             await asyncio.wait({conn, gave_up}, timeout=timeout + 1, return_when=asyncio.FIRST_COMPLETED)
             gave_up.cancel()
             if conn.done():
-                nc = conn.result()
+                nc = await _info_checked(conn.result(), target)
                 self._up.set()
                 return nc
             conn.cancel()
@@ -267,7 +267,10 @@ class JsClient:
         the next pages are requested ahead (up to :data:`PAGE_WINDOW` in flight, fewer when the
         pages are large), so that the server works on the next page while the caller handles this
         one. Within :data:`MAX_LIST_PAGES` pages, :data:`MAX_LIST_ITEMS` items and
-        :data:`MAX_LIST_BYTES` bytes (counting the pages in flight), else :class:`AnswerError`."""
+        :data:`MAX_LIST_BYTES` bytes (counting the pages in flight), else :class:`AnswerError`; a page
+        whose total is beyond :data:`MAX_LIST_ITEMS` is refused before its items are handed on, so a
+        list that says it never ends costs every caller (plan's read, audit's, which does more per
+        stream) the same one page."""
         what = _label(subject)
         count = size = pages = 0
         ahead: deque[tuple[int, asyncio.Future[tuple[dict[str, Any], int]]]] = deque()
@@ -293,6 +296,11 @@ class JsClient:
                 missing = resp.get("missing") or []
                 count += len(page)
                 end, total = offset + len(page) + len(missing), resp.get("total") or 0
+                if total > MAX_LIST_ITEMS:  # told before any of it reaches the caller, whatever it does per item
+                    raise AnswerError(
+                        f"the server's {what} announces {total} items, more than the {MAX_LIST_ITEMS} jsops reads; "
+                        "jsops reads no more (a server whose list never ends?)"
+                    )
                 if page and end < total:
                     if pages >= MAX_LIST_PAGES:
                         raise AnswerError(
@@ -393,6 +401,18 @@ class JsClient:
     async def akey_value(self, bucket: str, *, ttl: float, description: str = "") -> KvBucket:
         """The KeyValue bucket ``bucket`` (created with max age ``ttl`` and history 1 if missing)."""
         return await abind_bucket(self.nc, self.target.api, bucket, ttl=ttl, description=description)
+
+
+async def _info_checked(nc: Any, target: Target) -> Any:
+    """``nc`` once the INFO its server sent is of the declared shape (:data:`answers.SERVER_INFO`), checked
+    before any request (nats-py itself trips over some odd types: a string ``max_payload``); else it is
+    closed and :class:`TargetError` names the key and the type expected."""
+    problem = server_info_problem(getattr(nc, "_server_info", None))
+    if problem:
+        with contextlib.suppress(Exception):
+            await nc.close()
+        raise TargetError(f"{target.display()}: {problem}")
+    return nc
 
 
 def _label(subject: str) -> str:

@@ -114,9 +114,10 @@ class Js:
 
 def run(command: str, *args: str) -> tuple[int, str, str]:
     """Run ``jsops <command> args`` in-process; returns (exit code, stdout, stderr)."""
+    from jsops.reconciler.audit.cli import main as audit_main
     from jsops.reconciler.cli.commands import apply_main, export_main, plan_main
 
-    fn = {"plan": plan_main, "apply": apply_main, "export": export_main}[command]
+    fn = {"plan": plan_main, "apply": apply_main, "export": export_main, "audit": audit_main}[command]
     if command == "plan" and "--no-detailed-exitcode" not in args:
         # tests tell "changes" (2) from "none" (0), as CI gates do; the default (0 either way) is
         # tested with --no-detailed-exitcode, which this helper strips

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -139,7 +140,8 @@ def _discover(cwd: Path, *args: str, timeout: float = 60) -> tuple[int, str, str
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "HOME": str(cwd)},
+        # the import path this run has (a worktree's view of jsops first), then the repository's
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), str(REPO)) if p), "HOME": str(cwd)},
     )
     return proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started
 
@@ -220,3 +222,78 @@ def test_implausible_facts_are_not_written(tmp_path: Path, info: dict[str, Any],
     assert expected in err and "not plausible; nothing was written" in err, err
     assert "internal error" not in err and [ln for ln in err.splitlines() if "error" in ln] == [err.strip().splitlines()[-1]]
     assert (tmp_path / ".jsops.yaml").read_text() == "# ours\n"
+
+
+SAID = "the server's INFO (what it tells every client on connect) is malformed: "
+
+
+@pytest.mark.parametrize(
+    ("info", "expected"),
+    [
+        ({"max_payload": "1MB"}, "max_payload is a string, expected an integer"),  # was "'>' not supported between 'int' and 'str'"
+        ({"max_payload": None}, "max_payload is null, expected an integer"),
+        ({"max_payload": True}, "max_payload is a boolean, expected an integer"),
+        ({"version": 2}, "version is an integer, expected a string"),  # was written as no release at all
+        ({"version": None}, "version is null, expected a string"),
+        ({"cluster": 5, "connect_urls": ["a:1"]}, "cluster is an integer, expected a string"),
+        ({"cluster": "C1", "connect_urls": "a:1"}, "connect_urls is a string, expected a list"),
+        ({"cluster": "C1", "connect_urls": ["a:1", 2]}, "connect_urls[1] is an integer, expected a string"),
+        ({"jetstream": "yes"}, "jetstream is a string, expected a boolean"),
+        ({"server_id": ["N"]}, "server_id is a list, expected a string"),
+    ],
+)
+def test_an_info_of_odd_types_names_the_field_and_what_was_expected(tmp_path: Path, info: dict[str, Any], expected: str) -> None:
+    """The server's INFO is checked against its declared shape (``answers.SERVER_INFO``) as the client
+    connects, before any request: ``discover`` says which key is of which wrong type, in one line,
+    and writes nothing."""
+
+    def answer(subject: str, payload: bytes) -> Any:
+        return {"limits": {}} if subject == "$JS.API.INFO" else None
+
+    (tmp_path / ".jsops.yaml").write_text("# ours\n")
+    with FakeNats(answer, info=info) as fake:
+        rc, out, err, _ = _discover(tmp_path, "-s", fake.url, "--write")
+    assert rc == 1, out + err
+    assert SAID + expected in err, err
+    assert "Traceback" not in err and "not supported between" not in err and len(err.strip().splitlines()) == 1, err
+    assert (tmp_path / ".jsops.yaml").read_text() == "# ours\n"
+
+
+def test_plan_refuses_an_info_of_odd_types_too(tmp_path: Path) -> None:
+    """The check is the client's: every command connecting to such a server says the same."""
+    from .helpers import manifest, run
+
+    with FakeNats(lambda subject, payload: None, info={"max_payload": "1MB"}) as fake:
+        manifest(tmp_path / "m", "a.yaml", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a]}\n")
+        rc, out, err = run("plan", str(tmp_path / "m"), "--server", fake.url)
+    assert rc == 1 and SAID + "max_payload is a string, expected an integer" in err, out + err
+    assert fake.requests == []  # refused before any request
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "body", "expected"),
+    [
+        (
+            "/varz",
+            {"server_id": "NFAKE", "jetstream": {"limits": {"max_ack_pending": "100"}}},
+            "jetstream.limits.max_ack_pending is a string, expected an integer",
+        ),
+        ("/varz", {"server_id": "NFAKE", "tags": "az:1"}, "tags is a string, expected a list"),
+    ],
+)
+def test_a_monitor_answer_of_odd_types_names_the_field(tmp_path: Path, endpoint: str, body: dict[str, Any], expected: str) -> None:
+    """The monitoring endpoints' answers are checked the same way (``answers.MONITOR_SHAPES``)."""
+    from fakeservers import FakeHttp
+
+    def behave(path: str, wfile: Any) -> None:
+        data = json.dumps(body if path == endpoint else {}).encode()
+        wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(data) + data)
+
+    def answer(subject: str, payload: bytes) -> Any:
+        return {"limits": {}} if subject == "$JS.API.INFO" else None
+
+    with FakeNats(answer, info={"server_id": "NFAKE"}) as fake, FakeHttp(behave) as http:
+        rc, out, err, _ = _discover(tmp_path, "-s", fake.url, "--monitor", http.url)
+    assert rc == 1, out + err
+    assert f"the server's answer to {endpoint} is malformed: {expected}" in err, err
+    assert "Traceback" not in err

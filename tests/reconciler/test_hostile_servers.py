@@ -70,14 +70,63 @@ def _plan(tmp_path: Path, url: str, *extra: str) -> tuple[int, str, str, float]:
     return rc, out, err, time.monotonic() - started
 
 
+def _audit(url: str) -> tuple[int, str, str]:
+    return run("audit", "--server", url, "--no-config")
+
+
+def _pages(fake: FakeNats) -> int:
+    return len([r for r in fake.requests if r == "$JS.API.STREAM.LIST"])
+
+
 def test_a_stream_list_that_never_ends(tmp_path: Path) -> None:
+    """A listing whose first page announces a billion streams: plan and audit (one listing,
+    ``JsClient.apages``) stop at that page with the same error, before audit's per-stream work starts."""
     with FakeNats(_api({"STREAM.LIST": _never_ending})) as fake:
         rc, out, err, took = _plan(tmp_path, fake.url)
-    assert rc == 1, out + err
-    assert "STREAM.LIST did not end after" in err and "jsops reads no more" in err, err
-    assert "internal error" not in err and "Traceback" not in err
-    assert len([r for r in fake.requests if r == "$JS.API.STREAM.LIST"]) <= 400  # 100,000 streams at 256 a page
-    assert took < 120
+        planned = _pages(fake)
+        fake.requests.clear()
+        arc, aout, aerr = _audit(fake.url)
+        audited = _pages(fake)
+    assert (planned, audited) == (1, 1)  # was 394 pages (100,096 streams) each, audit's taking 55 s and 489 MB
+    said = "the server's STREAM.LIST announces 1000000000 items, more than the 100000 jsops reads; jsops reads no more"
+    assert rc == 1 and said in err, out + err
+    assert arc == 2 and said in aerr, aout + aerr
+    for e in (err, aerr):
+        assert "internal error" not in e and "Traceback" not in e
+
+
+def _creeping(payload: bytes) -> dict[str, Any]:
+    """A list whose total stays one page ahead of the reader: it says it ends, and never does."""
+    offset = int(json.loads(payload or b"{}").get("offset", 0))
+    return {"total": offset + 512, "offset": offset, "limit": 256, "streams": [_info(f"S{offset + i}") for i in range(256)]}
+
+
+def test_a_list_that_never_ends_while_announcing_an_end_has_one_bound_for_plan_and_audit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A list whose total moves ahead page by page: plan and audit read it to the same item bound (made
+    small here) and stop with the same error, having asked for the same pages."""
+    from jsops.reconciler.client import jsclient
+
+    monkeypatch.setattr(jsclient, "MAX_LIST_ITEMS", 2000)
+    with FakeNats(_api({"STREAM.LIST": _creeping})) as fake:
+        rc, out, err, _ = _plan(tmp_path, fake.url)
+        planned = sorted(fake.requests)
+        fake.requests.clear()
+        arc, aout, aerr = _audit(fake.url)
+        audited = sorted(r for r in fake.requests if r != "$JS.API.INFO")  # audit asks for the account's INFO beside
+    said = "the server's STREAM.LIST announces 2048 items, more than the 2000 jsops reads"
+    assert rc == 1 and said in err, out + err
+    assert arc == 2 and said in aerr, aout + aerr
+    assert planned == audited and len(planned) <= 2000 // 256 + 1
+
+
+def test_a_consumer_list_that_says_it_never_ends(tmp_path: Path) -> None:
+    """The same bound on a stream's consumer listing: refused at its first page."""
+    answers = {"STREAM.LIST": {"total": 1, "streams": [_info("ORDERS", consumer_count=1)]}, "CONSUMER.LIST": {"total": 10**9, "consumers": []}}
+    with FakeNats(_api(answers)) as fake:
+        arc, aout, aerr = _audit(fake.url)
+        pages = [r for r in fake.requests if r.startswith("$JS.API.CONSUMER.LIST.")]
+    assert arc == 2 and "CONSUMER.LIST announces 1000000000 items, more than the 100000 jsops reads" in aerr, aout + aerr
+    assert pages == ["$JS.API.CONSUMER.LIST.ORDERS"]
 
 
 @pytest.mark.parametrize(
