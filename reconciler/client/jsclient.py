@@ -102,6 +102,9 @@ class JetStreamDisabled(JsApiError, PermanentError):
 class JsClient:
     """One connection to a target. Every JetStream API request goes through :meth:`arequest`."""
 
+    _gate: _Gate | None  # while fenced (:meth:`fenced`)
+    _replies: dict[str, asyncio.Future[Any]]  # fenced writes' answers, by reply subject
+
     def __init__(self, target: Target, *, timeout: float = 5.0, concurrency: int = 64) -> None:
         import nats
 
@@ -112,10 +115,7 @@ class JsClient:
         self.loop = asyncio.new_event_loop()
         self._sem: asyncio.Semaphore | None = None
         self._concurrency = concurrency
-        self._gate: _Gate | None = None  # while fenced (:meth:`fenced`)
-        self._replies: dict[str, asyncio.Future[Any]] = {}  # fenced writes' answers, by reply subject
-        self._reply_prefix = ""
-        self._reply_seq = itertools.count()
+        self._gate, self._replies, self._reply_prefix, self._reply_seq = None, {}, "", itertools.count()
         opts = target.connect_options()
         errors: list[Exception] = []
 

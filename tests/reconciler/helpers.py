@@ -162,7 +162,7 @@ def _nanos(stamp: str) -> int:
 
     m = _STAMP.match(stamp)
     assert m, stamp
-    whole = datetime.datetime.fromisoformat(m.group(1)).replace(tzinfo=datetime.timezone.utc)
+    whole = datetime.datetime.fromisoformat(m.group(1)).replace(tzinfo=datetime.UTC)
     return int(whole.timestamp()) * 1_000_000_000 + int((m.group(2) or "0").ljust(9, "0"))
 
 

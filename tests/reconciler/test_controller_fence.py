@@ -74,7 +74,6 @@ def test_one_compare_and_set_per_batch_and_the_deadline_before_each_write() -> N
 # -- the lease's fence on a real server -----------------------------------------------------------
 
 
-
 @pytest.mark.integration
 def test_the_lease_fence_is_refused_once_another_controller_wrote_the_key(server: NatsServer, js: Js) -> None:
     from jsops.reconciler.client import Target
@@ -109,7 +108,7 @@ def _tree(d: Path, max_msgs: int) -> None:
     d.mkdir(parents=True, exist_ok=True)
     for f in range(STREAMS // 10):
         docs = [
-            f"apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: F{i:04d}}}\nspec: {{subjects: [\"f{i}.>\"], max_age: 1h, max_msgs: {max_msgs}}}\n"
+            f'apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: F{i:04d}}}\nspec: {{subjects: ["f{i}.>"], max_age: 1h, max_msgs: {max_msgs}}}\n'
             for i in range(f * 10, f * 10 + 10)
         ]
         (d / f"f{f:03d}.yaml").write_text("---\n".join(docs))
