@@ -102,8 +102,10 @@ class JetStreamDisabled(JsApiError, PermanentError):
 class JsClient:
     """One connection to a target. Every JetStream API request goes through :meth:`arequest`."""
 
-    _gate: _Gate | None  # while fenced (:meth:`fenced`)
-    _replies: dict[str, asyncio.Future[Any]]  # fenced writes' answers, by reply subject
+    _gate: _Gate | None = None  # while fenced (:meth:`fenced`)
+    _reply_prefix = ""  # the fenced writes' reply subjects (set up by the first one)
+    _replies: dict[str, asyncio.Future[Any]]  # their answers, by reply subject
+    _reply_seq: itertools.count[int]
 
     def __init__(self, target: Target, *, timeout: float = 5.0, concurrency: int = 64) -> None:
         import nats
@@ -115,7 +117,6 @@ class JsClient:
         self.loop = asyncio.new_event_loop()
         self._sem: asyncio.Semaphore | None = None
         self._concurrency = concurrency
-        self._gate, self._replies, self._reply_prefix, self._reply_seq = None, {}, "", itertools.count()
         opts = target.connect_options()
         errors: list[Exception] = []
 
@@ -289,8 +290,9 @@ class JsClient:
                 if waiting is not None and not waiting.done():
                     waiting.set_result(msg)
 
+            # set before the subscription is made: its SUB goes out on this connection before any request's PUB
+            self._replies, self._reply_seq, self._reply_prefix = {}, itertools.count(), prefix
             await self.nc.subscribe(f"{prefix}.*", cb=deliver)
-            self._reply_prefix = prefix
         inbox = f"{self._reply_prefix}.{next(self._reply_seq)}"
         answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._replies[inbox] = answer
