@@ -25,7 +25,7 @@ from typing import Any
 from jsops.linter import EffectiveConsumer, EffectiveStream, stream_from_api_json
 
 from ._faults import fault
-from .client import JsApiError, JsClient
+from .client import Fence, JsApiError, JsClient, LeaseLost
 from .configs import Config, config_json, with_metadata, without_metadata
 from .dataloss import LIMITS, ameasure_limit_loss, limit_losses, loss_total, tightened
 from .diff import Change
@@ -54,6 +54,9 @@ class ActionResult:
     # Why the action was not attempted when that was an interruption (SIGINT, SIGTERM): such
     # results are summed up rather than listed one by one.
     interrupted: bool = False
+    # Not attempted (or stopped at its first write) because the fence refused a write: the lease
+    # this apply ran under was lost. Summed up like interruptions.
+    fenced: bool = False
 
     def __post_init__(self) -> None:
         self.status = Outcome(self.status)
@@ -152,6 +155,7 @@ def execute_plan(
     verify: bool = False,
     read_back: float | None = None,
     notify: Any = None,
+    fence: Fence | None = None,
 ) -> ApplyReport:
     """Run ``plan``'s actions; ``progress`` (if given) is called with each :class:`ActionResult`.
 
@@ -160,8 +164,11 @@ def execute_plan(
     (:func:`jsops.reconciler.saved.recheck`). ``read_back``: when a request gets no
     answer, start no further requests on this target, then read the objects whose answer was lost
     back (waiting up to that many seconds for the server) and report what really happened;
-    ``notify`` is called with a line before that. Without it, such actions are ``failed``."""
-    outcome = client.run(_execute(client, plan, live, opt, progress, stop, verify, read_back))
+    ``notify`` is called with a line before that. Without it, such actions are ``failed``.
+    ``fence``: every write request passes it (:meth:`JsClient.fenced`); once it refuses one (the
+    lease was lost), no further action is attempted and those left are reported ``fenced``."""
+    with client.fenced(fence):
+        outcome = client.run(_execute(client, plan, live, opt, progress, stop, verify, read_back))
     if read_back is not None:
         from .readback import read_back as settle
 
@@ -186,6 +193,7 @@ class _Run:
         self.failed_streams: set[str] = set()
         self.unanswered: set[str] = set()  # streams whose request got no answer (not known to have failed)
         self.halted: list[str] = []
+        self.fenced_off: str | None = None  # why the fence refused a write (then nothing more is attempted)
         self.sem = asyncio.Semaphore(max(1, getattr(client, "_concurrency", 64)))
 
     def record(self, r: ActionResult) -> None:
@@ -193,8 +201,8 @@ class _Run:
         if self.progress is not None and not (self.settle and r.status == Outcome.UNKNOWN):
             self.progress(r)  # a lost answer is shown once read back
 
-    def skip(self, a: Action, detail: str, *, interrupted: bool = False) -> None:
-        self.record(ActionResult(a, Outcome.SKIPPED, detail, interrupted=interrupted))
+    def skip(self, a: Action, detail: str, *, interrupted: bool = False, fenced: bool = False) -> None:
+        self.record(ActionResult(a, Outcome.SKIPPED, detail, interrupted=interrupted, fenced=fenced))
         if a.kind == "Stream":
             self.failed_streams.add(a.name)
 
@@ -214,6 +222,8 @@ class _Run:
 
     def why_not(self, a: Action) -> str | None:
         """Why ``a`` is not attempted (an interruption, a lost connection, a failed dependency)."""
+        if self.fenced_off is not None:
+            return f"not attempted: {self.fenced_off}"
         if self.client.connection_lost:
             return "not attempted: the connection to the server was lost"
         if self.halted:
@@ -230,10 +240,16 @@ class _Run:
             return
         why = self.why_not(a)
         if why is not None:
-            self.skip(a, why)
+            self.skip(a, why, fenced=self.fenced_off is not None)
             return
+        fault("before-action")
         try:
             detail = await fn(a)
+        except LeaseLost as exc:
+            if self.fenced_off is None:
+                self.fenced_off = str(exc).split(";")[0]
+            self.skip(a, f"not sent: {exc}", fenced=True)
+            return
         except JsApiError as exc:
             if self.settle and _no_answer(exc):
                 await self.carry_on(a, fn, str(exc))
@@ -266,6 +282,9 @@ class _Run:
         else:
             try:
                 detail = await fn(a)
+            except LeaseLost as exc:
+                self.skip(a, f"{text}; read back: not applied; not sent again: {exc}", fenced=True)
+                return
             except JsApiError as exc:
                 self.fail(a, f"{text}; read back: not applied; sent again: {exc}", exc.err_code)
                 return

@@ -5,6 +5,7 @@
 - :mod:`~jsops.reconciler.client.urls`: server URLs, and how jsops makes them safe to print;
 - :mod:`~jsops.reconciler.client.jsclient`: :class:`JsClient`, JetStream API requests on one connection;
 - :mod:`~jsops.reconciler.client.kv`: a KeyValue bucket with compare-and-set writes (the controller lease);
+- :mod:`~jsops.reconciler.client.fence`: the fence a lease holder's writes pass through (:meth:`JsClient.fenced`);
 - :mod:`~jsops.reconciler.client.connection`: a plain connection for subscribers and publishers
   (``jsops collect``, the demo); loaded on first use, so that importing this package does not
   import ``nats``.
@@ -17,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .answers import ACCOUNT_INFO, MONITOR_SHAPES, answer_problem
+from .fence import Fence, LeaseLost
 from .jsclient import NO_JETSTREAM, AnswerError, ConnectError, JetStreamDisabled, JsApiError, JsClient
 from .kv import KvBucket, WrongRevision
 from .target import (
@@ -45,10 +47,12 @@ __all__ = [
     "answer_problem",
     "ConnectError",
     "Connection",
+    "Fence",
     "JetStreamDisabled",
     "JsApiError",
     "JsClient",
     "KvBucket",
+    "LeaseLost",
     "Message",
     "NatsError",
     "NoResponders",

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 from collections import deque
-from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 from ..errors import PermanentError, ReconcilerError, TemporaryError
 from .answers import ERROR_SHAPE, answer_problem, info_shape, list_page, server_info_problem
+from .fence import Fence, LeaseLost, _Gate
 from .kv import KvBucket, abind_bucket
 from .target import Target, TargetError
 
@@ -45,6 +47,9 @@ MAX_LIST_BYTES = 256 * 1024 * 1024
 # request under the client's concurrency bound; fewer when the pages are large: see apages).
 PAGE_WINDOW = 4
 _READS = ("INFO", "STREAM.INFO.", "STREAM.LIST", "STREAM.NAMES", "CONSUMER.INFO.", "CONSUMER.LIST.", "CONSUMER.NAMES.")
+# What a fence lets through (:meth:`JsClient.fenced`): the reads. Every other request may change
+# something and is fenced (an unknown request is counted as a write).
+_UNFENCED = (*_READS, "STREAM.MSG.GET.")
 
 
 class ConnectError(TemporaryError):
@@ -96,6 +101,11 @@ class JetStreamDisabled(JsApiError, PermanentError):
 
 class JsClient:
     """One connection to a target. Every JetStream API request goes through :meth:`arequest`."""
+
+    _gate: _Gate | None = None  # while fenced (:meth:`fenced`)
+    _reply_prefix = ""  # the fenced writes' reply subjects (set up by the first one)
+    _replies: dict[str, asyncio.Future[Any]]  # their answers, by reply subject
+    _reply_seq: itertools.count[int]
 
     def __init__(self, target: Target, *, timeout: float = 5.0, concurrency: int = 64) -> None:
         import nats
@@ -188,6 +198,24 @@ class JsClient:
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         return self.loop.run_until_complete(coro)
 
+    @contextlib.contextmanager
+    def fenced(self, fence: Fence | None) -> Iterator[None]:
+        """Fence every write request made meanwhile (:mod:`jsops.reconciler.client.fence`): a write
+        the fence refuses raises :class:`LeaseLost` and is not sent. ``None``: no fence."""
+        if fence is None:
+            yield
+            return
+        outer, self._gate = self._gate, _Gate(fence)
+        try:
+            yield
+        finally:
+            self._gate = outer
+
+    @property
+    def fence_refused(self) -> int:
+        """The write requests the current fence refused (0 when not fenced)."""
+        return self._gate.refused if self._gate is not None else 0
+
     async def arequest(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         """The decoded answer (every request goes through here); :attr:`last_size` is set to its
         size in bytes just before it returns (read it right after the await: nothing else runs
@@ -199,7 +227,10 @@ class JsClient:
         # a read lost with the connection is asked again once the client is back (writes are
         # not: the server may have carried them out)
         attempts = 2 if subject.startswith(_READS) else 1
+        gate = self._gate if not subject.startswith(_UNFENCED) else None
         async with self._sem:
+            if gate is not None:
+                await gate.admit()  # the batch's compare-and-set on the lease, when a batch begins
             for attempt in range(attempts):
                 if not self._up.is_set() and not self._lost.is_set():
                     try:  # reconnecting to another server of the cluster: wait for it (bounded)
@@ -208,9 +239,13 @@ class JsClient:
                         raise JsApiError(f"no answer to {what} request: no server of the cluster took the connection back") from None
                 if self._lost.is_set():
                     raise JsApiError("the connection to the server was lost")
+                if gate is not None:
+                    gate.check()  # the lease's deadline, as late as possible (again in _fenced_request)
                 self.requests += 1
                 down = self._down
-                req = asyncio.ensure_future(self.nc.request(f"{self.target.api}.{subject}", payload, timeout=self.timeout))
+                full = f"{self.target.api}.{subject}"
+                send = self._fenced_request(full, payload, gate) if gate is not None else self.nc.request(full, payload, timeout=self.timeout)
+                req = asyncio.ensure_future(send)
                 await asyncio.wait({req, down}, return_when=asyncio.FIRST_COMPLETED)
                 if req.done():
                     break
@@ -219,6 +254,8 @@ class JsClient:
                     raise JsApiError(f"no answer to {what} request: the connection to the server was lost")
             try:
                 msg = req.result()
+            except LeaseLost:
+                raise
             except Exception as exc:
                 import nats.errors
 
@@ -237,6 +274,41 @@ class JsClient:
             raise JsApiError(str(err.get("description", "error")), err.get("err_code"), err.get("code"))
         self.last_size = len(msg.data)
         return resp
+
+    async def _fenced_request(self, subject: str, payload: bytes, gate: _Gate) -> Any:
+        """One fenced write: the fence's deadline checked, then the request published and written
+        to the socket in the same step of the event loop (nats-py would write it at its flusher's
+        next turn: a pause in between would hold back a write that passed the check), then its
+        answer awaited (nats-py's ``Msg``; a timeout raises as ``nats.errors.TimeoutError``)."""
+        import nats.errors
+
+        if not self._reply_prefix:
+            prefix = self.nc.new_inbox()
+
+            async def deliver(msg: Any) -> None:
+                waiting = self._replies.pop(msg.subject, None)
+                if waiting is not None and not waiting.done():
+                    waiting.set_result(msg)
+
+            # set before the subscription is made: its SUB goes out on this connection before any request's PUB
+            self._replies, self._reply_seq, self._reply_prefix = {}, itertools.count(), prefix
+            await self.nc.subscribe(f"{prefix}.*", cb=deliver)
+        inbox = f"{self._reply_prefix}.{next(self._reply_seq)}"
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._replies[inbox] = answer
+        try:
+            gate.check()  # nothing yields from here until the request is in the socket's buffer
+            await self.nc.publish(subject, payload, reply=inbox)
+            _write_now(self.nc)
+            try:
+                msg = await asyncio.wait_for(answer, self.timeout)
+            except TimeoutError:
+                raise nats.errors.TimeoutError from None
+        finally:
+            self._replies.pop(inbox, None)
+        if msg.headers and msg.headers.get("Status") == "503":
+            raise nats.errors.NoRespondersError
+        return msg
 
     def request(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         return self.run(self.arequest(subject, body))
@@ -413,6 +485,18 @@ async def _info_checked(nc: Any, target: Target) -> Any:
             await nc.close()
         raise TargetError(f"{target.display()}: {problem}")
     return nc
+
+
+def _write_now(nc: Any) -> None:
+    """Write what nats-py has queued for the socket now, as nats-py itself does when its flusher
+    task is gone (its flusher would do it at its next turn of the event loop). With a nats-py
+    that keeps its queue elsewhere this does nothing, and the flusher writes it as before."""
+    transport, pending = getattr(nc, "_transport", None), getattr(nc, "_pending", None)
+    if transport is None or not isinstance(pending, list) or not pending or not nc.is_connected:
+        return
+    transport.writelines(pending[:])
+    nc._pending = []
+    nc._pending_data_size = 0
 
 
 def _label(subject: str) -> str:

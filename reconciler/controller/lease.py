@@ -8,6 +8,12 @@ its last successful write, so its belief always ends before the server can expir
 another controller in. On shutdown the holder deletes the key so that a follower takes over at once.
 
 The lease runs on its own thread with its own connection, so renewals go on during long rounds.
+
+A holder's writes are fenced (:meth:`Lease.fence`, :mod:`jsops.reconciler.client.fence`): each
+batch of writes begins with a renewal made by the apply path (the compare-and-set), and each write
+checks the term's deadline right before it is sent. A term begins with the create that took the
+lease and ends when a renewal is refused, the deadline passes, or the lease is released; a fence
+belongs to one term and never opens again.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ..client import JsClient, KvBucket, Target, WrongRevision
+from ..client import Fence, JsClient, KvBucket, Target, WrongRevision
 
 __all__ = ["Lease", "DEFAULT_BUCKET", "DEFAULT_KEY"]
 
@@ -50,9 +56,11 @@ class Lease(threading.Thread):
         self._on_error = on_error or (lambda kind, exc: None)
         self._halt = threading.Event()
         self.attempted = threading.Event()  # set after the first try to take the lease (won or not)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the state below
+        self._io = threading.Lock()  # the connection: one request on it at a time (the thread's, or a fence's)
         self._valid_until = 0.0
         self._revision = 0
+        self._term = 0  # counts the creates that took the lease
         self._client: JsClient | None = None
         self._kv: KvBucket | None = None
         self.holder: str | None = None
@@ -64,6 +72,44 @@ class Lease(threading.Thread):
         with self._lock:
             return self._revision > 0 and time.monotonic() + margin < self._valid_until
 
+    def fence(self, batch: int = 64) -> Fence:
+        """The fence for writes made in the current term (:mod:`jsops.reconciler.client.fence`):
+        its deadline is this term's (0 once the term is over), its compare-and-set a renewal that
+        names the revision this controller last wrote. Taken when the lease is not held, it refuses
+        every write."""
+        with self._lock:
+            term = self._term if self._revision else -1
+
+        def deadline() -> float:
+            with self._lock:
+                return self._valid_until if self._term == term and self._revision else 0.0
+
+        return Fence(deadline=deadline, confirm=lambda: self._confirm(term), batch=batch)
+
+    def _confirm(self, term: int) -> bool:
+        """A renewal for a fence of ``term``: True when the server took it (the term goes on)."""
+        with self._io:
+            with self._lock:
+                revision = self._revision if self._term == term else 0
+            if not revision:
+                return False
+            if self._client is None or self._kv is None or self._client.connection_lost:
+                raise ConnectionError("the lease's connection is down")
+            sent = time.monotonic()
+            try:
+                new = self._client.run(self._kv.update(self.key, self._value(), last=revision))
+            except WrongRevision:
+                with self._lock:
+                    if self._term == term:
+                        self._revision, self._valid_until = 0, 0.0
+                return False
+            with self._lock:
+                if self._term != term or self._revision != revision:
+                    return False
+                self._revision = new
+                self._valid_until = sent + self.ttl * SAFETY
+            return True
+
     def stop(self, timeout: float = 5.0) -> None:
         self._halt.set()
         self.join(timeout)
@@ -74,11 +120,12 @@ class Lease(threading.Thread):
         was_leader = False
         try:
             while not self._halt.is_set():
-                try:
-                    self._step()
-                except Exception as exc:  # connection trouble: drop the connection, try again next tick
-                    self._on_error("lease", exc)
-                    self._drop()
+                with self._io:
+                    try:
+                        self._step()
+                    except Exception as exc:  # connection trouble: drop the connection, try again next tick
+                        self._on_error("lease", exc)
+                        self._drop()
                 self.attempted.set()
                 leader = self.held()
                 if leader != was_leader:
@@ -86,8 +133,9 @@ class Lease(threading.Thread):
                     was_leader = leader
                 self._halt.wait(max(0.05, self.ttl / 3 if leader else self.ttl / 4))
         finally:
-            self._release()
-            self._drop()
+            with self._io:
+                self._release()
+                self._drop()
             if was_leader:
                 self._emit("leader_released", identity=self.identity)
 
@@ -122,6 +170,8 @@ class Lease(threading.Thread):
             self.holder = self._read_holder()
             return
         with self._lock:
+            if not revision:
+                self._term += 1
             self._revision = new
             self._valid_until = sent + self.ttl * SAFETY
         self.holder = self.identity

@@ -98,7 +98,8 @@ class TargetRun:
         lease = self.lease
         leader = ctl.leader(self.name) and (lease is None or lease.held(margin=lease.ttl * 0.25))
         if any(a.action != ActionKind.BLOCKED for a in plan.actions) and leader:
-            outcome = execute_plan(client, plan, live, base)  # runs what authorize did not block
+            # runs what authorize did not block; every write passes the lease's fence
+            outcome = execute_plan(client, plan, live, base, fence=lease.fence() if lease is not None else None)
             done, applied = self._record(ctl, client, outcome, states)
             ok = ok and done
         self.states = states
@@ -156,9 +157,10 @@ class TargetRun:
         """Count and log what the apply did; whether every action was done, and how many were."""
         ok = True
         applied = 0
+        fenced = [r for r in outcome.results if r.fenced]
         for r in outcome.results:
             key = (r.action.kind, r.action.stream or "", r.action.name)
-            if r.status == Outcome.BLOCKED:
+            if r.status == Outcome.BLOCKED or r.fenced:
                 continue
             ctl.metrics.inc("actions_total", self.name, r.action.wanted or r.action.action, r.status)
             ctl.log("action", context=self.name, object=r.action.label, action=r.action.action, status=r.status, detail=r.detail)
@@ -175,6 +177,12 @@ class TargetRun:
                 ctl.count_error("connection" if lost else "api", r.detail, err_code=r.err_code, context=self.name)
             else:
                 ok = False
+        if fenced:
+            # one event for the lot: the lease was lost mid-round and the fence stopped the writes
+            reason = next((r.detail for r in fenced if r.detail.startswith("not sent: ")), fenced[0].detail)
+            ctl.count_error("lease", f"lease lost: stopped before {len(fenced)} writes ({applied} done in this round)", context=self.name)
+            ctl.log("lease_lost", context=self.name, stopped_before=len(fenced), done=applied, reason=reason.removeprefix("not sent: "))
+            ok = False
         if client.connection_lost:
             self.drop_client()
         return ok, applied

@@ -6,7 +6,9 @@ import asyncio
 import contextlib
 import io
 import json
+import re
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,7 @@ _READS = (
 ELECTION_CODES = (10008, 10009)  # cluster unavailable (no meta leader), not the leader
 ELECTION_PATIENCE = 60.0  # seconds a read waits for a leader
 
-__all__ = ["Js", "run", "manifest", "writes", "WRITES", "NatsServer", "NatsCluster"]
+__all__ = ["ApiAudit", "Js", "run", "manifest", "writes", "WRITES", "NatsServer", "NatsCluster"]
 
 
 class Js:
@@ -150,3 +152,65 @@ def free_port_url() -> str:
     from natsserver import free_port
 
     return f"nats://127.0.0.1:{free_port()}"
+
+
+_STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$")
+
+
+def _nanos(stamp: str) -> int:
+    """An advisory's RFC 3339 UTC timestamp (Go trims trailing zeros of the fraction) in ns."""
+    import datetime
+
+    m = _STAMP.match(stamp)
+    assert m, stamp
+    whole = datetime.datetime.fromisoformat(m.group(1)).replace(tzinfo=datetime.UTC)
+    return int(whole.timestamp()) * 1_000_000_000 + int((m.group(2) or "0").ljust(9, "0"))
+
+
+class ApiAudit:
+    """The server's own record of JetStream API requests: every ``$JS.EVENT.ADVISORY.API`` audit
+    advisory (subject, request body, server timestamp), collected on a thread from the moment
+    it is made. Server-side evidence of what a client sent and when the server handled it."""
+
+    def __init__(self, url: str) -> None:
+        self.records: list[tuple[int, str, dict[str, Any]]] = []  # (server time ns, API subject, request)
+        self._lock = threading.Lock()
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(target=self._run, args=(url,), daemon=True)
+        self._thread.start()
+        assert self._ready.wait(30), "the audit subscriber did not start"
+
+    def _run(self, url: str) -> None:
+        async def go() -> None:
+            nc = await nats.connect(url, connect_timeout=5, max_reconnect_attempts=0)
+
+            async def take(msg: Any) -> None:
+                a = json.loads(msg.data)
+                try:
+                    request = json.loads(a.get("request") or "null")
+                except ValueError:
+                    request = None
+                with self._lock:
+                    self.records.append((_nanos(a["timestamp"]), str(a.get("subject", "")), request if isinstance(request, dict) else {}))
+
+            await nc.subscribe("$JS.EVENT.ADVISORY.API", cb=take, pending_msgs_limit=-1, pending_bytes_limit=-1)
+            await nc.flush()
+            self._stop = asyncio.Event()
+            self._ready.set()
+            await self._stop.wait()
+            await nc.drain()
+
+        self._loop.run_until_complete(go())
+        self._loop.close()
+
+    def updates(self, prefix: str = "$JS.API.STREAM.UPDATE.") -> list[tuple[int, str, dict[str, Any]]]:
+        """The audited requests on subjects starting with ``prefix``, in the server's order."""
+        with self._lock:
+            return sorted((r for r in self.records if r[1].startswith(prefix)), key=lambda r: (r[0], r[1]))
+
+    def close(self) -> None:
+        if self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(10)

@@ -194,7 +194,7 @@ class Running:
 class Proc:
     """``jsops controller`` in a subprocess (for signals and kill -9)."""
 
-    def __init__(self, paths: list[str], url: str, *extra: str, log: Path) -> None:
+    def __init__(self, paths: list[str], url: str, *extra: str, log: Path, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.log = log
         cmd = [
@@ -214,8 +214,10 @@ class Proc:
             str(log),
             *extra,
         ]
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
-        self.process = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # the import path this test runs with first (a worktree's view), then the repository
+        path = os.pathsep.join(p for p in (os.environ.get("PYTHONPATH", ""), str(REPO)) if p)
+        environ = {**os.environ, "PYTHONPATH": path, **(env or {})}
+        self.process = subprocess.Popen(cmd, cwd=REPO, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     def metrics(self) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
         code, text = get(self.port, "/metrics")
