@@ -16,14 +16,16 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from jsops.linter.cli.kit import Exit, Parser, add_config, add_env, add_paths, parse_seconds
-from jsops.linter.config import Config
 from jsops.linter.exitcodes import ExitCode
 
 from ..client import argv_secrets
 from .loop import Controller, ControllerOptions, EventLog
+
+if TYPE_CHECKING:
+    from jsops.linter import Config
 
 __all__ = ["main", "parse_duration"]
 
@@ -53,7 +55,10 @@ def _parser() -> Parser:
     _git_arguments(p)
     p.add_argument("--log-file", metavar="FILE", help="append the JSON-lines event log here instead of stderr")
     p.add_argument("--once", action="store_true", help="run one round and exit: 0 in sync, 2 drift left, 1 error")
-    add_config(p, "the operator's jsops config (contexts, access, target facts, lint selection), outside the followed tree; default: found from . upward, skipping the followed tree")
+    add_config(
+        p,
+        "the operator's jsops config (contexts, access, target facts, lint selection), outside the followed tree; default: the nearest from . upward that is not in it",
+    )
     p.add_argument("--max-backoff", default="60s", help="longest wait between retries after errors (default 60s)")
     g = p.add_argument_group("high availability")
     g.add_argument("--no-lease", action="store_true", help="apply without taking the leader lease (only one controller per target!)")
@@ -116,7 +121,7 @@ def _operator_config(args: argparse.Namespace, source: Any) -> Config:
     """The operator's jsops config: ``--config FILE`` (outside the followed trees), none with
     ``--no-config``, else the nearest one from ``.`` upward that is not inside a followed tree
     (one there is the repository's: read with each revision, and it may only narrow)."""
-    from jsops.linter.config import find_config, load_config
+    from jsops.linter import find_config, load_config
 
     from .source import followed_roots
 

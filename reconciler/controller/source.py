@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter.config import Config, RefusedKey
+from jsops.linter import Config, RefusedKey
 
 from ..errors import TemporaryError
 from ..plan import Desired, desired_from_estate
@@ -177,7 +177,7 @@ def _inside(path: str, root: str) -> bool:
 def repository_config_path(paths: list[str], roots: tuple[str, ...]) -> str | None:
     """The jsops config inside the followed trees that a revision is read with: the nearest one from
     the first PATH upward, up to the root of its tree (None: there is none)."""
-    from jsops.linter.config import find_config
+    from jsops.linter import find_config
 
     if not paths:
         return None
@@ -202,8 +202,7 @@ def load_revision(paths: list[str], env: str | None = None, commit: str | None =
     does); a revision with lint errors has ``errors``. ``config`` is the operator's; a config inside
     the followed ``roots`` (:func:`repository_config_path`) is laid over it when it sets only what
     a repository may set, else the revision is rejected naming its file and keys."""
-    from jsops.linter import LoadError, discover_manifests, lint_estate
-    from jsops.linter.config import ConfigError, load_repository_config
+    from jsops.linter import ConfigError, LoadError, discover_manifests, lint_estate, load_repository_config
 
     repo_config = repository_config_path(paths, roots) if roots else None
     try:

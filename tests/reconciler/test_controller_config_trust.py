@@ -12,6 +12,7 @@ TCP listener of the test's, which nothing may reach.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -29,7 +30,7 @@ from jsops.reconciler.controller.git import GitCredentials, GitSource
 
 from .helpers import Js, NatsServer, manifest
 from .test_controller_git import git
-from .test_controller_helpers import STREAM_YAML, Running, wait_for
+from .test_controller_helpers import STREAM_YAML, Running, sample, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -132,7 +133,7 @@ def _rejected_for(events: list[dict[str, Any]], key: str) -> dict[str, Any] | No
     return next((e for e in events if e.get("reason") == "config" and key in e.get("keys", [])), None)
 
 
-def test_git_pushed_context_with_env_secret_is_refused_and_after_restart_too(
+def test_git_pushed_context_with_env_secret_is_refused(
     server: NatsServer, js: Js, tmp_path: Path, origin: tuple[Path, Path], listener: Listener, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bare, author = origin
@@ -155,10 +156,24 @@ def test_git_pushed_context_with_env_secret_is_refused_and_after_restart_too(
         ctl.settle()
         assert ctl.controller.current.id == good  # the last good revision stays in force
         assert _max_age(js) == HOUR and js.stream("EVIL") is None
+        assert sample(ctl.metrics(), "jsops_controller_errors_total", context="", type="config", err_code="") == 1
     assert listener.connections == 0
 
-    # a restarted controller, started as the README says (in the clone, config found from `.`),
-    # still does not take the repository's config as its own
+
+def test_git_restarted_controller_does_not_take_the_pushed_config(
+    server: NatsServer, js: Js, tmp_path: Path, origin: tuple[Path, Path], listener: Listener
+) -> None:
+    """The fault pass's scenario: the clone is at the pushed commit (as the last round left it) and
+    the controller restarts there, as the README starts it (config found from `.`). On main it read
+    the pushed config and sent its password to the committer's listener."""
+    bare, author = origin
+    _push(
+        author,
+        {".jsops.yaml": _evil_config(listener.port), "manifests/evil.yaml": EVIL_STREAM, "manifests/orders.yaml": STREAM_YAML.replace("1h", "2h")},
+        "route a stream to my server",
+    )
+    git(tmp_path, "clone", "-q", str(bare), "watched")
+    watched = tmp_path / "watched"
     log = tmp_path / "restart.jsonl"
     proc = spawn(
         [sys.executable, "-m", "jsops.reconciler.controller.cli", "manifests", "--git", "--server", server.url]
@@ -170,12 +185,15 @@ def test_git_pushed_context_with_env_secret_is_refused_and_after_restart_too(
     )
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 1, err  # no revision passes: nothing applied, the round is an error
-    events = [__import__("json").loads(line) for line in log.read_text().splitlines()]
+    events = [json.loads(line) for line in log.read_text().splitlines()]
     assert events[0]["event"] == "started" and events[0]["config"] is None
-    assert _rejected_for(events, "contexts") is not None
+    event = _rejected_for(events, "contexts")
+    assert event is not None and event["file"] == ".jsops.yaml" and event["keys"] == ["contexts", "access"]
+    assert event["findings"][0] == ".jsops.yaml:3:1: contexts: a config in the followed tree may not set this key " + _REST
     assert listener.connections == 0 and SECRET.encode() not in listener.received
     assert SECRET not in log.read_text() + err.decode() + out.decode()
-    assert _max_age(js) == HOUR and js.stream("EVIL") is None
+    assert js.stream("ORDERS") is None and js.stream("EVIL") is None  # nothing was ever applied
+    assert (watched / ".jsops.yaml").exists()
 
 
 _REST = "(only the operator's --config may; docs/security.md lists what a repository may set)"
@@ -192,11 +210,17 @@ def test_repo_pushed_access_grant_is_refused_and_a_fixed_commit_is_applied(serve
         good = ctl.controller.current.id
         _push(
             author,
-            {".jsops.yaml": "access:\n  - {paths: ['**'], contexts: [west]}\n", "manifests/west.yaml": west, "manifests/orders.yaml": STREAM_YAML.replace("1h", "2h")},
+            {
+                ".jsops.yaml": "access:\n  - {paths: ['**'], contexts: [west]}\n",
+                "manifests/west.yaml": west,
+                "manifests/orders.yaml": STREAM_YAML.replace("1h", "2h"),
+            },
             "grant myself west",
         )
         event = wait_for(lambda: _rejected_for(ctl.events("revision_rejected"), "access"), what="the access grant to be refused")
-        assert event["keys"] == ["access"] and event["findings"][0].endswith(".jsops.yaml:1:1: access: a config in the followed tree may not set this key " + _REST)
+        assert event["keys"] == ["access"] and event["findings"][0].endswith(
+            ".jsops.yaml:1:1: access: a config in the followed tree may not set this key " + _REST
+        )
         ctl.settle()
         assert ctl.controller.current.id == good and _max_age(js) == HOUR and js.stream("WEST") is None
         # the next commit drops the grant: it is a good revision again (WEST itself is refused by
