@@ -188,8 +188,19 @@ def test_git_restarted_controller_does_not_take_the_pushed_config(
     events = [json.loads(line) for line in log.read_text().splitlines()]
     assert events[0]["event"] == "started" and events[0]["config"] is None
     event = _rejected_for(events, "contexts")
-    assert event is not None and event["file"] == ".jsops.yaml" and event["keys"] == ["contexts", "access"]
-    assert event["findings"][0] == ".jsops.yaml:3:1: contexts: a config in the followed tree may not set this key " + _REST
+    assert event is not None and event.pop("time") and event.pop("revision").startswith("git:")
+    assert event == {  # the event, whole
+        "event": "revision_rejected",
+        "reason": "config",
+        "file": ".jsops.yaml",
+        "keys": ["contexts", "access"],
+        "lint_errors": 0,
+        "findings": [
+            f".jsops.yaml:3:1: contexts: a config in the followed tree may not set this key {_REST}",
+            f".jsops.yaml:5:1: access: a config in the followed tree may not set this key {_REST}",
+        ],
+        "in_force": None,
+    }
     assert listener.connections == 0 and SECRET.encode() not in listener.received
     assert SECRET not in log.read_text() + err.decode() + out.decode()
     assert js.stream("ORDERS") is None and js.stream("EVIL") is None  # nothing was ever applied
