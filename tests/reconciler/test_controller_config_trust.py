@@ -360,3 +360,23 @@ def test_config_flag_inside_the_followed_tree_is_a_usage_error(tmp_path: Path, m
     err = capsys.readouterr().err
     assert err.startswith("jsops controller: error: --config clone/ops.yaml is inside the followed tree ") and "Traceback" not in err
     assert load_config("clone/ops.yaml").contexts == {}  # the file itself is fine: where it lives is not
+
+
+def test_repo_operator_access_paths_are_relative_to_the_repository(server: NatsServer, js: Js, tmp_path: Path, origin: tuple[Path, Path]) -> None:
+    """The operator's config lives outside the clone; its `access` paths name the repository's
+    directories (as they did when the config sat at the repository's root)."""
+    bare, author = origin
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    (ops / "jsops.yaml").write_text(
+        f"contexts:\n  west: {{server: '{server.url}'}}\n  east: {{server: '{server.url}'}}\naccess:\n  - {{paths: [manifests/west], contexts: [west]}}\n"
+    )
+    west = "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: WEST\n  context: west\nspec:\n  subjects: ['west.>']\n"
+    east = west.replace("WEST", "EAST").replace("west", "east")
+    _push(author, {"manifests/west/west.yaml": west, "manifests/east.yaml": east}, "west and east")
+    source = GitSource.remote(f"file://{bare}", "main", str(tmp_path / "work"), GitCredentials())
+    with Running([os.path.join(source.checkout, "manifests")], server.url, source=source, config=load_config(str(ops / "jsops.yaml"))) as ctl:
+        wait_for(lambda: js.stream("WEST") and ctl.events("error"), what="WEST applied, EAST refused")
+        assert js.stream("EAST") is None
+        assert {(e["type"], e["context"]) for e in ctl.events("error")} == {("access", "east")}
+        assert "does not allow for manifests/east.yaml (allowed here: none)" in ctl.events("error")[0]["message"]
