@@ -11,7 +11,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .config import Config, ConfigError, select_rules
+    from .config import Config, ConfigError, RefusedKey, find_config, load_config, load_repository_config, select_rules
     from .config import Selection as RuleSelection
     from .engine import LintResult, discover_rules, lint_estate, lint_paths, read_manifest_bytes
     from .findings import LOAD_CODES, Finding, ObjectRef, Severity
@@ -60,6 +60,10 @@ if TYPE_CHECKING:
     from .semantics.updates import worst as worst_change_class
 
 __all__ = [
+    "RefusedKey",
+    "find_config",
+    "load_config",
+    "load_repository_config",
     "COUNTER_CHANGE",
     "MIRROR_REFUSES",
     "ORIGIN_MAX_ACK_PENDING",
@@ -159,6 +163,10 @@ _HOMES = {
     "Config": ".config",
     "ConfigError": ".config",
     "select_rules": ".config",
+    "RefusedKey": ".config",
+    "find_config": ".config",
+    "load_config": ".config",
+    "load_repository_config": ".config",
     "LintResult": ".engine",
     "discover_rules": ".engine",
     "lint_estate": ".engine",

@@ -163,3 +163,54 @@ def test_bad_profiles_exit_2(estate, capsys):
     Path("p.json").write_text("{not json")
     rc, _, err = _run(["lint", "m.yaml", "--profiles", "p.json"], capsys)
     assert rc == 2 and err.startswith("jsops: error: p.json") and err.count("\n") == 1
+
+
+# -- who may set which key: one classification, the docs derived from it ---------------------------
+
+
+def test_every_config_key_is_classified_once_and_docs_security_shows_the_classification() -> None:
+    from jsops.linter.config import KEY_SCOPES, repository_keys_markdown
+
+    keys = {n for n, f in Config.model_fields.items() if not f.exclude}
+    assert set(KEY_SCOPES) == keys, "classify every new config key in jsops.linter.config.KEY_SCOPES"
+    # what widens the controller's reach or trust is never a repository's
+    assert {n for n, s in KEY_SCOPES.items() if not s.repository} >= {"contexts", "access", "target", "estate"}
+    table = repository_keys_markdown()
+    assert table in (Path(__file__).parents[1] / "docs" / "security.md").read_text(), "regenerate the key table in docs/security.md"
+    assert "| `contexts` | **no**: operator only |" in table and "| `exclude` | yes |" in table
+
+
+def test_repository_config_over_the_operators(tmp_path: Path) -> None:
+    from jsops.linter.config import load_repository_config
+
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    (ops / "jsops.yaml").write_text("ignore: [JS110]\nexclude: [vendor]\nconsumer-streams: {'nats/*.json': A}\ncontexts: {prod: {server: 'nats://p:4222'}}\n")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".jsops.yaml").write_text("severity: {JS102: warning}\nexclude: [charts]\nconsumer-streams: {'c/*.json': B}\n")
+    operator = load_config(str(ops / "jsops.yaml"))
+    found = load_repository_config(str(repo / ".jsops.yaml"))
+    assert found.refused == () and found.keys == {"severity", "exclude", "consumer_streams"}
+    merged = found.over(operator)
+    assert merged.ignore == ["JS110"] and merged.severity == {"JS102": Severity.WARNING}  # the operator's stays where the repository says nothing
+    assert merged.exclude == ["vendor", "charts"] and set(merged.contexts) == {"prod"} and merged.root == operator.root
+    # each side's globs stay relative to the file that wrote them
+    assert merged.consumer_streams == {str(ops / "nats" / "*.json"): "A", str(repo / "c" / "*.json"): "B"}
+    # operator keys are refused before anything is validated, even with a value that would not validate
+    (repo / ".jsops.yaml").write_text("access: 12\nestate: ok\n")
+    refused = load_repository_config(str(repo / ".jsops.yaml")).refused
+    assert [(r.key, r.line, r.column) for r in refused] == [("access", 1, 1), ("estate", 2, 1)]
+    with pytest.raises(ValueError):
+        load_repository_config(str(repo / ".jsops.yaml")).over(operator)
+
+
+def test_find_config_skips_and_stops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".jsops.yaml").write_text("ignore: []\n")
+    inner = tmp_path / "tree" / "sub"
+    inner.mkdir(parents=True)
+    (tmp_path / "tree" / ".jsops.yaml").write_text("ignore: []\n")
+    monkeypatch.chdir(inner)
+    assert find_config() == str(tmp_path / "tree" / ".jsops.yaml")
+    assert find_config(skip=[str(tmp_path / "tree")]) == str(tmp_path / ".jsops.yaml")
+    assert find_config(stop=str(inner)) is None

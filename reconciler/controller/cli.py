@@ -16,13 +16,16 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from jsops.linter.cli.kit import Exit, Parser, add_config, add_env, add_paths, config_from_args, parse_seconds
+from jsops.linter.cli.kit import Exit, Parser, add_config, add_env, add_paths, parse_seconds
 from jsops.linter.exitcodes import ExitCode
 
 from ..client import argv_secrets
 from .loop import Controller, ControllerOptions, EventLog
+
+if TYPE_CHECKING:
+    from jsops.linter import Config
 
 __all__ = ["main", "parse_duration"]
 
@@ -52,7 +55,10 @@ def _parser() -> Parser:
     _git_arguments(p)
     p.add_argument("--log-file", metavar="FILE", help="append the JSON-lines event log here instead of stderr")
     p.add_argument("--once", action="store_true", help="run one round and exit: 0 in sync, 2 drift left, 1 error")
-    add_config(p, "jsops config (contexts, target facts, lint selection); default: found from . upward")
+    add_config(
+        p,
+        "the operator's jsops config (contexts, access, target facts, lint selection), outside the followed tree; default: the nearest from . upward that is not in it",
+    )
     p.add_argument("--max-backoff", default="60s", help="longest wait between retries after errors (default 60s)")
     g = p.add_argument_group("high availability")
     g.add_argument("--no-lease", action="store_true", help="apply without taking the leader lease (only one controller per target!)")
@@ -111,6 +117,32 @@ def _git_source(args: argparse.Namespace) -> Any:
     return source
 
 
+def _operator_config(args: argparse.Namespace, source: Any) -> Config:
+    """The operator's jsops config: ``--config FILE`` (outside the followed trees), none with
+    ``--no-config``, else the nearest one from ``.`` upward that is not inside a followed tree
+    (one there is the repository's: read with each revision, and it may only narrow)."""
+    from jsops.linter import find_config, load_config
+
+    from .source import followed_roots
+
+    if args.no_config:
+        return load_config(None, search=False)
+    roots = followed_roots(list(args.paths), source)
+    if args.config:
+        where = os.path.realpath(args.config)
+        inside = next((r for r in roots if os.path.commonpath([where, r]) == r), None)
+        if inside is not None:
+            raise _usage(
+                f"--config {args.config} is inside the followed tree {inside}: whoever commits there would configure the "
+                "controller; keep its config outside (a config in the tree is read with each revision and may only narrow: docs/security.md)"
+            )
+        config = load_config(args.config)
+    else:
+        config = load_config(find_config(skip=roots), search=False)
+    # relative paths in it (creds, keys) stay relative to its own directory after --repo's chdir into the clone
+    return config.model_copy(update={"root": os.path.abspath(config.root)})
+
+
 def _usage(message: str) -> Exit:
     return Exit(f"jsops controller: error: {message}", ExitCode.USAGE)
 
@@ -145,8 +177,8 @@ def _options(argv: list[str]) -> tuple[ControllerOptions, Any, str | None]:
     from ..client import target_from_args
 
     args = _parser().parse_args(argv)
-    config = config_from_args(args)
     source = _git_source(args)
+    config = _operator_config(args, source)
     interval, ttl, backoff, listen = _checked(args)
     opt = ControllerOptions(
         paths=list(args.paths),

@@ -85,6 +85,10 @@ class Controller:
             options.source = GitSource.clone(options.paths[0] if options.paths else ".")
         if isinstance(self.log, EventLog) and options.source is not None:
             self.log.add_secrets(options.source.secrets())
+        from .source import followed_roots
+
+        # the trees whose files come from commits: a jsops config there may only narrow (load_revision)
+        self.roots = followed_roots(options.paths, options.source)
         self.ready = False
         self.http: Any = None
         self.current: Any = None  # the revision in force
@@ -155,6 +159,7 @@ class Controller:
             target=self.target.display(),
             interval=opt.interval,
             dry_run=opt.dry_run,
+            config=getattr(opt.config, "source", None),
             identity=opt.identity,
             listen=f"{self.http.address[0]}:{self.http.address[1]}" if self.http else None,
             lease=f"{opt.lease_bucket}/{opt.lease_key}" if opt.lease and not opt.dry_run else None,
@@ -279,7 +284,7 @@ class Controller:
         opt = self.options
         commit = self._sync_source()
         try:
-            rev = load_revision(opt.paths, opt.env, commit, opt.config)
+            rev = load_revision(opt.paths, opt.env, commit, opt.config, self.roots)
         except SourceError as exc:
             self.count_error("load", exc)
             rev = None
@@ -294,15 +299,20 @@ class Controller:
             self.metrics.replace("revision_info", {(rev.id,): 1.0})
             self.metrics.replace("git_commit_info", {(rev.commit,): 1.0} if rev.commit else {})
         elif rev is not None:
-            self.metrics.set("lint_errors", len(rev.errors))
+            by_config = rev.config_file is not None
+            self.metrics.set("lint_errors", 0 if by_config else len(rev.errors))
             self.metrics.set("revision_rejected", 1)
             if rev.id != self._rejected:
                 self._rejected = rev.id
-                self.metrics.inc("errors_total", "", "lint", "")
+                self.metrics.inc("errors_total", "", "config" if by_config else "lint", "")
+                why: dict[str, Any] = {"reason": "lint"}
+                if by_config:  # the repository's config sets what only the operator may, or is broken
+                    why = {"reason": "config", "file": rev.config_file, "keys": [r.key for r in rev.refused]}
                 self.log(
                     "revision_rejected",
                     revision=rev.id,
-                    lint_errors=len(rev.errors),
+                    **why,
+                    lint_errors=0 if by_config else len(rev.errors),
                     findings=rev.errors[:20],
                     in_force=self.current.id if self.current else None,
                 )
@@ -320,7 +330,12 @@ class Controller:
         unresolved: dict[str, Any] = {}
         # always enforced here: no `access` list in the config allows only the controller's own target
         refused: dict[str, list[str]] = {}
-        for refusal in access_refusals(estate, self.options.config, ["default", self.target.context]):
+        config = self.options.config
+        if config is not None and self.options.source is not None:
+            # following git, `access` paths are relative to the repository's root (the operator's
+            # config lives outside it); the rest of the config keeps its own directory
+            config = config.model_copy(update={"root": self.roots[0]})
+        for refusal in access_refusals(estate, config, ["default", self.target.context]):
             refused.setdefault(refusal.context, []).append(str(refusal))
         for name, reasons in refused.items():
             self.count_error("access", "refused, nothing is planned for this context: " + "; ".join(reasons), context=name)

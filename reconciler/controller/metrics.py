@@ -29,7 +29,7 @@ METRICS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
     "errors_total": (
         "counter",
-        "Errors, by target (context; empty for lint, load and git errors), type (api, connection, lint, load, git, lease, internal) and JetStream err_code (empty when there is none).",
+        "Errors, by target (context; empty for lint, config, load and git errors), type (api, connection, access, lint, config, load, git, lease, internal) and JetStream err_code (empty when there is none).",
         ("context", "type", "err_code"),
     ),
     "actions_total": (

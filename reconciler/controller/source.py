@@ -3,6 +3,12 @@
 
 A revision that loads with lint errors is rejected: :func:`load_revision` reports its findings and
 the controller keeps the last good revision in force.
+
+The controller's configuration is its operator's: :func:`followed_roots` are the trees whose files
+come from commits (a git work tree holding a PATH, the clone of ``--repo``), and the operator's
+config is never taken from inside them. A jsops config inside them is the repository's: it is read
+with each revision and may only set what :data:`jsops.linter.config.KEY_SCOPES` lets a repository
+set; a revision whose config sets anything else is rejected whole, naming the file and the key.
 """
 
 from __future__ import annotations
@@ -13,10 +19,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from jsops.linter import Config, RefusedKey
+
 from ..errors import TemporaryError
 from ..plan import Desired, desired_from_estate
 
-__all__ = ["Snapshot", "snapshot", "Revision", "load_revision", "SourceError"]
+__all__ = ["Snapshot", "snapshot", "Revision", "load_revision", "SourceError", "followed_roots", "repository_config_path"]
 
 
 class SourceError(TemporaryError):
@@ -63,6 +71,10 @@ class Revision:
     estate: Any = None
     errors: list[str] = field(default_factory=list)  # lint errors as file:line:col: CODE message
     commit: str | None = None  # the git commit the files were checked out from
+    # The repository's config (inside the followed tree) when it is why the revision is rejected:
+    # the file, and the keys it may not set (none: the file is broken, see ``errors``).
+    config_file: str | None = None
+    refused: tuple[RefusedKey, ...] = ()
 
     @property
     def good(self) -> bool:
@@ -132,23 +144,86 @@ def _content_id(files: list[str], commit: str | None) -> str:
     return f"git:{commit[:12]}/{rid}" if commit else rid
 
 
-def _load(paths: list[str], env: str | None) -> Any:
+def work_tree(path: str) -> str | None:
+    """The git work tree holding ``path`` (the nearest folder at or above it with a ``.git``), or None."""
+    here = os.path.realpath(path)
+    folder = here if os.path.isdir(here) else os.path.dirname(here)
+    while True:
+        if os.path.lexists(os.path.join(folder, ".git")):
+            return folder
+        up = os.path.dirname(folder)
+        if up == folder:
+            return None
+        folder = up
+
+
+def followed_roots(paths: list[str], source: Any = None) -> tuple[str, ...]:
+    """The trees the controller follows, whose files come from whoever can commit there: the clone
+    of a git source (``--repo``: all of it; ``--git``: the work tree holding it), and for each PATH
+    the git work tree holding it, else the PATH itself."""
+    roots: list[str] = []
+    if source is not None:
+        checkout = os.path.realpath(source.checkout)
+        roots.append(checkout if source.own_clone else (work_tree(checkout) or checkout))
+    for p in paths:
+        roots.append(work_tree(p) or os.path.realpath(p))
+    return tuple(dict.fromkeys(roots))
+
+
+def _inside(path: str, root: str) -> bool:
+    return os.path.commonpath([path, root]) == root
+
+
+def repository_config_path(paths: list[str], roots: tuple[str, ...]) -> str | None:
+    """The jsops config inside the followed trees that a revision is read with: the nearest one from
+    the first PATH upward, up to the root of its tree (None: there is none)."""
+    from jsops.linter import find_config
+
+    if not paths:
+        return None
+    first = os.path.realpath(paths[0])
+    root = next((r for r in roots if _inside(first, r)), None)
+    if root is None or not os.path.isdir(root):
+        return None
+    return find_config(first if os.path.isdir(first) else os.path.dirname(first), stop=root)
+
+
+def _load(paths: list[str], env: str | None, config: Config | None) -> Any:
     from jsops.linter import load_paths
 
-    return load_paths(paths, env=env, cache=False)  # never the parse cache: it is not trusted for apply
+    cfg = config or Config()
+    streams = [(g if "/" not in g else cfg.resolve_path(g), s) for g, s in cfg.consumer_streams.items()]
+    # never the parse cache: it is not trusted for apply
+    return load_paths(paths, env=env, cache=False, exclude=cfg.exclude, consumer_streams=streams, nack_version=cfg.nack_version)
 
 
-def load_revision(paths: list[str], env: str | None = None, commit: str | None = None, config: Any = None) -> Revision:
+def load_revision(paths: list[str], env: str | None = None, commit: str | None = None, config: Any = None, roots: tuple[str, ...] = ()) -> Revision:
     """Load and lint the manifests (with the jsops ``config``'s rule selection, as ``jsops apply``
-    does); a revision with lint errors has ``errors``."""
-    from jsops.linter import LoadError, discover_manifests, lint_estate
+    does); a revision with lint errors has ``errors``. ``config`` is the operator's; a config inside
+    the followed ``roots`` (:func:`repository_config_path`) is laid over it when it sets only what
+    a repository may set, else the revision is rejected naming its file and keys."""
+    from jsops.linter import ConfigError, LoadError, discover_manifests, lint_estate, load_repository_config
 
+    repo_config = repository_config_path(paths, roots) if roots else None
     try:
         files = discover_manifests(paths)
-        estate = _load(paths, env)
     except LoadError as exc:
         raise SourceError(str(exc)) from None
-    rev = Revision(_content_id(sorted(set(files) | set(estate.files or [])), commit), estate=estate, commit=commit)
+    own = [repo_config] if repo_config else []
+    if repo_config is not None:
+        try:
+            found = load_repository_config(repo_config)
+        except ConfigError as exc:
+            return Revision(_content_id(sorted({*files, *own}), commit), commit=commit, errors=[str(exc)], config_file=repo_config)
+        if found.refused:
+            rid = _content_id(sorted({*files, *own}), commit)
+            return Revision(rid, commit=commit, errors=[str(r) for r in found.refused], config_file=repo_config, refused=found.refused)
+        config = found.over(config or Config())
+    try:
+        estate = _load(paths, env, config)
+    except LoadError as exc:
+        raise SourceError(str(exc)) from None
+    rev = Revision(_content_id(sorted(set(files) | set(estate.files or []) | set(own)), commit), estate=estate, commit=commit)
     result = lint_estate(estate, config=config)
     errors = [f for f in result.findings if f.severity.value == "error"]
     if errors:
