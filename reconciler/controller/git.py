@@ -41,6 +41,7 @@ import time
 from dataclasses import dataclass, field
 from urllib.parse import quote, unquote, urlsplit
 
+from ..client import scrub
 from .source import SourceError
 
 __all__ = ["GitCredentials", "GitSource", "default_workdir", "split_userinfo", "DEFAULT_STALE_AFTER"]
@@ -171,11 +172,11 @@ class GitSource:
 
     def secrets(self) -> list[str]:
         """What to blank out of messages: the token, and the credential taken out of the URL (the
-        password, or the user when it came alone: ``https://TOKEN@host`` is how some hosts take a
-        token), raw and as written in the URL."""
+        password, or the user when it is the only credential: ``https://TOKEN@host`` is how some
+        hosts take a token), raw and as written in the URL."""
         token = self.credentials.token()
         out = [token] if token else []
-        from_url = self._url_password if self._url_password is not None else self._url_user
+        from_url = self._url_password or (self._url_user if self._url_password is None and not self.credentials.token_file else None)
         if from_url:
             out += [from_url, quote(from_url, safe="")]
         return out
@@ -238,7 +239,8 @@ class GitSource:
             raise SourceError(f"git {args[0]} in {where}: {exc}") from None
         if done.returncode != 0:
             lines = (done.stderr or done.stdout).strip().splitlines()
-            raise SourceError(f"git {args[0]} in {where} failed: {lines[-1] if lines else 'exit ' + str(done.returncode)}")
+            said = scrub(lines[-1] if lines else f"exit {done.returncode}", self.secrets())  # it reaches /readyz too
+            raise SourceError(f"git {args[0]} in {where} failed: {said}")
         return done.stdout.strip()
 
     def _prepare(self) -> tuple[str, str]:
