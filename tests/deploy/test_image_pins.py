@@ -70,7 +70,7 @@ def _needed(requirement: Requirement) -> bool:
     """Whether a requirement applies on Linux CPython in any of :data:`PYTHONS`, without extras."""
     if requirement.marker is None:
         return True
-    env = dict(default_environment())
+    env: dict[str, str] = {k: str(v) for k, v in default_environment().items()}
     env.update(sys_platform="linux", platform_system="Linux", implementation_name="cpython", platform_python_implementation="CPython", extra="")
     return any(requirement.marker.evaluate({**env, "python_version": v, "python_full_version": v + ".0"}) for v in PYTHONS)
 
