@@ -438,10 +438,13 @@ def test_token_file_is_stored_by_no_credential_helper(tmp_path: Path, origin: tu
     assert _holding(tmp_path / "work", *_secret_forms("robot", TOKEN)) == [] and _open_to_others(tmp_path / "work" / "repo") == []
 
 
-def test_clone_of_an_older_jsops_is_made_private_and_forgets_the_token(tmp_path: Path, origin: tuple[Path, Path], http_git: HttpGit) -> None:
+def test_clone_of_an_older_jsops_is_made_private_and_forgets_the_token(
+    tmp_path: Path, origin: tuple[Path, Path], http_git: HttpGit, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A clone left by an older jsops (the URL with the token in ``.git/config``, 0755) is narrowed
     to 0700 and its remote rewritten without the token on the next round."""
-    bare, _ = origin
+    (tmp_path / "empty-home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "empty-home"))  # no credential helper of the real HOME sees the token
     clone = tmp_path / "work" / "repo"
     clone.parent.mkdir()
     git(tmp_path / "work", "clone", "-q", http_git.url(f"robot:{quote(TOKEN, safe='')}"), "repo")
