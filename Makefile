@@ -15,7 +15,7 @@ NATS_STAMP    := $(NATS_SERVERS)/.fetched-stamp
 COLLIDE_WHEELS := $(VENV)/share/collision-wheels
 COLLIDE_STAMP  := $(COLLIDE_WHEELS)/.fetched-stamp
 
-.PHONY: install demo test test-image lint bench lint-speed clean
+.PHONY: install demo test test-image lint bench lint-speed lock clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,15 @@ bench: install
 ## lint-speed: the lint-speed bench with its targets checked (exit 1 when one is missed; wall time on a loaded machine is stretched)
 lint-speed: install
 	$(PY) bench/lint_speed.py --check
+
+## lock: the image's hashed dependency locks (docs/deploy/requirements.lock, build-requirements.lock) from pyproject.toml; needs PyPI
+LOCK_ENV := build/lockenv
+LOCK := CUSTOM_COMPILE_COMMAND="make lock" PIP_CONFIG_FILE=/dev/null PIP_FIND_LINKS= $(LOCK_ENV)/bin/pip-compile --quiet --generate-hashes \
+	--strip-extras --allow-unsafe --no-emit-index-url --index-url https://pypi.org/simple --upgrade
+lock:
+	[ -x $(LOCK_ENV)/bin/pip-compile ] || ($(PYTHON) -m venv $(LOCK_ENV) && PIP_CONFIG_FILE=/dev/null $(LOCK_ENV)/bin/pip install --quiet pip-tools)
+	$(LOCK) -o docs/deploy/requirements.lock pyproject.toml
+	$(LOCK) --only-build-deps --build-deps-for=wheel -o docs/deploy/build-requirements.lock pyproject.toml
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .demo

@@ -17,6 +17,14 @@ strictly), or an HTTPS token (through ``GIT_ASKPASS``: a small script that reads
 when git asks, so the token is in no process's argv or environment). Git's own messages are
 shortened to their last line and reach the event log with the token blanked out.
 
+A user and token written in an ``http(s)://user:token@host/...`` URL are taken out of it: the
+clone's remote is the URL without them (nothing secret in ``.git/config`` or ``FETCH_HEAD``), and
+git gets them from the same askpass script, through the environment of the git process only
+(readable by the controller's user alone). Credential helpers from the user's git configuration
+are switched off whenever jsops supplies a credential, so that none stores it (``credential.helper
+store`` would write it to ``~/.git-credentials``). The controller's own clone is private: its
+directory is mode 0700 and git runs in it with umask 077.
+
 The source remembers when it last fetched successfully: :meth:`GitSource.stale` turns the
 controller's ``/readyz`` red once no fetch has succeeded for ``stale_after`` seconds.
 """
@@ -31,19 +39,39 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
+from urllib.parse import quote, unquote, urlsplit
 
+from ..client import scrub
 from .source import SourceError
 
-__all__ = ["GitCredentials", "GitSource", "default_workdir", "DEFAULT_STALE_AFTER"]
+__all__ = ["GitCredentials", "GitSource", "default_workdir", "split_userinfo", "DEFAULT_STALE_AFTER"]
 
 DEFAULT_STALE_AFTER = 300.0  # seconds without a successful fetch before /readyz fails (--git-stale-after)
 _ASKPASS = """#!/bin/sh
-# jsops: answers git's HTTPS prompts from files (the token never appears in argv or the environment)
+# jsops: answers git's HTTPS prompts: the token from its file, or the password taken out of the URL
 case "$1" in
   Username*) printf '%s\\n' "${JSOPS_GIT_USERNAME:-git}" ;;
-  *) cat "$JSOPS_GIT_TOKEN_FILE" ;;
+  *) if [ -n "${JSOPS_GIT_PASSWORD+set}" ]; then printf '%s\\n' "$JSOPS_GIT_PASSWORD"; else cat "$JSOPS_GIT_TOKEN_FILE"; fi ;;
 esac
 """
+_CLONE_MODE = 0o700  # the controller's own clone: its user only
+_CLONE_UMASK = 0o077  # what git creates in it: files 0600, directories 0700
+_CHILD_ONLY = ("JSOPS_GIT_TOKEN_FILE", "JSOPS_GIT_USERNAME", "JSOPS_GIT_PASSWORD")  # set by _env alone, never inherited
+
+
+def split_userinfo(url: str) -> tuple[str, str | None, str | None]:
+    """An ``http(s)://`` URL without its user information, and the user and password it carried
+    (percent-decoded; None when absent). Other URLs are returned as they are: an SSH URL's user
+    (``ssh://git@host``) is no secret and ssh is never given a password."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url, None, None
+    if parts.scheme.lower() not in ("http", "https") or "@" not in parts.netloc:
+        return url, None, None
+    info, _, host = parts.netloc.rpartition("@")
+    user, colon, password = info.partition(":")
+    return parts._replace(netloc=host).geturl(), unquote(user) or None, unquote(password) if colon else None
 
 
 @dataclass(frozen=True)
@@ -87,9 +115,11 @@ class GitCredentials:
 
 
 def default_workdir(repo: str, branch: str) -> str:
-    """``$XDG_CACHE_HOME/jsops/git/<hash of URL and branch>`` (``~/.cache`` without it)."""
+    """``$XDG_CACHE_HOME/jsops/git/<hash of URL and branch>`` (``~/.cache`` without it); the URL
+    without user information, so that a rotated token keeps the same clone."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "jsops", "git", hashlib.sha256(f"{repo}#{branch}".encode()).hexdigest()[:16])
+    public = split_userinfo(repo)[0]
+    return os.path.join(base, "jsops", "git", hashlib.sha256(f"{public}#{branch}".encode()).hexdigest()[:16])
 
 
 @dataclass
@@ -99,7 +129,7 @@ class GitSource:
     checkout: str  # the work tree the manifests are read from
     remote_name: str = "origin"
     branch: str | None = None  # None: the upstream of the clone's current branch (--git), found on each sync
-    url: str | None = None  # --repo: the remote's URL (set on the clone's remote on every round)
+    url: str | None = None  # --repo: the remote's URL, never with user information (set on the clone's remote on every round)
     credentials: GitCredentials = field(default_factory=GitCredentials)
     stale_after: float = DEFAULT_STALE_AFTER
     timeout: float = 120.0
@@ -109,6 +139,15 @@ class GitSource:
     last_error: str | None = None
     started: float = field(default_factory=time.monotonic)
     _askpass_dir: str | None = None
+    # the user and password taken out of an http(s) ``url`` (given to git by the askpass script only)
+    _url_user: str | None = field(default=None, repr=False)
+    _url_password: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.url is not None:
+            self.url, user, password = split_userinfo(self.url)
+            self._url_user = user or self._url_user
+            self._url_password = password if password is not None else self._url_password
 
     @classmethod
     def remote(cls, url: str, branch: str, workdir: str, credentials: GitCredentials, stale_after: float = DEFAULT_STALE_AFTER) -> GitSource:
@@ -132,16 +171,26 @@ class GitSource:
         return what + (f": {self.last_error}" if self.last_error else "")
 
     def secrets(self) -> list[str]:
+        """What to blank out of messages: the token, and the credential taken out of the URL (the
+        password, or the user when it is the only credential: ``https://TOKEN@host`` is how some
+        hosts take a token), raw and as written in the URL."""
         token = self.credentials.token()
-        return [token] if token else []
+        out = [token] if token else []
+        from_url = self._url_password or (self._url_user if self._url_password is None and not self.credentials.token_file else None)
+        if from_url:
+            out += [from_url, quote(from_url, safe="")]
+        return out
 
     def describe(self) -> str:
         return f"{self.url or self.checkout}#{self.branch or 'upstream'}"
 
     # -- git ---------------------------------------------------------------------------------------
 
+    def _supplies_credential(self) -> bool:
+        return bool(self.credentials.token_file or self._url_user or self._url_password is not None)
+
     def _env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") and k not in _CHILD_ONLY}
         env.update(GIT_TERMINAL_PROMPT="0", GIT_CONFIG_NOSYSTEM="1", LC_ALL="C")
         creds = self.credentials
         if creds.ssh_key_file or creds.known_hosts_file:
@@ -151,10 +200,16 @@ class GitSource:
             if creds.known_hosts_file:
                 ssh += ["-o", f"UserKnownHostsFile={creds.known_hosts_file}"]
             env["GIT_SSH_COMMAND"] = shlex.join(ssh)
-        if creds.token_file:
-            env.update(GIT_ASKPASS=self._askpass(), JSOPS_GIT_TOKEN_FILE=creds.token_file)
-            if creds.username:
-                env["JSOPS_GIT_USERNAME"] = creds.username
+        if self._supplies_credential():
+            env["GIT_ASKPASS"] = self._askpass()
+            # the URL's credential wins over the token file, as git itself used it before
+            if self._url_password is not None or not creds.token_file:
+                env["JSOPS_GIT_PASSWORD"] = self._url_password or ""
+            else:
+                env["JSOPS_GIT_TOKEN_FILE"] = creds.token_file
+            user = self._url_user or creds.username
+            if user:
+                env["JSOPS_GIT_USERNAME"] = user
         return env
 
     def _askpass(self) -> str:
@@ -168,20 +223,33 @@ class GitSource:
 
     def _git(self, *args: str, cwd: str | None = None) -> str:
         where = cwd or self.checkout
+        # no credential helper of the user's configuration may answer for, or store, what jsops supplies
+        helpers = ["-c", "credential.helper="] if self._supplies_credential() else []
         try:
-            done = subprocess.run(["git", "-C", where, *args], capture_output=True, text=True, timeout=self.timeout, env=self._env(), stdin=subprocess.DEVNULL)
+            done = subprocess.run(
+                ["git", *helpers, "-C", where, *args],
+                capture_output=True,
+                text=True,
+                timeout=self.timeout,
+                env=self._env(),
+                stdin=subprocess.DEVNULL,
+                umask=_CLONE_UMASK if self.own_clone else -1,
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise SourceError(f"git {args[0]} in {where}: {exc}") from None
         if done.returncode != 0:
             lines = (done.stderr or done.stdout).strip().splitlines()
-            raise SourceError(f"git {args[0]} in {where} failed: {lines[-1] if lines else 'exit ' + str(done.returncode)}")
+            said = scrub(lines[-1] if lines else f"exit {done.returncode}", self.secrets())  # it reaches /readyz too
+            raise SourceError(f"git {args[0]} in {where} failed: {said}")
         return done.stdout.strip()
 
     def _prepare(self) -> tuple[str, str]:
         """The remote and branch to fetch (creating the controller's own clone when needed)."""
         if self.url is not None and self.branch is not None:
+            os.makedirs(self.checkout, mode=_CLONE_MODE, exist_ok=True)
+            if stat.S_IMODE(os.stat(self.checkout).st_mode) != _CLONE_MODE:  # created wider, or by an older jsops
+                os.chmod(self.checkout, _CLONE_MODE)
             if not os.path.isdir(os.path.join(self.checkout, ".git")):
-                os.makedirs(self.checkout, exist_ok=True)
                 self._git("init", "--quiet")
                 self._git("remote", "add", self.remote_name, self.url)
             else:

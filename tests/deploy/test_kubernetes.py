@@ -56,7 +56,7 @@ def container(objects: list[dict[str, Any]]) -> dict[str, Any]:
 
 def test_plain_manifests_validate() -> None:
     objects = plain() + docs((DEPLOY / "secrets.example.yaml").read_text())
-    assert {o["kind"] for o in objects} == {"ServiceAccount", "ConfigMap", "Service", "Deployment", "Secret"}
+    assert {o["kind"] for o in objects} == {"ServiceAccount", "ConfigMap", "Service", "Deployment", "Secret", "NetworkPolicy"}
     validate(objects)
 
 
@@ -96,6 +96,44 @@ def test_chart_variants_validate() -> None:
     spec = by_kind(public, "Deployment")["spec"]["template"]["spec"]
     assert "git-credentials" not in {v["name"] for v in spec["volumes"]}
     assert not any(e["name"].startswith("JSOPS_GIT_") for e in container(public)["env"])
+
+
+def _ingress(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    policy = by_kind(objects, "NetworkPolicy")
+    pod = by_kind(objects, "Deployment")["spec"]["template"]["metadata"]["labels"]
+    assert policy["spec"]["podSelector"] == {"matchLabels": pod} and policy["spec"]["policyTypes"] == ["Ingress"]
+    rules: list[dict[str, Any]] = policy["spec"]["ingress"]
+    return rules
+
+
+def test_network_policy_admits_the_metrics_and_probe_port_only() -> None:
+    """On by default (plain manifests and chart): one ingress rule, to the container's one port
+    (/metrics, /healthz, /readyz) over TCP; ``networkPolicy.from`` narrows its sources, and
+    ``networkPolicy.enabled: false`` renders none."""
+    for objects in (plain(), rendered()):
+        (rule,) = _ingress(objects)
+        assert rule == {"ports": [{"port": container(objects)["ports"][0]["containerPort"], "protocol": "TCP"}]}  # no `from`: any source
+    monitoring = [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}, "podSelector": {"matchLabels": {"app": "prometheus"}}}]
+    narrowed = rendered({"networkPolicy": {"from": monitoring}, "service": {"port": 9100}}, release="ops", namespace="nats-system")
+    validate(narrowed)
+    (rule,) = _ingress(narrowed)
+    assert rule == {"ports": [{"port": 9100, "protocol": "TCP"}], "from": monitoring}
+    assert container(narrowed)["ports"][0]["containerPort"] == 9100
+    off = rendered({"networkPolicy": {"enabled": False}})
+    validate(off)
+    assert "NetworkPolicy" not in {o["kind"] for o in off}
+
+
+def test_empty_dirs_have_size_limits() -> None:
+    """The clone's emptyDir (/work) is bounded like /tmp: a runaway repository gets the pod
+    evicted instead of filling the node's disk."""
+    for objects in (plain(), rendered()):
+        volumes = {v["name"]: v for v in by_kind(objects, "Deployment")["spec"]["template"]["spec"]["volumes"]}
+        assert volumes["work"]["emptyDir"] == {"sizeLimit": "1Gi"} and volumes["tmp"]["emptyDir"] == {"sizeLimit": "256Mi"}
+    bigger = rendered({"workSizeLimit": "4Gi"})
+    validate(bigger)
+    volumes = {v["name"]: v for v in by_kind(bigger, "Deployment")["spec"]["template"]["spec"]["volumes"]}
+    assert volumes["work"]["emptyDir"] == {"sizeLimit": "4Gi"}
 
 
 def test_renderer_refuses_what_it_does_not_know() -> None:

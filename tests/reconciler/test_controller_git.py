@@ -6,18 +6,25 @@ staleness."""
 
 from __future__ import annotations
 
+import base64
 import os
+import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from natsserver import free_port
 
-from jsops.reconciler.controller.git import GitCredentials, GitSource
+from jsops.reconciler.controller.git import GitCredentials, GitSource, default_workdir, split_userinfo
+from jsops.reconciler.controller.source import SourceError
 
 from .helpers import Js, NatsServer, manifest
 from .test_controller_helpers import REPO, STREAM_YAML, Proc, Running, get, sample, wait_for
@@ -243,3 +250,267 @@ def test_usage_errors(tmp_path: Path) -> None:
     assert run("--repo", "file:///x", "--path", "../up")[0] == 2
     assert run("--repo", "file:///x", "--git-token-file", str(tmp_path / "nope"))[1].endswith("cannot be read\n")
     assert run()[1] == "jsops controller: error: give manifest PATHs, or --repo URL\n"
+
+
+# -- a token in an https URL or a token file, against git's smart HTTP protocol on loopback ---------
+
+TOKEN = "glpat-Zk9#s3cr3t/t0ken"  # "#" and "/" must be percent-encoded in a URL
+
+
+@dataclass
+class HttpGit:
+    """``git http-backend`` (CGI) behind a loopback HTTP server that demands basic authentication
+    as ``user``/``token``; ``seen`` holds every request's Authorization header (None: none sent)."""
+
+    root: Path
+    user: str
+    token: str
+    seen: list[str | None] = field(default_factory=list)
+    port: int = 0
+
+    def url(self, userinfo: str = "") -> str:
+        return f"http://{userinfo + '@' if userinfo else ''}127.0.0.1:{self.port}/origin.git"
+
+    def expected(self) -> str:
+        return "Basic " + base64.b64encode(f"{self.user}:{self.token}".encode()).decode()
+
+
+def _handler(git: HttpGit) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            self._cgi()
+
+        def do_POST(self) -> None:
+            self._cgi()
+
+        def _cgi(self) -> None:
+            auth = self.headers.get("Authorization")
+            git.seen.append(auth)
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            if auth != git.expected():
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="git"')
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            path, _, query = self.path.partition("?")
+            env = {
+                "PATH": os.environ["PATH"],
+                "GIT_PROJECT_ROOT": str(git.root),
+                "GIT_HTTP_EXPORT_ALL": "1",
+                "GIT_CONFIG_NOSYSTEM": "1",
+                "HOME": str(git.root),
+                "REQUEST_METHOD": self.command,
+                "PATH_INFO": path,
+                "QUERY_STRING": query,
+                "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+                "CONTENT_LENGTH": str(len(body)),
+                "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
+                "GIT_PROTOCOL": self.headers.get("Git-Protocol", ""),
+                "REMOTE_USER": git.user,
+                "REMOTE_ADDR": "127.0.0.1",
+            }
+            out = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True, timeout=60).stdout
+            sep = b"\r\n\r\n" if b"\r\n\r\n" in out else b"\n\n"
+            head, _, payload = out.partition(sep)
+            status, headers = 200, []
+            for line in head.decode().splitlines():
+                name, _, value = line.partition(":")
+                if name.lower() == "status":
+                    status = int(value.split()[0])
+                elif name:
+                    headers.append((name, value.strip()))
+            self.send_response(status)
+            for name, value in headers:
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+    return Handler
+
+
+@pytest.fixture
+def http_git(tmp_path: Path, origin: tuple[Path, Path]) -> Iterator[HttpGit]:
+    """The origin repository over smart HTTP on loopback, for user ``robot`` with :data:`TOKEN`."""
+    git = HttpGit(root=tmp_path, user="robot", token=TOKEN)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(git))
+    git.port = httpd.server_address[1]
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield git
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(10)
+
+
+@pytest.fixture
+def storing_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A HOME whose git configuration stores every credential git uses (``credential.helper
+    store``, in ``~/.git-credentials``), and umask 022: what a user's machine commonly has."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[credential]\n\thelper = store\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    old = os.umask(0o022)
+    try:
+        yield home
+    finally:
+        os.umask(old)
+
+
+def _holding(root: Path, *needles: str) -> list[str]:
+    """The files under ``root`` whose bytes contain any of ``needles``."""
+    found = []
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            path = Path(dirpath, name)
+            if path.is_symlink() or not path.is_file():
+                continue
+            data = path.read_bytes()
+            if any(n.encode() in data for n in needles):
+                found.append(str(path.relative_to(root)))
+    return found
+
+
+def _open_to_others(root: Path) -> list[str]:
+    """Everything under ``root`` (itself included) that its group or others may read, write or enter."""
+    out = []
+    for dirpath, _, files in os.walk(root):
+        for path in [Path(dirpath)] + [Path(dirpath, n) for n in files]:
+            mode = path.lstat().st_mode
+            if not stat.S_ISLNK(mode) and stat.S_IMODE(mode) & 0o077:
+                out.append(f"{path.relative_to(root.parent)} {stat.S_IMODE(mode):04o}")
+    return out
+
+
+def _push_second_commit(author: Path) -> str:
+    manifest(author / "manifests", "invoices.yaml", OTHER_YAML)
+    git(author, "add", ".")
+    git(author, "commit", "-q", "-m", "two")
+    git(author, "push", "-q", "origin", "HEAD:main")
+    return git(author, "rev-parse", "HEAD")
+
+
+def _secret_forms(user: str, token: str) -> tuple[str, ...]:
+    return (token, quote(token, safe=""), base64.b64encode(f"{user}:{token}".encode()).decode())
+
+
+def test_token_in_url_is_used_for_fetch_but_written_nowhere(tmp_path: Path, origin: tuple[Path, Path], http_git: HttpGit, storing_home: Path) -> None:
+    """``--repo https://user:token@host/...``: git fetches with the token, yet the clone's
+    ``.git/config`` holds the URL without it, no file of the clone (nor ``~/.git-credentials``)
+    holds it, and the clone is its user's alone (0700, nothing open to group or others). Before,
+    the URL with the token sat in ``.git/config``, mode 0644 under 0755 directories."""
+    _, author = origin
+    work = tmp_path / "work"
+    source = GitSource.remote(http_git.url(f"robot:{quote(TOKEN, safe='')}"), "main", str(work), GitCredentials())
+    assert source.sync() == git(author, "rev-parse", "HEAD")
+    assert (work / "repo" / "manifests" / "orders.yaml").is_file()
+    assert http_git.expected() in http_git.seen  # the token was sent: the server refuses any request without it
+    second = _push_second_commit(author)
+    assert source.sync() == second and (work / "repo" / "manifests" / "invoices.yaml").is_file()
+    assert git(work / "repo", "config", "--get", "remote.origin.url") == http_git.url()
+    assert _holding(work, *_secret_forms("robot", TOKEN)) == []
+    assert _holding(storing_home, *_secret_forms("robot", TOKEN)) == [] and not (storing_home / ".git-credentials").exists()
+    assert stat.S_IMODE((work / "repo").stat().st_mode) == 0o700
+    assert _open_to_others(work / "repo") == []
+    # what the event log and /readyz show of the source
+    assert source.describe() == f"{http_git.url()}#main" and TOKEN not in repr(source)
+    assert TOKEN in source.secrets() and quote(TOKEN, safe="") in source.secrets()
+
+
+def test_token_file_is_stored_by_no_credential_helper(tmp_path: Path, origin: tuple[Path, Path], http_git: HttpGit, storing_home: Path) -> None:
+    """``--git-token-file``: the user's ``credential.helper store`` does not copy the token to
+    ``~/.git-credentials`` (it did: git hands every credential that worked to the helpers)."""
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN + "\n")
+    source = GitSource.remote(http_git.url(), "main", str(tmp_path / "work"), GitCredentials(token_file=str(token_file), username="robot"))
+    source.sync()
+    assert http_git.expected() in http_git.seen
+    assert not (storing_home / ".git-credentials").exists()
+    assert _holding(tmp_path / "work", *_secret_forms("robot", TOKEN)) == [] and _open_to_others(tmp_path / "work" / "repo") == []
+
+
+def test_clone_of_an_older_jsops_is_made_private_and_forgets_the_token(
+    tmp_path: Path, origin: tuple[Path, Path], http_git: HttpGit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A clone left by an older jsops (the URL with the token in ``.git/config``, 0755) is narrowed
+    to 0700 and its remote rewritten without the token on the next round."""
+    (tmp_path / "empty-home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "empty-home"))  # no credential helper of the real HOME sees the token
+    clone = tmp_path / "work" / "repo"
+    clone.parent.mkdir()
+    git(tmp_path / "work", "clone", "-q", http_git.url(f"robot:{quote(TOKEN, safe='')}"), "repo")
+    os.chmod(clone, 0o755)
+    assert _holding(clone, TOKEN, quote(TOKEN, safe=""))  # the old state
+    source = GitSource.remote(http_git.url(f"robot:{quote(TOKEN, safe='')}"), "main", str(tmp_path / "work"), GitCredentials())
+    source.sync()
+    assert git(clone, "config", "--get", "remote.origin.url") == http_git.url()
+    assert _holding(clone, TOKEN, quote(TOKEN, safe="")) == []
+    assert stat.S_IMODE(clone.stat().st_mode) == 0o700
+
+
+def test_wrong_token_error_names_no_secret(tmp_path: Path, origin: tuple[Path, Path], http_git: HttpGit) -> None:
+    wrong = "wr0ng-t0ken-value"
+    source = GitSource.remote(http_git.url(f"robot:{wrong}"), "main", str(tmp_path / "work"), GitCredentials())
+    with pytest.raises(SourceError) as caught:
+        source.sync()
+    assert "git fetch" in str(caught.value) and wrong not in str(caught.value) and "robot:" not in str(caught.value)
+    assert source.last_error is not None and wrong not in source.last_error
+    assert len(http_git.seen) >= 2 and http_git.seen[0] is None  # asked without, then with the (wrong) credential
+    assert _holding(tmp_path / "work", wrong) == []
+
+
+def test_controller_with_token_url_logs_no_token(server: NatsServer, js: Js, tmp_path: Path, http_git: HttpGit, storing_home: Path) -> None:
+    """``jsops controller --repo http://robot:TOKEN@...`` end to end: the estate is applied, and
+    neither the event log nor the clone holds the token."""
+    url = http_git.url(f"robot:{quote(TOKEN, safe='')}")
+    ctl = Proc(
+        [],
+        server.url,
+        "--repo",
+        url,
+        "--branch",
+        "main",
+        "--path",
+        "manifests",
+        "--workdir",
+        str(tmp_path / "work"),
+        "--no-lease",
+        log=tmp_path / "events.jsonl",
+    )
+    try:
+        wait_for(lambda: js.consumer("ORDERS", "shipper"), 30, "the estate applied over HTTP with the token")
+        wait_for(lambda: ctl.events("revision_accepted"), 30, "the revision accepted")
+        assert ctl.events("started")[0]["source"] == f"{http_git.url()}#main"
+    finally:
+        ctl.stop()
+    assert _holding(tmp_path, TOKEN, quote(TOKEN, safe="")) == []  # events.jsonl, the clone, HOME
+    assert _open_to_others(tmp_path / "work" / "repo") == []
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://robot:t%2Fk%40n@git.example.com/p/r.git", ("https://git.example.com/p/r.git", "robot", "t/k@n")),
+        ("https://TOKEN@git.example.com:8443/r.git?x=1", ("https://git.example.com:8443/r.git?x=1", "TOKEN", None)),
+        ("HTTP://u:@[::1]:80/r", ("http://[::1]:80/r", "u", "")),
+        ("https://git.example.com/r.git", ("https://git.example.com/r.git", None, None)),
+        ("ssh://git@git.example.com/r.git", ("ssh://git@git.example.com/r.git", None, None)),
+        ("git@git.example.com:r.git", ("git@git.example.com:r.git", None, None)),
+    ],
+)
+def test_split_userinfo(url: str, expected: tuple[str, str | None, str | None]) -> None:
+    assert split_userinfo(url) == expected
+
+
+def test_default_workdir_does_not_move_when_the_token_rotates() -> None:
+    a = default_workdir("https://robot:one@git.example.com/r.git", "main")
+    assert a == default_workdir("https://robot:two@git.example.com/r.git", "main") == default_workdir("https://git.example.com/r.git", "main")
