@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast, overload
 
 from ._rule_checks import FixAvailability, RuleDefinitionError, Theme, check_rule_class
@@ -364,6 +365,14 @@ class RuleContext:
     _stream_index: dict[tuple[str, str | None], StreamResource] | None = None
     _cache: dict[str, Any] = field(default_factory=dict)
 
+    def now(self) -> datetime:
+        """The current time (UTC): the one way a rule reads the clock. A rule that calls it declares
+        ``reads_clock = True``; the results cache never serves a finding made from a clock read
+        (:mod:`jsops.linter.memo`)."""
+        from .model import clock
+
+        return clock.now()
+
     @property
     def release(self) -> Version:
         """The release the predictions are for (the target's ``server_version``, else the newest)."""
@@ -531,6 +540,9 @@ class Rule:
     # The rule sees the manifests as written, including fields the target's release does not know
     # (which every other rule no longer sees on a release that silently drops them).
     sees_dropped_fields: ClassVar[bool] = False
+    # The rule reads the clock (through ``RuleContext.now``, never otherwise): what it finds may change
+    # with no input changing, so the results cache neither keeps nor serves its findings.
+    reads_clock: ClassVar[bool] = False
     # The target the docstring's examples are judged against (``Target(**example_target)``).
     example_target: ClassVar[dict[str, Any]] = {}
 

@@ -97,7 +97,8 @@ def lint_incremental(
     result = lint_estate(estate, rules, config=config, profiles=profiles, only_files=only, memo=memo)
     if not estate.rendered and set(digests) == set(files):  # the files walked are the files loaded
         memo.save()
-        cache.put_estate(_estate_key(salt, walked, files, digests), _plain_result(result))
+        if not memo.clocked:  # a result that read the clock holds at this instant only
+            cache.put_estate(_estate_key(salt, walked, files, digests), _plain_result(result))
         cache.save()
     return result
 
