@@ -34,8 +34,8 @@ from __future__ import annotations
 import hashlib
 import marshal
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
 from dataclasses import dataclass
+from datetime import datetime
 from enum import Enum
 from typing import Any, ParamSpec, TypeVar
 
