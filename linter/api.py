@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast, overload
 from ._rule_checks import FixAvailability, RuleDefinitionError, Theme, check_rule_class
 from .findings import Edit, FieldPath, FixSuggestion, Severity
 from .load import Estate, Resource
+from .model.clock import ClockReader
 from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSource
 from .model.records.record import Record, option
 from .model.resource import is_consumer, is_stream
@@ -313,8 +314,7 @@ class Violation:
     server_error_code: int | None = None
     fix: FixSuggestion | None = None
     key: bool = False  # point at the field's key rather than its value
-    # The finding's severity when it differs from the rule's (e.g. a silently dropped field on an
-    # older release is a warning); a severity the config sets for the rule still wins.
+    # The finding's severity when it differs from the rule's (a field an older release drops silently: a warning); the config's still wins.
     severity: Severity | None = None
 
 
@@ -347,7 +347,7 @@ def where(resource: Resource, path: FieldPath = ()) -> str:
 
 
 @dataclass
-class RuleContext:
+class RuleContext(ClockReader):
     """What a rule can see: the whole estate (already loaded), the target, and effective configs.
 
     Indexes of the estate (streams per context, consumers per stream...) are built once per lint
@@ -528,9 +528,10 @@ class Rule:
     estate_wide: ClassVar[bool] = False
     # The requests the server judges what the rule flags on (:data:`CREATE`, :data:`UPDATE`).
     applies_to: ClassVar[frozenset[str]] = frozenset({CREATE, UPDATE})
-    # The rule sees the manifests as written, including fields the target's release does not know
-    # (which every other rule no longer sees on a release that silently drops them).
+    # The rule sees the manifests as written, fields the target's release does not know included (every other rule no longer sees what it drops).
     sees_dropped_fields: ClassVar[bool] = False
+    # It reads the clock (only through ``RuleContext.now``): its findings change with no input changing, so no cache keeps them.
+    reads_clock: ClassVar[bool] = False
     # The target the docstring's examples are judged against (``Target(**example_target)``).
     example_target: ClassVar[dict[str, Any]] = {}
 

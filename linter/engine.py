@@ -27,7 +27,7 @@ from .semantics.units import dialect_duration
 
 if TYPE_CHECKING:
     from .config import Config, Selection
-    from .memo import ObjectMemo, ObjectResult
+    from .memo import ObjectMemo, Outcome
     from .model.profiles import Profiles
 
 __all__ = ["LintResult", "lint_paths", "lint_estate", "discover_rules", "read_manifest_bytes"]
@@ -182,12 +182,24 @@ def _by_kind(resources: Iterable[Resource], objects: Collection[tuple[str, str, 
     return out
 
 
-def _estate_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool) -> Callable[[Sequence[Resource]], list[Finding | ObjectResult]]:
-    """An estate-wide rule's check, as a unit of :func:`jsops.linter.halves.run_units` (never split)."""
-    return lambda _: [_per_release(rule, v, sev, configured) for v in rule.check_estate(ctx)]
+def _estate_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool, memo: ObjectMemo | None) -> Callable[[Sequence[Resource]], list[Outcome]]:
+    """An estate-wide rule's check, as a unit of :func:`jsops.linter.halves.run_units` (never split);
+    with ``memo``, one that read the clock (or is declared to) says so (:class:`jsops.linter.memo.ClockRead`)."""
+    if memo is None:
+        return lambda _: [_per_release(rule, v, sev, configured) for v in rule.check_estate(ctx)]
+    from .memo import ClockRead, TrackingContext
+
+    def run(_: Sequence[Resource]) -> list[Outcome]:
+        before = ctx.clock_reads if isinstance(ctx, TrackingContext) else 0
+        out: list[Outcome] = [_per_release(rule, v, sev, configured) for v in rule.check_estate(ctx)]
+        if type(rule).reads_clock or isinstance(ctx, TrackingContext) and ctx.clock_reads != before:
+            out.append(ClockRead())
+        return out
+
+    return run
 
 
-def _objects_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool) -> Callable[[Sequence[Resource]], list[Finding | ObjectResult]]:
+def _objects_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool) -> Callable[[Sequence[Resource]], list[Outcome]]:
     """A per-object rule's check of a list of objects, as a unit of :func:`jsops.linter.halves.run_units`."""
     check = rule.check
     return lambda objects: [_per_release(rule, v, sev, configured) for r in objects for v in check(r, ctx)]
@@ -247,14 +259,14 @@ def lint_estate(
     severity = selection.severity
     by_kind = _by_kind(view.resources, only_objects)
     raw_by_kind = by_kind if view is estate else _by_kind(estate.resources, only_objects)
-    units: list[Unit[Resource, Finding | ObjectResult]] = []
+    units: list[Unit[Resource, Outcome]] = []
     for rule in selection.instantiate():
         cls = type(rule)
         configured = cls.code in severity
         sev = severity.get(cls.code, cls.severity)
         rctx, kinds_of = (raw_ctx, raw_by_kind) if cls.sees_dropped_fields else (ctx, by_kind)
         if cls.estate_wide:
-            units.append((_estate_unit(rule, rctx, sev, configured), None))
+            units.append((_estate_unit(rule, rctx, sev, configured, memo), None))
             continue
         for kind in sorted(cls.kinds):
             of_kind = kinds_of.get(kind, [])

@@ -167,6 +167,9 @@ class LoadCode:
     severity: Severity
     summary: str
     doc: str = ""  # markdown body for `jsops rule CODE` and docs/rules.md (empty: the summary says it all)
+    # False for a code about a file jsops did not read (a link out of the tree): its findings never
+    # show the file's lines, whoever makes them (``messages.finding``).
+    excerpt: bool = True
 
 
 _NACK_CRD_DOC = """A NACK resource is sent to kube-apiserver first (`kubectl apply`, Helm, a GitOps tool): what the CRD of the
@@ -214,7 +217,13 @@ LOAD_CODES: dict[str, LoadCode] = {
             "JS012", "template-error", Severity.ERROR, "a `*.yaml.j2` template that does not render: syntax error, undefined value, refused by the sandbox"
         ),
         LoadCode("JS013", "template-needs-env", Severity.ERROR, "a `*.yaml.j2` template read without `--env`: it is not checked"),
-        LoadCode("JS014", "link-outside-tree", Severity.ERROR, "a symbolic link to a file outside the linted tree (or the repository): jsops does not read it"),
+        LoadCode(
+            "JS014",
+            "link-outside-tree",
+            Severity.ERROR,
+            "a symbolic link to a file outside the linted tree (or the repository): jsops does not read it",
+            excerpt=False,
+        ),
         LoadCode("JS020", "not-managed", Severity.INFO, "a NATS resource jsops reads but does not manage (NACK StreamTemplate, Account)"),
         LoadCode(
             "JS021",

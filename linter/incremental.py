@@ -5,8 +5,8 @@ Every run starts the way the loader does: it walks the paths (the same walk, the
 over) and reads every file it would read, keyed by content (:func:`jsops.linter.load.parse_cache.content_key`).
 
 - **The run's salt** is every input that is not a manifest: the build (jsops's version and the
-  size and modification time of every file of its packages, of every rule plugin's module, of the
-  YAML extension and of pydantic), the Python version, the config as validated (rules, options,
+  content of every file of its packages, of every rule plugin's module and of pydantic's package
+  files, :func:`~jsops.linter.load.packs.files_stamp`; the YAML extension's identity), the Python version, the config as validated (rules, options,
   severities, target, paths, exclusions), the profiles file's bytes, the arguments that change what
   is loaded (paths, ``--estate`` files, environment, NACK release, consumer streams), the working
   directory and the ``JSOPS_*`` environment.
@@ -16,6 +16,9 @@ over) and reads every file it would read, keyed by content (:func:`jsops.linter.
   each per-object rule's results are reused object by object where :mod:`jsops.linter.memo` says they
   still hold (file entries keyed by the salt, the file's path and its content key). The new result
   is stored as the estate entry, and every file's per-object results as its file entry.
+
+A run in which a check read the clock (:mod:`jsops.linter.memo`) stores no estate entry: the next
+run loads and checks again at its own time (the other rules' file entries still serve).
 
 Templates are rendered with values from elsewhere: a run with a template in it uses no results
 cache (the parse cache neither keeps templates). Findings are the same with and without the cache
@@ -97,7 +100,8 @@ def lint_incremental(
     result = lint_estate(estate, rules, config=config, profiles=profiles, only_files=only, memo=memo)
     if not estate.rendered and set(digests) == set(files):  # the files walked are the files loaded
         memo.save()
-        cache.put_estate(_estate_key(salt, walked, files, digests), _plain_result(result))
+        if not memo.clocked:  # a result that read the clock holds at this instant only
+            cache.put_estate(_estate_key(salt, walked, files, digests), _plain_result(result))
         cache.save()
     return result
 

@@ -15,6 +15,11 @@ whatever it asks its :class:`jsops.linter.api.RuleContext` about *other* objects
   ``consumers_by_stream()``, ``streams_by_context()``, ``stream_index()``): the whole estate, which no
   entry can vouch for (the check runs again on the next run that is not whole-hit).
 
+- ``now()``: the clock (:data:`CLOCK`), which no entry can vouch for either: a check that read it is
+  never stored, and a run in which one did stores no estate entry (:attr:`ObjectMemo.clocked`), so
+  that a later run with the same files checks it again, at its own time. A rule declared
+  ``reads_clock`` is never served from an entry at all (every object is checked, nothing is kept).
+
 Each read is stored with the fingerprint of its answer (the resolved object's file, that file's
 content key, document, kind, name, stream and context; or none). An object's stored findings for a
 rule are reused only when its file's path and content are unchanged and every read it made gives
@@ -29,6 +34,8 @@ from __future__ import annotations
 import hashlib
 import marshal
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from enum import Enum
 from typing import Any, ParamSpec, TypeVar
 
@@ -38,7 +45,7 @@ from .load import Estate, Resource
 from .load.results_cache import ResultsCache, finding_of, plain_finding
 from .model.config import StreamConfig
 
-__all__ = ["ObjectMemo", "ObjectResult", "TrackingContext"]
+__all__ = ["CLOCK", "ClockRead", "ObjectMemo", "ObjectResult", "Outcome", "TrackingContext"]
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -47,6 +54,7 @@ Read = tuple[Any, ...]
 """What a check read: ``("s", context, name)`` a stream by name, ``("o", name)`` an origin by name,
 :data:`ALL` the whole estate."""
 ALL: Read = ("*",)
+CLOCK: Read = ("t",)
 
 ObjectKey = tuple[str, int, str, str, str | None, str]
 """An object within its file: (context flavour ``r``/``v``, document, kind, name, stream, context)."""
@@ -56,6 +64,15 @@ Stored = tuple[list[Any], list[Any], bool]
 
 ObjectResult = tuple[str, ObjectKey, str, list[Finding], Stored | None]
 """(file, object, rule code, findings, what to store: None when nothing needs storing)."""
+
+
+@dataclass(frozen=True)
+class ClockRead:
+    """A unit's result that says a check read the clock (it crosses a fork as any result does)."""
+
+
+Outcome = Finding | ObjectResult | ClockRead
+"""What a unit of checks gives (:func:`jsops.linter.halves.run_units`)."""
 
 
 class _Origins(dict[str, StreamConfig]):
@@ -80,6 +97,7 @@ class TrackingContext(RuleContext):
     """A :class:`RuleContext` that records what a check reads about other objects (see the module)."""
 
     _reads: list[Read] | None = None
+    clock_reads: int = 0  # calls of :meth:`now` (an estate-wide check that read the clock, see the engine)
     _quiet: int = 0
     _eff_reads: dict[int, tuple[Read, ...]] | None = None
     _estate_value: Estate
@@ -117,6 +135,11 @@ class TrackingContext(RuleContext):
     def consumers(self) -> list[Any]:
         self._broad()
         return self._quietly(super().consumers)
+
+    def now(self) -> datetime:
+        self.clock_reads += 1
+        self._note(CLOCK)
+        return super().now()
 
     def cached(self, key: str, build: Callable[[], Any]) -> Any:
         """A shared value built from the estate: the read is of the value (its fingerprint, see
@@ -307,6 +330,8 @@ class ObjectMemo:
         self._states: dict[tuple[int, int], _State] = {}
         self._fresh: dict[str, dict[ObjectKey, Any]] = {}  # objects every rule checks, by file: their own stream answer
         self._updates: dict[str, list[tuple[ObjectKey, str, Stored | None]]] = {}  # results to store, by file
+        # A check read the clock in this run: its result holds at this instant only (no estate entry).
+        self.clocked = False
 
     def context(self, estate: Estate, target: Any, profiles: Any, flavour: str) -> TrackingContext:
         ctx = TrackingContext(estate, target, profiles)
@@ -384,19 +409,20 @@ class ObjectMemo:
 
     def unit(
         self, rule: Rule, ctx: RuleContext, finding: Callable[[Violation], Finding], objects: Sequence[Resource]
-    ) -> tuple[Callable[[Sequence[Resource]], list[Finding | ObjectResult]], Sequence[Resource]]:
+    ) -> tuple[Callable[[Sequence[Resource]], list[Outcome]], Sequence[Resource]]:
         """A per-object rule's check as a unit of :func:`jsops.linter.halves.run_units`: the objects
         that need work (see the class), stored results where they hold, tracked checks elsewhere."""
         code, check = rule.code, rule.check
+        assert isinstance(ctx, TrackingContext)  # made by :meth:`context`
+        if type(rule).reads_clock:
+            return self._clocked_unit(rule, ctx, finding), objects
         state = self._state(ctx, objects)
         holders = state.holders.get(code, [])
         items = [r for _, r in sorted(state.misses + holders, key=lambda p: p[0])] if holders else [r for _, r in state.misses]
         held = {id(r) for _, r in holders}
 
-        assert isinstance(ctx, TrackingContext)  # made by :meth:`context`
-
-        def run(todo: Sequence[Resource]) -> list[Finding | ObjectResult]:
-            out: list[Finding | ObjectResult] = []
+        def run(todo: Sequence[Resource]) -> list[Outcome]:
+            out: list[Outcome] = []
             for r in todo:  # the hot loop of a cold run: one pass per (rule, object)
                 was_held = bool(held) and id(r) in held
                 if was_held:
@@ -412,12 +438,37 @@ class ObjectMemo:
                     found = [finding(v) for v in check(r, ctx)]
                 finally:
                     ctx._reads = None
+                if CLOCK in reads:  # what it found holds at this instant only: nothing is kept
+                    out.append(ClockRead())
+                    if found or was_held:
+                        out.append((r.file, self.object_key(r, ctx), code, found, None))
+                    continue
                 fresh = self._stored(found, reads, ctx, _own_read(r)) if found or reads else None
                 if fresh is not None or was_held:
                     out.append((r.file, self.object_key(r, ctx), code, found, fresh))
             return out
 
         return run, items
+
+    def _clocked_unit(self, rule: Rule, ctx: TrackingContext, finding: Callable[[Violation], Finding]) -> Callable[[Sequence[Resource]], list[Outcome]]:
+        """A ``reads_clock`` rule's check of every object, as a cold run makes it: never served from
+        an entry, never stored; a check that read the clock says so (:class:`ClockRead`)."""
+        check = rule.check
+
+        def run(todo: Sequence[Resource]) -> list[Outcome]:
+            out: list[Outcome] = []
+            for r in todo:
+                reads: list[Read] = []
+                ctx._reads = reads
+                try:
+                    out.extend(finding(v) for v in check(r, ctx))
+                finally:
+                    ctx._reads = None
+                if CLOCK in reads:
+                    out.append(ClockRead())
+            return out
+
+        return run
 
     def _stored(self, found: list[Finding], reads: list[Read], ctx: RuleContext, own: Read | None) -> Stored | None:
         """What to store of one check: None when it found nothing and read nothing but its own
@@ -440,14 +491,18 @@ class ObjectMemo:
             return None
         return ([plain_finding(f) for f in found], [] if read_all else pairs, read_all)
 
-    def collect(self, results: Iterable[Finding | ObjectResult]) -> list[Finding]:
-        """The findings, in order; the per-object results are kept for :meth:`save`."""
+    def collect(self, results: Iterable[Outcome]) -> list[Finding]:
+        """The findings, in order; the per-object results are kept for :meth:`save`, and whether a
+        check read the clock in :attr:`clocked`."""
         findings: list[Finding] = []
         updates: dict[str, list[tuple[ObjectKey, str, Stored | None]]] = {}
         self._updates = updates
         for item in results:
             if isinstance(item, Finding):
                 findings.append(item)
+                continue
+            if isinstance(item, ClockRead):
+                self.clocked = True
                 continue
             file, key, code, found, stored = item
             findings.extend(found)

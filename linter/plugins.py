@@ -6,18 +6,21 @@ lint``. The entry points found are kept in the cache directory
 (:func:`jsops.linter.model.cache_dir.cache_dir`) under a key made of the Python version, ``sys.path``,
 the meta-path finders and, in each ``sys.path`` directory, the distributions' metadata directories
 and their modification times: installing, upgrading, reinstalling or removing a distribution changes
-them, and the next run reads the metadata again. Without a usable cache (off, missing, stale,
+them, and the next run reads the metadata again. The file carries a MAC under the user's cache key
+(:func:`jsops.linter.model.cache_dir.cache_key`): a list forged into a shared cache, which could drop
+rules or name other modules, is not used. Without a usable cache (off, missing, stale,
 corrupt, not writable) the entry points come from ``importlib.metadata`` as before.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
 import sys
 from typing import Any, NamedTuple
 
-from .model.cache_dir import cache_dir
+from .model.cache_dir import cache_dir, cache_key, cache_mac
 from .model.private_dir import read_private, write_private
 
 __all__ = ["EntryPoint", "entry_points"]
@@ -108,7 +111,7 @@ def _read(path: str, key: list[Any]) -> dict[str, list[list[str]]] | None:
         data = json.loads(raw.decode("utf-8"))
     except ValueError:
         return None
-    if not isinstance(data, dict) or data.get("key") != key:
+    if not isinstance(data, dict) or data.get("key") != key or not _vouched(data):
         return None
     groups = data.get("groups")
     if not isinstance(groups, dict) or not _valid(groups):
@@ -118,4 +121,19 @@ def _read(path: str, key: list[Any]) -> dict[str, list[list[str]]] | None:
 
 def _write(path: str, key: list[Any], groups: dict[str, list[list[str]]]) -> None:
     """Written private and atomically (:func:`write_private`); not writable: the next run scans again."""
-    write_private(path, json.dumps({"key": key, "groups": groups}).encode("utf-8"))
+    mac = _mac({"key": key, "groups": groups})
+    if mac is not None:
+        write_private(path, json.dumps({"key": key, "groups": groups, "mac": mac}).encode("utf-8"))
+
+
+def _mac(data: dict[str, Any]) -> str | None:
+    """The MAC of the cache's ``key`` and ``groups`` as written (their JSON), under the user's cache key."""
+    secret = cache_key()
+    return None if secret is None else cache_mac(json.dumps(data).encode("utf-8"), secret).hex()
+
+
+def _vouched(data: dict[str, Any]) -> bool:
+    """Whether the file's MAC holds: a list forged into a shared cache could drop rules or name other modules."""
+    mac = data.pop("mac", None)
+    expected = _mac(data)
+    return type(mac) is str and expected is not None and hmac.compare_digest(mac, expected)

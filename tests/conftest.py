@@ -1,11 +1,21 @@
 """Suite-wide hooks: helper processes never outlive an interrupted run (tests/procs.py)."""
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from procs import pytest_configure, pytest_unconfigure
 
 __all__ = ["pytest_configure", "pytest_unconfigure"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cache_key_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The suite's cache key (jsops.linter.model.cache_dir.cache_key) lives in a directory of its own,
+    never in the home of whoever runs it; processes the tests start inherit it."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+        yield
 
 
 @pytest.fixture

@@ -3,18 +3,24 @@ is byte for byte the output without it, cold, warm, and after every edit of a ra
 including edits whose effect is on findings in *other* files (a stream's subjects, retention,
 consumer limits or allow_direct, which its consumers and mirrors in other files read; files added
 and removed; the config's target release and options; the profiles; the dead-letter stream every
-consumer's JS406 looks for)."""
+consumer's JS406 looks for), the clock moved past a consumer's start time (JS410 reads it) and a
+rule plugin's code changed at the same size with its modification time put back."""
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 import random
+import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from jsops.linter.cli.app import main
+from jsops.linter.engine import discover_rules
 from jsops.linter.memo import ObjectMemo
 
 RELEASES = ["2.10.26", "2.11.11", "2.12.8", None]
@@ -64,6 +70,63 @@ class Tree:
         (self.root / name).unlink()
 
 
+PLUGIN = '''
+from jsops.linter.api import Rule, Violation
+
+
+class DifferentialPlugin(Rule):
+    """Test plugin: flags every stream whose name holds a letter."""
+
+    code = "JS996"
+    name = "test-differential-plugin"
+    kinds = frozenset({{"Stream"}})
+
+    def check(self, resource, ctx):
+        if "{letter}" in resource.name:
+            yield Violation(resource, ("subjects",), "name holds {letter}")
+
+
+RULE = DifferentialPlugin
+'''
+
+
+class World:
+    """What lies outside the tree and the config that the output depends on: the clock (moved through
+    jsops's one clock seam) and a rule plugin, rewritten at the same size with its times put back (a
+    new build that path, size and modification time do not tell apart)."""
+
+    def __init__(self, site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.site, self.mp = site, monkeypatch
+        self.year = 2039
+        self.letter = "S"
+        monkeypatch.setattr("jsops.linter.model.clock.now", lambda: datetime(self.year, 6, 1, tzinfo=UTC))
+        monkeypatch.syspath_prepend(str(site))
+        builtins = discover_rules()
+        monkeypatch.setattr("jsops.linter.engine.discover_rules", lambda: [*builtins, self.rule])
+        self.rule = self._write(None)
+
+    def _write(self, stamp: tuple[int, int] | None) -> type:
+        path = self.site / "differential_plugin.py"
+        path.write_text(PLUGIN.format(letter=self.letter))
+        if stamp is not None:
+            os.utime(path, ns=stamp)
+        sys.modules.pop("differential_plugin", None)
+        importlib.invalidate_caches()
+        rule: type = importlib.import_module("differential_plugin").RULE
+        return rule
+
+    def move_clock(self, rng: random.Random) -> None:
+        self.year = rng.choice([2030, 2039, 2041, 2050])
+
+    def rebuild(self, rng: random.Random) -> None:
+        st = (self.site / "differential_plugin.py").stat()
+        self.letter = rng.choice("S0123456789")
+        self.rule = self._write((st.st_atime_ns, st.st_mtime_ns))
+
+    def close(self) -> None:
+        sys.modules.pop("differential_plugin", None)
+
+
 def _generate(tree: Tree, rng: random.Random) -> None:
     streams: list[str] = []
     for i in range(10):
@@ -104,11 +167,12 @@ def _profiles(path: Path, rng: random.Random) -> None:
     path.write_text(json.dumps(doc))
 
 
-def _edit(tree: Tree, rng: random.Random, config: Path, profiles: Path) -> str:
+def _edit(tree: Tree, rng: random.Random, config: Path, profiles: Path, world: World) -> str:
     """One random edit; returns what it was (for the failure message)."""
     files = sorted(tree.docs)
     streams = [f for f in files if f.startswith("s")]
-    what = rng.choice(["subjects", "retention", "limits", "direct", "add", "remove", "comment", "suppress", "config", "profiles", "dlq", "consumer"])
+    kinds = ["subjects", "retention", "limits", "direct", "add", "remove", "comment", "suppress", "config", "profiles", "dlq", "consumer"]
+    what = rng.choice([*kinds, "clock", "start", "build"])
     if what in ("subjects", "retention", "limits", "direct") and streams:
         f = rng.choice(streams)
         doc = tree.docs[f][0]
@@ -153,6 +217,16 @@ def _edit(tree: Tree, rng: random.Random, config: Path, profiles: Path) -> str:
                 "spec": {"subjects": ["$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>"]},
             }
             tree.put("dlq.yaml", [dlq])
+    elif what == "clock":
+        world.move_clock(rng)
+        what = f"clock to {world.year}"
+    elif what == "start":  # a consumer that starts at a time the clock moves across (JS410)
+        start = {"deliver_policy": "by_start_time", "opt_start_time": f"20{rng.choice([35, 40, 45])}-01-01T00:00:00Z", "ack_policy": "explicit"}
+        name = f"t{rng.randint(0, 9)}.yaml"
+        tree.put(name, [{"apiVersion": "jsops/v1", "kind": "Consumer", "metadata": {"name": name[:2], "stream": rng.choice(["S0", "S5"])}, "spec": start}])
+    elif what == "build":
+        world.rebuild(rng)
+        what = f"plugin rebuilt ({world.letter})"
     elif what == "consumer":
         consumers = [f for f in files if f.startswith("c")]
         if consumers:
@@ -186,16 +260,22 @@ def test_cached_output_equals_uncached_after_random_edits(
     root = tmp_path / "estate"
     root.mkdir()
     config, profiles = tmp_path / "jsops.yaml", tmp_path / "profiles.json"
+    (tmp_path / "site").mkdir()
+    world = World(tmp_path / "site", monkeypatch)
     tree = Tree(root)
     _generate(tree, rng)
     _config(config, rng)
     _profiles(profiles, rng)
     _same(capsys, root, config, profiles, "nothing (cold)")
     done = []
-    for _ in range(25):
-        done.append(_edit(tree, rng, config, profiles))
-        _same(capsys, root, config, profiles, " then ".join(done))
+    try:
+        for _ in range(25):
+            done.append(_edit(tree, rng, config, profiles, world))
+            _same(capsys, root, config, profiles, " then ".join(done))
+    finally:
+        world.close()
     assert (lint_cache / "results").is_dir()
+    assert any(w.startswith("clock") for w in done) and any(w.startswith("plugin") for w in done), done
 
 
 def test_an_edit_reuses_the_other_files_entries(lint_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

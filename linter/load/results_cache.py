@@ -13,7 +13,8 @@ A pack holds two kinds of entries, each marshalled on its own (a run decodes onl
   found on the file's objects, with what each finding read outside its own object
   (:mod:`jsops.linter.memo`): a run with some files changed reuses the entries of the others.
 
-Everything here is plain data (marshal; a pack never holds code). A pack is checksummed; a missing,
+Everything here is plain data (marshal; a pack never holds code). A pack carries a MAC under the
+user's cache key (:mod:`jsops.linter.load.packs`): one forged into a shared or restored cache is a miss; a missing,
 damaged, foreign or older pack, or an entry of the wrong shape, is a miss, never an error; a pack is
 written to an exclusively created temporary file renamed into place, so two lints at once never
 read a torn pack (the last to finish wins). A pack holds the entries its last run used, so it
@@ -89,9 +90,9 @@ class ResultsCache:
             self._new_files.pop(key, None)
 
     def save(self) -> None:
-        """Write the pack (the estate entry and the file entries this run used or made) atomically,
-        then prune; a cache that cannot be written is left alone."""
-        if self._new_estate is None:
+        """Write the pack (the estate entry, when this run made one, and the file entries it used or
+        made) atomically, then prune; a cache that cannot be written is left alone."""
+        if self._new_estate is None and not self._new_files:
             return
         write_pack(self.directory, self.name, _MAGIC, (self._new_estate, self._new_files), self.max_bytes)
 

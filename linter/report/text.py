@@ -1,6 +1,11 @@
 """``--format text``: one line per finding, ``file:line:col: severity CODE message [name]``, then the
 source line and a caret under the column, then the fix when there is one (with the flag that applies it, when ``--fix`` can).
 
+A source line is shown only for a finding that allows it (``Finding.excerpt``: not for a file that
+holds no manifest, nor for a link out of the tree) and only from a file the run linted
+(``LintResult.paths``): a file jsops was told not to read (an ``environments/`` values file linked
+from outside the tree, which may hold a password) is never opened for an excerpt.
+
 Colored (ANSI) only when asked: the CLI asks when stdout is a terminal and ``NO_COLOR`` is unset.
 """
 
@@ -56,11 +61,12 @@ def render_text(result: LintResult, *, color: bool = False, source: SourceLines 
         return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
     lines = []
+    linted = set(result.paths)
     for f in result.findings:
         extra = f" (nats-server err_code {f.server_error_code})" if f.server_error_code else ""
         sev = paint(_COLORS[f.severity.value] + ";1", f.severity.value)
         lines.append(f"{paint('1', _printable(f.where()) + ':')} {sev} {paint('1', f.rule)} {f.message} {paint('2', f'[{f.name}]')}{extra}")
-        if source is not None and f.excerpt:
+        if source is not None and f.excerpt and f.file in linted:
             lines.extend(_excerpt(f, source, paint))
         if f.fix is not None:
             how = ("" if f.fix.applicability == "safe" else " --unsafe-fixes") if f.fix.edits else None

@@ -83,6 +83,7 @@ class OpsOptStartTimeInFuture(ConsumerRule):
     name = "ops-opt-start-time-in-future"
     severity = Severity.WARNING
     fix_availability = FixAvailability.ALWAYS
+    reads_clock = True
 
     class Options(RuleOptions):
         tolerance: Duration = option(default="1m", validate_default=True, description="how far ahead of the clock a start time may be (clock skew)")
@@ -91,7 +92,7 @@ class OpsOptStartTimeInFuture(ConsumerRule):
         start = cfg.opt_start_time
         if start is None or (cfg.deliver_policy or "all") != "by_start_time":
             return
-        now = datetime.now(UTC)
+        now = ctx.now()
         if start <= now + timedelta(microseconds=self.options.tolerance // 1000):
             return
         shown = start.astimezone(UTC).isoformat().replace("+00:00", "Z")
