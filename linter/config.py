@@ -207,6 +207,10 @@ class Config(Record):
             return joined if rel.startswith("..") else rel
         return joined
 
+    def consumer_stream_globs(self) -> list[tuple[str, str]]:
+        """``consumer-streams`` as the loader takes them, (glob, stream): a glob naming a directory is the config's."""
+        return [(g if "/" not in g else self.resolve_path(g), s) for g, s in self.consumer_streams.items()]
+
 
 # --- who may set which key ----------------------------------------------------------------------
 

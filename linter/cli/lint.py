@@ -145,7 +145,7 @@ def _lint_once(args: argparse.Namespace, version: str) -> tuple[LintResult, Sequ
             raise Exit(f"jsops: error: {exc}", ExitCode.NOT_RUN) from None
 
     exclude = [*cfg.exclude, *getattr(args, "exclude", ())]
-    streams = [(g if "/" not in g else cfg.resolve_path(g), s) for g, s in cfg.consumer_streams.items()]
+    streams = cfg.consumer_stream_globs()
     if getattr(args, "stream", None):
         streams.append(("*", args.stream))
     nack_version = getattr(args, "nack_version", None) or cfg.nack_version

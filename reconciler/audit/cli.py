@@ -104,7 +104,7 @@ def _audit_run(argv: list[str]) -> int:
     rules = discover_rules()
     select_rules(cfg, rules)  # a broken selector fails before anything is read
     live_rules = select_live(cfg.audit, cfg.source or "config")
-    manifests = _load_manifests(args) if args.paths else None
+    manifests = _load_manifests(args, cfg) if args.paths else None
     target = target_from_args(args, cfg)
     audited: list[tuple[str, AuditState]] = []
     results: list[LintResult] = []
@@ -214,11 +214,18 @@ def _version() -> str:
     return str(__version__)
 
 
-def _load_manifests(args: argparse.Namespace) -> Estate:
+def _load_manifests(args: argparse.Namespace, cfg: Config) -> Estate:
     from jsops.linter import LoadError, load_paths
 
-    try:
-        return load_paths(args.paths, env=args.env, cache=not args.no_cache)
+    try:  # the files read as lint and plan read them (the config's excludes, consumer-streams, nack-version)
+        return load_paths(
+            args.paths,
+            env=args.env,
+            cache=not args.no_cache,
+            exclude=cfg.exclude,
+            consumer_streams=cfg.consumer_stream_globs(),
+            nack_version=cfg.nack_version,
+        )
     except LoadError as exc:
         raise Exit(f"jsops audit: error: {exc}", ExitCode.NOT_RUN) from None
 

@@ -91,14 +91,23 @@ def _error_lines(errors: list[Any]) -> str:
 def _load(args: argparse.Namespace, config: Any, meanwhile: Callable[[], None] | None = None) -> Any:
     """The manifests under the PATHs (not yet judged: see :func:`_offline_gate`, :func:`_live_gate`);
     ``meanwhile`` runs while they are parsed (:func:`jsops.linter.load_paths`)."""
-    from jsops.linter import LoadError, load_paths
+    from jsops.linter import Config, LoadError, load_paths
 
     paths = args.paths = _paths(args, config)  # prune is scoped to these too
     try:
         # Never the parse cache: whoever can write it must not decide what is applied (--no-cache is implied).
+        # the files read as lint and the controller read them: the config's excludes, consumer-streams and
+        # nack-version (NACK files judged by the CRDs of that release)
+        cfg = config if config is not None else Config()
         estate = load_paths(
-            paths, env=getattr(args, "env", None), meanwhile=meanwhile, cache=False, nack_version=getattr(config, "nack_version", None)
-        )  # NACK files judged by the CRDs of the config's nack-version, as lint does
+            paths,
+            env=getattr(args, "env", None),
+            meanwhile=meanwhile,
+            cache=False,
+            exclude=cfg.exclude,
+            consumer_streams=cfg.consumer_stream_globs(),
+            nack_version=cfg.nack_version,
+        )
     except LoadError as exc:
         raise Exit(f"jsops: error: {exc}", ExitCode.ERROR) from None
     if not estate.resources:

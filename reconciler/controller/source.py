@@ -192,9 +192,8 @@ def _load(paths: list[str], env: str | None, config: Config | None) -> Any:
     from jsops.linter import load_paths
 
     cfg = config or Config()
-    streams = [(g if "/" not in g else cfg.resolve_path(g), s) for g, s in cfg.consumer_streams.items()]
-    # never the parse cache: it is not trusted for apply
-    return load_paths(paths, env=env, cache=False, exclude=cfg.exclude, consumer_streams=streams, nack_version=cfg.nack_version)
+    # never the parse cache: it is not trusted for apply; the files read as lint and plan read them
+    return load_paths(paths, env=env, cache=False, exclude=cfg.exclude, consumer_streams=cfg.consumer_stream_globs(), nack_version=cfg.nack_version)
 
 
 def load_revision(paths: list[str], env: str | None = None, commit: str | None = None, config: Any = None, roots: tuple[str, ...] = ()) -> Revision:
