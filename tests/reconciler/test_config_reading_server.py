@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from .helpers import NatsServer, manifest, run
 
 pytestmark = pytest.mark.integration
@@ -34,7 +35,7 @@ def _tree(tmp_path: Path) -> Path:
 def test_plan_and_audit_read_the_config_s_excludes_and_consumer_streams(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     server = NatsServer().start()
     try:
-        m = _tree(tmp_path)
+        _tree(tmp_path)
         monkeypatch.chdir(tmp_path)
         rc, out, err = run("plan", "m", "-s", server.url, "--format", "json")
         assert rc == 2, err
