@@ -14,11 +14,13 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import TYPE_CHECKING
 
-from .api import Rule, RuleContext, Violation
+from .api import Rule, RuleContext, StreamUnknown, Violation
 from .findings import Finding, FixSuggestion, Severity
 from .halves import Unit, run_units
 from .load import Estate, Limits, Resource, load_paths
+from .load.api_json import stream_unknown
 from .load.files import SUPPRESSION_MARKER
+from .load.messages import finding as load_finding
 from .load.nack_crd import drop_shadowed
 from .load.reading import read_regular
 from .model.target import Target
@@ -197,6 +199,27 @@ def _finding_of(rule: Rule, sev: Severity, configured: bool) -> Callable[[Violat
     return lambda v: _per_release(rule, v, sev, configured)
 
 
+def _check_bare(checks: Sequence[tuple[Rule, RuleContext, Sequence[Resource], Severity, bool]], estate: Estate, linted: bool) -> list[Finding]:
+    """The bare consumer configs (``Estate.bare``: their stream unknown) checked by every per-object
+    consumer rule, each as far as it goes without the stream: a check that asks for it
+    (:class:`jsops.linter.api.StreamUnknown`) is skipped there, keeping what it found before. One
+    JS024 per consumer says which checks were skipped. ``linted`` False: noted, not checked."""
+    out: list[Finding] = []
+    skipped: dict[tuple[str, int], dict[str, str]] = {}
+    for rule, ctx, consumers, sev, configured in checks if linted else ():
+        for r in consumers:
+            try:
+                for v in rule.check(r, ctx):
+                    out.append(_per_release(rule, v, sev, configured))
+            except StreamUnknown:
+                skipped.setdefault((r.file, r.document), {})[rule.code] = rule.name
+    for r in estate.bare:
+        missed = skipped.get((r.file, r.document), {}) if linted else None
+        rules = sorted(missed.items()) if missed is not None else None
+        out.append(load_finding("consumer-stream-unknown", stream_unknown(r.file, rules), r.file, r.doc_line, 1, r.ref))
+    return out
+
+
 def _contexts(estate: Estate, view: Estate, target: Target, profiles: Profiles | None, memo: ObjectMemo | None) -> tuple[RuleContext, RuleContext]:
     """The rules' contexts on the estate as written and as the target's release receives it (the
     same when nothing is dropped); with ``memo``, contexts that track what checks read."""
@@ -248,11 +271,14 @@ def lint_estate(
     by_kind = _by_kind(view.resources, only_objects)
     raw_by_kind = by_kind if view is estate else _by_kind(estate.resources, only_objects)
     units: list[Unit[Resource, Finding | ObjectResult]] = []
+    bare: list[tuple[Rule, RuleContext, Sequence[Resource], Severity, bool]] = []
     for rule in selection.instantiate():
         cls = type(rule)
         configured = cls.code in severity
         sev = severity.get(cls.code, cls.severity)
         rctx, kinds_of = (raw_ctx, raw_by_kind) if cls.sees_dropped_fields else (ctx, by_kind)
+        if not cls.estate_wide and "Consumer" in cls.kinds and estate.bare:
+            bare.append((rule, rctx, estate.bare if cls.sees_dropped_fields else view.bare, sev, configured))
         if cls.estate_wide:
             units.append((_estate_unit(rule, rctx, sev, configured), None))
             continue
@@ -267,6 +293,7 @@ def lint_estate(
     work = None if memo is None else sum(len(items) if items is not None else len(view.resources) for _, items in units)
     outcomes = run_units(units, work=work)
     findings.extend(memo.collect(outcomes) if memo is not None else [f for f in outcomes if isinstance(f, Finding)])
+    findings.extend(_check_bare(bare, estate, only_objects is None))
     findings = [f for f in findings if f.rule not in selection.ignored]
     if severity:
         findings = [replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f for f in findings]
@@ -276,9 +303,9 @@ def lint_estate(
         wanted = {os.path.normpath(f) for f in only_files}
         findings = [f for f in findings if os.path.normpath(f.file) in wanted]
         paths = [f for f in estate.files if os.path.normpath(f) in wanted]
-        objects = sum(1 for r in estate.resources if os.path.normpath(r.file) in wanted)
+        objects = sum(1 for r in (*estate.resources, *estate.bare) if os.path.normpath(r.file) in wanted)
     else:
-        paths, objects = list(estate.files), len(estate.resources)
+        paths, objects = list(estate.files), len(estate.resources) + len(estate.bare)
     findings.sort(key=Finding.sort_key)
     skipped = sum(1 for f, _, _ in estate.skipped if only_files is None or os.path.normpath(f) in wanted)
     others = sum(1 for f in estate.not_jetstream if only_files is None or os.path.normpath(f) in wanted)
