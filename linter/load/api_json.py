@@ -203,7 +203,7 @@ def stream_unknown(file: str, skipped: Sequence[tuple[str, str]] | None) -> str:
     not a server's): checked without its stream, ``skipped`` the checks (code, name) that need it
     and were not made; None: not checked at all (a plan checks only what it sends)."""
     directory = _name_from(os.path.basename(os.path.dirname(os.path.abspath(file))))
-    where = f" (its directory {shown(directory)!r} is not a declared stream)" if directory else ""
+    where = f", and its directory {shown(directory)!r} is not a declared stream" if directory else ""
     if skipped is None:
         done = "not checked or planned"
     elif skipped:
