@@ -240,3 +240,25 @@ def test_the_stream_decides_only_inherited_fields() -> None:
     assert unset.ack_wait == 30_000_000_000 and unset.deliver_policy == "all"
     written = streamless_consumer(ConsumerConfig(durable_name="a", ack_policy="explicit", max_ack_pending=5, inactive_threshold=10**9))
     assert (written.max_ack_pending, written.inactive_threshold) == (5, 10**9)
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ('{"config": {"durable_name": "c", "ack_policy": "explicit"}}', 'the $JS.API.CONSUMER.CREATE body {"stream_name": "STREAM", "config": {...}}'),
+        ('{"durable_name": "c", "ack_policy": "explicit", "ack_wait": 30000000000}', "consumer config names no stream"),
+    ],
+    ids=["wrapped-config", "bare-config"],
+)
+def test_a_consumer_without_its_stream_is_one_warning_at_the_file(text: str, says: str) -> None:
+    from jsops.linter.engine import lint_estate
+    from jsops.linter.findings import Severity
+    from jsops.linter.load import Estate, check_estate, load_text
+
+    estate = Estate()
+    load_text(text.encode(), "c.json", estate)
+    check_estate(estate)
+    assert estate.findings == [] and [r.name for r in estate.bare] == ["c"]
+    (f,) = lint_estate(estate).findings
+    assert (f.rule, f.severity, f.server_error_code, f.line, f.column) == ("JS024", Severity.WARNING, None, 1, 1)
+    assert says in f.message and "checked without it" in f.message
