@@ -33,10 +33,8 @@ from .semantics.effective import (
     EPHEMERAL_INACTIVE_THRESHOLD,
     FLOW_CONTROL_HEARTBEAT,
     STREAM_DEFAULT_DUPLICATE_WINDOW,
-    StreamUnknown,
     effective_consumer,
     effective_stream,
-    streamless_consumer,
 )
 from .semantics.effective_types import (
     EffectiveConsumer,
@@ -169,7 +167,6 @@ __all__ = [
     "StreamRule",
     "ConsumerRule",
     "RuleContext",
-    "StreamUnknown",
     "RuleOptions",
     "option",
     "Violation",
@@ -455,11 +452,6 @@ class RuleContext:
         return None if origin is resource else origin
 
     def stream_of(self, consumer: Resource) -> StreamResource | None:
-        """The stream a consumer belongs to (None: no manifest declares it). For a consumer whose
-        stream is unknown (a bare consumer config, ``Estate.bare``) this raises
-        :class:`StreamUnknown`: the check that asks needs the stream, and is skipped."""
-        if consumer.stream is None and consumer.kind == "Consumer":
-            raise StreamUnknown("stream")
         index = self._stream_index if self._stream_index is not None else self.stream_index()
         return index.get((consumer.context, consumer.stream))
 
@@ -492,8 +484,6 @@ class RuleContext:
             if self._origins is None:
                 self._origins = {r.name: r.config for r in self.estate.resources if r.kind == "Stream" and isinstance(r.config, StreamConfig)}
             out = effective_stream(stream_config(resource), name=resource.name, target=self.target, origins=self._origins)
-        elif resource.stream is None:  # a bare consumer: the fields its stream decides are unknown
-            out = streamless_consumer(consumer_config(resource), target=self.target)
         else:
             parent = self.stream_of(resource)
             out = effective_consumer(

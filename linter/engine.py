@@ -12,9 +12,9 @@ import os
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
-from .api import Rule, RuleContext, StreamUnknown, Violation
+from .api import ConsumerConfig, Rule, RuleContext, StreamConfig, Violation, consumer_config
 from .findings import Finding, FixSuggestion, Severity
 from .halves import Unit, run_units
 from .load import Estate, Limits, Resource, load_paths
@@ -24,6 +24,8 @@ from .load.messages import finding as load_finding
 from .load.nack_crd import drop_shadowed
 from .load.reading import read_regular
 from .model.target import Target
+from .semantics.effective import StreamUnknown, streamless_consumer
+from .semantics.effective_types import EffectiveConsumer, EffectiveStream
 from .semantics.releases import format_version, parse_version, release_view, target_release
 from .semantics.units import dialect_duration
 
@@ -199,15 +201,47 @@ def _finding_of(rule: Rule, sev: Severity, configured: bool) -> Callable[[Violat
     return lambda v: _per_release(rule, v, sev, configured)
 
 
-def _check_bare(checks: Sequence[tuple[Rule, RuleContext, Sequence[Resource], Severity, bool]], estate: Estate, linted: bool) -> list[Finding]:
+class _BareContext(RuleContext):
+    """The context of the checks of bare consumers (``Estate.bare``: their stream unknown). A check that
+    asks for such a consumer's stream gets :class:`StreamUnknown` (it needs the stream: skipped), and
+    so does one that reads a field of its effective config the stream decides
+    (:func:`jsops.linter.semantics.effective.streamless_consumer`)."""
+
+    def stream_of(self, consumer: Resource) -> Resource[StreamConfig] | None:
+        if consumer.stream is None and consumer.kind == "Consumer":
+            raise StreamUnknown("stream")
+        return super().stream_of(consumer)
+
+    @overload
+    def effective(self, resource: Resource[StreamConfig]) -> EffectiveStream: ...
+    @overload
+    def effective(self, resource: Resource[ConsumerConfig]) -> EffectiveConsumer: ...
+    @overload
+    def effective(self, resource: Resource) -> EffectiveStream | EffectiveConsumer: ...
+    def effective(self, resource: Resource) -> EffectiveStream | EffectiveConsumer:
+        if resource.stream is not None or resource.kind != "Consumer":
+            return super().effective(resource)
+        hit = self._effective.get(id(resource))
+        if hit is None:
+            hit = self._effective[id(resource)] = streamless_consumer(consumer_config(resource), target=self.target)
+        return hit
+
+
+def _check_bare(
+    checks: Sequence[tuple[Rule, Estate, Severity, bool]], estate: Estate, target: Target, profiles: Profiles | None, linted: bool
+) -> list[Finding]:
     """The bare consumer configs (``Estate.bare``: their stream unknown) checked by every per-object
     consumer rule, each as far as it goes without the stream: a check that asks for it
-    (:class:`jsops.linter.api.StreamUnknown`) is skipped there, keeping what it found before. One
+    (:class:`jsops.linter.semantics.effective.StreamUnknown`) is skipped there, keeping what it found before. One
     JS024 per consumer says which checks were skipped. ``linted`` False: noted, not checked."""
     out: list[Finding] = []
     skipped: dict[tuple[str, int], dict[str, str]] = {}
-    for rule, ctx, consumers, sev, configured in checks if linted else ():
-        for r in consumers:
+    contexts: dict[int, _BareContext] = {}
+    for rule, seen, sev, configured in checks if linted else ():
+        ctx = contexts.get(id(seen))
+        if ctx is None:
+            ctx = contexts[id(seen)] = _BareContext(seen, target, profiles)
+        for r in seen.bare:
             try:
                 for v in rule.check(r, ctx):
                     out.append(_per_release(rule, v, sev, configured))
@@ -271,14 +305,14 @@ def lint_estate(
     by_kind = _by_kind(view.resources, only_objects)
     raw_by_kind = by_kind if view is estate else _by_kind(estate.resources, only_objects)
     units: list[Unit[Resource, Finding | ObjectResult]] = []
-    bare: list[tuple[Rule, RuleContext, Sequence[Resource], Severity, bool]] = []
+    bare: list[tuple[Rule, Estate, Severity, bool]] = []
     for rule in selection.instantiate():
         cls = type(rule)
         configured = cls.code in severity
         sev = severity.get(cls.code, cls.severity)
         rctx, kinds_of = (raw_ctx, raw_by_kind) if cls.sees_dropped_fields else (ctx, by_kind)
         if not cls.estate_wide and "Consumer" in cls.kinds and estate.bare:
-            bare.append((rule, rctx, estate.bare if cls.sees_dropped_fields else view.bare, sev, configured))
+            bare.append((rule, estate if cls.sees_dropped_fields else view, sev, configured))
         if cls.estate_wide:
             units.append((_estate_unit(rule, rctx, sev, configured), None))
             continue
@@ -293,7 +327,7 @@ def lint_estate(
     work = None if memo is None else sum(len(items) if items is not None else len(view.resources) for _, items in units)
     outcomes = run_units(units, work=work)
     findings.extend(memo.collect(outcomes) if memo is not None else [f for f in outcomes if isinstance(f, Finding)])
-    findings.extend(_check_bare(bare, estate, only_objects is None))
+    findings.extend(_check_bare(bare, estate, the_target, profiles, only_objects is None))
     findings = [f for f in findings if f.rule not in selection.ignored]
     if severity:
         findings = [replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f for f in findings]

@@ -24,16 +24,27 @@ from .envelopes import consumer_envelope, stream_envelope
 from .messages import MAX_NAME_LENGTH, dotted, finding, kind_of, shown, too_long
 from .validation import admit
 
-__all__ = ["load_api", "given_stream", "stream_unknown", "config_kind"]
+__all__ = ["load_api", "given_stream", "stream_unknown", "config_kind", "own_fields", "KINDS"]
+
+
+KINDS: tuple[str, ...] = ("Consumer", "Stream", "KeyValue", "ObjectStore")
+"""The config kinds a document declares, in the order a tie between them is read as."""
+
+
+@cache
+def own_fields(kind: str) -> frozenset[str]:
+    """The top-level fields of ``kind``'s config (by the field catalog) that no other of :data:`KINDS`
+    has: ``deliver_subject`` and ``flow_control`` only a consumer, ``subjects`` only a stream,
+    ``history`` only a KeyValue bucket."""
+    others = {name for other in KINDS if other != kind for name in catalog.record(other).names()}
+    return frozenset(name for name in catalog.record(kind).names() if name not in others)
 
 
 def config_kind(keys: Iterable[Any]) -> str | None:
-    """The kind a config without ``apiVersion``/``kind`` declares, by its keys: the kind (of
-    :data:`jsops.linter.semantics.catalog.KINDS`) most of whose own fields it has
-    (:func:`jsops.linter.semantics.catalog.own_fields`: ``deliver_subject`` only a consumer has,
-    ``subjects`` only a stream); None when it has none."""
+    """The kind a config without ``apiVersion``/``kind`` declares, by its keys: the kind most of whose
+    :func:`own_fields` it has; None when it has none."""
     names = {k for k in keys if isinstance(k, str)}
-    hits = [(len(catalog.own_fields(kind) & names), kind) for kind in catalog.KINDS]
+    hits = [(len(own_fields(kind) & names), kind) for kind in KINDS]
     best = max(n for n, _ in hits)
     return next(kind for n, kind in hits if n == best) if best else None
 

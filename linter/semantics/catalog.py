@@ -47,8 +47,6 @@ __all__ = [
     "bucket_names",
     "unit_paths",
     "set_valued",
-    "KINDS",
-    "own_fields",
 ]
 
 Version = tuple[int, int, int]
@@ -599,15 +597,3 @@ def unit_paths(kind: str) -> dict[tuple[str, ...], Unit]:
 def set_valued(kind: str) -> tuple[str, ...]:
     """``kind``'s top-level fields whose order does not matter (the server keeps them as given)."""
     return tuple(f.name for f in RECORDS[kind].fields if f.set_valued)
-
-
-KINDS: tuple[str, ...] = ("Consumer", "Stream", "KeyValue", "ObjectStore")
-"""The config kinds a JetStream document declares, in the order a tie between them is read as."""
-
-
-def own_fields(kind: str) -> frozenset[str]:
-    """The top-level fields of ``kind``'s config that no other of :data:`KINDS` has (``deliver_subject``
-    and ``flow_control`` only a consumer, ``subjects`` only a stream, ``history`` only a KeyValue
-    bucket): one of them makes a document without ``kind`` a config of that kind."""
-    others = {f.name for other in KINDS if other != kind for f in RECORDS[other].fields}
-    return frozenset(f.name for f in RECORDS[kind].fields if f.name not in others)

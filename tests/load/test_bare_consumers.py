@@ -220,14 +220,15 @@ def test_a_bucket_config_is_named_as_one(tmp_path: Path) -> None:
 
 
 def test_own_fields_come_from_the_catalog() -> None:
+    from jsops.linter.load.api_json import KINDS, own_fields
     from jsops.linter.semantics import catalog
 
-    consumer = catalog.own_fields("Consumer")
-    assert {"deliver_subject", "flow_control", "idle_heartbeat", "deliver_group", "durable_name"} <= consumer
-    assert {"subjects", "retention"} <= catalog.own_fields("Stream") and "history" in catalog.own_fields("KeyValue")
-    for kind in catalog.KINDS:
-        others = {f.name for k in catalog.KINDS if k != kind for f in catalog.RECORDS[k].fields}
-        assert not catalog.own_fields(kind) & others
+    assert {"deliver_subject", "flow_control", "idle_heartbeat", "deliver_group", "durable_name"} <= own_fields("Consumer")
+    assert {"subjects", "retention"} <= own_fields("Stream") and "history" in own_fields("KeyValue")
+    for kind in KINDS:
+        assert own_fields(kind) <= set(catalog.record(kind).names())
+        others = {name for k in KINDS if k != kind for name in catalog.record(k).names()}
+        assert not own_fields(kind) & others
 
 
 def test_the_stream_decides_only_inherited_fields() -> None:
