@@ -227,20 +227,23 @@ class _BareContext(RuleContext):
         return hit
 
 
-def _check_bare(
-    checks: Sequence[tuple[Rule, Estate, Severity, bool]], estate: Estate, target: Target, profiles: Profiles | None, linted: bool
-) -> list[Finding]:
+def _check_bare(selection: Selection, estate: Estate, view: Estate, target: Target, profiles: Profiles | None, linted: bool) -> list[Finding]:
     """The bare consumer configs (``Estate.bare``: their stream unknown) checked by every per-object
-    consumer rule, each as far as it goes without the stream: a check that asks for it
-    (:class:`jsops.linter.semantics.effective.StreamUnknown`) is skipped there, keeping what it found before. One
-    JS024 per consumer says which checks were skipped. ``linted`` False: noted, not checked."""
+    consumer rule of ``selection``, each as far as it goes without the stream: a check that asks for it
+    (:class:`jsops.linter.semantics.effective.StreamUnknown`) is skipped there, keeping what it found
+    before. One JS024 per consumer says which checks were skipped. ``linted`` False: noted, not checked."""
+    if not estate.bare:
+        return []
     out: list[Finding] = []
     skipped: dict[tuple[str, int], dict[str, str]] = {}
-    contexts: dict[int, _BareContext] = {}
-    for rule, seen, sev, configured in checks if linted else ():
-        ctx = contexts.get(id(seen))
-        if ctx is None:
-            ctx = contexts[id(seen)] = _BareContext(seen, target, profiles)
+    contexts = {id(e): _BareContext(e, target, profiles) for e in (estate, view)}
+    for rule in selection.instantiate() if linted else ():
+        cls = type(rule)
+        if cls.estate_wide or "Consumer" not in cls.kinds:
+            continue
+        configured, sev = cls.code in selection.severity, selection.severity.get(cls.code, cls.severity)
+        seen = estate if cls.sees_dropped_fields else view
+        ctx = contexts[id(seen)]
         for r in seen.bare:
             try:
                 for v in rule.check(r, ctx):
@@ -305,14 +308,11 @@ def lint_estate(
     by_kind = _by_kind(view.resources, only_objects)
     raw_by_kind = by_kind if view is estate else _by_kind(estate.resources, only_objects)
     units: list[Unit[Resource, Finding | ObjectResult]] = []
-    bare: list[tuple[Rule, Estate, Severity, bool]] = []
     for rule in selection.instantiate():
         cls = type(rule)
         configured = cls.code in severity
         sev = severity.get(cls.code, cls.severity)
         rctx, kinds_of = (raw_ctx, raw_by_kind) if cls.sees_dropped_fields else (ctx, by_kind)
-        if not cls.estate_wide and "Consumer" in cls.kinds and estate.bare:
-            bare.append((rule, estate if cls.sees_dropped_fields else view, sev, configured))
         if cls.estate_wide:
             units.append((_estate_unit(rule, rctx, sev, configured), None))
             continue
@@ -327,7 +327,7 @@ def lint_estate(
     work = None if memo is None else sum(len(items) if items is not None else len(view.resources) for _, items in units)
     outcomes = run_units(units, work=work)
     findings.extend(memo.collect(outcomes) if memo is not None else [f for f in outcomes if isinstance(f, Finding)])
-    findings.extend(_check_bare(bare, estate, the_target, profiles, only_objects is None))
+    findings.extend(_check_bare(selection, estate, view, the_target, profiles, only_objects is None))
     findings = [f for f in findings if f.rule not in selection.ignored]
     if severity:
         findings = [replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f for f in findings]
