@@ -12,16 +12,20 @@ import os
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
-from .api import Rule, RuleContext, Violation
+from .api import ConsumerConfig, Rule, RuleContext, StreamConfig, Violation, consumer_config
 from .findings import Finding, FixSuggestion, Severity
 from .halves import Unit, run_units
 from .load import Estate, Limits, Resource, load_paths
+from .load.api_json import stream_unknown
 from .load.files import SUPPRESSION_MARKER
+from .load.messages import finding as load_finding
 from .load.nack_crd import drop_shadowed
 from .load.reading import read_regular
 from .model.target import Target
+from .semantics.effective import StreamUnknown, streamless_consumer
+from .semantics.effective_types import EffectiveConsumer, EffectiveStream
 from .semantics.releases import format_version, parse_version, release_view, target_release
 from .semantics.units import dialect_duration
 
@@ -209,6 +213,62 @@ def _finding_of(rule: Rule, sev: Severity, configured: bool) -> Callable[[Violat
     return lambda v: _per_release(rule, v, sev, configured)
 
 
+class _BareContext(RuleContext):
+    """The context of the checks of bare consumers (``Estate.bare``: their stream unknown). A check that
+    asks for such a consumer's stream gets :class:`StreamUnknown` (it needs the stream: skipped), and
+    so does one that reads a field of its effective config the stream decides
+    (:func:`jsops.linter.semantics.effective.streamless_consumer`)."""
+
+    def stream_of(self, consumer: Resource) -> Resource[StreamConfig] | None:
+        if consumer.stream is None and consumer.kind == "Consumer":
+            raise StreamUnknown("stream")
+        return super().stream_of(consumer)
+
+    @overload
+    def effective(self, resource: Resource[StreamConfig]) -> EffectiveStream: ...
+    @overload
+    def effective(self, resource: Resource[ConsumerConfig]) -> EffectiveConsumer: ...
+    @overload
+    def effective(self, resource: Resource) -> EffectiveStream | EffectiveConsumer: ...
+    def effective(self, resource: Resource) -> EffectiveStream | EffectiveConsumer:
+        if resource.stream is not None or resource.kind != "Consumer":
+            return super().effective(resource)
+        hit = self._effective.get(id(resource))
+        if hit is None:
+            hit = self._effective[id(resource)] = streamless_consumer(consumer_config(resource), target=self.target)
+        return hit
+
+
+def _check_bare(selection: Selection, estate: Estate, view: Estate, target: Target, profiles: Profiles | None, linted: bool) -> list[Finding]:
+    """The bare consumer configs (``Estate.bare``: their stream unknown) checked by every per-object
+    consumer rule of ``selection``, each as far as it goes without the stream: a check that asks for it
+    (:class:`jsops.linter.semantics.effective.StreamUnknown`) is skipped there, keeping what it found
+    before. One JS024 per consumer says which checks were skipped. ``linted`` False: noted, not checked."""
+    if not estate.bare:
+        return []
+    out: list[Finding] = []
+    skipped: dict[tuple[str, int], dict[str, str]] = {}
+    contexts = {id(e): _BareContext(e, target, profiles) for e in (estate, view)}
+    for rule in selection.instantiate() if linted else ():
+        cls = type(rule)
+        if cls.estate_wide or "Consumer" not in cls.kinds:
+            continue
+        configured, sev = cls.code in selection.severity, selection.severity.get(cls.code, cls.severity)
+        seen = estate if cls.sees_dropped_fields else view
+        ctx = contexts[id(seen)]
+        for r in seen.bare:
+            try:
+                for v in rule.check(r, ctx):
+                    out.append(_per_release(rule, v, sev, configured))
+            except StreamUnknown:
+                skipped.setdefault((r.file, r.document), {})[rule.code] = rule.name
+    for r in estate.bare:
+        missed = skipped.get((r.file, r.document), {}) if linted else None
+        rules = sorted(missed.items()) if missed is not None else None
+        out.append(load_finding("consumer-stream-unknown", stream_unknown(r.file, rules), r.file, r.doc_line, 1, r.ref))
+    return out
+
+
 def _contexts(estate: Estate, view: Estate, target: Target, profiles: Profiles | None, memo: ObjectMemo | None) -> tuple[RuleContext, RuleContext]:
     """The rules' contexts on the estate as written and as the target's release receives it (the
     same when nothing is dropped); with ``memo``, contexts that track what checks read."""
@@ -279,6 +339,7 @@ def lint_estate(
     work = None if memo is None else sum(len(items) if items is not None else len(view.resources) for _, items in units)
     outcomes = run_units(units, work=work)
     findings.extend(memo.collect(outcomes) if memo is not None else [f for f in outcomes if isinstance(f, Finding)])
+    findings.extend(_check_bare(selection, estate, view, the_target, profiles, only_objects is None))
     findings = [f for f in findings if f.rule not in selection.ignored]
     if severity:
         findings = [replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f for f in findings]
@@ -288,9 +349,9 @@ def lint_estate(
         wanted = {os.path.normpath(f) for f in only_files}
         findings = [f for f in findings if os.path.normpath(f.file) in wanted]
         paths = [f for f in estate.files if os.path.normpath(f) in wanted]
-        objects = sum(1 for r in estate.resources if os.path.normpath(r.file) in wanted)
+        objects = sum(1 for r in (*estate.resources, *estate.bare) if os.path.normpath(r.file) in wanted)
     else:
-        paths, objects = list(estate.files), len(estate.resources)
+        paths, objects = list(estate.files), len(estate.resources) + len(estate.bare)
     findings.sort(key=Finding.sort_key)
     skipped = sum(1 for f, _, _ in estate.skipped if only_files is None or os.path.normpath(f) in wanted)
     others = sum(1 for f in estate.not_jetstream if only_files is None or os.path.normpath(f) in wanted)

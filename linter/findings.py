@@ -172,6 +172,17 @@ class LoadCode:
     excerpt: bool = True
 
 
+_BARE_CONSUMER_DOC = """natscli names a consumer's stream on its command line (`nats consumer add STREAM --config FILE`), so
+the file `nats consumer add --output` writes does not. When neither `--stream`, `consumer-streams` in
+`.jsops.yaml` nor a directory named after a declared stream says which stream it is for, jsops does
+not guess: the consumer is checked without its stream. Every check that needs nothing of the stream
+runs and carries the server's err_code (deliver and ack policies, start sequence and time, replicas
+against the target, backoff against max_deliver, pull-only and push-only fields, priority groups,
+metadata and description size, names); a check that asks for the stream (its retention, subjects,
+replicas or consumer limits, or a value the consumer inherits from them, such as an unset
+`max_ack_pending`) is not made, and this warning names each one skipped. It never carries an err_code:
+which stream a file is for is a layout question, not the server's. jsops does not plan such a consumer."""
+
 _NACK_CRD_DOC = """A NACK resource is sent to kube-apiserver first (`kubectl apply`, Helm, a GitOps tool): what the CRD of the
 NACK release the cluster runs refuses never reaches NACK, and so never nats-server. jsops checks each NACK
 document against the CRDs of the release given with `--nack-version` (or `nack-version:` in `.jsops.yaml`; a tag
@@ -239,7 +250,9 @@ LOAD_CODES: dict[str, LoadCode] = {
             "JS024",
             "consumer-stream-unknown",
             Severity.WARNING,
-            "a bare consumer config (natscli's `nats consumer add STREAM --config FILE`) whose stream jsops cannot tell: give it with --stream or consumer-streams",
+            "a bare consumer config (natscli's `nats consumer add STREAM --config FILE`) whose stream jsops cannot tell: "
+            "checked without it; the checks that need it are named as skipped (give it with --stream or consumer-streams)",
+            _BARE_CONSUMER_DOC,
         ),
         LoadCode(
             "JS030",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from fnmatch import fnmatchcase
 from functools import cache
 from typing import Any
@@ -24,24 +24,32 @@ from .envelopes import consumer_envelope, stream_envelope
 from .messages import MAX_NAME_LENGTH, dotted, finding, kind_of, shown, too_long
 from .validation import admit
 
-__all__ = ["load_api", "given_stream", "needs_stream"]
+__all__ = ["load_api", "given_stream", "stream_unknown", "config_kind", "own_fields", "KINDS"]
 
-_CONSUMER_ONLY = frozenset(
-    {
-        "durable_name",
-        "ack_policy",
-        "deliver_policy",
-        "ack_wait",
-        "max_deliver",
-        "filter_subject",
-        "filter_subjects",
-        "deliver_subject",
-        "replay_policy",
-        "max_ack_pending",
-        "max_waiting",
-        "backoff",
-    }
-)
+
+KINDS: tuple[str, ...] = ("Consumer", "Stream", "KeyValue", "ObjectStore")
+"""The config kinds a document declares, in the order a tie between them is read as."""
+
+
+@cache
+def own_fields(kind: str) -> frozenset[str]:
+    """The top-level fields of ``kind``'s config (by the field catalog) that no other of :data:`KINDS`
+    has: ``deliver_subject`` and ``flow_control`` only a consumer, ``subjects`` only a stream,
+    ``history`` only a KeyValue bucket."""
+    others = {name for other in KINDS if other != kind for name in catalog.record(other).names()}
+    return frozenset(name for name in catalog.record(kind).names() if name not in others)
+
+
+def config_kind(keys: Iterable[Any]) -> str | None:
+    """The kind a config without ``apiVersion``/``kind`` declares, by its keys: the kind most of whose
+    :func:`own_fields` it has; None when it has none."""
+    names = {k for k in keys if isinstance(k, str)}
+    hits = [(len(own_fields(kind) & names), kind) for kind in KINDS]
+    best = max(n for n, _ in hits)
+    return next(kind for n, kind in hits if n == best) if best else None
+
+
+_BUCKET_HINT = "jsops reads buckets as `kind: {kind}` manifests (jsops/v1 or NACK)"
 
 
 def load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None:
@@ -54,14 +62,20 @@ def load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None
             pos = resolve_position(doc.positions, ("config",)) or start
             estate.findings.append(finding("invalid-field", f"config must be a mapping, got {kind_of(cfg)}", file, *pos, None, ErrCode.INVALID_JSON))
             return
-        is_consumer = "stream_name" in v or bool(_CONSUMER_ONLY & cfg.keys())
+        kind = "Consumer" if "stream_name" in v else config_kind(cfg)
+        is_consumer = kind == "Consumer"
         lenient = is_consumer and consumer_envelope(doc, file, estate)
-    elif "name" in v or "subjects" in v or "durable_name" in v:
+    else:
         cfg = v
         spec_path = ()
-        is_consumer = bool(_CONSUMER_ONLY & cfg.keys())
+        kind = config_kind(cfg) or ("Stream" if "name" in v else None)
+        is_consumer = kind == "Consumer"
         lenient = False
-    else:
+    if kind in ("KeyValue", "ObjectStore"):
+        what = f"a {kind} bucket config without apiVersion/kind: {_BUCKET_HINT.format(kind=kind)}"
+        estate.findings.append(finding("unknown-kind", what, file, *start))
+        return
+    if kind is None and not spec_path:
         estate.findings.append(finding("unknown-kind", "not a manifest: no apiVersion/kind, and not a NATS API StreamConfig or ConsumerConfig", file, *start))
         return
     if is_consumer:
@@ -80,15 +94,14 @@ def _load_api_consumer(
         # `nats consumer add STREAM --config FILE` names the stream on the command line, so the file
         # `nats consumer add --output` writes does not: the user gives it (--stream, consumer-streams),
         # or else the file's directory may be named after it (checked once the estate is loaded).
+        # Without either (or with a directory no manifest declares as a stream: check_estate), the
+        # stream is unknown: the consumer is checked without it (Estate.bare).
         stream = given_stream(file, estate.consumer_streams)
         how = "given"
         if stream is None:
             stream = _name_from(os.path.basename(os.path.dirname(file)))
-            how = "directory"
-    if stream is None:
-        estate.findings.append(finding("consumer-stream-unknown", needs_stream(None), file, *start))
-        return
-    if not isinstance(stream, str) or not stream or len(stream) > MAX_NAME_LENGTH:
+            how = "directory" if stream is not None else "unknown"
+    if stream is not None and (not isinstance(stream, str) or not stream or len(stream) > MAX_NAME_LENGTH):
         pos = resolve_position(doc.positions, ("stream_name",)) or start
         what = too_long("stream_name", stream) if isinstance(stream, str) and stream else f"stream_name must be a non-empty string, got {kind_of(stream)}"
         # Not a string: the body does not decode (10025, every release).
@@ -96,6 +109,20 @@ def _load_api_consumer(
         return
     name_field = "durable_name" if cfg.get("durable_name") else "name"
     name = cfg.get(name_field)
+    if name is None and not spec_path:
+        # `nats consumer add STREAM [NAME] --config FILE`: the name is on the command line too (or the
+        # server names an ephemeral consumer); shown under the file's name.
+        name = _name_from(os.path.splitext(os.path.basename(file))[0])
+        if name is not None:
+            estate.findings.append(
+                finding(
+                    "name-from-path",
+                    f"consumer config has no durable_name or name (natscli takes it on the command line): shown as {shown(name)!r} after its file",
+                    file,
+                    *start,
+                    ObjectRef("Consumer", name, stream if isinstance(stream, str) else None),
+                )
+            )
     if not isinstance(name, str) or not name:
         pos = resolve_position(doc.positions, spec_path) or start
         estate.findings.append(finding("invalid-field", "consumer config has neither durable_name nor name", file, *pos))
@@ -105,6 +132,14 @@ def _load_api_consumer(
         estate.findings.append(finding("invalid-field", too_long(name_field, name), file, *pos))
         return
     declared = Declaration("Consumer", name, stream, file, "default", {}, "api", index, doc.line, doc.positions, spec_path, {}, v)
+    if how == "unknown":
+        units_ok = _api_unit_strings(cfg, "Consumer", spec_path, doc, file, estate)
+        bare = admit(declared, cfg, estate, units_ok)
+        if bare is not None:
+            estate.resources.pop()  # admitted last; kept apart: nothing plans a consumer without its stream
+            estate.invalidate()
+            estate.bare.append(bare)
+        return
     if how:
         if how == "directory":
             estate.named_from_path.add(declared.key)
@@ -174,14 +209,23 @@ def given_stream(file: str, pairs: list[tuple[str, str]]) -> str | None:
     return None
 
 
-def needs_stream(directory: str | None) -> str:
-    """What a bare consumer config needs, said where it is (JS024: a layout question, not a server's)."""
-    where = f"its directory {shown(directory)!r} is not a declared stream" if directory else "its directory's name is not a stream name"
+def stream_unknown(file: str, skipped: Sequence[tuple[str, str]] | None) -> str:
+    """What jsops says of a bare consumer config whose stream is unknown (JS024: a layout question,
+    not a server's): checked without its stream, ``skipped`` the checks (code, name) that need it
+    and were not made; None: not checked at all (a plan checks only what it sends)."""
+    directory = _name_from(os.path.basename(os.path.dirname(os.path.abspath(file))))
+    where = f", and its directory {shown(directory)!r} is not a declared stream" if directory else ""
+    if skipped is None:
+        done = "not checked or planned"
+    elif skipped:
+        names = ", ".join(f"{code} {name}" for code, name in skipped)
+        done = f"checked without it; skipped {len(skipped)} check{'s' if len(skipped) != 1 else ''} that need{'s' if len(skipped) == 1 else ''} the stream: {names}"
+    else:
+        done = "checked without it (no check needed the stream)"
     return (
-        "consumer config names no stream (natscli takes it on the command line), "
-        f"and {where}: not linted; give the stream with `jsops lint --stream STREAM` or `consumer-streams: {{GLOB: STREAM}}` "
-        "in .jsops.yaml, keep the file in a directory named after it, or use the $JS.API.CONSUMER.CREATE body "
-        '{"stream_name": "STREAM", "config": {...}}'
+        f"consumer config names no stream (natscli takes it on the command line){where}: {done}; "
+        "give the stream with `jsops lint --stream STREAM` or `consumer-streams: {GLOB: STREAM}` in .jsops.yaml, "
+        'keep the file in a directory named after it, or use the $JS.API.CONSUMER.CREATE body {"stream_name": "STREAM", "config": {...}}'
     )
 
 

@@ -3,11 +3,12 @@ manifest declares (findings JS0xx, raised by the loader)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..findings import FieldPath
 from ..model.config import ConsumerConfig
 from ..model.resource import Estate, Resource, ResourceKey
 from ..semantics.errcodes import ErrCode
-from .api_json import needs_stream
 from .messages import finding, short, shown
 
 __all__ = ["check_estate"]
@@ -34,11 +35,11 @@ def _stream_path(r: Resource) -> FieldPath:
 
 def _directory_not_a_stream(r: Resource, estate: Estate) -> None:
     """A bare consumer config (no stream in the file, none given) in a directory that is not a
-    declared stream: which stream it is for is a layout question, not the server's (no err code).
-    One warning at the file saying what is needed, instead of the JS022 note; the consumer is not
-    linted (nor planned) until its stream is given."""
+    declared stream: which stream it is for is a layout question, not the server's. The directory's
+    name was only a guess: the consumer joins the bare ones (its stream unknown, never the guess),
+    checked without its stream (the lint engine says which checks that skips); no JS022 note."""
     estate.findings = [f for f in estate.findings if not (f.rule == "JS022" and f.file == r.file and f.object == r.ref)]
-    estate.findings.append(finding("consumer-stream-unknown", needs_stream(r.stream), r.file, r.doc_line, 1, r.ref))
+    estate.bare.append(replace(r, stream=None))
 
 
 def check_estate(estate: Estate) -> None:

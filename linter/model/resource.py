@@ -203,6 +203,10 @@ class Estate:
     # The NACK release whose CRDs NACK files are checked against (``--nack-version``): a tag or minor
     # (jsops.linter.load.nack_releases); None: the newest jsops knows.
     nack_version: str | None = None
+    # Bare consumer configs (natscli's `nats consumer add STREAM --config FILE`) whose stream is
+    # unknown: consumers with ``stream`` None, kept out of ``resources`` (nothing plans or applies
+    # them); the lint engine makes every check of theirs that does not need the stream.
+    bare: list[Resource] = field(default_factory=list)
     # Request bodies (API JSON) refused only for unknown fields, without them: what the releases
     # before strict decoding (2.12), which drop unknown fields, receive and judge (release_view).
     lenient: list[Resource] = field(default_factory=list)

@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 __all__ = [
     "effective_stream",
     "effective_consumer",
+    "streamless_consumer",
+    "StreamUnknown",
+    "StreamlessConsumer",
     "strip_server_metadata",
     "STREAM_DEFAULT_DUPLICATE_WINDOW",
     "CONSUMER_DEFAULT_ACK_WAIT",
@@ -332,6 +335,42 @@ def _consumer_numbers(c: ConsumerConfig, durable: str, stream_limits: EffectiveC
     )
 
 
+class StreamUnknown(Exception):
+    """Raised where a check asks for the stream of a consumer whose stream is unknown (a bare
+    consumer config, as ``nats consumer add STREAM --config FILE`` reads it): the check needs the
+    stream, so it is not made (the engine records it as skipped), never judged against a guess."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+class StreamlessConsumer(EffectiveConsumer):
+    """The effective config of a consumer whose stream is unknown: a field whose stored value
+    depends on the stream (inherited from its ``consumer_limits``) raises :class:`StreamUnknown`
+    when read; every other field is what the server stores whatever the stream."""
+
+    def __getattribute__(self, name: str) -> Any:
+        if name[:1] != "_" and name in tuple.__getattribute__(self, "__dict__").get("_unknown", ()):
+            raise StreamUnknown(name)
+        return tuple.__getattribute__(self, name)
+
+
+# Two stream consumer_limits that differ in every field: a consumer field whose effective value
+# differs between them is one the stream decides (see :func:`streamless_consumer`).
+_PROBE_LIMITS = (_NO_CONSUMER_LIMITS, EffectiveConsumerLimits(**{f: 1 for f in EffectiveConsumerLimits._fields}))
+
+
+def streamless_consumer(config: ConsumerConfig, *, target: Target | None = None) -> StreamlessConsumer:
+    """The effective config of a consumer whose stream is unknown (:class:`StreamlessConsumer`).
+    Which fields the stream decides is derived from :func:`effective_consumer` itself: those whose
+    value differs under two different stream limits."""
+    a, b = (_consumer(config, limits, None, None, target) for limits in _PROBE_LIMITS)
+    out = StreamlessConsumer(*a)
+    out.__dict__["_unknown"] = frozenset(name for name, x, y in zip(EffectiveConsumer._fields, a, b, strict=True) if x != y)
+    return out
+
+
 def effective_consumer(
     config: ConsumerConfig,
     stream: EffectiveStream | None = None,
@@ -345,12 +384,15 @@ def effective_consumer(
     ``stream`` is the parent stream's effective config (for ``consumer_limits``); without it the
     stream is assumed to set no consumer limits. ``durable_name``/``name`` override the config's.
     """
-    c = config
+    return _consumer(config, stream.consumer_limits if stream is not None else _NO_CONSUMER_LIMITS, durable_name, name, target)
+
+
+def _consumer(c: ConsumerConfig, limits: EffectiveConsumerLimits, durable_name: str | None, name: str | None, target: Target | None) -> EffectiveConsumer:
     durable = durable_name if durable_name is not None else (c.durable_name or "")
     cname = name if name is not None else (c.name or "")
     if durable and not cname:
         cname = durable  # the create API copies the durable name into name
-    n = _consumer_numbers(c, durable, stream.consumer_limits if stream is not None else _NO_CONSUMER_LIMITS, target)
+    n = _consumer_numbers(c, durable, limits, target)
     return EffectiveConsumer(
         durable_name=durable,
         name=cname,

@@ -320,9 +320,11 @@ def release_view(estate: Estate, release: Version) -> Estate:
     if release >= STRICT_JSON_DEFAULT:
         return estate
     resources = [_strip_resource(r, release) for r in estate.resources]
-    if all(a is b for a, b in zip(resources, estate.resources)) and not estate.lenient:
+    bare = [_strip_resource(r, release) for r in estate.bare]
+    if all(a is b for a, b in zip(resources, estate.resources)) and all(a is b for a, b in zip(bare, estate.bare)) and not estate.lenient:
         return estate
     # Request bodies refused (from 2.12) only for unknown fields: this release drops them and
     # judges the rest; the other rules must see those objects too (a missed 10074, say).
-    resources += [_strip_resource(r, release) for r in estate.lenient]
-    return replace(estate, resources=resources)
+    for r in estate.lenient:  # a bare consumer (its stream unknown) stays with the bare ones
+        (bare if r.stream is None and r.kind == "Consumer" else resources).append(_strip_resource(r, release))
+    return replace(estate, resources=resources, bare=bare)

@@ -73,28 +73,22 @@ class ConsumerExceedsConsumerLimits(ConsumerRule):
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.max_ack_pending is None and cfg.inactive_threshold is None:
             return  # inherited or defaulted values are within every limit
-        limits = parent_consumer_limits(resource, ctx)
         server_limit = ctx.target.limits.max_ack_pending or 0
         account_limit = ctx.target.account.max_ack_pending or 0
-        if not limits.max_ack_pending and not limits.inactive_threshold and not server_limit and not account_limit:
+        if cfg.max_ack_pending is not None and (server_limit or account_limit):
+            # The server's and the account's limits first: they need no stream.
+            pending = ctx.effective(resource).max_ack_pending
+            for limit, what in ((server_limit, "the server's"), (account_limit, "the account's")):
+                if limit > 0 and pending > limit:
+                    yield self._pending(resource, pending, limit, what)
+                    return
+        limits = parent_consumer_limits(resource, ctx)
+        if not limits.max_ack_pending and not limits.inactive_threshold:
             return
         eff = ctx.effective(resource)
-        pending = eff.max_ack_pending
-        if cfg.max_ack_pending is not None:
-            for limit, what in (
-                (server_limit, "the server's"),
-                (account_limit, "the account's"),
-                (limits.max_ack_pending, "the stream's consumer_limits"),
-            ):
-                if limit > 0 and pending > limit:
-                    yield Violation(
-                        resource,
-                        ("max_ack_pending",),
-                        f"max_ack_pending {pending} exceeds {what} max_ack_pending of {limit}; nats-server rejects this consumer",
-                        server_error_code=ErrCode.CONSUMER_MAX_PENDING_ACK_EXCESS,
-                        fix=FixSuggestion("safe", f"set max_ack_pending to {limit}"),
-                    )
-                    return
+        if cfg.max_ack_pending is not None and limits.max_ack_pending > 0 and eff.max_ack_pending > limits.max_ack_pending:
+            yield self._pending(resource, eff.max_ack_pending, limits.max_ack_pending, "the stream's consumer_limits")
+            return
         limit = limits.inactive_threshold
         inactive = eff.inactive_threshold
         if cfg.inactive_threshold is not None and limit > 0 and inactive > limit:
@@ -105,6 +99,16 @@ class ConsumerExceedsConsumerLimits(ConsumerRule):
                 server_error_code=ErrCode.CONSUMER_INACTIVE_THRESHOLD_EXCESS,
                 fix=FixSuggestion("safe", f"set inactive_threshold to {format_duration(limit)}"),
             )
+
+    @staticmethod
+    def _pending(resource: ConsumerResource, pending: int, limit: int, what: str) -> Violation:
+        return Violation(
+            resource,
+            ("max_ack_pending",),
+            f"max_ack_pending {pending} exceeds {what} max_ack_pending of {limit}; nats-server rejects this consumer",
+            server_error_code=ErrCode.CONSUMER_MAX_PENDING_ACK_EXCESS,
+            fix=FixSuggestion("safe", f"set max_ack_pending to {limit}"),
+        )
 
 
 RULE = ConsumerExceedsConsumerLimits

@@ -111,15 +111,6 @@ class ConsumerPedanticRejected(ConsumerRule):
                     f"ack_wait {format_duration(ack_wait)} differs from backoff[0] {format_duration(c.backoff[0])}",
                     ErrCode.PEDANTIC,
                 )
-        limits = parent_consumer_limits(resource, ctx)
-        if not c.max_ack_pending and limits.max_ack_pending:
-            yield ctx.pedantic_refusal(
-                resource, ("max_ack_pending",), "max_ack_pending is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC
-            )
-        if not c.inactive_threshold and limits.inactive_threshold:
-            yield ctx.pedantic_refusal(
-                resource, ("inactive_threshold",), "inactive_threshold is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC
-            )
         push = bool(c.deliver_subject)
         if not push and not c.max_batch and (t.limits.max_request_batch or 0) > 0:
             yield ctx.pedantic_refusal(resource, ("max_batch",), "max_batch is omitted while the server sets limits.max_request_batch", ErrCode.PEDANTIC)
@@ -130,6 +121,17 @@ class ConsumerPedanticRejected(ConsumerRule):
                 )
             if c.idle_heartbeat != FLOW_CONTROL_HEARTBEAT:
                 yield ctx.pedantic_refusal(resource, ("idle_heartbeat",), "ack_policy flow_control without idle_heartbeat: 1s", ErrCode.STREAM_INVALID_CONFIG)
+        if c.max_ack_pending and c.inactive_threshold:
+            return  # the stream's consumer limits cannot matter: not read (its stream may be unknown)
+        limits = parent_consumer_limits(resource, ctx)
+        if not c.max_ack_pending and limits.max_ack_pending:
+            yield ctx.pedantic_refusal(
+                resource, ("max_ack_pending",), "max_ack_pending is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC
+            )
+        if not c.inactive_threshold and limits.inactive_threshold:
+            yield ctx.pedantic_refusal(
+                resource, ("inactive_threshold",), "inactive_threshold is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC
+            )
 
 
 RULE = ConsumerPedanticRejected

@@ -79,8 +79,6 @@ class ConsumerReplicasInvalid(ConsumerRule):
         if replicas == 0:
             return
         fix = FixSuggestion("safe", "remove num_replicas so the consumer inherits the stream's replicas")
-        stream = parent_effective(resource, ctx)
-        stream_r = stream.num_replicas if stream is not None else 1
         t = ctx.target
         clustered = t.clustered
         if clustered is None and t.cluster_size is not None and t.cluster_size > 1:
@@ -89,15 +87,23 @@ class ConsumerReplicasInvalid(ConsumerRule):
             msg = f"num_replicas {replicas} on a standalone server; nats-server only supports 1 replica without a cluster"
             yield Violation(resource, ("num_replicas",), msg, server_error_code=ErrCode.STREAM_REPLICAS_NOT_SUPPORTED, fix=fix)
             return
-        if clustered is True and stream is not None and replicas > stream_r:
-            msg = f"num_replicas {replicas} is more than the stream's {stream_r}; nats-server rejects this consumer"
-            yield Violation(resource, ("num_replicas",), msg, server_error_code=ErrCode.CONSUMER_REPLICAS_EXCEEDS_STREAM, fix=fix)
-            return
         if replicas < 0:
             msg = f"num_replicas {replicas} is negative; nats-server rejects this consumer"
             yield Violation(resource, ("num_replicas",), msg, server_error_code=ErrCode.REPLICAS_COUNT_CANNOT_BE_NEGATIVE, fix=fix)
             return
-        if clustered is True and stream is not None and stream.retention in ("interest", "workqueue") and replicas != stream_r:
+        if clustered is not True:
+            return
+        # The stream is read only where it decides (a cluster): a consumer whose stream is unknown
+        # still gets the checks against the target and of the sign.
+        stream = parent_effective(resource, ctx)
+        if stream is None:
+            return
+        stream_r = stream.num_replicas
+        if replicas > stream_r:
+            msg = f"num_replicas {replicas} is more than the stream's {stream_r}; nats-server rejects this consumer"
+            yield Violation(resource, ("num_replicas",), msg, server_error_code=ErrCode.CONSUMER_REPLICAS_EXCEEDS_STREAM, fix=fix)
+            return
+        if stream.retention in ("interest", "workqueue") and replicas != stream_r:
             msg = (
                 f"num_replicas {replicas} differs from the {stream.retention} stream's {stream_r}; "
                 "consumers of interest and workqueue streams must match the stream's replicas"

@@ -105,15 +105,20 @@ def test_yaml_duplicate_key_is_still_an_error() -> None:
 
 
 def test_bare_consumer_outside_a_stream_directory_names_the_convention(tmp_path: Path) -> None:
+    from jsops.linter.engine import lint_estate
+
     d = tmp_path / "consumers"
     d.mkdir()
     (d / "c.json").write_text('{"durable_name": "c", "ack_policy": "explicit"}')
     estate = load_paths([str(tmp_path)])
-    (f,) = estate.findings
-    # a layout question, not the server's: a warning without an err code, and the consumer is not linted
+    # the directory's name was only a guess: the consumer is kept apart, its stream unknown (issue 35)
+    assert estate.findings == [] and estate.resources == []
+    assert [(r.kind, r.name, r.stream) for r in estate.bare] == [("Consumer", "c", None)]
+    (f,) = lint_estate(estate).findings
+    # a layout question, not the server's: a warning without an err code, saying what was checked
     assert (f.rule, f.severity, f.server_error_code, f.line, f.column) == ("JS024", Severity.WARNING, None, 1, 1)
     assert "its directory 'consumers' is not a declared stream" in f.message and "--stream STREAM" in f.message
-    assert "stream_name" in f.message and estate.resources == []
+    assert "stream_name" in f.message and "checked without it" in f.message
 
 
 def test_nameless_stream_with_an_unusable_file_name(tmp_path: Path) -> None:
