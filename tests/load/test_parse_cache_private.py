@@ -212,7 +212,7 @@ def test_apply_never_uses_a_forged_cache(cache: Path, tmp_path: Path, capsys: py
         server.stop()
     from jsops.reconciler.controller.source import _load
 
-    estate = _load([str(src)], None)
+    estate = _load([str(src)], None, None)
     assert [r.config.subjects for r in estate.resources] == [["orders.>"]]
 
 
