@@ -29,6 +29,8 @@ Found from the working directory upward (the first directory holding ``.jsops.ya
         monitor: http://nats-1:8222      # optional: where the server's JetStream limits are read
     access:                              # which manifests may name which contexts / Account servers
       - {paths: [teams/a], contexts: [team-a], servers: ["nats://a-1:4222"]}
+    policies:                            # the team's own rules: CEL expressions (docs/policies.md)
+      - {code: ACME001, kind: Stream, deny: "env == 'prod' && config.num_replicas < 3", message: "..."}
 
 A context named ``default`` is the target of objects without ``metadata.context`` when no
 ``--server``/``--context`` is given. The model only describes contexts; the reconciler resolves
@@ -44,7 +46,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .api import Rule, RuleOptions, rule_groups
 from .errors import LinterError
@@ -58,6 +60,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AccessRule",
     "Config",
+    "Policy",
     "ConfigError",
     "ContextConfig",
     "SecretRef",
@@ -150,6 +153,46 @@ class AccessRule(Record):
     servers: list[str] = option(default_factory=list)
 
 
+class Policy(Record):
+    """One of the team's own rules (``policies:`` in the jsops config; compiled and run by
+    :mod:`jsops.linter.policies`, docs/policies.md). Exactly one of ``deny`` (a CEL expression true for
+    a violation) and ``require`` (one that must hold) is given. ``line``/``column`` are not keys: where
+    the expression is written, filled in by :func:`load_config` for errors that point at it."""
+
+    code: str = option(pattern=r"^[A-Z][A-Z0-9_-]{1,31}$")
+    kind: Literal["Stream", "Consumer", "KeyValue", "ObjectStore"]
+    severity: Severity = Severity.ERROR
+    deny: str | None = option(default=None, min_length=1)
+    require: str | None = option(default=None, min_length=1)
+    message: str = option(min_length=1)
+    field: str | None = option(default=None, pattern=r"^[a-z_]+(\.[a-z_]+)*$")
+    docs: str | None = option(default=None, pattern=r"^https?://\S+$")
+    name: str | None = option(default=None, pattern=r"^[a-z0-9]+(-[a-z0-9]+)+$")
+    line: int = option(default=0, exclude=True)
+    column: int = option(default=0, exclude=True)
+
+    @classmethod
+    def _pydantic_namespace(cls) -> dict[str, Any]:
+        from pydantic import model_validator
+
+        return {"_one": model_validator(mode="after")(_one_of_deny_or_require)}
+
+    def _fast_check(self) -> bool:
+        return (self.deny is None) != (self.require is None)
+
+    @property
+    def expression(self) -> str:
+        """The CEL expression as written (``deny`` or ``require``)."""
+        return self.deny if self.deny is not None else self.require or ""
+
+
+def _one_of_deny_or_require(self: Any) -> Any:
+    """Policy's validator (on its pydantic model)."""
+    if (self.deny is None) == (self.require is None):
+        raise ValueError("give exactly one of 'deny' (true for a violation) or 'require' (must hold)")
+    return self
+
+
 class Config(Record):
     _pydantic_config = {"populate_by_name": True, "alias_generator": _kebab}
 
@@ -180,6 +223,8 @@ class Config(Record):
     # are taken over only with --adopt. Unset: nothing is stamped and --prune considers only
     # owned objects that carry no estate.
     estate: str | None = option(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
+    # The team's own rules (CEL): they only add findings, so a repository's config may set them.
+    policies: list[Policy] = option(default_factory=list)
     # Not keys: where the config came from (relative paths in it are relative to its directory).
     source: str | None = option(default=None, exclude=True)
     root: str = option(default=".", exclude=True)
@@ -243,7 +288,18 @@ def load_config(path: str | None = None, *, search: bool = True) -> Config:
         if errors is None:
             raise
         raise ConfigError(_validation_message(path, errors, positions, toml=path.endswith(".toml"))) from None
+    if cfg.policies and positions is not None:
+        cfg = cfg.model_copy(update={"policies": [_placed(p, i, positions) for i, p in enumerate(cfg.policies)]})
     return cfg.model_copy(update={"source": path, "root": root})
+
+
+def _placed(policy: Policy, index: int, positions: Any) -> Policy:
+    """``policy`` with the line and column of its expression in the YAML config."""
+    from .model.positions import resolve_position
+
+    key = "deny" if policy.deny is not None else "require"
+    pos = resolve_position(positions, ("policies", index, key)) or resolve_position(positions, ("policies", index))
+    return policy.model_copy(update={"line": pos[0], "column": pos[1]}) if pos is not None else policy
 
 
 def _read_toml(data: bytes, path: str) -> Any:

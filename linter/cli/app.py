@@ -127,8 +127,10 @@ def _build_parser() -> Parser:
         "rule", help=SUMMARIES["rule"], description="Print a rule's documentation.", epilog=RULE_EPILOG, formatter_class=_RAW, error_prog="jsops"
     )
     rule.add_argument("rule", metavar="CODE|NAME")
+    add_config(rule, "jsops config whose policies are rules too; default: found from . upward")
     rules = sub.add_parser("rules", help=SUMMARIES["rules"], description="List the rules.", epilog=RULES_EPILOG, formatter_class=_RAW, error_prog="jsops")
     add_format(rules, ("table", "json", "markdown"), "table")
+    add_config(rules, "jsops config whose policies are listed too; default: found from . upward")
     comp = sub.add_parser(
         "completion",
         help=SUMMARIES["completion"],
