@@ -286,7 +286,27 @@ def _sample(rec: catalog.Record, depth: int = 0) -> dict[str, object]:
     return out
 
 
-def _probes(kind: str) -> list[dict[str, object]]:
+def _sample_model(model: object, ns: bool = False, depth: int = 0) -> object:
+    """A value for every field of a profile model (figures as 1, ratios as 0.5, nanoseconds as durations)."""
+    fields = getattr(model, "model_fields", None)
+    if not isinstance(fields, dict) or depth > 3:
+        return None
+    out: dict[str, object] = {}
+    for name, f in fields.items():
+        args = [a for a in getattr(f.annotation, "__args__", (f.annotation,)) if a is not type(None)]
+        t = args[0] if len(args) == 1 else None
+        if t is int:
+            out[name] = _duration(_SECOND_NS) if ns or name.endswith("_ns") else 1
+        elif t is float:
+            out[name] = 0.5
+        elif t is not None and hasattr(t, "model_fields"):
+            out[name] = _sample_model(t, ns or name.endswith("_ns"), depth + 1)
+    return out
+
+
+def _probes(kind: str, profile: bool) -> list[dict[str, object]]:
+    """Sample variables of a ``kind`` object: one without a profile and, when the expression reads
+    it, one with every profile figure (the profile models, hence pydantic, only then)."""
     config = _sample(catalog.RECORDS[KINDS[kind]])
     base: dict[str, object] = {
         "config": config,
@@ -302,7 +322,13 @@ def _probes(kind: str) -> list[dict[str, object]]:
     }
     if kind != "Stream":
         base["stream"] = _sample(catalog.STREAM)
-    return [base]
+    if not profile:
+        return [base]
+    measured = dict(base)
+    from .model import profiles
+
+    measured["profile"] = _sample_model(profiles.ConsumerProfile if kind == "Consumer" else profiles.StreamProfile)
+    return [base, measured]
 
 
 # --- compiling ------------------------------------------------------------------------------------
@@ -362,7 +388,7 @@ def _compile_one(compile_: Callable[[str], _Program], cfg: Config, p: Policy) ->
             raise ConfigError(f"{mwhere}: does not parse: {_first_line(exc)}") from None
         last = m.end()
     message.append((p.message[last:], None))
-    for probe in _probes(p.kind):
+    for probe in _probes(p.kind, "profile" in refs.variables):
         try:
             out = program.execute(probe)
         except (KeyError, ZeroDivisionError):
