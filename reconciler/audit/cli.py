@@ -101,7 +101,7 @@ def _audit_run(argv: list[str]) -> int:
     if args.target_version is not None and parse_version(args.target_version) is None:
         raise Exit(f"jsops audit: error: --target-version: not a release: {args.target_version!r}", ExitCode.USAGE)
     cfg = config_from_args(args)
-    rules = discover_rules()
+    rules = discover_rules(cfg, env=args.env)  # the config's policies judge live configs as they judge files
     select_rules(cfg, rules)  # a broken selector fails before anything is read
     live_rules = select_live(cfg.audit, cfg.source or "config")
     manifests = _load_manifests(args) if args.paths else None

@@ -141,7 +141,7 @@ def _load(paths: list[str], env: str | None) -> Any:
 def load_revision(paths: list[str], env: str | None = None, commit: str | None = None, config: Any = None) -> Revision:
     """Load and lint the manifests (with the jsops ``config``'s rule selection, as ``jsops apply``
     does); a revision with lint errors has ``errors``."""
-    from jsops.linter import LoadError, discover_manifests, lint_estate
+    from jsops.linter import ConfigError, LoadError, discover_manifests, discover_rules, lint_estate
 
     try:
         files = discover_manifests(paths)
@@ -149,7 +149,12 @@ def load_revision(paths: list[str], env: str | None = None, commit: str | None =
     except LoadError as exc:
         raise SourceError(str(exc)) from None
     rev = Revision(_content_id(sorted(set(files) | set(estate.files or [])), commit), estate=estate, commit=commit)
-    result = lint_estate(estate, config=config)
+    try:
+        rules = discover_rules(config, env=env) if config is not None else None  # the config's policies too
+    except ConfigError as exc:  # a policy that does not compile: nothing of the revision can be judged
+        rev.errors = [str(exc)]
+        return rev
+    result = lint_estate(estate, rules, config=config)
     errors = [f for f in result.findings if f.severity.value == "error"]
     if errors:
         rev.errors = [f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" for f in sorted(errors, key=lambda f: f.sort_key())]
