@@ -531,9 +531,7 @@ class Rule:
     # The rule sees the manifests as written, including fields the target's release does not know
     # (which every other rule no longer sees on a release that silently drops them).
     sees_dropped_fields: ClassVar[bool] = False
-    # The rule's messages on a bucket's stream name the bucket's own fields already (policies of the
-    # KeyValue and ObjectStore kinds): the engine adds no "(ttl of KeyValue 'x')" note.
-    bucket_words: ClassVar[bool] = False
+    bucket_words: ClassVar[bool] = False  # messages on a bucket's stream name its fields (policies): no "(ttl of ...)" note
     # The target the docstring's examples are judged against (``Target(**example_target)``).
     example_target: ClassVar[dict[str, Any]] = {}
 

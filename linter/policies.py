@@ -25,48 +25,21 @@ import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
-from enum import Enum
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar
 
-from .api import Rule, RuleContext, Violation, format_version
+from .api import Rule, RuleContext, Violation
 from .config import Config, ConfigError, Policy
 from .findings import FieldPath, Severity
+from .policy_values import KINDS, TARGET_KEYS, VARIABLES, activation, probes, show
 from .semantics import catalog
-from .semantics.catalog import Unit
 
 if TYPE_CHECKING:
+    from cel import Program as _Program
+
     from .load import Resource
 
-__all__ = [
-    "PolicyRule",
-    "KINDS",
-    "VARIABLES",
-    "compile_policies",
-    "policy_rules",
-    "activation",
-]
+__all__ = ["PolicyRule", "KINDS", "VARIABLES", "compile_policies", "policy_rules"]
 
-# Policy kind -> the catalog record its ``config`` has.
-KINDS: Mapping[str, str] = {"Stream": "Stream", "Consumer": "Consumer", "KeyValue": "KeyValue", "ObjectStore": "ObjectStore"}
-
-# Top-level variables, what each is, and the kinds that have it (None: every kind).
-VARIABLES: Mapping[str, tuple[str, frozenset[str] | None]] = {
-    "config": ("the object's effective config (the catalog's fields; a bucket's as its bucket config names them)", None),
-    "stream": ("a consumer's stream, or a bucket's stream: its effective config (empty when the estate does not declare it)", frozenset({"Consumer", "KeyValue", "ObjectStore"})),
-    "name": ("the object's name (a bucket's: the bucket name)", None),
-    "kind": ("the policy's kind: Stream, Consumer, KeyValue or ObjectStore", None),
-    "context": ("the object's context (metadata.context; default)", None),
-    "metadata": ("the config's metadata map (string to string)", None),
-    "labels": ("the manifest's metadata.labels (string to string; empty when it has none)", None),
-    "annotations": ("the manifest's metadata.annotations (string to string)", None),
-    "env": ("the environment name (--env; empty when none is given)", None),
-    "target": ("the target: server_version (string), release (int, 2.12.0 is 2012000), clustered (bool), cluster_size (int)", None),
-    "profile": ("the object's measured profile when profiles are given (docs/formats.md; *_ns figures as durations); empty otherwise", None),
-}
-TARGET_KEYS = ("server_version", "release", "clustered", "cluster_size")
-
-_SECOND_NS = 1_000_000_000
 _MACROS = ("all", "exists", "exists_one", "map", "filter")
 _TOKEN = re.compile(
     r"""(?P<str>[rRbB]{0,2}(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"))"""
@@ -76,79 +49,11 @@ _KEYWORDS = frozenset({"true", "false", "null", "in", "as", "break", "const", "c
 _PLACEHOLDER = re.compile(r"\$\{(.+?)\}")
 
 
-class _Program(Protocol):
-    def execute(self, variables: Mapping[str, object]) -> object: ...
-
-
 def _cel() -> Callable[[str], _Program]:
     import cel  # the CEL engine: only for a config with policies
 
     compile_: Callable[[str], _Program] = cel.compile
     return compile_
-
-
-# --- values -------------------------------------------------------------------------------------
-
-
-def _duration(ns: int) -> timedelta:
-    return timedelta(microseconds=ns / 1000)
-
-
-def _plain(value: object) -> object:
-    """A value as CEL receives it (enums by value, tuples as lists, mappings as dicts)."""
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        return [_plain(v) for v in value]
-    if isinstance(value, Mapping):
-        return dict(value)
-    return value
-
-
-def _record_map(rec: catalog.Record, value: object, only: frozenset[str] | None = None) -> dict[str, object]:
-    """An effective record (a named tuple with the catalog record's fields) as a CEL map."""
-    out: dict[str, object] = {}
-    for f in rec.fields:
-        if only is not None and f.name not in only:
-            continue
-        v = getattr(value, f.name, None)
-        if v is None:
-            continue
-        out[f.name] = _field_value(f, v)
-    return out
-
-
-def _field_value(f: catalog.Field, v: object) -> object:
-    if f.unit is Unit.DURATION and isinstance(v, int):
-        return _duration(v)
-    if f.unit is Unit.DURATIONS and isinstance(v, tuple):
-        return [_duration(x) for x in v]
-    if f.record is not None:
-        nested = catalog.RECORDS[f.record]
-        if f.many and isinstance(v, tuple):
-            return [_record_map(nested, x) for x in v]
-        return _record_map(nested, v)
-    return _plain(v)
-
-
-def _profile_map(value: object) -> dict[str, object]:
-    """A profile model as a CEL map: its JSON fields, nanosecond figures (``*_ns`` and those of
-    ``ack_time_ns``) as durations, absent evidence left out."""
-    from pydantic import BaseModel
-
-    def conv(v: object, ns: bool) -> object:
-        if isinstance(v, BaseModel):
-            return {k: conv(getattr(v, k), ns or k.endswith("_ns")) for k in type(v).model_fields if getattr(v, k) is not None}
-        if ns and isinstance(v, int) and not isinstance(v, bool):
-            return _duration(v)
-        return v
-
-    out = conv(value, False)
-    return out if isinstance(out, dict) else {}
-
-
-def _ns_fields(model: type) -> set[str]:
-    return {k for k in getattr(model, "model_fields", {})}
 
 
 # --- the scan of an expression: variables and field names ---------------------------------------
@@ -248,87 +153,15 @@ def _check_profile(chain: Sequence[str], kind: str, where: str) -> None:
     model: object = profiles.ConsumerProfile if kind == "Consumer" else profiles.StreamProfile
     path = "profile"
     for part in chain:
-        names = _ns_fields(model) if isinstance(model, type) else set()
+        names = set(getattr(model, "model_fields", {})) if isinstance(model, type) else set()
         if not names:
             return
         if part not in names:
             raise ConfigError(f"{where}: unknown field {path}.{part}{_hint(part, names)} (a {kind}'s profile has: {', '.join(sorted(names))})")
-        annotation = getattr(model, "model_fields")[part].annotation
+        annotation = getattr(model, "model_fields", {})[part].annotation
         inner = [a for a in getattr(annotation, "__args__", (annotation,)) if a is not type(None)]
         model = inner[0] if len(inner) == 1 else None
         path = f"{path}.{part}"
-
-
-# --- probes: a sample object of each kind, from the catalog -------------------------------------
-
-
-def _sample(rec: catalog.Record, depth: int = 0) -> dict[str, object]:
-    """A value for every field whose type the catalog gives (its default, its unit, its record)."""
-    out: dict[str, object] = {}
-    for f in rec.fields:
-        if f.unit is Unit.DURATION:
-            out[f.name] = _duration(f.default if isinstance(f.default, int) else _SECOND_NS)
-        elif f.unit is Unit.DURATIONS:
-            out[f.name] = [_duration(_SECOND_NS)]
-        elif f.unit is Unit.SIZE:
-            out[f.name] = f.default if isinstance(f.default, int) else 1
-        elif f.unit is Unit.TIME:
-            out[f.name] = "2025-01-01T00:00:00Z"
-        elif f.record is not None and depth < 3:
-            nested = _sample(catalog.RECORDS[f.record], depth + 1)
-            out[f.name] = [nested] if f.many else nested
-        elif f.default is not catalog.ABSENT and not isinstance(f.default, dict):
-            out[f.name] = f.default
-        elif f.name == "metadata":
-            out[f.name] = {"owner": "probe"}
-        elif f.many:
-            out[f.name] = ["probe"]
-    return out
-
-
-def _sample_model(model: object, ns: bool = False, depth: int = 0) -> object:
-    """A value for every field of a profile model (figures as 1, ratios as 0.5, nanoseconds as durations)."""
-    fields = getattr(model, "model_fields", None)
-    if not isinstance(fields, dict) or depth > 3:
-        return None
-    out: dict[str, object] = {}
-    for name, f in fields.items():
-        args = [a for a in getattr(f.annotation, "__args__", (f.annotation,)) if a is not type(None)]
-        t = args[0] if len(args) == 1 else None
-        if t is int:
-            out[name] = _duration(_SECOND_NS) if ns or name.endswith("_ns") else 1
-        elif t is float:
-            out[name] = 0.5
-        elif t is not None and hasattr(t, "model_fields"):
-            out[name] = _sample_model(t, ns or name.endswith("_ns"), depth + 1)
-    return out
-
-
-def _probes(kind: str, profile: bool) -> list[dict[str, object]]:
-    """Sample variables of a ``kind`` object: one without a profile and, when the expression reads
-    it, one with every profile figure (the profile models, hence pydantic, only then)."""
-    config = _sample(catalog.RECORDS[KINDS[kind]])
-    base: dict[str, object] = {
-        "config": config,
-        "name": "PROBE",
-        "kind": kind,
-        "context": "default",
-        "metadata": {"owner": "probe"},
-        "labels": {"team": "probe"},
-        "annotations": {},
-        "env": "probe",
-        "target": {"server_version": "2.12.0", "release": 2012000, "clustered": True, "cluster_size": 3},
-        "profile": {},
-    }
-    if kind != "Stream":
-        base["stream"] = _sample(catalog.STREAM)
-    if not profile:
-        return [base]
-    measured = dict(base)
-    from .model import profiles
-
-    measured["profile"] = _sample_model(profiles.ConsumerProfile if kind == "Consumer" else profiles.StreamProfile)
-    return [base, measured]
 
 
 # --- compiling ------------------------------------------------------------------------------------
@@ -388,7 +221,7 @@ def _compile_one(compile_: Callable[[str], _Program], cfg: Config, p: Policy) ->
             raise ConfigError(f"{mwhere}: does not parse: {_first_line(exc)}") from None
         last = m.end()
     message.append((p.message[last:], None))
-    for probe in _probes(p.kind, "profile" in refs.variables):
+    for probe in probes(p.kind, "profile" in refs.variables):
         try:
             out = program.execute(probe)
         except (KeyError, ZeroDivisionError):
@@ -441,6 +274,11 @@ def compile_policies(cfg: Config, registry: Sequence[type[Rule]], env: str | Non
             seen[token.upper()] = p
         compiled = _compile_one(compile_, cfg, p)
         out.append(_rule_class(compiled, name, env or "", cfg.source or "config"))
+    for kind in KINDS:
+        mine = [r for r in out if r.policy.kind == kind]
+        batch = _Batch([r._compiled for r in mine])
+        for i, r in enumerate(mine):
+            r._batch, r._index = batch, i
     return out
 
 
@@ -458,100 +296,40 @@ def policy_rules(cfg: Config, registry: Sequence[type[Rule]], env: str | None = 
     return hit
 
 
-# --- running ----------------------------------------------------------------------------------------
+class _Batch:
+    """The policies of one kind from one config: evaluated together on an object, on one set of
+    variables converted once for the engine (building and converting them costs more than
+    evaluating), the results kept for the run (in the rule context) for each policy to read."""
 
+    def __init__(self, compiled: Sequence[_Compiled]) -> None:
+        self.compiled = tuple(compiled)
+        self.variables = frozenset(v for c in compiled for v in c.refs.variables)
+        fields: dict[str, frozenset[str] | None] = {}
+        for c in compiled:
+            for var in ("config", "stream"):
+                if var not in c.refs.variables:
+                    continue
+                have, mine = fields.get(var, frozenset()), c.refs.fields.get(var)
+                fields[var] = None if have is None or mine is None else have | mine
+        self.fields = fields
+        self.key = f"jsops.policies:{id(self)}"
 
-def _target(ctx: RuleContext) -> dict[str, object]:
-    t = ctx.target
-    release = ctx.release
-    size = t.cluster_size if t.cluster_size is not None else (len(t.servers) if t.servers else None)
-    clustered = t.clustered if t.clustered is not None else bool((size or 1) > 1 or t.cluster_name or t.servers)
-    return {
-        "server_version": format_version(release),
-        "release": release[0] * 1_000_000 + release[1] * 1_000 + release[2],
-        "clustered": clustered,
-        "cluster_size": size if size is not None else (1 if not clustered else 0),
-    }
+    def results(self, resource: Resource, ctx: RuleContext, env: str) -> list[object]:
+        store: dict[int, list[object]] = ctx._cache.setdefault(self.key, {})
+        hit = store.get(id(resource))
+        if hit is not None:
+            return hit
+        import cel
 
-
-def _string_map(value: object) -> dict[str, str]:
-    return {str(k): str(v) for k, v in value.items()} if isinstance(value, Mapping) else {}
-
-
-def _labels(resource: Resource) -> dict[str, str]:
-    raw = resource.raw
-    meta = raw.get("metadata") if isinstance(raw, Mapping) else None
-    return _string_map(meta.get("labels")) if isinstance(meta, Mapping) else {}
-
-
-def activation(
-    kind: str,
-    resource: Resource,
-    ctx: RuleContext,
-    env: str,
-    variables: frozenset[str] | None = None,
-    fields: Mapping[str, frozenset[str] | None] | None = None,
-) -> dict[str, object]:
-    """The variables a ``kind`` policy sees for ``resource`` (only ``variables`` and, of ``config`` and
-    ``stream``, only ``fields`` when given: building a map costs more than evaluating on it)."""
-    want = variables if variables is not None else frozenset(VARIABLES)
-    fields = fields or {}
-    out: dict[str, object] = {}
-    eff = ctx.effective(resource)
-    is_bucket = kind in ("KeyValue", "ObjectStore")
-    if "config" in want:
-        only = fields.get("config")
-        if is_bucket:
-            names = catalog.bucket_names(kind)
-            stream_map = _record_map(catalog.STREAM, eff, frozenset(names) if only is None else frozenset(s for s, b in names.items() if b in only))
-            config: dict[str, object] = {names[k]: v for k, v in stream_map.items()}
-            config["bucket"] = resource.name.split("_", 1)[1]
-            if "compression" in config:
-                config["compression"] = config["compression"] != "none"
-        else:
-            config = _record_map(catalog.RECORDS[kind], eff, only)
-        out["config"] = config
-    if "stream" in want:
-        if is_bucket:
-            out["stream"] = _record_map(catalog.STREAM, eff, fields.get("stream"))
-        else:
-            parent = ctx.stream_of(resource)
-            out["stream"] = _record_map(catalog.STREAM, ctx.effective(parent), fields.get("stream")) if parent is not None else {}
-    if "name" in want:
-        out["name"] = resource.name.split("_", 1)[1] if is_bucket else resource.name
-    if "kind" in want:
-        out["kind"] = kind
-    if "context" in want:
-        out["context"] = resource.context
-    if "metadata" in want:
-        out["metadata"] = _string_map(getattr(eff, "metadata", None))
-    if "labels" in want:
-        out["labels"] = _labels(resource)
-    if "annotations" in want:
-        out["annotations"] = dict(resource.annotations)
-    if "env" in want:
-        out["env"] = env
-    if "target" in want:
-        out["target"] = _target(ctx)
-    if "profile" in want:
-        if kind == "Consumer":
-            prof: object = ctx.consumer_profile(resource)
-        else:
-            prof = ctx.stream_profile(resource)
-        out["profile"] = _profile_map(prof) if prof is not None else {}
-    return out
-
-
-def _show(value: object) -> str:
-    from .semantics.units import format_duration
-
-    if isinstance(value, timedelta):
-        return format_duration(round(value.total_seconds() * _SECOND_NS))
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return "[" + ", ".join(_show(v) for v in value) + "]"
-    return str(value)
+        variables = cel.Context(activation(self.compiled[0].policy.kind, resource, ctx, env, self.variables, self.fields))
+        out: list[object] = []
+        for c in self.compiled:
+            try:
+                out.append(c.program.execute(variables))
+            except Exception as exc:  # kept: the policy reports it on this object
+                out.append(exc)
+        store[id(resource)] = out
+        return out
 
 
 class PolicyRule(Rule):
@@ -562,6 +340,8 @@ class PolicyRule(Rule):
     docs_url: ClassVar[str | None] = None
     _compiled: ClassVar[_Compiled]
     _env: ClassVar[str]
+    _batch: ClassVar[_Batch]
+    _index: ClassVar[int]
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         # Not Rule's checks (JS codes, theme packages): a policy's code and name were checked when
@@ -576,11 +356,16 @@ class PolicyRule(Rule):
                 return ()
         elif resource.kind != kind or resource.bucket is not None:
             return ()
-        variables = activation(kind, resource, ctx, self._env, c.refs.variables, c.refs.fields)
-        try:
-            out = c.program.execute(variables)
-        except Exception as exc:  # the engine's errors on this object's values (a missing map key, ...)
-            return (Violation(resource, c.path, f"policy {c.policy.code} could not be evaluated on this object: {_first_line(exc)}"),)
+        # The reads this policy makes, made (and so recorded by a tracking context) by every policy
+        # even when another of the batch built the variables already.
+        ctx.effective(resource)
+        if "stream" in c.refs.variables and kind == "Consumer":
+            parent = ctx.stream_of(resource)
+            if parent is not None:
+                ctx.effective(parent)
+        out = self._batch.results(resource, ctx, self._env)[self._index]
+        if isinstance(out, Exception):  # the engine's errors on this object's values (a missing map key, ...)
+            return (Violation(resource, c.path, f"policy {c.policy.code} could not be evaluated on this object: {_first_line(out)}"),)
         violated = out is True if c.policy.deny is not None else out is not True
         if not violated:
             return ()
@@ -596,7 +381,7 @@ class PolicyRule(Rule):
             if full is None:
                 full = activation(self._compiled.policy.kind, resource, ctx, self._env)
             try:
-                parts.append(_show(program.execute(full)))
+                parts.append(show(program.execute(full)))
             except Exception:  # a value the object lacks: say so rather than fail the lint
                 parts.append(f"<no {text}>")
         return "".join(parts)

@@ -140,12 +140,12 @@ def test_policy_test_fails_when_a_case_expects_other_codes(capsys, monkeypatch, 
 
 BROKEN = [
     ('"config.num_replica < 3"', "unknown field config.num_replica (did you mean 'num_replicas'?)"),
-    ('"config.placement.clustr == \'a\'"', "unknown field config.placement.clustr (did you mean 'cluster'?)"),
-    ('"stream.retention == \'workqueue\'"', "unknown variable 'stream'"),  # a stream policy has no stream variable
+    ("\"config.placement.clustr == 'a'\"", "unknown field config.placement.clustr (did you mean 'cluster'?)"),
+    ("\"stream.retention == 'workqueue'\"", "unknown variable 'stream'"),  # a stream policy has no stream variable
     ('"config.max_age > 5"', "type error"),  # a duration is not an int
     ('"config.num_replicas <"', "the expression does not parse"),
     ('"config.num_replicas + 1"', "the expression gives int 2, not a bool"),
-    ('"has(profile.ingest) && profile.ingest.mean_per_s > duration(\'1s\')"', "type error"),  # a rate is not a duration
+    ("\"has(profile.ingest) && profile.ingest.mean_per_s > duration('1s')\"", "type error"),  # a rate is not a duration
     ('"profile.ingest.mean > 1.0"', "unknown field profile.ingest.mean"),
 ]
 

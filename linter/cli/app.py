@@ -137,7 +137,9 @@ def _build_parser() -> Parser:
     rules = sub.add_parser("rules", help=SUMMARIES["rules"], description="List the rules.", epilog=RULES_EPILOG, formatter_class=_RAW, error_prog="jsops")
     add_format(rules, ("table", "json", "markdown"), "table")
     add_config(rules, "jsops config whose policies are listed too; default: found from . upward")
-    policy = sub.add_parser("policy", help=SUMMARIES["policy"], description="Work with the config's policies.", epilog=POLICY_EPILOG, formatter_class=_RAW, error_prog="jsops")
+    policy = sub.add_parser(
+        "policy", help=SUMMARIES["policy"], description="Work with the config's policies.", epilog=POLICY_EPILOG, formatter_class=_RAW, error_prog="jsops"
+    )
     policy.add_argument("action", choices=("test",), help="test: run the fixture cases and compare the codes they give with those they expect")
     policy.add_argument("fixtures", nargs="*", metavar="PATH", help="fixture files or directories (default: policy-tests/ next to the config)")
     add_config(policy, "jsops config whose policies are tested (default: found from . upward)")

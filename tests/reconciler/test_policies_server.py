@@ -86,8 +86,6 @@ def test_the_controller_refuses_a_revision_with_a_policy_error(tmp_path: Path) -
     assert not any("ACME002" in e for e in rev.errors)
     rev = load_revision([str(estate / "manifests")], "dev", None, cfg)
     assert not any("ACME001" in e for e in rev.errors)  # the environment decides
-    broken = load_config(str(estate / ".jsops.yaml")).model_copy(
-        update={"policies": [cfg.policies[0].model_copy(update={"deny": "config.num_replica < 3"})]}
-    )
+    broken = load_config(str(estate / ".jsops.yaml")).model_copy(update={"policies": [cfg.policies[0].model_copy(update={"deny": "config.num_replica < 3"})]})
     rev = load_revision([str(estate / "manifests")], "prod", None, broken)
     assert len(rev.errors) == 1 and "unknown field config.num_replica" in rev.errors[0]
