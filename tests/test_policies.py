@@ -204,3 +204,26 @@ def test_lint_without_policies_never_imports_the_cel_engine(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True).stdout
     assert json.loads(out.strip().splitlines()[-1]) == {"rc": 0, "cel": []}
+
+
+def test_the_template_plugin_package_is_a_working_rule(tmp_path, monkeypatch):
+    """docs/examples/rule-plugin: the documented Python rule API's template gives its findings."""
+    monkeypatch.syspath_prepend(str(ROOT / "docs" / "examples" / "rule-plugin"))
+    from acme_jsops_rules import get_rules
+
+    from jsops.linter.engine import discover_rules, lint_paths
+
+    (tmp_path / "s.yaml").write_text(
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: ['payments.a'], metadata: {team: payments}}\n---\n"
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: B}\nspec: {subjects: ['payments.b', 'web.b'], metadata: {team: web}}\n"
+    )
+    found = [(f.rule, f.object.name if f.object else None, f.line) for f in lint_paths([str(tmp_path)], [*discover_rules(), *get_rules()]).findings]
+    assert [f for f in found if f[0] == "JS901"] == [("JS901", "A", 4), ("JS901", "B", 9)]
+
+
+def test_the_docs_name_every_variable():
+    from jsops.linter.policy_values import TARGET_KEYS, VARIABLES
+
+    text = (ROOT / "docs" / "policies.md").read_text()
+    for name in (*VARIABLES, *(f"target.{k}" for k in TARGET_KEYS)):
+        assert f"`{name}`" in text, name
