@@ -11,7 +11,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .config import Config, ConfigError, RefusedKey, find_config, load_config, load_repository_config, select_rules
+    from .config import Config, ConfigError, find_config, load_config, select_rules
     from .config import Selection as RuleSelection
     from .engine import LintResult, discover_rules, lint_estate, lint_paths, read_manifest_bytes
     from .findings import LOAD_CODES, Finding, ObjectRef, Severity
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from .model.resource import is_stream
     from .model.target import AccountLimits, ServerLimits, TargetServer
     from .model.target import Target as LintTarget
+    from .repo_config import RefusedKey, load_repository_config
     from .report import REPORTERS, RenderContext, render_result
     from .report._html_live import LiveObject, LiveTarget
     from .report._html_model import FindingRow, ReportData, build_report
@@ -163,10 +164,10 @@ _HOMES = {
     "Config": ".config",
     "ConfigError": ".config",
     "select_rules": ".config",
-    "RefusedKey": ".config",
+    "RefusedKey": ".repo_config",
     "find_config": ".config",
     "load_config": ".config",
-    "load_repository_config": ".config",
+    "load_repository_config": ".repo_config",
     "LintResult": ".engine",
     "discover_rules": ".engine",
     "lint_estate": ".engine",

@@ -62,6 +62,7 @@ class RuleInfo:
     options: tuple[tuple[str, str, str, str], ...] = field(default=())  # (name, type, default, description)
     estate_wide: bool = False
     kinds: tuple[str, ...] = ()
+    url: str | None = None  # a policy's docs (the config's ``docs:``)
 
     def as_dict(self) -> RuleInfoJson:
         return {
@@ -105,6 +106,7 @@ def rule_infos(rules: Sequence[type[Rule]], *, load_codes: bool = True) -> list[
                 _options(r),
                 r.estate_wide,
                 tuple(sorted(r.kinds)),
+                getattr(r, "docs_url", None),
             )
         )
     return sorted(out, key=lambda i: i.code)

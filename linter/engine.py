@@ -60,10 +60,17 @@ class LintResult:
         return max(ranks, key=lambda s: s.rank) if ranks else None
 
 
-def discover_rules() -> list[type[Rule]]:
+def discover_rules(config: Config | None = None, *, env: str | None = None) -> list[type[Rule]]:
     """Rule classes registered under the ``jsops.rules`` entry point group (built-ins and plugins),
-    loaded once per process (their options are records: pydantic is not needed for the defaults)."""
-    return list(_registered())
+    loaded once per process (their options are records: pydantic is not needed for the defaults),
+    then the policies ``config`` declares (:mod:`jsops.linter.policies`; ``env``: the environment
+    they see), compiled once: a policy that does not compile is a ConfigError."""
+    found = list(_registered())
+    if config is not None and config.policies:
+        from .policies import policy_rules  # the CEL engine: only for a config with policies
+
+        found.extend(policy_rules(config, found, env))
+    return found
 
 
 @cache
@@ -131,7 +138,7 @@ def _to_finding(rule: Rule, v: Violation, severity: Severity) -> Finding:
         rule.code,
         rule.name,
         severity,
-        _bucket_message(v) if v.resource.bucket else v.message,
+        _bucket_message(v) if v.resource.bucket and not getattr(rule, "bucket_words", False) else v.message,
         v.resource.file,
         line,
         col,
@@ -306,8 +313,8 @@ def lint_estate(
     """
     from .config import Config, select_rules
 
-    registry = list(rules) if rules is not None else discover_rules()
     cfg = config if config is not None else Config()
+    registry = list(rules) if rules is not None else discover_rules(cfg)
     if selection is None:
         selection = select_rules(cfg, registry)
     the_target = target or cfg.target

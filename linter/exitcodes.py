@@ -67,6 +67,11 @@ EXIT_CODES: dict[str, tuple[ExitRow, ...]] = {
     ),
     "rule": _rows((ExitCode.OK, "shown"), (ExitCode.USAGE, "unknown rule or bad arguments")),
     "rules": _rows((ExitCode.OK, "listed"), (ExitCode.USAGE, "bad arguments")),
+    "policy": _rows(
+        (ExitCode.OK, "every fixture case gave the codes it expects"),
+        (ExitCode.FINDINGS, "a case gave other codes than it expects"),
+        (ExitCode.NOT_RUN, "could not run (bad arguments, a config or policy that does not compile, an unreadable fixture)"),
+    ),
     "completion": _rows((ExitCode.OK, "printed"), (ExitCode.USAGE, "unknown shell or bad arguments")),
     "help": _rows((ExitCode.OK, "shown"), (ExitCode.USAGE, "unknown command")),
     "render": _rows(

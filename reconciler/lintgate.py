@@ -30,15 +30,21 @@ SourceReader = Callable[[str], bytes | None]
 
 
 def lint_errors(
-    estate: Estate, config: Config, read_source: SourceReader | None = read_manifest_bytes, objects: Collection[tuple[str, str, str | None]] | None = None
+    estate: Estate,
+    config: Config,
+    read_source: SourceReader | None = read_manifest_bytes,
+    objects: Collection[tuple[str, str, str | None]] | None = None,
+    env: str | None = None,
 ) -> LintResult:
     """:func:`jsops.linter.lint_estate` of ``estate`` with ``config``, running only the rules that can
     report an error (its other findings are incomplete: read only the errors); with ``objects``
     (``(kind, name, stream)``), only the errors of those objects and of no object are complete.
-    ``read_source`` reads a file's bytes for suppression comments (None: comments are not read)."""
+    ``read_source`` reads a file's bytes for suppression comments (None: comments are not read).
+    The config's policies are rules like the others (``env``: the environment they see): a policy
+    error refuses the manifests as a lint error does."""
     from jsops.linter import RuleSelection, discover_rules, select_rules
 
-    registry = discover_rules()
+    registry = discover_rules(config, env=env)
     selection = select_rules(config, registry)
     if selection.severity.get(_UNUSED_SUPPRESSION) is not Severity.ERROR:
         rules = [r for r in selection.rules if selection.severity.get(r.code, r.severity) is Severity.ERROR]

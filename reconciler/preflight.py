@@ -49,14 +49,19 @@ _DISK = object()  # lint_estate's default source reader
 
 
 def gate_lint(
-    estate: Estate, config: Config, *, read_source: Callable[[str], bytes | None] | None | object = _DISK, objects: Collection[_Key] | None = None
+    estate: Estate,
+    config: Config,
+    *,
+    read_source: Callable[[str], bytes | None] | None | object = _DISK,
+    objects: Collection[_Key] | None = None,
+    env: str | None = None,
 ) -> GateFindings:
     """The errors the gate judges, from the rules ``config`` selects that can report an error
     (:func:`jsops.reconciler.lintgate.lint_errors`); with ``objects`` (:func:`acted_on`), of those
     objects only (and of no object)."""
-    registry = discover_rules()
+    registry = discover_rules(config, env=env)
     kwargs: dict[str, Any] = {} if read_source is _DISK else {"read_source": read_source}
-    result = lint_errors(estate, config, objects=objects, **kwargs)
+    result = lint_errors(estate, config, objects=objects, env=env, **kwargs)
     create_only = {r.code for r in registry if CREATE in r.applies_to and len(r.applies_to) == 1}
     out = GateFindings()
     for f in result.findings:

@@ -169,10 +169,10 @@ def test_bad_profiles_exit_2(estate, capsys):
 
 
 def test_every_config_key_is_classified_once_and_docs_security_shows_the_classification() -> None:
-    from jsops.linter.config import KEY_SCOPES, repository_keys_markdown
+    from jsops.linter.repo_config import KEY_SCOPES, repository_keys_markdown
 
     keys = {n for n, f in Config.model_fields.items() if not f.exclude}
-    assert set(KEY_SCOPES) == keys, "classify every new config key in jsops.linter.config.KEY_SCOPES"
+    assert set(KEY_SCOPES) == keys, "classify every new config key in jsops.linter.repo_config.KEY_SCOPES"
     # what widens the controller's reach or trust is never a repository's
     assert {n for n, s in KEY_SCOPES.items() if not s.repository} >= {"contexts", "access", "target", "estate"}
     table = repository_keys_markdown()
@@ -181,7 +181,7 @@ def test_every_config_key_is_classified_once_and_docs_security_shows_the_classif
 
 
 def test_repository_config_over_the_operators(tmp_path: Path) -> None:
-    from jsops.linter.config import load_repository_config
+    from jsops.linter.repo_config import load_repository_config
 
     ops = tmp_path / "ops"
     ops.mkdir()
@@ -203,6 +203,17 @@ def test_repository_config_over_the_operators(tmp_path: Path) -> None:
     assert [(r.key, r.line, r.column) for r in refused] == [("access", 1, 1), ("estate", 2, 1)]
     with pytest.raises(ValueError):
         load_repository_config(str(repo / ".jsops.yaml")).over(operator)
+
+
+def test_a_repository_s_policies_add_to_the_operator_s(tmp_path: Path) -> None:
+    # policies only add findings, so a repository may declare its own; it can never drop the operator's
+    from jsops.linter.repo_config import load_repository_config
+
+    rule = "{{code: {code}, kind: Stream, deny: 'config.num_replicas < 3', message: 'R3 please'}}"
+    (tmp_path / "ops.yaml").write_text(f"policies: [{rule.format(code='OPS001')}]\n")
+    (tmp_path / ".jsops.yaml").write_text(f"policies: [{rule.format(code='TEAM001')}]\n")
+    merged = load_repository_config(str(tmp_path / ".jsops.yaml")).over(load_config(str(tmp_path / "ops.yaml")))
+    assert [p.code for p in merged.policies] == ["OPS001", "TEAM001"]
 
 
 def test_find_config_skips_and_stops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -50,6 +50,10 @@ _REGEX = frozenset({"sub", "subn", "search", "match", "fullmatch", "findall", "f
 KNOWN = {
     ("linter/load/files.py", "scrubbed"),  # quoted text blanked out of findings about non-manifests
     ("linter/load/paths.py", "_load_template"),  # "line N" of rendered text moved to the template's line
+    # A policy's ``message`` is a template from the config (its ${...} placeholders are compiled), not
+    # a finding's text: read when the policy is compiled and for its documentation.
+    ("linter/policies.py", "_compile_one"),
+    ("linter/policies.py", "_rule_class"),
 }
 
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["main", "top_help", "SUMMARIES", "VERSION"]
 
 VERSION = __version__
-BUILTIN = ("lint", "rule", "rules", "completion", "help")
+BUILTIN = ("lint", "rule", "rules", "policy", "completion", "help")
 _RAW = argparse.RawDescriptionHelpFormatter
 # Every command with its one-line summary, in workflow order (plugins found by entry point but not
 # named here are listed after them). Kept here so that `jsops --help` imports no plugin.
@@ -36,6 +36,7 @@ SUMMARIES = {
     "report": "write an HTML report of lint findings and profiles",
     "rule": "print a rule's documentation",
     "rules": "list the rules",
+    "policy": "test the config's policies against fixtures (jsops policy test)",
     "completion": "print a shell completion script (bash, zsh, fish)",
     "help": "show a command's help (jsops help COMMAND)",
 }
@@ -60,6 +61,11 @@ examples:
   jsops rules --format markdown > docs/rules.md
 
 """ + exit_codes_help("rules")
+POLICY_EPILOG = """\
+examples:
+  jsops policy test                     # policy-tests/ next to the config
+  jsops policy test --config .jsops.yaml tests/policies/
+""" + exit_codes_help("policy")
 COMPLETION_EPILOG = """\
 examples:
   source <(jsops completion bash)
@@ -131,8 +137,16 @@ def _build_parser() -> Parser:
         "rule", help=SUMMARIES["rule"], description="Print a rule's documentation.", epilog=RULE_EPILOG, formatter_class=_RAW, error_prog="jsops"
     )
     rule.add_argument("rule", metavar="CODE|NAME")
+    add_config(rule, "jsops config whose policies are rules too; default: found from . upward")
     rules = sub.add_parser("rules", help=SUMMARIES["rules"], description="List the rules.", epilog=RULES_EPILOG, formatter_class=_RAW, error_prog="jsops")
     add_format(rules, ("table", "json", "markdown"), "table")
+    add_config(rules, "jsops config whose policies are listed too; default: found from . upward")
+    policy = sub.add_parser(
+        "policy", help=SUMMARIES["policy"], description="Work with the config's policies.", epilog=POLICY_EPILOG, formatter_class=_RAW, error_prog="jsops"
+    )
+    policy.add_argument("action", choices=("test",), help="test: run the fixture cases and compare the codes they give with those they expect")
+    policy.add_argument("fixtures", nargs="*", metavar="PATH", help="fixture files or directories (default: policy-tests/ next to the config)")
+    add_config(policy, "jsops config whose policies are tested (default: found from . upward)")
     comp = sub.add_parser(
         "completion",
         help=SUMMARIES["completion"],
@@ -234,6 +248,10 @@ def _builtin(argv: list[str]) -> int:
         from .lint import rule_docs_command
 
         return rule_docs_command(args)
+    if args.command == "policy":
+        from .policy import policy_test_command
+
+        return policy_test_command(args)
     if args.command == "completion":
         from .completion import completion_script
 

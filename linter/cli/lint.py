@@ -131,8 +131,8 @@ def _lint_once(args: argparse.Namespace, version: str) -> tuple[LintResult, Sequ
     from ..load import discover, load_paths
 
     cfg = config_from_args(args)
-    rules = discover_rules()
-    select_rules(cfg, rules)  # a broken selector or option fails before any file is read
+    rules = discover_rules(cfg, env=args.env)  # a policy that does not compile fails before any file is read
+    select_rules(cfg, rules)  # so does a broken selector or option
     given = list(args.paths) or [cfg.resolve_path(p) for p in cfg.paths] or ["."]
     profiles = None
     profiles_path = args.profiles or (cfg.resolve_path(cfg.profiles) if cfg.profiles else None)
@@ -257,7 +257,7 @@ def rule_docs_command(args: argparse.Namespace) -> int:
     from ..docs import find_rule, render_rule, render_rules_json, render_rules_markdown, render_rules_table, rule_infos
     from ..engine import discover_rules
 
-    infos = rule_infos(discover_rules())
+    infos = rule_infos(discover_rules(config_from_args(args)))
     if args.command == "rule":
         info = find_rule(infos, args.rule)
         if info is None:

@@ -42,6 +42,7 @@ def _rule(info: RuleInfo) -> dict[str, object]:
         "help": {"text": info.doc or info.summary, "markdown": info.doc or info.summary},
         "defaultConfiguration": {"level": _LEVEL[info.severity]},
         "properties": {"tags": sorted(info.groups)},
+        **({"helpUri": info.url} if info.url else {}),
     }
 
 

@@ -101,7 +101,7 @@ def _audit_run(argv: list[str]) -> int:
 
     args = _parser().parse_args(argv)
     cfg = config_from_args(args)
-    rules = discover_rules()
+    rules = discover_rules(cfg, env=args.env)  # the config's policies judge live configs as they judge files
     select_rules(cfg, rules)  # a broken selector fails before anything is read
     live_rules = select_live(cfg.audit, cfg.source or "config")
     manifests = _load_manifests(args, cfg) if args.paths else None

@@ -139,10 +139,10 @@ def _offline_gate(args: argparse.Namespace, estate: Any, config: Any, plans: Any
     from ..preflight import gate_lint, judged
 
     if plans is None:
-        errors = gate_lint(estate, config).errors
+        errors = gate_lint(estate, config, env=getattr(args, "env", None)).errors
     else:
         acted = {k for p in plans for k in _acted(p)}
-        found = gate_lint(estate, config, objects=acted)
+        found = gate_lint(estate, config, objects=acted, env=getattr(args, "env", None))
         errors = sorted({id(f): f for p in plans for f in judged(found, p)}.values(), key=lambda f: f.sort_key())
     if errors:
         raise _lint_refusal(args, errors)
@@ -164,7 +164,7 @@ def _live_gate(args: argparse.Namespace, estate: Any, config: Any, live_target: 
 
     wanted = set(route.contexts)
     routed = {(r.kind, r.name, r.stream) for r in estate.resources if r.context in wanted}
-    found = gate_lint(estate, config.model_copy(update={"target": live_target}), objects=_acted(plan) & routed)
+    found = gate_lint(estate, config.model_copy(update={"target": live_target}), objects=_acted(plan) & routed, env=getattr(args, "env", None))
     errors = [
         f
         for f in judged(found, plan)  # the loader's errors count for every target: the object may not have loaded

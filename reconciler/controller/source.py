@@ -201,7 +201,7 @@ def load_revision(paths: list[str], env: str | None = None, commit: str | None =
     does); a revision with lint errors has ``errors``. ``config`` is the operator's; a config inside
     the followed ``roots`` (:func:`repository_config_path`) is laid over it when it sets only what
     a repository may set, else the revision is rejected naming its file and keys."""
-    from jsops.linter import ConfigError, LoadError, discover_manifests, lint_estate, load_repository_config
+    from jsops.linter import ConfigError, LoadError, discover_manifests, discover_rules, lint_estate, load_repository_config
 
     repo_config = repository_config_path(paths, roots) if roots else None
     try:
@@ -223,7 +223,12 @@ def load_revision(paths: list[str], env: str | None = None, commit: str | None =
     except LoadError as exc:
         raise SourceError(str(exc)) from None
     rev = Revision(_content_id(sorted(set(files) | set(estate.files or []) | set(own)), commit), estate=estate, commit=commit)
-    result = lint_estate(estate, config=config)
+    try:
+        rules = discover_rules(config, env=env) if config is not None else None  # the config's policies too
+    except ConfigError as exc:  # a policy that does not compile: nothing of the revision can be judged
+        rev.errors = [str(exc)]
+        return rev
+    result = lint_estate(estate, rules, config=config)
     errors = [f for f in result.findings if f.severity.value == "error"]
     if errors:
         rev.errors = [f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" for f in sorted(errors, key=lambda f: f.sort_key())]
