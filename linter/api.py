@@ -72,6 +72,16 @@ from .semantics.monitor import (
     monitor_value_problem,
     parse_go_bool,
 )
+from .semantics.refusals import (
+    consumer_create_refusal,
+    consumer_limit,
+    requested,
+    reserved_by,
+    stream_create_refusal,
+    stream_max_consumers_refusal,
+    stream_overlap,
+    workqueue_refusal,
+)
 from .semantics.releases import (
     CONSUMER_FIELDS,
     ENUM_VALUES,
@@ -154,6 +164,15 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "ErrCode",
     "MIRROR_REFUSES",
+    # the server's refusals of a create, given the estate (semantics.refusals)
+    "consumer_create_refusal",
+    "consumer_limit",
+    "requested",
+    "reserved_by",
+    "stream_create_refusal",
+    "stream_max_consumers_refusal",
+    "stream_overlap",
+    "workqueue_refusal",
     # subject transforms (imported on first use)
     "BUILD_ONLY_BEFORE",
     "EMPTY_SRC_REFUSED_BEFORE",

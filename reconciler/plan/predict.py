@@ -41,7 +41,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter import EffectiveConsumer, EffectiveStream, SubjectIndex, subjects_collide
+from jsops.linter import (
+    EffectiveConsumer,
+    EffectiveStream,
+    SubjectIndex,
+    consumer_create_refusal,
+    consumer_limit,
+    first_collision,
+    requested,
+    reserved_by,
+    stream_create_refusal,
+    stream_overlap,
+    workqueue_refusal,
+)
 
 from ..errors import ErrCode
 from ..live import LiveState
@@ -52,12 +64,6 @@ from .ordering import deps, levels
 
 __all__ = ["AccountUsage", "Prediction", "account_usage", "block_predicted", "predict"]
 
-MAX_CONSUMERS_REACHED = ErrCode.MAXIMUM_CONSUMERS_LIMIT
-MAX_STREAMS_REACHED = ErrCode.MAXIMUM_STREAMS_LIMIT
-MEMORY_EXCEEDED = ErrCode.MEMORY_RESOURCES_EXCEEDED
-STORAGE_EXCEEDED = ErrCode.STORAGE_RESOURCES_EXCEEDED
-WQ_MULTIPLE_UNFILTERED = ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED
-WQ_NOT_UNIQUE = ErrCode.CONSUMER_WQ_CONSUMER_NOT_UNIQUE
 
 _PUTS = (ActionKind.CREATE, ActionKind.UPDATE, ActionKind.RECREATE, ActionKind.ADOPT)
 
@@ -132,12 +138,12 @@ def _filters(config: object) -> list[str]:
 
 def _collides(a: Iterable[str], b: Iterable[str]) -> str | None:
     """A subject of ``a`` colliding with one of ``b`` (as ``x ~ y``), or None."""
-    bs = list(b)
-    for x in a:
-        for y in bs:
-            if subjects_collide(x, y):
-                return f"{x}" if x == y else f"{x} ~ {y}"
-    return None
+    hit = first_collision(a, b)
+    return None if hit is None else _pair(*hit)
+
+
+def _pair(x: str, y: str) -> str:
+    return x if x == y else f"{x} ~ {y}"
 
 
 def _plain(subject: str) -> bool:
@@ -202,7 +208,7 @@ class _Sim:
         self.stream_count = acc.streams if acc is not None else len(self.live.streams)
         counted = {"memory": 0, "file": 0}
         for st in self.live.streams.values():
-            counted["memory" if st.config.storage == "memory" else "file"] += _reservation(st.config)
+            counted["memory" if st.config.storage == "memory" else "file"] += reserved_by(st.config)
         known = {"memory": acc.reserved_memory if acc else None, "file": acc.reserved_storage if acc else None}
         self.reserved = {k: v if v is not None else counted[k] for k, v in known.items()}
 
@@ -245,10 +251,9 @@ def _stream_put(sim: _Sim, a: Action, peers: _Peers, deleting: set[str]) -> Pred
     others: list[tuple[str, list[str]]] = [(n, _subjects(sim.streams[n])) for n in sim.subjects.candidates(mine) if n != a.name]
     concurrent = (peers.actions[int(i)] for i in peers.subjects.candidates(mine))
     others += [(p.name, _subjects(p.config)) for p in concurrent if p is not a and p.name != a.name]
-    for other, subjects in others:
-        hit = _collides(mine, subjects)
-        if hit is not None:
-            return Prediction(f"subjects overlap with {_describe(other, deleting)} ({hit})", ErrCode.STREAM_SUBJECT_OVERLAP)
+    hit = stream_overlap(mine, others)
+    if hit is not None:
+        return Prediction(f"subjects overlap with {_describe(hit[0], deleting)} ({_pair(*hit[1:])})", ErrCode.STREAM_SUBJECT_OVERLAP)
     return None
 
 
@@ -263,24 +268,18 @@ def _stream_limits(sim: _Sim, cfg: EffectiveStream) -> Prediction | None:
     acc = sim.account
     if acc is None:
         return None
-    if acc.max_streams is not None and sim.stream_count >= acc.max_streams:
-        return Prediction(f"the account holds {sim.stream_count} of its {acc.max_streams} streams (max_streams)", MAX_STREAMS_REACHED)
     storage = "memory" if cfg.storage == "memory" else "file"
     limit = acc.max_memory if storage == "memory" else acc.max_storage
-    add = cfg.max_bytes if cfg.max_bytes >= 0 else 1
-    replicas = max(1, cfg.num_replicas or 1)
-    if limit is not None and (sim.reserved[storage] > limit or add * replicas > limit - sim.reserved[storage]):
+    code = stream_create_refusal(cfg, sim.stream_count, acc.max_streams, sim.reserved[storage], limit)
+    if code == ErrCode.MAXIMUM_STREAMS_LIMIT:
+        return Prediction(f"the account holds {sim.stream_count} of its {acc.max_streams} streams (max_streams)", code)
+    if code is not None:
         what = "memory" if storage == "memory" else "storage"
         return Prediction(
-            f"the account reserves {sim.reserved[storage]} of its {limit} bytes of {what}; this stream needs {add * replicas} more (max_bytes x replicas)",
-            MEMORY_EXCEEDED if storage == "memory" else STORAGE_EXCEEDED,
+            f"the account reserves {sim.reserved[storage]} of its {limit} bytes of {what}; this stream needs {requested(cfg)} more (max_bytes x replicas)",
+            code,
         )
     return None
-
-
-def _reservation(cfg: EffectiveStream) -> int:
-    """What a stream reserves of its account's storage: ``max_bytes`` x replicas (0 unlimited)."""
-    return cfg.max_bytes * max(1, cfg.num_replicas or 1) if cfg.max_bytes > 0 else 0
 
 
 def _commit_stream(sim: _Sim, a: Action) -> None:
@@ -289,9 +288,9 @@ def _commit_stream(sim: _Sim, a: Action) -> None:
         sim.stream_count += 1
     if a.action == ActionKind.RECREATE and a.name in sim.streams:  # deleted first: its reservation is released
         old = sim.streams[a.name]
-        sim.reserved["memory" if old.storage == "memory" else "file"] -= _reservation(old)
+        sim.reserved["memory" if old.storage == "memory" else "file"] -= reserved_by(old)
     if a.action in (ActionKind.CREATE, ActionKind.RECREATE):
-        sim.reserved["memory" if cfg.storage == "memory" else "file"] += _reservation(cfg)
+        sim.reserved["memory" if cfg.storage == "memory" else "file"] += reserved_by(cfg)
     if a.action == ActionKind.RECREATE:
         sim.consumers.pop(a.name, None)
     sim.put_stream(a.name, cfg)
@@ -309,30 +308,26 @@ def _consumer_put(sim: _Sim, a: Action, batch: dict[str, list[Action]]) -> Predi
     exists = a.name in on_stream
     filters = _filters(a.config)
     others: dict[str, EffectiveConsumer] = {n: c for n, c in on_stream.items() if n != a.name}
-    if not exists:
-        acc_max = sim.account.max_consumers if sim.account is not None else None
-        maxc = scfg.max_consumers if scfg.max_consumers > 0 else 0
-        if maxc <= 0 or (acc_max is not None and acc_max < maxc):
-            maxc = acc_max or 0
-        if maxc > 0 and len(others) >= maxc:
-            return Prediction(f"stream {stream} has {len(others)} consumers, its limit is {maxc} (max_consumers)", MAX_CONSUMERS_REACHED)
+    acc_max = sim.account.max_consumers if sim.account is not None else None
+    code = None if exists else consumer_create_refusal(scfg, len(others), acc_max)
+    if code is not None:
+        return Prediction(f"stream {stream} has {len(others)} consumers, its limit is {consumer_limit(scfg, acc_max)} (max_consumers)", code)
     if scfg.retention != "workqueue":
         return None
     for peer in batch.get(stream, ()):  # consumer puts run concurrently: an update may still have its old filters
         if peer is not a and peer.name in others and isinstance(peer.config, EffectiveConsumer):
             others[peer.name + " (updated)"] = peer.config
-    if not exists and not filters and others:
-        return Prediction(f"workqueue stream {stream} already has consumer {sorted(others)[0]}, and this one has no filter", WQ_MULTIPLE_UNFILTERED)
-    for name in sorted(others):
-        theirs = _filters(others[name])
-        hit = "(unfiltered)" if not theirs else _collides(filters, theirs)
-        if filters and hit is not None:
-            return Prediction(
-                f"its filter overlaps consumer {name.removesuffix(' (updated)')} of workqueue stream {stream} "
-                f"({hit}); consumer deletes run after consumer creates",
-                WQ_NOT_UNIQUE,
-            )
-    return None
+    hit = workqueue_refusal(filters, ((n, _filters(others[n])) for n in sorted(others)), exists)
+    if hit is None:
+        return None
+    code, name, mine, theirs = hit
+    if code == ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED:
+        return Prediction(f"workqueue stream {stream} already has consumer {name}, and this one has no filter", code)
+    return Prediction(
+        f"its filter overlaps consumer {name.removesuffix(' (updated)')} of workqueue stream {stream} "
+        f"({_pair(mine, theirs) if theirs else '(unfiltered)'}); consumer deletes run after consumer creates",
+        code,
+    )
 
 
 def predict(plan: Plan, live: LiveState, account: AccountUsage | None = None) -> dict[int, Prediction]:
@@ -394,7 +389,7 @@ def _dependents(sim: _Sim, acts: list[Action]) -> None:
         for put, p in refused_consumers:
             if (
                 put.stream == a.stream
-                and p.err_code in (WQ_NOT_UNIQUE, WQ_MULTIPLE_UNFILTERED)
+                and p.err_code in (ErrCode.CONSUMER_WQ_CONSUMER_NOT_UNIQUE, ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED)
                 and (not theirs or not _filters(put.config) or _collides(_filters(put.config), theirs) is not None)
             ):
                 sim.out[i] = Prediction(f"it is replaced by {put.label}, which is blocked", blocker=put.label)
