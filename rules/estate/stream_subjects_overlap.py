@@ -16,6 +16,7 @@ from jsops.linter.api import (
     Violation,
     is_valid_subject,
     stream_config,
+    stream_overlap,
     where,
 )
 
@@ -77,22 +78,15 @@ class EstateStreamSubjectsOverlap(Rule):
             for res in streams:
                 cfg = stream_config(res)
                 subjects = cfg.subjects or ([] if cfg.mirror is not None or cfg.sources else [res.name])
-                hit = None
-                for i, subject in enumerate(subjects):
-                    if not is_valid_subject(subject):
-                        continue  # reported by JS116
-                    for other_subject, other in index.colliding(subject):
-                        if other is not res:
-                            hit = (i, subject, other_subject, other)
-                            break
-                    if hit:
-                        break
+                valid = [s for s in subjects if is_valid_subject(s)]  # the others are reported by JS116
+                # the index finds the streams that may collide; stream_overlap decides
+                hit = stream_overlap(valid, ((other, [o]) for s in valid for o, other in index.colliding(s) if other is not res))
                 if hit is None:
-                    for subject in subjects:
-                        if is_valid_subject(subject):
-                            index.add(subject, res)
+                    for subject in valid:
+                        index.add(subject, res)
                     continue
-                i, subject, other_subject, other = hit
+                other, subject, other_subject = hit
+                i = subjects.index(subject)
                 written = bool(stream_config(res).subjects)
                 yield Violation(
                     res,
