@@ -51,17 +51,6 @@ if TYPE_CHECKING:
     from .semantics.effective_types import EffectiveConsumer, EffectiveStream, api_json
     from .semantics.errcodes import ErrCode
     from .semantics.mirrors import COUNTER_CHANGE, MIRROR_REFUSES, ORIGIN_MAX_ACK_PENDING, MirrorRefusal, mirror_refusals
-    from .semantics.refusals import (
-        SERVER_CHECKS,
-        consumer_create_refusal,
-        consumer_limit,
-        first_collision,
-        requested,
-        reserved_by,
-        stream_create_refusal,
-        stream_overlap,
-        workqueue_refusal,
-    )
     from .semantics.releases import Version as ServerVersion
     from .semantics.releases import format_version, parse_version
     from .semantics.subjects import SubjectIndex, is_subset_match, subjects_collide
@@ -81,15 +70,6 @@ __all__ = [
     "ORIGIN_MAX_ACK_PENDING",
     "MirrorRefusal",
     "mirror_refusals",
-    "SERVER_CHECKS",
-    "consumer_create_refusal",
-    "consumer_limit",
-    "first_collision",
-    "requested",
-    "reserved_by",
-    "stream_create_refusal",
-    "stream_overlap",
-    "workqueue_refusal",
     "AccountLimits",
     "api_json",
     "consumer_from_api_json",
@@ -236,15 +216,6 @@ _HOMES = {
     "ORIGIN_MAX_ACK_PENDING": ".semantics.mirrors",
     "MirrorRefusal": ".semantics.mirrors",
     "mirror_refusals": ".semantics.mirrors",
-    "SERVER_CHECKS": ".semantics.refusals",
-    "consumer_create_refusal": ".semantics.refusals",
-    "consumer_limit": ".semantics.refusals",
-    "first_collision": ".semantics.refusals",
-    "requested": ".semantics.refusals",
-    "reserved_by": ".semantics.refusals",
-    "stream_create_refusal": ".semantics.refusals",
-    "stream_overlap": ".semantics.refusals",
-    "workqueue_refusal": ".semantics.refusals",
     "effective_consumer": ".semantics.effective",
     "effective_stream": ".semantics.effective",
     "strip_server_metadata": ".semantics.effective",

@@ -1,11 +1,9 @@
-"""What nats-server refuses of a create (or update) given the estate it runs in: one pure function per
-server check, called by the estate lint rules (JS301, JS302, JS305, JS306, JS316) and by the plan's
-prediction (``jsops.reconciler.plan.predict``). Callers bring the facts (the other streams' subjects,
-the consumers on the stream, the account's limits and usage), in the order they replay the creates;
-the condition is decided here only. :data:`SERVER_CHECKS` names the function of each ``err_code``.
-
-Measured on 2.10.26, 2.11.11, 2.12.8, 2.14.6 and 2.15.1 (tests/reconciler/test_predict_server.py,
-tests/integration/test_rules_estate_server.py).
+"""What nats-server refuses of a create (or update) given the estate it runs in: one pure function per server
+check, the one home of its condition. The estate lint rules (JS301, JS302, JS305, JS306, JS316) and the plan's
+prediction (``jsops.reconciler.plan.predict``) call them, each with its own facts (the other streams' subjects,
+the consumers on the stream, the account's limits and usage) in the order it replays the creates.
+:data:`SERVER_CHECKS` names the function of each ``err_code``. Measured on 2.10.26, 2.11.11, 2.12.8, 2.14.6
+and 2.15.1 (tests/integration/test_rules_estate_server.py, tests/reconciler/test_predict_server.py).
 """
 
 from __future__ import annotations
@@ -17,20 +15,12 @@ from .effective_types import EffectiveStream
 from .errcodes import ErrCode
 from .subjects import subjects_collide
 
-__all__ = [
-    "SERVER_CHECKS",
-    "consumer_limit",
-    "first_collision",
-    "consumer_create_refusal",
-    "requested",
-    "reserved_by",
-    "stream_create_refusal",
-    "stream_max_consumers_refusal",
-    "stream_overlap",
-    "workqueue_refusal",
-]
+__all__ = ["SERVER_CHECKS", "consumer_create_refusal", "consumer_limit", "first_collision", "requested", "reserved_by"]
+__all__ += ["stream_create_refusal", "stream_max_consumers_refusal", "stream_overlap", "workqueue_refusal"]
 
 K = TypeVar("K")
+Others = Iterable[tuple[K, Sequence[str]]]  # the other streams or consumers, in order: (key, subjects or filters)
+Limit = int | None
 
 
 def first_collision(mine: Iterable[str], theirs: Iterable[str]) -> tuple[str, str] | None:
@@ -39,13 +29,12 @@ def first_collision(mine: Iterable[str], theirs: Iterable[str]) -> tuple[str, st
     return next(((x, y) for x in mine for y in ts if subjects_collide(x, y)), None)
 
 
-def stream_overlap(mine: Sequence[str], others: Iterable[tuple[K, Sequence[str]]]) -> tuple[K, str, str] | None:
-    """10065: the first other stream (key, subjects) that exists when a stream with subjects ``mine``
-    is put, and a subject pair that collides; None: no overlap."""
+def stream_overlap(mine: Sequence[str], others: Others[K]) -> tuple[ErrCode, K, str, str] | None:
+    """10065 "subjects overlap with an existing stream": the first of the ``others`` (key, subjects) existing
+    when a stream with subjects ``mine`` is put that has a colliding subject, with the colliding pair."""
     for key, theirs in others:
-        hit = first_collision(mine, theirs)
-        if hit is not None:
-            return key, *hit
+        if (hit := first_collision(mine, theirs)) is not None:
+            return (ErrCode.STREAM_SUBJECT_OVERLAP, key, *hit)
     return None
 
 
@@ -59,47 +48,43 @@ def reserved_by(cfg: EffectiveStream) -> int:
     return requested(cfg) if cfg.max_bytes > 0 else 0
 
 
-def stream_create_refusal(cfg: EffectiveStream, streams: int, max_streams: int | None, reserved: int, limit: int | None) -> ErrCode | None:
-    """10027 when the account holds ``streams`` of its ``max_streams`` already (checked first), then
-    10028 (memory) / 10047 (file) when :func:`requested` does not fit the account's ``limit`` for
-    ``cfg``'s storage beside the ``reserved`` bytes; None: accepted. A limit None or <= 0 (streams),
-    None or < 0 (bytes): unlimited."""
-    if max_streams is not None and max_streams > 0 and streams >= max_streams:
+def stream_create_refusal(cfg: EffectiveStream, streams: int, max_streams: Limit, reserved: int, limit: Limit) -> ErrCode | None:
+    """10027 "maximum number of streams reached" when the account holds ``streams`` of its ``max_streams``
+    (None or <= 0: unlimited), checked first; then 10028 / 10047 "insufficient memory / storage resources
+    available" when :func:`requested` does not fit the account's ``limit`` of ``cfg``'s storage (None or < 0:
+    unlimited) beside the ``reserved`` bytes. Updates are left to the server (it reserves the difference)."""
+    if max_streams is not None and 0 < max_streams <= streams:
         return ErrCode.MAXIMUM_STREAMS_LIMIT
     if limit is not None and limit >= 0 and (reserved > limit or requested(cfg) > limit - reserved):
         return ErrCode.MEMORY_RESOURCES_EXCEEDED if cfg.storage == "memory" else ErrCode.STORAGE_RESOURCES_EXCEEDED
     return None
 
 
-def consumer_limit(stream: EffectiveStream, account_max: int | None) -> int:
-    """The consumers a stream may hold: its ``max_consumers``, or the account's when that is lower or
-    the stream sets none (the server applies the account's per stream); 0: unlimited."""
-    mine = stream.max_consumers if stream.max_consumers > 0 else 0
-    account = account_max if account_max is not None and account_max > 0 else 0
-    return account if mine <= 0 or 0 < account < mine else mine
+def consumer_limit(stream: EffectiveStream, account_max: Limit) -> int:
+    """The consumers a stream may hold: its ``max_consumers``, or the account's when that is lower or the
+    stream sets none (the server applies the account's per stream); 0: unlimited."""
+    mine, account = max(stream.max_consumers, 0), max(account_max or 0, 0)
+    return account if mine == 0 or 0 < account < mine else mine
 
 
-def consumer_create_refusal(stream: EffectiveStream, consumers: int, account_max: int | None) -> ErrCode | None:
-    """10026 when a consumer create finds ``consumers`` on ``stream`` at its :func:`consumer_limit`."""
-    limit = consumer_limit(stream, account_max)
-    return ErrCode.MAXIMUM_CONSUMERS_LIMIT if 0 < limit <= consumers else None
+def consumer_create_refusal(stream: EffectiveStream, consumers: int, account_max: Limit) -> ErrCode | None:
+    """10026 "maximum consumers limit reached": a consumer create on ``stream`` holding ``consumers``."""
+    return ErrCode.MAXIMUM_CONSUMERS_LIMIT if 0 < consumer_limit(stream, account_max) <= consumers else None
 
 
-def stream_max_consumers_refusal(stream: EffectiveStream, account_max: int | None) -> ErrCode | None:
-    """10026 when a stream's ``max_consumers`` is above the account's (the stream create is refused)."""
-    limit = account_max or 0
-    return ErrCode.MAXIMUM_CONSUMERS_LIMIT if 0 < limit < stream.max_consumers else None
+def stream_max_consumers_refusal(stream: EffectiveStream, account_max: Limit) -> ErrCode | None:
+    """10026 on the stream's create when its ``max_consumers`` is above the account's."""
+    return ErrCode.MAXIMUM_CONSUMERS_LIMIT if 0 < (account_max or 0) < stream.max_consumers else None
 
 
-def workqueue_refusal(filters: Sequence[str], others: Iterable[tuple[K, Sequence[str]]], exists: bool = False) -> tuple[ErrCode, K, str, str] | None:
-    """For a consumer put with ``filters`` on a workqueue stream holding ``others`` (key, filters): 10099
-    when a new one has no filter, 10100 when an other consumer has none or its filters collide; with
-    the other, the filter of ``filters`` and the other's filter that collide ("" for no filter)."""
+def workqueue_refusal(filters: Sequence[str], others: Others[K], exists: bool = False) -> tuple[ErrCode, K, str, str] | None:
+    """A consumer put with ``filters`` on a workqueue stream holding ``others`` (key, filters): 10099 "multiple
+    non-filtered consumers not allowed" for a create without a filter; 10100 "filtered consumer not unique" when
+    another has no filter or a colliding one. With the other and the colliding filters ("" for none)."""
     for key, theirs in others:
         if not filters:
             return None if exists else (ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED, key, "", "")
-        hit = first_collision(filters, theirs) if theirs else (filters[0], "")
-        if hit is not None:
+        if (hit := first_collision(filters, theirs) if theirs else (filters[0], "")) is not None:
             return (ErrCode.CONSUMER_WQ_CONSUMER_NOT_UNIQUE, key, *hit)
     return None
 
@@ -113,4 +98,4 @@ SERVER_CHECKS: dict[ErrCode, tuple[Callable[..., object], ...]] = {
     ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED: (workqueue_refusal,),
     ErrCode.CONSUMER_WQ_CONSUMER_NOT_UNIQUE: (workqueue_refusal,),
 }
-"""The function that decides each ``err_code`` a lint rule and the plan predict from the estate."""
+"""The functions deciding each ``err_code`` that a lint rule and the plan predict from the estate."""

@@ -15,21 +15,13 @@ state that neither the old nor the new manifests describe:
 - a consumer create the server refuses blocks the deletes of the consumers it was to replace
   on a workqueue stream (those whose filters overlap it).
 
-What is predicted (every code checked on nats-server 2.10.26, 2.11.11, 2.12.8, 2.14.6, 2.15.1):
-
-- 10065 "subjects overlap with an existing stream": a stream create or update whose subjects
-  collide with a stream that exists when it runs: unmanaged, outside the PATHs, owned by another
-  estate, or deleted only later in the same plan (deletes run last);
-- 10099 "multiple non-filtered consumers not allowed on workqueue stream" and 10100 "filtered
-  consumer not unique on workqueue stream": a consumer put on a workqueue stream that collides with
-  a consumer there when it runs (consumer deletes run after consumer puts);
-- 10026 "maximum consumers limit reached": a consumer create past the stream's ``max_consumers``
-  (or the account's ``max_consumers``, which the server applies per stream, when lower);
-- 10027 "maximum number of streams reached": a stream create past the account's ``max_streams``;
-- 10047 "insufficient storage resources available" / 10028 "insufficient memory resources
-  available": a stream create whose reservation (``max_bytes`` x replicas; 1 byte when unlimited)
-  does not fit the account's limit beside what is reserved (``$JS.API.INFO``). Updates of
-  ``max_bytes`` are left to the server (it reserves only the difference, net of the stream's own).
+What is predicted: the server checks of :mod:`jsops.linter.semantics.refusals` (the lint rules' too),
+each against the estate as it is when the action runs (every code checked on nats-server 2.10.26, 2.11.11,
+2.12.8, 2.14.6, 2.15.1): 10065 for a stream create or update against every stream that exists then
+(unmanaged, outside the PATHs, owned by another estate, or deleted later in the plan: deletes run last);
+10099/10100 for a consumer put against the consumers on its workqueue stream then (consumer deletes run
+after consumer puts); 10026 for a consumer create; 10027 and 10028/10047 for a stream create, against the
+account's usage (``$JS.API.INFO``).
 
 Replicas and placement (10074 on a standalone server, 10005 when a cluster cannot place them) are
 judged by the lint gate's rules (JS315, JS317) with the live server's facts (``jsops.reconciler.lintgate``).
@@ -41,19 +33,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter import (
-    EffectiveConsumer,
-    EffectiveStream,
-    SubjectIndex,
-    consumer_create_refusal,
-    consumer_limit,
-    first_collision,
-    requested,
-    reserved_by,
-    stream_create_refusal,
-    stream_overlap,
-    workqueue_refusal,
-)
+from jsops.linter import EffectiveConsumer, EffectiveStream, SubjectIndex
+from jsops.linter.semantics import refusals
 
 from ..errors import ErrCode
 from ..live import LiveState
@@ -138,7 +119,7 @@ def _filters(config: object) -> list[str]:
 
 def _collides(a: Iterable[str], b: Iterable[str]) -> str | None:
     """A subject of ``a`` colliding with one of ``b`` (as ``x ~ y``), or None."""
-    hit = first_collision(a, b)
+    hit = refusals.first_collision(a, b)
     return None if hit is None else _pair(*hit)
 
 
@@ -208,7 +189,7 @@ class _Sim:
         self.stream_count = acc.streams if acc is not None else len(self.live.streams)
         counted = {"memory": 0, "file": 0}
         for st in self.live.streams.values():
-            counted["memory" if st.config.storage == "memory" else "file"] += reserved_by(st.config)
+            counted["memory" if st.config.storage == "memory" else "file"] += refusals.reserved_by(st.config)
         known = {"memory": acc.reserved_memory if acc else None, "file": acc.reserved_storage if acc else None}
         self.reserved = {k: v if v is not None else counted[k] for k, v in known.items()}
 
@@ -251,9 +232,10 @@ def _stream_put(sim: _Sim, a: Action, peers: _Peers, deleting: set[str]) -> Pred
     others: list[tuple[str, list[str]]] = [(n, _subjects(sim.streams[n])) for n in sim.subjects.candidates(mine) if n != a.name]
     concurrent = (peers.actions[int(i)] for i in peers.subjects.candidates(mine))
     others += [(p.name, _subjects(p.config)) for p in concurrent if p is not a and p.name != a.name]
-    hit = stream_overlap(mine, others)
+    hit = refusals.stream_overlap(mine, others)
     if hit is not None:
-        return Prediction(f"subjects overlap with {_describe(hit[0], deleting)} ({_pair(*hit[1:])})", ErrCode.STREAM_SUBJECT_OVERLAP)
+        code, other, x, y = hit
+        return Prediction(f"subjects overlap with {_describe(other, deleting)} ({_pair(x, y)})", code)
     return None
 
 
@@ -270,13 +252,13 @@ def _stream_limits(sim: _Sim, cfg: EffectiveStream) -> Prediction | None:
         return None
     storage = "memory" if cfg.storage == "memory" else "file"
     limit = acc.max_memory if storage == "memory" else acc.max_storage
-    code = stream_create_refusal(cfg, sim.stream_count, acc.max_streams, sim.reserved[storage], limit)
+    code = refusals.stream_create_refusal(cfg, sim.stream_count, acc.max_streams, sim.reserved[storage], limit)
     if code == ErrCode.MAXIMUM_STREAMS_LIMIT:
         return Prediction(f"the account holds {sim.stream_count} of its {acc.max_streams} streams (max_streams)", code)
     if code is not None:
         what = "memory" if storage == "memory" else "storage"
         return Prediction(
-            f"the account reserves {sim.reserved[storage]} of its {limit} bytes of {what}; this stream needs {requested(cfg)} more (max_bytes x replicas)",
+            f"the account reserves {sim.reserved[storage]} of its {limit} bytes of {what}; this stream needs {refusals.requested(cfg)} more (max_bytes x replicas)",
             code,
         )
     return None
@@ -288,9 +270,9 @@ def _commit_stream(sim: _Sim, a: Action) -> None:
         sim.stream_count += 1
     if a.action == ActionKind.RECREATE and a.name in sim.streams:  # deleted first: its reservation is released
         old = sim.streams[a.name]
-        sim.reserved["memory" if old.storage == "memory" else "file"] -= reserved_by(old)
+        sim.reserved["memory" if old.storage == "memory" else "file"] -= refusals.reserved_by(old)
     if a.action in (ActionKind.CREATE, ActionKind.RECREATE):
-        sim.reserved["memory" if cfg.storage == "memory" else "file"] += reserved_by(cfg)
+        sim.reserved["memory" if cfg.storage == "memory" else "file"] += refusals.reserved_by(cfg)
     if a.action == ActionKind.RECREATE:
         sim.consumers.pop(a.name, None)
     sim.put_stream(a.name, cfg)
@@ -309,15 +291,15 @@ def _consumer_put(sim: _Sim, a: Action, batch: dict[str, list[Action]]) -> Predi
     filters = _filters(a.config)
     others: dict[str, EffectiveConsumer] = {n: c for n, c in on_stream.items() if n != a.name}
     acc_max = sim.account.max_consumers if sim.account is not None else None
-    code = None if exists else consumer_create_refusal(scfg, len(others), acc_max)
+    code = None if exists else refusals.consumer_create_refusal(scfg, len(others), acc_max)
     if code is not None:
-        return Prediction(f"stream {stream} has {len(others)} consumers, its limit is {consumer_limit(scfg, acc_max)} (max_consumers)", code)
+        return Prediction(f"stream {stream} has {len(others)} consumers, its limit is {refusals.consumer_limit(scfg, acc_max)} (max_consumers)", code)
     if scfg.retention != "workqueue":
         return None
     for peer in batch.get(stream, ()):  # consumer puts run concurrently: an update may still have its old filters
         if peer is not a and peer.name in others and isinstance(peer.config, EffectiveConsumer):
             others[peer.name + " (updated)"] = peer.config
-    hit = workqueue_refusal(filters, ((n, _filters(others[n])) for n in sorted(others)), exists)
+    hit = refusals.workqueue_refusal(filters, ((n, _filters(others[n])) for n in sorted(others)), exists)
     if hit is None:
         return None
     code, name, mine, theirs = hit

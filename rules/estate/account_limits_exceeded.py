@@ -13,9 +13,7 @@ from jsops.linter.api import (
     Severity,
     Violation,
     format_size,
-    requested,
-    reserved_by,
-    stream_create_refusal,
+    refusals,
 )
 
 
@@ -82,7 +80,7 @@ class EstateAccountLimitsExceeded(Rule):
                 eff = ctx.effective(res)
                 storage = eff.storage
                 cap = caps.get(storage)
-                code = stream_create_refusal(eff, count, max_streams, reserved[storage], cap)
+                code = refusals.stream_create_refusal(eff, count, max_streams, reserved[storage], cap)
                 if code == ErrCode.MAXIMUM_STREAMS_LIMIT:
                     yield Violation(
                         res,
@@ -98,7 +96,7 @@ class EstateAccountLimitsExceeded(Rule):
                     yield Violation(
                         res,
                         ("max_bytes",),
-                        f"stream {res.name} needs {format_size(requested(eff))} of {storage} storage but the account's "
+                        f"stream {res.name} needs {format_size(refusals.requested(eff))} of {storage} storage but the account's "
                         f"max_{'mem' if storage == 'memory' else 'file'} of {format_size(cap)} has {format_size(max(cap - reserved[storage], 0))} "
                         f"left after the streams declared before it; nats-server refuses it (insufficient {what} resources)",
                         server_error_code=code,
@@ -106,7 +104,7 @@ class EstateAccountLimitsExceeded(Rule):
                     )
                     continue
                 count += 1
-                reserved[storage] += reserved_by(eff)
+                reserved[storage] += refusals.reserved_by(eff)
 
 
 RULE = EstateAccountLimitsExceeded

@@ -11,8 +11,7 @@ from jsops.linter.api import (
     RuleContext,
     Severity,
     Violation,
-    consumer_create_refusal,
-    consumer_limit,
+    refusals,
     where,
 )
 
@@ -82,11 +81,11 @@ class EstateMaxConsumersReached(Rule):
         account = ctx.target.account.max_consumers
         for stream, consumers in streams_with_consumers(ctx):
             eff = ctx.effective(stream)
-            limit = consumer_limit(eff, account)
+            limit = refusals.consumer_limit(eff, account)
             whose = "the stream's" if limit == eff.max_consumers else "the account's"
             count = 0
             for res in consumers:
-                if (code := consumer_create_refusal(eff, count, account)) is not None:
+                if (code := refusals.consumer_create_refusal(eff, count, account)) is not None:
                     yield Violation(
                         res,
                         (),

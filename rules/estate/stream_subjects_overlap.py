@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    ErrCode,
     FixAvailability,
     FixSuggestion,
     Resource,
@@ -15,8 +14,8 @@ from jsops.linter.api import (
     SubjectIndex,
     Violation,
     is_valid_subject,
+    refusals,
     stream_config,
-    stream_overlap,
     where,
 )
 
@@ -79,13 +78,13 @@ class EstateStreamSubjectsOverlap(Rule):
                 cfg = stream_config(res)
                 subjects = cfg.subjects or ([] if cfg.mirror is not None or cfg.sources else [res.name])
                 valid = [s for s in subjects if is_valid_subject(s)]  # the others are reported by JS116
-                # the index finds the streams that may collide; stream_overlap decides
-                hit = stream_overlap(valid, ((other, [o]) for s in valid for o, other in index.colliding(s) if other is not res))
+                found = ((other, [o]) for s in valid for o, other in index.colliding(s) if other is not res)
+                hit = refusals.stream_overlap(valid, found)  # the index finds the streams that may collide
                 if hit is None:
                     for subject in valid:
                         index.add(subject, res)
                     continue
-                other, subject, other_subject = hit
+                code, other, subject, other_subject = hit
                 i = subjects.index(subject)
                 written = bool(stream_config(res).subjects)
                 yield Violation(
@@ -93,7 +92,7 @@ class EstateStreamSubjectsOverlap(Rule):
                     ("subjects", i) if written else ("subjects",),
                     f"subject {subject!r}{'' if written else ' (the default: the stream name)'} overlaps {other_subject!r} "
                     f"of stream {other.name} ({where(other, ('subjects',))}); nats-server refuses to create this stream",
-                    server_error_code=ErrCode.STREAM_SUBJECT_OVERLAP,
+                    server_error_code=code,
                     fix=FixSuggestion("unsafe", f"use subjects that do not overlap stream {other.name}'s, or source from it"),
                     key=not written,
                 )

@@ -18,11 +18,11 @@ from jsops.linter.api import (
     Violation,
     consumer_config,
     is_valid_subject,
+    refusals,
     stream_config,
     subjects_collide,
     target_release,
     where,
-    workqueue_refusal,
 )
 
 from ._common import streams_with_consumers
@@ -174,11 +174,12 @@ class EstateWorkqueueConsumerNotUnique(Rule):
                 copied = _copier_overlap(res, filters, copiers, sname)
                 if copied is not None:
                     yield copied
-                if first is None or unfiltered is not None or not filters:  # the index finds the filters that may collide
+                # the index finds the filters that may collide; workqueue_refusal decides
+                if first is None or unfiltered is not None or not filters:
                     others: Iterable[tuple[Resource, list[str]]] = [] if first is None else [(unfiltered or first, [])]
                 else:
                     others = ((other, [other_f]) for f in filters for other_f, other in index.colliding(f))
-                hit = workqueue_refusal(filters, others)
+                hit = refusals.workqueue_refusal(filters, others)
                 if hit is None:
                     first = first or res
                     for f in filters:

@@ -13,7 +13,7 @@ from jsops.linter.api import (
     StreamResource,
     StreamRule,
     Violation,
-    stream_max_consumers_refusal,
+    refusals,
 )
 
 
@@ -56,7 +56,7 @@ class TargetStreamMaxConsumersExceedsAccount(StreamRule):
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         limit = ctx.target.account.max_consumers
-        code = stream_max_consumers_refusal(ctx.effective(resource), limit)
+        code = refusals.stream_max_consumers_refusal(ctx.effective(resource), limit)
         if code is not None:
             yield Violation(
                 resource,
