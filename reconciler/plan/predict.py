@@ -29,7 +29,7 @@ judged by the lint gate's rules (JS315, JS317) with the live server's facts (``j
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,13 +117,8 @@ def _filters(config: object) -> list[str]:
     return list(config.filter_subjects) or ([config.filter_subject] if config.filter_subject else [])
 
 
-def _collides(a: Iterable[str], b: Iterable[str]) -> str | None:
-    """A subject of ``a`` colliding with one of ``b`` (as ``x ~ y``), or None."""
-    hit = refusals.first_collision(a, b)
-    return None if hit is None else _pair(*hit)
-
-
 def _pair(x: str, y: str) -> str:
+    """A colliding pair of subjects, as ``x ~ y`` (``x`` when equal)."""
     return x if x == y else f"{x} ~ {y}"
 
 
@@ -140,7 +135,7 @@ def _plain(subject: str) -> bool:
 
 class _Subjects:
     """Named subject lists, indexed: which names may hold a subject colliding with a query, in the
-    order the names were added (a superset; callers confirm with :func:`_collides`). A name added
+    order the names were added (a superset; callers confirm with ``refusals.first_collision``). A name added
     again keeps its place, and its old subjects stay indexed (confirming drops them)."""
 
     def __init__(self) -> None:
@@ -355,7 +350,7 @@ def _dependents(sim: _Sim, acts: list[Action]) -> None:
             continue
         old = _subjects(sim.live.streams[a.name].config) if a.name in sim.live.streams else []
         for put, p in refused_streams:
-            if _collides(_subjects(put.config), old) is not None:
+            if refusals.first_collision(_subjects(put.config), old) is not None:
                 blocker = p.blocker or put.label
                 sim.out[i] = Prediction(f"it is replaced by {put.label}, which is blocked", blocker=blocker)
                 held.add(a.name)
@@ -372,7 +367,7 @@ def _dependents(sim: _Sim, acts: list[Action]) -> None:
             if (
                 put.stream == a.stream
                 and p.err_code in (ErrCode.CONSUMER_WQ_CONSUMER_NOT_UNIQUE, ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED)
-                and (not theirs or not _filters(put.config) or _collides(_filters(put.config), theirs) is not None)
+                and (not theirs or not _filters(put.config) or refusals.first_collision(_filters(put.config), theirs) is not None)
             ):
                 sim.out[i] = Prediction(f"it is replaced by {put.label}, which is blocked", blocker=put.label)
                 break
