@@ -1,10 +1,7 @@
-"""What nats-server refuses of a create (or update) given the estate it runs in: one pure function per server
-check, the one home of its condition. The estate lint rules (JS301, JS302, JS305, JS306, JS316) and the plan's
-prediction (``jsops.reconciler.plan.predict``) call them, each with its own facts (the other streams' subjects,
-the consumers on the stream, the account's limits and usage) in the order it replays the creates.
-:data:`SERVER_CHECKS` names the function of each ``err_code``. Measured on 2.10.26, 2.11.11, 2.12.8, 2.14.6
-and 2.15.1 (tests/integration/test_rules_estate_server.py, tests/reconciler/test_predict_server.py).
-"""
+"""What nats-server refuses of a create given the estate it runs in: a pure function per check (:data:`SERVER_CHECKS`),
+called by the lint rules (JS301, JS302, JS305, JS306, JS316) and the plan's prediction, each with its own facts in
+the order it replays the creates. Measured on 2.10.26 to 2.15.1 (tests/integration/test_rules_estate_server.py,
+tests/reconciler/test_predict_server.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +17,9 @@ __all__ += ["stream_create_refusal", "stream_max_consumers_refusal", "stream_ove
 
 K = TypeVar("K")
 Others = Iterable[tuple[K, Sequence[str]]]  # the other streams or consumers, in order: (key, subjects or filters)
+Refused = tuple[ErrCode, K, str, str]  # the code, the other object, the subject or filter of each that collide
 Limit = int | None
+Code = ErrCode | None
 
 
 def first_collision(mine: Iterable[str], theirs: Iterable[str]) -> tuple[str, str] | None:
@@ -29,9 +28,8 @@ def first_collision(mine: Iterable[str], theirs: Iterable[str]) -> tuple[str, st
     return next(((x, y) for x in mine for y in ts if subjects_collide(x, y)), None)
 
 
-def stream_overlap(mine: Sequence[str], others: Others[K]) -> tuple[ErrCode, K, str, str] | None:
-    """10065 "subjects overlap with an existing stream": the first of the ``others`` (key, subjects) existing
-    when a stream with subjects ``mine`` is put that has a colliding subject, with the colliding pair."""
+def stream_overlap(mine: Sequence[str], others: Others[K]) -> Refused[K] | None:
+    """10065 for a stream put with subjects ``mine``: the first of the existing ``others`` with a colliding subject."""
     for key, theirs in others:
         if (hit := first_collision(mine, theirs)) is not None:
             return (ErrCode.STREAM_SUBJECT_OVERLAP, key, *hit)
@@ -48,11 +46,10 @@ def reserved_by(cfg: EffectiveStream) -> int:
     return requested(cfg) if cfg.max_bytes > 0 else 0
 
 
-def stream_create_refusal(cfg: EffectiveStream, streams: int, max_streams: Limit, reserved: int, limit: Limit) -> ErrCode | None:
-    """10027 "maximum number of streams reached" when the account holds ``streams`` of its ``max_streams``
-    (None or <= 0: unlimited), checked first; then 10028 / 10047 "insufficient memory / storage resources
-    available" when :func:`requested` does not fit the account's ``limit`` of ``cfg``'s storage (None or < 0:
-    unlimited) beside the ``reserved`` bytes. Updates are left to the server (it reserves the difference)."""
+def stream_create_refusal(cfg: EffectiveStream, streams: int, max_streams: Limit, reserved: int, limit: Limit) -> Code:
+    """10027 when the account holds ``streams`` of its ``max_streams`` (checked first); 10028 (memory) / 10047 (file)
+    when :func:`requested` does not fit its ``limit`` for ``cfg``'s storage beside the ``reserved`` bytes. A limit
+    None, 0 (streams) or negative (bytes) is unlimited. Updates are left to the server (it reserves the difference)."""
     if max_streams is not None and 0 < max_streams <= streams:
         return ErrCode.MAXIMUM_STREAMS_LIMIT
     if limit is not None and limit >= 0 and (reserved > limit or requested(cfg) > limit - reserved):
@@ -67,20 +64,19 @@ def consumer_limit(stream: EffectiveStream, account_max: Limit) -> int:
     return account if mine == 0 or 0 < account < mine else mine
 
 
-def consumer_create_refusal(stream: EffectiveStream, consumers: int, account_max: Limit) -> ErrCode | None:
-    """10026 "maximum consumers limit reached": a consumer create on ``stream`` holding ``consumers``."""
+def consumer_create_refusal(stream: EffectiveStream, consumers: int, account_max: Limit) -> Code:
+    """10026 for a consumer create on ``stream`` holding ``consumers``."""
     return ErrCode.MAXIMUM_CONSUMERS_LIMIT if 0 < consumer_limit(stream, account_max) <= consumers else None
 
 
-def stream_max_consumers_refusal(stream: EffectiveStream, account_max: Limit) -> ErrCode | None:
+def stream_max_consumers_refusal(stream: EffectiveStream, account_max: Limit) -> Code:
     """10026 on the stream's create when its ``max_consumers`` is above the account's."""
     return ErrCode.MAXIMUM_CONSUMERS_LIMIT if 0 < (account_max or 0) < stream.max_consumers else None
 
 
-def workqueue_refusal(filters: Sequence[str], others: Others[K], exists: bool = False) -> tuple[ErrCode, K, str, str] | None:
-    """A consumer put with ``filters`` on a workqueue stream holding ``others`` (key, filters): 10099 "multiple
-    non-filtered consumers not allowed" for a create without a filter; 10100 "filtered consumer not unique" when
-    another has no filter or a colliding one. With the other and the colliding filters ("" for none)."""
+def workqueue_refusal(filters: Sequence[str], others: Others[K], exists: bool = False) -> Refused[K] | None:
+    """A consumer put with ``filters`` on a workqueue stream holding ``others``: 10099 for a create without a filter,
+    10100 when another has no filter or a colliding one; with the other and the colliding filters ("" for none)."""
     for key, theirs in others:
         if not filters:
             return None if exists else (ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED, key, "", "")
