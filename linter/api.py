@@ -29,6 +29,7 @@ from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSo
 from .model.records.record import Record, option
 from .model.resource import is_consumer, is_stream
 from .model.target import Target, TargetServer
+from .semantics import refusals
 from .semantics.effective import (
     CONSUMER_DEFAULT_ACK_WAIT,
     EPHEMERAL_INACTIVE_THRESHOLD,
@@ -49,14 +50,7 @@ from .semantics.effective_types import (
     EffectiveTransform,
 )
 from .semantics.errcodes import ErrCode
-from .semantics.limits import (
-    MAX_DESCRIPTION_LEN,
-    MAX_METADATA_LEN,
-    MAX_NAME_LEN,
-    MAX_REPLICAS,
-    REQ_LEVEL_METADATA_LEN,
-    go_len,
-)
+from .semantics.limits import MAX_DESCRIPTION_LEN, MAX_METADATA_LEN, MAX_NAME_LEN, MAX_REPLICAS, REQ_LEVEL_METADATA_LEN, go_len
 from .semantics.mirrors import MIRROR_REFUSES
 from .semantics.monitor import (
     DEAD_LETTER,
@@ -154,6 +148,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "ErrCode",
     "MIRROR_REFUSES",
+    "refusals",
     # subject transforms (imported on first use)
     "BUILD_ONLY_BEFORE",
     "EMPTY_SRC_REFUSED_BEFORE",

@@ -11,6 +11,7 @@ Modules (import the one you need; this package imports none of them, so it stays
 * :mod:`.subjects` -- subject grammar, overlap and a subject index;
 * :mod:`.transforms` -- subject-mapping validation;
 * :mod:`.monitor` -- ``io.nats.monitor.*`` metadata keys and jsops operational annotations;
+* :mod:`.refusals` -- what the server refuses of a create given the estate (the lint rules' and the plan's);
 * :mod:`.limits` -- the fixed limits nats-server checks configs against (name, description and
   metadata lengths, replicas).
 """

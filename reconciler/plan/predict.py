@@ -15,21 +15,13 @@ state that neither the old nor the new manifests describe:
 - a consumer create the server refuses blocks the deletes of the consumers it was to replace
   on a workqueue stream (those whose filters overlap it).
 
-What is predicted (every code checked on nats-server 2.10.26, 2.11.11, 2.12.8, 2.14.6, 2.15.1):
-
-- 10065 "subjects overlap with an existing stream": a stream create or update whose subjects
-  collide with a stream that exists when it runs: unmanaged, outside the PATHs, owned by another
-  estate, or deleted only later in the same plan (deletes run last);
-- 10099 "multiple non-filtered consumers not allowed on workqueue stream" and 10100 "filtered
-  consumer not unique on workqueue stream": a consumer put on a workqueue stream that collides with
-  a consumer there when it runs (consumer deletes run after consumer puts);
-- 10026 "maximum consumers limit reached": a consumer create past the stream's ``max_consumers``
-  (or the account's ``max_consumers``, which the server applies per stream, when lower);
-- 10027 "maximum number of streams reached": a stream create past the account's ``max_streams``;
-- 10047 "insufficient storage resources available" / 10028 "insufficient memory resources
-  available": a stream create whose reservation (``max_bytes`` x replicas; 1 byte when unlimited)
-  does not fit the account's limit beside what is reserved (``$JS.API.INFO``). Updates of
-  ``max_bytes`` are left to the server (it reserves only the difference, net of the stream's own).
+What is predicted: the server checks of :mod:`jsops.linter.semantics.refusals` (the lint rules' too),
+each against the estate as it is when the action runs (every code checked on nats-server 2.10.26, 2.11.11,
+2.12.8, 2.14.6, 2.15.1): 10065 for a stream create or update against every stream that exists then
+(unmanaged, outside the PATHs, owned by another estate, or deleted later in the plan: deletes run last);
+10099/10100 for a consumer put against the consumers on its workqueue stream then (consumer deletes run
+after consumer puts); 10026 for a consumer create; 10027 and 10028/10047 for a stream create, against the
+account's usage (``$JS.API.INFO``).
 
 Replicas and placement (10074 on a standalone server, 10005 when a cluster cannot place them) are
 judged by the lint gate's rules (JS315, JS317) with the live server's facts (``jsops.reconciler.lintgate``).
@@ -37,11 +29,12 @@ judged by the lint gate's rules (JS315, JS317) with the live server's facts (``j
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter import EffectiveConsumer, EffectiveStream, SubjectIndex, subjects_collide
+from jsops.linter import EffectiveConsumer, EffectiveStream, SubjectIndex
+from jsops.linter.semantics import refusals
 
 from ..errors import ErrCode
 from ..live import LiveState
@@ -52,12 +45,6 @@ from .ordering import deps, levels
 
 __all__ = ["AccountUsage", "Prediction", "account_usage", "block_predicted", "predict"]
 
-MAX_CONSUMERS_REACHED = ErrCode.MAXIMUM_CONSUMERS_LIMIT
-MAX_STREAMS_REACHED = ErrCode.MAXIMUM_STREAMS_LIMIT
-MEMORY_EXCEEDED = ErrCode.MEMORY_RESOURCES_EXCEEDED
-STORAGE_EXCEEDED = ErrCode.STORAGE_RESOURCES_EXCEEDED
-WQ_MULTIPLE_UNFILTERED = ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED
-WQ_NOT_UNIQUE = ErrCode.CONSUMER_WQ_CONSUMER_NOT_UNIQUE
 
 _PUTS = (ActionKind.CREATE, ActionKind.UPDATE, ActionKind.RECREATE, ActionKind.ADOPT)
 
@@ -130,14 +117,9 @@ def _filters(config: object) -> list[str]:
     return list(config.filter_subjects) or ([config.filter_subject] if config.filter_subject else [])
 
 
-def _collides(a: Iterable[str], b: Iterable[str]) -> str | None:
-    """A subject of ``a`` colliding with one of ``b`` (as ``x ~ y``), or None."""
-    bs = list(b)
-    for x in a:
-        for y in bs:
-            if subjects_collide(x, y):
-                return f"{x}" if x == y else f"{x} ~ {y}"
-    return None
+def _pair(x: str, y: str) -> str:
+    """A colliding pair of subjects, as ``x ~ y`` (``x`` when equal)."""
+    return x if x == y else f"{x} ~ {y}"
 
 
 def _plain(subject: str) -> bool:
@@ -153,7 +135,7 @@ def _plain(subject: str) -> bool:
 
 class _Subjects:
     """Named subject lists, indexed: which names may hold a subject colliding with a query, in the
-    order the names were added (a superset; callers confirm with :func:`_collides`). A name added
+    order the names were added (a superset; callers confirm with ``refusals.first_collision``). A name added
     again keeps its place, and its old subjects stay indexed (confirming drops them)."""
 
     def __init__(self) -> None:
@@ -202,7 +184,7 @@ class _Sim:
         self.stream_count = acc.streams if acc is not None else len(self.live.streams)
         counted = {"memory": 0, "file": 0}
         for st in self.live.streams.values():
-            counted["memory" if st.config.storage == "memory" else "file"] += _reservation(st.config)
+            counted["memory" if st.config.storage == "memory" else "file"] += refusals.reserved_by(st.config)
         known = {"memory": acc.reserved_memory if acc else None, "file": acc.reserved_storage if acc else None}
         self.reserved = {k: v if v is not None else counted[k] for k, v in known.items()}
 
@@ -245,10 +227,10 @@ def _stream_put(sim: _Sim, a: Action, peers: _Peers, deleting: set[str]) -> Pred
     others: list[tuple[str, list[str]]] = [(n, _subjects(sim.streams[n])) for n in sim.subjects.candidates(mine) if n != a.name]
     concurrent = (peers.actions[int(i)] for i in peers.subjects.candidates(mine))
     others += [(p.name, _subjects(p.config)) for p in concurrent if p is not a and p.name != a.name]
-    for other, subjects in others:
-        hit = _collides(mine, subjects)
-        if hit is not None:
-            return Prediction(f"subjects overlap with {_describe(other, deleting)} ({hit})", ErrCode.STREAM_SUBJECT_OVERLAP)
+    hit = refusals.stream_overlap(mine, others)
+    if hit is not None:
+        code, other, x, y = hit
+        return Prediction(f"subjects overlap with {_describe(other, deleting)} ({_pair(x, y)})", code)
     return None
 
 
@@ -263,24 +245,18 @@ def _stream_limits(sim: _Sim, cfg: EffectiveStream) -> Prediction | None:
     acc = sim.account
     if acc is None:
         return None
-    if acc.max_streams is not None and sim.stream_count >= acc.max_streams:
-        return Prediction(f"the account holds {sim.stream_count} of its {acc.max_streams} streams (max_streams)", MAX_STREAMS_REACHED)
     storage = "memory" if cfg.storage == "memory" else "file"
     limit = acc.max_memory if storage == "memory" else acc.max_storage
-    add = cfg.max_bytes if cfg.max_bytes >= 0 else 1
-    replicas = max(1, cfg.num_replicas or 1)
-    if limit is not None and (sim.reserved[storage] > limit or add * replicas > limit - sim.reserved[storage]):
+    code = refusals.stream_create_refusal(cfg, sim.stream_count, acc.max_streams, sim.reserved[storage], limit)
+    if code == ErrCode.MAXIMUM_STREAMS_LIMIT:
+        return Prediction(f"the account holds {sim.stream_count} of its {acc.max_streams} streams (max_streams)", code)
+    if code is not None:
         what = "memory" if storage == "memory" else "storage"
         return Prediction(
-            f"the account reserves {sim.reserved[storage]} of its {limit} bytes of {what}; this stream needs {add * replicas} more (max_bytes x replicas)",
-            MEMORY_EXCEEDED if storage == "memory" else STORAGE_EXCEEDED,
+            f"the account reserves {sim.reserved[storage]} of its {limit} bytes of {what}; this stream needs {refusals.requested(cfg)} more (max_bytes x replicas)",
+            code,
         )
     return None
-
-
-def _reservation(cfg: EffectiveStream) -> int:
-    """What a stream reserves of its account's storage: ``max_bytes`` x replicas (0 unlimited)."""
-    return cfg.max_bytes * max(1, cfg.num_replicas or 1) if cfg.max_bytes > 0 else 0
 
 
 def _commit_stream(sim: _Sim, a: Action) -> None:
@@ -289,9 +265,9 @@ def _commit_stream(sim: _Sim, a: Action) -> None:
         sim.stream_count += 1
     if a.action == ActionKind.RECREATE and a.name in sim.streams:  # deleted first: its reservation is released
         old = sim.streams[a.name]
-        sim.reserved["memory" if old.storage == "memory" else "file"] -= _reservation(old)
+        sim.reserved["memory" if old.storage == "memory" else "file"] -= refusals.reserved_by(old)
     if a.action in (ActionKind.CREATE, ActionKind.RECREATE):
-        sim.reserved["memory" if cfg.storage == "memory" else "file"] += _reservation(cfg)
+        sim.reserved["memory" if cfg.storage == "memory" else "file"] += refusals.reserved_by(cfg)
     if a.action == ActionKind.RECREATE:
         sim.consumers.pop(a.name, None)
     sim.put_stream(a.name, cfg)
@@ -309,30 +285,26 @@ def _consumer_put(sim: _Sim, a: Action, batch: dict[str, list[Action]]) -> Predi
     exists = a.name in on_stream
     filters = _filters(a.config)
     others: dict[str, EffectiveConsumer] = {n: c for n, c in on_stream.items() if n != a.name}
-    if not exists:
-        acc_max = sim.account.max_consumers if sim.account is not None else None
-        maxc = scfg.max_consumers if scfg.max_consumers > 0 else 0
-        if maxc <= 0 or (acc_max is not None and acc_max < maxc):
-            maxc = acc_max or 0
-        if maxc > 0 and len(others) >= maxc:
-            return Prediction(f"stream {stream} has {len(others)} consumers, its limit is {maxc} (max_consumers)", MAX_CONSUMERS_REACHED)
+    acc_max = sim.account.max_consumers if sim.account is not None else None
+    code = None if exists else refusals.consumer_create_refusal(scfg, len(others), acc_max)
+    if code is not None:
+        return Prediction(f"stream {stream} has {len(others)} consumers, its limit is {refusals.consumer_limit(scfg, acc_max)} (max_consumers)", code)
     if scfg.retention != "workqueue":
         return None
     for peer in batch.get(stream, ()):  # consumer puts run concurrently: an update may still have its old filters
         if peer is not a and peer.name in others and isinstance(peer.config, EffectiveConsumer):
             others[peer.name + " (updated)"] = peer.config
-    if not exists and not filters and others:
-        return Prediction(f"workqueue stream {stream} already has consumer {sorted(others)[0]}, and this one has no filter", WQ_MULTIPLE_UNFILTERED)
-    for name in sorted(others):
-        theirs = _filters(others[name])
-        hit = "(unfiltered)" if not theirs else _collides(filters, theirs)
-        if filters and hit is not None:
-            return Prediction(
-                f"its filter overlaps consumer {name.removesuffix(' (updated)')} of workqueue stream {stream} "
-                f"({hit}); consumer deletes run after consumer creates",
-                WQ_NOT_UNIQUE,
-            )
-    return None
+    hit = refusals.workqueue_refusal(filters, ((n, _filters(others[n])) for n in sorted(others)), exists)
+    if hit is None:
+        return None
+    code, name, mine, theirs = hit
+    if code == ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED:
+        return Prediction(f"workqueue stream {stream} already has consumer {name}, and this one has no filter", code)
+    return Prediction(
+        f"its filter overlaps consumer {name.removesuffix(' (updated)')} of workqueue stream {stream} "
+        f"({_pair(mine, theirs) if theirs else '(unfiltered)'}); consumer deletes run after consumer creates",
+        code,
+    )
 
 
 def predict(plan: Plan, live: LiveState, account: AccountUsage | None = None) -> dict[int, Prediction]:
@@ -378,7 +350,7 @@ def _dependents(sim: _Sim, acts: list[Action]) -> None:
             continue
         old = _subjects(sim.live.streams[a.name].config) if a.name in sim.live.streams else []
         for put, p in refused_streams:
-            if _collides(_subjects(put.config), old) is not None:
+            if refusals.first_collision(_subjects(put.config), old) is not None:
                 blocker = p.blocker or put.label
                 sim.out[i] = Prediction(f"it is replaced by {put.label}, which is blocked", blocker=blocker)
                 held.add(a.name)
@@ -394,8 +366,8 @@ def _dependents(sim: _Sim, acts: list[Action]) -> None:
         for put, p in refused_consumers:
             if (
                 put.stream == a.stream
-                and p.err_code in (WQ_NOT_UNIQUE, WQ_MULTIPLE_UNFILTERED)
-                and (not theirs or not _filters(put.config) or _collides(_filters(put.config), theirs) is not None)
+                and p.err_code in (ErrCode.CONSUMER_WQ_CONSUMER_NOT_UNIQUE, ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED)
+                and (not theirs or not _filters(put.config) or refusals.first_collision(_filters(put.config), theirs) is not None)
             ):
                 sim.out[i] = Prediction(f"it is replaced by {put.label}, which is blocked", blocker=put.label)
                 break

@@ -13,6 +13,7 @@ from jsops.linter.api import (
     Severity,
     Violation,
     format_size,
+    refusals,
 )
 
 
@@ -77,37 +78,33 @@ class EstateAccountLimitsExceeded(Rule):
             reserved = {"memory": 0, "file": 0}
             for res in streams:
                 eff = ctx.effective(res)
-                if max_streams > 0 and count >= max_streams:
+                storage = eff.storage
+                cap = caps.get(storage)
+                code = refusals.stream_create_refusal(eff, count, max_streams, reserved[storage], cap)
+                if code == ErrCode.MAXIMUM_STREAMS_LIMIT:
                     yield Violation(
                         res,
                         (),
                         f"stream {res.name} is past the account's max_streams of {max_streams}; nats-server refuses to create it",
-                        server_error_code=ErrCode.MAXIMUM_STREAMS_LIMIT,
+                        server_error_code=code,
                         fix=FixSuggestion("unsafe", "merge streams or raise the account's max_streams"),
                         key=True,
                     )
                     continue
-                storage = eff.storage
-                cap = caps.get(storage)
-                max_bytes = eff.max_bytes
-                replicas = max(int(eff.num_replicas or 1), 1)
-                if cap is not None and cap >= 0:
-                    need = max(max_bytes, 1) * replicas
-                    if reserved[storage] > cap or need > cap - reserved[storage]:
-                        what = "memory" if storage == "memory" else "storage"
-                        yield Violation(
-                            res,
-                            ("max_bytes",),
-                            f"stream {res.name} needs {format_size(need)} of {storage} storage but the account's "
-                            f"max_{'mem' if storage == 'memory' else 'file'} of {format_size(cap)} has {format_size(max(cap - reserved[storage], 0))} "
-                            f"left after the streams declared before it; nats-server refuses it (insufficient {what} resources)",
-                            server_error_code=ErrCode.MEMORY_RESOURCES_EXCEEDED if storage == "memory" else ErrCode.STORAGE_RESOURCES_EXCEEDED,
-                            fix=FixSuggestion("unsafe", "lower max_bytes or raise the account's limit"),
-                        )
-                        continue
+                if code is not None and cap is not None:
+                    what = "memory" if storage == "memory" else "storage"
+                    yield Violation(
+                        res,
+                        ("max_bytes",),
+                        f"stream {res.name} needs {format_size(refusals.requested(eff))} of {storage} storage but the account's "
+                        f"max_{'mem' if storage == 'memory' else 'file'} of {format_size(cap)} has {format_size(max(cap - reserved[storage], 0))} "
+                        f"left after the streams declared before it; nats-server refuses it (insufficient {what} resources)",
+                        server_error_code=code,
+                        fix=FixSuggestion("unsafe", "lower max_bytes or raise the account's limit"),
+                    )
+                    continue
                 count += 1
-                if max_bytes > 0:
-                    reserved[storage] += max_bytes * replicas
+                reserved[storage] += refusals.reserved_by(eff)
 
 
 RULE = EstateAccountLimitsExceeded

@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    ErrCode,
     FixAvailability,
     FixSuggestion,
     Rule,
     RuleContext,
     Severity,
     Violation,
-    stream_config,
+    refusals,
     where,
 )
 
@@ -79,24 +78,20 @@ class EstateMaxConsumersReached(Rule):
     estate_wide = True
 
     def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
-        account = ctx.target.account.max_consumers or 0
+        account = ctx.target.account.max_consumers
         for stream, consumers in streams_with_consumers(ctx):
-            declared = stream_config(stream).max_consumers or 0
-            limit = declared
-            if limit <= 0 or (0 < account < limit):
-                limit = account
-            if limit <= 0 or len(consumers) <= limit:
-                continue
-            whose = "the stream's" if limit == declared else "the account's"
+            eff = ctx.effective(stream)
+            limit = refusals.consumer_limit(eff, account)
+            whose = "the stream's" if limit == eff.max_consumers else "the account's"
             count = 0
             for res in consumers:
-                if count >= limit:
+                if (code := refusals.consumer_create_refusal(eff, count, account)) is not None:
                     yield Violation(
                         res,
                         (),
                         f"consumer {res.name} is past {whose} max_consumers of {limit} for stream {stream.name} "
                         f"({where(stream, ('max_consumers',))}); nats-server refuses to create it",
-                        server_error_code=ErrCode.MAXIMUM_CONSUMERS_LIMIT,
+                        server_error_code=code,
                         fix=FixSuggestion("unsafe", "raise the stream's max_consumers or remove consumers"),
                         key=True,
                     )

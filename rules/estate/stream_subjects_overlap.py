@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    ErrCode,
     FixAvailability,
     FixSuggestion,
     Resource,
@@ -15,6 +14,7 @@ from jsops.linter.api import (
     SubjectIndex,
     Violation,
     is_valid_subject,
+    refusals,
     stream_config,
     where,
 )
@@ -77,29 +77,22 @@ class EstateStreamSubjectsOverlap(Rule):
             for res in streams:
                 cfg = stream_config(res)
                 subjects = cfg.subjects or ([] if cfg.mirror is not None or cfg.sources else [res.name])
-                hit = None
-                for i, subject in enumerate(subjects):
-                    if not is_valid_subject(subject):
-                        continue  # reported by JS116
-                    for other_subject, other in index.colliding(subject):
-                        if other is not res:
-                            hit = (i, subject, other_subject, other)
-                            break
-                    if hit:
-                        break
+                valid = [s for s in subjects if is_valid_subject(s)]  # the others are reported by JS116
+                found = ((other, [o]) for s in valid for o, other in index.colliding(s) if other is not res)
+                hit = refusals.stream_overlap(valid, found)  # the index finds the streams that may collide
                 if hit is None:
-                    for subject in subjects:
-                        if is_valid_subject(subject):
-                            index.add(subject, res)
+                    for subject in valid:
+                        index.add(subject, res)
                     continue
-                i, subject, other_subject, other = hit
+                code, other, subject, other_subject = hit
+                i = subjects.index(subject)
                 written = bool(stream_config(res).subjects)
                 yield Violation(
                     res,
                     ("subjects", i) if written else ("subjects",),
                     f"subject {subject!r}{'' if written else ' (the default: the stream name)'} overlaps {other_subject!r} "
                     f"of stream {other.name} ({where(other, ('subjects',))}); nats-server refuses to create this stream",
-                    server_error_code=ErrCode.STREAM_SUBJECT_OVERLAP,
+                    server_error_code=code,
                     fix=FixSuggestion("unsafe", f"use subjects that do not overlap stream {other.name}'s, or source from it"),
                     key=not written,
                 )

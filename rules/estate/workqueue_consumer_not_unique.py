@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from jsops.linter.api import (
     ErrCode,
@@ -18,6 +18,7 @@ from jsops.linter.api import (
     Violation,
     consumer_config,
     is_valid_subject,
+    refusals,
     stream_config,
     subjects_collide,
     target_release,
@@ -159,7 +160,7 @@ class EstateWorkqueueConsumerNotUnique(Rule):
             sname = stream.name
             index: SubjectIndex[Resource] = SubjectIndex()
             unfiltered: Resource | None = None
-            count = 0
+            first: Resource | None = None
             copiers = _copiers(ctx, stream.context, sname) if count_copiers else []
             for res in consumers:
                 cfg = consumer_config(res)
@@ -173,48 +174,37 @@ class EstateWorkqueueConsumerNotUnique(Rule):
                 copied = _copier_overlap(res, filters, copiers, sname)
                 if copied is not None:
                     yield copied
-                if count == 0:
-                    count = 1
-                    if filters:
-                        for f in filters:
-                            index.add(f, res)
-                    else:
-                        unfiltered = res
+                # the index finds the filters that may collide; workqueue_refusal decides
+                if first is None or unfiltered is not None or not filters:
+                    others: Iterable[tuple[Resource, list[str]]] = [] if first is None else [(unfiltered or first, [])]
+                else:
+                    others = ((other, [other_f]) for f in filters for other_f, other in index.colliding(f))
+                hit = refusals.workqueue_refusal(filters, others)
+                if hit is None:
+                    first = first or res
+                    for f in filters:
+                        index.add(f, res)
+                    unfiltered = unfiltered or (None if filters else res)
                     continue
-                if not filters:
+                code, other, f, other_f = hit
+                if code == ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED:
                     yield Violation(
                         res,
                         (),
                         f"consumer {res.name} has no filter but workqueue stream {sname} already has a consumer; nats-server refuses to create it",
-                        server_error_code=ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED,
+                        server_error_code=code,
                         fix=FixSuggestion("unsafe", "give the consumer a filter_subject disjoint from the other consumers'"),
                         key=True,
                     )
                     continue
-                clash: tuple[str, str, Resource] | None = None
-                if unfiltered is not None:
-                    clash = (filters[0], "(no filter: all subjects)", unfiltered)
-                else:
-                    for f in filters:
-                        for other_f, other in index.colliding(f):
-                            clash = (f, repr(other_f), other)
-                            break
-                        if clash:
-                            break
-                if clash is not None:
-                    f, other_f, other = clash
-                    yield Violation(
-                        res,
-                        _filter_path(res),
-                        f"filter {f!r} of consumer {res.name} overlaps {other_f} of consumer {other.name} "
-                        f"({where(other, _filter_path(other))}) on workqueue stream {sname}; nats-server refuses to create it",
-                        server_error_code=ErrCode.CONSUMER_WQ_CONSUMER_NOT_UNIQUE,
-                        fix=FixSuggestion("unsafe", "make the workqueue consumers' filters disjoint"),
-                    )
-                    continue
-                count += 1
-                for f in filters:
-                    index.add(f, res)
+                yield Violation(
+                    res,
+                    _filter_path(res),
+                    f"filter {f!r} of consumer {res.name} overlaps {repr(other_f) if other_f else '(no filter: all subjects)'} of consumer {other.name} "
+                    f"({where(other, _filter_path(other))}) on workqueue stream {sname}; nats-server refuses to create it",
+                    server_error_code=code,
+                    fix=FixSuggestion("unsafe", "make the workqueue consumers' filters disjoint"),
+                )
 
 
 RULE = EstateWorkqueueConsumerNotUnique

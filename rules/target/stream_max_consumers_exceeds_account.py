@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    ErrCode,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -14,6 +13,7 @@ from jsops.linter.api import (
     StreamResource,
     StreamRule,
     Violation,
+    refusals,
 )
 
 
@@ -55,14 +55,14 @@ class TargetStreamMaxConsumersExceedsAccount(StreamRule):
     example_target = {"account": {"max_consumers": 10}}
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
-        limit = ctx.target.account.max_consumers or 0
-        mine = cfg.max_consumers or 0
-        if limit > 0 and mine > limit:
+        limit = ctx.target.account.max_consumers
+        code = refusals.stream_max_consumers_refusal(ctx.effective(resource), limit)
+        if code is not None:
             yield Violation(
                 resource,
                 ("max_consumers",),
-                f"max_consumers {mine} is above the account's max_consumers of {limit}; nats-server rejects this stream",
-                server_error_code=ErrCode.MAXIMUM_CONSUMERS_LIMIT,
+                f"max_consumers {cfg.max_consumers} is above the account's max_consumers of {limit}; nats-server rejects this stream",
+                server_error_code=code,
                 fix=FixSuggestion("safe", f"set max_consumers to {limit}"),
             )
 
