@@ -11,6 +11,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .cache import load_paths
     from .config import Config, ConfigError, find_config, load_config, select_rules
     from .config import Selection as RuleSelection
     from .engine import LintResult, discover_rules, lint_estate, lint_paths, read_manifest_bytes
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
         Resource,
         check_estate,
         git_root,
-        load_paths,
     )
     from .load import Limits as InputLimits
     from .load import discover as discover_manifests
@@ -186,7 +186,7 @@ _HOMES = {
     "Resource": ".load",
     "check_estate": ".load",
     "git_root": ".load",
-    "load_paths": ".load",
+    "load_paths": ".cache",
     "BUCKET_FIELDS": ".model.buckets",
     "KeyValueConfig": ".model.buckets",
     "ObjectStoreConfig": ".model.buckets",

@@ -1,0 +1,60 @@
+"""The speed machinery of ``jsops lint``, in one room: the parse cache (:mod:`.parse_cache`, with the
+loaded objects beside it, :mod:`.loaded_cache`, and the shapes an entry may have, :mod:`._cache_shapes`),
+the results cache (:mod:`.results_cache`, the per-object memo of the engine, :mod:`.memo`, and the
+whole-run answer, :mod:`.incremental`) and the private packs they are stored in (:mod:`.packs`, over
+:mod:`jsops.linter.model.private_dir` and :mod:`jsops.linter.model.cache_dir`, which stay in the model:
+the plugin list is cached through them too, below this room).
+
+The room sits above the engine and the loader and neither imports it. The loader meets it in one
+place: :func:`load_paths` opens the parse cache and hands it to
+:func:`jsops.linter.load.load_paths` as its :class:`~jsops.linter.load.files.FileCache`; the engine
+meets it as the ``memo`` :func:`jsops.linter.engine.lint_estate` is given
+(:class:`~jsops.linter.engine.Memo`), which only :mod:`.incremental` makes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from ..load import Estate, Limits
+from ..load import load_paths as _load_paths
+from .parse_cache import open_cache
+
+__all__ = ["load_paths"]
+
+
+def load_paths(
+    paths: Iterable[str],
+    *,
+    limits: Limits | None = None,
+    env: str | None = None,
+    environments_dir: str | None = None,
+    meanwhile: Callable[[], None] | None = None,
+    cache: bool = False,
+    exclude: Sequence[str] = (),
+    consumer_streams: Sequence[tuple[str, str]] = (),
+    nack_version: str | None = None,
+    digests: dict[str, str] | None = None,
+) -> Estate:
+    """:func:`jsops.linter.load.load_paths`, through the parse cache when ``cache`` (and unless
+    ``JSOPS_NO_CACHE`` is set); the pack is saved after the load. ``digests``: filled, when the parse
+    cache is on, with the content key of every file read (the key of the bytes the loader parsed:
+    :mod:`.results_cache` keys entries by it)."""
+    paths = list(paths)
+    store = open_cache(limits, cache, paths)
+    estate = _load_paths(
+        paths,
+        limits=limits,
+        env=env,
+        environments_dir=environments_dir,
+        meanwhile=meanwhile,
+        cache=store,
+        exclude=exclude,
+        consumer_streams=consumer_streams,
+        nack_version=nack_version,
+    )
+    if store is not None:
+        store.save()
+        if digests is not None:
+            digests.update(store.digests)
+    return estate
