@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .cache import load_paths
-    from .config import Config, ConfigError, find_config, load_config, select_rules
+    from .config import Config, ConfigError, find_config, load_config, select_rules, validate_options
     from .config import Selection as RuleSelection
     from .engine import LintResult, discover_rules, lint_estate, lint_paths, read_manifest_bytes
     from .findings import LOAD_CODES, Finding, ObjectRef, Severity
@@ -143,6 +143,7 @@ __all__ = [
     "Resource",
     "RuleSelection",
     "select_rules",
+    "validate_options",
     "SERVER_DEFAULTS",
     "ServerLimits",
     "ServerVersion",
@@ -164,6 +165,7 @@ _HOMES = {
     "Config": ".config",
     "ConfigError": ".config",
     "select_rules": ".config",
+    "validate_options": ".config",
     "RefusedKey": ".repo_config",
     "find_config": ".config",
     "load_config": ".config",

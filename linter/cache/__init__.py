@@ -14,45 +14,25 @@ meets it as the ``memo`` :func:`jsops.linter.engine.lint_estate` is given
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
+from typing import Unpack
 
-from ..load import Estate, Limits
+from ..load import Estate
 from ..load import load_paths as _load_paths
+from ..load.paths import LoadOptions
 from .parse_cache import open_cache
 
 __all__ = ["load_paths"]
 
 
-def load_paths(
-    paths: Iterable[str],
-    *,
-    limits: Limits | None = None,
-    env: str | None = None,
-    environments_dir: str | None = None,
-    meanwhile: Callable[[], None] | None = None,
-    cache: bool = False,
-    exclude: Sequence[str] = (),
-    consumer_streams: Sequence[tuple[str, str]] = (),
-    nack_version: str | None = None,
-    digests: dict[str, str] | None = None,
-) -> Estate:
+def load_paths(paths: Iterable[str], *, cache: bool = False, digests: dict[str, str] | None = None, **options: Unpack[LoadOptions]) -> Estate:
     """:func:`jsops.linter.load.load_paths`, through the parse cache when ``cache`` (and unless
     ``JSOPS_NO_CACHE`` is set); the pack is saved after the load. ``digests``: filled, when the parse
     cache is on, with the content key of every file read (the key of the bytes the loader parsed:
     :mod:`.results_cache` keys entries by it)."""
     paths = list(paths)
-    store = open_cache(limits, cache, paths)
-    estate = _load_paths(
-        paths,
-        limits=limits,
-        env=env,
-        environments_dir=environments_dir,
-        meanwhile=meanwhile,
-        cache=store,
-        exclude=exclude,
-        consumer_streams=consumer_streams,
-        nack_version=nack_version,
-    )
+    store = open_cache(options.get("limits"), cache, paths)
+    estate = _load_paths(paths, cache=store, **options)
     if store is not None:
         store.save()
         if digests is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..model.positions import MapPos, Pos, PosEntry, packed_body
 from ..model.resource import Estate
@@ -21,7 +21,7 @@ from .templates import EnvironmentError_, is_template, render_file
 if TYPE_CHECKING:
     from .templates import TemplateProblem
 
-__all__ = ["load_paths", "readable_files"]
+__all__ = ["LoadOptions", "load_paths", "readable_files"]
 
 _Move = Callable[[Pos], Pos]
 
@@ -55,6 +55,18 @@ def readable_files(paths: Sequence[str], exclude: Sequence[str], estate: Estate)
     too deep) is recorded in ``estate`` as :func:`load_paths` reports it."""
     entries, too_deep = discover_tree(paths, exclude=exclude)
     return _readable(entries, too_deep, estate), dict(entries)
+
+
+class LoadOptions(TypedDict, total=False):
+    """:func:`load_paths`'s options but the cache (what :func:`jsops.linter.cache.load_paths` passes on)."""
+
+    limits: Limits | None
+    env: str | None
+    environments_dir: str | None
+    meanwhile: Callable[[], None] | None
+    exclude: Sequence[str]
+    consumer_streams: Sequence[tuple[str, str]]
+    nack_version: str | None
 
 
 def load_paths(
