@@ -1,15 +1,6 @@
-"""The speed machinery of ``jsops lint``, in one room: the parse cache (:mod:`.parse_cache`, with the
-loaded objects beside it, :mod:`.loaded_cache`, and the shapes an entry may have, :mod:`._cache_shapes`),
-the results cache (:mod:`.results_cache`, the per-object memo of the engine, :mod:`.memo`, and the
-whole-run answer, :mod:`.incremental`) and the private packs they are stored in (:mod:`.packs`, over
-:mod:`jsops.linter.model.private_dir` and :mod:`jsops.linter.model.cache_dir`, which stay in the model:
-the plugin list is cached through them too, below this room).
-
-The room sits above the engine and the loader and neither imports it. The loader meets it in one
-place: :func:`load_paths` opens the parse cache and hands it to
-:func:`jsops.linter.load.load_paths` as its :class:`~jsops.linter.load.files.FileCache`; the engine
-meets it as the ``memo`` :func:`jsops.linter.engine.lint_estate` is given
-(:class:`~jsops.linter.engine.Memo`), which only :mod:`.incremental` makes.
+"""The speed machinery of ``jsops lint`` (docs/architecture.md, Rooms), above the engine and the loader,
+which never import it. The loader meets it in one place, :func:`load_paths` (the parse cache handed in as
+its :class:`~jsops.linter.load.files.FileCache`); the engine as the ``memo`` :mod:`.incremental` gives it.
 """
 
 from __future__ import annotations

@@ -54,10 +54,9 @@ from typing import Any
 
 from ..load import Estate, files
 from ..load.parsed import Limits, Parsed, pack_parsed, unpack_parsed
-from ..model.private_dir import PrivateDir
 from . import loaded_cache
 from ._cache_shapes import valid_entry
-from .packs import PACK_SUFFIX, prune_packs, read_pack, write_pack
+from .packs import PACK_SUFFIX, read_pack, write_pack
 
 __all__ = ["MAX_BYTES", "ParseCache", "build_digest", "content_key", "open_cache"]
 
@@ -91,7 +90,6 @@ class ParseCache:
         self.used: dict[str, Any] = {}
         # Loaded entries (jsops.linter.cache.loaded_cache) the run used or made, by their key.
         self.loaded_used: dict[str, bytes] = {}
-        self.hits = 0
         # The key of every file read through this cache, by the name it is shown under: what the
         # results cache (jsops.linter.cache.results_cache) knows a file's content by.
         self.digests: dict[str, str] = {}
@@ -122,9 +120,13 @@ class ParseCache:
         key = loaded_cache.loaded_key(salt, content, shown) if salt is not None else None
         if key is not None:
             parse = loaded_cache.LazyParse(lambda: self.parse(data, shown, limits, content))
-            manifest = loaded_cache.replay_loaded(self.loaded(key), parse, shown, estate)
+            blob, entry = self._loaded_old.get(key), self._old.get(content)
+            if type(blob) is bytes:
+                self.loaded_used[key] = blob
+            manifest = loaded_cache.replay_loaded(blob, parse, shown, estate)
             if manifest is not None:
-                self.keep(content)
+                if type(entry) is bytes:  # the parse entry is kept for the next run, undecoded
+                    self.used.setdefault(content, entry)
                 files.finish_file(estate, first, shown, manifest)
                 return
         docs, problems, trailing, looks = self.parse(data, shown, limits, content)
@@ -165,22 +167,7 @@ class ParseCache:
         except Exception:  # a shape valid_entry let through by mistake: still only a miss
             return None
         self.used[key] = blob
-        self.hits += 1
         return parsed
-
-    def keep(self, key: str) -> None:
-        """Keep the entry under ``key`` for the next run without decoding it (its loaded entry was used)."""
-        blob = self._old.get(key)
-        if type(blob) is bytes:
-            self.used.setdefault(key, blob)
-
-    def loaded(self, key: str) -> Any:
-        """The loaded entry stored under ``key`` (bytes, decoded by its module), or None."""
-        blob = self._loaded_old.get(key)
-        if type(blob) is not bytes:
-            return None
-        self.loaded_used[key] = blob
-        return blob
 
     def put(self, key: str, parsed: Parsed) -> None:
         try:
@@ -210,13 +197,6 @@ class ParseCache:
         salt, entries, loaded = value
         if salt == self._salt and type(entries) is dict and type(loaded) is dict:
             self._old, self._loaded_old = entries, loaded
-
-    def prune(self) -> None:
-        """Remove the oldest packs (and stale temporary files) while they take more than ``max_bytes``."""
-        private = PrivateDir.open(self.directory, create=False)
-        if private is not None:
-            with private:
-                prune_packs(private, self.name, self.max_bytes)
 
 
 def _salt(build: str, limits: Limits) -> bytes:

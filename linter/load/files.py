@@ -81,23 +81,16 @@ def link_out_finding(path: str, estate: Estate) -> None:
 
 
 class FileCache(Protocol):
-    """The one seam between the loader and the caches (:class:`jsops.linter.cache.parse_cache.ParseCache`
-    is the one there is; the loader never imports it: ``jsops.linter.cache.load_paths`` hands it in)."""
+    """The one seam between the loader and the caches: :class:`jsops.linter.cache.parse_cache.ParseCache`,
+    handed in by ``jsops.linter.cache.load_paths`` (the loader never imports it). ``parse``: :func:`read_text`;
+    ``load``: :func:`load_file` of bytes read; ``size``: the entries held; ``shipment``: what a forked child
+    sends back to its parent's ``merge``."""
 
-    def parse(self, data: bytes, shown: str, limits: Limits | None) -> Parsed:
-        """:func:`read_text` of ``data``, from the cache when it holds them."""
-
-    def load(self, data: bytes, shown: str, estate: Estate, limits: Limits | None) -> None:
-        """Load one file's ``data`` into ``estate`` as :func:`load_file` would (from the cache when it can)."""
-
-    def size(self) -> int:
-        """How many files the cache held when it was opened."""
-
-    def shipment(self) -> tuple[dict[str, Any], dict[str, str]]:
-        """What a forked child sends back to its parent's :meth:`merge`."""
-
-    def merge(self, used: dict[str, Any], digests: dict[str, str] | None) -> None:
-        """Take a forked child's :meth:`shipment`."""
+    def parse(self, data: bytes, shown: str, limits: Limits | None) -> Parsed: ...
+    def load(self, data: bytes, shown: str, estate: Estate, limits: Limits | None) -> None: ...
+    def size(self) -> int: ...
+    def shipment(self) -> tuple[dict[str, Any], dict[str, str]]: ...
+    def merge(self, used: dict[str, Any], digests: dict[str, str] | None) -> None: ...
 
 
 def read_file(
