@@ -21,11 +21,11 @@ side by side with yamllint on the same file, in turn (jsops, yamllint, jsops, ..
 ratio holds on a machine whose speed drifts; the figures are medians of wall time and of CPU time
 (user + system of the process, less disturbed by other load), and the ratio is the median of the
 pairs' ratios. jsops's first run with an empty cache (its entry points and parsed files, see
-jsops.linter.plugins and jsops.linter.load.parse_cache) is shown apart: every later run reads the cache. The load average is
+jsops.linter.plugins and jsops.linter.cache.parse_cache) is shown apart: every later run reads the cache. The load average is
 printed with the figures (a loaded machine stretches wall time, CPU time much less).
 The whole estate is timed cold once (the caches are empty for it: every file is parsed, validated
 and checked), then warm (every later run of the unchanged tree: the results cache's whole-estate
-entry answers and nothing is loaded, see jsops.linter.incremental), side by side with the floor in turn: the C-speed YAML
+entry answers and nothing is loaded, see jsops.linter.cache.incremental), side by side with the floor in turn: the C-speed YAML
 composition of the same files (a process of the same venv that reads every file and composes its
 documents into node trees with PyYAML's libyaml ``CSafeLoader``, what any YAML-reading tool pays at
 least); the ratio is the median of the pairs' ratios, wall and CPU (the CPU ratio counts jsops's

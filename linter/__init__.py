@@ -11,7 +11,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .config import Config, ConfigError, find_config, load_config, select_rules
+    from .cache import load_paths
+    from .config import Config, ConfigError, find_config, load_config, select_rules, validate_options
     from .config import Selection as RuleSelection
     from .engine import LintResult, discover_rules, lint_estate, lint_paths, read_manifest_bytes
     from .findings import LOAD_CODES, Finding, ObjectRef, Severity
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
         Resource,
         check_estate,
         git_root,
-        load_paths,
     )
     from .load import Limits as InputLimits
     from .load import discover as discover_manifests
@@ -143,6 +143,7 @@ __all__ = [
     "Resource",
     "RuleSelection",
     "select_rules",
+    "validate_options",
     "SERVER_DEFAULTS",
     "ServerLimits",
     "ServerVersion",
@@ -164,6 +165,7 @@ _HOMES = {
     "Config": ".config",
     "ConfigError": ".config",
     "select_rules": ".config",
+    "validate_options": ".config",
     "RefusedKey": ".repo_config",
     "find_config": ".config",
     "load_config": ".config",
@@ -186,7 +188,7 @@ _HOMES = {
     "Resource": ".load",
     "check_estate": ".load",
     "git_root": ".load",
-    "load_paths": ".load",
+    "load_paths": ".cache",
     "BUCKET_FIELDS": ".model.buckets",
     "KeyValueConfig": ".model.buckets",
     "ObjectStoreConfig": ".model.buckets",

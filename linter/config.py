@@ -46,7 +46,7 @@ Who may set a key, and how a config inside a tree ``jsops controller`` follows i
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -71,6 +71,7 @@ __all__ = [
     "find_config",
     "load_config",
     "select_rules",
+    "validate_options",
     "rule_matcher",
     "CONFIG_NAMES",
 ]
@@ -501,15 +502,22 @@ def select_rules(config: Config, rules: Sequence[type[Rule]]) -> Selection:
         if len(hit) != 1 or next(iter(hit)) in load:
             raise ConfigError(f"{src}: rules.{token}: options are per rule; name one rule by code or name")
         cls = by_code[next(iter(hit))]
-        try:
-            options[cls.code] = cls.Options.model_validate(values or {})
-        except Exception as exc:
-            errors = validation_errors(exc)
-            if errors is None:
-                raise
-            err = errors[0]
-            loc = ".".join(str(p) for p in err["loc"])
-            known = ", ".join(cls.Options.model_fields) or "none"
-            msg = "unknown option" + _hint(loc, cls.Options.model_fields) if err["type"] == "extra_forbidden" else err["msg"]
-            raise ConfigError(f"{src}: rules.{token}.{loc}: {msg} ({cls.code} options: {known})") from None
+        options[cls.code] = validate_options(cls.Options, values or {}, f"{src}: rules.{token}", cls.code)
     return Selection(enabled, options, severity, ignored_all)
+
+
+def validate_options(options: type[RuleOptions], values: Mapping[str, Any], where: str, code: str, also: str = "") -> RuleOptions:
+    """A rule's options from the config's ``values`` (the lint rules' ``rules:`` and the audit's live
+    rules' ``audit:``); a bad one is a :class:`ConfigError` at ``where`` naming the rule's options
+    (and ``also``: other keys the mapping takes)."""
+    try:
+        return options.model_validate(values)
+    except Exception as exc:
+        errors = validation_errors(exc)
+        if errors is None:
+            raise
+        err = errors[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        known = ", ".join(options.model_fields) or "none"
+        msg = "unknown option" + _hint(loc, options.model_fields) if err["type"] == "extra_forbidden" else err["msg"]
+        raise ConfigError(f"{where}.{loc}: {msg} ({code} options: {known}{also})") from None

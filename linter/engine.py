@@ -30,8 +30,8 @@ from .semantics.releases import format_version, parse_version, release_view, tar
 from .semantics.units import dialect_duration
 
 if TYPE_CHECKING:
+    from .cache.memo import ObjectMemo, Outcome  # the types only: the engine never imports the cache room
     from .config import Config, Selection
-    from .memo import ObjectMemo, Outcome
     from .model.profiles import Profiles
 
 __all__ = ["LintResult", "lint_paths", "lint_estate", "discover_rules", "read_manifest_bytes"]
@@ -195,19 +195,12 @@ def _by_kind(resources: Iterable[Resource], objects: Collection[tuple[str, str, 
 
 def _estate_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool, memo: ObjectMemo | None) -> Callable[[Sequence[Resource]], list[Outcome]]:
     """An estate-wide rule's check, as a unit of :func:`jsops.linter.halves.run_units` (never split);
-    with ``memo``, one that read the clock (or is declared to) says so (:class:`jsops.linter.memo.ClockRead`)."""
-    if memo is None:
-        return lambda _: [_per_release(rule, v, sev, configured) for v in rule.check_estate(ctx)]
-    from .memo import ClockRead, TrackingContext
+    with ``memo``, one that read the clock (or is declared to) says so (:meth:`jsops.linter.cache.memo.ObjectMemo.estate_unit`)."""
 
-    def run(_: Sequence[Resource]) -> list[Outcome]:
-        before = ctx.clock_reads if isinstance(ctx, TrackingContext) else 0
-        out: list[Outcome] = [_per_release(rule, v, sev, configured) for v in rule.check_estate(ctx)]
-        if type(rule).reads_clock or isinstance(ctx, TrackingContext) and ctx.clock_reads != before:
-            out.append(ClockRead())
-        return out
+    def check() -> list[Outcome]:
+        return [_per_release(rule, v, sev, configured) for v in rule.check_estate(ctx)]
 
-    return run
+    return (lambda _: check()) if memo is None else memo.estate_unit(rule, ctx, check)
 
 
 def _objects_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool) -> Callable[[Sequence[Resource]], list[Outcome]]:
@@ -309,7 +302,7 @@ def lint_estate(
     ``only_objects``: per-object rules check only these objects, as ``(kind, name, stream)``; estate-wide
     rules and the loader's findings are not limited (a plan judges only what it sends).
     ``memo``: per-object results of earlier runs, reused where their inputs are unchanged and
-    filled with this run's (:mod:`jsops.linter.memo`; ``jsops lint`` with the cache on).
+    filled with this run's (:mod:`jsops.linter.cache.memo`; ``jsops lint`` with the cache on).
     """
     from .config import Config, select_rules
 

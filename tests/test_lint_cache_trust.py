@@ -15,10 +15,10 @@ from types import ModuleType
 
 import pytest
 
+from jsops.linter.cache.incremental import lint_incremental
 from jsops.linter.cli.app import main
 from jsops.linter.config import Config
 from jsops.linter.engine import lint_estate
-from jsops.linter.incremental import lint_incremental
 from jsops.linter.load import load_paths
 from jsops.linter.model.cache_dir import cache_key
 from jsops.linter.report import FORMATS

@@ -1,4 +1,4 @@
-"""The lint results cache (jsops.linter.incremental, jsops.linter.memo): the output with the cache
+"""The lint results cache (jsops.linter.cache.incremental, jsops.linter.cache.memo): the output with the cache
 is byte for byte the output without it, cold, warm, and after every edit of a random sequence,
 including edits whose effect is on findings in *other* files (a stream's subjects, retention,
 consumer limits or allow_direct, which its consumers and mirrors in other files read; files added
@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
+from jsops.linter.cache.memo import ObjectMemo
 from jsops.linter.cli.app import main
 from jsops.linter.engine import discover_rules
-from jsops.linter.memo import ObjectMemo
 
 RELEASES = ["2.10.26", "2.11.11", "2.12.8", None]
 
@@ -102,7 +102,7 @@ class World:
         monkeypatch.setattr("jsops.linter.model.clock.now", lambda: datetime(self.year, 6, 1, tzinfo=UTC))
         monkeypatch.syspath_prepend(str(site))
         builtins = discover_rules()
-        monkeypatch.setattr("jsops.linter.engine.discover_rules", lambda: [*builtins, self.rule])
+        monkeypatch.setattr("jsops.linter.engine.discover_rules", lambda *_, **__: [*builtins, self.rule])  # takes (config, env=) since #38
         self.rule = self._write(None)
 
     def _write(self, stamp: tuple[int, int] | None) -> type:

@@ -126,9 +126,10 @@ def _report(args: argparse.Namespace, version: str, cfg: Config, done: tuple[Lin
 
 
 def _lint_once(args: argparse.Namespace, version: str) -> tuple[LintResult, Sequence[type[Rule]]]:
+    from ..cache import load_paths
     from ..config import select_rules
     from ..engine import discover_rules, lint_estate
-    from ..load import discover, load_paths
+    from ..load import discover
 
     cfg = config_from_args(args)
     rules = discover_rules(cfg, env=args.env)  # a policy that does not compile fails before any file is read
@@ -203,11 +204,11 @@ def _from_results_cache(
     streams: list[tuple[str, str]],
     nack_version: str | None,
 ) -> LintResult | None:
-    """The lint through the results cache (:mod:`jsops.linter.incremental`), or None when it is off or
+    """The lint through the results cache (:mod:`jsops.linter.cache.incremental`), or None when it is off or
     not usable for this run (then the lint is made as before)."""
     if getattr(args, "no_cache", False):
         return None
-    from ..incremental import lint_incremental
+    from ..cache.incremental import lint_incremental
     from ..load import discover
 
     return lint_incremental(

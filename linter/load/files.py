@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from ..findings import Finding
 from ..model.positions import resolve_position
@@ -18,11 +18,23 @@ from .documents import Limits, ParsedDocument, ReadProblem, read_documents
 from .messages import MAX_FINDINGS_PER_FILE, did_you_mean, finding, short, type_of
 from .nack import NACK_APIS, load_nack
 from .native import NATIVE_API, load_native
-from .parse_cache import ParseCache, Parsed
+from .parsed import Parsed
 from .reading import NotRegularFile, read_regular
 from .recognise import HELM_CHART, JETSTREAM_KINDS, NOT_JETSTREAM, UNREADABLE, api_config, text_looks_jetstream
 
-__all__ = ["SUPPRESSION_MARKER", "load_file", "load_text", "read_file", "read_text", "process", "finish_file", "link_out_finding", "scrubbed"]
+__all__ = [
+    "SUPPRESSION_MARKER",
+    "FileCache",
+    "holds_manifest",
+    "load_file",
+    "load_text",
+    "read_file",
+    "read_text",
+    "process",
+    "finish_file",
+    "link_out_finding",
+    "scrubbed",
+]
 
 SUPPRESSION_MARKER = b"jsops:"
 """What every suppression comment holds (jsops.linter.suppress): a file without it has none."""
@@ -68,8 +80,21 @@ def link_out_finding(path: str, estate: Estate) -> None:
     )
 
 
+class FileCache(Protocol):
+    """The one seam between the loader and the caches: :class:`jsops.linter.cache.parse_cache.ParseCache`,
+    handed in by ``jsops.linter.cache.load_paths`` (the loader never imports it). ``parse``: :func:`read_text`;
+    ``load``: :func:`load_file` of bytes read; ``size``: the entries held; ``shipment``: what a forked child
+    sends back to its parent's ``merge``."""
+
+    def parse(self, data: bytes, shown: str, limits: Limits | None) -> Parsed: ...
+    def load(self, data: bytes, shown: str, estate: Estate, limits: Limits | None) -> None: ...
+    def size(self) -> int: ...
+    def shipment(self) -> tuple[dict[str, Any], dict[str, str]]: ...
+    def merge(self, used: dict[str, Any], digests: dict[str, str] | None) -> None: ...
+
+
 def read_file(
-    path: str, limits: Limits | None, shown: str | None = None, root: str | None = None, cache: ParseCache | None = None, unmarked: set[str] | None = None
+    path: str, limits: Limits | None, shown: str | None = None, root: str | None = None, cache: FileCache | None = None, unmarked: set[str] | None = None
 ) -> Parsed:
     """:func:`read_text` of a file's bytes, from ``cache`` when it holds them; ``shown`` is added to
     ``unmarked`` when they hold no :data:`SUPPRESSION_MARKER`."""
@@ -77,7 +102,7 @@ def read_file(
     if root is not None and link_out(path, root):  # re-checked right before reading
         return [], [ReadProblem("link-outside", "symbolic link out of the tree", 1, 1)], False, False
     data = _read_bytes(path, limits, shown, unmarked)
-    return parse_bytes(data, shown, limits, cache)
+    return read_text(data, shown, limits) if cache is None else cache.parse(data, shown, limits)
 
 
 def _read_bytes(path: str, limits: Limits | None, shown: str, unmarked: set[str] | None) -> bytes:
@@ -95,22 +120,7 @@ def _read_bytes(path: str, limits: Limits | None, shown: str, unmarked: set[str]
     return data
 
 
-def parse_bytes(data: bytes, shown: str, limits: Limits | None, cache: ParseCache | None, key: str | None = None) -> Parsed:
-    """:func:`read_text` of ``data``, from ``cache`` when it holds them (``key``: their key, when known)."""
-    if cache is None:
-        return read_text(data, shown, limits)
-    if key is None:
-        key = cache.key(data, shown.endswith(".json"))
-        cache.digests[shown] = key
-    parsed = cache.get(key)
-    if parsed is None:
-        parsed = read_text(data, shown, limits)
-        if _holds_manifest(parsed):  # the cache holds only manifests: a key or a token file is never kept
-            cache.put(key, parsed)
-    return parsed
-
-
-def _holds_manifest(parsed: Parsed) -> bool:
+def holds_manifest(parsed: Parsed) -> bool:
     """Whether a parse is of a manifest, as :func:`finish_file` judges it (else the file is opaque)."""
     docs, _, _, looks = parsed
     return looks or any(isinstance(d.value, dict) and not _MANIFEST_KEYS.isdisjoint(d.value) for d in docs)
@@ -126,16 +136,16 @@ def read_text(data: bytes, file: str, limits: Limits | None) -> Parsed:
 
 
 def load_file(
-    path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None, root: str | None = None, cache: ParseCache | None = None
+    path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None, root: str | None = None, cache: FileCache | None = None
 ) -> None:
     """Load one file. With ``root``, a symbolic link that resolves outside it is not read (JS014);
-    with ``cache``, its parse is reused when its bytes were parsed before (:mod:`jsops.linter.load.parse_cache`)."""
+    with ``cache``, its parse is reused when its bytes were parsed before (:class:`FileCache`)."""
     shown = display or path
     if cache is not None:
         if root is not None and link_out(path, root):  # re-checked right before reading
             link_out_finding(shown, estate)
             return
-        _load_cached(_read_bytes(path, limits, shown, estate.unmarked), shown, estate, limits, cache)
+        cache.load(_read_bytes(path, limits, shown, estate.unmarked), shown, estate, limits)
         return
     docs, problems, trailing, looks = read_file(path, limits, display, root, cache, estate.unmarked)
     if any(p.code == "link-outside" for p in problems):
@@ -145,35 +155,6 @@ def load_file(
     first = len(estate.findings)
     manifest = process(docs, problems, trailing, shown, estate, looks)
     finish_file(estate, first, shown, manifest or looks)
-
-
-def _load_cached(data: bytes, shown: str, estate: Estate, limits: Limits | None, cache: ParseCache) -> None:
-    """:func:`load_file` of ``data`` through ``cache``: the file's objects rebuilt from its loaded
-    entry (:mod:`jsops.linter.load.loaded_cache`; its parse decoded only when one of them asks for a
-    position or its document), or parsed (from its parse entry when there is one), processed and
-    their loaded entry kept."""
-    from . import loaded_cache
-
-    content = cache.key(data, shown.endswith(".json"))
-    cache.digests[shown] = content
-    estate.files.append(shown)
-    first = len(estate.findings)
-    salt = loaded_cache.loader_salt(estate)
-    key = loaded_cache.loaded_key(salt, content, shown) if salt is not None else None
-    if key is not None:
-        parse = loaded_cache.LazyParse(lambda: parse_bytes(data, shown, limits, cache, content))
-        manifest = loaded_cache.replay_loaded(cache.loaded(key), parse, shown, estate)
-        if manifest is not None:
-            cache.keep(content)
-            finish_file(estate, first, shown, manifest)
-            return
-    docs, problems, trailing, looks = parse_bytes(data, shown, limits, cache, content)
-    before = loaded_cache.snapshot(estate)
-    manifest = process(docs, problems, trailing, shown, estate, looks) or looks
-    blob = loaded_cache.pack_loaded(estate, before, manifest) if key is not None else None
-    if key is not None and blob is not None:
-        cache.loaded_used[key] = blob
-    finish_file(estate, first, shown, manifest)
 
 
 def load_text(data: bytes, file: str, estate: Estate, *, limits: Limits | None = None) -> None:

@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 from ..model.resource import Estate
 from .discovery import LoadError
 from .documents import Limits
-from .files import finish_file, link_out_finding, load_file, process, read_file
-from .parse_cache import ParseCache, pack_parsed, unpack_parsed
+from .files import FileCache, finish_file, link_out_finding, load_file, process, read_file
+from .parsed import pack_parsed, unpack_parsed
 
 __all__ = ["PARALLEL_MIN_FILES", "can_fork", "fork_half", "load_parallel", "worth_forking"]
 
@@ -30,7 +30,7 @@ def can_fork() -> bool:
     return (os.cpu_count() or 1) >= 2 and hasattr(os, "fork") and os.environ.get("JSOPS_NO_PARALLEL") != "1"
 
 
-def worth_forking(files: int, cache: ParseCache | None) -> bool:
+def worth_forking(files: int, cache: FileCache | None) -> bool:
     """Whether ``files`` files are worth a forked child: enough of them, most not in ``cache`` (a
     cache entry per file is a warm run: there is nearly nothing to parse), and two cores to fork on."""
     if files < PARALLEL_MIN_FILES or cache is not None and 4 * cache.size() >= 3 * files:
@@ -44,7 +44,7 @@ def load_parallel(
     limits: Limits | None,
     roots: dict[str, str] | None = None,
     meanwhile: Callable[[], None] | None = None,
-    cache: ParseCache | None = None,
+    cache: FileCache | None = None,
 ) -> None:
     """Large estates: a forked child parses the second half of the files while this process parses
     the first. The child ships plain parse results (marshal: values and packed positions), and this
@@ -77,7 +77,7 @@ def load_parallel(
         _load_parsed(item, estate)
 
 
-def _parse_for_parent(files: list[str], limits: Limits | None, roots: dict[str, str], cache: ParseCache | None) -> bytes:
+def _parse_for_parent(files: list[str], limits: Limits | None, roots: dict[str, str], cache: FileCache | None) -> bytes:
     """In the child: parse ``files``; the results (marshal), with the cache entries they used (the
     parent saves the cache) and the keys of the files read."""
     import marshal
@@ -90,7 +90,8 @@ def _parse_for_parent(files: list[str], limits: Limits | None, roots: dict[str, 
             out.append((f, None, str(exc)))
             continue
         out.append((f, pack_parsed(parsed), None))
-    return marshal.dumps((out, cache.used if cache is not None else {}, cache.digests if cache is not None else {}))
+    used, digests = cache.shipment() if cache is not None else ({}, {})
+    return marshal.dumps((out, used, digests))
 
 
 def _load_parsed(item: tuple[Any, ...], estate: Estate) -> None:

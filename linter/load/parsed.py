@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model.positions import PosEntry
+from ..model.positions import PosEntry, compact_positions, pack_positions, unpack_positions
 
-__all__ = ["Limits", "DEFAULT_LIMITS", "ReadProblem", "ParsedDocument", "node_count"]
+__all__ = ["Limits", "DEFAULT_LIMITS", "ReadProblem", "ParsedDocument", "Parsed", "node_count", "pack_parsed", "unpack_parsed"]
 
 
 @dataclass(frozen=True)
@@ -63,3 +63,34 @@ def node_count(value: Any, budget: int) -> int:
         elif isinstance(v, list):
             stack.extend(v)
     return count
+
+
+Parsed = tuple[list[ParsedDocument], list[ReadProblem], bool, bool]
+"""Documents, file problems, trailing separator, looks like a manifest (see ``read_text``)."""
+
+
+def pack_parsed(parsed: Parsed) -> tuple[Any, ...]:
+    """A parse result as plain values (for marshal: the parse cache, :mod:`jsops.linter.cache.parse_cache`,
+    and the forked child of a parallel load)."""
+    docs, problems, trailing, looks = parsed
+    return (
+        [(d.value, compact_positions(pack_positions(d.positions)), d.line, [_pack(p) for p in d.problems]) for d in docs],
+        [_pack(p) for p in problems],
+        trailing,
+        looks,
+    )
+
+
+def unpack_parsed(packed: Any) -> Parsed:
+    """The reverse of :func:`pack_parsed`."""
+    docs, problems, trailing, looks = packed
+    return (
+        [ParsedDocument(v, unpack_positions(pos), line, [ReadProblem(*p) for p in probs]) for v, pos, line, probs in docs],
+        [ReadProblem(*p) for p in problems],
+        bool(trailing),
+        bool(looks),
+    )
+
+
+def _pack(p: ReadProblem) -> tuple[str, str, int, int]:
+    return (p.code, p.message, p.line, p.column)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..model.positions import MapPos, Pos, PosEntry, packed_body
 from ..model.resource import Estate
@@ -13,16 +13,15 @@ from . import parallel
 from .discovery import MAX_DIR_DEPTH, NOT_UTF8_NAME, LoadError, discover_tree, link_out, printable_path
 from .documents import Limits, ReadProblem
 from .estate_checks import check_estate
-from .files import finish_file, link_out_finding, load_file, process, read_text
+from .files import FileCache, finish_file, link_out_finding, load_file, process, read_text
 from .messages import finding
-from .parse_cache import open_cache
 from .recognise import HELM_TEMPLATE, helm_template
 from .templates import EnvironmentError_, is_template, render_file
 
 if TYPE_CHECKING:
     from .templates import TemplateProblem
 
-__all__ = ["load_paths", "readable_files"]
+__all__ = ["LoadOptions", "load_paths", "readable_files"]
 
 _Move = Callable[[Pos], Pos]
 
@@ -58,6 +57,18 @@ def readable_files(paths: Sequence[str], exclude: Sequence[str], estate: Estate)
     return _readable(entries, too_deep, estate), dict(entries)
 
 
+class LoadOptions(TypedDict, total=False):
+    """:func:`load_paths`'s options but the cache (what :func:`jsops.linter.cache.load_paths` passes on)."""
+
+    limits: Limits | None
+    env: str | None
+    environments_dir: str | None
+    meanwhile: Callable[[], None] | None
+    exclude: Sequence[str]
+    consumer_streams: Sequence[tuple[str, str]]
+    nack_version: str | None
+
+
 def load_paths(
     paths: Iterable[str],
     *,
@@ -65,11 +76,10 @@ def load_paths(
     env: str | None = None,
     environments_dir: str | None = None,
     meanwhile: Callable[[], None] | None = None,
-    cache: bool = False,
+    cache: FileCache | None = None,
     exclude: Sequence[str] = (),
     consumer_streams: Sequence[tuple[str, str]] = (),
     nack_version: str | None = None,
-    digests: dict[str, str] | None = None,
 ) -> Estate:
     """Load every manifest under ``paths``; also checks estate-wide loading problems
     (duplicate objects, consumers whose stream is not declared).
@@ -82,10 +92,11 @@ def load_paths(
     loaded like any manifest; findings point at the template's lines. Without ``env`` a template
     is a ``template-needs-env`` finding. Raises :class:`LoadError` for an unknown environment.
 
-    With ``cache`` (and unless ``JSOPS_NO_CACHE`` is set), files parsed before with the same bytes
-    are not parsed again (:mod:`jsops.linter.load.parse_cache`; templates are always rendered and parsed).
-    Off by default: only ``jsops lint`` asks for it, never plan, apply or the controller (whoever
-    can write the cache must not decide what is applied).
+    ``cache``: where files parsed before with the same bytes are not parsed again (the seam,
+    :class:`~jsops.linter.load.files.FileCache`; :func:`jsops.linter.cache.load_paths` opens it and
+    hands it in; templates are always rendered and parsed). Off by default: only ``jsops lint`` asks
+    for it, never plan, apply or the controller (whoever can write the cache must not decide what is
+    applied).
 
     ``exclude``: glob patterns of files and directories the walks leave out
     (:func:`jsops.linter.load.discovery.excluded`). Files under a Helm chart's ``templates/`` are not
@@ -96,17 +107,13 @@ def load_paths(
 
     ``nack_version``: the NACK release whose CRDs NACK files are checked against (a tag or a minor,
     :func:`jsops.linter.load.nack_releases.nack_release`); None: the newest jsops knows.
-
-    ``digests``: filled, when the parse cache is on, with the content key of every file read (the
-    key of the bytes the loader parsed: :mod:`jsops.linter.load.results_cache` keys entries by it).
     """
     estate = Estate(consumer_streams=list(consumer_streams), nack_version=nack_version)
     paths = list(paths)
     files, roots = readable_files(paths, exclude, estate)
-    parse_cache = open_cache(limits, cache, paths)
     templates = any(is_template(f) for f in files)
-    if not templates and parallel.worth_forking(len(files), parse_cache):
-        parallel.load_parallel(files, estate, limits, roots, meanwhile, parse_cache)
+    if not templates and parallel.worth_forking(len(files), cache):
+        parallel.load_parallel(files, estate, limits, roots, meanwhile, cache)
     else:
         if meanwhile is not None:
             meanwhile()
@@ -115,11 +122,7 @@ def load_paths(
             if is_template(f):
                 _load_template(f, estate, limits, env, environments_dir, values, roots.get(f))
             else:
-                load_file(f, estate, limits=limits, root=roots.get(f), cache=parse_cache)
-    if parse_cache is not None:
-        parse_cache.save()
-        if digests is not None:
-            digests.update(parse_cache.digests)
+                load_file(f, estate, limits=limits, root=roots.get(f), cache=cache)
     check_estate(estate)
     return estate
 

@@ -1,6 +1,6 @@
 """The clock rules read: one seam (:func:`now`), so that a finding that depends on the time is known
 to the results cache (``Rule.reads_clock``; :class:`ClockReader` is ``RuleContext.now``, which
-:mod:`jsops.linter.memo` records) and tests can move the time a lint sees."""
+:mod:`jsops.linter.cache.memo` records) and tests can move the time a lint sees."""
 
 from __future__ import annotations
 
@@ -20,5 +20,5 @@ class ClockReader:
     def now(self) -> datetime:
         """The current time (UTC): the one way a rule reads the clock. A rule that calls it declares
         ``reads_clock = True``; the results cache never keeps or serves a finding made from a clock
-        read (:mod:`jsops.linter.memo`)."""
+        read (:mod:`jsops.linter.cache.memo`)."""
         return now()

@@ -17,19 +17,10 @@ from ..configs import Config
 from ..diff import JsonValue, diff_configs
 from ..live import LiveState
 from ..plan import desired_from_estate
+from .registry import COMPARED, register
 from .static import object_path
 
-__all__ = ["drift_findings", "DRIFT", "UNMANAGED", "MISSING", "DRIFT_RULES"]
-
-DRIFT = ("JS520", "live-drift")
-UNMANAGED = ("JS521", "live-unmanaged")
-MISSING = ("JS522", "live-missing")
-# code -> (name, default severity, summary), for the docs and the selection
-DRIFT_RULES: dict[str, tuple[str, Severity, str]] = {
-    DRIFT[0]: (DRIFT[1], Severity.WARNING, "a field of a live object differs from its manifest"),
-    UNMANAGED[0]: (UNMANAGED[1], Severity.WARNING, "a stream or durable consumer on the server that no manifest declares"),
-    MISSING[0]: (MISSING[1], Severity.WARNING, "a manifest's object that is not on the server"),
-}
+__all__ = ["drift_findings"]
 
 
 # what `jsops apply` does about a field that drifted, by change class (jsops.reconciler.vocabulary.ChangeClass)
@@ -52,8 +43,8 @@ def _shown(unit: Unit | None, value: JsonValue) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def _finding(code: tuple[str, str], severity: Severity, message: str, file: str, line: int, col: int, ref: ObjectRef) -> Finding:
-    return Finding(code[0], code[1], severity, message, file, line, col, ref, excerpt=line > 0)
+def _finding(code: str, severity: Severity, message: str, file: str, line: int, col: int, ref: ObjectRef) -> Finding:
+    return Finding(code, COMPARED[code].name, severity, message, file, line, col, ref, excerpt=line > 0)
 
 
 def drift_findings(
@@ -61,39 +52,34 @@ def drift_findings(
 ) -> list[Finding]:
     """Per-field drift, objects missing on the server, and live objects in no manifest, for the
     manifests routed to this target (``contexts``, as :mod:`jsops.reconciler.route` gives them);
-    ``severities``: code -> severity, None to leave the code out."""
-    sev: dict[str, Severity | None] = {code: sv for code, (_n, sv, _s) in DRIFT_RULES.items()}
+    ``severities``: code -> severity, None to leave the code out (default: the rules' own)."""
+    sev: dict[str, Severity | None] = {code: r.severity for code, r in COMPARED.items()}
     sev.update(severities or {})
     wanted = set(contexts)
     resources = {(r.kind, r.stream, r.name): r for r in estate.resources if r.context in wanted}
     out: list[Finding] = []
     declared: set[tuple[str, str | None, str]] = set()
+    missing, drift = sev["JS522"], sev["JS520"]
     for d in desired_from_estate(estate, contexts=wanted, target=target):
         declared.add(d.key)
         r = resources.get(d.key)
         live_cfg = _live_config(live, d.kind, d.stream, d.name)
         if r is None:
             continue
-        if live_cfg is None:
-            if sev[MISSING[0]] is not None:
-                line, col = r.locate()
-                out.append(
-                    _finding(
-                        MISSING,
-                        sev[MISSING[0]] or Severity.WARNING,
-                        f"{_label(d.kind, d.stream, d.name)} is declared here but not on the server (jsops apply creates it)",
-                        r.file,
-                        line,
-                        col,
-                        r.ref,
-                    )
-                )
-            continue
-        if sev[DRIFT[0]] is not None:
-            out.extend(_field_drift(r, d.kind, live_cfg, d.config, sev[DRIFT[0]] or Severity.WARNING))
-    if sev[UNMANAGED[0]] is not None:
-        out.extend(_unmanaged(live, declared, sev[UNMANAGED[0]] or Severity.WARNING))
+        if live_cfg is None and missing is not None:
+            out.append(_missing(r, _label(d.kind, d.stream, d.name), missing))
+        elif live_cfg is not None and drift is not None:
+            out.extend(_field_drift(r, d.kind, live_cfg, d.config, drift))
+    unmanaged = sev["JS521"]
+    if unmanaged is not None:
+        out.extend(_unmanaged(live, declared, unmanaged))
     return out
+
+
+@register("JS522", "live-missing", Severity.WARNING, "a manifest's object that is not on the server", compares=True)
+def _missing(r: Resource, label: str, severity: Severity) -> Finding:
+    line, col = r.locate()
+    return _finding("JS522", severity, f"{label} is declared here but not on the server (jsops apply creates it)", r.file, line, col, r.ref)
 
 
 def _label(kind: str, stream: str | None, name: str) -> str:
@@ -108,6 +94,7 @@ def _live_config(live: LiveState, kind: str, stream: str | None, name: str) -> C
     return c.config if c is not None else None
 
 
+@register("JS520", "live-drift", Severity.WARNING, "a field of a live object differs from its manifest", compares=True)
 def _field_drift(r: Resource, kind: str, live_cfg: Config, desired: Config, severity: Severity) -> Iterable[Finding]:
     for ch in diff_configs(kind, live_cfg, desired):
         line, col = r.locate((ch.path,))
@@ -116,7 +103,7 @@ def _field_drift(r: Resource, kind: str, live_cfg: Config, desired: Config, seve
         note = ch.consequence if ch.consequence and not ch.consequence.startswith("applied in place") else ""
         how = _HOW.get(ch.cls.value, ch.cls.value) + (f" ({note})" if note else "")
         yield _finding(
-            DRIFT,
+            "JS520",
             severity,
             f"{ch.path}: the server has {_shown(ch.unit, ch.old)}, the manifest says {_shown(ch.unit, ch.new)}{where}; {how}",
             r.file,
@@ -126,11 +113,12 @@ def _field_drift(r: Resource, kind: str, live_cfg: Config, desired: Config, seve
         )
 
 
+@register("JS521", "live-unmanaged", Severity.WARNING, "a stream or durable consumer on the server that no manifest declares", compares=True)
 def _unmanaged(live: LiveState, declared: set[tuple[str, str | None, str]], severity: Severity) -> Iterable[Finding]:
     for name in sorted(live.streams):
         if ("Stream", None, name) not in declared:
             yield _finding(
-                UNMANAGED,
+                "JS521",
                 severity,
                 f"stream {name} is on the server but in no manifest (`jsops export` writes one)",
                 object_path(name),
@@ -143,7 +131,7 @@ def _unmanaged(live: LiveState, declared: set[tuple[str, str | None, str]], seve
             continue  # ephemeral: never in a manifest (see JS509)
         if ("Consumer", stream, name) not in declared:
             yield _finding(
-                UNMANAGED,
+                "JS521",
                 severity,
                 f"consumer {stream}/{name} is on the server but in no manifest",
                 object_path(stream, name),

@@ -11,21 +11,27 @@ the jsops config under ``audit``, by code or name::
       JS521: {severity: "off"}                  # a severity (error, warning, info) or off
 
 A key that names no live rule, or an option the rule does not have, is a config error (exit 2).
+
+Every rule of ``jsops audit`` is declared here, by ``@register`` on the function that finds it: the
+state checks (:data:`LIVE_RULES`, ``checks_*``: what one listing shows) and the comparisons
+(:data:`COMPARED`: manifests against the server, JS520-JS522 in :mod:`.drift`; the live configs on
+another release, JS530 in :mod:`.upgrade`), whose inputs are not one listing: they are called by
+:func:`jsops.reconciler.audit.run.audit_result`, with the severities :func:`select_live` chose.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
-from jsops.linter import ConfigError, Finding, ObjectRef, Severity, validation_errors
+from jsops.linter import ConfigError, Finding, ObjectRef, Severity, validate_options
 from jsops.linter.api import RuleOptions
 
 from .read import AuditState
 from .static import object_path
 
-__all__ = ["Hit", "LiveRule", "LIVE_RULES", "register", "live_findings", "select_live", "Selected"]
+__all__ = ["COMPARED", "Hit", "LiveRule", "LIVE_RULES", "register", "live_findings", "select_live", "Selected", "severities"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,7 @@ class Hit:
 
 
 Check = Callable[[AuditState, Any], Iterable[Hit]]
+_F = TypeVar("_F", bound=Callable[..., object])
 
 
 @dataclass(frozen=True)
@@ -48,19 +55,22 @@ class LiveRule:
     severity: Severity
     summary: str
     Options: type[RuleOptions]
-    check: Check
+    check: Check | None  # None: a comparison (COMPARED), made by its own module
 
 
 LIVE_RULES: dict[str, LiveRule] = {}
+COMPARED: dict[str, LiveRule] = {}
 
 
-def register(code: str, name: str, severity: Severity, summary: str, options: type[RuleOptions] = RuleOptions) -> Callable[[Check], Check]:
-    """Declare a live rule whose check is the decorated function."""
+def register(code: str, name: str, severity: Severity, summary: str, options: type[RuleOptions] = RuleOptions, *, compares: bool = False) -> Callable[[_F], _F]:
+    """Declare an audit rule found by the decorated function: a state check (a :data:`Check`), or
+    with ``compares`` a comparison whose module calls the function itself."""
 
-    def wrap(check: Check) -> Check:
-        if code in LIVE_RULES or any(r.name == name for r in LIVE_RULES.values()):
+    def wrap(check: _F) -> _F:
+        if any(code == r.code or name == r.name for r in (*LIVE_RULES.values(), *COMPARED.values())):
             raise ValueError(f"live rule {code} {name} declared twice")
-        LIVE_RULES[code] = LiveRule(code, name, severity, summary, options, check)
+        into = COMPARED if compares else LIVE_RULES
+        into[code] = LiveRule(code, name, severity, summary, options, None if compares else cast(Check, check))
         return check
 
     return wrap
@@ -75,7 +85,7 @@ class Selected:
 
 def select_live(settings: Mapping[str, Any], source: str = "config") -> list[Selected]:
     """The live rules with the options and severities of the config's ``audit`` mapping."""
-    rules = LIVE_RULES  # every built-in check is declared once the package is imported (audit/__init__.py)
+    rules = {**LIVE_RULES, **COMPARED}  # every built-in rule is declared once the package is imported (audit/__init__.py)
     by_key = {**{r.code.upper(): r for r in rules.values()}, **{r.name: r for r in rules.values()}}
     chosen: dict[str, tuple[Any, Severity | None, bool]] = {}
     for key, values in settings.items():
@@ -91,18 +101,7 @@ def select_live(settings: Mapping[str, Any], source: str = "config") -> list[Sel
                 sev = Severity(sev_text)
             except ValueError:
                 raise ConfigError(f"{source}: audit.{key}.severity: one of error, warning, info, off; got {sev_text!r}") from None
-        try:
-            opts = rule.Options.model_validate(values)
-        except Exception as exc:
-            errors = validation_errors(exc)
-            if errors is None:
-                raise
-            err = errors[0]
-            loc = ".".join(str(p) for p in err["loc"])
-            known = ", ".join(rule.Options.model_fields) or "none"
-            msg = "unknown option" if err["type"] == "extra_forbidden" else err["msg"]
-            raise ConfigError(f"{source}: audit.{key}.{loc}: {msg} ({rule.code} options: {known}, severity)") from None
-        chosen[rule.code] = (opts, sev, off)
+        chosen[rule.code] = (validate_options(rule.Options, values, f"{source}: audit.{key}", rule.code, ", severity"), sev, off)
     out = []
     for code in sorted(rules):
         opts, sev, off = chosen.get(code, (rules[code].Options(), None, False))
@@ -116,11 +115,17 @@ def live_findings(state: AuditState, selected: Iterable[Selected], only: set[str
     out: list[Finding] = []
     for sel in selected:
         rule = sel.rule
-        if only is not None and rule.code not in only:
+        if rule.check is None or only is not None and rule.code not in only:
             continue
         for hit in rule.check(state, sel.options):
             out.append(hit_finding(rule.code, rule.name, sel.severity or hit.severity or rule.severity, hit))
     return out
+
+
+def severities(selected: Iterable[Selected]) -> dict[str, Severity | None]:
+    """The severity of every comparison (:data:`COMPARED`) as ``selected`` chose it; None: off."""
+    chosen = {s.rule.code: s.severity or s.rule.severity for s in selected if s.rule.check is None}
+    return {code: chosen.get(code) for code in COMPARED}
 
 
 def hit_finding(code: str, name: str, severity: Severity, hit: Hit) -> Finding:

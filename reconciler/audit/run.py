@@ -4,32 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from jsops.linter import Config, Estate, Finding, LintResult, Severity
+from jsops.linter import Config, Estate, Finding, LintResult
 from jsops.linter.api import Rule
 
-from .drift import DRIFT_RULES, drift_findings
+from .drift import drift_findings
 from .read import AuditState
 from .registry import Selected, live_findings
+from .registry import severities as chosen_severities
 from .static import lint_live, live_estate, live_target
-from .upgrade import DEFAULTS_CHANGE, upgrade_findings
+from .upgrade import upgrade_findings
 
-__all__ = ["audit_result", "pseudo_rule_severities"]
-
-
-def pseudo_rule_severities(config: Config) -> dict[str, Severity | None]:
-    """The severities the config's ``audit`` mapping gives the drift and upgrade codes (None: off);
-    codes it does not name keep their own."""
-    names = {code: name for code, (name, _s, _d) in DRIFT_RULES.items()}
-    names[DEFAULTS_CHANGE[0]] = DEFAULTS_CHANGE[1]
-    out: dict[str, Severity | None] = {}
-    for key, values in config.audit.items():
-        code = next((c for c, n in names.items() if key.upper() == c or key == n), None)
-        if code is None:
-            continue
-        sev = (values or {}).get("severity")
-        if sev is not None:
-            out[code] = None if sev == "off" else Severity(sev)
-    return out
+__all__ = ["audit_result"]
 
 
 def audit_result(
@@ -54,14 +39,13 @@ def audit_result(
     static = lint_live(estate, rules, config, target)
     findings: list[Finding] = list(static.findings)
     findings.extend(live_findings(state, live_rules))
-    severities = pseudo_rule_severities(config)
+    severities = chosen_severities(live_rules)  # the comparisons' (JS520-JS522, JS530), as select_live chose them
     files = list(estate.files)
     if isinstance(manifests, Estate):
         routed = list(contexts) if contexts is not None else [context, "default"]
         findings.extend(drift_findings(manifests, state.live, target, routed, severities))
     if target_version is not None:
-        defaults = severities.get(DEFAULTS_CHANGE[0], DEFAULTS_CHANGE[2])
-        findings.extend(upgrade_findings(estate, rules, config, target, target_version, static.findings, defaults))
+        findings.extend(upgrade_findings(estate, rules, config, target, target_version, static.findings, severities["JS530"]))
     findings.sort(key=Finding.sort_key)
     objects = len(state.live.streams) + len(state.live.consumers)
     return LintResult(findings, len(files), objects, files, 0, assumed_release=static.assumed_release)

@@ -16,16 +16,10 @@ from typing import Any
 from jsops.linter import Config, Estate, Finding, LintTarget, Severity, api_json
 from jsops.linter.api import Rule, RuleContext
 
+from .registry import COMPARED, register
 from .static import lint_live, ref_path
 
-__all__ = ["upgrade_findings", "DEFAULTS_CHANGE"]
-
-DEFAULTS_CHANGE = (
-    "JS530",
-    "live-upgrade-default-changes",
-    Severity.WARNING,
-    "a server-filled default of a live config differs on the --target-version release",
-)
+__all__ = ["upgrade_findings"]
 
 
 def _key(f: Finding) -> tuple[Any, ...]:
@@ -39,7 +33,7 @@ def upgrade_findings(
     now: LintTarget,
     version: str,
     current: Sequence[Finding],
-    defaults_severity: Severity | None = DEFAULTS_CHANGE[2],
+    defaults_severity: Severity | None,
 ) -> list[Finding]:
     """The findings release ``version`` adds to ``current`` (the live release's), and the defaults
     that change (``defaults_severity`` None: not reported)."""
@@ -63,6 +57,9 @@ def _verb(current: str | None, version: str) -> str:
     return "upgrade" if b > a else "downgrade"
 
 
+@register(
+    "JS530", "live-upgrade-default-changes", Severity.WARNING, "a server-filled default of a live config differs on the --target-version release", compares=True
+)
 def _default_changes(estate: Estate, now: LintTarget, then: LintTarget, version: str, verb: str, severity: Severity) -> list[Finding]:
     a, b = RuleContext(estate, now), RuleContext(estate, then)
     out = []
@@ -72,8 +69,8 @@ def _default_changes(estate: Estate, now: LintTarget, then: LintTarget, version:
             if before.get(key) != after.get(key):
                 out.append(
                     Finding(
-                        DEFAULTS_CHANGE[0],
-                        DEFAULTS_CHANGE[1],
+                        "JS530",
+                        COMPARED["JS530"].name,
                         severity,
                         f"on nats-server {version} ({verb}): the server fills {key} with {after.get(key)!r} instead of {before.get(key)!r}",
                         ref_path(r.ref),

@@ -1,4 +1,4 @@
-"""Loaded entries (jsops.linter.load.loaded_cache): objects rebuilt from a file's entry are the
+"""Loaded entries (jsops.linter.cache.loaded_cache): objects rebuilt from a file's entry are the
 objects the loader validates (records, values, fields set, order), an edit is seen, a file with
 findings is processed every time, a damaged entry is a miss."""
 
@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from jsops.linter.cache import load_paths
+from jsops.linter.cache.parse_cache import ParseCache
 from jsops.linter.cli.app import main
 from jsops.linter.load import files as load_files
-from jsops.linter.load import load_paths
-from jsops.linter.load.parse_cache import ParseCache
 from jsops.linter.model.records.record import Record
 
 STREAM = """apiVersion: jsops/v1
@@ -83,7 +83,7 @@ def _objects(root: Path, cache: bool) -> list[Any]:
 
 @pytest.mark.parametrize("direct", [True, False])
 def test_rebuilt_objects_are_the_validated_ones(direct: bool, lint_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("jsops.linter.load.loaded_cache._DIRECT", direct)  # False: built through Resource's constructor
+    monkeypatch.setattr("jsops.linter.cache.loaded_cache._DIRECT", direct)  # False: built through Resource's constructor
     root = tmp_path / "estate"
     _tree(root)
     truth = _objects(root, cache=False)

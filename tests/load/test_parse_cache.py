@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from jsops.linter.cache import load_paths
+from jsops.linter.cache.parse_cache import ParseCache, open_cache
 from jsops.linter.cli.app import main
-from jsops.linter.load import Limits, load_paths
+from jsops.linter.load import Limits
 from jsops.linter.load.files import read_text
-from jsops.linter.load.parse_cache import ParseCache, open_cache
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 CORPUS = ["tests/fixtures", "manifests", "tests/golden"]

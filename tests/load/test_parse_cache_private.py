@@ -24,10 +24,11 @@ from pathlib import Path
 
 import pytest
 
+from jsops.linter.cache.parse_cache import ParseCache, open_cache
 from jsops.linter.cli.app import main
 from jsops.linter.load import Limits, load_paths
 from jsops.linter.load.files import read_text
-from jsops.linter.load.parse_cache import ParseCache, open_cache, pack_parsed
+from jsops.linter.load.parsed import pack_parsed
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 NOBODY = 65534
@@ -173,7 +174,7 @@ def _forged_copy(blob: bytes, forged_text: bytes) -> bytes:
     by the parse of ``forged_text``, with a valid checksum: what someone who can write the user's
     cache can make."""
     magic = blob[: blob.index(b"\n") + 1]
-    salt, entries, *rest = marshal.loads(blob[len(magic) + 16 :])  # rest: the loaded entries (load.loaded_cache)
+    salt, entries, *rest = marshal.loads(blob[len(magic) + 16 :])  # rest: the loaded entries (cache.loaded_cache)
     forged = pack_parsed(read_text(forged_text, "x.yaml", None))
     body = marshal.dumps((salt, {k: marshal.dumps(forged) for k in entries}, *rest))  # entries are marshalled one by one
     return magic + hashlib.blake2b(body, digest_size=16).digest() + body
@@ -244,7 +245,7 @@ def test_a_checksummed_entry_of_the_wrong_shape_is_a_miss(shape: str, cache: Pat
     (pack,) = [p for p in (cache / "parse").iterdir()]
     blob = pack.read_bytes()
     magic = blob[: blob.index(b"\n") + 1]
-    salt, entries, *rest = marshal.loads(blob[len(magic) + 16 :])  # rest: the loaded entries (load.loaded_cache)
+    salt, entries, *rest = marshal.loads(blob[len(magic) + 16 :])  # rest: the loaded entries (cache.loaded_cache)
     body = marshal.dumps((salt, {k: marshal.dumps(_WRONG_SHAPES[shape]) for k in entries}, *rest))
     pack.write_bytes(magic + hashlib.blake2b(body, digest_size=16).digest() + body)
     assert lint([str(src)], capsys) == plain
@@ -272,7 +273,7 @@ def test_packed_positions_of_the_wrong_shape_are_never_a_crash(shape: str, cache
     (pack,) = [p for p in (cache / "parse").iterdir()]
     blob = pack.read_bytes()
     magic = blob[: blob.index(b"\n") + 1]
-    salt, entries, *rest = marshal.loads(blob[len(magic) + 16 :])  # rest: the loaded entries (load.loaded_cache)
+    salt, entries, *rest = marshal.loads(blob[len(magic) + 16 :])  # rest: the loaded entries (cache.loaded_cache)
     value = read_text((src / "s0.yaml").read_bytes(), "s0.yaml", None)[0][0].value
     body = marshal.dumps((salt, {k: marshal.dumps(([(value, _BAD_POSITIONS[shape], 1, [])], [], False, True)) for k in entries}, *rest))
     pack.write_bytes(magic + hashlib.blake2b(body, digest_size=16).digest() + body)

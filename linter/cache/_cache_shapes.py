@@ -2,7 +2,7 @@
 wrong shape (a checksummed pack written by something else, a bug) is a cache miss, never a crash
 later in the loader.
 
-An entry is :func:`jsops.linter.load.parse_cache.pack_parsed`'s tuple: documents (value, packed
+An entry is :func:`jsops.linter.cache.parse_cache.pack_parsed`'s tuple: documents (value, packed
 positions, line, problems), problems, two booleans. A value is plain data as the YAML/JSON reader
 makes it (mappings with scalar keys, lists, strings that are valid Unicode, numbers, booleans,
 null) no deeper and no larger than the parse limits allow. Packed positions are not walked here:

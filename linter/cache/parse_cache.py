@@ -28,11 +28,11 @@ uid's, packs are 0600, written to an exclusively created temporary file renamed 
 only when they are regular files of this user within :data:`MAX_BYTES` (a link, a FIFO, a device
 planted at a pack's name is skipped), and cleanup unlinks only this directory's own entries. A
 missing, corrupt, truncated, foreign, unsafe or unreadable pack, or an entry of the wrong shape
-(:mod:`jsops.linter.load._cache_shapes`), is ignored and the files parsed again; a cache that cannot be
+(:mod:`jsops.linter.cache._cache_shapes`), is ignored and the files parsed again; a cache that cannot be
 written is simply not written. After a write, the oldest packs beyond :data:`MAX_BYTES` are
 removed. ``JSOPS_NO_CACHE=1`` or ``--no-cache`` turns it off.
 
-A pack also holds the *loaded entries* of :mod:`jsops.linter.load.loaded_cache` (a file's objects
+A pack also holds the *loaded entries* of :mod:`jsops.linter.cache.loaded_cache` (a file's objects
 with their validated configs, as plain data), each marshalled on its own like the parse entries: a
 file rebuilt from its loaded entry keeps its parse entry undecoded (:meth:`ParseCache.keep`).
 
@@ -52,28 +52,27 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..model.positions import compact_positions, pack_positions, unpack_positions
-from ..model.private_dir import PrivateDir
+from ..load import Estate, files
+from ..load.parsed import Limits, Parsed, pack_parsed, unpack_parsed
+from . import loaded_cache
 from ._cache_shapes import valid_entry
-from .documents import Limits, ParsedDocument, ReadProblem
-from .packs import PACK_SUFFIX, prune_packs, read_pack, write_pack
+from .packs import PACK_SUFFIX, read_pack, write_pack
 
-__all__ = ["MAX_BYTES", "ParseCache", "Parsed", "build_digest", "content_key", "open_cache", "pack_parsed", "unpack_parsed"]
+__all__ = ["MAX_BYTES", "ParseCache", "build_digest", "content_key", "open_cache"]
 
 MAX_BYTES = 64 * 1024 * 1024
 """The most the packs may take together; beyond it the oldest are removed (down to 3/4 of it)."""
 
-Parsed = tuple[list[ParsedDocument], list[ReadProblem], bool, bool]
-"""Documents, file problems, trailing separator, looks like a manifest (see ``read_text``)."""
-
-_MAGIC = b"jsops-parse-cache 5\n"  # 5: loaded entries (load.loaded_cache); 4: entries marshalled one by one, positions' bodies too; 3: the looks flag (load.recognise); 2: private packs
+_MAGIC = b"jsops-parse-cache 5\n"  # 5: loaded entries (cache.loaded_cache); 4: entries marshalled one by one, positions' bodies too; 3: the looks flag (load.recognise); 2: private packs
 
 
 class ParseCache:
     """Parsed files by content, kept for one set of paths in one pack file (see the module's docstring).
 
-    :meth:`get` and :meth:`put` work in memory; :meth:`save` writes the entries this run used (and
-    only those, so a pack follows its tree) when they differ from what was read.
+    The loader meets it only as its :class:`~jsops.linter.load.files.FileCache` (:meth:`parse`,
+    :meth:`load`, :meth:`size`, :meth:`shipment`, :meth:`merge`). :meth:`get` and :meth:`put` work
+    in memory; :meth:`save` writes the entries this run used (and only those, so a pack follows its
+    tree) when they differ from what was read.
     """
 
     def __init__(self, directory: str, limits: Limits, tree: Sequence[str] = (), max_bytes: int = MAX_BYTES, build: str | None = None) -> None:
@@ -89,12 +88,59 @@ class ParseCache:
         self._loaded_old: dict[str, Any] = {}
         self._read()
         self.used: dict[str, Any] = {}
-        # Loaded entries (jsops.linter.load.loaded_cache) the run used or made, by their key.
+        # Loaded entries (jsops.linter.cache.loaded_cache) the run used or made, by their key.
         self.loaded_used: dict[str, bytes] = {}
-        self.hits = 0
         # The key of every file read through this cache, by the name it is shown under: what the
-        # results cache (jsops.linter.load.results_cache) knows a file's content by.
+        # results cache (jsops.linter.cache.results_cache) knows a file's content by.
         self.digests: dict[str, str] = {}
+
+    def parse(self, data: bytes, shown: str, limits: Limits | None, key: str | None = None) -> Parsed:
+        """:func:`~jsops.linter.load.files.read_text` of ``data``, from the pack when it holds them
+        (``key``: their key, when known)."""
+        if key is None:
+            key = self.key(data, shown.endswith(".json"))
+            self.digests[shown] = key
+        parsed = self.get(key)
+        if parsed is None:
+            parsed = files.read_text(data, shown, limits)
+            if files.holds_manifest(parsed):  # the cache holds only manifests: a key or a token file is never kept
+                self.put(key, parsed)
+        return parsed
+
+    def load(self, data: bytes, shown: str, estate: Estate, limits: Limits | None) -> None:
+        """Load one file's ``data`` into ``estate``: its objects rebuilt from its loaded entry
+        (:mod:`jsops.linter.cache.loaded_cache`; its parse decoded only when one of them asks for a
+        position or its document), or parsed (from its parse entry when there is one), processed and
+        their loaded entry kept."""
+        content = self.key(data, shown.endswith(".json"))
+        self.digests[shown] = content
+        estate.files.append(shown)
+        first = len(estate.findings)
+        salt = loaded_cache.loader_salt(estate)
+        key = loaded_cache.loaded_key(salt, content, shown) if salt is not None else None
+        if key is not None:
+            parse = loaded_cache.LazyParse(lambda: self.parse(data, shown, limits, content))
+            blob, entry = self._loaded_old.get(key), self._old.get(content)
+            if type(blob) is bytes:
+                self.loaded_used[key] = blob
+            manifest = loaded_cache.replay_loaded(blob, parse, shown, estate)
+            if manifest is not None:
+                if type(entry) is bytes:  # the parse entry is kept for the next run, undecoded
+                    self.used.setdefault(content, entry)
+                files.finish_file(estate, first, shown, manifest)
+                return
+        docs, problems, trailing, looks = self.parse(data, shown, limits, content)
+        before = loaded_cache.snapshot(estate)
+        manifest = files.process(docs, problems, trailing, shown, estate, looks) or looks
+        blob = loaded_cache.pack_loaded(estate, before, manifest) if key is not None else None
+        if key is not None and blob is not None:
+            self.loaded_used[key] = blob
+        files.finish_file(estate, first, shown, manifest)
+
+    def shipment(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """The entries this process used and the keys of the files it read (what the forked child of
+        a parallel load sends back to :meth:`merge`)."""
+        return self.used, self.digests
 
     def size(self) -> int:
         """How many entries the pack held when it was read."""
@@ -121,22 +167,7 @@ class ParseCache:
         except Exception:  # a shape valid_entry let through by mistake: still only a miss
             return None
         self.used[key] = blob
-        self.hits += 1
         return parsed
-
-    def keep(self, key: str) -> None:
-        """Keep the entry under ``key`` for the next run without decoding it (its loaded entry was used)."""
-        blob = self._old.get(key)
-        if type(blob) is bytes:
-            self.used.setdefault(key, blob)
-
-    def loaded(self, key: str) -> Any:
-        """The loaded entry stored under ``key`` (bytes, decoded by its module), or None."""
-        blob = self._loaded_old.get(key)
-        if type(blob) is not bytes:
-            return None
-        self.loaded_used[key] = blob
-        return blob
 
     def put(self, key: str, parsed: Parsed) -> None:
         try:
@@ -166,13 +197,6 @@ class ParseCache:
         salt, entries, loaded = value
         if salt == self._salt and type(entries) is dict and type(loaded) is dict:
             self._old, self._loaded_old = entries, loaded
-
-    def prune(self) -> None:
-        """Remove the oldest packs (and stale temporary files) while they take more than ``max_bytes``."""
-        private = PrivateDir.open(self.directory, create=False)
-        if private is not None:
-            with private:
-                prune_packs(private, self.name, self.max_bytes)
 
 
 def _salt(build: str, limits: Limits) -> bytes:
@@ -214,8 +238,8 @@ _PARSER_MODULES = (
     "load/_yaml_errors.py",
     "load/files.py",
     "load/messages.py",
-    "load/parse_cache.py",
-    "load/_cache_shapes.py",
+    "cache/parse_cache.py",
+    "cache/_cache_shapes.py",
     "model/positions.py",
 )
 _BUILD: list[str] = []
@@ -245,29 +269,3 @@ def build_digest() -> str:
         return ""
     _BUILD.append(h.hexdigest())
     return _BUILD[0]
-
-
-def pack_parsed(parsed: Parsed) -> tuple[Any, ...]:
-    """A parse result as plain values (for marshal: the cache, and the forked child of a parallel load)."""
-    docs, problems, trailing, looks = parsed
-    return (
-        [(d.value, compact_positions(pack_positions(d.positions)), d.line, [_pack(p) for p in d.problems]) for d in docs],
-        [_pack(p) for p in problems],
-        trailing,
-        looks,
-    )
-
-
-def unpack_parsed(packed: Any) -> Parsed:
-    """The reverse of :func:`pack_parsed`."""
-    docs, problems, trailing, looks = packed
-    return (
-        [ParsedDocument(v, unpack_positions(pos), line, [ReadProblem(*p) for p in probs]) for v, pos, line, probs in docs],
-        [ReadProblem(*p) for p in problems],
-        bool(trailing),
-        bool(looks),
-    )
-
-
-def _pack(p: ReadProblem) -> tuple[str, str, int, int]:
-    return (p.code, p.message, p.line, p.column)

@@ -1,7 +1,7 @@
 """Per-object rule results kept between lint runs, reused for the objects whose inputs did not change.
 
 A per-object rule's check of an object reads the object (its file), the run's settings (rules,
-options, target, profiles, the build: all in the run's salt, :mod:`jsops.linter.incremental`), and
+options, target, profiles, the build: all in the run's salt, :mod:`jsops.linter.cache.incremental`), and
 whatever it asks its :class:`jsops.linter.api.RuleContext` about *other* objects. Checks run with a
 :class:`TrackingContext`, which records those reads:
 
@@ -39,11 +39,11 @@ from datetime import datetime
 from enum import Enum
 from typing import Any, ParamSpec, TypeVar
 
-from .api import Rule, RuleContext, StreamSource, Violation
-from .findings import Finding
-from .load import Estate, Resource
-from .load.results_cache import ResultsCache, finding_of, plain_finding
-from .model.config import StreamConfig
+from ..api import Rule, RuleContext, StreamSource, Violation
+from ..findings import Finding
+from ..load import Estate, Resource
+from ..model.config import StreamConfig
+from .results_cache import ResultsCache, finding_of, plain_finding
 
 __all__ = ["CLOCK", "ClockRead", "ObjectMemo", "ObjectResult", "Outcome", "TrackingContext"]
 
@@ -406,6 +406,19 @@ class ObjectMemo:
             return [finding_of(p) for p in plain]
         except Exception:  # a stored value of another shape: run again
             return None
+
+    def estate_unit(self, rule: Rule, ctx: RuleContext, check: Callable[[], list[Outcome]]) -> Callable[[Sequence[Resource]], list[Outcome]]:
+        """An estate-wide rule's ``check`` as a unit of :func:`jsops.linter.halves.run_units` (never
+        split); one that read the clock (or is declared to) says so (:class:`ClockRead`)."""
+
+        def run(_: Sequence[Resource]) -> list[Outcome]:
+            before = ctx.clock_reads if isinstance(ctx, TrackingContext) else 0
+            out = check()
+            if type(rule).reads_clock or isinstance(ctx, TrackingContext) and ctx.clock_reads != before:
+                out.append(ClockRead())
+            return out
+
+        return run
 
     def unit(
         self, rule: Rule, ctx: RuleContext, finding: Callable[[Violation], Finding], objects: Sequence[Resource]

@@ -8,15 +8,15 @@ gave no finding, skipped nothing and changed nothing else in the estate: any oth
 in full on every run. Configs are rebuilt without validation (:func:`_make`, as ``model_construct``
 does), positions and raw documents come from the parse entry, as the loader takes them.
 
-The key is the file's content key (:meth:`jsops.linter.load.parse_cache.ParseCache.key`), the name
+The key is the file's content key (:meth:`jsops.linter.cache.parse_cache.ParseCache.key`), the name
 it is shown under and :func:`loader_salt`: this format, the Python version, the content
-(:func:`~jsops.linter.load.packs.files_stamp`) of every file of the ``jsops.linter`` package (the
+(:func:`~jsops.linter.cache.packs.files_stamp`) of every file of the ``jsops.linter`` package (the
 loader, the records and their checks all live there) and of pydantic and its core, ``JSOPS_RECORDS_FAST``, and the estate's
 consumer streams and NACK release. Entries are plain data (marshal) and name record classes only
 among those already declared: an entry holds no code. An entry that cannot be decoded whole, or
 names a class that is not a declared record, or whose shape or config class is wrong, is a miss
 (the file is processed as usual). A config's field values are not validated again: like the
-results cache's findings (:mod:`jsops.linter.load.results_cache`), they are what the private pack
+results cache's findings (:mod:`jsops.linter.cache.results_cache`), they are what the private pack
 holds, authenticated by the user's cache key, and only ``jsops lint`` reads it (never plan, apply or
 the controller).
 """
@@ -31,13 +31,12 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
 
+from ..load.parsed import Parsed, ParsedDocument
 from ..model.config import ConsumerConfig, StreamConfig
 from ..model.records.declaration import _make, _plan
 from ..model.records.record import Record, declared_records
 from ..model.resource import Estate, Resource
-from .documents import ParsedDocument
 from .packs import files_stamp
-from .parse_cache import Parsed
 
 __all__ = ["LazyParse", "loader_salt", "loaded_key", "pack_loaded", "replay_loaded", "Snapshot", "snapshot"]
 

@@ -1,23 +1,23 @@
-"""``jsops lint`` with its results cache (:mod:`jsops.linter.load.results_cache`): a run whose inputs
+"""``jsops lint`` with its results cache (:mod:`jsops.linter.cache.results_cache`): a run whose inputs
 are all unchanged loads nothing; a run with some files changed checks again only what depends on them.
 
 Every run starts the way the loader does: it walks the paths (the same walk, the same files passed
-over) and reads every file it would read, keyed by content (:func:`jsops.linter.load.parse_cache.content_key`).
+over) and reads every file it would read, keyed by content (:func:`jsops.linter.cache.parse_cache.content_key`).
 
 - **The run's salt** is every input that is not a manifest: the build (jsops's version and the
   content of every file of its packages, of every rule plugin's module and of pydantic's package
-  files, :func:`~jsops.linter.load.packs.files_stamp`; the YAML extension's identity), the Python version, the config as validated (rules, options,
+  files, :func:`~jsops.linter.cache.packs.files_stamp`; the YAML extension's identity), the Python version, the config as validated (rules, options,
   severities, target, paths, exclusions), the profiles file's bytes, the arguments that change what
   is loaded (paths, ``--estate`` files, environment, NACK release, consumer streams), the working
   directory and the ``JSOPS_*`` environment.
 - **The estate entry** is keyed by the salt, what the walk passed over and every file's path and
   content key, in order: when it matches, its result is the run's result.
 - Otherwise the estate is loaded (with the parse cache) and linted; the estate-wide rules run, and
-  each per-object rule's results are reused object by object where :mod:`jsops.linter.memo` says they
+  each per-object rule's results are reused object by object where :mod:`jsops.linter.cache.memo` says they
   still hold (file entries keyed by the salt, the file's path and its content key). The new result
   is stored as the estate entry, and every file's per-object results as its file entry.
 
-A run in which a check read the clock (:mod:`jsops.linter.memo`) stores no estate entry: the next
+A run in which a check read the clock (:mod:`jsops.linter.cache.memo`) stores no estate entry: the next
 run loads and checks again at its own time (the other rules' file entries still serve).
 
 Templates are rendered with values from elsewhere: a run with a template in it uses no results
@@ -35,18 +35,20 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from .engine import LintResult, lint_estate
-from .load import Estate, Limits, load_paths
-from .load.packs import files_stamp
-from .load.paths import readable_files
-from .load.reading import read_regular
-from .load.results_cache import ResultsCache, finding_of, plain_finding
-from .load.templates import is_template
+from ..engine import LintResult, lint_estate
+from ..load import Estate, Limits
+from ..load.paths import readable_files
+from ..load.reading import read_regular
+from ..load.templates import is_template
+from . import load_paths
+from .packs import files_stamp
+from .parse_cache import build_digest, content_key
+from .results_cache import ResultsCache, finding_of, plain_finding
 
 if TYPE_CHECKING:
-    from .api import Rule
-    from .config import Config
-    from .model.profiles import Profiles
+    from ..api import Rule
+    from ..config import Config
+    from ..model.profiles import Profiles
 
 __all__ = ["lint_incremental"]
 
@@ -68,7 +70,7 @@ def lint_incremental(
 ) -> LintResult | None:
     """The lint of ``paths`` through the results cache, or None when there is none to use (the cache
     is off, a template is among the files, an input cannot be read): the caller lints as usual."""
-    from .model.cache_dir import cache_dir
+    from ..model.cache_dir import cache_dir
 
     base = cache_dir()
     if not base:
@@ -110,8 +112,6 @@ def _content_keys(files: list[str]) -> dict[str, str] | None | Literal[False]:
     """Every file's content key, read as the loader reads it; None when one cannot be read (the
     loader then says why) or there is no parser build to key by; False when one is not a regular
     file (a pipe can be read only once: the loader's)."""
-    from .load.parse_cache import content_key
-
     bound = Limits.max_file_bytes + 1
     out: dict[str, str] = {}
     for f in files:
@@ -154,8 +154,7 @@ def _result_of(stored: Any) -> LintResult | None:
 def run_salt(rules: Sequence[type[Rule]], config: Config, profiles_path: str | None, args: Any) -> str | None:
     """A digest of every input of a lint but the manifests (see the module's docstring); None when
     one cannot be read."""
-    from ._version import __version__
-    from .load.parse_cache import build_digest
+    from .._version import __version__
 
     h = hashlib.sha256(f"jsops-lint-results {_FORMAT}\0{__version__}\0{sys.version}\0{marshal.version}\0{build_digest()}\0".encode())
     build = _build_stamp(rules)
@@ -176,10 +175,10 @@ def run_salt(rules: Sequence[type[Rule]], config: Config, profiles_path: str | N
 
 
 def _build_stamp(rules: Sequence[type[Rule]]) -> str | None:
-    """:func:`~jsops.linter.load.packs.files_stamp` of jsops's packages, of every rule plugin's
+    """:func:`~jsops.linter.cache.packs.files_stamp` of jsops's packages, of every rule plugin's
     top-level package (or module) and of the libraries whose messages reach findings (pydantic,
     its core)."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # jsops.linter
     roots = {here, os.path.join(os.path.dirname(here), "rules")}
     files: set[str] = set()
     for r in rules:

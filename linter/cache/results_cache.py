@@ -1,20 +1,20 @@
 """Where ``jsops lint`` keeps its results between runs: one pack per set of paths (a tree), beside
-the parse cache (:mod:`jsops.linter.load.parse_cache`), in ``results/`` under the same cache
+the parse cache (:mod:`jsops.linter.cache.parse_cache`), in ``results/`` under the same cache
 directory, private the same way (:mod:`jsops.linter.model.private_dir`) and off the same way
 (``JSOPS_NO_CACHE=1``, ``--no-cache``).
 
 A pack holds two kinds of entries, each marshalled on its own (a run decodes only what it asks for):
 
 - the **estate entry**: the whole result of the last run (its findings, counts, files), under a key
-  of every input of that run (see :mod:`jsops.linter.incremental`); a run whose inputs are all
+  of every input of that run (see :mod:`jsops.linter.cache.incremental`); a run whose inputs are all
   unchanged reads it and loads nothing;
 - **file entries**: per file, under a key of the run's inputs but the tree (the rules, their options,
   the target, the profiles, the build) and of the file's path and content, what the per-object rules
   found on the file's objects, with what each finding read outside its own object
-  (:mod:`jsops.linter.memo`): a run with some files changed reuses the entries of the others.
+  (:mod:`jsops.linter.cache.memo`): a run with some files changed reuses the entries of the others.
 
 Everything here is plain data (marshal; a pack never holds code). A pack carries a MAC under the
-user's cache key (:mod:`jsops.linter.load.packs`): one forged into a shared or restored cache is a miss; a missing,
+user's cache key (:mod:`jsops.linter.cache.packs`): one forged into a shared or restored cache is a miss; a missing,
 damaged, foreign or older pack, or an entry of the wrong shape, is a miss, never an error; a pack is
 written to an exclusively created temporary file renamed into place, so two lints at once never
 read a torn pack (the last to finish wins). A pack holds the entries its last run used, so it
