@@ -113,7 +113,7 @@ async def _run_all(
                 elif f.rule == "JS302" and f.object is not None:
                     racy.add(_key(f.object.kind, f.object.name))  # advice: the answer depends on timing
             try:
-                results, _ = await apply_estate(nc, estate, timeout=2.0, pedantic=pedantic)
+                results, _ = await apply_estate(nc, estate, timeout=15.0, pedantic=pedantic)
             except Exception as exc:  # a timeout: a request no handler answered
                 results = {("?", "?"): f"{type(exc).__name__}"}  # type: ignore[dict-item]
             finally:
@@ -300,7 +300,7 @@ async def _grid(url: str, cases: list[tuple[str, Estate]], release: str) -> tupl
             for f in lint_estate(estate, RULES, target=target).findings:
                 if f.severity is Severity.ERROR and f.object is not None:
                     predicted.setdefault(f.object.name, []).append(f.server_error_code)
-            results, _ = await apply_estate(nc, estate, timeout=2.0)
+            results, _ = await apply_estate(nc, estate, timeout=15.0)
             await delete_all(nc)
             for (_, name), code in results.items():
                 if code is not None:

@@ -144,8 +144,11 @@ def test_controller_prunes_only_its_own_estate(server, js, tmp_path, monkeypatch
     cfg = js.stream("BILLING")["config"]
     cfg["metadata"].update({"io.jsops.allow-prune": "true", "io.jsops.allow-data-loss": "true"})
     js.ok("$JS.API.STREAM.UPDATE.BILLING", cfg)
+    # the controller's config is its operator's, outside the tree it follows (a config there may not set estate)
+    operator = tmp_path / "team-a-controller.yaml"
+    (a / ".jsops.yaml").rename(operator)
     monkeypatch.chdir(a)
-    with Running(["manifests"], url, config=load_config(str(a / ".jsops.yaml"))) as ctl:
+    with Running(["manifests"], url, config=load_config(str(operator))) as ctl:
         wait_for(lambda: js.stream("ORDERS") is not None, 20, "A's stream")
         ctl.settle()
     assert js.stream("BILLING") is not None and js.stream("BILLING")["state"]["messages"] == 2
