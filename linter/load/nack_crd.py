@@ -34,9 +34,9 @@ from typing import Any
 from ..findings import FieldPath, Finding
 from ..model.positions import resolve_position
 from ..model.resource import Estate
-from ..semantics.units import UnitError, parse_duration, parse_size
+from ..semantics.units import UnitError, nack_duration, parse_duration, parse_size
 from . import _nack_tables as T
-from ._nack_values import _NACK_DURATIONS, _NACK_INTEGER_SIZES, go_duration_text
+from ._nack_values import _NACK_DURATIONS, _NACK_INTEGER_SIZES
 from .documents import ParsedDocument
 from .messages import MAX_FINDINGS_PER_OBJECT, did_you_mean, dotted, finding, kind_of, short
 from .nack_releases import NackRelease, known_releases, nack_release
@@ -219,7 +219,7 @@ def _type_hint(kind: str, path: FieldPath, value: Any, expected: str) -> str:
         if name in _NACK_DURATIONS.get(kind, ()) or name in ("backoff", "inactiveThreshold"):
             whole = isinstance(value, int) or (math.isfinite(value) and value.is_integer())
             return (
-                f"; NACK durations are Go duration strings: write {go_duration_text(int(value))!r}"
+                f"; NACK durations are Go duration strings: write {nack_duration(int(value))!r}"
                 if whole and 0 <= value < 2**63
                 else "; NACK durations are Go duration strings"
             )
