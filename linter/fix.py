@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import LinterError
-from .findings import Edit, FieldPath, Finding
+from .findings import Applicability, Edit, FieldPath, Finding
 
 if TYPE_CHECKING:
     from .engine import LintResult
@@ -44,7 +44,7 @@ def plan_fixes(findings: Iterable[Finding], *, unsafe: bool = False) -> dict[str
     for f in findings:
         if f.fix is None or not f.fix.edits:
             continue
-        if f.fix.applicability != "safe" and not unsafe:
+        if f.fix.applicability is not Applicability.SAFE and not unsafe:
             continue
         out.setdefault(f.file, []).append((f, f.fix.edits))
     return out

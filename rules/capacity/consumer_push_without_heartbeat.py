@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from jsops.linter.api import (
     SECOND,
+    Applicability,
     Edit,
     FixAvailability,
     FixSuggestion,
@@ -108,7 +109,9 @@ class OpsConsumerPushWithoutHeartbeat(Rule):
                 ("deliver_subject",),
                 f"push consumer {text}",
                 fix=FixSuggestion(
-                    "unsafe", "set " + " and ".join("idle_heartbeat to 15s" if m == "idle_heartbeat" else "flow_control to true" for m in missing), tuple(edits)
+                    Applicability.UNSAFE,
+                    "set " + " and ".join("idle_heartbeat to 15s" if m == "idle_heartbeat" else "flow_control to true" for m in missing),
+                    tuple(edits),
                 ),
             ),
         )

@@ -10,6 +10,7 @@ from jsops.linter.api import (
     HOUR,
     MINUTE,
     SECOND,
+    Applicability,
     Duration,
     FixAvailability,
     FixSuggestion,
@@ -122,7 +123,7 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
                 + f", max_bytes {format_size(max_bytes)} fills "
                 f"in about {fill_text}, before max_age {format_duration(max_age)}: {effect}",
                 fix=FixSuggestion(
-                    "unsafe",
+                    Applicability.UNSAFE,
                     f"raise max_bytes to at least {needed} or lower max_age to {fill_text}",
                 ),
             ),

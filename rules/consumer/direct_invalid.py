@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
+    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -68,7 +69,7 @@ class ConsumerDirectInvalid(ConsumerRule):
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if not cfg.direct:
             return
-        fix = FixSuggestion("safe", "remove direct")
+        fix = FixSuggestion(Applicability.SAFE, "remove direct")
         if not cfg.deliver_subject:
             yield Violation(
                 resource,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
+    Applicability,
     ErrCode,
     FixAvailability,
     FixSuggestion,
@@ -100,7 +101,7 @@ class EstateStreamSubjectsOverlap(Rule):
                     f"subject {subject!r}{'' if written else ' (the default: the stream name)'} overlaps {other_subject!r} "
                     f"of stream {other.name} ({where(other, ('subjects',))}); nats-server refuses to create this stream",
                     server_error_code=ErrCode.STREAM_SUBJECT_OVERLAP,
-                    fix=FixSuggestion("unsafe", f"use subjects that do not overlap stream {other.name}'s, or source from it"),
+                    fix=FixSuggestion(Applicability.UNSAFE, f"use subjects that do not overlap stream {other.name}'s, or source from it"),
                     key=not written,
                 )
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from jsops.linter.api import (
     MONITOR_PREFIX,
+    Applicability,
     FixAvailability,
     FixSuggestion,
     Resource,
@@ -92,7 +93,7 @@ class OpsMonitorMetadataInvalidValue(MonitorMetadataRule):
                 resource,
                 ("metadata", key),
                 f"natscli cannot parse {key} {value!r} ({problem}): {effect}",
-                fix=FixSuggestion("unsafe", f"write {problem[len('expected ') :]}"),
+                fix=FixSuggestion(Applicability.UNSAFE, f"write {problem[len('expected ') :]}"),
             )
 
 

@@ -9,6 +9,7 @@ from jsops.linter.api import (
     MONITOR_CONSUMER_KEYS,
     MONITOR_PREFIX,
     MONITOR_STREAM_KEYS,
+    Applicability,
     FixAvailability,
     FixSuggestion,
     Resource,
@@ -86,7 +87,7 @@ class OpsMonitorMetadataUnknownKey(MonitorMetadataRule):
                 resource,
                 ("metadata", key),
                 f"natscli's {kind} monitoring does not know metadata key {key!r} and ignores it{hint}",
-                fix=FixSuggestion("unsafe", advice),
+                fix=FixSuggestion(Applicability.UNSAFE, advice),
                 key=True,
             )
 

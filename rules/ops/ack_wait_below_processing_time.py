@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from jsops.linter.api import (
     PROCESSING_TIME,
+    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -153,7 +154,7 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
                 ("ack_wait",),
                 f"ack_wait {approx_duration(wait)} is below {factor} x the {source} = {approx_duration(threshold)}: slow deliveries are "
                 f"redelivered while still being processed{bias}",
-                fix=FixSuggestion("safe", f"set ack_wait to {approx_duration(target)}", (Edit.set(("ack_wait",), target, duration=True),)),
+                fix=FixSuggestion(Applicability.SAFE, f"set ack_wait to {approx_duration(target)}", (Edit.set(("ack_wait",), target, duration=True),)),
             )
             return
         short = [i for i, step in enumerate(backoff) if step < threshold]
@@ -170,7 +171,7 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
             f"{names} {'is' if len(short) == 1 else 'are'} below {factor} x the {source} = {approx_duration(threshold)}: "
             f"slow deliveries are redelivered while still being processed{bias}",
             fix=FixSuggestion(
-                "safe",
+                Applicability.SAFE,
                 f"raise the {what} below {approx_duration(threshold)} to {approx_duration(target)}"
                 + (" and ack_wait with backoff[0]" if len(edits) > len(short) else ""),
                 tuple(edits),

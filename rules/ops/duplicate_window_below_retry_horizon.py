@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Literal
 
 from jsops.linter.api import (
+    Applicability,
     Edit,
     FixAvailability,
     FixSuggestion,
@@ -92,10 +93,12 @@ class OpsDuplicateWindowBelowRetryHorizon(StreamRule):
         max_age = eff.max_age
         if max_age > 0 and target > max_age:
             fix = FixSuggestion(
-                "unsafe", f"shorten the publishers' retries: a window of {approx_duration(target)} would exceed max_age {approx_duration(max_age)}"
+                Applicability.UNSAFE, f"shorten the publishers' retries: a window of {approx_duration(target)} would exceed max_age {approx_duration(max_age)}"
             )
         else:
-            fix = FixSuggestion("unsafe", f"set duplicate_window to {approx_duration(target)}", (Edit.set(("duplicate_window",), target, duration=True),))
+            fix = FixSuggestion(
+                Applicability.UNSAFE, f"set duplicate_window to {approx_duration(target)}", (Edit.set(("duplicate_window",), target, duration=True),)
+            )
         yield Violation(
             resource,
             ("duplicate_window",),

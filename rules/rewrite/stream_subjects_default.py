@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
+    Applicability,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -61,7 +62,7 @@ class RewriteStreamSubjectsDefault(StreamRule):
             resource,
             ("subjects",),
             f"no subjects: nats-server stores subjects: [{resource.name!r}] (the stream name)",
-            fix=FixSuggestion("safe", f"write subjects: [{resource.name!r}]"),
+            fix=FixSuggestion(Applicability.SAFE, f"write subjects: [{resource.name!r}]"),
             key=True,
         )
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from jsops.linter.api import (
     SECOND,
+    Applicability,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -77,7 +78,7 @@ class RewriteStreamTtlRollupForced(StreamRule):
             resource,
             (cause,),
             f"{cause} makes nats-server store {', '.join(changed)}",
-            fix=FixSuggestion("safe", "write " + ", ".join(changed)),
+            fix=FixSuggestion(Applicability.SAFE, "write " + ", ".join(changed)),
             key=True,
         )
 

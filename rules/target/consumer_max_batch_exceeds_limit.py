@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
+    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -75,7 +76,7 @@ class TargetConsumerMaxBatchExceedsLimit(ConsumerRule):
                 ("max_batch",),
                 f"max_batch {batch} exceeds the server's max_request_batch of {limit}; nats-server rejects this consumer",
                 server_error_code=ErrCode.CONSUMER_MAX_REQUEST_BATCH_EXCEEDED,
-                fix=FixSuggestion("safe", f"set max_batch to {limit}"),
+                fix=FixSuggestion(Applicability.SAFE, f"set max_batch to {limit}"),
             )
 
 
