@@ -131,7 +131,7 @@ def _load_api_consumer(
         pos = resolve_position(doc.positions, spec_path + (name_field,)) or start
         estate.findings.append(finding("invalid-field", too_long(name_field, name), file, *pos))
         return
-    declared = Declaration("Consumer", name, stream, file, "default", {}, "api", index, doc.line, doc.positions, spec_path, {}, v)
+    declared = _declared("Consumer", name, stream, doc, index, file, spec_path)
     if how == "unknown":
         units_ok = _api_unit_strings(cfg, "Consumer", spec_path, doc, file, estate)
         bare = admit(declared, cfg, estate, units_ok)
@@ -190,12 +190,28 @@ def _load_api_stream(doc: ParsedDocument, index: int, file: str, estate: Estate,
         pos = resolve_position(doc.positions, spec_path + ("name",)) or start
         estate.findings.append(finding("invalid-field", too_long("name", name), file, *pos))
         return
-    declared = Declaration("Stream", name, None, file, "default", {}, "api", index, doc.line, doc.positions, spec_path, {}, doc.value)
+    declared = _declared("Stream", name, None, doc, index, file, spec_path)
     units_ok = _api_unit_strings(cfg, "Stream", spec_path, doc, file, estate)
     admit(declared, cfg, estate, units_ok)
 
 
 _PATH_NAME = re.compile(r"^[A-Za-z0-9_-]{1,255}$")
+
+
+def _declared(kind: str, name: str, stream: str | None, doc: ParsedDocument, index: int, file: str, spec_path: FieldPath) -> Declaration:
+    """An API JSON config's declaration (no context or annotations: the JSON has no metadata)."""
+    return Declaration(
+        kind=kind,
+        name=name,
+        stream=stream,
+        file=file,
+        dialect="api",
+        document=index,
+        doc_line=doc.line,
+        positions=doc.positions,
+        spec_path=spec_path,
+        raw=doc.value,
+    )
 
 
 def given_stream(file: str, pairs: list[tuple[str, str]]) -> str | None:

@@ -160,19 +160,16 @@ def load_native_bucket(doc: ParsedDocument, index: int, file: str, estate: Estat
         spec_map[("bucket",)] = ("metadata", "name")
     prefix = "KV_" if kind == "KeyValue" else "OBJ_"
     declared = Declaration(
-        "Stream",
-        prefix + name,
-        None,
-        file,
-        context if isinstance(context, str) and context else "default",
-        annotations,
-        "native",
-        index,
-        doc.line,
-        doc.positions,
-        ("spec",),
-        {},
-        v,
+        kind="Stream",
+        name=prefix + name,
+        stream=None,
+        file=file,
+        context=context if isinstance(context, str) and context else "default",
+        annotations=annotations,
+        document=index,
+        doc_line=doc.line,
+        positions=doc.positions,
+        raw=v,
     )
     _finish(kind, name, spec, declared, spec_map, estate, ok)
 
@@ -210,6 +207,16 @@ def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: Estate,
         return
     prefix = "KV_" if kind == "KeyValue" else "OBJ_"
     declared = Declaration(
-        "Stream", prefix + bucket, None, file, context, annotations, "nack/" + api.rsplit("/", 1)[1], index, doc.line, doc.positions, ("spec",), {}, v
+        kind="Stream",
+        name=prefix + bucket,
+        stream=None,
+        file=file,
+        context=context,
+        annotations=annotations,
+        dialect="nack/" + api.rsplit("/", 1)[1],
+        document=index,
+        doc_line=doc.line,
+        positions=doc.positions,
+        raw=v,
     )
     _finish(kind, bucket, translated, declared, spec_map, estate, ok and not unknown)

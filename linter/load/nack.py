@@ -93,7 +93,18 @@ def _load_nack_object(doc: ParsedDocument, index: int, file: str, estate: Estate
     if name is None:
         return
     declared = Declaration(
-        kind, name, stream, file, context, annotations, "nack/" + api.rsplit("/", 1)[1], index, doc.line, doc.positions, ("spec",), key_map, v
+        kind=kind,
+        name=name,
+        stream=stream,
+        file=file,
+        context=context,
+        annotations=annotations,
+        dialect="nack/" + api.rsplit("/", 1)[1],
+        document=index,
+        doc_line=doc.line,
+        positions=doc.positions,
+        key_map=key_map,
+        raw=v,
     )
     admit(declared, translated, estate, spec_ok and meta_ok and context_ok)
 

@@ -70,7 +70,19 @@ def load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> N
     for field_name in ("name", "durable_name"):
         if field_name not in (v.get("spec") or {}):
             key_map[(field_name,)] = ("metadata", "name")
-    declared = Declaration(kind, name, stream, file, context, annotations, "native", index, doc.line, doc.positions, ("spec",), key_map, v)
+    declared = Declaration(
+        kind=kind,
+        name=name,
+        stream=stream,
+        file=file,
+        context=context,
+        annotations=annotations,
+        document=index,
+        doc_line=doc.line,
+        positions=doc.positions,
+        key_map=key_map,
+        raw=v,
+    )
     admit(declared, spec, estate, ok and names_ok)
 
 
