@@ -393,7 +393,7 @@ def bounded_sandbox_class(base: type) -> type:
     """``base`` (an ImmutableSandboxedEnvironment) with every growth step bounded."""
 
     class _BoundedCodeGenerator(CodeGenerator):
-        def visit_Concat(self, node: Concat, frame: Frame) -> None:  # noqa: N802 - jinja2's visitor name
+        def visit_Concat(self, node: Concat, frame: Frame) -> None:  # jinja2's visitor name
             self.write("environment.jsops_concat((")
             for arg in node.nodes:
                 self.visit(arg, frame)
@@ -415,7 +415,7 @@ def bounded_sandbox_class(base: type) -> type:
         def call_binop(self, context: Any, op: str, left: Any, right: Any) -> Any:
             return _binop(op, left, right)
 
-        def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 - jinja2's signature
+        def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # jinja2's signature
             owner = getattr(__obj, "__self__", None)
             name = getattr(__obj, "__name__", "")
             # jinja2 passes its own _loop_vars/_block_vars inside loops and blocks (Context.call drops them)

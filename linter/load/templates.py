@@ -46,7 +46,7 @@ MAX_RENDER_SECONDS = 10.0  # wall time of one template's render
 _ENV_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 
-class EnvironmentError_(LinterError):  # noqa: N801 - not the builtin EnvironmentError
+class EnvironmentError_(LinterError):  # not the builtin EnvironmentError
     """An environment that cannot be used at all (bad name, no values file): the tool cannot run."""
 
 
@@ -364,7 +364,7 @@ def render_template(
                     result.problems.append(TemplateProblem("template-error", f"rendered text is larger than {max_bytes} bytes", file, 1))
                     return result
                 chunks.append(chunk)
-    except Exception as exc:  # noqa: BLE001 - every template failure is a finding, never a traceback
+    except Exception as exc:  # every template failure is a finding, never a traceback
         line = _runtime_line(exc, template, code_file) or 1
         result.problems.append(TemplateProblem("template-error", _describe(exc), file, line))
         return result

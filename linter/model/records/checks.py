@@ -126,7 +126,7 @@ def _before(hooks: list[Callable[[Any], Any]], inner: _Check) -> _Check:
         for hook in reversed(hooks):  # pydantic runs the last-declared before validator first
             try:
                 value = hook(value)
-            except Exception:  # noqa: BLE001 - pydantic words the error (or lets it through)
+            except Exception:  # pydantic words the error (or lets it through)
                 raise _Unsure from None
         return inner(value)
 
