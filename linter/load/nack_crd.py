@@ -132,7 +132,7 @@ def _not_served(kind: str, api: str, served: str | None, release: NackRelease) -
     )
 
 
-def _walk(value: Any, at: str, path: FieldPath, schema: dict[str, dict[str, Any]], kind: str, release: NackRelease, out: list[Problem]) -> None:
+def _walk(value: object, at: str, path: FieldPath, schema: dict[str, dict[str, Any]], kind: str, release: NackRelease, out: list[Problem]) -> None:
     """Every refusal in ``value``, the node at schema path ``at`` (document path ``path``), into ``out``
     (a list, not generators: this runs for every field of every NACK file)."""
     facts = schema.get(at, _NO_FACTS)
@@ -167,7 +167,7 @@ def _walk(value: Any, at: str, path: FieldPath, schema: dict[str, dict[str, Any]
                 out.append(((*path, key), True, _unknown(dotted((*path, key)), release, kind, child)))
 
 
-def _value_checks(value: Any, facts: dict[str, Any], path: FieldPath, label: str) -> Iterator[Problem]:
+def _value_checks(value: object, facts: dict[str, Any], path: FieldPath, label: str) -> Iterator[Problem]:
     """enum, pattern, lengths, bounds and item counts of one value of the right type."""
     enum = facts.get("enum")
     if enum is not None and value not in enum:
@@ -198,7 +198,7 @@ def _value_checks(value: Any, facts: dict[str, Any], path: FieldPath, label: str
             yield path, False, f"{REFUSED}: {label} must have at most {facts['maxItems']} items"
 
 
-def _type_hint(kind: str, path: FieldPath, value: Any, expected: str) -> str:
+def _type_hint(kind: str, path: FieldPath, value: object, expected: str) -> str:
     """What to write instead, where jsops can tell: a size in bytes, a Go duration, an unquoted scalar."""
     names = [p for p in path if isinstance(p, str)]
     name = names[-1] if names else ""
@@ -229,7 +229,7 @@ def _type_hint(kind: str, path: FieldPath, value: Any, expected: str) -> str:
     return ""
 
 
-def _is_type(value: Any, expected: str) -> bool:
+def _is_type(value: object, expected: str) -> bool:
     """Whether a decoded JSON value has the schema type (a whole float is an integer: Kubernetes
     decodes JSON numbers that way)."""
     if expected == "object":
@@ -276,7 +276,7 @@ def _unknown(label: str, release: NackRelease, kind: str, at: str | None = None)
     )
 
 
-def _metadata(meta: Any) -> Iterator[Problem]:
+def _metadata(meta: object) -> Iterator[Problem]:
     """What kube-apiserver checks of a custom resource's metadata (ObjectMeta)."""
     if meta is None:
         yield ("metadata",), False, f"{REFUSED}: metadata.name is required (name or generateName)"
@@ -332,7 +332,7 @@ def _qualified_name_problem(key: str) -> str | None:
     return None
 
 
-def _labels(labels: Any) -> Iterator[Problem]:
+def _labels(labels: object) -> Iterator[Problem]:
     if not isinstance(labels, dict):
         if labels is not None:
             yield ("metadata", "labels"), False, f"{REFUSED}: metadata.labels must be a mapping of strings, got {kind_of(labels)}"
@@ -354,7 +354,7 @@ def _labels(labels: Any) -> Iterator[Problem]:
             )
 
 
-def _annotations(annotations: Any) -> Iterator[Problem]:
+def _annotations(annotations: object) -> Iterator[Problem]:
     if not isinstance(annotations, dict):
         if annotations is not None:
             yield ("metadata", "annotations"), False, f"{REFUSED}: metadata.annotations must be a mapping of strings, got {kind_of(annotations)}"
