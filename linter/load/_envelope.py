@@ -27,7 +27,7 @@ def check_keys(value: dict[str, Any], allowed: Iterable[str], where: FieldPath, 
     return not unknown
 
 
-def string_map(value: Any, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> dict[str, str] | None:
+def string_map(value: object, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> dict[str, str] | None:
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -62,7 +62,7 @@ def require_str(value: dict[str, Any], key: str, where: FieldPath, doc: ParsedDo
     return None
 
 
-def context_name(value: Any, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
+def context_name(value: object, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
     """A context name: a non-empty string of printable characters, at most MAX_NAME_LENGTH long."""
     if isinstance(value, str) and value and len(value) <= MAX_NAME_LENGTH and value.isprintable():
         return value

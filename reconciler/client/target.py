@@ -11,11 +11,15 @@ import json
 import os
 import re
 import ssl
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PermanentError
 from .urls import URLError, parse_servers, parse_url, redact_servers, redact_url, scrub
+
+if TYPE_CHECKING:  # the config records (jsops.linter.config), for their types only
+    from jsops.linter.config import Config, ContextConfig, SecretRef
 
 __all__ = [
     "Target",
@@ -248,7 +252,7 @@ def _expand(path: str | None) -> str | None:
     return os.path.expanduser(path) if path else None
 
 
-def _secret(ref: Any, name: str, what: str, root: str) -> str | None:
+def _secret(ref: SecretRef | None, name: str, what: str, root: str) -> str | None:
     """The value a ``{env: VAR}`` / ``{file: PATH}`` reference points at (never put in messages)."""
     if ref is None:
         return None
@@ -257,6 +261,8 @@ def _secret(ref: Any, name: str, what: str, root: str) -> str | None:
         if not value:
             raise TargetError(f"context {name!r}: {what}: environment variable {ref.env} is not set")
         return value
+    if ref.file is None:  # not so: the record's validator gives exactly one of env and file
+        return None
     path = os.path.join(root, os.path.expanduser(ref.file))
     try:
         with open(path, encoding="utf-8") as fh:
@@ -268,7 +274,7 @@ def _secret(ref: Any, name: str, what: str, root: str) -> str | None:
     return value
 
 
-def target_from_config(name: str, ctx: Any, root: str = ".") -> Target:
+def target_from_config(name: str, ctx: ContextConfig, root: str = ".") -> Target:
     """A target from a context of the jsops config (``jsops.linter.config.ContextConfig``); files are
     relative to the config's directory, secrets are read from their environment variable or file."""
     _check_name(name)
@@ -298,7 +304,7 @@ def target_from_config(name: str, ctx: Any, root: str = ".") -> Target:
     )
 
 
-def resolve_context(name: str, config: Any = None, directory: str | None = None, accounts: Any = None) -> Target:
+def resolve_context(name: str, config: Config | None = None, directory: str | None = None, accounts: Mapping[str, Any] | None = None) -> Target:
     """The target called ``name``: a context of the jsops config first, then a natscli context, then
     a NACK ``Account`` of the manifests (``accounts``: ``Estate.accounts``) with servers."""
     _check_name(name)
@@ -360,7 +366,7 @@ _ENV = (
 )
 
 
-def target_from_args(args: argparse.Namespace, config: Any = None, env: Any = None, directory: str | None = None) -> Target:
+def target_from_args(args: argparse.Namespace, config: Config | None = None, env: Mapping[str, str] | None = None, directory: str | None = None) -> Target:
     """The target the arguments name, with natscli's precedence: the context named by
     ``--context`` or ``$NATS_CONTEXT`` (jsops config, then natscli), else the jsops config's
     ``default`` context, else the natscli selected context (``context.txt``), else the local

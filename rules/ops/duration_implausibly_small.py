@@ -50,7 +50,7 @@ def _raw(resource: Resource, path: FieldPath) -> Any:
     return node
 
 
-def _meant(raw: Any) -> list[str]:
+def _meant(raw: object) -> list[str]:
     """What a bare number was probably meant to be: seconds, or milliseconds when it looks like them."""
     if not isinstance(raw, int) or isinstance(raw, bool) or raw <= 0:
         return []

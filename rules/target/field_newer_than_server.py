@@ -29,7 +29,7 @@ from jsops.linter.api import (
 )
 
 
-def _set(value: Any) -> bool:
+def _set(value: object) -> bool:
     """A value that would reach the server (the zero value of a Go field is omitted or harmless)."""
     return value is not None and value is not False and value != 0 and value != "" and value != [] and value != {}
 
