@@ -209,28 +209,44 @@ def check_format(fmt: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Non
     check_size((args, kwargs), "`format`")
 
 
-def _binop(op: str, left: object, right: object) -> object:
-    if op == "*":
-        for seq, n in ((left, right), (right, left)):
-            if isinstance(seq, (str, bytes, list, tuple)) and isinstance(n, int) and len(seq) * n > MAX_SEQUENCE:
-                raise _refuse(f"`*` would build a sequence of more than {MAX_SEQUENCE} items")
-        if isinstance(left, int) and isinstance(right, int) and abs(left).bit_length() + abs(right).bit_length() > MAX_POWER_BITS:
-            raise _refuse(f"`*` result too large (more than {MAX_POWER_BITS} bits)")
-        return built(operator.mul(left, right), "`*`")
-    if op == "**":
-        if isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1 and abs(left).bit_length() * right > MAX_POWER_BITS:
-            raise _refuse(f"`**` result too large (more than {MAX_POWER_BITS} bits)")
-        return built(operator.pow(left, right), "`**`")
-    if op == "+":
-        if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)) and len(left) + len(right) > MAX_VALUE_CHARS:
-            raise _refuse(f"`+` would build a value of more than {MAX_VALUE_CHARS} items")
-        return built(operator.add(left, right), "`+`")
-    if op == "%":
-        if isinstance(left, str):
-            check_percent(left, right)
-            return made(operator.mod(left, right), "`%`")
-        return operator.mod(left, right)
-    return {"-": operator.sub, "/": operator.truediv, "//": operator.floordiv}[op](left, right)
+def _mul(left: object, right: object) -> object:
+    for seq, n in ((left, right), (right, left)):
+        if isinstance(seq, (str, bytes, list, tuple)) and isinstance(n, int) and len(seq) * n > MAX_SEQUENCE:
+            raise _refuse(f"`*` would build a sequence of more than {MAX_SEQUENCE} items")
+    if isinstance(left, int) and isinstance(right, int) and abs(left).bit_length() + abs(right).bit_length() > MAX_POWER_BITS:
+        raise _refuse(f"`*` result too large (more than {MAX_POWER_BITS} bits)")
+    return built(operator.mul(left, right), "`*`")
+
+
+def _pow(left: object, right: object) -> object:
+    if isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1 and abs(left).bit_length() * right > MAX_POWER_BITS:
+        raise _refuse(f"`**` result too large (more than {MAX_POWER_BITS} bits)")
+    return built(operator.pow(left, right), "`**`")
+
+
+def _add(left: object, right: object) -> object:
+    if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)) and len(left) + len(right) > MAX_VALUE_CHARS:
+        raise _refuse(f"`+` would build a value of more than {MAX_VALUE_CHARS} items")
+    return built(operator.add(left, right), "`+`")
+
+
+def _mod(left: object, right: object) -> object:
+    if isinstance(left, str):
+        check_percent(left, right)
+        return made(operator.mod(left, right), "`%`")
+    return operator.mod(left, right)
+
+
+# The binary operators a template may use, each bounded where it can grow a value.
+_BINOPS: dict[str, Callable[[object, object], object]] = {
+    "*": _mul,
+    "**": _pow,
+    "+": _add,
+    "%": _mod,
+    "-": operator.sub,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+}
 
 
 def concat(values: tuple[Any, ...]) -> str:
@@ -392,20 +408,36 @@ _INT_METHOD_CHECKS: dict[str, Callable[..., None]] = {
 }
 
 
+class _BoundedCodeGenerator(CodeGenerator):
+    """Compiles ``a ~ b`` to :func:`concat` (bounded before the string is built)."""
+
+    def visit_Concat(self, node: Concat, frame: Frame) -> None:  # jinja2's visitor name
+        self.write("environment.jsops_concat((")
+        for arg in node.nodes:
+            self.visit(arg, frame)
+            self.write(", ")
+        self.write("))")
+
+
+def _check_method(obj: object, args: tuple[object, ...], kwargs: dict[str, object]) -> str:
+    """Refuse a ``str``/``int`` method call whose result would be too large; the method's name."""
+    owner = getattr(obj, "__self__", None)
+    name: str = getattr(obj, "__name__", "")
+    # jinja2 passes its own _loop_vars/_block_vars inside loops and blocks (Context.call drops them)
+    given = {k: v for k, v in kwargs.items() if k not in ("_loop_vars", "_block_vars")}
+    if isinstance(owner, (str, bytes)) and name in _STR_METHOD_CHECKS:
+        _STR_METHOD_CHECKS[name](owner, *args, **given)
+    elif isinstance(owner, int) and name in _INT_METHOD_CHECKS:
+        _INT_METHOD_CHECKS[name](owner, *args, **given)
+    return name
+
+
 def bounded_sandbox_class(base: type) -> type:
     """``base`` (an ImmutableSandboxedEnvironment) with every growth step bounded."""
 
-    class _BoundedCodeGenerator(CodeGenerator):
-        def visit_Concat(self, node: Concat, frame: Frame) -> None:  # jinja2's visitor name
-            self.write("environment.jsops_concat((")
-            for arg in node.nodes:
-                self.visit(arg, frame)
-                self.write(", ")
-            self.write("))")
-
     class Bounded(base):  # type: ignore[misc]  # base is the sandbox class given at run time
         code_generator_class = _BoundedCodeGenerator
-        intercepted_binops = frozenset({"+", "-", "*", "/", "//", "%", "**"})
+        intercepted_binops = frozenset(_BINOPS)
 
         def __init__(self, *args: object, **kwargs: object) -> None:
             super().__init__(*args, **kwargs)
@@ -416,17 +448,10 @@ def bounded_sandbox_class(base: type) -> type:
                     self.filters[name] = _bounded_filter(name, fn, _FILTER_CHECKS.get(name))
 
         def call_binop(self, context: object, op: str, left: object, right: object) -> object:
-            return _binop(op, left, right)
+            return _BINOPS[op](left, right)
 
         def call(__self, __context: object, __obj: object, *args: object, **kwargs: object) -> object:  # jinja2's signature
-            owner = getattr(__obj, "__self__", None)
-            name = getattr(__obj, "__name__", "")
-            # jinja2 passes its own _loop_vars/_block_vars inside loops and blocks (Context.call drops them)
-            given = {k: v for k, v in kwargs.items() if k not in ("_loop_vars", "_block_vars")}
-            if isinstance(owner, (str, bytes)) and name in _STR_METHOD_CHECKS:
-                _STR_METHOD_CHECKS[name](owner, *args, **given)
-            elif isinstance(owner, int) and name in _INT_METHOD_CHECKS:
-                _INT_METHOD_CHECKS[name](owner, *args, **given)
+            name = _check_method(__obj, args, kwargs)
             result = super().call(__context, __obj, *args, **kwargs)
             return made(result, f"{name or 'call'}()") if isinstance(result, (str, bytes, list, tuple, dict)) else result
 
