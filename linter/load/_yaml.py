@@ -65,24 +65,28 @@ def _resolve_plain(text: str) -> JsonScalar:
     if c in "tTfF" and text in _BOOL:
         return _BOOL[text]
     if c.isdigit() or c in "+-.":
-        if text.isdigit() and text.isascii():
-            return int(text)  # ValueError past Python's digit limit; _compose reports it
-        last = text[-1]
-        if not (last.isdigit() or last in ".fFnN" or text[:2] in ("0x", "0o")):
-            return text  # "30s", "7d", "10GiB": the common case for durations and sizes
-        if _INT.match(text):
-            return int(text)  # ValueError past Python's digit limit; _compose reports it
-        if _OCT.match(text):
-            return int(text[2:], 8)
-        if _HEX.match(text):
-            return int(text[2:], 16)
-        if _FLOAT.match(text):
-            return float(text)
-        if _INF.match(text):
-            return float("-inf") if text[0] == "-" else float("inf")
-        if text in _NAN:
-            return float("nan")
+        return _resolve_number(text)
     return text
+
+
+def _resolve_number(text: str) -> int | float | str:
+    """A plain scalar that starts like a number: the core schema's int or float, else the text."""
+    if text.isdigit() and text.isascii():
+        return int(text)  # ValueError past Python's digit limit; _compose reports it
+    last = text[-1]
+    if not (last.isdigit() or last in ".fFnN" or text[:2] in ("0x", "0o")):
+        return text  # "30s", "7d", "10GiB": the common case for durations and sizes
+    if _INT.match(text):
+        return int(text)  # ValueError past Python's digit limit; _compose reports it
+    if _OCT.match(text):
+        return int(text[2:], 8)
+    if _HEX.match(text):
+        return int(text[2:], 16)
+    if _FLOAT.match(text):
+        return float(text)
+    if _INF.match(text):
+        return float("-inf") if text[0] == "-" else float("inf")
+    return float("nan") if text in _NAN else text
 
 
 def _resolve_tagged(text: str, tag: str, mark: Pos) -> JsonScalar:
