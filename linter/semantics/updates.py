@@ -79,11 +79,7 @@ def classify_stream_change(field: str, old: JsonValue, new: JsonValue) -> Classi
             return Classification(ChangeClass.RECREATE, f"retention can not change to or from workqueue in place; {_STREAM_LOST}")
         return Classification(ChangeClass.IN_PLACE, u.sentence)
     if u.change is ChangeClass.ONE_WAY:
-        if _truthy(new) and not _truthy(old):
-            return Classification(ChangeClass.ONE_WAY, u.sentence)
-        if _truthy(old) and not _truthy(new):
-            return Classification(ChangeClass.RECREATE, f"{field} can not be switched off once on; {_STREAM_LOST}")
-        return Classification(ChangeClass.IN_PLACE, "no effect")
+        return _switched(field, u, old, new)
     if field == "mirror":
         if old is not None and new is None:
             return Classification(
@@ -95,6 +91,15 @@ def classify_stream_change(field: str, old: JsonValue, new: JsonValue) -> Classi
     if field == "subjects" and _subjects(old) - _subjects(new):
         return Classification(ChangeClass.IN_PLACE, "publishers to removed subjects get no stream acknowledgement; stored messages stay")
     return Classification(ChangeClass.IN_PLACE, u.sentence)
+
+
+def _switched(field: str, u: catalog.Update, old: JsonValue, new: JsonValue) -> Classification:
+    """A one-way switch (sealed, deny_delete, allow_msg_ttl, ...): on is one-way, off is a recreate."""
+    if _truthy(new) and not _truthy(old):
+        return Classification(ChangeClass.ONE_WAY, u.sentence)
+    if _truthy(old) and not _truthy(new):
+        return Classification(ChangeClass.RECREATE, f"{field} can not be switched off once on; {_STREAM_LOST}")
+    return Classification(ChangeClass.IN_PLACE, "no effect")
 
 
 def _subjects(v: JsonValue) -> set[str]:
