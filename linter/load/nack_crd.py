@@ -153,18 +153,32 @@ def _walk(value: object, at: str, path: FieldPath, schema: dict[str, dict[str, A
         for i, item in enumerate(value):
             _walk(item, items, (*path, i), schema, kind, release, out)
     elif isinstance(value, dict):
-        for name in facts.get("required", ()):
-            if value.get(name) is None:
-                out.append((path, False, f"{REFUSED}: {dotted(path)}.{name} is required (NACK {release.tag}'s CRD)"))
-        for key, item in value.items():
-            child = f"{at}.{key}"
-            if child in schema:
-                if item is not None or schema[child].get("nullable"):
-                    _walk(item, child, (*path, key), schema, kind, release, out)
-            elif at + "{}" in schema:
-                _walk(item, at + "{}", (*path, key), schema, kind, release, out)
-            elif not facts.get("preserve") and not _left_to_loader(kind, (*path, key)):
-                out.append(((*path, key), True, _unknown(dotted((*path, key)), release, kind, child)))
+        _walk_object(value, at, path, facts, schema, kind, release, out)
+
+
+def _walk_object(
+    value: dict[str, Any],
+    at: str,
+    path: FieldPath,
+    facts: dict[str, Any],
+    schema: dict[str, dict[str, Any]],
+    kind: str,
+    release: NackRelease,
+    out: list[Problem],
+) -> None:
+    """An object's required keys, then each key: by its own schema, the map's item schema, or unknown."""
+    for name in facts.get("required", ()):
+        if value.get(name) is None:
+            out.append((path, False, f"{REFUSED}: {dotted(path)}.{name} is required (NACK {release.tag}'s CRD)"))
+    for key, item in value.items():
+        child = f"{at}.{key}"
+        if child in schema:
+            if item is not None or schema[child].get("nullable"):
+                _walk(item, child, (*path, key), schema, kind, release, out)
+        elif at + "{}" in schema:
+            _walk(item, at + "{}", (*path, key), schema, kind, release, out)
+        elif not facts.get("preserve") and not _left_to_loader(kind, (*path, key)):
+            out.append(((*path, key), True, _unknown(dotted((*path, key)), release, kind, child)))
 
 
 def _value_checks(value: object, facts: dict[str, Any], path: FieldPath, label: str) -> Iterator[Problem]:
@@ -177,25 +191,33 @@ def _value_checks(value: object, facts: dict[str, Any], path: FieldPath, label: 
         yield path, False, f"{REFUSED}: {label}: {shown} is not one of {', '.join(choices)}{hint}"
         return
     if isinstance(value, str):
-        pattern = facts.get("pattern")
-        if pattern is not None and re.search(pattern, value) is None:
-            hint = " (no '.', '*' or '>')" if "[^.*>]" in pattern else ""
-            yield path, False, f"{REFUSED}: {label} {short(value)!r} does not match {pattern}{hint}"
-        if "minLength" in facts and len(value) < facts["minLength"]:
-            yield path, False, f"{REFUSED}: {label} must be at least {facts['minLength']} characters long, got {kind_of(value)}"
-        if "maxLength" in facts and len(value) > facts["maxLength"]:
-            yield path, False, f"{REFUSED}: {label} must be at most {facts['maxLength']} characters long"
+        yield from _string_checks(value, facts, path, label)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        low, high = facts.get("minimum"), facts.get("maximum")
-        if low is not None and (value < low or (facts.get("exclusiveMinimum") and value == low)):
-            yield path, False, f"{REFUSED}: {label} must be {'greater than' if facts.get('exclusiveMinimum') else 'at least'} {low}, got {short(value)}"
-        if high is not None and (value > high or (facts.get("exclusiveMaximum") and value == high)):
-            yield path, False, f"{REFUSED}: {label} must be {'less than' if facts.get('exclusiveMaximum') else 'at most'} {high}, got {short(value)}"
+        yield from _number_checks(value, facts, path, label)
     elif isinstance(value, list):
         if "minItems" in facts and len(value) < facts["minItems"]:
             yield path, False, f"{REFUSED}: {label} must have at least {facts['minItems']} items"
         if "maxItems" in facts and len(value) > facts["maxItems"]:
             yield path, False, f"{REFUSED}: {label} must have at most {facts['maxItems']} items"
+
+
+def _string_checks(value: str, facts: dict[str, Any], path: FieldPath, label: str) -> Iterator[Problem]:
+    pattern = facts.get("pattern")
+    if pattern is not None and re.search(pattern, value) is None:
+        hint = " (no '.', '*' or '>')" if "[^.*>]" in pattern else ""
+        yield path, False, f"{REFUSED}: {label} {short(value)!r} does not match {pattern}{hint}"
+    if "minLength" in facts and len(value) < facts["minLength"]:
+        yield path, False, f"{REFUSED}: {label} must be at least {facts['minLength']} characters long, got {kind_of(value)}"
+    if "maxLength" in facts and len(value) > facts["maxLength"]:
+        yield path, False, f"{REFUSED}: {label} must be at most {facts['maxLength']} characters long"
+
+
+def _number_checks(value: float, facts: dict[str, Any], path: FieldPath, label: str) -> Iterator[Problem]:
+    low, high = facts.get("minimum"), facts.get("maximum")
+    if low is not None and (value < low or (facts.get("exclusiveMinimum") and value == low)):
+        yield path, False, f"{REFUSED}: {label} must be {'greater than' if facts.get('exclusiveMinimum') else 'at least'} {low}, got {short(value)}"
+    if high is not None and (value > high or (facts.get("exclusiveMaximum") and value == high)):
+        yield path, False, f"{REFUSED}: {label} must be {'less than' if facts.get('exclusiveMaximum') else 'at most'} {high}, got {short(value)}"
 
 
 def _type_hint(kind: str, path: FieldPath, value: object, expected: str) -> str:
