@@ -124,6 +124,16 @@ class FixSuggestion:
     def __post_init__(self) -> None:  # a plugin rule written before the enum passes "safe" or "unsafe"
         object.__setattr__(self, "applicability", Applicability(self.applicability))
 
+    @classmethod
+    def safe(cls, description: str, edits: tuple[Edit, ...] = ()) -> FixSuggestion:
+        """A fix ``--fix`` applies (like ruff's ``Fix::safe_edits``)."""
+        return cls(Applicability.SAFE, description, edits)
+
+    @classmethod
+    def unsafe(cls, description: str, edits: tuple[Edit, ...] = ()) -> FixSuggestion:
+        """A fix applied only with ``--unsafe-fixes``: it may change what the estate does."""
+        return cls(Applicability.UNSAFE, description, edits)
+
     def as_dict(self) -> FixJson:
         return {"applicability": self.applicability.value, "description": self.description}
 

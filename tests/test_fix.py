@@ -147,7 +147,7 @@ def test_applicability_is_an_enum_spelled_as_before() -> None:
 
     from jsops.linter.load.results_cache import finding_of, plain_finding
 
-    fix = FixSuggestion(Applicability.UNSAFE, "set max_age", (Edit.set(("max_age",), 60, duration=True),))
+    fix = FixSuggestion.unsafe("set max_age", (Edit.set(("max_age",), 60, duration=True),))
     assert fix.as_dict() == {"applicability": "unsafe", "description": "set max_age"}
     assert type(fix.as_dict()["applicability"]) is str
     f = Finding("JS101", "x", Severity.ERROR, "m", "a.yaml", 1, 1, fix=fix)

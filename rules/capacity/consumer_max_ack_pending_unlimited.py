@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from jsops.linter.api import Applicability, Edit, FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from jsops.linter.api import Edit, FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
 
 
 class OpsConsumerMaxAckPendingUnlimited(Rule):
@@ -73,8 +73,7 @@ class OpsConsumerMaxAckPendingUnlimited(Rule):
                 resource,
                 ("max_ack_pending",),
                 f"max_ack_pending {raw} lets the consumer hand out any number of unacknowledged messages{push}",
-                fix=FixSuggestion(
-                    Applicability.UNSAFE,
+                fix=FixSuggestion.unsafe(
                     "remove max_ack_pending (the server default is 1000) or set the number of messages clients process at once",
                     (Edit.remove(("max_ack_pending",)),),
                 ),

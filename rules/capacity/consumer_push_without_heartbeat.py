@@ -6,7 +6,6 @@ from collections.abc import Iterable
 
 from jsops.linter.api import (
     SECOND,
-    Applicability,
     Edit,
     FixAvailability,
     FixSuggestion,
@@ -108,8 +107,7 @@ class OpsConsumerPushWithoutHeartbeat(Rule):
                 resource,
                 ("deliver_subject",),
                 f"push consumer {text}",
-                fix=FixSuggestion(
-                    Applicability.UNSAFE,
+                fix=FixSuggestion.unsafe(
                     "set " + " and ".join("idle_heartbeat to 15s" if m == "idle_heartbeat" else "flow_control to true" for m in missing),
                     tuple(edits),
                 ),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from jsops.linter.api import Applicability, Edit, FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from jsops.linter.api import Edit, FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
 
 from ._common import multi_node
 
@@ -71,9 +71,9 @@ class OpsReplicasEven(Rule):
             return ()  # refused by the server (JS315)
         tolerated = "no server failure" if replicas == 2 else "one server failure, like R3"
         if size is None or size >= 3:
-            fix = FixSuggestion(Applicability.UNSAFE, "set num_replicas to 3", (Edit.set(("num_replicas",), 3),))
+            fix = FixSuggestion.unsafe("set num_replicas to 3", (Edit.set(("num_replicas",), 3),))
         else:
-            fix = FixSuggestion(Applicability.UNSAFE, "use num_replicas 1, or 3 once the cluster has three JetStream servers")
+            fix = FixSuggestion.unsafe("use num_replicas 1, or 3 once the cluster has three JetStream servers")
         return (
             Violation(
                 resource,

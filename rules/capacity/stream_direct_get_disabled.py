@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from jsops.linter.api import Applicability, Edit, FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from jsops.linter.api import Edit, FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
 
 
 class OpsStreamDirectGetDisabled(Rule):
@@ -60,7 +60,7 @@ class OpsStreamDirectGetDisabled(Rule):
                 resource,
                 ("allow_direct",),
                 f"allow_direct is off on an R{replicas} stream: every direct read goes through the leader",
-                fix=FixSuggestion(Applicability.UNSAFE, "set allow_direct to true", (Edit.set(("allow_direct",), True),)),
+                fix=FixSuggestion.unsafe("set allow_direct to true", (Edit.set(("allow_direct",), True),)),
             ),
         )
 

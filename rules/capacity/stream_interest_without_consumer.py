@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import Applicability, FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation
+from jsops.linter.api import FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation
 
 from ._common import sourced_origins
 
@@ -76,7 +76,7 @@ class OpsStreamInterestWithoutConsumer(Rule):
                 r,
                 ("retention",),
                 f"interest stream {r.name} has no consumer in the estate: every message published to it is dropped at once",
-                fix=FixSuggestion(Applicability.UNSAFE, "commit its consumers, or use limits retention"),
+                fix=FixSuggestion.unsafe("commit its consumers, or use limits retention"),
             )
 
 

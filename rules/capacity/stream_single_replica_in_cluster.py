@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from jsops.linter.api import (
-    Applicability,
     Edit,
     FixAvailability,
     FixSuggestion,
@@ -80,9 +79,9 @@ class OpsStreamSingleReplicaInCluster(Rule):
         size = ctx.target.cluster_size
         where = f"a {size}-server cluster" if size is not None else "a clustered target"
         if size is None or size >= 3:
-            fix = FixSuggestion(Applicability.UNSAFE, "set num_replicas to 3", (Edit.set(("num_replicas",), 3),))
+            fix = FixSuggestion.unsafe("set num_replicas to 3", (Edit.set(("num_replicas",), 3),))
         else:
-            fix = FixSuggestion(Applicability.UNSAFE, "add a third JetStream server and use num_replicas 3")
+            fix = FixSuggestion.unsafe("add a third JetStream server and use num_replicas 3")
         return (
             Violation(
                 resource,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from jsops.linter.api import Applicability, FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from jsops.linter.api import FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
 
 
 class OpsStreamWithoutLimits(Rule):
@@ -67,7 +67,7 @@ class OpsStreamWithoutLimits(Rule):
                 resource,
                 (),
                 f"stream {resource.name} has no max_age, max_bytes, max_msgs or max_msgs_per_subject: it grows until the account's or server's storage is full",
-                fix=FixSuggestion(Applicability.UNSAFE, "set max_age and max_bytes (or max_msgs) to the retention the data needs"),
+                fix=FixSuggestion.unsafe("set max_age and max_bytes (or max_msgs) to the retention the data needs"),
                 key=True,  # at `spec:` (no field to point at)
             ),
         )

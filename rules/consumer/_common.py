@@ -6,7 +6,7 @@ parent stream's effective config, as ``checkConsumerCfg`` in nats-server's consu
 
 from __future__ import annotations
 
-from jsops.linter.api import Applicability, ConsumerResource, EffectiveConsumerLimits, EffectiveStream, FieldPath, FixSuggestion, RuleContext, Violation
+from jsops.linter.api import ConsumerResource, EffectiveConsumerLimits, EffectiveStream, FieldPath, FixSuggestion, RuleContext, Violation
 
 __all__ = ["parent_effective", "parent_consumer_limits", "field_path", "empty_entry"]
 
@@ -42,5 +42,5 @@ def empty_entry(resource: ConsumerResource, field: str, i: int, code: int) -> Vi
         (field, i),
         f"{field}[{i}] is empty; nats-server rejects this consumer",
         server_error_code=code,
-        fix=FixSuggestion(Applicability.SAFE, f"remove {field}[{i}]"),
+        fix=FixSuggestion.safe(f"remove {field}[{i}]"),
     )

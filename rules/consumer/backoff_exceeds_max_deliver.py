@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -75,7 +74,7 @@ class ConsumerBackoffExceedsMaxDeliver(ConsumerRule):
                 ("max_deliver",),
                 f"backoff has {len(backoff)} steps but max_deliver is {max_deliver}; nats-server rejects this consumer",
                 server_error_code=ErrCode.CONSUMER_MAX_DELIVER_BACKOFF,
-                fix=FixSuggestion(Applicability.SAFE, f"set max_deliver to {len(backoff)}"),
+                fix=FixSuggestion.safe(f"set max_deliver to {len(backoff)}"),
             )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -85,7 +84,7 @@ class ConsumerDeliverPolicyStartConflict(ConsumerRule):
             path if getattr(cfg, path[0], None) is not None else ("deliver_policy",),
             message + "; nats-server rejects this consumer",
             server_error_code=ErrCode.CONSUMER_INVALID_POLICY,
-            fix=FixSuggestion(Applicability.UNSAFE, fix),
+            fix=FixSuggestion.unsafe(fix),
         )
 
 

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from jsops.linter.api import (
     MAX_DESCRIPTION_LEN,
-    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -78,7 +77,7 @@ class ConsumerDescriptionTooLong(ConsumerRule):
                 ("description",),
                 f"description is {size} bytes long, more than the server's maximum of {MAX_DESCRIPTION_LEN}",
                 server_error_code=ErrCode.CONSUMER_DESCRIPTION_TOO_LONG,
-                fix=FixSuggestion(Applicability.UNSAFE, f"shorten the description to at most {MAX_DESCRIPTION_LEN} bytes"),
+                fix=FixSuggestion.unsafe(f"shorten the description to at most {MAX_DESCRIPTION_LEN} bytes"),
             )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -69,7 +68,7 @@ class ConsumerDirectInvalid(ConsumerRule):
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if not cfg.direct:
             return
-        fix = FixSuggestion(Applicability.SAFE, "remove direct")
+        fix = FixSuggestion.safe("remove direct")
         if not cfg.deliver_subject:
             yield Violation(
                 resource,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -71,7 +70,7 @@ class ConsumerFilterSubjectAndSubjects(ConsumerRule):
                 ("filter_subject",),
                 "filter_subject and filter_subjects are both set; nats-server rejects this consumer",
                 server_error_code=ErrCode.CONSUMER_DUPLICATE_FILTER_SUBJECTS,
-                fix=FixSuggestion(Applicability.SAFE, "move filter_subject into filter_subjects"),
+                fix=FixSuggestion.safe("move filter_subject into filter_subjects"),
             )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -92,7 +91,7 @@ class ConsumerFilterSubjectInvalid(ConsumerRule):
             path,
             f"{where} {subject!r} is not a valid subject; nats-server rejects this consumer",
             server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-            fix=FixSuggestion(Applicability.UNSAFE, "use non-empty dot-separated tokens, no whitespace, '>' only last"),
+            fix=FixSuggestion.unsafe("use non-empty dot-separated tokens, no whitespace, '>' only last"),
         )
 
 

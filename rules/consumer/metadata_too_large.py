@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from jsops.linter.api import (
     MAX_METADATA_LEN,
     REQ_LEVEL_METADATA_LEN,
-    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -96,7 +95,7 @@ class ConsumerMetadataTooLarge(ConsumerRule):
                 f"metadata keys and values add up to {size} bytes; with the server's own entry that is more than "
                 f"{MAX_METADATA_LEN} bytes, and nats-server rejects this consumer",
                 ErrCode.CONSUMER_METADATA_LENGTH,
-                fix=FixSuggestion(Applicability.UNSAFE, f"shrink the metadata to at most {USER_BUDGET} bytes"),
+                fix=FixSuggestion.unsafe(f"shrink the metadata to at most {USER_BUDGET} bytes"),
             )
 
 

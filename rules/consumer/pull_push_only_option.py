@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -82,7 +81,7 @@ class ConsumerPullPushOnlyOption(ConsumerRule):
                     (fld,),
                     f"{fld} is a push-consumer setting; nats-server rejects it on a pull consumer",
                     server_error_code=code,
-                    fix=FixSuggestion(Applicability.SAFE, f"remove {fld}"),
+                    fix=FixSuggestion.safe(f"remove {fld}"),
                 )
                 return
 

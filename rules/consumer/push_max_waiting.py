@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -72,7 +71,7 @@ class ConsumerPushMaxWaiting(ConsumerRule):
                 ("max_waiting",),
                 "max_waiting is a pull-consumer setting; nats-server rejects it on a push consumer",
                 server_error_code=ErrCode.CONSUMER_PUSH_MAX_WAITING,
-                fix=FixSuggestion(Applicability.SAFE, "remove max_waiting"),
+                fix=FixSuggestion.safe("remove max_waiting"),
             )
 
 

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from jsops.linter.api import (
     CREATE_ONLY,
-    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -79,7 +78,7 @@ class ConsumerWorkqueueRequiresExplicitAck(ConsumerRule):
         stream = parent_effective(resource, ctx)
         if stream is None or stream.retention != "workqueue":
             return
-        fix = FixSuggestion(Applicability.UNSAFE, "set ack_policy to explicit")
+        fix = FixSuggestion.unsafe("set ack_policy to explicit")
         if ack == "none" and not eff.deliver_subject:
             code = ErrCode.CONSUMER_PULL_REQUIRES_ACK
         elif eff.direct or eff.sourcing:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ErrCode,
     FixAvailability,
     FixSuggestion,
@@ -84,7 +83,7 @@ class EstateAccountLimitsExceeded(Rule):
                         (),
                         f"stream {res.name} is past the account's max_streams of {max_streams}; nats-server refuses to create it",
                         server_error_code=ErrCode.MAXIMUM_STREAMS_LIMIT,
-                        fix=FixSuggestion(Applicability.UNSAFE, "merge streams or raise the account's max_streams"),
+                        fix=FixSuggestion.unsafe("merge streams or raise the account's max_streams"),
                         key=True,
                     )
                     continue
@@ -103,7 +102,7 @@ class EstateAccountLimitsExceeded(Rule):
                             f"max_{'mem' if storage == 'memory' else 'file'} of {format_size(cap)} has {format_size(max(cap - reserved[storage], 0))} "
                             f"left after the streams declared before it; nats-server refuses it (insufficient {what} resources)",
                             server_error_code=ErrCode.MEMORY_RESOURCES_EXCEEDED if storage == "memory" else ErrCode.STORAGE_RESOURCES_EXCEEDED,
-                            fix=FixSuggestion(Applicability.UNSAFE, "lower max_bytes or raise the account's limit"),
+                            fix=FixSuggestion.unsafe("lower max_bytes or raise the account's limit"),
                         )
                         continue
                 count += 1

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ErrCode,
     FixAvailability,
     FixSuggestion,
@@ -98,7 +97,7 @@ class EstateMaxConsumersReached(Rule):
                         f"consumer {res.name} is past {whose} max_consumers of {limit} for stream {stream.name} "
                         f"({where(stream, ('max_consumers',))}); nats-server refuses to create it",
                         server_error_code=ErrCode.MAXIMUM_CONSUMERS_LIMIT,
-                        fix=FixSuggestion(Applicability.UNSAFE, "raise the stream's max_consumers or remove consumers"),
+                        fix=FixSuggestion.unsafe("raise the stream's max_consumers or remove consumers"),
                         key=True,
                     )
                     continue

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ErrCode,
     FixAvailability,
     FixSuggestion,
@@ -101,7 +100,7 @@ class EstateStreamSubjectsOverlap(Rule):
                     f"subject {subject!r}{'' if written else ' (the default: the stream name)'} overlaps {other_subject!r} "
                     f"of stream {other.name} ({where(other, ('subjects',))}); nats-server refuses to create this stream",
                     server_error_code=ErrCode.STREAM_SUBJECT_OVERLAP,
-                    fix=FixSuggestion(Applicability.UNSAFE, f"use subjects that do not overlap stream {other.name}'s, or source from it"),
+                    fix=FixSuggestion.unsafe(f"use subjects that do not overlap stream {other.name}'s, or source from it"),
                     key=not written,
                 )
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ErrCode,
     FieldPath,
     FixAvailability,
@@ -78,7 +77,7 @@ def _copier_overlap(res: Resource, filters: list[str], copiers: list[tuple[Resou
                 f"workqueue stream {sname} that overlaps consumer {res.name}; nats-server before 2.14 counts it: "
                 f"once the copy runs it refuses {res.name} (10100/10099), and if {res.name} comes first the copy "
                 "cannot start",
-                fix=FixSuggestion(Applicability.UNSAFE, "upgrade to 2.14+, or do not mirror or source a workqueue stream"),
+                fix=FixSuggestion.unsafe("upgrade to 2.14+, or do not mirror or source a workqueue stream"),
                 key=not _filter_path(res),
                 severity=Severity.WARNING,
             )
@@ -188,7 +187,7 @@ class EstateWorkqueueConsumerNotUnique(Rule):
                         (),
                         f"consumer {res.name} has no filter but workqueue stream {sname} already has a consumer; nats-server refuses to create it",
                         server_error_code=ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED,
-                        fix=FixSuggestion(Applicability.UNSAFE, "give the consumer a filter_subject disjoint from the other consumers'"),
+                        fix=FixSuggestion.unsafe("give the consumer a filter_subject disjoint from the other consumers'"),
                         key=True,
                     )
                     continue
@@ -210,7 +209,7 @@ class EstateWorkqueueConsumerNotUnique(Rule):
                         f"filter {f!r} of consumer {res.name} overlaps {other_f} of consumer {other.name} "
                         f"({where(other, _filter_path(other))}) on workqueue stream {sname}; nats-server refuses to create it",
                         server_error_code=ErrCode.CONSUMER_WQ_CONSUMER_NOT_UNIQUE,
-                        fix=FixSuggestion(Applicability.UNSAFE, "make the workqueue consumers' filters disjoint"),
+                        fix=FixSuggestion.unsafe("make the workqueue consumers' filters disjoint"),
                     )
                     continue
                 count += 1

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from jsops.linter.api import (
     MONITOR_PREFIX,
-    Applicability,
     FixAvailability,
     FixSuggestion,
     Resource,
@@ -93,7 +92,7 @@ class OpsMonitorMetadataInvalidValue(MonitorMetadataRule):
                 resource,
                 ("metadata", key),
                 f"natscli cannot parse {key} {value!r} ({problem}): {effect}",
-                fix=FixSuggestion(Applicability.UNSAFE, f"write {problem[len('expected ') :]}"),
+                fix=FixSuggestion.unsafe(f"write {problem[len('expected ') :]}"),
             )
 
 

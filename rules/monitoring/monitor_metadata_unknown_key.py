@@ -9,7 +9,6 @@ from jsops.linter.api import (
     MONITOR_CONSUMER_KEYS,
     MONITOR_PREFIX,
     MONITOR_STREAM_KEYS,
-    Applicability,
     FixAvailability,
     FixSuggestion,
     Resource,
@@ -87,7 +86,7 @@ class OpsMonitorMetadataUnknownKey(MonitorMetadataRule):
                 resource,
                 ("metadata", key),
                 f"natscli's {kind} monitoring does not know metadata key {key!r} and ignores it{hint}",
-                fix=FixSuggestion(Applicability.UNSAFE, advice),
+                fix=FixSuggestion.unsafe(advice),
                 key=True,
             )
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -123,7 +122,7 @@ class OpsHighRedelivery(ConsumerRule):
             resource,
             ("ack_wait",) if written(resource, "ack_wait") else (),
             f"{pct(ratio)} of deliveries in the profile were redeliveries, above {pct(self.options.max_ratio)}{detail}",
-            fix=FixSuggestion(Applicability.UNSAFE, "find the cause: ack timeouts (raise ack_wait or send progress acks), NAKs, or crashing clients"),
+            fix=FixSuggestion.unsafe("find the cause: ack timeouts (raise ack_wait or send progress acks), NAKs, or crashing clients"),
             key=not written(resource, "ack_wait"),
         )
 

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 from jsops.linter.api import (
-    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -108,7 +107,7 @@ class OpsOptStartTimeInFuture(ConsumerRule):
             resource,
             ("opt_start_time",),
             f"opt_start_time {shown} is in the future; {effect}",
-            fix=FixSuggestion(Applicability.UNSAFE, "use deliver_policy new without opt_start_time, or create the consumer when its start time has come"),
+            fix=FixSuggestion.unsafe("use deliver_policy new without opt_start_time, or create the consumer when its start time has come"),
         )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     FixAvailability,
     FixSuggestion,
     Resource,
@@ -132,7 +131,7 @@ class OpsWorkqueueSubjectWithoutConsumer(Rule):
                     ("subjects", i),
                     f"no consumer of workqueue stream {stream.name} in the estate takes {subject!r} "
                     f"(its consumers: {names}): its messages are stored but never delivered",
-                    fix=FixSuggestion(Applicability.UNSAFE, f"add a consumer filtering {subject!r}, or remove the subject from the stream"),
+                    fix=FixSuggestion.unsafe(f"add a consumer filtering {subject!r}, or remove the subject from the stream"),
                 )
 
 

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from jsops.linter.api import (
     FLOW_CONTROL_HEARTBEAT,
-    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -82,7 +81,7 @@ class RewriteConsumerFlowControlAuto(ConsumerRule):
             resource,
             path,
             "ack_policy flow_control makes nats-server store " + ", ".join(changed),
-            fix=FixSuggestion(Applicability.SAFE, "write " + ", ".join(changed)),
+            fix=FixSuggestion.safe("write " + ", ".join(changed)),
         )
 
 

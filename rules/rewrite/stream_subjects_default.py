@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -62,7 +61,7 @@ class RewriteStreamSubjectsDefault(StreamRule):
             resource,
             ("subjects",),
             f"no subjects: nats-server stores subjects: [{resource.name!r}] (the stream name)",
-            fix=FixSuggestion(Applicability.SAFE, f"write subjects: [{resource.name!r}]"),
+            fix=FixSuggestion.safe(f"write subjects: [{resource.name!r}]"),
             key=True,
         )
 

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from jsops.linter.api import (
     SECOND,
-    Applicability,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -78,7 +77,7 @@ class RewriteStreamTtlRollupForced(StreamRule):
             resource,
             (cause,),
             f"{cause} makes nats-server store {', '.join(changed)}",
-            fix=FixSuggestion(Applicability.SAFE, "write " + ", ".join(changed)),
+            fix=FixSuggestion.safe("write " + ", ".join(changed)),
             key=True,
         )
 

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from jsops.linter.api import (
     MAX_DESCRIPTION_LEN,
-    Applicability,
     ErrCode,
     FixAvailability,
     FixSuggestion,
@@ -68,7 +67,7 @@ class StreamDescriptionTooLong(StreamRule):
                 ("description",),
                 f"description is {n} bytes long, the maximum is {MAX_DESCRIPTION_LEN}; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion(Applicability.SAFE, f"shorten the description to at most {MAX_DESCRIPTION_LEN} bytes"),
+                fix=FixSuggestion.safe(f"shorten the description to at most {MAX_DESCRIPTION_LEN} bytes"),
             )
 
 

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from jsops.linter.api import (
     MILLISECOND,
-    Applicability,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -65,8 +64,8 @@ class StreamDuplicateWindowInvalid(StreamRule):
             "duplicate_window",
             cfg.duplicate_window,
             MIN_WINDOW,
-            negative_fix=FixSuggestion(Applicability.SAFE, "remove duplicate_window to use the server default"),
-            short_fix=FixSuggestion(Applicability.SAFE, "set duplicate_window to 100ms"),
+            negative_fix=FixSuggestion.safe("remove duplicate_window to use the server default"),
+            short_fix=FixSuggestion.safe("set duplicate_window to 100ms"),
         )
 
 

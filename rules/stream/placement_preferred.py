@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ErrCode,
     FixAvailability,
     FixSuggestion,
@@ -67,7 +66,7 @@ class StreamPlacementPreferred(StreamRule):
                 ("placement", "preferred"),
                 "placement.preferred is not permitted in a stream config; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion(Applicability.SAFE, "remove placement.preferred"),
+                fix=FixSuggestion.safe("remove placement.preferred"),
             )
 
 

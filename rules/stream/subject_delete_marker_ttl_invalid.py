@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from jsops.linter.api import (
     SECOND,
-    Applicability,
     FixAvailability,
     FixSuggestion,
     RuleContext,
@@ -62,7 +61,7 @@ class StreamSubjectDeleteMarkerTtlInvalid(StreamRule):
             "subject_delete_marker_ttl",
             cfg.subject_delete_marker_ttl,
             SECOND,
-            short_fix=FixSuggestion(Applicability.SAFE, "set subject_delete_marker_ttl to 1s"),
+            short_fix=FixSuggestion.safe("set subject_delete_marker_ttl to 1s"),
         )
 
 

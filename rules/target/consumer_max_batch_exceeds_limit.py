@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -76,7 +75,7 @@ class TargetConsumerMaxBatchExceedsLimit(ConsumerRule):
                 ("max_batch",),
                 f"max_batch {batch} exceeds the server's max_request_batch of {limit}; nats-server rejects this consumer",
                 server_error_code=ErrCode.CONSUMER_MAX_REQUEST_BATCH_EXCEEDED,
-                fix=FixSuggestion(Applicability.SAFE, f"set max_batch to {limit}"),
+                fix=FixSuggestion.safe(f"set max_batch to {limit}"),
             )
 
 

@@ -12,7 +12,6 @@ from jsops.linter.api import (
     STREAM_FIELDS,
     STREAM_SOURCE_FIELDS,
     STRICT_JSON_DEFAULT,
-    Applicability,
     ErrCode,
     FieldPath,
     FixAvailability,
@@ -126,7 +125,7 @@ class TargetFieldNewerThanServer(Rule):
             path,
             msg,
             server_error_code=ErrCode.INVALID_JSON if strict else None,
-            fix=FixSuggestion(Applicability.UNSAFE, f"upgrade the servers to {format_version(since)} or remove it"),
+            fix=FixSuggestion.unsafe(f"upgrade the servers to {format_version(since)} or remove it"),
             key=True,
             severity=None if strict else Severity.WARNING,
         )

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ErrCode,
     FixAvailability,
     FixSuggestion,
@@ -69,7 +68,7 @@ class TargetStreamDuplicateWindowExceedsLimit(StreamRule):
                 ("duplicate_window",),
                 f"duplicate_window {format_duration(dup)} is larger than the server limit of {format_duration(limit)}; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion(Applicability.SAFE, f"set duplicate_window to {format_duration(limit)}"),
+                fix=FixSuggestion.safe(f"set duplicate_window to {format_duration(limit)}"),
             )
 
 

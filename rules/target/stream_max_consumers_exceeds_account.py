@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jsops.linter.api import (
-    Applicability,
     ErrCode,
     FixAvailability,
     FixSuggestion,
@@ -64,7 +63,7 @@ class TargetStreamMaxConsumersExceedsAccount(StreamRule):
                 ("max_consumers",),
                 f"max_consumers {mine} is above the account's max_consumers of {limit}; nats-server rejects this stream",
                 server_error_code=ErrCode.MAXIMUM_CONSUMERS_LIMIT,
-                fix=FixSuggestion(Applicability.SAFE, f"set max_consumers to {limit}"),
+                fix=FixSuggestion.safe(f"set max_consumers to {limit}"),
             )
 
 
