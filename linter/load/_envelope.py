@@ -8,11 +8,11 @@ from typing import Any
 
 from ..findings import FieldPath
 from ..model.positions import resolve_position
-from ..model.resource import Estate
+from ..model.resource import Declaration, Estate
 from .documents import ParsedDocument
 from .messages import MAX_FINDINGS_PER_OBJECT, MAX_NAME_LENGTH, did_you_mean, finding, kind_of, short, shown, too_long
 
-__all__ = ["check_keys", "string_map", "require_str", "context_name"]
+__all__ = ["check_keys", "string_map", "require_str", "context_name", "declared_in"]
 
 
 def check_keys(value: dict[str, Any], allowed: Iterable[str], where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> bool:
@@ -75,3 +75,35 @@ def context_name(value: object, where: FieldPath, doc: ParsedDocument, file: str
         what = f"{label} must be a non-empty string, got {kind_of(value)}"
     estate.findings.append(finding("invalid-field", what, file, *pos))
     return None
+
+
+def declared_in(
+    doc: ParsedDocument,
+    index: int,
+    file: str,
+    *,
+    kind: str,
+    name: str,
+    stream: str | None,
+    dialect: str = "native",
+    context: str = "default",
+    annotations: dict[str, str] | None = None,
+    spec_path: FieldPath = ("spec",),
+    key_map: dict[FieldPath, FieldPath] | None = None,
+) -> Declaration:
+    """The object document ``index`` of ``file`` declares (where it is and what it holds come from ``doc``)."""
+    return Declaration(
+        kind=kind,
+        name=name,
+        stream=stream,
+        file=file,
+        context=context,
+        annotations={} if annotations is None else annotations,
+        dialect=dialect,
+        document=index,
+        doc_line=doc.line,
+        positions=doc.positions,
+        spec_path=spec_path,
+        key_map={} if key_map is None else key_map,
+        raw=doc.value,
+    )

@@ -14,11 +14,12 @@ from typing import Any
 
 from ..findings import FieldPath, ObjectRef
 from ..model.positions import Pos, resolve_position
-from ..model.resource import Declaration, Estate
+from ..model.resource import Estate
 from ..semantics import catalog
 from ..semantics.catalog import Unit
 from ..semantics.errcodes import ErrCode
 from ..semantics.units import UnitError, parse_duration, parse_size
+from ._envelope import declared_in
 from .documents import ParsedDocument
 from .envelopes import consumer_envelope, stream_envelope
 from .messages import MAX_NAME_LENGTH, dotted, finding, kind_of, shown, too_long
@@ -131,7 +132,7 @@ def _load_api_consumer(
         pos = resolve_position(doc.positions, spec_path + (name_field,)) or start
         estate.findings.append(finding("invalid-field", too_long(name_field, name), file, *pos))
         return
-    declared = _declared("Consumer", name, stream, doc, index, file, spec_path)
+    declared = declared_in(doc, index, file, kind="Consumer", name=name, stream=stream, dialect="api", spec_path=spec_path)
     if how == "unknown":
         units_ok = _api_unit_strings(cfg, "Consumer", spec_path, doc, file, estate)
         bare = admit(declared, cfg, estate, units_ok)
@@ -190,28 +191,12 @@ def _load_api_stream(doc: ParsedDocument, index: int, file: str, estate: Estate,
         pos = resolve_position(doc.positions, spec_path + ("name",)) or start
         estate.findings.append(finding("invalid-field", too_long("name", name), file, *pos))
         return
-    declared = _declared("Stream", name, None, doc, index, file, spec_path)
+    declared = declared_in(doc, index, file, kind="Stream", name=name, stream=None, dialect="api", spec_path=spec_path)
     units_ok = _api_unit_strings(cfg, "Stream", spec_path, doc, file, estate)
     admit(declared, cfg, estate, units_ok)
 
 
 _PATH_NAME = re.compile(r"^[A-Za-z0-9_-]{1,255}$")
-
-
-def _declared(kind: str, name: str, stream: str | None, doc: ParsedDocument, index: int, file: str, spec_path: FieldPath) -> Declaration:
-    """An API JSON config's declaration (no context or annotations: the JSON has no metadata)."""
-    return Declaration(
-        kind=kind,
-        name=name,
-        stream=stream,
-        file=file,
-        dialect="api",
-        document=index,
-        doc_line=doc.line,
-        positions=doc.positions,
-        spec_path=spec_path,
-        raw=doc.value,
-    )
 
 
 def given_stream(file: str, pairs: list[tuple[str, str]]) -> str | None:

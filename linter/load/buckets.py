@@ -21,7 +21,7 @@ from ..model.positions import resolve_position
 from ..model.records.record import validation_errors
 from ..model.resource import Declaration, Estate, Resource
 from . import _nack_tables as T
-from ._envelope import check_keys, require_str, string_map
+from ._envelope import check_keys, declared_in, require_str, string_map
 from ._nack_values import nack_values
 from .documents import ParsedDocument
 from .messages import MAX_FINDINGS_PER_OBJECT, did_you_mean, dotted, finding, kind_of, short
@@ -159,17 +159,15 @@ def load_native_bucket(doc: ParsedDocument, index: int, file: str, estate: Estat
     if "bucket" not in spec:
         spec_map[("bucket",)] = ("metadata", "name")
     prefix = "KV_" if kind == "KeyValue" else "OBJ_"
-    declared = Declaration(
+    declared = declared_in(
+        doc,
+        index,
+        file,
         kind="Stream",
         name=prefix + name,
         stream=None,
-        file=file,
         context=context if isinstance(context, str) and context else "default",
         annotations=annotations,
-        document=index,
-        doc_line=doc.line,
-        positions=doc.positions,
-        raw=v,
     )
     _finish(kind, name, spec, declared, spec_map, estate, ok)
 
@@ -206,17 +204,7 @@ def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: Estate,
     if bucket is None:
         return
     prefix = "KV_" if kind == "KeyValue" else "OBJ_"
-    declared = Declaration(
-        kind="Stream",
-        name=prefix + bucket,
-        stream=None,
-        file=file,
-        context=context,
-        annotations=annotations,
-        dialect="nack/" + api.rsplit("/", 1)[1],
-        document=index,
-        doc_line=doc.line,
-        positions=doc.positions,
-        raw=v,
+    declared = declared_in(
+        doc, index, file, kind="Stream", name=prefix + bucket, stream=None, context=context, annotations=annotations, dialect="nack/" + api.rsplit("/", 1)[1]
     )
     _finish(kind, bucket, translated, declared, spec_map, estate, ok and not unknown)

@@ -10,9 +10,9 @@ from typing import Any
 
 from ..findings import FieldPath
 from ..model.positions import Pos, resolve_position
-from ..model.resource import Declaration, Estate, NackAccount
+from ..model.resource import Estate, NackAccount
 from . import _nack_tables as T
-from ._envelope import context_name, require_str, string_map
+from ._envelope import context_name, declared_in, require_str, string_map
 from ._nack_values import nack_values
 from .documents import ParsedDocument
 from .messages import (
@@ -92,19 +92,17 @@ def _load_nack_object(doc: ParsedDocument, index: int, file: str, estate: Estate
         translated.setdefault(field_name, default)
     if name is None:
         return
-    declared = Declaration(
+    declared = declared_in(
+        doc,
+        index,
+        file,
         kind=kind,
         name=name,
         stream=stream,
-        file=file,
         context=context,
         annotations=annotations,
         dialect="nack/" + api.rsplit("/", 1)[1],
-        document=index,
-        doc_line=doc.line,
-        positions=doc.positions,
         key_map=key_map,
-        raw=v,
     )
     admit(declared, translated, estate, spec_ok and meta_ok and context_ok)
 

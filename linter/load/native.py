@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.positions import Pos, resolve_position
-from ..model.resource import Declaration, Estate
-from ._envelope import check_keys, context_name, require_str, string_map
+from ..model.resource import Estate
+from ._envelope import check_keys, context_name, declared_in, require_str, string_map
 from .documents import ParsedDocument
 from .messages import did_you_mean, finding, kind_of, short
 from .validation import admit
@@ -70,19 +70,7 @@ def load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> N
     for field_name in ("name", "durable_name"):
         if field_name not in (v.get("spec") or {}):
             key_map[(field_name,)] = ("metadata", "name")
-    declared = Declaration(
-        kind=kind,
-        name=name,
-        stream=stream,
-        file=file,
-        context=context,
-        annotations=annotations,
-        document=index,
-        doc_line=doc.line,
-        positions=doc.positions,
-        key_map=key_map,
-        raw=v,
-    )
+    declared = declared_in(doc, index, file, kind=kind, name=name, stream=stream, context=context, annotations=annotations, key_map=key_map)
     admit(declared, spec, estate, ok and names_ok)
 
 
