@@ -12,7 +12,7 @@ from ..model.resource import Declaration, Estate
 from .documents import ParsedDocument
 from .messages import MAX_FINDINGS_PER_OBJECT, MAX_NAME_LENGTH, did_you_mean, finding, kind_of, short, shown, too_long
 
-__all__ = ["check_keys", "string_map", "require_str", "context_name", "declared_in"]
+__all__ = ["check_keys", "string_map", "require_str", "context_name", "declared_in", "mapping_at"]
 
 
 def check_keys(value: dict[str, Any], allowed: Iterable[str], where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> bool:
@@ -107,3 +107,15 @@ def declared_in(
         key_map={} if key_map is None else key_map,
         raw=doc.value,
     )
+
+
+def mapping_at(value: dict[str, Any], key: str, doc: ParsedDocument, file: str, estate: Estate, *, required: bool = False) -> dict[str, Any] | None:
+    """``value[key]`` when it is a mapping (absent: an empty one, unless ``required``); else None and a finding."""
+    got = value.get(key)
+    if isinstance(got, dict):
+        return got
+    if got is None and not required:
+        return {}
+    message = f"missing required field {key}" if got is None else f"{key} must be a mapping, got {kind_of(got)}"
+    estate.findings.append(finding("invalid-field", message, file, *(resolve_position(doc.positions, (key,)) or (doc.line, 1))))
+    return None

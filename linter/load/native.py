@@ -8,7 +8,7 @@ from typing import Any
 
 from ..model.positions import Pos, resolve_position
 from ..model.resource import Estate
-from ._envelope import check_keys, context_name, declared_in, require_str, string_map
+from ._envelope import check_keys, context_name, declared_in, mapping_at, require_str, string_map
 from .documents import ParsedDocument
 from .messages import did_you_mean, finding, kind_of, short
 from .validation import admit
@@ -57,12 +57,8 @@ def load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> N
     labels = string_map(meta.get("labels"), ("metadata", "labels"), doc, file, estate, "metadata.labels")
     if name is None or annotations is None or labels is None:
         return
-    spec = v.get("spec")
+    spec = mapping_at(v, "spec", doc, file, estate)
     if spec is None:
-        spec = {}
-    if not isinstance(spec, dict):
-        pos = resolve_position(doc.positions, ("spec",)) or start
-        estate.findings.append(finding("invalid-field", f"spec must be a mapping, got {kind_of(spec)}", file, *pos))
         return
     spec, names_ok = _named_spec(kind, name, dict(spec), doc, file, estate, start)
     # Names the manifest leaves out of spec live in metadata.name: point findings there.
