@@ -15,12 +15,14 @@ import json as _json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .errors import LinterError
 from .findings import Applicability, Edit, FieldPath, Finding
 
 if TYPE_CHECKING:
+    from ruamel.yaml.nodes import Node
+
     from .engine import LintResult
 
 __all__ = ["FixReport", "FixOutcome", "plan_fixes", "apply_edits", "fix_findings", "fix_and_relint", "fix_diff", "unified_diff", "FixError"]
@@ -196,7 +198,7 @@ def _check_parses(text: str) -> None:
         raise FixError(f"the edited file would not parse ({problems[0].message}); left unchanged")
 
 
-def _child(node: Any, key: Any) -> tuple[Any, Any] | None:
+def _child(node: Node, key: str | int) -> tuple[Node | None, Node] | None:
     from ruamel.yaml.nodes import MappingNode, SequenceNode
 
     if isinstance(node, MappingNode):
@@ -209,7 +211,7 @@ def _child(node: Any, key: Any) -> tuple[Any, Any] | None:
     return None
 
 
-def _find(root: Any, path: FieldPath) -> tuple[Any, Any, Any]:
+def _find(root: Node, path: FieldPath) -> tuple[Node, Node | None, Node | None]:
     """(parent node, key node, value node) of ``path``; key/value None when the last key is missing."""
     node = root
     for i, part in enumerate(path):
@@ -261,7 +263,7 @@ def _line_end(text: str, pos: int) -> int:
     return len(text) if nl < 0 else nl + 1
 
 
-def _splice(text: str, root: Any, e: Edit) -> tuple[int, int, str]:
+def _splice(text: str, root: Node, e: Edit) -> tuple[int, int, str]:
     """``(start, end, replacement)`` in ``text`` that makes edit ``e``."""
     parent, key, value = _find(root, e.path)
     if e.op == "set":
@@ -277,7 +279,7 @@ def _splice(text: str, root: Any, e: Edit) -> tuple[int, int, str]:
     raise FixError(f"unknown edit {e.op!r}")
 
 
-def _replace_value(text: str, key: Any, value: Any, e: Edit) -> tuple[int, int, str]:
+def _replace_value(text: str, key: Node | None, value: Node, e: Edit) -> tuple[int, int, str]:
     """A set of a field the document writes: its value replaced, in the author's style where it can."""
     from ruamel.yaml.nodes import ScalarNode
 
@@ -296,7 +298,7 @@ def _replace_value(text: str, key: Any, value: Any, e: Edit) -> tuple[int, int, 
     return start, end, rendered
 
 
-def _add_key(text: str, parent: Any, e: Edit) -> tuple[int, int, str]:
+def _add_key(text: str, parent: Node, e: Edit) -> tuple[int, int, str]:
     """A set of a field the document does not write: a new entry at the end of its mapping."""
     from ruamel.yaml.nodes import MappingNode
 
@@ -321,7 +323,7 @@ def _add_key(text: str, parent: Any, e: Edit) -> tuple[int, int, str]:
     return pos, pos, f"{prefix}{indent}{entry}\n"
 
 
-def _remove_key(text: str, parent: Any, key: Any, value: Any, e: Edit) -> tuple[int, int, str]:
+def _remove_key(text: str, parent: Node, key: Node, value: Node, e: Edit) -> tuple[int, int, str]:
     """A removal: the entry (and its separator in a flow mapping, its whole line in a block one)."""
     from ruamel.yaml.nodes import MappingNode
 
