@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jsops.reconciler.client.answers import answer_problem, info_shape  # noqa: E402
+from jsops.reconciler.client.answers import answer_problem, info_shape
 
 
 def _info(i: int) -> dict[str, object]:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jsops.reconciler.controller import source  # noqa: E402
+from jsops.reconciler.controller import source
 
 
 def _time(fn: object, repeat: int) -> float:

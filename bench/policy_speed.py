@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lint_speed import generate  # noqa: E402  (the same generated estate)
+from lint_speed import generate  # the same generated estate
 
 POLICIES = """policies:
   - {code: BENCH01, kind: Stream, deny: "env == 'prod' && config.num_replicas < 3", message: "R${config.num_replicas} in prod", field: num_replicas}

@@ -8,10 +8,9 @@ file:line:column. Built-in rules live in theme packages (``rules/<theme>/``, eac
 :class:`Theme`); a rule class is checked when it is defined (:mod:`jsops.linter._rule_checks`), so a
 malformed rule fails at import with :class:`RuleDefinitionError`.
 
-Besides the rule classes this module re-exports what rules read: the resource and estate types,
-typed config accessors, the effective (server-defaulted) config, subject helpers, units, the
-operational metadata keys and annotations (:mod:`jsops.linter.semantics.monitor`), the target and its
-release, and the profiles.
+Besides the rule classes this module re-exports what rules read: the resource and estate types, typed config
+accessors, the effective (server-defaulted) config, subject helpers, units, the operational metadata keys and
+annotations (:mod:`jsops.linter.semantics.monitor`), the target and its release, and the profiles.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast, overload
 
 from ._rule_checks import FixAvailability, RuleDefinitionError, Theme, check_rule_class
-from .findings import Edit, FieldPath, FixSuggestion, Severity
+from .findings import Applicability, Edit, FieldPath, FixSuggestion, Severity
 from .load import Estate, Resource
 from .model.clock import ClockReader
 from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSource
@@ -168,6 +167,7 @@ __all__ = [
     "Violation",
     "pedantic_rejection",
     "Severity",
+    "Applicability",
     "FixSuggestion",
     "FixAvailability",
     "Edit",

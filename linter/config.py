@@ -60,6 +60,8 @@ from .model.target import Target
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
 
+    from .model.positions import PosEntry
+
 __all__ = [
     "AccessRule",
     "Config",
@@ -106,7 +108,7 @@ def _one_of_env_or_file(self: Any) -> Any:
     return self
 
 
-def _no_inline_secret(v: Any) -> Any:
+def _no_inline_secret(v: object) -> object:
     if isinstance(v, str):
         raise ValueError("secrets are not written in the config; use {env: VARIABLE} or {file: PATH}")
     return v
@@ -310,7 +312,7 @@ def read_source(path: str) -> tuple[Any, Any]:
     return raw, positions
 
 
-def validated(path: str, raw: dict[str, Any] | None, positions: Any) -> Config:
+def validated(path: str, raw: dict[str, Any] | None, positions: PosEntry | None) -> Config:
     root = os.path.dirname(path) or "."
     if raw is None:
         return Config(source=path, root=root)
@@ -326,7 +328,7 @@ def validated(path: str, raw: dict[str, Any] | None, positions: Any) -> Config:
     return cfg.model_copy(update={"source": path, "root": root})
 
 
-def _placed(policy: Policy, index: int, positions: Any) -> Policy:
+def _placed(policy: Policy, index: int, positions: PosEntry) -> Policy:
     """``policy`` with the line and column of its expression in the YAML config."""
     from .model.positions import resolve_position
 
@@ -363,7 +365,7 @@ def _read_yaml(data: bytes, path: str) -> tuple[Any, Any]:
     return docs[0].value, docs[0].positions
 
 
-def _validation_message(path: str, errors: list[ErrorDetails], positions: Any, *, toml: bool) -> str:
+def _validation_message(path: str, errors: list[ErrorDetails], positions: PosEntry | None, *, toml: bool) -> str:
     err = errors[0]
     loc = tuple(err["loc"])
     key = ".".join(str(p) for p in loc)
@@ -395,7 +397,7 @@ def _keys_at(loc: FieldPath) -> list[str]:
     """The keys the config accepts at ``loc`` (a validation error's location), for "did you mean"."""
     import typing
 
-    model: Any = Config
+    model: object = Config
     for part in loc:
         if not is_record_class(model):
             if typing.get_origin(model) is dict:  # a mapping of names to models: skip the name

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import TypedDict
 
 from .jsonvalue import JsonValue
@@ -12,6 +12,7 @@ __all__ = [
     "Severity",
     "ObjectRef",
     "Edit",
+    "Applicability",
     "FixSuggestion",
     "Finding",
     "LOAD_CODES",
@@ -105,14 +106,36 @@ class Edit:
         return cls("remove", tuple(path))
 
 
+class Applicability(StrEnum):
+    """How safe a fix is to apply, like ruff's: ``SAFE`` fixes ``--fix`` applies; ``UNSAFE`` ones
+    (they may change what the estate does) only with ``--unsafe-fixes``. The value is the spelling
+    in every report."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
 @dataclass(frozen=True)
 class FixSuggestion:
-    applicability: str  # "safe" | "unsafe"
+    applicability: Applicability
     description: str
     edits: tuple[Edit, ...] = ()  # empty: advice only, nothing ``--fix`` can apply
 
+    def __post_init__(self) -> None:  # a plugin rule written before the enum passes "safe" or "unsafe"
+        object.__setattr__(self, "applicability", Applicability(self.applicability))
+
+    @classmethod
+    def safe(cls, description: str, edits: tuple[Edit, ...] = ()) -> FixSuggestion:
+        """A fix ``--fix`` applies (like ruff's ``Fix::safe_edits``)."""
+        return cls(Applicability.SAFE, description, edits)
+
+    @classmethod
+    def unsafe(cls, description: str, edits: tuple[Edit, ...] = ()) -> FixSuggestion:
+        """A fix applied only with ``--unsafe-fixes``: it may change what the estate does."""
+        return cls(Applicability.UNSAFE, description, edits)
+
     def as_dict(self) -> FixJson:
-        return {"applicability": self.applicability, "description": self.description}
+        return {"applicability": self.applicability.value, "description": self.description}
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,14 @@ import json as _json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .errors import LinterError
-from .findings import Edit, FieldPath, Finding
+from .findings import Applicability, Edit, FieldPath, Finding
 
 if TYPE_CHECKING:
+    from ruamel.yaml.nodes import Node
+
     from .engine import LintResult
 
 __all__ = ["FixReport", "FixOutcome", "plan_fixes", "apply_edits", "fix_findings", "fix_and_relint", "fix_diff", "unified_diff", "FixError"]
@@ -44,7 +46,7 @@ def plan_fixes(findings: Iterable[Finding], *, unsafe: bool = False) -> dict[str
     for f in findings:
         if f.fix is None or not f.fix.edits:
             continue
-        if f.fix.applicability != "safe" and not unsafe:
+        if f.fix.applicability is not Applicability.SAFE and not unsafe:
             continue
         out.setdefault(f.file, []).append((f, f.fix.edits))
     return out
@@ -196,7 +198,7 @@ def _check_parses(text: str) -> None:
         raise FixError(f"the edited file would not parse ({problems[0].message}); left unchanged")
 
 
-def _child(node: Any, key: Any) -> tuple[Any, Any] | None:
+def _child(node: Node, key: str | int) -> tuple[Node | None, Node] | None:
     from ruamel.yaml.nodes import MappingNode, SequenceNode
 
     if isinstance(node, MappingNode):
@@ -209,7 +211,7 @@ def _child(node: Any, key: Any) -> tuple[Any, Any] | None:
     return None
 
 
-def _find(root: Any, path: FieldPath) -> tuple[Any, Any, Any]:
+def _find(root: Node, path: FieldPath) -> tuple[Node, Node | None, Node | None]:
     """(parent node, key node, value node) of ``path``; key/value None when the last key is missing."""
     node = root
     for i, part in enumerate(path):
@@ -261,67 +263,84 @@ def _line_end(text: str, pos: int) -> int:
     return len(text) if nl < 0 else nl + 1
 
 
-def _splice(text: str, root: Any, e: Edit) -> tuple[int, int, str]:
-    from ruamel.yaml.nodes import MappingNode, ScalarNode
-
+def _splice(text: str, root: Node, e: Edit) -> tuple[int, int, str]:
+    """``(start, end, replacement)`` in ``text`` that makes edit ``e``."""
     parent, key, value = _find(root, e.path)
-    last = e.path[-1]
     if e.op == "set":
-        rendered = render_scalar(e.value)
         if value is not None:
-            start, end = value.start_mark.index, value.end_mark.index
-            if isinstance(value, ScalarNode) and start == end:  # `key:` with an empty value
-                return start, end, " " + rendered if text[start - 1 : start] == ":" else rendered
-            if not isinstance(value, ScalarNode) and not getattr(value, "flow_style", False):
-                # A block collection: replace it with the flow value right after the key.
-                kend = key.end_mark.index if key is not None else start
-                colon = text.index(":", kend)
-                return colon + 1, _trim_end(text, end), " " + rendered + "\n"
-            style = getattr(value, "style", None)
-            if isinstance(value, ScalarNode) and isinstance(e.value, str) and style in ("'", '"'):
-                rendered = _quoted(e.value, style)  # keep the author's quoting
-            return start, end, rendered
-        if not isinstance(parent, MappingNode):
-            raise FixError(f"{'.'.join(map(str, e.path[:-1])) or 'document'} is not a mapping")
-        entry = f"{render_scalar(str(last))}: {rendered}"
-        if parent.flow_style:
-            close = parent.end_mark.index - 1
-            while close > parent.start_mark.index and text[close] != "}":
-                close -= 1
-            inner = text[parent.start_mark.index + 1 : close].strip()
-            return close, close, (", " if inner else "") + entry
-        if not parent.value:
-            raise FixError("cannot add to an empty block mapping")
-        first_key = parent.value[0][0]
-        indent = " " * first_key.start_mark.column
-        last_value = parent.value[-1][1]
-        pos = last_value.end_mark.index
-        if pos > 0 and text[pos - 1] != "\n":
-            pos = _line_end(text, pos)
-        prefix = "" if pos == 0 or text[pos - 1] == "\n" else "\n"
-        return pos, pos, f"{prefix}{indent}{entry}\n"
+            return _replace_value(text, key, value, e)
+        return _add_key(text, parent, e)
     if e.op == "remove":
         if value is None:
             return 0, 0, ""  # already absent
         if key is None:
             raise FixError("removing sequence items is not supported")
-        if isinstance(parent, MappingNode) and parent.flow_style:
-            start, end = key.start_mark.index, value.end_mark.index
-            rest = text[end:]
-            m = re.match(r"\s*,\s*", rest)
-            if m:
-                return start, end + m.end(), ""
-            before = text[:start]
-            m2 = re.search(r",\s*$", before)
-            return (m2.start() if m2 else start), end, ""
-        line_start = text.rfind("\n", 0, key.start_mark.index) + 1
-        if text[line_start : key.start_mark.index].strip():
-            raise FixError(f"{'.'.join(map(str, e.path))} shares its line with other content")
-        end = value.end_mark.index
-        if end > 0 and text[end - 1] != "\n":
-            end = _line_end(text, end)
-        return line_start, end, ""
+        return _remove_key(text, parent, key, value, e)
     raise FixError(f"unknown edit {e.op!r}")
+
+
+def _replace_value(text: str, key: Node | None, value: Node, e: Edit) -> tuple[int, int, str]:
+    """A set of a field the document writes: its value replaced, in the author's style where it can."""
+    from ruamel.yaml.nodes import ScalarNode
+
+    rendered = render_scalar(e.value)
+    start, end = value.start_mark.index, value.end_mark.index
+    if isinstance(value, ScalarNode) and start == end:  # `key:` with an empty value
+        return start, end, " " + rendered if text[start - 1 : start] == ":" else rendered
+    if not isinstance(value, ScalarNode) and not getattr(value, "flow_style", False):
+        # A block collection: replace it with the flow value right after the key.
+        kend = key.end_mark.index if key is not None else start
+        colon = text.index(":", kend)
+        return colon + 1, _trim_end(text, end), " " + rendered + "\n"
+    style = getattr(value, "style", None)
+    if isinstance(value, ScalarNode) and isinstance(e.value, str) and style in ("'", '"'):
+        rendered = _quoted(e.value, style)  # keep the author's quoting
+    return start, end, rendered
+
+
+def _add_key(text: str, parent: Node, e: Edit) -> tuple[int, int, str]:
+    """A set of a field the document does not write: a new entry at the end of its mapping."""
+    from ruamel.yaml.nodes import MappingNode
+
+    if not isinstance(parent, MappingNode):
+        raise FixError(f"{'.'.join(map(str, e.path[:-1])) or 'document'} is not a mapping")
+    entry = f"{render_scalar(str(e.path[-1]))}: {render_scalar(e.value)}"
+    if parent.flow_style:
+        close = parent.end_mark.index - 1
+        while close > parent.start_mark.index and text[close] != "}":
+            close -= 1
+        inner = text[parent.start_mark.index + 1 : close].strip()
+        return close, close, (", " if inner else "") + entry
+    if not parent.value:
+        raise FixError("cannot add to an empty block mapping")
+    first_key = parent.value[0][0]
+    indent = " " * first_key.start_mark.column
+    last_value = parent.value[-1][1]
+    pos = last_value.end_mark.index
+    if pos > 0 and text[pos - 1] != "\n":
+        pos = _line_end(text, pos)
+    prefix = "" if pos == 0 or text[pos - 1] == "\n" else "\n"
+    return pos, pos, f"{prefix}{indent}{entry}\n"
+
+
+def _remove_key(text: str, parent: Node, key: Node, value: Node, e: Edit) -> tuple[int, int, str]:
+    """A removal: the entry (and its separator in a flow mapping, its whole line in a block one)."""
+    from ruamel.yaml.nodes import MappingNode
+
+    if isinstance(parent, MappingNode) and parent.flow_style:
+        start, end = key.start_mark.index, value.end_mark.index
+        m = re.match(r"\s*,\s*", text[end:])
+        if m:
+            return start, end + m.end(), ""
+        m2 = re.search(r",\s*$", text[:start])
+        return (m2.start() if m2 else start), end, ""
+    line_start = text.rfind("\n", 0, key.start_mark.index) + 1
+    if text[line_start : key.start_mark.index].strip():
+        raise FixError(f"{'.'.join(map(str, e.path))} shares its line with other content")
+    end = value.end_mark.index
+    if end > 0 and text[end - 1] != "\n":
+        end = _line_end(text, end)
+    return line_start, end, ""
 
 
 def _trim_end(text: str, end: int) -> int:

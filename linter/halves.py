@@ -70,7 +70,7 @@ def _run_forked(units: Sequence[Unit[T, R]]) -> list[R]:
     theirs: list[list[R]] | None = None
     if payload is not None:
         try:
-            theirs = pickle.loads(payload)  # noqa: S301 - our own child's results, through our own pipe
+            theirs = pickle.loads(payload)  # our own child's results, through our own pipe
         except Exception:  # a child killed mid-write: its half is checked here instead
             theirs = None
     if theirs is None or len(theirs) != len(units):

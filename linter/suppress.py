@@ -129,6 +129,24 @@ def apply_suppressions(
     """
     if not suppressions:
         return findings, []
+    resolved, notes = _resolved(suppressions, resolve)
+    by_file: dict[str, list[tuple[Suppression, dict[str, str]]]] = {}
+    for item in resolved:
+        by_file.setdefault(item[0].file, []).append(item)
+    kept = []
+    for f in findings:
+        hit = False
+        for s, codes in by_file.get(f.file, ()):
+            if f.rule in codes and s.covers(f):
+                s.used.add(f.rule)
+                hit = True
+        if not hit:
+            kept.append(f)
+    return kept, notes + _unused(resolved, active)
+
+
+def _resolved(suppressions: list[Suppression], resolve: Callable[[str], str | None]) -> tuple[list[tuple[Suppression, dict[str, str]]], list[Finding]]:
+    """Each suppression with the codes it names (code -> the token written), and a finding per unknown rule."""
     resolved: list[tuple[Suppression, dict[str, str]]] = []
     notes: list[Finding] = []
     for s in suppressions:
@@ -142,31 +160,23 @@ def apply_suppressions(
             else:
                 codes[code] = token
         resolved.append((s, codes))
-    by_file: dict[str, list[tuple[Suppression, dict[str, str]]]] = {}
-    for item in resolved:
-        by_file.setdefault(item[0].file, []).append(item)
-    kept = []
-    for f in findings:
-        hit = False
-        for s, codes in by_file.get(f.file, ()):
-            if f.rule in codes and s.covers(f):
-                s.used.add(f.rule)
-                hit = True
-        if not hit:
-            kept.append(f)
+    return resolved, notes
+
+
+def _unused(resolved: list[tuple[Suppression, dict[str, str]]], active: Callable[[str], bool]) -> list[Finding]:
+    """A finding per suppressed rule that ran and found nothing the suppression covers."""
     unused = LOAD_CODES["unused-suppression"]
-    for s, codes in resolved:
-        for code, token in codes.items():
-            if code not in s.used and active(code):
-                notes.append(
-                    Finding(
-                        unused.code,
-                        unused.name,
-                        unused.severity,
-                        f"unused suppression: {s.where} disables {token} but there is no such finding here; remove it",
-                        s.file,
-                        s.line,
-                        s.column,
-                    )
-                )
-    return kept, notes
+    return [
+        Finding(
+            unused.code,
+            unused.name,
+            unused.severity,
+            f"unused suppression: {s.where} disables {token} but there is no such finding here; remove it",
+            s.file,
+            s.line,
+            s.column,
+        )
+        for s, codes in resolved
+        for code, token in codes.items()
+        if code not in s.used and active(code)
+    ]

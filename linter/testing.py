@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from .api import FixAvailability, Rule
+from .api import Applicability, FixAvailability, Rule
 from .engine import discover_rules, lint_estate
 from .findings import Finding
 from .load import Estate, check_estate, load_text
@@ -111,7 +111,7 @@ def lint_text(
 
 def check_fix_availability(rules: Iterable[type[Rule]], findings: Iterable[Finding]) -> None:
     """Assert that findings carry fixes as their rules declare: none for ``NONE``, always for
-    ``ALWAYS`` (``SOMETIMES`` may go either way)."""
+    ``ALWAYS`` (``SOMETIMES`` may go either way), each with an :class:`Applicability`."""
     declared = {r.code: r.fix_availability for r in rules}
     for f in findings:
         availability = declared.get(f.rule)
@@ -119,6 +119,8 @@ def check_fix_availability(rules: Iterable[type[Rule]], findings: Iterable[Findi
             raise AssertionError(f"{f.rule} declares no fixes but its finding has one: {f.message}")
         if availability is FixAvailability.ALWAYS and f.fix is None:
             raise AssertionError(f"{f.rule} declares a fix on every finding but this one has none: {f.message}")
+        if f.fix is not None and not isinstance(f.fix.applicability, Applicability):
+            raise AssertionError(f"{f.rule}'s fix applicability {f.fix.applicability!r} is not an Applicability")
 
 
 @dataclass(frozen=True)

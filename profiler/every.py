@@ -33,9 +33,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jsops.profiler.metrics import MetricsServer, Snapshot, render
+
+if TYPE_CHECKING:  # pyspark is imported by the job that runs the loop
+    from pyspark.sql import SparkSession
 
 __all__ = ["Health", "serve", "session_label", "MIN_EVERY_S"]
 
@@ -97,7 +100,7 @@ def _span(seconds: float) -> str:
     return f"{s // 3600}h{s % 3600 // 60}m"
 
 
-def session_label(spark: Any, what: str, connect: bool) -> str:
+def session_label(spark: Any, what: str, connect: bool) -> str:  # a classic or a Spark Connect session
     """``what`` and the session's identity: the application id of a classic session (one per JVM
     start), the Spark Connect session id otherwise."""
     try:
@@ -107,7 +110,7 @@ def session_label(spark: Any, what: str, connect: bool) -> str:
     return f"{what} ({ident})"
 
 
-def _alive(spark: Any) -> str | None:
+def _alive(spark: SparkSession) -> str | None:
     """``None`` when the session still answers a query, else why not (one line)."""
     try:
         spark.range(1).collect()
@@ -141,7 +144,7 @@ def _store_windows(store: Path) -> int:
 
 
 def serve(
-    spark: Any,
+    spark: SparkSession,
     run_once: Callable[[], int],
     every_s: float,
     store: Path,
@@ -175,7 +178,7 @@ def serve(
 
 
 def _loop(
-    spark: Any,
+    spark: SparkSession,
     run_once: Callable[[], int],
     every_s: float,
     store: Path,

@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 if __package__ in (None, ""):  # spark-submit profiler/job.py: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from jsops.profiler.errors import ProfilerError  # noqa: E402 (after the sys.path fix above)
-from jsops.profiler.inputs import check_paths, shuffle_partitions  # noqa: E402
-from jsops.profiler.precision import DEFAULT_EXACT_LIMIT, MIN_ACCURACY  # noqa: E402
+from jsops.profiler.errors import ProfilerError  # after the sys.path fix above
+from jsops.profiler.inputs import check_paths, shuffle_partitions
+from jsops.profiler.precision import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -262,7 +262,7 @@ def _failure(exc: BaseException) -> str:
 def _stderr_writer(spark: SparkSession | None, under_submit: bool) -> Callable[[str], None]:
     """Where messages go. Under spark-submit the Python process's stderr is merged into its stdout (the
     JVM reads both as one stream), so messages go to the JVM's own stderr and ``-o -`` stays JSON."""
-    gateway = spark.sparkContext._jvm if under_submit and spark is not None else None  # noqa: SLF001
+    gateway = spark.sparkContext._jvm if under_submit and spark is not None else None
     if gateway is not None:
         err = gateway.System.err
 

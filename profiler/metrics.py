@@ -117,13 +117,13 @@ class _Handler(BaseHTTPRequestHandler):
         if body:
             self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+    def do_GET(self) -> None:  # the standard library's name
         self._answer(True)
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         self._answer(False)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the standard library's name)
+    def log_message(self, format: str, *args: Any) -> None:  # the standard library's name
         pass  # scrapes are not jsops's output
 
 

@@ -13,7 +13,10 @@ whose size is the number of distinct days.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pyspark is imported where a query runs
+    from pyspark.sql import DataFrame
 
 __all__ = ["GAP_DAYS", "DAY_US", "main_run", "within_gap", "day_counts", "exclude_outliers", "outliers_from"]
 
@@ -52,7 +55,7 @@ def within_gap(lo_us: int | None, hi_us: int | None, gap_days: int = GAP_DAYS) -
     return lo_us // DAY_US * DAY_US, (hi_us // DAY_US + 1) * DAY_US
 
 
-def day_counts(ev: Any) -> Any:
+def day_counts(ev: DataFrame) -> DataFrame:
     """The query of the events per UTC day (``d``, ``count``), the :data:`_MAX_DAYS` busiest days: run
     alone by :func:`exclude_outliers`, or within another query and read by :func:`outliers_from`."""
     from pyspark.sql import functions as F
@@ -61,13 +64,13 @@ def day_counts(ev: Any) -> Any:
     return ev.where(F.col("t").isNotNull()).groupBy(day.alias("d")).count().orderBy(F.col("count").desc()).limit(_MAX_DAYS)
 
 
-def exclude_outliers(ev: Any) -> tuple[Any, int, tuple[int, int] | None]:
+def exclude_outliers(ev: DataFrame) -> tuple[DataFrame, int, tuple[int, int] | None]:
     """``ev`` without its outliers (events without a timestamp are kept), how many were left out,
     and the kept range ``[start, end)`` in microseconds (None: no timestamped events)."""
     return outliers_from(ev, day_counts(ev).collect())
 
 
-def outliers_from(ev: Any, rows: list[Any]) -> tuple[Any, int, tuple[int, int] | None]:
+def outliers_from(ev: DataFrame, rows: list[Any]) -> tuple[DataFrame, int, tuple[int, int] | None]:
     """:func:`exclude_outliers` from the rows of :func:`day_counts` collected already."""
     from pyspark.sql import functions as F
 

@@ -137,7 +137,7 @@ def _release(spark: SparkSession) -> None:
     """Close a Connect session that failed half-way (its client threads would keep the process alive)."""
     try:
         spark.stop()
-    except Exception:  # noqa: S110 (the first error is the one to report)
+    except Exception:  # the first error is the one to report
         pass
 
 

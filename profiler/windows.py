@@ -10,7 +10,7 @@ a timestamp belong to no window: they are counted (``untimed``) and skipped.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -21,6 +21,9 @@ from jsops.profiler.histrank import literal_table
 from jsops.profiler.partial import Counter, Histogram, Partial, gamma
 
 __all__ = ["window_partials"]
+
+PartOf = Callable[[int], Partial]
+"""The partial profile of window ``w`` (made on first use)."""
 
 _ADVISORY_KINDS = ("max_deliver", "nak", "terminated")
 _ZERO = -(2**31)
@@ -33,7 +36,7 @@ def window_partials(ev: DataFrame, template: Partial, window_us: int) -> tuple[d
     ev = ev.withColumn("w", F.floor(F.col("t") / window_us))
     parts: dict[int, Partial] = {}
 
-    def part(w: Any) -> Partial:
+    def part(w: int) -> Partial:
         w = int(w)
         return parts.setdefault(w, Partial(w * window_us, (w + 1) * window_us, template.alpha, template.exact_limit, template.reach))
 
@@ -47,7 +50,7 @@ def window_partials(ev: DataFrame, template: Partial, window_us: int) -> tuple[d
     return parts, untimed
 
 
-def _census(ev: DataFrame, part: Any) -> dict[str, int]:
+def _census(ev: DataFrame, part: PartOf) -> dict[str, int]:
     kind, t = F.col("kind"), F.col("t")
     is_ack, is_adv, is_pub = kind == "ack", kind == "advisory", kind == "publish"
     ack_ok = F.col("ack_time").isNull() | (F.col("ack_time") >= 0)
@@ -108,7 +111,7 @@ def _bucket(v: Column, alpha: float) -> Column:
     return F.when(v <= 0, F.lit(_ZERO)).otherwise(F.floor(F.log(v) / math.log(gamma(alpha)))).cast("int")
 
 
-def _acks(ev: DataFrame, part: Any, alpha: float, exact_limit: int) -> None:
+def _acks(ev: DataFrame, part: PartOf, alpha: float, exact_limit: int) -> None:
     """Per window and consumer: log-bucket counts, and the value counts of the groups small enough."""
     acks = ev.where((F.col("kind") == "ack") & F.col("stream").isNotNull() & F.col("consumer").isNotNull() & (F.col("ack_time") >= 0) & F.col("w").isNotNull())
     sizes = acks.groupBy("w", "stream", "consumer").agg(F.count("*").alias("n"), F.max("ack_time").alias("mx")).collect()
@@ -141,7 +144,7 @@ def _acks(ev: DataFrame, part: Any, alpha: float, exact_limit: int) -> None:
             h.exact[int(r["v"])] = c
 
 
-def _per_second(pub: DataFrame, part: Any) -> None:
+def _per_second(pub: DataFrame, part: PartOf) -> None:
     ok = pub.where(F.col("result") == "ok").withColumn("sec", F.floor(F.col("t") / 1_000_000))
     per_sec = ok.groupBy("w", "stream", "sec").agg(F.count("*").alias("c"), F.sum("bytes").alias("b"), F.count("bytes").alias("nb"))
     for r in (
@@ -157,7 +160,7 @@ def _per_second(pub: DataFrame, part: Any) -> None:
         part(r["w"]).stream(r["stream"]).peak_min = int(r["pm"])
 
 
-def _horizons(pub: DataFrame, part: Any, window_us: int, template: Partial) -> None:
+def _horizons(pub: DataFrame, part: PartOf, window_us: int, template: Partial) -> None:
     """Retry horizons of the ids inside a window; the ids near its edges as (attempts, first, last)."""
     ids = pub.where(F.col("msg_id").isNotNull()).groupBy("w", "stream", "msg_id").agg(F.count("*").alias("n"), F.min("t").alias("lo"), F.max("t").alias("hi"))
     edge = (F.col("lo") < F.col("w") * window_us + template.reach) | (F.col("hi") >= (F.col("w") + 1) * window_us - template.reach)
@@ -180,7 +183,7 @@ def _horizons(pub: DataFrame, part: Any, window_us: int, template: Partial) -> N
                 s.horizons.exact = None
 
 
-def _counters(ev: DataFrame, part: Any) -> None:
+def _counters(ev: DataFrame, part: PartOf) -> None:
     """Per window: deltas of ConsumerInfo ``delivered.consumer_seq`` and StreamInfo ``state.last_seq``."""
     cons = ev.where((F.col("kind") == "consumer_info") & F.col("consumer").isNotNull() & F.col("c_delivered").isNotNull()).select(
         "w", "stream", "consumer", "t", F.col("c_delivered").alias("v")
@@ -212,7 +215,7 @@ def _counters(ev: DataFrame, part: Any) -> None:
             p.consumer(f"{r['stream']}/{r['consumer']}").delivery = c
 
 
-def _sizes(ev: DataFrame, part: Any) -> None:
+def _sizes(ev: DataFrame, part: PartOf) -> None:
     snaps = ev.where((F.col("kind") == "stream_info") & F.col("stream").isNotNull() & F.col("t").isNotNull() & (F.col("s_messages") > 0))
     for r in (
         snaps.groupBy("w", "stream")

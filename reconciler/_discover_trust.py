@@ -19,9 +19,12 @@ their answers are dropped (placement in other clusters is then not judged offlin
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .client import TargetError
+
+if TYPE_CHECKING:
+    from jsops.linter import LintTarget
 
 __all__ = ["cluster_ids", "verified_peers", "check_facts", "PING_DEADLINE"]
 
@@ -88,12 +91,12 @@ def verified_peers(answers: list[dict[str, Any]], ids: dict[str, str | None], va
     return [kept[k] for k in sorted(kept)], notes
 
 
-def _bad(what: str, value: Any) -> TargetError:
+def _bad(what: str, value: object) -> TargetError:
     shown = repr(value)
     return TargetError(f"the server gave {what} {shown[:80] + ('...' if len(shown) > 80 else '')}, which is not plausible; nothing was written")
 
 
-def check_facts(facts: Any) -> None:
+def check_facts(facts: LintTarget) -> None:
     """Refuse facts no real server gives (a release with a newline, a name with control characters)
     before they reach ``.jsops.yaml``."""
     if facts.server_version is not None and not _RELEASE.fullmatch(facts.server_version):

@@ -132,7 +132,7 @@ async def _send(js: Any, p: _Publisher, subject: str, msg_id: str, payload: byte
                 return
         except (TimeoutError, RequestTimeout):
             log.attempt(p, subject, msg_id, attempt, "timeout")
-        except Exception:  # noqa: BLE001 - a publisher logs and retries whatever went wrong
+        except Exception:  # a publisher logs and retries whatever went wrong
             log.attempt(p, subject, msg_id, attempt, "error")
         if stop.is_set() or attempt >= 4:
             return
@@ -143,7 +143,7 @@ async def _send(js: Any, p: _Publisher, subject: str, msg_id: str, payload: byte
 async def _work_loop(js: Any, w: _Worker, rng: random.Random, stop: asyncio.Event, counts: dict[str, int]) -> None:
     try:
         sub = await js.pull_subscribe_bind(durable=w.consumer, stream=w.stream)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         print(f"traffic: cannot bind {w.stream}/{w.consumer}: {exc}", file=sys.stderr)
         return
     mu = math.log(w.median_s)
@@ -152,7 +152,7 @@ async def _work_loop(js: Any, w: _Worker, rng: random.Random, stop: asyncio.Even
             msgs = await sub.fetch(1, timeout=1.0)
         except (TimeoutError, RequestTimeout):
             continue
-        except Exception:  # noqa: BLE001 - reconnecting or shutting down
+        except Exception:  # reconnecting or shutting down
             await asyncio.sleep(0.2)
             continue
         for msg in msgs:
@@ -168,7 +168,7 @@ async def _work_loop(js: Any, w: _Worker, rng: random.Random, stop: asyncio.Even
                 else:
                     await msg.ack()
                     counts["ack"] += 1
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
 
 
@@ -176,13 +176,13 @@ async def _cart_loop(js: Any, rng: random.Random, stop: asyncio.Event, counts: d
     """The storefront keeps shopping carts in the estate's KeyValue bucket ``carts`` (if applied)."""
     try:
         kv = await js.key_value("carts")
-    except Exception:  # noqa: BLE001 - another estate: no carts bucket, no cart traffic
+    except Exception:  # another estate: no carts bucket, no cart traffic
         return
     while not stop.is_set():
         try:
             await kv.put(f"cart.c{rng.randrange(200)}", json.dumps({"items": rng.randrange(1, 6)}).encode())
             counts["cart_puts"] += 1
-        except Exception:  # noqa: BLE001 - reconnects are expected during the demo
+        except Exception:  # reconnects are expected during the demo
             pass
         await asyncio.sleep(rng.uniform(0.05, 0.3))
 
@@ -224,7 +224,7 @@ async def run(server: str, duration_s: float, publish_log: Path, seed: int = 7) 
         counts["publish_attempts"] = log.lines
     try:
         await nc.close()
-    except Exception:  # noqa: BLE001
+    except Exception:
         pass
     return counts
 

@@ -159,14 +159,14 @@ class _Server:
                 raise DemoError(f"nats-server exited with {self.proc.returncode}; see {self.log}")
             try:
                 nc = await aconnect(servers=self.url, connect_timeout=1, max_reconnect_attempts=0, allow_reconnect=False)
-            except Exception:  # noqa: BLE001 - not listening yet
+            except Exception:  # not listening yet
                 await asyncio.sleep(0.1)
                 continue
             try:
                 reply = await nc.request("$JS.API.INFO", b"", timeout=1)
                 if "error" not in json.loads(reply.data):
                     return
-            except Exception:  # noqa: BLE001 - JetStream still starting
+            except Exception:  # JetStream still starting
                 await asyncio.sleep(0.1)
             finally:
                 await nc.close()

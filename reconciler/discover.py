@@ -85,11 +85,11 @@ def target_facts(
     )
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _tags(value: Any) -> tuple[str, ...]:
+def _tags(value: object) -> tuple[str, ...]:
     return tuple(t for t in value if isinstance(t, str)) if isinstance(value, list) else ()
 
 

@@ -23,7 +23,7 @@ from .client import ACCOUNT_INFO, MONITOR_SHAPES, AnswerError, Target, TargetErr
 __all__ = ["account_limits", "server_limits", "monitor_json"]
 
 
-def _positive(v: Any) -> int | None:
+def _positive(v: object) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
 
 

@@ -4,16 +4,15 @@ applied action ended.
 Each is a :class:`~enum.StrEnum`: a member *is* its string (``ActionKind.CREATE == "create"``),
 so plans and outcomes serialise to the same JSON as always, saved plans load, and a member prints
 as its value. Members know what the renderers show for them (an action its terraform-style
-symbol and the past tense apply reports).
+symbol and the past tense apply reports). :class:`ChangeClass` is the field catalog's
+(:mod:`jsops.linter.semantics.catalog`), the one vocabulary of the linter and the plan.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import get_args
 
-from jsops.linter import CLASS_ORDER
-from jsops.linter import ChangeClass as LintChangeClass
+from jsops.linter import ChangeClass
 
 __all__ = ["ActionKind", "ChangeClass", "Outcome"]
 
@@ -88,30 +87,6 @@ _PAST = {
     ActionKind.RESUME: "resumed",
     ActionKind.RESET: "reset",
 }
-
-
-class ChangeClass(StrEnum):
-    """The class of one field change: those of :mod:`jsops.linter.semantics.updates` (what the server lets an
-    update change, and ``reset``: a consumer start the server refuses as an update, made through the
-    reset API), and ``data-loss``, which the plan gives a limit change that removes stored messages
-    (:mod:`jsops.reconciler.dataloss`)."""
-
-    IN_PLACE = "in-place"
-    ONE_WAY = "one-way"
-    RESET = "reset"
-    RECREATE = "recreate"
-    FORBIDDEN = "forbidden"
-    DATA_LOSS = "data-loss"
-
-    @property
-    def rank(self) -> int:
-        """Severity as :func:`jsops.linter.semantics.updates.worst` orders it (``data-loss`` counts as in place:
-        the server applies it as an update)."""
-        return CLASS_ORDER.get(self.value, 0)
-
-
-# The linter's classes are the source; this enum names them and adds the reconciler's own.
-assert set(get_args(LintChangeClass)) == {c.value for c in ChangeClass} - {ChangeClass.DATA_LOSS.value}
 
 
 class Outcome(StrEnum):

@@ -144,13 +144,13 @@ class FakeHttp:
 
     def __init__(self, behave: Callable[[str, Any], None]) -> None:
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 try:
                     behave(self.path, self.wfile)
                 except OSError:
                     pass
 
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: object) -> None:
                 pass
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from jsops.linter.cli.app import main
-from jsops.linter.findings import Edit
+from jsops.linter.findings import Applicability, Edit, Finding, FixSuggestion, Severity
 from jsops.linter.fix import FixError, apply_edits, render_scalar
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "fix"
@@ -139,3 +139,17 @@ def test_a_fix_that_breaks_the_manifest_is_refused(work, capsys, monkeypatch):
     _, err = capsys.readouterr()
     assert "n.yaml: not fixed: the edited manifest would no longer load cleanly" in err
     assert (work / "n.yaml").read_text() == (GOLDEN / "native.yaml").read_text()
+
+
+def test_applicability_is_an_enum_spelled_as_before() -> None:
+    """A fix's applicability is :class:`Applicability`; reports and the results cache see the same strings."""
+    import marshal
+
+    from jsops.linter.load.results_cache import finding_of, plain_finding
+
+    fix = FixSuggestion.unsafe("set max_age", (Edit.set(("max_age",), 60, duration=True),))
+    assert fix.as_dict() == {"applicability": "unsafe", "description": "set max_age"}
+    assert type(fix.as_dict()["applicability"]) is str
+    f = Finding("JS101", "x", Severity.ERROR, "m", "a.yaml", 1, 1, fix=fix)
+    back = finding_of(marshal.loads(marshal.dumps(plain_finding(f))))
+    assert back == f and back.fix is not None and back.fix.applicability is Applicability.UNSAFE

@@ -143,3 +143,13 @@ def test_consumer_enums_and_times():
     assert c.sample_freq == "100" and c.opt_start_time.year == 2026
     with pytest.raises(ValidationError):
         ConsumerConfig.model_validate({"opt_start_time": "2026-01-02 03:04:05"})  # no time zone: not RFC 3339
+
+
+def test_declaration_is_built_by_keyword() -> None:
+    """A declaration has 13 fields, several of one type: building one by position is refused."""
+    from jsops.linter.model.resource import Declaration
+
+    with pytest.raises(TypeError):
+        Declaration("Stream", "ORDERS", None, "a.yaml")  # type: ignore[misc]  # positional on purpose
+    d = Declaration(kind="Stream", name="ORDERS", stream=None, file="a.yaml")
+    assert (d.key, d.dialect, d.spec_path) == (("default", "Stream", "ORDERS", None), "native", ("spec",))

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-import jsops.linter.config  # noqa: F401 (binds the name below)
-import jsops.linter.model.buckets  # noqa: F401 (binds the name below)
+import jsops.linter.config  # binds the name below
+import jsops.linter.model.buckets  # binds the name below
 import jsops.linter.model.target  # noqa: F401 (binds the name below)
 from jsops import linter
 from jsops.linter.engine import discover_rules

@@ -29,7 +29,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ..findings import Edit, Finding, FixSuggestion, ObjectRef, Severity
+from ..findings import Applicability, Edit, Finding, FixSuggestion, ObjectRef, Severity
 from ..semantics.errcodes import ErrCode
 from .packs import PACK_SUFFIX, read_pack, write_pack
 
@@ -120,7 +120,7 @@ def plain_finding(f: Finding) -> tuple[Any, ...]:
         f.column,
         None if f.object is None else (f.object.kind, f.object.name, f.object.stream),
         None if f.server_error_code is None else int(f.server_error_code),
-        None if fix is None else (fix.applicability, fix.description, tuple((e.op, e.path, e.value, e.duration, e.document) for e in fix.edits)),
+        None if fix is None else (fix.applicability.value, fix.description, tuple((e.op, e.path, e.value, e.duration, e.document) for e in fix.edits)),
         f.excerpt,
         f.since,
     )
@@ -158,7 +158,7 @@ def finding_of(p: Any) -> Finding:
     if fix is not None:
         applicability, description, edits = fix
         suggestion = FixSuggestion(
-            _text(applicability),
+            Applicability(_text(applicability)),
             _text(description),
             tuple(Edit(_text(op), tuple(path), value, bool(duration), None if doc is None else _int(doc)) for op, path, value, duration, doc in edits),
         )

@@ -295,7 +295,7 @@ def _command_options(name: str) -> list[str]:
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
             main([name, "--help"])
-    except BaseException:  # noqa: BLE001 - a plugin that cannot load still gets command completion
+    except BaseException:  # a plugin that cannot load still gets command completion
         return []
     return sorted(set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", out.getvalue())))
 

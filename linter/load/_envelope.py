@@ -8,11 +8,11 @@ from typing import Any
 
 from ..findings import FieldPath
 from ..model.positions import resolve_position
-from ..model.resource import Estate
+from ..model.resource import Declaration, Estate
 from .documents import ParsedDocument
 from .messages import MAX_FINDINGS_PER_OBJECT, MAX_NAME_LENGTH, did_you_mean, finding, kind_of, short, shown, too_long
 
-__all__ = ["check_keys", "string_map", "require_str", "context_name"]
+__all__ = ["check_keys", "string_map", "require_str", "context_name", "declared_in", "mapping_at"]
 
 
 def check_keys(value: dict[str, Any], allowed: Iterable[str], where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> bool:
@@ -27,7 +27,7 @@ def check_keys(value: dict[str, Any], allowed: Iterable[str], where: FieldPath, 
     return not unknown
 
 
-def string_map(value: Any, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> dict[str, str] | None:
+def string_map(value: object, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> dict[str, str] | None:
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -62,7 +62,7 @@ def require_str(value: dict[str, Any], key: str, where: FieldPath, doc: ParsedDo
     return None
 
 
-def context_name(value: Any, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
+def context_name(value: object, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
     """A context name: a non-empty string of printable characters, at most MAX_NAME_LENGTH long."""
     if isinstance(value, str) and value and len(value) <= MAX_NAME_LENGTH and value.isprintable():
         return value
@@ -74,4 +74,48 @@ def context_name(value: Any, where: FieldPath, doc: ParsedDocument, file: str, e
     else:
         what = f"{label} must be a non-empty string, got {kind_of(value)}"
     estate.findings.append(finding("invalid-field", what, file, *pos))
+    return None
+
+
+def declared_in(
+    doc: ParsedDocument,
+    index: int,
+    file: str,
+    *,
+    kind: str,
+    name: str,
+    stream: str | None,
+    dialect: str = "native",
+    context: str = "default",
+    annotations: dict[str, str] | None = None,
+    spec_path: FieldPath = ("spec",),
+    key_map: dict[FieldPath, FieldPath] | None = None,
+) -> Declaration:
+    """The object document ``index`` of ``file`` declares (where it is and what it holds come from ``doc``)."""
+    return Declaration(
+        kind=kind,
+        name=name,
+        stream=stream,
+        file=file,
+        context=context,
+        annotations={} if annotations is None else annotations,
+        dialect=dialect,
+        document=index,
+        doc_line=doc.line,
+        positions=doc.positions,
+        spec_path=spec_path,
+        key_map={} if key_map is None else key_map,
+        raw=doc.value,
+    )
+
+
+def mapping_at(value: dict[str, Any], key: str, doc: ParsedDocument, file: str, estate: Estate, *, required: bool = False) -> dict[str, Any] | None:
+    """``value[key]`` when it is a mapping (absent: an empty one, unless ``required``); else None and a finding."""
+    got = value.get(key)
+    if isinstance(got, dict):
+        return got
+    if got is None and not required:
+        return {}
+    message = f"missing required field {key}" if got is None else f"{key} must be a mapping, got {kind_of(got)}"
+    estate.findings.append(finding("invalid-field", message, file, *(resolve_position(doc.positions, (key,)) or (doc.line, 1))))
     return None

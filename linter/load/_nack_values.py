@@ -1,12 +1,11 @@
 """NACK's value spellings, checked and translated: durations Go's ``time.ParseDuration`` reads (no
 ``d`` or ``w`` unit), sizes as integer bytes, and NACK's own enum spellings.
 
-The Go duration pattern and formatting (:data:`GO_DURATION`, :func:`go_duration_text`) live here
-only; the NACK duration check is :func:`nack_duration_problem`."""
+Go's duration grammar and spelling are :mod:`..semantics.units`' (``parse_go_duration``,
+``nack_duration``); the NACK duration check is :func:`nack_duration_problem`."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ..findings import FieldPath
@@ -14,18 +13,17 @@ from ..model.positions import resolve_position
 from ..model.resource import Estate
 from ..semantics import catalog
 from ..semantics.catalog import Unit
-from ..semantics.units import UnitError, parse_duration, parse_size
+from ..semantics.units import UnitError, nack_duration, parse_duration, parse_go_duration, parse_size
 from ._nack_tables import ENUMS
 from .documents import ParsedDocument
 from .messages import did_you_mean, finding, kind_of, short
 from .nack_releases import nack_release
 
-__all__ = ["GO_DURATION", "go_duration_text", "nack_duration_problem", "nack_values"]
+__all__ = ["nack_duration_problem", "nack_values"]
 
 # What NACK itself does with a spec (nats-io/nack deploy/crds.yml, internal/controller/*_controller.go):
 # the CRD schemas give defaults that kube-apiserver writes into every object, durations go through
 # Go's time.ParseDuration (no d or w units), sizes are integers, and enums have NACK's own spelling.
-GO_DURATION = re.compile(r"^[-+]?(0|([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+)$")
 
 
 def _nack_names(kind: str, unit: Unit) -> frozenset[str]:
@@ -38,14 +36,12 @@ _NACK_DURATIONS = {kind: _nack_names(kind, Unit.DURATION) for kind in _KINDS}
 _NACK_INTEGER_SIZES = {kind: _nack_names(kind, Unit.SIZE) for kind in _KINDS}
 
 
-def go_duration_text(ns: int) -> str:
-    """``ns`` in the units Go's time.ParseDuration reads (h, m, s, ms, us, ns)."""
-    out = ""
-    for unit, size in (("h", 3_600_000_000_000), ("m", 60_000_000_000), ("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000), ("ns", 1)):
-        if ns >= size:
-            q, ns = divmod(ns, size)
-            out += f"{q}{unit}"
-    return out or "0s"
+def _go_reads(text: str) -> bool:
+    try:
+        parse_go_duration(text)
+    except UnitError:
+        return False
+    return True
 
 
 def nack_duration_problem(value: Any, label: str) -> str | None:
@@ -59,9 +55,9 @@ def nack_duration_problem(value: Any, label: str) -> str | None:
         ns = parse_duration(value)
     except UnitError:
         return None  # the model reports it, with the usual advice
-    if GO_DURATION.match(value.strip()):
+    if _go_reads(value.strip()):
         return None
-    return f"{label}: NACK reads durations with Go's time.ParseDuration, which has no d or w unit; write {go_duration_text(abs(ns))!r}"
+    return f"{label}: NACK reads durations with Go's time.ParseDuration, which has no d or w unit; write {nack_duration(abs(ns))!r}"
 
 
 def nack_values(spec: dict[str, Any], kind: str, doc: ParsedDocument, file: str, estate: Estate) -> tuple[dict[str, Any], bool]:

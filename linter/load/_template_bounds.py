@@ -32,9 +32,9 @@ import operator
 import re
 import string
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from jinja2.compiler import CodeGenerator, Frame
 from jinja2.exceptions import SecurityError
@@ -60,6 +60,9 @@ MAX_RENDER_TOTAL = 64 * 1024 * 1024  # characters (a list item: 8) all the value
 _POINTER = 8
 
 
+_V = TypeVar("_V")
+
+
 class RenderTimeout(Exception):
     """The render ran past its time bound (raised inside the rendering thread by the watchdog)."""
 
@@ -68,7 +71,7 @@ def _refuse(what: str) -> SecurityError:
     return SecurityError(what)
 
 
-def text_size(value: Any, budget: int = MAX_VALUE_CHARS) -> int:
+def text_size(value: object, budget: int = MAX_VALUE_CHARS) -> int:
     """A cheap estimate of ``len(str(value))`` that stops counting past ``budget`` (shared
     references are counted each time they are printed, as ``str`` would print them)."""
     total = 0
@@ -97,7 +100,7 @@ def text_size(value: Any, budget: int = MAX_VALUE_CHARS) -> int:
     return total
 
 
-def check_size(value: Any, what: str) -> Any:
+def check_size(value: _V, what: str) -> _V:
     if text_size(value) > MAX_VALUE_CHARS:
         raise _refuse(f"{what} would build a value of more than {MAX_VALUE_CHARS} characters")
     return value
@@ -132,7 +135,7 @@ def _charge(n: int, what: str) -> None:
         )
 
 
-def _own_size(value: Any) -> int:
+def _own_size(value: object) -> int:
     """What building ``value`` itself allocated: a string's characters, a container's slots (its
     items already existed and were charged when they were made)."""
     if isinstance(value, (str, bytes)):
@@ -144,13 +147,13 @@ def _own_size(value: Any) -> int:
     return 0
 
 
-def built(value: Any, what: str) -> Any:
+def built(value: _V, what: str) -> _V:
     """``value`` was just made from existing values (``+``, ``*``, ``~``): charge its own size."""
     _charge(_own_size(value), what)
     return value
 
 
-def made(value: Any, what: str) -> Any:
+def made(value: _V, what: str) -> _V:
     """``value`` came out of a filter or a call, which may have made every item anew: bounded on
     its own (:func:`check_size`) and charged in full."""
     size = text_size(value)
@@ -160,7 +163,7 @@ def made(value: Any, what: str) -> Any:
     return value
 
 
-def _width(n: Any, what: str) -> None:
+def _width(n: object, what: str) -> None:
     if isinstance(n, int) and not isinstance(n, bool) and abs(n) > MAX_WIDTH:
         raise _refuse(f"{what}: a width of {n} (at most {MAX_WIDTH})")
 
@@ -168,7 +171,7 @@ def _width(n: Any, what: str) -> None:
 _PERCENT = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[a-zA-Z%]")
 
 
-def check_percent(fmt: str, args: Any) -> None:
+def check_percent(fmt: str, args: object) -> None:
     """``fmt % args``: widths and precisions bounded, arguments of bounded size."""
     star = False
     for m in _PERCENT.finditer(fmt):
@@ -206,28 +209,44 @@ def check_format(fmt: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Non
     check_size((args, kwargs), "`format`")
 
 
-def _binop(op: str, left: Any, right: Any) -> Any:
-    if op == "*":
-        for seq, n in ((left, right), (right, left)):
-            if isinstance(seq, (str, bytes, list, tuple)) and isinstance(n, int) and len(seq) * n > MAX_SEQUENCE:
-                raise _refuse(f"`*` would build a sequence of more than {MAX_SEQUENCE} items")
-        if isinstance(left, int) and isinstance(right, int) and abs(left).bit_length() + abs(right).bit_length() > MAX_POWER_BITS:
-            raise _refuse(f"`*` result too large (more than {MAX_POWER_BITS} bits)")
-        return built(operator.mul(left, right), "`*`")
-    if op == "**":
-        if isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1 and abs(left).bit_length() * right > MAX_POWER_BITS:
-            raise _refuse(f"`**` result too large (more than {MAX_POWER_BITS} bits)")
-        return built(operator.pow(left, right), "`**`")
-    if op == "+":
-        if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)) and len(left) + len(right) > MAX_VALUE_CHARS:
-            raise _refuse(f"`+` would build a value of more than {MAX_VALUE_CHARS} items")
-        return built(operator.add(left, right), "`+`")
-    if op == "%":
-        if isinstance(left, str):
-            check_percent(left, right)
-            return made(operator.mod(left, right), "`%`")
-        return operator.mod(left, right)
-    return {"-": operator.sub, "/": operator.truediv, "//": operator.floordiv}[op](left, right)
+def _mul(left: object, right: object) -> object:
+    for seq, n in ((left, right), (right, left)):
+        if isinstance(seq, (str, bytes, list, tuple)) and isinstance(n, int) and len(seq) * n > MAX_SEQUENCE:
+            raise _refuse(f"`*` would build a sequence of more than {MAX_SEQUENCE} items")
+    if isinstance(left, int) and isinstance(right, int) and abs(left).bit_length() + abs(right).bit_length() > MAX_POWER_BITS:
+        raise _refuse(f"`*` result too large (more than {MAX_POWER_BITS} bits)")
+    return built(operator.mul(left, right), "`*`")
+
+
+def _pow(left: object, right: object) -> object:
+    if isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1 and abs(left).bit_length() * right > MAX_POWER_BITS:
+        raise _refuse(f"`**` result too large (more than {MAX_POWER_BITS} bits)")
+    return built(operator.pow(left, right), "`**`")
+
+
+def _add(left: object, right: object) -> object:
+    if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)) and len(left) + len(right) > MAX_VALUE_CHARS:
+        raise _refuse(f"`+` would build a value of more than {MAX_VALUE_CHARS} items")
+    return built(operator.add(left, right), "`+`")
+
+
+def _mod(left: object, right: object) -> object:
+    if isinstance(left, str):
+        check_percent(left, right)
+        return made(operator.mod(left, right), "`%`")
+    return operator.mod(left, right)
+
+
+# The binary operators a template may use, each bounded where it can grow a value.
+_BINOPS: dict[str, Callable[[object, object], object]] = {
+    "*": _mul,
+    "**": _pow,
+    "+": _add,
+    "%": _mod,
+    "-": operator.sub,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+}
 
 
 def concat(values: tuple[Any, ...]) -> str:
@@ -241,16 +260,16 @@ def concat(values: tuple[Any, ...]) -> str:
 # --- filters and str methods ---------------------------------------------------------------------
 
 
-def _lines(s: Any) -> int:
+def _lines(s: object) -> int:
     return str(s).count("\n") + 1
 
 
-def _estimate_join(items: Any, sep: Any) -> int:
+def _estimate_join(items: Iterable[object], sep: object) -> int:
     items = list(items) if not isinstance(items, (list, tuple)) else items
     return text_size(items) + len(str(sep)) * max(len(items) - 1, 0)
 
 
-def _estimate_replace(s: Any, old: Any, new: Any, count: Any = None) -> int:
+def _estimate_replace(s: object, old: object, new: object, count: object = None) -> int:
     s, old, new = str(s), str(old), str(new)
     n = s.count(old) if old else len(s) + 1
     if isinstance(count, int) and count >= 0:
@@ -258,7 +277,7 @@ def _estimate_replace(s: Any, old: Any, new: Any, count: Any = None) -> int:
     return len(s) + n * max(len(new) - len(old), 0)
 
 
-def _check_tojson(value: Any, indent: Any) -> None:
+def _check_tojson(value: object, indent: object) -> None:
     _width(indent, "tojson indent")
     check_size(value, "filter tojson")
 
@@ -279,7 +298,7 @@ _FILTER_CHECKS: dict[str, Callable[..., None]] = {
 }
 
 
-def _check_wordwrap(value: Any, width: Any = 79, break_long_words: Any = True, wrapstring: Any = None, *a: Any, **k: Any) -> None:
+def _check_wordwrap(value: object, width: object = 79, break_long_words: object = True, wrapstring: object = None, *a: object, **k: object) -> None:
     _width(width, "wordwrap")
     wrap = k.get("wrapstring", wrapstring)
     text = str(value)
@@ -287,19 +306,19 @@ def _check_wordwrap(value: Any, width: Any = 79, break_long_words: Any = True, w
     _big(len(text) + breaks * (len(str(wrap)) if wrap is not None else 1), "wordwrap")
 
 
-def _check_translate(s: Any, table: Any = None, *a: Any) -> None:
+def _check_translate(s: str | bytes, table: object = None, *a: object) -> None:
     if isinstance(table, dict):
         longest = max((len(v) for v in table.values() if isinstance(v, (str, bytes))), default=1)
         _big(len(s) * max(longest, 1), "str.translate")
 
 
-def _check_indent(value: Any, width: Any) -> None:
+def _check_indent(value: object, width: object) -> None:
     per = width if isinstance(width, int) and not isinstance(width, bool) else len(str(width))
     _width(per, "indent")
     _big(_lines(value) * per + len(str(value)), "indent")
 
 
-def _bounded_items(iterable: Any, what: str) -> list[Any]:
+def _bounded_items(iterable: Iterable[_V], what: str) -> list[_V]:
     """An iterator's items as a list, refused as soon as their printed size passes the bound."""
     out = []
     total = 0
@@ -355,11 +374,11 @@ def _bounded_filter(name: str, fn: Callable[..., Any], check: Callable[..., Any]
 
     pass_arg = _PassArg.from_obj(fn)
 
-    def run(*args: Any, **kwargs: Any) -> Any:
+    def run(*args: object, **kwargs: object) -> object:
         skip = 1 if pass_arg is not None else 0  # the first argument is the environment/context
-        if len(args) > skip and not isinstance(args[skip], (str, bytes, list, tuple, dict, set, frozenset, int, float)) and hasattr(args[skip], "__next__"):
-            # A generator (``x|map(...)|join``): its items are counted as they come.
-            args = (*args[:skip], _bounded_items(args[skip], f"filter {name}"), *args[skip + 1 :])
+        given = args[skip] if len(args) > skip else None
+        if isinstance(given, Iterator):  # a generator (``x|map(...)|join``): its items are counted as they come
+            args = (*args[:skip], _bounded_items(given, f"filter {name}"), *args[skip + 1 :])
         plain = args[skip:]
         if check is not None and plain:
             check(*plain, **kwargs)
@@ -389,22 +408,38 @@ _INT_METHOD_CHECKS: dict[str, Callable[..., None]] = {
 }
 
 
+class _BoundedCodeGenerator(CodeGenerator):
+    """Compiles ``a ~ b`` to :func:`concat` (bounded before the string is built)."""
+
+    def visit_Concat(self, node: Concat, frame: Frame) -> None:  # jinja2's visitor name
+        self.write("environment.jsops_concat((")
+        for arg in node.nodes:
+            self.visit(arg, frame)
+            self.write(", ")
+        self.write("))")
+
+
+def _check_method(obj: object, args: tuple[object, ...], kwargs: dict[str, object]) -> str:
+    """Refuse a ``str``/``int`` method call whose result would be too large; the method's name."""
+    owner = getattr(obj, "__self__", None)
+    name: str = getattr(obj, "__name__", "")
+    # jinja2 passes its own _loop_vars/_block_vars inside loops and blocks (Context.call drops them)
+    given = {k: v for k, v in kwargs.items() if k not in ("_loop_vars", "_block_vars")}
+    if isinstance(owner, (str, bytes)) and name in _STR_METHOD_CHECKS:
+        _STR_METHOD_CHECKS[name](owner, *args, **given)
+    elif isinstance(owner, int) and name in _INT_METHOD_CHECKS:
+        _INT_METHOD_CHECKS[name](owner, *args, **given)
+    return name
+
+
 def bounded_sandbox_class(base: type) -> type:
     """``base`` (an ImmutableSandboxedEnvironment) with every growth step bounded."""
 
-    class _BoundedCodeGenerator(CodeGenerator):
-        def visit_Concat(self, node: Concat, frame: Frame) -> None:  # noqa: N802 - jinja2's visitor name
-            self.write("environment.jsops_concat((")
-            for arg in node.nodes:
-                self.visit(arg, frame)
-                self.write(", ")
-            self.write("))")
-
     class Bounded(base):  # type: ignore[misc]  # base is the sandbox class given at run time
         code_generator_class = _BoundedCodeGenerator
-        intercepted_binops = frozenset({"+", "-", "*", "/", "//", "%", "**"})
+        intercepted_binops = frozenset(_BINOPS)
 
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
+        def __init__(self, *args: object, **kwargs: object) -> None:
             super().__init__(*args, **kwargs)
             self.jsops_concat = concat
             self.globals.pop("lipsum", None)  # lipsum(n) builds n paragraphs of text
@@ -412,18 +447,11 @@ def bounded_sandbox_class(base: type) -> type:
                 if name in _FILTER_CHECKS or name in _COPYING_FILTERS:
                     self.filters[name] = _bounded_filter(name, fn, _FILTER_CHECKS.get(name))
 
-        def call_binop(self, context: Any, op: str, left: Any, right: Any) -> Any:
-            return _binop(op, left, right)
+        def call_binop(self, context: object, op: str, left: object, right: object) -> object:
+            return _BINOPS[op](left, right)
 
-        def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 - jinja2's signature
-            owner = getattr(__obj, "__self__", None)
-            name = getattr(__obj, "__name__", "")
-            # jinja2 passes its own _loop_vars/_block_vars inside loops and blocks (Context.call drops them)
-            given = {k: v for k, v in kwargs.items() if k not in ("_loop_vars", "_block_vars")}
-            if isinstance(owner, (str, bytes)) and name in _STR_METHOD_CHECKS:
-                _STR_METHOD_CHECKS[name](owner, *args, **given)
-            elif isinstance(owner, int) and name in _INT_METHOD_CHECKS:
-                _INT_METHOD_CHECKS[name](owner, *args, **given)
+        def call(__self, __context: object, __obj: object, *args: object, **kwargs: object) -> object:  # jinja2's signature
+            name = _check_method(__obj, args, kwargs)
             result = super().call(__context, __obj, *args, **kwargs)
             return made(result, f"{name or 'call'}()") if isinstance(result, (str, bytes, list, tuple, dict)) else result
 
@@ -434,7 +462,7 @@ def bounded_sandbox_class(base: type) -> type:
             fmt = value.__self__
             is_map = value.__name__ == "format_map"
 
-            def checked(*args: Any, **kwargs: Any) -> str:
+            def checked(*args: object, **kwargs: object) -> str:
                 if is_map:
                     check_format(fmt, (), dict(args[0]) if args and isinstance(args[0], dict) else {})
                 else:

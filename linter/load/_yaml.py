@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from types import ModuleType
+from typing import Any, Protocol
 
+from ..jsonvalue import JsonScalar
 from ..model.positions import MapPos, Pos, PosEntry, SeqPos, start_of
 from .messages import short
 from .parsed import Limits, ParsedDocument, ReadProblem, node_count
@@ -29,12 +31,33 @@ _NAN = {".nan", ".NaN", ".NAN"}
 _TAG = "tag:yaml.org,2002:"
 
 
+class _Mark(Protocol):
+    line: int  # 0-based
+    column: int
+
+
+class _Event(Protocol):
+    """What composition reads of a libyaml parser event (the C extension ships no stubs)."""
+
+    start_mark: _Mark
+    tag: str | None
+    anchor: str | None
+    value: str  # a scalar's text
+    style: str | None
+
+
+class _Parser(Protocol):
+    """libyaml's ``CParser``, as composition uses it."""
+
+    def get_event(self) -> _Event: ...
+
+
 class _Abort(Exception):
     def __init__(self, problem: ReadProblem) -> None:
         self.problem = problem
 
 
-def _resolve_plain(text: str) -> Any:
+def _resolve_plain(text: str) -> JsonScalar:
     """YAML 1.2 core schema for an untagged plain scalar."""
     if text in _NULL:
         return None
@@ -42,27 +65,31 @@ def _resolve_plain(text: str) -> Any:
     if c in "tTfF" and text in _BOOL:
         return _BOOL[text]
     if c.isdigit() or c in "+-.":
-        if text.isdigit() and text.isascii():
-            return int(text)  # ValueError past Python's digit limit; _compose reports it
-        last = text[-1]
-        if not (last.isdigit() or last in ".fFnN" or text[:2] in ("0x", "0o")):
-            return text  # "30s", "7d", "10GiB": the common case for durations and sizes
-        if _INT.match(text):
-            return int(text)  # ValueError past Python's digit limit; _compose reports it
-        if _OCT.match(text):
-            return int(text[2:], 8)
-        if _HEX.match(text):
-            return int(text[2:], 16)
-        if _FLOAT.match(text):
-            return float(text)
-        if _INF.match(text):
-            return float("-inf") if text[0] == "-" else float("inf")
-        if text in _NAN:
-            return float("nan")
+        return _resolve_number(text)
     return text
 
 
-def _resolve_tagged(text: str, tag: str, mark: Pos) -> Any:
+def _resolve_number(text: str) -> int | float | str:
+    """A plain scalar that starts like a number: the core schema's int or float, else the text."""
+    if text.isdigit() and text.isascii():
+        return int(text)  # ValueError past Python's digit limit; _compose reports it
+    last = text[-1]
+    if not (last.isdigit() or last in ".fFnN" or text[:2] in ("0x", "0o")):
+        return text  # "30s", "7d", "10GiB": the common case for durations and sizes
+    if _INT.match(text):
+        return int(text)  # ValueError past Python's digit limit; _compose reports it
+    if _OCT.match(text):
+        return int(text[2:], 8)
+    if _HEX.match(text):
+        return int(text[2:], 16)
+    if _FLOAT.match(text):
+        return float(text)
+    if _INF.match(text):
+        return float("-inf") if text[0] == "-" else float("inf")
+    return float("nan") if text in _NAN else text
+
+
+def _resolve_tagged(text: str, tag: str, mark: Pos) -> JsonScalar:
     if tag in ("!", _TAG + "str"):
         return text
     if tag == _TAG + "int":
@@ -100,7 +127,7 @@ def _unsupported_tag(tag: str, mark: Pos) -> _Abort:
     )
 
 
-def _mark(m: Any) -> Pos:
+def _mark(m: _Mark) -> Pos:
     return (m.line + 1, m.column + 1)
 
 
@@ -115,7 +142,7 @@ class StreamDone(Exception):
     """The parser reached the end of the stream while skipping a document that could not be read."""
 
 
-def compose(parser: Any, limits: Limits) -> Iterator[ParsedDocument]:
+def compose(parser: _Parser, limits: Limits) -> Iterator[ParsedDocument]:
     """Every document of the parser's stream (``parser`` is libyaml's ``CParser``).
 
     A document that cannot be read is yielded with ``value`` None and its problems; a problem that
@@ -165,7 +192,7 @@ class _Document:
 
     __slots__ = ("R", "limits", "budget", "problems", "anchors", "nodes", "aliased", "stack")
 
-    def __init__(self, R: Any, limits: Limits, budget: int) -> None:
+    def __init__(self, R: ModuleType, limits: Limits, budget: int) -> None:
         self.R = R
         self.limits = limits
         self.budget = budget
@@ -175,7 +202,7 @@ class _Document:
         self.aliased = False
         self.stack: list[list[Any]] = []
 
-    def run(self, get_event: Callable[[], Any]) -> tuple[Any, PosEntry | None]:
+    def run(self, get_event: Callable[[], _Event]) -> tuple[Any, PosEntry | None]:
         """Events up to the document's end: the root value and its positions. Raises :class:`_Abort`."""
         R = self.R
         Scalar, Alias, DocumentEnd = R.ScalarEvent, R.AliasEvent, R.DocumentEndEvent
@@ -211,7 +238,7 @@ class _Document:
                 stack[-1][0].append(value)
                 stack[-1][1].items.append(entry)
 
-    def _scalar(self, e: Any) -> tuple[Any, Pos]:
+    def _scalar(self, e: _Event) -> tuple[Any, Pos]:
         mark = _mark(e.start_mark)
         tag = e.tag
         try:
@@ -230,7 +257,7 @@ class _Document:
             self.anchors[e.anchor] = (value, mark, 1)
         return value, mark
 
-    def _open(self, e: Any, is_map: bool) -> None:
+    def _open(self, e: _Event, is_map: bool) -> None:
         if len(self.stack) >= self.limits.max_depth:
             raise _Abort(ReadProblem("too-complex", f"nesting deeper than {self.limits.max_depth} levels; a manifest never needs this", *_mark(e.start_mark)))
         self.nodes += 1
@@ -251,9 +278,9 @@ class _Document:
             self.anchors[frame[4]] = (value, entry, node_count(value, self.limits.max_nodes + 1))
         return value, entry
 
-    def _alias(self, e: Any) -> tuple[Any, PosEntry]:
+    def _alias(self, e: _Event) -> tuple[Any, PosEntry]:
         mark = _mark(e.start_mark)
-        hit = self.anchors.get(e.anchor)
+        hit = self.anchors.get(e.anchor or "")  # an alias always names one
         if hit is None:
             raise _Abort(ReadProblem("yaml-syntax", f"alias *{short(e.anchor)} has no anchor &{short(e.anchor)} before it", *mark))
         value, entry, size = hit
@@ -261,7 +288,7 @@ class _Document:
         self.aliased = True
         return value, entry
 
-    def _too_big(self, e: Any) -> _Abort:
+    def _too_big(self, e: _Event) -> _Abort:
         limits = self.limits
         if self.budget < limits.max_nodes:
             text = f"file holds more than {limits.max_file_nodes} YAML nodes in all; split it"
@@ -271,7 +298,7 @@ class _Document:
             text = f"document has more than {limits.max_nodes} nodes; refusing to read it"
         return _Abort(ReadProblem("too-complex", text, *_mark(e.start_mark)))
 
-    def _attach_to_map(self, parent: list[Any], value: Any, entry: PosEntry, is_scalar: bool) -> None:
+    def _attach_to_map(self, parent: list[Any], value: object, entry: PosEntry, is_scalar: bool) -> None:
         if parent[2] is _NOKEY:
             if isinstance(value, (dict, list)):
                 raise _Abort(ReadProblem("unsupported", "a mapping key must be a string, not a list or a mapping", *start_of(entry)))
@@ -297,7 +324,7 @@ class _Document:
         parent[1].keys[k] = (parent[3], entry)
 
 
-def _apply_merges(value: Any, entry: PosEntry, merges: list[tuple[Any, PosEntry, Pos]]) -> None:
+def _apply_merges(value: object, entry: PosEntry, merges: list[tuple[Any, PosEntry, Pos]]) -> None:
     if not isinstance(value, dict) or not isinstance(entry, MapPos):
         return
     for src, src_entry, key_pos in merges:
@@ -311,7 +338,7 @@ def _apply_merges(value: Any, entry: PosEntry, merges: list[tuple[Any, PosEntry,
                     entry.keys[k] = one_entry.keys[k]
 
 
-def _skip_document(parser: Any, R: Any) -> None:
+def _skip_document(parser: _Parser, R: ModuleType) -> None:
     """After an aborted document, move the parser to the next document (or the end)."""
     depth = 0
     while True:

@@ -14,11 +14,12 @@ from typing import Any
 
 from ..findings import FieldPath, ObjectRef
 from ..model.positions import Pos, resolve_position
-from ..model.resource import Declaration, Estate
+from ..model.resource import Estate
 from ..semantics import catalog
 from ..semantics.catalog import Unit
 from ..semantics.errcodes import ErrCode
 from ..semantics.units import UnitError, parse_duration, parse_size
+from ._envelope import declared_in
 from .documents import ParsedDocument
 from .envelopes import consumer_envelope, stream_envelope
 from .messages import MAX_NAME_LENGTH, dotted, finding, kind_of, shown, too_long
@@ -131,7 +132,7 @@ def _load_api_consumer(
         pos = resolve_position(doc.positions, spec_path + (name_field,)) or start
         estate.findings.append(finding("invalid-field", too_long(name_field, name), file, *pos))
         return
-    declared = Declaration("Consumer", name, stream, file, "default", {}, "api", index, doc.line, doc.positions, spec_path, {}, v)
+    declared = declared_in(doc, index, file, kind="Consumer", name=name, stream=stream, dialect="api", spec_path=spec_path)
     if how == "unknown":
         units_ok = _api_unit_strings(cfg, "Consumer", spec_path, doc, file, estate)
         bare = admit(declared, cfg, estate, units_ok)
@@ -190,7 +191,7 @@ def _load_api_stream(doc: ParsedDocument, index: int, file: str, estate: Estate,
         pos = resolve_position(doc.positions, spec_path + ("name",)) or start
         estate.findings.append(finding("invalid-field", too_long("name", name), file, *pos))
         return
-    declared = Declaration("Stream", name, None, file, "default", {}, "api", index, doc.line, doc.positions, spec_path, {}, doc.value)
+    declared = declared_in(doc, index, file, kind="Stream", name=name, stream=None, dialect="api", spec_path=spec_path)
     units_ok = _api_unit_strings(cfg, "Stream", spec_path, doc, file, estate)
     admit(declared, cfg, estate, units_ok)
 

@@ -21,7 +21,7 @@ from ..model.positions import resolve_position
 from ..model.records.record import validation_errors
 from ..model.resource import Declaration, Estate, Resource
 from . import _nack_tables as T
-from ._envelope import check_keys, require_str, string_map
+from ._envelope import check_keys, declared_in, mapping_at, require_str, string_map
 from ._nack_values import nack_values
 from .documents import ParsedDocument
 from .messages import MAX_FINDINGS_PER_OBJECT, did_you_mean, dotted, finding, kind_of, short
@@ -111,16 +111,8 @@ def load_native_bucket(doc: ParsedDocument, index: int, file: str, estate: Estat
     v = doc.value
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
     ok = check_keys(v, NATIVE_TOP, (), doc, file, estate, "the manifest")
-    meta = v.get("metadata")
-    if not isinstance(meta, dict):
-        estate.findings.append(
-            finding(
-                "invalid-field",
-                "missing required field metadata" if meta is None else f"metadata must be a mapping, got {kind_of(meta)}",
-                file,
-                *(resolve_position(doc.positions, ("metadata",)) or start),
-            )
-        )
+    meta = mapping_at(v, "metadata", doc, file, estate, required=True)
+    if meta is None:
         return
     ok &= check_keys(meta, ("name", "context", "annotations", "labels"), ("metadata",), doc, file, estate, "metadata")
     name = require_str(meta, "name", ("metadata",), doc, file, estate, "metadata.name")
@@ -159,20 +151,15 @@ def load_native_bucket(doc: ParsedDocument, index: int, file: str, estate: Estat
     if "bucket" not in spec:
         spec_map[("bucket",)] = ("metadata", "name")
     prefix = "KV_" if kind == "KeyValue" else "OBJ_"
-    declared = Declaration(
-        "Stream",
-        prefix + name,
-        None,
-        file,
-        context if isinstance(context, str) and context else "default",
-        annotations,
-        "native",
+    declared = declared_in(
+        doc,
         index,
-        doc.line,
-        doc.positions,
-        ("spec",),
-        {},
-        v,
+        file,
+        kind="Stream",
+        name=prefix + name,
+        stream=None,
+        context=context if isinstance(context, str) and context else "default",
+        annotations=annotations,
     )
     _finish(kind, name, spec, declared, spec_map, estate, ok)
 
@@ -181,16 +168,8 @@ def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: Estate,
     v = doc.value
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
     meta = v.get("metadata") if isinstance(v.get("metadata"), dict) else {}
-    spec = v.get("spec")
-    if not isinstance(spec, dict):
-        estate.findings.append(
-            finding(
-                "invalid-field",
-                "missing required field spec" if spec is None else f"spec must be a mapping, got {kind_of(spec)}",
-                file,
-                *(resolve_position(doc.positions, ("spec",)) or start),
-            )
-        )
+    spec = mapping_at(v, "spec", doc, file, estate, required=True)
+    if spec is None:
         return
     # NACK's value spellings (Go durations for ttl and limitMarkerTtl, integer sizes), by the field catalog
     values, ok = nack_values(spec, kind, doc, file, estate)
@@ -209,7 +188,7 @@ def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: Estate,
     if bucket is None:
         return
     prefix = "KV_" if kind == "KeyValue" else "OBJ_"
-    declared = Declaration(
-        "Stream", prefix + bucket, None, file, context, annotations, "nack/" + api.rsplit("/", 1)[1], index, doc.line, doc.positions, ("spec",), {}, v
+    declared = declared_in(
+        doc, index, file, kind="Stream", name=prefix + bucket, stream=None, context=context, annotations=annotations, dialect="nack/" + api.rsplit("/", 1)[1]
     )
     _finish(kind, bucket, translated, declared, spec_map, estate, ok and not unknown)

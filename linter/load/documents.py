@@ -122,7 +122,7 @@ def _read_json(text: str, limits: Limits) -> tuple[list[ParsedDocument], list[Re
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-def _holds_surrogate(value: Any) -> bool:
+def _holds_surrogate(value: object) -> bool:
     """Whether a JSON value holds a string (or key) with a lone surrogate (``"\\ud800"``): not a
     Unicode character, so no output (UTF-8 text, JSON, SARIF, XML) could print it."""
     stack = [value]
@@ -174,7 +174,7 @@ def _json_int(text: str) -> Any:
         return text
 
 
-def _depth_exceeds(value: Any, limit: int) -> bool:
+def _depth_exceeds(value: object, limit: int) -> bool:
     stack = [(value, 0)]
     while stack:
         v, d = stack.pop()

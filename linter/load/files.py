@@ -259,7 +259,7 @@ def _only_separator_after(data: bytes, line: int) -> bool:
     return True
 
 
-def _not_jetstream(v: Any, file: str, looks: bool) -> str | None:
+def _not_jetstream(v: object, file: str, looks: bool) -> str | None:
     """Why a document is not a JetStream config (:mod:`jsops.linter.load.recognise`), or None when it is one
     (or another API's object, which :func:`_load_document` counts, or a near miss of ours: an error)."""
     if not isinstance(v, dict):
@@ -277,7 +277,7 @@ def _not_jetstream(v: Any, file: str, looks: bool) -> str | None:
     return None
 
 
-def _jetstream(v: Any, file: str) -> bool:
+def _jetstream(v: object, file: str) -> bool:
     """Whether a document is a JetStream config (or a near miss of one): not another API's object."""
     if not isinstance(v, dict) or _not_jetstream(v, file, False) is not None:
         return False
@@ -325,7 +325,7 @@ def _load_document(doc: ParsedDocument, index: int, file: str, estate: Estate) -
 _OUR_GROUPS = ("jsops", "jetstream.nats.io")
 
 
-def _foreign_api(api: Any, kind: Any) -> bool:
+def _foreign_api(api: object, kind: object) -> bool:
     """Whether a document belongs to another API (a Kubernetes Deployment, a ConfigMap, a CRD of
     another operator) kept in the same files: passed over quietly. A document that looks like ours
     but misspelt (``jsops/v2``, ``jetstream.nats.io/v1beta3``, ``jetstrem.nats.io/v1beta2``), or a

@@ -49,7 +49,7 @@ def finding(
     return Finding(code.code, code.name, code.severity, message, file, line, column, obj, server_error_code, excerpt=excerpt and code.excerpt, since=since)
 
 
-def kind_of(v: Any) -> str:
+def kind_of(v: object) -> str:
     if isinstance(v, list):
         return "a list"
     if isinstance(v, str):
@@ -65,7 +65,7 @@ def kind_of(v: Any) -> str:
     return type(v).__name__
 
 
-def type_of(v: Any) -> str:
+def type_of(v: object) -> str:
     """``kind_of`` without the value."""
     if isinstance(v, str):
         return "a string"
@@ -74,12 +74,12 @@ def type_of(v: Any) -> str:
     return kind_of(v)
 
 
-def short(v: Any, limit: int = 60) -> str:
+def short(v: object, limit: int = 60) -> str:
     text = str(v)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def shown(v: Any, limit: int = 120) -> str:
+def shown(v: object, limit: int = 120) -> str:
     """``short`` for text shown without ``repr``: control characters (terminal escapes) are escaped."""
     text = short(v, limit)
     if text.isprintable():

@@ -10,9 +10,9 @@ from typing import Any
 
 from ..findings import FieldPath
 from ..model.positions import Pos, resolve_position
-from ..model.resource import Declaration, Estate, NackAccount
+from ..model.resource import Estate, NackAccount
 from . import _nack_tables as T
-from ._envelope import context_name, require_str, string_map
+from ._envelope import context_name, declared_in, mapping_at, require_str, string_map
 from ._nack_values import nack_values
 from .documents import ParsedDocument
 from .messages import (
@@ -60,12 +60,8 @@ def _load_nack_object(doc: ParsedDocument, index: int, file: str, estate: Estate
     """A NACK Stream or Consumer into the estate."""
     v = doc.value
     start = resolve_position(doc.positions, ()) or (doc.line, 1)
-    meta = v.get("metadata")
+    meta = mapping_at(v, "metadata", doc, file, estate)
     if meta is None:
-        meta = {}
-    if not isinstance(meta, dict):
-        pos = resolve_position(doc.positions, ("metadata",)) or start
-        estate.findings.append(finding("invalid-field", f"metadata must be a mapping, got {kind_of(meta)}", file, *pos))
         return
     meta_ok = _nack_metadata(meta, doc, file, estate)
     spec = v.get("spec")
@@ -92,8 +88,17 @@ def _load_nack_object(doc: ParsedDocument, index: int, file: str, estate: Estate
         translated.setdefault(field_name, default)
     if name is None:
         return
-    declared = Declaration(
-        kind, name, stream, file, context, annotations, "nack/" + api.rsplit("/", 1)[1], index, doc.line, doc.positions, ("spec",), key_map, v
+    declared = declared_in(
+        doc,
+        index,
+        file,
+        kind=kind,
+        name=name,
+        stream=stream,
+        context=context,
+        annotations=annotations,
+        dialect="nack/" + api.rsplit("/", 1)[1],
+        key_map=key_map,
     )
     admit(declared, translated, estate, spec_ok and meta_ok and context_ok)
 

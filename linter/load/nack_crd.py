@@ -34,9 +34,9 @@ from typing import Any
 from ..findings import FieldPath, Finding
 from ..model.positions import resolve_position
 from ..model.resource import Estate
-from ..semantics.units import UnitError, parse_duration, parse_size
+from ..semantics.units import UnitError, nack_duration, parse_duration, parse_size
 from . import _nack_tables as T
-from ._nack_values import _NACK_DURATIONS, _NACK_INTEGER_SIZES, go_duration_text
+from ._nack_values import _NACK_DURATIONS, _NACK_INTEGER_SIZES
 from .documents import ParsedDocument
 from .messages import MAX_FINDINGS_PER_OBJECT, did_you_mean, dotted, finding, kind_of, short
 from .nack_releases import NackRelease, known_releases, nack_release
@@ -132,7 +132,7 @@ def _not_served(kind: str, api: str, served: str | None, release: NackRelease) -
     )
 
 
-def _walk(value: Any, at: str, path: FieldPath, schema: dict[str, dict[str, Any]], kind: str, release: NackRelease, out: list[Problem]) -> None:
+def _walk(value: object, at: str, path: FieldPath, schema: dict[str, dict[str, Any]], kind: str, release: NackRelease, out: list[Problem]) -> None:
     """Every refusal in ``value``, the node at schema path ``at`` (document path ``path``), into ``out``
     (a list, not generators: this runs for every field of every NACK file)."""
     facts = schema.get(at, _NO_FACTS)
@@ -153,21 +153,35 @@ def _walk(value: Any, at: str, path: FieldPath, schema: dict[str, dict[str, Any]
         for i, item in enumerate(value):
             _walk(item, items, (*path, i), schema, kind, release, out)
     elif isinstance(value, dict):
-        for name in facts.get("required", ()):
-            if value.get(name) is None:
-                out.append((path, False, f"{REFUSED}: {dotted(path)}.{name} is required (NACK {release.tag}'s CRD)"))
-        for key, item in value.items():
-            child = f"{at}.{key}"
-            if child in schema:
-                if item is not None or schema[child].get("nullable"):
-                    _walk(item, child, (*path, key), schema, kind, release, out)
-            elif at + "{}" in schema:
-                _walk(item, at + "{}", (*path, key), schema, kind, release, out)
-            elif not facts.get("preserve") and not _left_to_loader(kind, (*path, key)):
-                out.append(((*path, key), True, _unknown(dotted((*path, key)), release, kind, child)))
+        _walk_object(value, at, path, facts, schema, kind, release, out)
 
 
-def _value_checks(value: Any, facts: dict[str, Any], path: FieldPath, label: str) -> Iterator[Problem]:
+def _walk_object(
+    value: dict[str, Any],
+    at: str,
+    path: FieldPath,
+    facts: dict[str, Any],
+    schema: dict[str, dict[str, Any]],
+    kind: str,
+    release: NackRelease,
+    out: list[Problem],
+) -> None:
+    """An object's required keys, then each key: by its own schema, the map's item schema, or unknown."""
+    for name in facts.get("required", ()):
+        if value.get(name) is None:
+            out.append((path, False, f"{REFUSED}: {dotted(path)}.{name} is required (NACK {release.tag}'s CRD)"))
+    for key, item in value.items():
+        child = f"{at}.{key}"
+        if child in schema:
+            if item is not None or schema[child].get("nullable"):
+                _walk(item, child, (*path, key), schema, kind, release, out)
+        elif at + "{}" in schema:
+            _walk(item, at + "{}", (*path, key), schema, kind, release, out)
+        elif not facts.get("preserve") and not _left_to_loader(kind, (*path, key)):
+            out.append(((*path, key), True, _unknown(dotted((*path, key)), release, kind, child)))
+
+
+def _value_checks(value: object, facts: dict[str, Any], path: FieldPath, label: str) -> Iterator[Problem]:
     """enum, pattern, lengths, bounds and item counts of one value of the right type."""
     enum = facts.get("enum")
     if enum is not None and value not in enum:
@@ -177,20 +191,9 @@ def _value_checks(value: Any, facts: dict[str, Any], path: FieldPath, label: str
         yield path, False, f"{REFUSED}: {label}: {shown} is not one of {', '.join(choices)}{hint}"
         return
     if isinstance(value, str):
-        pattern = facts.get("pattern")
-        if pattern is not None and re.search(pattern, value) is None:
-            hint = " (no '.', '*' or '>')" if "[^.*>]" in pattern else ""
-            yield path, False, f"{REFUSED}: {label} {short(value)!r} does not match {pattern}{hint}"
-        if "minLength" in facts and len(value) < facts["minLength"]:
-            yield path, False, f"{REFUSED}: {label} must be at least {facts['minLength']} characters long, got {kind_of(value)}"
-        if "maxLength" in facts and len(value) > facts["maxLength"]:
-            yield path, False, f"{REFUSED}: {label} must be at most {facts['maxLength']} characters long"
+        yield from _string_checks(value, facts, path, label)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        low, high = facts.get("minimum"), facts.get("maximum")
-        if low is not None and (value < low or (facts.get("exclusiveMinimum") and value == low)):
-            yield path, False, f"{REFUSED}: {label} must be {'greater than' if facts.get('exclusiveMinimum') else 'at least'} {low}, got {short(value)}"
-        if high is not None and (value > high or (facts.get("exclusiveMaximum") and value == high)):
-            yield path, False, f"{REFUSED}: {label} must be {'less than' if facts.get('exclusiveMaximum') else 'at most'} {high}, got {short(value)}"
+        yield from _number_checks(value, facts, path, label)
     elif isinstance(value, list):
         if "minItems" in facts and len(value) < facts["minItems"]:
             yield path, False, f"{REFUSED}: {label} must have at least {facts['minItems']} items"
@@ -198,7 +201,26 @@ def _value_checks(value: Any, facts: dict[str, Any], path: FieldPath, label: str
             yield path, False, f"{REFUSED}: {label} must have at most {facts['maxItems']} items"
 
 
-def _type_hint(kind: str, path: FieldPath, value: Any, expected: str) -> str:
+def _string_checks(value: str, facts: dict[str, Any], path: FieldPath, label: str) -> Iterator[Problem]:
+    pattern = facts.get("pattern")
+    if pattern is not None and re.search(pattern, value) is None:
+        hint = " (no '.', '*' or '>')" if "[^.*>]" in pattern else ""
+        yield path, False, f"{REFUSED}: {label} {short(value)!r} does not match {pattern}{hint}"
+    if "minLength" in facts and len(value) < facts["minLength"]:
+        yield path, False, f"{REFUSED}: {label} must be at least {facts['minLength']} characters long, got {kind_of(value)}"
+    if "maxLength" in facts and len(value) > facts["maxLength"]:
+        yield path, False, f"{REFUSED}: {label} must be at most {facts['maxLength']} characters long"
+
+
+def _number_checks(value: float, facts: dict[str, Any], path: FieldPath, label: str) -> Iterator[Problem]:
+    low, high = facts.get("minimum"), facts.get("maximum")
+    if low is not None and (value < low or (facts.get("exclusiveMinimum") and value == low)):
+        yield path, False, f"{REFUSED}: {label} must be {'greater than' if facts.get('exclusiveMinimum') else 'at least'} {low}, got {short(value)}"
+    if high is not None and (value > high or (facts.get("exclusiveMaximum") and value == high)):
+        yield path, False, f"{REFUSED}: {label} must be {'less than' if facts.get('exclusiveMaximum') else 'at most'} {high}, got {short(value)}"
+
+
+def _type_hint(kind: str, path: FieldPath, value: object, expected: str) -> str:
     """What to write instead, where jsops can tell: a size in bytes, a Go duration, an unquoted scalar."""
     names = [p for p in path if isinstance(p, str)]
     name = names[-1] if names else ""
@@ -219,7 +241,7 @@ def _type_hint(kind: str, path: FieldPath, value: Any, expected: str) -> str:
         if name in _NACK_DURATIONS.get(kind, ()) or name in ("backoff", "inactiveThreshold"):
             whole = isinstance(value, int) or (math.isfinite(value) and value.is_integer())
             return (
-                f"; NACK durations are Go duration strings: write {go_duration_text(int(value))!r}"
+                f"; NACK durations are Go duration strings: write {nack_duration(int(value))!r}"
                 if whole and 0 <= value < 2**63
                 else "; NACK durations are Go duration strings"
             )
@@ -229,7 +251,7 @@ def _type_hint(kind: str, path: FieldPath, value: Any, expected: str) -> str:
     return ""
 
 
-def _is_type(value: Any, expected: str) -> bool:
+def _is_type(value: object, expected: str) -> bool:
     """Whether a decoded JSON value has the schema type (a whole float is an integer: Kubernetes
     decodes JSON numbers that way)."""
     if expected == "object":
@@ -276,7 +298,7 @@ def _unknown(label: str, release: NackRelease, kind: str, at: str | None = None)
     )
 
 
-def _metadata(meta: Any) -> Iterator[Problem]:
+def _metadata(meta: object) -> Iterator[Problem]:
     """What kube-apiserver checks of a custom resource's metadata (ObjectMeta)."""
     if meta is None:
         yield ("metadata",), False, f"{REFUSED}: metadata.name is required (name or generateName)"
@@ -332,7 +354,7 @@ def _qualified_name_problem(key: str) -> str | None:
     return None
 
 
-def _labels(labels: Any) -> Iterator[Problem]:
+def _labels(labels: object) -> Iterator[Problem]:
     if not isinstance(labels, dict):
         if labels is not None:
             yield ("metadata", "labels"), False, f"{REFUSED}: metadata.labels must be a mapping of strings, got {kind_of(labels)}"
@@ -354,7 +376,7 @@ def _labels(labels: Any) -> Iterator[Problem]:
             )
 
 
-def _annotations(annotations: Any) -> Iterator[Problem]:
+def _annotations(annotations: object) -> Iterator[Problem]:
     if not isinstance(annotations, dict):
         if annotations is not None:
             yield ("metadata", "annotations"), False, f"{REFUSED}: metadata.annotations must be a mapping of strings, got {kind_of(annotations)}"

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.positions import Pos, resolve_position
-from ..model.resource import Declaration, Estate
-from ._envelope import check_keys, context_name, require_str, string_map
+from ..model.resource import Estate
+from ._envelope import check_keys, context_name, declared_in, mapping_at, require_str, string_map
 from .documents import ParsedDocument
 from .messages import did_you_mean, finding, kind_of, short
 from .validation import admit
@@ -57,12 +57,8 @@ def load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> N
     labels = string_map(meta.get("labels"), ("metadata", "labels"), doc, file, estate, "metadata.labels")
     if name is None or annotations is None or labels is None:
         return
-    spec = v.get("spec")
+    spec = mapping_at(v, "spec", doc, file, estate)
     if spec is None:
-        spec = {}
-    if not isinstance(spec, dict):
-        pos = resolve_position(doc.positions, ("spec",)) or start
-        estate.findings.append(finding("invalid-field", f"spec must be a mapping, got {kind_of(spec)}", file, *pos))
         return
     spec, names_ok = _named_spec(kind, name, dict(spec), doc, file, estate, start)
     # Names the manifest leaves out of spec live in metadata.name: point findings there.
@@ -70,7 +66,7 @@ def load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> N
     for field_name in ("name", "durable_name"):
         if field_name not in (v.get("spec") or {}):
             key_map[(field_name,)] = ("metadata", "name")
-    declared = Declaration(kind, name, stream, file, context, annotations, "native", index, doc.line, doc.positions, ("spec",), key_map, v)
+    declared = declared_in(doc, index, file, kind=kind, name=name, stream=stream, context=context, annotations=annotations, key_map=key_map)
     admit(declared, spec, estate, ok and names_ok)
 
 

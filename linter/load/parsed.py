@@ -49,7 +49,7 @@ class ParsedDocument:
     problems: list[ReadProblem] = field(default_factory=list)
 
 
-def node_count(value: Any, budget: int) -> int:
+def node_count(value: object, budget: int) -> int:
     """Node count of a composed value, stopping early past ``budget`` (values are shared by aliases)."""
     count = 0
     stack = [value]

@@ -18,11 +18,15 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LinterError
 from .discovery import ENVIRONMENTS_DIR, TEMPLATE_SUFFIXES, escapes
 from .reading import read_regular, unreadable
+
+if TYPE_CHECKING:  # jinja2 is imported when a template is rendered
+    from jinja2 import Environment, Template
+    from jinja2.nodes import Node
 
 __all__ = [
     "TEMPLATE_SUFFIXES",
@@ -46,7 +50,7 @@ MAX_RENDER_SECONDS = 10.0  # wall time of one template's render
 _ENV_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 
-class EnvironmentError_(LinterError):  # noqa: N801 - not the builtin EnvironmentError
+class EnvironmentError_(LinterError):  # not the builtin EnvironmentError
     """An environment that cannot be used at all (bad name, no values file): the tool cannot run."""
 
 
@@ -191,17 +195,17 @@ def _mark(line: int) -> str:
     return f"{_MARK_OPEN}{line}{_MARK_CLOSE}"
 
 
-_SANDBOX: Any = None
+_SANDBOX: Environment | None = None
 
 
-def _sandbox() -> Any:
+def _sandbox() -> Environment:
     global _SANDBOX
     if _SANDBOX is None:
         _SANDBOX = _make_sandbox()
     return _SANDBOX
 
 
-def _make_sandbox() -> Any:
+def _make_sandbox() -> Environment:
     from jinja2 import StrictUndefined
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
@@ -209,7 +213,7 @@ def _make_sandbox() -> Any:
 
     _Sandbox = bounded_sandbox_class(ImmutableSandboxedEnvironment)
 
-    def yaml_scalar(value: Any) -> Any:  # {{ x }} of a null or a boolean, spelled as YAML spells them
+    def yaml_scalar(value: object) -> object:  # {{ x }} of a null or a boolean, spelled as YAML spells them
         if value is None:
             return "null"
         if value is True or value is False:
@@ -218,7 +222,7 @@ def _make_sandbox() -> Any:
 
     # No loader: include/import/extends cannot read anything. trim_blocks and lstrip_blocks
     # let block tags sit on their own lines without leaving blank lines or indentation behind.
-    return _Sandbox(
+    sandbox: Environment = _Sandbox(
         undefined=StrictUndefined,
         finalize=yaml_scalar,
         loader=None,
@@ -229,9 +233,10 @@ def _make_sandbox() -> Any:
         auto_reload=False,
         cache_size=0,
     )
+    return sandbox
 
 
-def _instrument(tree: Any) -> None:
+def _instrument(tree: Node) -> None:
     """Put a line marker before each line of literal template text and before each expression
     output, except inside macros, call blocks, filter blocks and block assignments (where the text
     is a value the template may compare or transform)."""
@@ -239,7 +244,7 @@ def _instrument(tree: Any) -> None:
 
     opaque = (nodes.Macro, nodes.CallBlock, nodes.FilterBlock, nodes.AssignBlock)
 
-    def visit(node: Any) -> None:
+    def visit(node: Node) -> None:
         if isinstance(node, opaque):
             return
         if isinstance(node, nodes.Output):
@@ -259,8 +264,8 @@ def _instrument(tree: Any) -> None:
                     new.append(child)
             node.nodes = new
             return
-        for child in node.iter_child_nodes():
-            visit(child)
+        for sub in node.iter_child_nodes():
+            visit(sub)
 
     visit(tree)
 
@@ -292,7 +297,7 @@ def _split(marked: str) -> tuple[str, list[tuple[int, bool]]]:
     return "\n".join(out_lines), mapping
 
 
-def _runtime_line(exc: BaseException, template: Any, code_file: str) -> int | None:
+def _runtime_line(exc: BaseException, template: Template, code_file: str) -> int | None:
     """The template line of the innermost template frame in ``exc``'s traceback."""
     line = None
     tb = exc.__traceback__
@@ -364,7 +369,7 @@ def render_template(
                     result.problems.append(TemplateProblem("template-error", f"rendered text is larger than {max_bytes} bytes", file, 1))
                     return result
                 chunks.append(chunk)
-    except Exception as exc:  # noqa: BLE001 - every template failure is a finding, never a traceback
+    except Exception as exc:  # every template failure is a finding, never a traceback
         line = _runtime_line(exc, template, code_file) or 1
         result.problems.append(TemplateProblem("template-error", _describe(exc), file, line))
         return result

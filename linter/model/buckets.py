@@ -229,6 +229,51 @@ def bucket_kind_of(name: str, subjects: list[str] | None) -> tuple[str, str] | N
     return None
 
 
+# The stream fields a bucket spec may set, in the order the spec writes them; and, for some, the
+# values that are the client's defaults (left out). Any other field is left out when it is empty.
+_SPEC_ORDER = (
+    "description",
+    "max_msg_size",
+    "max_msgs_per_subject",
+    "max_age",
+    "max_bytes",
+    "storage",
+    "num_replicas",
+    "placement",
+    "republish",
+    "subject_delete_marker_ttl",
+    "mirror",
+    "sources",
+    "allow_direct",
+    "allow_msg_ttl",
+    "compression",
+    "metadata",
+)
+_CLIENT_DEFAULTS: dict[str, tuple[object, ...]] = {
+    "max_msg_size": (-1, 0),
+    "max_msgs_per_subject": (1, 0, -1),
+    "max_bytes": (-1, 0),
+    "storage": ("file",),
+    "num_replicas": (1, 0),
+}
+_SKIP = object()
+
+
+def _spec_value(name: str, config: dict[str, Any]) -> object:
+    """What a bucket spec writes for the live stream field ``name`` (_SKIP: nothing, the client's default)."""
+    if name == "allow_direct":
+        return False if config.get(name) is False else _SKIP
+    if name == "allow_msg_ttl":  # implied by a limit marker TTL
+        return True if config.get(name) and not config.get("subject_delete_marker_ttl") else _SKIP
+    if name == "compression":
+        return True if config.get(name) == "s2" else _SKIP
+    defaults = _CLIENT_DEFAULTS.get(name)
+    if defaults is not None:
+        value = config.get(name, defaults[0])
+        return _SKIP if value in defaults else value
+    return config.get(name) or _SKIP
+
+
 def bucket_of_stream(config: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
     """``(kind, bucket, spec)`` for a live stream config whose shape a bucket builds, else None.
 
@@ -239,39 +284,11 @@ def bucket_of_stream(config: dict[str, Any]) -> tuple[str, str, dict[str, Any]] 
     if hit is None:
         return None
     kind, b = hit
+    names = BUCKET_FIELDS[kind]
     spec: dict[str, Any] = {}
-    if config.get("description"):
-        spec["description"] = config["description"]
-    if kind == "KeyValue":
-        if config.get("max_msg_size", -1) not in (-1, 0):
-            spec["max_value_size"] = config["max_msg_size"]
-        if config.get("max_msgs_per_subject", 1) not in (1, 0, -1):
-            spec["history"] = config["max_msgs_per_subject"]
-    if config.get("max_age"):
-        spec["ttl"] = config["max_age"]
-    if config.get("max_bytes", -1) not in (-1, 0):
-        spec["max_bytes"] = config["max_bytes"]
-    if config.get("storage", "file") != "file":
-        spec["storage"] = config["storage"]
-    if config.get("num_replicas", 1) not in (0, 1):
-        spec["replicas"] = config["num_replicas"]
-    if config.get("placement"):
-        spec["placement"] = config["placement"]
-    if kind == "KeyValue":
-        if config.get("republish"):
-            spec["republish"] = config["republish"]
-        if config.get("subject_delete_marker_ttl"):
-            spec["limit_marker_ttl"] = config["subject_delete_marker_ttl"]
-        if config.get("mirror"):
-            spec["mirror"] = config["mirror"]
-        if config.get("sources"):
-            spec["sources"] = config["sources"]
-        if config.get("allow_direct") is False:
-            spec["direct"] = False
-        if config.get("allow_msg_ttl") and not config.get("subject_delete_marker_ttl"):
-            spec["allow_msg_ttl"] = True
-    if config.get("compression") == "s2":
-        spec["compression"] = True
-    if config.get("metadata"):
-        spec["metadata"] = config["metadata"]
+    for name in _SPEC_ORDER:
+        if name in names:
+            value = _spec_value(name, config)
+            if value is not _SKIP:
+                spec[names[name]] = value
     return kind, b, spec

@@ -49,7 +49,7 @@ __all__ = [
 _parsed: dict[tuple[str, str], int] = {}
 
 
-def _parse_cached(kind: str, value: Any) -> int:
+def _parse_cached(kind: str, value: object) -> int:
     if type(value) is not str:
         return parse_duration(value) if kind == "duration" else parse_size(value)
     hit = _parsed.get((kind, value))
@@ -61,12 +61,12 @@ def _parse_cached(kind: str, value: Any) -> int:
     return hit
 
 
-def _duration(value: Any) -> int:
+def _duration(value: object) -> int:
     """The Duration hook; jsops.linter.load finds duration fields by this function's name."""
     return _parse_cached("duration", value)
 
 
-def _size(value: Any) -> int:
+def _size(value: object) -> int:
     """The Size hook; jsops.linter.load finds size fields by this function's name."""
     return _parse_cached("size", value)
 

@@ -62,7 +62,7 @@ PackedPos = list[Any]
 PosEntry = Pos | MapPos | SeqPos | PackedPos
 
 
-def pack_positions(entry: PosEntry | None) -> Any:
+def pack_positions(entry: PosEntry | None) -> Pos | PackedPos | None:
     """Positions as plain lists/dicts/tuples (for marshal); a packed tree is returned as it is."""
     if entry is None or isinstance(entry, (tuple, list)):
         return entry
@@ -71,14 +71,14 @@ def pack_positions(entry: PosEntry | None) -> Any:
     return [entry.start, [pack_positions(child) for child in entry.items]]
 
 
-def compact_positions(packed: Any) -> Any:
+def compact_positions(packed: Pos | PackedPos | None) -> Pos | PackedPos | None:
     """A packed tree with its body marshalled (``[start, bytes]``), for the parse cache."""
     if type(packed) is list and len(packed) == 2 and type(packed[1]) in (dict, list):
         return [packed[0], marshal.dumps(packed[1])]
     return packed
 
 
-def packed_body(entry: PackedPos) -> Any:
+def packed_body(entry: PackedPos) -> dict[Any, Any] | list[Any] | None:
     """The body of a packed tree (a dict or a list), unmarshalled in place when it is still bytes;
     None when it is of the wrong shape."""
     if len(entry) != 2:
@@ -90,12 +90,12 @@ def packed_body(entry: PackedPos) -> Any:
         except Exception:  # anything damaged bytes make marshal raise: no positions
             body = None
         entry[1] = body = body if type(body) in (dict, list) else None
-    return body
+    return body if type(body) is dict or type(body) is list else None
 
 
-def unpack_positions(packed: Any) -> PosEntry | None:
+def unpack_positions(packed: object) -> PosEntry | None:
     """A packed tree as a position tree: itself (it is read where it is, see the module's docstring)."""
-    return packed if packed is None or type(packed) in (tuple, list) else None
+    return packed if packed is None or type(packed) is tuple or type(packed) is list else None
 
 
 def start_of(entry: PosEntry) -> Pos:
@@ -104,12 +104,12 @@ def start_of(entry: PosEntry) -> Pos:
     return entry[0] if isinstance(entry, list) else entry.start
 
 
-def _pair(p: Any) -> Pos | None:
+def _pair(p: object) -> Pos | None:
     """``p`` when it is a ``(line, column)`` pair of ints (a packed tree is checked as it is read)."""
     return p if type(p) is tuple and len(p) == 2 and type(p[0]) is int and type(p[1]) is int else None
 
 
-def _start(entry: Any) -> Pos | None:
+def _start(entry: object) -> Pos | None:
     if type(entry) is list:
         return _pair(entry[0]) if len(entry) == 2 else None
     if isinstance(entry, (MapPos, SeqPos)):

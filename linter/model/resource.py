@@ -44,9 +44,9 @@ ConfigT = TypeVar("ConfigT", bound=StreamConfig | ConsumerConfig, default=Stream
 _C = TypeVar("_C", bound=StreamConfig | ConsumerConfig)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Declaration:
-    """A stream or consumer as a manifest declares it, before its config is validated."""
+    """A stream or consumer as a manifest declares it, before its config is validated (built by keyword)."""
 
     kind: str  # "Stream" | "Consumer"
     name: str
@@ -101,19 +101,19 @@ class Resource(Declaration, Generic[ConfigT]):
     def of(declared: Declaration, config: _C, *, bucket: str | None = None, bucket_config: BucketConfig | None = None) -> Resource[_C]:
         """The resource a declaration becomes once its config is valid."""
         return Resource(
-            declared.kind,
-            declared.name,
-            declared.stream,
-            declared.file,
-            declared.context,
-            declared.annotations,
-            declared.dialect,
-            declared.document,
-            declared.doc_line,
-            declared.positions,
-            declared.spec_path,
-            declared.key_map,
-            declared.raw,
+            kind=declared.kind,
+            name=declared.name,
+            stream=declared.stream,
+            file=declared.file,
+            context=declared.context,
+            annotations=declared.annotations,
+            dialect=declared.dialect,
+            document=declared.document,
+            doc_line=declared.doc_line,
+            positions=declared.positions,
+            spec_path=declared.spec_path,
+            key_map=declared.key_map,
+            raw=declared.raw,
             config=config,
             bucket=bucket,
             bucket_config=bucket_config,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..engine import LintResult, read_manifest_bytes
-from ..findings import Finding, Severity
+from ..findings import Applicability, Finding, Severity
 
 __all__ = ["render_text", "SourceLines", "read_lines"]
 
@@ -69,7 +69,7 @@ def render_text(result: LintResult, *, color: bool = False, source: SourceLines 
         if source is not None and f.excerpt and f.file in linted:
             lines.extend(_excerpt(f, source, paint))
         if f.fix is not None:
-            how = ("" if f.fix.applicability == "safe" else " --unsafe-fixes") if f.fix.edits else None
+            how = ("" if f.fix.applicability is Applicability.SAFE else " --unsafe-fixes") if f.fix.edits else None
             hint = f" (jsops lint --fix{how})" if how is not None else ""
             lines.append(f"    {paint('32', f'fix ({f.fix.applicability})')}: {f.fix.description}{hint}")
     e, w, i = (result.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))

@@ -12,7 +12,7 @@ field views (:mod:`jsops.linter.semantics.releases`), update classes (:mod:`jsop
 export, plan rendering and the API JSON loader. Adding a server field is one declaration here (plus its
 typed model field in :mod:`jsops.linter.model.config`, which tests hold against this catalog).
 
-This module imports nothing of jsops: it is bottom-layer data, like :mod:`jsops.linter.semantics.units`.
+This module imports only :mod:`.change_class` of jsops: bottom-layer data, like :mod:`jsops.linter.semantics.units`.
 """
 
 from __future__ import annotations
@@ -21,11 +21,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final
+
+from .change_class import ChangeClass
 
 __all__ = [
     "Unit",
-    "Change",
+    "ChangeClass",
     "Update",
     "Field",
     "Record",
@@ -50,7 +52,6 @@ __all__ = [
 ]
 
 Version = tuple[int, int, int]
-Change = Literal["in-place", "one-way", "recreate", "forbidden"]
 
 
 class Unit(str, Enum):
@@ -80,13 +81,10 @@ class Update:
     sentence for a stricter limit; ``one_way`` booleans can be switched on (``change`` one-way) but never
     off (recreate)."""
 
-    change: Change = "in-place"
+    change: ChangeClass = ChangeClass.IN_PLACE  # in-place, one-way, recreate or forbidden
     sentence: str = "applied in place"
     tighter: str | None = None
     reset_api: bool = False  # refused as an update, but $JS.API.CONSUMER.RESET (2.14+) changes it in place
-
-
-_IN_PLACE = Update()
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +95,7 @@ class Field:
     since: Version
     unit: Unit = Unit.PLAIN
     default: Any = ABSENT
-    update: Update = _IN_PLACE
+    update: Update = Update()  # applied in place
     nack: str | None = None  # the NACK CRD field name (None: not in NACK's CRD)
     bucket: Mapping[str, str] = field(default_factory=dict)  # bucket kind -> the bucket config's name for it
     set_valued: bool = False
@@ -142,19 +140,23 @@ _CONSUMER_LOST = "the consumer must be deleted and created again, losing its pos
 
 
 def _recreate(why: str, lost: str) -> Update:
-    return Update("recreate", f"{why}; {lost}")
+    return Update(ChangeClass.RECREATE, f"{why}; {lost}")
 
 
 def _one_way(sentence: str) -> Update:
-    return Update("one-way", sentence)
+    return Update(ChangeClass.ONE_WAY, sentence)
+
+
+def _forbidden(sentence: str) -> Update:
+    return Update(ChangeClass.FORBIDDEN, sentence)
 
 
 def _limit(tighter: str) -> Update:
-    return Update("in-place", "applied in place", tighter=tighter)
+    return Update(tighter=tighter)
 
 
 def _reset(why: str) -> Update:
-    return Update("recreate", f"{why}; {_CONSUMER_LOST}", reset_api=True)
+    return Update(ChangeClass.RECREATE, f"{why}; {_CONSUMER_LOST}", reset_api=True)
 
 
 def _flag(name: str, since: Version, nack: str | None, **kw: Any) -> Field:
@@ -210,7 +212,7 @@ _OBJ = "ObjectStore"
 STREAM = Record(
     "Stream",
     (
-        Field("name", _BASE, nack="name", update=Update("forbidden", "a stream is identified by its name; a new name is a different stream"), omitempty=False),
+        Field("name", _BASE, nack="name", update=_forbidden("a stream is identified by its name; a new name is a different stream"), omitempty=False),
         Field("description", (2, 3, 3), nack="description", bucket={_KV: "description", _OBJ: "description"}),
         Field("subjects", _BASE, nack="subjects", set_valued=True, many=True),
         Field(
@@ -218,7 +220,7 @@ STREAM = Record(
             _BASE,
             default="limits",
             nack="retention",
-            update=Update("in-place", "retention switches between limits and interest; with interest, messages every consumer acked are removed"),
+            update=Update(sentence="retention switches between limits and interest; with interest, messages every consumer acked are removed"),
             omitempty=False,
         ),
         Field("max_consumers", _BASE, default=-1, nack="maxConsumers", omitempty=False),
@@ -269,7 +271,7 @@ STREAM = Record(
             default=1,
             nack="replicas",
             bucket={_KV: "replicas", _OBJ: "replicas"},
-            update=Update("in-place", "replicas are added or removed; the stream's leader may change"),
+            update=Update(sentence="replicas are added or removed; the stream's leader may change"),
             omitempty=False,
         ),
         Field("no_ack", _BASE, nack="noAck"),
@@ -280,7 +282,7 @@ STREAM = Record(
             nack="placement",
             record="Placement",
             bucket={_KV: "placement", _OBJ: "placement"},
-            update=Update("in-place", "the stream moves to other servers; its data is copied to the new peers"),
+            update=Update(sentence="the stream moves to other servers; its data is copied to the new peers"),
         ),
         Field("mirror", _BASE, nack="mirror", record="StreamSource", bucket={_KV: "mirror"}),
         Field(
@@ -290,7 +292,7 @@ STREAM = Record(
             record="StreamSource",
             many=True,
             bucket={_KV: "sources"},
-            update=Update("in-place", "sourcing starts or stops for the changed sources"),
+            update=Update(sentence="sourcing starts or stops for the changed sources"),
         ),
         Field(
             "compression",
@@ -309,7 +311,7 @@ STREAM = Record(
             "mirror_direct",
             (2, 9, 0),
             "mirrorDirect",
-            update=Update("in-place", "direct gets are served by the mirror or stop being served"),
+            update=Update(sentence="direct gets are served by the mirror or stop being served"),
             omitempty=False,
         ),
         _flag("discard_new_per_subject", (2, 9, 1), "discardPerSubject"),
@@ -367,10 +369,8 @@ _DELIVERY = "messages outside the new filter are no longer delivered"
 CONSUMER = Record(
     "Consumer",
     (
-        Field(
-            "durable_name", _BASE, nack="durableName", update=Update("forbidden", "a consumer is identified by its name; a new name is a different consumer")
-        ),
-        Field("name", (2, 9, 0), update=Update("forbidden", "a consumer is identified by its name; a new name is a different consumer")),
+        Field("durable_name", _BASE, nack="durableName", update=_forbidden("a consumer is identified by its name; a new name is a different consumer")),
+        Field("name", (2, 9, 0), update=_forbidden("a consumer is identified by its name; a new name is a different consumer")),
         Field("description", (2, 3, 3), nack="description"),
         Field(
             "deliver_policy",
@@ -398,18 +398,18 @@ CONSUMER = Record(
             unit=Unit.DURATION,
             default=30 * SECOND,
             nack="ackWait",
-            update=Update("in-place", "in-flight messages are redelivered after the new ack wait"),
+            update=Update(sentence="in-flight messages are redelivered after the new ack wait"),
         ),
-        Field("max_deliver", _BASE, default=-1, nack="maxDeliver", update=Update("in-place", "messages are redelivered up to the new limit"), omitempty=False),
-        Field("backoff", (2, 7, 1), unit=Unit.DURATIONS, many=True, nack="backoff", update=Update("in-place", "redeliveries follow the new backoff")),
-        Field("filter_subject", _BASE, nack="filterSubject", update=Update("in-place", _DELIVERY)),
+        Field("max_deliver", _BASE, default=-1, nack="maxDeliver", update=Update(sentence="messages are redelivered up to the new limit"), omitempty=False),
+        Field("backoff", (2, 7, 1), unit=Unit.DURATIONS, many=True, nack="backoff", update=Update(sentence="redeliveries follow the new backoff")),
+        Field("filter_subject", _BASE, nack="filterSubject", update=Update(sentence=_DELIVERY)),
         Field(
             "filter_subjects",
             (2, 10, 0),
             nack="filterSubjects",
             set_valued=True,
             many=True,
-            update=Update("in-place", "messages outside the new filters are no longer delivered"),
+            update=Update(sentence="messages outside the new filters are no longer delivered"),
         ),
         Field(
             "replay_policy",
@@ -432,7 +432,7 @@ CONSUMER = Record(
             "deliver_subject",
             _BASE,
             nack="deliverSubject",
-            update=Update("in-place", "the push consumer delivers to a new subject (refused while the old one has subscribers)"),
+            update=Update(sentence="the push consumer delivers to a new subject (refused while the old one has subscribers)"),
         ),
         Field("deliver_group", (2, 4, 0), nack="deliverGroup"),
         Field(
@@ -443,7 +443,7 @@ CONSUMER = Record(
             update=_recreate("heartbeats can not be updated", _CONSUMER_LOST),
         ),
         Field("inactive_threshold", (2, 7, 0), unit=Unit.DURATION, nack="inactiveThreshold"),
-        Field("num_replicas", (2, 8, 3), default=0, nack="replicas", update=Update("in-place", "consumer replicas are added or removed"), omitempty=False),
+        Field("num_replicas", (2, 8, 3), default=0, nack="replicas", update=Update(sentence="consumer replicas are added or removed"), omitempty=False),
         Field("mem_storage", (2, 8, 3), nack="memStorage", update=_recreate("storage type can not be updated", _CONSUMER_LOST)),
         Field("direct", _BASE, update=_recreate("direct can not be updated", _CONSUMER_LOST)),
         Field("sourcing", (2, 14, 0), update=_recreate("sourcing can not be updated", _CONSUMER_LOST)),
@@ -453,7 +453,7 @@ CONSUMER = Record(
             (2, 11, 0),
             unit=Unit.TIME,
             nack="pauseUntil",
-            update=Update("forbidden", "pause_until is ignored by config updates; pause or resume the consumer with the pause API"),
+            update=_forbidden("pause_until is ignored by config updates; pause or resume the consumer with the pause API"),
         ),
         Field("priority_groups", (2, 11, 0), nack="priorityGroups"),
         Field(

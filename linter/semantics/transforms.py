@@ -23,6 +23,7 @@ length of the destination.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .releases import NEWEST as _NEWEST
 from .releases import Version
@@ -143,6 +144,73 @@ def _is_mustache(token: str) -> bool:
     return len(token) > 4 and token.startswith("{{") and token.endswith("}}")
 
 
+def _wildcard(token: str, name: str, args: list[str], release: Version) -> list[int] | None:
+    if len(args) != 1 or args[0] == "":
+        raise _Bad(f"{_short(token)}: wildcard() takes exactly one index")
+    try:
+        return [_atoi(args[0].strip(" "))]
+    except _Bad:
+        raise _Bad(f"{_short(token)}: the wildcard index is not an integer") from None
+
+
+def _partition(token: str, name: str, args: list[str], release: Version) -> list[int] | None:
+    try:
+        _atoi(args[0].strip(" "), hi=_INT32_MAX)
+        indexes = [_atoi(a.strip(" ")) for a in args[1:]]
+    except _Bad:
+        raise _Bad(f"{_short(token)}: partition() takes a partition count and wildcard indexes, all integers") from None
+    if not indexes and release < LOOSE_PARTITION_RANDOM:
+        raise _Bad(f"{_short(token)}: partition() needs wildcard indexes before nats-server 2.12")
+    return indexes
+
+
+def _index_int(token: str, name: str, args: list[str], release: Version) -> list[int] | None:
+    """The functions of a wildcard index and a 32-bit integer (:data:`_INDEX_INT`)."""
+    if len(args) != 2:
+        raise _Bad(f"{_short(token)}: {name}() takes a wildcard index and a number")
+    try:
+        index = _atoi(args[0].strip(" "))
+        _atoi(args[1].strip(" "), -(1 << 31), _INT32_MAX)
+    except _Bad:
+        raise _Bad(f"{_short(token)}: {name}() takes a wildcard index and a 32-bit integer") from None
+    return [index]
+
+
+def _split(token: str, name: str, args: list[str], release: Version) -> list[int] | None:
+    if len(args) != 2:
+        raise _Bad(f"{_short(token)}: split() takes a wildcard index and a delimiter")
+    try:
+        index = _atoi(args[0].strip(" "))
+    except _Bad:
+        raise _Bad(f"{_short(token)}: the split() index is not an integer") from None
+    if " " in args[1] or "." in args[1]:
+        raise _Bad(f"{_short(token)}: the split() delimiter cannot hold a space or '.'")
+    return [index]
+
+
+def _random(token: str, name: str, args: list[str], release: Version) -> list[int] | None:
+    if release < LOOSE_PARTITION_RANDOM:
+        return None  # not a function before 2.12
+    try:
+        if len(args) != 1:
+            raise _Bad
+        _atoi(args[0].strip(" "), hi=_INT32_MAX)
+    except _Bad:
+        raise _Bad(f"{_short(token)}: random() takes one integer") from None
+    return []
+
+
+# The mapping functions, in the order they are tried: each checks its arguments (raising _Bad) and
+# gives the wildcard indexes it refers to, or None when the release has no such function.
+_FUNCTIONS: tuple[tuple[re.Pattern[str], str, Callable[[str, str, list[str], Version], list[int] | None]], ...] = (
+    (_WILDCARD, "wildcard", _wildcard),
+    (_PARTITION, "partition", _partition),
+    *((pattern, name, _index_int) for pattern, name in _INDEX_INT),
+    (_SPLIT, "split", _split),
+    (_RANDOM, "random", _random),
+)
+
+
 def _placeholder(token: str, release: Version = _NEWEST) -> tuple[str, list[int]]:
     """The kind of a destination token ("none", "wildcard", "partition", "random" or another
     function) and the wildcard indexes it refers to. Raises _Bad for a malformed function."""
@@ -154,55 +222,12 @@ def _placeholder(token: str, release: Version = _NEWEST) -> tuple[str, list[int]
     if not _is_mustache(token):
         return "none", []
     closers = _closers(token)
-    args = _args(_WILDCARD, token, closers)
-    if args is not None:
-        if len(args) != 1 or args[0] == "":
-            raise _Bad(f"{_short(token)}: wildcard() takes exactly one index")
-        try:
-            return "wildcard", [_atoi(args[0].strip(" "))]
-        except _Bad:
-            raise _Bad(f"{_short(token)}: the wildcard index is not an integer") from None
-    args = _args(_PARTITION, token, closers)
-    if args is not None:
-        try:
-            _atoi(args[0].strip(" "), hi=_INT32_MAX)
-            indexes = [_atoi(a.strip(" ")) for a in args[1:]]
-        except _Bad:
-            raise _Bad(f"{_short(token)}: partition() takes a partition count and wildcard indexes, all integers") from None
-        if not indexes and release < LOOSE_PARTITION_RANDOM:
-            raise _Bad(f"{_short(token)}: partition() needs wildcard indexes before nats-server 2.12")
-        return "partition", indexes
-    for pattern, name in _INDEX_INT:
+    for pattern, name, check in _FUNCTIONS:
         args = _args(pattern, token, closers)
         if args is not None:
-            if len(args) != 2:
-                raise _Bad(f"{_short(token)}: {name}() takes a wildcard index and a number")
-            try:
-                index = _atoi(args[0].strip(" "))
-                _atoi(args[1].strip(" "), -(1 << 31), _INT32_MAX)
-            except _Bad:
-                raise _Bad(f"{_short(token)}: {name}() takes a wildcard index and a 32-bit integer") from None
-            return name, [index]
-    args = _args(_SPLIT, token, closers)
-    if args is not None:
-        if len(args) != 2:
-            raise _Bad(f"{_short(token)}: split() takes a wildcard index and a delimiter")
-        try:
-            index = _atoi(args[0].strip(" "))
-        except _Bad:
-            raise _Bad(f"{_short(token)}: the split() index is not an integer") from None
-        if " " in args[1] or "." in args[1]:
-            raise _Bad(f"{_short(token)}: the split() delimiter cannot hold a space or '.'")
-        return "split", [index]
-    args = _args(_RANDOM, token, closers)
-    if args is not None and release >= LOOSE_PARTITION_RANDOM:
-        try:
-            if len(args) != 1:
-                raise _Bad
-            _atoi(args[0].strip(" "), hi=_INT32_MAX)
-        except _Bad:
-            raise _Bad(f"{_short(token)}: random() takes one integer") from None
-        return "random", []
+            indexes = check(token, name, args, release)
+            if indexes is not None:
+                return name, indexes
     raise _Bad(f"{_short(token)}: unknown mapping function")
 
 

@@ -148,16 +148,8 @@ def _fit(total: int, text: str) -> int:
 
 def parse_duration(value: object) -> int:
     """Return nanoseconds for a Go duration string (plus ``d`` and ``w``) or an integer."""
-    if isinstance(value, bool):
-        raise UnitError("expected a duration like '90s' or integer nanoseconds, got a boolean")
-    if isinstance(value, int):
-        if not _INT64_MIN <= value <= INT64_MAX:
-            raise UnitError("duration does not fit in 64-bit nanoseconds")
-        return value
-    if isinstance(value, float):
-        if value.is_integer():
-            return parse_duration(int(value))
-        raise UnitError(f"duration {value!r} is not a whole number of nanoseconds; write it with a unit, like '1.5s'")
+    if isinstance(value, (bool, int, float)):
+        return _nanoseconds(value)
     if not isinstance(value, str):
         raise UnitError(f"expected a duration like '90s' or integer nanoseconds, got {_kind(value)}")
     text = value.strip()
@@ -172,6 +164,19 @@ def parse_duration(value: object) -> int:
         raise UnitError(f"duration {_short(text)!r} has no unit; write '{rest}s' for seconds or an unquoted integer for nanoseconds")
     hint = "use Go syntax like '90s', '1h30m', '7d' (units ns, us, ms, s, m, h, d, w)"
     return _fit(sign * _sum_parts(text, rest, _MANIFEST_PART, _MANIFEST_UNITS, hint), text)
+
+
+def _nanoseconds(value: bool | int | float) -> int:
+    """A duration written as a number: whole nanoseconds that fit in 64 bits."""
+    if isinstance(value, bool):
+        raise UnitError("expected a duration like '90s' or integer nanoseconds, got a boolean")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise UnitError(f"duration {value!r} is not a whole number of nanoseconds; write it with a unit, like '1.5s'")
+        value = int(value)
+    if not _INT64_MIN <= value <= INT64_MAX:
+        raise UnitError("duration does not fit in 64-bit nanoseconds")
+    return value
 
 
 def parse_go_duration(text: str) -> int:

@@ -21,10 +21,10 @@ Every classification carries a sentence saying what the change costs.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from ..jsonvalue import JsonValue
 from . import catalog
+from .catalog import ChangeClass
 
 __all__ = [
     "ChangeClass",
@@ -37,8 +37,7 @@ __all__ = [
     "worst",
 ]
 
-ChangeClass = Literal["in-place", "one-way", "reset", "recreate", "forbidden"]
-CLASS_ORDER: dict[str, int] = {"in-place": 0, "one-way": 1, "reset": 2, "recreate": 3, "forbidden": 4}
+CLASS_ORDER: dict[str, int] = {c.value: c.rank for c in ChangeClass if c is not ChangeClass.DATA_LOSS}
 # A consumer's start: refused as an update by every release (checkNewConsumerConfig), changed
 # without a recreate by $JS.API.CONSUMER.RESET (2.14+): the ``reset`` class.
 RESET_FIELDS = tuple(f.name for f in catalog.CONSUMER.fields if f.update.reset_api)
@@ -50,17 +49,10 @@ class Classification:
     consequence: str
 
 
-_CLASSES: dict[str, ChangeClass] = {"in-place": "in-place", "one-way": "one-way", "reset": "reset", "recreate": "recreate", "forbidden": "forbidden"}
-
-
 def worst(classes: list[str]) -> ChangeClass:
     """The most severe of ``classes`` (``in-place`` for an empty list; unknown names count as in-place)."""
-    best: ChangeClass = "in-place"
-    for name in classes:
-        cls = _CLASSES.get(name)
-        if cls is not None and CLASS_ORDER[cls] > CLASS_ORDER[best]:
-            best = cls
-    return best
+    known = [ChangeClass(name) for name in classes if name in CLASS_ORDER]
+    return max(known, key=lambda c: c.rank, default=ChangeClass.IN_PLACE)
 
 
 _STREAM_LOST = "the stream is deleted and created again: its messages and consumers are lost"
@@ -80,27 +72,34 @@ def classify_stream_change(field: str, old: JsonValue, new: JsonValue) -> Classi
     """Classify a change of the stream config field ``field`` from ``old`` to ``new`` (the field's
     update facts are the catalog's; retention, mirror, limits and subjects depend on the values)."""
     u = _facts(catalog.STREAM, field)
-    if u.change in ("forbidden", "recreate"):
+    if u.change in (ChangeClass.FORBIDDEN, ChangeClass.RECREATE):
         return Classification(u.change, u.sentence)
     if field == "retention":
         if (old or "limits") != (new or "limits") and "workqueue" in (old or "limits", new or "limits"):
-            return Classification("recreate", f"retention can not change to or from workqueue in place; {_STREAM_LOST}")
-        return Classification("in-place", u.sentence)
-    if u.change == "one-way":
-        if _truthy(new) and not _truthy(old):
-            return Classification("one-way", u.sentence)
-        if _truthy(old) and not _truthy(new):
-            return Classification("recreate", f"{field} can not be switched off once on; {_STREAM_LOST}")
-        return Classification("in-place", "no effect")
+            return Classification(ChangeClass.RECREATE, f"retention can not change to or from workqueue in place; {_STREAM_LOST}")
+        return Classification(ChangeClass.IN_PLACE, u.sentence)
+    if u.change is ChangeClass.ONE_WAY:
+        return _switched(field, u, old, new)
     if field == "mirror":
         if old is not None and new is None:
-            return Classification("one-way", "the mirror is promoted to a normal stream and stops following its origin; it can not become a mirror again")
-        return Classification("recreate", f"a mirror can not be added or changed in place; {_STREAM_LOST}")
+            return Classification(
+                ChangeClass.ONE_WAY, "the mirror is promoted to a normal stream and stops following its origin; it can not become a mirror again"
+            )
+        return Classification(ChangeClass.RECREATE, f"a mirror can not be added or changed in place; {_STREAM_LOST}")
     if u.tighter is not None and _tighter(old, new):
-        return Classification("in-place", u.tighter)
+        return Classification(ChangeClass.IN_PLACE, u.tighter)
     if field == "subjects" and _subjects(old) - _subjects(new):
-        return Classification("in-place", "publishers to removed subjects get no stream acknowledgement; stored messages stay")
-    return Classification("in-place", u.sentence)
+        return Classification(ChangeClass.IN_PLACE, "publishers to removed subjects get no stream acknowledgement; stored messages stay")
+    return Classification(ChangeClass.IN_PLACE, u.sentence)
+
+
+def _switched(field: str, u: catalog.Update, old: JsonValue, new: JsonValue) -> Classification:
+    """A one-way switch (sealed, deny_delete, allow_msg_ttl, ...): on is one-way, off is a recreate."""
+    if _truthy(new) and not _truthy(old):
+        return Classification(ChangeClass.ONE_WAY, u.sentence)
+    if _truthy(old) and not _truthy(new):
+        return Classification(ChangeClass.RECREATE, f"{field} can not be switched off once on; {_STREAM_LOST}")
+    return Classification(ChangeClass.IN_PLACE, "no effect")
 
 
 def _subjects(v: JsonValue) -> set[str]:
@@ -119,11 +118,11 @@ def _tighter(old: JsonValue, new: JsonValue) -> bool:
 def classify_consumer_change(field: str, old: JsonValue, new: JsonValue) -> Classification:
     """Classify a change of the consumer config field ``field`` from ``old`` to ``new``."""
     u = _facts(catalog.CONSUMER, field)
-    if u.change in ("forbidden", "recreate"):
+    if u.change in (ChangeClass.FORBIDDEN, ChangeClass.RECREATE):
         return Classification(u.change, u.sentence)
     if field == "deliver_subject" and bool(old) != bool(new):
-        return Classification("recreate", f"a consumer can not switch between pull and push in place; {_CONSUMER_LOST}")
-    return Classification("in-place", u.sentence)
+        return Classification(ChangeClass.RECREATE, f"a consumer can not switch between pull and push in place; {_CONSUMER_LOST}")
+    return Classification(ChangeClass.IN_PLACE, u.sentence)
 
 
 def classify(kind: str, field: str, old: JsonValue, new: JsonValue) -> Classification:

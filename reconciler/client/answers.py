@@ -13,15 +13,33 @@ from __future__ import annotations
 import functools
 import types
 import typing
-from typing import Any, Literal, Union
+from collections.abc import Iterable
+from typing import Any, Literal, TypeAlias, Union
 
-__all__ = ["answer_problem", "server_info_problem", "info_shape", "list_page", "ACCOUNT_INFO", "ERROR_SHAPE", "SERVER_INFO", "MONITOR_SHAPES", "NOT_NULL"]
+__all__ = [
+    "Hint",
+    "answer_problem",
+    "server_info_problem",
+    "info_shape",
+    "list_page",
+    "ACCOUNT_INFO",
+    "ERROR_SHAPE",
+    "SERVER_INFO",
+    "MONITOR_SHAPES",
+    "NOT_NULL",
+]
 
 
 _JSON_NAMES = {str: "a string", int: "an integer", bool: "a boolean", float: "a number", list: "a list", dict: "an object", type(None): "null"}
 
 
-def _kind(value: Any) -> str:
+Hint: TypeAlias = object
+"""A shape's type hint: a class (``int``, a config record), a typing form (``list[str]``,
+``Annotated[int, NOT_NULL]``) or an envelope (a mapping of key to hint). Typing forms are no
+``type``: they are told apart by :func:`typing.get_origin`."""
+
+
+def _kind(value: object) -> str:
     return _JSON_NAMES.get(type(value), type(value).__name__)
 
 
@@ -32,7 +50,7 @@ def _hints(cls: type) -> dict[str, Any]:
 
 # A checker returns None when the value has the shape, else (the path below it, what was expected);
 # None instead of a checker: anything goes. Shapes are compiled once (a check runs per listed object).
-Checker = typing.Callable[[Any], tuple[str, str] | None]
+Checker = typing.Callable[[object], tuple[str, str] | None]
 
 
 class _Simple:
@@ -44,7 +62,7 @@ class _Simple:
     def __init__(self, kinds: tuple[type, ...], expected: str, no_bool: bool = False) -> None:
         self.kinds, self.expected, self.no_bool = kinds, expected, no_bool
 
-    def __call__(self, value: Any) -> tuple[str, str] | None:
+    def __call__(self, value: object) -> tuple[str, str] | None:
         if value is None or (isinstance(value, self.kinds) and not (self.no_bool and isinstance(value, bool))):
             return None
         return "", self.expected
@@ -65,7 +83,7 @@ def _envelope(fields: dict[str, Checker | None]) -> Checker:
         elif c is not None:
             nested[k] = c
 
-    def check(value: Any) -> tuple[str, str] | None:
+    def check(value: object) -> tuple[str, str] | None:
         if not isinstance(value, dict):
             return None if value is None else ("", "an object")
         for key, v in value.items():
@@ -87,14 +105,13 @@ def _envelope(fields: dict[str, Checker | None]) -> Checker:
 def _items(item: Checker | None, kind: type) -> Checker:
     expected = "a list" if kind is list else "an object"
 
-    def check(value: Any) -> tuple[str, str] | None:
+    def check(value: object) -> tuple[str, str] | None:
         if value is None:
             return None
         if not isinstance(value, kind):
             return "", expected
         if item is not None:
-            whole: Any = value
-            pairs: Any = enumerate(whole) if isinstance(whole, list) else whole.items()
+            pairs: Iterable[tuple[object, object]] = enumerate(value) if isinstance(value, list) else value.items() if isinstance(value, dict) else ()
             for k, v in pairs:
                 found = item(v)
                 if found:
@@ -109,14 +126,14 @@ NOT_NULL: typing.Final = "not null"
 
 
 def _not_null(simple: _Simple) -> Checker:
-    def check(value: Any) -> tuple[str, str] | None:
+    def check(value: object) -> tuple[str, str] | None:
         return ("", simple.expected) if value is None else simple(value)
 
     return check
 
 
 def _union(options: list[Checker]) -> Checker:
-    def check(value: Any) -> tuple[str, str] | None:
+    def check(value: object) -> tuple[str, str] | None:
         problems = [c(value) for c in options]
         return None if any(p is None for p in problems) else problems[0]
 
@@ -131,7 +148,7 @@ _SIMPLE: dict[Any, Checker] = {
 }
 
 
-def _compile(hint: Any) -> Checker | None:
+def _compile(hint: Hint) -> Checker | None:
     if hint is Any:
         return None
     if isinstance(hint, dict):  # an envelope: key -> type
@@ -140,11 +157,11 @@ def _compile(hint: Any) -> Checker | None:
 
 
 @functools.cache
-def _compile_type(hint: Any) -> Checker | None:
+def _compile_type(hint: Hint) -> Checker | None:
     origin = typing.get_origin(hint)
     if origin is typing.Annotated:
         inner = _compile(typing.get_args(hint)[0])
-        return _not_null(inner) if NOT_NULL in hint.__metadata__ and isinstance(inner, _Simple) else inner
+        return _not_null(inner) if NOT_NULL in getattr(hint, "__metadata__", ()) and isinstance(inner, _Simple) else inner
     if origin in (Union, types.UnionType):
         compiled = [_compile(a) for a in typing.get_args(hint) if a is not type(None)]
         options = [c for c in compiled if c is not None]
@@ -171,13 +188,13 @@ def _compile_type(hint: Any) -> Checker | None:
     return None
 
 
-def _is_record(hint: Any) -> bool:
+def _is_record(hint: Hint) -> bool:
     from jsops.linter import is_record_class
 
     return isinstance(hint, type) and is_record_class(hint)
 
 
-def _problem(value: Any, shape: Any) -> str | None:
+def _problem(value: object, shape: Hint) -> str | None:
     """``FIELD is KIND, expected KIND`` for the first field of ``value`` not of ``shape``, or None."""
     check = _checker(shape)
     found = check(value) if check is not None else None
@@ -190,23 +207,23 @@ def _problem(value: Any, shape: Any) -> str | None:
     return f"{field or 'the answer'} is {_kind(at)}, expected {expected}"
 
 
-def answer_problem(value: Any, shape: Any, what: str) -> str | None:
+def answer_problem(value: object, shape: Hint, what: str) -> str | None:
     """What is wrong with ``value`` for ``shape`` (one line naming the field), or None."""
     problem = _problem(value, shape)
     return None if problem is None else f"the server's answer to {what} is malformed: {problem}"
 
 
-def server_info_problem(info: Any) -> str | None:
+def server_info_problem(info: object) -> str | None:
     """What is wrong with the INFO a server sent on connect (:data:`SERVER_INFO`; one line naming the
     field), or None."""
     problem = _problem(info, SERVER_INFO)
     return None if problem is None else f"the server's INFO (what it tells every client on connect) is malformed: {problem}"
 
 
-_COMPILED: dict[int, tuple[Any, Checker | None]] = {}
+_COMPILED: dict[int, tuple[Hint, Checker | None]] = {}
 
 
-def _checker(shape: Any) -> Checker | None:
+def _checker(shape: Hint) -> Checker | None:
     """The compiled checker of ``shape`` (module-level shapes are compiled once, by identity)."""
     hit = _COMPILED.get(id(shape))
     if hit is not None and hit[0] is shape:
@@ -225,10 +242,10 @@ def _walk(field: str) -> list[Any]:
     return parts
 
 
-def _config(kind: str) -> Any:
-    from jsops.linter.model import config as records
+def _config(kind: str) -> type:
+    from jsops.linter.model.config import ConsumerConfig, StreamConfig
 
-    return getattr(records, kind)
+    return StreamConfig if kind == "StreamConfig" else ConsumerConfig
 
 
 _SEQ = {"stream_seq": int, "consumer_seq": int}

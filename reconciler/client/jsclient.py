@@ -15,7 +15,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iter
 from typing import Any, TypeVar
 
 from ..errors import PermanentError, ReconcilerError, TemporaryError
-from .answers import ERROR_SHAPE, answer_problem, info_shape, list_page, server_info_problem
+from .answers import ERROR_SHAPE, Hint, answer_problem, info_shape, list_page, server_info_problem
 from .fence import Fence, LeaseLost, _Gate
 from .kv import KvBucket, abind_bucket
 from .target import Target, TargetError
@@ -86,7 +86,7 @@ class AnswerError(JsApiError, PermanentError):
     ends): the message names the request and the field."""
 
 
-def _check(value: Any, shape: Any, what: str) -> None:
+def _check(value: object, shape: Hint, what: str) -> None:
     problem = answer_problem(value, shape, what)
     if problem:
         raise AnswerError(problem)

@@ -11,11 +11,15 @@ import json
 import os
 import re
 import ssl
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PermanentError
-from .urls import URLError, parse_servers, parse_url, redact_servers, redact_url, scrub
+from .urls import ServerURL, URLError, parse_servers, parse_url, redact_servers, redact_url, scrub
+
+if TYPE_CHECKING:  # the config records (jsops.linter.config), for their types only
+    from jsops.linter.config import Config, ContextConfig, SecretRef
 
 __all__ = [
     "Target",
@@ -119,42 +123,51 @@ class Target:
         # nats-py neither percent-decodes user information nor parses a '/' or '@' in it: the
         # credentials go as options, the URLs without them (as nats.go decodes them).
         opts: dict[str, Any] = {"servers": [u.bare() for u in urls]}
-        infos = {(u.user, u.password) for u in urls if u.has_userinfo}
-        if len(infos) > 1:
-            raise TargetError("the server URLs carry different credentials; give one user/password or token")
-        if infos and not (self.user or self.token or self.creds or self.nkey):
-            url_user, url_password = next(iter(infos))
-            if url_password is None:
-                opts["token"] = url_user or ""
-            else:
-                opts["user"], opts["password"] = url_user or "", url_password
+        in_urls = _url_credentials(urls)
+        if not (self.user or self.token or self.creds or self.nkey):
+            opts.update(in_urls)
         if self.creds:
             _readable(self.creds, "creds file")
             opts["user_credentials"] = self.creds
         if self.nkey:
             _readable(self.nkey, "nkey seed file")
             opts["nkeys_seed"] = self.nkey
-        if self.user:
-            opts["user"] = self.user
-        if self.password:
-            opts["password"] = self.password
-        if self.token:
-            opts["token"] = self.token
-        if self.tls_ca or self.tls_cert or self.tls_first or any(s.startswith("tls://") for s in self.servers):
-            ctx = ssl.create_default_context(purpose=ssl.Purpose.SERVER_AUTH)
-            try:
-                if self.tls_ca:
-                    ctx.load_verify_locations(cafile=self.tls_ca)
-                if self.tls_cert:
-                    if not self.tls_key:
-                        raise TargetError("--tls-cert needs --tls-key")
-                    ctx.load_cert_chain(certfile=self.tls_cert, keyfile=self.tls_key)
-            except (OSError, ssl.SSLError) as exc:
-                raise TargetError(f"cannot load TLS files: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}") from None
-            opts["tls"] = ctx
+        opts.update({k: v for k, v in (("user", self.user), ("password", self.password), ("token", self.token)) if v})
+        tls = self._tls_context()
+        if tls is not None:
+            opts["tls"] = tls
             if self.tls_first:
                 opts["tls_handshake_first"] = True
         return opts
+
+    def _tls_context(self) -> ssl.SSLContext | None:
+        """The TLS context the target asks for (a CA, a client certificate, TLS first or a tls:// URL), or None."""
+        if not (self.tls_ca or self.tls_cert or self.tls_first or any(s.startswith("tls://") for s in self.servers)):
+            return None
+        ctx = ssl.create_default_context(purpose=ssl.Purpose.SERVER_AUTH)
+        try:
+            if self.tls_ca:
+                ctx.load_verify_locations(cafile=self.tls_ca)
+            if self.tls_cert:
+                if not self.tls_key:
+                    raise TargetError("--tls-cert needs --tls-key")
+                ctx.load_cert_chain(certfile=self.tls_cert, keyfile=self.tls_key)
+        except (OSError, ssl.SSLError) as exc:
+            raise TargetError(f"cannot load TLS files: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}") from None
+        return ctx
+
+
+def _url_credentials(urls: Sequence[ServerURL]) -> dict[str, str]:
+    """The user/password or token the server URLs carry (one set for all of them), as options."""
+    infos = {(u.user, u.password) for u in urls if u.has_userinfo}
+    if len(infos) > 1:
+        raise TargetError("the server URLs carry different credentials; give one user/password or token")
+    if not infos:
+        return {}
+    url_user, url_password = next(iter(infos))
+    if url_password is None:
+        return {"token": url_user or ""}
+    return {"user": url_user or "", "password": url_password}
 
 
 def _redact(url: str) -> str:
@@ -248,7 +261,7 @@ def _expand(path: str | None) -> str | None:
     return os.path.expanduser(path) if path else None
 
 
-def _secret(ref: Any, name: str, what: str, root: str) -> str | None:
+def _secret(ref: SecretRef | None, name: str, what: str, root: str) -> str | None:
     """The value a ``{env: VAR}`` / ``{file: PATH}`` reference points at (never put in messages)."""
     if ref is None:
         return None
@@ -257,6 +270,8 @@ def _secret(ref: Any, name: str, what: str, root: str) -> str | None:
         if not value:
             raise TargetError(f"context {name!r}: {what}: environment variable {ref.env} is not set")
         return value
+    if ref.file is None:  # not so: the record's validator gives exactly one of env and file
+        return None
     path = os.path.join(root, os.path.expanduser(ref.file))
     try:
         with open(path, encoding="utf-8") as fh:
@@ -268,7 +283,7 @@ def _secret(ref: Any, name: str, what: str, root: str) -> str | None:
     return value
 
 
-def target_from_config(name: str, ctx: Any, root: str = ".") -> Target:
+def target_from_config(name: str, ctx: ContextConfig, root: str = ".") -> Target:
     """A target from a context of the jsops config (``jsops.linter.config.ContextConfig``); files are
     relative to the config's directory, secrets are read from their environment variable or file."""
     _check_name(name)
@@ -298,7 +313,7 @@ def target_from_config(name: str, ctx: Any, root: str = ".") -> Target:
     )
 
 
-def resolve_context(name: str, config: Any = None, directory: str | None = None, accounts: Any = None) -> Target:
+def resolve_context(name: str, config: Config | None = None, directory: str | None = None, accounts: Mapping[str, Any] | None = None) -> Target:
     """The target called ``name``: a context of the jsops config first, then a natscli context, then
     a NACK ``Account`` of the manifests (``accounts``: ``Estate.accounts``) with servers."""
     _check_name(name)
@@ -360,7 +375,7 @@ _ENV = (
 )
 
 
-def target_from_args(args: argparse.Namespace, config: Any = None, env: Any = None, directory: str | None = None) -> Target:
+def target_from_args(args: argparse.Namespace, config: Config | None = None, env: Mapping[str, str] | None = None, directory: str | None = None) -> Target:
     """The target the arguments name, with natscli's precedence: the context named by
     ``--context`` or ``$NATS_CONTEXT`` (jsops config, then natscli), else the jsops config's
     ``default`` context, else the natscli selected context (``context.txt``), else the local

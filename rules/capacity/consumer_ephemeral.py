@@ -84,7 +84,7 @@ class OpsConsumerEphemeral(Rule):
                 resource,
                 ("name",),
                 f"consumer {resource.name} is ephemeral (no durable_name): the server deletes it after {format_duration(idle)} without a client",
-                fix=FixSuggestion("unsafe", "make it durable (set durable_name) or create it from the application"),
+                fix=FixSuggestion.unsafe("make it durable (set durable_name) or create it from the application"),
             ),
         )
 

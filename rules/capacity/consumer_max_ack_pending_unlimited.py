@@ -73,8 +73,7 @@ class OpsConsumerMaxAckPendingUnlimited(Rule):
                 resource,
                 ("max_ack_pending",),
                 f"max_ack_pending {raw} lets the consumer hand out any number of unacknowledged messages{push}",
-                fix=FixSuggestion(
-                    "unsafe",
+                fix=FixSuggestion.unsafe(
                     "remove max_ack_pending (the server default is 1000) or set the number of messages clients process at once",
                     (Edit.remove(("max_ack_pending",)),),
                 ),

@@ -107,8 +107,9 @@ class OpsConsumerPushWithoutHeartbeat(Rule):
                 resource,
                 ("deliver_subject",),
                 f"push consumer {text}",
-                fix=FixSuggestion(
-                    "unsafe", "set " + " and ".join("idle_heartbeat to 15s" if m == "idle_heartbeat" else "flow_control to true" for m in missing), tuple(edits)
+                fix=FixSuggestion.unsafe(
+                    "set " + " and ".join("idle_heartbeat to 15s" if m == "idle_heartbeat" else "flow_control to true" for m in missing),
+                    tuple(edits),
                 ),
             ),
         )

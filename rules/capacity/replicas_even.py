@@ -71,9 +71,9 @@ class OpsReplicasEven(Rule):
             return ()  # refused by the server (JS315)
         tolerated = "no server failure" if replicas == 2 else "one server failure, like R3"
         if size is None or size >= 3:
-            fix = FixSuggestion("unsafe", "set num_replicas to 3", (Edit.set(("num_replicas",), 3),))
+            fix = FixSuggestion.unsafe("set num_replicas to 3", (Edit.set(("num_replicas",), 3),))
         else:
-            fix = FixSuggestion("unsafe", "use num_replicas 1, or 3 once the cluster has three JetStream servers")
+            fix = FixSuggestion.unsafe("use num_replicas 1, or 3 once the cluster has three JetStream servers")
         return (
             Violation(
                 resource,

@@ -60,7 +60,7 @@ class OpsStreamDirectGetDisabled(Rule):
                 resource,
                 ("allow_direct",),
                 f"allow_direct is off on an R{replicas} stream: every direct read goes through the leader",
-                fix=FixSuggestion("unsafe", "set allow_direct to true", (Edit.set(("allow_direct",), True),)),
+                fix=FixSuggestion.unsafe("set allow_direct to true", (Edit.set(("allow_direct",), True),)),
             ),
         )
 

@@ -76,7 +76,7 @@ class OpsStreamInterestWithoutConsumer(Rule):
                 r,
                 ("retention",),
                 f"interest stream {r.name} has no consumer in the estate: every message published to it is dropped at once",
-                fix=FixSuggestion("unsafe", "commit its consumers, or use limits retention"),
+                fix=FixSuggestion.unsafe("commit its consumers, or use limits retention"),
             )
 
 

@@ -121,8 +121,7 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
                 + (f" (over a {format_duration(span // SECOND * SECOND)} profile window)" if span is not None and span < DAY else "")
                 + f", max_bytes {format_size(max_bytes)} fills "
                 f"in about {fill_text}, before max_age {format_duration(max_age)}: {effect}",
-                fix=FixSuggestion(
-                    "unsafe",
+                fix=FixSuggestion.unsafe(
                     f"raise max_bytes to at least {needed} or lower max_age to {fill_text}",
                 ),
             ),

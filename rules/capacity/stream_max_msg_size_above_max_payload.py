@@ -73,8 +73,7 @@ class OpsStreamMaxMsgSizeAboveMaxPayload(Rule):
                 resource,
                 ("max_msg_size",),
                 f"max_msg_size {format_size(size)} is larger than the target's max_payload {format_size(max_payload)}: no publish can be that large",
-                fix=FixSuggestion(
-                    "safe",
+                fix=FixSuggestion.safe(
                     f"set max_msg_size to {format_size(max_payload)}",
                     # natively as a readable size; NACK wants plain integers
                     (Edit.set(("max_msg_size",), format_size(max_payload) if resource.dialect == "native" else max_payload),),

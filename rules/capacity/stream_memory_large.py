@@ -91,14 +91,14 @@ class OpsStreamMemoryLarge(Rule):
                         resource,
                         ("max_bytes",),
                         f"memory stream may hold max_bytes {format_size(max_bytes)}{total}, more than the {format_size(budget)} budget for memory streams",
-                        fix=FixSuggestion("unsafe", f"lower max_bytes to at most {format_size(budget)}, or use file storage"),
+                        fix=FixSuggestion.unsafe(f"lower max_bytes to at most {format_size(budget)}, or use file storage"),
                     ),
                 )
             return ()
         hard = hard_byte_bound(eff, ctx.target)
         if hard is not None and hard <= budget:
             return ()  # max_msgs x the largest message already keeps it within the budget
-        fix = FixSuggestion("unsafe", f"set max_bytes to at most {format_size(budget)}, or use file storage")
+        fix = FixSuggestion.unsafe(f"set max_bytes to at most {format_size(budget)}, or use file storage")
         expected = profiled_bytes(eff, ctx.stream_profile(resource))
         if expected is not None:
             amount, how = expected

@@ -79,9 +79,9 @@ class OpsStreamSingleReplicaInCluster(Rule):
         size = ctx.target.cluster_size
         where = f"a {size}-server cluster" if size is not None else "a clustered target"
         if size is None or size >= 3:
-            fix = FixSuggestion("unsafe", "set num_replicas to 3", (Edit.set(("num_replicas",), 3),))
+            fix = FixSuggestion.unsafe("set num_replicas to 3", (Edit.set(("num_replicas",), 3),))
         else:
-            fix = FixSuggestion("unsafe", "add a third JetStream server and use num_replicas 3")
+            fix = FixSuggestion.unsafe("add a third JetStream server and use num_replicas 3")
         return (
             Violation(
                 resource,

@@ -81,7 +81,7 @@ class OpsStreamUncompressedLarge(Rule):
             return ()
         threshold = self.options.max_bytes
         max_bytes = eff.max_bytes
-        fix = FixSuggestion("unsafe", "set compression to s2", (Edit.set(("compression",), "s2"),))
+        fix = FixSuggestion.unsafe("set compression to s2", (Edit.set(("compression",), "s2"),))
         if max_bytes > 0:
             if max_bytes > threshold:
                 return (

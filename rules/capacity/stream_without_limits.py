@@ -67,7 +67,7 @@ class OpsStreamWithoutLimits(Rule):
                 resource,
                 (),
                 f"stream {resource.name} has no max_age, max_bytes, max_msgs or max_msgs_per_subject: it grows until the account's or server's storage is full",
-                fix=FixSuggestion("unsafe", "set max_age and max_bytes (or max_msgs) to the retention the data needs"),
+                fix=FixSuggestion.unsafe("set max_age and max_bytes (or max_msgs) to the retention the data needs"),
                 key=True,  # at `spec:` (no field to point at)
             ),
         )

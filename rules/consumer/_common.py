@@ -42,5 +42,5 @@ def empty_entry(resource: ConsumerResource, field: str, i: int, code: int) -> Vi
         (field, i),
         f"{field}[{i}] is empty; nats-server rejects this consumer",
         server_error_code=code,
-        fix=FixSuggestion("safe", f"remove {field}[{i}]"),
+        fix=FixSuggestion.safe(f"remove {field}[{i}]"),
     )

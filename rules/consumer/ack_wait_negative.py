@@ -76,7 +76,7 @@ class ConsumerAckWaitNegative(ConsumerRule):
                     ("backoff", i),
                     f"backoff[{i}] is negative ({format_duration(value)}); nats-server rejects this consumer",
                     ErrCode.CONSUMER_BACK_OFF_NEGATIVE,
-                    fix=FixSuggestion("unsafe", f"set backoff[{i}] to {format_duration(-value)}"),
+                    fix=FixSuggestion.unsafe(f"set backoff[{i}] to {format_duration(-value)}"),
                 )
                 return
         ack_wait = cfg.ack_wait or 0
@@ -86,7 +86,7 @@ class ConsumerAckWaitNegative(ConsumerRule):
                 ("ack_wait",),
                 f"ack_wait is negative ({format_duration(ack_wait)}); nats-server rejects this consumer",
                 ErrCode.CONSUMER_ACK_WAIT_NEGATIVE,
-                fix=FixSuggestion("unsafe", f"set ack_wait to {format_duration(-ack_wait)}"),
+                fix=FixSuggestion.unsafe(f"set ack_wait to {format_duration(-ack_wait)}"),
             )
 
 

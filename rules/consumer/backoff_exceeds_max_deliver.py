@@ -74,7 +74,7 @@ class ConsumerBackoffExceedsMaxDeliver(ConsumerRule):
                 ("max_deliver",),
                 f"backoff has {len(backoff)} steps but max_deliver is {max_deliver}; nats-server rejects this consumer",
                 server_error_code=ErrCode.CONSUMER_MAX_DELIVER_BACKOFF,
-                fix=FixSuggestion("safe", f"set max_deliver to {len(backoff)}"),
+                fix=FixSuggestion.safe(f"set max_deliver to {len(backoff)}"),
             )
 
 

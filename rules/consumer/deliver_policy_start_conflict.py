@@ -84,7 +84,7 @@ class ConsumerDeliverPolicyStartConflict(ConsumerRule):
             path if getattr(cfg, path[0], None) is not None else ("deliver_policy",),
             message + "; nats-server rejects this consumer",
             server_error_code=ErrCode.CONSUMER_INVALID_POLICY,
-            fix=FixSuggestion("unsafe", fix),
+            fix=FixSuggestion.unsafe(fix),
         )
 
 

@@ -81,7 +81,7 @@ class ConsumerDeliverSubjectInvalid(ConsumerRule):
                 path,
                 f"deliver_subject {subject!r} has wildcards; nats-server rejects this consumer",
                 server_error_code=ErrCode.CONSUMER_DELIVER_TO_WILDCARDS,
-                fix=FixSuggestion("unsafe", "use a literal deliver subject"),
+                fix=FixSuggestion.unsafe("use a literal deliver subject"),
             )
             return
         if not is_valid_subject(subject):
@@ -90,7 +90,7 @@ class ConsumerDeliverSubjectInvalid(ConsumerRule):
                 path,
                 f"deliver_subject {subject!r} is not a valid subject; nats-server rejects this consumer",
                 server_error_code=ErrCode.CONSUMER_INVALID_DELIVER_SUBJECT,
-                fix=FixSuggestion("unsafe", "use a subject of non-empty dot-separated tokens without whitespace"),
+                fix=FixSuggestion.unsafe("use a subject of non-empty dot-separated tokens without whitespace"),
             )
             return
         stream = parent_effective(resource, ctx)
@@ -101,7 +101,7 @@ class ConsumerDeliverSubjectInvalid(ConsumerRule):
                     path,
                     f"deliver_subject {subject!r} is captured by the stream's subject {s!r} and would form a cycle",
                     server_error_code=ErrCode.CONSUMER_DELIVER_CYCLE,
-                    fix=FixSuggestion("unsafe", "choose a deliver subject outside the stream's subjects"),
+                    fix=FixSuggestion.unsafe("choose a deliver subject outside the stream's subjects"),
                 )
                 return
 

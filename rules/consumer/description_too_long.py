@@ -77,7 +77,7 @@ class ConsumerDescriptionTooLong(ConsumerRule):
                 ("description",),
                 f"description is {size} bytes long, more than the server's maximum of {MAX_DESCRIPTION_LEN}",
                 server_error_code=ErrCode.CONSUMER_DESCRIPTION_TOO_LONG,
-                fix=FixSuggestion("unsafe", f"shorten the description to at most {MAX_DESCRIPTION_LEN} bytes"),
+                fix=FixSuggestion.unsafe(f"shorten the description to at most {MAX_DESCRIPTION_LEN} bytes"),
             )
 
 

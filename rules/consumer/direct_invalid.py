@@ -68,7 +68,7 @@ class ConsumerDirectInvalid(ConsumerRule):
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         if not cfg.direct:
             return
-        fix = FixSuggestion("safe", "remove direct")
+        fix = FixSuggestion.safe("remove direct")
         if not cfg.deliver_subject:
             yield Violation(
                 resource,

@@ -97,7 +97,7 @@ class ConsumerExceedsConsumerLimits(ConsumerRule):
                 ("inactive_threshold",),
                 f"inactive_threshold {format_duration(inactive)} exceeds the stream's consumer_limits inactive_threshold of {format_duration(limit)}",
                 server_error_code=ErrCode.CONSUMER_INACTIVE_THRESHOLD_EXCESS,
-                fix=FixSuggestion("safe", f"set inactive_threshold to {format_duration(limit)}"),
+                fix=FixSuggestion.safe(f"set inactive_threshold to {format_duration(limit)}"),
             )
 
     @staticmethod
@@ -107,7 +107,7 @@ class ConsumerExceedsConsumerLimits(ConsumerRule):
             ("max_ack_pending",),
             f"max_ack_pending {pending} exceeds {what} max_ack_pending of {limit}; nats-server rejects this consumer",
             server_error_code=ErrCode.CONSUMER_MAX_PENDING_ACK_EXCESS,
-            fix=FixSuggestion("safe", f"set max_ack_pending to {limit}"),
+            fix=FixSuggestion.safe(f"set max_ack_pending to {limit}"),
         )
 
 

@@ -70,7 +70,7 @@ class ConsumerFilterSubjectAndSubjects(ConsumerRule):
                 ("filter_subject",),
                 "filter_subject and filter_subjects are both set; nats-server rejects this consumer",
                 server_error_code=ErrCode.CONSUMER_DUPLICATE_FILTER_SUBJECTS,
-                fix=FixSuggestion("safe", "move filter_subject into filter_subjects"),
+                fix=FixSuggestion.safe("move filter_subject into filter_subjects"),
             )
 
 

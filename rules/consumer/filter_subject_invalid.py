@@ -91,7 +91,7 @@ class ConsumerFilterSubjectInvalid(ConsumerRule):
             path,
             f"{where} {subject!r} is not a valid subject; nats-server rejects this consumer",
             server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-            fix=FixSuggestion("unsafe", "use non-empty dot-separated tokens, no whitespace, '>' only last"),
+            fix=FixSuggestion.unsafe("use non-empty dot-separated tokens, no whitespace, '>' only last"),
         )
 
 

@@ -83,7 +83,7 @@ class ConsumerFilterSubjectsOverlap(ConsumerRule):
                         ("filter_subjects", i),
                         f"filter_subjects[{i}] {s!r} is contained in filter_subjects[{j}] {t!r}; nats-server rejects overlapping filters",
                         server_error_code=ErrCode.CONSUMER_OVERLAPPING_SUBJECT_FILTERS,
-                        fix=FixSuggestion("safe", f"remove filter_subjects[{i}]"),
+                        fix=FixSuggestion.safe(f"remove filter_subjects[{i}]"),
                     )
                     return
         if ctx.release >= FILTER_OVERLAP_SUBSET_SINCE:
@@ -97,7 +97,7 @@ class ConsumerFilterSubjectsOverlap(ConsumerRule):
                         ("filter_subjects", i),
                         f"filter_subjects[{i}] {s!r} overlaps filter_subjects[{j}] {t!r} (a subject matches both); nats-server rejects overlapping filters",
                         server_error_code=ErrCode.CONSUMER_OVERLAPPING_SUBJECT_FILTERS,
-                        fix=FixSuggestion("unsafe", f"narrow filter_subjects[{i}] or filter_subjects[{j}] so that no subject matches both"),
+                        fix=FixSuggestion.unsafe(f"narrow filter_subjects[{i}] or filter_subjects[{j}] so that no subject matches both"),
                     )
                     return
 

@@ -78,7 +78,7 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
                 ("ack_policy",),
                 "ack_policy flow_control needs a push consumer (deliver_subject); nats-server rejects this pull consumer",
                 server_error_code=ErrCode.CONSUMER_ACK_FC_REQUIRES_PUSH,
-                fix=FixSuggestion("unsafe", "use ack_policy explicit, or set a deliver_subject"),
+                fix=FixSuggestion.unsafe("use ack_policy explicit, or set a deliver_subject"),
             )
             return
         pending = eff.max_ack_pending
@@ -88,7 +88,7 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
                 field_path(resource, "max_ack_pending", "ack_policy"),
                 f"ack_policy flow_control needs a positive max_ack_pending, got {pending}",
                 server_error_code=ErrCode.CONSUMER_ACK_FC_REQUIRES_MAX_ACK_PENDING,
-                fix=FixSuggestion("safe", "remove max_ack_pending (the server default is 1000)"),
+                fix=FixSuggestion.safe("remove max_ack_pending (the server default is 1000)"),
             )
             return
         if eff.backoff or eff.ack_wait != 0:
@@ -97,7 +97,7 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
                 field_path(resource, "backoff", "ack_wait"),
                 "ack_policy flow_control does not allow ack_wait or backoff; nats-server rejects this consumer",
                 server_error_code=ErrCode.CONSUMER_ACK_FC_REQUIRES_NO_ACK_WAIT,
-                fix=FixSuggestion("safe", "remove ack_wait and backoff"),
+                fix=FixSuggestion.safe("remove ack_wait and backoff"),
             )
             return
         max_deliver = eff.max_deliver
@@ -107,7 +107,7 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
                 ("max_deliver",),
                 f"ack_policy flow_control does not allow max_deliver (got {max_deliver}); nats-server rejects this consumer",
                 server_error_code=ErrCode.CONSUMER_ACK_FC_REQUIRES_NO_MAX_DELIVER,
-                fix=FixSuggestion("safe", "remove max_deliver"),
+                fix=FixSuggestion.safe("remove max_deliver"),
             )
 
 

@@ -74,7 +74,7 @@ class ConsumerFlowControlWithoutHeartbeat(ConsumerRule):
             ("flow_control",),
             "flow_control needs an idle_heartbeat; nats-server rejects this consumer",
             server_error_code=ErrCode.CONSUMER_WITH_FLOW_CONTROL_NEEDS_HEARTBEATS,
-            fix=FixSuggestion("safe", "set idle_heartbeat to 5s"),
+            fix=FixSuggestion.safe("set idle_heartbeat to 5s"),
         )
 
 

@@ -76,7 +76,7 @@ class ConsumerHeartbeatTooSmall(ConsumerRule):
                 ("idle_heartbeat",),
                 f"idle_heartbeat {format_duration(hb)} is shorter than 100ms; nats-server rejects this consumer",
                 server_error_code=ErrCode.CONSUMER_SMALL_HEARTBEAT,
-                fix=FixSuggestion("safe", "set idle_heartbeat to 100ms"),
+                fix=FixSuggestion.safe("set idle_heartbeat to 100ms"),
             )
 
 

@@ -95,7 +95,7 @@ class ConsumerMetadataTooLarge(ConsumerRule):
                 f"metadata keys and values add up to {size} bytes; with the server's own entry that is more than "
                 f"{MAX_METADATA_LEN} bytes, and nats-server rejects this consumer",
                 ErrCode.CONSUMER_METADATA_LENGTH,
-                fix=FixSuggestion("unsafe", f"shrink the metadata to at most {USER_BUDGET} bytes"),
+                fix=FixSuggestion.unsafe(f"shrink the metadata to at most {USER_BUDGET} bytes"),
             )
 
 

@@ -89,7 +89,7 @@ class ConsumerNameInvalid(ConsumerRule):
                 (fld,),
                 f"consumer {fld} {value!r} contains {what}; nats-server rejects this consumer",
                 code,
-                fix=FixSuggestion("unsafe", f"rename the consumer to {_suggest(value)!r}"),
+                fix=FixSuggestion.unsafe(f"rename the consumer to {_suggest(value)!r}"),
             )
             return  # the server stops at the first bad name
 

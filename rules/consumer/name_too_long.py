@@ -80,7 +80,7 @@ class ConsumerNameTooLong(ConsumerRule):
                     ("durable_name",),
                     f"durable name is {size} bytes long, more than the server's maximum of {MAX_NAME_LEN}; nats-server rejects this consumer",
                     server_error_code=ErrCode.CONSUMER_NAME_TOO_LONG,
-                    fix=FixSuggestion("unsafe", f"shorten the name to at most {MAX_NAME_LEN} bytes"),
+                    fix=FixSuggestion.unsafe(f"shorten the name to at most {MAX_NAME_LEN} bytes"),
                 )
             return
         size = go_len(name)
@@ -93,7 +93,7 @@ class ConsumerNameTooLong(ConsumerRule):
                 ("name",),
                 f"consumer name is {size} bytes long, more than {MAX_NAME_LEN}; nats-server cannot create the consumer's store",
                 server_error_code=ErrCode.CONSUMER_CREATE,
-                fix=FixSuggestion("unsafe", f"shorten the name to at most {MAX_NAME_LEN} bytes"),
+                fix=FixSuggestion.unsafe(f"shorten the name to at most {MAX_NAME_LEN} bytes"),
             )
 
 

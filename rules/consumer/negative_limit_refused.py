@@ -91,7 +91,7 @@ class ConsumerNegativeLimitRefused(ConsumerRule):
                     f"{field} is negative; nats-server {format_version(release)} rejects it ({words}); "
                     f"{format_version(NORMALISE_NEGATIVE_LIMITS)}+ treats it as unset",
                     server_error_code=code,
-                    fix=FixSuggestion("safe", f"remove {field}"),
+                    fix=FixSuggestion.safe(f"remove {field}"),
                 )
 
 

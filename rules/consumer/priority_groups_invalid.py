@@ -80,7 +80,7 @@ class ConsumerPriorityGroupsInvalid(ConsumerRule):
                 ("priority_policy",),
                 f"priority_policy {policy} needs at least one priority group; nats-server rejects this consumer",
                 server_error_code=ErrCode.CONSUMER_PRIORITY_POLICY_WITHOUT_GROUP,
-                fix=FixSuggestion("unsafe", "add priority_groups, or remove priority_policy"),
+                fix=FixSuggestion.unsafe("add priority_groups, or remove priority_policy"),
             )
             return
         for i, group in enumerate(groups):
@@ -93,7 +93,7 @@ class ConsumerPriorityGroupsInvalid(ConsumerRule):
                     ("priority_groups", i),
                     f"priority group name {group!r} must be 1-16 characters from A-Z a-z 0-9 - _ / =",
                     server_error_code=ErrCode.CONSUMER_INVALID_GROUP_NAME,
-                    fix=FixSuggestion("unsafe", "rename the group with allowed characters, at most 16"),
+                    fix=FixSuggestion.unsafe("rename the group with allowed characters, at most 16"),
                 )
                 return
 

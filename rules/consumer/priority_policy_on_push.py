@@ -70,7 +70,7 @@ class ConsumerPriorityPolicyOnPush(ConsumerRule):
                 ("priority_policy",),
                 f"priority_policy {policy} on a push consumer; nats-server only allows priority groups on pull consumers",
                 server_error_code=ErrCode.CONSUMER_PUSH_WITH_PRIORITY_GROUP,
-                fix=FixSuggestion("unsafe", "remove deliver_subject, or remove priority_policy and priority_groups"),
+                fix=FixSuggestion.unsafe("remove deliver_subject, or remove priority_policy and priority_groups"),
             )
 
 

@@ -75,7 +75,7 @@ class ConsumerPrioritySettingsWithoutPolicy(ConsumerRule):
                 ("priority_groups",),
                 "priority_groups without a priority_policy; nats-server rejects this consumer",
                 ErrCode.CONSUMER_PRIORITY_GROUP_WITH_POLICY_NONE,
-                fix=FixSuggestion("unsafe", "set priority_policy, or remove priority_groups"),
+                fix=FixSuggestion.unsafe("set priority_policy, or remove priority_groups"),
             )
         elif (cfg.priority_timeout or 0) > 0:
             yield ctx.refusal(
@@ -83,7 +83,7 @@ class ConsumerPrioritySettingsWithoutPolicy(ConsumerRule):
                 ("priority_timeout",),
                 "priority_timeout without a priority_policy; nats-server rejects this consumer",
                 ErrCode.CONSUMER_PINNED_TTL_WITHOUT_PRIORITY_POLICY_NONE,
-                fix=FixSuggestion("safe", "remove priority_timeout"),
+                fix=FixSuggestion.safe("remove priority_timeout"),
             )
 
 

@@ -81,7 +81,7 @@ class ConsumerPullPushOnlyOption(ConsumerRule):
                     (fld,),
                     f"{fld} is a push-consumer setting; nats-server rejects it on a pull consumer",
                     server_error_code=code,
-                    fix=FixSuggestion("safe", f"remove {fld}"),
+                    fix=FixSuggestion.safe(f"remove {fld}"),
                 )
                 return
 

@@ -71,7 +71,7 @@ class ConsumerPushMaxWaiting(ConsumerRule):
                 ("max_waiting",),
                 "max_waiting is a pull-consumer setting; nats-server rejects it on a push consumer",
                 server_error_code=ErrCode.CONSUMER_PUSH_MAX_WAITING,
-                fix=FixSuggestion("safe", "remove max_waiting"),
+                fix=FixSuggestion.safe("remove max_waiting"),
             )
 
 

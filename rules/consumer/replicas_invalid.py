@@ -78,7 +78,7 @@ class ConsumerReplicasInvalid(ConsumerRule):
         replicas = cfg.num_replicas or 0
         if replicas == 0:
             return
-        fix = FixSuggestion("safe", "remove num_replicas so the consumer inherits the stream's replicas")
+        fix = FixSuggestion.safe("remove num_replicas so the consumer inherits the stream's replicas")
         t = ctx.target
         clustered = t.clustered
         if clustered is None and t.cluster_size is not None and t.cluster_size > 1:

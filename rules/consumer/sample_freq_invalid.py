@@ -81,7 +81,7 @@ class ConsumerSampleFreqInvalid(ConsumerRule):
             ("sample_freq",),
             f"sample_freq {value!r} is not a whole, non-negative percentage; nats-server rejects this consumer",
             server_error_code=ErrCode.CONSUMER_INVALID_SAMPLING,
-            fix=FixSuggestion("unsafe", 'write a whole percentage like "10%"'),
+            fix=FixSuggestion.unsafe('write a whole percentage like "10%"'),
         )
 
 

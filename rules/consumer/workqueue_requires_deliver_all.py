@@ -80,7 +80,7 @@ class ConsumerWorkqueueRequiresDeliverAll(ConsumerRule):
             ("deliver_policy",),
             f"deliver_policy {policy} on workqueue stream {resource.stream!r}; nats-server requires deliver_policy all",
             server_error_code=ErrCode.CONSUMER_WQ_CONSUMER_NOT_DELIVER_ALL,
-            fix=FixSuggestion("safe", "set deliver_policy to all"),
+            fix=FixSuggestion.safe("set deliver_policy to all"),
         )
 
 

@@ -78,7 +78,7 @@ class ConsumerWorkqueueRequiresExplicitAck(ConsumerRule):
         stream = parent_effective(resource, ctx)
         if stream is None or stream.retention != "workqueue":
             return
-        fix = FixSuggestion("unsafe", "set ack_policy to explicit")
+        fix = FixSuggestion.unsafe("set ack_policy to explicit")
         if ack == "none" and not eff.deliver_subject:
             code = ErrCode.CONSUMER_PULL_REQUIRES_ACK
         elif eff.direct or eff.sourcing:

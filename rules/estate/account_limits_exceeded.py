@@ -87,7 +87,7 @@ class EstateAccountLimitsExceeded(Rule):
                         (),
                         f"stream {res.name} is past the account's max_streams of {max_streams}; nats-server refuses to create it",
                         server_error_code=code,
-                        fix=FixSuggestion("unsafe", "merge streams or raise the account's max_streams"),
+                        fix=FixSuggestion.unsafe("merge streams or raise the account's max_streams"),
                         key=True,
                     )
                     continue
@@ -100,7 +100,7 @@ class EstateAccountLimitsExceeded(Rule):
                         f"max_{'mem' if storage == 'memory' else 'file'} of {format_size(cap)} has {format_size(max(cap - reserved[storage], 0))} "
                         f"left after the streams declared before it; nats-server refuses it (insufficient {what} resources)",
                         server_error_code=code,
-                        fix=FixSuggestion("unsafe", "lower max_bytes or raise the account's limit"),
+                        fix=FixSuggestion.unsafe("lower max_bytes or raise the account's limit"),
                     )
                     continue
                 count += 1

@@ -92,7 +92,7 @@ class EstateMaxConsumersReached(Rule):
                         f"consumer {res.name} is past {whose} max_consumers of {limit} for stream {stream.name} "
                         f"({where(stream, ('max_consumers',))}); nats-server refuses to create it",
                         server_error_code=code,
-                        fix=FixSuggestion("unsafe", "raise the stream's max_consumers or remove consumers"),
+                        fix=FixSuggestion.unsafe("raise the stream's max_consumers or remove consumers"),
                         key=True,
                     )
                     continue

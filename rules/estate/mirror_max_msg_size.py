@@ -94,7 +94,7 @@ class EstateMirrorMaxMsgSize(Rule):
                             f"max_msg_size {format_size(size)} is smaller than {format_size(limit)} of {what} origin "
                             f"{origin.name} ({where(origin, ('max_msg_size',))}); nats-server refuses to create this stream",
                             server_error_code=code,
-                            fix=FixSuggestion("safe", f"set max_msg_size to {format_size(limit)}"),
+                            fix=FixSuggestion.safe(f"set max_msg_size to {format_size(limit)}"),
                         )
                         break
 

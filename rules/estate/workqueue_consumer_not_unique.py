@@ -78,7 +78,7 @@ def _copier_overlap(res: Resource, filters: list[str], copiers: list[tuple[Resou
                 f"workqueue stream {sname} that overlaps consumer {res.name}; nats-server before 2.14 counts it: "
                 f"once the copy runs it refuses {res.name} (10100/10099), and if {res.name} comes first the copy "
                 "cannot start",
-                fix=FixSuggestion("unsafe", "upgrade to 2.14+, or do not mirror or source a workqueue stream"),
+                fix=FixSuggestion.unsafe("upgrade to 2.14+, or do not mirror or source a workqueue stream"),
                 key=not _filter_path(res),
                 severity=Severity.WARNING,
             )
@@ -193,7 +193,7 @@ class EstateWorkqueueConsumerNotUnique(Rule):
                         (),
                         f"consumer {res.name} has no filter but workqueue stream {sname} already has a consumer; nats-server refuses to create it",
                         server_error_code=code,
-                        fix=FixSuggestion("unsafe", "give the consumer a filter_subject disjoint from the other consumers'"),
+                        fix=FixSuggestion.unsafe("give the consumer a filter_subject disjoint from the other consumers'"),
                         key=True,
                     )
                     continue
@@ -203,7 +203,7 @@ class EstateWorkqueueConsumerNotUnique(Rule):
                     f"filter {f!r} of consumer {res.name} overlaps {repr(other_f) if other_f else '(no filter: all subjects)'} of consumer {other.name} "
                     f"({where(other, _filter_path(other))}) on workqueue stream {sname}; nats-server refuses to create it",
                     server_error_code=code,
-                    fix=FixSuggestion("unsafe", "make the workqueue consumers' filters disjoint"),
+                    fix=FixSuggestion.unsafe("make the workqueue consumers' filters disjoint"),
                 )
 
 

@@ -92,7 +92,7 @@ class OpsMonitorMetadataInvalidValue(MonitorMetadataRule):
                 resource,
                 ("metadata", key),
                 f"natscli cannot parse {key} {value!r} ({problem}): {effect}",
-                fix=FixSuggestion("unsafe", f"write {problem[len('expected ') :]}"),
+                fix=FixSuggestion.unsafe(f"write {problem[len('expected ') :]}"),
             )
 
 

@@ -86,7 +86,7 @@ class OpsMonitorMetadataUnknownKey(MonitorMetadataRule):
                 resource,
                 ("metadata", key),
                 f"natscli's {kind} monitoring does not know metadata key {key!r} and ignores it{hint}",
-                fix=FixSuggestion("unsafe", advice),
+                fix=FixSuggestion.unsafe(advice),
                 key=True,
             )
 

@@ -89,7 +89,7 @@ class OpsMonitorPinnedWithoutPinnedClient(Rule):
                 ("metadata", _KEY),
                 f"{_KEY} is true but the consumer is not in pinned_client mode with priority_groups: "
                 "its monitoring check (nats audit, Synadia Insights) always reports CRITICAL",
-                fix=FixSuggestion("unsafe", "set priority_policy pinned_client with priority_groups, or remove the key"),
+                fix=FixSuggestion.unsafe("set priority_policy pinned_client with priority_groups, or remove the key"),
             ),
         )
 

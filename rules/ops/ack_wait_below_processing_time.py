@@ -153,7 +153,7 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
                 ("ack_wait",),
                 f"ack_wait {approx_duration(wait)} is below {factor} x the {source} = {approx_duration(threshold)}: slow deliveries are "
                 f"redelivered while still being processed{bias}",
-                fix=FixSuggestion("safe", f"set ack_wait to {approx_duration(target)}", (Edit.set(("ack_wait",), target, duration=True),)),
+                fix=FixSuggestion.safe(f"set ack_wait to {approx_duration(target)}", (Edit.set(("ack_wait",), target, duration=True),)),
             )
             return
         short = [i for i, step in enumerate(backoff) if step < threshold]
@@ -169,8 +169,7 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
             ("backoff", short[0]),
             f"{names} {'is' if len(short) == 1 else 'are'} below {factor} x the {source} = {approx_duration(threshold)}: "
             f"slow deliveries are redelivered while still being processed{bias}",
-            fix=FixSuggestion(
-                "safe",
+            fix=FixSuggestion.safe(
                 f"raise the {what} below {approx_duration(threshold)} to {approx_duration(target)}"
                 + (" and ack_wait with backoff[0]" if len(edits) > len(short) else ""),
                 tuple(edits),

@@ -91,11 +91,11 @@ class OpsDuplicateWindowBelowRetryHorizon(StreamRule):
         target = readable_ceil(horizon)
         max_age = eff.max_age
         if max_age > 0 and target > max_age:
-            fix = FixSuggestion(
-                "unsafe", f"shorten the publishers' retries: a window of {approx_duration(target)} would exceed max_age {approx_duration(max_age)}"
+            fix = FixSuggestion.unsafe(
+                f"shorten the publishers' retries: a window of {approx_duration(target)} would exceed max_age {approx_duration(max_age)}"
             )
         else:
-            fix = FixSuggestion("unsafe", f"set duplicate_window to {approx_duration(target)}", (Edit.set(("duplicate_window",), target, duration=True),))
+            fix = FixSuggestion.unsafe(f"set duplicate_window to {approx_duration(target)}", (Edit.set(("duplicate_window",), target, duration=True),))
         yield Violation(
             resource,
             ("duplicate_window",),

@@ -107,9 +107,9 @@ class OpsDuplicateWindowMemory(StreamRule):
         fit = readable_floor(budget * SECOND // (rate * per_id * replicas))
         horizon, _, _ = retry_horizon(resource, ctx)
         if fit >= SECOND and (horizon is None or fit >= horizon):
-            fix = FixSuggestion("unsafe", f"set duplicate_window to {approx_duration(fit)}", (Edit.set(("duplicate_window",), fit, duration=True),))
+            fix = FixSuggestion.unsafe(f"set duplicate_window to {approx_duration(fit)}", (Edit.set(("duplicate_window",), fit, duration=True),))
         else:
-            fix = FixSuggestion("unsafe", "raise the budget option or shorten the publishers' retries: no window that fits covers them")
+            fix = FixSuggestion.unsafe("raise the budget option or shorten the publishers' retries: no window that fits covers them")
         total = f"{approx_size(ids * per_id)} x {replicas} replicas = {approx_size(cost)}" if replicas > 1 else approx_size(cost)
         yield Violation(
             resource,

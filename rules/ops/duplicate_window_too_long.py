@@ -89,8 +89,7 @@ class OpsDuplicateWindowTooLong(StreamRule):
             ("duplicate_window",),
             f"duplicate_window {approx_duration(window)} is longer than {approx_duration(limit)}: every message id is kept in server memory "
             "for that long on each replica, while publishers retry for seconds or minutes",
-            fix=FixSuggestion(
-                "unsafe",
+            fix=FixSuggestion.unsafe(
                 f"set duplicate_window to {approx_duration(limit)} or to the publishers' retry horizon",
                 (Edit.set(("duplicate_window",), limit, duration=True),),
             ),

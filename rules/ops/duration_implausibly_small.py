@@ -49,7 +49,7 @@ def _raw(resource: Resource, path: FieldPath) -> Any:
     return node
 
 
-def _meant(raw: Any) -> list[str]:
+def _meant(raw: object) -> list[str]:
     """What a bare number was probably meant to be: seconds, or milliseconds when it looks like them."""
     if not isinstance(raw, int) or isinstance(raw, bool) or raw <= 0:
         return []
@@ -137,12 +137,12 @@ class OpsDurationImplausiblySmall(Rule):
         if meant:
             what = f"{label}: {raw} is {format_duration(value)}: a bare number is nanoseconds (the API's unit)"
             hint = " or ".join(meant)
-            fix = FixSuggestion("unsafe", f"write {label}: {meant[0]}" + (f" (or {meant[1]})" if len(meant) > 1 else ""), (Edit.set(path, meant[0]),))
+            fix = FixSuggestion.unsafe(f"write {label}: {meant[0]}" + (f" (or {meant[1]})" if len(meant) > 1 else ""), (Edit.set(path, meant[0]),))
             return Violation(resource, path, f"{what}, so {effect}; did you mean {hint}?", fix=fix)
         nack_default = resource.dialect.startswith("nack") and path == ("ack_wait",) and value == 1
         what = f"{label} {format_duration(value)} is implausibly small" + (" (NACK's CRD default ackWait is 1ns)" if nack_default else "")
         advice = "remove ackWait (the server default is 30s) or set it, e.g. 30s" if nack_default else f"write {label} with the unit you meant, e.g. 30s"
-        return Violation(resource, path, f"{what}: {effect}", fix=FixSuggestion("unsafe", advice))
+        return Violation(resource, path, f"{what}: {effect}", fix=FixSuggestion.unsafe(advice))
 
 
 RULE = OpsDurationImplausiblySmall

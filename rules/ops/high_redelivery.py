@@ -122,7 +122,7 @@ class OpsHighRedelivery(ConsumerRule):
             resource,
             ("ack_wait",) if written(resource, "ack_wait") else (),
             f"{pct(ratio)} of deliveries in the profile were redeliveries, above {pct(self.options.max_ratio)}{detail}",
-            fix=FixSuggestion("unsafe", "find the cause: ack timeouts (raise ack_wait or send progress acks), NAKs, or crashing clients"),
+            fix=FixSuggestion.unsafe("find the cause: ack timeouts (raise ack_wait or send progress acks), NAKs, or crashing clients"),
             key=not written(resource, "ack_wait"),
         )
 

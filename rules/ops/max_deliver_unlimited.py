@@ -95,7 +95,7 @@ class OpsMaxDeliverUnlimited(ConsumerRule):
             ("max_deliver",) if written(resource, "max_deliver") else (),
             f"{shown} (unlimited): a message that always fails is redelivered forever and never produces a "
             "MAX_DELIVERIES advisory, so it never reaches a dead-letter queue",
-            fix=FixSuggestion("unsafe", f"set max_deliver to {value}", (Edit.set(("max_deliver",), value),)),
+            fix=FixSuggestion.unsafe(f"set max_deliver to {value}", (Edit.set(("max_deliver",), value),)),
             key=not written(resource, "max_deliver"),
         )
 

@@ -107,7 +107,7 @@ class OpsOptStartTimeInFuture(ConsumerRule):
             resource,
             ("opt_start_time",),
             f"opt_start_time {shown} is in the future; {effect}",
-            fix=FixSuggestion("unsafe", "use deliver_policy new without opt_start_time, or create the consumer when its start time has come"),
+            fix=FixSuggestion.unsafe("use deliver_policy new without opt_start_time, or create the consumer when its start time has come"),
         )
 
 

@@ -115,7 +115,7 @@ class OpsWorkqueueDiscardNewAggressiveConsumer(ConsumerRule):
             path,
             f"{' and '.join(problems)} on workqueue stream {parent.name} with discard new: messages that run out of "
             "deliveries stay stored until the stream is full, then every new publish is refused",
-            fix=FixSuggestion("unsafe", f"{' and '.join(remedies)}, or use discard old"),
+            fix=FixSuggestion.unsafe(f"{' and '.join(remedies)}, or use discard old"),
         )
 
 

@@ -131,7 +131,7 @@ class OpsWorkqueueSubjectWithoutConsumer(Rule):
                     ("subjects", i),
                     f"no consumer of workqueue stream {stream.name} in the estate takes {subject!r} "
                     f"(its consumers: {names}): its messages are stored but never delivered",
-                    fix=FixSuggestion("unsafe", f"add a consumer filtering {subject!r}, or remove the subject from the stream"),
+                    fix=FixSuggestion.unsafe(f"add a consumer filtering {subject!r}, or remove the subject from the stream"),
                 )
 
 

@@ -74,7 +74,7 @@ class RewriteConsumerAckWaitBackoff(ConsumerRule):
             resource,
             ("ack_wait",),
             f"ack_wait {format_duration(c.ack_wait)} is replaced by backoff[0]: nats-server stores ack_wait: {first}",
-            fix=FixSuggestion("safe", f"set ack_wait to {first}"),
+            fix=FixSuggestion.safe(f"set ack_wait to {first}"),
         )
 
 

@@ -81,7 +81,7 @@ class RewriteConsumerFlowControlAuto(ConsumerRule):
             resource,
             path,
             "ack_policy flow_control makes nats-server store " + ", ".join(changed),
-            fix=FixSuggestion("safe", "write " + ", ".join(changed)),
+            fix=FixSuggestion.safe("write " + ", ".join(changed)),
         )
 
 

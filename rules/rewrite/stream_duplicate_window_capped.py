@@ -67,7 +67,7 @@ class RewriteStreamDuplicateWindowCapped(StreamRule):
                 resource,
                 ("duplicate_window",) if c.max_age is None else ("max_age",),
                 f"no duplicate_window: nats-server stores duplicate_window: {format_duration(dup)} (its 2m default capped to {why})",
-                fix=FixSuggestion("safe", f"write duplicate_window: {format_duration(dup)}"),
+                fix=FixSuggestion.safe(f"write duplicate_window: {format_duration(dup)}"),
                 key=True,
             )
 

@@ -83,7 +83,7 @@ class RewriteStreamMirrorDirectInherited(Rule):
                     f"{'mirror_direct: ' + str(wanted).lower() if written else 'no mirror_direct'}: nats-server stores "
                     f"mirror_direct: {str(actual).lower()}, copied from origin {origin.name}'s allow_direct "
                     f"({where(origin, ('allow_direct',))})",
-                    fix=FixSuggestion("safe", f"write mirror_direct: {str(actual).lower()}"),
+                    fix=FixSuggestion.safe(f"write mirror_direct: {str(actual).lower()}"),
                     key=not written,
                 )
 

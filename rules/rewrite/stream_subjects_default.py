@@ -61,7 +61,7 @@ class RewriteStreamSubjectsDefault(StreamRule):
             resource,
             ("subjects",),
             f"no subjects: nats-server stores subjects: [{resource.name!r}] (the stream name)",
-            fix=FixSuggestion("safe", f"write subjects: [{resource.name!r}]"),
+            fix=FixSuggestion.safe(f"write subjects: [{resource.name!r}]"),
             key=True,
         )
 

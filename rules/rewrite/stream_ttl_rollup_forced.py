@@ -77,7 +77,7 @@ class RewriteStreamTtlRollupForced(StreamRule):
             resource,
             (cause,),
             f"{cause} makes nats-server store {', '.join(changed)}",
-            fix=FixSuggestion("safe", "write " + ", ".join(changed)),
+            fix=FixSuggestion.safe("write " + ", ".join(changed)),
             key=True,
         )
 

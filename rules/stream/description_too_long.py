@@ -67,7 +67,7 @@ class StreamDescriptionTooLong(StreamRule):
                 ("description",),
                 f"description is {n} bytes long, the maximum is {MAX_DESCRIPTION_LEN}; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion("safe", f"shorten the description to at most {MAX_DESCRIPTION_LEN} bytes"),
+                fix=FixSuggestion.safe(f"shorten the description to at most {MAX_DESCRIPTION_LEN} bytes"),
             )
 
 

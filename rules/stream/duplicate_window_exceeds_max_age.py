@@ -66,8 +66,7 @@ class StreamDuplicateWindowExceedsMaxAge(StreamRule):
                 ("duplicate_window",),
                 f"duplicate_window {format_duration(dup)} is larger than max_age {format_duration(max_age)}; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion(
-                    "safe",
+                fix=FixSuggestion.safe(
                     f"set duplicate_window to {format_duration(max_age)}",
                     (Edit.set(("duplicate_window",), max_age, duration=True),),
                 ),

@@ -64,8 +64,8 @@ class StreamDuplicateWindowInvalid(StreamRule):
             "duplicate_window",
             cfg.duplicate_window,
             MIN_WINDOW,
-            negative_fix=FixSuggestion("safe", "remove duplicate_window to use the server default"),
-            short_fix=FixSuggestion("safe", "set duplicate_window to 100ms"),
+            negative_fix=FixSuggestion.safe("remove duplicate_window to use the server default"),
+            short_fix=FixSuggestion.safe("set duplicate_window to 100ms"),
         )
 
 

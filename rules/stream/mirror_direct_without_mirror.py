@@ -60,7 +60,7 @@ class StreamMirrorDirectWithoutMirror(StreamRule):
                 ("mirror_direct",),
                 "mirror_direct is set but the stream has no mirror; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion("safe", "remove mirror_direct"),
+                fix=FixSuggestion.safe("remove mirror_direct"),
             )
 
 

@@ -66,7 +66,7 @@ class StreamPlacementPreferred(StreamRule):
                 ("placement", "preferred"),
                 "placement.preferred is not permitted in a stream config; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion("safe", "remove placement.preferred"),
+                fix=FixSuggestion.safe("remove placement.preferred"),
             )
 
 

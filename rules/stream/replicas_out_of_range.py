@@ -64,7 +64,7 @@ class StreamReplicasOutOfRange(StreamRule):
                 ("num_replicas",),
                 f"num_replicas {r} is above the maximum of {MAX_REPLICAS}; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion("unsafe", f"set num_replicas to {MAX_REPLICAS} or fewer"),
+                fix=FixSuggestion.unsafe(f"set num_replicas to {MAX_REPLICAS} or fewer"),
             )
         elif r < 0:
             yield Violation(
@@ -72,7 +72,7 @@ class StreamReplicasOutOfRange(StreamRule):
                 ("num_replicas",),
                 f"num_replicas {r} is negative; nats-server rejects this stream",
                 server_error_code=ErrCode.REPLICAS_COUNT_CANNOT_BE_NEGATIVE,
-                fix=FixSuggestion("unsafe", "set num_replicas to 1 or more"),
+                fix=FixSuggestion.unsafe("set num_replicas to 1 or more"),
             )
 
 

@@ -61,7 +61,7 @@ class StreamSubjectDeleteMarkerTtlInvalid(StreamRule):
             "subject_delete_marker_ttl",
             cfg.subject_delete_marker_ttl,
             SECOND,
-            short_fix=FixSuggestion("safe", "set subject_delete_marker_ttl to 1s"),
+            short_fix=FixSuggestion.safe("set subject_delete_marker_ttl to 1s"),
         )
 
 

@@ -75,7 +75,7 @@ class TargetConsumerMaxBatchExceedsLimit(ConsumerRule):
                 ("max_batch",),
                 f"max_batch {batch} exceeds the server's max_request_batch of {limit}; nats-server rejects this consumer",
                 server_error_code=ErrCode.CONSUMER_MAX_REQUEST_BATCH_EXCEEDED,
-                fix=FixSuggestion("safe", f"set max_batch to {limit}"),
+                fix=FixSuggestion.safe(f"set max_batch to {limit}"),
             )
 
 

@@ -28,7 +28,7 @@ from jsops.linter.api import (
 )
 
 
-def _set(value: Any) -> bool:
+def _set(value: object) -> bool:
     """A value that would reach the server (the zero value of a Go field is omitted or harmless)."""
     return value is not None and value is not False and value != 0 and value != "" and value != [] and value != {}
 
@@ -125,7 +125,7 @@ class TargetFieldNewerThanServer(Rule):
             path,
             msg,
             server_error_code=ErrCode.INVALID_JSON if strict else None,
-            fix=FixSuggestion("unsafe", f"upgrade the servers to {format_version(since)} or remove it"),
+            fix=FixSuggestion.unsafe(f"upgrade the servers to {format_version(since)} or remove it"),
             key=True,
             severity=None if strict else Severity.WARNING,
         )

@@ -68,7 +68,7 @@ class TargetStreamDuplicateWindowExceedsLimit(StreamRule):
                 ("duplicate_window",),
                 f"duplicate_window {format_duration(dup)} is larger than the server limit of {format_duration(limit)}; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion("safe", f"set duplicate_window to {format_duration(limit)}"),
+                fix=FixSuggestion.safe(f"set duplicate_window to {format_duration(limit)}"),
             )
 
 

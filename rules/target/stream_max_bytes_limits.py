@@ -71,7 +71,7 @@ class TargetStreamMaxBytesLimits(StreamRule):
                 ("max_bytes",),
                 f"the target account requires every stream to set max_bytes{hint}; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_MAX_BYTES_REQUIRED,
-                fix=FixSuggestion("unsafe", "set max_bytes" + hint),
+                fix=FixSuggestion.unsafe("set max_bytes" + hint),
                 key=cfg.max_bytes is None,
             )
         elif cap > 0 and max_bytes > cap:
@@ -81,7 +81,7 @@ class TargetStreamMaxBytesLimits(StreamRule):
                 ("max_bytes",),
                 f"max_bytes {format_size(max_bytes)} exceeds the account's {which} of {format_size(cap)}; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_MAX_STREAM_BYTES_EXCEEDED,
-                fix=FixSuggestion("unsafe", f"set max_bytes to {format_size(cap)} or less"),
+                fix=FixSuggestion.unsafe(f"set max_bytes to {format_size(cap)} or less"),
             )
 
 

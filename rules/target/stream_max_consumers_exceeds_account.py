@@ -63,7 +63,7 @@ class TargetStreamMaxConsumersExceedsAccount(StreamRule):
                 ("max_consumers",),
                 f"max_consumers {cfg.max_consumers} is above the account's max_consumers of {limit}; nats-server rejects this stream",
                 server_error_code=code,
-                fix=FixSuggestion("safe", f"set max_consumers to {limit}"),
+                fix=FixSuggestion.safe(f"set max_consumers to {limit}"),
             )
 
 

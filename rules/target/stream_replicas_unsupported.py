@@ -72,7 +72,7 @@ class TargetStreamReplicasUnsupported(StreamRule):
                 ("num_replicas",),
                 f"num_replicas {r} on a standalone server (target clustered: false); nats-server only supports 1 replica without a cluster",
                 server_error_code=ErrCode.STREAM_REPLICAS_NOT_SUPPORTED,
-                fix=FixSuggestion("unsafe", "set num_replicas to 1"),
+                fix=FixSuggestion.unsafe("set num_replicas to 1"),
             )
         elif t.cluster_size is not None and t.cluster_size > 0 and r > t.cluster_size:
             yield Violation(
@@ -80,7 +80,7 @@ class TargetStreamReplicasUnsupported(StreamRule):
                 ("num_replicas",),
                 f"num_replicas {r} is more than the target cluster's {t.cluster_size} servers; nats-server finds no peers to place the stream",
                 server_error_code=ErrCode.CLUSTER_NO_PEERS,
-                fix=FixSuggestion("unsafe", f"set num_replicas to {t.cluster_size} or fewer"),
+                fix=FixSuggestion.unsafe(f"set num_replicas to {t.cluster_size} or fewer"),
             )
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import nats
 import pytest
-from natsserver import NatsServer, release_binary  # noqa: E402
+from natsserver import NatsServer, release_binary
 
 from jsops.linter.engine import lint_estate
 from jsops.linter.findings import Severity

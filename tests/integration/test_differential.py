@@ -36,7 +36,7 @@ from typing import Any
 
 import nats
 import pytest
-from differential_estates import (  # noqa: E402
+from differential_estates import (
     PEDANTIC_MUTATED,
     PEDANTIC_MUTATIONS,
     PEDANTIC_SEED,
@@ -47,14 +47,14 @@ from differential_estates import (  # noqa: E402
     _dump,
     generate,
 )
-from natsserver import NatsServer, release_binary  # noqa: E402
+from natsserver import NatsServer, release_binary
 
 from jsops.linter.findings import Severity
 from jsops.linter.load import Estate, check_estate, load_text
 from jsops.linter.semantics.releases import SUPPORTED
-from tests.rules.test_estate import RULES, S  # noqa: E402
+from tests.rules.test_estate import RULES, S
 
-from .test_rules_estate_server import apply_estate, delete_all  # noqa: E402
+from .test_rules_estate_server import apply_estate, delete_all
 
 pytestmark = pytest.mark.integration
 

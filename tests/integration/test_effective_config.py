@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from natsserver import NatsServer  # noqa: E402
+from natsserver import NatsServer
 
 from jsops.linter.model.config import ConsumerConfig, StreamConfig
 from jsops.linter.model.target import ServerLimits, Target

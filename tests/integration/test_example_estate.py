@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from natsserver import NatsServer  # noqa: E402
+from natsserver import NatsServer
 
 from jsops import linter
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import nats
 import pytest
-from natsserver import NatsServer  # noqa: E402
+from natsserver import NatsServer
 
 from jsops.linter.load import Estate, load_text
 
@@ -68,7 +68,7 @@ def test_predicted_codes_match_the_server() -> None:
 @pytest.mark.parametrize("version", ["2.10.26", "2.11.11", "2.12.8"])
 def test_unknown_field_per_release(version: str) -> None:
     """jsops says 2.10/2.11 drop an unknown field of a request body and 2.12 refuses it (10025)."""
-    from natsserver import release_binary  # noqa: E402
+    from natsserver import release_binary
 
     from jsops.linter.config import Config
     from jsops.linter.engine import lint_estate

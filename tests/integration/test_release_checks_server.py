@@ -17,14 +17,14 @@ from typing import Any
 
 import nats
 import pytest
-from natsserver import NatsServer, release_binary  # noqa: E402
+from natsserver import NatsServer, release_binary
 
 from jsops.linter.engine import lint_estate
 from jsops.linter.model.target import Target
 from jsops.linter.semantics.releases import SUPPORTED
 from tests.rules.test_estate import RULES, C, S, load_estate
 
-from .test_rules_estate_server import apply_estate, delete_all, predicted_errors  # noqa: E402
+from .test_rules_estate_server import apply_estate, delete_all, predicted_errors
 
 pytestmark = pytest.mark.integration
 

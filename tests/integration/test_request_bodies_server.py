@@ -23,7 +23,7 @@ from typing import Any
 
 import nats
 import pytest
-from natsserver import NatsServer, release_binary  # noqa: E402
+from natsserver import NatsServer, release_binary
 
 from jsops.linter.config import Config
 from jsops.linter.engine import discover_rules, lint_estate

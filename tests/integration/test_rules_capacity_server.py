@@ -14,7 +14,7 @@ from typing import Any
 
 import nats
 import pytest
-from natsserver import NatsServer  # noqa: E402
+from natsserver import NatsServer
 
 from jsops.linter.engine import discover_rules, lint_estate
 from jsops.linter.load import Estate, check_estate, load_text

@@ -20,12 +20,12 @@ from typing import Any
 
 import nats
 import pytest
-from natsserver import NatsServer  # noqa: E402
+from natsserver import NatsServer
 
 from jsops.linter.engine import discover_rules, lint_estate
 from jsops.linter.semantics.effective import effective_stream
 from jsops.linter.semantics.effective_types import api_json
-from tests.rules.cases.consumer import CASES, Case, load  # noqa: E402
+from tests.rules.cases.consumer import CASES, Case, load
 
 pytestmark = pytest.mark.integration
 

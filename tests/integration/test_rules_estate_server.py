@@ -18,11 +18,11 @@ from typing import Any
 
 import nats
 import pytest
-from natsserver import NatsServer  # noqa: E402
+from natsserver import NatsServer
 
 from jsops.linter.findings import Finding, Severity
 from jsops.linter.load import Estate, Resource
-from tests.rules.test_estate import CASES, EstateCase, load_estate, predict  # noqa: E402
+from tests.rules.test_estate import CASES, EstateCase, load_estate, predict
 
 pytestmark = pytest.mark.integration
 

@@ -14,7 +14,7 @@ import json
 
 import nats
 import pytest
-from natsserver import NatsCluster  # noqa: E402
+from natsserver import NatsCluster
 
 from jsops.linter.engine import discover_rules, lint_estate
 from jsops.linter.load import Estate, check_estate, load_text

@@ -14,7 +14,7 @@ from typing import Any
 
 import nats
 import pytest
-from natsserver import NatsServer  # noqa: E402
+from natsserver import NatsServer
 
 from jsops.profiler.job import build_profiles
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import nats
 import pytest
-from natsserver import NatsServer  # noqa: E402
+from natsserver import NatsServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")]
 COLLECT = "import sys; from jsops.profiler.collect import main; sys.exit(main(sys.argv[1:]))"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nats
 import pytest
-from natsserver import NatsServer, free_port, server_binary  # noqa: E402
+from natsserver import NatsServer, free_port, server_binary
 from procs import spawn
 
 from jsops.profiler.collect import CollectOptions, collect

@@ -93,7 +93,7 @@ def test_the_client_imports_while_the_server_starts_and_a_failure_there_stops_it
     seen: list[bool] = []
 
     def prepare() -> None:
-        seen.append(server._proc is not None and server._proc.poll() is None)  # noqa: SLF001
+        seen.append(server._proc is not None and server._proc.poll() is None)
 
     server = SailServer(prepare=prepare)
     with server as url:
@@ -106,7 +106,7 @@ def test_the_client_imports_while_the_server_starts_and_a_failure_there_stops_it
     failing = SailServer(prepare=broken)
     with pytest.raises(ImportError):
         failing.__enter__()
-    assert failing._proc is None and failing.url is None  # noqa: SLF001
+    assert failing._proc is None and failing.url is None
 
 
 _KEEP = """

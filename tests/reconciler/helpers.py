@@ -15,7 +15,7 @@ from typing import Any
 
 import nats
 import nats.errors
-from natsserver import NatsCluster, NatsServer  # noqa: E402
+from natsserver import NatsCluster, NatsServer
 
 # Reads asked again through a leader election, and the answers that mean one is going on.
 _READS = (

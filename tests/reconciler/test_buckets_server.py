@@ -226,12 +226,12 @@ def test_bucket_mirror_and_source_work_as_buckets(server, js, tmp_path):
                 if merged is None:
                     try:
                         merged = (await kv.get("k")).value
-                    except Exception:  # noqa: BLE001 - not sourced yet
+                    except Exception:  # not sourced yet
                         pass
                 if replica is None:
                     try:
                         replica = (await jsc.get_last_msg("KV_replica", "$KV.origin.k")).data
-                    except Exception:  # noqa: BLE001 - not mirrored yet
+                    except Exception:  # not mirrored yet
                         pass
                 if merged is not None and replica is not None:
                     break

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from natsserver import NatsCluster, NatsServer, free_port  # noqa: E402
+from natsserver import NatsCluster, NatsServer, free_port
 
 from jsops.linter import lint_paths
 from jsops.linter.config import load_config

@@ -201,7 +201,7 @@ class _BasicAuthProxy(http.server.ThreadingHTTPServer):
         proxy = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 if self.headers.get("Authorization") != expected:
                     self.send_response(401)
                     self.send_header("WWW-Authenticate", 'Basic realm="nats"')

@@ -7,7 +7,7 @@ with the predicted err_code. Each pass case: no consumer rule fires at all.
 from __future__ import annotations
 
 from jsops.linter.engine import discover_rules, lint_estate
-from tests.rules.cases.consumer import CASES, load  # noqa: E402
+from tests.rules.cases.consumer import CASES, load
 
 CONSUMER_RULES = [r for r in discover_rules() if r.code.startswith("JS2") and "Consumer" in r.kinds]
 

@@ -106,3 +106,17 @@ def test_dispatch_and_worst():
     assert worst(["in-place", "one-way"]) == "one-way"
     assert worst(["one-way", "recreate", "in-place"]) == "recreate"
     assert worst(["recreate", "forbidden"]) == "forbidden"
+
+
+def test_one_change_class() -> None:
+    """The linter's classifications, the catalog's update facts and the plan's changes share one enum."""
+    from jsops.linter.semantics import catalog
+    from jsops.linter.semantics.change_class import ChangeClass
+    from jsops.reconciler.vocabulary import ChangeClass as PlanChangeClass
+
+    assert PlanChangeClass is ChangeClass
+    assert type(classify("Stream", "retention", "limits", "workqueue").cls) is ChangeClass
+    assert type(worst(["one-way", "recreate"])) is ChangeClass
+    assert all(type(f.update.change) is ChangeClass for rec in catalog.RECORDS.values() for f in rec.fields)
+    assert [c for c in ChangeClass if c.rank] == ["one-way", "reset", "recreate", "forbidden"]
+    assert ChangeClass.DATA_LOSS.rank == ChangeClass.IN_PLACE.rank == 0

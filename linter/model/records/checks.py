@@ -6,6 +6,7 @@ its declaration), so the recursion stays in this module."""
 from __future__ import annotations
 
 import enum
+import re
 import types
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -15,12 +16,12 @@ from .declaration import _AWARE, _MISSING, _STRICT, Before, RecordBase, _Check, 
 __all__: list[str] = []
 
 
-def _unsure(value: Any) -> Any:
+def _unsure(value: object) -> object:
     raise _Unsure
 
 
 def _exact(kind: type) -> _Check:
-    def check(value: Any) -> Any:
+    def check(value: object) -> object:
         if type(value) is kind:
             return value
         raise _Unsure
@@ -76,7 +77,7 @@ def _fast_special(cls: type[RecordBase], plan: _Plan, given: dict[str, Any]) -> 
     return values, set(given)
 
 
-def _compile(t: Any, *, strict: bool) -> _Check:
+def _compile(t: object, *, strict: bool) -> _Check:
     """The check of one annotation: the validated value, or :class:`_Unsure`."""
     origin = get_origin(t)
     if t is Any:
@@ -108,7 +109,7 @@ def _compile(t: Any, *, strict: bool) -> _Check:
         if len(args) != 2 or args[1] is not Ellipsis:
             return _unsure
         member = _compile(args[0], strict=strict)
-        return lambda v: tuple(member(x) for x in v) if type(v) in (list, tuple) else _unsure(v)
+        return lambda v: tuple(member(x) for x in v) if type(v) is list or type(v) is tuple else _unsure(v)
     if origin is dict:
         key, val = (_compile(a, strict=strict) for a in get_args(t))
         return lambda v: {key(k): val(x) for k, x in v.items()} if type(v) is dict else _unsure(v)
@@ -122,11 +123,11 @@ def _compile(t: Any, *, strict: bool) -> _Check:
 
 
 def _before(hooks: list[Callable[[Any], Any]], inner: _Check) -> _Check:
-    def check(value: Any) -> Any:
+    def check(value: object) -> object:
         for hook in reversed(hooks):  # pydantic runs the last-declared before validator first
             try:
                 value = hook(value)
-            except Exception:  # noqa: BLE001 - pydantic words the error (or lets it through)
+            except Exception:  # pydantic words the error (or lets it through)
                 raise _Unsure from None
         return inner(value)
 
@@ -136,14 +137,14 @@ def _before(hooks: list[Callable[[Any], Any]], inner: _Check) -> _Check:
 def _optional(inner: _Check) -> _Check:
     """``X | None``."""
 
-    def check(value: Any) -> Any:
+    def check(value: object) -> object:
         return None if value is None else inner(value)
 
     return check
 
 
 def _union(members: list[_Check], optional: bool) -> _Check:
-    def check(value: Any) -> Any:
+    def check(value: object) -> object:
         if value is None and optional:
             return None
         hits = []
@@ -163,14 +164,14 @@ def _literal(choices: tuple[Any, ...]) -> _Check:
     if all(type(c) is str for c in choices):
         strings = frozenset(choices)
 
-        def check_str(value: Any) -> Any:
+        def check_str(value: object) -> object:
             if type(value) is str and value in strings:
                 return value
             raise _Unsure
 
         return check_str
 
-    def check(value: Any) -> Any:
+    def check(value: object) -> object:
         for choice in choices:
             if type(value) is type(choice) and value == choice:
                 return choice
@@ -182,7 +183,7 @@ def _literal(choices: tuple[Any, ...]) -> _Check:
 def _enum(kind: type[enum.Enum]) -> _Check:
     by_value = {m.value: m for m in kind}
 
-    def check(value: Any) -> Any:
+    def check(value: object) -> object:
         if type(value) is kind:
             return value
         if type(value) is str and value in by_value and all(type(v) is str for v in by_value):
@@ -193,7 +194,7 @@ def _enum(kind: type[enum.Enum]) -> _Check:
 
 
 def _nested(kind: type[RecordBase]) -> _Check:
-    def check(value: Any) -> Any:
+    def check(value: object) -> object:
         if type(value) is kind:
             return value
         if type(value) is dict:
@@ -204,11 +205,9 @@ def _nested(kind: type[RecordBase]) -> _Check:
 
 
 def _constrained(inner: _Check, constraints: dict[str, Any]) -> _Check:
-    import re
-
     pattern = re.compile(constraints["pattern"]) if "pattern" in constraints else None
 
-    def check(value: Any) -> Any:
+    def check(value: object) -> object:
         value = inner(value)
         if value is None:
             return None
@@ -219,10 +218,10 @@ def _constrained(inner: _Check, constraints: dict[str, Any]) -> _Check:
     return check
 
 
-def _within(value: Any, c: dict[str, Any], pattern: Any) -> bool:
+def _within(value: object, c: dict[str, Any], pattern: re.Pattern[str] | None) -> bool:
     if "unknown" in c:
         return False
-    if type(value) in (int, float):
+    if type(value) is int or type(value) is float:
         return (
             ("ge" not in c or value >= c["ge"])
             and ("gt" not in c or value > c["gt"])

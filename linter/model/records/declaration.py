@@ -16,7 +16,12 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any, ClassVar, TypeGuard, TypeVar, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeGuard, TypeVar, get_args, get_origin
+
+if TYPE_CHECKING:  # pydantic is imported only when a record falls back to it
+    from pydantic import GetCoreSchemaHandler
+    from pydantic.fields import FieldInfo
+    from pydantic_core import CoreSchema
 
 __all__ = ["Before", "FieldSpec", "RecordBase", "option", "StrictStr", "StrictInt", "StrictBool", "AwareDatetime"]
 
@@ -48,7 +53,7 @@ class Before:
     def __repr__(self) -> str:
         return f"Before({self.func.__name__})"
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+    def __get_pydantic_core_schema__(self, source: type[Any], handler: GetCoreSchemaHandler) -> CoreSchema:
         """In a model of pydantic's own (a plugin's, a test's): what ``BeforeValidator`` does."""
         from pydantic import BeforeValidator
 
@@ -79,7 +84,7 @@ class _Decl:
         exclude: bool,
         constraints: dict[str, Any],
     ) -> None:
-        self.field_info: Any = None  # a pydantic FieldInfo it was read from
+        self.field_info: FieldInfo | None = None  # a pydantic FieldInfo it was read from
         self.default = default
         self.default_factory = default_factory
         self.alias = alias
@@ -110,12 +115,12 @@ def option(
     return _Decl(default, default_factory, alias, description, validate_default, exclude, {k: v for k, v in given.items() if v is not None})
 
 
-def _is_field_info(value: Any) -> bool:
+def _is_field_info(value: object) -> bool:
     """A pydantic ``Field(...)`` (what rule plugins written for pydantic options declare)."""
     return type(value).__name__ == "FieldInfo" and type(value).__module__ == "pydantic.fields"
 
 
-def _from_field_info(info: Any) -> _Decl:
+def _from_field_info(info: Any) -> _Decl:  # a pydantic FieldInfo
     """The declaration of a pydantic ``Field``: kept whole for the pydantic model; the fast
     validator judges it only when all its constraints are ones it knows."""
     from pydantic_core import PydanticUndefined
@@ -149,7 +154,7 @@ class FieldSpec:
         "field_info",
     )
 
-    def __init__(self, name: str, declared: Any, decl: _Decl) -> None:
+    def __init__(self, name: str, declared: object, decl: _Decl) -> None:
         self.name = name
         self.declared = declared  # the annotation as written (Annotated kept)
         # like FieldInfo.annotation: an outer Annotated is unwrapped into the field's settings
@@ -182,7 +187,7 @@ class _Unsure(Exception):
 class _RecordMeta(type):
     """Takes the fields' defaults out of the class body (they live in :class:`FieldSpec`)."""
 
-    def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any], **kwargs: Any) -> _RecordMeta:
+    def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any], **kwargs: object) -> _RecordMeta:
         raw = ns.get("__annotations__", {})
         decls: dict[str, tuple[Any, _Decl]] = {}
         for base in reversed(bases):
@@ -243,12 +248,12 @@ def _make(cls: type[_R], values: dict[str, Any], fields_set: set[str]) -> _R:
     return obj
 
 
-def _is_declared(t: Any) -> TypeGuard[type[RecordBase]]:
+def _is_declared(t: object) -> TypeGuard[type[RecordBase]]:
     """A record class: one made by the record metaclass."""
     return isinstance(t, _RecordMeta)
 
 
-_Check = Callable[[Any], Any]
+_Check = Callable[[object], object]
 
 
 class _Plan:

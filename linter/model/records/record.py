@@ -78,7 +78,7 @@ class Record(RecordBase):
 
     __slots__ = ()
 
-    def __init__(self, **data: Any) -> None:
+    def __init__(self, **data: object) -> None:
         values, fields_set = _validated(type(self), data)
         object.__setattr__(self, "__dict__", values)
         object.__setattr__(self, "_fields_set", fields_set)
@@ -86,14 +86,14 @@ class Record(RecordBase):
     # --- pydantic's methods ----------------------------------------------------------------------
 
     @classmethod
-    def model_validate(cls, obj: Any) -> Self:
+    def model_validate(cls, obj: object) -> Self:
         if isinstance(obj, cls):
             return obj
         values, fields_set = _validated(cls, obj)
         return _make(cls, values, fields_set)
 
     @classmethod
-    def model_construct(cls, _fields_set: set[str] | None = None, **values: Any) -> Self:
+    def model_construct(cls, _fields_set: set[str] | None = None, **values: object) -> Self:
         fields = _plan(cls).fields
         out = {n: values[n] if n in values else f.get_default(call_default_factory=True) for n, f in fields.items()}
         return _make(cls, out, set(_fields_set) if _fields_set is not None else {n for n in values if n in fields})
@@ -121,7 +121,7 @@ class Record(RecordBase):
 
     # --- object protocol ---------------------------------------------------------------------------
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"{type(self).__name__} is frozen: cannot set {name!r}")
 
     def __delattr__(self, name: str) -> None:
@@ -150,7 +150,7 @@ class Record(RecordBase):
         return (_make, (type(self), dict(self.__dict__), set(self._fields_set)))
 
 
-def is_record_class(t: Any) -> TypeGuard[type[Record]]:
+def is_record_class(t: object) -> TypeGuard[type[Record]]:
     return isinstance(t, type) and issubclass(t, Record)
 
 
@@ -158,7 +158,7 @@ def is_record_class(t: Any) -> TypeGuard[type[Record]]:
 _FAST = os.environ.get("JSOPS_RECORDS_FAST", "1") != "0"
 
 
-def _validated(cls: type[Record], data: Any) -> tuple[dict[str, Any], set[str]]:
+def _validated(cls: type[Record], data: object) -> tuple[dict[str, Any], set[str]]:
     """The values and set fields of ``cls`` validated from ``data`` (fast when it can, else pydantic)."""
     if _FAST and type(data) is dict:
         try:
@@ -186,7 +186,7 @@ def _dump(rec: Record, json: bool, exclude_none: bool, exclude_defaults: bool, b
     return out
 
 
-def _dump_value(value: Any, json: bool, exclude_none: bool, exclude_defaults: bool, by_alias: bool) -> Any:
+def _dump_value(value: object, json: bool, exclude_none: bool, exclude_defaults: bool, by_alias: bool) -> object:
     if isinstance(value, Record):
         return _dump(value, json, exclude_none, exclude_defaults, by_alias)
     if isinstance(value, list) or (json and isinstance(value, tuple)):

@@ -37,7 +37,7 @@ def _referenced(records: Iterable[type[RecordBase]]) -> list[type[RecordBase]]:
     """The records the fields of ``records`` name (through unions, lists, dicts...)."""
     out: list[type[RecordBase]] = []
 
-    def walk(t: Any) -> None:
+    def walk(t: object) -> None:
         if _is_declared(t):
             out.append(t)
         for arg in get_args(t):
@@ -83,7 +83,7 @@ def _declare(cls: type[RecordBase]) -> type[BaseModel]:
     return model
 
 
-def _pydantic_type(t: Any) -> Any:
+def _pydantic_type(t: object) -> object:
     """An annotation of a record as pydantic reads it (records -> their pydantic models)."""
     origin = get_origin(t)
     args = get_args(t)
@@ -106,7 +106,7 @@ def _pydantic_type(t: Any) -> Any:
     return t
 
 
-def _each(value: Any, leaf: Callable[[Any], Any]) -> Any:
+def _each(value: object, leaf: Callable[[object], object]) -> object:
     """``value`` with ``leaf`` applied to everything inside its lists, tuples and dicts."""
     if type(value) is list:
         return [leaf(v) for v in value]
@@ -117,7 +117,7 @@ def _each(value: Any, leaf: Callable[[Any], Any]) -> Any:
     return value
 
 
-def _to_pydantic(value: Any) -> Any:
+def _to_pydantic(value: object) -> object:
     """``value`` with its records replaced by instances of their pydantic models (not validated)."""
     if isinstance(value, RecordBase):
         model = _declare(type(value))
