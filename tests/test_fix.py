@@ -145,7 +145,7 @@ def test_applicability_is_an_enum_spelled_as_before() -> None:
     """A fix's applicability is :class:`Applicability`; reports and the results cache see the same strings."""
     import marshal
 
-    from jsops.linter.load.results_cache import finding_of, plain_finding
+    from jsops.linter.cache.results_cache import finding_of, plain_finding
 
     fix = FixSuggestion.unsafe("set max_age", (Edit.set(("max_age",), 60, duration=True),))
     assert fix.as_dict() == {"applicability": "unsafe", "description": "set max_age"}
