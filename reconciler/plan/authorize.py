@@ -29,7 +29,8 @@ from __future__ import annotations
 from ..live import LiveState
 from ..permissions import Blocker, Grants, Permission, Refusal, Vocabulary, marked
 from ..vocabulary import ActionKind
-from .model import Action, Plan
+from .model import Action
+from .planset import Plan
 
 __all__ = ["authorize", "granted"]
 

@@ -37,9 +37,10 @@ from .closure import close, rename_note, rename_of
 from .desired import Desired, hold_start, stamp
 from .losses import estate_mark, interest_action, interest_update_loss, keep_intents, limit_loss, need, resume_action
 from .migration import abandoned, busy_streams, migration_action, wants_migration
-from .model import Action, Plan, PlanOptions
+from .model import Action, PlanOptions
 from .ordering import stream_order
 from .ownership import bookkeeping, owned_action, protect
+from .planset import Plan
 
 __all__ = ["build_plan", "plan_changes"]
 

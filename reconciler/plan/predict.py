@@ -47,8 +47,9 @@ from ..errors import ErrCode
 from ..live import LiveState
 from ..permissions import Blocker, Refusal
 from ..vocabulary import ActionKind
-from .model import Action, Plan
+from .model import Action
 from .ordering import deps, levels
+from .planset import Plan
 
 __all__ = ["AccountUsage", "Prediction", "account_usage", "block_predicted", "predict"]
 

@@ -1,0 +1,86 @@
+"""The plan's JSON codec (jsops.reconciler.plan.codec): every golden plan reads back and writes out byte
+for byte; what is not a plan is a PlanError, read by the record validator (no hand-written from_json)."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from jsops.reconciler.plan import PlanError, PlanSet
+from jsops.reconciler.plan.codec import decode, decode_action
+
+GOLDEN = Path(__file__).parent / "golden"
+PLANS = sorted(p for p in GOLDEN.glob("*.json") if '"fingerprint"' in p.read_text())
+
+
+def test_there_are_golden_plans() -> None:
+    assert {p.name for p in PLANS} >= {"plan.json", "plan_dataloss.json", "plans_multi.json", "saved_plan.json"}
+
+
+@pytest.mark.parametrize("path", PLANS, ids=lambda p: p.name)
+def test_every_golden_plan_round_trips_byte_for_byte(path: Path) -> None:
+    text = path.read_text()
+    again = PlanSet.from_json(json.loads(text))
+    assert json.dumps(again.to_json(), indent=2) + "\n" == text
+
+
+_ACTION = {"action": "create", "object": {"kind": "Stream", "name": "S"}, "config": {"name": "S"}}
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {**_ACTION, "object": {"kind": "Bucket", "name": "S"}},
+        {**_ACTION, "object": {"kind": "Stream", "name": ""}},
+        {**_ACTION, "object": {"kind": "Consumer", "name": "c"}},  # no stream
+        {**_ACTION, "action": "explode"},
+        {**_ACTION, "config": None},  # a create sends a config
+        {**_ACTION, "action": "pause"},  # only consumers are paused
+        {**_ACTION, "reset_seq": 3},  # only a reset has one
+        {**_ACTION, "resume_seq": 0},
+        {**_ACTION, "data_loss": -1},
+        {**_ACTION, "data_loss": True},
+        {**_ACTION, "err_code": "10065"},
+        {**_ACTION, "changes": [{"path": "x", "class": "sideways"}]},
+        {**_ACTION, "migration": {"from": 1}},
+        {**_ACTION, "surprise": 1},  # a key no plan writes
+        [],
+    ],
+)
+def test_what_is_not_an_action_is_a_plan_error(bad: object) -> None:
+    with pytest.raises(PlanError):
+        decode_action(bad)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"version": 2, "fingerprint": "f", "actions": []},
+        {"version": 1, "actions": []},
+        {"version": 1, "fingerprint": "f", "actions": {}},
+        {"version": 1, "fingerprint": "f", "actions": [], "targets": []},
+        {"version": 1, "fingerprint": "f", "actions": [], "targets": [{"context": "a", "fingerprint": "f"}] * 2},
+        {"version": 1, "fingerprint": "f", "actions": [{**_ACTION, "context": "b"}], "targets": [{"context": "a", "fingerprint": "f"}]},
+        {"version": 1, "fingerprint": "f", "actions": [], "binding": []},
+        "plan",
+    ],
+)
+def test_what_is_not_a_plan_is_a_plan_error(bad: object) -> None:
+    with pytest.raises(PlanError):
+        decode(bad)
+
+
+def test_a_plan_written_before_targets_is_one_default_target() -> None:
+    (plan,) = PlanSet.from_json({"version": 1, "target": "nats://x:1", "fingerprint": "f", "actions": [_ACTION]}).plans
+    assert (plan.context, plan.target, [a.name for a in plan.actions]) == ("default", "nats://x:1", ["S"])
+
+
+def test_the_plan_model_imports_no_renderer() -> None:
+    root = Path(__file__).parents[2] / "reconciler" / "plan"
+    for name in ("model.py", "planset.py"):
+        tree = ast.parse((root / name).read_text())
+        mods = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert not any("render" in m for m in mods), (name, mods)
