@@ -11,6 +11,7 @@ round it stays, and the round fails; nothing is sent for it."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..apply import ApplyReport, execute_plan
@@ -83,8 +84,7 @@ class TargetRun:
         # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
         measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == "Stream"})
         measure_filter_loss(client, live, desired)
-        base = plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None))
-        base.server_version = limits.server_version
+        base = replace(plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None)), server_version=limits.server_version)
         plan = plan_changes(desired, live, base, target=self.target.display())  # the round's one plan
         authorize(plan, policy.grants(), live)  # what the annotations allow (the one decision)
         close(plan.actions, live)  # what a blocked action would replace stays

@@ -24,7 +24,7 @@ class PlanError(PermanentError):
     """A saved plan that cannot be read."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class PlanOptions:
     prune: bool = False
     adopt: frozenset[str] = frozenset()
