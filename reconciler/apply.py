@@ -33,7 +33,7 @@ from .errors import ErrCode
 from .interestloss import aupdate_loss
 from .live import RECREATE_PREFIX, LiveState, interest_loss, stream_from_info
 from .plan import Action, Plan, PlanOptions, config_digest, deps, levels, resume_config
-from .plan.closure import close
+from .plan.closure import dependants
 from .render_refusal import reason_of
 from .vocabulary import ActionKind, ChangeClass, Outcome
 
@@ -312,7 +312,8 @@ def _runnable(run: _Run, plan: Plan, live: LiveState, opt: PlanOptions, verify: 
         if reason is not None:
             reasons[id(a)] = reason
     # the dependency closure: what a blocked action would replace, or is part of, stays
-    close(plan.actions, live, blocked=lambda a: id(a) in reasons, on_block=lambda a, why: reasons.__setitem__(id(a), why))
+    for i, kept in dependants(plan.actions, live, blocked=lambda a: id(a) in reasons).items():
+        reasons[id(plan.actions[i])] = kept.refusal.said
     out: list[Action] = []
     for a in plan.actions:
         if id(a) in reasons:

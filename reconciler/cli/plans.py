@@ -352,10 +352,8 @@ def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, co
     opt = replace(plan_options(args, route.contexts, estate, config), server_version=limits.server_version)
     plan = build_plan(desired, live, opt, target=route.target.display())
     _live_gate(args, estate, config, limits, route, plan)
-    preflight(client, plan, live)  # the server's refusals, predicted against the live estate
-    close(plan.actions, live)  # and what those blocked actions would replace stays
-    plan.context, plan.contexts = route.name, tuple(route.contexts)
-    return plan
+    plan = close(preflight(client, plan, live), live)  # the server's refusals, predicted, and what they keep
+    return replace(plan, context=route.name, contexts=tuple(route.contexts))
 
 
 def check_access(estate: Any, config: Any, own: list[str]) -> None:

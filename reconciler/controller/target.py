@@ -22,6 +22,7 @@ from ..interestloss import measure_filter_loss
 from ..live import read_live
 from ..plan import Action, Plan, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
 from ..plan.closure import close
+from ..plan.decide import decide
 from ..preflight import preflight
 from ..render_refusal import reason_of
 from ..vocabulary import ActionKind, Outcome
@@ -86,9 +87,8 @@ class TargetRun:
         measure_filter_loss(client, live, desired)
         base = replace(plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None)), server_version=limits.server_version)
         plan = plan_changes(desired, live, base, target=self.target.display())  # the round's one plan
-        authorize(plan, policy.grants(), live)  # what the annotations allow (the one decision)
-        close(plan.actions, live)  # what a blocked action would replace stays
-        preflight(client, plan, live)  # the server's refusals, predicted as jsops apply predicts them
+        plan = close(decide(plan, authorize(plan, policy.grants(), live)), live)  # what the annotations allow, and what a block keeps
+        plan = preflight(client, plan, live)  # the server's refusals, predicted as jsops apply predicts them
         states: dict[StateKey, str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}
         self._report_drift(ctl, plan, states)
         refused = self._report_refused(ctl, plan)

@@ -24,12 +24,13 @@ from ..permissions import ALLOW_DATA_LOSS, ALLOW_PRUNE, annotation_true, prune_m
 from .authorize import authorize
 from .build import build_plan, plan_changes
 from .codec import PLAN_VERSION
+from .decide import PRECEDENCE, Blocked, Dropped, Run, Verdict, decide
 from .desired import Desired, desired_from_estate, resume_config, stamp
 from .losses import config_digest
 from .model import ACTIONS, Action, PlanError, PlanOptions
 from .ordering import deps, levels, stream_order
 from .planset import Plan, PlanSet, seal, seal_intact
-from .predict import AccountUsage, Prediction, account_usage, block_predicted, predict
+from .predict import AccountUsage, Prediction, account_usage, predict, refusals
 from .scope import in_scope, prune_scope, repo_identity, repo_root, source_path
 
 __all__ = [
@@ -37,6 +38,13 @@ __all__ = [
     "ALLOW_DATA_LOSS",
     "ALLOW_PRUNE",
     "AccountUsage",
+    "Blocked",
+    "PRECEDENCE",
+    "Dropped",
+    "Run",
+    "Verdict",
+    "decide",
+    "refusals",
     "PLAN_VERSION",
     "Action",
     "Desired",
@@ -46,7 +54,6 @@ __all__ = [
     "PlanSet",
     "Prediction",
     "account_usage",
-    "block_predicted",
     "annotation_true",
     "authorize",
     "build_plan",

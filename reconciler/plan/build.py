@@ -34,6 +34,7 @@ from ..vocabulary import ActionKind, ChangeClass
 from .apis import pause_action, pause_changes, reset_action
 from .authorize import authorize
 from .closure import close, rename_note, rename_of
+from .decide import decide
 from .desired import Desired, hold_start, stamp
 from .losses import estate_mark, interest_action, interest_update_loss, keep_intents, limit_loss, need, resume_action
 from .migration import abandoned, busy_streams, migration_action, wants_migration
@@ -64,9 +65,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
     ``grants`` (default: the flags of ``options``) and closed (what a blocked action keeps stays)."""
     opt = options or PlanOptions()
     plan = plan_changes(desired, live, opt, target=target)
-    authorize(plan, grants if grants is not None else opt.grants(), live)
-    close(plan.actions, live)
-    return plan
+    return close(decide(plan, authorize(plan, grants if grants is not None else opt.grants(), live)), live)
 
 
 def plan_changes(desired: list[Desired], live: LiveState, options: PlanOptions | None = None, *, target: str = "") -> Plan:
