@@ -79,10 +79,7 @@ def _apply(a: Action, v: Verdict) -> Action | None:
     held = _held(base)
     if held is not None and held <= _rank(v):
         return base  # blocked already, for a reason that ranks as high
-    out = replace(base)
-    out.block(v.refusal)
-    out.err_code = v.err_code if v.err_code is not None else base.err_code
-    return out
+    return base.blocked(v.refusal, v.err_code)
 
 
 def decide(plan: Plan, *verdicts: Mapping[int, Verdict]) -> Plan:

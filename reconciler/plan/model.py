@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..configs import NO_EXTRA, Config, Extra, config_json
 from ..diff import Change, JsonValue
@@ -88,7 +88,7 @@ class PlanOptions:
         return f"{stream}/{name}" in self.adopt or stream in self.adopt or name in self.adopt
 
 
-@dataclass
+@dataclass(frozen=True)
 class Action:
     action: str
     kind: str
@@ -139,16 +139,19 @@ class Action:
     extra: Extra = field(default=NO_EXTRA, compare=False)
 
     def __post_init__(self) -> None:
-        self.action = ActionKind(self.action)
+        object.__setattr__(self, "action", ActionKind(self.action))
         if self.wanted is not None:
-            self.wanted = ActionKind(self.wanted)
+            object.__setattr__(self, "wanted", ActionKind(self.wanted))
 
-    def block(self, refusal: Refusal) -> None:
-        """Turn this action into a ``blocked`` one that says why."""
-        if self.action != ActionKind.BLOCKED:
-            self.wanted = ActionKind(self.action)
-            self.action = ActionKind.BLOCKED
-        self.refusal, self.reason = refusal, None
+    def blocked(self, refusal: Refusal, err_code: int | None = None) -> Action:
+        """This action as a ``blocked`` one that says why (``err_code``: the server's answer)."""
+        wanted = self.wanted if self.action == ActionKind.BLOCKED else ActionKind(self.action)
+        code = err_code if err_code is not None else self.err_code
+        return replace(self, action=ActionKind.BLOCKED, wanted=wanted, refusal=refusal, reason=None, err_code=code)
+
+    def noted(self, note: str) -> Action:
+        """This action with ``note`` added to its consequence."""
+        return replace(self, consequence=f"{self.consequence}; {note}" if self.consequence else note)
 
     @property
     def label(self) -> str:

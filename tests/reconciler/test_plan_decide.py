@@ -112,9 +112,7 @@ def test_no_pass_changes_its_inputs(grants: Grants) -> None:
 
 def _action(blocker: Blocker | None = None) -> Action:
     a = Action(ActionKind.UPDATE, "Stream", "S", None, [], None, stream_record({"name": "S"}))
-    if blocker is not None:
-        a.block(Refusal(blocker, f"planned: {blocker}"))
-    return a
+    return a.blocked(Refusal(blocker, f"planned: {blocker}")) if blocker is not None else a
 
 
 def _blocked(blocker: Blocker) -> Blocked:
@@ -165,6 +163,16 @@ def test_decide_applies_the_written_precedence(held: Blocker | None, verdicts: l
 def test_the_precedence_is_the_one_the_issue_writes() -> None:
     assert PRECEDENCE[0] == Blocker.SERVER_REFUSAL and PRECEDENCE[-1] == Blocker.DEPENDENCY
     assert PRECEDENCE.index(Blocker.PROTECTION) < PRECEDENCE.index(Blocker.PERMISSION)
+
+
+def test_plan_items_are_frozen() -> None:
+    a = _action()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.action = ActionKind.DELETE  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        PlanOptions().prune = True  # type: ignore[misc]
+    b = a.blocked(Refusal(Blocker.PROTECTION, "no"))
+    assert (a.action, b.action, b.wanted) == (ActionKind.UPDATE, ActionKind.BLOCKED, ActionKind.UPDATE)
 
 
 def test_a_choice_runs_the_alternative_and_accepts_its_loss() -> None:
