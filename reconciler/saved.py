@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from .configs import config_json, config_name
@@ -20,7 +21,7 @@ from .live import MANAGED_BY, OWNER, LiveState, owned
 from .plan import Action, Plan, PlanOptions, source_path
 from .vocabulary import ActionKind
 
-__all__ = ["manifest_digest", "recheck", "rederive"]
+__all__ = ["manifest_digest", "recheck", "rederive", "rederived"]
 
 
 def manifest_digest(files: Iterable[str], rendered: dict[str, Any] | None = None, root: str | None = None) -> str:
@@ -95,12 +96,21 @@ def _mismatch(a: Action, f: Action) -> str | None:
 
 
 def rederive(saved: Plan, fresh: Plan) -> list[str]:
-    """Replace each action of ``saved`` with the one ``fresh`` (the plan made again from the bound
-    manifests and the live state, with apply's flags and estate rules) has for the same object;
-    returns why actions are refused (nothing is applied then). An action blocked in the saved plan
-    stays blocked (nothing is sent for it that was not shown); one the fresh plan blocks is
-    blocked; one the fresh plan does not have, or has otherwise, is refused: what is sent comes
-    from the manifests and the live state, never from the file alone."""
+    """Why actions of ``saved`` are refused against ``fresh``, the plan made again from the bound
+    manifests and the live state with apply's flags and estate rules (nothing is applied then):
+    one the fresh plan does not have, or has otherwise. :func:`rederived` is the plan sent."""
+    return _rederive(saved, fresh)[1]
+
+
+def rederived(saved: Plan, fresh: Plan) -> Plan:
+    """``saved`` with each action replaced by the one ``fresh`` has for the same object. An action
+    blocked in the saved plan stays blocked (nothing is sent for it that was not shown); one the
+    fresh plan blocks is blocked: what is sent comes from the manifests and the live state, never
+    from the file alone."""
+    return replace(saved, actions=_rederive(saved, fresh)[0])
+
+
+def _rederive(saved: Plan, fresh: Plan) -> tuple[list[Action], list[str]]:
     by_key: dict[tuple[str, str | None, str], Action] = {}
     for act in fresh.actions:
         by_key.setdefault((act.kind, act.stream, act.name), act)
@@ -116,5 +126,4 @@ def rederive(saved: Plan, fresh: Plan) -> list[str]:
             refused.append(f"{a.label} ({a.action}): {why}")
         elif f is not None:
             out.append(f)
-    saved.actions = out
-    return refused
+    return out, refused

@@ -427,7 +427,7 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
     from ..client import JsClient, resolve_context, target_from_args
     from ..live import read_live
     from ..route import Route
-    from ..saved import recheck, rederive
+    from ..saved import recheck, rederive, rederived
 
     name = args.plan_file
     saved = _read_saved(name)
@@ -451,8 +451,7 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
             raise Exit(
                 f"jsops: error: the live state of {target.display()} changed since the plan was made (fingerprint mismatch); run plan again", ExitCode.ERROR
             )
-        plan.target = target.display()
-        run.items.append(TargetRun(Route(target, list(plan.contexts or (plan.context,))), client, live, plan))
+        run.items.append(TargetRun(Route(target, list(plan.contexts or (plan.context,))), client, live, replace(plan, target=target.display())))
     refused = []
     for t in run.items:
         opt = plan_options(args, t.route.contexts, estate, config)
@@ -463,8 +462,9 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
     if any(a.action == "reset" for t in run.items for a in t.plan.actions):
         args.reset_position = True  # the plan was made with --reset-position: derived again (and applied) with it
     if not refused:  # every action is derived again from the manifests and the live state, whatever the file says
-        for t in run.items:
+        for i, t in enumerate(run.items):
             fresh = _plan_route(args, t.client, t.live, t.route, config, estate)  # authorized by apply's own flags
             refused += [f"  {line}" for line in rederive(t.plan, fresh)]
+            run.items[i] = replace(t, plan=rederived(t.plan, fresh))
     if refused:
         raise Exit(f"jsops: error: {name} asks for actions jsops may not take; nothing was applied:\n" + "\n".join(refused), ExitCode.ERROR)

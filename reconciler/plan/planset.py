@@ -12,7 +12,7 @@ from .model import Action, PlanError
 __all__ = ["Plan", "PlanSet", "seal", "seal_intact"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Plan:
     target: str
     fingerprint: str
@@ -59,7 +59,7 @@ class Plan:
         return plans[0]
 
 
-@dataclass
+@dataclass(frozen=True)
 class PlanSet:
     """The plans of one run, one per target, in the order they are shown and applied.
 

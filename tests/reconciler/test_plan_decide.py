@@ -171,6 +171,8 @@ def test_plan_items_are_frozen() -> None:
         a.action = ActionKind.DELETE  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         PlanOptions().prune = True  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Plan("t", "f").target = "u"  # type: ignore[misc]
     b = a.blocked(Refusal(Blocker.PROTECTION, "no"))
     assert (a.action, b.action, b.wanted) == (ActionKind.UPDATE, ActionKind.BLOCKED, ActionKind.UPDATE)
 
