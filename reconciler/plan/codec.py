@@ -87,8 +87,10 @@ _RULES: tuple[tuple[Any, str], ...] = (
 def _invalid(exc: ValueError) -> PlanError:
     errors = getattr(exc, "errors", None)
     first = errors()[0] if callable(errors) else None
-    where = ".".join(str(x) for x in first["loc"]) if first else ""
-    return PlanError(f"not a plan: {where}: {first['msg']}" if first else f"not a plan: {exc}")
+    if first is None:
+        return PlanError(f"not a plan: {exc}")
+    where = ".".join(str(x) for x in first["loc"])
+    return PlanError(f"not a plan: {where + ': ' if where else ''}{first['msg']}")
 
 
 def _action(a: ActionJson) -> Action:

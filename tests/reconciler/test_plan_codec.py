@@ -84,3 +84,9 @@ def test_the_plan_model_imports_no_renderer() -> None:
         tree = ast.parse((root / name).read_text())
         mods = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         assert not any("render" in m for m in mods), (name, mods)
+
+
+def test_a_bad_plan_says_which_field() -> None:
+    bad = {"version": 1, "fingerprint": "f", "actions": [{**_ACTION, "object": {"kind": "Bucket", "name": "S"}}]}
+    with pytest.raises(PlanError, match=r"^not a plan: actions\.0\.object\.kind: "):
+        decode(bad)
