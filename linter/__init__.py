@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .model.buckets import BUCKET_FIELDS, KeyValueConfig, ObjectStoreConfig, bucket_kind_of, bucket_of_stream, bucket_stream
     from .model.config import ConsumerConfig, StreamConfig
     from .model.profiles import Profiles
-    from .model.records.record import Record, StrictInt, StrictStr, is_record_class, option, validation_errors
+    from .model.records.record import Record, StrictBool, StrictInt, StrictStr, is_record_class, option, validation_errors
     from .model.resource import is_stream
     from .model.target import AccountLimits, ServerLimits, TargetServer
     from .model.target import Target as LintTarget
@@ -125,6 +125,7 @@ __all__ = [
     "ObjectRef",
     "option",
     "Record",
+    "StrictBool",
     "StrictInt",
     "StrictStr",
     "ObjectStoreConfig",
@@ -205,6 +206,7 @@ _HOMES = {
     "is_record_class": ".model.records.record",
     "option": ".model.records.record",
     "Record": ".model.records.record",
+    "StrictBool": ".model.records.record",
     "StrictInt": ".model.records.record",
     "StrictStr": ".model.records.record",
     "validation_errors": ".model.records.record",

@@ -11,7 +11,7 @@ import hashlib
 import json
 from typing import Any, Literal, NamedTuple
 
-from jsops.linter import Kind, Record, StrictInt, StrictStr, from_api_json, option
+from jsops.linter import EffectiveConsumer, EffectiveStream, Kind, Record, StrictBool, StrictInt, StrictStr, from_api_json, option
 
 from ..configs import NO_EXTRA
 from ..diff import Change
@@ -41,6 +41,19 @@ class ChangeJson(Record):
     consequence: StrictStr | None = None
 
 
+class MigrationJson(Record):
+    source: StrictStr = option(alias="from")
+    to: StrictStr
+    via: StrictStr | None = None
+    via_config: dict[str, Any] | None = None
+    consumers: dict[str, dict[str, Any]] | None = None
+    messages: StrictInt = 0
+    bytes: StrictInt = 0
+    strategy: StrictStr | None = None
+    reset: tuple[StrictStr, ...] | None = None
+    rollback: StrictBool = False
+
+
 class ActionJson(Record):
     action: ActionKind
     object: ObjectJson
@@ -53,7 +66,7 @@ class ActionJson(Record):
     reset_seq: StrictInt | None = option(None, ge=0)
     data_loss: StrictInt | None = option(None, ge=0)
     err_code: StrictInt | None = None
-    migration: dict[str, Any] | None = None
+    migration: MigrationJson | None = None
     context: StrictStr | None = None
 
 
@@ -99,14 +112,20 @@ def _action(a: ActionJson) -> Action:
         if not holds(a):
             raise PlanError(f"action for {name!r}: " + wrong.format(action=a.action))
     config, extra = from_api_json(kind, a.config) if a.config is not None else (None, NO_EXTRA)
-    try:
-        migration = MigrationSpec.from_json(a.migration) if a.migration is not None else None
-    except ValueError as exc:
-        raise PlanError(f"action for {name!r} has a bad 'migration': {exc}") from None
+    migration = _migration(a.migration) if a.migration is not None else None
     changes = [Change.of(kind, c.path, c.old, c.new, c.cls, c.consequence or "") for c in a.changes or ()]
     return Action(
         a.action, kind, name, a.object.stream, changes, a.consequence, config, a.reason, a.wanted,
         a.resume_seq, a.reset_seq, a.data_loss, err_code=a.err_code, migration=migration, extra=extra,
+    )  # fmt: skip
+
+
+def _migration(m: MigrationJson) -> MigrationSpec:
+    via = from_api_json("Stream", m.via_config)[0] if m.via_config is not None else None
+    consumers = {name: from_api_json("Consumer", c)[0] for name, c in (m.consumers or {}).items()}
+    return MigrationSpec(
+        m.source, m.to, m.via, via if isinstance(via, EffectiveStream) else None,
+        {name: c for name, c in consumers.items() if isinstance(c, EffectiveConsumer)}, m.messages, m.bytes, m.reset or (), m.rollback,
     )  # fmt: skip
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,27 @@ def test_a_bad_plan_says_which_field() -> None:
     bad = {"version": 1, "fingerprint": "f", "actions": [{**_ACTION, "object": {"kind": "Bucket", "name": "S"}}]}
     with pytest.raises(PlanError, match=r"^not a plan: actions\.0\.object\.kind: "):
         decode(bad)
+
+
+def test_a_migration_round_trips_through_the_records() -> None:
+    """No golden plan holds a migration: a rename's (its consumers' configs as records) and a
+    rollback's read back as they were written."""
+    from jsops.reconciler.live import LiveState, LiveStream
+    from jsops.reconciler.plan import Desired, PlanOptions, build_plan, stamp
+    from jsops.reconciler.plan.codec import encode_action
+    from jsops.reconciler.plan.migration_spec import MigrationSpec
+
+    from .records import consumer_record, stream_record
+
+    old = stamp(stream_record({"name": "ORDERS", "subjects": ["orders.>"], "storage": "file"}), "m/orders.yaml")
+    live = LiveState(streams={"ORDERS": LiveStream(old, messages=10, bytes=400, first_seq=1, last_seq=10)})
+    desired = [
+        Desired("Stream", "ORDERS_V2", None, stream_record({"name": "ORDERS_V2", "subjects": ["orders.>"]}), "m/o.yaml", renamed_from="ORDERS"),
+        Desired("Consumer", "c", "ORDERS_V2", consumer_record({"durable_name": "c", "ack_policy": "explicit"}), "m/o.yaml"),
+    ]
+    (a,) = build_plan(desired, live, PlanOptions(migrate=True, server_version="2.15.1")).actions
+    assert a.migration is not None and set(a.migration.consumers) == {"c"}
+    again = decode_action(json.loads(json.dumps(encode_action(a))))
+    assert again.migration == a.migration and encode_action(again) == encode_action(a)
+    rollback = replace(a, migration=MigrationSpec("ORDERS", "ORDERS_V2", rollback=True))
+    assert decode_action(encode_action(rollback)).migration == rollback.migration
