@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from ..configs import NO_EXTRA, Config, Extra, config_json
@@ -94,7 +94,7 @@ class Action:
     kind: str
     name: str
     stream: str | None = None
-    changes: list[Change] = field(default_factory=list)
+    changes: Sequence[Change] = ()  # held as a tuple
     consequence: str | None = None
     config: Config | None = None  # what apply sends (creates, updates, recreates, adopts)
     reason: str | None = None  # why a blocked action of a saved plan is blocked, as its JSON says (see refusal)
@@ -140,6 +140,7 @@ class Action:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "action", ActionKind(self.action))
+        object.__setattr__(self, "changes", tuple(self.changes))
         if self.wanted is not None:
             object.__setattr__(self, "wanted", ActionKind(self.wanted))
 
