@@ -9,6 +9,7 @@ or, read back from a file, the text the file says.
 # No `from __future__ import annotations`: the records read their annotations as objects.
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
 from jsops.linter import EffectiveConsumer, EffectiveStream, Kind, Record, StrictBool, StrictInt, StrictStr, from_api_json, option
@@ -89,7 +90,7 @@ class PlanJson(Record):
 
 
 # What one action's fields must agree on, beyond each field's type: (holds, what is wrong).
-_RULES: tuple[tuple[Any, str], ...] = (
+_RULES: tuple[tuple[Callable[[ActionJson], bool], str], ...] = (
     (lambda a: a.object.kind != Kind.CONSUMER or a.object.stream is not None, "a consumer action has no stream"),
     (lambda a: not a.action.server_api or a.object.kind == Kind.CONSUMER, "only consumers are paused, resumed or reset"),
     (lambda a: not a.action.writes or a.config is not None, "a {action} action has no config"),
