@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
+from jsops.linter import Kind
+
 from .configs import config_json, config_name
 from .live import MANAGED_BY, OWNER, LiveState, owned
 from .plan import Action, Plan, PlanOptions, source_path
@@ -48,14 +50,14 @@ def recheck(a: Action, live: LiveState, opt: PlanOptions) -> str | None:
     ``--adopt`` must name one read from a file); deletes stay inside the prune scope (PATHs and contexts)."""
     if a.action == "blocked":
         return None
-    target = f"{a.stream}/{a.name}" if a.kind == "Consumer" else a.name
+    target = f"{a.stream}/{a.name}" if a.kind == Kind.CONSUMER else a.name
     if a.action != "delete":
         name = config_name(a.config) if a.config is not None else None
         if name != a.name:
             return f"its config names {name!r}, not {a.name!r}"
         if a.config is None or a.config.metadata.get(MANAGED_BY) != OWNER:
             return "its config does not carry jsops ownership metadata"
-    cur = live.streams.get(a.name) if a.kind == "Stream" else live.consumers.get((a.stream or "", a.name))
+    cur = live.streams.get(a.name) if a.kind == Kind.STREAM else live.consumers.get((a.stream or "", a.name))
     cfg = cur.config if cur is not None else None
     if a.action == "delete":
         if cfg is None:

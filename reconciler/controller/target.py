@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from jsops.linter import Kind
+
 from ..apply import ApplyReport, execute_plan
 from ..client import JsClient, Target
 from ..dataloss import measure_limit_loss
@@ -83,7 +85,7 @@ class TargetRun:
         limits = read_limits(client, self.target, getattr(ctl.options.config, "target", None))
         desired, policy = policy_from_estate(rev.estate, rev.desired(self.contexts, limits), self.contexts)
         # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
-        measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == "Stream"})
+        measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == Kind.STREAM})
         measure_filter_loss(client, live, desired)
         base = replace(plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None)), server_version=limits.server_version)
         plan = plan_changes(desired, live, base, target=self.target.display())  # the round's one plan

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from jsops.linter import Kind
+
 from ..live import LiveState
 from ..permissions import Blocker, Grants, Permission, Refusal, Vocabulary, marked
 from ..vocabulary import ActionKind
@@ -45,7 +47,7 @@ def granted(a: Action, grants: Grants, live: LiveState) -> tuple[frozenset[Permi
     """What ``grants`` grant for ``a``, and in whose words: the controller prunes an object that
     left the manifests by the marks its last apply recorded on it."""
     if grants.via == Vocabulary.ANNOTATIONS and ActionKind(a.wanted or a.action) == ActionKind.DELETE:
-        cur = live.streams.get(a.name) if a.kind == "Stream" else live.consumers.get((a.stream or "", a.name))
+        cur = live.streams.get(a.name) if a.kind == Kind.STREAM else live.consumers.get((a.stream or "", a.name))
         return marked(cur.config.metadata if cur is not None else {}), Vocabulary.MARKS
     return grants.of(a.kind, a.name, a.stream), grants.via
 
@@ -58,14 +60,14 @@ def authorize(plan: Plan, grants: Grants, live: LiveState) -> dict[int, Verdict]
     puts: dict[str, _Fate] = {}
     deletes: dict[str, _Fate] = {}
     for i, a in enumerate(plan.actions):
-        if a.kind != "Stream":
+        if a.kind != Kind.STREAM:
             continue
         v = _judge(a, grants, live)
         if v is not None:
             out[i] = v
         (deletes if ActionKind(a.wanted or a.action) == ActionKind.DELETE else puts)[a.name] = _fate(a, v)
     for i, a in enumerate(plan.actions):
-        if a.kind == "Consumer":
+        if a.kind == Kind.CONSUMER:
             v = _consumer(a, grants, live, puts, deletes)
             if v is not None:
                 out[i] = v

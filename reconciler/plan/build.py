@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from jsops.linter import EffectiveConsumer, EffectiveStream
+from jsops.linter import EffectiveConsumer, EffectiveStream, Kind
 
 from ..configs import NO_EXTRA, Config
 from ..diff import Change, diff_configs
@@ -73,9 +73,9 @@ def plan_changes(desired: list[Desired], live: LiveState, options: PlanOptions |
     them, with what each needs; no grant is consulted (:func:`~jsops.reconciler.plan.authorize.authorize`
     judges them, then :func:`~jsops.reconciler.plan.closure.close`)."""
     run = _Run(live, options or PlanOptions(), Plan(target, live.fingerprint()))
-    streams = {d.name: d for d in desired if d.kind == "Stream"}
+    streams = {d.name: d for d in desired if d.kind == Kind.STREAM}
     run.wanted = set(streams)
-    consumers = run.consumers = [d for d in desired if d.kind == "Consumer"]
+    consumers = run.consumers = [d for d in desired if d.kind == Kind.CONSUMER]
     for name in stream_order({n: d.stream_config for n, d in streams.items()}):
         act = _stream_action(run, streams[name])
         if act is not None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from jsops.linter import EffectiveStream, subjects_collide
+from jsops.linter import EffectiveStream, Kind, subjects_collide
 
 from ..live import LiveState, LiveStream, owned
 from ..permissions import RENAMED_FROM, Blocker, Permission, Refusal
@@ -56,8 +56,8 @@ def dependants(actions: Sequence[Action], live: LiveState, blocked: Callable[[Ac
     while changed:
         changed = False
         stuck = [a for i, a in enumerate(actions) if is_blocked(a) or i in out]
-        stuck_creates = {a.name: a for a in stuck if a.kind == "Stream" and _wanted(a) in (ActionKind.CREATE, ActionKind.RECREATE)}
-        stuck_deletes = {a.name for a in stuck if a.kind == "Stream" and _wanted(a) == ActionKind.DELETE}
+        stuck_creates = {a.name: a for a in stuck if a.kind == Kind.STREAM and _wanted(a) in (ActionKind.CREATE, ActionKind.RECREATE)}
+        stuck_deletes = {a.name for a in stuck if a.kind == Kind.STREAM and _wanted(a) == ActionKind.DELETE}
         for i, a in enumerate(actions):
             if i in out or is_blocked(a):
                 continue
@@ -75,14 +75,14 @@ def close(plan: Plan, live: LiveState) -> Plan:
 
 def _kept_by(a: Action, live: LiveState, creates: dict[str, Action], deletes: set[str]) -> str | None:
     kind = ActionKind(a.action)
-    if a.kind == "Stream" and kind == ActionKind.DELETE:
+    if a.kind == Kind.STREAM and kind == ActionKind.DELETE:
         s = live.streams.get(a.name)
         mine = _subjects(s.config) if s is not None else []
         for name, c in sorted(creates.items()):
             if name != a.name and (_overlap(mine, _subjects(c.config))):
                 return f"kept: Stream {name}, which would take its place (its subjects), is blocked; deleting it now would leave neither"
         return None
-    if a.kind != "Consumer":
+    if a.kind != Kind.CONSUMER:
         return None
     if kind == ActionKind.DELETE and a.stream in deletes:
         return f"kept with its stream: the delete of Stream {a.stream} is blocked (the consumer and its position stay with it)"

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from jsops.linter import Kind
+
 from ..configs import NO_EXTRA, Config, Extra, config_json
 from ..diff import Change, JsonValue
 from ..errors import PermanentError
@@ -83,7 +85,7 @@ class PlanOptions:
         return Grants.flags(prune=self.prune, allow_recreate=self.allow_recreate, allow_data_loss=self.allow_data_loss, migrate=self.migrate, adopt=self.adopt)
 
     def adopts(self, kind: str, name: str, stream: str | None) -> bool:
-        if kind == "Stream":
+        if kind == Kind.STREAM:
             return name in self.adopt
         return f"{stream}/{name}" in self.adopt or stream in self.adopt or name in self.adopt
 
@@ -156,7 +158,7 @@ class Action:
 
     @property
     def label(self) -> str:
-        return f"{self.kind} {self.stream}/{self.name}" if self.kind == "Consumer" else f"{self.kind} {self.name}"
+        return f"{self.kind} {self.stream}/{self.name}" if self.kind == Kind.CONSUMER else f"{self.kind} {self.name}"
 
     def request(self) -> dict[str, JsonValue]:
         """The config as apply sends it, in the server's JSON (the extra fields with it)."""
