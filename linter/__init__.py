@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from .config import Config, ConfigError, find_config, load_config, select_rules, validate_options
     from .config import Selection as RuleSelection
     from .engine import LintResult, discover_rules, lint_estate, lint_paths, read_manifest_bytes
-    from .findings import LOAD_CODES, Finding, ObjectRef, Severity
+    from .findings import LOAD_CODES, Finding, Kind, ObjectRef, Severity
     from .gcpause import gc_paused
     from .jsonvalue import JsonValue
     from .load import (
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .model.buckets import BUCKET_FIELDS, KeyValueConfig, ObjectStoreConfig, bucket_kind_of, bucket_of_stream, bucket_stream
     from .model.config import ConsumerConfig, StreamConfig
     from .model.profiles import Profiles
-    from .model.records.record import is_record_class, validation_errors
+    from .model.records.record import Record, StrictBool, StrictInt, StrictStr, is_record_class, option, validation_errors
     from .model.resource import is_stream
     from .model.target import AccountLimits, ServerLimits, TargetServer
     from .model.target import Target as LintTarget
@@ -121,7 +121,13 @@ __all__ = [
     "load_file_documents",
     "load_paths",
     "LoadError",
+    "Kind",
     "ObjectRef",
+    "option",
+    "Record",
+    "StrictBool",
+    "StrictInt",
+    "StrictStr",
     "ObjectStoreConfig",
     "parse_duration",
     "parse_version",
@@ -177,6 +183,7 @@ _HOMES = {
     "read_manifest_bytes": ".engine",
     "Finding": ".findings",
     "LOAD_CODES": ".findings",
+    "Kind": ".findings",
     "ObjectRef": ".findings",
     "Severity": ".findings",
     "gc_paused": ".gcpause",
@@ -199,6 +206,11 @@ _HOMES = {
     "StreamConfig": ".model.config",
     "Profiles": ".model.profiles",
     "is_record_class": ".model.records.record",
+    "option": ".model.records.record",
+    "Record": ".model.records.record",
+    "StrictBool": ".model.records.record",
+    "StrictInt": ".model.records.record",
+    "StrictStr": ".model.records.record",
     "validation_errors": ".model.records.record",
     "is_stream": ".model.resource",
     "AccountLimits": ".model.target",

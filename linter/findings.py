@@ -10,6 +10,7 @@ from .jsonvalue import JsonValue
 
 __all__ = [
     "Severity",
+    "Kind",
     "ObjectRef",
     "Edit",
     "Applicability",
@@ -68,9 +69,16 @@ class Severity(str, Enum):
         return {"error": 3, "warning": 2, "info": 1}[self.value]
 
 
+class Kind(StrEnum):
+    """What a manifest object is: a stream or a consumer (equal to the strings the JSON outputs say)."""
+
+    STREAM = "Stream"
+    CONSUMER = "Consumer"
+
+
 @dataclass(frozen=True)
 class ObjectRef:
-    kind: str
+    kind: Kind | str
     name: str
     stream: str | None = None
 

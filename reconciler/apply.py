@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter import EffectiveConsumer, EffectiveStream, stream_from_api_json
+from jsops.linter import EffectiveConsumer, EffectiveStream, Kind, stream_from_api_json
 
 from ._faults import fault
 from .client import Fence, JsApiError, JsClient, LeaseLost
@@ -33,7 +33,7 @@ from .errors import ErrCode
 from .interestloss import aupdate_loss
 from .live import RECREATE_PREFIX, LiveState, interest_loss, stream_from_info
 from .plan import Action, Plan, PlanOptions, config_digest, deps, levels, resume_config
-from .plan.closure import close
+from .plan.closure import dependants
 from .render_refusal import reason_of
 from .vocabulary import ActionKind, ChangeClass, Outcome
 
@@ -203,12 +203,12 @@ class _Run:
 
     def skip(self, a: Action, detail: str, *, interrupted: bool = False, fenced: bool = False) -> None:
         self.record(ActionResult(a, Outcome.SKIPPED, detail, interrupted=interrupted, fenced=fenced))
-        if a.kind == "Stream":
+        if a.kind == Kind.STREAM:
             self.failed_streams.add(a.name)
 
     def fail(self, a: Action, detail: str, err_code: int | None = None) -> None:
         self.record(ActionResult(a, Outcome.FAILED, detail, err_code))
-        if a.kind == "Stream":
+        if a.kind == Kind.STREAM:
             self.failed_streams.add(a.name)
 
     def lost(self, a: Action, text: str) -> None:
@@ -216,7 +216,7 @@ class _Run:
         self.record(ActionResult(a, Outcome.UNKNOWN, text))
         if not self.halted:
             self.halted.append(a.label)
-        if a.kind == "Stream":
+        if a.kind == Kind.STREAM:
             self.failed_streams.add(a.name)
             self.unanswered.add(a.name)
 
@@ -312,12 +312,13 @@ def _runnable(run: _Run, plan: Plan, live: LiveState, opt: PlanOptions, verify: 
         if reason is not None:
             reasons[id(a)] = reason
     # the dependency closure: what a blocked action would replace, or is part of, stays
-    close(plan.actions, live, blocked=lambda a: id(a) in reasons, on_block=lambda a, why: reasons.__setitem__(id(a), why))
+    for i, kept in dependants(plan.actions, live, blocked=lambda a: id(a) in reasons).items():
+        reasons[id(plan.actions[i])] = kept.refusal.said
     out: list[Action] = []
     for a in plan.actions:
         if id(a) in reasons:
             run.record(ActionResult(a, Outcome.BLOCKED, reasons[id(a)]))
-            if a.kind == "Stream" and (a.wanted or a.action) in (ActionKind.CREATE, ActionKind.RECREATE):
+            if a.kind == Kind.STREAM and (a.wanted or a.action) in (ActionKind.CREATE, ActionKind.RECREATE):
                 run.failed_streams.add(a.name)
         else:
             out.append(a)
@@ -329,10 +330,10 @@ async def _execute(
 ) -> ApplyReport:
     run = _Run(client, progress, stop, settle)
     runnable = _runnable(run, plan, live, opt, verify)
-    stream_puts = [a for a in runnable if a.kind == "Stream" and a.action != ActionKind.DELETE]
-    consumer_puts = [a for a in runnable if a.kind == "Consumer" and a.action != ActionKind.DELETE]
-    consumer_deletes = [a for a in runnable if a.kind == "Consumer" and a.action == ActionKind.DELETE]
-    stream_deletes = [a for a in runnable if a.kind == "Stream" and a.action == ActionKind.DELETE]
+    stream_puts = [a for a in runnable if a.kind == Kind.STREAM and a.action != ActionKind.DELETE]
+    consumer_puts = [a for a in runnable if a.kind == Kind.CONSUMER and a.action != ActionKind.DELETE]
+    consumer_deletes = [a for a in runnable if a.kind == Kind.CONSUMER and a.action == ActionKind.DELETE]
+    stream_deletes = [a for a in runnable if a.kind == Kind.STREAM and a.action == ActionKind.DELETE]
 
     async def put_stream(a: Action) -> str:
         return await _put_stream(client, a)
@@ -374,7 +375,7 @@ def _no_answer(exc: JsApiError) -> bool:
 def _blocked_by(a: Action, failed: set[str]) -> str | None:
     if a.action == ActionKind.DELETE:
         return None
-    if a.kind == "Consumer":
+    if a.kind == Kind.CONSUMER:
         return a.stream if a.stream in failed else None
     for dep in sorted(deps(a.config) if isinstance(a.config, EffectiveStream) else ()):
         if dep in failed:

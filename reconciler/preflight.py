@@ -11,7 +11,7 @@ what each action is, and the plan against the live estate.
   server accepts, creating a sealed one is refused;
 - :func:`preflight` reads the account's limits and usage (``$JS.API.INFO``) and marks the actions
   the server would refuse blocked, with everything that depends on them
-  (:func:`jsops.reconciler.plan.block_predicted`).
+  (:func:`jsops.reconciler.plan.predict.refusals`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from jsops.linter.api import CREATE
 from .client import JsClient
 from .lintgate import lint_errors
 from .live import LiveState
-from .plan import Plan, Prediction, account_usage, block_predicted
+from .plan import Plan, account_usage, decide, refusals
 from .vocabulary import ActionKind
 
 __all__ = ["GateFindings", "LOADER_CODES", "acted_on", "gate_lint", "judged", "preflight"]
@@ -99,10 +99,10 @@ def judged(found: GateFindings, plan: Plan) -> list[Finding]:
     return sorted(kept, key=Finding.sort_key)
 
 
-def preflight(client: JsClient, plan: Plan, live: LiveState) -> dict[int, Prediction]:
-    """Block what the server would refuse in ``plan`` (and what depends on it) before any write,
-    judged against ``live`` and the account's usage; returns the predictions by action index.
-    A plan without actions has nothing to predict (and asks the server nothing)."""
+def preflight(client: JsClient, plan: Plan, live: LiveState) -> Plan:
+    """``plan`` with what the server would refuse (and what depends on it) blocked before any write,
+    judged against ``live`` and the account's usage (a new plan). A plan without actions has nothing to
+    predict (and asks the server nothing)."""
     if not plan.actions:
-        return {}
-    return block_predicted(plan, live, account_usage(client.request("INFO")))
+        return plan
+    return decide(plan, refusals(plan, live, account_usage(client.request("INFO"))))

@@ -8,12 +8,9 @@ events all render it here (never by rewriting another vocabulary's text).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .permissions import ALLOW_DATA_LOSS, ALLOW_PRUNE, Permission, Refusal, Vocabulary
-
-if TYPE_CHECKING:
-    from .plan.model import Action
 
 __all__ = ["needs_text", "reason_of", "render_refusal"]
 
@@ -48,7 +45,24 @@ def render_refusal(r: Refusal, *, label: str, lost: int = 0) -> str:
     return r.said + needs_text(r.missing, r.via) + hint
 
 
-def reason_of(a: Action) -> str | None:
+class Blockable(Protocol):
+    """What :func:`reason_of` reads of a plan's action (the renderer imports no plan)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def stream(self) -> str | None: ...
+    @property
+    def refusal(self) -> Refusal | None: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def data_loss(self) -> int | None: ...
+
+
+def reason_of(a: Blockable) -> str | None:
     """Why ``a`` is blocked, as text (None when it is not): its refusal rendered, or the reason a
     saved plan's JSON says."""
     if a.refusal is None:

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jsops.linter import BUCKET_FIELDS, SERVER_DEFAULTS, EffectiveStream, bucket_kind_of, format_duration, format_size
+from jsops.linter import BUCKET_FIELDS, SERVER_DEFAULTS, EffectiveStream, Kind, bucket_kind_of, format_duration, format_size
 from jsops.linter.semantics import catalog
 from jsops.linter.semantics.catalog import Unit
 
@@ -47,7 +47,7 @@ def format_value(path: str, value: Any, kind: str = "", unit: Unit | None = None
         return f"{text} ({value} ns: a bare number is nanoseconds)" if 0 < value < 1_000_000 else text
     if unit is Unit.SIZE and is_int:
         return "-1 (unlimited)" if value < 0 else format_size(value)
-    if leaf == "num_replicas" and value == 0 and kind == "Consumer":
+    if leaf == "num_replicas" and value == 0 and kind == Kind.CONSUMER:
         return "0 (inherits the stream's)"
     if unit is Unit.DURATIONS and isinstance(value, list):
         return "[" + ", ".join(format_duration(v) if isinstance(v, int) else json.dumps(v) for v in value) + "]"
@@ -109,7 +109,7 @@ def _create_fields(a: Action, explicit: Explicit | None, verbose: bool, color: b
 
 def _bucket(a: Action) -> tuple[str, str] | None:
     """``(kind, bucket)`` when the action's stream is a bucket's stream (its name and subjects)."""
-    if a.kind != "Stream":
+    if a.kind != Kind.STREAM:
         return None
     if isinstance(a.config, EffectiveStream):
         subjects = list(a.config.subjects)

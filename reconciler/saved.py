@@ -13,14 +13,17 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
+
+from jsops.linter import Kind
 
 from .configs import config_json, config_name
 from .live import MANAGED_BY, OWNER, LiveState, owned
 from .plan import Action, Plan, PlanOptions, source_path
 from .vocabulary import ActionKind
 
-__all__ = ["manifest_digest", "recheck", "rederive"]
+__all__ = ["manifest_digest", "recheck", "rederive", "rederived"]
 
 
 def manifest_digest(files: Iterable[str], rendered: dict[str, Any] | None = None, root: str | None = None) -> str:
@@ -47,14 +50,14 @@ def recheck(a: Action, live: LiveState, opt: PlanOptions) -> str | None:
     ``--adopt`` must name one read from a file); deletes stay inside the prune scope (PATHs and contexts)."""
     if a.action == "blocked":
         return None
-    target = f"{a.stream}/{a.name}" if a.kind == "Consumer" else a.name
+    target = f"{a.stream}/{a.name}" if a.kind == Kind.CONSUMER else a.name
     if a.action != "delete":
         name = config_name(a.config) if a.config is not None else None
         if name != a.name:
             return f"its config names {name!r}, not {a.name!r}"
         if a.config is None or a.config.metadata.get(MANAGED_BY) != OWNER:
             return "its config does not carry jsops ownership metadata"
-    cur = live.streams.get(a.name) if a.kind == "Stream" else live.consumers.get((a.stream or "", a.name))
+    cur = live.streams.get(a.name) if a.kind == Kind.STREAM else live.consumers.get((a.stream or "", a.name))
     cfg = cur.config if cur is not None else None
     if a.action == "delete":
         if cfg is None:
@@ -95,12 +98,21 @@ def _mismatch(a: Action, f: Action) -> str | None:
 
 
 def rederive(saved: Plan, fresh: Plan) -> list[str]:
-    """Replace each action of ``saved`` with the one ``fresh`` (the plan made again from the bound
-    manifests and the live state, with apply's flags and estate rules) has for the same object;
-    returns why actions are refused (nothing is applied then). An action blocked in the saved plan
-    stays blocked (nothing is sent for it that was not shown); one the fresh plan blocks is
-    blocked; one the fresh plan does not have, or has otherwise, is refused: what is sent comes
-    from the manifests and the live state, never from the file alone."""
+    """Why actions of ``saved`` are refused against ``fresh``, the plan made again from the bound
+    manifests and the live state with apply's flags and estate rules (nothing is applied then):
+    one the fresh plan does not have, or has otherwise. :func:`rederived` is the plan sent."""
+    return _rederive(saved, fresh)[1]
+
+
+def rederived(saved: Plan, fresh: Plan) -> Plan:
+    """``saved`` with each action replaced by the one ``fresh`` has for the same object. An action
+    blocked in the saved plan stays blocked (nothing is sent for it that was not shown); one the
+    fresh plan blocks is blocked: what is sent comes from the manifests and the live state, never
+    from the file alone."""
+    return replace(saved, actions=_rederive(saved, fresh)[0])
+
+
+def _rederive(saved: Plan, fresh: Plan) -> tuple[list[Action], list[str]]:
     by_key: dict[tuple[str, str | None, str], Action] = {}
     for act in fresh.actions:
         by_key.setdefault((act.kind, act.stream, act.name), act)
@@ -116,5 +128,4 @@ def rederive(saved: Plan, fresh: Plan) -> list[str]:
             refused.append(f"{a.label} ({a.action}): {why}")
         elif f is not None:
             out.append(f)
-    saved.actions = out
-    return refused
+    return out, refused

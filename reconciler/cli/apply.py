@@ -97,7 +97,7 @@ def _apply_run(args: argparse.Namespace, run: Run, stop: Any, sending: list[bool
         return ExitCode.OK
     if not _confirm(args, run):
         return ExitCode.ERROR
-    total = sum(len(plan.actions) for _, _, _, plan in run.items if plan.changed)
+    total = sum(len(t.plan.actions) for t in run.items if t.plan.changed)
     seen = [0]
 
     def progress(r: Any) -> None:  # one line per object as it is done: [n/total] shows how far apply is
@@ -117,13 +117,13 @@ def _apply_run(args: argparse.Namespace, run: Run, stop: Any, sending: list[bool
     sending[0] = True
     if stop:  # a signal came between the prompt and here
         raise _Interrupted(int(stop.signum))
-    for route, client, live, plan in run.items:
-        if not plan.changed:
+    for t in run.items:
+        if not t.plan.changed:
             continue
         if not stop:  # after an interruption the targets left are only counted as not attempted
-            print(f"\n{plan.target} (context {', '.join(route.contexts)}):" if many else "", flush=True)
-        opt = plan_options(args, route.contexts, run.estate, config_from_args(args))
-        outcome = execute_plan(client, plan, live, opt, progress=progress, stop=stop, verify=True, read_back=args.read_back_wait, notify=notify)
+            print(f"\n{t.plan.target} (context {', '.join(t.route.contexts)}):" if many else "", flush=True)
+        opt = plan_options(args, t.route.contexts, run.estate, config_from_args(args))
+        outcome = execute_plan(t.client, t.plan, t.live, opt, progress=progress, stop=stop, verify=True, read_back=args.read_back_wait, notify=notify)
         results.extend(outcome.results)
     for line in outcome_lines(results, stop.name if stop else None):
         print(line)

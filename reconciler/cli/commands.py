@@ -139,6 +139,7 @@ def _saved(args: argparse.Namespace, plans_run: Run) -> str:
     from ..saved import manifest_digest
 
     estate = plans_run.estate
+    assert estate is not None  # make_plans loaded the manifests
     binding = {
         "paths": [source_path(p) for p in (args.paths or ["."])],
         "env": args.env,

@@ -13,36 +13,57 @@ import os
 import shlex
 import sys
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from jsops.linter import gc_paused
 from jsops.linter.cli.kit import Exit, config_from_args, use_color
 from jsops.linter.exitcodes import ExitCode
 
-__all__ = ["Run", "make_plans", "saved_plans", "plan_options", "say_target", "view_options"]
+if TYPE_CHECKING:
+    from jsops.linter import Estate
+
+    from ..client import JsClient
+    from ..live import LiveState
+    from ..plan import Plan, PlanOptions, PlanSet
+    from ..route import Route
+
+__all__ = ["Run", "TargetRun", "make_plans", "saved_plans", "plan_options", "say_target", "view_options"]
 
 _MAX_SHOWN = 20  # lint errors listed before "... and N more"
 
 Explicit = dict[tuple[str, str | None, str], frozenset[str]]
 
 
+@dataclass(frozen=True)
+class TargetRun:
+    """One target of a run: where the manifests route (its contexts), its open client, its live
+    state and its plan."""
+
+    route: Route
+    client: JsClient
+    live: LiveState
+    plan: Plan
+
+
 class Run:
     """The targets of one run, each with its open client, live state and plan."""
 
     def __init__(self) -> None:
-        self.items: list[tuple[Any, Any, Any, Any]] = []  # (route, client, live, plan)
+        self.items: list[TargetRun] = []
+        self.clients: list[JsClient] = []  # every client opened (closed by close(), planned or not)
         self.explicit: Explicit | None = None  # fields the manifests set
-        self.estate: Any = None  # the manifests the plans come from
+        self.estate: Estate | None = None  # the manifests the plans come from
 
     def close(self) -> None:
-        for _, client, _, _ in self.items:
+        for client in self.clients:
             client.close()
 
     @property
-    def plans(self) -> Any:
+    def plans(self) -> PlanSet:
         from ..plan import PlanSet
 
-        return PlanSet([plan for _, _, _, plan in self.items])
+        return PlanSet([t.plan for t in self.items])
 
 
 def view_options(args: argparse.Namespace, run: Run) -> dict[str, Any]:
@@ -51,10 +72,10 @@ def view_options(args: argparse.Namespace, run: Run) -> dict[str, Any]:
     return {"explicit": run.explicit, "verbose": args.verbose, "compact": args.compact, "color": use_color(args)}
 
 
-def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = None, config: Any = None) -> Any:
+def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = None, config: Any = None) -> PlanOptions:
     """The safety options; with ``estate``, prune is scoped to the PATHs and ``contexts``, and with
     ``config`` to its estate identity (``estate:``)."""
-    from ..plan import PlanOptions, prune_scope
+    from ..plan import PlanOptions, prune_scope, repo_identity
 
     opt = PlanOptions(
         prune=args.prune,
@@ -65,16 +86,12 @@ def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = N
         migrate=getattr(args, "migrate", False),
     )
     if config is not None:
-        opt.estates, opt.estate = True, getattr(config, "estate", None)
-        if opt.estate is None:  # objects record the repository, and --prune deletes only this one's
-            from ..plan import repo_identity
-
-            opt.repo = repo_identity()
+        mark = getattr(config, "estate", None)  # without one, objects record the repository, and --prune deletes only this one's
+        opt = replace(opt, estates=True, estate=mark, repo=repo_identity() if mark is None else None)
     if estate is None:
         return opt
-    opt.prune_paths, opt.stale_source = prune_scope(estate, args.paths or ["."])
-    opt.prune_contexts = frozenset(contexts) if contexts is not None else None
-    return opt
+    paths, stale = prune_scope(estate, args.paths or ["."])
+    return replace(opt, prune_paths=paths, stale_source=stale, prune_contexts=frozenset(contexts) if contexts is not None else None)
 
 
 def _paths(args: argparse.Namespace, config: Any) -> list[str]:
@@ -312,11 +329,10 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, 
         client, live = early.take(route.target)
         if client is None:
             client = JsClient(route.target)
-        run.items.append((route, client, None, None))
+        run.clients.append(client)
         if live is None:
             live = read_live(client)
-        plan = _plan_route(args, client, live, route, config, estate)
-        run.items[-1] = (route, client, live, plan)
+        run.items.append(TargetRun(route, client, live, _plan_route(args, client, live, route, config, estate)))
 
 
 def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, config: Any, estate: Any) -> Any:
@@ -333,14 +349,11 @@ def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, co
     desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
     measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == "Stream"})
     measure_filter_loss(client, live, desired)
-    opt = plan_options(args, route.contexts, estate, config)
-    opt.server_version = limits.server_version
+    opt = replace(plan_options(args, route.contexts, estate, config), server_version=limits.server_version)
     plan = build_plan(desired, live, opt, target=route.target.display())
     _live_gate(args, estate, config, limits, route, plan)
-    preflight(client, plan, live)  # the server's refusals, predicted against the live estate
-    close(plan.actions, live)  # and what those blocked actions would replace stays
-    plan.context, plan.contexts = route.name, tuple(route.contexts)
-    return plan
+    plan = close(preflight(client, plan, live), live)  # the server's refusals, predicted, and what they keep
+    return replace(plan, context=route.name, contexts=tuple(route.contexts))
 
 
 def check_access(estate: Any, config: Any, own: list[str]) -> None:
@@ -414,7 +427,7 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
     from ..client import JsClient, resolve_context, target_from_args
     from ..live import read_live
     from ..route import Route
-    from ..saved import recheck, rederive
+    from ..saved import recheck, rederive, rederived
 
     name = args.plan_file
     saved = _read_saved(name)
@@ -432,26 +445,26 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
                 f"jsops: error: the plan for context {plan.context!r} was made for {plan.target}, but the target is now {target.display()}", ExitCode.ERROR
             )
         client = JsClient(target)
-        run.items.append((Route(target, list(plan.contexts or (plan.context,))), client, None, plan))
+        run.clients.append(client)
         live = read_live(client)
         if live.fingerprint() != plan.fingerprint:
             raise Exit(
                 f"jsops: error: the live state of {target.display()} changed since the plan was made (fingerprint mismatch); run plan again", ExitCode.ERROR
             )
-        plan.target = target.display()
-        run.items[-1] = (run.items[-1][0], client, live, plan)
+        run.items.append(TargetRun(Route(target, list(plan.contexts or (plan.context,))), client, live, replace(plan, target=target.display())))
     refused = []
-    for route, _, live, plan in run.items:
-        opt = plan_options(args, route.contexts, estate, config)
-        for a in plan.actions:
-            why = recheck(a, live, opt)
+    for t in run.items:
+        opt = plan_options(args, t.route.contexts, estate, config)
+        for a in t.plan.actions:
+            why = recheck(a, t.live, opt)
             if why:
                 refused.append(f"  {a.label} ({a.action}): {why}")
-    if any(a.action == "reset" for _, _, _, plan in run.items for a in plan.actions):
+    if any(a.action == "reset" for t in run.items for a in t.plan.actions):
         args.reset_position = True  # the plan was made with --reset-position: derived again (and applied) with it
     if not refused:  # every action is derived again from the manifests and the live state, whatever the file says
-        for route, client, live, plan in run.items:
-            fresh = _plan_route(args, client, live, route, config, estate)  # authorized by apply's own flags
-            refused += [f"  {line}" for line in rederive(plan, fresh)]
+        for i, t in enumerate(run.items):
+            fresh = _plan_route(args, t.client, t.live, t.route, config, estate)  # authorized by apply's own flags
+            refused += [f"  {line}" for line in rederive(t.plan, fresh)]
+            run.items[i] = replace(t, plan=rederived(t.plan, fresh))
     if refused:
         raise Exit(f"jsops: error: {name} asks for actions jsops may not take; nothing was applied:\n" + "\n".join(refused), ExitCode.ERROR)

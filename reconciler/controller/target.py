@@ -11,7 +11,10 @@ round it stays, and the round fails; nothing is sent for it."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from jsops.linter import Kind
 
 from ..apply import ApplyReport, execute_plan
 from ..client import JsClient, Target
@@ -21,6 +24,7 @@ from ..interestloss import measure_filter_loss
 from ..live import read_live
 from ..plan import Action, Plan, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
 from ..plan.closure import close
+from ..plan.decide import decide
 from ..preflight import preflight
 from ..render_refusal import reason_of
 from ..vocabulary import ActionKind, Outcome
@@ -81,14 +85,12 @@ class TargetRun:
         limits = read_limits(client, self.target, getattr(ctl.options.config, "target", None))
         desired, policy = policy_from_estate(rev.estate, rev.desired(self.contexts, limits), self.contexts)
         # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
-        measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == "Stream"})
+        measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == Kind.STREAM})
         measure_filter_loss(client, live, desired)
-        base = plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None))
-        base.server_version = limits.server_version
+        base = replace(plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None)), server_version=limits.server_version)
         plan = plan_changes(desired, live, base, target=self.target.display())  # the round's one plan
-        authorize(plan, policy.grants(), live)  # what the annotations allow (the one decision)
-        close(plan.actions, live)  # what a blocked action would replace stays
-        preflight(client, plan, live)  # the server's refusals, predicted as jsops apply predicts them
+        plan = close(decide(plan, authorize(plan, policy.grants(), live)), live)  # what the annotations allow, and what a block keeps
+        plan = preflight(client, plan, live)  # the server's refusals, predicted as jsops apply predicts them
         states: dict[StateKey, str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}
         self._report_drift(ctl, plan, states)
         refused = self._report_refused(ctl, plan)

@@ -4,7 +4,9 @@
 and a :class:`~jsops.reconciler.live.LiveState`, and returns a :class:`Plan`. Renderers live in
 ``jsops.reconciler.render_text`` and ``jsops.reconciler.render_json``.
 
-- :mod:`.model`: :class:`Action`, :class:`Plan`, :class:`PlanSet`, :class:`PlanOptions`, their JSON and the seal of a saved plan;
+- :mod:`.model`: :class:`Action`, :class:`PlanOptions`;
+- :mod:`.planset`: :class:`Plan`, :class:`PlanSet` and the seal of a saved plan;
+- :mod:`.codec`: the plan's JSON, read through the project's record validator;
 - :mod:`.desired`: :class:`Desired` and :func:`desired_from_estate`, :func:`stamp`, :func:`resume_config`;
 - :mod:`.scope`: recorded manifest paths and prune scopes;
 - :mod:`.ordering`: the one dependency order of streams (the plan's and apply's);
@@ -21,11 +23,14 @@ from __future__ import annotations
 from ..permissions import ALLOW_DATA_LOSS, ALLOW_PRUNE, annotation_true, prune_marks
 from .authorize import authorize
 from .build import build_plan, plan_changes
+from .codec import PLAN_VERSION
+from .decide import PRECEDENCE, Blocked, Dropped, Run, Verdict, decide
 from .desired import Desired, desired_from_estate, resume_config, stamp
 from .losses import config_digest
-from .model import ACTIONS, PLAN_VERSION, Action, Plan, PlanError, PlanOptions, PlanSet, seal, seal_intact
+from .model import ACTIONS, Action, PlanError, PlanOptions
 from .ordering import deps, levels, stream_order
-from .predict import AccountUsage, Prediction, account_usage, block_predicted, predict
+from .planset import Plan, PlanSet, seal, seal_intact
+from .predict import AccountUsage, Prediction, account_usage, predict, refusals
 from .scope import in_scope, prune_scope, repo_identity, repo_root, source_path
 
 __all__ = [
@@ -33,6 +38,13 @@ __all__ = [
     "ALLOW_DATA_LOSS",
     "ALLOW_PRUNE",
     "AccountUsage",
+    "Blocked",
+    "PRECEDENCE",
+    "Dropped",
+    "Run",
+    "Verdict",
+    "decide",
+    "refusals",
     "PLAN_VERSION",
     "Action",
     "Desired",
@@ -42,7 +54,6 @@ __all__ = [
     "PlanSet",
     "Prediction",
     "account_usage",
-    "block_predicted",
     "annotation_true",
     "authorize",
     "build_plan",

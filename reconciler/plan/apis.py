@@ -55,23 +55,22 @@ def _pause_note(until: object, now: float) -> str:
     return "paused through the pause API ($JS.API.CONSUMER.PAUSE): no deliveries until then (the position is kept)"
 
 
-def pause_action(act: Action) -> None:
+def pause_action(act: Action) -> Action:
     """An owned consumer's update whose changes include ``pause_until`` (in place: the server has
     the pause API) becomes a ``pause`` or ``resume``; apply sends the other changes as an update."""
     if act.action != ActionKind.UPDATE:
-        return
+        return act
     pause = next((c for c in act.changes if c.path == "pause_until" and c.cls == ChangeClass.IN_PLACE), None)
-    if pause is not None:
-        act.action = ActionKind.RESUME if pause.new is None else ActionKind.PAUSE
+    return act if pause is None else replace(act, action=ActionKind.RESUME if pause.new is None else ActionKind.PAUSE)
 
 
-def reset_action(act: Action, cur: LiveConsumer, config: EffectiveConsumer, live: LiveState, opt: PlanOptions) -> bool:
-    """Turn a consumer recreate into a ``reset`` when the server can make it (see the module);
-    whether it did. ``config``: the desired config (with jsops's metadata) and its start."""
+def reset_action(act: Action, cur: LiveConsumer, config: EffectiveConsumer, live: LiveState, opt: PlanOptions) -> Action | None:
+    """A consumer recreate as a ``reset``, when the server can make it (see the module); None when it
+    cannot. ``config``: the desired config (with jsops's metadata) and its start."""
     if not can_reset(live.server_version):
-        return False
+        return None
     if any(c.cls in (ChangeClass.RECREATE, ChangeClass.FORBIDDEN) and c.path not in START_FIELDS for c in act.changes):
-        return False
+        return None
     stream = live.streams.get(cur.stream)
     if opt.keep_position:
         seq = 0
@@ -82,30 +81,34 @@ def reset_action(act: Action, cur: LiveConsumer, config: EffectiveConsumer, live
     else:
         want = start_sequence(config, stream.first_seq if stream else 0, stream.last_seq if stream else 0)
         if want is None or not reset_allowed(cur.config, want):
-            return False
+            return None
         seq = want
         what = (
             f"the consumer starts again at stream sequence {seq} (the new start) through the reset API "
             "($JS.API.CONSUMER.RESET), without deleting it; pending acknowledgements are dropped"
         )
-    act.action, act.reset_seq = ActionKind.RESET, seq
-    # Refused by the server as an update: never in place, its own class (reset) in JSON and text.
-    act.changes = [replace(c, cls=ChangeClass.RESET, consequence=_START_KEPT) if c.path in START_FIELDS else c for c in act.changes]
-    act.config = hold_start(config, cur.config)
-    act.consequence = what + "; the manifest's start is recorded in io.jsops.resume (the server keeps the live one)"
-    _forward_loss(act, cur, live, seq)
-    return True
+    act = replace(
+        act,
+        action=ActionKind.RESET,
+        reset_seq=seq,
+        # Refused by the server as an update: never in place, its own class (reset) in JSON and text.
+        changes=[replace(c, cls=ChangeClass.RESET, consequence=_START_KEPT) if c.path in START_FIELDS else c for c in act.changes],
+        config=hold_start(config, cur.config),
+        consequence=what + "; the manifest's start is recorded in io.jsops.resume (the server keeps the live one)",
+    )
+    return _forward_loss(act, cur, live, seq)
 
 
-def _forward_loss(act: Action, cur: LiveConsumer, live: LiveState, seq: int) -> None:
+def _forward_loss(act: Action, cur: LiveConsumer, live: LiveState, seq: int) -> Action:
     """A reset past the ack floor on an interest stream removes the messages it skips that no other
     consumer wants: data loss (an upper bound), which needs the data-loss permission."""
     stream = live.streams.get(cur.stream)
     if stream is None or stream.config.retention != "interest" or seq <= cur.ack_floor + 1:
-        return
+        return act
     lost = min(stream.messages, seq - 1 - cur.ack_floor)
     if lost <= 0:
-        return
-    act.data_loss = lost
-    act.consequence = f"{act.consequence}; data loss: on an interest stream the skipped messages no other consumer wants are removed (up to {lost})"
-    act.needs = (Need(Permission.DATA_LOSS, f"the reset skips up to {lost} message{'s' if lost != 1 else ''} of an interest stream; "),)
+        return act
+    act = act.noted(f"data loss: on an interest stream the skipped messages no other consumer wants are removed (up to {lost})")
+    return replace(
+        act, data_loss=lost, needs=(Need(Permission.DATA_LOSS, f"the reset skips up to {lost} message{'s' if lost != 1 else ''} of an interest stream; "),)
+    )

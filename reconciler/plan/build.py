@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from jsops.linter import EffectiveConsumer, EffectiveStream
+from jsops.linter import EffectiveConsumer, EffectiveStream, Kind
 
-from ..configs import Config
+from ..configs import NO_EXTRA, Config
 from ..diff import Change, diff_configs
 from ..live import (
     ESTATE,
@@ -34,12 +34,14 @@ from ..vocabulary import ActionKind, ChangeClass
 from .apis import pause_action, pause_changes, reset_action
 from .authorize import authorize
 from .closure import close, rename_note, rename_of
+from .decide import decide
 from .desired import Desired, hold_start, stamp
 from .losses import estate_mark, interest_action, interest_update_loss, keep_intents, limit_loss, need, resume_action
 from .migration import abandoned, busy_streams, migration_action, wants_migration
-from .model import Action, Plan, PlanOptions
+from .model import Action, PlanOptions
 from .ordering import stream_order
 from .ownership import bookkeeping, owned_action, protect
+from .planset import Plan
 
 __all__ = ["build_plan", "plan_changes"]
 
@@ -63,9 +65,7 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
     ``grants`` (default: the flags of ``options``) and closed (what a blocked action keeps stays)."""
     opt = options or PlanOptions()
     plan = plan_changes(desired, live, opt, target=target)
-    authorize(plan, grants if grants is not None else opt.grants(), live)
-    close(plan.actions, live)
-    return plan
+    return close(decide(plan, authorize(plan, grants if grants is not None else opt.grants(), live)), live)
 
 
 def plan_changes(desired: list[Desired], live: LiveState, options: PlanOptions | None = None, *, target: str = "") -> Plan:
@@ -73,9 +73,9 @@ def plan_changes(desired: list[Desired], live: LiveState, options: PlanOptions |
     them, with what each needs; no grant is consulted (:func:`~jsops.reconciler.plan.authorize.authorize`
     judges them, then :func:`~jsops.reconciler.plan.closure.close`)."""
     run = _Run(live, options or PlanOptions(), Plan(target, live.fingerprint()))
-    streams = {d.name: d for d in desired if d.kind == "Stream"}
+    streams = {d.name: d for d in desired if d.kind == Kind.STREAM}
     run.wanted = set(streams)
-    consumers = run.consumers = [d for d in desired if d.kind == "Consumer"]
+    consumers = run.consumers = [d for d in desired if d.kind == Kind.CONSUMER]
     for name in stream_order({n: d.stream_config for n, d in streams.items()}):
         act = _stream_action(run, streams[name])
         if act is not None:
@@ -98,31 +98,28 @@ def _stream_action(run: _Run, d: Desired) -> Action | None:
     cur = live.streams.get(name)
     config = estate_mark(stamp(d.stream_config, d.file, d.context, opt.estate, opt.repo), cur, opt)
     if name in live.unknown:
-        act = Action(ActionKind.UPDATE, "Stream", name, None, [], None, config)
-        act.block(Refusal(Blocker.UNKNOWN, "the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later"))
         run.recreated.discard(name)
-        return act
+        unknown = Refusal(Blocker.UNKNOWN, "the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later")
+        return Action(ActionKind.UPDATE, "Stream", name, None, [], None, config).blocked(unknown)
     if wants_migration(d, live):
         return _migrate(run, d, config)
     if cur is None:
         old = rename_of(name, config, live, run.wanted)
         return Action(ActionKind.CREATE, "Stream", name, None, [], rename_note(old) if old is not None else None, config)
     changes = diff_configs("Stream", cur.config, d.config) + bookkeeping(cur.config, d, opt)
-    owned_act = owned_action("Stream", name, None, cur.config, changes, opt, keep_intents(config, cur.config), cur.extra)
-    if owned_act is None or protect(owned_act, d, cur.config):
-        return owned_act
-    act = owned_act
+    act = owned_action("Stream", name, None, cur.config, changes, opt, keep_intents(config, cur.config), cur.extra)
+    if act is None:
+        return None
+    why = protect(act, d, cur.config)
+    if why is not None:
+        return act.blocked(why)
     if act.action == ActionKind.RECREATE:
-        _recreate_stream(run, act, cur)
-        act.lossless = _migrate(run, d, config, act)  # where migrate is granted, instead
+        act = _recreate_stream(run, act, cur)
+        act = replace(act, lossless=_migrate(run, d, config, act))  # where migrate is granted, instead
     elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
-        limit_loss(act, cur, d.stream_config, live)
-        interest_update_loss(act, live, d.stream_config)
-    if act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
-        paths = {c.path for c in act.changes}
-        if {"placement", "num_replicas"} <= paths:
-            note = "applied in two steps: replicas first, then the move"
-            act.consequence = f"{act.consequence}; {note}" if act.consequence else note
+        act = interest_update_loss(limit_loss(act, cur, d.stream_config, live), live, d.stream_config)
+    if act.action in (ActionKind.UPDATE, ActionKind.ADOPT) and {"placement", "num_replicas"} <= {c.path for c in act.changes}:
+        act = act.noted("applied in two steps: replicas first, then the move")
     return act
 
 
@@ -139,18 +136,18 @@ def _migrate(run: _Run, d: Desired, config: EffectiveStream, recreate: Action | 
     return migration_action(d, config, consumers, run.live, run.opt, recreate)
 
 
-def _recreate_stream(run: _Run, act: Action, cur: LiveStream) -> None:
-    """Say what a stream recreate loses and what it needs; its consumers are created again with it."""
+def _recreate_stream(run: _Run, act: Action, cur: LiveStream) -> Action:
+    """A stream recreate that says what it loses and what it needs; its consumers are created again with it."""
     holds = cur.messages
-    act.consequence = f"the stream is deleted and created again: {_plural(holds, 'stored message')} {'are' if holds != 1 else 'is'} lost" + (
+    consequence = f"the stream is deleted and created again: {_plural(holds, 'stored message')} {'are' if holds != 1 else 'is'} lost" + (
         f", and its {cur.consumer_count} consumer{'s are' if cur.consumer_count != 1 else ' is'} deleted (those in the manifests are created again)"
         if cur.consumer_count
         else ""
     )
     held = f"the stream holds {_plural(holds)}; " if holds > 0 else ""
-    act.needs = (Need(Permission.RECREATE),) + ((Need(Permission.DATA_LOSS, held, always=True),) if holds > 0 else ())
+    needs = (Need(Permission.RECREATE),) + ((Need(Permission.DATA_LOSS, held, always=True),) if holds > 0 else ())
     run.recreated.add(act.name)
-    act.data_loss = holds or None
+    return replace(act, consequence=consequence, needs=needs, data_loss=holds or None)
 
 
 def _consumer_action(run: _Run, d: Desired) -> Action | None:
@@ -160,11 +157,20 @@ def _consumer_action(run: _Run, d: Desired) -> Action | None:
     if d.stream in live.unknown or d.stream in run.migrated:
         return None
     if d.stream in run.recreated:
-        act = Action(ActionKind.CREATE, "Consumer", d.name, d.stream, [], "created again with its recreated stream", config)
-        act.recreated_with, act.kept = d.stream, _kept_consumer(run, d, cur, config)
-        if cur is not None:
-            act.extra = cur.extra  # its fields this jsops does not know are created again with it
-        return act
+        kept = _kept_consumer(run, d, cur, config)
+        extra = cur.extra if cur is not None else NO_EXTRA  # its fields this jsops does not know are created again with it
+        return Action(
+            ActionKind.CREATE,
+            "Consumer",
+            d.name,
+            d.stream,
+            [],
+            "created again with its recreated stream",
+            config,
+            recreated_with=d.stream,
+            kept=kept,
+            extra=extra,
+        )
     return _kept_consumer(run, d, cur, config)
 
 
@@ -196,27 +202,28 @@ def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: Effe
             )
         )
     act = owned_action("Consumer", d.name, d.stream, cur.config, changes, opt, config, cur.extra)
-    if act is None or protect(act, d, cur.config):
-        return act
-    if act.action == ActionKind.RECREATE and not reset_action(act, cur, wanted, live, opt):
-        _recreate_consumer(run, act, cur)
+    if act is None:
+        return None
+    why = protect(act, d, cur.config)
+    if why is not None:
+        return act.blocked(why)
+    if act.action == ActionKind.RECREATE:
+        act = reset_action(act, cur, wanted, live, opt) or _recreate_consumer(run, act, cur)
     elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
-        interest_update_loss(act, live, d.consumer_config)
-    pause_action(act)
-    return act
+        act = interest_update_loss(act, live, d.consumer_config)
+    return pause_action(act)
 
 
-def _recreate_consumer(run: _Run, act: Action, cur: LiveConsumer) -> None:
+def _recreate_consumer(run: _Run, act: Action, cur: LiveConsumer) -> Action:
     opt = run.opt
     if opt.keep_position and (cur.ack_floor > 0 or cur.config.deliver_policy == "new"):
-        act.consequence = (
+        consequence = (
             f"the consumer is deleted and created again at its position (from stream sequence {cur.ack_floor + 1}, "
             "after its ack floor); unacknowledged messages are delivered again"
         )
     else:
-        act.consequence = "consumer position and pending acks are lost"
-    act.needs = (Need(Permission.RECREATE),)
-    interest_action(act, run.live, cur)
+        consequence = "consumer position and pending acks are lost"
+    return interest_action(replace(act, consequence=consequence, needs=(Need(Permission.RECREATE),)), run.live, cur)
 
 
 def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str | None, str]]) -> None:
@@ -235,6 +242,7 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
         if name in wanted_streams or name in busy or not _left(opt, s.config):
             continue
         holds = s.messages
+        held = f"the stream holds {_plural(holds)}; " if holds > 0 else ""
         act = Action(
             ActionKind.DELETE,
             "Stream",
@@ -243,38 +251,38 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
             [],
             f"the stream and its {_plural(holds, 'stored message')} are deleted"
             + (f", with its {_plural(s.consumer_count, 'consumer')}" if s.consumer_count else ""),
+            data_loss=holds or None,
+            needs=(Need(Permission.PRUNE, _LEFT),) + ((Need(Permission.DATA_LOSS, held, always=True),) if holds > 0 else ()),
         )
-        act.data_loss = holds or None
         listed.add(name)
-        _protect_delete(act, s.config, opt)
-        held = f"the stream holds {_plural(holds)}; " if holds > 0 else ""
-        act.needs = (Need(Permission.PRUNE, _LEFT),) + ((Need(Permission.DATA_LOSS, held, always=True),) if holds > 0 else ())
-        stream_deletes.append(act)
+        why = _protect_delete(s.config, opt)
+        stream_deletes.append(act.blocked(why) if why is not None else act)
     for key in sorted(live.consumers):
         c = live.consumers[key]
         if key in wanted_consumers or key[0] in busy or not _left(opt, c.config):
             continue
-        act = Action(ActionKind.DELETE, "Consumer", key[1], key[0], [], "the consumer and its position are deleted")
-        act.deleted_with = key[0] if key[0] in listed else None
+        act = Action(
+            ActionKind.DELETE, "Consumer", key[1], key[0], [], "the consumer and its position are deleted", deleted_with=key[0] if key[0] in listed else None
+        )
+        why = _protect_delete(c.config, opt)
+        if why is not None:
+            act = act.blocked(why)
+        else:
+            act = need(interest_action(act, live, c), Need(Permission.PRUNE, _LEFT))
+            act = replace(act, needs=tuple(sorted(act.needs, key=lambda n: n.permission != Permission.PRUNE)))  # the prune first
         if key[0] in migratable:  # the migration, where chosen, deletes it with the old stream
-            act.recreated_with, act.kept = key[0], act
-        if not _protect_delete(act, c.config, opt):
-            interest_action(act, live, c)
-            need(act, Need(Permission.PRUNE, _LEFT))
-            act.needs = tuple(sorted(act.needs, key=lambda n: n.permission != Permission.PRUNE))  # the prune first
+            act = replace(act, recreated_with=key[0], kept=act)
         run.plan.actions.append(act)
     run.plan.actions.extend(stream_deletes)
 
 
-def _protect_delete(act: Action, config: Config, opt: PlanOptions) -> bool:
-    """Block a delete jsops must not make whatever is granted; whether it did."""
+def _protect_delete(config: Config, opt: PlanOptions) -> Refusal | None:
+    """Why jsops must not make a delete whatever is granted (None: it may)."""
     if not opt.prunable(config):
-        act.block(Refusal(Blocker.PROTECTION, _UNMARKED))
-    elif delete_prevented(config.metadata):
-        act.block(Refusal(Blocker.PROTECTION, PREVENTED_DELETE))
-    else:
-        return False
-    return True
+        return Refusal(Blocker.PROTECTION, _UNMARKED)
+    if delete_prevented(config.metadata):
+        return Refusal(Blocker.PROTECTION, PREVENTED_DELETE)
+    return None
 
 
 _LEFT = "left the manifests; "

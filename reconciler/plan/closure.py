@@ -1,8 +1,8 @@
 """What a blocked action keeps: the dependency closure of a plan (issue 21).
 
 An action that does not run must not leave the change it belongs to half made. Given the actions
-that are blocked (by the plan, the server's predicted refusals, or apply's gates), :func:`close`
-blocks, until nothing more changes:
+that are blocked (by the plan, the server's predicted refusals, or apply's gates), :func:`dependants`
+says what they keep, until nothing more changes (:func:`close`: a plan with those blocked too):
 
 - the deletes of the streams a blocked stream create (or recreate) would replace: a stream that
   left the manifests whose subjects the new one takes (a rename, or a move of its subjects) stays
@@ -17,16 +17,18 @@ one with the same subjects), so the plan can name the lossless route. Pure.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
-from jsops.linter import EffectiveStream, subjects_collide
+from jsops.linter import EffectiveStream, Kind, subjects_collide
 
 from ..live import LiveState, LiveStream, owned
 from ..permissions import RENAMED_FROM, Blocker, Permission, Refusal
 from ..vocabulary import ActionKind
+from .decide import Blocked, decide
 from .model import Action
+from .planset import Plan
 
-__all__ = ["close", "rename_of", "rename_note"]
+__all__ = ["close", "dependants", "rename_of", "rename_note"]
 
 
 def _subjects(config: object) -> list[str]:
@@ -43,51 +45,44 @@ def _wanted(a: Action) -> ActionKind:
     return ActionKind(a.wanted or a.action)
 
 
-def close(
-    actions: list[Action], live: LiveState, blocked: Callable[[Action], bool] | None = None, on_block: Callable[[Action, str], None] | None = None
-) -> list[Action]:
-    """Block what a blocked action keeps (see the module); returns the actions newly blocked.
+def dependants(actions: Sequence[Action], live: LiveState, blocked: Callable[[Action], bool] | None = None) -> dict[int, Blocked]:
+    """What the blocked actions keep (see the module), by action index, until nothing more changes:
+    each blocked as a dependency (:func:`~jsops.reconciler.plan.decide.decide` applies them).
 
-    ``blocked`` says whether an action is blocked (default: its kind is ``blocked``); ``on_block``
-    blocks one (default: :meth:`Action.block`, a dependency)."""
+    ``blocked`` says whether an action is blocked (default: its kind is ``blocked``)."""
     is_blocked = blocked or (lambda a: a.action == ActionKind.BLOCKED)
-    newly: list[Action] = []
-    done: set[int] = set()
-
-    def block(a: Action, why: str) -> None:
-        done.add(id(a))
-        newly.append(a)
-        if on_block is not None:
-            on_block(a, why)
-        else:
-            a.block(Refusal(Blocker.DEPENDENCY, why))
-
+    out: dict[int, Blocked] = {}
     changed = True
     while changed:
         changed = False
-        stuck = [a for a in actions if is_blocked(a) or id(a) in done]
-        stuck_creates = {a.name: a for a in stuck if a.kind == "Stream" and _wanted(a) in (ActionKind.CREATE, ActionKind.RECREATE)}
-        stuck_deletes = {a.name for a in stuck if a.kind == "Stream" and _wanted(a) == ActionKind.DELETE}
-        for a in actions:
-            if id(a) in done or is_blocked(a):
+        stuck = [a for i, a in enumerate(actions) if is_blocked(a) or i in out]
+        stuck_creates = {a.name: a for a in stuck if a.kind == Kind.STREAM and _wanted(a) in (ActionKind.CREATE, ActionKind.RECREATE)}
+        stuck_deletes = {a.name for a in stuck if a.kind == Kind.STREAM and _wanted(a) == ActionKind.DELETE}
+        for i, a in enumerate(actions):
+            if i in out or is_blocked(a):
                 continue
             why = _kept_by(a, live, stuck_creates, stuck_deletes)
             if why is not None:
-                block(a, why)
+                out[i] = Blocked(Refusal(Blocker.DEPENDENCY, why))
                 changed = True
-    return newly
+    return out
+
+
+def close(plan: Plan, live: LiveState) -> Plan:
+    """``plan`` with what its blocked actions keep blocked too (a new plan)."""
+    return decide(plan, dependants(plan.actions, live))
 
 
 def _kept_by(a: Action, live: LiveState, creates: dict[str, Action], deletes: set[str]) -> str | None:
     kind = ActionKind(a.action)
-    if a.kind == "Stream" and kind == ActionKind.DELETE:
+    if a.kind == Kind.STREAM and kind == ActionKind.DELETE:
         s = live.streams.get(a.name)
         mine = _subjects(s.config) if s is not None else []
         for name, c in sorted(creates.items()):
             if name != a.name and (_overlap(mine, _subjects(c.config))):
                 return f"kept: Stream {name}, which would take its place (its subjects), is blocked; deleting it now would leave neither"
         return None
-    if a.kind != "Consumer":
+    if a.kind != Kind.CONSUMER:
         return None
     if kind == ActionKind.DELETE and a.stream in deletes:
         return f"kept with its stream: the delete of Stream {a.stream} is blocked (the consumer and its position stay with it)"

@@ -27,9 +27,9 @@ from .model import Action, PlanOptions
 __all__ = ["need", "config_digest", "keep_intents", "estate_mark", "limit_loss", "resume_action", "interest_action", "interest_update_loss"]
 
 
-def need(act: Action, n: Need) -> None:
-    """Record that ``act`` needs ``n`` (in place of what it needed of that permission before)."""
-    act.needs = tuple(x for x in act.needs if x.permission != n.permission) + (n,)
+def need(act: Action, n: Need) -> Action:
+    """``act`` needing ``n`` (in place of what it needed of that permission before)."""
+    return replace(act, needs=tuple(x for x in act.needs if x.permission != n.permission) + (n,))
 
 
 def config_digest(config: EffectiveConsumer) -> str:
@@ -53,33 +53,29 @@ def estate_mark(config: ConfigT, cur: LiveStream | LiveConsumer | None, opt: Pla
     return with_metadata(config, {k: live_meta[k] for k in ((ESTATE,) if not opt.estates else ()) + (REPO,) if live_meta.get(k)})
 
 
-def limit_loss(act: Action, cur: LiveStream, desired: EffectiveStream, live: LiveState) -> None:
+def limit_loss(act: Action, cur: LiveStream, desired: EffectiveStream, live: LiveState) -> Action:
     """Count what ``act``'s tightened limits remove from ``cur``'s stored messages; a loss is data
     loss: said in the changes and the consequence, counted, and needs the data-loss permission."""
     if desired.discard == "new":
-        act.changes = [
-            replace(c, consequence=_discard_new(c.path, cur, desired))
-            if c.path in ("max_msgs", "max_bytes") and c.path in tightened(cur.config, desired)
-            else c
-            for c in act.changes
+        tight = tightened(cur.config, desired)
+        discards = [
+            replace(c, consequence=_discard_new(c.path, cur, desired)) if c.path in ("max_msgs", "max_bytes") and c.path in tight else c for c in act.changes
         ]
+        act = replace(act, changes=discards)
     losses = limit_losses(cur, desired, live.read_at, live.limit_loss.get(cur.name))
     if not losses:
-        return
+        return act
     by_limit = {x.limit: x for x in losses}
-    act.changes = [
-        replace(c, cls=ChangeClass.DATA_LOSS, consequence=describe(by_limit[c.path], cur.messages)) if c.path in by_limit else c for c in act.changes
-    ]
     total = loss_total(cur, losses)
-    act.data_loss = total
+    changes = [replace(c, cls=ChangeClass.DATA_LOSS, consequence=describe(by_limit[c.path], cur.messages)) if c.path in by_limit else c for c in act.changes]
     note = (
         "data loss: the new limits remove up to "
         + f"{total} of {cur.messages} stored message{'s' if cur.messages != 1 else ''} ("
         + ", ".join(f"{x.limit}: {'unmeasured' if x.messages is None else ('about ' if x.approx else '') + str(x.messages)}" for x in losses)
         + ")"
     )
-    act.consequence = f"{act.consequence}; {note}" if act.consequence else note
-    need(act, Need(Permission.DATA_LOSS, f"tightened limits remove up to {total} stored message{'s' if total != 1 else ''}; "))
+    act = replace(act, changes=changes, data_loss=total).noted(note)
+    return need(act, Need(Permission.DATA_LOSS, f"tightened limits remove up to {total} stored message{'s' if total != 1 else ''}; "))
 
 
 def _discard_new(limit: str, cur: LiveStream, desired: EffectiveStream) -> str:
@@ -104,22 +100,23 @@ def resume_action(d: Desired, config: EffectiveConsumer, intent: dict[str, Any])
     return Action(ActionKind.CREATE, "Consumer", d.name, d.stream, [], note, resume_config(config, seq), resume_seq=seq)
 
 
-def interest_action(act: Action, live: LiveState, c: LiveConsumer) -> None:
+def interest_action(act: Action, live: LiveState, c: LiveConsumer) -> Action:
     """A consumer delete (prune or recreate) on an interest stream removes its unacknowledged
     messages: data loss, which needs the data-loss permission."""
     lost = interest_loss(live.streams.get(c.stream), c.pending)
     if not lost:
-        return
-    act.data_loss = lost
+        return act
     note = (
         f"data loss: on an interest stream, deleting the consumer removes up to {lost} unacknowledged "
         f"message{'s' if lost != 1 else ''} no other consumer is interested in"
     )
-    act.consequence = f"{act.consequence}; {note}" if act.consequence else note
-    need(act, Need(Permission.DATA_LOSS, f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; ", always=True))
+    act = replace(act, data_loss=lost).noted(note)
+    return need(
+        act, Need(Permission.DATA_LOSS, f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; ", always=True)
+    )
 
 
-def interest_update_loss(act: Action, live: LiveState, desired: EffectiveStream | EffectiveConsumer) -> None:
+def interest_update_loss(act: Action, live: LiveState, desired: EffectiveStream | EffectiveConsumer) -> Action:
     """An in-place update that makes an interest stream drop stored messages (issue 21): a change
     of retention to ``interest`` (the messages no consumer has pending), or a consumer's narrower
     filter (the messages no consumer takes any more). Counted from the live state, added to the
@@ -142,9 +139,8 @@ def interest_update_loss(act: Action, live: LiveState, desired: EffectiveStream 
             f"up to {lost} stored message{'s' if lost != 1 else ''} outside the new filter"
         )
     if not lost or s is None:
-        return
-    act.changes = [replace(c, cls=ChangeClass.DATA_LOSS, consequence=note) if c.path in (path, "filter_subject", "filter_subjects") else c for c in act.changes]
+        return act
+    changes = [replace(c, cls=ChangeClass.DATA_LOSS, consequence=note) if c.path in (path, "filter_subject", "filter_subjects") else c for c in act.changes]
     total = min(s.messages, (act.data_loss or 0) + lost)
-    act.data_loss = total
-    act.consequence = f"{act.consequence}; {note}" if act.consequence else note
-    need(act, Need(Permission.DATA_LOSS, f"the change removes up to {total} stored message{'s' if total != 1 else ''}; "))
+    act = replace(act, changes=changes, data_loss=total).noted(note)
+    return need(act, Need(Permission.DATA_LOSS, f"the change removes up to {total} stored message{'s' if total != 1 else ''}; "))

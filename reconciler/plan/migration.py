@@ -266,27 +266,26 @@ def migration_action(
         if recreate is not None
         else ([c for c in diff_configs("Stream", src.config, d.config) if c.path != "name"] if src is not None and fresh else [])
     )
-    act = Action(ActionKind.MIGRATE, "Stream", d.name, None, changes, _steps(spec, src if fresh else None, live, config), config, migration=spec)
     what = f"renamed from {source}" if via is None else "a change the server cannot make in place"
     if running:
         what = f"a migration from {source} is in progress on the server"
-    act.needs = (Need(Permission.MIGRATE, f"{what}; "),)
-    refused = _refusal(src, d, live, opt, fresh, set(consumers))
+    steps = _steps(spec, src if fresh else None, live, config)
+    act = Action(ActionKind.MIGRATE, "Stream", d.name, None, changes, steps, config, migration=spec, needs=(Need(Permission.MIGRATE, f"{what}; "),))
+    refused, code = _refusal(src, d, live, opt, fresh, set(consumers)), None
     if refused is None and src is not None and fresh:
         block = server_refusal(src.config, d.stream_config, via, parse_version(opt.server_version))
         if block is not None:
-            refused, act.err_code = Refusal(Blocker.SERVER_REFUSAL, block.said), block.err_code
+            refused, code = Refusal(Blocker.SERVER_REFUSAL, block.said), block.err_code
     if refused is not None:
-        act.block(replace(refused, said=f"{what}: {refused.said}"))
-        act.consequence = "not migrated: nothing is sent (the reason above)"
-        act.changes = [replace(c, consequence=c.consequence.split(";")[0]) if c.consequence else c for c in act.changes]
-    elif spec.reset and skipped:
-        act.data_loss = skipped
+        unsent = [replace(c, consequence=c.consequence.split(";")[0]) if c.consequence else c for c in act.changes]
+        act = replace(act, consequence="not migrated: nothing is sent (the reason above)", changes=unsent)
+        return act.blocked(replace(refused, said=f"{what}: {refused.said}"), code)
+    if spec.reset and skipped:
         said = (
             f"{what}: --reset-position starts {', '.join(spec.reset)} at the manifest's start, which skips up to "
             f"{_plural(skipped)} of an interest stream (removed once no consumer wants them); "
         )
-        act.needs += (Need(Permission.DATA_LOSS, said, tier=1),)
+        act = replace(act, data_loss=skipped, needs=act.needs + (Need(Permission.DATA_LOSS, said, tier=1),))
     return act
 
 
@@ -318,7 +317,7 @@ def abandoned(wanted: set[str], live: LiveState, opt: PlanOptions) -> list[Actio
             migration=MigrationSpec(old, name, rollback=True),
         )
         if src is None or step not in BEFORE_PROMOTION:
-            act.block(
+            act = replace(act, consequence="not rolled back: nothing is sent (the reason above)").blocked(
                 Refusal(
                     Blocker.PROTECTION,
                     f"the unfinished migration from {old} to {name} is past its promotion ({name} takes the subjects and may "
@@ -326,11 +325,9 @@ def abandoned(wanted: set[str], live: LiveState, opt: PlanOptions) -> list[Actio
                     "apply --migrate to finish it",
                 )
             )
-            act.consequence = "not rolled back: nothing is sent (the reason above)"
         else:
-            act.needs = (
-                Need(Permission.MIGRATE, f"a migration from {old} is in progress on the server and the manifests no longer ask for it; rolling it back "),
-            )
+            rollback = f"a migration from {old} is in progress on the server and the manifests no longer ask for it; rolling it back "
+            act = replace(act, needs=(Need(Permission.MIGRATE, rollback),))
         out.append(act)
     return out
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter import EffectiveConsumer, EffectiveStream, from_api_json
+from jsops.linter import EffectiveConsumer, EffectiveStream
 
 from ..configs import config_json
 
@@ -46,34 +46,6 @@ class MigrationSpec:
         if self.via is not None:
             out["via"], out["via_config"] = self.via, config_json(self.via_config) if self.via_config is not None else None
         return out
-
-    @classmethod
-    def from_json(cls, data: object) -> MigrationSpec:
-        """A plan's migration read back (ValueError: not one)."""
-        if not isinstance(data, dict):
-            raise ValueError("a migration is an object")
-        consumers = data.get("consumers") or {}
-        if not isinstance(data.get("from"), str) or not isinstance(data.get("to"), str) or not isinstance(consumers, dict):
-            raise ValueError("a migration needs 'from', 'to' and 'consumers'")
-        via = data.get("via")
-        reset = data.get("reset") or []
-        if not isinstance(reset, list):
-            raise ValueError("a migration's 'reset' is a list of consumer names")
-        if not all(isinstance(v, dict) for v in consumers.values()):
-            raise ValueError("a migration's consumers are configs")
-        raw_via = data.get("via_config")
-        via_config = from_api_json("Stream", raw_via)[0] if isinstance(raw_via, dict) else None
-        return cls(
-            data["from"],
-            data["to"],
-            via if isinstance(via, str) else None,
-            via_config if isinstance(via_config, EffectiveStream) else None,
-            {str(k): c for k, v in consumers.items() if isinstance(c := from_api_json("Consumer", v)[0], EffectiveConsumer)},
-            int(data.get("messages") or 0),
-            int(data.get("bytes") or 0),
-            tuple(str(x) for x in reset),
-            data.get("rollback") is True,
-        )
 
     def steps(self) -> dict[str, Any]:
         """What the migration does, without the counts it was planned with (publishers keep publishing)."""

@@ -5,6 +5,8 @@ NACK's protections."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from jsops.linter import worst_change_class
 
 from ..configs import NO_EXTRA, Config, Extra
@@ -70,16 +72,13 @@ def bookkeeping(live_cfg: Config, d: Desired, opt: PlanOptions) -> list[Change]:
     return out
 
 
-def protect(act: Action, d: Desired, live_cfg: Config) -> bool:
-    """Block what NACK's protection fields forbid (:func:`jsops.reconciler.permissions.protection`);
-    whether it did."""
+def protect(act: Action, d: Desired, live_cfg: Config) -> Refusal | None:
+    """Why NACK's protection fields forbid ``act`` (:func:`jsops.reconciler.permissions.protection`);
+    None when they do not (or it is blocked already)."""
     if act.action == ActionKind.BLOCKED:
-        return False
+        return None
     why = protection(act.action, bool(act.changes), prevent_update=d.prevent_update, live=live_cfg.metadata, desired=d.config.metadata)
-    if why is None:
-        return False
-    act.block(Refusal(Blocker.PROTECTION, why))
-    return True
+    return Refusal(Blocker.PROTECTION, why) if why is not None else None
 
 
 def _one_way_note(changes: list[Change]) -> str | None:
@@ -90,10 +89,8 @@ def _one_way_note(changes: list[Change]) -> str | None:
 def _unadopted(kind: str, name: str, stream: str | None, changes: list[Change], config: Config) -> Action:
     """What the plan holds for an object jsops may not take over: its changes, not made (an
     update, or a recreate when one of them needs it)."""
-    act = Action(ActionKind.UPDATE, kind, name, stream, changes, None, config)
-    if ChangeClass(worst_change_class([c.cls for c in changes])) == ChangeClass.RECREATE:
-        act.action = ActionKind.RECREATE
-    return act
+    recreate = ChangeClass(worst_change_class([c.cls for c in changes])) == ChangeClass.RECREATE
+    return Action(ActionKind.RECREATE if recreate else ActionKind.UPDATE, kind, name, stream, changes, None, config)
 
 
 def owned_action(
@@ -111,12 +108,10 @@ def owned_action(
     else:
         act = _change(kind, name, stream, changes, config, adopting=True)
         assert act is not None  # taking an object over is an action of its own
-        act.adopting = "exists and is not managed by jsops; "
-        act.unadopted = _unadopted(kind, name, stream, changes, config) if changes else None
-    for a in (act, act.unadopted if act is not None else None):
-        if a is not None:
-            a.extra = extra
-    return act
+        act = replace(act, adopting="exists and is not managed by jsops; ", unadopted=_unadopted(kind, name, stream, changes, config) if changes else None)
+    if act is None:
+        return None
+    return replace(act, extra=extra, unadopted=replace(act.unadopted, extra=extra) if act.unadopted is not None else None)
 
 
 def _change(kind: str, name: str, stream: str | None, changes: list[Change], config: Config, *, adopting: bool) -> Action | None:
@@ -128,8 +123,7 @@ def _change(kind: str, name: str, stream: str | None, changes: list[Change], con
     if cls == ChangeClass.FORBIDDEN:
         forbidden = [c for c in changes if c.cls == ChangeClass.FORBIDDEN]
         act = Action(ActionKind.UPDATE, kind, name, stream, changes, "; ".join(c.consequence for c in forbidden), config)
-        act.block(Refusal(Blocker.SERVER_REFUSAL, "the server cannot make this change: " + ", ".join(c.path for c in forbidden)))
-        return act
+        return act.blocked(Refusal(Blocker.SERVER_REFUSAL, "the server cannot make this change: " + ", ".join(c.path for c in forbidden)))
     if cls == ChangeClass.RECREATE:
         return Action(ActionKind.RECREATE, kind, name, stream, changes, None, config)
     return Action(ActionKind.ADOPT if adopting else ActionKind.UPDATE, kind, name, stream, changes, _one_way_note(changes), config)
@@ -146,8 +140,7 @@ def _takeover(kind: str, name: str, stream: str | None, other: str, changes: lis
     cls = ChangeClass(worst_change_class([c.cls for c in changes]))
     if cls in (ChangeClass.FORBIDDEN, ChangeClass.RECREATE):
         act = Action(ActionKind.RECREATE if cls == ChangeClass.RECREATE else ActionKind.UPDATE, kind, name, stream, changes, None, config)
-        act.block(Refusal(Blocker.PROTECTION, f"owned by estate {other!r}; a takeover is an in-place update only, this change is not"))
+        act = act.blocked(Refusal(Blocker.PROTECTION, f"owned by estate {other!r}; a takeover is an in-place update only, this change is not"))
     else:
         act = Action(ActionKind.ADOPT, kind, name, stream, changes, f"jsops takes the object over from estate {other!r}", config)
-    act.adopting, act.unadopted = f"owned by estate {other!r}, not {mine}; ", unadopted
-    return act
+    return replace(act, adopting=f"owned by estate {other!r}, not {mine}; ", unadopted=unadopted)

@@ -4,8 +4,8 @@ before the first request, and what that blocks.
 Pure: :func:`predict` walks a :class:`~jsops.reconciler.plan.Plan` in the order apply runs it (stream
 puts level by level, origins first; then consumer puts; consumer deletes; stream deletes last:
 :mod:`jsops.reconciler.apply`) over a simulated copy of the :class:`~jsops.reconciler.live.LiveState`, and
-says, per action, the ``err_code`` nats-server would answer. :func:`block_predicted` marks those
-actions blocked, and with them everything that depends on them, so that apply never leaves a
+says, per action, the ``err_code`` nats-server would answer. :func:`refusals` gives the verdicts that
+block those actions, and with them everything that depends on them, so that apply never leaves a
 state that neither the old nor the new manifests describe:
 
 - a stream put the server refuses blocks its consumers' puts and the mirrors and sources created
@@ -40,10 +40,12 @@ from ..errors import ErrCode
 from ..live import LiveState
 from ..permissions import Blocker, Refusal
 from ..vocabulary import ActionKind
-from .model import Action, Plan
+from .decide import Blocked
+from .model import Action
 from .ordering import deps, levels
+from .planset import Plan
 
-__all__ = ["AccountUsage", "Prediction", "account_usage", "block_predicted", "predict"]
+__all__ = ["AccountUsage", "Prediction", "account_usage", "predict", "refusals"]
 
 
 _PUTS = (ActionKind.CREATE, ActionKind.UPDATE, ActionKind.RECREATE, ActionKind.ADOPT)
@@ -373,18 +375,16 @@ def _dependents(sim: _Sim, acts: list[Action]) -> None:
                 break
 
 
-def block_predicted(plan: Plan, live: LiveState, account: AccountUsage | None = None) -> dict[int, Prediction]:
-    """Mark the actions :func:`predict` refuses, and what depends on them, blocked (with the
-    ``err_code`` the server would answer); returns the predictions. Actions blocked already keep
-    their reason."""
-    found = predict(plan, live, account)
-    for i, p in found.items():
-        a = plan.actions[i]
-        if a.action == ActionKind.BLOCKED:
-            continue
+def refusals(plan: Plan, live: LiveState, account: AccountUsage | None = None) -> dict[int, Blocked]:
+    """The verdicts of :func:`predict`, by action index: what the server would refuse (with its
+    ``err_code``) and what depends on it (:func:`~jsops.reconciler.plan.decide.decide` applies them;
+    an action blocked already keeps its reason)."""
+    out: dict[int, Blocked] = {}
+    for i, p in predict(plan, live, account).items():
         if p.err_code is not None:
-            a.block(Refusal(Blocker.SERVER_REFUSAL, f"the server would refuse it: {p.reason} (err_code {p.err_code}); nothing is sent for it"))
-            a.err_code = p.err_code
+            said = f"the server would refuse it: {p.reason} (err_code {p.err_code}); nothing is sent for it"
+            out[i] = Blocked(Refusal(Blocker.SERVER_REFUSAL, said), p.err_code)
         else:
-            a.block(Refusal(Blocker.DEPENDENCY, f"not run: {p.reason}, so that apply leaves the estate as the old or the new manifests describe it"))
-    return found
+            said = f"not run: {p.reason}, so that apply leaves the estate as the old or the new manifests describe it"
+            out[i] = Blocked(Refusal(Blocker.DEPENDENCY, said))
+    return out

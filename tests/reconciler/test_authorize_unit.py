@@ -9,7 +9,7 @@ from typing import Any
 from jsops.reconciler.apply import ApplyReport, _Run, _runnable
 from jsops.reconciler.live import LiveState
 from jsops.reconciler.permissions import Blocker, Grants, Permission, Refusal, Vocabulary
-from jsops.reconciler.plan import Action, Desired, PlanOptions, authorize, build_plan, plan_changes, stamp
+from jsops.reconciler.plan import Action, Blocked, Desired, PlanOptions, authorize, build_plan, decide, plan_changes, stamp
 from jsops.reconciler.plan.closure import close
 from jsops.reconciler.render_refusal import reason_of
 from jsops.reconciler.vocabulary import ActionKind, Outcome
@@ -37,9 +37,7 @@ def _recreate() -> tuple[list[Desired], LiveState]:
 
 def _judged(desired: list[Desired], live: LiveState, grants: Grants, **opt: Any) -> list[Action]:
     plan = plan_changes(desired, live, PlanOptions(**opt))
-    authorize(plan, grants, live)
-    close(plan.actions, live)
-    return plan.actions
+    return close(decide(plan, authorize(plan, grants, live)), live).actions
 
 
 def test_planning_consults_no_grant_and_leaves_the_alternatives_to_authorize() -> None:
@@ -132,8 +130,7 @@ def test_a_dependency_is_typed() -> None:
     live = LiveState()
     desired = [desired_of("Stream", "N", None, _stream("N"), "m/s.yaml"), desired_of("Consumer", "c", "N", {"durable_name": "c"}, "m/s.yaml")]
     plan = build_plan(desired, live, PlanOptions())
-    plan.actions[0].block(Refusal(Blocker.SERVER_REFUSAL, "the server would refuse it"))  # as the preflight does
-    close(plan.actions, live)
+    plan = close(decide(plan, {0: Blocked(Refusal(Blocker.SERVER_REFUSAL, "the server would refuse it"))}), live)  # as the preflight does
     consumer = plan.actions[1]
     assert consumer.refusal is not None and consumer.refusal.blocker == Blocker.DEPENDENCY
     assert reason_of(consumer) == "its stream N is not created (its create is blocked)"

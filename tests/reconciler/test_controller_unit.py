@@ -82,9 +82,7 @@ def test_blocked_need_labels() -> None:
     """The metric label comes from the typed refusal, never from its text."""
 
     def blocked(blocker: Blocker, *missing: Permission) -> Action:
-        a = Action("update", "Stream", "S")
-        a.block(Refusal(blocker, "whatever the text says: --allow-recreate", missing, Vocabulary.ANNOTATIONS))
-        return a
+        return Action("update", "Stream", "S").blocked(Refusal(blocker, "whatever the text says: --allow-recreate", missing, Vocabulary.ANNOTATIONS))
 
     assert blocked_need(blocked(Blocker.PERMISSION, Permission.RECREATE, Permission.DATA_LOSS)) == "allow-recreate"
     assert blocked_need(blocked(Blocker.PERMISSION, Permission.DATA_LOSS)) == "allow-data-loss"

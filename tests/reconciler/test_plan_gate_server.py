@@ -100,7 +100,7 @@ def test_judged_keeps_the_errors_of_what_the_plan_does() -> None:
     )
     update = Action(ActionKind.UPDATE, "Stream", "U", None, [], None, stream_record({"name": "U"}))
     blocked = Action(ActionKind.CREATE, "Stream", "B", None, [], None, stream_record({"name": "B"}))
-    blocked.block("no")
+    blocked = blocked.blocked("no")
     plan = Plan("nats://x:1", "fp", [migrate, update, blocked])
     found = GateFindings(
         errors=[_error("JS101", "Stream", "U"), _error("JS101", "Stream", "IDLE"), _error("JS005", "Stream", "GONE"), _error("JS201", "Consumer", "w", "NEW")],

@@ -9,6 +9,7 @@ import pytest
 from jsops.reconciler.diff import diff_configs
 from jsops.reconciler.live import LiveState
 from jsops.reconciler.plan import Action, Plan, PlanError, PlanOptions, build_plan
+from jsops.reconciler.plan.codec import encode_action
 from jsops.reconciler.server_apis import can_pause, can_reset, canonical_time, reset_allowed, start_sequence
 from jsops.reconciler.vocabulary import ActionKind
 
@@ -140,7 +141,7 @@ def test_a_reset_classes_the_start_as_reset_never_in_place() -> None:
 
     act = _plan(_live("2.14.6"), ack_wait=9_000_000_000, deliver_policy="by_start_sequence", opt_start_seq=2)
     assert act.action == ActionKind.RESET
-    classes = {c["path"]: c["class"] for c in act.to_json()["changes"]}
+    classes = {c["path"]: c["class"] for c in encode_action(act)["changes"]}
     assert classes == {"ack_wait": "in-place", "deliver_policy": "reset", "opt_start_seq": "reset"}
     plan = Plan("nats://127.0.0.1:4222", "manifests", [act])
     data = json.loads(json.dumps(plan.to_json()))
