@@ -11,7 +11,7 @@ what each action is, and the plan against the live estate.
   server accepts, creating a sealed one is refused;
 - :func:`preflight` reads the account's limits and usage (``$JS.API.INFO``) and marks the actions
   the server would refuse blocked, with everything that depends on them
-  (:func:`jsops.reconciler.plan.predict.refusals`).
+  (:func:`jsops.reconciler.plan.predict.predicted_refusals`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from jsops.linter.api import CREATE
 from .client import JsClient
 from .lintgate import lint_errors
 from .live import LiveState
-from .plan import Plan, account_usage, decide, refusals
+from .plan import Plan, account_usage, decide, predicted_refusals
 from .vocabulary import ActionKind
 
 __all__ = ["GateFindings", "LOADER_CODES", "acted_on", "gate_lint", "judged", "preflight"]
@@ -105,4 +105,4 @@ def preflight(client: JsClient, plan: Plan, live: LiveState) -> Plan:
     predict (and asks the server nothing)."""
     if not plan.actions:
         return plan
-    return decide(plan, refusals(plan, live, account_usage(client.request("INFO"))))
+    return decide(plan, predicted_refusals(plan, live, account_usage(client.request("INFO"))))

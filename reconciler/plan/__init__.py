@@ -30,7 +30,7 @@ from .losses import config_digest
 from .model import ACTIONS, Action, PlanError, PlanOptions
 from .ordering import deps, levels, stream_order
 from .planset import Plan, PlanSet, seal, seal_intact
-from .predict import AccountUsage, Prediction, account_usage, predict, refusals
+from .predict import AccountUsage, Prediction, account_usage, predict, predicted_refusals
 from .scope import in_scope, prune_scope, repo_identity, repo_root, source_path
 
 __all__ = [
@@ -44,7 +44,7 @@ __all__ = [
     "Run",
     "Verdict",
     "decide",
-    "refusals",
+    "predicted_refusals",
     "PLAN_VERSION",
     "Action",
     "Desired",

@@ -6,7 +6,7 @@ then *returns* what it found, by action index, and edits nothing:
 1. :func:`~jsops.reconciler.plan.authorize.authorize`: the grants (it also picks an alternative: the
    takeover or not, the migration instead of a recreate, a consumer's own action);
 2. :func:`~jsops.reconciler.plan.closure.dependants`: what a blocked action keeps;
-3. :func:`~jsops.reconciler.plan.predict.refusals`: the server's refusals predicted against the live
+3. :func:`~jsops.reconciler.plan.predict.predicted_refusals`: the server's refusals predicted against the live
    estate, and what they block (then the closure again).
 
 :func:`decide` is the one place that applies verdicts: it returns a new plan (the input is not changed).

@@ -45,7 +45,7 @@ from .model import Action
 from .ordering import deps, levels
 from .planset import Plan
 
-__all__ = ["AccountUsage", "Prediction", "account_usage", "predict", "refusals"]
+__all__ = ["AccountUsage", "Prediction", "account_usage", "predict", "predicted_refusals"]
 
 
 _PUTS = (ActionKind.CREATE, ActionKind.UPDATE, ActionKind.RECREATE, ActionKind.ADOPT)
@@ -375,7 +375,7 @@ def _dependents(sim: _Sim, acts: list[Action]) -> None:
                 break
 
 
-def refusals(plan: Plan, live: LiveState, account: AccountUsage | None = None) -> dict[int, Blocked]:
+def predicted_refusals(plan: Plan, live: LiveState, account: AccountUsage | None = None) -> dict[int, Blocked]:
     """The verdicts of :func:`predict`, by action index: what the server would refuse (with its
     ``err_code``) and what depends on it (:func:`~jsops.reconciler.plan.decide.decide` applies them;
     an action blocked already keeps its reason)."""
