@@ -27,7 +27,7 @@ from jsops.reconciler.plan import (
     authorize,
     decide,
     plan_changes,
-    refusals,
+    predicted_refusals,
 )
 from jsops.reconciler.plan.closure import dependants
 from jsops.reconciler.vocabulary import ActionKind
@@ -94,7 +94,7 @@ def test_no_pass_changes_its_inputs(grants: Grants) -> None:
     passes = [
         lambda p: authorize(p, grants, live),
         lambda p: dependants(p.actions, live),
-        lambda p: refusals(p, live, AccountUsage(max_consumers=10)),
+        lambda p: predicted_refusals(p, live, AccountUsage(max_consumers=10)),
         lambda p: decide(p, authorize(p, grants, live)),
     ]
     for judge in passes:
@@ -105,7 +105,7 @@ def test_no_pass_changes_its_inputs(grants: Grants) -> None:
     assert decided is not plan
     # the estate exercises what the passes judge: a choice or a missing grant, a prediction, a dependant
     assert any(isinstance(v, Blocked) or (isinstance(v, Run) and v.instead is not None) for v in authorize(plan, grants, live).values())
-    assert refusals(decided, live)  # the workqueue conflict, the subjects NEW takes from TAKEN
+    assert predicted_refusals(decided, live)  # the workqueue conflict, the subjects NEW takes from TAKEN
     new = next(i for i, a in enumerate(decided.actions) if a.name == "NEW")
     assert dependants(decide(decided, {new: Blocked(Refusal(Blocker.SERVER_REFUSAL, "refused"))}).actions, live)
 
