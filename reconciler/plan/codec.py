@@ -7,6 +7,7 @@ or, read back from a file, the text the file says.
 """
 
 # No `from __future__ import annotations`: the records read their annotations as objects.
+import builtins
 import hashlib
 import json
 from collections.abc import Callable
@@ -62,7 +63,7 @@ class ActionJson(Record):
     consequence: StrictStr | None = None
     reason: StrictStr | None = None
     wanted: ActionKind | None = None
-    config: dict[str, Any] | None = None
+    config: dict[str, builtins.object] | None = None  # the server's JSON of the config, read by from_api_json below
     resume_seq: StrictInt | None = option(None, ge=1)
     reset_seq: StrictInt | None = option(None, ge=0)
     data_loss: StrictInt | None = option(None, ge=0)
