@@ -15,7 +15,7 @@ import nats
 
 from .helpers import Js, manifest, run
 
-__all__ = ["ORDERS", "renamed", "stored", "seed", "snapshot", "positions", "state", "settled", "truth", "Cutover", "cut_over_under_load"]
+__all__ = ["ORDERS", "renamed", "stored", "seed", "snapshot", "positions", "state", "settled", "truth", "wanted", "Cutover", "cut_over_under_load"]
 
 ORDERS = """
     apiVersion: jsops/v1
@@ -108,6 +108,17 @@ def truth(js: Js, stream: str, messages: dict[int, tuple[str, str, str]]) -> dic
         pending = sum(1 for seq, m in messages.items() if seq > floor and (only is None or m[0] == only))
         out[name] = (floor, pending)
     return out
+
+
+def wanted(messages: dict[int, tuple[str, str, str]], pos: dict[str, tuple[int, int]]) -> dict[int, tuple[str, str, str]]:
+    """The ``messages`` of an interest stream that a consumer still wants: above its ack floor (``pos``,
+    as :func:`truth` gives it) and on its filter. An R3 interest stream can hold messages no consumer
+    wants: one below every consumer's start, or one every consumer has acknowledged that a replica
+    kept (on a loaded host the stream leader kept message 1 after both consumers had acknowledged
+    it); nats-server removes them at its next interest check of the stream, and so does the copy
+    of a migration once its consumers' ack floors are set. The migration tests compare what a
+    consumer still wants."""
+    return {seq: m for seq, m in messages.items() if any(seq > floor and (FILTERS[n] is None or m[0] == FILTERS[n]) for n, (floor, _) in pos.items())}
 
 
 def state(js: Js, stream: str) -> dict[str, Any]:
