@@ -49,7 +49,7 @@ from .semantics.effective_types import (
     EffectiveTransform,
 )
 from .semantics.errcodes import ErrCode
-from .semantics.limits import MAX_DESCRIPTION_LEN, MAX_METADATA_LEN, MAX_NAME_LEN, MAX_REPLICAS, REQ_LEVEL_METADATA_LEN, go_len
+from .semantics.limits import MAX_DESCRIPTION_LEN, MAX_METADATA_LEN, MAX_NAME_LEN, MAX_REPLICAS, REQ_LEVEL_METADATA_LEN, go_len, metadata_budget
 from .semantics.mirrors import MIRROR_REFUSES
 from .semantics.monitor import (
     DEAD_LETTER,
@@ -208,6 +208,7 @@ __all__ = [
     "MAX_DESCRIPTION_LEN",
     "MAX_METADATA_LEN",
     "REQ_LEVEL_METADATA_LEN",
+    "metadata_budget",
     "MAX_REPLICAS",
     "go_len",
     # subjects

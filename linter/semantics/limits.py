@@ -14,6 +14,8 @@ __all__ = [
     "MAX_DESCRIPTION_LEN",
     "MAX_METADATA_LEN",
     "REQ_LEVEL_METADATA_LEN",
+    "REQ_LEVEL_SINCE",
+    "metadata_budget",
     "MAX_REPLICAS",
     "go_len",
 ]
@@ -29,6 +31,17 @@ MAX_METADATA_LEN = 128 * KIB
 
 REQ_LEVEL_METADATA_LEN = len("_nats.req.level") + 1
 """The ``"_nats.req.level": "<digit>"`` entry the server stores before it measures metadata."""
+
+REQ_LEVEL_SINCE = (2, 11, 0)
+"""The first release that stores the ``_nats.req.level`` entry before it measures metadata. Every supported
+release refuses metadata over :data:`MAX_METADATA_LEN`; 2.10 measures the manifest's keys and values alone
+(measured on 2.10.26: 131,072 bytes accepted, 131,073 refused; 2.11.11 ... 2.15.1: 131,056 and 131,057)."""
+
+
+def metadata_budget(release: tuple[int, int, int]) -> int:
+    """The bytes of metadata keys plus values (``_nats.*`` keys aside) that ``release`` accepts."""
+    return MAX_METADATA_LEN - (REQ_LEVEL_METADATA_LEN if release >= REQ_LEVEL_SINCE else 0)
+
 
 MAX_REPLICAS = 5
 """``StreamMaxReplicas``: the most replicas a stream (and so a consumer) may have."""

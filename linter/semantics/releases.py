@@ -168,8 +168,6 @@ CHECK_SINCE: dict[tuple[str, int, str], Version] = {
     ("Consumer", ErrCode.CONSUMER_BACK_OFF_NEGATIVE, "backoff"): (2, 12, 0),  # a negative backoff step
     ("Consumer", ErrCode.CONSUMER_PRIORITY_GROUP_WITH_POLICY_NONE, "priority_groups"): (2, 12, 0),  # without a priority_policy
     ("Consumer", ErrCode.CONSUMER_PINNED_TTL_WITHOUT_PRIORITY_POLICY_NONE, "priority_timeout"): (2, 12, 0),  # without a priority_policy
-    ("Consumer", ErrCode.CONSUMER_METADATA_LENGTH, "metadata"): (2, 11, 0),  # consumer metadata over 128 KiB
-    ("Stream", ErrCode.STREAM_INVALID_CONFIG, "metadata"): (2, 11, 0),  # stream metadata over 128 KiB
     # message schedules with a counter, or with discard new (2.12 knows the field and accepts both)
     ("Stream", ErrCode.STREAM_INVALID_CONFIG, "allow_msg_schedules:counter"): (2, 14, 0),
     ("Stream", ErrCode.STREAM_INVALID_CONFIG, "allow_msg_schedules:discard-new"): (2, 14, 0),

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from jsops.linter.api import (
     MAX_METADATA_LEN,
-    REQ_LEVEL_METADATA_LEN,
     ConsumerConfig,
     ConsumerResource,
     ConsumerRule,
@@ -17,9 +16,8 @@ from jsops.linter.api import (
     Severity,
     Violation,
     go_len,
+    metadata_budget,
 )
-
-USER_BUDGET = MAX_METADATA_LEN - REQ_LEVEL_METADATA_LEN
 
 
 class ConsumerMetadataTooLarge(ConsumerRule):
@@ -27,8 +25,8 @@ class ConsumerMetadataTooLarge(ConsumerRule):
 
     ## What it does
     Adds up the UTF-8 byte lengths of every metadata key and value (`_nats.*` keys are the
-    server's and are replaced). The server adds its own `_nats.req.level` entry (16 bytes) before it
-    checks, so the budget for the manifest's metadata is 131056 bytes.
+    server's and are replaced). From 2.11 the server adds its own `_nats.req.level` entry (16 bytes)
+    before it checks, so the budget for the manifest's metadata is 131056 bytes (131072 on 2.10).
 
     ## Why is this bad?
     nats-server refuses to create the consumer (err_code 10135, "consumer metadata exceeds maximum
@@ -84,18 +82,19 @@ class ConsumerMetadataTooLarge(ConsumerRule):
         meta = cfg.metadata
         if not meta:
             return
+        budget = metadata_budget(ctx.release)
         chars = sum(len(k) + len(v) for k, v in meta.items() if not k.startswith("_nats."))
-        if chars * 4 <= USER_BUDGET:
+        if chars * 4 <= budget:
             return
         size = sum(go_len(k) + go_len(v) for k, v in meta.items() if not k.startswith("_nats."))
-        if size > USER_BUDGET:
+        if size > budget:
+            entry = "" if budget == MAX_METADATA_LEN else "with the server's own entry "
             yield ctx.refusal(
                 resource,
                 ("metadata",),
-                f"metadata keys and values add up to {size} bytes; with the server's own entry that is more than "
-                f"{MAX_METADATA_LEN} bytes, and nats-server rejects this consumer",
+                f"metadata keys and values add up to {size} bytes; {entry}that is more than {MAX_METADATA_LEN} bytes, and nats-server rejects this consumer",
                 ErrCode.CONSUMER_METADATA_LENGTH,
-                fix=FixSuggestion.unsafe(f"shrink the metadata to at most {USER_BUDGET} bytes"),
+                fix=FixSuggestion.unsafe(f"shrink the metadata to at most {budget} bytes"),
             )
 
 

@@ -15,6 +15,7 @@ from jsops.linter.api import (
     StreamRule,
     Violation,
     go_len,
+    metadata_budget,
 )
 
 _SERVER_KEYS = frozenset({"_nats.req.level", "_nats.ver", "_nats.level"})
@@ -24,7 +25,7 @@ class StreamMetadataTooLarge(StreamRule):
     """Stream metadata larger than the server's 128 KiB budget.
 
     ## What it does
-    Adds up the bytes of every `metadata` key and value, plus the 16 bytes of the
+    Adds up the bytes of every `metadata` key and value, plus (from 2.11) the 16 bytes of the
     `_nats.req.level` entry nats-server adds before it measures, and compares the sum with 131072.
 
     ## Why is this bad?
@@ -64,17 +65,14 @@ class StreamMetadataTooLarge(StreamRule):
         meta = cfg.metadata
         if not meta:
             return
-        total = REQ_LEVEL_METADATA_LEN
-        for k, v in meta.items():
-            if k not in _SERVER_KEYS:
-                total += go_len(k) + go_len(v)
-        if total > MAX_METADATA_LEN:
+        size = sum(go_len(k) + go_len(v) for k, v in meta.items() if k not in _SERVER_KEYS)
+        budget = metadata_budget(ctx.release)
+        if size > budget:
+            entry = "" if budget == MAX_METADATA_LEN else f"with the server's {REQ_LEVEL_METADATA_LEN}-byte _nats.req.level entry "
             yield ctx.refusal(
                 resource,
                 ("metadata",),
-                f"metadata takes {total - REQ_LEVEL_METADATA_LEN} bytes (keys plus values); with the server's "
-                f"{REQ_LEVEL_METADATA_LEN}-byte _nats.req.level entry that exceeds {MAX_METADATA_LEN}; "
-                "nats-server rejects this stream",
+                f"metadata takes {size} bytes (keys plus values); {entry}that exceeds {MAX_METADATA_LEN}; nats-server rejects this stream",
                 ErrCode.STREAM_INVALID_CONFIG,
             )
 

@@ -229,6 +229,9 @@ CASES: list[Case] = [
     # JS221 consumer-metadata-too-large
     Case("meta-131057", "JS221", {"metadata": {"k": "v" * 131056}}, 10135),
     Case("meta-131056", "JS221", {"metadata": {"k": "v" * 131055}}, None),
+    # 2.10 measures the manifest's metadata alone (no _nats.req.level entry yet): 131072 is its last byte
+    Case("meta-131072", "JS221", {"metadata": {"k": "v" * 131071}}, 10135),
+    Case("meta-131073", "JS221", {"metadata": {"k": "v" * 131072}}, 10135),
     # JS222 consumer-priority-policy-on-push
     Case("prio-push", "JS222", _push(priority_policy="overflow", priority_groups=["jobs"]), 10178),
     Case("prio-pull", "JS222", {"priority_policy": "overflow", "priority_groups": ["jobs"]}, None),

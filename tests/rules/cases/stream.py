@@ -63,6 +63,9 @@ CASES: list[Case] = [
     # JS104 stream-metadata-too-large
     Case("meta-131057", "JS104", _s(metadata={"k": "v" * 131056}), 10052),
     Case("meta-131056", "JS104", _s(metadata={"k": "v" * 131055}), None),
+    # 2.10 measures the manifest's metadata alone (no _nats.req.level entry yet): 131072 is its last byte
+    Case("meta-131072", "JS104", _s(metadata={"k": "v" * 131071}), 10052),
+    Case("meta-131073", "JS104", _s(metadata={"k": "v" * 131072}), 10052),
     # JS105 stream-replicas-out-of-range
     Case("replicas-6", "JS105", _s(num_replicas=6), 10052),
     Case("replicas-neg", "JS105", _s(num_replicas=-1), 10133),
