@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import hashlib
 import io
 import os
 import re
 import secrets
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from jsops.linter import (
@@ -18,11 +20,13 @@ from jsops.linter import (
     ObjectStoreConfig,
     bucket_of_stream,
     bucket_stream,
+    effective_consumer,
     effective_stream,
     readable_duration,
     readable_size,
 )
-from jsops.linter.model.config import StreamConfig
+from jsops.linter.model.config import ConsumerConfig, StreamConfig
+from jsops.linter.model.target import Target as LintTarget
 from jsops.linter.semantics import catalog
 from jsops.linter.semantics.catalog import Unit
 
@@ -30,7 +34,46 @@ from .configs import Extra, config_json
 from .diff import BOOKKEEPING_KEYS, diff_configs, restore_start
 from .live import RESUME, LiveState
 
-__all__ = ["export_documents", "write_export"]
+__all__ = ["ExportOptions", "export_documents", "write_export"]
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """What ``jsops export`` writes. ``minimal``: only the fields whose value differs from what the server
+    would store without them, for this target (its release and limits); ``streams``: only the streams
+    (or buckets) whose name matches one of these shell patterns (None: every stream)."""
+
+    context: str = "default"
+    minimal: LintTarget | None = None
+    streams: tuple[str, ...] | None = None
+
+    def wants(self, stream: str) -> bool:
+        if self.streams is None:
+            return True
+        names = {stream, *(stream[len(p) :] for p in ("KV_", "OBJ_") if stream.startswith(p))}
+        return any(fnmatch.fnmatchcase(n, pattern) for n in names for pattern in self.streams)
+
+
+def _minimal(full: dict[str, Any], stores: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
+    """``full`` without each field the server stores the same value for when it is left out (one at a
+    time, in order: a field kept because another depends on it stays)."""
+    try:
+        want = stores(full)
+    except ValueError:
+        return full  # a config the model cannot read is written as it is
+    out = dict(full)
+    for key in list(full):
+        if key in ("name", "durable_name"):
+            continue
+        trial = {k: v for k, v in out.items() if k != key}
+        try:
+            same = stores(trial) == want
+        except ValueError:
+            same = False
+        if same:
+            out = trial
+    return out
+
 
 # Durations and sizes are written as people write them (30s, 64MiB): which fields they are is the catalog's.
 _STREAM_DURATIONS = catalog.fields_with_unit("Stream", Unit.DURATION)
@@ -68,8 +111,12 @@ def _tree(value: Any) -> Any:
     return value
 
 
-def _stream_spec(config: EffectiveStream, extra: Extra) -> dict[str, Any]:
+def _stream_spec(config: EffectiveStream, extra: Extra, minimal: LintTarget | None = None, live: LiveState | None = None) -> dict[str, Any]:
     cfg: dict[str, Any] = _tree(config_json(config, extra))
+    if minimal is not None:
+        origins = _origins(cfg, live)
+        known = _tree(config_json(config))
+        cfg = extra.put_into(_minimal(known, lambda d: effective_stream(StreamConfig.model_validate(d), target=minimal, origins=origins)))
     cfg.pop("name", None)
     _clean_metadata(cfg)
     _durations(cfg, _STREAM_DURATIONS)
@@ -77,12 +124,30 @@ def _stream_spec(config: EffectiveStream, extra: Extra) -> dict[str, Any]:
     return cfg
 
 
-def _consumer_spec(config: EffectiveConsumer, extra: Extra) -> dict[str, Any]:
+def _origins(cfg: dict[str, Any], live: LiveState | None) -> dict[str, StreamConfig]:
+    """A mirror's origin (its ``allow_direct`` sets the mirror's ``mirror_direct``)."""
+    name = (cfg.get("mirror") or {}).get("name")
+    if live is None or not isinstance(name, str) or name not in live.streams:
+        return {}
+    try:
+        return {name: StreamConfig.model_validate(config_json(live.streams[name].config))}
+    except ValueError:
+        return {}
+
+
+def _consumer_spec(config: EffectiveConsumer, extra: Extra, minimal: LintTarget | None = None, stream: EffectiveStream | None = None) -> dict[str, Any]:
     cfg: dict[str, Any] = _tree(config_json(config, extra))
     meta = cfg.get("metadata") or {}
     resume = meta.get(RESUME)
     if resume and cfg.get("deliver_policy") == "by_start_sequence":
         restore_start(cfg, resume, keep=lambda v: v is not None)
+    if minimal is not None:
+
+        def stores(d: dict[str, Any]) -> EffectiveConsumer:
+            return effective_consumer(ConsumerConfig.model_validate(d), stream, target=minimal)
+
+        known = {k: v for k, v in cfg.items() if k in catalog.CONSUMER}  # the start restored above, without the unknown fields
+        cfg = extra.put_into(_minimal(known, stores))
     cfg.pop("name", None)
     cfg.pop("durable_name", None)
     _clean_metadata(cfg)
@@ -119,20 +184,25 @@ def bucket_document(name: str, config: EffectiveStream, meta: dict[str, Any]) ->
     return {"apiVersion": "jsops/v1", "kind": kind, "metadata": {**meta, "name": bucket}, "spec": spec}
 
 
-def export_documents(live: LiveState, context: str = "default") -> dict[str, list[dict[str, Any]]]:
+def export_documents(live: LiveState, options: ExportOptions | None = None) -> dict[str, list[dict[str, Any]]]:
     """File name -> native manifest documents. Ephemeral consumers are left out."""
+    opts = options or ExportOptions()
+    context, minimal = opts.context, opts.minimal
     files: dict[str, list[dict[str, Any]]] = {}
     used: set[str] = set()
     by_stream: dict[str, list[tuple[str, Any]]] = {}  # one pass over the consumers, not one per stream
     for (stream, cname), c in sorted(live.consumers.items()):
         by_stream.setdefault(stream, []).append((cname, c))
     for name in sorted(live.streams):
+        if not opts.wants(name):
+            continue
         s = live.streams[name]
         meta: dict[str, Any] = {"name": name}
         if context != "default":
             meta["context"] = context
         docs = [
-            bucket_document(name, s.config, meta) or {"apiVersion": "jsops/v1", "kind": "Stream", "metadata": meta, "spec": _stream_spec(s.config, s.extra)}
+            bucket_document(name, s.config, meta)
+            or {"apiVersion": "jsops/v1", "kind": "Stream", "metadata": meta, "spec": _stream_spec(s.config, s.extra, minimal, live)}
         ]
         for cname, c in by_stream.get(name, ()):
             if not c.config.durable_name:
@@ -140,7 +210,7 @@ def export_documents(live: LiveState, context: str = "default") -> dict[str, lis
             cmeta: dict[str, Any] = {"name": cname, "stream": name}
             if context != "default":
                 cmeta["context"] = context
-            docs.append({"apiVersion": "jsops/v1", "kind": "Consumer", "metadata": cmeta, "spec": _consumer_spec(c.config, c.extra)})
+            docs.append({"apiVersion": "jsops/v1", "kind": "Consumer", "metadata": cmeta, "spec": _consumer_spec(c.config, c.extra, minimal, s.config)})
         base = _file_base(name)
         fname, n = f"{base}.yaml", 1
         while fname.lower() in used:
@@ -186,7 +256,7 @@ def _create_new(directory: str, data: bytes) -> str:
     raise FileExistsError(f"cannot create a temporary file in {directory}")
 
 
-def write_export(live: LiveState, out_dir: str, context: str = "default") -> list[str]:
+def write_export(live: LiveState, out_dir: str, options: ExportOptions | None = None) -> list[str]:
     """Write :func:`export_documents` under ``out_dir``; returns the paths written.
 
     All or nothing: every file is first written to a new temporary file (exclusive create, links
@@ -200,7 +270,7 @@ def write_export(live: LiveState, out_dir: str, context: str = "default") -> lis
     os.makedirs(out_dir, exist_ok=True)
     staged: list[tuple[str, str]] = []
     try:
-        for fname, docs in export_documents(live, context).items():
+        for fname, docs in export_documents(live, options).items():
             buf = io.StringIO()
             buf.write("# Exported by jsops from the live server.\n")
             yaml.dump_all(docs, buf)

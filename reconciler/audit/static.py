@@ -17,7 +17,7 @@ from jsops.linter import Config, Estate, Finding, LintResult, LintTarget, Object
 from jsops.linter.api import Rule
 
 from ..discover import target_facts
-from ..export import export_documents
+from ..export import ExportOptions, export_documents
 from ..live import LiveState
 from .read import AuditState
 
@@ -56,7 +56,7 @@ class EstateBuilder:
     def add(self, live: LiveState, stream: str, consumers: Iterable[tuple[str, str]]) -> None:
         """The stream ``stream`` of ``live`` with its consumers (their keys in ``live.consumers``)."""
         one = LiveState(streams={stream: live.streams[stream]}, consumers={k: live.consumers[k] for k in consumers})
-        for docs in export_documents(one, self.context).values():
+        for docs in export_documents(one, ExportOptions(context=self.context)).values():
             file = object_path(_stream_of(docs[0]))
             self.estate.files.append(file)
             load_file_documents([ParsedDocument(d, None, 1) for d in docs], [], False, file, self.estate)

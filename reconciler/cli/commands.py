@@ -187,8 +187,10 @@ examples:
   jsops export exported/              # the resolved target (see 'target' above)
   jsops export --context prod prod-manifests/
   NATS_URL=nats://nats.example.com:4222 jsops export exported/
+  jsops export --minimal --stream 'ORDERS*' --stream sessions adopt/   # to adopt a few objects
 
-Sizes and durations are written as people write them (1GiB, 3d).
+Sizes and durations are written as people write them (1GiB, 3d). With --minimal only the fields
+whose value differs from what this server (its release and limits) stores without them are written.
 
 """ + exit_codes_help("export")
 
@@ -196,24 +198,37 @@ Sizes and durations are written as people write them (1GiB, 3d).
 def _export(argv: list[str]) -> int:
     p = _parser("export", "Write the target's streams and consumers as native manifests.", EXPORT_EPILOG)
     p.add_argument("out_dir", metavar="OUT_DIR", help="directory for the manifests (one file per stream, with its consumers)")
+    p.add_argument(
+        "--minimal", action="store_true", help="write only the fields whose value differs from what the server stores without them (its release and limits)"
+    )
+    p.add_argument(
+        "--stream",
+        action="append",
+        metavar="PATTERN",
+        help="export only streams (or KV / Object Store buckets) whose name matches this shell pattern; repeatable",
+    )
     args = p.parse_args(argv)
     from ..client import JsClient, target_from_args
-    from ..export import write_export
+    from ..discover import read_limits
+    from ..export import ExportOptions, write_export
     from ..live import read_live
 
-    target = target_from_args(args, config_from_args(args))
+    config = config_from_args(args)
+    target = target_from_args(args, config)
     say_target(target)
     if os.path.exists(args.out_dir) and not os.path.isdir(args.out_dir):
         raise Exit(f"jsops: error: {args.out_dir} exists and is not a directory", ExitCode.ERROR)
     with JsClient(target) as client:
         live = read_live(client)
+        minimal = read_limits(client, target, config.target) if args.minimal else None
+    options = ExportOptions(context=target.context, minimal=minimal, streams=tuple(args.stream) if args.stream else None)
     try:
-        written = write_export(live, args.out_dir, target.context)
+        written = write_export(live, args.out_dir, options)
     except OSError as exc:
         raise Exit(f"jsops: error: cannot write to {args.out_dir}: {exc.strerror or exc}", ExitCode.ERROR) from None
-    print(
-        f"Exported {len(live.streams)} streams and {sum(1 for c in live.consumers.values() if c.config.durable_name)} consumers to {len(written)} files in {args.out_dir}."
-    )
+    streams = [n for n in live.streams if options.wants(n)]
+    consumers = sum(1 for (s, _), c in live.consumers.items() if c.config.durable_name and options.wants(s))
+    print(f"Exported {len(streams)} streams and {consumers} consumers to {len(written)} files in {args.out_dir}.")
     return ExitCode.OK
 
 
