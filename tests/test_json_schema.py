@@ -190,3 +190,48 @@ def test_size_pattern_matches_the_parser() -> None:
     corpus = _corpus("0123456789.-kKmMgGtTiIbBx ", fixed)
     wrong = [t for t in corpus if bool(pattern.search(t)) != _accepts(parse_size, t)]
     assert wrong == []
+
+
+# What an editor shows: the best error is at the field, with the field's own reason.
+WHERE: list[tuple[str, dict[str, Any], tuple[str | int, ...], str]] = [
+    ("Consumer", {"deliver_policy": "sometimes"}, ("spec", "deliver_policy"), "'by_start_time'"),  # the values are listed
+    ("Stream", {"retention": "work"}, ("spec", "retention"), "'workqueue'"),
+    ("Stream", {"max_age": "1 hour"}, ("spec", "max_age"), "does not match"),
+    ("Stream", {"num_replicas": "3"}, ("spec", "num_replicas"), "is not of type"),
+    ("Stream", {"placement": {"cluster": 1}}, ("spec", "placement", "cluster"), "is not of type"),
+    ("Stream", {"sources": [{"name": "A", "opt_start_seq": "1"}]}, ("spec", "sources", 0, "opt_start_seq"), "is not of type"),
+    ("Consumer", {"backoff": ["1s", "soon"]}, ("spec", "backoff", 1), "does not match"),
+    ("KeyValue", {"ttl": "forever"}, ("spec", "ttl"), "does not match"),
+]
+
+
+@pytest.mark.parametrize(("kind", "spec", "path", "words"), WHERE, ids=[f"{k}-{'.'.join(map(str, p[1:]))}" for k, _, p, _ in WHERE])
+def test_the_best_error_names_the_field_and_its_reason(kind: str, spec: dict[str, Any], path: tuple[str | int, ...], words: str) -> None:
+    from jsonschema.exceptions import best_match
+
+    error = best_match(VALIDATOR.iter_errors(_doc(kind, spec)))
+    assert error is not None
+    assert tuple(error.absolute_path) == path, (error.message, list(error.absolute_path))
+    assert words in error.message and "any of the given schemas" not in error.message
+
+
+def test_null_stays_accepted_where_the_model_takes_it() -> None:
+    for kind, spec in (("Stream", {"max_age": None, "placement": None, "retention": None}), ("Consumer", {"backoff": None, "ack_policy": None})):
+        assert list(VALIDATOR.iter_errors(_doc(kind, spec))) == []
+    assert list(VALIDATOR.iter_errors({**_doc("Stream", {}), "spec": None})) == []
+
+
+def test_the_documented_ci_check_validates_each_document(tmp_path: Path) -> None:
+    import re
+    import subprocess
+    import sys
+
+    text = (ROOT / "docs" / "manifest-files.md").read_text()
+    (script,) = re.findall(r"```sh\n(python -c .*?) manifests/\*\.yaml\n```", text, re.S)
+    code = script[len("python -c '") : -1]
+    good = yaml.safe_dump(_doc("Stream", {"subjects": ["a"]}))
+    bad = yaml.safe_dump(_doc("Stream", {"retention": "work"}))
+    (tmp_path / "m.yaml").write_text(good + "---\n" + bad)
+    path = str(tmp_path / "m.yaml")
+    run = subprocess.run([sys.executable, "-c", code, path], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert run.returncode == 1 and run.stdout.startswith(f"{path}#1: $.spec.retention: 'work' is not one of"), run.stdout + run.stderr

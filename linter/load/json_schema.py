@@ -35,17 +35,54 @@ DURATION_PATTERN = r"^\s*[+-]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|
 SIZE_PATTERN = r"^\s*-?[0-9]+\s*([KkMmGgTt]([Ii]?[Bb])?|[Bb])?\s*$"
 _INT64 = {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1}
 
+# One schema per hook, not a choice between an integer and a string: ``pattern`` judges only strings and
+# ``minimum``/``maximum`` only numbers, so an editor underlines the field with the one reason it fails.
 _HOOKS: dict[str, dict[str, Any]] = {
     "_duration": {
-        "anyOf": [_INT64, {"type": "string", "pattern": DURATION_PATTERN}],
-        "description": "A Go duration (90s, 1h30m) with d and w units too, or integer nanoseconds.",
+        "type": ["integer", "string"],
+        "pattern": DURATION_PATTERN,
+        "minimum": _INT64["minimum"],
+        "maximum": _INT64["maximum"],
+        "description": "A Go duration (90s, 1h30m) with d and w units too, or integer nanoseconds: a bare 30 is 30ns, "
+        "not 30 seconds (jsops lint warns, JS446); write 30s.",
     },
     "_size": {
-        "anyOf": [_INT64, {"type": "string", "pattern": SIZE_PATTERN}],
+        "type": ["integer", "string"],
+        "pattern": SIZE_PATTERN,
+        "minimum": _INT64["minimum"],
+        "maximum": _INT64["maximum"],
         "description": "Bytes: an integer, or a number with B, K/KB/KiB, M/MB/MiB, G/GB/GiB, T/TB/TiB (1024-based).",
     },
-    "_sample_freq": {"anyOf": [{"type": "string"}, {"type": "integer"}], "description": 'A percentage of acks sampled: "100%", "10" or 10.'},
+    "_sample_freq": {"type": ["string", "integer"], "description": 'A percentage of acks sampled: "100%", "10" or 10.'},
 }
+
+
+def _nullable(schema: Any) -> Any:
+    """``schema`` with each optional field's ``anyOf: [X, {"type": "null"}]`` (pydantic's ``X | None``) made
+    one schema that also takes null, so that a wrong value fails with X's own reason (the enum's values,
+    the pattern) at the field, not "not valid under any of the given schemas" at the document."""
+    if isinstance(schema, list):
+        return [_nullable(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _nullable(v) for k, v in schema.items()}
+    branches = out.get("anyOf")
+    if not (isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches):
+        return out
+    (other,) = [b for b in branches if b != {"type": "null"}]
+    del out["anyOf"]
+    if "$ref" in other:  # a nested record: checked where it is an object
+        return {**out, "type": ["object", "null"], "if": {"type": "object"}, "then": other}
+    types = other.get("type")
+    if types is None:
+        return {**out, "anyOf": branches}
+    merged = {**other, **out, "type": [*(types if isinstance(types, list) else [types]), "null"]}
+    if "enum" in merged:
+        merged["enum"] = [*merged["enum"], None]
+    if "const" in merged:
+        merged["enum"] = [merged.pop("const"), None]
+    return merged
+
 
 _KINDS = (("Stream", StreamConfig), ("Consumer", ConsumerConfig), ("KeyValue", KeyValueConfig), ("ObjectStore", ObjectStoreConfig))
 
@@ -68,7 +105,7 @@ def _generator() -> type[Any]:
 def _spec(record: type[Any], defs: dict[str, Any]) -> dict[str, Any]:
     from ..model.records.record import pydantic_model
 
-    schema: dict[str, Any] = pydantic_model(record).model_json_schema(schema_generator=_generator(), ref_template="#/$defs/{model}")
+    schema: dict[str, Any] = _nullable(pydantic_model(record).model_json_schema(schema_generator=_generator(), ref_template="#/$defs/{model}"))
     for name, sub in schema.pop("$defs", {}).items():
         if defs.setdefault(name, sub) != sub:
             raise AssertionError(f"two different models named {name}")  # pragma: no cover
@@ -99,7 +136,7 @@ def manifest_schema() -> JsonObject:
         branches.append(
             {
                 "if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
-                "then": {"properties": {"metadata": _metadata(kind), "spec": {"anyOf": [{"$ref": f"#/$defs/{kind}Spec"}, {"type": "null"}]}}},
+                "then": {"properties": {"metadata": _metadata(kind), "spec": {"if": {"type": "object"}, "then": {"$ref": f"#/$defs/{kind}Spec"}}}},
             }
         )
     return {
