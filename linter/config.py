@@ -68,6 +68,7 @@ __all__ = [
     "Policy",
     "ConfigError",
     "ContextConfig",
+    "EnvironmentConfig",
     "SecretRef",
     "Selection",
     "find_config",
@@ -199,6 +200,15 @@ def _one_of_deny_or_require(self: Any) -> Any:
     return self
 
 
+class EnvironmentConfig(Record):
+    """What one environment (``--env NAME``) declares beside its template values: the target its
+    manifests are judged by (``jsops discover --env NAME --write`` writes it)."""
+
+    _pydantic_config = {"populate_by_name": True, "alias_generator": kebab}
+
+    target: Target = option(default_factory=Target)
+
+
 class Config(Record):
     _pydantic_config = {"populate_by_name": True, "alias_generator": kebab}
 
@@ -207,6 +217,8 @@ class Config(Record):
     severity: dict[str, Severity] = option(default_factory=dict)
     fail_on: Severity | None = None
     target: Target = option(default_factory=Target)
+    # Per environment (--env NAME): a target that replaces ``target`` for that environment.
+    environments: dict[str, EnvironmentConfig] = option(default_factory=dict)
     profiles: str | None = None
     paths: list[str] = option(default_factory=list)
     # Glob patterns of files and directories `jsops lint` leaves out of its walks (with --exclude).
@@ -244,6 +256,14 @@ class Config(Record):
             rel = os.path.relpath(joined)
             return joined if rel.startswith("..") else rel
         return joined
+
+    def for_env(self, env: str | None) -> Config:
+        """This config as ``--env env`` reads it: the environment's own target, when it declares one,
+        in place of ``target`` (a dev server's facts never judge prod's manifests)."""
+        declared = self.environments.get(env) if env else None
+        if declared is None or "target" not in declared.model_fields_set:
+            return self
+        return self.model_copy(update={"target": declared.target})
 
     def consumer_stream_globs(self) -> list[tuple[str, str]]:
         """``consumer-streams`` as the loader takes them, (glob, stream): a glob naming a directory is the config's."""

@@ -48,6 +48,7 @@ KEY_SCOPES: Mapping[str, KeyScope] = MappingProxyType(
         "contexts": KeyScope(False, "the servers the controller connects to and the credentials and secrets ({env:}, {file:}) it resolves"),
         "access": KeyScope(False, "which manifests may name which contexts and Account servers"),
         "target": KeyScope(False, "the target's declared facts (version, cluster size, limits) plans are judged by"),
+        "environments": KeyScope(False, "each environment's target facts (`--env NAME`), as `target`"),
         "estate": KeyScope(False, "whose objects the controller stamps, prunes and takes over"),
         "profiles": KeyScope(False, "a file outside the manifests that lint reads"),
     }

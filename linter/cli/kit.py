@@ -146,13 +146,14 @@ def use_color(args: argparse.Namespace | None = None) -> bool:
 
 def config_from_args(args: argparse.Namespace) -> Config:
     """The jsops config the arguments name: ``--config FILE``, none with ``--no-config``, else the
-    one found from ``.`` upward (the default config when there is none). Raises
-    :class:`jsops.linter.config.ConfigError`."""
+    one found from ``.`` upward (the default config when there is none), as ``--env`` reads it (the
+    environment's own target: :meth:`Config.for_env`). Raises :class:`jsops.linter.config.ConfigError`."""
     from ..config import load_config
 
+    env = getattr(args, "env", None)
     if getattr(args, "no_config", False):
         return load_config(None, search=False)
-    return load_config(getattr(args, "config", None))
+    return load_config(getattr(args, "config", None)).for_env(env)
 
 
 # --- durations ----------------------------------------------------------------------------------

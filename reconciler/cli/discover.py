@@ -32,9 +32,9 @@ def _target_yaml(target: LintTarget) -> dict[str, Any]:
     return data
 
 
-def write_target(path: str, target: LintTarget) -> None:
-    """Put ``target`` under ``target:`` in the YAML config at ``path`` (created if missing); other
-    keys and comments are kept."""
+def write_target(path: str, target: LintTarget, env: str | None = None) -> None:
+    """Put ``target`` under ``target:`` in the YAML config at ``path`` (created if missing), or under
+    ``environments: {env: {target: ...}}`` for an environment; other keys and comments are kept."""
     from ruamel.yaml import YAML
 
     yaml = YAML()
@@ -43,13 +43,21 @@ def write_target(path: str, target: LintTarget) -> None:
     if os.path.exists(path):
         with open(path, encoding="utf-8") as fh:
             doc = yaml.load(fh)
-    if doc is None:
-        from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.comments import CommentedMap
 
+    if doc is None:
         doc = CommentedMap()
     if not isinstance(doc, dict):
         raise TargetError(f"{path}: the jsops config is not a mapping; not written")
-    doc["target"] = _target_yaml(target)
+    holder = doc
+    if env is not None:
+        for key in ("environments", env):
+            if holder.get(key) is None:
+                holder[key] = CommentedMap()
+            holder = holder[key]
+            if not isinstance(holder, dict):
+                raise TargetError(f"{path}: environments.{env} is not a mapping; not written")
+    holder["target"] = _target_yaml(target)
     tmp = f"{path}.jsops-tmp-{os.getpid()}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -64,11 +72,12 @@ def _parser() -> Parser:
         prog="jsops discover",
         description="Read the live target's release, cluster and limits into the jsops config's `target`, "
         "so that offline `jsops lint` predicts for that server.",
-        epilog="examples:\n  jsops discover -s nats://nats.prod:4222\n  jsops discover --context prod --monitor http://nats.prod:8222 --write\n\n"
-        + exit_codes_inline("discover"),
+        epilog="examples:\n  jsops discover -s nats://nats.prod:4222\n  jsops discover --context prod --monitor http://nats.prod:8222 --write\n"
+        "  jsops discover --context dev --env dev --write    # under environments.dev.target: used by --env dev\n\n" + exit_codes_inline("discover"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--write", action="store_true", help="write the facts under `target:` in .jsops.yaml (default: print them)")
+    p.add_argument("--env", metavar="NAME", help="the environment the target serves: the facts go under `environments.NAME.target`")
     add_config(p, "the jsops config to update (default: .jsops.yaml found from . upward, or ./.jsops.yaml)", no_config=False)
     add_target_arguments(p)
     return p
@@ -86,15 +95,16 @@ def _discover(argv: list[str]) -> int:
         path = config.source or ".jsops.yaml"
         if path.endswith(".toml"):
             raise TargetError(f"{path}: jsops writes only a YAML config; put these under [tool.jsops.target]:\n" + json.dumps(_target_yaml(facts), indent=2))
-        write_target(path, facts)
-        print(f"jsops: wrote the target facts of {target.display()} (nats-server {facts.server_version}) to {path}", file=sys.stderr)
+        write_target(path, facts, args.env)
+        where = f"environments.{args.env}.target in " if args.env else ""
+        print(f"jsops: wrote the target facts of {target.display()} (nats-server {facts.server_version}) to {where}{path}", file=sys.stderr)
     else:
         from ruamel.yaml import YAML
 
         yaml = YAML()
         yaml.default_flow_style = False
         print(f"# read from {target.display()}", file=sys.stdout)
-        yaml.dump({"target": _target_yaml(facts)}, sys.stdout)
+        yaml.dump({"environments": {args.env: {"target": _target_yaml(facts)}}} if args.env else {"target": _target_yaml(facts)}, sys.stdout)
     return ExitCode.OK
 
 

@@ -94,3 +94,37 @@ def test_plan_gate_uses_the_live_servers_facts(tmp_path: Path, monkeypatch) -> N
             js.close()
     finally:
         server.stop()
+
+
+def test_each_environment_keeps_its_own_target(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Issue 35 item 7: `discover --write` from a standalone dev server must not make `lint --env prod`
+    judge prod's R3 streams by dev's facts. Each environment's target is written and read under its name."""
+    from jsops.linter.cli.app import main as jsops_main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".jsops.yaml").write_text("# team settings\nignore: [JS401]\n")
+    (tmp_path / "environments").mkdir()
+    (tmp_path / "environments" / "dev.yaml").write_text("replicas: 1\n")
+    (tmp_path / "environments" / "prod.yaml").write_text("replicas: 3\n")
+    (tmp_path / "orders.yaml.j2").write_text(R3.replace("num_replicas: 3", "num_replicas: {{ replicas }}"))
+    (tmp_path / "r3.yaml").write_text(R3.replace("name: ORDERS", "name: AUDIT").replace("orders.>", "audit.>"))
+    dev = NatsServer().start()
+    try:
+        assert main(["-s", dev.url, "--env", "dev", "--write"]) == 0
+    finally:
+        dev.stop()
+    with NatsCluster() as cluster:
+        assert main(["-s", cluster.nodes[0].url, "--env", "prod", "--write"]) == 0
+    text = (tmp_path / ".jsops.yaml").read_text()
+    assert text.startswith("# team settings\nignore: [JS401]\n") and "\ntarget:" not in text
+    cfg = load_config(str(tmp_path / ".jsops.yaml"), search=False)
+    assert cfg.for_env("dev").target.clustered is False
+    assert cfg.for_env("prod").target.clustered is True and cfg.for_env("prod").target.cluster_size == 3
+    assert cfg.for_env(None).target == cfg.target  # without --env: the top-level target (none written here)
+    capsys.readouterr()
+    # prod: R3 streams on a three-node cluster are fine; dev: the standalone server refuses them
+    assert jsops_main(["lint", "--no-cache", "--env", "prod", "--format", "json", "."]) == 0, capsys.readouterr().out
+    capsys.readouterr()
+    assert jsops_main(["lint", "--no-cache", "--env", "dev", "--format", "json", "."]) == 1
+    out = capsys.readouterr().out
+    assert out.count('"JS315"') == 1 and '"file": "r3.yaml"' in out, out  # the R3 file, judged by dev's facts
