@@ -28,6 +28,8 @@ $(STAMP): pyproject.toml
 install: $(STAMP) $(SARIF_SCHEMA) $(NATS_STAMP) $(COLLIDE_STAMP)
 	@# headless Chromium for the HTML report's browser test (Debian package; only as root with apt-get)
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && timeout 300 apt-get update -q && timeout 900 apt-get install -y -q chromium; } || echo "note: chromium not installed; the HTML report's browser test will be skipped"
+	@# promtool for the monitoring pack's alert tests (Debian package prometheus; it brings the server too, whose service Debian starts where systemd runs)
+	@command -v promtool >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && timeout 300 apt-get update -q && timeout 900 apt-get install -y -q prometheus; } || echo "note: promtool not installed; the alert rule tests will be skipped"
 
 $(SARIF_SCHEMA):
 	-bash .ci/fetch-sarif-schema $@

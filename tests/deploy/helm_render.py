@@ -4,7 +4,8 @@ the chart without the ``helm`` binary (neither PyPI nor Debian ships it; the sui
 Supported, with Helm's meaning: ``{{ .Values.a.b }}``, ``.Release.Name``, ``.Release.Namespace``,
 ``.Chart.Name``/``.Chart.AppVersion`` (any Chart.yaml key, capitalised as Helm does), ``$`` for the
 root, ``.`` inside ``range``; ``if``/``else``/``end`` and ``range LIST``/``end``; the functions
-``eq``, ``ne``, ``not``, ``default``, ``quote``, ``toYaml``, ``indent``, ``nindent``; pipelines
+``eq``, ``ne``, ``not``, ``default``, ``quote``, ``toYaml``, ``indent``, ``nindent``, ``sha256sum``;
+``.Files.Get "PATH"`` (a file of the chart, outside templates/, as it is: not rendered); pipelines
 (``x | f a`` is ``f a x``); ``{{-`` and ``-}}`` trimming. Anything else is an error, never a guess:
 a chart change that needs more makes this test fail until the renderer learns it (or ``helm
 template`` replaces it). A missing value is an error too (Helm would print ``<no value>``).
@@ -12,6 +13,7 @@ template`` replaces it). A missing value is an error too (Helm would print ``<no
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shlex
@@ -51,6 +53,7 @@ FUNCS: dict[str, Any] = {
     "toYaml": _to_yaml,
     "indent": _indent,
     "nindent": lambda n, text: "\n" + _indent(n, text),
+    "sha256sum": lambda text: hashlib.sha256(str(text).encode()).hexdigest(),
 }
 
 
@@ -81,9 +84,12 @@ def _command(tokens: list[str], dot: Any, root: dict[str, Any], piped: list[Any]
     if head in FUNCS:
         values = [_operand(a, dot, root) if not a.startswith('"') else json.loads(a) for a in args]
         return FUNCS[head](*values, *piped)
+    value = _operand(head, dot, root)
+    if callable(value):  # a method of the root, e.g. .Files.Get
+        return value(*[json.loads(a) if a.startswith('"') else _operand(a, dot, root) for a in args], *piped)
     if args or piped:
         raise TemplateError(f"{head!r} is not a function")
-    return _operand(head, dot, root)
+    return value
 
 
 def _pipeline(expr: str, dot: Any, root: dict[str, Any]) -> Any:
@@ -177,6 +183,15 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _chart_file(chart: Path, name: str) -> str:
+    """``.Files.Get``: a file of the chart, never one of templates/ or outside the chart (Helm
+    returns "" for a missing file; here that is an error)."""
+    path = (chart / name).resolve()
+    if chart.resolve() not in path.parents or path.parts[len(chart.resolve().parts)] == "templates" or not path.is_file():
+        raise TemplateError(f".Files.Get: no file {name!r} in the chart")
+    return path.read_text()
+
+
 def render_chart(chart: Path, release: str, namespace: str, values: dict[str, Any] | None = None) -> dict[str, str]:
     """Every template of ``chart`` (``templates/*.yaml``) rendered as ``helm template`` would, with
     ``values`` merged over values.yaml; {template name: text}."""
@@ -185,5 +200,6 @@ def render_chart(chart: Path, release: str, namespace: str, values: dict[str, An
         "Values": _merge(yaml.safe_load((chart / "values.yaml").read_text()) or {}, values or {}),
         "Release": {"Name": release, "Namespace": namespace, "Service": "Helm"},
         "Chart": {k[:1].upper() + k[1:]: v for k, v in meta.items()},
+        "Files": {"Get": lambda name: _chart_file(chart, name)},
     }
     return {t.name: render(t.read_text(), root) for t in sorted((chart / "templates").glob("*.yaml"))}
