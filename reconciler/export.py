@@ -17,6 +17,7 @@ from jsops.linter import (
     EffectiveConsumer,
     EffectiveStream,
     KeyValueConfig,
+    LintTarget,
     ObjectStoreConfig,
     bucket_of_stream,
     bucket_stream,
@@ -26,7 +27,6 @@ from jsops.linter import (
     readable_size,
 )
 from jsops.linter.model.config import ConsumerConfig, StreamConfig
-from jsops.linter.model.target import Target as LintTarget
 from jsops.linter.semantics import catalog
 from jsops.linter.semantics.catalog import Unit
 
