@@ -50,6 +50,7 @@ KEY_SCOPES: Mapping[str, KeyScope] = MappingProxyType(
         "target": KeyScope(False, "the target's declared facts (version, cluster size, limits) plans are judged by"),
         "estate": KeyScope(False, "whose objects the controller stamps, prunes and takes over"),
         "profiles": KeyScope(False, "a file outside the manifests that lint reads"),
+        "notices": KeyScope(False, "where the controller sends its notices, and the files holding the receivers' URLs and tokens"),
     }
 )
 
