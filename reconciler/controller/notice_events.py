@@ -82,6 +82,8 @@ class Classifier:
         handler = _HANDLERS.get(str(record.get("event")))
         if handler is None:
             return []
+        if handler is Classifier._drift and (record.get("action") != "blocked" or not self._leads(record.get("context"))):
+            return []  # asked before taking the lock: the leases' threads log too
         with self._lock:
             return handler(self, record)
 
@@ -130,8 +132,6 @@ class Classifier:
         return out
 
     def _drift(self, r: Mapping[str, Any]) -> list[Notice]:
-        if r.get("action") != "blocked" or not self._leads(r.get("context")):
-            return []
         key = (str(r.get("context") or ""), str(r.get("object")), str(r.get("wanted")), str(r.get("changes")), str(r.get("needs")))
         if key in self._blocked:
             return []

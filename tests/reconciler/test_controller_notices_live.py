@@ -1,6 +1,6 @@
 """Notices from a real controller against a real nats-server, to a real HTTP receiver on loopback:
-the lease taken, the revision applied, drift healed, a change blocked until annotated and a data
-loss refused; and ``jsops controller`` refusing an unreadable receiver secret (exit 2)."""
+the lease taken, the revision applied, drift healed, a change blocked until annotated, a data
+loss refused, the server gone and back; and ``jsops controller`` refusing an unreadable receiver secret (exit 2)."""
 
 from __future__ import annotations
 
@@ -88,10 +88,18 @@ def test_a_controller_tells_its_receiver(server: NatsServer, js: Js, tmp_path: P
         assert "allow-data-loss" in refused["data"]["needs"] and refused["data"]["data_loss"] == 3
         ctl.settle()
         ctl.settle()
+
+        server.kill()  # the target goes away, and comes back
+        lost = _one(receiver, "target.unreachable", context="default")
+        server.restart()
+        back = _one(receiver, "target.reachable", context="default")
+        ctl.settle(60)
     assert ctl.code == 0
+    assert lost["data"]["type"] == "connection" and f":{server.port}" in back["data"]["target"]
     types = _types(receiver)
     # a lasting block is told once, however many rounds it stays
     assert types.count("action.blocked") == 1 and types.count("data_loss.refused") == 1
+    assert types.count("target.unreachable") == 1 and types.count("target.reachable") == 1
     ids = [b["id"] for b in receiver.bodies()]
     assert len(ids) == len(set(ids))
     assert {"leader.changed", "revision.applied", "drift.healed", "action.blocked", "data_loss.refused"} <= set(types)
