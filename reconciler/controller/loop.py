@@ -109,8 +109,12 @@ class Controller:
             return None
         from .notices import Notifier
 
+        def leads(context: str | None) -> bool:  # None: some target, or none routed yet
+            names = [context] if context is not None else list(self.targets)
+            return any(self.leader(n) for n in names) or not names
+
         config = self.options.config
-        notifier = Notifier(spec, log=self.log, metrics=self.metrics, leads=self.leader, identity=self.options.identity, estate=config.estate, root=config.root)
+        notifier = Notifier(spec, log=self.log, metrics=self.metrics, leads=leads, identity=self.options.identity, estate=config.estate, root=config.root)
         self.log.add_secrets(notifier.secrets())
         self.log.subscribe(notifier.observe)
         return notifier

@@ -6,9 +6,10 @@ id, a type from :data:`NOTICE_TYPES`, a one-line summary and the event's fields.
 state the types need (the revision in force and whether it has been applied, the blocked changes
 already told, the targets known to be unreachable), so that a lasting condition is told once.
 
-Replicas: ``revision.applied``, ``drift.healed``, ``action.blocked`` and ``data_loss.refused`` are told
-only by the controller that applies there (``leads``); a revision's two notices have an id derived
-from the revision, the same in every replica and after a restart, so a receiver can drop repeats.
+Every notice has its own id (a random UUID), kept on every attempt to send it. Replicas:
+``revision.applied``, ``drift.healed``, ``action.blocked`` and ``data_loss.refused`` are told only by
+the controller that applies to the target, ``revision.rejected`` by one that applies to some target
+(or routes none yet): ``leads(context)``, ``leads(None)``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ NOTICE_TYPES: Mapping[str, str] = {
     "target.reachable": "a target that could not be reached is connected again",
 }
 
-_NAMESPACE = uuid.UUID("5a1d3f0e-6b0c-4c39-9d7e-8f3a0b6c2e41")
 _DATA_LOSS = "allow-data-loss"
 _MAX_REMEMBERED = 10_000
 
@@ -65,8 +65,8 @@ def _short(revision: object) -> str:
 
 class Classifier:
     """Event log records in, notices out. Thread-safe (events come from the round, the leases and
-    the senders). ``leads(context)`` tells whether this controller applies to that target (None: to
-    every target it reconciles)."""
+    the senders). ``leads(context)`` tells whether this controller applies to that target; ``leads(None)``
+    whether it applies to some target, or has routed none yet."""
 
     def __init__(self, leads: Callable[[str | None], bool]) -> None:
         self._leads = leads
@@ -82,8 +82,11 @@ class Classifier:
         handler = _HANDLERS.get(str(record.get("event")))
         if handler is None:
             return []
+        # asked before taking the lock (the leases' threads log too)
         if handler is Classifier._drift and (record.get("action") != "blocked" or not self._leads(record.get("context"))):
-            return []  # asked before taking the lock: the leases' threads log too
+            return []
+        if handler is Classifier._rejected and not self._leads(None):
+            return []
         with self._lock:
             return handler(self, record)
 
@@ -99,7 +102,7 @@ class Classifier:
         why = "lint errors" if r.get("reason") == "lint" else "its jsops config sets keys only the operator may set"
         keep = f"; {_short(r.get('in_force'))} stays in force" if r.get("in_force") else "; nothing is applied"
         summary = f"revision {_short(r.get('revision'))} rejected ({why}: {r.get('lint_errors') or len(r.get('keys') or [])}){keep}"
-        return [self._notice("revision.rejected", r, summary, subject=r.get("revision"), stable=str(r.get("revision")))]
+        return [self._notice("revision.rejected", r, summary, subject=r.get("revision"))]
 
     def _action(self, r: Mapping[str, Any]) -> list[Notice]:
         if r.get("status") != "done":
@@ -128,7 +131,7 @@ class Classifier:
             names = ", ".join(str(t.get("context")) for t in targets)
             summary = f"revision {_short(rev)} applied on {names} ({self._changes} change{'s' if self._changes != 1 else ''})"
             fields = {"time": r.get("time"), "revision": rev, "commit": r.get("commit"), "changes": self._changes, "targets": targets}
-            out.append(self._notice("revision.applied", fields, summary, subject=str(rev), stable=str(rev)))
+            out.append(self._notice("revision.applied", fields, summary, subject=str(rev)))
         return out
 
     def _drift(self, r: Mapping[str, Any]) -> list[Notice]:
@@ -166,10 +169,9 @@ class Classifier:
         self._down.discard(str(context))
         return [self._notice("target.reachable", r, f"target {context} reachable again ({r.get('target')})", context=context)]
 
-    def _notice(self, kind: str, r: Mapping[str, Any], summary: str, *, context: object = None, subject: object = None, stable: str | None = None) -> Notice:
-        nid = uuid.uuid5(_NAMESPACE, f"{kind}\0{stable}") if stable is not None else uuid.uuid4()
+    def _notice(self, kind: str, r: Mapping[str, Any], summary: str, *, context: object = None, subject: object = None) -> Notice:
         return Notice(
-            id=str(nid),
+            id=str(uuid.uuid4()),
             type=kind,
             time=str(r.get("time") or ""),
             summary=summary,

@@ -152,17 +152,19 @@ def test_every_notice_type_in_each_format(tmp_path: Path) -> None:
             r.close()
 
 
-def test_a_revision_has_the_same_id_in_every_replica(tmp_path: Path, receiver: Receiver) -> None:
-    spec = _spec(tmp_path, [("a", "webhook", receiver.url)])
-    for _ in range(2):  # two controllers (or a restarted one) telling the same revision
-        n, log, _, _ = _notifier(tmp_path, spec)
-        log("revision_rejected", revision="sha256:1", reason="lint", lint_errors=2, findings=[], in_force=None)
-        receiver.wait(len(receiver.requests) + 1)
-        n.close()
-    assert receiver.bodies()[0]["id"] == receiver.bodies()[1]["id"]
+def test_a_revision_coming_back_is_told_again(tmp_path: Path, receiver: Receiver) -> None:
+    n, log, _, _ = _notifier(tmp_path, _spec(tmp_path, [("a", "webhook", receiver.url)]))
+    for rev in ("sha256:a", "sha256:b", "sha256:a"):
+        log("revision_accepted", revision=rev, objects=1)
+        log("round", result="success", revision=rev, targets=[TARGET])
+        log("revision_rejected", revision="sha256:bad", reason="lint", lint_errors=1, findings=[], in_force=rev)
+    bodies = receiver.wait(6)
+    n.close()
+    assert [(b["type"], b["subject"]) for b in bodies[::2]] == [("revision.applied", r) for r in ("sha256:a", "sha256:b", "sha256:a")]
+    assert [b["type"] for b in bodies[1::2]] == ["revision.rejected"] * 3 and len({b["id"] for b in bodies}) == 6
 
 
-def test_a_controller_that_does_not_lead_tells_no_applied_revision_nor_blocked_change(tmp_path: Path, receiver: Receiver) -> None:
+def test_a_controller_that_does_not_lead_tells_no_revision_nor_blocked_change(tmp_path: Path, receiver: Receiver) -> None:
     n, log, _, _ = _notifier(tmp_path, _spec(tmp_path, [("a", "webhook", receiver.url)]), leads=False)
     log("revision_accepted", revision="sha256:1", objects=1)
     log(
@@ -177,6 +179,7 @@ def test_a_controller_that_does_not_lead_tells_no_applied_revision_nor_blocked_c
         needs=["allow-recreate"],
     )
     log("round", result="success", revision="sha256:1", targets=[{**TARGET, "leader": False}])
+    log("revision_rejected", revision="sha256:2", reason="lint", lint_errors=2, findings=[], in_force="sha256:1")
     log("leader_lost", context="default", identity="ctl-1")
     assert [b["type"] for b in receiver.wait(1)] == ["leader.changed"]
     n.close()
