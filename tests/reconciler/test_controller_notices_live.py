@@ -105,6 +105,18 @@ def test_a_controller_tells_its_receiver(server: NatsServer, js: Js, tmp_path: P
     assert {"leader.changed", "revision.applied", "drift.healed", "action.blocked", "data_loss.refused"} <= set(types)
 
 
+def test_jsops_controller_once_sends_before_it_exits(server: NatsServer, tmp_path: Path, receiver: Receiver) -> None:
+    manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
+    (tmp_path / "slack.url").write_text(receiver.url + "\n")
+    (tmp_path / "ops.yaml").write_text("notices:\n  receivers:\n    - {name: ops, format: slack, url: {file: slack.url}}\n")
+    cmd = [sys.executable, "-m", "jsops.reconciler.controller.cli", str(tmp_path / "m"), "--server", server.url, "--config", str(tmp_path / "ops.yaml")]
+    done = subprocess.run([*cmd, "--once", "--no-lease", "--listen", "none"], capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    [message] = receiver.bodies()
+    assert message["text"].startswith("jsops: revision ") and "applied on default (2 changes)" in message["text"]
+    assert receiver.url not in done.stderr
+
+
 def test_an_unreadable_receiver_secret_stops_the_controller_at_start(server: NatsServer, tmp_path: Path) -> None:
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     (tmp_path / "ops.yaml").write_text("notices:\n  receivers:\n    - {name: ops, url: {file: missing.url}}\n")
