@@ -31,6 +31,9 @@ Found from the working directory upward (the first directory holding ``.jsops.ya
       - {paths: [teams/a], contexts: [team-a], servers: ["nats://a-1:4222"]}
     policies:                            # the team's own rules: CEL expressions (docs/policies.md)
       - {code: ACME001, kind: Stream, deny: "env == 'prod' && config.num_replicas < 3", message: "..."}
+    notices:                             # jsops controller's notices (docs/controller.md#notices)
+      receivers:
+        - {name: ops, format: slack, url: {file: /run/secrets/slack-url}}
 
 A context named ``default`` is the target of objects without ``metadata.context`` when no
 ``--server``/``--context`` is given. The model only describes contexts; the reconciler resolves
@@ -49,12 +52,12 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from .api import Rule, RuleOptions, rule_groups
 from .errors import LinterError
 from .findings import LOAD_CODES, FieldPath, Severity
-from .model.records.record import Record, is_record_class, option, validation_errors
+from .model.records.record import Before, Record, is_record_class, option, validation_errors
 from .model.target import Target
 
 if TYPE_CHECKING:
@@ -69,6 +72,8 @@ __all__ = [
     "ConfigError",
     "ContextConfig",
     "EnvironmentConfig",
+    "NoticeReceiver",
+    "Notices",
     "SecretRef",
     "Selection",
     "find_config",
@@ -209,6 +214,47 @@ class EnvironmentConfig(Record):
     target: Target = option(default_factory=Target)
 
 
+def _seconds(value: object) -> object:
+    """A duration in seconds: a Go duration (``5s``, ``1m30s``, ``500ms``) or a number of seconds."""
+    if isinstance(value, str):
+        from .semantics.units import parse_seconds
+
+        return parse_seconds(value)
+    return value
+
+
+class NoticeReceiver(Record):
+    """Where the controller sends its notices (``notices.receivers`` in the operator's config; sent by
+    ``jsops.reconciler.controller.notices``). The URL and the token are secrets: by reference only."""
+
+    _pydantic_config = {"populate_by_name": True, "alias_generator": kebab}
+
+    name: str = option(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
+    format: Literal["webhook", "slack", "cloudevents"] = "webhook"
+    url: SecretRef
+    token: SecretRef | None = None  # sent as ``Authorization: Bearer TOKEN``
+    events: list[str] | None = None  # the notice types sent (None: all)
+    timeout: Annotated[float, Before(_seconds)] = option(default=5.0, gt=0, le=300)
+
+    @classmethod
+    def _pydantic_namespace(cls) -> dict[str, Any]:
+        from pydantic import field_validator
+
+        return {"_by_reference": field_validator("url", "token", mode="before")(_no_inline_secret)}
+
+
+class Notices(Record):
+    """The controller's notices: receivers, and how long a notice waits and is retried."""
+
+    _pydantic_config = {"populate_by_name": True, "alias_generator": kebab}
+
+    receivers: list[NoticeReceiver] = option(default_factory=list)
+    queue: int = option(default=1000, ge=1, le=1_000_000)  # notices waiting per receiver; the oldest is dropped beyond
+    attempts: int = option(default=6, ge=1, le=100)  # sends of one notice before it is given up
+    backoff: Annotated[float, Before(_seconds)] = option(default=1.0, gt=0, le=3600)  # wait before the first retry, doubled each time
+    max_backoff: Annotated[float, Before(_seconds)] = option(default=60.0, gt=0, le=86400)
+
+
 class Config(Record):
     _pydantic_config = {"populate_by_name": True, "alias_generator": kebab}
 
@@ -243,6 +289,8 @@ class Config(Record):
     estate: str | None = option(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
     # The team's own rules (CEL): they only add findings, so a repository's config may set them.
     policies: list[Policy] = option(default_factory=list)
+    # Where `jsops controller` sends its notices (operator only: URLs and tokens are read from files).
+    notices: Notices | None = None
     # Not keys: where the config came from (relative paths in it are relative to its directory).
     source: str | None = option(default=None, exclude=True)
     root: str = option(default=".", exclude=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import IO, Any
 
@@ -22,6 +23,11 @@ class EventLog:
         self._stream = stream
         self._lock = threading.Lock()
         self._secrets: list[str] = list(secrets or [])
+        self._listeners: list[Callable[[dict[str, Any]], None]] = []
+
+    def subscribe(self, listener: Callable[[dict[str, Any]], None]) -> None:
+        """Call ``listener`` with every record once it is written (the notices: it must not block)."""
+        self._listeners.append(listener)
 
     def add_secrets(self, secrets: list[str]) -> None:
         with self._lock:
@@ -51,4 +57,9 @@ class EventLog:
                 self._stream.write(line + "\n")
                 self._stream.flush()
             except (OSError, ValueError):
+                pass
+        for listener in self._listeners:
+            try:
+                listener(record)
+            except Exception:  # a listener's trouble is never the controller's
                 pass

@@ -100,6 +100,24 @@ class Controller:
         self.rounds = 0
         self.last_result = ""
         self.last_pending = 0
+        self.notices = self._notifier()
+
+    def _notifier(self) -> Any:
+        """The notices' sender (:mod:`jsops.reconciler.controller.notices`), fed by the event log; None without receivers."""
+        spec = getattr(self.options.config, "notices", None)
+        if spec is None or not spec.receivers or not isinstance(self.log, EventLog):
+            return None
+        from .notices import Notifier
+
+        def leads(context: str | None) -> bool:  # None: some target, or none routed yet
+            names = [context] if context is not None else list(self.targets)
+            return any(self.leader(n) for n in names) or not names
+
+        config = self.options.config
+        notifier = Notifier(spec, log=self.log, metrics=self.metrics, leads=leads, identity=self.options.identity, estate=config.estate, root=config.root)
+        self.log.add_secrets(notifier.secrets())
+        self.log.subscribe(notifier.observe)
+        return notifier
 
     # -- status ----------------------------------------------------------------------------------
 
@@ -214,6 +232,9 @@ class Controller:
         if self.http is not None:
             self.http.stop()
             self.http = None
+        if self.notices is not None:
+            self.notices.close()
+            self.notices = None
 
     # -- one round ---------------------------------------------------------------------------------
 

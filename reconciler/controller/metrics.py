@@ -49,6 +49,12 @@ METRICS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "lint_errors": ("gauge", "Lint errors in the newest manifest revision.", ()),
     "git_commit_info": ("gauge", "The git commit of the revision in force (--repo or --git; no series without a git source).", ("commit",)),
     "git_last_fetch_timestamp_seconds": ("gauge", "Unix time of the last successful git fetch (0: never, or no git source).", ()),
+    "notices_total": (
+        "counter",
+        "Notices per receiver, by result (sent; failed: given up after its attempts or refused; dropped: the oldest waiting when the queue was full).",
+        ("receiver", "result"),
+    ),
+    "notices_queued": ("gauge", "Notices waiting or being sent, per receiver.", ("receiver",)),
 }
 
 

@@ -138,6 +138,8 @@ class TargetRun:
                     "reason": reason_of(a),
                     "consequence": a.consequence,
                     **({"err_code": a.err_code} if a.err_code is not None else {}),
+                    # what a blocked change waits for (the notices tell a refused data loss apart)
+                    **({"needs": [p.value for p in a.refusal.missing], "data_loss": a.data_loss} if a.refusal is not None else {}),
                 }
             )
         if drift != self.last_drift:  # the same drift (say, a blocked change) is reported once, not every round

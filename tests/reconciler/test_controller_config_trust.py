@@ -290,6 +290,7 @@ def test_repository_config_narrows_lint(tmp_path: Path) -> None:
         (".jsops.yaml", "select: [all]\ncontexts:\n  x: {server: 'nats://h:4222'}\n", ".jsops.yaml:2:1", "contexts"),
         (".jsops.yaml", "estate: someone-else\n", ".jsops.yaml:1:1", "estate"),
         (".jsops.yaml", "profiles: /etc/passwd\n", ".jsops.yaml:1:1", "profiles"),
+        (".jsops.yaml", "ignore: [JS110]\nnotices:\n  receivers: [{name: x, url: {file: /etc/hostname}}]\n", ".jsops.yaml:2:1", "notices"),
         (".jsops.yml", "root: /etc\n", ".jsops.yml:1:1", "root"),
         ("pyproject.toml", "[tool.jsops]\ntarget = {server_version = '2.10.0'}\n", "pyproject.toml", "[tool.jsops] target"),
     ],
