@@ -70,13 +70,20 @@ def decide(plan: Draft | Plan, *verdicts: Mapping[int, Pick | Verdict]) -> Plan:
     planning refusals ranked with the rest); a plan's items keep the verdict they hold, ranked with the
     new ones. ``plan`` is left as it is."""
     if isinstance(plan, Draft):
-        return Plan(plan.target, plan.fingerprint, [i for n, c in enumerate(plan.choices) if (i := _settle(c, [m[n] for m in verdicts if n in m])) is not None])
+        settled = (_settle(c, [m[n] for m in verdicts if n in m]) for n, c in enumerate(plan.choices))
+        return Plan(plan.target, plan.fingerprint, [item for item in settled if item is not None])
     items: list[PlanItem] = []
     for n, item in enumerate(plan.actions):
-        v = _over(item.verdict, [v for m in verdicts if n in m for v in [m[n]] if not isinstance(v, Pick)])
+        v = _over(item.verdict, [_verdict(m[n]) for m in verdicts if n in m])
         if not isinstance(v, Dropped):
             items.append(PlanItem(item.intent, v))
     return Plan(plan.target, plan.fingerprint, items, plan.version, plan.context, plan.contexts)
+
+
+def _verdict(v: Pick | Verdict) -> Verdict:
+    if isinstance(v, Pick):
+        raise TypeError("a pick chooses between a draft's alternatives; a plan's items are chosen already")
+    return v
 
 
 def _settle(c: Choice, said: list[Pick | Verdict]) -> PlanItem | None:

@@ -96,6 +96,7 @@ def test_no_pass_changes_its_inputs(grants: Grants) -> None:
     before = copy.deepcopy((desired, live, opt))
     draft = plan_changes(desired, live, opt)
     assert _same(before, (desired, live, opt))
+    assert all(c.intent.action != ActionKind.BLOCKED for c in draft.choices)  # a block is a verdict, never an intent
     on_draft = [
         lambda d: refusals(d),
         lambda d: authorize(d, grants, live),
@@ -123,6 +124,17 @@ def test_no_pass_changes_its_inputs(grants: Grants) -> None:
     assert predicted_refusals(plan, live)  # the workqueue conflict, the subjects NEW takes from TAKEN
     new = next(i for i, a in enumerate(plan.actions) if a.name == "NEW")
     assert dependants(decide(plan, {new: Blocked(Refusal(Blocker.SERVER_REFUSAL, "refused"))}).actions, live)
+
+
+def test_planning_returns_its_refusals_beside_the_intent() -> None:
+    """An unknown state is planning's own refusal: a map by choice index, the intent left as it would be."""
+    live = LiveState(streams={"S": live_stream({"name": "S", "subjects": ["s.>"], "metadata": OWN})}, unknown={"S"})
+    draft = plan_changes([desired_of("Stream", "S", None, {"name": "S", "subjects": ["s.>"]}, "m/s.yaml")], live, PlanOptions())
+    (choice,) = draft.choices
+    assert choice.intent.action == ActionKind.UPDATE and list(refusals(draft)) == [0]
+    assert refusals(draft)[0].refusal == choice.refused.refusal if choice.refused is not None else False
+    (a,) = decide(draft, authorize(draft, Grants.flags(prune=True, allow_recreate=True, allow_data_loss=True), live)).actions
+    assert a.refusal is not None and a.refusal.blocker == Blocker.UNKNOWN and a.intent is choice.intent
 
 
 def test_plan_types_are_frozen() -> None:
