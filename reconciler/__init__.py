@@ -10,16 +10,17 @@ from __future__ import annotations
 from .client import Target, TargetError, load_context, resolve_context
 from .diff import Change, diff_configs, normalise
 from .live import LiveConsumer, LiveState, LiveStream
-from .plan import Action, Desired, Plan, PlanOptions, PlanSet, build_plan, desired_from_estate
+from .plan import Desired, Intent, Plan, PlanItem, PlanOptions, PlanSet, build_plan, desired_from_estate
 
 __all__ = [
-    "Action",
     "Change",
     "Desired",
+    "Intent",
     "LiveConsumer",
     "LiveState",
     "LiveStream",
     "Plan",
+    "PlanItem",
     "PlanOptions",
     "PlanSet",
     "Target",

@@ -11,7 +11,7 @@ called failed until its object has been read back (``jsops.reconciler.readback``
 Apply never decides permission: :func:`jsops.reconciler.plan.authorize.authorize` judged the plan
 (its blocked actions are reported as blocked, the others run). The re-check before a destructive
 request is a safety check: a request that would now lose data the plan did not count (and so no
-grant accepted: :attr:`Action.accept_loss`) is refused.
+grant accepted: :attr:`~jsops.reconciler.verdict.Run.accept_loss`) is refused.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from .diff import Change
 from .errors import ErrCode
 from .interestloss import aupdate_loss
 from .live import RECREATE_PREFIX, LiveState, interest_loss, stream_from_info
-from .plan import Action, Plan, PlanOptions, config_digest, deps, levels, resume_config
+from .plan import Plan, PlanItem, PlanOptions, config_digest, deps, levels, resume_config
 from .plan.closure import dependants
+from .render_refusal import reason as said
 from .render_refusal import reason_of
 from .vocabulary import ActionKind, ChangeClass, Outcome
 
@@ -45,7 +46,7 @@ SETTLE_PAUSE = 0.2
 
 @dataclass
 class ActionResult:
-    action: Action
+    action: PlanItem
     status: Outcome
     detail: str = ""
     # The JetStream API error code of a failed action (e.g. 10065), None when the failure was not
@@ -100,7 +101,7 @@ class StaleState(JsApiError):
     """The live state changed since the plan so that a destructive request would now lose data."""
 
 
-async def _recheck_stream(client: JsClient, a: Action, config: EffectiveStream | None) -> None:
+async def _recheck_stream(client: JsClient, a: PlanItem, config: EffectiveStream | None) -> None:
     """Right before a destructive request on stream ``a.name`` (delete, recreate, an update that
     tightens limits) made without --allow-data-loss: read the stream again and refuse when the
     request would now remove stored messages (say, published while the prompt waited)."""
@@ -130,7 +131,7 @@ async def _recheck_stream(client: JsClient, a: Action, config: EffectiveStream |
         )
 
 
-async def _recheck_interest(client: JsClient, a: Action, config: Config) -> None:
+async def _recheck_interest(client: JsClient, a: PlanItem, config: Config) -> None:
     """Right before an update that may make an interest stream drop messages (retention to
     interest, a consumer's narrower filter) made without --allow-data-loss: count again from the
     live state and refuse when it would now remove stored messages."""
@@ -201,17 +202,17 @@ class _Run:
         if self.progress is not None and not (self.settle and r.status == Outcome.UNKNOWN):
             self.progress(r)  # a lost answer is shown once read back
 
-    def skip(self, a: Action, detail: str, *, interrupted: bool = False, fenced: bool = False) -> None:
+    def skip(self, a: PlanItem, detail: str, *, interrupted: bool = False, fenced: bool = False) -> None:
         self.record(ActionResult(a, Outcome.SKIPPED, detail, interrupted=interrupted, fenced=fenced))
         if a.kind == Kind.STREAM:
             self.failed_streams.add(a.name)
 
-    def fail(self, a: Action, detail: str, err_code: int | None = None) -> None:
+    def fail(self, a: PlanItem, detail: str, err_code: int | None = None) -> None:
         self.record(ActionResult(a, Outcome.FAILED, detail, err_code))
         if a.kind == Kind.STREAM:
             self.failed_streams.add(a.name)
 
-    def lost(self, a: Action, text: str) -> None:
+    def lost(self, a: PlanItem, text: str) -> None:
         """The request got no answer: the server may or may not have carried it out."""
         self.record(ActionResult(a, Outcome.UNKNOWN, text))
         if not self.halted:
@@ -220,7 +221,7 @@ class _Run:
             self.failed_streams.add(a.name)
             self.unanswered.add(a.name)
 
-    def why_not(self, a: Action) -> str | None:
+    def why_not(self, a: PlanItem) -> str | None:
         """Why ``a`` is not attempted (an interruption, a lost connection, a failed dependency)."""
         if self.fenced_off is not None:
             return f"not attempted: {self.fenced_off}"
@@ -234,7 +235,7 @@ class _Run:
             return f"not attempted: stream {blocker} {why}"
         return None
 
-    async def attempt(self, a: Action, fn: Callable[[Action], Awaitable[str]]) -> None:
+    async def attempt(self, a: PlanItem, fn: Callable[[PlanItem], Awaitable[str]]) -> None:
         if self.stop:
             self.skip(a, f"not attempted: interrupted ({self.stop.name})", interrupted=True)
             return
@@ -265,14 +266,14 @@ class _Run:
             return
         self.record(ActionResult(a, Outcome.DONE, detail or ""))
 
-    async def carry_on(self, a: Action, fn: Callable[[Action], Awaitable[str]], text: str) -> None:
+    async def carry_on(self, a: PlanItem, fn: Callable[[PlanItem], Awaitable[str]], text: str) -> None:
         """A request got no answer (say, its node died during a leader change): read the object
         back while the client reconnects, and carry on with the run once it is settled; a request
         that was not carried out is sent once more when sending it again is harmless. Only an
         object that cannot be read back stops the run (it is read back at the end)."""
         from .readback import asettle
 
-        verdict = await asettle(self.client, a, self.wait)
+        verdict = await asettle(self.client, a.intent, self.wait)
         if verdict is None:
             self.lost(a, text)
         elif verdict:
@@ -290,15 +291,15 @@ class _Run:
                 return
             self.record(ActionResult(a, Outcome.DONE, f"{detail} (sent again after the reconnect: the first request got no answer and was not carried out)"))
 
-    async def batch(self, actions: list[Action], fn: Callable[[Action], Awaitable[str]]) -> None:
-        async def one(a: Action) -> None:
+    async def batch(self, actions: list[PlanItem], fn: Callable[[PlanItem], Awaitable[str]]) -> None:
+        async def one(a: PlanItem) -> None:
             async with self.sem:  # the checks happen right before this action's first request
                 await self.attempt(a, fn)
 
         await asyncio.gather(*(one(a) for a in actions))
 
 
-def _runnable(run: _Run, plan: Plan, live: LiveState, opt: PlanOptions, verify: bool) -> list[Action]:
+def _runnable(run: _Run, plan: Plan, live: LiveState, opt: PlanOptions, verify: bool) -> list[PlanItem]:
     """The actions the plan does not block (and, with ``verify``, the re-check of ownership and
     scope lets through); the others are recorded as blocked."""
     reasons: dict[int, str] = {}
@@ -307,14 +308,14 @@ def _runnable(run: _Run, plan: Plan, live: LiveState, opt: PlanOptions, verify: 
         if reason is None and verify:
             from .saved import recheck
 
-            why = recheck(a, live, opt)
+            why = recheck(a.intent, live, opt)
             reason = f"refused: {why}" if why else None
         if reason is not None:
             reasons[id(a)] = reason
     # the dependency closure: what a blocked action would replace, or is part of, stays
     for i, kept in dependants(plan.actions, live, blocked=lambda a: id(a) in reasons).items():
-        reasons[id(plan.actions[i])] = kept.refusal.said
-    out: list[Action] = []
+        reasons[id(plan.actions[i])] = said(kept, label=plan.actions[i].name) or "blocked"
+    out: list[PlanItem] = []
     for a in plan.actions:
         if id(a) in reasons:
             run.record(ActionResult(a, Outcome.BLOCKED, reasons[id(a)]))
@@ -335,16 +336,16 @@ async def _execute(
     consumer_deletes = [a for a in runnable if a.kind == Kind.CONSUMER and a.action == ActionKind.DELETE]
     stream_deletes = [a for a in runnable if a.kind == Kind.STREAM and a.action == ActionKind.DELETE]
 
-    async def put_stream(a: Action) -> str:
+    async def put_stream(a: PlanItem) -> str:
         return await _put_stream(client, a)
 
-    async def put_consumer(a: Action) -> str:
+    async def put_consumer(a: PlanItem) -> str:
         return await _put_consumer(client, a, opt)
 
-    async def delete_consumer(a: Action) -> str:
+    async def delete_consumer(a: PlanItem) -> str:
         return await _delete_consumer(client, a)
 
-    async def delete_stream(a: Action) -> str:
+    async def delete_stream(a: PlanItem) -> str:
         return await _delete_stream(client, a)
 
     for level in _levels(stream_puts):
@@ -372,7 +373,7 @@ def _no_answer(exc: JsApiError) -> bool:
     )
 
 
-def _blocked_by(a: Action, failed: set[str]) -> str | None:
+def _blocked_by(a: PlanItem, failed: set[str]) -> str | None:
     if a.action == ActionKind.DELETE:
         return None
     if a.kind == Kind.CONSUMER:
@@ -383,7 +384,7 @@ def _blocked_by(a: Action, failed: set[str]) -> str | None:
     return None
 
 
-def _levels(actions: list[Action], live: LiveState | None = None) -> list[list[Action]]:
+def _levels(actions: list[PlanItem], live: LiveState | None = None) -> list[list[PlanItem]]:
     """Stream actions grouped so that each group depends only on earlier groups
     (:func:`jsops.reconciler.plan.levels`, the order the plan uses)."""
     by_name = {a.name: a for a in actions}
@@ -396,11 +397,11 @@ def _levels(actions: list[Action], live: LiveState | None = None) -> list[list[A
     return [[by_name[n] for n in level] for level in levels(list(by_name), depends_on)]
 
 
-async def _put_stream(client: JsClient, a: Action) -> str:
+async def _put_stream(client: JsClient, a: PlanItem) -> str:
     if a.action == ActionKind.MIGRATE:
         from .migration_steps import run_migration
 
-        return await run_migration(client, a)
+        return await run_migration(client, a.intent)
     config = a.config
     if not isinstance(config, EffectiveStream):
         raise TypeError(f"{a.label}: a {a.action} without a stream config")
@@ -443,7 +444,7 @@ async def _put_stream(client: JsClient, a: Action) -> str:
     return ActionKind(a.action).past  # updated or adopted
 
 
-async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
+async def _put_consumer(client: JsClient, a: PlanItem, opt: PlanOptions) -> str:
     config = a.config
     if not isinstance(config, EffectiveConsumer):
         raise TypeError(f"{a.label}: a {a.action} without a consumer config")
@@ -504,7 +505,7 @@ async def _put_consumer(client: JsClient, a: Action, opt: PlanOptions) -> str:
     return detail
 
 
-def _pause_change(a: Action) -> Change | None:
+def _pause_change(a: PlanItem) -> Change | None:
     """The ``pause_until`` change apply makes through the pause API (the plan classed it in place)."""
     return next((c for c in a.changes if c.path == "pause_until" and c.cls == ChangeClass.IN_PLACE), None)
 
@@ -529,7 +530,7 @@ async def _set_intent(client: JsClient, stream: str, consumer: str, intent: dict
         await client.aupdate_stream(config_json(config, s.extra))  # the fields of a newer release go back as they came
 
 
-async def _recheck_consumer(client: JsClient, a: Action) -> None:
+async def _recheck_consumer(client: JsClient, a: PlanItem) -> None:
     """Right before deleting a consumer without --allow-data-loss: on an interest stream, refuse
     when it now has unacknowledged messages (the delete would remove them)."""
     if a.accept_loss:
@@ -551,7 +552,7 @@ async def _recheck_consumer(client: JsClient, a: Action) -> None:
         )
 
 
-async def _delete_consumer(client: JsClient, a: Action) -> str:
+async def _delete_consumer(client: JsClient, a: PlanItem) -> str:
     await _recheck_consumer(client, a)
     try:
         await client.adelete_consumer(a.stream or "", a.name)
@@ -562,7 +563,7 @@ async def _delete_consumer(client: JsClient, a: Action) -> str:
     return ActionKind.DELETE.past
 
 
-async def _delete_stream(client: JsClient, a: Action) -> str:
+async def _delete_stream(client: JsClient, a: PlanItem) -> str:
     # STREAM.DELETE has no condition the server checks: re-read right before it instead.
     await _recheck_stream(client, a, None)
     try:

@@ -48,7 +48,7 @@ from .live import MIGRATION, stream_from_info
 from .plan.desired import resume_config
 from .plan.migration import MigrationSpec, migration_record, placeholder
 from .plan.migration_server import withheld
-from .plan.model import Action
+from .plan.model import Intent
 from .server_apis import can_reset
 
 __all__ = ["MigrationError", "run_migration", "unfinished"]
@@ -81,7 +81,7 @@ class _Leg:
     placed: int = 0  # consumers created at their positions
 
 
-async def run_migration(client: JsClient, a: Action) -> str:
+async def run_migration(client: JsClient, a: Intent) -> str:
     """Carry out (or resume) the migration ``a`` describes; what was done, in one line."""
     try:
         spec = _spec(a)
@@ -115,7 +115,7 @@ async def run_migration(client: JsClient, a: Action) -> str:
     )
 
 
-async def unfinished(client: JsClient, a: Action) -> str | None:
+async def unfinished(client: JsClient, a: Intent) -> str | None:
     """What is left of the migration ``a`` on the server (None: it is done). A migration is judged by
     its record and its source, not by the new stream's config: the record (``io.jsops.migration``)
     is removed last, the old (and the temporary) stream is deleted, and every consumer is on the new
@@ -194,7 +194,7 @@ def _state(info: dict[str, Any] | None) -> dict[str, Any]:
     return (info or {}).get("state") or {}
 
 
-def _spec(a: Action) -> MigrationSpec:
+def _spec(a: Intent) -> MigrationSpec:
     if a.migration is None:
         raise ValueError(f"{a.label}: a migrate action without its steps")
     return a.migration

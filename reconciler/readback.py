@@ -27,7 +27,7 @@ from .vocabulary import Outcome
 
 if TYPE_CHECKING:
     from .apply import ActionResult
-    from .plan import Action
+    from .plan import Intent
 
 __all__ = ["read_back", "applied", "asettle"]
 
@@ -39,7 +39,7 @@ _PAUSE = 0.5
 STABLE = 5.0
 
 
-def applied(a: Action, config: Config | None) -> bool:
+def applied(a: Intent, config: Config | None) -> bool:
     """Whether the live ``config`` (``None``: the object does not exist) is what ``a`` wanted."""
     if a.action == "delete" or (a.migration is not None and a.migration.rollback):
         return config is None
@@ -53,7 +53,7 @@ def applied(a: Action, config: Config | None) -> bool:
     return all(have.get(k) == want.get(k) for k in (MANAGED_BY, SOURCE, CONTEXT))
 
 
-def _not_applied(a: Action, config: Config | None) -> str:
+def _not_applied(a: Intent, config: Config | None) -> str:
     if config is None and a.action == "recreate":
         return f"not applied: the {a.kind.lower()} was deleted and not created again"
     if config is None and a.action == "migrate":
@@ -66,7 +66,7 @@ def _not_applied(a: Action, config: Config | None) -> str:
     return "not applied"
 
 
-async def _observe(client: JsClient, a: Action) -> Config | None:
+async def _observe(client: JsClient, a: Intent) -> Config | None:
     """The object's live config, ``None`` when it does not exist; raises when there is no answer."""
     try:
         if a.kind == "Stream":
@@ -121,17 +121,17 @@ def read_back(client: JsClient, results: list[ActionResult], wait: float, notify
                 if reader is None:
                     break
             r0 = reader
-            seen = r0.run(r0.gather([functools.partial(_observe, r0, r.action) for r in pending]))
+            seen = r0.run(r0.gather([functools.partial(_observe, r0, r.action.intent) for r in pending]))
             still = []
             now = time.monotonic()
             for r, cfg in zip(pending, seen):
                 how = "read back after reconnecting" if reconnected else "read back"
                 if isinstance(cfg, BaseException):
                     still.append(r)
-                elif applied(r.action, cfg):
+                elif applied(r.action.intent, cfg):
                     r.status, r.detail = Outcome.DONE, f"{r.detail}; {how}: applied"
                 elif now - absent.setdefault(id(r), now) >= STABLE:
-                    r.status, r.detail = Outcome.FAILED, f"{r.detail}; {how}: {_not_applied(r.action, cfg)}"
+                    r.status, r.detail = Outcome.FAILED, f"{r.detail}; {how}: {_not_applied(r.action.intent, cfg)}"
                 else:
                     # The lost request may still be queued on the server (its API requests are
                     # not handled strictly in order): look again until the answer holds.
@@ -147,7 +147,7 @@ def read_back(client: JsClient, results: list[ActionResult], wait: float, notify
         r.status, r.detail = Outcome.UNKNOWN, f"{r.detail}; could not read it back: unknown whether the server carried it out"
 
 
-async def asettle(client: JsClient, a: Action, wait: float) -> bool | None:
+async def asettle(client: JsClient, a: Intent, wait: float) -> bool | None:
     """Read ``a``'s object back over ``client`` while the run goes on (a cluster client reconnects
     to another node by itself): True once it reads as ``a`` wanted, False once it has read
     otherwise for :data:`STABLE` seconds, None when the connection is lost for good or ``wait``

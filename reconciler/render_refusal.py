@@ -2,7 +2,7 @@
 rendered with the grants it lacks named in the caller's vocabulary (flags for ``jsops plan``/``apply``,
 annotations for the controller, the recorded marks for an object that left the manifests).
 
-The plan holds the typed refusal; the text plan, the JSON plan, apply's outcome and the controller's
+The plan holds the typed refusal in a verdict (:func:`reason` renders one); the text plan, the JSON plan, apply's outcome and the controller's
 events all render it here (never by rewriting another vocabulary's text).
 """
 
@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Protocol
 
 from .permissions import ALLOW_DATA_LOSS, ALLOW_PRUNE, Permission, Refusal, Vocabulary
+from .verdict import Blocked, Verdict
 
-__all__ = ["needs_text", "reason_of", "render_refusal"]
+__all__ = ["needs_text", "reason", "reason_of", "render_refusal"]
 
 _LOSSLESS = "; or {flag}, which moves them to the new config without loss"
 
@@ -45,9 +46,21 @@ def render_refusal(r: Refusal, *, label: str, lost: int = 0) -> str:
     return r.said + needs_text(r.missing, r.via) + hint
 
 
-class Blockable(Protocol):
-    """What :func:`reason_of` reads of a plan's action (the renderer imports no plan)."""
+def reason(v: Verdict, *, label: str, lost: int = 0) -> str | None:
+    """Why a verdict blocks an intent on ``label`` (that removes ``lost`` stored messages), as text;
+    None when it does not block (or a saved plan's JSON gave no reason)."""
+    if not isinstance(v, Blocked):
+        return None
+    if isinstance(v.refusal, str):
+        return v.refusal or None
+    return render_refusal(v.refusal, label=label, lost=lost)
 
+
+class Judged(Protocol):
+    """What :func:`reason_of` reads of a plan's item (the renderer imports no plan)."""
+
+    @property
+    def verdict(self) -> Verdict: ...
     @property
     def kind(self) -> str: ...
     @property
@@ -55,17 +68,10 @@ class Blockable(Protocol):
     @property
     def stream(self) -> str | None: ...
     @property
-    def refusal(self) -> Refusal | None: ...
-    @property
-    def reason(self) -> str | None: ...
-    @property
     def data_loss(self) -> int | None: ...
 
 
-def reason_of(a: Blockable) -> str | None:
-    """Why ``a`` is blocked, as text (None when it is not): its refusal rendered, or the reason a
-    saved plan's JSON says."""
-    if a.refusal is None:
-        return a.reason
+def reason_of(a: Judged) -> str | None:
+    """Why plan item ``a`` is blocked, as text (None when it is not): its verdict rendered."""
     label = f"{a.stream}/{a.name}" if a.kind == "Consumer" else a.name
-    return render_refusal(a.refusal, label=label, lost=a.data_loss or 0)
+    return reason(a.verdict, label=label, lost=a.data_loss or 0)

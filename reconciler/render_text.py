@@ -17,7 +17,7 @@ from jsops.linter import BUCKET_FIELDS, SERVER_DEFAULTS, EffectiveStream, Kind, 
 from jsops.linter.semantics import catalog
 from jsops.linter.semantics.catalog import Unit
 
-from .plan import Action, Plan, PlanSet
+from .plan import Plan, PlanItem, PlanSet
 from .render_refusal import reason_of
 from .vocabulary import ActionKind, ChangeClass, Outcome
 
@@ -80,7 +80,7 @@ def _shown_metadata(value: Any, verbose: bool) -> Any:
     return {k: v for k, v in value.items() if not k.startswith(_OWN_PREFIX)}
 
 
-def _create_fields(a: Action, explicit: Explicit | None, verbose: bool, color: bool) -> list[str]:
+def _create_fields(a: PlanItem, explicit: Explicit | None, verbose: bool, color: bool) -> list[str]:
     config = a.request() if a.config is not None else {}
     wanted = explicit.get((a.kind, a.stream, a.name)) if explicit is not None else None
     defaults = SERVER_DEFAULTS.get(a.kind, {})
@@ -107,7 +107,7 @@ def _create_fields(a: Action, explicit: Explicit | None, verbose: bool, color: b
     return shown
 
 
-def _bucket(a: Action) -> tuple[str, str] | None:
+def _bucket(a: PlanItem) -> tuple[str, str] | None:
     """``(kind, bucket)`` when the action's stream is a bucket's stream (its name and subjects)."""
     if a.kind != Kind.STREAM:
         return None
@@ -127,7 +127,7 @@ def _field(path: str, bucket: tuple[str, str] | None) -> str:
     return named if named is not None else f"stream.{path}"
 
 
-def _action(a: Action, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False) -> list[str]:
+def _action(a: PlanItem, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False) -> list[str]:
     sym = ActionKind(a.action).symbol
     bucket = _bucket(a)
     head = f"{_paint(sym, color)} {a.label}" if bucket is None else f"{_paint(sym, color)} {bucket[0]} {bucket[1]} (stream {a.name})"

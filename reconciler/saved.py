@@ -20,7 +20,7 @@ from jsops.linter import Kind
 
 from .configs import config_json, config_name
 from .live import MANAGED_BY, OWNER, LiveState, owned
-from .plan import Action, Plan, PlanOptions, source_path
+from .plan import Intent, Plan, PlanItem, PlanOptions, source_path
 from .vocabulary import ActionKind
 
 __all__ = ["manifest_digest", "recheck", "rederive", "rederived"]
@@ -41,17 +41,18 @@ def manifest_digest(files: Iterable[str], rendered: dict[str, Any] | None = None
     return "sha256:" + h.hexdigest()
 
 
-def recheck(a: Action, live: LiveState, opt: PlanOptions) -> str | None:
+def recheck(a: Intent, live: LiveState, opt: PlanOptions) -> str | None:
     """Why ``a`` is not an action jsops may take on ``live`` with ``opt`` (``None`` when it is).
 
     Independent of how the plan was made: writes name the object they act on and carry jsops's
     ownership; objects that exist are changed, recreated or deleted only when jsops owns them
     (or the action is a takeover: authorize judged the adopt grant of one planning made, and
-    ``--adopt`` must name one read from a file); deletes stay inside the prune scope (PATHs and contexts)."""
-    if a.action == "blocked":
+    ``--adopt`` must name one read from a file); deletes stay inside the prune scope (PATHs and contexts).
+    A blocked item is not rechecked (nothing is sent for it): pass the intents that run."""
+    if a.action == ActionKind.BLOCKED:
         return None
     target = f"{a.stream}/{a.name}" if a.kind == Kind.CONSUMER else a.name
-    if a.action != "delete":
+    if a.action != ActionKind.DELETE:
         name = config_name(a.config) if a.config is not None else None
         if name != a.name:
             return f"its config names {name!r}, not {a.name!r}"
@@ -59,7 +60,7 @@ def recheck(a: Action, live: LiveState, opt: PlanOptions) -> str | None:
             return "its config does not carry jsops ownership metadata"
     cur = live.streams.get(a.name) if a.kind == Kind.STREAM else live.consumers.get((a.stream or "", a.name))
     cfg = cur.config if cur is not None else None
-    if a.action == "delete":
+    if a.action == ActionKind.DELETE:
         if cfg is None:
             return None  # already gone: nothing is sent that could do harm
         if not owned(cfg):
@@ -78,14 +79,14 @@ def _canon(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def _steps(a: Action) -> dict[str, Any] | None:
+def _steps(a: Intent) -> dict[str, Any] | None:
     """A migration's steps without the counts it was planned with (publishers keep publishing)."""
     return None if a.migration is None else a.migration.steps()
 
 
-def _mismatch(a: Action, f: Action) -> str | None:
-    """How saved action ``a`` differs from ``f``, the one derived again (None: it does not)."""
-    said, derived = a.wanted or a.action, f.wanted or f.action
+def _mismatch(a: Intent, f: Intent) -> str | None:
+    """How saved intent ``a`` differs from ``f``, the one derived again (None: it does not)."""
+    said, derived = a.action, f.action
     if said != derived:
         return f"the file says {said}; the manifests and the live state give {derived}"
     if a.config is not None and (f.config is None or _canon(config_json(a.config, a.extra)) != _canon(config_json(f.config, f.extra))):
@@ -112,18 +113,18 @@ def rederived(saved: Plan, fresh: Plan) -> Plan:
     return replace(saved, actions=_rederive(saved, fresh)[0])
 
 
-def _rederive(saved: Plan, fresh: Plan) -> tuple[list[Action], list[str]]:
-    by_key: dict[tuple[str, str | None, str], Action] = {}
+def _rederive(saved: Plan, fresh: Plan) -> tuple[list[PlanItem], list[str]]:
+    by_key: dict[tuple[str, str | None, str], PlanItem] = {}
     for act in fresh.actions:
         by_key.setdefault((act.kind, act.stream, act.name), act)
     refused: list[str] = []
-    out: list[Action] = []
+    out: list[PlanItem] = []
     for a in saved.actions:
         if a.action == ActionKind.BLOCKED:
             out.append(a)
             continue
         f = by_key.get((a.kind, a.stream, a.name))
-        why = "the manifests and the live state ask for no such action" if f is None else _mismatch(a, f)
+        why = "the manifests and the live state ask for no such action" if f is None else _mismatch(a.intent, f.intent)
         if why is not None:
             refused.append(f"{a.label} ({a.action}): {why}")
         elif f is not None:

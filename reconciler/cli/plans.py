@@ -456,7 +456,7 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
     for t in run.items:
         opt = plan_options(args, t.route.contexts, estate, config)
         for a in t.plan.actions:
-            why = recheck(a, t.live, opt)
+            why = None if a.blocked else recheck(a.intent, t.live, opt)
             if why:
                 refused.append(f"  {a.label} ({a.action}): {why}")
     if any(a.action == "reset" for t in run.items for a in t.plan.actions):

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..permissions import ADOPT, Blocker, Grants, annotation_true
-from ..plan import Action, Desired
+from ..plan import Desired, PlanItem
 
 __all__ = ["Policy", "policy_from_estate", "blocked_need"]
 
@@ -68,7 +68,7 @@ def policy_from_estate(estate: Any, desired: list[Desired], contexts: Iterable[s
 _LABELS = {Blocker.SERVER_REFUSAL: "forbidden", Blocker.UNKNOWN: "unavailable", Blocker.PROTECTION: "protected"}
 
 
-def blocked_need(a: Action) -> str:
+def blocked_need(a: PlanItem) -> str:
     """What a blocked action needs, as a short metric label: the first grant its refusal names,
     else the kind of refusal (``forbidden``: the server cannot make it, ``unavailable``: its state
     is unknown, ``protected``: a protection forbids it); ``other`` for the rest (a dependency, or

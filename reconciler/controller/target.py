@@ -22,7 +22,7 @@ from ..dataloss import measure_limit_loss
 from ..discover import read_limits
 from ..interestloss import measure_filter_loss
 from ..live import read_live
-from ..plan import Action, Plan, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
+from ..plan import Plan, PlanItem, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
 from ..plan.closure import close
 from ..plan.decide import decide
 from ..preflight import preflight
@@ -88,8 +88,8 @@ class TargetRun:
         measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == Kind.STREAM})
         measure_filter_loss(client, live, desired)
         base = replace(plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None)), server_version=limits.server_version)
-        plan = plan_changes(desired, live, base, target=self.target.display())  # the round's one plan
-        plan = close(decide(plan, authorize(plan, policy.grants(), live)), live)  # what the annotations allow, and what a block keeps
+        draft = plan_changes(desired, live, base, target=self.target.display())  # the round's one plan
+        plan = close(decide(draft, authorize(draft, policy.grants(), live)), live)  # what the annotations allow, and what a block keeps
         plan = preflight(client, plan, live)  # the server's refusals, predicted as jsops apply predicts them
         states: dict[StateKey, str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}
         self._report_drift(ctl, plan, states)
@@ -149,7 +149,7 @@ class TargetRun:
         self.drift = len(plan.actions)
         self.blocked = blocked
 
-    def _report_refused(self, ctl: Controller, plan: Plan) -> list[Action]:
+    def _report_refused(self, ctl: Controller, plan: Plan) -> list[PlanItem]:
         """The actions the server would refuse (blocked by the preflight with its err_code): each
         is an error of this round, counted and logged with that err_code (its state is ``error``)."""
         refused = [a for a in plan.actions if a.action == ActionKind.BLOCKED and a.err_code is not None]

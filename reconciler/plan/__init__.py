@@ -4,8 +4,11 @@
 and a :class:`~jsops.reconciler.live.LiveState`, and returns a :class:`Plan`. Renderers live in
 ``jsops.reconciler.render_text`` and ``jsops.reconciler.render_json``.
 
-- :mod:`.model`: :class:`Action`, :class:`PlanOptions`;
-- :mod:`.planset`: :class:`Plan`, :class:`PlanSet` and the seal of a saved plan;
+- :mod:`.model`: :class:`Intent` (what to do), :class:`Choice` (an intent with the alternatives a grant
+  decides), :class:`PlanItem` (an intent and its verdict: :mod:`jsops.reconciler.verdict`), :class:`PlanOptions`;
+- :mod:`.planset`: :class:`Draft` (planning's choices), :class:`Plan` (items in apply order), :class:`PlanSet`
+  and the seal of a saved plan;
+- :mod:`.decide`: :func:`decide`, the one written precedence of verdicts;
 - :mod:`.codec`: the plan's JSON, read through the project's record validator;
 - :mod:`.desired`: :class:`Desired` and :func:`desired_from_estate`, :func:`stamp`, :func:`resume_config`;
 - :mod:`.scope`: recorded manifest paths and prune scopes;
@@ -21,15 +24,16 @@ and a :class:`~jsops.reconciler.live.LiveState`, and returns a :class:`Plan`. Re
 from __future__ import annotations
 
 from ..permissions import ALLOW_DATA_LOSS, ALLOW_PRUNE, annotation_true, prune_marks
-from .authorize import authorize
+from ..verdict import RUN, Blocked, Dropped, Run, Verdict
+from .authorize import Pick, authorize
 from .build import build_plan, plan_changes
 from .codec import PLAN_VERSION
-from .decide import PRECEDENCE, Blocked, Dropped, Run, Verdict, decide
+from .decide import PRECEDENCE, decide, refusals
 from .desired import Desired, desired_from_estate, resume_config, stamp
 from .losses import config_digest
-from .model import ACTIONS, Action, PlanError, PlanOptions
+from .model import ACTIONS, Choice, Intent, PlanError, PlanItem, PlanOptions
 from .ordering import deps, levels, stream_order
-from .planset import Plan, PlanSet, seal, seal_intact
+from .planset import Draft, Plan, PlanSet, seal, seal_intact
 from .predict import AccountUsage, Prediction, account_usage, predict, predicted_refusals
 from .scope import in_scope, prune_scope, repo_identity, repo_root, source_path
 
@@ -39,14 +43,20 @@ __all__ = [
     "ALLOW_PRUNE",
     "AccountUsage",
     "Blocked",
+    "Choice",
     "PRECEDENCE",
+    "Draft",
     "Dropped",
+    "Intent",
+    "Pick",
+    "PlanItem",
+    "RUN",
     "Run",
     "Verdict",
     "decide",
     "predicted_refusals",
+    "refusals",
     "PLAN_VERSION",
-    "Action",
     "Desired",
     "Plan",
     "PlanError",

@@ -23,7 +23,7 @@ from ..permissions import Need, Permission
 from ..server_apis import can_pause, can_reset, no_pause_reason, reset_allowed, start_sequence
 from ..vocabulary import ActionKind, ChangeClass
 from .desired import hold_start
-from .model import Action, PlanOptions
+from .model import Intent, PlanOptions
 
 __all__ = ["pause_changes", "pause_action", "reset_action"]
 
@@ -55,7 +55,7 @@ def _pause_note(until: object, now: float) -> str:
     return "paused through the pause API ($JS.API.CONSUMER.PAUSE): no deliveries until then (the position is kept)"
 
 
-def pause_action(act: Action) -> Action:
+def pause_action(act: Intent) -> Intent:
     """An owned consumer's update whose changes include ``pause_until`` (in place: the server has
     the pause API) becomes a ``pause`` or ``resume``; apply sends the other changes as an update."""
     if act.action != ActionKind.UPDATE:
@@ -64,7 +64,7 @@ def pause_action(act: Action) -> Action:
     return act if pause is None else replace(act, action=ActionKind.RESUME if pause.new is None else ActionKind.PAUSE)
 
 
-def reset_action(act: Action, cur: LiveConsumer, config: EffectiveConsumer, live: LiveState, opt: PlanOptions) -> Action | None:
+def reset_action(act: Intent, cur: LiveConsumer, config: EffectiveConsumer, live: LiveState, opt: PlanOptions) -> Intent | None:
     """A consumer recreate as a ``reset``, when the server can make it (see the module); None when it
     cannot. ``config``: the desired config (with jsops's metadata) and its start."""
     if not can_reset(live.server_version):
@@ -99,7 +99,7 @@ def reset_action(act: Action, cur: LiveConsumer, config: EffectiveConsumer, live
     return _forward_loss(act, cur, live, seq)
 
 
-def _forward_loss(act: Action, cur: LiveConsumer, live: LiveState, seq: int) -> Action:
+def _forward_loss(act: Intent, cur: LiveConsumer, live: LiveState, seq: int) -> Intent:
     """A reset past the ack floor on an interest stream removes the messages it skips that no other
     consumer wants: data loss (an upper bound), which needs the data-loss permission."""
     stream = live.streams.get(cur.stream)

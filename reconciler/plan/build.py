@@ -38,10 +38,10 @@ from .decide import decide
 from .desired import Desired, hold_start, stamp
 from .losses import estate_mark, interest_action, interest_update_loss, keep_intents, limit_loss, need, resume_action
 from .migration import abandoned, busy_streams, migration_action, wants_migration
-from .model import Action, PlanOptions
+from .model import Choice, Intent, PlanOptions
 from .ordering import stream_order
 from .ownership import bookkeeping, owned_action, protect
-from .planset import Plan
+from .planset import Draft, Plan
 
 __all__ = ["build_plan", "plan_changes"]
 
@@ -52,7 +52,7 @@ class _Run:
 
     live: LiveState
     opt: PlanOptions
-    plan: Plan
+    choices: list[Choice] = field(default_factory=list)
     recreated: set[str] = field(default_factory=set)  # streams recreated (if authorized): their consumers are created again
     # streams migrated (or whose migration is blocked): their consumers are part of the migration
     migrated: set[str] = field(default_factory=set)
@@ -64,66 +64,70 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
     """The actions that make ``live`` match ``desired``, in the order apply runs them, judged by
     ``grants`` (default: the flags of ``options``) and closed (what a blocked action keeps stays)."""
     opt = options or PlanOptions()
-    plan = plan_changes(desired, live, opt, target=target)
-    return close(decide(plan, authorize(plan, grants if grants is not None else opt.grants(), live)), live)
+    draft = plan_changes(desired, live, opt, target=target)
+    return close(decide(draft, authorize(draft, grants if grants is not None else opt.grants(), live)), live)
 
 
-def plan_changes(desired: list[Desired], live: LiveState, options: PlanOptions | None = None, *, target: str = "") -> Plan:
-    """What would change: the actions that make ``live`` match ``desired``, in the order apply runs
-    them, with what each needs; no grant is consulted (:func:`~jsops.reconciler.plan.authorize.authorize`
-    judges them, then :func:`~jsops.reconciler.plan.closure.close`)."""
-    run = _Run(live, options or PlanOptions(), Plan(target, live.fingerprint()))
+def plan_changes(desired: list[Desired], live: LiveState, options: PlanOptions | None = None, *, target: str = "") -> Draft:
+    """What would change: a choice per object that makes ``live`` match ``desired``, in the order
+    apply runs them, with what each needs and what planning refuses beside it; no grant is consulted
+    (:func:`~jsops.reconciler.plan.authorize.authorize` judges them, then
+    :func:`~jsops.reconciler.plan.decide.decide` and :func:`~jsops.reconciler.plan.closure.close`)."""
+    run = _Run(live, options or PlanOptions())
     streams = {d.name: d for d in desired if d.kind == Kind.STREAM}
     run.wanted = set(streams)
     consumers = run.consumers = [d for d in desired if d.kind == Kind.CONSUMER]
     for name in stream_order({n: d.stream_config for n, d in streams.items()}):
         act = _stream_action(run, streams[name])
         if act is not None:
-            run.plan.actions.append(act)
-    run.plan.actions.extend(abandoned(set(streams), live, run.opt))  # migrations the manifests no longer ask for
+            run.choices.append(act)
+    run.choices.extend(abandoned(set(streams), live, run.opt))  # migrations the manifests no longer ask for
     for d in consumers:
         act = _consumer_action(run, d)
         if act is not None:
-            run.plan.actions.append(act)
+            run.choices.append(act)
     _prune(run, set(streams), {(d.stream, d.name) for d in consumers})  # every owned object that left the manifests
-    return run.plan
+    return Draft(target, live.fingerprint(), tuple(run.choices))
 
 
 def _plural(n: int, word: str = "message") -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-def _stream_action(run: _Run, d: Desired) -> Action | None:
+def _stream_action(run: _Run, d: Desired) -> Choice | None:
     live, opt, name = run.live, run.opt, d.name
     cur = live.streams.get(name)
     config = estate_mark(stamp(d.stream_config, d.file, d.context, opt.estate, opt.repo), cur, opt)
     if name in live.unknown:
         run.recreated.discard(name)
         unknown = Refusal(Blocker.UNKNOWN, "the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later")
-        return Action(ActionKind.UPDATE, "Stream", name, None, [], None, config).blocked(unknown)
+        return Choice(Intent(ActionKind.UPDATE, Kind.STREAM, name, None, [], None, config)).refuse(unknown)
     if wants_migration(d, live):
         return _migrate(run, d, config)
     if cur is None:
         old = rename_of(name, config, live, run.wanted)
-        return Action(ActionKind.CREATE, "Stream", name, None, [], rename_note(old) if old is not None else None, config)
+        return Choice(Intent(ActionKind.CREATE, Kind.STREAM, name, None, [], rename_note(old) if old is not None else None, config))
     changes = diff_configs("Stream", cur.config, d.config) + bookkeeping(cur.config, d, opt)
     act = owned_action("Stream", name, None, cur.config, changes, opt, keep_intents(config, cur.config), cur.extra)
     if act is None:
         return None
     why = protect(act, d, cur.config)
     if why is not None:
-        return act.blocked(why)
-    if act.action == ActionKind.RECREATE:
-        act = _recreate_stream(run, act, cur)
-        act = replace(act, lossless=_migrate(run, d, config, act))  # where migrate is granted, instead
-    elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
-        act = interest_update_loss(limit_loss(act, cur, d.stream_config, live), live, d.stream_config)
-    if act.action in (ActionKind.UPDATE, ActionKind.ADOPT) and {"placement", "num_replicas"} <= {c.path for c in act.changes}:
-        act = act.noted("applied in two steps: replicas first, then the move")
+        return act.refuse(why)
+    if act.refused is not None:
+        return act
+    kind = act.intent.action
+    if kind == ActionKind.RECREATE:
+        act = act.map(lambda i: _recreate_stream(run, i, cur))
+        act = replace(act, lossless=_migrate(run, d, config, act.intent))  # where migrate is granted, instead
+    elif kind in (ActionKind.UPDATE, ActionKind.ADOPT):
+        act = act.map(lambda i: interest_update_loss(limit_loss(i, cur, d.stream_config, live), live, d.stream_config))
+        if {"placement", "num_replicas"} <= {c.path for c in act.intent.changes}:
+            act = act.map(lambda i: i.noted("applied in two steps: replicas first, then the move"))
     return act
 
 
-def _migrate(run: _Run, d: Desired, config: EffectiveStream, recreate: Action | None = None) -> Action:
+def _migrate(run: _Run, d: Desired, config: EffectiveStream, recreate: Intent | None = None) -> Choice:
     """A migration that keeps every message instead of a recreate (or for a rename): its consumers
     are created by it, at their positions (:mod:`jsops.reconciler.plan.migration`)."""
     if recreate is None:
@@ -136,7 +140,7 @@ def _migrate(run: _Run, d: Desired, config: EffectiveStream, recreate: Action | 
     return migration_action(d, config, consumers, run.live, run.opt, recreate)
 
 
-def _recreate_stream(run: _Run, act: Action, cur: LiveStream) -> Action:
+def _recreate_stream(run: _Run, act: Intent, cur: LiveStream) -> Intent:
     """A stream recreate that says what it loses and what it needs; its consumers are created again with it."""
     holds = cur.messages
     consequence = f"the stream is deleted and created again: {_plural(holds, 'stored message')} {'are' if holds != 1 else 'is'} lost" + (
@@ -150,7 +154,7 @@ def _recreate_stream(run: _Run, act: Action, cur: LiveStream) -> Action:
     return replace(act, consequence=consequence, needs=needs, data_loss=holds or None)
 
 
-def _consumer_action(run: _Run, d: Desired) -> Action | None:
+def _consumer_action(run: _Run, d: Desired) -> Choice | None:
     live, opt = run.live, run.opt
     cur = live.consumers.get((d.stream or "", d.name))
     config = estate_mark(stamp(d.consumer_config, d.file, d.context, opt.estate, opt.repo), cur, opt)
@@ -159,22 +163,12 @@ def _consumer_action(run: _Run, d: Desired) -> Action | None:
     if d.stream in run.recreated:
         kept = _kept_consumer(run, d, cur, config)
         extra = cur.extra if cur is not None else NO_EXTRA  # its fields this jsops does not know are created again with it
-        return Action(
-            ActionKind.CREATE,
-            "Consumer",
-            d.name,
-            d.stream,
-            [],
-            "created again with its recreated stream",
-            config,
-            recreated_with=d.stream,
-            kept=kept,
-            extra=extra,
-        )
+        again = Intent(ActionKind.CREATE, Kind.CONSUMER, d.name, d.stream, [], "created again with its recreated stream", config, extra=extra)
+        return Choice(again, recreated_with=d.stream, kept=kept)
     return _kept_consumer(run, d, cur, config)
 
 
-def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: EffectiveConsumer) -> Action | None:
+def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: EffectiveConsumer) -> Choice | None:
     """A consumer's action when its stream stays (is not recreated)."""
     live, opt = run.live, run.opt
     stream_cfg = live.streams[d.stream].config if d.stream in live.streams else None
@@ -182,8 +176,8 @@ def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: Effe
     if cur is None:
         intent = intents.get(d.name)
         if intent is not None and opt.keep_position:
-            return resume_action(d, config, intent)
-        return Action(ActionKind.CREATE, "Consumer", d.name, d.stream, [], None, config)
+            return Choice(resume_action(d, config, intent))
+        return Choice(Intent(ActionKind.CREATE, Kind.CONSUMER, d.name, d.stream, [], None, config))
     changes = pause_changes(diff_configs("Consumer", cur.config, d.config) + bookkeeping(cur.config, d, opt), live)
     wanted = config
     if RESUME in cur.config.metadata:
@@ -206,15 +200,17 @@ def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: Effe
         return None
     why = protect(act, d, cur.config)
     if why is not None:
-        return act.blocked(why)
-    if act.action == ActionKind.RECREATE:
-        act = reset_action(act, cur, wanted, live, opt) or _recreate_consumer(run, act, cur)
-    elif act.action in (ActionKind.UPDATE, ActionKind.ADOPT):
-        act = interest_update_loss(act, live, d.consumer_config)
-    return pause_action(act)
+        return act.refuse(why)
+    if act.refused is not None:
+        return act
+    if act.intent.action == ActionKind.RECREATE:
+        act = act.map(lambda i: reset_action(i, cur, wanted, live, opt) or _recreate_consumer(run, i, cur))
+    elif act.intent.action in (ActionKind.UPDATE, ActionKind.ADOPT):
+        act = act.map(lambda i: interest_update_loss(i, live, d.consumer_config))
+    return act.map(pause_action)
 
 
-def _recreate_consumer(run: _Run, act: Action, cur: LiveConsumer) -> Action:
+def _recreate_consumer(run: _Run, act: Intent, cur: LiveConsumer) -> Intent:
     opt = run.opt
     if opt.keep_position and (cur.ack_floor > 0 or cur.config.deliver_policy == "new"):
         consequence = (
@@ -231,21 +227,21 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
     consumers first, then streams (mirrors and sources before their origins). Each needs the prune
     permission (and the data-loss one when it removes messages); the plan accounts for every owned
     object that left the manifests, and blocks those that cannot be shown to come from this
-    repository. A consumer of a stream deleted is part of that delete (:attr:`Action.deleted_with`)."""
+    repository. A consumer of a stream deleted is part of that delete (:attr:`Choice.deleted_with`)."""
     live, opt = run.live, run.opt
     listed: set[str] = set()
-    stream_deletes: list[Action] = []
-    busy = busy_streams(run.plan.actions, live)  # a migration deletes them itself
-    migratable = {a.name for a in run.plan.actions if a.lossless is not None}  # and one authorize may choose
+    stream_deletes: list[Choice] = []
+    busy = busy_streams(run.choices, live)  # a migration deletes them itself
+    migratable = {a.intent.name for a in run.choices if a.lossless is not None}  # and one authorize may choose
     for name in reversed(stream_order({n: s.config for n, s in live.streams.items()})):
         s = live.streams[name]
         if name in wanted_streams or name in busy or not _left(opt, s.config):
             continue
         holds = s.messages
         held = f"the stream holds {_plural(holds)}; " if holds > 0 else ""
-        act = Action(
+        act = Intent(
             ActionKind.DELETE,
-            "Stream",
+            Kind.STREAM,
             name,
             None,
             [],
@@ -256,24 +252,23 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
         )
         listed.add(name)
         why = _protect_delete(s.config, opt)
-        stream_deletes.append(act.blocked(why) if why is not None else act)
+        stream_deletes.append(Choice(act).refuse(why) if why is not None else Choice(act))
     for key in sorted(live.consumers):
         c = live.consumers[key]
         if key in wanted_consumers or key[0] in busy or not _left(opt, c.config):
             continue
-        act = Action(
-            ActionKind.DELETE, "Consumer", key[1], key[0], [], "the consumer and its position are deleted", deleted_with=key[0] if key[0] in listed else None
-        )
+        gone = Intent(ActionKind.DELETE, Kind.CONSUMER, key[1], key[0], [], "the consumer and its position are deleted")
         why = _protect_delete(c.config, opt)
         if why is not None:
-            act = act.blocked(why)
+            choice = Choice(gone).refuse(why)
         else:
-            act = need(interest_action(act, live, c), Need(Permission.PRUNE, _LEFT))
-            act = replace(act, needs=tuple(sorted(act.needs, key=lambda n: n.permission != Permission.PRUNE)))  # the prune first
+            gone = need(interest_action(gone, live, c), Need(Permission.PRUNE, _LEFT))
+            choice = Choice(replace(gone, needs=tuple(sorted(gone.needs, key=lambda n: n.permission != Permission.PRUNE))))  # the prune first
+        choice = replace(choice, deleted_with=key[0] if key[0] in listed else None)
         if key[0] in migratable:  # the migration, where chosen, deletes it with the old stream
-            act = replace(act, recreated_with=key[0], kept=act)
-        run.plan.actions.append(act)
-    run.plan.actions.extend(stream_deletes)
+            choice = replace(choice, recreated_with=key[0], kept=choice)
+        run.choices.append(choice)
+    run.choices.extend(stream_deletes)
 
 
 def _protect_delete(config: Config, opt: PlanOptions) -> Refusal | None:

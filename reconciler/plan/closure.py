@@ -23,9 +23,10 @@ from jsops.linter import EffectiveStream, Kind, subjects_collide
 
 from ..live import LiveState, LiveStream, owned
 from ..permissions import RENAMED_FROM, Blocker, Permission, Refusal
+from ..verdict import Blocked
 from ..vocabulary import ActionKind
-from .decide import Blocked, decide
-from .model import Action
+from .decide import decide
+from .model import PlanItem
 from .planset import Plan
 
 __all__ = ["close", "dependants", "rename_of", "rename_note"]
@@ -41,11 +42,11 @@ def _overlap(a: Iterable[str], b: Iterable[str]) -> bool:
     return any(subjects_collide(x, y) for x in a for y in bs)
 
 
-def _wanted(a: Action) -> ActionKind:
+def _wanted(a: PlanItem) -> ActionKind:
     return ActionKind(a.wanted or a.action)
 
 
-def dependants(actions: Sequence[Action], live: LiveState, blocked: Callable[[Action], bool] | None = None) -> dict[int, Blocked]:
+def dependants(actions: Sequence[PlanItem], live: LiveState, blocked: Callable[[PlanItem], bool] | None = None) -> dict[int, Blocked]:
     """What the blocked actions keep (see the module), by action index, until nothing more changes:
     each blocked as a dependency (:func:`~jsops.reconciler.plan.decide.decide` applies them).
 
@@ -73,7 +74,7 @@ def close(plan: Plan, live: LiveState) -> Plan:
     return decide(plan, dependants(plan.actions, live))
 
 
-def _kept_by(a: Action, live: LiveState, creates: dict[str, Action], deletes: set[str]) -> str | None:
+def _kept_by(a: PlanItem, live: LiveState, creates: dict[str, PlanItem], deletes: set[str]) -> str | None:
     kind = ActionKind(a.action)
     if a.kind == Kind.STREAM and kind == ActionKind.DELETE:
         s = live.streams.get(a.name)

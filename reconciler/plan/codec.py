@@ -2,8 +2,8 @@
 :class:`~jsops.reconciler.plan.planset.PlanSet` puts them together), :func:`decode` reads a plan back through the project's own record validator (the ``*Json`` records below declare what a plan
 file may hold); :func:`digest` is the seal over a saved plan's canonical JSON.
 
-A blocked action's ``reason`` is its typed refusal rendered (:func:`jsops.reconciler.render_refusal.reason_of`),
-or, read back from a file, the text the file says.
+An item's JSON is its intent and its verdict: a blocked one's ``reason`` is its verdict rendered
+(:func:`jsops.reconciler.render_refusal.reason_of`), or, read back from a file, the text the file says.
 """
 
 # No `from __future__ import annotations`: the records read their annotations as objects.
@@ -18,9 +18,10 @@ from jsops.linter import EffectiveConsumer, EffectiveStream, Kind, Record, Stric
 from ..configs import NO_EXTRA
 from ..diff import Change
 from ..render_refusal import reason_of
+from ..verdict import RUN, Blocked
 from ..vocabulary import ActionKind, ChangeClass
 from .migration_spec import MigrationSpec
-from .model import Action, PlanError
+from .model import Intent, PlanError, PlanItem
 
 __all__ = ["PLAN_VERSION", "Decoded", "decode", "decode_action", "digest", "encode_action"]
 
@@ -108,7 +109,7 @@ def _invalid(exc: ValueError) -> PlanError:
     return PlanError(f"not a plan: {where + ': ' if where else ''}{first['msg']}")
 
 
-def _action(a: ActionJson) -> Action:
+def _action(a: ActionJson) -> PlanItem:
     kind, name = a.object.kind, a.object.name
     for holds, wrong in _RULES:
         if not holds(a):
@@ -116,10 +117,12 @@ def _action(a: ActionJson) -> Action:
     config, extra = from_api_json(kind, a.config) if a.config is not None else (None, NO_EXTRA)
     migration = _migration(a.migration) if a.migration is not None else None
     changes = [Change.of(kind, c.path, c.old, c.new, c.cls, c.consequence or "") for c in a.changes or ()]
-    return Action(
-        a.action, kind, name, a.object.stream, changes, a.consequence, config, a.reason, a.wanted,
-        a.resume_seq, a.reset_seq, a.data_loss, err_code=a.err_code, migration=migration, extra=extra,
+    blocked = a.action == ActionKind.BLOCKED
+    intent = Intent(
+        (a.wanted or a.action) if blocked else a.action, kind, name, a.object.stream, changes, a.consequence, config,
+        a.resume_seq, a.reset_seq, a.data_loss, migration, extra=extra,
     )  # fmt: skip
+    return PlanItem(intent, Blocked(a.reason or "", a.err_code) if blocked else RUN)
 
 
 def _migration(m: MigrationJson) -> MigrationSpec:
@@ -131,7 +134,7 @@ def _migration(m: MigrationJson) -> MigrationSpec:
     )  # fmt: skip
 
 
-def decode_action(data: object) -> Action:
+def decode_action(data: object) -> PlanItem:
     """One action of a plan's JSON read back (PlanError: not one)."""
     try:
         return _action(ActionJson.model_validate(data))
@@ -144,7 +147,7 @@ class Decoded(NamedTuple):
     target's context, and the binding of a saved plan."""
 
     targets: tuple[TargetJson, ...]
-    actions: tuple[tuple[str, Action], ...]
+    actions: tuple[tuple[str, PlanItem], ...]
     binding: dict[str, Any] | None
 
 
@@ -169,23 +172,24 @@ def decode(data: object) -> Decoded:
     return Decoded(heads, tuple(actions), doc.binding)
 
 
-def encode_action(a: Action) -> dict[str, Any]:
-    """One action's JSON; what is absent (None) is left out, past ``consequence``."""
+def encode_action(a: PlanItem) -> dict[str, Any]:
+    """One item's JSON; what is absent (None) is left out, past ``consequence``."""
+    i = a.intent
     out: dict[str, Any] = {
         "action": a.action,
-        "object": {"kind": a.kind, "name": a.name, "stream": a.stream},
-        "changes": [c.to_json() for c in a.changes],
-        "consequence": a.consequence,
+        "object": {"kind": i.kind, "name": i.name, "stream": i.stream},
+        "changes": [c.to_json() for c in i.changes],
+        "consequence": i.consequence,
     }
     optional = {
         "reason": reason_of(a),
         "wanted": a.wanted,
-        "config": a.request() if a.config is not None else None,
-        "resume_seq": a.resume_seq,
-        "reset_seq": a.reset_seq,
-        "data_loss": a.data_loss,
+        "config": i.request() if i.config is not None else None,
+        "resume_seq": i.resume_seq,
+        "reset_seq": i.reset_seq,
+        "data_loss": i.data_loss,
         "err_code": a.err_code,
-        "migration": a.migration.to_json() if a.migration is not None else None,
+        "migration": i.migration.to_json() if i.migration is not None else None,
     }
     return out | {k: v for k, v in optional.items() if v is not None}
 

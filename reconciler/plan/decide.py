@@ -1,94 +1,94 @@
-"""Verdicts and the one written precedence that turns them into a plan.
+"""The one written precedence that turns verdicts into a plan.
 
-Planning (:func:`~jsops.reconciler.plan.build.plan_changes`) says what would change; each judging pass
-then *returns* what it found, by action index, and edits nothing:
+Planning (:func:`~jsops.reconciler.plan.build.plan_changes`) says what would change: a
+:class:`~jsops.reconciler.plan.planset.Draft` of choices, with what planning itself refuses beside
+each intent (forbidden, a protection, an unknown state, an unsafe migration: :func:`refusals`). Each
+judging pass then *returns* what it found, by index, and edits nothing:
 
 1. :func:`~jsops.reconciler.plan.authorize.authorize`: the grants (it also picks an alternative: the
    takeover or not, the migration instead of a recreate, a consumer's own action);
-2. :func:`~jsops.reconciler.plan.closure.dependants`: what a blocked action keeps;
+2. :func:`~jsops.reconciler.plan.closure.dependants`: what a blocked item keeps;
 3. :func:`~jsops.reconciler.plan.predict.predicted_refusals`: the server's refusals predicted against the live
    estate, and what they block (then the closure again).
 
-:func:`decide` is the one place that applies verdicts: it returns a new plan (the input is not changed).
-When several verdicts, or a block planning made, meet on one action, the first in :data:`PRECEDENCE`
-wins: the server's refusal, then a protection, an unknown state, a missing permission, a dependency.
+:func:`decide` is the one place that ranks verdicts: it returns a new plan (the input is not changed).
+When several verdicts meet on one intent, the first in :data:`PRECEDENCE` wins: the server's refusal,
+then a protection, an unknown state, a missing permission, a dependency (a saved plan's text reason
+ranks above them all: it is not judged again). A block held already (planning's, or an earlier
+decide's) stands against a new one that ranks lower; a drop (authorize's) takes the intent out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from typing import overload
 
-from ..permissions import Blocker, Refusal
-from ..vocabulary import ActionKind
-from .model import Action
-from .planset import Plan
+from ..permissions import Blocker
+from ..verdict import RUN, Blocked, Dropped, Run, Verdict
+from .authorize import Pick
+from .model import Choice, PlanItem
+from .planset import Draft, Plan
 
-__all__ = ["PRECEDENCE", "Blocked", "Dropped", "Run", "Verdict", "decide"]
+__all__ = ["PRECEDENCE", "decide", "refusals"]
 
 # The written precedence of a block's reasons, strongest first.
 PRECEDENCE = (Blocker.SERVER_REFUSAL, Blocker.PROTECTION, Blocker.UNKNOWN, Blocker.PERMISSION, Blocker.DEPENDENCY)
 
 
-@dataclass(frozen=True)
-class Run:
-    """The action runs: ``instead`` (an alternative planning left: the migration, a consumer's own
-    action), else itself; ``accept_loss``: the data-loss permission accepts the loss it counted."""
-
-    instead: Action | None = None
-    accept_loss: bool = False
-
-
-@dataclass(frozen=True)
-class Blocked:
-    """The action (or ``instead``: the alternative the plan holds) does not run, for ``refusal``;
-    ``err_code``: the server's answer, when the server would refuse it."""
-
-    refusal: Refusal
-    err_code: int | None = None
-    instead: Action | None = None
-
-
-@dataclass(frozen=True)
-class Dropped:
-    """The action leaves the plan: another action does what it would (or it has nothing to do)."""
-
-
-Verdict = Run | Blocked | Dropped
-
-
 def _rank(v: Verdict) -> int:
     if isinstance(v, Blocked):
-        return PRECEDENCE.index(v.refusal.blocker)
+        return -1 if isinstance(v.refusal, str) else PRECEDENCE.index(v.refusal.blocker)
     return len(PRECEDENCE) + (0 if isinstance(v, Dropped) else 1)
 
 
-def _held(a: Action) -> int | None:
-    """The rank of the block ``a`` holds already (None: not blocked; -1: a saved plan's text reason)."""
-    if a.action != ActionKind.BLOCKED:
-        return None
-    return PRECEDENCE.index(a.refusal.blocker) if a.refusal is not None else -1
-
-
-def _apply(a: Action, v: Verdict) -> Action | None:
+def _over(held: Verdict, new: list[Verdict]) -> Verdict:
+    """The verdict that stands when the passes say ``new`` of an intent that holds ``held``: the
+    strongest new one; a drop or a run of its own stands as it is (a run keeps a held block), a
+    block only over a held one that ranks lower."""
+    if not new:
+        return held
+    v = min(new, key=_rank)
     if isinstance(v, Dropped):
-        return None
-    base = v.instead if v.instead is not None else a
+        return v
     if isinstance(v, Run):
-        return replace(base, accept_loss=True) if v.accept_loss else base
-    held = _held(base)
-    if held is not None and held <= _rank(v):
-        return base  # blocked already, for a reason that ranks as high
-    return base.blocked(v.refusal, v.err_code)
+        return v if v.accept_loss and isinstance(held, Run) else held
+    return held if isinstance(held, Blocked) and _rank(held) <= _rank(v) else v
 
 
-def decide(plan: Plan, *verdicts: Mapping[int, Verdict]) -> Plan:
-    """``plan`` with the ``verdicts`` (each pass's, by action index) applied by :data:`PRECEDENCE`: a
-    new plan whose blocked actions say why; ``plan`` and its actions are left as they are."""
-    actions: list[Action] = []
-    for i, a in enumerate(plan.actions):
-        found = [m[i] for m in verdicts if i in m]
-        kept = _apply(a, min(found, key=_rank)) if found else a
-        if kept is not None:
-            actions.append(kept)
-    return replace(plan, actions=actions)
+def refusals(draft: Draft) -> dict[int, Blocked]:
+    """What planning refused, by choice index (a pass's verdicts like any other's)."""
+    return {i: c.refused for i, c in enumerate(draft.choices) if c.refused is not None}
+
+
+@overload
+def decide(plan: Draft, *verdicts: Mapping[int, Pick | Verdict]) -> Plan: ...
+@overload
+def decide(plan: Plan, *verdicts: Mapping[int, Verdict]) -> Plan: ...
+def decide(plan: Draft | Plan, *verdicts: Mapping[int, Pick | Verdict]) -> Plan:
+    """``plan`` with the ``verdicts`` (each pass's, by index) ranked by :data:`PRECEDENCE`: a new plan
+    of (intent, verdict) items. A draft's choices become the alternatives the picks take (their
+    planning refusals ranked with the rest); a plan's items keep the verdict they hold, ranked with the
+    new ones. ``plan`` is left as it is."""
+    if isinstance(plan, Draft):
+        settled = (_settle(c, [m[n] for m in verdicts if n in m]) for n, c in enumerate(plan.choices))
+        return Plan(plan.target, plan.fingerprint, [item for item in settled if item is not None])
+    items: list[PlanItem] = []
+    for n, item in enumerate(plan.actions):
+        v = _over(item.verdict, [_verdict(m[n]) for m in verdicts if n in m])
+        if not isinstance(v, Dropped):
+            items.append(PlanItem(item.intent, v))
+    return Plan(plan.target, plan.fingerprint, items, plan.version, plan.context, plan.contexts)
+
+
+def _verdict(v: Pick | Verdict) -> Verdict:
+    if isinstance(v, Pick):
+        raise TypeError("a pick chooses between a draft's alternatives; a plan's items are chosen already")
+    return v
+
+
+def _settle(c: Choice, said: list[Pick | Verdict]) -> PlanItem | None:
+    picks = [p for p in said if isinstance(p, Pick)]
+    chosen = picks[0].choice if picks else c
+    new = [v for v in (p.verdict if isinstance(p, Pick) else p for p in said) if v is not None]
+    v = _over(chosen.refused or RUN, new)
+    return None if isinstance(v, Dropped) else PlanItem(chosen.intent, v)

@@ -13,7 +13,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from jsops.linter import EffectiveConsumer, EffectiveStream, api_json
+from jsops.linter import EffectiveConsumer, EffectiveStream, Kind, api_json
 
 from ..configs import ConfigT, with_metadata
 from ..dataloss import describe, limit_losses, loss_total, tightened
@@ -22,12 +22,12 @@ from ..live import ESTATE, RECREATE_PREFIX, REPO, LiveConsumer, LiveState, LiveS
 from ..permissions import Need, Permission
 from ..vocabulary import ActionKind, ChangeClass
 from .desired import Desired, resume_config
-from .model import Action, PlanOptions
+from .model import Intent, PlanOptions
 
 __all__ = ["need", "config_digest", "keep_intents", "estate_mark", "limit_loss", "resume_action", "interest_action", "interest_update_loss"]
 
 
-def need(act: Action, n: Need) -> Action:
+def need(act: Intent, n: Need) -> Intent:
     """``act`` needing ``n`` (in place of what it needed of that permission before)."""
     return replace(act, needs=tuple(x for x in act.needs if x.permission != n.permission) + (n,))
 
@@ -53,7 +53,7 @@ def estate_mark(config: ConfigT, cur: LiveStream | LiveConsumer | None, opt: Pla
     return with_metadata(config, {k: live_meta[k] for k in ((ESTATE,) if not opt.estates else ()) + (REPO,) if live_meta.get(k)})
 
 
-def limit_loss(act: Action, cur: LiveStream, desired: EffectiveStream, live: LiveState) -> Action:
+def limit_loss(act: Intent, cur: LiveStream, desired: EffectiveStream, live: LiveState) -> Intent:
     """Count what ``act``'s tightened limits remove from ``cur``'s stored messages; a loss is data
     loss: said in the changes and the consequence, counted, and needs the data-loss permission."""
     if desired.discard == "new":
@@ -92,15 +92,15 @@ def _discard_new(limit: str, cur: LiveStream, desired: EffectiveStream) -> str:
     return f"with discard: new nothing stored is removed; {now}"
 
 
-def resume_action(d: Desired, config: EffectiveConsumer, intent: dict[str, Any]) -> Action:
+def resume_action(d: Desired, config: EffectiveConsumer, intent: dict[str, Any]) -> Intent:
     seq = int(intent["seq"])
     note = f"resume interrupted recreate of {d.stream}/{d.name} at stream sequence {seq} (recorded on the stream before its delete)"
     if intent.get("digest") != config_digest(config):
         note += "; the manifest changed since, the new config is created at that position"
-    return Action(ActionKind.CREATE, "Consumer", d.name, d.stream, [], note, resume_config(config, seq), resume_seq=seq)
+    return Intent(ActionKind.CREATE, Kind.CONSUMER, d.name, d.stream, [], note, resume_config(config, seq), resume_seq=seq)
 
 
-def interest_action(act: Action, live: LiveState, c: LiveConsumer) -> Action:
+def interest_action(act: Intent, live: LiveState, c: LiveConsumer) -> Intent:
     """A consumer delete (prune or recreate) on an interest stream removes its unacknowledged
     messages: data loss, which needs the data-loss permission."""
     lost = interest_loss(live.streams.get(c.stream), c.pending)
@@ -116,7 +116,7 @@ def interest_action(act: Action, live: LiveState, c: LiveConsumer) -> Action:
     )
 
 
-def interest_update_loss(act: Action, live: LiveState, desired: EffectiveStream | EffectiveConsumer) -> Action:
+def interest_update_loss(act: Intent, live: LiveState, desired: EffectiveStream | EffectiveConsumer) -> Intent:
     """An in-place update that makes an interest stream drop stored messages (issue 21): a change
     of retention to ``interest`` (the messages no consumer has pending), or a consumer's narrower
     filter (the messages no consumer takes any more). Counted from the live state, added to the

@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from jsops.linter import EffectiveConsumer, EffectiveStream, format_size, parse_version
+from jsops.linter import EffectiveConsumer, EffectiveStream, Kind, format_size, parse_version
 
 from ..dataloss import limit_losses, loss_total
 from ..diff import diff_configs
@@ -50,7 +50,7 @@ from .desired import Desired
 from .migration_checks import copy_refusal, reset_consumers
 from .migration_server import server_refusal, withheld
 from .migration_spec import MigrationSpec
-from .model import Action, PlanOptions
+from .model import Choice, Intent, PlanOptions
 
 __all__ = [
     "PROMOTE_SINCE",
@@ -238,8 +238,8 @@ def _unknown_paths(src: LiveStream, live: LiveState, moved: set[str]) -> list[st
 
 
 def migration_action(
-    d: Desired, config: EffectiveStream, consumers: dict[str, EffectiveConsumer], live: LiveState, opt: PlanOptions, recreate: Action | None = None
-) -> Action:
+    d: Desired, config: EffectiveStream, consumers: dict[str, EffectiveConsumer], live: LiveState, opt: PlanOptions, recreate: Intent | None = None
+) -> Choice:
     """The ``migrate`` action for ``d`` (desired ``config`` with its bookkeeping, ``consumers``: its
     desired consumers, configs as apply sends them), or a ``blocked`` one that says why."""
     source, via, running = _source(d, live) or (d.name, temp_name(d.name), False)
@@ -270,7 +270,7 @@ def migration_action(
     if running:
         what = f"a migration from {source} is in progress on the server"
     steps = _steps(spec, src if fresh else None, live, config)
-    act = Action(ActionKind.MIGRATE, "Stream", d.name, None, changes, steps, config, migration=spec, needs=(Need(Permission.MIGRATE, f"{what}; "),))
+    act = Intent(ActionKind.MIGRATE, Kind.STREAM, d.name, None, changes, steps, config, migration=spec, needs=(Need(Permission.MIGRATE, f"{what}; "),))
     refused, code = _refusal(src, d, live, opt, fresh, set(consumers)), None
     if refused is None and src is not None and fresh:
         block = server_refusal(src.config, d.stream_config, via, parse_version(opt.server_version))
@@ -279,20 +279,20 @@ def migration_action(
     if refused is not None:
         unsent = [replace(c, consequence=c.consequence.split(";")[0]) if c.consequence else c for c in act.changes]
         act = replace(act, consequence="not migrated: nothing is sent (the reason above)", changes=unsent)
-        return act.blocked(replace(refused, said=f"{what}: {refused.said}"), code)
+        return Choice(act).refuse(replace(refused, said=f"{what}: {refused.said}"), code)
     if spec.reset and skipped:
         said = (
             f"{what}: --reset-position starts {', '.join(spec.reset)} at the manifest's start, which skips up to "
             f"{_plural(skipped)} of an interest stream (removed once no consumer wants them); "
         )
         act = replace(act, data_loss=skipped, needs=act.needs + (Need(Permission.DATA_LOSS, said, tier=1),))
-    return act
+    return Choice(act)
 
 
 BEFORE_PROMOTION = ("copy", "cutover")  # the steps of a leg whose copy can still be dropped without loss
 
 
-def abandoned(wanted: set[str], live: LiveState, opt: PlanOptions) -> list[Action]:
+def abandoned(wanted: set[str], live: LiveState, opt: PlanOptions) -> list[Choice]:
     """Migrations in progress on the server that the manifests no longer ask for (the stream they
     build is not declared: a rename reverted, say): before the promotion, a rollback (the old stream
     gets its subjects back, the copy is deleted: it holds nothing the old stream does not); after
@@ -304,9 +304,9 @@ def abandoned(wanted: set[str], live: LiveState, opt: PlanOptions) -> list[Actio
             continue
         old, step = rec["from"], str(rec.get("step"))
         src = live.streams.get(old)
-        act = Action(
+        act = Intent(
             ActionKind.MIGRATE,
-            "Stream",
+            Kind.STREAM,
             name,
             None,
             [],
@@ -317,7 +317,7 @@ def abandoned(wanted: set[str], live: LiveState, opt: PlanOptions) -> list[Actio
             migration=MigrationSpec(old, name, rollback=True),
         )
         if src is None or step not in BEFORE_PROMOTION:
-            act = replace(act, consequence="not rolled back: nothing is sent (the reason above)").blocked(
+            choice = Choice(replace(act, consequence="not rolled back: nothing is sent (the reason above)")).refuse(
                 Refusal(
                     Blocker.PROTECTION,
                     f"the unfinished migration from {old} to {name} is past its promotion ({name} takes the subjects and may "
@@ -327,17 +327,18 @@ def abandoned(wanted: set[str], live: LiveState, opt: PlanOptions) -> list[Actio
             )
         else:
             rollback = f"a migration from {old} is in progress on the server and the manifests no longer ask for it; rolling it back "
-            act = replace(act, needs=(Need(Permission.MIGRATE, rollback),))
-        out.append(act)
+            choice = Choice(replace(act, needs=(Need(Permission.MIGRATE, rollback),)))
+        out.append(choice)
     return out
 
 
-def busy_streams(actions: list[Action], live: LiveState) -> set[str]:
+def busy_streams(actions: list[Choice], live: LiveState) -> set[str]:
     """Live streams a migration (planned, blocked or in progress) owns: never pruned on their own."""
     out: set[str] = set()
     for a in actions:
-        if a.migration is not None:
-            out.update(n for n in (a.migration.source, a.migration.via) if n is not None)
+        m = a.intent.migration
+        if m is not None:
+            out.update(n for n in (m.source, m.via) if n is not None)
     for name, s in live.streams.items():
         rec = migration_record(s.config.metadata)
         if rec is not None:

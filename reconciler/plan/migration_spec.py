@@ -1,6 +1,6 @@
 """A migration's steps as data (:class:`MigrationSpec`): what it moves, from where, through what, with which
 consumers (their configs as records). Planned by :mod:`jsops.reconciler.plan.migration`, carried by the
-``migrate`` action (:attr:`jsops.reconciler.plan.model.Action.migration`), run by
+``migrate`` action (:attr:`jsops.reconciler.plan.model.Intent.migration`), run by
 :mod:`jsops.reconciler.migration_steps`; its JSON is a plan's ``migration`` (configs in the server's JSON)."""
 
 from __future__ import annotations

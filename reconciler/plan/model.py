@@ -1,23 +1,25 @@
-"""Plans as data: the :class:`Action` s a plan holds and the :class:`PlanOptions` a plan is built with
+"""Plans as data: the :class:`Intent` s a plan holds (each with its :class:`Choice` s and, in a plan, its verdict: :class:`PlanItem`) and the :class:`PlanOptions` a plan is built with
 (a target's plan and its JSON: :mod:`jsops.reconciler.plan.planset`, :mod:`jsops.reconciler.plan.codec`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
-from jsops.linter import Kind
+from jsops.linter import Kind, ObjectRef
 
 from ..configs import NO_EXTRA, Config, Extra, config_json
 from ..diff import Change, JsonValue
 from ..errors import PermanentError
 from ..live import CONTEXT, ESTATE, REPO, SOURCE, owned
 from ..permissions import Grants, Need, Refusal
+from ..verdict import RUN, Blocked, Run, Verdict
 from ..vocabulary import ActionKind
 from .migration_spec import MigrationSpec
 from .scope import in_scope
 
-__all__ = ["ACTIONS", "Action", "PlanError", "PlanOptions"]
+__all__ = ["ACTIONS", "Choice", "Intent", "PlanError", "PlanItem", "PlanOptions"]
 
 ACTIONS = tuple(ActionKind)
 
@@ -91,70 +93,47 @@ class PlanOptions:
 
 
 @dataclass(frozen=True)
-class Action:
-    action: str
-    kind: str
+class Intent:
+    """What the plan would do to one object (frozen: passes return verdicts about it, never edit it)."""
+
+    action: ActionKind  # never ``blocked`` (a blocked intent's verdict says so), but in a saved plan without ``wanted``
+    kind: Kind
     name: str
     stream: str | None = None
     changes: Sequence[Change] = ()  # held as a tuple
     consequence: str | None = None
     config: Config | None = None  # what apply sends (creates, updates, recreates, adopts)
-    reason: str | None = None  # why a blocked action of a saved plan is blocked, as its JSON says (see refusal)
-    wanted: ActionKind | None = None  # the action a blocked one would be
     # A consumer create that resumes an interrupted recreate at this stream sequence (the
     # intent recorded on its stream; apply clears the record after the create).
     resume_seq: int | None = None
     # A consumer reset (ActionKind.RESET): the stream sequence it starts again at, 0 for "after its
     # ack floor" (the server's own, read when the request is made).
     reset_seq: int | None = None
-    # Stored messages this action removes (upper bound): a stream delete or recreate of a stream
+    # Stored messages this intent removes (upper bound): a stream delete or recreate of a stream
     # holding messages, or tightened limits (jsops.reconciler.dataloss). None: none.
     data_loss: int | None = None
-    # Set by authorize: the plan counted a loss and the data-loss permission is granted. Otherwise
-    # the request functions re-check the live state right before a destructive request and refuse
-    # it when it would now lose data (a safety check, not a permission decision; not serialised).
-    accept_loss: bool = field(default=False, compare=False)
-    # The JetStream err_code the server would answer: set on an action blocked because the plan
-    # predicted the server's refusal against the live estate (jsops.reconciler.plan.predict).
-    err_code: int | None = None
     # A migration's steps: from, to, via, consumers (their configs as records).
     migration: MigrationSpec | None = None
-    # Why it is blocked, typed (a plan made here; rendered by jsops.reconciler.render_refusal).
-    refusal: Refusal | None = field(default=None, compare=False)
-    # What planning found the action needs (jsops.reconciler.plan.authorize judges it; not serialised).
+    # What planning found the intent needs (jsops.reconciler.plan.authorize judges it; not serialised).
     needs: tuple[Need, ...] = field(default=(), compare=False)
-    # The alternatives planning leaves to authorize (not serialised):
-    # - ``adopting``: the object is not jsops's (the fact to say); without the adopt grant the plan
-    #   holds ``unadopted`` for it instead (None: nothing);
-    # - ``lossless``: a stream recreate's migration, taken instead where migrate is granted;
-    # - ``recreated_with``: a consumer created again with its recreated stream; ``kept`` is its action
-    #   (None: none) when the stream is not recreated, and it is dropped when the stream migrates;
-    # - ``deleted_with``: a consumer delete that is part of its stream's delete.
+    # The object is not jsops's (the fact to say): the intent takes it over (not serialised).
     adopting: str | None = field(default=None, compare=False)
-    unadopted: Action | None = field(default=None, compare=False, repr=False)
-    lossless: Action | None = field(default=None, compare=False, repr=False)
-    recreated_with: str | None = field(default=None, compare=False)
-    kept: Action | None = field(default=None, compare=False, repr=False)
-    deleted_with: str | None = field(default=None, compare=False)
     # The fields of the live config the catalog does not know (a newer release's): sent back with an
     # update so that it loses none of them; written in the plan's JSON with the config.
     extra: Extra = field(default=NO_EXTRA, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "action", ActionKind(self.action))
+        object.__setattr__(self, "kind", Kind(self.kind))
         object.__setattr__(self, "changes", tuple(self.changes))
-        if self.wanted is not None:
-            object.__setattr__(self, "wanted", ActionKind(self.wanted))
 
-    def blocked(self, refusal: Refusal, err_code: int | None = None) -> Action:
-        """This action as a ``blocked`` one that says why (``err_code``: the server's answer)."""
-        wanted = self.wanted if self.action == ActionKind.BLOCKED else ActionKind(self.action)
-        code = err_code if err_code is not None else self.err_code
-        return replace(self, action=ActionKind.BLOCKED, wanted=wanted, refusal=refusal, reason=None, err_code=code)
-
-    def noted(self, note: str) -> Action:
-        """This action with ``note`` added to its consequence."""
+    def noted(self, note: str) -> Intent:
+        """This intent with ``note`` added to its consequence."""
         return replace(self, consequence=f"{self.consequence}; {note}" if self.consequence else note)
+
+    @property
+    def ref(self) -> ObjectRef:
+        return ObjectRef(self.kind, self.name, self.stream)
 
     @property
     def label(self) -> str:
@@ -165,3 +144,123 @@ class Action:
         if self.config is None:
             raise ValueError(f"{self.label}: a {self.action} action has no config")
         return config_json(self.config, self.extra)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An intent as planning makes it, with what no grant lifts and the alternatives a grant decides
+    (:func:`jsops.reconciler.plan.authorize.authorize` is the one place that picks):
+
+    - ``refused``: planning's own block (forbidden, a protection, an unknown state, an unsafe
+      migration), beside the intent, never written into it;
+    - ``unadopted``: without the adopt grant (``intent.adopting`` set), what the plan holds instead
+      (None: nothing);
+    - ``lossless``: a stream recreate's migration, taken instead where migrate is granted;
+    - ``recreated_with``: a consumer created again with its recreated stream; ``kept`` is its choice
+      (None: none) when the stream is not recreated, and it is dropped when the stream migrates;
+    - ``deleted_with``: a consumer delete that is part of its stream's delete.
+    """
+
+    intent: Intent
+    refused: Blocked | None = None
+    unadopted: Intent | None = None
+    lossless: Choice | None = None
+    recreated_with: str | None = None
+    kept: Choice | None = None
+    deleted_with: str | None = None
+
+    def map(self, fn: Callable[[Intent], Intent]) -> Choice:
+        """This choice with ``fn`` applied to its intent (the alternatives left as they are)."""
+        return replace(self, intent=fn(self.intent))
+
+    def refuse(self, refusal: Refusal, err_code: int | None = None) -> Choice:
+        """This choice refused by planning (for a reason no grant lifts)."""
+        return replace(self, refused=Blocked(refusal, err_code))
+
+
+class PlanItem(NamedTuple):
+    """One item of a plan, in apply order: the intent and the verdict on it. Apply, the renderers,
+    the controller and saved plans read it; what they read is derived here, never stored twice."""
+
+    intent: Intent
+    verdict: Verdict = RUN
+
+    @property
+    def blocked(self) -> bool:
+        return isinstance(self.verdict, Blocked)
+
+    @property
+    def action(self) -> ActionKind:
+        """What the plan shows: ``blocked``, or the intent's action."""
+        return ActionKind.BLOCKED if self.blocked else self.intent.action
+
+    @property
+    def wanted(self) -> ActionKind | None:
+        """The action a blocked item would be (None: it is not blocked)."""
+        return self.intent.action if self.blocked and self.intent.action != ActionKind.BLOCKED else None
+
+    @property
+    def refusal(self) -> Refusal | None:
+        """Why it is blocked, typed (None: it is not, or a saved plan's text says why)."""
+        v = self.verdict
+        return v.refusal if isinstance(v, Blocked) and isinstance(v.refusal, Refusal) else None
+
+    @property
+    def err_code(self) -> int | None:
+        return self.verdict.err_code if isinstance(self.verdict, Blocked) else None
+
+    @property
+    def accept_loss(self) -> bool:
+        return isinstance(self.verdict, Run) and self.verdict.accept_loss
+
+    def request(self) -> dict[str, JsonValue]:
+        return self.intent.request()
+
+    # the intent's facts, read through the item
+    @property
+    def kind(self) -> Kind:
+        return self.intent.kind
+
+    @property
+    def name(self) -> str:
+        return self.intent.name
+
+    @property
+    def stream(self) -> str | None:
+        return self.intent.stream
+
+    @property
+    def changes(self) -> Sequence[Change]:
+        return self.intent.changes
+
+    @property
+    def consequence(self) -> str | None:
+        return self.intent.consequence
+
+    @property
+    def config(self) -> Config | None:
+        return self.intent.config
+
+    @property
+    def data_loss(self) -> int | None:
+        return self.intent.data_loss
+
+    @property
+    def migration(self) -> MigrationSpec | None:
+        return self.intent.migration
+
+    @property
+    def resume_seq(self) -> int | None:
+        return self.intent.resume_seq
+
+    @property
+    def reset_seq(self) -> int | None:
+        return self.intent.reset_seq
+
+    @property
+    def extra(self) -> Extra:
+        return self.intent.extra
+
+    @property
+    def label(self) -> str:
+        return self.intent.label

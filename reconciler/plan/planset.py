@@ -3,23 +3,39 @@ written with :mod:`jsops.reconciler.plan.codec`) and the seal of a saved plan.""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .codec import PLAN_VERSION, decode, digest, encode_action
-from .model import Action, PlanError
+from .model import Choice, PlanError, PlanItem
 
-__all__ = ["Plan", "PlanSet", "seal", "seal_intact"]
+__all__ = ["Draft", "Plan", "PlanSet", "seal", "seal_intact"]
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What planning says would change on a target, before any judging: a :class:`Choice` per
+    object, in apply order (:func:`jsops.reconciler.plan.decide.decide` makes it a :class:`Plan`)."""
+
+    target: str
+    fingerprint: str
+    choices: tuple[Choice, ...] = ()
 
 
 @dataclass(frozen=True)
 class Plan:
+    """A target's plan: its items (an intent and the verdict on it), in the order apply runs them."""
+
     target: str
     fingerprint: str
-    actions: list[Action] = field(default_factory=list)
+    actions: Sequence[PlanItem] = ()  # held as a tuple
     version: int = PLAN_VERSION
     context: str = "default"  # the name the target goes by (the manifests' metadata.context)
     contexts: tuple[str, ...] = ()  # every manifest context routed to this target
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "actions", tuple(self.actions))
 
     @property
     def changed(self) -> bool:
@@ -104,10 +120,11 @@ class PlanSet:
     def from_json(cls, data: object) -> PlanSet:
         """The plans of a plan's JSON, read through :func:`jsops.reconciler.plan.codec.decode`."""
         doc = decode(data)
-        plans = {h.context: Plan(h.target, h.fingerprint, context=h.context, contexts=tuple(h.contexts or (h.context,))) for h in doc.targets}
-        for ctx, act in doc.actions:
-            plans[ctx].actions.append(act)
-        return cls(list(plans.values()), doc.binding)
+        items: dict[str, list[PlanItem]] = {h.context: [] for h in doc.targets}
+        for ctx, item in doc.actions:
+            items[ctx].append(item)
+        plans = [Plan(h.target, h.fingerprint, items[h.context], context=h.context, contexts=tuple(h.contexts or (h.context,))) for h in doc.targets]
+        return cls(plans, doc.binding)
 
 
 def seal(plans: PlanSet, binding: dict[str, Any]) -> dict[str, Any]:

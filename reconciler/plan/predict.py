@@ -29,7 +29,7 @@ judged by the lint gate's rules (JS315, JS317) with the live server's facts (``j
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,9 +39,9 @@ from jsops.linter.semantics import refusals
 from ..errors import ErrCode
 from ..live import LiveState
 from ..permissions import Blocker, Refusal
+from ..verdict import Blocked
 from ..vocabulary import ActionKind
-from .decide import Blocked
-from .model import Action
+from .model import PlanItem
 from .ordering import deps, levels
 from .planset import Plan
 
@@ -202,7 +202,7 @@ class _Sim:
 class _Peers:
     """The stream puts of one level (they run concurrently), their subjects indexed."""
 
-    def __init__(self, actions: list[Action]) -> None:
+    def __init__(self, actions: list[PlanItem]) -> None:
         self.actions = actions
         self.subjects = _Subjects()
         for i, p in enumerate(actions):
@@ -215,7 +215,7 @@ def _describe(other: str, deleting: set[str]) -> str:
     return f"live stream {other}"
 
 
-def _stream_put(sim: _Sim, a: Action, peers: _Peers, deleting: set[str]) -> Prediction | None:
+def _stream_put(sim: _Sim, a: PlanItem, peers: _Peers, deleting: set[str]) -> Prediction | None:
     cfg = _stream_config(a)
     for dep in sorted(deps(cfg)):
         blocker = sim.failed(dep)
@@ -236,7 +236,7 @@ def _stream_put(sim: _Sim, a: Action, peers: _Peers, deleting: set[str]) -> Pred
     return None
 
 
-def _stream_config(a: Action) -> EffectiveStream:
+def _stream_config(a: PlanItem) -> EffectiveStream:
     """The config a stream put sends."""
     if not isinstance(a.config, EffectiveStream):
         raise TypeError(f"{a.label}: a stream put without a stream config")
@@ -261,7 +261,7 @@ def _stream_limits(sim: _Sim, cfg: EffectiveStream) -> Prediction | None:
     return None
 
 
-def _commit_stream(sim: _Sim, a: Action) -> None:
+def _commit_stream(sim: _Sim, a: PlanItem) -> None:
     cfg = _stream_config(a)
     if a.action == ActionKind.CREATE:
         sim.stream_count += 1
@@ -275,7 +275,7 @@ def _commit_stream(sim: _Sim, a: Action) -> None:
     sim.put_stream(a.name, cfg)
 
 
-def _consumer_put(sim: _Sim, a: Action, batch: dict[str, list[Action]]) -> Prediction | None:
+def _consumer_put(sim: _Sim, a: PlanItem, batch: dict[str, list[PlanItem]]) -> Prediction | None:
     stream = a.stream or ""
     blocker = sim.failed(stream)
     if blocker is not None:
@@ -327,7 +327,7 @@ def predict(plan: Plan, live: LiveState, account: AccountUsage | None = None) ->
         for n in level:
             if by_name[n] not in sim.out:
                 _commit_stream(sim, acts[by_name[n]])
-    batch: dict[str, list[Action]] = {}  # consumer puts by stream
+    batch: dict[str, list[PlanItem]] = {}  # consumer puts by stream
     for a in acts:
         if a.kind == "Consumer" and a.action in _PUTS:
             batch.setdefault(a.stream or "", []).append(a)
@@ -342,7 +342,7 @@ def predict(plan: Plan, live: LiveState, account: AccountUsage | None = None) ->
     return sim.out
 
 
-def _dependents(sim: _Sim, acts: list[Action]) -> None:
+def _dependents(sim: _Sim, acts: Sequence[PlanItem]) -> None:
     """The deletes a refused put was to replace, and the consumer deletes of a blocked stream delete."""
     refused_streams = [(acts[i], p) for i, p in sim.out.items() if acts[i].kind == "Stream"]
     refused_consumers = [(acts[i], p) for i, p in sim.out.items() if acts[i].kind == "Consumer"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from jsops.linter import api_json
 from jsops.reconciler.apply import ActionResult, Stop
 from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
-from jsops.reconciler.plan import Action, Plan, PlanOptions, PlanSet, seal, seal_intact
+from jsops.reconciler.plan import Intent, Plan, PlanItem, PlanOptions, PlanSet, seal, seal_intact
 from jsops.reconciler.readback import applied
 from jsops.reconciler.render_json import render_saved
 from jsops.reconciler.render_text import outcome_lines
@@ -38,7 +38,7 @@ def live() -> LiveState:
 
 
 def planset() -> PlanSet:
-    p = Plan("nats://127.0.0.1:4222", "sha256:live", [Action("create", "Stream", "NEW", None, [], None, cfg("NEW"))])
+    p = Plan("nats://127.0.0.1:4222", "sha256:live", [PlanItem(Intent("create", "Stream", "NEW", None, [], None, cfg("NEW")))])
     return PlanSet([p])
 
 
@@ -79,30 +79,30 @@ def test_manifest_digest_covers_paths_and_bytes(tmp_path: Path, monkeypatch) -> 
 def test_recheck_keeps_actions_to_owned_objects_and_the_scope() -> None:
     st = live()
     scoped = PlanOptions(prune=True, prune_paths=("m",))
-    assert recheck(Action("delete", "Stream", "OWNED"), st, scoped) is None
-    assert "not managed by jsops" in str(recheck(Action("delete", "Stream", "HAND"), st, scoped))
-    assert "not managed by jsops" in str(recheck(Action("delete", "Consumer", "r", "HAND"), st, scoped))
-    assert "outside the prune scope" in str(recheck(Action("delete", "Stream", "ELSEWHERE"), st, scoped))
-    assert recheck(Action("delete", "Stream", "NEVER_THERE"), st, scoped) is None
-    upd = Action("update", "Stream", "HAND", None, [], None, cfg("HAND"))
+    assert recheck(Intent("delete", "Stream", "OWNED"), st, scoped) is None
+    assert "not managed by jsops" in str(recheck(Intent("delete", "Stream", "HAND"), st, scoped))
+    assert "not managed by jsops" in str(recheck(Intent("delete", "Consumer", "r", "HAND"), st, scoped))
+    assert "outside the prune scope" in str(recheck(Intent("delete", "Stream", "ELSEWHERE"), st, scoped))
+    assert recheck(Intent("delete", "Stream", "NEVER_THERE"), st, scoped) is None
+    upd = Intent("update", "Stream", "HAND", None, [], None, cfg("HAND"))
     assert "--adopt HAND" in str(recheck(upd, st, scoped))
     assert recheck(upd, st, PlanOptions(adopt=frozenset({"HAND"}))) is None
-    assert "does not exist" in str(recheck(Action("update", "Stream", "NEW", None, [], None, cfg("NEW")), st, scoped))
-    assert "names 'HAND'" in str(recheck(Action("update", "Stream", "OWNED", None, [], None, cfg("HAND")), st, scoped))
-    bare = Action("create", "Stream", "NEW", None, [], None, stream_record({"name": "NEW"}))
+    assert "does not exist" in str(recheck(Intent("update", "Stream", "NEW", None, [], None, cfg("NEW")), st, scoped))
+    assert "names 'HAND'" in str(recheck(Intent("update", "Stream", "OWNED", None, [], None, cfg("HAND")), st, scoped))
+    bare = Intent("create", "Stream", "NEW", None, [], None, stream_record({"name": "NEW"}))
     assert "ownership" in str(recheck(bare, st, scoped))
-    assert recheck(Action("create", "Stream", "NEW", None, [], None, cfg("NEW")), st, scoped) is None
-    assert "not managed" in str(recheck(Action("create", "Stream", "HAND", None, [], None, cfg("HAND")), st, scoped))
+    assert recheck(Intent("create", "Stream", "NEW", None, [], None, cfg("NEW")), st, scoped) is None
+    assert "not managed" in str(recheck(Intent("create", "Stream", "HAND", None, [], None, cfg("HAND")), st, scoped))
 
 
 def test_applied_verdict() -> None:
     want = cfg("A")
-    assert applied(Action("create", "Stream", "A", None, [], None, want), want._replace(metadata={**OWN, "_nats.ver": "x"}))
-    assert not applied(Action("create", "Stream", "A", None, [], None, want), None)
-    assert not applied(Action("update", "Stream", "A", None, [], None, want), stream_record({"name": "A", "subjects": ["a.>"]}))  # not owned
-    assert not applied(Action("update", "Stream", "A", None, [], None, want), want._replace(subjects=("b.>",)))
-    assert applied(Action("delete", "Stream", "A"), None)
-    assert not applied(Action("delete", "Stream", "A"), want)
+    assert applied(Intent("create", "Stream", "A", None, [], None, want), want._replace(metadata={**OWN, "_nats.ver": "x"}))
+    assert not applied(Intent("create", "Stream", "A", None, [], None, want), None)
+    assert not applied(Intent("update", "Stream", "A", None, [], None, want), stream_record({"name": "A", "subjects": ["a.>"]}))  # not owned
+    assert not applied(Intent("update", "Stream", "A", None, [], None, want), want._replace(subjects=("b.>",)))
+    assert applied(Intent("delete", "Stream", "A"), None)
+    assert not applied(Intent("delete", "Stream", "A"), want)
 
 
 def test_stop_flag_keeps_the_first_signal() -> None:
@@ -114,8 +114,8 @@ def test_stop_flag_keeps_the_first_signal() -> None:
 
 
 def _results() -> list[ActionResult]:
-    def a(act: str, name: str, stream: str | None = None) -> Action:
-        return Action(act, "Consumer" if stream else "Stream", name, stream)
+    def a(act: str, name: str, stream: str | None = None) -> PlanItem:
+        return PlanItem(Intent(act, "Consumer" if stream else "Stream", name, stream))
 
     out = [
         ActionResult(a("create", "A"), "done", "created"),
@@ -160,8 +160,8 @@ def test_only_unanswered_requests_count_as_lost() -> None:
 def test_not_applied_says_when_a_recreate_lost_the_object() -> None:
     from jsops.reconciler.readback import _not_applied
 
-    assert "deleted and not created again" in _not_applied(Action("recreate", "Stream", "A", None, [], None, cfg("A")), None)
-    assert _not_applied(Action("create", "Stream", "A", None, [], None, cfg("A")), None) == "not applied"
+    assert "deleted and not created again" in _not_applied(Intent("recreate", "Stream", "A", None, [], None, cfg("A")), None)
+    assert _not_applied(Intent("create", "Stream", "A", None, [], None, cfg("A")), None) == "not applied"
 
 
 def test_a_saved_plan_of_the_previous_release_loads_and_is_rederived() -> None:
@@ -176,7 +176,7 @@ def test_a_saved_plan_of_the_previous_release_loads_and_is_rederived() -> None:
     (a,) = plan.actions
     assert a.config is not None and a.config.name == "NEW" and a.config.subjects == ("new.>",)
     assert a.config.metadata == OWN and not a.extra
-    fresh = Plan(plan.target, plan.fingerprint, [Action("create", "Stream", "NEW", None, [], None, cfg("NEW"))])
+    fresh = Plan(plan.target, plan.fingerprint, [PlanItem(Intent("create", "Stream", "NEW", None, [], None, cfg("NEW")))])
     assert rederive(plan, fresh) == ["Stream NEW (create): its config is not the one the manifests give"]
     same = PlanSet.from_json(json.loads(render_saved(PlanSet([fresh]), {"paths": ["m"]}))).plans[0]
     assert rederive(same, fresh) == [] and same.actions == fresh.actions

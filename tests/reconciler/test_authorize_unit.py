@@ -4,12 +4,13 @@ again. Pure: live states built by hand."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from jsops.reconciler.apply import ApplyReport, _Run, _runnable
 from jsops.reconciler.live import LiveState
 from jsops.reconciler.permissions import Blocker, Grants, Permission, Refusal, Vocabulary
-from jsops.reconciler.plan import Action, Blocked, Desired, PlanOptions, authorize, build_plan, decide, plan_changes, stamp
+from jsops.reconciler.plan import Blocked, Desired, PlanItem, PlanOptions, authorize, build_plan, decide, plan_changes, stamp
 from jsops.reconciler.plan.closure import close
 from jsops.reconciler.render_refusal import reason_of
 from jsops.reconciler.vocabulary import ActionKind, Outcome
@@ -35,7 +36,7 @@ def _recreate() -> tuple[list[Desired], LiveState]:
     return desired, live
 
 
-def _judged(desired: list[Desired], live: LiveState, grants: Grants, **opt: Any) -> list[Action]:
+def _judged(desired: list[Desired], live: LiveState, grants: Grants, **opt: Any) -> Sequence[PlanItem]:
     plan = plan_changes(desired, live, PlanOptions(**opt))
     return close(decide(plan, authorize(plan, grants, live)), live).actions
 
@@ -44,10 +45,10 @@ def test_planning_consults_no_grant_and_leaves_the_alternatives_to_authorize() -
     desired, live = _recreate()
     plain = plan_changes(desired, live, PlanOptions())
     flagged = plan_changes(desired, live, PlanOptions(prune=True, allow_recreate=True, allow_data_loss=True, migrate=True))
-    assert plain.to_json() == flagged.to_json()  # the flags are grants: planning does not read them
-    stream, consumer = plain.actions
-    assert (stream.action, [n.permission for n in stream.needs]) == ("recreate", [Permission.RECREATE, Permission.DATA_LOSS])
-    assert stream.lossless is not None and stream.lossless.action == "migrate"
+    assert plain == flagged  # the flags are grants: planning does not read them
+    stream, consumer = plain.choices
+    assert (stream.intent.action, [n.permission for n in stream.intent.needs]) == ("recreate", [Permission.RECREATE, Permission.DATA_LOSS])
+    assert stream.lossless is not None and stream.lossless.intent.action == "migrate"
     assert consumer.recreated_with == "S" and consumer.kept is None  # unchanged while the stream stays
 
 
@@ -100,7 +101,7 @@ def test_adopt_is_a_grant_too() -> None:
     assert reason_of(hand) == 'exists and is not managed by jsops; needs the annotation jsops.io/adopt: "true" on its manifest'
     (hand,) = _judged(desired, live, Grants.flags(adopt=["HAND"]))
     assert hand.action == "adopt"
-    assert _judged([desired_of("Stream", "HAND", None, _stream("HAND"), "m/s.yaml")], live, Grants.flags()) == []  # unchanged, not adopted: nothing
+    assert _judged([desired_of("Stream", "HAND", None, _stream("HAND"), "m/s.yaml")], live, Grants.flags()) == ()  # unchanged, not adopted: nothing
 
 
 def test_a_server_refusal_is_typed_whatever_is_granted() -> None:

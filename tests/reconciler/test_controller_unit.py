@@ -19,7 +19,7 @@ from jsops.reconciler.controller.metrics import Metrics
 from jsops.reconciler.controller.policy import Policy, blocked_need
 from jsops.reconciler.controller.source import load_revision, snapshot
 from jsops.reconciler.permissions import Blocker, Permission, Refusal, Vocabulary
-from jsops.reconciler.plan import Action
+from jsops.reconciler.plan import Blocked, Intent, PlanItem
 
 from .test_controller_helpers import STREAM_YAML, parse_prometheus, sample
 
@@ -81,8 +81,8 @@ def test_parse_prometheus_rejects_bad_text() -> None:
 def test_blocked_need_labels() -> None:
     """The metric label comes from the typed refusal, never from its text."""
 
-    def blocked(blocker: Blocker, *missing: Permission) -> Action:
-        return Action("update", "Stream", "S").blocked(Refusal(blocker, "whatever the text says: --allow-recreate", missing, Vocabulary.ANNOTATIONS))
+    def blocked(blocker: Blocker, *missing: Permission) -> PlanItem:
+        return PlanItem(Intent("update", "Stream", "S"), Blocked(Refusal(blocker, "whatever the text says: --allow-recreate", missing, Vocabulary.ANNOTATIONS)))
 
     assert blocked_need(blocked(Blocker.PERMISSION, Permission.RECREATE, Permission.DATA_LOSS)) == "allow-recreate"
     assert blocked_need(blocked(Blocker.PERMISSION, Permission.DATA_LOSS)) == "allow-data-loss"
@@ -93,7 +93,7 @@ def test_blocked_need_labels() -> None:
     assert blocked_need(blocked(Blocker.UNKNOWN)) == "unavailable"
     assert blocked_need(blocked(Blocker.PROTECTION)) == "protected"
     assert blocked_need(blocked(Blocker.DEPENDENCY)) == "other"
-    assert blocked_need(Action("blocked", "Stream", "S", reason="needs --allow-recreate")) == "other"  # a saved plan's text is not read
+    assert blocked_need(PlanItem(Intent("update", "Stream", "S"), Blocked("needs --allow-recreate"))) == "other"  # a saved plan's text is not read
 
 
 def test_policy_adopt_names() -> None:

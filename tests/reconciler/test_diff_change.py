@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jsops.linter.semantics import catalog
 from jsops.reconciler.diff import Change, catalog_field, diff_configs
-from jsops.reconciler.plan import Action
+from jsops.reconciler.plan import Intent, PlanItem
 from jsops.reconciler.plan.codec import decode_action, encode_action
 from jsops.reconciler.vocabulary import ActionKind, ChangeClass
 
@@ -31,6 +31,6 @@ def test_paths_outside_the_record() -> None:
 
 def test_saved_plan_changes_get_their_field_back() -> None:
     change = Change.of("Consumer", "ack_wait", 30 * S, 5 * S, ChangeClass.IN_PLACE, "applied in place")
-    act = Action(ActionKind.UPDATE, "Consumer", "c", "S", [change], None, consumer_record({"durable_name": "c"}))
+    act = PlanItem(Intent(ActionKind.UPDATE, "Consumer", "c", "S", [change], None, consumer_record({"durable_name": "c"})))
     (back,) = decode_action(encode_action(act)).changes
     assert back == change and back.field is catalog.CONSUMER["ack_wait"]

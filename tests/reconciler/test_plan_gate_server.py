@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from jsops.linter.findings import Finding, ObjectRef, Severity
-from jsops.reconciler.plan import Action, Plan
+from jsops.reconciler.plan import Blocked, Intent, Plan, PlanItem
 from jsops.reconciler.plan.migration_spec import MigrationSpec
 from jsops.reconciler.preflight import GateFindings, judged
 from jsops.reconciler.vocabulary import ActionKind
@@ -88,7 +88,7 @@ def _error(rule: str, kind: str, name: str, stream: str | None = None) -> Findin
 
 
 def test_judged_keeps_the_errors_of_what_the_plan_does() -> None:
-    migrate = Action(
+    migrate = Intent(
         ActionKind.MIGRATE,
         "Stream",
         "NEW",
@@ -98,10 +98,9 @@ def test_judged_keeps_the_errors_of_what_the_plan_does() -> None:
         stream_record({"name": "NEW"}),
         migration=MigrationSpec("OLD", "NEW", consumers={"w": consumer_record({"durable_name": "w"})}),
     )
-    update = Action(ActionKind.UPDATE, "Stream", "U", None, [], None, stream_record({"name": "U"}))
-    blocked = Action(ActionKind.CREATE, "Stream", "B", None, [], None, stream_record({"name": "B"}))
-    blocked = blocked.blocked("no")
-    plan = Plan("nats://x:1", "fp", [migrate, update, blocked])
+    update = Intent(ActionKind.UPDATE, "Stream", "U", None, [], None, stream_record({"name": "U"}))
+    blocked = Intent(ActionKind.CREATE, "Stream", "B", None, [], None, stream_record({"name": "B"}))
+    plan = Plan("nats://x:1", "fp", [PlanItem(migrate), PlanItem(update), PlanItem(blocked, Blocked("no"))])
     found = GateFindings(
         errors=[_error("JS101", "Stream", "U"), _error("JS101", "Stream", "IDLE"), _error("JS005", "Stream", "GONE"), _error("JS201", "Consumer", "w", "NEW")],
         create_only=[_error("JS114", "Stream", "U"), _error("JS114", "Stream", "B"), _error("JS212", "Consumer", "w", "NEW")],

@@ -9,7 +9,7 @@ import random
 from jsops.linter import EffectiveStream, stream_from_api_json
 from jsops.linter.semantics.subjects import subjects_collide
 from jsops.reconciler.live import LiveState, LiveStream
-from jsops.reconciler.plan import Action, Plan, predict
+from jsops.reconciler.plan import Intent, Plan, PlanItem, predict
 from jsops.reconciler.vocabulary import ActionKind
 
 OVERLAP = 10065
@@ -28,7 +28,7 @@ def _stream(data: dict) -> EffectiveStream:
     return stream_from_api_json(data)[0]
 
 
-def _subjects(a: Action) -> list[str]:
+def _subjects(a: PlanItem) -> list[str]:
     return list(a.config.subjects) if isinstance(a.config, EffectiveStream) else []
 
 
@@ -43,8 +43,16 @@ def test_overlaps_predicted_from_the_index_are_those_of_every_pair() -> None:
         for i in range(rng.randint(0, 12)):
             live.streams[f"L{i}"] = LiveStream.from_json({"name": f"L{i}", "subjects": [_subject(rng) for _ in range(rng.randint(0, 3))]})
         creates = [
-            Action(
-                ActionKind.CREATE, "Stream", f"N{i}", None, [], None, _stream({"name": f"N{i}", "subjects": [_subject(rng) for _ in range(rng.randint(1, 3))]})
+            PlanItem(
+                Intent(
+                    ActionKind.CREATE,
+                    "Stream",
+                    f"N{i}",
+                    None,
+                    [],
+                    None,
+                    _stream({"name": f"N{i}", "subjects": [_subject(rng) for _ in range(rng.randint(1, 3))]}),
+                )
             )
             for i in range(rng.randint(1, 12))
         ]
@@ -60,5 +68,5 @@ def test_the_first_overlapping_stream_is_named() -> None:
     live = LiveState()
     for name, subjects in [("A", ["x.1"]), ("B", ["orders.*"]), ("C", ["orders.>"]), ("D", ["y"])]:
         live.streams[name] = LiveStream.from_json({"name": name, "subjects": subjects})
-    plan = Plan("nats://x:1", "fp", [Action(ActionKind.CREATE, "Stream", "N", None, [], None, _stream({"name": "N", "subjects": ["orders.eu"]}))])
+    plan = Plan("nats://x:1", "fp", [PlanItem(Intent(ActionKind.CREATE, "Stream", "N", None, [], None, _stream({"name": "N", "subjects": ["orders.eu"]})))])
     assert predict(plan, live)[0].reason == "subjects overlap with live stream B (orders.eu ~ orders.*)"

@@ -15,9 +15,10 @@ from jsops.reconciler.client import Target, TargetError, add_target_arguments, r
 from jsops.reconciler.limits import account_limits, server_limits
 from jsops.reconciler.live import LiveState
 from jsops.reconciler.plan import (
-    Action,
+    Intent,
     Plan,
     PlanError,
+    PlanItem,
     PlanOptions,
     PlanSet,
     build_plan,
@@ -192,8 +193,8 @@ def test_prune_scope_by_path_and_context():
 def test_stale_manifest_path_is_recorded_again():
     live = LiveState(streams={"S": live_stream({"name": "S", "subjects": ["s"], **_owned("old/s.yaml")})})
     d = desired_of("Stream", "S", None, {"name": "S", "subjects": ["s"]}, "new/s.yaml")
-    assert build_plan([d], live, PlanOptions()).actions == []  # no predicate: the path is not compared
-    assert build_plan([d], live, PlanOptions(stale_source=lambda p: False)).actions == []  # old file still declares it
+    assert build_plan([d], live, PlanOptions()).actions == ()  # no predicate: the path is not compared
+    assert build_plan([d], live, PlanOptions(stale_source=lambda p: False)).actions == ()  # old file still declares it
     plan = build_plan([d], live, PlanOptions(stale_source=lambda p: p == "old/s.yaml"))
     (a,) = plan.actions
     assert a.action == "update" and [(c.path, c.old, c.new, c.cls) for c in a.changes] == [("metadata.io.jsops.source", "old/s.yaml", "new/s.yaml", "in-place")]
@@ -209,14 +210,14 @@ def _planset() -> PlanSet:
     p1 = Plan(
         "nats://127.0.0.1:4222",
         "sha256:aaa",
-        [Action("create", "Stream", "ORDERS", None, [], None, stream_record({"name": "ORDERS", "subjects": ["orders.>"]}))],
+        [PlanItem(Intent("create", "Stream", "ORDERS", None, [], None, stream_record({"name": "ORDERS", "subjects": ["orders.>"]})))],
         context="default",
         contexts=("default", "east"),
     )
     p2 = Plan(
         "nats://west:4222",
         "sha256:bbb",
-        [Action("delete", "Stream", "OLD", None, [], "the stream and its 0 stored messages are deleted")],
+        [PlanItem(Intent("delete", "Stream", "OLD", None, [], "the stream and its 0 stored messages are deleted"))],
         context="west",
         contexts=("west",),
     )

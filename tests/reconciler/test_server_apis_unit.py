@@ -8,7 +8,7 @@ import pytest
 
 from jsops.reconciler.diff import diff_configs
 from jsops.reconciler.live import LiveState
-from jsops.reconciler.plan import Action, Plan, PlanError, PlanOptions, build_plan
+from jsops.reconciler.plan import Plan, PlanError, PlanItem, PlanOptions, build_plan
 from jsops.reconciler.plan.codec import encode_action
 from jsops.reconciler.server_apis import can_pause, can_reset, canonical_time, reset_allowed, start_sequence
 from jsops.reconciler.vocabulary import ActionKind
@@ -64,7 +64,7 @@ def _live(version: str | None, **kw: object) -> LiveState:
     return st
 
 
-def _plan(live: LiveState, opt: PlanOptions | None = None, **kw: object) -> Action:
+def _plan(live: LiveState, opt: PlanOptions | None = None, **kw: object) -> PlanItem:
     desired = [desired_of("Stream", "S", None, {"name": "S", "subjects": ["s.>"]}), desired_of("Consumer", "c", "S", _consumer(**kw))]
     plan = build_plan(desired, live, opt)
     assert len(plan.actions) == 1, plan.actions
@@ -113,7 +113,7 @@ def test_a_reset_consumer_plans_empty_against_its_recorded_start() -> None:
         desired_of("Stream", "S", None, {"name": "S", "subjects": ["s.>"]}),
         desired_of("Consumer", "c", "S", _consumer(deliver_policy="by_start_sequence", opt_start_seq=2)),
     ]
-    assert build_plan(desired, after).actions == []
+    assert build_plan(desired, after).actions == ()
 
 
 def test_saved_plans_carry_reset_seq() -> None:

@@ -10,7 +10,7 @@ import pytest
 from jsops.linter import stream_from_api_json
 from jsops.reconciler.client import ConnectError, JsApiError, TargetError, URLError
 from jsops.reconciler.errors import ErrCode, PermanentError, ReconcilerError, TemporaryError
-from jsops.reconciler.plan import Action, PlanError, levels, stream_order
+from jsops.reconciler.plan import Intent, PlanError, PlanItem, levels, stream_order
 from jsops.reconciler.plan.codec import decode_action, encode_action
 from jsops.reconciler.vocabulary import ActionKind, ChangeClass, Outcome
 
@@ -29,7 +29,7 @@ def test_action_kinds_know_their_symbol_and_serialise_as_strings() -> None:
         "reset": "<<",
     }
     assert ActionKind.RECREATE.past == "deleted and created again"
-    a = Action("create", "Stream", "S", config=stream_from_api_json({"name": "S"})[0])
+    a = PlanItem(Intent("create", "Stream", "S", config=stream_from_api_json({"name": "S"})[0]))
     assert a.action is ActionKind.CREATE and json.dumps(encode_action(a)["action"]) == '"create"'
     assert f"{ActionKind.DELETE}" == "delete" and Outcome("done") is Outcome.DONE
     assert ChangeClass("data-loss").rank == 0 and ChangeClass.FORBIDDEN.rank == 4
