@@ -30,12 +30,12 @@ from typing import Literal
 
 from .errors import PermanentError, TemporaryError
 
-__all__ = ["FORGES", "Forge", "ForgeError", "ForgeUnreachable", "Posted", "forge_from_env", "upsert_comment"]
+__all__ = ["COMMENT_LIMITS", "FORGES", "Forge", "ForgeError", "ForgeUnreachable", "Posted", "forge_from_env", "upsert_comment"]
 
 FORGES = ("github", "gitlab")
 ForgeKind = Literal["github", "gitlab"]
 
-_LIMITS = {"github": 65_536, "gitlab": 1_000_000}  # characters in one comment
+COMMENT_LIMITS = {"github": 65_536, "gitlab": 1_000_000}  # characters in one comment (GitHub answers 422 past it)
 _TOKEN_ENV = {"github": "GITHUB_TOKEN", "gitlab": "GITLAB_TOKEN"}
 _API_ENV = {"github": ("GITHUB_API_URL", "https://api.github.com"), "gitlab": ("CI_API_V4_URL", "https://gitlab.com/api/v4")}
 _PROJECT_ENV = {"github": "GITHUB_REPOSITORY", "gitlab": "CI_PROJECT_ID"}
@@ -66,7 +66,7 @@ class Forge:
     @property
     def limit(self) -> int:
         """The most characters one comment may hold."""
-        return _LIMITS[self.kind]
+        return COMMENT_LIMITS[self.kind]
 
     def _thread(self) -> str:
         if self.kind == "github":

@@ -20,15 +20,15 @@ from dataclasses import dataclass, field
 
 from jsops.linter import SERVER_DEFAULTS
 
+from .forge import COMMENT_LIMITS
 from .plan import Action, Plan, PlanSet
 from .render_refusal import reason_of
 from .render_text import Explicit, format_value, summary_line
 from .vocabulary import ActionKind, ChangeClass
 
-__all__ = ["GITHUB_LIMIT", "GITLAB_LIMIT", "MARKER", "marker_line", "render_markdown"]
+__all__ = ["GITHUB_LIMIT", "MARKER", "marker_line", "render_markdown"]
 
-GITHUB_LIMIT = 65_536  # characters in an issue or pull-request comment (the API answers 422 past it)
-GITLAB_LIMIT = 1_000_000  # characters in a merge-request note
+GITHUB_LIMIT = COMMENT_LIMITS["github"]  # the default: the smallest forge's comment
 MARKER = "jsops-plan"  # the hidden mark a sticky comment is found by
 
 _NOTE_ROOM = 700  # characters kept free for the truncation note and the "... and N more" lines
