@@ -143,7 +143,7 @@ class _Doc:
             parts.append(_WORDS[what].format(n=n, s="s" if n != 1 else "") + targets)
         return (
             f"> **Truncated** to fit the forge's comment limit ({limit:,} characters): left out {'; '.join(parts) or 'the end of the plan'}. "
-            "The job log's `jsops plan` shows the whole plan."
+            "`jsops plan` (text or json) shows the whole plan."
         )
 
 

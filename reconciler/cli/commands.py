@@ -33,7 +33,7 @@ from jsops.linter.cli.kit import (
 )
 from jsops.linter.exitcodes import ExitCode, exit_codes_help
 
-from .comment import add_comment_args, post_failure, post_plan
+from .comment import add_comment_args, plan_markdown, post_failure, post_plan
 from .guard import guard
 from .plans import Run, make_plans, say_target, view_options
 
@@ -97,7 +97,7 @@ def _plan(argv: list[str]) -> int:
         p,
         ("text", "json", "markdown"),
         "text",
-        help="text (default), json (the plan's JSON), or markdown (for a pull-request comment; at most 65,536 characters)",
+        help="text (default), json (the plan's JSON), or markdown (the pull-request comment: at most 65,536 characters, 1,000,000 with --comment gitlab)",
     )
     p.add_argument("--out", metavar="FILE", help="also write the plan as JSON (for apply --plan)")
     add_env(p)
@@ -132,12 +132,11 @@ def _plan(argv: list[str]) -> int:
     plans = plans_run.plans
     if args.out:
         _write(args.out, _saved(args, plans_run))
+    markdown = plan_markdown(args, plans, plans_run.explicit) if args.comment or args.format == "markdown" else ""
     if args.comment:
-        post_plan(args, plans, plans_run.explicit)
+        post_plan(args, markdown)
     if args.format == "markdown":
-        from ..render_markdown import render_markdown
-
-        sys.stdout.write(render_markdown(plans, explicit=plans_run.explicit))
+        sys.stdout.write(markdown)
     else:
         sys.stdout.write(render_json(plans) if args.format == "json" else render_plans(plans, **view_options(args, plans_run)))
     return ExitCode.CHANGES if plans.changed and args.detailed_exitcode else ExitCode.OK

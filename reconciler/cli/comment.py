@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ..plan import PlanSet
     from ..render_text import Explicit
 
-__all__ = ["add_comment_args", "post_plan", "post_failure"]
+__all__ = ["add_comment_args", "plan_markdown", "post_plan", "post_failure"]
 
 _LINES = 60  # lines of a failure's message in the comment
 
@@ -58,14 +58,22 @@ def _forge(args: argparse.Namespace) -> Forge:
     return forge_from_env(args.comment, number=args.pull_request, token_file=args.token_file)
 
 
-def post_plan(args: argparse.Namespace, plans: PlanSet, explicit: Explicit | None) -> None:
-    """Post ``plans`` (markdown within the forge's limit) as the job's sticky comment."""
-    from ..forge import upsert_comment
-    from ..render_markdown import marker_line, render_markdown
+def plan_markdown(args: argparse.Namespace, plans: PlanSet, explicit: Explicit | None) -> str:
+    """The plan as the comment shows it (and ``--format markdown`` prints it): within the limit of
+    ``--comment``'s forge (GitHub's without one), under ``--comment-marker``'s mark."""
+    from ..forge import COMMENT_LIMITS
+    from ..render_markdown import render_markdown
 
-    forge = _forge(args)
-    body = render_markdown(plans, limit=forge.limit, marker=args.comment_marker, explicit=explicit, title=_title(args))
-    _say(args, upsert_comment(forge, body, marker_line(args.comment_marker)))
+    limit = COMMENT_LIMITS[args.comment or "github"]
+    return render_markdown(plans, limit=limit, marker=args.comment_marker, explicit=explicit, title=_title(args))
+
+
+def post_plan(args: argparse.Namespace, body: str) -> None:
+    """Post ``body`` (:func:`plan_markdown`) as the job's sticky comment."""
+    from ..forge import upsert_comment
+    from ..render_markdown import marker_line
+
+    _say(args, upsert_comment(_forge(args), body, marker_line(args.comment_marker)))
 
 
 def post_failure(args: argparse.Namespace, message: str) -> None:

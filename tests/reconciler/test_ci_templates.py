@@ -169,6 +169,13 @@ def test_gitlab_template_keeps_one_merge_request_note(server: NatsServer, tmp_pa
         assert second.returncode == 0 and "jsops: gitlab comment updated" in second.stderr, second.stderr
         notes = [c for c in fake.comments if c["body"].startswith(MARK)]
         assert len(notes) == 1 and len(fake.comments) == 2 and "`2h`" in notes[0]["body"]
+        assert notes[0]["body"] == second.stdout  # the job log shows what the note says
+        # a second mark (another target's plan) keeps a note of its own
+        env["JSOPS_COMMENT_MARKER"] = "jsops-plan-prod"
+        prod = job("jsops-plan")
+        assert prod.returncode == 0 and "jsops: gitlab comment created" in prod.stderr, prod.stderr
+        assert len(fake.comments) == 3 and fake.comments[2]["body"].startswith("<!-- jsops-plan-prod -->\n## jsops plan: jsops-plan-prod\n")
+        assert fake.comments[1]["body"] == notes[0]["body"]
         assert all(s.path.startswith("/api/v4/projects/12/merge_requests/3/notes") for s in fake.seen)
 
 
