@@ -137,3 +137,11 @@ def test_plan_comment_creates_then_updates_one_comment(server: NatsServer, tmp_p
         body = fake.comments[1]["body"]
         assert body.startswith(MARK) and ":x: **The plan failed**" in body and "would refuse 1 object(s); nothing was sent" in body
         assert len(fake.comments) == 2
+        # a token the forge refuses: one line naming the forge's answer, never the token, exit 1
+        monkeypatch.setenv("GITHUB_TOKEN", "s3cret-wrong")
+        manifest(m, "orders.yaml", STREAM % "3h")
+        rc, out, err = run("plan", str(m), "-s", server.url, "--no-config", "--comment", "github")
+        assert rc == 1 and err.strip().splitlines()[-1].startswith(
+            "jsops: error: github GET /repos/acme/estate/issues/7/comments: 401 Unauthorized: Bad credentials"
+        )
+        assert "s3cret" not in err and "Traceback" not in err
