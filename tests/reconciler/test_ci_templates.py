@@ -10,6 +10,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,8 @@ GITLAB = ROOT / "docs" / "ci" / "gitlab-ci.yml"
 MARK = marker_line()
 STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: ORDERS}\nspec: {subjects: ['orders.>'], max_age: %s}\n"
 EXPR = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
+# the jsops under test: the console script beside this Python (the runner's PATH may not have it)
+PATH = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
 
 
 def _load(path: Path) -> Any:
@@ -71,7 +74,7 @@ def _run_action_step(step_id: str, inputs: dict[str, str], env: dict[str, str], 
     given = {k: str(v.get("default", "")) for k, v in action["inputs"].items()} | inputs
     given["token"] = "t0ken" if given["token"].startswith("${{") else given["token"]
     value = _github_env(given, {"github.event.pull_request.number": env.get("PR", ""), "github.token": "t0ken"})
-    step_env = {**os.environ, **env, **{k: value(v) for k, v in (step.get("env") or {}).items()}}
+    step_env = {**os.environ, "PATH": PATH, **env, **{k: value(v) for k, v in (step.get("env") or {}).items()}}
     return subprocess.run(
         ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=cwd, env=step_env, capture_output=True, text=True, timeout=300
     )
@@ -146,6 +149,7 @@ def test_gitlab_template_keeps_one_merge_request_note(server: NatsServer, tmp_pa
         fake.add("a reviewer's note")
         env = {
             **os.environ,
+            "PATH": PATH,
             **{k: str(v) for k, v in template["variables"].items()},
             "JSOPS_PATHS": "manifests",
             "NATS_URL": server.url,
@@ -191,7 +195,6 @@ def test_actionlint_passes_the_example_workflow_and_the_actions_steps(tmp_path: 
     """actionlint checks the example's inputs against action.yml (a local action), and the action's
     steps as the job of a workflow whose dispatch inputs are the action's."""
     import shutil
-    import sys
 
     exe = Path(sys.executable).parent / "actionlint"
     if not exe.exists():
