@@ -33,6 +33,7 @@ from jsops.linter.cli.kit import (
 )
 from jsops.linter.exitcodes import ExitCode, exit_codes_help
 
+from .comment import add_comment_args, plan_markdown, post_failure, post_plan
 from .guard import guard
 from .plans import Run, make_plans, say_target, view_options
 
@@ -83,6 +84,7 @@ examples:
   jsops plan manifests/ -s nats://nats.example.com:4222
   jsops plan --context prod --out plan.json && jsops apply --plan plan.json
   jsops plan --detailed-exitcode      # CI drift gate: exit 2 when there are changes
+  jsops plan --comment github         # in a pull-request job: the plan as one comment, updated each push
   NATS_CONTEXT=staging jsops plan --compact
 
 """ + exit_codes_help("plan")
@@ -91,7 +93,12 @@ examples:
 def _plan(argv: list[str]) -> int:
     p = _parser("plan", "Show what apply would change on the targets.", PLAN_EPILOG)
     add_paths(p)
-    add_format(p, ("text", "json"), "text")
+    add_format(
+        p,
+        ("text", "json", "markdown"),
+        "text",
+        help="text (default), json (the plan's JSON), or markdown (the pull-request comment: at most 65,536 characters, 1,000,000 with --comment gitlab)",
+    )
     p.add_argument("--out", metavar="FILE", help="also write the plan as JSON (for apply --plan)")
     add_env(p)
     add_no_cache(p)
@@ -102,6 +109,7 @@ def _plan(argv: list[str]) -> int:
     )
     _view_args(p)
     _safety_args(p)
+    add_comment_args(p)
     try:
         args = p.parse_args(argv)
     except UsageError as exc:
@@ -115,13 +123,30 @@ def _plan(argv: list[str]) -> int:
     plans_run = Run()
     try:
         make_plans(args, plans_run)
+    except Exception as exc:
+        if args.comment:  # the comment must not go on showing an older plan as current
+            post_failure(args, _failure_text(exc, argv))
+        raise
     finally:
         plans_run.close()
     plans = plans_run.plans
     if args.out:
         _write(args.out, _saved(args, plans_run))
-    sys.stdout.write(render_json(plans) if args.format == "json" else render_plans(plans, **view_options(args, plans_run)))
+    markdown = plan_markdown(args, plans, plans_run.explicit) if args.comment or args.format == "markdown" else ""
+    if args.comment:
+        post_plan(args, markdown)
+    if args.format == "markdown":
+        sys.stdout.write(markdown)
+    else:
+        sys.stdout.write(render_json(plans) if args.format == "json" else render_plans(plans, **view_options(args, plans_run)))
     return ExitCode.CHANGES if plans.changed and args.detailed_exitcode else ExitCode.OK
+
+
+def _failure_text(exc: Exception, argv: list[str]) -> str:
+    """What the guard prints for ``exc``, the secrets given as arguments blanked."""
+    from ..client import argv_scrub
+
+    return argv_scrub(exc.message if isinstance(exc, Exit) else f"jsops: error: {exc}", argv)
 
 
 def _write(path: str, text: str) -> None:
