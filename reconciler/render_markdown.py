@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from jsops.linter import SERVER_DEFAULTS
 
 from .forge import COMMENT_LIMITS
-from .plan import Action, Plan, PlanSet
+from .plan import Plan, PlanItem, PlanSet
 from .render_refusal import reason_of
 from .render_text import Explicit, format_value, summary_line
 from .vocabulary import ActionKind, ChangeClass
@@ -205,15 +205,15 @@ def _target(plan: Plan, explicit: Explicit | None) -> _Target:
     return t
 
 
-def _loses(a: Action) -> bool:
+def _loses(a: PlanItem) -> bool:
     return bool(a.data_loss) or any(c.cls == ChangeClass.DATA_LOSS for c in a.changes)
 
 
-def _sym(a: Action) -> str:
+def _sym(a: PlanItem) -> str:
     return _code(ActionKind(a.action).symbol)
 
 
-def _doing(a: Action) -> str:
+def _doing(a: PlanItem) -> str:
     """What the action does, in words: ``blocked update``, ``migrate from OLD``, ``adopt``."""
     if a.action == ActionKind.BLOCKED:
         return f"blocked {a.wanted}" if a.wanted else "blocked"
@@ -224,13 +224,13 @@ def _doing(a: Action) -> str:
     return str(a.action)
 
 
-def _lost(a: Action) -> str:
+def _lost(a: PlanItem) -> str:
     if a.data_loss:
         return f"up to {a.data_loss:,}"
     return "unmeasured (" + ", ".join(_code(c.path) for c in a.changes if c.cls == ChangeClass.DATA_LOSS) + ")"
 
 
-def _classes(a: Action) -> str:
+def _classes(a: PlanItem) -> str:
     """The action's changes counted per class, most severe first: ``2 recreate, 1 in-place``."""
     if not a.changes:
         return {ActionKind.CREATE: "new object", ActionKind.DELETE: "removed"}.get(ActionKind(a.action), "")
@@ -241,7 +241,7 @@ def _classes(a: Action) -> str:
     return ", ".join(f"{n} {cls.value}" for cls, n in ranked)
 
 
-def _details(a: Action, explicit: Explicit | None) -> str:
+def _details(a: PlanItem, explicit: Explicit | None) -> str:
     """One collapsible block: the action's field changes (or a create's fields) and its notes."""
     rows: list[str] = []
     notes: list[str] = []
@@ -266,7 +266,7 @@ def _details(a: Action, explicit: Explicit | None) -> str:
     return "\n".join(body)
 
 
-def _created(a: Action, explicit: Explicit | None) -> list[tuple[str, str]]:
+def _created(a: PlanItem, explicit: Explicit | None) -> list[tuple[str, str]]:
     """A create's fields the manifest sets (without ``explicit``: those not at the server's default)."""
     wanted = explicit.get((a.kind, a.stream, a.name)) if explicit is not None else None
     defaults = SERVER_DEFAULTS.get(a.kind, {})
