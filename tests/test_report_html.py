@@ -31,6 +31,7 @@ from jsops.linter.model.profiles import StreamProfile, load_profiles
 from jsops.linter.report._html_charts import consumer_chart, fmt_duration, stream_chart
 from jsops.linter.report._html_model import AckPoint, ack_exceed, ack_points, build_report, fill_times, stream_rates
 from jsops.linter.report.html import render_html, report_from_paths
+from jsops.linter.testing import manifest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = "tests/fixtures/report"
@@ -505,3 +506,72 @@ def test_chromium_example_estate_report(tmp_path, capsys):
     for c in geom["charts"]:
         assert c["w"] > 300 and c["h"] > 100 and c["marker"]
         assert all(w > 0 and h > 0 for w, h in c["bars"])
+
+
+# --- at scale: 500 streams (issue 35 item 11) ------------------------------------------------------
+
+# Appended to a copy of the page: every element that reaches past its parent's box or the viewport.
+_OVERFLOW = """<script>
+const W = document.documentElement.clientWidth, over = [];
+for (const el of document.querySelectorAll('main *')) {
+  const r = el.getBoundingClientRect(), p = el.parentElement.getBoundingClientRect();
+  if (r.width && (r.right > W + 1 || r.right > p.right + 1))
+    over.push([el.tagName, String(el.getAttribute('class') || ''), Math.round(r.right), Math.round(p.right), (el.textContent || '').slice(0, 60)]);
+}
+const pre = document.createElement('pre');
+pre.id = 'geometry';
+pre.textContent = JSON.stringify({width: W, scroll: document.documentElement.scrollWidth, over: over.slice(0, 20), n: over.length});
+document.body.appendChild(pre);
+</script>"""
+
+
+def _estate_at_scale(root: Path, streams: int) -> tuple[Path, Path]:
+    """``streams`` streams with two consumers each, every seventh with a long name (its advisory
+    subject is one long word in a finding), and a profile for each."""
+    docs, prof_streams, prof_consumers = [], {}, {}
+    rates = (5.0, 120.0, 4500.0, 250000.0)
+    for i in range(streams):
+        name = f"ORDERS_{i:03d}" if i % 7 else f"TELEMETRY_EUROPE_WEST_PRIORITY_INGEST_PIPELINE_{i:03d}"
+        docs.append(manifest("Stream", name, {"subjects": [f"s{i}.>"], "max_age": "7d", "max_bytes": ("1GiB", "200MiB")[i % 2], "max_msgs": 1000000}))
+        rate = rates[i % len(rates)]
+        prof_streams[name] = {
+            "ingest": {"messages": int(rate * 3600), "mean_per_s": rate, "peak_per_s": rate * 20},
+            "bytes": {"mean_per_s": rate * 900, "stored_msg_size_mean": 900.0},
+        }
+        for c in ("worker", "audit_consumer_with_a_long_descriptive_name"):
+            docs.append(manifest("Consumer", c, {"ack_wait": "30s", "max_deliver": 5}, stream=name))
+            prof_consumers[f"{name}/{c}"] = {
+                "ack_time_ns": {"samples": 5000, "p50": 20 * 10**6, "p90": 50 * 10**6, "p99": 2 * S, "p999": 9 * S, "max": 45 * S},
+                "deliveries": {"first_try_ratio": 0.97, "redelivered_ratio": 0.03, "max": 3},
+            }
+    estate = root / f"estate-{streams}.yaml"
+    estate.write_text("".join(f"---\n{json.dumps(d)}\n" for d in docs))  # YAML documents in flow style
+    profiles = root / f"profiles-{streams}.json"
+    window = {"start": "2026-11-21T11:00:00Z", "end": "2026-11-21T12:00:00Z"}
+    profiles.write_text(json.dumps({"version": 1, "generated_at": window["end"], "window": window, "streams": prof_streams, "consumers": prof_consumers}))
+    return estate, profiles
+
+
+def _page_at_scale(tmp_path: Path, streams: int) -> str:
+    estate, profiles = _estate_at_scale(tmp_path, streams)
+    return render_html(report_from_paths([str(estate)], profiles_path=str(profiles), config=Config()))
+
+
+def test_page_size_grows_linearly_and_stays_bounded(tmp_path):
+    small, large = len(_page_at_scale(tmp_path, 100)), len(_page_at_scale(tmp_path, 500))
+    assert large <= 10 * MIB, f"{large} bytes for 500 streams"
+    assert large <= 5.5 * small, (small, large)  # nothing on the page grows with the square of the estate
+
+
+@needs_chromium
+def test_chromium_500_streams_nothing_overflows(tmp_path):
+    page = _page_at_scale(tmp_path, 500)
+    assert page.count('<section class="stream"') == 500
+    probe = tmp_path / "probe.html"
+    probe.write_text(re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page).replace("</body>", _OVERFLOW + "</body>"))
+    dom = _chromium(tmp_path, probe.as_uri(), "--dump-dom").stdout
+    m = re.search(r'<pre id="geometry">(.*?)</pre>', dom, re.S)
+    assert m, "the measurement did not run"
+    geom = json.loads(html.unescape(m.group(1)))
+    assert geom["width"] == WIDTH and geom["scroll"] == WIDTH, geom  # no horizontal scroll
+    assert geom["over"] == [], geom  # the ingest tables stay in their column, long names and subjects wrap

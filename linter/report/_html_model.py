@@ -398,7 +398,8 @@ def _group_findings(findings: Sequence[Finding], anchors: dict[tuple[str, str, s
         groups = []
         for key, items in by_file[file].items():  # in order of first line in the file
             label = "file" if key is None else str(items[0].object)
-            rows = tuple(FindingRow(f.severity.value, f.rule, f.name, f.message, f.file, f.line, f.column) for f in items)
+            ordered = sorted(items, key=lambda f: (-f.severity.rank, f.sort_key()))  # the most severe first
+            rows = tuple(FindingRow(f.severity.value, f.rule, f.name, f.message, f.file, f.line, f.column) for f in ordered)
             groups.append(ObjectFindings(label, anchors.get(key) if key else None, rows))
         out.append(FileFindings(file, tuple(groups)))
     return tuple(out)
