@@ -14,9 +14,10 @@ What the server does, measured on 2.10.26 to 2.15.1 on three single-server clust
   minus what it holds reserved is at least ``max_bytes``. Fewer candidates than ``num_replicas`` in
   every cluster tried: 10005 ("tags not matched", "insufficient storage").
 
-The reserved bytes are a snapshot: a server counts a stream's reservation once the meta leader
-hears of it (its statistics), so a create right after another in the same server may still be
-accepted by the leader and refused by the server itself (10047, seen on 2.10.26).
+The reserved bytes are a snapshot: the meta leader counts a stream's reservation once the server
+reports it (its statistics), so a create right after another on the same server may still be placed
+by the leader, then refused by the server itself (10047, seen on 2.10.26) or even accepted (2.12.8:
+40 of 32 MB reserved); see docs/disaster-recovery.md.
 """
 
 from __future__ import annotations

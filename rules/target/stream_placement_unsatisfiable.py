@@ -15,6 +15,7 @@ from jsops.linter.api import (
     Target,
     TargetServer,
     Violation,
+    human_size,
     placement,
 )
 
@@ -39,10 +40,10 @@ def _known_clusters(t: Target) -> set[str]:
 
 def _message(v: placement.PlacementRefusal, tags: list[str], r: int, max_bytes: int, storage: str, tried_all: bool) -> str:
     where = f"cluster {v.cluster!r}" if v.cluster else "the target"
-    text = f"{v.matched} of the {v.members} servers of {where} match placement {tags}"
+    usable = f"{v.matched} of the {v.members} servers of {where} carry placement tags {tags}" if tags else f"{where} has {v.matched} usable server(s)"
     if v.matched >= r:
-        text = f"{text}, {v.roomy} of them have {max_bytes} bytes of {storage} storage (max_bytes)"
-    text += f", fewer than num_replicas {r}"
+        usable += f", {v.roomy} of them with {storage} storage for max_bytes {human_size(max_bytes)}"
+    text = f"{usable}, fewer than num_replicas {r}"
     if tried_all:
         text += ", nor does any other cluster of the target hold it"
     return text + "; nats-server finds no peers to place the stream"
