@@ -83,3 +83,17 @@ def test_a_start_that_fails_half_way_leaves_nothing_running() -> None:
     with pytest.raises(RuntimeError, match="nats-server exited"):
         sc.start(timeout=30)
     assert sc.nodes[0].server.store_dir and set(live()) == before
+
+
+def test_ctrl_c_while_waiting_stops_what_was_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = set(live())
+    started: list[int] = []
+
+    def interrupted(self: Supercluster, timeout: float) -> float:
+        started.extend(n.server.process.pid for n in self.nodes if n.server.process is not None)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Supercluster, "_wait", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        Supercluster((ClusterSpec("A"), ClusterSpec("B"))).start()
+    assert len(started) == 2 and not [p for p in started if _alive(p)] and set(live()) == before
