@@ -4,8 +4,8 @@ ssd with 64 MB of file storage, C2 az:2 with 32 MB, C3 az:3 and ssd with 1 GB). 
 (as the app user, through C1) writes every cluster's servers, tags and storage; then each case is
 linted offline with that config, planned against the live supercluster (whose lint gate runs the
 same rule with the live facts), and sent to the server as a create request: lint and plan predict
-the refusal the server answers (10005, JS317: the plan names the rule and refuses the object as a
-server refusal), and an accepted placement raises nothing (the plan creates it). The server's answers per release are recorded in
+the refusal the server answers (10005, JS317: the plan names the rule and the err_code and refuses
+the object before any request), and an accepted placement raises nothing (the plan creates it). The server's answers per release are recorded in
 docs/disaster-recovery.md (the same on 2.10.26 to 2.15.1)."""
 
 from __future__ import annotations
@@ -99,9 +99,15 @@ def test_lint_plan_and_server_agree_on_placement(release: str, tmp_path: Path, m
             rc, out, err = run("plan", str(d), "--server", url, "--config", str(tmp_path / ".jsops.yaml"))
             if isinstance(answer, int):
                 assert linted == [answer] and [f.rule for f in found if f.server_error_code] == ["JS317"], (case, found)
-                # the plan's lint gate, with the live server's facts over the discovered ones, refuses it as
-                # a server refusal (every error carries the server's err_code) before any request
-                assert rc == 1 and f"{name}.yaml:1:" in err and " JS317 " in err and "would refuse 1 object(s); nothing was sent" in err, (case, rc, out, err)
+                # the plan's lint gate, with the live server's facts over the discovered ones, refuses it
+                # with the server's err_code before any request
+                assert (
+                    rc == 1
+                    and f"{name}.yaml:1:" in err
+                    and " JS317 " in err
+                    and f"(err_code {answer})\n" in err
+                    and "would refuse 1 object(s); nothing was sent" in err
+                ), (case, rc, out, err)
             else:  # accepted: lint raises nothing, the plan creates it
                 assert linted == [], (case, found)
                 assert rc == 2 and f"+ Stream {name}" in out, (case, rc, out, err)
