@@ -17,7 +17,8 @@ predictions wrong. Without ``--monitor`` nothing can be checked and ``servers`` 
 ids cannot be taken from its monitor. What the monitor does give is the names of the clusters its
 gateway connects to (``/varz`` ``gateway.gateways``) and the size of the JetStream meta group, which
 spans every cluster (``/jsz`` ``meta_cluster.cluster_size``). An answer from an id outside the
-connected cluster is kept when the cluster it names is one of those gateways; they are written only
+connected cluster is kept when the cluster it names is one of those gateways and it runs JetStream
+(servers without it are in no meta group and place nothing); they are written only
 when every id answered exactly once and the servers kept, of every cluster, are exactly as many as
 the meta group's size (a forged extra server makes them more, a forgery racing a real server answers
 an id twice). Otherwise the other clusters' answers are dropped with a warning and only the connected
@@ -77,6 +78,11 @@ def _cluster_of(body: dict[str, Any]) -> object:
     return cluster.get("name") if isinstance(cluster, dict) else None
 
 
+def _jetstream(body: dict[str, Any]) -> bool:
+    js = body.get("jetstream")
+    return isinstance(js, dict) and isinstance(js.get("config"), dict) and bool(js["config"])
+
+
 def verified_peers(
     answers: list[dict[str, Any]],
     ids: dict[str, str | None],
@@ -100,6 +106,8 @@ def verified_peers(
             name = body.get("server_name") or server.get("name")
             if sid in remote:
                 twice += 1
+            elif not _jetstream(body):
+                continue  # not a JetStream server: in no meta group, no placement
             elif isinstance(name, str) and name:
                 remote[sid] = {**body, "server_name": name}
             else:

@@ -55,3 +55,11 @@ def test_a_cluster_no_gateway_joins_and_a_second_answer_are_refused() -> None:
     twice = [answer("A1", "C1-1", "C1", ["az:1"]), answer("B1", "C2-1", "C2", ["az:2"]), answer("B1", "C2-1", "C2", ["gpu"])]
     peers, notes = verified_peers(twice, IDS, VARZ, meta_size=2)
     assert peers is None and "more than once" in notes[-1]
+
+
+def test_servers_without_jetstream_in_other_clusters_are_not_counted_nor_written() -> None:
+    plain = answer("B2", "C2-2", "C2", ["az:2"])
+    plain["data"]["jetstream"] = {}
+    answers = [answer("A1", "C1-1", "C1", ["az:1"]), answer("B1", "C2-1", "C2", ["az:2"]), plain]
+    peers, notes = verified_peers(answers, IDS, VARZ, meta_size=2)
+    assert peers is not None and [p["server_name"] for p in peers] == ["C1-1", "C2-1"] and notes == []
