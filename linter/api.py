@@ -28,7 +28,7 @@ from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSo
 from .model.records.record import Record, option
 from .model.resource import is_consumer, is_stream
 from .model.target import Target, TargetServer
-from .semantics import refusals
+from .semantics import placement, refusals
 from .semantics.effective import (
     CONSUMER_DEFAULT_ACK_WAIT,
     EPHEMERAL_INACTIVE_THRESHOLD,
@@ -148,6 +148,7 @@ __all__ = [
     "ErrCode",
     "MIRROR_REFUSES",
     "refusals",
+    "placement",
     # subject transforms (imported on first use)
     "BUILD_ONLY_BEFORE",
     "EMPTY_SRC_REFUSED_BEFORE",

@@ -12,8 +12,17 @@ that id; answers from any other id are dropped and counted in a warning. ``serve
 only when every id answered exactly once: two answers for one id (a forgery racing the real
 server) or an id with no answer leave it out, as a partial or forged list would make placement
 predictions wrong. Without ``--monitor`` nothing can be checked and ``servers`` is left out.
-The servers of other clusters of a supercluster (gateways) are not routes of the connected server:
-their answers are dropped (placement in other clusters is then not judged offline).
+
+**Other clusters of a supercluster.** Their servers are not routes of the connected server, so their
+ids cannot be taken from its monitor. What the monitor does give is the names of the clusters its
+gateway connects to (``/varz`` ``gateway.gateways``) and the size of the JetStream meta group, which
+spans every cluster (``/jsz`` ``meta_cluster.cluster_size``). An answer from an id outside the
+connected cluster is kept when the cluster it names is one of those gateways and it runs JetStream
+(servers without it are in no meta group and place nothing); they are written only
+when every id answered exactly once and the servers kept, of every cluster, are exactly as many as
+the meta group's size (a forged extra server makes them more, a forgery racing a real server answers
+an id twice). Otherwise the other clusters' answers are dropped with a warning and only the connected
+cluster's servers are written (placement in other clusters is then not judged offline).
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from .client import TargetError
 if TYPE_CHECKING:
     from jsops.linter import LintTarget
 
-__all__ = ["cluster_ids", "verified_peers", "check_facts", "PING_DEADLINE"]
+__all__ = ["cluster_ids", "gateway_names", "verified_peers", "check_facts", "PING_DEADLINE"]
 
 PING_DEADLINE = 3.0  # seconds for the whole VARZ collection, however many answers keep coming
 _RELEASE = re.compile(r"\d{1,4}\.\d{1,4}\.\d{1,4}(-[0-9A-Za-z.-]{1,64})?(\+[0-9A-Za-z.-]{1,64})?")
@@ -54,17 +63,56 @@ def cluster_ids(info: dict[str, Any], varz: dict[str, Any] | None, routez: dict[
     return ids, ""
 
 
-def verified_peers(answers: list[dict[str, Any]], ids: dict[str, str | None], varz: dict[str, Any]) -> tuple[list[dict[str, Any]] | None, list[str]]:
+def gateway_names(varz: dict[str, Any]) -> set[str]:
+    """The clusters the connected server's gateway connects to (its ``/varz``), its own excluded."""
+    gateway = varz.get("gateway")
+    listed = gateway.get("gateways") if isinstance(gateway, dict) else None
+    own = gateway.get("name") if isinstance(gateway, dict) else None
+    return (
+        {g["name"] for g in listed or [] if isinstance(g, dict) and isinstance(g.get("name"), str) and g["name"] != own} if isinstance(listed, list) else set()
+    )
+
+
+def _cluster_of(body: dict[str, Any]) -> object:
+    cluster = body.get("cluster")
+    return cluster.get("name") if isinstance(cluster, dict) else None
+
+
+def _jetstream(body: dict[str, Any]) -> bool:
+    js = body.get("jetstream")
+    return isinstance(js, dict) and isinstance(js.get("config"), dict) and bool(js["config"])
+
+
+def verified_peers(
+    answers: list[dict[str, Any]],
+    ids: dict[str, str | None],
+    varz: dict[str, Any],
+    meta_size: int | None = None,
+) -> tuple[list[dict[str, Any]] | None, list[str]]:
     """The VARZ bodies of ``answers`` that the rule keeps (None: ``servers`` is not written), and
-    warnings to print."""
+    warnings to print. ``meta_size``: the JetStream meta group's size (``/jsz``), without which the
+    servers of other clusters are not kept."""
     notes: list[str] = []
     kept: dict[str, dict[str, Any]] = {}
+    remote: dict[str, dict[str, Any]] = {}
+    gateways = gateway_names(varz) if meta_size else set()
     dropped = twice = 0
     for answer in answers:
         server: Any = answer.get("server")
         server = server if isinstance(server, dict) else {}
         body: Any = answer.get("data")
         sid = server.get("id")
+        if isinstance(body, dict) and isinstance(sid, str) and sid not in ids and body.get("server_id") == sid and _cluster_of(body) in gateways:
+            name = body.get("server_name") or server.get("name")
+            if sid in remote:
+                twice += 1
+            elif not _jetstream(body):
+                continue  # not a JetStream server: in no meta group, no placement
+            elif isinstance(name, str) and name:
+                remote[sid] = {**body, "server_name": name}
+            else:
+                dropped += 1
+            continue
         if not isinstance(body, dict) or sid not in ids or body.get("server_id") != sid:
             dropped += 1
             continue
@@ -88,6 +136,13 @@ def verified_peers(answers: list[dict[str, Any]], ids: dict[str, str | None], va
     if missing:
         notes.append(f"{len(missing)} server(s) of the cluster did not answer the VARZ ping (no system account access?); servers is left out")
         return None, notes
+    if remote and len(kept) + len(remote) != meta_size:
+        notes.append(
+            f"{len(kept) + len(remote)} servers answered from the supercluster's clusters but its JetStream meta group has {meta_size}; "
+            "only the connected cluster's servers are written"
+        )
+        remote = {}
+    kept.update(remote)
     return [kept[k] for k in sorted(kept)], notes
 
 

@@ -12,8 +12,11 @@ come:
 - with a monitoring URL (``--monitor``): the server's ``jetstream { limits }`` and tags from
   ``/varz``, the JetStream meta group's size and peers from ``/jsz``;
 - with access to the system account (``$SYS.REQ.SERVER.PING.VARZ`` answers): every server's name,
-  cluster and tags, so that placement is judged (JS317). Without it ``servers`` is left out rather
-  than written incomplete, since a partial list would make placement predictions wrong.
+  cluster, tags, JetStream storage (``max_file_store``, ``max_mem_store``) and what it holds
+  reserved, so that placement is judged (JS317); in a supercluster, those of every cluster its
+  gateways join (the rule of :mod:`jsops.reconciler._discover_trust`). Without it ``servers`` is
+  left out rather than written incomplete, since a partial list would make placement predictions
+  wrong.
 
 """
 
@@ -65,6 +68,7 @@ def target_facts(
                         name=_text(p.get("server_name")) or _text(p.get("name")),
                         cluster=_text(p["cluster"].get("name")) if isinstance(p.get("cluster"), dict) else None,
                         tags=_tags(p.get("tags")),
+                        **_storage(p.get("jetstream")),
                     )
                     for p in peers
                 ),
@@ -83,6 +87,23 @@ def target_facts(
         account=account_limits(js_info),
         servers=servers,
     )
+
+
+def _storage(js: object) -> dict[str, int]:
+    """A VARZ body's JetStream storage and reservations (``jetstream.config`` / ``jetstream.stats``)."""
+    config = js.get("config") if isinstance(js, dict) else None
+    stats = js.get("stats") if isinstance(js, dict) else None
+    out: dict[str, int] = {}
+    for key, where, field in (
+        ("max_file_store", config, "max_storage"),
+        ("max_mem_store", config, "max_memory"),
+        ("reserved_file_store", stats, "reserved_storage"),
+        ("reserved_mem_store", stats, "reserved_memory"),
+    ):
+        value = where.get(field) if isinstance(where, dict) else None
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            out[key] = value
+    return out
 
 
 def _text(value: object) -> str | None:
@@ -116,9 +137,9 @@ def discover(client: Any, target: Any = None) -> LintTarget:
     ids, why = cluster_ids(info, varz, routez)
     peers = None
     if ids is not None and varz is not None:
-        answers = client.run(_ping_varz(client.nc, set(ids), PING_DEADLINE))
+        answers = client.run(_ping_varz(client.nc, set(ids), PING_DEADLINE, _meta_size(jsz) or 0))
         if answers is not None:
-            peers, notes = verified_peers(answers, ids, varz)
+            peers, notes = verified_peers(answers, ids, varz, _meta_size(jsz))
             for note in notes:
                 print(f"jsops: warning: {note}", file=sys.stderr)
     elif why:
@@ -128,10 +149,17 @@ def discover(client: Any, target: Any = None) -> LintTarget:
     return facts
 
 
-async def _ping_varz(nc: Any, expected: set[str], deadline: float) -> list[dict[str, Any]] | None:
+def _meta_size(jsz: dict[str, Any] | None) -> int | None:
+    meta = (jsz or {}).get("meta_cluster")
+    size = meta.get("cluster_size") if isinstance(meta, dict) else None
+    return size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else None
+
+
+async def _ping_varz(nc: Any, expected: set[str], deadline: float, count: int = 0) -> list[dict[str, Any]] | None:
     """Every answer to the VARZ ping within ``deadline`` seconds (the whole collection), or None
-    when this user may not ask. Ends early once every ``expected`` id answered and a short while
-    passed without another answer (a second answer for an id is how a forgery shows)."""
+    when this user may not ask. Ends early once every ``expected`` id answered, at least ``count``
+    servers did (the meta group's size: every cluster's), and a short while passed without another
+    answer (a second answer for an id is how a forgery shows)."""
     import asyncio
 
     loop = asyncio.get_running_loop()
@@ -143,7 +171,7 @@ async def _ping_varz(nc: Any, expected: set[str], deadline: float) -> list[dict[
         await nc.publish("$SYS.REQ.SERVER.PING.VARZ", b"{}", reply=sub.subject)
         await nc.flush(timeout=min(2.0, deadline))
         while (left := end - loop.time()) > 0:
-            quiet = _PING_QUIET if expected <= seen else _PING_TIMEOUT
+            quiet = _PING_QUIET if expected <= seen and len(seen) >= count else _PING_TIMEOUT
             try:
                 msg = await sub.next_msg(timeout=min(left, quiet))
             except Exception:  # a timeout: quiet for that long

@@ -57,6 +57,9 @@ class NatsServer:
     _tmp: tempfile.TemporaryDirectory[str] | None = None
     jetstream_config: str = ""
     binary: str | None = None  # a specific release's binary (release_binary); default: the installed one
+    max_file: str = "1GB"  # jetstream { max_file } (the server's file storage, what placement reserves of)
+    monitor: bool = False  # an HTTP monitoring port (``monitor_port``) on 127.0.0.1
+    monitor_port: int = 0
 
     @property
     def url(self) -> str:
@@ -80,9 +83,11 @@ class NatsServer:
         self._tmp = tempfile.TemporaryDirectory(prefix="jsops-nats-")
         self.store_dir = self.store_dir or os.path.join(self._tmp.name, "store")
         conf = Path(self._tmp.name) / "server.conf"
+        if self.monitor:
+            self.monitor_port = self.monitor_port or free_port()
         conf.write_text(
-            f"listen: 127.0.0.1:{self.port}\n"
-            f"jetstream {{ store_dir: {self.store_dir!r}\n max_mem: 256MB\n max_file: 1GB\n"
+            (f"http: 127.0.0.1:{self.monitor_port}\n" if self.monitor else "") + f"listen: 127.0.0.1:{self.port}\n"
+            f"jetstream {{ store_dir: {self.store_dir!r}\n max_mem: 256MB\n max_file: {self.max_file}\n"
             f" {self.jetstream_config}\n }}\n"
             f"{self.extra_config}\n"
         )

@@ -31,11 +31,17 @@ class AccountLimits(Record):
 
 
 class TargetServer(Record):
-    """One server of the target cluster, as stream placement sees it."""
+    """One server of the target cluster or supercluster, as stream placement sees it."""
 
     name: StrictStr | None = None
     cluster: StrictStr | None = None  # defaults to the target's cluster_name
     tags: tuple[StrictStr, ...] = ()  # the server's server_tags
+    # Its JetStream storage (jetstream { max_file, max_mem }) and what its streams held reserved when
+    # it was discovered (a snapshot: the reservations of the estate's own streams are in it).
+    max_file_store: Size | None = None
+    max_mem_store: Size | None = None
+    reserved_file_store: Size | None = None
+    reserved_mem_store: Size | None = None
 
 
 class Target(Record):

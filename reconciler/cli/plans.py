@@ -99,8 +99,12 @@ def _paths(args: argparse.Namespace, config: Any) -> list[str]:
     return list(args.paths) or [config.resolve_path(p) for p in getattr(config, "paths", None) or ()] or ["."]
 
 
-def _error_lines(errors: list[Any]) -> str:
-    lines = [f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" for f in errors[:_MAX_SHOWN]]
+def _error_lines(errors: list[Any], codes: bool = False) -> str:
+    """One line per error (the first few); with ``codes``, each ends with the ``err_code`` the server would answer."""
+    lines = [
+        f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" + (f" (err_code {f.server_error_code})" if codes and f.server_error_code else "")
+        for f in errors[:_MAX_SHOWN]
+    ]
     more = f"\n... and {len(errors) - _MAX_SHOWN} more" if len(errors) > _MAX_SHOWN else ""
     return "\n".join(lines) + more
 
@@ -194,7 +198,7 @@ def _live_gate(args: argparse.Namespace, estate: Any, config: Any, live_target: 
     version = f"nats-server {live_target.server_version}" if live_target.server_version else "the server"
     shape = "standalone" if live_target.clustered is False else (f"a cluster of {live_target.cluster_size}" if live_target.cluster_size else "")
     raise Exit(
-        _error_lines(errors) + f"\njsops: error: {route.target.display()} ({version}{', ' + shape if shape else ''}) "
+        _error_lines(errors, codes=True) + f"\njsops: error: {route.target.display()} ({version}{', ' + shape if shape else ''}) "
         f"would refuse {len(errors)} object(s); nothing was sent",
         ExitCode.ERROR,
     )

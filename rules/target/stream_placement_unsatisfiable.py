@@ -15,20 +15,20 @@ from jsops.linter.api import (
     Target,
     TargetServer,
     Violation,
+    human_size,
+    placement,
 )
 
-_EXCLUDED = "!jetstream"  # a server tag that keeps a server out of every placement
+
+def _capacity(server: TargetServer, memory: bool) -> int | None:
+    """The bytes of the stream's storage kind the server has in all (None: not known). The reserved bytes
+    the target records are not taken off: they hold the estate's own streams once applied, which
+    an update does not reserve again (the plan checks live reservations)."""
+    return server.max_mem_store if memory else server.max_file_store
 
 
-def _norm(tag: str) -> str:
-    return tag.strip().lower()  # placement tags match server tags case-insensitively, trimmed
-
-
-def _eligible(server: TargetServer, wanted: list[str], unwanted: list[str]) -> bool:
-    have = {_norm(t) for t in server.tags}
-    if _norm(_EXCLUDED) in have:
-        return False
-    return all(t and t in have for t in wanted) and not any(t and t in have for t in unwanted)
+def _peers(t: Target, memory: bool) -> list[placement.PlacementPeer]:
+    return [placement.PlacementPeer(s.cluster or t.cluster_name, s.tags, _capacity(s, memory)) for s in t.servers or ()]
 
 
 def _known_clusters(t: Target) -> set[str]:
@@ -36,6 +36,17 @@ def _known_clusters(t: Target) -> set[str]:
     if t.cluster_name:
         out.add(t.cluster_name)
     return out
+
+
+def _message(v: placement.PlacementRefusal, tags: list[str], r: int, max_bytes: int, storage: str, tried_all: bool) -> str:
+    where = f"cluster {v.cluster!r}" if v.cluster else "the target"
+    usable = f"{v.matched} of the {v.members} servers of {where} carry placement tags {tags}" if tags else f"{where} has {v.matched} usable server(s)"
+    if v.matched >= r:
+        usable += f", {v.roomy} of them with {storage} storage for max_bytes {human_size(max_bytes)}"
+    text = f"{usable}, fewer than num_replicas {r}"
+    if tried_all:
+        text += ", nor does any other cluster of the target hold it"
+    return text + "; nats-server finds no peers to place the stream"
 
 
 class TargetStreamPlacementUnsatisfiable(StreamRule):
@@ -46,13 +57,20 @@ class TargetStreamPlacementUnsatisfiable(StreamRule):
     the stream's `placement`: `placement.cluster` must be one of the target's clusters (names are
     case-sensitive), and at least `num_replicas` servers of that cluster must carry every
     `placement.tags` entry and none of the `!`-prefixed ones (tags match case-insensitively,
-    trimmed). Silent when the target is standalone (`clustered: false`, where placement is stored
+    trimmed) and, when the stream sets `max_bytes` and the target gives the servers' storage
+    (`max_file_store`, `max_mem_store`), have that much storage of the stream's kind. In a
+    supercluster (the target's `servers` name several clusters) a placement without a cluster is
+    judged as the server does: the connected cluster (`cluster_name`) first, then every other one;
+    only when none holds the replicas is it refused. Streams without a placement are judged too when the target's servers span
+    several clusters (a supercluster: replicas need that many servers in one cluster) or give
+    their storage. Silent when the target is standalone (`clustered: false`, where placement is stored
     and ignored) or does not describe its clusters or servers. Replicas above the cluster's size
     are JS315's. The examples assume a target `C1` of three servers tagged `az:1`, `az:2`, `az:3`.
 
     ## Why is this bad?
     nats-server finds no servers to place the stream on and refuses to create it (err_code
-    10005, "no suitable peers for placement", with "tags not matched" or "tags excluded").
+    10005, "no suitable peers for placement", with "tags not matched", "tags excluded" or
+    "insufficient storage"; 10005 on 2.10.26 to 2.15.1, tests/integration/test_placement_supercluster.py).
 
     ## Example
     ```yaml
@@ -89,39 +107,36 @@ class TargetStreamPlacementUnsatisfiable(StreamRule):
     def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         p = c.placement
         t = ctx.target
-        if p is None or (not p.cluster and not p.tags) or p.preferred or t.clustered is False:
+        if (p is not None and p.preferred) or t.clustered is False:
             return  # placement.preferred: JS120 answers first
+        sized = (c.max_bytes or 0) > 0 and any(_capacity(s, c.storage == "memory") is not None for s in t.servers or ())
+        cluster, tags = (p.cluster, list(p.tags or [])) if p is not None else (None, [])
+        if not cluster and not tags and not sized and len(_known_clusters(t)) < 2:
+            return  # one cluster: its size is JS315's
         r = c.num_replicas or 1
         if r < 1 or r > MAX_REPLICAS:
             return
         known = _known_clusters(t)
-        if p.cluster and known and p.cluster not in known:
+        if cluster and known and cluster not in known:
             yield Violation(
                 resource,
                 ("placement", "cluster"),
-                f"placement.cluster {p.cluster!r} is not a cluster of the target ({', '.join(sorted(known))}); nats-server finds no peers to place the stream",
+                f"placement.cluster {cluster!r} is not a cluster of the target ({', '.join(sorted(known))}); nats-server finds no peers to place the stream",
                 server_error_code=ErrCode.CLUSTER_NO_PEERS,
             )
             return
-        if t.servers is None or (p.cluster and not known):
+        if t.servers is None or (cluster and not known):
             return
         if t.cluster_size is not None and t.cluster_size > 0 and r > t.cluster_size:
             return  # JS315
-        cluster = p.cluster or t.cluster_name
-        members = [s for s in t.servers if (s.cluster or t.cluster_name) == cluster]
-        tags = p.tags or []
-        wanted = [_norm(x) for x in tags if not x.startswith("!")]
-        unwanted = [_norm(x[1:]) for x in tags if x.startswith("!")]
-        n = sum(1 for s in members if _eligible(s, wanted, unwanted))
-        if n < r:
-            where = f"cluster {cluster!r}" if cluster else "the target"
-            yield Violation(
-                resource,
-                ("placement", "tags") if tags else ("placement", "cluster"),
-                f"{n} of the {len(members)} servers of {where} match placement {tags}, fewer than num_replicas {r}; "
-                "nats-server finds no peers to place the stream",
-                server_error_code=ErrCode.CLUSTER_NO_PEERS,
-            )
+        memory = c.storage == "memory"
+        max_bytes = c.max_bytes or 0
+        v = placement.placement_refusal(_peers(t, memory), t.cluster_name, r, cluster, tags, max_bytes)
+        if v is None:
+            return
+        path = ("max_bytes",) if v.matched >= r else ("placement", "tags") if tags else ("placement", "cluster") if cluster else ("num_replicas",)
+        tried_all = not cluster and len(known) > 1
+        yield Violation(resource, path, _message(v, tags, r, max_bytes, c.storage or "file", tried_all), server_error_code=v.code)
 
 
 RULE = TargetStreamPlacementUnsatisfiable

@@ -147,8 +147,15 @@ def test_placement_servers_of_other_clusters_and_jetstream_exclusion():
         "cluster_name": "EU",
         "servers": [{"tags": ["ssd"]}, {"tags": ["ssd", "!jetstream"]}, {"cluster": "US", "tags": ["ssd"]}, {"cluster": "US", "tags": ["ssd"]}],
     }
-    _, text = stream_rule_cases.placement_manifest("eu", {"tags": ["ssd"]}, 2)
+    _, text = stream_rule_cases.placement_manifest("eu", {"cluster": "EU", "tags": ["ssd"]}, 2)
     assert [f.server_error_code for f in _placement_findings(text, target)] == [10005]  # one usable ssd server in EU
+    # without placement.cluster the server tries its own cluster, then the others (measured on every
+    # release, tests/integration/test_placement_supercluster.py): US has two ssd servers
+    _, text = stream_rule_cases.placement_manifest("any", {"tags": ["ssd"]}, 2)
+    assert _placement_findings(text, target) == []
+    _, text = stream_rule_cases.placement_manifest("none", {"tags": ["ssd"]}, 3)
+    found = _placement_findings(text, target)
+    assert [f.server_error_code for f in found] == [10005] and "nor does any other cluster" in found[0].message
     _, text = stream_rule_cases.placement_manifest("us", {"cluster": "US", "tags": ["ssd"]}, 2)
     assert _placement_findings(text, target) == []
 
