@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the config records (jsops.linter.config), for their types o
     from jsops.linter.config import Config, ContextConfig, SecretRef
 
 __all__ = [
+    "CLIENT_NAME",
     "Target",
     "TargetError",
     "add_target_arguments",
@@ -41,6 +42,12 @@ DEFAULT_SERVER = "nats://127.0.0.1:4222"
 
 class TargetError(PermanentError):
     """A target that cannot be used (unknown context, unreadable file, bad combination)."""
+
+
+# The connection name every jsops connection gives the server (it appears in the server's
+# connection lists and in its JetStream API audit advisories: jsops.reconciler.drift knows its own
+# changes by it).
+CLIENT_NAME = "jsops"
 
 
 @dataclass(frozen=True)
@@ -122,7 +129,7 @@ class Target:
         urls = parse_servers(self.servers)
         # nats-py neither percent-decodes user information nor parses a '/' or '@' in it: the
         # credentials go as options, the URLs without them (as nats.go decodes them).
-        opts: dict[str, Any] = {"servers": [u.bare() for u in urls]}
+        opts: dict[str, Any] = {"servers": [u.bare() for u in urls], "name": CLIENT_NAME}
         in_urls = _url_credentials(urls)
         if not (self.user or self.token or self.creds or self.nkey):
             opts.update(in_urls)
