@@ -120,7 +120,7 @@ def _plan(argv: list[str]) -> int:
     plans = plans_run.plans
     if args.out:
         _write(args.out, _saved(args, plans_run))
-    sys.stdout.write(render_json(plans) if args.format == "json" else render_plans(plans, **view_options(args, plans_run)))
+    sys.stdout.write(render_json(plans, plans_run.attribution) if args.format == "json" else render_plans(plans, **view_options(args, plans_run)))
     return ExitCode.CHANGES if plans.changed and args.detailed_exitcode else ExitCode.OK
 
 

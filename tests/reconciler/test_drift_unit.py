@@ -35,7 +35,7 @@ from jsops.reconciler.render_text import render_plans
 
 from .records import desired_of, live_consumer, live_stream
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parent / "golden"  # drift/: a shown plan with authors is not a saved plan (the codec reads only those)
 T0 = datetime(2026, 12, 2, 10, 0, 0, tzinfo=UTC)
 HOUR = 3_600_000_000_000
 OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/orders.yaml"}
@@ -288,7 +288,7 @@ def _drifted_plan() -> tuple[PlanSet, Attribution]:
 def test_plan_text_names_who_changed_each_drifted_field() -> None:
     plans, drift = _drifted_plan()
     text = render_plans(plans, drift=drift)
-    _golden("plan_drift.txt", text)
+    _golden("drift/plan.txt", text)
     assert "max_age: 30m -> 1h  [in-place]  changed by orders-svc (user app, 10.0.0.7) 3m ago" in text
     assert "author unknown (no audit record since 2026-12-02T10:00:00Z)" in text  # the consumer: no write in the record
     assert "description" in text and text.count("changed by") == 1  # the manifest's own change is nobody's drift
@@ -298,7 +298,7 @@ def test_plan_text_names_who_changed_each_drifted_field() -> None:
 def test_plan_json_carries_changed_by_on_each_drifted_change() -> None:
     plans, drift = _drifted_plan()
     text = render_json(plans, drift)
-    _golden("plan_drift.json", text)
+    _golden("drift/plan.json", text)
     changes = {(a["object"]["name"], c["path"]): c for a in json.loads(text)["actions"] for c in a["changes"]}
     assert changes[("ORDERS", "max_age")]["changed_by"] == {
         "user": "app",
