@@ -163,3 +163,33 @@ def test_without_a_record_that_reaches_back_the_author_is_unknown(tmp_path: Path
         assert rc == 2 and f"[in-place]  author unknown (no audit record since {unknown['since']})" in out
     finally:
         server.stop()
+
+
+def test_a_plan_without_drift_reads_nothing_of_the_record_and_the_record_stays_bounded(tmp_path: Path, sent: list[str]) -> None:
+    server = NatsServer(extra_config=USERS).start()
+    try:
+        d = tmp_path / "m"
+        manifest(d, "orders.yaml", ORDERS.replace("MAX_AGE", "1h"))
+        manifest(d, "record.yaml", RECORD.read_text().replace("max_msgs: 200000", "max_msgs: 500"))
+        assert run("apply", str(d), "-s", _url(server), "--yes")[0] == 0
+        sent.clear()
+        assert run("plan", str(d), "-s", _url(server))[0] == 0
+        assert sent and not [s for s in sent if s.startswith("STREAM.MSG.GET.")]  # no drift: the record is not read
+
+        app = _app(server)
+        try:
+            for _ in range(2000):  # API requests, reads and writes: each one an advisory
+                app.ok("$JS.API.STREAM.INFO.ORDERS")
+            _set_max_age(app, HOUR // 2)
+            _wait_recorded(server, 1)
+            state = app.ok("$JS.API.STREAM.INFO.JSOPS_API_AUDIT")["state"]
+            assert state["last_seq"] > 2000 and state["messages"] <= 500
+        finally:
+            app.close()
+        sent.clear()
+        by = _plan_json(d, server)[("ORDERS", "max_age")]["changed_by"]
+        assert isinstance(by, dict) and by["client_name"] == "orders-svc"
+        gets = [s for s in sent if s.startswith("STREAM.MSG.GET.")]
+        assert 0 < len(gets) <= 500  # read back only until the change was found, within the bound
+    finally:
+        server.stop()
