@@ -6,8 +6,9 @@ advisory on ``$JS.EVENT.ADVISORY.API`` in the requester's account. Checked on na
 ``client`` with ``acc``, ``user``, ``name`` (the connection name), ``host``, ``lang``, ``ver``;
 ``subject`` (the API subject as the server received it); ``request`` (the body as a JSON string,
 absent for an empty body) and ``response`` (the answer as a JSON string, with ``error`` when the
-server refused). Reads are audited too (INFO, LIST, NAMES); ``STREAM.MSG.GET`` and ``DIRECT.GET``
-are not. Advisories may reach a subscriber out of order (seen on 2.15.1): order them by ``timestamp``.
+server refused). Reads are audited too (INFO, LIST, NAMES), and so is every refused request;
+a ``STREAM.MSG.GET`` or ``DIRECT.GET`` that returns a message is not (a ``STREAM.MSG.GET`` that finds
+none is: its answer is an error). Advisories may reach a subscriber out of order (seen on 2.15.1): order them by ``timestamp``.
 
 :func:`classify` says which API subjects are writes (they change an object or its messages) and
 which object they name; :func:`parse_advisory` reads one advisory's JSON.

@@ -3,7 +3,8 @@
 
 The record is found in the live state (any stream whose subjects capture the advisory subject, a
 stream capturing exactly that subject first). It is read backwards with ``STREAM.MSG.GET``, which
-the server does not audit (so reading the record adds nothing to it), in windows of requests in
+the server does not audit when it returns a message (a get of a message gone is audited, as every
+error answer is), in windows of requests in
 flight, and only as far back as the drifted fields need (:func:`~jsops.reconciler.drift.attribution.settled`)
 or :data:`SCAN_LIMIT` messages. Reads kept in the record are passed over. Without drifted fields
 nothing is read: a plan without drift costs nothing more.

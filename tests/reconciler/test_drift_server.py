@@ -69,14 +69,16 @@ def _plan_json(directory: Path, server: NatsServer) -> dict[tuple[str, str], dic
 
 
 def _wait_recorded(server: NatsServer, writes: int) -> None:
-    """Until the record holds ``writes`` STREAM.UPDATE advisories of ORDERS (they are stored asynchronously)."""
+    """Until the record holds ``writes`` STREAM.UPDATE advisories of ORDERS (they are stored
+    asynchronously), read newest first (a get of a message gone is audited: an error answer)."""
     js = Js(f"nats://127.0.0.1:{server.port}", user="controller", password="c0ntrol")
     try:
         deadline = time.monotonic() + 30
+        found = 0
         while time.monotonic() < deadline:
             state = js.ok("$JS.API.STREAM.INFO.JSOPS_API_AUDIT")["state"]
             found = 0
-            for seq in range(state["first_seq"], state["last_seq"] + 1):
+            for seq in range(state["last_seq"], max(state["first_seq"], state["last_seq"] - 300) - 1, -1):
                 msg = js.request("$JS.API.STREAM.MSG.GET.JSOPS_API_AUDIT", {"seq": seq})
                 if "message" in msg and b"STREAM.UPDATE.ORDERS" in base64.b64decode(msg["message"]["data"]):
                     found += 1
