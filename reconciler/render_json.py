@@ -14,10 +14,18 @@ __all__ = ["render_json", "render_saved"]
 def render_json(plan: Plan | PlanSet, drift: Attribution | None = None) -> str:
     """The plan's JSON; with ``drift``, each drifted change its audit record names carries
     ``changed_by`` (user, account, client_name, host, at, request), or ``changed_by: null`` and
-    ``author_unknown`` (``since``: how far back the record reaches)."""
+    ``author_unknown`` (``since``: how far back the record reaches); the fields left as they are
+    live are listed under ``held`` (``live``, ``manifest``, ``reason``)."""
     doc = plan.to_json()
     if drift:
         _attribute(doc, drift)
+        held = [
+            {"context": k.context, "object": {"kind": k.kind, "name": k.name, "stream": k.stream}, "path": k.field, **h.to_json()}
+            for p in (plan.plans if isinstance(plan, PlanSet) else [plan])
+            for k, h in drift.held_in(p.context)
+        ]
+        if held:
+            doc["held"] = held
     return json.dumps(doc, indent=2, sort_keys=False) + "\n"
 
 

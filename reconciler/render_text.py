@@ -176,12 +176,27 @@ def _where(plan: Plan) -> str:
     return plan.target + (f" (context {', '.join(names)})" if names != ["default"] else "")
 
 
+def _held(plan: Plan, drift: Attribution | None) -> list[str]:
+    """The fields the plan left as they are live (owned elsewhere, quarantined), one line each."""
+    if not drift:
+        return []
+    lines = []
+    for k, h in drift.held_in(plan.context):
+        label = f"{k.kind} {k.stream}/{k.name}" if k.kind == Kind.CONSUMER else f"{k.kind} {k.name}"
+        lines.append(
+            f"  = {label} {k.field}: {format_value(k.field, h.live, k.kind)} kept, {h.reason}; the manifest says {format_value(k.field, h.manifest, k.kind)}"
+        )
+    return lines
+
+
 def render_text(
     plan: Plan, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False, compact: bool = False, drift: Attribution | None = None
 ) -> str:
-    """One target's plan; ``drift`` names who changed its drifted fields (jsops.reconciler.drift)."""
+    """One target's plan; ``drift`` names who changed its drifted fields and the fields left as
+    they are live (jsops.reconciler.drift)."""
+    held = _held(plan, drift)
     if not plan.actions:
-        return f"No changes. {_where(plan)} matches the manifests.\n"
+        return f"No changes. {_where(plan)} matches the manifests.\n" + "".join(f"{line}\n" for line in held)
     out = [f"jsops will perform these actions on {_where(plan)}:", ""]
     for a in plan.actions:
         if compact:
@@ -193,6 +208,8 @@ def render_text(
         out.append("")
     if compact:
         out.append("")
+    if held:
+        out += [*held, ""]
     out.append(summary_line(plan))
     return "\n".join(out) + "\n"
 

@@ -346,8 +346,9 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, 
         run.clients.append(client)
         if live is None:
             live = read_live(client)
-        plan = _plan_route(args, client, live, route, config, estate)
-        run.items.append(TargetRun(route, client, live, plan, _attribute(client, live, plan)))
+        held: dict[Any, Any] = {}
+        plan = _plan_route(args, client, live, route, config, estate, held)
+        run.items.append(TargetRun(route, client, live, plan, _attribute(client, live, plan).with_held(plan.context, held)))
 
 
 def _attribute(client: Any, live: Any, plan: Any) -> Any:
@@ -364,18 +365,23 @@ def _attribute(client: Any, live: Any, plan: Any) -> Any:
         return NO_ATTRIBUTION
 
 
-def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, config: Any, estate: Any) -> Any:
+def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, config: Any, estate: Any, held: dict[Any, Any] | None = None) -> Any:
     """The plan of one target from the manifests and its live state, authorized by the flags of
-    ``args`` (:func:`jsops.reconciler.plan.build_plan`), judged by lint and the server's predicted refusals."""
+    ``args`` (:func:`jsops.reconciler.plan.build_plan`), judged by lint and the server's predicted refusals.
+    Fields marked ``jsops.io/ignore-drift`` keep their live values (``held`` receives those the
+    manifests set otherwise: jsops.reconciler.drift.held)."""
     from ..dataloss import measure_limit_loss
     from ..discover import read_limits
+    from ..drift import hold, ignored_in_estate
     from ..interestloss import measure_filter_loss
     from ..plan import build_plan, desired_from_estate
     from ..plan.closure import close
     from ..preflight import preflight
 
     limits = read_limits(client, route.target, config.target)
-    desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
+    desired, kept = hold(desired_from_estate(estate, contexts=route.contexts, target=limits), live, ignored_in_estate(estate, route.contexts))
+    if held is not None:
+        held.update(kept)
     measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == "Stream"})
     measure_filter_loss(client, live, desired)
     opt = replace(plan_options(args, route.contexts, estate, config), server_version=limits.server_version)

@@ -20,6 +20,7 @@ from ..apply import ApplyReport, execute_plan
 from ..client import JsClient, Target
 from ..dataloss import measure_limit_loss
 from ..discover import read_limits
+from ..drift import hold, ignored_in_estate
 from ..interestloss import measure_filter_loss
 from ..live import read_live
 from ..plan import Action, Plan, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
@@ -84,6 +85,7 @@ class TargetRun:
         live = read_live(client)
         limits = read_limits(client, self.target, getattr(ctl.options.config, "target", None))
         desired, policy = policy_from_estate(rev.estate, rev.desired(self.contexts, limits), self.contexts)
+        desired = hold(desired, live, ignored_in_estate(rev.estate, self.contexts))[0]  # jsops.io/ignore-drift: never healed
         # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
         measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == Kind.STREAM})
         measure_filter_loss(client, live, desired)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .advisories import ADVISORY_SUBJECT, ADVISORY_TYPE, Advisory, ApiCall, Verb, classify, is_write, parse_advisory
 from .attribution import NO_ATTRIBUTION, Attribution, Author, AuthorUnknown, ChangedBy, DriftKey, attribute, rfc3339, settled
+from .held import IGNORE_DRIFT, Held, hold, ignore_drift_fields, ignored_in_estate, unknown_fields
 from .record import Drifted, RecordRead, attribute_drift, read_record, record_stream
 
 __all__ = [
@@ -23,6 +24,8 @@ __all__ = [
     "AuthorUnknown",
     "ChangedBy",
     "DriftKey",
+    "Held",
+    "IGNORE_DRIFT",
     "Drifted",
     "NO_ATTRIBUTION",
     "RecordRead",
@@ -30,6 +33,10 @@ __all__ = [
     "attribute",
     "attribute_drift",
     "classify",
+    "hold",
+    "ignore_drift_fields",
+    "ignored_in_estate",
+    "unknown_fields",
     "is_write",
     "parse_advisory",
     "read_record",

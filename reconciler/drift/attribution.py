@@ -26,6 +26,7 @@ from ..client import CLIENT_NAME
 from ..diff import BOOKKEEPING_KEYS, SET_FIELDS
 from ..live import is_bookkeeping
 from .advisories import Advisory, ApiCall, Verb, parse_time
+from .held import Held
 
 __all__ = ["Attribution", "Author", "AuthorUnknown", "ChangedBy", "DriftKey", "NO_ATTRIBUTION", "attribute", "rfc3339", "settled"]
 
@@ -107,22 +108,37 @@ class DriftKey:
 @dataclass(frozen=True)
 class Attribution:
     """The authors of a run's drifted fields, computed beside its plans; ``read_at``: when the
-    records were read (ages are counted to it)."""
+    records were read (ages are counted to it); ``held``: the fields the plans left as they are
+    live (:mod:`jsops.reconciler.drift.held`) where the manifests say otherwise."""
 
     authors: Mapping[DriftKey, Author] = field(default_factory=lambda: MappingProxyType({}))
     read_at: datetime = datetime(1970, 1, 1, tzinfo=UTC)
+    held: Mapping[DriftKey, Held] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "authors", MappingProxyType(dict(self.authors)))
+        object.__setattr__(self, "held", MappingProxyType(dict(self.held)))
+
+    def held_in(self, context: str) -> list[tuple[DriftKey, Held]]:
+        """The held fields of one target, by object and field."""
+        return sorted(
+            ((k, h) for k, h in self.held.items() if k.context == context),
+            key=lambda kh: (kh[0].kind != Kind.STREAM, kh[0].stream or "", kh[0].name, kh[0].field),
+        )
 
     def of(self, context: str, kind: str, stream: str | None, name: str, path: str) -> Author | None:
         return self.authors.get(DriftKey(context, kind, stream if kind == Kind.CONSUMER else None, name, path))
 
     def merged(self, other: Attribution) -> Attribution:
-        return Attribution({**self.authors, **other.authors}, max(self.read_at, other.read_at))
+        return Attribution({**self.authors, **other.authors}, max(self.read_at, other.read_at), {**self.held, **other.held})
+
+    def with_held(self, context: str, held: Mapping[tuple[tuple[str, str | None, str], str], Held]) -> Attribution:
+        """These authors with one target's held fields."""
+        keyed = {DriftKey(context, kind, stream, name, path): h for ((kind, stream, name), path), h in held.items()}
+        return Attribution(self.authors, self.read_at, {**self.held, **keyed})
 
     def __bool__(self) -> bool:
-        return bool(self.authors)
+        return bool(self.authors) or bool(self.held)
 
 
 NO_ATTRIBUTION = Attribution()

@@ -195,3 +195,54 @@ def test_a_plan_without_drift_reads_nothing_of_the_record_and_the_record_stays_b
         assert 0 < len(gets) <= 500  # read back only until the change was found, within the bound
     finally:
         server.stop()
+
+
+IGNORED = """
+apiVersion: jsops/v1
+kind: Stream
+metadata:
+  name: ORDERS
+  annotations: {jsops.io/ignore-drift: "[max_msgs]"}
+spec: {subjects: ['orders.>'], max_age: 1h, max_msgs: 100}
+"""
+
+
+def test_ignore_drift_leaves_a_field_to_its_owner_in_plan_apply_and_the_controller(tmp_path: Path, sent: list[str]) -> None:
+    from jsops.reconciler.controller.cli import main
+
+    server = NatsServer(extra_config=USERS).start()
+    try:
+        d = tmp_path / "m"
+        manifest(d, "orders.yaml", IGNORED)
+        assert run("apply", str(d), "-s", _url(server), "--yes")[0] == 0  # created as the manifest says
+        app = _app(server)
+        try:
+            assert app.ok("$JS.API.STREAM.INFO.ORDERS")["config"]["max_msgs"] == 100
+            config = app.ok("$JS.API.STREAM.INFO.ORDERS")["config"]
+            app.ok("$JS.API.STREAM.UPDATE.ORDERS", {**config, "max_msgs": 5000})
+            rc, out, err = run("plan", str(d), "-s", _url(server))
+            assert rc == 0, err
+            assert "No changes." in out and "= Stream ORDERS max_msgs: 5000 kept, owned elsewhere (jsops.io/ignore-drift); the manifest says 100" in out
+            rc, out, _ = run("plan", str(d), "-s", _url(server), "--format", "json")
+            doc = json.loads(out)
+            assert doc["actions"] == [] and [(h["path"], h["live"], h["manifest"]) for h in doc["held"]] == [("max_msgs", 5000, 100)]
+
+            # another field drifts: it is healed, and the held one is sent back as it is live
+            config = app.ok("$JS.API.STREAM.INFO.ORDERS")["config"]
+            app.ok("$JS.API.STREAM.UPDATE.ORDERS", {**config, "max_age": HOUR // 2})
+            sent.clear()
+            assert run("apply", str(d), "-s", _url(server), "--yes")[0] == 0
+            assert [s for s in sent if s.startswith("STREAM.UPDATE.")] == ["STREAM.UPDATE.ORDERS"]
+            config = app.ok("$JS.API.STREAM.INFO.ORDERS")["config"]
+            assert (config["max_age"], config["max_msgs"]) == (HOUR, 5000)
+
+            # the controller: one round heals max_age, never max_msgs
+            app.ok("$JS.API.STREAM.UPDATE.ORDERS", {**config, "max_age": HOUR // 2, "max_msgs": 7000})
+            log = tmp_path / "log"
+            assert main([str(d), "--server", _url(server), "--listen", "none", "--once", "--no-lease", "--log-file", str(log)]) == 0
+            config = app.ok("$JS.API.STREAM.INFO.ORDERS")["config"]
+            assert (config["max_age"], config["max_msgs"]) == (HOUR, 7000)
+        finally:
+            app.close()
+    finally:
+        server.stop()

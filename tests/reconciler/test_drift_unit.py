@@ -19,13 +19,17 @@ from jsops.reconciler.drift import (
     AuthorUnknown,
     ChangedBy,
     DriftKey,
+    Held,
     Verb,
     attribute,
     classify,
+    hold,
+    ignore_drift_fields,
     is_write,
     parse_advisory,
     record_stream,
     settled,
+    unknown_fields,
 )
 from jsops.reconciler.drift.attribution import same
 from jsops.reconciler.live import LiveState
@@ -312,3 +316,49 @@ def test_plan_json_carries_changed_by_on_each_drifted_change() -> None:
     assert changes[("C1", "max_deliver")]["author_unknown"] == {"since": "2026-12-02T10:00:00Z"}
     assert "changed_by" not in changes[("ORDERS", "description")]
     assert json.loads(render_json(plans)) == json.loads(render_json(plans, NO_ATTRIBUTION))
+
+
+# -- fields owned elsewhere (jsops.io/ignore-drift) -----------------------------------------------
+
+
+def test_ignore_drift_names_fields_by_comma_space_or_brackets() -> None:
+    assert ignore_drift_fields("num_replicas") == ("num_replicas",)
+    assert ignore_drift_fields("[num_replicas, max_age]") == ("num_replicas", "max_age")
+    assert ignore_drift_fields("max_age max_age") == ("max_age",)
+    assert ignore_drift_fields(None) == () and ignore_drift_fields("") == ()
+    assert unknown_fields("Stream", ["max_age", "ack_wait", "name", "metadata"]) == ["ack_wait", "name", "metadata"]
+
+
+def test_a_held_field_keeps_its_live_value_and_the_rest_is_planned() -> None:
+    live = LiveState(read_at=10_000.0)
+    live.streams["ORDERS"] = live_stream({"name": "ORDERS", "subjects": ["orders.>"], "max_age": HOUR // 2, "max_msgs": 10, "metadata": OWN})
+    desired = [desired_of("Stream", "ORDERS", None, {"name": "ORDERS", "subjects": ["orders.>"], "max_age": "1h", "max_msgs": 20})]
+    kept, held = hold(desired, live, {("Stream", None, "ORDERS"): {"max_age": "owned elsewhere (jsops.io/ignore-drift)"}})
+    assert held == {(("Stream", None, "ORDERS"), "max_age"): Held(HOUR // 2, HOUR, "owned elsewhere (jsops.io/ignore-drift)")}
+    plan = build_plan(kept, live, PlanOptions(), target="nats://nats.example:4222")
+    assert [c.path for a in plan.actions for c in a.changes] == ["max_msgs"]
+    # an object not yet live is created as the manifest says
+    assert hold(desired, LiveState(), {("Stream", None, "ORDERS"): {"max_age": "x"}}) == (desired, {})
+
+
+def test_plan_shows_held_fields_with_their_live_value() -> None:
+    live = LiveState(read_at=10_000.0)
+    live.streams["ORDERS"] = live_stream({"name": "ORDERS", "subjects": ["orders.>"], "max_age": HOUR // 2, "metadata": OWN})
+    desired = [desired_of("Stream", "ORDERS", None, {"name": "ORDERS", "subjects": ["orders.>"], "max_age": "1h"})]
+    kept, held = hold(desired, live, {("Stream", None, "ORDERS"): {"max_age": "owned elsewhere (jsops.io/ignore-drift)"}})
+    plans = PlanSet([build_plan(kept, live, PlanOptions(), target="nats://nats.example:4222")])
+    drift = NO_ATTRIBUTION.with_held("default", held)
+    text = render_plans(plans, drift=drift)
+    _golden("drift/plan_held.txt", text)
+    assert text.startswith("No changes.") and "= Stream ORDERS max_age: 30m kept, owned elsewhere (jsops.io/ignore-drift); the manifest says 1h" in text
+    doc = json.loads(render_json(plans, drift))
+    assert doc["actions"] == [] and doc["held"] == [
+        {
+            "context": "default",
+            "object": {"kind": "Stream", "name": "ORDERS", "stream": None},
+            "path": "max_age",
+            "live": HOUR // 2,
+            "manifest": HOUR,
+            "reason": "owned elsewhere (jsops.io/ignore-drift)",
+        }
+    ]
