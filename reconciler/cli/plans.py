@@ -368,18 +368,19 @@ def _attribute(client: Any, live: Any, plan: Any) -> Any:
 def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, config: Any, estate: Any, held: dict[Any, Any] | None = None) -> Any:
     """The plan of one target from the manifests and its live state, authorized by the flags of
     ``args`` (:func:`jsops.reconciler.plan.build_plan`), judged by lint and the server's predicted refusals.
-    Fields marked ``jsops.io/ignore-drift`` keep their live values (``held`` receives those the
-    manifests set otherwise: jsops.reconciler.drift.held)."""
+    Fields marked ``jsops.io/ignore-drift`` and those the controller quarantined keep their live
+    values (``held`` receives those the manifests set otherwise: jsops.reconciler.drift.held)."""
     from ..dataloss import measure_limit_loss
     from ..discover import read_limits
-    from ..drift import hold, ignored_in_estate
+    from ..drift import hold, ignored_in_estate, merged, quarantined_fields
     from ..interestloss import measure_filter_loss
     from ..plan import build_plan, desired_from_estate
     from ..plan.closure import close
     from ..preflight import preflight
 
     limits = read_limits(client, route.target, config.target)
-    desired, kept = hold(desired_from_estate(estate, contexts=route.contexts, target=limits), live, ignored_in_estate(estate, route.contexts))
+    owned = merged(ignored_in_estate(estate, route.contexts), quarantined_fields(client, live))  # as the controller holds them
+    desired, kept = hold(desired_from_estate(estate, contexts=route.contexts, target=limits), live, owned)
     if held is not None:
         held.update(kept)
     measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == "Stream"})

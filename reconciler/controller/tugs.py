@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from jsops.linter import Kind, api_json
 
 from ..drift import ChangedBy, Drifted, attribute_drift, hold
-from ..drift.tug import TugState, field_id, manifest_values
+from ..drift.tug import BUCKET, KEY, TugState, field_id, manifest_values
 
 if TYPE_CHECKING:
     from ..client import JsClient, KvBucket
@@ -27,8 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["BUCKET", "KEY", "Tugs"]
 
-BUCKET = "JSOPS_DRIFT"
-KEY = "tugs"
 _DRIFTABLE = ("update", "recreate", "blocked")
 
 

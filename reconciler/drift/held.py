@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..live import LiveState
     from ..plan import Desired
 
-__all__ = ["IGNORE_DRIFT", "Held", "ObjectKey", "hold", "ignore_drift_fields", "ignored_in_estate", "unknown_fields"]
+__all__ = ["IGNORE_DRIFT", "Held", "ObjectKey", "hold", "ignore_drift_fields", "ignored_in_estate", "merged", "unknown_fields"]
 
 IGNORE_DRIFT = "jsops.io/ignore-drift"
 _NEVER = frozenset({"name", "durable_name", "metadata"})
@@ -98,3 +98,13 @@ def hold(desired: Sequence[Desired], live: LiveState, fields: Mapping[ObjectKey,
                 config = config._replace(**{path: value})
         out.append(replace(d, config=config) if config is not d.config else d)
     return out, held
+
+
+def merged(*fields: Mapping[ObjectKey, Mapping[str, str]]) -> dict[ObjectKey, dict[str, str]]:
+    """Held fields from several sources (the first one's reason wins for a field named twice)."""
+    out: dict[ObjectKey, dict[str, str]] = {}
+    for each in fields:
+        for key, paths in each.items():
+            for path, reason in paths.items():
+                out.setdefault(key, {}).setdefault(path, reason)
+    return out

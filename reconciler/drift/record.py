@@ -23,12 +23,14 @@ from jsops.linter import is_subset_match
 from ..errors import ErrCode
 from .advisories import ADVISORY_SUBJECT, Advisory, parse_advisory, parse_time
 from .attribution import NO_ATTRIBUTION, Attribution, Author, DriftKey, attribute, settled
+from .held import ObjectKey
+from .tug import BUCKET, KEY, TugState
 
 if TYPE_CHECKING:
     from ..client import JsClient
     from ..live import LiveState
 
-__all__ = ["Drifted", "RecordRead", "SCAN_LIMIT", "WINDOW", "attribute_drift", "read_record", "record_stream"]
+__all__ = ["Drifted", "RecordRead", "SCAN_LIMIT", "WINDOW", "attribute_drift", "quarantined_fields", "read_record", "record_stream"]
 
 SCAN_LIMIT = 50_000  # messages read back at most, per target and plan
 WINDOW = 128  # MSG.GET requests in flight at a time
@@ -129,3 +131,29 @@ def attribute_drift(client: JsClient, live: LiveState, context: str, drifted: Se
         if who is not None:
             authors[DriftKey(context, d.kind, d.stream, d.name, d.path)] = who
     return Attribution(authors, datetime.now(UTC))
+
+
+def quarantined_fields(client: JsClient, live: LiveState) -> dict[ObjectKey, dict[str, str]]:
+    """The fields the controller quarantined on this target (its KV state, read with one
+    ``STREAM.MSG.GET``: nothing is created or written), as :func:`jsops.reconciler.drift.held.hold`
+    takes them; none without the bucket or the key."""
+    import json
+
+    from ..client import JsApiError
+
+    stream = f"KV_{BUCKET}"
+    if stream not in live.streams:
+        return {}
+    try:
+        answer = client.request(f"STREAM.MSG.GET.{stream}", {"last_by_subj": f"$KV.{BUCKET}.{KEY}"})
+    except JsApiError as exc:
+        if exc.err_code == ErrCode.NO_MESSAGE_FOUND:
+            return {}
+        raise
+    msg = answer.get("message")
+    try:
+        data = base64.b64decode(str(msg.get("data") or ""), validate=True) if isinstance(msg, dict) else b""
+        state = TugState.from_json(json.loads(data)) if data else TugState()  # a deleted key: no data
+    except ValueError:
+        state = TugState()
+    return {key: {path: f"{why}; `nats kv del {BUCKET} {KEY}` ends it" for path, why in fields.items()} for key, fields in state.held().items()}

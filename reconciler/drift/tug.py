@@ -22,7 +22,10 @@ from .advisories import parse_time
 from .attribution import ChangedBy, rfc3339
 from .held import ObjectKey
 
-__all__ = ["Quarantine", "TugState", "field_id"]
+__all__ = ["BUCKET", "KEY", "Quarantine", "TugState", "field_id", "manifest_values"]
+
+BUCKET = "JSOPS_DRIFT"  # the controller's KV bucket on each target (jsops.reconciler.controller.tugs)
+KEY = "tugs"  # the key holding a TugState's JSON
 
 
 def field_id(key: ObjectKey, path: str) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import ApiAudit, Js, NatsServer, manifest
+from .helpers import ApiAudit, Js, NatsServer, manifest, run
 from .test_controller_helpers import Running, get, sample, wait_for
 
 pytestmark = pytest.mark.integration
@@ -88,6 +88,14 @@ def test_a_field_changed_back_three_times_is_quarantined_and_stays_so_across_a_r
             assert sample(m, "jsops_controller_drift_quarantined", **labels) == 1
             code, text = get(ctl.port, "/readyz")
             assert code == 200 and "quarantined default Stream//ORDERS/max_age: quarantined: changed back 3 times by orders-svc (user app, 127.0.0.1)" in text
+
+            # jsops plan shows the quarantined field as the controller holds it, and plans no change of it
+            rc, out, err = run("plan", str(d), "-s", url)
+            assert rc == 0, out + err
+            assert (
+                "= Stream ORDERS max_age: 30m kept, quarantined: changed back 3 times by orders-svc (user app, 127.0.0.1); not healed; "
+                "`nats kv del JSOPS_DRIFT tugs` ends it; the manifest says 1h" in out
+            )
 
         with Running([str(d)], url, quarantine_after=3, quarantine_window=600.0) as again:  # a restart: the state is in JetStream
             _rounds(again, 5)
