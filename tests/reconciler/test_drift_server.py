@@ -246,3 +246,60 @@ def test_ignore_drift_leaves_a_field_to_its_owner_in_plan_apply_and_the_controll
             app.close()
     finally:
         server.stop()
+
+
+TWO_ACCOUNTS = (
+    "accounts {\n"
+    " A { jetstream: enabled, users: [{user: ctl-a, password: a}, {user: app-a, password: a}] }\n"
+    " B { jetstream: enabled, users: [{user: ctl-b, password: b}, {user: app-b, password: b}] }\n"
+    "}"
+)
+
+
+def test_each_account_names_its_own_authors_from_its_own_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = NatsServer(extra_config=TWO_ACCOUNTS).start()
+    try:
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))  # no natscli contexts
+        (tmp_path / ".jsops.yaml").write_text(
+            f"contexts:\n  default: {{server: 'nats://ctl-a:a@127.0.0.1:{server.port}'}}\n"
+            f"  east: {{server: 'nats://ctl-b:b@127.0.0.1:{server.port}'}}\n"
+            "access: [{paths: [m], contexts: [east]}]\n"
+        )
+        manifest(tmp_path / "m", "orders.yaml", ORDERS.replace("MAX_AGE", "1h"))
+        manifest(
+            tmp_path / "m",
+            "invoices.yaml",
+            "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: INVOICES, context: east}\nspec: {subjects: ['inv.>'], max_age: 1h}\n",
+        )
+        shutil.copy(RECORD, tmp_path / "m" / "record.yaml")
+        manifest(tmp_path / "m", "record-east.yaml", RECORD.read_text().replace("name: JSOPS_API_AUDIT", "name: JSOPS_API_AUDIT\n  context: east"))
+        assert run("apply", "m", "--yes")[0] == 0
+        for user, stream in (("app-a", "ORDERS"), ("app-b", "INVOICES")):
+            js = Js(f"nats://127.0.0.1:{server.port}", user=user, password=user[-1], name=f"{user}-svc")
+            try:
+                config = js.ok(f"$JS.API.STREAM.INFO.{stream}")["config"]
+                js.ok(f"$JS.API.STREAM.UPDATE.{stream}", {**config, "max_age": HOUR // 2})
+            finally:
+                js.close()
+        time.sleep(0.5)  # the advisories are stored asynchronously
+        rc, out, err = run("plan", "m", "--format", "json")
+        assert rc == 2, err
+        authors = {(a["context"], a["object"]["name"]): c["changed_by"] for a in json.loads(out)["actions"] for c in a["changes"]}
+        assert {k: (v["account"], v["user"], v["client_name"]) for k, v in authors.items()} == {
+            ("default", "ORDERS"): ("A", "app-a", "app-a-svc"),
+            ("east", "INVOICES"): ("B", "app-b", "app-b-svc"),
+        }
+        for user, own, other in (("ctl-a", b"ORDERS", b"INVOICES"), ("ctl-b", b"INVOICES", b"ORDERS")):  # each account's advisories stay in it
+            js = Js(f"nats://127.0.0.1:{server.port}", user=user, password=user[-1])
+            try:
+                state = js.ok("$JS.API.STREAM.INFO.JSOPS_API_AUDIT")["state"]
+                held = [
+                    base64.b64decode(js.ok("$JS.API.STREAM.MSG.GET.JSOPS_API_AUDIT", {"seq": s})["message"]["data"])
+                    for s in range(state["first_seq"], state["last_seq"] + 1)
+                ]
+                assert any(b"STREAM.UPDATE." + own in m for m in held) and not any(other in m for m in held)
+            finally:
+                js.close()
+    finally:
+        server.stop()
