@@ -152,6 +152,7 @@ class TargetRun:
                     "reason": reason_of(a),
                     "consequence": a.consequence,
                     **({"err_code": a.err_code} if a.err_code is not None else {}),
+                    **({"changed_by": self.tugs.authors[key]} if key in self.tugs.authors else {}),  # docs/drift.md
                 }
             )
         if drift != self.last_drift:  # the same drift (say, a blocked change) is reported once, not every round

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from jsops.linter import Kind, api_json
 
-from ..drift import ChangedBy, Drifted, attribute_drift, hold
+from ..drift import Author, ChangedBy, Drifted, attribute_drift, hold
 from ..drift.tug import BUCKET, KEY, TugState, field_id, manifest_values
 
 if TYPE_CHECKING:
@@ -39,6 +39,9 @@ class Tugs:
         self.writes = writes  # this round leads on the target (else: reads the state, never writes it)
         self.state = TugState()
         self._bucket: KvBucket | None = None
+        # who made the live values of the fields the round's plan changes: (kind, stream, name) -> field ->
+        # changed_by as in the plan's JSON, or {"unknown_since": T}
+        self.authors: dict[tuple[str, str, str], dict[str, dict[str, str | None]]] = {}
 
     def _bind(self, client: JsClient) -> KvBucket:
         if self._bucket is None:
@@ -75,14 +78,18 @@ class Tugs:
         return hold(wanted, live, self.state.held())[0]
 
     def observe(self, client: JsClient, live: LiveState, plan: Plan, wanted: Sequence[Desired], context: str, log: Callable[..., None]) -> list[str]:
-        """Count the changes back of the fields ``plan`` heals; the fields newly quarantined (event
-        ``quarantined`` each)."""
+        """Name the authors of the fields ``plan`` changes (:attr:`authors`, for the ``drift``
+        events) and, leading, count the changes back of those it heals; the fields newly
+        quarantined (event ``quarantined`` each)."""
+        self.authors = {}
         drifted = [Drifted(a.kind, a.stream, a.name, c.path, c.old) for a in plan.actions if a.action in _DRIFTABLE for c in a.changes if "." not in c.path]
-        if not drifted or self.threshold <= 0 or not self.writes:  # the leader counts; followers read what it wrote
+        if not drifted:
             return []
         found = attribute_drift(client, live, context, drifted)
+        for k, who in found.authors.items():
+            self.authors.setdefault((k.kind, k.stream or "", k.name), {})[k.field] = _shown(who)
         authors = {field_id((k.kind, k.stream, k.name), k.field): who for k, who in found.authors.items() if isinstance(who, ChangedBy)}
-        if not authors:
+        if not authors or self.threshold <= 0 or not self.writes:  # the leader counts; followers read what it wrote
             return []
         state, new = self.state.observe(authors, _values(wanted, list(authors)), datetime.now(UTC), threshold=self.threshold, window=self.window)
         for fid in new:
@@ -121,3 +128,12 @@ def _values(wanted: Sequence[Desired], fids: list[str]) -> dict[str, str]:
             config = api_json(d.config)
             rows += [(key, p, config.get(p)) for p in paths]
     return manifest_values(rows)
+
+
+def _shown(who: Author) -> dict[str, str | None]:
+    """An author as the ``drift`` event carries it: the plan JSON's ``changed_by``, or ``unknown_since``."""
+    if isinstance(who, ChangedBy):
+        out: dict[str, str | None] = {}
+        out.update(who.to_json())
+        return out
+    return {"unknown_since": who.to_json()["since"]}

@@ -59,7 +59,7 @@ class Quarantine:
 
     def describe(self) -> str:
         who = self.client_name or "an unnamed connection"
-        return f"quarantined: changed back {self.changes} times by {who} (user {self.user or '-'}, {self.host or '-'}); not healed"
+        return f"changed back {self.changes} times by {who} (user {self.user or '-'}, {self.host or '-'}); not healed"
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -94,7 +94,7 @@ class TugState:
         out: dict[ObjectKey, dict[str, str]] = {}
         for fid, q in self.quarantined.items():
             key, path = _key(fid)
-            out.setdefault(key, {})[path] = q.describe()
+            out.setdefault(key, {})[path] = f"quarantined: {q.describe()}"
         return out
 
     def released(self, manifest: Mapping[str, str]) -> tuple[TugState, list[str]]:

@@ -80,6 +80,9 @@ def test_a_field_changed_back_three_times_is_quarantined_and_stays_so_across_a_r
             assert _max_age(app, "ORDERS") == HOUR // 2
             assert len(audit.updates("$JS.API.STREAM.UPDATE.ORDERS")) == healed  # 0 further updates of it
 
+            drifts = [e for e in ctl.events("drift") if e["object"] == "Stream ORDERS" and "changed_by" in e]
+            assert drifts and {e["changed_by"]["max_age"]["client_name"] for e in drifts} == {"orders-svc"}  # every heal names its author
+
             event = ctl.events("quarantined")[0]
             assert event["field"] == "Stream//ORDERS/max_age" and event["changes"] == 3
             assert event["author"] == {"user": "app", "account": "A", "client_name": "orders-svc", "host": "127.0.0.1"}
@@ -87,7 +90,7 @@ def test_a_field_changed_back_three_times_is_quarantined_and_stays_so_across_a_r
             labels = {"context": "default", "kind": "Stream", "stream": "", "name": "ORDERS", "field": "max_age", "author": "orders-svc"}
             assert sample(m, "jsops_controller_drift_quarantined", **labels) == 1
             code, text = get(ctl.port, "/readyz")
-            assert code == 200 and "quarantined default Stream//ORDERS/max_age: quarantined: changed back 3 times by orders-svc (user app, 127.0.0.1)" in text
+            assert code == 200 and "quarantined default Stream//ORDERS/max_age: changed back 3 times by orders-svc (user app, 127.0.0.1)" in text
 
             # jsops plan shows the quarantined field as the controller holds it, and plans no change of it
             rc, out, err = run("plan", str(d), "-s", url)

@@ -37,8 +37,8 @@ def test_the_third_change_by_the_same_author_within_the_window_quarantines_the_f
     assert new == [FID]
     q = state.quarantined[FID]
     assert (q.user, q.client_name, q.changes, q.manifest) == ("app", "orders-svc", 3, MANIFEST[FID])
-    assert state.held() == {("Stream", None, "ORDERS"): {"max_age": q.describe()}}
-    assert q.describe() == "quarantined: changed back 3 times by orders-svc (user app, 10.0.0.7); not healed"
+    assert state.held() == {("Stream", None, "ORDERS"): {"max_age": f"quarantined: {q.describe()}"}}
+    assert q.describe() == "changed back 3 times by orders-svc (user app, 10.0.0.7); not healed"
 
 
 def test_the_same_change_seen_in_several_rounds_counts_once() -> None:
