@@ -18,7 +18,7 @@ from ..errors import PermanentError, ReconcilerError, TemporaryError
 from .answers import ERROR_SHAPE, Hint, answer_problem, info_shape, list_page, server_info_problem
 from .fence import Fence, LeaseLost, _Gate
 from .kv import KvBucket, abind_bucket
-from .target import Target, TargetError
+from .target import CLIENT_NAME, Target, TargetError
 
 __all__ = [
     "JsClient",
@@ -159,6 +159,7 @@ class JsClient:
             conn = asyncio.ensure_future(
                 nats.connect(
                     **opts,
+                    name=CLIENT_NAME,
                     connect_timeout=timeout,
                     error_cb=_error,
                     disconnected_cb=_disconnected,

@@ -44,9 +44,10 @@ class TargetError(PermanentError):
     """A target that cannot be used (unknown context, unreadable file, bad combination)."""
 
 
-# The connection name every jsops connection gives the server (it appears in the server's
-# connection lists and in its JetStream API audit advisories: jsops.reconciler.drift knows its own
-# changes by it).
+# The connection name of every JsClient connection (plan, apply, the controller, export, discover,
+# audit): the server shows it in its connection lists and its JetStream API audit advisories, where
+# jsops.reconciler.drift knows jsops's own changes by it. Subscribers name theirs (``jsops collect``:
+# ``jsops-collect``).
 CLIENT_NAME = "jsops"
 
 
@@ -129,7 +130,7 @@ class Target:
         urls = parse_servers(self.servers)
         # nats-py neither percent-decodes user information nor parses a '/' or '@' in it: the
         # credentials go as options, the URLs without them (as nats.go decodes them).
-        opts: dict[str, Any] = {"servers": [u.bare() for u in urls], "name": CLIENT_NAME}
+        opts: dict[str, Any] = {"servers": [u.bare() for u in urls]}
         in_urls = _url_credentials(urls)
         if not (self.user or self.token or self.creds or self.nkey):
             opts.update(in_urls)
