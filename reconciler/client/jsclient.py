@@ -117,7 +117,7 @@ class JsClient:
         self.loop = asyncio.new_event_loop()
         self._sem: asyncio.Semaphore | None = None
         self._concurrency = concurrency
-        opts = target.connect_options()
+        opts = {**target.connect_options(), "name": CLIENT_NAME}  # jsops's own changes are known by it (jsops.reconciler.drift)
         errors: list[Exception] = []
 
         # With several servers (a cluster) a lost connection is ridden out: the client reconnects to another and later
@@ -159,7 +159,6 @@ class JsClient:
             conn = asyncio.ensure_future(
                 nats.connect(
                     **opts,
-                    name=CLIENT_NAME,
                     connect_timeout=timeout,
                     error_cb=_error,
                     disconnected_cb=_disconnected,
