@@ -17,6 +17,7 @@ from jsops.linter import BUCKET_FIELDS, SERVER_DEFAULTS, EffectiveStream, Kind, 
 from jsops.linter.semantics import catalog
 from jsops.linter.semantics.catalog import Unit
 
+from .drift import Attribution
 from .plan import Plan, PlanItem, PlanSet
 from .render_refusal import reason_of
 from .vocabulary import ActionKind, ChangeClass, Outcome
@@ -127,7 +128,15 @@ def _field(path: str, bucket: tuple[str, str] | None) -> str:
     return named if named is not None else f"stream.{path}"
 
 
-def _action(a: PlanItem, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False) -> list[str]:
+def _author(a: PlanItem, path: str, context: str, drift: Attribution | None) -> str:
+    """``  changed by ...`` for a drifted field whose author the audit record names (else "")."""
+    who = drift.of(context, a.kind, a.stream, a.name, path) if drift else None
+    return f"  {who.describe(drift.read_at)}" if who is not None and drift is not None else ""
+
+
+def _action(
+    a: PlanItem, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False, drift: Attribution | None = None, context: str = ""
+) -> list[str]:
     sym = ActionKind(a.action).symbol
     bucket = _bucket(a)
     head = f"{_paint(sym, color)} {a.label}" if bucket is None else f"{_paint(sym, color)} {bucket[0]} {bucket[1]} (stream {a.name})"
@@ -153,6 +162,7 @@ def _action(a: PlanItem, *, explicit: Explicit | None = None, verbose: bool = Fa
     for c in a.changes:
         lines.append(
             f"    {tilde} {_field(c.path, bucket)}: {format_value(c.path, c.old, a.kind, c.unit)} -> {format_value(c.path, c.new, a.kind, c.unit)}  [{c.cls}]"
+            + _author(a, c.path, context, drift)
         )
         if c.cls != ChangeClass.IN_PLACE or c.consequence not in ("applied in place",):
             lines.append(f"        {c.consequence}")
@@ -166,9 +176,27 @@ def _where(plan: Plan) -> str:
     return plan.target + (f" (context {', '.join(names)})" if names != ["default"] else "")
 
 
-def render_text(plan: Plan, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False, compact: bool = False) -> str:
+def _held(plan: Plan, drift: Attribution | None) -> list[str]:
+    """The fields the plan left as they are live (owned elsewhere, quarantined), one line each."""
+    if not drift:
+        return []
+    lines = []
+    for k, h in drift.held_in(plan.context):
+        label = f"{k.kind} {k.stream}/{k.name}" if k.kind == Kind.CONSUMER else f"{k.kind} {k.name}"
+        lines.append(
+            f"  = {label} {k.field}: {format_value(k.field, h.live, k.kind)} kept, {h.reason}; the manifest says {format_value(k.field, h.manifest, k.kind)}"
+        )
+    return lines
+
+
+def render_text(
+    plan: Plan, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False, compact: bool = False, drift: Attribution | None = None
+) -> str:
+    """One target's plan; ``drift`` names who changed its drifted fields and the fields left as
+    they are live (jsops.reconciler.drift)."""
+    held = _held(plan, drift)
     if not plan.actions:
-        return f"No changes. {_where(plan)} matches the manifests.\n"
+        return f"No changes. {_where(plan)} matches the manifests.\n" + "".join(f"{line}\n" for line in held)
     out = [f"jsops will perform these actions on {_where(plan)}:", ""]
     for a in plan.actions:
         if compact:
@@ -176,17 +204,21 @@ def render_text(plan: Plan, *, explicit: Explicit | None = None, verbose: bool =
             extra = f"  ({len(a.changes)} change{'s' if len(a.changes) != 1 else ''})" if a.changes else ""
             out.append("  " + lines[0] + extra)
             continue
-        out.extend("  " + line for line in _action(a, explicit=explicit, verbose=verbose, color=color))
+        out.extend("  " + line for line in _action(a, explicit=explicit, verbose=verbose, color=color, drift=drift, context=plan.context))
         out.append("")
     if compact:
         out.append("")
+    if held:
+        out += [*held, ""]
     out.append(summary_line(plan))
     return "\n".join(out) + "\n"
 
 
-def render_plans(plans: PlanSet, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False, compact: bool = False) -> str:
+def render_plans(
+    plans: PlanSet, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False, compact: bool = False, drift: Attribution | None = None
+) -> str:
     """Every target's plan in turn; with several targets, a closing line sums them up."""
-    parts = [render_text(p, explicit=explicit, verbose=verbose, color=color, compact=compact) for p in plans.plans]
+    parts = [render_text(p, explicit=explicit, verbose=verbose, color=color, compact=compact, drift=drift) for p in plans.plans]
     if not plans.changed:
         return "".join(parts)
     if len(plans.plans) > 1:

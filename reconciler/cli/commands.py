@@ -138,7 +138,7 @@ def _plan(argv: list[str]) -> int:
     if args.format == "markdown":
         sys.stdout.write(markdown)
     else:
-        sys.stdout.write(render_json(plans) if args.format == "json" else render_plans(plans, **view_options(args, plans_run)))
+        sys.stdout.write(render_json(plans, plans_run.attribution) if args.format == "json" else render_plans(plans, **view_options(args, plans_run)))
     return ExitCode.CHANGES if plans.changed and args.detailed_exitcode else ExitCode.OK
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from jsops.linter import Estate
 
     from ..client import JsClient
+    from ..drift import Attribution
     from ..live import LiveState
     from ..plan import Plan, PlanOptions, PlanSet
     from ..route import Route
@@ -33,6 +34,7 @@ __all__ = ["Run", "TargetRun", "make_plans", "saved_plans", "plan_options", "say
 _MAX_SHOWN = 20  # lint errors listed before "... and N more"
 
 Explicit = dict[tuple[str, str | None, str], frozenset[str]]
+_DRIFTABLE = frozenset({"update", "recreate", "blocked", "migrate"})  # actions on a live object whose changes may be drift
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,7 @@ class TargetRun:
     client: JsClient
     live: LiveState
     plan: Plan
+    drift: Attribution | None = None  # who changed its drifted fields (jsops.reconciler.drift), beside the plan
 
 
 class Run:
@@ -65,11 +68,22 @@ class Run:
 
         return PlanSet([t.plan for t in self.items])
 
+    @property
+    def attribution(self) -> Attribution:
+        """Who changed the drifted fields of every target's plan (none without audit records)."""
+        from ..drift import NO_ATTRIBUTION
+
+        out = NO_ATTRIBUTION
+        for t in self.items:
+            if t.drift is not None:
+                out = out.merged(t.drift)
+        return out
+
 
 def view_options(args: argparse.Namespace, run: Run) -> dict[str, Any]:
     """How the plans are shown (``render_plans`` keywords): the fields the manifests set, the
-    view flags, and colours (:func:`jsops.linter.cli.kit.use_color`)."""
-    return {"explicit": run.explicit, "verbose": args.verbose, "compact": args.compact, "color": use_color(args)}
+    view flags, colours (:func:`jsops.linter.cli.kit.use_color`) and who changed drifted fields."""
+    return {"explicit": run.explicit, "verbose": args.verbose, "compact": args.compact, "color": use_color(args), "drift": run.attribution}
 
 
 def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = None, config: Any = None) -> PlanOptions:
@@ -336,21 +350,43 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, 
         run.clients.append(client)
         if live is None:
             live = read_live(client)
-        run.items.append(TargetRun(route, client, live, _plan_route(args, client, live, route, config, estate)))
+        held: dict[Any, Any] = {}
+        plan = _plan_route(args, client, live, route, config, estate, held)
+        run.items.append(TargetRun(route, client, live, plan, _attribute(client, live, plan).with_held(plan.context, held)))
 
 
-def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, config: Any, estate: Any) -> Any:
+def _attribute(client: Any, live: Any, plan: Any) -> Any:
+    """Who changed the plan's drifted fields, from the account's audit record (docs/drift.md); a
+    record that cannot be read is said on stderr and attributes nothing."""
+    from ..client import JsApiError
+    from ..drift import NO_ATTRIBUTION, Drifted, attribute_drift
+
+    drifted = [Drifted(a.kind, a.stream, a.name, c.path, c.old) for a in plan.actions for c in a.changes if "." not in c.path and a.action in _DRIFTABLE]
+    try:
+        return attribute_drift(client, live, plan.context, drifted)
+    except JsApiError as exc:
+        print(f"jsops: note: cannot read the audit record of {plan.target}: {exc}; drifted fields are not attributed", file=sys.stderr)
+        return NO_ATTRIBUTION
+
+
+def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, config: Any, estate: Any, held: dict[Any, Any] | None = None) -> Any:
     """The plan of one target from the manifests and its live state, authorized by the flags of
-    ``args`` (:func:`jsops.reconciler.plan.build_plan`), judged by lint and the server's predicted refusals."""
+    ``args`` (:func:`jsops.reconciler.plan.build_plan`), judged by lint and the server's predicted refusals.
+    Fields marked ``jsops.io/ignore-drift`` and those the controller quarantined keep their live
+    values (``held`` receives those the manifests set otherwise: jsops.reconciler.drift.held)."""
     from ..dataloss import measure_limit_loss
     from ..discover import read_limits
+    from ..drift import hold, ignored_in_estate, merged, quarantined_fields
     from ..interestloss import measure_filter_loss
     from ..plan import build_plan, desired_from_estate
     from ..plan.closure import close
     from ..preflight import preflight
 
     limits = read_limits(client, route.target, config.target)
-    desired = desired_from_estate(estate, contexts=route.contexts, target=limits)
+    owned = merged(ignored_in_estate(estate, route.contexts), quarantined_fields(client, live))  # as the controller holds them
+    desired, kept = hold(desired_from_estate(estate, contexts=route.contexts, target=limits), live, owned)
+    if held is not None:
+        held.update(kept)
     measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == "Stream"})
     measure_filter_loss(client, live, desired)
     opt = replace(plan_options(args, route.contexts, estate, config), server_version=limits.server_version)

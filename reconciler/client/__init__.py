@@ -22,6 +22,7 @@ from .fence import Fence, LeaseLost
 from .jsclient import NO_JETSTREAM, AnswerError, ConnectError, JetStreamDisabled, JsApiError, JsClient
 from .kv import KvBucket, WrongRevision
 from .target import (
+    CLIENT_NAME,
     Target,
     TargetError,
     add_target_arguments,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from .connection import Connection, Message, NatsError, NoResponders, RequestTimeout, aconnect
 
 __all__ = [
+    "CLIENT_NAME",
     "NO_JETSTREAM",
     "ACCOUNT_INFO",
     "MONITOR_SHAPES",

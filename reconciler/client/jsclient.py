@@ -18,7 +18,7 @@ from ..errors import PermanentError, ReconcilerError, TemporaryError
 from .answers import ERROR_SHAPE, Hint, answer_problem, info_shape, list_page, server_info_problem
 from .fence import Fence, LeaseLost, _Gate
 from .kv import KvBucket, abind_bucket
-from .target import Target, TargetError
+from .target import CLIENT_NAME, Target, TargetError
 
 __all__ = [
     "JsClient",
@@ -117,7 +117,7 @@ class JsClient:
         self.loop = asyncio.new_event_loop()
         self._sem: asyncio.Semaphore | None = None
         self._concurrency = concurrency
-        opts = target.connect_options()
+        opts = {**target.connect_options(), "name": CLIENT_NAME}  # jsops's own changes are known by it (jsops.reconciler.drift)
         errors: list[Exception] = []
 
         # With several servers (a cluster) a lost connection is ridden out: the client reconnects to another and later

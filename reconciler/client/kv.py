@@ -58,6 +58,20 @@ class KvBucket:
         value = entry.value
         return bytes(value) if value is not None else None
 
+    async def entry(self, key: str) -> tuple[bytes, int] | None:
+        """``key``'s value and revision; None when it is absent or deleted."""
+        from nats.js.errors import KeyNotFoundError
+
+        try:
+            entry = await self._kv.get(key)
+        except KeyNotFoundError:
+            return None
+        return bytes(entry.value or b""), int(entry.revision)
+
+    async def put(self, key: str, value: bytes) -> int:
+        """Write ``key`` whatever its revision; its new revision."""
+        return int(await self._kv.put(key, value))
+
     async def delete(self, key: str, last: int) -> None:
         """Delete ``key`` if its revision is still ``last``."""
         await self._kv.delete(key, last=last)

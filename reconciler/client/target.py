@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the config records (jsops.linter.config), for their types o
     from jsops.linter.config import Config, ContextConfig, SecretRef
 
 __all__ = [
+    "CLIENT_NAME",
     "Target",
     "TargetError",
     "add_target_arguments",
@@ -41,6 +42,13 @@ DEFAULT_SERVER = "nats://127.0.0.1:4222"
 
 class TargetError(PermanentError):
     """A target that cannot be used (unknown context, unreadable file, bad combination)."""
+
+
+# The connection name of every JsClient connection (plan, apply, the controller, export, discover,
+# audit): the server shows it in its connection lists and its JetStream API audit advisories, where
+# jsops.reconciler.drift knows jsops's own changes by it. Subscribers name theirs (``jsops collect``:
+# ``jsops-collect``).
+CLIENT_NAME = "jsops"
 
 
 @dataclass(frozen=True)

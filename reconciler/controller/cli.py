@@ -66,6 +66,15 @@ def _parser() -> Parser:
     g.add_argument("--lease-bucket", default="JSOPS_CONTROLLER", help="KV bucket holding the lease (default JSOPS_CONTROLLER)")
     g.add_argument("--lease-key", default="leader", help="key of the lease in the bucket (default leader)")
     g.add_argument("--identity", help="this controller's name in the lease (default HOST:PID)")
+    g = p.add_argument_group("tug-of-war (docs/drift.md; needs the account's record of API changes)")
+    g.add_argument(
+        "--quarantine-after",
+        type=int,
+        default=3,
+        metavar="N",
+        help="stop healing a field once the same client has changed it N times within the window (default 3; 0: never)",
+    )
+    g.add_argument("--quarantine-window", default="10m", metavar="DURATION", help="the window of --quarantine-after (default 10m)")
     return p
 
 
@@ -173,6 +182,16 @@ def _checked(args: argparse.Namespace) -> tuple[float, float, float, tuple[str, 
     return interval, ttl, backoff, listen
 
 
+def _window(text: str) -> float:
+    try:
+        window = parse_duration(text)
+    except ValueError as exc:
+        raise _usage(f"--quarantine-window: {exc}") from None
+    if window <= 0:
+        raise _usage("--quarantine-window must be positive")
+    return window
+
+
 def _options(argv: list[str]) -> tuple[ControllerOptions, Any, str | None]:
     from ..client import target_from_args
 
@@ -195,6 +214,8 @@ def _options(argv: list[str]) -> tuple[ControllerOptions, Any, str | None]:
         once=args.once,
         config=config,
         explicit_target=bool(args.server or args.context or "default" in (getattr(config, "contexts", None) or {})),
+        quarantine_after=max(0, args.quarantine_after),
+        quarantine_window=_window(args.quarantine_window),
     )
     if args.identity:
         opt.identity = args.identity

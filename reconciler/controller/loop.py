@@ -59,6 +59,10 @@ class ControllerOptions:
     # The git source followed before each round (``--repo``; ``--git`` makes one for the clone
     # holding the first PATH): a :class:`jsops.reconciler.controller.git.GitSource`, or None.
     source: Any = None
+    # No tug-of-war (docs/drift.md): a field the same client changes this many times within the window
+    # (seconds) is no longer healed (0: never).
+    quarantine_after: int = 3
+    quarantine_window: float = 600.0
 
 
 class _NoRevision(Exception):
@@ -148,7 +152,8 @@ class Controller:
         if not self.ready:
             return 503, "not ready: no successful reconcile round yet\n"
         commit = getattr(self.current, "commit", None)
-        return 200, f"ready\ncommit {commit}\n" if commit else "ready\n"
+        detail = "".join(f"{line}\n" for r in list(self.targets.values()) for line in r.tugs.lines(r.name))  # fields no longer healed
+        return 200, (f"ready\ncommit {commit}\n" if commit else "ready\n") + detail
 
     def _render_metrics(self) -> str:
         self.metrics.replace("leader", {(name,): 1.0 if self.leader(name) else 0.0 for name in list(self.targets)})
@@ -379,6 +384,7 @@ class Controller:
         """Keep a :class:`TargetRun` per routed target: new ones get a lease (waiting for its first
         attempt, so that a sole controller applies at once), ones no longer routed are closed."""
         from .lease import Lease
+        from .tugs import Tugs
 
         wanted = {r.name: r for r in routes}
         for name in [n for n in self.targets if n not in wanted or self.targets[n].target != wanted[n].target]:
@@ -388,6 +394,7 @@ class Controller:
             run = self.targets.get(route.name)
             if run is None:
                 run = self.targets[route.name] = TargetRun(route.name, route.target, list(route.contexts))
+                run.tugs = Tugs(self.options.quarantine_after, self.options.quarantine_window)
                 if isinstance(self.log, EventLog):
                     self.log.add_secrets(route.target.secrets())
                 if self.options.lease and not self.options.dry_run:
@@ -429,6 +436,7 @@ class Controller:
         # Targets whose round failed keep the series of their last successful round.
         self.metrics.replace("drift_objects", {(r.name,): float(r.drift) for r in self.targets.values()})
         self.metrics.replace("blocked_objects", {(r.name, need): n for r in self.targets.values() for need, n in r.blocked.items()})
+        self.metrics.replace("drift_quarantined", {k: v for r in self.targets.values() for k, v in r.tugs.series(r.name).items()})
         self.metrics.replace("object_sync_state", {(r.name, *k, s): 1.0 for r in self.targets.values() for k, s in r.states.items()})
         pending = sum(r.pending for r in self.targets.values())
         self.last_pending = pending

@@ -42,6 +42,11 @@ METRICS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "One series per object at the last round on its target (context), labelled with its state (synced, out_of_sync, blocked, error).",
         ("context", "kind", "stream", "name", "state"),
     ),
+    "drift_quarantined": (
+        "gauge",
+        "1 per field the controller no longer heals because the same client (author: its connection name, else its user) keeps changing it back, per target (context) (docs/drift.md).",
+        ("context", "kind", "stream", "name", "field", "author"),
+    ),
     "leader": ("gauge", "1 while this controller holds the leader lease of the target (context) and may apply there, else 0.", ("context",)),
     "ready": ("gauge", "1 once a reconcile round has succeeded, else 0.", ()),
     "revision_info": ("gauge", "The manifest revision in force (the last one that passed lint).", ("revision",)),

@@ -20,6 +20,7 @@ from ..apply import ApplyReport, execute_plan
 from ..client import JsClient, Target
 from ..dataloss import measure_limit_loss
 from ..discover import read_limits
+from ..drift import hold, ignored_in_estate
 from ..interestloss import measure_filter_loss
 from ..live import read_live
 from ..plan import Plan, PlanItem, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
@@ -29,6 +30,7 @@ from ..preflight import preflight
 from ..render_refusal import reason_of
 from ..vocabulary import ActionKind, Outcome
 from .policy import blocked_need, policy_from_estate
+from .tugs import Tugs
 
 if TYPE_CHECKING:
     from .lease import Lease
@@ -54,6 +56,7 @@ class TargetRun:
         self.blocked: dict[str, float] = {}  # needs -> objects
         self.drift = 0
         self.pending = 0
+        self.tugs = Tugs(0, 600.0)  # the loop sets its thresholds (jsops.reconciler.controller.tugs)
 
     def drop_client(self) -> None:
         if self.client is not None:
@@ -84,13 +87,24 @@ class TargetRun:
         live = read_live(client)
         limits = read_limits(client, self.target, getattr(ctl.options.config, "target", None))
         desired, policy = policy_from_estate(rev.estate, rev.desired(self.contexts, limits), self.contexts)
+        wanted = hold(desired, live, ignored_in_estate(rev.estate, self.contexts))[0]  # jsops.io/ignore-drift: never healed
         # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
-        measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == Kind.STREAM})
-        measure_filter_loss(client, live, desired)
+        measure_limit_loss(client, live, {d.name: d.stream_config for d in wanted if d.kind == Kind.STREAM})
+        measure_filter_loss(client, live, wanted)
         base = replace(plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None)), server_version=limits.server_version)
-        draft = plan_changes(desired, live, base, target=self.target.display())  # the round's one plan
-        plan = close(decide(draft, authorize(draft, policy.grants(), live)), live)  # what the annotations allow, and what a block keeps
-        plan = preflight(client, plan, live)  # the server's refusals, predicted as jsops apply predicts them
+
+        def planned(desired: list[Any]) -> Plan:
+            draft = plan_changes(desired, live, base, target=self.target.display())  # the round's one plan
+            plan = close(decide(draft, authorize(draft, policy.grants(), live)), live)  # what the annotations allow, and what a block keeps
+            return preflight(client, plan, live)  # the server's refusals, predicted as jsops apply predicts them
+
+        def log(event: str, **fields: Any) -> None:
+            ctl.log(event, context=self.name, **fields)
+
+        self.tugs.writes = ctl.leader(self.name)  # only the leader counts and writes the state (never in a dry run)
+        plan = planned(self.tugs.held(client, live, wanted, log))  # quarantined fields keep their live values
+        if self.tugs.observe(client, live, plan, wanted, self.name, log):  # a tug-of-war found: not healed from this round on
+            plan = planned(self.tugs.held(client, live, wanted, log))
         states: dict[StateKey, str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}
         self._report_drift(ctl, plan, states)
         refused = self._report_refused(ctl, plan)
@@ -140,6 +154,7 @@ class TargetRun:
                     **({"err_code": a.err_code} if a.err_code is not None else {}),
                     # what a blocked change waits for (the notices tell a refused data loss apart)
                     **({"needs": [p.value for p in a.refusal.missing], "data_loss": a.data_loss} if a.refusal is not None else {}),
+                    **({"changed_by": self.tugs.authors[key]} if key in self.tugs.authors else {}),  # docs/drift.md
                 }
             )
         if drift != self.last_drift:  # the same drift (say, a blocked change) is reported once, not every round

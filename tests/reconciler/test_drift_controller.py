@@ -1,0 +1,116 @@
+"""No tug-of-war (issue 37) on a real nats-server with two users from its config file: the controller
+(user ``controller``) heals a field an application (user ``app``, connection ``orders-svc``) keeps
+changing back; after the third change within the window it stops healing that field, keeps
+reconciling everything else, says so (event, metric, ``/readyz``), keeps the quarantine across a
+restart (JetStream KV), and ends it when the manifest changes."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .helpers import ApiAudit, Js, NatsServer, manifest, run
+from .test_controller_helpers import Running, get, sample, wait_for
+
+pytestmark = pytest.mark.integration
+
+USERS = "accounts { A { jetstream: enabled, users: [{user: controller, password: c0ntrol}, {user: app, password: app}] } }"
+RECORD = Path(__file__).parents[2] / "docs" / "examples" / "drift" / "api-audit-record.yaml"
+ESTATE = """
+apiVersion: jsops/v1
+kind: Stream
+metadata: {name: ORDERS}
+spec: {subjects: ['orders.>'], max_age: MAX_AGE}
+---
+apiVersion: jsops/v1
+kind: Stream
+metadata: {name: OTHER}
+spec: {subjects: ['other.>'], max_age: 1h}
+"""
+HOUR = 3_600_000_000_000
+
+
+@pytest.fixture
+def users_server() -> Iterator[NatsServer]:
+    s = NatsServer(extra_config=USERS).start()
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+def _max_age(js: Js, name: str) -> int:
+    return int(js.ok(f"$JS.API.STREAM.INFO.{name}")["config"]["max_age"])
+
+
+def _set(js: Js, name: str, max_age: int) -> None:
+    config = js.ok(f"$JS.API.STREAM.INFO.{name}")["config"]
+    js.ok(f"$JS.API.STREAM.UPDATE.{name}", {**config, "max_age": max_age})
+
+
+def _rounds(ctl: Running, n: int) -> None:
+    start = ctl.rounds()
+    wait_for(lambda: ctl.rounds() >= start + n, 60, f"{n} more rounds")
+
+
+def test_a_field_changed_back_three_times_is_quarantined_and_stays_so_across_a_restart(users_server: NatsServer, tmp_path: Path) -> None:
+    d = tmp_path / "m"
+    manifest(d, "estate.yaml", ESTATE.replace("MAX_AGE", "1h"))
+    shutil.copy(RECORD, d / "record.yaml")
+    url = f"nats://controller:c0ntrol@127.0.0.1:{users_server.port}"
+    app = Js(f"nats://127.0.0.1:{users_server.port}", user="app", password="app", name="orders-svc")
+    audit = ApiAudit(f"nats://controller:c0ntrol@127.0.0.1:{users_server.port}")
+    try:
+        with Running([str(d)], url, quarantine_after=3, quarantine_window=600.0) as ctl:
+            wait_for(lambda: app.stream("ORDERS") and app.stream("OTHER"), what="the estate to be created")
+            for _ in range(2):  # changed, healed; changed back, healed
+                _set(app, "ORDERS", HOUR // 2)
+                wait_for(lambda: _max_age(app, "ORDERS") == HOUR, what="max_age to be healed")
+            _set(app, "ORDERS", HOUR // 2)  # the third change within the window
+            wait_for(lambda: ctl.events("quarantined"), what="the quarantine")
+            _rounds(ctl, 1)
+            healed = len([u for u in audit.updates("$JS.API.STREAM.UPDATE.ORDERS")])
+            _set(app, "OTHER", HOUR // 2)  # everything else is still reconciled
+            wait_for(lambda: _max_age(app, "OTHER") == HOUR, what="OTHER to be healed")
+            _rounds(ctl, 5)
+            assert _max_age(app, "ORDERS") == HOUR // 2
+            assert len(audit.updates("$JS.API.STREAM.UPDATE.ORDERS")) == healed  # 0 further updates of it
+
+            drifts = [e for e in ctl.events("drift") if e["object"] == "Stream ORDERS" and "changed_by" in e]
+            assert drifts and {e["changed_by"]["max_age"]["client_name"] for e in drifts} == {"orders-svc"}  # every heal names its author
+
+            event = ctl.events("quarantined")[0]
+            assert event["field"] == "Stream//ORDERS/max_age" and event["changes"] == 3
+            assert event["author"] == {"user": "app", "account": "A", "client_name": "orders-svc", "host": "127.0.0.1"}
+            m = ctl.metrics()
+            labels = {"context": "default", "kind": "Stream", "stream": "", "name": "ORDERS", "field": "max_age", "author": "orders-svc"}
+            assert sample(m, "jsops_controller_drift_quarantined", **labels) == 1
+            code, text = get(ctl.port, "/readyz")
+            assert code == 200 and "quarantined default Stream//ORDERS/max_age: changed back 3 times by orders-svc (user app, 127.0.0.1)" in text
+
+            # jsops plan shows the quarantined field as the controller holds it, and plans no change of it
+            rc, out, err = run("plan", str(d), "-s", url)
+            assert rc == 0, out + err
+            assert (
+                "= Stream ORDERS max_age: 30m kept, quarantined: changed back 3 times by orders-svc (user app, 127.0.0.1); not healed; "
+                "`nats kv del JSOPS_DRIFT tugs` ends it; the manifest says 1h" in out
+            )
+
+        with Running([str(d)], url, quarantine_after=3, quarantine_window=600.0) as again:  # a restart: the state is in JetStream
+            _rounds(again, 5)
+            assert _max_age(app, "ORDERS") == HOUR // 2
+            assert len(audit.updates("$JS.API.STREAM.UPDATE.ORDERS")) == healed
+            assert sample(again.metrics(), "jsops_controller_drift_quarantined", **labels) == 1
+
+            manifest(d, "estate.yaml", ESTATE.replace("MAX_AGE", "2h"))  # the manifest changes: the quarantine ends
+            wait_for(lambda: _max_age(app, "ORDERS") == 2 * HOUR, what="the new manifest value to be applied")
+            assert again.events("quarantine_released")[0]["field"] == "Stream//ORDERS/max_age"
+            time.sleep(0.5)
+            assert "quarantined" not in get(again.port, "/readyz")[1]
+    finally:
+        audit.close()
+        app.close()
