@@ -85,6 +85,7 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
     name = "ops-stream-max-bytes-fills-before-max-age"
     severity = Severity.WARNING
     fix_availability = FixAvailability.ALWAYS
+    bucket_words = True
     kinds = frozenset({"Stream"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
@@ -112,7 +113,7 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
         if eff.discard == "new":
             effect = f"after about {fill_text} publishes are refused until messages age out"
         else:
-            effect = f"messages are discarded after about {fill_text}, not after max_age {format_duration(max_age)}"
+            effect = f"messages are discarded after about {fill_text}, not after {resource.word('max_age')} {format_duration(max_age)}"
         return (
             Violation(
                 resource,
@@ -120,9 +121,9 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
                 f"at the profiled {which} byte rate {human_rate(rate)}"
                 + (f" (over a {format_duration(span // SECOND * SECOND)} profile window)" if span is not None and span < DAY else "")
                 + f", max_bytes {format_size(max_bytes)} fills "
-                f"in about {fill_text}, before max_age {format_duration(max_age)}: {effect}",
+                f"in about {fill_text}, before {resource.word('max_age')} {format_duration(max_age)}: {effect}",
                 fix=FixSuggestion.unsafe(
-                    f"raise max_bytes to at least {needed} or lower max_age to {fill_text}",
+                    f"raise max_bytes to at least {needed} or lower {resource.word('max_age')} to {fill_text}",
                 ),
             ),
         )
