@@ -29,7 +29,22 @@ def audit_findings(url: str) -> list[dict[str, Any]]:
     return [f for f in json.loads(out.getvalue())["findings"] if f["rule"] in ("JS540", "JS541")]
 
 
-def test_monitor_thresholds_are_evaluated_as_natscli_reads_them(server: NatsServer, js: Js) -> None:
+@pytest.mark.parametrize("release", ["2.10.26", "2.15.1"])
+def test_monitor_thresholds_are_evaluated_as_natscli_reads_them(release: str) -> None:
+    from tests.natsserver import release_binary
+
+    binary = release_binary(release)
+    if binary is None:
+        pytest.skip(f"nats-server {release} not fetched")
+    with NatsServer(binary=binary) as server:
+        js = Js(server.url)
+        try:
+            _check(server, js)
+        finally:
+            js.close()
+
+
+def _check(server: NatsServer, js: Js) -> None:
     # msgs-warn and msgs-critical are floors: 5 messages is at or below msgs-warn 10, above msgs-critical 2
     stream(js, "LOW", ["low.>"], metadata={M + "msgs-warn": "10", M + "msgs-critical": "2"})
     stream(js, "EMPTY", ["empty.>"], metadata={M + "msgs-critical": "2"})
