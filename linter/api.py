@@ -65,6 +65,7 @@ from .semantics.monitor import (
     monitor_value_problem,
     parse_go_bool,
 )
+from .semantics.monitor import parse_value as parse_monitor_value
 from .semantics.releases import (
     CONSUMER_FIELDS,
     ENUM_VALUES,
@@ -246,6 +247,7 @@ __all__ = [
     "monitor_keys",
     "monitor_metadata",
     "monitor_value_problem",
+    "parse_monitor_value",
     "parse_go_bool",
     "PROCESSING_TIME",
     "PUBLISH_RETRY_HORIZON",
@@ -529,6 +531,8 @@ class Rule:
     sees_dropped_fields: ClassVar[bool] = False
     # It reads the clock (only through ``RuleContext.now``): its findings change with no input changing, so no cache keeps them.
     reads_clock: ClassVar[bool] = False
+    # Its messages name a bucket's own fields (``Resource.word``, ``Resource.label``): no "(max_age: ttl of ...)" note is added.
+    bucket_words: ClassVar[bool] = False
     # The target the docstring's examples are judged against (``Target(**example_target)``).
     example_target: ClassVar[dict[str, Any]] = {}
 

@@ -222,8 +222,8 @@ def test_stream_rules_on_a_bucket_name_the_bucket_field() -> None:
     by = {f.rule: f for f in lint_estate(_load(text), target=target).findings}
     # the marker TTL: too short (the server's 10052), at limit_marker_ttl (line 7)
     assert by["JS111"].server_error_code == 10052 and by["JS111"].line == 7
-    assert "limit_marker_ttl of KeyValue 'sessions'" in by["JS111"].message
-    assert "max_value_size of KeyValue 'sessions'" in by["JS442"].message and by["JS442"].line == 8
+    assert by["JS111"].message.startswith("limit_marker_ttl 100ms is shorter than 1s")
+    assert by["JS442"].message.startswith("max_value_size 2MiB is larger than") and by["JS442"].line == 8
     # 2.10 knows no marker TTL: it drops the field silently (a warning, not a predicted rejection)
     old = {f.rule: f for f in lint_estate(_load(text), target=target.model_copy(update={"server_version": "2.10.26"})).findings}
     assert "JS111" not in old and old["JS311"].severity.value == "warning" and old["JS311"].line == 7
@@ -283,3 +283,79 @@ def test_nack_bucket_sizes_are_integers() -> None:
     # kube-apiserver refuses them first (JS030), and jsops's own reading says the same (JS005)
     assert sorted((f.line, f.rule) for f in estate.findings) == [(8, "JS005"), (8, "JS030"), (9, "JS005"), (9, "JS030")]
     assert all("integer numbers of bytes" in f.message for f in estate.findings)
+
+
+_STREAM_WORDS = ("max_age", "max_msgs_per_subject", "max_msg_size", "num_replicas", "subject_delete_marker_ttl", "stream KV_", "stream OBJ_")
+BUCKETS = """\
+apiVersion: jsops/v1
+kind: KeyValue
+metadata: {name: short}
+spec: {ttl: 50ms, history: 2, max_bytes: 1MiB, max_value_size: 2MiB}
+---
+apiVersion: jsops/v1
+kind: ObjectStore
+metadata: {name: nolimit}
+spec: {}
+---
+apiVersion: jsops/v1
+kind: KeyValue
+metadata: {name: marker}
+spec: {ttl: 1h, limit_marker_ttl: 100ms, replicas: 2, max_bytes: 1GiB}
+---
+apiVersion: jsops/v1
+kind: KeyValue
+metadata: {name: wide}
+spec: {ttl: 7d, replicas: 7, max_bytes: 1GiB}
+"""
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        {"server_version": "2.12.8", "clustered": False, "max_payload": "1MiB"},
+        {"server_version": "2.12.8", "clustered": True, "cluster_size": 5, "max_payload": "1MiB"},
+    ],
+)
+def test_messages_about_buckets_speak_bucket(target: dict[str, object]) -> None:
+    """Every finding on these buckets names the bucket and its fields (ttl, history, max_value_size,
+    replicas, limit_marker_ttl), never the stream fields behind them."""
+    from jsops.linter.model.target import Target
+
+    findings = lint_estate(_load(BUCKETS), target=Target.model_validate(target)).findings
+    assert {f.rule for f in findings} >= {"JS106", "JS111", "JS442", "JS431"}
+    for f in findings:
+        assert not any(w in f.message for w in _STREAM_WORDS), (f.rule, f.message)
+        assert f.fix is None or not any(w in f.fix.description for w in _STREAM_WORDS), (f.rule, f.fix.description)
+    by = {(f.rule, f.object.name if f.object else ""): f.message for f in findings}
+    assert by[("JS106", "KV_short")].startswith("ttl 50ms is shorter than 100ms")
+    assert ("JS107", "KV_short") not in by  # the window the client sets from ttl: one finding, at ttl
+    assert by[("JS442", "KV_short")].startswith("max_value_size 2MiB is larger than the target's max_payload 1MiB")
+    assert by[("JS431", "OBJ_nolimit")].startswith("ObjectStore 'nolimit' has no ttl or max_bytes:")
+    assert by[("JS111", "KV_marker")].startswith("limit_marker_ttl 100ms is shorter than 1s")
+    if target["clustered"]:
+        assert by[("JS105", "KV_wide")].startswith("replicas 7 is above the maximum of 5")
+        assert by[("JS435", "KV_marker")].startswith("replicas 2 tolerates no server failure")
+    else:
+        assert by[("JS315", "KV_marker")].startswith("replicas 2 on a standalone server")
+    assert [f.rule for f in findings if f.rule == "JS446"] == ["JS446"]  # ttl 50ms only, not the window behind it
+
+
+@pytest.mark.parametrize(
+    ("kind", "written", "meant"),
+    [
+        ("KeyValue", "max_age", "ttl"),
+        ("KeyValue", "maxAge", "ttl"),
+        ("KeyValue", "max_msgs_per_subject", "history"),
+        ("KeyValue", "max_msg_size", "max_value_size"),
+        ("KeyValue", "num_replicas", "replicas"),
+        ("KeyValue", "max_bucket_size", "max_bytes"),
+        ("ObjectStore", "max_age", "ttl"),
+        ("ObjectStore", "max_bucket_size", "max_bytes"),
+        ("KeyValue", "histroy", "history"),
+    ],
+)
+def test_did_you_mean_suggests_bucket_fields(kind: str, written: str, meant: str) -> None:
+    estate = Estate()
+    load_text(f"apiVersion: jsops/v1\nkind: {kind}\nmetadata: {{name: b}}\nspec: {{{written}: 1}}\n".encode(), "b.yaml", estate)
+    (f,) = estate.findings
+    assert f.rule == "JS005" and f"unknown field {written!r} in spec; did you mean {meant!r}?" in f.message, f.message

@@ -122,6 +122,20 @@ def test_stream_rates_and_fill_times_contract_example():
     assert late[("max_msgs", "mean")] is False and late[("max_msgs", "p99")] is False  # 4,167 s > 3,600 s
 
 
+def test_an_estimated_p99_byte_rate_never_exceeds_the_measured_peak():
+    # 240 msg/s x 2000 B mean = 480,000 B/s, above the measured 210,000 B/s peak (the samples differ)
+    prof = StreamProfile.model_validate(
+        {
+            "ingest": {"messages": 1_200_000, "mean_per_s": 13.9, "p99_per_s": 240.0, "peak_per_s": 410},
+            "bytes": {"mean_per_s": 7100.0, "peak_per_s": 210000, "stored_msg_size_mean": 2000.0},
+        }
+    )
+    p99 = stream_rates(prof)[1]
+    assert p99.label == "p99" and p99.bytes_per_s == 210000.0 and p99.bytes_estimated
+    assert "above the measured peak" in p99.note
+    assert all(r.bytes_per_s is None or r.bytes_per_s <= 210000.0 for r in stream_rates(prof))
+
+
 def test_missing_figures_are_none_never_zero():
     prof = StreamProfile.model_validate({"ingest": {"messages": 10, "mean_per_s": 0.0}})
     rates = stream_rates(prof)

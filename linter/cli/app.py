@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from .._version import __version__, version_line
 from ..exitcodes import ExitCode, exit_codes_help
 from ..report import REPORTERS
-from .kit import Parser, add_config, add_env, add_format, add_no_cache, add_paths, run
+from .kit import Parser, add_config, add_env, add_format, add_no_cache, add_paths, add_show_all, run
 
 if TYPE_CHECKING:
     from ..plugins import EntryPoint
@@ -88,6 +88,7 @@ def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
         default=None,
         help="lowest severity that makes the exit code 1 (default: the config's fail-on, else error)",
     )
+    add_show_all(lint)
     add_config(lint, "jsops config (.jsops.yaml or a TOML file with [tool.jsops]); default: found from . upward")
     lint.add_argument("--profiles", metavar="FILE", help="profiles JSON written by `jsops profile` (default: the config's profiles)")
     lint.add_argument("--fix", action="store_true", help="apply safe fixes to the files, then report what is left")

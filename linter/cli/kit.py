@@ -51,6 +51,7 @@ __all__ = [
     "add_env",
     "add_no_cache",
     "add_format",
+    "add_show_all",
     "add_color",
     "add_quiet",
     "config_from_args",
@@ -125,6 +126,11 @@ def add_no_cache(p: argparse._ActionsContainer) -> None:
 def add_format(p: argparse._ActionsContainer, choices: Iterable[str], default: str | None, help: str | None = None) -> None:
     """``--format`` with its ``choices`` (a registry's names)."""
     p.add_argument("--format", choices=tuple(choices), default=default, help=help)
+
+
+def add_show_all(p: argparse._ActionsContainer) -> None:
+    """``--show-all``: text output lists every finding of a rule that has many (default: a few and a count)."""
+    p.add_argument("--show-all", action="store_true", help="text: list every finding (default: a rule with many findings shows a few, then its count)")
 
 
 def add_color(p: argparse._ActionsContainer) -> None:

@@ -121,7 +121,7 @@ def _report(args: argparse.Namespace, version: str, cfg: Config, done: tuple[Lin
         print(f"jsops: warning: no manifests (*.yaml, *.yml, *.json, *.j2) in {', '.join(given)}", file=sys.stderr)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     fail_on = Severity(args.fail_on or (cfg.fail_on.value if cfg.fail_on else "error"))
-    sys.stdout.write(render_result(result, fmt, RenderContext(version, rules, use_color(), fail_on)))
+    sys.stdout.write(render_result(result, fmt, RenderContext(version, rules, use_color(), fail_on, getattr(args, "show_all", False))))
     return ExitCode.FINDINGS if any(f.severity.rank >= fail_on.rank for f in result.findings) else ExitCode.OK
 
 

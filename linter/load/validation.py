@@ -9,6 +9,7 @@ import types
 from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
 
 from ..findings import FieldPath, Finding
+from ..model.buckets import bucket_suggestion
 from ..model.config import ConsumerConfig, StreamConfig
 from ..model.records.record import Record, is_record_class, validation_errors
 from ..model.resource import Declaration, Estate, Resource
@@ -86,7 +87,8 @@ def validation_finding(res: Declaration, model: type[Record], err: ErrorDetails)
         field_name = str(loc[-1])
         parent = dotted(src[:-1]) or "the manifest"
         candidates = _external_names(res, model, loc[:-1])
-        msg = f"unknown field {short(field_name)!r} in {parent}{did_you_mean(field_name, candidates)}"
+        hint = (bucket_suggestion(model, field_name) if len(loc) == 1 else None) or did_you_mean(field_name, candidates)
+        msg = f"unknown field {short(field_name)!r} in {parent}{hint}"
         line, col = res.locate(src, key=True, document_path=True)
         if res.dialect == "api":  # the file is the request body: strict decoding refuses it (2.12+ by default)
             ref = res.ref if res.name else None

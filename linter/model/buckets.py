@@ -51,6 +51,7 @@ __all__ = [
     "bucket_kind_of",
     "bucket_of_stream",
     "BUCKET_FIELDS",
+    "bucket_suggestion",
 ]
 
 KV_PREFIX = "KV_"
@@ -106,6 +107,32 @@ BucketConfig = KeyValueConfig | ObjectStoreConfig
 # Stream field -> the bucket field it comes from (for findings that point at the manifest, and the plan).
 BUCKET_FIELDS: dict[str, dict[str, str]] = {kind: catalog.bucket_names(kind) for kind in BUCKET_KINDS}
 """Bucket kind -> stream field -> the bucket config field that sets it (the field catalog's)."""
+
+
+# Names people write for a bucket's fields that are neither the bucket's nor its stream's: natscli's flags
+# (`nats kv add --max-bucket-size`, `nats object add --max-bucket-size`).
+_ALIASES = {"max_bucket_size": "max_bytes", "bucket_size": "max_bytes", "max_history": "history"}
+
+
+def bucket_suggestion(model: type[object], word: str) -> str | None:
+    """For an unknown field ``word`` in a bucket config of ``model``: the bucket field meant (``ttl`` for
+    ``max_age``, ``history`` for ``max_msgs_per_subject``, ``max_bytes`` for natscli's max bucket size),
+    with what it is; None when ``model`` is not a bucket config or nothing is meant."""
+    if model is KeyValueConfig:
+        kind, fields = "KeyValue", KeyValueConfig.model_fields
+    elif model is ObjectStoreConfig:
+        kind, fields = "ObjectStore", ObjectStoreConfig.model_fields
+    else:
+        return None
+    key = re.sub(r"(?<!^)(?=[A-Z])", "_", word).lower().replace("-", "_")
+    named = BUCKET_FIELDS[kind].get(key)
+    if named is not None and named != key and named in fields:
+        article = "an" if kind[0] in "AEIOU" else "a"
+        return f"; did you mean {named!r}? ({article} {kind}'s {named} sets its stream's {key})"
+    alias = _ALIASES.get(key)
+    if alias is not None and alias in fields:
+        return f"; did you mean {alias!r}? (the {kind} config's name for it)"
+    return None
 
 
 def _dump(model: Any) -> dict[str, Any]:

@@ -97,6 +97,30 @@ class Resource(Declaration, Generic[ConfigT]):
     bucket: str | None = None
     bucket_config: BucketConfig | None = None
 
+    def word(self, stream_field: str) -> str:
+        """The name a message gives a stream field: the bucket's own field for the stream of a bucket
+        (``ttl`` for ``max_age``, ``history`` for ``max_msgs_per_subject``), else the field itself."""
+        if self.bucket is None:
+            return stream_field
+        from .buckets import BUCKET_FIELDS
+
+        return BUCKET_FIELDS[self.bucket].get(stream_field, stream_field)
+
+    def words(self, *stream_fields: str) -> list[str]:
+        """The names of those of ``stream_fields`` the object's manifest can set (:meth:`word`): all of them for
+        a stream, for a bucket only those its config has (a KeyValue has no ``max_msgs``)."""
+        if self.bucket is None:
+            return list(stream_fields)
+        from .buckets import BUCKET_FIELDS
+
+        return [BUCKET_FIELDS[self.bucket][f] for f in stream_fields if f in BUCKET_FIELDS[self.bucket]]
+
+    def label(self) -> str:
+        """The object as a message names it: ``stream ORDERS``, or ``KeyValue 'sessions'`` for a bucket's stream."""
+        if self.bucket is None:
+            return f"{self.kind.lower()} {self.name}"
+        return f"{self.bucket} {self.name.split('_', 1)[1]!r}"
+
     @staticmethod
     def of(declared: Declaration, config: _C, *, bucket: str | None = None, bucket_config: BucketConfig | None = None) -> Resource[_C]:
         """The resource a declaration becomes once its config is valid."""

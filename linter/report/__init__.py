@@ -23,13 +23,15 @@ __all__ = ["FORMATS", "REPORTERS", "RenderContext", "Renderer", "render_result"]
 @dataclass(frozen=True)
 class RenderContext:
     """What a renderer may need besides the result: the jsops version, the rules that ran (SARIF
-    lists them), whether to colour (text on a terminal) and the ``--fail-on`` threshold (JUnit counts
-    only the findings at or above it as failures, as the exit code does)."""
+        lists them), whether to colour (text on a terminal) and the ``--fail-on`` threshold (JUnit counts
+        only the findings at or above it as failures, as the exit code does), and whether text lists every finding
+    of a rule that has many (``--show-all``)."""
 
     version: str
     rules: Sequence[type[Rule]] = ()
     color: bool = False
     fail_on: Severity = Severity.ERROR
+    show_all: bool = False  # text: every finding of a rule, not its first few and a count
 
 
 Renderer = Callable[["LintResult", RenderContext], str]
@@ -38,7 +40,7 @@ Renderer = Callable[["LintResult", RenderContext], str]
 def _text(result: LintResult, ctx: RenderContext) -> str:
     from .text import read_lines, render_text
 
-    return render_text(result, color=ctx.color, source=read_lines)
+    return render_text(result, color=ctx.color, source=read_lines, show_all=ctx.show_all)
 
 
 def _json(result: LintResult, ctx: RenderContext) -> str:

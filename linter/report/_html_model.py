@@ -312,6 +312,9 @@ def stream_rates(prof: StreamProfile | None) -> tuple[Rate, ...]:
         m, b, est = msgs[label], direct[label], False
         if b is None and m is not None and size is not None:
             b, est = m * size, True
+        if label == "p99" and est and b is not None and direct["peak"] is not None and b > direct["peak"]:
+            # p99 messages/s x the mean size is no measurement: it never reads above the measured byte peak
+            b, note = direct["peak"], note or "bytes/s estimated above the measured peak: shown at the peak"
         out.append(Rate(label, m, b, est, note if label == "p99" else ""))
     return tuple(out)
 

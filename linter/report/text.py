@@ -6,21 +6,29 @@ holds no manifest, nor for a link out of the tree) and only from a file the run 
 (``LintResult.paths``): a file jsops was told not to read (an ``environments/`` values file linked
 from outside the tree, which may hold a password) is never opened for an excerpt.
 
+A rule with more than :data:`GROUP_ABOVE` findings shows its first :data:`EXAMPLES` (in file order), then
+one ``... and N more`` line; a tally of every rule with its count closes the list (``show_all`` prints every
+finding, as ``--show-all`` asks). JSON, SARIF, JUnit and GitHub output always carry every finding.
+
 Colored (ANSI) only when asked: the CLI asks when stdout is a terminal and ``NO_COLOR`` is unset.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 from ..engine import LintResult, read_manifest_bytes
 from ..findings import Applicability, Finding, Severity
 
-__all__ = ["render_text", "SourceLines", "read_lines"]
+__all__ = ["render_text", "SourceLines", "read_lines", "GROUP_ABOVE", "EXAMPLES"]
 
 SourceLines = Callable[[str], "list[str] | None"]
 _MAX_EXCERPT = 160
 _COLORS = {"error": "31", "warning": "33", "info": "36"}
+GROUP_ABOVE = 10
+"""A rule with more findings than this is grouped (its first :data:`EXAMPLES`, then a count)."""
+EXAMPLES = 3
 
 
 def _plural(n: int, word: str) -> str:
@@ -56,22 +64,50 @@ def _excerpt(f: Finding, source: SourceLines, paint: Callable[[str, str], str]) 
     return [paint("2", gutter) + text, paint("2", blank) + " " * col + paint(_COLORS[f.severity.value] + ";1", "^")]
 
 
-def render_text(result: LintResult, *, color: bool = False, source: SourceLines | None = None) -> str:
+def _finding_lines(f: Finding, source: SourceLines | None, paint: Callable[[str, str], str]) -> list[str]:
+    extra = f" (nats-server err_code {f.server_error_code})" if f.server_error_code else ""
+    sev = paint(_COLORS[f.severity.value] + ";1", f.severity.value)
+    lines = [f"{paint('1', _printable(f.where()) + ':')} {sev} {paint('1', f.rule)} {f.message} {paint('2', f'[{f.name}]')}{extra}"]
+    if source is not None and f.excerpt:
+        lines.extend(_excerpt(f, source, paint))
+    if f.fix is not None:
+        how = ("" if f.fix.applicability is Applicability.SAFE else " --unsafe-fixes") if f.fix.edits else None
+        hint = f" (jsops lint --fix{how})" if how is not None else ""
+        lines.append(f"    {paint('32', f'fix ({f.fix.applicability})')}: {f.fix.description}{hint}")
+    return lines
+
+
+def _tally(findings: list[Finding], shown: int) -> list[str]:
+    """Every rule with its count by severity, most findings first (when some findings were not listed)."""
+    by_rule: dict[tuple[str, str], Counter[Severity]] = {}
+    for f in findings:
+        by_rule.setdefault((f.rule, f.name), Counter())[f.severity] += 1
+    out = [f"By rule ({shown} of {len(findings)} findings listed; --show-all lists every one):"]
+    for (rule, name), sev in sorted(by_rule.items(), key=lambda kv: (-kv[1].total(), kv[0])):
+        counts = ", ".join(_plural(sev[s], s.value) if s is not Severity.INFO else f"{sev[s]} info" for s in Severity if sev[s])
+        out.append(f"  {rule} {name}: {counts}")
+    return out
+
+
+def render_text(result: LintResult, *, color: bool = False, source: SourceLines | None = None, show_all: bool = False) -> str:
     def paint(code: str, text: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
     lines = []
     linted = set(result.paths)
+    per_rule = Counter(f.rule for f in result.findings)
+    shown: Counter[str] = Counter()
     for f in result.findings:
-        extra = f" (nats-server err_code {f.server_error_code})" if f.server_error_code else ""
-        sev = paint(_COLORS[f.severity.value] + ";1", f.severity.value)
-        lines.append(f"{paint('1', _printable(f.where()) + ':')} {sev} {paint('1', f.rule)} {f.message} {paint('2', f'[{f.name}]')}{extra}")
-        if source is not None and f.excerpt and f.file in linted:
-            lines.extend(_excerpt(f, source, paint))
-        if f.fix is not None:
-            how = ("" if f.fix.applicability is Applicability.SAFE else " --unsafe-fixes") if f.fix.edits else None
-            hint = f" (jsops lint --fix{how})" if how is not None else ""
-            lines.append(f"    {paint('32', f'fix ({f.fix.applicability})')}: {f.fix.description}{hint}")
+        grouped = not show_all and per_rule[f.rule] > GROUP_ABOVE
+        if grouped and shown[f.rule] >= EXAMPLES:
+            continue
+        shown[f.rule] += 1
+        lines.extend(_finding_lines(f, source if f.file in linted else None, paint))
+        if grouped and shown[f.rule] == EXAMPLES:
+            more = per_rule[f.rule] - EXAMPLES
+            lines.append(f"    {paint('2', f'... and {more} more {f.rule} [{f.name}] findings (--show-all lists every one)')}")
+    if sum(shown.values()) < len(result.findings):
+        lines.extend(_tally(result.findings, sum(shown.values())))
     e, w, i = (result.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
     scope = f"{_plural(result.objects, 'object')} in {_plural(result.files, 'file')}"
     if result.skipped:

@@ -24,6 +24,7 @@ from jsops.linter.cli.kit import (
     add_format,
     add_no_cache,
     add_paths,
+    add_show_all,
     config_from_args,
     release_type,
     use_color,
@@ -72,6 +73,7 @@ def _parser() -> Parser:
     add_paths(p, "manifests to compare the server with (drift); default: none")
     add_format(p, REPORTERS, None, "output format, as jsops lint's (default: github when GITHUB_ACTIONS=true, else text)")
     p.add_argument("--fail-on", choices=("error", "warning", "info"), default=None, help="lowest severity that makes the exit code 1 (default: warning)")
+    add_show_all(p)
     p.add_argument("--save-state", metavar="FILE", help="write what each target held (counters per stream and consumer) to FILE, for a later --baseline")
     p.add_argument("--baseline", metavar="FILE", help="compare with the state an earlier --save-state wrote: growing backlogs (JS515)")
     p.add_argument("--html", metavar="FILE", help="also write the HTML report with a live section (what each target held) to FILE")
@@ -128,9 +130,9 @@ def _audit_run(argv: list[str]) -> int:
     if fmt == "text":
         from .render import render_audit_text
 
-        sys.stdout.write(render_audit_text(result, audited, color=use_color()))
+        sys.stdout.write(render_audit_text(result, audited, color=use_color(), show_all=args.show_all))
     else:
-        sys.stdout.write(render_result(result, fmt, RenderContext(_version(), rules, use_color(), fail_on)))
+        sys.stdout.write(render_result(result, fmt, RenderContext(_version(), rules, use_color(), fail_on, args.show_all)))
     return ExitCode.FINDINGS if any(f.severity.rank >= fail_on.rank for f in result.findings) else ExitCode.OK
 
 

@@ -1,5 +1,6 @@
 """Drift: what differs between the manifests and the server, per field, and what the server holds
-that no manifest declares (``jsops audit PATHS``).
+that no manifest declares (``jsops audit PATHS``): not jsops's own objects (:func:`jsops_own`: the
+controller's lease bucket, the streams of a migration in progress).
 
 The manifests' objects are compared as a plan compares them (their effective configs for the live
 server's limits, :func:`jsops.reconciler.diff.diff_configs`), so audit's drift and ``jsops plan`` agree;
@@ -17,10 +18,11 @@ from ..configs import Config
 from ..diff import JsonValue, diff_configs
 from ..live import LiveState
 from ..plan import desired_from_estate
+from ..plan.migration import migration_record
 from .registry import COMPARED, register
 from .static import object_path
 
-__all__ = ["drift_findings"]
+__all__ = ["drift_findings", "jsops_own"]
 
 
 # what `jsops apply` does about a field that drifted, by change class (jsops.reconciler.vocabulary.ChangeClass)
@@ -113,10 +115,25 @@ def _field_drift(r: Resource, kind: str, live_cfg: Config, desired: Config, seve
         )
 
 
+def jsops_own(live: LiveState) -> set[str]:
+    """The live streams that are jsops's own, never in a manifest: the controller's lease bucket
+    (``KV_`` + its default bucket name) and both ends of a migration in progress (the stream that
+    records it in ``io.jsops.migration``, and the stream it moves from)."""
+    from ..controller.lease import DEFAULT_BUCKET
+
+    own = {f"KV_{DEFAULT_BUCKET}"} & set(live.streams)
+    for name, s in live.streams.items():
+        rec = migration_record(s.config.metadata)
+        if rec is not None:
+            own.update(n for n in (name, rec["from"]) if n in live.streams)
+    return own
+
+
 @register("JS521", "live-unmanaged", Severity.WARNING, "a stream or durable consumer on the server that no manifest declares", compares=True)
 def _unmanaged(live: LiveState, declared: set[tuple[str, str | None, str]], severity: Severity) -> Iterable[Finding]:
+    own = jsops_own(live)
     for name in sorted(live.streams):
-        if ("Stream", None, name) not in declared:
+        if ("Stream", None, name) not in declared and name not in own:
             yield _finding(
                 "JS521",
                 severity,
@@ -127,8 +144,8 @@ def _unmanaged(live: LiveState, declared: set[tuple[str, str | None, str]], seve
                 ObjectRef("Stream", name),
             )
     for (stream, name), c in sorted(live.consumers.items()):
-        if not c.config.durable_name:
-            continue  # ephemeral: never in a manifest (see JS509)
+        if not c.config.durable_name or stream in own:
+            continue  # ephemeral: never in a manifest (see JS509); or on a stream of jsops's own
         if ("Consumer", stream, name) not in declared:
             yield _finding(
                 "JS521",

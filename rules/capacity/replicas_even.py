@@ -49,6 +49,7 @@ class OpsReplicasEven(Rule):
     name = "ops-replicas-even"
     severity = Severity.WARNING
     fix_availability = FixAvailability.SOMETIMES
+    bucket_words = True
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         if multi_node(ctx.target) is False:
@@ -71,14 +72,14 @@ class OpsReplicasEven(Rule):
             return ()  # refused by the server (JS315)
         tolerated = "no server failure" if replicas == 2 else "one server failure, like R3"
         if size is None or size >= 3:
-            fix = FixSuggestion.unsafe("set num_replicas to 3", (Edit.set(("num_replicas",), 3),))
+            fix = FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to 3", (Edit.set(("num_replicas",), 3),))
         else:
-            fix = FixSuggestion.unsafe("use num_replicas 1, or 3 once the cluster has three JetStream servers")
+            fix = FixSuggestion.unsafe(f"use {resource.word('num_replicas')} 1, or 3 once the cluster has three JetStream servers")
         return (
             Violation(
                 resource,
                 ("num_replicas",),
-                f"num_replicas {replicas} tolerates {tolerated}, at {replicas}x the storage; use R3 (or R1)",
+                f"{resource.word('num_replicas')} {replicas} tolerates {tolerated}, at {replicas}x the storage; use R3 (or R1)",
                 fix=fix,
             ),
         )

@@ -40,8 +40,8 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
     `max_bytes` is per replica and so is the byte rate, so replicas do not change the result.
     Interest and workqueue streams are skipped: they drop messages as consumers take them, so
     the ingest rate does not say how fast they fill. A profile whose window is shorter than the
-    option `min_window` (default 1m) is not extrapolated to days of retention: the rule stays
-    silent; a window shorter than a day is named in the message.
+    option `min_window` (default 1h) is extrapolated only as advice: the finding is info and names
+    the window; any window shorter than a day is named in the message.
 
     ## Why is this bad?
     `max_age` reads like a promise ("we keep 30 days"), but the stream drops its oldest messages
@@ -79,12 +79,15 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
 
     class Options(RuleOptions):
         rate: Literal["mean", "peak"] = option(default="mean", description="which profile figure to use: bytes.mean_per_s or bytes.peak_per_s")
-        min_window: Duration = option(default=MINUTE, description="shortest profile window a fill time is extrapolated from (Go duration)")
+        min_window: Duration = option(
+            default=HOUR, description="shortest profile window whose fill time is a warning; a shorter one gives info naming the window (Go duration)"
+        )
 
     code = "JS432"
     name = "ops-stream-max-bytes-fills-before-max-age"
     severity = Severity.WARNING
     fix_availability = FixAvailability.ALWAYS
+    bucket_words = True
     kinds = frozenset({"Stream"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
@@ -97,8 +100,6 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
         which = self.options.rate
         window = ctx.profiles.window
         span = int((window.end - window.start).total_seconds() * SECOND) if window is not None else None
-        if span is not None and span < self.options.min_window:
-            return ()  # a few seconds of traffic say nothing about days of retention
         profile = ctx.stream_profile(resource)
         rate = byte_rate(profile, which)
         if not rate:
@@ -112,18 +113,25 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
         if eff.discard == "new":
             effect = f"after about {fill_text} publishes are refused until messages age out"
         else:
-            effect = f"messages are discarded after about {fill_text}, not after max_age {format_duration(max_age)}"
+            effect = f"messages are discarded after about {fill_text}, not after {resource.word('max_age')} {format_duration(max_age)}"
+        short = span is not None and span < self.options.min_window  # minutes of traffic say little about days
+        window_note = ""
+        if span is not None and span < DAY:
+            seen = format_duration(max(span // SECOND, 1) * SECOND)
+            window_note = f" (over a {seen} profile window" + (
+                f", shorter than min_window {format_duration(self.options.min_window)}: an extrapolation, not a measurement)" if short else ")"
+            )
         return (
             Violation(
                 resource,
                 ("max_bytes",),
-                f"at the profiled {which} byte rate {human_rate(rate)}"
-                + (f" (over a {format_duration(span // SECOND * SECOND)} profile window)" if span is not None and span < DAY else "")
-                + f", max_bytes {format_size(max_bytes)} fills "
-                f"in about {fill_text}, before max_age {format_duration(max_age)}: {effect}",
+                f"at the profiled {which} byte rate {human_rate(rate)}{window_note}" + f", max_bytes {format_size(max_bytes)} fills "
+                f"in about {fill_text}, before {resource.word('max_age')} {format_duration(max_age)}: {effect}",
                 fix=FixSuggestion.unsafe(
-                    f"raise max_bytes to at least {needed} or lower max_age to {fill_text}",
+                    f"raise max_bytes to at least {needed} or lower {resource.word('max_age')} to {fill_text}"
+                    + (f"; profile at least {format_duration(self.options.min_window)} of traffic first" if short else ""),
                 ),
+                severity=Severity.INFO if short else None,
             ),
         )
 

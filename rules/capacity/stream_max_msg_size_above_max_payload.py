@@ -58,6 +58,7 @@ class OpsStreamMaxMsgSizeAboveMaxPayload(Rule):
     name = "ops-stream-max-msg-size-above-max-payload"
     severity = Severity.WARNING
     fix_availability = FixAvailability.ALWAYS
+    bucket_words = True
     kinds = frozenset({"Stream"})
     example_target = {"max_payload": "1MiB"}
 
@@ -72,9 +73,9 @@ class OpsStreamMaxMsgSizeAboveMaxPayload(Rule):
             Violation(
                 resource,
                 ("max_msg_size",),
-                f"max_msg_size {format_size(size)} is larger than the target's max_payload {format_size(max_payload)}: no publish can be that large",
+                f"{resource.word('max_msg_size')} {format_size(size)} is larger than the target's max_payload {format_size(max_payload)}: no publish can be that large",
                 fix=FixSuggestion.safe(
-                    f"set max_msg_size to {format_size(max_payload)}",
+                    f"set {resource.word('max_msg_size')} to {format_size(max_payload)}",
                     # natively as a readable size; NACK wants plain integers
                     (Edit.set(("max_msg_size",), format_size(max_payload) if resource.dialect == "native" else max_payload),),
                 ),

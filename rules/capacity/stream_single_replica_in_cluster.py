@@ -65,6 +65,7 @@ class OpsStreamSingleReplicaInCluster(Rule):
     name = "ops-stream-single-replica-in-cluster"
     severity = Severity.INFO
     fix_availability = FixAvailability.SOMETIMES
+    bucket_words = True
     kinds = frozenset({"Stream"})
     example_target = {"clustered": True, "cluster_size": 3}
 
@@ -79,14 +80,14 @@ class OpsStreamSingleReplicaInCluster(Rule):
         size = ctx.target.cluster_size
         where = f"a {size}-server cluster" if size is not None else "a clustered target"
         if size is None or size >= 3:
-            fix = FixSuggestion.unsafe("set num_replicas to 3", (Edit.set(("num_replicas",), 3),))
+            fix = FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to 3", (Edit.set(("num_replicas",), 3),))
         else:
-            fix = FixSuggestion.unsafe("add a third JetStream server and use num_replicas 3")
+            fix = FixSuggestion.unsafe(f"add a third JetStream server and use {resource.word('num_replicas')} 3")
         return (
             Violation(
                 resource,
                 ("num_replicas",),
-                f"stream {resource.name} has a single replica in {where}: it is unavailable while its server is down",
+                f"{resource.label()} has a single replica in {where}: it is unavailable while its server is down",
                 fix=fix,
             ),
         )

@@ -49,6 +49,7 @@ class OpsStreamWithoutLimits(Rule):
     name = "ops-stream-without-limits"
     severity = Severity.WARNING
     fix_availability = FixAvailability.ALWAYS
+    bucket_words = True
     kinds = frozenset({"Stream"})
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
@@ -66,11 +67,18 @@ class OpsStreamWithoutLimits(Rule):
             Violation(
                 resource,
                 (),
-                f"stream {resource.name} has no max_age, max_bytes, max_msgs or max_msgs_per_subject: it grows until the account's or server's storage is full",
-                fix=FixSuggestion.unsafe("set max_age and max_bytes (or max_msgs) to the retention the data needs"),
+                f"{resource.label()} has no {_listed(resource.words('max_age', 'max_bytes', 'max_msgs', 'max_msgs_per_subject'), 'or')}: "
+                "it grows until the account's or server's storage is full",
+                fix=FixSuggestion.unsafe(
+                    f"set {_listed(resource.words('max_age', 'max_bytes'), 'and')}{'' if resource.bucket else ' (or max_msgs)'} to the retention the data needs"
+                ),
                 key=True,  # at `spec:` (no field to point at)
             ),
         )
+
+
+def _listed(words: list[str], conj: str) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {conj} {words[-1]}"
 
 
 RULE = OpsStreamWithoutLimits

@@ -58,8 +58,8 @@ class RewriteStreamDuplicateWindowCapped(StreamRule):
     fix_availability = FixAvailability.ALWAYS
 
     def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
-        if c.duplicate_window or c.mirror is not None or c.sources:
-            return
+        if c.duplicate_window or c.mirror is not None or c.sources or resource.bucket is not None:
+            return  # a bucket's client sets its duplicate window: nothing to write in the bucket
         dup = ctx.effective(resource).duplicate_window
         if 0 < dup < STREAM_DEFAULT_DUPLICATE_WINDOW:
             why = "max_age" if dup == (c.max_age or 0) else "the server's duplicate_window limit"

@@ -63,7 +63,7 @@ def duration_floor_violations(
     yield Violation(
         resource,
         (field,),
-        f"{field} {format_duration(value)} {why}; nats-server rejects this stream",
+        f"{resource.word(field)} {format_duration(value)} {why}; nats-server rejects this stream",
         server_error_code=ErrCode.STREAM_INVALID_CONFIG,
         fix=fix,
     )

@@ -53,6 +53,7 @@ class StreamMaxAgeInvalid(StreamRule):
     code = "JS106"
     name = "stream-max-age-invalid"
     severity = Severity.ERROR
+    bucket_words = True
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         return duration_floor_violations(resource, "max_age", cfg.max_age, MIN_MAX_AGE)

@@ -53,6 +53,7 @@ class StreamReplicasOutOfRange(StreamRule):
     name = "stream-replicas-out-of-range"
     severity = Severity.ERROR
     fix_availability = FixAvailability.ALWAYS
+    bucket_words = True
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         r = cfg.num_replicas
@@ -62,17 +63,17 @@ class StreamReplicasOutOfRange(StreamRule):
             yield Violation(
                 resource,
                 ("num_replicas",),
-                f"num_replicas {r} is above the maximum of {MAX_REPLICAS}; nats-server rejects this stream",
+                f"{resource.word('num_replicas')} {r} is above the maximum of {MAX_REPLICAS}; nats-server rejects this stream",
                 server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion.unsafe(f"set num_replicas to {MAX_REPLICAS} or fewer"),
+                fix=FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to {MAX_REPLICAS} or fewer"),
             )
         elif r < 0:
             yield Violation(
                 resource,
                 ("num_replicas",),
-                f"num_replicas {r} is negative; nats-server rejects this stream",
+                f"{resource.word('num_replicas')} {r} is negative; nats-server rejects this stream",
                 server_error_code=ErrCode.REPLICAS_COUNT_CANNOT_BE_NEGATIVE,
-                fix=FixSuggestion.unsafe("set num_replicas to 1 or more"),
+                fix=FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to 1 or more"),
             )
 
 

@@ -54,6 +54,7 @@ class StreamSubjectDeleteMarkerTtlInvalid(StreamRule):
     name = "stream-subject-delete-marker-ttl-invalid"
     severity = Severity.ERROR
     fix_availability = FixAvailability.SOMETIMES
+    bucket_words = True
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         return duration_floor_violations(
@@ -61,7 +62,7 @@ class StreamSubjectDeleteMarkerTtlInvalid(StreamRule):
             "subject_delete_marker_ttl",
             cfg.subject_delete_marker_ttl,
             SECOND,
-            short_fix=FixSuggestion.safe("set subject_delete_marker_ttl to 1s"),
+            short_fix=FixSuggestion.safe(f"set {resource.word('subject_delete_marker_ttl')} to 1s"),
         )
 
 

@@ -57,6 +57,7 @@ class TargetStreamReplicasUnsupported(StreamRule):
     name = "target-stream-replicas-unsupported"
     severity = Severity.ERROR
     fix_availability = FixAvailability.ALWAYS
+    bucket_words = True
     example_target = {"clustered": False}
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
@@ -70,17 +71,17 @@ class TargetStreamReplicasUnsupported(StreamRule):
             yield Violation(
                 resource,
                 ("num_replicas",),
-                f"num_replicas {r} on a standalone server (target clustered: false); nats-server only supports 1 replica without a cluster",
+                f"{resource.word('num_replicas')} {r} on a standalone server (target clustered: false); nats-server only supports 1 replica without a cluster",
                 server_error_code=ErrCode.STREAM_REPLICAS_NOT_SUPPORTED,
-                fix=FixSuggestion.unsafe("set num_replicas to 1"),
+                fix=FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to 1"),
             )
         elif t.cluster_size is not None and t.cluster_size > 0 and r > t.cluster_size:
             yield Violation(
                 resource,
                 ("num_replicas",),
-                f"num_replicas {r} is more than the target cluster's {t.cluster_size} servers; nats-server finds no peers to place the stream",
+                f"{resource.word('num_replicas')} {r} is more than the target cluster's {t.cluster_size} servers; nats-server finds no peers to place the stream",
                 server_error_code=ErrCode.CLUSTER_NO_PEERS,
-                fix=FixSuggestion.unsafe(f"set num_replicas to {t.cluster_size} or fewer"),
+                fix=FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to {t.cluster_size} or fewer"),
             )
 
 

@@ -278,7 +278,7 @@ def test_lint_output_of_the_refused_corpus_matches_golden(capsys: pytest.Capture
 
     monkeypatch.chdir(ROOT)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    rc = main(["lint", "tests/fixtures/nack-crd/refused", "--no-cache"])
+    rc = main(["lint", "tests/fixtures/nack-crd/refused", "--no-cache", "--show-all"])  # every refusal of the corpus, none grouped
     out, err = capsys.readouterr()
     golden = ROOT / "tests" / "golden" / "lint-nack-crd.txt"
     if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":

@@ -201,6 +201,16 @@ CASES: list[tuple[str, AuditState, AuditState]] = [
         state_of([stream_info("KV_cfg", subjects=["$KV.cfg.>"], messages=10, nbytes=100, max_bytes=1000, discard="new", max_msgs_per_subject=5)]),
     ),
     ("JS515", growing(1000, 5000, 60, max_msgs=100_000), growing(4900, 5000, 60, max_msgs=100_000)),
+    (
+        "JS540",
+        state_of([stream_info("S", messages=5, metadata={"io.nats.monitor.msgs-warn": "10"})]),
+        state_of([stream_info("S", messages=11, metadata={"io.nats.monitor.msgs-warn": "10"})]),
+    ),
+    (
+        "JS541",
+        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=100, metadata={"io.nats.monitor.unprocessed-critical": "100"})]}),
+        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=99, metadata={"io.nats.monitor.unprocessed-critical": "100"})]}),
+    ),
 ]
 
 
@@ -354,3 +364,52 @@ def test_a_release_of_a_known_line_is_known(version: str) -> None:
     from jsops.linter.semantics.releases import unknown_release
 
     assert unknown_release(version) is None
+
+
+M = "io.nats.monitor."
+
+
+@pytest.mark.parametrize(
+    ("info", "expected"),
+    [
+        # subjects-warn > subjects-critical: floors (natscli inverts them)
+        (
+            stream_info("S", num_subjects=4, metadata={M + "subjects-warn": "5", M + "subjects-critical": "2"}),
+            [("warning", "4 subjects, at or below subjects-warn 5")],
+        ),
+        (
+            stream_info("S", num_subjects=2, metadata={M + "subjects-warn": "5", M + "subjects-critical": "2"}),
+            [("error", "2 subjects, at or below subjects-critical 2")],
+        ),
+        (
+            stream_info("S", num_subjects=9, metadata={M + "subjects-warn": "3", M + "subjects-critical": "8"}),
+            [("error", "9 subjects, at or above subjects-critical 8")],
+        ),
+        (stream_info("S", num_subjects=6, metadata={M + "subjects-warn": "5", M + "subjects-critical": "2"}), []),
+        # a replicated stream: its peers against peer-expect, its replicas' lag and silence
+        (stream_info("S", num_replicas=3, cluster=REPLICAS, metadata={M + "peer-expect": "3"}), []),
+        (stream_info("S", num_replicas=3, cluster=REPLICAS, metadata={M + "peer-expect": "5"}), [("error", "3 peers, peer-expect is 5")]),
+        (stream_info("S", metadata={M + "peer-expect": "3"}), [("error", "the stream is not clustered")]),
+        (
+            stream_info("S", num_replicas=3, cluster=REPLICAS, metadata={M + "peer-expect": "3", M + "peer-seen-critical": "50ms"}),
+            [("error", "2 replicas not seen for more than")],
+        ),
+        # a mirror's lag
+        (stream_info("S", mirror={"name": "O", "lag": 20, "active": 0}, metadata={M + "lag-critical": "10"}), [("error", "the mirror lags by 20 operations")]),
+        (stream_info("S", mirror={"name": "O", "lag": 2, "active": 0}, metadata={M + "lag-critical": "10"}), []),
+    ],
+)
+def test_monitor_stream_thresholds_with_natscli_meaning(info: dict[str, Any], expected: list[tuple[str, str]]) -> None:
+    found = [(f.severity.value, f.message) for f in live_findings(state_of([info]), select_live({}), only={"JS540"})]
+    assert len(found) == len(expected), found
+    for (sev, msg), (want_sev, want) in zip(found, expected, strict=True):
+        assert sev == want_sev and msg.startswith(want), (sev, msg)
+
+
+def test_monitor_consumer_pinned_and_last_delivery() -> None:
+    meta = {M + "pinned": "true", M + "last-delivery-critical": "10m"}
+    st = state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", metadata=meta, last_active="2026-01-10T11:00:00Z")]})
+    found = sorted(f.message for f in live_findings(st, select_live({}), only={"JS541"}))
+    assert len(found) == 2
+    assert found[0].startswith("last delivery 1h ago, last-delivery-critical is 10m")
+    assert found[1].startswith("pinned is set but the consumer is not in pinned-client priority mode")

@@ -118,8 +118,14 @@ def test_js432_minimum_window_and_window_named() -> None:
             estate, rules, config=Config(rules={"JS432": options} if options else {}), profiles=Profiles.model_validate(doc), read_source=None
         ).findings
 
-    assert run(25) == []  # 25 s of traffic say nothing about 30 days
-    short = run(90)
-    assert len(short) == 1 and "(over a 1m30s profile window)" in short[0].message
-    assert run(None) and "profile window" not in run(None)[0].message
-    assert len(run(25, {"min_window": "10s"})) == 1
+    # 70 s of traffic say little about 30 days: info, naming the window and the minimum (default 1h)
+    (short,) = run(70)
+    assert short.severity.value == "info"
+    assert "(over a 1m10s profile window, shorter than min_window 1h: an extrapolation, not a measurement)" in short.message
+    assert short.fix is not None and "profile at least 1h of traffic first" in short.fix.description
+    (long,) = run(59 * 60 + 59, {"min_window": "30m"})
+    assert long.severity.value == "warning" and "(over a 59m59s profile window)" in long.message
+    (unknown,) = run(None)
+    assert unknown.severity.value == "warning" and "profile window" not in unknown.message
+    (configured,) = run(25, {"min_window": "10s"})
+    assert configured.severity.value == "warning" and "(over a 25s profile window)" in configured.message
