@@ -143,3 +143,19 @@ def test_github_is_chosen_on_github_actions(capsys, monkeypatch):
     assert out.startswith("::error file=")
     _, out = _run(["lint", FIXTURES, "--no-config", "--format", "text"], capsys)
     assert out.startswith(FIXTURES)
+
+
+def test_excerpts_are_read_fresh_for_each_render(tmp_path, monkeypatch):
+    """A file's lines are read once per render, not once per process: a later lint in the same process (the
+    controller, a test suite, another working directory with a file of the same relative name) shows the
+    file as it is then."""
+    from jsops.linter.report.text import source_reader
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "estate.yaml").write_text("first\n")
+    assert source_reader()("estate.yaml") == ["first"]
+    (tmp_path / "estate.yaml").write_text("second\n")
+    reader = source_reader()
+    assert reader("estate.yaml") == ["second"]
+    (tmp_path / "estate.yaml").write_text("third\n")
+    assert reader("estate.yaml") == ["second"]  # one render reads each file once

@@ -38,9 +38,9 @@ Renderer = Callable[["LintResult", RenderContext], str]
 
 
 def _text(result: LintResult, ctx: RenderContext) -> str:
-    from .text import read_lines, render_text
+    from .text import render_text, source_reader
 
-    return render_text(result, color=ctx.color, source=read_lines, show_all=ctx.show_all)
+    return render_text(result, color=ctx.color, source=source_reader(), show_all=ctx.show_all)
 
 
 def _json(result: LintResult, ctx: RenderContext) -> str:

@@ -15,13 +15,14 @@ Colored (ANSI) only when asked: the CLI asks when stdout is a terminal and ``NO_
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable
 
 from ..engine import LintResult, read_manifest_bytes
 from ..findings import Applicability, Finding, Severity
 
-__all__ = ["render_text", "SourceLines", "read_lines", "GROUP_ABOVE", "EXAMPLES"]
+__all__ = ["render_text", "SourceLines", "read_lines", "source_reader", "GROUP_ABOVE", "EXAMPLES"]
 
 SourceLines = Callable[[str], "list[str] | None"]
 _MAX_EXCERPT = 160
@@ -35,13 +36,18 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def read_lines(file: str, _cache: dict[str, list[str] | None] = {}) -> list[str] | None:  # noqa: B006
-    """The lines of a file for excerpts (cached per process; None if it cannot be read)."""
-    if file not in _cache:
-        # Past the loader's size bound there is no excerpt (and no reading the rest).
-        data = read_manifest_bytes(file)
-        _cache[file] = data.decode("utf-8", errors="replace").splitlines() if data is not None else None
-    return _cache[file]
+def read_lines(file: str) -> list[str] | None:
+    """The lines of a file for excerpts (None if it cannot be read). Not cached: a render reads each file once
+    (:func:`source_reader`); a file read for another render (a later lint in the same process, another
+    working directory) is read again."""
+    # Past the loader's size bound there is no excerpt (and no reading the rest).
+    data = read_manifest_bytes(file)
+    return data.decode("utf-8", errors="replace").splitlines() if data is not None else None
+
+
+def source_reader() -> SourceLines:
+    """:func:`read_lines` with each file read at most once: one per render."""
+    return functools.lru_cache(maxsize=None)(read_lines)
 
 
 def _printable(text: str) -> str:
