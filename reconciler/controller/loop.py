@@ -193,8 +193,13 @@ class Controller:
             while not stop.is_set():
                 from .source import snapshot
 
-                before = snapshot(opt.paths)
+                # A followed git source is brought up to date by the round itself (fetch, checkout): the
+                # tree is compared from after the round, or every new commit would be seen twice.
+                follows = opt.source is not None or opt.git
+                before = None if follows else snapshot(opt.paths)
                 ok = self.round()
+                if before is None:
+                    before = snapshot(opt.paths)
                 if opt.once:
                     code = 0 if ok and not self.last_pending else (2 if ok else 1)
                     break

@@ -104,6 +104,7 @@ def _follows_force_push(ctl: Running, js: Js, author: Path) -> str:
     code, body = get(ctl.port, "/readyz")
     assert code == 200 and body == f"ready\ncommit {new}\n"
     assert ctl.events("error") == []
+    assert ctl.events("source_changed") == []  # the round's own checkout is not a change seen after it
     return new
 
 
