@@ -163,6 +163,26 @@ def test_a_fresh_clone_says_its_version_and_commit(tmp_path: Path) -> None:
 
     view = make_view(clone)
     code = "from jsops.linter.cli.app import main; main(['--version'])"
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(view), "PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(view), "PATH": "/usr/bin:/bin"}
+    )
     assert out.stdout == f"jsops {VERSION} (commit {head[:12]})\n", out.stdout + out.stderr
     assert top_release((clone / "CHANGELOG.md").read_text()) == VERSION
+
+
+def test_no_hint_installs_from_a_registry_jsops_is_not_on() -> None:
+    """jsops is on no package index: no message says ``pip install jsops`` or ``'jsops[extra]'``; hints name a
+    clone (``'.[extra]'``) or a release's wheel (``linter/_version.py``'s ``install_hint``)."""
+    bad = re.compile(r"jsops\[|pip install (-U |--upgrade )?['\"]?jsops\b(?![-_/.\w])")
+    found = [
+        f"{path.relative_to(ROOT)}:{i}: {line.strip()}"
+        for top in ("linter", "reconciler", "profiler", "rules")
+        for path in sorted((ROOT / top).rglob("*.py"))
+        for i, line in enumerate(path.read_text().splitlines(), 1)
+        if bad.search(line)
+    ]
+    assert not found, "\n".join(found)
+    assert bad.search("pip install 'jsops[spark]'") and bad.search("pip install jsops") and not bad.search("pip install '.[spark]'")
+    from jsops.linter import install_hint
+
+    assert install_hint("connect") == f"pip install '.[connect]' in a jsops clone, or 'jsops-{VERSION}-py3-none-any.whl[connect]' from a release"

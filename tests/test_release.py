@@ -26,7 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def sh(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, check=check, timeout=300, env={**os.environ, **(env or {})})
+    # without PYTHONPATH: the worktree runner puts the source tree's jsops there, and the wheel's must run
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, check=check, timeout=300, env={**base, **(env or {})})
 
 
 def _clone(tmp: Path, name: str, *extra: str) -> tuple[Path, str]:
@@ -122,7 +124,12 @@ def test_sdist_and_archive_builds_name_the_commit(tmp_path: Path) -> None:
     given = "ab" * 20
     stamped = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", tmp_path / "given", "."],
-        cwd=archive, env={**os.environ, "JSOPS_BUILD_COMMIT": given}, capture_output=True, text=True, timeout=300, check=True,
+        cwd=archive,
+        env={**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "JSOPS_BUILD_COMMIT": given},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
     assert stamped.returncode == 0
     (wheel2,) = (tmp_path / "given").glob("jsops-*.whl")

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .._version import __version__, version_line
+from .._version import __version__, install_hint, version_line
 from ..exitcodes import ExitCode, exit_codes_help
 from ..report import REPORTERS
 from .kit import Parser, add_config, add_env, add_format, add_no_cache, add_paths, run
@@ -204,7 +204,7 @@ def _unknown_command(name: str) -> int:
 
 
 # Optional dependencies a command needs, and how a user gets them.
-_EXTRAS = {"pyspark": "the spark extra: pip install 'jsops[spark]' (and a Java 17+ runtime for Spark)"}
+_EXTRAS = {"pyspark": f"the spark extra: {install_hint('spark')} (and a Java 17+ runtime for Spark)"}
 
 
 def _missing_dependency(command: str, exc: ImportError) -> int:
