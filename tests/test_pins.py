@@ -127,8 +127,8 @@ def test_a_drifted_pin_fails() -> None:
     assert [p.kind for p in drifted(old, VERSION)] == ["pre-commit rev"]
     bumped = f"{int(VERSION.split('.')[0]) + 1}.0.0"
     guide = "helm install x ./jsops-controller-{v}.tgz --set image.tag={v}\nuses: platform/jsops@v{v}\nrun: pip install jsops-{v}-py3-none-any.whl\n"
-    assert {p.kind for p in drifted(scan("guide.md", guide.format(v=bumped)), VERSION)} == {"chart archive", "helm image.tag", "action ref", "wheel"}
-    assert not drifted(scan("guide.md", guide.format(v=VERSION)), VERSION)
+    assert {p.kind for p in drifted(scan("guide.txt", guide.format(v=bumped)), VERSION)} == {"chart archive", "helm image.tag", "action ref", "wheel"}
+    assert not drifted(scan("guide.txt", guide.format(v=VERSION)), VERSION)
 
 
 def _git(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
