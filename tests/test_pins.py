@@ -186,3 +186,20 @@ def test_no_hint_installs_from_a_registry_jsops_is_not_on() -> None:
     from jsops.linter import install_hint
 
     assert install_hint("connect") == f"pip install '.[connect]' in a jsops clone, or 'jsops-{VERSION}-py3-none-any.whl[connect]' from a release"
+
+
+def test_lint_does_not_look_up_the_commit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The commit is looked up (git, a subprocess) only for ``--version``: not on every command's parser."""
+    from jsops.linter import _version
+    from jsops.linter.cli.app import main
+
+    (tmp_path / "s.yaml").write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: S\nspec:\n  subjects: [s.>]\n")
+    _version.commit.cache_clear()
+    assert main(["lint", str(tmp_path), "--no-config", "--no-cache"]) == 0
+    assert _version.commit.cache_info().misses == 0
+    capsys.readouterr()
+    try:
+        main(["--version"])
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    assert capsys.readouterr().out == _version.version_line() + "\n" and _version.commit.cache_info().misses == 1

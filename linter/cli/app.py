@@ -128,9 +128,20 @@ def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
     add_no_cache(lint)
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the version line is made when asked for (it may read git), not with every parser."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help or "show program's version number and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option_string: str | None = None) -> None:
+        print(version_line())
+        parser.exit()
+
+
 def _build_parser() -> Parser:
     parser = Parser(prog="jsops", description="Declarative linter and GitOps reconciler for NATS JetStream.")
-    parser.add_argument("--version", action="version", version=version_line())
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     _add_lint(sub)
     rule = sub.add_parser(
