@@ -15,7 +15,7 @@ NATS_STAMP    := $(NATS_SERVERS)/.fetched-stamp
 COLLIDE_WHEELS := $(VENV)/share/collision-wheels
 COLLIDE_STAMP  := $(COLLIDE_WHEELS)/.fetched-stamp
 
-.PHONY: install demo test test-image lint bench lint-speed lock clean
+.PHONY: install demo test test-image lint bench lint-speed lock release clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -70,5 +70,13 @@ lock:
 	$(LOCK) -o docs/deploy/requirements.lock pyproject.toml
 	$(LOCK) --only-build-deps --build-deps-for=wheel -o docs/deploy/build-requirements.lock pyproject.toml
 
+## release: the release's artefacts in $(RELEASE_DIR): the sdist, the wheel, the packaged Helm chart and, where
+## buildah, podman or docker can build it, the image (skipped with a message otherwise), with SHA256SUMS
+## (docs/releasing.md; RELEASE_ARGS=--no-image skips the image, --base IMAGE sets its base)
+RELEASE_DIR  ?= dist/release
+RELEASE_ARGS ?=
+release: $(STAMP)
+	$(PY) .ci/release.py --out $(RELEASE_DIR) $(RELEASE_ARGS)
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .demo
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .demo

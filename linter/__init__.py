@@ -11,6 +11,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ._version import install_hint
     from .cache import load_paths
     from .config import Config, ConfigError, find_config, load_config, select_rules, validate_options
     from .config import Selection as RuleSelection
@@ -163,6 +164,7 @@ __all__ = [
     "validation_errors",
     "walk_manifest_dirs",
     "worst_change_class",
+    "install_hint",
 ]
 from ._version import __version__ as __version__
 
@@ -263,6 +265,7 @@ _HOMES = {
     "worst_change_class": ".semantics.updates",
     "discover_manifests": ".load",
     "walk_manifest_dirs": ".load",
+    "install_hint": "._version",
     "read_source_lines": ".report.text",
     "render_findings_text": ".report.text",
     "render_report_html": ".report.html",

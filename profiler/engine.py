@@ -17,13 +17,16 @@ import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from jsops.linter import install_hint
 from jsops.profiler.errors import ProfilerError
 
 __all__ = ["Engine", "EngineError", "choose", "probe", "ENGINES", "CONNECT_HINT", "SAIL_HINT", "SAIL_FALLBACK"]
 
 ENGINES = ("spark", "sail")
-CONNECT_HINT = "pip install 'jsops[connect]' (the Spark Connect client, no JVM) or 'jsops[spark]' plus pyspark[connect]"
-SAIL_HINT = "pip install 'jsops[sail]'"
+#: how to get the Spark Connect client (no JVM) that --remote needs: the connect extra
+CONNECT_HINT = f"the connect extra (no JVM): {install_hint('connect')}; or pip install 'pyspark[connect]' beside the spark extra"
+#: how to get Sail, which --engine sail needs: the sail extra
+SAIL_HINT = f"the sail extra: {install_hint('sail')}"
 _DEFAULT_PORT = 15002
 #: what jsops says on a Sail run (the one function of the job Sail lacks, and what jsops does instead)
 SAIL_FALLBACK = (

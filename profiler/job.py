@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING, Any
 if __package__ in (None, ""):  # spark-submit profiler/job.py: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from jsops.profiler.errors import ProfilerError  # after the sys.path fix above
+from jsops.linter import install_hint  # after the sys.path fix above
+from jsops.profiler.engine import CONNECT_HINT, SAIL_HINT
+from jsops.profiler.errors import ProfilerError
 from jsops.profiler.inputs import check_paths, shuffle_partitions
 from jsops.profiler.precision import DEFAULT_EXACT_LIMIT, MIN_ACCURACY
 
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = ["main", "build_profiles", "make_session", "INSTALL_HINT"]  # noqa: F822 (lazy, see __getattr__)
 
-INSTALL_HINT = "jsops profile needs PySpark: pip install 'jsops[spark]' (and Java 17+ on the PATH)"
+INSTALL_HINT = f"jsops profile needs PySpark, the spark extra: {install_hint('spark')} (and Java 17+ on the PATH)"
 
 
 _LAZY = {"build_profiles": "compute", "ProfileSummary": "compute", "make_session": "session", "EVENT_SCHEMA": "events"}
@@ -65,13 +67,13 @@ def _parser() -> argparse.ArgumentParser:
         "--remote",
         default=None,
         metavar="sc://HOST:PORT",
-        help="run on a Spark Connect server (default: $SPARK_REMOTE when --master is not given); the thin client is enough: pip install 'jsops[connect]'",
+        help=f"run on a Spark Connect server (default: $SPARK_REMOTE when --master is not given); the thin client is enough: {CONNECT_HINT}",
     )
     p.add_argument(
         "--engine",
         default="spark",
         choices=("spark", "sail"),
-        help="spark (default), or sail: start a local Sail server (pip install 'jsops[sail]', no JVM) for this run and stop it after",
+        help=f"spark (default), or sail: start a local Sail server ({SAIL_HINT}; no JVM) for this run and stop it after",
     )
     p.add_argument("--driver-host", default=None, help="address executors use to reach this driver (non-local masters; default: Spark's choice)")
     p.add_argument("--accuracy", type=int, default=MIN_ACCURACY, help=f"percentile_approx accuracy for large groups, at least {MIN_ACCURACY}")
@@ -337,12 +339,16 @@ def _check_engine_args(args: argparse.Namespace, engine: Engine) -> None:
 
     if engine.connect and (args.driver_memory or args.driver_host):
         raise EngineError("--driver-memory and --driver-host are for a Spark jsops starts; a Spark Connect server has its own driver")
-    if not _have_pyspark():
+    if not _have_pyspark():  # say the extra of the engine asked for
+        if engine.name == "sail":
+            raise EngineError(f"--engine sail needs Sail and the Spark Connect client: {SAIL_HINT}")
+        if engine.connect:
+            raise EngineError(f"--remote (or SPARK_REMOTE) needs the Spark Connect client: {CONNECT_HINT}")
         raise EngineError(INSTALL_HINT)
     if not engine.connect and _remote_only():
         raise EngineError(
             "the installed PySpark is the Spark Connect client only: give --remote sc://HOST:PORT "
-            "(or SPARK_REMOTE), or --engine sail, or pip install 'jsops[spark]' for local Spark"
+            f"(or SPARK_REMOTE), or --engine sail, or install the spark extra for local Spark: {install_hint('spark')}"
         )
 
 

@@ -6,7 +6,7 @@ submits it, with ``SPARK_HOME`` set: the ``spark-submit`` a pip install of pyspa
 looks for its Spark home with the system ``python3`` (which has no pyspark) unless ``SPARK_HOME`` or
 ``PYSPARK_DRIVER_PYTHON`` is set, and fails. The job runs no Python on executors (Spark SQL only), so
 the zip serves the driver: in client mode (the default) it is the submitting machine's Python, which
-also needs pydantic and ``linter`` (``pip install 'jsops[spark]'``); see docs/profiler.md.
+also needs pydantic and ``linter`` (the ``spark`` extra: ``pip install '.[spark]'`` in a clone); see docs/profiler.md.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from jsops.linter import install_hint
 from jsops.profiler.errors import ProfilerError
 
 __all__ = ["Bundle", "SubmitError", "build_bundle", "spark_home", "submit_command", "render_command"]
@@ -42,7 +43,7 @@ def spark_home() -> Path:
     """The Spark home of the installed pyspark package (its ``bin/spark-submit``, ``jars/``)."""
     spec = importlib.util.find_spec("pyspark")
     if spec is None or not spec.submodule_search_locations:
-        raise SubmitError("pyspark is not installed: pip install 'jsops[spark]'")
+        raise SubmitError(f"pyspark is not installed: {install_hint('spark')}")
     return Path(next(iter(spec.submodule_search_locations)))
 
 

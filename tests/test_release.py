@@ -1,10 +1,11 @@
-"""A release a company can adopt: the version comes from git tags (untagged commits get a dev
-version naming the commit; a shallow clone and an archive still build), the wheel installs in a
-clean virtual environment and runs ``jsops lint`` and ``jsops --version``; LICENSE and CHANGELOG
-are there.
+"""A release a company can adopt: the version is declared once in the tree (``linter/_version.py``) and
+the build stamps the commit, so a wheel built from a clone, from its sdist or from an archive with
+``JSOPS_BUILD_COMMIT`` says both; the wheel installs in a clean virtual environment and runs
+``jsops lint`` and ``jsops --version``; LICENSE and CHANGELOG are there; ``make release`` makes the sdist,
+the wheel and the packaged chart with their checksums (the image where a container tool runs).
 
 The wheel is built offline from a clean clone of the current commit (``--no-build-isolation``:
-the dev extra installs setuptools and setuptools-scm); the clean venv gets the wheel with
+the dev extra installs setuptools); the clean venv gets the wheel with
 ``--no-deps`` and reaches the dependencies through a ``.pth`` line naming the project venv's
 site-packages (jsops itself is not importable from there: it is installed editable, through a
 finder that such a line does not activate)."""
@@ -16,6 +17,7 @@ import re
 import subprocess
 import sys
 import sysconfig
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -24,7 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def sh(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, check=check, timeout=300, env={**os.environ, **(env or {})})
+    # without PYTHONPATH: the worktree runner puts the source tree's jsops there, and the wheel's must run
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, check=check, timeout=300, env={**base, **(env or {})})
 
 
 def _clone(tmp: Path, name: str, *extra: str) -> tuple[Path, str]:
@@ -56,9 +60,7 @@ def test_wheel_installs_in_a_clean_venv_and_runs(tmp_path: Path) -> None:
     src, commit = _clone(tmp_path, "src")
     wheel = _wheel(src, tmp_path / "dist")
     version = wheel.name.split("-")[1]
-    # untagged commit: a dev version naming the commit
-    assert re.fullmatch(r"\d+\.\d+\.\d+\.dev\d+\+g[0-9a-f]{7,}", version), version
-    assert commit.startswith(version.split("+g")[1])
+    assert version == _declared(), version  # the declared version, whatever the commit
     venv = _venv(tmp_path, wheel)
     work = tmp_path / "work"  # outside the repository: nothing imports from a source tree
     work.mkdir()
@@ -82,27 +84,85 @@ def test_wheel_installs_in_a_clean_venv_and_runs(tmp_path: Path) -> None:
     assert sh(venv / "bin" / "python", "-c", "import importlib.metadata as m; print(m.metadata('jsops')['License'])").stdout.strip() == "Apache-2.0"
 
 
-def test_tagged_commit_is_its_tag(tmp_path: Path) -> None:
+def _declared() -> str:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_pins import declared_version
+
+    return declared_version()
+
+
+def _installed_version_line(tmp: Path, wheel: Path) -> str:
+    venv = _venv(tmp, wheel)
+    work = tmp / "work"
+    work.mkdir(exist_ok=True)
+    return sh(venv / "bin" / "jsops", "--version", cwd=work).stdout
+
+
+def test_sdist_and_archive_builds_name_the_commit(tmp_path: Path) -> None:
+    """A wheel built from the sdist (no git) keeps the commit the sdist was made from; a source archive
+    (``git archive``: no git metadata) names the commit given as ``JSOPS_BUILD_COMMIT``, and none without."""
     src, commit = _clone(tmp_path, "src")
-    sh("git", "-c", "user.name=t", "-c", "user.email=t@example.com", "tag", "-a", "v9.8.7", "-m", "test release", cwd=src)
-    assert sh(sys.executable, "-m", "setuptools_scm", cwd=src).stdout.strip() == "9.8.7"
-    sh("git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "after", cwd=src)
-    after = sh("git", "rev-parse", "HEAD", cwd=src).stdout.strip()
-    version = sh(sys.executable, "-m", "setuptools_scm", cwd=src).stdout.strip()
-    assert version.startswith("9.8.8.dev1+g") and after.startswith(version.split("+g")[1]), version
+    sdist_dir = tmp_path / "sdist"
+    hook = "import sys; sys.path.insert(0, '.ci'); import jsops_build as b; print(b.build_sdist(sys.argv[1]))"
+    sh(sys.executable, "-c", hook, sdist_dir, cwd=src)
+    (sdist,) = sdist_dir.glob("jsops-*.tar.gz")
+    assert sdist.name == f"jsops-{_declared()}.tar.gz"
+    unpacked = tmp_path / "unpacked"
+    unpacked.mkdir()
+    sh("tar", "-xzf", sdist, "-C", unpacked)
+    (tree,) = unpacked.iterdir()
+    assert not (tree / ".git").exists() and (tree / "linter" / "_build_commit.txt").read_text().strip() == commit
+    wheel = _wheel(tree, tmp_path / "from-sdist")
+    assert _installed_version_line(tmp_path / "a", wheel) == f"jsops {_declared()} (commit {commit[:12]})\n"
 
-
-def test_shallow_clone_and_archive_still_have_a_version(tmp_path: Path) -> None:
-    """CI may clone one commit without tags; a source archive has no git metadata at all."""
-    shallow, commit = _clone(tmp_path, "shallow", "--depth", "1", "--no-tags")
-    version = sh(sys.executable, "-m", "setuptools_scm", cwd=shallow).stdout.strip()
-    assert ".dev" in version and commit.startswith(version.split("+g")[1]), version
     archive = tmp_path / "archive"
     archive.mkdir()
-    tar = sh("git", "archive", "-o", tmp_path / "src.tar", "HEAD", cwd=shallow)
-    assert tar.returncode == 0
+    sh("git", "archive", "-o", tmp_path / "src.tar", "HEAD", cwd=src)
     sh("tar", "-xf", tmp_path / "src.tar", "-C", archive)
-    assert sh(sys.executable, "-m", "setuptools_scm", cwd=archive).stdout.strip() == "0.0.0"
+    plain = _wheel(archive, tmp_path / "plain")
+    assert _installed_version_line(tmp_path / "b", plain) == f"jsops {_declared()}\n"
+    given = "ab" * 20
+    stamped = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", tmp_path / "given", "."],
+        cwd=archive,
+        env={**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "JSOPS_BUILD_COMMIT": given},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert stamped.returncode == 0
+    (wheel2,) = (tmp_path / "given").glob("jsops-*.whl")
+    assert _installed_version_line(tmp_path / "c", wheel2) == f"jsops {_declared()} (commit {given[:12]})\n"
+
+
+def test_make_release_builds_the_artefacts_and_their_checksums(tmp_path: Path) -> None:
+    """``make release`` without the image: sdist, wheel and the chart in helm's layout, and SHA256SUMS
+    that ``sha256sum -c`` accepts; run from a clean clone, as the release workflow does."""
+    src, commit = _clone(tmp_path, "src")
+    out = tmp_path / "out"
+    proc = sh("make", "-o", ".venv/.installed-stamp", "release", f"PY={sys.executable}", f"RELEASE_DIR={out}", "RELEASE_ARGS=--no-image", cwd=src)
+    version = _declared()
+    names = {f"jsops-{version}.tar.gz", f"jsops-{version}-py3-none-any.whl", f"jsops-controller-{version}.tgz"}
+    assert {p.name for p in out.iterdir()} == names | {"SHA256SUMS"}, proc.stdout + proc.stderr
+    assert f"jsops {version} (commit {commit[:12]})" in proc.stdout and "image skipped" in proc.stderr
+    sums = (out / "SHA256SUMS").read_text().splitlines()
+    assert sorted(line.split("  ")[1] for line in sums) == sorted(names)
+    assert sh("sha256sum", "-c", "SHA256SUMS", cwd=out).returncode == 0
+    (out / f"jsops-{version}-py3-none-any.whl").write_bytes(b"tampered")
+    assert sh("sha256sum", "-c", "--quiet", "SHA256SUMS", cwd=out, check=False).returncode == 1
+    chart_dir = src / "docs" / "deploy" / "helm" / "jsops-controller"
+    with tarfile.open(out / f"jsops-controller-{version}.tgz") as tar:
+        members = tar.getmembers()
+        assert all(m.isfile() and m.name.startswith("jsops-controller/") and m.uid == 0 for m in members)
+        assert sorted(m.name.removeprefix("jsops-controller/") for m in members) == sorted(
+            p.relative_to(chart_dir).as_posix() for p in chart_dir.rglob("*") if p.is_file()
+        )
+        chart = tar.extractfile("jsops-controller/Chart.yaml")
+        assert chart is not None and f"version: {version}" in chart.read().decode()
+    # a tag other than the declared version is refused before anything is built
+    bad = sh(sys.executable, ".ci/release.py", "--out", tmp_path / "bad", "--tag", "v0.0.1", cwd=src, check=False)
+    assert bad.returncode == 1 and f"is not the declared version v{version}" in bad.stderr and not (tmp_path / "bad").exists()
 
 
 def test_license_and_changelog() -> None:

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .._version import __version__, version_line
+from .._version import __version__, install_hint, version_line
 from ..exitcodes import ExitCode, exit_codes_help
 from ..report import REPORTERS
 from .kit import Parser, add_config, add_env, add_format, add_no_cache, add_paths, add_show_all, run
@@ -129,9 +129,20 @@ def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
     add_no_cache(lint)
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the version line is made when asked for (it may read git), not with every parser."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help or "show program's version number and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option_string: str | None = None) -> None:
+        print(version_line())
+        parser.exit()
+
+
 def _build_parser() -> Parser:
     parser = Parser(prog="jsops", description="Declarative linter and GitOps reconciler for NATS JetStream.")
-    parser.add_argument("--version", action="version", version=version_line())
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     _add_lint(sub)
     rule = sub.add_parser(
@@ -205,7 +216,7 @@ def _unknown_command(name: str) -> int:
 
 
 # Optional dependencies a command needs, and how a user gets them.
-_EXTRAS = {"pyspark": "the spark extra: pip install 'jsops[spark]' (and a Java 17+ runtime for Spark)"}
+_EXTRAS = {"pyspark": f"the spark extra: {install_hint('spark')} (and a Java 17+ runtime for Spark)"}
 
 
 def _missing_dependency(command: str, exc: ImportError) -> int:

@@ -23,7 +23,7 @@ from jsops.profiler.synthetic import default_spec, generate
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("pysail") is None, reason="pysail is not installed (pip install 'jsops[sail]')")
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("pysail") is None, reason="pysail is not installed (pip install '.[sail]')")
 
 
 @pytest.fixture(scope="module")
