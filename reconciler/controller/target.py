@@ -21,8 +21,8 @@ from ..client import JsClient, Target
 from ..dataloss import measure_limit_loss
 from ..discover import read_limits
 from ..interestloss import measure_filter_loss
-from ..live import read_live
-from ..plan import Plan, PlanItem, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
+from ..live import LiveState, read_live
+from ..plan import Desired, Plan, PlanItem, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
 from ..plan.closure import close
 from ..plan.decide import decide
 from ..preflight import preflight
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .loop import Controller
     from .source import Revision
 
-__all__ = ["TargetRun", "plan_options"]
+__all__ = ["TargetRun", "plan_options", "read_and_plan"]
 
 StateKey = tuple[str, str, str]  # (kind, stream, name)
 
@@ -81,16 +81,7 @@ class TargetRun:
     def reconcile(self, ctl: Controller, rev: Revision) -> dict[str, Any]:
         """Read, plan and apply on this target (errors propagate to the caller, which counts them)."""
         client = self.connect(ctl.log)
-        live = read_live(client)
-        limits = read_limits(client, self.target, getattr(ctl.options.config, "target", None))
-        desired, policy = policy_from_estate(rev.estate, rev.desired(self.contexts, limits), self.contexts)
-        # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
-        measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == Kind.STREAM})
-        measure_filter_loss(client, live, desired)
-        base = replace(plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None)), server_version=limits.server_version)
-        draft = plan_changes(desired, live, base, target=self.target.display())  # the round's one plan
-        plan = close(decide(draft, authorize(draft, policy.grants(), live)), live)  # what the annotations allow, and what a block keeps
-        plan = preflight(client, plan, live)  # the server's refusals, predicted as jsops apply predicts them
+        plan, live, desired, base = read_and_plan(client, self.target, rev, self.contexts, ctl.options.paths, ctl.options.config)
         states: dict[StateKey, str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}
         self._report_drift(ctl, plan, states)
         refused = self._report_refused(ctl, plan)
@@ -190,6 +181,24 @@ class TargetRun:
         if client.connection_lost:
             self.drop_client()
         return ok, applied
+
+
+def read_and_plan(
+    client: JsClient, target: Target, rev: Revision, contexts: list[str], paths: list[str], config: Any
+) -> tuple[Plan, LiveState, list[Desired], PlanOptions]:
+    """Read the target and plan ``rev``'s objects of ``contexts`` as a round does (read requests
+    only): the plan authorized by the annotations and checked against the live estate, the live
+    state, the desired objects and the plan's options."""
+    live = read_live(client)
+    limits = read_limits(client, target, getattr(config, "target", None))
+    desired, policy = policy_from_estate(rev.estate, rev.desired(contexts, limits), contexts)
+    # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
+    measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == Kind.STREAM})
+    measure_filter_loss(client, live, desired)
+    base = replace(plan_options(rev, contexts, paths, getattr(config, "estate", None)), server_version=limits.server_version)
+    draft = plan_changes(desired, live, base, target=target.display())  # the round's one plan
+    plan = close(decide(draft, authorize(draft, policy.grants(), live)), live)  # what the annotations allow, and what a block keeps
+    return preflight(client, plan, live), live, desired, base  # the server's refusals, predicted as jsops apply predicts them
 
 
 def plan_options(rev: Revision, contexts: list[str], paths: list[str], estate: str | None) -> PlanOptions:

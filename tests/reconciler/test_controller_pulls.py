@@ -1,0 +1,170 @@
+"""Pull mode against real parts: a bare git repository whose pull-request refs appear with ``git
+update-ref``, a real nats-server where the controller connects as a user that may only read, and
+the local forge server. Each head is planned once, its status and comment posted within 10 s of the
+ref appearing, and no request outside the read-only subjects reaches the server (its log has no
+permission violation, and its API audit shows reads only)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from jsops.linter.config import Config
+from jsops.reconciler.controller.git import GitCredentials, GitSource
+from jsops.reconciler.controller.pulls import RateLimit, ref_number
+
+from .forge_server import FakeForge
+from .helpers import WRITES, ApiAudit, Js, NatsServer, manifest
+from .test_controller_git import OTHER_YAML, git
+from .test_controller_helpers import STREAM_YAML, Running, wait_for
+
+_READS = [
+    "$JS.API.INFO",
+    "$JS.API.STREAM.NAMES",
+    "$JS.API.STREAM.LIST",
+    "$JS.API.STREAM.INFO.*",
+    "$JS.API.CONSUMER.NAMES.*",
+    "$JS.API.CONSUMER.LIST.*",
+    "$JS.API.CONSUMER.INFO.*.*",
+    "$JS.API.STREAM.MSG.GET.*",
+    "$JS.API.DIRECT.GET.>",
+]
+_AUTH = (
+    "authorization { users [\n"
+    "  {user: admin, password: admin}\n"
+    "  {user: reader, password: reader, permissions: {publish: {allow: [" + ", ".join(f'"{s}"' for s in _READS) + ']}, subscribe: {allow: ["_INBOX.>"]}}}\n'
+    "] }"
+)
+BROKEN_YAML = """
+apiVersion: jsops/v1
+kind: Stream
+metadata:
+  name: BROKEN
+spec:
+  subjects: ["broken.>"]
+  retention: sometimes
+"""
+
+
+def _commit_on(author: Path, base: str, name: str, text: str, message: str) -> str:
+    """A commit on top of ``base`` adding manifests/``name``, on no branch: its sha."""
+    git(author, "checkout", "-q", "--detach", base)
+    manifest(author / "manifests", name, text)
+    git(author, "add", ".")
+    git(author, "commit", "-q", "-m", message)
+    return git(author, "rev-parse", "HEAD")
+
+
+def _server_log(server: NatsServer) -> str:
+    assert server._tmp is not None
+    return (Path(server._tmp.name) / "server.log").read_text(errors="replace")
+
+
+@pytest.mark.integration
+def test_pull_requests_are_planned_read_only_and_posted(tmp_path: Path) -> None:
+    bare = tmp_path / "origin.git"
+    bare.mkdir()
+    git(bare, "init", "--bare", "-q")
+    git(tmp_path, "clone", "-q", str(bare), "author")
+    author = tmp_path / "author"
+    manifest(author / "manifests", "orders.yaml", STREAM_YAML)
+    git(author, "add", ".")
+    git(author, "commit", "-q", "-m", "main")
+    git(author, "push", "-q", "origin", "HEAD:main")
+    main = git(author, "rev-parse", "HEAD")
+    adds = _commit_on(author, main, "invoices.yaml", OTHER_YAML, "add INVOICES")
+    broken = _commit_on(author, main, "broken.yaml", BROKEN_YAML, "a broken stream")
+    # a head whose jsops config names a server of its own: a pull request's tree may only narrow
+    widens = _commit_on(author, main, ".jsops.yaml", "contexts:\n  mine: {server: 'nats://203.0.113.9:4222'}\n", "my own server")
+    pushed = [f"{sha}:refs/heads/pr-{n}-source" for n, sha in ((1, adds), (2, broken), (3, widens))]
+    git(author, "push", "-q", "origin", *pushed)  # the objects, as a forge keeps them
+    token = tmp_path / "forge-token"
+    token.write_text("t0ken\n")
+
+    with NatsServer(extra_config=_AUTH) as server, FakeForge("github") as forge:
+        admin_url = server.url.replace("nats://", "nats://admin:admin@")
+        admin = Js(admin_url)
+        audit = ApiAudit(admin_url)
+        try:
+            source = GitSource.remote(f"file://{bare}", "main", str(tmp_path / "work"), GitCredentials())
+            paths = [str(Path(source.checkout) / "manifests")]
+            with Running(paths, admin_url, source=source) as applier:  # main applied by a controller that may write
+                wait_for(lambda: admin.consumer("ORDERS", "shipper"), what="main to be applied")
+                applier.settle()
+            spec = {"forge": "github", "api-url": forge.url, "project": "acme/streams", "token": {"file": str(token)}, "interval": "0.3s", "max-per-minute": 10}
+            config = Config.model_validate({"pull-requests": spec})
+            source = GitSource.remote(f"file://{bare}", "main", str(tmp_path / "work"), GitCredentials())
+            reader = server.url.replace("nats://", "nats://reader:reader@")
+            planning_from = time.time_ns()
+            with Running(paths, reader, source=source, dry_run=True, config=config) as ctl:
+                wait_for(lambda: ctl.controller.rounds >= 1, what="a first round")
+                appeared = {}
+                for number, sha in ((1, adds), (2, broken), (3, widens)):
+                    git(bare, "update-ref", f"refs/pull/{number}/head", sha)
+                    appeared[sha] = time.monotonic()
+                wait_for(lambda: len(forge.statuses) >= 3, timeout=30, what="a status per head")
+                latency = {s["sha"]: s["at"] - appeared[s["sha"]] for s in forge.statuses}
+                print(f"ref to status: {latency}")
+                assert all(t <= 10.0 for t in latency.values()), latency
+                by_sha = {s["sha"]: s for s in forge.statuses}
+                assert by_sha[adds]["state"] == "success" and by_sha[adds]["context"] == "jsops/plan"
+                # only what the pull request changes: the applied objects are recorded as the round records them
+                assert by_sha[adds]["description"].startswith("Plan: 1 to create, 0 to update,"), by_sha[adds]
+                assert by_sha[broken]["state"] == "failure" and by_sha[broken]["description"].startswith("plan failed: manifests/broken.yaml:7:14: JS005")
+                assert by_sha[widens]["state"] == "failure" and "contexts" in by_sha[widens]["description"], by_sha[widens]
+                wait_for(lambda: all(len(forge.in_thread(f"issues/{n}/comments")) == 1 for n in (1, 2, 3)), what="a comment per pull request")
+                one, two = forge.in_thread("issues/1/comments")[0]["body"], forge.in_thread("issues/2/comments")[0]["body"]
+                assert one.startswith("<!-- jsops-plan -->") and "INVOICES" in one and adds[:12] in one
+                assert "The plan failed" in two and "broken.yaml" in two and str(tmp_path) not in two
+
+                # one plan per head: later looks post nothing more, a new head is planned once
+                time.sleep(2.0)
+                assert len(forge.statuses) == 3 and len(ctl.events("pull_planned")) == 3
+                again = _commit_on(author, adds, "more.yaml", OTHER_YAML.replace("INVOICES", "REFUNDS").replace("invoices", "refunds"), "more")
+                git(author, "push", "-q", "origin", f"{again}:refs/heads/pr-1-source")
+                git(bare, "update-ref", "refs/pull/1/head", again)
+                pushed = time.monotonic()
+                wait_for(lambda: len(forge.statuses) == 4, timeout=30, what="the new head's status")
+                assert forge.statuses[-1]["sha"] == again and forge.statuses[-1]["at"] - pushed <= 10.0
+                assert forge.statuses[-1]["description"].startswith("Plan: 2 to create, 0 to update,")
+                wait_for(lambda: again[:12] in forge.in_thread("issues/1/comments")[0]["body"], what="the comment updated")
+                assert len(forge.in_thread("issues/1/comments")) == 1, "one sticky comment per pull request"
+                assert sorted(e["result"] for e in ctl.events("pull_planned")) == ["failure", "failure", "success", "success"]
+            # read-only: nothing was created, no request outside the reads was sent or handled
+            assert admin.streams() == ["ORDERS"]
+            assert "Violation" not in _server_log(server), _server_log(server)[-2000:]
+            handled = [subject for t, subject, _ in audit.updates("$JS.API.") if t >= planning_from]
+            assert handled and not [s for s in handled if s.removeprefix("$JS.API.").startswith(WRITES)], handled
+            # the check can fail: the same user's write is refused and logged
+            probe = Js(reader)
+            try:
+                probe.loop.run_until_complete(probe.nc.publish("$JS.API.STREAM.CREATE.INVOICES", b'{"name": "INVOICES"}'))
+                probe.loop.run_until_complete(probe.nc.flush())
+            finally:
+                probe.close()
+            wait_for(lambda: "Violation" in _server_log(server), what="the refused write in the server's log")
+        finally:
+            audit.close()
+            admin.close()
+
+
+def test_ref_number() -> None:
+    assert ref_number("refs/pull/*/head", "refs/pull/17/head") == 17
+    assert ref_number("refs/merge-requests/*/head", "refs/merge-requests/3/head") == 3
+    assert ref_number("refs/heads/feature/*", "refs/heads/feature/login") is None
+    assert ref_number("refs/pull/*/head", "refs/pull//head") is None
+    assert ref_number("refs/pull/*/head", "refs/heads/main") is None
+
+
+def test_rate_limit_is_a_sliding_minute() -> None:
+    now = [0.0]
+    rate = RateLimit(2, clock=lambda: now[0])
+    assert rate.take() and rate.take() and not rate.take()
+    now[0] = 59.9
+    assert not rate.take()
+    now[0] = 30.0
+    assert not rate.take()
+    now[0] = 60.0  # both taken at 0 have left the minute
+    assert rate.take() and rate.take() and not rate.take()
