@@ -62,8 +62,8 @@ def _server_log(server: NatsServer) -> str:
     return (Path(server._tmp.name) / "server.log").read_text(errors="replace")
 
 
-@pytest.mark.integration
-def test_pull_requests_are_planned_read_only_and_posted(tmp_path: Path) -> None:
+def _origin(tmp_path: Path) -> tuple[Path, Path, str]:
+    """A bare repository whose main holds the ORDERS estate, an author's clone, and main's commit."""
     bare = tmp_path / "origin.git"
     bare.mkdir()
     git(bare, "init", "--bare", "-q")
@@ -74,6 +74,12 @@ def test_pull_requests_are_planned_read_only_and_posted(tmp_path: Path) -> None:
     git(author, "commit", "-q", "-m", "main")
     git(author, "push", "-q", "origin", "HEAD:main")
     main = git(author, "rev-parse", "HEAD")
+    return bare, author, main
+
+
+@pytest.mark.integration
+def test_pull_requests_are_planned_read_only_and_posted(tmp_path: Path) -> None:
+    bare, author, main = _origin(tmp_path)
     adds = _commit_on(author, main, "invoices.yaml", OTHER_YAML, "add INVOICES")
     broken = _commit_on(author, main, "broken.yaml", BROKEN_YAML, "a broken stream")
     # a head whose jsops config names a server of its own: a pull request's tree may only narrow
@@ -132,6 +138,7 @@ def test_pull_requests_are_planned_read_only_and_posted(tmp_path: Path) -> None:
                 wait_for(lambda: again[:12] in forge.in_thread("issues/1/comments")[0]["body"], what="the comment updated")
                 assert len(forge.in_thread("issues/1/comments")) == 1, "one sticky comment per pull request"
                 assert sorted(e["result"] for e in ctl.events("pull_planned")) == ["failure", "failure", "success", "success"]
+                assert ctl.events("error") == [], "no error: not before the refs appeared, not while planning, not from the rounds"
             # read-only: nothing was created, no request outside the reads was sent or handled
             assert admin.streams() == ["ORDERS"]
             assert "Violation" not in _server_log(server), _server_log(server)[-2000:]
@@ -168,3 +175,47 @@ def test_rate_limit_is_a_sliding_minute() -> None:
     assert not rate.take()
     now[0] = 60.0  # both taken at 0 have left the minute
     assert rate.take() and rate.take() and not rate.take()
+
+
+@pytest.mark.parametrize("kind", ["github", "gitlab"])
+def test_commit_status_reaches_each_forge(kind: str) -> None:
+    from jsops.reconciler.forge import Forge, ForgeError, post_status
+
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    with FakeForge(kind) as forge:
+        where = Forge(kind, forge.url, "acme/streams", 0, "t0ken")  # type: ignore[arg-type]
+        post_status(where, sha, "failure", "x" * 200, "jsops/plan")
+        with pytest.raises(ForgeError):
+            post_status(where, "not-a-sha", "success", "ok", "jsops/plan")
+        with pytest.raises(ForgeError, match="401"):
+            post_status(Forge(kind, forge.url, "acme/streams", 0, "wrong"), sha, "success", "ok", "jsops/plan")  # type: ignore[arg-type]
+    (status,) = forge.statuses
+    assert status["sha"] == sha and len(status["description"]) == 140 and status["description"].endswith("...")
+    if kind == "github":
+        assert status["state"] == "failure" and status["context"] == "jsops/plan"
+    else:  # GitLab's words
+        assert status["state"] == "failed" and status["name"] == "jsops/plan"
+
+
+@pytest.mark.integration
+def test_a_forge_that_does_not_answer_is_retried_within_the_rate(tmp_path: Path) -> None:
+    from natsserver import free_port
+
+    bare, author, main = _origin(tmp_path)
+    head = _commit_on(author, main, "invoices.yaml", OTHER_YAML, "add INVOICES")
+    git(author, "push", "-q", "origin", f"{head}:refs/heads/pr-1-source")
+    git(bare, "update-ref", "refs/pull/1/head", head)
+    token = tmp_path / "forge-token"
+    token.write_text("t0ken\n")
+    down = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    spec = {"forge": "github", "api-url": down, "project": "acme/streams", "token": {"file": str(token)}, "interval": "0.2s", "max-per-minute": 2}
+    config = Config.model_validate({"pull-requests": spec})
+    source = GitSource.remote(f"file://{bare}", "main", str(tmp_path / "work"), GitCredentials())
+    with NatsServer() as server, Running([str(Path(source.checkout) / "manifests")], server.url, source=source, dry_run=True, config=config) as ctl:
+        wait_for(lambda: ctl.events("pull_deferred"), what="the rate limit to hold the head back")
+        time.sleep(1.0)
+        planned = ctl.events("pull_planned")
+        assert [e["commit"] for e in planned] == [head, head], "planned again after the forge did not answer, twice in the minute"
+        assert all(e["posted"] == [] and "Connection refused" in e["error"] for e in planned)
+        assert len(ctl.events("pull_deferred")) == 1, "the deferral is told once"
+        assert [e["type"] for e in ctl.events("error")] == ["forge", "forge"]
