@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from natsserver import release_binary
 
 from jsops.linter.config import Config
 from jsops.reconciler.controller.git import GitCredentials, GitSource
@@ -78,18 +79,33 @@ def _origin(tmp_path: Path) -> tuple[Path, Path, str]:
 
 
 @pytest.mark.integration
-def test_pull_requests_are_planned_read_only_and_posted(tmp_path: Path) -> None:
+@pytest.mark.parametrize("release", ["2.10.26", "2.11.11", "2.12.8", "2.14.6", "2.15.1"])
+def test_pull_requests_are_planned_read_only_and_posted(release: str, tmp_path: Path) -> None:
+    """On each supported release: the read subjects the planner needs are the same (a request
+    outside them would be a permission violation in the server's log)."""
+    binary = release_binary(release)
+    if binary is None:
+        pytest.skip(f"nats-server {release} was not fetched")
     bare, author, main = _origin(tmp_path)
     adds = _commit_on(author, main, "invoices.yaml", OTHER_YAML, "add INVOICES")
     broken = _commit_on(author, main, "broken.yaml", BROKEN_YAML, "a broken stream")
     # a head whose jsops config names a server of its own: a pull request's tree may only narrow
     widens = _commit_on(author, main, ".jsops.yaml", "contexts:\n  mine: {server: 'nats://203.0.113.9:4222'}\n", "my own server")
-    pushed = [f"{sha}:refs/heads/pr-{n}-source" for n, sha in ((1, adds), (2, broken), (3, widens))]
+    # a head linking a manifest to a file outside the tree: the planner reads it no more than a round would
+    outside = tmp_path / "outside.yaml"
+    outside.write_text(OTHER_YAML.replace("INVOICES", "S3CRET"))
+    git(author, "checkout", "-q", "--detach", main)
+    (author / "manifests" / "leak.yaml").symlink_to(outside)
+    git(author, "add", ".")
+    git(author, "commit", "-q", "-m", "a link out")
+    leaks = git(author, "rev-parse", "HEAD")
+    heads = ((1, adds), (2, broken), (3, widens), (4, leaks))
+    pushed = [f"{sha}:refs/heads/pr-{n}-source" for n, sha in heads]
     git(author, "push", "-q", "origin", *pushed)  # the objects, as a forge keeps them
     token = tmp_path / "forge-token"
     token.write_text("t0ken\n")
 
-    with NatsServer(extra_config=_AUTH) as server, FakeForge("github") as forge:
+    with NatsServer(extra_config=_AUTH, binary=binary) as server, FakeForge("github") as forge:
         admin_url = server.url.replace("nats://", "nats://admin:admin@")
         admin = Js(admin_url)
         audit = ApiAudit(admin_url)
@@ -107,10 +123,10 @@ def test_pull_requests_are_planned_read_only_and_posted(tmp_path: Path) -> None:
             with Running(paths, reader, source=source, dry_run=True, config=config) as ctl:
                 wait_for(lambda: ctl.controller.rounds >= 1, what="a first round")
                 appeared = {}
-                for number, sha in ((1, adds), (2, broken), (3, widens)):
+                for number, sha in heads:
                     git(bare, "update-ref", f"refs/pull/{number}/head", sha)
                     appeared[sha] = time.monotonic()
-                wait_for(lambda: len(forge.statuses) >= 3, timeout=30, what="a status per head")
+                wait_for(lambda: len(forge.statuses) >= 4, timeout=30, what="a status per head")
                 latency = {s["sha"]: s["at"] - appeared[s["sha"]] for s in forge.statuses}
                 print(f"ref to status: {latency}")
                 assert all(t <= 10.0 for t in latency.values()), latency
@@ -120,24 +136,27 @@ def test_pull_requests_are_planned_read_only_and_posted(tmp_path: Path) -> None:
                 assert by_sha[adds]["description"].startswith("Plan: 1 to create, 0 to update,"), by_sha[adds]
                 assert by_sha[broken]["state"] == "failure" and by_sha[broken]["description"].startswith("plan failed: manifests/broken.yaml:7:14: JS005")
                 assert by_sha[widens]["state"] == "failure" and "contexts" in by_sha[widens]["description"], by_sha[widens]
-                wait_for(lambda: all(len(forge.in_thread(f"issues/{n}/comments")) == 1 for n in (1, 2, 3)), what="a comment per pull request")
+                wait_for(lambda: all(len(forge.in_thread(f"issues/{n}/comments")) == 1 for n in (1, 2, 3, 4)), what="a comment per pull request")
+                leaked = forge.in_thread("issues/4/comments")[0]["body"] + by_sha[leaks]["description"]
+                assert "S3CRET" not in leaked and "invoices" not in leaked and "JS014" in leaked, leaked
                 one, two = forge.in_thread("issues/1/comments")[0]["body"], forge.in_thread("issues/2/comments")[0]["body"]
                 assert one.startswith("<!-- jsops-plan -->") and "INVOICES" in one and adds[:12] in one
                 assert "The plan failed" in two and "broken.yaml" in two and str(tmp_path) not in two
 
                 # one plan per head: later looks post nothing more, a new head is planned once
                 time.sleep(2.0)
-                assert len(forge.statuses) == 3 and len(ctl.events("pull_planned")) == 3
+                assert len(forge.statuses) == 4 and len(ctl.events("pull_planned")) == 4
                 again = _commit_on(author, adds, "more.yaml", OTHER_YAML.replace("INVOICES", "REFUNDS").replace("invoices", "refunds"), "more")
                 git(author, "push", "-q", "origin", f"{again}:refs/heads/pr-1-source")
                 git(bare, "update-ref", "refs/pull/1/head", again)
                 pushed = time.monotonic()
-                wait_for(lambda: len(forge.statuses) == 4, timeout=30, what="the new head's status")
+                wait_for(lambda: len(forge.statuses) == 5, timeout=30, what="the new head's status")
                 assert forge.statuses[-1]["sha"] == again and forge.statuses[-1]["at"] - pushed <= 10.0
                 assert forge.statuses[-1]["description"].startswith("Plan: 2 to create, 0 to update,")
                 wait_for(lambda: again[:12] in forge.in_thread("issues/1/comments")[0]["body"], what="the comment updated")
                 assert len(forge.in_thread("issues/1/comments")) == 1, "one sticky comment per pull request"
-                assert sorted(e["result"] for e in ctl.events("pull_planned")) == ["failure", "failure", "success", "success"]
+                results = {e["commit"]: e["result"] for e in ctl.events("pull_planned")}
+                assert results == {adds: "success", broken: "failure", widens: "failure", leaks: "failure", again: "success"}
                 assert ctl.events("error") == [], "no error: not before the refs appeared, not while planning, not from the rounds"
             # read-only: nothing was created, no request outside the reads was sent or handled
             assert admin.streams() == ["ORDERS"]
