@@ -62,7 +62,7 @@ class PullRequests(Record):
 
     _pydantic_config = {"populate_by_name": True, "alias_generator": kebab}
 
-    forge: Literal["github", "gitlab"] | None = None  # None: no forge, the plans reach the event log only
+    forge: Literal["github", "gitlab"] | None = None  # None: no forge, the plans reach the event log and the notices only
     api_url: str | None = option(default=None, min_length=1)  # default: https://api.github.com, https://gitlab.com/api/v4
     project: str | None = option(default=None, min_length=1)  # GitHub OWNER/NAME; GitLab a project id or path
     token: SecretRef | None = None

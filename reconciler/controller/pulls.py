@@ -15,9 +15,11 @@ and plans every head whose commit it has not planned yet:
 - the plan is posted as a commit status (``status-context``, success or failure) and, when the
   ``*`` of the ref is a number (the pull request's), as one sticky markdown comment
   (:mod:`jsops.reconciler.forge`); a head that cannot be planned gets a failure status and a
-  comment with its one-line error. Each plan is also a ``pull_planned`` event in the event log.
+  comment with its one-line error. Each plan is also a ``pull_planned`` event in the event log, which the
+  notices send to their receivers as a ``pull.planned`` notice (a webhook, without a forge).
 
-One plan per new head commit (remembered in memory: after a restart each open head is planned once
+Among replicas sharing a target's lease, only the leader of the first target routed to (the
+default's) plans. One plan per new head commit (remembered in memory: after a restart each open head is planned once
 more, and its comment updated in place); at most ``max-per-minute`` plans start in any minute, the
 others wait for the next look. A forge that does not answer leaves the head to be planned again.
 """
@@ -156,6 +158,8 @@ class PullPlanner:
     def look(self) -> int:
         """Fetch the refs and plan the heads not planned yet (within the rate); how many were planned."""
         done = 0
+        if not self.mine():
+            return 0
         for head in self.heads():
             if self._stop.is_set():
                 break
@@ -170,6 +174,15 @@ class PullPlanner:
                 self.planned[head.ref] = head.commit
             done += 1
         return done
+
+    def mine(self) -> bool:
+        """Whether this controller plans: among replicas, the one leading the first target routed
+        to (the default's); with ``--dry-run`` or ``--no-lease``, every controller."""
+        opt = self.ctl.options
+        if opt.dry_run or not opt.lease:
+            return True
+        names = list(self.ctl.targets)
+        return bool(names) and self.ctl.leader(names[0])
 
     # -- git -------------------------------------------------------------------------------------
 

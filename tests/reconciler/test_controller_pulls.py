@@ -217,7 +217,7 @@ def test_commit_status_reaches_each_forge(kind: str) -> None:
 
 
 @pytest.mark.integration
-def test_a_forge_that_does_not_answer_is_retried_within_the_rate(tmp_path: Path) -> None:
+def test_a_forge_that_does_not_answer_is_retried_within_the_rate_by_the_leader(tmp_path: Path) -> None:
     from natsserver import free_port
 
     bare, author, main = _origin(tmp_path)
@@ -230,7 +230,8 @@ def test_a_forge_that_does_not_answer_is_retried_within_the_rate(tmp_path: Path)
     spec = {"forge": "github", "api-url": down, "project": "acme/streams", "token": {"file": str(token)}, "interval": "0.2s", "max-per-minute": 2}
     config = Config.model_validate({"pull-requests": spec})
     source = GitSource.remote(f"file://{bare}", "main", str(tmp_path / "work"), GitCredentials())
-    with NatsServer() as server, Running([str(Path(source.checkout) / "manifests")], server.url, source=source, dry_run=True, config=config) as ctl:
+    # a controller that applies, with the lease: it leads, so it plans
+    with NatsServer() as server, Running([str(Path(source.checkout) / "manifests")], server.url, source=source, lease=True, config=config) as ctl:
         wait_for(lambda: ctl.events("pull_deferred"), what="the rate limit to hold the head back")
         time.sleep(1.0)
         planned = ctl.events("pull_planned")
