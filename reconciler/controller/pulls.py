@@ -72,6 +72,7 @@ class PullOutcome:
     state: StatusState
     summary: str
     body: str
+    retry: bool = False  # the target or git could not be reached: planned again at a later look
 
 
 def ref_number(pattern: str, ref: str) -> int | None:
@@ -235,7 +236,7 @@ class PullPlanner:
         )
         if error is not None:
             self.ctl.count_error("forge", f"pull mode: {head.ref}: {error}")
-        return not isinstance(error, TemporaryError)
+        return not outcome.retry and not isinstance(error, TemporaryError)
 
     def _post(self, head: Head, outcome: PullOutcome) -> list[str]:
         from ..forge import post_status, upsert_comment
@@ -262,7 +263,7 @@ class PullPlanner:
             plans = self._plan_targets(rev)
         except Exception as exc:
             message = str(exc).replace(tree + os.sep, "") or type(exc).__name__
-            return self._failed(head, message.splitlines()[0], message.splitlines())
+            return self._failed(head, message.splitlines()[0], message.splitlines(), retry=_transient(exc))
         finally:
             shutil.rmtree(tree, ignore_errors=True)
         return self._planned(head, plans)
@@ -360,14 +361,23 @@ class PullPlanner:
             return PullOutcome("failure", f"{line}; the server would refuse {refused}", body)
         return PullOutcome("success", line, body)
 
-    def _failed(self, head: Head, summary: str, lines: list[str]) -> PullOutcome:
+    def _failed(self, head: Head, summary: str, lines: list[str], *, retry: bool = False) -> PullOutcome:
         from ..render_markdown import marker_line
 
         shown = lines[:_ERROR_LINES] + ([f"... and {len(lines) - _ERROR_LINES} more"] if len(lines) > _ERROR_LINES else [])
         text = "\n".join(shown)
         fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", text)), default=0))
         body = f"{marker_line(self.spec.marker)}\n## {self._title(head)}\n\n:x: **The plan failed**: {summary}\n\n{fence}text\n{text}\n{fence}\n"
+        if retry:  # GitHub's "error": the plan could not be made, not a verdict on the change
+            return PullOutcome("error", f"not planned yet: {summary}", body.replace("The plan failed", "Not planned yet (retried)"), retry=True)
         return PullOutcome("failure", f"plan failed: {summary}", body)
+
+
+def _transient(exc: BaseException) -> bool:
+    """Whether a head's failure says nothing of the head: a target or git that did not answer."""
+    from ..client import JsApiError
+
+    return isinstance(exc, TemporaryError) or (isinstance(exc, JsApiError) and exc.err_code is None)
 
 
 def _url(source: GitSource) -> str:

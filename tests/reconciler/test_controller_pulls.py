@@ -239,3 +239,24 @@ def test_a_forge_that_does_not_answer_is_retried_within_the_rate_by_the_leader(t
         assert all(e["posted"] == [] and "Connection refused" in e["error"] for e in planned)
         assert len(ctl.events("pull_deferred")) == 1, "the deferral is told once"
         assert [e["type"] for e in ctl.events("error")] == ["forge", "forge"]
+
+
+@pytest.mark.integration
+def test_a_target_that_does_not_answer_leaves_the_head_to_be_planned_again(tmp_path: Path) -> None:
+    from .helpers import free_port_url
+
+    bare, author, main = _origin(tmp_path)
+    head = _commit_on(author, main, "invoices.yaml", OTHER_YAML, "add INVOICES")
+    git(author, "push", "-q", "origin", f"{head}:refs/heads/pr-1-source")
+    git(bare, "update-ref", "refs/pull/1/head", head)
+    token = tmp_path / "forge-token"
+    token.write_text("t0ken\n")
+    source = GitSource.remote(f"file://{bare}", "main", str(tmp_path / "work"), GitCredentials())
+    with FakeForge("github") as forge:
+        spec = {"forge": "github", "api-url": forge.url, "project": "acme/streams", "token": {"file": str(token)}, "interval": "0.2s", "max-per-minute": 2}
+        config = Config.model_validate({"pull-requests": spec})
+        with Running([str(Path(source.checkout) / "manifests")], free_port_url(), source=source, dry_run=True, config=config):
+            wait_for(lambda: len(forge.statuses) >= 2, timeout=30, what="the head planned again")
+        assert [s["sha"] for s in forge.statuses][:2] == [head, head]
+        assert all(s["state"] == "error" and s["description"].startswith("not planned yet: ") for s in forge.statuses)
+        assert "Not planned yet (retried)" in forge.in_thread("issues/1/comments")[0]["body"]
