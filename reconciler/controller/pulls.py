@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from .loop import Controller
     from .source import Revision
 
-__all__ = ["Head", "PullPlanner", "RateLimit", "PullOutcome", "ref_number"]
+__all__ = ["Head", "PullOutcome", "PullPlanner", "RateLimit", "failed_outcome", "planned_outcome", "ref_number"]
 
 _NAMESPACE = "refs/jsops-pulls/"  # where the fetched heads are kept in the planner's repository
 _ERROR_LINES = 20
@@ -342,35 +342,50 @@ class PullPlanner:
             except Exception:
                 pass
 
-    # -- what is posted --------------------------------------------------------------------------
-
-    def _title(self, head: Head) -> str:
-        return f"jsops plan of {head.ref} at {head.commit[:12]} (controller, read-only)"
-
     def _planned(self, head: Head, plans: PlanSet) -> PullOutcome:
-        from ..forge import COMMENT_LIMITS
-        from ..render_markdown import render_markdown
-        from ..render_text import summary_line
-        from ..vocabulary import ActionKind
-
-        refused = sum(1 for p in plans.plans for a in p.actions if a.action == ActionKind.BLOCKED and a.err_code is not None)
-        limit = COMMENT_LIMITS[self.spec.forge or "github"]
-        body = render_markdown(plans, limit=limit, marker=self.spec.marker, title=self._title(head))
-        line = summary_line(plans)
-        if refused:
-            return PullOutcome("failure", f"{line}; the server would refuse {refused}", body)
-        return PullOutcome("success", line, body)
+        return planned_outcome(head, plans, marker=self.spec.marker, forge=self.spec.forge or "github")
 
     def _failed(self, head: Head, summary: str, lines: list[str], *, retry: bool = False) -> PullOutcome:
-        from ..render_markdown import marker_line
+        return failed_outcome(head, summary, lines, marker=self.spec.marker, retry=retry)
 
-        shown = lines[:_ERROR_LINES] + ([f"... and {len(lines) - _ERROR_LINES} more"] if len(lines) > _ERROR_LINES else [])
-        text = "\n".join(shown)
-        fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", text)), default=0))
-        body = f"{marker_line(self.spec.marker)}\n## {self._title(head)}\n\n:x: **The plan failed**: {summary}\n\n{fence}text\n{text}\n{fence}\n"
-        if retry:  # GitHub's "error": the plan could not be made, not a verdict on the change
-            return PullOutcome("error", f"not planned yet: {summary}", body.replace("The plan failed", "Not planned yet (retried)"), retry=True)
-        return PullOutcome("failure", f"plan failed: {summary}", body)
+
+# -- what is posted --------------------------------------------------------------------------------
+
+
+def _title(head: Head) -> str:
+    return f"jsops plan of {head.ref} at {head.commit[:12]} (controller, read-only)"
+
+
+def planned_outcome(head: Head, plans: PlanSet, *, marker: str, forge: str = "github") -> PullOutcome:
+    """A head's plan: ``success`` with the summary line, ``failure`` when the server would refuse a
+    change; the plan as markdown (:func:`jsops.reconciler.render_markdown.render_markdown`)."""
+    from ..forge import COMMENT_LIMITS
+    from ..render_markdown import render_markdown
+    from ..render_text import summary_line
+    from ..vocabulary import ActionKind
+
+    refused = sum(1 for p in plans.plans for a in p.actions if a.action == ActionKind.BLOCKED and a.err_code is not None)
+    body = render_markdown(plans, limit=COMMENT_LIMITS[forge], marker=marker, title=_title(head))
+    line = summary_line(plans)
+    if refused:
+        return PullOutcome("failure", f"{line}; the server would refuse {refused}", body)
+    return PullOutcome("success", line, body)
+
+
+def failed_outcome(head: Head, summary: str, lines: list[str], *, marker: str, retry: bool = False) -> PullOutcome:
+    """A head that could not be planned: ``failure`` (its tree: lint, config, routing), or ``error``
+    with ``retry`` (a target or git did not answer); the comment quotes the lines in a code block
+    (they come from the pull request: nothing of them is read as markdown)."""
+    from ..render_markdown import marker_line
+
+    shown = lines[:_ERROR_LINES] + ([f"... and {len(lines) - _ERROR_LINES} more"] if len(lines) > _ERROR_LINES else [])
+    text = "\n".join(shown)
+    fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", text)), default=0))
+    said = ":hourglass: **Not planned yet**: a target or git did not answer; planned again shortly." if retry else ":x: **The plan failed**."
+    body = f"{marker_line(marker)}\n## {_title(head)}\n\n{said}\n\n{fence}text\n{text}\n{fence}\n"
+    if retry:  # GitHub's "error": the plan could not be made, not a verdict on the change
+        return PullOutcome("error", f"not planned yet: {summary}", body, retry=True)
+    return PullOutcome("failure", f"plan failed: {summary}", body)
 
 
 def _transient(exc: BaseException) -> bool:

@@ -259,4 +259,27 @@ def test_a_target_that_does_not_answer_leaves_the_head_to_be_planned_again(tmp_p
             wait_for(lambda: len(forge.statuses) >= 2, timeout=30, what="the head planned again")
         assert [s["sha"] for s in forge.statuses][:2] == [head, head]
         assert all(s["state"] == "error" and s["description"].startswith("not planned yet: ") for s in forge.statuses)
-        assert "Not planned yet (retried)" in forge.in_thread("issues/1/comments")[0]["body"]
+        assert "Not planned yet" in forge.in_thread("issues/1/comments")[0]["body"]
+
+
+GOLDEN = Path(__file__).parent / "golden" / "pull_comments.md"
+
+
+def test_failure_comments_golden() -> None:
+    """The comments of a head that fails (its lines quoted, a longer fence when they hold backticks,
+    cut at 20 lines) and of one not planned yet; regenerate with JSOPS_UPDATE_GOLDEN=1."""
+    import os
+
+    from jsops.reconciler.controller.pulls import Head, failed_outcome
+
+    head = Head("refs/pull/7/head", "0123456789abcdef0123456789abcdef01234567", 7)
+    lint = [f"manifests/s{i}.yaml:3:5: JS005 spec.retention: 'x' is not one of limits, interest, workqueue" for i in range(22)]
+    failed = failed_outcome(head, lint[0] + " (and 21 more)", lint, marker="jsops-plan")
+    fenced = failed_outcome(head, "a name with ``` in it", ["manifests/```.yaml: a name with ``` in it"], marker="jsops-plan")
+    later = failed_outcome(head, "cannot connect to nats://127.0.0.1:4222", ["cannot connect to nats://127.0.0.1:4222"], marker="jsops-plan", retry=True)
+    assert (failed.state, fenced.state, later.state) == ("failure", "failure", "error") and later.retry and not failed.retry
+    assert failed.summary.startswith("plan failed: manifests/s0.yaml:3:5: JS005") and later.summary.startswith("not planned yet: ")
+    out = "\n---\n\n".join(o.body for o in (failed, fenced, later))
+    if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
+        GOLDEN.write_text(out)
+    assert out == GOLDEN.read_text(), f"{GOLDEN.name} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1"
