@@ -101,7 +101,12 @@ class Controller:
         self.last_result = ""
         self.last_pending = 0
         self.notices = self._notifier()
-        self.pulls = self._pull_planner()
+        try:
+            self.pulls = self._pull_planner()
+        except BaseException:
+            if self.notices is not None:  # its senders are running already
+                self.notices.close()
+            raise
 
     def _notifier(self) -> Any:
         """The notices' sender (:mod:`jsops.reconciler.controller.notices`), fed by the event log; None without receivers."""

@@ -283,3 +283,29 @@ def test_failure_comments_golden() -> None:
     if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
         GOLDEN.write_text(out)
     assert out == GOLDEN.read_text(), f"{GOLDEN.name} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1"
+
+
+def test_pull_mode_usage_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``jsops controller`` with ``pull-requests`` but no git source, or a token it cannot read:
+    exit 2 with one line, nothing started."""
+    monkeypatch.chdir(tmp_path)  # --repo runs from its clone: the test's directory comes back
+    import contextlib
+    import io
+
+    from jsops.reconciler.controller.cli import main
+
+    def controller(*args: str) -> tuple[int, str]:
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            rc = main(["--listen", "none", "--once", "--server", "nats://127.0.0.1:1", *args])
+        return rc, err.getvalue()
+
+    ops = tmp_path / "ops" / "ops.yaml"
+    ops.parent.mkdir()
+    ops.write_text("pull-requests:\n  forge: github\n  project: acme/streams\n  token: {file: missing-token}\n")
+    manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
+    rc, err = controller(str(tmp_path / "m"), "--config", str(ops))
+    assert rc == 2 and err.count("\n") == 1 and "pull-requests needs a git source (--repo URL or --git)" in err, err
+    bare, _, _ = _origin(tmp_path)
+    rc, err = controller("--repo", f"file://{bare}", "--workdir", str(tmp_path / "w"), "--config", str(ops))
+    assert rc == 2 and err.count("\n") == 1 and "pull-requests.token: cannot read missing-token" in err, err
