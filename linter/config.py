@@ -34,6 +34,10 @@ Found from the working directory upward (the first directory holding ``.jsops.ya
     notices:                             # jsops controller's notices (docs/controller.md#notices)
       receivers:
         - {name: ops, format: slack, url: {file: /run/secrets/slack-url}}
+    pull-requests:                       # jsops controller's pull mode (docs/controller.md#pull-mode)
+      forge: github
+      project: acme/streams
+      token: {file: /run/secrets/github-token}
 
 A context named ``default`` is the target of objects without ``metadata.context`` when no
 ``--server``/``--context`` is given. The model only describes contexts; the reconciler resolves
@@ -55,6 +59,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from .api import Rule, RuleOptions, rule_groups
+from .config_parts import PullRequests, SecretRef, kebab
+from .config_parts import no_inline_secret as _no_inline_secret
+from .config_parts import seconds as _seconds
 from .errors import LinterError
 from .findings import LOAD_CODES, FieldPath, Severity
 from .model.records.record import Before, Record, is_record_class, option, validation_errors
@@ -74,6 +81,7 @@ __all__ = [
     "EnvironmentConfig",
     "NoticeReceiver",
     "Notices",
+    "PullRequests",
     "SecretRef",
     "Selection",
     "find_config",
@@ -89,39 +97,6 @@ CONFIG_NAMES = (".jsops.yaml", ".jsops.yml", "pyproject.toml")
 
 class ConfigError(LinterError):
     """A jsops config that cannot be read or does not validate (one line: file, key, reason)."""
-
-
-class SecretRef(Record):
-    """A secret given by reference, never inline: an environment variable or a file's contents."""
-
-    env: str | None = option(default=None, min_length=1)
-    file: str | None = option(default=None, min_length=1)
-
-    @classmethod
-    def _pydantic_namespace(cls) -> dict[str, Any]:
-        from pydantic import model_validator
-
-        return {"_one": model_validator(mode="after")(_one_of_env_or_file)}
-
-    def _fast_check(self) -> bool:
-        return (self.env is None) != (self.file is None)
-
-
-def _one_of_env_or_file(self: Any) -> Any:
-    """SecretRef's validator (on its pydantic model)."""
-    if (self.env is None) == (self.file is None):
-        raise ValueError("give exactly one of 'env' (a variable name) or 'file' (a path)")
-    return self
-
-
-def _no_inline_secret(v: object) -> object:
-    if isinstance(v, str):
-        raise ValueError("secrets are not written in the config; use {env: VARIABLE} or {file: PATH}")
-    return v
-
-
-def kebab(name: str) -> str:
-    return name.replace("_", "-")
 
 
 class ContextConfig(Record):
@@ -214,15 +189,6 @@ class EnvironmentConfig(Record):
     target: Target = option(default_factory=Target)
 
 
-def _seconds(value: object) -> object:
-    """A duration in seconds: a Go duration (``5s``, ``1m30s``, ``500ms``) or a number of seconds."""
-    if isinstance(value, str):
-        from .semantics.units import parse_seconds
-
-        return parse_seconds(value)
-    return value
-
-
 class NoticeReceiver(Record):
     """Where the controller sends its notices (``notices.receivers`` in the operator's config; sent by
     ``jsops.reconciler.controller.notices``). The URL and the token are secrets: by reference only."""
@@ -291,6 +257,8 @@ class Config(Record):
     policies: list[Policy] = option(default_factory=list)
     # Where `jsops controller` sends its notices (operator only: URLs and tokens are read from files).
     notices: Notices | None = None
+    # `jsops controller`'s pull mode: plan open pull requests read-only, post the plans (operator only).
+    pull_requests: PullRequests | None = None
     # Not keys: where the config came from (relative paths in it are relative to its directory).
     source: str | None = option(default=None, exclude=True)
     root: str = option(default=".", exclude=True)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from .config import Config, kebab, read_source, validated
+from .config import Config, read_source, validated
+from .config_parts import kebab
 
 __all__ = ["KEY_SCOPES", "KeyScope", "RefusedKey", "RepositoryConfig", "load_repository_config", "repository_keys_markdown"]
 
@@ -52,6 +53,7 @@ KEY_SCOPES: Mapping[str, KeyScope] = MappingProxyType(
         "estate": KeyScope(False, "whose objects the controller stamps, prunes and takes over"),
         "profiles": KeyScope(False, "a file outside the manifests that lint reads"),
         "notices": KeyScope(False, "where the controller sends its notices, and the files holding the receivers' URLs and tokens"),
+        "pull_requests": KeyScope(False, "which refs the controller plans (pull mode), the forge it posts to and the file holding its token"),
     }
 )
 

@@ -8,6 +8,8 @@ The calls (and nothing else):
 - GitHub: ``GET /repos/{owner}/{repo}/issues/{n}/comments`` (pages through ``Link: rel="next"``),
   ``POST`` the same path, ``PATCH /repos/{owner}/{repo}/issues/comments/{id}``; token in
   ``Authorization: Bearer``; the token needs ``pull-requests: write`` (or ``issues: write``).
+- GitHub commit status (the controller's pull mode): ``POST /repos/{owner}/{repo}/statuses/{sha}``
+  (the token needs ``statuses: write``); GitLab: ``POST /projects/{id}/statuses/{sha}``.
 - GitLab: ``GET /projects/{id}/merge_requests/{iid}/notes`` (``Link`` or ``X-Next-Page``), ``POST``
   the same path, ``PUT .../notes/{note_id}``; token in ``PRIVATE-TOKEN`` (a project or personal
   access token with the ``api`` scope).
@@ -30,10 +32,13 @@ from typing import Literal
 
 from .errors import PermanentError, TemporaryError
 
-__all__ = ["COMMENT_LIMITS", "FORGES", "Forge", "ForgeError", "ForgeUnreachable", "Posted", "forge_from_env", "upsert_comment"]
+__all__ = ["COMMENT_LIMITS", "FORGES", "Forge", "ForgeError", "ForgeUnreachable", "Posted", "StatusState", "forge_from_env", "post_status", "upsert_comment"]
 
 FORGES = ("github", "gitlab")
 ForgeKind = Literal["github", "gitlab"]
+StatusState = Literal["pending", "success", "failure", "error"]  # GitHub's words; GitLab's are mapped
+_GITLAB_STATES = {"pending": "pending", "success": "success", "failure": "failed", "error": "failed"}
+_DESCRIPTION = 140  # characters of a commit status's description (GitHub's limit)
 
 COMMENT_LIMITS = {"github": 65_536, "gitlab": 1_000_000}  # characters in one comment (GitHub answers 422 past it)
 _TOKEN_ENV = {"github": "GITHUB_TOKEN", "gitlab": "GITLAB_TOKEN"}
@@ -178,6 +183,19 @@ def upsert_comment(forge: Forge, body: str, marker: str) -> Posted:
     if not isinstance(made_id, int):
         raise ForgeError(f"{forge.kind} answered the new comment without an id")
     return Posted("created", made_id, _url(made))
+
+
+def post_status(forge: Forge, sha: str, state: StatusState, description: str, context: str) -> None:
+    """Set the commit status named ``context`` of commit ``sha`` (``forge.number`` is not used):
+    ``description`` is cut to the forge's 140 characters."""
+    if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", sha):
+        raise ForgeError(f"{sha!r} is not a commit id")
+    text = description if len(description) <= _DESCRIPTION else description[: _DESCRIPTION - 3] + "..."
+    if forge.kind == "github":
+        _call(forge, "POST", f"{forge.api_url}/repos/{forge.project}/statuses/{sha}", {"state": state, "description": text, "context": context})
+    else:
+        url = f"{forge.api_url}/projects/{urllib.parse.quote(forge.project, safe='')}/statuses/{sha}"
+        _call(forge, "POST", url, {"state": _GITLAB_STATES[state], "description": text, "name": context})
 
 
 def _url(comment: object) -> str:

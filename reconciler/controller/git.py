@@ -243,6 +243,18 @@ class GitSource:
             raise SourceError(f"git {args[0]} in {where} failed: {said}")
         return done.stdout.strip()
 
+    def run(self, *args: str, cwd: str) -> str:
+        """One git command in ``cwd`` with this source's credentials (the pull mode's own repository,
+        :mod:`jsops.reconciler.controller.pulls`); its output, or :class:`SourceError`."""
+        return self._git(*args, cwd=cwd)
+
+    def remote_url(self) -> str:
+        """The URL fetched from: ``--repo``'s, else the clone's upstream remote's."""
+        if self.url is not None:
+            return self.url
+        remote = self._git("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}").partition("/")[0]
+        return self._git("remote", "get-url", remote)
+
     def _prepare(self) -> tuple[str, str]:
         """The remote and branch to fetch (creating the controller's own clone when needed)."""
         if self.url is not None and self.branch is not None:

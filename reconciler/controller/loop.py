@@ -105,6 +105,12 @@ class Controller:
         self.last_result = ""
         self.last_pending = 0
         self.notices = self._notifier()
+        try:
+            self.pulls = self._pull_planner()
+        except BaseException:
+            if self.notices is not None:  # its senders are running already
+                self.notices.close()
+            raise
 
     def _notifier(self) -> Any:
         """The notices' sender (:mod:`jsops.reconciler.controller.notices`), fed by the event log; None without receivers."""
@@ -122,6 +128,22 @@ class Controller:
         self.log.add_secrets(notifier.secrets())
         self.log.subscribe(notifier.observe)
         return notifier
+
+    def _pull_planner(self) -> Any:
+        """Pull mode (:mod:`jsops.reconciler.controller.pulls`): None without ``pull-requests`` in the config."""
+        spec = getattr(self.options.config, "pull_requests", None)
+        if spec is None:
+            return None
+        if self.options.source is None:
+            from .source import SourceError
+
+            raise SourceError("pull-requests needs a git source (--repo URL or --git): the pull requests' refs are fetched from it")
+        from .pulls import PullPlanner
+
+        planner = PullPlanner(self, spec, self.options.source)
+        if isinstance(self.log, EventLog):
+            self.log.add_secrets(planner.secrets())
+        return planner
 
     # -- status ----------------------------------------------------------------------------------
 
@@ -168,6 +190,8 @@ class Controller:
         if self.options.listen is not None and self.http is None:
             host, port = self.options.listen
             self.http = StatusServer(host, port, health=self._health, ready=self._ready, metrics=self._render_metrics).start()
+        if self.pulls is not None and not self.options.once:
+            self.pulls.start()
 
     def run(self, stop: threading.Event) -> int:
         opt = self.options
@@ -237,6 +261,9 @@ class Controller:
                 return
 
     def close(self) -> None:
+        if self.pulls is not None:
+            self.pulls.stop()
+            self.pulls = None
         for run in self.targets.values():
             run.close()
         if self.http is not None:

@@ -33,6 +33,7 @@ NOTICE_TYPES: Mapping[str, str] = {
     "leader.changed": "this controller acquired, lost or released a target's leader lease",
     "target.unreachable": "a target could not be reached (told once until it is reached again)",
     "target.reachable": "a target that could not be reached is connected again",
+    "pull.planned": "pull mode: the head of a pull request was planned read-only, or could not be (ref, commit, result, the plan's summary)",
 }
 
 _DATA_LOSS = "allow-data-loss"
@@ -169,6 +170,10 @@ class Classifier:
         self._down.discard(str(context))
         return [self._notice("target.reachable", r, f"target {context} reachable again ({r.get('target')})", context=context)]
 
+    def _pull(self, r: Mapping[str, Any]) -> list[Notice]:
+        summary = f"plan of {r.get('ref')} at {str(r.get('commit') or '')[:12]}: {r.get('summary')}"
+        return [self._notice("pull.planned", r, summary, subject=r.get("ref"))]
+
     def _notice(self, kind: str, r: Mapping[str, Any], summary: str, *, context: object = None, subject: object = None) -> Notice:
         return Notice(
             id=str(uuid.uuid4()),
@@ -192,4 +197,5 @@ _HANDLERS: dict[str, Callable[[Classifier, Mapping[str, Any]], list[Notice]]] = 
     "leader_released": Classifier._leader,
     "error": Classifier._error,
     "connected": Classifier._connected,
+    "pull_planned": Classifier._pull,
 }

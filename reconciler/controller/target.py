@@ -22,14 +22,14 @@ from ..dataloss import measure_limit_loss
 from ..discover import read_limits
 from ..drift import hold, ignored_in_estate
 from ..interestloss import measure_filter_loss
-from ..live import read_live
-from ..plan import Plan, PlanItem, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
+from ..live import LiveState, read_live
+from ..plan import Desired, Plan, PlanItem, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
 from ..plan.closure import close
 from ..plan.decide import decide
 from ..preflight import preflight
 from ..render_refusal import reason_of
 from ..vocabulary import ActionKind, Outcome
-from .policy import blocked_need, policy_from_estate
+from .policy import Policy, blocked_need, policy_from_estate
 from .tugs import Tugs
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .loop import Controller
     from .source import Revision
 
-__all__ = ["TargetRun", "plan_options"]
+__all__ = ["TargetRun", "plan_options", "read_and_plan"]
 
 StateKey = tuple[str, str, str]  # (kind, stream, name)
 
@@ -84,19 +84,10 @@ class TargetRun:
     def reconcile(self, ctl: Controller, rev: Revision) -> dict[str, Any]:
         """Read, plan and apply on this target (errors propagate to the caller, which counts them)."""
         client = self.connect(ctl.log)
-        live = read_live(client)
-        limits = read_limits(client, self.target, getattr(ctl.options.config, "target", None))
-        desired, policy = policy_from_estate(rev.estate, rev.desired(self.contexts, limits), self.contexts)
-        wanted = hold(desired, live, ignored_in_estate(rev.estate, self.contexts))[0]  # jsops.io/ignore-drift: never healed
-        # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
-        measure_limit_loss(client, live, {d.name: d.stream_config for d in wanted if d.kind == Kind.STREAM})
-        measure_filter_loss(client, live, wanted)
-        base = replace(plan_options(rev, self.contexts, ctl.options.paths, getattr(ctl.options.config, "estate", None)), server_version=limits.server_version)
+        live, desired, wanted, policy, base = read_for_plan(client, self.target, rev, self.contexts, ctl.options.paths, ctl.options.config)
 
         def planned(desired: list[Any]) -> Plan:
-            draft = plan_changes(desired, live, base, target=self.target.display())  # the round's one plan
-            plan = close(decide(draft, authorize(draft, policy.grants(), live)), live)  # what the annotations allow, and what a block keeps
-            return preflight(client, plan, live)  # the server's refusals, predicted as jsops apply predicts them
+            return plan_for(client, self.target, desired, live, base, policy)
 
         def log(event: str, **fields: Any) -> None:
             ctl.log(event, context=self.name, **fields)
@@ -205,6 +196,40 @@ class TargetRun:
         if client.connection_lost:
             self.drop_client()
         return ok, applied
+
+
+def read_for_plan(
+    client: JsClient, target: Target, rev: Revision, contexts: list[str], paths: list[str], config: Any
+) -> tuple[LiveState, list[Desired], list[Desired], Policy, PlanOptions]:
+    """Read the target for a plan of ``rev``'s objects of ``contexts`` (read requests only): the live state,
+    the desired objects, those with the fields an application owns (``jsops.io/ignore-drift``) kept at their
+    live values, what the annotations allow, and the plan's options."""
+    live = read_live(client)
+    limits = read_limits(client, target, getattr(config, "target", None))
+    desired, policy = policy_from_estate(rev.estate, rev.desired(contexts, limits), contexts)
+    wanted = hold(desired, live, ignored_in_estate(rev.estate, contexts))[0]  # jsops.io/ignore-drift: never healed
+    # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
+    measure_limit_loss(client, live, {d.name: d.stream_config for d in wanted if d.kind == Kind.STREAM})
+    measure_filter_loss(client, live, wanted)
+    base = replace(plan_options(rev, contexts, paths, getattr(config, "estate", None)), server_version=limits.server_version)
+    return live, desired, wanted, policy, base
+
+
+def plan_for(client: JsClient, target: Target, desired: list[Desired], live: LiveState, base: PlanOptions, policy: Policy) -> Plan:
+    """The round's one plan of ``desired``: authorized by the annotations, closed over what a block keeps,
+    and checked against the live estate for the server's refusals (as jsops apply predicts them)."""
+    draft = plan_changes(desired, live, base, target=target.display())
+    plan = close(decide(draft, authorize(draft, policy.grants(), live)), live)
+    return preflight(client, plan, live)
+
+
+def read_and_plan(
+    client: JsClient, target: Target, rev: Revision, contexts: list[str], paths: list[str], config: Any
+) -> tuple[Plan, LiveState, list[Desired], PlanOptions]:
+    """Read the target and plan ``rev``'s objects of ``contexts`` as a round does (read requests
+    only): the plan, the live state, the desired objects and the plan's options."""
+    live, desired, wanted, policy, base = read_for_plan(client, target, rev, contexts, paths, config)
+    return plan_for(client, target, wanted, live, base, policy), live, desired, base
 
 
 def plan_options(rev: Revision, contexts: list[str], paths: list[str], estate: str | None) -> PlanOptions:

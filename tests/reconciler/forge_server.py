@@ -1,6 +1,6 @@
 """A local forge for comment tests: an HTTP server on 127.0.0.1 implementing the few REST endpoints
-``jsops plan --comment`` calls, as GitHub and GitLab document them (list a pull request's comments in
-pages, create one, update one), with their authentication headers and pagination headers. It
+``jsops plan --comment`` and the controller's pull mode call, as GitHub and GitLab document them (list
+a pull request's comments in pages, create one, update one; set a commit status), with their authentication headers and pagination headers. It
 records every request; pages are capped at ``page_size`` whatever ``per_page`` asks (as the real
 APIs cap it at 100)."""
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 import urllib.parse
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,7 +32,8 @@ class _State:
     token: str
     page_size: int
     link_pages: bool  # GitLab: Link headers too (else only X-Next-Page)
-    comments: list[dict[str, Any]] = field(default_factory=list)
+    comments: list[dict[str, Any]] = field(default_factory=list)  # "thread": the list's path (None: in every thread)
+    statuses: list[dict[str, Any]] = field(default_factory=list)  # each with "sha" and the time it came ("at", monotonic)
     seen: list[Seen] = field(default_factory=list)
     next_id: int = 1000
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -69,6 +71,14 @@ class FakeForge:
     def comments(self) -> list[dict[str, Any]]:
         return list(self.state.comments)
 
+    def in_thread(self, path_end: str) -> list[dict[str, Any]]:
+        """The comments posted to the thread whose path ends with ``path_end`` (``issues/1/comments``)."""
+        return [c for c in self.comments if str(c.get("thread") or "").endswith(path_end)]
+
+    @property
+    def statuses(self) -> list[dict[str, Any]]:
+        return list(self.state.statuses)
+
     @property
     def seen(self) -> list[Seen]:
         return list(self.state.seen)
@@ -76,6 +86,7 @@ class FakeForge:
 
 def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
     thread = r"/repos/[^/]+/[^/]+/issues/\d+/comments" if state.kind == "github" else r"/api/v4/projects/[^/]+/merge_requests/\d+/notes"
+    status = r"/repos/[^/]+/[^/]+/statuses/([0-9a-f]{40})" if state.kind == "github" else r"/api/v4/projects/[^/]+/statuses/([0-9a-f]{40})"
     one = r"/repos/[^/]+/[^/]+/issues/comments/(\d+)" if state.kind == "github" else r"/api/v4/projects/[^/]+/merge_requests/\d+/notes/(\d+)"
 
     class Handler(BaseHTTPRequestHandler):
@@ -116,8 +127,12 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
                 with state.lock:
                     state.next_id += 1
                     made = {"id": state.next_id, "body": body["body"], "author": "jsops-bot", "html_url": f"https://forge.example/c/{state.next_id}"}
-                    state.comments.append(made)
+                    state.comments.append({**made, "thread": parts.path})
                 self._answer(201, made)
+            elif (m := re.fullmatch(status, parts.path)) and self.command == "POST" and body and isinstance(body.get("state"), str):
+                with state.lock:
+                    state.statuses.append({**body, "sha": m.group(1), "at": time.monotonic()})
+                self._answer(201, {"id": len(state.statuses), **body})
             elif (m := re.fullmatch(one, parts.path)) and self.command == ("PATCH" if state.kind == "github" else "PUT") and body:
                 with state.lock:
                     found = [c for c in state.comments if c["id"] == int(m.group(1))]
@@ -134,7 +149,7 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
             size = min(int(query.get("per_page", "20")), state.page_size)
             page = int(query.get("page", "1"))
             with state.lock:
-                everything = list(state.comments)
+                everything = [{k: v for k, v in c.items() if k != "thread"} for c in state.comments if c.get("thread") in (None, path)]
             last = max(1, -(-len(everything) // size))
             items = everything[(page - 1) * size : page * size]
             headers: dict[str, str] = {}

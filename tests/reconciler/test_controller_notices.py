@@ -60,7 +60,7 @@ def _notifier(tmp_path: Path, spec: Notices, leads: bool = True) -> tuple[Notifi
 
 def _script(log: EventLog) -> None:
     """What a controller logs: a revision applied, drift healed, a blocked change told once, a
-    refused data loss, a rejected revision, a lease, a target lost and found again."""
+    refused data loss, a rejected revision, a lease, a target lost and found again, a pull request planned."""
     rev = "sha256:0123456789abcdef"
     log("started", paths=["m"], target="nats://127.0.0.1:4222")
     log("revision_accepted", revision=rev, objects=2)
@@ -86,6 +86,8 @@ def _script(log: EventLog) -> None:
     for _ in range(2):
         log("error", type="connection", err_code=None, message="cannot connect to nats://10.0.0.9:4222", context="west")
     log("connected", context="west", target="nats://10.0.0.9:4222")
+    planned = {"ref": "refs/pull/7/head", "commit": "0123456789abcdef0123456789abcdef01234567", "number": 7, "seconds": 0.4}
+    log("pull_planned", **planned, result="success", summary="Plan: 1 to create, 0 to update, 0 to recreate, 0 to delete, 0 blocked.", posted=["status"])
     log("stopped", rounds=2)
 
 
@@ -125,6 +127,7 @@ def test_every_notice_type_in_each_format(tmp_path: Path) -> None:
             "leader.changed",
             "target.unreachable",
             "target.reachable",
+            "pull.planned",
         ]
         assert set(b["type"] for b in hooks) == set(NOTICE_TYPES)
         ids = [b["id"] for b in hooks]
