@@ -157,6 +157,10 @@ def _action(
             for k, v in a.request().items():
                 if k in ("name", "durable_name") or k not in BUCKET_FIELDS[bucket[0]] or v in (-1, "none") or (k == "allow_direct" and v is True):
                     continue  # a bucket shows the fields it sets; the stream the client builds is in the JSON plan
+                if k == "metadata":  # jsops's own stamps are hidden as for a stream (--verbose shows them)
+                    v = _shown_metadata(v, verbose)
+                    if not v:
+                        continue
                 lines.append(f"    {plus} {_field(k, bucket)}: {format_value(k, v, a.kind)}")
     tilde = _paint("~", color)
     for c in a.changes:
