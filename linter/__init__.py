@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from .report._html_live import LiveObject, LiveTarget
     from .report._html_model import FindingRow, ReportData, build_report
     from .report.html import render_html as render_report_html
+    from .report.text import finding_line
     from .report.text import read_lines as read_source_lines
     from .report.text import render_text as render_findings_text
     from .semantics.effective import SERVER_DEFAULTS, effective_consumer, effective_stream, strip_server_metadata
@@ -138,6 +139,7 @@ __all__ = [
     "Profiles",
     "read_manifest_bytes",
     "read_source_lines",
+    "finding_line",
     "readable_duration",
     "readable_size",
     "render_findings_text",
@@ -267,6 +269,7 @@ _HOMES = {
     "walk_manifest_dirs": ".load",
     "install_hint": "._version",
     "read_source_lines": ".report.text",
+    "finding_line": ".report.text",
     "render_findings_text": ".report.text",
     "render_report_html": ".report.html",
     "InputLimits": ".load",

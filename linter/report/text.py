@@ -22,7 +22,7 @@ from collections.abc import Callable
 from ..engine import LintResult, read_manifest_bytes
 from ..findings import Applicability, Finding, Severity
 
-__all__ = ["render_text", "SourceLines", "read_lines", "source_reader", "GROUP_ABOVE", "EXAMPLES"]
+__all__ = ["render_text", "SourceLines", "finding_line", "read_lines", "source_reader", "GROUP_ABOVE", "EXAMPLES"]
 
 SourceLines = Callable[[str], "list[str] | None"]
 _MAX_EXCERPT = 160
@@ -70,10 +70,20 @@ def _excerpt(f: Finding, source: SourceLines, paint: Callable[[str, str], str]) 
     return [paint("2", gutter) + text, paint("2", blank) + " " * col + paint(_COLORS[f.severity.value] + ";1", "^")]
 
 
-def _finding_lines(f: Finding, source: SourceLines | None, paint: Callable[[str, str], str]) -> list[str]:
+def _plain(code: str, text: str) -> str:
+    return text
+
+
+def finding_line(f: Finding, paint: Callable[[str, str], str] = _plain) -> str:
+    """A finding on one line as ``jsops lint`` prints it: ``file:line:col: severity CODE message [name]``
+    and the err_code the server would answer."""
     extra = f" (nats-server err_code {f.server_error_code})" if f.server_error_code else ""
     sev = paint(_COLORS[f.severity.value] + ";1", f.severity.value)
-    lines = [f"{paint('1', _printable(f.where()) + ':')} {sev} {paint('1', f.rule)} {f.message} {paint('2', f'[{f.name}]')}{extra}"]
+    return f"{paint('1', _printable(f.where()) + ':')} {sev} {paint('1', f.rule)} {f.message} {paint('2', f'[{f.name}]')}{extra}"
+
+
+def _finding_lines(f: Finding, source: SourceLines | None, paint: Callable[[str, str], str]) -> list[str]:
+    lines = [finding_line(f, paint)]
     if source is not None and f.excerpt:
         lines.extend(_excerpt(f, source, paint))
     if f.fix is not None:

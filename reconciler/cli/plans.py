@@ -113,14 +113,14 @@ def _paths(args: argparse.Namespace, config: Any) -> list[str]:
     return list(args.paths) or [config.resolve_path(p) for p in getattr(config, "paths", None) or ()] or ["."]
 
 
-def _error_lines(errors: list[Any], codes: bool = False) -> str:
-    """One line per error (the first few); with ``codes``, each ends with the ``err_code`` the server would answer."""
-    lines = [
-        f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" + (f" (err_code {f.server_error_code})" if codes and f.server_error_code else "")
-        for f in errors[:_MAX_SHOWN]
-    ]
-    more = f"\n... and {len(errors) - _MAX_SHOWN} more" if len(errors) > _MAX_SHOWN else ""
-    return "\n".join(lines) + more
+def _error_lines(errors: list[Any]) -> str:
+    """One line per error as ``jsops lint`` prints it (the first few; a line a template repeats for each
+    object it renders is shown once)."""
+    from jsops.linter import finding_line
+
+    lines = list(dict.fromkeys(finding_line(f) for f in errors))
+    more = f"\n... and {len(lines) - _MAX_SHOWN} more" if len(lines) > _MAX_SHOWN else ""
+    return "\n".join(lines[:_MAX_SHOWN]) + more
 
 
 def _load(args: argparse.Namespace, config: Any, meanwhile: Callable[[], None] | None = None) -> Any:
@@ -212,7 +212,7 @@ def _live_gate(args: argparse.Namespace, estate: Any, config: Any, live_target: 
     version = f"nats-server {live_target.server_version}" if live_target.server_version else "the server"
     shape = "standalone" if live_target.clustered is False else (f"a cluster of {live_target.cluster_size}" if live_target.cluster_size else "")
     raise Exit(
-        _error_lines(errors, codes=True) + f"\njsops: error: {route.target.display()} ({version}{', ' + shape if shape else ''}) "
+        _error_lines(errors) + f"\njsops: error: {route.target.display()} ({version}{', ' + shape if shape else ''}) "
         f"would refuse {len(errors)} object(s); nothing was sent",
         ExitCode.ERROR,
     )

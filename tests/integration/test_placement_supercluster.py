@@ -105,7 +105,7 @@ def test_lint_plan_and_server_agree_on_placement(release: str, tmp_path: Path, m
                     rc == 1
                     and f"{name}.yaml:1:" in err
                     and " JS317 " in err
-                    and f"(err_code {answer})\n" in err
+                    and f"(nats-server err_code {answer})\n" in err
                     and "would refuse 1 object(s); nothing was sent" in err
                 ), (case, rc, out, err)
             else:  # accepted: lint raises nothing, the plan creates it

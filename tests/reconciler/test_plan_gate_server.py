@@ -115,3 +115,14 @@ def test_judged_keeps_the_errors_of_what_the_plan_does() -> None:
             ("JS114", "Stream B"),  # blocked creates are judged as creates
         ]
     )
+
+
+def test_gate_lines_are_lint_lines_once_each() -> None:
+    """The lint gate prints each refusal as `jsops lint` does, and a template line repeated for each object
+    it renders once."""
+    from jsops.linter.findings import Finding, Severity
+    from jsops.reconciler.cli.plans import _error_lines
+
+    f = Finding("JS315", "target-stream-replicas-unsupported", Severity.ERROR, "num_replicas 3 on a standalone server", "s.yaml.j2", 7, 16, None, 10074)
+    text = _error_lines([f, f, f])
+    assert text == "s.yaml.j2:7:16: error JS315 num_replicas 3 on a standalone server [target-stream-replicas-unsupported] (nats-server err_code 10074)"
