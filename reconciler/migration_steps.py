@@ -78,7 +78,8 @@ class _Leg:
     # start of the leg: dst is created and promoted with them, so the migration loses none (:func:`_move`)
     unknown: Extra = NO_EXTRA
     compared: int = 0
-    placed: int = 0  # consumers created at their positions
+    placed: int = 0  # consumers created at their positions (a work queue's: at its first message, its position)
+    reset_to: int = 0  # consumers created where their manifest says (--reset-position)
 
 
 async def run_migration(client: JsClient, a: Intent) -> str:
@@ -105,12 +106,27 @@ async def run_migration(client: JsClient, a: Intent) -> str:
         legs.append(_Leg(spec.via, spec.target, final, spec.consumers, spec.target, frozenset(spec.reset)))
     for leg in legs:
         await _move(client, leg)
+    return _summary(spec.source, spec.via, legs)
+
+
+def _summary(source: str, via: str | None, legs: list[_Leg]) -> str:
+    """What a migration did, in one line. Each copy compares every message it takes, so a migration
+    through a temporary stream compares the same messages twice: counted per copy, not added up; the
+    consumers are those of the stream the migration ends with (its last copy)."""
     windows = [f"{leg.window * 1000:.1f} ms" for leg in legs if leg.window is not None]
+    counts = [leg.compared for leg in legs]
+    if len(set(counts)) == 1:
+        compared = f"{counts[0]} messages compared (SHA-256)" + (f" in each of its {len(counts)} copies" if len(counts) > 1 else "")
+    else:
+        compared = f"{' + '.join(map(str, counts))} messages compared (SHA-256) in its {len(counts)} copies"
+    last = legs[-1]
+    consumers = f"{last.placed} consumer{'' if last.placed == 1 else 's'} at their positions"
+    if last.reset_to:
+        consumers += f", {last.reset_to} where the manifest says (--reset-position)"
     return (
-        f"migrated from {spec.source}"
-        + (f" through {spec.via}" if spec.via else "")
-        + f": {sum(leg.compared for leg in legs)} messages compared (SHA-256), "
-        + f"{sum(leg.placed for leg in legs)} consumers at their positions"
+        f"migrated from {source}"
+        + (f" through {via}" if via else "")
+        + f": {compared}, {consumers}"
         + (f", cut-over window {' + '.join(windows)}" if windows else "")
     )
 
@@ -489,7 +505,10 @@ async def _consumers(client: JsClient, leg: _Leg, *, floors: bool) -> None:
             keep = old is not None and name not in leg.reset and not _work_queue(leg)
             put = config_json(resume_config(cfg, _start(old)) if keep and old is not None else cfg, _unknown(old))
             new = await _steady(client, client.aput_consumer, leg.dst, put, "create")
-            leg.placed += keep
+            if name in leg.reset:
+                leg.reset_to += 1
+            elif old is not None:  # kept its position (a work queue's is its first message: _trim)
+                leg.placed += 1
         if floors and old is not None and name not in leg.reset and not _work_queue(leg):
             await _floor(client, leg.dst, name, old, new)
 
