@@ -51,7 +51,20 @@ from .plan.migration_server import withheld
 from .plan.model import Intent
 from .server_apis import can_reset
 
-__all__ = ["MigrationError", "run_migration", "unfinished"]
+__all__ = [
+    "MigrationError",
+    "run_migration",
+    "unfinished",
+    "Leg",
+    "stream_info",
+    "catch_up",
+    "compare",
+    "place_consumers",
+    "advance_consumers",
+    "trim",
+    "steady",
+    "position",
+]
 
 T = TypeVar("T")
 
@@ -563,3 +576,16 @@ async def _floor(client: JsClient, stream: str, name: str, old: dict[str, Any], 
     if floor <= 0 or _ack_floor(new) >= floor or not can_reset(client.server_version):
         return
     await _steady(client, client.areset_consumer, stream, name, floor + 1)
+
+
+# The steps ``jsops failover`` (jsops.reconciler.failover) shares with a migration's cut-over: one leg
+# from the active stream to its standby, the same catch-up, comparison, trim and consumer placement.
+Leg = _Leg
+stream_info = _info
+catch_up = _catch_up
+compare = _compare
+place_consumers = _consumers
+advance_consumers = _advance
+trim = _trim
+steady = _steady
+position = _start
