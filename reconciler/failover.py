@@ -40,6 +40,10 @@ from .server_apis import PROMOTE_RELEASE, can_promote
 __all__ = ["FailoverError", "FailoverPlan", "ConsumerMove", "FailoverResult", "fence_subject", "aplan_failover", "arun_failover"]
 
 
+_ROUNDS = 5  # comparisons of the tail before the fence, at most
+_TAIL = 64  # messages: a tail this short is left for the window
+
+
 class FailoverError(JsApiError, PermanentError):
     """A failover that cannot start or go on (the message says what was kept); nothing is lost."""
 
@@ -203,6 +207,13 @@ async def _switch(client: JsClient, plan: FailoverPlan, leg: Leg, active: dict[s
         pre = await catch_up(client, plan.stream, plan.standby, fast=False)
         compared = await compare(client, leg, 1, pre)
         await place_consumers(client, leg, floors=False)
+        # under load, what arrived meanwhile is compared now, until little is left for the window
+        for _ in range(_ROUNDS):
+            now = await catch_up(client, plan.stream, plan.standby, fast=True)
+            compared += await compare(client, leg, pre + 1, now)
+            pre, done = now, now - pre <= _TAIL
+            if done:
+                break
         t0 = time.monotonic()
         await _fence(client, plan, active)
         fault("failover-after-fence")

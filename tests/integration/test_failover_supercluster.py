@@ -45,14 +45,14 @@ async def _api(nc: Any, subject: str, body: dict[str, Any]) -> dict[str, Any]:
     return resp
 
 
-def _failover(url: str, *args: str) -> tuple[int, str, str]:
+def failover(url: str, *args: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         rc = failover_main(["--server", url, *args])
     return rc, out.getvalue(), err.getvalue()
 
 
-class _Traffic:
+class Traffic:
     """A publisher (unique ids, each retried until acknowledged) and a worker (durable pull consumer W
     of the active stream), in a thread with its own event loop."""
 
@@ -118,7 +118,7 @@ class _Traffic:
     deadline = float("inf")
 
 
-async def _setup(url: str) -> None:
+async def make_pair(url: str) -> None:
     nc = await nats.connect(url, connect_timeout=5)
     try:
         await _api(nc, "STREAM.CREATE.S0", {"name": "S0", "subjects": ["orders.>"], "storage": "file", "placement": {"cluster": "EAST"}})
@@ -128,7 +128,7 @@ async def _setup(url: str) -> None:
         await nc.close()
 
 
-async def _standby(url: str, name: str, of: str, cluster: str) -> None:
+async def standby(url: str, name: str, of: str, cluster: str) -> None:
     nc = await nats.connect(url, connect_timeout=5)
     try:
         await _api(nc, f"STREAM.CREATE.{name}", {"name": name, "mirror": {"name": of}, "storage": "file", "placement": {"cluster": cluster}})
@@ -136,7 +136,7 @@ async def _standby(url: str, name: str, of: str, cluster: str) -> None:
         await nc.close()
 
 
-async def _contents(url: str, stream: str) -> tuple[list[str], dict[str, Any]]:
+async def contents(url: str, stream: str) -> tuple[list[str], dict[str, Any]]:
     nc = await nats.connect(url, connect_timeout=5)
     try:
         info = await _api(nc, f"STREAM.INFO.{stream}", {})
@@ -156,25 +156,25 @@ def test_planned_failovers_lose_nothing(release: str) -> None:
         pytest.skip(f"nats-server {release} was not fetched")
     with Supercluster(TWO, binary) as sc:
         url = sc.urls("EAST")[0]
-        asyncio.run(_setup(url))
+        asyncio.run(make_pair(url))
         # --plan: every step, nothing changed
-        rc, out, _ = _failover(url, "S0", "--plan")
+        rc, out, _ = failover(url, "S0", "--plan")
         assert rc == 0 and "fence S0: subjects [orders.>] -> [_jsops.fenced.S0]" in out and "promote S1" in out, out
-        traffic = _Traffic(url, "S0")
+        traffic = Traffic(url, "S0")
         traffic.thread.start()
         pauses = []
         try:
             time.sleep(1.0)
             for i in range(FAILOVERS):
-                active, standby = f"S{i}", f"S{i + 1}"
+                active, new = f"S{i}", f"S{i + 1}"
                 if i:  # a fresh mirror of the active stream on the other side (what a failback makes)
-                    asyncio.run(_standby(url, standby, active, SIDES[(i + 1) % 2]))
+                    asyncio.run(standby(url, new, active, SIDES[(i + 1) % 2]))
                 time.sleep(0.5)
                 traffic.slowest.append(0.0)
-                rc, out, err = _failover(url, active, "--to", standby, "--yes")
+                rc, out, err = failover(url, active, "--to", new, "--yes")
                 assert rc == 0, (out, err)
                 pauses.append(float(out.rsplit("write pause ", 1)[1].split(" ms")[0]))
-                traffic.stream = standby
+                traffic.stream = new
                 time.sleep(1.0)
         finally:
             traffic.deadline = time.monotonic() + 60
@@ -182,7 +182,7 @@ def test_planned_failovers_lose_nothing(release: str) -> None:
             traffic.thread.join(90)
         assert traffic.error is None, traffic.error
         final = f"S{FAILOVERS}"
-        held, info = asyncio.run(_contents(url, final))
+        held, info = asyncio.run(contents(url, final))
         lost = traffic.acked - set(held)
         skipped = traffic.acked - set(traffic.processed)
         redelivered = len(traffic.processed) - len(set(traffic.processed))
@@ -195,7 +195,7 @@ def test_planned_failovers_lose_nothing(release: str) -> None:
         assert not lost and not skipped
         meta = info["config"]["metadata"]
         assert json.loads(meta["io.jsops.dr.active"])["active"] == final and "mirror" not in info["config"]
-        _, old = asyncio.run(_contents(url, f"S{FAILOVERS - 1}"))
+        _, old = asyncio.run(contents(url, f"S{FAILOVERS - 1}"))
         assert old["config"]["subjects"] == [f"_jsops.fenced.S{FAILOVERS - 1}"]
         assert json.loads(old["config"]["metadata"]["io.jsops.dr.active"])["active"] == final
 
@@ -207,10 +207,10 @@ def test_failover_refused_where_a_mirror_cannot_be_promoted(release: str) -> Non
         pytest.skip(f"nats-server {release} was not fetched")
     with Supercluster(TWO, binary) as sc:
         url = sc.urls("EAST")[0]
-        asyncio.run(_setup(url))
-        rc, out, _ = _failover(url, "S0", "--yes")
+        asyncio.run(make_pair(url))
+        rc, out, _ = failover(url, "S0", "--yes")
         assert rc == 1 and f"refused: nats-server {release} cannot promote a mirror in place" in out, out
-        _, info = asyncio.run(_contents(url, "S0"))
+        _, info = asyncio.run(contents(url, "S0"))
         assert info["config"]["subjects"] == ["orders.>"]  # nothing changed
 
 
@@ -238,19 +238,19 @@ def test_a_killed_failover_carries_on_when_run_again(point: str) -> None:
         pytest.skip("nats-server 2.15.1 was not fetched")
     with Supercluster(TWO, binary) as sc:
         url = sc.urls("EAST")[0]
-        asyncio.run(_setup(url))
+        asyncio.run(make_pair(url))
         asyncio.run(_seed(url, 50, 20))
         code = "import sys; from jsops.reconciler.cli.failover import main; sys.exit(main(sys.argv[1:]))"
         env = {**os.environ, "JSOPS_FAULT": point}
         killed = subprocess.run([sys.executable, "-c", code, "--server", url, "S0", "--yes"], env=env, capture_output=True, text=True, timeout=120)
         assert killed.returncode == 137, (killed.stdout, killed.stderr)
-        _, s0 = asyncio.run(_contents(url, "S0"))
+        _, s0 = asyncio.run(contents(url, "S0"))
         assert s0["config"]["subjects"] == ["_jsops.fenced.S0"]  # fenced: no publish is acknowledged anywhere meanwhile
-        rc, out, err = _failover(url, "S0", "--yes")
+        rc, out, err = failover(url, "S0", "--yes")
         assert rc == 0, (out, err)
         assert ("is promoted already" in out) == (point == "failover-after-promote"), out
         assert "fenced already" in out or "promoted already" in out, out
-        held, s1 = asyncio.run(_contents(url, "S1"))
+        held, s1 = asyncio.run(contents(url, "S1"))
         assert held == [f"m{i + 1}" for i in range(50)] and s1["config"]["subjects"] == ["orders.>"]
         w = asyncio.run(_consumer(url, "S1", "W"))
         assert w["ack_floor"]["stream_seq"] == 20 and w["num_pending"] == 30, w
