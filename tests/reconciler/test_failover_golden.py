@@ -55,3 +55,14 @@ def test_plan_names_every_consumer_and_the_fence() -> None:
 def test_result_line_has_the_write_pause() -> None:
     line = render_failover_result(PLAN, FailoverResult(1200, 2, 0.0421))
     assert line == "Failed over ORDERS to ORDERS_WEST: 1200 messages compared (SHA-256), 2 consumers at their positions, write pause 42.1 ms.\n"
+
+
+def test_help_and_argument_errors(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from jsops.reconciler.cli.failover import main
+
+    monkeypatch.setenv("COLUMNS", "100")  # argparse wraps to the terminal width
+
+    assert main(["--help"]) == 0
+    _golden("failover_help.txt", capsys.readouterr().out)
+    assert main([]) == 2  # STREAM is required: the usage, exit 2
+    assert "jsops failover" in capsys.readouterr().err
