@@ -159,6 +159,8 @@ def _refusal(plan: FailoverPlan, standby: dict[str, Any], version: str | None) -
             f"nats-server {version} cannot promote a mirror in place (it answers 10055 to an update that removes `mirror`; "
             f"{format_version(PROMOTE_RELEASE)}+ can): upgrade the servers; nothing was changed"
         )
+    if plan.subjects == (plan.fence,):
+        return f"{plan.stream} is fenced: it is not the active side (its record: io.jsops.dr.active); nothing was changed"
     if _mirror_of(standby) != plan.stream and not plan.promoted:
         return f"{plan.standby} is not a mirror of the whole of {plan.stream} in this account and domain; nothing was changed"
     if not plan.subjects:

@@ -255,6 +255,8 @@ def test_a_killed_failover_carries_on_when_run_again(point: str) -> None:
         w = asyncio.run(_consumer(url, "S1", "W"))
         assert w["ack_floor"]["stream_seq"] == 20 and w["num_pending"] == 30, w
         assert json.loads(s1["config"]["metadata"]["io.jsops.dr.active"])["active"] == "S1"
+        rc, out, _ = failover(url, "S0", "--to", "S1", "--yes")  # done: the old side is no active side
+        assert rc == 1 and "refused: S0 is fenced" in out, out
 
 
 async def _consumer(url: str, stream: str, name: str) -> dict[str, Any]:
