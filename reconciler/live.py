@@ -35,6 +35,7 @@ __all__ = [
     "REPO",
     "RECREATE_PREFIX",
     "MIGRATION",
+    "DR_ACTIVE",
     "owned",
     "recreate_intents",
     "is_bookkeeping",
@@ -65,11 +66,14 @@ RECREATE_PREFIX = "io.jsops.recreate."
 # A migration in progress (``jsops apply --migrate``, jsops.reconciler.plan.migration), recorded on the stream
 # being built: ``{"from": OLD, "to": NEW, "step": ...}`` (JSON). A re-run resumes from it.
 MIGRATION = "io.jsops.migration"
+# Which side of a declared standby pair is active (``jsops failover``, jsops.reconciler.failover), on
+# both streams: ``{"active": NAME, ...}`` (JSON).
+DR_ACTIVE = "io.jsops.dr.active"
 
 
 def is_bookkeeping(key: str) -> bool:
     """jsops's own per-run records, never part of a desired config (the diff ignores them)."""
-    return key.startswith(RECREATE_PREFIX) or key == MIGRATION
+    return key.startswith(RECREATE_PREFIX) or key in (MIGRATION, DR_ACTIVE)
 
 
 def recreate_intents(config: EffectiveStream) -> dict[str, dict[str, Any]]:

@@ -49,9 +49,23 @@ from .plan.desired import resume_config
 from .plan.migration import MigrationSpec, migration_record, placeholder
 from .plan.migration_server import withheld
 from .plan.model import Intent
+from .render_migration import migration_line
 from .server_apis import can_reset
 
-__all__ = ["MigrationError", "run_migration", "unfinished"]
+__all__ = [
+    "MigrationError",
+    "run_migration",
+    "unfinished",
+    "Leg",
+    "stream_info",
+    "catch_up",
+    "compare",
+    "place_consumers",
+    "advance_consumers",
+    "trim",
+    "steady",
+    "position",
+]
 
 T = TypeVar("T")
 
@@ -106,28 +120,9 @@ async def run_migration(client: JsClient, a: Intent) -> str:
         legs.append(_Leg(spec.via, spec.target, final, spec.consumers, spec.target, frozenset(spec.reset)))
     for leg in legs:
         await _move(client, leg)
-    return _summary(spec.source, spec.via, legs)
-
-
-def _summary(source: str, via: str | None, legs: list[_Leg]) -> str:
-    """What a migration did, in one line. Each copy compares every message it takes, so a migration
-    through a temporary stream compares the same messages twice: counted per copy, not added up; the
-    consumers are those of the stream the migration ends with (its last copy)."""
-    windows = [f"{leg.window * 1000:.1f} ms" for leg in legs if leg.window is not None]
-    counts = [leg.compared for leg in legs]
-    if len(set(counts)) == 1:
-        compared = f"{counts[0]} messages compared (SHA-256)" + (f" in each of its {len(counts)} copies" if len(counts) > 1 else "")
-    else:
-        compared = f"{' + '.join(map(str, counts))} messages compared (SHA-256) in its {len(counts)} copies"
     last = legs[-1]
-    consumers = f"{last.placed} consumer{'' if last.placed == 1 else 's'} at their positions"
-    if last.reset_to:
-        consumers += f", {last.reset_to} where the manifest says (--reset-position)"
-    return (
-        f"migrated from {source}"
-        + (f" through {via}" if via else "")
-        + f": {compared}, {consumers}"
-        + (f", cut-over window {' + '.join(windows)}" if windows else "")
+    return migration_line(
+        spec.source, spec.via, [leg.compared for leg in legs], last.placed, last.reset_to, [leg.window for leg in legs if leg.window is not None]
     )
 
 
@@ -582,3 +577,16 @@ async def _floor(client: JsClient, stream: str, name: str, old: dict[str, Any], 
     if floor <= 0 or _ack_floor(new) >= floor or not can_reset(client.server_version):
         return
     await _steady(client, client.areset_consumer, stream, name, floor + 1)
+
+
+# The steps ``jsops failover`` (jsops.reconciler.failover) shares with a migration's cut-over: one leg
+# from the active stream to its standby, the same catch-up, comparison, trim and consumer placement.
+Leg = _Leg
+stream_info = _info
+catch_up = _catch_up
+compare = _compare
+place_consumers = _consumers
+advance_consumers = _advance
+trim = _trim
+steady = _steady
+position = _start

@@ -30,9 +30,11 @@ from jsops.linter import EffectiveConsumer, ErrCode, ServerVersion, format_versi
 __all__ = [
     "PAUSE_RELEASE",
     "RESET_RELEASE",
+    "PROMOTE_RELEASE",
     "INVALID_RESET",
     "can_pause",
     "can_reset",
+    "can_promote",
     "canonical_time",
     "no_pause_reason",
     "reset_allowed",
@@ -41,6 +43,9 @@ __all__ = [
 
 PAUSE_RELEASE: ServerVersion = (2, 11, 0)
 RESET_RELEASE: ServerVersion = (2, 14, 0)
+# An update that removes a mirror's `mirror` (and gives it subjects): accepted by 2.12.8, 2.14.6 and 2.15.1,
+# refused with 10055 by 2.10.26 and 2.11.11 (tests/integration/test_failover_supercluster.py).
+PROMOTE_RELEASE: ServerVersion = (2, 12, 0)
 INVALID_RESET = ErrCode.CONSUMER_INVALID_RESET  # "invalid reset: not allowed" / "below start seq" / "below start time"
 
 
@@ -58,6 +63,12 @@ def can_reset(version: str | None) -> bool | None:
     """Whether a server of ``version`` has the consumer reset API (None: the release is not known)."""
     v = _release(version)
     return None if v is None else v >= RESET_RELEASE
+
+
+def can_promote(version: str | None) -> bool | None:
+    """Whether a server of ``version`` promotes a mirror in place (None: the release is not known)."""
+    v = _release(version)
+    return None if v is None else v >= PROMOTE_RELEASE
 
 
 def no_pause_reason(version: str) -> str:

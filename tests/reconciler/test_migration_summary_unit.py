@@ -3,26 +3,17 @@ positions" after recreating two): each copy's comparison counted once, the consu
 
 from __future__ import annotations
 
-from typing import Any
-
-from jsops.reconciler.migration_steps import _Leg, _summary
-
-
-def _leg(compared: int, placed: int = 0, reset_to: int = 0, window: float | None = None) -> Any:
-    leg = _Leg.__new__(_Leg)
-    for k, v in {"compared": compared, "placed": placed, "reset_to": reset_to, "window": window}.items():
-        object.__setattr__(leg, k, v)
-    return leg
+from jsops.reconciler.render_migration import migration_line
 
 
 def test_one_copy() -> None:
-    assert _summary("ORDERS", None, [_leg(40, 2, window=0.0123)]) == (
+    assert migration_line("ORDERS", None, [40], 2, 0, [0.0123]) == (
         "migrated from ORDERS: 40 messages compared (SHA-256), 2 consumers at their positions, cut-over window 12.3 ms"
     )
 
 
 def test_two_copies_compare_the_same_messages_twice() -> None:
-    line = _summary("ORDERS", "ORDERS_JSOPS_TMP", [_leg(40, 2), _leg(40, 2, 1)])
+    line = migration_line("ORDERS", "ORDERS_JSOPS_TMP", [40, 40], 2, 1, [])
     assert line == (
         "migrated from ORDERS through ORDERS_JSOPS_TMP: 40 messages compared (SHA-256) in each of its 2 copies, "
         "2 consumers at their positions, 1 where the manifest says (--reset-position)"
@@ -31,4 +22,4 @@ def test_two_copies_compare_the_same_messages_twice() -> None:
 
 
 def test_a_resumed_migration_names_each_copy() -> None:
-    assert "0 + 40 messages compared (SHA-256) in its 2 copies, 1 consumer at their positions" in _summary("A", "B", [_leg(0), _leg(40, 1)])
+    assert "0 + 40 messages compared (SHA-256) in its 2 copies, 1 consumer at their positions" in migration_line("A", "B", [0, 40], 1, 0, [])
