@@ -45,7 +45,7 @@ INSTALL_HINT = "jsops profile needs PySpark: pip install 'jsops[spark]' (and Jav
 _LAZY = {"build_profiles": "compute", "ProfileSummary": "compute", "make_session": "session", "EVENT_SCHEMA": "events"}
 
 
-def __getattr__(name: str) -> Any:  # build_profiles, make_session, ... without importing pyspark early
+def __getattr__(name: str) -> object:  # build_profiles, make_session, ... without importing pyspark early
     if name in _LAZY:
         import importlib
 

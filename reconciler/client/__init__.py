@@ -15,13 +15,14 @@ It depends on nothing else in ``reconciler`` but :mod:`jsops.reconciler.errors`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .answers import ACCOUNT_INFO, MONITOR_SHAPES, answer_problem
 from .fence import Fence, LeaseLost
 from .jsclient import NO_JETSTREAM, AnswerError, ConnectError, JetStreamDisabled, JsApiError, JsClient
 from .kv import KvBucket, WrongRevision
 from .target import (
+    ConnectOptions,
     Target,
     TargetError,
     add_target_arguments,
@@ -46,6 +47,7 @@ __all__ = [
     "AnswerError",
     "answer_problem",
     "ConnectError",
+    "ConnectOptions",
     "Connection",
     "Fence",
     "JetStreamDisabled",
@@ -83,7 +85,7 @@ __all__ = [
 _LAZY = frozenset({"Connection", "Message", "NatsError", "NoResponders", "RequestTimeout", "aconnect"})
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """The names of :mod:`.connection`, imported (with ``nats``) on first use."""
     if name in _LAZY:
         from . import connection

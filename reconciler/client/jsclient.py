@@ -12,13 +12,16 @@ import itertools
 import json
 from collections import deque
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import PermanentError, ReconcilerError, TemporaryError
 from .answers import ERROR_SHAPE, Hint, answer_problem, info_shape, list_page, server_info_problem
 from .fence import Fence, LeaseLost, _Gate
 from .kv import KvBucket, abind_bucket
 from .target import Target, TargetError
+
+if TYPE_CHECKING:  # nats-py's classes, for their types only (nats is imported when a client connects)
+    from .connection import Connection, Message
 
 __all__ = [
     "JsClient",
@@ -104,7 +107,7 @@ class JsClient:
 
     _gate: _Gate | None = None  # while fenced (:meth:`fenced`)
     _reply_prefix = ""  # the fenced writes' reply subjects (set up by the first one)
-    _replies: dict[str, asyncio.Future[Any]]  # their answers, by reply subject
+    _replies: dict[str, asyncio.Future[Message]]  # their answers, by reply subject
     _reply_seq: itertools.count[int]
 
     def __init__(self, target: Target, *, timeout: float = 5.0, concurrency: int = 64) -> None:
@@ -127,7 +130,7 @@ class JsClient:
         if not reconnect:
             retry = {"allow_reconnect": False, "max_reconnect_attempts": 0}
 
-        async def _connect() -> Any:
+        async def _connect() -> Connection:
             self._lost = asyncio.Event()  # for good: no more requests will be sent
             self._up = asyncio.Event()  # connected now
             self._down: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -137,18 +140,18 @@ class JsClient:
                 if len(errors) >= len(opts["servers"]):
                     failed_all.set()  # every server refused once: give up, do not retry forever
 
-            async def _disconnected(*_: Any) -> None:
+            async def _disconnected(*_: object) -> None:
                 self._up.clear()
                 if not self._down.done():
                     self._down.set_result(None)
                 if not reconnect:
                     self._lost.set()
 
-            async def _reconnected(*_: Any) -> None:
+            async def _reconnected(*_: object) -> None:
                 self._down = asyncio.get_running_loop().create_future()
                 self._up.set()
 
-            async def _closed(*_: Any) -> None:
+            async def _closed(*_: object) -> None:
                 self._lost.set()
                 if not self._down.done():
                     self._down.set_result(None)
@@ -246,7 +249,8 @@ class JsClient:
                 full = f"{self.target.api}.{subject}"
                 send = self._fenced_request(full, payload, gate) if gate is not None else self.nc.request(full, payload, timeout=self.timeout)
                 req = asyncio.ensure_future(send)
-                await asyncio.wait({req, down}, return_when=asyncio.FIRST_COMPLETED)
+                racing: set[asyncio.Future[Any]] = {req, down}  # the answer, or the connection going down
+                await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
                 if req.done():
                     break
                 req.cancel()
@@ -275,7 +279,7 @@ class JsClient:
         self.last_size = len(msg.data)
         return resp
 
-    async def _fenced_request(self, subject: str, payload: bytes, gate: _Gate) -> Any:
+    async def _fenced_request(self, subject: str, payload: bytes, gate: _Gate) -> Message:
         """One fenced write: the fence's deadline checked, then the request published and written
         to the socket in the same step of the event loop (nats-py would write it at its flusher's
         next turn: a pause in between would hold back a write that passed the check), then its
@@ -285,7 +289,7 @@ class JsClient:
         if not self._reply_prefix:
             prefix = self.nc.new_inbox()
 
-            async def deliver(msg: Any) -> None:
+            async def deliver(msg: Message) -> None:
                 waiting = self._replies.pop(msg.subject, None)
                 if waiting is not None and not waiting.done():
                     waiting.set_result(msg)
@@ -294,7 +298,7 @@ class JsClient:
             self._replies, self._reply_seq, self._reply_prefix = {}, itertools.count(), prefix
             await self.nc.subscribe(f"{prefix}.*", cb=deliver)
         inbox = f"{self._reply_prefix}.{next(self._reply_seq)}"
-        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        answer: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._replies[inbox] = answer
         try:
             gate.check()  # nothing yields from here until the request is in the socket's buffer
@@ -475,7 +479,7 @@ class JsClient:
         return await abind_bucket(self.nc, self.target.api, bucket, ttl=ttl, description=description)
 
 
-async def _info_checked(nc: Any, target: Target) -> Any:
+async def _info_checked(nc: Connection, target: Target) -> Connection:
     """``nc`` once the INFO its server sent is of the declared shape (:data:`answers.SERVER_INFO`), checked
     before any request (nats-py itself trips over some odd types: a string ``max_payload``); else it is
     closed and :class:`TargetError` names the key and the type expected."""
@@ -487,7 +491,7 @@ async def _info_checked(nc: Any, target: Target) -> Any:
     return nc
 
 
-def _write_now(nc: Any) -> None:
+def _write_now(nc: Connection) -> None:
     """Write what nats-py has queued for the socket now, as nats-py itself does when its flusher
     task is gone (its flusher would do it at its next turn of the event loop). With a nats-py
     that keeps its queue elsewhere this does nothing, and the flusher writes it as before."""

@@ -11,9 +11,9 @@ import json
 import os
 import re
 import ssl
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..errors import PermanentError
 from .urls import ServerURL, URLError, parse_servers, parse_url, redact_servers, redact_url, scrub
@@ -34,9 +34,34 @@ __all__ = [
     "parse_servers",
     "split_servers",
     "describe_target",
+    "ConnectOptions",
 ]
 
 DEFAULT_SERVER = "nats://127.0.0.1:4222"
+
+
+class ConnectOptions(TypedDict, total=False):
+    """The options of nats-py's ``nats.connect`` jsops gives (a target's, :meth:`Target.connect_options`,
+    and those of the callers that connect: reconnects, callbacks). They carry secrets: never print them."""
+
+    servers: str | list[str]
+    name: str
+    user: str
+    password: str
+    token: str
+    user_credentials: str
+    nkeys_seed: str
+    tls: ssl.SSLContext
+    tls_handshake_first: bool
+    connect_timeout: float
+    allow_reconnect: bool
+    max_reconnect_attempts: int
+    reconnect_time_wait: float
+    pending_size: int
+    error_cb: Callable[[Exception], Awaitable[None]]
+    disconnected_cb: Callable[[], Awaitable[None]]
+    reconnected_cb: Callable[[], Awaitable[None]]
+    closed_cb: Callable[[], Awaitable[None]]
 
 
 class TargetError(PermanentError):
@@ -117,12 +142,12 @@ class Target:
             return f"$JS.{self.js_domain}.API"
         return "$JS.API"
 
-    def connect_options(self) -> dict[str, Any]:
+    def connect_options(self) -> ConnectOptions:
         """Keyword arguments for ``nats.connect`` (they carry secrets: never print them)."""
         urls = parse_servers(self.servers)
         # nats-py neither percent-decodes user information nor parses a '/' or '@' in it: the
         # credentials go as options, the URLs without them (as nats.go decodes them).
-        opts: dict[str, Any] = {"servers": [u.bare() for u in urls]}
+        opts: ConnectOptions = {"servers": [u.bare() for u in urls]}
         in_urls = _url_credentials(urls)
         if not (self.user or self.token or self.creds or self.nkey):
             opts.update(in_urls)
@@ -132,7 +157,12 @@ class Target:
         if self.nkey:
             _readable(self.nkey, "nkey seed file")
             opts["nkeys_seed"] = self.nkey
-        opts.update({k: v for k, v in (("user", self.user), ("password", self.password), ("token", self.token)) if v})
+        if self.user:
+            opts["user"] = self.user
+        if self.password:
+            opts["password"] = self.password
+        if self.token:
+            opts["token"] = self.token
         tls = self._tls_context()
         if tls is not None:
             opts["tls"] = tls
@@ -157,7 +187,7 @@ class Target:
         return ctx
 
 
-def _url_credentials(urls: Sequence[ServerURL]) -> dict[str, str]:
+def _url_credentials(urls: Sequence[ServerURL]) -> ConnectOptions:
     """The user/password or token the server URLs carry (one set for all of them), as options."""
     infos = {(u.user, u.password) for u in urls if u.has_userinfo}
     if len(infos) > 1:
