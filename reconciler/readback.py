@@ -122,21 +122,7 @@ def read_back(client: JsClient, results: list[ActionResult], wait: float, notify
                     break
             r0 = reader
             seen = r0.run(r0.gather([functools.partial(_observe, r0, r.action.intent) for r in pending]))
-            still = []
-            now = time.monotonic()
-            for r, cfg in zip(pending, seen):
-                how = "read back after reconnecting" if reconnected else "read back"
-                if isinstance(cfg, BaseException):
-                    still.append(r)
-                elif applied(r.action.intent, cfg):
-                    r.status, r.detail = Outcome.DONE, f"{r.detail}; {how}: applied"
-                elif now - absent.setdefault(id(r), now) >= STABLE:
-                    r.status, r.detail = Outcome.FAILED, f"{r.detail}; {how}: {_not_applied(r.action.intent, cfg)}"
-                else:
-                    # The lost request may still be queued on the server (its API requests are
-                    # not handled strictly in order): look again until the answer holds.
-                    still.append(r)
-            pending = still
+            pending = _settle(pending, seen, "read back after reconnecting" if reconnected else "read back", absent)
             if not pending or stop or time.monotonic() + _PAUSE >= deadline:
                 break
             time.sleep(_PAUSE)
@@ -145,6 +131,24 @@ def read_back(client: JsClient, results: list[ActionResult], wait: float, notify
             reader.close()
     for r in pending:
         r.status, r.detail = Outcome.UNKNOWN, f"{r.detail}; could not read it back: unknown whether the server carried it out"
+
+
+def _settle(pending: list[ActionResult], seen: list[Config | None | BaseException], how: str, absent: dict[int, float]) -> list[ActionResult]:
+    """One pass's verdicts, set on the results that have one; those still pending."""
+    still = []
+    now = time.monotonic()
+    for r, cfg in zip(pending, seen):
+        if isinstance(cfg, BaseException):
+            still.append(r)
+        elif applied(r.action.intent, cfg):
+            r.status, r.detail = Outcome.DONE, f"{r.detail}; {how}: applied"
+        elif now - absent.setdefault(id(r), now) >= STABLE:
+            r.status, r.detail = Outcome.FAILED, f"{r.detail}; {how}: {_not_applied(r.action.intent, cfg)}"
+        else:
+            # The lost request may still be queued on the server (its API requests are
+            # not handled strictly in order): look again until the answer holds.
+            still.append(r)
+    return still
 
 
 async def asettle(client: JsClient, a: Intent, wait: float) -> bool | None:

@@ -18,7 +18,7 @@ from ..errors import PermanentError, ReconcilerError, TemporaryError
 from .answers import ERROR_SHAPE, Hint, answer_problem, info_shape, list_page, server_info_problem
 from .fence import Fence, LeaseLost, _Gate
 from .kv import KvBucket, abind_bucket
-from .target import Target, TargetError
+from .target import ConnectOptions, Target, TargetError
 
 if TYPE_CHECKING:  # nats-py's classes, for their types only (nats is imported when a client connects)
     from .connection import Connection, Message
@@ -111,8 +111,6 @@ class JsClient:
     _reply_seq: itertools.count[int]
 
     def __init__(self, target: Target, *, timeout: float = 5.0, concurrency: int = 64) -> None:
-        import nats
-
         self.target = target
         self.timeout = timeout
         self.requests = 0
@@ -121,75 +119,78 @@ class JsClient:
         self._sem: asyncio.Semaphore | None = None
         self._concurrency = concurrency
         opts = target.connect_options()
-        errors: list[Exception] = []
-
         # With several servers (a cluster) a lost connection is ridden out: the client reconnects to another and later
         # requests carry on (those in flight fail: their answers went with it). With one server it ends the run.
-        reconnect = len(opts["servers"]) > 1
-        retry: dict[str, Any] = {"allow_reconnect": True, "max_reconnect_attempts": RECONNECT_ATTEMPTS, "reconnect_time_wait": RECONNECT_WAIT}
-        if not reconnect:
-            retry = {"allow_reconnect": False, "max_reconnect_attempts": 0}
-
-        async def _connect() -> Connection:
-            self._lost = asyncio.Event()  # for good: no more requests will be sent
-            self._up = asyncio.Event()  # connected now
-            self._down: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-            async def _error(exc: Exception) -> None:
-                errors.append(exc)
-                if len(errors) >= len(opts["servers"]):
-                    failed_all.set()  # every server refused once: give up, do not retry forever
-
-            async def _disconnected(*_: object) -> None:
-                self._up.clear()
-                if not self._down.done():
-                    self._down.set_result(None)
-                if not reconnect:
-                    self._lost.set()
-
-            async def _reconnected(*_: object) -> None:
-                self._down = asyncio.get_running_loop().create_future()
-                self._up.set()
-
-            async def _closed(*_: object) -> None:
-                self._lost.set()
-                if not self._down.done():
-                    self._down.set_result(None)
-                self._up.set()  # wake the waiters: they find the connection lost
-
-            # nats-py keeps retrying an unreachable server during the initial connect: bound it.
-            failed_all = asyncio.Event()
-            conn = asyncio.ensure_future(
-                nats.connect(
-                    **opts,
-                    connect_timeout=timeout,
-                    error_cb=_error,
-                    disconnected_cb=_disconnected,
-                    reconnected_cb=_reconnected,
-                    closed_cb=_closed,
-                    **retry,
-                )
-            )
-            gave_up = asyncio.ensure_future(failed_all.wait())
-            await asyncio.wait({conn, gave_up}, timeout=timeout + 1, return_when=asyncio.FIRST_COMPLETED)
-            gave_up.cancel()
-            if conn.done():
-                nc = await _info_checked(conn.result(), target)
-                self._up.set()
-                return nc
-            conn.cancel()
-            with contextlib.suppress(BaseException):
-                await conn
-            raise errors[-1] if errors else TimeoutError("timed out")
-
+        self._reconnect = len(opts["servers"]) > 1
         try:
-            self.nc = self.loop.run_until_complete(_connect())
+            self.nc = self.loop.run_until_complete(self._aconnect(opts))
         except TargetError:
             self.loop.close()
             raise
         except Exception as exc:  # nats-py raises many kinds; none of them may leak a traceback
             self.loop.close()
             raise ConnectError(f"cannot connect to {target.display()}: {target.scrub(_describe(exc))}") from None
+
+    async def _aconnect(self, opts: ConnectOptions) -> Connection:
+        """The connection, once its server's INFO is checked (:func:`_info_checked`); the error of
+        the last server that refused, when every one did once (nats-py would retry forever)."""
+        import nats
+
+        target, timeout = self.target, self.timeout
+        self._lost = asyncio.Event()  # for good: no more requests will be sent
+        self._up = asyncio.Event()  # connected now
+        self._down: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        errors: list[Exception] = []
+        failed_all = asyncio.Event()
+
+        async def _error(exc: Exception) -> None:
+            errors.append(exc)
+            if len(errors) >= len(opts["servers"]):
+                failed_all.set()  # every server refused once: give up, do not retry forever
+
+        retry: dict[str, Any] = {"allow_reconnect": True, "max_reconnect_attempts": RECONNECT_ATTEMPTS, "reconnect_time_wait": RECONNECT_WAIT}
+        if not self._reconnect:
+            retry = {"allow_reconnect": False, "max_reconnect_attempts": 0}
+        # nats-py keeps retrying an unreachable server during the initial connect: bound it.
+        conn = asyncio.ensure_future(
+            nats.connect(
+                **opts,
+                connect_timeout=timeout,
+                error_cb=_error,
+                disconnected_cb=self._disconnected,
+                reconnected_cb=self._reconnected,
+                closed_cb=self._closed,
+                **retry,
+            )
+        )
+        gave_up = asyncio.ensure_future(failed_all.wait())
+        await asyncio.wait({conn, gave_up}, timeout=timeout + 1, return_when=asyncio.FIRST_COMPLETED)
+        gave_up.cancel()
+        if conn.done():
+            nc = await _info_checked(conn.result(), target)
+            self._up.set()
+            return nc
+        conn.cancel()
+        with contextlib.suppress(BaseException):
+            await conn
+        raise errors[-1] if errors else TimeoutError("timed out")
+
+    async def _disconnected(self, *_: object) -> None:
+        self._up.clear()
+        if not self._down.done():
+            self._down.set_result(None)
+        if not self._reconnect:
+            self._lost.set()
+
+    async def _reconnected(self, *_: object) -> None:
+        self._down = asyncio.get_running_loop().create_future()
+        self._up.set()
+
+    async def _closed(self, *_: object) -> None:
+        self._lost.set()
+        if not self._down.done():
+            self._down.set_result(None)
+        self._up.set()  # wake the waiters: they find the connection lost
 
     @property
     def connection_lost(self) -> bool:
@@ -234,38 +235,43 @@ class JsClient:
         async with self._sem:
             if gate is not None:
                 await gate.admit()  # the batch's compare-and-set on the lease, when a batch begins
-            for attempt in range(attempts):
-                if not self._up.is_set() and not self._lost.is_set():
-                    try:  # reconnecting to another server of the cluster: wait for it (bounded)
-                        await asyncio.wait_for(self._up.wait(), self.timeout + RECONNECT_BUDGET)
-                    except TimeoutError:
-                        raise JsApiError(f"no answer to {what} request: no server of the cluster took the connection back") from None
-                if self._lost.is_set():
-                    raise JsApiError("the connection to the server was lost")
-                if gate is not None:
-                    gate.check()  # the lease's deadline, as late as possible (again in _fenced_request)
-                self.requests += 1
-                down = self._down
-                full = f"{self.target.api}.{subject}"
-                send = self._fenced_request(full, payload, gate) if gate is not None else self.nc.request(full, payload, timeout=self.timeout)
-                req = asyncio.ensure_future(send)
-                racing: set[asyncio.Future[Any]] = {req, down}  # the answer, or the connection going down
-                await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
-                if req.done():
-                    break
-                req.cancel()
-                if attempt + 1 == attempts or self._lost.is_set():
-                    raise JsApiError(f"no answer to {what} request: the connection to the server was lost")
-            try:
-                msg = req.result()
-            except LeaseLost:
-                raise
-            except Exception as exc:
-                import nats.errors
+            msg = _answered(await self._asend(subject, payload, gate, attempts, what), what)
+        return self._decoded(msg, subject, what)
 
-                if isinstance(exc, nats.errors.NoRespondersError):
-                    raise JetStreamDisabled() from None
-                raise JsApiError(f"no answer to {what} request: {_describe(exc)}") from None
+    async def _asend(self, subject: str, payload: bytes, gate: _Gate | None, attempts: int, what: str) -> asyncio.Future[Message]:
+        """The request sent (again, up to ``attempts`` times, when the connection went down before
+        its answer), done: its answer or its error."""
+        for _ in range(attempts):
+            await self._connected(what)
+            if gate is not None:
+                gate.check()  # the lease's deadline, as late as possible (again in _fenced_request)
+            self.requests += 1
+            down = self._down
+            full = f"{self.target.api}.{subject}"
+            send = self._fenced_request(full, payload, gate) if gate is not None else self.nc.request(full, payload, timeout=self.timeout)
+            req = asyncio.ensure_future(send)
+            racing: set[asyncio.Future[Any]] = {req, down}  # the answer, or the connection going down
+            await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+            if req.done():
+                return req
+            req.cancel()
+            if self._lost.is_set():
+                break
+        raise JsApiError(f"no answer to {what} request: the connection to the server was lost")
+
+    async def _connected(self, what: str) -> None:
+        """Once the client is connected: a cluster's client reconnecting to another server is waited
+        for (bounded); a connection lost for good raises."""
+        if not self._up.is_set() and not self._lost.is_set():
+            try:  # reconnecting to another server of the cluster: wait for it (bounded)
+                await asyncio.wait_for(self._up.wait(), self.timeout + RECONNECT_BUDGET)
+            except TimeoutError:
+                raise JsApiError(f"no answer to {what} request: no server of the cluster took the connection back") from None
+        if self._lost.is_set():
+            raise JsApiError("the connection to the server was lost")
+
+    def _decoded(self, msg: Message, subject: str, what: str) -> dict[str, Any]:
+        """The answer as a JSON object of the API's shape; the API's error raised as :class:`JsApiError`."""
         try:
             resp = json.loads(msg.data)
         except ValueError:
@@ -365,28 +371,11 @@ class JsClient:
                 resp, nbytes = await task
                 pages += 1
                 size += nbytes
-                _check(resp, list_page(key), what)
-                page = resp.get(key) or []
-                for i, item in enumerate(page):
-                    _check(item, shape, f"{what} ({key}[{i}] at offset {offset})")
-                missing = resp.get("missing") or []
+                page, missing, total = _page(resp, key, shape, what, offset)
                 count += len(page)
-                end, total = offset + len(page) + len(missing), resp.get("total") or 0
-                if total > MAX_LIST_ITEMS:  # told before any of it reaches the caller, whatever it does per item
-                    raise AnswerError(
-                        f"the server's {what} announces {total} items, more than the {MAX_LIST_ITEMS} jsops reads; "
-                        "jsops reads no more (a server whose list never ends?)"
-                    )
+                end = offset + len(page) + len(missing)
                 if page and end < total:
-                    if pages >= MAX_LIST_PAGES:
-                        raise AnswerError(
-                            f"the server's {what} did not end after {MAX_LIST_PAGES} pages ({count} items); jsops reads no more (a server whose list never ends?)"
-                        )
-                    if count > MAX_LIST_ITEMS or size > MAX_LIST_BYTES:
-                        raise AnswerError(
-                            f"the server's {what} did not end after {count} items ({size} bytes, bounds {MAX_LIST_ITEMS} items, "
-                            f"{MAX_LIST_BYTES} bytes); jsops reads no more"
-                        )
+                    _more_allowed(what, pages, count, size)
                     # the pages still to come, as far as this answer tells (each holds as many entries as
                     # this one), asked for before the caller handles this page: their requests go first
                     step = len(page) + len(missing)
@@ -489,6 +478,50 @@ async def _info_checked(nc: Connection, target: Target) -> Connection:
             await nc.close()
         raise TargetError(f"{target.display()}: {problem}")
     return nc
+
+
+def _page(resp: dict[str, Any], key: str, shape: dict[str, Any], what: str, offset: int) -> tuple[list[dict[str, Any]], list[str], int]:
+    """A page's items (their shapes checked), the names a cluster reported missing, and the total
+    it announces (refused beyond :data:`MAX_LIST_ITEMS`: told before any of it reaches the caller,
+    whatever it does per item)."""
+    _check(resp, list_page(key), what)
+    page = resp.get(key) or []
+    for i, item in enumerate(page):
+        _check(item, shape, f"{what} ({key}[{i}] at offset {offset})")
+    missing = resp.get("missing") or []
+    total = resp.get("total") or 0
+    if total > MAX_LIST_ITEMS:
+        raise AnswerError(
+            f"the server's {what} announces {total} items, more than the {MAX_LIST_ITEMS} jsops reads; jsops reads no more (a server whose list never ends?)"
+        )
+    return page, missing, total
+
+
+def _more_allowed(what: str, pages: int, count: int, size: int) -> None:
+    """Raise :class:`AnswerError` when a listing that is not over has reached a bound."""
+    if pages >= MAX_LIST_PAGES:
+        raise AnswerError(
+            f"the server's {what} did not end after {MAX_LIST_PAGES} pages ({count} items); jsops reads no more (a server whose list never ends?)"
+        )
+    if count > MAX_LIST_ITEMS or size > MAX_LIST_BYTES:
+        raise AnswerError(
+            f"the server's {what} did not end after {count} items ({size} bytes, bounds {MAX_LIST_ITEMS} items, {MAX_LIST_BYTES} bytes); jsops reads no more"
+        )
+
+
+def _answered(req: asyncio.Future[Message], what: str) -> Message:
+    """The answer of a request that is done; its error as :class:`JsApiError` (no responders:
+    :class:`JetStreamDisabled`), a refused fence's :class:`LeaseLost` as it is."""
+    try:
+        return req.result()
+    except LeaseLost:
+        raise
+    except Exception as exc:
+        import nats.errors
+
+        if isinstance(exc, nats.errors.NoRespondersError):
+            raise JetStreamDisabled() from None
+        raise JsApiError(f"no answer to {what} request: {_describe(exc)}") from None
 
 
 def _write_now(nc: Connection) -> None:

@@ -405,40 +405,28 @@ _ENV = (
 )
 
 
-def target_from_args(args: argparse.Namespace, config: Config | None = None, env: Mapping[str, str] | None = None, directory: str | None = None) -> Target:
-    """The target the arguments name, with natscli's precedence: the context named by
-    ``--context`` or ``$NATS_CONTEXT`` (jsops config, then natscli), else the jsops config's
-    ``default`` context, else the natscli selected context (``context.txt``), else the local
-    default server; then ``$NATS_URL`` and the other ``NATS_*`` variables, then explicit flags,
-    override single settings. ``Target.origin`` says which of these chose the server."""
-    environ = os.environ if env is None else env
+def _base_target(args: argparse.Namespace, config: Config | None, environ: Mapping[str, str], directory: str | None) -> tuple[Target, str]:
+    """The target the settings are laid over (see :func:`target_from_args`), and what chose it."""
     contexts = getattr(config, "contexts", None) or {}
     source = getattr(config, "source", None) or "the jsops config"
-    origin = f"the default server {DEFAULT_SERVER}"
     if args.context is not None or environ.get("NATS_CONTEXT"):
         name = args.context if args.context is not None else environ["NATS_CONTEXT"]
-        base = resolve_context(name, config, directory)
-        origin = f"context {name}" + (" from NATS_CONTEXT" if args.context is None else "")
-    elif "default" in contexts:
-        base = resolve_context("default", config, directory)
-        origin = f"context default of {source}"
-    elif (selected := selected_context(directory)) is not None:
+        return resolve_context(name, config, directory), f"context {name}" + (" from NATS_CONTEXT" if args.context is None else "")
+    if "default" in contexts:
+        return resolve_context("default", config, directory), f"context default of {source}"
+    selected = selected_context(directory)
+    if selected is not None:
         try:
             base = load_context(selected, directory)
         except TargetError as exc:
             raise TargetError(f"the natscli selected context (nats context select): {exc}") from None
-        origin = f"natscli selected context {selected}"
-    else:
-        base = Target()
+        return base, f"natscli selected context {selected}"
+    return Target(), f"the default server {DEFAULT_SERVER}"
+
+
+def _settings(args: argparse.Namespace, environ: Mapping[str, str]) -> dict[str, Any]:
+    """The single settings the ``NATS_*`` variables, then the explicit flags, set (the server aside)."""
     changes: dict[str, Any] = {}
-    if args.server is not None:
-        changes["servers"] = split_servers(args.server)
-        origin = "--server"
-    elif environ.get("NATS_URL") is not None:
-        changes["servers"] = split_servers(environ["NATS_URL"], "NATS_URL")
-        origin = "NATS_URL" + (f" over {origin}" if base.context != "default" or "default" in contexts else "")
-    else:
-        split_servers(",".join(base.servers), f"{origin}: url")
     for var, key in _ENV:
         if environ.get(var):
             changes[key] = environ[var]
@@ -448,6 +436,28 @@ def target_from_args(args: argparse.Namespace, config: Config | None = None, env
             changes[key] = v
     if getattr(args, "tls_first", False):
         changes["tls_first"] = True
+    return changes
+
+
+def target_from_args(args: argparse.Namespace, config: Config | None = None, env: Mapping[str, str] | None = None, directory: str | None = None) -> Target:
+    """The target the arguments name, with natscli's precedence: the context named by
+    ``--context`` or ``$NATS_CONTEXT`` (jsops config, then natscli), else the jsops config's
+    ``default`` context, else the natscli selected context (``context.txt``), else the local
+    default server; then ``$NATS_URL`` and the other ``NATS_*`` variables, then explicit flags,
+    override single settings. ``Target.origin`` says which of these chose the server."""
+    environ = os.environ if env is None else env
+    contexts = getattr(config, "contexts", None) or {}
+    base, origin = _base_target(args, config, environ, directory)
+    changes: dict[str, Any] = {}
+    if args.server is not None:
+        changes["servers"] = split_servers(args.server)
+        origin = "--server"
+    elif environ.get("NATS_URL") is not None:
+        changes["servers"] = split_servers(environ["NATS_URL"], "NATS_URL")
+        origin = "NATS_URL" + (f" over {origin}" if base.context != "default" or "default" in contexts else "")
+    else:
+        split_servers(",".join(base.servers), f"{origin}: url")
+    changes.update(_settings(args, environ))
     if changes.get("password") and not (changes.get("user") or base.user):
         raise TargetError("--password needs --user")
     return Target(**{**base.__dict__, **changes, "origin": origin})
