@@ -410,7 +410,7 @@ async def _put_stream(client: JsClient, a: PlanItem) -> str:
         await client.acreate_stream(cfg)
         return ActionKind.CREATE.past
     if a.action == ActionKind.RECREATE:
-        await _recreate_stream(client, a, cfg)
+        await _recreate_stream(client, a)
         return ActionKind.RECREATE.past
     if any(c.path in LIMITS for c in a.changes):
         await _recheck_stream(client, a, config)
@@ -418,23 +418,23 @@ async def _put_stream(client: JsClient, a: PlanItem) -> str:
         await _recheck_interest(client, a, config)
     paths = {c.path: c for c in a.changes}
     if "placement" in paths and "num_replicas" in paths:
-        await _scale_then_move(client, a, config, cfg, paths["placement"].old)
+        await _scale_then_move(client, a, config, paths["placement"].old)
         return "updated in two steps (replicas, then placement)"
     await client.aupdate_stream(cfg)
     return ActionKind(a.action).past  # updated or adopted
 
 
-async def _recreate_stream(client: JsClient, a: PlanItem, cfg: dict[str, Any]) -> None:
+async def _recreate_stream(client: JsClient, a: PlanItem) -> None:
     await _recheck_stream(client, a, None)
     try:
         await client.adelete_stream(a.name)
     except JsApiError as exc:
         if exc.err_code != ErrCode.STREAM_NOT_FOUND:  # already gone (an earlier, interrupted run)
             raise
-    await client.acreate_stream(cfg)
+    await client.acreate_stream(a.request())
 
 
-async def _scale_then_move(client: JsClient, a: PlanItem, config: EffectiveStream, cfg: dict[str, Any], old: object) -> None:
+async def _scale_then_move(client: JsClient, a: PlanItem, config: EffectiveStream, old: object) -> None:
     """The server refuses to move and scale in one update (ErrCode.STREAM_MOVE_AND_SCALE): scale
     first (the ``old`` placement kept), then move."""
     placement = stream_from_api_json({"placement": old})[0].placement if isinstance(old, dict) else None
@@ -442,7 +442,7 @@ async def _scale_then_move(client: JsClient, a: PlanItem, config: EffectiveStrea
     # The move is refused while the scale is still in progress (10226/10124): wait for it.
     for _ in range(SETTLE_TRIES):
         try:
-            await client.aupdate_stream(cfg)
+            await client.aupdate_stream(a.request())
             return
         except JsApiError as exc:
             if exc.err_code not in (ErrCode.STREAM_SCALE_IN_PROGRESS, ErrCode.STREAM_MOVE_IN_PROGRESS):
@@ -464,7 +464,7 @@ async def _put_consumer(client: JsClient, a: PlanItem, opt: PlanOptions) -> str:
             return f"created at stream sequence {a.resume_seq} (resumed an interrupted recreate)"
         return ActionKind.CREATE.past
     if a.action == ActionKind.RECREATE:
-        return await _recreate_consumer(client, a, opt, config, cfg)
+        return await _recreate_consumer(client, a, opt, config)
     detail = ActionKind(a.action).past  # updated, adopted, paused, resumed or reset
     if a.action == ActionKind.RESET:
         # the reset first: a re-run after an interruption between the two requests resets again
@@ -483,9 +483,10 @@ async def _put_consumer(client: JsClient, a: PlanItem, opt: PlanOptions) -> str:
     return detail
 
 
-async def _recreate_consumer(client: JsClient, a: PlanItem, opt: PlanOptions, config: EffectiveConsumer, cfg: dict[str, Any]) -> str:
+async def _recreate_consumer(client: JsClient, a: PlanItem, opt: PlanOptions, config: EffectiveConsumer) -> str:
     """Delete the consumer and create it again (from its ack floor with ``opt.keep_position``)."""
     stream = a.stream or ""
+    cfg = a.request()
     detail = "deleted and created again"
     try:
         info = await client.aconsumer_info(stream, a.name)
