@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter import EffectiveConsumer, EffectiveStream, Kind, stream_from_api_json
+from jsops.linter import EffectiveConsumer, EffectiveStream, JsonValue, Kind, stream_from_api_json
 
 from ._faults import fault
 from .client import Fence, JsApiError, JsClient, LeaseLost
@@ -434,7 +434,7 @@ async def _recreate_stream(client: JsClient, a: PlanItem) -> None:
     await client.acreate_stream(a.request())
 
 
-async def _scale_then_move(client: JsClient, a: PlanItem, config: EffectiveStream, old: object) -> None:
+async def _scale_then_move(client: JsClient, a: PlanItem, config: EffectiveStream, old: JsonValue) -> None:
     """The server refuses to move and scale in one update (ErrCode.STREAM_MOVE_AND_SCALE): scale
     first (the ``old`` placement kept), then move."""
     placement = stream_from_api_json({"placement": old})[0].placement if isinstance(old, dict) else None
