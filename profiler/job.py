@@ -151,6 +151,30 @@ def _conf(pairs: Sequence[str]) -> dict[str, str] | str:
     return out
 
 
+def _every_problem(args: argparse.Namespace) -> str | None:
+    """The problem with ``--every`` and the options it goes with, or ``None``."""
+    from jsops.profiler.every import MIN_EVERY_S
+
+    if args.store is None or args.until is not None or args.compact is not None or args.output == "-":
+        return "--every goes with --store and -o FILE, without --until and --compact (each run extends the store up to now)"
+    if args.every < MIN_EVERY_S:
+        return f"--every must be at least {MIN_EVERY_S:g} s"
+    return None
+
+
+def _metrics_problem(args: argparse.Namespace) -> str | None:
+    """The problem with ``--metrics-addr``, or ``None`` (then ``args.metrics`` is its address)."""
+    from jsops.profiler.metrics import parse_addr
+
+    if args.every is None:
+        return "--metrics-addr goes with --every (the loop's health)"
+    try:
+        args.metrics = parse_addr(args.metrics_addr)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def _check_store_args(args: argparse.Namespace) -> str | None:
     """The first problem with -o, --since/--until and the store options, or ``None``."""
     from jsops.profiler.store import StoreError, parse_time
@@ -163,22 +187,11 @@ def _check_store_args(args: argparse.Namespace) -> str | None:
         return "--relative-error must be between 0 and 0.5"
     if (args.exact_values or 0) < 0 or args.retry_reach < 0:
         return "--exact-values and --retry-reach must not be negative"
-    if args.every is not None:
-        from jsops.profiler.every import MIN_EVERY_S
-
-        if args.store is None or args.until is not None or args.compact is not None or args.output == "-":
-            return "--every goes with --store and -o FILE, without --until and --compact (each run extends the store up to now)"
-        if args.every < MIN_EVERY_S:
-            return f"--every must be at least {MIN_EVERY_S:g} s"
-    if args.metrics_addr is not None:
-        from jsops.profiler.metrics import parse_addr
-
-        if args.every is None:
-            return "--metrics-addr goes with --every (the loop's health)"
-        try:
-            args.metrics = parse_addr(args.metrics_addr)
-        except ValueError as exc:
-            return str(exc)
+    problem = _every_problem(args) if args.every is not None else None
+    if problem is None and args.metrics_addr is not None:
+        problem = _metrics_problem(args)
+    if problem is not None:
+        return problem
     try:
         args.since_us = None if args.since is None else parse_time(args.since)
         args.until_us = None if args.until is None else parse_time(args.until)
