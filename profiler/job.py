@@ -301,15 +301,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(_main, argv, prog="jsops profile", errors=(LinterError, ProfilerError))
 
 
+def _check_args(args: argparse.Namespace) -> str | None:
+    """The first problem with the figures' options (accuracy, exact limit) and :func:`_check_store_args`'s, or ``None``."""
+    if args.accuracy < MIN_ACCURACY:
+        return f"--accuracy must be at least {MIN_ACCURACY}"
+    if args.exact_limit < 0:
+        return "--exact-limit must not be negative"
+    return _check_store_args(args)
+
+
 def _main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    if args.accuracy < MIN_ACCURACY:
-        print(f"jsops profile: error: --accuracy must be at least {MIN_ACCURACY}", file=sys.stderr)
-        return 2
-    if args.exact_limit < 0:
-        print("jsops profile: error: --exact-limit must not be negative", file=sys.stderr)
-        return 2
-    problem = _check_store_args(args)
+    problem = _check_args(args)
     if problem:
         print(f"jsops profile: error: {problem}", file=sys.stderr)
         return 2
