@@ -14,7 +14,7 @@ import asyncio
 import functools
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jsops.linter import from_api_json, strip_server_metadata
 
@@ -26,7 +26,7 @@ from .live import CONTEXT, MANAGED_BY, MIGRATION, SOURCE
 from .vocabulary import Outcome
 
 if TYPE_CHECKING:
-    from .apply import ActionResult
+    from .apply import ActionResult, Stop
     from .plan import Intent
 
 __all__ = ["read_back", "applied", "asettle"]
@@ -97,7 +97,7 @@ def _connect(client: JsClient, deadline: float) -> JsClient | None:
             time.sleep(_PAUSE)
 
 
-def read_back(client: JsClient, results: list[ActionResult], wait: float, notify: Callable[[str], None] | None = None, stop: Any = None) -> None:
+def read_back(client: JsClient, results: list[ActionResult], wait: float, notify: Callable[[str], None] | None = None, stop: Stop | None = None) -> None:
     """Settle ``results`` (actions whose answer was lost) by reading their objects again, trying
     for up to ``wait`` seconds (one pass only once ``stop`` is set: an interrupted apply does not
     wait). Updates each result's status and detail in place."""
