@@ -45,6 +45,8 @@ from jsops.linter.errors import LinterError
 from jsops.profiler.errors import ProfilerError
 from jsops.reconciler.client import (
     NO_JETSTREAM,
+    Connection,
+    ConnectOptions,
     Message,
     NatsError,
     NoResponders,
@@ -324,20 +326,18 @@ class _Collector:
             self.writer.close()
             return 2
         try:
-            self.nc = await asyncio.wait_for(
-                aconnect(
-                    **conn,
-                    name=CLIENT_NAME,
-                    allow_reconnect=True,
-                    max_reconnect_attempts=-1,
-                    reconnect_time_wait=0.5,
-                    disconnected_cb=self.on_disconnected,
-                    reconnected_cb=self.on_reconnected,
-                    error_cb=self.on_error,
-                    pending_size=8 * 1024 * 1024,
-                ),
-                o.connect_timeout_s,
-            )
+            options: ConnectOptions = {
+                **conn,
+                "name": CLIENT_NAME,
+                "allow_reconnect": True,
+                "max_reconnect_attempts": -1,
+                "reconnect_time_wait": 0.5,
+                "disconnected_cb": self.on_disconnected,
+                "reconnected_cb": self.on_reconnected,
+                "error_cb": self.on_error,
+                "pending_size": 8 * 1024 * 1024,
+            }
+            self.nc = await asyncio.wait_for(aconnect(**options), o.connect_timeout_s)
         except (TimeoutError, OSError, NatsError, ssl.SSLError) as exc:
             why = _safe_error(exc, o.target)
             if isinstance(exc, TimeoutError) and self._telling_error:
@@ -377,7 +377,7 @@ class _Collector:
         return 0
 
 
-async def _no_jetstream(nc: Any, api: str) -> str | None:
+async def _no_jetstream(nc: Connection, api: str) -> str | None:
     """Why ``$JS.API.INFO`` does not answer as a JetStream server does, or None."""
     try:
         resp = await nc.request(f"{api}.INFO", b"", timeout=5)

@@ -176,7 +176,7 @@ def _census_query(ev: DataFrame) -> DataFrame:
 def _census(rows: list[Row]) -> _Census:
     """The census from the rows of :func:`_census_query`."""
     c = _Census()
-    lo = hi = plo = phi = None
+    bounds: dict[str, tuple[Any, Any]] = {}  # the first and last timestamps: of every event, of the publish logs
     for r in rows:
         k = r["kind"]
         c.kinds[k] = c.kinds.get(k, 0) + int(r["n"])
@@ -185,30 +185,42 @@ def _census(rows: list[Row]) -> _Census:
         if k in ("bad", "unknown"):
             continue
         if r["lo"] is not None:
-            lo = r["lo"] if lo is None else min(lo, r["lo"])
-            hi = r["hi"] if hi is None else max(hi, r["hi"])
+            _widen(bounds, "all", r)
         s, con = r["stream"], r["consumer"]
-        if k == "ack" and s is not None and con is not None:
-            if r["a_n"]:
-                n, mx = c.ack_sizes.get((s, con), (0, r["a_max"]))
-                c.ack_sizes[(s, con)] = (n + int(r["a_n"]), max(mx, int(r["a_max"])))
-                c.ack_hists.setdefault((s, con), Histogram([])).rows.append((int(r["_hb"]), int(r["a_n"]), int(r["a_min"]), int(r["a_max"])))
-            if r["d_n"]:
-                n, first, mx = c.deliveries.get((s, con), (0, 0, r["d_max"]))
-                c.deliveries[(s, con)] = (n + int(r["d_n"]), first + int(r["d_first"]), max(mx, int(r["d_max"])))
-        elif k == "advisory" and s is not None and con is not None:
-            counts = c.advisories.setdefault((s, con), {n: 0 for n in _ADVISORY_KINDS})
-            if r["adv"] in counts:
-                counts[r["adv"]] += int(r["n"])
-        elif k == "publish" and s is not None and r["nt"]:
+        if k == "publish" and s is not None and r["nt"]:
             c.attempts[s] = c.attempts.get(s, 0) + int(r["nt"])
-            plo = r["lo"] if plo is None else min(plo, r["lo"])
-            phi = r["hi"] if phi is None else max(phi, r["hi"])
-    if lo is not None and hi is not None:
-        c.window = (int(lo), int(hi))
-    if plo is not None and phi is not None:
-        c.publish_bounds = (int(plo), int(phi))
+            _widen(bounds, "publish", r)
+        elif s is not None and con is not None:
+            _count_consumer(c, k, (s, con), r)
+    window, publish = bounds.get("all"), bounds.get("publish")
+    if window is not None and window[0] is not None and window[1] is not None:
+        c.window = (int(window[0]), int(window[1]))
+    if publish is not None and publish[0] is not None and publish[1] is not None:
+        c.publish_bounds = (int(publish[0]), int(publish[1]))
     return c
+
+
+def _widen(bounds: dict[str, tuple[Any, Any]], key: str, r: Row) -> None:
+    """``bounds[key]`` widened to the row's first and last timestamps."""
+    lo, hi = bounds.get(key, (None, None))
+    bounds[key] = (r["lo"] if lo is None else min(lo, r["lo"]), r["hi"] if hi is None else max(hi, r["hi"]))
+
+
+def _count_consumer(c: _Census, kind: str, pair: tuple[str, str], r: Row) -> None:
+    """A census row of one consumer's acks (their count, largest ack_time, histogram bucket and
+    deliveries) or advisories, added to ``c``."""
+    if kind == "ack":
+        if r["a_n"]:
+            n, mx = c.ack_sizes.get(pair, (0, r["a_max"]))
+            c.ack_sizes[pair] = (n + int(r["a_n"]), max(mx, int(r["a_max"])))
+            c.ack_hists.setdefault(pair, Histogram([])).rows.append((int(r["_hb"]), int(r["a_n"]), int(r["a_min"]), int(r["a_max"])))
+        if r["d_n"]:
+            n, first, mx = c.deliveries.get(pair, (0, 0, r["d_max"]))
+            c.deliveries[pair] = (n + int(r["d_n"]), first + int(r["d_first"]), max(mx, int(r["d_max"])))
+    elif kind == "advisory":
+        counts = c.advisories.setdefault(pair, {n: 0 for n in _ADVISORY_KINDS})
+        if r["adv"] in counts:
+            counts[r["adv"]] += int(r["n"])
 
 
 def _consumer_profiles(
@@ -374,41 +386,10 @@ def _ingest(rows: list[Row], bounds: tuple[int, int], out: dict[str, dict[str, A
 
 def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_limit: int, accuracy: int, exact_all: bool = False) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
-
-    def slot(stream: str) -> dict[str, Any]:
-        return out.setdefault(stream, {})
-
     if census.publish_bounds is not None:
         _ingest(rows, census.publish_bounds, out)
-        if _horizons_inline(census, exact_limit, exact_all):  # computed by _rest_query
-            hq = {(r["stream"],): (int(r["a"]), [float(r["x"])], int(r["b"])) for r in rows if r["fig"] == "hz" and r["a"]}
-        else:
-            hists: dict[Key, Histogram] = {}
-            for r in rows:
-                if r["fig"] == "hzh":
-                    hists.setdefault((r["stream"],), Histogram([])).rows.append((int(r["a"]), int(r["b"]), int(r["c"]), int(r["d"])))
-            hq, _, _ = quantiles(_horizons(rest), ["stream"], "h", exact_limit, accuracy, (0.99,), exact_all=exact_all, hists=hists)
-        for name, attempts in census.attempts.items():
-            retry: dict[str, Any] = {"attempts": attempts, "retried_ids": 0}
-            if (name,) in hq:
-                n, q, mx = hq[(name,)]
-                retry.update(retried_ids=n, horizon_p99_ns=_ns(q[0]), horizon_max_ns=mx)
-            slot(name)["publish_retry"] = retry
-
-    sizes: dict[str, float] = {}
-    rates: dict[str, Row] = {}
-    for r in rows:
-        if r["fig"] == "size":
-            s = slot(r["stream"])
-            if r["x"] is not None:
-                sizes[r["stream"]] = float(r["x"])
-            if r["a"] is not None and r["b"] is not None and r["b"] >= r["a"]:
-                s["retention_span_ns"] = int(r["b"] - r["a"]) * 1000
-        elif r["fig"] == "srate":
-            s = slot(r["stream"])
-            rates[r["stream"]] = r
-            if "ingest" not in s:
-                s["ingest"] = {"messages": int(r["a"]), "mean_per_s": float(r["x"])}
+        _publish_retries(rest, rows, census, exact_limit, accuracy, exact_all, out)
+    sizes, rates = _sizes_and_rates(rows, out)
     for name, s in out.items():
         rate = rates.get(name)
         if name in sizes:
@@ -417,6 +398,60 @@ def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_li
             if "mean_per_s" not in b and rate is not None:
                 b["mean_per_s"] = float(rate["x"]) * sizes[name]
     return {k: v for k, v in out.items() if v}
+
+
+def _publish_retries(
+    rest: DataFrame, rows: list[Row], census: _Census, exact_limit: int, accuracy: int, exact_all: bool, out: dict[str, dict[str, Any]]
+) -> None:
+    """Each publishing stream's ``publish_retry`` (attempts, retried ids, their horizons' p99 and max) into ``out``."""
+    if _horizons_inline(census, exact_limit, exact_all):  # computed by _rest_query
+        hq = {(r["stream"],): (int(r["a"]), [float(r["x"])], int(r["b"])) for r in rows if r["fig"] == "hz" and r["a"]}
+    else:
+        hists: dict[Key, Histogram] = {}
+        for r in rows:
+            if r["fig"] == "hzh":
+                hists.setdefault((r["stream"],), Histogram([])).rows.append((int(r["a"]), int(r["b"]), int(r["c"]), int(r["d"])))
+        hq, _, _ = quantiles(_horizons(rest), ["stream"], "h", exact_limit, accuracy, (0.99,), exact_all=exact_all, hists=hists)
+    for name, attempts in census.attempts.items():
+        retry: dict[str, Any] = {"attempts": attempts, "retried_ids": 0}
+        if (name,) in hq:
+            n, q, mx = hq[(name,)]
+            retry.update(retried_ids=n, horizon_p99_ns=_ns(q[0]), horizon_max_ns=mx)
+        out.setdefault(name, {})["publish_retry"] = retry
+
+
+def _sizes_and_rates(rows: list[Row], out: dict[str, dict[str, Any]]) -> tuple[dict[str, float], dict[str, Row]]:
+    """The streams' stored message size means and ingest rate rows; their retention spans and
+    ingest figures put into ``out`` (every stream with a row gets its entry)."""
+    sizes: dict[str, float] = {}
+    rates: dict[str, Row] = {}
+    for r in rows:
+        if r["fig"] == "size":
+            s = out.setdefault(r["stream"], {})
+            if r["x"] is not None:
+                sizes[r["stream"]] = float(r["x"])
+            if r["a"] is not None and r["b"] is not None and r["b"] >= r["a"]:
+                s["retention_span_ns"] = int(r["b"] - r["a"]) * 1000
+        elif r["fig"] == "srate":
+            s = out.setdefault(r["stream"], {})
+            rates[r["stream"]] = r
+            if "ingest" not in s:
+                s["ingest"] = {"messages": int(r["a"]), "mean_per_s": float(r["x"])}
+    return sizes, rates
+
+
+def _census_rows(ev: DataFrame, summary: ProfileSummary) -> tuple[DataFrame, list[Row]]:
+    """The events without their outliers, and the rows of their census (:func:`_census_query`):
+    every event within GAP_DAYS days: no outlier, no query; else the days are counted, and the
+    census runs again without the outliers if there are any (``summary`` says what was kept)."""
+    rows = _census_query(ev).collect()
+    timed = [r for r in rows if r["lo"] is not None]
+    summary.kept = within_gap(min((r["lo"] for r in timed), default=None), max((r["hi"] for r in timed), default=None))
+    if summary.kept is None and timed:
+        ev, summary.outliers, summary.kept = exclude_outliers(ev)
+        if summary.outliers:
+            rows = _census_query(ev).collect()
+    return ev, rows
 
 
 def build_profiles(
@@ -459,15 +494,7 @@ def build_profiles(
     if worth_caching(paths):
         ev, release = keep(ev, _CACHE_LEVEL)  # persist on Spark; a checkpoint on Sail, which keeps nothing persisted
     try:
-        rows = _census_query(ev).collect()
-        # every event within GAP_DAYS days: no outlier, no query; else the days are counted, and the
-        # census runs again without the outliers if there are any
-        timed = [r for r in rows if r["lo"] is not None]
-        summary.kept = within_gap(min((r["lo"] for r in timed), default=None), max((r["hi"] for r in timed), default=None))
-        if summary.kept is None and timed:
-            ev, summary.outliers, summary.kept = exclude_outliers(ev)
-            if summary.outliers:
-                rows = _census_query(ev).collect()
+        ev, rows = _census_rows(ev, summary)
         census = _census(rows)
         summary.kinds, summary.unknown_types = dict(census.kinds), census.top_unknown()
         done(f"read and census: {sum(census.kinds.values())} events")

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jsops.profiler.engine import CONNECT_HINT, EngineError, probe
+
+if TYPE_CHECKING:  # pyspark is imported when a session is opened
+    from pyspark.sql import SparkSession
 
 __all__ = ["open_session", "check_versions", "preload"]
 
@@ -51,7 +54,7 @@ def check_versions(client: str, server: str) -> None:
         )
 
 
-def open_session(url: str, *, shuffle_partitions: int, extra_conf: Mapping[str, str], check: bool = True, checkpoint: bool = False) -> Any:
+def open_session(url: str, *, shuffle_partitions: int, extra_conf: Mapping[str, str], check: bool = True, checkpoint: bool = False) -> SparkSession:
     """A configured Connect session at ``url``; :class:`EngineError` in one line when it cannot be had.
     ``check``: probe the endpoint first and compare versions (a remote server; jsops's own Sail server
     is known to listen, and its process has no PySpark whose version it could report). ``checkpoint``:

@@ -42,7 +42,7 @@ def bucket(value: str | Column) -> Column:
     return F.when(v < 0, -mag - F.lit(1)).otherwise(mag).cast("long")
 
 
-def interpolate(n: int, q: float, at: Callable[[int], Any]) -> float:
+def interpolate(n: int, q: float, at: Callable[[int], float]) -> float:
     """Spark's exact ``percentile`` ``q`` of ``n`` values given the value at each 0-based rank, in the
     same double arithmetic as Spark 4.3 and Sail (linear interpolation between the closest ranks,
     ``position = (n - 1) q``: ``lo + (position - floor(position)) (hi - lo)``)."""
@@ -58,8 +58,8 @@ def interpolate(n: int, q: float, at: Callable[[int], Any]) -> float:
 class Histogram:
     """One group's pass-1 buckets, sorted: (bucket, count, min, max); the values of the collected ones."""
 
-    rows: list[tuple[int, int, Any, Any]]
-    pairs: dict[int, list[tuple[Any, int]]] = field(default_factory=dict)
+    rows: list[tuple[int, int, float, float]]  # (bucket, count, smallest, largest value)
+    pairs: dict[int, list[tuple[float, int]]] = field(default_factory=dict)  # (value, count) by bucket
 
     @property
     def n(self) -> int:
@@ -89,7 +89,7 @@ class Histogram:
                     out.add(self.rows[i][0])
         return out
 
-    def at(self, rank: int) -> Any:
+    def at(self, rank: int) -> float:
         """The value of 0-based ``rank``."""
         i, seen = self.holding(rank)
         b, _, lo, hi = self.rows[i]

@@ -47,7 +47,7 @@ INSTALL_HINT = f"jsops profile needs PySpark, the spark extra: {install_hint('sp
 _LAZY = {"build_profiles": "compute", "ProfileSummary": "compute", "make_session": "session", "EVENT_SCHEMA": "events"}
 
 
-def __getattr__(name: str) -> Any:  # build_profiles, make_session, ... without importing pyspark early
+def __getattr__(name: str) -> object:  # build_profiles, make_session, ... without importing pyspark early
     if name in _LAZY:
         import importlib
 
@@ -153,6 +153,30 @@ def _conf(pairs: Sequence[str]) -> dict[str, str] | str:
     return out
 
 
+def _every_problem(args: argparse.Namespace) -> str | None:
+    """The problem with ``--every`` and the options it goes with, or ``None``."""
+    from jsops.profiler.every import MIN_EVERY_S
+
+    if args.store is None or args.until is not None or args.compact is not None or args.output == "-":
+        return "--every goes with --store and -o FILE, without --until and --compact (each run extends the store up to now)"
+    if args.every < MIN_EVERY_S:
+        return f"--every must be at least {MIN_EVERY_S:g} s"
+    return None
+
+
+def _metrics_problem(args: argparse.Namespace) -> str | None:
+    """The problem with ``--metrics-addr``, or ``None`` (then ``args.metrics`` is its address)."""
+    from jsops.profiler.metrics import parse_addr
+
+    if args.every is None:
+        return "--metrics-addr goes with --every (the loop's health)"
+    try:
+        args.metrics = parse_addr(args.metrics_addr)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def _check_store_args(args: argparse.Namespace) -> str | None:
     """The first problem with -o, --since/--until and the store options, or ``None``."""
     from jsops.profiler.store import StoreError, parse_time
@@ -165,22 +189,11 @@ def _check_store_args(args: argparse.Namespace) -> str | None:
         return "--relative-error must be between 0 and 0.5"
     if (args.exact_values or 0) < 0 or args.retry_reach < 0:
         return "--exact-values and --retry-reach must not be negative"
-    if args.every is not None:
-        from jsops.profiler.every import MIN_EVERY_S
-
-        if args.store is None or args.until is not None or args.compact is not None or args.output == "-":
-            return "--every goes with --store and -o FILE, without --until and --compact (each run extends the store up to now)"
-        if args.every < MIN_EVERY_S:
-            return f"--every must be at least {MIN_EVERY_S:g} s"
-    if args.metrics_addr is not None:
-        from jsops.profiler.metrics import parse_addr
-
-        if args.every is None:
-            return "--metrics-addr goes with --every (the loop's health)"
-        try:
-            args.metrics = parse_addr(args.metrics_addr)
-        except ValueError as exc:
-            return str(exc)
+    problem = _every_problem(args) if args.every is not None else None
+    if problem is None and args.metrics_addr is not None:
+        problem = _metrics_problem(args)
+    if problem is not None:
+        return problem
     try:
         args.since_us = None if args.since is None else parse_time(args.since)
         args.until_us = None if args.until is None else parse_time(args.until)
@@ -290,15 +303,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(_main, argv, prog="jsops profile", errors=(LinterError, ProfilerError))
 
 
+def _check_args(args: argparse.Namespace) -> str | None:
+    """The first problem with the figures' options (accuracy, exact limit) and :func:`_check_store_args`'s, or ``None``."""
+    if args.accuracy < MIN_ACCURACY:
+        return f"--accuracy must be at least {MIN_ACCURACY}"
+    if args.exact_limit < 0:
+        return "--exact-limit must not be negative"
+    return _check_store_args(args)
+
+
 def _main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    if args.accuracy < MIN_ACCURACY:
-        print(f"jsops profile: error: --accuracy must be at least {MIN_ACCURACY}", file=sys.stderr)
-        return 2
-    if args.exact_limit < 0:
-        print("jsops profile: error: --exact-limit must not be negative", file=sys.stderr)
-        return 2
-    problem = _check_store_args(args)
+    problem = _check_args(args)
     if problem:
         print(f"jsops profile: error: {problem}", file=sys.stderr)
         return 2

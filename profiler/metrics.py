@@ -15,7 +15,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 from jsops.linter.cli.kit import prometheus_labels, prometheus_number
 
@@ -123,7 +122,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_HEAD(self) -> None:
         self._answer(False)
 
-    def log_message(self, format: str, *args: Any) -> None:  # the standard library's name
+    def log_message(self, format: str, *args: object) -> None:  # the standard library's name
         pass  # scrapes are not jsops's output
 
 

@@ -145,7 +145,7 @@ class _Groups:
         self.result: GroupQuantiles = {}
         self.exact_groups = self.approx_groups = 0
 
-    def key(self, row: Any) -> Key:
+    def key(self, row: Row) -> Key:
         return tuple(row[c] for c in self.keys)
 
     def only(self, ks: Iterable[Key]) -> DataFrame:

@@ -12,7 +12,6 @@ import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
@@ -141,7 +140,7 @@ def _release(spark: SparkSession) -> None:
         pass
 
 
-def _quietly(builder: Any) -> SparkSession:
+def _quietly(builder: SparkSession.Builder) -> SparkSession:
     """Start the JVM with its stderr in a log file of its own: the JVM's and Spark's start-up lines
     (incubator modules, default log level, ...) stay out of jsops's output; errors still reach jsops
     as exceptions, and the file is named when the start fails."""

@@ -28,7 +28,7 @@ cluster's servers are written (placement in other clusters is then not judged of
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .client import TargetError
 
@@ -98,35 +98,11 @@ def verified_peers(
     gateways = gateway_names(varz) if meta_size else set()
     dropped = twice = 0
     for answer in answers:
-        server: Any = answer.get("server")
-        server = server if isinstance(server, dict) else {}
-        body: Any = answer.get("data")
-        sid = server.get("id")
-        if isinstance(body, dict) and isinstance(sid, str) and sid not in ids and body.get("server_id") == sid and _cluster_of(body) in gateways:
-            name = body.get("server_name") or server.get("name")
-            if sid in remote:
-                twice += 1
-            elif not _jetstream(body):
-                continue  # not a JetStream server: in no meta group, no placement
-            elif isinstance(name, str) and name:
-                remote[sid] = {**body, "server_name": name}
-            else:
-                dropped += 1
-            continue
-        if not isinstance(body, dict) or sid not in ids or body.get("server_id") != sid:
+        why = _file_answer(answer, ids, varz, gateways, kept, remote)
+        if why == "dropped":
             dropped += 1
-            continue
-        name = body.get("server_name") or server.get("name")
-        if ids[sid] is not None and name != ids[sid]:
-            dropped += 1
-            continue
-        if sid in kept:
+        elif why == "twice":
             twice += 1
-            continue
-        if sid == varz.get("server_id") and body.get("tags") != varz.get("tags"):
-            dropped += 1  # the connected server's own tags are known from its monitor
-            continue
-        kept[sid] = {**body, "server_name": name}
     if dropped:
         notes.append(f"{dropped} VARZ answer(s) did not come from a server of the connected cluster and were left out")
     if twice:
@@ -144,6 +120,52 @@ def verified_peers(
         remote = {}
     kept.update(remote)
     return [kept[k] for k in sorted(kept)], notes
+
+
+_Left = Literal["dropped", "twice"]
+"""Why an answer is left out, as :func:`verified_peers` counts it: not from a server it may keep, or a second one."""
+
+
+def _file_answer(
+    answer: dict[str, Any],
+    ids: dict[str, str | None],
+    varz: dict[str, Any],
+    gateways: set[str],
+    kept: dict[str, dict[str, Any]],
+    remote: dict[str, dict[str, Any]],
+) -> _Left | None:
+    """Put one VARZ answer into ``kept`` (a server of the connected cluster) or ``remote`` (one of a
+    cluster its gateways join), by the rule of the module; ``"dropped"`` or ``"twice"`` when it is
+    not kept for a reason :func:`verified_peers` counts, None otherwise."""
+    server: Any = answer.get("server")
+    server = server if isinstance(server, dict) else {}
+    body: Any = answer.get("data")
+    sid = server.get("id")
+    if isinstance(body, dict) and isinstance(sid, str) and sid not in ids and body.get("server_id") == sid and _cluster_of(body) in gateways:
+        return _file_remote(body, sid, body.get("server_name") or server.get("name"), remote)
+    if not isinstance(body, dict) or sid not in ids or body.get("server_id") != sid:
+        return "dropped"
+    name = body.get("server_name") or server.get("name")
+    if ids[sid] is not None and name != ids[sid]:
+        return "dropped"
+    if sid in kept:
+        return "twice"
+    if sid == varz.get("server_id") and body.get("tags") != varz.get("tags"):
+        return "dropped"  # the connected server's own tags are known from its monitor
+    kept[sid] = {**body, "server_name": name}
+    return None
+
+
+def _file_remote(body: dict[str, Any], sid: str, name: object, remote: dict[str, dict[str, Any]]) -> _Left | None:
+    """:func:`_file_answer` of a server of another cluster."""
+    if sid in remote:
+        return "twice"
+    if not _jetstream(body):
+        return None  # not a JetStream server: in no meta group, no placement
+    if isinstance(name, str) and name:
+        remote[sid] = {**body, "server_name": name}
+        return None
+    return "dropped"
 
 
 def _bad(what: str, value: object) -> TargetError:

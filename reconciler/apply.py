@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter import EffectiveConsumer, EffectiveStream, Kind, stream_from_api_json
+from jsops.linter import EffectiveConsumer, EffectiveStream, JsonValue, Kind, stream_from_api_json
 
 from ._faults import fault
 from .client import Fence, JsApiError, JsClient, LeaseLost
@@ -410,13 +410,7 @@ async def _put_stream(client: JsClient, a: PlanItem) -> str:
         await client.acreate_stream(cfg)
         return ActionKind.CREATE.past
     if a.action == ActionKind.RECREATE:
-        await _recheck_stream(client, a, None)
-        try:
-            await client.adelete_stream(a.name)
-        except JsApiError as exc:
-            if exc.err_code != ErrCode.STREAM_NOT_FOUND:  # already gone (an earlier, interrupted run)
-                raise
-        await client.acreate_stream(cfg)
+        await _recreate_stream(client, a)
         return ActionKind.RECREATE.past
     if any(c.path in LIMITS for c in a.changes):
         await _recheck_stream(client, a, config)
@@ -424,24 +418,37 @@ async def _put_stream(client: JsClient, a: PlanItem) -> str:
         await _recheck_interest(client, a, config)
     paths = {c.path: c for c in a.changes}
     if "placement" in paths and "num_replicas" in paths:
-        # The server refuses to move and scale in one update (ErrCode.STREAM_MOVE_AND_SCALE): scale first, then move.
-        old = paths["placement"].old
-        placement = stream_from_api_json({"placement": old})[0].placement if isinstance(old, dict) else None
-        await client.aupdate_stream(config_json(config._replace(placement=placement), a.extra))
-        # The move is refused while the scale is still in progress (10226/10124): wait for it.
-        for _ in range(SETTLE_TRIES):
-            try:
-                await client.aupdate_stream(cfg)
-                break
-            except JsApiError as exc:
-                if exc.err_code not in (ErrCode.STREAM_SCALE_IN_PROGRESS, ErrCode.STREAM_MOVE_IN_PROGRESS):
-                    raise
-                await asyncio.sleep(SETTLE_PAUSE)
-        else:
-            raise JsApiError("the scale did not settle in time; the move was not made (run apply again)")
+        await _scale_then_move(client, a, config, paths["placement"].old)
         return "updated in two steps (replicas, then placement)"
     await client.aupdate_stream(cfg)
     return ActionKind(a.action).past  # updated or adopted
+
+
+async def _recreate_stream(client: JsClient, a: PlanItem) -> None:
+    await _recheck_stream(client, a, None)
+    try:
+        await client.adelete_stream(a.name)
+    except JsApiError as exc:
+        if exc.err_code != ErrCode.STREAM_NOT_FOUND:  # already gone (an earlier, interrupted run)
+            raise
+    await client.acreate_stream(a.request())
+
+
+async def _scale_then_move(client: JsClient, a: PlanItem, config: EffectiveStream, old: JsonValue) -> None:
+    """The server refuses to move and scale in one update (ErrCode.STREAM_MOVE_AND_SCALE): scale
+    first (the ``old`` placement kept), then move."""
+    placement = stream_from_api_json({"placement": old})[0].placement if isinstance(old, dict) else None
+    await client.aupdate_stream(config_json(config._replace(placement=placement), a.extra))
+    # The move is refused while the scale is still in progress (10226/10124): wait for it.
+    for _ in range(SETTLE_TRIES):
+        try:
+            await client.aupdate_stream(a.request())
+            return
+        except JsApiError as exc:
+            if exc.err_code not in (ErrCode.STREAM_SCALE_IN_PROGRESS, ErrCode.STREAM_MOVE_IN_PROGRESS):
+                raise
+            await asyncio.sleep(SETTLE_PAUSE)
+    raise JsApiError("the scale did not settle in time; the move was not made (run apply again)")
 
 
 async def _put_consumer(client: JsClient, a: PlanItem, opt: PlanOptions) -> str:
@@ -457,32 +464,7 @@ async def _put_consumer(client: JsClient, a: PlanItem, opt: PlanOptions) -> str:
             return f"created at stream sequence {a.resume_seq} (resumed an interrupted recreate)"
         return ActionKind.CREATE.past
     if a.action == ActionKind.RECREATE:
-        detail = "deleted and created again"
-        try:
-            info = await client.aconsumer_info(stream, a.name)
-        except JsApiError as exc:
-            if exc.err_code != ErrCode.CONSUMER_NOT_FOUND:  # consumer not found: an earlier run deleted it already
-                raise
-            info = None
-        intent: dict[str, Any] | None = None
-        if info is not None:
-            floor = int((info.get("ack_floor") or {}).get("stream_seq") or 0)
-            if opt.keep_position and (floor > 0 or (info.get("config") or {}).get("deliver_policy") == "new"):
-                # ``new`` with an ack floor of 0: the stream was empty when it was created
-                cfg = config_json(resume_config(config, floor + 1), a.extra)
-                detail = f"deleted and created again from stream sequence {floor + 1}"
-                intent = {"seq": floor + 1, "digest": config_digest(config)}
-                # Recorded on the stream before the delete: an interruption between the delete
-                # and the create leaves the position for the re-run to resume (see plan).
-                await _set_intent(client, stream, a.name, intent)
-            await _recheck_consumer(client, a)
-            await client.adelete_consumer(stream, a.name)
-            fault("after-consumer-delete")
-        await client.aput_consumer(stream, cfg, "create")
-        fault("after-consumer-create")
-        if intent is not None:
-            await _set_intent(client, stream, a.name, None)
-        return detail
+        return await _recreate_consumer(client, a, opt, config)
     detail = ActionKind(a.action).past  # updated, adopted, paused, resumed or reset
     if a.action == ActionKind.RESET:
         # the reset first: a re-run after an interruption between the two requests resets again
@@ -495,13 +477,51 @@ async def _put_consumer(client: JsClient, a: PlanItem, opt: PlanOptions) -> str:
     if a.action not in (ActionKind.PAUSE, ActionKind.RESUME) or any(c is not pause for c in a.changes):
         await client.aput_consumer(stream, cfg, "update")  # the server ignores pause_until in an update
     if pause is not None:
-        resp = await client.apause_consumer(stream, a.name, pause.new if isinstance(pause.new, str) else None)
-        if a.action != ActionKind.PAUSE and a.action != ActionKind.RESUME:
-            detail += "; paused" if resp.get("paused") else "; resumed"
-        elif resp.get("paused"):
-            detail = f"paused until {resp.get('pause_until')}"
+        detail = await _pause(client, a, pause, detail)
     if any(c.path.startswith("stream.metadata." + RECREATE_PREFIX) for c in a.changes):
         await _set_intent(client, stream, a.name, None)
+    return detail
+
+
+async def _recreate_consumer(client: JsClient, a: PlanItem, opt: PlanOptions, config: EffectiveConsumer) -> str:
+    """Delete the consumer and create it again (from its ack floor with ``opt.keep_position``)."""
+    stream = a.stream or ""
+    cfg = a.request()
+    detail = "deleted and created again"
+    try:
+        info = await client.aconsumer_info(stream, a.name)
+    except JsApiError as exc:
+        if exc.err_code != ErrCode.CONSUMER_NOT_FOUND:  # consumer not found: an earlier run deleted it already
+            raise
+        info = None
+    intent: dict[str, Any] | None = None
+    if info is not None:
+        floor = int((info.get("ack_floor") or {}).get("stream_seq") or 0)
+        if opt.keep_position and (floor > 0 or (info.get("config") or {}).get("deliver_policy") == "new"):
+            # ``new`` with an ack floor of 0: the stream was empty when it was created
+            cfg = config_json(resume_config(config, floor + 1), a.extra)
+            detail = f"deleted and created again from stream sequence {floor + 1}"
+            intent = {"seq": floor + 1, "digest": config_digest(config)}
+            # Recorded on the stream before the delete: an interruption between the delete
+            # and the create leaves the position for the re-run to resume (see plan).
+            await _set_intent(client, stream, a.name, intent)
+        await _recheck_consumer(client, a)
+        await client.adelete_consumer(stream, a.name)
+        fault("after-consumer-delete")
+    await client.aput_consumer(stream, cfg, "create")
+    fault("after-consumer-create")
+    if intent is not None:
+        await _set_intent(client, stream, a.name, None)
+    return detail
+
+
+async def _pause(client: JsClient, a: PlanItem, pause: Change, detail: str) -> str:
+    """Pause or resume the consumer through the pause API; ``detail`` with what the server did."""
+    resp = await client.apause_consumer(a.stream or "", a.name, pause.new if isinstance(pause.new, str) else None)
+    if a.action != ActionKind.PAUSE and a.action != ActionKind.RESUME:
+        return detail + ("; paused" if resp.get("paused") else "; resumed")
+    if resp.get("paused"):
+        return f"paused until {resp.get('pause_until')}"
     return detail
 
 

@@ -65,31 +65,38 @@ def limit_losses(s: LiveStream, desired: EffectiveStream, now: float, measured: 
     discard_old = desired.discard != "new"
     out: list[LimitLoss] = []
     for f in tightened(s.config, desired):
-        new = _lim(desired, f)
         n: int | None
-        approx = False
         if measured is not None and f in measured:
-            n = measured[f]
-        elif f == "max_msgs":
-            n = max(0, s.messages - new) if discard_old else 0
-        elif f == "max_bytes":
-            if not discard_old or s.bytes <= new:
-                n = 0
-            else:
-                n, approx = min(s.messages, math.ceil((s.bytes - new) / (s.bytes / s.messages))), True
-        elif f == "max_age":
-            cutoff = now - new / 1e9
-            if s.first_ts is not None and s.first_ts >= cutoff:
-                n = 0
-            elif s.last_ts is not None and s.last_ts < cutoff:
-                n = s.messages
-            else:
-                n = None
-        else:  # max_msgs_per_subject
-            n = 0 if s.messages <= new or s.num_subjects >= s.messages else None
+            n, approx = measured[f], False
+        else:
+            n, approx = _estimated_loss(s, f, _lim(desired, f), now, discard_old)
         if n != 0:
             out.append(LimitLoss(f, n, approx))
     return out
+
+
+def _estimated_loss(s: LiveStream, f: str, new: int, now: float, discard_old: bool) -> tuple[int | None, bool]:
+    """The stored messages limit ``f`` tightened to ``new`` removes, from the stream's state (None:
+    unknown), and whether the figure is an estimate."""
+    if f == "max_msgs":
+        return (max(0, s.messages - new) if discard_old else 0), False
+    if f == "max_bytes":
+        if not discard_old or s.bytes <= new:
+            return 0, False
+        return min(s.messages, math.ceil((s.bytes - new) / (s.bytes / s.messages))), True
+    if f == "max_age":
+        return _age_loss_from_state(s, now - new / 1e9), False
+    # max_msgs_per_subject
+    return (0 if s.messages <= new or s.num_subjects >= s.messages else None), False
+
+
+def _age_loss_from_state(s: LiveStream, cutoff: float) -> int | None:
+    """The stored messages older than ``cutoff`` (seconds since the epoch): none, all, or unknown."""
+    if s.first_ts is not None and s.first_ts >= cutoff:
+        return 0
+    if s.last_ts is not None and s.last_ts < cutoff:
+        return s.messages
+    return None
 
 
 def loss_total(s: LiveStream, losses: list[LimitLoss]) -> int:

@@ -24,14 +24,19 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from jsops.linter import LintTarget, ServerLimits, TargetServer
+from jsops.linter import LintTarget, Record, ServerLimits, TargetServer
 
 from .client import JsClient, Target, TargetError
 from .limits import account_limits, monitor_json, server_limits
 
+if TYPE_CHECKING:  # nats-py's connection, for its type only
+    from .client import Connection
+
 __all__ = ["target_facts", "discover", "read_limits"]
+
+_Limits = TypeVar("_Limits", bound=Record)
 
 _PING_TIMEOUT = 1.0  # seconds without an answer that end the collection
 _PING_QUIET = 0.25  # ... once every server of the cluster answered
@@ -114,7 +119,7 @@ def _tags(value: object) -> tuple[str, ...]:
     return tuple(t for t in value if isinstance(t, str)) if isinstance(value, list) else ()
 
 
-def discover(client: Any, target: Any = None) -> LintTarget:
+def discover(client: JsClient, target: Target | None = None) -> LintTarget:
     """Read the facts from a connected :class:`jsops.reconciler.client.JsClient` (``target``: its
     :class:`jsops.reconciler.client.Target`, whose monitor URL is read when it names one). Peers are
     believed by the rule of :mod:`jsops.reconciler._discover_trust`; the facts are checked before they
@@ -155,7 +160,7 @@ def _meta_size(jsz: dict[str, Any] | None) -> int | None:
     return size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else None
 
 
-async def _ping_varz(nc: Any, expected: set[str], deadline: float, count: int = 0) -> list[dict[str, Any]] | None:
+async def _ping_varz(nc: Connection, expected: set[str], deadline: float, count: int = 0) -> list[dict[str, Any]] | None:
     """Every answer to the VARZ ping within ``deadline`` seconds (the whole collection), or None
     when this user may not ask. Ends early once every ``expected`` id answered, at least ``count``
     servers did (the meta group's size: every cluster's), and a short while passed without another
@@ -169,7 +174,7 @@ async def _ping_varz(nc: Any, expected: set[str], deadline: float, count: int = 
     try:
         sub = await nc.subscribe(nc.new_inbox())
         await nc.publish("$SYS.REQ.SERVER.PING.VARZ", b"{}", reply=sub.subject)
-        await nc.flush(timeout=min(2.0, deadline))
+        await nc.flush(timeout=min(2.0, deadline))  # type: ignore[arg-type]  # seconds, as asyncio.wait_for takes them (nats-py's hint says int)
         while (left := end - loop.time()) > 0:
             quiet = _PING_QUIET if expected <= seen and len(seen) >= count else _PING_TIMEOUT
             try:
@@ -191,7 +196,7 @@ async def _ping_varz(nc: Any, expected: set[str], deadline: float, count: int = 
     return answers or None
 
 
-def _merge(live: Any, declared: Any) -> Any:
+def _merge(live: _Limits, declared: _Limits) -> _Limits:
     """``live`` with its unknown (None) fields taken from ``declared``."""
     values = {k: (getattr(live, k) if getattr(live, k) is not None else getattr(declared, k)) for k in type(live).model_fields}
     return type(live)(**values)

@@ -243,6 +243,27 @@ def read_live(client: JsClient) -> LiveState:
     return client.run(_aread_live(client))
 
 
+async def _aconsumers(client: JsClient, name: str, on_consumers: Callable[[str, list[dict[str, Any]]], None], gone: list[str] | None) -> None:
+    """``on_consumers`` with the ConsumerInfos of stream ``name``; with ``gone`` (skip gone streams), a
+    stream deleted since its listing is added to it instead."""
+    try:
+        infos = await client.alist_consumers(name)
+    except JsApiError as exc:
+        if gone is None or exc.err_code != ErrCode.STREAM_NOT_FOUND:
+            raise
+        gone.append(name)
+        return
+    on_consumers(name, infos)
+
+
+async def _ainfo_or_none(client: JsClient, name: str) -> dict[str, Any] | None:
+    """The StreamInfo of ``name``, None when the server does not give it."""
+    try:
+        return await client.astream_info(name)
+    except JsApiError:
+        return None
+
+
 async def alist_estate(
     client: JsClient,
     on_stream: Callable[[dict[str, Any]], str | None],
@@ -265,21 +286,11 @@ async def alist_estate(
     tasks: list[asyncio.Future[None]] = []
     listed: set[str] = set()
 
-    async def consumers(name: str) -> None:
-        try:
-            infos = await client.alist_consumers(name)
-        except JsApiError as exc:
-            if not skip_gone or exc.err_code != ErrCode.STREAM_NOT_FOUND:
-                raise
-            gone.append(name)
-            return
-        on_consumers(name, infos)
-
     def handle(info: dict[str, Any]) -> None:
         listed.add(str((info.get("config") or {}).get("name", "")))
         name = on_stream(info)
         if name is not None:
-            tasks.append(asyncio.ensure_future(consumers(name)))
+            tasks.append(asyncio.ensure_future(_aconsumers(client, name, on_consumers, gone if skip_gone else None)))
 
     try:
         async with contextlib.aclosing(client.astream_pages()) as pages:  # its requests ahead end with it
@@ -290,11 +301,7 @@ async def alist_estate(
         unresolved = sorted(set(missing) - listed)
         missing = []
         for name in unresolved:
-            found: dict[str, Any] | None = None
-            try:
-                found = await client.astream_info(name) if info_missing else None
-            except JsApiError:
-                pass
+            found = await _ainfo_or_none(client, name) if info_missing else None
             if found is None:
                 missing.append(name)
             else:

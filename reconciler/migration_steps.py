@@ -251,31 +251,37 @@ async def _move(client: JsClient, leg: _Leg) -> None:
     if src_i is None and step != "drop":
         raise MigrationError(f"{leg.src} is gone although the migration to {leg.dst} was at step {step!r}; {leg.dst} is kept as it is")
     if src_i is not None:
-        if step == "copy":
-            try:
-                last = await _catch_up(client, leg.src, leg.dst, fast=False)
-                leg.compared += await _compare(client, leg, 1, last)
-            except MigrationError as exc:
-                await _rollback(client, leg, rec)
-                raise MigrationError(
-                    f"{exc}; rolled back: {leg.src} is untouched and the copy {leg.dst} was deleted (nothing lost; the next apply starts again)"
-                ) from None
-            rec = {**rec, "step": "cutover", "verified": last}
-            await _record(client, leg.dst, rec)
-            _fault(leg, "after-sync")
-            step = "cutover"
-        if step == "cutover":
-            await _cutover(client, leg, rec)
-            _fault(leg, "after-promote")
-            step = "promoted"
-        if step == "promoted":
-            await _consumers(client, leg, floors=True)
-            await _record(client, leg.dst, {**rec, "step": "drop"})
-            _fault(leg, "after-consumers")
-        await _delete(client, leg.src)
-        _fault(leg, "after-drop")
+        await _from_step(client, leg, rec, step)
     if leg.finish:
         await _steady(client, client.aupdate_stream, config_json(_with_record(leg.config, None), leg.unknown))
+
+
+async def _from_step(client: JsClient, leg: _Leg, rec: dict[str, Any], step: str) -> None:
+    """The leg's steps from ``step`` on while its source is still there: the copy verified (else
+    rolled back), the cut-over, the consumers moved, the source deleted."""
+    if step == "copy":
+        try:
+            last = await _catch_up(client, leg.src, leg.dst, fast=False)
+            leg.compared += await _compare(client, leg, 1, last)
+        except MigrationError as exc:
+            await _rollback(client, leg, rec)
+            raise MigrationError(
+                f"{exc}; rolled back: {leg.src} is untouched and the copy {leg.dst} was deleted (nothing lost; the next apply starts again)"
+            ) from None
+        rec = {**rec, "step": "cutover", "verified": last}
+        await _record(client, leg.dst, rec)
+        _fault(leg, "after-sync")
+        step = "cutover"
+    if step == "cutover":
+        await _cutover(client, leg, rec)
+        _fault(leg, "after-promote")
+        step = "promoted"
+    if step == "promoted":
+        await _consumers(client, leg, floors=True)
+        await _record(client, leg.dst, {**rec, "step": "drop"})
+        _fault(leg, "after-consumers")
+    await _delete(client, leg.src)
+    _fault(leg, "after-drop")
 
 
 async def _create_copy(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:

@@ -70,19 +70,7 @@ def get_json(
     end = time.monotonic() + deadline
     conn, path = _connection(url, min(deadline, 5.0))
     expired = threading.Event()
-
-    def _expire() -> None:  # the whole exchange is late: stop whatever read is blocked
-        expired.set()
-        sock = conn.sock
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-    watchdog = threading.Timer(deadline, _expire)
-    watchdog.daemon = True
-    watchdog.start()
+    watchdog = _watchdog(conn, deadline, expired)
     headers = {"Accept": "application/json", "User-Agent": "jsops"}
     if user is not None:
         headers["Authorization"] = "Basic " + base64.b64encode(f"{user}:{password or ''}".encode()).decode()
@@ -104,6 +92,29 @@ def get_json(
     finally:
         watchdog.cancel()
         conn.close()
+    return _json_object(body, url)
+
+
+def _watchdog(conn: http.client.HTTPConnection, deadline: float, expired: threading.Event) -> threading.Timer:
+    """A started timer that, once ``deadline`` seconds have passed (the whole exchange is late),
+    sets ``expired`` and shuts the connection's socket down: whatever read is blocked stops."""
+
+    def _expire() -> None:
+        expired.set()
+        sock = conn.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    watchdog = threading.Timer(deadline, _expire)
+    watchdog.daemon = True
+    watchdog.start()
+    return watchdog
+
+
+def _json_object(body: bytes, url: str) -> dict[str, Any]:
     try:
         data = json.loads(body)
     except ValueError:

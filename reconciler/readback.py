@@ -14,7 +14,7 @@ import asyncio
 import functools
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jsops.linter import from_api_json, strip_server_metadata
 
@@ -26,7 +26,7 @@ from .live import CONTEXT, MANAGED_BY, MIGRATION, SOURCE
 from .vocabulary import Outcome
 
 if TYPE_CHECKING:
-    from .apply import ActionResult
+    from .apply import ActionResult, Stop
     from .plan import Intent
 
 __all__ = ["read_back", "applied", "asettle"]
@@ -97,7 +97,7 @@ def _connect(client: JsClient, deadline: float) -> JsClient | None:
             time.sleep(_PAUSE)
 
 
-def read_back(client: JsClient, results: list[ActionResult], wait: float, notify: Callable[[str], None] | None = None, stop: Any = None) -> None:
+def read_back(client: JsClient, results: list[ActionResult], wait: float, notify: Callable[[str], None] | None = None, stop: Stop | None = None) -> None:
     """Settle ``results`` (actions whose answer was lost) by reading their objects again, trying
     for up to ``wait`` seconds (one pass only once ``stop`` is set: an interrupted apply does not
     wait). Updates each result's status and detail in place."""
@@ -122,21 +122,7 @@ def read_back(client: JsClient, results: list[ActionResult], wait: float, notify
                     break
             r0 = reader
             seen = r0.run(r0.gather([functools.partial(_observe, r0, r.action.intent) for r in pending]))
-            still = []
-            now = time.monotonic()
-            for r, cfg in zip(pending, seen):
-                how = "read back after reconnecting" if reconnected else "read back"
-                if isinstance(cfg, BaseException):
-                    still.append(r)
-                elif applied(r.action.intent, cfg):
-                    r.status, r.detail = Outcome.DONE, f"{r.detail}; {how}: applied"
-                elif now - absent.setdefault(id(r), now) >= STABLE:
-                    r.status, r.detail = Outcome.FAILED, f"{r.detail}; {how}: {_not_applied(r.action.intent, cfg)}"
-                else:
-                    # The lost request may still be queued on the server (its API requests are
-                    # not handled strictly in order): look again until the answer holds.
-                    still.append(r)
-            pending = still
+            pending = _settle(pending, seen, "read back after reconnecting" if reconnected else "read back", absent)
             if not pending or stop or time.monotonic() + _PAUSE >= deadline:
                 break
             time.sleep(_PAUSE)
@@ -145,6 +131,24 @@ def read_back(client: JsClient, results: list[ActionResult], wait: float, notify
             reader.close()
     for r in pending:
         r.status, r.detail = Outcome.UNKNOWN, f"{r.detail}; could not read it back: unknown whether the server carried it out"
+
+
+def _settle(pending: list[ActionResult], seen: list[Config | None | BaseException], how: str, absent: dict[int, float]) -> list[ActionResult]:
+    """One pass's verdicts, set on the results that have one; those still pending."""
+    still = []
+    now = time.monotonic()
+    for r, cfg in zip(pending, seen):
+        if isinstance(cfg, BaseException):
+            still.append(r)
+        elif applied(r.action.intent, cfg):
+            r.status, r.detail = Outcome.DONE, f"{r.detail}; {how}: applied"
+        elif now - absent.setdefault(id(r), now) >= STABLE:
+            r.status, r.detail = Outcome.FAILED, f"{r.detail}; {how}: {_not_applied(r.action.intent, cfg)}"
+        else:
+            # The lost request may still be queued on the server (its API requests are
+            # not handled strictly in order): look again until the answer holds.
+            still.append(r)
+    return still
 
 
 async def asettle(client: JsClient, a: Intent, wait: float) -> bool | None:

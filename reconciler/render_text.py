@@ -134,34 +134,43 @@ def _author(a: PlanItem, path: str, context: str, drift: Attribution | None) -> 
     return f"  {who.describe(drift.read_at)}" if who is not None and drift is not None else ""
 
 
+def _head_note(a: PlanItem) -> str:
+    """What an item's head line says after its name: why it is blocked, an adopt, a migration's kind."""
+    if a.action == "blocked":
+        return f"  (blocked {a.wanted}: {reason_of(a)})"
+    if a.action == "adopt":
+        return "  (adopt)"
+    if a.action == ActionKind.MIGRATE and a.migration is not None and a.migration.rollback:
+        return f"  (roll back the migration from {a.migration.source})"
+    if a.action == ActionKind.MIGRATE and a.migration is not None:
+        return f"  (migrate from {a.migration.source})" if a.migration.source != a.name else "  (migrate in place)"
+    return ""
+
+
+def _bucket_fields(a: PlanItem, bucket: tuple[str, str], color: bool, verbose: bool) -> list[str]:
+    """A bucket's create lines: the fields it sets (the stream the client builds is in the JSON plan)."""
+    plus = _paint("+", color)
+    lines = []
+    for k, v in a.request().items():
+        if k in ("name", "durable_name") or k not in BUCKET_FIELDS[bucket[0]] or v in (-1, "none") or (k == "allow_direct" and v is True):
+            continue
+        if k == "metadata":  # jsops's own stamps are hidden as for a stream (--verbose shows them)
+            v = _shown_metadata(v, verbose)
+            if not v:
+                continue
+        lines.append(f"    {plus} {_field(k, bucket)}: {format_value(k, v, a.kind)}")
+    return lines
+
+
 def _action(
     a: PlanItem, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False, drift: Attribution | None = None, context: str = ""
 ) -> list[str]:
     sym = ActionKind(a.action).symbol
     bucket = _bucket(a)
     head = f"{_paint(sym, color)} {a.label}" if bucket is None else f"{_paint(sym, color)} {bucket[0]} {bucket[1]} (stream {a.name})"
-    if a.action == "blocked":
-        head += f"  (blocked {a.wanted}: {reason_of(a)})"
-    elif a.action == "adopt":
-        head += "  (adopt)"
-    elif a.action == ActionKind.MIGRATE and a.migration is not None and a.migration.rollback:
-        head += f"  (roll back the migration from {a.migration.source})"
-    elif a.action == ActionKind.MIGRATE and a.migration is not None:
-        head += f"  (migrate from {a.migration.source})" if a.migration.source != a.name else "  (migrate in place)"
-    lines = [head]
+    lines = [head + _head_note(a)]
     if a.action == "create" and a.config:
-        if bucket is None:
-            lines.extend(_create_fields(a, explicit, verbose, color))
-        else:
-            plus = _paint("+", color)
-            for k, v in a.request().items():
-                if k in ("name", "durable_name") or k not in BUCKET_FIELDS[bucket[0]] or v in (-1, "none") or (k == "allow_direct" and v is True):
-                    continue  # a bucket shows the fields it sets; the stream the client builds is in the JSON plan
-                if k == "metadata":  # jsops's own stamps are hidden as for a stream (--verbose shows them)
-                    v = _shown_metadata(v, verbose)
-                    if not v:
-                        continue
-                lines.append(f"    {plus} {_field(k, bucket)}: {format_value(k, v, a.kind)}")
+        lines.extend(_create_fields(a, explicit, verbose, color) if bucket is None else _bucket_fields(a, bucket, color, verbose))
     tilde = _paint("~", color)
     for c in a.changes:
         lines.append(

@@ -18,7 +18,7 @@ from typing import Any
 
 from jsops.linter import Kind
 
-from .configs import config_json, config_name
+from .configs import Config, config_json, config_name
 from .live import MANAGED_BY, OWNER, LiveState, owned
 from .plan import Intent, Plan, PlanItem, PlanOptions, source_path
 from .vocabulary import ActionKind
@@ -53,25 +53,38 @@ def recheck(a: Intent, live: LiveState, opt: PlanOptions) -> str | None:
         return None
     target = f"{a.stream}/{a.name}" if a.kind == Kind.CONSUMER else a.name
     if a.action != ActionKind.DELETE:
-        name = config_name(a.config) if a.config is not None else None
-        if name != a.name:
-            return f"its config names {name!r}, not {a.name!r}"
-        if a.config is None or a.config.metadata.get(MANAGED_BY) != OWNER:
-            return "its config does not carry jsops ownership metadata"
+        problem = _config_problem(a)
+        if problem is not None:
+            return problem
     cur = live.streams.get(a.name) if a.kind == Kind.STREAM else live.consumers.get((a.stream or "", a.name))
     cfg = cur.config if cur is not None else None
     if a.action == ActionKind.DELETE:
-        if cfg is None:
-            return None  # already gone: nothing is sent that could do harm
-        if not owned(cfg):
-            return "it is not managed by jsops (jsops deletes only objects it owns)"
-        if not opt.prunable(cfg):
-            return "it was not recorded from the PATHs and contexts given to apply (outside the prune scope)"
-        return None
+        return _delete_problem(cfg, opt)
     if ActionKind(a.action).writes and not ActionKind(a.action).creates and cfg is None:
         return "it does not exist on the target"
     if cfg is not None and not owned(cfg) and a.adopting is None and not opt.adopts(a.kind, a.name, a.stream):
         return f"it exists and is not managed by jsops (pass --adopt {target} to take it over)"
+    return None
+
+
+def _config_problem(a: Intent) -> str | None:
+    """Why the config a write sends is not one jsops may send for ``a`` (None: it is)."""
+    name = config_name(a.config) if a.config is not None else None
+    if name != a.name:
+        return f"its config names {name!r}, not {a.name!r}"
+    if a.config is None or a.config.metadata.get(MANAGED_BY) != OWNER:
+        return "its config does not carry jsops ownership metadata"
+    return None
+
+
+def _delete_problem(cfg: Config | None, opt: PlanOptions) -> str | None:
+    """Why jsops may not delete the object whose live config is ``cfg`` (None: it may)."""
+    if cfg is None:
+        return None  # already gone: nothing is sent that could do harm
+    if not owned(cfg):
+        return "it is not managed by jsops (jsops deletes only objects it owns)"
+    if not opt.prunable(cfg):
+        return "it was not recorded from the PATHs and contexts given to apply (outside the prune scope)"
     return None
 
 

@@ -13,14 +13,14 @@ positions a finding asks for are ever looked at. Every walk is iterative.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
 __all__ = ["valid_entry"]
 
 _SCALARS = (str, int, float, bool, type(None))
 
 
-def valid_entry(packed: Any, max_depth: int, max_nodes: int) -> bool:
+def valid_entry(packed: object, max_depth: int, max_nodes: int) -> bool:
     """Whether ``packed`` has the shape of a packed parse result within the bounds."""
     if type(packed) is not tuple or len(packed) != 4:
         return False
@@ -39,7 +39,7 @@ def valid_entry(packed: Any, max_depth: int, max_nodes: int) -> bool:
     return all(map(_problem, problems))
 
 
-def _text(s: Any) -> bool:
+def _text(s: object) -> bool:
     return type(s) is str and (s.isascii() or _encodes(s))
 
 
@@ -51,7 +51,7 @@ def _encodes(s: str) -> bool:
     return True
 
 
-def _problem(p: Any) -> bool:
+def _problem(p: object) -> bool:
     return type(p) is tuple and len(p) == 4 and _text(p[0]) and _text(p[1]) and type(p[2]) is int and type(p[3]) is int
 
 
@@ -63,48 +63,68 @@ _NON_TEXT_SCALARS = frozenset({int, float, bool, type(None)})
 # the budget and may be at most ``max_depth`` deep, whether it is stacked or not.
 
 
-def _plain(value: Any, max_depth: int, budget: list[int]) -> bool:
-    stack = [(value, 0)]
+def _plain(value: object, max_depth: int, budget: list[int]) -> bool:
+    if type(value) is not dict and type(value) is not list:
+        budget[0] -= 1
+        return budget[0] >= 0 and max_depth >= 0 and _plain_scalar(value)
+    stack: list[tuple[dict[object, object] | list[object], int]] = [(value, 0)]
     push, pop = stack.append, stack.pop
     left = budget[0]
-    scalars = _NON_TEXT_SCALARS
     while stack:
         v, depth = pop()
         left -= 1
         if left < 0 or depth > max_depth:
             return False
-        t = type(v)
-        if t is dict:
-            children = v.values()
-            for k in v:
-                tk = type(k)
-                if tk is str:
-                    if not (k.isascii() or _encodes(k)):
-                        return False
-                elif tk not in scalars:
-                    return False
-        elif t is list:
-            children = v
+        if type(v) is dict:
+            if not _plain_keys(v):
+                return False
+            found = _split_children(v.values())
         else:
-            if t is str:
-                if not (v.isascii() or _encodes(v)):
-                    return False
-            elif t not in scalars:
-                return False
-            continue
+            found = _split_children(v)
+        if found is None:
+            return False
+        containers, scalars = found
         depth += 1
-        for child in children:
-            tc = type(child)
-            if tc is dict or tc is list:
-                push((child, depth))
-                continue
-            left -= 1
-            if left < 0 or depth > max_depth:
-                return False
-            if tc is str:
-                if not (child.isascii() or _encodes(child)):
-                    return False
-            elif tc not in scalars:
-                return False
+        left -= scalars
+        if scalars and (left < 0 or depth > max_depth):
+            return False
+        for child in containers:
+            push((child, depth))
     budget[0] = left
+    return True
+
+
+def _split_children(children: Iterable[object]) -> tuple[list[dict[object, object] | list[object]], int] | None:
+    """A container's children that are containers, and how many are scalars; None when a child
+    is neither (a scalar child is checked where it is met: most nodes are)."""
+    containers: list[dict[object, object] | list[object]] = []
+    scalars = 0
+    for child in children:
+        if type(child) is dict or type(child) is list:
+            containers.append(child)
+            continue
+        scalars += 1
+        if type(child) is str:
+            if not (child.isascii() or _encodes(child)):
+                return None
+        elif type(child) not in _NON_TEXT_SCALARS:
+            return None
+    return containers, scalars
+
+
+def _plain_scalar(v: object) -> bool:
+    """Whether a value that is neither a mapping nor a list is a scalar a document may hold."""
+    if type(v) is str:
+        return v.isascii() or _encodes(v)
+    return type(v) in _NON_TEXT_SCALARS
+
+
+def _plain_keys(mapping: dict[object, object]) -> bool:
+    """Whether every key of a mapping is a scalar a document may hold."""
+    for k in mapping:
+        if type(k) is str:
+            if not (k.isascii() or _encodes(k)):
+                return False
+        elif type(k) not in _NON_TEXT_SCALARS:
+            return False
     return True

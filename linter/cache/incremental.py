@@ -33,7 +33,7 @@ import os
 import stat
 import sys
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..engine import LintResult, lint_estate
 from ..load import Estate, Limits
@@ -41,7 +41,7 @@ from ..load.paths import readable_files
 from ..load.reading import read_regular
 from ..load.templates import is_template
 from . import load_paths
-from .packs import files_stamp
+from .packs import Marshalled, files_stamp
 from .parse_cache import build_digest, content_key
 from .results_cache import ResultsCache, finding_of, plain_finding
 
@@ -53,6 +53,9 @@ if TYPE_CHECKING:
 __all__ = ["lint_incremental"]
 
 _FORMAT = "1"
+
+_RunArgs = tuple[list[str], list[str] | None, str | None, list[str], list[tuple[str, ...]], str | None]
+"""What a lint was asked beyond its config: paths, only files, env, excludes, consumer streams, NACK release."""
 
 
 def lint_incremental(
@@ -81,7 +84,7 @@ def lint_incremental(
     files, _ = readable_files(paths, exclude, walked)
     if any(is_template(f) for f in files):
         return None
-    args = (paths, only, env, list(exclude), [tuple(p) for p in consumer_streams], nack_version)
+    args: _RunArgs = (paths, only, env, list(exclude), [tuple(p) for p in consumer_streams], nack_version)
     salt = run_salt(rules, config, profiles_path, args)
     if salt is None:
         return None
@@ -137,11 +140,13 @@ def _estate_key(salt: str, walked: Estate, files: list[str], keys: dict[str, str
     return h.hexdigest()
 
 
-def _plain_result(r: LintResult) -> tuple[Any, ...]:
+def _plain_result(r: LintResult) -> Marshalled:
     return ([plain_finding(f) for f in r.findings], r.files, r.objects, list(r.paths), r.skipped, r.not_jetstream, r.assumed_release)
 
 
-def _result_of(stored: Any) -> LintResult | None:
+def _result_of(stored: object) -> LintResult | None:
+    if not isinstance(stored, (tuple, list)):
+        return None
     try:
         findings, files, objects, paths, skipped, others, assumed = stored
         result = LintResult([finding_of(f) for f in findings], int(files), int(objects), [str(p) for p in paths], int(skipped), int(others))
@@ -151,7 +156,7 @@ def _result_of(stored: Any) -> LintResult | None:
     return result
 
 
-def run_salt(rules: Sequence[type[Rule]], config: Config, profiles_path: str | None, args: Any) -> str | None:
+def run_salt(rules: Sequence[type[Rule]], config: Config, profiles_path: str | None, args: _RunArgs) -> str | None:
     """A digest of every input of a lint but the manifests (see the module's docstring); None when
     one cannot be read."""
     from .._version import __version__

@@ -29,20 +29,25 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import fields
-from typing import Any
+from typing import Any, TypeAlias
 
 from ..load.parsed import Parsed, ParsedDocument
 from ..model.config import ConsumerConfig, StreamConfig
+from ..model.positions import PosEntry
 from ..model.records.declaration import _make, _plan
 from ..model.records.record import Record, declared_records
 from ..model.resource import Estate, Resource
-from .packs import files_stamp
+from .packs import Marshalled, files_stamp
 
 __all__ = ["LazyParse", "loader_salt", "loaded_key", "pack_loaded", "replay_loaded", "Snapshot", "snapshot"]
 
 _FORMAT = "jsops-loaded 1"
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _SALT: dict[tuple[Any, ...], str] = {}
+
+
+_Loaded: TypeAlias = "str | int | float | bool | None | Record | list[_Loaded] | tuple[_Loaded, ...] | dict[str, _Loaded]"
+"""A config's field value as this format holds it."""
 
 
 class _NotPlain(Exception):
@@ -137,19 +142,19 @@ class _RebuiltResource(Resource[Any]):
         return self._parse.doc(self.document)
 
     @property
-    def positions(self) -> Any:
-        v = self.__dict__.get("_positions", _UNSET)
+    def positions(self) -> PosEntry | None:
+        v: PosEntry | None = self.__dict__.get("_positions", _UNSET)
         if v is _UNSET:
             doc = self._document()
             v = self.__dict__["_positions"] = doc.positions if doc is not None else None
         return v
 
     @positions.setter
-    def positions(self, value: Any) -> None:
+    def positions(self, value: PosEntry | None) -> None:
         self.__dict__["_positions"] = value
 
     @property
-    def raw(self) -> Any:
+    def raw(self) -> object:
         v = self.__dict__.get("_raw", _UNSET)
         if v is _UNSET:
             doc = self._document()
@@ -157,7 +162,7 @@ class _RebuiltResource(Resource[Any]):
         return v
 
     @raw.setter
-    def raw(self, value: Any) -> None:
+    def raw(self, value: object) -> None:
         self.__dict__["_raw"] = value
 
     def __eq__(self, other: object) -> bool:
@@ -189,7 +194,7 @@ def _rebuilt(values: dict[str, Any]) -> Resource[Any]:
     return r
 
 
-def replay_loaded(blob: Any, parse: LazyParse, shown: str, estate: Estate) -> bool | None:
+def replay_loaded(blob: object, parse: LazyParse, shown: str, estate: Estate) -> bool | None:
     """Add the objects of a loaded entry to ``estate``; the file's ``manifest`` flag, or None (and
     nothing added) when the entry is not usable. Their positions and raw documents are taken from
     ``parse`` when first asked for."""
@@ -249,20 +254,26 @@ def _classes() -> dict[type[Record], str]:
     return _BY_CLASS
 
 
-def _encode(v: Any) -> Any:
+def _encode(v: _Loaded) -> Marshalled:
     """Plain data of a config value: tuples are tags (``("t", items)`` a tuple, ``("r", class,
     values, fields set)`` a record)."""
-    t = type(v)
-    if t in _SCALARS:
+    if v is None or isinstance(v, (str, int, float)) and type(v) in _SCALARS:  # exact types: a str enum is not plain
         return v
-    if t is list:
+    if type(v) is list:
         return [_encode(x) for x in v]
-    if t is tuple:
+    if type(v) is tuple:
         return ("t", [_encode(x) for x in v])
-    if t is dict:
+    if type(v) is dict:
         if any(type(k) is not str for k in v):
             raise _NotPlain
         return {k: _encode(x) for k, x in v.items()}
+    if not isinstance(v, Record):
+        raise _NotPlain
+    return _encode_record(v)
+
+
+def _encode_record(v: Record) -> Marshalled:
+    t = type(v)
     name = _BY_CLASS.get(t)
     if name is None or tuple(v.__dict__) != _names(t):
         raise _NotPlain
@@ -273,17 +284,17 @@ def _encode(v: Any) -> Any:
     return ("r", name, values, nested, sorted(v._fields_set))
 
 
-def _decode(v: Any) -> Any:
-    t = type(v)
-    if t in _SCALARS:
+def _decode(v: object) -> _Loaded:
+    """The config value of :func:`_encode`'s plain data (read from a pack: of any shape until here)."""
+    if v is None or isinstance(v, (str, int, float)) and type(v) in _SCALARS:
         return v
-    if t is list:
+    if type(v) is list:
         return [_decode(x) for x in v]
-    if t is dict:
+    if type(v) is dict:
         return {k: _decode(x) for k, x in v.items()}
-    if t is tuple and v[0] == "t":
+    if type(v) is tuple and v[0] == "t":
         return tuple(_decode(x) for x in v[1])
-    if t is tuple and v[0] == "r":
+    if type(v) is tuple and v[0] == "r":
         _, name, values, nested, fields_set = v
         cls = _BY_NAME.get(name) or _lookup(name)
         names = _names(cls)

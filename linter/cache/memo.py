@@ -37,13 +37,18 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeAlias, TypeVar, overload
 
-from ..api import Rule, RuleContext, StreamSource, Violation
+from ..api import ConsumerResource, EffectiveConsumer, EffectiveStream, Rule, RuleContext, StreamSource, Violation
 from ..findings import Finding
 from ..load import Estate, Resource
-from ..model.config import StreamConfig
+from ..model.config import ConsumerConfig, StreamConfig
+from ..model.target import Target
+from .packs import Marshalled
 from .results_cache import ResultsCache, finding_of, plain_finding
+
+if TYPE_CHECKING:
+    from ..model.profiles import Profiles
 
 __all__ = ["CLOCK", "ClockRead", "ObjectMemo", "ObjectResult", "Outcome", "TrackingContext"]
 
@@ -61,6 +66,13 @@ ObjectKey = tuple[str, int, str, str, str | None, str]
 
 Stored = tuple[list[Any], list[Any], bool]
 """One rule's results on one object as stored: plain findings, (read, fingerprint) pairs, read all."""
+
+Fingerprint = tuple[str, str, int, str, str, str | None, str]
+"""An object of the estate as a read's answer: (file, content key, document, kind, name, stream, context)."""
+
+Answer: TypeAlias = Fingerprint | bytes | tuple[str] | bool | None
+"""What a read gives: the object's :data:`Fingerprint` (None: no such object), a shared value's
+digest, ``("?",)`` a shared value not built yet, False when no entry can rely on it."""
 
 ObjectResult = tuple[str, ObjectKey, str, list[Finding], Stored | None]
 """(file, object, rule code, findings, what to store: None when nothing needs storing)."""
@@ -88,7 +100,13 @@ class _Origins(dict[str, StreamConfig]):
         self.ctx._note(("o", name))
         return super().__getitem__(name)
 
-    def get(self, name: str, default: Any = None) -> Any:
+    @overload
+    def get(self, name: str, default: None = None, /) -> StreamConfig | None: ...
+    @overload
+    def get(self, name: str, default: StreamConfig, /) -> StreamConfig: ...
+    @overload
+    def get(self, name: str, default: _T, /) -> StreamConfig | _T: ...
+    def get(self, name: str, default: _T | None = None, /) -> StreamConfig | _T | None:
         self.ctx._note(("o", name))
         return super().get(name, default)
 
@@ -132,7 +150,7 @@ class TrackingContext(RuleContext):
         self._broad()
         return self._quietly(super().streams)
 
-    def consumers(self) -> list[Any]:
+    def consumers(self) -> list[ConsumerResource]:
         self._broad()
         return self._quietly(super().consumers)
 
@@ -141,7 +159,7 @@ class TrackingContext(RuleContext):
         self._note(CLOCK)
         return super().now()
 
-    def cached(self, key: str, build: Callable[[], Any]) -> Any:
+    def cached(self, key: str, build: Callable[[], _T]) -> _T:
         """A shared value built from the estate: the read is of the value (its fingerprint, see
         :func:`_encode`), not of the whole estate."""
         self._note(("c", key))
@@ -155,7 +173,7 @@ class TrackingContext(RuleContext):
         self._broad()
         return self._quietly(super().streams_by_context)
 
-    def consumers_by_stream(self) -> dict[tuple[str, str | None], list[Any]]:
+    def consumers_by_stream(self) -> dict[tuple[str, str | None], list[ConsumerResource]]:
         self._broad()
         return self._quietly(super().consumers_by_stream)
 
@@ -168,7 +186,13 @@ class TrackingContext(RuleContext):
             self._note(("s", resource.context, src.name))
         return self._quietly(super().origin_of, resource, src)
 
-    def effective(self, resource: Resource) -> Any:
+    @overload
+    def effective(self, resource: Resource[StreamConfig]) -> EffectiveStream: ...
+    @overload
+    def effective(self, resource: Resource[ConsumerConfig]) -> EffectiveConsumer: ...
+    @overload
+    def effective(self, resource: Resource) -> EffectiveStream | EffectiveConsumer: ...
+    def effective(self, resource: Resource) -> EffectiveStream | EffectiveConsumer:
         known = self._eff_reads
         if known is None:
             known = self._eff_reads = {}
@@ -203,24 +227,28 @@ class _Opaque(Exception):
     """A value :func:`_encode` cannot describe."""
 
 
-def _encode(v: Any, digests: dict[str, str], depth: int = 0) -> Any:
+def _encode(v: object, digests: dict[str, str], depth: int = 0) -> Marshalled:
     """A plain description of a value rules share (``RuleContext.cached``): scalars with their type,
     containers in their order (sets sorted), records and plain objects by class and attributes,
     objects of the estate by :func:`_fingerprint`; :class:`_Opaque` for anything else."""
     if depth > 60:
         raise _Opaque
-    t = type(v)
-    if v is None or t in (str, int, float, bytes):
-        return (t.__name__, v)
-    if t is bool:
-        return ("bool", v)
+    if v is None or isinstance(v, (str, int, float, bytes)) and type(v) in (str, int, float, bytes, bool):  # exact types: a str enum is an enum
+        return (type(v).__name__, v)
     d = depth + 1
-    if t in (list, tuple):
-        return (t.__name__, tuple(_encode(x, digests, d) for x in v))
-    if t is dict:
+    if type(v) is list or type(v) is tuple:
+        return (type(v).__name__, tuple(_encode(x, digests, d) for x in v))
+    if type(v) is dict:
         return ("dict", tuple((_encode(k, digests, d), _encode(x, digests, d)) for k, x in v.items()))
-    if t in (set, frozenset):
+    if type(v) is set or type(v) is frozenset:
         return ("set", tuple(sorted((_encode(x, digests, d) for x in v), key=repr)))
+    return _encode_object(v, digests, d)
+
+
+def _encode_object(v: object, digests: dict[str, str], d: int) -> Marshalled:
+    """:func:`_encode` of what is not a scalar or a container: an object of the estate, an enum
+    member, a record or a plain object."""
+    t = type(v)
     if isinstance(v, Resource):
         fp = _fingerprint(v, digests)
         if fp is False:
@@ -243,7 +271,7 @@ def _own_read(r: Resource) -> Read | None:
     return ("s", r.context, r.stream) if r.kind == "Consumer" else None
 
 
-def _fingerprint(r: Resource | None, digests: dict[str, str]) -> Any:
+def _fingerprint(r: Resource | None, digests: dict[str, str]) -> Fingerprint | Literal[False] | None:
     if r is None:
         return None
     digest = digests.get(r.file)
@@ -264,12 +292,12 @@ class _Index:
             if r.kind == "Stream" and isinstance(r.config, StreamConfig):
                 self.origins[r.name] = r
         self.digests = digests
-        self.known: dict[Read, Any] = {}
+        self.known: dict[Read, Answer] = {}
 
-    def answer(self, read: Read) -> Any:
-        known = self.known.get(read, self)
-        if known is not self:
-            return known
+    def answer(self, read: Read) -> Answer:
+        if read in self.known:
+            return self.known[read]
+        out: Answer
         if read[0] == "s":
             out = _fingerprint(self.streams.get((read[1], read[2])), self.digests)
         elif read[0] == "o":
@@ -292,7 +320,9 @@ class _Entry:
     """A file's stored results, decoded: its objects (those its run checked) and, per rule, the
     stored results of the objects that had any (findings, or reads of other objects)."""
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: object) -> None:
+        if not isinstance(value, (tuple, list)):
+            raise ValueError("not a file entry")
         objects, owns, rules = value
         self.objects: list[ObjectKey] = [tuple(o) for o in objects]
         self.owns: list[Any] = list(owns)  # the answer to each object's own stream read (a consumer's)
@@ -328,12 +358,12 @@ class ObjectMemo:
         self._indexes: dict[int, _Index] = {}
         self._flavour: dict[int, str] = {}
         self._states: dict[tuple[int, int], _State] = {}
-        self._fresh: dict[str, dict[ObjectKey, Any]] = {}  # objects every rule checks, by file: their own stream answer
+        self._fresh: dict[str, dict[ObjectKey, Answer]] = {}  # objects every rule checks, by file: their own stream answer
         self._updates: dict[str, list[tuple[ObjectKey, str, Stored | None]]] = {}  # results to store, by file
         # A check read the clock in this run: its result holds at this instant only (no estate entry).
         self.clocked = False
 
-    def context(self, estate: Estate, target: Any, profiles: Any, flavour: str) -> TrackingContext:
+    def context(self, estate: Estate, target: Target, profiles: Profiles | None, flavour: str) -> TrackingContext:
         ctx = TrackingContext(estate, target, profiles)
         self._flavour[id(ctx)] = flavour
         return ctx
@@ -381,7 +411,7 @@ class ObjectMemo:
                     state.holders.setdefault(code, []).append((pos, r))
         return state
 
-    def _own_answer(self, r: Resource, ctx: RuleContext) -> Any:
+    def _own_answer(self, r: Resource, ctx: RuleContext) -> Answer:
         """The answer to a consumer's read of its own stream (every check of a consumer makes it,
         through its effective config): kept once per object, not with each rule's results."""
         own = _own_read(r)

@@ -27,18 +27,22 @@ import hashlib
 import marshal
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 from ..findings import Applicability, Edit, Finding, FixSuggestion, ObjectRef, Severity
 from ..semantics.errcodes import ErrCode
-from .packs import PACK_SUFFIX, read_pack, write_pack
+from .packs import PACK_SUFFIX, Marshalled, read_pack, write_pack
 
-__all__ = ["MAX_BYTES", "ResultsCache", "plain_finding", "finding_of"]
+__all__ = ["MAX_BYTES", "PlainFinding", "ResultsCache", "plain_finding", "finding_of"]
 
 MAX_BYTES = 64 * 1024 * 1024
 """The most the result packs may take together; beyond it the oldest are removed (down to 3/4)."""
 
 _MAGIC = b"jsops-results-cache 1\n"
+
+PlainFinding: TypeAlias = tuple[Any, ...]
+"""A finding as plain values (:func:`plain_finding`); one read back from a pack is of any shape
+until :func:`finding_of` has checked it."""
 
 
 class ResultsCache:
@@ -56,7 +60,7 @@ class ResultsCache:
         self._new_estate: tuple[str, bytes] | None = None
         self._new_files: dict[str, bytes] = {}
 
-    def estate(self, key: str) -> Any:
+    def estate(self, key: str) -> object:
         """The estate entry's value when it was stored under ``key``, else None (never raises)."""
         if self._estate is None or self._estate[0] != key:
             return None
@@ -65,7 +69,7 @@ class ResultsCache:
         except Exception:  # anything a damaged entry makes marshal raise
             return None
 
-    def file(self, key: str) -> Any:
+    def file(self, key: str) -> object:
         """A file entry's value, or None; the entry is kept for the next run when it is used."""
         blob = self._files.get(key)
         if type(blob) is not bytes:
@@ -77,13 +81,13 @@ class ResultsCache:
         self._new_files.setdefault(key, blob)
         return value
 
-    def put_estate(self, key: str, value: Any) -> None:
+    def put_estate(self, key: str, value: Marshalled) -> None:
         try:
             self._new_estate = (key, marshal.dumps(value))
         except ValueError:  # a value marshal cannot hold: not cached
             self._new_estate = None
 
-    def put_file(self, key: str, value: Any) -> None:
+    def put_file(self, key: str, value: Marshalled) -> None:
         try:
             self._new_files[key] = marshal.dumps(value)
         except ValueError:
@@ -107,7 +111,7 @@ class ResultsCache:
             self._files = files
 
 
-def plain_finding(f: Finding) -> tuple[Any, ...]:
+def plain_finding(f: Finding) -> PlainFinding:
     """A finding as plain values (marshal)."""
     fix = f.fix
     return (
@@ -126,13 +130,13 @@ def plain_finding(f: Finding) -> tuple[Any, ...]:
     )
 
 
-def _text(v: Any) -> str:
+def _text(v: object) -> str:
     if type(v) is not str:
         raise ValueError("not a string")
     return v
 
 
-def _int(v: Any) -> int:
+def _int(v: object) -> int:
     if type(v) is not int:
         raise ValueError("not an integer")
     return v
@@ -146,11 +150,11 @@ def _code(n: int) -> int:
         return n
 
 
-def _opt_text(v: Any) -> str | None:
+def _opt_text(v: object) -> str | None:
     return None if v is None else _text(v)
 
 
-def finding_of(p: Any) -> Finding:
+def finding_of(p: PlainFinding) -> Finding:
     """The reverse of :func:`plain_finding`; ValueError (or TypeError) for a value of another shape."""
     rule, name, severity, message, file, line, column, obj, code, fix, excerpt, since = p
     ref = None if obj is None else ObjectRef(_text(obj[0]), _text(obj[1]), _opt_text(obj[2]))

@@ -15,7 +15,7 @@ It depends on nothing else in ``reconciler`` but :mod:`jsops.reconciler.errors`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .answers import ACCOUNT_INFO, MONITOR_SHAPES, answer_problem
 from .fence import Fence, LeaseLost
@@ -23,6 +23,7 @@ from .jsclient import NO_JETSTREAM, AnswerError, ConnectError, JetStreamDisabled
 from .kv import KvBucket, WrongRevision
 from .target import (
     CLIENT_NAME,
+    ConnectOptions,
     Target,
     TargetError,
     add_target_arguments,
@@ -48,6 +49,7 @@ __all__ = [
     "AnswerError",
     "answer_problem",
     "ConnectError",
+    "ConnectOptions",
     "Connection",
     "Fence",
     "JetStreamDisabled",
@@ -85,7 +87,7 @@ __all__ = [
 _LAZY = frozenset({"Connection", "Message", "NatsError", "NoResponders", "RequestTimeout", "aconnect"})
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """The names of :mod:`.connection`, imported (with ``nats``) on first use."""
     if name in _LAZY:
         from . import connection

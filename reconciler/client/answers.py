@@ -82,7 +82,10 @@ def _envelope(fields: dict[str, Checker | None]) -> Checker:
             simple[k] = (c.kinds, c.expected, c.no_bool)
         elif c is not None:
             nested[k] = c
+    return _envelope_check(simple, nested)
 
+
+def _envelope_check(simple: dict[str, tuple[tuple[type, ...], str, bool]], nested: dict[str, Checker]) -> Checker:
     def check(value: object) -> tuple[str, str] | None:
         if not isinstance(value, dict):
             return None if value is None else ("", "an object")
@@ -159,15 +162,13 @@ def _compile(hint: Hint) -> Checker | None:
 @functools.cache
 def _compile_type(hint: Hint) -> Checker | None:
     origin = typing.get_origin(hint)
+    if origin is None:
+        return _compile_plain(hint)
     if origin is typing.Annotated:
         inner = _compile(typing.get_args(hint)[0])
         return _not_null(inner) if NOT_NULL in getattr(hint, "__metadata__", ()) and isinstance(inner, _Simple) else inner
     if origin in (Union, types.UnionType):
-        compiled = [_compile(a) for a in typing.get_args(hint) if a is not type(None)]
-        options = [c for c in compiled if c is not None]
-        if len(options) < len(compiled):  # one of them takes anything
-            return None
-        return options[0] if len(options) == 1 else _union(options)
+        return _compile_union(hint)
     if origin is Literal:
         return _SIMPLE.get(type(typing.get_args(hint)[0]))
     if origin in (list, tuple):
@@ -175,6 +176,19 @@ def _compile_type(hint: Hint) -> Checker | None:
     if origin is dict:
         args = typing.get_args(hint)
         return _items(_compile(args[1]) if args else None, dict)
+    return _compile_plain(hint)
+
+
+def _compile_union(hint: Hint) -> Checker | None:
+    compiled = [_compile(a) for a in typing.get_args(hint) if a is not type(None)]
+    options = [c for c in compiled if c is not None]
+    if len(options) < len(compiled):  # one of them takes anything
+        return None
+    return options[0] if len(options) == 1 else _union(options)
+
+
+def _compile_plain(hint: Hint) -> Checker | None:
+    """The checker of a type that is not generic: a JSON scalar, a bare container, a config record."""
     if hint in _SIMPLE:
         return _SIMPLE[hint]
     if getattr(hint, "__name__", "") == "datetime":

@@ -8,16 +8,18 @@ through :class:`~jsops.reconciler.client.JsClient`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Unpack
 
 import nats
 import nats.aio.client
 import nats.aio.msg
 import nats.errors
 
+from .target import ConnectOptions
+
 __all__ = ["Connection", "Message", "NatsError", "NoResponders", "RequestTimeout", "aconnect"]
 
-# nats-py ships no type information: these are its classes under the names jsops uses.
+# nats-py's classes under the names jsops uses.
 Connection = nats.aio.client.Client
 Message = nats.aio.msg.Msg
 NatsError = nats.errors.Error  # the base of every error nats-py raises
@@ -25,7 +27,7 @@ NoResponders = nats.errors.NoRespondersError  # nobody listens on the subject (n
 RequestTimeout = nats.errors.TimeoutError  # a request or publish got no answer in time
 
 
-async def aconnect(**options: Any) -> Any:
+async def aconnect(**options: Unpack[ConnectOptions]) -> Connection:
     """A connection made with nats-py's own options (``servers``, ``name``, the callbacks, ...;
     :meth:`jsops.reconciler.client.Target.connect_options` gives a target's)."""
     return await nats.connect(**options)

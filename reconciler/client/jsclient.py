@@ -12,13 +12,16 @@ import itertools
 import json
 from collections import deque
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import PermanentError, ReconcilerError, TemporaryError
 from .answers import ERROR_SHAPE, Hint, answer_problem, info_shape, list_page, server_info_problem
 from .fence import Fence, LeaseLost, _Gate
 from .kv import KvBucket, abind_bucket
-from .target import CLIENT_NAME, Target, TargetError
+from .target import CLIENT_NAME, ConnectOptions, Target, TargetError
+
+if TYPE_CHECKING:  # nats-py's classes, for their types only (nats is imported when a client connects)
+    from .connection import Connection, Message
 
 __all__ = [
     "JsClient",
@@ -104,12 +107,10 @@ class JsClient:
 
     _gate: _Gate | None = None  # while fenced (:meth:`fenced`)
     _reply_prefix = ""  # the fenced writes' reply subjects (set up by the first one)
-    _replies: dict[str, asyncio.Future[Any]]  # their answers, by reply subject
+    _replies: dict[str, asyncio.Future[Message]]  # their answers, by reply subject
     _reply_seq: itertools.count[int]
 
     def __init__(self, target: Target, *, timeout: float = 5.0, concurrency: int = 64) -> None:
-        import nats
-
         self.target = target
         self.timeout = timeout
         self.requests = 0
@@ -117,76 +118,80 @@ class JsClient:
         self.loop = asyncio.new_event_loop()
         self._sem: asyncio.Semaphore | None = None
         self._concurrency = concurrency
-        opts = {**target.connect_options(), "name": CLIENT_NAME}  # jsops's own changes are known by it (jsops.reconciler.drift)
-        errors: list[Exception] = []
-
+        opts = target.connect_options()
+        opts["name"] = CLIENT_NAME  # jsops's own changes are known by it (jsops.reconciler.drift)
         # With several servers (a cluster) a lost connection is ridden out: the client reconnects to another and later
         # requests carry on (those in flight fail: their answers went with it). With one server it ends the run.
-        reconnect = len(opts["servers"]) > 1
-        retry: dict[str, Any] = {"allow_reconnect": True, "max_reconnect_attempts": RECONNECT_ATTEMPTS, "reconnect_time_wait": RECONNECT_WAIT}
-        if not reconnect:
-            retry = {"allow_reconnect": False, "max_reconnect_attempts": 0}
-
-        async def _connect() -> Any:
-            self._lost = asyncio.Event()  # for good: no more requests will be sent
-            self._up = asyncio.Event()  # connected now
-            self._down: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-            async def _error(exc: Exception) -> None:
-                errors.append(exc)
-                if len(errors) >= len(opts["servers"]):
-                    failed_all.set()  # every server refused once: give up, do not retry forever
-
-            async def _disconnected(*_: Any) -> None:
-                self._up.clear()
-                if not self._down.done():
-                    self._down.set_result(None)
-                if not reconnect:
-                    self._lost.set()
-
-            async def _reconnected(*_: Any) -> None:
-                self._down = asyncio.get_running_loop().create_future()
-                self._up.set()
-
-            async def _closed(*_: Any) -> None:
-                self._lost.set()
-                if not self._down.done():
-                    self._down.set_result(None)
-                self._up.set()  # wake the waiters: they find the connection lost
-
-            # nats-py keeps retrying an unreachable server during the initial connect: bound it.
-            failed_all = asyncio.Event()
-            conn = asyncio.ensure_future(
-                nats.connect(
-                    **opts,
-                    connect_timeout=timeout,
-                    error_cb=_error,
-                    disconnected_cb=_disconnected,
-                    reconnected_cb=_reconnected,
-                    closed_cb=_closed,
-                    **retry,
-                )
-            )
-            gave_up = asyncio.ensure_future(failed_all.wait())
-            await asyncio.wait({conn, gave_up}, timeout=timeout + 1, return_when=asyncio.FIRST_COMPLETED)
-            gave_up.cancel()
-            if conn.done():
-                nc = await _info_checked(conn.result(), target)
-                self._up.set()
-                return nc
-            conn.cancel()
-            with contextlib.suppress(BaseException):
-                await conn
-            raise errors[-1] if errors else TimeoutError("timed out")
-
+        self._reconnect = len(opts["servers"]) > 1
         try:
-            self.nc = self.loop.run_until_complete(_connect())
+            self.nc = self.loop.run_until_complete(self._aconnect(opts))
         except TargetError:
             self.loop.close()
             raise
         except Exception as exc:  # nats-py raises many kinds; none of them may leak a traceback
             self.loop.close()
             raise ConnectError(f"cannot connect to {target.display()}: {target.scrub(_describe(exc))}") from None
+
+    async def _aconnect(self, opts: ConnectOptions) -> Connection:
+        """The connection, once its server's INFO is checked (:func:`_info_checked`); the error of
+        the last server that refused, when every one did once (nats-py would retry forever)."""
+        import nats
+
+        target, timeout = self.target, self.timeout
+        self._lost = asyncio.Event()  # for good: no more requests will be sent
+        self._up = asyncio.Event()  # connected now
+        self._down: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        errors: list[Exception] = []
+        failed_all = asyncio.Event()
+
+        async def _error(exc: Exception) -> None:
+            errors.append(exc)
+            if len(errors) >= len(opts["servers"]):
+                failed_all.set()  # every server refused once: give up, do not retry forever
+
+        retry: dict[str, Any] = {"allow_reconnect": True, "max_reconnect_attempts": RECONNECT_ATTEMPTS, "reconnect_time_wait": RECONNECT_WAIT}
+        if not self._reconnect:
+            retry = {"allow_reconnect": False, "max_reconnect_attempts": 0}
+        # nats-py keeps retrying an unreachable server during the initial connect: bound it.
+        conn = asyncio.ensure_future(
+            nats.connect(
+                **opts,
+                connect_timeout=timeout,
+                error_cb=_error,
+                disconnected_cb=self._disconnected,
+                reconnected_cb=self._reconnected,
+                closed_cb=self._closed,
+                **retry,
+            )
+        )
+        gave_up = asyncio.ensure_future(failed_all.wait())
+        await asyncio.wait({conn, gave_up}, timeout=timeout + 1, return_when=asyncio.FIRST_COMPLETED)
+        gave_up.cancel()
+        if conn.done():
+            nc = await _info_checked(conn.result(), target)
+            self._up.set()
+            return nc
+        conn.cancel()
+        with contextlib.suppress(BaseException):
+            await conn
+        raise errors[-1] if errors else TimeoutError("timed out")
+
+    async def _disconnected(self, *_: object) -> None:
+        self._up.clear()
+        if not self._down.done():
+            self._down.set_result(None)
+        if not self._reconnect:
+            self._lost.set()
+
+    async def _reconnected(self, *_: object) -> None:
+        self._down = asyncio.get_running_loop().create_future()
+        self._up.set()
+
+    async def _closed(self, *_: object) -> None:
+        self._lost.set()
+        if not self._down.done():
+            self._down.set_result(None)
+        self._up.set()  # wake the waiters: they find the connection lost
 
     @property
     def connection_lost(self) -> bool:
@@ -231,37 +236,43 @@ class JsClient:
         async with self._sem:
             if gate is not None:
                 await gate.admit()  # the batch's compare-and-set on the lease, when a batch begins
-            for attempt in range(attempts):
-                if not self._up.is_set() and not self._lost.is_set():
-                    try:  # reconnecting to another server of the cluster: wait for it (bounded)
-                        await asyncio.wait_for(self._up.wait(), self.timeout + RECONNECT_BUDGET)
-                    except TimeoutError:
-                        raise JsApiError(f"no answer to {what} request: no server of the cluster took the connection back") from None
-                if self._lost.is_set():
-                    raise JsApiError("the connection to the server was lost")
-                if gate is not None:
-                    gate.check()  # the lease's deadline, as late as possible (again in _fenced_request)
-                self.requests += 1
-                down = self._down
-                full = f"{self.target.api}.{subject}"
-                send = self._fenced_request(full, payload, gate) if gate is not None else self.nc.request(full, payload, timeout=self.timeout)
-                req = asyncio.ensure_future(send)
-                await asyncio.wait({req, down}, return_when=asyncio.FIRST_COMPLETED)
-                if req.done():
-                    break
-                req.cancel()
-                if attempt + 1 == attempts or self._lost.is_set():
-                    raise JsApiError(f"no answer to {what} request: the connection to the server was lost")
-            try:
-                msg = req.result()
-            except LeaseLost:
-                raise
-            except Exception as exc:
-                import nats.errors
+            msg = _answered(await self._asend(subject, payload, gate, attempts, what), what)
+        return self._decoded(msg, subject, what)
 
-                if isinstance(exc, nats.errors.NoRespondersError):
-                    raise JetStreamDisabled() from None
-                raise JsApiError(f"no answer to {what} request: {_describe(exc)}") from None
+    async def _asend(self, subject: str, payload: bytes, gate: _Gate | None, attempts: int, what: str) -> asyncio.Future[Message]:
+        """The request sent (again, up to ``attempts`` times, when the connection went down before
+        its answer), done: its answer or its error."""
+        for _ in range(attempts):
+            await self._connected(what)
+            if gate is not None:
+                gate.check()  # the lease's deadline, as late as possible (again in _fenced_request)
+            self.requests += 1
+            down = self._down
+            full = f"{self.target.api}.{subject}"
+            send = self._fenced_request(full, payload, gate) if gate is not None else self.nc.request(full, payload, timeout=self.timeout)
+            req = asyncio.ensure_future(send)
+            racing: set[asyncio.Future[Any]] = {req, down}  # the answer, or the connection going down
+            await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+            if req.done():
+                return req
+            req.cancel()
+            if self._lost.is_set():
+                break
+        raise JsApiError(f"no answer to {what} request: the connection to the server was lost")
+
+    async def _connected(self, what: str) -> None:
+        """Once the client is connected: a cluster's client reconnecting to another server is waited
+        for (bounded); a connection lost for good raises."""
+        if not self._up.is_set() and not self._lost.is_set():
+            try:  # reconnecting to another server of the cluster: wait for it (bounded)
+                await asyncio.wait_for(self._up.wait(), self.timeout + RECONNECT_BUDGET)
+            except TimeoutError:
+                raise JsApiError(f"no answer to {what} request: no server of the cluster took the connection back") from None
+        if self._lost.is_set():
+            raise JsApiError("the connection to the server was lost")
+
+    def _decoded(self, msg: Message, subject: str, what: str) -> dict[str, Any]:
+        """The answer as a JSON object of the API's shape; the API's error raised as :class:`JsApiError`."""
         try:
             resp = json.loads(msg.data)
         except ValueError:
@@ -275,7 +286,7 @@ class JsClient:
         self.last_size = len(msg.data)
         return resp
 
-    async def _fenced_request(self, subject: str, payload: bytes, gate: _Gate) -> Any:
+    async def _fenced_request(self, subject: str, payload: bytes, gate: _Gate) -> Message:
         """One fenced write: the fence's deadline checked, then the request published and written
         to the socket in the same step of the event loop (nats-py would write it at its flusher's
         next turn: a pause in between would hold back a write that passed the check), then its
@@ -285,7 +296,7 @@ class JsClient:
         if not self._reply_prefix:
             prefix = self.nc.new_inbox()
 
-            async def deliver(msg: Any) -> None:
+            async def deliver(msg: Message) -> None:
                 waiting = self._replies.pop(msg.subject, None)
                 if waiting is not None and not waiting.done():
                     waiting.set_result(msg)
@@ -294,7 +305,7 @@ class JsClient:
             self._replies, self._reply_seq, self._reply_prefix = {}, itertools.count(), prefix
             await self.nc.subscribe(f"{prefix}.*", cb=deliver)
         inbox = f"{self._reply_prefix}.{next(self._reply_seq)}"
-        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        answer: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._replies[inbox] = answer
         try:
             gate.check()  # nothing yields from here until the request is in the socket's buffer
@@ -361,28 +372,11 @@ class JsClient:
                 resp, nbytes = await task
                 pages += 1
                 size += nbytes
-                _check(resp, list_page(key), what)
-                page = resp.get(key) or []
-                for i, item in enumerate(page):
-                    _check(item, shape, f"{what} ({key}[{i}] at offset {offset})")
-                missing = resp.get("missing") or []
+                page, missing, total = _page(resp, key, shape, what, offset)
                 count += len(page)
-                end, total = offset + len(page) + len(missing), resp.get("total") or 0
-                if total > MAX_LIST_ITEMS:  # told before any of it reaches the caller, whatever it does per item
-                    raise AnswerError(
-                        f"the server's {what} announces {total} items, more than the {MAX_LIST_ITEMS} jsops reads; "
-                        "jsops reads no more (a server whose list never ends?)"
-                    )
+                end = offset + len(page) + len(missing)
                 if page and end < total:
-                    if pages >= MAX_LIST_PAGES:
-                        raise AnswerError(
-                            f"the server's {what} did not end after {MAX_LIST_PAGES} pages ({count} items); jsops reads no more (a server whose list never ends?)"
-                        )
-                    if count > MAX_LIST_ITEMS or size > MAX_LIST_BYTES:
-                        raise AnswerError(
-                            f"the server's {what} did not end after {count} items ({size} bytes, bounds {MAX_LIST_ITEMS} items, "
-                            f"{MAX_LIST_BYTES} bytes); jsops reads no more"
-                        )
+                    _more_allowed(what, pages, count, size)
                     # the pages still to come, as far as this answer tells (each holds as many entries as
                     # this one), asked for before the caller handles this page: their requests go first
                     step = len(page) + len(missing)
@@ -475,7 +469,7 @@ class JsClient:
         return await abind_bucket(self.nc, self.target.api, bucket, ttl=ttl, description=description)
 
 
-async def _info_checked(nc: Any, target: Target) -> Any:
+async def _info_checked(nc: Connection, target: Target) -> Connection:
     """``nc`` once the INFO its server sent is of the declared shape (:data:`answers.SERVER_INFO`), checked
     before any request (nats-py itself trips over some odd types: a string ``max_payload``); else it is
     closed and :class:`TargetError` names the key and the type expected."""
@@ -487,7 +481,51 @@ async def _info_checked(nc: Any, target: Target) -> Any:
     return nc
 
 
-def _write_now(nc: Any) -> None:
+def _page(resp: dict[str, Any], key: str, shape: dict[str, Any], what: str, offset: int) -> tuple[list[dict[str, Any]], list[str], int]:
+    """A page's items (their shapes checked), the names a cluster reported missing, and the total
+    it announces (refused beyond :data:`MAX_LIST_ITEMS`: told before any of it reaches the caller,
+    whatever it does per item)."""
+    _check(resp, list_page(key), what)
+    page = resp.get(key) or []
+    for i, item in enumerate(page):
+        _check(item, shape, f"{what} ({key}[{i}] at offset {offset})")
+    missing = resp.get("missing") or []
+    total = resp.get("total") or 0
+    if total > MAX_LIST_ITEMS:
+        raise AnswerError(
+            f"the server's {what} announces {total} items, more than the {MAX_LIST_ITEMS} jsops reads; jsops reads no more (a server whose list never ends?)"
+        )
+    return page, missing, total
+
+
+def _more_allowed(what: str, pages: int, count: int, size: int) -> None:
+    """Raise :class:`AnswerError` when a listing that is not over has reached a bound."""
+    if pages >= MAX_LIST_PAGES:
+        raise AnswerError(
+            f"the server's {what} did not end after {MAX_LIST_PAGES} pages ({count} items); jsops reads no more (a server whose list never ends?)"
+        )
+    if count > MAX_LIST_ITEMS or size > MAX_LIST_BYTES:
+        raise AnswerError(
+            f"the server's {what} did not end after {count} items ({size} bytes, bounds {MAX_LIST_ITEMS} items, {MAX_LIST_BYTES} bytes); jsops reads no more"
+        )
+
+
+def _answered(req: asyncio.Future[Message], what: str) -> Message:
+    """The answer of a request that is done; its error as :class:`JsApiError` (no responders:
+    :class:`JetStreamDisabled`), a refused fence's :class:`LeaseLost` as it is."""
+    try:
+        return req.result()
+    except LeaseLost:
+        raise
+    except Exception as exc:
+        import nats.errors
+
+        if isinstance(exc, nats.errors.NoRespondersError):
+            raise JetStreamDisabled() from None
+        raise JsApiError(f"no answer to {what} request: {_describe(exc)}") from None
+
+
+def _write_now(nc: Connection) -> None:
     """Write what nats-py has queued for the socket now, as nats-py itself does when its flusher
     task is gone (its flusher would do it at its next turn of the event loop). With a nats-py
     that keeps its queue elsewhere this does nothing, and the flusher writes it as before."""

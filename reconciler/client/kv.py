@@ -8,9 +8,14 @@ whichever way the client library reports it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import ErrCode, PermanentError
+
+if TYPE_CHECKING:  # nats-py's classes, for their types only
+    from nats.js.kv import KeyValue
+
+    from .connection import Connection
 
 __all__ = ["KvBucket", "WrongRevision", "abind_bucket"]
 
@@ -31,7 +36,7 @@ def _wrong_revision(exc: BaseException) -> bool:
 class KvBucket:
     """One bound bucket. ``max_age`` is the bucket's TTL in seconds (0: none)."""
 
-    def __init__(self, kv: Any, max_age: float) -> None:
+    def __init__(self, kv: KeyValue, max_age: float) -> None:
         self._kv = kv
         self.max_age = max_age
 
@@ -66,7 +71,7 @@ class KvBucket:
             entry = await self._kv.get(key)
         except KeyNotFoundError:
             return None
-        return bytes(entry.value or b""), int(entry.revision)
+        return bytes(entry.value or b""), entry.revision or 0  # a read entry always has one
 
     async def put(self, key: str, value: bytes) -> int:
         """Write ``key`` whatever its revision; its new revision."""
@@ -77,7 +82,7 @@ class KvBucket:
         await self._kv.delete(key, last=last)
 
 
-async def abind_bucket(nc: Any, api: str, bucket: str, *, ttl: float, description: str) -> KvBucket:
+async def abind_bucket(nc: Connection, api: str, bucket: str, *, ttl: float, description: str) -> KvBucket:
     """The bucket named ``bucket`` on connection ``nc`` (JetStream API prefix ``api``), created with
     ``ttl`` as its max age and history 1 when it does not exist yet."""
     from nats.js.errors import BucketNotFoundError, NotFoundError

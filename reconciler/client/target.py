@@ -11,9 +11,9 @@ import json
 import os
 import re
 import ssl
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..errors import PermanentError
 from .urls import ServerURL, URLError, parse_servers, parse_url, redact_servers, redact_url, scrub
@@ -35,9 +35,34 @@ __all__ = [
     "parse_servers",
     "split_servers",
     "describe_target",
+    "ConnectOptions",
 ]
 
 DEFAULT_SERVER = "nats://127.0.0.1:4222"
+
+
+class ConnectOptions(TypedDict, total=False):
+    """The options of nats-py's ``nats.connect`` jsops gives (a target's, :meth:`Target.connect_options`,
+    and those of the callers that connect: reconnects, callbacks). They carry secrets: never print them."""
+
+    servers: str | list[str]
+    name: str
+    user: str
+    password: str
+    token: str
+    user_credentials: str
+    nkeys_seed: str
+    tls: ssl.SSLContext
+    tls_handshake_first: bool
+    connect_timeout: float
+    allow_reconnect: bool
+    max_reconnect_attempts: int
+    reconnect_time_wait: float
+    pending_size: int
+    error_cb: Callable[[Exception], Awaitable[None]]
+    disconnected_cb: Callable[[], Awaitable[None]]
+    reconnected_cb: Callable[[], Awaitable[None]]
+    closed_cb: Callable[[], Awaitable[None]]
 
 
 class TargetError(PermanentError):
@@ -125,12 +150,12 @@ class Target:
             return f"$JS.{self.js_domain}.API"
         return "$JS.API"
 
-    def connect_options(self) -> dict[str, Any]:
+    def connect_options(self) -> ConnectOptions:
         """Keyword arguments for ``nats.connect`` (they carry secrets: never print them)."""
         urls = parse_servers(self.servers)
         # nats-py neither percent-decodes user information nor parses a '/' or '@' in it: the
         # credentials go as options, the URLs without them (as nats.go decodes them).
-        opts: dict[str, Any] = {"servers": [u.bare() for u in urls]}
+        opts: ConnectOptions = {"servers": [u.bare() for u in urls]}
         in_urls = _url_credentials(urls)
         if not (self.user or self.token or self.creds or self.nkey):
             opts.update(in_urls)
@@ -140,7 +165,12 @@ class Target:
         if self.nkey:
             _readable(self.nkey, "nkey seed file")
             opts["nkeys_seed"] = self.nkey
-        opts.update({k: v for k, v in (("user", self.user), ("password", self.password), ("token", self.token)) if v})
+        if self.user:
+            opts["user"] = self.user
+        if self.password:
+            opts["password"] = self.password
+        if self.token:
+            opts["token"] = self.token
         tls = self._tls_context()
         if tls is not None:
             opts["tls"] = tls
@@ -165,7 +195,7 @@ class Target:
         return ctx
 
 
-def _url_credentials(urls: Sequence[ServerURL]) -> dict[str, str]:
+def _url_credentials(urls: Sequence[ServerURL]) -> ConnectOptions:
     """The user/password or token the server URLs carry (one set for all of them), as options."""
     infos = {(u.user, u.password) for u in urls if u.has_userinfo}
     if len(infos) > 1:
@@ -383,40 +413,28 @@ _ENV = (
 )
 
 
-def target_from_args(args: argparse.Namespace, config: Config | None = None, env: Mapping[str, str] | None = None, directory: str | None = None) -> Target:
-    """The target the arguments name, with natscli's precedence: the context named by
-    ``--context`` or ``$NATS_CONTEXT`` (jsops config, then natscli), else the jsops config's
-    ``default`` context, else the natscli selected context (``context.txt``), else the local
-    default server; then ``$NATS_URL`` and the other ``NATS_*`` variables, then explicit flags,
-    override single settings. ``Target.origin`` says which of these chose the server."""
-    environ = os.environ if env is None else env
+def _base_target(args: argparse.Namespace, config: Config | None, environ: Mapping[str, str], directory: str | None) -> tuple[Target, str]:
+    """The target the settings are laid over (see :func:`target_from_args`), and what chose it."""
     contexts = getattr(config, "contexts", None) or {}
     source = getattr(config, "source", None) or "the jsops config"
-    origin = f"the default server {DEFAULT_SERVER}"
     if args.context is not None or environ.get("NATS_CONTEXT"):
         name = args.context if args.context is not None else environ["NATS_CONTEXT"]
-        base = resolve_context(name, config, directory)
-        origin = f"context {name}" + (" from NATS_CONTEXT" if args.context is None else "")
-    elif "default" in contexts:
-        base = resolve_context("default", config, directory)
-        origin = f"context default of {source}"
-    elif (selected := selected_context(directory)) is not None:
+        return resolve_context(name, config, directory), f"context {name}" + (" from NATS_CONTEXT" if args.context is None else "")
+    if "default" in contexts:
+        return resolve_context("default", config, directory), f"context default of {source}"
+    selected = selected_context(directory)
+    if selected is not None:
         try:
             base = load_context(selected, directory)
         except TargetError as exc:
             raise TargetError(f"the natscli selected context (nats context select): {exc}") from None
-        origin = f"natscli selected context {selected}"
-    else:
-        base = Target()
+        return base, f"natscli selected context {selected}"
+    return Target(), f"the default server {DEFAULT_SERVER}"
+
+
+def _settings(args: argparse.Namespace, environ: Mapping[str, str]) -> dict[str, Any]:
+    """The single settings the ``NATS_*`` variables, then the explicit flags, set (the server aside)."""
     changes: dict[str, Any] = {}
-    if args.server is not None:
-        changes["servers"] = split_servers(args.server)
-        origin = "--server"
-    elif environ.get("NATS_URL") is not None:
-        changes["servers"] = split_servers(environ["NATS_URL"], "NATS_URL")
-        origin = "NATS_URL" + (f" over {origin}" if base.context != "default" or "default" in contexts else "")
-    else:
-        split_servers(",".join(base.servers), f"{origin}: url")
     for var, key in _ENV:
         if environ.get(var):
             changes[key] = environ[var]
@@ -426,6 +444,28 @@ def target_from_args(args: argparse.Namespace, config: Config | None = None, env
             changes[key] = v
     if getattr(args, "tls_first", False):
         changes["tls_first"] = True
+    return changes
+
+
+def target_from_args(args: argparse.Namespace, config: Config | None = None, env: Mapping[str, str] | None = None, directory: str | None = None) -> Target:
+    """The target the arguments name, with natscli's precedence: the context named by
+    ``--context`` or ``$NATS_CONTEXT`` (jsops config, then natscli), else the jsops config's
+    ``default`` context, else the natscli selected context (``context.txt``), else the local
+    default server; then ``$NATS_URL`` and the other ``NATS_*`` variables, then explicit flags,
+    override single settings. ``Target.origin`` says which of these chose the server."""
+    environ = os.environ if env is None else env
+    contexts = getattr(config, "contexts", None) or {}
+    base, origin = _base_target(args, config, environ, directory)
+    changes: dict[str, Any] = {}
+    if args.server is not None:
+        changes["servers"] = split_servers(args.server)
+        origin = "--server"
+    elif environ.get("NATS_URL") is not None:
+        changes["servers"] = split_servers(environ["NATS_URL"], "NATS_URL")
+        origin = "NATS_URL" + (f" over {origin}" if base.context != "default" or "default" in contexts else "")
+    else:
+        split_servers(",".join(base.servers), f"{origin}: url")
+    changes.update(_settings(args, environ))
     if changes.get("password") and not (changes.get("user") or base.user):
         raise TargetError("--password needs --user")
     return Target(**{**base.__dict__, **changes, "origin": origin})

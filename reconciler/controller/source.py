@@ -17,12 +17,15 @@ import hashlib
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from jsops.linter import Config, RefusedKey
+from jsops.linter import Config, LintTarget, RefusedKey
 
 from ..errors import TemporaryError
 from ..plan import Desired, desired_from_estate
+
+if TYPE_CHECKING:
+    from jsops.linter import Estate
 
 __all__ = ["Snapshot", "snapshot", "Revision", "load_revision", "SourceError", "followed_roots", "repository_config_path"]
 
@@ -84,7 +87,7 @@ class Revision:
         wanted = set(contexts)
         return sum(1 for r in self.estate.resources if r.context in wanted) if self.estate is not None else 0
 
-    def desired(self, contexts: Iterable[str], limits: Any = None) -> list[Desired]:
+    def desired(self, contexts: Iterable[str], limits: LintTarget | None = None) -> list[Desired]:
         """The effective configs of the objects routed to ``contexts``, with the target's ``limits``."""
         return desired_from_estate(self.estate, contexts=list(contexts), target=limits)
 
@@ -157,7 +160,16 @@ def work_tree(path: str) -> str | None:
         folder = up
 
 
-def followed_roots(paths: list[str], source: Any = None) -> tuple[str, ...]:
+class FollowedCheckout(Protocol):
+    """What :func:`followed_roots` reads of a git source (:class:`jsops.reconciler.controller.git.GitSource`)."""
+
+    @property
+    def checkout(self) -> str: ...
+    @property
+    def own_clone(self) -> bool: ...
+
+
+def followed_roots(paths: list[str], source: FollowedCheckout | None = None) -> tuple[str, ...]:
     """The trees the controller follows, whose files come from whoever can commit there: the clone
     of a git source (``--repo``: all of it; ``--git``: the work tree holding it), and for each PATH
     the git work tree holding it, else the PATH itself."""
@@ -188,7 +200,7 @@ def repository_config_path(paths: list[str], roots: tuple[str, ...]) -> str | No
     return find_config(first if os.path.isdir(first) else os.path.dirname(first), stop=root)
 
 
-def _load(paths: list[str], env: str | None, config: Config | None) -> Any:
+def _load(paths: list[str], env: str | None, config: Config | None) -> Estate:
     from jsops.linter import load_paths
 
     cfg = config or Config()
@@ -196,7 +208,7 @@ def _load(paths: list[str], env: str | None, config: Config | None) -> Any:
     return load_paths(paths, env=env, cache=False, exclude=cfg.exclude, consumer_streams=cfg.consumer_stream_globs(), nack_version=cfg.nack_version)
 
 
-def load_revision(paths: list[str], env: str | None = None, commit: str | None = None, config: Any = None, roots: tuple[str, ...] = ()) -> Revision:
+def load_revision(paths: list[str], env: str | None = None, commit: str | None = None, config: Config | None = None, roots: tuple[str, ...] = ()) -> Revision:
     """Load and lint the manifests (with the jsops ``config``'s rule selection, as ``jsops apply``
     does); a revision with lint errors has ``errors``. ``config`` is the operator's; a config inside
     the followed ``roots`` (:func:`repository_config_path`) is laid over it when it sets only what

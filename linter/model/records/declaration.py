@@ -76,8 +76,8 @@ class _Decl:
 
     def __init__(
         self,
-        default: Any,
-        default_factory: Callable[[], Any] | None,
+        default: object,
+        default_factory: Callable[[], object] | None,
         alias: str | None,
         description: str | None,
         validate_default: bool,
@@ -171,7 +171,7 @@ class FieldSpec:
     def is_required(self) -> bool:
         return self.default is _MISSING and self.default_factory is None
 
-    def get_default(self, *, call_default_factory: bool = False) -> Any:
+    def get_default(self, *, call_default_factory: bool = False) -> object:
         if self.default_factory is not None:
             return self.default_factory() if call_default_factory else None
         return None if self.default is _MISSING else self.default
