@@ -105,6 +105,31 @@ def _tally(findings: list[Finding], shown: int) -> list[str]:
     return out
 
 
+def _summary(result: LintResult) -> list[str]:
+    """The run's last lines: what was linted and what was found (and the release the err_codes are for)."""
+    out: list[str] = []
+    e, w, i = (result.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
+    scope = f"{_plural(result.objects, 'object')} in {_plural(result.files, 'file')}"
+    if result.skipped:
+        scope += f"; {_plural(result.skipped, 'other Kubernetes object')} skipped"
+    if result.not_jetstream:
+        n = result.not_jetstream
+        scope += f"; {_plural(n, 'file')} that {'is not a JetStream config' if n == 1 else 'are not JetStream configs'} skipped"
+    if not result.findings and not result.files:
+        out.append(
+            "No manifests found: nothing was linted (0 files)."
+            if not (result.skipped or result.not_jetstream)
+            else f"No manifests found: nothing was linted ({scope})."
+        )
+    elif not result.findings:
+        out.append(f"All clean: {scope}.")
+    else:
+        out.append(f"Found {_plural(e, 'error')}, {_plural(w, 'warning')}, {i} info ({scope}).")
+        if result.assumed_release and any(f.server_error_code for f in result.findings):
+            out.append(f"Predicted err_codes are for nats-server {result.assumed_release}; set target.server_version to check the release you run.")
+    return out
+
+
 def render_text(result: LintResult, *, color: bool = False, source: SourceLines | None = None, show_all: bool = False) -> str:
     def paint(code: str, text: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if color else text
@@ -124,23 +149,5 @@ def render_text(result: LintResult, *, color: bool = False, source: SourceLines 
             lines.append(f"    {paint('2', f'... and {more} more {f.rule} [{f.name}] findings (--show-all lists every one)')}")
     if sum(shown.values()) < len(result.findings):
         lines.extend(_tally(result.findings, sum(shown.values())))
-    e, w, i = (result.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
-    scope = f"{_plural(result.objects, 'object')} in {_plural(result.files, 'file')}"
-    if result.skipped:
-        scope += f"; {_plural(result.skipped, 'other Kubernetes object')} skipped"
-    if result.not_jetstream:
-        n = result.not_jetstream
-        scope += f"; {_plural(n, 'file')} that {'is not a JetStream config' if n == 1 else 'are not JetStream configs'} skipped"
-    if not result.findings and not result.files:
-        lines.append(
-            "No manifests found: nothing was linted (0 files)."
-            if not (result.skipped or result.not_jetstream)
-            else f"No manifests found: nothing was linted ({scope})."
-        )
-    elif not result.findings:
-        lines.append(f"All clean: {scope}.")
-    else:
-        lines.append(f"Found {_plural(e, 'error')}, {_plural(w, 'warning')}, {i} info ({scope}).")
-        if result.assumed_release and any(f.server_error_code for f in result.findings):
-            lines.append(f"Predicted err_codes are for nats-server {result.assumed_release}; set target.server_version to check the release you run.")
+    lines.extend(_summary(result))
     return "\n".join(lines) + "\n"

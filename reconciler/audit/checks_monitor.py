@@ -100,6 +100,13 @@ def _stream_hits(t: Mapping[str, int | bool], info: Mapping[str, Any], replicas:
         yield hit(f"{msgs} messages, at or below msgs-critical {crit}", ERROR)
     elif warn and msgs <= warn:
         yield hit(f"{msgs} messages, at or below msgs-warn {warn}", WARNING)
+    yield from _subject_hits(t, subjects, hit)
+    yield from _source_hits(t, info, hit)
+    if any(k in t for k in _PEER_KEYS):
+        yield from _cluster_hits(t, info.get("cluster"), replicas, hit)
+
+
+def _subject_hits(t: Mapping[str, int | bool], subjects: int, hit: Callable[[str, Severity], Hit]) -> Iterator[Hit]:
     s_warn, s_crit = _int(t.get("subjects-warn")), _int(t.get("subjects-critical"))
     if s_warn > 0 or s_crit > 0:
         above = s_warn < s_crit  # natscli: ceilings when warn < critical, floors otherwise
@@ -107,6 +114,10 @@ def _stream_hits(t: Mapping[str, int | bool], info: Mapping[str, Any], replicas:
             yield hit(f"{subjects} subjects, {'at or above' if above else 'at or below'} subjects-critical {s_crit}", ERROR)
         elif above and subjects >= s_warn or not above and subjects <= s_warn:
             yield hit(f"{subjects} subjects, {'at or above' if above else 'at or below'} subjects-warn {s_warn}", WARNING)
+
+
+def _source_hits(t: Mapping[str, int | bool], info: Mapping[str, Any], hit: Callable[[str, Severity], Hit]) -> Iterator[Hit]:
+    """The sources' count and the lag of the sources or the mirror."""
     sources = [s for s in info.get("sources") or () if isinstance(s, dict)]
     low, high = _pos(t, "min-sources"), _pos(t, "max-sources")
     if low and len(sources) < low:
@@ -125,8 +136,6 @@ def _stream_hits(t: Mapping[str, int | bool], info: Mapping[str, Any], replicas:
                 yield hit(f"the mirror lags by {_int(mirror.get('lag'))} operations, at or above lag-critical {lag}", ERROR)
         else:
             yield hit("lag-critical is set but the stream neither mirrors nor sources: natscli answers 'not mirrored'", ERROR)
-    if any(k in t for k in _PEER_KEYS):
-        yield from _cluster_hits(t, info.get("cluster"), replicas, hit)
 
 
 def _cluster_hits(t: Mapping[str, int | bool], cluster: object, replicas: int, hit: Callable[[str, Severity], Hit]) -> Iterator[Hit]:
@@ -183,21 +192,26 @@ def monitor_consumer(state: AuditState, _opts: object) -> Iterator[Hit]:
             yield broken
             continue
         info = state.consumers.get((stream, name)) or {}
-        for key, field, what in _CEILINGS:
-            limit, value = _pos(t, key), _int(info.get(field))
-            if limit and value >= limit:
-                yield hit(f"{value} {what}, at or above {key} {limit}", ERROR)
-        for key, part, what in (("last-delivery-critical", "delivered", "delivery"), ("last-ack-critical", "ack_floor", "acknowledgement")):
-            limit = _pos(t, key)
-            if not limit:
-                continue
-            last = parse_ts((info.get(part) or {}).get("last_active"))
-            if last is None:
-                yield hit(f"no {what} yet, {key} is {approx_duration(limit)}", ERROR)
-            elif (state.read_at - last) * SECOND >= limit:
-                yield hit(f"last {what} {approx_duration(int((state.read_at - last) * SECOND))} ago, {key} is {approx_duration(limit)}", ERROR)
+        yield from _consumer_hits(t, info, state.read_at, hit)
         if t.get("pinned") is True:
             yield from _pinned(lc.config.priority_policy, list(lc.config.priority_groups), info, hit)
+
+
+def _consumer_hits(t: Mapping[str, int | bool], info: Mapping[str, Any], read_at: float, hit: Callable[[str, Severity], Hit]) -> Iterator[Hit]:
+    """The ceilings on a consumer's counts, and the time since its last delivery and acknowledgement."""
+    for key, field, what in _CEILINGS:
+        limit, value = _pos(t, key), _int(info.get(field))
+        if limit and value >= limit:
+            yield hit(f"{value} {what}, at or above {key} {limit}", ERROR)
+    for key, part, what in (("last-delivery-critical", "delivered", "delivery"), ("last-ack-critical", "ack_floor", "acknowledgement")):
+        limit = _pos(t, key)
+        if not limit:
+            continue
+        last = parse_ts((info.get(part) or {}).get("last_active"))
+        if last is None:
+            yield hit(f"no {what} yet, {key} is {approx_duration(limit)}", ERROR)
+        elif (read_at - last) * SECOND >= limit:
+            yield hit(f"last {what} {approx_duration(int((read_at - last) * SECOND))} ago, {key} is {approx_duration(limit)}", ERROR)
 
 
 def _pinned(policy: object, groups: list[str], info: Mapping[str, Any], hit: Callable[[str, Severity], Hit]) -> Iterator[Hit]:

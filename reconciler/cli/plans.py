@@ -355,7 +355,7 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, 
         run.items.append(TargetRun(route, client, live, plan, _attribute(client, live, plan).with_held(plan.context, held)))
 
 
-def _attribute(client: Any, live: Any, plan: Any) -> Any:
+def _attribute(client: JsClient, live: LiveState, plan: Plan) -> Attribution:
     """Who changed the plan's drifted fields, from the account's audit record (docs/drift.md); a
     record that cannot be read is said on stderr and attributes nothing."""
     from ..client import JsApiError

@@ -28,11 +28,14 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .events import EventLog
 from .metrics import Metrics
 from .target import TargetRun
+
+if TYPE_CHECKING:
+    from .pulls import PullPlanner
 
 __all__ = ["Controller", "ControllerOptions", "EventLog"]
 
@@ -129,7 +132,7 @@ class Controller:
         self.log.subscribe(notifier.observe)
         return notifier
 
-    def _pull_planner(self) -> Any:
+    def _pull_planner(self) -> PullPlanner | None:
         """Pull mode (:mod:`jsops.reconciler.controller.pulls`): None without ``pull-requests`` in the config."""
         spec = getattr(self.options.config, "pull_requests", None)
         if spec is None:

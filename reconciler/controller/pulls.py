@@ -35,13 +35,13 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import ReconcilerError, TemporaryError
 from .source import SourceError
 
 if TYPE_CHECKING:
-    from jsops.linter.config import PullRequests, SecretRef
+    from jsops.linter.config import Config, PullRequests, SecretRef
 
     from ..client import JsClient, Target
     from ..forge import Forge, StatusState
@@ -422,7 +422,7 @@ def _secret(ref: SecretRef, root: str) -> str:
     return value
 
 
-def _forge(spec: PullRequests, config: Any) -> Forge:
+def _forge(spec: PullRequests, config: Config | None) -> Forge:
     from ..forge import Forge, ForgeError, _check_url
 
     kind = spec.forge or "github"

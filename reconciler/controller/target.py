@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from jsops.linter import Kind
+from jsops.linter import Config, Kind
 
 from ..apply import ApplyReport, execute_plan
 from ..client import JsClient, Target
@@ -89,7 +89,7 @@ class TargetRun:
         def planned(desired: list[Any]) -> Plan:
             return plan_for(client, self.target, desired, live, base, policy)
 
-        def log(event: str, **fields: Any) -> None:
+        def log(event: str, **fields: object) -> None:
             ctl.log(event, context=self.name, **fields)
 
         self.tugs.writes = ctl.leader(self.name)  # only the leader counts and writes the state (never in a dry run)
@@ -199,7 +199,7 @@ class TargetRun:
 
 
 def read_for_plan(
-    client: JsClient, target: Target, rev: Revision, contexts: list[str], paths: list[str], config: Any
+    client: JsClient, target: Target, rev: Revision, contexts: list[str], paths: list[str], config: Config | None
 ) -> tuple[LiveState, list[Desired], list[Desired], Policy, PlanOptions]:
     """Read the target for a plan of ``rev``'s objects of ``contexts`` (read requests only): the live state,
     the desired objects, those with the fields an application owns (``jsops.io/ignore-drift``) kept at their
@@ -224,7 +224,7 @@ def plan_for(client: JsClient, target: Target, desired: list[Desired], live: Liv
 
 
 def read_and_plan(
-    client: JsClient, target: Target, rev: Revision, contexts: list[str], paths: list[str], config: Any
+    client: JsClient, target: Target, rev: Revision, contexts: list[str], paths: list[str], config: Config | None
 ) -> tuple[Plan, LiveState, list[Desired], PlanOptions]:
     """Read the target and plan ``rev``'s objects of ``contexts`` as a round does (read requests
     only): the plan, the live state, the desired objects and the plan's options."""
