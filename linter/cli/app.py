@@ -31,6 +31,7 @@ SUMMARIES = {
     "audit": "check what runs on a server: rules, live health, drift, upgrade readiness",
     "discover": "read a live server's release, cluster and limits into the config's target",
     "controller": "keep the targets matching the manifests (GitOps loop)",
+    "failover": "switch a stream over to its standby mirror in another cluster, losing nothing acknowledged",
     "collect": "record JetStream ack samples, advisories and state snapshots",
     "profile": "turn collected telemetry into the profiles operational rules read (needs the spark extra)",
     "report": "write an HTML report of lint findings and profiles",
