@@ -3,6 +3,7 @@ reference, durations, kebab-case keys; and the controller's pull-mode section (`
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Annotated, Any, Literal
 
@@ -25,6 +26,25 @@ class SecretRef(Record):
 
     def _fast_check(self) -> bool:
         return (self.env is None) != (self.file is None)
+
+    def read(self, root: str = ".") -> str:
+        """The secret: the variable's value, or the file's contents without the white space around them
+        (a relative path is the config's: ``root``). Raises :class:`ValueError` saying what is missing,
+        never the value."""
+        if self.env is not None:
+            value = os.environ.get(self.env, "")
+            if not value.strip():
+                raise ValueError(f"environment variable {self.env} is not set")
+            return value
+        path = os.path.join(root, os.path.expanduser(self.file or ""))
+        try:
+            with open(path, encoding="utf-8") as fh:
+                value = fh.read().strip()
+        except OSError as exc:
+            raise ValueError(f"cannot read {self.file}: {exc.strerror or exc}") from None
+        if not value:
+            raise ValueError(f"{self.file} is empty")
+        return value
 
 
 def _one_of_env_or_file(self: Any) -> Any:

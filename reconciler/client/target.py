@@ -303,22 +303,10 @@ def _secret(ref: SecretRef | None, name: str, what: str, root: str) -> str | Non
     """The value a ``{env: VAR}`` / ``{file: PATH}`` reference points at (never put in messages)."""
     if ref is None:
         return None
-    if ref.env is not None:
-        value = os.environ.get(ref.env)
-        if not value:
-            raise TargetError(f"context {name!r}: {what}: environment variable {ref.env} is not set")
-        return value
-    if ref.file is None:  # not so: the record's validator gives exactly one of env and file
-        return None
-    path = os.path.join(root, os.path.expanduser(ref.file))
     try:
-        with open(path, encoding="utf-8") as fh:
-            value = fh.read().strip()
-    except OSError as exc:
-        raise TargetError(f"context {name!r}: {what}: cannot read {ref.file}: {exc.strerror or exc}") from None
-    if not value:
-        raise TargetError(f"context {name!r}: {what}: {ref.file} is empty")
-    return value
+        return ref.read(root)
+    except ValueError as exc:
+        raise TargetError(f"context {name!r}: {what}: {exc}") from None
 
 
 def target_from_config(name: str, ctx: ContextConfig, root: str = ".") -> Target:

@@ -19,7 +19,6 @@ blanked out of the event log.
 
 from __future__ import annotations
 
-import os
 import random
 import threading
 import time
@@ -43,8 +42,7 @@ class NoticeError(PermanentError):
 
 
 class _Secret(Protocol):
-    env: str | None
-    file: str | None
+    def read(self, root: str = ".") -> str: ...
 
 
 class _ReceiverSpec(Protocol):
@@ -71,20 +69,10 @@ class _NoticesSpec(Protocol):
 
 
 def _read_secret(ref: _Secret, where: str, root: str) -> str:
-    if ref.env is not None:
-        value = os.environ.get(ref.env, "").strip()
-        if not value:
-            raise NoticeError(f"{where}: environment variable {ref.env} is not set")
-        return value
-    path = os.path.join(root, os.path.expanduser(ref.file or ""))
     try:
-        with open(path, encoding="utf-8") as fh:
-            value = fh.read().strip()
-    except OSError as exc:
-        raise NoticeError(f"{where}: cannot read {ref.file}: {exc.strerror or exc}") from None
-    if not value:
-        raise NoticeError(f"{where}: {ref.file} is empty")
-    return value
+        return ref.read(root)
+    except ValueError as exc:
+        raise NoticeError(f"{where}: {exc}") from None
 
 
 class _Receiver:

@@ -406,20 +406,10 @@ def _secret(ref: SecretRef, root: str) -> str:
     """The token's text, from its variable or file (relative to the config's directory)."""
     from ..forge import ForgeError
 
-    if ref.env is not None:
-        value = os.environ.get(ref.env, "").strip()
-        if not value:
-            raise ForgeError(f"pull-requests.token: environment variable {ref.env} is not set")
-        return value
-    path = os.path.join(root, os.path.expanduser(ref.file or ""))
     try:
-        with open(path, encoding="utf-8") as fh:
-            value = fh.read().strip()
-    except OSError as exc:
-        raise ForgeError(f"pull-requests.token: cannot read {ref.file}: {exc.strerror or exc}") from None
-    if not value:
-        raise ForgeError(f"pull-requests.token: {ref.file} is empty")
-    return value
+        return ref.read(root)
+    except ValueError as exc:
+        raise ForgeError(f"pull-requests.token: {exc}") from None
 
 
 def _forge(spec: PullRequests, config: Config | None) -> Forge:
