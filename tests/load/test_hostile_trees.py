@@ -193,7 +193,7 @@ def test_unencodable_names_in_report_plan_and_apply(which: str, request: pytest.
         proc = jsops(*cmd)
         err = no_crash(proc)
         assert proc.returncode == 1 and "JS001" in err, err
-        assert (":2:15: JS001" in err) if which == "surrogate" else ("bad\\xff\\xfe.yaml:1:1: JS001" in err)
+        assert (":2:15: error JS001" in err) if which == "surrogate" else ("bad\\xff\\xfe.yaml:1:1: error JS001" in err), err
 
 
 # --- item 11: links out of the repository ------------------------------------------------------------

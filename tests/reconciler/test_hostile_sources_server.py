@@ -118,7 +118,7 @@ def test_plan_and_apply_report_a_bad_metadata_context(server: NatsServer, js: Js
     for command, extra in (("plan", ()), ("apply", ("--yes",))):
         rc, out, err = run(command, str(tmp_path / "m"), "--server", server.url, "--no-config", *extra)
         assert rc == 1 and "internal error" not in err
-        assert "orders.yaml:5:12: JS005 metadata.context must be a non-empty string, got a list" in err, err
+        assert "orders.yaml:5:12: error JS005 metadata.context must be a non-empty string, got a list" in err, err
     assert js.streams() == []
 
 
