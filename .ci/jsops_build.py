@@ -15,7 +15,11 @@ import subprocess
 from pathlib import Path
 
 from setuptools import build_meta as _setuptools
-from setuptools.build_meta import get_requires_for_build_sdist, get_requires_for_build_wheel, prepare_metadata_for_build_wheel
+from setuptools.build_meta import (
+    get_requires_for_build_sdist,
+    get_requires_for_build_wheel,
+    prepare_metadata_for_build_wheel,
+)
 
 __all__ = [
     "build_sdist",
@@ -40,7 +44,14 @@ build_editable = _setuptools.build_editable
 def _head() -> str | None:
     """HEAD of the git checkout whose root is ROOT (not of a repository that merely contains ROOT)."""
     try:
-        out = subprocess.run(["git", "rev-parse", "--show-toplevel", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=30, check=False)
+        out = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel", "HEAD"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     lines = out.stdout.split()
@@ -62,7 +73,9 @@ def stamp() -> str | None:
     return kept if _SHA.fullmatch(kept) else None
 
 
-def build_wheel(wheel_directory: str, config_settings: dict[str, str] | None = None, metadata_directory: str | None = None) -> str:
+def build_wheel(
+    wheel_directory: str, config_settings: dict[str, str] | None = None, metadata_directory: str | None = None
+) -> str:
     stamp()
     return str(_setuptools.build_wheel(wheel_directory, config_settings, metadata_directory))
 

@@ -41,7 +41,9 @@ def declared_version(root: Path = ROOT) -> str:
     """``__version__`` of ``linter/_version.py``, read without importing it."""
     tree = ast.parse((root / "linter" / "_version.py").read_text(encoding="utf-8"))
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__version__" for t in node.targets):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__version__" for t in node.targets
+        ):
             if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
                 return node.value.value
     raise ReleaseError("linter/_version.py declares no __version__ string")
@@ -66,7 +68,9 @@ def build_python(out: Path, version: str) -> list[Path]:
     names = []
     for hook in ("build_sdist", "build_wheel"):  # one process each: setuptools keeps state between its builds
         code = f"import sys; sys.path.insert(0, '.ci'); import jsops_build as b; print('built:', b.{hook}(sys.argv[1]))"
-        proc = subprocess.run([sys.executable, "-c", code, str(out)], cwd=ROOT, capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-c", code, str(out)], cwd=ROOT, capture_output=True, text=True, check=False
+        )
         if proc.returncode != 0:
             raise ReleaseError(f"the Python build ({hook}) failed:\n{proc.stderr[-4000:]}")
         names += [line.split()[1] for line in proc.stdout.splitlines() if line.startswith("built: ")][-1:]
@@ -85,7 +89,11 @@ def _helmignore(chart: Path) -> list[str]:
     path = chart / ".helmignore"
     if not path.exists():
         return []
-    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
+    return [
+        line.strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
 
 
 def package_chart(out: Path, version: str, chart: Path = CHART) -> Path:
@@ -99,7 +107,9 @@ def package_chart(out: Path, version: str, chart: Path = CHART) -> Path:
         raise ReleaseError(f"{chart / 'Chart.yaml'}: expected apiVersion v2 and name {chart.name!r}")
     for key in ("version", "appVersion"):
         if _chart_field(meta, key) != version:
-            raise ReleaseError(f"{chart / 'Chart.yaml'}: {key} is {_chart_field(meta, key)!r}, the release is {version}")
+            raise ReleaseError(
+                f"{chart / 'Chart.yaml'}: {key} is {_chart_field(meta, key)!r}, the release is {version}"
+            )
     ignored = _helmignore(chart)
     epoch = _epoch()
     target = out / f"{name}-{version}.tgz"
@@ -133,7 +143,10 @@ def build_image(out: Path, version: str, commit: str, base: str | None) -> Path 
     """The image as an OCI archive, or None (said on stderr) when no container tool can build it here."""
     tool = _container_tool()
     if tool is None:
-        print("release: image skipped: no buildah, podman or docker with a running daemon here (docs/kubernetes.md builds it)", file=sys.stderr)
+        print(
+            "release: image skipped: no buildah, podman or docker with a running daemon here (docs/kubernetes.md builds it)",
+            file=sys.stderr,
+        )
         return None
     tag = f"localhost/jsops:{version}"
     args = [*tool, "build", "-f", str(CONTAINERFILE), "--build-arg", f"COMMIT={commit}", "-t", tag]
@@ -142,7 +155,11 @@ def build_image(out: Path, version: str, commit: str, base: str | None) -> Path 
     if subprocess.run([*args, "."], cwd=ROOT, check=False).returncode != 0:
         raise ReleaseError(f"the image build failed ({tool[0]})")
     target = out / f"jsops-image-{version}.tar"
-    save = [*tool, "save", "-o", str(target), tag] if tool[0] == "docker" else [*tool, "push", tag, f"oci-archive:{target}:{tag}"]
+    save = (
+        [*tool, "save", "-o", str(target), tag]
+        if tool[0] == "docker"
+        else [*tool, "push", tag, f"oci-archive:{target}:{tag}"]
+    )
     if subprocess.run(save, check=False).returncode != 0:
         raise ReleaseError(f"saving the image failed ({tool[0]})")
     return target
@@ -157,7 +174,9 @@ def write_sums(out: Path, files: list[Path]) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="release", description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--out", type=Path, default=ROOT / "dist" / "release", help="the folder for the artefacts (emptied first)")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "dist" / "release", help="the folder for the artefacts (emptied first)"
+    )
     parser.add_argument("--no-image", action="store_true", help="skip the container image")
     parser.add_argument("--base", help="the image's BASE build argument (a Debian-based Python image)")
     parser.add_argument("--tag", help="the git tag being released: refused unless it is v<declared version>")

@@ -136,7 +136,9 @@ def speed(streams: int, consumers: int, runs: int) -> None:
             walls = {"audit": audits, "plan": plans, "sweep": sweeps}
             for _ in range(runs):  # interleaved: a load that comes and goes weighs on all sides alike
                 for what, fn in runs_of.items():
-                    with counted() if what == "audit" else contextlib.nullcontext({}) as seen_now:  # the probe on audit only
+                    with (
+                        counted() if what == "audit" else contextlib.nullcontext({}) as seen_now
+                    ):  # the probe on audit only
                         wall, ccpu, scpu = meter.measure(fn) if meter else (0.0, 0.0, 0.0)
                     walls[what].append(wall)
                     cpu[what].append((ccpu, scpu))
@@ -147,24 +149,38 @@ def speed(streams: int, consumers: int, runs: int) -> None:
         findings = found[-1]
         naive = min(sweeps)
         phases = audit_phases(server.url)
-        print(f"  load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (other work on the machine slows every side)")
+        print(
+            f"  load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (other work on the machine slows every side)"
+        )
         print(
             f"  jsops audit (whole command): {min(audits):8.2f} s   (best of {runs}; median {statistics.median(audits):.2f} s; "
             f"{seen['requests']} API requests, up to {seen['max_in_flight']} issued at once, at most 64 of them sent: the client's bound; {findings} findings)"
         )
-        print(f"    read + live estate:        {phases[0]:8.2f} s   (the estate is loaded while the consumer pages arrive)")
+        print(
+            f"    read + live estate:        {phases[0]:8.2f} s   (the estate is loaded while the consumer pages arrive)"
+        )
         print(f"    rules:                     {phases[1]:8.2f} s   (static rules on every object, live rules)")
         print(f"    text output:               {phases[2]:8.2f} s")
-        print(f"  no-op jsops plan (warm):     {min(plans):8.2f} s   (best of {runs}; median {statistics.median(plans):.2f} s)")
-        print(f"  naive sequential INFO sweep: {naive:8.2f} s   ({n_obj} API requests; best of {runs}; median {statistics.median(sweeps):.2f} s)")
-        print(f"  ratio audit / sweep:         {min(audits) / naive:8.2f}     (target <= 0.5; per run: {_ratios(audits, sweeps)})")
-        print(f"  ratio plan / sweep:          {min(plans) / naive:8.2f}     (target <= 0.5; per run: {_ratios(plans, sweeps)})")
+        print(
+            f"  no-op jsops plan (warm):     {min(plans):8.2f} s   (best of {runs}; median {statistics.median(plans):.2f} s)"
+        )
+        print(
+            f"  naive sequential INFO sweep: {naive:8.2f} s   ({n_obj} API requests; best of {runs}; median {statistics.median(sweeps):.2f} s)"
+        )
+        print(
+            f"  ratio audit / sweep:         {min(audits) / naive:8.2f}     (target <= 0.5; per run: {_ratios(audits, sweeps)})"
+        )
+        print(
+            f"  ratio plan / sweep:          {min(plans) / naive:8.2f}     (target <= 0.5; per run: {_ratios(plans, sweeps)})"
+        )
         if meter:
             total = {k: min(c + s for c, s in v) for k, v in cpu.items()}
             for k in ("audit", "plan", "sweep"):
                 c, s = min(cpu[k], key=sum)
                 print(f"  CPU {k:6s} (least of {runs}):   {c + s:8.2f} s   (jsops {c:.2f} s, nats-server {s:.2f} s)")
-            print(f"  CPU ratio audit / sweep:     {total['audit'] / total['sweep']:8.2f}     (jsops + nats-server CPU seconds)")
+            print(
+                f"  CPU ratio audit / sweep:     {total['audit'] / total['sweep']:8.2f}     (jsops + nats-server CPU seconds)"
+            )
             print(f"  CPU ratio plan / sweep:      {total['plan'] / total['sweep']:8.2f}")
 
 
@@ -179,7 +195,9 @@ def memory(objects: int) -> None:
         os.environ["JSOPS_CACHE_DIR"] = str(Path(tmp) / "cache")
         d = Path(tmp) / "estate"
         d.mkdir()
-        print(f"\n{streams} streams x {consumers} consumers = {streams * (1 + consumers)} objects; nats-server {server.url}")
+        print(
+            f"\n{streams} streams x {consumers} consumers = {streams * (1 + consumers)} objects; nats-server {server.url}"
+        )
         populate(d, server.url, streams, consumers)
         tracemalloc.start()
         took, findings = timed_audit(server.url)
@@ -187,7 +205,9 @@ def memory(objects: int) -> None:
         tracemalloc.stop()
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"  jsops audit: {took:.2f} s under tracemalloc, {findings} findings")
-        print(f"  peak Python memory of the audit: {peak / 2**20:8.1f} MiB   ({peak / (streams * (1 + consumers)) / 1024:.1f} KiB per object)")
+        print(
+            f"  peak Python memory of the audit: {peak / 2**20:8.1f} MiB   ({peak / (streams * (1 + consumers)) / 1024:.1f} KiB per object)"
+        )
         print(f"  peak RSS of this process:        {rss:8.1f} MiB   (the apply that made the objects included)")
 
 

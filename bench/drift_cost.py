@@ -51,7 +51,9 @@ def requests(url: str, n: int) -> None:
     async def go() -> None:
         nc = await nats.connect(url)
         for i in range(0, n, 200):
-            await asyncio.gather(*(nc.request("$JS.API.STREAM.INFO.S0000", b"", timeout=10) for _ in range(min(200, n - i))))
+            await asyncio.gather(
+                *(nc.request("$JS.API.STREAM.INFO.S0000", b"", timeout=10) for _ in range(min(200, n - i)))
+            )
         await nc.close()
 
     asyncio.run(go())

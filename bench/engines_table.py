@@ -110,7 +110,9 @@ def ack_diff(duck_rows: Sequence[Sequence[Any]], ack_figures: dict[str, dict[str
 def agreement(rows: dict[str, dict[str, Any]]) -> str:
     """Whether the measured rows of one set agree: every document row's figures equal (by digest), and
     each one's ack figures equal to DuckDB's (relative 1e-6)."""
-    docs = {name: r for name, r in rows.items() if name in DOC_ROWS and r.get("figures_sha") and r.get("wall_s") is not None}
+    docs = {
+        name: r for name, r in rows.items() if name in DOC_ROWS and r.get("figures_sha") and r.get("wall_s") is not None
+    }
     if len({r["figures_sha"] for r in docs.values()}) > 1:
         groups: dict[str, list[str]] = {}
         for name, r in docs.items():
@@ -128,7 +130,17 @@ def agreement(rows: dict[str, dict[str, Any]]) -> str:
 def render(records: Iterable[dict[str, Any]], keys: dict[str, str], sets: Sequence[str]) -> list[str]:
     """The engines table of ``sets`` (labels, in order) from the latest current records."""
     best = latest(records, keys)
-    head = ["set", "events", "input", *ROWS, *(label for label, *_ in RATIOS), "jobs / stages (jsops cold)", "figures", "load 1m per row", "commit"]
+    head = [
+        "set",
+        "events",
+        "input",
+        *ROWS,
+        *(label for label, *_ in RATIOS),
+        "jobs / stages (jsops cold)",
+        "figures",
+        "load 1m per row",
+        "commit",
+    ]
     table = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for s in sets:
         rows = {row: best[(s, row)] for row in ROWS if (s, row) in best}
@@ -136,7 +148,11 @@ def render(records: Iterable[dict[str, Any]], keys: dict[str, str], sets: Sequen
             continue
         any_r = next(iter(rows.values()))
         cold = rows.get("jsops")
-        jobs = f"{cold['spark_jobs']} / {cold['stages']} (issue: {ISSUE_JOBS} jobs)" if cold and cold.get("spark_jobs") is not None else "-"
+        jobs = (
+            f"{cold['spark_jobs']} / {cold['stages']} (issue: {ISSUE_JOBS} jobs)"
+            if cold and cold.get("spark_jobs") is not None
+            else "-"
+        )
         events = next((r["events"] for r in rows.values() if r.get("events")), None)
         loads = " ".join(f"{rows[row]['load'][0]:.1f}" if row in rows else "-" for row in ROWS)
         commits = ",".join(sorted({r.get("commit", "?") for r in rows.values()}))
@@ -148,7 +164,10 @@ def render(records: Iterable[dict[str, Any]], keys: dict[str, str], sets: Sequen
                     str(events) if events else "-",
                     f"{any_r.get('size_mib', 0):.0f} MiB",
                     *(cell(rows.get(row)) for row in ROWS),
-                    *(ratio_cell(wall(rows.get(n)), wall(rows.get(d)), t if only in (None, s) else None) for _, n, d, t, only in RATIOS),
+                    *(
+                        ratio_cell(wall(rows.get(n)), wall(rows.get(d)), t if only in (None, s) else None)
+                        for _, n, d, t, only in RATIOS
+                    ),
                     jobs,
                     agreement(rows),
                     loads,

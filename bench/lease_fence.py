@@ -43,10 +43,14 @@ def write_tree(d: Path, streams: int, max_msgs: int) -> None:
 
 
 def with_value(audit: ApiAudit, value: int) -> list[tuple[int, str]]:
-    return [(t, s.rsplit(".", 1)[1]) for t, s, r in audit.updates("$JS.API.STREAM.UPDATE.L") if r.get("max_msgs") == value]
+    return [
+        (t, s.rsplit(".", 1)[1]) for t, s, r in audit.updates("$JS.API.STREAM.UPDATE.L") if r.get("max_msgs") == value
+    ]
 
 
-def one_run(server: NatsServer, tree: Path, logs: Path, n: int, rev: int, streams: int, ttl: str, rng: random.Random) -> dict[str, object]:
+def one_run(
+    server: NatsServer, tree: Path, logs: Path, n: int, rev: int, streams: int, ttl: str, rng: random.Random
+) -> dict[str, object]:
     audit = ApiAudit(server.url)
     old = new = None
     a, b = rev + 1, rev + 2
@@ -60,7 +64,9 @@ def one_run(server: NatsServer, tree: Path, logs: Path, n: int, rev: int, stream
         seen = len(with_value(audit, a))
         write_tree(tree, streams, b)
         new = Proc([str(tree)], server.url, "--lease-ttl", ttl, "--identity", f"new{n}", log=logs / f"new{n}.log")
-        wait_for(lambda: len({s for _, s in with_value(audit, b)}) >= streams, 600, "the new leader to apply revision B")
+        wait_for(
+            lambda: len({s for _, s in with_value(audit, b)}) >= streams, 600, "the new leader to apply revision B"
+        )
         rounds = len(old.events("round"))
         os.kill(old.process.pid, signal.SIGCONT)
         wait_for(lambda: len(old.events("round")) > rounds, 300, "the old leader's round to end")
@@ -105,7 +111,19 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, NatsServer() as server:
         tree, logs = Path(tmp) / "m", Path(tmp)
         write_tree(tree, args.streams, 1000)
-        code = controller([str(tree), "--server", server.url, "--listen", "none", "--once", "--no-lease", "--log-file", str(logs / "c0.log")])
+        code = controller(
+            [
+                str(tree),
+                "--server",
+                server.url,
+                "--listen",
+                "none",
+                "--once",
+                "--no-lease",
+                "--log-file",
+                str(logs / "c0.log"),
+            ]
+        )
         assert code == 0, f"the initial apply exited {code}"
         for n in range(args.runs):
             r = one_run(server, tree, logs, n, 1000 + 2 * n, args.streams, args.ttl, rng)

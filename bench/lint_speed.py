@@ -185,24 +185,45 @@ def install(source: Path, tmp: Path) -> tuple[str, str | None]:
         elif src.exists():
             shutil.copy2(src, tree / part)
     wheels = tmp / "wheels"
-    _quiet([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels), str(tree)], "building the jsops wheel")
+    _quiet(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels), str(tree)],
+        "building the jsops wheel",
+    )
     venv = tmp / "venv"
     _quiet([sys.executable, "-m", "venv", "--without-pip", str(venv)], "creating the venv")
     python = venv / "bin" / "python"
     # pip byte-compiles what it installs; the venv gets its dependencies only afterwards (below), so
     # that pip sees no other jsops to replace.
     _quiet(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index", *map(str, wheels.glob("jsops-*.whl"))],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            *map(str, wheels.glob("jsops-*.whl")),
+        ],
         "installing the jsops wheel",
     )
-    out = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     deps = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
     (Path(out.stdout.strip()) / "_bench_dependencies.pth").write_text("".join(f"{d}\n" for d in deps))
     yamllint = None
     try:
         from importlib.metadata import distribution
 
-        ep = next(e for e in distribution("yamllint").entry_points if e.group == "console_scripts" and e.name == "yamllint")
+        ep = next(
+            e for e in distribution("yamllint").entry_points if e.group == "console_scripts" and e.name == "yamllint"
+        )
     except (ImportError, StopIteration):
         pass
     else:
@@ -266,7 +287,9 @@ def edited_row(lint: list[str], floor: list[str], edited: Path, pairs: int, env:
     for name, k in (("jsops lint, one file edited:", 0), ("floor, same runs:", 1)):
         wall = [r[k][0] for r in runs]
         cpu = [r[k][1] for r in runs]
-        print(f"{name:29s}{statistics.median(wall):7.3f} s wall {statistics.median(cpu):7.3f} s cpu   best {min(wall):7.3f} s wall {min(cpu):7.3f} s cpu")
+        print(
+            f"{name:29s}{statistics.median(wall):7.3f} s wall {statistics.median(cpu):7.3f} s cpu   best {min(wall):7.3f} s wall {min(cpu):7.3f} s cpu"
+        )
     ratio_wall = statistics.median(a[0] / b[0] for a, b in runs)
     ratio_cpu = statistics.median(a[1] / b[1] for a, b in runs)
     print(
@@ -282,7 +305,11 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=15, help="jsops/yamllint pairs on one file")
     ap.add_argument("--no-yamllint", action="store_true")
     ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed (make lint-speed)")
-    ap.add_argument("--source", default=str(Path(__file__).resolve().parents[1]), help="the jsops source tree to build and time (default: this checkout)")
+    ap.add_argument(
+        "--source",
+        default=str(Path(__file__).resolve().parents[1]),
+        help="the jsops source tree to build and time (default: this checkout)",
+    )
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="jsops-bench-") as tmp:
@@ -310,9 +337,13 @@ def main() -> int:
             print(f"yamllint (one file):         {f['b_wall']:7.3f} s wall {f['b_cpu']:7.3f} s cpu")
             ok = "OK" if f["ratio_wall"] <= 1.5 else "MISSED"
             missed += f["ratio_wall"] > 1.5
-            print(f"ratio jsops/yamllint (one):  {f['ratio_wall']:7.3f} wall {f['ratio_cpu']:7.3f} cpu   target <= 1.5: {ok}")
+            print(
+                f"ratio jsops/yamllint (one):  {f['ratio_wall']:7.3f} wall {f['ratio_cpu']:7.3f} cpu   target <= 1.5: {ok}"
+            )
         else:
-            print(f"jsops lint (one file):       {statistics.median(run(one, env=env)[0] for _ in range(args.pairs)):7.3f} s")
+            print(
+                f"jsops lint (one file):       {statistics.median(run(one, env=env)[0] for _ in range(args.pairs)):7.3f} s"
+            )
         lint = [jsops, "lint", str(root)]
         cold_wall, cold_cpu = run(lint, env=env)  # the estate's cache is empty: every file is parsed
         print(f"jsops lint (whole estate), first run, empty cache: {cold_wall:7.3f} s wall {cold_cpu:7.3f} s cpu")
@@ -323,14 +354,18 @@ def main() -> int:
         print(f"floor (libyaml composition): {w['b_wall']:7.3f} s wall {w['b_cpu']:7.3f} s cpu")
         ok = w["ratio_wall"] <= 1.0
         missed += not ok
-        print(f"ratio jsops/floor:           {w['ratio_wall']:7.3f} wall {w['ratio_cpu']:7.3f} cpu   target <= 1.0: {'OK' if ok else 'MISSED'}")
+        print(
+            f"ratio jsops/floor:           {w['ratio_wall']:7.3f} wall {w['ratio_cpu']:7.3f} cpu   target <= 1.0: {'OK' if ok else 'MISSED'}"
+        )
         edited_row(lint, floor, files[1], args.repeat, env)
         if yamllint:
             yl_wall, yl_cpu = run([yamllint, "-d", "relaxed", str(root)], (0, 1), env)
             ratio = w["a_wall"] / yl_wall
             missed += ratio > 0.15
             print(f"yamllint -d relaxed:         {yl_wall:7.3f} s wall {yl_cpu:7.3f} s cpu")
-            print(f"ratio jsops/yamllint:        {ratio:7.3f} wall {w['a_cpu'] / yl_cpu:7.3f} cpu   target <= 0.15: {'OK' if ratio <= 0.15 else 'MISSED'}")
+            print(
+                f"ratio jsops/yamllint:        {ratio:7.3f} wall {w['a_cpu'] / yl_cpu:7.3f} cpu   target <= 0.15: {'OK' if ratio <= 0.15 else 'MISSED'}"
+            )
         else:
             print("yamllint: not installed or skipped")
         load = os.getloadavg()

@@ -53,7 +53,9 @@ spec:
 
 def _tree(root: Path, files: int) -> None:
     for i in range(files):
-        (root / f"orders-{i}.yaml").write_text(STREAM.format(i=i) + "".join(CONSUMER.format(i=i, j=j) for j in range(3)))
+        (root / f"orders-{i}.yaml").write_text(
+            STREAM.format(i=i) + "".join(CONSUMER.format(i=i, j=j) for j in range(3))
+        )
 
 
 def _load(root: Path) -> float:
@@ -98,9 +100,13 @@ def main() -> int:
     nack.check_nack_document = checked  # type: ignore[assignment]
     objects = args.files * 4
     a, b = statistics.median(with_check), statistics.median(without)
-    print(f"load average {os.getloadavg()[0]:.2f} (a loaded machine stretches every figure; the ratio is measured in the same run)")
+    print(
+        f"load average {os.getloadavg()[0]:.2f} (a loaded machine stretches every figure; the ratio is measured in the same run)"
+    )
     print(f"facts table read once: {table_ms:.1f} ms CPU")
-    print(f"{args.files} NACK files, {objects} objects: load {b * 1000:.0f} ms CPU without the CRD check, {a * 1000:.0f} ms with it")
+    print(
+        f"{args.files} NACK files, {objects} objects: load {b * 1000:.0f} ms CPU without the CRD check, {a * 1000:.0f} ms with it"
+    )
     print(f"ratio with/without: {a / b:.3f} ({(a - b) / objects * 1e6:.1f} us per object)")
     return 0
 

@@ -65,8 +65,12 @@ class _Silent:
 def _manifests(folder: Path, streams: int) -> None:
     docs = []
     for i in range(streams):
-        docs.append(f"apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: S{i}}}\nspec: {{subjects: ['s{i}.>'], max_age: 1h}}\n")
-        docs.append(f"apiVersion: jsops/v1\nkind: Consumer\nmetadata: {{name: c, stream: S{i}}}\nspec: {{ack_wait: 30s}}\n")
+        docs.append(
+            f"apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: S{i}}}\nspec: {{subjects: ['s{i}.>'], max_age: 1h}}\n"
+        )
+        docs.append(
+            f"apiVersion: jsops/v1\nkind: Consumer\nmetadata: {{name: c, stream: S{i}}}\nspec: {{ack_wait: 30s}}\n"
+        )
     (folder / "estate.yaml").write_text("---\n".join(docs))
 
 
@@ -85,7 +89,11 @@ def main() -> int:
         dead = Notices(receivers=[NoticeReceiver(name="dead", url=SecretRef(file="dead.url"), timeout=5.0)], queue=100)
         controllers = {}
         # "none2" is a second controller without receivers: the ratio none2 / none is the noise of the run
-        for name, cfg in (("none", Config(root=tmp)), ("dead", Config(notices=dead, root=tmp)), ("none2", Config(root=tmp))):
+        for name, cfg in (
+            ("none", Config(root=tmp)),
+            ("dead", Config(notices=dead, root=tmp)),
+            ("none2", Config(root=tmp)),
+        ):
             opt = ControllerOptions(paths=[str(root / "m")], listen=None, lease=False, config=cfg, identity=name)
             controllers[name] = Controller(opt, Target(servers=(server.url,)), log=EventLog(io.StringIO()))
         js = Js(server.url)
@@ -94,7 +102,9 @@ def main() -> int:
                 ctl.round()
                 ctl.round()
             times: dict[str, list[float]] = {n: [] for n in controllers}
-            cpu: dict[str, list[float]] = {n: [] for n in controllers}  # the round's thread's CPU time: less noisy on a shared machine
+            cpu: dict[str, list[float]] = {
+                n: [] for n in controllers
+            }  # the round's thread's CPU time: less noisy on a shared machine
             for r in range(args.rounds):
                 items = list(controllers.items())
                 order = items[r % 3 :] + items[: r % 3]  # each controller goes first, second and third in turn
@@ -124,10 +134,16 @@ def main() -> int:
     )
     print(f"notices waiting for the dead receiver at the end: {queued:.0f}, sent: {sent:.0f}")
     print(f"no receivers (a second one):  median round {med['none2'] * 1000:8.1f} ms")
-    print(f"ratio dead / none: {med['dead'] / med['none']:.3f}  (target <= 1.05); noise none2 / none: {med['none2'] / med['none']:.3f}")
+    print(
+        f"ratio dead / none: {med['dead'] / med['none']:.3f}  (target <= 1.05); noise none2 / none: {med['none2'] / med['none']:.3f}"
+    )
     mcpu = {n: statistics.median(t) for n, t in cpu.items()}
-    print(f"round thread CPU, median: none {mcpu['none'] * 1000:.1f} ms, dead {mcpu['dead'] * 1000:.1f} ms, none2 {mcpu['none2'] * 1000:.1f} ms")
-    print(f"CPU ratio dead / none: {mcpu['dead'] / mcpu['none']:.3f}; noise none2 / none: {mcpu['none2'] / mcpu['none']:.3f}")
+    print(
+        f"round thread CPU, median: none {mcpu['none'] * 1000:.1f} ms, dead {mcpu['dead'] * 1000:.1f} ms, none2 {mcpu['none2'] * 1000:.1f} ms"
+    )
+    print(
+        f"CPU ratio dead / none: {mcpu['dead'] / mcpu['none']:.3f}; noise none2 / none: {mcpu['none2'] / mcpu['none']:.3f}"
+    )
     both = statistics.median([*times["none"], *times["none2"]])
     print(f"ratio dead / both controllers without receivers: {med['dead'] / both:.3f}")
     return 0

@@ -67,7 +67,11 @@ def _cpu_children() -> float:
 
 def _lint(jsops: str, root: Path, config: Path) -> tuple[float, float]:
     cpu0, t0 = _cpu_children(), time.perf_counter()
-    done = subprocess.run([jsops, "lint", "--no-cache", "--config", str(config), "--env", "prod", "--format", "json", "."], cwd=root, capture_output=True)
+    done = subprocess.run(
+        [jsops, "lint", "--no-cache", "--config", str(config), "--env", "prod", "--format", "json", "."],
+        cwd=root,
+        capture_output=True,
+    )
     wall, cpu = time.perf_counter() - t0, _cpu_children() - cpu0
     if done.returncode not in (0, 1):
         raise SystemExit(done.stderr.decode()[-2000:])
@@ -154,7 +158,10 @@ def engines(root: Path, repeat: int) -> dict[str, float]:
     import celpy
 
     objects, policies = _variables(root)
-    out: dict[str, float] = {"objects": len(objects), "evaluations": sum(1 for k, _ in objects for pk, _ in policies if pk == k)}
+    out: dict[str, float] = {
+        "objects": len(objects),
+        "evaluations": sum(1 for k, _ in objects for pk, _ in policies if pk == k),
+    }
     by_kind = {k: [e for pk, e in policies if pk == k] for k in ("Stream", "Consumer")}
 
     rust = {k: [cel.compile(e) for e in es] for k, es in by_kind.items()}
@@ -197,11 +204,19 @@ def main() -> int:
         lint = lint_overhead(root, args.pairs)
         eng = engines(root, args.repeat)
     print(f"load average: {os.getloadavg()[0]:.2f}")
-    print(f"cold lint, {args.streams} streams x {args.consumers} consumers: {lint['lint_s']:.2f} s; with 20 policies {lint['lint_with_policies_s']:.2f} s")
-    print(f"  ratio (median of {args.pairs} pairs): wall {lint['ratio_wall']:.3f}, CPU {lint['ratio_cpu']:.3f} (target <= 1.30)")
+    print(
+        f"cold lint, {args.streams} streams x {args.consumers} consumers: {lint['lint_s']:.2f} s; with 20 policies {lint['lint_with_policies_s']:.2f} s"
+    )
+    print(
+        f"  ratio (median of {args.pairs} pairs): wall {lint['ratio_wall']:.3f}, CPU {lint['ratio_cpu']:.3f} (target <= 1.30)"
+    )
     print(f"engines, {eng['evaluations']:.0f} evaluations on {eng['objects']:.0f} objects (best of {args.repeat}):")
-    print(f"  common-expression-language (Rust): {eng['rust_s']:.3f} s ({eng['rust_s'] / eng['evaluations'] * 1e6:.1f} us each)")
-    print(f"  cel-python:                         {eng['celpy_s']:.3f} s ({eng['celpy_s'] / eng['evaluations'] * 1e6:.1f} us each)")
+    print(
+        f"  common-expression-language (Rust): {eng['rust_s']:.3f} s ({eng['rust_s'] / eng['evaluations'] * 1e6:.1f} us each)"
+    )
+    print(
+        f"  cel-python:                         {eng['celpy_s']:.3f} s ({eng['celpy_s'] / eng['evaluations'] * 1e6:.1f} us each)"
+    )
     print(f"  cel-python / Rust: {eng['celpy_s'] / eng['rust_s']:.1f}x")
     return 1 if args.check and lint["ratio_wall"] > 1.30 else 0
 

@@ -116,8 +116,12 @@ def _child(argv: list[str], timeout: float | None = None, opts: Sequence[str] = 
     wall = time.perf_counter() - t
     line = next((ln for ln in out.splitlines() if ln.startswith("RESULT ")), None)
     if proc.returncode != 0 or line is None:
-        causes = [ln for ln in err.splitlines() if re.search(r"(Error|Exception)\b", ln) and not ln.startswith("\tat ")][:6]
-        raise SystemExit(f"child {argv} failed (exit {proc.returncode}):\n" + "\n".join(causes) + f"\n...\n{err[-2000:]}")
+        causes = [
+            ln for ln in err.splitlines() if re.search(r"(Error|Exception)\b", ln) and not ln.startswith("\tat ")
+        ][:6]
+        raise SystemExit(
+            f"child {argv} failed (exit {proc.returncode}):\n" + "\n".join(causes) + f"\n...\n{err[-2000:]}"
+        )
     return wall, json.loads(line[7:])
 
 
@@ -259,10 +263,24 @@ def _data(prefix: str, acks: int, duration_s: int = 3600, workers: int = 2) -> t
         shutil.rmtree(base, ignore_errors=True)
         t = time.perf_counter()
         counts = generate_parts(json_dir, spec, parts, workers)
-        print(f"  generated {acks} acks ({parts} parts, {sum(counts.values())} events) in {time.perf_counter() - t:.0f} s", flush=True)
+        print(
+            f"  generated {acks} acks ({parts} parts, {sum(counts.values())} events) in {time.perf_counter() - t:.0f} s",
+            flush=True,
+        )
         t = time.perf_counter()
         r = subprocess.run(
-            [sys.executable, "-m", "jsops.linter.cli.app", "profile", str(json_dir), "--compact", str(pq_dir), "--master", "local[2]", "-q"],
+            [
+                sys.executable,
+                "-m",
+                "jsops.linter.cli.app",
+                "profile",
+                str(json_dir),
+                "--compact",
+                str(pq_dir),
+                "--master",
+                "local[2]",
+                "-q",
+            ],
             cwd=ROOT,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
@@ -310,8 +328,16 @@ def main() -> int:
     ap.add_argument("--week-acks", type=int, default=200_000, help="samples in the week-long store")
     ap.add_argument("--data-prefix", default="/tmp/jsops-bench")
     ap.add_argument("--master", default="local[2]")
-    ap.add_argument("--driver-memory", help="local Spark's driver memory (default 1g; --engines: sized to the set's events)")
-    ap.add_argument("--formats", nargs="+", choices=("json", "parquet"), default=["json", "parquet"], help="input formats to time (default both)")
+    ap.add_argument(
+        "--driver-memory", help="local Spark's driver memory (default 1g; --engines: sized to the set's events)"
+    )
+    ap.add_argument(
+        "--formats",
+        nargs="+",
+        choices=("json", "parquet"),
+        default=["json", "parquet"],
+        help="input formats to time (default both)",
+    )
     ap.add_argument("--prepare", action="store_true", help="only generate and compact the data sets")
     ap.add_argument("--week-only", action="store_true", help="only the profile-store rows")
     ap.add_argument("--no-week", action="store_true", help="without the profile-store rows")
@@ -325,12 +351,32 @@ def main() -> int:
         action="store_true",
         help="only the Sail rows: per size and format DuckDB, the whole `jsops profile --engine sail` command, and the Spark floor cold",
     )
-    ap.add_argument("--warm-acks", type=int, default=1_000_000, help="--engines: the size whose files warm the Connect server (default 1M)")
-    ap.add_argument("--rows", nargs="+", choices=ROWS, default=list(ROWS), help="--engines: the rows to measure (default all)")
-    ap.add_argument("--timeout", type=float, default=900.0, help="--engines: seconds per row before it is stopped and recorded as timed out")
-    ap.add_argument("--results", help="--engines: the JSON lines file rows are appended to and merged from (default DATA_PREFIX-engines.jsonl)")
-    ap.add_argument("--table-only", action="store_true", help="--engines: print the table from --results, measure nothing")
-    ap.add_argument("--connect-memory", help="--engines: the Connect server's driver memory (default: sized to the largest selected input)")
+    ap.add_argument(
+        "--warm-acks",
+        type=int,
+        default=1_000_000,
+        help="--engines: the size whose files warm the Connect server (default 1M)",
+    )
+    ap.add_argument(
+        "--rows", nargs="+", choices=ROWS, default=list(ROWS), help="--engines: the rows to measure (default all)"
+    )
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        default=900.0,
+        help="--engines: seconds per row before it is stopped and recorded as timed out",
+    )
+    ap.add_argument(
+        "--results",
+        help="--engines: the JSON lines file rows are appended to and merged from (default DATA_PREFIX-engines.jsonl)",
+    )
+    ap.add_argument(
+        "--table-only", action="store_true", help="--engines: print the table from --results, measure nothing"
+    )
+    ap.add_argument(
+        "--connect-memory",
+        help="--engines: the Connect server's driver memory (default: sized to the largest selected input)",
+    )
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -347,7 +393,10 @@ def main() -> int:
         return 0
     if a.engines:
         engines = _engines(a, sizes)
-        print(f"\nmaster {a.master}, load average now {' '.join(f'{x:.1f}' for x in os.getloadavg())}\n" + "\n".join(engines))
+        print(
+            f"\nmaster {a.master}, load average now {' '.join(f'{x:.1f}' for x in os.getloadavg())}\n"
+            + "\n".join(engines)
+        )
         return 0
     table = [
         "| events | input | jsops wall | duckdb wall | ratio | peak RSS JVM / Python | agreement | Spark jobs / stages | load |",
@@ -395,7 +444,9 @@ def _engines(a: argparse.Namespace, sizes: list[int]) -> list[str]:
                 for row in (r for r in et.ROWS if r in a.rows):
                     rec = _measure(a, row, inputs[(n, f)], server, f, a.driver_memory or f"{et.local_memory_gib(n)}g")
                     rec.update(set=et.set_label(n, f), key=keys[et.set_label(n, f)], size_mib=_size_mib(inputs[(n, f)]))
-                    rec.update(connect_memory=memory if row in et.CONNECT_ROWS else None, commit=_commit(), at=time.time())
+                    rec.update(
+                        connect_memory=memory if row in et.CONNECT_ROWS else None, commit=_commit(), at=time.time()
+                    )
                     with results.open("a") as out:
                         out.write(json.dumps(rec) + "\n")
                     print(f"  {rec['set']:<12} {row:<14} {et.cell(rec):<28} load {rec['load'][0]:.1f}", flush=True)
@@ -403,7 +454,9 @@ def _engines(a: argparse.Namespace, sizes: list[int]) -> list[str]:
     return et.render(et.load_records(results), keys, list(keys))
 
 
-def _measure(a: argparse.Namespace, row: str, path: Path, server: _ConnectServer, fmt: str, memory: str) -> dict[str, Any]:
+def _measure(
+    a: argparse.Namespace, row: str, path: Path, server: _ConnectServer, fmt: str, memory: str
+) -> dict[str, Any]:
     """One row on one input, as a record (see bench/engines_table.py): wall and job time, jobs and
     stages, load before and after, the figures' digest and ack figures, or the timeout or failure."""
     import hashlib
@@ -422,7 +475,13 @@ def _measure(a: argparse.Namespace, row: str, path: Path, server: _ConnectServer
     except SystemExit as exc:
         rec["error"] = str(exc)[:4000]  # the exception lines come first
     else:
-        rec.update(wall_s=wall, job_s=res.get("job_s"), events=res.get("events"), spark_jobs=res.get("spark_jobs"), stages=res.get("stages"))
+        rec.update(
+            wall_s=wall,
+            job_s=res.get("job_s"),
+            events=res.get("events"),
+            spark_jobs=res.get("spark_jobs"),
+            stages=res.get("stages"),
+        )
         if "rows" in res:
             rec["duck_rows"] = res["rows"]
         if "doc" in res:
@@ -482,8 +541,12 @@ class _ConnectServer:
 
 def _commit() -> str:
     """The code measured: HEAD's short hash, ``+dirty`` with uncommitted changes."""
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, cwd=ROOT
+    ).stdout.strip()
     return head + ("+dirty" if dirty else "")
 
 
@@ -507,7 +570,18 @@ def _sail_rows(a: argparse.Namespace, sizes: list[int]) -> list[str]:
                 out = Path(d) / "profiles.json"
                 t = time.perf_counter()
                 r = subprocess.run(
-                    [sys.executable, "-m", "jsops.linter.cli.app", "profile", str(path), "--engine", "sail", "-q", "-o", str(out)],
+                    [
+                        sys.executable,
+                        "-m",
+                        "jsops.linter.cli.app",
+                        "profile",
+                        str(path),
+                        "--engine",
+                        "sail",
+                        "-q",
+                        "-o",
+                        str(out),
+                    ],
                     capture_output=True,
                     text=True,
                     cwd=ROOT,

@@ -140,10 +140,18 @@ def one_size(streams: int, consumers: int, runs: int) -> tuple[float, float]:
         finally:
             client.close()
         best, cold, naive = min(plans), min(colds), min(sweeps)
-        print(f"  no-op plan, --no-cache:      {min(uncached):8.2f} s   (best of {runs}; median {statistics.median(uncached):.2f} s)")
-        print(f"  no-op plan, cold cache:      {cold:8.2f} s   (best of {runs}; median {statistics.median(colds):.2f} s)")
-        print(f"  no-op plan, warm cache:      {best:8.2f} s   (best of {runs}; median {statistics.median(plans):.2f} s)")
-        print(f"    live-state read alone:     {min(reads):8.2f} s   ({live.requests} API requests: STREAM.LIST and CONSUMER.LIST pages)")
+        print(
+            f"  no-op plan, --no-cache:      {min(uncached):8.2f} s   (best of {runs}; median {statistics.median(uncached):.2f} s)"
+        )
+        print(
+            f"  no-op plan, cold cache:      {cold:8.2f} s   (best of {runs}; median {statistics.median(colds):.2f} s)"
+        )
+        print(
+            f"  no-op plan, warm cache:      {best:8.2f} s   (best of {runs}; median {statistics.median(plans):.2f} s)"
+        )
+        print(
+            f"    live-state read alone:     {min(reads):8.2f} s   ({live.requests} API requests: STREAM.LIST and CONSUMER.LIST pages)"
+        )
         print(
             f"  naive sequential INFO sweep: {naive:8.2f} s   ({n_obj} API requests, one per object; best of {runs}, median {statistics.median(sweeps):.2f} s)"
         )

@@ -59,7 +59,9 @@ def _two_pass(acks: Any) -> tuple[dict[Key, list[float]], int]:
     pairs: dict[Key, dict[int, list[tuple[int, int]]]] = {}
     rows2 = acks.where(cond).groupBy("stream", "consumer", b.alias("b"), "ack_time").count().collect()
     for r in rows2:
-        pairs.setdefault((r["stream"], r["consumer"]), {}).setdefault(int(r["b"]), []).append((int(r["ack_time"]), int(r["count"])))
+        pairs.setdefault((r["stream"], r["consumer"]), {}).setdefault(int(r["b"]), []).append(
+            (int(r["ack_time"]), int(r["count"]))
+        )
 
     def at(k: Key, rank: int) -> int:
         for bucket in sorted(pairs[k]):
@@ -96,7 +98,11 @@ def main() -> int:
     for run in range(a.runs):
         with SailServer() as url:
             spark = open_session(url, shuffle_partitions=1, extra_conf={}, check=False)
-            acks = spark.read.parquet(a.data).where((F.col("kind") == "ack") & (F.col("ack_time") >= 0)).select("stream", "consumer", "ack_time")
+            acks = (
+                spark.read.parquet(a.data)
+                .where((F.col("kind") == "ack") & (F.col("ack_time") >= 0))
+                .select("stream", "consumer", "ack_time")
+            )
             t = time.perf_counter()
             two, npairs = _two_pass(acks)
             t_two = time.perf_counter() - t

@@ -61,7 +61,9 @@ def _phases_child(data: str, mode: str) -> int:
         from jsops.profiler import compute
 
         mark("query module import")
-        doc, _ = compute.build_profiles(spark, [data], exact_percentiles=True, progress=lambda line: mark("  query: " + line))
+        doc, _ = compute.build_profiles(
+            spark, [data], exact_percentiles=True, progress=lambda line: mark("  query: " + line)
+        )
         mark("queries left (validation)")
         out = Path(tempfile.gettempdir()) / "jsops-sail-phases.json"
         out.write_text(json.dumps(doc, indent=2) + "\n")
@@ -98,8 +100,12 @@ def main() -> int:
     py = sys.executable
     for run in range(a.runs):
         duck, _ = _timed([py, str(ROOT / "bench" / "profile_speed.py"), "--child", "duckdb", a.data])
-        whole, _ = _timed([py, "-m", "jsops.linter.cli.app", "profile", a.data, "--engine", "sail", "-q", "-o", os.devnull])
-        print(f"run {run + 1}: duckdb {duck:.2f} s; jsops profile --engine sail {whole:.2f} s = {whole / duck:.1f} x duckdb; load {os.getloadavg()[0]:.1f}")
+        whole, _ = _timed(
+            [py, "-m", "jsops.linter.cli.app", "profile", a.data, "--engine", "sail", "-q", "-o", os.devnull]
+        )
+        print(
+            f"run {run + 1}: duckdb {duck:.2f} s; jsops profile --engine sail {whole:.2f} s = {whole / duck:.1f} x duckdb; load {os.getloadavg()[0]:.1f}"
+        )
         for mode in ("serial", "overlap"):
             wall, out = _timed([py, __file__, a.data, "--child", mode])
             res = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])

@@ -119,21 +119,35 @@ def floor_profile(spark: Any, data: str) -> dict[str, Any]:
         q = [int(round(x)) for x in r["q"]]
         c["ack_time_ns"] = {"samples": r["n"], "p50": q[0], "p90": q[1], "p99": q[2], "p999": q[3], "max": r["mx"]}
         if r["dn"]:
-            c["deliveries"] = {"first_try_ratio": r["d1"] / r["dn"], "redelivered_ratio": (r["dn"] - r["d1"]) / r["dn"], "max": r["dmax"]}
+            c["deliveries"] = {
+                "first_try_ratio": r["d1"] / r["dn"],
+                "redelivered_ratio": (r["dn"] - r["d1"]) / r["dn"],
+                "max": r["dmax"],
+            }
     for r in ev.where(kind == "advisory").groupBy("stream", "consumer", "type").count().collect():
-        counts = consumers.setdefault(f"{r['stream']}/{r['consumer']}", {}).setdefault("advisories", {"max_deliver": 0, "nak": 0, "terminated": 0})
+        counts = consumers.setdefault(f"{r['stream']}/{r['consumer']}", {}).setdefault(
+            "advisories", {"max_deliver": 0, "nak": 0, "terminated": 0}
+        )
         if r["type"][len(ADVISORY) :] in counts:
             counts[r["type"][len(ADVISORY) :]] += r["count"]
     snaps = ev.where(kind == "consumer_info").select("stream", "consumer", "t", "c_delivered")
     w = Window.partitionBy("stream", "consumer").orderBy("t")
-    deltas = snaps.select("stream", "consumer", (F.col("c_delivered") - F.lag("c_delivered").over(w)).alias("d"), (t - F.lag("t").over(w)).alias("dt"))
+    deltas = snaps.select(
+        "stream",
+        "consumer",
+        (F.col("c_delivered") - F.lag("c_delivered").over(w)).alias("d"),
+        (t - F.lag("t").over(w)).alias("dt"),
+    )
     for r in (
         deltas.where((F.col("dt") > 0) & (F.col("d") >= 0))
         .groupBy("stream", "consumer")
         .agg((F.sum("d") * 1e6 / F.sum("dt")).alias("mean"), F.max(F.col("d") * 1e6 / F.col("dt")).alias("peak"))
         .collect()
     ):
-        consumers.setdefault(f"{r['stream']}/{r['consumer']}", {})["delivery"] = {"mean_per_s": r["mean"], "peak_per_s": r["peak"]}
+        consumers.setdefault(f"{r['stream']}/{r['consumer']}", {})["delivery"] = {
+            "mean_per_s": r["mean"],
+            "peak_per_s": r["peak"],
+        }
 
     pub = ev.where(kind == "publish")
     bounds = pub.agg(F.min(t), F.max(t)).first()
@@ -159,16 +173,32 @@ def floor_profile(spark: Any, data: str) -> dict[str, Any]:
             "peak_per_s": counts[-1],
             "peak_per_min": max(per_min.values()),
         }
-        streams[name]["bytes"] = {"mean_per_s": sum(r["b"] or 0 for r in rows) / nsec, "peak_per_s": max(r["b"] or 0 for r in rows)}
+        streams[name]["bytes"] = {
+            "mean_per_s": sum(r["b"] or 0 for r in rows) / nsec,
+            "peak_per_s": max(r["b"] or 0 for r in rows),
+        }
     for r in pub.groupBy("stream").agg(F.count("t").alias("n")).collect():
         streams.setdefault(r["stream"], {})["publish_retry"] = {"attempts": r["n"], "retried_ids": 0}
-    ids = pub.where(F.col("msg_id").isNotNull()).groupBy("stream", "msg_id").agg(F.count("*").alias("n"), ((F.max(t) - F.min(t)) * 1000).alias("h"))
-    for r in ids.where(F.col("n") >= 2).groupBy("stream").agg(F.count("h").alias("n"), F.max("h").alias("mx"), F.percentile("h", 0.99).alias("p99")).collect():
-        streams[r["stream"]]["publish_retry"].update(retried_ids=r["n"], horizon_p99_ns=int(round(r["p99"])), horizon_max_ns=r["mx"])
+    ids = (
+        pub.where(F.col("msg_id").isNotNull())
+        .groupBy("stream", "msg_id")
+        .agg(F.count("*").alias("n"), ((F.max(t) - F.min(t)) * 1000).alias("h"))
+    )
+    for r in (
+        ids.where(F.col("n") >= 2)
+        .groupBy("stream")
+        .agg(F.count("h").alias("n"), F.max("h").alias("mx"), F.percentile("h", 0.99).alias("p99"))
+        .collect()
+    ):
+        streams[r["stream"]]["publish_retry"].update(
+            retried_ids=r["n"], horizon_p99_ns=int(round(r["p99"])), horizon_max_ns=r["mx"]
+        )
 
     info = ev.where((kind == "stream_info") & (F.col("s_messages") > 0))
     latest = F.max_by(F.struct("s_first", "s_last"), "t")
-    for r in info.groupBy("stream").agg((F.sum("s_bytes") / F.sum("s_messages")).alias("size"), latest.alias("l")).collect():
+    for r in (
+        info.groupBy("stream").agg((F.sum("s_bytes") / F.sum("s_messages")).alias("size"), latest.alias("l")).collect()
+    ):
         s = streams.setdefault(r["stream"], {})
         s.setdefault("bytes", {})["stored_msg_size_mean"] = r["size"]
         s["retention_span_ns"] = (r["l"]["s_last"] - r["l"]["s_first"]) * 1000

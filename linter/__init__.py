@@ -33,10 +33,25 @@ if TYPE_CHECKING:
     from .load import discover as discover_manifests
     from .load import walk_dirs as walk_manifest_dirs
     from .load.files import process as load_file_documents
-    from .model.buckets import BUCKET_FIELDS, KeyValueConfig, ObjectStoreConfig, bucket_kind_of, bucket_of_stream, bucket_stream
+    from .model.buckets import (
+        BUCKET_FIELDS,
+        KeyValueConfig,
+        ObjectStoreConfig,
+        bucket_kind_of,
+        bucket_of_stream,
+        bucket_stream,
+    )
     from .model.config import ConsumerConfig, StreamConfig
     from .model.profiles import Profiles
-    from .model.records.record import Record, StrictBool, StrictInt, StrictStr, is_record_class, option, validation_errors
+    from .model.records.record import (
+        Record,
+        StrictBool,
+        StrictInt,
+        StrictStr,
+        is_record_class,
+        option,
+        validation_errors,
+    )
     from .model.resource import is_stream
     from .model.target import AccountLimits, ServerLimits, TargetServer
     from .model.target import Target as LintTarget
@@ -52,11 +67,24 @@ if TYPE_CHECKING:
     from .semantics.effective_json import ServerJson, consumer_from_api_json, from_api_json, stream_from_api_json
     from .semantics.effective_types import EffectiveConsumer, EffectiveStream, api_json
     from .semantics.errcodes import ErrCode
-    from .semantics.mirrors import COUNTER_CHANGE, MIRROR_REFUSES, ORIGIN_MAX_ACK_PENDING, MirrorRefusal, mirror_refusals
+    from .semantics.mirrors import (
+        COUNTER_CHANGE,
+        MIRROR_REFUSES,
+        ORIGIN_MAX_ACK_PENDING,
+        MirrorRefusal,
+        mirror_refusals,
+    )
     from .semantics.releases import Version as ServerVersion
     from .semantics.releases import format_version, parse_version
     from .semantics.subjects import SubjectIndex, is_subset_match, subjects_collide
-    from .semantics.units import UnitError, format_duration, format_size, parse_duration, readable_duration, readable_size
+    from .semantics.units import (
+        UnitError,
+        format_duration,
+        format_size,
+        parse_duration,
+        readable_duration,
+        readable_size,
+    )
     from .semantics.unknown_fields import NO_UNKNOWN_FIELDS, UnknownFields
     from .semantics.updates import CLASS_ORDER, RESET_FIELDS, ChangeClass
     from .semantics.updates import classify as classify_change

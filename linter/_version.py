@@ -29,7 +29,14 @@ def _git_commit(here: Path) -> str | None:
     """HEAD of the git checkout whose ``linter/`` folder is ``here`` (never of a repository that merely
     holds an installed jsops, such as a project keeping its virtual environment in its work tree)."""
     try:
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel", "HEAD"], cwd=here, capture_output=True, text=True, timeout=10, check=False)
+        top = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel", "HEAD"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     lines = top.stdout.split()
@@ -62,4 +69,6 @@ def version_line() -> str:
 def install_hint(extra: str) -> str:
     """How to install jsops with an extra (``spark``, ``connect``, ``sail``): jsops is on no package index,
     so from a clone of its repository or from a release's wheel."""
-    return f"pip install '.[{extra}]' in a jsops clone, or 'jsops-{__version__}-py3-none-any.whl[{extra}]' from a release"
+    return (
+        f"pip install '.[{extra}]' in a jsops clone, or 'jsops-{__version__}-py3-none-any.whl[{extra}]' from a release"
+    )

@@ -49,7 +49,15 @@ from .semantics.effective_types import (
     EffectiveTransform,
 )
 from .semantics.errcodes import ErrCode
-from .semantics.limits import MAX_DESCRIPTION_LEN, MAX_METADATA_LEN, MAX_NAME_LEN, MAX_REPLICAS, REQ_LEVEL_METADATA_LEN, go_len, metadata_budget
+from .semantics.limits import (
+    MAX_DESCRIPTION_LEN,
+    MAX_METADATA_LEN,
+    MAX_NAME_LEN,
+    MAX_REPLICAS,
+    REQ_LEVEL_METADATA_LEN,
+    go_len,
+    metadata_budget,
+)
 from .semantics.mirrors import MIRROR_REFUSES
 from .semantics.monitor import (
     DEAD_LETTER,
@@ -353,7 +361,9 @@ class RuleContext(ClockReader):
             return Violation(resource, path, text, None, fix, key, Severity.WARNING)
         return Violation(resource, path, message, answer.code, fix, key)
 
-    def pedantic_refusal(self, resource: Resource, path: FieldPath, what: str, code: int, *, about: str | None = None) -> Violation:
+    def pedantic_refusal(
+        self, resource: Resource, path: FieldPath, what: str, code: int, *, about: str | None = None
+    ) -> Violation:
         """:func:`pedantic_rejection` for the target's release (:meth:`refusal`)."""
         v = pedantic_rejection(resource, path, what, code)
         return self.refusal(resource, path, v.message, code, about=about)
@@ -442,8 +452,14 @@ class RuleContext(ClockReader):
         out: EffectiveStream | EffectiveConsumer
         if resource.kind == "Stream":
             if self._origins is None:
-                self._origins = {r.name: r.config for r in self.estate.resources if r.kind == "Stream" and isinstance(r.config, StreamConfig)}
-            out = effective_stream(stream_config(resource), name=resource.name, target=self.target, origins=self._origins)
+                self._origins = {
+                    r.name: r.config
+                    for r in self.estate.resources
+                    if r.kind == "Stream" and isinstance(r.config, StreamConfig)
+                }
+            out = effective_stream(
+                stream_config(resource), name=resource.name, target=self.target, origins=self._origins
+            )
         else:
             parent = self.stream_of(resource)
             out = effective_consumer(

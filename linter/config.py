@@ -217,7 +217,9 @@ class Notices(Record):
     receivers: list[NoticeReceiver] = option(default_factory=list)
     queue: int = option(default=1000, ge=1, le=1_000_000)  # notices waiting per receiver; the oldest is dropped beyond
     attempts: int = option(default=6, ge=1, le=100)  # sends of one notice before it is given up
-    backoff: Annotated[float, Before(_seconds)] = option(default=1.0, gt=0, le=3600)  # wait before the first retry, doubled each time
+    backoff: Annotated[float, Before(_seconds)] = option(
+        default=1.0, gt=0, le=3600
+    )  # wait before the first retry, doubled each time
     max_backoff: Annotated[float, Before(_seconds)] = option(default=60.0, gt=0, le=86400)
 
 
@@ -446,7 +448,10 @@ def _keys_at(loc: FieldPath) -> list[str]:
         model = field.annotation
         for _ in range(3):  # unwrap Optional[...] / X | None
             args = [a for a in typing.get_args(model) if a is not type(None)]
-            if typing.get_origin(model) in (typing.Union, getattr(__import__("types"), "UnionType", None)) and len(args) == 1:
+            if (
+                typing.get_origin(model) in (typing.Union, getattr(__import__("types"), "UnionType", None))
+                and len(args) == 1
+            ):
                 model = args[0]
     if typing.get_origin(model) is dict:
         return []
@@ -544,7 +549,9 @@ def select_rules(config: Config, rules: Sequence[type[Rule]]) -> Selection:
     return Selection(enabled, options, severity, ignored_all)
 
 
-def validate_options(options: type[RuleOptions], values: Mapping[str, Any], where: str, code: str, also: str = "") -> RuleOptions:
+def validate_options(
+    options: type[RuleOptions], values: Mapping[str, Any], where: str, code: str, also: str = ""
+) -> RuleOptions:
     """A rule's options from the config's ``values`` (the lint rules' ``rules:`` and the audit's live
     rules' ``audit:``); a bad one is a :class:`ConfigError` at ``where`` naming the rule's options
     (and ``also``: other keys the mapping takes)."""

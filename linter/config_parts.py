@@ -82,8 +82,12 @@ class PullRequests(Record):
 
     _pydantic_config = {"populate_by_name": True, "alias_generator": kebab}
 
-    forge: Literal["github", "gitlab"] | None = None  # None: no forge, the plans reach the event log and the notices only
-    api_url: str | None = option(default=None, min_length=1)  # default: https://api.github.com, https://gitlab.com/api/v4
+    forge: Literal["github", "gitlab"] | None = (
+        None  # None: no forge, the plans reach the event log and the notices only
+    )
+    api_url: str | None = option(
+        default=None, min_length=1
+    )  # default: https://api.github.com, https://gitlab.com/api/v4
     project: str | None = option(default=None, min_length=1)  # GitHub OWNER/NAME; GitLab a project id or path
     token: SecretRef | None = None
     # git refs of the followed repository, one ``*`` each (the pull request's number when it is digits)
@@ -91,7 +95,9 @@ class PullRequests(Record):
     interval: Annotated[float, Before(seconds)] = option(default=10.0, gt=0, le=86400)  # time between looks at the refs
     max_per_minute: int = option(default=6, ge=1, le=1000)  # plans started in any minute at most
     status_context: str = option(default="jsops/plan", min_length=1, max_length=100)
-    marker: str = option(default="jsops-plan", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")  # the sticky comment's hidden mark
+    marker: str = option(
+        default="jsops-plan", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"
+    )  # the sticky comment's hidden mark
 
     @classmethod
     def _pydantic_namespace(cls) -> dict[str, Any]:
@@ -107,7 +113,12 @@ class PullRequests(Record):
 
 
 def _good_ref(ref: str) -> bool:
-    return ref.startswith("refs/") and ref.count("*") == 1 and ".." not in ref and re.fullmatch(r"[A-Za-z0-9._/*-]+", ref) is not None
+    return (
+        ref.startswith("refs/")
+        and ref.count("*") == 1
+        and ".." not in ref
+        and re.fullmatch(r"[A-Za-z0-9._/*-]+", ref) is not None
+    )
 
 
 def _ref_patterns(refs: list[str]) -> list[str]:

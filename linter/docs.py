@@ -160,7 +160,11 @@ def render_rule(info: RuleInfo, *, color: bool = False) -> str:
         out.append("")
     opts = _options_md(info)
     if opts:
-        out += [bold("Options"), ""] + [f"  {n} ({t}, default {d}): {desc}".rstrip(": ") for n, t, d, desc in info.options] + [""]
+        out += (
+            [bold("Options"), ""]
+            + [f"  {n} ({t}, default {d}): {desc}".rstrip(": ") for n, t, d, desc in info.options]
+            + [""]
+        )
     return "\n".join(out)
 
 
@@ -192,7 +196,9 @@ def render_rules_markdown(infos: Sequence[RuleInfo]) -> str:
         "| Code | Name | Severity | Summary |",
         "|---|---|---|---|",
     ]
-    out += [f"| [{i.code}](#{i.code.lower()}-{i.name}) | `{i.name}` | {i.severity} | {_cell(i.summary)} |" for i in infos]
+    out += [
+        f"| [{i.code}](#{i.code.lower()}-{i.name}) | `{i.name}` | {i.severity} | {_cell(i.summary)} |" for i in infos
+    ]
     out.append("")
     for i in infos:
         out += [f"## {i.code} {i.name}", "", i.summary, "", *[f"- {m}" for m in _meta_lines(i)], ""]

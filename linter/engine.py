@@ -184,7 +184,9 @@ def read_manifest_bytes(file: str) -> bytes | None:
     return data if len(data) <= bound else None
 
 
-def _by_kind(resources: Iterable[Resource], objects: Collection[tuple[str, str, str | None]] | None) -> dict[str, list[Resource]]:
+def _by_kind(
+    resources: Iterable[Resource], objects: Collection[tuple[str, str, str | None]] | None
+) -> dict[str, list[Resource]]:
     """The resources per-object rules check, by kind (all, or those ``objects`` names)."""
     out: dict[str, list[Resource]] = {}
     for r in resources:
@@ -193,7 +195,9 @@ def _by_kind(resources: Iterable[Resource], objects: Collection[tuple[str, str, 
     return out
 
 
-def _estate_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool, memo: ObjectMemo | None) -> Callable[[Sequence[Resource]], list[Outcome]]:
+def _estate_unit(
+    rule: Rule, ctx: RuleContext, sev: Severity, configured: bool, memo: ObjectMemo | None
+) -> Callable[[Sequence[Resource]], list[Outcome]]:
     """An estate-wide rule's check, as a unit of :func:`jsops.linter.halves.run_units` (never split);
     with ``memo``, one that read the clock (or is declared to) says so (:meth:`jsops.linter.cache.memo.ObjectMemo.estate_unit`)."""
 
@@ -203,7 +207,9 @@ def _estate_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool, 
     return (lambda _: check()) if memo is None else memo.estate_unit(rule, ctx, check)
 
 
-def _objects_unit(rule: Rule, ctx: RuleContext, sev: Severity, configured: bool) -> Callable[[Sequence[Resource]], list[Outcome]]:
+def _objects_unit(
+    rule: Rule, ctx: RuleContext, sev: Severity, configured: bool
+) -> Callable[[Sequence[Resource]], list[Outcome]]:
     """A per-object rule's check of a list of objects, as a unit of :func:`jsops.linter.halves.run_units`."""
     check = rule.check
     return lambda objects: [_per_release(rule, v, sev, configured) for r in objects for v in check(r, ctx)]
@@ -239,7 +245,9 @@ class _BareContext(RuleContext):
         return hit
 
 
-def _check_bare(selection: Selection, estate: Estate, view: Estate, target: Target, profiles: Profiles | None, linted: bool) -> list[Finding]:
+def _check_bare(
+    selection: Selection, estate: Estate, view: Estate, target: Target, profiles: Profiles | None, linted: bool
+) -> list[Finding]:
     """The bare consumer configs (``Estate.bare``: their stream unknown) checked by every per-object
     consumer rule of ``selection``, each as far as it goes without the stream: a check that asks for it
     (:class:`jsops.linter.semantics.effective.StreamUnknown`) is skipped there, keeping what it found
@@ -269,7 +277,9 @@ def _check_bare(selection: Selection, estate: Estate, view: Estate, target: Targ
     return out
 
 
-def _contexts(estate: Estate, view: Estate, target: Target, profiles: Profiles | None, memo: ObjectMemo | None) -> tuple[RuleContext, RuleContext]:
+def _contexts(
+    estate: Estate, view: Estate, target: Target, profiles: Profiles | None, memo: ObjectMemo | None
+) -> tuple[RuleContext, RuleContext]:
     """The rules' contexts on the estate as written and as the target's release receives it (the
     same when nothing is dropped); with ``memo``, contexts that track what checks read."""
     if memo is not None:
@@ -342,7 +352,10 @@ def lint_estate(
     findings.extend(_check_bare(selection, estate, view, the_target, profiles, only_objects is None))
     findings = [f for f in findings if f.rule not in selection.ignored]
     if severity:
-        findings = [replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f for f in findings]
+        findings = [
+            replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f
+            for f in findings
+        ]
     findings = _suppress(findings, estate, registry, selection.rules, selection.ignored, severity, read_source)
     findings = drop_shadowed(findings)  # a JS005 where kube-apiserver already refuses (JS030) is not said twice
     if only_files is not None:
@@ -394,7 +407,12 @@ def _suppress(
         return next(iter(hit)) if len(hit) == 1 else None
 
     running = {r.code for r in enabled}
-    kept, notes = apply_suppressions(findings, suppressions, resolve, lambda code: code in running or (code not in ignored and code.startswith("JS0")))
+    kept, notes = apply_suppressions(
+        findings,
+        suppressions,
+        resolve,
+        lambda code: code in running or (code not in ignored and code.startswith("JS0")),
+    )
     notes = [replace(n, severity=severity.get(n.rule, n.severity)) for n in bad + notes if n.rule not in ignored]
     return kept + notes
 

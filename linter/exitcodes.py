@@ -12,7 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-__all__ = ["ExitCode", "ExitRow", "EXIT_CODES", "signalled", "exit_codes_help", "exit_codes_inline", "exit_codes_markdown"]
+__all__ = [
+    "ExitCode",
+    "ExitRow",
+    "EXIT_CODES",
+    "signalled",
+    "exit_codes_help",
+    "exit_codes_inline",
+    "exit_codes_markdown",
+]
 
 
 class ExitCode(IntEnum):
@@ -70,7 +78,10 @@ EXIT_CODES: dict[str, tuple[ExitRow, ...]] = {
     "policy": _rows(
         (ExitCode.OK, "every fixture case gave the codes it expects"),
         (ExitCode.FINDINGS, "a case gave other codes than it expects"),
-        (ExitCode.NOT_RUN, "could not run (bad arguments, a config or policy that does not compile, an unreadable fixture)"),
+        (
+            ExitCode.NOT_RUN,
+            "could not run (bad arguments, a config or policy that does not compile, an unreadable fixture)",
+        ),
     ),
     "completion": _rows((ExitCode.OK, "printed"), (ExitCode.USAGE, "unknown shell or bad arguments")),
     "help": _rows((ExitCode.OK, "shown"), (ExitCode.USAGE, "unknown command")),
@@ -85,8 +96,14 @@ EXIT_CODES: dict[str, tuple[ExitRow, ...]] = {
     ),
     "plan": _rows(
         (ExitCode.OK, "the plan was made, with or without changes (as terraform plan)"),
-        (ExitCode.ERROR, "error (cannot connect, lint errors in the manifests, bad plan file, ...; with --detailed-exitcode also bad arguments)"),
-        (ExitCode.CHANGES, "with --detailed-exitcode: there are changes (only then); otherwise an argument error (usage)"),
+        (
+            ExitCode.ERROR,
+            "error (cannot connect, lint errors in the manifests, bad plan file, ...; with --detailed-exitcode also bad arguments)",
+        ),
+        (
+            ExitCode.CHANGES,
+            "with --detailed-exitcode: there are changes (only then); otherwise an argument error (usage)",
+        ),
     ),
     "apply": _rows(
         (ExitCode.OK, "the targets match the manifests (or there was nothing to do)"),
@@ -107,7 +124,11 @@ EXIT_CODES: dict[str, tuple[ExitRow, ...]] = {
     "controller": _rows(
         (ExitCode.OK, "stopped by SIGTERM or SIGINT; with --once: in sync", False),
         (ExitCode.ERROR, "with --once: the round failed; the --listen address cannot be used", False),
-        (ExitCode.USAGE, "bad arguments, config or target, a --log-file that cannot be opened; with --once: drift left", False),
+        (
+            ExitCode.USAGE,
+            "bad arguments, config or target, a --log-file that cannot be opened; with --once: drift left",
+            False,
+        ),
     ),
 }
 """What each exit code means for each command (plugins not named here document their own)."""

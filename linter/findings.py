@@ -244,21 +244,65 @@ its NACK files with jsops rather than kubectl can `ignore: [JS030]` and keep eve
 LOAD_CODES: dict[str, LoadCode] = {
     c.name: c
     for c in (
-        LoadCode("JS001", "manifest-syntax-error", Severity.ERROR, "YAML or JSON that does not parse, or a file that is not UTF-8 text"),
-        LoadCode("JS002", "manifest-too-complex", Severity.ERROR, "input past jsops's safety bounds (alias expansion, nesting depth, file size)"),
-        LoadCode("JS003", "duplicate-key", Severity.ERROR, "a mapping key written twice"),
-        LoadCode("JS004", "unknown-kind", Severity.ERROR, "a document that is not a Stream or Consumer in a dialect jsops reads"),
-        LoadCode("JS005", "invalid-field", Severity.ERROR, "an unknown field, a wrong type, or a bad duration, size, enum or time"),
-        LoadCode("JS006", "consumer-stream-not-found", Severity.ERROR, "a consumer whose stream is not declared in the estate"),
-        LoadCode("JS007", "duplicate-object", Severity.ERROR, "the same stream or consumer declared twice"),
-        LoadCode("JS008", "empty-document", Severity.WARNING, "an empty or null YAML document, or a file with no manifests"),
-        LoadCode("JS009", "name-mismatch", Severity.ERROR, "a spec name that differs from the manifest's metadata name"),
-        LoadCode("JS010", "unused-suppression", Severity.WARNING, "a `# jsops: disable=...` comment or `jsops.io/disable` annotation that suppresses nothing"),
-        LoadCode("JS011", "invalid-suppression", Severity.WARNING, "a suppression that names no known rule, or is malformed"),
         LoadCode(
-            "JS012", "template-error", Severity.ERROR, "a `*.yaml.j2` template that does not render: syntax error, undefined value, refused by the sandbox"
+            "JS001",
+            "manifest-syntax-error",
+            Severity.ERROR,
+            "YAML or JSON that does not parse, or a file that is not UTF-8 text",
         ),
-        LoadCode("JS013", "template-needs-env", Severity.ERROR, "a `*.yaml.j2` template read without `--env`: it is not checked"),
+        LoadCode(
+            "JS002",
+            "manifest-too-complex",
+            Severity.ERROR,
+            "input past jsops's safety bounds (alias expansion, nesting depth, file size)",
+        ),
+        LoadCode("JS003", "duplicate-key", Severity.ERROR, "a mapping key written twice"),
+        LoadCode(
+            "JS004",
+            "unknown-kind",
+            Severity.ERROR,
+            "a document that is not a Stream or Consumer in a dialect jsops reads",
+        ),
+        LoadCode(
+            "JS005",
+            "invalid-field",
+            Severity.ERROR,
+            "an unknown field, a wrong type, or a bad duration, size, enum or time",
+        ),
+        LoadCode(
+            "JS006",
+            "consumer-stream-not-found",
+            Severity.ERROR,
+            "a consumer whose stream is not declared in the estate",
+        ),
+        LoadCode("JS007", "duplicate-object", Severity.ERROR, "the same stream or consumer declared twice"),
+        LoadCode(
+            "JS008", "empty-document", Severity.WARNING, "an empty or null YAML document, or a file with no manifests"
+        ),
+        LoadCode(
+            "JS009", "name-mismatch", Severity.ERROR, "a spec name that differs from the manifest's metadata name"
+        ),
+        LoadCode(
+            "JS010",
+            "unused-suppression",
+            Severity.WARNING,
+            "a `# jsops: disable=...` comment or `jsops.io/disable` annotation that suppresses nothing",
+        ),
+        LoadCode(
+            "JS011", "invalid-suppression", Severity.WARNING, "a suppression that names no known rule, or is malformed"
+        ),
+        LoadCode(
+            "JS012",
+            "template-error",
+            Severity.ERROR,
+            "a `*.yaml.j2` template that does not render: syntax error, undefined value, refused by the sandbox",
+        ),
+        LoadCode(
+            "JS013",
+            "template-needs-env",
+            Severity.ERROR,
+            "a `*.yaml.j2` template read without `--env`: it is not checked",
+        ),
         LoadCode(
             "JS014",
             "link-outside-tree",
@@ -266,7 +310,12 @@ LOAD_CODES: dict[str, LoadCode] = {
             "a symbolic link to a file outside the linted tree (or the repository): jsops does not read it",
             excerpt=False,
         ),
-        LoadCode("JS020", "not-managed", Severity.INFO, "a NATS resource jsops reads but does not manage (NACK StreamTemplate, Account)"),
+        LoadCode(
+            "JS020",
+            "not-managed",
+            Severity.INFO,
+            "a NATS resource jsops reads but does not manage (NACK StreamTemplate, Account)",
+        ),
         LoadCode(
             "JS021",
             "connection-fields-ignored",
@@ -274,9 +323,17 @@ LOAD_CODES: dict[str, LoadCode] = {
             "NACK per-resource connection fields (servers, creds, nkey, tls, jsDomain) that jsops does not use",
         ),
         LoadCode(
-            "JS022", "name-from-path", Severity.INFO, "a natscli file whose stream name (or a consumer's stream) is taken from its file or directory name"
+            "JS022",
+            "name-from-path",
+            Severity.INFO,
+            "a natscli file whose stream name (or a consumer's stream) is taken from its file or directory name",
         ),
-        LoadCode("JS023", "json-duplicate-key", Severity.WARNING, "a JSON key written twice: nats-server keeps the last value, and so does jsops"),
+        LoadCode(
+            "JS023",
+            "json-duplicate-key",
+            Severity.WARNING,
+            "a JSON key written twice: nats-server keeps the last value, and so does jsops",
+        ),
         LoadCode(
             "JS024",
             "consumer-stream-unknown",

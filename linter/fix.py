@@ -25,7 +25,17 @@ if TYPE_CHECKING:
 
     from .engine import LintResult
 
-__all__ = ["FixReport", "FixOutcome", "plan_fixes", "apply_edits", "fix_findings", "fix_and_relint", "fix_diff", "unified_diff", "FixError"]
+__all__ = [
+    "FixReport",
+    "FixOutcome",
+    "plan_fixes",
+    "apply_edits",
+    "fix_findings",
+    "fix_and_relint",
+    "fix_diff",
+    "unified_diff",
+    "FixError",
+]
 
 
 class FixError(LinterError):
@@ -40,7 +50,9 @@ class FixReport:
     notes: list[str] = field(default_factory=list)  # files or findings skipped, and why
 
 
-def plan_fixes(findings: Iterable[Finding], *, unsafe: bool = False) -> dict[str, list[tuple[Finding, tuple[Edit, ...]]]]:
+def plan_fixes(
+    findings: Iterable[Finding], *, unsafe: bool = False
+) -> dict[str, list[tuple[Finding, tuple[Edit, ...]]]]:
     """Findings with applicable edits, grouped by file."""
     out: dict[str, list[tuple[Finding, tuple[Edit, ...]]]] = {}
     for f in findings:
@@ -52,13 +64,17 @@ def plan_fixes(findings: Iterable[Finding], *, unsafe: bool = False) -> dict[str
     return out
 
 
-def fix_findings(findings: Iterable[Finding], *, unsafe: bool = False, read: Callable[[str], str] | None = None) -> FixReport:
+def fix_findings(
+    findings: Iterable[Finding], *, unsafe: bool = False, read: Callable[[str], str] | None = None
+) -> FixReport:
     """Compute the new text of every file with applicable fixes (nothing is written here); ``read``
     gives a file's text (default: read it from disk)."""
     report = FixReport()
     for file, items in sorted(plan_fixes(findings, unsafe=unsafe).items()):
         if file.endswith(".json"):
-            report.notes.append(f"{file}: not fixed: JSON files (NATS API dialect) are not edited; apply the fix by hand")
+            report.notes.append(
+                f"{file}: not fixed: JSON files (NATS API dialect) are not edited; apply the fix by hand"
+            )
             continue
         try:
             if read is not None:
@@ -111,7 +127,9 @@ def _ignore(_note: str) -> None:
     pass
 
 
-def fix_and_relint(lint: Callable[[], LintResult], *, unsafe: bool = False, note: Callable[[str], None] = _ignore, rounds: int = 3) -> FixOutcome:
+def fix_and_relint(
+    lint: Callable[[], LintResult], *, unsafe: bool = False, note: Callable[[str], None] = _ignore, rounds: int = 3
+) -> FixOutcome:
     """``jsops lint --fix``: write the fixes of ``lint()``'s findings to the files and lint again,
     until nothing changes (a fix can reveal another) or after ``rounds`` rounds. ``note`` gets
     why a file or finding was not fixed. Raises :class:`FixError` when a file cannot be written."""
@@ -154,7 +172,11 @@ def _load_problems(text: str, file: str) -> int:
 
 def unified_diff(file: str, before: str, after: str) -> str:
     name = str(file).lstrip("/")  # a/<path> and b/<path> as git writes them, also for absolute paths
-    return "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{name}", f"b/{name}"))
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+        )
+    )
 
 
 # --- splicing --------------------------------------------------------------------------------
@@ -241,7 +263,13 @@ def render_scalar(value: object) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, str):
-        if value and _PLAIN_OK.match(value) and not _RESERVED.match(value) and ": " not in value and not value.endswith((" ", ":")):
+        if (
+            value
+            and _PLAIN_OK.match(value)
+            and not _RESERVED.match(value)
+            and ": " not in value
+            and not value.endswith((" ", ":"))
+        ):
             return value
         return _json.dumps(value, ensure_ascii=False)
     if isinstance(value, (list, tuple)):

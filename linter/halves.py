@@ -64,9 +64,14 @@ def _run_forked(units: Sequence[Unit[T, R]]) -> list[R]:
     from .load.parallel import fork_half
 
     def child() -> bytes:
-        return pickle.dumps([_theirs(run, items, h) for (run, items), h in zip(units, halves, strict=True)], protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps(
+            [_theirs(run, items, h) for (run, items), h in zip(units, halves, strict=True)],
+            protocol=pickle.HIGHEST_PROTOCOL,
+        )
 
-    mine, payload = fork_half(child, lambda: [_mine(run, items, h) for (run, items), h in zip(units, halves, strict=True)])
+    mine, payload = fork_half(
+        child, lambda: [_mine(run, items, h) for (run, items), h in zip(units, halves, strict=True)]
+    )
     theirs: list[list[R]] | None = None
     if payload is not None:
         try:

@@ -97,7 +97,8 @@ def _scan(group: str) -> list[list[str]]:
 
 def _valid(groups: dict[Any, Any]) -> bool:
     return all(
-        isinstance(entries, list) and all(isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e) for e in entries)
+        isinstance(entries, list)
+        and all(isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e) for e in entries)
         for entries in groups.values()
     )
 

@@ -45,7 +45,25 @@ _TOKEN = re.compile(
     r"""(?P<str>[rRbB]{0,2}(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"))"""
     r"|(?P<ident>[A-Za-z_][A-Za-z0-9_]*)|(?P<num>[0-9][0-9a-fA-FxX.eEuU]*)|(?P<op>\S)"
 )
-_KEYWORDS = frozenset({"true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if", "import", "let", "loop"})
+_KEYWORDS = frozenset(
+    {
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+    }
+)
 _PLACEHOLDER = re.compile(r"\$\{(.+?)\}")
 
 
@@ -78,7 +96,15 @@ def _scan(expr: str, kind: str, where: str) -> _Refs:
     toks = _tokens(expr)
     bound: set[str] = set()
     for i, (t, v, _) in enumerate(toks):  # macro variables: x.exists(v, ...)
-        if t == "ident" and v in _MACROS and i >= 1 and toks[i - 1][1] == "." and i + 3 < len(toks) and toks[i + 1][1] == "(" and toks[i + 3][1] == ",":
+        if (
+            t == "ident"
+            and v in _MACROS
+            and i >= 1
+            and toks[i - 1][1] == "."
+            and i + 3 < len(toks)
+            and toks[i + 1][1] == "("
+            and toks[i + 3][1] == ","
+        ):
             bound.add(toks[i + 2][1])
     variables: set[str] = set()
     fields: dict[str, set[str] | None] = {}
@@ -104,7 +130,9 @@ def _scan(expr: str, kind: str, where: str) -> _Refs:
         kinds = VARIABLES.get(v, ("", frozenset()))[1]
         if v not in VARIABLES or (kinds is not None and kind not in kinds):
             known = [n for n, (_, k) in VARIABLES.items() if k is None or kind in k]
-            raise ConfigError(f"{where}: unknown variable {v!r}{_hint(v, known)} (a {kind} policy has: {', '.join(known)})")
+            raise ConfigError(
+                f"{where}: unknown variable {v!r}{_hint(v, known)} (a {kind} policy has: {', '.join(known)})"
+            )
         variables.add(v)
         _check_chain(v, chain[1:], kind, where)
         if v in ("config", "stream"):
@@ -127,7 +155,9 @@ def _check_chain(var: str, chain: Sequence[str], kind: str, where: str) -> None:
         return
     if var == "target":
         if chain[0] not in TARGET_KEYS:
-            raise ConfigError(f"{where}: unknown field target.{chain[0]}{_hint(chain[0], TARGET_KEYS)} (target has: {', '.join(TARGET_KEYS)})")
+            raise ConfigError(
+                f"{where}: unknown field target.{chain[0]}{_hint(chain[0], TARGET_KEYS)} (target has: {', '.join(TARGET_KEYS)})"
+            )
         return
     if var == "profile":
         _check_profile(chain, kind, where)
@@ -141,7 +171,9 @@ def _check_chain(var: str, chain: Sequence[str], kind: str, where: str) -> None:
             return  # a map (metadata), a list or a scalar: CEL judges the rest
         if part not in rec:
             what = f"a {kind}'s config" if var == "config" else "a stream's config"
-            raise ConfigError(f"{where}: unknown field {path}.{part}{_hint(part, rec.names())} ({what} has no {part!r}; docs/policies.md lists the fields)")
+            raise ConfigError(
+                f"{where}: unknown field {path}.{part}{_hint(part, rec.names())} ({what} has no {part!r}; docs/policies.md lists the fields)"
+            )
         f = rec[part]
         rec = catalog.RECORDS[f.record] if f.record is not None and not f.many else None
         path = f"{path}.{part}"
@@ -157,7 +189,9 @@ def _check_profile(chain: Sequence[str], kind: str, where: str) -> None:
         if not names:
             return
         if part not in names:
-            raise ConfigError(f"{where}: unknown field {path}.{part}{_hint(part, names)} (a {kind}'s profile has: {', '.join(sorted(names))})")
+            raise ConfigError(
+                f"{where}: unknown field {path}.{part}{_hint(part, names)} (a {kind}'s profile has: {', '.join(sorted(names))})"
+            )
         annotation = getattr(model, "model_fields", {})[part].annotation
         inner = [a for a in getattr(annotation, "__args__", (annotation,)) if a is not type(None)]
         model = inner[0] if len(inner) == 1 else None
@@ -265,12 +299,18 @@ def compile_policies(cfg: Config, registry: Sequence[type[Rule]], env: str | Non
         where = _where(cfg, p)
         name = p.name or f"policy-{p.code.lower().replace('_', '-')}"
         if re.fullmatch(r"JS[0-9]+", p.code):
-            raise ConfigError(f"{where}: code {p.code!r}: JS followed by digits is jsops's namespace; give the team's prefix (ACME001)")
+            raise ConfigError(
+                f"{where}: code {p.code!r}: JS followed by digits is jsops's namespace; give the team's prefix (ACME001)"
+            )
         for token, what in ((p.code, "code"), (name, "name")):
             if token.upper() in taken:
-                raise ConfigError(f"{where}: {what} {token!r} is a built-in rule's ({taken[token.upper()]}); policies take codes of their own")
+                raise ConfigError(
+                    f"{where}: {what} {token!r} is a built-in rule's ({taken[token.upper()]}); policies take codes of their own"
+                )
             if token.upper() in seen:
-                raise ConfigError(f"{where}: {what} {token!r} is declared twice (also policy {seen[token.upper()].code})")
+                raise ConfigError(
+                    f"{where}: {what} {token!r} is declared twice (also policy {seen[token.upper()].code})"
+                )
             seen[token.upper()] = p
         compiled = _compile_one(compile_, cfg, p)
         out.append(_rule_class(compiled, name, env or "", cfg.source or "config"))
@@ -289,7 +329,12 @@ def policy_rules(cfg: Config, registry: Sequence[type[Rule]], env: str | None = 
     """:func:`compile_policies`, once per config, registry and environment in a process."""
     if not cfg.policies:
         return []
-    key = (cfg.source, tuple(p.model_dump_json() if hasattr(p, "model_dump_json") else repr(p) for p in cfg.policies), env, tuple(r.code for r in registry))
+    key = (
+        cfg.source,
+        tuple(p.model_dump_json() if hasattr(p, "model_dump_json") else repr(p) for p in cfg.policies),
+        env,
+        tuple(r.code for r in registry),
+    )
     hit = _CACHE.get(key)
     if hit is None:
         hit = _CACHE[key] = compile_policies(cfg, registry, env)
@@ -321,7 +366,9 @@ class _Batch:
             return hit
         import cel
 
-        variables = cel.Context(activation(self.compiled[0].policy.kind, resource, ctx, env, self.variables, self.fields))
+        variables = cel.Context(
+            activation(self.compiled[0].policy.kind, resource, ctx, env, self.variables, self.fields)
+        )
         out: list[object] = []
         for c in self.compiled:
             try:
@@ -368,7 +415,13 @@ class PolicyRule(Rule):
                 ctx.effective(parent)
         out = self._batch.results(resource, ctx, self._env)[self._index]
         if isinstance(out, Exception):  # the engine's errors on this object's values (a missing map key, ...)
-            return (Violation(resource, c.path, f"policy {c.policy.code} could not be evaluated on this object: {_first_line(out)}"),)
+            return (
+                Violation(
+                    resource,
+                    c.path,
+                    f"policy {c.policy.code} could not be evaluated on this object: {_first_line(out)}",
+                ),
+            )
         violated = out is True if c.policy.deny is not None else out is not True
         if not violated:
             return ()

@@ -22,11 +22,19 @@ if TYPE_CHECKING:
 __all__ = ["KINDS", "VARIABLES", "TARGET_KEYS", "activation", "probes", "show", "SECOND_NS"]
 
 # Policy kind -> the catalog record its ``config`` has.
-KINDS: Mapping[str, str] = {"Stream": "Stream", "Consumer": "Consumer", "KeyValue": "KeyValue", "ObjectStore": "ObjectStore"}
+KINDS: Mapping[str, str] = {
+    "Stream": "Stream",
+    "Consumer": "Consumer",
+    "KeyValue": "KeyValue",
+    "ObjectStore": "ObjectStore",
+}
 
 # Top-level variables, what each is, and the kinds that have it (None: every kind).
 VARIABLES: Mapping[str, tuple[str, frozenset[str] | None]] = {
-    "config": ("the object's effective config (the catalog's fields; a bucket's as its bucket config names them)", None),
+    "config": (
+        "the object's effective config (the catalog's fields; a bucket's as its bucket config names them)",
+        None,
+    ),
     "stream": (
         "a consumer's stream, or a bucket's stream: its effective config (empty when the estate does not declare it)",
         frozenset({"Consumer", "KeyValue", "ObjectStore"}),
@@ -38,8 +46,14 @@ VARIABLES: Mapping[str, tuple[str, frozenset[str] | None]] = {
     "labels": ("the manifest's metadata.labels (string to string; empty when it has none)", None),
     "annotations": ("the manifest's metadata.annotations (string to string)", None),
     "env": ("the environment name (--env; empty when none is given)", None),
-    "target": ("the target: server_version (string), release (int, 2.12.0 is 2012000), clustered (bool), cluster_size (int)", None),
-    "profile": ("the object's measured profile when profiles are given (docs/formats.md; *_ns figures as durations); empty otherwise", None),
+    "target": (
+        "the target: server_version (string), release (int, 2.12.0 is 2012000), clustered (bool), cluster_size (int)",
+        None,
+    ),
+    "profile": (
+        "the object's measured profile when profiles are given (docs/formats.md; *_ns figures as durations); empty otherwise",
+        None,
+    ),
 }
 TARGET_KEYS = ("server_version", "release", "clustered", "cluster_size")
 
@@ -96,7 +110,11 @@ def _profile_map(value: object) -> dict[str, object]:
 
     def conv(v: object, ns: bool) -> object:
         if isinstance(v, BaseModel):
-            return {k: conv(getattr(v, k), ns or k.endswith("_ns")) for k in type(v).model_fields if getattr(v, k) is not None}
+            return {
+                k: conv(getattr(v, k), ns or k.endswith("_ns"))
+                for k in type(v).model_fields
+                if getattr(v, k) is not None
+            }
         if ns and isinstance(v, int) and not isinstance(v, bool):
             return _duration(v)
         return v
@@ -222,7 +240,11 @@ def activation(
         only = fields.get("config")
         if is_bucket:
             names = catalog.bucket_names(kind)
-            stream_map = _record_map(catalog.STREAM, eff, frozenset(names) if only is None else frozenset(s for s, b in names.items() if b in only))
+            stream_map = _record_map(
+                catalog.STREAM,
+                eff,
+                frozenset(names) if only is None else frozenset(s for s, b in names.items() if b in only),
+            )
             config: dict[str, object] = {names[k]: v for k, v in stream_map.items()}
             config["bucket"] = resource.name.split("_", 1)[1]
             if "compression" in config:
@@ -235,7 +257,9 @@ def activation(
             out["stream"] = _record_map(catalog.STREAM, eff, fields.get("stream"))
         else:
             parent = ctx.stream_of(resource)
-            out["stream"] = _record_map(catalog.STREAM, ctx.effective(parent), fields.get("stream")) if parent is not None else {}
+            out["stream"] = (
+                _record_map(catalog.STREAM, ctx.effective(parent), fields.get("stream")) if parent is not None else {}
+            )
     if "name" in want:
         out["name"] = resource.name.split("_", 1)[1] if is_bucket else resource.name
     if "kind" in want:

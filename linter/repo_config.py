@@ -19,7 +19,14 @@ from typing import Any
 from .config import Config, read_source, validated
 from .config_parts import kebab
 
-__all__ = ["KEY_SCOPES", "KeyScope", "RefusedKey", "RepositoryConfig", "load_repository_config", "repository_keys_markdown"]
+__all__ = [
+    "KEY_SCOPES",
+    "KeyScope",
+    "RefusedKey",
+    "RepositoryConfig",
+    "load_repository_config",
+    "repository_keys_markdown",
+]
 
 
 @dataclass(frozen=True)
@@ -46,14 +53,21 @@ KEY_SCOPES: Mapping[str, KeyScope] = MappingProxyType(
         "paths": KeyScope(True, "what `jsops lint` lints without PATH (the controller reads its own PATHs)"),
         "audit": KeyScope(True, "`jsops audit`'s thresholds (the controller does not audit)"),
         "policies": KeyScope(True, "the team's own rules (CEL, docs/policies.md): they only add findings"),
-        "contexts": KeyScope(False, "the servers the controller connects to and the credentials and secrets ({env:}, {file:}) it resolves"),
+        "contexts": KeyScope(
+            False,
+            "the servers the controller connects to and the credentials and secrets ({env:}, {file:}) it resolves",
+        ),
         "access": KeyScope(False, "which manifests may name which contexts and Account servers"),
         "target": KeyScope(False, "the target's declared facts (version, cluster size, limits) plans are judged by"),
         "environments": KeyScope(False, "each environment's target facts (`--env NAME`), as `target`"),
         "estate": KeyScope(False, "whose objects the controller stamps, prunes and takes over"),
         "profiles": KeyScope(False, "a file outside the manifests that lint reads"),
-        "notices": KeyScope(False, "where the controller sends its notices, and the files holding the receivers' URLs and tokens"),
-        "pull_requests": KeyScope(False, "which refs the controller plans (pull mode), the forge it posts to and the file holding its token"),
+        "notices": KeyScope(
+            False, "where the controller sends its notices, and the files holding the receivers' URLs and tokens"
+        ),
+        "pull_requests": KeyScope(
+            False, "which refs the controller plans (pull mode), the forge it posts to and the file holding its token"
+        ),
     }
 )
 
@@ -97,7 +111,10 @@ class RepositoryConfig:
             update["policies"] = [*operator.policies, *self.config.policies]
         if "consumer_streams" in self.keys:
             own = {_anchored(operator, g): s for g, s in operator.consumer_streams.items()}
-            update["consumer_streams"] = {**own, **{_anchored(self.config, g): s for g, s in self.config.consumer_streams.items()}}
+            update["consumer_streams"] = {
+                **own,
+                **{_anchored(self.config, g): s for g, s in self.config.consumer_streams.items()},
+            }
         return operator.model_copy(update=update)
 
 
@@ -136,5 +153,7 @@ def repository_keys_markdown() -> str:
     """The table of docs/security.md: every config key, whether a repository may set it, what it decides."""
     lines = ["| key | a repository's config may set it | what it decides |", "|---|---|---|"]
     for name, scope in sorted(KEY_SCOPES.items(), key=lambda kv: (not kv[1].repository, kv[0])):
-        lines.append(f"| `{kebab(name)}` | {'yes' if scope.repository else '**no**: operator only'} | {scope.decides} |")
+        lines.append(
+            f"| `{kebab(name)}` | {'yes' if scope.repository else '**no**: operator only'} | {scope.decides} |"
+        )
     return "\n".join(lines) + "\n"

@@ -29,7 +29,9 @@ __all__ = ["Suppression", "ANNOTATION", "scan_comments", "from_annotations", "ap
 ANNOTATION = "jsops.io/disable"
 _MARK = SUPPRESSION_MARKER
 _DIRECTIVE = re.compile(r"(?:^|\s)#\s*jsops:\s*(?P<body>.*)$")
-_BODY = re.compile(r"(?P<kind>disable-file|disable)\s*=\s*(?P<rules>[A-Za-z0-9_.-]+(?:\s*,\s*[A-Za-z0-9_.-]+)*)\s*(?P<reason>.*)$")
+_BODY = re.compile(
+    r"(?P<kind>disable-file|disable)\s*=\s*(?P<rules>[A-Za-z0-9_.-]+(?:\s*,\s*[A-Za-z0-9_.-]+)*)\s*(?P<reason>.*)$"
+)
 _TOKENS = re.compile(r"(?P<rules>[A-Za-z0-9_.-]+(?:\s*,\s*[A-Za-z0-9_.-]+)*)\s*(?P<reason>.*)$")
 
 
@@ -145,7 +147,9 @@ def apply_suppressions(
     return kept, notes + _unused(resolved, active)
 
 
-def _resolved(suppressions: list[Suppression], resolve: Callable[[str], str | None]) -> tuple[list[tuple[Suppression, dict[str, str]]], list[Finding]]:
+def _resolved(
+    suppressions: list[Suppression], resolve: Callable[[str], str | None]
+) -> tuple[list[tuple[Suppression, dict[str, str]]], list[Finding]]:
     """Each suppression with the codes it names (code -> the token written), and a finding per unknown rule."""
     resolved: list[tuple[Suppression, dict[str, str]]] = []
     notes: list[Finding] = []
@@ -155,7 +159,12 @@ def _resolved(suppressions: list[Suppression], resolve: Callable[[str], str | No
             code = resolve(token)
             if code is None:
                 notes.append(
-                    _invalid(f"{s.where} names unknown rule {token!r}; use a code (JS102) or a name (`jsops rules` lists them)", s.file, s.line, s.column)
+                    _invalid(
+                        f"{s.where} names unknown rule {token!r}; use a code (JS102) or a name (`jsops rules` lists them)",
+                        s.file,
+                        s.line,
+                        s.column,
+                    )
                 )
             else:
                 codes[code] = token

@@ -102,7 +102,9 @@ def lint_text(
     The findings are checked against each rule's declared fix availability."""
     estate = docs if isinstance(docs, Estate) else estate_from_text(docs)
     the_target = target if isinstance(target, Target) or target is None else Target.model_validate(dict(target))
-    the_profiles = profiles if isinstance(profiles, Profiles) or profiles is None else Profiles.model_validate(dict(profiles))
+    the_profiles = (
+        profiles if isinstance(profiles, Profiles) or profiles is None else Profiles.model_validate(dict(profiles))
+    )
     selected = _rules(rules)
     found = lint_estate(estate, selected, target=the_target, profiles=the_profiles).findings
     check_fix_availability(selected, found)

@@ -28,7 +28,12 @@ class Violation:
 def pedantic_rejection(resource: Resource, path: FieldPath, what: str, code: int) -> Violation:
     """The finding for ``what`` nats-server refuses (err_code ``code``) only when requests are
     pedantic (``Target.pedantic``), worded for the resource's kind."""
-    return Violation(resource, path, f"{what}; with pedantic requests nats-server rejects this {resource.kind.lower()}", server_error_code=code)
+    return Violation(
+        resource,
+        path,
+        f"{what}; with pedantic requests nats-server rejects this {resource.kind.lower()}",
+        server_error_code=code,
+    )
 
 
 def stream_config(resource: Resource) -> StreamConfig:

@@ -221,12 +221,21 @@ class _Collector:
         self.stats.gaps.append((self._gap_start_text, end, seconds))
         self.writer.write(
             json.dumps(
-                {"type": GAP_TYPE, "ts": end, "start": self._gap_start_text, "end": end, "gap_ns": int(seconds * 1e9), "server": self.opts.server},
+                {
+                    "type": GAP_TYPE,
+                    "ts": end,
+                    "start": self._gap_start_text,
+                    "end": end,
+                    "gap_ns": int(seconds * 1e9),
+                    "server": self.opts.server,
+                },
                 separators=(",", ":"),
             ).encode()
         )
         self.writer.flush()
-        self.say(f"reconnected at {end}: gap of {seconds:.1f} s ({self._gap_start_text} to {end}); events the server emitted in the gap are lost")
+        self.say(
+            f"reconnected at {end}: gap of {seconds:.1f} s ({self._gap_start_text} to {end}); events the server emitted in the gap are lost"
+        )
         self._gap_start = None
 
     async def on_error(self, exc: Exception) -> None:
@@ -244,7 +253,9 @@ class _Collector:
         items: list[dict[str, Any]] = []
         offset = 0
         while True:
-            resp = await self.nc.request(f"{self.opts.target.api}.{subject}", json.dumps({"offset": offset}).encode(), timeout=5)
+            resp = await self.nc.request(
+                f"{self.opts.target.api}.{subject}", json.dumps({"offset": offset}).encode(), timeout=5
+            )
             body = json.loads(resp.data)
             if "error" in body:
                 raise RuntimeError(f"{subject}: {body['error'].get('description', body['error'])}")
@@ -274,7 +285,11 @@ class _Collector:
         self.stats.stream_snapshots += len(streams)
         self.stats.consumer_snapshots += len(consumers)
         self.writer.flush()
-        self._unsampled = sorted(f"{c.get('stream_name')}/{c.get('name')}" for c in consumers if not ((c.get("config") or {}).get("sample_freq")))
+        self._unsampled = sorted(
+            f"{c.get('stream_name')}/{c.get('name')}"
+            for c in consumers
+            if not ((c.get("config") or {}).get("sample_freq"))
+        )
         if self._progress():
             self.report_interval()
 
@@ -395,7 +410,9 @@ async def _no_jetstream(nc: Connection, api: str) -> str | None:
     return None
 
 
-async def collect(opts: CollectOptions, stop: asyncio.Event | None = None, log: IO[str] | None = None) -> tuple[int, CollectStats]:
+async def collect(
+    opts: CollectOptions, stop: asyncio.Event | None = None, log: IO[str] | None = None
+) -> tuple[int, CollectStats]:
     """Run the collector until ``opts.duration_s`` passes or ``stop`` is set; returns (exit code, stats)."""
     c = _Collector(opts, stop or asyncio.Event(), log or sys.stderr)
     rc = await c.run()
@@ -420,7 +437,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument(f"--tls{flag}", dest=f"tls_{flag}", metavar="FILE", help=argparse.SUPPRESS)
     p.add_argument("--tlsfirst", dest="tls_first", action="store_true", help=argparse.SUPPRESS)
     add_config(p, "jsops config (its contexts); default: found from . upward")
-    p.add_argument("--duration", type=_seconds, default=600.0, help="how long to collect (default 10m; 0: until signalled)")
+    p.add_argument(
+        "--duration", type=_seconds, default=600.0, help="how long to collect (default 10m; 0: until signalled)"
+    )
     p.add_argument("--snapshot-interval", type=_seconds, default=10.0, help="state snapshot interval (default 10s)")
     p.add_argument("--gzip", action="store_true", help="write .jsonl.gz files")
     p.add_argument("--rotate-mb", type=float, default=64.0, help="start a new file after N MiB (default 64)")
@@ -437,7 +456,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: list[str]) -> int:
     a = _parser().parse_args(argv)
     if a.snapshot_interval <= 0 or a.rotate_mb <= 0 or a.duration < 0:
-        print("jsops collect: error: --snapshot-interval and --rotate-mb must be positive, --duration not negative", file=sys.stderr)
+        print(
+            "jsops collect: error: --snapshot-interval and --rotate-mb must be positive, --duration not negative",
+            file=sys.stderr,
+        )
         return 2
     out = Path(a.out_dir)
     if out.exists() and not out.is_dir():

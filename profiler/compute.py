@@ -109,7 +109,9 @@ class ProfileSummary:
         if self.windows is not None:
             text += f"; {self.windows[0]} windows computed, {self.windows[1]} read from the store"
         if self.exact_groups or self.approx_groups:
-            text += f"; ack_time percentiles exact for {self.exact_groups} consumers, approximate for {self.approx_groups}"
+            text += (
+                f"; ack_time percentiles exact for {self.exact_groups} consumers, approximate for {self.approx_groups}"
+            )
         return text
 
 
@@ -150,9 +152,10 @@ def _census_query(ev: DataFrame) -> DataFrame:
     ack_ok = F.col("ack_time").isNull() | (F.col("ack_time") >= 0)
     a = F.when(is_ack & (F.col("ack_time") >= 0), F.col("ack_time"))
     d = F.when(is_ack & ack_ok & (F.col("deliveries") >= 1), F.col("deliveries"))
-    adv = F.when(is_adv, F.coalesce(*[F.when(F.col("type") == ADVISORY_PREFIX + k, F.lit(k)) for k in _ADVISORY_KINDS], F.lit("other"))).when(
-        kind == "unknown", F.coalesce(F.col("type"), F.lit("(no type)"))
-    )  # unknown: its type
+    adv = F.when(
+        is_adv,
+        F.coalesce(*[F.when(F.col("type") == ADVISORY_PREFIX + k, F.lit(k)) for k in _ADVISORY_KINDS], F.lit("other")),
+    ).when(kind == "unknown", F.coalesce(F.col("type"), F.lit("(no type)")))  # unknown: its type
     return ev.groupBy(
         "kind",
         adv.alias("adv"),
@@ -213,7 +216,9 @@ def _count_consumer(c: _Census, kind: str, pair: tuple[str, str], r: Row) -> Non
         if r["a_n"]:
             n, mx = c.ack_sizes.get(pair, (0, r["a_max"]))
             c.ack_sizes[pair] = (n + int(r["a_n"]), max(mx, int(r["a_max"])))
-            c.ack_hists.setdefault(pair, Histogram([])).rows.append((int(r["_hb"]), int(r["a_n"]), int(r["a_min"]), int(r["a_max"])))
+            c.ack_hists.setdefault(pair, Histogram([])).rows.append(
+                (int(r["_hb"]), int(r["a_n"]), int(r["a_min"]), int(r["a_max"]))
+            )
         if r["d_n"]:
             n, first, mx = c.deliveries.get(pair, (0, 0, r["d_max"]))
             c.deliveries[pair] = (n + int(r["d_n"]), first + int(r["d_first"]), max(mx, int(r["d_max"])))
@@ -224,16 +229,25 @@ def _count_consumer(c: _Census, kind: str, pair: tuple[str, str], r: Row) -> Non
 
 
 def _consumer_profiles(
-    ev: DataFrame, census: _Census, exact_limit: int, accuracy: int, summary: ProfileSummary, exact_all: bool = False, along: Along | None = None
+    ev: DataFrame,
+    census: _Census,
+    exact_limit: int,
+    accuracy: int,
+    summary: ProfileSummary,
+    exact_all: bool = False,
+    along: Along | None = None,
 ) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
 
     def slot(stream: str, consumer: str) -> dict[str, Any]:
         return out.setdefault(f"{stream}/{consumer}", {})
 
-    acks = ev.where((F.col("kind") == "ack") & F.col("stream").isNotNull() & F.col("consumer").isNotNull() & (F.col("ack_time") >= 0)).select(
-        "stream", "consumer", "ack_time"
-    )
+    acks = ev.where(
+        (F.col("kind") == "ack")
+        & F.col("stream").isNotNull()
+        & F.col("consumer").isNotNull()
+        & (F.col("ack_time") >= 0)
+    ).select("stream", "consumer", "ack_time")
     qs, summary.exact_groups, summary.approx_groups = quantiles(
         acks,
         ["stream", "consumer"],
@@ -246,7 +260,14 @@ def _consumer_profiles(
         along=along,
     )
     for (s, c), (n, q, mx) in qs.items():
-        slot(s, c)["ack_time_ns"] = {"samples": n, "p50": _ns(q[0]), "p90": _ns(q[1]), "p99": _ns(q[2]), "p999": _ns(q[3]), "max": mx}
+        slot(s, c)["ack_time_ns"] = {
+            "samples": n,
+            "p50": _ns(q[0]),
+            "p90": _ns(q[1]),
+            "p99": _ns(q[2]),
+            "p999": _ns(q[3]),
+            "max": mx,
+        }
     for (s, c), (n, first, mx) in census.deliveries.items():
         slot(s, c)["deliveries"] = {"first_try_ratio": first / n, "redelivered_ratio": (n - first) / n, "max": mx}
     for (s, c), counts in census.advisories.items():
@@ -279,14 +300,26 @@ def _rest_query(rest: DataFrame, census: _Census, horizons: bool = False) -> Dat
     their histogram pass (``fig`` ``hzh``: bucket, count, min, max), for :func:`quantiles`."""
     parts = [
         _rates(
-            rest.where((F.col("kind") == "consumer_info") & F.col("consumer").isNotNull() & F.col("c_delivered").isNotNull()),
+            rest.where(
+                (F.col("kind") == "consumer_info") & F.col("consumer").isNotNull() & F.col("c_delivered").isNotNull()
+            ),
             "drate",
             ["stream", "consumer"],
             "c_delivered",
         ),
-        _rates(rest.where((F.col("kind") == "stream_info") & F.col("s_last_seq").isNotNull()), "srate", ["stream"], "s_last_seq"),
+        _rates(
+            rest.where((F.col("kind") == "stream_info") & F.col("s_last_seq").isNotNull()),
+            "srate",
+            ["stream"],
+            "s_last_seq",
+        ),
     ]
-    snaps = rest.where((F.col("kind") == "stream_info") & F.col("stream").isNotNull() & F.col("t").isNotNull() & (F.col("s_messages") > 0))
+    snaps = rest.where(
+        (F.col("kind") == "stream_info")
+        & F.col("stream").isNotNull()
+        & F.col("t").isNotNull()
+        & (F.col("s_messages") > 0)
+    )
     latest = F.max_by(F.struct("s_first", "s_last"), "t")
     parts.append(
         _row(
@@ -298,19 +331,31 @@ def _rest_query(rest: DataFrame, census: _Census, horizons: bool = False) -> Dat
         )
     )
     if census.publish_bounds is not None:
-        ok = rest.where((F.col("kind") == "publish") & F.col("stream").isNotNull() & F.col("t").isNotNull() & (F.col("result") == "ok"))
+        ok = rest.where(
+            (F.col("kind") == "publish")
+            & F.col("stream").isNotNull()
+            & F.col("t").isNotNull()
+            & (F.col("result") == "ok")
+        )
         per_sec = ok.groupBy("stream", F.floor(F.col("t") / 1_000_000).alias("sec")).agg(
             F.count("*").alias("c"), F.sum("bytes").alias("b"), F.count("bytes").alias("nb")
         )
         # the distribution of the per-second counts (seconds without a publish are added on the driver)
         hist = per_sec.groupBy("stream", "c").agg(
-            F.count("*").alias("secs"), F.sum("b").alias("b"), F.max(F.coalesce("b", F.lit(0))).alias("bmax"), F.sum("nb").alias("nb")
+            F.count("*").alias("secs"),
+            F.sum("b").alias("b"),
+            F.max(F.coalesce("b", F.lit(0))).alias("bmax"),
+            F.sum("nb").alias("nb"),
         )
         parts.append(_row(hist, "sec", a=F.col("c"), b=F.col("secs"), c=F.col("b"), d=F.col("bmax"), e=F.col("nb")))
         per_min = ok.groupBy("stream", F.floor(F.col("t") / 60_000_000).alias("m")).count()
         parts.append(_row(per_min.groupBy("stream").agg(F.max("count").alias("pm")), "min", a=F.col("pm")))
     if horizons:
-        hz = _horizons(rest).groupBy("stream").agg(F.count("h").alias("n"), F.max("h").alias("mx"), F.percentile(F.col("h"), [0.99]).alias("q"))
+        hz = (
+            _horizons(rest)
+            .groupBy("stream")
+            .agg(F.count("h").alias("n"), F.max("h").alias("mx"), F.percentile(F.col("h"), [0.99]).alias("q"))
+        )
         parts.append(_row(hz, "hz", a=F.col("n"), b=F.col("mx"), x=F.get(F.col("q"), 0)))
     elif census.publish_bounds is not None:  # the histogram pass of the retry horizons' p99 (quantiles' hists)
         hh = histogram_query(_horizons(rest), ["stream"], "h")
@@ -327,17 +372,26 @@ _ROW = {"a": "long", "b": "long", "c": "long", "d": "long", "e": "long", "x": "d
 def _row(df: DataFrame, fig: str, **values: Column) -> DataFrame:
     """``df`` in the shared row shape of :func:`_rest_query`: fig, stream, consumer and the ``values``."""
     consumer = F.col("consumer") if "consumer" in df.columns else F.lit(None).cast("string")
-    return df.select(F.lit(fig).alias("fig"), "stream", consumer.alias("consumer"), *[values.get(k, F.lit(None)).cast(t).alias(k) for k, t in _ROW.items()])
+    return df.select(
+        F.lit(fig).alias("fig"),
+        "stream",
+        consumer.alias("consumer"),
+        *[values.get(k, F.lit(None)).cast(t).alias(k) for k, t in _ROW.items()],
+    )
 
 
 def _rates(snaps: DataFrame, fig: str, keys: list[str], counter: str) -> DataFrame:
     """Total, mean and peak rate of a monotone counter between consecutive snapshots (resets skipped)."""
     snaps = snaps.where(F.col("stream").isNotNull() & F.col("t").isNotNull()).dropDuplicates([*keys, "t"])
     w = Window.partitionBy(*keys).orderBy("t")
-    d = snaps.select(*keys, (F.col(counter) - F.lag(counter).over(w)).alias("d"), (F.col("t") - F.lag("t").over(w)).alias("dt")).where(
-        (F.col("dt") > 0) & (F.col("d") >= 0)
+    d = snaps.select(
+        *keys, (F.col(counter) - F.lag(counter).over(w)).alias("d"), (F.col("t") - F.lag("t").over(w)).alias("dt")
+    ).where((F.col("dt") > 0) & (F.col("d") >= 0))
+    agg = d.groupBy(*keys).agg(
+        F.sum("d").alias("total"),
+        (F.sum("d") * 1e6 / F.sum("dt")).alias("mean"),
+        F.max(F.col("d") * 1e6 / F.col("dt")).alias("peak"),
     )
-    agg = d.groupBy(*keys).agg(F.sum("d").alias("total"), (F.sum("d") * 1e6 / F.sum("dt")).alias("mean"), F.max(F.col("d") * 1e6 / F.col("dt")).alias("peak"))
     return _row(agg, fig, a=F.col("total"), x=F.col("mean"), y=F.col("peak"))
 
 
@@ -381,10 +435,15 @@ def _ingest(rows: list[Row], bounds: tuple[int, int], out: dict[str, dict[str, A
             "peak_per_min": per_min[name],
         }
         if sum(int(r["e"]) for r in rs):
-            s["bytes"] = {"mean_per_s": sum(int(r["c"] or 0) for r in rs) / nsec, "peak_per_s": max(int(r["d"]) for r in rs)}
+            s["bytes"] = {
+                "mean_per_s": sum(int(r["c"] or 0) for r in rs) / nsec,
+                "peak_per_s": max(int(r["d"]) for r in rs),
+            }
 
 
-def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_limit: int, accuracy: int, exact_all: bool = False) -> dict[str, dict[str, Any]]:
+def _stream_profiles(
+    rest: DataFrame, rows: list[Row], census: _Census, exact_limit: int, accuracy: int, exact_all: bool = False
+) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     if census.publish_bounds is not None:
         _ingest(rows, census.publish_bounds, out)
@@ -401,7 +460,13 @@ def _stream_profiles(rest: DataFrame, rows: list[Row], census: _Census, exact_li
 
 
 def _publish_retries(
-    rest: DataFrame, rows: list[Row], census: _Census, exact_limit: int, accuracy: int, exact_all: bool, out: dict[str, dict[str, Any]]
+    rest: DataFrame,
+    rows: list[Row],
+    census: _Census,
+    exact_limit: int,
+    accuracy: int,
+    exact_all: bool,
+    out: dict[str, dict[str, Any]],
 ) -> None:
     """Each publishing stream's ``publish_retry`` (attempts, retried ids, their horizons' p99 and max) into ``out``."""
     if _horizons_inline(census, exact_limit, exact_all):  # computed by _rest_query
@@ -410,8 +475,12 @@ def _publish_retries(
         hists: dict[Key, Histogram] = {}
         for r in rows:
             if r["fig"] == "hzh":
-                hists.setdefault((r["stream"],), Histogram([])).rows.append((int(r["a"]), int(r["b"]), int(r["c"]), int(r["d"])))
-        hq, _, _ = quantiles(_horizons(rest), ["stream"], "h", exact_limit, accuracy, (0.99,), exact_all=exact_all, hists=hists)
+                hists.setdefault((r["stream"],), Histogram([])).rows.append(
+                    (int(r["a"]), int(r["b"]), int(r["c"]), int(r["d"]))
+                )
+        hq, _, _ = quantiles(
+            _horizons(rest), ["stream"], "h", exact_limit, accuracy, (0.99,), exact_all=exact_all, hists=hists
+        )
     for name, attempts in census.attempts.items():
         retry: dict[str, Any] = {"attempts": attempts, "retried_ids": 0}
         if (name,) in hq:
@@ -509,8 +578,13 @@ def build_profiles(
         done(f"ack_time percentiles and the non-ack figures: {len(consumers)} consumers")
         for r in rows:
             if r["fig"] == "drate":
-                consumers.setdefault(f"{r['stream']}/{r['consumer']}", {})["delivery"] = {"mean_per_s": r["x"], "peak_per_s": r["y"]}
-        doc["streams"] = dict(sorted(_stream_profiles(rest, rows, census, exact_limit, accuracy, exact_percentiles).items()))
+                consumers.setdefault(f"{r['stream']}/{r['consumer']}", {})["delivery"] = {
+                    "mean_per_s": r["x"],
+                    "peak_per_s": r["y"],
+                }
+        doc["streams"] = dict(
+            sorted(_stream_profiles(rest, rows, census, exact_limit, accuracy, exact_percentiles).items())
+        )
         done(f"streams: {len(doc['streams'])}")
         doc["consumers"] = dict(sorted(consumers.items()))
     finally:

@@ -54,7 +54,9 @@ def check_versions(client: str, server: str) -> None:
         )
 
 
-def open_session(url: str, *, shuffle_partitions: int, extra_conf: Mapping[str, str], check: bool = True, checkpoint: bool = False) -> SparkSession:
+def open_session(
+    url: str, *, shuffle_partitions: int, extra_conf: Mapping[str, str], check: bool = True, checkpoint: bool = False
+) -> SparkSession:
     """A configured Connect session at ``url``; :class:`EngineError` in one line when it cannot be had.
     ``check``: probe the endpoint first and compare versions (a remote server; jsops's own Sail server
     is known to listen, and its process has no PySpark whose version it could report). ``checkpoint``:
@@ -71,7 +73,13 @@ def open_session(url: str, *, shuffle_partitions: int, extra_conf: Mapping[str, 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            spark = connect_session(url, shuffle_partitions, extra_conf, checkpoint=checkpoint, checkpoint_dir=checkpoint_dir(url) if checkpoint else None)
+            spark = connect_session(
+                url,
+                shuffle_partitions,
+                extra_conf,
+                checkpoint=checkpoint,
+                checkpoint_dir=checkpoint_dir(url) if checkpoint else None,
+            )
     except Exception as exc:
         raise EngineError(_explain(url, exc, client_version)) from None
     if check:

@@ -24,14 +24,14 @@ __all__ = ["Engine", "EngineError", "choose", "probe", "ENGINES", "CONNECT_HINT"
 
 ENGINES = ("spark", "sail")
 #: how to get the Spark Connect client (no JVM) that --remote needs: the connect extra
-CONNECT_HINT = f"the connect extra (no JVM): {install_hint('connect')}; or pip install 'pyspark[connect]' beside the spark extra"
+CONNECT_HINT = (
+    f"the connect extra (no JVM): {install_hint('connect')}; or pip install 'pyspark[connect]' beside the spark extra"
+)
 #: how to get Sail, which --engine sail needs: the sail extra
 SAIL_HINT = f"the sail extra: {install_hint('sail')}"
 _DEFAULT_PORT = 15002
 #: what jsops says on a Sail run (the one function of the job Sail lacks, and what jsops does instead)
-SAIL_FALLBACK = (
-    "Sail lacks percentile_approx over an array of percentages: every percentile is computed with the exact percentile (--exact-limit does not apply)"
-)
+SAIL_FALLBACK = "Sail lacks percentile_approx over an array of percentages: every percentile is computed with the exact percentile (--exact-limit does not apply)"
 
 
 class EngineError(ProfilerError):

@@ -69,7 +69,12 @@ EVENT_SCHEMA = T.StructType(
         _f("stream_name", _S),
         _f("name", _S),
         _f("config", T.StructType([_f("name", _S)])),
-        _f("state", T.StructType([_f("messages", _L), _f("bytes", _L), _f("first_ts", _TS), _f("last_seq", _L), _f("last_ts", _TS)])),
+        _f(
+            "state",
+            T.StructType(
+                [_f("messages", _L), _f("bytes", _L), _f("first_ts", _TS), _f("last_seq", _L), _f("last_ts", _TS)]
+            ),
+        ),
         _f("delivered", T.StructType([_f("consumer_seq", _L)])),
         _f("_corrupt", _S),
     ]
@@ -145,12 +150,18 @@ def _kind(df: DataFrame) -> Column:
         .when(t == PUBLISH_TYPE, "publish")
         .when(t == GAP_TYPE, "gap")
         .when(
-            t.isin("io.nats.jetstream.api.v1.stream_info_response") | (t.isNull() & _present(df, "state") & _get(df, "config.name", _S).isNotNull()),
+            t.isin("io.nats.jetstream.api.v1.stream_info_response")
+            | (t.isNull() & _present(df, "state") & _get(df, "config.name", _S).isNotNull()),
             "stream_info",
         )
         .when(
             t.isin("io.nats.jetstream.api.v1.consumer_info_response")
-            | (t.isNull() & _get(df, "stream_name", _S).isNotNull() & _get(df, "name", _S).isNotNull() & _present(df, "delivered")),
+            | (
+                t.isNull()
+                & _get(df, "stream_name", _S).isNotNull()
+                & _get(df, "name", _S).isNotNull()
+                & _present(df, "delivered")
+            ),
             "consumer_info",
         )
         .otherwise("unknown")
@@ -200,7 +211,12 @@ def read_events(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
     frames: list[DataFrame] = []
     compacted = [p for p in paths if is_local(p) and _compacted_root(p)]
     if compacted:  # one scan for all of them (a store run may pass one directory per hour)
-        frames.append(spark.read.schema(COMPACT_SCHEMA).option("recursiveFileLookup", "true").option("pathGlobFilter", "*.parquet").parquet(*compacted))
+        frames.append(
+            spark.read.schema(COMPACT_SCHEMA)
+            .option("recursiveFileLookup", "true")
+            .option("pathGlobFilter", "*.parquet")
+            .parquet(*compacted)
+        )
     for p in paths:
         local = is_local(p)
         if p in compacted:
@@ -251,14 +267,18 @@ def compact(spark: SparkSession, paths: Sequence[str], out: str) -> dict[str, in
     ev, release = keep(read_events(spark, paths), StorageLevel.DISK_ONLY)  # parsed once, counted after the write
     ts = F.timestamp_micros(F.col("t"))
     timed = ev.where(F.col("t").isNotNull()).select(
-        *COMPACT_SCHEMA.fieldNames(), F.date_format(ts, "yyyy-MM-dd").alias("day"), F.date_format(ts, "HH").alias("hour")
+        *COMPACT_SCHEMA.fieldNames(),
+        F.date_format(ts, "yyyy-MM-dd").alias("day"),
+        F.date_format(ts, "HH").alias("hour"),
     )
     (timed.write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy("day", "hour").parquet(out))
     counts = {r["kind"]: int(r["count"]) for r in timed.groupBy("kind").count().collect()}
     counts["untimed"] = ev.where(F.col("t").isNull()).count()
     release()
     if is_local(out):
-        (Path(out) / COMPACT_MARKER).write_text(json.dumps({"format": 1, "columns": COMPACT_SCHEMA.fieldNames(), "partitions": ["day", "hour"]}) + "\n")
+        (Path(out) / COMPACT_MARKER).write_text(
+            json.dumps({"format": 1, "columns": COMPACT_SCHEMA.fieldNames(), "partitions": ["day", "hour"]}) + "\n"
+        )
     return counts
 
 

@@ -220,5 +220,7 @@ def _loop(
                 return 0
             time.sleep(max(0.0, next_at - clock()))
     except KeyboardInterrupt:
-        say(f"stopped after {health.runs} runs ({health.failed} failed); the store and the output hold the last complete run")
+        say(
+            f"stopped after {health.runs} runs ({health.failed} failed); the store and the output hold the last complete run"
+        )
         return 0

@@ -25,7 +25,15 @@ from pyspark.sql import Column, DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-__all__ = ["Histogram", "bucket", "histogram_query", "histogram_quantiles", "histograms", "interpolate", "literal_table"]
+__all__ = [
+    "Histogram",
+    "bucket",
+    "histogram_query",
+    "histogram_quantiles",
+    "histograms",
+    "interpolate",
+    "literal_table",
+]
 
 #: a target bucket of more values than this is not collected (the group falls back to ``percentile``)
 PAIR_LIMIT = 1_000_000
@@ -134,14 +142,24 @@ def _only_buckets(df: DataFrame, keys: list[str], value: str, want: dict[Key, li
             cond = one if cond is None else cond | one
         return df.where(cond) if cond is not None else df.limit(0)
     vtype = df.schema[value].dataType
-    schema = T.StructType([*(T.StructField(k, T.StringType(), True) for k in keys), T.StructField("_rlo", vtype, True), T.StructField("_rhi", vtype, True)])
+    schema = T.StructType(
+        [
+            *(T.StructField(k, T.StringType(), True) for k in keys),
+            T.StructField("_rlo", vtype, True),
+            T.StructField("_rhi", vtype, True),
+        ]
+    )
     table = literal_table(df.sparkSession, schema, [[*k, lo, hi] for k, ranges in want.items() for lo, hi in ranges])
-    return df.join(F.broadcast(table), keys, "inner").where(v.between(F.col("_rlo"), F.col("_rhi"))).drop("_rlo", "_rhi")
+    return (
+        df.join(F.broadcast(table), keys, "inner").where(v.between(F.col("_rlo"), F.col("_rhi"))).drop("_rlo", "_rhi")
+    )
 
 
 def histogram_query(df: DataFrame, keys: list[str], value: str) -> DataFrame:
     """Pass 1 over ``df``: per group and bucket (``_hb``) the count (``_hc``), min (``_hlo``) and max (``_hhi``)."""
-    return df.groupBy(*keys, bucket(value).alias("_hb")).agg(F.count(value).alias("_hc"), F.min(value).alias("_hlo"), F.max(value).alias("_hhi"))
+    return df.groupBy(*keys, bucket(value).alias("_hb")).agg(
+        F.count(value).alias("_hc"), F.min(value).alias("_hlo"), F.max(value).alias("_hhi")
+    )
 
 
 def histograms(rows: Sequence[Row], keys: list[str]) -> dict[Key, Histogram]:

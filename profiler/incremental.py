@@ -100,7 +100,9 @@ def build_store_profiles(
         if (hi_w is not None and w < hi_w) or (hi_w is None and w != newest):
             store.save(p)
     if progress is not None:
-        progress(f"windows: {len(fresh)} computed from {len(inputs)} inputs, {len(have)} in the store ({time.monotonic() - clock:.1f}s)")
+        progress(
+            f"windows: {len(fresh)} computed from {len(inputs)} inputs, {len(have)} in the store ({time.monotonic() - clock:.1f}s)"
+        )
     summary.windows = (len(fresh), len(have))
     merged = merge([*store.load(have), *fresh.values()])
     now = iso(int(datetime.now(UTC).timestamp() * 1e6))

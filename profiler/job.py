@@ -59,10 +59,21 @@ def _parser() -> argparse.ArgumentParser:
     from jsops.linter.cli.kit import Parser
 
     epilog = None if _have_pyspark() else INSTALL_HINT
-    p = Parser(prog="jsops profile", description="Compute latency and throughput profiles from telemetry.", epilog=epilog)
-    p.add_argument("telemetry", nargs="+", metavar="TELEMETRY", help="directories or files of JSON lines (.jsonl, .jsonl.gz) or Parquet; any URI Spark reads")
+    p = Parser(
+        prog="jsops profile", description="Compute latency and throughput profiles from telemetry.", epilog=epilog
+    )
+    p.add_argument(
+        "telemetry",
+        nargs="+",
+        metavar="TELEMETRY",
+        help="directories or files of JSON lines (.jsonl, .jsonl.gz) or Parquet; any URI Spark reads",
+    )
     p.add_argument("-o", "--output", help="profiles JSON file to write ('-' for stdout); required unless --compact")
-    p.add_argument("--master", default=None, help="Spark master (default local[*]; under spark-submit, the one spark-submit was given)")
+    p.add_argument(
+        "--master",
+        default=None,
+        help="Spark master (default local[*]; under spark-submit, the one spark-submit was given)",
+    )
     p.add_argument(
         "--remote",
         default=None,
@@ -75,11 +86,31 @@ def _parser() -> argparse.ArgumentParser:
         choices=("spark", "sail"),
         help=f"spark (default), or sail: start a local Sail server ({SAIL_HINT}; no JVM) for this run and stop it after",
     )
-    p.add_argument("--driver-host", default=None, help="address executors use to reach this driver (non-local masters; default: Spark's choice)")
-    p.add_argument("--accuracy", type=int, default=MIN_ACCURACY, help=f"percentile_approx accuracy for large groups, at least {MIN_ACCURACY}")
-    p.add_argument("--exact-limit", type=int, default=DEFAULT_EXACT_LIMIT, help="largest group whose percentiles are computed exactly (default %(default)s)")
+    p.add_argument(
+        "--driver-host",
+        default=None,
+        help="address executors use to reach this driver (non-local masters; default: Spark's choice)",
+    )
+    p.add_argument(
+        "--accuracy",
+        type=int,
+        default=MIN_ACCURACY,
+        help=f"percentile_approx accuracy for large groups, at least {MIN_ACCURACY}",
+    )
+    p.add_argument(
+        "--exact-limit",
+        type=int,
+        default=DEFAULT_EXACT_LIMIT,
+        help="largest group whose percentiles are computed exactly (default %(default)s)",
+    )
     p.add_argument("--driver-memory", default=None, help="e.g. 2g (only when jsops starts Spark)")
-    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting, e.g. spark.executor.memory=2g (repeatable)")
+    p.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting, e.g. spark.executor.memory=2g (repeatable)",
+    )
     p.add_argument(
         "--print-submit-command",
         action="store_true",
@@ -92,7 +123,12 @@ def _parser() -> argparse.ArgumentParser:
         help="where --print-submit-command writes the bundle (default: a jsops-profile-bundle directory in the system's temporary directory)",
     )
     w = p.add_argument_group("time windows, profile store and compaction (docs/profiler.md)")
-    w.add_argument("--since", default=None, metavar="TIME", help="only events at or after TIME (a date or RFC 3339 time, UTC unless an offset is given)")
+    w.add_argument(
+        "--since",
+        default=None,
+        metavar="TIME",
+        help="only events at or after TIME (a date or RFC 3339 time, UTC unless an offset is given)",
+    )
     w.add_argument("--until", default=None, metavar="TIME", help="only events before TIME")
     w.add_argument(
         "--store",
@@ -108,9 +144,19 @@ def _parser() -> argparse.ArgumentParser:
         metavar="A",
         help="with --store: relative error of the log-bucketed percentiles of groups too large to keep exact (default 0.005)",
     )
-    w.add_argument("--exact-values", type=int, default=None, metavar="N", help="with --store: groups of at most N samples keep exact values (default 100000)")
     w.add_argument(
-        "--retry-reach", type=int, default=900, metavar="SECONDS", help="with --store: a msg_id's attempts across window edges join if within this many seconds"
+        "--exact-values",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --store: groups of at most N samples keep exact values (default 100000)",
+    )
+    w.add_argument(
+        "--retry-reach",
+        type=int,
+        default=900,
+        metavar="SECONDS",
+        help="with --store: a msg_id's attempts across window edges join if within this many seconds",
     )
     w.add_argument(
         "--every",
@@ -234,7 +280,9 @@ def _print_submit_command(args: argparse.Namespace, conf: dict[str, str]) -> int
     if args.driver_host:
         conf = {**conf, "spark.driver.host": args.driver_host}
     try:
-        env, argv = submit_command(build_bundle(directory), _job_args(args), master=args.master, driver_memory=args.driver_memory, conf=conf)
+        env, argv = submit_command(
+            build_bundle(directory), _job_args(args), master=args.master, driver_memory=args.driver_memory, conf=conf
+        )
     except SubmitError as exc:
         print(f"jsops profile: error: {exc}", file=sys.stderr)
         return 2
@@ -324,7 +372,10 @@ def _main(argv: list[str]) -> int:
         return 2
     if args.print_submit_command:
         if args.remote is not None or args.engine != "spark":
-            print("jsops profile: error: --print-submit-command is for spark-submit; with --remote or --engine the job runs from here", file=sys.stderr)
+            print(
+                "jsops profile: error: --print-submit-command is for spark-submit; with --remote or --engine the job runs from here",
+                file=sys.stderr,
+            )
             return 2
         return _print_submit_command(args, conf)
     problem = check_paths(args.telemetry)
@@ -354,7 +405,9 @@ def _check_engine_args(args: argparse.Namespace, engine: Engine) -> None:
     from jsops.profiler.engine import EngineError
 
     if engine.connect and (args.driver_memory or args.driver_host):
-        raise EngineError("--driver-memory and --driver-host are for a Spark jsops starts; a Spark Connect server has its own driver")
+        raise EngineError(
+            "--driver-memory and --driver-host are for a Spark jsops starts; a Spark Connect server has its own driver"
+        )
     if not _have_pyspark():  # say the extra of the engine asked for
         if engine.name == "sail":
             raise EngineError(f"--engine sail needs Sail and the Spark Connect client: {SAIL_HINT}")
@@ -389,7 +442,13 @@ def _run_connect(args: argparse.Namespace, conf: dict[str, str], url: str, *, ch
 
     with warnings.catch_warnings():  # the Connect client's FutureWarnings and retry notes are not jsops's output
         warnings.simplefilter("ignore")
-        spark = open_session(url, shuffle_partitions=shuffle_partitions(args.telemetry), extra_conf=conf, check=check, checkpoint=args.engine == "sail")
+        spark = open_session(
+            url,
+            shuffle_partitions=shuffle_partitions(args.telemetry),
+            extra_conf=conf,
+            check=check,
+            checkpoint=args.engine == "sail",
+        )
         try:
             return _work(spark, args, _stderr_writer(None, False), exact=args.engine == "sail", connect=True)
         finally:
@@ -425,7 +484,13 @@ def _run_classic(args: argparse.Namespace, conf: dict[str, str]) -> int:
             spark.stop()
 
 
-def _work(spark: SparkSession, args: argparse.Namespace, say: Callable[[str], None], exact: bool = False, connect: bool = False) -> int:
+def _work(
+    spark: SparkSession,
+    args: argparse.Namespace,
+    say: Callable[[str], None],
+    exact: bool = False,
+    connect: bool = False,
+) -> int:
     """One job with ``spark``, or with ``--every`` one every DURATION on the same session until stopped."""
     if args.every is None:
         return _job(spark, args, say, exact)
@@ -480,7 +545,9 @@ def _job(spark: SparkSession, args: argparse.Namespace, say: Callable[[str], Non
     if outliers:
         say(f"jsops profile: warning: {outliers}")
     if not summary.kinds and not summary.windows:
-        say(f"jsops profile: warning: no telemetry events in {', '.join(args.telemetry)} (record some with `jsops collect`); the profiles are empty")
+        say(
+            f"jsops profile: warning: no telemetry events in {', '.join(args.telemetry)} (record some with `jsops collect`); the profiles are empty"
+        )
     if not _write(doc, args.output, say):
         return 2
     if not args.quiet:
@@ -511,9 +578,15 @@ def _profiles(
     from jsops.profiler.partial import DEFAULT_ALPHA, DEFAULT_EXACT_VALUES, Partial
 
     template = Partial(
-        0, 0, args.relative_error or DEFAULT_ALPHA, DEFAULT_EXACT_VALUES if args.exact_values is None else args.exact_values, args.retry_reach * 1_000_000
+        0,
+        0,
+        args.relative_error or DEFAULT_ALPHA,
+        DEFAULT_EXACT_VALUES if args.exact_values is None else args.exact_values,
+        args.retry_reach * 1_000_000,
     )
-    return build_store_profiles(spark, args.telemetry, Path(args.store), template, since=args.since_us, until=args.until_us, progress=progress)
+    return build_store_profiles(
+        spark, args.telemetry, Path(args.store), template, since=args.since_us, until=args.until_us, progress=progress
+    )
 
 
 def _write(doc: dict[str, Any], output: str, say: Callable[[str], None]) -> bool:

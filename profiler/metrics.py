@@ -30,7 +30,11 @@ METRICS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "1 while the session answers: set at the start and after each run; 0 once a failed run found the session gone (the process then exits 1).",
         (),
     ),
-    "session_info": ("gauge", "The engine and the session of this process (a Spark application id or a Spark Connect session id).", ("session",)),
+    "session_info": (
+        "gauge",
+        "The engine and the session of this process (a Spark application id or a Spark Connect session id).",
+        ("session",),
+    ),
     "uptime_seconds": ("gauge", "Seconds since the session opened.", ()),
     "running": ("gauge", "1 while a profile run is in progress, else 0.", ()),
     "runs_total": ("counter", "Profile runs finished on this session, by result (ok or failed).", ("result",)),

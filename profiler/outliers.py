@@ -61,7 +61,9 @@ def day_counts(ev: DataFrame) -> DataFrame:
     from pyspark.sql import functions as F
 
     day = F.floor(F.col("t") / DAY_US)
-    return ev.where(F.col("t").isNotNull()).groupBy(day.alias("d")).count().orderBy(F.col("count").desc()).limit(_MAX_DAYS)
+    return (
+        ev.where(F.col("t").isNotNull()).groupBy(day.alias("d")).count().orderBy(F.col("count").desc()).limit(_MAX_DAYS)
+    )
 
 
 def exclude_outliers(ev: DataFrame) -> tuple[DataFrame, int, tuple[int, int] | None]:

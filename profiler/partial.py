@@ -147,7 +147,13 @@ class Counter:
     last: tuple[int, int] | None = None
 
     def merge(self, later: Counter) -> Counter:
-        out = Counter(self.total + later.total, self.dt + later.dt, _max(self.peak, later.peak), self.first or later.first, later.last or self.last)
+        out = Counter(
+            self.total + later.total,
+            self.dt + later.dt,
+            _max(self.peak, later.peak),
+            self.first or later.first,
+            later.last or self.last,
+        )
         if self.last is not None and later.first is not None:
             dt, d = later.first[0] - self.last[0], later.first[1] - self.last[1]
             if dt > 0 and d >= 0:
@@ -187,11 +193,15 @@ class ConsumerState:
 
     def merge(self, later: ConsumerState, exact_limit: int) -> ConsumerState:
         out = ConsumerState()
-        out.ack = later.ack if self.ack is None else self.ack if later.ack is None else self.ack.merge(later.ack, exact_limit)
+        out.ack = (
+            later.ack if self.ack is None else self.ack if later.ack is None else self.ack.merge(later.ack, exact_limit)
+        )
         a, b = self.deliveries, later.deliveries
         out.deliveries = b if a is None else a if b is None else (a[0] + b[0], a[1] + b[1], max(a[2], b[2]))
         if self.advisories is not None or later.advisories is not None:
-            out.advisories = {k: (self.advisories or {}).get(k, 0) + (later.advisories or {}).get(k, 0) for k in _ADVISORY_KINDS}
+            out.advisories = {
+                k: (self.advisories or {}).get(k, 0) + (later.advisories or {}).get(k, 0) for k in _ADVISORY_KINDS
+            }
         out.delivery = _merge_counter(self.delivery, later.delivery)
         return out
 
@@ -237,7 +247,9 @@ class StreamState:
             out.edges[msg_id] = (n, lo, hi) if had is None else (had[0] + n, min(had[1], lo), max(had[2], hi))
         a, b = self.size, later.size
         out.size = b if a is None else a if b is None else (_add(a[0], b[0]), a[1] + b[1])
-        out.latest = later.latest if self.latest is None or (later.latest and later.latest[0] > self.latest[0]) else self.latest
+        out.latest = (
+            later.latest if self.latest is None or (later.latest and later.latest[0] > self.latest[0]) else self.latest
+        )
         out.seq = _merge_counter(self.seq, later.seq)
         return out
 
@@ -278,17 +290,24 @@ class Partial:
     def merge(self, later: Partial) -> Partial:
         """This window followed by ``later`` (which must start at or after this one's end)."""
         if later.start < self.end:
-            raise ValueError(f"windows overlap or are out of order: [{self.start}, {self.end}) then [{later.start}, {later.end})")
+            raise ValueError(
+                f"windows overlap or are out of order: [{self.start}, {self.end}) then [{later.start}, {later.end})"
+            )
         if (later.alpha, later.exact_limit, later.reach) != (self.alpha, self.exact_limit, self.reach):
             raise ValueError("cannot merge partial profiles made with different settings")
         out = Partial(self.start, later.end, self.alpha, self.exact_limit, self.reach)
-        for mine, theirs, dest in ((self.kinds, later.kinds, out.kinds), (self.unknown_types, later.unknown_types, out.unknown_types)):
+        for mine, theirs, dest in (
+            (self.kinds, later.kinds, out.kinds),
+            (self.unknown_types, later.unknown_types, out.unknown_types),
+        ):
             for k in {*mine, *theirs}:
                 dest[k] = mine.get(k, 0) + theirs.get(k, 0)
         out.bounds = _span(self.bounds, later.bounds)
         out.publish_bounds = _span(self.publish_bounds, later.publish_bounds)
         for key in {*self.consumers, *later.consumers}:
-            out.consumers[key] = self.consumers.get(key, ConsumerState()).merge(later.consumers.get(key, ConsumerState()), self.exact_limit)
+            out.consumers[key] = self.consumers.get(key, ConsumerState()).merge(
+                later.consumers.get(key, ConsumerState()), self.exact_limit
+            )
         for name in {*self.streams, *later.streams}:
             s = self.streams.get(name, StreamState()).merge(later.streams.get(name, StreamState()), self.exact_limit)
             s.settle(out.start, out.end, self.reach, self.alpha, self.exact_limit)
@@ -333,7 +352,14 @@ def to_document(p: Partial, generated_at: str) -> tuple[dict[str, Any], int, int
         slot: dict[str, Any] = {}
         if c.ack is not None and c.ack.n > 0:
             q, is_exact = c.ack.quantiles(QUANTILES)
-            slot["ack_time_ns"] = {"samples": c.ack.n, "p50": _ns(q[0]), "p90": _ns(q[1]), "p99": _ns(q[2]), "p999": _ns(q[3]), "max": c.ack.max}
+            slot["ack_time_ns"] = {
+                "samples": c.ack.n,
+                "p50": _ns(q[0]),
+                "p90": _ns(q[1]),
+                "p99": _ns(q[2]),
+                "p999": _ns(q[3]),
+                "max": c.ack.max,
+            }
             if not is_exact:
                 slot["ack_time_ns"]["relative_error"] = p.alpha
             exact, approx = exact + is_exact, approx + (not is_exact)
@@ -360,7 +386,13 @@ def _stream_doc(p: Partial, s: StreamState) -> dict[str, Any]:
         if s.per_sec:
             counts = {0: nsec - sum(s.per_sec.values()), **s.per_sec}
             p99 = _counted(((float(c), counts[c]) for c in sorted(counts) if counts[c]), nsec, (0.99,))[0]
-            out["ingest"] = {"messages": messages, "mean_per_s": messages / nsec, "p99_per_s": p99, "peak_per_s": max(s.per_sec), "peak_per_min": s.peak_min}
+            out["ingest"] = {
+                "messages": messages,
+                "mean_per_s": messages / nsec,
+                "p99_per_s": p99,
+                "peak_per_s": max(s.per_sec),
+                "peak_per_min": s.peak_min,
+            }
             if s.bytes_n:
                 out["bytes"] = {"mean_per_s": s.bytes_total / nsec, "peak_per_s": s.bytes_peak}
         if s.attempts:
@@ -393,7 +425,13 @@ def _closed_horizons(p: Partial, s: StreamState) -> Histogram | None:
     h = (
         Histogram(p.alpha, 0, 0, {}, {})
         if s.horizons is None
-        else Histogram(p.alpha, s.horizons.n, s.horizons.max, dict(s.horizons.buckets), None if s.horizons.exact is None else dict(s.horizons.exact))
+        else Histogram(
+            p.alpha,
+            s.horizons.n,
+            s.horizons.max,
+            dict(s.horizons.buckets),
+            None if s.horizons.exact is None else dict(s.horizons.exact),
+        )
     )
     for n, lo, hi in s.edges.values():
         if n >= 2:
@@ -425,7 +463,13 @@ def partial_to_json(p: Partial) -> dict[str, Any]:
         "bounds": p.bounds,
         "publish_bounds": p.publish_bounds,
         "consumers": {
-            k: {"ack": _opt(c.ack), "deliveries": c.deliveries, "advisories": c.advisories, "delivery": _counter(c.delivery)} for k, c in p.consumers.items()
+            k: {
+                "ack": _opt(c.ack),
+                "deliveries": c.deliveries,
+                "advisories": c.advisories,
+                "delivery": _counter(c.delivery),
+            }
+            for k, c in p.consumers.items()
         },
         "streams": {
             k: {

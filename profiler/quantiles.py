@@ -106,7 +106,11 @@ def _around(qs: Sequence[float], accuracy: int) -> list[float]:
 
 
 def _bracket_counts(
-    df: DataFrame, keys: list[str], value: str, brackets: dict[Key, list[tuple[int, int]]], collect: Callable[[DataFrame], list[Row]] = _plain
+    df: DataFrame,
+    keys: list[str],
+    value: str,
+    brackets: dict[Key, list[tuple[int, int]]],
+    collect: Callable[[DataFrame], list[Row]] = _plain,
 ) -> dict[Key, list[tuple[int, list[tuple[int, int]]]]]:
     """One pass over ``df``: per key and bracket ``[lo, hi]``, the number of values below ``lo`` and the
     sorted (value, count) pairs inside. Only the pairs reach the driver (a few per thousand values)."""
@@ -121,7 +125,8 @@ def _bracket_counts(
     rows = joined.select(*keys, "_v0", "_lo", F.posexplode_outer(inside).alias("_pos", "_qi"))
     first = F.col("_pos").isNull() | (F.col("_pos") == 0)
     agg = rows.groupBy(*keys, "_qi", F.when(F.col("_qi").isNotNull(), v).alias("_v")).agg(
-        F.count("*").alias("_c"), *[F.count(F.when(first & (v < F.get(lo, F.lit(i))), 1)).alias(f"_b{i}") for i in range(nq)]
+        F.count("*").alias("_c"),
+        *[F.count(F.when(first & (v < F.get(lo, F.lit(i))), 1)).alias(f"_b{i}") for i in range(nq)],
     )
     below: dict[Key, list[int]] = {k: [0] * nq for k in brackets}
     pairs: dict[Key, list[list[tuple[int, int]]]] = {k: [[] for _ in range(nq)] for k in brackets}
@@ -139,7 +144,15 @@ def _bracket_counts(
 class _Groups:
     """One :func:`quantiles` call: the groups' sizes, the results so far and the passes that fill them."""
 
-    def __init__(self, df: DataFrame, keys: list[str], value: str, qs: list[float], sizes: dict[Key, tuple[int, int]], along: Along | None = None) -> None:
+    def __init__(
+        self,
+        df: DataFrame,
+        keys: list[str],
+        value: str,
+        qs: list[float],
+        sizes: dict[Key, tuple[int, int]],
+        along: Along | None = None,
+    ) -> None:
         self.df, self.keys, self.value, self.qs, self.sizes = df, keys, value, qs, sizes
         self.collect = _plain if along is None else along.collect
         self.result: GroupQuantiles = {}
@@ -158,7 +171,9 @@ class _Groups:
 
     def exact(self, ks: list[Key]) -> None:
         """Spark's exact ``percentile`` for the groups ``ks`` (small groups only: held in memory)."""
-        for r in self.collect(self.only(ks).groupBy(*self.keys).agg(F.percentile(F.col(self.value), self.qs).alias("q"))):
+        for r in self.collect(
+            self.only(ks).groupBy(*self.keys).agg(F.percentile(F.col(self.value), self.qs).alias("q"))
+        ):
             k = self.key(r)
             if k in self.sizes:
                 self.result[k] = (self.sizes[k][0], [float(x) for x in r["q"]], self.sizes[k][1])
@@ -181,7 +196,9 @@ class _Groups:
         if not ks:
             return {}
         agg = F.percentile_approx(F.col(self.value), _around(self.qs, accuracy), accuracy).alias("_a")
-        return {self.key(r): [int(x) for x in r["_a"]] for r in self.collect(self.only(ks).groupBy(*self.keys).agg(agg))}
+        return {
+            self.key(r): [int(x) for x in r["_a"]] for r in self.collect(self.only(ks).groupBy(*self.keys).agg(agg))
+        }
 
     def refine(self, around: dict[Key, list[int]], exact_limit: int) -> None:
         """Exact ranks from brackets for groups up to ``exact_limit``; approximate values above it."""
@@ -211,14 +228,23 @@ class _Groups:
 
 
 def _by_histogram(
-    df: DataFrame, keys: list[str], value: str, qs: list[float], exact_limit: int, accuracy: int, along: Along | None, hists: dict[Key, Histogram] | None
+    df: DataFrame,
+    keys: list[str],
+    value: str,
+    qs: list[float],
+    exact_limit: int,
+    accuracy: int,
+    along: Along | None,
+    hists: dict[Key, Histogram] | None,
 ) -> tuple[GroupQuantiles, int, int]:
     """Exact percentiles from a histogram pass and the values of its target buckets
     (:func:`jsops.profiler.histrank.histogram_quantiles`, at most ``_PAIR_LIMIT`` values per bucket) for
     the groups up to ``exact_limit``; the others as before: Spark's exact percentile up to ``_EXACT_SMALL``
     values, brackets refined (or approximate above ``exact_limit``) above."""
     collect = _plain if along is None else along.collect
-    result, left = histogram_quantiles(df, keys, value, qs, collect, pair_limit=_PAIR_LIMIT, limit=exact_limit, hists=hists)
+    result, left = histogram_quantiles(
+        df, keys, value, qs, collect, pair_limit=_PAIR_LIMIT, limit=exact_limit, hists=hists
+    )
     if not left:
         return result, len(result), 0
     groups = _Groups(df, keys, value, qs, {**{k: (r[0], r[2]) for k, r in result.items()}, **left}, along)
@@ -280,7 +306,11 @@ def quantiles(
             result.update(groups.result)
         return result, len(result), 0
     if sizes is None and small:
-        rows = collect(df.groupBy(*keys).agg(F.percentile(F.col(value), qs).alias("q"), F.count(value).alias("n"), F.max(value).alias("mx")))
+        rows = collect(
+            df.groupBy(*keys).agg(
+                F.percentile(F.col(value), qs).alias("q"), F.count(value).alias("n"), F.max(value).alias("mx")
+            )
+        )
         result = {tuple(r[k] for k in keys): (int(r["n"]), [float(x) for x in r["q"]], int(r["mx"])) for r in rows}
         return result, len(result), 0
     if around is None:

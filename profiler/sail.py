@@ -68,10 +68,18 @@ class SailServer:
             self._checkpoints = tempfile.mkdtemp(prefix="jsops-sail-checkpoints-")
             env[_CHECKPOINT_ENV] = Path(self._checkpoints).as_uri()
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "jsops.profiler.sail"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+            [sys.executable, "-m", "jsops.profiler.sail"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
         )
         line: list[str] = []
-        reader = threading.Thread(target=lambda: line.append(self._proc.stdout.readline() if self._proc and self._proc.stdout else ""), daemon=True)
+        reader = threading.Thread(
+            target=lambda: line.append(self._proc.stdout.readline() if self._proc and self._proc.stdout else ""),
+            daemon=True,
+        )
         reader.start()
         if self._prepare is not None:
             try:
@@ -90,7 +98,9 @@ class SailServer:
             _DIRS[self.url] = self._checkpoints
         return self.url
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self._stop()
 
     def _stop(self) -> str:

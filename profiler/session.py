@@ -77,7 +77,12 @@ def make_session(
 
 
 def connect_session(
-    url: str, shuffle_partitions: int = 4, extra_conf: Mapping[str, str] | None = None, *, checkpoint: bool = False, checkpoint_dir: str | None = None
+    url: str,
+    shuffle_partitions: int = 4,
+    extra_conf: Mapping[str, str] | None = None,
+    *,
+    checkpoint: bool = False,
+    checkpoint_dir: str | None = None,
 ) -> SparkSession:
     """A Spark Connect session at ``url`` (``sc://HOST:PORT``) with the job's SQL settings. Only session
     settings can be set over Connect (the server's master, memory and log level are its own); a setting

@@ -63,8 +63,12 @@ class ProfileStore:
             if meta.exists():
                 have = json.loads(meta.read_text())
                 if have != settings:
-                    diff = ", ".join(f"{k} {have.get(k)!r} (asked {v!r})" for k, v in settings.items() if have.get(k) != v)
-                    raise StoreError(f"{root}: the store was made with other settings: {diff}; use another directory or the same settings")
+                    diff = ", ".join(
+                        f"{k} {have.get(k)!r} (asked {v!r})" for k, v in settings.items() if have.get(k) != v
+                    )
+                    raise StoreError(
+                        f"{root}: the store was made with other settings: {diff}; use another directory or the same settings"
+                    )
             else:
                 (root / "windows").mkdir(parents=True, exist_ok=True)
                 meta.write_text(json.dumps(settings, indent=2) + "\n")
@@ -100,5 +104,7 @@ class ProfileStore:
                 with gzip.open(path, "rt", encoding="utf-8") as f:
                     out.append(partial_from_json(json.load(f)))
             except (OSError, ValueError, KeyError, TypeError, EOFError) as exc:
-                raise StoreError(f"{path}: not a readable partial profile ({exc}); delete it to recompute that window") from None
+                raise StoreError(
+                    f"{path}: not a readable partial profile ({exc}); delete it to recompute that window"
+                ) from None
         return out

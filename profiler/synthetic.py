@@ -101,19 +101,52 @@ class SyntheticSpec:
     extra: dict[str, int] = field(default_factory=dict)  # {"bad_lines": n, "unknown": n}
 
 
-def default_spec(acks: int = 20_000, publish_ids: int = 5_000, duration_s: int = 600, seed: int = 7, gzip_files: bool = False, files: int = 2) -> SyntheticSpec:
+def default_spec(
+    acks: int = 20_000,
+    publish_ids: int = 5_000,
+    duration_s: int = 600,
+    seed: int = 7,
+    gzip_files: bool = False,
+    files: int = 2,
+) -> SyntheticSpec:
     """An online-shop estate: ORDERS (two consumers) and PAYMENTS (one), with a slow, retrying consumer."""
     share = (0.5, 0.3, 0.2)
     return SyntheticSpec(
         streams=(
             StreamSpec("ORDERS", "orders.created", publish_ids=int(publish_ids * 0.7), retry_ratio=0.05),
-            StreamSpec("PAYMENTS", "payments.settled", publish_ids=publish_ids - int(publish_ids * 0.7), retry_ratio=0.1, msg_bytes=256, ingest_per_s=8.0),
+            StreamSpec(
+                "PAYMENTS",
+                "payments.settled",
+                publish_ids=publish_ids - int(publish_ids * 0.7),
+                retry_ratio=0.1,
+                msg_bytes=256,
+                ingest_per_s=8.0,
+            ),
         ),
         consumers=(
-            ConsumerSpec("ORDERS", "shipper", int(acks * share[0]), math.log(0.12), 1.1, 0.03, 5, naks=30, terminated=4, max_deliver_advisories=12),
+            ConsumerSpec(
+                "ORDERS",
+                "shipper",
+                int(acks * share[0]),
+                math.log(0.12),
+                1.1,
+                0.03,
+                5,
+                naks=30,
+                terminated=4,
+                max_deliver_advisories=12,
+            ),
             ConsumerSpec("ORDERS", "billing", int(acks * share[1]), math.log(0.02), 0.6, 0.0, 3),
             ConsumerSpec(
-                "PAYMENTS", "settler", acks - int(acks * share[0]) - int(acks * share[1]), math.log(1.5), 0.8, 0.1, 4, naks=200, max_deliver_advisories=40
+                "PAYMENTS",
+                "settler",
+                acks - int(acks * share[0]) - int(acks * share[1]),
+                math.log(1.5),
+                0.8,
+                0.1,
+                4,
+                naks=200,
+                max_deliver_advisories=40,
             ),
         ),
         duration_s=duration_s,
@@ -152,7 +185,9 @@ def _concrete(subject: str) -> str:
     return ".".join("x" if tok in ("*", ">") else tok for tok in subject.split("."))
 
 
-def _stream_spec(name: str, cfg: EffectiveStream, extra: dict[str, float], publish_ids: int, duration_s: int) -> StreamSpec:
+def _stream_spec(
+    name: str, cfg: EffectiveStream, extra: dict[str, float], publish_ids: int, duration_s: int
+) -> StreamSpec:
     """The telemetry figures of one stream of :func:`estate_spec` (``extra``: its smells)."""
     from jsops.linter import api_json
 
@@ -279,7 +314,11 @@ class _Out:
         self.files: list[IO[str]] = []
         for i in range(max(1, spec.files)):
             path = out / f"synthetic-{tag}{i:03d}{suffix}"
-            self.files.append(gzip.open(path, "wt", encoding="utf-8", compresslevel=1) if spec.gzip else open(path, "w", encoding="utf-8"))
+            self.files.append(
+                gzip.open(path, "wt", encoding="utf-8", compresslevel=1)
+                if spec.gzip
+                else open(path, "w", encoding="utf-8")
+            )
         self.i = 0
         self.buf: list[list[str]] = [[] for _ in self.files]
 
@@ -305,7 +344,9 @@ def part_range(n: int, part: int, parts: int) -> range:
     return range(n * part // parts, n * (part + 1) // parts)
 
 
-def generate(out_dir: str | Path, spec: SyntheticSpec | None = None, *, part: int = 0, parts: int = 1) -> dict[str, int]:
+def generate(
+    out_dir: str | Path, spec: SyntheticSpec | None = None, *, part: int = 0, parts: int = 1
+) -> dict[str, int]:
     """Write the telemetry files into ``out_dir``; returns how many events of each kind were written.
 
     With ``parts > 1`` only part ``part``: its slice (:func:`part_range`) of the ack samples,
@@ -329,9 +370,22 @@ def generate(out_dir: str | Path, spec: SyntheticSpec | None = None, *, part: in
         if part == 0:
             counts["stream_info"], counts["consumer_info"] = _snapshots(out, rng, spec, start_ns, span_ns)
         for _ in part_range(spec.extra.get("unknown", 0), part, parts):
-            out.write(json.dumps({"type": "io.example.v1.something_else", "id": _nuid(rng), "timestamp": format_ts(start_ns + rng.randrange(span_ns))}))
+            out.write(
+                json.dumps(
+                    {
+                        "type": "io.example.v1.something_else",
+                        "id": _nuid(rng),
+                        "timestamp": format_ts(start_ns + rng.randrange(span_ns)),
+                    }
+                )
+            )
             counts["unknown"] += 1
-        bad = ["{not json", '{"type": "io.nats.jetstream.metric.v1.consumer_ack", "ack_time": ', "[1, 2, 3]", "\x00\x01garbage"]
+        bad = [
+            "{not json",
+            '{"type": "io.nats.jetstream.metric.v1.consumer_ack", "ack_time": ',
+            "[1, 2, 3]",
+            "\x00\x01garbage",
+        ]
         for i in part_range(spec.extra.get("bad_lines", 0), part, parts):
             out.write(bad[i % len(bad)])
             counts["bad"] += 1
@@ -349,20 +403,38 @@ def _acks(out: _Out, rng: random.Random, c: ConsumerSpec, start_ns: int, span_ns
         deliveries = 1
         if c.redelivered > 0 and rng.random() < c.redelivered:
             deliveries = rng.randint(2, max(2, c.max_deliver))
-        out.write(f'{prefix}{_nuid(rng)}","timestamp":"{format_ts(ts)}{mid}{i + 1},"stream_seq":{i + 1},"ack_time":{ack},"deliveries":{deliveries}}}')
+        out.write(
+            f'{prefix}{_nuid(rng)}","timestamp":"{format_ts(ts)}{mid}{i + 1},"stream_seq":{i + 1},"ack_time":{ack},"deliveries":{deliveries}}}'
+        )
 
 
-def _advisories(out: _Out, rng: random.Random, c: ConsumerSpec, start_ns: int, span_ns: int, part: int, parts: int) -> int:
+def _advisories(
+    out: _Out, rng: random.Random, c: ConsumerSpec, start_ns: int, span_ns: int, part: int, parts: int
+) -> int:
     n = 0
     base = {"stream": c.stream, "consumer": c.name}
     if part == 0:
         out.write(
-            json.dumps({"type": ADV + "consumer_action", "id": _nuid(rng), "timestamp": format_ts(start_ns), **base, "action": "create"}, separators=(",", ":"))
+            json.dumps(
+                {
+                    "type": ADV + "consumer_action",
+                    "id": _nuid(rng),
+                    "timestamp": format_ts(start_ns),
+                    **base,
+                    "action": "create",
+                },
+                separators=(",", ":"),
+            )
         )
         n += 1
     for kind, count in (("nak", c.naks), ("terminated", c.terminated), ("max_deliver", c.max_deliver_advisories)):
         for _ in part_range(count, part, parts):
-            ev: dict[str, object] = {"type": ADV + kind, "id": _nuid(rng), "timestamp": format_ts(start_ns + rng.randrange(span_ns)), **base}
+            ev: dict[str, object] = {
+                "type": ADV + kind,
+                "id": _nuid(rng),
+                "timestamp": format_ts(start_ns + rng.randrange(span_ns)),
+                **base,
+            }
             if kind != "max_deliver":
                 ev["consumer_seq"] = rng.randrange(1, 10**6)
             ev["stream_seq"] = rng.randrange(1, 10**6)
@@ -448,8 +520,18 @@ def _snapshots(out: _Out, rng: random.Random, spec: SyntheticSpec, start_ns: int
                 "stream_name": c.stream,
                 "name": c.name,
                 "created": created,
-                "config": c.config or {"durable_name": c.name, "ack_policy": "explicit", "max_deliver": c.max_deliver, "sample_freq": "100%"},
-                "delivered": {"consumer_seq": delivered[key], "stream_seq": delivered[key], "last_active": format_ts(t)},
+                "config": c.config
+                or {
+                    "durable_name": c.name,
+                    "ack_policy": "explicit",
+                    "max_deliver": c.max_deliver,
+                    "sample_freq": "100%",
+                },
+                "delivered": {
+                    "consumer_seq": delivered[key],
+                    "stream_seq": delivered[key],
+                    "last_active": format_ts(t),
+                },
                 "ack_floor": {"consumer_seq": max(0, delivered[key] - 3), "stream_seq": max(0, delivered[key] - 3)},
                 "num_ack_pending": 3,
                 "num_redelivered": 0,
@@ -479,9 +561,16 @@ def _poisson(rng: random.Random, lam: float) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m jsops.profiler.synthetic", description=__doc__.splitlines()[0])
     ap.add_argument("out_dir")
-    ap.add_argument("--estate", nargs="+", metavar="PATH", help="manifests (files or directories): telemetry for their streams and consumers")
+    ap.add_argument(
+        "--estate",
+        nargs="+",
+        metavar="PATH",
+        help="manifests (files or directories): telemetry for their streams and consumers",
+    )
     ap.add_argument("--acks", type=int, default=20_000, help="ack samples in all (per sampled consumer with --estate)")
-    ap.add_argument("--publish-ids", type=int, default=5_000, help="publisher msg ids in all (per stream with --estate)")
+    ap.add_argument(
+        "--publish-ids", type=int, default=5_000, help="publisher msg ids in all (per stream with --estate)"
+    )
     ap.add_argument("--duration-s", type=int, default=None, help="window (default 600; a day with --estate)")
     ap.add_argument("--files", type=int, default=2)
     ap.add_argument("--seed", type=int, default=7)
@@ -492,7 +581,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         try:
             spec = estate_spec(
-                a.estate, acks=a.acks, publish_ids=a.publish_ids, duration_s=a.duration_s or 86_400, seed=a.seed, gzip_files=a.gzip, files=a.files
+                a.estate,
+                acks=a.acks,
+                publish_ids=a.publish_ids,
+                duration_s=a.duration_s or 86_400,
+                seed=a.seed,
+                gzip_files=a.gzip,
+                files=a.files,
             )
         except LoadError as exc:
             print(f"jsops.profiler.synthetic: error: {exc}", file=sys.stderr)

@@ -46,4 +46,6 @@ def generate_parts(out_dir: str | Path, spec: SyntheticSpec, parts: int, workers
         with ProcessPoolExecutor(max_workers=min(workers, parts)) as pool:
             for counts in pool.map(_part, [str(out_dir)] * parts, [spec] * parts, range(parts), [parts] * parts):
                 total.update(counts)
-    return {k: total.get(k, 0) for k in ("ack", "advisory", "stream_info", "consumer_info", "publish", "unknown", "bad")}
+    return {
+        k: total.get(k, 0) for k in ("ack", "advisory", "stream_info", "consumer_info", "publish", "unknown", "bad")
+    }

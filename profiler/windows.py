@@ -38,7 +38,9 @@ def window_partials(ev: DataFrame, template: Partial, window_us: int) -> tuple[d
 
     def part(w: int) -> Partial:
         w = int(w)
-        return parts.setdefault(w, Partial(w * window_us, (w + 1) * window_us, template.alpha, template.exact_limit, template.reach))
+        return parts.setdefault(
+            w, Partial(w * window_us, (w + 1) * window_us, template.alpha, template.exact_limit, template.reach)
+        )
 
     untimed = _census(ev, part)
     _acks(ev, part, template.alpha, template.exact_limit)
@@ -55,9 +57,10 @@ def _census(ev: DataFrame, part: PartOf) -> dict[str, int]:
     is_ack, is_adv, is_pub = kind == "ack", kind == "advisory", kind == "publish"
     ack_ok = F.col("ack_time").isNull() | (F.col("ack_time") >= 0)
     d = F.when(is_ack & ack_ok & (F.col("deliveries") >= 1), F.col("deliveries"))
-    adv = F.when(is_adv, F.coalesce(*[F.when(F.col("type") == ADVISORY_PREFIX + k, F.lit(k)) for k in _ADVISORY_KINDS], F.lit("other"))).when(
-        kind == "unknown", F.coalesce(F.col("type"), F.lit("(no type)"))
-    )
+    adv = F.when(
+        is_adv,
+        F.coalesce(*[F.when(F.col("type") == ADVISORY_PREFIX + k, F.lit(k)) for k in _ADVISORY_KINDS], F.lit("other")),
+    ).when(kind == "unknown", F.coalesce(F.col("type"), F.lit("(no type)")))
     rows = (
         ev.groupBy(
             "w",
@@ -113,8 +116,16 @@ def _bucket(v: Column, alpha: float) -> Column:
 
 def _acks(ev: DataFrame, part: PartOf, alpha: float, exact_limit: int) -> None:
     """Per window and consumer: log-bucket counts, and the value counts of the groups small enough."""
-    acks = ev.where((F.col("kind") == "ack") & F.col("stream").isNotNull() & F.col("consumer").isNotNull() & (F.col("ack_time") >= 0) & F.col("w").isNotNull())
-    sizes = acks.groupBy("w", "stream", "consumer").agg(F.count("*").alias("n"), F.max("ack_time").alias("mx")).collect()
+    acks = ev.where(
+        (F.col("kind") == "ack")
+        & F.col("stream").isNotNull()
+        & F.col("consumer").isNotNull()
+        & (F.col("ack_time") >= 0)
+        & F.col("w").isNotNull()
+    )
+    sizes = (
+        acks.groupBy("w", "stream", "consumer").agg(F.count("*").alias("n"), F.max("ack_time").alias("mx")).collect()
+    )
     small = []
     for r in sizes:
         key = f"{r['stream']}/{r['consumer']}"
@@ -132,9 +143,17 @@ def _acks(ev: DataFrame, part: PartOf, alpha: float, exact_limit: int) -> None:
             T.StructField("_small", T.BooleanType()),
         ]
     )
-    flagged = acks if not small else acks.join(F.broadcast(literal_table(ev.sparkSession, schema, small)), ["w", "stream", "consumer"], "left")
+    flagged = (
+        acks
+        if not small
+        else acks.join(F.broadcast(literal_table(ev.sparkSession, schema, small)), ["w", "stream", "consumer"], "left")
+    )
     exact_v = F.when(F.col("_small"), F.col("ack_time")) if small else F.lit(None).cast("long")
-    rows = flagged.groupBy("w", "stream", "consumer", _bucket(F.col("ack_time"), alpha).alias("b"), exact_v.alias("v")).count().collect()
+    rows = (
+        flagged.groupBy("w", "stream", "consumer", _bucket(F.col("ack_time"), alpha).alias("b"), exact_v.alias("v"))
+        .count()
+        .collect()
+    )
     for r in rows:
         h = part(r["w"]).consumer(f"{r['stream']}/{r['consumer']}").ack
         assert h is not None
@@ -146,9 +165,13 @@ def _acks(ev: DataFrame, part: PartOf, alpha: float, exact_limit: int) -> None:
 
 def _per_second(pub: DataFrame, part: PartOf) -> None:
     ok = pub.where(F.col("result") == "ok").withColumn("sec", F.floor(F.col("t") / 1_000_000))
-    per_sec = ok.groupBy("w", "stream", "sec").agg(F.count("*").alias("c"), F.sum("bytes").alias("b"), F.count("bytes").alias("nb"))
+    per_sec = ok.groupBy("w", "stream", "sec").agg(
+        F.count("*").alias("c"), F.sum("bytes").alias("b"), F.count("bytes").alias("nb")
+    )
     for r in (
-        per_sec.groupBy("w", "stream", "c").agg(F.count("*").alias("secs"), F.sum("b").alias("b"), F.max("b").alias("bmax"), F.sum("nb").alias("nb")).collect()
+        per_sec.groupBy("w", "stream", "c")
+        .agg(F.count("*").alias("secs"), F.sum("b").alias("b"), F.max("b").alias("bmax"), F.sum("nb").alias("nb"))
+        .collect()
     ):
         s = part(r["w"]).stream(r["stream"])
         s.per_sec[int(r["c"])] = int(r["secs"])
@@ -162,12 +185,21 @@ def _per_second(pub: DataFrame, part: PartOf) -> None:
 
 def _horizons(pub: DataFrame, part: PartOf, window_us: int, template: Partial) -> None:
     """Retry horizons of the ids inside a window; the ids near its edges as (attempts, first, last)."""
-    ids = pub.where(F.col("msg_id").isNotNull()).groupBy("w", "stream", "msg_id").agg(F.count("*").alias("n"), F.min("t").alias("lo"), F.max("t").alias("hi"))
-    edge = (F.col("lo") < F.col("w") * window_us + template.reach) | (F.col("hi") >= (F.col("w") + 1) * window_us - template.reach)
+    ids = (
+        pub.where(F.col("msg_id").isNotNull())
+        .groupBy("w", "stream", "msg_id")
+        .agg(F.count("*").alias("n"), F.min("t").alias("lo"), F.max("t").alias("hi"))
+    )
+    edge = (F.col("lo") < F.col("w") * window_us + template.reach) | (
+        F.col("hi") >= (F.col("w") + 1) * window_us - template.reach
+    )
     rows = (
         ids.where(edge | (F.col("n") >= 2))
         .groupBy(
-            "w", "stream", *[F.when(edge, F.col(c)).alias(c) for c in ("msg_id", "n", "lo", "hi")], F.when(~edge, (F.col("hi") - F.col("lo")) * 1000).alias("h")
+            "w",
+            "stream",
+            *[F.when(edge, F.col(c)).alias(c) for c in ("msg_id", "n", "lo", "hi")],
+            F.when(~edge, (F.col("hi") - F.col("lo")) * 1000).alias("h"),
         )
         .count()
         .collect()
@@ -185,13 +217,17 @@ def _horizons(pub: DataFrame, part: PartOf, window_us: int, template: Partial) -
 
 def _counters(ev: DataFrame, part: PartOf) -> None:
     """Per window: deltas of ConsumerInfo ``delivered.consumer_seq`` and StreamInfo ``state.last_seq``."""
-    cons = ev.where((F.col("kind") == "consumer_info") & F.col("consumer").isNotNull() & F.col("c_delivered").isNotNull()).select(
-        "w", "stream", "consumer", "t", F.col("c_delivered").alias("v")
-    )
+    cons = ev.where(
+        (F.col("kind") == "consumer_info") & F.col("consumer").isNotNull() & F.col("c_delivered").isNotNull()
+    ).select("w", "stream", "consumer", "t", F.col("c_delivered").alias("v"))
     strm = ev.where((F.col("kind") == "stream_info") & F.col("s_last_seq").isNotNull()).select(
         "w", "stream", F.lit(None).cast("string").alias("consumer"), "t", F.col("s_last_seq").alias("v")
     )
-    snaps = cons.unionByName(strm).where(F.col("stream").isNotNull() & F.col("t").isNotNull()).dropDuplicates(["stream", "consumer", "t"])
+    snaps = (
+        cons.unionByName(strm)
+        .where(F.col("stream").isNotNull() & F.col("t").isNotNull())
+        .dropDuplicates(["stream", "consumer", "t"])
+    )
     keys = ["w", "stream", "consumer"]
     order = Window.partitionBy(*keys).orderBy("t")
     d, dt = F.col("v") - F.lag("v").over(order), F.col("t") - F.lag("t").over(order)
@@ -206,7 +242,11 @@ def _counters(ev: DataFrame, part: PartOf) -> None:
     )
     for r in agg.collect():
         c = Counter(
-            int(r["total"] or 0), int(r["dts"] or 0), r["peak"], (int(r["first"]["t"]), int(r["first"]["v"])), (int(r["last"]["t"]), int(r["last"]["v"]))
+            int(r["total"] or 0),
+            int(r["dts"] or 0),
+            r["peak"],
+            (int(r["first"]["t"]), int(r["first"]["v"])),
+            (int(r["last"]["t"]), int(r["last"]["v"])),
         )
         p: Partial = part(r["w"])
         if r["consumer"] is None:
@@ -216,10 +256,19 @@ def _counters(ev: DataFrame, part: PartOf) -> None:
 
 
 def _sizes(ev: DataFrame, part: PartOf) -> None:
-    snaps = ev.where((F.col("kind") == "stream_info") & F.col("stream").isNotNull() & F.col("t").isNotNull() & (F.col("s_messages") > 0))
+    snaps = ev.where(
+        (F.col("kind") == "stream_info")
+        & F.col("stream").isNotNull()
+        & F.col("t").isNotNull()
+        & (F.col("s_messages") > 0)
+    )
     for r in (
         snaps.groupBy("w", "stream")
-        .agg(F.sum("s_bytes").alias("b"), F.sum("s_messages").alias("m"), F.max_by(F.struct("t", "s_first", "s_last"), "t").alias("latest"))
+        .agg(
+            F.sum("s_bytes").alias("b"),
+            F.sum("s_messages").alias("m"),
+            F.max_by(F.struct("t", "s_first", "s_last"), "t").alias("latest"),
+        )
         .collect()
     ):
         s = part(r["w"]).stream(r["stream"])

@@ -45,10 +45,15 @@ MAX_PAYLOAD = 64 * 1024 * 1024  # nats-server's own upper bound
 MAX_CLUSTER = 1024
 
 
-def cluster_ids(info: dict[str, Any], varz: dict[str, Any] | None, routez: dict[str, Any] | None) -> tuple[dict[str, str | None] | None, str]:
+def cluster_ids(
+    info: dict[str, Any], varz: dict[str, Any] | None, routez: dict[str, Any] | None
+) -> tuple[dict[str, str | None] | None, str]:
     """The cluster's server ids and names ({id: name}), or None and why they cannot be known."""
     if varz is None or routez is None:
-        return None, "the servers' VARZ answers can be checked only against the server's monitoring endpoint (--monitor)"
+        return (
+            None,
+            "the servers' VARZ answers can be checked only against the server's monitoring endpoint (--monitor)",
+        )
     own = info.get("server_id")
     if not isinstance(own, str) or varz.get("server_id") != own:
         return None, "the monitoring endpoint is not the server the NATS connection reached (its server_id differs)"
@@ -69,7 +74,9 @@ def gateway_names(varz: dict[str, Any]) -> set[str]:
     listed = gateway.get("gateways") if isinstance(gateway, dict) else None
     own = gateway.get("name") if isinstance(gateway, dict) else None
     return (
-        {g["name"] for g in listed or [] if isinstance(g, dict) and isinstance(g.get("name"), str) and g["name"] != own} if isinstance(listed, list) else set()
+        {g["name"] for g in listed or [] if isinstance(g, dict) and isinstance(g.get("name"), str) and g["name"] != own}
+        if isinstance(listed, list)
+        else set()
     )
 
 
@@ -106,11 +113,15 @@ def verified_peers(
     if dropped:
         notes.append(f"{dropped} VARZ answer(s) did not come from a server of the connected cluster and were left out")
     if twice:
-        notes.append(f"{twice} server(s) of the cluster answered more than once (is something answering in their name?); servers is left out")
+        notes.append(
+            f"{twice} server(s) of the cluster answered more than once (is something answering in their name?); servers is left out"
+        )
         return None, notes
     missing = sorted(set(ids) - set(kept))
     if missing:
-        notes.append(f"{len(missing)} server(s) of the cluster did not answer the VARZ ping (no system account access?); servers is left out")
+        notes.append(
+            f"{len(missing)} server(s) of the cluster did not answer the VARZ ping (no system account access?); servers is left out"
+        )
         return None, notes
     if remote and len(kept) + len(remote) != meta_size:
         notes.append(
@@ -141,7 +152,13 @@ def _file_answer(
     server = server if isinstance(server, dict) else {}
     body: Any = answer.get("data")
     sid = server.get("id")
-    if isinstance(body, dict) and isinstance(sid, str) and sid not in ids and body.get("server_id") == sid and _cluster_of(body) in gateways:
+    if (
+        isinstance(body, dict)
+        and isinstance(sid, str)
+        and sid not in ids
+        and body.get("server_id") == sid
+        and _cluster_of(body) in gateways
+    ):
         return _file_remote(body, sid, body.get("server_name") or server.get("name"), remote)
     if not isinstance(body, dict) or sid not in ids or body.get("server_id") != sid:
         return "dropped"
@@ -170,7 +187,9 @@ def _file_remote(body: dict[str, Any], sid: str, name: object, remote: dict[str,
 
 def _bad(what: str, value: object) -> TargetError:
     shown = repr(value)
-    return TargetError(f"the server gave {what} {shown[:80] + ('...' if len(shown) > 80 else '')}, which is not plausible; nothing was written")
+    return TargetError(
+        f"the server gave {what} {shown[:80] + ('...' if len(shown) > 80 else '')}, which is not plausible; nothing was written"
+    )
 
 
 def check_facts(facts: LintTarget) -> None:

@@ -104,7 +104,9 @@ class _Log:
         self.lines += 1
 
 
-async def _publish_loop(js: Any, p: _Publisher, log: _Log, rng: random.Random, stop: asyncio.Event, retries: set[asyncio.Task[None]]) -> None:
+async def _publish_loop(
+    js: Any, p: _Publisher, log: _Log, rng: random.Random, stop: asyncio.Event, retries: set[asyncio.Task[None]]
+) -> None:
     n = 0
     payload = b"x" * p.size
     while not stop.is_set():
@@ -118,7 +120,16 @@ async def _publish_loop(js: Any, p: _Publisher, log: _Log, rng: random.Random, s
         await asyncio.sleep(rng.expovariate(p.rate_per_s))
 
 
-async def _send(js: Any, p: _Publisher, subject: str, msg_id: str, payload: bytes, log: _Log, rng: random.Random, stop: asyncio.Event) -> None:
+async def _send(
+    js: Any,
+    p: _Publisher,
+    subject: str,
+    msg_id: str,
+    payload: bytes,
+    log: _Log,
+    rng: random.Random,
+    stop: asyncio.Event,
+) -> None:
     attempt = 1
     while True:
         try:
@@ -201,7 +212,10 @@ async def run(server: str, duration_s: float, publish_log: Path, seed: int = 7) 
     publish_log.parent.mkdir(parents=True, exist_ok=True)
     with publish_log.open("w") as out:
         log = _Log(out)
-        tasks = [asyncio.create_task(_publish_loop(js, p, log, random.Random(rng.random()), stop, inflight)) for p in PUBLISHERS]
+        tasks = [
+            asyncio.create_task(_publish_loop(js, p, log, random.Random(rng.random()), stop, inflight))
+            for p in PUBLISHERS
+        ]
         for w in WORKERS:
             for _ in range(w.concurrency):
                 tasks.append(asyncio.create_task(_work_loop(js, w, random.Random(rng.random()), stop, counts)))

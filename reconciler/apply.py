@@ -289,7 +289,13 @@ class _Run:
             except JsApiError as exc:
                 self.fail(a, f"{text}; read back: not applied; sent again: {exc}", exc.err_code)
                 return
-            self.record(ActionResult(a, Outcome.DONE, f"{detail} (sent again after the reconnect: the first request got no answer and was not carried out)"))
+            self.record(
+                ActionResult(
+                    a,
+                    Outcome.DONE,
+                    f"{detail} (sent again after the reconnect: the first request got no answer and was not carried out)",
+                )
+            )
 
     async def batch(self, actions: list[PlanItem], fn: Callable[[PlanItem], Awaitable[str]]) -> None:
         async def one(a: PlanItem) -> None:
@@ -327,7 +333,14 @@ def _runnable(run: _Run, plan: Plan, live: LiveState, opt: PlanOptions, verify: 
 
 
 async def _execute(
-    client: JsClient, plan: Plan, live: LiveState, opt: PlanOptions, progress: Any, stop: Stop | None = None, verify: bool = False, settle: float | None = None
+    client: JsClient,
+    plan: Plan,
+    live: LiveState,
+    opt: PlanOptions,
+    progress: Any,
+    stop: Stop | None = None,
+    verify: bool = False,
+    settle: float | None = None,
 ) -> ApplyReport:
     run = _Run(client, progress, stop, settle)
     runnable = _runnable(run, plan, live, opt, verify)
@@ -369,7 +382,9 @@ def _no_answer(exc: JsApiError) -> bool:
     return (
         exc.err_code is None
         and exc.code is None
-        and exc.description.startswith(("no answer", "the connection to the server was lost", "the server answered with"))
+        and exc.description.startswith(
+            ("no answer", "the connection to the server was lost", "the server answered with")
+        )
     )
 
 
@@ -391,7 +406,11 @@ def _levels(actions: list[PlanItem], live: LiveState | None = None) -> list[list
 
     def depends_on(name: str) -> set[str]:
         a = by_name[name]
-        cfg = a.config if a.config is not None else (live.streams[a.name].config if live and a.name in live.streams else None)
+        cfg = (
+            a.config
+            if a.config is not None
+            else (live.streams[a.name].config if live and a.name in live.streams else None)
+        )
         return deps(cfg) if isinstance(cfg, EffectiveStream) else set()
 
     return [[by_name[n] for n in level] for level in levels(list(by_name), depends_on)]

@@ -30,7 +30,16 @@ from .live import LiveState, LiveStream, parse_ts
 if TYPE_CHECKING:
     from .client import JsClient
 
-__all__ = ["LIMITS", "LimitLoss", "tightened", "limit_losses", "loss_total", "describe", "measure_limit_loss", "ameasure_limit_loss"]
+__all__ = [
+    "LIMITS",
+    "LimitLoss",
+    "tightened",
+    "limit_losses",
+    "loss_total",
+    "describe",
+    "measure_limit_loss",
+    "ameasure_limit_loss",
+]
 
 LIMITS = ("max_msgs", "max_bytes", "max_age", "max_msgs_per_subject")
 SUBJECT_PAGES = 100  # per-subject counts read at most this many pages per stream
@@ -58,7 +67,9 @@ def tightened(live_cfg: EffectiveStream, desired: EffectiveStream) -> list[str]:
     return out
 
 
-def limit_losses(s: LiveStream, desired: EffectiveStream, now: float, measured: dict[str, int] | None = None) -> list[LimitLoss]:
+def limit_losses(
+    s: LiveStream, desired: EffectiveStream, now: float, measured: dict[str, int] | None = None
+) -> list[LimitLoss]:
     """The stored messages each tightened limit of ``desired`` removes from ``s`` (non-zero ones)."""
     if s.messages <= 0:
         return []

@@ -145,7 +145,18 @@ class _Server:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        argv = [_tool("nats-server"), "-a", "127.0.0.1", "-p", str(self.port), "-js", "-sd", str(self.store), "-l", str(self.log)]
+        argv = [
+            _tool("nats-server"),
+            "-a",
+            "127.0.0.1",
+            "-p",
+            str(self.port),
+            "-js",
+            "-sd",
+            str(self.store),
+            "-l",
+            str(self.log),
+        ]
         _show(argv)
         self.proc = _spawn(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         asyncio.run(self._wait_ready())
@@ -158,7 +169,9 @@ class _Server:
             if self.proc is not None and self.proc.poll() is not None:
                 raise DemoError(f"nats-server exited with {self.proc.returncode}; see {self.log}")
             try:
-                nc = await aconnect(servers=self.url, connect_timeout=1, max_reconnect_attempts=0, allow_reconnect=False)
+                nc = await aconnect(
+                    servers=self.url, connect_timeout=1, max_reconnect_attempts=0, allow_reconnect=False
+                )
             except Exception:  # not listening yet
                 await asyncio.sleep(0.1)
                 continue
@@ -177,7 +190,9 @@ class _Server:
 
 
 def _print_profile(path: Path) -> None:
-    _say(f"a summary of {path.name}, read by the demo itself (`jsops report` and `jsops lint --profiles` use the same data):")
+    _say(
+        f"a summary of {path.name}, read by the demo itself (`jsops report` and `jsops lint --profiles` use the same data):"
+    )
     prof = json.loads(path.read_text())
     for key, c in sorted(prof.get("consumers", {}).items()):
         ack = c.get("ack_time_ns")
@@ -185,7 +200,9 @@ def _print_profile(path: Path) -> None:
         if ack:
             red = dl.get("redelivered_ratio")
             red_s = f", redelivered {red:.1%}" if red is not None else ""
-            print(f"  {key:32s} ack_time p50 {ack['p50'] / 1e6:7.0f} ms  p99 {ack['p99'] / 1e6:7.0f} ms  ({ack['samples']} samples{red_s})")
+            print(
+                f"  {key:32s} ack_time p50 {ack['p50'] / 1e6:7.0f} ms  p99 {ack['p99'] / 1e6:7.0f} ms  ({ack['samples']} samples{red_s})"
+            )
     for name, s in sorted(prof.get("streams", {}).items()):
         ing = s.get("ingest") or {}
         retry = s.get("publish_retry") or {}
@@ -194,7 +211,9 @@ def _print_profile(path: Path) -> None:
             hz_s = f", retry horizon p99 {hz / 1e9:.1f} s" if hz is not None else ""
             peak = ing.get("peak_per_s")
             peak_s = f", peak {peak}/s" if peak is not None else ""
-            print(f"  {name:32s} ingest {ing.get('messages', 0)} messages, mean {ing.get('mean_per_s') or 0:5.1f}/s{peak_s}{hz_s}")
+            print(
+                f"  {name:32s} ingest {ing.get('messages', 0)} messages, mean {ing.get('mean_per_s') or 0:5.1f}/s{peak_s}{hz_s}"
+            )
 
 
 def run(workdir: Path, traffic_s: float, master: str, source: Path) -> None:
@@ -225,13 +244,31 @@ def run(workdir: Path, traffic_s: float, master: str, source: Path) -> None:
         _run([jsops, "apply", str(manifests), *target, "--yes"])
 
         clock.header(f"Traffic for {traffic_s:.0f} s while `jsops collect` records real telemetry")
-        collect_argv = [jsops, "collect", *target, str(telemetry), "--duration", f"{traffic_s + 12:.0f}s", "--snapshot-interval", "5s"]
+        collect_argv = [
+            jsops,
+            "collect",
+            *target,
+            str(telemetry),
+            "--duration",
+            f"{traffic_s + 12:.0f}s",
+            "--snapshot-interval",
+            "5s",
+        ]
         _show(collect_argv)
         collector = _spawn(collect_argv)
         time.sleep(1.0)  # let the collector subscribe before the first message
         _say("shop-like traffic from the demo's own generator (part of the demo, not a jsops command):")
         _run(
-            [sys.executable, "-m", "jsops.reconciler._traffic", *target, "--duration", f"{traffic_s:.0f}", "--publish-log", str(telemetry / "publishers.jsonl")]
+            [
+                sys.executable,
+                "-m",
+                "jsops.reconciler._traffic",
+                *target,
+                "--duration",
+                f"{traffic_s:.0f}",
+                "--publish-log",
+                str(telemetry / "publishers.jsonl"),
+            ]
         )
         _say("waiting for the collector to finish its last snapshot ...")
         rc = collector.wait(timeout=120)

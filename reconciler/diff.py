@@ -26,7 +26,17 @@ from .live import CONTEXT, ESTATE, MANAGED_BY, REPO, RESUME, SOURCE, is_bookkeep
 from .server_apis import canonical_time
 from .vocabulary import ChangeClass
 
-__all__ = ["Change", "JsonValue", "catalog_field", "normalise", "diff_configs", "restore_start", "BOOKKEEPING_KEYS", "SET_FIELDS", "START_FIELDS"]
+__all__ = [
+    "Change",
+    "JsonValue",
+    "catalog_field",
+    "normalise",
+    "diff_configs",
+    "restore_start",
+    "BOOKKEEPING_KEYS",
+    "SET_FIELDS",
+    "START_FIELDS",
+]
 
 BOOKKEEPING_KEYS = (MANAGED_BY, SOURCE, RESUME, CONTEXT, ESTATE, REPO)
 # lists whose order does not matter: the field catalog's; a consumer's start (refused as an update; the
@@ -74,7 +84,13 @@ class Change:
         return self.field.unit if self.field is not None else None
 
     def to_json(self) -> dict[str, JsonValue]:
-        return {"path": self.path, "from": self.old, "to": self.new, "class": self.cls.value, "consequence": self.consequence}
+        return {
+            "path": self.path,
+            "from": self.old,
+            "to": self.new,
+            "class": self.cls.value,
+            "consequence": self.consequence,
+        }
 
 
 def normalise(kind: str, config: Config) -> dict[str, JsonValue]:
@@ -86,7 +102,11 @@ def normalise(kind: str, config: Config) -> dict[str, JsonValue]:
     for f in catalog.RECORDS[kind].fields:
         value = sent.get(f.name)
         if f.name == "metadata":
-            value = {k: v for k, v in config.metadata.items() if not k.startswith("_nats.") and k not in BOOKKEEPING_KEYS and not is_bookkeeping(k)}
+            value = {
+                k: v
+                for k, v in config.metadata.items()
+                if not k.startswith("_nats.") and k not in BOOKKEEPING_KEYS and not is_bookkeeping(k)
+            }
         if not value and _empty(value):  # a true value is never empty: most fields stop there
             continue
         if f.set_valued and isinstance(value, list):

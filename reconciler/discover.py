@@ -57,7 +57,11 @@ def target_facts(
     size: int | None = None
     meta = (jsz or {}).get("meta_cluster")
     meta = meta if isinstance(meta, dict) else {}
-    if isinstance(meta.get("cluster_size"), int) and not isinstance(meta["cluster_size"], bool) and meta["cluster_size"] > 0:
+    if (
+        isinstance(meta.get("cluster_size"), int)
+        and not isinstance(meta["cluster_size"], bool)
+        and meta["cluster_size"] > 0
+    ):
         size = meta["cluster_size"]
         cluster = cluster or (meta.get("name") if isinstance(meta.get("name"), str) else None)
     elif cluster:
@@ -81,7 +85,11 @@ def target_facts(
             )
         )
     version = info.get("version") if isinstance(info.get("version"), str) else None
-    payload = info.get("max_payload") if isinstance(info.get("max_payload"), int) and not isinstance(info.get("max_payload"), bool) else None
+    payload = (
+        info.get("max_payload")
+        if isinstance(info.get("max_payload"), int) and not isinstance(info.get("max_payload"), bool)
+        else None
+    )
     return LintTarget(
         server_version=version,
         clustered=clustered,
@@ -160,7 +168,9 @@ def _meta_size(jsz: dict[str, Any] | None) -> int | None:
     return size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else None
 
 
-async def _ping_varz(nc: Connection, expected: set[str], deadline: float, count: int = 0) -> list[dict[str, Any]] | None:
+async def _ping_varz(
+    nc: Connection, expected: set[str], deadline: float, count: int = 0
+) -> list[dict[str, Any]] | None:
     """Every answer to the VARZ ping within ``deadline`` seconds (the whole collection), or None
     when this user may not ask. Ends early once every ``expected`` id answered, at least ``count``
     servers did (the meta group's size: every cluster's), and a short while passed without another
@@ -198,7 +208,9 @@ async def _ping_varz(nc: Connection, expected: set[str], deadline: float, count:
 
 def _merge(live: _Limits, declared: _Limits) -> _Limits:
     """``live`` with its unknown (None) fields taken from ``declared``."""
-    values = {k: (getattr(live, k) if getattr(live, k) is not None else getattr(declared, k)) for k in type(live).model_fields}
+    values = {
+        k: (getattr(live, k) if getattr(live, k) is not None else getattr(declared, k)) for k in type(live).model_fields
+    }
     return type(live)(**values)
 
 

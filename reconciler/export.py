@@ -92,12 +92,18 @@ def _clean_metadata(cfg: dict[str, Any]) -> None:
             cfg.pop("metadata")
 
 
-def _durations(cfg: dict[str, Any], paths: Iterable[tuple[str, ...]], fmt: Callable[[int], str | int] = readable_duration) -> None:
+def _durations(
+    cfg: dict[str, Any], paths: Iterable[tuple[str, ...]], fmt: Callable[[int], str | int] = readable_duration
+) -> None:
     for path in paths:
         holder: Any = cfg
         for p in path[:-1]:
             holder = holder.get(p) if isinstance(holder, dict) else None
-        if isinstance(holder, dict) and isinstance(holder.get(path[-1]), int) and not isinstance(holder.get(path[-1]), bool):
+        if (
+            isinstance(holder, dict)
+            and isinstance(holder.get(path[-1]), int)
+            and not isinstance(holder.get(path[-1]), bool)
+        ):
             holder[path[-1]] = fmt(holder[path[-1]])
 
 
@@ -111,12 +117,16 @@ def _tree(value: Any) -> Any:
     return value
 
 
-def _stream_spec(config: EffectiveStream, extra: Extra, minimal: LintTarget | None = None, live: LiveState | None = None) -> dict[str, Any]:
+def _stream_spec(
+    config: EffectiveStream, extra: Extra, minimal: LintTarget | None = None, live: LiveState | None = None
+) -> dict[str, Any]:
     cfg: dict[str, Any] = _tree(config_json(config, extra))
     if minimal is not None:
         origins = _origins(cfg, live)
         known = _tree(config_json(config))
-        cfg = extra.put_into(_minimal(known, lambda d: effective_stream(StreamConfig.model_validate(d), target=minimal, origins=origins)))
+        cfg = extra.put_into(
+            _minimal(known, lambda d: effective_stream(StreamConfig.model_validate(d), target=minimal, origins=origins))
+        )
     cfg.pop("name", None)
     _clean_metadata(cfg)
     _durations(cfg, _STREAM_DURATIONS)
@@ -135,7 +145,9 @@ def _origins(cfg: dict[str, Any], live: LiveState | None) -> dict[str, StreamCon
         return {}
 
 
-def _consumer_spec(config: EffectiveConsumer, extra: Extra, minimal: LintTarget | None = None, stream: EffectiveStream | None = None) -> dict[str, Any]:
+def _consumer_spec(
+    config: EffectiveConsumer, extra: Extra, minimal: LintTarget | None = None, stream: EffectiveStream | None = None
+) -> dict[str, Any]:
     cfg: dict[str, Any] = _tree(config_json(config, extra))
     meta = cfg.get("metadata") or {}
     resume = meta.get(RESUME)
@@ -146,7 +158,9 @@ def _consumer_spec(config: EffectiveConsumer, extra: Extra, minimal: LintTarget 
         def stores(d: dict[str, Any]) -> EffectiveConsumer:
             return effective_consumer(ConsumerConfig.model_validate(d), stream, target=minimal)
 
-        known = {k: v for k, v in cfg.items() if k in catalog.CONSUMER}  # the start restored above, without the unknown fields
+        known = {
+            k: v for k, v in cfg.items() if k in catalog.CONSUMER
+        }  # the start restored above, without the unknown fields
         cfg = extra.put_into(_minimal(known, stores))
     cfg.pop("name", None)
     cfg.pop("durable_name", None)
@@ -154,7 +168,9 @@ def _consumer_spec(config: EffectiveConsumer, extra: Extra, minimal: LintTarget 
     _durations(cfg, _CONSUMER_DURATIONS)
     _durations(cfg, _CONSUMER_SIZES, readable_size)
     if isinstance(cfg.get("backoff"), list):
-        cfg["backoff"] = [readable_duration(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in cfg["backoff"]]
+        cfg["backoff"] = [
+            readable_duration(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in cfg["backoff"]
+        ]
     return cfg
 
 
@@ -202,7 +218,12 @@ def export_documents(live: LiveState, options: ExportOptions | None = None) -> d
             meta["context"] = context
         docs = [
             bucket_document(name, s.config, meta)
-            or {"apiVersion": "jsops/v1", "kind": "Stream", "metadata": meta, "spec": _stream_spec(s.config, s.extra, minimal, live)}
+            or {
+                "apiVersion": "jsops/v1",
+                "kind": "Stream",
+                "metadata": meta,
+                "spec": _stream_spec(s.config, s.extra, minimal, live),
+            }
         ]
         for cname, c in by_stream.get(name, ()):
             if not c.config.durable_name:
@@ -210,7 +231,14 @@ def export_documents(live: LiveState, options: ExportOptions | None = None) -> d
             cmeta: dict[str, Any] = {"name": cname, "stream": name}
             if context != "default":
                 cmeta["context"] = context
-            docs.append({"apiVersion": "jsops/v1", "kind": "Consumer", "metadata": cmeta, "spec": _consumer_spec(c.config, c.extra, minimal, s.config)})
+            docs.append(
+                {
+                    "apiVersion": "jsops/v1",
+                    "kind": "Consumer",
+                    "metadata": cmeta,
+                    "spec": _consumer_spec(c.config, c.extra, minimal, s.config),
+                }
+            )
         base = _file_base(name)
         fname, n = f"{base}.yaml", 1
         while fname.lower() in used:

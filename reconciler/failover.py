@@ -34,10 +34,28 @@ from .client import JsApiError, JsClient
 from .configs import config_json, with_metadata, without_metadata
 from .errors import ErrCode, PermanentError
 from .live import DR_ACTIVE, stream_from_info
-from .migration_steps import Leg, advance_consumers, catch_up, compare, place_consumers, position, steady, stream_info, trim
+from .migration_steps import (
+    Leg,
+    advance_consumers,
+    catch_up,
+    compare,
+    place_consumers,
+    position,
+    steady,
+    stream_info,
+    trim,
+)
 from .server_apis import PROMOTE_RELEASE, can_promote
 
-__all__ = ["FailoverError", "FailoverPlan", "ConsumerMove", "FailoverResult", "fence_subject", "aplan_failover", "arun_failover"]
+__all__ = [
+    "FailoverError",
+    "FailoverPlan",
+    "ConsumerMove",
+    "FailoverResult",
+    "fence_subject",
+    "aplan_failover",
+    "arun_failover",
+]
 
 
 _ROUNDS = 5  # comparisons of the tail before the fence, at most
@@ -126,7 +144,9 @@ async def aplan_failover(client: JsClient, stream: str, to: str | None = None) -
     if to is None:
         if len(mirrors) != 1:
             found = ", ".join(mirrors) or "none"
-            raise FailoverError(f"{stream} needs exactly one standby (a stream that mirrors it whole) or --to NAME; found {found}")
+            raise FailoverError(
+                f"{stream} needs exactly one standby (a stream that mirrors it whole) or --to NAME; found {found}"
+            )
         to = mirrors[0]
     standby = await stream_info(client, to)
     if standby is None:
@@ -137,7 +157,9 @@ async def aplan_failover(client: JsClient, stream: str, to: str | None = None) -
     moves = []
     for c in await steady(client, client.alist_consumers, stream):
         if (c.get("config") or {}).get("durable_name"):
-            moves.append(ConsumerMove(str(c["name"]), position(c), int((c.get("ack_floor") or {}).get("stream_seq") or 0)))
+            moves.append(
+                ConsumerMove(str(c["name"]), position(c), int((c.get("ack_floor") or {}).get("stream_seq") or 0))
+            )
     plan = FailoverPlan(
         stream,
         to,
@@ -160,7 +182,9 @@ def _refusal(plan: FailoverPlan, standby: dict[str, Any], version: str | None) -
             f"{format_version(PROMOTE_RELEASE)}+ can): upgrade the servers; nothing was changed"
         )
     if plan.subjects == (plan.fence,):
-        return f"{plan.stream} is fenced: it is not the active side (its record: io.jsops.dr.active); nothing was changed"
+        return (
+            f"{plan.stream} is fenced: it is not the active side (its record: io.jsops.dr.active); nothing was changed"
+        )
     if _mirror_of(standby) != plan.stream and not plan.promoted:
         return f"{plan.standby} is not a mirror of the whole of {plan.stream} in this account and domain; nothing was changed"
     if not plan.subjects:
@@ -204,7 +228,9 @@ async def arun_failover(client: JsClient, plan: FailoverPlan) -> FailoverResult:
 
 async def _switch(client: JsClient, plan: FailoverPlan, leg: Leg, active: dict[str, Any]) -> tuple[int, float]:
     """Catch up, fence, compare, promote: the messages compared and the write pause (seconds)."""
-    made = {m.name for m in plan.consumers} - {str(c["name"]) for c in await steady(client, client.alist_consumers, plan.standby)}
+    made = {m.name for m in plan.consumers} - {
+        str(c["name"]) for c in await steady(client, client.alist_consumers, plan.standby)
+    }
     try:
         pre = await catch_up(client, plan.stream, plan.standby, fast=False)
         compared = await compare(client, leg, 1, pre)
@@ -227,14 +253,20 @@ async def _switch(client: JsClient, plan: FailoverPlan, leg: Leg, active: dict[s
         if exc.err_code is None and client.connection_lost:
             raise
         await _unfence(client, plan, made)
-        raise FailoverError(f"{exc}; undone: {plan.stream} has its subjects again, {plan.standby} is still its mirror (nothing lost)") from None
+        raise FailoverError(
+            f"{exc}; undone: {plan.stream} has its subjects again, {plan.standby} is still its mirror (nothing lost)"
+        ) from None
     try:
         await steady(client, client.aupdate_stream, config_json(leg.config, leg.unknown))
     except JsApiError as exc:
         if exc.err_code is None:  # perhaps done: the re-run reads which
-            raise FailoverError(f"the promotion of {plan.standby} was not answered ({exc}); run jsops failover again to carry on") from None
+            raise FailoverError(
+                f"the promotion of {plan.standby} was not answered ({exc}); run jsops failover again to carry on"
+            ) from None
         await _unfence(client, plan, made)
-        raise FailoverError(f"{plan.standby} could not be promoted ({exc}); undone: {plan.stream} has its subjects again (nothing lost)") from None
+        raise FailoverError(
+            f"{plan.standby} could not be promoted ({exc}); undone: {plan.stream} has its subjects again (nothing lost)"
+        ) from None
     return compared, time.monotonic() - t0
 
 
@@ -244,7 +276,10 @@ async def _fence(client: JsClient, plan: FailoverPlan, active: dict[str, Any]) -
     if live.config.subjects == (plan.fence,):
         return
     rec = {"active": plan.stream, "switching_to": plan.standby, "subjects": list(plan.subjects)}
-    fenced = with_metadata(live.config._replace(subjects=(plan.fence,)), {DR_ACTIVE: json.dumps(rec, sort_keys=True, separators=(",", ":"))})
+    fenced = with_metadata(
+        live.config._replace(subjects=(plan.fence,)),
+        {DR_ACTIVE: json.dumps(rec, sort_keys=True, separators=(",", ":"))},
+    )
     await steady(client, client.aupdate_stream, config_json(fenced, live.extra))
 
 

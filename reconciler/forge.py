@@ -32,7 +32,18 @@ from typing import Literal
 
 from .errors import PermanentError, TemporaryError
 
-__all__ = ["COMMENT_LIMITS", "FORGES", "Forge", "ForgeError", "ForgeUnreachable", "Posted", "StatusState", "forge_from_env", "post_status", "upsert_comment"]
+__all__ = [
+    "COMMENT_LIMITS",
+    "FORGES",
+    "Forge",
+    "ForgeError",
+    "ForgeUnreachable",
+    "Posted",
+    "StatusState",
+    "forge_from_env",
+    "post_status",
+    "upsert_comment",
+]
 
 FORGES = ("github", "gitlab")
 ForgeKind = Literal["github", "gitlab"]
@@ -42,7 +53,10 @@ _DESCRIPTION = 140  # characters of a commit status's description (GitHub's limi
 
 COMMENT_LIMITS = {"github": 65_536, "gitlab": 1_000_000}  # characters in one comment (GitHub answers 422 past it)
 _TOKEN_ENV = {"github": "GITHUB_TOKEN", "gitlab": "GITLAB_TOKEN"}
-_API_ENV = {"github": ("GITHUB_API_URL", "https://api.github.com"), "gitlab": ("CI_API_V4_URL", "https://gitlab.com/api/v4")}
+_API_ENV = {
+    "github": ("GITHUB_API_URL", "https://api.github.com"),
+    "gitlab": ("CI_API_V4_URL", "https://gitlab.com/api/v4"),
+}
 _PROJECT_ENV = {"github": "GITHUB_REPOSITORY", "gitlab": "CI_PROJECT_ID"}
 _PAGES = 100  # pages read at most (10,000 comments) before giving up on finding the marker
 _TIMEOUT = 30.0
@@ -86,7 +100,12 @@ class Forge:
     def _headers(self) -> dict[str, str]:
         common = {"Content-Type": "application/json", "User-Agent": "jsops"}
         if self.kind == "github":
-            return {**common, "Accept": "application/vnd.github+json", "Authorization": f"Bearer {self.token}", "X-GitHub-Api-Version": "2022-11-28"}
+            return {
+                **common,
+                "Accept": "application/vnd.github+json",
+                "Authorization": f"Bearer {self.token}",
+                "X-GitHub-Api-Version": "2022-11-28",
+            }
         return {**common, "Accept": "application/json", "PRIVATE-TOKEN": self.token}
 
 
@@ -99,7 +118,9 @@ class Posted:
     url: str  # the comment's page (GitHub); "" when the forge does not say
 
 
-def forge_from_env(kind: str, *, number: int | None = None, token_file: str | None = None, env: Mapping[str, str] | None = None) -> Forge:
+def forge_from_env(
+    kind: str, *, number: int | None = None, token_file: str | None = None, env: Mapping[str, str] | None = None
+) -> Forge:
     """The pull request of this CI job: GitHub from ``GITHUB_API_URL``, ``GITHUB_REPOSITORY`` and the
     event (``GITHUB_EVENT_PATH``) or ``GITHUB_REF`` (``refs/pull/N/merge``), token ``GITHUB_TOKEN``;
     GitLab from ``CI_API_V4_URL``, ``CI_PROJECT_ID`` and ``CI_MERGE_REQUEST_IID``, token
@@ -117,8 +138,14 @@ def forge_from_env(kind: str, *, number: int | None = None, token_file: str | No
     if number is None:
         number = _github_number(env) if forge == "github" else _int(env.get("CI_MERGE_REQUEST_IID"))
     if number is None:
-        where = "GITHUB_EVENT_PATH's pull_request, GITHUB_REF refs/pull/N/..." if forge == "github" else "CI_MERGE_REQUEST_IID"
-        raise ForgeError(f"not a {'pull' if forge == 'github' else 'merge'} request job ({where}); pass --pull-request N")
+        where = (
+            "GITHUB_EVENT_PATH's pull_request, GITHUB_REF refs/pull/N/..."
+            if forge == "github"
+            else "CI_MERGE_REQUEST_IID"
+        )
+        raise ForgeError(
+            f"not a {'pull' if forge == 'github' else 'merge'} request job ({where}); pass --pull-request N"
+        )
     return Forge(forge, api, project, number, _token(forge, token_file, env))
 
 
@@ -192,7 +219,12 @@ def post_status(forge: Forge, sha: str, state: StatusState, description: str, co
         raise ForgeError(f"{sha!r} is not a commit id")
     text = description if len(description) <= _DESCRIPTION else description[: _DESCRIPTION - 3] + "..."
     if forge.kind == "github":
-        _call(forge, "POST", f"{forge.api_url}/repos/{forge.project}/statuses/{sha}", {"state": state, "description": text, "context": context})
+        _call(
+            forge,
+            "POST",
+            f"{forge.api_url}/repos/{forge.project}/statuses/{sha}",
+            {"state": state, "description": text, "context": context},
+        )
     else:
         url = f"{forge.api_url}/projects/{urllib.parse.quote(forge.project, safe='')}/statuses/{sha}"
         _call(forge, "POST", url, {"state": _GITLAB_STATES[state], "description": text, "name": context})
@@ -205,7 +237,9 @@ def _url(comment: object) -> str:
 
 def _comments(forge: Forge) -> Iterator[dict[str, object]]:
     """Every comment of the thread, oldest first, page after page."""
-    query = {"per_page": "100"} if forge.kind == "github" else {"per_page": "100", "sort": "asc", "order_by": "created_at"}
+    query = (
+        {"per_page": "100"} if forge.kind == "github" else {"per_page": "100", "sort": "asc", "order_by": "created_at"}
+    )
     url: str | None = f"{forge._thread()}?{urllib.parse.urlencode(query)}"
     for _ in range(_PAGES):
         if url is None:

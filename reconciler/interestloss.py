@@ -69,8 +69,16 @@ def filter_loss(s: LiveStream, c: LiveConsumer, desired: EffectiveConsumer, live
     counts = live.subject_counts.get(s.name)
     if counts is None:  # not measured: every message it has not acknowledged
         return min(s.messages, c.pending)
-    others = [filters(o.config) for (stream, name), o in live.consumers.items() if stream == s.name and name != c.name and o.ack_floor < s.first_seq]
-    lost = sum(n for subject, n in counts.items() if _takes(subject, old) and not _takes(subject, new) and not any(_takes(subject, f) for f in others))
+    others = [
+        filters(o.config)
+        for (stream, name), o in live.consumers.items()
+        if stream == s.name and name != c.name and o.ack_floor < s.first_seq
+    ]
+    lost = sum(
+        n
+        for subject, n in counts.items()
+        if _takes(subject, old) and not _takes(subject, new) and not any(_takes(subject, f) for f in others)
+    )
     return min(s.messages, lost, c.pending)  # it holds interest only in what it has not acknowledged
 
 

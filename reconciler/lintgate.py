@@ -55,13 +55,19 @@ def lint_errors(
         selection = RuleSelection(rules, selection.options, selection.severity, selection.ignored)
     else:
         objects = None  # JS010 is an error: every rule runs on every object
-    return lint_estate(estate, registry, config=config, selection=selection, read_source=read_source, only_objects=objects)
+    return lint_estate(
+        estate, registry, config=config, selection=selection, read_source=read_source, only_objects=objects
+    )
 
 
-def _files_of(estate: Estate, objects: Collection[tuple[str, str, str | None]], read_source: SourceReader | None) -> SourceReader | None:
+def _files_of(
+    estate: Estate, objects: Collection[tuple[str, str, str | None]], read_source: SourceReader | None
+) -> SourceReader | None:
     """``read_source`` for the files of ``objects`` and of the loader's findings; nothing elsewhere."""
     if read_source is None:
         return None
-    files = {r.file for r in estate.resources if (r.kind, r.name, r.stream) in objects} | {f.file for f in estate.findings}
+    files = {r.file for r in estate.resources if (r.kind, r.name, r.stream) in objects} | {
+        f.file for f in estate.findings
+    }
     reader = read_source
     return lambda file: reader(file) if file in files else None

@@ -11,7 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter import EffectiveConsumer, EffectiveStream, consumer_from_api_json, stream_from_api_json, strip_server_metadata
+from jsops.linter import (
+    EffectiveConsumer,
+    EffectiveStream,
+    consumer_from_api_json,
+    stream_from_api_json,
+    strip_server_metadata,
+)
 
 from .client import JsApiError, JsClient
 from .configs import NO_EXTRA, Config, Extra, config_json
@@ -110,7 +116,9 @@ class LiveStream:
     last_ts: float | None = None
     num_subjects: int = 0
     num_deleted: int = 0
-    extra: Extra = NO_EXTRA  # what the server sent that the catalog does not know (a newer release's fields, where they were)
+    extra: Extra = (
+        NO_EXTRA  # what the server sent that the catalog does not know (a newer release's fields, where they were)
+    )
 
     @property
     def name(self) -> str:
@@ -243,7 +251,9 @@ def read_live(client: JsClient) -> LiveState:
     return client.run(_aread_live(client))
 
 
-async def _aconsumers(client: JsClient, name: str, on_consumers: Callable[[str, list[dict[str, Any]]], None], gone: list[str] | None) -> None:
+async def _aconsumers(
+    client: JsClient, name: str, on_consumers: Callable[[str, list[dict[str, Any]]], None], gone: list[str] | None
+) -> None:
     """``on_consumers`` with the ConsumerInfos of stream ``name``; with ``gone`` (skip gone streams), a
     stream deleted since its listing is added to it instead."""
     try:

@@ -122,7 +122,12 @@ async def run_migration(client: JsClient, a: Intent) -> str:
         await _move(client, leg)
     last = legs[-1]
     return migration_line(
-        spec.source, spec.via, [leg.compared for leg in legs], last.placed, last.reset_to, [leg.window for leg in legs if leg.window is not None]
+        spec.source,
+        spec.via,
+        [leg.compared for leg in legs],
+        last.placed,
+        last.reset_to,
+        [leg.window for leg in legs if leg.window is not None],
     )
 
 
@@ -164,9 +169,15 @@ async def _abandon(client: JsClient, name: str) -> str:
         return f"nothing to roll back: {name} records no migration"
     step = str(rec.get("step"))
     if step not in ("copy", "cutover") or await _info(client, rec["from"]) is None:
-        raise MigrationError(f"the migration from {rec['from']} to {name} is at step {step!r}: it cannot be rolled back; run plan again")
-    await _rollback(client, _Leg(rec["from"], name, stream_from_info(info).config, {}, str(rec.get("final") or name)), rec)
-    return f"rolled back the unfinished migration from {rec['from']}: {rec['from']} has its subjects, {name} was deleted"
+        raise MigrationError(
+            f"the migration from {rec['from']} to {name} is at step {step!r}: it cannot be rolled back; run plan again"
+        )
+    await _rollback(
+        client, _Leg(rec["from"], name, stream_from_info(info).config, {}, str(rec.get("final") or name)), rec
+    )
+    return (
+        f"rolled back the unfinished migration from {rec['from']}: {rec['from']} has its subjects, {name} was deleted"
+    )
 
 
 async def _steady(client: JsClient, call: Callable[..., Awaitable[T]], *args: Any) -> T:
@@ -238,18 +249,32 @@ async def _move(client: JsClient, leg: _Leg) -> None:
     src_i, dst_i = await _info(client, leg.src), await _info(client, leg.dst)
     rec = migration_record(_meta(dst_i))
     # src's unknown fields; once src is gone (a re-run after its delete), dst's: it was promoted with them
-    leg.unknown = stream_from_info(src_i).extra if src_i is not None else stream_from_info(dst_i).extra if dst_i is not None else NO_EXTRA
+    leg.unknown = (
+        stream_from_info(src_i).extra
+        if src_i is not None
+        else stream_from_info(dst_i).extra
+        if dst_i is not None
+        else NO_EXTRA
+    )
     if dst_i is None:
         if src_i is None:
             raise MigrationError(f"neither {leg.src} nor {leg.dst} exists")
-        rec = {"from": leg.src, "to": leg.dst, "final": leg.final, "step": "copy", "subjects": list(stream_from_info(src_i).config.subjects)}
+        rec = {
+            "from": leg.src,
+            "to": leg.dst,
+            "final": leg.final,
+            "step": "copy",
+            "subjects": list(stream_from_info(src_i).config.subjects),
+        }
         await _create_copy(client, leg, rec)
         _fault(leg, "after-create")
     elif rec is None or rec["from"] != leg.src:
         raise MigrationError(f"{leg.dst} exists and records no migration from {leg.src}; nothing was changed")
     step = str(rec.get("step"))
     if src_i is None and step != "drop":
-        raise MigrationError(f"{leg.src} is gone although the migration to {leg.dst} was at step {step!r}; {leg.dst} is kept as it is")
+        raise MigrationError(
+            f"{leg.src} is gone although the migration to {leg.dst} was at step {step!r}; {leg.dst} is kept as it is"
+        )
     if src_i is not None:
         await _from_step(client, leg, rec, step)
     if leg.finish:
@@ -334,7 +359,9 @@ async def _delete(client: JsClient, name: str) -> None:
     deadline = time.monotonic() + SETTLE_TIMEOUT
     while await _info(client, name) is not None:
         if time.monotonic() > deadline:
-            raise MigrationError(f"{name} was deleted but the server still has it after {SETTLE_TIMEOUT:.0f}s; run apply again")
+            raise MigrationError(
+                f"{name} was deleted but the server still has it after {SETTLE_TIMEOUT:.0f}s; run apply again"
+            )
         await asyncio.sleep(0.05)
 
 
@@ -395,7 +422,9 @@ async def _compare(client: JsClient, leg: _Leg, lo: int, hi: int) -> int:
                 continue  # gone from the source meanwhile (or never there)
             compared += 1
             if mine != theirs:
-                raise MigrationError(f"message {seq} of {leg.src} is {'missing' if theirs is None else 'different'} on {leg.dst}")
+                raise MigrationError(
+                    f"message {seq} of {leg.src} is {'missing' if theirs is None else 'different'} on {leg.dst}"
+                )
     return compared
 
 
@@ -444,7 +473,9 @@ async def _window(client: JsClient, leg: _Leg, rec: dict[str, Any]) -> None:
     await _consumers(client, leg, floors=False)  # an earlier run stopped before making them all
     await _advance(client, leg)
     _fault(leg, "before-promote")
-    await _steady(client, client.aupdate_stream, config_json(_with_record(leg.config, {**rec, "step": "promoted"}), leg.unknown))
+    await _steady(
+        client, client.aupdate_stream, config_json(_with_record(leg.config, {**rec, "step": "promoted"}), leg.unknown)
+    )
     leg.window = time.monotonic() - t0
 
 
@@ -565,9 +596,13 @@ async def _advance(client: JsClient, leg: _Leg) -> None:
             await _steady(client, client.areset_consumer, leg.dst, name, _start(old))
             return
         await _steady(client, client.adelete_consumer, leg.dst, name)
-        await _steady(client, client.aput_consumer, leg.dst, config_json(resume_config(cfg, _start(old)), _unknown(old)), "create")
+        await _steady(
+            client, client.aput_consumer, leg.dst, config_json(resume_config(cfg, _start(old)), _unknown(old)), "create"
+        )
 
-    await asyncio.gather(*(one(n, c) for n, c in sorted(leg.consumers.items()) if n not in leg.reset and not _work_queue(leg)))
+    await asyncio.gather(
+        *(one(n, c) for n, c in sorted(leg.consumers.items()) if n not in leg.reset and not _work_queue(leg))
+    )
 
 
 def _ack_floor(info: dict[str, Any]) -> int:

@@ -39,14 +39,18 @@ def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, s
         raise MonitorError(f"{url}: only http:// and https:// monitoring URLs are supported")
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     if parts.scheme == "https":
-        return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout, context=ssl.create_default_context()), path
+        return http.client.HTTPSConnection(
+            parts.hostname, parts.port, timeout=timeout, context=ssl.create_default_context()
+        ), path
     return http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout), path
 
 
 def _body(resp: http.client.HTTPResponse, url: str, max_bytes: int, deadline: float) -> bytes:
     length = resp.getheader("Content-Length")
     if length is not None and length.strip().isdigit() and int(length) > max_bytes:
-        raise MonitorError(f"{url} announced a body of {int(length)} bytes, more than the {max_bytes} bytes jsops reads")
+        raise MonitorError(
+            f"{url} announced a body of {int(length)} bytes, more than the {max_bytes} bytes jsops reads"
+        )
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -62,7 +66,12 @@ def _body(resp: http.client.HTTPResponse, url: str, max_bytes: int, deadline: fl
 
 
 def get_json(
-    url: str, *, user: str | None = None, password: str | None = None, deadline: float = MONITOR_DEADLINE, max_bytes: int = MONITOR_MAX_BYTES
+    url: str,
+    *,
+    user: str | None = None,
+    password: str | None = None,
+    deadline: float = MONITOR_DEADLINE,
+    max_bytes: int = MONITOR_MAX_BYTES,
 ) -> dict[str, Any]:
     """``GET url`` as a JSON object, within ``deadline`` seconds and ``max_bytes`` of body.
 

@@ -159,17 +159,34 @@ class Grants:
 
     @classmethod
     def flags(
-        cls, *, prune: bool = False, allow_recreate: bool = False, allow_data_loss: bool = False, migrate: bool = False, adopt: Iterable[str] = ()
+        cls,
+        *,
+        prune: bool = False,
+        allow_recreate: bool = False,
+        allow_data_loss: bool = False,
+        migrate: bool = False,
+        adopt: Iterable[str] = (),
     ) -> Grants:
-        given = {Permission.PRUNE: prune, Permission.RECREATE: allow_recreate, Permission.DATA_LOSS: allow_data_loss, Permission.MIGRATE: migrate}
+        given = {
+            Permission.PRUNE: prune,
+            Permission.RECREATE: allow_recreate,
+            Permission.DATA_LOSS: allow_data_loss,
+            Permission.MIGRATE: migrate,
+        }
         return cls(Vocabulary.FLAGS, frozenset(p for p, on in given.items() if on), adopt=frozenset(adopt))
 
     @classmethod
     def annotations(cls, by_object: Mapping[Key, Mapping[str, str]]) -> Grants:
         """The grants of each object's manifest annotations (``jsops.io/adopt`` on a stream adopts
         its consumers too)."""
-        objects = {k: frozenset(p for p in Permission if annotation_true(ann, p.annotation)) for k, ann in by_object.items()}
-        adopt = frozenset(name if kind == "Stream" else f"{stream}/{name}" for (kind, stream, name), perms in objects.items() if Permission.ADOPT in perms)
+        objects = {
+            k: frozenset(p for p in Permission if annotation_true(ann, p.annotation)) for k, ann in by_object.items()
+        }
+        adopt = frozenset(
+            name if kind == "Stream" else f"{stream}/{name}"
+            for (kind, stream, name), perms in objects.items()
+            if Permission.ADOPT in perms
+        )
         return cls(Vocabulary.ANNOTATIONS, objects=objects, adopt=adopt)
 
     def adopts(self, kind: str, name: str, stream: str | None) -> bool:
@@ -189,7 +206,9 @@ def marked(meta: Mapping[str, str]) -> frozenset[Permission]:
     return frozenset(out | ({Permission.DATA_LOSS} if meta.get(DATA_LOSS_MARK) == "true" else set()))
 
 
-PREVENTED_DELETE = "preventDelete is set on it (io.jsops.prevent-delete): jsops never deletes it; delete it by hand if you mean to"
+PREVENTED_DELETE = (
+    "preventDelete is set on it (io.jsops.prevent-delete): jsops never deletes it; delete it by hand if you mean to"
+)
 
 
 def delete_prevented(meta: Mapping[str, str]) -> bool:
@@ -197,7 +216,9 @@ def delete_prevented(meta: Mapping[str, str]) -> bool:
     return str(meta.get(PREVENT_DELETE_MARK, "")).lower() == "true"
 
 
-def protection(action: str, changed: bool, *, prevent_update: bool, live: Mapping[str, str], desired: Mapping[str, str]) -> str | None:
+def protection(
+    action: str, changed: bool, *, prevent_update: bool, live: Mapping[str, str], desired: Mapping[str, str]
+) -> str | None:
     """What NACK's protections forbid, whatever is granted: any change under ``preventUpdate``,
     and a recreate (a delete) under ``preventDelete``, as recorded on the server or asked by the
     manifest (``live``, ``desired``: the metadata). None when they forbid nothing."""

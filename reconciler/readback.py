@@ -97,7 +97,13 @@ def _connect(client: JsClient, deadline: float) -> JsClient | None:
             time.sleep(_PAUSE)
 
 
-def read_back(client: JsClient, results: list[ActionResult], wait: float, notify: Callable[[str], None] | None = None, stop: Stop | None = None) -> None:
+def read_back(
+    client: JsClient,
+    results: list[ActionResult],
+    wait: float,
+    notify: Callable[[str], None] | None = None,
+    stop: Stop | None = None,
+) -> None:
     """Settle ``results`` (actions whose answer was lost) by reading their objects again, trying
     for up to ``wait`` seconds (one pass only once ``stop`` is set: an interrupted apply does not
     wait). Updates each result's status and detail in place."""
@@ -130,10 +136,15 @@ def read_back(client: JsClient, results: list[ActionResult], wait: float, notify
         if reader is not None and reader is not client:
             reader.close()
     for r in pending:
-        r.status, r.detail = Outcome.UNKNOWN, f"{r.detail}; could not read it back: unknown whether the server carried it out"
+        r.status, r.detail = (
+            Outcome.UNKNOWN,
+            f"{r.detail}; could not read it back: unknown whether the server carried it out",
+        )
 
 
-def _settle(pending: list[ActionResult], seen: list[Config | None | BaseException], how: str, absent: dict[int, float]) -> list[ActionResult]:
+def _settle(
+    pending: list[ActionResult], seen: list[Config | None | BaseException], how: str, absent: dict[int, float]
+) -> list[ActionResult]:
     """One pass's verdicts, set on the results that have one; those still pending."""
     still = []
     now = time.monotonic()

@@ -18,9 +18,13 @@ def render_failover_plan(plan: FailoverPlan) -> str:
     if plan.refusal:
         return "\n".join([*lines, f"  refused: {plan.refusal}", ""])
     if plan.promoted:
-        lines.append(f"  {t} is promoted already (an interrupted failover): only the consumers' ack floors and the record are left")
+        lines.append(
+            f"  {t} is promoted already (an interrupted failover): only the consumers' ack floors and the record are left"
+        )
     elif plan.resumed:
-        lines.append(f"  {s} is fenced already (an interrupted failover): its fence step is done, publishes wait until the promotion")
+        lines.append(
+            f"  {s} is fenced already (an interrupted failover): its fence step is done, publishes wait until the promotion"
+        )
     lines.append(f"  now: {s} last sequence {plan.active_last_seq}, {t} last sequence {plan.standby_last_seq}")
     steps = [
         f"wait until {t} holds {s}'s last sequence; compare every message (SHA-256)",
@@ -37,8 +41,12 @@ def render_failover_plan(plan: FailoverPlan) -> str:
         f"record the active side on both streams: io.jsops.dr.active = {t}; {s} keeps its messages and the fence subject",
     ]
     lines += [f"  {i}. {step}" for i, step in enumerate(steps, 1)]
-    lines.append(f"  A failure before the promotion gives {s} its subjects back and deletes the consumers made on {t}, which stays a mirror.")
-    lines.append(f"  Not done: re-pointing other streams' sources and mirrors of {s}; failback ({s} becomes a mirror of {t}).")
+    lines.append(
+        f"  A failure before the promotion gives {s} its subjects back and deletes the consumers made on {t}, which stays a mirror."
+    )
+    lines.append(
+        f"  Not done: re-pointing other streams' sources and mirrors of {s}; failback ({s} becomes a mirror of {t})."
+    )
     return "\n".join([*lines, ""])
 
 

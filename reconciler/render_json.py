@@ -20,7 +20,12 @@ def render_json(plan: Plan | PlanSet, drift: Attribution | None = None) -> str:
     if drift:
         _attribute(doc, drift)
         held = [
-            {"context": k.context, "object": {"kind": k.kind, "name": k.name, "stream": k.stream}, "path": k.field, **h.to_json()}
+            {
+                "context": k.context,
+                "object": {"kind": k.kind, "name": k.name, "stream": k.stream},
+                "path": k.field,
+                **h.to_json(),
+            }
             for p in (plan.plans if isinstance(plan, PlanSet) else [plan])
             for k, h in drift.held_in(p.context)
         ]
@@ -33,7 +38,13 @@ def _attribute(doc: dict[str, Any], drift: Attribution) -> None:
     for action in doc.get("actions", ()):
         obj = action.get("object") or {}
         for change in action.get("changes", ()):
-            who = drift.of(action.get("context", "default"), obj.get("kind", ""), obj.get("stream"), obj.get("name", ""), change.get("path", ""))
+            who = drift.of(
+                action.get("context", "default"),
+                obj.get("kind", ""),
+                obj.get("stream"),
+                obj.get("name", ""),
+                change.get("path", ""),
+            )
             if isinstance(who, ChangedBy):
                 change["changed_by"] = who.to_json()
             elif who is not None:

@@ -46,7 +46,12 @@ def marker_line(name: str = MARKER) -> str:
 
 
 def render_markdown(
-    plans: PlanSet, *, limit: int = GITHUB_LIMIT, marker: str | None = MARKER, explicit: Explicit | None = None, title: str = "jsops plan"
+    plans: PlanSet,
+    *,
+    limit: int = GITHUB_LIMIT,
+    marker: str | None = MARKER,
+    explicit: Explicit | None = None,
+    title: str = "jsops plan",
 ) -> str:
     """``plans`` as markdown of at most ``limit`` characters, starting with ``marker``'s hidden line
     (None: none)."""
@@ -78,7 +83,11 @@ class _Section:
             return [f"*{left} more left out (see the note at the top)*", ""] if left else []
         out = [*self.header, *shown]
         if left:
-            out.append(f"| | *... and {left} more, left out (see the note at the top)* | | |" if self.header else f"*... and {left} more left out*")
+            out.append(
+                f"| | *... and {left} more, left out (see the note at the top)* | | |"
+                if self.header
+                else f"*... and {left} more left out*"
+            )
         return [*out, ""]
 
 
@@ -109,7 +118,14 @@ class _Doc:
         if len(text) <= limit:
             return text
         # leave out items, least important first (highest rank; later targets and items first)
-        order = [s for _, _, s in sorted(((s.rank, ti, s) for ti, t in enumerate(self.targets) for s in t.sections), key=lambda x: (x[0], x[1]), reverse=True)]
+        order = [
+            s
+            for _, _, s in sorted(
+                ((s.rank, ti, s) for ti, t in enumerate(self.targets) for s in t.sections),
+                key=lambda x: (x[0], x[1]),
+                reverse=True,
+            )
+        ]
         full, room = len(text), _NOTE_ROOM
         for _ in range(8):
             size = full
@@ -139,7 +155,11 @@ class _Doc:
         parts = []
         for what, n in sorted(counts.items(), key=lambda kv: list(_WORDS).index(kv[0])):
             on = where[what]
-            targets = f" on {', '.join(on[:3])}{f' and {len(on) - 3} more targets' if len(on) > 3 else ''}" if len(self.targets) > 1 else ""
+            targets = (
+                f" on {', '.join(on[:3])}{f' and {len(on) - 3} more targets' if len(on) > 3 else ''}"
+                if len(self.targets) > 1
+                else ""
+            )
             parts.append(_WORDS[what].format(n=n, s="s" if n != 1 else "") + targets)
         return (
             f"> **Truncated** to fit the forge's comment limit ({limit:,} characters): left out {'; '.join(parts) or 'the end of the plan'}. "
@@ -158,7 +178,9 @@ def _where(plan: Plan) -> str:
 def _target(plan: Plan, explicit: Explicit | None) -> _Target:
     name = plan.target or plan.context
     if not plan.actions:
-        return _Target(name, [f"### {_where(plan)}", "", f"No changes: {_code(plan.target)} matches the manifests.", ""])
+        return _Target(
+            name, [f"### {_where(plan)}", "", f"No changes: {_code(plan.target)} matches the manifests.", ""]
+        )
     refused = [a for a in plan.actions if a.action == ActionKind.BLOCKED]
     losing = [a for a in plan.actions if a.action != ActionKind.BLOCKED and _loses(a)]
     rest = [a for a in plan.actions if a not in refused and a not in losing]
@@ -166,8 +188,16 @@ def _target(plan: Plan, explicit: Explicit | None) -> _Target:
     if refused:
         t.sections.append(
             _Section(
-                [f"#### :no_entry: Refused ({len(refused)}): nothing is sent for these", "", "| | Object | Would | Why |", "|---|---|---|---|"],
-                [_row(_sym(a), _code(a.label), _escape(str(a.wanted or "")), _escape(reason_of(a) or "")) for a in refused],
+                [
+                    f"#### :no_entry: Refused ({len(refused)}): nothing is sent for these",
+                    "",
+                    "| | Object | Would | Why |",
+                    "|---|---|---|---|",
+                ],
+                [
+                    _row(_sym(a), _code(a.label), _escape(str(a.wanted or "")), _escape(reason_of(a) or ""))
+                    for a in refused
+                ],
                 rank=2,
                 what="refused",
             )
@@ -237,7 +267,9 @@ def _classes(a: PlanItem) -> str:
     count: dict[ChangeClass, int] = {}
     for c in a.changes:
         count[c.cls] = count.get(c.cls, 0) + 1
-    ranked = sorted(count.items(), key=lambda kv: (-kv[0].rank, kv[0] != ChangeClass.DATA_LOSS, list(ChangeClass).index(kv[0])))
+    ranked = sorted(
+        count.items(), key=lambda kv: (-kv[0].rank, kv[0] != ChangeClass.DATA_LOSS, list(ChangeClass).index(kv[0]))
+    )
     return ", ".join(f"{n} {cls.value}" for cls, n in ranked)
 
 
@@ -248,7 +280,14 @@ def _details(a: PlanItem, explicit: Explicit | None) -> str:
     if a.action == ActionKind.CREATE and a.config is not None:
         rows = [_row(_code(k), "", _code(v), "") for k, v in _created(a, explicit)]
     for c in a.changes:
-        rows.append(_row(_code(c.path), _code(format_value(c.path, c.old, a.kind, c.unit)), _code(format_value(c.path, c.new, a.kind, c.unit)), c.cls.value))
+        rows.append(
+            _row(
+                _code(c.path),
+                _code(format_value(c.path, c.old, a.kind, c.unit)),
+                _code(format_value(c.path, c.new, a.kind, c.unit)),
+                c.cls.value,
+            )
+        )
         if c.cls != ChangeClass.IN_PLACE or c.consequence != "applied in place":
             notes.append(f"- {_code(c.path)}: {_escape(c.consequence)}")
     if a.consequence:
@@ -257,7 +296,10 @@ def _details(a: PlanItem, explicit: Explicit | None) -> str:
         return ""
     n = len(a.changes)
     what = f", {n} change{'s' if n != 1 else ''}" if n else ""
-    body = [f"<details><summary><code>{_html(ActionKind(a.action).symbol)} {_html(a.label)}</code>: {_html(_doing(a))}{what}</summary>", ""]
+    body = [
+        f"<details><summary><code>{_html(ActionKind(a.action).symbol)} {_html(a.label)}</code>: {_html(_doing(a))}{what}</summary>",
+        "",
+    ]
     if rows:
         body += ["| Field | From | To | Class |", "|---|---|---|---|", *rows, ""]
     if notes:

@@ -13,7 +13,15 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jsops.linter import BUCKET_FIELDS, SERVER_DEFAULTS, EffectiveStream, Kind, bucket_kind_of, format_duration, format_size
+from jsops.linter import (
+    BUCKET_FIELDS,
+    SERVER_DEFAULTS,
+    EffectiveStream,
+    Kind,
+    bucket_kind_of,
+    format_duration,
+    format_size,
+)
 from jsops.linter.semantics import catalog
 from jsops.linter.semantics.catalog import Unit
 
@@ -57,7 +65,12 @@ def format_value(path: str, value: Any, kind: str = "", unit: Unit | None = None
 
 def summary_line(plan: Plan | PlanSet) -> str:
     s = plan.summary()
-    parts = [f"{s['create']} to create", f"{s['update']} to update", f"{s['recreate']} to recreate", f"{s['delete']} to delete"]
+    parts = [
+        f"{s['create']} to create",
+        f"{s['update']} to update",
+        f"{s['recreate']} to recreate",
+        f"{s['delete']} to delete",
+    ]
     if s["adopt"]:
         parts.append(f"{s['adopt']} to adopt")
     if s.get("migrate"):
@@ -115,7 +128,9 @@ def _bucket(a: PlanItem) -> tuple[str, str] | None:
     if isinstance(a.config, EffectiveStream):
         subjects = list(a.config.subjects)
     else:  # deletes: the changes carry no config; the name is all there is
-        subjects = [f"$KV.{a.name[3:]}.>"] if a.name.startswith("KV_") else [f"$O.{a.name[4:]}.C.>", f"$O.{a.name[4:]}.M.>"]
+        subjects = (
+            [f"$KV.{a.name[3:]}.>"] if a.name.startswith("KV_") else [f"$O.{a.name[4:]}.C.>", f"$O.{a.name[4:]}.M.>"]
+        )
     return bucket_kind_of(a.name, subjects)
 
 
@@ -152,7 +167,12 @@ def _bucket_fields(a: PlanItem, bucket: tuple[str, str], color: bool, verbose: b
     plus = _paint("+", color)
     lines = []
     for k, v in a.request().items():
-        if k in ("name", "durable_name") or k not in BUCKET_FIELDS[bucket[0]] or v in (-1, "none") or (k == "allow_direct" and v is True):
+        if (
+            k in ("name", "durable_name")
+            or k not in BUCKET_FIELDS[bucket[0]]
+            or v in (-1, "none")
+            or (k == "allow_direct" and v is True)
+        ):
             continue
         if k == "metadata":  # jsops's own stamps are hidden as for a stream (--verbose shows them)
             v = _shown_metadata(v, verbose)
@@ -163,14 +183,26 @@ def _bucket_fields(a: PlanItem, bucket: tuple[str, str], color: bool, verbose: b
 
 
 def _action(
-    a: PlanItem, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False, drift: Attribution | None = None, context: str = ""
+    a: PlanItem,
+    *,
+    explicit: Explicit | None = None,
+    verbose: bool = False,
+    color: bool = False,
+    drift: Attribution | None = None,
+    context: str = "",
 ) -> list[str]:
     sym = ActionKind(a.action).symbol
     bucket = _bucket(a)
-    head = f"{_paint(sym, color)} {a.label}" if bucket is None else f"{_paint(sym, color)} {bucket[0]} {bucket[1]} (stream {a.name})"
+    head = (
+        f"{_paint(sym, color)} {a.label}"
+        if bucket is None
+        else f"{_paint(sym, color)} {bucket[0]} {bucket[1]} (stream {a.name})"
+    )
     lines = [head + _head_note(a)]
     if a.action == "create" and a.config:
-        lines.extend(_create_fields(a, explicit, verbose, color) if bucket is None else _bucket_fields(a, bucket, color, verbose))
+        lines.extend(
+            _create_fields(a, explicit, verbose, color) if bucket is None else _bucket_fields(a, bucket, color, verbose)
+        )
     tilde = _paint("~", color)
     for c in a.changes:
         lines.append(
@@ -203,7 +235,13 @@ def _held(plan: Plan, drift: Attribution | None) -> list[str]:
 
 
 def render_text(
-    plan: Plan, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False, compact: bool = False, drift: Attribution | None = None
+    plan: Plan,
+    *,
+    explicit: Explicit | None = None,
+    verbose: bool = False,
+    color: bool = False,
+    compact: bool = False,
+    drift: Attribution | None = None,
 ) -> str:
     """One target's plan; ``drift`` names who changed its drifted fields and the fields left as
     they are live (jsops.reconciler.drift)."""
@@ -217,7 +255,10 @@ def render_text(
             extra = f"  ({len(a.changes)} change{'s' if len(a.changes) != 1 else ''})" if a.changes else ""
             out.append("  " + lines[0] + extra)
             continue
-        out.extend("  " + line for line in _action(a, explicit=explicit, verbose=verbose, color=color, drift=drift, context=plan.context))
+        out.extend(
+            "  " + line
+            for line in _action(a, explicit=explicit, verbose=verbose, color=color, drift=drift, context=plan.context)
+        )
         out.append("")
     if compact:
         out.append("")
@@ -228,10 +269,19 @@ def render_text(
 
 
 def render_plans(
-    plans: PlanSet, *, explicit: Explicit | None = None, verbose: bool = False, color: bool = False, compact: bool = False, drift: Attribution | None = None
+    plans: PlanSet,
+    *,
+    explicit: Explicit | None = None,
+    verbose: bool = False,
+    color: bool = False,
+    compact: bool = False,
+    drift: Attribution | None = None,
 ) -> str:
     """Every target's plan in turn; with several targets, a closing line sums them up."""
-    parts = [render_text(p, explicit=explicit, verbose=verbose, color=color, compact=compact, drift=drift) for p in plans.plans]
+    parts = [
+        render_text(p, explicit=explicit, verbose=verbose, color=color, compact=compact, drift=drift)
+        for p in plans.plans
+    ]
     if not plans.changed:
         return "".join(parts)
     if len(plans.plans) > 1:
@@ -250,17 +300,27 @@ def outcome_lines(results: Sequence[Any], interrupted: str | None = None) -> lis
     out: list[str] = []
     left = [r for r in results if r.interrupted]
     if interrupted:
-        out += ["", f"Interrupted ({interrupted}): stopped after the requests in flight; {len(left)} action{'s' if len(left) != 1 else ''} not attempted."]
+        out += [
+            "",
+            f"Interrupted ({interrupted}): stopped after the requests in flight; {len(left)} action{'s' if len(left) != 1 else ''} not attempted.",
+        ]
         for r in left[:_LISTED]:
             out.append(f"  not attempted {ActionKind(r.action.wanted or r.action.action).symbol} {r.action.label}")
         if len(left) > _LISTED:
             out.append(f"  ... and {len(left) - _LISTED} more")
     unknown = f", {count['unknown']} unknown" if count["unknown"] else ""
-    out += ["", f"Apply: {count['done']} done, {count['failed']} failed, {count['skipped']} not attempted, {count['blocked']} blocked{unknown}."]
+    out += [
+        "",
+        f"Apply: {count['done']} done, {count['failed']} failed, {count['skipped']} not attempted, {count['blocked']} blocked{unknown}.",
+    ]
     if interrupted:
         out.append("Run apply again to finish: it plans again from the live state, so what was done is not done twice.")
     elif any(r.status != "done" for r in results):
         if count["unknown"]:
-            out.append("The server did not answer for some actions and they could not be read back; run plan to see the live state.")
-        out.append("The target has not converged; fix the failures (or pass the flags named above) and run apply again.")
+            out.append(
+                "The server did not answer for some actions and they could not be read back; run plan to see the live state."
+            )
+        out.append(
+            "The target has not converged; fix the failures (or pass the flags named above) and run apply again."
+        )
     return out

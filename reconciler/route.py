@@ -30,7 +30,9 @@ class Route:
         return self.contexts[0]
 
 
-def route_estate(estate: Estate | None, default: Target, resolve: Callable[[str], Target], *, explicit: bool = True) -> list[Route]:
+def route_estate(
+    estate: Estate | None, default: Target, resolve: Callable[[str], Target], *, explicit: bool = True
+) -> list[Route]:
     """The targets a run plans, the default one first, then the others by context name.
 
     With ``explicit=False`` (no target was named: neither flags nor a ``default`` context) the

@@ -102,9 +102,13 @@ def _mismatch(a: Intent, f: Intent) -> str | None:
     said, derived = a.action, f.action
     if said != derived:
         return f"the file says {said}; the manifests and the live state give {derived}"
-    if a.config is not None and (f.config is None or _canon(config_json(a.config, a.extra)) != _canon(config_json(f.config, f.extra))):
+    if a.config is not None and (
+        f.config is None or _canon(config_json(a.config, a.extra)) != _canon(config_json(f.config, f.extra))
+    ):
         return "its config is not the one the manifests give"
-    if _canon(sorted((c.path, _canon(c.new)) for c in a.changes)) != _canon(sorted((c.path, _canon(c.new)) for c in f.changes)):
+    if _canon(sorted((c.path, _canon(c.new)) for c in a.changes)) != _canon(
+        sorted((c.path, _canon(c.new)) for c in f.changes)
+    ):
         return "its changes are not those between the manifests and the live state"
     if _canon(_steps(a)) != _canon(_steps(f)) or (a.reset_seq, a.resume_seq) != (f.reset_seq, f.resume_seq):
         return "its steps are not those the manifests and the live state give"

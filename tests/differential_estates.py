@@ -200,7 +200,11 @@ def _insert_stream(docs: list[dict[str, Any]], doc: dict[str, Any]) -> list[dict
 
 
 STREAM_CASES = [c for c in stream_rule_cases.CASES if c.code is not None and not c.unroutable]
-CONSUMER_CASES = [c for c in consumer_rule_cases.CASES if c.code is not None and c.server and not c.legacy and c.target == consumer_rule_cases.Target()]
+CONSUMER_CASES = [
+    c
+    for c in consumer_rule_cases.CASES
+    if c.code is not None and c.server and not c.legacy and c.target == consumer_rule_cases.Target()
+]
 ESTATE_REJECTED = [c for c in ESTATE_CASES if c.server == "plain" and c.rejected]
 
 
@@ -246,8 +250,12 @@ def m_overlap(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, str]
 
 
 def m_workqueue(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, str]:
-    first = rng.choice([{}, {"filter_subject": "wqx.a"}, {"filter_subject": "wqx.*"}, {"filter_subjects": ["wqx.b", "wqx.c.>"]}])
-    second = rng.choice([{}, {"filter_subject": "wqx.a"}, {"filter_subject": "wqx.>"}, {"filter_subjects": ["wqx.d", "wqx.c.e"]}])
+    first = rng.choice(
+        [{}, {"filter_subject": "wqx.a"}, {"filter_subject": "wqx.*"}, {"filter_subjects": ["wqx.b", "wqx.c.>"]}]
+    )
+    second = rng.choice(
+        [{}, {"filter_subject": "wqx.a"}, {"filter_subject": "wqx.>"}, {"filter_subjects": ["wqx.d", "wqx.c.e"]}]
+    )
     extra = [C("wq_first", "WQX", **first), C("wq_second", "WQX", **second)]
     return "workqueue", _dump(_insert_stream(docs, S("WQX", subjects=["wqx.>"], retention="workqueue")) + extra)
 
@@ -283,7 +291,9 @@ def m_msg_size(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, str
 
 def m_max_consumers(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, str]:
     n = rng.randint(1, 3)
-    extra = [C(f"mc{k}", "MAXC", **({"deliver_subject": f"dlm.{k}"} if k % 2 else {})) for k in range(rng.randint(1, 4))]
+    extra = [
+        C(f"mc{k}", "MAXC", **({"deliver_subject": f"dlm.{k}"} if k % 2 else {})) for k in range(rng.randint(1, 4))
+    ]
     return f"max-consumers-{n}", _dump(_insert_stream(docs, S("MAXC", subjects=["maxc.>"], max_consumers=n)) + extra)
 
 
@@ -314,7 +324,10 @@ STREAM_FIELDS: list[tuple[str, list[Any]]] = [
     ("sealed", [True]),
     ("mirror_direct", [True]),
     ("no_ack", [True]),
-    ("placement", [{"preferred": "n1"}, {"cluster": "east"}, {}, {"tags": ["gpu"]}, {"cluster": "C1", "tags": ["az:1"]}]),
+    (
+        "placement",
+        [{"preferred": "n1"}, {"cluster": "east"}, {}, {"tags": ["gpu"]}, {"cluster": "C1", "tags": ["az:1"]}],
+    ),
     ("description", ["d" * 4097, "ok"]),
     ("first_seq", [5]),
     ("subjects", [["a..b"], ["q.>", "q.a"], [">"], ["$JS.API.>"], ["$JS.EVENT.>"], []]),
@@ -500,7 +513,9 @@ def m_release_feature(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[s
         if place == "stream":
             doc = S("XR", subjects=["xr.>"], subject_transform={"src": src, "dest": dest})
         elif place == "source":
-            doc = S("XR", subjects=["xr.>"], sources=[{"name": origin, "subject_transforms": [{"src": src, "dest": dest}]}])
+            doc = S(
+                "XR", subjects=["xr.>"], sources=[{"name": origin, "subject_transforms": [{"src": src, "dest": dest}]}]
+            )
         elif place == "mirror":
             doc = S("XR", mirror={"name": origin, "subject_transforms": [{"src": src, "dest": dest}]})
         else:
@@ -527,7 +542,18 @@ def m_release_check(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str
     name, an invalid source or mirror filter, colliding filter_subjects, direct consumers, an
     external delivery prefix over a sourced stream's subjects."""
     origin = _streams(docs)[0]["metadata"]["name"]
-    kind = rng.choice(["ext-transform", "ext-filter-transforms", "ext-overlap", "slash", "filter", "collide", "direct", "deliver-prefix"])
+    kind = rng.choice(
+        [
+            "ext-transform",
+            "ext-filter-transforms",
+            "ext-overlap",
+            "slash",
+            "filter",
+            "collide",
+            "direct",
+            "deliver-prefix",
+        ]
+    )
     extra: list[dict[str, Any]] = []
     if kind == "ext-transform":
         t = {"src": rng.choice(RELEASE_TRANSFORM_SRCS), "dest": rng.choice(RELEASE_TRANSFORM_DESTS)}
@@ -536,20 +562,38 @@ def m_release_check(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str
         doc = S(
             "XC",
             subjects=["xc.>"],
-            sources=[{"name": "REMOTE", "external": _EXT, "filter_subject": "r.a", "subject_transforms": [{"src": "r.b", "dest": "r.c"}]}],
+            sources=[
+                {
+                    "name": "REMOTE",
+                    "external": _EXT,
+                    "filter_subject": "r.a",
+                    "subject_transforms": [{"src": "r.b", "dest": "r.c"}],
+                }
+            ],
         )
     elif kind == "ext-overlap":
         doc = S(
             "XC",
             subjects=["xc.>"],
-            sources=[{"name": "REMOTE", "external": _EXT, "subject_transforms": [{"src": "r.>", "dest": "s.>"}, {"src": "r.x", "dest": "t"}]}],
+            sources=[
+                {
+                    "name": "REMOTE",
+                    "external": _EXT,
+                    "subject_transforms": [{"src": "r.>", "dest": "s.>"}, {"src": "r.x", "dest": "t"}],
+                }
+            ],
         )
     elif kind == "slash":
-        doc = rng.choice([S("XC", subjects=["xc.>"], sources=[{"name": "RE/MOTE"}]), S("XC", mirror={"name": "RE/MOTE"})])
+        doc = rng.choice(
+            [S("XC", subjects=["xc.>"], sources=[{"name": "RE/MOTE"}]), S("XC", mirror={"name": "RE/MOTE"})]
+        )
     elif kind == "filter":
         bad = rng.choice(["r..x", "r x", "r.>.x"])
         doc = rng.choice(
-            [S("XC", subjects=["xc.>"], sources=[{"name": origin, "filter_subject": bad}]), S("XC", mirror={"name": origin, "filter_subject": bad})]
+            [
+                S("XC", subjects=["xc.>"], sources=[{"name": origin, "filter_subject": bad}]),
+                S("XC", mirror={"name": origin, "filter_subject": bad}),
+            ]
         )
     elif kind == "collide":
         doc = S("XC", subjects=["xc.>"])
@@ -558,7 +602,10 @@ def m_release_check(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str
         doc = S("XC", subjects=["xc.>"])
         extra = [C("xcd", "XC", direct=True, **rng.choice([{}, {"deliver_subject": "dl.xcd"}]))]
     else:
-        doc = S("XC", sources=[{"name": origin}, {"name": "REMOTE", "external": {**_EXT, "deliver": rng.choice(["xd", "dlv"])}}])
+        doc = S(
+            "XC",
+            sources=[{"name": origin}, {"name": "REMOTE", "external": {**_EXT, "deliver": rng.choice(["xd", "dlv"])}}],
+        )
     out = _insert_stream(docs, doc) + extra
     return f"release-check-{kind}", _dump(out)
 
@@ -611,7 +658,9 @@ def m_pedantic_case(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str
         return f"pedantic-stream-case-{case.id}", _dump(_insert_stream(docs, json.loads(case.manifest())))
     ccase = rng.choice(PEDANTIC_CONSUMER_CASES)
     stream_doc, consumer_text = ccase.manifest().split("\n---\n", 1)
-    return f"pedantic-consumer-case-{ccase.id}", _dump(_insert_stream(docs, json.loads(stream_doc))) + "---\n" + consumer_text
+    return f"pedantic-consumer-case-{ccase.id}", _dump(
+        _insert_stream(docs, json.loads(stream_doc))
+    ) + "---\n" + consumer_text
 
 
 def m_pedantic_field(rng: random.Random, docs: list[dict[str, Any]]) -> tuple[str, str]:

@@ -56,7 +56,9 @@ _IGNORED = ("description", "default", "example", "title")
 _STRUCTURE = ("properties", "items", "additionalProperties")
 
 
-def schema_facts(schema: dict[str, Any], path: str = "", out: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+def schema_facts(
+    schema: dict[str, Any], path: str = "", out: dict[str, dict[str, Any]] | None = None
+) -> dict[str, dict[str, Any]]:
     """Path -> the enforced facts of every node of an openAPIV3Schema (``path`` '' is the root)."""
     out = {} if out is None else out
     unknown = set(schema) - set(_ENFORCED) - set(_IGNORED) - set(_STRUCTURE) - {_PRESERVE}
@@ -145,7 +147,9 @@ def dump(table: dict[str, Any]) -> str:
                 if key == "schemas":
                     lines.append(f"    {json.dumps(name)}: {{")
                     for k, (path, facts) in enumerate(inner.items()):
-                        lines.append(f"      {json.dumps(path)}: {json.dumps(facts, sort_keys=True)}{',' if k < len(inner) - 1 else ''}")
+                        lines.append(
+                            f"      {json.dumps(path)}: {json.dumps(facts, sort_keys=True)}{',' if k < len(inner) - 1 else ''}"
+                        )
                     lines.append(f"    }}{inner_comma}")
                 else:
                     lines.append(f"    {json.dumps(name)}: {json.dumps(inner, sort_keys=True)}{inner_comma}")

@@ -19,7 +19,9 @@ def make_view(root: Path) -> Path:
     view = root / "build" / "nsview"
     pkg = view / "jsops"
     pkg.mkdir(parents=True, exist_ok=True)
-    (pkg / "__init__.py").write_text('"""jsops (a view of the repository for mypy and import-linter)."""\n', encoding="utf-8")
+    (pkg / "__init__.py").write_text(
+        '"""jsops (a view of the repository for mypy and import-linter)."""\n', encoding="utf-8"
+    )
     for name in PACKAGES:
         link = pkg / name
         target = os.path.relpath(root / name, pkg)

@@ -151,7 +151,8 @@ class Supercluster:
         return (
             f'server_name: "{node.name}"\nserver_tags: [{tags}]\n'
             f'cluster {{ name: "{spec.name}"\n listen: 127.0.0.1:{node.route_port}\n routes: [{routes}] }}\n'
-            f'gateway {{ name: "{spec.name}"\n listen: 127.0.0.1:{node.gateway_port}\n gateways: [{gateways}] }}\n' + ACCOUNTS
+            f'gateway {{ name: "{spec.name}"\n listen: 127.0.0.1:{node.gateway_port}\n gateways: [{gateways}] }}\n'
+            + ACCOUNTS
         )
 
     def start(self, timeout: float = 120.0) -> Supercluster:
@@ -272,7 +273,9 @@ def _main() -> None:  # pragma: no cover - a convenience for people, documented 
         hl = None if args.no_leaf else HubLeaf(args.binary).start()
         try:
             if hl is not None:
-                print(f"hub {hl.hub.url} (domain hub), leaf {hl.leaf.url} (domain leaf), ready in {hl.ready_seconds:.1f} s")
+                print(
+                    f"hub {hl.hub.url} (domain hub), leaf {hl.leaf.url} (domain leaf), ready in {hl.ready_seconds:.1f} s"
+                )
             print("Ctrl-C stops every server")
             signal.pause()
         except KeyboardInterrupt:

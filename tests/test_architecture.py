@@ -59,7 +59,11 @@ def _sources() -> list[Path]:
 
 
 def test_no_module_over_budget() -> None:
-    big = {str(p.relative_to(ROOT)): n for p in _sources() if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    big = {
+        str(p.relative_to(ROOT)): n
+        for p in _sources()
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
     assert big == {}, f"modules over {MAX_MODULE_LINES} lines: split them by concern"
 
 
@@ -94,6 +98,9 @@ def test_every_type_ignore_names_its_code_and_reason() -> None:
 # bound, so neither a noqa nor a raised limit hides one.
 MAX_BARE_ANY = 118
 MAX_COMPLEX_FUNCTIONS = 34
+# Lines over the 120 columns that `ruff format` leaves: string literals (messages, help) and docstrings it does
+# not wrap. Code is formatted at 120; these are rewrapped by hand as their modules are touched.
+MAX_LONG_LINES = 320
 
 
 def _ruff_findings(rule: str) -> list[str]:
@@ -116,11 +123,22 @@ def _ruff_findings(rule: str) -> list[str]:
 
 def test_bare_any_does_not_grow() -> None:
     found = _ruff_findings("ANN401")
-    assert len(found) <= MAX_BARE_ANY, f"{len(found)} bare `Any` parameters/returns (budget {MAX_BARE_ANY}): type the seam\n" + "\n".join(found)
+    assert len(found) <= MAX_BARE_ANY, (
+        f"{len(found)} bare `Any` parameters/returns (budget {MAX_BARE_ANY}): type the seam\n" + "\n".join(found)
+    )
 
 
 def test_complex_functions_do_not_grow() -> None:
     found = _ruff_findings("C901")
     assert len(found) <= MAX_COMPLEX_FUNCTIONS, (
-        f"{len(found)} functions over complexity 10 (budget {MAX_COMPLEX_FUNCTIONS}): split them by concept\n" + "\n".join(found)
+        f"{len(found)} functions over complexity 10 (budget {MAX_COMPLEX_FUNCTIONS}): split them by concept\n"
+        + "\n".join(found)
+    )
+
+
+def test_long_lines_do_not_grow() -> None:
+    found = _ruff_findings("E501")
+    assert len(found) <= MAX_LONG_LINES, (
+        f"{len(found)} lines over 120 columns (budget {MAX_LONG_LINES}): wrap the string or the docstring\n"
+        + "\n".join(found)
     )

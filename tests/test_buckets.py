@@ -53,7 +53,12 @@ def test_kv_duplicate_window_is_ttl_when_shorter_than_two_minutes(ttl: str | Non
 
 def test_kv_limit_marker_turns_on_message_ttls_and_compression_is_s2() -> None:
     s = kv_stream(kv(limit_marker_ttl="5m", compression=True, history=7), "b")
-    assert (s["allow_msg_ttl"], s["subject_delete_marker_ttl"], s["compression"], s["max_msgs_per_subject"]) == (True, 5 * MIN, "s2", 7)
+    assert (s["allow_msg_ttl"], s["subject_delete_marker_ttl"], s["compression"], s["max_msgs_per_subject"]) == (
+        True,
+        5 * MIN,
+        "s2",
+        7,
+    )
     assert "allow_msg_ttl" not in kv_stream(kv(), "b")  # the Go client sends it only with a marker TTL
 
 
@@ -64,7 +69,16 @@ def test_kv_mirror_names_the_origin_stream_and_has_no_subjects() -> None:
 
 
 def test_kv_sources_get_subject_transforms_unless_given() -> None:
-    s = kv_stream(kv(sources=[{"name": "a"}, {"name": "KV_c"}, {"name": "raw", "subject_transforms": [{"src": "x.>", "dest": "$KV.b.>"}]}]), "b")
+    s = kv_stream(
+        kv(
+            sources=[
+                {"name": "a"},
+                {"name": "KV_c"},
+                {"name": "raw", "subject_transforms": [{"src": "x.>", "dest": "$KV.b.>"}]},
+            ]
+        ),
+        "b",
+    )
     assert s["sources"] == [
         {"name": "KV_a", "subject_transforms": [{"src": "$KV.a.>", "dest": "$KV.b.>"}]},
         {"name": "KV_c", "subject_transforms": [{"src": "$KV.c.>", "dest": "$KV.b.>"}]},
@@ -82,7 +96,10 @@ def test_direct_false_opts_out_and_round_trips() -> None:
 
 
 def test_nats_py_kv_differs_from_go() -> None:
-    go, py = kv_stream(kv(placement={"cluster": "c"}), "b"), kv_stream(kv(placement={"cluster": "c"}), "b", client="nats-py")
+    go, py = (
+        kv_stream(kv(placement={"cluster": "c"}), "b"),
+        kv_stream(kv(placement={"cluster": "c"}), "b", client="nats-py"),
+    )
     assert go["allow_direct"] is True and "allow_direct" not in py
     assert "allow_msg_ttl" not in go and py["allow_msg_ttl"] is True
     assert "placement" in go and "placement" not in py
@@ -91,7 +108,13 @@ def test_nats_py_kv_differs_from_go() -> None:
 def test_object_store_shape() -> None:
     o = object_stream(ObjectStoreConfig.model_validate({"ttl": "1h", "compression": True}), "files")
     assert o["name"] == "OBJ_files" and o["subjects"] == ["$O.files.C.>", "$O.files.M.>"]
-    assert (o["discard"], o["allow_rollup_hdrs"], o["allow_direct"], o["max_age"], o["compression"]) == ("new", True, True, H, "s2")
+    assert (o["discard"], o["allow_rollup_hdrs"], o["allow_direct"], o["max_age"], o["compression"]) == (
+        "new",
+        True,
+        True,
+        H,
+        "s2",
+    )
     assert object_stream(ObjectStoreConfig(), "files", client="nats-py")["max_consumers"] == 0
 
 
@@ -100,7 +123,12 @@ def test_object_store_shape() -> None:
     [
         {},
         {"history": 10, "ttl": H, "max_bytes": 1024, "max_value_size": 64, "storage": "memory", "replicas": 3},
-        {"compression": True, "metadata": {"a": "b"}, "limit_marker_ttl": MIN, "republish": {"src": ">", "dest": "r.>"}},
+        {
+            "compression": True,
+            "metadata": {"a": "b"},
+            "limit_marker_ttl": MIN,
+            "republish": {"src": ">", "dest": "r.>"},
+        },
     ],
 )
 def test_recognised_kv_gives_back_its_spec(spec: dict) -> None:
@@ -165,7 +193,9 @@ def test_invalid_bucket_name_and_spec_bucket_mismatch() -> None:
     bad = _load(NATIVE.replace("HIST", "1").replace("sessions", "a.b"))
     assert [f.rule for f in bad.findings] == ["JS005"] and "letters, digits" in bad.findings[0].message
     mism = _load(NATIVE.replace("HIST", "1") + "  bucket: other\n")
-    assert [f.rule for f in mism.findings] == [NAME_MISMATCH] and "differs from metadata.name" in mism.findings[0].message
+    assert [f.rule for f in mism.findings] == [NAME_MISMATCH] and "differs from metadata.name" in mism.findings[
+        0
+    ].message
     assert mism.resources == []
 
 
@@ -208,7 +238,17 @@ def test_fixes_never_write_stream_fields_into_a_bucket() -> None:
     estate = _load("apiVersion: jsops/v1\nkind: ObjectStore\nmetadata: {name: files}\nspec: {}\n")
     for f in lint_estate(estate).findings:
         for e in f.fix.edits if f.fix else ():
-            assert e.path[-1] in ("ttl", "max_bytes", "replicas", "storage", "history", "max_value_size", "description", "placement", "metadata"), (
+            assert e.path[-1] in (
+                "ttl",
+                "max_bytes",
+                "replicas",
+                "storage",
+                "history",
+                "max_value_size",
+                "description",
+                "placement",
+                "metadata",
+            ), (
                 f.rule,
                 e.path,
             )
@@ -225,7 +265,10 @@ def test_stream_rules_on_a_bucket_name_the_bucket_field() -> None:
     assert by["JS111"].message.startswith("limit_marker_ttl 100ms is shorter than 1s")
     assert by["JS442"].message.startswith("max_value_size 2MiB is larger than") and by["JS442"].line == 8
     # 2.10 knows no marker TTL: it drops the field silently (a warning, not a predicted rejection)
-    old = {f.rule: f for f in lint_estate(_load(text), target=target.model_copy(update={"server_version": "2.10.26"})).findings}
+    old = {
+        f.rule: f
+        for f in lint_estate(_load(text), target=target.model_copy(update={"server_version": "2.10.26"})).findings
+    }
     assert "JS111" not in old and old["JS311"].severity.value == "warning" and old["JS311"].line == 7
 
 
@@ -273,7 +316,9 @@ def test_a_nats_py_bucket_is_recognised_and_rebuilt_exactly() -> None:
 
 
 def test_mirror_and_sources_together_are_refused_at_sources() -> None:
-    estate = _load("apiVersion: jsops/v1\nkind: KeyValue\nmetadata: {name: c}\nspec:\n  mirror: {name: a}\n  sources: [{name: b}]\n")
+    estate = _load(
+        "apiVersion: jsops/v1\nkind: KeyValue\nmetadata: {name: c}\nspec:\n  mirror: {name: a}\n  sources: [{name: b}]\n"
+    )
     (f,) = estate.findings
     assert f.line == 6 and "mirror or sources, not both" in f.message and estate.resources == []
 
@@ -285,7 +330,15 @@ def test_nack_bucket_sizes_are_integers() -> None:
     assert all("integer numbers of bytes" in f.message for f in estate.findings)
 
 
-_STREAM_WORDS = ("max_age", "max_msgs_per_subject", "max_msg_size", "num_replicas", "subject_delete_marker_ttl", "stream KV_", "stream OBJ_")
+_STREAM_WORDS = (
+    "max_age",
+    "max_msgs_per_subject",
+    "max_msg_size",
+    "num_replicas",
+    "subject_delete_marker_ttl",
+    "stream KV_",
+    "stream OBJ_",
+)
 BUCKETS = """\
 apiVersion: jsops/v1
 kind: KeyValue
@@ -356,6 +409,10 @@ def test_messages_about_buckets_speak_bucket(target: dict[str, object]) -> None:
 )
 def test_did_you_mean_suggests_bucket_fields(kind: str, written: str, meant: str) -> None:
     estate = Estate()
-    load_text(f"apiVersion: jsops/v1\nkind: {kind}\nmetadata: {{name: b}}\nspec: {{{written}: 1}}\n".encode(), "b.yaml", estate)
+    load_text(
+        f"apiVersion: jsops/v1\nkind: {kind}\nmetadata: {{name: b}}\nspec: {{{written}: 1}}\n".encode(),
+        "b.yaml",
+        estate,
+    )
     (f,) = estate.findings
     assert f.rule == "JS005" and f"unknown field {written!r} in spec; did you mean {meant!r}?" in f.message, f.message

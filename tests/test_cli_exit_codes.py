@@ -140,7 +140,9 @@ def test_real_process_exit_codes(tree: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
 
     def code(*args: str) -> int:
-        return subprocess.run([sys.executable, "-m", "jsops.linter.cli.app", *args], cwd=tree, env=env, capture_output=True).returncode
+        return subprocess.run(
+            [sys.executable, "-m", "jsops.linter.cli.app", *args], cwd=tree, env=env, capture_output=True
+        ).returncode
 
     assert code("lint", "clean") == 0
     assert code("lint", "bad") == 1

@@ -37,7 +37,9 @@ def test_lint_output_matches_golden(fmt: str, golden: str, capsys, monkeypatch) 
     if UPDATE:
         path.write_text(out)
     expected = path.read_text()
-    assert out == expected, f"{golden} differs; if the change is intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    assert out == expected, (
+        f"{golden} differs; if the change is intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    )
     assert rc == 1
 
 
@@ -60,7 +62,10 @@ def test_text_and_json_report_the_same_findings(capsys, monkeypatch) -> None:
     _, text = _run(["lint", FIXTURES], capsys, monkeypatch)
     _, js = _run(["lint", FIXTURES, "--format", "json"], capsys, monkeypatch)
     heads = [line.split(" [")[0] for line in text.splitlines() if line.startswith(FIXTURES)]
-    from_json = [f"{f['file']}:{f['line']}:{f['column']}: {f['severity']} {f['rule']} {f['message']}" for f in json.loads(js)["findings"]]
+    from_json = [
+        f"{f['file']}:{f['line']}:{f['column']}: {f['severity']} {f['rule']} {f['message']}"
+        for f in json.loads(js)["findings"]
+    ]
     assert heads == from_json
 
 

@@ -54,7 +54,9 @@ def test_unknown_command_suggests_and_lists(capsys) -> None:
     assert rc == 2 and "did you mean" not in err and "unknown command 'zzzz'" in err
 
 
-@pytest.mark.parametrize("command", ["lint", "rule", "rules", "plan", "apply", "export", "completion", "render", "report"])
+@pytest.mark.parametrize(
+    "command", ["lint", "rule", "rules", "plan", "apply", "export", "completion", "render", "report"]
+)
 def test_every_command_help_has_examples_and_exit_codes(command: str, capsys) -> None:
     rc, out, _ = run([command, "--help"], capsys)
     assert rc == 0 and "examples:" in out and "exit codes:" in out, out
@@ -68,7 +70,15 @@ def test_plan_help_golden(capsys) -> None:
 
 
 @pytest.mark.parametrize(
-    "argv", [["lint", "--bogus"], ["rules", "--format", "x"], ["plan", "--bogus"], ["apply", "--bogus"], ["export"], ["completion", "tcsh"]]
+    "argv",
+    [
+        ["lint", "--bogus"],
+        ["rules", "--format", "x"],
+        ["plan", "--bogus"],
+        ["apply", "--bogus"],
+        ["export"],
+        ["completion", "tcsh"],
+    ],
 )
 def test_argument_errors_print_usage_and_exit_2(argv: list[str], capsys) -> None:
     rc, out, err = run(argv, capsys)
@@ -115,7 +125,9 @@ def test_docs_install_only_what_exists() -> None:
         for m in re.finditer(r"pip install ((?:-e )?[^\s`]+)", doc.read_text()):
             target = m.group(1).strip("'\"")
             seen += 1
-            assert target.startswith((".", "-e ", "dist/", "tools/")) or target.endswith(".whl"), f"{doc.name}: pip install {target}"
+            assert target.startswith((".", "-e ", "dist/", "tools/")) or target.endswith(".whl"), (
+                f"{doc.name}: pip install {target}"
+            )
     assert seen >= 2
     readme = (ROOT / "README.md").read_text()
     assert "## Install" in readme and 'pip install ".[spark]"' in readme and "Java 17" in readme

@@ -8,7 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from jsops.linter.cli.kit import Exit, Parser, add_config, config_from_args, duration_type, parse_seconds, run, use_color
+from jsops.linter.cli.kit import (
+    Exit,
+    Parser,
+    add_config,
+    config_from_args,
+    duration_type,
+    parse_seconds,
+    run,
+    use_color,
+)
 from jsops.linter.config import ConfigError
 from jsops.linter.errors import LinterError
 from jsops.linter.exitcodes import EXIT_CODES, ExitCode, exit_codes_help, exit_codes_markdown, signalled
@@ -71,7 +80,9 @@ def test_run_maps_errors_to_one_line_and_the_contract(capsys: pytest.CaptureFixt
         assert run(lambda _argv, e=exc: raising(e), [], prog="jsops x", errors=(LinterError, MineError)) == code
         assert capsys.readouterr().err == err
     assert run(lambda argv: len(argv), ["a", "b"]) == 2
-    secret = run(lambda _argv: raising(LinterError("pw s3cr3t")), [], error_code=1, redact=lambda t: t.replace("s3cr3t", "***"))
+    secret = run(
+        lambda _argv: raising(LinterError("pw s3cr3t")), [], error_code=1, redact=lambda t: t.replace("s3cr3t", "***")
+    )
     assert secret == 1 and capsys.readouterr().err == "jsops: error: pw ***\n"
 
 
@@ -106,7 +117,9 @@ def test_exit_codes_are_written_once() -> None:
     assert exit_codes_markdown() in (ROOT / "docs" / "cli.md").read_text(), "regenerate the table in docs/cli.md"
 
 
-def test_reporter_registry_drives_the_format_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reporter_registry_drives_the_format_flag(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from jsops.linter import report
     from jsops.linter.cli.app import main
     from jsops.linter.engine import LintResult
@@ -125,7 +138,9 @@ def test_fix_loop_fixes_until_nothing_changes(tmp_path: Path) -> None:
     from jsops.linter.fix import fix_and_relint, fix_diff
 
     path = tmp_path / "s.yaml"
-    path.write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec:\n  subjects: [a]\n  max_age: 1m\n  duplicate_window: 2m\n")
+    path.write_text(
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec:\n  subjects: [a]\n  max_age: 1m\n  duplicate_window: 2m\n"
+    )
 
     def lint() -> LintResult:
         return lint_paths([str(path)])

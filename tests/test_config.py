@@ -120,7 +120,9 @@ def test_discovery_yaml_then_pyproject(tmp_path, monkeypatch):
 
 
 def test_cli_uses_config_fail_on_target_and_paths(estate, capsys):
-    Path(".jsops.yaml").write_text("severity: {JS102: warning}\nfail-on: warning\npaths: [m.yaml]\ntarget: {cluster_size: 3}\n")
+    Path(".jsops.yaml").write_text(
+        "severity: {JS102: warning}\nfail-on: warning\npaths: [m.yaml]\ntarget: {cluster_size: 3}\n"
+    )
     rc, out, _ = _run(["lint"], capsys)
     assert rc == 1 and "warning JS102" in out and "1 file" in out
     assert _run(["lint", "--fail-on", "error"], capsys)[0] == 0
@@ -130,12 +132,24 @@ def test_cli_uses_config_fail_on_target_and_paths(estate, capsys):
     ("name", "text", "message"),
     [
         (".jsops.yaml", "selct: [JS102]\n", ".jsops.yaml:1:1: selct: unknown key (did you mean 'select'?)"),
-        (".jsops.yaml", "fail-on: fatal\n", ".jsops.yaml:1:10: fail-on: Input should be 'error', 'warning' or 'info', got 'fatal'"),
-        (".jsops.yaml", "target:\n  cluster_size: three\n", ".jsops.yaml:2:17: target.cluster_size: Input should be a valid integer"),
+        (
+            ".jsops.yaml",
+            "fail-on: fatal\n",
+            ".jsops.yaml:1:10: fail-on: Input should be 'error', 'warning' or 'info', got 'fatal'",
+        ),
+        (
+            ".jsops.yaml",
+            "target:\n  cluster_size: three\n",
+            ".jsops.yaml:2:17: target.cluster_size: Input should be a valid integer",
+        ),
         (".jsops.yaml", "select: [JS102\n", ".jsops.yaml:2:1: invalid YAML:"),
         (".jsops.yaml", "- a\n", ".jsops.yaml: the jsops config must be a mapping, got list"),
         (".jsops.yaml", "ignore: [JS99x]\n", ".jsops.yaml: ignore: unknown rule, code prefix or group 'JS99x'"),
-        (".jsops.yaml", "rules: {stream: {}}\n", ".jsops.yaml: rules.stream: options are per rule; name one rule by code or name"),
+        (
+            ".jsops.yaml",
+            "rules: {stream: {}}\n",
+            ".jsops.yaml: rules.stream: options are per rule; name one rule by code or name",
+        ),
         (
             "pyproject.toml",
             "[tool.jsops]\nseverity = {JS102 = 'loud'}\n",
@@ -176,7 +190,9 @@ def test_every_config_key_is_classified_once_and_docs_security_shows_the_classif
     # what widens the controller's reach or trust is never a repository's
     assert {n for n, s in KEY_SCOPES.items() if not s.repository} >= {"contexts", "access", "target", "estate"}
     table = repository_keys_markdown()
-    assert table in (Path(__file__).parents[1] / "docs" / "security.md").read_text(), "regenerate the key table in docs/security.md"
+    assert table in (Path(__file__).parents[1] / "docs" / "security.md").read_text(), (
+        "regenerate the key table in docs/security.md"
+    )
     assert "| `contexts` | **no**: operator only |" in table and "| `exclude` | yes |" in table
 
 
@@ -185,15 +201,21 @@ def test_repository_config_over_the_operators(tmp_path: Path) -> None:
 
     ops = tmp_path / "ops"
     ops.mkdir()
-    (ops / "jsops.yaml").write_text("ignore: [JS110]\nexclude: [vendor]\nconsumer-streams: {'nats/*.json': A}\ncontexts: {prod: {server: 'nats://p:4222'}}\n")
+    (ops / "jsops.yaml").write_text(
+        "ignore: [JS110]\nexclude: [vendor]\nconsumer-streams: {'nats/*.json': A}\ncontexts: {prod: {server: 'nats://p:4222'}}\n"
+    )
     repo = tmp_path / "repo"
     repo.mkdir()
-    (repo / ".jsops.yaml").write_text("severity: {JS102: warning}\nexclude: [charts]\nconsumer-streams: {'c/*.json': B}\n")
+    (repo / ".jsops.yaml").write_text(
+        "severity: {JS102: warning}\nexclude: [charts]\nconsumer-streams: {'c/*.json': B}\n"
+    )
     operator = load_config(str(ops / "jsops.yaml"))
     found = load_repository_config(str(repo / ".jsops.yaml"))
     assert found.refused == () and found.keys == {"severity", "exclude", "consumer_streams"}
     merged = found.over(operator)
-    assert merged.ignore == ["JS110"] and merged.severity == {"JS102": Severity.WARNING}  # the operator's stays where the repository says nothing
+    assert merged.ignore == ["JS110"] and merged.severity == {
+        "JS102": Severity.WARNING
+    }  # the operator's stays where the repository says nothing
     assert merged.exclude == ["vendor", "charts"] and set(merged.contexts) == {"prod"} and merged.root == operator.root
     # each side's globs stay relative to the file that wrote them
     assert merged.consumer_streams == {str(ops / "nats" / "*.json"): "A", str(repo / "c" / "*.json"): "B"}

@@ -9,7 +9,9 @@ import pytest
 
 from jsops.linter.cli.app import main
 
-STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a], max_age: 1h, max_bytes: 1GiB}\n"
+STREAM = (
+    "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a], max_age: 1h, max_bytes: 1GiB}\n"
+)
 
 
 def _run(argv: list[str], capsys) -> tuple[int, str, str]:
@@ -21,10 +23,22 @@ def _run(argv: list[str], capsys) -> tuple[int, str, str]:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("contexts:\n  prod: {sever: x}\n", ".jsops.yaml:2:10: contexts.prod.sever: unknown key (did you mean 'server'?)"),
-        ("contexts:\n  prod: {server: x, pasword: {env: X}}\n", "contexts.prod.pasword: unknown key (did you mean 'password'?)"),
-        ("target: {server_verison: '2.11'}\n", ".jsops.yaml:1:10: target.server_verison: unknown key (did you mean 'server_version'?)"),
-        ("rules:\n  JS405: {sugested: 3}\n", "rules.JS405.sugested: unknown option (did you mean 'suggested'?) (JS405 options: suggested)"),
+        (
+            "contexts:\n  prod: {sever: x}\n",
+            ".jsops.yaml:2:10: contexts.prod.sever: unknown key (did you mean 'server'?)",
+        ),
+        (
+            "contexts:\n  prod: {server: x, pasword: {env: X}}\n",
+            "contexts.prod.pasword: unknown key (did you mean 'password'?)",
+        ),
+        (
+            "target: {server_verison: '2.11'}\n",
+            ".jsops.yaml:1:10: target.server_verison: unknown key (did you mean 'server_version'?)",
+        ),
+        (
+            "rules:\n  JS405: {sugested: 3}\n",
+            "rules.JS405.sugested: unknown option (did you mean 'suggested'?) (JS405 options: suggested)",
+        ),
         ("pahts: [m]\n", ".jsops.yaml:1:1: pahts: unknown key (did you mean 'paths'?)"),
     ],
 )

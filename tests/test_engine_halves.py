@@ -67,7 +67,12 @@ def test_units_keep_their_order_and_a_failed_child_is_made_up_for(monkeypatch):
             raise RuntimeError("child")
         return list(xs)
 
-    units = [(doubled, items), (lambda _: ["estate"], None), (doubled, items[:3]), (lambda _: ["wide", os.getpid() == parent], None)]
+    units = [
+        (doubled, items),
+        (lambda _: ["estate"], None),
+        (doubled, items[:3]),
+        (lambda _: ["wide", os.getpid() == parent], None),
+    ]
     expected = [*doubled(items), "estate", *doubled(items[:3]), "wide", True]
     assert halves.run_units(units) == expected
     assert halves.run_units(units, parallel=False) == expected

@@ -33,7 +33,9 @@ def test_comment_on_the_line(tmp_path):
 
 
 def test_comment_on_the_line_above_by_name(tmp_path):
-    text = _stream("A", "# jsops: disable=stream-duplicate-window-exceeds-max-age migrating\n\n# another comment\n" + BAD)
+    text = _stream(
+        "A", "# jsops: disable=stream-duplicate-window-exceeds-max-age migrating\n\n# another comment\n" + BAD
+    )
     assert _lint(tmp_path, text) == []
 
 

@@ -33,7 +33,9 @@ def work(tmp_path, monkeypatch):
 def _golden(path: Path, text: str) -> None:
     if UPDATE:
         path.write_text(text)
-    assert text == path.read_text(), f"{path.name} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    assert text == path.read_text(), (
+        f"{path.name} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    )
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -77,7 +79,9 @@ def test_unsafe_fixes_need_fix(work, capsys):
 
 
 def test_json_files_are_not_edited(work, capsys):
-    Path("s.json").write_text('{"name": "S", "subjects": ["s.>"], "max_age": 60000000000, "duplicate_window": 120000000000}\n')
+    Path("s.json").write_text(
+        '{"name": "S", "subjects": ["s.>"], "max_age": 60000000000, "duplicate_window": 120000000000}\n'
+    )
     before = Path("s.json").read_text()
     assert main(["lint", "s.json", "--no-config", "--fix"]) == 1
     _, err = capsys.readouterr()
@@ -124,7 +128,10 @@ def test_second_document_and_errors():
         apply_edits(text, [Edit("set", ("x", "y"), 1)])
 
 
-@pytest.mark.parametrize(("value", "text"), [("1m", "1m"), ("yes", '"yes"'), ("a: b", '"a: b"'), ("", '""'), ("10", '"10"'), (None, "null"), (3, "3")])
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [("1m", "1m"), ("yes", '"yes"'), ("a: b", '"a: b"'), ("", '""'), ("10", '"10"'), (None, "null"), (3, "3")],
+)
 def test_scalars_read_back_as_written(value, text):
     assert render_scalar(value) == text
 
@@ -134,7 +141,9 @@ def test_a_fix_that_breaks_the_manifest_is_refused(work, capsys, monkeypatch):
 
     shutil.copy(GOLDEN / "native.yaml", work / "n.yaml")
     real = fix.apply_edits
-    monkeypatch.setattr(fix, "apply_edits", lambda text, edits: real(text, edits).replace("storage: 'file'", "storage: 'fil'"))
+    monkeypatch.setattr(
+        fix, "apply_edits", lambda text, edits: real(text, edits).replace("storage: 'file'", "storage: 'fil'")
+    )
     assert main(["lint", "n.yaml", "--no-config", "--fix"]) == 1
     _, err = capsys.readouterr()
     assert "n.yaml: not fixed: the edited manifest would no longer load cleanly" in err

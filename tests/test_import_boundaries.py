@@ -58,7 +58,9 @@ def _lint_modules(tmp_path: Path, *args: str) -> dict[str, object]:
     env = {k: v for k, v in os.environ.items() if k != "JSOPS_RECORDS_FAST"}
     env["JSOPS_CACHE_DIR"] = str(tmp_path / "cache")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env, check=True
+    ).stdout
     result: dict[str, object] = json.loads(out.strip().splitlines()[-1])
     return result
 
@@ -69,7 +71,9 @@ def test_lint_of_a_valid_file_imports_no_pydantic(tmp_path):
     (tmp_path / "s.yaml").write_text(VALID)
     result = _lint_modules(tmp_path, "s.yaml", "--format", "json")
     assert result["bad"] == [], result
-    (tmp_path / ".jsops.yaml").write_text("ignore: [JS406]\nseverity: {JS103: info}\ntarget: {server_version: '2.11.0'}\nrules: {JS433: {max_bytes: 1GiB}}\n")
+    (tmp_path / ".jsops.yaml").write_text(
+        "ignore: [JS406]\nseverity: {JS103: info}\ntarget: {server_version: '2.11.0'}\nrules: {JS433: {max_bytes: 1GiB}}\n"
+    )
     result = _lint_modules(tmp_path, "s.yaml", "--format", "json")
     assert result["bad"] == [], result
 
@@ -93,7 +97,8 @@ def _imports(path: Path) -> set[str]:
 
 def test_linter_never_imports_upward():
     offenders = {
-        str(p.relative_to(ROOT)): sorted(_imports(p) & {"rules", "reconciler", "profiler", "nats", "pyspark"}) for p in (ROOT / "linter").rglob("*.py")
+        str(p.relative_to(ROOT)): sorted(_imports(p) & {"rules", "reconciler", "profiler", "nats", "pyspark"})
+        for p in (ROOT / "linter").rglob("*.py")
     }
     assert {k: v for k, v in offenders.items() if v} == {}
 

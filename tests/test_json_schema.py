@@ -35,7 +35,12 @@ def test_committed_schema_is_up_to_date() -> None:
 def _examples() -> list[tuple[str, dict[str, Any]]]:
     from jsops.linter.cli.render import render_estate
 
-    out = [(f"{f.name}#{i}", d) for f in sorted((ROOT / "manifests").rglob("*.y*ml")) for i, d in enumerate(yaml.safe_load_all(f.read_text())) if d]
+    out = [
+        (f"{f.name}#{i}", d)
+        for f in sorted((ROOT / "manifests").rglob("*.y*ml"))
+        for i, d in enumerate(yaml.safe_load_all(f.read_text()))
+        if d
+    ]
     for env in ("dev", "prod"):
         text, findings = render_estate([str(ROOT / "docs" / "examples" / "environments")], env)
         assert not findings
@@ -88,7 +93,16 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     ("Stream", {}, {"context": "west"}),
     ("Stream", {}, {"context": ""}),
     ("Stream", {}, {"owner": "me"}),
-    ("Consumer", {"ack_wait": "30s", "max_deliver": 5, "backoff": ["1s", "5s", 30_000_000_000], "filter_subject": "orders.created"}, {}),
+    (
+        "Consumer",
+        {
+            "ack_wait": "30s",
+            "max_deliver": 5,
+            "backoff": ["1s", "5s", 30_000_000_000],
+            "filter_subject": "orders.created",
+        },
+        {},
+    ),
     ("Consumer", {"ack_wait": "30 s"}, {}),
     ("Consumer", {"backoff": "1s"}, {}),
     ("Consumer", {"backoff": ["1s", "soon"]}, {}),
@@ -107,7 +121,9 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("kind", "spec", "meta"), CASES, ids=[f"{k}-{json.dumps(s)}-{json.dumps(m)}" for k, s, m in CASES])
+@pytest.mark.parametrize(
+    ("kind", "spec", "meta"), CASES, ids=[f"{k}-{json.dumps(s)}-{json.dumps(m)}" for k, s, m in CASES]
+)
 def test_schema_rejects_what_lint_rejects(kind: str, spec: dict[str, Any], meta: dict[str, Any]) -> None:
     doc = _doc(kind, spec, **meta)
     estate = estate_from_text(yaml.safe_dump(doc), clean=False)
@@ -194,19 +210,33 @@ def test_size_pattern_matches_the_parser() -> None:
 
 # What an editor shows: the best error is at the field, with the field's own reason.
 WHERE: list[tuple[str, dict[str, Any], tuple[str | int, ...], str]] = [
-    ("Consumer", {"deliver_policy": "sometimes"}, ("spec", "deliver_policy"), "'by_start_time'"),  # the values are listed
+    (
+        "Consumer",
+        {"deliver_policy": "sometimes"},
+        ("spec", "deliver_policy"),
+        "'by_start_time'",
+    ),  # the values are listed
     ("Stream", {"retention": "work"}, ("spec", "retention"), "'workqueue'"),
     ("Stream", {"max_age": "1 hour"}, ("spec", "max_age"), "does not match"),
     ("Stream", {"num_replicas": "3"}, ("spec", "num_replicas"), "is not of type"),
     ("Stream", {"placement": {"cluster": 1}}, ("spec", "placement", "cluster"), "is not of type"),
-    ("Stream", {"sources": [{"name": "A", "opt_start_seq": "1"}]}, ("spec", "sources", 0, "opt_start_seq"), "is not of type"),
+    (
+        "Stream",
+        {"sources": [{"name": "A", "opt_start_seq": "1"}]},
+        ("spec", "sources", 0, "opt_start_seq"),
+        "is not of type",
+    ),
     ("Consumer", {"backoff": ["1s", "soon"]}, ("spec", "backoff", 1), "does not match"),
     ("KeyValue", {"ttl": "forever"}, ("spec", "ttl"), "does not match"),
 ]
 
 
-@pytest.mark.parametrize(("kind", "spec", "path", "words"), WHERE, ids=[f"{k}-{'.'.join(map(str, p[1:]))}" for k, _, p, _ in WHERE])
-def test_the_best_error_names_the_field_and_its_reason(kind: str, spec: dict[str, Any], path: tuple[str | int, ...], words: str) -> None:
+@pytest.mark.parametrize(
+    ("kind", "spec", "path", "words"), WHERE, ids=[f"{k}-{'.'.join(map(str, p[1:]))}" for k, _, p, _ in WHERE]
+)
+def test_the_best_error_names_the_field_and_its_reason(
+    kind: str, spec: dict[str, Any], path: tuple[str | int, ...], words: str
+) -> None:
     from jsonschema.exceptions import best_match
 
     error = best_match(VALIDATOR.iter_errors(_doc(kind, spec)))
@@ -216,7 +246,10 @@ def test_the_best_error_names_the_field_and_its_reason(kind: str, spec: dict[str
 
 
 def test_null_stays_accepted_where_the_model_takes_it() -> None:
-    for kind, spec in (("Stream", {"max_age": None, "placement": None, "retention": None}), ("Consumer", {"backoff": None, "ack_policy": None})):
+    for kind, spec in (
+        ("Stream", {"max_age": None, "placement": None, "retention": None}),
+        ("Consumer", {"backoff": None, "ack_policy": None}),
+    ):
         assert list(VALIDATOR.iter_errors(_doc(kind, spec))) == []
     assert list(VALIDATOR.iter_errors({**_doc("Stream", {}), "spec": None})) == []
 
@@ -234,4 +267,6 @@ def test_the_documented_ci_check_validates_each_document(tmp_path: Path) -> None
     (tmp_path / "m.yaml").write_text(good + "---\n" + bad)
     path = str(tmp_path / "m.yaml")
     run = subprocess.run([sys.executable, "-c", code, path], cwd=ROOT, capture_output=True, text=True, check=False)
-    assert run.returncode == 1 and run.stdout.startswith(f"{path}#1: $.spec.retention: 'work' is not one of"), run.stdout + run.stderr
+    assert run.returncode == 1 and run.stdout.startswith(f"{path}#1: $.spec.retention: 'work' is not one of"), (
+        run.stdout + run.stderr
+    )

@@ -55,7 +55,9 @@ def _linked_tree(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_a_file_linked_from_outside_the_tree_is_never_shown(fmt: str, lint_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_file_linked_from_outside_the_tree_is_never_shown(
+    fmt: str, lint_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = _linked_tree(tmp_path)
     for extra in (["--no-cache"], [], []):  # uncached, then cold and warm caches
         rc, out = _lint(capsys, str(root), "--env", "prod", "--format", fmt, *extra)
@@ -125,7 +127,9 @@ def _plugin(site: Path, word: str, stamp: tuple[int, int] | None = None) -> Modu
     return importlib.import_module("cachetrust_plugin")
 
 
-def test_a_same_length_rule_change_with_its_time_put_back_is_a_new_build(lint_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_same_length_rule_change_with_its_time_put_back_is_a_new_build(
+    lint_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     site = tmp_path / "site"
     site.mkdir()
     monkeypatch.syspath_prepend(str(site))
@@ -179,7 +183,9 @@ def _one_document_fewer(value: tuple) -> tuple:  # type: ignore[type-arg]
     return (salt, out, {})
 
 
-def test_a_forged_pack_does_not_change_what_lint_reports(lint_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_forged_pack_does_not_change_what_lint_reports(
+    lint_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = tmp_path / "estate"
     root.mkdir()
     two = STREAM.format(name="ONE", subject="one.>") + "---\n" + STREAM.format(name="TWO", subject="two.>")

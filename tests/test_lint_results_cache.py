@@ -27,8 +27,14 @@ RELEASES = ["2.10.26", "2.11.11", "2.12.8", None]
 
 
 def _stream(name: str, rng: random.Random, streams: list[str]) -> dict[str, Any]:
-    spec: dict[str, Any] = {"subjects": [f"{name.lower()}.>"], "retention": rng.choice(["limits", "interest", "workqueue"]), "max_age": "1d"}
-    if streams and rng.random() < 0.25:  # a mirror of another file's stream: its effective allow_direct reads the origin
+    spec: dict[str, Any] = {
+        "subjects": [f"{name.lower()}.>"],
+        "retention": rng.choice(["limits", "interest", "workqueue"]),
+        "max_age": "1d",
+    }
+    if (
+        streams and rng.random() < 0.25
+    ):  # a mirror of another file's stream: its effective allow_direct reads the origin
         spec = {"mirror": {"name": rng.choice(streams)}, "max_age": "1d"}
     elif streams and rng.random() < 0.3:
         spec["sources"] = [{"name": rng.choice(streams)}]
@@ -38,7 +44,10 @@ def _stream(name: str, rng: random.Random, streams: list[str]) -> dict[str, Any]
 
 
 def _consumer(name: str, stream: str, rng: random.Random) -> dict[str, Any]:
-    spec: dict[str, Any] = {"ack_policy": rng.choice(["explicit", "none", "all"]), "max_deliver": rng.choice([-1, 3, 5])}
+    spec: dict[str, Any] = {
+        "ack_policy": rng.choice(["explicit", "none", "all"]),
+        "max_deliver": rng.choice([-1, 3, 5]),
+    }
     if rng.random() < 0.5:
         spec["filter_subject"] = f"{stream.lower()}.{rng.choice(['a', 'b', '>'])}"
     if rng.random() < 0.4:
@@ -102,7 +111,9 @@ class World:
         monkeypatch.setattr("jsops.linter.model.clock.now", lambda: datetime(self.year, 6, 1, tzinfo=UTC))
         monkeypatch.syspath_prepend(str(site))
         builtins = discover_rules()
-        monkeypatch.setattr("jsops.linter.engine.discover_rules", lambda *_, **__: [*builtins, self.rule])  # takes (config, env=) since #38
+        monkeypatch.setattr(
+            "jsops.linter.engine.discover_rules", lambda *_, **__: [*builtins, self.rule]
+        )  # takes (config, env=) since #38
         self.rule = self._write(None)
 
     def _write(self, stamp: tuple[int, int] | None) -> type:
@@ -153,7 +164,9 @@ def _config(path: Path, rng: random.Random) -> None:
 def _profiles(path: Path, rng: random.Random) -> None:
     p99 = rng.choice([100_000_000, 40_000_000_000])
     consumers = {
-        f"S{i}/c{j}": {"ack_time_ns": {"samples": 1000, "p50": p99 // 4, "p90": p99 // 2, "p99": p99, "p999": p99, "max": p99}}
+        f"S{i}/c{j}": {
+            "ack_time_ns": {"samples": 1000, "p50": p99 // 4, "p90": p99 // 2, "p99": p99, "p999": p99, "max": p99}
+        }
         for i in range(10)
         for j in range(14)
     }
@@ -171,7 +184,20 @@ def _edit(tree: Tree, rng: random.Random, config: Path, profiles: Path, world: W
     """One random edit; returns what it was (for the failure message)."""
     files = sorted(tree.docs)
     streams = [f for f in files if f.startswith("s")]
-    kinds = ["subjects", "retention", "limits", "direct", "add", "remove", "comment", "suppress", "config", "profiles", "dlq", "consumer"]
+    kinds = [
+        "subjects",
+        "retention",
+        "limits",
+        "direct",
+        "add",
+        "remove",
+        "comment",
+        "suppress",
+        "config",
+        "profiles",
+        "dlq",
+        "consumer",
+    ]
     what = rng.choice([*kinds, "clock", "start", "build"])
     if what in ("subjects", "retention", "limits", "direct") and streams:
         f = rng.choice(streams)
@@ -221,20 +247,39 @@ def _edit(tree: Tree, rng: random.Random, config: Path, profiles: Path, world: W
         world.move_clock(rng)
         what = f"clock to {world.year}"
     elif what == "start":  # a consumer that starts at a time the clock moves across (JS410)
-        start = {"deliver_policy": "by_start_time", "opt_start_time": f"20{rng.choice([35, 40, 45])}-01-01T00:00:00Z", "ack_policy": "explicit"}
+        start = {
+            "deliver_policy": "by_start_time",
+            "opt_start_time": f"20{rng.choice([35, 40, 45])}-01-01T00:00:00Z",
+            "ack_policy": "explicit",
+        }
         name = f"t{rng.randint(0, 9)}.yaml"
-        tree.put(name, [{"apiVersion": "jsops/v1", "kind": "Consumer", "metadata": {"name": name[:2], "stream": rng.choice(["S0", "S5"])}, "spec": start}])
+        tree.put(
+            name,
+            [
+                {
+                    "apiVersion": "jsops/v1",
+                    "kind": "Consumer",
+                    "metadata": {"name": name[:2], "stream": rng.choice(["S0", "S5"])},
+                    "spec": start,
+                }
+            ],
+        )
     elif what == "build":
         world.rebuild(rng)
         what = f"plugin rebuilt ({world.letter})"
     elif what == "consumer":
         consumers = [f for f in files if f.startswith("c")]
         if consumers:
-            tree.put(rng.choice(consumers), [_consumer(f"c{rng.randint(0, 99)}", rng.choice(["S0", "S4", "S7", "GONE"]), rng)])
+            tree.put(
+                rng.choice(consumers),
+                [_consumer(f"c{rng.randint(0, 99)}", rng.choice(["S0", "S4", "S7", "GONE"]), rng)],
+            )
     return what
 
 
-def _lint(capsys: pytest.CaptureFixture[str], root: Path, config: Path, profiles: Path, fmt: str, *extra: str) -> tuple[int, str]:
+def _lint(
+    capsys: pytest.CaptureFixture[str], root: Path, config: Path, profiles: Path, fmt: str, *extra: str
+) -> tuple[int, str]:
     rc = main(["lint", str(root), "--config", str(config), "--profiles", str(profiles), "--format", fmt, *extra])
     out, err = capsys.readouterr()
     assert "Traceback" not in err, err
@@ -251,7 +296,12 @@ def _same(capsys: pytest.CaptureFixture[str], root: Path, config: Path, profiles
 
 @pytest.mark.parametrize("seed,forked", [(1, False), (2, False), (3, False), (4, True)])
 def test_cached_output_equals_uncached_after_random_edits(
-    seed: int, forked: bool, lint_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    seed: int,
+    forked: bool,
+    lint_cache: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     if forked:  # the checks on two processes (jsops.linter.halves), whatever the estate's size
         monkeypatch.setenv("JSOPS_NO_PARALLEL", "0")
@@ -278,7 +328,9 @@ def test_cached_output_equals_uncached_after_random_edits(
     assert any(w.startswith("clock") for w in done) and any(w.startswith("plugin") for w in done), done
 
 
-def test_an_edit_reuses_the_other_files_entries(lint_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_edit_reuses_the_other_files_entries(
+    lint_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """After one file's edit, only that file's objects are checked again by every rule (the test
     above would pass with a cache that never hits)."""
     rng = random.Random(7)
@@ -318,6 +370,11 @@ def test_a_damaged_pack_is_a_miss(lint_cache: Path, tmp_path: Path, capsys: pyte
     assert _lint(capsys, root, config, profiles, "json") == truth
     (pack,) = (lint_cache / "results").iterdir()
     data = pack.read_bytes()
-    for damaged in (data[: len(data) // 2], data[:40] + bytes(b ^ 0xFF for b in data[40:80]) + data[80:], b"jsops-results-cache 0\n" + data[22:], b""):
+    for damaged in (
+        data[: len(data) // 2],
+        data[:40] + bytes(b ^ 0xFF for b in data[40:80]) + data[80:],
+        b"jsops-results-cache 0\n" + data[22:],
+        b"",
+    ):
         pack.write_bytes(damaged)
         assert _lint(capsys, root, config, profiles, "json") == truth

@@ -9,14 +9,29 @@ from jsops import linter
 FACE = Path(linter.__file__)
 
 # Names that only make sense inside their submodule: the face exports them under a longer name.
-TOO_GENERIC = {"process", "classify", "worst", "discover", "walk_dirs", "read_lines", "render_text", "render_html", "Limits", "Version", "Target", "Selection"}
+TOO_GENERIC = {
+    "process",
+    "classify",
+    "worst",
+    "discover",
+    "walk_dirs",
+    "read_lines",
+    "render_text",
+    "render_html",
+    "Limits",
+    "Version",
+    "Target",
+    "Selection",
+}
 
 
 def _typing_names() -> set[str]:
     """The names the face imports under ``if TYPE_CHECKING:`` (what mypy sees)."""
     tree = ast.parse(FACE.read_text(encoding="utf-8"))
     block = next(n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING")
-    return {alias.asname or alias.name for node in block.body if isinstance(node, ast.ImportFrom) for alias in node.names}
+    return {
+        alias.asname or alias.name for node in block.body if isinstance(node, ast.ImportFrom) for alias in node.names
+    }
 
 
 def test_every_public_name_resolves_from_its_home() -> None:

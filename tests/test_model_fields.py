@@ -84,7 +84,15 @@ SERVER_CONSUMER_FIELDS = {
     "priority_policy",
     "priority_timeout",
 }
-SERVER_SOURCE_FIELDS = {"name", "opt_start_seq", "opt_start_time", "filter_subject", "subject_transforms", "external", "consumer"}
+SERVER_SOURCE_FIELDS = {
+    "name",
+    "opt_start_seq",
+    "opt_start_time",
+    "filter_subject",
+    "subject_transforms",
+    "external",
+    "consumer",
+}
 
 
 def test_stream_fields_match_server():
@@ -107,7 +115,12 @@ def test_unknown_field_rejected():
 
 @pytest.mark.parametrize(
     "field,value,expected",
-    [("max_age", "7d", 7 * 86400 * 10**9), ("max_age", 10**9, 10**9), ("max_bytes", "10GiB", 10 << 30), ("duplicate_window", "1h30m", 5400 * 10**9)],
+    [
+        ("max_age", "7d", 7 * 86400 * 10**9),
+        ("max_age", 10**9, 10**9),
+        ("max_bytes", "10GiB", 10 << 30),
+        ("duplicate_window", "1h30m", 5400 * 10**9),
+    ],
 )
 def test_units_in_model(field, value, expected):
     assert getattr(StreamConfig.model_validate({field: value}), field) == expected

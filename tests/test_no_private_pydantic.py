@@ -28,7 +28,12 @@ def private_imports(source: str) -> list[str]:
                 found.append(node.module)
             elif node.module.split(".")[0] in ("pydantic", "pydantic_core"):
                 found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
-        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        elif (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             name = ast.unparse(node.func)
             if name.endswith("import_module") and _private(node.args[0].value):
                 found.append(node.args[0].value)

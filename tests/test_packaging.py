@@ -59,7 +59,18 @@ def colliding(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip(f"the colliding PyPI wheels were not fetched into {WHEELS} (make install fetches them)")
     target = tmp_path_factory.mktemp("site")
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target", str(target), *map(str, wheels)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            "--target",
+            str(target),
+            *map(str, wheels),
+        ],
         check=True,
         capture_output=True,
     )
@@ -82,7 +93,9 @@ def test_the_colliding_projects_are_what_plain_imports_find(colliding: Path, tmp
         "for name in ('rules', 'profiler', 'reconciler', 'jsops.rules', 'jsops.profiler', 'jsops.reconciler'):\n"
         "    print(u.find_spec(name).origin)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert all(o.startswith(str(colliding)) for o in out[:3]), out
     assert [Path(o).parent for o in out[3:]] == [ROOT / "rules", ROOT / "profiler", ROOT / "reconciler"], out
 

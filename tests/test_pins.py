@@ -25,7 +25,9 @@ def declared_version(root: Path = ROOT) -> str:
     (value,) = [
         n.value.value
         for n in tree.body
-        if isinstance(n, ast.Assign) and [getattr(t, "id", None) for t in n.targets] == ["__version__"] and isinstance(n.value, ast.Constant)
+        if isinstance(n, ast.Assign)
+        and [getattr(t, "id", None) for t in n.targets] == ["__version__"]
+        and isinstance(n.value, ast.Constant)
     ]
     assert isinstance(value, str)
     return value
@@ -52,7 +54,13 @@ _PATTERNS: list[tuple[str, re.Pattern[str], bool]] = [
     ("helm image.tag", re.compile(rf"\bimage\.tag=({_V})"), False),
     ("helm --version", re.compile(rf"\bhelm\b.*--version[ =]({_V})"), False),
     ("version line", re.compile(r"\bjsops (\d+\.\d+\.\d+[\w.+]*) \(commit"), False),
-    ("git tag", re.compile(r"(?:git checkout|git clone\b.*--branch|the tag|releases/(?:tag|download)/)\s*(v\d+\.\d+\.\d+[\w.+\-]*)"), True),
+    (
+        "git tag",
+        re.compile(
+            r"(?:git checkout|git clone\b.*--branch|the tag|releases/(?:tag|download)/)\s*(v\d+\.\d+\.\d+[\w.+\-]*)"
+        ),
+        True,
+    ),
     ("action ref", re.compile(r"\bjsops(?:/[\w./\-]*)?@(v?\d[\w.\-]*)"), True),
 ]
 
@@ -75,21 +83,32 @@ def _chart_pins() -> list[Pin]:
     import yaml
 
     chart = yaml.safe_load((CHART / "Chart.yaml").read_text())
-    pins = [Pin("Chart.yaml", "chart version", str(chart["version"]), False), Pin("Chart.yaml", "chart appVersion", str(chart["appVersion"]), False)]
+    pins = [
+        Pin("Chart.yaml", "chart version", str(chart["version"]), False),
+        Pin("Chart.yaml", "chart appVersion", str(chart["appVersion"]), False),
+    ]
     tag = (yaml.safe_load((CHART / "values.yaml").read_text()).get("image") or {}).get("tag")
     return pins + ([Pin("values.yaml", "chart image.tag", str(tag), False)] if tag else [])
 
 
 def doc_files(root: Path = ROOT) -> list[Path]:
     """README, the docs (markdown and the deploy files) and the repository's own workflows and action."""
-    files = [root / "README.md", *sorted((root / "docs").rglob("*.md")), *sorted(p for p in (root / "docs" / "deploy").rglob("*") if p.is_file())]
+    files = [
+        root / "README.md",
+        *sorted((root / "docs").rglob("*.md")),
+        *sorted(p for p in (root / "docs" / "deploy").rglob("*") if p.is_file()),
+    ]
     files += sorted((root / ".github").rglob("*.y*ml")) if (root / ".github").is_dir() else []
     files += [p for p in (root / "action.yml", root / "action.yaml") if p.exists()]
     return [f for f in files if f.suffix not in {".lock", ".tgz"}]
 
 
 def all_pins(root: Path = ROOT) -> list[Pin]:
-    pins = [p for f in doc_files(root) for p in scan(str(f.relative_to(root)), f.read_text(encoding="utf-8", errors="replace"))]
+    pins = [
+        p
+        for f in doc_files(root)
+        for p in scan(str(f.relative_to(root)), f.read_text(encoding="utf-8", errors="replace"))
+    ]
     return pins + _chart_pins()
 
 
@@ -117,7 +136,9 @@ def test_every_pin_is_the_declared_version() -> None:
     kinds = {p.kind for p in pins}
     # the pins the issue names are all found (a scan that found nothing would pass anything)
     assert {"pre-commit rev", "chart version", "chart appVersion", "image tag", "wheel"} <= kinds, kinds
-    assert not drifted(pins, VERSION), "\n".join(f"{p.where}: {p.kind} {p.value!r}, the declared version is {VERSION}" for p in drifted(pins, VERSION))
+    assert not drifted(pins, VERSION), "\n".join(
+        f"{p.where}: {p.kind} {p.value!r}, the declared version is {VERSION}" for p in drifted(pins, VERSION)
+    )
 
 
 def test_a_drifted_pin_fails() -> None:
@@ -127,7 +148,12 @@ def test_a_drifted_pin_fails() -> None:
     assert [p.kind for p in drifted(old, VERSION)] == ["pre-commit rev"]
     bumped = f"{int(VERSION.split('.')[0]) + 1}.0.0"
     guide = "helm install x ./jsops-controller-{v}.tgz --set image.tag={v}\nuses: platform/jsops@v{v}\nrun: pip install jsops-{v}-py3-none-any.whl\n"
-    assert {p.kind for p in drifted(scan("guide.txt", guide.format(v=bumped)), VERSION)} == {"chart archive", "helm image.tag", "action ref", "wheel"}
+    assert {p.kind for p in drifted(scan("guide.txt", guide.format(v=bumped)), VERSION)} == {
+        "chart archive",
+        "helm image.tag",
+        "action ref",
+        "wheel",
+    }
     assert not drifted(scan("guide.txt", guide.format(v=VERSION)), VERSION)
 
 
@@ -148,7 +174,9 @@ def test_the_pinned_tag_resolves_in_a_fresh_clone(tmp_path: Path) -> None:
     if not _git("tag", "-l", cwd=clone).stdout.strip():
         pytest.skip("this repository carries no tags (a checkout made without them): v<version> cannot be looked up")
     tag = f"v{VERSION}"
-    assert _git("rev-parse", "--verify", "-q", f"{tag}^{{commit}}", cwd=clone).returncode == 0, f"tag {tag} is missing (docs/releasing.md)"
+    assert _git("rev-parse", "--verify", "-q", f"{tag}^{{commit}}", cwd=clone).returncode == 0, (
+        f"tag {tag} is missing (docs/releasing.md)"
+    )
     assert top_release(_git("show", f"{tag}:CHANGELOG.md", cwd=clone).stdout) == VERSION
     hooks = _git("show", f"{tag}:.pre-commit-hooks.yaml", cwd=clone).stdout
     wanted = set(re.findall(r"^\s*-\s*id:\s*(\S+)", (ROOT / "README.md").read_text(), re.M))
@@ -164,7 +192,12 @@ def test_a_fresh_clone_says_its_version_and_commit(tmp_path: Path) -> None:
     view = make_view(clone)
     code = "from jsops.linter.cli.app import main; main(['--version'])"
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(view), "PATH": "/usr/bin:/bin"}
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(view), "PATH": "/usr/bin:/bin"},
     )
     assert out.stdout == f"jsops {VERSION} (commit {head[:12]})\n", out.stdout + out.stderr
     assert top_release((clone / "CHANGELOG.md").read_text()) == VERSION
@@ -182,10 +215,17 @@ def test_no_hint_installs_from_a_registry_jsops_is_not_on() -> None:
         if bad.search(line)
     ]
     assert not found, "\n".join(found)
-    assert bad.search("pip install 'jsops[spark]'") and bad.search("pip install jsops") and not bad.search("pip install '.[spark]'")
+    assert (
+        bad.search("pip install 'jsops[spark]'")
+        and bad.search("pip install jsops")
+        and not bad.search("pip install '.[spark]'")
+    )
     from jsops.linter import install_hint
 
-    assert install_hint("connect") == f"pip install '.[connect]' in a jsops clone, or 'jsops-{VERSION}-py3-none-any.whl[connect]' from a release"
+    assert (
+        install_hint("connect")
+        == f"pip install '.[connect]' in a jsops clone, or 'jsops-{VERSION}-py3-none-any.whl[connect]' from a release"
+    )
 
 
 def test_lint_does_not_look_up_the_commit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -193,7 +233,9 @@ def test_lint_does_not_look_up_the_commit(tmp_path: Path, capsys: pytest.Capture
     from jsops.linter import _version
     from jsops.linter.cli.app import main
 
-    (tmp_path / "s.yaml").write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: S\nspec:\n  subjects: [s.>]\n")
+    (tmp_path / "s.yaml").write_text(
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: S\nspec:\n  subjects: [s.>]\n"
+    )
     _version.commit.cache_clear()
     assert main(["lint", str(tmp_path), "--no-config", "--no-cache"]) == 0
     assert _version.commit.cache_info().misses == 0

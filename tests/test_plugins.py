@@ -56,7 +56,9 @@ def _distribution(site: Path, name: str, rules: str) -> None:
     (info / "entry_points.txt").write_text(f"[jsops.rules]\n{name} = {rules}\n")
 
 
-def test_installing_reinstalling_and_removing_a_plugin_is_seen(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_installing_reinstalling_and_removing_a_plugin_is_seen(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     site = tmp_path / "site"
     site.mkdir()
     monkeypatch.setattr(sys, "path", [*sys.path, str(site)])
@@ -73,7 +75,9 @@ def test_installing_reinstalling_and_removing_a_plugin_is_seen(cache: Path, tmp_
     assert "extra" not in {ep.name for ep in entry_points("jsops.rules")}
 
 
-@pytest.mark.parametrize("content", ["", "not json", "[]", '{"key": 1}', '{"key": null, "groups": {"jsops.rules": [["a"]]}}'])
+@pytest.mark.parametrize(
+    "content", ["", "not json", "[]", '{"key": 1}', '{"key": null, "groups": {"jsops.rules": [["a"]]}}']
+)
 def test_corrupt_or_stale_cache_is_scanned_again(cache: Path, content: str) -> None:
     entry_points("jsops.rules")
     _cache_file(cache).write_text(content)

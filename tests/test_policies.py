@@ -42,7 +42,9 @@ def test_lint_output_matches_golden(fmt, golden, capsys, monkeypatch):
 
 def _config(extra: str = "") -> str:
     """The fixtures' config, for a copy elsewhere (its profiles named by absolute path)."""
-    return (FIX / ".jsops.yaml").read_text().replace("profiles: profiles.json", f"profiles: {FIX / 'profiles.json'}") + extra
+    return (FIX / ".jsops.yaml").read_text().replace(
+        "profiles: profiles.json", f"profiles: {FIX / 'profiles.json'}"
+    ) + extra
 
 
 def _findings(capsys, monkeypatch, *extra: str) -> tuple[int, list[dict]]:
@@ -152,7 +154,9 @@ BROKEN = [
 
 @pytest.mark.parametrize(("expr", "message"), BROKEN)
 def test_a_broken_expression_is_a_config_error_at_its_line(expr, message, capsys, monkeypatch, tmp_path):
-    (tmp_path / ".jsops.yaml").write_text(f"# the team's rules\npolicies:\n  - code: ACME009\n    kind: Stream\n    deny: {expr}\n    message: x\n")
+    (tmp_path / ".jsops.yaml").write_text(
+        f"# the team's rules\npolicies:\n  - code: ACME009\n    kind: Stream\n    deny: {expr}\n    message: x\n"
+    )
     (tmp_path / "s.yaml").write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a]}\n")
     rc, out, err = _run(["lint", "s.yaml"], capsys, monkeypatch, cwd=tmp_path)
     assert rc == 2 and out == ""
@@ -164,10 +168,16 @@ def test_a_broken_expression_is_a_config_error_at_its_line(expr, message, capsys
     ("entry", "message"),
     [
         ("{code: JS101, kind: Stream, deny: 'true', message: x}", "JS followed by digits is jsops's namespace"),
-        ("{code: ABC1, name: stream-max-age-invalid, kind: Stream, deny: 'true', message: x}", "is a built-in rule's (stream-max-age-invalid)"),
+        (
+            "{code: ABC1, name: stream-max-age-invalid, kind: Stream, deny: 'true', message: x}",
+            "is a built-in rule's (stream-max-age-invalid)",
+        ),
         ("{code: JS005X, kind: Stream, deny: 'true', message: x}", None),  # not a built-in code: accepted
         ("{code: ACME1, kind: Stream, deny: 'true', require: 'true', message: x}", "give exactly one of 'deny'"),
-        ("{code: ACME1, kind: Stream, deny: 'true', message: x, field: max_agee}", "unknown field 'max_agee' (did you mean 'max_age'?)"),
+        (
+            "{code: ACME1, kind: Stream, deny: 'true', message: x, field: max_agee}",
+            "unknown field 'max_agee' (did you mean 'max_age'?)",
+        ),
         ("{code: ACME1, kind: Pipeline, deny: 'true', message: x}", "policies.0.kind"),
     ],
 )
@@ -187,7 +197,11 @@ def test_a_name_taken_by_a_plugin_rule_is_refused():
     from jsops.linter.engine import discover_rules
     from jsops.linter.policies import compile_policies
 
-    plugin = type("AcmeCheck", (Rule,), {"code": "JS901", "name": "acme-check", "__module__": "acme_rules", "__doc__": "A plugin."})
+    plugin = type(
+        "AcmeCheck",
+        (Rule,),
+        {"code": "JS901", "name": "acme-check", "__module__": "acme_rules", "__doc__": "A plugin."},
+    )
     cfg = Config(policies=[Policy(code="ACME1", name="acme-check", kind="Stream", deny="true", message="x")])
     with pytest.raises(ConfigError, match="name 'acme-check' is a built-in rule's"):
         compile_policies(cfg, [*discover_rules(), plugin])
@@ -217,7 +231,10 @@ def test_the_template_plugin_package_is_a_working_rule(tmp_path, monkeypatch):
         "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: ['payments.a'], metadata: {team: payments}}\n---\n"
         "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: B}\nspec: {subjects: ['payments.b', 'web.b'], metadata: {team: web}}\n"
     )
-    found = [(f.rule, f.object.name if f.object else None, f.line) for f in lint_paths([str(tmp_path)], [*discover_rules(), *get_rules()]).findings]
+    found = [
+        (f.rule, f.object.name if f.object else None, f.line)
+        for f in lint_paths([str(tmp_path)], [*discover_rules(), *get_rules()]).findings
+    ]
     assert [f for f in found if f[0] == "JS901"] == [("JS901", "A", 4), ("JS901", "B", 9)]
 
 

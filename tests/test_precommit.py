@@ -40,7 +40,12 @@ def test_hooks_file_declares_lint_and_fix():
 def _matching(hook: dict) -> set[str]:
     import re
 
-    names = {"manifests/orders.yaml", "manifests/orders.yaml.j2", "manifests/a.json", "manifests/environments/prod.yaml"}
+    names = {
+        "manifests/orders.yaml",
+        "manifests/orders.yaml.j2",
+        "manifests/a.json",
+        "manifests/environments/prod.yaml",
+    }
     return {n for n in names if re.search(hook["files"], n) and not re.search(hook.get("exclude", "^$"), n)}
 
 
@@ -66,7 +71,9 @@ def test_every_environment_is_linted_and_a_finding_names_the_environments_that_h
     rc, out, _ = _run(["lint", "--no-config", "--env", "*", "manifests/"], capsys)
     [js102] = [line for line in out.splitlines() if " JS102 " in line and "payments" in line]
     assert rc == 1 and "(--env" not in js102
-    rc, out, _ = _run(["lint", "--no-config", "--estate", "auto", "--env", "*", "manifests/consumers/shipper.yaml"], capsys)
+    rc, out, _ = _run(
+        ["lint", "--no-config", "--estate", "auto", "--env", "*", "manifests/consumers/shipper.yaml"], capsys
+    )
     assert (rc, out) == (0, "All clean: 1 object in 1 file.\n")
     rc, _, err = _run(["lint", "--no-config", "--env", "*", "--fix", "manifests/"], capsys)
     assert rc == 2 and "one environment" in err
@@ -97,7 +104,9 @@ def test_a_file_alone_misses_its_stream(estate, capsys):
 def test_estate_sees_everything_but_reports_only_the_files_passed(estate, capsys):
     rc, out, _ = _run(["lint", "--no-config", "--estate", "manifests", "manifests/consumers/shipper.yaml"], capsys)
     assert (rc, out) == (0, "All clean: 1 object in 1 file.\n")  # JS102 in orders.yaml is not reported
-    rc, out, _ = _run(["lint", "--no-config", "--estate", "manifests", "--format", "json", "manifests/orders.yaml"], capsys)
+    rc, out, _ = _run(
+        ["lint", "--no-config", "--estate", "manifests", "--format", "json", "manifests/orders.yaml"], capsys
+    )
     assert rc == 1 and '"rule": "JS102"' in out and "shipper" not in out
 
 
@@ -114,7 +123,13 @@ def test_estate_auto_uses_config_paths_else_the_top_directory(estate, capsys):
 
 
 def _git(cwd: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=env)
 
 
@@ -137,7 +152,14 @@ def test_real_pre_commit_try_repo(tmp_path):
     env.pop("GITHUB_ACTIONS", None)
 
     def run(hook: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(pre_commit), "try-repo", str(ROOT), hook, "--verbose"], cwd=repo, capture_output=True, text=True, env=env, timeout=900)
+        return subprocess.run(
+            [str(pre_commit), "try-repo", str(ROOT), hook, "--verbose"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=900,
+        )
 
     ok = run("jsops-lint")
     assert ok.returncode == 0, ok.stdout + ok.stderr

@@ -38,7 +38,11 @@ CORPORA = [ROOT / "tests" / "golden", ROOT / "tests" / "fixtures", ROOT / "manif
 def _shape(value: Any) -> Any:
     """A value with every leaf's type spelled out (1 and True, lists and tuples differ)."""
     if isinstance(value, records.Record):
-        return (type(value).__qualname__, sorted(value.model_fields_set), [(k, _shape(v)) for k, v in value.__dict__.items()])
+        return (
+            type(value).__qualname__,
+            sorted(value.model_fields_set),
+            [(k, _shape(v)) for k, v in value.__dict__.items()],
+        )
     if isinstance(value, list | tuple):
         return (type(value).__name__, [_shape(v) for v in value])
     if isinstance(value, dict):
@@ -112,7 +116,9 @@ def test_rule_cases_validate_alike(both: _Both) -> None:
 
 
 def _corpus_files() -> list[Path]:
-    return sorted(p for root in CORPORA for p in root.rglob("*") if p.suffix in (".yaml", ".yml", ".json") and p.is_file())
+    return sorted(
+        p for root in CORPORA for p in root.rglob("*") if p.suffix in (".yaml", ".yml", ".json") and p.is_file()
+    )
 
 
 def test_corpora_load_alike(both: _Both) -> None:
@@ -124,10 +130,15 @@ def test_corpora_load_alike(both: _Both) -> None:
 
 
 def test_configs_and_targets_alike(both: _Both, tmp_path: Path) -> None:
-    for file in [ROOT / "tests" / "golden" / "capacity" / "jsops.yaml", ROOT / "tests" / "fixtures" / "report" / "small-jsops.yaml"]:
+    for file in [
+        ROOT / "tests" / "golden" / "capacity" / "jsops.yaml",
+        ROOT / "tests" / "fixtures" / "report" / "small-jsops.yaml",
+    ]:
         linter.config.load_config(str(file))
     rules = discover_rules()
-    config = linter.config.Config.model_validate({"rules": {"JS433": {"max_bytes": "2GiB"}, "JS402": {"use": "max"}}, "select": ["all"]})
+    config = linter.config.Config.model_validate(
+        {"rules": {"JS433": {"max_bytes": "2GiB"}, "JS402": {"use": "max"}}, "select": ["all"]}
+    )
     linter.config.select_rules(config, rules)
     for r in rules:
         r()
@@ -203,7 +214,13 @@ def _mutations(cls: type[records.Record]) -> Iterator[Any]:
 def test_generated_values_validate_alike() -> None:
     seen = _Both()
     models = _models()
-    assert {StreamConfig, ConsumerConfig, linter.model.target.Target, linter.config.Config, linter.model.buckets.KeyValueConfig} <= set(models)
+    assert {
+        StreamConfig,
+        ConsumerConfig,
+        linter.model.target.Target,
+        linter.config.Config,
+        linter.model.buckets.KeyValueConfig,
+    } <= set(models)
     for cls in models:
         for data in _mutations(cls):
             seen.compare(cls, data)

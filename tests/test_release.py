@@ -25,10 +25,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def sh(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+def sh(
+    *args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
     # without PYTHONPATH: the worktree runner puts the source tree's jsops there, and the wheel's must run
     base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, check=check, timeout=300, env={**base, **(env or {})})
+    return subprocess.run(
+        [str(a) for a in args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=300,
+        env={**base, **(env or {})},
+    )
 
 
 def _clone(tmp: Path, name: str, *extra: str) -> tuple[Path, str]:
@@ -37,7 +47,19 @@ def _clone(tmp: Path, name: str, *extra: str) -> tuple[Path, str]:
     dest = tmp / name
     sh("git", "clone", "-q", *extra, f"file://{ROOT}", dest)
     # a commit of its own on top: whatever tags the repository has, HEAD is an untagged commit
-    sh("git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "untagged", cwd=dest)
+    sh(
+        "git",
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.com",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "untagged",
+        cwd=dest,
+    )
     return dest, sh("git", "rev-parse", "HEAD", cwd=dest).stdout.strip()
 
 
@@ -51,7 +73,9 @@ def _venv(tmp: Path, wheel: Path) -> Path:
     venv = tmp / "venv"
     sh(sys.executable, "-m", "venv", "--without-pip", venv)
     sh(sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "-q", "--no-deps", wheel)
-    site = Path(sh(venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip())
+    site = Path(
+        sh(venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip()
+    )
     (site / "zz-project-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return venv
 
@@ -67,7 +91,10 @@ def test_wheel_installs_in_a_clean_venv_and_runs(tmp_path: Path) -> None:
     jsops = venv / "bin" / "jsops"
     assert sh(jsops, "--version", cwd=work).stdout == f"jsops {version} (commit {commit[:12]})\n"
     where = sh(
-        venv / "bin" / "python", "-c", "import jsops.linter, jsops.rules, jsops.reconciler; print(jsops.linter.__file__, jsops.reconciler.__file__)", cwd=work
+        venv / "bin" / "python",
+        "-c",
+        "import jsops.linter, jsops.rules, jsops.reconciler; print(jsops.linter.__file__, jsops.reconciler.__file__)",
+        cwd=work,
     )
     assert all(p.startswith(str(venv)) for p in where.stdout.split()), where.stdout
     (work / "m").mkdir()
@@ -76,12 +103,19 @@ def test_wheel_installs_in_a_clean_venv_and_runs(tmp_path: Path) -> None:
     )
     bad = sh(jsops, "lint", "m", "--no-config", cwd=work, check=False)
     assert bad.returncode == 1 and "JS102" in bad.stdout, bad.stdout + bad.stderr
-    (work / "m" / "orders.yaml").write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: ORDERS\nspec:\n  subjects: [orders.>]\n")
+    (work / "m" / "orders.yaml").write_text(
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: ORDERS\nspec:\n  subjects: [orders.>]\n"
+    )
     good = sh(jsops, "lint", "m", "--no-config", "--format", "json", cwd=work, check=False)
     assert good.returncode == 0 and f'"version": "{version}"' in good.stdout, good.stdout + good.stderr
     assert sh(jsops, "controller", "--help", cwd=work).stdout.startswith("usage: jsops controller")
     # the license travels with the wheel
-    assert sh(venv / "bin" / "python", "-c", "import importlib.metadata as m; print(m.metadata('jsops')['License'])").stdout.strip() == "Apache-2.0"
+    assert (
+        sh(
+            venv / "bin" / "python", "-c", "import importlib.metadata as m; print(m.metadata('jsops')['License'])"
+        ).stdout.strip()
+        == "Apache-2.0"
+    )
 
 
 def _declared() -> str:
@@ -123,7 +157,18 @@ def test_sdist_and_archive_builds_name_the_commit(tmp_path: Path) -> None:
     assert _installed_version_line(tmp_path / "b", plain) == f"jsops {_declared()}\n"
     given = "ab" * 20
     stamped = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", tmp_path / "given", "."],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            tmp_path / "given",
+            ".",
+        ],
         cwd=archive,
         env={**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "JSOPS_BUILD_COMMIT": given},
         capture_output=True,
@@ -141,7 +186,16 @@ def test_make_release_builds_the_artefacts_and_their_checksums(tmp_path: Path) -
     that ``sha256sum -c`` accepts; run from a clean clone, as the release workflow does."""
     src, commit = _clone(tmp_path, "src")
     out = tmp_path / "out"
-    proc = sh("make", "-o", ".venv/.installed-stamp", "release", f"PY={sys.executable}", f"RELEASE_DIR={out}", "RELEASE_ARGS=--no-image", cwd=src)
+    proc = sh(
+        "make",
+        "-o",
+        ".venv/.installed-stamp",
+        "release",
+        f"PY={sys.executable}",
+        f"RELEASE_DIR={out}",
+        "RELEASE_ARGS=--no-image",
+        cwd=src,
+    )
     version = _declared()
     names = {f"jsops-{version}.tar.gz", f"jsops-{version}-py3-none-any.whl", f"jsops-controller-{version}.tgz"}
     assert {p.name for p in out.iterdir()} == names | {"SHA256SUMS"}, proc.stdout + proc.stderr
@@ -162,7 +216,11 @@ def test_make_release_builds_the_artefacts_and_their_checksums(tmp_path: Path) -
         assert chart is not None and f"version: {version}" in chart.read().decode()
     # a tag other than the declared version is refused before anything is built
     bad = sh(sys.executable, ".ci/release.py", "--out", tmp_path / "bad", "--tag", "v0.0.1", cwd=src, check=False)
-    assert bad.returncode == 1 and f"is not the declared version v{version}" in bad.stderr and not (tmp_path / "bad").exists()
+    assert (
+        bad.returncode == 1
+        and f"is not the declared version v{version}" in bad.stderr
+        and not (tmp_path / "bad").exists()
+    )
 
 
 def test_license_and_changelog() -> None:

@@ -39,7 +39,9 @@ def test_render_output_matches_golden(env, capsys, monkeypatch):
     path = GOLDEN / f"render-{env}.yaml"
     if UPDATE:
         path.write_text(out)
-    assert out == path.read_text(), f"{path.name} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    assert out == path.read_text(), (
+        f"{path.name} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    )
 
 
 def test_rendered_output_lints_like_the_templates(tmp_path, capsys, monkeypatch):
@@ -56,7 +58,9 @@ def test_rendered_output_lints_like_the_templates(tmp_path, capsys, monkeypatch)
 def test_render_failure_prints_findings_and_nothing_else(tmp_path, capsys, monkeypatch):
     (tmp_path / "environments").mkdir()
     (tmp_path / "environments" / "dev.yaml").write_text("a: 1\n")
-    (tmp_path / "good.yaml.j2").write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a]}\n")
+    (tmp_path / "good.yaml.j2").write_text(
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a]}\n"
+    )
     (tmp_path / "bad.yaml.j2").write_text("# ok\n# ok\nmax_age: {{ missing }}\n")
     rc, out, err = _run(["render", "--env", "dev", "."], capsys, monkeypatch, cwd=tmp_path)
     assert rc == 1 and out == ""
@@ -80,10 +84,14 @@ def test_render_bad_arguments_exit_2(argv, needle, capsys, monkeypatch):
 
 
 def test_render_without_templates_prints_the_manifests(tmp_path, capsys, monkeypatch):
-    (tmp_path / "a.yaml").write_text("---\napiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a]}")
+    (tmp_path / "a.yaml").write_text(
+        "---\napiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a]}"
+    )
     rc, out, err = _run(["render", "--env", "dev", "a.yaml"], capsys, monkeypatch, cwd=tmp_path)
     assert rc == 0 and err == ""
-    assert out == "---\n# Source: a.yaml\napiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a]}\n"
+    assert (
+        out == "---\n# Source: a.yaml\napiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a]}\n"
+    )
 
 
 # --- jsops lint --env ---------------------------------------------------------------------------
@@ -92,7 +100,9 @@ def test_render_without_templates_prints_the_manifests(tmp_path, capsys, monkeyp
 def test_lint_env_findings_point_at_the_template(capsys, monkeypatch):
     rc, out, err = _run(["lint", "--env", "dev", "--format", "json", FIXTURE], capsys, monkeypatch)
     assert rc == 1 and err == ""
-    found = [(f["rule"], f["file"], f["line"], f["column"]) for f in json.loads(out)["findings"] if f["severity"] == "error"]
+    found = [
+        (f["rule"], f["file"], f["line"], f["column"]) for f in json.loads(out)["findings"] if f["severity"] == "error"
+    ]
     assert found == [("JS102", f"{FIXTURE}/streams/orders.yaml.j2", 13, 21)]
     fix = next(f["fix"] for f in json.loads(out)["findings"] if f["rule"] == "JS102")
     assert "does not edit templates" in fix["description"]
@@ -125,7 +135,9 @@ def test_lint_fix_leaves_templates_alone(tmp_path, capsys, monkeypatch):
 def test_lint_env_note_when_a_line_renders_to_several(tmp_path, capsys, monkeypatch):
     (tmp_path / "environments").mkdir()
     (tmp_path / "environments" / "dev.yaml").write_text('limits: "max_age: 1m\\n  duplicate_window: 2m"\n')
-    (tmp_path / "a.yaml.j2").write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec:\n  subjects: [a]\n  {{ limits }}\n")
+    (tmp_path / "a.yaml.j2").write_text(
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec:\n  subjects: [a]\n  {{ limits }}\n"
+    )
     rc, out, _ = _run(["lint", "--env", "dev", "--format", "json", "."], capsys, monkeypatch, cwd=tmp_path)
     f = next(f for f in json.loads(out)["findings"] if f["rule"] == "JS102")
     assert (f["file"], f["line"]) == ("a.yaml.j2", 6)
@@ -149,13 +161,21 @@ def test_plan_and_apply_take_env(tmp_path, capsys, monkeypatch):
         target = ["--server", server.url]
         rc, out, err = _run(["apply", ".", "--env", "dev", "--yes", *target], capsys, monkeypatch, cwd=tmp_path)
         assert rc == 0, (out, err)
-        rc, out, err = _run(["plan", ".", "--env", "prod", "--format", "json", "--detailed-exitcode", *target], capsys, monkeypatch, cwd=tmp_path)
+        rc, out, err = _run(
+            ["plan", ".", "--env", "prod", "--format", "json", "--detailed-exitcode", *target],
+            capsys,
+            monkeypatch,
+            cwd=tmp_path,
+        )
         assert rc == 2, (out, err)
         assert "max_age" in out and "ENVS" in out
         rc, out, err = _run(["apply", ".", "--env", "prod", "--yes", *target], capsys, monkeypatch, cwd=tmp_path)
         assert rc == 0, (out, err)
         assert _run(["plan", ".", "--env", "prod", *target], capsys, monkeypatch, cwd=tmp_path)[0] == 0
-        assert _run(["plan", ".", "--env", "dev", "--detailed-exitcode", *target], capsys, monkeypatch, cwd=tmp_path)[0] == 2
+        assert (
+            _run(["plan", ".", "--env", "dev", "--detailed-exitcode", *target], capsys, monkeypatch, cwd=tmp_path)[0]
+            == 2
+        )
         # a template that does not lint in this environment stops plan before anything is read
         rc, out, err = _run(["plan", ".", "--env", "broken", *target], capsys, monkeypatch, cwd=tmp_path)
         assert rc == 1 and "s.yaml.j2:7:" in err and "JS102" in err

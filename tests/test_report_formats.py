@@ -46,7 +46,9 @@ def _golden(name: str, out: str) -> None:
     assert out == path.read_text(), f"{name} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
 
 
-@pytest.mark.parametrize(("fmt", "golden"), [("sarif", "lint.sarif"), ("junit", "lint.junit.xml"), ("github", "lint.github.txt")])
+@pytest.mark.parametrize(
+    ("fmt", "golden"), [("sarif", "lint.sarif"), ("junit", "lint.junit.xml"), ("github", "lint.github.txt")]
+)
 def test_format_matches_golden(fmt, golden, capsys):
     rc, out = _run(["lint", FIXTURES, "--no-config", "--format", fmt], capsys)
     assert rc == 1
@@ -75,7 +77,9 @@ SCHEMAS = {
     "subset": ROOT / "tests" / "golden" / "sarif-2.1.0-subset.schema.json",
     # The official OASIS SARIF 2.1.0 schema, fetched by `make install` (.ci/fetch-sarif-schema) and
     # never committed. JSOPS_SARIF_SCHEMA points elsewhere.
-    "official": Path(os.environ.get("JSOPS_SARIF_SCHEMA", ROOT / ".venv" / "share" / "sarif" / "sarif-schema-2.1.0.json")),
+    "official": Path(
+        os.environ.get("JSOPS_SARIF_SCHEMA", ROOT / ".venv" / "share" / "sarif" / "sarif-schema-2.1.0.json")
+    ),
 }
 
 
@@ -106,13 +110,22 @@ def test_sarif_validates_against_the_schema(which, capsys):
 
 @pytest.mark.parametrize("which", sorted(SCHEMAS))
 def test_sarif_schema_rejects_a_broken_log(which):
-    bad = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "jsops"}}, "results": [{"message": {"text": "x"}, "level": "fatal"}]}]}
+    bad = {
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "jsops"}}, "results": [{"message": {"text": "x"}, "level": "fatal"}]}],
+    }
     assert list(_validator(which).iter_errors(bad))
-    typo = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "jsops"}}, "results": [{"message": {"text": "x"}, "ruleID": "JS1"}]}]}
+    typo = {
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "jsops"}}, "results": [{"message": {"text": "x"}, "ruleID": "JS1"}]}],
+    }
     assert list(_validator(which).iter_errors(typo))
 
 
-@pytest.mark.parametrize(("fail_on", "failing"), [(None, {"error"}), ("warning", {"error", "warning"}), ("info", {"error", "warning", "info"})])
+@pytest.mark.parametrize(
+    ("fail_on", "failing"),
+    [(None, {"error"}), ("warning", {"error", "warning"}), ("info", {"error", "warning", "info"})],
+)
 def test_junit_counts_as_failures_only_what_fails_the_exit_code(capsys, fail_on, failing):
     # one case per finding and per clean file; a finding below --fail-on is a passing case that says what was found
     extra = ["--fail-on", fail_on] if fail_on else []
@@ -120,7 +133,9 @@ def test_junit_counts_as_failures_only_what_fails_the_exit_code(capsys, fail_on,
     suite = ET.fromstring(out).find("testsuite")
     findings = json.loads(_run(["lint", FIXTURES, "--no-config", "--format", "json"], capsys)[1])["findings"]
     severities = {f["severity"] for f in findings}
-    assert fail_on or severities - failing, "the fixtures must hold a finding below --fail-on=error"  # else the test cannot fail
+    assert fail_on or severities - failing, (
+        "the fixtures must hold a finding below --fail-on=error"
+    )  # else the test cannot fail
     failed = [f for f in findings if f["severity"] in failing]
     assert int(suite.get("failures")) == len(suite.findall("testcase/failure")) == len(failed)
     assert len(suite.findall("testcase/system-out")) == len(findings) - len(failed)

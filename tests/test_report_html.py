@@ -230,7 +230,9 @@ def test_html_golden_small_estate(tmp_path, capsys):
     if UPDATE:
         GOLDEN.parent.mkdir(parents=True, exist_ok=True)
         GOLDEN.write_text(page, encoding="utf-8")
-    assert page == GOLDEN.read_text(encoding="utf-8"), "report.html differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review"
+    assert page == GOLDEN.read_text(encoding="utf-8"), (
+        "report.html differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review"
+    )
 
 
 def test_page_is_self_contained():
@@ -277,7 +279,9 @@ def test_hostile_names_are_escaped(tmp_path, capsys):
                 "generated_at": "2026-11-21T12:00:00Z",
                 "streams": {HOSTILE_STREAM: {"ingest": {"messages": 10, "mean_per_s": 1.0}}},
                 "consumers": {
-                    f"{HOSTILE_STREAM}/{HOSTILE_CONSUMER}": {"ack_time_ns": {"samples": 3, "p50": 1, "p90": 2, "p99": 3, "p999": 4, "max": 5}},
+                    f"{HOSTILE_STREAM}/{HOSTILE_CONSUMER}": {
+                        "ack_time_ns": {"samples": 3, "p50": 1, "p90": 2, "p99": 3, "p999": 4, "max": 5}
+                    },
                     "<b>x</b>/<i>y</i>": {"delivery": {"mean_per_s": 1.0}},
                 },
             }
@@ -336,15 +340,37 @@ def test_env_renders_templates(tmp_path, capsys):
 def test_percent_and_duration_formats():
     from jsops.linter.report._html_charts import fmt_bytes, fmt_percent
 
-    assert [fmt_percent(x) for x in (0.1, 0.001, 0.26667, 0.9996, 1.0, None)] == ["10%", "0.1%", "26.7%", "99.96%", "100%", "no data"]
-    assert [fmt_duration(ns) for ns in (120_000_000, 95 * S, 150 * S, 5.25 * 3600 * S, 30 * 86400 * S)] == ["120ms", "95s", "2.5m", "5.25h", "30d"]
+    assert [fmt_percent(x) for x in (0.1, 0.001, 0.26667, 0.9996, 1.0, None)] == [
+        "10%",
+        "0.1%",
+        "26.7%",
+        "99.96%",
+        "100%",
+        "no data",
+    ]
+    assert [fmt_duration(ns) for ns in (120_000_000, 95 * S, 150 * S, 5.25 * 3600 * S, 30 * 86400 * S)] == [
+        "120ms",
+        "95s",
+        "2.5m",
+        "5.25h",
+        "30d",
+    ]
     assert [fmt_bytes(n) for n in (512, 1536, 256 * MIB, None)] == ["512 B", "1.5 KiB", "256 MiB", "no data"]
 
 
 def test_jsops_report_subcommand(tmp_path):
     out = tmp_path / "r.html"
     proc = subprocess.run(
-        [str(Path(sys.executable).parent / "jsops"), "report", SMALL, "--profiles", SMALL_PROFILES, "--html", str(out), "--no-config"],
+        [
+            str(Path(sys.executable).parent / "jsops"),
+            "report",
+            SMALL,
+            "--profiles",
+            SMALL_PROFILES,
+            "--html",
+            str(out),
+            "--no-config",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -378,7 +404,9 @@ document.body.appendChild(pre);
 </script>"""
 
 
-def _chromium(tmp_path: Path, url: str, *extra: str, height: int = 1000, scale: float = 1) -> subprocess.CompletedProcess[str]:
+def _chromium(
+    tmp_path: Path, url: str, *extra: str, height: int = 1000, scale: float = 1
+) -> subprocess.CompletedProcess[str]:
     profile = tmp_path / f"chromium-{len(list(tmp_path.iterdir()))}"
     cmd = [
         CHROMIUM,
@@ -403,7 +431,9 @@ def _chromium(tmp_path: Path, url: str, *extra: str, height: int = 1000, scale: 
 def _measure(tmp_path: Path, page: str) -> dict:
     probe = tmp_path / "probe.html"
     # the page forbids scripts (CSP); the probe copy drops that one tag to run the measurement
-    probe.write_text(re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page).replace("</body>", _MEASURE + "</body>"))
+    probe.write_text(
+        re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page).replace("</body>", _MEASURE + "</body>")
+    )
     dom = _chromium(tmp_path, probe.as_uri(), "--dump-dom").stdout
     m = re.search(r'<pre id="geometry">(.*?)</pre>', dom, re.S)
     assert m, "the measurement did not run"
@@ -510,10 +540,17 @@ def test_chromium_example_estate_report(tmp_path, capsys):
     assert rc == 0, err
     estate = load_paths(["manifests"])
     profiles = load_profiles(EXAMPLE_PROFILES)
-    data = build_report(estate, profiles, lint_estate(estate, profiles=profiles).findings, RuleContext(estate, profiles=profiles).effective)
+    data = build_report(
+        estate,
+        profiles,
+        lint_estate(estate, profiles=profiles).findings,
+        RuleContext(estate, profiles=profiles).effective,
+    )
     expected = []
     for s in data.streams:  # the page shows each stream, then its consumers
-        expected += ["fill"] * (stream_chart(s) is not None) + ["ack" for c in s.consumers if consumer_chart(c) is not None]
+        expected += ["fill"] * (stream_chart(s) is not None) + [
+            "ack" for c in s.consumers if consumer_chart(c) is not None
+        ]
     assert len(expected) >= 10  # the fixture profiles most of the example estate
     geom = _measure(tmp_path, out.read_text(encoding="utf-8"))
     assert [c["kind"] for c in geom["charts"]] == expected
@@ -546,7 +583,13 @@ def _estate_at_scale(root: Path, streams: int) -> tuple[Path, Path]:
     rates = (5.0, 120.0, 4500.0, 250000.0)
     for i in range(streams):
         name = f"ORDERS_{i:03d}" if i % 7 else f"TELEMETRY_EUROPE_WEST_PRIORITY_INGEST_PIPELINE_{i:03d}"
-        docs.append(manifest("Stream", name, {"subjects": [f"s{i}.>"], "max_age": "7d", "max_bytes": ("1GiB", "200MiB")[i % 2], "max_msgs": 1000000}))
+        docs.append(
+            manifest(
+                "Stream",
+                name,
+                {"subjects": [f"s{i}.>"], "max_age": "7d", "max_bytes": ("1GiB", "200MiB")[i % 2], "max_msgs": 1000000},
+            )
+        )
         rate = rates[i % len(rates)]
         prof_streams[name] = {
             "ingest": {"messages": int(rate * 3600), "mean_per_s": rate, "peak_per_s": rate * 20},
@@ -555,14 +598,31 @@ def _estate_at_scale(root: Path, streams: int) -> tuple[Path, Path]:
         for c in ("worker", "audit_consumer_with_a_long_descriptive_name"):
             docs.append(manifest("Consumer", c, {"ack_wait": "30s", "max_deliver": 5}, stream=name))
             prof_consumers[f"{name}/{c}"] = {
-                "ack_time_ns": {"samples": 5000, "p50": 20 * 10**6, "p90": 50 * 10**6, "p99": 2 * S, "p999": 9 * S, "max": 45 * S},
+                "ack_time_ns": {
+                    "samples": 5000,
+                    "p50": 20 * 10**6,
+                    "p90": 50 * 10**6,
+                    "p99": 2 * S,
+                    "p999": 9 * S,
+                    "max": 45 * S,
+                },
                 "deliveries": {"first_try_ratio": 0.97, "redelivered_ratio": 0.03, "max": 3},
             }
     estate = root / f"estate-{streams}.yaml"
     estate.write_text("".join(f"---\n{json.dumps(d)}\n" for d in docs))  # YAML documents in flow style
     profiles = root / f"profiles-{streams}.json"
     window = {"start": "2026-11-21T11:00:00Z", "end": "2026-11-21T12:00:00Z"}
-    profiles.write_text(json.dumps({"version": 1, "generated_at": window["end"], "window": window, "streams": prof_streams, "consumers": prof_consumers}))
+    profiles.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "generated_at": window["end"],
+                "window": window,
+                "streams": prof_streams,
+                "consumers": prof_consumers,
+            }
+        )
+    )
     return estate, profiles
 
 
@@ -582,7 +642,9 @@ def test_chromium_500_streams_nothing_overflows(tmp_path):
     page = _page_at_scale(tmp_path, 500)
     assert page.count('<section class="stream"') == 500
     probe = tmp_path / "probe.html"
-    probe.write_text(re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page).replace("</body>", _OVERFLOW + "</body>"))
+    probe.write_text(
+        re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page).replace("</body>", _OVERFLOW + "</body>")
+    )
     dom = _chromium(tmp_path, probe.as_uri(), "--dump-dom").stdout
     m = re.search(r'<pre id="geometry">(.*?)</pre>', dom, re.S)
     assert m, "the measurement did not run"

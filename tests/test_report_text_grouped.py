@@ -74,7 +74,10 @@ def test_a_rule_with_many_findings_shows_a_few_then_its_count() -> None:
 
 def test_nothing_grouped_nothing_tallied() -> None:
     result = LintResult([finding("JS900", "a.yaml")], 1, 1, [], 0)
-    assert render_text(result) == "a.yaml:1:1: warning JS900 JS900 here [name-JS900]\nFound 0 errors, 1 warning, 0 info (1 object in 1 file).\n"
+    assert (
+        render_text(result)
+        == "a.yaml:1:1: warning JS900 JS900 here [name-JS900]\nFound 0 errors, 1 warning, 0 info (1 object in 1 file).\n"
+    )
 
 
 def test_500_streams_read_in_under_200_lines(tmp_path: Path) -> None:
@@ -104,4 +107,6 @@ def test_grouped_output_matches_golden(tmp_path: Path, monkeypatch: pytest.Monke
     assert rc == 0
     if UPDATE:
         GOLDEN.write_text(text)
-    assert text == GOLDEN.read_text(), "lint-grouped.txt differs; if the change is intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    assert text == GOLDEN.read_text(), (
+        "lint-grouped.txt differs; if the change is intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    )

@@ -21,12 +21,19 @@ def test_a_card_with_findings_is_never_ok() -> None:
 
 
 def test_p99_above_the_peak_is_left_out() -> None:
-    prof = StreamProfile.model_validate({"ingest": {"messages": 100, "mean_per_s": 2.0, "p99_per_s": 50.0, "peak_per_s": 40}})
+    prof = StreamProfile.model_validate(
+        {"ingest": {"messages": 100, "mean_per_s": 2.0, "p99_per_s": 50.0, "peak_per_s": 40}}
+    )
     rates = {r.label: r for r in stream_rates(prof)}
     assert rates["p99"].msgs_per_s is None and "above the measured peak" in rates["p99"].note
     assert rates["peak"].msgs_per_s == 40.0 and rates["peak"].note == ""
     fine = {
-        r.label: r for r in stream_rates(StreamProfile.model_validate({"ingest": {"messages": 100, "mean_per_s": 2.0, "p99_per_s": 30.0, "peak_per_s": 40}}))
+        r.label: r
+        for r in stream_rates(
+            StreamProfile.model_validate(
+                {"ingest": {"messages": 100, "mean_per_s": 2.0, "p99_per_s": 30.0, "peak_per_s": 40}}
+            )
+        )
     }
     assert fine["p99"].msgs_per_s == 30.0 and fine["p99"].note == ""
 

@@ -26,7 +26,10 @@ def _probe(classify: Any, field: str, old: Any, new: Any) -> str | None:
 
 def _updates() -> str:
     rows = ["| object | field | a change is | what it costs |", "|---|---|---|---|"]
-    for kind, fields, classify in (("Stream", STREAM_FIELDS, classify_stream_change), ("Consumer", CONSUMER_FIELDS, classify_consumer_change)):
+    for kind, fields, classify in (
+        ("Stream", STREAM_FIELDS, classify_stream_change),
+        ("Consumer", CONSUMER_FIELDS, classify_consumer_change),
+    ):
         for field in fields:
             for old, new in (("a", "b"), (False, True)):
                 cls = _probe(classify, field, old, new)
@@ -52,7 +55,12 @@ def _enums() -> str:
     return "\n".join(rows) + "\n"
 
 
-GENERATED = {"updates": _updates, "stream_fields": lambda: _fields(STREAM_FIELDS), "consumer_fields": lambda: _fields(CONSUMER_FIELDS), "enum_values": _enums}
+GENERATED = {
+    "updates": _updates,
+    "stream_fields": lambda: _fields(STREAM_FIELDS),
+    "consumer_fields": lambda: _fields(CONSUMER_FIELDS),
+    "enum_values": _enums,
+}
 
 
 def test_generated_tables_are_up_to_date() -> None:
@@ -63,4 +71,7 @@ def test_generated_tables_are_up_to_date() -> None:
     if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
         DOC.write_text(fresh)
     assert fresh == text, "docs/server-rules.md is out of date; rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
-    assert "| Stream | `storage` changed | recreate |" in text and "| Stream | `sealed` set (was unset or false) | one-way |" in text
+    assert (
+        "| Stream | `storage` changed | recreate |" in text
+        and "| Stream | `sealed` set (was unset or false) | one-way |" in text
+    )

@@ -65,7 +65,11 @@ def _group_members(pgids: list[int]) -> list[int]:
 def _interrupt_run(tmp_path: Path, test: str, sig: int, ready_timeout: float) -> list[int]:
     (tmp_path / "test_hang.py").write_text(test)
     pids = tmp_path / "pids"
-    env = {**os.environ, "PIDS": str(pids), "PYTHONPATH": os.pathsep.join([str(TESTS), str(TESTS / "profiler"), str(REPO)])}
+    env = {
+        **os.environ,
+        "PIDS": str(pids),
+        "PYTHONPATH": os.pathsep.join([str(TESTS), str(TESTS / "profiler"), str(REPO)]),
+    }
     proc = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-q", "-p", "procs", "-p", "no:cacheprovider", str(tmp_path / "test_hang.py")],
         cwd=tmp_path,

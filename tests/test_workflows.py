@@ -22,7 +22,14 @@ def _actionlint() -> str:
 
 
 def _lint(*paths: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([_actionlint(), "-no-color", "-oneline", *map(str, paths)], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [_actionlint(), "-no-color", "-oneline", *map(str, paths)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_the_release_workflow_is_there() -> None:

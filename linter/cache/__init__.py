@@ -16,7 +16,9 @@ from .parse_cache import open_cache
 __all__ = ["load_paths"]
 
 
-def load_paths(paths: Iterable[str], *, cache: bool = False, digests: dict[str, str] | None = None, **options: Unpack[LoadOptions]) -> Estate:
+def load_paths(
+    paths: Iterable[str], *, cache: bool = False, digests: dict[str, str] | None = None, **options: Unpack[LoadOptions]
+) -> Estate:
     """:func:`jsops.linter.load.load_paths`, through the parse cache when ``cache`` (and unless
     ``JSOPS_NO_CACHE`` is set); the pack is saved after the load. ``digests``: filled, when the parse
     cache is on, with the content key of every file read (the key of the bytes the loader parsed:

@@ -100,7 +100,15 @@ def lint_incremental(
     from .memo import ObjectMemo
 
     digests: dict[str, str] = {}
-    estate = load_paths(paths, cache=True, env=env, exclude=exclude, consumer_streams=consumer_streams, nack_version=nack_version, digests=digests)
+    estate = load_paths(
+        paths,
+        cache=True,
+        env=env,
+        exclude=exclude,
+        consumer_streams=consumer_streams,
+        nack_version=nack_version,
+        digests=digests,
+    )
     memo = ObjectMemo(cache, salt, digests)
     result = lint_estate(estate, rules, config=config, profiles=profiles, only_files=only, memo=memo)
     if not estate.rendered and set(digests) == set(files):  # the files walked are the files loaded
@@ -141,7 +149,15 @@ def _estate_key(salt: str, walked: Estate, files: list[str], keys: dict[str, str
 
 
 def _plain_result(r: LintResult) -> Marshalled:
-    return ([plain_finding(f) for f in r.findings], r.files, r.objects, list(r.paths), r.skipped, r.not_jetstream, r.assumed_release)
+    return (
+        [plain_finding(f) for f in r.findings],
+        r.files,
+        r.objects,
+        list(r.paths),
+        r.skipped,
+        r.not_jetstream,
+        r.assumed_release,
+    )
 
 
 def _result_of(stored: object) -> LintResult | None:
@@ -149,7 +165,14 @@ def _result_of(stored: object) -> LintResult | None:
         return None
     try:
         findings, files, objects, paths, skipped, others, assumed = stored
-        result = LintResult([finding_of(f) for f in findings], int(files), int(objects), [str(p) for p in paths], int(skipped), int(others))
+        result = LintResult(
+            [finding_of(f) for f in findings],
+            int(files),
+            int(objects),
+            [str(p) for p in paths],
+            int(skipped),
+            int(others),
+        )
         result.assumed_release = None if assumed is None else str(assumed)
     except Exception:  # an entry of another shape: a miss
         return None
@@ -161,7 +184,9 @@ def run_salt(rules: Sequence[type[Rule]], config: Config, profiles_path: str | N
     one cannot be read."""
     from .._version import __version__
 
-    h = hashlib.sha256(f"jsops-lint-results {_FORMAT}\0{__version__}\0{sys.version}\0{marshal.version}\0{build_digest()}\0".encode())
+    h = hashlib.sha256(
+        f"jsops-lint-results {_FORMAT}\0{__version__}\0{sys.version}\0{marshal.version}\0{build_digest()}\0".encode()
+    )
     build = _build_stamp(rules)
     if build is None:
         return None
@@ -174,7 +199,11 @@ def run_salt(rules: Sequence[type[Rule]], config: Config, profiles_path: str | N
     except OSError:
         return None
     settings = (config.model_dump(), config.source, config.root, args)
-    environment = sorted((k, v) for k, v in os.environ.items() if k.startswith("JSOPS_") and k not in ("JSOPS_CACHE_DIR", "JSOPS_NO_PARALLEL"))
+    environment = sorted(
+        (k, v)
+        for k, v in os.environ.items()
+        if k.startswith("JSOPS_") and k not in ("JSOPS_CACHE_DIR", "JSOPS_NO_PARALLEL")
+    )
     h.update(repr((settings, environment)).encode())
     return h.hexdigest()
 

@@ -46,7 +46,9 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 _SALT: dict[tuple[Any, ...], str] = {}
 
 
-_Loaded: TypeAlias = "str | int | float | bool | None | Record | list[_Loaded] | tuple[_Loaded, ...] | dict[str, _Loaded]"
+_Loaded: TypeAlias = (
+    "str | int | float | bool | None | Record | list[_Loaded] | tuple[_Loaded, ...] | dict[str, _Loaded]"
+)
 """A config's field value as this format holds it."""
 
 
@@ -82,7 +84,9 @@ def loader_salt(estate: Estate) -> str | None:
     build = files_stamp([os.path.dirname(os.path.dirname(os.path.abspath(__file__)))])
     if build is None:
         return None
-    h = hashlib.sha256(f"{_FORMAT}\0{sys.version}\0{marshal.version}\0{os.environ.get('JSOPS_RECORDS_FAST', '1')}\0{args!r}\0{build}\0".encode())
+    h = hashlib.sha256(
+        f"{_FORMAT}\0{sys.version}\0{marshal.version}\0{os.environ.get('JSOPS_RECORDS_FAST', '1')}\0{args!r}\0{build}\0".encode()
+    )
     out = _SALT[args] = h.hexdigest()
     return out
 
@@ -101,9 +105,27 @@ def pack_loaded(estate: Estate, before: Snapshot, manifest: bool) -> bytes | Non
     classes = _classes()
     try:
         for r in estate.resources[before[0] :]:
-            if r.dialect != "native" or r.bucket is not None or r.bucket_config is not None or type(r.config) not in classes:
+            if (
+                r.dialect != "native"
+                or r.bucket is not None
+                or r.bucket_config is not None
+                or type(r.config) not in classes
+            ):
                 return None
-            objects.append((r.kind, r.name, r.stream, r.context, r.annotations, r.document, r.doc_line, r.spec_path, r.key_map, _encode(r.config)))
+            objects.append(
+                (
+                    r.kind,
+                    r.name,
+                    r.stream,
+                    r.context,
+                    r.annotations,
+                    r.document,
+                    r.doc_line,
+                    r.spec_path,
+                    r.key_map,
+                    _encode(r.config),
+                )
+            )
         return marshal.dumps((manifest, objects))
     except (_NotPlain, ValueError):
         return None
@@ -176,7 +198,22 @@ class _RebuiltResource(Resource[Any]):
 # The fields a rebuilt resource's ``__dict__`` holds itself (positions and raw are read lazily); a
 # Resource with other fields is rebuilt through its constructor.
 _OWN_FIELDS = frozenset(
-    {"kind", "name", "stream", "file", "context", "annotations", "dialect", "document", "doc_line", "spec_path", "key_map", "config", "bucket", "bucket_config"}
+    {
+        "kind",
+        "name",
+        "stream",
+        "file",
+        "context",
+        "annotations",
+        "dialect",
+        "document",
+        "doc_line",
+        "spec_path",
+        "key_map",
+        "config",
+        "bucket",
+        "bucket_config",
+    }
 )
 _DIRECT = {f.name for f in fields(Resource)} == _OWN_FIELDS | {"positions", "raw"}
 
@@ -204,9 +241,20 @@ def replay_loaded(blob: object, parse: LazyParse, shown: str, estate: Estate) ->
         manifest, objects = marshal.loads(blob)
         out = []
         for kind, name, stream, context, annotations, document, doc_line, spec_path, key_map, config in objects:
-            if kind not in ("Stream", "Consumer") or type(name) is not str or type(document) is not int or type(doc_line) is not int:
+            if (
+                kind not in ("Stream", "Consumer")
+                or type(name) is not str
+                or type(document) is not int
+                or type(doc_line) is not int
+            ):
                 return None
-            if type(annotations) is not dict or type(key_map) is not dict or type(context) is not str or stream is not None and type(stream) is not str:
+            if (
+                type(annotations) is not dict
+                or type(key_map) is not dict
+                or type(context) is not str
+                or stream is not None
+                and type(stream) is not str
+            ):
                 return None
             rebuilt = _decode(config)
             if type(rebuilt) is not (StreamConfig if kind == "Stream" else ConsumerConfig):

@@ -203,7 +203,13 @@ class TrackingContext(RuleContext):
                 outer.extend(seen)
             return super().effective(resource)
         if self._origins is None:
-            origins = _Origins({r.name: r.config for r in self._estate_value.resources if r.kind == "Stream" and isinstance(r.config, StreamConfig)})
+            origins = _Origins(
+                {
+                    r.name: r.config
+                    for r in self._estate_value.resources
+                    if r.kind == "Stream" and isinstance(r.config, StreamConfig)
+                }
+            )
             origins.ctx = self
             self._origins = origins
         mine: list[Read] = []
@@ -233,7 +239,9 @@ def _encode(v: object, digests: dict[str, str], depth: int = 0) -> Marshalled:
     objects of the estate by :func:`_fingerprint`; :class:`_Opaque` for anything else."""
     if depth > 60:
         raise _Opaque
-    if v is None or isinstance(v, (str, int, float, bytes)) and type(v) in (str, int, float, bytes, bool):  # exact types: a str enum is an enum
+    if (
+        v is None or isinstance(v, (str, int, float, bytes)) and type(v) in (str, int, float, bytes, bool)
+    ):  # exact types: a str enum is an enum
         return (type(v).__name__, v)
     d = depth + 1
     if type(v) is list or type(v) is tuple:
@@ -286,7 +294,9 @@ class _Index:
     def __init__(self, ctx: RuleContext, digests: dict[str, str]) -> None:
         self.ctx = ctx
         estate = ctx._estate_value if isinstance(ctx, TrackingContext) else ctx.estate
-        self.streams = {(r.context, r.name): r for r in estate.resources if r.kind == "Stream"}  # as RuleContext.stream_index
+        self.streams = {
+            (r.context, r.name): r for r in estate.resources if r.kind == "Stream"
+        }  # as RuleContext.stream_index
         self.origins: dict[str, Resource] = {}
         for r in estate.resources:
             if r.kind == "Stream" and isinstance(r.config, StreamConfig):
@@ -329,7 +339,9 @@ class _Entry:
         if len(self.owns) != len(self.objects):
             raise ValueError("objects and their stream answers differ in number")
         self.index: dict[ObjectKey, int] = {o: i for i, o in enumerate(self.objects)}
-        self.rules: dict[str, dict[int, Stored]] = {str(c): {int(i): s for i, s in per.items()} for c, per in rules.items()}
+        self.rules: dict[str, dict[int, Stored]] = {
+            str(c): {int(i): s for i, s in per.items()} for c, per in rules.items()
+        }
 
 
 class _State:
@@ -358,7 +370,9 @@ class ObjectMemo:
         self._indexes: dict[int, _Index] = {}
         self._flavour: dict[int, str] = {}
         self._states: dict[tuple[int, int], _State] = {}
-        self._fresh: dict[str, dict[ObjectKey, Answer]] = {}  # objects every rule checks, by file: their own stream answer
+        self._fresh: dict[
+            str, dict[ObjectKey, Answer]
+        ] = {}  # objects every rule checks, by file: their own stream answer
         self._updates: dict[str, list[tuple[ObjectKey, str, Stored | None]]] = {}  # results to store, by file
         # A check read the clock in this run: its result holds at this instant only (no estate entry).
         self.clocked = False
@@ -437,7 +451,9 @@ class ObjectMemo:
         except Exception:  # a stored value of another shape: run again
             return None
 
-    def estate_unit(self, rule: Rule, ctx: RuleContext, check: Callable[[], list[Outcome]]) -> Callable[[Sequence[Resource]], list[Outcome]]:
+    def estate_unit(
+        self, rule: Rule, ctx: RuleContext, check: Callable[[], list[Outcome]]
+    ) -> Callable[[Sequence[Resource]], list[Outcome]]:
         """An estate-wide rule's ``check`` as a unit of :func:`jsops.linter.halves.run_units` (never
         split); one that read the clock (or is declared to) says so (:class:`ClockRead`)."""
 
@@ -461,7 +477,11 @@ class ObjectMemo:
             return self._clocked_unit(rule, ctx, finding), objects
         state = self._state(ctx, objects)
         holders = state.holders.get(code, [])
-        items = [r for _, r in sorted(state.misses + holders, key=lambda p: p[0])] if holders else [r for _, r in state.misses]
+        items = (
+            [r for _, r in sorted(state.misses + holders, key=lambda p: p[0])]
+            if holders
+            else [r for _, r in state.misses]
+        )
         held = {id(r) for _, r in holders}
 
         def run(todo: Sequence[Resource]) -> list[Outcome]:
@@ -493,7 +513,9 @@ class ObjectMemo:
 
         return run, items
 
-    def _clocked_unit(self, rule: Rule, ctx: TrackingContext, finding: Callable[[Violation], Finding]) -> Callable[[Sequence[Resource]], list[Outcome]]:
+    def _clocked_unit(
+        self, rule: Rule, ctx: TrackingContext, finding: Callable[[Violation], Finding]
+    ) -> Callable[[Sequence[Resource]], list[Outcome]]:
         """A ``reads_clock`` rule's check of every object, as a cold run makes it: never served from
         an entry, never stored; a check that read the clock says so (:class:`ClockRead`)."""
         check = rule.check

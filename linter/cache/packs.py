@@ -128,7 +128,9 @@ def _root_files(root: str) -> list[_Stat]:
     return known
 
 
-def files_stamp(roots: Iterable[str], files: Iterable[str] = (), libraries: Iterable[str] = ("pydantic", "pydantic_core")) -> str | None:
+def files_stamp(
+    roots: Iterable[str], files: Iterable[str] = (), libraries: Iterable[str] = ("pydantic", "pydantic_core")
+) -> str | None:
     """The identity of a build a pack was written by: a digest of the path and *content* of every
     file under ``roots`` (each tree walked once per process, whoever asks), of ``files`` and of each
     of ``libraries``' package file; None when one cannot be read (then there is no cache).

@@ -75,7 +75,14 @@ class ParseCache:
     tree) when they differ from what was read.
     """
 
-    def __init__(self, directory: str, limits: Limits, tree: Sequence[str] = (), max_bytes: int = MAX_BYTES, build: str | None = None) -> None:
+    def __init__(
+        self,
+        directory: str,
+        limits: Limits,
+        tree: Sequence[str] = (),
+        max_bytes: int = MAX_BYTES,
+        build: str | None = None,
+    ) -> None:
         self.directory = directory
         self.max_bytes = max_bytes
         self.limits = limits

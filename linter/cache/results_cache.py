@@ -124,7 +124,13 @@ def plain_finding(f: Finding) -> PlainFinding:
         f.column,
         None if f.object is None else (f.object.kind, f.object.name, f.object.stream),
         None if f.server_error_code is None else int(f.server_error_code),
-        None if fix is None else (fix.applicability.value, fix.description, tuple((e.op, e.path, e.value, e.duration, e.document) for e in fix.edits)),
+        None
+        if fix is None
+        else (
+            fix.applicability.value,
+            fix.description,
+            tuple((e.op, e.path, e.value, e.duration, e.document) for e in fix.edits),
+        ),
         f.excerpt,
         f.since,
     )
@@ -164,7 +170,10 @@ def finding_of(p: PlainFinding) -> Finding:
         suggestion = FixSuggestion(
             Applicability(_text(applicability)),
             _text(description),
-            tuple(Edit(_text(op), tuple(path), value, bool(duration), None if doc is None else _int(doc)) for op, path, value, duration, doc in edits),
+            tuple(
+                Edit(_text(op), tuple(path), value, bool(duration), None if doc is None else _int(doc))
+                for op, path, value, duration, doc in edits
+            ),
         )
     if since is not None and (type(since) is not tuple or len(since) != 3 or not all(type(x) is int for x in since)):
         raise ValueError("not a release")

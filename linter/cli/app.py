@@ -79,7 +79,12 @@ HELP_EPILOG = "examples:\n  jsops help plan\n\n" + exit_codes_help("help")
 
 def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
     lint = sub.add_parser(
-        "lint", help=SUMMARIES["lint"], description="Check manifests before they reach a server.", epilog=LINT_EPILOG, formatter_class=_RAW, error_prog="jsops"
+        "lint",
+        help=SUMMARIES["lint"],
+        description="Check manifests before they reach a server.",
+        epilog=LINT_EPILOG,
+        formatter_class=_RAW,
+        error_prog="jsops",
     )
     add_paths(lint, "files or directories (default: the config's paths, else .)")
     add_format(lint, REPORTERS, None, "output format (default: github when GITHUB_ACTIONS=true, else text)")
@@ -91,10 +96,14 @@ def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     add_show_all(lint)
     add_config(lint, "jsops config (.jsops.yaml or a TOML file with [tool.jsops]); default: found from . upward")
-    lint.add_argument("--profiles", metavar="FILE", help="profiles JSON written by `jsops profile` (default: the config's profiles)")
+    lint.add_argument(
+        "--profiles", metavar="FILE", help="profiles JSON written by `jsops profile` (default: the config's profiles)"
+    )
     lint.add_argument("--fix", action="store_true", help="apply safe fixes to the files, then report what is left")
     lint.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply unsafe fixes")
-    lint.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing them (exit 1 if any)")
+    lint.add_argument(
+        "--diff", action="store_true", help="print the fixes as a unified diff instead of writing them (exit 1 if any)"
+    )
     lint.add_argument(
         "--estate",
         metavar="DIR",
@@ -133,10 +142,24 @@ def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
 class _VersionAction(argparse.Action):
     """``--version``: the version line is made when asked for (it may read git), not with every parser."""
 
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, default: str = argparse.SUPPRESS, help: str | None = None) -> None:
-        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help or "show program's version number and exit")
+    def __init__(
+        self,
+        option_strings: Sequence[str],
+        dest: str = argparse.SUPPRESS,
+        default: str = argparse.SUPPRESS,
+        help: str | None = None,
+    ) -> None:
+        super().__init__(
+            option_strings, dest=dest, default=default, nargs=0, help=help or "show program's version number and exit"
+        )
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
         print(version_line())
         parser.exit()
 
@@ -147,18 +170,44 @@ def _build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     _add_lint(sub)
     rule = sub.add_parser(
-        "rule", help=SUMMARIES["rule"], description="Print a rule's documentation.", epilog=RULE_EPILOG, formatter_class=_RAW, error_prog="jsops"
+        "rule",
+        help=SUMMARIES["rule"],
+        description="Print a rule's documentation.",
+        epilog=RULE_EPILOG,
+        formatter_class=_RAW,
+        error_prog="jsops",
     )
     rule.add_argument("rule", metavar="CODE|NAME")
     add_config(rule, "jsops config whose policies are rules too; default: found from . upward")
-    rules = sub.add_parser("rules", help=SUMMARIES["rules"], description="List the rules.", epilog=RULES_EPILOG, formatter_class=_RAW, error_prog="jsops")
+    rules = sub.add_parser(
+        "rules",
+        help=SUMMARIES["rules"],
+        description="List the rules.",
+        epilog=RULES_EPILOG,
+        formatter_class=_RAW,
+        error_prog="jsops",
+    )
     add_format(rules, ("table", "json", "markdown"), "table")
     add_config(rules, "jsops config whose policies are listed too; default: found from . upward")
     policy = sub.add_parser(
-        "policy", help=SUMMARIES["policy"], description="Work with the config's policies.", epilog=POLICY_EPILOG, formatter_class=_RAW, error_prog="jsops"
+        "policy",
+        help=SUMMARIES["policy"],
+        description="Work with the config's policies.",
+        epilog=POLICY_EPILOG,
+        formatter_class=_RAW,
+        error_prog="jsops",
     )
-    policy.add_argument("action", choices=("test",), help="test: run the fixture cases and compare the codes they give with those they expect")
-    policy.add_argument("fixtures", nargs="*", metavar="PATH", help="fixture files or directories (default: policy-tests/ next to the config)")
+    policy.add_argument(
+        "action",
+        choices=("test",),
+        help="test: run the fixture cases and compare the codes they give with those they expect",
+    )
+    policy.add_argument(
+        "fixtures",
+        nargs="*",
+        metavar="PATH",
+        help="fixture files or directories (default: policy-tests/ next to the config)",
+    )
     add_config(policy, "jsops config whose policies are tested (default: found from . upward)")
     comp = sub.add_parser(
         "completion",
@@ -169,7 +218,14 @@ def _build_parser() -> Parser:
         epilog=COMPLETION_EPILOG,
     )
     comp.add_argument("shell", choices=("bash", "zsh", "fish"))
-    hlp = sub.add_parser("help", help=SUMMARIES["help"], description="Show a command's help.", epilog=HELP_EPILOG, formatter_class=_RAW, error_prog="jsops")
+    hlp = sub.add_parser(
+        "help",
+        help=SUMMARIES["help"],
+        description="Show a command's help.",
+        epilog=HELP_EPILOG,
+        formatter_class=_RAW,
+        error_prog="jsops",
+    )
     hlp.add_argument("topic", nargs="?", metavar="COMMAND")
     parser.set_defaults(_subparsers=sub.choices)
     return parser
@@ -195,7 +251,13 @@ def _commands() -> list[str]:
 def top_help() -> str:
     names = _commands()
     width = max(len(n) for n in names) + 2
-    lines = ["usage: jsops [--version] [--help] COMMAND [ARGS]", "", "Declarative linter and GitOps reconciler for NATS JetStream.", "", "commands:"]
+    lines = [
+        "usage: jsops [--version] [--help] COMMAND [ARGS]",
+        "",
+        "Declarative linter and GitOps reconciler for NATS JetStream.",
+        "",
+        "commands:",
+    ]
     lines += [f"  {n:<{width}}{SUMMARIES.get(n, '(plugin)')}" for n in names]
     lines += [
         "",

@@ -42,7 +42,11 @@ complete -o filenames -F _jsops jsops
 
 def _zsh(commands: Sequence[str], options: dict[str, list[str]], summaries: dict[str, str]) -> str:
     described = "\n".join(f"    '{c}:{summaries.get(c, c).replace(chr(39), '')}'" for c in commands)
-    cases = "\n".join(f"    {c}) _arguments '*:file:_files' {' '.join(repr(o) for o in options[c])} ;;" for c in commands if options[c])
+    cases = "\n".join(
+        f"    {c}) _arguments '*:file:_files' {' '.join(repr(o) for o in options[c])} ;;"
+        for c in commands
+        if options[c]
+    )
     return f"""#compdef jsops
 # zsh completion for jsops (jsops completion zsh)
 _jsops() {{
@@ -65,7 +69,10 @@ compdef _jsops jsops
 
 
 def _fish(commands: Sequence[str], options: dict[str, list[str]], summaries: dict[str, str]) -> str:
-    lines = ["# fish completion for jsops (jsops completion fish)", "complete -c jsops -f -n '__fish_use_subcommand' -l help -l version"]
+    lines = [
+        "# fish completion for jsops (jsops completion fish)",
+        "complete -c jsops -f -n '__fish_use_subcommand' -l help -l version",
+    ]
     for c in commands:
         desc = summaries.get(c, c).replace("'", "")
         lines.append(f"complete -c jsops -f -n '__fish_use_subcommand' -a {c} -d '{desc}'")
@@ -76,7 +83,9 @@ def _fish(commands: Sequence[str], options: dict[str, list[str]], summaries: dic
     return "\n".join(lines) + "\n"
 
 
-def completion_script(shell: str, commands: Sequence[str], options_of: Callable[[str], list[str]], summaries: dict[str, str]) -> str:
+def completion_script(
+    shell: str, commands: Sequence[str], options_of: Callable[[str], list[str]], summaries: dict[str, str]
+) -> str:
     """The completion script for ``shell``: ``commands`` with each one's options (``options_of``) and its
     one-line summary (zsh and fish show it)."""
     options = {c: options_of(c) if c not in ("help", "completion") else [] for c in commands}

@@ -120,17 +120,27 @@ def add_env(p: argparse._ActionsContainer, help: str = _ENV_HELP, *, required: b
 
 def add_no_cache(p: argparse._ActionsContainer) -> None:
     """``--no-cache``: parse every manifest again (read by :func:`jsops.linter.load.load_paths` callers)."""
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache of parsed manifests (also JSOPS_NO_CACHE=1)")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="do not read or write the cache of parsed manifests (also JSOPS_NO_CACHE=1)",
+    )
 
 
-def add_format(p: argparse._ActionsContainer, choices: Iterable[str], default: str | None, help: str | None = None) -> None:
+def add_format(
+    p: argparse._ActionsContainer, choices: Iterable[str], default: str | None, help: str | None = None
+) -> None:
     """``--format`` with its ``choices`` (a registry's names)."""
     p.add_argument("--format", choices=tuple(choices), default=default, help=help)
 
 
 def add_show_all(p: argparse._ActionsContainer) -> None:
     """``--show-all``: text output lists every finding of a rule that has many (default: a few and a count)."""
-    p.add_argument("--show-all", action="store_true", help="text: list every finding (default: a rule with many findings shows a few, then its count)")
+    p.add_argument(
+        "--show-all",
+        action="store_true",
+        help="text: list every finding (default: a rule with many findings shows a few, then its count)",
+    )
 
 
 def add_color(p: argparse._ActionsContainer) -> None:

@@ -72,12 +72,18 @@ def _lint(args: argparse.Namespace, version: str) -> int:
 
     cfg = config_from_args(args)
     given = list(args.paths) or [cfg.resolve_path(p) for p in cfg.paths] or ["."]
-    envs = environments_of(discover([*_estate_dirs(args, cfg, given), *given], [*cfg.exclude, *getattr(args, "exclude", ())]))
-    results = [(env, _lint_once(argparse.Namespace(**{**vars(args), "env": env or None}), version)) for env in envs or [""]]
+    envs = environments_of(
+        discover([*_estate_dirs(args, cfg, given), *given], [*cfg.exclude, *getattr(args, "exclude", ())])
+    )
+    results = [
+        (env, _lint_once(argparse.Namespace(**{**vars(args), "env": env or None}), version)) for env in envs or [""]
+    ]
     return _report(args, version, cfg, _merged_envs(results))
 
 
-def _merged_envs(results: list[tuple[str, tuple[LintResult, Sequence[type[Rule]]]]]) -> tuple[LintResult, Sequence[type[Rule]]]:
+def _merged_envs(
+    results: list[tuple[str, tuple[LintResult, Sequence[type[Rule]]]]],
+) -> tuple[LintResult, Sequence[type[Rule]]]:
     """One result of the lints of several environments: a finding every environment has is shown once,
     one that only some have names them."""
     from dataclasses import replace
@@ -92,7 +98,10 @@ def _merged_envs(results: list[tuple[str, tuple[LintResult, Sequence[type[Rule]]
             first.setdefault(key, f)
             seen.setdefault(key, []).append(env)
     envs = [env for env, _ in results]
-    findings = [f if seen[k] == envs else replace(f, message=f"{f.message} (--env {', '.join(seen[k])})") for k, f in first.items()]
+    findings = [
+        f if seen[k] == envs else replace(f, message=f"{f.message} (--env {', '.join(seen[k])})")
+        for k, f in first.items()
+    ]
     paths = list(dict.fromkeys(p for _, (r, _) in results for p in r.paths))
     merged = LintResult(
         findings,
@@ -121,7 +130,11 @@ def _report(args: argparse.Namespace, version: str, cfg: Config, done: tuple[Lin
         print(f"jsops: warning: no manifests (*.yaml, *.yml, *.json, *.j2) in {', '.join(given)}", file=sys.stderr)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     fail_on = Severity(args.fail_on or (cfg.fail_on.value if cfg.fail_on else "error"))
-    sys.stdout.write(render_result(result, fmt, RenderContext(version, rules, use_color(), fail_on, getattr(args, "show_all", False))))
+    sys.stdout.write(
+        render_result(
+            result, fmt, RenderContext(version, rules, use_color(), fail_on, getattr(args, "show_all", False))
+        )
+    )
     return ExitCode.FINDINGS if any(f.severity.rank >= fail_on.rank for f in result.findings) else ExitCode.OK
 
 
@@ -172,9 +185,16 @@ def _lint_once(args: argparse.Namespace, version: str) -> tuple[LintResult, Sequ
                 consumer_streams=streams,
                 nack_version=nack_version,
             )
-            return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles, only_files=only), estate, args.env)
+            return _template_findings(
+                lint_estate(estate, rules, config=cfg, profiles=profiles, only_files=only), estate, args.env
+            )
         estate = load_paths(
-            given, env=args.env, cache=not getattr(args, "no_cache", False), exclude=exclude, consumer_streams=streams, nack_version=nack_version
+            given,
+            env=args.env,
+            cache=not getattr(args, "no_cache", False),
+            exclude=exclude,
+            consumer_streams=streams,
+            nack_version=nack_version,
         )
         return _template_findings(lint_estate(estate, rules, config=cfg, profiles=profiles), estate, args.env)
 
@@ -242,7 +262,12 @@ def _template_findings(result: LintResult, estate: Estate, env: str | None) -> L
     for f in result.findings:
         if f.file in estate.rendered:
             if f.fix is not None and f.fix.edits:
-                f = replace(f, fix=FixSuggestion(f.fix.applicability, f"{f.fix.description} (in the template: jsops does not edit templates)"))
+                f = replace(
+                    f,
+                    fix=FixSuggestion(
+                        f.fix.applicability, f"{f.fix.description} (in the template: jsops does not edit templates)"
+                    ),
+                )
             if f.line in rough.get(f.file, ()):
                 f = replace(
                     f,

@@ -103,12 +103,20 @@ def run_fixture(file: str, cfg: Config) -> list[CaseResult]:
     for i, case in enumerate(doc.value["cases"]):
         pos = resolve_position(doc.positions, ("cases", i))
         line = pos[0] if pos else 1
-        if not isinstance(case, dict) or not isinstance(case.get("objects"), list) or not isinstance(case.get("expect"), list):
+        if (
+            not isinstance(case, dict)
+            or not isinstance(case.get("objects"), list)
+            or not isinstance(case.get("expect"), list)
+        ):
             raise _bad(file, line, "a case has a name, expect (a list of codes) and objects (a list of manifests)")
         expected = tuple(str(c) for c in case["expect"])
         strangers = [c for c in expected if c not in codes]
         if strangers:
-            raise _bad(file, line, f"expect names {strangers[0]!r}, which is not a policy of the config ({', '.join(sorted(codes)) or 'none'})")
+            raise _bad(
+                file,
+                line,
+                f"expect names {strangers[0]!r}, which is not a policy of the config ({', '.join(sorted(codes)) or 'none'})",
+            )
         with tempfile.TemporaryDirectory(prefix="jsops-policy-test-") as tmp:
             path = os.path.join(tmp, "case.yaml")
             with open(path, "w", encoding="utf-8") as fh:
@@ -136,7 +144,9 @@ def render_results(results: list[CaseResult]) -> str:
         if r.passed:
             lines.append(f"ok    {r.file}:{r.line} {r.name}")
             continue
-        lines.append(f"FAIL  {r.file}:{r.line} {r.name}: expected {', '.join(r.expected) or 'no finding'}, got {', '.join(r.found) or 'no finding'}")
+        lines.append(
+            f"FAIL  {r.file}:{r.line} {r.name}: expected {', '.join(r.expected) or 'no finding'}, got {', '.join(r.found) or 'no finding'}"
+        )
         lines.extend(f"        {m}" for m in r.messages)
     failed = sum(1 for r in results if not r.passed)
     lines.append(f"{len(results) - failed} passed, {failed} failed ({len(results)} cases)")

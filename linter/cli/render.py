@@ -102,7 +102,11 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
             problem("manifest-syntax-error", NOT_UTF8_NAME, shown)
             continue
         if link_out(f, root):
-            problem("link-outside-tree", "symbolic link to a file outside the tree; jsops does not follow links out of the tree and did not read it", f)
+            problem(
+                "link-outside-tree",
+                "symbolic link to a file outside the tree; jsops does not follow links out of the tree and did not read it",
+                f,
+            )
             continue
         if is_template(f):
             from ..load.templates import render_file
@@ -122,7 +126,11 @@ def render_estate(paths: Sequence[str], env: str) -> tuple[str, list[Finding]]:
             except OSError as exc:
                 raise RenderError(unreadable(f, exc)) from None
             if len(data) > max_bytes:
-                problem("manifest-too-complex", f"file is larger than {max_bytes // (1024 * 1024)} MiB; refusing to read it", f)
+                problem(
+                    "manifest-too-complex",
+                    f"file is larger than {max_bytes // (1024 * 1024)} MiB; refusing to read it",
+                    f,
+                )
                 continue
             try:
                 text = data.decode("utf-8-sig")
@@ -143,7 +151,10 @@ def _render(argv: list[str]) -> int:
     text, findings = render_estate(list(args.paths) or ["."], args.env)
     if findings:
         for f in findings:
-            print(f"{_printable(f.file)}:{f.line}:{f.column}: {f.severity.value} {f.rule} {_printable(f.message)} [{f.name}]", file=sys.stderr)
+            print(
+                f"{_printable(f.file)}:{f.line}:{f.column}: {f.severity.value} {f.rule} {_printable(f.message)} [{f.name}]",
+                file=sys.stderr,
+            )
         n = len(findings)
         print(f"jsops render: {n} problem{'s' if n != 1 else ''} in the manifests; nothing printed", file=sys.stderr)
         return ExitCode.FINDINGS

@@ -35,7 +35,9 @@ def _parser() -> Parser:
         epilog=_EPILOG,
     )
     add_paths(p)
-    p.add_argument("--profiles", metavar="FILE", help="profiles JSON written by `jsops profile` (default: the config's profiles)")
+    p.add_argument(
+        "--profiles", metavar="FILE", help="profiles JSON written by `jsops profile` (default: the config's profiles)"
+    )
     p.add_argument("--html", metavar="OUT", required=True, help="the HTML file to write")
     add_env(p)
     add_config(p, "jsops config (default: found from . upward)")
@@ -56,7 +58,10 @@ def _report(argv: list[str]) -> int:
     profiles = args.profiles or (cfg.resolve_path(cfg.profiles) if cfg.profiles else None)
     try:
         data = report_from_paths(paths, profiles_path=profiles, config=cfg, env=args.env)
-    except (LoadError, ProfilesError) as exc:  # not LinterErrors yet (loader and model are redone apart); LoadError includes an unknown --env
+    except (
+        LoadError,
+        ProfilesError,
+    ) as exc:  # not LinterErrors yet (loader and model are redone apart); LoadError includes an unknown --env
         raise Exit(f"jsops report: error: {exc}", ExitCode.NOT_RUN) from None
     page = render_html(data)
     try:

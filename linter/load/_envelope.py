@@ -15,37 +15,64 @@ from .messages import MAX_FINDINGS_PER_OBJECT, MAX_NAME_LENGTH, did_you_mean, fi
 __all__ = ["check_keys", "string_map", "require_str", "context_name", "declared_in", "mapping_at"]
 
 
-def check_keys(value: dict[str, Any], allowed: Iterable[str], where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> bool:
+def check_keys(
+    value: dict[str, Any],
+    allowed: Iterable[str],
+    where: FieldPath,
+    doc: ParsedDocument,
+    file: str,
+    estate: Estate,
+    label: str,
+) -> bool:
     allowed = tuple(allowed)
     unknown = [k for k in value if k not in allowed]
     for k in unknown[:MAX_FINDINGS_PER_OBJECT]:
         pos = resolve_position(doc.positions, where + (k,), key=True) or (doc.line, 1)
-        estate.findings.append(finding("invalid-field", f"unknown field {short(k)!r} in {label}{did_you_mean(str(k), allowed)}", file, *pos))
+        estate.findings.append(
+            finding(
+                "invalid-field", f"unknown field {short(k)!r} in {label}{did_you_mean(str(k), allowed)}", file, *pos
+            )
+        )
     if len(unknown) > MAX_FINDINGS_PER_OBJECT:
         pos = resolve_position(doc.positions, where) or (doc.line, 1)
-        estate.findings.append(finding("invalid-field", f"{len(unknown) - MAX_FINDINGS_PER_OBJECT} more unknown fields in {label} are not shown", file, *pos))
+        estate.findings.append(
+            finding(
+                "invalid-field",
+                f"{len(unknown) - MAX_FINDINGS_PER_OBJECT} more unknown fields in {label} are not shown",
+                file,
+                *pos,
+            )
+        )
     return not unknown
 
 
-def string_map(value: object, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> dict[str, str] | None:
+def string_map(
+    value: object, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str
+) -> dict[str, str] | None:
     if value is None:
         return {}
     if not isinstance(value, dict):
         pos = resolve_position(doc.positions, where) or (doc.line, 1)
-        estate.findings.append(finding("invalid-field", f"{label} must be a mapping of strings, got {kind_of(value)}", file, *pos))
+        estate.findings.append(
+            finding("invalid-field", f"{label} must be a mapping of strings, got {kind_of(value)}", file, *pos)
+        )
         return None
     out = {}
     for k, v in value.items():
         if not isinstance(k, str) or not isinstance(v, str):
             # Positions are looked up only for a finding (a cached document's are unmarshalled then).
             p = resolve_position(doc.positions, where + (k,)) or resolve_position(doc.positions, where) or (doc.line, 1)
-            estate.findings.append(finding("invalid-field", f"{label}.{short(k)} must be a string (quote it), got {kind_of(v)}", file, *p))
+            estate.findings.append(
+                finding("invalid-field", f"{label}.{short(k)} must be a string (quote it), got {kind_of(v)}", file, *p)
+            )
             return None
         out[k] = v
     return out
 
 
-def require_str(value: dict[str, Any], key: str, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
+def require_str(
+    value: dict[str, Any], key: str, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str
+) -> str | None:
     v = value.get(key)
     if isinstance(v, str) and v:
         if len(v) > MAX_NAME_LENGTH:
@@ -58,11 +85,15 @@ def require_str(value: dict[str, Any], key: str, where: FieldPath, doc: ParsedDo
         estate.findings.append(finding("invalid-field", f"missing required field {label}", file, *pos))
     else:
         pos = resolve_position(doc.positions, where + (key,)) or (doc.line, 1)
-        estate.findings.append(finding("invalid-field", f"{label} must be a non-empty string, got {kind_of(v)}", file, *pos))
+        estate.findings.append(
+            finding("invalid-field", f"{label} must be a non-empty string, got {kind_of(v)}", file, *pos)
+        )
     return None
 
 
-def context_name(value: object, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str) -> str | None:
+def context_name(
+    value: object, where: FieldPath, doc: ParsedDocument, file: str, estate: Estate, label: str
+) -> str | None:
     """A context name: a non-empty string of printable characters, at most MAX_NAME_LENGTH long."""
     if isinstance(value, str) and value and len(value) <= MAX_NAME_LENGTH and value.isprintable():
         return value
@@ -109,7 +140,9 @@ def declared_in(
     )
 
 
-def mapping_at(value: dict[str, Any], key: str, doc: ParsedDocument, file: str, estate: Estate, *, required: bool = False) -> dict[str, Any] | None:
+def mapping_at(
+    value: dict[str, Any], key: str, doc: ParsedDocument, file: str, estate: Estate, *, required: bool = False
+) -> dict[str, Any] | None:
     """``value[key]`` when it is a mapping (absent: an empty one, unless ``required``); else None and a finding."""
     got = value.get(key)
     if isinstance(got, dict):
@@ -117,5 +150,7 @@ def mapping_at(value: dict[str, Any], key: str, doc: ParsedDocument, file: str, 
     if got is None and not required:
         return {}
     message = f"missing required field {key}" if got is None else f"{key} must be a mapping, got {kind_of(got)}"
-    estate.findings.append(finding("invalid-field", message, file, *(resolve_position(doc.positions, (key,)) or (doc.line, 1))))
+    estate.findings.append(
+        finding("invalid-field", message, file, *(resolve_position(doc.positions, (key,)) or (doc.line, 1)))
+    )
     return None

@@ -60,7 +60,9 @@ def nack_duration_problem(value: Any, label: str) -> str | None:
     return f"{label}: NACK reads durations with Go's time.ParseDuration, which has no d or w unit; write {nack_duration(abs(ns))!r}"
 
 
-def nack_values(spec: dict[str, Any], kind: str, doc: ParsedDocument, file: str, estate: Estate) -> tuple[dict[str, Any], bool]:
+def nack_values(
+    spec: dict[str, Any], kind: str, doc: ParsedDocument, file: str, estate: Estate
+) -> tuple[dict[str, Any], bool]:
     """Check and translate the values NACK spells its own way; returns the spec to map and whether it is valid.
 
     A duration whose CRD field is an integer (a KeyValue's ``limitMarkerTtl``: Go's time.Duration,
@@ -98,7 +100,10 @@ def nack_values(spec: dict[str, Any], kind: str, doc: ParsedDocument, file: str,
                 hint = f"; write {parse_size(value)}"
             except UnitError:
                 hint = ""
-            report(f"{label}: NACK sizes are integer numbers of bytes (the CRD field is an integer), got {kind_of(value)}{hint}", ("spec", key))
+            report(
+                f"{label}: NACK sizes are integer numbers of bytes (the CRD field is an integer), got {kind_of(value)}{hint}",
+                ("spec", key),
+            )
             out.pop(key)
         elif (kind, key) in ENUMS and value != "" and value is not None:
             table = ENUMS[(kind, key)]

@@ -213,19 +213,33 @@ def _mul(left: object, right: object) -> object:
     for seq, n in ((left, right), (right, left)):
         if isinstance(seq, (str, bytes, list, tuple)) and isinstance(n, int) and len(seq) * n > MAX_SEQUENCE:
             raise _refuse(f"`*` would build a sequence of more than {MAX_SEQUENCE} items")
-    if isinstance(left, int) and isinstance(right, int) and abs(left).bit_length() + abs(right).bit_length() > MAX_POWER_BITS:
+    if (
+        isinstance(left, int)
+        and isinstance(right, int)
+        and abs(left).bit_length() + abs(right).bit_length() > MAX_POWER_BITS
+    ):
         raise _refuse(f"`*` result too large (more than {MAX_POWER_BITS} bits)")
     return built(operator.mul(left, right), "`*`")
 
 
 def _pow(left: object, right: object) -> object:
-    if isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1 and abs(left).bit_length() * right > MAX_POWER_BITS:
+    if (
+        isinstance(left, int)
+        and isinstance(right, int)
+        and right > 0
+        and abs(left) > 1
+        and abs(left).bit_length() * right > MAX_POWER_BITS
+    ):
         raise _refuse(f"`**` result too large (more than {MAX_POWER_BITS} bits)")
     return built(operator.pow(left, right), "`**`")
 
 
 def _add(left: object, right: object) -> object:
-    if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)) and len(left) + len(right) > MAX_VALUE_CHARS:
+    if (
+        isinstance(left, (str, list, tuple))
+        and isinstance(right, (str, list, tuple))
+        and len(left) + len(right) > MAX_VALUE_CHARS
+    ):
         raise _refuse(f"`+` would build a value of more than {MAX_VALUE_CHARS} items")
     return built(operator.add(left, right), "`+`")
 
@@ -298,7 +312,14 @@ _FILTER_CHECKS: dict[str, Callable[..., None]] = {
 }
 
 
-def _check_wordwrap(value: object, width: object = 79, break_long_words: object = True, wrapstring: object = None, *a: object, **k: object) -> None:
+def _check_wordwrap(
+    value: object,
+    width: object = 79,
+    break_long_words: object = True,
+    wrapstring: object = None,
+    *a: object,
+    **k: object,
+) -> None:
     _width(width, "wordwrap")
     wrap = k.get("wrapstring", wrapstring)
     text = str(value)
@@ -398,7 +419,9 @@ _STR_METHOD_CHECKS: dict[str, Callable[..., None]] = {
     "ljust": lambda s, width=0, *a: _width(width, "str.ljust"),
     "rjust": lambda s, width=0, *a: _width(width, "str.rjust"),
     "zfill": lambda s, width=0, *a: _width(width, "str.zfill"),
-    "expandtabs": lambda s, tabsize=8, *a: _big(len(s) + s.count("\t") * (tabsize if isinstance(tabsize, int) else 8), "str.expandtabs"),
+    "expandtabs": lambda s, tabsize=8, *a: _big(
+        len(s) + s.count("\t") * (tabsize if isinstance(tabsize, int) else 8), "str.expandtabs"
+    ),
     "replace": lambda s, old="", new="", count=-1, *a: _big(_estimate_replace(s, old, new, count), "str.replace"),
     "join": lambda s, items=(), *a: _big(_estimate_join(items, s), "str.join"),
     "translate": _check_translate,
@@ -450,10 +473,14 @@ def bounded_sandbox_class(base: type) -> type:
         def call_binop(self, context: object, op: str, left: object, right: object) -> object:
             return _BINOPS[op](left, right)
 
-        def call(__self, __context: object, __obj: object, *args: object, **kwargs: object) -> object:  # jinja2's signature
+        def call(
+            __self, __context: object, __obj: object, *args: object, **kwargs: object
+        ) -> object:  # jinja2's signature
             name = _check_method(__obj, args, kwargs)
             result = super().call(__context, __obj, *args, **kwargs)
-            return made(result, f"{name or 'call'}()") if isinstance(result, (str, bytes, list, tuple, dict)) else result
+            return (
+                made(result, f"{name or 'call'}()") if isinstance(result, (str, bytes, list, tuple, dict)) else result
+            )
 
         def wrap_str_format(self, value: Any) -> Any:
             wrapped = super().wrap_str_format(value)

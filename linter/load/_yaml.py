@@ -250,7 +250,11 @@ class _Document:
                 value = _resolve_plain(e.value)
         except ValueError:  # an integer of thousands of digits
             raise _Abort(
-                ReadProblem("unsupported", f"number {short(e.value, 20)} has {len(e.value)} digits; configuration values fit in 64 bits", *mark)
+                ReadProblem(
+                    "unsupported",
+                    f"number {short(e.value, 20)} has {len(e.value)} digits; configuration values fit in 64 bits",
+                    *mark,
+                )
             ) from None
         self.nodes += 1
         if e.anchor:
@@ -259,7 +263,13 @@ class _Document:
 
     def _open(self, e: _Event, is_map: bool) -> None:
         if len(self.stack) >= self.limits.max_depth:
-            raise _Abort(ReadProblem("too-complex", f"nesting deeper than {self.limits.max_depth} levels; a manifest never needs this", *_mark(e.start_mark)))
+            raise _Abort(
+                ReadProblem(
+                    "too-complex",
+                    f"nesting deeper than {self.limits.max_depth} levels; a manifest never needs this",
+                    *_mark(e.start_mark),
+                )
+            )
         self.nodes += 1
         mark = _mark(e.start_mark)
         if e.tag and e.tag not in ("!", _TAG + "map", _TAG + "seq"):
@@ -282,7 +292,11 @@ class _Document:
         mark = _mark(e.start_mark)
         hit = self.anchors.get(e.anchor or "")  # an alias always names one
         if hit is None:
-            raise _Abort(ReadProblem("yaml-syntax", f"alias *{short(e.anchor)} has no anchor &{short(e.anchor)} before it", *mark))
+            raise _Abort(
+                ReadProblem(
+                    "yaml-syntax", f"alias *{short(e.anchor)} has no anchor &{short(e.anchor)} before it", *mark
+                )
+            )
         value, entry, size = hit
         self.nodes += size
         self.aliased = True
@@ -301,7 +315,11 @@ class _Document:
     def _attach_to_map(self, parent: list[Any], value: object, entry: PosEntry, is_scalar: bool) -> None:
         if parent[2] is _NOKEY:
             if isinstance(value, (dict, list)):
-                raise _Abort(ReadProblem("unsupported", "a mapping key must be a string, not a list or a mapping", *start_of(entry)))
+                raise _Abort(
+                    ReadProblem(
+                        "unsupported", "a mapping key must be a string, not a list or a mapping", *start_of(entry)
+                    )
+                )
             if isinstance(value, float) and value != value:
                 value = ".nan"
             parent[2] = value
@@ -328,10 +346,18 @@ def _apply_merges(value: object, entry: PosEntry, merges: list[tuple[Any, PosEnt
     if not isinstance(value, dict) or not isinstance(entry, MapPos):
         return
     for src, src_entry, key_pos in merges:
-        sources = list(zip(src, src_entry.items)) if isinstance(src, list) and isinstance(src_entry, SeqPos) else [(src, src_entry)]
+        sources = (
+            list(zip(src, src_entry.items))
+            if isinstance(src, list) and isinstance(src_entry, SeqPos)
+            else [(src, src_entry)]
+        )
         for one, one_entry in sources:
             if not (isinstance(one, dict) and isinstance(one_entry, MapPos)):
-                raise _Abort(ReadProblem("yaml-syntax", "a merge key (<<) must refer to a mapping or a list of mappings", *key_pos))
+                raise _Abort(
+                    ReadProblem(
+                        "yaml-syntax", "a merge key (<<) must refer to a mapping or a list of mappings", *key_pos
+                    )
+                )
             for k, v in one.items():
                 if k not in value:
                     value[k] = v

@@ -42,7 +42,9 @@ def error_problem(exc: BaseException, text: str = "") -> ReadProblem:
     context_mark = getattr(exc, "context_mark", None)
     if not problem:
         first = str(exc).splitlines()
-        return ReadProblem("yaml-syntax", f"YAML syntax error: {short(first[0] if first else type(exc).__name__, 200)}", line, col)
+        return ReadProblem(
+            "yaml-syntax", f"YAML syntax error: {short(first[0] if first else type(exc).__name__, 200)}", line, col
+        )
     message = f"YAML syntax error: {problem}"
     if (
         mark is not None
@@ -54,7 +56,12 @@ def error_problem(exc: BaseException, text: str = "") -> ReadProblem:
             "did not find expected ',' or '}'",
         )
     ):
-        return ReadProblem("yaml-syntax", "YAML syntax error: a mapping key longer than 1024 characters (YAML's limit for keys)", line, col)
+        return ReadProblem(
+            "yaml-syntax",
+            "YAML syntax error: a mapping key longer than 1024 characters (YAML's limit for keys)",
+            line,
+            col,
+        )
     if problem == "found character that cannot start any token" and mark is not None:
         lines = text.split("\n", mark.line + 1)
         bad = lines[mark.line][mark.column : mark.column + 1] if mark.line < len(lines) else ""
@@ -75,7 +82,11 @@ def error_problem(exc: BaseException, text: str = "") -> ReadProblem:
         )
     if context and context != "while scanning for the next token":
         where = ""
-        if context_mark is not None and mark is not None and (context_mark.line, context_mark.column) != (mark.line, mark.column):
+        if (
+            context_mark is not None
+            and mark is not None
+            and (context_mark.line, context_mark.column) != (mark.line, mark.column)
+        ):
             where = f" that starts at line {context_mark.line + 1}, column {context_mark.column + 1}"
         message += f", {context}{where}"
     return ReadProblem("yaml-syntax", message, line, col)

@@ -61,7 +61,16 @@ def load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None
         spec_path: FieldPath = ("config",)
         if not isinstance(cfg, dict):
             pos = resolve_position(doc.positions, ("config",)) or start
-            estate.findings.append(finding("invalid-field", f"config must be a mapping, got {kind_of(cfg)}", file, *pos, None, ErrCode.INVALID_JSON))
+            estate.findings.append(
+                finding(
+                    "invalid-field",
+                    f"config must be a mapping, got {kind_of(cfg)}",
+                    file,
+                    *pos,
+                    None,
+                    ErrCode.INVALID_JSON,
+                )
+            )
             return
         kind = "Consumer" if "stream_name" in v else config_kind(cfg)
         is_consumer = kind == "Consumer"
@@ -77,7 +86,14 @@ def load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None
         estate.findings.append(finding("unknown-kind", what, file, *start))
         return
     if kind is None and not spec_path:
-        estate.findings.append(finding("unknown-kind", "not a manifest: no apiVersion/kind, and not a NATS API StreamConfig or ConsumerConfig", file, *start))
+        estate.findings.append(
+            finding(
+                "unknown-kind",
+                "not a manifest: no apiVersion/kind, and not a NATS API StreamConfig or ConsumerConfig",
+                file,
+                *start,
+            )
+        )
         return
     if is_consumer:
         _load_api_consumer(doc, index, file, estate, dict(cfg), spec_path, start, lenient)
@@ -86,7 +102,14 @@ def load_api(doc: ParsedDocument, index: int, file: str, estate: Estate) -> None
 
 
 def _load_api_consumer(
-    doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: FieldPath, start: Pos, lenient: bool = False
+    doc: ParsedDocument,
+    index: int,
+    file: str,
+    estate: Estate,
+    cfg: dict[str, Any],
+    spec_path: FieldPath,
+    start: Pos,
+    lenient: bool = False,
 ) -> None:
     v = doc.value
     stream = v.get("stream_name") if spec_path else None
@@ -104,9 +127,15 @@ def _load_api_consumer(
             how = "directory" if stream is not None else "unknown"
     if stream is not None and (not isinstance(stream, str) or not stream or len(stream) > MAX_NAME_LENGTH):
         pos = resolve_position(doc.positions, ("stream_name",)) or start
-        what = too_long("stream_name", stream) if isinstance(stream, str) and stream else f"stream_name must be a non-empty string, got {kind_of(stream)}"
+        what = (
+            too_long("stream_name", stream)
+            if isinstance(stream, str) and stream
+            else f"stream_name must be a non-empty string, got {kind_of(stream)}"
+        )
         # Not a string: the body does not decode (10025, every release).
-        estate.findings.append(finding("invalid-field", what, file, *pos, None, None if isinstance(stream, str) else ErrCode.INVALID_JSON))
+        estate.findings.append(
+            finding("invalid-field", what, file, *pos, None, None if isinstance(stream, str) else ErrCode.INVALID_JSON)
+        )
         return
     name_field = "durable_name" if cfg.get("durable_name") else "name"
     name = cfg.get(name_field)
@@ -126,13 +155,17 @@ def _load_api_consumer(
             )
     if not isinstance(name, str) or not name:
         pos = resolve_position(doc.positions, spec_path) or start
-        estate.findings.append(finding("invalid-field", "consumer config has neither durable_name nor name", file, *pos))
+        estate.findings.append(
+            finding("invalid-field", "consumer config has neither durable_name nor name", file, *pos)
+        )
         return
     if len(name) > MAX_NAME_LENGTH:
         pos = resolve_position(doc.positions, spec_path + (name_field,)) or start
         estate.findings.append(finding("invalid-field", too_long(name_field, name), file, *pos))
         return
-    declared = declared_in(doc, index, file, kind="Consumer", name=name, stream=stream, dialect="api", spec_path=spec_path)
+    declared = declared_in(
+        doc, index, file, kind="Consumer", name=name, stream=stream, dialect="api", spec_path=spec_path
+    )
     if how == "unknown":
         units_ok = _api_unit_strings(cfg, "Consumer", spec_path, doc, file, estate)
         bare = admit(declared, cfg, estate, units_ok)
@@ -158,7 +191,9 @@ def _load_api_consumer(
     admit(declared, cfg, estate, units_ok, lenient)
 
 
-def _load_api_stream(doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: FieldPath, start: Pos) -> None:
+def _load_api_stream(
+    doc: ParsedDocument, index: int, file: str, estate: Estate, cfg: dict[str, Any], spec_path: FieldPath, start: Pos
+) -> None:
     if not spec_path:  # the body of a stream request: its envelope keys are not config fields
         stream_envelope(cfg, doc, file, estate)
     name = cfg.get("name")
@@ -205,7 +240,9 @@ def given_stream(file: str, pairs: list[tuple[str, str]]) -> str | None:
     path = os.path.normpath(file).replace(os.sep, "/")
     for pattern, stream in pairs:
         pat = os.path.normpath(pattern).replace(os.sep, "/") if "/" in pattern else pattern
-        if fnmatchcase(path if "/" in pat else path.rsplit("/", 1)[-1], pat) or ("/" in pat and fnmatchcase(os.path.abspath(file).replace(os.sep, "/"), pat)):
+        if fnmatchcase(path if "/" in pat else path.rsplit("/", 1)[-1], pat) or (
+            "/" in pat and fnmatchcase(os.path.abspath(file).replace(os.sep, "/"), pat)
+        ):
             return stream
     return None
 
@@ -244,7 +281,9 @@ def _api_units(kind: str) -> dict[tuple[str, ...], str]:
     return {path: _UNIT_WORDS[unit] for path, unit in catalog.unit_paths(kind).items() if unit in _UNIT_WORDS}
 
 
-def _api_unit_strings(cfg: dict[str, Any], kind: str, res_path: FieldPath, doc: ParsedDocument, file: str, estate: Estate) -> bool:
+def _api_unit_strings(
+    cfg: dict[str, Any], kind: str, res_path: FieldPath, doc: ParsedDocument, file: str, estate: Estate
+) -> bool:
     """The NATS API reads durations as integer nanoseconds and sizes as integer bytes; the server
     rejects strings like "7d" or "10GiB" (which the native and NACK dialects accept). Reports them
     and removes them from ``cfg`` so the model does not report them again."""
@@ -264,7 +303,14 @@ def _api_unit_strings(cfg: dict[str, Any], kind: str, res_path: FieldPath, doc: 
             pos = resolve_position(doc.positions, res_path + path) or (doc.line, 1)
             # A JSON string where the server's Go struct has an integer: the body does not decode (10025).
             estate.findings.append(
-                finding("invalid-field", f"{label}: the NATS API takes {what}, got {kind_of(value)}{hint}", file, *pos, None, ErrCode.INVALID_JSON)
+                finding(
+                    "invalid-field",
+                    f"{label}: the NATS API takes {what}, got {kind_of(value)}{hint}",
+                    file,
+                    *pos,
+                    None,
+                    ErrCode.INVALID_JSON,
+                )
             )
             _drop(cfg, path)
     return ok

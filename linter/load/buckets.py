@@ -31,10 +31,21 @@ from .validation import validation_finding
 
 __all__ = ["load_native_bucket", "load_nack_bucket"]
 
-_MODELS: dict[str, type[KeyValueConfig] | type[ObjectStoreConfig]] = {"KeyValue": KeyValueConfig, "ObjectStore": ObjectStoreConfig}
+_MODELS: dict[str, type[KeyValueConfig] | type[ObjectStoreConfig]] = {
+    "KeyValue": KeyValueConfig,
+    "ObjectStore": ObjectStoreConfig,
+}
 
 
-def _finish(kind: str, bucket: str, spec: dict[str, Any], declared: Declaration, spec_map: dict[FieldPath, FieldPath], estate: Estate, ok: bool) -> None:
+def _finish(
+    kind: str,
+    bucket: str,
+    spec: dict[str, Any],
+    declared: Declaration,
+    spec_map: dict[FieldPath, FieldPath],
+    estate: Estate,
+    ok: bool,
+) -> None:
     """Validate the bucket spec, then add the bucket's stream (or mark it invalid)."""
     model = _MODELS[kind]
     declared.key_map = spec_map
@@ -127,13 +138,20 @@ def load_native_bucket(doc: ParsedDocument, index: int, file: str, estate: Estat
             )
         )
         ok = False
-    annotations = string_map(meta.get("annotations"), ("metadata", "annotations"), doc, file, estate, "metadata.annotations")
+    annotations = string_map(
+        meta.get("annotations"), ("metadata", "annotations"), doc, file, estate, "metadata.annotations"
+    )
     labels = string_map(meta.get("labels"), ("metadata", "labels"), doc, file, estate, "metadata.labels")
     spec = v.get("spec") if v.get("spec") is not None else {}
     if name is None or annotations is None or labels is None or not isinstance(spec, dict):
         if not isinstance(spec, dict):
             estate.findings.append(
-                finding("invalid-field", f"spec must be a mapping, got {kind_of(spec)}", file, *(resolve_position(doc.positions, ("spec",)) or start))
+                finding(
+                    "invalid-field",
+                    f"spec must be a mapping, got {kind_of(spec)}",
+                    file,
+                    *(resolve_position(doc.positions, ("spec",)) or start),
+                )
             )
         return
     spec = dict(spec)
@@ -179,8 +197,19 @@ def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: Estate,
     translated = nack_translate(values, table, ("spec",), (), spec_map, unknown)
     for path, k, choices in unknown[:MAX_FINDINGS_PER_OBJECT]:
         pos = resolve_position(doc.positions, path, key=True) or start
-        estate.findings.append(finding("invalid-field", f"unknown field {short(k)!r} in {dotted(path[:-1])} ({api}){did_you_mean(k, choices)}", file, *pos))
-    annotations = {k: str(val) for k, val in (meta.get("annotations") or {}).items()} if isinstance(meta.get("annotations"), dict) else {}
+        estate.findings.append(
+            finding(
+                "invalid-field",
+                f"unknown field {short(k)!r} in {dotted(path[:-1])} ({api}){did_you_mean(k, choices)}",
+                file,
+                *pos,
+            )
+        )
+    annotations = (
+        {k: str(val) for k, val in (meta.get("annotations") or {}).items()}
+        if isinstance(meta.get("annotations"), dict)
+        else {}
+    )
     context = annotations.get("jsops.io/context") or nack_account(spec, doc, file, estate) or "default"
     nack_connection_fields(spec, doc, file, estate)
     protection_annotations(spec, annotations)
@@ -189,6 +218,14 @@ def load_nack_bucket(doc: ParsedDocument, index: int, file: str, estate: Estate,
         return
     prefix = "KV_" if kind == "KeyValue" else "OBJ_"
     declared = declared_in(
-        doc, index, file, kind="Stream", name=prefix + bucket, stream=None, context=context, annotations=annotations, dialect="nack/" + api.rsplit("/", 1)[1]
+        doc,
+        index,
+        file,
+        kind="Stream",
+        name=prefix + bucket,
+        stream=None,
+        context=context,
+        annotations=annotations,
+        dialect="nack/" + api.rsplit("/", 1)[1],
     )
     _finish(kind, bucket, translated, declared, spec_map, estate, ok and not unknown)

@@ -142,7 +142,9 @@ def discover_tree(paths: Iterable[str], max_depth: int = MAX_DIR_DEPTH, exclude:
     return Discovered(unique, too_deep)
 
 
-def _walk_entries(p: str, max_depth: int, out: list[tuple[str, str]], too_deep: list[str], exclude: Sequence[str] = ()) -> None:
+def _walk_entries(
+    p: str, max_depth: int, out: list[tuple[str, str]], too_deep: list[str], exclude: Sequence[str] = ()
+) -> None:
     try:
         walked = list(walk_dirs(p, max_depth, exclude))
     except OSError as exc:
@@ -222,7 +224,9 @@ def _relative(path: str, top: str) -> str:
     return os.path.relpath(path, top).replace(os.sep, "/")
 
 
-def walk_dirs(top: str, max_depth: int = MAX_DIR_DEPTH, exclude: Sequence[str] = ()) -> Iterator[tuple[str, list[str], bool]]:
+def walk_dirs(
+    top: str, max_depth: int = MAX_DIR_DEPTH, exclude: Sequence[str] = ()
+) -> Iterator[tuple[str, list[str], bool]]:
     """``(directory, its file names, too deep)`` top-down as ``os.walk`` visits them (hidden
     directories skipped, subdirectories in name order, directory links listed but not entered),
     without recursion: a directory ``max_depth`` levels below ``top`` is yielded with ``too deep``
@@ -243,7 +247,11 @@ def walk_dirs(top: str, max_depth: int = MAX_DIR_DEPTH, exclude: Sequence[str] =
                     is_dir = enter = False
                 if not is_dir:
                     files.append(e.name)
-                elif enter and not e.name.startswith(".") and not (exclude and excluded(_relative(os.path.join(here, e.name), top), exclude)):
+                elif (
+                    enter
+                    and not e.name.startswith(".")
+                    and not (exclude and excluded(_relative(os.path.join(here, e.name), top), exclude))
+                ):
                     dirs.append(e.name)
         dirs.sort()
         deep = depth >= max_depth and bool(dirs)

@@ -37,16 +37,27 @@ def _decode(data: bytes) -> tuple[str | None, ReadProblem | None]:
         head = data[: exc.start]
         line = head.count(b"\n") + 1
         col = len(head[head.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
-        return None, ReadProblem("encoding", f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); manifests must be UTF-8", line, col)
+        return None, ReadProblem(
+            "encoding", f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); manifests must be UTF-8", line, col
+        )
 
 
-def read_documents(data: bytes, *, json_file: bool = False, limits: Limits = DEFAULT_LIMITS) -> tuple[list[ParsedDocument], list[ReadProblem]]:
+def read_documents(
+    data: bytes, *, json_file: bool = False, limits: Limits = DEFAULT_LIMITS
+) -> tuple[list[ParsedDocument], list[ReadProblem]]:
     """Every document of a file, with positions; problems that stopped the whole file are separate.
 
     Never raises for bad input.
     """
     if len(data) > limits.max_file_bytes:
-        return [], [ReadProblem("too-complex", f"file is larger than {limits.max_file_bytes // (1024 * 1024)} MiB; refusing to read it", 1, 1)]
+        return [], [
+            ReadProblem(
+                "too-complex",
+                f"file is larger than {limits.max_file_bytes // (1024 * 1024)} MiB; refusing to read it",
+                1,
+                1,
+            )
+        ]
     text, problem = _decode(data)
     if problem is not None or text is None:
         return [], [problem] if problem else []
@@ -95,7 +106,11 @@ def _read_json(text: str, limits: Limits) -> tuple[list[ParsedDocument], list[Re
     except json.JSONDecodeError as exc:
         return [], [ReadProblem("yaml-syntax", f"JSON syntax error: {exc.msg}", exc.lineno, exc.colno)]
     except RecursionError:
-        return [], [ReadProblem("too-complex", f"JSON nests deeper than {limits.max_depth} levels; a manifest never needs this", 1, 1)]
+        return [], [
+            ReadProblem(
+                "too-complex", f"JSON nests deeper than {limits.max_depth} levels; a manifest never needs this", 1, 1
+            )
+        ]
     except ValueError as exc:  # e.g. integer string too long
         return [], [ReadProblem("too-complex", f"JSON value cannot be read: {exc}", 1, 1)]
     if "\\u" in text and _holds_surrogate(value):
@@ -107,14 +122,22 @@ def _read_json(text: str, limits: Limits) -> tuple[list[ParsedDocument], list[Re
             # Go's encoding/json (and so nats-server) keeps the last value of a repeated key: so does
             # jsops for JSON files, with a warning (YAML files keep refusing duplicates).
             docs[0].value = value
-            docs[0].problems = [_json_duplicate(p.head, p.line, p.column) if p.code == "duplicate-key" else p for p in docs[0].problems]
+            docs[0].problems = [
+                _json_duplicate(p.head, p.line, p.column) if p.code == "duplicate-key" else p for p in docs[0].problems
+            ]
         return docs, []
     # libyaml could not read this JSON (YAML 1.1 differs in corners: keys longer than 1024
     # characters, some control characters): use the value without positions, within the same bounds.
     if _depth_exceeds(value, limits.max_depth):
-        return [], [ReadProblem("too-complex", f"nesting deeper than {limits.max_depth} levels; a manifest never needs this", 1, 1)]
+        return [], [
+            ReadProblem(
+                "too-complex", f"nesting deeper than {limits.max_depth} levels; a manifest never needs this", 1, 1
+            )
+        ]
     if node_count(value, limits.max_nodes + 1) > limits.max_nodes:
-        return [], [ReadProblem("too-complex", f"document has more than {limits.max_nodes} nodes; refusing to read it", 1, 1)]
+        return [], [
+            ReadProblem("too-complex", f"document has more than {limits.max_nodes} nodes; refusing to read it", 1, 1)
+        ]
     extra = [_json_duplicate(f"duplicate key {short(k)!r}", 1, 1) for k in dupes]
     return [ParsedDocument(value, None, 1, extra)], []
 
@@ -163,7 +186,10 @@ def _surrogate_problem(text: str) -> ReadProblem:
 def _json_duplicate(head: str, line: int, column: int) -> ReadProblem:
     """A duplicate key of a JSON file: nats-server keeps the last value, and so does jsops."""
     return ReadProblem(
-        "json-duplicate-key", f"{head}; nats-server (Go's JSON decoder) keeps the last value, and so does jsops: write each key once", line, column
+        "json-duplicate-key",
+        f"{head}; nats-server (Go's JSON decoder) keeps the last value, and so does jsops: write each key once",
+        line,
+        column,
     )
 
 

@@ -32,7 +32,19 @@ __all__ = ["INFO_KEYS", "consumer_envelope", "stream_envelope"]
 
 # Keys only an info response has: a document with one of them is not a request body.
 INFO_KEYS = frozenset(
-    {"created", "ts", "state", "delivered", "ack_floor", "num_ack_pending", "num_redelivered", "num_waiting", "num_pending", "push_bound", "cluster"}
+    {
+        "created",
+        "ts",
+        "state",
+        "delivered",
+        "ack_floor",
+        "num_ack_pending",
+        "num_redelivered",
+        "num_waiting",
+        "num_pending",
+        "push_bound",
+        "cluster",
+    }
 )
 
 
@@ -49,7 +61,14 @@ def consumer_envelope(doc: ParsedDocument, file: str, estate: Estate) -> bool:
         what = f'action {kind_of(v["action"])} is not one of create, update or "" (create or update)'
         _bad_value(doc, file, estate, "action", what, CONSUMER_REQUEST_KEYS["action"])
     if "pedantic" in v and not isinstance(v["pedantic"], bool):
-        _bad_value(doc, file, estate, "pedantic", f"pedantic must be true or false, got {kind_of(v['pedantic'])}", CONSUMER_REQUEST_KEYS["pedantic"])
+        _bad_value(
+            doc,
+            file,
+            estate,
+            "pedantic",
+            f"pedantic must be true or false, got {kind_of(v['pedantic'])}",
+            CONSUMER_REQUEST_KEYS["pedantic"],
+        )
     return bool(unknown)
 
 
@@ -64,14 +83,28 @@ def stream_envelope(cfg: dict[str, Any], doc: ParsedDocument, file: str, estate:
             _bad_value(doc, file, estate, key, f"pedantic must be true or false, got {kind_of(value)}", since)
 
 
-def _unknown(doc: ParsedDocument, file: str, estate: Estate, keys: list[Any], allowed: dict[str, Version], label: str) -> None:
+def _unknown(
+    doc: ParsedDocument, file: str, estate: Estate, keys: list[Any], allowed: dict[str, Version], label: str
+) -> None:
     names = ", ".join(allowed)
     for k in keys:
         pos = resolve_position(doc.positions, (k,), key=True) or (doc.line, 1)
         msg = f"unknown field {short(k)!r} in {label} (it holds {names}){did_you_mean(str(k), list(allowed))}"
-        estate.findings.append(finding("invalid-field", msg, file, *pos, None, ErrCode.INVALID_JSON, since=STRICT_JSON_DEFAULT))
+        estate.findings.append(
+            finding("invalid-field", msg, file, *pos, None, ErrCode.INVALID_JSON, since=STRICT_JSON_DEFAULT)
+        )
 
 
 def _bad_value(doc: ParsedDocument, file: str, estate: Estate, key: str, what: str, since: Version) -> None:
     pos = resolve_position(doc.positions, (key,)) or (doc.line, 1)
-    estate.findings.append(finding("invalid-field", f"{what}: the request body does not decode", file, *pos, None, ErrCode.INVALID_JSON, since=since))
+    estate.findings.append(
+        finding(
+            "invalid-field",
+            f"{what}: the request body does not decode",
+            file,
+            *pos,
+            None,
+            ErrCode.INVALID_JSON,
+            since=since,
+        )
+    )

@@ -20,7 +20,11 @@ def _name_path(r: Resource) -> FieldPath:
         return ("metadata", "name")
     if r.dialect.startswith("nack"):
         return ("spec", "name") if r.kind == "Stream" else ("spec", "durableName")
-    field_name = "name" if r.kind == "Stream" or not isinstance(r.config, ConsumerConfig) or not r.config.durable_name else "durable_name"
+    field_name = (
+        "name"
+        if r.kind == "Stream" or not isinstance(r.config, ConsumerConfig) or not r.config.durable_name
+        else "durable_name"
+    )
     return r.spec_path + (field_name,)
 
 
@@ -67,7 +71,11 @@ def check_estate(estate: Estate) -> None:
     estate.resources = kept
     streams = {(r.context, r.name) for r in kept if r.kind == "Stream"}
     streams |= {(ctx, name) for ctx, kind, name, _ in estate.invalid if kind == "Stream"}
-    guessed = [r for r in kept if r.kind == "Consumer" and r.key in estate.named_from_path and (r.context, r.stream) not in streams]
+    guessed = [
+        r
+        for r in kept
+        if r.kind == "Consumer" and r.key in estate.named_from_path and (r.context, r.stream) not in streams
+    ]
     for r in guessed:
         _directory_not_a_stream(r, estate)
     if guessed:

@@ -94,7 +94,12 @@ class FileCache(Protocol):
 
 
 def read_file(
-    path: str, limits: Limits | None, shown: str | None = None, root: str | None = None, cache: FileCache | None = None, unmarked: set[str] | None = None
+    path: str,
+    limits: Limits | None,
+    shown: str | None = None,
+    root: str | None = None,
+    cache: FileCache | None = None,
+    unmarked: set[str] | None = None,
 ) -> Parsed:
     """:func:`read_text` of a file's bytes, from ``cache`` when it holds them; ``shown`` is added to
     ``unmarked`` when they hold no :data:`SUPPRESSION_MARKER`."""
@@ -136,7 +141,13 @@ def read_text(data: bytes, file: str, limits: Limits | None) -> Parsed:
 
 
 def load_file(
-    path: str, estate: Estate, *, display: str | None = None, limits: Limits | None = None, root: str | None = None, cache: FileCache | None = None
+    path: str,
+    estate: Estate,
+    *,
+    display: str | None = None,
+    limits: Limits | None = None,
+    root: str | None = None,
+    cache: FileCache | None = None,
 ) -> None:
     """Load one file. With ``root``, a symbolic link that resolves outside it is not read (JS014);
     with ``cache``, its parse is reused when its bytes were parsed before (:class:`FileCache`)."""
@@ -206,7 +217,14 @@ def _cap_file_findings(estate: Estate, first: int, file: str) -> None:
     estate.findings[first:] = kept
 
 
-def process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: bool, file: str, estate: Estate, looks: bool = True) -> bool:
+def process(
+    docs: list[ParsedDocument],
+    problems: list[ReadProblem],
+    trailing: bool,
+    file: str,
+    estate: Estate,
+    looks: bool = True,
+) -> bool:
     """Load the documents of one file; returns whether any of them looks like a manifest.
 
     ``looks``: whether the file's text names something of JetStream. A file that does not and cannot
@@ -227,7 +245,9 @@ def process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: b
             if not any(p.code in ("too-complex", "unsupported", "yaml-syntax") for p in doc.problems):
                 if trailing and i == len(docs) - 1:
                     continue  # a trailing '---' is common and harmless
-                estate.findings.append(finding("empty-document", "empty document (null); remove it or add a manifest", file, doc.line, 1))
+                estate.findings.append(
+                    finding("empty-document", "empty document (null); remove it or add a manifest", file, doc.line, 1)
+                )
             continue
         why = _not_jetstream(doc.value, file, looks)
         if why is not None:
@@ -246,7 +266,9 @@ def process(docs: list[ParsedDocument], problems: list[ReadProblem], trailing: b
 
 
 # Keys of a document that is (an attempt at) a manifest in one of the dialects.
-_MANIFEST_KEYS = frozenset({"apiVersion", "kind", "metadata", "spec", "config", "stream_name", "name", "subjects", "durable_name"})
+_MANIFEST_KEYS = frozenset(
+    {"apiVersion", "kind", "metadata", "spec", "config", "stream_name", "name", "subjects", "durable_name"}
+)
 
 
 def _only_separator_after(data: bytes, line: int) -> bool:
@@ -269,7 +291,12 @@ def _not_jetstream(v: object, file: str, looks: bool) -> str | None:
         return None  # a JetStream kind, or a kind that is not a name at all: the dialect's loader says so
     if api is None and kind is None:
         return None if api_config(v) or looks and not v else NOT_JETSTREAM
-    if isinstance(api, str) and "/" not in api and kind is None and not any(w in api.lower() for w in ("jsops", "jetstream")):
+    if (
+        isinstance(api, str)
+        and "/" not in api
+        and kind is None
+        and not any(w in api.lower() for w in ("jsops", "jetstream"))
+    ):
         # Helm's Chart.yaml (`apiVersion: v2`, no kind), or another bare-versioned file of no API.
         return HELM_CHART if file.endswith(("Chart.yaml", "Chart.yml")) else NOT_JETSTREAM
     if api is None:  # a kind of no JetStream dialect, without an apiVersion

@@ -84,7 +84,12 @@ def _nullable(schema: Any) -> Any:
     return merged
 
 
-_KINDS = (("Stream", StreamConfig), ("Consumer", ConsumerConfig), ("KeyValue", KeyValueConfig), ("ObjectStore", ObjectStoreConfig))
+_KINDS = (
+    ("Stream", StreamConfig),
+    ("Consumer", ConsumerConfig),
+    ("KeyValue", KeyValueConfig),
+    ("ObjectStore", ObjectStoreConfig),
+)
 
 
 def _generator() -> type[Any]:
@@ -105,7 +110,9 @@ def _generator() -> type[Any]:
 def _spec(record: type[Any], defs: dict[str, Any]) -> dict[str, Any]:
     from ..model.records.record import pydantic_model
 
-    schema: dict[str, Any] = _nullable(pydantic_model(record).model_json_schema(schema_generator=_generator(), ref_template="#/$defs/{model}"))
+    schema: dict[str, Any] = _nullable(
+        pydantic_model(record).model_json_schema(schema_generator=_generator(), ref_template="#/$defs/{model}")
+    )
     for name, sub in schema.pop("$defs", {}).items():
         if defs.setdefault(name, sub) != sub:
             raise AssertionError(f"two different models named {name}")  # pragma: no cover
@@ -115,9 +122,20 @@ def _spec(record: type[Any], defs: dict[str, Any]) -> dict[str, Any]:
 def _metadata(kind: str) -> dict[str, Any]:
     strings = {"type": "object", "additionalProperties": {"type": "string"}}
     props: dict[str, Any] = {
-        "name": {"type": "string", "minLength": 1, "description": "The object's name (a bucket's name for KeyValue and ObjectStore)."},
-        "context": {"type": "string", "minLength": 1, "description": "The target this object is applied to (a jsops or natscli context); default: default."},
-        "annotations": {**strings, "description": "jsops settings: jsops.io/allow-recreate, jsops.io/adopt, jsops.io/disable, ..."},
+        "name": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The object's name (a bucket's name for KeyValue and ObjectStore).",
+        },
+        "context": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The target this object is applied to (a jsops or natscli context); default: default.",
+        },
+        "annotations": {
+            **strings,
+            "description": "jsops settings: jsops.io/allow-recreate, jsops.io/adopt, jsops.io/disable, ...",
+        },
         "labels": strings,
     }
     required = ["name"]
@@ -136,7 +154,12 @@ def manifest_schema() -> JsonObject:
         branches.append(
             {
                 "if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
-                "then": {"properties": {"metadata": _metadata(kind), "spec": {"if": {"type": "object"}, "then": {"$ref": f"#/$defs/{kind}Spec"}}}},
+                "then": {
+                    "properties": {
+                        "metadata": _metadata(kind),
+                        "spec": {"if": {"type": "object"}, "then": {"$ref": f"#/$defs/{kind}Spec"}},
+                    }
+                },
             }
         )
     return {

@@ -46,7 +46,19 @@ def finding(
     since: tuple[int, int, int] | None = None,
 ) -> Finding:
     code = LOAD_CODES[code_name]
-    return Finding(code.code, code.name, code.severity, message, file, line, column, obj, server_error_code, excerpt=excerpt and code.excerpt, since=since)
+    return Finding(
+        code.code,
+        code.name,
+        code.severity,
+        message,
+        file,
+        line,
+        column,
+        obj,
+        server_error_code,
+        excerpt=excerpt and code.excerpt,
+        since=since,
+    )
 
 
 def kind_of(v: object) -> str:

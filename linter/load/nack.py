@@ -29,7 +29,16 @@ from .messages import (
 from .nack_crd import check_nack_document
 from .validation import admit
 
-__all__ = ["NACK_APIS", "PREVENT_DELETE", "PREVENT_UPDATE", "load_nack", "nack_translate", "nack_account", "nack_connection_fields", "protection_annotations"]
+__all__ = [
+    "NACK_APIS",
+    "PREVENT_DELETE",
+    "PREVENT_UPDATE",
+    "load_nack",
+    "nack_translate",
+    "nack_account",
+    "nack_connection_fields",
+    "protection_annotations",
+]
 
 NACK_APIS = ("jetstream.nats.io/v1beta2", "jetstream.nats.io/v1beta1")
 PREVENT_DELETE = T.PREVENT_DELETE
@@ -50,7 +59,14 @@ def load_nack(doc: ParsedDocument, index: int, file: str, estate: Estate, api: s
         what = "missing kind" if kind is None else f"not {short(kind)!r}"
         known = ["Stream", "Consumer", "KeyValue", "ObjectStore", *T.UNMANAGED]
         hint = did_you_mean(str(kind), known) if kind is not None else ""
-        estate.findings.append(finding("unknown-kind", f"jsops reads NACK {', '.join(known[:-1])} and {known[-1]} resources, {what}{hint}", file, *pos))
+        estate.findings.append(
+            finding(
+                "unknown-kind",
+                f"jsops reads NACK {', '.join(known[:-1])} and {known[-1]} resources, {what}{hint}",
+                file,
+                *pos,
+            )
+        )
         return
     check_nack_document(doc, kind, api, file, estate)
     _load_nack_object(doc, index, file, estate, api, kind)
@@ -68,7 +84,12 @@ def _load_nack_object(doc: ParsedDocument, index: int, file: str, estate: Estate
     if not isinstance(spec, dict):
         pos = resolve_position(doc.positions, ("spec",)) or start
         estate.findings.append(
-            finding("invalid-field", "missing required field spec" if spec is None else f"spec must be a mapping, got {kind_of(spec)}", file, *pos)
+            finding(
+                "invalid-field",
+                "missing required field spec" if spec is None else f"spec must be a mapping, got {kind_of(spec)}",
+                file,
+                *pos,
+            )
         )
         return
     key_map: dict[FieldPath, FieldPath] = {(): ("spec",)}
@@ -104,7 +125,14 @@ def _load_nack_object(doc: ParsedDocument, index: int, file: str, estate: Estate
 
 
 def _translate_spec(
-    spec: dict[str, Any], kind: str, api: str, key_map: dict[FieldPath, FieldPath], doc: ParsedDocument, file: str, estate: Estate, start: Pos
+    spec: dict[str, Any],
+    kind: str,
+    api: str,
+    key_map: dict[FieldPath, FieldPath],
+    doc: ParsedDocument,
+    file: str,
+    estate: Estate,
+    start: Pos,
 ) -> tuple[dict[str, Any], bool]:
     """The spec as a JetStream API config (``key_map`` filled in), and whether its values and fields are all valid."""
     unknown: list[tuple[FieldPath, str, list[str]]] = []
@@ -113,7 +141,14 @@ def _translate_spec(
     translated = nack_translate(values, table, ("spec",), (), key_map, unknown)
     for path, k, choices in unknown[:MAX_FINDINGS_PER_OBJECT]:
         pos = resolve_position(doc.positions, path, key=True) or start
-        estate.findings.append(finding("invalid-field", f"unknown field {short(k)!r} in {dotted(path[:-1])} ({api}){did_you_mean(k, choices)}", file, *pos))
+        estate.findings.append(
+            finding(
+                "invalid-field",
+                f"unknown field {short(k)!r} in {dotted(path[:-1])} ({api}){did_you_mean(k, choices)}",
+                file,
+                *pos,
+            )
+        )
     if len(unknown) > MAX_FINDINGS_PER_OBJECT:
         estate.findings.append(
             finding(
@@ -126,16 +161,25 @@ def _translate_spec(
     return translated, values_ok and not unknown
 
 
-def _nack_context(meta: dict[str, Any], spec: dict[str, Any], doc: ParsedDocument, file: str, estate: Estate) -> tuple[dict[str, str], str, bool]:
+def _nack_context(
+    meta: dict[str, Any], spec: dict[str, Any], doc: ParsedDocument, file: str, estate: Estate
+) -> tuple[dict[str, str], str, bool]:
     """The annotations, the context (``jsops.io/context``, else ``spec.account``) and whether both are valid."""
-    annotations = string_map(meta.get("annotations"), ("metadata", "annotations"), doc, file, estate, "metadata.annotations")
+    annotations = string_map(
+        meta.get("annotations"), ("metadata", "annotations"), doc, file, estate, "metadata.annotations"
+    )
     context: str | None = "default"
     ok = True
     if annotations is None:
         annotations, ok = {}, False
     elif "jsops.io/context" in annotations:
         context = context_name(
-            annotations["jsops.io/context"], ("metadata", "annotations", "jsops.io/context"), doc, file, estate, "metadata.annotations.jsops.io/context"
+            annotations["jsops.io/context"],
+            ("metadata", "annotations", "jsops.io/context"),
+            doc,
+            file,
+            estate,
+            "metadata.annotations.jsops.io/context",
         )
     else:
         context = nack_account(spec, doc, file, estate) or "default"
@@ -178,7 +222,11 @@ def nack_translate(
                 items = []
                 for i, item in enumerate(v):
                     key_map[dst + (name, i)] = src + (k, i)
-                    items.append(nack_translate(item, sub, src + (k, i), dst + (name, i), key_map, unknown) if isinstance(item, dict) else item)
+                    items.append(
+                        nack_translate(item, sub, src + (k, i), dst + (name, i), key_map, unknown)
+                        if isinstance(item, dict)
+                        else item
+                    )
                 out[name] = items
             elif isinstance(v, dict):
                 out[name] = nack_translate(v, sub, src + (k,), dst + (name,), key_map, unknown)
@@ -249,7 +297,11 @@ def nack_account(spec: dict[str, Any], doc: ParsedDocument, file: str, estate: E
         return None
     if not isinstance(account, str) or len(account) > MAX_NAME_LENGTH:
         pos = resolve_position(doc.positions, ("spec", "account")) or (doc.line, 1)
-        estate.findings.append(finding("invalid-field", f"spec.account must be the name of a NACK Account, got {kind_of(account)}", file, *pos))
+        estate.findings.append(
+            finding(
+                "invalid-field", f"spec.account must be the name of a NACK Account, got {kind_of(account)}", file, *pos
+            )
+        )
         return None
     return account
 
@@ -280,7 +332,9 @@ def _nack_metadata(meta: dict[str, Any], doc: ParsedDocument, file: str, estate:
         if value is not None and (not isinstance(value, str) or not value or len(value) > MAX_NAME_LENGTH):
             pos = resolve_position(doc.positions, ("metadata", key)) or (doc.line, 1)
             what = (
-                too_long(f"metadata.{key}", value) if isinstance(value, str) and value else f"metadata.{key} must be a non-empty string, got {kind_of(value)}"
+                too_long(f"metadata.{key}", value)
+                if isinstance(value, str) and value
+                else f"metadata.{key} must be a non-empty string, got {kind_of(value)}"
             )
             estate.findings.append(finding("invalid-field", what, file, *pos))
             ok = False

@@ -91,7 +91,11 @@ def check_nack_document(doc: ParsedDocument, kind: str, api: str, file: str, est
         pos = resolve_position(doc.positions, path, key=key) or start
         estate.findings.append(finding(CODE, message, file, *pos))
     if len(problems) > MAX_FINDINGS_PER_OBJECT:
-        estate.findings.append(finding(CODE, f"{REFUSED}: {len(problems) - MAX_FINDINGS_PER_OBJECT} more problems are not shown", file, *start))
+        estate.findings.append(
+            finding(
+                CODE, f"{REFUSED}: {len(problems) - MAX_FINDINGS_PER_OBJECT} more problems are not shown", file, *start
+            )
+        )
 
 
 def drop_shadowed(findings: list[Finding]) -> list[Finding]:
@@ -132,18 +136,34 @@ def _not_served(kind: str, api: str, served: str | None, release: NackRelease) -
     )
 
 
-def _walk(value: object, at: str, path: FieldPath, schema: dict[str, dict[str, Any]], kind: str, release: NackRelease, out: list[Problem]) -> None:
+def _walk(
+    value: object,
+    at: str,
+    path: FieldPath,
+    schema: dict[str, dict[str, Any]],
+    kind: str,
+    release: NackRelease,
+    out: list[Problem],
+) -> None:
     """Every refusal in ``value``, the node at schema path ``at`` (document path ``path``), into ``out``
     (a list, not generators: this runs for every field of every NACK file)."""
     facts = schema.get(at, _NO_FACTS)
     if value is None:
         if not facts.get("nullable"):
-            out.append((path, False, f"{REFUSED}: {dotted(path)} must be of type {facts.get('type', 'object')}, got null"))
+            out.append(
+                (path, False, f"{REFUSED}: {dotted(path)} must be of type {facts.get('type', 'object')}, got null")
+            )
         return
     expected = facts.get("type")
     if expected is not None and not _is_type(value, expected):
         hint = _type_hint(kind, path, value, expected)
-        out.append((path, False, f"{REFUSED}: {dotted(path)} must be of type {expected}, got {kind_of(value)} (NACK {release.tag}'s CRD){hint}"))
+        out.append(
+            (
+                path,
+                False,
+                f"{REFUSED}: {dotted(path)} must be of type {expected}, got {kind_of(value)} (NACK {release.tag}'s CRD){hint}",
+            )
+        )
         return
     if len(facts) > ("type" in facts):  # more than the type
         for where, key, message in _value_checks(value, facts, path, dotted(path)):
@@ -207,7 +227,11 @@ def _string_checks(value: str, facts: dict[str, Any], path: FieldPath, label: st
         hint = " (no '.', '*' or '>')" if "[^.*>]" in pattern else ""
         yield path, False, f"{REFUSED}: {label} {short(value)!r} does not match {pattern}{hint}"
     if "minLength" in facts and len(value) < facts["minLength"]:
-        yield path, False, f"{REFUSED}: {label} must be at least {facts['minLength']} characters long, got {kind_of(value)}"
+        yield (
+            path,
+            False,
+            f"{REFUSED}: {label} must be at least {facts['minLength']} characters long, got {kind_of(value)}",
+        )
     if "maxLength" in facts and len(value) > facts["maxLength"]:
         yield path, False, f"{REFUSED}: {label} must be at most {facts['maxLength']} characters long"
 
@@ -215,9 +239,17 @@ def _string_checks(value: str, facts: dict[str, Any], path: FieldPath, label: st
 def _number_checks(value: float, facts: dict[str, Any], path: FieldPath, label: str) -> Iterator[Problem]:
     low, high = facts.get("minimum"), facts.get("maximum")
     if low is not None and (value < low or (facts.get("exclusiveMinimum") and value == low)):
-        yield path, False, f"{REFUSED}: {label} must be {'greater than' if facts.get('exclusiveMinimum') else 'at least'} {low}, got {short(value)}"
+        yield (
+            path,
+            False,
+            f"{REFUSED}: {label} must be {'greater than' if facts.get('exclusiveMinimum') else 'at least'} {low}, got {short(value)}",
+        )
     if high is not None and (value > high or (facts.get("exclusiveMaximum") and value == high)):
-        yield path, False, f"{REFUSED}: {label} must be {'less than' if facts.get('exclusiveMaximum') else 'at most'} {high}, got {short(value)}"
+        yield (
+            path,
+            False,
+            f"{REFUSED}: {label} must be {'less than' if facts.get('exclusiveMaximum') else 'at most'} {high}, got {short(value)}",
+        )
 
 
 def _type_hint(kind: str, path: FieldPath, value: object, expected: str) -> str:
@@ -291,7 +323,11 @@ def _unknown(label: str, release: NackRelease, kind: str, at: str | None = None)
     if at is not None:
         newer = [tag for tag in known_releases() if at in nack_release(tag).schema(kind)]
         if newer:
-            since = f" (NACK {newer[-1]} and later do)" if newer[0] == known_releases()[0] else f" (NACK {', '.join(reversed(newer))} do)"
+            since = (
+                f" (NACK {newer[-1]} and later do)"
+                if newer[0] == known_releases()[0]
+                else f" (NACK {', '.join(reversed(newer))} do)"
+            )
     return (
         f"{REFUSED} under strict field validation (kubectl apply's default): unknown field {label!r}, which NACK {release.tag}'s CRD does not "
         f"declare{since}; without it (kubectl --validate=warn or ignore, Helm) kube-apiserver prunes the field and NACK never sees it"
@@ -333,14 +369,22 @@ def _metadata(meta: object) -> Iterator[Problem]:
             )
     namespace = meta.get("namespace")
     if namespace is not None and (not isinstance(namespace, str) or len(namespace) > 63 or not _LABEL.match(namespace)):
-        yield ("metadata", "namespace"), False, f"{REFUSED}: metadata.namespace {short(namespace)!r} is not a lowercase RFC 1123 label (at most 63 characters)"
+        yield (
+            ("metadata", "namespace"),
+            False,
+            f"{REFUSED}: metadata.namespace {short(namespace)!r} is not a lowercase RFC 1123 label (at most 63 characters)",
+        )
     yield from _labels(meta.get("labels"))
     yield from _annotations(meta.get("annotations"))
 
 
 def _lower_hint(name: str) -> str:
     fixed = re.sub(r"[^a-z0-9.-]+", "-", name.lower()).strip("-.")
-    return f"; did you mean {fixed!r}?" if fixed and fixed != name and _SUBDOMAIN.match(fixed) and len(fixed) <= 253 else ""
+    return (
+        f"; did you mean {fixed!r}?"
+        if fixed and fixed != name and _SUBDOMAIN.match(fixed) and len(fixed) <= 253
+        else ""
+    )
 
 
 def _qualified_name_problem(key: str) -> str | None:
@@ -357,14 +401,22 @@ def _qualified_name_problem(key: str) -> str | None:
 def _labels(labels: object) -> Iterator[Problem]:
     if not isinstance(labels, dict):
         if labels is not None:
-            yield ("metadata", "labels"), False, f"{REFUSED}: metadata.labels must be a mapping of strings, got {kind_of(labels)}"
+            yield (
+                ("metadata", "labels"),
+                False,
+                f"{REFUSED}: metadata.labels must be a mapping of strings, got {kind_of(labels)}",
+            )
         return
     for key, value in labels.items():
         why = _qualified_name_problem(str(key))
         if why:
             yield ("metadata", "labels", key), True, f"{REFUSED}: label key {short(key)!r} {why}"
         if not isinstance(value, str):
-            yield ("metadata", "labels", key), False, f"{REFUSED}: label {short(key)!r} must be a string, got {kind_of(value)}"
+            yield (
+                ("metadata", "labels", key),
+                False,
+                f"{REFUSED}: label {short(key)!r} must be a string, got {kind_of(value)}",
+            )
         elif len(value) > 63 or not _LABEL_VALUE.match(value):
             yield (
                 ("metadata", "labels", key),
@@ -379,7 +431,11 @@ def _labels(labels: object) -> Iterator[Problem]:
 def _annotations(annotations: object) -> Iterator[Problem]:
     if not isinstance(annotations, dict):
         if annotations is not None:
-            yield ("metadata", "annotations"), False, f"{REFUSED}: metadata.annotations must be a mapping of strings, got {kind_of(annotations)}"
+            yield (
+                ("metadata", "annotations"),
+                False,
+                f"{REFUSED}: metadata.annotations must be a mapping of strings, got {kind_of(annotations)}",
+            )
         return
     size = 0
     for key, value in annotations.items():
@@ -387,8 +443,16 @@ def _annotations(annotations: object) -> Iterator[Problem]:
         if why:
             yield ("metadata", "annotations", key), True, f"{REFUSED}: annotation key {short(key)!r} {why}"
         if not isinstance(value, str):
-            yield ("metadata", "annotations", key), False, f"{REFUSED}: annotation {short(key)!r} must be a string, got {kind_of(value)}"
+            yield (
+                ("metadata", "annotations", key),
+                False,
+                f"{REFUSED}: annotation {short(key)!r} must be a string, got {kind_of(value)}",
+            )
         else:
             size += len(str(key).encode()) + len(value.encode())
     if size > _ANNOTATIONS_MAX:
-        yield ("metadata", "annotations"), False, f"{REFUSED}: metadata.annotations are {size} bytes, more than kube-apiserver's 262144"
+        yield (
+            ("metadata", "annotations"),
+            False,
+            f"{REFUSED}: metadata.annotations are {size} bytes, more than kube-apiserver's 262144",
+        )

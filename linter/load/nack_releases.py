@@ -31,7 +31,9 @@ class NackRelease:
 
     __slots__ = ("tag", "commit", "_kinds", "_schemas")
 
-    def __init__(self, tag: str, commit: str, kinds: dict[str, dict[str, Any]], schemas: dict[str, dict[str, dict[str, Any]]]) -> None:
+    def __init__(
+        self, tag: str, commit: str, kinds: dict[str, dict[str, Any]], schemas: dict[str, dict[str, dict[str, Any]]]
+    ) -> None:
         self.tag = tag
         self.commit = commit
         self._kinds = kinds

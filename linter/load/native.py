@@ -29,7 +29,9 @@ def load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> N
         msg = "missing kind" if kind is None else f"unknown kind {short(kind)!r}"
         known = ["Stream", "Consumer", "KeyValue", "ObjectStore"]
         hint = did_you_mean(str(kind), known) if kind is not None else ""
-        estate.findings.append(finding("unknown-kind", f"{msg}; jsops/v1 has Stream, Consumer, KeyValue and ObjectStore{hint}", file, *pos))
+        estate.findings.append(
+            finding("unknown-kind", f"{msg}; jsops/v1 has Stream, Consumer, KeyValue and ObjectStore{hint}", file, *pos)
+        )
         return
     ok = check_keys(v, NATIVE_TOP, (), doc, file, estate, "the manifest")
     meta = v.get("metadata")
@@ -49,11 +51,15 @@ def load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> N
         pos = resolve_position(doc.positions, ("metadata", "stream"), key=True) or start
         estate.findings.append(finding("invalid-field", "metadata.stream is only for consumers", file, *pos))
         ok = False
-    context = context_name(meta.get("context", "default"), ("metadata", "context"), doc, file, estate, "metadata.context")
+    context = context_name(
+        meta.get("context", "default"), ("metadata", "context"), doc, file, estate, "metadata.context"
+    )
     if context is None:
         ok = False
         context = "default"  # the object is invalid either way; its key must still be hashable
-    annotations = string_map(meta.get("annotations"), ("metadata", "annotations"), doc, file, estate, "metadata.annotations")
+    annotations = string_map(
+        meta.get("annotations"), ("metadata", "annotations"), doc, file, estate, "metadata.annotations"
+    )
     labels = string_map(meta.get("labels"), ("metadata", "labels"), doc, file, estate, "metadata.labels")
     if name is None or annotations is None or labels is None:
         return
@@ -66,18 +72,27 @@ def load_native(doc: ParsedDocument, index: int, file: str, estate: Estate) -> N
     for field_name in ("name", "durable_name"):
         if field_name not in (v.get("spec") or {}):
             key_map[(field_name,)] = ("metadata", "name")
-    declared = declared_in(doc, index, file, kind=kind, name=name, stream=stream, context=context, annotations=annotations, key_map=key_map)
+    declared = declared_in(
+        doc, index, file, kind=kind, name=name, stream=stream, context=context, annotations=annotations, key_map=key_map
+    )
     admit(declared, spec, estate, ok and names_ok)
 
 
-def _named_spec(kind: str, name: str, spec: dict[str, Any], doc: ParsedDocument, file: str, estate: Estate, start: Pos) -> tuple[dict[str, Any], bool]:
+def _named_spec(
+    kind: str, name: str, spec: dict[str, Any], doc: ParsedDocument, file: str, estate: Estate, start: Pos
+) -> tuple[dict[str, Any], bool]:
     """``spec`` with the object's name (metadata.name) filled in, and whether the names it writes agree."""
     ok = True
     if kind == "Stream":
         if "name" in spec and spec["name"] != name:
             pos = resolve_position(doc.positions, ("spec", "name")) or start
             estate.findings.append(
-                finding("name-mismatch", f"spec.name {short(spec['name'])!r} differs from metadata.name {short(name)!r}; drop spec.name", file, *pos)
+                finding(
+                    "name-mismatch",
+                    f"spec.name {short(spec['name'])!r} differs from metadata.name {short(name)!r}; drop spec.name",
+                    file,
+                    *pos,
+                )
             )
             ok = False
         spec["name"] = name
@@ -86,7 +101,14 @@ def _named_spec(kind: str, name: str, spec: dict[str, Any], doc: ParsedDocument,
     for field_name, given in (("durable_name", durable), ("name", cname)):
         if given is not None and given != name:
             pos = resolve_position(doc.positions, ("spec", field_name)) or start
-            estate.findings.append(finding("name-mismatch", f"spec.{field_name} {short(given)!r} differs from metadata.name {short(name)!r}", file, *pos))
+            estate.findings.append(
+                finding(
+                    "name-mismatch",
+                    f"spec.{field_name} {short(given)!r} differs from metadata.name {short(name)!r}",
+                    file,
+                    *pos,
+                )
+            )
             ok = False
     if durable is None and cname is None:
         spec["durable_name"] = name  # a named consumer is durable unless spec says `name:` only

@@ -11,7 +11,16 @@ from typing import Any
 
 from ..model.positions import PosEntry, compact_positions, pack_positions, unpack_positions
 
-__all__ = ["Limits", "DEFAULT_LIMITS", "ReadProblem", "ParsedDocument", "Parsed", "node_count", "pack_parsed", "unpack_parsed"]
+__all__ = [
+    "Limits",
+    "DEFAULT_LIMITS",
+    "ReadProblem",
+    "ParsedDocument",
+    "Parsed",
+    "node_count",
+    "pack_parsed",
+    "unpack_parsed",
+]
 
 
 @dataclass(frozen=True)
@@ -74,7 +83,10 @@ def pack_parsed(parsed: Parsed) -> tuple[Any, ...]:
     and the forked child of a parallel load)."""
     docs, problems, trailing, looks = parsed
     return (
-        [(d.value, compact_positions(pack_positions(d.positions)), d.line, [_pack(p) for p in d.problems]) for d in docs],
+        [
+            (d.value, compact_positions(pack_positions(d.positions)), d.line, [_pack(p) for p in d.problems])
+            for d in docs
+        ],
         [_pack(p) for p in problems],
         trailing,
         looks,
@@ -85,7 +97,10 @@ def unpack_parsed(packed: Any) -> Parsed:
     """The reverse of :func:`pack_parsed`."""
     docs, problems, trailing, looks = packed
     return (
-        [ParsedDocument(v, unpack_positions(pos), line, [ReadProblem(*p) for p in probs]) for v, pos, line, probs in docs],
+        [
+            ParsedDocument(v, unpack_positions(pos), line, [ReadProblem(*p) for p in probs])
+            for v, pos, line, probs in docs
+        ],
         [ReadProblem(*p) for p in problems],
         bool(trailing),
         bool(looks),

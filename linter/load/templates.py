@@ -161,22 +161,46 @@ def load_values(path: str, *, shown: str | None = None) -> tuple[dict[str, Any],
         raise EnvironmentError_(unreadable(shown, exc)) from None
     docs, problems = read_documents(data)
     codes = {"too-complex": "manifest-too-complex", "duplicate-key": "duplicate-key"}
-    out = [TemplateProblem(codes.get(p.code, "manifest-syntax-error"), p.message, shown, p.line, p.column) for p in problems]
+    out = [
+        TemplateProblem(codes.get(p.code, "manifest-syntax-error"), p.message, shown, p.line, p.column)
+        for p in problems
+    ]
     for d in docs:
-        out.extend(TemplateProblem(codes.get(p.code, "manifest-syntax-error"), p.message, shown, p.line, p.column) for p in d.problems)
+        out.extend(
+            TemplateProblem(codes.get(p.code, "manifest-syntax-error"), p.message, shown, p.line, p.column)
+            for p in d.problems
+        )
     if out:
         return {}, out
     real = [d for d in docs if d.value is not None]
     if not real:
         return {}, []  # an empty values file: templates that use no value still render
     if len(real) > 1:
-        return {}, [TemplateProblem("template-error", "an environment file holds one mapping of values, not several documents", shown, real[1].line)]
+        return {}, [
+            TemplateProblem(
+                "template-error",
+                "an environment file holds one mapping of values, not several documents",
+                shown,
+                real[1].line,
+            )
+        ]
     value = real[0].value
     if not isinstance(value, dict):
-        return {}, [TemplateProblem("template-error", f"an environment file must be a mapping of values, got {type(value).__name__}", shown, real[0].line)]
+        return {}, [
+            TemplateProblem(
+                "template-error",
+                f"an environment file must be a mapping of values, got {type(value).__name__}",
+                shown,
+                real[0].line,
+            )
+        ]
     bad = [k for k in value if not isinstance(k, str) or not k.isidentifier()]
     if bad:
-        return {}, [TemplateProblem("template-error", f"value names must be identifiers, got {str(bad[0])[:60]!r}", shown, real[0].line)]
+        return {}, [
+            TemplateProblem(
+                "template-error", f"value names must be identifiers, got {str(bad[0])[:60]!r}", shown, real[0].line
+            )
+        ]
     return value, []
 
 
@@ -315,7 +339,9 @@ def _describe(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     text = text if len(text) <= 300 else text[:297] + "..."
     if isinstance(exc, UndefinedError):
-        return f"undefined value: {text} (define it in the environment's values or give a default with `| default(...)`)"
+        return (
+            f"undefined value: {text} (define it in the environment's values or give a default with `| default(...)`)"
+        )
     if isinstance(exc, SecurityError):
         return f"refused by the template sandbox: {text}"
     if isinstance(exc, TemplateNotFound) or (isinstance(exc, TypeError) and "no loader" in text):
@@ -330,7 +356,13 @@ def _describe(exc: BaseException) -> str:
 
 
 def render_template(
-    source: str, file: str, env: str, values: dict[str, Any], *, max_bytes: int = MAX_RENDERED_BYTES, max_seconds: float = MAX_RENDER_SECONDS
+    source: str,
+    file: str,
+    env: str,
+    values: dict[str, Any],
+    *,
+    max_bytes: int = MAX_RENDERED_BYTES,
+    max_seconds: float = MAX_RENDER_SECONDS,
 ) -> Rendered:
     """Render template text; problems point at ``file`` and the template's line."""
     from jinja2 import TemplateSyntaxError
@@ -341,7 +373,9 @@ def render_template(
     try:
         tree = sandbox.parse(source, name=file, filename=code_file)
     except TemplateSyntaxError as exc:
-        result.problems.append(TemplateProblem("template-error", f"template syntax error: {exc.message}", file, exc.lineno or 1))
+        result.problems.append(
+            TemplateProblem("template-error", f"template syntax error: {exc.message}", file, exc.lineno or 1)
+        )
         return result
     except (RecursionError, MemoryError) as exc:
         result.problems.append(TemplateProblem("template-error", _describe(exc), file, 1))
@@ -351,7 +385,9 @@ def render_template(
         code = sandbox.compile(tree, name=file, filename=code_file)
         template = sandbox.template_class.from_code(sandbox, code, sandbox.make_globals(None))
     except TemplateSyntaxError as exc:  # checks done while generating code (e.g. a bad filter name)
-        result.problems.append(TemplateProblem("template-error", f"template syntax error: {exc.message}", file, exc.lineno or 1))
+        result.problems.append(
+            TemplateProblem("template-error", f"template syntax error: {exc.message}", file, exc.lineno or 1)
+        )
         return result
     except (RecursionError, MemoryError) as exc:
         result.problems.append(TemplateProblem("template-error", _describe(exc), file, 1))
@@ -366,7 +402,9 @@ def render_template(
             for chunk in template.root_render_func(template.new_context(variables)):
                 size += len(chunk)
                 if size > max_bytes:
-                    result.problems.append(TemplateProblem("template-error", f"rendered text is larger than {max_bytes} bytes", file, 1))
+                    result.problems.append(
+                        TemplateProblem("template-error", f"rendered text is larger than {max_bytes} bytes", file, 1)
+                    )
                     return result
                 chunks.append(chunk)
     except Exception as exc:  # every template failure is a finding, never a traceback
@@ -437,12 +475,18 @@ def render_file(
     except OSError as exc:
         raise EnvironmentError_(unreadable(path, exc)) from None
     if len(data) > max_bytes:
-        return Rendered(path, env, problems=[TemplateProblem("manifest-too-complex", f"template larger than {max_bytes} bytes", path, 1)])
+        return Rendered(
+            path,
+            env,
+            problems=[TemplateProblem("manifest-too-complex", f"template larger than {max_bytes} bytes", path, 1)],
+        )
     try:
         source = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        return Rendered(path, env, problems=[TemplateProblem("manifest-syntax-error", "template is not UTF-8 text", path, line)])
+        return Rendered(
+            path, env, problems=[TemplateProblem("manifest-syntax-error", "template is not UTF-8 text", path, line)]
+        )
     result = render_template(source, path, env, values, max_bytes=max_bytes)
     result.values_file = shown_values
     return result

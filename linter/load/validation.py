@@ -29,7 +29,9 @@ def validate(declared: Declaration, spec: dict[str, Any], estate: Estate) -> Str
     return _validate(declared, spec, estate)[0]
 
 
-def _validate(declared: Declaration, spec: dict[str, Any], estate: Estate) -> tuple[StreamConfig | ConsumerConfig | None, list[ErrorDetails]]:
+def _validate(
+    declared: Declaration, spec: dict[str, Any], estate: Estate
+) -> tuple[StreamConfig | ConsumerConfig | None, list[ErrorDetails]]:
     model: type[StreamConfig | ConsumerConfig] = StreamConfig if declared.kind == "Stream" else ConsumerConfig
     try:
         return model.model_validate(spec), []
@@ -66,7 +68,13 @@ def _lenient(declared: Declaration, spec: dict[str, Any], errors: list[ErrorDeta
         *parents, last = tuple(e["loc"])
         node = trimmed
         for step in parents:
-            node = node.get(step) if isinstance(node, dict) else node[step] if isinstance(node, list) and isinstance(step, int) else None
+            node = (
+                node.get(step)
+                if isinstance(node, dict)
+                else node[step]
+                if isinstance(node, list) and isinstance(step, int)
+                else None
+            )
         if isinstance(node, dict):
             node.pop(last, None)
     model: type[StreamConfig | ConsumerConfig] = StreamConfig if declared.kind == "Stream" else ConsumerConfig
@@ -92,11 +100,17 @@ def validation_finding(res: Declaration, model: type[Record], err: ErrorDetails)
         line, col = res.locate(src, key=True, document_path=True)
         if res.dialect == "api":  # the file is the request body: strict decoding refuses it (2.12+ by default)
             ref = res.ref if res.name else None
-            return finding("invalid-field", msg, res.file, line, col, ref, ErrCode.INVALID_JSON, since=STRICT_JSON_DEFAULT)
+            return finding(
+                "invalid-field", msg, res.file, line, col, ref, ErrCode.INVALID_JSON, since=STRICT_JSON_DEFAULT
+            )
     else:
         msg = _value_message(kind, dotted(src), err)
         line, col = res.locate(src, document_path=True)
-    code = ErrCode.SOURCE_INVALID_STREAM_NAME if err.get("input") is None and len(loc) >= 2 and loc[-2] == "sources" and isinstance(loc[-1], int) else None
+    code = (
+        ErrCode.SOURCE_INVALID_STREAM_NAME
+        if err.get("input") is None and len(loc) >= 2 and loc[-2] == "sources" and isinstance(loc[-1], int)
+        else None
+    )
     if code is None and res.dialect == "api" and kind in _DECODE_ERRORS and err.get("input") is not None:
         code = ErrCode.INVALID_JSON  # the request body does not decode (Go's json: a value of the wrong type)
     return finding("invalid-field", msg, res.file, line, col, res.ref if res.name else None, code)
@@ -210,7 +224,9 @@ def _external_names(res: Declaration, model: type[Record], loc: FieldPath) -> li
     return names
 
 
-def admit(declared: Declaration, spec: dict[str, Any], estate: Estate, ok: bool = True, lenient: bool = False) -> Resource | None:
+def admit(
+    declared: Declaration, spec: dict[str, Any], estate: Estate, ok: bool = True, lenient: bool = False
+) -> Resource | None:
     """Validate ``spec`` and add the resource ``declared`` becomes to the estate; with ``ok`` False
     (other findings about the object) or an invalid config, mark the object invalid instead. With
     ``lenient`` (a request body whose envelope has unknown keys: refused from 2.12, accepted before)

@@ -154,7 +154,13 @@ def _read_checked(fd: int, max_bytes: int) -> bytes | None:
     """Read the open ``fd`` (and close it) if fstat says it may be trusted (see the module's docstring)."""
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_uid != _euid() or st.st_nlink != 1 or stat.S_IMODE(st.st_mode) & 0o022 or st.st_size > max_bytes:
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or st.st_uid != _euid()
+            or st.st_nlink != 1
+            or stat.S_IMODE(st.st_mode) & 0o022
+            or st.st_size > max_bytes
+        ):
             return None
         if stat.S_IMODE(st.st_mode) & 0o077:
             os.fchmod(fd, 0o600)

@@ -122,7 +122,9 @@ class Resource(Declaration, Generic[ConfigT]):
         return f"{self.bucket} {self.name.split('_', 1)[1]!r}"
 
     @staticmethod
-    def of(declared: Declaration, config: _C, *, bucket: str | None = None, bucket_config: BucketConfig | None = None) -> Resource[_C]:
+    def of(
+        declared: Declaration, config: _C, *, bucket: str | None = None, bucket_config: BucketConfig | None = None
+    ) -> Resource[_C]:
         """The resource a declaration becomes once its config is valid."""
         return Resource(
             kind=declared.kind,

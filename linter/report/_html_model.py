@@ -240,7 +240,9 @@ def _consumer_status(ack_wait: int | None, points: tuple[AckPoint, ...]) -> str:
     return "ok"
 
 
-def _consumer(res: Resource, eff: EffectiveConsumer, prof: ConsumerProfile | None, anchor: str, findings: int) -> ConsumerReport:
+def _consumer(
+    res: Resource, eff: EffectiveConsumer, prof: ConsumerProfile | None, anchor: str, findings: int
+) -> ConsumerReport:
     policy = eff.ack_policy
     ack_wait = (eff.ack_wait or None) if policy != "none" else None  # 0: the server stores no ack wait
     backoff = eff.backoff
@@ -319,7 +321,9 @@ def stream_rates(prof: StreamProfile | None) -> tuple[Rate, ...]:
     return tuple(out)
 
 
-def fill_times(rates: Sequence[Rate], max_bytes: int | None, max_msgs: int | None, max_age_ns: int | None) -> tuple[Fill, ...]:
+def fill_times(
+    rates: Sequence[Rate], max_bytes: int | None, max_msgs: int | None, max_age_ns: int | None
+) -> tuple[Fill, ...]:
     """Time to fill each set limit at each rate, compared with max_age."""
     out: list[Fill] = []
     for limit, value in (("max_bytes", max_bytes), ("max_msgs", max_msgs)):
@@ -349,7 +353,14 @@ def _stream_status(fills: Sequence[Fill], has_profile: bool) -> str:
     return "ok"
 
 
-def _stream(res: Resource, eff: EffectiveStream, prof: StreamProfile | None, anchor: str, consumers: tuple[ConsumerReport, ...], findings: int) -> StreamReport:
+def _stream(
+    res: Resource,
+    eff: EffectiveStream,
+    prof: StreamProfile | None,
+    anchor: str,
+    consumers: tuple[ConsumerReport, ...],
+    findings: int,
+) -> StreamReport:
     max_age = _limit(eff.max_age)
     max_bytes = _limit(eff.max_bytes)
     max_msgs = _limit(eff.max_msgs)
@@ -372,10 +383,14 @@ def _stream(res: Resource, eff: EffectiveStream, prof: StreamProfile | None, anc
         msg_size_mean=nbytes.stored_msg_size_mean if nbytes else None,
         fills=fills,
         retention_span_ns=prof.retention_span_ns if prof else None,
-        bytes_at_max_age=(rates[0].bytes_per_s * max_age / SECOND) if (max_age and rates[0].bytes_per_s is not None) else None,
+        bytes_at_max_age=(rates[0].bytes_per_s * max_age / SECOND)
+        if (max_age and rates[0].bytes_per_s is not None)
+        else None,
         consumers=consumers,
         findings=findings,
-        status=_with_findings(_stream_status(fills, prof is not None and (prof.ingest is not None or prof.bytes is not None)), findings),
+        status=_with_findings(
+            _stream_status(fills, prof is not None and (prof.ingest is not None or prof.bytes is not None)), findings
+        ),
         bucket=f"{res.bucket} {res.name.split('_', 1)[1]}" if res.bucket else "",
     )
 
@@ -392,7 +407,9 @@ def _object_key(ref: ObjectRef | None) -> tuple[str, str, str | None] | None:
     return (ref.kind, ref.name, ref.stream) if ref is not None else None
 
 
-def _group_findings(findings: Sequence[Finding], anchors: dict[tuple[str, str, str | None], str]) -> tuple[FileFindings, ...]:
+def _group_findings(
+    findings: Sequence[Finding], anchors: dict[tuple[str, str, str | None], str]
+) -> tuple[FileFindings, ...]:
     by_file: dict[str, dict[tuple[str, str, str | None] | None, list[Finding]]] = {}
     for f in sorted(findings, key=Finding.sort_key):
         by_file.setdefault(f.file, {}).setdefault(_object_key(f.object), []).append(f)
@@ -402,7 +419,9 @@ def _group_findings(findings: Sequence[Finding], anchors: dict[tuple[str, str, s
         for key, items in by_file[file].items():  # in order of first line in the file
             label = "file" if key is None else str(items[0].object)
             ordered = sorted(items, key=lambda f: (-f.severity.rank, f.sort_key()))  # the most severe first
-            rows = tuple(FindingRow(f.severity.value, f.rule, f.name, f.message, f.file, f.line, f.column) for f in ordered)
+            rows = tuple(
+                FindingRow(f.severity.value, f.rule, f.name, f.message, f.file, f.line, f.column) for f in ordered
+            )
             groups.append(ObjectFindings(label, anchors.get(key) if key else None, rows))
         out.append(FileFindings(file, tuple(groups)))
     return tuple(out)
@@ -428,7 +447,9 @@ def build_report(
     ``RuleContext(estate, target).effective``.
     """
     streams = sorted((r for r in estate.resources if r.kind == "Stream"), key=lambda r: (r.name, r.context, r.file))
-    consumers = sorted((r for r in estate.resources if r.kind == "Consumer"), key=lambda r: (r.stream or "", r.name, r.context, r.file))
+    consumers = sorted(
+        (r for r in estate.resources if r.kind == "Consumer"), key=lambda r: (r.stream or "", r.name, r.context, r.file)
+    )
     anchors: dict[tuple[str, str, str | None], str] = {}
     for i, r in enumerate(streams):
         anchors.setdefault(("Stream", r.name, None), f"s{i}")
@@ -463,7 +484,10 @@ def build_report(
         unmatched.extend(f"stream {name}" for name in sorted(profiles.streams) if name not in declared)
         known = {f"{c.stream}/{c.name}" for c in built}
         unmatched.extend(f"consumer {key}" for key in sorted(profiles.consumers) if key not in known)
-    counts = tuple((s.value, sum(1 for f in findings if f.severity is s)) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
+    counts = tuple(
+        (s.value, sum(1 for f in findings if f.severity is s))
+        for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)
+    )
     return ReportData(
         title=title,
         sources=tuple(sources),

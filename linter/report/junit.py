@@ -38,7 +38,9 @@ def render_junit(result: LintResult, fail_on: Severity = Severity.ERROR) -> str:
         )
     for file in result.paths:
         if file not in found:
-            cases.append(f'    <testcase classname={quoteattr(_clean(file))} name="no findings" file={quoteattr(_clean(file))}/>')
+            cases.append(
+                f'    <testcase classname={quoteattr(_clean(file))} name="no findings" file={quoteattr(_clean(file))}/>'
+            )
     n = len(cases)
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'

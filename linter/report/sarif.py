@@ -50,7 +50,9 @@ def render_sarif(result: LintResult, version: str, rules: Sequence[RuleInfo]) ->
     known = {r.code: r for r in rules}
     used = sorted({f.rule for f in result.findings})
     index = {code: i for i, code in enumerate(used)}
-    driver_rules = [_rule(known[c]) if c in known else {"id": c, "defaultConfiguration": {"level": "error"}} for c in used]
+    driver_rules = [
+        _rule(known[c]) if c in known else {"id": c, "defaultConfiguration": {"level": "error"}} for c in used
+    ]
     results = []
     for f in result.findings:
         res: dict[str, object] = {
@@ -84,7 +86,15 @@ def render_sarif(result: LintResult, version: str, rules: Sequence[RuleInfo]) ->
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {"driver": {"name": "jsops", "version": version, "semanticVersion": version, "informationUri": INFORMATION_URI, "rules": driver_rules}},
+                "tool": {
+                    "driver": {
+                        "name": "jsops",
+                        "version": version,
+                        "semanticVersion": version,
+                        "informationUri": INFORMATION_URI,
+                        "rules": driver_rules,
+                    }
+                },
                 "columnKind": "unicodeCodePoints",
                 "results": results,
             }

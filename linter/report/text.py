@@ -63,7 +63,11 @@ def _excerpt(f: Finding, source: SourceLines, paint: Callable[[str, str], str]) 
     start = 0
     if len(text) > _MAX_EXCERPT:  # keep a window around the column
         start = max(0, min(col - _MAX_EXCERPT // 2, len(text) - _MAX_EXCERPT))
-        text = ("\u2026" if start else "") + text[start : start + _MAX_EXCERPT] + ("\u2026" if start + _MAX_EXCERPT < len(text) else "")
+        text = (
+            ("\u2026" if start else "")
+            + text[start : start + _MAX_EXCERPT]
+            + ("\u2026" if start + _MAX_EXCERPT < len(text) else "")
+        )
         col = col - start + (1 if start else 0)
     gutter = f"{f.line:>5} | "
     blank = " " * (len(gutter) - 2) + "| "
@@ -100,7 +104,9 @@ def _tally(findings: list[Finding], shown: int) -> list[str]:
         by_rule.setdefault((f.rule, f.name), Counter())[f.severity] += 1
     out = [f"By rule ({shown} of {len(findings)} findings listed; --show-all lists every one):"]
     for (rule, name), sev in sorted(by_rule.items(), key=lambda kv: (-kv[1].total(), kv[0])):
-        counts = ", ".join(_plural(sev[s], s.value) if s is not Severity.INFO else f"{sev[s]} info" for s in Severity if sev[s])
+        counts = ", ".join(
+            _plural(sev[s], s.value) if s is not Severity.INFO else f"{sev[s]} info" for s in Severity if sev[s]
+        )
         out.append(f"  {rule} {name}: {counts}")
     return out
 
@@ -126,11 +132,15 @@ def _summary(result: LintResult) -> list[str]:
     else:
         out.append(f"Found {_plural(e, 'error')}, {_plural(w, 'warning')}, {i} info ({scope}).")
         if result.assumed_release and any(f.server_error_code for f in result.findings):
-            out.append(f"Predicted err_codes are for nats-server {result.assumed_release}; set target.server_version to check the release you run.")
+            out.append(
+                f"Predicted err_codes are for nats-server {result.assumed_release}; set target.server_version to check the release you run."
+            )
     return out
 
 
-def render_text(result: LintResult, *, color: bool = False, source: SourceLines | None = None, show_all: bool = False) -> str:
+def render_text(
+    result: LintResult, *, color: bool = False, source: SourceLines | None = None, show_all: bool = False
+) -> str:
     def paint(code: str, text: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
@@ -146,7 +156,9 @@ def render_text(result: LintResult, *, color: bool = False, source: SourceLines 
         lines.extend(_finding_lines(f, source if f.file in linted else None, paint))
         if grouped and shown[f.rule] == EXAMPLES:
             more = per_rule[f.rule] - EXAMPLES
-            lines.append(f"    {paint('2', f'... and {more} more {f.rule} [{f.name}] findings (--show-all lists every one)')}")
+            lines.append(
+                f"    {paint('2', f'... and {more} more {f.rule} [{f.name}] findings (--show-all lists every one)')}"
+            )
     if sum(shown.values()) < len(result.findings):
         lines.extend(_tally(result.findings, sum(shown.values())))
     lines.extend(_summary(result))

@@ -164,11 +164,20 @@ def _flag(name: str, since: Version, nack: str | None, **kw: Any) -> Field:
     return Field(name, since, default=False, nack=nack, **kw)
 
 
-SUBJECT_TRANSFORM = Record("SubjectTransform", (Field("src", _BASE, nack="source", omitempty=False), Field("dest", _BASE, nack="dest", omitempty=False)))
-EXTERNAL = Record(
-    "ExternalStream", (Field("api", _BASE, nack="externalApiPrefix", omitempty=False), Field("deliver", _BASE, nack="externalDeliverPrefix", omitempty=False))
+SUBJECT_TRANSFORM = Record(
+    "SubjectTransform",
+    (Field("src", _BASE, nack="source", omitempty=False), Field("dest", _BASE, nack="dest", omitempty=False)),
 )
-STREAM_CONSUMER_SOURCE = Record("StreamConsumerSource", (Field("name", (2, 14, 0)), Field("deliver_subject", (2, 14, 0))))
+EXTERNAL = Record(
+    "ExternalStream",
+    (
+        Field("api", _BASE, nack="externalApiPrefix", omitempty=False),
+        Field("deliver", _BASE, nack="externalDeliverPrefix", omitempty=False),
+    ),
+)
+STREAM_CONSUMER_SOURCE = Record(
+    "StreamConsumerSource", (Field("name", (2, 14, 0)), Field("deliver_subject", (2, 14, 0)))
+)
 STREAM_SOURCE = Record(
     "StreamSource",
     (
@@ -183,7 +192,11 @@ STREAM_SOURCE = Record(
 )
 PLACEMENT = Record(
     "Placement",
-    (Field("cluster", _BASE, nack="cluster"), Field("tags", _BASE, nack="tags", set_valued=True, many=True), Field("preferred", (2, 11, 0))),
+    (
+        Field("cluster", _BASE, nack="cluster"),
+        Field("tags", _BASE, nack="tags", set_valued=True, many=True),
+        Field("preferred", (2, 11, 0)),
+    ),
 )
 REPUBLISH = Record(
     "Republish",
@@ -196,7 +209,11 @@ REPUBLISH = Record(
 # The KeyValue CRD spells the republish flag headersOnly (the Stream CRD: headers_only).
 KEY_VALUE_REPUBLISH = Record(
     "KeyValueRepublish",
-    (Field("src", (2, 8, 3), nack="source"), Field("dest", (2, 8, 3), nack="destination"), Field("headers_only", (2, 8, 3), nack="headersOnly")),
+    (
+        Field("src", (2, 8, 3), nack="source"),
+        Field("dest", (2, 8, 3), nack="destination"),
+        Field("headers_only", (2, 8, 3), nack="headersOnly"),
+    ),
 )
 STREAM_CONSUMER_LIMITS = Record(
     "StreamConsumerLimits",
@@ -212,7 +229,13 @@ _OBJ = "ObjectStore"
 STREAM = Record(
     "Stream",
     (
-        Field("name", _BASE, nack="name", update=_forbidden("a stream is identified by its name; a new name is a different stream"), omitempty=False),
+        Field(
+            "name",
+            _BASE,
+            nack="name",
+            update=_forbidden("a stream is identified by its name; a new name is a different stream"),
+            omitempty=False,
+        ),
         Field("description", (2, 3, 3), nack="description", bucket={_KV: "description", _OBJ: "description"}),
         Field("subjects", _BASE, nack="subjects", set_valued=True, many=True),
         Field(
@@ -220,11 +243,20 @@ STREAM = Record(
             _BASE,
             default="limits",
             nack="retention",
-            update=Update(sentence="retention switches between limits and interest; with interest, messages every consumer acked are removed"),
+            update=Update(
+                sentence="retention switches between limits and interest; with interest, messages every consumer acked are removed"
+            ),
             omitempty=False,
         ),
         Field("max_consumers", _BASE, default=-1, nack="maxConsumers", omitempty=False),
-        Field("max_msgs", _BASE, default=-1, nack="maxMsgs", update=_limit("a lower limit removes the oldest messages at once"), omitempty=False),
+        Field(
+            "max_msgs",
+            _BASE,
+            default=-1,
+            nack="maxMsgs",
+            update=_limit("a lower limit removes the oldest messages at once"),
+            omitempty=False,
+        ),
         Field(
             "max_bytes",
             _BASE,
@@ -254,7 +286,15 @@ STREAM = Record(
             update=_limit("a lower limit removes older messages of each subject at once"),
             omitempty=False,
         ),
-        Field("max_msg_size", _BASE, unit=Unit.SIZE, default=-1, nack="maxMsgSize", bucket={_KV: "max_value_size"}, omitempty=False),
+        Field(
+            "max_msg_size",
+            _BASE,
+            unit=Unit.SIZE,
+            default=-1,
+            nack="maxMsgSize",
+            bucket={_KV: "max_value_size"},
+            omitempty=False,
+        ),
         Field("discard", _BASE, default="old", nack="discard", omitempty=False),
         Field(
             "storage",
@@ -324,10 +364,29 @@ STREAM = Record(
             ),
             omitempty=False,
         ),
-        _flag("deny_delete", (2, 6, 2), "denyDelete", update=_one_way("message deletes stay denied for the life of the stream"), omitempty=False),
-        _flag("deny_purge", (2, 6, 2), "denyPurge", update=_one_way("purges stay denied for the life of the stream"), omitempty=False),
+        _flag(
+            "deny_delete",
+            (2, 6, 2),
+            "denyDelete",
+            update=_one_way("message deletes stay denied for the life of the stream"),
+            omitempty=False,
+        ),
+        _flag(
+            "deny_purge",
+            (2, 6, 2),
+            "denyPurge",
+            update=_one_way("purges stay denied for the life of the stream"),
+            omitempty=False,
+        ),
         _flag("allow_rollup_hdrs", (2, 6, 2), "allowRollup", omitempty=False),
-        Field("consumer_limits", (2, 10, 0), default={}, nack="consumerLimits", record="StreamConsumerLimits", omitempty=False),
+        Field(
+            "consumer_limits",
+            (2, 10, 0),
+            default={},
+            nack="consumerLimits",
+            record="StreamConsumerLimits",
+            omitempty=False,
+        ),
         _flag(
             "allow_msg_ttl",
             (2, 11, 0),
@@ -336,7 +395,13 @@ STREAM = Record(
             update=_one_way("per-message TTLs can never be disabled again"),
             omitempty=False,
         ),
-        Field("subject_delete_marker_ttl", (2, 11, 0), unit=Unit.DURATION, nack="subjectDeleteMarkerTtl", bucket={_KV: "limit_marker_ttl"}),
+        Field(
+            "subject_delete_marker_ttl",
+            (2, 11, 0),
+            unit=Unit.DURATION,
+            nack="subjectDeleteMarkerTtl",
+            bucket={_KV: "limit_marker_ttl"},
+        ),
         _flag(
             "allow_msg_counter",
             (2, 12, 0),
@@ -369,8 +434,17 @@ _DELIVERY = "messages outside the new filter are no longer delivered"
 CONSUMER = Record(
     "Consumer",
     (
-        Field("durable_name", _BASE, nack="durableName", update=_forbidden("a consumer is identified by its name; a new name is a different consumer")),
-        Field("name", (2, 9, 0), update=_forbidden("a consumer is identified by its name; a new name is a different consumer")),
+        Field(
+            "durable_name",
+            _BASE,
+            nack="durableName",
+            update=_forbidden("a consumer is identified by its name; a new name is a different consumer"),
+        ),
+        Field(
+            "name",
+            (2, 9, 0),
+            update=_forbidden("a consumer is identified by its name; a new name is a different consumer"),
+        ),
         Field("description", (2, 3, 3), nack="description"),
         Field(
             "deliver_policy",
@@ -382,7 +456,9 @@ CONSUMER = Record(
             omitempty=False,
         ),
         Field("opt_start_seq", _BASE, nack="optStartSeq", update=_reset("start sequence can not be updated")),
-        Field("opt_start_time", _BASE, unit=Unit.TIME, nack="optStartTime", update=_reset("start time can not be updated")),
+        Field(
+            "opt_start_time", _BASE, unit=Unit.TIME, nack="optStartTime", update=_reset("start time can not be updated")
+        ),
         Field(
             "ack_policy",
             _BASE,
@@ -400,8 +476,22 @@ CONSUMER = Record(
             nack="ackWait",
             update=Update(sentence="in-flight messages are redelivered after the new ack wait"),
         ),
-        Field("max_deliver", _BASE, default=-1, nack="maxDeliver", update=Update(sentence="messages are redelivered up to the new limit"), omitempty=False),
-        Field("backoff", (2, 7, 1), unit=Unit.DURATIONS, many=True, nack="backoff", update=Update(sentence="redeliveries follow the new backoff")),
+        Field(
+            "max_deliver",
+            _BASE,
+            default=-1,
+            nack="maxDeliver",
+            update=Update(sentence="messages are redelivered up to the new limit"),
+            omitempty=False,
+        ),
+        Field(
+            "backoff",
+            (2, 7, 1),
+            unit=Unit.DURATIONS,
+            many=True,
+            nack="backoff",
+            update=Update(sentence="redeliveries follow the new backoff"),
+        ),
         Field("filter_subject", _BASE, nack="filterSubject", update=Update(sentence=_DELIVERY)),
         Field(
             "filter_subjects",
@@ -421,9 +511,20 @@ CONSUMER = Record(
         ),
         Field("rate_limit_bps", _BASE, nack="rateLimitBps"),
         Field("sample_freq", _BASE, nack="sampleFreq"),
-        Field("max_waiting", _BASE, default=512, nack="maxWaiting", update=_recreate("max waiting can not be updated", _CONSUMER_LOST)),
+        Field(
+            "max_waiting",
+            _BASE,
+            default=512,
+            nack="maxWaiting",
+            update=_recreate("max waiting can not be updated", _CONSUMER_LOST),
+        ),
         Field("max_ack_pending", _BASE, default=1000, nack="maxAckPending"),
-        Field("flow_control", _BASE, nack="flowControl", update=_recreate("flow control can not be updated", _CONSUMER_LOST)),
+        Field(
+            "flow_control",
+            _BASE,
+            nack="flowControl",
+            update=_recreate("flow control can not be updated", _CONSUMER_LOST),
+        ),
         Field("headers_only", (2, 6, 2), nack="headersOnly"),
         Field("max_batch", (2, 7, 0), nack="maxRequestBatch"),
         Field("max_expires", (2, 7, 0), unit=Unit.DURATION, nack="maxRequestExpires"),
@@ -432,7 +533,9 @@ CONSUMER = Record(
             "deliver_subject",
             _BASE,
             nack="deliverSubject",
-            update=Update(sentence="the push consumer delivers to a new subject (refused while the old one has subscribers)"),
+            update=Update(
+                sentence="the push consumer delivers to a new subject (refused while the old one has subscribers)"
+            ),
         ),
         Field("deliver_group", (2, 4, 0), nack="deliverGroup"),
         Field(
@@ -443,8 +546,20 @@ CONSUMER = Record(
             update=_recreate("heartbeats can not be updated", _CONSUMER_LOST),
         ),
         Field("inactive_threshold", (2, 7, 0), unit=Unit.DURATION, nack="inactiveThreshold"),
-        Field("num_replicas", (2, 8, 3), default=0, nack="replicas", update=Update(sentence="consumer replicas are added or removed"), omitempty=False),
-        Field("mem_storage", (2, 8, 3), nack="memStorage", update=_recreate("storage type can not be updated", _CONSUMER_LOST)),
+        Field(
+            "num_replicas",
+            (2, 8, 3),
+            default=0,
+            nack="replicas",
+            update=Update(sentence="consumer replicas are added or removed"),
+            omitempty=False,
+        ),
+        Field(
+            "mem_storage",
+            (2, 8, 3),
+            nack="memStorage",
+            update=_recreate("storage type can not be updated", _CONSUMER_LOST),
+        ),
         Field("direct", _BASE, update=_recreate("direct can not be updated", _CONSUMER_LOST)),
         Field("sourcing", (2, 14, 0), update=_recreate("sourcing can not be updated", _CONSUMER_LOST)),
         Field("metadata", (2, 10, 0), nack="metadata"),
@@ -453,7 +568,9 @@ CONSUMER = Record(
             (2, 11, 0),
             unit=Unit.TIME,
             nack="pauseUntil",
-            update=_forbidden("pause_until is ignored by config updates; pause or resume the consumer with the pause API"),
+            update=_forbidden(
+                "pause_until is ignored by config updates; pause or resume the consumer with the pause API"
+            ),
         ),
         Field("priority_groups", (2, 11, 0), nack="priorityGroups"),
         Field(
@@ -554,7 +671,9 @@ def leaf_units() -> Mapping[str, Unit]:
     for rec in RECORDS.values():
         for f in rec.fields:
             seen.setdefault(f.name, set()).add(f.unit)
-    return MappingProxyType({name: next(iter(units)) for name, units in seen.items() if len(units) == 1 and Unit.PLAIN not in units})
+    return MappingProxyType(
+        {name: next(iter(units)) for name, units in seen.items() if len(units) == 1 and Unit.PLAIN not in units}
+    )
 
 
 def server_defaults(kind: str) -> Mapping[str, Any]:
@@ -569,7 +688,12 @@ def field_since(kind: str) -> dict[str, Version]:
 
 def enum_since() -> dict[tuple[str, str, str], Version]:
     """(kind, field, value) -> the first release that decodes an enum value newer than its field."""
-    return {(rec.name, f.name, value): v for rec in (STREAM, CONSUMER) for f in rec.fields for value, v in f.enum_since.items()}
+    return {
+        (rec.name, f.name, value): v
+        for rec in (STREAM, CONSUMER)
+        for f in rec.fields
+        for value, v in f.enum_since.items()
+    }
 
 
 def bucket_names(bucket_kind: str) -> dict[str, str]:

@@ -63,7 +63,9 @@ EPHEMERAL_INACTIVE_THRESHOLD = 5 * SECOND
 PINNED_TTL_DEFAULT = 120 * SECOND
 FLOW_CONTROL_HEARTBEAT = SECOND
 
-SERVER_DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType({kind: catalog.server_defaults(kind) for kind in ("Stream", "Consumer")})
+SERVER_DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
+    {kind: catalog.server_defaults(kind) for kind in ("Stream", "Consumer")}
+)
 """By kind, what the server stores for a field a config leaves out (the omitempty booleans as
 false; a consumer's ``ack_wait`` and ``max_ack_pending`` as an acking pull consumer gets them): tells
 defaults apart when only a stored config is at hand, e.g. in a saved plan."""
@@ -275,7 +277,9 @@ class _Numbers(NamedTuple):
     priority_timeout: int
 
 
-def _max_ack_pending(c: ConsumerConfig, normalise: bool, stream_limits: EffectiveConsumerLimits, target: Target | None) -> int:
+def _max_ack_pending(
+    c: ConsumerConfig, normalise: bool, stream_limits: EffectiveConsumerLimits, target: Target | None
+) -> int:
     """The consumer's own value, else the stream's consumer limit, else (when it acks) the default
     capped by the server's and the account's limits."""
     pending = c.max_ack_pending or 0
@@ -292,7 +296,9 @@ def _max_ack_pending(c: ConsumerConfig, normalise: bool, stream_limits: Effectiv
     return pending
 
 
-def _consumer_numbers(c: ConsumerConfig, durable: str, stream_limits: EffectiveConsumerLimits, target: Target | None) -> _Numbers:
+def _consumer_numbers(
+    c: ConsumerConfig, durable: str, stream_limits: EffectiveConsumerLimits, target: Target | None
+) -> _Numbers:
     """The defaulted limits and timers of a consumer (2.12+ normalises negative limits; older
     releases store them as given, or refuse some)."""
     release = parse_version(target.server_version if target is not None else None)
@@ -367,7 +373,9 @@ def streamless_consumer(config: ConsumerConfig, *, target: Target | None = None)
     value differs under two different stream limits."""
     a, b = (_consumer(config, limits, None, None, target) for limits in _PROBE_LIMITS)
     out = StreamlessConsumer(*a)
-    out.__dict__["_unknown"] = frozenset(name for name, x, y in zip(EffectiveConsumer._fields, a, b, strict=True) if x != y)
+    out.__dict__["_unknown"] = frozenset(
+        name for name, x, y in zip(EffectiveConsumer._fields, a, b, strict=True) if x != y
+    )
     return out
 
 
@@ -384,10 +392,18 @@ def effective_consumer(
     ``stream`` is the parent stream's effective config (for ``consumer_limits``); without it the
     stream is assumed to set no consumer limits. ``durable_name``/``name`` override the config's.
     """
-    return _consumer(config, stream.consumer_limits if stream is not None else _NO_CONSUMER_LIMITS, durable_name, name, target)
+    return _consumer(
+        config, stream.consumer_limits if stream is not None else _NO_CONSUMER_LIMITS, durable_name, name, target
+    )
 
 
-def _consumer(c: ConsumerConfig, limits: EffectiveConsumerLimits, durable_name: str | None, name: str | None, target: Target | None) -> EffectiveConsumer:
+def _consumer(
+    c: ConsumerConfig,
+    limits: EffectiveConsumerLimits,
+    durable_name: str | None,
+    name: str | None,
+    target: Target | None,
+) -> EffectiveConsumer:
     durable = durable_name if durable_name is not None else (c.durable_name or "")
     cname = name if name is not None else (c.name or "")
     if durable and not cname:

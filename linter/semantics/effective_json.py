@@ -19,7 +19,14 @@ from types import MappingProxyType
 from typing import Final
 
 from . import catalog
-from .effective_types import EFFECTIVE_RECORDS, EMPTY_METADATA, EffectiveConsumer, EffectiveRecord, EffectiveStream, api_json
+from .effective_types import (
+    EFFECTIVE_RECORDS,
+    EMPTY_METADATA,
+    EffectiveConsumer,
+    EffectiveRecord,
+    EffectiveStream,
+    api_json,
+)
 from .unknown_fields import NO_UNKNOWN_FIELDS, ServerJson, UnknownFields, identity
 
 __all__ = ["KNOWN_FIELDS", "ServerJson", "from_api_json", "stream_from_api_json", "consumer_from_api_json"]
@@ -45,7 +52,9 @@ def _zero(annotation: str) -> object:
     return None  # an enum: its default below
 
 
-EFFECTIVE_CLASS_NAMES: Final[Mapping[str, type[EffectiveRecord]]] = MappingProxyType({cls.__name__: cls for cls in EFFECTIVE_RECORDS.values()})
+EFFECTIVE_CLASS_NAMES: Final[Mapping[str, type[EffectiveRecord]]] = MappingProxyType(
+    {cls.__name__: cls for cls in EFFECTIVE_RECORDS.values()}
+)
 
 
 def _layout(name: str) -> tuple[tuple[str, str | None, bool, object], ...]:
@@ -63,13 +72,17 @@ def _layout(name: str) -> tuple[tuple[str, str | None, bool, object], ...]:
 
 
 _LAYOUTS: Final = {name: _layout(name) for name in EFFECTIVE_RECORDS}
-KNOWN_FIELDS: Final[dict[str, frozenset[str]]] = {name: frozenset(f.name for f in catalog.RECORDS[name].fields) for name in EFFECTIVE_RECORDS}
+KNOWN_FIELDS: Final[dict[str, frozenset[str]]] = {
+    name: frozenset(f.name for f in catalog.RECORDS[name].fields) for name in EFFECTIVE_RECORDS
+}
 """Per record, the fields this reader knows (the catalog's); the rest is returned as unknown. A test narrows
 one record's set to read as a jsops whose catalog did not know a field yet (the record then holds its zero
 value): what a server of a newer release sends to this one."""
 
 
-def _value(nested: str | None, many: bool, zero: object, raw: object) -> tuple[object, tuple[tuple[str, UnknownFields], ...] | None]:
+def _value(
+    nested: str | None, many: bool, zero: object, raw: object
+) -> tuple[object, tuple[tuple[str, UnknownFields], ...] | None]:
     """A field's value from its JSON ``raw``, and the unknown fields inside it (per nested record, or per
     element of a list of records: (its identity, its unknown fields)), None when there are none."""
     if raw is None:

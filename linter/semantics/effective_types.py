@@ -24,7 +24,16 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias
 from . import catalog
 
 if TYPE_CHECKING:
-    from ..model.config import AckPolicy, Compression, DeliverPolicy, Discard, PriorityPolicy, ReplayPolicy, Retention, Storage
+    from ..model.config import (
+        AckPolicy,
+        Compression,
+        DeliverPolicy,
+        Discard,
+        PriorityPolicy,
+        ReplayPolicy,
+        Retention,
+        Storage,
+    )
 
 __all__ = [
     "EffectiveStream",

@@ -42,11 +42,37 @@ class MirrorRefusal:
 
 
 MIRROR_REFUSES: tuple[MirrorRefusal, ...] = (
-    MirrorRefusal("allow_msg_counter", ErrCode.MIRROR_WITH_COUNTERS, "counters (allow_msg_counter)", (2, 12, 0), promoted=False),
-    MirrorRefusal("allow_atomic", ErrCode.MIRROR_WITH_ATOMIC_PUBLISH, "atomic batch publishing (allow_atomic)", (2, 12, 0), promoted=True),
-    MirrorRefusal("allow_batched", ErrCode.MIRROR_WITH_BATCH_PUBLISH, "batch publishing (allow_batched)", (2, 14, 0), promoted=True),
-    MirrorRefusal("allow_msg_schedules", ErrCode.MIRROR_WITH_MSG_SCHEDULES, "message schedules (allow_msg_schedules)", (2, 12, 0), promoted=True),
-    MirrorRefusal("subject_delete_marker_ttl", ErrCode.STREAM_INVALID_CONFIG, "subject delete markers (subject_delete_marker_ttl)", (2, 11, 0), promoted=True),
+    MirrorRefusal(
+        "allow_msg_counter", ErrCode.MIRROR_WITH_COUNTERS, "counters (allow_msg_counter)", (2, 12, 0), promoted=False
+    ),
+    MirrorRefusal(
+        "allow_atomic",
+        ErrCode.MIRROR_WITH_ATOMIC_PUBLISH,
+        "atomic batch publishing (allow_atomic)",
+        (2, 12, 0),
+        promoted=True,
+    ),
+    MirrorRefusal(
+        "allow_batched",
+        ErrCode.MIRROR_WITH_BATCH_PUBLISH,
+        "batch publishing (allow_batched)",
+        (2, 14, 0),
+        promoted=True,
+    ),
+    MirrorRefusal(
+        "allow_msg_schedules",
+        ErrCode.MIRROR_WITH_MSG_SCHEDULES,
+        "message schedules (allow_msg_schedules)",
+        (2, 12, 0),
+        promoted=True,
+    ),
+    MirrorRefusal(
+        "subject_delete_marker_ttl",
+        ErrCode.STREAM_INVALID_CONFIG,
+        "subject delete markers (subject_delete_marker_ttl)",
+        (2, 11, 0),
+        promoted=True,
+    ),
 )
 """In the order nats-server checks them."""
 
@@ -64,6 +90,8 @@ def mirror_refusals(config: object, release: Version | None = None) -> list[Mirr
     out = []
     for r in MIRROR_REFUSES:
         value = getattr(config, r.field, None)
-        if release >= r.since and (value > 0 if isinstance(value, int) and not isinstance(value, bool) else bool(value)):
+        if release >= r.since and (
+            value > 0 if isinstance(value, int) and not isinstance(value, bool) else bool(value)
+        ):
             out.append(r)
     return out

@@ -68,7 +68,9 @@ def _matches(peer: PlacementPeer, wanted: Sequence[str], unwanted: Sequence[str]
     return all(t and t in have for t in wanted) and not any(t and t in have for t in unwanted)
 
 
-def _judge(cluster: str | None, peers: Sequence[PlacementPeer], tags: Sequence[str], max_bytes: int, replicas: int) -> PlacementRefusal | None:
+def _judge(
+    cluster: str | None, peers: Sequence[PlacementPeer], tags: Sequence[str], max_bytes: int, replicas: int
+) -> PlacementRefusal | None:
     members = [p for p in peers if p.cluster == cluster]
     wanted = [norm_tag(t) for t in tags if not t.startswith("!")]
     unwanted = [norm_tag(t[1:]) for t in tags if t.startswith("!")]

@@ -98,7 +98,12 @@ STREAM_SOURCE_FIELDS: dict[str, Version] = catalog.field_since("StreamSource")
 # $JS.API.CONSUMER.CREATE / DURABLE.CREATE (CreateConsumerRequest):
 # The first release that reads ``pedantic``: before it no request is pedantic (the key is dropped).
 PEDANTIC_SINCE: Version = (2, 11, 0)
-CONSUMER_REQUEST_KEYS: dict[str, Version] = {"stream_name": FIRST_RELEASE, "config": FIRST_RELEASE, "action": (2, 10, 0), "pedantic": PEDANTIC_SINCE}
+CONSUMER_REQUEST_KEYS: dict[str, Version] = {
+    "stream_name": FIRST_RELEASE,
+    "config": FIRST_RELEASE,
+    "action": (2, 10, 0),
+    "pedantic": PEDANTIC_SINCE,
+}
 # $JS.API.STREAM.CREATE / UPDATE (StreamConfigRequest: the StreamConfig's fields, and these):
 STREAM_REQUEST_KEYS: dict[str, Version] = {"pedantic": PEDANTIC_SINCE}
 # From this release a stream with sources (and no duplicate_window) gets no default window, as a mirror
@@ -166,8 +171,16 @@ NEWEST: Version = (2, 15, 1)
 CHECK_SINCE: dict[tuple[str, int, str], Version] = {
     ("Consumer", ErrCode.CONSUMER_ACK_WAIT_NEGATIVE, "ack_wait"): (2, 12, 0),  # ack_wait < 0
     ("Consumer", ErrCode.CONSUMER_BACK_OFF_NEGATIVE, "backoff"): (2, 12, 0),  # a negative backoff step
-    ("Consumer", ErrCode.CONSUMER_PRIORITY_GROUP_WITH_POLICY_NONE, "priority_groups"): (2, 12, 0),  # without a priority_policy
-    ("Consumer", ErrCode.CONSUMER_PINNED_TTL_WITHOUT_PRIORITY_POLICY_NONE, "priority_timeout"): (2, 12, 0),  # without a priority_policy
+    ("Consumer", ErrCode.CONSUMER_PRIORITY_GROUP_WITH_POLICY_NONE, "priority_groups"): (
+        2,
+        12,
+        0,
+    ),  # without a priority_policy
+    ("Consumer", ErrCode.CONSUMER_PINNED_TTL_WITHOUT_PRIORITY_POLICY_NONE, "priority_timeout"): (
+        2,
+        12,
+        0,
+    ),  # without a priority_policy
     # message schedules with a counter, or with discard new (2.12 knows the field and accepts both)
     ("Stream", ErrCode.STREAM_INVALID_CONFIG, "allow_msg_schedules:counter"): (2, 14, 0),
     ("Stream", ErrCode.STREAM_INVALID_CONFIG, "allow_msg_schedules:discard-new"): (2, 14, 0),
@@ -205,12 +218,18 @@ CHECK_SINCE: dict[tuple[str, int, str], Version] = {
 # 2.10 wraps a stream or mirror transform's error in the generic create error 10049 (a source
 # transform's codes depend on the stage that refuses it: rules/stream/source_transform_invalid.py).
 _TRANSFORM_CODES = (2, 11, 0)
-_BAD_NAME: list[tuple[Version, int]] = [((2, 12, 0), ErrCode.CONSUMER_BAD_DURABLE_NAME)]  # "durable name can not contain"
+_BAD_NAME: list[tuple[Version, int]] = [
+    ((2, 12, 0), ErrCode.CONSUMER_BAD_DURABLE_NAME)
+]  # "durable name can not contain"
 CODE_BEFORE: dict[tuple[str, int, str], list[tuple[Version, int]]] = {
     ("Consumer", ErrCode.STREAM_INVALID_CONFIG, "name"): _BAD_NAME,  # '.', '*', '>' or whitespace in a consumer name
     ("Consumer", ErrCode.STREAM_INVALID_CONFIG, "durable_name"): _BAD_NAME,
-    ("Stream", ErrCode.STREAM_TRANSFORM_INVALID_SOURCE, "subject_transform"): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],
-    ("Stream", ErrCode.STREAM_TRANSFORM_INVALID_DESTINATION, "subject_transform"): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],
+    ("Stream", ErrCode.STREAM_TRANSFORM_INVALID_SOURCE, "subject_transform"): [
+        (_TRANSFORM_CODES, ErrCode.STREAM_CREATE)
+    ],
+    ("Stream", ErrCode.STREAM_TRANSFORM_INVALID_DESTINATION, "subject_transform"): [
+        (_TRANSFORM_CODES, ErrCode.STREAM_CREATE)
+    ],
     ("Stream", ErrCode.MIRROR_INVALID_TRANSFORM_DESTINATION, "mirror"): [(_TRANSFORM_CODES, ErrCode.STREAM_CREATE)],
 }
 
@@ -319,7 +338,11 @@ def release_view(estate: Estate, release: Version) -> Estate:
         return estate
     resources = [_strip_resource(r, release) for r in estate.resources]
     bare = [_strip_resource(r, release) for r in estate.bare]
-    if all(a is b for a, b in zip(resources, estate.resources)) and all(a is b for a, b in zip(bare, estate.bare)) and not estate.lenient:
+    if (
+        all(a is b for a, b in zip(resources, estate.resources))
+        and all(a is b for a, b in zip(bare, estate.bare))
+        and not estate.lenient
+    ):
         return estate
     # Request bodies refused (from 2.12) only for unknown fields: this release drops them and
     # judges the rest; the other rules must see those objects too (a missed 10074, say).

@@ -267,7 +267,9 @@ def _build(src: str, dest: str, release: Version = _NEWEST) -> None:
         if wild or (kind == "partition" and release < LOOSE_PARTITION_RANDOM):
             for i in indexes:
                 if i > pwcs:
-                    raise _Bad(f"{_short(token)}: wildcard index {i} is out of range (the source has {pwcs} '*' wildcard(s))")
+                    raise _Bad(
+                        f"{_short(token)}: wildcard index {i} is out of range (the source has {pwcs} '*' wildcard(s))"
+                    )
         elif kind not in ("none", "random", "partition"):
             raise _Bad(f"{_short(token)}: the source has no '*' wildcard to refer to")
 

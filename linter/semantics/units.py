@@ -161,7 +161,9 @@ def parse_duration(value: object) -> int:
     if rest == "0":
         return 0
     if rest.isdigit():
-        raise UnitError(f"duration {_short(text)!r} has no unit; write '{rest}s' for seconds or an unquoted integer for nanoseconds")
+        raise UnitError(
+            f"duration {_short(text)!r} has no unit; write '{rest}s' for seconds or an unquoted integer for nanoseconds"
+        )
     hint = "use Go syntax like '90s', '1h30m', '7d' (units ns, us, ms, s, m, h, d, w)"
     return _fit(sign * _sum_parts(text, rest, _MANIFEST_PART, _MANIFEST_UNITS, hint), text)
 
@@ -172,7 +174,9 @@ def _nanoseconds(value: bool | int | float) -> int:
         raise UnitError("expected a duration like '90s' or integer nanoseconds, got a boolean")
     if isinstance(value, float):
         if not value.is_integer():
-            raise UnitError(f"duration {value!r} is not a whole number of nanoseconds; write it with a unit, like '1.5s'")
+            raise UnitError(
+                f"duration {value!r} is not a whole number of nanoseconds; write it with a unit, like '1.5s'"
+            )
         value = int(value)
     if not _INT64_MIN <= value <= INT64_MAX:
         raise UnitError("duration does not fit in 64-bit nanoseconds")
@@ -399,7 +403,9 @@ def parse_size(value: object) -> int:
         raise UnitError(f"expected a size like '10GiB' or an integer, got {_kind(value)}")
     m = _SIZE_RE.match(value)
     if m is None or m.group(2).upper() not in _SIZE_UNITS:
-        raise UnitError(f"invalid size {_short(value)!r}; use an integer or a unit B, KB, KiB, MB, MiB, GB, GiB, TB, TiB")
+        raise UnitError(
+            f"invalid size {_short(value)!r}; use an integer or a unit B, KB, KiB, MB, MiB, GB, GiB, TB, TiB"
+        )
     result = int(m.group(1)) * _SIZE_UNITS[m.group(2).upper()]
     if not _INT64_MIN <= result <= INT64_MAX:
         raise UnitError(f"size {_short(value)!r} does not fit in 64 bits")

@@ -76,20 +76,25 @@ def classify_stream_change(field: str, old: JsonValue, new: JsonValue) -> Classi
         return Classification(u.change, u.sentence)
     if field == "retention":
         if (old or "limits") != (new or "limits") and "workqueue" in (old or "limits", new or "limits"):
-            return Classification(ChangeClass.RECREATE, f"retention can not change to or from workqueue in place; {_STREAM_LOST}")
+            return Classification(
+                ChangeClass.RECREATE, f"retention can not change to or from workqueue in place; {_STREAM_LOST}"
+            )
         return Classification(ChangeClass.IN_PLACE, u.sentence)
     if u.change is ChangeClass.ONE_WAY:
         return _switched(field, u, old, new)
     if field == "mirror":
         if old is not None and new is None:
             return Classification(
-                ChangeClass.ONE_WAY, "the mirror is promoted to a normal stream and stops following its origin; it can not become a mirror again"
+                ChangeClass.ONE_WAY,
+                "the mirror is promoted to a normal stream and stops following its origin; it can not become a mirror again",
             )
         return Classification(ChangeClass.RECREATE, f"a mirror can not be added or changed in place; {_STREAM_LOST}")
     if u.tighter is not None and _tighter(old, new):
         return Classification(ChangeClass.IN_PLACE, u.tighter)
     if field == "subjects" and _subjects(old) - _subjects(new):
-        return Classification(ChangeClass.IN_PLACE, "publishers to removed subjects get no stream acknowledgement; stored messages stay")
+        return Classification(
+            ChangeClass.IN_PLACE, "publishers to removed subjects get no stream acknowledgement; stored messages stay"
+        )
     return Classification(ChangeClass.IN_PLACE, u.sentence)
 
 
@@ -121,7 +126,9 @@ def classify_consumer_change(field: str, old: JsonValue, new: JsonValue) -> Clas
     if u.change in (ChangeClass.FORBIDDEN, ChangeClass.RECREATE):
         return Classification(u.change, u.sentence)
     if field == "deliver_subject" and bool(old) != bool(new):
-        return Classification(ChangeClass.RECREATE, f"a consumer can not switch between pull and push in place; {_CONSUMER_LOST}")
+        return Classification(
+            ChangeClass.RECREATE, f"a consumer can not switch between pull and push in place; {_CONSUMER_LOST}"
+        )
     return Classification(ChangeClass.IN_PLACE, u.sentence)
 
 

@@ -22,7 +22,9 @@ class ReplicaLag(RuleOptions):
 
 class SourceLag(RuleOptions):
     max_lag: int = option(default=1_000, ge=0, description="messages a mirror or source may be behind its origin")
-    max_silence: Duration = option(default=MINUTE, description="time since the mirror or source last heard from its origin")
+    max_silence: Duration = option(
+        default=MINUTE, description="time since the mirror or source last heard from its origin"
+    )
 
 
 def _int(v: Any) -> int:
@@ -65,7 +67,12 @@ def replica_lagging(state: AuditState, opts: ReplicaLag) -> Iterator[Hit]:
             )
 
 
-@register("JS511", "live-replica-offline", Severity.ERROR, "a stream replica is offline: the stream runs with fewer copies, and loses its quorum when more go")
+@register(
+    "JS511",
+    "live-replica-offline",
+    Severity.ERROR,
+    "a stream replica is offline: the stream runs with fewer copies, and loses its quorum when more go",
+)
 def replica_offline(state: AuditState, _opts: RuleOptions) -> Iterator[Hit]:
     for stream, leader, r in _replicas(state):
         if r.get("offline"):
@@ -79,15 +86,26 @@ def replica_offline(state: AuditState, _opts: RuleOptions) -> Iterator[Hit]:
             )
 
 
-@register("JS512", "live-stream-no-leader", Severity.ERROR, "a replicated stream has no current leader, or no leader answered the listing: it takes no writes")
+@register(
+    "JS512",
+    "live-stream-no-leader",
+    Severity.ERROR,
+    "a replicated stream has no current leader, or no leader answered the listing: it takes no writes",
+)
 def no_leader(state: AuditState, _opts: RuleOptions) -> Iterator[Hit]:
     for name in state.missing:
-        yield Hit(name, None, "no leader answered the stream listing in time: it may have no leader (no writes) or be moving")
+        yield Hit(
+            name, None, "no leader answered the stream listing in time: it may have no leader (no writes) or be moving"
+        )
     for name, info in state.streams.items():
         cluster = info.get("cluster")
         replicas = state.live.streams[name].config.num_replicas or 1
         if isinstance(cluster, dict) and replicas > 1 and not cluster.get("leader"):
-            yield Hit(name, None, f"R{replicas} stream without a current leader: writes and consumer deliveries wait for an election")
+            yield Hit(
+                name,
+                None,
+                f"R{replicas} stream without a current leader: writes and consumer deliveries wait for an election",
+            )
 
 
 def _origins(info: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -113,13 +131,26 @@ def mirror_lagging(state: AuditState, opts: SourceLag) -> Iterator[Hit]:
             origin = src.get("name")
             err = src.get("error")
             if isinstance(err, dict) and err:
-                yield Hit(name, None, f"{what} of {origin!r} fails: {err.get('description', 'error')} ({err.get('err_code')})", Severity.ERROR)
+                yield Hit(
+                    name,
+                    None,
+                    f"{what} of {origin!r} fails: {err.get('description', 'error')} ({err.get('err_code')})",
+                    Severity.ERROR,
+                )
                 continue
             lag, active = _int(src.get("lag")), src.get("active")
             why = []
             if lag > opts.max_lag:
                 why.append(f"{lag} messages behind")
             if isinstance(active, int) and (active < 0 or active > silence):
-                why.append("never heard from its origin" if active < 0 else f"last heard from its origin {approx_duration(active)} ago")
+                why.append(
+                    "never heard from its origin"
+                    if active < 0
+                    else f"last heard from its origin {approx_duration(active)} ago"
+                )
             if why:
-                yield Hit(name, None, f"{what} of {origin!r} lags: {', '.join(why)} (thresholds: {opts.max_lag} messages, {approx_duration(silence)})")
+                yield Hit(
+                    name,
+                    None,
+                    f"{what} of {origin!r} lags: {', '.join(why)} (thresholds: {opts.max_lag} messages, {approx_duration(silence)})",
+                )

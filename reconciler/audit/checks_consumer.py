@@ -20,11 +20,15 @@ class AckPending(RuleOptions):
 
 
 class Backlog(RuleOptions):
-    max_pending: int = option(default=100_000, ge=1, description="messages not yet delivered (num_pending) at which to warn")
+    max_pending: int = option(
+        default=100_000, ge=1, description="messages not yet delivered (num_pending) at which to warn"
+    )
 
 
 class Redelivering(RuleOptions):
-    ratio: float = option(default=0.1, gt=0, le=1, description="num_redelivered over the deliveries made (delivered.consumer_seq)")
+    ratio: float = option(
+        default=0.1, gt=0, le=1, description="num_redelivered over the deliveries made (delivered.consumer_seq)"
+    )
     min_redelivered: int = option(default=5, ge=1, description="fewer redelivered messages than this are not reported")
 
 
@@ -70,13 +74,23 @@ def ack_pending_full(state: AuditState, opts: AckPending) -> Iterator[Hit]:
             )
 
 
-@register("JS506", "live-consumer-backlog", Severity.WARNING, "a consumer has at least max_pending messages not yet delivered", Backlog)
+@register(
+    "JS506",
+    "live-consumer-backlog",
+    Severity.WARNING,
+    "a consumer has at least max_pending messages not yet delivered",
+    Backlog,
+)
 def backlog(state: AuditState, opts: Backlog) -> Iterator[Hit]:
     for stream, name, _cfg, info in _consumers(state):
         pending = _int(info.get("num_pending"))
         if pending >= opts.max_pending:
             last = parse_ts((info.get("delivered") or {}).get("last_active"))
-            since = f"; last delivery {approx_duration(int((state.read_at - last) * SECOND))} ago" if last else "; nothing delivered yet"
+            since = (
+                f"; last delivery {approx_duration(int((state.read_at - last) * SECOND))} ago"
+                if last
+                else "; nothing delivered yet"
+            )
             yield Hit(stream, name, f"{pending} messages wait to be delivered (threshold {opts.max_pending}){since}")
 
 
@@ -94,7 +108,11 @@ def redelivering(state: AuditState, opts: Redelivering) -> Iterator[Hit]:
         if redelivered < opts.min_redelivered or delivered <= 0 or redelivered / delivered < opts.ratio:
             continue
         ack_wait = cfg.ack_wait
-        why = f"ack_wait {approx_duration(ack_wait)} may be shorter than the processing, or they are nak'ed" if ack_wait else "they are nak'ed or time out"
+        why = (
+            f"ack_wait {approx_duration(ack_wait)} may be shorter than the processing, or they are nak'ed"
+            if ack_wait
+            else "they are nak'ed or time out"
+        )
         yield Hit(
             stream,
             name,
@@ -102,7 +120,13 @@ def redelivering(state: AuditState, opts: Redelivering) -> Iterator[Hit]:
         )
 
 
-@register("JS508", "live-consumer-inactive", Severity.WARNING, "a consumer delivered nothing for inactive_for while messages wait for it", Inactive)
+@register(
+    "JS508",
+    "live-consumer-inactive",
+    Severity.WARNING,
+    "a consumer delivered nothing for inactive_for while messages wait for it",
+    Inactive,
+)
 def inactive(state: AuditState, opts: Inactive) -> Iterator[Hit]:
     limit = int(opts.inactive_for) / SECOND
     for stream, name, _cfg, info in _consumers(state):
@@ -119,7 +143,13 @@ def inactive(state: AuditState, opts: Inactive) -> Iterator[Hit]:
             )
 
 
-@register("JS509", "live-consumer-ephemeral-leftover", Severity.WARNING, "an ephemeral consumer with no client attached, unused for idle_for", Leftover)
+@register(
+    "JS509",
+    "live-consumer-ephemeral-leftover",
+    Severity.WARNING,
+    "an ephemeral consumer with no client attached, unused for idle_for",
+    Leftover,
+)
 def ephemeral_leftover(state: AuditState, opts: Leftover) -> Iterator[Hit]:
     limit = int(opts.idle_for) / SECOND
     for stream, name, cfg, info in _consumers(state):

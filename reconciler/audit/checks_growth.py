@@ -17,9 +17,13 @@ __all__: list[str] = []
 
 
 class Growing(RuleOptions):
-    min_growth: int = option(default=1000, ge=1, description="num_pending grew by at least this many messages since the baseline")
+    min_growth: int = option(
+        default=1000, ge=1, description="num_pending grew by at least this many messages since the baseline"
+    )
     min_rate: float = option(default=1.0, gt=0, description="and by at least this many messages per second on average")
-    min_interval: Duration = option(default=10 * SECOND, description="baselines read less than this long before are too close to tell: not compared")
+    min_interval: Duration = option(
+        default=10 * SECOND, description="baselines read less than this long before are too close to tell: not compared"
+    )
 
 
 def _int(v: Any) -> int | None:
@@ -40,7 +44,9 @@ def _time_to_full(state: AuditState, stream: str, pending: int, rate: float) -> 
     max_bytes = cfg.max_bytes or 0
     if max_bytes > 0 and live.messages > 0 and live.bytes > 0:
         size = live.bytes / live.messages
-        limits.append(((max_bytes - pending * size) / (rate * size), f"max_bytes {max_bytes} (at {size:.0f} bytes a message)"))
+        limits.append(
+            ((max_bytes - pending * size) / (rate * size), f"max_bytes {max_bytes} (at {size:.0f} bytes a message)")
+        )
     if not limits:
         return "; the stream has no max_msgs or max_bytes: it grows until max_age or the storage ends"
     seconds, which = min(limits)
@@ -51,7 +57,9 @@ def _time_to_full(state: AuditState, stream: str, pending: int, rate: float) -> 
     )
     if seconds <= 0:
         return f"; the backlog already reaches the stream's {which}: {then}"
-    return f"; at this rate the backlog reaches the stream's {which} in ~{approx_duration(int(seconds * SECOND))}: {then}"
+    return (
+        f"; at this rate the backlog reaches the stream's {which} in ~{approx_duration(int(seconds * SECOND))}: {then}"
+    )
 
 
 @register(

@@ -50,7 +50,10 @@ def _thresholds(kind: str, metadata: Mapping[str, str] | None) -> tuple[dict[str
             continue  # a key natscli does not read
         value = parse_monitor_value(value_kind, text)
         if value is None:
-            return out, f"io.nats.monitor.{key} {text[:40]!r} is not {value_kind} as natscli reads it: `nats server check` fails on this object"
+            return (
+                out,
+                f"io.nats.monitor.{key} {text[:40]!r} is not {value_kind} as natscli reads it: `nats server check` fails on this object",
+            )
         out[key] = value
     return out, None
 
@@ -60,7 +63,9 @@ def _pos(t: Mapping[str, int | bool], key: str) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
 
 
-def _checked(kind: str, metadata: Mapping[str, str] | None, hit: Callable[[str, Severity], Hit]) -> tuple[dict[str, int | bool], Hit | None] | None:
+def _checked(
+    kind: str, metadata: Mapping[str, str] | None, hit: Callable[[str, Severity], Hit]
+) -> tuple[dict[str, int | bool], Hit | None] | None:
     t, problem = _thresholds(kind, metadata)
     if problem is not None:
         return t, hit(problem, ERROR)
@@ -92,7 +97,9 @@ def monitor_stream(state: AuditState, _opts: object) -> Iterator[Hit]:
         yield from _stream_hits(t, info, ls.config.num_replicas, hit)
 
 
-def _stream_hits(t: Mapping[str, int | bool], info: Mapping[str, Any], replicas: int, hit: Callable[[str, Severity], Hit]) -> Iterator[Hit]:
+def _stream_hits(
+    t: Mapping[str, int | bool], info: Mapping[str, Any], replicas: int, hit: Callable[[str, Severity], Hit]
+) -> Iterator[Hit]:
     st = info.get("state") or {}
     msgs, subjects = _int(st.get("messages")), _int(st.get("num_subjects"))
     crit, warn = _pos(t, "msgs-critical"), _pos(t, "msgs-warn")
@@ -111,12 +118,18 @@ def _subject_hits(t: Mapping[str, int | bool], subjects: int, hit: Callable[[str
     if s_warn > 0 or s_crit > 0:
         above = s_warn < s_crit  # natscli: ceilings when warn < critical, floors otherwise
         if above and subjects >= s_crit or not above and subjects <= s_crit:
-            yield hit(f"{subjects} subjects, {'at or above' if above else 'at or below'} subjects-critical {s_crit}", ERROR)
+            yield hit(
+                f"{subjects} subjects, {'at or above' if above else 'at or below'} subjects-critical {s_crit}", ERROR
+            )
         elif above and subjects >= s_warn or not above and subjects <= s_warn:
-            yield hit(f"{subjects} subjects, {'at or above' if above else 'at or below'} subjects-warn {s_warn}", WARNING)
+            yield hit(
+                f"{subjects} subjects, {'at or above' if above else 'at or below'} subjects-warn {s_warn}", WARNING
+            )
 
 
-def _source_hits(t: Mapping[str, int | bool], info: Mapping[str, Any], hit: Callable[[str, Severity], Hit]) -> Iterator[Hit]:
+def _source_hits(
+    t: Mapping[str, int | bool], info: Mapping[str, Any], hit: Callable[[str, Severity], Hit]
+) -> Iterator[Hit]:
     """The sources' count and the lag of the sources or the mirror."""
     sources = [s for s in info.get("sources") or () if isinstance(s, dict)]
     low, high = _pos(t, "min-sources"), _pos(t, "max-sources")
@@ -133,12 +146,18 @@ def _source_hits(t: Mapping[str, int | bool], info: Mapping[str, Any], hit: Call
                 yield hit(f"{lagged} of {len(sources)} sources lag by lag-critical {lag} operations or more", ERROR)
         elif isinstance(mirror, dict):
             if _int(mirror.get("lag")) >= lag:
-                yield hit(f"the mirror lags by {_int(mirror.get('lag'))} operations, at or above lag-critical {lag}", ERROR)
+                yield hit(
+                    f"the mirror lags by {_int(mirror.get('lag'))} operations, at or above lag-critical {lag}", ERROR
+                )
         else:
-            yield hit("lag-critical is set but the stream neither mirrors nor sources: natscli answers 'not mirrored'", ERROR)
+            yield hit(
+                "lag-critical is set but the stream neither mirrors nor sources: natscli answers 'not mirrored'", ERROR
+            )
 
 
-def _cluster_hits(t: Mapping[str, int | bool], cluster: object, replicas: int, hit: Callable[[str, Severity], Hit]) -> Iterator[Hit]:
+def _cluster_hits(
+    t: Mapping[str, int | bool], cluster: object, replicas: int, hit: Callable[[str, Severity], Hit]
+) -> Iterator[Hit]:
     expect = _int(t.get("peer-expect"))
     if not isinstance(cluster, dict) or replicas <= 1:
         if expect > 0:
@@ -197,13 +216,18 @@ def monitor_consumer(state: AuditState, _opts: object) -> Iterator[Hit]:
             yield from _pinned(lc.config.priority_policy, list(lc.config.priority_groups), info, hit)
 
 
-def _consumer_hits(t: Mapping[str, int | bool], info: Mapping[str, Any], read_at: float, hit: Callable[[str, Severity], Hit]) -> Iterator[Hit]:
+def _consumer_hits(
+    t: Mapping[str, int | bool], info: Mapping[str, Any], read_at: float, hit: Callable[[str, Severity], Hit]
+) -> Iterator[Hit]:
     """The ceilings on a consumer's counts, and the time since its last delivery and acknowledgement."""
     for key, field, what in _CEILINGS:
         limit, value = _pos(t, key), _int(info.get(field))
         if limit and value >= limit:
             yield hit(f"{value} {what}, at or above {key} {limit}", ERROR)
-    for key, part, what in (("last-delivery-critical", "delivered", "delivery"), ("last-ack-critical", "ack_floor", "acknowledgement")):
+    for key, part, what in (
+        ("last-delivery-critical", "delivered", "delivery"),
+        ("last-ack-critical", "ack_floor", "acknowledgement"),
+    ):
         limit = _pos(t, key)
         if not limit:
             continue
@@ -211,10 +235,15 @@ def _consumer_hits(t: Mapping[str, int | bool], info: Mapping[str, Any], read_at
         if last is None:
             yield hit(f"no {what} yet, {key} is {approx_duration(limit)}", ERROR)
         elif (read_at - last) * SECOND >= limit:
-            yield hit(f"last {what} {approx_duration(int((read_at - last) * SECOND))} ago, {key} is {approx_duration(limit)}", ERROR)
+            yield hit(
+                f"last {what} {approx_duration(int((read_at - last) * SECOND))} ago, {key} is {approx_duration(limit)}",
+                ERROR,
+            )
 
 
-def _pinned(policy: object, groups: list[str], info: Mapping[str, Any], hit: Callable[[str, Severity], Hit]) -> Iterator[Hit]:
+def _pinned(
+    policy: object, groups: list[str], info: Mapping[str, Any], hit: Callable[[str, Severity], Hit]
+) -> Iterator[Hit]:
     live = [g for g in info.get("priority_groups") or () if isinstance(g, dict)]
     if not live or not groups or policy != "pinned_client":
         yield hit("pinned is set but the consumer is not in pinned-client priority mode", ERROR)

@@ -19,7 +19,9 @@ class NearLimit(RuleOptions):
 
 
 class BucketNearLimit(RuleOptions):
-    warn_at: float = option(default=0.8, gt=0, le=1, description="the fraction of the bucket's max_bytes or max_msgs at which to warn")
+    warn_at: float = option(
+        default=0.8, gt=0, le=1, description="the fraction of the bucket's max_bytes or max_msgs at which to warn"
+    )
 
 
 def ingest_rate(state: AuditState, s: LiveStream) -> float | None:
@@ -51,16 +53,28 @@ def _is_bucket(s: LiveStream) -> bool:
     return s.name.startswith(("KV_", "OBJ_"))
 
 
-@register("JS501", "live-stream-near-max-msgs", Severity.WARNING, "a stream holds at least warn_at of its max_msgs", NearLimit)
+@register(
+    "JS501", "live-stream-near-max-msgs", Severity.WARNING, "a stream holds at least warn_at of its max_msgs", NearLimit
+)
 def stream_near_max_msgs(state: AuditState, opts: NearLimit) -> Iterator[Hit]:
     for s in state.live.streams.values():
         limit = s.config.max_msgs or 0
         if limit > 0 and not _is_bucket(s) and s.messages >= opts.warn_at * limit:
             eta = time_to_full(limit - s.messages, ingest_rate(state, s))
-            yield Hit(s.name, None, f"holds {s.messages} of max_msgs {limit} messages ({s.messages / limit:.0%}){eta}; {_when_full(s.config)}")
+            yield Hit(
+                s.name,
+                None,
+                f"holds {s.messages} of max_msgs {limit} messages ({s.messages / limit:.0%}){eta}; {_when_full(s.config)}",
+            )
 
 
-@register("JS502", "live-stream-near-max-bytes", Severity.WARNING, "a stream holds at least warn_at of its max_bytes", NearLimit)
+@register(
+    "JS502",
+    "live-stream-near-max-bytes",
+    Severity.WARNING,
+    "a stream holds at least warn_at of its max_bytes",
+    NearLimit,
+)
 def stream_near_max_bytes(state: AuditState, opts: NearLimit) -> Iterator[Hit]:
     for s in state.live.streams.values():
         limit = s.config.max_bytes or 0
@@ -68,7 +82,11 @@ def stream_near_max_bytes(state: AuditState, opts: NearLimit) -> Iterator[Hit]:
             rate = ingest_rate(state, s)
             byte_rate = rate * (s.bytes / s.messages) if rate is not None and s.messages else None
             eta = time_to_full(limit - s.bytes, byte_rate)
-            yield Hit(s.name, None, f"holds {human_size(s.bytes)} of max_bytes {human_size(limit)} ({s.bytes / limit:.0%}){eta}; {_when_full(s.config)}")
+            yield Hit(
+                s.name,
+                None,
+                f"holds {human_size(s.bytes)} of max_bytes {human_size(limit)} ({s.bytes / limit:.0%}){eta}; {_when_full(s.config)}",
+            )
 
 
 @register(
@@ -97,7 +115,13 @@ def stream_near_per_subject(state: AuditState, opts: NearLimit) -> Iterator[Hit]
             )
 
 
-@register("JS504", "live-account-storage-near-limit", Severity.WARNING, "the account uses at least warn_at of its JetStream memory or file storage", NearLimit)
+@register(
+    "JS504",
+    "live-account-storage-near-limit",
+    Severity.WARNING,
+    "the account uses at least warn_at of its JetStream memory or file storage",
+    NearLimit,
+)
 def account_near_limit(state: AuditState, opts: NearLimit) -> Iterator[Hit]:
     acct = state.account
     limits = acct.get("limits") or {}
@@ -131,7 +155,10 @@ def bucket_near_full(state: AuditState, opts: BucketNearLimit) -> Iterator[Hit]:
         ttl = cfg.max_age or 0
         keep = f"history {history}" + (" and no ttl" if not ttl else f" and ttl {approx_duration(ttl)}")
         outcome = "puts fail (the bucket discards new)" if cfg.discard == "new" else "the oldest revisions are removed"
-        for limit, used, what in ((cfg.max_bytes or 0, s.bytes, "max_bytes"), (cfg.max_msgs or 0, s.messages, "max_msgs")):
+        for limit, used, what in (
+            (cfg.max_bytes or 0, s.bytes, "max_bytes"),
+            (cfg.max_msgs or 0, s.messages, "max_msgs"),
+        ):
             if limit > 0 and used >= opts.warn_at * limit:
                 shown = f"{human_size(used)} of {human_size(limit)}" if what == "max_bytes" else f"{used} of {limit}"
                 yield Hit(

@@ -71,14 +71,34 @@ def _parser() -> Parser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_paths(p, "manifests to compare the server with (drift); default: none")
-    add_format(p, REPORTERS, None, "output format, as jsops lint's (default: github when GITHUB_ACTIONS=true, else text)")
-    p.add_argument("--fail-on", choices=("error", "warning", "info"), default=None, help="lowest severity that makes the exit code 1 (default: warning)")
-    add_show_all(p)
-    p.add_argument("--save-state", metavar="FILE", help="write what each target held (counters per stream and consumer) to FILE, for a later --baseline")
-    p.add_argument("--baseline", metavar="FILE", help="compare with the state an earlier --save-state wrote: growing backlogs (JS515)")
-    p.add_argument("--html", metavar="FILE", help="also write the HTML report with a live section (what each target held) to FILE")
+    add_format(
+        p, REPORTERS, None, "output format, as jsops lint's (default: github when GITHUB_ACTIONS=true, else text)"
+    )
     p.add_argument(
-        "--target-version", metavar="X.Y.Z", type=release_type, help="also report what the live configs do on this nats-server release (upgrade or downgrade)"
+        "--fail-on",
+        choices=("error", "warning", "info"),
+        default=None,
+        help="lowest severity that makes the exit code 1 (default: warning)",
+    )
+    add_show_all(p)
+    p.add_argument(
+        "--save-state",
+        metavar="FILE",
+        help="write what each target held (counters per stream and consumer) to FILE, for a later --baseline",
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="compare with the state an earlier --save-state wrote: growing backlogs (JS515)",
+    )
+    p.add_argument(
+        "--html", metavar="FILE", help="also write the HTML report with a live section (what each target held) to FILE"
+    )
+    p.add_argument(
+        "--target-version",
+        metavar="X.Y.Z",
+        type=release_type,
+        help="also report what the live configs do on this nats-server release (upgrade or downgrade)",
     )
     add_config(p, "jsops config (lint selection, audit thresholds, contexts); default: found from . upward")
     add_env(p)
@@ -113,18 +133,31 @@ def _audit_run(argv: list[str]) -> int:
     routes = _routes(target, cfg, manifests)
     snapshots = load_snapshots(args.baseline) if args.baseline else None  # a bad file fails before anything is read
     for route in routes:
-        print(f"jsops: {describe_target(route.target)}" + (f" for context {route.name}" if len(routes) > 1 else ""), file=sys.stderr)
+        print(
+            f"jsops: {describe_target(route.target)}" + (f" for context {route.name}" if len(routes) > 1 else ""),
+            file=sys.stderr,
+        )
         base = baseline_for(route.target.display(), snapshots, len(routes)) if snapshots is not None else None
-        state, result = _audit_target(route.target, route.contexts, cfg, rules, live_rules, manifests, args.target_version, base)
+        state, result = _audit_target(
+            route.target, route.contexts, cfg, rules, live_rules, manifests, args.target_version, base
+        )
         if len(routes) > 1:  # the same stream name on two targets: say which
-            result.findings = [replace(f, message=f"context {route.name}: {f.message}") if f.file.startswith("nats://") else f for f in result.findings]
+            result.findings = [
+                replace(f, message=f"context {route.name}: {f.message}") if f.file.startswith("nats://") else f
+                for f in result.findings
+            ]
         audited.append((route.target.display(), state))
         results.append(result)
     result = _merged(results, manifests)
     if args.save_state:
         save_snapshots(args.save_state, [snapshot_of(where, state) for where, state in audited])
     if args.html:
-        _write_html(args.html, [(where, state, r) for (where, state), r in zip(audited, results, strict=True)], result, args.paths)
+        _write_html(
+            args.html,
+            [(where, state, r) for (where, state), r in zip(audited, results, strict=True)],
+            result,
+            args.paths,
+        )
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     fail_on = Severity(args.fail_on or "warning")
     if fmt == "text":
@@ -132,7 +165,9 @@ def _audit_run(argv: list[str]) -> int:
 
         sys.stdout.write(render_audit_text(result, audited, color=use_color(), show_all=args.show_all))
     else:
-        sys.stdout.write(render_result(result, fmt, RenderContext(_version(), rules, use_color(), fail_on, args.show_all)))
+        sys.stdout.write(
+            render_result(result, fmt, RenderContext(_version(), rules, use_color(), fail_on, args.show_all))
+        )
     return ExitCode.FINDINGS if any(f.severity.rank >= fail_on.rank for f in result.findings) else ExitCode.OK
 
 
@@ -179,7 +214,15 @@ def _audit_target(
 
         state.varz = monitor_json(target, "varz")  # an HTTP GET of the monitoring port: the server's own limits
     result = audit_result(
-        state, cfg, rules, live_rules, context=target.context, manifests=manifests, target_version=target_version, estate=builder.finish(), contexts=contexts
+        state,
+        cfg,
+        rules,
+        live_rules,
+        context=target.context,
+        manifests=manifests,
+        target_version=target_version,
+        estate=builder.finish(),
+        contexts=contexts,
     )
     return state, result
 
@@ -193,10 +236,19 @@ def _merged(results: list[LintResult], manifests: Estate | None) -> LintResult:
         findings.extend(r.findings)
         files.extend(r.paths)
     findings.sort(key=Finding.sort_key)
-    return LintResult(findings, len(files), sum(r.objects for r in results), files, 0, assumed_release=results[0].assumed_release if results else None)
+    return LintResult(
+        findings,
+        len(files),
+        sum(r.objects for r in results),
+        files,
+        0,
+        assumed_release=results[0].assumed_release if results else None,
+    )
 
 
-def _write_html(path: str, audited: list[tuple[str, AuditState, LintResult]], result: LintResult, sources: Sequence[str]) -> None:
+def _write_html(
+    path: str, audited: list[tuple[str, AuditState, LintResult]], result: LintResult, sources: Sequence[str]
+) -> None:
     from jsops.linter import render_report_html
 
     from .html import audit_report

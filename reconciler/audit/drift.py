@@ -50,7 +50,11 @@ def _finding(code: str, severity: Severity, message: str, file: str, line: int, 
 
 
 def drift_findings(
-    estate: Estate, live: LiveState, target: LintTarget, contexts: Iterable[str] = ("default",), severities: dict[str, Severity | None] | None = None
+    estate: Estate,
+    live: LiveState,
+    target: LintTarget,
+    contexts: Iterable[str] = ("default",),
+    severities: dict[str, Severity | None] | None = None,
 ) -> list[Finding]:
     """Per-field drift, objects missing on the server, and live objects in no manifest, for the
     manifests routed to this target (``contexts``, as :mod:`jsops.reconciler.route` gives them);
@@ -81,7 +85,15 @@ def drift_findings(
 @register("JS522", "live-missing", Severity.WARNING, "a manifest's object that is not on the server", compares=True)
 def _missing(r: Resource, label: str, severity: Severity) -> Finding:
     line, col = r.locate()
-    return _finding("JS522", severity, f"{label} is declared here but not on the server (jsops apply creates it)", r.file, line, col, r.ref)
+    return _finding(
+        "JS522",
+        severity,
+        f"{label} is declared here but not on the server (jsops apply creates it)",
+        r.file,
+        line,
+        col,
+        r.ref,
+    )
 
 
 def _label(kind: str, stream: str | None, name: str) -> str:
@@ -129,7 +141,13 @@ def jsops_own(live: LiveState) -> set[str]:
     return own
 
 
-@register("JS521", "live-unmanaged", Severity.WARNING, "a stream or durable consumer on the server that no manifest declares", compares=True)
+@register(
+    "JS521",
+    "live-unmanaged",
+    Severity.WARNING,
+    "a stream or durable consumer on the server that no manifest declares",
+    compares=True,
+)
 def _unmanaged(live: LiveState, declared: set[tuple[str, str | None, str]], severity: Severity) -> Iterable[Finding]:
     own = jsops_own(live)
     for name in sorted(live.streams):

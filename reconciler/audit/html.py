@@ -12,7 +12,19 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from jsops.linter import EffectiveConsumer, EffectiveStream, Estate, Finding, FindingRow, LintResult, LiveObject, LiveTarget, ReportData, Resource, build_report
+from jsops.linter import (
+    EffectiveConsumer,
+    EffectiveStream,
+    Estate,
+    Finding,
+    FindingRow,
+    LintResult,
+    LiveObject,
+    LiveTarget,
+    ReportData,
+    Resource,
+    build_report,
+)
 
 from .read import AuditState
 from .registry import LIVE_RULES
@@ -96,7 +108,9 @@ def _no_estate(resource: Resource) -> EffectiveStream | EffectiveConsumer:
     raise LookupError(f"no effective config on the audit page ({resource.kind} {resource.name})")
 
 
-def audit_report(audited: Sequence[tuple[str, AuditState, LintResult]], result: LintResult, sources: Sequence[str] = ()) -> ReportData:
+def audit_report(
+    audited: Sequence[tuple[str, AuditState, LintResult]], result: LintResult, sources: Sequence[str] = ()
+) -> ReportData:
     """The report page's data: a live section per target (``audited``: each target's display
     name, what was read and its own findings) and every finding of ``result``."""
     from dataclasses import replace

@@ -31,7 +31,17 @@ from jsops.linter.api import RuleOptions
 from .read import AuditState
 from .static import object_path
 
-__all__ = ["COMPARED", "Hit", "LiveRule", "LIVE_RULES", "register", "live_findings", "select_live", "Selected", "severities"]
+__all__ = [
+    "COMPARED",
+    "Hit",
+    "LiveRule",
+    "LIVE_RULES",
+    "register",
+    "live_findings",
+    "select_live",
+    "Selected",
+    "severities",
+]
 
 
 @dataclass(frozen=True)
@@ -62,7 +72,15 @@ LIVE_RULES: dict[str, LiveRule] = {}
 COMPARED: dict[str, LiveRule] = {}
 
 
-def register(code: str, name: str, severity: Severity, summary: str, options: type[RuleOptions] = RuleOptions, *, compares: bool = False) -> Callable[[_F], _F]:
+def register(
+    code: str,
+    name: str,
+    severity: Severity,
+    summary: str,
+    options: type[RuleOptions] = RuleOptions,
+    *,
+    compares: bool = False,
+) -> Callable[[_F], _F]:
     """Declare an audit rule found by the decorated function: a state check (a :data:`Check`), or
     with ``compares`` a comparison whose module calls the function itself."""
 
@@ -85,7 +103,10 @@ class Selected:
 
 def select_live(settings: Mapping[str, Any], source: str = "config") -> list[Selected]:
     """The live rules with the options and severities of the config's ``audit`` mapping."""
-    rules = {**LIVE_RULES, **COMPARED}  # every built-in rule is declared once the package is imported (audit/__init__.py)
+    rules = {
+        **LIVE_RULES,
+        **COMPARED,
+    }  # every built-in rule is declared once the package is imported (audit/__init__.py)
     by_key = {**{r.code.upper(): r for r in rules.values()}, **{r.name: r for r in rules.values()}}
     chosen: dict[str, tuple[Any, Severity | None, bool]] = {}
     for key, values in settings.items():
@@ -100,8 +121,14 @@ def select_live(settings: Mapping[str, Any], source: str = "config") -> list[Sel
             try:
                 sev = Severity(sev_text)
             except ValueError:
-                raise ConfigError(f"{source}: audit.{key}.severity: one of error, warning, info, off; got {sev_text!r}") from None
-        chosen[rule.code] = (validate_options(rule.Options, values, f"{source}: audit.{key}", rule.code, ", severity"), sev, off)
+                raise ConfigError(
+                    f"{source}: audit.{key}.severity: one of error, warning, info, off; got {sev_text!r}"
+                ) from None
+        chosen[rule.code] = (
+            validate_options(rule.Options, values, f"{source}: audit.{key}", rule.code, ", severity"),
+            sev,
+            off,
+        )
     out = []
     for code in sorted(rules):
         opts, sev, off = chosen.get(code, (rules[code].Options(), None, False))

@@ -14,7 +14,9 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def render_audit_text(result: LintResult, audited: list[tuple[str, AuditState]], *, color: bool = False, show_all: bool = False) -> str:
+def render_audit_text(
+    result: LintResult, audited: list[tuple[str, AuditState]], *, color: bool = False, show_all: bool = False
+) -> str:
     """``audited``: each target's display name and what was read from it."""
     body = render_findings_text(result, color=color, source=read_source_lines, show_all=show_all).splitlines()
     # lint's summary is the last line (two when it notes the assumed release): replace it

@@ -45,7 +45,9 @@ def audit_result(
         routed = list(contexts) if contexts is not None else [context, "default"]
         findings.extend(drift_findings(manifests, state.live, target, routed, severities))
     if target_version is not None:
-        findings.extend(upgrade_findings(estate, rules, config, target, target_version, static.findings, severities["JS530"]))
+        findings.extend(
+            upgrade_findings(estate, rules, config, target, target_version, static.findings, severities["JS530"])
+        )
     findings.sort(key=Finding.sort_key)
     objects = len(state.live.streams) + len(state.live.consumers)
     return LintResult(findings, len(files), objects, files, 0, assumed_release=static.assumed_release)

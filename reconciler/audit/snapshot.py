@@ -25,7 +25,15 @@ from typing import Any
 from ..errors import ReconcilerError
 from .read import AuditState
 
-__all__ = ["Snapshot", "SnapshotError", "snapshot_of", "save_snapshots", "load_snapshots", "baseline_for", "MAX_SNAPSHOT_BYTES"]
+__all__ = [
+    "Snapshot",
+    "SnapshotError",
+    "snapshot_of",
+    "save_snapshots",
+    "load_snapshots",
+    "baseline_for",
+    "MAX_SNAPSHOT_BYTES",
+]
 
 FORMAT = 1
 MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024  # a snapshot of 100,000 consumers is about 10 MB
@@ -71,12 +79,21 @@ def _to_json(snap: Snapshot) -> dict[str, Any]:
     consumers: dict[str, dict[str, dict[str, int]]] = {}
     for (stream, name), counters in sorted(snap.consumers.items()):
         consumers.setdefault(stream, {})[name] = counters
-    return {"target": snap.target, "read_at": snap.read_at, "streams": dict(sorted(snap.streams.items())), "consumers": consumers}
+    return {
+        "target": snap.target,
+        "read_at": snap.read_at,
+        "streams": dict(sorted(snap.streams.items())),
+        "consumers": consumers,
+    }
 
 
 def save_snapshots(path: str, snapshots: Sequence[Snapshot]) -> None:
     """Write ``snapshots`` to ``path`` (replaced whole: written beside it, then renamed)."""
-    text = json.dumps({"jsops_audit_state": FORMAT, "targets": [_to_json(s) for s in snapshots]}, separators=(",", ":"), sort_keys=False)
+    text = json.dumps(
+        {"jsops_audit_state": FORMAT, "targets": [_to_json(s) for s in snapshots]},
+        separators=(",", ":"),
+        sort_keys=False,
+    )
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
@@ -110,7 +127,11 @@ def _table(path: str, value: Any, where: str, keys: Sequence[str]) -> dict[str, 
 
 def _from_json(path: str, i: int, raw: Any) -> Snapshot:
     where = f"targets[{i}]"
-    if not isinstance(raw, dict) or not isinstance(raw.get("target"), str) or not isinstance(raw.get("read_at"), (int, float)):
+    if (
+        not isinstance(raw, dict)
+        or not isinstance(raw.get("target"), str)
+        or not isinstance(raw.get("read_at"), (int, float))
+    ):
         raise _bad(path, f"{where} needs a target (string) and read_at (number)")
     snap = Snapshot(raw["target"], float(raw["read_at"]))
     streams, consumers = raw.get("streams") or {}, raw.get("consumers") or {}
@@ -122,7 +143,9 @@ def _from_json(path: str, i: int, raw: Any) -> Snapshot:
         if not isinstance(by_name, dict):
             raise _bad(path, f"{where}.consumers.{stream} is not an object")
         for name, counters in by_name.items():
-            snap.consumers[(stream, name)] = _table(path, counters, f"{where}.consumers.{stream}.{name}", _CONSUMER_KEYS)
+            snap.consumers[(stream, name)] = _table(
+                path, counters, f"{where}.consumers.{stream}.{name}", _CONSUMER_KEYS
+            )
     return snap
 
 

@@ -13,7 +13,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from jsops.linter import Config, Estate, Finding, LintResult, LintTarget, ObjectRef, ParsedDocument, check_estate, lint_estate, load_file_documents
+from jsops.linter import (
+    Config,
+    Estate,
+    Finding,
+    LintResult,
+    LintTarget,
+    ObjectRef,
+    ParsedDocument,
+    check_estate,
+    lint_estate,
+    load_file_documents,
+)
 from jsops.linter.api import Rule
 
 from ..discover import target_facts
@@ -95,14 +106,20 @@ def live_target(state: AuditState, declared: LintTarget | None = None, version: 
     account = facts.account
     declared_account = base.account
     update["account"] = type(account)(
-        **{k: (getattr(account, k) if getattr(account, k) is not None else getattr(declared_account, k)) for k in type(account).model_fields}
+        **{
+            k: (getattr(account, k) if getattr(account, k) is not None else getattr(declared_account, k))
+            for k in type(account).model_fields
+        }
     )
     if state.varz:
         from ..limits import server_limits
 
         live_limits, declared_limits = server_limits(state.varz), base.limits
         update["limits"] = type(live_limits)(
-            **{k: (getattr(live_limits, k) if getattr(live_limits, k) is not None else getattr(declared_limits, k)) for k in type(live_limits).model_fields}
+            **{
+                k: (getattr(live_limits, k) if getattr(live_limits, k) is not None else getattr(declared_limits, k))
+                for k in type(live_limits).model_fields
+            }
         )
     if version is not None:
         update["server_version"] = version

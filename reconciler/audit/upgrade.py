@@ -41,7 +41,9 @@ def upgrade_findings(
     seen = {_key(f) for f in current}
     verb = _verb(now.server_version, version)
     out = [
-        replace(f, message=f"on nats-server {version} ({verb}): {f.message}") for f in lint_live(estate, rules, config, then).findings if _key(f) not in seen
+        replace(f, message=f"on nats-server {version} ({verb}): {f.message}")
+        for f in lint_live(estate, rules, config, then).findings
+        if _key(f) not in seen
     ]
     if defaults_severity is not None:
         out.extend(_default_changes(estate, now, then, version, verb, defaults_severity))
@@ -58,9 +60,15 @@ def _verb(current: str | None, version: str) -> str:
 
 
 @register(
-    "JS530", "live-upgrade-default-changes", Severity.WARNING, "a server-filled default of a live config differs on the --target-version release", compares=True
+    "JS530",
+    "live-upgrade-default-changes",
+    Severity.WARNING,
+    "a server-filled default of a live config differs on the --target-version release",
+    compares=True,
 )
-def _default_changes(estate: Estate, now: LintTarget, then: LintTarget, version: str, verb: str, severity: Severity) -> list[Finding]:
+def _default_changes(
+    estate: Estate, now: LintTarget, then: LintTarget, version: str, verb: str, severity: Severity
+) -> list[Finding]:
     a, b = RuleContext(estate, now), RuleContext(estate, then)
     out = []
     for r in estate.resources:

@@ -53,7 +53,10 @@ def apply_command(args: argparse.Namespace) -> int:
         return _apply_run(args, run, stop, sending)
     except (_Interrupted, KeyboardInterrupt) as exc:
         signum = getattr(exc, "signum", signal.SIGINT)
-        print(f"\nInterrupted ({signal.Signals(signum).name}) before anything was sent; nothing was changed.", file=sys.stderr)
+        print(
+            f"\nInterrupted ({signal.Signals(signum).name}) before anything was sent; nothing was changed.",
+            file=sys.stderr,
+        )
         return signalled(signum)
     finally:
         for sig, old in installed:
@@ -123,7 +126,17 @@ def _apply_run(args: argparse.Namespace, run: Run, stop: Any, sending: list[bool
         if not stop:  # after an interruption the targets left are only counted as not attempted
             print(f"\n{t.plan.target} (context {', '.join(t.route.contexts)}):" if many else "", flush=True)
         opt = plan_options(args, t.route.contexts, run.estate, config_from_args(args))
-        outcome = execute_plan(t.client, t.plan, t.live, opt, progress=progress, stop=stop, verify=True, read_back=args.read_back_wait, notify=notify)
+        outcome = execute_plan(
+            t.client,
+            t.plan,
+            t.live,
+            opt,
+            progress=progress,
+            stop=stop,
+            verify=True,
+            read_back=args.read_back_wait,
+            notify=notify,
+        )
         results.extend(outcome.results)
     for line in outcome_lines(results, stop.name if stop else None):
         print(line)

@@ -45,14 +45,23 @@ _CONFIG_HELP = "jsops config (contexts, target facts, lint selection); default: 
 def _parser(command: str, description: str, epilog: str = "") -> Parser:
     from ..client import add_target_arguments
 
-    p = Parser(prog=f"jsops {command}", description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(
+        prog=f"jsops {command}",
+        description=description,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_target_arguments(p)
     add_config(p, _CONFIG_HELP)
     return p
 
 
 def _safety_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--prune", action="store_true", help="delete objects jsops owns that left the manifests (only those recorded under the PATHs given)")
+    p.add_argument(
+        "--prune",
+        action="store_true",
+        help="delete objects jsops owns that left the manifests (only those recorded under the PATHs given)",
+    )
     p.add_argument(
         "--adopt",
         nargs="+",
@@ -60,9 +69,19 @@ def _safety_args(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="take over existing objects jsops does not own, or that another estate owns (STREAM, or STREAM/CONSUMER)",
     )
-    p.add_argument("--allow-recreate", action="store_true", help="allow delete-and-create for changes the server cannot make in place")
-    p.add_argument("--allow-data-loss", action="store_true", help="allow recreating or deleting streams that hold messages")
-    p.add_argument("--reset-position", action="store_true", help="recreated consumers start from their deliver policy, not their old position")
+    p.add_argument(
+        "--allow-recreate",
+        action="store_true",
+        help="allow delete-and-create for changes the server cannot make in place",
+    )
+    p.add_argument(
+        "--allow-data-loss", action="store_true", help="allow recreating or deleting streams that hold messages"
+    )
+    p.add_argument(
+        "--reset-position",
+        action="store_true",
+        help="recreated consumers start from their deliver policy, not their old position",
+    )
     p.add_argument(
         "--migrate",
         action="store_true",
@@ -73,7 +92,9 @@ def _safety_args(p: argparse.ArgumentParser) -> None:
 
 def _view_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("output")
-    g.add_argument("--verbose", "-v", action="store_true", help="list every field of a create, server defaults marked (default)")
+    g.add_argument(
+        "--verbose", "-v", action="store_true", help="list every field of a create, server defaults marked (default)"
+    )
     g.add_argument("--compact", action="store_true", help="one line per object (for large estates)")
     add_color(g)
 
@@ -138,7 +159,11 @@ def _plan(argv: list[str]) -> int:
     if args.format == "markdown":
         sys.stdout.write(markdown)
     else:
-        sys.stdout.write(render_json(plans, plans_run.attribution) if args.format == "json" else render_plans(plans, **view_options(args, plans_run)))
+        sys.stdout.write(
+            render_json(plans, plans_run.attribution)
+            if args.format == "json"
+            else render_plans(plans, **view_options(args, plans_run))
+        )
     return ExitCode.CHANGES if plans.changed and args.detailed_exitcode else ExitCode.OK
 
 
@@ -187,8 +212,15 @@ examples:
 def _apply(argv: list[str]) -> int:
     p = _parser("apply", "Make the targets match the manifests.", APPLY_EPILOG)
     add_paths(p)
-    p.add_argument("--plan", metavar="FILE", dest="plan_file", help="apply this saved plan if the live state still matches it")
-    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation (the plan is then summed up in one line, not printed in full)")
+    p.add_argument(
+        "--plan", metavar="FILE", dest="plan_file", help="apply this saved plan if the live state still matches it"
+    )
+    p.add_argument(
+        "--yes",
+        "-y",
+        action="store_true",
+        help="do not ask for confirmation (the plan is then summed up in one line, not printed in full)",
+    )
     add_env(p)
     add_no_cache(p)
     _view_args(p)
@@ -222,9 +254,13 @@ whose value differs from what this server (its release and limits) stores withou
 
 def _export(argv: list[str]) -> int:
     p = _parser("export", "Write the target's streams and consumers as native manifests.", EXPORT_EPILOG)
-    p.add_argument("out_dir", metavar="OUT_DIR", help="directory for the manifests (one file per stream, with its consumers)")
     p.add_argument(
-        "--minimal", action="store_true", help="write only the fields whose value differs from what the server stores without them (its release and limits)"
+        "out_dir", metavar="OUT_DIR", help="directory for the manifests (one file per stream, with its consumers)"
+    )
+    p.add_argument(
+        "--minimal",
+        action="store_true",
+        help="write only the fields whose value differs from what the server stores without them (its release and limits)",
     )
     p.add_argument(
         "--stream",
@@ -246,7 +282,9 @@ def _export(argv: list[str]) -> int:
     with JsClient(target) as client:
         live = read_live(client)
         minimal = read_limits(client, target, config.target) if args.minimal else None
-    options = ExportOptions(context=target.context, minimal=minimal, streams=tuple(args.stream) if args.stream else None)
+    options = ExportOptions(
+        context=target.context, minimal=minimal, streams=tuple(args.stream) if args.stream else None
+    )
     try:
         written = write_export(live, args.out_dir, options)
     except OSError as exc:

@@ -36,9 +36,18 @@ def add_comment_args(p: argparse.ArgumentParser) -> None:
         metavar="FORGE",
         help="also post the plan (markdown) as one comment on the pull request, updated on every run: github or gitlab",
     )
-    g.add_argument("--pull-request", type=int, metavar="N", help="the pull (merge) request's number (default: the CI job's)")
-    g.add_argument("--token-file", metavar="FILE", help="read the forge token from FILE (default: GITHUB_TOKEN or GITLAB_TOKEN)")
-    g.add_argument("--comment-marker", default=MARKER, metavar="NAME", help=f"the comment's hidden mark, one comment per mark (default: {MARKER})")
+    g.add_argument(
+        "--pull-request", type=int, metavar="N", help="the pull (merge) request's number (default: the CI job's)"
+    )
+    g.add_argument(
+        "--token-file", metavar="FILE", help="read the forge token from FILE (default: GITHUB_TOKEN or GITLAB_TOKEN)"
+    )
+    g.add_argument(
+        "--comment-marker",
+        default=MARKER,
+        metavar="NAME",
+        help=f"the comment's hidden mark, one comment per mark (default: {MARKER})",
+    )
 
 
 def _say(args: argparse.Namespace, posted: Posted) -> None:
@@ -84,7 +93,9 @@ def post_failure(args: argparse.Namespace, message: str) -> None:
     from ..render_markdown import marker_line
 
     lines = message.rstrip().splitlines()
-    shown = lines[:_LINES] + ([f"... and {len(lines) - _LINES} more lines (the job log has them)"] if len(lines) > _LINES else [])
+    shown = lines[:_LINES] + (
+        [f"... and {len(lines) - _LINES} more lines (the job log has them)"] if len(lines) > _LINES else []
+    )
     text = "\n".join(shown)
     fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", text)), default=0))
     marker = marker_line(args.comment_marker)

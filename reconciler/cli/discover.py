@@ -73,12 +73,19 @@ def _parser() -> Parser:
         description="Read the live target's release, cluster and limits into the jsops config's `target`, "
         "so that offline `jsops lint` predicts for that server.",
         epilog="examples:\n  jsops discover -s nats://nats.prod:4222\n  jsops discover --context prod --monitor http://nats.prod:8222 --write\n"
-        "  jsops discover --context dev --env dev --write    # under environments.dev.target: used by --env dev\n\n" + exit_codes_inline("discover"),
+        "  jsops discover --context dev --env dev --write    # under environments.dev.target: used by --env dev\n\n"
+        + exit_codes_inline("discover"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--write", action="store_true", help="write the facts under `target:` in .jsops.yaml (default: print them)")
-    p.add_argument("--env", metavar="NAME", help="the environment the target serves: the facts go under `environments.NAME.target`")
-    add_config(p, "the jsops config to update (default: .jsops.yaml found from . upward, or ./.jsops.yaml)", no_config=False)
+    p.add_argument(
+        "--write", action="store_true", help="write the facts under `target:` in .jsops.yaml (default: print them)"
+    )
+    p.add_argument(
+        "--env", metavar="NAME", help="the environment the target serves: the facts go under `environments.NAME.target`"
+    )
+    add_config(
+        p, "the jsops config to update (default: .jsops.yaml found from . upward, or ./.jsops.yaml)", no_config=False
+    )
     add_target_arguments(p)
     return p
 
@@ -94,17 +101,28 @@ def _discover(argv: list[str]) -> int:
     if args.write:
         path = config.source or ".jsops.yaml"
         if path.endswith(".toml"):
-            raise TargetError(f"{path}: jsops writes only a YAML config; put these under [tool.jsops.target]:\n" + json.dumps(_target_yaml(facts), indent=2))
+            raise TargetError(
+                f"{path}: jsops writes only a YAML config; put these under [tool.jsops.target]:\n"
+                + json.dumps(_target_yaml(facts), indent=2)
+            )
         write_target(path, facts, args.env)
         where = f"environments.{args.env}.target in " if args.env else ""
-        print(f"jsops: wrote the target facts of {target.display()} (nats-server {facts.server_version}) to {where}{path}", file=sys.stderr)
+        print(
+            f"jsops: wrote the target facts of {target.display()} (nats-server {facts.server_version}) to {where}{path}",
+            file=sys.stderr,
+        )
     else:
         from ruamel.yaml import YAML
 
         yaml = YAML()
         yaml.default_flow_style = False
         print(f"# read from {target.display()}", file=sys.stdout)
-        yaml.dump({"environments": {args.env: {"target": _target_yaml(facts)}}} if args.env else {"target": _target_yaml(facts)}, sys.stdout)
+        yaml.dump(
+            {"environments": {args.env: {"target": _target_yaml(facts)}}}
+            if args.env
+            else {"target": _target_yaml(facts)},
+            sys.stdout,
+        )
     return ExitCode.OK
 
 

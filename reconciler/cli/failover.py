@@ -41,7 +41,9 @@ def _failover(argv: list[str]) -> int:
     add_target_arguments(p)
     add_config(p, "jsops config (contexts, target); default: found from . upward")
     p.add_argument("stream", metavar="STREAM", help="the active stream")
-    p.add_argument("--to", metavar="STANDBY", help="the standby stream (default: the one stream that mirrors STREAM whole)")
+    p.add_argument(
+        "--to", metavar="STANDBY", help="the standby stream (default: the one stream that mirrors STREAM whole)"
+    )
     p.add_argument("--plan", action="store_true", help="print every step and change nothing")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     args = p.parse_args(argv)

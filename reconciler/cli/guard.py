@@ -40,4 +40,12 @@ def guard(
     args = list(argv)
     # TargetError, ConnectError, JsApiError and PlanError are named until they derive from ReconcilerError.
     errors = (ReconcilerError, LinterError, TargetError, ConnectError, JsApiError, PlanError)
-    return run(command, args, prog=prog, errors=errors, error_code=error_code, redact=lambda text: argv_scrub(text, args), describe=describe)
+    return run(
+        command,
+        args,
+        prog=prog,
+        errors=errors,
+        error_code=error_code,
+        redact=lambda text: argv_scrub(text, args),
+        describe=describe,
+    )

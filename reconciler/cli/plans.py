@@ -34,7 +34,9 @@ __all__ = ["Run", "TargetRun", "make_plans", "saved_plans", "plan_options", "say
 _MAX_SHOWN = 20  # lint errors listed before "... and N more"
 
 Explicit = dict[tuple[str, str | None, str], frozenset[str]]
-_DRIFTABLE = frozenset({"update", "recreate", "blocked", "migrate"})  # actions on a live object whose changes may be drift
+_DRIFTABLE = frozenset(
+    {"update", "recreate", "blocked", "migrate"}
+)  # actions on a live object whose changes may be drift
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,13 @@ class Run:
 def view_options(args: argparse.Namespace, run: Run) -> dict[str, Any]:
     """How the plans are shown (``render_plans`` keywords): the fields the manifests set, the
     view flags, colours (:func:`jsops.linter.cli.kit.use_color`) and who changed drifted fields."""
-    return {"explicit": run.explicit, "verbose": args.verbose, "compact": args.compact, "color": use_color(args), "drift": run.attribution}
+    return {
+        "explicit": run.explicit,
+        "verbose": args.verbose,
+        "compact": args.compact,
+        "color": use_color(args),
+        "drift": run.attribution,
+    }
 
 
 def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = None, config: Any = None) -> PlanOptions:
@@ -100,12 +108,16 @@ def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = N
         migrate=getattr(args, "migrate", False),
     )
     if config is not None:
-        mark = getattr(config, "estate", None)  # without one, objects record the repository, and --prune deletes only this one's
+        mark = getattr(
+            config, "estate", None
+        )  # without one, objects record the repository, and --prune deletes only this one's
         opt = replace(opt, estates=True, estate=mark, repo=repo_identity() if mark is None else None)
     if estate is None:
         return opt
     paths, stale = prune_scope(estate, args.paths or ["."])
-    return replace(opt, prune_paths=paths, stale_source=stale, prune_contexts=frozenset(contexts) if contexts is not None else None)
+    return replace(
+        opt, prune_paths=paths, stale_source=stale, prune_contexts=frozenset(contexts) if contexts is not None else None
+    )
 
 
 def _paths(args: argparse.Namespace, config: Any) -> list[str]:
@@ -146,7 +158,10 @@ def _load(args: argparse.Namespace, config: Any, meanwhile: Callable[[], None] |
     except LoadError as exc:
         raise Exit(f"jsops: error: {exc}", ExitCode.ERROR) from None
     if not estate.resources:
-        print(f"jsops: warning: no streams or consumers in {', '.join(paths)}; the plan can only delete (with --prune)", file=sys.stderr)
+        print(
+            f"jsops: warning: no streams or consumers in {', '.join(paths)}; the plan can only delete (with --prune)",
+            file=sys.stderr,
+        )
     return estate
 
 
@@ -163,7 +178,9 @@ def _lint_refusal(args: argparse.Namespace, errors: list[Any]) -> Exit:
         ]
     )
     return Exit(
-        _error_lines(errors) + f"\njsops: error: the manifests have {len(errors)} lint error(s) (above); `{again}` shows them with their fixes", ExitCode.ERROR
+        _error_lines(errors)
+        + f"\njsops: error: the manifests have {len(errors)} lint error(s) (above); `{again}` shows them with their fixes",
+        ExitCode.ERROR,
     )
 
 
@@ -199,7 +216,12 @@ def _live_gate(args: argparse.Namespace, estate: Any, config: Any, live_target: 
 
     wanted = set(route.contexts)
     routed = {(r.kind, r.name, r.stream) for r in estate.resources if r.context in wanted}
-    found = gate_lint(estate, config.model_copy(update={"target": live_target}), objects=_acted(plan) & routed, env=getattr(args, "env", None))
+    found = gate_lint(
+        estate,
+        config.model_copy(update={"target": live_target}),
+        objects=_acted(plan) & routed,
+        env=getattr(args, "env", None),
+    )
     errors = [
         f
         for f in judged(found, plan)  # the loader's errors count for every target: the object may not have loaded
@@ -210,7 +232,11 @@ def _live_gate(args: argparse.Namespace, estate: Any, config: Any, live_target: 
     if any(f.object is None or f.rule in LOADER_CODES or f.server_error_code is None for f in errors):
         raise _lint_refusal(args, errors)  # not (only) what the server would refuse: the manifests' errors
     version = f"nats-server {live_target.server_version}" if live_target.server_version else "the server"
-    shape = "standalone" if live_target.clustered is False else (f"a cluster of {live_target.cluster_size}" if live_target.cluster_size else "")
+    shape = (
+        "standalone"
+        if live_target.clustered is False
+        else (f"a cluster of {live_target.cluster_size}" if live_target.cluster_size else "")
+    )
     raise Exit(
         _error_lines(errors) + f"\njsops: error: {route.target.display()} ({version}{', ' + shape if shape else ''}) "
         f"would refuse {len(errors)} object(s); nothing was sent",
@@ -352,7 +378,9 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, 
             live = read_live(client)
         held: dict[Any, Any] = {}
         plan = _plan_route(args, client, live, route, config, estate, held)
-        run.items.append(TargetRun(route, client, live, plan, _attribute(client, live, plan).with_held(plan.context, held)))
+        run.items.append(
+            TargetRun(route, client, live, plan, _attribute(client, live, plan).with_held(plan.context, held))
+        )
 
 
 def _attribute(client: JsClient, live: LiveState, plan: Plan) -> Attribution:
@@ -361,15 +389,31 @@ def _attribute(client: JsClient, live: LiveState, plan: Plan) -> Attribution:
     from ..client import JsApiError
     from ..drift import NO_ATTRIBUTION, Drifted, attribute_drift
 
-    drifted = [Drifted(a.kind, a.stream, a.name, c.path, c.old) for a in plan.actions for c in a.changes if "." not in c.path and a.action in _DRIFTABLE]
+    drifted = [
+        Drifted(a.kind, a.stream, a.name, c.path, c.old)
+        for a in plan.actions
+        for c in a.changes
+        if "." not in c.path and a.action in _DRIFTABLE
+    ]
     try:
         return attribute_drift(client, live, plan.context, drifted)
     except JsApiError as exc:
-        print(f"jsops: note: cannot read the audit record of {plan.target}: {exc}; drifted fields are not attributed", file=sys.stderr)
+        print(
+            f"jsops: note: cannot read the audit record of {plan.target}: {exc}; drifted fields are not attributed",
+            file=sys.stderr,
+        )
         return NO_ATTRIBUTION
 
 
-def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, config: Any, estate: Any, held: dict[Any, Any] | None = None) -> Any:
+def _plan_route(
+    args: argparse.Namespace,
+    client: Any,
+    live: Any,
+    route: Any,
+    config: Any,
+    estate: Any,
+    held: dict[Any, Any] | None = None,
+) -> Any:
     """The plan of one target from the manifests and its live state, authorized by the flags of
     ``args`` (:func:`jsops.reconciler.plan.build_plan`), judged by lint and the server's predicted refusals.
     Fields marked ``jsops.io/ignore-drift`` and those the controller quarantined keep their live
@@ -383,7 +427,9 @@ def _plan_route(args: argparse.Namespace, client: Any, live: Any, route: Any, co
     from ..preflight import preflight
 
     limits = read_limits(client, route.target, config.target)
-    owned = merged(ignored_in_estate(estate, route.contexts), quarantined_fields(client, live))  # as the controller holds them
+    owned = merged(
+        ignored_in_estate(estate, route.contexts), quarantined_fields(client, live)
+    )  # as the controller holds them
     desired, kept = hold(desired_from_estate(estate, contexts=route.contexts, target=limits), live, owned)
     if held is not None:
         held.update(kept)
@@ -426,9 +472,13 @@ def _read_saved(name: str) -> Any:
         raise PlanError(f"{name} is not valid JSON: {exc}") from None
     saved = PlanSet.from_json(data)
     if saved.binding is None:
-        raise _refuse(f"{name} is not bound to manifests and a live state (write saved plans with `jsops plan --out FILE`)")
+        raise _refuse(
+            f"{name} is not bound to manifests and a live state (write saved plans with `jsops plan --out FILE`)"
+        )
     if not seal_intact(data):
-        raise _refuse(f"{name} was changed after `jsops plan --out` wrote it (its digest does not match); run plan again")
+        raise _refuse(
+            f"{name} was changed after `jsops plan --out` wrote it (its digest does not match); run plan again"
+        )
     return saved
 
 
@@ -478,20 +528,31 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
         check_access(estate, config, ["default", target_from_args(args, config).context])
     for plan in saved.plans:
         target = (
-            target_from_args(args, config) if plan.context == "default" else resolve_context(plan.context, config, accounts=getattr(estate, "accounts", None))
+            target_from_args(args, config)
+            if plan.context == "default"
+            else resolve_context(plan.context, config, accounts=getattr(estate, "accounts", None))
         )
         if plan.target and target.display() != plan.target:
             raise Exit(
-                f"jsops: error: the plan for context {plan.context!r} was made for {plan.target}, but the target is now {target.display()}", ExitCode.ERROR
+                f"jsops: error: the plan for context {plan.context!r} was made for {plan.target}, but the target is now {target.display()}",
+                ExitCode.ERROR,
             )
         client = JsClient(target)
         run.clients.append(client)
         live = read_live(client)
         if live.fingerprint() != plan.fingerprint:
             raise Exit(
-                f"jsops: error: the live state of {target.display()} changed since the plan was made (fingerprint mismatch); run plan again", ExitCode.ERROR
+                f"jsops: error: the live state of {target.display()} changed since the plan was made (fingerprint mismatch); run plan again",
+                ExitCode.ERROR,
             )
-        run.items.append(TargetRun(Route(target, list(plan.contexts or (plan.context,))), client, live, replace(plan, target=target.display())))
+        run.items.append(
+            TargetRun(
+                Route(target, list(plan.contexts or (plan.context,))),
+                client,
+                live,
+                replace(plan, target=target.display()),
+            )
+        )
     refused = []
     for t in run.items:
         opt = plan_options(args, t.route.contexts, estate, config)
@@ -507,4 +568,7 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
             refused += [f"  {line}" for line in rederive(t.plan, fresh)]
             run.items[i] = replace(t, plan=rederived(t.plan, fresh))
     if refused:
-        raise Exit(f"jsops: error: {name} asks for actions jsops may not take; nothing was applied:\n" + "\n".join(refused), ExitCode.ERROR)
+        raise Exit(
+            f"jsops: error: {name} asks for actions jsops may not take; nothing was applied:\n" + "\n".join(refused),
+            ExitCode.ERROR,
+        )

@@ -30,7 +30,15 @@ __all__ = [
 ]
 
 
-_JSON_NAMES = {str: "a string", int: "an integer", bool: "a boolean", float: "a number", list: "a list", dict: "an object", type(None): "null"}
+_JSON_NAMES = {
+    str: "a string",
+    int: "an integer",
+    bool: "a boolean",
+    float: "a number",
+    list: "a list",
+    dict: "an object",
+    type(None): "null",
+}
 
 
 Hint: TypeAlias = object
@@ -114,7 +122,9 @@ def _items(item: Checker | None, kind: type) -> Checker:
         if not isinstance(value, kind):
             return "", expected
         if item is not None:
-            pairs: Iterable[tuple[object, object]] = enumerate(value) if isinstance(value, list) else value.items() if isinstance(value, dict) else ()
+            pairs: Iterable[tuple[object, object]] = (
+                enumerate(value) if isinstance(value, list) else value.items() if isinstance(value, dict) else ()
+            )
             for k, v in pairs:
                 found = item(v)
                 if found:
@@ -166,7 +176,9 @@ def _compile_type(hint: Hint) -> Checker | None:
         return _compile_plain(hint)
     if origin is typing.Annotated:
         inner = _compile(typing.get_args(hint)[0])
-        return _not_null(inner) if NOT_NULL in getattr(hint, "__metadata__", ()) and isinstance(inner, _Simple) else inner
+        return (
+            _not_null(inner) if NOT_NULL in getattr(hint, "__metadata__", ()) and isinstance(inner, _Simple) else inner
+        )
     if origin in (Union, types.UnionType):
         return _compile_union(hint)
     if origin is Literal:
@@ -231,7 +243,11 @@ def server_info_problem(info: object) -> str | None:
     """What is wrong with the INFO a server sent on connect (:data:`SERVER_INFO`; one line naming the
     field), or None."""
     problem = _problem(info, SERVER_INFO)
-    return None if problem is None else f"the server's INFO (what it tells every client on connect) is malformed: {problem}"
+    return (
+        None
+        if problem is None
+        else f"the server's INFO (what it tells every client on connect) is malformed: {problem}"
+    )
 
 
 _COMPILED: dict[int, tuple[Hint, Checker | None]] = {}
@@ -343,7 +359,14 @@ MONITOR_SHAPES: dict[str, dict[str, Any]] = {
         "server_id": str,
         "server_name": str,
         "tags": list[str],
-        "jetstream": {"limits": {"max_ack_pending": int, "max_request_batch": int, "max_duplicate_window": int, "max_ha_assets": int}},
+        "jetstream": {
+            "limits": {
+                "max_ack_pending": int,
+                "max_request_batch": int,
+                "max_duplicate_window": int,
+                "max_ha_assets": int,
+            }
+        },
     },
     "jsz": {"meta_cluster": {"name": str, "cluster_size": int}},
     "routez": {"routes": list[dict[str, Any]]},

@@ -149,7 +149,11 @@ class JsClient:
             if len(errors) >= len(opts["servers"]):
                 failed_all.set()  # every server refused once: give up, do not retry forever
 
-        retry: dict[str, Any] = {"allow_reconnect": True, "max_reconnect_attempts": RECONNECT_ATTEMPTS, "reconnect_time_wait": RECONNECT_WAIT}
+        retry: dict[str, Any] = {
+            "allow_reconnect": True,
+            "max_reconnect_attempts": RECONNECT_ATTEMPTS,
+            "reconnect_time_wait": RECONNECT_WAIT,
+        }
         if not self._reconnect:
             retry = {"allow_reconnect": False, "max_reconnect_attempts": 0}
         # nats-py keeps retrying an unreachable server during the initial connect: bound it.
@@ -239,7 +243,9 @@ class JsClient:
             msg = _answered(await self._asend(subject, payload, gate, attempts, what), what)
         return self._decoded(msg, subject, what)
 
-    async def _asend(self, subject: str, payload: bytes, gate: _Gate | None, attempts: int, what: str) -> asyncio.Future[Message]:
+    async def _asend(
+        self, subject: str, payload: bytes, gate: _Gate | None, attempts: int, what: str
+    ) -> asyncio.Future[Message]:
         """The request sent (again, up to ``attempts`` times, when the connection went down before
         its answer), done: its answer or its error."""
         for _ in range(attempts):
@@ -249,7 +255,11 @@ class JsClient:
             self.requests += 1
             down = self._down
             full = f"{self.target.api}.{subject}"
-            send = self._fenced_request(full, payload, gate) if gate is not None else self.nc.request(full, payload, timeout=self.timeout)
+            send = (
+                self._fenced_request(full, payload, gate)
+                if gate is not None
+                else self.nc.request(full, payload, timeout=self.timeout)
+            )
             req = asyncio.ensure_future(send)
             racing: set[asyncio.Future[Any]] = {req, down}  # the answer, or the connection going down
             await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
@@ -267,7 +277,9 @@ class JsClient:
             try:  # reconnecting to another server of the cluster: wait for it (bounded)
                 await asyncio.wait_for(self._up.wait(), self.timeout + RECONNECT_BUDGET)
             except TimeoutError:
-                raise JsApiError(f"no answer to {what} request: no server of the cluster took the connection back") from None
+                raise JsApiError(
+                    f"no answer to {what} request: no server of the cluster took the connection back"
+                ) from None
         if self._lost.is_set():
             raise JsApiError("the connection to the server was lost")
 
@@ -344,7 +356,9 @@ class JsClient:
 
     # -- listing ---------------------------------------------------------------------------------
 
-    async def apages(self, subject: str, key: str, shape: dict[str, Any]) -> AsyncGenerator[tuple[list[dict[str, Any]], list[str]], None]:
+    async def apages(
+        self, subject: str, key: str, shape: dict[str, Any]
+    ) -> AsyncGenerator[tuple[list[dict[str, Any]], list[str]], None]:
         """The pages of a paged list, in order, as they arrive: each page's items (their shapes
         checked) and the names a cluster reported missing. Once the first page tells the total,
         the next pages are requested ahead (up to :data:`PAGE_WINDOW` in flight, fewer when the
@@ -391,7 +405,9 @@ class JsClient:
         finally:
             for _, task in ahead:
                 task.cancel()
-            await asyncio.gather(*(task for _, task in ahead), return_exceptions=True)  # ended before the caller goes on
+            await asyncio.gather(
+                *(task for _, task in ahead), return_exceptions=True
+            )  # ended before the caller goes on
 
     async def _alist(self, subject: str, key: str, shape: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
         """Every item of a paged list (and the names a cluster reported missing): :meth:`apages` collected."""
@@ -481,7 +497,9 @@ async def _info_checked(nc: Connection, target: Target) -> Connection:
     return nc
 
 
-def _page(resp: dict[str, Any], key: str, shape: dict[str, Any], what: str, offset: int) -> tuple[list[dict[str, Any]], list[str], int]:
+def _page(
+    resp: dict[str, Any], key: str, shape: dict[str, Any], what: str, offset: int
+) -> tuple[list[dict[str, Any]], list[str], int]:
     """A page's items (their shapes checked), the names a cluster reported missing, and the total
     it announces (refused beyond :data:`MAX_LIST_ITEMS`: told before any of it reaches the caller,
     whatever it does per item)."""
@@ -547,7 +565,9 @@ def _describe(exc: BaseException) -> str:
     text = str(exc).strip()
     name = type(exc).__name__
     if not text or text == name:
-        return {"TimeoutError": "timed out", "NoServersError": "no servers available", "NoRespondersError": "no responders (is JetStream enabled?)"}.get(
-            name, name
-        )
+        return {
+            "TimeoutError": "timed out",
+            "NoServersError": "no servers available",
+            "NoRespondersError": "no responders (is JetStream enabled?)",
+        }.get(name, name)
     return text.splitlines()[0][:300]

@@ -191,7 +191,9 @@ class Target:
                     raise TargetError("--tls-cert needs --tls-key")
                 ctx.load_cert_chain(certfile=self.tls_cert, keyfile=self.tls_key)
         except (OSError, ssl.SSLError) as exc:
-            raise TargetError(f"cannot load TLS files: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}") from None
+            raise TargetError(
+                f"cannot load TLS files: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"
+            ) from None
         return ctx
 
 
@@ -245,7 +247,10 @@ def split_servers(text: str, what: str = "--server") -> tuple[str, ...]:
     for url in servers:
         m = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", url)
         if m and m.group(1).lower() not in SCHEMES:
-            raise TargetError(f"{what}: {_redact(url)} has the scheme {m.group(1)}://, not one of " + ", ".join(f"{x}://" for x in SCHEMES))
+            raise TargetError(
+                f"{what}: {_redact(url)} has the scheme {m.group(1)}://, not one of "
+                + ", ".join(f"{x}://" for x in SCHEMES)
+            )
     return servers
 
 
@@ -339,7 +344,9 @@ def target_from_config(name: str, ctx: ContextConfig, root: str = ".") -> Target
     )
 
 
-def resolve_context(name: str, config: Config | None = None, directory: str | None = None, accounts: Mapping[str, Any] | None = None) -> Target:
+def resolve_context(
+    name: str, config: Config | None = None, directory: str | None = None, accounts: Mapping[str, Any] | None = None
+) -> Target:
     """The target called ``name``: a context of the jsops config first, then a natscli context, then
     a NACK ``Account`` of the manifests (``accounts``: ``Estate.accounts``) with servers."""
     _check_name(name)
@@ -374,7 +381,9 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--server", "-s", metavar="URL", help="NATS server URL(s), comma separated (env NATS_URL)")
     g.add_argument(
-        "--context", metavar="NAME", help="a context of the jsops config, else a natscli context (~/.config/nats/context/NAME.json) (env NATS_CONTEXT)"
+        "--context",
+        metavar="NAME",
+        help="a context of the jsops config, else a natscli context (~/.config/nats/context/NAME.json) (env NATS_CONTEXT)",
     )
     g.add_argument("--creds", metavar="FILE", help="user credentials (JWT) file (env NATS_CREDS)")
     g.add_argument("--nkey", metavar="FILE", help="nkey seed file (env NATS_NKEY)")
@@ -384,10 +393,20 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--tls-ca", "--tlsca", dest="tls_ca", metavar="FILE", help="(env NATS_CA)")
     g.add_argument("--tls-cert", "--tlscert", dest="tls_cert", metavar="FILE", help="(env NATS_CERT)")
     g.add_argument("--tls-key", "--tlskey", dest="tls_key", metavar="FILE", help="(env NATS_KEY)")
-    g.add_argument("--tls-first", "--tlsfirst", dest="tls_first", action="store_true", help="TLS handshake before the NATS protocol")
+    g.add_argument(
+        "--tls-first",
+        "--tlsfirst",
+        dest="tls_first",
+        action="store_true",
+        help="TLS handshake before the NATS protocol",
+    )
     g.add_argument("--js-domain", metavar="DOMAIN", help="JetStream domain")
-    g.add_argument("--js-api-prefix", dest="api_prefix", metavar="PREFIX", help="JetStream API prefix (instead of a domain)")
-    g.add_argument("--monitor", metavar="URL", help="the server's HTTP monitoring URL (its JetStream limits are read from /varz)")
+    g.add_argument(
+        "--js-api-prefix", dest="api_prefix", metavar="PREFIX", help="JetStream API prefix (instead of a domain)"
+    )
+    g.add_argument(
+        "--monitor", metavar="URL", help="the server's HTTP monitoring URL (its JetStream limits are read from /varz)"
+    )
 
 
 _ENV = (
@@ -401,13 +420,17 @@ _ENV = (
 )
 
 
-def _base_target(args: argparse.Namespace, config: Config | None, environ: Mapping[str, str], directory: str | None) -> tuple[Target, str]:
+def _base_target(
+    args: argparse.Namespace, config: Config | None, environ: Mapping[str, str], directory: str | None
+) -> tuple[Target, str]:
     """The target the settings are laid over (see :func:`target_from_args`), and what chose it."""
     contexts = getattr(config, "contexts", None) or {}
     source = getattr(config, "source", None) or "the jsops config"
     if args.context is not None or environ.get("NATS_CONTEXT"):
         name = args.context if args.context is not None else environ["NATS_CONTEXT"]
-        return resolve_context(name, config, directory), f"context {name}" + (" from NATS_CONTEXT" if args.context is None else "")
+        return resolve_context(name, config, directory), f"context {name}" + (
+            " from NATS_CONTEXT" if args.context is None else ""
+        )
     if "default" in contexts:
         return resolve_context("default", config, directory), f"context default of {source}"
     selected = selected_context(directory)
@@ -426,7 +449,19 @@ def _settings(args: argparse.Namespace, environ: Mapping[str, str]) -> dict[str,
     for var, key in _ENV:
         if environ.get(var):
             changes[key] = environ[var]
-    for key in ("creds", "nkey", "user", "password", "token", "tls_ca", "tls_cert", "tls_key", "js_domain", "api_prefix", "monitor"):
+    for key in (
+        "creds",
+        "nkey",
+        "user",
+        "password",
+        "token",
+        "tls_ca",
+        "tls_cert",
+        "tls_key",
+        "js_domain",
+        "api_prefix",
+        "monitor",
+    ):
         v = getattr(args, key, None)
         if v:
             changes[key] = v
@@ -435,7 +470,12 @@ def _settings(args: argparse.Namespace, environ: Mapping[str, str]) -> dict[str,
     return changes
 
 
-def target_from_args(args: argparse.Namespace, config: Config | None = None, env: Mapping[str, str] | None = None, directory: str | None = None) -> Target:
+def target_from_args(
+    args: argparse.Namespace,
+    config: Config | None = None,
+    env: Mapping[str, str] | None = None,
+    directory: str | None = None,
+) -> Target:
     """The target the arguments name, with natscli's precedence: the context named by
     ``--context`` or ``$NATS_CONTEXT`` (jsops config, then natscli), else the jsops config's
     ``default`` context, else the natscli selected context (``context.txt``), else the local

@@ -18,7 +18,17 @@ from urllib.parse import quote, unquote
 
 from ..errors import PermanentError
 
-__all__ = ["ServerURL", "URLError", "parse_url", "parse_servers", "redact_url", "redact_servers", "scrub", "argv_secrets", "argv_scrub"]
+__all__ = [
+    "ServerURL",
+    "URLError",
+    "parse_url",
+    "parse_servers",
+    "redact_url",
+    "redact_servers",
+    "scrub",
+    "argv_secrets",
+    "argv_scrub",
+]
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _HOST = re.compile(r"^(\[[0-9A-Fa-f:.%a-zA-Z]+\]|[A-Za-z0-9_.~-]+)(?::(\d{1,5}))?$")
@@ -85,7 +95,9 @@ def parse_url(text: str, *, what: str = "server URL") -> ServerURL:
     host, port = hm.group(1), hm.group(2)
     if port is not None and not 0 < int(port) <= 65535:
         raise URLError(f"{what} has a port out of range")
-    return ServerURL(scheme, host, int(port) if port else None, rest, user or None if password is None else user, password)
+    return ServerURL(
+        scheme, host, int(port) if port else None, rest, user or None if password is None else user, password
+    )
 
 
 def parse_servers(text: str | list[str] | tuple[str, ...]) -> list[ServerURL]:
@@ -101,7 +113,9 @@ def parse_servers(text: str | list[str] | tuple[str, ...]) -> list[ServerURL]:
             raise URLError(f"{what} has a path (a password with '/' or ',' must be percent-encoded: %2F, %2C)")
         if url.has_userinfo and not url.scheme and out and out[-1].scheme and not out[-1].has_userinfo:
             # "nats://u:12,ab@h" splits into "nats://u:12" and "ab@h": a raw comma in a password
-            raise URLError(f"{what} has user information but no scheme after a URL with one; a password with ',' must be percent-encoded as %2C")
+            raise URLError(
+                f"{what} has user information but no scheme after a URL with one; a password with ',' must be percent-encoded as %2C"
+            )
         out.append(ServerURL(url.scheme, url.host, url.port, "", url.user, url.password))
     return out
 

@@ -42,7 +42,9 @@ def _parser() -> Parser:
     p = Parser(prog="jsops controller", description="Keep the target equal to the manifests (GitOps controller).")
     add_paths(p, "manifest files or directories (with --repo: none, see --path)")
     add_target_arguments(p)
-    p.add_argument("--interval", default="30s", help="time between rounds (default 30s); a manifest change starts one at once")
+    p.add_argument(
+        "--interval", default="30s", help="time between rounds (default 30s); a manifest change starts one at once"
+    )
     listen = os.environ.get("JSOPS_CONTROLLER_LISTEN") or "127.0.0.1:9464"
     p.add_argument(
         "--listen",
@@ -61,9 +63,15 @@ def _parser() -> Parser:
     )
     p.add_argument("--max-backoff", default="60s", help="longest wait between retries after errors (default 60s)")
     g = p.add_argument_group("high availability")
-    g.add_argument("--no-lease", action="store_true", help="apply without taking the leader lease (only one controller per target!)")
+    g.add_argument(
+        "--no-lease",
+        action="store_true",
+        help="apply without taking the leader lease (only one controller per target!)",
+    )
     g.add_argument("--lease-ttl", default="15s", help="lease time to live (default 15s; an existing bucket's TTL wins)")
-    g.add_argument("--lease-bucket", default="JSOPS_CONTROLLER", help="KV bucket holding the lease (default JSOPS_CONTROLLER)")
+    g.add_argument(
+        "--lease-bucket", default="JSOPS_CONTROLLER", help="KV bucket holding the lease (default JSOPS_CONTROLLER)"
+    )
     g.add_argument("--lease-key", default="leader", help="key of the lease in the bucket (default leader)")
     g.add_argument("--identity", help="this controller's name in the lease (default HOST:PID)")
     g = p.add_argument_group("tug-of-war (docs/drift.md; needs the account's record of API changes)")
@@ -74,7 +82,9 @@ def _parser() -> Parser:
         metavar="N",
         help="stop healing a field once the same client has changed it N times within the window (default 3; 0: never)",
     )
-    g.add_argument("--quarantine-window", default="10m", metavar="DURATION", help="the window of --quarantine-after (default 10m)")
+    g.add_argument(
+        "--quarantine-window", default="10m", metavar="DURATION", help="the window of --quarantine-after (default 10m)"
+    )
     return p
 
 
@@ -82,15 +92,41 @@ def _git_arguments(p: Parser) -> None:
     g = p.add_argument_group(
         "git source (credentials from files; also JSOPS_GIT_SSH_KEY_FILE, JSOPS_GIT_KNOWN_HOSTS_FILE, JSOPS_GIT_TOKEN_FILE, JSOPS_GIT_USERNAME)"
     )
-    g.add_argument("--repo", metavar="URL", help="follow this repository's --branch in a clone of the controller's own (no PATH)")
-    g.add_argument("--branch", default="main", help="the branch --repo follows (default main); its tip is applied, force-pushes included")
-    g.add_argument("--path", metavar="DIR", default=".", help="with --repo: the manifests' directory in the repository (default: the root)")
-    g.add_argument("--workdir", metavar="DIR", help="with --repo: where the clone lives (default $JSOPS_GIT_WORKDIR, else ~/.cache/jsops/git/<hash>)")
-    g.add_argument("--git", action="store_true", help="the PATHs are in a clone: fetch its branch's upstream and check out the tip before each round")
-    g.add_argument("--git-stale-after", default="5m", metavar="DURATION", help="/readyz fails once no git fetch has succeeded for this long (default 5m)")
+    g.add_argument(
+        "--repo", metavar="URL", help="follow this repository's --branch in a clone of the controller's own (no PATH)"
+    )
+    g.add_argument(
+        "--branch",
+        default="main",
+        help="the branch --repo follows (default main); its tip is applied, force-pushes included",
+    )
+    g.add_argument(
+        "--path",
+        metavar="DIR",
+        default=".",
+        help="with --repo: the manifests' directory in the repository (default: the root)",
+    )
+    g.add_argument(
+        "--workdir",
+        metavar="DIR",
+        help="with --repo: where the clone lives (default $JSOPS_GIT_WORKDIR, else ~/.cache/jsops/git/<hash>)",
+    )
+    g.add_argument(
+        "--git",
+        action="store_true",
+        help="the PATHs are in a clone: fetch its branch's upstream and check out the tip before each round",
+    )
+    g.add_argument(
+        "--git-stale-after",
+        default="5m",
+        metavar="DURATION",
+        help="/readyz fails once no git fetch has succeeded for this long (default 5m)",
+    )
     g.add_argument("--git-ssh-key", metavar="FILE", help="SSH private key for ssh:// and git@ URLs")
     g.add_argument("--git-known-hosts", metavar="FILE", help="known_hosts for SSH (host keys are checked strictly)")
-    g.add_argument("--git-token-file", metavar="FILE", help="file holding an HTTPS token (sent as the password when git asks)")
+    g.add_argument(
+        "--git-token-file", metavar="FILE", help="file holding an HTTPS token (sent as the password when git asks)"
+    )
     g.add_argument("--git-username", metavar="NAME", help="HTTPS user name sent with the token (default git)")
 
 
@@ -105,7 +141,10 @@ def _git_source(args: argparse.Namespace) -> Any:
     try:
         stale = parse_duration(args.git_stale_after)
         creds = GitCredentials.from_env(
-            ssh_key_file=args.git_ssh_key, known_hosts_file=args.git_known_hosts, token_file=args.git_token_file, username=args.git_username
+            ssh_key_file=args.git_ssh_key,
+            known_hosts_file=args.git_known_hosts,
+            token_file=args.git_token_file,
+            username=args.git_username,
         )
         creds.check()
     except ValueError as exc:
@@ -120,7 +159,9 @@ def _git_source(args: argparse.Namespace) -> Any:
         raise _usage("--repo takes no PATH and no --git (use --path DIR for a directory of the repository)")
     if os.path.isabs(args.path) or ".." in args.path.replace("\\", "/").split("/"):
         raise _usage("--path is a directory inside the repository (relative, no ..)")
-    workdir = os.path.abspath(args.workdir or os.environ.get("JSOPS_GIT_WORKDIR") or default_workdir(args.repo, args.branch))
+    workdir = os.path.abspath(
+        args.workdir or os.environ.get("JSOPS_GIT_WORKDIR") or default_workdir(args.repo, args.branch)
+    )
     source = GitSource.remote(args.repo, args.branch, workdir, creds, stale)
     args.paths = [os.path.normpath(os.path.join(source.checkout, args.path))]
     return source

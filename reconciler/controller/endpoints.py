@@ -26,7 +26,14 @@ CONTENT_TYPE_METRICS = "text/plain; version=0.0.4; charset=utf-8"
 MAX_CONNECTIONS = 512  # connections open at once; beyond it the oldest idle one is closed
 REQUEST_TIMEOUT = 5.0  # seconds a client has to send its request and read the answer
 MAX_HEAD = 8192  # bytes of request line and headers
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error", 503: "Service Unavailable"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -43,7 +50,9 @@ Route = Callable[[], tuple[int, str, str]]  # (status code, body, content type)
 
 def _answer(code: int, body: str, ctype: str, head_only: bool = False) -> bytes:
     data = body.encode()
-    head = (f"HTTP/1.0 {code} {_REASONS.get(code, 'Status')}\r\nContent-Type: {ctype}\r\nContent-Length: {len(data)}\r\nConnection: close\r\n\r\n").encode()
+    head = (
+        f"HTTP/1.0 {code} {_REASONS.get(code, 'Status')}\r\nContent-Type: {ctype}\r\nContent-Length: {len(data)}\r\nConnection: close\r\n\r\n"
+    ).encode()
     return head if head_only else head + data
 
 

@@ -99,7 +99,11 @@ class GitCredentials:
 
     def check(self) -> None:
         """A usage error (``ValueError``) when a named file cannot be read."""
-        for what, path in (("SSH key", self.ssh_key_file), ("known_hosts", self.known_hosts_file), ("token", self.token_file)):
+        for what, path in (
+            ("SSH key", self.ssh_key_file),
+            ("known_hosts", self.known_hosts_file),
+            ("token", self.token_file),
+        ):
             if path is not None and not os.access(path, os.R_OK):
                 raise ValueError(f"git {what} file {path}: cannot be read")
 
@@ -129,7 +133,9 @@ class GitSource:
     checkout: str  # the work tree the manifests are read from
     remote_name: str = "origin"
     branch: str | None = None  # None: the upstream of the clone's current branch (--git), found on each sync
-    url: str | None = None  # --repo: the remote's URL, never with user information (set on the clone's remote on every round)
+    url: str | None = (
+        None  # --repo: the remote's URL, never with user information (set on the clone's remote on every round)
+    )
     credentials: GitCredentials = field(default_factory=GitCredentials)
     stale_after: float = DEFAULT_STALE_AFTER
     timeout: float = 120.0
@@ -150,11 +156,22 @@ class GitSource:
             self._url_password = password if password is not None else self._url_password
 
     @classmethod
-    def remote(cls, url: str, branch: str, workdir: str, credentials: GitCredentials, stale_after: float = DEFAULT_STALE_AFTER) -> GitSource:
-        return cls(checkout=os.path.join(workdir, "repo"), branch=branch, url=url, credentials=credentials, stale_after=stale_after, own_clone=True)
+    def remote(
+        cls, url: str, branch: str, workdir: str, credentials: GitCredentials, stale_after: float = DEFAULT_STALE_AFTER
+    ) -> GitSource:
+        return cls(
+            checkout=os.path.join(workdir, "repo"),
+            branch=branch,
+            url=url,
+            credentials=credentials,
+            stale_after=stale_after,
+            own_clone=True,
+        )
 
     @classmethod
-    def clone(cls, path: str, credentials: GitCredentials | None = None, stale_after: float = DEFAULT_STALE_AFTER) -> GitSource:
+    def clone(
+        cls, path: str, credentials: GitCredentials | None = None, stale_after: float = DEFAULT_STALE_AFTER
+    ) -> GitSource:
         """The existing clone holding ``path`` (a directory or a file in it)."""
         where = path if os.path.isdir(path) else (os.path.dirname(path) or ".")
         return cls(checkout=where, credentials=credentials or GitCredentials(), stale_after=stale_after)
@@ -176,7 +193,9 @@ class GitSource:
         hosts take a token), raw and as written in the URL."""
         token = self.credentials.token()
         out = [token] if token else []
-        from_url = self._url_password or (self._url_user if self._url_password is None and not self.credentials.token_file else None)
+        from_url = self._url_password or (
+            self._url_user if self._url_password is None and not self.credentials.token_file else None
+        )
         if from_url:
             out += [from_url, quote(from_url, safe="")]
         return out

@@ -129,7 +129,12 @@ class Lease(threading.Thread):
                 self.attempted.set()
                 leader = self.held()
                 if leader != was_leader:
-                    self._emit("leader_acquired" if leader else "leader_lost", identity=self.identity, bucket=self.bucket, key=self.key)
+                    self._emit(
+                        "leader_acquired" if leader else "leader_lost",
+                        identity=self.identity,
+                        bucket=self.bucket,
+                        key=self.key,
+                    )
                     was_leader = leader
                 self._halt.wait(max(0.05, self.ttl / 3 if leader else self.ttl / 4))
         finally:
@@ -145,7 +150,9 @@ class Lease(threading.Thread):
         if self._client is None:
             self._client = JsClient(self.target)
         if self._kv is None:
-            self._kv = self._client.run(self._client.akey_value(self.bucket, ttl=self.ttl, description="jsops controller leader lease"))
+            self._kv = self._client.run(
+                self._client.akey_value(self.bucket, ttl=self.ttl, description="jsops controller leader lease")
+            )
             if self._kv.max_age > 0:
                 self.ttl = self._kv.max_age  # the bucket's max_age decides, whatever this controller was told
         return self._client, self._kv

@@ -127,7 +127,15 @@ class Controller:
             return any(self.leader(n) for n in names) or not names
 
         config = self.options.config
-        notifier = Notifier(spec, log=self.log, metrics=self.metrics, leads=leads, identity=self.options.identity, estate=config.estate, root=config.root)
+        notifier = Notifier(
+            spec,
+            log=self.log,
+            metrics=self.metrics,
+            leads=leads,
+            identity=self.options.identity,
+            estate=config.estate,
+            root=config.root,
+        )
         self.log.add_secrets(notifier.secrets())
         self.log.subscribe(notifier.observe)
         return notifier
@@ -140,7 +148,9 @@ class Controller:
         if self.options.source is None:
             from .source import SourceError
 
-            raise SourceError("pull-requests needs a git source (--repo URL or --git): the pull requests' refs are fetched from it")
+            raise SourceError(
+                "pull-requests needs a git source (--repo URL or --git): the pull requests' refs are fetched from it"
+            )
         from .pulls import PullPlanner
 
         planner = PullPlanner(self, spec, self.options.source)
@@ -177,7 +187,9 @@ class Controller:
         if not self.ready:
             return 503, "not ready: no successful reconcile round yet\n"
         commit = getattr(self.current, "commit", None)
-        detail = "".join(f"{line}\n" for r in list(self.targets.values()) for line in r.tugs.lines(r.name))  # fields no longer healed
+        detail = "".join(
+            f"{line}\n" for r in list(self.targets.values()) for line in r.tugs.lines(r.name)
+        )  # fields no longer healed
         return 200, (f"ready\ncommit {commit}\n" if commit else "ready\n") + detail
 
     def _render_metrics(self) -> str:
@@ -192,7 +204,9 @@ class Controller:
 
         if self.options.listen is not None and self.http is None:
             host, port = self.options.listen
-            self.http = StatusServer(host, port, health=self._health, ready=self._ready, metrics=self._render_metrics).start()
+            self.http = StatusServer(
+                host, port, health=self._health, ready=self._ready, metrics=self._render_metrics
+            ).start()
         if self.pulls is not None and not self.options.once:
             self.pulls.start()
 
@@ -305,17 +319,32 @@ class Controller:
         self.last_result = "success" if ok else "error"
         if self.options.source is not None:
             summary["commit"] = getattr(self.current, "commit", None)
-        self.log("round", result=self.last_result, seconds=round(took, 3), leader=self.leader(), revision=self.current.id if self.current else None, **summary)
+        self.log(
+            "round",
+            result=self.last_result,
+            seconds=round(took, 3),
+            leader=self.leader(),
+            revision=self.current.id if self.current else None,
+            **summary,
+        )
         return ok
 
-    def count_error(self, kind: str, exc: BaseException | str, *, err_code: int | None = None, context: str | None = None) -> None:
+    def count_error(
+        self, kind: str, exc: BaseException | str, *, err_code: int | None = None, context: str | None = None
+    ) -> None:
         """Count and log an error; ``err_code`` is the JetStream API error code (taken from the
         exception when it carries one), ``context`` the target it happened on (None: not a target's)."""
         code = err_code if err_code is not None else getattr(exc, "err_code", None)
         code = code if isinstance(code, int) and not isinstance(code, bool) else None
         self.metrics.inc("errors_total", context or "", kind, str(code) if code is not None else "")
         fields: dict[str, Any] = {"context": context} if context is not None else {}
-        self.log("error", type=kind, err_code=code, message=str(exc) if isinstance(exc, str) else (str(exc) or type(exc).__name__), **fields)
+        self.log(
+            "error",
+            type=kind,
+            err_code=code,
+            message=str(exc) if isinstance(exc, str) else (str(exc) or type(exc).__name__),
+            **fields,
+        )
 
     def _sync_source(self) -> str | None:
         """Fetch the git source and check out the branch tip; the commit checked out (the last
@@ -399,7 +428,9 @@ class Controller:
         for refusal in access_refusals(estate, config, ["default", self.target.context]):
             refused.setdefault(refusal.context, []).append(str(refusal))
         for name, reasons in refused.items():
-            self.count_error("access", "refused, nothing is planned for this context: " + "; ".join(reasons), context=name)
+            self.count_error(
+                "access", "refused, nothing is planned for this context: " + "; ".join(reasons), context=name
+            )
 
         def resolve(name: str) -> Any:
             if name in refused:
@@ -467,12 +498,20 @@ class Controller:
         for run in self.targets.values():
             result = self._reconcile_target(run, rev)
             ok = ok and bool(result.get("ok"))
-            per.append({"context": run.name, "target": run.target.display(), **{k: v for k, v in result.items() if k != "ok"}})
+            per.append(
+                {"context": run.name, "target": run.target.display(), **{k: v for k, v in result.items() if k != "ok"}}
+            )
         # Targets whose round failed keep the series of their last successful round.
         self.metrics.replace("drift_objects", {(r.name,): float(r.drift) for r in self.targets.values()})
-        self.metrics.replace("blocked_objects", {(r.name, need): n for r in self.targets.values() for need, n in r.blocked.items()})
-        self.metrics.replace("drift_quarantined", {k: v for r in self.targets.values() for k, v in r.tugs.series(r.name).items()})
-        self.metrics.replace("object_sync_state", {(r.name, *k, s): 1.0 for r in self.targets.values() for k, s in r.states.items()})
+        self.metrics.replace(
+            "blocked_objects", {(r.name, need): n for r in self.targets.values() for need, n in r.blocked.items()}
+        )
+        self.metrics.replace(
+            "drift_quarantined", {k: v for r in self.targets.values() for k, v in r.tugs.series(r.name).items()}
+        )
+        self.metrics.replace(
+            "object_sync_state", {(r.name, *k, s): 1.0 for r in self.targets.values() for k, s in r.states.items()}
+        )
         pending = sum(r.pending for r in self.targets.values())
         self.last_pending = pending
         return {

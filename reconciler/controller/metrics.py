@@ -19,9 +19,21 @@ DURATION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0
 # name (without prefix) -> (type, help, label names)
 METRICS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "reconcile_total": ("counter", "Reconcile rounds run, by result (success or error).", ("result",)),
-    "reconcile_duration_seconds": ("histogram", "Duration of reconcile rounds (load, lint, read live state, plan, apply).", ()),
-    "last_success_timestamp_seconds": ("gauge", "Unix time at which the last successful reconcile round ended (0: never).", ()),
-    "drift_objects": ("gauge", "Objects whose live state differed from the manifests in force at the last plan, per target (context).", ("context",)),
+    "reconcile_duration_seconds": (
+        "histogram",
+        "Duration of reconcile rounds (load, lint, read live state, plan, apply).",
+        (),
+    ),
+    "last_success_timestamp_seconds": (
+        "gauge",
+        "Unix time at which the last successful reconcile round ended (0: never).",
+        (),
+    ),
+    "drift_objects": (
+        "gauge",
+        "Objects whose live state differed from the manifests in force at the last plan, per target (context).",
+        ("context",),
+    ),
     "blocked_objects": (
         "gauge",
         "Objects the last plan could not change, per target (context) and by what they need (allow-recreate, allow-data-loss, allow-prune, adopt, forbidden, unavailable).",
@@ -47,13 +59,29 @@ METRICS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "1 per field the controller no longer heals because the same client (author: its connection name, else its user) keeps changing it back, per target (context) (docs/drift.md).",
         ("context", "kind", "stream", "name", "field", "author"),
     ),
-    "leader": ("gauge", "1 while this controller holds the leader lease of the target (context) and may apply there, else 0.", ("context",)),
+    "leader": (
+        "gauge",
+        "1 while this controller holds the leader lease of the target (context) and may apply there, else 0.",
+        ("context",),
+    ),
     "ready": ("gauge", "1 once a reconcile round has succeeded, else 0.", ()),
     "revision_info": ("gauge", "The manifest revision in force (the last one that passed lint).", ("revision",)),
-    "revision_rejected": ("gauge", "1 while the newest manifest revision is not applied because it has lint errors.", ()),
+    "revision_rejected": (
+        "gauge",
+        "1 while the newest manifest revision is not applied because it has lint errors.",
+        (),
+    ),
     "lint_errors": ("gauge", "Lint errors in the newest manifest revision.", ()),
-    "git_commit_info": ("gauge", "The git commit of the revision in force (--repo or --git; no series without a git source).", ("commit",)),
-    "git_last_fetch_timestamp_seconds": ("gauge", "Unix time of the last successful git fetch (0: never, or no git source).", ()),
+    "git_commit_info": (
+        "gauge",
+        "The git commit of the revision in force (--repo or --git; no series without a git source).",
+        ("commit",),
+    ),
+    "git_last_fetch_timestamp_seconds": (
+        "gauge",
+        "Unix time of the last successful git fetch (0: never, or no git source).",
+        (),
+    ),
     "notices_total": (
         "counter",
         "Notices per receiver, by result (sent; failed: given up after its attempts or refused; dropped: the oldest waiting when the queue was full).",
@@ -82,7 +110,9 @@ class Metrics:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._values: dict[str, dict[tuple[str, ...], float]] = {n: {} for n, m in METRICS.items() if m[0] != "histogram"}
+        self._values: dict[str, dict[tuple[str, ...], float]] = {
+            n: {} for n, m in METRICS.items() if m[0] != "histogram"
+        }
         self._duration = _Histogram()
         for name, (kind, _, labels) in METRICS.items():
             if kind != "histogram" and not labels:

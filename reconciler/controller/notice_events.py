@@ -84,7 +84,9 @@ class Classifier:
         if handler is None:
             return []
         # asked before taking the lock (the leases' threads log too)
-        if handler is Classifier._drift and (record.get("action") != "blocked" or not self._leads(record.get("context"))):
+        if handler is Classifier._drift and (
+            record.get("action") != "blocked" or not self._leads(record.get("context"))
+        ):
             return []
         if handler is Classifier._rejected and not self._leads(None):
             return []
@@ -111,7 +113,9 @@ class Classifier:
         context = str(r.get("context") or "")
         self._blocked = {k for k in self._blocked if k[:2] != (context, str(r.get("object")))}
         if self._applied is not None and self._applied == self._in_force:
-            self._healed.setdefault(context, []).append({"object": r.get("object"), "action": r.get("action"), "detail": r.get("detail")})
+            self._healed.setdefault(context, []).append(
+                {"object": r.get("object"), "action": r.get("action"), "detail": r.get("detail")}
+            )
         else:
             self._changes += 1
         return []
@@ -121,22 +125,45 @@ class Classifier:
         for context, done in self._healed.items():
             if not done:
                 continue
-            objects = ", ".join(str(d["object"]) for d in done[:5]) + (f" and {len(done) - 5} more" if len(done) > 5 else "")
+            objects = ", ".join(str(d["object"]) for d in done[:5]) + (
+                f" and {len(done) - 5} more" if len(done) > 5 else ""
+            )
             summary = f"drift healed on {context}: {objects}"
-            out.append(self._notice("drift.healed", {"time": r.get("time"), "revision": r.get("revision"), "actions": done}, summary, context=context))
+            out.append(
+                self._notice(
+                    "drift.healed",
+                    {"time": r.get("time"), "revision": r.get("revision"), "actions": done},
+                    summary,
+                    context=context,
+                )
+            )
         self._healed = {}
         targets = [t for t in r.get("targets") or [] if isinstance(t, dict)]
         rev = r.get("revision")
         if r.get("result") == "success" and rev and rev != self._applied and any(t.get("leader") for t in targets):
             self._applied = self._in_force = str(rev)
             names = ", ".join(str(t.get("context")) for t in targets)
-            summary = f"revision {_short(rev)} applied on {names} ({self._changes} change{'s' if self._changes != 1 else ''})"
-            fields = {"time": r.get("time"), "revision": rev, "commit": r.get("commit"), "changes": self._changes, "targets": targets}
+            summary = (
+                f"revision {_short(rev)} applied on {names} ({self._changes} change{'s' if self._changes != 1 else ''})"
+            )
+            fields = {
+                "time": r.get("time"),
+                "revision": rev,
+                "commit": r.get("commit"),
+                "changes": self._changes,
+                "targets": targets,
+            }
             out.append(self._notice("revision.applied", fields, summary, subject=str(rev)))
         return out
 
     def _drift(self, r: Mapping[str, Any]) -> list[Notice]:
-        key = (str(r.get("context") or ""), str(r.get("object")), str(r.get("wanted")), str(r.get("changes")), str(r.get("needs")))
+        key = (
+            str(r.get("context") or ""),
+            str(r.get("object")),
+            str(r.get("wanted")),
+            str(r.get("changes")),
+            str(r.get("needs")),
+        )
         if key in self._blocked:
             return []
         if len(self._blocked) >= _MAX_REMEMBERED:
@@ -145,7 +172,9 @@ class Classifier:
         needs = [str(n) for n in r.get("needs") or []]
         where = f"{r.get('object')} on {r.get('context')}"
         if _DATA_LOSS in needs or r.get("data_loss"):
-            summary = f"{where}: {r.get('wanted')} refused, it would lose data ({r.get('consequence') or r.get('reason')})"
+            summary = (
+                f"{where}: {r.get('wanted')} refused, it would lose data ({r.get('consequence') or r.get('reason')})"
+            )
             return [self._notice("data_loss.refused", r, summary, context=r.get("context"), subject=r.get("object"))]
         wants = f" (needs {', '.join(needs)})" if needs else ""
         summary = f"{where}: {r.get('wanted')} blocked{wants}: {r.get('reason')}"
@@ -161,20 +190,28 @@ class Classifier:
         if r.get("type") != "connection" or not context or context in self._down:
             return []
         self._down.add(str(context))
-        return [self._notice("target.unreachable", r, f"target {context} unreachable: {r.get('message')}", context=context)]
+        return [
+            self._notice("target.unreachable", r, f"target {context} unreachable: {r.get('message')}", context=context)
+        ]
 
     def _connected(self, r: Mapping[str, Any]) -> list[Notice]:
         context = r.get("context")
         if context not in self._down:
             return []
         self._down.discard(str(context))
-        return [self._notice("target.reachable", r, f"target {context} reachable again ({r.get('target')})", context=context)]
+        return [
+            self._notice(
+                "target.reachable", r, f"target {context} reachable again ({r.get('target')})", context=context
+            )
+        ]
 
     def _pull(self, r: Mapping[str, Any]) -> list[Notice]:
         summary = f"plan of {r.get('ref')} at {str(r.get('commit') or '')[:12]}: {r.get('summary')}"
         return [self._notice("pull.planned", r, summary, subject=r.get("ref"))]
 
-    def _notice(self, kind: str, r: Mapping[str, Any], summary: str, *, context: object = None, subject: object = None) -> Notice:
+    def _notice(
+        self, kind: str, r: Mapping[str, Any], summary: str, *, context: object = None, subject: object = None
+    ) -> Notice:
         return Notice(
             id=str(uuid.uuid4()),
             type=kind,

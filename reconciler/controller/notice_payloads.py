@@ -83,11 +83,19 @@ def _cloudevent(n: Notice, identity: str, estate: str | None) -> dict[str, Any]:
     return event
 
 
-_CONTENT_TYPES = {"webhook": "application/json", "slack": "application/json", "cloudevents": "application/cloudevents+json"}
+_CONTENT_TYPES = {
+    "webhook": "application/json",
+    "slack": "application/json",
+    "cloudevents": "application/cloudevents+json",
+}
 _BUILDERS = {"webhook": _webhook, "slack": _slack, "cloudevents": _cloudevent}
 
 
 def payload(n: Notice, fmt: Format, *, identity: str, estate: str | None = None) -> tuple[bytes, dict[str, str]]:
     """The body and headers of one notice in ``fmt``."""
     body = json.dumps(_BUILDERS[fmt](n, identity, estate), separators=(",", ":"), sort_keys=False).encode()
-    return body, {"Content-Type": f"{_CONTENT_TYPES[fmt]}; charset=utf-8", "Idempotency-Key": n.id, "User-Agent": "jsops-controller"}
+    return body, {
+        "Content-Type": f"{_CONTENT_TYPES[fmt]}; charset=utf-8",
+        "Idempotency-Key": n.id,
+        "User-Agent": "jsops-controller",
+    }

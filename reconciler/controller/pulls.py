@@ -169,7 +169,12 @@ class PullPlanner:
             if not self.rate.take():
                 if self._deferred != head.commit:  # told once, not at every look
                     self._deferred = head.commit
-                    self.ctl.log("pull_deferred", ref=head.ref, commit=head.commit, reason=f"more than {self.spec.max_per_minute} plans a minute")
+                    self.ctl.log(
+                        "pull_deferred",
+                        ref=head.ref,
+                        commit=head.commit,
+                        reason=f"more than {self.spec.max_per_minute} plans a minute",
+                    )
                 break
             if self.plan_and_post(head):
                 self.planned[head.ref] = head.commit
@@ -193,7 +198,16 @@ class PullPlanner:
             os.makedirs(self.repo, mode=0o700, exist_ok=True)
             self.source.run("init", "--quiet", "--bare", cwd=self.repo)
         specs = [f"+{p}:{_NAMESPACE}{p.removeprefix('refs/')}" for p in self.spec.refs]
-        self.source.run("fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head", _url(self.source), *specs, cwd=self.repo)
+        self.source.run(
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--prune",
+            "--no-write-fetch-head",
+            _url(self.source),
+            *specs,
+            cwd=self.repo,
+        )
         listed = self.source.run("for-each-ref", "--format=%(objectname) %(refname)", _NAMESPACE, cwd=self.repo)
         out = []
         for line in listed.splitlines():
@@ -364,7 +378,9 @@ def planned_outcome(head: Head, plans: PlanSet, *, marker: str, forge: str = "gi
     from ..render_text import summary_line
     from ..vocabulary import ActionKind
 
-    refused = sum(1 for p in plans.plans for a in p.actions if a.action == ActionKind.BLOCKED and a.err_code is not None)
+    refused = sum(
+        1 for p in plans.plans for a in p.actions if a.action == ActionKind.BLOCKED and a.err_code is not None
+    )
     body = render_markdown(plans, limit=COMMENT_LIMITS[forge], marker=marker, title=_title(head))
     line = summary_line(plans)
     if refused:
@@ -381,7 +397,11 @@ def failed_outcome(head: Head, summary: str, lines: list[str], *, marker: str, r
     shown = lines[:_ERROR_LINES] + ([f"... and {len(lines) - _ERROR_LINES} more"] if len(lines) > _ERROR_LINES else [])
     text = "\n".join(shown)
     fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", text)), default=0))
-    said = ":hourglass: **Not planned yet**: a target or git did not answer; planned again shortly." if retry else ":x: **The plan failed**."
+    said = (
+        ":hourglass: **Not planned yet**: a target or git did not answer; planned again shortly."
+        if retry
+        else ":x: **The plan failed**."
+    )
     body = f"{marker_line(marker)}\n## {_title(head)}\n\n{said}\n\n{fence}text\n{text}\n{fence}\n"
     if retry:  # GitHub's "error": the plan could not be made, not a verdict on the change
         return PullOutcome("error", f"not planned yet: {summary}", body, retry=True)

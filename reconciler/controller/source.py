@@ -27,7 +27,15 @@ from ..plan import Desired, desired_from_estate
 if TYPE_CHECKING:
     from jsops.linter import Estate
 
-__all__ = ["Snapshot", "snapshot", "Revision", "load_revision", "SourceError", "followed_roots", "repository_config_path"]
+__all__ = [
+    "Snapshot",
+    "snapshot",
+    "Revision",
+    "load_revision",
+    "SourceError",
+    "followed_roots",
+    "repository_config_path",
+]
 
 
 class SourceError(TemporaryError):
@@ -205,15 +213,35 @@ def _load(paths: list[str], env: str | None, config: Config | None) -> Estate:
 
     cfg = config or Config()
     # never the parse cache: it is not trusted for apply; the files read as lint and plan read them
-    return load_paths(paths, env=env, cache=False, exclude=cfg.exclude, consumer_streams=cfg.consumer_stream_globs(), nack_version=cfg.nack_version)
+    return load_paths(
+        paths,
+        env=env,
+        cache=False,
+        exclude=cfg.exclude,
+        consumer_streams=cfg.consumer_stream_globs(),
+        nack_version=cfg.nack_version,
+    )
 
 
-def load_revision(paths: list[str], env: str | None = None, commit: str | None = None, config: Config | None = None, roots: tuple[str, ...] = ()) -> Revision:
+def load_revision(
+    paths: list[str],
+    env: str | None = None,
+    commit: str | None = None,
+    config: Config | None = None,
+    roots: tuple[str, ...] = (),
+) -> Revision:
     """Load and lint the manifests (with the jsops ``config``'s rule selection, as ``jsops apply``
     does); a revision with lint errors has ``errors``. ``config`` is the operator's; a config inside
     the followed ``roots`` (:func:`repository_config_path`) is laid over it when it sets only what
     a repository may set, else the revision is rejected naming its file and keys."""
-    from jsops.linter import ConfigError, LoadError, discover_manifests, discover_rules, lint_estate, load_repository_config
+    from jsops.linter import (
+        ConfigError,
+        LoadError,
+        discover_manifests,
+        discover_rules,
+        lint_estate,
+        load_repository_config,
+    )
 
     repo_config = repository_config_path(paths, roots) if roots else None
     try:
@@ -225,16 +253,26 @@ def load_revision(paths: list[str], env: str | None = None, commit: str | None =
         try:
             found = load_repository_config(repo_config)
         except ConfigError as exc:
-            return Revision(_content_id(sorted({*files, *own}), commit), commit=commit, errors=[str(exc)], config_file=repo_config)
+            return Revision(
+                _content_id(sorted({*files, *own}), commit), commit=commit, errors=[str(exc)], config_file=repo_config
+            )
         if found.refused:
             rid = _content_id(sorted({*files, *own}), commit)
-            return Revision(rid, commit=commit, errors=[str(r) for r in found.refused], config_file=repo_config, refused=found.refused)
+            return Revision(
+                rid,
+                commit=commit,
+                errors=[str(r) for r in found.refused],
+                config_file=repo_config,
+                refused=found.refused,
+            )
         config = found.over(config or Config())
     try:
         estate = _load(paths, env, config)
     except LoadError as exc:
         raise SourceError(str(exc)) from None
-    rev = Revision(_content_id(sorted(set(files) | set(estate.files or []) | set(own)), commit), estate=estate, commit=commit)
+    rev = Revision(
+        _content_id(sorted(set(files) | set(estate.files or []) | set(own)), commit), estate=estate, commit=commit
+    )
     try:
         rules = discover_rules(config, env=env) if config is not None else None  # the config's policies too
     except ConfigError as exc:  # a policy that does not compile: nothing of the revision can be judged
@@ -243,5 +281,7 @@ def load_revision(paths: list[str], env: str | None = None, commit: str | None =
     result = lint_estate(estate, rules, config=config)
     errors = [f for f in result.findings if f.severity.value == "error"]
     if errors:
-        rev.errors = [f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" for f in sorted(errors, key=lambda f: f.sort_key())]
+        rev.errors = [
+            f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" for f in sorted(errors, key=lambda f: f.sort_key())
+        ]
     return rev

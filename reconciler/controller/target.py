@@ -84,7 +84,9 @@ class TargetRun:
     def reconcile(self, ctl: Controller, rev: Revision) -> dict[str, Any]:
         """Read, plan and apply on this target (errors propagate to the caller, which counts them)."""
         client = self.connect(ctl.log)
-        live, desired, wanted, policy, base = read_for_plan(client, self.target, rev, self.contexts, ctl.options.paths, ctl.options.config)
+        live, desired, wanted, policy, base = read_for_plan(
+            client, self.target, rev, self.contexts, ctl.options.paths, ctl.options.config
+        )
 
         def planned(desired: list[Any]) -> Plan:
             return plan_for(client, self.target, desired, live, base, policy)
@@ -94,7 +96,9 @@ class TargetRun:
 
         self.tugs.writes = ctl.leader(self.name)  # only the leader counts and writes the state (never in a dry run)
         plan = planned(self.tugs.held(client, live, wanted, log))  # quarantined fields keep their live values
-        if self.tugs.observe(client, live, plan, wanted, self.name, log):  # a tug-of-war found: not healed from this round on
+        if self.tugs.observe(
+            client, live, plan, wanted, self.name, log
+        ):  # a tug-of-war found: not healed from this round on
             plan = planned(self.tugs.held(client, live, wanted, log))
         states: dict[StateKey, str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}
         self._report_drift(ctl, plan, states)
@@ -127,7 +131,9 @@ class TargetRun:
         for a in plan.actions:
             key = (a.kind, a.stream or "", a.name)
             if a.action == ActionKind.BLOCKED and a.err_code is not None:
-                states[key] = "error"  # the server would refuse it: an error (_report_refused), not a missing permission
+                states[key] = (
+                    "error"  # the server would refuse it: an error (_report_refused), not a missing permission
+                )
             elif a.action == ActionKind.BLOCKED:
                 states[key] = "blocked"
                 need = blocked_need(a)
@@ -144,7 +150,11 @@ class TargetRun:
                     "consequence": a.consequence,
                     **({"err_code": a.err_code} if a.err_code is not None else {}),
                     # what a blocked change waits for (the notices tell a refused data loss apart)
-                    **({"needs": [p.value for p in a.refusal.missing], "data_loss": a.data_loss} if a.refusal is not None else {}),
+                    **(
+                        {"needs": [p.value for p in a.refusal.missing], "data_loss": a.data_loss}
+                        if a.refusal is not None
+                        else {}
+                    ),
                     **({"changed_by": self.tugs.authors[key]} if key in self.tugs.authors else {}),  # docs/drift.md
                 }
             )
@@ -163,7 +173,9 @@ class TargetRun:
             ctl.count_error("api", f"{a.label}: {reason_of(a)}", err_code=a.err_code, context=self.name)
         return refused
 
-    def _record(self, ctl: Controller, client: JsClient, outcome: ApplyReport, states: dict[StateKey, str]) -> tuple[bool, int]:
+    def _record(
+        self, ctl: Controller, client: JsClient, outcome: ApplyReport, states: dict[StateKey, str]
+    ) -> tuple[bool, int]:
         """Count and log what the apply did; whether every action was done, and how many were."""
         ok = True
         applied = 0
@@ -173,7 +185,14 @@ class TargetRun:
             if r.status == Outcome.BLOCKED or r.fenced:
                 continue
             ctl.metrics.inc("actions_total", self.name, r.action.wanted or r.action.action, r.status)
-            ctl.log("action", context=self.name, object=r.action.label, action=r.action.action, status=r.status, detail=r.detail)
+            ctl.log(
+                "action",
+                context=self.name,
+                object=r.action.label,
+                action=r.action.action,
+                status=r.status,
+                detail=r.detail,
+            )
             if r.status == Outcome.DONE:
                 applied += 1
                 if r.action.action == ActionKind.DELETE:
@@ -190,8 +209,18 @@ class TargetRun:
         if fenced:
             # one event for the lot: the lease was lost mid-round and the fence stopped the writes
             reason = next((r.detail for r in fenced if r.detail.startswith("not sent: ")), fenced[0].detail)
-            ctl.count_error("lease", f"lease lost: stopped before {len(fenced)} writes ({applied} done in this round)", context=self.name)
-            ctl.log("lease_lost", context=self.name, stopped_before=len(fenced), done=applied, reason=reason.removeprefix("not sent: "))
+            ctl.count_error(
+                "lease",
+                f"lease lost: stopped before {len(fenced)} writes ({applied} done in this round)",
+                context=self.name,
+            )
+            ctl.log(
+                "lease_lost",
+                context=self.name,
+                stopped_before=len(fenced),
+                done=applied,
+                reason=reason.removeprefix("not sent: "),
+            )
             ok = False
         if client.connection_lost:
             self.drop_client()
@@ -211,11 +240,15 @@ def read_for_plan(
     # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
     measure_limit_loss(client, live, {d.name: d.stream_config for d in wanted if d.kind == Kind.STREAM})
     measure_filter_loss(client, live, wanted)
-    base = replace(plan_options(rev, contexts, paths, getattr(config, "estate", None)), server_version=limits.server_version)
+    base = replace(
+        plan_options(rev, contexts, paths, getattr(config, "estate", None)), server_version=limits.server_version
+    )
     return live, desired, wanted, policy, base
 
 
-def plan_for(client: JsClient, target: Target, desired: list[Desired], live: LiveState, base: PlanOptions, policy: Policy) -> Plan:
+def plan_for(
+    client: JsClient, target: Target, desired: list[Desired], live: LiveState, base: PlanOptions, policy: Policy
+) -> Plan:
     """The round's one plan of ``desired``: authorized by the annotations, closed over what a block keeps,
     and checked against the live estate for the server's refusals (as jsops apply predicts them)."""
     draft = plan_changes(desired, live, base, target=target.display())

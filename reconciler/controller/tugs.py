@@ -45,7 +45,11 @@ class Tugs:
 
     def _bind(self, client: JsClient) -> KvBucket:
         if self._bucket is None:
-            self._bucket = client.run(client.akey_value(BUCKET, ttl=0, description="jsops controller: fields quarantined in a tug-of-war (docs/drift.md)"))
+            self._bucket = client.run(
+                client.akey_value(
+                    BUCKET, ttl=0, description="jsops controller: fields quarantined in a tug-of-war (docs/drift.md)"
+                )
+            )
         return self._bucket
 
     def load(self, client: JsClient, live: LiveState) -> None:
@@ -66,7 +70,9 @@ class Tugs:
         if self.writes:
             client.run(self._bind(client).put(KEY, json.dumps(state.to_json(), separators=(",", ":")).encode()))
 
-    def held(self, client: JsClient, live: LiveState, wanted: Sequence[Desired], log: Callable[..., None]) -> list[Desired]:
+    def held(
+        self, client: JsClient, live: LiveState, wanted: Sequence[Desired], log: Callable[..., None]
+    ) -> list[Desired]:
         """``wanted`` (the manifests' objects) with the quarantined fields at their live values; the
         quarantines whose manifest value changed end here (event ``quarantine_released``)."""
         self.load(client, live)
@@ -77,21 +83,41 @@ class Tugs:
         self._save(client, state)
         return hold(wanted, live, self.state.held())[0]
 
-    def observe(self, client: JsClient, live: LiveState, plan: Plan, wanted: Sequence[Desired], context: str, log: Callable[..., None]) -> list[str]:
+    def observe(
+        self,
+        client: JsClient,
+        live: LiveState,
+        plan: Plan,
+        wanted: Sequence[Desired],
+        context: str,
+        log: Callable[..., None],
+    ) -> list[str]:
         """Name the authors of the fields ``plan`` changes (:attr:`authors`, for the ``drift``
         events) and, leading, count the changes back of those it heals; the fields newly
         quarantined (event ``quarantined`` each)."""
         self.authors = {}
-        drifted = [Drifted(a.kind, a.stream, a.name, c.path, c.old) for a in plan.actions if a.action in _DRIFTABLE for c in a.changes if "." not in c.path]
+        drifted = [
+            Drifted(a.kind, a.stream, a.name, c.path, c.old)
+            for a in plan.actions
+            if a.action in _DRIFTABLE
+            for c in a.changes
+            if "." not in c.path
+        ]
         if not drifted:
             return []
         found = attribute_drift(client, live, context, drifted)
         for k, who in found.authors.items():
             self.authors.setdefault((k.kind, k.stream or "", k.name), {})[k.field] = _shown(who)
-        authors = {field_id((k.kind, k.stream, k.name), k.field): who for k, who in found.authors.items() if isinstance(who, ChangedBy)}
+        authors = {
+            field_id((k.kind, k.stream, k.name), k.field): who
+            for k, who in found.authors.items()
+            if isinstance(who, ChangedBy)
+        }
         if not authors or self.threshold <= 0 or not self.writes:  # the leader counts; followers read what it wrote
             return []
-        state, new = self.state.observe(authors, _values(wanted, list(authors)), datetime.now(UTC), threshold=self.threshold, window=self.window)
+        state, new = self.state.observe(
+            authors, _values(wanted, list(authors)), datetime.now(UTC), threshold=self.threshold, window=self.window
+        )
         for fid in new:
             q = state.quarantined[fid]
             log(

@@ -10,7 +10,17 @@
 from __future__ import annotations
 
 from .advisories import ADVISORY_SUBJECT, ADVISORY_TYPE, Advisory, ApiCall, Verb, classify, is_write, parse_advisory
-from .attribution import NO_ATTRIBUTION, Attribution, Author, AuthorUnknown, ChangedBy, DriftKey, attribute, rfc3339, settled
+from .attribution import (
+    NO_ATTRIBUTION,
+    Attribution,
+    Author,
+    AuthorUnknown,
+    ChangedBy,
+    DriftKey,
+    attribute,
+    rfc3339,
+    settled,
+)
 from .held import IGNORE_DRIFT, Held, hold, ignore_drift_fields, ignored_in_estate, merged, unknown_fields
 from .record import Drifted, RecordRead, attribute_drift, quarantined_fields, read_record, record_stream
 

@@ -23,7 +23,17 @@ from enum import Enum
 
 from jsops.linter import Kind
 
-__all__ = ["ADVISORY_SUBJECT", "ADVISORY_TYPE", "Advisory", "ApiCall", "Verb", "classify", "is_write", "parse_advisory", "parse_time"]
+__all__ = [
+    "ADVISORY_SUBJECT",
+    "ADVISORY_TYPE",
+    "Advisory",
+    "ApiCall",
+    "Verb",
+    "classify",
+    "is_write",
+    "parse_advisory",
+    "parse_time",
+]
 
 ADVISORY_SUBJECT = "$JS.EVENT.ADVISORY.API"
 ADVISORY_TYPE = "io.nats.jetstream.advisory.v1.api_audit"
@@ -104,7 +114,9 @@ def classify(subject: str) -> ApiCall | None:
             return None
         if kind == Kind.STREAM:
             return ApiCall(verb, kind, rest[0], rest[0])
-        return ApiCall(verb, kind, rest[0], rest[1] if len(rest) > 1 else None)  # CONSUMER.CREATE.<stream>: the name is in the body
+        return ApiCall(
+            verb, kind, rest[0], rest[1] if len(rest) > 1 else None
+        )  # CONSUMER.CREATE.<stream>: the name is in the body
     return None
 
 

@@ -28,7 +28,17 @@ from ..live import is_bookkeeping
 from .advisories import Advisory, ApiCall, Verb, parse_time
 from .held import Held
 
-__all__ = ["Attribution", "Author", "AuthorUnknown", "ChangedBy", "DriftKey", "NO_ATTRIBUTION", "attribute", "rfc3339", "settled"]
+__all__ = [
+    "Attribution",
+    "Author",
+    "AuthorUnknown",
+    "ChangedBy",
+    "DriftKey",
+    "NO_ATTRIBUTION",
+    "attribute",
+    "rfc3339",
+    "settled",
+]
 
 
 def rfc3339(at: datetime) -> str:
@@ -130,7 +140,9 @@ class Attribution:
         return self.authors.get(DriftKey(context, kind, stream if kind == Kind.CONSUMER else None, name, path))
 
     def merged(self, other: Attribution) -> Attribution:
-        return Attribution({**self.authors, **other.authors}, max(self.read_at, other.read_at), {**self.held, **other.held})
+        return Attribution(
+            {**self.authors, **other.authors}, max(self.read_at, other.read_at), {**self.held, **other.held}
+        )
 
     def with_held(self, context: str, held: Mapping[tuple[tuple[str, str | None, str], str], Held]) -> Attribution:
         """These authors with one target's held fields."""
@@ -177,7 +189,11 @@ def _empty(v: object) -> bool:
 def _own_metadata(v: object) -> object:
     if not isinstance(v, dict):
         return v
-    return {k: x for k, x in v.items() if not str(k).startswith("_nats.") and k not in BOOKKEEPING_KEYS and not is_bookkeeping(str(k))}
+    return {
+        k: x
+        for k, x in v.items()
+        if not str(k).startswith("_nats.") and k not in BOOKKEEPING_KEYS and not is_bookkeeping(str(k))
+    }
 
 
 def same(path: str, a: object, b: object) -> bool:
@@ -195,7 +211,9 @@ def same(path: str, a: object, b: object) -> bool:
     return a == b
 
 
-def _walk(advisories: Sequence[Advisory], kind: str, stream: str | None, name: str, path: str, live: object) -> tuple[Advisory | None, bool]:
+def _walk(
+    advisories: Sequence[Advisory], kind: str, stream: str | None, name: str, path: str, live: object
+) -> tuple[Advisory | None, bool]:
     """The write that brought ``live`` in (None: none in the record) and whether the walk found
     where it came in (an older write held another value, or the object was deleted before it)."""
     found: Advisory | None = None

@@ -27,7 +27,16 @@ if TYPE_CHECKING:
     from ..live import LiveState
     from ..plan import Desired
 
-__all__ = ["IGNORE_DRIFT", "Held", "ObjectKey", "hold", "ignore_drift_fields", "ignored_in_estate", "merged", "unknown_fields"]
+__all__ = [
+    "IGNORE_DRIFT",
+    "Held",
+    "ObjectKey",
+    "hold",
+    "ignore_drift_fields",
+    "ignored_in_estate",
+    "merged",
+    "unknown_fields",
+]
 
 IGNORE_DRIFT = "jsops.io/ignore-drift"
 _NEVER = frozenset({"name", "durable_name", "metadata"})
@@ -75,7 +84,9 @@ def ignored_in_estate(estate: Estate, contexts: Iterable[str]) -> dict[ObjectKey
     return out
 
 
-def hold(desired: Sequence[Desired], live: LiveState, fields: Mapping[ObjectKey, Mapping[str, str]]) -> tuple[list[Desired], dict[tuple[ObjectKey, str], Held]]:
+def hold(
+    desired: Sequence[Desired], live: LiveState, fields: Mapping[ObjectKey, Mapping[str, str]]
+) -> tuple[list[Desired], dict[tuple[ObjectKey, str], Held]]:
     """``desired`` with each held field of an object that exists live set to its live value, and
     the fields held where the manifest says otherwise."""
     out: list[Desired] = []
@@ -83,7 +94,11 @@ def hold(desired: Sequence[Desired], live: LiveState, fields: Mapping[ObjectKey,
     for d in desired:
         key: ObjectKey = (d.kind, d.stream if d.kind == Kind.CONSUMER else None, d.name)
         want = fields.get(key)
-        current = (live.streams.get(d.name) if d.kind == Kind.STREAM else live.consumers.get((d.stream or "", d.name))) if want else None
+        current = (
+            (live.streams.get(d.name) if d.kind == Kind.STREAM else live.consumers.get((d.stream or "", d.name)))
+            if want
+            else None
+        )
         if not want or current is None:
             out.append(d)
             continue

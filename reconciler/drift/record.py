@@ -30,7 +30,16 @@ if TYPE_CHECKING:
     from ..client import JsClient
     from ..live import LiveState
 
-__all__ = ["Drifted", "RecordRead", "SCAN_LIMIT", "WINDOW", "attribute_drift", "quarantined_fields", "read_record", "record_stream"]
+__all__ = [
+    "Drifted",
+    "RecordRead",
+    "SCAN_LIMIT",
+    "WINDOW",
+    "attribute_drift",
+    "quarantined_fields",
+    "read_record",
+    "record_stream",
+]
 
 SCAN_LIMIT = 50_000  # messages read back at most, per target and plan
 WINDOW = 128  # MSG.GET requests in flight at a time
@@ -59,7 +68,11 @@ class RecordRead:
 
 def record_stream(live: LiveState) -> str | None:
     """The stream of the target's account that records the API advisories, or None."""
-    found = [name for name, s in live.streams.items() if any(is_subset_match(ADVISORY_SUBJECT, subj) for subj in s.config.subjects)]
+    found = [
+        name
+        for name, s in live.streams.items()
+        if any(is_subset_match(ADVISORY_SUBJECT, subj) for subj in s.config.subjects)
+    ]
     exact = [name for name in found if ADVISORY_SUBJECT in live.streams[name].config.subjects]
     return min(exact or found) if found else None
 
@@ -82,7 +95,14 @@ def _get(client: JsClient, stream: str, seq: int) -> Callable[[], Awaitable[dict
     return lambda: client.arequest(f"STREAM.MSG.GET.{stream}", {"seq": seq})
 
 
-def read_record(client: JsClient, live: LiveState, stream: str, done: Callable[[Sequence[Advisory]], bool], *, limit: int = SCAN_LIMIT) -> RecordRead:
+def read_record(
+    client: JsClient,
+    live: LiveState,
+    stream: str,
+    done: Callable[[Sequence[Advisory]], bool],
+    *,
+    limit: int = SCAN_LIMIT,
+) -> RecordRead:
     """The record's write advisories, newest first, read back from the last message the live state
     saw until ``done`` says they suffice, the first message, or ``limit`` messages."""
     from ..client import JsApiError
@@ -113,10 +133,14 @@ def read_record(client: JsClient, live: LiveState, stream: str, done: Callable[[
     return RecordRead(stream, tuple(found), oldest)
 
 
-def attribute_drift(client: JsClient, live: LiveState, context: str, drifted: Sequence[Drifted], *, limit: int = SCAN_LIMIT) -> Attribution:
+def attribute_drift(
+    client: JsClient, live: LiveState, context: str, drifted: Sequence[Drifted], *, limit: int = SCAN_LIMIT
+) -> Attribution:
     """The authors of ``drifted`` (the target's drifted fields) from its account's record; no
     authors when there is no record or nothing drifted."""
-    present = [d for d in drifted if (d.name in live.streams if d.stream is None else (d.stream, d.name) in live.consumers)]
+    present = [
+        d for d in drifted if (d.name in live.streams if d.stream is None else (d.stream, d.name) in live.consumers)
+    ]
     stream = record_stream(live) if present else None
     if stream is None:
         return NO_ATTRIBUTION
@@ -156,4 +180,7 @@ def quarantined_fields(client: JsClient, live: LiveState) -> dict[ObjectKey, dic
         state = TugState.from_json(json.loads(data)) if data else TugState()  # a deleted key: no data
     except ValueError:
         state = TugState()
-    return {key: {path: f"{why}; `nats kv del {BUCKET} {KEY}` ends it" for path, why in fields.items()} for key, fields in state.held().items()}
+    return {
+        key: {path: f"{why}; `nats kv del {BUCKET} {KEY}` ends it" for path, why in fields.items()}
+        for key, fields in state.held().items()
+    }

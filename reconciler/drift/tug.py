@@ -136,13 +136,17 @@ class TugState:
                 times = (*times, stamp)
                 changes[fid][_author(who)] = times
             if threshold > 0 and len(times) >= threshold:
-                quarantined[fid] = Quarantine(who.user, who.account, who.client_name, who.host, len(times), now, manifest.get(fid, ""))
+                quarantined[fid] = Quarantine(
+                    who.user, who.account, who.client_name, who.host, len(times), now, manifest.get(fid, "")
+                )
                 new.append(fid)
         return TugState(changes, quarantined), new
 
     def to_json(self) -> dict[str, object]:
         return {
-            "changes": {fid: {who: list(times) for who, times in per.items()} for fid, per in sorted(self.changes.items())},
+            "changes": {
+                fid: {who: list(times) for who, times in per.items()} for fid, per in sorted(self.changes.items())
+            },
             "quarantined": {fid: q.to_json() for fid, q in sorted(self.quarantined.items())},
         }
 
@@ -167,4 +171,6 @@ class TugState:
 
 def manifest_values(values: Iterable[tuple[ObjectKey, str, object]]) -> dict[str, str]:
     """Field id -> the manifest's value as canonical JSON text."""
-    return {field_id(key, path): json.dumps(value, sort_keys=True, separators=(",", ":")) for key, path, value in values}
+    return {
+        field_id(key, path): json.dumps(value, sort_keys=True, separators=(",", ":")) for key, path, value in values
+    }

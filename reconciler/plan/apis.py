@@ -64,7 +64,9 @@ def pause_action(act: Intent) -> Intent:
     return act if pause is None else replace(act, action=ActionKind.RESUME if pause.new is None else ActionKind.PAUSE)
 
 
-def reset_action(act: Intent, cur: LiveConsumer, config: EffectiveConsumer, live: LiveState, opt: PlanOptions) -> Intent | None:
+def reset_action(
+    act: Intent, cur: LiveConsumer, config: EffectiveConsumer, live: LiveState, opt: PlanOptions
+) -> Intent | None:
     """A consumer recreate as a ``reset``, when the server can make it (see the module); None when it
     cannot. ``config``: the desired config (with jsops's metadata) and its start."""
     if not can_reset(live.server_version):
@@ -92,7 +94,10 @@ def reset_action(act: Intent, cur: LiveConsumer, config: EffectiveConsumer, live
         action=ActionKind.RESET,
         reset_seq=seq,
         # Refused by the server as an update: never in place, its own class (reset) in JSON and text.
-        changes=[replace(c, cls=ChangeClass.RESET, consequence=_START_KEPT) if c.path in START_FIELDS else c for c in act.changes],
+        changes=[
+            replace(c, cls=ChangeClass.RESET, consequence=_START_KEPT) if c.path in START_FIELDS else c
+            for c in act.changes
+        ],
         config=hold_start(config, cur.config),
         consequence=what + "; the manifest's start is recorded in io.jsops.resume (the server keeps the live one)",
     )
@@ -108,7 +113,16 @@ def _forward_loss(act: Intent, cur: LiveConsumer, live: LiveState, seq: int) -> 
     lost = min(stream.messages, seq - 1 - cur.ack_floor)
     if lost <= 0:
         return act
-    act = act.noted(f"data loss: on an interest stream the skipped messages no other consumer wants are removed (up to {lost})")
+    act = act.noted(
+        f"data loss: on an interest stream the skipped messages no other consumer wants are removed (up to {lost})"
+    )
     return replace(
-        act, data_loss=lost, needs=(Need(Permission.DATA_LOSS, f"the reset skips up to {lost} message{'s' if lost != 1 else ''} of an interest stream; "),)
+        act,
+        data_loss=lost,
+        needs=(
+            Need(
+                Permission.DATA_LOSS,
+                f"the reset skips up to {lost} message{'s' if lost != 1 else ''} of an interest stream; ",
+            ),
+        ),
     )

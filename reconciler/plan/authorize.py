@@ -96,7 +96,9 @@ def _instead(p: Pick | None, alt: Choice) -> Pick:
     return Pick(alt) if p is None else p
 
 
-def _consumer(c: Choice, grants: Grants, live: LiveState, puts: dict[str, _Fate], deletes: dict[str, _Fate]) -> Pick | None:
+def _consumer(
+    c: Choice, grants: Grants, live: LiveState, puts: dict[str, _Fate], deletes: dict[str, _Fate]
+) -> Pick | None:
     if c.recreated_with is not None:
         stream, runs = puts.get(c.recreated_with, (None, False))
         if stream is not None and runs and stream.action == ActionKind.RECREATE:
@@ -132,6 +134,8 @@ def _judge(c: Choice, grants: Grants, live: LiveState) -> Pick | None:
         if missing:  # every grant it lacks, at once
             said = "".join(n.said for n in needs if n.always or n in missing)
             lossless = c.lossless is not None and bool(a.data_loss)
-            return Pick(c, Blocked(Refusal(Blocker.PERMISSION, said, tuple(n.permission for n in missing), via, lossless)))
+            return Pick(
+                c, Blocked(Refusal(Blocker.PERMISSION, said, tuple(n.permission for n in missing), via, lossless))
+            )
     accept = bool(a.data_loss) and any(n.permission == Permission.DATA_LOSS for n in a.needs)
     return Pick(c, Run(accept_loss=True)) if accept else None

@@ -53,14 +53,23 @@ class _Run:
     live: LiveState
     opt: PlanOptions
     choices: list[Choice] = field(default_factory=list)
-    recreated: set[str] = field(default_factory=set)  # streams recreated (if authorized): their consumers are created again
+    recreated: set[str] = field(
+        default_factory=set
+    )  # streams recreated (if authorized): their consumers are created again
     # streams migrated (or whose migration is blocked): their consumers are part of the migration
     migrated: set[str] = field(default_factory=set)
     consumers: list[Desired] = field(default_factory=list)
     wanted: set[str] = field(default_factory=set)  # the stream names the manifests declare
 
 
-def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | None = None, *, target: str = "", grants: Grants | None = None) -> Plan:
+def build_plan(
+    desired: list[Desired],
+    live: LiveState,
+    options: PlanOptions | None = None,
+    *,
+    target: str = "",
+    grants: Grants | None = None,
+) -> Plan:
     """The actions that make ``live`` match ``desired``, in the order apply runs them, judged by
     ``grants`` (default: the flags of ``options``) and closed (what a blocked action keeps stays)."""
     opt = options or PlanOptions()
@@ -68,7 +77,9 @@ def build_plan(desired: list[Desired], live: LiveState, options: PlanOptions | N
     return close(decide(draft, authorize(draft, grants if grants is not None else opt.grants(), live)), live)
 
 
-def plan_changes(desired: list[Desired], live: LiveState, options: PlanOptions | None = None, *, target: str = "") -> Draft:
+def plan_changes(
+    desired: list[Desired], live: LiveState, options: PlanOptions | None = None, *, target: str = ""
+) -> Draft:
     """What would change: a choice per object that makes ``live`` match ``desired``, in the order
     apply runs them, with what each needs and what planning refuses beside it; no grant is consulted
     (:func:`~jsops.reconciler.plan.authorize.authorize` judges them, then
@@ -100,13 +111,20 @@ def _stream_action(run: _Run, d: Desired) -> Choice | None:
     config = estate_mark(stamp(d.stream_config, d.file, d.context, opt.estate, opt.repo), cur, opt)
     if name in live.unknown:
         run.recreated.discard(name)
-        unknown = Refusal(Blocker.UNKNOWN, "the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later")
+        unknown = Refusal(
+            Blocker.UNKNOWN,
+            "the stream did not answer (no leader, or a move in progress); its state is unknown, plan again later",
+        )
         return Choice(Intent(ActionKind.UPDATE, Kind.STREAM, name, None, [], None, config)).refuse(unknown)
     if wants_migration(d, live):
         return _migrate(run, d, config)
     if cur is None:
         old = rename_of(name, config, live, run.wanted)
-        return Choice(Intent(ActionKind.CREATE, Kind.STREAM, name, None, [], rename_note(old) if old is not None else None, config))
+        return Choice(
+            Intent(
+                ActionKind.CREATE, Kind.STREAM, name, None, [], rename_note(old) if old is not None else None, config
+            )
+        )
     changes = diff_configs("Stream", cur.config, d.config) + bookkeeping(cur.config, d, opt)
     act = owned_action("Stream", name, None, cur.config, changes, opt, keep_intents(config, cur.config), cur.extra)
     if act is None:
@@ -143,10 +161,13 @@ def _migrate(run: _Run, d: Desired, config: EffectiveStream, recreate: Intent | 
 def _recreate_stream(run: _Run, act: Intent, cur: LiveStream) -> Intent:
     """A stream recreate that says what it loses and what it needs; its consumers are created again with it."""
     holds = cur.messages
-    consequence = f"the stream is deleted and created again: {_plural(holds, 'stored message')} {'are' if holds != 1 else 'is'} lost" + (
-        f", and its {cur.consumer_count} consumer{'s are' if cur.consumer_count != 1 else ' is'} deleted (those in the manifests are created again)"
-        if cur.consumer_count
-        else ""
+    consequence = (
+        f"the stream is deleted and created again: {_plural(holds, 'stored message')} {'are' if holds != 1 else 'is'} lost"
+        + (
+            f", and its {cur.consumer_count} consumer{'s are' if cur.consumer_count != 1 else ' is'} deleted (those in the manifests are created again)"
+            if cur.consumer_count
+            else ""
+        )
     )
     held = f"the stream holds {_plural(holds)}; " if holds > 0 else ""
     needs = (Need(Permission.RECREATE),) + ((Need(Permission.DATA_LOSS, held, always=True),) if holds > 0 else ())
@@ -162,8 +183,19 @@ def _consumer_action(run: _Run, d: Desired) -> Choice | None:
         return None
     if d.stream in run.recreated:
         kept = _kept_consumer(run, d, cur, config)
-        extra = cur.extra if cur is not None else NO_EXTRA  # its fields this jsops does not know are created again with it
-        again = Intent(ActionKind.CREATE, Kind.CONSUMER, d.name, d.stream, [], "created again with its recreated stream", config, extra=extra)
+        extra = (
+            cur.extra if cur is not None else NO_EXTRA
+        )  # its fields this jsops does not know are created again with it
+        again = Intent(
+            ActionKind.CREATE,
+            Kind.CONSUMER,
+            d.name,
+            d.stream,
+            [],
+            "created again with its recreated stream",
+            config,
+            extra=extra,
+        )
         return Choice(again, recreated_with=d.stream, kept=kept)
     return _kept_consumer(run, d, cur, config)
 
@@ -248,7 +280,8 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
             f"the stream and its {_plural(holds, 'stored message')} are deleted"
             + (f", with its {_plural(s.consumer_count, 'consumer')}" if s.consumer_count else ""),
             data_loss=holds or None,
-            needs=(Need(Permission.PRUNE, _LEFT),) + ((Need(Permission.DATA_LOSS, held, always=True),) if holds > 0 else ()),
+            needs=(Need(Permission.PRUNE, _LEFT),)
+            + ((Need(Permission.DATA_LOSS, held, always=True),) if holds > 0 else ()),
         )
         listed.add(name)
         why = _protect_delete(s.config, opt)
@@ -263,7 +296,9 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
             choice = Choice(gone).refuse(why)
         else:
             gone = need(interest_action(gone, live, c), Need(Permission.PRUNE, _LEFT))
-            choice = Choice(replace(gone, needs=tuple(sorted(gone.needs, key=lambda n: n.permission != Permission.PRUNE))))  # the prune first
+            choice = Choice(
+                replace(gone, needs=tuple(sorted(gone.needs, key=lambda n: n.permission != Permission.PRUNE)))
+            )  # the prune first
         choice = replace(choice, deleted_with=key[0] if key[0] in listed else None)
         if key[0] in migratable:  # the migration, where chosen, deletes it with the old stream
             choice = replace(choice, recreated_with=key[0], kept=choice)

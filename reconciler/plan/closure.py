@@ -46,7 +46,9 @@ def _wanted(a: PlanItem) -> ActionKind:
     return ActionKind(a.wanted or a.action)
 
 
-def dependants(actions: Sequence[PlanItem], live: LiveState, blocked: Callable[[PlanItem], bool] | None = None) -> dict[int, Blocked]:
+def dependants(
+    actions: Sequence[PlanItem], live: LiveState, blocked: Callable[[PlanItem], bool] | None = None
+) -> dict[int, Blocked]:
     """What the blocked actions keep (see the module), by action index, until nothing more changes:
     each blocked as a dependency (:func:`~jsops.reconciler.plan.decide.decide` applies them).
 
@@ -57,7 +59,9 @@ def dependants(actions: Sequence[PlanItem], live: LiveState, blocked: Callable[[
     while changed:
         changed = False
         stuck = [a for i, a in enumerate(actions) if is_blocked(a) or i in out]
-        stuck_creates = {a.name: a for a in stuck if a.kind == Kind.STREAM and _wanted(a) in (ActionKind.CREATE, ActionKind.RECREATE)}
+        stuck_creates = {
+            a.name: a for a in stuck if a.kind == Kind.STREAM and _wanted(a) in (ActionKind.CREATE, ActionKind.RECREATE)
+        }
         stuck_deletes = {a.name for a in stuck if a.kind == Kind.STREAM and _wanted(a) == ActionKind.DELETE}
         for i, a in enumerate(actions):
             if i in out or is_blocked(a):
@@ -99,7 +103,11 @@ def rename_of(name: str, config: EffectiveStream, live: LiveState, wanted: set[s
     subs = sorted(_subjects(config))
     if not subs:
         return None
-    found = [s for n, s in live.streams.items() if n != name and n not in wanted and owned(s.config) and sorted(_subjects(s.config)) == subs]
+    found = [
+        s
+        for n, s in live.streams.items()
+        if n != name and n not in wanted and owned(s.config) and sorted(_subjects(s.config)) == subs
+    ]
     return found[0] if len(found) == 1 else None
 
 

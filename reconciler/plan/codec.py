@@ -13,7 +13,17 @@ import json
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
-from jsops.linter import EffectiveConsumer, EffectiveStream, Kind, Record, StrictBool, StrictInt, StrictStr, from_api_json, option
+from jsops.linter import (
+    EffectiveConsumer,
+    EffectiveStream,
+    Kind,
+    Record,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    from_api_json,
+    option,
+)
 
 from ..configs import NO_EXTRA
 from ..diff import Change
@@ -94,9 +104,15 @@ class PlanJson(Record):
 # What one action's fields must agree on, beyond each field's type: (holds, what is wrong).
 _RULES: tuple[tuple[Callable[[ActionJson], bool], str], ...] = (
     (lambda a: a.object.kind != Kind.CONSUMER or a.object.stream is not None, "a consumer action has no stream"),
-    (lambda a: not a.action.server_api or a.object.kind == Kind.CONSUMER, "only consumers are paused, resumed or reset"),
+    (
+        lambda a: not a.action.server_api or a.object.kind == Kind.CONSUMER,
+        "only consumers are paused, resumed or reset",
+    ),
     (lambda a: not a.action.writes or a.config is not None, "a {action} action has no config"),
-    (lambda a: (a.action == ActionKind.RESET) == (a.reset_seq is not None), "a reset (and only a reset) has a reset_seq"),
+    (
+        lambda a: (a.action == ActionKind.RESET) == (a.reset_seq is not None),
+        "a reset (and only a reset) has a reset_seq",
+    ),
 )
 
 

@@ -36,7 +36,9 @@ class Desired:
     kind: str  # "Stream" | "Consumer"
     name: str
     stream: str | None
-    config: Config  # the effective config (with the prune marks of the manifest's annotations), without jsops bookkeeping
+    config: (
+        Config  # the effective config (with the prune marks of the manifest's annotations), without jsops bookkeeping
+    )
     file: str = ""  # the manifest's path as recorded in metadata (see source_path)
     context: str = "default"  # the manifest's metadata.context
     prevent_update: bool = False  # NACK's preventUpdate (jsops.io/prevent-update): created, never changed
@@ -134,7 +136,9 @@ def _consumer(r: Resource, stream: EffectiveStream | None, target: LintTarget | 
     return effective_consumer(cfg, stream, durable_name=durable, name=cname, target=target)
 
 
-def stamp(config: ConfigT, source: str, context: str | None = None, estate: str | None = None, repo: str | None = None) -> ConfigT:
+def stamp(
+    config: ConfigT, source: str, context: str | None = None, estate: str | None = None, repo: str | None = None
+) -> ConfigT:
     """``config`` with jsops ownership metadata (owner, manifest path, a non-default context and
     the estate when there is one, else the repository when given)."""
     meta = {MANAGED_BY: OWNER}
@@ -151,14 +155,18 @@ def stamp(config: ConfigT, source: str, context: str | None = None, estate: str 
 
 def resume_config(config: EffectiveConsumer, start_seq: int) -> EffectiveConsumer:
     """``config`` starting at ``start_seq``, remembering the start the manifest asked for."""
-    return _remember_start(config, config._replace(deliver_policy="by_start_sequence", opt_start_seq=start_seq, opt_start_time=None))
+    return _remember_start(
+        config, config._replace(deliver_policy="by_start_sequence", opt_start_seq=start_seq, opt_start_time=None)
+    )
 
 
 def hold_start(config: EffectiveConsumer, live: EffectiveConsumer) -> EffectiveConsumer:
     """``config`` with the start fields (deliver policy, start sequence or time) of ``live``, which an
     update cannot change, remembering the start ``config`` asks for (``io.jsops.resume``): a consumer
     jsops recreated at its old position or reset (2.14+) compares with the manifest's start."""
-    held = config._replace(deliver_policy=live.deliver_policy, opt_start_seq=live.opt_start_seq, opt_start_time=live.opt_start_time)
+    held = config._replace(
+        deliver_policy=live.deliver_policy, opt_start_seq=live.opt_start_seq, opt_start_time=live.opt_start_time
+    )
     return _remember_start(config, held)
 
 

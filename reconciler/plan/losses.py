@@ -24,7 +24,16 @@ from ..vocabulary import ActionKind, ChangeClass
 from .desired import Desired, resume_config
 from .model import Intent, PlanOptions
 
-__all__ = ["need", "config_digest", "keep_intents", "estate_mark", "limit_loss", "resume_action", "interest_action", "interest_update_loss"]
+__all__ = [
+    "need",
+    "config_digest",
+    "keep_intents",
+    "estate_mark",
+    "limit_loss",
+    "resume_action",
+    "interest_action",
+    "interest_update_loss",
+]
 
 
 def need(act: Intent, n: Need) -> Intent:
@@ -50,7 +59,9 @@ def estate_mark(config: ConfigT, cur: LiveStream | LiveConsumer | None, opt: Pla
     if cur is None or not owned(cur.config):
         return config
     live_meta = cur.config.metadata
-    return with_metadata(config, {k: live_meta[k] for k in ((ESTATE,) if not opt.estates else ()) + (REPO,) if live_meta.get(k)})
+    return with_metadata(
+        config, {k: live_meta[k] for k in ((ESTATE,) if not opt.estates else ()) + (REPO,) if live_meta.get(k)}
+    )
 
 
 def limit_loss(act: Intent, cur: LiveStream, desired: EffectiveStream, live: LiveState) -> Intent:
@@ -59,7 +70,10 @@ def limit_loss(act: Intent, cur: LiveStream, desired: EffectiveStream, live: Liv
     if desired.discard == "new":
         tight = tightened(cur.config, desired)
         discards = [
-            replace(c, consequence=_discard_new(c.path, cur, desired)) if c.path in ("max_msgs", "max_bytes") and c.path in tight else c for c in act.changes
+            replace(c, consequence=_discard_new(c.path, cur, desired))
+            if c.path in ("max_msgs", "max_bytes") and c.path in tight
+            else c
+            for c in act.changes
         ]
         act = replace(act, changes=discards)
     losses = limit_losses(cur, desired, live.read_at, live.limit_loss.get(cur.name))
@@ -67,15 +81,28 @@ def limit_loss(act: Intent, cur: LiveStream, desired: EffectiveStream, live: Liv
         return act
     by_limit = {x.limit: x for x in losses}
     total = loss_total(cur, losses)
-    changes = [replace(c, cls=ChangeClass.DATA_LOSS, consequence=describe(by_limit[c.path], cur.messages)) if c.path in by_limit else c for c in act.changes]
+    changes = [
+        replace(c, cls=ChangeClass.DATA_LOSS, consequence=describe(by_limit[c.path], cur.messages))
+        if c.path in by_limit
+        else c
+        for c in act.changes
+    ]
     note = (
         "data loss: the new limits remove up to "
         + f"{total} of {cur.messages} stored message{'s' if cur.messages != 1 else ''} ("
-        + ", ".join(f"{x.limit}: {'unmeasured' if x.messages is None else ('about ' if x.approx else '') + str(x.messages)}" for x in losses)
+        + ", ".join(
+            f"{x.limit}: {'unmeasured' if x.messages is None else ('about ' if x.approx else '') + str(x.messages)}"
+            for x in losses
+        )
         + ")"
     )
     act = replace(act, changes=changes, data_loss=total).noted(note)
-    return need(act, Need(Permission.DATA_LOSS, f"tightened limits remove up to {total} stored message{'s' if total != 1 else ''}; "))
+    return need(
+        act,
+        Need(
+            Permission.DATA_LOSS, f"tightened limits remove up to {total} stored message{'s' if total != 1 else ''}; "
+        ),
+    )
 
 
 def _discard_new(limit: str, cur: LiveStream, desired: EffectiveStream) -> str:
@@ -97,7 +124,9 @@ def resume_action(d: Desired, config: EffectiveConsumer, intent: dict[str, Any])
     note = f"resume interrupted recreate of {d.stream}/{d.name} at stream sequence {seq} (recorded on the stream before its delete)"
     if intent.get("digest") != config_digest(config):
         note += "; the manifest changed since, the new config is created at that position"
-    return Intent(ActionKind.CREATE, Kind.CONSUMER, d.name, d.stream, [], note, resume_config(config, seq), resume_seq=seq)
+    return Intent(
+        ActionKind.CREATE, Kind.CONSUMER, d.name, d.stream, [], note, resume_config(config, seq), resume_seq=seq
+    )
 
 
 def interest_action(act: Intent, live: LiveState, c: LiveConsumer) -> Intent:
@@ -112,7 +141,12 @@ def interest_action(act: Intent, live: LiveState, c: LiveConsumer) -> Intent:
     )
     act = replace(act, data_loss=lost).noted(note)
     return need(
-        act, Need(Permission.DATA_LOSS, f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; ", always=True)
+        act,
+        Need(
+            Permission.DATA_LOSS,
+            f"the consumer has {lost} unacknowledged message{'s' if lost != 1 else ''} on an interest stream; ",
+            always=True,
+        ),
     )
 
 
@@ -140,7 +174,14 @@ def interest_update_loss(act: Intent, live: LiveState, desired: EffectiveStream 
         )
     if not lost or s is None:
         return act
-    changes = [replace(c, cls=ChangeClass.DATA_LOSS, consequence=note) if c.path in (path, "filter_subject", "filter_subjects") else c for c in act.changes]
+    changes = [
+        replace(c, cls=ChangeClass.DATA_LOSS, consequence=note)
+        if c.path in (path, "filter_subject", "filter_subjects")
+        else c
+        for c in act.changes
+    ]
     total = min(s.messages, (act.data_loss or 0) + lost)
     act = replace(act, changes=changes, data_loss=total).noted(note)
-    return need(act, Need(Permission.DATA_LOSS, f"the change removes up to {total} stored message{'s' if total != 1 else ''}; "))
+    return need(
+        act, Need(Permission.DATA_LOSS, f"the change removes up to {total} stored message{'s' if total != 1 else ''}; ")
+    )

@@ -91,7 +91,9 @@ def migration_record(meta: Mapping[str, object] | None) -> dict[str, Any] | None
         rec = json.loads(raw)
     except ValueError:
         return None
-    return rec if isinstance(rec, dict) and isinstance(rec.get("from"), str) and isinstance(rec.get("to"), str) else None
+    return (
+        rec if isinstance(rec, dict) and isinstance(rec.get("from"), str) and isinstance(rec.get("to"), str) else None
+    )
 
 
 def _source(d: Desired, live: LiveState) -> tuple[str, str | None, bool] | None:
@@ -122,7 +124,9 @@ def _plural(n: int, word: str = "message") -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-def _refusal(src: LiveStream | None, d: Desired, live: LiveState, opt: PlanOptions, fresh: bool, declared: set[str]) -> Refusal | None:
+def _refusal(
+    src: LiveStream | None, d: Desired, live: LiveState, opt: PlanOptions, fresh: bool, declared: set[str]
+) -> Refusal | None:
     """Why this release (the server's refusal) or these streams (jsops's safety rules) cannot
     migrate without loss (None: they can)."""
     version = parse_version(opt.server_version)
@@ -147,7 +151,9 @@ def _unsafe(src: LiveStream | None, d: Desired, live: LiveState, fresh: bool, de
     if not owned(src.config):
         return f"{src.name} is not managed by jsops; adopt it first (--adopt {src.name})"
     if src.config.mirror is not None or src.config.sources:
-        return f"{src.name} is a mirror or sources other streams; jsops migrates only streams that take their own subjects"
+        return (
+            f"{src.name} is a mirror or sources other streams; jsops migrates only streams that take their own subjects"
+        )
     if src.config.sealed:
         return f"{src.name} is sealed: its subjects cannot be moved"
     if (why := copy_refusal(src, new, declared, live)) is not None:
@@ -195,7 +201,9 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState, config:
     if retention == "interest":
         acks += "; the copy keeps every message with limits retention until it is promoted to interest"
     cost = f"every message is compared by SHA-256 (subject, headers, data): 2 MSG.GET requests per sequence ({2 * spec.messages}+)"
-    gone = f"{old} is deleted" + (f", with its consumers not declared on {new}: {', '.join(dropped)}" if dropped else "")
+    gone = f"{old} is deleted" + (
+        f", with its consumers not declared on {new}: {', '.join(dropped)}" if dropped else ""
+    )
     if spec.via is None:
         lines = [
             f"migration without loss (mirror, sequence numbers kept; {size} from {old}):",
@@ -219,9 +227,13 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState, config:
     if later:
         said = ", ".join(f"{r.field} (err_code {int(r.err_code)})" for r in later.values())
         them = "it" if len(later) == 1 else "them"
-        lines.append(f"a mirror cannot have {said}: each copy is created without {them} and gets {them} when it is promoted")
+        lines.append(
+            f"a mirror cannot have {said}: each copy is created without {them} and gets {them} when it is promoted"
+        )
     if src is not None and (carried := _unknown_paths(src, live, set(spec.consumers))):
-        lines.append(f"fields of {old} this jsops does not know (a newer nats-server's) are carried as the server has them: {', '.join(carried)}")
+        lines.append(
+            f"fields of {old} this jsops does not know (a newer nats-server's) are carried as the server has them: {', '.join(carried)}"
+        )
     if src is None:
         lines.insert(1, "resumes the migration recorded on the server")
     return "\n".join(lines)
@@ -238,7 +250,12 @@ def _unknown_paths(src: LiveStream, live: LiveState, moved: set[str]) -> list[st
 
 
 def migration_action(
-    d: Desired, config: EffectiveStream, consumers: dict[str, EffectiveConsumer], live: LiveState, opt: PlanOptions, recreate: Intent | None = None
+    d: Desired,
+    config: EffectiveStream,
+    consumers: dict[str, EffectiveConsumer],
+    live: LiveState,
+    opt: PlanOptions,
+    recreate: Intent | None = None,
 ) -> Choice:
     """The ``migrate`` action for ``d`` (desired ``config`` with its bookkeeping, ``consumers``: its
     desired consumers, configs as apply sends them), or a ``blocked`` one that says why."""
@@ -254,23 +271,51 @@ def migration_action(
         subjects = rec.get("subjects") if rec is not None else None
         kept = tuple(str(x) for x in subjects) if isinstance(subjects, list) else src.config.subjects
         via_config = src.config._replace(name=via, subjects=kept)
-    reset, skipped = reset_consumers(src, consumers, live) if src is not None and fresh and not opt.keep_position else ([], 0)
-    spec = MigrationSpec(source, d.name, via, via_config, consumers, src.messages if src is not None else 0, src.bytes if src is not None else 0, tuple(reset))
+    reset, skipped = (
+        reset_consumers(src, consumers, live) if src is not None and fresh and not opt.keep_position else ([], 0)
+    )
+    spec = MigrationSpec(
+        source,
+        d.name,
+        via,
+        via_config,
+        consumers,
+        src.messages if src is not None else 0,
+        src.bytes if src is not None else 0,
+        tuple(reset),
+    )
     changes = (
         [
-            replace(c, consequence=f"{c.consequence.split(';')[0]}; migrated instead: messages and consumer positions are kept")
+            replace(
+                c,
+                consequence=f"{c.consequence.split(';')[0]}; migrated instead: messages and consumer positions are kept",
+            )
             if c.cls == ChangeClass.RECREATE
             else c
             for c in recreate.changes
         ]
         if recreate is not None
-        else ([c for c in diff_configs("Stream", src.config, d.config) if c.path != "name"] if src is not None and fresh else [])
+        else (
+            [c for c in diff_configs("Stream", src.config, d.config) if c.path != "name"]
+            if src is not None and fresh
+            else []
+        )
     )
     what = f"renamed from {source}" if via is None else "a change the server cannot make in place"
     if running:
         what = f"a migration from {source} is in progress on the server"
     steps = _steps(spec, src if fresh else None, live, config)
-    act = Intent(ActionKind.MIGRATE, Kind.STREAM, d.name, None, changes, steps, config, migration=spec, needs=(Need(Permission.MIGRATE, f"{what}; "),))
+    act = Intent(
+        ActionKind.MIGRATE,
+        Kind.STREAM,
+        d.name,
+        None,
+        changes,
+        steps,
+        config,
+        migration=spec,
+        needs=(Need(Permission.MIGRATE, f"{what}; "),),
+    )
     refused, code = _refusal(src, d, live, opt, fresh, set(consumers)), None
     if refused is None and src is not None and fresh:
         block = server_refusal(src.config, d.stream_config, via, parse_version(opt.server_version))

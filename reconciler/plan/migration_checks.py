@@ -71,7 +71,9 @@ def _retention_refusal(src: LiveStream, new: EffectiveStream, declared: set[str]
             "(the plan counts what that drops)"
         )
     if old == "interest":
-        left = sorted(c.name for (s, _), c in live.consumers.items() if s == src.name and c.name not in declared and c.pending > 0)
+        left = sorted(
+            c.name for (s, _), c in live.consumers.items() if s == src.name and c.name not in declared and c.pending > 0
+        )
         if left:
             return (
                 f"{src.name} is an interest stream and its consumers {', '.join(left)} are not declared on the new stream "

@@ -37,7 +37,9 @@ def withheld(config: EffectiveStream) -> list[MirrorRefusal]:
     return [r for r in mirror_refusals(config) if r.promoted]
 
 
-def _counter(copies: list[tuple[str, EffectiveStream]], old: str, via: str | None, release: Version | None) -> MirrorBlock | None:
+def _counter(
+    copies: list[tuple[str, EffectiveStream]], old: str, via: str | None, release: Version | None
+) -> MirrorBlock | None:
     for name, config in copies:
         for r in mirror_refusals(config, release):
             if r.promoted:
@@ -55,7 +57,9 @@ def _counter(copies: list[tuple[str, EffectiveStream]], old: str, via: str | Non
     return None
 
 
-def server_refusal(old: EffectiveStream, new: EffectiveStream, via: str | None, release: Version | None) -> MirrorBlock | None:
+def server_refusal(
+    old: EffectiveStream, new: EffectiveStream, via: str | None, release: Version | None
+) -> MirrorBlock | None:
     """Why ``release`` (None: the newest) would refuse the migration of a stream configured ``old`` to
     ``new`` (through the temporary stream ``via`` when the name is kept, whose first copy has the old
     config): None when it would not."""

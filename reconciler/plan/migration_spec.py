@@ -44,7 +44,10 @@ class MigrationSpec:
         if self.reset:
             out["reset"] = list(self.reset)
         if self.via is not None:
-            out["via"], out["via_config"] = self.via, config_json(self.via_config) if self.via_config is not None else None
+            out["via"], out["via_config"] = (
+                self.via,
+                config_json(self.via_config) if self.via_config is not None else None,
+            )
         return out
 
     def steps(self) -> dict[str, Any]:

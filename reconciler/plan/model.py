@@ -84,7 +84,13 @@ class PlanOptions:
     def grants(self) -> Grants:
         """The permissions the flags grant (:mod:`jsops.reconciler.permissions`): planning never
         reads them; :func:`jsops.reconciler.plan.authorize.authorize` judges a plan by them."""
-        return Grants.flags(prune=self.prune, allow_recreate=self.allow_recreate, allow_data_loss=self.allow_data_loss, migrate=self.migrate, adopt=self.adopt)
+        return Grants.flags(
+            prune=self.prune,
+            allow_recreate=self.allow_recreate,
+            allow_data_loss=self.allow_data_loss,
+            migrate=self.migrate,
+            adopt=self.adopt,
+        )
 
     def adopts(self, kind: str, name: str, stream: str | None) -> bool:
         if kind == Kind.STREAM:

@@ -55,7 +55,14 @@ def bookkeeping(live_cfg: Config, d: Desired, opt: PlanOptions) -> list[Change]:
     recorded = meta.get(SOURCE)
     if d.file and recorded != d.file and not (isinstance(recorded, str) and not opt.stale_source(recorded)):
         out.append(
-            Change.of(d.kind, f"metadata.{SOURCE}", recorded, d.file, ChangeClass.IN_PLACE, "jsops records where the manifest now is (it scopes --prune)")
+            Change.of(
+                d.kind,
+                f"metadata.{SOURCE}",
+                recorded,
+                d.file,
+                ChangeClass.IN_PLACE,
+                "jsops records where the manifest now is (it scopes --prune)",
+            )
         )
     ctx = meta.get(CONTEXT, "default")
     if ctx != d.context:
@@ -78,7 +85,9 @@ def protect(act: Choice, d: Desired, live_cfg: Config) -> Refusal | None:
     if act.refused is not None:
         return None
     i = act.intent
-    why = protection(i.action, bool(i.changes), prevent_update=d.prevent_update, live=live_cfg.metadata, desired=d.config.metadata)
+    why = protection(
+        i.action, bool(i.changes), prevent_update=d.prevent_update, live=live_cfg.metadata, desired=d.config.metadata
+    )
     return Refusal(Blocker.PROTECTION, why) if why is not None else None
 
 
@@ -91,11 +100,20 @@ def _unadopted(kind: str, name: str, stream: str | None, changes: list[Change], 
     """What the plan holds for an object jsops may not take over: its changes, not made (an
     update, or a recreate when one of them needs it)."""
     recreate = ChangeClass(worst_change_class([c.cls for c in changes])) == ChangeClass.RECREATE
-    return Intent(ActionKind.RECREATE if recreate else ActionKind.UPDATE, Kind(kind), name, stream, changes, None, config)
+    return Intent(
+        ActionKind.RECREATE if recreate else ActionKind.UPDATE, Kind(kind), name, stream, changes, None, config
+    )
 
 
 def owned_action(
-    kind: str, name: str, stream: str | None, live_cfg: Config, changes: list[Change], opt: PlanOptions, config: Config, extra: Extra = NO_EXTRA
+    kind: str,
+    name: str,
+    stream: str | None,
+    live_cfg: Config,
+    changes: list[Change],
+    opt: PlanOptions,
+    config: Config,
+    extra: Extra = NO_EXTRA,
 ) -> Choice | None:
     """The choice for a live object with ``changes``, by who owns it; None when nothing changes.
     An object jsops does not own (or another estate owns) is planned as taken over, with what the
@@ -115,40 +133,98 @@ def owned_action(
         )
     if act is None:
         return None
-    return replace(act.map(lambda i: replace(i, extra=extra)), unadopted=replace(act.unadopted, extra=extra) if act.unadopted is not None else None)
+    return replace(
+        act.map(lambda i: replace(i, extra=extra)),
+        unadopted=replace(act.unadopted, extra=extra) if act.unadopted is not None else None,
+    )
 
 
-def _change(kind: str, name: str, stream: str | None, changes: list[Change], config: Config, *, adopting: bool) -> Choice | None:
+def _change(
+    kind: str, name: str, stream: str | None, changes: list[Change], config: Config, *, adopting: bool
+) -> Choice | None:
     k = Kind(kind)
     if not changes:
         if adopting:
-            return Choice(Intent(ActionKind.ADOPT, k, name, stream, [], "jsops takes over the object (ownership metadata is added)", config))
+            return Choice(
+                Intent(
+                    ActionKind.ADOPT,
+                    k,
+                    name,
+                    stream,
+                    [],
+                    "jsops takes over the object (ownership metadata is added)",
+                    config,
+                )
+            )
         return None
     cls = ChangeClass(worst_change_class([c.cls for c in changes]))
     if cls == ChangeClass.FORBIDDEN:
         forbidden = [c for c in changes if c.cls == ChangeClass.FORBIDDEN]
-        act = Choice(Intent(ActionKind.UPDATE, k, name, stream, changes, "; ".join(c.consequence for c in forbidden), config))
-        return act.refuse(Refusal(Blocker.SERVER_REFUSAL, "the server cannot make this change: " + ", ".join(c.path for c in forbidden)))
+        act = Choice(
+            Intent(ActionKind.UPDATE, k, name, stream, changes, "; ".join(c.consequence for c in forbidden), config)
+        )
+        return act.refuse(
+            Refusal(
+                Blocker.SERVER_REFUSAL, "the server cannot make this change: " + ", ".join(c.path for c in forbidden)
+            )
+        )
     if cls == ChangeClass.RECREATE:
         return Choice(Intent(ActionKind.RECREATE, k, name, stream, changes, None, config))
-    return Choice(Intent(ActionKind.ADOPT if adopting else ActionKind.UPDATE, k, name, stream, changes, _one_way_note(changes), config))
+    return Choice(
+        Intent(
+            ActionKind.ADOPT if adopting else ActionKind.UPDATE,
+            k,
+            name,
+            stream,
+            changes,
+            _one_way_note(changes),
+            config,
+        )
+    )
 
 
-def _takeover(kind: str, name: str, stream: str | None, other: str, changes: list[Change], opt: PlanOptions, config: Config) -> Choice:
+def _takeover(
+    kind: str, name: str, stream: str | None, other: str, changes: list[Change], opt: PlanOptions, config: Config
+) -> Choice:
     """The choice for an object owned by estate ``other``: an in-place takeover (the estate mark
     changes) when the other changes are in place too; without the adopt grant, its changes are not
     made (:attr:`Choice.unadopted`)."""
     mine = f"estate {opt.estate!r}" if opt.estate else "this repository (no estate: in the jsops config)"
-    change = Change.of(kind, f"metadata.{ESTATE}", other, opt.estate, ChangeClass.IN_PLACE, f"jsops takes the object over from estate {other!r}")
+    change = Change.of(
+        kind,
+        f"metadata.{ESTATE}",
+        other,
+        opt.estate,
+        ChangeClass.IN_PLACE,
+        f"jsops takes the object over from estate {other!r}",
+    )
     unadopted = _unadopted(kind, name, stream, changes + [change], config)
     changes = changes + [change]
     cls = ChangeClass(worst_change_class([c.cls for c in changes]))
     adopting = f"owned by estate {other!r}, not {mine}; "
     if cls in (ChangeClass.FORBIDDEN, ChangeClass.RECREATE):
         act = Intent(
-            ActionKind.RECREATE if cls == ChangeClass.RECREATE else ActionKind.UPDATE, Kind(kind), name, stream, changes, None, config, adopting=adopting
+            ActionKind.RECREATE if cls == ChangeClass.RECREATE else ActionKind.UPDATE,
+            Kind(kind),
+            name,
+            stream,
+            changes,
+            None,
+            config,
+            adopting=adopting,
         )
-        why = Refusal(Blocker.PROTECTION, f"owned by estate {other!r}; a takeover is an in-place update only, this change is not")
+        why = Refusal(
+            Blocker.PROTECTION, f"owned by estate {other!r}; a takeover is an in-place update only, this change is not"
+        )
         return Choice(act, unadopted=unadopted).refuse(why)
-    act = Intent(ActionKind.ADOPT, Kind(kind), name, stream, changes, f"jsops takes the object over from estate {other!r}", config, adopting=adopting)
+    act = Intent(
+        ActionKind.ADOPT,
+        Kind(kind),
+        name,
+        stream,
+        changes,
+        f"jsops takes the object over from estate {other!r}",
+        config,
+        adopting=adopting,
+    )
     return Choice(act, unadopted=unadopted)

@@ -123,7 +123,12 @@ class PlanSet:
         items: dict[str, list[PlanItem]] = {h.context: [] for h in doc.targets}
         for ctx, item in doc.actions:
             items[ctx].append(item)
-        plans = [Plan(h.target, h.fingerprint, items[h.context], context=h.context, contexts=tuple(h.contexts or (h.context,))) for h in doc.targets]
+        plans = [
+            Plan(
+                h.target, h.fingerprint, items[h.context], context=h.context, contexts=tuple(h.contexts or (h.context,))
+            )
+            for h in doc.targets
+        ]
         return cls(plans, doc.binding)
 
 

@@ -226,7 +226,9 @@ def _stream_put(sim: _Sim, a: PlanItem, peers: _Peers, deleting: set[str]) -> Pr
         if refused is not None:
             return refused
     mine = _subjects(cfg)
-    others: list[tuple[str, list[str]]] = [(n, _subjects(sim.streams[n])) for n in sim.subjects.candidates(mine) if n != a.name]
+    others: list[tuple[str, list[str]]] = [
+        (n, _subjects(sim.streams[n])) for n in sim.subjects.candidates(mine) if n != a.name
+    ]
     concurrent = (peers.actions[int(i)] for i in peers.subjects.candidates(mine))
     others += [(p.name, _subjects(p.config)) for p in concurrent if p is not a and p.name != a.name]
     hit = refusals.stream_overlap(mine, others)
@@ -290,7 +292,10 @@ def _consumer_put(sim: _Sim, a: PlanItem, batch: dict[str, list[PlanItem]]) -> P
     acc_max = sim.account.max_consumers if sim.account is not None else None
     code = None if exists else refusals.consumer_create_refusal(scfg, len(others), acc_max)
     if code is not None:
-        return Prediction(f"stream {stream} has {len(others)} consumers, its limit is {refusals.consumer_limit(scfg, acc_max)} (max_consumers)", code)
+        return Prediction(
+            f"stream {stream} has {len(others)} consumers, its limit is {refusals.consumer_limit(scfg, acc_max)} (max_consumers)",
+            code,
+        )
     if scfg.retention != "workqueue":
         return None
     for peer in batch.get(stream, ()):  # consumer puts run concurrently: an update may still have its old filters
@@ -369,7 +374,11 @@ def _dependents(sim: _Sim, acts: Sequence[PlanItem]) -> None:
             if (
                 put.stream == a.stream
                 and p.err_code in (ErrCode.CONSUMER_WQ_CONSUMER_NOT_UNIQUE, ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED)
-                and (not theirs or not _filters(put.config) or refusals.first_collision(_filters(put.config), theirs) is not None)
+                and (
+                    not theirs
+                    or not _filters(put.config)
+                    or refusals.first_collision(_filters(put.config), theirs) is not None
+                )
             ):
                 sim.out[i] = Prediction(f"it is replaced by {put.label}, which is blocked", blocker=put.label)
                 break

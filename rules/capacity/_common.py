@@ -77,7 +77,9 @@ def profiled_bytes(eff: EffectiveStream, profile: StreamProfile | None) -> tuple
     rate = profile.bytes.mean_per_s
     max_age = eff.max_age
     if rate and max_age > 0:
-        out.append((rate * max_age / SECOND, f"profiled mean {human_rate(rate)} over max_age {format_duration(max_age)}"))
+        out.append(
+            (rate * max_age / SECOND, f"profiled mean {human_rate(rate)} over max_age {format_duration(max_age)}")
+        )
     size = profile.bytes.stored_msg_size_mean
     max_msgs = eff.max_msgs
     if size and max_msgs > 0:

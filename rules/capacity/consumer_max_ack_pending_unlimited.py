@@ -67,7 +67,11 @@ class OpsConsumerMaxAckPendingUnlimited(Rule):
         eff = ctx.effective_consumer(resource)
         if eff.ack_policy not in ("explicit", "all"):
             return ()
-        push = " (for a push consumer without flow_control it is the only flow control)" if eff.deliver_subject and not eff.flow_control else ""
+        push = (
+            " (for a push consumer without flow_control it is the only flow control)"
+            if eff.deliver_subject and not eff.flow_control
+            else ""
+        )
         return (
             Violation(
                 resource,

@@ -72,7 +72,9 @@ class OpsConsumerPushWithoutHeartbeat(Rule):
     """
 
     class Options(RuleOptions):
-        require_flow_control: bool = option(default=True, description="also flag push consumers with heartbeats but no flow control")
+        require_flow_control: bool = option(
+            default=True, description="also flag push consumers with heartbeats but no flow control"
+        )
 
     code = "JS439"
     name = "ops-consumer-push-without-heartbeat"
@@ -108,7 +110,10 @@ class OpsConsumerPushWithoutHeartbeat(Rule):
                 ("deliver_subject",),
                 f"push consumer {text}",
                 fix=FixSuggestion.unsafe(
-                    "set " + " and ".join("idle_heartbeat to 15s" if m == "idle_heartbeat" else "flow_control to true" for m in missing),
+                    "set "
+                    + " and ".join(
+                        "idle_heartbeat to 15s" if m == "idle_heartbeat" else "flow_control to true" for m in missing
+                    ),
                     tuple(edits),
                 ),
             ),

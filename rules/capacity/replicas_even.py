@@ -74,7 +74,9 @@ class OpsReplicasEven(Rule):
         if size is None or size >= 3:
             fix = FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to 3", (Edit.set(("num_replicas",), 3),))
         else:
-            fix = FixSuggestion.unsafe(f"use {resource.word('num_replicas')} 1, or 3 once the cluster has three JetStream servers")
+            fix = FixSuggestion.unsafe(
+                f"use {resource.word('num_replicas')} 1, or 3 once the cluster has three JetStream servers"
+            )
         return (
             Violation(
                 resource,

@@ -78,9 +78,12 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
     """
 
     class Options(RuleOptions):
-        rate: Literal["mean", "peak"] = option(default="mean", description="which profile figure to use: bytes.mean_per_s or bytes.peak_per_s")
+        rate: Literal["mean", "peak"] = option(
+            default="mean", description="which profile figure to use: bytes.mean_per_s or bytes.peak_per_s"
+        )
         min_window: Duration = option(
-            default=HOUR, description="shortest profile window whose fill time is a warning; a shorter one gives info naming the window (Go duration)"
+            default=HOUR,
+            description="shortest profile window whose fill time is a warning; a shorter one gives info naming the window (Go duration)",
         )
 
     code = "JS432"
@@ -119,17 +122,24 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
         if span is not None and span < DAY:
             seen = format_duration(max(span // SECOND, 1) * SECOND)
             window_note = f" (over a {seen} profile window" + (
-                f", shorter than min_window {format_duration(self.options.min_window)}: an extrapolation, not a measurement)" if short else ")"
+                f", shorter than min_window {format_duration(self.options.min_window)}: an extrapolation, not a measurement)"
+                if short
+                else ")"
             )
         return (
             Violation(
                 resource,
                 ("max_bytes",),
-                f"at the profiled {which} byte rate {human_rate(rate)}{window_note}" + f", max_bytes {format_size(max_bytes)} fills "
+                f"at the profiled {which} byte rate {human_rate(rate)}{window_note}"
+                + f", max_bytes {format_size(max_bytes)} fills "
                 f"in about {fill_text}, before {resource.word('max_age')} {format_duration(max_age)}: {effect}",
                 fix=FixSuggestion.unsafe(
                     f"raise max_bytes to at least {needed} or lower {resource.word('max_age')} to {fill_text}"
-                    + (f"; profile at least {format_duration(self.options.min_window)} of traffic first" if short else ""),
+                    + (
+                        f"; profile at least {format_duration(self.options.min_window)} of traffic first"
+                        if short
+                        else ""
+                    ),
                 ),
                 severity=Severity.INFO if short else None,
             ),

@@ -77,7 +77,11 @@ class OpsStreamMaxMsgSizeAboveMaxPayload(Rule):
                 fix=FixSuggestion.safe(
                     f"set {resource.word('max_msg_size')} to {format_size(max_payload)}",
                     # natively as a readable size; NACK wants plain integers
-                    (Edit.set(("max_msg_size",), format_size(max_payload) if resource.dialect == "native" else max_payload),),
+                    (
+                        Edit.set(
+                            ("max_msg_size",), format_size(max_payload) if resource.dialect == "native" else max_payload
+                        ),
+                    ),
                 ),
             ),
         )

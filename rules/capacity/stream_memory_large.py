@@ -64,7 +64,9 @@ class OpsStreamMemoryLarge(Rule):
     """
 
     class Options(RuleOptions):
-        max_bytes: Size = option(default=100 * MIB, description="largest max_bytes accepted for a memory stream (per replica)")
+        max_bytes: Size = option(
+            default=100 * MIB, description="largest max_bytes accepted for a memory stream (per replica)"
+        )
 
     code = "JS433"
     name = "ops-stream-memory-large"
@@ -85,13 +87,17 @@ class OpsStreamMemoryLarge(Rule):
         max_bytes = eff.max_bytes
         if max_bytes > 0:
             if max_bytes > budget:
-                total = f" ({format_size(max_bytes * replicas)} of RAM over {replicas} replicas)" if replicas > 1 else ""
+                total = (
+                    f" ({format_size(max_bytes * replicas)} of RAM over {replicas} replicas)" if replicas > 1 else ""
+                )
                 return (
                     Violation(
                         resource,
                         ("max_bytes",),
                         f"memory stream may hold max_bytes {format_size(max_bytes)}{total}, more than the {format_size(budget)} budget for memory streams",
-                        fix=FixSuggestion.unsafe(f"lower max_bytes to at most {format_size(budget)}, or use file storage"),
+                        fix=FixSuggestion.unsafe(
+                            f"lower max_bytes to at most {format_size(budget)}, or use file storage"
+                        ),
                     ),
                 )
             return ()

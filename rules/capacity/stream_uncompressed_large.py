@@ -74,7 +74,10 @@ class OpsStreamUncompressedLarge(Rule):
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
         cfg = resource.config
-        if getattr(cfg, "storage", None) not in (None, "file") or getattr(cfg, "compression", None) not in (None, "none"):
+        if getattr(cfg, "storage", None) not in (None, "file") or getattr(cfg, "compression", None) not in (
+            None,
+            "none",
+        ):
             return ()
         eff = ctx.effective_stream(resource)
         if eff.storage != "file" or eff.compression != "none":

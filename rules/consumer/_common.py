@@ -6,7 +6,15 @@ parent stream's effective config, as ``checkConsumerCfg`` in nats-server's consu
 
 from __future__ import annotations
 
-from jsops.linter.api import ConsumerResource, EffectiveConsumerLimits, EffectiveStream, FieldPath, FixSuggestion, RuleContext, Violation
+from jsops.linter.api import (
+    ConsumerResource,
+    EffectiveConsumerLimits,
+    EffectiveStream,
+    FieldPath,
+    FixSuggestion,
+    RuleContext,
+    Violation,
+)
 
 __all__ = ["parent_effective", "parent_consumer_limits", "field_path", "empty_entry"]
 

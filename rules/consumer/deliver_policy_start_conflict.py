@@ -92,17 +92,33 @@ def _problem(policy: str, seq: int, has_time: bool, filtered: bool) -> tuple[tup
     words = _NO_START.get(policy)
     if words is not None:
         if seq > 0:
-            return ("opt_start_seq",), f"deliver_policy {policy} with opt_start_seq set", "use deliver_policy by_start_sequence, or remove opt_start_seq"
+            return (
+                ("opt_start_seq",),
+                f"deliver_policy {policy} with opt_start_seq set",
+                "use deliver_policy by_start_sequence, or remove opt_start_seq",
+            )
         if has_time:
-            return ("opt_start_time",), f"deliver_policy {policy} with opt_start_time set", "use deliver_policy by_start_time, or remove opt_start_time"
+            return (
+                ("opt_start_time",),
+                f"deliver_policy {policy} with opt_start_time set",
+                "use deliver_policy by_start_time, or remove opt_start_time",
+            )
         if policy == "last_per_subject" and not filtered:
-            return ("deliver_policy",), "deliver_policy last_per_subject without filter_subject or filter_subjects", "add a filter_subject"
+            return (
+                ("deliver_policy",),
+                "deliver_policy last_per_subject without filter_subject or filter_subjects",
+                "add a filter_subject",
+            )
         return None
     if policy == "by_start_sequence":
         if seq == 0:
             return ("deliver_policy",), "deliver_policy by_start_sequence without opt_start_seq", "set opt_start_seq"
         if has_time:
-            return ("opt_start_time",), "deliver_policy by_start_sequence with opt_start_time set", "remove opt_start_time"
+            return (
+                ("opt_start_time",),
+                "deliver_policy by_start_sequence with opt_start_time set",
+                "remove opt_start_time",
+            )
     elif policy == "by_start_time":
         if not has_time:
             return ("deliver_policy",), "deliver_policy by_start_time without opt_start_time", "set opt_start_time"

@@ -86,7 +86,11 @@ class ConsumerExceedsConsumerLimits(ConsumerRule):
         if not limits.max_ack_pending and not limits.inactive_threshold:
             return
         eff = ctx.effective(resource)
-        if cfg.max_ack_pending is not None and limits.max_ack_pending > 0 and eff.max_ack_pending > limits.max_ack_pending:
+        if (
+            cfg.max_ack_pending is not None
+            and limits.max_ack_pending > 0
+            and eff.max_ack_pending > limits.max_ack_pending
+        ):
             yield self._pending(resource, eff.max_ack_pending, limits.max_ack_pending, "the stream's consumer_limits")
             return
         limit = limits.inactive_threshold

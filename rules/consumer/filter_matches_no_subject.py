@@ -71,7 +71,11 @@ class ConsumerFilterMatchesNoSubject(ConsumerRule):
     fix_availability = FixAvailability.NONE
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
-        filters: list[FieldPath] = [("filter_subject",)] if cfg.filter_subject else [("filter_subjects", i) for i in range(len(cfg.filter_subjects or ()))]
+        filters: list[FieldPath] = (
+            [("filter_subject",)]
+            if cfg.filter_subject
+            else [("filter_subjects", i) for i in range(len(cfg.filter_subjects or ()))]
+        )
         values = [cfg.filter_subject] if cfg.filter_subject else list(cfg.filter_subjects or ())
         if not values or not all(v and is_valid_subject(v) for v in values):
             return  # no filter, or one JS215/JS216 reports
@@ -81,7 +85,11 @@ class ConsumerFilterMatchesNoSubject(ConsumerRule):
         subjects = [s for s in stream.subjects if is_valid_subject(s)]
         if not subjects:
             return
-        dead = [(path, v) for path, v in zip(filters, values, strict=True) if not any(subjects_collide(v, s) for s in subjects)]
+        dead = [
+            (path, v)
+            for path, v in zip(filters, values, strict=True)
+            if not any(subjects_collide(v, s) for s in subjects)
+        ]
         shown = ", ".join(subjects[:5]) + (f" and {len(subjects) - 5} more" if len(subjects) > 5 else "")
         for path, v in dead:
             where = path[0] if len(path) == 1 else f"{path[0]}[{path[1]}]"
@@ -90,7 +98,9 @@ class ConsumerFilterMatchesNoSubject(ConsumerRule):
                 if len(dead) == len(values)
                 else "this filter selects nothing (the others still do)"
             )
-            yield Violation(resource, path, f"{where} {v!r} matches no subject of stream {resource.stream!r} ({shown}): {what}")
+            yield Violation(
+                resource, path, f"{where} {v!r} matches no subject of stream {resource.stream!r} ({shown}): {what}"
+            )
 
 
 RULE = ConsumerFilterMatchesNoSubject

@@ -97,7 +97,9 @@ class ConsumerFilterSubjectsOverlap(ConsumerRule):
                         ("filter_subjects", i),
                         f"filter_subjects[{i}] {s!r} overlaps filter_subjects[{j}] {t!r} (a subject matches both); nats-server rejects overlapping filters",
                         server_error_code=ErrCode.CONSUMER_OVERLAPPING_SUBJECT_FILTERS,
-                        fix=FixSuggestion.unsafe(f"narrow filter_subjects[{i}] or filter_subjects[{j}] so that no subject matches both"),
+                        fix=FixSuggestion.unsafe(
+                            f"narrow filter_subjects[{i}] or filter_subjects[{j}] so that no subject matches both"
+                        ),
                     )
                     return
 

@@ -77,7 +77,9 @@ class ConsumerMaxExpiresTooSmall(ConsumerRule):
             ("max_expires",),
             f"max_expires {format_duration(value)} is shorter than 1ms; nats-server rejects this consumer",
             server_error_code=ErrCode.CONSUMER_MAX_REQUEST_EXPIRES_TOO_SMALL,
-            fix=FixSuggestion.unsafe(f"set max_expires to {format_duration(value * SECOND) if value * SECOND < 2**63 else '1ms'} if seconds were meant"),
+            fix=FixSuggestion.unsafe(
+                f"set max_expires to {format_duration(value * SECOND) if value * SECOND < 2**63 else '1ms'} if seconds were meant"
+            ),
         )
 
 

@@ -77,7 +77,9 @@ class ConsumerNegativeLimitRefused(ConsumerRule):
     fix_availability = FixAvailability.ALWAYS
     example_target = {"server_version": "2.11.11"}
 
-    def check_consumer(self, resource: ConsumerResource, config: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: ConsumerResource, config: ConsumerConfig, ctx: RuleContext
+    ) -> Iterator[Violation]:
         release = target_release(ctx.target)
         cfg = config
         if release >= NORMALISE_NEGATIVE_LIMITS or cfg.deliver_subject:

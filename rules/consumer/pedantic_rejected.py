@@ -100,7 +100,9 @@ class ConsumerPedanticRejected(ConsumerRule):
         for fld, floor in _FLOORS:
             v = getattr(c, fld)
             if v is not None and v < floor:
-                yield ctx.pedantic_refusal(resource, (fld,), f"{fld} {v} is below {floor}", ErrCode.PEDANTIC, about=f"{fld}:negative")
+                yield ctx.pedantic_refusal(
+                    resource, (fld,), f"{fld} {v} is below {floor}", ErrCode.PEDANTIC, about=f"{fld}:negative"
+                )
         ack = c.ack_policy or "none"
         if c.backoff:
             ack_wait = c.ack_wait or (CONSUMER_DEFAULT_ACK_WAIT if ack in ("explicit", "all") else 0)
@@ -113,24 +115,43 @@ class ConsumerPedanticRejected(ConsumerRule):
                 )
         push = bool(c.deliver_subject)
         if not push and not c.max_batch and (t.limits.max_request_batch or 0) > 0:
-            yield ctx.pedantic_refusal(resource, ("max_batch",), "max_batch is omitted while the server sets limits.max_request_batch", ErrCode.PEDANTIC)
+            yield ctx.pedantic_refusal(
+                resource,
+                ("max_batch",),
+                "max_batch is omitted while the server sets limits.max_request_batch",
+                ErrCode.PEDANTIC,
+            )
         if ack == "flow_control" and push:
             if not c.flow_control:
                 yield ctx.pedantic_refusal(
-                    resource, ("flow_control",), "ack_policy flow_control without flow_control: true", ErrCode.CONSUMER_ACK_FC_REQUIRES_FC
+                    resource,
+                    ("flow_control",),
+                    "ack_policy flow_control without flow_control: true",
+                    ErrCode.CONSUMER_ACK_FC_REQUIRES_FC,
                 )
             if c.idle_heartbeat != FLOW_CONTROL_HEARTBEAT:
-                yield ctx.pedantic_refusal(resource, ("idle_heartbeat",), "ack_policy flow_control without idle_heartbeat: 1s", ErrCode.STREAM_INVALID_CONFIG)
+                yield ctx.pedantic_refusal(
+                    resource,
+                    ("idle_heartbeat",),
+                    "ack_policy flow_control without idle_heartbeat: 1s",
+                    ErrCode.STREAM_INVALID_CONFIG,
+                )
         if c.max_ack_pending and c.inactive_threshold:
             return  # the stream's consumer limits cannot matter: not read (its stream may be unknown)
         limits = parent_consumer_limits(resource, ctx)
         if not c.max_ack_pending and limits.max_ack_pending:
             yield ctx.pedantic_refusal(
-                resource, ("max_ack_pending",), "max_ack_pending is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC
+                resource,
+                ("max_ack_pending",),
+                "max_ack_pending is omitted while the stream's consumer_limits sets it",
+                ErrCode.PEDANTIC,
             )
         if not c.inactive_threshold and limits.inactive_threshold:
             yield ctx.pedantic_refusal(
-                resource, ("inactive_threshold",), "inactive_threshold is omitted while the stream's consumer_limits sets it", ErrCode.PEDANTIC
+                resource,
+                ("inactive_threshold",),
+                "inactive_threshold is omitted while the stream's consumer_limits sets it",
+                ErrCode.PEDANTIC,
             )
 
 

@@ -65,7 +65,9 @@ class ConsumerPullPushOnlyOption(ConsumerRule):
     fix_availability = FixAvailability.ALWAYS
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
-        if cfg.deliver_subject or not (cfg.rate_limit_bps or cfg.idle_heartbeat or cfg.flow_control or cfg.ack_policy == "flow_control"):
+        if cfg.deliver_subject or not (
+            cfg.rate_limit_bps or cfg.idle_heartbeat or cfg.flow_control or cfg.ack_policy == "flow_control"
+        ):
             return
         eff = ctx.effective(resource)
         if eff.ack_policy == "flow_control":

@@ -81,7 +81,9 @@ class ConsumerPushMaxAckPendingWithoutAck(ConsumerRule):
             ("max_ack_pending",) if written else ("ack_policy",),
             f"max_ack_pending {pending}{origin} needs an ack policy, but ack_policy is none; nats-server rejects this consumer",
             server_error_code=ErrCode.CONSUMER_MAX_PENDING_ACK_POLICY_REQUIRED,
-            fix=FixSuggestion.unsafe("set ack_policy to explicit" if not written else "remove max_ack_pending or set ack_policy to explicit"),
+            fix=FixSuggestion.unsafe(
+                "set ack_policy to explicit" if not written else "remove max_ack_pending or set ack_policy to explicit"
+            ),
         )
 
 

@@ -84,12 +84,18 @@ class ConsumerReplicasInvalid(ConsumerRule):
         if clustered is None and t.cluster_size is not None and t.cluster_size > 1:
             clustered = True
         if clustered is False and replicas > 1:
-            msg = f"num_replicas {replicas} on a standalone server; nats-server only supports 1 replica without a cluster"
-            yield Violation(resource, ("num_replicas",), msg, server_error_code=ErrCode.STREAM_REPLICAS_NOT_SUPPORTED, fix=fix)
+            msg = (
+                f"num_replicas {replicas} on a standalone server; nats-server only supports 1 replica without a cluster"
+            )
+            yield Violation(
+                resource, ("num_replicas",), msg, server_error_code=ErrCode.STREAM_REPLICAS_NOT_SUPPORTED, fix=fix
+            )
             return
         if replicas < 0:
             msg = f"num_replicas {replicas} is negative; nats-server rejects this consumer"
-            yield Violation(resource, ("num_replicas",), msg, server_error_code=ErrCode.REPLICAS_COUNT_CANNOT_BE_NEGATIVE, fix=fix)
+            yield Violation(
+                resource, ("num_replicas",), msg, server_error_code=ErrCode.REPLICAS_COUNT_CANNOT_BE_NEGATIVE, fix=fix
+            )
             return
         if clustered is not True:
             return
@@ -101,14 +107,22 @@ class ConsumerReplicasInvalid(ConsumerRule):
         stream_r = stream.num_replicas
         if replicas > stream_r:
             msg = f"num_replicas {replicas} is more than the stream's {stream_r}; nats-server rejects this consumer"
-            yield Violation(resource, ("num_replicas",), msg, server_error_code=ErrCode.CONSUMER_REPLICAS_EXCEEDS_STREAM, fix=fix)
+            yield Violation(
+                resource, ("num_replicas",), msg, server_error_code=ErrCode.CONSUMER_REPLICAS_EXCEEDS_STREAM, fix=fix
+            )
             return
         if stream.retention in ("interest", "workqueue") and replicas != stream_r:
             msg = (
                 f"num_replicas {replicas} differs from the {stream.retention} stream's {stream_r}; "
                 "consumers of interest and workqueue streams must match the stream's replicas"
             )
-            yield Violation(resource, ("num_replicas",), msg, server_error_code=ErrCode.CONSUMER_REPLICAS_SHOULD_MATCH_STREAM, fix=fix)
+            yield Violation(
+                resource,
+                ("num_replicas",),
+                msg,
+                server_error_code=ErrCode.CONSUMER_REPLICAS_SHOULD_MATCH_STREAM,
+                fix=fix,
+            )
 
 
 RULE = ConsumerReplicasInvalid

@@ -63,7 +63,9 @@ class ConsumerWorkqueueRequiresDeliverAll(ConsumerRule):
     """
 
     code = "JS226"
-    applies_to = CREATE_ONLY  # the server checks a workqueue consumer's deliver policy only when it creates the consumer
+    applies_to = (
+        CREATE_ONLY  # the server checks a workqueue consumer's deliver policy only when it creates the consumer
+    )
     name = "consumer-workqueue-requires-deliver-all"
     severity = Severity.ERROR
     fix_availability = FixAvailability.ALWAYS

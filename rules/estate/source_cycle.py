@@ -149,7 +149,9 @@ class EstateSourceCycle(Rule):
                             field,
                             f"stream {res.name} closes a source/mirror cycle ({' -> '.join(path)}); nats-server refuses to create it (detected cycle)",
                             server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                            fix=FixSuggestion.unsafe("break the cycle, or filter the sources so copied messages are not copied back"),
+                            fix=FixSuggestion.unsafe(
+                                "break the cycle, or filter the sources so copied messages are not copied back"
+                            ),
                             key=True,
                         )
                         continue

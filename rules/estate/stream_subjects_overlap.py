@@ -93,7 +93,9 @@ class EstateStreamSubjectsOverlap(Rule):
                     f"subject {subject!r}{'' if written else ' (the default: the stream name)'} overlaps {other_subject!r} "
                     f"of stream {other.name} ({where(other, ('subjects',))}); nats-server refuses to create this stream",
                     server_error_code=code,
-                    fix=FixSuggestion.unsafe(f"use subjects that do not overlap stream {other.name}'s, or source from it"),
+                    fix=FixSuggestion.unsafe(
+                        f"use subjects that do not overlap stream {other.name}'s, or source from it"
+                    ),
                     key=not written,
                 )
 

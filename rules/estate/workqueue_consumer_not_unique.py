@@ -52,7 +52,9 @@ def _copiers(ctx: RuleContext, context: str, origin: str) -> list[tuple[Resource
         if r.kind != "Stream" or r.context != context or r.name == origin:
             continue
         cfg = stream_config(r)
-        entries: list[tuple[tuple[str | int, ...], StreamSource]] = [(("mirror",), cfg.mirror)] if cfg.mirror is not None else []
+        entries: list[tuple[tuple[str | int, ...], StreamSource]] = (
+            [(("mirror",), cfg.mirror)] if cfg.mirror is not None else []
+        )
         entries += [(("sources", i), s) for i, s in enumerate(cfg.sources or []) if s is not None]
         for path, src in entries:
             if src.name != origin or src.external is not None:
@@ -65,7 +67,9 @@ def _copiers(ctx: RuleContext, context: str, origin: str) -> list[tuple[Resource
     return out
 
 
-def _copier_overlap(res: Resource, filters: list[str], copiers: list[tuple[Resource, FieldPath, list[str]]], sname: str) -> Violation | None:
+def _copier_overlap(
+    res: Resource, filters: list[str], copiers: list[tuple[Resource, FieldPath, list[str]]], sname: str
+) -> Violation | None:
     """The advice for the first mirror or source whose internal consumer overlaps ``res``, or None."""
     for stream, path, cfilters in copiers:
         hit = next((f for f in filters or [">"] for c in cfilters if subjects_collide(f, c)), None)
@@ -193,7 +197,9 @@ class EstateWorkqueueConsumerNotUnique(Rule):
                         (),
                         f"consumer {res.name} has no filter but workqueue stream {sname} already has a consumer; nats-server refuses to create it",
                         server_error_code=code,
-                        fix=FixSuggestion.unsafe("give the consumer a filter_subject disjoint from the other consumers'"),
+                        fix=FixSuggestion.unsafe(
+                            "give the consumer a filter_subject disjoint from the other consumers'"
+                        ),
                         key=True,
                     )
                     continue

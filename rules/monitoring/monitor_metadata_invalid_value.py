@@ -85,7 +85,9 @@ class OpsMonitorMetadataInvalidValue(MonitorMetadataRule):
             if problem is None:
                 continue
             if resource.kind == "Stream":
-                effect = "`nats server check stream` reports CRITICAL instead of checking, and `nats audit` skips the stream"
+                effect = (
+                    "`nats server check stream` reports CRITICAL instead of checking, and `nats audit` skips the stream"
+                )
             else:
                 effect = "`nats audit` stops checking this stream's consumers here"
             yield Violation(

@@ -96,8 +96,16 @@ def retry_horizon(resource: Resource, ctx: RuleContext, use: str = "p99") -> tup
         value = retry.horizon_max_ns if use == "max" else retry.horizon_p99_ns
         if value is not None:
             label = "longest" if use == "max" else "P99"
-            return value, f"the measured {label} publish-retry horizon {approx_duration(value)} ({retry.retried_ids} retried ids)", None
+            return (
+                value,
+                f"the measured {label} publish-retry horizon {approx_duration(value)} ({retry.retried_ids} retried ids)",
+                None,
+            )
     declared, problem = annotation_duration(resource.annotations, PUBLISH_RETRY_HORIZON)
     if declared is not None:
-        return declared, f"the declared publish-retry horizon {approx_duration(declared)} ({PUBLISH_RETRY_HORIZON})", None
+        return (
+            declared,
+            f"the declared publish-retry horizon {approx_duration(declared)} ({PUBLISH_RETRY_HORIZON})",
+            None,
+        )
     return None, "", problem

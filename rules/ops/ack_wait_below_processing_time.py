@@ -106,10 +106,15 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
     fix_availability = FixAvailability.SOMETIMES
 
     class Options(RuleOptions):
-        factor: float = option(default=2.0, gt=0, description="the ack wait must be at least this many times the P99 ack time")
+        factor: float = option(
+            default=2.0, gt=0, description="the ack wait must be at least this many times the P99 ack time"
+        )
         min_samples: int = option(default=100, ge=1, description="fewest ack samples a profile P99 needs to be used")
         survivor_bias_ratio: float = option(
-            default=0.10, ge=0, le=1, description="redelivered share of deliveries above which the P99 is called survivor-biased"
+            default=0.10,
+            ge=0,
+            le=1,
+            description="redelivered share of deliveries above which the P99 is called survivor-biased",
         )
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
@@ -153,13 +158,18 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
                 ("ack_wait",),
                 f"ack_wait {approx_duration(wait)} is below {factor} x the {source} = {approx_duration(threshold)}: slow deliveries are "
                 f"redelivered while still being processed{bias}",
-                fix=FixSuggestion.safe(f"set ack_wait to {approx_duration(target)}", (Edit.set(("ack_wait",), target, duration=True),)),
+                fix=FixSuggestion.safe(
+                    f"set ack_wait to {approx_duration(target)}", (Edit.set(("ack_wait",), target, duration=True),)
+                ),
             )
             return
         short = [i for i, step in enumerate(backoff) if step < threshold]
         if not short:
             return
-        names = ", ".join(f"backoff[{i}] {approx_duration(backoff[i])}" + (" (the effective ack_wait)" if i == 0 else "") for i in short)
+        names = ", ".join(
+            f"backoff[{i}] {approx_duration(backoff[i])}" + (" (the effective ack_wait)" if i == 0 else "")
+            for i in short
+        )
         edits = [Edit.set(("backoff", i), target, duration=True) for i in short]
         if short[0] == 0 and written(resource, "ack_wait"):
             edits.append(Edit.set(("ack_wait",), target, duration=True))

@@ -73,7 +73,9 @@ class OpsDuplicateWindowBelowRetryHorizon(StreamRule):
     fix_availability = FixAvailability.SOMETIMES
 
     class Options(RuleOptions):
-        use: Literal["p99", "max"] = option(default="p99", description="which measured retry horizon the window must cover")
+        use: Literal["p99", "max"] = option(
+            default="p99", description="which measured retry horizon the window must cover"
+        )
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.mirror is not None:
@@ -95,7 +97,10 @@ class OpsDuplicateWindowBelowRetryHorizon(StreamRule):
                 f"shorten the publishers' retries: a window of {approx_duration(target)} would exceed max_age {approx_duration(max_age)}"
             )
         else:
-            fix = FixSuggestion.unsafe(f"set duplicate_window to {approx_duration(target)}", (Edit.set(("duplicate_window",), target, duration=True),))
+            fix = FixSuggestion.unsafe(
+                f"set duplicate_window to {approx_duration(target)}",
+                (Edit.set(("duplicate_window",), target, duration=True),),
+            )
         yield Violation(
             resource,
             ("duplicate_window",),

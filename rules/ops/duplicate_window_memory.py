@@ -83,7 +83,11 @@ class OpsDuplicateWindowMemory(StreamRule):
     fix_availability = FixAvailability.SOMETIMES
 
     class Options(RuleOptions):
-        budget: Size = option(default="64MiB", validate_default=True, description="de-duplication memory allowed per stream, all replicas together")
+        budget: Size = option(
+            default="64MiB",
+            validate_default=True,
+            description="de-duplication memory allowed per stream, all replicas together",
+        )
         bytes_per_id: int = option(default=150, gt=0, description="memory per remembered message id, bytes")
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
@@ -107,10 +111,19 @@ class OpsDuplicateWindowMemory(StreamRule):
         fit = readable_floor(budget * SECOND // (rate * per_id * replicas))
         horizon, _, _ = retry_horizon(resource, ctx)
         if fit >= SECOND and (horizon is None or fit >= horizon):
-            fix = FixSuggestion.unsafe(f"set duplicate_window to {approx_duration(fit)}", (Edit.set(("duplicate_window",), fit, duration=True),))
+            fix = FixSuggestion.unsafe(
+                f"set duplicate_window to {approx_duration(fit)}",
+                (Edit.set(("duplicate_window",), fit, duration=True),),
+            )
         else:
-            fix = FixSuggestion.unsafe("raise the budget option or shorten the publishers' retries: no window that fits covers them")
-        total = f"{approx_size(ids * per_id)} x {replicas} replicas = {approx_size(cost)}" if replicas > 1 else approx_size(cost)
+            fix = FixSuggestion.unsafe(
+                "raise the budget option or shorten the publishers' retries: no window that fits covers them"
+            )
+        total = (
+            f"{approx_size(ids * per_id)} x {replicas} replicas = {approx_size(cost)}"
+            if replicas > 1
+            else approx_size(cost)
+        )
         yield Violation(
             resource,
             ("duplicate_window",),

@@ -68,7 +68,11 @@ class OpsDuplicateWindowTooLong(StreamRule):
     fix_availability = FixAvailability.ALWAYS
 
     class Options(RuleOptions):
-        max_window: Duration = option(default="1h", validate_default=True, description="longest duplicate_window accepted without a longer retry horizon")
+        max_window: Duration = option(
+            default="1h",
+            validate_default=True,
+            description="longest duplicate_window accepted without a longer retry horizon",
+        )
 
     def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
         if cfg.mirror is not None:

@@ -140,11 +140,20 @@ class OpsDurationImplausiblySmall(Rule):
         if meant:
             what = f"{label}: {raw} is {format_duration(value)}: a bare number is nanoseconds (the API's unit)"
             hint = " or ".join(meant)
-            fix = FixSuggestion.unsafe(f"write {label}: {meant[0]}" + (f" (or {meant[1]})" if len(meant) > 1 else ""), (Edit.set(path, meant[0]),))
+            fix = FixSuggestion.unsafe(
+                f"write {label}: {meant[0]}" + (f" (or {meant[1]})" if len(meant) > 1 else ""),
+                (Edit.set(path, meant[0]),),
+            )
             return Violation(resource, path, f"{what}, so {effect}; did you mean {hint}?", fix=fix)
         nack_default = resource.dialect.startswith("nack") and path == ("ack_wait",) and value == 1
-        what = f"{label} {format_duration(value)} is implausibly small" + (" (NACK's CRD default ackWait is 1ns)" if nack_default else "")
-        advice = "remove ackWait (the server default is 30s) or set it, e.g. 30s" if nack_default else f"write {label} with the unit you meant, e.g. 30s"
+        what = f"{label} {format_duration(value)} is implausibly small" + (
+            " (NACK's CRD default ackWait is 1ns)" if nack_default else ""
+        )
+        advice = (
+            "remove ackWait (the server default is 30s) or set it, e.g. 30s"
+            if nack_default
+            else f"write {label} with the unit you meant, e.g. 30s"
+        )
         return Violation(resource, path, f"{what}: {effect}", fix=FixSuggestion.unsafe(advice))
 
 

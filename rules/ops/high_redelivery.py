@@ -96,7 +96,9 @@ class OpsHighRedelivery(ConsumerRule):
     fix_availability = FixAvailability.ALWAYS
 
     class Options(RuleOptions):
-        max_ratio: float = option(default=0.10, ge=0, le=1, description="highest accepted share of deliveries that are redeliveries")
+        max_ratio: float = option(
+            default=0.10, ge=0, le=1, description="highest accepted share of deliveries that are redeliveries"
+        )
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         prof = ctx.consumer_profile(resource)
@@ -114,7 +116,15 @@ class OpsHighRedelivery(ConsumerRule):
             )
         adv = prof.advisories
         if adv is not None:
-            counts = [f"{n} {label}" for n, label in ((adv.nak, "NAKs"), (adv.terminated, "terminated"), (adv.max_deliver, "max-deliveries advisories")) if n]
+            counts = [
+                f"{n} {label}"
+                for n, label in (
+                    (adv.nak, "NAKs"),
+                    (adv.terminated, "terminated"),
+                    (adv.max_deliver, "max-deliveries advisories"),
+                )
+                if n
+            ]
             if counts:
                 notes.append(", ".join(counts))
         detail = f" ({'; '.join(notes)})" if notes else ""
@@ -122,7 +132,9 @@ class OpsHighRedelivery(ConsumerRule):
             resource,
             ("ack_wait",) if written(resource, "ack_wait") else (),
             f"{pct(ratio)} of deliveries in the profile were redeliveries, above {pct(self.options.max_ratio)}{detail}",
-            fix=FixSuggestion.unsafe("find the cause: ack timeouts (raise ack_wait or send progress acks), NAKs, or crashing clients"),
+            fix=FixSuggestion.unsafe(
+                "find the cause: ack timeouts (raise ack_wait or send progress acks), NAKs, or crashing clients"
+            ),
             key=not written(resource, "ack_wait"),
         )
 

@@ -132,7 +132,9 @@ class OpsMaxDeliverWithoutDeadLetter(ConsumerRule):
             ("max_deliver",),
             f"max_deliver {max_deliver} has no dead-letter path: no stream in the estate captures {subject} "
             f"and the consumer has no {DEAD_LETTER} annotation, so messages it gives up on vanish without a trace",
-            fix=FixSuggestion.unsafe("add a stream capturing $JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.> or annotate the handler"),
+            fix=FixSuggestion.unsafe(
+                "add a stream capturing $JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.> or annotate the handler"
+            ),
         )
 
 

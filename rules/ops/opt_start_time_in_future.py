@@ -86,7 +86,11 @@ class OpsOptStartTimeInFuture(ConsumerRule):
     reads_clock = True
 
     class Options(RuleOptions):
-        tolerance: Duration = option(default="1m", validate_default=True, description="how far ahead of the clock a start time may be (clock skew)")
+        tolerance: Duration = option(
+            default="1m",
+            validate_default=True,
+            description="how far ahead of the clock a start time may be (clock skew)",
+        )
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
         start = cfg.opt_start_time
@@ -107,7 +111,9 @@ class OpsOptStartTimeInFuture(ConsumerRule):
             resource,
             ("opt_start_time",),
             f"opt_start_time {shown} is in the future; {effect}",
-            fix=FixSuggestion.unsafe("use deliver_policy new without opt_start_time, or create the consumer when its start time has come"),
+            fix=FixSuggestion.unsafe(
+                "use deliver_policy new without opt_start_time, or create the consumer when its start time has come"
+            ),
         )
 
 

@@ -79,7 +79,9 @@ class OpsWorkqueueDiscardNewAggressiveConsumer(ConsumerRule):
     fix_availability = FixAvailability.ALWAYS
 
     class Options(RuleOptions):
-        min_ack_wait: Duration = option(default="30s", validate_default=True, description="ack waits below this are aggressive")
+        min_ack_wait: Duration = option(
+            default="30s", validate_default=True, description="ack waits below this are aggressive"
+        )
         min_max_deliver: int = option(default=10, ge=1, description="max_deliver below this is aggressive")
 
     def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:

@@ -103,7 +103,11 @@ class OpsWorkqueueSubjectWithoutConsumer(Rule):
             if stream.kind != "Stream" or stream_config(stream).retention != "workqueue":
                 continue
             subjects = list(stream_config(stream).subjects or [])
-            consumers = [c for c in by_stream.get((stream.context, stream.name), ()) if not (consumer_config(c).direct or consumer_config(c).sourcing)]
+            consumers = [
+                c
+                for c in by_stream.get((stream.context, stream.name), ())
+                if not (consumer_config(c).direct or consumer_config(c).sourcing)
+            ]
             if not subjects or not consumers:
                 continue
             index: SubjectIndex[Resource] = SubjectIndex()
@@ -131,7 +135,9 @@ class OpsWorkqueueSubjectWithoutConsumer(Rule):
                     ("subjects", i),
                     f"no consumer of workqueue stream {stream.name} in the estate takes {subject!r} "
                     f"(its consumers: {names}): its messages are stored but never delivered",
-                    fix=FixSuggestion.unsafe(f"add a consumer filtering {subject!r}, or remove the subject from the stream"),
+                    fix=FixSuggestion.unsafe(
+                        f"add a consumer filtering {subject!r}, or remove the subject from the stream"
+                    ),
                 )
 
 

@@ -76,7 +76,13 @@ class RewriteConsumerFlowControlAuto(ConsumerRule):
             changed.append(f"idle_heartbeat: {format_duration(FLOW_CONTROL_HEARTBEAT)}")
         if not changed:
             return
-        path = ("idle_heartbeat",) if c.idle_heartbeat is not None else ("flow_control",) if c.flow_control is not None else ("ack_policy",)
+        path = (
+            ("idle_heartbeat",)
+            if c.idle_heartbeat is not None
+            else ("flow_control",)
+            if c.flow_control is not None
+            else ("ack_policy",)
+        )
         yield Violation(
             resource,
             path,

@@ -74,7 +74,9 @@ class StreamExternalPrefixInvalid(StreamRule):
             if c.mirror.external is not None:
                 blocks.append((("mirror", "external"), c.mirror.external))
         elif c.sources:
-            blocks.extend((("sources", i, "external"), s.external) for i, s in enumerate(c.sources) if s.external is not None)
+            blocks.extend(
+                (("sources", i, "external"), s.external) for i, s in enumerate(c.sources) if s.external is not None
+            )
         origin_subjects = _origin_subjects(resource, c, ctx)
         for at, ext in blocks:
             if ext.deliver and not is_valid_publish_subject(ext.deliver):

@@ -69,7 +69,10 @@ class StreamInvalidSubjects(StreamRule):
                 valid.append((i, s))
             else:
                 yield Violation(
-                    resource, ("subjects", i), f"{s!r} is not a valid subject; nats-server rejects this stream", server_error_code=ErrCode.STREAM_INVALID_CONFIG
+                    resource,
+                    ("subjects", i),
+                    f"{s!r} is not a valid subject; nats-server rejects this stream",
+                    server_error_code=ErrCode.STREAM_INVALID_CONFIG,
                 )
         if len(valid) < 2:
             return
@@ -91,7 +94,12 @@ class StreamInvalidSubjects(StreamRule):
     @staticmethod
     def _overlap(resource: Resource, i: int, earlier: str, j: int, s: str) -> Violation:
         what = "is listed twice" if earlier == s else f"overlaps with subjects[{i}] {earlier!r}"
-        return Violation(resource, ("subjects", j), f"subject {s!r} {what}; nats-server rejects this stream", server_error_code=ErrCode.STREAM_INVALID_CONFIG)
+        return Violation(
+            resource,
+            ("subjects", j),
+            f"subject {s!r} {what}; nats-server rejects this stream",
+            server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+        )
 
 
 RULE = StreamInvalidSubjects

@@ -68,7 +68,11 @@ class StreamMetadataTooLarge(StreamRule):
         size = sum(go_len(k) + go_len(v) for k, v in meta.items() if k not in _SERVER_KEYS)
         budget = metadata_budget(ctx.release)
         if size > budget:
-            entry = "" if budget == MAX_METADATA_LEN else f"with the server's {REQ_LEVEL_METADATA_LEN}-byte _nats.req.level entry "
+            entry = (
+                ""
+                if budget == MAX_METADATA_LEN
+                else f"with the server's {REQ_LEVEL_METADATA_LEN}-byte _nats.req.level entry "
+            )
             yield ctx.refusal(
                 resource,
                 ("metadata",),
@@ -77,5 +81,7 @@ class StreamMetadataTooLarge(StreamRule):
             )
 
 
-StreamMetadataTooLarge.__doc__ = (StreamMetadataTooLarge.__doc__ or "") % ("x" * (MAX_METADATA_LEN - REQ_LEVEL_METADATA_LEN - 3))
+StreamMetadataTooLarge.__doc__ = (StreamMetadataTooLarge.__doc__ or "") % (
+    "x" * (MAX_METADATA_LEN - REQ_LEVEL_METADATA_LEN - 3)
+)
 RULE = StreamMetadataTooLarge

@@ -85,7 +85,12 @@ class StreamMirrorInvalid(StreamRule):
         for fld, code, what in _FORBIDDEN:
             v = getattr(c, fld)
             if v if not isinstance(v, int) or isinstance(v, bool) else v > 0:
-                yield Violation(resource, (fld,), f"a mirror cannot have {what}; nats-server rejects this stream", server_error_code=code)
+                yield Violation(
+                    resource,
+                    (fld,),
+                    f"a mirror cannot have {what}; nats-server rejects this stream",
+                    server_error_code=code,
+                )
         if m.consumer is not None:
             why = sourcing_consumer_problem(m, "mirror")
             if why:

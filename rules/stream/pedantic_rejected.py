@@ -87,7 +87,13 @@ class StreamPedanticRejected(StreamRule):
         for fld in _LIMITS:
             v = getattr(c, fld)
             if v is not None and v < -1:
-                yield ctx.pedantic_refusal(resource, (fld,), f"{fld} {v} is below -1 (unlimited is -1)", ErrCode.PEDANTIC, about=f"{fld}:negative")
+                yield ctx.pedantic_refusal(
+                    resource,
+                    (fld,),
+                    f"{fld} {v} is below -1 (unlimited is -1)",
+                    ErrCode.PEDANTIC,
+                    about=f"{fld}:negative",
+                )
         max_age = c.max_age or 0
         sources_exempt = ctx.release >= PEDANTIC_WINDOW_SOURCES_EXEMPT  # 2.11, 2.12 check sourcing streams too
         if not c.duplicate_window and c.mirror is None and not (c.sources and sources_exempt):
@@ -110,15 +116,24 @@ class StreamPedanticRejected(StreamRule):
         if sdm >= SECOND:
             if not c.allow_msg_ttl:
                 yield ctx.pedantic_refusal(
-                    resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_msg_ttl", ErrCode.STREAM_INVALID_CONFIG
+                    resource,
+                    ("subject_delete_marker_ttl",),
+                    "subject_delete_marker_ttl is set without allow_msg_ttl",
+                    ErrCode.STREAM_INVALID_CONFIG,
                 )
             if not c.allow_rollup_hdrs:
                 yield ctx.pedantic_refusal(
-                    resource, ("subject_delete_marker_ttl",), "subject_delete_marker_ttl is set without allow_rollup_hdrs", ErrCode.STREAM_INVALID_CONFIG
+                    resource,
+                    ("subject_delete_marker_ttl",),
+                    "subject_delete_marker_ttl is set without allow_rollup_hdrs",
+                    ErrCode.STREAM_INVALID_CONFIG,
                 )
         if c.allow_msg_schedules and c.discard != "new" and not c.allow_rollup_hdrs:
             yield ctx.pedantic_refusal(
-                resource, ("allow_msg_schedules",), "allow_msg_schedules is set without allow_rollup_hdrs", ErrCode.STREAM_INVALID_CONFIG
+                resource,
+                ("allow_msg_schedules",),
+                "allow_msg_schedules is set without allow_rollup_hdrs",
+                ErrCode.STREAM_INVALID_CONFIG,
             )
         m = c.mirror
         if m is not None and m.name != resource.name:
@@ -134,11 +149,18 @@ class StreamPedanticRejected(StreamRule):
         r = c.republish
         if r is not None:
             if not r.src:
-                yield ctx.pedantic_refusal(resource, ("republish",), "republish has no src (the server would read it as '>')", ErrCode.PEDANTIC)
+                yield ctx.pedantic_refusal(
+                    resource, ("republish",), "republish has no src (the server would read it as '>')", ErrCode.PEDANTIC
+                )
             elif r.src == ">" and r.dest == ">" and c.subject_transform is not None:
                 subjects = c.subjects or ([] if c.mirror is not None or c.sources else [resource.name])
                 if len(subjects) == 1 and c.subject_transform.src == subjects[0]:
-                    yield ctx.pedantic_refusal(resource, ("republish",), "republish '>' -> '>' would be rewritten from subject_transform", ErrCode.PEDANTIC)
+                    yield ctx.pedantic_refusal(
+                        resource,
+                        ("republish",),
+                        "republish '>' -> '>' would be rewritten from subject_transform",
+                        ErrCode.PEDANTIC,
+                    )
 
 
 RULE = StreamPedanticRejected

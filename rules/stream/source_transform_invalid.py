@@ -99,7 +99,9 @@ class StreamSourceTransformInvalid(StreamRule):
                     resource,
                     ("sources", i, "subject_transforms", k, "dest"),
                     f"source transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); nats-server rejects this stream",
-                    server_error_code=ErrCode.STREAM_CREATE if old and stage == "build" else ErrCode.SOURCE_INVALID_TRANSFORM_DESTINATION,
+                    server_error_code=ErrCode.STREAM_CREATE
+                    if old and stage == "build"
+                    else ErrCode.SOURCE_INVALID_TRANSFORM_DESTINATION,
                 )
 
 
@@ -111,7 +113,11 @@ def _built_only(resource: StreamResource, i: int, src: StreamSource, release: Ve
     for k, t in enumerate(src.subject_transforms or ()):
         if not t.dest and (not t.src or is_valid_subject(t.src)):
             continue  # no mapping: nothing to build
-        why = transform_problem(t.src or ">", t.dest, release) if is_valid_subject(t.src or ">") else f"source {t.src!r} is not a valid subject"
+        why = (
+            transform_problem(t.src or ">", t.dest, release)
+            if is_valid_subject(t.src or ">")
+            else f"source {t.src!r} is not a valid subject"
+        )
         if why:
             yield Violation(
                 resource,

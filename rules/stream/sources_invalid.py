@@ -168,7 +168,9 @@ class StreamSourcesInvalid(StreamRule):
                     consumers[key] = i
 
 
-def _transform_problems(resource: StreamResource, at: tuple[str, int], src: StreamSource, ctx: RuleContext, external: str | None) -> Iterator[Violation]:
+def _transform_problems(
+    resource: StreamResource, at: tuple[str, int], src: StreamSource, ctx: RuleContext, external: str | None
+) -> Iterator[Violation]:
     """A source's subject transforms: each source a valid subject, no two overlapping. (Before
     2.12 an external source's transforms are only built: JS122 predicts that.)"""
     from jsops.linter.api import EMPTY_SRC_REFUSED_BEFORE

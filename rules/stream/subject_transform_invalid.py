@@ -72,7 +72,9 @@ class StreamSubjectTransformInvalid(StreamRule):
         from jsops.linter.api import BUILD_ONLY_BEFORE  # imported on first use
 
         release = target_release(ctx.target)
-        if t.src and not is_valid_subject(t.src) and (t.dest or release >= BUILD_ONLY_BEFORE):  # 2.10: no dest, no check
+        if (
+            t.src and not is_valid_subject(t.src) and (t.dest or release >= BUILD_ONLY_BEFORE)
+        ):  # 2.10: no dest, no check
             yield ctx.refusal(
                 resource,
                 ("subject_transform", "src"),

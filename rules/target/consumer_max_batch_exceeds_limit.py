@@ -65,7 +65,9 @@ class TargetConsumerMaxBatchExceedsLimit(ConsumerRule):
     fix_availability = FixAvailability.ALWAYS
     example_target = {"limits": {"max_request_batch": 50}}
 
-    def check_consumer(self, resource: ConsumerResource, config: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: ConsumerResource, config: ConsumerConfig, ctx: RuleContext
+    ) -> Iterator[Violation]:
         limit = ctx.target.limits.max_request_batch or 0
         cfg = config
         batch = cfg.max_batch or 0

@@ -89,7 +89,9 @@ class TargetFieldNewerThanServer(Rule):
                 continue
             since = table.get(field)
             if since is not None and since > version:
-                yield self._violation(resource, (field,), f"field {field}", since, version, strict=version >= STRICT_JSON_DEFAULT)
+                yield self._violation(
+                    resource, (field,), f"field {field}", since, version, strict=version >= STRICT_JSON_DEFAULT
+                )
                 continue
             if isinstance(value, str):
                 since = ENUM_VALUES.get((resource.kind, field, value))
@@ -103,7 +105,14 @@ class TargetFieldNewerThanServer(Rule):
                 for field in placement.model_fields_set:
                     since = PLACEMENT_FIELDS.get(field)
                     if since is not None and since > version and _set(getattr(placement, field)):
-                        yield self._violation(resource, ("placement", field), f"field placement.{field}", since, version, strict=version >= STRICT_JSON_DEFAULT)
+                        yield self._violation(
+                            resource,
+                            ("placement", field),
+                            f"field placement.{field}",
+                            since,
+                            version,
+                            strict=version >= STRICT_JSON_DEFAULT,
+                        )
             if scfg.mirror is not None:
                 entries.append((("mirror",), scfg.mirror))
             entries.extend((("sources", i), s) for i, s in enumerate(scfg.sources or []) if s is not None)
@@ -112,9 +121,18 @@ class TargetFieldNewerThanServer(Rule):
                     since = STREAM_SOURCE_FIELDS.get(field)
                     if since is not None and since > version and _set(getattr(src, field)):
                         where = ".".join(str(p) for p in (*path, field))
-                        yield self._violation(resource, (*path, field), f"field {where}", since, version, strict=version >= STRICT_JSON_DEFAULT)
+                        yield self._violation(
+                            resource,
+                            (*path, field),
+                            f"field {where}",
+                            since,
+                            version,
+                            strict=version >= STRICT_JSON_DEFAULT,
+                        )
 
-    def _violation(self, resource: Resource, path: FieldPath, what: str, since: Version, version: Version, *, strict: bool) -> Violation:
+    def _violation(
+        self, resource: Resource, path: FieldPath, what: str, since: Version, version: Version, *, strict: bool
+    ) -> Violation:
         target = format_version(version)
         if strict:
             msg = f"{what} needs nats-server {format_version(since)} or newer; the target runs {target}, which rejects it as invalid JSON"

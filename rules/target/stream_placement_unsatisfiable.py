@@ -38,9 +38,15 @@ def _known_clusters(t: Target) -> set[str]:
     return out
 
 
-def _message(v: placement.PlacementRefusal, tags: list[str], r: int, max_bytes: int, storage: str, tried_all: bool) -> str:
+def _message(
+    v: placement.PlacementRefusal, tags: list[str], r: int, max_bytes: int, storage: str, tried_all: bool
+) -> str:
     where = f"cluster {v.cluster!r}" if v.cluster else "the target"
-    usable = f"{v.matched} of the {v.members} servers of {where} carry placement tags {tags}" if tags else f"{where} has {v.matched} usable server(s)"
+    usable = (
+        f"{v.matched} of the {v.members} servers of {where} carry placement tags {tags}"
+        if tags
+        else f"{where} has {v.matched} usable server(s)"
+    )
     if v.matched >= r:
         usable += f", {v.roomy} of them with {storage} storage for max_bytes {human_size(max_bytes)}"
     text = f"{usable}, fewer than num_replicas {r}"
@@ -134,9 +140,19 @@ class TargetStreamPlacementUnsatisfiable(StreamRule):
         v = placement.placement_refusal(_peers(t, memory), t.cluster_name, r, cluster, tags, max_bytes)
         if v is None:
             return
-        path = ("max_bytes",) if v.matched >= r else ("placement", "tags") if tags else ("placement", "cluster") if cluster else ("num_replicas",)
+        path = (
+            ("max_bytes",)
+            if v.matched >= r
+            else ("placement", "tags")
+            if tags
+            else ("placement", "cluster")
+            if cluster
+            else ("num_replicas",)
+        )
         tried_all = not cluster and len(known) > 1
-        yield Violation(resource, path, _message(v, tags, r, max_bytes, c.storage or "file", tried_all), server_error_code=v.code)
+        yield Violation(
+            resource, path, _message(v, tags, r, max_bytes, c.storage or "file", tried_all), server_error_code=v.code
+        )
 
 
 RULE = TargetStreamPlacementUnsatisfiable

@@ -187,7 +187,11 @@ def _chart_file(chart: Path, name: str) -> str:
     """``.Files.Get``: a file of the chart, never one of templates/ or outside the chart (Helm
     returns "" for a missing file; here that is an error)."""
     path = (chart / name).resolve()
-    if chart.resolve() not in path.parents or path.parts[len(chart.resolve().parts)] == "templates" or not path.is_file():
+    if (
+        chart.resolve() not in path.parents
+        or path.parts[len(chart.resolve().parts)] == "templates"
+        or not path.is_file()
+    ):
         raise TemplateError(f".Files.Get: no file {name!r} in the chart")
     return path.read_text()
 

@@ -15,7 +15,10 @@ import jsonschema
 
 __all__ = ["validate_crd"]
 
-DURATION = {"type": "string", "pattern": "^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"}
+DURATION = {
+    "type": "string",
+    "pattern": "^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$",
+}
 _STRINGS = {"type": "object", "additionalProperties": {"type": "string"}}
 _METADATA = {
     "type": "object",
@@ -39,7 +42,11 @@ _LABEL_SELECTOR = {
                 "type": "object",
                 "required": ["key", "operator"],
                 "additionalProperties": False,
-                "properties": {"key": {"type": "string"}, "operator": {"type": "string"}, "values": {"type": "array", "items": {"type": "string"}}},
+                "properties": {
+                    "key": {"type": "string"},
+                    "operator": {"type": "string"},
+                    "values": {"type": "array", "items": {"type": "string"}},
+                },
             },
         },
     },
@@ -82,7 +89,10 @@ SERVICE_MONITOR: dict[str, Any] = {
                 "namespaceSelector": {
                     "type": "object",
                     "additionalProperties": False,
-                    "properties": {"any": {"type": "boolean"}, "matchNames": {"type": "array", "items": {"type": "string"}}},
+                    "properties": {
+                        "any": {"type": "boolean"},
+                        "matchNames": {"type": "array", "items": {"type": "string"}},
+                    },
                 },
                 "sampleLimit": {"type": "integer", "minimum": 0},
                 "targetLimit": {"type": "integer", "minimum": 0},

@@ -16,7 +16,23 @@ _GROUPING = re.compile(r"\b(?:by|without|on|ignoring|group_left|group_right)\s*\
 _MATCHERS = re.compile(r"\{([^}]*)\}")
 _RANGE = re.compile(r"\[[^\]]*\]")
 _IDENT = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
-_KEYWORDS = {"and", "or", "unless", "bool", "offset", "by", "without", "on", "ignoring", "group_left", "group_right", "inf", "nan", "Inf", "NaN"}
+_KEYWORDS = {
+    "and",
+    "or",
+    "unless",
+    "bool",
+    "offset",
+    "by",
+    "without",
+    "on",
+    "ignoring",
+    "group_left",
+    "group_right",
+    "inf",
+    "nan",
+    "Inf",
+    "NaN",
+}
 
 
 def _bare(expr: str) -> str:

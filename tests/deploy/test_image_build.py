@@ -36,7 +36,8 @@ pytestmark = [
     pytest.mark.integration,
     pytest.mark.slow,
     pytest.mark.skipif(
-        not (shutil.which("buildah") and shutil.which("debootstrap")), reason="needs buildah and debootstrap (apt-get install buildah debootstrap)"
+        not (shutil.which("buildah") and shutil.which("debootstrap")),
+        reason="needs buildah and debootstrap (apt-get install buildah debootstrap)",
     ),
     pytest.mark.skipif(os.geteuid() != 0, reason="buildah with vfs storage and chroot isolation needs root here"),
     pytest.mark.skipif(os.environ.get("JSOPS_IMAGE_TEST") == "0", reason="JSOPS_IMAGE_TEST=0"),
@@ -49,7 +50,16 @@ def _cache() -> Path:
 
 def buildah(*args: str, timeout: float = 900, **kw: object) -> subprocess.CompletedProcess[str]:
     cache = _cache()
-    cmd = ["buildah", "--storage-driver", "vfs", "--root", str(cache / "storage"), "--runroot", str(cache / "run"), *args]
+    cmd = [
+        "buildah",
+        "--storage-driver",
+        "vfs",
+        "--root",
+        str(cache / "storage"),
+        "--runroot",
+        str(cache / "run"),
+        *args,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=True, **kw)  # type: ignore[call-overload, no-any-return]
 
 
@@ -57,7 +67,19 @@ def _base(tmp: Path) -> None:
     """The base image from Debian packages (bookworm: Python 3.11, venv, git, ssh), made once."""
     if (
         subprocess.run(
-            ["buildah", "--storage-driver", "vfs", "--root", str(_cache() / "storage"), "--runroot", str(_cache() / "run"), "inspect", "--type", "image", BASE],
+            [
+                "buildah",
+                "--storage-driver",
+                "vfs",
+                "--root",
+                str(_cache() / "storage"),
+                "--runroot",
+                str(_cache() / "run"),
+                "inspect",
+                "--type",
+                "image",
+                BASE,
+            ],
             capture_output=True,
         ).returncode
         == 0
@@ -90,9 +112,14 @@ def _base(tmp: Path) -> None:
 def image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
     from jsops.linter import __version__
 
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip() or "0" * 40
+    commit = (
+        subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        or "0" * 40
+    )
     _base(tmp_path_factory.mktemp("base"))
-    mounts = [f"--volume={p}:{p}:ro" for p in ("/etc/ssl/certs/ca-certificates.crt", "/etc/pip.conf") if os.path.exists(p)]
+    mounts = [
+        f"--volume={p}:{p}:ro" for p in ("/etc/ssl/certs/ca-certificates.crt", "/etc/pip.conf") if os.path.exists(p)
+    ]
     buildah(
         "build",
         "--isolation",
@@ -119,14 +146,19 @@ def image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, 
 
 def test_image_runs_jsops_as_non_root(image: tuple[str, str, str]) -> None:
     ctr, version, commit = image
-    assert buildah("run", "--isolation", "chroot", ctr, "--", "jsops", "--version").stdout == f"jsops {version} (commit {commit[:12]})\n"
+    assert (
+        buildah("run", "--isolation", "chroot", ctr, "--", "jsops", "--version").stdout
+        == f"jsops {version} (commit {commit[:12]})\n"
+    )
     assert buildah("run", "--isolation", "chroot", ctr, "--", "id", "-u").stdout.strip() == "10001"
     probe = "for d in / /opt/jsops /home /work /tmp; do touch $d/.w 2>&1 && echo writable: $d; done; true"
     out = buildah("run", "--isolation", "chroot", ctr, "--", "sh", "-c", probe).stdout
     assert [line.split()[-1] for line in out.splitlines() if line.startswith("writable:")] == ["/work", "/tmp"], out
 
 
-def test_controller_in_the_image_follows_git_and_answers_on_all_addresses(image: tuple[str, str, str], tmp_path: Path) -> None:
+def test_controller_in_the_image_follows_git_and_answers_on_all_addresses(
+    image: tuple[str, str, str], tmp_path: Path
+) -> None:
     ctr, _, _ = image
     srv = tmp_path / "srv"
     (srv / "origin.git").mkdir(parents=True)

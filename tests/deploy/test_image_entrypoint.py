@@ -97,7 +97,13 @@ def test_image_command_line_serves_probes_on_all_addresses(tmp_path: Path) -> No
         assert argv[:2] == ["jsops", "controller"] and "--listen" not in argv  # the address comes from the image's env
         log = tmp_path / "stderr.jsonl"
         with open(log, "w") as err:
-            proc = subprocess.Popen(argv, cwd=env["JSOPS_GIT_WORKDIR"], env={k: v for k, v in env.items()}, stdout=subprocess.DEVNULL, stderr=err)
+            proc = subprocess.Popen(
+                argv,
+                cwd=env["JSOPS_GIT_WORKDIR"],
+                env={k: v for k, v in env.items()},
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+            )
         js = Js(server.url)
         try:
             outward = _outward_address()

@@ -71,8 +71,16 @@ def _needed(requirement: Requirement) -> bool:
     if requirement.marker is None:
         return True
     env: dict[str, str] = {k: str(v) for k, v in default_environment().items()}
-    env.update(sys_platform="linux", platform_system="Linux", implementation_name="cpython", platform_python_implementation="CPython", extra="")
-    return any(requirement.marker.evaluate({**env, "python_version": v, "python_full_version": v + ".0"}) for v in PYTHONS)
+    env.update(
+        sys_platform="linux",
+        platform_system="Linux",
+        implementation_name="cpython",
+        platform_python_implementation="CPython",
+        extra="",
+    )
+    return any(
+        requirement.marker.evaluate({**env, "python_version": v, "python_full_version": v + ".0"}) for v in PYTHONS
+    )
 
 
 @pytest.mark.parametrize(("lock", "key"), [(RUNTIME_LOCK, "dependencies"), (BUILD_LOCK, "requires")])
@@ -81,7 +89,9 @@ def test_locks_pin_with_hashes_what_pyproject_asks_for(lock: Path, key: str) -> 
     for req in _requirements(key):
         name = canonicalize_name(req.name)
         assert name in locked, f"{lock.name} does not lock {req} (pyproject.toml; run make lock)"
-        assert req.specifier.contains(locked[name][0], prereleases=True), f"{lock.name}: {name}=={locked[name][0]} is not {req}"
+        assert req.specifier.contains(locked[name][0], prereleases=True), (
+            f"{lock.name}: {name}=={locked[name][0]} is not {req}"
+        )
 
 
 @pytest.mark.parametrize("lock", [RUNTIME_LOCK, BUILD_LOCK])
@@ -102,14 +112,22 @@ def test_locks_are_closed(lock: Path) -> None:
             if _needed(req):
                 dep = canonicalize_name(req.name)
                 assert dep in locked, f"{lock.name}: {name} requires {req}, which is not locked"
-                assert req.specifier.contains(locked[dep][0], prereleases=True), f"{lock.name}: {name} requires {req}, locked {locked[dep][0]}"
+                assert req.specifier.contains(locked[dep][0], prereleases=True), (
+                    f"{lock.name}: {name} requires {req}, locked {locked[dep][0]}"
+                )
     assert checked, f"no package of {lock.name} is installed at its locked version: nothing was checked"
 
 
 def test_lock_parser_refuses_what_pip_would_not_check() -> None:
     h = "--hash=sha256:" + "0" * 64
     assert parse_lock(f"a-b==1.0 \\\n    {h}\n    # via x\n") == {"a-b": (Version("1.0"), [h])}
-    for bad in ("a==1.0\n", "a>=1.0 " + h + "\n", f"a==1.0 --hash=md5:{'0' * 32}\n", f"a==1 {h}\nA==2 {h}\n", f"-e . {h}\n"):
+    for bad in (
+        "a==1.0\n",
+        "a>=1.0 " + h + "\n",
+        f"a==1.0 --hash=md5:{'0' * 32}\n",
+        f"a==1 {h}\nA==2 {h}\n",
+        f"-e . {h}\n",
+    ):
         with pytest.raises(LockError):
             parse_lock(bad)
 
@@ -125,7 +143,9 @@ def test_base_image_is_pinned_by_digest_once() -> None:
     froms = re.findall(r"^FROM (\S+)", text, re.M)
     assert froms and all(f == "${BASE}" for f in froms), froms  # every stage starts from the one pinned base
     assert DIGEST_REF.fullmatch("python:3.12-slim-bookworm@sha256:" + "a" * 64)
-    assert not DIGEST_REF.fullmatch("python:3.12-slim-bookworm") and not DIGEST_REF.fullmatch("python@sha256:" + "a" * 63)
+    assert not DIGEST_REF.fullmatch("python:3.12-slim-bookworm") and not DIGEST_REF.fullmatch(
+        "python@sha256:" + "a" * 63
+    )
 
 
 def test_image_build_installs_only_locked_packages() -> None:
@@ -133,7 +153,9 @@ def test_image_build_installs_only_locked_packages() -> None:
     copied = " ".join(re.findall(r"^COPY (.+)$", text, re.M))
     for lock in (RUNTIME_LOCK, BUILD_LOCK):
         assert str(lock.relative_to(ROOT)) in copied
-        assert re.search(rf"pip install [^&\n]*--require-hashes -r {lock.name}\b", text), f"{lock.name} is not installed with --require-hashes"
+        assert re.search(rf"pip install [^&\n]*--require-hashes -r {lock.name}\b", text), (
+            f"{lock.name} is not installed with --require-hashes"
+        )
     installs = re.findall(r"pip (?:install|wheel) [^&\n]*", text)
     assert len(installs) == 4
     for cmd in installs:

@@ -33,7 +33,9 @@ def plain() -> list[dict[str, Any]]:
     return [d for f in sorted(PLAIN.glob("*.yaml")) for d in docs(f.read_text())]
 
 
-def rendered(values: dict[str, Any] | None = None, release: str = "jsops-controller", namespace: str = "jsops") -> list[dict[str, Any]]:
+def rendered(
+    values: dict[str, Any] | None = None, release: str = "jsops-controller", namespace: str = "jsops"
+) -> list[dict[str, Any]]:
     return [d for text in render_chart(CHART, release, namespace, values).values() for d in docs(text)]
 
 
@@ -56,7 +58,15 @@ def container(objects: list[dict[str, Any]]) -> dict[str, Any]:
 
 def test_plain_manifests_validate() -> None:
     objects = plain() + docs((DEPLOY / "secrets.example.yaml").read_text())
-    assert {o["kind"] for o in objects} == {"ServiceAccount", "ConfigMap", "Service", "Deployment", "Secret", "NetworkPolicy", "PodDisruptionBudget"}
+    assert {o["kind"] for o in objects} == {
+        "ServiceAccount",
+        "ConfigMap",
+        "Service",
+        "Deployment",
+        "Secret",
+        "NetworkPolicy",
+        "PodDisruptionBudget",
+    }
     validate(objects)
 
 
@@ -90,14 +100,22 @@ def test_chart_defaults_render_the_plain_manifests() -> None:
 
 def test_chart_variants_validate() -> None:
     token = rendered(
-        {"git": {"auth": "token", "username": "oauth2", "repo": "https://git.example.com/p/j.git"}, "extraArgs": ["--dry-run"], "replicas": 1},
+        {
+            "git": {"auth": "token", "username": "oauth2", "repo": "https://git.example.com/p/j.git"},
+            "extraArgs": ["--dry-run"],
+            "replicas": 1,
+        },
         release="ops",
         namespace="nats-system",
     )
     validate(token)
     c = container(token)
     env = {e["name"]: e["value"] for e in c["env"]}
-    assert env == {"JSOPS_CONTROLLER_LISTEN": "0.0.0.0:9464", "JSOPS_GIT_TOKEN_FILE": "/var/run/secrets/jsops/git/token", "JSOPS_GIT_USERNAME": "oauth2"}
+    assert env == {
+        "JSOPS_CONTROLLER_LISTEN": "0.0.0.0:9464",
+        "JSOPS_GIT_TOKEN_FILE": "/var/run/secrets/jsops/git/token",
+        "JSOPS_GIT_USERNAME": "oauth2",
+    }
     assert c["args"][-1] == "--dry-run" and c["args"][2] == "https://git.example.com/p/j.git"
     assert {o["metadata"]["namespace"] for o in token} == {"nats-system"}
     public = rendered({"git": {"auth": "none"}})
@@ -121,9 +139,18 @@ def test_network_policy_admits_the_metrics_and_probe_port_only() -> None:
     ``networkPolicy.enabled: false`` renders none."""
     for objects in (plain(), rendered()):
         (rule,) = _ingress(objects)
-        assert rule == {"ports": [{"port": container(objects)["ports"][0]["containerPort"], "protocol": "TCP"}]}  # no `from`: any source
-    monitoring = [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}, "podSelector": {"matchLabels": {"app": "prometheus"}}}]
-    narrowed = rendered({"networkPolicy": {"from": monitoring}, "service": {"port": 9100}}, release="ops", namespace="nats-system")
+        assert rule == {
+            "ports": [{"port": container(objects)["ports"][0]["containerPort"], "protocol": "TCP"}]
+        }  # no `from`: any source
+    monitoring = [
+        {
+            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}},
+            "podSelector": {"matchLabels": {"app": "prometheus"}},
+        }
+    ]
+    narrowed = rendered(
+        {"networkPolicy": {"from": monitoring}, "service": {"port": 9100}}, release="ops", namespace="nats-system"
+    )
     validate(narrowed)
     (rule,) = _ingress(narrowed)
     assert rule == {"ports": [{"port": 9100, "protocol": "TCP"}], "from": monitoring}
@@ -138,7 +165,9 @@ def test_empty_dirs_have_size_limits() -> None:
     evicted instead of filling the node's disk."""
     for objects in (plain(), rendered()):
         volumes = {v["name"]: v for v in by_kind(objects, "Deployment")["spec"]["template"]["spec"]["volumes"]}
-        assert volumes["work"]["emptyDir"] == {"sizeLimit": "1Gi"} and volumes["tmp"]["emptyDir"] == {"sizeLimit": "256Mi"}
+        assert volumes["work"]["emptyDir"] == {"sizeLimit": "1Gi"} and volumes["tmp"]["emptyDir"] == {
+            "sizeLimit": "256Mi"
+        }
     bigger = rendered({"workSizeLimit": "4Gi"})
     validate(bigger)
     volumes = {v["name"]: v for v in by_kind(bigger, "Deployment")["spec"]["template"]["spec"]["volumes"]}

@@ -25,7 +25,10 @@ ON = {
     "serviceMonitor": {"enabled": True, "labels": {"release": "kube-prometheus-stack"}},
     "prometheusRule": {"enabled": True, "labels": {"role": "alert-rules"}},
     "dashboard": {"enabled": True, "annotations": {"grafana_folder": "NATS"}},
-    "nats": {"createSecret": True, "files": {"nats.creds": "-----BEGIN NATS USER JWT-----\neyJ0\n------END NATS USER JWT------\n"}},
+    "nats": {
+        "createSecret": True,
+        "files": {"nats.creds": "-----BEGIN NATS USER JWT-----\neyJ0\n------END NATS USER JWT------\n"},
+    },
     "imagePullSecrets": [{"name": "regcred"}],
     "nodeSelector": {"kubernetes.io/os": "linux"},
     "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "platform", "effect": "NoSchedule"}],
@@ -62,7 +65,14 @@ def test_defaults_render_no_crd_kind_and_a_pdb() -> None:
     """prometheus-operator's kinds, the dashboard and the NATS Secret are off by default (the chart
     installs where those CRDs do not exist); the PodDisruptionBudget is on."""
     objects = rendered()
-    assert kinds(objects) == ["ConfigMap", "Deployment", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceAccount"]
+    assert kinds(objects) == [
+        "ConfigMap",
+        "Deployment",
+        "NetworkPolicy",
+        "PodDisruptionBudget",
+        "Service",
+        "ServiceAccount",
+    ]
     pdb = by_kind(objects, "PodDisruptionBudget")
     pod = by_kind(objects, "Deployment")["spec"]["template"]["metadata"]["labels"]
     assert pdb["spec"] == {"maxUnavailable": 1, "selector": {"matchLabels": pod}}
@@ -98,7 +108,9 @@ def test_every_switch_at_once() -> None:
     pod = by_kind(objects, "Deployment")["spec"]["template"]["spec"]
     for key in ("imagePullSecrets", "nodeSelector", "tolerations", "affinity"):
         assert pod[key] == ON[key], key
-    assert not {"imagePullSecrets", "nodeSelector", "tolerations", "affinity"} & set(by_kind(rendered(), "Deployment")["spec"]["template"]["spec"])
+    assert not {"imagePullSecrets", "nodeSelector", "tolerations", "affinity"} & set(
+        by_kind(rendered(), "Deployment")["spec"]["template"]["spec"]
+    )
 
 
 def test_service_monitor_scrapes_the_service() -> None:
@@ -112,7 +124,10 @@ def test_service_monitor_scrapes_the_service() -> None:
     (endpoint,) = monitor["spec"]["endpoints"]
     assert endpoint["port"] in {p["name"] for p in service["spec"]["ports"]} and endpoint["path"] == "/metrics"
     seconds = {"s": 1, "m": 60}
-    assert int(endpoint["scrapeTimeout"][:-1]) * seconds[endpoint["scrapeTimeout"][-1]] <= int(endpoint["interval"][:-1]) * seconds[endpoint["interval"][-1]]
+    assert (
+        int(endpoint["scrapeTimeout"][:-1]) * seconds[endpoint["scrapeTimeout"][-1]]
+        <= int(endpoint["interval"][:-1]) * seconds[endpoint["interval"][-1]]
+    )
 
 
 def test_crd_schemas_catch_mistakes() -> None:
@@ -163,7 +178,9 @@ def test_nats_secret_holds_the_files_the_deployment_mounts() -> None:
 
 
 def _checksum(values: dict[str, Any] | None = None) -> str:
-    annotation: str = by_kind(rendered(values), "Deployment")["spec"]["template"]["metadata"]["annotations"]["checksum/config"]
+    annotation: str = by_kind(rendered(values), "Deployment")["spec"]["template"]["metadata"]["annotations"][
+        "checksum/config"
+    ]
     return annotation
 
 
@@ -181,7 +198,10 @@ def test_config_change_rolls_the_pods() -> None:
 def test_renderer_files_get_and_sha256sum() -> None:
     """``.Files.Get`` reads a file of the chart as it is; a template, a path outside the chart or a
     missing file is an error (Helm would give ""). ``sha256sum`` is the hex digest."""
-    assert render_chart(CHART, "r", "n", {"prometheusRule": {"enabled": True}})["prometheusrule.yaml"].count("{{ $labels.") > 3
+    assert (
+        render_chart(CHART, "r", "n", {"prometheusRule": {"enabled": True}})["prometheusrule.yaml"].count("{{ $labels.")
+        > 3
+    )
     files = {"Files": {"Get": lambda name: _chart_file(CHART, name)}}
     for name in ("templates/deployment.yaml", "../../prometheus/jsops-controller.rules.yaml", "files/nope.yaml"):
         with pytest.raises(TemplateError):

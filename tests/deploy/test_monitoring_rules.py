@@ -26,10 +26,18 @@ from .test_monitoring_chart import DASHBOARD, RULES
 HERE = Path(__file__).parent
 RULE_TESTS = HERE / "data" / "jsops-controller.rules.test.yaml"
 PROMTOOL = shutil.which("promtool")
-needs_promtool = pytest.mark.skipif(PROMTOOL is None, reason="promtool not installed (Debian package prometheus, installed by `make install`)")
+needs_promtool = pytest.mark.skipif(
+    PROMTOOL is None, reason="promtool not installed (Debian package prometheus, installed by `make install`)"
+)
 # labels Prometheus adds to every scraped series (the ServiceMonitor: namespace, job, instance, pod, ...)
 TARGET_LABELS = {"namespace", "job", "instance"}
-GRAFANA_VARIABLES = {"namespace": ".*", "job": ".*", "context": ".*", "__rate_interval": "5m", "datasource": "prometheus"}
+GRAFANA_VARIABLES = {
+    "namespace": ".*",
+    "job": ".*",
+    "context": ".*",
+    "__rate_interval": "5m",
+    "datasource": "prometheus",
+}
 DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
 
 
@@ -53,7 +61,9 @@ def dashboard_queries() -> list[tuple[str, str, set[str]]]:
     for panel in dashboard()["panels"]:
         for target in panel["targets"]:
             legend = set(re.findall(r"\{\{\s*(\w+)\s*\}\}", target.get("legendFormat", "")))
-            out.append((f"panel {panel['title']!r} {target['refId']}", grafana_expr(target["expr"], GRAFANA_VARIABLES), legend))
+            out.append(
+                (f"panel {panel['title']!r} {target['refId']}", grafana_expr(target["expr"], GRAFANA_VARIABLES), legend)
+            )
     for var in dashboard()["templating"]["list"]:
         if var["type"] == "query":
             m = re.fullmatch(r"label_values\((.*),\s*(\w+)\)", var["query"]["query"])
@@ -63,7 +73,10 @@ def dashboard_queries() -> list[tuple[str, str, set[str]]]:
 
 
 def rule_queries() -> list[tuple[str, str, set[str]]]:
-    return [(f"alert {r['alert']}", r["expr"], set(re.findall(r"\$labels\.(\w+)", json.dumps(r["annotations"])))) for r in alerts()]
+    return [
+        (f"alert {r['alert']}", r["expr"], set(re.findall(r"\$labels\.(\w+)", json.dumps(r["annotations"]))))
+        for r in alerts()
+    ]
 
 
 def test_lexer() -> None:
@@ -81,7 +94,9 @@ def test_promtool_checks_the_rules(tmp_path: Path) -> None:
     done = promtool("check", "rules", str(RULES))
     assert done.returncode == 0 and f"SUCCESS: {len(alerts())} rules found" in done.stdout, done.stdout + done.stderr
     broken = tmp_path / "broken.rules.yaml"
-    broken.write_text(RULES.read_text().replace("(jsops_controller_drift_objects) > 0", "(jsops_controller_drift_objects) >"))
+    broken.write_text(
+        RULES.read_text().replace("(jsops_controller_drift_objects) > 0", "(jsops_controller_drift_objects) >")
+    )
     assert promtool("check", "rules", str(broken)).returncode != 0  # the check can fail
 
 
@@ -92,7 +107,9 @@ def test_promtool_unit_tests_fire_and_quiet_every_alert(tmp_path: Path) -> None:
     cases = [c for t in yaml.safe_load(RULE_TESTS.read_text())["tests"] for c in t["alert_rule_test"]]
     for rule in alerts():
         mine = [c for c in cases if c["alertname"] == rule["alert"]]
-        assert any(c["exp_alerts"] for c in mine) and any(not c["exp_alerts"] for c in mine), f"{rule['alert']}: seen firing and quiet"
+        assert any(c["exp_alerts"] for c in mine) and any(not c["exp_alerts"] for c in mine), (
+            f"{rule['alert']}: seen firing and quiet"
+        )
     # the unit tests can fail: a drift of one minute would be an alert
     wrong = tmp_path / "wrong.test.yaml"
     text = RULE_TESTS.read_text().replace("../../../docs/deploy/prometheus/jsops-controller.rules.yaml", str(RULES))
@@ -144,7 +161,10 @@ def server() -> Iterator[NatsServer]:
 
 def _git(cwd: Path, *args: str) -> None:
     subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args], cwd=cwd, check=True, capture_output=True
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
     )
 
 
@@ -176,15 +196,42 @@ def _scrape_a_busy_controller(server: NatsServer, tmp_path: Path) -> str:
     _git(tmp_path, "clone", "-q", str(bare), "author")
     _push(author, "orders.yaml", STREAM_YAML)
     ctl = Proc(
-        [], server.url, "--repo", bare.as_uri(), "--branch", "main", "--path", "manifests", "--workdir", str(tmp_path / "work"), log=tmp_path / "events.jsonl"
+        [],
+        server.url,
+        "--repo",
+        bare.as_uri(),
+        "--branch",
+        "main",
+        "--path",
+        "manifests",
+        "--workdir",
+        str(tmp_path / "work"),
+        log=tmp_path / "events.jsonl",
     )
     try:
         wait_for(lambda: sample(ctl.metrics(), "jsops_controller_leader", context="default") == 1, 60, "the lease")
-        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_actions_total", context="default", action="create", status="done"), 60, "ORDERS created")
+        wait_for(
+            lambda: sample(
+                ctl.metrics(), "jsops_controller_actions_total", context="default", action="create", status="done"
+            ),
+            60,
+            "ORDERS created",
+        )
         _push(author, "orders.yaml", STREAM_YAML.replace("max_age: 1h", "max_age: 1h\n  storage: memory"))
-        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-recreate") == 1, 60, "blocked")
+        wait_for(
+            lambda: (
+                sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-recreate")
+                == 1
+            ),
+            60,
+            "blocked",
+        )
         _push(author, "bad.yaml", BAD_YAML)
-        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_revision_rejected") == 1, 60, "the lint error revision rejected")
+        wait_for(
+            lambda: sample(ctl.metrics(), "jsops_controller_revision_rejected") == 1,
+            60,
+            "the lint error revision rejected",
+        )
         code, text = get(ctl.port, "/metrics")
         assert code == 200
         return text
@@ -201,7 +248,9 @@ def test_every_queried_series_is_exported(server: NatsServer, tmp_path: Path) ->
     text = _scrape_a_busy_controller(server, tmp_path)
     scraped = parse_prometheus(text)
     if PROMTOOL is not None:  # the exposition passes Prometheus's own lint
-        done = subprocess.run([PROMTOOL, "check", "metrics"], input=text, capture_output=True, text=True, timeout=60, check=False)
+        done = subprocess.run(
+            [PROMTOOL, "check", "metrics"], input=text, capture_output=True, text=True, timeout=60, check=False
+        )
         assert done.returncode == 0 and not done.stdout.strip(), done.stdout + done.stderr
         _alerts_on_real_series(scraped, tmp_path)
     labels: dict[str, set[str]] = {}
@@ -248,8 +297,15 @@ def _alerts_on_real_series(scraped: dict[tuple[str, tuple[tuple[str, str], ...]]
         "JsopsControllerLeaderNotOne": [],
         "JsopsControllerTargetErrors": [],
     }
-    cases = [{"eval_time": "20m", "alertname": a, "exp_alerts": [{"exp_labels": x} for x in exp]} for a, exp in expected.items()]
-    test = {"rule_files": ["rules.yaml"], "evaluation_interval": "1m", "tests": [{"interval": "1m", "input_series": series, "alert_rule_test": cases}]}
+    cases = [
+        {"eval_time": "20m", "alertname": a, "exp_alerts": [{"exp_labels": x} for x in exp]}
+        for a, exp in expected.items()
+    ]
+    test = {
+        "rule_files": ["rules.yaml"],
+        "evaluation_interval": "1m",
+        "tests": [{"interval": "1m", "input_series": series, "alert_rule_test": cases}],
+    }
     (tmp_path / "real.test.yaml").write_text(yaml.safe_dump(test))
     done = promtool("test", "rules", str(tmp_path / "real.test.yaml"))
     assert done.returncode == 0, done.stdout + done.stderr

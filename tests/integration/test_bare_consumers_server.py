@@ -47,7 +47,13 @@ async def _answers(url: str) -> dict[str, int | None]:
             # A fresh name per file: a store deleted a moment ago may still be on its way off the disk
             # (2.12.8 answered 10049 for a re-created ORDERS once, on a loaded CI machine).
             stream = f"ORDERS{n}"
-            made = json.loads((await nc.request(f"$JS.API.STREAM.CREATE.{stream}", json.dumps({**STREAM, "name": stream}).encode(), timeout=10)).data)
+            made = json.loads(
+                (
+                    await nc.request(
+                        f"$JS.API.STREAM.CREATE.{stream}", json.dumps({**STREAM, "name": stream}).encode(), timeout=10
+                    )
+                ).data
+            )
             assert "error" not in made, made
             cfg = json.loads(path.read_text())
             ask = json.dumps({"stream_name": stream, "config": cfg}).encode()

@@ -22,7 +22,11 @@ from jsops.linter.semantics.effective import effective_stream, strip_server_meta
 from jsops.linter.semantics.effective_types import api_json
 
 SHARE = Path(sys.executable).parent.parent / "share" / "nats-servers"
-RELEASES = ["2.15.1"] + sorted(p.name for p in SHARE.glob("*") if (p / "nats-server").exists() and p.name != "2.15.1") if SHARE.exists() else ["2.15.1"]
+RELEASES = (
+    ["2.15.1"] + sorted(p.name for p in SHARE.glob("*") if (p / "nats-server").exists() and p.name != "2.15.1")
+    if SHARE.exists()
+    else ["2.15.1"]
+)
 
 # (bucket config for jsops, the same for nats-py)
 KV_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
@@ -31,8 +35,14 @@ KV_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
         {"history": 10, "ttl": "30s", "max_bytes": 1048576, "max_value_size": 4096, "description": "d"},
         {"history": 10, "ttl": 30, "max_bytes": 1048576, "max_value_size": 4096, "description": "d"},
     ),
-    ({"storage": "memory", "direct": True, "ttl": "1h"}, {"storage": api.StorageType.MEMORY, "direct": True, "ttl": 3600}),
-    ({"republish": {"src": ">", "dest": "repub.>"}, "history": 64}, {"republish": api.RePublish(src=">", dest="repub.>"), "history": 64}),
+    (
+        {"storage": "memory", "direct": True, "ttl": "1h"},
+        {"storage": api.StorageType.MEMORY, "direct": True, "ttl": 3600},
+    ),
+    (
+        {"republish": {"src": ">", "dest": "repub.>"}, "history": 64},
+        {"republish": api.RePublish(src=">", dest="repub.>"), "history": 64},
+    ),
 ]
 OBJ_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({}, {}),
@@ -131,7 +141,12 @@ def test_go_shape_accepted_as_is(release_server: tuple[str, NatsServer]) -> None
     ob = ObjectStoreConfig.model_validate({"compression": True, "max_bytes": 1048576})
     mirror = KeyValueConfig.model_validate({"mirror": {"name": "gokv"}, "history": 5})
     sourcing = KeyValueConfig.model_validate({"sources": [{"name": "gokv"}], "history": 5})
-    for sent in (kv_stream(kv, "gokv"), object_stream(ob, "goob"), kv_stream(mirror, "gomirror"), kv_stream(sourcing, "gosrc")):
+    for sent in (
+        kv_stream(kv, "gokv"),
+        object_stream(ob, "goob"),
+        kv_stream(mirror, "gomirror"),
+        kv_stream(sourcing, "gosrc"),
+    ):
 
         async def go(sent: dict[str, Any] = sent) -> dict[str, Any]:
             nc = await nats.connect(server.url)

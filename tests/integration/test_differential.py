@@ -222,7 +222,9 @@ def test_generator_is_deterministic_and_large_enough():
 
 
 @pytest.mark.parametrize("release", RELEASES)
-def test_differential(release: str, release_servers: dict[str, NatsServer | str], release_runs: tuple[dict[str, list[Outcome]], int]):
+def test_differential(
+    release: str, release_servers: dict[str, NatsServer | str], release_runs: tuple[dict[str, list[Outcome]], int]
+):
     """Per supported release: predicted rejections agree with the real server on every generated
     estate, with the server's err_code and no false alarm."""
     if isinstance(release_servers[release], str):
@@ -232,7 +234,9 @@ def test_differential(release: str, release_servers: dict[str, NatsServer | str]
 
 
 def test_differential_pedantic(server: NatsServer):
-    loaded, skipped = _loaded(generate(PEDANTIC_SEED, PEDANTIC_VALID, PEDANTIC_MUTATED, PEDANTIC_MUTATIONS, pedantic=True))
+    loaded, skipped = _loaded(
+        generate(PEDANTIC_SEED, PEDANTIC_VALID, PEDANTIC_MUTATED, PEDANTIC_MUTATIONS, pedantic=True)
+    )
     outcomes = asyncio.run(_run_all(server.url, loaded, PEDANTIC_TARGET, True))
     _judge(outcomes, skipped, "pedantic requests", minimum=150)
 
@@ -243,7 +247,12 @@ def _judge(outcomes: list[Outcome], skipped: int, label: str, minimum: int) -> N
     accepted = [o for o in outcomes if all(code is None for code in o.results.values())]
     false_alarms = [o for o in accepted if o.problems]
     known = [o for o in outcomes if o.problems and any(o.gen.id.split("-", 1)[1].startswith(p) for p in KNOWN_GAPS)]
-    refusals = [(code, o.predicted.get(key, [])) for o in outcomes for key, code in o.results.items() if code is not None and key not in o.racy]
+    refusals = [
+        (code, o.predicted.get(key, []))
+        for o in outcomes
+        for key, code in o.results.items()
+        if code is not None and key not in o.racy
+    ]
     racy = sum(len(o.racy) for o in outcomes)
     matched = sum(1 for code, mine in refusals if code in mine)
     rate = len(agree) / len(outcomes)
@@ -326,15 +335,23 @@ def grid_runs(release_servers: dict[str, NatsServer | str]) -> dict[str, tuple[l
 
 
 @pytest.mark.parametrize("release", RELEASES)
-def test_transform_grid(release: str, release_servers: dict[str, NatsServer | str], grid_runs: dict[str, tuple[list[str], dict[int, int]]]):
+def test_transform_grid(
+    release: str, release_servers: dict[str, NatsServer | str], grid_runs: dict[str, tuple[list[str], dict[int, int]]]
+):
     """Every source of TRANSFORM_SRCS with every destination of TRANSFORM_DESTS, in each of the
     four places a stream takes a subject mapping: jsops predicts exactly each release's answer."""
     if isinstance(release_servers[release], str):
         pytest.skip(str(release_servers[release]))
     problems, refused = grid_runs[release]
     streams = 4 * len(TRANSFORM_SRCS) * len(TRANSFORM_DESTS)
-    print(f"\ntransform grid, nats-server {release}: {streams} streams, refused {dict(sorted(refused.items()))}, {len(problems)} disagreements")
+    print(
+        f"\ntransform grid, nats-server {release}: {streams} streams, refused {dict(sorted(refused.items()))}, {len(problems)} disagreements"
+    )
     assert not problems, "\n".join(problems[:20])
     # every place refuses something, each with its own err_code (2.10 wraps most in 10049)
-    expected = {10049, 10052, 10145, 10146, 10151} if release.startswith("2.10.") else {10052, 10145, 10146, 10151, 10154, 10155, 10156}
+    expected = (
+        {10049, 10052, 10145, 10146, 10151}
+        if release.startswith("2.10.")
+        else {10052, 10145, 10146, 10151, 10154, 10155, 10156}
+    )
     assert expected <= set(refused)

@@ -123,7 +123,9 @@ class StreamCase:
     target: str = "plain"  # "plain" or "limited"
 
 
-def _sc(id: str, config: dict[str, Any], *, before: tuple[dict[str, Any], ...] = (), target: str = "plain") -> StreamCase:
+def _sc(
+    id: str, config: dict[str, Any], *, before: tuple[dict[str, Any], ...] = (), target: str = "plain"
+) -> StreamCase:
     name = "S_" + re.sub(r"[^A-Za-z0-9_-]", "_", id)
     return StreamCase(id, {"name": name, **config}, before, target)
 
@@ -142,19 +144,48 @@ STREAM_CASES: list[StreamCase] = [
     _sc("replicas-zero", {"subjects": ["s.r0.>"], "num_replicas": 0}),
     _sc(
         "limits-zero",
-        {"subjects": ["s.lz.>"], "max_msgs": 0, "max_bytes": 0, "max_msg_size": 0, "max_consumers": 0, "max_msgs_per_subject": 0, "max_age": 0},
+        {
+            "subjects": ["s.lz.>"],
+            "max_msgs": 0,
+            "max_bytes": 0,
+            "max_msg_size": 0,
+            "max_consumers": 0,
+            "max_msgs_per_subject": 0,
+            "max_age": 0,
+        },
     ),
     _sc(
         "limits-below-minus-one",
-        {"subjects": ["s.lneg.>"], "max_msgs": -5, "max_bytes": -100, "max_msg_size": -2, "max_consumers": -7, "max_msgs_per_subject": -3},
+        {
+            "subjects": ["s.lneg.>"],
+            "max_msgs": -5,
+            "max_bytes": -100,
+            "max_msg_size": -2,
+            "max_consumers": -7,
+            "max_msgs_per_subject": -3,
+        },
     ),
     _sc(
         "limits-minus-one",
-        {"subjects": ["s.lm1.>"], "max_msgs": -1, "max_bytes": -1, "max_msg_size": -1, "max_consumers": -1, "max_msgs_per_subject": -1},
+        {
+            "subjects": ["s.lm1.>"],
+            "max_msgs": -1,
+            "max_bytes": -1,
+            "max_msg_size": -1,
+            "max_consumers": -1,
+            "max_msgs_per_subject": -1,
+        },
     ),
     _sc(
         "limits-set",
-        {"subjects": ["s.lset.>"], "max_msgs": 1000, "max_bytes": 1 << 20, "max_msg_size": 4096, "max_consumers": 10, "max_msgs_per_subject": 5},
+        {
+            "subjects": ["s.lset.>"],
+            "max_msgs": 1000,
+            "max_bytes": 1 << 20,
+            "max_msg_size": 4096,
+            "max_consumers": 10,
+            "max_msgs_per_subject": 5,
+        },
     ),
     _sc("max-age-1h", {"subjects": ["s.age1h.>"], "max_age": 3600 * S}),
     _sc("max-age-below-2m", {"subjects": ["s.age90.>"], "max_age": 90 * S}),
@@ -170,10 +201,16 @@ STREAM_CASES: list[StreamCase] = [
     _sc("first-seq", {"subjects": ["s.fseq.>"], "first_seq": 1000}),
     _sc("placement-empty", {"subjects": ["s.plc.>"], "placement": {}}),
     _sc("placement-empty-cluster", {"subjects": ["s.plc2.>"], "placement": {"cluster": ""}}),
-    _sc("subject-transform", {"subjects": ["s.st.in.>"], "subject_transform": {"src": "s.st.in.>", "dest": "s.st.out.>"}}),
+    _sc(
+        "subject-transform",
+        {"subjects": ["s.st.in.>"], "subject_transform": {"src": "s.st.in.>", "dest": "s.st.out.>"}},
+    ),
     _sc(
         "subject-transform-wildcard-token",
-        {"subjects": ["s.stw.*.*"], "subject_transform": {"src": "s.stw.*.*", "dest": "s.stw2.{{wildcard(2)}}.{{wildcard(1)}}"}},
+        {
+            "subjects": ["s.stw.*.*"],
+            "subject_transform": {"src": "s.stw.*.*", "dest": "s.stw2.{{wildcard(2)}}.{{wildcard(1)}}"},
+        },
     ),
     _sc("republish-src-omitted", {"subjects": ["s.rp1.>"], "republish": {"dest": "rp1.>"}}),
     _sc("republish-src-empty", {"subjects": ["s.rp2.>"], "republish": {"src": "", "dest": "rp2.>"}}),
@@ -183,7 +220,11 @@ STREAM_CASES: list[StreamCase] = [
     ),
     _sc(
         "republish-implicit-from-transform",
-        {"subjects": ["s.rp4.in.>"], "subject_transform": {"src": "s.rp4.in.>", "dest": "s.rp4.out.>"}, "republish": {"src": ">", "dest": ">"}},
+        {
+            "subjects": ["s.rp4.in.>"],
+            "subject_transform": {"src": "s.rp4.in.>", "dest": "s.rp4.out.>"},
+            "republish": {"src": ">", "dest": ">"},
+        },
     ),
     _sc("allow-direct", {"subjects": ["s.direct.>"], "allow_direct": True}),
     _sc("deny-delete-purge", {"subjects": ["s.deny.>"], "deny_delete": True, "deny_purge": True}),
@@ -199,7 +240,9 @@ STREAM_CASES: list[StreamCase] = [
         {"subjects": ["s.sdmall.>"], "subject_delete_marker_ttl": S, "allow_msg_ttl": True, "allow_rollup_hdrs": True},
     ),
     _sc("allow-msg-schedules", {"subjects": ["s.sched.>"], "allow_msg_schedules": True}),
-    _sc("allow-msg-schedules-deny-purge", {"subjects": ["s.schedp.>"], "allow_msg_schedules": True, "deny_purge": True}),
+    _sc(
+        "allow-msg-schedules-deny-purge", {"subjects": ["s.schedp.>"], "allow_msg_schedules": True, "deny_purge": True}
+    ),
     _sc("counters", {"subjects": ["s.ctr.>"], "allow_msg_counter": True}),
     _sc("allow-atomic", {"subjects": ["s.atomic.>"], "allow_atomic": True}),
     _sc("persist-mode-async", {"subjects": ["s.async.>"], "persist_mode": "async"}),
@@ -256,7 +299,15 @@ STREAM_CASES: list[StreamCase] = [
     ),
     _sc(
         "mirror-with-transforms",
-        {"mirror": {"name": "O_MTR", "subject_transforms": [{"src": "o.mtr.a.>", "dest": "o.mtr.x.>"}, {"src": "o.mtr.b.>", "dest": "o.mtr.y.>"}]}},
+        {
+            "mirror": {
+                "name": "O_MTR",
+                "subject_transforms": [
+                    {"src": "o.mtr.a.>", "dest": "o.mtr.x.>"},
+                    {"src": "o.mtr.b.>", "dest": "o.mtr.y.>"},
+                ],
+            }
+        },
         before=({"name": "O_MTR", "subjects": ["o.mtr.>"]},),
     ),
     _sc(
@@ -285,7 +336,15 @@ STREAM_CASES: list[StreamCase] = [
     ),
     _sc(
         "sources-transforms-and-time",
-        {"sources": [{"name": "O_SRC4", "opt_start_time": "2023-01-02T03:04:05+02:00", "subject_transforms": [{"src": "o.src4.>", "dest": "agg.src4.>"}]}]},
+        {
+            "sources": [
+                {
+                    "name": "O_SRC4",
+                    "opt_start_time": "2023-01-02T03:04:05+02:00",
+                    "subject_transforms": [{"src": "o.src4.>", "dest": "agg.src4.>"}],
+                }
+            ]
+        },
         before=({"name": "O_SRC4", "subjects": ["o.src4.>"]},),
     ),
     _sc(
@@ -317,17 +376,32 @@ STREAM_CASES: list[StreamCase] = [
         {"sources": [{"name": "O_SRC7"}], "max_age": 30 * S},
         before=({"name": "O_SRC7", "subjects": ["o.src7.>"]},),
     ),
-    _sc("memory-s2-interest", {"subjects": ["s.ms2.>"], "storage": "memory", "compression": "s2", "retention": "interest"}),
+    _sc(
+        "memory-s2-interest",
+        {"subjects": ["s.ms2.>"], "storage": "memory", "compression": "s2", "retention": "interest"},
+    ),
     _sc("subject-transform-empty-src", {"subjects": ["s.ste.>"], "subject_transform": {"src": "", "dest": "s.ste2.>"}}),
     _sc("persist-mode-empty", {"subjects": ["s.pempty.>"], "persist_mode": ""}),
     _sc("placement-empty-tags", {"subjects": ["s.plct.>"], "placement": {"tags": []}}),
     _sc("placement-tags", {"subjects": ["s.plctags.>"], "placement": {"tags": ["ssd"]}}),
     _sc("subject-transform-src-omitted", {"subjects": ["s.sto.>"], "subject_transform": {"dest": "s.sto2.>"}}),
-    _sc("republish-headers-only-false", {"subjects": ["s.rp5.>"], "republish": {"dest": "rp5.>", "headers_only": False}}),
-    _sc("consumer-limits-zero", {"subjects": ["s.clz.>"], "consumer_limits": {"inactive_threshold": 0, "max_ack_pending": 0}}),
+    _sc(
+        "republish-headers-only-false", {"subjects": ["s.rp5.>"], "republish": {"dest": "rp5.>", "headers_only": False}}
+    ),
+    _sc(
+        "consumer-limits-zero",
+        {"subjects": ["s.clz.>"], "consumer_limits": {"inactive_threshold": 0, "max_ack_pending": 0}},
+    ),
     _sc(
         "zero-values-explicit",
-        {"subjects": ["s.zero.>"], "duplicate_window": 0, "max_age": 0, "first_seq": 0, "description": "", "subject_delete_marker_ttl": 0},
+        {
+            "subjects": ["s.zero.>"],
+            "duplicate_window": 0,
+            "max_age": 0,
+            "first_seq": 0,
+            "description": "",
+            "subject_delete_marker_ttl": 0,
+        },
     ),
     _sc(
         "source-zero-values",
@@ -337,7 +411,11 @@ STREAM_CASES: list[StreamCase] = [
     _sc("sources-external-deliver-omitted", {"sources": [{"name": "EXT2", "external": {"api": "$JS.z.API"}}]}),
     _sc(
         "sources-with-subject-transform",
-        {"subjects": ["s.srcst.>"], "sources": [{"name": "O_SRC9"}], "subject_transform": {"src": "s.srcst.>", "dest": "s.srcst2.>"}},
+        {
+            "subjects": ["s.srcst.>"],
+            "sources": [{"name": "O_SRC9"}],
+            "subject_transform": {"src": "s.srcst.>", "dest": "s.srcst2.>"},
+        },
         before=({"name": "O_SRC9", "subjects": ["o.src9.>"]},),
     ),
     # A server with jetstream limits: the default duplicate window is capped to limits.duplicate_window.
@@ -422,7 +500,13 @@ CONSUMER_CASES: list[ConsumerCase] = [
     ConsumerCase("ack-wait-with-ack-none", {"durable_name": "d", "ack_wait": 10 * S}),
     ConsumerCase(
         "backoff-overrides-ack-wait",
-        {"durable_name": "d", "ack_policy": "explicit", "ack_wait": 10 * S, "backoff": [S, 5 * S, 30 * S], "max_deliver": 5},
+        {
+            "durable_name": "d",
+            "ack_policy": "explicit",
+            "ack_wait": 10 * S,
+            "backoff": [S, 5 * S, 30 * S],
+            "max_deliver": 5,
+        },
     ),
     ConsumerCase("backoff-no-ack-wait", {"durable_name": "d", "ack_policy": "explicit", "backoff": [2 * S]}),
     ConsumerCase("max-deliver-zero", {"durable_name": "d", "max_deliver": 0}),
@@ -448,7 +532,9 @@ CONSUMER_CASES: list[ConsumerCase] = [
     ConsumerCase("pull-legacy-ephemeral", {"ack_policy": "explicit"}),
     ConsumerCase("max-ack-pending-explicit", {"durable_name": "d", "ack_policy": "explicit", "max_ack_pending": 20}),
     ConsumerCase("max-ack-pending-minus-one", {"durable_name": "d", "ack_policy": "explicit", "max_ack_pending": -1}),
-    ConsumerCase("max-ack-pending-below-minus-one", {"durable_name": "d", "ack_policy": "explicit", "max_ack_pending": -7}),
+    ConsumerCase(
+        "max-ack-pending-below-minus-one", {"durable_name": "d", "ack_policy": "explicit", "max_ack_pending": -7}
+    ),
     ConsumerCase(
         "max-ack-pending-from-stream-limits",
         {"durable_name": "d", "ack_policy": "explicit"},
@@ -485,11 +571,22 @@ CONSUMER_CASES: list[ConsumerCase] = [
     ),
     ConsumerCase(
         "priority-pinned-default-timeout",
-        {"durable_name": "d", "ack_policy": "explicit", "priority_policy": "pinned_client", "priority_groups": ["jobs"]},
+        {
+            "durable_name": "d",
+            "ack_policy": "explicit",
+            "priority_policy": "pinned_client",
+            "priority_groups": ["jobs"],
+        },
     ),
     ConsumerCase(
         "priority-pinned-timeout",
-        {"durable_name": "d", "ack_policy": "explicit", "priority_policy": "pinned_client", "priority_groups": ["jobs"], "priority_timeout": 30 * S},
+        {
+            "durable_name": "d",
+            "ack_policy": "explicit",
+            "priority_policy": "pinned_client",
+            "priority_groups": ["jobs"],
+            "priority_timeout": 30 * S,
+        },
     ),
     ConsumerCase(
         "priority-overflow",
@@ -511,7 +608,10 @@ CONSUMER_CASES: list[ConsumerCase] = [
     ConsumerCase("opt-start-seq", {"durable_name": "d", "deliver_policy": "by_start_sequence", "opt_start_seq": 42}),
     ConsumerCase("deliver-last", {"durable_name": "d", "deliver_policy": "last"}),
     ConsumerCase("deliver-new", {"durable_name": "d", "deliver_policy": "new"}),
-    ConsumerCase("deliver-last-per-subject", {"durable_name": "d", "deliver_policy": "last_per_subject", "filter_subject": "{t}.a.*"}),
+    ConsumerCase(
+        "deliver-last-per-subject",
+        {"durable_name": "d", "deliver_policy": "last_per_subject", "filter_subject": "{t}.a.*"},
+    ),
     ConsumerCase("filter-subject", {"durable_name": "d", "filter_subject": "{t}.a"}),
     ConsumerCase("filter-subjects", {"durable_name": "d", "filter_subjects": ["{t}.a", "{t}.b.>"]}),
     ConsumerCase("headers-only", {"durable_name": "d", "headers_only": True}),
@@ -542,12 +642,25 @@ CONSUMER_CASES: list[ConsumerCase] = [
     ConsumerCase("memory-stream", {"durable_name": "d"}, stream={"storage": "memory"}),
     ConsumerCase(
         "priority-pinned-negative-timeout",
-        {"durable_name": "d", "ack_policy": "explicit", "priority_policy": "pinned_client", "priority_groups": ["g"], "priority_timeout": -1},
+        {
+            "durable_name": "d",
+            "ack_policy": "explicit",
+            "priority_policy": "pinned_client",
+            "priority_groups": ["g"],
+            "priority_timeout": -1,
+        },
     ),
     ConsumerCase("push-heartbeat-negative", {"durable_name": "d", "deliver_subject": "dlv.{t}", "idle_heartbeat": -S}),
     ConsumerCase(
         "ack-flow-control-explicit-fc",
-        {"durable_name": "d", "ack_policy": "flow_control", "deliver_subject": "dlv.{t}", "flow_control": True, "idle_heartbeat": S, "max_ack_pending": 500},
+        {
+            "durable_name": "d",
+            "ack_policy": "flow_control",
+            "deliver_subject": "dlv.{t}",
+            "flow_control": True,
+            "idle_heartbeat": S,
+            "max_ack_pending": 500,
+        },
     ),
     ConsumerCase("pull-ack-none-max-ack-pending", {"durable_name": "d", "max_ack_pending": 10}),
     ConsumerCase("pull-max-waiting-zero", {"durable_name": "d", "max_waiting": 0}),
@@ -566,7 +679,15 @@ CONSUMER_CASES: list[ConsumerCase] = [
         stream={"consumer_limits": {"inactive_threshold": 15 * S, "max_ack_pending": 25}},
     ),
     ConsumerCase(
-        "everything-off-explicit", {"durable_name": "d", "flow_control": False, "headers_only": False, "mem_storage": False, "direct": False, "sourcing": False}
+        "everything-off-explicit",
+        {
+            "durable_name": "d",
+            "flow_control": False,
+            "headers_only": False,
+            "mem_storage": False,
+            "direct": False,
+            "sourcing": False,
+        },
     ),
     ConsumerCase("pause-until-zero-time", {"durable_name": "d", "pause_until": "0001-01-01T00:00:00Z"}),
     ConsumerCase(
@@ -591,14 +712,23 @@ CONSUMER_CASES: list[ConsumerCase] = [
     ),
     ConsumerCase(
         "backoff-ack-all-by-start-seq",
-        {"durable_name": "d", "deliver_policy": "by_start_sequence", "opt_start_seq": 1, "ack_policy": "all", "backoff": [S, 2 * S], "max_deliver": -1},
+        {
+            "durable_name": "d",
+            "deliver_policy": "by_start_sequence",
+            "opt_start_seq": 1,
+            "ack_policy": "all",
+            "backoff": [S, 2 * S],
+            "max_deliver": -1,
+        },
     ),
     ConsumerCase("durable-and-name-negative-threshold", {"durable_name": "dn", "name": "dn", "inactive_threshold": -5}),
     ConsumerCase("sourcing-flag", {"durable_name": "d", "sourcing": True}),
     # A server with jetstream limits: max_ack_pending and max_batch defaults come from the limits.
     ConsumerCase("limited-ack-explicit", {"durable_name": "d", "ack_policy": "explicit"}, target="limited"),
     ConsumerCase("limited-ack-none", {"durable_name": "d"}, target="limited"),
-    ConsumerCase("limited-push", {"durable_name": "d", "ack_policy": "explicit", "deliver_subject": "dlv.{t}"}, target="limited"),
+    ConsumerCase(
+        "limited-push", {"durable_name": "d", "ack_policy": "explicit", "deliver_subject": "dlv.{t}"}, target="limited"
+    ),
     ConsumerCase(
         "limited-explicit-values",
         {"durable_name": "d", "ack_policy": "explicit", "max_ack_pending": 60, "max_batch": 10},
@@ -655,6 +785,10 @@ def test_nanosecond_start_time(js: JsApi) -> None:
     stream = {"name": "C_NANOS", "subjects": ["cnanos.>"]}
     stream_eff = effective_stream(StreamConfig.model_validate(stream))
     js.create_stream(stream)
-    config = {"durable_name": "d", "deliver_policy": "by_start_time", "opt_start_time": "2024-01-02T03:04:05.123456789Z"}
+    config = {
+        "durable_name": "d",
+        "deliver_policy": "by_start_time",
+        "opt_start_time": "2024-01-02T03:04:05.123456789Z",
+    }
     got = strip_server_metadata(js.create_consumer("C_NANOS", config))
     assert_same(got, effective_consumer(ConsumerConfig.model_validate(config), stream_eff), "nanoseconds")

@@ -92,7 +92,12 @@ class Traffic:
                 try:
                     await js.publish("orders.new", uid.encode(), timeout=1.0, headers={"Nats-Msg-Id": uid})
                     break
-                except (nats.errors.NoRespondersError, nats.js.errors.NoStreamResponseError, nats.errors.TimeoutError, nats.js.errors.APIError):
+                except (
+                    nats.errors.NoRespondersError,
+                    nats.js.errors.NoStreamResponseError,
+                    nats.errors.TimeoutError,
+                    nats.js.errors.APIError,
+                ):
                     await asyncio.sleep(0.002)
             self.slowest[-1] = max(self.slowest[-1], time.monotonic() - t0)
             self.acked.add(uid)
@@ -121,9 +126,21 @@ class Traffic:
 async def make_pair(url: str) -> None:
     nc = await nats.connect(url, connect_timeout=5)
     try:
-        await _api(nc, "STREAM.CREATE.S0", {"name": "S0", "subjects": ["orders.>"], "storage": "file", "placement": {"cluster": "EAST"}})
-        await _api(nc, "STREAM.CREATE.S1", {"name": "S1", "mirror": {"name": "S0"}, "storage": "file", "placement": {"cluster": "WEST"}})
-        await _api(nc, "CONSUMER.CREATE.S0.W", {"stream_name": "S0", "config": {"durable_name": "W", "ack_policy": "explicit", "ack_wait": 5_000_000_000}})
+        await _api(
+            nc,
+            "STREAM.CREATE.S0",
+            {"name": "S0", "subjects": ["orders.>"], "storage": "file", "placement": {"cluster": "EAST"}},
+        )
+        await _api(
+            nc,
+            "STREAM.CREATE.S1",
+            {"name": "S1", "mirror": {"name": "S0"}, "storage": "file", "placement": {"cluster": "WEST"}},
+        )
+        await _api(
+            nc,
+            "CONSUMER.CREATE.S0.W",
+            {"stream_name": "S0", "config": {"durable_name": "W", "ack_policy": "explicit", "ack_wait": 5_000_000_000}},
+        )
     finally:
         await nc.close()
 
@@ -131,7 +148,11 @@ async def make_pair(url: str) -> None:
 async def standby(url: str, name: str, of: str, cluster: str) -> None:
     nc = await nats.connect(url, connect_timeout=5)
     try:
-        await _api(nc, f"STREAM.CREATE.{name}", {"name": name, "mirror": {"name": of}, "storage": "file", "placement": {"cluster": cluster}})
+        await _api(
+            nc,
+            f"STREAM.CREATE.{name}",
+            {"name": name, "mirror": {"name": of}, "storage": "file", "placement": {"cluster": cluster}},
+        )
     finally:
         await nc.close()
 
@@ -242,7 +263,13 @@ def test_a_killed_failover_carries_on_when_run_again(point: str) -> None:
         asyncio.run(_seed(url, 50, 20))
         code = "import sys; from jsops.reconciler.cli.failover import main; sys.exit(main(sys.argv[1:]))"
         env = {**os.environ, "JSOPS_FAULT": point}
-        killed = subprocess.run([sys.executable, "-c", code, "--server", url, "S0", "--yes"], env=env, capture_output=True, text=True, timeout=120)
+        killed = subprocess.run(
+            [sys.executable, "-c", code, "--server", url, "S0", "--yes"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert killed.returncode == 137, (killed.stdout, killed.stderr)
         _, s0 = asyncio.run(contents(url, "S0"))
         assert s0["config"]["subjects"] == ["_jsops.fenced.S0"]  # fenced: no publish is acknowledged anywhere meanwhile

@@ -114,14 +114,26 @@ async def _known(url: str, strict: bool) -> dict[tuple[str, str], bool]:
     nc = await nats.connect(url)
     out: dict[tuple[str, str], bool] = {}
     try:
-        made = json.loads((await nc.request("$JS.API.STREAM.CREATE.HOST", b'{"name":"HOST","subjects":["host.>"],"storage":"memory"}', timeout=10)).data)
+        made = json.loads(
+            (
+                await nc.request(
+                    "$JS.API.STREAM.CREATE.HOST",
+                    b'{"name":"HOST","subjects":["host.>"],"storage":"memory"}',
+                    timeout=10,
+                )
+            ).data
+        )
         assert "error" not in made, made
         for n, (record, name, fragment) in enumerate(_probes(strict)):
             if record == "Consumer":
                 config: dict[str, object] = {"name": f"P{n}", **fragment}
                 if name in ("name", "durable_name") and strict:
                     config = {name: f"P{n}"}
-                reply = await nc.request("$JS.API.CONSUMER.CREATE.HOST", json.dumps({"stream_name": "HOST", "config": config}).encode(), timeout=10)
+                reply = await nc.request(
+                    "$JS.API.CONSUMER.CREATE.HOST",
+                    json.dumps({"stream_name": "HOST", "config": config}).encode(),
+                    timeout=10,
+                )
             else:
                 stream = f"S{n}"
                 config = {"name": stream, "subjects": [f"s{n}.>"], "storage": "memory", **fragment}
@@ -149,7 +161,10 @@ def test_each_field_is_decoded_from_the_release_the_catalog_dates_it(version: st
         known = asyncio.run(_known(server.url, strict=release >= STRICT_JSON_DEFAULT))
     claimed = {(rec, name): release >= catalog.RECORDS[rec][name].since for rec, name in known}
     wrong = sorted(key for key in known if known[key] != claimed[key])
-    assert not wrong, [(f"{rec}.{name}", "decoded" if known[rec, name] else "not decoded", catalog.RECORDS[rec][name].since) for rec, name in wrong]
+    assert not wrong, [
+        (f"{rec}.{name}", "decoded" if known[rec, name] else "not decoded", catalog.RECORDS[rec][name].since)
+        for rec, name in wrong
+    ]
     # the probe can tell both answers apart on this release: some fields are older and, before the
     # newest release, some are newer
     assert any(known.values())

@@ -62,7 +62,9 @@ async def _answers(url: str, bodies: list[tuple[str, dict[str, object]]]) -> lis
     out: list[int | str] = []
     try:
         for name, spec in bodies:
-            msg = await nc.request(f"$JS.API.STREAM.CREATE.{name}", json.dumps({**spec, "name": name}).encode(), timeout=20)
+            msg = await nc.request(
+                f"$JS.API.STREAM.CREATE.{name}", json.dumps({**spec, "name": name}).encode(), timeout=20
+            )
             resp = json.loads(msg.data)
             if "error" in resp:
                 out.append(resp["error"]["err_code"])
@@ -85,7 +87,11 @@ def test_lint_plan_and_server_agree_on_placement(release: str, tmp_path: Path, m
         assert discover_main(["-s", url, "--monitor", sc.monitor_url("C1"), "--write"]) == 0
         config = load_config(str(tmp_path / ".jsops.yaml"), search=False)
         servers = config.target.servers or ()
-        assert [(s.name, s.cluster, s.max_file_store) for s in servers] == [("C1-1", "C1", 64 * MB), ("C2-1", "C2", 32 * MB), ("C3-1", "C3", 1024 * MB)]
+        assert [(s.name, s.cluster, s.max_file_store) for s in servers] == [
+            ("C1-1", "C1", 64 * MB),
+            ("C2-1", "C2", 32 * MB),
+            ("C3-1", "C3", 1024 * MB),
+        ]
         assert config.target.cluster_name == "C1"
 
         bodies = [_doc(i, spec) for i, (_, spec, _) in enumerate(CASES)]

@@ -51,29 +51,71 @@ class ReleaseCase:
 
 CASES = [
     # filter_subjects that collide without a subset: 2.10, 2.11 compare with SubjectsCollide
-    ReleaseCase("filters-collide", (S("A", subjects=["a.>"]), C("c", "A", filter_subjects=["a.*.x", "a.y.*"])), "c", _split(10138, None)),
-    ReleaseCase("filters-contained", (S("A", subjects=["a.>"]), C("c", "A", filter_subjects=["a.>", "a.b"])), "c", _split(10138, 10138)),
+    ReleaseCase(
+        "filters-collide",
+        (S("A", subjects=["a.>"]), C("c", "A", filter_subjects=["a.*.x", "a.y.*"])),
+        "c",
+        _split(10138, None),
+    ),
+    ReleaseCase(
+        "filters-contained",
+        (S("A", subjects=["a.>"]), C("c", "A", filter_subjects=["a.>", "a.b"])),
+        "c",
+        _split(10138, 10138),
+    ),
     # '/' in a sourced or mirrored stream's name: isValidName (2.10, 2.11) allows it
     ReleaseCase("source-name-slash", (S("A", sources=[{"name": "X/Y"}]),), "A", _split(None, 10141)),
-    ReleaseCase("external-source-name-slash", (S("A", sources=[{"name": "X/Y", "external": EXT}]),), "A", _split(None, 10141)),
+    ReleaseCase(
+        "external-source-name-slash", (S("A", sources=[{"name": "X/Y", "external": EXT}]),), "A", _split(None, 10141)
+    ),
     ReleaseCase("mirror-name-slash", (S("A", mirror={"name": "X/Y"}),), "A", _split(None, 10142)),
     ReleaseCase("source-name-dot", (S("A", sources=[{"name": "X.Y"}]),), "A", _split(10141, 10141)),
     # an external source's filter and transforms: checked from 2.12, only built before
     ReleaseCase(
         "external-filter-and-transform",
-        (S("A", sources=[{"name": "X", "external": EXT, "filter_subject": "a", "subject_transforms": [{"src": "b", "dest": "c"}]}]),),
+        (
+            S(
+                "A",
+                sources=[
+                    {
+                        "name": "X",
+                        "external": EXT,
+                        "filter_subject": "a",
+                        "subject_transforms": [{"src": "b", "dest": "c"}],
+                    }
+                ],
+            ),
+        ),
         "A",
         _split(None, 10144),
     ),
     ReleaseCase(
         "external-overlapping-transforms",
-        (S("A", sources=[{"name": "X", "external": EXT, "subject_transforms": [{"src": "b.>", "dest": "c.>"}, {"src": "b.x", "dest": "d"}]}]),),
+        (
+            S(
+                "A",
+                sources=[
+                    {
+                        "name": "X",
+                        "external": EXT,
+                        "subject_transforms": [{"src": "b.>", "dest": "c.>"}, {"src": "b.x", "dest": "d"}],
+                    }
+                ],
+            ),
+        ),
         "A",
         _split(None, 10147),
     ),
     ReleaseCase(
         "external-transform-does-not-build",
-        (S("A", sources=[{"name": "X", "external": EXT, "subject_transforms": [{"src": "a.*", "dest": "b.{{wildcard(3)}}"}]}]),),
+        (
+            S(
+                "A",
+                sources=[
+                    {"name": "X", "external": EXT, "subject_transforms": [{"src": "a.*", "dest": "b.{{wildcard(3)}}"}]}
+                ],
+            ),
+        ),
         "A",
         _split(10049, 10146),
     ),
@@ -90,11 +132,21 @@ CASES = [
         _split(10049, 10145),
     ),
     ReleaseCase(
-        "external-empty-src", (S("A", sources=[{"name": "X", "external": EXT, "subject_transforms": [{"src": "", "dest": "b.>"}]}]),), "A", _split(None, None)
+        "external-empty-src",
+        (S("A", sources=[{"name": "X", "external": EXT, "subject_transforms": [{"src": "", "dest": "b.>"}]}]),),
+        "A",
+        _split(None, None),
     ),
     # an invalid filter_subject of a source or a mirror: the create fails on every release
-    ReleaseCase("source-filter-invalid", (S("A", sources=[{"name": "X", "filter_subject": "a..b"}]),), "A", _split(10049, 10049)),
-    ReleaseCase("external-source-filter-invalid", (S("A", sources=[{"name": "X", "external": EXT, "filter_subject": "a..b"}]),), "A", _split(10049, 10049)),
+    ReleaseCase(
+        "source-filter-invalid", (S("A", sources=[{"name": "X", "filter_subject": "a..b"}]),), "A", _split(10049, 10049)
+    ),
+    ReleaseCase(
+        "external-source-filter-invalid",
+        (S("A", sources=[{"name": "X", "external": EXT, "filter_subject": "a..b"}]),),
+        "A",
+        _split(10049, 10049),
+    ),
     # an external delivery prefix under which a sourced stream's subject collides with itself: every release
     ReleaseCase(
         "external-deliver-prefix-overlaps",
@@ -104,17 +156,35 @@ CASES = [
     ),
     ReleaseCase(
         "external-deliver-prefix-apart",
-        (S("X", subjects=["x.>"]), S("A", sources=[{"name": "X"}, {"name": "Y", "external": {**EXT, "deliver": "dlv"}}])),
+        (
+            S("X", subjects=["x.>"]),
+            S("A", sources=[{"name": "X"}, {"name": "Y", "external": {**EXT, "deliver": "dlv"}}]),
+        ),
         "A",
         _split(None, None),
     ),
     # direct: true on a declared consumer (the server's sourcing consumers only): every release
-    ReleaseCase("consumer-direct-pull", (S("A", subjects=["a.>"]), C("c", "A", direct=True)), "c", _split(10090, 10090)),
-    ReleaseCase("consumer-direct-durable", (S("A", subjects=["a.>"]), C("c", "A", direct=True, deliver_subject="dd")), "c", _split(10091, 10091)),
+    ReleaseCase(
+        "consumer-direct-pull", (S("A", subjects=["a.>"]), C("c", "A", direct=True)), "c", _split(10090, 10090)
+    ),
+    ReleaseCase(
+        "consumer-direct-durable",
+        (S("A", subjects=["a.>"]), C("c", "A", direct=True, deliver_subject="dd")),
+        "c",
+        _split(10091, 10091),
+    ),
     # pedantic requests: 2.10 does not read pedantic; negative limits are refused from 2.12 (stored
     # as given before); an omitted duplicate_window of a sourcing stream is checked by 2.11, 2.12
-    ReleaseCase("pedantic-negative-max-msgs", (S("A", subjects=["a.>"], max_msgs=-5),), "A", _split(None, 10157), pedantic=True),
-    ReleaseCase("pedantic-negative-max-deliver", (S("A", subjects=["a.>"]), C("c", "A", max_deliver=-5)), "c", _split(None, 10157), pedantic=True),
+    ReleaseCase(
+        "pedantic-negative-max-msgs", (S("A", subjects=["a.>"], max_msgs=-5),), "A", _split(None, 10157), pedantic=True
+    ),
+    ReleaseCase(
+        "pedantic-negative-max-deliver",
+        (S("A", subjects=["a.>"]), C("c", "A", max_deliver=-5)),
+        "c",
+        _split(None, 10157),
+        pedantic=True,
+    ),
     ReleaseCase(
         "pedantic-backoff-differs",
         (S("A", subjects=["a.>"]), C("c", "A", max_deliver=3, ack_wait="5s", backoff=["1s", "10s"])),
@@ -130,9 +200,15 @@ CASES = [
         pedantic=True,
     ),
     ReleaseCase(
-        "pedantic-schedules-without-rollup", (S("A", subjects=["a.>"], allow_msg_schedules=True),), "A", (None, None, 10052, 10052, 10052), pedantic=True
+        "pedantic-schedules-without-rollup",
+        (S("A", subjects=["a.>"], allow_msg_schedules=True),),
+        "A",
+        (None, None, 10052, 10052, 10052),
+        pedantic=True,
     ),
-    ReleaseCase("mirror-filter-invalid", (S("A", mirror={"name": "X", "filter_subject": "a b"}),), "A", _split(10049, 10049)),
+    ReleaseCase(
+        "mirror-filter-invalid", (S("A", mirror={"name": "X", "filter_subject": "a b"}),), "A", _split(10049, 10049)
+    ),
 ]
 
 
@@ -172,7 +248,9 @@ def test_release_answers_as_labelled_and_jsops_predicts_it(release: str):
         kind = next(d["kind"] for d in case.docs if d["metadata"]["name"] == case.refused)
         if results.get((kind, case.refused)) != case.answer(release):
             problems.append(f"{case.id}: nats-server {release} answered {results} (labelled {case.answer(release)})")
-        predicted = predicted_errors(lint_estate(load_estate(_text(case)), RULES, target=target, read_source=None).findings)
+        predicted = predicted_errors(
+            lint_estate(load_estate(_text(case)), RULES, target=target, read_source=None).findings
+        )
         for key, code in results.items():
             mine = predicted.get(key, [])
             if (code is None and mine) or (code is not None and code not in mine):

@@ -69,7 +69,12 @@ def _predicted(version: str) -> dict[str, set[int | None]]:
     for f in [CORPUS / STREAM, *_files()]:
         load_text(f.read_bytes(), f.name, estate)
     check_estate(estate)
-    result = lint_estate(estate, discover_rules(), config=Config(target=Target(server_version=version, clustered=False)), read_source=None)
+    result = lint_estate(
+        estate,
+        discover_rules(),
+        config=Config(target=Target(server_version=version, clustered=False)),
+        read_source=None,
+    )
     out: dict[str, set[int | None]] = {f.name: set() for f in _files()}
     for finding in result.findings:
         if finding.severity is Severity.ERROR and finding.file in out:
@@ -92,7 +97,9 @@ def test_jsops_predicts_what_each_release_answers(version: str) -> None:
         for name, code in answers.items():
             labels.setdefault(name, {})[version] = code
         LABELS.write_text(json.dumps(labels, indent=2, sort_keys=True) + "\n")
-    assert answers == {name: by_release[version] for name, by_release in labels.items()}, "the release answers differently from its labels"
+    assert answers == {name: by_release[version] for name, by_release in labels.items()}, (
+        "the release answers differently from its labels"
+    )
     predicted = _predicted(version)
     wrong = {
         name: (code, sorted(predicted[name], key=str))

@@ -196,11 +196,15 @@ def test_js438_js439_consumer_updates(server: NatsServer) -> None:
             assert "error" not in resp and resp["config"]["max_ack_pending"] == -1, resp
             # JS438's fix (drop max_ack_pending: the server default) is an in-place update
             fixed = {k: v for k, v in cons.items() if k != "max_ack_pending"}
-            resp = await _req(nc, "$JS.API.CONSUMER.CREATE.PUSH.pusher", {"stream_name": "PUSH", "config": fixed, "action": "update"})
+            resp = await _req(
+                nc, "$JS.API.CONSUMER.CREATE.PUSH.pusher", {"stream_name": "PUSH", "config": fixed, "action": "update"}
+            )
             assert "error" not in resp and resp["config"]["max_ack_pending"] == 1000, resp
             # JS439's fix is not: heartbeats and flow control need a new consumer (documented as unsafe)
             hb = dict(fixed, idle_heartbeat=15_000_000_000, flow_control=True)
-            resp = await _req(nc, "$JS.API.CONSUMER.CREATE.PUSH.pusher", {"stream_name": "PUSH", "config": hb, "action": "update"})
+            resp = await _req(
+                nc, "$JS.API.CONSUMER.CREATE.PUSH.pusher", {"stream_name": "PUSH", "config": hb, "action": "update"}
+            )
             assert "error" in resp, resp
             await _req(nc, "$JS.API.STREAM.DELETE.PUSH")
         finally:

@@ -38,7 +38,9 @@ def server():
         yield srv
 
 
-async def _apply(url: str, stream: str, stream_cfg: dict[str, Any], subject: str, body: dict[str, Any]) -> dict[str, Any]:
+async def _apply(
+    url: str, stream: str, stream_cfg: dict[str, Any], subject: str, body: dict[str, Any]
+) -> dict[str, Any]:
     nc = await nats.connect(url)
     try:
         msg = await nc.request(f"$JS.API.STREAM.CREATE.{stream}", json.dumps(stream_cfg).encode(), timeout=5)

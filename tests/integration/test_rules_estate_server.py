@@ -37,7 +37,9 @@ SERVERS = {
             f"mem_max_stream_bytes: {MiB}, disk_max_stream_bytes: {MiB}, max_ack_pending: 20"
         ),
     },
-    "required": {"extra_config": ACCOUNT.format(limits=f"max_mem: {64 * MiB}, max_file: {64 * MiB}, max_bytes_required: true")},
+    "required": {
+        "extra_config": ACCOUNT.format(limits=f"max_mem: {64 * MiB}, max_file: {64 * MiB}, max_bytes_required: true")
+    },
 }
 
 Key = tuple[str, str]  # (kind, name)

@@ -93,8 +93,17 @@ def test_stream_pedantic_case(server: NatsServer, case: stream_rule_cases.Case):
 def test_consumer_pedantic_case(server: NatsServer, case: consumer_rule_cases.Case):
     estate, stream, consumer = consumer_rule_cases.load(case)
     predicted = _predict(estate, case.target, consumer.name)
-    body = {"stream_name": stream.name, "config": consumer.config.model_dump(mode="json", exclude_none=True), "pedantic": True}
-    answers = asyncio.run(_send(server.url, [_stream_request(stream, False), (f"$JS.API.CONSUMER.CREATE.{stream.name}.{consumer.name}", body)]))
+    body = {
+        "stream_name": stream.name,
+        "config": consumer.config.model_dump(mode="json", exclude_none=True),
+        "pedantic": True,
+    }
+    answers = asyncio.run(
+        _send(
+            server.url,
+            [_stream_request(stream, False), (f"$JS.API.CONSUMER.CREATE.{stream.name}.{consumer.name}", body)],
+        )
+    )
     assert _code(answers[0]) is None, answers[0]
     assert predicted == ([case.code] if case.code else []), predicted
     assert _code(answers[1]) == case.code, answers[1]
@@ -106,7 +115,12 @@ def test_mirror_direct_differs_from_origin(server: NatsServer, mirror_direct: bo
     if mirror_direct is not None:
         mirror["mirror_direct"] = mirror_direct
     docs = [
-        {"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": "PO"}, "spec": {"subjects": ["po.>"], "allow_direct": True}},
+        {
+            "apiVersion": "jsops/v1",
+            "kind": "Stream",
+            "metadata": {"name": "PO"},
+            "spec": {"subjects": ["po.>"], "allow_direct": True},
+        },
         {"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": "PM"}, "spec": mirror},
     ]
     estate = _estate("\n---\n".join(json.dumps(d) for d in docs))

@@ -37,7 +37,11 @@ def _predict(text: str, described: bool) -> list[int | None]:
     load_text(text.encode(), "p.yaml", estate)
     check_estate(estate)
     target = Target.model_validate(stream_rule_cases.CLUSTER_TARGET if described else {"clustered": True})
-    return [f.server_error_code for f in lint_estate(estate, RULES, target=target).findings if f.server_error_code is not None]
+    return [
+        f.server_error_code
+        for f in lint_estate(estate, RULES, target=target).findings
+        if f.server_error_code is not None
+    ]
 
 
 async def _create_all(urls: list[str], bodies: list[tuple[str, dict]]) -> list[int | None]:
@@ -45,7 +49,9 @@ async def _create_all(urls: list[str], bodies: list[tuple[str, dict]]) -> list[i
     out: list[int | None] = []
     try:
         for name, cfg in bodies:
-            msg = await nc.request(f"$JS.API.STREAM.CREATE.{name}", json.dumps({**cfg, "name": name}).encode(), timeout=10)
+            msg = await nc.request(
+                f"$JS.API.STREAM.CREATE.{name}", json.dumps({**cfg, "name": name}).encode(), timeout=10
+            )
             resp = json.loads(msg.data)
             err = resp.get("error")
             out.append(err["err_code"] if err else None)

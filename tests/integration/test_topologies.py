@@ -42,14 +42,19 @@ async def _varz(url: str) -> dict[str, dict[str, object]]:
 
 
 def test_two_clusters_joined_by_gateways_then_stopped_by_pid() -> None:
-    specs = (ClusterSpec("EAST", (ServerSpec(("az:1",), "64MB"), ServerSpec(("az:2",), "64MB"))), ClusterSpec("WEST", (ServerSpec(("az:3",), "32MB"),)))
+    specs = (
+        ClusterSpec("EAST", (ServerSpec(("az:1",), "64MB"), ServerSpec(("az:2",), "64MB"))),
+        ClusterSpec("WEST", (ServerSpec(("az:3",), "32MB"),)),
+    )
     sc = Supercluster(specs).start()
     pids = [n.server.process.pid for n in sc.nodes if n.server.process is not None]
     try:
         assert len(pids) == 3 and sc.ready_seconds is not None
         # asked in WEST, every server of both clusters answers (the gateways carry $SYS)
         seen = asyncio.run(_varz(sc.urls("WEST", SYS_USER)[0]))
-        assert {name: (d["cluster"]["name"], d["tags"], d["jetstream"]["config"]["max_storage"]) for name, d in seen.items()} == {  # type: ignore[index]
+        assert {
+            name: (d["cluster"]["name"], d["tags"], d["jetstream"]["config"]["max_storage"]) for name, d in seen.items()
+        } == {  # type: ignore[index]
             "EAST-1": ("EAST", ["az:1"], 64 << 20),
             "EAST-2": ("EAST", ["az:2"], 64 << 20),
             "WEST-1": ("WEST", ["az:3"], 32 << 20),

@@ -25,7 +25,11 @@ def _lint(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dic
 
 def _shape(findings: list[dict[str, object]], name: str) -> list[tuple[object, ...]]:
     """What a consumer's file gets, without the message's wording (JS022 says where the stream came from)."""
-    return sorted((f["rule"], f["severity"], f["line"], f["column"], f["server_error_code"]) for f in findings if str(f["file"]).endswith(name))
+    return sorted(
+        (f["rule"], f["severity"], f["line"], f["column"], f["server_error_code"])
+        for f in findings
+        if str(f["file"]).endswith(name)
+    )
 
 
 @pytest.fixture
@@ -43,11 +47,16 @@ def layouts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_without_a_stream_a_warning_at_the_file_and_no_server_code(layouts: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_a_stream_a_warning_at_the_file_and_no_server_code(
+    layouts: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     rc, findings = _lint(capsys, "flat")
     assert rc == 0  # warnings only
     mine = [f for f in findings if "shipper" in str(f["file"]) or "billing" in str(f["file"])]
-    assert sorted((Path(str(f["file"])).name, f["rule"], f["severity"], f["line"], f["column"], f["server_error_code"]) for f in mine) == [
+    assert sorted(
+        (Path(str(f["file"])).name, f["rule"], f["severity"], f["line"], f["column"], f["server_error_code"])
+        for f in mine
+    ) == [
         ("billing.json", "JS024", "warning", 1, 1, None),
         ("shipper.json", "JS024", "warning", 1, 1, None),
     ]
@@ -55,7 +64,9 @@ def test_without_a_stream_a_warning_at_the_file_and_no_server_code(layouts: Path
     assert not any(f["server_error_code"] == 10059 for f in findings)
 
 
-def test_stream_given_on_the_command_line_lints_as_a_stream_directory(layouts: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stream_given_on_the_command_line_lints_as_a_stream_directory(
+    layouts: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     rc_dir, by_dir = _lint(capsys, "bydir")
     rc_flag, by_flag = _lint(capsys, "flat", "--stream", "ORDERS")
     assert rc_dir == rc_flag == 1  # the two unfiltered consumers on a workqueue stream
@@ -79,7 +90,11 @@ def test_stream_given_in_the_config_by_file_glob(layouts: Path, capsys: pytest.C
     assert [f["rule"] for f in alone if str(f["file"]).endswith("billing.json")] == ["JS024"]  # not mapped
     _, both = _lint(capsys, "flat", "--stream", "NOPE")
     # the user named a stream no manifest declares: that one is the server's "stream not found"
-    assert [(f["rule"], f["server_error_code"]) for f in both if str(f["file"]).endswith("billing.json") and f["rule"] == "JS006"] == [("JS006", 10059)]
+    assert [
+        (f["rule"], f["server_error_code"])
+        for f in both
+        if str(f["file"]).endswith("billing.json") and f["rule"] == "JS006"
+    ] == [("JS006", 10059)]
     assert not [f for f in both if str(f["file"]).endswith("shipper.json") and f["rule"] in ("JS006", "JS024")]
 
 
@@ -160,26 +175,35 @@ def test_the_checks_skipped_for_want_of_the_stream_are_named(
     from jsops.linter.cli.app import VERSION
 
     monkeypatch.chdir(ROOT)
-    files = [f"tests/fixtures/bare-consumers/{n}.json" for n in ("ok-push-fragment", "push-ack-none-max-ack-pending", "start-seq-missing")]
+    files = [
+        f"tests/fixtures/bare-consumers/{n}.json"
+        for n in ("ok-push-fragment", "push-ack-none-max-ack-pending", "start-seq-missing")
+    ]
     rc = main(["lint", *files, "--format", fmt, "--no-config", "--no-cache"])
     out = capsys.readouterr().out.replace(f'"{VERSION}"', '"VERSION"')
     path = GOLDEN / golden
     if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
         path.write_text(out)
-    assert out == path.read_text(), f"{golden} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    assert out == path.read_text(), (
+        f"{golden} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    )
     assert rc == 1
 
 
 def test_never_a_code_from_a_guessed_stream(layouts: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The commonest natscli layout (stream.json beside the consumers, a workqueue stream): an ack-none
     consumer there is refused by a workqueue stream, but the file does not say its stream is that one."""
-    (layouts / "flat" / "notify.json").write_text('{"durable_name": "notify", "ack_policy": "none", "filter_subject": "orders.x"}\n')
+    (layouts / "flat" / "notify.json").write_text(
+        '{"durable_name": "notify", "ack_policy": "none", "filter_subject": "orders.x"}\n'
+    )
     _, findings = _lint(capsys, "flat")
     mine = [f for f in findings if str(f["file"]).endswith("notify.json")]
     assert [(f["rule"], f["server_error_code"]) for f in mine] == [("JS024", None)]
     assert "JS212 consumer-workqueue-requires-explicit-ack" in str(mine[0]["message"])
     _, given = _lint(capsys, "flat", "--stream", "ORDERS")  # given: the workqueue check is made
-    assert ("JS212", 10084) in [(f["rule"], f["server_error_code"]) for f in given if str(f["file"]).endswith("notify.json")]
+    assert ("JS212", 10084) in [
+        (f["rule"], f["server_error_code"]) for f in given if str(f["file"]).endswith("notify.json")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -199,7 +223,10 @@ def test_a_consumer_fragment_is_known_by_its_keys(doc: dict[str, object], tmp_pa
     (tmp_path / "push.json").write_text(json.dumps(doc))
     estate = load_paths([str(tmp_path)], consumer_streams=[("push.json", "ORDERS")])
     assert not [f for f in estate.findings if f.rule == "JS004"], estate.findings
-    assert sorted((r.kind, r.name, r.stream) for r in estate.resources) == [("Consumer", "push", "ORDERS"), ("Stream", "ORDERS", None)]
+    assert sorted((r.kind, r.name, r.stream) for r in estate.resources) == [
+        ("Consumer", "push", "ORDERS"),
+        ("Stream", "ORDERS", None),
+    ]
 
 
 def test_a_stream_with_a_stray_consumer_key_stays_a_stream(tmp_path: Path) -> None:
@@ -223,7 +250,9 @@ def test_own_fields_come_from_the_catalog() -> None:
     from jsops.linter.load.api_json import KINDS, own_fields
     from jsops.linter.semantics import catalog
 
-    assert {"deliver_subject", "flow_control", "idle_heartbeat", "deliver_group", "durable_name"} <= own_fields("Consumer")
+    assert {"deliver_subject", "flow_control", "idle_heartbeat", "deliver_group", "durable_name"} <= own_fields(
+        "Consumer"
+    )
     assert {"subjects", "retention"} <= own_fields("Stream") and "history" in own_fields("KeyValue")
     for kind in KINDS:
         assert own_fields(kind) <= set(catalog.record(kind).names())
@@ -239,14 +268,19 @@ def test_the_stream_decides_only_inherited_fields() -> None:
     with pytest.raises(StreamUnknown):
         _ = unset.max_ack_pending  # inherited from the stream's consumer_limits when unset
     assert unset.ack_wait == 30_000_000_000 and unset.deliver_policy == "all"
-    written = streamless_consumer(ConsumerConfig(durable_name="a", ack_policy="explicit", max_ack_pending=5, inactive_threshold=10**9))
+    written = streamless_consumer(
+        ConsumerConfig(durable_name="a", ack_policy="explicit", max_ack_pending=5, inactive_threshold=10**9)
+    )
     assert (written.max_ack_pending, written.inactive_threshold) == (5, 10**9)
 
 
 @pytest.mark.parametrize(
     ("text", "says"),
     [
-        ('{"config": {"durable_name": "c", "ack_policy": "explicit"}}', 'the $JS.API.CONSUMER.CREATE body {"stream_name": "STREAM", "config": {...}}'),
+        (
+            '{"config": {"durable_name": "c", "ack_policy": "explicit"}}',
+            'the $JS.API.CONSUMER.CREATE body {"stream_name": "STREAM", "config": {...}}',
+        ),
         ('{"durable_name": "c", "ack_policy": "explicit", "ack_wait": 30000000000}', "consumer config names no stream"),
     ],
     ids=["wrapped-config", "bare-config"],

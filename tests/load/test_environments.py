@@ -68,7 +68,12 @@ def test_environment_name_is_a_variable(tmp_path):
 
 
 def test_null_and_booleans_render_as_yaml():
-    r = render_template("a: {{ n }}\nb: {{ t }}\nc: {{ f }}\nd: x-{{ t }}\ne: {{ 'False' }}\n", "t.yaml.j2", "dev", {"n": None, "t": True, "f": False})
+    r = render_template(
+        "a: {{ n }}\nb: {{ t }}\nc: {{ f }}\nd: x-{{ t }}\ne: {{ 'False' }}\n",
+        "t.yaml.j2",
+        "dev",
+        {"n": None, "t": True, "f": False},
+    )
     assert r.text == "a: null\nb: true\nc: false\nd: x-true\ne: False\n"
 
 
@@ -88,7 +93,9 @@ def test_undefined_value_is_a_finding_at_its_line(tmp_path):
 
 
 def test_undefined_attribute_and_undefined_test_in_a_condition(tmp_path):
-    estate = _estate(tmp_path, "# x\n{% if tier.big %}\n" + STREAM.format(name="A") + "{% endif %}\n", values="tier: {}\n")
+    estate = _estate(
+        tmp_path, "# x\n{% if tier.big %}\n" + STREAM.format(name="A") + "{% endif %}\n", values="tier: {}\n"
+    )
     assert _codes(estate) == [("JS012", "t.yaml.j2", 2)]
     estate = _estate(tmp_path, "# x\n\n{% if flag %}{% endif %}\n" + STREAM.format(name="A"), values="{}\n")
     assert _codes(estate) == [("JS012", "t.yaml.j2", 3)]
@@ -152,7 +159,9 @@ def test_template_that_is_not_text_or_too_large(tmp_path):
     (tmp_path / "t.yaml.j2").write_text(STREAM.format(name="A"))
     estate = load_paths([str(tmp_path)], env="dev", limits=Limits(max_file_bytes=20))
     assert [f.rule for f in estate.findings] == ["JS002"]
-    (tmp_path / "t.yaml.j2").write_text("{% for i in range(100) %}# {{ 'x' * 50 }}\n{% endfor %}\n" + STREAM.format(name="A"))
+    (tmp_path / "t.yaml.j2").write_text(
+        "{% for i in range(100) %}# {{ 'x' * 50 }}\n{% endfor %}\n" + STREAM.format(name="A")
+    )
     estate = load_paths([str(tmp_path)], env="dev", limits=Limits(max_file_bytes=1000))
     assert [f.rule for f in estate.findings] == ["JS012"] and "larger than 1000 bytes" in estate.findings[0].message
 
@@ -237,7 +246,11 @@ def test_findings_in_a_loop_point_at_the_loop_body():
     estate = load_paths([str(FIXTURE)], env="prod")
     consumers = {r.name: r for r in estate.consumers()}
     assert {n: r.locate(("max_deliver",))[0] for n, r in consumers.items()} == {"audit": 24, "billing": 24, "fraud": 24}
-    assert {n: r.locate(("name",), document_path=False)[0] for n, r in consumers.items()} == {"audit": 19, "billing": 19, "fraud": 19}
+    assert {n: r.locate(("name",), document_path=False)[0] for n, r in consumers.items()} == {
+        "audit": 19,
+        "billing": 19,
+        "fraud": 19,
+    }
     assert {r.file for r in consumers.values()} == {str(TEMPLATE)}
 
 

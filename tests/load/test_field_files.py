@@ -30,7 +30,9 @@ def test_nack_repository_with_deployments_and_buckets_lints_clean_of_errors() ->
     assert {f.message.split(" ")[1] for f in infos} == {"Account", "StreamTemplate"}
     # the KeyValue and the ObjectStore are buckets: the streams the clients build for them
     buckets = sorted((r.bucket, r.name) for r in estate.streams() if r.bucket)
-    assert [b for b, _ in buckets] == ["KeyValue", "ObjectStore"] and all(n.startswith(("KV_", "OBJ_")) for _, n in buckets)
+    assert [b for b, _ in buckets] == ["KeyValue", "ObjectStore"] and all(
+        n.startswith(("KV_", "OBJ_")) for _, n in buckets
+    )
     # the Deployment and the ConfigMap are passed over quietly and counted
     assert [s[2] for s in estate.skipped] == ["apps/v1 Deployment", "v1 ConfigMap"]
 
@@ -38,7 +40,11 @@ def test_nack_repository_with_deployments_and_buckets_lints_clean_of_errors() ->
 def test_nack_account_scopes_names_and_routes() -> None:
     estate = load_paths([str(FIELD / "nack-repo")])
     streams = sorted((r.context, r.name) for r in estate.streams() if not r.bucket)
-    assert streams == [("billing", "ORDERS"), ("shop", "ORDERS"), ("shop", "ORDERS_DLQ")]  # same name, two accounts: not duplicates
+    assert streams == [
+        ("billing", "ORDERS"),
+        ("shop", "ORDERS"),
+        ("shop", "ORDERS_DLQ"),
+    ]  # same name, two accounts: not duplicates
     (shipper,) = estate.consumers()
     assert (shipper.context, shipper.stream) == ("shop", "ORDERS")
     assert set(estate.accounts) == {"shop", "billing"}
@@ -55,7 +61,9 @@ def test_nack_repository_cli_exits_0_with_the_skipped_count(capsys) -> None:  # 
 
     rc = main(["lint", str(FIELD / "nack-repo")])
     out = capsys.readouterr().out
-    assert out.rstrip().splitlines()[-1] == ("Found 0 errors, 1 warning, 3 info (6 objects in 3 files; 2 other Kubernetes objects skipped).")
+    assert out.rstrip().splitlines()[-1] == (
+        "Found 0 errors, 1 warning, 3 info (6 objects in 3 files; 2 other Kubernetes objects skipped)."
+    )
     assert rc == 0
 
 
@@ -100,7 +108,11 @@ def test_json_duplicate_key_keeps_the_last_value_with_a_warning() -> None:
 
 def test_yaml_duplicate_key_is_still_an_error() -> None:
     estate = Estate()
-    load_text(b"apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec:\n  max_age: 1h\n  max_age: 2h\n", "a.yaml", estate)
+    load_text(
+        b"apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec:\n  max_age: 1h\n  max_age: 2h\n",
+        "a.yaml",
+        estate,
+    )
     assert "JS003" in _codes(estate.findings, Severity.ERROR)
 
 
@@ -177,7 +189,12 @@ def test_unknown_field_in_a_request_body_per_release(tmp_path: Path) -> None:
 
     (tmp_path / "s.json").write_text('{"name": "A", "subjects": ["a"], "max_agee": 5}')
     estate = load_paths([str(tmp_path)])
-    for version, severity, code in (("2.10.26", "warning", None), ("2.11.11", "warning", None), ("2.12.8", "error", 10025), ("2.15.1", "error", 10025)):
+    for version, severity, code in (
+        ("2.10.26", "warning", None),
+        ("2.11.11", "warning", None),
+        ("2.12.8", "error", 10025),
+        ("2.15.1", "error", 10025),
+    ):
         result = lint_estate(estate, config=Config(target=Target(server_version=version)), read_source=None)
         (f,) = [f for f in result.findings if f.rule == "JS005"]
         assert (f.severity.value, f.server_error_code) == (severity, code), version

@@ -35,7 +35,12 @@ SEEDS: list[tuple[str, Any]] = [
         {
             "apiVersion": "jsops/v1",
             "kind": "Stream",
-            "metadata": {"name": "ORDERS", "context": "east", "annotations": {"jsops.io/allow-prune": "true"}, "labels": {"team": "a"}},
+            "metadata": {
+                "name": "ORDERS",
+                "context": "east",
+                "annotations": {"jsops.io/allow-prune": "true"},
+                "labels": {"team": "a"},
+            },
             "spec": {
                 "subjects": ["orders.>"],
                 "max_age": "7d",
@@ -120,7 +125,13 @@ SEEDS: list[tuple[str, Any]] = [
         "consumer-create.json",
         {
             "stream_name": "ORDERS",
-            "config": {"durable_name": "worker", "ack_policy": "explicit", "ack_wait": 30000000000, "filter_subject": "orders.a", "max_deliver": -1},
+            "config": {
+                "durable_name": "worker",
+                "ack_policy": "explicit",
+                "ack_wait": 30000000000,
+                "filter_subject": "orders.a",
+                "max_deliver": -1,
+            },
         },
     ),
 ]
@@ -166,7 +177,10 @@ def _random_value(rng: random.Random, depth: int = 0) -> Any:
         return rng.choice(ODD_STRINGS)
     if choice in (8, 9):
         return [_random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
-    return {rng.choice(ODD_STRINGS + ["name", "context", "stream", "annotations"]): _random_value(rng, depth + 1) for _ in range(rng.randrange(4))}
+    return {
+        rng.choice(ODD_STRINGS + ["name", "context", "stream", "annotations"]): _random_value(rng, depth + 1)
+        for _ in range(rng.randrange(4))
+    }
 
 
 def _paths(value: Any, here: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -241,7 +255,11 @@ def _yaml(value: Any, indent: int = 0) -> str:
 def _scalar(v: Any) -> str:
     if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
         return ".nan" if v != v else (".inf" if v > 0 else "-.inf")
-    return json.dumps(v, ensure_ascii=False) if not isinstance(v, (dict, list)) else ("{}" if isinstance(v, dict) else "[]")
+    return (
+        json.dumps(v, ensure_ascii=False)
+        if not isinstance(v, (dict, list))
+        else ("{}" if isinstance(v, dict) else "[]")
+    )
 
 
 def _byte_mutation(rng: random.Random, data: bytes) -> bytes:
@@ -252,7 +270,9 @@ def _byte_mutation(rng: random.Random, data: bytes) -> bytes:
         if op == 0 and b:
             b[min(i, len(b) - 1)] = rng.choice(b":-[]{}&*!|>'\"\n #,?%@`\t\x00\xff0aZ")
         elif op == 1:
-            b[i:i] = rng.choice([b"\n---\n", b": ", b"- ", b"&a ", b"*a", b"!!binary ", b"{", b"[", b"\xef\xbb\xbf", b"\xc3"])
+            b[i:i] = rng.choice(
+                [b"\n---\n", b": ", b"- ", b"&a ", b"*a", b"!!binary ", b"{", b"[", b"\xef\xbb\xbf", b"\xc3"]
+            )
         elif op == 2 and b:
             del b[i : i + rng.randint(1, 20)]
         else:
@@ -269,7 +289,12 @@ def _corpus() -> list[tuple[str, bytes]]:
         doc = _mutate(rng, seed)
         as_json = name.endswith(".json") or rng.random() < 0.2
         text = json.dumps(doc, ensure_ascii=False, allow_nan=True) if as_json else _yaml(doc) + "\n"
-        cases.append((f"s{n}-{name}" if not as_json or name.endswith(".json") else f"s{n}-{name}.json", text.encode("utf-8", "surrogatepass")))
+        cases.append(
+            (
+                f"s{n}-{name}" if not as_json or name.endswith(".json") else f"s{n}-{name}.json",
+                text.encode("utf-8", "surrogatepass"),
+            )
+        )
     for n in range(N_BYTES):
         name, seed = SEEDS[n % len(SEEDS)]
         text = json.dumps(seed) if name.endswith(".json") else _yaml(seed) + "\n"
@@ -337,11 +362,22 @@ def test_metadata_of_every_type_is_a_finding_not_a_crash() -> None:
                 if found:
                     bad += 1
                     f = found[0]
-                    key_line = text.split("\n").index(f'  "{field}":' + ("" if isinstance(value, (list, dict)) and value else f" {_scalar(value)}")) + 1
+                    key_line = (
+                        text.split("\n").index(
+                            f'  "{field}":'
+                            + ("" if isinstance(value, (list, dict)) and value else f" {_scalar(value)}")
+                        )
+                        + 1
+                    )
                     value_line = key_line + 1 if isinstance(value, (list, dict)) and value else key_line
                     assert f.rule == "JS005" and f"metadata.{field}" in f.message, (field, value, f.message)
                     # At the value (or its key, or the metadata mapping for a null that is "missing").
-                    assert f.line in (key_line, value_line) or (value is None and f.line == 4), (field, value, f.line, key_line)
+                    assert f.line in (key_line, value_line) or (value is None and f.line == 4), (
+                        field,
+                        value,
+                        f.line,
+                        key_line,
+                    )
     assert bad >= 40
 
 

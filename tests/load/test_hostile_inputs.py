@@ -65,10 +65,22 @@ HOSTILE: dict[str, tuple[str, Callable[[], bytes], str]] = {
     "deep-json-arrays": ("deep.json", lambda: b"[" * 100_000 + b"]" * 100_000, "JS002"),
     "deep-json-objects": ("deep2.json", lambda: b'{"a":' * 100_000 + b"1" + b"}" * 100_000, "JS002"),
     "json-just-too-deep": ("deep3.json", lambda: b'{"a":' * 500 + b"1" + b"}" * 500, "JS002"),
-    "wide-json-object": ("wide.json", lambda: ("{" + ",".join(f'"k{i}": {i}' for i in range(300_000)) + "}").encode(), "JS002"),
+    "wide-json-object": (
+        "wide.json",
+        lambda: ("{" + ",".join(f'"k{i}": {i}' for i in range(300_000)) + "}").encode(),
+        "JS002",
+    ),
     "huge-list": ("list.yaml", lambda: b"- x\n" * 2_500_000, "JS002"),
-    "5MB-invalid-value": ("big.yaml", lambda: (STREAM.format(name="S") + "  retention: " + "x" * 5 * MiB + "\n").encode(), "JS005"),
-    "5MB-unknown-key": ("key.json", lambda: ('{"name": "S", "subjects": ["s"], "' + "k" * 5 * MiB + '": 1}').encode(), "JS005"),
+    "5MB-invalid-value": (
+        "big.yaml",
+        lambda: (STREAM.format(name="S") + "  retention: " + "x" * 5 * MiB + "\n").encode(),
+        "JS005",
+    ),
+    "5MB-unknown-key": (
+        "key.json",
+        lambda: ('{"name": "S", "subjects": ["s"], "' + "k" * 5 * MiB + '": 1}').encode(),
+        "JS005",
+    ),
     "5MB-kind": ("kind.yaml", lambda: ("apiVersion: jsops/v1\nkind: " + "K" * 5 * MiB + "\n").encode(), "JS004"),
     "5MB-name": ("name.yaml", lambda: STREAM.format(name="N" * 5 * MiB).encode(), "JS005"),
     "5MB-stream-reference": (
@@ -77,25 +89,57 @@ HOSTILE: dict[str, tuple[str, Callable[[], bytes], str]] = {
         "JS005",
     ),
     "5MB-plain-scalar": ("scalar.yaml", lambda: b"word " * MiB, ""),
-    "5MB-plain-scalar-beside-a-manifest": ("scalar2.yaml", lambda: b"word " * MiB + ("\n---\n" + STREAM.format(name="S")).encode(), "JS004"),
-    "5000-digit-integer": ("int.yaml", lambda: (STREAM.format(name="S") + "  max_msgs: " + "9" * 5000 + "\n").encode(), "JS001"),
-    "5000-digit-json-integer": ("int.json", lambda: ('{"name": "S", "max_msgs": ' + "9" * 5000 + "}").encode(), "JS001"),
-    "invalid-utf8": ("latin1.yaml", lambda: (STREAM.format(name="S") + "  description: café\n").encode("latin-1"), "JS001"),
+    "5MB-plain-scalar-beside-a-manifest": (
+        "scalar2.yaml",
+        lambda: b"word " * MiB + ("\n---\n" + STREAM.format(name="S")).encode(),
+        "JS004",
+    ),
+    "5000-digit-integer": (
+        "int.yaml",
+        lambda: (STREAM.format(name="S") + "  max_msgs: " + "9" * 5000 + "\n").encode(),
+        "JS001",
+    ),
+    "5000-digit-json-integer": (
+        "int.json",
+        lambda: ('{"name": "S", "max_msgs": ' + "9" * 5000 + "}").encode(),
+        "JS001",
+    ),
+    "invalid-utf8": (
+        "latin1.yaml",
+        lambda: (STREAM.format(name="S") + "  description: café\n").encode("latin-1"),
+        "JS001",
+    ),
     "binary-with-nul": ("bin.yaml", lambda: random.Random(1).randbytes(64 * 1024) + b"\x00", "JS001"),
     "nul-late-in-text": ("nul.yaml", lambda: (STREAM.format(name="S") * 2000).encode() + b"\x00", "JS001"),
     "10MB-random-bytes": ("random.yaml", lambda: random.Random(2).randbytes(10 * MiB), "JS001"),
     "10MB-yaml-garbage": ("garbage.yaml", lambda: garbage_text(10 * MiB), ""),
-    "10MB-yaml-garbage-after-a-manifest": ("garbage2.yaml", lambda: STREAM.format(name="S").encode() + garbage_text(10 * MiB), "JS001"),
-    "control-character": ("ctl.yaml", lambda: (STREAM.format(name="S") + '  description: "\x1b[2J\x07"\n').encode(), "JS001"),
+    "10MB-yaml-garbage-after-a-manifest": (
+        "garbage2.yaml",
+        lambda: STREAM.format(name="S").encode() + garbage_text(10 * MiB),
+        "JS001",
+    ),
+    "control-character": (
+        "ctl.yaml",
+        lambda: (STREAM.format(name="S") + '  description: "\x1b[2J\x07"\n').encode(),
+        "JS001",
+    ),
     "nul-in-json": ("nul.json", lambda: b'{"name": "S\x00"}', "JS001"),
     "anchor-as-mapping-key": ("akey.yaml", lambda: b"k: &k {a: 1}\n*k : v\n", "JS001"),
     "complex-key": ("ckey.yaml", lambda: b"? [a, b]\n: v\n", "JS001"),
-    "python-object-tag": ("py.yaml", lambda: b"apiVersion: jsops/v1\nkind: Stream\nmetadata: !!python/object:os.system {name: S}\n", "JS001"),
+    "python-object-tag": (
+        "py.yaml",
+        lambda: b"apiVersion: jsops/v1\nkind: Stream\nmetadata: !!python/object:os.system {name: S}\n",
+        "JS001",
+    ),
     "python-apply-tag": ("apply.yaml", lambda: b"!!python/object/apply:os.system [echo pwned]\n", "JS001"),
     "python-name-tag": ("name2.yaml", lambda: b"x: !!python/name:os.system\n", "JS001"),
     "verbatim-tag": ("verb.yaml", lambda: b"x: !<tag:yaml.org,2002:python/object/new:os.system> [id]\n", "JS001"),
     "long-key": ("longkey.yaml", lambda: (STREAM.format(name="S") + "  " + "k" * 2000 + ": 1\n").encode(), "JS001"),
-    "90k-unknown-fields": ("unknown.yaml", lambda: (STREAM.format(name="S") + "".join(f"  k{i}: 1\n" for i in range(90_000))).encode(), "JS005"),
+    "90k-unknown-fields": (
+        "unknown.yaml",
+        lambda: (STREAM.format(name="S") + "".join(f"  k{i}: 1\n" for i in range(90_000))).encode(),
+        "JS005",
+    ),
     "500k-empty-documents": ("seps.yaml", lambda: b"---\n" * 500_000, "JS008"),
     "100k-tiny-documents": ("tiny.yaml", lambda: b"--- 1\n" * 100_000, "JS002"),
 }
@@ -165,7 +209,10 @@ def test_5000_streams_in_one_file_all_load(tmp_path: Path, capsys) -> None:
     assert time.perf_counter() - start < HANG_GUARD
     assert estate.findings == []
     assert len(estate.resources) == 5000
-    assert estate.resources[4999].locate(("max_age",)) == (4 * 4999 + 4 + 4999, doc.format(i=4999).splitlines()[3].index("1h") + 1)
+    assert estate.resources[4999].locate(("max_age",)) == (
+        4 * 4999 + 4 + 4999,
+        doc.format(i=4999).splitlines()[3].index("1h") + 1,
+    )
     rc, out, elapsed = _lint(tmp_path, capsys, "many.yaml", text.encode())
     assert json.loads(out)["summary"]["objects"] == 5000
     assert elapsed < HANG_GUARD
@@ -174,7 +221,12 @@ def test_5000_streams_in_one_file_all_load(tmp_path: Path, capsys) -> None:
 def test_document_and_node_limits_stop_reading(tmp_path: Path) -> None:
     limits = Limits(max_documents=10, max_file_nodes=100)
     estate = Estate()
-    load_text(("---\n".join(STREAM.format(name=f"S{i}") for i in range(20))).encode(), "m.yaml", estate, limits=Limits(max_documents=10))
+    load_text(
+        ("---\n".join(STREAM.format(name=f"S{i}") for i in range(20))).encode(),
+        "m.yaml",
+        estate,
+        limits=Limits(max_documents=10),
+    )
     assert len(estate.resources) == 10
     assert [(f.rule, f.line) for f in estate.findings] == [("JS002", 70)]
     assert "more than 10 documents" in estate.findings[0].message
@@ -210,7 +262,16 @@ def test_a_device_named_explicitly_is_read_within_bounds() -> None:
     assert [f.rule for f in estate.findings] == ["JS002"]
 
 
-@pytest.mark.parametrize("case", ["billion-laughs", "alias-bomb-in-manifest", "deep-flow-mappings", "deep-json-objects", "10MB-yaml-garbage-after-a-manifest"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "billion-laughs",
+        "alias-bomb-in-manifest",
+        "deep-flow-mappings",
+        "deep-json-objects",
+        "10MB-yaml-garbage-after-a-manifest",
+    ],
+)
 def test_hostile_input_memory_stays_bounded(case: str) -> None:
     name, make, rule = HOSTILE[case]
     data = make()
@@ -253,7 +314,9 @@ def test_lint_every_hostile_file_at_once_in_a_subprocess(tmp_path: Path) -> None
         # memory a child is spawned from (the parent's, until exec) in the child's ru_maxrss, so a grown
         # pytest process would be measured instead of jsops.
         lint = [sys.executable, "-m", "jsops.linter.cli.app", "lint", str(corpus), "--format", "json"]
-        launcher = subprocess.run([sys.executable, "-c", _LAUNCHER, str(usage_path), *lint], stdout=out, stderr=err, env=env, cwd=root)
+        launcher = subprocess.run(
+            [sys.executable, "-c", _LAUNCHER, str(usage_path), *lint], stdout=out, stderr=err, env=env, cwd=root
+        )
         elapsed = time.perf_counter() - start
     assert launcher.returncode == 0, err_path.read_text()
     returncode, maxrss_kib = json.loads(usage_path.read_text())

@@ -31,7 +31,13 @@ DEAD_URL = "nats://127.0.0.1:9"  # nothing listens: plan/apply stop at the lint 
 def jsops(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "JSOPS_NO_CACHE": "1", "LC_ALL": "C.UTF-8"}
     env.pop("PYTHONIOENCODING", None)
-    return subprocess.run([sys.executable, "-m", "jsops.linter.cli.app", *args], cwd=cwd or ROOT, env=env, capture_output=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "jsops.linter.cli.app", *args],
+        cwd=cwd or ROOT,
+        env=env,
+        capture_output=True,
+        timeout=300,
+    )
 
 
 def check_output(fmt: str, out: bytes) -> str:
@@ -125,7 +131,9 @@ def test_the_walk_is_bounded_and_keeps_the_shallow_files(deep: Path) -> None:
     estate = load_paths([str(deep)])
     assert [r.name for r in estate.resources] == ["OK"]
     (finding,) = estate.findings
-    assert finding.rule == "JS002" and finding.file.count(os.sep + "d") == 100 and (finding.line, finding.column) == (1, 1)
+    assert (
+        finding.rule == "JS002" and finding.file.count(os.sep + "d") == 100 and (finding.line, finding.column) == (1, 1)
+    )
 
 
 def test_the_controller_source_survives_a_deep_tree(deep: Path) -> None:
@@ -193,7 +201,9 @@ def test_unencodable_names_in_report_plan_and_apply(which: str, request: pytest.
         proc = jsops(*cmd)
         err = no_crash(proc)
         assert proc.returncode == 1 and "JS001" in err, err
-        assert (":2:15: error JS001" in err) if which == "surrogate" else ("bad\\xff\\xfe.yaml:1:1: error JS001" in err), err
+        assert (
+            (":2:15: error JS001" in err) if which == "surrogate" else ("bad\\xff\\xfe.yaml:1:1: error JS001" in err)
+        ), err
 
 
 # --- item 11: links out of the repository ------------------------------------------------------------
@@ -210,7 +220,9 @@ def _repo_with_outside(tmp_path: Path) -> tuple[Path, Path]:
     return repo, outside
 
 
-def test_an_environments_directory_linked_out_of_the_repository_is_not_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_environments_directory_linked_out_of_the_repository_is_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Item 11: on main its values were read and printed by ``lint --env`` and ``render --env``."""
     repo, outside = _repo_with_outside(tmp_path)
     (repo / "s.yaml.j2").write_text(STREAM.format(name="{{ name }}", subj="s") + "  description: '{{ secret }}'\n")
@@ -233,14 +245,18 @@ def test_a_values_link_inside_the_repository_is_still_read(tmp_path: Path) -> No
     assert [r.name for r in load_paths([str(repo)], env="prod").resources] == ["INSIDE"]
 
 
-def test_an_explicit_directory_link_out_of_the_repository_is_not_walked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_explicit_directory_link_out_of_the_repository_is_not_walked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Item 11: on main ``jsops lint repo/link`` walked the link's target outside the repository."""
     repo, outside = _repo_with_outside(tmp_path)
     (repo / "ok.yaml").write_text(STREAM.format(name="OK", subj="ok"))
     os.symlink(outside / "manifests", repo / "linked")
     for given in (repo / "linked", f"{repo / 'linked'}/"):
         estate = load_paths([str(given)])
-        assert estate.resources == [] and [(f.rule, f.file) for f in estate.findings] == [("JS014", str(repo / "linked"))]
+        assert estate.resources == [] and [(f.rule, f.file) for f in estate.findings] == [
+            ("JS014", str(repo / "linked"))
+        ]
         rc = main(["lint", str(given), "--format", "text"])
         out = capsys.readouterr().out
         assert rc == 1 and "HOSTSTREAM" not in out and "directory outside" in out
@@ -256,7 +272,11 @@ def test_1500_nested_directories_in_render(deep: Path) -> None:
     assert proc.returncode == 1 and "JS002" in err and proc.stdout == b""
 
 
-@pytest.mark.parametrize("raw", [b"bad\xff\xfe.yaml", b"sur\xed\xa0\x80.yaml", b"tpl\xff.yaml.j2"], ids=["not-utf8", "surrogate-bytes", "template"])
+@pytest.mark.parametrize(
+    "raw",
+    [b"bad\xff\xfe.yaml", b"sur\xed\xa0\x80.yaml", b"tpl\xff.yaml.j2"],
+    ids=["not-utf8", "surrogate-bytes", "template"],
+)
 def test_render_names_a_file_name_that_is_not_utf8_as_lint_does(tmp_path: Path, raw: bytes) -> None:
     """Issue 22 item 10 (render): a name that cannot be encoded is the finding lint gives
     (JS001, the name with ``\\xNN`` escapes, file not read), never a crash or a half-printed estate."""

@@ -78,12 +78,19 @@ def _deep(v: Any) -> Any:
 def _objects(root: Path, cache: bool) -> list[Any]:
     estate = load_paths([str(root)], cache=cache)
     # positions are compared by what they resolve to (a cached parse keeps them packed)
-    return [(replace(r, positions=None), _deep(r.config), r.locate(("max_age",)), r.locate(("backoff", 1))) for r in estate.resources]
+    return [
+        (replace(r, positions=None), _deep(r.config), r.locate(("max_age",)), r.locate(("backoff", 1)))
+        for r in estate.resources
+    ]
 
 
 @pytest.mark.parametrize("direct", [True, False])
-def test_rebuilt_objects_are_the_validated_ones(direct: bool, lint_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("jsops.linter.cache.loaded_cache._DIRECT", direct)  # False: built through Resource's constructor
+def test_rebuilt_objects_are_the_validated_ones(
+    direct: bool, lint_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        "jsops.linter.cache.loaded_cache._DIRECT", direct
+    )  # False: built through Resource's constructor
     root = tmp_path / "estate"
     _tree(root)
     truth = _objects(root, cache=False)
@@ -118,7 +125,9 @@ def test_an_edit_to_an_object_is_seen(lint_cache: Path, tmp_path: Path, monkeypa
     assert s2.config.consumer_limits is not None and s2.config.consumer_limits.max_ack_pending == 7
 
 
-def test_a_file_with_findings_is_processed_every_time(lint_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_with_findings_is_processed_every_time(
+    lint_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = tmp_path / "estate"
     _tree(root)
     (root / "bad.yaml").write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: B}\nspec: {max_age: soon}\n")
@@ -141,12 +150,32 @@ _DAMAGED: list[Any] = [
     marshal.dumps((True, [("Stream",)])),
     marshal.dumps((True, [("Stream", "S0", None, "default", {}, 99, 1, ("spec",), {}, None)])),
     marshal.dumps((True, [("Stream", "S0", None, "default", {}, 0, 1, ("spec",), {}, ("r", "os.system", [], [], []))])),
-    marshal.dumps((True, [("Stream", "S0", None, "default", {}, 0, 1, ("spec",), {}, ("r", "jsops.linter.model.config.StreamConfig", [1], [], []))])),
+    marshal.dumps(
+        (
+            True,
+            [
+                (
+                    "Stream",
+                    "S0",
+                    None,
+                    "default",
+                    {},
+                    0,
+                    1,
+                    ("spec",),
+                    {},
+                    ("r", "jsops.linter.model.config.StreamConfig", [1], [], []),
+                )
+            ],
+        )
+    ),
 ]
 
 
 @pytest.mark.parametrize("shape", range(len(_DAMAGED)))
-def test_a_damaged_loaded_entry_is_a_miss(shape: int, lint_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_damaged_loaded_entry_is_a_miss(
+    shape: int, lint_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = tmp_path / "estate"
     _tree(root)
     truth = _lint(capsys, root, "--no-cache")
@@ -156,7 +185,11 @@ def test_a_damaged_loaded_entry_is_a_miss(shape: int, lint_cache: Path, tmp_path
     magic = blob[: blob.index(b"\n") + 1]
     salt, entries, loaded = marshal.loads(blob[len(magic) + 16 :])
     assert loaded, "the run kept loaded entries"
-    body = marshal.dumps((salt, entries, {k: _DAMAGED[shape] for k in loaded}))  # a valid checksum: only the entries are wrong
+    body = marshal.dumps(
+        (salt, entries, {k: _DAMAGED[shape] for k in loaded})
+    )  # a valid checksum: only the entries are wrong
     pack.write_bytes(magic + hashlib.blake2b(body, digest_size=16).digest() + body)
-    shutil.rmtree(lint_cache / "results")  # else the unchanged tree is answered by the results cache, no parse pack read
+    shutil.rmtree(
+        lint_cache / "results"
+    )  # else the unchanged tree is answered by the results cache, no parse pack read
     assert _lint(capsys, root) == truth

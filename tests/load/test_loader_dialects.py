@@ -276,7 +276,9 @@ DIALECTS = {
     "native": lambda: load(("orders.yaml", NATIVE)),
     "nack/v1beta2": lambda: load(("orders.yaml", NACK.format(version="v1beta2"))),
     "nack/v1beta1": lambda: load(("orders.yaml", NACK.format(version="v1beta1")), refused_api=True),
-    "api": lambda: load(("orders.json", API_STREAM_BARE), ("dr.json", API_DR_BARE), ("shipper.json", API_CONSUMER_CREATE)),
+    "api": lambda: load(
+        ("orders.json", API_STREAM_BARE), ("dr.json", API_DR_BARE), ("shipper.json", API_CONSUMER_CREATE)
+    ),
 }
 
 
@@ -309,14 +311,30 @@ def test_every_dialect_loads_the_same_model(dialect: str) -> None:
 def test_reference_model_holds_what_the_manifest_says() -> None:
     got = by_name(DIALECTS["native"]())
     s = got["ORDERS"].config
-    assert (s.name, s.max_age, s.max_bytes, s.max_msg_size, s.duplicate_window) == ("ORDERS", 7 * DAY, 10 * GIB, 1 << 20, 120 * SEC)
+    assert (s.name, s.max_age, s.max_bytes, s.max_msg_size, s.duplicate_window) == (
+        "ORDERS",
+        7 * DAY,
+        10 * GIB,
+        1 << 20,
+        120 * SEC,
+    )
     assert (s.retention, s.discard, s.storage, s.num_replicas) == ("workqueue", "new", "file", 3)
     assert s.placement is not None and (s.placement.cluster, s.placement.tags) == ("east", ["ssd"])
     dr = got["ORDERS_DR"].config
     assert dr.mirror is not None and dr.mirror.external is not None
-    assert (dr.mirror.name, dr.mirror.external.api, dr.mirror.external.deliver) == ("ORDERS", "$JS.east.API", "dr.deliver")
+    assert (dr.mirror.name, dr.mirror.external.api, dr.mirror.external.deliver) == (
+        "ORDERS",
+        "$JS.east.API",
+        "dr.deliver",
+    )
     c = got["shipper"].config
-    assert (c.durable_name, c.ack_policy, c.ack_wait, c.max_deliver, c.max_ack_pending) == ("shipper", "explicit", 30 * SEC, 5, 200)
+    assert (c.durable_name, c.ack_policy, c.ack_wait, c.max_deliver, c.max_ack_pending) == (
+        "shipper",
+        "explicit",
+        30 * SEC,
+        5,
+        200,
+    )
     assert got["shipper"].stream == "ORDERS"
 
 
@@ -337,7 +355,10 @@ def test_each_dialect_has_its_own_defaults() -> None:
     # kube-apiserver: ackPolicy none, ackWait 1ns (nats-io/nack#136) and storage memory.
     api = load(("s.json", '{"name": "S"}'), ("c.json", '{"stream_name": "S", "config": {"durable_name": "c"}}'))
     native = load(
-        ("m.yaml", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\n---\napiVersion: jsops/v1\nkind: Consumer\nmetadata: {name: c, stream: S}\n")
+        (
+            "m.yaml",
+            "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\n---\napiVersion: jsops/v1\nkind: Consumer\nmetadata: {name: c, stream: S}\n",
+        )
     )
     nack = load(
         (
@@ -407,11 +428,20 @@ spec:
     assert remote.external is not None and remote.external.api == "$JS.west.API"
     assert remote.subject_transforms is not None
     assert (remote.subject_transforms[0].src, remote.subject_transforms[0].dest) == ("orders.>", "west.orders.>")
-    assert s.consumer_limits is not None and (s.consumer_limits.inactive_threshold, s.consumer_limits.max_ack_pending) == (3600 * SEC, 50)
+    assert s.consumer_limits is not None and (
+        s.consumer_limits.inactive_threshold,
+        s.consumer_limits.max_ack_pending,
+    ) == (3600 * SEC, 50)
     assert (s.allow_rollup_hdrs, s.discard_new_per_subject, s.first_seq) == (True, True, 10)
     c = got["c"].config
     assert c.backoff == [SEC, 5 * SEC, 30 * SEC]
-    assert (c.idle_heartbeat, c.max_batch, c.max_expires, c.max_bytes, c.priority_timeout) == (5 * SEC, 100, 30 * SEC, 1 << 20, 120 * SEC)
+    assert (c.idle_heartbeat, c.max_batch, c.max_expires, c.max_bytes, c.priority_timeout) == (
+        5 * SEC,
+        100,
+        30 * SEC,
+        1 << 20,
+        120 * SEC,
+    )
     r = got["AGG"]
     assert r.locate(("sources", 1, "external", "api")) == at(text, '"$JS.west.API"')
     assert r.locate(("sources", 1, "external", "api"), key=True) == at(text, "externalApiPrefix")
@@ -490,7 +520,9 @@ def _api_spots() -> dict[tuple[str, tuple, bool], tuple[str, str]]:
     }
 
 
-@pytest.mark.parametrize("spot", list(NATIVE_SPOTS), ids=lambda s: f"{s[0]}.{'.'.join(map(str, s[1]))}{'(key)' if s[2] else ''}")
+@pytest.mark.parametrize(
+    "spot", list(NATIVE_SPOTS), ids=lambda s: f"{s[0]}.{'.'.join(map(str, s[1]))}{'(key)' if s[2] else ''}"
+)
 def test_native_positions(spot) -> None:
     name, path, key = spot
     r = by_name(DIALECTS["native"]())[name]
@@ -498,7 +530,9 @@ def test_native_positions(spot) -> None:
 
 
 @pytest.mark.parametrize("version", ["v1beta2", "v1beta1"])
-@pytest.mark.parametrize("spot", list(NACK_SPOTS), ids=lambda s: f"{s[0]}.{'.'.join(map(str, s[1]))}{'(key)' if s[2] else ''}")
+@pytest.mark.parametrize(
+    "spot", list(NACK_SPOTS), ids=lambda s: f"{s[0]}.{'.'.join(map(str, s[1]))}{'(key)' if s[2] else ''}"
+)
 def test_nack_positions_follow_renamed_keys(spot, version: str) -> None:
     name, path, key = spot
     text = NACK.format(version=version)
@@ -506,7 +540,9 @@ def test_nack_positions_follow_renamed_keys(spot, version: str) -> None:
     assert r.locate(path, key=key) == at(text, NACK_SPOTS[spot])
 
 
-@pytest.mark.parametrize("spot", list(_api_spots()), ids=lambda s: f"{s[0]}.{'.'.join(map(str, s[1]))}{'(key)' if s[2] else ''}")
+@pytest.mark.parametrize(
+    "spot", list(_api_spots()), ids=lambda s: f"{s[0]}.{'.'.join(map(str, s[1]))}{'(key)' if s[2] else ''}"
+)
 def test_api_json_positions(spot) -> None:
     name, path, key = spot
     r = by_name(DIALECTS["api"]())[name]
@@ -528,7 +564,9 @@ def test_a_field_the_manifest_does_not_write_points_at_its_parent() -> None:
     nack = by_name(DIALECTS["nack/v1beta2"]())
     assert nack["ORDERS"].locate(("max_msgs",)) == at(NACK, "name: ORDERS")
     # the document itself, for findings about the whole object
-    assert native["shipper"].locate(("metadata", "stream"), document_path=True) == at(NATIVE, "ORDERS\nspec:\n  ack_policy")
+    assert native["shipper"].locate(("metadata", "stream"), document_path=True) == at(
+        NATIVE, "ORDERS\nspec:\n  ack_policy"
+    )
 
 
 def test_rule_findings_point_at_the_dialects_spelling() -> None:
@@ -648,8 +686,18 @@ spec:
 def test_kubectl_get_output_with_every_crd_default_loads() -> None:
     got = by_name(load(("orders.yaml", KUBECTL_GET)))
     s, c = got["ORDERS"], got["shipper"]
-    assert (s.config.storage, s.config.max_age, s.config.compression, s.config.persist_mode) == ("memory", None, None, None)
-    assert (c.config.deliver_policy, c.config.opt_start_seq, c.config.ack_wait, c.config.pause_until) == ("by_start_sequence", 100, 1, None)
+    assert (s.config.storage, s.config.max_age, s.config.compression, s.config.persist_mode) == (
+        "memory",
+        None,
+        None,
+        None,
+    )
+    assert (c.config.deliver_policy, c.config.opt_start_seq, c.config.ack_wait, c.config.pause_until) == (
+        "by_start_sequence",
+        100,
+        1,
+        None,
+    )
     eff = effective(load(("orders.yaml", KUBECTL_GET)))
     assert eff["ORDERS"].storage == "memory" and eff["ORDERS"].max_age == 0
     assert eff["ORDERS/shipper"].ack_wait == 1 and eff["ORDERS/shipper"].ack_policy == "none"
@@ -668,7 +716,13 @@ def test_kubectl_get_output_with_every_crd_default_loads() -> None:
     ],
 )
 def test_nack_deliver_policy_spelling(nack: str, api: str) -> None:
-    extra = "\n  optStartSeq: 5" if nack == "byStartSequence" else "\n  optStartTime: '2026-01-01T00:00:00Z'" if nack == "byStartTime" else ""
+    extra = (
+        "\n  optStartSeq: 5"
+        if nack == "byStartSequence"
+        else "\n  optStartTime: '2026-01-01T00:00:00Z'"
+        if nack == "byStartTime"
+        else ""
+    )
     text = (
         "apiVersion: jetstream.nats.io/v1beta2\nkind: Stream\nmetadata: {name: s}\nspec: {name: S, storage: file}\n---\n"
         f"apiVersion: jetstream.nats.io/v1beta2\nkind: Consumer\nmetadata: {{name: c}}\nspec:\n  streamName: S\n  durableName: c\n"

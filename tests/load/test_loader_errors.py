@@ -47,13 +47,29 @@ CASES = [
         (5, 5),
         "the mapping '{' that starts at line 4, column 9 is not closed",
     ),
-    Case("yaml-bad-indentation", STREAM + "  max_age: 1h\n max_bytes: 1GiB\n", "JS001", (8, 2), "check the indentation"),
+    Case(
+        "yaml-bad-indentation", STREAM + "  max_age: 1h\n max_bytes: 1GiB\n", "JS001", (8, 2), "check the indentation"
+    ),
     Case("yaml-tab-indentation", STREAM + "\tmax_age: 1h\n", "JS001", (7, 1), "tab character"),
-    Case("yaml-unterminated-quote", STREAM + '  description: "orders\n', "JS001", (8, 1), "the quoted string that starts at line 7, column 16 is not closed"),
-    Case("yaml-colon-in-plain-value", STREAM + "  description: orders: placed\n", "JS001", ": placed", "a value that contains ': ' must be quoted"),
+    Case(
+        "yaml-unterminated-quote",
+        STREAM + '  description: "orders\n',
+        "JS001",
+        (8, 1),
+        "the quoted string that starts at line 7, column 16 is not closed",
+    ),
+    Case(
+        "yaml-colon-in-plain-value",
+        STREAM + "  description: orders: placed\n",
+        "JS001",
+        ": placed",
+        "a value that contains ': ' must be quoted",
+    ),
     Case("yaml-alias-without-anchor", STREAM + "  max_age: *age\n", "JS001", "*age", "alias *age has no anchor"),
     Case("yaml-control-character", STREAM + '  description: "a\x07b"\n', "JS001", "\x07", "control character U+0007"),
-    Case("yaml-merge-of-a-scalar", STREAM + "  <<: [1, 2]\n", "JS001", "<<", "a merge key (<<) must refer to a mapping"),
+    Case(
+        "yaml-merge-of-a-scalar", STREAM + "  <<: [1, 2]\n", "JS001", "<<", "a merge key (<<) must refer to a mapping"
+    ),
     Case("yaml-unsupported-version", "%YAML 2.0\n---\n" + STREAM, "JS001", (1, 1), "incompatible YAML document"),
     Case("yaml-bad-escape", STREAM + '  description: "a\\qb"\n', "JS001", "\\q", "unknown escape character"),
     # --- JSON syntax ------------------------------------------------------------------------
@@ -75,8 +91,24 @@ CASES = [
         file="s.json",
         code=10025,
     ),
-    Case("json-single-quotes", "{'name': 'ORDERS', 'subjects': ['a']}", "JS001", (1, 2), "JSON syntax error", file="s.json", code=10025),
-    Case("json-two-values", '{"name": "A", "subjects": ["a"]}\n{"name": "B"}\n', "JS001", (2, 1), "Extra data", file="s.json", code=10025),
+    Case(
+        "json-single-quotes",
+        "{'name': 'ORDERS', 'subjects': ['a']}",
+        "JS001",
+        (1, 2),
+        "JSON syntax error",
+        file="s.json",
+        code=10025,
+    ),
+    Case(
+        "json-two-values",
+        '{"name": "A", "subjects": ["a"]}\n{"name": "B"}\n',
+        "JS001",
+        (2, 1),
+        "Extra data",
+        file="s.json",
+        code=10025,
+    ),
     # --- apiVersion and kind ----------------------------------------------------------------
     Case("unknown-apiversion", STREAM.replace("jsops/v1", "jsops/v2"), "JS004", "jsops/v2", "did you mean 'jsops/v1'?"),
     Case(
@@ -96,10 +128,22 @@ CASES = [
         "Bucket",
         "NACK Stream, Consumer, KeyValue, ObjectStore, StreamTemplate and Account resources, not 'Bucket'",
     ),
-    Case("document-is-a-list", "- apiVersion: jsops/v1\n  kind: Stream\n", "JS004", (1, 1), "expected a manifest mapping, got a list"),
+    Case(
+        "document-is-a-list",
+        "- apiVersion: jsops/v1\n  kind: Stream\n",
+        "JS004",
+        (1, 1),
+        "expected a manifest mapping, got a list",
+    ),
     Case("document-is-a-list", "- apiVersion: jsops/v1\n  kind: Stream\n", "JS004", (1, 1), "got a list"),
     # --- unknown fields ---------------------------------------------------------------------
-    Case("native-unknown-spec-field", STREAM + "  max_ag: 1h\n", "JS005", "max_ag", "unknown field 'max_ag' in spec; did you mean 'max_age'?"),
+    Case(
+        "native-unknown-spec-field",
+        STREAM + "  max_ag: 1h\n",
+        "JS005",
+        "max_ag",
+        "unknown field 'max_ag' in spec; did you mean 'max_age'?",
+    ),
     Case(
         "native-nested-unknown-field",
         STREAM + "  placement: {cluster: east, tagz: [ssd]}\n",
@@ -114,7 +158,13 @@ CASES = [
         "nmespace",
         "unknown field 'nmespace' in metadata",
     ),
-    Case("native-unknown-top-field", STREAM + "spek: {}\n", "JS005", "spek", "unknown field 'spek' in the manifest; did you mean 'spec'?"),
+    Case(
+        "native-unknown-top-field",
+        STREAM + "spek: {}\n",
+        "JS005",
+        "spek",
+        "unknown field 'spek' in the manifest; did you mean 'spec'?",
+    ),
     Case("native-camel-case-field", STREAM + "  maxAge: 1h\n", "JS005", "maxAge", "did you mean 'max_age'?"),
     Case(
         "nack-unknown-field",
@@ -150,14 +200,52 @@ CASES = [
         code=10025,
     ),
     # --- wrong types ------------------------------------------------------------------------
-    Case("subjects-not-a-list", STREAM.replace("[orders.>]", "orders.>"), "JS005", "orders.>", "spec.subjects must be a list, got the string 'orders.>'"),
-    Case("replicas-a-string", STREAM + "  num_replicas: '3'\n", "JS005", "'3'", "spec.num_replicas must be an integer, got the string '3'"),
-    Case("replicas-a-float", STREAM + "  num_replicas: 1.5\n", "JS005", "1.5", "must be an integer, got the number 1.5"),
+    Case(
+        "subjects-not-a-list",
+        STREAM.replace("[orders.>]", "orders.>"),
+        "JS005",
+        "orders.>",
+        "spec.subjects must be a list, got the string 'orders.>'",
+    ),
+    Case(
+        "replicas-a-string",
+        STREAM + "  num_replicas: '3'\n",
+        "JS005",
+        "'3'",
+        "spec.num_replicas must be an integer, got the string '3'",
+    ),
+    Case(
+        "replicas-a-float", STREAM + "  num_replicas: 1.5\n", "JS005", "1.5", "must be an integer, got the number 1.5"
+    ),
     Case("bool-yes", STREAM + "  sealed: yes\n", "JS005", "yes", "write true or false"),
-    Case("mirror-a-string", STREAM + "  mirror: UP\n", "JS005", "UP", "spec.mirror must be a mapping, got the string 'UP'"),
-    Case("sources-a-mapping", STREAM + "  sources: {name: UP}\n", "JS005", "{name", "spec.sources must be a list, got a mapping"),
-    Case("metadata-value-a-number", STREAM + "  metadata: {team: 7}\n", "JS005", "7}", "spec.metadata.team must be a string"),
-    Case("subject-a-number", STREAM.replace("[orders.>]", "[orders.>, 42]"), "JS005", "42", "spec.subjects[1] must be a string, got the number 42"),
+    Case(
+        "mirror-a-string",
+        STREAM + "  mirror: UP\n",
+        "JS005",
+        "UP",
+        "spec.mirror must be a mapping, got the string 'UP'",
+    ),
+    Case(
+        "sources-a-mapping",
+        STREAM + "  sources: {name: UP}\n",
+        "JS005",
+        "{name",
+        "spec.sources must be a list, got a mapping",
+    ),
+    Case(
+        "metadata-value-a-number",
+        STREAM + "  metadata: {team: 7}\n",
+        "JS005",
+        "7}",
+        "spec.metadata.team must be a string",
+    ),
+    Case(
+        "subject-a-number",
+        STREAM.replace("[orders.>]", "[orders.>, 42]"),
+        "JS005",
+        "42",
+        "spec.subjects[1] must be a string, got the number 42",
+    ),
     Case(
         "metadata-not-a-mapping",
         "apiVersion: jsops/v1\nkind: Stream\nmetadata: ORDERS\n",
@@ -165,7 +253,13 @@ CASES = [
         "ORDERS",
         "metadata must be a mapping, got the string 'ORDERS'",
     ),
-    Case("spec-not-a-mapping", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\nspec: [a]\n", "JS005", "[a]", "spec must be a mapping, got a list"),
+    Case(
+        "spec-not-a-mapping",
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\nspec: [a]\n",
+        "JS005",
+        "[a]",
+        "spec must be a mapping, got a list",
+    ),
     Case(
         "name-a-number",
         "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: 5}\n",
@@ -173,7 +267,13 @@ CASES = [
         "5}",
         "metadata.name must be a non-empty string, got the number 5",
     ),
-    Case("missing-name", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {context: prod}\n", "JS005", "{context", "missing required field metadata.name"),
+    Case(
+        "missing-name",
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata: {context: prod}\n",
+        "JS005",
+        "{context",
+        "missing required field metadata.name",
+    ),
     Case(
         "annotation-not-a-string",
         STREAM.replace("  name: ORDERS", "  name: ORDERS\n  annotations: {jsops.io/protect: true}"),
@@ -189,8 +289,22 @@ CASES = [
         "has no time zone",
         others=(("s.yaml", STREAM),),
     ),
-    Case("time-not-a-time", CONSUMER + "  pause_until: tomorrow\n", "JS005", "tomorrow", "is not an RFC 3339 time", others=(("s.yaml", STREAM),)),
-    Case("api-stream-without-name", '{"config": {"subjects": ["a"]}}', "JS005", (1, 12), "stream config has no name", file="s.json"),
+    Case(
+        "time-not-a-time",
+        CONSUMER + "  pause_until: tomorrow\n",
+        "JS005",
+        "tomorrow",
+        "is not an RFC 3339 time",
+        others=(("s.yaml", STREAM),),
+    ),
+    Case(
+        "api-stream-without-name",
+        '{"config": {"subjects": ["a"]}}',
+        "JS005",
+        (1, 12),
+        "stream config has no name",
+        file="s.json",
+    ),
     Case(
         "api-consumer-without-name",
         '{"stream_name": "S", "config": {"ack_policy": "explicit"}}',
@@ -209,14 +323,33 @@ CASES = [
         code=10025,
     ),
     # --- durations and sizes ------------------------------------------------------------------
-    Case("duration-with-words", STREAM + "  max_age: 1 hour\n", "JS005", "1 hour", "spec.max_age: invalid duration '1 hour'"),
+    Case(
+        "duration-with-words",
+        STREAM + "  max_age: 1 hour\n",
+        "JS005",
+        "1 hour",
+        "spec.max_age: invalid duration '1 hour'",
+    ),
     Case("duration-missing-unit", STREAM + "  max_age: 1h30\n", "JS005", "1h30", "invalid duration '1h30'"),
     Case("duration-quoted-number", STREAM + "  max_age: '3600'\n", "JS005", "'3600'", "has no unit"),
-    Case("duration-overflow", STREAM + "  max_age: 999999999h\n", "JS005", "999999999h", "overflows 64-bit nanoseconds"),
+    Case(
+        "duration-overflow", STREAM + "  max_age: 999999999h\n", "JS005", "999999999h", "overflows 64-bit nanoseconds"
+    ),
     Case("duration-list", STREAM + "  duplicate_window: [2m]\n", "JS005", "[2m]", "got a list"),
-    Case("backoff-item", CONSUMER + "  backoff: [1s, 5x]\n", "JS005", "5x", "spec.backoff[1]: invalid duration '5x'", others=(("s.yaml", STREAM),)),
-    Case("nack-duration", NACK_STREAM + "  maxAge: a week\n", "JS005", "a week", "spec.maxAge: invalid duration 'a week'"),
-    Case("nack-empty-string-is-unset", NACK_STREAM + "  maxAge: ''\n  maxBytes: soon\n", "JS030", "soon", "spec.maxBytes"),
+    Case(
+        "backoff-item",
+        CONSUMER + "  backoff: [1s, 5x]\n",
+        "JS005",
+        "5x",
+        "spec.backoff[1]: invalid duration '5x'",
+        others=(("s.yaml", STREAM),),
+    ),
+    Case(
+        "nack-duration", NACK_STREAM + "  maxAge: a week\n", "JS005", "a week", "spec.maxAge: invalid duration 'a week'"
+    ),
+    Case(
+        "nack-empty-string-is-unset", NACK_STREAM + "  maxAge: ''\n  maxBytes: soon\n", "JS030", "soon", "spec.maxBytes"
+    ),
     Case(
         "nack-nested-duration",
         NACK_STREAM + "  consumerLimits:\n    inactiveThreshold: soon\n",
@@ -224,7 +357,13 @@ CASES = [
         "soon",
         "spec.consumerLimits.inactiveThreshold: invalid duration 'soon'",
     ),
-    Case("size-with-words", STREAM + "  max_bytes: 10 gigs\n", "JS005", "10 gigs", "spec.max_bytes: invalid size '10 gigs'"),
+    Case(
+        "size-with-words",
+        STREAM + "  max_bytes: 10 gigs\n",
+        "JS005",
+        "10 gigs",
+        "spec.max_bytes: invalid size '10 gigs'",
+    ),
     Case("size-unknown-unit", STREAM + "  max_msg_size: 1PB\n", "JS005", "1PB", "invalid size '1PB'"),
     Case("size-fraction", STREAM + "  max_bytes: 1.5GB\n", "JS005", "1.5GB", "invalid size '1.5GB'"),
     Case(
@@ -272,8 +411,22 @@ CASES = [
         "7d",
         "spec.maxAge: NACK reads durations with Go's time.ParseDuration, which has no d or w unit; write '168h'",
     ),
-    Case("nack-duration-in-weeks", NACK_CONSUMER + "  ackWait: 1w\n", "JS005", "1w", "write '168h'", others=(("s.yaml", STREAM),)),
-    Case("nack-backoff-in-days", NACK_CONSUMER + "  backoff: [1m, 1d]\n", "JS005", "1d", "spec.backoff[1]: NACK reads durations", others=(("s.yaml", STREAM),)),
+    Case(
+        "nack-duration-in-weeks",
+        NACK_CONSUMER + "  ackWait: 1w\n",
+        "JS005",
+        "1w",
+        "write '168h'",
+        others=(("s.yaml", STREAM),),
+    ),
+    Case(
+        "nack-backoff-in-days",
+        NACK_CONSUMER + "  backoff: [1m, 1d]\n",
+        "JS005",
+        "1d",
+        "spec.backoff[1]: NACK reads durations",
+        others=(("s.yaml", STREAM),),
+    ),
     Case(
         "nack-nested-duration-in-days",
         NACK_STREAM + "  consumerLimits:\n    inactiveThreshold: 2d\n",
@@ -336,10 +489,29 @@ CASES = [
         "work_queue",
         "spec.retention: 'work_queue' is not one of limits, interest, workqueue; did you mean 'workqueue'?",
     ),
-    Case("storage-unknown", STREAM + "  storage: disk\n", "JS005", "disk", "spec.storage: 'disk' is not one of file, memory"),
+    Case(
+        "storage-unknown",
+        STREAM + "  storage: disk\n",
+        "JS005",
+        "disk",
+        "spec.storage: 'disk' is not one of file, memory",
+    ),
     Case("enum-wrong-case", STREAM + "  discard: Old\n", "JS005", "Old", "did you mean 'old'?"),
-    Case("enum-a-number", STREAM + "  retention: 1\n", "JS005", (7, 14), "spec.retention: the number 1 is not one of limits"),
-    Case("ack-policy-typo", CONSUMER + "  ack_policy: explict\n", "JS005", "explict", "did you mean 'explicit'?", others=(("s.yaml", STREAM),)),
+    Case(
+        "enum-a-number",
+        STREAM + "  retention: 1\n",
+        "JS005",
+        (7, 14),
+        "spec.retention: the number 1 is not one of limits",
+    ),
+    Case(
+        "ack-policy-typo",
+        CONSUMER + "  ack_policy: explict\n",
+        "JS005",
+        "explict",
+        "did you mean 'explicit'?",
+        others=(("s.yaml", STREAM),),
+    ),
     Case(
         "nack-ack-policy",
         NACK_CONSUMER + "  ackPolicy: manual\n",
@@ -364,7 +536,13 @@ CASES = [
         "max_age: 2h",
         "duplicate key 'max_age': already set on line 7; write each key once",
     ),
-    Case("duplicate-metadata-key", STREAM.replace("  name: ORDERS", "  name: ORDERS\n  name: ORDERS2"), "JS003", "name: ORDERS2", "duplicate key 'name'"),
+    Case(
+        "duplicate-metadata-key",
+        STREAM.replace("  name: ORDERS", "  name: ORDERS\n  name: ORDERS2"),
+        "JS003",
+        "name: ORDERS2",
+        "duplicate key 'name'",
+    ),
     Case(
         "json-duplicate-key",
         '{\n  "name": "S",\n  "max_age": 1,\n  "max_age": 2\n}\n',
@@ -374,7 +552,13 @@ CASES = [
         file="s.json",
     ),
     # --- names --------------------------------------------------------------------------------
-    Case("spec-name-mismatch", STREAM + "  name: ORDRES\n", "JS009", "ORDRES", "spec.name 'ORDRES' differs from metadata.name 'ORDERS'"),
+    Case(
+        "spec-name-mismatch",
+        STREAM + "  name: ORDRES\n",
+        "JS009",
+        "ORDRES",
+        "spec.name 'ORDRES' differs from metadata.name 'ORDERS'",
+    ),
     Case(
         "consumer-durable-mismatch",
         CONSUMER + "  durable_name: shiper\n",
@@ -390,8 +574,20 @@ CASES = [
         "stream: X",
         "metadata.stream is only for consumers",
     ),
-    Case("consumer-without-stream", CONSUMER.replace("  stream: ORDERS\n", ""), "JS005", "name: shipper", "missing required field metadata.stream"),
-    Case("absurdly-long-name", STREAM.replace("name: ORDERS", "name: " + "N" * 5000), "JS005", "NNNN", "metadata.name is 5000 characters long"),
+    Case(
+        "consumer-without-stream",
+        CONSUMER.replace("  stream: ORDERS\n", ""),
+        "JS005",
+        "name: shipper",
+        "missing required field metadata.stream",
+    ),
+    Case(
+        "absurdly-long-name",
+        STREAM.replace("name: ORDERS", "name: " + "N" * 5000),
+        "JS005",
+        "NNNN",
+        "metadata.name is 5000 characters long",
+    ),
     # --- consumers and their streams ----------------------------------------------------------
     Case(
         "native-consumer-stream-missing",
@@ -426,12 +622,24 @@ CASES = [
     Case("empty-file", "", "JS008", (1, 1), "file holds no manifests"),
     Case("comments-only", "# nothing here yet\n", "JS008", (1, 1), "file holds no manifests"),
     Case("null-document", "null\n", "JS008", (1, 1), "empty document (null)"),
-    Case("empty-middle-document", STREAM + "---\n---\n" + STREAM.replace("ORDERS", "OTHER").replace("orders", "other"), "JS008", (7, 1), "empty document"),
+    Case(
+        "empty-middle-document",
+        STREAM + "---\n---\n" + STREAM.replace("ORDERS", "OTHER").replace("orders", "other"),
+        "JS008",
+        (7, 1),
+        "empty document",
+    ),
     Case("tilde-document", STREAM + "--- ~\n", "JS008", (7, 1), "empty document"),
     Case("empty-json-file", "  \n", "JS008", (1, 1), "file holds no manifests", file="e.json"),
     Case("json-null", "null", "JS008", (1, 1), "empty document (null)", file="e.json"),
     # --- duplicate objects ------------------------------------------------------------------
-    Case("duplicate-stream-same-file", STREAM + "---\n" + STREAM, "JS007", (11, 9), "Stream ORDERS is declared twice; the first declaration is at m.yaml:4"),
+    Case(
+        "duplicate-stream-same-file",
+        STREAM + "---\n" + STREAM,
+        "JS007",
+        (11, 9),
+        "Stream ORDERS is declared twice; the first declaration is at m.yaml:4",
+    ),
     Case(
         "duplicate-stream-across-dialects",
         NACK_STREAM,
@@ -440,10 +648,19 @@ CASES = [
         "Stream ORDERS is declared twice; the first declaration is at a.yaml:4",
         others=(("a.yaml", STREAM),),
     ),
-    Case("duplicate-consumer", CONSUMER + "---\n" + CONSUMER, "JS007", (11, 9), "Consumer ORDERS/shipper is declared twice", others=(("s.yaml", STREAM),)),
+    Case(
+        "duplicate-consumer",
+        CONSUMER + "---\n" + CONSUMER,
+        "JS007",
+        (11, 9),
+        "Consumer ORDERS/shipper is declared twice",
+        others=(("s.yaml", STREAM),),
+    ),
     Case(
         "duplicate-stream-in-context",
-        STREAM.replace("  name: ORDERS", "  name: ORDERS\n  context: prod") * 1 + "---\n" + STREAM.replace("  name: ORDERS", "  name: ORDERS\n  context: prod"),
+        STREAM.replace("  name: ORDERS", "  name: ORDERS\n  context: prod") * 1
+        + "---\n"
+        + STREAM.replace("  name: ORDERS", "  name: ORDERS\n  context: prod"),
         "JS007",
         (12, 9),
         "in context 'prod' is declared twice",
@@ -476,7 +693,9 @@ def test_load_failure_is_a_finding_with_a_position(case: Case) -> None:
 
 
 def test_a_broken_object_is_not_loaded_but_its_neighbours_are() -> None:
-    text = STREAM + "---\n" + STREAM.replace("ORDERS", "BAD") + "  max_age: soon\n---\n" + STREAM.replace("ORDERS", "GOOD")
+    text = (
+        STREAM + "---\n" + STREAM.replace("ORDERS", "BAD") + "  max_age: soon\n---\n" + STREAM.replace("ORDERS", "GOOD")
+    )
     estate = Estate()
     load_text(text.encode(), "m.yaml", estate)
     assert [r.name for r in estate.resources] == ["ORDERS", "GOOD"]
@@ -551,7 +770,10 @@ def test_harmless_yaml_is_not_a_finding() -> None:
 
 
 def test_merge_keys_resolve_with_positions() -> None:
-    text = STREAM.replace("spec:\n", "spec:\n  <<: &base {max_age: 1h, storage: file, num_replicas: 3}\n") + "  num_replicas: 1\n"
+    text = (
+        STREAM.replace("spec:\n", "spec:\n  <<: &base {max_age: 1h, storage: file, num_replicas: 3}\n")
+        + "  num_replicas: 1\n"
+    )
     estate = Estate()
     load_text(text.encode(), "m.yaml", estate)
     assert estate.findings == []

@@ -93,7 +93,9 @@ def test_text_report_shows_no_line_of_a_non_manifest(tmp_path: Path, capsys: pyt
     _no_secret(out)
 
 
-def test_a_broken_manifest_still_shows_its_position_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_broken_manifest_still_shows_its_position_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Scrubbing is for non-manifests only: a manifest with a syntax error keeps its message and excerpt."""
     bad = tmp_path / "m.yaml"
     bad.write_text("apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: {ORDERS\nspec:\n  subjects: [a]\n")
@@ -155,7 +157,9 @@ def test_link_swapped_after_discovery_is_not_read(tmp_path: Path) -> None:
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "lint-links.txt"
 
 
-def test_links_and_non_manifests_golden(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_links_and_non_manifests_golden(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """What an SRE sees for links out of the tree and secrets saved as manifests (run from the
     tree's parent, so paths are relative). Regenerate with JSOPS_UPDATE_GOLDEN=1 and review."""
     tree = _tree(tmp_path)
@@ -188,7 +192,9 @@ def test_parallel_load_treats_links_the_same(tmp_path: Path, monkeypatch: pytest
     assert sum(f.rule == "JS014" for f in parallel.findings) == 3
 
 
-def test_environment_values_linked_out_of_the_tree_are_not_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_environment_values_linked_out_of_the_tree_are_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     tree = _tree(tmp_path)
     (tree / "environments").mkdir()
     (tmp_path / "outside" / "prod.yaml").write_text(f"secret: {TOKEN}\n")
@@ -216,8 +222,15 @@ def test_scrubbed_messages_keep_no_quoted_fragment() -> None:
         4,
     )
     s = scrubbed(f)
-    assert "'@'" not in s.message and "ghp_abc" not in s.message and "QQQ" not in s.message and "ZZsecretZZ" not in s.message
-    assert s.message.startswith("YAML syntax error: found character that cannot start any token") and "!!int" in s.message
+    assert (
+        "'@'" not in s.message
+        and "ghp_abc" not in s.message
+        and "QQQ" not in s.message
+        and "ZZsecretZZ" not in s.message
+    )
+    assert (
+        s.message.startswith("YAML syntax error: found character that cannot start any token") and "!!int" in s.message
+    )
     assert (s.rule, s.file, s.line, s.column, s.excerpt) == ("JS001", "f.yaml", 3, 4, False)
     assert f.excerpt  # the original is unchanged (findings are frozen)
 

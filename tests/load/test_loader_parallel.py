@@ -9,7 +9,9 @@ from jsops.linter.cli.app import main
 
 def _estate(root, n):
     for i in range(n):
-        body = f"apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: S{i}}}\nspec: {{subjects: [s{i}.>], max_age: 1m}}\n"
+        body = (
+            f"apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: S{i}}}\nspec: {{subjects: [s{i}.>], max_age: 1m}}\n"
+        )
         if i % 50 == 7:
             body += "---\napiVersion: jsops/v1\nkind: Consumer\nmetadata: {name: c, stream: NOPE}\nspec: {ack_wait: 1 hour}\n"
         if i % 97 == 3:

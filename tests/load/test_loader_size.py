@@ -142,7 +142,9 @@ def test_controller_revision_id_matches_a_plain_content_hash(tmp_path: Path) -> 
     h.update(str(p).encode() + b"\0")
     h.update(hashlib.sha256(p.read_bytes()).digest())
     assert source._content_id([str(p)], None) == "sha256:" + h.hexdigest()[:16]
-    assert source._content_id([str(tmp_path / "missing.yaml")], "abcdef1234567890").startswith("git:abcdef123456/sha256:")
+    assert source._content_id([str(tmp_path / "missing.yaml")], "abcdef1234567890").startswith(
+        "git:abcdef123456/sha256:"
+    )
     assert os.path.exists(p)
 
 
@@ -168,7 +170,13 @@ def test_lint_of_a_1_gib_file_in_a_subprocess_has_bounded_rss(tmp_path: Path, fm
         "        out.write(next(line for line in st if line.startswith('VmHWM:')).split()[1])\n"
     )
     with open(tmp_path / "out", "wb") as out:
-        proc = subprocess.run([sys.executable, "-c", code, "lint", str(tmp_path), "--format", fmt], stdout=out, stderr=subprocess.DEVNULL, env=env, cwd=root)
+        proc = subprocess.run(
+            [sys.executable, "-c", code, "lint", str(tmp_path), "--format", fmt],
+            stdout=out,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=root,
+        )
     assert proc.returncode == 1
     assert "JS002" in (tmp_path / "out").read_text()
     peak_rss = int(hwm.read_text()) * 1024  # KiB

@@ -21,7 +21,9 @@ HEAD = "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: S\nspec:\n  descr
 
 
 def _doubling(op: str, start: str, times: int = 14) -> str:
-    return "{% set s = " + start + " %}" + "".join(f"{{% set s = s {op} s %}}" for _ in range(times)) + "{{ s | length }}"
+    return (
+        "{% set s = " + start + " %}" + "".join(f"{{% set s = s {op} s %}}" for _ in range(times)) + "{{ s | length }}"
+    )
 
 
 PAYLOADS = {
@@ -107,7 +109,10 @@ def test_endless_loops_stop_at_the_time_bound() -> None:
 
 
 def test_ordinary_templates_still_render() -> None:
-    source = HEAD + '"{{ "%-5s|%05d" % ("ab", 42) }} {{ "{:>8}".format("x") }} {{ "x" | center(9) }} {{ ("a" ~ "b") * 3 }}"\n'
+    source = (
+        HEAD
+        + '"{{ "%-5s|%05d" % ("ab", 42) }} {{ "{:>8}".format("x") }} {{ "x" | center(9) }} {{ ("a" ~ "b") * 3 }}"\n'
+    )
     source += "  subjects: [{{ subjects | map('lower') | join(', ') }}]\n  max_msgs: {{ 2 ** 20 * 3 }}\n"
     r = render_template(source, "t.yaml.j2", "dev", {"subjects": ["A.>", "B.>"]})
     assert r.problems == []

@@ -53,7 +53,9 @@ def test_kube_apiserver_refusals_are_reported_with_the_stage(path: Path) -> None
     version, expected = _labels(path)
     estate = _load(path, version)
     got = [f for f in estate.findings if f.rule == "JS030"]
-    assert [(f.line, f.column) for f in got] == [(line, col) for line, col, _ in expected], [(f.line, f.column, f.message) for f in got]
+    assert [(f.line, f.column) for f in got] == [(line, col) for line, col, _ in expected], [
+        (f.line, f.column, f.message) for f in got
+    ]
     for f, (_, _, says) in zip(got, expected, strict=True):
         assert says in f.message, f.message
         assert f.message.startswith(STAGE) and f.server_error_code is None and f.severity is Severity.ERROR
@@ -66,15 +68,22 @@ def test_kube_apiserver_refusals_are_reported_with_the_stage(path: Path) -> None
 def test_valid_nack_files_draw_no_new_finding(path: Path) -> None:
     version, _ = _labels(path)
     estate = _load(path, version)
-    assert [(f.rule, f.line, f.message) for f in estate.findings if f.severity is Severity.ERROR or f.rule == "JS030"] == []
+    assert [
+        (f.rule, f.line, f.message) for f in estate.findings if f.severity is Severity.ERROR or f.rule == "JS030"
+    ] == []
     assert estate.resources
 
 
 @pytest.mark.parametrize(
     ("name", "accepted_by"),
-    [("persist-mode-before-0.20.1", ("0.20.1", "0.21", None)), ("last-per-subject-before-0.21.1", ("v0.21.1", "0.22.0", "latest"))],
+    [
+        ("persist-mode-before-0.20.1", ("0.20.1", "0.21", None)),
+        ("last-per-subject-before-0.21.1", ("v0.21.1", "0.22.0", "latest")),
+    ],
 )
-def test_a_field_a_later_release_added_is_refused_only_before_it(name: str, accepted_by: tuple[str | None, ...]) -> None:
+def test_a_field_a_later_release_added_is_refused_only_before_it(
+    name: str, accepted_by: tuple[str | None, ...]
+) -> None:
     path = CORPUS / "refused" / f"{name}.yaml"
     assert [f.rule for f in _load(path, _labels(path)[0]).findings if f.rule == "JS030"] == ["JS030"]
     for version in accepted_by:
@@ -88,26 +97,38 @@ def test_js030_does_not_change_what_jsops_loads() -> None:
     JS005 is kept, only not reported beside the JS030), one only the CRD refuses still loads."""
     unreadable = _load(CORPUS / "refused" / "replicas-quoted.yaml", None)
     assert unreadable.resources == [] and len(unreadable.invalid) == 1
-    assert [f.rule for f in unreadable.findings] == ["JS030", "JS005"] and [f.rule for f in drop_shadowed(unreadable.findings)] == ["JS030"]
-    for name, loaded in (("v1beta1-not-served", "LEGACY"), ("metadata-name-uppercase", "ORDERS"), ("max-deliver-below-minimum", "retrier")):
+    assert [f.rule for f in unreadable.findings] == ["JS030", "JS005"] and [
+        f.rule for f in drop_shadowed(unreadable.findings)
+    ] == ["JS030"]
+    for name, loaded in (
+        ("v1beta1-not-served", "LEGACY"),
+        ("metadata-name-uppercase", "ORDERS"),
+        ("max-deliver-below-minimum", "retrier"),
+    ):
         assert [r.name for r in _load(CORPUS / "refused" / f"{name}.yaml", None).resources] == [loaded], name
 
 
-def test_ignoring_js030_keeps_jsops_own_findings(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ignoring_js030_keeps_jsops_own_findings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "s.yaml").write_text((CORPUS / "refused" / "replicas-quoted.yaml").read_text())
     monkeypatch.chdir(tmp_path)
     rc, findings, _ = _lint(["s.yaml"], capsys)
     assert rc == 1 and [f["rule"] for f in findings] == ["JS030"]
     (tmp_path / ".jsops.yaml").write_text("ignore: [JS030]\n")
     rc, findings, _ = _lint(["s.yaml"], capsys)
-    assert rc == 1 and [(f["rule"], f["message"]) for f in findings] == [("JS005", "spec.replicas must be an integer, got the string '3'")]
+    assert rc == 1 and [(f["rule"], f["message"]) for f in findings] == [
+        ("JS005", "spec.replicas must be an integer, got the string '3'")
+    ]
 
 
 def test_unknown_fields_jsops_does_not_know_either_stay_js005() -> None:
     text = (CORPUS / "accepted" / "old-release.yaml").read_text().replace("maxAge: 1h", "maxAg: 1h")
     estate = Estate()
     load_text(text.encode(), "s.yaml", estate)
-    assert [(f.rule, f.message) for f in estate.findings] == [("JS005", "unknown field 'maxAg' in spec (jetstream.nats.io/v1beta2); did you mean 'maxAge'?")]
+    assert [(f.rule, f.message) for f in estate.findings] == [
+        ("JS005", "unknown field 'maxAg' in spec (jetstream.nats.io/v1beta2); did you mean 'maxAge'?")
+    ]
 
 
 def test_a_null_field_is_pruned_not_refused() -> None:
@@ -122,7 +143,11 @@ def test_a_null_field_is_pruned_not_refused() -> None:
 
 def test_release_spellings() -> None:
     assert nack_release(None).tag == newest_release() == known_releases()[0] == nack_release("latest").tag
-    assert nack_release("0.21").tag == "v0.21.1" and nack_release("v0.21.0").tag == "v0.21.0" and nack_release("0.19.2").tag == "v0.19.2"
+    assert (
+        nack_release("0.21").tag == "v0.21.1"
+        and nack_release("v0.21.0").tag == "v0.21.0"
+        and nack_release("0.19.2").tag == "v0.19.2"
+    )
     for bad in ("0.9", "0.21.7", "1", "v0.22.4-rc1", "next"):
         with pytest.raises(NackVersionError, match="jsops has the CRDs of NACK v0.19.0 to"):
             nack_release(bad)
@@ -137,7 +162,9 @@ def test_the_table_records_its_source_and_every_release_of_the_last_four_minors(
         assert re.fullmatch(r"[0-9a-f]{40}", entry["commit"]), tag
         assert entry["kinds"]["Stream"]["served"] == "v1beta2" and entry["kinds"]["StreamTemplate"]["served"] is None
         assert all(k["schema"] is None or k["schema"] in data["schemas"] for k in entry["kinds"].values())
-    assert list(data["releases"]) == sorted(data["releases"], key=lambda t: tuple(int(p) for p in t.lstrip("v").split(".")), reverse=True)
+    assert list(data["releases"]) == sorted(
+        data["releases"], key=lambda t: tuple(int(p) for p in t.lstrip("v").split(".")), reverse=True
+    )
 
 
 def _catalog_paths(rec: catalog.Record, prefix: str, seen: frozenset[str]) -> list[str]:
@@ -148,7 +175,9 @@ def _catalog_paths(rec: catalog.Record, prefix: str, seen: frozenset[str]) -> li
         elif f.nack is not None:
             out.append(f"{prefix}.{f.nack}")
             if f.record is not None and f.record not in seen:
-                out += _catalog_paths(catalog.record(f.record), f"{prefix}.{f.nack}" + ("[]" if f.many else ""), seen | {f.record})
+                out += _catalog_paths(
+                    catalog.record(f.record), f"{prefix}.{f.nack}" + ("[]" if f.many else ""), seen | {f.record}
+                )
     return out
 
 
@@ -247,7 +276,9 @@ def _lint(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, lis
     return rc, (json.loads(out)["findings"] if out else []), err
 
 
-def test_nack_version_flag_and_config_key(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_nack_version_flag_and_config_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "s.yaml").write_text((CORPUS / "refused" / "persist-mode-before-0.20.1.yaml").read_text())
     monkeypatch.chdir(tmp_path)
     rc, findings, _ = _lint(["s.yaml"], capsys)
@@ -270,7 +301,9 @@ def test_load_paths_passes_the_version_on() -> None:
     assert [f.rule for f in estate.findings if f.rule == "JS030"] == []
 
 
-def test_lint_output_of_the_refused_corpus_matches_golden(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lint_output_of_the_refused_corpus_matches_golden(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """What a user sees (text), for the newest release; ``JSOPS_UPDATE_GOLDEN=1`` rewrites it."""
     import os
 
@@ -278,13 +311,17 @@ def test_lint_output_of_the_refused_corpus_matches_golden(capsys: pytest.Capture
 
     monkeypatch.chdir(ROOT)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    rc = main(["lint", "tests/fixtures/nack-crd/refused", "--no-cache", "--show-all"])  # every refusal of the corpus, none grouped
+    rc = main(
+        ["lint", "tests/fixtures/nack-crd/refused", "--no-cache", "--show-all"]
+    )  # every refusal of the corpus, none grouped
     out, err = capsys.readouterr()
     golden = ROOT / "tests" / "golden" / "lint-nack-crd.txt"
     if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
         golden.write_text(out)
     assert (rc, err) == (1, "")
-    assert out == golden.read_text(), "lint-nack-crd.txt differs; if the change is intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    assert out == golden.read_text(), (
+        "lint-nack-crd.txt differs; if the change is intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    )
 
 
 def test_the_facts_table_ships_in_the_wheel() -> None:
@@ -292,15 +329,23 @@ def test_the_facts_table_ships_in_the_wheel() -> None:
     import tomllib
 
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["jsops.linter"]
-    assert any((ROOT / "linter").glob(pattern) and Path(ROOT / "linter" / pattern).name == "nack_crds.json" for pattern in data)
+    assert any(
+        (ROOT / "linter").glob(pattern) and Path(ROOT / "linter" / pattern).name == "nack_crds.json" for pattern in data
+    )
 
 
 @pytest.mark.parametrize("value", [".inf", "-.inf", ".nan", "1e400", "1.5", "-3"])
 def test_odd_numbers_where_the_crd_wants_a_duration_string_are_findings(value: str) -> None:
-    text = (CORPUS / "refused" / "ack-wait-integer.yaml").read_text().replace("ackWait: 30000000000", f"ackWait: {value}\n  backoff: [{value}]")
+    text = (
+        (CORPUS / "refused" / "ack-wait-integer.yaml")
+        .read_text()
+        .replace("ackWait: 30000000000", f"ackWait: {value}\n  backoff: [{value}]")
+    )
     estate = Estate()
     load_text(text.encode(), "c.yaml", estate)
-    assert [f.rule for f in estate.findings if f.rule == "JS030"] == ["JS030", "JS030"], [f.message for f in estate.findings]
+    assert [f.rule for f in estate.findings if f.rule == "JS030"] == ["JS030", "JS030"], [
+        f.message for f in estate.findings
+    ]
 
 
 def test_the_committed_table_is_the_generators_output() -> None:

@@ -23,14 +23,29 @@ from jsops.linter.load.nack_releases import known_releases, nack_release
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "nack-crd" / "accepted"
 VALUES: tuple[Any, ...] = ("x", "", "a.b", 3, -5, 0, 7, 1.5, True, [], ["s"], [3], {}, {"k": "v"}, {"k": 1})
-_KEYWORDS = ("type", "enum", "pattern", "minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "required")
+_KEYWORDS = (
+    "type",
+    "enum",
+    "pattern",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "required",
+)
 
 
 def _json_schema(facts: dict[str, dict[str, Any]], at: str) -> dict[str, Any]:
     node = {k: v for k, v in facts.get(at, {}).items() if k in _KEYWORDS}
     if node.get("type") in ("array",):
         node.pop("minLength", None)  # a string keyword on an array: kube-apiserver ignores it, and so does JSON Schema
-    props = {p[len(at) + 1 :]: _json_schema(facts, p) for p in facts if p.startswith(at + ".") and "." not in p[len(at) + 1 :] and "[" not in p[len(at) + 1 :]}
+    props = {
+        p[len(at) + 1 :]: _json_schema(facts, p)
+        for p in facts
+        if p.startswith(at + ".") and "." not in p[len(at) + 1 :] and "[" not in p[len(at) + 1 :]
+    }
     props = {k: v for k, v in props.items() if not k.endswith("{}")}
     if props:
         node["properties"] = props
@@ -88,7 +103,9 @@ def test_the_walk_refuses_exactly_what_json_schema_refuses(tag: str) -> None:
             theirs = {tuple(e.absolute_path) for e in validator.iter_errors(_pruned(spec)) if e.validator in _KEYWORDS}
             ours = {
                 path[1:]
-                for path, key, message in nack_crd._problems(mutated, kind, "jetstream.nats.io/" + str(release.served(kind)), release)
+                for path, key, message in nack_crd._problems(
+                    mutated, kind, "jetstream.nats.io/" + str(release.served(kind)), release
+                )
                 if path[0] == "spec" and not key and "unknown field" not in message
             }
             # jsonschema names the mapping for a missing required key; so does the walk

@@ -37,7 +37,13 @@ def jsops(*args: str, cwd: Path, cache: Path | None = None) -> subprocess.Comple
     if cache is not None:
         env["JSOPS_CACHE_DIR"] = str(cache)
     return subprocess.run(
-        [sys.executable, "-m", "jsops.linter.cli.app", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL
+        [sys.executable, "-m", "jsops.linter.cli.app", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        stdin=subprocess.DEVNULL,
     )
 
 
@@ -52,7 +58,9 @@ def fifo_tree(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("no_cache", [False, True], ids=["cache", "no-cache"])
-def test_an_explicit_fifo_without_a_writer_reads_as_empty_at_once(fifo_tree: Path, tmp_path: Path, no_cache: bool) -> None:
+def test_an_explicit_fifo_without_a_writer_reads_as_empty_at_once(
+    fifo_tree: Path, tmp_path: Path, no_cache: bool
+) -> None:
     args = ["lint", "fifo.yaml", *(["--no-cache"] if no_cache else [])]
     proc = jsops(*args, cwd=fifo_tree, cache=tmp_path / "cache")
     empty = jsops("lint", "empty.yaml", cwd=_with_empty(fifo_tree), cache=tmp_path / "cache2")
@@ -71,7 +79,15 @@ def test_a_pipe_with_a_writer_is_read_to_its_end(fifo_tree: Path, tmp_path: Path
     """What ``jsops lint <(cat manifest.yaml)`` does: the path is a pipe a process writes."""
     script = f"{sys.executable} -m jsops.linter.cli.app lint {'--no-cache ' if no_cache else ''}<(cat ok.yaml)"
     env = {**os.environ, "LC_ALL": "C.UTF-8", "JSOPS_CACHE_DIR": str(tmp_path / "cache")}
-    proc = subprocess.run(["bash", "-c", script], cwd=fifo_tree, env=env, capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        ["bash", "-c", script],
+        cwd=fifo_tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode == 0 and proc.stdout == "All clean: 1 object in 1 file.\n", proc.stdout + proc.stderr
 
 
@@ -98,7 +114,9 @@ def test_render_and_plan_refuse_a_socket(tmp_path: Path, command: str) -> None:
     extra = ["--server", DEAD_URL] if command == "plan" else ["--env", "dev"]
     with _bound(path):
         proc = jsops(command, "sock.yaml", *extra, cwd=tmp_path, cache=tmp_path / "cache")
-    assert proc.returncode == (1 if command == "plan" else 2), proc.stderr  # plan's bad input is 1 (tests/reconciler/test_cli_errors.py)
+    assert proc.returncode == (1 if command == "plan" else 2), (
+        proc.stderr
+    )  # plan's bad input is 1 (tests/reconciler/test_cli_errors.py)
     assert "sock.yaml: not a regular file" in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
 
@@ -106,7 +124,9 @@ def test_render_and_plan_refuse_a_socket(tmp_path: Path, command: str) -> None:
 @pytest.mark.parametrize("command", ["render", "plan"])
 def test_render_and_plan_do_not_wait_on_a_fifo(fifo_tree: Path, command: str) -> None:
     extra = ["--server", DEAD_URL] if command == "plan" else ["--env", "dev"]
-    proc = jsops(command, "fifo.yaml", *extra, cwd=fifo_tree, cache=fifo_tree.parent / "cache")  # the timeout fails a wait
+    proc = jsops(
+        command, "fifo.yaml", *extra, cwd=fifo_tree, cache=fifo_tree.parent / "cache"
+    )  # the timeout fails a wait
     assert "Traceback" not in proc.stderr
 
 

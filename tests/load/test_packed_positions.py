@@ -52,7 +52,10 @@ def test_a_packed_tree_resolves_as_the_parsed_one() -> None:
     assert len(docs) == 2
     checked = 0
     for d in docs:
-        for packed in (unpack_positions(pack_positions(d.positions)), unpack_positions(compact_positions(pack_positions(d.positions)))):
+        for packed in (
+            unpack_positions(pack_positions(d.positions)),
+            unpack_positions(compact_positions(pack_positions(d.positions))),
+        ):
             assert isinstance(packed, list)
             for path in _paths(d.value):
                 for key in (False, True):
@@ -93,4 +96,8 @@ def test_a_packed_tree_of_the_wrong_shape_resolves_to_none_or_a_pair(tree: Any) 
     for path in [(), ("a",), ("a", "b"), ("a", 0), (0,), (0, "x"), ([],)]:
         for key in (False, True):
             pos = resolve_position(unpack_positions(tree), path, key=key)
-            assert pos is None or (type(pos) is tuple and len(pos) == 2 and all(type(n) is int for n in pos)), (tree, path, pos)
+            assert pos is None or (type(pos) is tuple and len(pos) == 2 and all(type(n) is int for n in pos)), (
+                tree,
+                path,
+                pos,
+            )

@@ -83,10 +83,14 @@ def test_outputs_are_identical_without_cache_cold_and_warm(
     assert len(pack._old) == len(_TRICKY) + len(_TRICKY_BYTES) - _NOT_MANIFESTS
 
 
-def test_parallel_load_with_cache_is_identical(cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parallel_load_with_cache_is_identical(
+    cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("JSOPS_NO_PARALLEL", "0")
     for i in range(420):
-        body = f"apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: S{i}}}\nspec: {{subjects: [s{i}.>], max_age: 1m}}\n"
+        body = (
+            f"apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: S{i}}}\nspec: {{subjects: [s{i}.>], max_age: 1m}}\n"
+        )
         (tmp_path / f"s{i:04d}.yaml").write_text(body if i % 97 != 3 else "a: [1, 2\n")
     plain = _lint([str(tmp_path)], capsys, "--no-cache")
     assert _entries(cache) == []
@@ -116,7 +120,9 @@ def _damage(entry: Path, how: str) -> None:
 
 
 @pytest.mark.parametrize("how", ["truncated", "empty", "garbage", "flipped", "foreign", "directory", "unreadable"])
-def test_damaged_entries_are_parsed_again(how: str, cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_damaged_entries_are_parsed_again(
+    how: str, cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     tricky = str(_tricky(tmp_path / "tricky"))
     plain = _lint([tricky], capsys, "--no-cache")
     _lint([tricky], capsys)
@@ -163,7 +169,9 @@ def test_other_limits_do_not_reuse_entries(cache: Path, tmp_path: Path) -> None:
     assert ParseCache("d", Limits()).key(b"x", False) != ParseCache("d", Limits()).key(b"x", True)
 
 
-def test_no_cache_flag_and_environment_turn_it_off(cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_cache_flag_and_environment_turn_it_off(
+    cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     tricky = str(_tricky(tmp_path / "tricky"))
     _lint([tricky], capsys, "--no-cache")
     assert _entries(cache) == []
@@ -173,7 +181,9 @@ def test_no_cache_flag_and_environment_turn_it_off(cache: Path, tmp_path: Path, 
     assert open_cache(None) is None and open_cache(None, enabled=False) is None
 
 
-def test_a_cache_that_cannot_be_written_is_no_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cache_that_cannot_be_written_is_no_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     monkeypatch.setenv("JSOPS_CACHE_DIR", str(blocker))

@@ -32,8 +32,12 @@ from jsops.linter.load.parsed import pack_parsed
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 NOBODY = 65534
-STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: {name}}}\nspec: {{subjects: [{subjects}], max_age: 1m}}\n"
-needs_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="switching to a second uid needs root")
+STREAM = (
+    "apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: {name}}}\nspec: {{subjects: [{subjects}], max_age: 1m}}\n"
+)
+needs_root = pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="switching to a second uid needs root"
+)
 
 
 @pytest.fixture
@@ -145,7 +149,9 @@ def test_links_planted_at_temporary_names_are_never_written_through(
 
 
 @needs_root
-def test_a_pack_planted_by_another_user_is_not_read(shared: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_pack_planted_by_another_user_is_not_read(
+    shared: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Item 1: a pack owned by another uid (the directory was left group/world-writable) is not
     read, and the directory is narrowed back to 0700."""
     cache = shared
@@ -176,7 +182,9 @@ def _forged_copy(blob: bytes, forged_text: bytes) -> bytes:
     magic = blob[: blob.index(b"\n") + 1]
     salt, entries, *rest = marshal.loads(blob[len(magic) + 16 :])  # rest: the loaded entries (cache.loaded_cache)
     forged = pack_parsed(read_text(forged_text, "x.yaml", None))
-    body = marshal.dumps((salt, {k: marshal.dumps(forged) for k in entries}, *rest))  # entries are marshalled one by one
+    body = marshal.dumps(
+        (salt, {k: marshal.dumps(forged) for k in entries}, *rest)
+    )  # entries are marshalled one by one
     return magic + hashlib.blake2b(body, digest_size=16).digest() + body
 
 
@@ -218,10 +226,27 @@ def test_apply_never_uses_a_forged_cache(cache: Path, tmp_path: Path, capsys: py
 
 
 _WRONG_SHAPES: dict[str, object] = {
-    "value-set": ([({"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": frozenset({"A"})}}, None, 1, [])], [], False, True),
+    "value-set": (
+        [({"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": frozenset({"A"})}}, None, 1, [])],
+        [],
+        False,
+        True,
+    ),
     "value-bytes-key": ([({b"apiVersion": "jsops/v1"}, None, 1, [])], [], False, True),
     "value-surrogate": (
-        [({"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": "ORD\ud800"}, "spec": {"subjects": ["a"]}}, None, 1, [])],
+        [
+            (
+                {
+                    "apiVersion": "jsops/v1",
+                    "kind": "Stream",
+                    "metadata": {"name": "ORD\ud800"},
+                    "spec": {"subjects": ["a"]},
+                },
+                None,
+                1,
+                [],
+            )
+        ],
         [],
         False,
         True,
@@ -237,7 +262,9 @@ _WRONG_SHAPES: dict[str, object] = {
 
 
 @pytest.mark.parametrize("shape", sorted(_WRONG_SHAPES))
-def test_a_checksummed_entry_of_the_wrong_shape_is_a_miss(shape: str, cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_checksummed_entry_of_the_wrong_shape_is_a_miss(
+    shape: str, cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Item 2: entries validated before use: a wrong shape is parsed again, never a crash."""
     src = tree(tmp_path / "src", 1)
     plain = lint([str(src)], capsys, "--no-cache")
@@ -264,7 +291,9 @@ _BAD_POSITIONS: dict[str, object] = {
 
 
 @pytest.mark.parametrize("shape", sorted(_BAD_POSITIONS))
-def test_packed_positions_of_the_wrong_shape_are_never_a_crash(shape: str, cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_packed_positions_of_the_wrong_shape_are_never_a_crash(
+    shape: str, cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A checksummed entry with a manifest's value and positions of the wrong shape: the same
     findings (at the document's line where a position cannot be read), never a traceback."""
     src = tree(tmp_path / "src", 1)
@@ -275,7 +304,9 @@ def test_packed_positions_of_the_wrong_shape_are_never_a_crash(shape: str, cache
     magic = blob[: blob.index(b"\n") + 1]
     salt, entries, *rest = marshal.loads(blob[len(magic) + 16 :])  # rest: the loaded entries (cache.loaded_cache)
     value = read_text((src / "s0.yaml").read_bytes(), "s0.yaml", None)[0][0].value
-    body = marshal.dumps((salt, {k: marshal.dumps(([(value, _BAD_POSITIONS[shape], 1, [])], [], False, True)) for k in entries}, *rest))
+    body = marshal.dumps(
+        (salt, {k: marshal.dumps(([(value, _BAD_POSITIONS[shape], 1, [])], [], False, True)) for k in entries}, *rest)
+    )
     pack.write_bytes(magic + hashlib.blake2b(body, digest_size=16).digest() + body)
     rc_cached, cached = lint([str(src)], capsys)
     assert rc_cached == rc
@@ -286,7 +317,9 @@ def test_packed_positions_of_the_wrong_shape_are_never_a_crash(shape: str, cache
 # --- item 3: bounded reads -------------------------------------------------------------------------
 
 
-def _lint_subprocess(src: Path, cache: Path, limit_bytes: int = 1 << 31) -> tuple[subprocess.CompletedProcess[str], int]:
+def _lint_subprocess(
+    src: Path, cache: Path, limit_bytes: int = 1 << 31
+) -> tuple[subprocess.CompletedProcess[str], int]:
     """``jsops lint`` in a child under an address-space limit; returns the result and the child's peak RSS (bytes)."""
 
     def limit() -> None:
@@ -337,7 +370,9 @@ def test_special_files_at_the_pack_name_are_skipped(what: str, cache: Path, tmp_
 # --- item 4: private files ------------------------------------------------------------------------
 
 
-def test_cache_files_are_private_even_with_a_permissive_umask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cache_files_are_private_even_with_a_permissive_umask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Item 4: a JSON file holding a password is not kept at all (it is no manifest); a manifest
     holding one is, privately: directories 0700, the pack 0600, whatever the umask (on main: the
     password file was kept too, in a 0644 pack in 0755 directories)."""
@@ -364,7 +399,9 @@ def test_cache_files_are_private_even_with_a_permissive_umask(tmp_path: Path, mo
     assert stat.S_IMODE((base / "jsops").stat().st_mode) == 0o700
 
 
-def test_a_pack_made_readable_by_others_is_narrowed_again(cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_pack_made_readable_by_others_is_narrowed_again(
+    cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Item 4: a pack someone chmodded 0644 (and its directory 0755) is private again after a read."""
     src = tree(tmp_path / "src", 1)
     lint([str(src)], capsys)
@@ -407,7 +444,9 @@ def test_a_parser_change_with_the_same_version_is_a_new_key(tmp_path: Path) -> N
 
     assert "JSON syntax error" in run()
     documents = copy / "jsops" / "linter" / "load" / "documents.py"
-    documents.write_text(documents.read_text().replace('f"JSON syntax error: {exc.msg}"', 'f"JSON does not parse: {exc.msg}"'))
+    documents.write_text(
+        documents.read_text().replace('f"JSON syntax error: {exc.msg}"', 'f"JSON does not parse: {exc.msg}"')
+    )
     out = run()
     assert "JSON does not parse" in out and "JSON syntax error" not in out
     assert len(os.listdir(tmp_path / "cache" / "parse")) == 2  # a pack per build
@@ -418,7 +457,9 @@ def test_the_build_digest_is_in_the_key(tmp_path: Path) -> None:
     b = ParseCache(str(tmp_path), Limits(), build="build-b")
     assert a.key(b"x", False) != b.key(b"x", False) and a.path != b.path
     pc = open_cache(None, tree=[str(tmp_path)])
-    assert pc is not None and pc.key(b"x", False) == ParseCache(str(tmp_path), Limits(), tree=[str(tmp_path)]).key(b"x", False)
+    assert pc is not None and pc.key(b"x", False) == ParseCache(str(tmp_path), Limits(), tree=[str(tmp_path)]).key(
+        b"x", False
+    )
 
 
 def test_load_paths_defaults_to_no_cache(cache: Path, tmp_path: Path) -> None:
@@ -443,7 +484,9 @@ def _plant_tmp_links(path: str, target: Path) -> Callable[[], None]:
 
 
 @needs_root
-def test_the_entry_point_cache_never_writes_through_planted_links(tmp_path: Path, shared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_entry_point_cache_never_writes_through_planted_links(
+    tmp_path: Path, shared: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from jsops.linter import plugins
 
     monkeypatch.setenv("JSOPS_CACHE_DIR", str(shared))
@@ -486,7 +529,9 @@ def test_special_files_at_the_entry_point_cache_name_are_skipped(what: str, tmp_
         "print(len(plugins.entry_points('jsops.rules')) > 0)"
     )
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    proc = subprocess.run([sys.executable, "-c", code, str(ROOT), str(cache)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT), str(cache)], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == ["True"]

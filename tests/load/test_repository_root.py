@@ -45,7 +45,9 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return copy
 
 
-def test_lint_dot_at_a_repository_root_exits_0_and_counts_what_it_skipped(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_lint_dot_at_a_repository_root_exits_0_and_counts_what_it_skipped(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     rc = main(["lint", "."])
     out, err = capsys.readouterr()
     assert rc == 0, out
@@ -66,7 +68,11 @@ def test_the_manifests_are_linted_and_each_other_file_is_named_with_its_reason(r
         ("Stream", "PAYMENTS"),
     ]
     assert {k.replace("\\", "/"): v for k, v in estate.not_jetstream.items()} == NOT_CONFIGS
-    assert sorted(s[2] for s in estate.skipped) == ["apps/v1 Deployment", "kustomize.config.k8s.io/v1beta1 Kustomization", "v1 Service"]
+    assert sorted(s[2] for s in estate.skipped) == [
+        "apps/v1 Deployment",
+        "kustomize.config.k8s.io/v1beta1 Kustomization",
+        "v1 Service",
+    ]
     assert [f.rule for f in estate.findings] == ["JS022"]  # AUDIT.json named after its file
 
 
@@ -74,14 +80,24 @@ def test_a_workflow_named_explicitly_is_passed_over(repo: Path, capsys: pytest.C
     rc = main(["lint", ".github/workflows/ci.yml", "package.json"])
     out, err = capsys.readouterr()
     assert (rc, err) == (0, "")
-    assert out.rstrip().splitlines()[-1] == ("No manifests found: nothing was linted (0 objects in 0 files; 2 files that are not JetStream configs skipped).")
+    assert out.rstrip().splitlines()[-1] == (
+        "No manifests found: nothing was linted (0 objects in 0 files; 2 files that are not JetStream configs skipped)."
+    )
 
 
 BROKEN = {
     # a file that looks like a JetStream config and is malformed stays an error, with its position
-    "manifests/broken.yaml": ("apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: {X\nspec: {subjects: [x]}\n", "JS001", None),
+    "manifests/broken.yaml": (
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: {X\nspec: {subjects: [x]}\n",
+        "JS001",
+        None,
+    ),
     "nats/BROKEN.json": ('{"subjects": ["a"],\n  "max_age": 1,,\n}\n', "JS001", 10025),
-    "nats/typo.json": ('{"name": "T", "subjects": ["t"], "max_msg": 10}\n', "JS005", 10025),  # a config with a misspelt field
+    "nats/typo.json": (
+        '{"name": "T", "subjects": ["t"], "max_msg": 10}\n',
+        "JS005",
+        10025,
+    ),  # a config with a misspelt field
     "nats/near.json": ('{"name": "N", "dupe_window": 1}\n', "JS005", 10025),  # a near miss of duplicate_window counts
     "manifests/misspelt.yaml": ("apiVersion: jsops/v2\nkind: Stream\nmetadata: {name: M}\nspec: {}\n", "JS004", None),
     "manifests/kind-only.yaml": ("kind: Stream\nmetadata: {name: K}\n", "JS004", None),

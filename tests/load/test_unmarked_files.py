@@ -14,7 +14,9 @@ STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: S}\nspec: {subjec
 
 def test_the_loader_notes_files_without_a_marker(tmp_path: Path) -> None:
     (tmp_path / "plain.yaml").write_text(STREAM)
-    (tmp_path / "marked.yaml").write_text(STREAM.replace("S}", "T}").replace("s.>", "t.>") + "# jsops: disable-file=JS322 fine here\n")
+    (tmp_path / "marked.yaml").write_text(
+        STREAM.replace("S}", "T}").replace("s.>", "t.>") + "# jsops: disable-file=JS322 fine here\n"
+    )
     estate = load_paths([str(tmp_path)])
     assert estate.unmarked == {str(tmp_path / "plain.yaml")}
     rules = {(f.rule, Path(f.file).name) for f in lint_estate(estate).findings}

@@ -43,7 +43,13 @@ def _listening(port: int) -> bool:
 
 
 @contextmanager
-def connect_server(workdir: Path, master: str = "local[2]", conf: Sequence[str] = (), timeout_s: float = 240.0, driver_memory: str = "768m") -> Iterator[str]:
+def connect_server(
+    workdir: Path,
+    master: str = "local[2]",
+    conf: Sequence[str] = (),
+    timeout_s: float = 240.0,
+    driver_memory: str = "768m",
+) -> Iterator[str]:
     """``sc://127.0.0.1:PORT`` of a Spark Connect server with ``master`` and ``driver_memory`` (stopped at the end)."""
     home = spark_home()
     port = free_port()
@@ -71,12 +77,16 @@ def connect_server(workdir: Path, master: str = "local[2]", conf: Sequence[str] 
     ]
     log = workdir / "connect-server.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=workdir, start_new_session=True)
+        proc = subprocess.Popen(
+            argv, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=workdir, start_new_session=True
+        )
     try:
         deadline = time.monotonic() + timeout_s
         while not _listening(port):
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the Spark Connect server did not listen on {port}:\n{log.read_text(errors='replace')[-2000:]}")
+                raise RuntimeError(
+                    f"the Spark Connect server did not listen on {port}:\n{log.read_text(errors='replace')[-2000:]}"
+                )
             time.sleep(0.5)
         yield f"sc://127.0.0.1:{port}"
     finally:

@@ -84,7 +84,10 @@ def expected(events: list[dict[str, Any]]) -> dict[str, Any]:
         t = np.array([s[0] for s in snaps], dtype=np.float64)
         v = np.array([s[1] for s in snaps], dtype=np.float64)
         dt, dv = np.diff(t), np.diff(v)
-        consumers.setdefault(key, {})["delivery"] = {"mean_per_s": dv.sum() / dt.sum() * 1e6, "peak_per_s": float((dv / dt).max() * 1e6)}
+        consumers.setdefault(key, {})["delivery"] = {
+            "mean_per_s": dv.sum() / dt.sum() * 1e6,
+            "peak_per_s": float((dv / dt).max() * 1e6),
+        }
     streams: dict[str, Any] = {}
     if pubs:
         secs_all = [micros(p["ts"]) // 1_000_000 for p in pubs]

@@ -71,7 +71,16 @@ def standalone(d: Path, workers: int = 2, timeout: float = 120) -> Iterator[tupl
             procs.append(spawn([spark_class, *args], stdout=log, stderr=-2, env=env, cwd=d))
 
     try:
-        start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port), "--webui-port", str(ui))
+        start(
+            "master",
+            "org.apache.spark.deploy.master.Master",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--webui-port",
+            str(ui),
+        )
         for i in range(1, workers + 1):
             work = d / f"work{i}"
             work.mkdir()

@@ -17,7 +17,15 @@ DUCK = [["ORDERS", "shipper", 3, 9, [2.0, 8.0, 9.0, 9.0]]]
 
 
 def _rec(row: str, wall: float | None = 10.0, key: str = "k1", s: str = "10M parquet", **kw: Any) -> dict[str, Any]:
-    r: dict[str, Any] = {"set": s, "key": key, "row": row, "wall_s": wall, "load": [3.0, 2.0, 1.0], "size_mib": 136.0, "commit": "abc"}
+    r: dict[str, Any] = {
+        "set": s,
+        "key": key,
+        "row": row,
+        "wall_s": wall,
+        "load": [3.0, 2.0, 1.0],
+        "size_mib": 136.0,
+        "commit": "abc",
+    }
     if row == "duckdb":
         r["duck_rows"] = DUCK
     else:
@@ -34,7 +42,12 @@ def test_labels_and_connect_memory() -> None:
 
 
 def test_the_latest_record_of_the_current_set_wins() -> None:
-    recs = [_rec("floor", 30.0), _rec("floor", 40.0, key="stale"), _rec("floor", 20.0), _rec("jsops", 25.0, key="stale")]
+    recs = [
+        _rec("floor", 30.0),
+        _rec("floor", 40.0, key="stale"),
+        _rec("floor", 20.0),
+        _rec("jsops", 25.0, key="stale"),
+    ]
     got = et.latest(recs, {"10M parquet": "k1"})
     assert list(got) == [("10M parquet", "floor")] and got[("10M parquet", "floor")]["wall_s"] == 20.0
 
@@ -70,13 +83,23 @@ def test_the_table_merges_rows_of_separate_runs_with_ratios_and_load() -> None:
         _rec("duckdb", 2.0, s="10M json", key="k2"),
         _rec("jsops-sail", 12.0, s="10M json", key="k2"),
     ]
-    table = et.render(recs, {"10M parquet": "k1", "10M json": "k2", "1M json": "k3"}, ["10M parquet", "10M json", "1M json"])
+    table = et.render(
+        recs, {"10M parquet": "k1", "10M json": "k2", "1M json": "k3"}, ["10M parquet", "10M json", "1M json"]
+    )
     assert len(table) == 4  # header, rule, two sets measured (1M json not at all)
     cells = [c.strip() for c in table[2].strip("|").split("|")]
     head = [c.strip() for c in table[0].strip("|").split("|")]
     row = dict(zip(head, cells))
-    assert row["events"] == "11076149" and row["floor-connect"] == "timed out after 600 s" and row["jsops-connect"] == "not run"
-    assert row["jsops/floor cold"] == "1.20x ok" and row["jsops/floor warm"] == "-" and row["Sail/DuckDB"] == "6.00x MISSED"
+    assert (
+        row["events"] == "11076149"
+        and row["floor-connect"] == "timed out after 600 s"
+        and row["jsops-connect"] == "not run"
+    )
+    assert (
+        row["jsops/floor cold"] == "1.20x ok"
+        and row["jsops/floor warm"] == "-"
+        and row["Sail/DuckDB"] == "6.00x MISSED"
+    )
     assert row["jobs / stages (jsops cold)"] == "5 / 21 (issue: 21 jobs)"
     assert row["load 1m per row"] == "3.0 3.0 7.5 3.0 - 3.0"
     assert row["figures"] == "equal (4 rows)"

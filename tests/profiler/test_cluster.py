@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 NO_PYTHON = "/nonexistent/python-for-executors"
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("java") is None and not os.environ.get("JAVA_HOME"), reason="a Spark standalone cluster needs Java 17+ (no java on PATH, no JAVA_HOME)"
+    shutil.which("java") is None and not os.environ.get("JAVA_HOME"),
+    reason="a Spark standalone cluster needs Java 17+ (no java on PATH, no JAVA_HOME)",
 )
 
 
@@ -71,7 +72,9 @@ def _executor_conf() -> list[str]:
     ]
 
 
-def test_jsops_profile_on_the_cluster_equals_local_mode(cluster: str, telemetry: Path, tmp_path: Path, local_profile: dict[str, Any]) -> None:
+def test_jsops_profile_on_the_cluster_equals_local_mode(
+    cluster: str, telemetry: Path, tmp_path: Path, local_profile: dict[str, Any]
+) -> None:
     out = tmp_path / "cluster.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": NO_PYTHON, "SPARK_LOCAL_IP": "127.0.0.1"}
     cmd = [
@@ -95,7 +98,9 @@ def test_jsops_profile_on_the_cluster_equals_local_mode(cluster: str, telemetry:
     assert _figures(json.loads(out.read_text())) == _figures(local_profile)
 
 
-def test_spark_submit_with_the_printed_command_equals_local_mode(cluster: str, telemetry: Path, tmp_path: Path, local_profile: dict[str, Any]) -> None:
+def test_spark_submit_with_the_printed_command_equals_local_mode(
+    cluster: str, telemetry: Path, tmp_path: Path, local_profile: dict[str, Any]
+) -> None:
     out = tmp_path / "submit.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     printed = subprocess.run(
@@ -140,7 +145,9 @@ def test_spark_submit_with_the_printed_command_equals_local_mode(cluster: str, t
     assert _figures(json.loads(out.read_text())) == _figures(local_profile)
 
 
-def test_jsops_profile_through_connect_on_the_cluster_equals_local_mode(cluster: str, telemetry: Path, tmp_path: Path, local_profile: dict[str, Any]) -> None:
+def test_jsops_profile_through_connect_on_the_cluster_equals_local_mode(
+    cluster: str, telemetry: Path, tmp_path: Path, local_profile: dict[str, Any]
+) -> None:
     """A Spark Connect server whose master is the standalone cluster: ``jsops profile --remote`` runs the
     job on the cluster's executors (no Python there either) and gives every figure local mode gives."""
     from .connect_server import connect_server
@@ -151,7 +158,17 @@ def test_jsops_profile_through_connect_on_the_cluster_equals_local_mode(cluster:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         env.pop("SPARK_REMOTE", None)
         r = subprocess.run(
-            [sys.executable, "-m", "jsops.linter.cli.app", "profile", telemetry.as_uri(), "-o", str(out), "--remote", url],
+            [
+                sys.executable,
+                "-m",
+                "jsops.linter.cli.app",
+                "profile",
+                telemetry.as_uri(),
+                "-o",
+                str(out),
+                "--remote",
+                url,
+            ],
             capture_output=True,
             text=True,
             env=env,

@@ -51,7 +51,13 @@ async def workload(url: str) -> None:
         json.dumps(
             {
                 "stream_name": "ORDERS",
-                "config": {"durable_name": "worker", "ack_policy": "explicit", "max_deliver": 2, "sample_freq": "100%", "ack_wait": 30_000_000_000},
+                "config": {
+                    "durable_name": "worker",
+                    "ack_policy": "explicit",
+                    "max_deliver": 2,
+                    "sample_freq": "100%",
+                    "ack_wait": 30_000_000_000,
+                },
             }
         ).encode(),
         timeout=5,
@@ -81,7 +87,20 @@ def test_collect_real_server_restart_and_sigterm(spark: Any, tmp_path: Path) -> 
     out = tmp_path / "telemetry"
     srv = NatsServer().start()
     proc = subprocess.Popen(
-        [sys.executable, "-c", COLLECT, "--server", srv.url, str(out), "--duration", "0", "--snapshot-interval", "300ms"], stderr=subprocess.PIPE, text=True
+        [
+            sys.executable,
+            "-c",
+            COLLECT,
+            "--server",
+            srv.url,
+            str(out),
+            "--duration",
+            "0",
+            "--snapshot-interval",
+            "300ms",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert proc.stderr is not None
@@ -119,7 +138,16 @@ def test_collect_real_server_restart_and_sigterm(spark: Any, tmp_path: Path) -> 
 
 def test_collect_unreachable_server_is_a_clean_error(tmp_path: Path) -> None:
     r = subprocess.run(
-        [sys.executable, "-c", COLLECT, "--server", "nats://127.0.0.1:1", str(tmp_path / "o"), "--connect-timeout", "1s"],
+        [
+            sys.executable,
+            "-c",
+            COLLECT,
+            "--server",
+            "nats://127.0.0.1:1",
+            str(tmp_path / "o"),
+            "--connect-timeout",
+            "1s",
+        ],
         capture_output=True,
         text=True,
         timeout=60,

@@ -17,7 +17,10 @@ import nats
 import pytest
 from natsserver import NatsServer
 
-pytestmark = [pytest.mark.integration, pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command"),
+]
 COLLECT = "import sys; from jsops.profiler.collect import main; sys.exit(main(sys.argv[1:]))"
 PASSWORD = "pw-9f3c1e-never-printed"
 
@@ -28,10 +31,40 @@ def _openssl(*args: str, cwd: Path) -> None:
 
 def _pki(d: Path) -> dict[str, Path]:
     """A throwaway CA, a server certificate for 127.0.0.1 and a client certificate."""
-    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=jsops test CA", "-keyout", "ca.key", "-out", "ca.pem", cwd=d)
-    for name, ext in (("server", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth"), ("client", "extendedKeyUsage=clientAuth")):
+    _openssl(
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=jsops test CA",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        cwd=d,
+    )
+    for name, ext in (
+        ("server", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth"),
+        ("client", "extendedKeyUsage=clientAuth"),
+    ):
         (d / f"{name}.ext").write_text(ext + "\n")
-        _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN=jsops test {name}", "-keyout", f"{name}.key", "-out", f"{name}.csr", cwd=d)
+        _openssl(
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-subj",
+            f"/CN=jsops test {name}",
+            "-keyout",
+            f"{name}.key",
+            "-out",
+            f"{name}.csr",
+            cwd=d,
+        )
         _openssl(
             "x509",
             "-req",
@@ -77,7 +110,14 @@ def tls_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-unt
 async def _make_stream(port: int, pki: dict[str, Path]) -> None:
     ctx = ssl.create_default_context(cafile=str(pki["ca.pem"]))
     ctx.load_cert_chain(str(pki["client.pem"]), str(pki["client.key"]))
-    nc = await nats.connect(f"tls://127.0.0.1:{port}", tls=ctx, tls_handshake_first=True, user="collector", password=PASSWORD, allow_reconnect=False)
+    nc = await nats.connect(
+        f"tls://127.0.0.1:{port}",
+        tls=ctx,
+        tls_handshake_first=True,
+        user="collector",
+        password=PASSWORD,
+        allow_reconnect=False,
+    )
     js = nc.jetstream()
     await js.add_stream(name="TLSDEMO", subjects=["tlsdemo.>"])
     await js.publish("tlsdemo.a", b"x")
@@ -86,7 +126,12 @@ async def _make_stream(port: int, pki: dict[str, Path]) -> None:
 
 def _collect(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", COLLECT, *args], capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})}, cwd=Path(__file__).parent
+        [sys.executable, "-c", COLLECT, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+        cwd=Path(__file__).parent,
     )
 
 
@@ -116,7 +161,8 @@ def test_natscli_context_with_tls_first_client_cert_and_password(tls_server, tmp
     )
     out = tmp_path / "t"
     r = _collect(
-        ["--context", "secure", "--no-config", str(out), "--duration", "2s", "--snapshot-interval", "500ms"], env={"XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+        ["--context", "secure", "--no-config", str(out), "--duration", "2s", "--snapshot-interval", "500ms"],
+        env={"XDG_CONFIG_HOME": str(tmp_path / "xdg")},
     )
     assert r.returncode == 0, r.stderr
     assert PASSWORD not in r.stderr + r.stdout
@@ -192,7 +238,9 @@ def test_refused_connections_fail_cleanly_without_secrets(
 
 
 def test_unreadable_tls_file_and_unknown_context_exit_2(tmp_path: Path) -> None:
-    r = _collect(["--server", "tls://127.0.0.1:1", "--tls-ca", str(tmp_path / "missing.pem"), "--no-config", str(tmp_path / "t")])
+    r = _collect(
+        ["--server", "tls://127.0.0.1:1", "--tls-ca", str(tmp_path / "missing.pem"), "--no-config", str(tmp_path / "t")]
+    )
     assert r.returncode == 2 and "cannot load TLS files" in r.stderr, r.stderr
     r = _collect(["--context", "nope", "--no-config", str(tmp_path / "t")], env={"XDG_CONFIG_HOME": str(tmp_path)})
     assert r.returncode == 2 and "unknown context 'nope'" in r.stderr, r.stderr

@@ -41,7 +41,9 @@ def test_counts_per_interval_name_consumers_without_sample_freq(tmp_path: Path) 
     try:
         asyncio.run(_consumers(server.url))
         log = io.StringIO()
-        opts = CollectOptions(Target(servers=(server.url,)), tmp_path, duration_s=1.5, snapshot_interval_s=0.5, progress=True)
+        opts = CollectOptions(
+            Target(servers=(server.url,)), tmp_path, duration_s=1.5, snapshot_interval_s=0.5, progress=True
+        )
         rc, stats = asyncio.run(collect(opts, log=log))
     finally:
         server.stop()
@@ -56,7 +58,9 @@ def test_counts_per_interval_name_consumers_without_sample_freq(tmp_path: Path) 
 
 def test_a_server_without_jetstream_is_an_error(tmp_path: Path) -> None:
     port = free_port()
-    proc = spawn([server_binary(), "-a", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = spawn(
+        [server_binary(), "-a", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
@@ -66,7 +70,9 @@ def test_a_server_without_jetstream_is_an_error(tmp_path: Path) -> None:
             except OSError:
                 time.sleep(0.05)
         log = io.StringIO()
-        rc, stats = asyncio.run(collect(CollectOptions(Target(servers=(f"nats://127.0.0.1:{port}",)), tmp_path, duration_s=1), log=log))
+        rc, stats = asyncio.run(
+            collect(CollectOptions(Target(servers=(f"nats://127.0.0.1:{port}",)), tmp_path, duration_s=1), log=log)
+        )
     finally:
         proc.kill()
         proc.wait()

@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "jsops-test-token"
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("java") is None and not os.environ.get("JAVA_HOME"), reason="a Spark Connect server needs Java 17+ (no java on PATH, no JAVA_HOME)"
+    shutil.which("java") is None and not os.environ.get("JAVA_HOME"),
+    reason="a Spark Connect server needs Java 17+ (no java on PATH, no JAVA_HOME)",
 )
 
 
@@ -48,7 +49,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     missing = _connect_client_missing()
     if missing:
         pytest.skip(missing)
-    with connect_server(tmp_path_factory.mktemp("connect"), "local[2]", ["--conf", f"spark.connect.authenticate.token={TOKEN}"]) as url:
+    with connect_server(
+        tmp_path_factory.mktemp("connect"), "local[2]", ["--conf", f"spark.connect.authenticate.token={TOKEN}"]
+    ) as url:
         yield url.removeprefix("sc://").replace("127.0.0.1", "localhost")
 
 
@@ -80,7 +83,9 @@ def _jsops(*args: str, env: dict[str, str] | None = None) -> subprocess.Complete
     )
 
 
-def test_remote_profile_equals_local_mode_figure_for_figure(server: str, telemetry: Path, tmp_path: Path, local_profile: dict[str, Any]) -> None:
+def test_remote_profile_equals_local_mode_figure_for_figure(
+    server: str, telemetry: Path, tmp_path: Path, local_profile: dict[str, Any]
+) -> None:
     out = tmp_path / "remote.json"
     r = _jsops(str(telemetry), "-o", str(out), "--remote", f"sc://{server}/;token={TOKEN}")
     assert r.returncode == 0, r.stderr[-3000:]
@@ -89,7 +94,9 @@ def test_remote_profile_equals_local_mode_figure_for_figure(server: str, telemet
     assert all(line.startswith("jsops profile: ") for line in r.stderr.splitlines()), r.stderr
 
 
-def test_spark_remote_is_read_when_no_master_is_given(server: str, telemetry: Path, tmp_path: Path, local_profile: dict[str, Any]) -> None:
+def test_spark_remote_is_read_when_no_master_is_given(
+    server: str, telemetry: Path, tmp_path: Path, local_profile: dict[str, Any]
+) -> None:
     out = tmp_path / "env.json"
     r = _jsops(str(telemetry), "-o", str(out), "-q", env={"SPARK_REMOTE": f"sc://{server}/;token={TOKEN}"})
     assert r.returncode == 0 and r.stderr == "", r.stderr[-3000:]
@@ -106,7 +113,9 @@ def test_a_refused_token_is_one_line(server: str, telemetry: Path, tmp_path: Pat
 def test_unreachable_endpoint_is_one_line_and_quick(telemetry: Path, tmp_path: Path) -> None:
     port = free_port()  # nothing listens there
     r = _jsops(str(telemetry), "-o", str(tmp_path / "x.json"), "--remote", f"sc://127.0.0.1:{port}")
-    assert r.returncode == 1 and r.stderr.strip() == (f"jsops profile: error: cannot reach the Spark Connect server at 127.0.0.1:{port}: connection refused")
+    assert r.returncode == 1 and r.stderr.strip() == (
+        f"jsops profile: error: cannot reach the Spark Connect server at 127.0.0.1:{port}: connection refused"
+    )
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,9 @@ from tests.reconciler.test_controller_helpers import parse_prometheus, sample
 
 ROOT = Path(__file__).resolve().parents[2]
 _SERVING = re.compile(r"serving the loop's health at (http://\S+)")
-_HEALTH = re.compile(r"health: run (\d+) (\S+) in [\d.]+ s; session (.+) up \S+, (\d+) runs, (\d+) failed; store (\d+) windows")
+_HEALTH = re.compile(
+    r"health: run (\d+) (\S+) in [\d.]+ s; session (.+) up \S+, (\d+) runs, (\d+) failed; store (\d+) windows"
+)
 
 
 def _java_children(pid: int) -> set[int]:
@@ -55,7 +57,9 @@ def _alive(pid: int) -> bool:
 
 
 def _samples(out: Path) -> int:
-    return sum(c["ack_time_ns"]["samples"] for c in json.loads(out.read_text())["consumers"].values() if "ack_time_ns" in c)
+    return sum(
+        c["ack_time_ns"]["samples"] for c in json.loads(out.read_text())["consumers"].values() if "ack_time_ns" in c
+    )
 
 
 def test_every_keeps_one_session_extends_the_store_and_stops_on_sigterm(tmp_path: Path) -> None:
@@ -79,7 +83,9 @@ def test_every_keeps_one_session_extends_the_store_and_stops_on_sigterm(tmp_path
         "--metrics-addr",
         "127.0.0.1:0",
     ]
-    proc = spawn(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = spawn(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
     lines: queue.Queue[str] = queue.Queue()
     seen: list[str] = []
     threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stderr or []], daemon=True).start()
@@ -109,24 +115,34 @@ def test_every_keeps_one_session_extends_the_store_and_stops_on_sigterm(tmp_path
         one = health()
         assert (one[1], one[2], one[6], one[5]) == ("1", "ok", "1", "0"), one.group(0)
         m = scrape(url)
-        assert sample(m, "jsops_profile_session_up") == 1 and sample(m, "jsops_profile_session_info", session=one[3]) == 1
+        assert (
+            sample(m, "jsops_profile_session_up") == 1 and sample(m, "jsops_profile_session_info", session=one[3]) == 1
+        )
         assert sample(m, "jsops_profile_runs_total", result="ok") >= 1 and sample(m, "jsops_profile_store_windows") >= 1
         assert sample(m, "jsops_profile_last_success_timestamp_seconds") > time.time() - 600
         assert _samples(out) == first["ack"]
         # the next hour arrives (moved in whole, as a collector closes its files)
         later = tmp_path / "later"
-        more = generate(later, replace(spec, start=datetime(2026, 11, 20, 14, 0, tzinfo=UTC), duration_s=3600, seed=42))  # up to just past 15:00
+        more = generate(
+            later, replace(spec, start=datetime(2026, 11, 20, 14, 0, tzinfo=UTC), duration_s=3600, seed=42)
+        )  # up to just past 15:00
         later.rename(telemetry / "later")
         runs = [one]
         while int(runs[-1][6]) < 3:  # 13:00 and 14:00 close (and are stored) once a later event exists
             runs.append(health())
         assert [m[2] for m in runs] == ["ok"] * len(runs)
-        assert {m[3] for m in runs} == {one[3]} and "(local-" in one[3], "one session (one application id) for every run"
+        assert {m[3] for m in runs} == {one[3]} and "(local-" in one[3], (
+            "one session (one application id) for every run"
+        )
         assert [int(m[1]) for m in runs] == list(range(1, len(runs) + 1))
         assert _samples(out) == first["ack"] + more["ack"]
-        assert sorted(f.name for f in (store / "windows").iterdir()) == [f"2026-11-20T{h}:00:00Z.json.gz" for h in (12, 13, 14)]
+        assert sorted(f.name for f in (store / "windows").iterdir()) == [
+            f"2026-11-20T{h}:00:00Z.json.gz" for h in (12, 13, 14)
+        ]
         m = scrape(url)
-        assert sample(m, "jsops_profile_store_windows") == 3 and sample(m, "jsops_profile_runs_total", result="ok") >= len(runs)
+        assert sample(m, "jsops_profile_store_windows") == 3 and sample(
+            m, "jsops_profile_runs_total", result="ok"
+        ) >= len(runs)
         assert sample(m, "jsops_profile_runs_total", result="failed") == 0
         javas.update(_java_children(proc.pid))
         assert len(javas) == 1, f"one JVM for every run, saw {sorted(javas)}"
@@ -159,7 +175,9 @@ def test_every_keeps_one_session_extends_the_store_and_stops_on_sigterm(tmp_path
         (["--store", "S", "--metrics-addr", "9465"], "--metrics-addr wants HOST:PORT"),
     ],
 )
-def test_every_argument_checks(tmp_path: Path, extra: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_argument_checks(
+    tmp_path: Path, extra: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     from jsops.profiler.job import main
 
     argv = [str(tmp_path), "-o", str(tmp_path / "p.json"), "--every", "1h", *extra]

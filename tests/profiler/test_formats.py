@@ -20,7 +20,10 @@ SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "schemas"
 
 
 def _validator(name: str) -> Any:
-    resources = [(f"jsops/{p.name}", referencing.Resource.from_contents(json.loads(p.read_text()))) for p in SCHEMAS.glob("*.schema.json")]
+    resources = [
+        (f"jsops/{p.name}", referencing.Resource.from_contents(json.loads(p.read_text())))
+        for p in SCHEMAS.glob("*.schema.json")
+    ]
     registry = referencing.Registry().with_resources(resources)
     schema = json.loads((SCHEMAS / name).read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -29,7 +32,11 @@ def _validator(name: str) -> Any:
 
 def test_the_profiles_schema_is_the_model_s() -> None:
     committed = json.loads((SCHEMAS / "profiles.schema.json").read_text())
-    want = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "jsops/profiles.schema.json", **Profiles.model_json_schema()}
+    want = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "jsops/profiles.schema.json",
+        **Profiles.model_json_schema(),
+    }
     assert committed == want, "regenerate docs/schemas/profiles.schema.json from Profiles.model_json_schema()"
 
 
@@ -54,7 +61,14 @@ def test_synthetic_telemetry_validates_and_a_wrong_line_does_not(tmp_path: Path)
     }
     assert not list(events.iter_errors(gap))
     publish = _validator("publish-log.schema.json")
-    line = {"type": "io.jsops.publish.v1", "ts": "2026-11-20T12:00:00Z", "stream": "ORDERS", "msg_id": "a", "attempt": 1, "result": "ok"}
+    line = {
+        "type": "io.jsops.publish.v1",
+        "ts": "2026-11-20T12:00:00Z",
+        "stream": "ORDERS",
+        "msg_id": "a",
+        "attempt": 1,
+        "result": "ok",
+    }
     assert not list(publish.iter_errors(line))
     for bad in ({**line, "result": "maybe"}, {**line, "attempt": 0}, {k: v for k, v in line.items() if k != "msg_id"}):
         assert list(publish.iter_errors(bad)), bad

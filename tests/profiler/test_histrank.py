@@ -32,7 +32,10 @@ def _df(spark: Any) -> Any:
 def _percentile(spark_df: Any) -> dict[tuple[str, str], list[float]]:
     from pyspark.sql import functions as F
 
-    return {(r["g"], r["h"]): [float(x) for x in r["q"]] for r in spark_df.groupBy("g", "h").agg(F.percentile("v", QS).alias("q")).collect()}
+    return {
+        (r["g"], r["h"]): [float(x) for x in r["q"]]
+        for r in spark_df.groupBy("g", "h").agg(F.percentile("v", QS).alias("q")).collect()
+    }
 
 
 @pytest.mark.parametrize("pair_limit", [1_000_000, 5])
@@ -49,12 +52,16 @@ def test_histogram_quantiles_equal_sparks_percentile_and_numpy(spark: Any, pair_
         assert vals == pytest.approx(list(np.quantile(GROUPS[g], QS)), rel=1e-12, abs=1e-9), g
     assert set(got) | set(left) == set(ref) and not set(got) & set(left)
     if pair_limit == 5:  # a target bucket of more than 5 values is left to the caller; one distinct value is not
-        assert ("same_bucket", "False") in left and {("zeros", "False"), ("ties", "False"), ("one", "False")} <= set(got)
+        assert ("same_bucket", "False") in left and {("zeros", "False"), ("ties", "False"), ("one", "False")} <= set(
+            got
+        )
     else:
         assert not left
 
 
-def test_quantiles_exact_all_equals_percentile_with_a_fallback_and_an_along_query(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_quantiles_exact_all_equals_percentile_with_a_fallback_and_an_along_query(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from pyspark.sql import functions as F
 
     from jsops.profiler import histrank
@@ -71,7 +78,9 @@ def test_quantiles_exact_all_equals_percentile_with_a_fallback_and_an_along_quer
 
 
 @pytest.mark.parametrize("pair_limit", [100_000, -1])
-def test_quantiles_on_spark_histogram_then_percentile_or_brackets_equal_percentile(spark: Any, monkeypatch: pytest.MonkeyPatch, pair_limit: int) -> None:
+def test_quantiles_on_spark_histogram_then_percentile_or_brackets_equal_percentile(
+    spark: Any, monkeypatch: pytest.MonkeyPatch, pair_limit: int
+) -> None:
     """Spark's way (not ``exact_all``): the histogram for groups up to the exact limit; the groups it leaves
     (here all of them with ``_PAIR_LIMIT`` -1) get Spark's percentile when small, brackets when larger
     (``_EXACT_SMALL`` 100 here: "wide" is bracketed); above the limit ("wide" at limit 1000) approximate."""

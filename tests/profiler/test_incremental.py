@@ -82,7 +82,13 @@ def test_counter_merge_bridges_the_window_edge() -> None:
     whole = counter(snaps)
     for cut in (1, 77, 199):
         merged = counter(snaps[:cut]).merge(counter(snaps[cut:]))
-        assert (merged.total, merged.dt, merged.peak, merged.first, merged.last) == (whole.total, whole.dt, whole.peak, whole.first, whole.last)
+        assert (merged.total, merged.dt, merged.peak, merged.first, merged.last) == (
+            whole.total,
+            whole.dt,
+            whole.peak,
+            whole.first,
+            whole.last,
+        )
 
 
 def test_windows_out_of_order_or_with_other_settings_refuse_to_merge() -> None:
@@ -110,25 +116,36 @@ def reference(spark: Any, telemetry: Path) -> dict[str, Any]:
     return doc
 
 
-def _store_run(spark: Any, paths: list[str], store: Path, until: int | None, **settings: Any) -> tuple[dict[str, Any], Any]:
+def _store_run(
+    spark: Any, paths: list[str], store: Path, until: int | None, **settings: Any
+) -> tuple[dict[str, Any], Any]:
     from jsops.profiler.incremental import build_store_profiles
 
     return build_store_profiles(spark, paths, store, Partial(0, 0, **settings), until=until)
 
 
-def test_store_of_exact_windows_equals_the_exact_job(spark: Any, telemetry: Path, reference: dict[str, Any], tmp_path: Path) -> None:
+def test_store_of_exact_windows_equals_the_exact_job(
+    spark: Any, telemetry: Path, reference: dict[str, Any], tmp_path: Path
+) -> None:
     doc, summary = _store_run(spark, [str(telemetry)], tmp_path / "store", T12 + 4 * H)
     # three hours of telemetry, and the acks and retries of the last seconds just after 15:00
     assert summary.windows == (4, 0) and summary.exact_groups == 3 and summary.approx_groups == 0
-    assert sorted(f.name for f in (tmp_path / "store" / "windows").iterdir()) == [f"2026-11-20T{h}:00:00Z.json.gz" for h in (12, 13, 14, 15)]
-    assert_same({k: v for k, v in doc.items() if k != "generated_at"}, {k: v for k, v in reference.items() if k != "generated_at"})
+    assert sorted(f.name for f in (tmp_path / "store" / "windows").iterdir()) == [
+        f"2026-11-20T{h}:00:00Z.json.gz" for h in (12, 13, 14, 15)
+    ]
+    assert_same(
+        {k: v for k, v in doc.items() if k != "generated_at"},
+        {k: v for k, v in reference.items() if k != "generated_at"},
+    )
     # a re-run reads the store only
     again, summary = _store_run(spark, [str(telemetry)], tmp_path / "store", T12 + 4 * H)
     assert summary.windows == (0, 4) and summary.kinds == {}
     assert_same(again["consumers"], reference["consumers"])
 
 
-def test_histogram_windows_are_within_the_stated_error(spark: Any, telemetry: Path, reference: dict[str, Any], tmp_path: Path) -> None:
+def test_histogram_windows_are_within_the_stated_error(
+    spark: Any, telemetry: Path, reference: dict[str, Any], tmp_path: Path
+) -> None:
     doc, summary = _store_run(spark, [str(telemetry)], tmp_path / "store", T12 + 4 * H, alpha=0.01, exact_limit=0)
     assert summary.approx_groups == 3
     for c in doc["consumers"].values():
@@ -138,11 +155,17 @@ def test_histogram_windows_are_within_the_stated_error(spark: Any, telemetry: Pa
         want = reference["streams"][name]
         assert s["ingest"] == want["ingest"] or _close(s["ingest"]["p99_per_s"], want["ingest"]["p99_per_s"], 1e-9)
         r, w = s["publish_retry"], want["publish_retry"]
-        assert (r["attempts"], r["retried_ids"], r["horizon_max_ns"]) == (w["attempts"], w["retried_ids"], w["horizon_max_ns"])
+        assert (r["attempts"], r["retried_ids"], r["horizon_max_ns"]) == (
+            w["attempts"],
+            w["retried_ids"],
+            w["horizon_max_ns"],
+        )
         assert abs(r["horizon_p99_ns"] - w["horizon_p99_ns"]) <= 0.01 * w["horizon_p99_ns"]
 
 
-def test_extending_a_compacted_store_by_one_hour_reads_that_hour(spark: Any, telemetry: Path, reference: dict[str, Any], tmp_path: Path) -> None:
+def test_extending_a_compacted_store_by_one_hour_reads_that_hour(
+    spark: Any, telemetry: Path, reference: dict[str, Any], tmp_path: Path
+) -> None:
     compacted = tmp_path / "compacted"
     assert main([str(telemetry), "--compact", str(compacted), "-q"]) == 0
     hours = sorted(p.name for p in compacted.glob("day=*/hour=*"))

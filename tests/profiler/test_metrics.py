@@ -50,7 +50,9 @@ def test_metrics_text_matches_golden_and_parses() -> None:
     parsed = parse_prometheus(text)
     assert sample(parsed, "jsops_profile_runs_total", result="ok") == 3
     assert sample(parsed, "jsops_profile_runs_total", result="failed") == 1
-    assert sample(parsed, "jsops_profile_session_info", session='Spark local[2] (local-1764183600123) \\"a\\\\b\\"') == 1
+    assert (
+        sample(parsed, "jsops_profile_session_info", session='Spark local[2] (local-1764183600123) \\"a\\\\b\\"') == 1
+    )
     assert sample(parsed, "jsops_profile_store_windows") == 26
 
 
@@ -100,10 +102,16 @@ def test_the_loop_serves_its_health_on_a_real_session(spark: Any, tmp_path: Path
         (tmp_path / "windows" / "2026-11-20T12:00:00Z.json.gz").write_bytes(b"")
         return 0
 
-    assert serve(spark, run_once, 1.0, tmp_path, said.append, "Spark local[2] (local-1)", runs=2, metrics=("127.0.0.1", 0)) == 0
+    assert (
+        serve(spark, run_once, 1.0, tmp_path, said.append, "Spark local[2] (local-1)", runs=2, metrics=("127.0.0.1", 0))
+        == 0
+    )
     first, second = scraped
     assert sample(first, "jsops_profile_session_up") == 1 and sample(first, "jsops_profile_running") == 1
-    assert sample(first, "jsops_profile_runs_total", result="ok") == 0 and sample(first, "jsops_profile_last_success_timestamp_seconds") == 0
+    assert (
+        sample(first, "jsops_profile_runs_total", result="ok") == 0
+        and sample(first, "jsops_profile_last_success_timestamp_seconds") == 0
+    )
     assert sample(first, "jsops_profile_session_info", session="Spark local[2] (local-1)") == 1
     assert sample(second, "jsops_profile_runs_total", result="failed") == 1
     assert sample(second, "jsops_profile_runs_total", result="ok") == 0
@@ -122,6 +130,11 @@ def test_an_address_in_use_ends_the_loop_before_any_run(tmp_path: Path) -> None:
         port = taken.getsockname()[1]
         said: list[str] = []
         runs: list[int] = []
-        assert serve(None, lambda: runs.append(1) or 0, 1.0, tmp_path, said.append, "x", runs=1, metrics=("127.0.0.1", port)) == 1
+        assert (
+            serve(
+                None, lambda: runs.append(1) or 0, 1.0, tmp_path, said.append, "x", runs=1, metrics=("127.0.0.1", port)
+            )
+            == 1
+        )
     assert runs == []
     assert said == [f"error: cannot serve /metrics on 127.0.0.1:{port}: address already in use"]

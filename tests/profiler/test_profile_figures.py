@@ -80,7 +80,11 @@ def test_stream_figures_equal_numpy(profile: dict[str, Any], truth: dict[str, An
         assert got["bytes"]["peak_per_s"] == want["bytes"]["peak_per_s"]
         assert close(got["bytes"]["stored_msg_size_mean"], want["bytes"]["stored_msg_size_mean"])
         gr, wr = got["publish_retry"], want["publish_retry"]
-        assert (gr["attempts"], gr["retried_ids"], gr["horizon_max_ns"]) == (wr["attempts"], wr["retried_ids"], wr["horizon_max_ns"])
+        assert (gr["attempts"], gr["retried_ids"], gr["horizon_max_ns"]) == (
+            wr["attempts"],
+            wr["retried_ids"],
+            wr["horizon_max_ns"],
+        )
         assert abs(gr["horizon_p99_ns"] - wr["horizon_p99_ns"]) <= REL * wr["horizon_p99_ns"]
         assert got["retention_span_ns"] == want["retention_span_ns"]
 
@@ -95,7 +99,9 @@ def test_approximate_path_within_half_a_percent(spark: Any, telemetry: Path, tru
             assert abs(got[q] - w[q]) <= REL * w[q], (key, q, got[q], w[q])
 
 
-def test_cli_writes_a_file_load_profiles_reads(spark: Any, telemetry: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_writes_a_file_load_profiles_reads(
+    spark: Any, telemetry: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "profiles.json"
     assert main([str(telemetry), "-o", str(out)]) == 0
     loaded = load_profiles(out)
@@ -109,13 +115,25 @@ def test_cli_writes_a_file_load_profiles_reads(spark: Any, telemetry: Path, tmp_
     "small, limit, pair_limit, want",
     [
         (1_000, 50_000_000, 100_000, (3, 0)),  # every consumer from the histogram and its target buckets' values
-        (1_000, 50_000_000, -1, (3, 0)),  # no histogram bucket taken: every consumer refined from percentile_approx brackets
+        (
+            1_000,
+            50_000_000,
+            -1,
+            (3, 0),
+        ),  # no histogram bucket taken: every consumer refined from percentile_approx brackets
         (7_000, 10_000, -1, (2, 1)),  # settler (6k) exact, billing (9k) refined, shipper (15k) approximate
         (7_000, 10_000, 100_000, (2, 1)),  # settler and billing from the histogram, shipper (15k) approximate
     ],
 )
 def test_refined_exact_path_equals_numpy(
-    spark: Any, telemetry: Path, truth: dict[str, Any], monkeypatch: pytest.MonkeyPatch, small: int, limit: int, pair_limit: int, want: tuple[int, int]
+    spark: Any,
+    telemetry: Path,
+    truth: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+    small: int,
+    limit: int,
+    pair_limit: int,
+    want: tuple[int, int],
 ) -> None:
     from jsops.profiler import quantiles as job
 
@@ -151,7 +169,9 @@ def test_refine_picks_ranks_and_refuses_a_bracket_that_misses() -> None:
             assert got is None
 
 
-def test_a_bracket_that_misses_falls_back_to_the_exact_percentile(spark: Any, telemetry: Path, truth: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bracket_that_misses_falls_back_to_the_exact_percentile(
+    spark: Any, telemetry: Path, truth: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Degenerate brackets ([v, v] at the approximate value) miss the interpolation ranks: groups of at
     most _EXACT_SMALL samples are recomputed with Spark's exact percentile, larger ones stay approximate."""
     from jsops.profiler import quantiles as job

@@ -35,8 +35,20 @@ def test_extra_missing_bad_unknown_and_gzip(spark: Any, tmp_path: Path) -> None:
             "domain": "hub",
             "future_field": {"nested": [1, 2]},
         },
-        {"type": ACK, "timestamp": "2026-11-20T12:00:02Z", "stream": "ORDERS", "consumer": "extra", "ack_time": 3000},  # no id, seqs or deliveries
-        {"type": ACK, "timestamp": "2026-11-20T12:00:03Z", "stream": "ORDERS", "consumer": "extra", "deliveries": 2},  # no ack_time
+        {
+            "type": ACK,
+            "timestamp": "2026-11-20T12:00:02Z",
+            "stream": "ORDERS",
+            "consumer": "extra",
+            "ack_time": 3000,
+        },  # no id, seqs or deliveries
+        {
+            "type": ACK,
+            "timestamp": "2026-11-20T12:00:03Z",
+            "stream": "ORDERS",
+            "consumer": "extra",
+            "deliveries": 2,
+        },  # no ack_time
         {"type": ACK, "ack_time": 5},  # cannot be attributed to a consumer
         {"hello": "world"},  # no type, not a snapshot
     ]
@@ -111,7 +123,12 @@ def test_spark_submit_local_mode(tmp_path: Path) -> None:
 
     generate(tmp_path / "t", default_spec(acks=500, publish_ids=100, seed=1))
     submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
-    env = {**os.environ, "PYSPARK_PYTHON": "/nonexistent/python", "PYSPARK_DRIVER_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
+    env = {
+        **os.environ,
+        "PYSPARK_PYTHON": "/nonexistent/python",
+        "PYSPARK_DRIVER_PYTHON": sys.executable,
+        "SPARK_LOCAL_IP": "127.0.0.1",
+    }
     r = subprocess.run(
         [
             str(submit),

@@ -52,7 +52,9 @@ def _profile(spark: Any, path: str, group: str) -> tuple[dict[str, Any], int, in
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
-def test_jobs_per_profile_with_one_and_several_shuffle_partitions(spark: Any, inputs: dict[str, str], partitions: Any, fmt: str) -> None:
+def test_jobs_per_profile_with_one_and_several_shuffle_partitions(
+    spark: Any, inputs: dict[str, str], partitions: Any, fmt: str
+) -> None:
     partitions(1)
     one, jobs_one, _ = _profile(spark, inputs[fmt], f"one-{fmt}")
     partitions(4)

@@ -54,7 +54,9 @@ def test_within_the_gap_the_rule_keeps_every_day_without_counting_them() -> None
     for _ in range(500):
         first = rng.randrange(-400, 30_000)
         last = first + rng.randrange(0, 2 * GAP_DAYS)
-        days = {first: rng.randrange(1, 9), last: rng.randrange(1, 9)} | {rng.randrange(first, last + 1): rng.randrange(1, 9) for _ in range(3)}
+        days = {first: rng.randrange(1, 9), last: rng.randrange(1, 9)} | {
+            rng.randrange(first, last + 1): rng.randrange(1, 9) for _ in range(3)
+        }
         lo, hi = first * DAY_US + rng.randrange(DAY_US), last * DAY_US + rng.randrange(DAY_US)
         kept = within_gap(lo, hi)
         run = main_run(days)
@@ -65,7 +67,9 @@ def test_within_the_gap_the_rule_keeps_every_day_without_counting_them() -> None
     assert within_gap(None, None) is None
 
 
-def test_one_line_dated_2100_does_not_stretch_the_window(spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_one_line_dated_2100_does_not_stretch_the_window(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     events = _publishes()
     _write(tmp_path / "clean.jsonl", events)
     assert main([str(tmp_path / "clean.jsonl"), "-o", str(tmp_path / "clean.json")]) == 0
@@ -100,23 +104,29 @@ def test_a_truncated_gzip_names_the_file(spark: Any, tmp_path: Path, capsys: pyt
     rc = main([str(tmp_path / "in"), "-o", str(tmp_path / "p.json")])
     err = capsys.readouterr().err
     errors = [ln for ln in err.splitlines() if "error" in ln]
-    assert rc == 2 and errors == [f"jsops profile: error: {bad}: the gzip stream is truncated (the file ends before the compressed data does)"], err
+    assert rc == 2 and errors == [
+        f"jsops profile: error: {bad}: the gzip stream is truncated (the file ends before the compressed data does)"
+    ], err
     assert "Py4J" not in err and "Traceback" not in err
     assert not (tmp_path / "p.json").exists()
 
 
-def test_a_truncated_parquet_file_names_the_file(spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_truncated_parquet_file_names_the_file(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from pyspark.sql import SparkSession
 
     session = SparkSession.getActiveSession()
     assert session is not None
-    session.createDataFrame([(e["type"], e["ts"], e["stream"]) for e in _publishes(50)], "type string, ts string, stream string").coalesce(1).write.parquet(
-        str(tmp_path / "pq")
-    )
+    session.createDataFrame(
+        [(e["type"], e["ts"], e["stream"]) for e in _publishes(50)], "type string, ts string, stream string"
+    ).coalesce(1).write.parquet(str(tmp_path / "pq"))
     (part,) = [p for p in (tmp_path / "pq").iterdir() if p.name.endswith(".parquet")]
     part.write_bytes(part.read_bytes()[:-20])
     rc = main([str(tmp_path / "pq"), "-o", str(tmp_path / "p.json")])
     err = capsys.readouterr().err
     errors = [ln for ln in err.splitlines() if "error" in ln]
-    assert rc == 2 and errors == [f"jsops profile: error: {part}: the Parquet file is truncated (no footer at its end)"], err
+    assert rc == 2 and errors == [
+        f"jsops profile: error: {part}: the Parquet file is truncated (no footer at its end)"
+    ], err
     assert "Py4J" not in err

@@ -23,7 +23,9 @@ from jsops.profiler.synthetic import default_spec, generate
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("pysail") is None, reason="pysail is not installed (pip install '.[sail]')")
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("pysail") is None, reason="pysail is not installed (pip install '.[sail]')"
+)
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +60,9 @@ def _sail(*args: str) -> tuple[dict[str, Any], str]:
 
 
 @pytest.mark.parametrize("fmt", ["json", "parquet"])
-def test_sail_equals_spark_figure_for_figure(spark: Any, telemetry: Path, parquet: Path, tmp_path: Path, fmt: str) -> None:
+def test_sail_equals_spark_figure_for_figure(
+    spark: Any, telemetry: Path, parquet: Path, tmp_path: Path, fmt: str
+) -> None:
     src = str(telemetry if fmt == "json" else parquet)
     want, _ = build_profiles(spark, [src])
     got, err = _sail(src, "-o", str(tmp_path / "sail.json"))
@@ -143,7 +147,13 @@ def test_keep_computes_once_on_sail_where_persist_keeps_nothing(tmp_path: Path) 
     src = tmp_path / "in"
     src.mkdir()
     (src / "a.jsonl").write_text("".join(f'{{"n": {i}}}\n' for i in range(1000)))
-    r = subprocess.run([sys.executable, "-c", _KEEP, str(src)], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-c", _KEEP, str(src)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     checkpoints, written, count, total, left = r.stdout.split()
     assert (written, int(count), int(total)) == ("True", 1000, 999 * 1000 // 2)

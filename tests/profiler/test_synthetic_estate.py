@@ -57,7 +57,12 @@ def test_names_and_configs_are_the_estate_s(telemetry: Path) -> None:
     assert fraud["config"]["ack_wait"] == 5_000_000_000 and fraud["config"]["max_deliver"] == 3
     # the server samples acks only for explicit-ack consumers with a sample_freq
     sampled = {f"{e['stream']}/{e['consumer']}" for e in events if e.get("type", "").endswith("consumer_ack")}
-    assert sampled == {"ORDERS/order-projection", "ORDERS/fraud-check", "PAYMENTS/payment-gateway", "SHIPPING/label-printer"}
+    assert sampled == {
+        "ORDERS/order-projection",
+        "ORDERS/fraud-check",
+        "PAYMENTS/payment-gateway",
+        "SHIPPING/label-printer",
+    }
     # nobody publishes to the DLQ: the server puts advisories there
     assert {e["stream"] for e in events if e.get("type") == "io.jsops.publish.v1"} == streams - {"DLQ"}
 

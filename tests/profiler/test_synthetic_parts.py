@@ -65,8 +65,13 @@ def test_the_parts_together_are_one_set_of_distinct_events(tmp_path: Path) -> No
     naks = Counter(e["consumer"] for e in events if e.get("type") == ADV + "nak")
     assert naks == Counter({c.name: c.naks for c in SPEC.consumers if c.naks})
     whole = generate(tmp_path / "whole", SPEC)
-    assert {k: counts[k] for k in ("stream_info", "consumer_info")} == {k: whole[k] for k in ("stream_info", "consumer_info")}
-    assert sorted(p.name for p in tmp_path.glob("*.jsonl"))[:2] == ["synthetic-p000-000.jsonl", "synthetic-p000-001.jsonl"]
+    assert {k: counts[k] for k in ("stream_info", "consumer_info")} == {
+        k: whole[k] for k in ("stream_info", "consumer_info")
+    }
+    assert sorted(p.name for p in tmp_path.glob("*.jsonl"))[:2] == [
+        "synthetic-p000-000.jsonl",
+        "synthetic-p000-001.jsonl",
+    ]
 
 
 def test_a_part_is_deterministic_per_seed_and_parallel_equals_serial(tmp_path: Path) -> None:

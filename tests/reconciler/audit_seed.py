@@ -12,11 +12,17 @@ SECOND_NS = 1_000_000_000
 
 
 def stream(js: Js, name: str, subjects: list[str], **cfg: object) -> None:
-    js.ok(f"$JS.API.STREAM.CREATE.{name}", {"name": name, "subjects": subjects, "max_age": HOUR_NS, "storage": "file", **cfg})
+    js.ok(
+        f"$JS.API.STREAM.CREATE.{name}",
+        {"name": name, "subjects": subjects, "max_age": HOUR_NS, "storage": "file", **cfg},
+    )
 
 
 def consumer(js: Js, stream_name: str, name: str, **cfg: object) -> None:
-    body = {"stream_name": stream_name, "config": {"durable_name": name, "ack_policy": "explicit", "max_deliver": 5, **cfg}}
+    body = {
+        "stream_name": stream_name,
+        "config": {"durable_name": name, "ack_policy": "explicit", "max_deliver": 5, **cfg},
+    }
     js.ok(f"$JS.API.CONSUMER.CREATE.{stream_name}.{name}", body)
 
 
@@ -26,7 +32,11 @@ def fetch_no_ack(js: Js, stream_name: str, name: str, count: int) -> int:
     async def go() -> int:
         inbox = js.nc.new_inbox()
         sub = await js.nc.subscribe(inbox)
-        await js.nc.publish(f"$JS.API.CONSUMER.MSG.NEXT.{stream_name}.{name}", json.dumps({"batch": count, "expires": 2 * SECOND_NS}).encode(), reply=inbox)
+        await js.nc.publish(
+            f"$JS.API.CONSUMER.MSG.NEXT.{stream_name}.{name}",
+            json.dumps({"batch": count, "expires": 2 * SECOND_NS}).encode(),
+            reply=inbox,
+        )
         got = 0
         while got < count:
             try:

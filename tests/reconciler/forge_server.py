@@ -33,7 +33,9 @@ class _State:
     page_size: int
     link_pages: bool  # GitLab: Link headers too (else only X-Next-Page)
     comments: list[dict[str, Any]] = field(default_factory=list)  # "thread": the list's path (None: in every thread)
-    statuses: list[dict[str, Any]] = field(default_factory=list)  # each with "sha" and the time it came ("at", monotonic)
+    statuses: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # each with "sha" and the time it came ("at", monotonic)
     seen: list[Seen] = field(default_factory=list)
     next_id: int = 1000
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -85,9 +87,21 @@ class FakeForge:
 
 
 def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
-    thread = r"/repos/[^/]+/[^/]+/issues/\d+/comments" if state.kind == "github" else r"/api/v4/projects/[^/]+/merge_requests/\d+/notes"
-    status = r"/repos/[^/]+/[^/]+/statuses/([0-9a-f]{40})" if state.kind == "github" else r"/api/v4/projects/[^/]+/statuses/([0-9a-f]{40})"
-    one = r"/repos/[^/]+/[^/]+/issues/comments/(\d+)" if state.kind == "github" else r"/api/v4/projects/[^/]+/merge_requests/\d+/notes/(\d+)"
+    thread = (
+        r"/repos/[^/]+/[^/]+/issues/\d+/comments"
+        if state.kind == "github"
+        else r"/api/v4/projects/[^/]+/merge_requests/\d+/notes"
+    )
+    status = (
+        r"/repos/[^/]+/[^/]+/statuses/([0-9a-f]{40})"
+        if state.kind == "github"
+        else r"/api/v4/projects/[^/]+/statuses/([0-9a-f]{40})"
+    )
+    one = (
+        r"/repos/[^/]+/[^/]+/issues/comments/(\d+)"
+        if state.kind == "github"
+        else r"/api/v4/projects/[^/]+/merge_requests/\d+/notes/(\d+)"
+    )
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
@@ -123,17 +137,36 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
                 return
             if re.fullmatch(thread, parts.path) and self.command == "GET":
                 self._list(parts.path, query)
-            elif re.fullmatch(thread, parts.path) and self.command == "POST" and body and isinstance(body.get("body"), str):
+            elif (
+                re.fullmatch(thread, parts.path)
+                and self.command == "POST"
+                and body
+                and isinstance(body.get("body"), str)
+            ):
                 with state.lock:
                     state.next_id += 1
-                    made = {"id": state.next_id, "body": body["body"], "author": "jsops-bot", "html_url": f"https://forge.example/c/{state.next_id}"}
+                    made = {
+                        "id": state.next_id,
+                        "body": body["body"],
+                        "author": "jsops-bot",
+                        "html_url": f"https://forge.example/c/{state.next_id}",
+                    }
                     state.comments.append({**made, "thread": parts.path})
                 self._answer(201, made)
-            elif (m := re.fullmatch(status, parts.path)) and self.command == "POST" and body and isinstance(body.get("state"), str):
+            elif (
+                (m := re.fullmatch(status, parts.path))
+                and self.command == "POST"
+                and body
+                and isinstance(body.get("state"), str)
+            ):
                 with state.lock:
                     state.statuses.append({**body, "sha": m.group(1), "at": time.monotonic()})
                 self._answer(201, {"id": len(state.statuses), **body})
-            elif (m := re.fullmatch(one, parts.path)) and self.command == ("PATCH" if state.kind == "github" else "PUT") and body:
+            elif (
+                (m := re.fullmatch(one, parts.path))
+                and self.command == ("PATCH" if state.kind == "github" else "PUT")
+                and body
+            ):
                 with state.lock:
                     found = [c for c in state.comments if c["id"] == int(m.group(1))]
                     if found:
@@ -149,7 +182,11 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
             size = min(int(query.get("per_page", "20")), state.page_size)
             page = int(query.get("page", "1"))
             with state.lock:
-                everything = [{k: v for k, v in c.items() if k != "thread"} for c in state.comments if c.get("thread") in (None, path)]
+                everything = [
+                    {k: v for k, v in c.items() if k != "thread"}
+                    for c in state.comments
+                    if c.get("thread") in (None, path)
+                ]
             last = max(1, -(-len(everything) // size))
             items = everything[(page - 1) * size : page * size]
             headers: dict[str, str] = {}

@@ -38,9 +38,13 @@ class Js:
 
     def __init__(self, url: str, **opts: Any) -> None:
         self.loop = asyncio.new_event_loop()
-        self.nc = self.loop.run_until_complete(nats.connect(url.split(","), connect_timeout=5, max_reconnect_attempts=0, **opts))
+        self.nc = self.loop.run_until_complete(
+            nats.connect(url.split(","), connect_timeout=5, max_reconnect_attempts=0, **opts)
+        )
 
-    def request(self, subject: str, body: dict[str, Any] | None = None, *, patience: float = ELECTION_PATIENCE) -> dict[str, Any]:
+    def request(
+        self, subject: str, body: dict[str, Any] | None = None, *, patience: float = ELECTION_PATIENCE
+    ) -> dict[str, Any]:
         """One API request; a read is asked again through a leader election (no answer in time, or
         10008/10009: nothing was done) for up to ``patience`` seconds, so that a test on a loaded
         machine does not fail while a cluster elects a leader."""
@@ -93,7 +97,9 @@ class Js:
             inbox = self.nc.new_inbox()
             sub = await self.nc.subscribe(inbox)
             await self.nc.publish(
-                f"$JS.API.CONSUMER.MSG.NEXT.{stream}.{consumer}", json.dumps({"batch": count, "expires": 2_000_000_000}).encode(), reply=inbox
+                f"$JS.API.CONSUMER.MSG.NEXT.{stream}.{consumer}",
+                json.dumps({"batch": count, "expires": 2_000_000_000}).encode(),
+                reply=inbox,
             )
             seqs: list[int] = []
             while len(seqs) < count:
@@ -132,7 +138,14 @@ def run(command: str, *args: str) -> tuple[int, str, str]:
 
 
 # The JetStream API requests that change something (what "before any request" counts).
-WRITES = ("STREAM.CREATE.", "STREAM.UPDATE.", "STREAM.DELETE.", "CONSUMER.CREATE.", "CONSUMER.DELETE.", "CONSUMER.DURABLE.")
+WRITES = (
+    "STREAM.CREATE.",
+    "STREAM.UPDATE.",
+    "STREAM.DELETE.",
+    "CONSUMER.CREATE.",
+    "CONSUMER.DELETE.",
+    "CONSUMER.DURABLE.",
+)
 
 
 def writes(subjects: list[str]) -> list[str]:
@@ -193,7 +206,13 @@ class ApiAudit:
                 except ValueError:
                     request = None
                 with self._lock:
-                    self.records.append((_nanos(a["timestamp"]), str(a.get("subject", "")), request if isinstance(request, dict) else {}))
+                    self.records.append(
+                        (
+                            _nanos(a["timestamp"]),
+                            str(a.get("subject", "")),
+                            request if isinstance(request, dict) else {},
+                        )
+                    )
 
             await nc.subscribe("$JS.EVENT.ADVISORY.API", cb=take, pending_msgs_limit=-1, pending_bytes_limit=-1)
             await nc.flush()

@@ -15,7 +15,20 @@ import nats
 
 from .helpers import Js, manifest, run
 
-__all__ = ["ORDERS", "renamed", "stored", "seed", "snapshot", "positions", "state", "settled", "truth", "wanted", "Cutover", "cut_over_under_load"]
+__all__ = [
+    "ORDERS",
+    "renamed",
+    "stored",
+    "seed",
+    "snapshot",
+    "positions",
+    "state",
+    "settled",
+    "truth",
+    "wanted",
+    "Cutover",
+    "cut_over_under_load",
+]
 
 ORDERS = """
     apiVersion: jsops/v1
@@ -37,12 +50,18 @@ ORDERS = """
 """
 
 
-def stored(directory: Path, name: str = "ORDERS", storage: str = "file", annotations: str = "{}", extra: str = "") -> Path:
+def stored(
+    directory: Path, name: str = "ORDERS", storage: str = "file", annotations: str = "{}", extra: str = ""
+) -> Path:
     """The ORDERS manifests; ``extra`` is added to the stream's spec (``", num_replicas: 3"``)."""
-    return manifest(directory, "orders.yaml", ORDERS.format(name=name, storage=storage, annotations=annotations, extra=extra))
+    return manifest(
+        directory, "orders.yaml", ORDERS.format(name=name, storage=storage, annotations=annotations, extra=extra)
+    )
 
 
-def renamed(directory: Path, new: str = "ORDERS_V2", old: str = "ORDERS", storage: str = "file", extra: str = "") -> Path:
+def renamed(
+    directory: Path, new: str = "ORDERS_V2", old: str = "ORDERS", storage: str = "file", extra: str = ""
+) -> Path:
     return stored(directory, new, storage, '{"jsops.io/renamed-from": "' + old + '"}', extra)
 
 
@@ -110,7 +129,9 @@ def truth(js: Js, stream: str, messages: dict[int, tuple[str, str, str]]) -> dic
     return out
 
 
-def wanted(messages: dict[int, tuple[str, str, str]], pos: dict[str, tuple[int, int]]) -> dict[int, tuple[str, str, str]]:
+def wanted(
+    messages: dict[int, tuple[str, str, str]], pos: dict[str, tuple[int, int]]
+) -> dict[int, tuple[str, str, str]]:
     """The ``messages`` of an interest stream that a consumer still wants: above its ack floor (``pos``,
     as :func:`truth` gives it) and on its filter. An R3 interest stream can hold messages no consumer
     wants: one below every consumer's start, or one every consumer has acknowledged that a replica
@@ -118,7 +139,11 @@ def wanted(messages: dict[int, tuple[str, str, str]], pos: dict[str, tuple[int, 
     it); nats-server removes them at its next interest check of the stream, and so does the copy
     of a migration once its consumers' ack floors are set. The migration tests compare what a
     consumer still wants."""
-    return {seq: m for seq, m in messages.items() if any(seq > floor and (FILTERS[n] is None or m[0] == FILTERS[n]) for n, (floor, _) in pos.items())}
+    return {
+        seq: m
+        for seq, m in messages.items()
+        if any(seq > floor and (FILTERS[n] is None or m[0] == FILTERS[n]) for n, (floor, _) in pos.items())
+    }
 
 
 def state(js: Js, stream: str) -> dict[str, Any]:
@@ -173,7 +198,15 @@ class Cutover(NamedTuple):
     acked: int
 
 
-def cut_over_under_load(url: str, js: Js, d: Path, label: str, failures: frozenset[str] = frozenset({"NoRespondersError"}), *, quiet: bool = False) -> Cutover:
+def cut_over_under_load(
+    url: str,
+    js: Js,
+    d: Path,
+    label: str,
+    failures: frozenset[str] = frozenset({"NoRespondersError"}),
+    *,
+    quiet: bool = False,
+) -> Cutover:
     """``jsops apply --migrate`` of the rename in ``d`` (ORDERS -> ORDERS_V2) while a publisher
     sends to orders.new every millisecond; prints (unless ``quiet``) the cut-over window jsops
     measured and the longest gap between acknowledged publishes. Asserted: publishers get nothing
@@ -199,7 +232,9 @@ def cut_over_under_load(url: str, js: Js, d: Path, label: str, failures: frozens
     for _, kind in pub.failures:
         kinds[kind] = kinds.get(kind, 0) + 1
     stamps = [t for _, _, t in pub.acked]
-    result = Cutover(float(found.group(1)), max(b - a for a, b in zip(stamps, stamps[1:])) * 1000, kinds, len(pub.acked))
+    result = Cutover(
+        float(found.group(1)), max(b - a for a, b in zip(stamps, stamps[1:])) * 1000, kinds, len(pub.acked)
+    )
     if not quiet:
         print(
             f"\ncut-over window ({label}, jsops): {result.window_ms:.1f} ms; longest publisher gap: {result.gap_ms:.1f} ms; "

@@ -43,14 +43,23 @@ def live_consumer(stream: str, spec: dict[str, Any] | EffectiveConsumer, *state:
     return LiveConsumer(stream, consumer_record(spec) if isinstance(spec, dict) else spec, *state, **kw)
 
 
-def desired_of(kind: str, name: str, stream: str | None, spec: dict[str, Any] | EffectiveStream | EffectiveConsumer, *rest: Any, **kw: Any) -> Desired:
+def desired_of(
+    kind: str,
+    name: str,
+    stream: str | None,
+    spec: dict[str, Any] | EffectiveStream | EffectiveConsumer,
+    *rest: Any,
+    **kw: Any,
+) -> Desired:
     """A desired object whose config is the effective config of ``spec`` (a consumer's named ``name`` when
     the spec names none, as the loader does)."""
     if isinstance(spec, dict):
         if kind == "Stream":
             config: EffectiveStream | EffectiveConsumer = stream_record({"name": name, **spec})
         else:
-            config = consumer_record(spec if spec.get("durable_name") or spec.get("name") else {**spec, "durable_name": name})
+            config = consumer_record(
+                spec if spec.get("durable_name") or spec.get("name") else {**spec, "durable_name": name}
+            )
     else:
         config = spec
     return Desired(kind, name, stream, config, *rest, **kw)

@@ -89,7 +89,9 @@ def test_refusals_name_file_context_and_rule(tmp_path: Path) -> None:
     reasons = [r.reason for r in access_refusals(estate, config, ["default"])]
     assert any("NACK Account 'evil' points at nats://evil.example:4222" in r for r in reasons), reasons
     assert not any("secret" in r for r in reasons)
-    (tmp_path / "teams" / "b" / "nack.yaml").write_text(NACK_ELSEWHERE.format(url="nats://b-1:4222").replace("account: evil", "account: evil").lstrip())
+    (tmp_path / "teams" / "b" / "nack.yaml").write_text(
+        NACK_ELSEWHERE.format(url="nats://b-1:4222").replace("account: evil", "account: evil").lstrip()
+    )
     config = load_config(str(tmp_path / ".jsops.yaml"))
     estate = load_paths([str(tmp_path / "teams" / "b")])
     reasons = [r.reason for r in access_refusals(estate, config, ["default"])]
@@ -97,7 +99,9 @@ def test_refusals_name_file_context_and_rule(tmp_path: Path) -> None:
 
 
 @pytest.mark.integration
-def test_plan_refuses_a_context_the_path_may_not_name(server: NatsServer, js: Js, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plan_refuses_a_context_the_path_may_not_name(
+    server: NatsServer, js: Js, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     (tmp_path / ".jsops.yaml").write_text(
@@ -119,7 +123,9 @@ def test_plan_refuses_a_context_the_path_may_not_name(server: NatsServer, js: Js
 
 
 @pytest.mark.integration
-def test_controller_enforces_by_default(server: NatsServer, js: Js, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_controller_enforces_by_default(
+    server: NatsServer, js: Js, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from jsops.reconciler.controller.cli import main
 
     monkeypatch.chdir(tmp_path)
@@ -140,7 +146,9 @@ def test_controller_enforces_by_default(server: NatsServer, js: Js, tmp_path: Pa
     assert not any("internal" in e["type"] for e in errors)
 
     # allowed in the config: team-b is reconciled (the Account's servers still are not allowed)
-    (tmp_path / ".jsops.yaml").write_text(f"contexts:\n  team-b: {{server: '{server.url}'}}\naccess: [{{paths: [m/stolen.yaml], contexts: [team-b]}}]\n")
+    (tmp_path / ".jsops.yaml").write_text(
+        f"contexts:\n  team-b: {{server: '{server.url}'}}\naccess: [{{paths: [m/stolen.yaml], contexts: [team-b]}}]\n"
+    )
     (tmp_path / "m" / "nack.yaml").unlink()
     rc = main(["m", "--server", server.url, "--listen", "none", "--once", "--no-lease", "--log-file", str(log)])
     assert rc == 0

@@ -64,7 +64,10 @@ def test_example_estate_apply_twice_then_export_round_trip(server, js, tmp_path)
 
 
 def test_export_of_hand_made_objects_plans_empty(server, js, tmp_path):
-    js.ok("$JS.API.STREAM.CREATE.HAND", {"name": "HAND", "subjects": ["hand.>"], "max_age": 3_600_000_000_000, "metadata": {"team": "x"}})
+    js.ok(
+        "$JS.API.STREAM.CREATE.HAND",
+        {"name": "HAND", "subjects": ["hand.>"], "max_age": 3_600_000_000_000, "metadata": {"team": "x"}},
+    )
     js.ok("$JS.API.STREAM.CREATE.MIR", {"name": "MIR", "mirror": {"name": "HAND"}})
     js.ok(
         "$JS.API.CONSUMER.CREATE.HAND.c1",
@@ -150,15 +153,23 @@ def test_prune_deletes_only_owned_objects(server, js, tmp_path):
     assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
     js.publish("full.x", 2)
     js.ok("$JS.API.STREAM.CREATE.FOREIGN", {"name": "FOREIGN", "subjects": ["foreign.>"]})
-    js.ok("$JS.API.CONSUMER.CREATE.ORDERS.handmade", {"stream_name": "ORDERS", "config": {"durable_name": "handmade", "ack_policy": "explicit"}})
+    js.ok(
+        "$JS.API.CONSUMER.CREATE.ORDERS.handmade",
+        {"stream_name": "ORDERS", "config": {"durable_name": "handmade", "ack_policy": "explicit"}},
+    )
     (d / "old.yaml").unlink()
     rc, out, _ = run("plan", str(d), "--server", server.url)
     # without --prune nothing is deleted, but what left the manifests is shown, blocked (issue 21)
     assert rc == 2 and "! Stream OLD  (blocked delete: left the manifests; needs --prune)" in out, out
-    assert "! Stream FULL  (blocked delete: left the manifests; the stream holds 2 messages; needs --prune and --allow-data-loss)" in out
+    assert (
+        "! Stream FULL  (blocked delete: left the manifests; the stream holds 2 messages; needs --prune and --allow-data-loss)"
+        in out
+    )
     assert "FOREIGN" not in out and "handmade" not in out
     rc, out, _ = run("plan", str(d), "--server", server.url, "--prune")
-    assert rc == 2 and "- Stream OLD" in out and "! Stream FULL" in out and "FOREIGN" not in out and "handmade" not in out
+    assert (
+        rc == 2 and "- Stream OLD" in out and "! Stream FULL" in out and "FOREIGN" not in out and "handmade" not in out
+    )
     rc, out, _ = run("apply", str(d), "--server", server.url, "--yes", "--prune")
     assert rc == 1  # FULL holds messages: blocked
     assert js.streams() == ["FOREIGN", "FULL", "ORDERS"]

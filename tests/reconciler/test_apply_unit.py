@@ -38,7 +38,11 @@ def live() -> LiveState:
 
 
 def planset() -> PlanSet:
-    p = Plan("nats://127.0.0.1:4222", "sha256:live", [PlanItem(Intent("create", "Stream", "NEW", None, [], None, cfg("NEW")))])
+    p = Plan(
+        "nats://127.0.0.1:4222",
+        "sha256:live",
+        [PlanItem(Intent("create", "Stream", "NEW", None, [], None, cfg("NEW")))],
+    )
     return PlanSet([p])
 
 
@@ -97,9 +101,13 @@ def test_recheck_keeps_actions_to_owned_objects_and_the_scope() -> None:
 
 def test_applied_verdict() -> None:
     want = cfg("A")
-    assert applied(Intent("create", "Stream", "A", None, [], None, want), want._replace(metadata={**OWN, "_nats.ver": "x"}))
+    assert applied(
+        Intent("create", "Stream", "A", None, [], None, want), want._replace(metadata={**OWN, "_nats.ver": "x"})
+    )
     assert not applied(Intent("create", "Stream", "A", None, [], None, want), None)
-    assert not applied(Intent("update", "Stream", "A", None, [], None, want), stream_record({"name": "A", "subjects": ["a.>"]}))  # not owned
+    assert not applied(
+        Intent("update", "Stream", "A", None, [], None, want), stream_record({"name": "A", "subjects": ["a.>"]})
+    )  # not owned
     assert not applied(Intent("update", "Stream", "A", None, [], None, want), want._replace(subjects=("b.>",)))
     assert applied(Intent("delete", "Stream", "A"), None)
     assert not applied(Intent("delete", "Stream", "A"), want)
@@ -124,14 +132,31 @@ def _results() -> list[ActionResult]:
         ActionResult(a("delete", "D"), "unknown", "could not read it back"),
         ActionResult(a("recreate", "E"), "blocked", "needs --allow-recreate"),
     ]
-    out += [ActionResult(a("create", f"S{i:02d}"), "skipped", "not attempted: interrupted (SIGINT)", interrupted=True) for i in range(12)]
-    out.append(ActionResult(a("create", "c", "S00"), "skipped", "not attempted: interrupted (SIGINT)", interrupted=True))
+    out += [
+        ActionResult(a("create", f"S{i:02d}"), "skipped", "not attempted: interrupted (SIGINT)", interrupted=True)
+        for i in range(12)
+    ]
+    out.append(
+        ActionResult(a("create", "c", "S00"), "skipped", "not attempted: interrupted (SIGINT)", interrupted=True)
+    )
     return out
 
 
 def test_golden_outcome_lines() -> None:
     rs = _results()
-    text = "\n".join(["# interrupted", *outcome_lines(rs, "SIGINT"), "# not interrupted", *outcome_lines(rs[:5]), "# converged", *outcome_lines(rs[:2])]) + "\n"
+    text = (
+        "\n".join(
+            [
+                "# interrupted",
+                *outcome_lines(rs, "SIGINT"),
+                "# not interrupted",
+                *outcome_lines(rs[:5]),
+                "# converged",
+                *outcome_lines(rs[:2]),
+            ]
+        )
+        + "\n"
+    )
     path = GOLDEN / "apply_outcome.txt"
     if os.environ.get("UPDATE_GOLDEN"):
         path.write_text(text)
@@ -160,7 +185,9 @@ def test_only_unanswered_requests_count_as_lost() -> None:
 def test_not_applied_says_when_a_recreate_lost_the_object() -> None:
     from jsops.reconciler.readback import _not_applied
 
-    assert "deleted and not created again" in _not_applied(Intent("recreate", "Stream", "A", None, [], None, cfg("A")), None)
+    assert "deleted and not created again" in _not_applied(
+        Intent("recreate", "Stream", "A", None, [], None, cfg("A")), None
+    )
     assert _not_applied(Intent("create", "Stream", "A", None, [], None, cfg("A")), None) == "not applied"
 
 
@@ -176,7 +203,9 @@ def test_a_saved_plan_of_the_previous_release_loads_and_is_rederived() -> None:
     (a,) = plan.actions
     assert a.config is not None and a.config.name == "NEW" and a.config.subjects == ("new.>",)
     assert a.config.metadata == OWN and not a.extra
-    fresh = Plan(plan.target, plan.fingerprint, [PlanItem(Intent("create", "Stream", "NEW", None, [], None, cfg("NEW")))])
+    fresh = Plan(
+        plan.target, plan.fingerprint, [PlanItem(Intent("create", "Stream", "NEW", None, [], None, cfg("NEW")))]
+    )
     assert rederive(plan, fresh) == ["Stream NEW (create): its config is not the one the manifests give"]
     same = PlanSet.from_json(json.loads(render_saved(PlanSet([fresh]), {"paths": ["m"]}))).plans[0]
     assert rederive(same, fresh) == [] and same.actions == fresh.actions

@@ -29,7 +29,13 @@ def _create(js: Js, name: str, replicas: int) -> dict[str, object]:
     while True:  # a loaded machine may still be electing: retry
         resp = js.request(
             f"$JS.API.STREAM.CREATE.{name}",
-            {"name": name, "subjects": [f"{name.lower()}.>"], "num_replicas": replicas, "max_age": HOUR_NS, "duplicate_window": 60_000_000_000},
+            {
+                "name": name,
+                "subjects": [f"{name.lower()}.>"],
+                "num_replicas": replicas,
+                "max_age": HOUR_NS,
+                "duplicate_window": 60_000_000_000,
+            },
         )
         if "error" not in resp:
             return resp

@@ -52,7 +52,18 @@ def test_a_growing_backlog_between_two_audits(server: NatsServer, js: Js, tmp_pa
     js.publish("orders.new", 400)
     js.fetch_ack("ORDERS", "quick", 400)
     time.sleep(1.2)  # min_interval: 1s
-    rc, out, err = audit("--config", str(config), "-s", server.url, "--format", "json", "--baseline", str(state), "--save-state", str(state))
+    rc, out, err = audit(
+        "--config",
+        str(config),
+        "-s",
+        server.url,
+        "--format",
+        "json",
+        "--baseline",
+        str(state),
+        "--save-state",
+        str(state),
+    )
     assert rc == 1, err
     found = growth(json.loads(out)["findings"])
     assert list(found) == ["nats://ORDERS/slow"], found
@@ -79,7 +90,9 @@ def test_a_growing_backlog_between_two_audits(server: NatsServer, js: Js, tmp_pa
         ),
     ],
 )
-def test_a_baseline_that_is_not_a_snapshot_is_an_error(server: NatsServer, tmp_path: Path, content: str, needle: str) -> None:
+def test_a_baseline_that_is_not_a_snapshot_is_an_error(
+    server: NatsServer, tmp_path: Path, content: str, needle: str
+) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(content)
     rc, out, err = audit("--no-config", "-s", server.url, "--baseline", str(bad))

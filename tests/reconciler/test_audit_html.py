@@ -40,7 +40,9 @@ def _state():  # the text golden's estate: a stream at 96% of max_msgs, a stalle
         {
             "WORK": [
                 consumer_info("stalled", ack_pending=5, pending=5, max_ack_pending=5, delivered=5),
-                consumer_info("retrying", ack_pending=10, redelivered=10, delivered=20, ack_wait=1_000_000_000, max_deliver=20),
+                consumer_info(
+                    "retrying", ack_pending=10, redelivered=10, delivered=20, ack_wait=1_000_000_000, max_deliver=20
+                ),
             ],
             "CALM": [consumer_info("reader", delivered=3)],
         },
@@ -59,7 +61,9 @@ def test_audit_html_golden() -> None:
     page = _page()
     if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
         GOLDEN.write_text(page, encoding="utf-8")
-    assert page == GOLDEN.read_text(encoding="utf-8"), f"{GOLDEN} differs; if the change is intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    assert page == GOLDEN.read_text(encoding="utf-8"), (
+        f"{GOLDEN} differs; if the change is intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    )
 
 
 def test_live_section_lists_the_unhealthy_objects_only() -> None:
@@ -75,7 +79,9 @@ def test_live_section_lists_the_unhealthy_objects_only() -> None:
     assert (full.messages, full.max_msgs, full.fill) == (96, 100, 0.96)
     assert (stalled.ack_pending, stalled.max_ack_pending, stalled.fill) == (5, 5, 1.0)
     assert retrying.redelivered == 10 and {r.rule for r in retrying.findings} == {"JS507"}
-    assert all(r.rule.startswith("JS5") for o in live.objects for r in o.findings)  # static findings stay in the findings section
+    assert all(
+        r.rule.startswith("JS5") for o in live.objects for r in o.findings
+    )  # static findings stay in the findings section
     assert live.healthy == 6 - 3 and (live.streams, live.consumers, live.server_version) == (3, 3, "2.15.1")
     page = render_html(audit_report([(WHERE, st, result)], result))
     assert page.count('<tr class="warning">') == 3 and "CALM" not in page.split('<section class="findings">')[0]
@@ -115,7 +121,10 @@ document.body.appendChild(pre);
 def test_chromium_draws_the_live_section(tmp_path: Path) -> None:
     probe = tmp_path / "probe.html"
     page = _page()
-    probe.write_text(re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page).replace("</body>", _MEASURE + "</body>"), encoding="utf-8")
+    probe.write_text(
+        re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page).replace("</body>", _MEASURE + "</body>"),
+        encoding="utf-8",
+    )
     dom = _chromium(tmp_path, probe.as_uri(), "--dump-dom").stdout
     m = re.search(r'<pre id="geometry">(.*?)</pre>', dom, re.S)
     assert m, "the measurement did not run"
@@ -157,5 +166,9 @@ def test_audit_html_on_a_real_server(tmp_path: Path) -> None:
     assert json.loads(out.getvalue())["findings"]  # stdout is the JSON report, as without --html
     page = page_path.read_text(encoding="utf-8")
     live = page.split('<table class="live">', 1)[1].split("</table>", 1)[0]
-    assert re.findall(r"<td><b>([^<]+)</b></td>", live) == ["Stream FULL", "Consumer WORK/retrying", "Consumer WORK/stalled"]
+    assert re.findall(r"<td><b>([^<]+)</b></td>", live) == [
+        "Stream FULL",
+        "Consumer WORK/retrying",
+        "Consumer WORK/stalled",
+    ]
     assert re.search(r"nats-server 2\.\d+\.\d+, read \d{4}-", page)  # the release the server told, when it was read

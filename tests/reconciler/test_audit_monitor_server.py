@@ -48,18 +48,44 @@ def _check(server: NatsServer, js: Js) -> None:
     # msgs-warn and msgs-critical are floors: 5 messages is at or below msgs-warn 10, above msgs-critical 2
     stream(js, "LOW", ["low.>"], metadata={M + "msgs-warn": "10", M + "msgs-critical": "2"})
     stream(js, "EMPTY", ["empty.>"], metadata={M + "msgs-critical": "2"})
-    stream(js, "FINE", ["fine.>"], metadata={M + "msgs-warn": "3", M + "msgs-critical": "1", M + "subjects-warn": "20", M + "subjects-critical": "30"})
+    stream(
+        js,
+        "FINE",
+        ["fine.>"],
+        metadata={
+            M + "msgs-warn": "3",
+            M + "msgs-critical": "1",
+            M + "subjects-warn": "20",
+            M + "subjects-critical": "30",
+        },
+    )
     # subjects-warn < subjects-critical: ceilings
     stream(js, "WIDE", ["wide.>"], metadata={M + "subjects-warn": "3", M + "subjects-critical": "8"})
     stream(js, "OFF", ["off.>"], metadata={M + "enabled": "false", M + "msgs-critical": "100"})
     stream(js, "BROKEN", ["broken.>"], metadata={M + "msgs-warn": "ten"})
     stream(js, "PLAIN", ["plain.>"], metadata={M + "lag-critical": "10"})  # natscli: "not mirrored"
-    for subject, n in (("low.a", 5), ("fine.a", 10), ("wide.a", 1), ("wide.b", 1), ("wide.c", 1), ("wide.d", 1), ("off.a", 1)):
+    for subject, n in (
+        ("low.a", 5),
+        ("fine.a", 10),
+        ("wide.a", 1),
+        ("wide.b", 1),
+        ("wide.c", 1),
+        ("wide.d", 1),
+        ("off.a", 1),
+    ):
         js.publish(subject, n)
-    body = {"durable_name": "slow", "ack_policy": "explicit", "metadata": {M + "outstanding-ack-critical": "2", M + "last-ack-critical": "1h"}}
+    body = {
+        "durable_name": "slow",
+        "ack_policy": "explicit",
+        "metadata": {M + "outstanding-ack-critical": "2", M + "last-ack-critical": "1h"},
+    }
     js.ok("$JS.API.CONSUMER.CREATE.FINE.slow", {"stream_name": "FINE", "config": body})
     assert fetch_no_ack(js, "FINE", "slow", 3) == 3
-    ok = {"durable_name": "ok", "ack_policy": "explicit", "metadata": {M + "unprocessed-critical": "100", M + "redelivery-critical": "5"}}
+    ok = {
+        "durable_name": "ok",
+        "ack_policy": "explicit",
+        "metadata": {M + "unprocessed-critical": "100", M + "redelivery-critical": "5"},
+    }
     js.ok("$JS.API.CONSUMER.CREATE.FINE.ok", {"stream_name": "FINE", "config": ok})
 
     found = audit_findings(server.url)
@@ -74,5 +100,12 @@ def _check(server: NatsServer, js: Js) -> None:
     assert slow[0].startswith("3 messages delivered and not acknowledged, at or above outstanding-ack-critical 2")
     assert slow[1].startswith("no acknowledgement yet, last-ack-critical is 1h")
     # within every threshold, or turned off: nothing
-    assert {f["file"] for f in found} == {"nats://LOW", "nats://EMPTY", "nats://WIDE", "nats://BROKEN", "nats://PLAIN", "nats://FINE/slow"}
+    assert {f["file"] for f in found} == {
+        "nats://LOW",
+        "nats://EMPTY",
+        "nats://WIDE",
+        "nats://BROKEN",
+        "nats://PLAIN",
+        "nats://FINE/slow",
+    }
     assert len(found) == 7

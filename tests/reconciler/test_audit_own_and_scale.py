@@ -31,8 +31,12 @@ def audit(*args: str) -> tuple[int, str]:
     return rc, out.getvalue()
 
 
-def test_the_lease_bucket_and_a_migration_in_progress_are_not_unmanaged(server: NatsServer, js: Js, tmp_path: Path) -> None:
-    lease = Lease(Target(servers=(server.url,)), ttl=30.0, identity="audit-test")  # the controller's own bucket, as it makes it
+def test_the_lease_bucket_and_a_migration_in_progress_are_not_unmanaged(
+    server: NatsServer, js: Js, tmp_path: Path
+) -> None:
+    lease = Lease(
+        Target(servers=(server.url,)), ttl=30.0, identity="audit-test"
+    )  # the controller's own bucket, as it makes it
     lease.start()
     try:
         deadline = time.monotonic() + 60
@@ -44,10 +48,17 @@ def test_the_lease_bucket_and_a_migration_in_progress_are_not_unmanaged(server: 
     assert js.stream(f"KV_{DEFAULT_BUCKET}") is not None
     stream(js, "OLD", ["old.>"])  # a rename OLD -> NEW in progress: NEW records it
     record = json.dumps({"from": "OLD", "to": "NEW", "step": "copy"})
-    js.ok("$JS.API.STREAM.CREATE.NEW", {"name": "NEW", "mirror": {"name": "OLD"}, "metadata": {"io.jsops.migration": record}})
+    js.ok(
+        "$JS.API.STREAM.CREATE.NEW",
+        {"name": "NEW", "mirror": {"name": "OLD"}, "metadata": {"io.jsops.migration": record}},
+    )
     stream(js, "STRAY", ["stray.>"])
     m = tmp_path / "m"
-    manifest(m, "other.yaml", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: OTHER}\nspec: {subjects: [other.>], max_age: 1h}\n")
+    manifest(
+        m,
+        "other.yaml",
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: OTHER}\nspec: {subjects: [other.>], max_age: 1h}\n",
+    )
     rc, raw = audit("-s", server.url, "--format", "json", str(m))
     assert rc == 1
     unmanaged = sorted(f["file"] for f in json.loads(raw)["findings"] if f["rule"] == "JS521")
@@ -63,12 +74,25 @@ def tally(text: str) -> dict[str, int]:
 
 def test_500_streams_audit_in_under_200_lines(server: NatsServer, js: Js, tmp_path: Path) -> None:
     for i in range(500):  # streams x 4 consumers, each with max_deliver and no dead-letter stream (JS406)
-        js.ok(f"$JS.API.STREAM.CREATE.S{i:04d}", {"name": f"S{i:04d}", "subjects": [f"s{i}.>"], "max_age": 24 * 3600 * SECOND_NS, "max_msgs": 100000})
+        js.ok(
+            f"$JS.API.STREAM.CREATE.S{i:04d}",
+            {"name": f"S{i:04d}", "subjects": [f"s{i}.>"], "max_age": 24 * 3600 * SECOND_NS, "max_msgs": 100000},
+        )
         for j in range(4):
-            cfg = {"durable_name": f"c{j}", "ack_policy": "explicit", "ack_wait": 30 * SECOND_NS, "max_deliver": 5, "filter_subject": f"s{i}.{j}"}
+            cfg = {
+                "durable_name": f"c{j}",
+                "ack_policy": "explicit",
+                "ack_wait": 30 * SECOND_NS,
+                "max_deliver": 5,
+                "filter_subject": f"s{i}.{j}",
+            }
             js.ok(f"$JS.API.CONSUMER.CREATE.S{i:04d}.c{j}", {"stream_name": f"S{i:04d}", "config": cfg})
     m = tmp_path / "m"  # manifests that declare none of them: every one is unmanaged (JS521)
-    manifest(m, "other.yaml", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: OTHER}\nspec: {subjects: [other.>], max_age: 1h}\n")
+    manifest(
+        m,
+        "other.yaml",
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: OTHER}\nspec: {subjects: [other.>], max_age: 1h}\n",
+    )
     for args in ([], [str(m)]):
         rc, text = audit("-s", server.url, *args)
         _, raw = audit("-s", server.url, "--format", "json", *args)

@@ -66,14 +66,20 @@ def test_fail_on_error_and_thresholds_from_the_config(server: NatsServer, js: Js
     rc, _out, _err = audit("-s", server.url, "--fail-on", "error")
     assert rc == 0  # warnings only
     config = tmp_path / ".jsops.yaml"
-    config.write_text("audit:\n  JS501: {warn_at: 0.97}\n  live-consumer-redelivering: {severity: 'off'}\n  JS505: {severity: error}\n")
+    config.write_text(
+        "audit:\n  JS501: {warn_at: 0.97}\n  live-consumer-redelivering: {severity: 'off'}\n  JS505: {severity: error}\n"
+    )
     from jsops.reconciler.audit.cli import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         rc = main(["--config", str(config), "--format", "json", "-s", server.url, "--fail-on", "error"])
     assert rc == 1  # JS505 is an error now
-    found = {(f["file"], f["rule"], f["severity"]) for f in json.loads(out.getvalue())["findings"] if f["rule"].startswith("JS5")}
+    found = {
+        (f["file"], f["rule"], f["severity"])
+        for f in json.loads(out.getvalue())["findings"]
+        if f["rule"].startswith("JS5")
+    }
     assert found == {("nats://WORK/stalled", "JS505", "error")}  # 96% < 0.97; redeliveries off
 
 
@@ -159,7 +165,9 @@ def test_drift_per_field_unmanaged_and_missing(server: NatsServer, js: Js, tmp_p
     live = js.ok("$JS.API.STREAM.INFO.ORDERS")["config"]
     js.ok("$JS.API.STREAM.UPDATE.ORDERS", {**live, "max_age": 2 * HOUR_NS, "max_msgs": 500})
     c = js.ok("$JS.API.CONSUMER.INFO.ORDERS.shipper")["config"]
-    js.ok("$JS.API.CONSUMER.CREATE.ORDERS.shipper", {"stream_name": "ORDERS", "config": {**c, "ack_wait": 60 * SECOND_NS}})
+    js.ok(
+        "$JS.API.CONSUMER.CREATE.ORDERS.shipper", {"stream_name": "ORDERS", "config": {**c, "ack_wait": 60 * SECOND_NS}}
+    )
     stream(js, "STRAY", ["stray.>"])
     consumer(js, "ORDERS", "handmade")
     manifest(
@@ -173,8 +181,16 @@ def test_drift_per_field_unmanaged_and_missing(server: NatsServer, js: Js, tmp_p
     """,
     )
     _rc, findings = audit_json("-s", server.url, str(m))
-    drift = {(f["object"]["name"], f["message"].split(":")[0], f["file"], f["line"]) for f in findings if f["rule"] == "JS520"}
-    assert drift == {("ORDERS", "max_age", str(orders), 6), ("ORDERS", "max_msgs", str(orders), 7), ("shipper", "ack_wait", str(orders), 13)}
+    drift = {
+        (f["object"]["name"], f["message"].split(":")[0], f["file"], f["line"])
+        for f in findings
+        if f["rule"] == "JS520"
+    }
+    assert drift == {
+        ("ORDERS", "max_age", str(orders), 6),
+        ("ORDERS", "max_msgs", str(orders), 7),
+        ("shipper", "ack_wait", str(orders), 13),
+    }
     msg = next(f["message"] for f in findings if f["rule"] == "JS520" and f["message"].startswith("max_age"))
     assert "the server has 2h" in msg and "the manifest says 1h" in msg
     assert {f["file"] for f in findings if f["rule"] == "JS521"} == {"nats://STRAY", "nats://ORDERS/handmade"}
@@ -190,9 +206,23 @@ def test_target_version_names_what_the_older_release_refuses_or_changes(tmp_path
     with NatsServer(binary=binary) as server:
         js = Js(server.url)
         try:
-            stream(js, "TTL", ["ttl.>"], allow_msg_ttl=True, subject_delete_marker_ttl=60 * SECOND_NS, allow_rollup_hdrs=True)
+            stream(
+                js,
+                "TTL",
+                ["ttl.>"],
+                allow_msg_ttl=True,
+                subject_delete_marker_ttl=60 * SECOND_NS,
+                allow_rollup_hdrs=True,
+            )
             stream(js, "PLAIN", ["plain.>"], duplicate_window=60 * SECOND_NS)
-            consumer(js, "PLAIN", "pinned", priority_policy="pinned_client", priority_groups=["jobs"], priority_timeout=60 * SECOND_NS)
+            consumer(
+                js,
+                "PLAIN",
+                "pinned",
+                priority_policy="pinned_client",
+                priority_groups=["jobs"],
+                priority_timeout=60 * SECOND_NS,
+            )
             consumer(js, "PLAIN", "steady", ack_wait=30 * SECOND_NS)
             _rc, now = audit_json("-s", server.url)
             _rc, then = audit_json("-s", server.url, "--target-version", "2.10.26")
@@ -219,7 +249,9 @@ def test_monitor_gives_the_servers_own_limits() -> None:
     from jsops.reconciler.limits import monitor_json
 
     http = free_port()
-    with NatsServer(extra_config=f"http: 127.0.0.1:{http}", jetstream_config="limits { max_request_batch: 100 }") as server:
+    with NatsServer(
+        extra_config=f"http: 127.0.0.1:{http}", jetstream_config="limits { max_request_batch: 100 }"
+    ) as server:
         rc, _out, err = audit("-s", server.url, "--monitor", f"http://127.0.0.1:{http}")
         assert rc == 0, err
         target = Target(servers=(server.url,), monitor=f"http://127.0.0.1:{http}")
@@ -267,10 +299,15 @@ def test_failing_mirror_and_a_bucket_near_full(server: NatsServer, js: Js) -> No
     assert "NOPE" in orphan and "10059" in orphan
 
 
-def test_inactive_backlog_and_ephemeral_leftover_with_short_thresholds(server: NatsServer, js: Js, tmp_path: Path) -> None:
+def test_inactive_backlog_and_ephemeral_leftover_with_short_thresholds(
+    server: NatsServer, js: Js, tmp_path: Path
+) -> None:
     stream(js, "Q", ["q.>"], duplicate_window=60 * SECOND_NS)
     consumer(js, "Q", "idle")  # durable, never fetched from
-    js.ok("$JS.API.CONSUMER.CREATE.Q", {"stream_name": "Q", "config": {"name": "eph", "ack_policy": "explicit", "inactive_threshold": HOUR_NS}})
+    js.ok(
+        "$JS.API.CONSUMER.CREATE.Q",
+        {"stream_name": "Q", "config": {"name": "eph", "ack_policy": "explicit", "inactive_threshold": HOUR_NS}},
+    )
     consumer(js, "Q", "busy")
     js.publish("q.x", 3)
     js.fetch_ack("Q", "busy", 3)
@@ -282,9 +319,19 @@ def test_inactive_backlog_and_ephemeral_leftover_with_short_thresholds(server: N
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         main(["--config", str(config), "--format", "json", "-s", server.url])
-    found = {(f["file"], f["rule"]) for f in json.loads(out.getvalue())["findings"] if f["rule"] in ("JS506", "JS508", "JS509")}
+    found = {
+        (f["file"], f["rule"])
+        for f in json.loads(out.getvalue())["findings"]
+        if f["rule"] in ("JS506", "JS508", "JS509")
+    }
     # busy delivered everything; idle and eph were never fetched from, and eph has no client
-    assert found == {("nats://Q/idle", "JS506"), ("nats://Q/idle", "JS508"), ("nats://Q/eph", "JS506"), ("nats://Q/eph", "JS508"), ("nats://Q/eph", "JS509")}
+    assert found == {
+        ("nats://Q/idle", "JS506"),
+        ("nats://Q/idle", "JS508"),
+        ("nats://Q/eph", "JS506"),
+        ("nats://Q/eph", "JS508"),
+        ("nats://Q/eph", "JS509"),
+    }
 
 
 def test_account_storage_near_its_limit() -> None:
@@ -357,7 +404,10 @@ def test_manifests_route_the_audit_to_every_target(two_servers: tuple[NatsServer
         rc = main(["--config", str(config), "--format", "json", "-s", a.url, str(m)])
     assert rc == 1, err.getvalue()
     findings = json.loads(out.getvalue())["findings"]
-    assert {(f["rule"], f["object"]["name"]) for f in findings if f["rule"] == "JS522"} == {("JS522", "HOME"), ("JS522", "AWAY")}
+    assert {(f["rule"], f["object"]["name"]) for f in findings if f["rule"] == "JS522"} == {
+        ("JS522", "HOME"),
+        ("JS522", "AWAY"),
+    }
     unmanaged = sorted(f["message"] for f in findings if f["rule"] == "JS521")
     assert unmanaged == [
         "context b: stream STRAY is on the server but in no manifest (`jsops export` writes one)",

@@ -89,7 +89,11 @@ def consumer_info(
         "num_pending": pending,
         "num_redelivered": redelivered,
         "num_waiting": 0,
-        "delivered": {"consumer_seq": delivered, "stream_seq": delivered, **({"last_active": last_active} if last_active else {})},
+        "delivered": {
+            "consumer_seq": delivered,
+            "stream_seq": delivered,
+            **({"last_active": last_active} if last_active else {}),
+        },
         "ack_floor": {"consumer_seq": 0, "stream_seq": 0},
     }
 
@@ -118,7 +122,9 @@ def growing(before: int, now: int, seconds: float, **cfg: Any) -> AuditState:
     """A consumer S/c with ``now`` messages pending, against a baseline of ``before`` ``seconds`` earlier."""
     from jsops.reconciler.audit.snapshot import Snapshot
 
-    st = state_of([stream_info("S", consumers=1, messages=now, nbytes=now * 100, **cfg)], {"S": [consumer_info("c", pending=now)]})
+    st = state_of(
+        [stream_info("S", consumers=1, messages=now, nbytes=now * 100, **cfg)], {"S": [consumer_info("c", pending=now)]}
+    )
     st.baseline = Snapshot("nats://x", NOW_TS - seconds, consumers={("S", "c"): {"num_pending": before}})
     return st
 
@@ -129,13 +135,24 @@ def codes(state: AuditState, config: dict[str, Any] | None = None) -> set[tuple[
 
 REPLICAS = {
     "leader": "n1",
-    "replicas": [{"name": "n2", "current": True, "active": 100_000_000, "lag": 0}, {"name": "n3", "current": True, "active": 100_000_000, "lag": 0}],
+    "replicas": [
+        {"name": "n2", "current": True, "active": 100_000_000, "lag": 0},
+        {"name": "n3", "current": True, "active": 100_000_000, "lag": 0},
+    ],
 }
 
 # (code, failing state, passing state): every live rule fails on the first and passes on the second
 CASES: list[tuple[str, AuditState, AuditState]] = [
-    ("JS501", state_of([stream_info("S", messages=95, max_msgs=100)]), state_of([stream_info("S", messages=80, max_msgs=100)])),
-    ("JS502", state_of([stream_info("S", messages=10, nbytes=950, max_bytes=1000)]), state_of([stream_info("S", messages=10, nbytes=500, max_bytes=1000)])),
+    (
+        "JS501",
+        state_of([stream_info("S", messages=95, max_msgs=100)]),
+        state_of([stream_info("S", messages=80, max_msgs=100)]),
+    ),
+    (
+        "JS502",
+        state_of([stream_info("S", messages=10, nbytes=950, max_bytes=1000)]),
+        state_of([stream_info("S", messages=10, nbytes=500, max_bytes=1000)]),
+    ),
     (
         "JS503",
         state_of([stream_info("S", messages=100, num_subjects=10, max_msgs_per_subject=10)]),
@@ -163,18 +180,37 @@ CASES: list[tuple[str, AuditState, AuditState]] = [
     ),
     (
         "JS508",
-        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=5, last_active="2026-01-08T12:00:00Z")]}),
-        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=0, last_active="2026-01-08T12:00:00Z")]}),
+        state_of(
+            [stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=5, last_active="2026-01-08T12:00:00Z")]}
+        ),
+        state_of(
+            [stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=0, last_active="2026-01-08T12:00:00Z")]}
+        ),
     ),
     (
         "JS509",
-        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("eph", ephemeral=True, last_active="2026-01-10T09:00:00Z")]}),
-        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("eph", ephemeral=True, last_active="2026-01-10T11:59:00Z")]}),
+        state_of(
+            [stream_info("S", consumers=1)],
+            {"S": [consumer_info("eph", ephemeral=True, last_active="2026-01-10T09:00:00Z")]},
+        ),
+        state_of(
+            [stream_info("S", consumers=1)],
+            {"S": [consumer_info("eph", ephemeral=True, last_active="2026-01-10T11:59:00Z")]},
+        ),
     ),
     (
         "JS510",
         state_of(
-            [stream_info("S", num_replicas=3, cluster={"leader": "n1", "replicas": [{"name": "n2", "current": False, "active": 100_000_000, "lag": 5000}]})]
+            [
+                stream_info(
+                    "S",
+                    num_replicas=3,
+                    cluster={
+                        "leader": "n1",
+                        "replicas": [{"name": "n2", "current": False, "active": 100_000_000, "lag": 5000}],
+                    },
+                )
+            ]
         ),
         state_of([stream_info("S", num_replicas=3, cluster=REPLICAS)]),
     ),
@@ -183,13 +219,22 @@ CASES: list[tuple[str, AuditState, AuditState]] = [
         state_of(
             [
                 stream_info(
-                    "S", num_replicas=3, cluster={"leader": "n1", "replicas": [{"name": "n2", "current": False, "offline": True, "active": 60_000_000_000}]}
+                    "S",
+                    num_replicas=3,
+                    cluster={
+                        "leader": "n1",
+                        "replicas": [{"name": "n2", "current": False, "offline": True, "active": 60_000_000_000}],
+                    },
                 )
             ]
         ),
         state_of([stream_info("S", num_replicas=3, cluster=REPLICAS)]),
     ),
-    ("JS512", state_of([stream_info("S", num_replicas=3, cluster={"replicas": []})]), state_of([stream_info("S", num_replicas=3, cluster=REPLICAS)])),
+    (
+        "JS512",
+        state_of([stream_info("S", num_replicas=3, cluster={"replicas": []})]),
+        state_of([stream_info("S", num_replicas=3, cluster=REPLICAS)]),
+    ),
     (
         "JS513",
         state_of([stream_info("M", mirror={"name": "S", "lag": 50_000, "active": 1_000_000_000})]),
@@ -197,8 +242,32 @@ CASES: list[tuple[str, AuditState, AuditState]] = [
     ),
     (
         "JS514",
-        state_of([stream_info("KV_cfg", subjects=["$KV.cfg.>"], messages=10, nbytes=900, max_bytes=1000, discard="new", max_msgs_per_subject=5)]),
-        state_of([stream_info("KV_cfg", subjects=["$KV.cfg.>"], messages=10, nbytes=100, max_bytes=1000, discard="new", max_msgs_per_subject=5)]),
+        state_of(
+            [
+                stream_info(
+                    "KV_cfg",
+                    subjects=["$KV.cfg.>"],
+                    messages=10,
+                    nbytes=900,
+                    max_bytes=1000,
+                    discard="new",
+                    max_msgs_per_subject=5,
+                )
+            ]
+        ),
+        state_of(
+            [
+                stream_info(
+                    "KV_cfg",
+                    subjects=["$KV.cfg.>"],
+                    messages=10,
+                    nbytes=100,
+                    max_bytes=1000,
+                    discard="new",
+                    max_msgs_per_subject=5,
+                )
+            ]
+        ),
     ),
     ("JS515", growing(1000, 5000, 60, max_msgs=100_000), growing(4900, 5000, 60, max_msgs=100_000)),
     (
@@ -208,8 +277,14 @@ CASES: list[tuple[str, AuditState, AuditState]] = [
     ),
     (
         "JS541",
-        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=100, metadata={"io.nats.monitor.unprocessed-critical": "100"})]}),
-        state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", pending=99, metadata={"io.nats.monitor.unprocessed-critical": "100"})]}),
+        state_of(
+            [stream_info("S", consumers=1)],
+            {"S": [consumer_info("c", pending=100, metadata={"io.nats.monitor.unprocessed-critical": "100"})]},
+        ),
+        state_of(
+            [stream_info("S", consumers=1)],
+            {"S": [consumer_info("c", pending=99, metadata={"io.nats.monitor.unprocessed-critical": "100"})]},
+        ),
     ),
 ]
 
@@ -308,7 +383,9 @@ def test_text_output_golden() -> None:
         {
             "WORK": [
                 consumer_info("stalled", ack_pending=5, pending=5, max_ack_pending=5, delivered=5),
-                consumer_info("retrying", ack_pending=10, redelivered=10, delivered=20, ack_wait=1_000_000_000, max_deliver=20),
+                consumer_info(
+                    "retrying", ack_pending=10, redelivered=10, delivered=20, ack_wait=1_000_000_000, max_deliver=20
+                ),
             ],
             "CALM": [consumer_info("reader", delivered=3)],
         },
@@ -319,7 +396,9 @@ def test_text_output_golden() -> None:
     out = render_audit_text(result, [("nats://nats.example.com:4222", st)])
     if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
         GOLDEN.write_text(out)
-    assert out == GOLDEN.read_text(), f"{GOLDEN} differs; if the change is intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    assert out == GOLDEN.read_text(), (
+        f"{GOLDEN} differs; if the change is intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    )
 
 
 def test_every_format_names_a_live_object_without_a_position() -> None:
@@ -350,7 +429,9 @@ def test_every_format_names_a_live_object_without_a_position() -> None:
         ("soon", "not a release"),
     ],
 )
-def test_an_unknown_target_version_is_refused_naming_what_jsops_knows(version: str, says: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unknown_target_version_is_refused_naming_what_jsops_knows(
+    version: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     # refused before any connection (the URL has no server): a release jsops cannot describe is not silently audited
     from jsops.reconciler.audit.cli import main
 
@@ -388,14 +469,25 @@ M = "io.nats.monitor."
         (stream_info("S", num_subjects=6, metadata={M + "subjects-warn": "5", M + "subjects-critical": "2"}), []),
         # a replicated stream: its peers against peer-expect, its replicas' lag and silence
         (stream_info("S", num_replicas=3, cluster=REPLICAS, metadata={M + "peer-expect": "3"}), []),
-        (stream_info("S", num_replicas=3, cluster=REPLICAS, metadata={M + "peer-expect": "5"}), [("error", "3 peers, peer-expect is 5")]),
+        (
+            stream_info("S", num_replicas=3, cluster=REPLICAS, metadata={M + "peer-expect": "5"}),
+            [("error", "3 peers, peer-expect is 5")],
+        ),
         (stream_info("S", metadata={M + "peer-expect": "3"}), [("error", "the stream is not clustered")]),
         (
-            stream_info("S", num_replicas=3, cluster=REPLICAS, metadata={M + "peer-expect": "3", M + "peer-seen-critical": "50ms"}),
+            stream_info(
+                "S",
+                num_replicas=3,
+                cluster=REPLICAS,
+                metadata={M + "peer-expect": "3", M + "peer-seen-critical": "50ms"},
+            ),
             [("error", "2 replicas not seen for more than")],
         ),
         # a mirror's lag
-        (stream_info("S", mirror={"name": "O", "lag": 20, "active": 0}, metadata={M + "lag-critical": "10"}), [("error", "the mirror lags by 20 operations")]),
+        (
+            stream_info("S", mirror={"name": "O", "lag": 20, "active": 0}, metadata={M + "lag-critical": "10"}),
+            [("error", "the mirror lags by 20 operations")],
+        ),
         (stream_info("S", mirror={"name": "O", "lag": 2, "active": 0}, metadata={M + "lag-critical": "10"}), []),
     ],
 )
@@ -408,7 +500,9 @@ def test_monitor_stream_thresholds_with_natscli_meaning(info: dict[str, Any], ex
 
 def test_monitor_consumer_pinned_and_last_delivery() -> None:
     meta = {M + "pinned": "true", M + "last-delivery-critical": "10m"}
-    st = state_of([stream_info("S", consumers=1)], {"S": [consumer_info("c", metadata=meta, last_active="2026-01-10T11:00:00Z")]})
+    st = state_of(
+        [stream_info("S", consumers=1)], {"S": [consumer_info("c", metadata=meta, last_active="2026-01-10T11:00:00Z")]}
+    )
     found = sorted(f.message for f in live_findings(st, select_live({}), only={"JS541"}))
     assert len(found) == 2
     assert found[0].startswith("last delivery 1h ago, last-delivery-critical is 10m")

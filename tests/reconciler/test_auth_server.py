@@ -39,7 +39,9 @@ def b64(data: bytes) -> str:
 def sign_jwt(issuer: Any, subject: str, name: str, nats: dict[str, Any]) -> str:
     claims: dict[str, Any] = {"iat": int(time.time()), "iss": public(issuer), "name": name, "sub": subject}
     # jti: base32 of a SHA-512/256 of the claims without it (the servers do not check it; nsc sets it)
-    claims["jti"] = base64.b32encode(hashlib.new("sha512_256", json.dumps(claims).encode()).digest()).decode().rstrip("=")
+    claims["jti"] = (
+        base64.b32encode(hashlib.new("sha512_256", json.dumps(claims).encode()).digest()).decode().rstrip("=")
+    )
     claims["nats"] = {**nats, "version": 2}
     head = b64(json.dumps({"typ": "JWT", "alg": "ed25519-nkey"}).encode())
     body = b64(json.dumps(claims).encode())
@@ -70,7 +72,9 @@ def operator_mode(tmp_path: Path) -> Iterator[tuple[NatsServer, Path]]:
         "consumer": -1,
     }
     acct_jwt = sign_jwt(op, public(acct), "APP", {"type": "account", "limits": unlimited})
-    user_jwt = sign_jwt(acct, public(user), "deployer", {"type": "user", "pub": {}, "sub": {}, "subs": -1, "data": -1, "payload": -1})
+    user_jwt = sign_jwt(
+        acct, public(user), "deployer", {"type": "user", "pub": {}, "sub": {}, "subs": -1, "data": -1, "payload": -1}
+    )
     creds = tmp_path / "deployer.creds"
     creds.write_text(
         f"-----BEGIN NATS USER JWT-----\n{user_jwt}\n------END NATS USER JWT------\n\n"
@@ -91,7 +95,9 @@ def operator_mode(tmp_path: Path) -> Iterator[tuple[NatsServer, Path]]:
         server.stop()
 
 
-def test_plan_and_apply_with_creds_in_operator_mode(operator_mode: tuple[NatsServer, Path], tmp_path: Path, monkeypatch) -> None:
+def test_plan_and_apply_with_creds_in_operator_mode(
+    operator_mode: tuple[NatsServer, Path], tmp_path: Path, monkeypatch
+) -> None:
     server, creds = operator_mode
     monkeypatch.chdir(tmp_path)
     manifest(tmp_path / "m", "orders.yaml", STREAM)

@@ -34,7 +34,11 @@ def _live() -> LiveState:
     st = LiveState()
     own = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/buckets.yaml"}
     kv = api_json(
-        effective_stream(StreamConfig.model_validate(kv_stream(KeyValueConfig.model_validate({"history": 5, "ttl": "1h", "max_bytes": "10MiB"}), "sessions")))
+        effective_stream(
+            StreamConfig.model_validate(
+                kv_stream(KeyValueConfig.model_validate({"history": 5, "ttl": "1h", "max_bytes": "10MiB"}), "sessions")
+            )
+        )
     )
     kv["metadata"] = dict(own)
     kv["allow_direct"] = False  # drifted by hand
@@ -58,4 +62,8 @@ def test_golden_plan_text_of_buckets() -> None:
         path.write_text(text)
     assert text == path.read_text()
     assert "~ history: 5 -> 10  [in-place]" in text and "+ ObjectStore files (stream OBJ_files)" in text
-    assert "~ direct: false -> true" in text and "~ stream.duplicate_window: 5m -> 2m" in text and "- ObjectStore old (stream OBJ_old)" in text
+    assert (
+        "~ direct: false -> true" in text
+        and "~ stream.duplicate_window: 5m -> 2m" in text
+        and "- ObjectStore old (stream OBJ_old)" in text
+    )

@@ -97,7 +97,12 @@ def test_nack_repo_with_buckets_applies_exports_and_round_trips(server, js, tmp_
     kv, obj = js.stream("KV_sessions")["config"], js.stream("OBJ_LABELS")["config"]
     # the streams are what the Go client builds for these buckets
     assert kv["subjects"] == ["$KV.sessions.>"] and kv["max_msgs_per_subject"] == 5 and kv["deny_delete"] is True
-    assert kv["allow_direct"] is True and kv["compression"] == "s2" and kv["max_msg_size"] == 65536 and kv["discard"] == "new"
+    assert (
+        kv["allow_direct"] is True
+        and kv["compression"] == "s2"
+        and kv["max_msg_size"] == 65536
+        and kv["discard"] == "new"
+    )
     assert sorted(obj["subjects"]) == ["$O.LABELS.C.>", "$O.LABELS.M.>"] and obj["metadata"]["team"] == "shipping"
     assert obj["metadata"]["io.jsops.managed-by"] == "jsops"  # ownership marks as for streams
     # the clients use them as buckets
@@ -110,7 +115,13 @@ def test_nack_repo_with_buckets_applies_exports_and_round_trips(server, js, tmp_
     docs = {p.name: list(yaml.safe_load_all(p.read_text())) for p in (tmp_path / "export").iterdir()}
     kinds = {doc["kind"]: doc for ds in docs.values() for doc in ds}
     assert kinds["KeyValue"]["metadata"]["name"] == "sessions"
-    assert kinds["KeyValue"]["spec"] == {"history": 5, "ttl": "1d", "max_bytes": "10MiB", "max_value_size": "64KiB", "compression": True}
+    assert kinds["KeyValue"]["spec"] == {
+        "history": 5,
+        "ttl": "1d",
+        "max_bytes": "10MiB",
+        "max_value_size": "64KiB",
+        "compression": True,
+    }
     assert kinds["ObjectStore"]["metadata"]["name"] == "LABELS"
     assert kinds["ObjectStore"]["spec"] == {"ttl": "3d", "max_bytes": "100MiB", "metadata": {"team": "shipping"}}
     rc, out, err = run("plan", str(tmp_path / "export"), "--server", server.url)
@@ -139,7 +150,9 @@ def test_bucket_storage_change_is_not_in_place(server, js, tmp_path):
     repo(d)
     assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0
     _kv_roundtrip(server.url)
-    (d / "nack.yaml").write_text((d / "nack.yaml").read_text().replace("  storage: file\n  compression", "  storage: memory\n  compression"))
+    (d / "nack.yaml").write_text(
+        (d / "nack.yaml").read_text().replace("  storage: file\n  compression", "  storage: memory\n  compression")
+    )
     rc, out, err = run("plan", str(d), "--server", server.url, "--format", "json")
     actions = [a for a in json.loads(out)["actions"] if a["object"]["name"] == "KV_sessions"]
     assert len(actions) == 1 and actions[0]["action"] != "update", actions

@@ -43,7 +43,9 @@ def test_the_action_is_composite_and_its_scripts_take_inputs_through_env_only() 
     for step in steps:
         if "run" in step:
             assert step.get("shell") == "bash"
-            assert "${{" not in step["run"], f"{step.get('name')}: an expression in a script is injected as shell text; pass it through env"
+            assert "${{" not in step["run"], (
+                f"{step.get('name')}: an expression in a script is injected as shell text; pass it through env"
+            )
     used = {
         m
         for step in steps
@@ -52,7 +54,10 @@ def test_the_action_is_composite_and_its_scripts_take_inputs_through_env_only() 
     }
     assert used <= set(action["inputs"]), used - set(action["inputs"])
     assert {"paths", "server", "comment", "token"} <= used
-    assert {s.get("uses", "").split("@")[0] for s in steps} >= {"actions/setup-python", "github/codeql-action/upload-sarif"}
+    assert {s.get("uses", "").split("@")[0] for s in steps} >= {
+        "actions/setup-python",
+        "github/codeql-action/upload-sarif",
+    }
 
 
 def _github_env(inputs: dict[str, str], context: dict[str, str]):
@@ -68,7 +73,9 @@ def _github_env(inputs: dict[str, str], context: dict[str, str]):
     return value
 
 
-def _run_action_step(step_id: str, inputs: dict[str, str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def _run_action_step(
+    step_id: str, inputs: dict[str, str], env: dict[str, str], cwd: Path
+) -> subprocess.CompletedProcess[str]:
     action = _load(ACTION)
     (step,) = [s for s in action["runs"]["steps"] if s.get("id") == step_id]
     given = {k: str(v.get("default", "")) for k, v in action["inputs"].items()} | inputs
@@ -76,7 +83,12 @@ def _run_action_step(step_id: str, inputs: dict[str, str], env: dict[str, str], 
     value = _github_env(given, {"github.event.pull_request.number": env.get("PR", ""), "github.token": "t0ken"})
     step_env = {**os.environ, "PATH": PATH, **env, **{k: value(v) for k, v in (step.get("env") or {}).items()}}
     return subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=cwd, env=step_env, capture_output=True, text=True, timeout=300
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        cwd=cwd,
+        env=step_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -88,7 +100,11 @@ def _outputs(path: Path) -> dict[str, str]:
 def test_action_lints_plans_and_keeps_one_comment(server: NatsServer, tmp_path: Path) -> None:
     work = tmp_path / "repo"
     manifest(work / "manifests", "orders.yaml", STREAM % "1h")
-    manifest(work / "manifests", "bad.yaml", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: BAD}\nspec: {subjects: ['bad.>'], max_age: -5s}\n")
+    manifest(
+        work / "manifests",
+        "bad.yaml",
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: BAD}\nspec: {subjects: ['bad.>'], max_age: -5s}\n",
+    )
     with FakeForge("github", page_size=1) as fake:
         fake.add("a reviewer's comment")
         event = tmp_path / "event.json"
@@ -124,7 +140,9 @@ def test_action_lints_plans_and_keeps_one_comment(server: NatsServer, tmp_path: 
         manifest(work / "manifests", "orders.yaml", STREAM % "2h")
         second = _run_action_step("plan", {"paths": "manifests", "server": server.url}, env, work)
         assert second.returncode == 0 and "jsops: github comment updated" in second.stderr, second.stderr
-        assert len(fake.comments) == 2 and [c["id"] for c in fake.comments if c["body"].startswith(MARK)] == [mine["id"]]
+        assert len(fake.comments) == 2 and [c["id"] for c in fake.comments if c["body"].startswith(MARK)] == [
+            mine["id"]
+        ]
         assert "`2h`" in fake.comments[1]["body"]
         # not a pull request (a push to main): no comment, the plan still runs
         third = _run_action_step("plan", {"paths": "manifests", "server": server.url}, {**env, "PR": ""}, work)
@@ -142,7 +160,9 @@ def _gitlab_script(job: str) -> str:
 @pytest.mark.integration
 def test_gitlab_template_keeps_one_merge_request_note(server: NatsServer, tmp_path: Path) -> None:
     template = _load(GITLAB)
-    assert {"jsops-lint", "jsops-plan"} <= set(template) and template["jsops-lint"]["artifacts"]["reports"]["junit"] == "jsops-lint.xml"
+    assert {"jsops-lint", "jsops-plan"} <= set(template) and template["jsops-lint"]["artifacts"]["reports"][
+        "junit"
+    ] == "jsops-lint.xml"
     work = tmp_path / "repo"
     manifest(work / "manifests", "orders.yaml", STREAM % "1h")
     with FakeForge("gitlab", page_size=1) as fake:
@@ -160,7 +180,14 @@ def test_gitlab_template_keeps_one_merge_request_note(server: NatsServer, tmp_pa
         }
 
         def job(name: str) -> subprocess.CompletedProcess[str]:
-            return subprocess.run(["bash", "-e", "-c", _gitlab_script(name)], cwd=work, env=env, capture_output=True, text=True, timeout=300)
+            return subprocess.run(
+                ["bash", "-e", "-c", _gitlab_script(name)],
+                cwd=work,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
 
         lint = job("jsops-lint")
         assert lint.returncode == 0, lint.stderr
@@ -178,7 +205,9 @@ def test_gitlab_template_keeps_one_merge_request_note(server: NatsServer, tmp_pa
         env["JSOPS_COMMENT_MARKER"] = "jsops-plan-prod"
         prod = job("jsops-plan")
         assert prod.returncode == 0 and "jsops: gitlab comment created" in prod.stderr, prod.stderr
-        assert len(fake.comments) == 3 and fake.comments[2]["body"].startswith("<!-- jsops-plan-prod -->\n## jsops plan: jsops-plan-prod\n")
+        assert len(fake.comments) == 3 and fake.comments[2]["body"].startswith(
+            "<!-- jsops-plan-prod -->\n## jsops plan: jsops-plan-prod\n"
+        )
         assert fake.comments[1]["body"] == notes[0]["body"]
         assert all(s.path.startswith("/api/v4/projects/12/merge_requests/3/notes") for s in fake.seen)
 
@@ -186,7 +215,12 @@ def test_gitlab_template_keeps_one_merge_request_note(server: NatsServer, tmp_pa
 def test_example_workflow_gives_the_action_only_inputs_it_has() -> None:
     workflow = _load(ROOT / "docs" / "ci" / "github-workflow.yml")
     inputs = set(_load(ACTION)["inputs"])
-    steps = [s for job in workflow["jobs"].values() for s in job["steps"] if s.get("uses", "").split("@")[0].endswith("/jsops")]
+    steps = [
+        s
+        for job in workflow["jobs"].values()
+        for s in job["steps"]
+        if s.get("uses", "").split("@")[0].endswith("/jsops")
+    ]
     assert steps and all(set(s.get("with") or {}) <= inputs for s in steps)
     assert {"security-events", "pull-requests"} <= {k for k, v in workflow["permissions"].items() if v == "write"}
 
@@ -208,11 +242,19 @@ def test_actionlint_passes_the_example_workflow_and_the_actions_steps(tmp_path: 
     (repo / ".github" / "workflows" / "example.yml").write_text(re.sub(r"your-org/jsops@\S+", "./", example))
     action = _load(ACTION)
     inputs = {
-        k: {"description": v["description"], "default": "" if "${{" in str(v.get("default", "")) else str(v.get("default", ""))}
+        k: {
+            "description": v["description"],
+            "default": "" if "${{" in str(v.get("default", "")) else str(v.get("default", "")),
+        }
         for k, v in action["inputs"].items()
     }
     job = {"runs-on": "ubuntu-latest", "steps": action["runs"]["steps"]}
-    workflow = {"name": "steps", "on": {"workflow_dispatch": {"inputs": inputs}}, "permissions": {"contents": "read"}, "jobs": {"steps": job}}
+    workflow = {
+        "name": "steps",
+        "on": {"workflow_dispatch": {"inputs": inputs}},
+        "permissions": {"contents": "read"},
+        "jobs": {"steps": job},
+    }
     (repo / ".github" / "workflows" / "steps.yml").write_text(json.dumps(workflow))  # JSON is YAML
     proc = subprocess.run([str(exe)], cwd=repo, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -30,16 +30,31 @@ def test_bad_inputs(tmp_path):
     manifest(d, "a.yaml", GOOD)
     check(*run("plan", str(d), "--server", free_port_url()), "cannot connect")
     check(*run("plan", str(tmp_path / "missing"), "--server", free_port_url()), "no such file")
-    manifest(tmp_path / "bad", "b.yaml", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: B}\nspec: {max_age: 1m, duplicate_window: 2m}\n")
+    manifest(
+        tmp_path / "bad",
+        "b.yaml",
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: B}\nspec: {max_age: 1m, duplicate_window: 2m}\n",
+    )
     check(*run("apply", str(tmp_path / "bad"), "--server", free_port_url(), "--yes"), "lint error")
     (tmp_path / "plan.json").write_text("{nope")
     check(*run("apply", "--plan", str(tmp_path / "plan.json"), "--server", free_port_url(), "--yes"), "not valid JSON")
-    (tmp_path / "plan.json").write_text(json.dumps({"version": 1, "fingerprint": "x", "actions": [{"action": "create"}]}))
+    (tmp_path / "plan.json").write_text(
+        json.dumps({"version": 1, "fingerprint": "x", "actions": [{"action": "create"}]})
+    )
     check(*run("apply", "--plan", str(tmp_path / "plan.json"), "--server", free_port_url(), "--yes"), "action")
     check(*run("plan", str(d), "--context", "no-such-context"), "unknown context")
-    rc, out, err = run("plan", str(d), "--bogus-flag", "--no-detailed-exitcode")  # argument errors: usage and exit 2, as in every command
-    assert rc == 2 and err.startswith("usage: jsops plan") and "jsops plan: error: unrecognized arguments: --bogus-flag" in err
-    for flag in ("--detailed-exitcode", "--detailed"):  # with it (or its abbreviation), 2 means changes only: as terraform, 1
+    rc, out, err = run(
+        "plan", str(d), "--bogus-flag", "--no-detailed-exitcode"
+    )  # argument errors: usage and exit 2, as in every command
+    assert (
+        rc == 2
+        and err.startswith("usage: jsops plan")
+        and "jsops plan: error: unrecognized arguments: --bogus-flag" in err
+    )
+    for flag in (
+        "--detailed-exitcode",
+        "--detailed",
+    ):  # with it (or its abbreviation), 2 means changes only: as terraform, 1
         rc, out, err = run("plan", str(d), flag, "--bogus-flag", "--no-detailed-exitcode")
         assert rc == 1 and err.startswith("usage: jsops plan") and "unrecognized arguments: --bogus-flag" in err
     check(*run("plan", str(d), "--creds", str(tmp_path / "none.creds")), "not a readable file")

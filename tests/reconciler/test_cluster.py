@@ -49,9 +49,9 @@ def test_r3_stream_and_replica_changes_in_place(cluster, cjs, tmp_path):
     manifest(d, "s.yaml", stream_doc("REPL", 1))
     rc, out, _ = run("plan", str(d), "--server", cluster.url, "--format", "json")
     act = json.loads(out)["actions"]
-    assert rc == 2 and [(a["action"], [(c["path"], c["from"], c["to"], c["class"]) for c in a["changes"]]) for a in act] == [
-        ("update", [("num_replicas", 3, 1, "in-place")])
-    ]
+    assert rc == 2 and [
+        (a["action"], [(c["path"], c["from"], c["to"], c["class"]) for c in a["changes"]]) for a in act
+    ] == [("update", [("num_replicas", 3, 1, "in-place")])]
     rc, out, err = run("apply", str(d), "--server", cluster.url, "--yes")
     assert rc == 0, out + err
     manifest(d, "s.yaml", stream_doc("REPL", 3))

@@ -32,14 +32,18 @@ def _tree(tmp_path: Path) -> Path:
     return m
 
 
-def test_plan_and_audit_read_the_config_s_excludes_and_consumer_streams(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plan_and_audit_read_the_config_s_excludes_and_consumer_streams(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server = NatsServer().start()
     try:
         _tree(tmp_path)
         monkeypatch.chdir(tmp_path)
         rc, out, err = run("plan", "m", "-s", server.url, "--format", "json")
         assert rc == 2, err
-        planned = {(a["object"]["kind"], a["object"]["stream"], a["object"]["name"]) for a in json.loads(out)["actions"]}
+        planned = {
+            (a["object"]["kind"], a["object"]["stream"], a["object"]["name"]) for a in json.loads(out)["actions"]
+        }
         assert planned == {("Stream", None, "ORDERS"), ("Consumer", "ORDERS", "shipper")}, planned
         rc, out, err = run("apply", "m", "-s", server.url, "--yes")
         assert rc == 0, out + err

@@ -37,15 +37,43 @@ def test_converges_and_heals_drift(server: NatsServer, js: Js, tmp_path: Path) -
         wait_for(lambda: _max_age(js, "ORDERS") == 3_600_000_000_000, what="max_age to be healed")
         # the whole stream deleted
         js.ok("$JS.API.STREAM.DELETE.ORDERS")
-        wait_for(lambda: js.stream("ORDERS") and js.consumer("ORDERS", "shipper"), what="stream and consumer to come back")
+        wait_for(
+            lambda: js.stream("ORDERS") and js.consumer("ORDERS", "shipper"), what="stream and consumer to come back"
+        )
 
         ctl.settle()
         m = ctl.metrics()
         assert sample(m, "jsops_controller_drift_objects", context="default") == 0
-        assert sample(m, "jsops_controller_object_sync_state", context="default", kind="Stream", stream="", name="ORDERS", state="synced") == 1
-        assert sample(m, "jsops_controller_object_sync_state", context="default", kind="Consumer", stream="ORDERS", name="shipper", state="synced") == 1
-        assert (sample(m, "jsops_controller_actions_total", context="default", action="create", status="done") or 0) >= 5
-        assert (sample(m, "jsops_controller_actions_total", context="default", action="update", status="done") or 0) >= 1
+        assert (
+            sample(
+                m,
+                "jsops_controller_object_sync_state",
+                context="default",
+                kind="Stream",
+                stream="",
+                name="ORDERS",
+                state="synced",
+            )
+            == 1
+        )
+        assert (
+            sample(
+                m,
+                "jsops_controller_object_sync_state",
+                context="default",
+                kind="Consumer",
+                stream="ORDERS",
+                name="shipper",
+                state="synced",
+            )
+            == 1
+        )
+        assert (
+            sample(m, "jsops_controller_actions_total", context="default", action="create", status="done") or 0
+        ) >= 5
+        assert (
+            sample(m, "jsops_controller_actions_total", context="default", action="update", status="done") or 0
+        ) >= 1
         healed = {e["object"] for e in ctl.events("action") if e["status"] == "done"}
         assert healed == {"Stream ORDERS", "Consumer ORDERS/shipper"}
     assert ctl.code == 0
@@ -58,7 +86,9 @@ def test_lint_error_revision_is_not_applied(server: NatsServer, js: Js, tmp_path
         good = ctl.controller.current.id
         # a new revision that changes max_age but also has a lint error (JS102: duplicate_window > max_age)
         path.write_text(STREAM_YAML.replace("max_age: 1h", "max_age: 2h\n  duplicate_window: 3h"))
-        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_revision_rejected") == 1, what="the revision to be rejected")
+        wait_for(
+            lambda: sample(ctl.metrics(), "jsops_controller_revision_rejected") == 1, what="the revision to be rejected"
+        )
         rejected = ctl.events("revision_rejected")
         assert len(rejected) == 1 and rejected[0]["in_force"] == good
         assert any("JS102" in f and "orders.yaml" in f for f in rejected[0]["findings"])
@@ -85,7 +115,18 @@ def test_dry_run_changes_nothing(server: NatsServer, js: Js, tmp_path: Path) -> 
         wait_for(lambda: ctl.rounds() >= 3 and ctl.controller.ready, what="three rounds")
         m = ctl.metrics()
         assert sample(m, "jsops_controller_drift_objects", context="default") == 2
-        assert sample(m, "jsops_controller_object_sync_state", context="default", kind="Stream", stream="", name="ORDERS", state="out_of_sync") == 1
+        assert (
+            sample(
+                m,
+                "jsops_controller_object_sync_state",
+                context="default",
+                kind="Stream",
+                stream="",
+                name="ORDERS",
+                state="out_of_sync",
+            )
+            == 1
+        )
         assert sample(m, "jsops_controller_leader", context="default") == 0
         assert {e["object"] for e in ctl.events("drift")} == {"Stream ORDERS", "Consumer ORDERS/shipper"}
         assert ctl.events("action") == []
@@ -96,7 +137,16 @@ def test_once_exit_codes(server: NatsServer, js: Js, tmp_path: Path) -> None:
     from jsops.reconciler.controller.cli import main
 
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
-    common = [str(tmp_path / "m"), "--server", server.url, "--listen", "none", "--once", "--log-file", str(tmp_path / "log")]
+    common = [
+        str(tmp_path / "m"),
+        "--server",
+        server.url,
+        "--listen",
+        "none",
+        "--once",
+        "--log-file",
+        str(tmp_path / "log"),
+    ]
     assert main([*common, "--dry-run"]) == 2  # drift found, nothing changed
     assert js.streams() == []
     assert main([*common]) == 0  # takes the lease, applies in its one round, releases the lease
@@ -113,18 +163,47 @@ def test_recreate_needs_annotation(server: NatsServer, js: Js, tmp_path: Path) -
         js.publish("orders.new", 3)
         # storage file -> memory needs a recreate: blocked without the annotation
         path.write_text(STREAM_YAML.replace("max_age: 1h", "max_age: 1h\n  storage: memory"))
-        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-recreate") == 1, what="blocked")
-        assert sample(ctl.metrics(), "jsops_controller_object_sync_state", context="default", kind="Stream", stream="", name="ORDERS", state="blocked") == 1
-        # allowed to recreate, but it holds messages: still blocked, now on data loss
-        path.write_text(path.read_text().replace("  name: ORDERS\n", '  name: ORDERS\n  annotations:\n    jsops.io/allow-recreate: "true"\n', 1))
         wait_for(
-            lambda: sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-data-loss") == 1, what="blocked on data loss"
+            lambda: (
+                sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-recreate")
+                == 1
+            ),
+            what="blocked",
+        )
+        assert (
+            sample(
+                ctl.metrics(),
+                "jsops_controller_object_sync_state",
+                context="default",
+                kind="Stream",
+                stream="",
+                name="ORDERS",
+                state="blocked",
+            )
+            == 1
+        )
+        # allowed to recreate, but it holds messages: still blocked, now on data loss
+        path.write_text(
+            path.read_text().replace(
+                "  name: ORDERS\n", '  name: ORDERS\n  annotations:\n    jsops.io/allow-recreate: "true"\n', 1
+            )
+        )
+        wait_for(
+            lambda: (
+                sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-data-loss")
+                == 1
+            ),
+            what="blocked on data loss",
         )
         assert js.stream("ORDERS")["config"]["storage"] == "file"  # type: ignore[index]
         assert js.stream("ORDERS")["state"]["messages"] == 3  # type: ignore[index]
         # both annotations: recreated (messages lost, consumer created again)
         path.write_text(
-            path.read_text().replace('jsops.io/allow-recreate: "true"\n', 'jsops.io/allow-recreate: "true"\n    jsops.io/allow-data-loss: "true"\n', 1)
+            path.read_text().replace(
+                'jsops.io/allow-recreate: "true"\n',
+                'jsops.io/allow-recreate: "true"\n    jsops.io/allow-data-loss: "true"\n',
+                1,
+            )
         )
         wait_for(lambda: (js.stream("ORDERS") or {}).get("config", {}).get("storage") == "memory", what="recreate")
         wait_for(lambda: js.consumer("ORDERS", "shipper"), what="the consumer to be created again")
@@ -143,20 +222,40 @@ metadata:
 """
     manifest(tmp_path / "m", "orders.yaml", keep)
     manifest(tmp_path / "m", "a.yaml", extra.format(name="OLD_A", subject="a", annotations=""))
-    manifest(tmp_path / "m", "b.yaml", extra.format(name="OLD_B", subject="b", annotations='  annotations:\n    jsops.io/allow-prune: "true"\n'))
+    manifest(
+        tmp_path / "m",
+        "b.yaml",
+        extra.format(name="OLD_B", subject="b", annotations='  annotations:\n    jsops.io/allow-prune: "true"\n'),
+    )
     with Running([str(tmp_path / "m")], server.url) as ctl:
-        wait_for(lambda: js.stream("OLD_A") and js.stream("OLD_B") and js.consumer("ORDERS", "shipper"), what="creation")
+        wait_for(
+            lambda: js.stream("OLD_A") and js.stream("OLD_B") and js.consumer("ORDERS", "shipper"), what="creation"
+        )
         assert js.stream("OLD_B")["config"]["metadata"]["io.jsops.allow-prune"] == "true"  # type: ignore[index]
         os.remove(tmp_path / "m" / "a.yaml")
         os.remove(tmp_path / "m" / "b.yaml")
         wait_for(lambda: js.stream("OLD_B") is None, what="OLD_B to be pruned")
-        wait_for(lambda: sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-prune") == 1, what="OLD_A blocked")
+        wait_for(
+            lambda: (
+                sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-prune") == 1
+            ),
+            what="OLD_A blocked",
+        )
         assert js.stream("OLD_A") is not None
         wait_for(
-            lambda: sample(ctl.metrics(), "jsops_controller_actions_total", context="default", action="delete", status="done") == 1, what="the delete counted"
+            lambda: (
+                sample(
+                    ctl.metrics(), "jsops_controller_actions_total", context="default", action="delete", status="done"
+                )
+                == 1
+            ),
+            what="the delete counted",
         )
         ctl.settle()
-        assert sample(ctl.metrics(), "jsops_controller_actions_total", context="default", action="delete", status="done") == 1
+        assert (
+            sample(ctl.metrics(), "jsops_controller_actions_total", context="default", action="delete", status="done")
+            == 1
+        )
 
 
 def test_endpoints_while_the_server_is_down(tmp_path: Path) -> None:
@@ -165,7 +264,10 @@ def test_endpoints_while_the_server_is_down(tmp_path: Path) -> None:
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     with Running([str(tmp_path / "m")], f"nats://127.0.0.1:{free_port()}") as ctl:
         # rounds() counts rounds as they start: wait for two to have ended (and been counted)
-        wait_for(lambda: (sample(ctl.metrics(), "jsops_controller_reconcile_total", result="error") or 0) >= 2, what="two rounds")
+        wait_for(
+            lambda: (sample(ctl.metrics(), "jsops_controller_reconcile_total", result="error") or 0) >= 2,
+            what="two rounds",
+        )
         assert get(ctl.port, "/healthz") == (200, "ok\n")
         code, body = get(ctl.port, "/readyz")
         assert code == 503 and "not ready" in body
@@ -199,7 +301,10 @@ def test_git_pulls_before_each_round(server: NatsServer, js: Js, tmp_path: Path)
 
     def git(cwd: Path, *args: str) -> None:
         subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args], cwd=cwd, check=True, capture_output=True
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args],
+            cwd=cwd,
+            check=True,
+            capture_output=True,
         )
 
     (tmp_path / "origin.git").mkdir()
@@ -232,7 +337,9 @@ def test_env_renders_templates(server: NatsServer, js: Js, tmp_path: Path) -> No
         assert ctl.events("error") == []
 
 
-def test_server_refusals_are_predicted_and_counted_by_err_code(server: NatsServer, js: Js, tmp_path: Path, sent: list[str]) -> None:
+def test_server_refusals_are_predicted_and_counted_by_err_code(
+    server: NatsServer, js: Js, tmp_path: Path, sent: list[str]
+) -> None:
     """The desired stream overlaps a live unmanaged stream: the controller's preflight (the one
     ``jsops apply`` runs) refuses it and its consumer before any request, and reports the err_code
     the server would answer (10065) as it reported the refusal itself: the error counted and
@@ -242,17 +349,50 @@ def test_server_refusals_are_predicted_and_counted_by_err_code(server: NatsServe
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     with Running([str(tmp_path / "m")], server.url) as ctl:
         wait_for(
-            lambda: (sample(ctl.metrics(), "jsops_controller_errors_total", context="default", type="api", err_code="10065") or 0) >= 2,
+            lambda: (
+                (
+                    sample(
+                        ctl.metrics(), "jsops_controller_errors_total", context="default", type="api", err_code="10065"
+                    )
+                    or 0
+                )
+                >= 2
+            ),
             what="the overlap refusal (10065) to be counted",
         )
         m = ctl.metrics()
-        assert sample(m, "jsops_controller_object_sync_state", context="default", kind="Stream", stream="", name="ORDERS", state="error") == 1
-        assert sample(m, "jsops_controller_object_sync_state", context="default", kind="Consumer", stream="ORDERS", name="shipper", state="blocked") == 1
+        assert (
+            sample(
+                m,
+                "jsops_controller_object_sync_state",
+                context="default",
+                kind="Stream",
+                stream="",
+                name="ORDERS",
+                state="error",
+            )
+            == 1
+        )
+        assert (
+            sample(
+                m,
+                "jsops_controller_object_sync_state",
+                context="default",
+                kind="Consumer",
+                stream="ORDERS",
+                name="shipper",
+                state="blocked",
+            )
+            == 1
+        )
         assert sample(m, "jsops_controller_ready") == 0
         assert writes(sent) == [] and ctl.events("action") == []  # nothing was sent for either
         errors = [e for e in ctl.events("error") if e["err_code"] == 10065]
         assert errors and errors[0]["type"] == "api" and errors[0]["context"] == "default", errors
-        assert "Stream ORDERS: the server would refuse it: subjects overlap with live stream FOREIGN" in errors[0]["message"]
+        assert (
+            "Stream ORDERS: the server would refuse it: subjects overlap with live stream FOREIGN"
+            in errors[0]["message"]
+        )
         drift = {e["object"]: e for e in ctl.events("drift")}
         assert drift["Stream ORDERS"]["action"] == "blocked" and drift["Stream ORDERS"]["wanted"] == "create"
         assert drift["Stream ORDERS"]["err_code"] == 10065 and "err_code" not in drift["Consumer ORDERS/shipper"]
@@ -272,7 +412,19 @@ def test_event_log_golden(server: NatsServer, tmp_path: Path) -> None:
 
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     log = tmp_path / "events.jsonl"
-    common = [str(tmp_path / "m"), "--server", server.url, "--listen", "none", "--once", "--no-lease", "--identity", "ctl-1", "--log-file", str(log)]
+    common = [
+        str(tmp_path / "m"),
+        "--server",
+        server.url,
+        "--listen",
+        "none",
+        "--once",
+        "--no-lease",
+        "--identity",
+        "ctl-1",
+        "--log-file",
+        str(log),
+    ]
     assert main([*common, "--dry-run"]) == 2
     assert main(common) == 0
     placeholders = {"time": "TIME", "seconds": 0, "target": "TARGET", "revision": "REV", "in_force": "REV"}

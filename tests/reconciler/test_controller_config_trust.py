@@ -64,7 +64,9 @@ class Listener:
             with conn:
                 conn.settimeout(2)
                 try:  # as a NATS server would: INFO first, then read what the client says
-                    conn.sendall(b'INFO {"server_id":"X","version":"2.10.0","proto":1,"max_payload":1048576,"auth_required":true}\r\n')
+                    conn.sendall(
+                        b'INFO {"server_id":"X","version":"2.10.0","proto":1,"max_payload":1048576,"auth_required":true}\r\n'
+                    )
                     self.received += conn.recv(65536)
                 except OSError:
                     pass
@@ -126,7 +128,9 @@ def _evil_config(port: int) -> str:
     )
 
 
-EVIL_STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: EVIL\n  context: evil\nspec:\n  subjects: ['evil.>']\n"
+EVIL_STREAM = (
+    "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: EVIL\n  context: evil\nspec:\n  subjects: ['evil.>']\n"
+)
 
 
 def _rejected_for(events: list[dict[str, Any]], key: str) -> dict[str, Any] | None:
@@ -134,24 +138,42 @@ def _rejected_for(events: list[dict[str, Any]], key: str) -> dict[str, Any] | No
 
 
 def test_git_pushed_context_with_env_secret_is_refused(
-    server: NatsServer, js: Js, tmp_path: Path, origin: tuple[Path, Path], listener: Listener, monkeypatch: pytest.MonkeyPatch
+    server: NatsServer,
+    js: Js,
+    tmp_path: Path,
+    origin: tuple[Path, Path],
+    listener: Listener,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     bare, author = origin
     git(tmp_path, "clone", "-q", str(bare), "watched")
     watched = tmp_path / "watched"
     monkeypatch.setenv("JSOPS_TEST_NATS_PASSWORD", SECRET)
     with Running([str(watched / "manifests")], server.url, git=True) as ctl:
-        wait_for(lambda: _max_age(js) == HOUR and ctl.controller.last_result == "success", what="the first commit to be applied")
+        wait_for(
+            lambda: _max_age(js) == HOUR and ctl.controller.last_result == "success",
+            what="the first commit to be applied",
+        )
         good = ctl.controller.current.id
         bad = _push(
             author,
-            {".jsops.yaml": _evil_config(listener.port), "manifests/evil.yaml": EVIL_STREAM, "manifests/orders.yaml": STREAM_YAML.replace("1h", "2h")},
+            {
+                ".jsops.yaml": _evil_config(listener.port),
+                "manifests/evil.yaml": EVIL_STREAM,
+                "manifests/orders.yaml": STREAM_YAML.replace("1h", "2h"),
+            },
             "route a stream to my server",
         )
-        event = wait_for(lambda: _rejected_for(ctl.events("revision_rejected"), "contexts"), what="the pushed config to be refused")
+        event = wait_for(
+            lambda: _rejected_for(ctl.events("revision_rejected"), "contexts"), what="the pushed config to be refused"
+        )
         assert event["file"].endswith(".jsops.yaml") and event["keys"] == ["contexts", "access"]
-        assert event["revision"].startswith(f"git:{bad[:12]}/") and event["in_force"] == good and event["lint_errors"] == 0
-        assert event["findings"][0].endswith(".jsops.yaml:3:1: contexts: a config in the followed tree may not set this key " + _REST)
+        assert (
+            event["revision"].startswith(f"git:{bad[:12]}/") and event["in_force"] == good and event["lint_errors"] == 0
+        )
+        assert event["findings"][0].endswith(
+            ".jsops.yaml:3:1: contexts: a config in the followed tree may not set this key " + _REST
+        )
         assert ":5:1: access: " in event["findings"][1]
         ctl.settle()
         assert ctl.controller.current.id == good  # the last good revision stays in force
@@ -169,7 +191,11 @@ def test_git_restarted_controller_does_not_take_the_pushed_config(
     bare, author = origin
     _push(
         author,
-        {".jsops.yaml": _evil_config(listener.port), "manifests/evil.yaml": EVIL_STREAM, "manifests/orders.yaml": STREAM_YAML.replace("1h", "2h")},
+        {
+            ".jsops.yaml": _evil_config(listener.port),
+            "manifests/evil.yaml": EVIL_STREAM,
+            "manifests/orders.yaml": STREAM_YAML.replace("1h", "2h"),
+        },
         "route a stream to my server",
     )
     git(tmp_path, "clone", "-q", str(bare), "watched")
@@ -210,14 +236,21 @@ def test_git_restarted_controller_does_not_take_the_pushed_config(
 _REST = "(only the operator's --config may; docs/security.md lists what a repository may set)"
 
 
-def test_repo_pushed_access_grant_is_refused_and_a_fixed_commit_is_applied(server: NatsServer, js: Js, tmp_path: Path, origin: tuple[Path, Path]) -> None:
+def test_repo_pushed_access_grant_is_refused_and_a_fixed_commit_is_applied(
+    server: NatsServer, js: Js, tmp_path: Path, origin: tuple[Path, Path]
+) -> None:
     bare, author = origin
     # the operator's config: a second context the manifests may not name (no access grant for it)
     operator = Config(contexts={"west": ContextConfig(server=server.url)})
     source = GitSource.remote(f"file://{bare}", "main", str(tmp_path / "work"), GitCredentials())
-    west = "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: WEST\n  context: west\nspec:\n  subjects: ['west.>']\n"
+    west = (
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: WEST\n  context: west\nspec:\n  subjects: ['west.>']\n"
+    )
     with Running([os.path.join(source.checkout, "manifests")], server.url, source=source, config=operator) as ctl:
-        wait_for(lambda: _max_age(js) == HOUR and ctl.controller.last_result == "success", what="the first commit to be applied")
+        wait_for(
+            lambda: _max_age(js) == HOUR and ctl.controller.last_result == "success",
+            what="the first commit to be applied",
+        )
         good = ctl.controller.current.id
         _push(
             author,
@@ -228,7 +261,9 @@ def test_repo_pushed_access_grant_is_refused_and_a_fixed_commit_is_applied(serve
             },
             "grant myself west",
         )
-        event = wait_for(lambda: _rejected_for(ctl.events("revision_rejected"), "access"), what="the access grant to be refused")
+        event = wait_for(
+            lambda: _rejected_for(ctl.events("revision_rejected"), "access"), what="the access grant to be refused"
+        )
         assert event["keys"] == ["access"] and event["findings"][0].endswith(
             ".jsops.yaml:1:1: access: a config in the followed tree may not set this key " + _REST
         )
@@ -241,21 +276,30 @@ def test_repo_pushed_access_grant_is_refused_and_a_fixed_commit_is_applied(serve
         assert ctl.controller.current.commit == fixed and js.stream("WEST") is None
 
 
-def test_plain_directory_narrowing_config_applies_and_target_change_is_refused(server: NatsServer, js: Js, tmp_path: Path) -> None:
+def test_plain_directory_narrowing_config_applies_and_target_change_is_refused(
+    server: NatsServer, js: Js, tmp_path: Path
+) -> None:
     tree = tmp_path / "tree"
     manifest(tree, "orders.yaml", STREAM_YAML)
     manifest(tree / "broken", "bad.yaml", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: [\n")
     # a narrowing config in the tree takes effect: the broken file is excluded, JS116 is off
     (tree / ".jsops.yaml").write_text("exclude: [broken]\nseverity: {JS102: warning}\n")
     with Running([str(tree)], server.url, interval=0.2) as ctl:
-        wait_for(lambda: _max_age(js) == HOUR and ctl.controller.last_result == "success", what="the narrowed revision to be applied")
+        wait_for(
+            lambda: _max_age(js) == HOUR and ctl.controller.last_result == "success",
+            what="the narrowed revision to be applied",
+        )
         assert ctl.events("revision_rejected") == []
         good = ctl.controller.current.id
         manifest(tree, "orders.yaml", STREAM_YAML.replace("1h", "2h"))
         (tree / ".jsops.yaml").write_text("exclude: [broken]\ntarget:\n  server_version: '2.10.0'\n")
-        event = wait_for(lambda: _rejected_for(ctl.events("revision_rejected"), "target"), what="the target change to be refused")
+        event = wait_for(
+            lambda: _rejected_for(ctl.events("revision_rejected"), "target"), what="the target change to be refused"
+        )
         assert event["file"].endswith(".jsops.yaml") and event["keys"] == ["target"]
-        assert event["findings"] == [f"{event['file']}:2:1: target: a config in the followed tree may not set this key {_REST}"]
+        assert event["findings"] == [
+            f"{event['file']}:2:1: target: a config in the followed tree may not set this key {_REST}"
+        ]
         ctl.settle()
         assert ctl.controller.current.id == good and _max_age(js) == HOUR
 
@@ -269,7 +313,9 @@ def _revision(tree: Path, config: Config | None = None) -> Any:
     return load_revision([str(tree)], config=config, roots=followed_roots([str(tree)]))
 
 
-OVERLAP = "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: ORDERS\nspec:\n  subjects: ['orders.>', 'orders.new']\n"
+OVERLAP = (
+    "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: ORDERS\nspec:\n  subjects: ['orders.>', 'orders.new']\n"
+)
 
 
 def test_repository_config_narrows_lint(tmp_path: Path) -> None:
@@ -290,12 +336,24 @@ def test_repository_config_narrows_lint(tmp_path: Path) -> None:
         (".jsops.yaml", "select: [all]\ncontexts:\n  x: {server: 'nats://h:4222'}\n", ".jsops.yaml:2:1", "contexts"),
         (".jsops.yaml", "estate: someone-else\n", ".jsops.yaml:1:1", "estate"),
         (".jsops.yaml", "profiles: /etc/passwd\n", ".jsops.yaml:1:1", "profiles"),
-        (".jsops.yaml", "ignore: [JS110]\nnotices:\n  receivers: [{name: x, url: {file: /etc/hostname}}]\n", ".jsops.yaml:2:1", "notices"),
+        (
+            ".jsops.yaml",
+            "ignore: [JS110]\nnotices:\n  receivers: [{name: x, url: {file: /etc/hostname}}]\n",
+            ".jsops.yaml:2:1",
+            "notices",
+        ),
         (".jsops.yml", "root: /etc\n", ".jsops.yml:1:1", "root"),
-        ("pyproject.toml", "[tool.jsops]\ntarget = {server_version = '2.10.0'}\n", "pyproject.toml", "[tool.jsops] target"),
+        (
+            "pyproject.toml",
+            "[tool.jsops]\ntarget = {server_version = '2.10.0'}\n",
+            "pyproject.toml",
+            "[tool.jsops] target",
+        ),
     ],
 )
-def test_operator_keys_in_a_repository_config_are_refused(tmp_path: Path, name: str, text: str, where: str, key: str) -> None:
+def test_operator_keys_in_a_repository_config_are_refused(
+    tmp_path: Path, name: str, text: str, where: str, key: str
+) -> None:
     manifest(tmp_path, "orders.yaml", STREAM_YAML)
     (tmp_path / name).write_text(text)
     rev = _revision(tmp_path)
@@ -309,7 +367,9 @@ def test_broken_repository_config_rejects_the_revision_with_its_position(tmp_pat
     (tmp_path / ".jsops.yaml").write_text("ignore: [JS116]\nseverity: {JS102: loud}\n")
     rev = _revision(tmp_path)
     assert not rev.good and rev.refused == () and rev.config_file.endswith(".jsops.yaml")
-    assert rev.errors[0].endswith(".jsops.yaml:2:19: severity.JS102: Input should be 'error', 'warning' or 'info', got 'loud'"), rev.errors
+    assert rev.errors[0].endswith(
+        ".jsops.yaml:2:19: severity.JS102: Input should be 'error', 'warning' or 'info', got 'loud'"
+    ), rev.errors
 
 
 def test_followed_roots_cover_the_work_tree(tmp_path: Path) -> None:
@@ -323,16 +383,23 @@ def test_followed_roots_cover_the_work_tree(tmp_path: Path) -> None:
     roots = followed_roots(paths)
     assert roots == (str(clone.resolve()),)
     # the repository's config is the one at its root, even when the PATH is a directory below it
-    assert repository_config_path(paths, roots) is not None and repository_config_path(paths, roots).endswith("clone/.jsops.yaml")  # type: ignore[union-attr]
+    assert repository_config_path(paths, roots) is not None and repository_config_path(paths, roots).endswith(
+        "clone/.jsops.yaml"
+    )  # type: ignore[union-attr]
     plain = tmp_path / "plain"
     manifest(plain, "orders.yaml", STREAM_YAML)
-    assert followed_roots([str(plain)]) == (str(plain.resolve()),) and repository_config_path([str(plain)], followed_roots([str(plain)])) is None
+    assert (
+        followed_roots([str(plain)]) == (str(plain.resolve()),)
+        and repository_config_path([str(plain)], followed_roots([str(plain)])) is None
+    )
 
 
 # -- the operator's config at start -------------------------------------------------------------------
 
 
-def test_operator_config_is_never_found_inside_the_followed_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_operator_config_is_never_found_inside_the_followed_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from jsops.reconciler.controller.cli import _options
 
     git(tmp_path, "init", "-q", "clone")
@@ -346,10 +413,14 @@ def test_operator_config_is_never_found_inside_the_followed_tree(tmp_path: Path,
     # one outside the tree (the operator's, above the clone) is found; its paths stay its own
     (tmp_path / ".jsops.yaml").write_text("contexts:\n  prod: {server: 'nats://p:4222', creds: prod.creds}\n")
     opt, _, _ = _options(["manifests", "--git", "--server", "nats://127.0.0.1:4222"])
-    assert set(opt.config.contexts) == {"prod"} and opt.config.resolve_path("prod.creds") == str(tmp_path / "prod.creds")
+    assert set(opt.config.contexts) == {"prod"} and opt.config.resolve_path("prod.creds") == str(
+        tmp_path / "prod.creds"
+    )
 
 
-def test_config_flag_inside_the_followed_tree_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_config_flag_inside_the_followed_tree_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from jsops.reconciler.controller.cli import main
 
     git(tmp_path, "init", "-q", "clone")
@@ -359,11 +430,16 @@ def test_config_flag_inside_the_followed_tree_is_a_usage_error(tmp_path: Path, m
     monkeypatch.chdir(tmp_path)
     assert main(["clone/manifests", "--git", "--config", "clone/ops.yaml", "--once", "--listen", "none"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("jsops controller: error: --config clone/ops.yaml is inside the followed tree ") and "Traceback" not in err
+    assert (
+        err.startswith("jsops controller: error: --config clone/ops.yaml is inside the followed tree ")
+        and "Traceback" not in err
+    )
     assert load_config("clone/ops.yaml").contexts == {}  # the file itself is fine: where it lives is not
 
 
-def test_repo_operator_access_paths_are_relative_to_the_repository(server: NatsServer, js: Js, tmp_path: Path, origin: tuple[Path, Path]) -> None:
+def test_repo_operator_access_paths_are_relative_to_the_repository(
+    server: NatsServer, js: Js, tmp_path: Path, origin: tuple[Path, Path]
+) -> None:
     """The operator's config lives outside the clone; its `access` paths name the repository's
     directories (as they did when the config sat at the repository's root)."""
     bare, author = origin
@@ -372,11 +448,18 @@ def test_repo_operator_access_paths_are_relative_to_the_repository(server: NatsS
     (ops / "jsops.yaml").write_text(
         f"contexts:\n  west: {{server: '{server.url}'}}\n  east: {{server: '{server.url}'}}\naccess:\n  - {{paths: [manifests/west], contexts: [west]}}\n"
     )
-    west = "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: WEST\n  context: west\nspec:\n  subjects: ['west.>']\n"
+    west = (
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: WEST\n  context: west\nspec:\n  subjects: ['west.>']\n"
+    )
     east = west.replace("WEST", "EAST").replace("west", "east")
     _push(author, {"manifests/west/west.yaml": west, "manifests/east.yaml": east}, "west and east")
     source = GitSource.remote(f"file://{bare}", "main", str(tmp_path / "work"), GitCredentials())
-    with Running([os.path.join(source.checkout, "manifests")], server.url, source=source, config=load_config(str(ops / "jsops.yaml"))) as ctl:
+    with Running(
+        [os.path.join(source.checkout, "manifests")],
+        server.url,
+        source=source,
+        config=load_config(str(ops / "jsops.yaml")),
+    ) as ctl:
         wait_for(lambda: js.stream("WEST") and ctl.events("error"), what="WEST applied, EAST refused")
         assert js.stream("EAST") is None
         assert {(e["type"], e["context"]) for e in ctl.events("error")} == {("access", "east")}

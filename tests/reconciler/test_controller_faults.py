@@ -24,7 +24,19 @@ def test_rides_out_a_server_kill_and_restart(server: NatsServer, tmp_path: Path)
             js.close()
         server.kill()
         wait_for(
-            lambda: (sample(ctl.metrics(), "jsops_controller_errors_total", context="default", type="connection", err_code="") or 0) >= 2,
+            lambda: (
+                (
+                    sample(
+                        ctl.metrics(),
+                        "jsops_controller_errors_total",
+                        context="default",
+                        type="connection",
+                        err_code="",
+                    )
+                    or 0
+                )
+                >= 2
+            ),
             what="connection errors while the server is down",
         )
         server.restart()
@@ -51,7 +63,10 @@ def _leader(p: Proc) -> float | None:
 
 def test_two_controllers_one_leader_and_takeover(server: NatsServer, js: Js, tmp_path: Path) -> None:
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
-    procs = [Proc([str(tmp_path / "m")], server.url, "--lease-ttl", "5s", "--identity", f"c{i}", log=tmp_path / f"c{i}.log") for i in (1, 2)]
+    procs = [
+        Proc([str(tmp_path / "m")], server.url, "--lease-ttl", "5s", "--identity", f"c{i}", log=tmp_path / f"c{i}.log")
+        for i in (1, 2)
+    ]
     try:
         wait_for(lambda: all(_leader(p) is not None for p in procs), 30, "both controllers serving /metrics")
         wait_for(lambda: sorted(_leader(p) or 0 for p in procs) == [0, 1], 30, "exactly one leader")
@@ -65,11 +80,15 @@ def test_two_controllers_one_leader_and_takeover(server: NatsServer, js: Js, tmp
         leader.process.kill()  # kill -9: no chance to release the lease
         leader.process.wait()
         wait_for(lambda: _leader(follower) == 1, 30, "the follower to take over")
-        assert [e["identity"] for e in follower.events("leader_acquired")] == [follower.events("started")[0]["identity"]]
+        assert [e["identity"] for e in follower.events("leader_acquired")] == [
+            follower.events("started")[0]["identity"]
+        ]
         js.ok("$JS.API.STREAM.DELETE.ORDERS")
         wait_for(lambda: js.stream("ORDERS") and js.consumer("ORDERS", "shipper"), what="the new leader to heal drift")
         healed = {"Stream ORDERS", "Consumer ORDERS/shipper"}
-        wait_for(lambda: {e["object"] for e in follower.events("action")} == healed, what="the new leader's action events")
+        wait_for(
+            lambda: {e["object"] for e in follower.events("action")} == healed, what="the new leader's action events"
+        )
     finally:
         for p in procs:
             p.stop()

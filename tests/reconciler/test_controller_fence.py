@@ -94,7 +94,9 @@ def test_the_lease_fence_is_refused_once_another_controller_wrote_the_key(server
         assert fence.deadline() == 0.0
         assert not a.held()
         # a fence taken while the lease is not held refuses every write
-        assert Lease(Target(servers=(server.url,)), ttl=30.0, identity="c", bucket="FENCE_TEST").fence().deadline() == 0.0
+        assert (
+            Lease(Target(servers=(server.url,)), ttl=30.0, identity="c", bucket="FENCE_TEST").fence().deadline() == 0.0
+        )
     finally:
         a.stop()
 
@@ -125,17 +127,43 @@ def _at(js: Js, max_msgs: int) -> int:
 
 
 @pytest.mark.integration
-def test_a_leader_stopped_past_its_lease_sends_no_write_when_it_resumes(server: NatsServer, js: Js, tmp_path: Path) -> None:
+def test_a_leader_stopped_past_its_lease_sends_no_write_when_it_resumes(
+    server: NatsServer, js: Js, tmp_path: Path
+) -> None:
     from jsops.reconciler.controller.cli import main
 
     tree = tmp_path / "m"
     _tree(tree, 1000)
-    assert main([str(tree), "--server", server.url, "--listen", "none", "--once", "--no-lease", "--log-file", str(tmp_path / "c0.log")]) == 0
+    assert (
+        main(
+            [
+                str(tree),
+                "--server",
+                server.url,
+                "--listen",
+                "none",
+                "--once",
+                "--no-lease",
+                "--log-file",
+                str(tmp_path / "c0.log"),
+            ]
+        )
+        == 0
+    )
     audit = ApiAudit(server.url)
     old = new = None
     try:
         _tree(tree, 1001)  # revision A: the old leader stops (SIGSTOP, by itself) at its 80th action
-        old = Proc([str(tree)], server.url, "--lease-ttl", "3s", "--identity", "old", log=tmp_path / "old.log", env={"JSOPS_FAULT": "before-action:stop:80"})
+        old = Proc(
+            [str(tree)],
+            server.url,
+            "--lease-ttl",
+            "3s",
+            "--identity",
+            "old",
+            log=tmp_path / "old.log",
+            env={"JSOPS_FAULT": "before-action:stop:80"},
+        )
         wait_for(lambda: _stopped(old.process.pid), 120, "the old leader to stop mid-round")
         _tree(tree, 1002)  # revision B, which the next leader applies once the old one's lease expired
         new = Proc([str(tree)], server.url, "--lease-ttl", "3s", "--identity", "new", log=tmp_path / "new.log")
@@ -167,4 +195,6 @@ def test_a_leader_stopped_past_its_lease_sends_no_write_when_it_resumes(server: 
     # the 79 actions that began before the stop may have sent their write; every later one was stopped
     assert STREAMS - 79 <= lost[0]["stopped_before"] <= STREAMS - a_updates
     assert lost[0]["reason"].startswith("lease lost: ")
-    assert lost[0]["stopped_before"] + len(old.events("action")) == STREAMS  # the stopped ones are summed up, not listed
+    assert (
+        lost[0]["stopped_before"] + len(old.events("action")) == STREAMS
+    )  # the stopped ones are summed up, not listed

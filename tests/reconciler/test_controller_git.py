@@ -93,13 +93,19 @@ def _follows_force_push(ctl: Running, js: Js, author: Path) -> str:
     assert new != first
     wait_for(lambda: js.stream("INVOICES"), what="the force-pushed commit to be applied")
     # a round's event is written when the round ends, after its requests: wait for it, not the stream
-    wait_for(lambda: any(e["event"] == "round" and e.get("commit") == new for e in ctl.events()), what="the round of the force-pushed commit")
+    wait_for(
+        lambda: any(e["event"] == "round" and e.get("commit") == new for e in ctl.events()),
+        what="the round of the force-pushed commit",
+    )
     # the round running when the push was done may have fetched before it; the next one has the new tip
     assert _first_round_with(ctl.events(), new) <= pushed_at + 1
     accepted = [e for e in ctl.events("revision_accepted")]
     assert [e["commit"] for e in accepted] == [first, new]
     assert accepted[-1]["revision"].startswith(f"git:{new[:12]}/")
-    wait_for(lambda: sample(ctl.metrics(), "jsops_controller_git_commit_info", commit=new) == 1, what="the commit in /metrics")
+    wait_for(
+        lambda: sample(ctl.metrics(), "jsops_controller_git_commit_info", commit=new) == 1,
+        what="the commit in /metrics",
+    )
     assert (sample(ctl.metrics(), "jsops_controller_git_last_fetch_timestamp_seconds") or 0) > 0
     code, body = get(ctl.port, "/readyz")
     assert code == 200 and body == f"ready\ncommit {new}\n"
@@ -108,7 +114,9 @@ def _follows_force_push(ctl: Running, js: Js, author: Path) -> str:
     return new
 
 
-def test_repo_follows_force_push_over_file_url(server: NatsServer, js: Js, tmp_path: Path, origin: tuple[Path, Path]) -> None:
+def test_repo_follows_force_push_over_file_url(
+    server: NatsServer, js: Js, tmp_path: Path, origin: tuple[Path, Path]
+) -> None:
     bare, author = origin
     source = GitSource.remote(f"file://{bare}", "main", str(tmp_path / "work"), GitCredentials())
     with Running([os.path.join(source.checkout, "manifests")], server.url, source=source) as ctl:
@@ -130,7 +138,9 @@ def test_git_clone_follows_force_push(server: NatsServer, js: Js, tmp_path: Path
 
 
 def test_unreachable_repo_is_never_ready_and_applies_nothing(server: NatsServer, js: Js, tmp_path: Path) -> None:
-    source = GitSource.remote(f"file://{tmp_path}/missing.git", "main", str(tmp_path / "work"), GitCredentials(), stale_after=1.0)
+    source = GitSource.remote(
+        f"file://{tmp_path}/missing.git", "main", str(tmp_path / "work"), GitCredentials(), stale_after=1.0
+    )
     with Running([source.checkout], server.url, source=source) as ctl:
         wait_for(lambda: len(ctl.events("round")) >= 2, what="two rounds")
         errors = ctl.events("error")
@@ -138,7 +148,8 @@ def test_unreachable_repo_is_never_ready_and_applies_nothing(server: NatsServer,
         assert ctl.events("revision_accepted") == [] and js.streams() == []
         assert ctl.events("round")[0]["error"] == "the git source has never been fetched; nothing is applied"
         wait_for(
-            lambda: get(ctl.port, "/readyz")[0] == 503 and "no successful git fetch" in get(ctl.port, "/readyz")[1], what="/readyz to name the stale source"
+            lambda: get(ctl.port, "/readyz")[0] == 503 and "no successful git fetch" in get(ctl.port, "/readyz")[1],
+            what="/readyz to name the stale source",
         )
 
 
@@ -147,13 +158,25 @@ def daemon(tmp_path: Path, origin: tuple[Path, Path]) -> Iterator[tuple[str, sub
     """``git daemon`` serving tmp_path on a free loopback port; yields the repository's git:// URL."""
     port = free_port()
     proc = subprocess.Popen(
-        ["git", "daemon", "--reuseaddr", "--export-all", f"--base-path={tmp_path}", "--listen=127.0.0.1", f"--port={port}", str(tmp_path)],
+        [
+            "git",
+            "daemon",
+            "--reuseaddr",
+            "--export-all",
+            f"--base-path={tmp_path}",
+            "--listen=127.0.0.1",
+            f"--port={port}",
+            str(tmp_path),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     url = f"git://127.0.0.1:{port}/origin.git"
     try:
-        wait_for(lambda: subprocess.run(["git", "ls-remote", url], capture_output=True, timeout=10).returncode == 0, what="git daemon to serve")
+        wait_for(
+            lambda: subprocess.run(["git", "ls-remote", url], capture_output=True, timeout=10).returncode == 0,
+            what="git daemon to serve",
+        )
         yield url, proc
     finally:
         if proc.poll() is None:
@@ -214,18 +237,27 @@ def test_token_reaches_git_only_through_askpass(tmp_path: Path) -> None:
     environment git runs with, and the script answers git's two prompts."""
     token_file = tmp_path / "token"
     token_file.write_text("s3cr3t-t0ken-value\n")
-    source = GitSource.remote("https://example.invalid/r.git", "main", str(tmp_path / "w"), GitCredentials(token_file=str(token_file), username="robot"))
+    source = GitSource.remote(
+        "https://example.invalid/r.git",
+        "main",
+        str(tmp_path / "w"),
+        GitCredentials(token_file=str(token_file), username="robot"),
+    )
     env = source._env()
     assert not any("s3cr3t" in v for v in env.values())
     ask = env["GIT_ASKPASS"]
     user = subprocess.run([ask, "Username for 'https://example.invalid': "], env=env, capture_output=True, text=True)
-    password = subprocess.run([ask, "Password for 'https://robot@example.invalid': "], env=env, capture_output=True, text=True)
+    password = subprocess.run(
+        [ask, "Password for 'https://robot@example.invalid': "], env=env, capture_output=True, text=True
+    )
     assert (user.stdout, password.stdout.strip()) == ("robot\n", "s3cr3t-t0ken-value")
     assert source.secrets() == ["s3cr3t-t0ken-value"]
 
 
 def test_ssh_credentials_are_files_in_git_ssh_command(tmp_path: Path) -> None:
-    creds = GitCredentials.from_env({"JSOPS_GIT_SSH_KEY_FILE": "/secrets/id ed25519", "JSOPS_GIT_KNOWN_HOSTS_FILE": "/secrets/known_hosts"})
+    creds = GitCredentials.from_env(
+        {"JSOPS_GIT_SSH_KEY_FILE": "/secrets/id ed25519", "JSOPS_GIT_KNOWN_HOSTS_FILE": "/secrets/known_hosts"}
+    )
     env = GitSource.remote("git@example.invalid:r.git", "main", str(tmp_path), creds)._env()
     assert env["GIT_SSH_COMMAND"] == (
         "ssh -o BatchMode=yes -o StrictHostKeyChecking=yes -i '/secrets/id ed25519' -o IdentitiesOnly=yes -o UserKnownHostsFile=/secrets/known_hosts"
@@ -404,7 +436,9 @@ def _secret_forms(user: str, token: str) -> tuple[str, ...]:
     return (token, quote(token, safe=""), base64.b64encode(f"{user}:{token}".encode()).decode())
 
 
-def test_token_in_url_is_used_for_fetch_but_written_nowhere(tmp_path: Path, origin: tuple[Path, Path], http_git: HttpGit, storing_home: Path) -> None:
+def test_token_in_url_is_used_for_fetch_but_written_nowhere(
+    tmp_path: Path, origin: tuple[Path, Path], http_git: HttpGit, storing_home: Path
+) -> None:
     """``--repo https://user:token@host/...``: git fetches with the token, yet the clone's
     ``.git/config`` holds the URL without it, no file of the clone (nor ``~/.git-credentials``)
     holds it, and the clone is its user's alone (0700, nothing open to group or others). Before,
@@ -419,7 +453,10 @@ def test_token_in_url_is_used_for_fetch_but_written_nowhere(tmp_path: Path, orig
     assert source.sync() == second and (work / "repo" / "manifests" / "invoices.yaml").is_file()
     assert git(work / "repo", "config", "--get", "remote.origin.url") == http_git.url()
     assert _holding(work, *_secret_forms("robot", TOKEN)) == []
-    assert _holding(storing_home, *_secret_forms("robot", TOKEN)) == [] and not (storing_home / ".git-credentials").exists()
+    assert (
+        _holding(storing_home, *_secret_forms("robot", TOKEN)) == []
+        and not (storing_home / ".git-credentials").exists()
+    )
     assert stat.S_IMODE((work / "repo").stat().st_mode) == 0o700
     assert _open_to_others(work / "repo") == []
     # what the event log and /readyz show of the source
@@ -427,16 +464,23 @@ def test_token_in_url_is_used_for_fetch_but_written_nowhere(tmp_path: Path, orig
     assert TOKEN in source.secrets() and quote(TOKEN, safe="") in source.secrets()
 
 
-def test_token_file_is_stored_by_no_credential_helper(tmp_path: Path, origin: tuple[Path, Path], http_git: HttpGit, storing_home: Path) -> None:
+def test_token_file_is_stored_by_no_credential_helper(
+    tmp_path: Path, origin: tuple[Path, Path], http_git: HttpGit, storing_home: Path
+) -> None:
     """``--git-token-file``: the user's ``credential.helper store`` does not copy the token to
     ``~/.git-credentials`` (it did: git hands every credential that worked to the helpers)."""
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
-    source = GitSource.remote(http_git.url(), "main", str(tmp_path / "work"), GitCredentials(token_file=str(token_file), username="robot"))
+    source = GitSource.remote(
+        http_git.url(), "main", str(tmp_path / "work"), GitCredentials(token_file=str(token_file), username="robot")
+    )
     source.sync()
     assert http_git.expected() in http_git.seen
     assert not (storing_home / ".git-credentials").exists()
-    assert _holding(tmp_path / "work", *_secret_forms("robot", TOKEN)) == [] and _open_to_others(tmp_path / "work" / "repo") == []
+    assert (
+        _holding(tmp_path / "work", *_secret_forms("robot", TOKEN)) == []
+        and _open_to_others(tmp_path / "work" / "repo") == []
+    )
 
 
 def test_clone_of_an_older_jsops_is_made_private_and_forgets_the_token(
@@ -451,7 +495,9 @@ def test_clone_of_an_older_jsops_is_made_private_and_forgets_the_token(
     git(tmp_path / "work", "clone", "-q", http_git.url(f"robot:{quote(TOKEN, safe='')}"), "repo")
     os.chmod(clone, 0o755)
     assert _holding(clone, TOKEN, quote(TOKEN, safe=""))  # the old state
-    source = GitSource.remote(http_git.url(f"robot:{quote(TOKEN, safe='')}"), "main", str(tmp_path / "work"), GitCredentials())
+    source = GitSource.remote(
+        http_git.url(f"robot:{quote(TOKEN, safe='')}"), "main", str(tmp_path / "work"), GitCredentials()
+    )
     source.sync()
     assert git(clone, "config", "--get", "remote.origin.url") == http_git.url()
     assert _holding(clone, TOKEN, quote(TOKEN, safe="")) == []
@@ -469,7 +515,9 @@ def test_wrong_token_error_names_no_secret(tmp_path: Path, origin: tuple[Path, P
     assert _holding(tmp_path / "work", wrong) == []
 
 
-def test_controller_with_token_url_logs_no_token(server: NatsServer, js: Js, tmp_path: Path, http_git: HttpGit, storing_home: Path) -> None:
+def test_controller_with_token_url_logs_no_token(
+    server: NatsServer, js: Js, tmp_path: Path, http_git: HttpGit, storing_home: Path
+) -> None:
     """``jsops controller --repo http://robot:TOKEN@...`` end to end: the estate is applied, and
     neither the event log nor the clone holds the token."""
     url = http_git.url(f"robot:{quote(TOKEN, safe='')}")
@@ -514,4 +562,8 @@ def test_split_userinfo(url: str, expected: tuple[str, str | None, str | None]) 
 
 def test_default_workdir_does_not_move_when_the_token_rotates() -> None:
     a = default_workdir("https://robot:one@git.example.com/r.git", "main")
-    assert a == default_workdir("https://robot:two@git.example.com/r.git", "main") == default_workdir("https://git.example.com/r.git", "main")
+    assert (
+        a
+        == default_workdir("https://robot:two@git.example.com/r.git", "main")
+        == default_workdir("https://git.example.com/r.git", "main")
+    )

@@ -116,7 +116,9 @@ def parse_prometheus(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]],
     return out
 
 
-def sample(metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float], metric: str, /, **labels: str) -> float | None:
+def sample(
+    metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float], metric: str, /, **labels: str
+) -> float | None:
     want = tuple(sorted(labels.items()))
     for (n, ls), v in metrics.items():
         if n == metric and tuple(sorted(ls)) == want:
@@ -176,7 +178,11 @@ class Running:
     def settle(self, timeout: float = 20.0) -> None:
         """Wait for two more successful rounds (the live state has been read after any change)."""
         start = self.controller.rounds
-        wait_for(lambda: self.controller.rounds >= start + 2 and self.controller.last_result == "success", timeout, "two more rounds")
+        wait_for(
+            lambda: self.controller.rounds >= start + 2 and self.controller.last_result == "success",
+            timeout,
+            "two more rounds",
+        )
 
     def close(self) -> int | None:
         self.stop.set()

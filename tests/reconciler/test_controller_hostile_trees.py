@@ -16,7 +16,9 @@ from .test_controller_helpers import STREAM_YAML, Running, wait_for
 
 
 @pytest.mark.parametrize("hostile", ["deep", "surrogate"])
-def test_a_hostile_commit_is_rejected_and_drift_is_still_healed(hostile: str, server: NatsServer, js: Js, tmp_path: Path) -> None:
+def test_a_hostile_commit_is_rejected_and_drift_is_still_healed(
+    hostile: str, server: NatsServer, js: Js, tmp_path: Path
+) -> None:
     root = tmp_path / "m"
     manifest(root, "orders.yaml", STREAM_YAML)
     with Running([str(root)], server.url) as ctl:
@@ -30,7 +32,9 @@ def test_a_hostile_commit_is_rejected_and_drift_is_still_healed(hostile: str, se
             wait_for(lambda: ctl.events("revision_rejected"), what="the revision to be rejected")
             (rejected,) = ctl.events("revision_rejected")
             assert (
-                any("JS002" in f for f in rejected["findings"]) if hostile == "deep" else any("bad.json:1:" in f and "JS001" in f for f in rejected["findings"])
+                any("JS002" in f for f in rejected["findings"])
+                if hostile == "deep"
+                else any("bad.json:1:" in f and "JS001" in f for f in rejected["findings"])
             )
             js.ok("$JS.API.CONSUMER.DELETE.ORDERS.shipper")
             wait_for(lambda: js.consumer("ORDERS", "shipper"), what="the consumer to come back")

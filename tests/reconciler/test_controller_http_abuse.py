@@ -58,7 +58,9 @@ def test_hanging_and_vanishing_clients(server: NatsServer, tmp_path: Path) -> No
         f"127.0.0.1:{port}",
     ]
     with open(stderr, "wb") as err:
-        proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen(
+            cmd, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.DEVNULL, stderr=err
+        )
     hung: list[socket.socket] = []
     try:
         wait_for(lambda: get(port, "/healthz")[0] == 200, what="healthz")
@@ -96,7 +98,13 @@ def test_hanging_and_vanishing_clients(server: NatsServer, tmp_path: Path) -> No
 
 def test_status_server_bounds_connections_and_time() -> None:
     srv = StatusServer(
-        "127.0.0.1", 0, health=lambda: (200, "ok\n"), ready=lambda: (200, "ready\n"), metrics=lambda: "", max_connections=2, request_timeout=0.5
+        "127.0.0.1",
+        0,
+        health=lambda: (200, "ok\n"),
+        ready=lambda: (200, "ready\n"),
+        metrics=lambda: "",
+        max_connections=2,
+        request_timeout=0.5,
     ).start()
     port = int(srv.address[1])
     try:
@@ -116,7 +124,9 @@ def test_status_server_bounds_connections_and_time() -> None:
 
 def test_sixteen_idle_connections_do_not_fail_probes() -> None:
     """Issue 22 item 13: 16 idle connections made 24 of 30 /healthz probes answer 503."""
-    srv = StatusServer("127.0.0.1", 0, health=lambda: (200, "ok\n"), ready=lambda: (200, "ready\n"), metrics=lambda: "").start()
+    srv = StatusServer(
+        "127.0.0.1", 0, health=lambda: (200, "ok\n"), ready=lambda: (200, "ready\n"), metrics=lambda: ""
+    ).start()
     port = int(srv.address[1])
     idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(16)]
     try:

@@ -28,7 +28,15 @@ from .test_controller_helpers import parse_prometheus, sample, wait_for
 
 GOLDEN = Path(__file__).parent / "golden" / "controller_notices.json"
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-TARGET = {"context": "default", "target": "nats://127.0.0.1:4222", "leader": True, "drift": 1, "applied": 1, "pending": 0, "blocked": 0}
+TARGET = {
+    "context": "default",
+    "target": "nats://127.0.0.1:4222",
+    "leader": True,
+    "drift": 1,
+    "applied": 1,
+    "pending": 0,
+    "blocked": 0,
+}
 
 
 @pytest.fixture
@@ -52,7 +60,9 @@ def _spec(tmp_path: Path, receivers: list[tuple[str, str, str]], **options: Any)
 def _notifier(tmp_path: Path, spec: Notices, leads: bool = True) -> tuple[Notifier, EventLog, Metrics, io.StringIO]:
     stream = io.StringIO()
     log, metrics = EventLog(stream), Metrics()
-    n = Notifier(spec, log=log, metrics=metrics, leads=lambda _c: leads, identity="ctl-1", estate="payments", root=str(tmp_path))
+    n = Notifier(
+        spec, log=log, metrics=metrics, leads=lambda _c: leads, identity="ctl-1", estate="payments", root=str(tmp_path)
+    )
     log.add_secrets(n.secrets())
     log.subscribe(n.observe)
     return n, log, metrics, stream
@@ -66,10 +76,38 @@ def _script(log: EventLog) -> None:
     log("revision_accepted", revision=rev, objects=2)
     log("connected", context="default", target="nats://127.0.0.1:4222")
     log("action", context="default", object="Stream ORDERS", action="create", status="done", detail="")
-    log("round", result="success", seconds=0.1, leader=True, revision=rev, drift=1, applied=1, pending=0, blocked=0, targets=[TARGET])
+    log(
+        "round",
+        result="success",
+        seconds=0.1,
+        leader=True,
+        revision=rev,
+        drift=1,
+        applied=1,
+        pending=0,
+        blocked=0,
+        targets=[TARGET],
+    )
     log("action", context="default", object="Consumer ORDERS/shipper", action="create", status="done", detail="")
-    log("round", result="success", seconds=0.1, leader=True, revision=rev, drift=1, applied=1, pending=0, blocked=0, targets=[TARGET])
-    blocked = {"context": "default", "object": "Stream ORDERS", "action": "blocked", "wanted": "recreate", "changes": ["storage"]}
+    log(
+        "round",
+        result="success",
+        seconds=0.1,
+        leader=True,
+        revision=rev,
+        drift=1,
+        applied=1,
+        pending=0,
+        blocked=0,
+        targets=[TARGET],
+    )
+    blocked = {
+        "context": "default",
+        "object": "Stream ORDERS",
+        "action": "blocked",
+        "wanted": "recreate",
+        "changes": ["storage"],
+    }
     for _ in range(2):  # logged again when other drift changes: told once
         log(
             "drift",
@@ -79,15 +117,37 @@ def _script(log: EventLog) -> None:
             needs=["allow-recreate"],
             data_loss=None,
         )
-    loss = {**blocked, "object": "Stream EVENTS", "consequence": "the stream is deleted and created again: 3 stored messages are lost"}
+    loss = {
+        **blocked,
+        "object": "Stream EVENTS",
+        "consequence": "the stream is deleted and created again: 3 stored messages are lost",
+    }
     log("drift", **loss, reason="holds messages", needs=["allow-data-loss"], data_loss=3)
-    log("revision_rejected", revision="sha256:fedcba9876543210", reason="lint", lint_errors=1, findings=["m/o.yaml:3:1: JS102 ..."], in_force=rev)
+    log(
+        "revision_rejected",
+        revision="sha256:fedcba9876543210",
+        reason="lint",
+        lint_errors=1,
+        findings=["m/o.yaml:3:1: JS102 ..."],
+        in_force=rev,
+    )
     log("leader_acquired", context="default", identity="ctl-1")
     for _ in range(2):
         log("error", type="connection", err_code=None, message="cannot connect to nats://10.0.0.9:4222", context="west")
     log("connected", context="west", target="nats://10.0.0.9:4222")
-    planned = {"ref": "refs/pull/7/head", "commit": "0123456789abcdef0123456789abcdef01234567", "number": 7, "seconds": 0.4}
-    log("pull_planned", **planned, result="success", summary="Plan: 1 to create, 0 to update, 0 to recreate, 0 to delete, 0 blocked.", posted=["status"])
+    planned = {
+        "ref": "refs/pull/7/head",
+        "commit": "0123456789abcdef0123456789abcdef01234567",
+        "number": 7,
+        "seconds": 0.4,
+    }
+    log(
+        "pull_planned",
+        **planned,
+        result="success",
+        summary="Plan: 1 to create, 0 to update, 0 to recreate, 0 to delete, 0 blocked.",
+        posted=["status"],
+    )
     log("stopped", rounds=2)
 
 
@@ -133,19 +193,28 @@ def test_every_notice_type_in_each_format(tmp_path: Path) -> None:
         ids = [b["id"] for b in hooks]
         assert all(UUID.match(i) for i in ids) and len(set(ids)) == len(ids)
         # the same notice has the same id in every format
-        assert [c["id"] for c in ces] == ids and all(i in s["blocks"][1]["elements"][0]["text"] for i, s in zip(ids, got["slack"]))
+        assert [c["id"] for c in ces] == ids and all(
+            i in s["blocks"][1]["elements"][0]["text"] for i, s in zip(ids, got["slack"])
+        )
         for fmt, r in receivers.items():
             assert [req.headers["idempotency-key"] for req in r.requests] == ids
             want = "application/cloudevents+json" if fmt == "cloudevents" else "application/json"
             assert all(req.headers["content-type"].startswith(want) for req in r.requests)
         assert all(
-            c["specversion"] == "1.0" and c["type"] == "io.jsops.controller." + h["type"] and c["source"] == "/jsops/controller/payments"
+            c["specversion"] == "1.0"
+            and c["type"] == "io.jsops.controller." + h["type"]
+            and c["source"] == "/jsops/controller/payments"
             for c, h in zip(ces, hooks)
         )
         assert all(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$", c["time"]) for c in ces)
-        assert hooks[0]["data"]["changes"] == 1 and [a["object"] for a in hooks[1]["data"]["actions"]] == ["Consumer ORDERS/shipper"]
+        assert hooks[0]["data"]["changes"] == 1 and [a["object"] for a in hooks[1]["data"]["actions"]] == [
+            "Consumer ORDERS/shipper"
+        ]
         m = parse_prometheus(metrics.render())
-        assert all(sample(m, "jsops_controller_notices_total", receiver=f"r-{f}", result="sent") == len(NOTICE_TYPES) for f in receivers)
+        assert all(
+            sample(m, "jsops_controller_notices_total", receiver=f"r-{f}", result="sent") == len(NOTICE_TYPES)
+            for f in receivers
+        )
         out = json.dumps({fmt: _normalised(b) for fmt, b in got.items()}, indent=1, sort_keys=True) + "\n"
         if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
             GOLDEN.write_text(out)
@@ -163,11 +232,15 @@ def test_a_revision_coming_back_is_told_again(tmp_path: Path, receiver: Receiver
         log("revision_rejected", revision="sha256:bad", reason="lint", lint_errors=1, findings=[], in_force=rev)
     bodies = receiver.wait(6)
     n.close()
-    assert [(b["type"], b["subject"]) for b in bodies[::2]] == [("revision.applied", r) for r in ("sha256:a", "sha256:b", "sha256:a")]
+    assert [(b["type"], b["subject"]) for b in bodies[::2]] == [
+        ("revision.applied", r) for r in ("sha256:a", "sha256:b", "sha256:a")
+    ]
     assert [b["type"] for b in bodies[1::2]] == ["revision.rejected"] * 3 and len({b["id"] for b in bodies}) == 6
 
 
-def test_a_controller_that_does_not_lead_tells_no_revision_nor_blocked_change(tmp_path: Path, receiver: Receiver) -> None:
+def test_a_controller_that_does_not_lead_tells_no_revision_nor_blocked_change(
+    tmp_path: Path, receiver: Receiver
+) -> None:
     n, log, _, _ = _notifier(tmp_path, _spec(tmp_path, [("a", "webhook", receiver.url)]), leads=False)
     log("revision_accepted", revision="sha256:1", objects=1)
     log(
@@ -211,7 +284,12 @@ def test_a_refusing_receiver_is_not_retried_and_the_failure_is_logged(tmp_path: 
         n.close()
         assert len(receiver.requests) == 1
         failed = [json.loads(x) for x in stream.getvalue().splitlines() if '"notice_failed"' in x]
-        assert failed and failed[0]["reason"] == "HTTP 400" and failed[0]["attempts"] == 1 and failed[0]["type"] == "leader.changed"
+        assert (
+            failed
+            and failed[0]["reason"] == "HTTP 400"
+            and failed[0]["attempts"] == 1
+            and failed[0]["type"] == "leader.changed"
+        )
     finally:
         receiver.close()
 
@@ -220,7 +298,9 @@ def test_a_dead_receiver_is_given_up_after_its_attempts(tmp_path: Path) -> None:
     with socket.socket() as dead:  # accepts connections (the kernel's backlog) and never answers
         dead.bind(("127.0.0.1", 0))
         dead.listen(16)
-        spec = Notices(receivers=[NoticeReceiver(name="dead", url=SecretRef(file="u"), timeout=0.2)], attempts=2, backoff=0.05)
+        spec = Notices(
+            receivers=[NoticeReceiver(name="dead", url=SecretRef(file="u"), timeout=0.2)], attempts=2, backoff=0.05
+        )
         (tmp_path / "u").write_text(f"http://127.0.0.1:{dead.getsockname()[1]}/\n")
         n, log, metrics, stream = _notifier(tmp_path, spec)
         started = time.monotonic()
@@ -269,9 +349,13 @@ def test_unusable_receivers_are_refused_at_start(tmp_path: Path) -> None:
             _notifier(tmp_path, spec)
         return str(err.value)
 
-    assert "cannot read missing" in refused(Notices(receivers=[NoticeReceiver(name="a", url=SecretRef(file="missing"))]))
+    assert "cannot read missing" in refused(
+        Notices(receivers=[NoticeReceiver(name="a", url=SecretRef(file="missing"))])
+    )
     (tmp_path / "u").write_text("ftp://x\n")
-    assert "no http:// or https:// URL" in refused(Notices(receivers=[NoticeReceiver(name="a", url=SecretRef(file="u"))]))
+    assert "no http:// or https:// URL" in refused(
+        Notices(receivers=[NoticeReceiver(name="a", url=SecretRef(file="u"))])
+    )
     (tmp_path / "u").write_text("http://x\n")
     msg = refused(Notices(receivers=[NoticeReceiver(name="a", url=SecretRef(file="u"), events=["drift.heal"])]))
     assert "unknown notice type 'drift.heal'" in msg
@@ -280,7 +364,9 @@ def test_unusable_receivers_are_refused_at_start(tmp_path: Path) -> None:
 
 def test_receivers_take_only_the_types_they_name(tmp_path: Path, receiver: Receiver) -> None:
     (tmp_path / "u").write_text(receiver.url)
-    n, log, _, _ = _notifier(tmp_path, Notices(receivers=[NoticeReceiver(name="a", url=SecretRef(file="u"), events=["target.reachable"])]))
+    n, log, _, _ = _notifier(
+        tmp_path, Notices(receivers=[NoticeReceiver(name="a", url=SecretRef(file="u"), events=["target.reachable"])])
+    )
     log("error", type="connection", err_code=None, message="down", context="x")
     log("connected", context="x", target="nats://x")
     assert [b["type"] for b in receiver.wait(1)] == ["target.reachable"]
@@ -291,14 +377,23 @@ def test_notices_config_is_the_operators_only(tmp_path: Path) -> None:
     from jsops.linter.repo_config import KEY_SCOPES, load_repository_config
 
     assert not KEY_SCOPES["notices"].repository
-    (tmp_path / ".jsops.yaml").write_text("ignore: [JS110]\nnotices:\n  receivers:\n    - {name: x, url: {file: /etc/passwd}}\n")
+    (tmp_path / ".jsops.yaml").write_text(
+        "ignore: [JS110]\nnotices:\n  receivers:\n    - {name: x, url: {file: /etc/passwd}}\n"
+    )
     found = load_repository_config(str(tmp_path / ".jsops.yaml"))
     assert [(r.key, r.line) for r in found.refused] == [("notices", 2)]
     # the operator's config: secrets by reference, durations, unknown keys
     ops = tmp_path / "ops.yaml"
-    ops.write_text("notices:\n  backoff: 500ms\n  receivers:\n    - {name: s, format: slack, url: {file: s.url}, timeout: 2s}\n")
+    ops.write_text(
+        "notices:\n  backoff: 500ms\n  receivers:\n    - {name: s, format: slack, url: {file: s.url}, timeout: 2s}\n"
+    )
     cfg = load_config(str(ops))
-    assert isinstance(cfg, Config) and cfg.notices is not None and cfg.notices.backoff == 0.5 and cfg.notices.receivers[0].timeout == 2.0
+    assert (
+        isinstance(cfg, Config)
+        and cfg.notices is not None
+        and cfg.notices.backoff == 0.5
+        and cfg.notices.receivers[0].timeout == 2.0
+    )
     for bad, says in (
         ("url: 'https://hooks/x'", "secrets are not written in the config"),
         ("url: {file: u}, format: teams", "notices.receivers.0.format"),

@@ -56,7 +56,9 @@ def _types(receiver: Receiver) -> list[str]:
 
 def _one(receiver: Receiver, kind: str, **match: Any) -> dict[str, Any]:
     def find() -> dict[str, Any] | None:
-        return next((b for b in receiver.bodies() if b["type"] == kind and all(b.get(k) == v for k, v in match.items())), None)
+        return next(
+            (b for b in receiver.bodies() if b["type"] == kind and all(b.get(k) == v for k, v in match.items())), None
+        )
 
     found: dict[str, Any] = wait_for(find, 30, f"a {kind} notice")
     return found
@@ -64,7 +66,9 @@ def _one(receiver: Receiver, kind: str, **match: Any) -> dict[str, Any]:
 
 def test_a_controller_tells_its_receiver(server: NatsServer, js: Js, tmp_path: Path, receiver: Receiver) -> None:
     (tmp_path / "hook.url").write_text(receiver.url + "\n")
-    config = Config(notices=Notices(receivers=[NoticeReceiver(name="ops", url=SecretRef(file="hook.url"))]), root=str(tmp_path))
+    config = Config(
+        notices=Notices(receivers=[NoticeReceiver(name="ops", url=SecretRef(file="hook.url"))]), root=str(tmp_path)
+    )
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     with Running([str(tmp_path / "m")], server.url, config=config, lease=True, lease_ttl=5.0, identity="ctl-a") as ctl:
         leader = _one(receiver, "leader.changed")
@@ -108,9 +112,22 @@ def test_a_controller_tells_its_receiver(server: NatsServer, js: Js, tmp_path: P
 def test_jsops_controller_once_sends_before_it_exits(server: NatsServer, tmp_path: Path, receiver: Receiver) -> None:
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     (tmp_path / "slack.url").write_text(receiver.url + "\n")
-    (tmp_path / "ops.yaml").write_text("notices:\n  receivers:\n    - {name: ops, format: slack, url: {file: slack.url}}\n")
-    cmd = [sys.executable, "-m", "jsops.reconciler.controller.cli", str(tmp_path / "m"), "--server", server.url, "--config", str(tmp_path / "ops.yaml")]
-    done = subprocess.run([*cmd, "--once", "--no-lease", "--listen", "none"], capture_output=True, text=True, timeout=60, cwd=REPO)
+    (tmp_path / "ops.yaml").write_text(
+        "notices:\n  receivers:\n    - {name: ops, format: slack, url: {file: slack.url}}\n"
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "jsops.reconciler.controller.cli",
+        str(tmp_path / "m"),
+        "--server",
+        server.url,
+        "--config",
+        str(tmp_path / "ops.yaml"),
+    ]
+    done = subprocess.run(
+        [*cmd, "--once", "--no-lease", "--listen", "none"], capture_output=True, text=True, timeout=60, cwd=REPO
+    )
     assert done.returncode == 0, done.stderr
     [message] = receiver.bodies()
     assert message["text"].startswith("jsops: revision ") and "applied on default (2 changes)" in message["text"]
@@ -120,7 +137,16 @@ def test_jsops_controller_once_sends_before_it_exits(server: NatsServer, tmp_pat
 def test_an_unreadable_receiver_secret_stops_the_controller_at_start(server: NatsServer, tmp_path: Path) -> None:
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     (tmp_path / "ops.yaml").write_text("notices:\n  receivers:\n    - {name: ops, url: {file: missing.url}}\n")
-    cmd = [sys.executable, "-m", "jsops.reconciler.controller.cli", str(tmp_path / "m"), "--server", server.url, "--config", str(tmp_path / "ops.yaml")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jsops.reconciler.controller.cli",
+        str(tmp_path / "m"),
+        "--server",
+        server.url,
+        "--config",
+        str(tmp_path / "ops.yaml"),
+    ]
     done = subprocess.run([*cmd, "--once", "--listen", "none"], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert done.returncode == 2, done.stderr
     assert "notices.receivers.ops.url: cannot read missing.url" in done.stderr

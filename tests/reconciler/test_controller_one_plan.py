@@ -18,7 +18,9 @@ from .test_controller_helpers import STREAM_YAML
 
 pytestmark = pytest.mark.integration
 
-ANNOTATED = STREAM_YAML.replace("  name: ORDERS\n", '  name: ORDERS\n  annotations:\n    jsops.io/allow-recreate: "true"\n', 1)
+ANNOTATED = STREAM_YAML.replace(
+    "  name: ORDERS\n", '  name: ORDERS\n  annotations:\n    jsops.io/allow-recreate: "true"\n', 1
+)
 
 
 class _Sink:
@@ -41,7 +43,11 @@ def test_one_plan_per_round(server: NatsServer, js: Js, tmp_path: Path, monkeypa
     monkeypatch.setattr(build, "_Run", Counted)  # every plan is built through one _Run
     path = manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     log = _Sink()
-    ctl = Controller(ControllerOptions(paths=[str(tmp_path / "m")], listen=None, lease=False, interval=0.1), Target(servers=(server.url,)), log=log)  # type: ignore[arg-type]
+    ctl = Controller(
+        ControllerOptions(paths=[str(tmp_path / "m")], listen=None, lease=False, interval=0.1),
+        Target(servers=(server.url,)),
+        log=log,
+    )  # type: ignore[arg-type]
     try:
         assert ctl.round() and builds[0] == 1  # creates
         assert js.consumer("ORDERS", "shipper")
@@ -51,7 +57,10 @@ def test_one_plan_per_round(server: NatsServer, js: Js, tmp_path: Path, monkeypa
         ctl.round()
         assert builds[0] == 1
         drift = [e for e in log.events if e["event"] == "drift" and e["object"] == "Stream ORDERS"]
-        assert drift[-1]["action"] == "blocked" and drift[-1]["reason"] == 'needs the annotation jsops.io/allow-recreate: "true" on its manifest'
+        assert (
+            drift[-1]["action"] == "blocked"
+            and drift[-1]["reason"] == 'needs the annotation jsops.io/allow-recreate: "true" on its manifest'
+        )
         assert js.stream("ORDERS")["config"]["storage"] == "file"  # type: ignore[index]
 
         path.write_text(ANNOTATED.replace("max_age: 1h", "max_age: 1h\n  storage: memory"))  # now allowed

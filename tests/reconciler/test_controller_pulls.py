@@ -35,7 +35,9 @@ _READS = [
 _AUTH = (
     "authorization { users [\n"
     "  {user: admin, password: admin}\n"
-    "  {user: reader, password: reader, permissions: {publish: {allow: [" + ", ".join(f'"{s}"' for s in _READS) + ']}, subscribe: {allow: ["_INBOX.>"]}}}\n'
+    "  {user: reader, password: reader, permissions: {publish: {allow: ["
+    + ", ".join(f'"{s}"' for s in _READS)
+    + ']}, subscribe: {allow: ["_INBOX.>"]}}}\n'
     "] }"
 )
 BROKEN_YAML = """
@@ -90,7 +92,9 @@ def test_pull_requests_are_planned_read_only_and_posted(release: str, tmp_path: 
     adds = _commit_on(author, main, "invoices.yaml", OTHER_YAML, "add INVOICES")
     broken = _commit_on(author, main, "broken.yaml", BROKEN_YAML, "a broken stream")
     # a head whose jsops config names a server of its own: a pull request's tree may only narrow
-    widens = _commit_on(author, main, ".jsops.yaml", "contexts:\n  mine: {server: 'nats://203.0.113.9:4222'}\n", "my own server")
+    widens = _commit_on(
+        author, main, ".jsops.yaml", "contexts:\n  mine: {server: 'nats://203.0.113.9:4222'}\n", "my own server"
+    )
     # a head linking a manifest to a file outside the tree: the planner reads it no more than a round would
     outside = tmp_path / "outside.yaml"
     outside.write_text(OTHER_YAML.replace("INVOICES", "S3CRET"))
@@ -115,7 +119,14 @@ def test_pull_requests_are_planned_read_only_and_posted(release: str, tmp_path: 
             with Running(paths, admin_url, source=source) as applier:  # main applied by a controller that may write
                 wait_for(lambda: admin.consumer("ORDERS", "shipper"), what="main to be applied")
                 applier.settle()
-            spec = {"forge": "github", "api-url": forge.url, "project": "acme/streams", "token": {"file": str(token)}, "interval": "0.3s", "max-per-minute": 10}
+            spec = {
+                "forge": "github",
+                "api-url": forge.url,
+                "project": "acme/streams",
+                "token": {"file": str(token)},
+                "interval": "0.3s",
+                "max-per-minute": 10,
+            }
             config = Config.model_validate({"pull-requests": spec})
             source = GitSource.remote(f"file://{bare}", "main", str(tmp_path / "work"), GitCredentials())
             reader = server.url.replace("nats://", "nats://reader:reader@")
@@ -135,19 +146,35 @@ def test_pull_requests_are_planned_read_only_and_posted(release: str, tmp_path: 
                 assert by_sha[adds]["state"] == "success" and by_sha[adds]["context"] == "jsops/plan"
                 # only what the pull request changes: the applied objects are recorded as the round records them
                 assert by_sha[adds]["description"].startswith("Plan: 1 to create, 0 to update,"), by_sha[adds]
-                assert by_sha[broken]["state"] == "failure" and by_sha[broken]["description"].startswith("plan failed: manifests/broken.yaml:7:14: JS005")
-                assert by_sha[widens]["state"] == "failure" and "contexts" in by_sha[widens]["description"], by_sha[widens]
-                wait_for(lambda: all(len(forge.in_thread(f"issues/{n}/comments")) == 1 for n in (1, 2, 3, 4)), what="a comment per pull request")
+                assert by_sha[broken]["state"] == "failure" and by_sha[broken]["description"].startswith(
+                    "plan failed: manifests/broken.yaml:7:14: JS005"
+                )
+                assert by_sha[widens]["state"] == "failure" and "contexts" in by_sha[widens]["description"], by_sha[
+                    widens
+                ]
+                wait_for(
+                    lambda: all(len(forge.in_thread(f"issues/{n}/comments")) == 1 for n in (1, 2, 3, 4)),
+                    what="a comment per pull request",
+                )
                 leaked = forge.in_thread("issues/4/comments")[0]["body"] + by_sha[leaks]["description"]
                 assert "S3CRET" not in leaked and "invoices" not in leaked and "JS014" in leaked, leaked
-                one, two = forge.in_thread("issues/1/comments")[0]["body"], forge.in_thread("issues/2/comments")[0]["body"]
+                one, two = (
+                    forge.in_thread("issues/1/comments")[0]["body"],
+                    forge.in_thread("issues/2/comments")[0]["body"],
+                )
                 assert one.startswith("<!-- jsops-plan -->") and "INVOICES" in one and adds[:12] in one
                 assert "The plan failed" in two and "broken.yaml" in two and str(tmp_path) not in two
 
                 # one plan per head: later looks post nothing more, a new head is planned once
                 time.sleep(2.0)
                 assert len(forge.statuses) == 4 and len(ctl.events("pull_planned")) == 4
-                again = _commit_on(author, adds, "more.yaml", OTHER_YAML.replace("INVOICES", "REFUNDS").replace("invoices", "refunds"), "more")
+                again = _commit_on(
+                    author,
+                    adds,
+                    "more.yaml",
+                    OTHER_YAML.replace("INVOICES", "REFUNDS").replace("invoices", "refunds"),
+                    "more",
+                )
                 git(author, "push", "-q", "origin", f"{again}:refs/heads/pr-1-source")
                 git(bare, "update-ref", "refs/pull/1/head", again)
                 pushed = time.monotonic()
@@ -155,11 +182,21 @@ def test_pull_requests_are_planned_read_only_and_posted(release: str, tmp_path: 
                 print(f"new head to status: {forge.statuses[-1]['at'] - pushed:.2f} s")
                 assert forge.statuses[-1]["sha"] == again
                 assert forge.statuses[-1]["description"].startswith("Plan: 2 to create, 0 to update,")
-                wait_for(lambda: again[:12] in forge.in_thread("issues/1/comments")[0]["body"], what="the comment updated")
+                wait_for(
+                    lambda: again[:12] in forge.in_thread("issues/1/comments")[0]["body"], what="the comment updated"
+                )
                 assert len(forge.in_thread("issues/1/comments")) == 1, "one sticky comment per pull request"
                 results = {e["commit"]: e["result"] for e in ctl.events("pull_planned")}
-                assert results == {adds: "success", broken: "failure", widens: "failure", leaks: "failure", again: "success"}
-                assert ctl.events("error") == [], "no error: not before the refs appeared, not while planning, not from the rounds"
+                assert results == {
+                    adds: "success",
+                    broken: "failure",
+                    widens: "failure",
+                    leaks: "failure",
+                    again: "success",
+                }
+                assert ctl.events("error") == [], (
+                    "no error: not before the refs appeared, not while planning, not from the rounds"
+                )
             # read-only: nothing was created, no request outside the reads was sent or handled
             assert admin.streams() == ["ORDERS"]
             assert "Violation" not in _server_log(server), _server_log(server)[-2000:]
@@ -168,7 +205,9 @@ def test_pull_requests_are_planned_read_only_and_posted(release: str, tmp_path: 
             # the check can fail: the same user's write is refused and logged
             probe = Js(reader)
             try:
-                probe.loop.run_until_complete(probe.nc.publish("$JS.API.STREAM.CREATE.INVOICES", b'{"name": "INVOICES"}'))
+                probe.loop.run_until_complete(
+                    probe.nc.publish("$JS.API.STREAM.CREATE.INVOICES", b'{"name": "INVOICES"}')
+                )
                 probe.loop.run_until_complete(probe.nc.flush())
             finally:
                 probe.close()
@@ -229,15 +268,29 @@ def test_a_forge_that_does_not_answer_is_retried_within_the_rate_by_the_leader(t
     token = tmp_path / "forge-token"
     token.write_text("t0ken\n")
     down = f"http://127.0.0.1:{free_port()}"  # nothing listens there
-    spec = {"forge": "github", "api-url": down, "project": "acme/streams", "token": {"file": str(token)}, "interval": "0.2s", "max-per-minute": 2}
+    spec = {
+        "forge": "github",
+        "api-url": down,
+        "project": "acme/streams",
+        "token": {"file": str(token)},
+        "interval": "0.2s",
+        "max-per-minute": 2,
+    }
     config = Config.model_validate({"pull-requests": spec})
     source = GitSource.remote(f"file://{bare}", "main", str(tmp_path / "work"), GitCredentials())
     # a controller that applies, with the lease: it leads, so it plans
-    with NatsServer() as server, Running([str(Path(source.checkout) / "manifests")], server.url, source=source, lease=True, config=config) as ctl:
+    with (
+        NatsServer() as server,
+        Running(
+            [str(Path(source.checkout) / "manifests")], server.url, source=source, lease=True, config=config
+        ) as ctl,
+    ):
         wait_for(lambda: ctl.events("pull_deferred"), what="the rate limit to hold the head back")
         time.sleep(1.0)
         planned = ctl.events("pull_planned")
-        assert [e["commit"] for e in planned] == [head, head], "planned again after the forge did not answer, twice in the minute"
+        assert [e["commit"] for e in planned] == [head, head], (
+            "planned again after the forge did not answer, twice in the minute"
+        )
         assert all(e["posted"] == [] and "Connection refused" in e["error"] for e in planned)
         assert len(ctl.events("pull_deferred")) == 1, "the deferral is told once"
         assert [e["type"] for e in ctl.events("error")] == ["forge", "forge"]
@@ -255,9 +308,18 @@ def test_a_target_that_does_not_answer_leaves_the_head_to_be_planned_again(tmp_p
     token.write_text("t0ken\n")
     source = GitSource.remote(f"file://{bare}", "main", str(tmp_path / "work"), GitCredentials())
     with FakeForge("github") as forge:
-        spec = {"forge": "github", "api-url": forge.url, "project": "acme/streams", "token": {"file": str(token)}, "interval": "0.2s", "max-per-minute": 2}
+        spec = {
+            "forge": "github",
+            "api-url": forge.url,
+            "project": "acme/streams",
+            "token": {"file": str(token)},
+            "interval": "0.2s",
+            "max-per-minute": 2,
+        }
         config = Config.model_validate({"pull-requests": spec})
-        with Running([str(Path(source.checkout) / "manifests")], free_port_url(), source=source, dry_run=True, config=config):
+        with Running(
+            [str(Path(source.checkout) / "manifests")], free_port_url(), source=source, dry_run=True, config=config
+        ):
             wait_for(lambda: len(forge.statuses) >= 2, timeout=30, what="the head planned again")
         assert [s["sha"] for s in forge.statuses][:2] == [head, head]
         assert all(s["state"] == "error" and s["description"].startswith("not planned yet: ") for s in forge.statuses)
@@ -275,12 +337,29 @@ def test_failure_comments_golden() -> None:
     from jsops.reconciler.controller.pulls import Head, failed_outcome
 
     head = Head("refs/pull/7/head", "0123456789abcdef0123456789abcdef01234567", 7)
-    lint = [f"manifests/s{i}.yaml:3:5: JS005 spec.retention: 'x' is not one of limits, interest, workqueue" for i in range(22)]
+    lint = [
+        f"manifests/s{i}.yaml:3:5: JS005 spec.retention: 'x' is not one of limits, interest, workqueue"
+        for i in range(22)
+    ]
     failed = failed_outcome(head, lint[0] + " (and 21 more)", lint, marker="jsops-plan")
-    fenced = failed_outcome(head, "a name with ``` in it", ["manifests/```.yaml: a name with ``` in it"], marker="jsops-plan")
-    later = failed_outcome(head, "cannot connect to nats://127.0.0.1:4222", ["cannot connect to nats://127.0.0.1:4222"], marker="jsops-plan", retry=True)
-    assert (failed.state, fenced.state, later.state) == ("failure", "failure", "error") and later.retry and not failed.retry
-    assert failed.summary.startswith("plan failed: manifests/s0.yaml:3:5: JS005") and later.summary.startswith("not planned yet: ")
+    fenced = failed_outcome(
+        head, "a name with ``` in it", ["manifests/```.yaml: a name with ``` in it"], marker="jsops-plan"
+    )
+    later = failed_outcome(
+        head,
+        "cannot connect to nats://127.0.0.1:4222",
+        ["cannot connect to nats://127.0.0.1:4222"],
+        marker="jsops-plan",
+        retry=True,
+    )
+    assert (
+        (failed.state, fenced.state, later.state) == ("failure", "failure", "error")
+        and later.retry
+        and not failed.retry
+    )
+    assert failed.summary.startswith("plan failed: manifests/s0.yaml:3:5: JS005") and later.summary.startswith(
+        "not planned yet: "
+    )
     out = "\n---\n\n".join(o.body for o in (failed, fenced, later))
     if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
         GOLDEN.write_text(out)

@@ -65,7 +65,9 @@ def test_desired_configs_carry_the_marks(tmp_path: Path) -> None:
     assert not desired["ORDERS"].metadata and not desired["shipper"].metadata
 
 
-def test_apply_by_hand_and_controller_agree_on_prune_marks(server: NatsServer, js: Js, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_apply_by_hand_and_controller_agree_on_prune_marks(
+    server: NatsServer, js: Js, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from jsops.reconciler.controller.cli import main
 
     monkeypatch.chdir(tmp_path)
@@ -108,7 +110,9 @@ def _west(name: str, subject: str, prune: bool = False) -> str:
     return f"apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: {name}\n  context: west\n{ann}spec:\n  subjects: ['{subject}.>']\n  max_age: 1h\n"
 
 
-def test_controller_reconciles_every_routed_target(two_servers, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_controller_reconciles_every_routed_target(
+    two_servers, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from jsops.linter.config import load_config
 
     a, b = two_servers
@@ -129,7 +133,11 @@ def test_controller_reconciles_every_routed_target(two_servers, tmp_path: Path, 
     ja, jb = Js(a.url), Js(b.url)
     try:
         with Running(["m"], a.url, config=config, lease=True, lease_ttl=5.0, identity="ctl-1") as ctl:
-            wait_for(lambda: ja.consumer("ORDERS", "shipper") and jb.consumer("INVOICES", "biller") and jb.stream("OLDWEST"), 30, "both targets to be created")
+            wait_for(
+                lambda: ja.consumer("ORDERS", "shipper") and jb.consumer("INVOICES", "biller") and jb.stream("OLDWEST"),
+                30,
+                "both targets to be created",
+            )
             ctl.settle(30)
             assert ja.streams() == ["KV_JSOPS_CONTROLLER", "ORDERS"]  # one lease bucket on each target
             assert jb.streams() == ["INVOICES", "KV_JSOPS_CONTROLLER", "OLDWEST"]
@@ -138,8 +146,30 @@ def test_controller_reconciles_every_routed_target(two_servers, tmp_path: Path, 
             for ctx in ("default", "west"):
                 assert sample(m1, "jsops_controller_leader", context=ctx) == 1
                 assert sample(m1, "jsops_controller_drift_objects", context=ctx) == 0
-            assert sample(m1, "jsops_controller_object_sync_state", context="west", kind="Consumer", stream="INVOICES", name="biller", state="synced") == 1
-            assert sample(m1, "jsops_controller_object_sync_state", context="default", kind="Stream", stream="", name="ORDERS", state="synced") == 1
+            assert (
+                sample(
+                    m1,
+                    "jsops_controller_object_sync_state",
+                    context="west",
+                    kind="Consumer",
+                    stream="INVOICES",
+                    name="biller",
+                    state="synced",
+                )
+                == 1
+            )
+            assert (
+                sample(
+                    m1,
+                    "jsops_controller_object_sync_state",
+                    context="default",
+                    kind="Stream",
+                    stream="",
+                    name="ORDERS",
+                    state="synced",
+                )
+                == 1
+            )
             assert sample(m1, "jsops_controller_actions_total", context="west", action="create", status="done") == 3
             assert sample(m1, "jsops_controller_actions_total", context="default", action="create", status="done") == 2
             assert {e["context"] for e in ctl.events("leader_acquired")} == {"default", "west"}
@@ -157,13 +187,32 @@ def test_controller_reconciles_every_routed_target(two_servers, tmp_path: Path, 
             # one target down: its errors are counted under its context, the other is still healed
             b.kill()
             wait_for(
-                lambda: (sample(ctl.metrics(), "jsops_controller_errors_total", context="west", type="connection", err_code="") or 0) >= 2,
+                lambda: (
+                    (
+                        sample(
+                            ctl.metrics(),
+                            "jsops_controller_errors_total",
+                            context="west",
+                            type="connection",
+                            err_code="",
+                        )
+                        or 0
+                    )
+                    >= 2
+                ),
                 what="connection errors on west",
             )
             ja.ok("$JS.API.CONSUMER.DELETE.ORDERS.shipper")
-            wait_for(lambda: ja.consumer("ORDERS", "shipper"), what="the default target to be healed while west is down")
+            wait_for(
+                lambda: ja.consumer("ORDERS", "shipper"), what="the default target to be healed while west is down"
+            )
             assert ctl.controller.last_result == "error"
-            assert (sample(ctl.metrics(), "jsops_controller_errors_total", context="default", type="connection", err_code="") or 0) == 0
+            assert (
+                sample(
+                    ctl.metrics(), "jsops_controller_errors_total", context="default", type="connection", err_code=""
+                )
+                or 0
+            ) == 0
         rounds = ctl.events("round")
         assert rounds[-1]["result"] == "error"
         assert [(t["context"], "error" in t) for t in rounds[-1]["targets"]] == [("default", False), ("west", True)]
@@ -172,7 +221,9 @@ def test_controller_reconciles_every_routed_target(two_servers, tmp_path: Path, 
         jb.close()
 
 
-def test_an_unresolvable_context_fails_the_round_not_the_other_targets(server: NatsServer, js: Js, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unresolvable_context_fails_the_round_not_the_other_targets(
+    server: NatsServer, js: Js, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from jsops.reconciler.controller.cli import main
 
     monkeypatch.chdir(tmp_path)

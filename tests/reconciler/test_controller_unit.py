@@ -82,7 +82,10 @@ def test_blocked_need_labels() -> None:
     """The metric label comes from the typed refusal, never from its text."""
 
     def blocked(blocker: Blocker, *missing: Permission) -> PlanItem:
-        return PlanItem(Intent("update", "Stream", "S"), Blocked(Refusal(blocker, "whatever the text says: --allow-recreate", missing, Vocabulary.ANNOTATIONS)))
+        return PlanItem(
+            Intent("update", "Stream", "S"),
+            Blocked(Refusal(blocker, "whatever the text says: --allow-recreate", missing, Vocabulary.ANNOTATIONS)),
+        )
 
     assert blocked_need(blocked(Blocker.PERMISSION, Permission.RECREATE, Permission.DATA_LOSS)) == "allow-recreate"
     assert blocked_need(blocked(Blocker.PERMISSION, Permission.DATA_LOSS)) == "allow-data-loss"
@@ -93,12 +96,18 @@ def test_blocked_need_labels() -> None:
     assert blocked_need(blocked(Blocker.UNKNOWN)) == "unavailable"
     assert blocked_need(blocked(Blocker.PROTECTION)) == "protected"
     assert blocked_need(blocked(Blocker.DEPENDENCY)) == "other"
-    assert blocked_need(PlanItem(Intent("update", "Stream", "S"), Blocked("needs --allow-recreate"))) == "other"  # a saved plan's text is not read
+    assert (
+        blocked_need(PlanItem(Intent("update", "Stream", "S"), Blocked("needs --allow-recreate"))) == "other"
+    )  # a saved plan's text is not read
 
 
 def test_policy_adopt_names() -> None:
     p = Policy(
-        {("Stream", None, "A"): {"jsops.io/adopt": "true"}, ("Consumer", "B", "c"): {"jsops.io/adopt": "True"}, ("Stream", None, "D"): {"jsops.io/adopt": "no"}}
+        {
+            ("Stream", None, "A"): {"jsops.io/adopt": "true"},
+            ("Consumer", "B", "c"): {"jsops.io/adopt": "True"},
+            ("Stream", None, "D"): {"jsops.io/adopt": "no"},
+        }
     )
     assert p.adopt() == frozenset({"A", "B/c"})
 

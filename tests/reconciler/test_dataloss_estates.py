@@ -73,10 +73,16 @@ def test_two_estates_share_a_server(server, js, tmp_path, monkeypatch):
     """,
     )
     rc, out, _ = _in(monkeypatch, a, "plan", "manifests", "--server", url)
-    assert rc == 2 and "! Stream BILLING  (blocked update: owned by estate 'team-b', not estate 'team-a'; pass --adopt BILLING" in out
+    assert (
+        rc == 2
+        and "! Stream BILLING  (blocked update: owned by estate 'team-b', not estate 'team-a'; pass --adopt BILLING"
+        in out
+    )
     assert _in(monkeypatch, a, "apply", "manifests", "--server", url, "--yes")[0] == 1
     assert js.stream("BILLING")["config"]["metadata"]["io.jsops.estate"] == "team-b"
-    rc, out, err = _in(monkeypatch, a, "apply", "manifests", "--server", url, "--yes", "--verbose", "--adopt", "BILLING")
+    rc, out, err = _in(
+        monkeypatch, a, "apply", "manifests", "--server", url, "--yes", "--verbose", "--adopt", "BILLING"
+    )
     assert rc == 0 and "takes the object over from estate 'team-b'" in out, out + err
     assert js.stream("BILLING")["config"]["metadata"]["io.jsops.estate"] == "team-a"
     assert _in(monkeypatch, a, "plan", "manifests", "--server", url)[0] == 0
@@ -93,14 +99,20 @@ def test_prune_without_estate_skips_estate_objects_and_paths_are_normalised(serv
         {
             "name": "ESCAPE",
             "subjects": ["escape.>"],
-            "metadata": {"io.jsops.managed-by": "jsops", "io.jsops.source": "manifests/../other/x.yaml", "io.jsops.estate": "team-a"},
+            "metadata": {
+                "io.jsops.managed-by": "jsops",
+                "io.jsops.source": "manifests/../other/x.yaml",
+                "io.jsops.estate": "team-a",
+            },
         },
     )
     rc, out, err = _in(monkeypatch, a, "plan", "manifests", "--server", url, "--prune")
     assert rc == 0 and "ESCAPE" not in out, out + err
 
     # a repository without an estate: its prune leaves team-a's objects alone and says why
-    rc, out, err = _in(monkeypatch, legacy, "apply", "manifests", "--server", url, "--yes", "--prune", "--allow-data-loss")
+    rc, out, err = _in(
+        monkeypatch, legacy, "apply", "manifests", "--server", url, "--yes", "--prune", "--allow-data-loss"
+    )
     assert rc == 0, out + err
     assert "no estate: in the jsops config" in err
     assert "ORDERS" not in out and js.stream("ORDERS") is not None and js.consumer("ORDERS", "worker") is not None

@@ -42,14 +42,26 @@ def _state() -> LiveState:
     )
     live.limit_loss["LIMITED"] = {"max_msgs_per_subject": 30}
     live.streams["ORDERS"] = live_stream(
-        {"name": "ORDERS", "subjects": ["o.>"], "metadata": {**OWN, "io.jsops.recreate.gone": INTENT, "io.jsops.recreate.back": INTENT}},
+        {
+            "name": "ORDERS",
+            "subjects": ["o.>"],
+            "metadata": {**OWN, "io.jsops.recreate.gone": INTENT, "io.jsops.recreate.back": INTENT},
+        },
         messages=50,
         consumer_count=1,
     )
-    live.consumers[("ORDERS", "back")] = live_consumer("ORDERS", {"durable_name": "back", "ack_policy": "explicit", "metadata": OWN})
-    live.streams["THEIRS"] = live_stream({"name": "THEIRS", "subjects": ["t.>"], "metadata": {**OWN, "io.jsops.estate": "team-b"}})
-    live.streams["EVENTS"] = live_stream({"name": "EVENTS", "subjects": ["e.>"], "retention": "interest", "metadata": OWN}, messages=9, consumer_count=1)
-    live.consumers[("EVENTS", "old")] = live_consumer("EVENTS", {"durable_name": "old", "ack_policy": "explicit", "metadata": OWN}, pending=9)
+    live.consumers[("ORDERS", "back")] = live_consumer(
+        "ORDERS", {"durable_name": "back", "ack_policy": "explicit", "metadata": OWN}
+    )
+    live.streams["THEIRS"] = live_stream(
+        {"name": "THEIRS", "subjects": ["t.>"], "metadata": {**OWN, "io.jsops.estate": "team-b"}}
+    )
+    live.streams["EVENTS"] = live_stream(
+        {"name": "EVENTS", "subjects": ["e.>"], "retention": "interest", "metadata": OWN}, messages=9, consumer_count=1
+    )
+    live.consumers[("EVENTS", "old")] = live_consumer(
+        "EVENTS", {"durable_name": "old", "ack_policy": "explicit", "metadata": OWN}, pending=9
+    )
     return live
 
 
@@ -59,13 +71,27 @@ def _desired() -> list[Desired]:
             "Stream",
             "LIMITED",
             None,
-            {"name": "LIMITED", "subjects": ["l.>"], "max_msgs": 40, "max_age": 3_600_000_000_000, "max_msgs_per_subject": 10},
+            {
+                "name": "LIMITED",
+                "subjects": ["l.>"],
+                "max_msgs": 40,
+                "max_age": 3_600_000_000_000,
+                "max_msgs_per_subject": 10,
+            },
             "m/s.yaml",
         ),
         desired_of("Stream", "ORDERS", None, {"name": "ORDERS", "subjects": ["o.>"]}, "m/s.yaml"),
         desired_of("Stream", "THEIRS", None, {"name": "THEIRS", "subjects": ["t.>", "u.>"]}, "m/s.yaml"),
-        desired_of("Stream", "EVENTS", None, {"name": "EVENTS", "subjects": ["e.>"], "retention": "interest"}, "m/s.yaml"),
-        desired_of("Consumer", "gone", "ORDERS", {"durable_name": "gone", "ack_policy": "explicit", "deliver_policy": "new"}, "m/s.yaml"),
+        desired_of(
+            "Stream", "EVENTS", None, {"name": "EVENTS", "subjects": ["e.>"], "retention": "interest"}, "m/s.yaml"
+        ),
+        desired_of(
+            "Consumer",
+            "gone",
+            "ORDERS",
+            {"durable_name": "gone", "ack_policy": "explicit", "deliver_policy": "new"},
+            "m/s.yaml",
+        ),
         desired_of("Consumer", "back", "ORDERS", {"durable_name": "back", "ack_policy": "explicit"}, "m/s.yaml"),
     ]
 
@@ -87,4 +113,6 @@ def test_golden_data_loss_plan():
     assert allowed.summary()["data_loss"] == 109
     assert "data_loss" not in blocked.summary()
     again = Plan.from_json(json.loads(render_json(PlanSet([allowed]))))
-    assert [(a.data_loss, a.resume_seq) for a in again.actions] == [(a.data_loss, a.resume_seq) for a in allowed.actions]
+    assert [(a.data_loss, a.resume_seq) for a in again.actions] == [
+        (a.data_loss, a.resume_seq) for a in allowed.actions
+    ]

@@ -141,7 +141,9 @@ def _want(limits: dict) -> EffectiveStream:
 
 
 def test_limit_losses_pure():
-    s = live_stream({"name": "S", "max_msgs": 100}, messages=50, bytes=5000, first_ts=1000.0, last_ts=2000.0, num_subjects=2)
+    s = live_stream(
+        {"name": "S", "max_msgs": 100}, messages=50, bytes=5000, first_ts=1000.0, last_ts=2000.0, num_subjects=2
+    )
     assert tightened(s.config, _want({"max_msgs": 10, "max_age": 0})) == ["max_msgs"]
     assert tightened(s.config, _want({"max_msgs": 200})) == []
     assert limit_losses(s, _want({"max_msgs": 10}), 3000.0) == [LimitLoss("max_msgs", 40)]

@@ -76,7 +76,11 @@ def test_process_killed_between_delete_and_create_resumes_position(server, tmp_p
     try:
         env = {**os.environ, "JSOPS_FAULT": "after-consumer-delete"}
         proc = subprocess.run(
-            [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"], env=env, capture_output=True, text=True, timeout=60
+            [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert proc.returncode == 137, proc.stdout + proc.stderr
         _resume_and_check(server, js, d)
@@ -95,7 +99,11 @@ def test_server_killed_between_delete_and_create_resumes_position(tmp_path):
         gate = tmp_path / "go"
         env = {**os.environ, "JSOPS_FAULT": f"after-consumer-delete:pause:{gate}"}
         proc = subprocess.Popen(
-            [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
         reached = Path(str(gate) + ".reached")
         for _ in range(600):
@@ -122,7 +130,11 @@ def test_killed_after_create_clears_the_leftover_record(server, tmp_path):
     try:
         env = {**os.environ, "JSOPS_FAULT": "after-consumer-create"}
         proc = subprocess.run(
-            [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"], env=env, capture_output=True, text=True, timeout=60
+            [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert proc.returncode == 137, proc.stdout + proc.stderr
         assert js.consumer("ORDERS", "shipper")["config"]["max_waiting"] == 128
@@ -145,7 +157,9 @@ def test_concurrent_recreates_of_one_stream_keep_every_position(server, js, tmp_
     d = tmp_path / "m"
     docs = ['apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: ORDERS}\nspec: {subjects: ["orders.>"]}\n']
     for i in range(5):
-        docs.append(f"apiVersion: jsops/v1\nkind: Consumer\nmetadata: {{name: c{i}, stream: ORDERS}}\nspec: {{max_waiting: WAITING}}\n")
+        docs.append(
+            f"apiVersion: jsops/v1\nkind: Consumer\nmetadata: {{name: c{i}, stream: ORDERS}}\nspec: {{max_waiting: WAITING}}\n"
+        )
     text = "---\n".join(docs)
     d.mkdir()
     (d / "o.yaml").write_text(text.replace("WAITING", "64"))
@@ -158,5 +172,9 @@ def test_concurrent_recreates_of_one_stream_keep_every_position(server, js, tmp_
     assert rc == 0, out + err
     for i in range(5):
         info = js.consumer("ORDERS", f"c{i}")
-        assert (info["config"]["max_waiting"], info["num_pending"], info["ack_floor"]["stream_seq"]) == (128, 10 - (i + 1), i + 1)
+        assert (info["config"]["max_waiting"], info["num_pending"], info["ack_floor"]["stream_seq"]) == (
+            128,
+            10 - (i + 1),
+            i + 1,
+        )
     assert _intents(js) == {}

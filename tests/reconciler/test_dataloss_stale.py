@@ -119,7 +119,9 @@ def test_consumer_delete_on_interest_stream_is_data_loss(server, js, tmp_path, m
     js.fetch_ack("EVENTS", "reader", 7)
     _prompt_publishes(monkeypatch, server, "ev.b", 5)
     rc, out, _ = run("apply", str(d), "--server", server.url, "--prune")
-    assert rc == 1 and "- Consumer EVENTS/reader" in out and "not deleted: the consumer now has 5 unacknowledged" in out, out
+    assert (
+        rc == 1 and "- Consumer EVENTS/reader" in out and "not deleted: the consumer now has 5 unacknowledged" in out
+    ), out
     assert js.stream("EVENTS")["state"]["messages"] == 5
 
 

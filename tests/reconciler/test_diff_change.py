@@ -14,7 +14,9 @@ S = 1_000_000_000
 
 
 def test_change_knows_its_catalog_field() -> None:
-    (age,) = diff_configs("Stream", stream_record({"name": "S", "max_age": 3600 * S}), stream_record({"name": "S", "max_age": 1800 * S}))
+    (age,) = diff_configs(
+        "Stream", stream_record({"name": "S", "max_age": 3600 * S}), stream_record({"name": "S", "max_age": 1800 * S})
+    )
     assert age.field is catalog.STREAM["max_age"] and age.unit is catalog.Unit.DURATION
     assert (age.old, age.new, age.cls) == (3600 * S, 1800 * S, ChangeClass.IN_PLACE)
     (wait,) = diff_configs("Consumer", consumer_record({"ack_wait": 30 * S}), consumer_record({"ack_wait": 5 * S}))
@@ -31,6 +33,8 @@ def test_paths_outside_the_record() -> None:
 
 def test_saved_plan_changes_get_their_field_back() -> None:
     change = Change.of("Consumer", "ack_wait", 30 * S, 5 * S, ChangeClass.IN_PLACE, "applied in place")
-    act = PlanItem(Intent(ActionKind.UPDATE, "Consumer", "c", "S", [change], None, consumer_record({"durable_name": "c"})))
+    act = PlanItem(
+        Intent(ActionKind.UPDATE, "Consumer", "c", "S", [change], None, consumer_record({"durable_name": "c"}))
+    )
     (back,) = decode_action(encode_action(act)).changes
     assert back == change and back.field is catalog.CONSUMER["ack_wait"]

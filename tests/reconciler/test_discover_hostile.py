@@ -141,7 +141,11 @@ def _discover(cwd: Path, *args: str, timeout: float = 60) -> tuple[int, str, str
         text=True,
         timeout=timeout,
         # the import path this run has (a worktree's view of jsops first), then the repository's
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), str(REPO)) if p), "HOME": str(cwd)},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "PYTHONPATH": os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), str(REPO)) if p),
+            "HOME": str(cwd),
+        },
     )
     return proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started
 
@@ -154,7 +158,9 @@ def _monitor_id(cluster: Cluster, i: int) -> str:
 
 
 def test_real_servers_are_written_with_their_tags(cluster: Cluster, tmp_path: Path) -> None:
-    rc, out, err, _ = _discover(tmp_path, "-s", cluster.url(), "--monitor", f"http://127.0.0.1:{cluster.http[0]}", "--write")
+    rc, out, err, _ = _discover(
+        tmp_path, "-s", cluster.url(), "--monitor", f"http://127.0.0.1:{cluster.http[0]}", "--write"
+    )
     assert rc == 0, out + err
     servers = load_config(str(tmp_path / ".jsops.yaml"), search=False).target.servers
     assert [(s.name, s.cluster, s.tags) for s in servers or ()] == [(f"n{i}", "C1", (f"az:{i}",)) for i in (1, 2, 3)]
@@ -182,7 +188,12 @@ def test_answers_from_other_clients_are_not_believed_and_the_collection_ends(clu
     # a liar answering in the name of a real server (its id, from the monitor) is caught: two answers
     # for one server, and nothing about servers is written
     n2 = _monitor_id(cluster, 1)
-    forged = [{"server": {"id": n2, "name": "n2"}, "data": {"server_id": n2, "server_name": "n2", "cluster": {"name": "C1"}, "tags": ["az:9"]}}]
+    forged = [
+        {
+            "server": {"id": n2, "name": "n2"},
+            "data": {"server_id": n2, "server_name": "n2", "cluster": {"name": "C1"}, "tags": ["az:9"]},
+        }
+    ]
     (tmp_path / ".jsops.yaml").unlink()
     with Liar(cluster.url(2), forged):
         rc, out, err, took = _discover(tmp_path, "-s", cluster.url(), "--monitor", monitor, "--write")
@@ -220,7 +231,9 @@ def test_implausible_facts_are_not_written(tmp_path: Path, info: dict[str, Any],
         rc, out, err, _ = _discover(tmp_path, "-s", fake.url, "--write")
     assert rc == 1, out + err
     assert expected in err and "not plausible; nothing was written" in err, err
-    assert "internal error" not in err and [ln for ln in err.splitlines() if "error" in ln] == [err.strip().splitlines()[-1]]
+    assert "internal error" not in err and [ln for ln in err.splitlines() if "error" in ln] == [
+        err.strip().splitlines()[-1]
+    ]
     assert (tmp_path / ".jsops.yaml").read_text() == "# ours\n"
 
 
@@ -230,7 +243,10 @@ SAID = "the server's INFO (what it tells every client on connect) is malformed: 
 @pytest.mark.parametrize(
     ("info", "expected"),
     [
-        ({"max_payload": "1MB"}, "max_payload is a string, expected an integer"),  # was "'>' not supported between 'int' and 'str'"
+        (
+            {"max_payload": "1MB"},
+            "max_payload is a string, expected an integer",
+        ),  # was "'>' not supported between 'int' and 'str'"
         ({"max_payload": None}, "max_payload is null, expected an integer"),
         ({"max_payload": True}, "max_payload is a boolean, expected an integer"),
         ({"version": 2}, "version is an integer, expected a string"),  # was written as no release at all
@@ -242,7 +258,9 @@ SAID = "the server's INFO (what it tells every client on connect) is malformed: 
         ({"server_id": ["N"]}, "server_id is a list, expected a string"),
     ],
 )
-def test_an_info_of_odd_types_names_the_field_and_what_was_expected(tmp_path: Path, info: dict[str, Any], expected: str) -> None:
+def test_an_info_of_odd_types_names_the_field_and_what_was_expected(
+    tmp_path: Path, info: dict[str, Any], expected: str
+) -> None:
     """The server's INFO is checked against its declared shape (``answers.SERVER_INFO``) as the client
     connects, before any request: ``discover`` says which key is of which wrong type, in one line,
     and writes nothing."""
@@ -264,7 +282,9 @@ def test_plan_refuses_an_info_of_odd_types_too(tmp_path: Path) -> None:
     from .helpers import manifest, run
 
     with FakeNats(lambda subject, payload: None, info={"max_payload": "1MB"}) as fake:
-        manifest(tmp_path / "m", "a.yaml", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a]}\n")
+        manifest(
+            tmp_path / "m", "a.yaml", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a]}\n"
+        )
         rc, out, err = run("plan", str(tmp_path / "m"), "--server", fake.url)
     assert rc == 1 and SAID + "max_payload is a string, expected an integer" in err, out + err
     assert fake.requests == []  # refused before any request
@@ -281,13 +301,17 @@ def test_plan_refuses_an_info_of_odd_types_too(tmp_path: Path) -> None:
         ("/varz", {"server_id": "NFAKE", "tags": "az:1"}, "tags is a string, expected a list"),
     ],
 )
-def test_a_monitor_answer_of_odd_types_names_the_field(tmp_path: Path, endpoint: str, body: dict[str, Any], expected: str) -> None:
+def test_a_monitor_answer_of_odd_types_names_the_field(
+    tmp_path: Path, endpoint: str, body: dict[str, Any], expected: str
+) -> None:
     """The monitoring endpoints' answers are checked the same way (``answers.MONITOR_SHAPES``)."""
     from fakeservers import FakeHttp
 
     def behave(path: str, wfile: Any) -> None:
         data = json.dumps(body if path == endpoint else {}).encode()
-        wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(data) + data)
+        wfile.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(data) + data
+        )
 
     def answer(subject: str, payload: bytes) -> Any:
         return {"limits": {}} if subject == "$JS.API.INFO" else None

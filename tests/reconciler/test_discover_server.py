@@ -28,7 +28,10 @@ spec:
 
 def test_standalone_with_monitor_writes_release_limits_and_not_clustered(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
     http = free_port()
-    server = NatsServer(extra_config=f"http: 127.0.0.1:{http}\n", jetstream_config='limits { max_ack_pending: 500, duplicate_window: "1m" }').start()
+    server = NatsServer(
+        extra_config=f"http: 127.0.0.1:{http}\n",
+        jetstream_config='limits { max_ack_pending: 500, duplicate_window: "1m" }',
+    ).start()
     try:
         monkeypatch.chdir(tmp_path)
         (tmp_path / ".jsops.yaml").write_text("# our team's lint settings\nignore: [JS401]\n")
@@ -42,7 +45,9 @@ def test_standalone_with_monitor_writes_release_limits_and_not_clustered(tmp_pat
         assert t.limits.max_ack_pending == 500 and t.limits.duplicate_window == 60 * 10**9
         # offline lint now knows R3 is refused by this standalone server
         result = lint_paths(["orders.yaml"], config=cfg)
-        assert [(f.rule, f.server_error_code) for f in result.findings if f.severity.value == "error"] == [("JS315", 10074)]
+        assert [(f.rule, f.server_error_code) for f in result.findings if f.severity.value == "error"] == [
+            ("JS315", 10074)
+        ]
     finally:
         server.stop()
 
@@ -62,7 +67,10 @@ def test_target_facts_pure() -> None:
     t = target_facts(
         {"version": "2.12.8", "cluster": "east", "connect_urls": ["a:1", "b:1", "c:1", "d:1", "e:1"]},
         {},
-        peers=[{"server_name": "n2", "cluster": {"name": "east"}, "tags": ["az:2"]}, {"server_name": "n1", "cluster": {"name": "east"}, "tags": ["az:1"]}],
+        peers=[
+            {"server_name": "n2", "cluster": {"name": "east"}, "tags": ["az:2"]},
+            {"server_name": "n1", "cluster": {"name": "east"}, "tags": ["az:1"]},
+        ],
     )
     assert (t.clustered, t.cluster_size, t.cluster_name) == (True, 5, "east")
     assert [(s.name, s.tags) for s in t.servers or ()] == [("n1", ("az:1",)), ("n2", ("az:2",))]

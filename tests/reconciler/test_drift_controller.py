@@ -18,7 +18,9 @@ from .test_controller_helpers import Running, get, sample, wait_for
 
 pytestmark = pytest.mark.integration
 
-USERS = "accounts { A { jetstream: enabled, users: [{user: controller, password: c0ntrol}, {user: app, password: app}] } }"
+USERS = (
+    "accounts { A { jetstream: enabled, users: [{user: controller, password: c0ntrol}, {user: app, password: app}] } }"
+)
 RECORD = Path(__file__).parents[2] / "docs" / "examples" / "drift" / "api-audit-record.yaml"
 ESTATE = """
 apiVersion: jsops/v1
@@ -57,7 +59,9 @@ def _rounds(ctl: Running, n: int) -> None:
     wait_for(lambda: ctl.rounds() >= start + n, 60, f"{n} more rounds")
 
 
-def test_a_field_changed_back_three_times_is_quarantined_and_stays_so_across_a_restart(users_server: NatsServer, tmp_path: Path) -> None:
+def test_a_field_changed_back_three_times_is_quarantined_and_stays_so_across_a_restart(
+    users_server: NatsServer, tmp_path: Path
+) -> None:
     d = tmp_path / "m"
     manifest(d, "estate.yaml", ESTATE.replace("MAX_AGE", "1h"))
     shutil.copy(RECORD, d / "record.yaml")
@@ -81,16 +85,29 @@ def test_a_field_changed_back_three_times_is_quarantined_and_stays_so_across_a_r
             assert len(audit.updates("$JS.API.STREAM.UPDATE.ORDERS")) == healed  # 0 further updates of it
 
             drifts = [e for e in ctl.events("drift") if e["object"] == "Stream ORDERS" and "changed_by" in e]
-            assert drifts and {e["changed_by"]["max_age"]["client_name"] for e in drifts} == {"orders-svc"}  # every heal names its author
+            assert drifts and {e["changed_by"]["max_age"]["client_name"] for e in drifts} == {
+                "orders-svc"
+            }  # every heal names its author
 
             event = ctl.events("quarantined")[0]
             assert event["field"] == "Stream//ORDERS/max_age" and event["changes"] == 3
             assert event["author"] == {"user": "app", "account": "A", "client_name": "orders-svc", "host": "127.0.0.1"}
             m = ctl.metrics()
-            labels = {"context": "default", "kind": "Stream", "stream": "", "name": "ORDERS", "field": "max_age", "author": "orders-svc"}
+            labels = {
+                "context": "default",
+                "kind": "Stream",
+                "stream": "",
+                "name": "ORDERS",
+                "field": "max_age",
+                "author": "orders-svc",
+            }
             assert sample(m, "jsops_controller_drift_quarantined", **labels) == 1
             code, text = get(ctl.port, "/readyz")
-            assert code == 200 and "quarantined default Stream//ORDERS/max_age: changed back 3 times by orders-svc (user app, 127.0.0.1)" in text
+            assert (
+                code == 200
+                and "quarantined default Stream//ORDERS/max_age: changed back 3 times by orders-svc (user app, 127.0.0.1)"
+                in text
+            )
 
             # jsops plan shows the quarantined field as the controller holds it, and plans no change of it
             rc, out, err = run("plan", str(d), "-s", url)
@@ -100,7 +117,9 @@ def test_a_field_changed_back_three_times_is_quarantined_and_stays_so_across_a_r
                 "`nats kv del JSOPS_DRIFT tugs` ends it; the manifest says 1h" in out
             )
 
-        with Running([str(d)], url, quarantine_after=3, quarantine_window=600.0) as again:  # a restart: the state is in JetStream
+        with Running(
+            [str(d)], url, quarantine_after=3, quarantine_window=600.0
+        ) as again:  # a restart: the state is in JetStream
             _rounds(again, 5)
             assert _max_age(app, "ORDERS") == HOUR // 2
             assert len(audit.updates("$JS.API.STREAM.UPDATE.ORDERS")) == healed

@@ -21,7 +21,9 @@ from .helpers import Js, NatsServer, manifest, run
 pytestmark = pytest.mark.integration
 
 RELEASES = ("2.10.26", "2.11.11", "2.12.8", "2.14.6", "2.15.1")
-USERS = "accounts { A { jetstream: enabled, users: [{user: controller, password: c0ntrol}, {user: app, password: app}] } }"
+USERS = (
+    "accounts { A { jetstream: enabled, users: [{user: controller, password: c0ntrol}, {user: app, password: app}] } }"
+)
 RECORD = Path(__file__).parents[2] / "docs" / "examples" / "drift" / "api-audit-record.yaml"
 ORDERS = """
 apiVersion: jsops/v1
@@ -118,7 +120,10 @@ def test_plan_names_the_application_that_changed_a_managed_field(users_server: N
         rc, out, err = run("plan", str(d), "-s", _url(users_server))
         assert rc == 2, err
         line = next(s for s in out.splitlines() if "max_age" in s)
-        assert "~ max_age: 30m -> 1h  [in-place]  changed by orders-svc (user app, 127.0.0.1) " in line and line.endswith(" ago")
+        assert (
+            "~ max_age: 30m -> 1h  [in-place]  changed by orders-svc (user app, 127.0.0.1) " in line
+            and line.endswith(" ago")
+        )
 
         # jsops heals it; the application changes it back: the plan names the change back
         assert run("apply", str(d), "-s", _url(users_server), "--yes")[0] == 0
@@ -127,7 +132,11 @@ def test_plan_names_the_application_that_changed_a_managed_field(users_server: N
         _set_max_age(app, HOUR // 2)
         _wait_recorded(users_server, 3)
         by = _plan_json(d, users_server)[("ORDERS", "max_age")]["changed_by"]
-        assert isinstance(by, dict) and by["user"] == "app" and datetime.fromisoformat(str(by["at"])) >= healed.replace(microsecond=0)
+        assert (
+            isinstance(by, dict)
+            and by["user"] == "app"
+            and datetime.fromisoformat(str(by["at"])) >= healed.replace(microsecond=0)
+        )
     finally:
         app.close()
 
@@ -153,7 +162,10 @@ def test_without_a_record_that_reaches_back_the_author_is_unknown(tmp_path: Path
         started = datetime.now(UTC).replace(microsecond=0)
         js = Js(f"nats://127.0.0.1:{server.port}", user="controller", password="c0ntrol")
         try:  # the record starts after the change (declared by hand: the plan leaves an undeclared stream alone)
-            js.ok("$JS.API.STREAM.CREATE.AUDIT", {"name": "AUDIT", "subjects": ["$JS.EVENT.ADVISORY.API"], "max_msgs": 1000, "storage": "memory"})
+            js.ok(
+                "$JS.API.STREAM.CREATE.AUDIT",
+                {"name": "AUDIT", "subjects": ["$JS.EVENT.ADVISORY.API"], "max_msgs": 1000, "storage": "memory"},
+            )
             js.ok("$JS.API.STREAM.INFO.AUDIT")  # one advisory in it at least
         finally:
             js.close()
@@ -167,7 +179,9 @@ def test_without_a_record_that_reaches_back_the_author_is_unknown(tmp_path: Path
         server.stop()
 
 
-def test_a_plan_without_drift_reads_nothing_of_the_record_and_the_record_stays_bounded(tmp_path: Path, sent: list[str]) -> None:
+def test_a_plan_without_drift_reads_nothing_of_the_record_and_the_record_stays_bounded(
+    tmp_path: Path, sent: list[str]
+) -> None:
     server = NatsServer(extra_config=USERS).start()
     try:
         d = tmp_path / "m"
@@ -207,7 +221,9 @@ spec: {subjects: ['orders.>'], max_age: 1h, max_msgs: 100}
 """
 
 
-def test_ignore_drift_leaves_a_field_to_its_owner_in_plan_apply_and_the_controller(tmp_path: Path, sent: list[str]) -> None:
+def test_ignore_drift_leaves_a_field_to_its_owner_in_plan_apply_and_the_controller(
+    tmp_path: Path, sent: list[str]
+) -> None:
     from jsops.reconciler.controller.cli import main
 
     server = NatsServer(extra_config=USERS).start()
@@ -222,10 +238,16 @@ def test_ignore_drift_leaves_a_field_to_its_owner_in_plan_apply_and_the_controll
             app.ok("$JS.API.STREAM.UPDATE.ORDERS", {**config, "max_msgs": 5000})
             rc, out, err = run("plan", str(d), "-s", _url(server))
             assert rc == 0, err
-            assert "No changes." in out and "= Stream ORDERS max_msgs: 5000 kept, owned elsewhere (jsops.io/ignore-drift); the manifest says 100" in out
+            assert (
+                "No changes." in out
+                and "= Stream ORDERS max_msgs: 5000 kept, owned elsewhere (jsops.io/ignore-drift); the manifest says 100"
+                in out
+            )
             rc, out, _ = run("plan", str(d), "-s", _url(server), "--format", "json")
             doc = json.loads(out)
-            assert doc["actions"] == [] and [(h["path"], h["live"], h["manifest"]) for h in doc["held"]] == [("max_msgs", 5000, 100)]
+            assert doc["actions"] == [] and [(h["path"], h["live"], h["manifest"]) for h in doc["held"]] == [
+                ("max_msgs", 5000, 100)
+            ]
 
             # another field drifts: it is healed, and the held one is sent back as it is live
             config = app.ok("$JS.API.STREAM.INFO.ORDERS")["config"]
@@ -239,7 +261,22 @@ def test_ignore_drift_leaves_a_field_to_its_owner_in_plan_apply_and_the_controll
             # the controller: one round heals max_age, never max_msgs
             app.ok("$JS.API.STREAM.UPDATE.ORDERS", {**config, "max_age": HOUR // 2, "max_msgs": 7000})
             log = tmp_path / "log"
-            assert main([str(d), "--server", _url(server), "--listen", "none", "--once", "--no-lease", "--log-file", str(log)]) == 0
+            assert (
+                main(
+                    [
+                        str(d),
+                        "--server",
+                        _url(server),
+                        "--listen",
+                        "none",
+                        "--once",
+                        "--no-lease",
+                        "--log-file",
+                        str(log),
+                    ]
+                )
+                == 0
+            )
             config = app.ok("$JS.API.STREAM.INFO.ORDERS")["config"]
             assert (config["max_age"], config["max_msgs"]) == (HOUR, 7000)
         finally:
@@ -256,7 +293,9 @@ TWO_ACCOUNTS = (
 )
 
 
-def test_each_account_names_its_own_authors_from_its_own_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_account_names_its_own_authors_from_its_own_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server = NatsServer(extra_config=TWO_ACCOUNTS).start()
     try:
         monkeypatch.chdir(tmp_path)
@@ -273,7 +312,11 @@ def test_each_account_names_its_own_authors_from_its_own_record(tmp_path: Path, 
             "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: INVOICES, context: east}\nspec: {subjects: ['inv.>'], max_age: 1h}\n",
         )
         shutil.copy(RECORD, tmp_path / "m" / "record.yaml")
-        manifest(tmp_path / "m", "record-east.yaml", RECORD.read_text().replace("name: JSOPS_API_AUDIT", "name: JSOPS_API_AUDIT\n  context: east"))
+        manifest(
+            tmp_path / "m",
+            "record-east.yaml",
+            RECORD.read_text().replace("name: JSOPS_API_AUDIT", "name: JSOPS_API_AUDIT\n  context: east"),
+        )
         assert run("apply", "m", "--yes")[0] == 0
         for user, stream in (("app-a", "ORDERS"), ("app-b", "INVOICES")):
             js = Js(f"nats://127.0.0.1:{server.port}", user=user, password=user[-1], name=f"{user}-svc")
@@ -285,12 +328,19 @@ def test_each_account_names_its_own_authors_from_its_own_record(tmp_path: Path, 
         time.sleep(0.5)  # the advisories are stored asynchronously
         rc, out, err = run("plan", "m", "--format", "json")
         assert rc == 2, err
-        authors = {(a["context"], a["object"]["name"]): c["changed_by"] for a in json.loads(out)["actions"] for c in a["changes"]}
+        authors = {
+            (a["context"], a["object"]["name"]): c["changed_by"]
+            for a in json.loads(out)["actions"]
+            for c in a["changes"]
+        }
         assert {k: (v["account"], v["user"], v["client_name"]) for k, v in authors.items()} == {
             ("default", "ORDERS"): ("A", "app-a", "app-a-svc"),
             ("east", "INVOICES"): ("B", "app-b", "app-b-svc"),
         }
-        for user, own, other in (("ctl-a", b"ORDERS", b"INVOICES"), ("ctl-b", b"INVOICES", b"ORDERS")):  # each account's advisories stay in it
+        for user, own, other in (
+            ("ctl-a", b"ORDERS", b"INVOICES"),
+            ("ctl-b", b"INVOICES", b"ORDERS"),
+        ):  # each account's advisories stay in it
             js = Js(f"nats://127.0.0.1:{server.port}", user=user, password=user[-1])
             try:
                 state = js.ok("$JS.API.STREAM.INFO.JSOPS_API_AUDIT")["state"]

@@ -17,10 +17,14 @@ def _by(minutes: float, user: str = "app", name: str = "orders-svc") -> ChangedB
     return ChangedBy(user, "A", name, "10.0.0.7", T0 + timedelta(minutes=minutes), "$JS.API.STREAM.UPDATE.ORDERS")
 
 
-def _rounds(state: TugState, *changes: ChangedBy, threshold: int = 3, window: float = 600.0) -> tuple[TugState, list[str]]:
+def _rounds(
+    state: TugState, *changes: ChangedBy, threshold: int = 3, window: float = 600.0
+) -> tuple[TugState, list[str]]:
     new: list[str] = []
     for who in changes:
-        state, found = state.observe({FID: who}, MANIFEST, who.at + timedelta(seconds=5), threshold=threshold, window=window)
+        state, found = state.observe(
+            {FID: who}, MANIFEST, who.at + timedelta(seconds=5), threshold=threshold, window=window
+        )
         new += found
     return state, new
 
@@ -49,7 +53,9 @@ def test_the_same_change_seen_in_several_rounds_counts_once() -> None:
 
 
 def test_changes_older_than_the_window_or_by_others_do_not_count() -> None:
-    state, new = _rounds(TugState(), _by(0), _by(11), _by(22))  # each one 11 minutes after the last: never 3 in 10 minutes
+    state, new = _rounds(
+        TugState(), _by(0), _by(11), _by(22)
+    )  # each one 11 minutes after the last: never 3 in 10 minutes
     assert new == []
     state, new = _rounds(TugState(), _by(0), _by(1, user="bob", name="natscli"), _by(2))
     assert new == []  # two authors, two changes each at most

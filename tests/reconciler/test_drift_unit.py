@@ -39,7 +39,9 @@ from jsops.reconciler.render_text import render_plans
 
 from .records import desired_of, live_consumer, live_stream
 
-GOLDEN = Path(__file__).parent / "golden"  # drift/: a shown plan with authors is not a saved plan (the codec reads only those)
+GOLDEN = (
+    Path(__file__).parent / "golden"
+)  # drift/: a shown plan with authors is not a saved plan (the codec reads only those)
 T0 = datetime(2026, 12, 2, 10, 0, 0, tzinfo=UTC)
 HOUR = 3_600_000_000_000
 OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/orders.yaml"}
@@ -75,7 +77,9 @@ def _golden(name: str, text: str) -> None:
         ("$JS.API.ACCOUNT.PURGE.A", Verb.DELETE, None, None, None),
     ],
 )
-def test_writes_are_classified(subject: str, verb: Verb, kind: str | None, stream: str | None, name: str | None) -> None:
+def test_writes_are_classified(
+    subject: str, verb: Verb, kind: str | None, stream: str | None, name: str | None
+) -> None:
     call = classify(subject)
     assert call is not None and (call.verb, call.kind, call.stream, call.name) == (verb, kind, stream, name)
     assert is_write(subject)
@@ -105,7 +109,15 @@ def test_reads_are_not_writes(subject: str) -> None:
 # -- the advisory -------------------------------------------------------------------------------
 
 
-def _wire(subject: str, at: datetime, *, user: str = "app", name: str = "orders-svc", request: Any = None, response: Any = None) -> bytes:
+def _wire(
+    subject: str,
+    at: datetime,
+    *,
+    user: str = "app",
+    name: str = "orders-svc",
+    request: Any = None,
+    response: Any = None,
+) -> bytes:
     """An api_audit advisory as nats-server 2.10-2.15 write it (checked on the real binaries)."""
     doc: dict[str, Any] = {
         "type": "io.nats.jetstream.advisory.v1.api_audit",
@@ -127,7 +139,9 @@ def _wire(subject: str, at: datetime, *, user: str = "app", name: str = "orders-
             "client_type": "nats",
         },
         "subject": subject,
-        "response": json.dumps(response if response is not None else {"type": "io.nats.jetstream.api.v1.stream_info_response"}),
+        "response": json.dumps(
+            response if response is not None else {"type": "io.nats.jetstream.api.v1.stream_info_response"}
+        ),
     }
     if request is not None:
         doc["request"] = json.dumps(request)
@@ -140,9 +154,14 @@ def _adv(subject: str, minutes: float, **kw: Any) -> Advisory:
     return adv
 
 
-def _stream_write(verb: str, minutes: float, max_age: int, *, user: str = "app", name: str = "orders-svc", error: bool = False) -> Advisory:
+def _stream_write(
+    verb: str, minutes: float, max_age: int, *, user: str = "app", name: str = "orders-svc", error: bool = False
+) -> Advisory:
     config = {"name": "ORDERS", "subjects": ["orders.>"], "max_age": max_age}
-    response: dict[str, Any] = {"type": f"io.nats.jetstream.api.v1.stream_{verb.lower()}_response", "config": {**config, "max_msgs": -1}}
+    response: dict[str, Any] = {
+        "type": f"io.nats.jetstream.api.v1.stream_{verb.lower()}_response",
+        "config": {**config, "max_msgs": -1},
+    }
     if error:
         response = {"type": response["type"], "error": {"code": 500, "err_code": 10074, "description": "refused"}}
     return _adv(f"$JS.API.STREAM.{verb}.ORDERS", minutes, user=user, name=name, request=config, response=response)
@@ -150,7 +169,9 @@ def _stream_write(verb: str, minutes: float, max_age: int, *, user: str = "app",
 
 def test_parse_advisory_reads_who_when_and_what() -> None:
     at = datetime(2026, 12, 2, 10, 57, 11, 758606, tzinfo=UTC)
-    raw = _wire("$JS.API.STREAM.UPDATE.ORDERS", at, request={"name": "ORDERS"}).replace(b".758606Z", b".75860668Z")  # Go's nanoseconds
+    raw = _wire("$JS.API.STREAM.UPDATE.ORDERS", at, request={"name": "ORDERS"}).replace(
+        b".758606Z", b".75860668Z"
+    )  # Go's nanoseconds
     adv = parse_advisory(raw)
     assert adv is not None
     assert (adv.user, adv.account, adv.client_name, adv.host, adv.at) == ("app", "A", "orders-svc", "10.0.0.7", at)
@@ -160,7 +181,12 @@ def test_parse_advisory_reads_who_when_and_what() -> None:
 
 
 def test_an_unnamed_consumer_create_is_named_by_its_answer() -> None:
-    adv = _adv("$JS.API.CONSUMER.CREATE.ORDERS", 0, request={"stream_name": "ORDERS", "config": {}}, response={"name": "eph1", "config": {}})
+    adv = _adv(
+        "$JS.API.CONSUMER.CREATE.ORDERS",
+        0,
+        request={"stream_name": "ORDERS", "config": {}},
+        response={"name": "eph1", "config": {}},
+    )
     assert adv.call is not None and adv.call.name == "eph1"
 
 
@@ -179,7 +205,9 @@ def test_the_app_that_changed_the_field_is_named() -> None:
         _adv("$JS.API.STREAM.INFO.ORDERS", 3),
     )
     who = attribute(record, "Stream", None, "ORDERS", "max_age", HOUR // 2)
-    assert who == ChangedBy("app", "A", "orders-svc", "10.0.0.7", T0 + timedelta(minutes=2), "$JS.API.STREAM.UPDATE.ORDERS")
+    assert who == ChangedBy(
+        "app", "A", "orders-svc", "10.0.0.7", T0 + timedelta(minutes=2), "$JS.API.STREAM.UPDATE.ORDERS"
+    )
     assert settled(record, "Stream", None, "ORDERS", "max_age", HOUR // 2)
     assert who.describe(T0 + timedelta(minutes=5)) == "changed by orders-svc (user app, 10.0.0.7) 3m ago"
 
@@ -215,7 +243,12 @@ def test_refused_writes_and_other_objects_are_passed_over() -> None:
         _stream_write("CREATE", 0, HOUR, user="controller", name="jsops"),
         _stream_write("UPDATE", 1, HOUR // 2),
         _stream_write("UPDATE", 2, HOUR * 3, user="mallory", error=True),
-        _adv("$JS.API.STREAM.UPDATE.OTHER", 3, request={"name": "OTHER", "max_age": HOUR // 2}, response={"config": {"max_age": HOUR // 2}}),
+        _adv(
+            "$JS.API.STREAM.UPDATE.OTHER",
+            3,
+            request={"name": "OTHER", "max_age": HOUR // 2},
+            response={"config": {"max_age": HOUR // 2}},
+        ),
     )
     who = attribute(record, "Stream", None, "ORDERS", "max_age", HOUR // 2)
     assert isinstance(who, ChangedBy) and who.user == "app"
@@ -233,7 +266,12 @@ def test_without_a_record_reaching_back_the_author_is_unknown_since_its_start() 
 def test_a_delete_ends_the_history_of_the_object_and_of_its_consumers() -> None:
     consumer = {"stream_name": "ORDERS", "config": {"durable_name": "C1", "max_deliver": 9}}
     record = _newest_first(
-        _adv("$JS.API.CONSUMER.CREATE.ORDERS.C1", 1, request=consumer, response={"name": "C1", "config": consumer["config"]}),
+        _adv(
+            "$JS.API.CONSUMER.CREATE.ORDERS.C1",
+            1,
+            request=consumer,
+            response={"name": "C1", "config": consumer["config"]},
+        ),
         _adv("$JS.API.STREAM.DELETE.ORDERS", 3, response={"success": True}),
     )
     who = attribute(record, "Consumer", "ORDERS", "C1", "max_deliver", 9)
@@ -243,7 +281,14 @@ def test_a_delete_ends_the_history_of_the_object_and_of_its_consumers() -> None:
 
 def test_a_pause_sets_pause_until() -> None:
     until = "2027-01-01T00:00:00Z"
-    record = _newest_first(_adv("$JS.API.CONSUMER.PAUSE.ORDERS.C1", 1, request={"pause_until": until}, response={"paused": True, "pause_until": until}))
+    record = _newest_first(
+        _adv(
+            "$JS.API.CONSUMER.PAUSE.ORDERS.C1",
+            1,
+            request={"pause_until": until},
+            response={"paused": True, "pause_until": until},
+        )
+    )
     who = attribute(record, "Consumer", "ORDERS", "C1", "pause_until", "2027-01-01T00:00:00+00:00")
     assert isinstance(who, ChangedBy) and who.request == "$JS.API.CONSUMER.PAUSE.ORDERS.C1"
 
@@ -270,10 +315,19 @@ def test_the_record_stream_is_found_by_its_subjects() -> None:
 
 def _drifted_plan() -> tuple[PlanSet, Attribution]:
     live = LiveState(read_at=10_000.0)
-    live.streams["ORDERS"] = live_stream({"name": "ORDERS", "subjects": ["orders.>"], "max_age": HOUR // 2, "metadata": OWN})
-    live.consumers[("ORDERS", "C1")] = live_consumer("ORDERS", {"durable_name": "C1", "ack_policy": "explicit", "max_deliver": 9, "metadata": OWN})
+    live.streams["ORDERS"] = live_stream(
+        {"name": "ORDERS", "subjects": ["orders.>"], "max_age": HOUR // 2, "metadata": OWN}
+    )
+    live.consumers[("ORDERS", "C1")] = live_consumer(
+        "ORDERS", {"durable_name": "C1", "ack_policy": "explicit", "max_deliver": 9, "metadata": OWN}
+    )
     desired = [
-        desired_of("Stream", "ORDERS", None, {"name": "ORDERS", "subjects": ["orders.>"], "max_age": "1h", "description": "orders"}),
+        desired_of(
+            "Stream",
+            "ORDERS",
+            None,
+            {"name": "ORDERS", "subjects": ["orders.>"], "max_age": "1h", "description": "orders"},
+        ),
         desired_of("Consumer", "C1", "ORDERS", {"durable_name": "C1", "ack_policy": "explicit", "max_deliver": 5}),
     ]
     plan = build_plan(desired, live, PlanOptions(), target="nats://nats.example:4222")
@@ -282,8 +336,12 @@ def _drifted_plan() -> tuple[PlanSet, Attribution]:
         _stream_write("UPDATE", 2, HOUR // 2),
     )
     authors = {
-        DriftKey("default", "Stream", None, "ORDERS", "max_age"): attribute(record, "Stream", None, "ORDERS", "max_age", HOUR // 2),
-        DriftKey("default", "Consumer", "ORDERS", "C1", "max_deliver"): attribute(record, "Consumer", "ORDERS", "C1", "max_deliver", 9),
+        DriftKey("default", "Stream", None, "ORDERS", "max_age"): attribute(
+            record, "Stream", None, "ORDERS", "max_age", HOUR // 2
+        ),
+        DriftKey("default", "Consumer", "ORDERS", "C1", "max_deliver"): attribute(
+            record, "Consumer", "ORDERS", "C1", "max_deliver", 9
+        ),
     }
     assert None not in authors.values()
     return PlanSet([plan]), Attribution({k: v for k, v in authors.items() if v is not None}, T0 + timedelta(minutes=5))
@@ -331,10 +389,20 @@ def test_ignore_drift_names_fields_by_comma_space_or_brackets() -> None:
 
 def test_a_held_field_keeps_its_live_value_and_the_rest_is_planned() -> None:
     live = LiveState(read_at=10_000.0)
-    live.streams["ORDERS"] = live_stream({"name": "ORDERS", "subjects": ["orders.>"], "max_age": HOUR // 2, "max_msgs": 10, "metadata": OWN})
-    desired = [desired_of("Stream", "ORDERS", None, {"name": "ORDERS", "subjects": ["orders.>"], "max_age": "1h", "max_msgs": 20})]
-    kept, held = hold(desired, live, {("Stream", None, "ORDERS"): {"max_age": "owned elsewhere (jsops.io/ignore-drift)"}})
-    assert held == {(("Stream", None, "ORDERS"), "max_age"): Held(HOUR // 2, HOUR, "owned elsewhere (jsops.io/ignore-drift)")}
+    live.streams["ORDERS"] = live_stream(
+        {"name": "ORDERS", "subjects": ["orders.>"], "max_age": HOUR // 2, "max_msgs": 10, "metadata": OWN}
+    )
+    desired = [
+        desired_of(
+            "Stream", "ORDERS", None, {"name": "ORDERS", "subjects": ["orders.>"], "max_age": "1h", "max_msgs": 20}
+        )
+    ]
+    kept, held = hold(
+        desired, live, {("Stream", None, "ORDERS"): {"max_age": "owned elsewhere (jsops.io/ignore-drift)"}}
+    )
+    assert held == {
+        (("Stream", None, "ORDERS"), "max_age"): Held(HOUR // 2, HOUR, "owned elsewhere (jsops.io/ignore-drift)")
+    }
     plan = build_plan(kept, live, PlanOptions(), target="nats://nats.example:4222")
     assert [c.path for a in plan.actions for c in a.changes] == ["max_msgs"]
     # an object not yet live is created as the manifest says
@@ -343,14 +411,21 @@ def test_a_held_field_keeps_its_live_value_and_the_rest_is_planned() -> None:
 
 def test_plan_shows_held_fields_with_their_live_value() -> None:
     live = LiveState(read_at=10_000.0)
-    live.streams["ORDERS"] = live_stream({"name": "ORDERS", "subjects": ["orders.>"], "max_age": HOUR // 2, "metadata": OWN})
+    live.streams["ORDERS"] = live_stream(
+        {"name": "ORDERS", "subjects": ["orders.>"], "max_age": HOUR // 2, "metadata": OWN}
+    )
     desired = [desired_of("Stream", "ORDERS", None, {"name": "ORDERS", "subjects": ["orders.>"], "max_age": "1h"})]
-    kept, held = hold(desired, live, {("Stream", None, "ORDERS"): {"max_age": "owned elsewhere (jsops.io/ignore-drift)"}})
+    kept, held = hold(
+        desired, live, {("Stream", None, "ORDERS"): {"max_age": "owned elsewhere (jsops.io/ignore-drift)"}}
+    )
     plans = PlanSet([build_plan(kept, live, PlanOptions(), target="nats://nats.example:4222")])
     drift = NO_ATTRIBUTION.with_held("default", held)
     text = render_plans(plans, drift=drift)
     _golden("drift/plan_held.txt", text)
-    assert text.startswith("No changes.") and "= Stream ORDERS max_age: 30m kept, owned elsewhere (jsops.io/ignore-drift); the manifest says 1h" in text
+    assert (
+        text.startswith("No changes.")
+        and "= Stream ORDERS max_age: 30m kept, owned elsewhere (jsops.io/ignore-drift); the manifest says 1h" in text
+    )
     doc = json.loads(render_json(plans, drift))
     assert doc["actions"] == [] and doc["held"] == [
         {

@@ -57,8 +57,17 @@ def test_export_filters_streams_and_buckets_by_name(server: NatsServer, js: Js, 
     for name in ("ORDERS", "ORDERS_EU", "PAYMENTS"):
         js.ok(f"$JS.API.STREAM.CREATE.{name}", {"name": name, "subjects": [f"{name.lower()}.>"]})
     js.ok("$JS.API.CONSUMER.CREATE.PAYMENTS.audit", {"stream_name": "PAYMENTS", "config": {"durable_name": "audit"}})
-    kv = {"name": "KV_sessions", "subjects": ["$KV.sessions.>"], "max_msgs_per_subject": 1, "allow_rollup_hdrs": True, "deny_delete": True}
-    js.ok("$JS.API.STREAM.CREATE.KV_sessions", {**kv, "discard": "new", "allow_direct": True, "duplicate_window": 120 * 10**9})
+    kv = {
+        "name": "KV_sessions",
+        "subjects": ["$KV.sessions.>"],
+        "max_msgs_per_subject": 1,
+        "allow_rollup_hdrs": True,
+        "deny_delete": True,
+    }
+    js.ok(
+        "$JS.API.STREAM.CREATE.KV_sessions",
+        {**kv, "discard": "new", "allow_direct": True, "duplicate_window": 120 * 10**9},
+    )
     out = tmp_path / "out"
     rc, stdout, err = run("export", "--stream", "ORDERS*", "--stream", "sessions", str(out), "--server", server.url)
     assert rc == 0, err

@@ -53,16 +53,32 @@ STREAMS: list[dict[str, Any]] = [
         "allow_batched": True,
         "metadata": {"team": "shop"},
     },
-    {"name": "SCHED", "subjects": ["sched.>"], "allow_msg_schedules": True, "allow_msg_ttl": True, "persist_mode": "async"},
+    {
+        "name": "SCHED",
+        "subjects": ["sched.>"],
+        "allow_msg_schedules": True,
+        "allow_msg_ttl": True,
+        "persist_mode": "async",
+    },
     {"name": "COUNTERS", "subjects": ["counters.>"], "allow_msg_counter": True, "compression": "s2"},
-    {"name": "BACKUP", "mirror": {"name": "ORDERS", "opt_start_seq": 5, "filter_subject": "orders.>"}, "mirror_direct": True},
+    {
+        "name": "BACKUP",
+        "mirror": {"name": "ORDERS", "opt_start_seq": 5, "filter_subject": "orders.>"},
+        "mirror_direct": True,
+    },
     {
         "name": "SOURCED",
         "subjects": ["sourced.>"],
         "deny_purge": True,
         "retention": "interest",
         "no_ack": True,
-        "sources": [{"name": "COUNTERS", "opt_start_time": "2026-01-02T03:04:05Z", "subject_transforms": [{"src": "counters.>", "dest": "c.>"}]}],
+        "sources": [
+            {
+                "name": "COUNTERS",
+                "opt_start_time": "2026-01-02T03:04:05Z",
+                "subject_transforms": [{"src": "counters.>", "dest": "c.>"}],
+            }
+        ],
     },
 ]
 CONSUMERS: list[tuple[str, dict[str, Any]]] = [
@@ -191,7 +207,9 @@ def test_export_load_plan_is_empty_with_readable_units(server: NatsServer, js: J
         for path, unit in catalog.unit_paths(kind).items():
             for value in _values(spec, path):
                 if unit in (Unit.DURATION, Unit.DURATIONS, Unit.SIZE) and value not in (0, -1):
-                    assert isinstance(value, str), f"{kind} {name} {'.'.join(path)}: {value!r} is written as a raw number"
+                    assert isinstance(value, str), (
+                        f"{kind} {name} {'.'.join(path)}: {value!r} is written as a raw number"
+                    )
     pull = specs[("Consumer", "pull")]
     assert pull["max_bytes"] == "8MiB" and pull["ack_wait"] == "45s" and pull["backoff"] == ["45s", "1m30s"]
     assert specs[("KeyValue", "config")]["max_bytes"] == "16MiB"

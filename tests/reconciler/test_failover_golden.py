@@ -37,7 +37,10 @@ def _golden(name: str, text: str) -> None:
     [
         ("failover_plan.txt", PLAN),
         ("failover_plan_resumed.txt", FailoverPlan(**{**PLAN.__dict__, "resumed": True, "consumers": ()})),
-        ("failover_plan_refused.txt", FailoverPlan(**{**PLAN.__dict__, "refusal": "nats-server 2.11.11 cannot promote a mirror in place"})),
+        (
+            "failover_plan_refused.txt",
+            FailoverPlan(**{**PLAN.__dict__, "refusal": "nats-server 2.11.11 cannot promote a mirror in place"}),
+        ),
     ],
 )
 def test_failover_plan_text(name: str, plan: FailoverPlan) -> None:
@@ -49,12 +52,17 @@ def test_plan_names_every_consumer_and_the_fence() -> None:
     assert "create consumer billing on ORDERS_WEST at stream sequence 1151 (ack floor 1150" in text
     assert "create consumer shipping on ORDERS_WEST at stream sequence 1 " in text
     assert f"-> [{fence_subject('ORDERS')}]" in text and fence_subject("ORDERS") == "_jsops.fenced.ORDERS"
-    assert text.index("fence ORDERS") < text.index("promote ORDERS_WEST") < text.index("io.jsops.dr.active = ORDERS_WEST")
+    assert (
+        text.index("fence ORDERS") < text.index("promote ORDERS_WEST") < text.index("io.jsops.dr.active = ORDERS_WEST")
+    )
 
 
 def test_result_line_has_the_write_pause() -> None:
     line = render_failover_result(PLAN, FailoverResult(1200, 2, 0.0421))
-    assert line == "Failed over ORDERS to ORDERS_WEST: 1200 messages compared (SHA-256), 2 consumers at their positions, write pause 42.1 ms.\n"
+    assert (
+        line
+        == "Failed over ORDERS to ORDERS_WEST: 1200 messages compared (SHA-256), 2 consumers at their positions, write pause 42.1 ms.\n"
+    )
 
 
 def test_help_and_argument_errors(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

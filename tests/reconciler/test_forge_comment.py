@@ -90,11 +90,25 @@ def test_where_to_post_comes_from_the_ci_variables(tmp_path: Path) -> None:
     token.write_text("from-file\n")
     env = {"GITHUB_REPOSITORY": "acme/estate", "GITHUB_EVENT_PATH": str(event), "GITHUB_TOKEN": "from-env"}
     f = forge_from_env("github", env=env)
-    assert (f.api_url, f.project, f.number, f.token, f.limit) == ("https://api.github.com", "acme/estate", 42, "from-env", 65_536)
+    assert (f.api_url, f.project, f.number, f.token, f.limit) == (
+        "https://api.github.com",
+        "acme/estate",
+        42,
+        "from-env",
+        65_536,
+    )
     assert "from-env" not in repr(f)
     assert forge_from_env("github", env=env, token_file=str(token), number=9).token == "from-file"
     assert forge_from_env("github", env={**env, "GITHUB_EVENT_PATH": "", "GITHUB_REF": "refs/pull/5/merge"}).number == 5
-    lab = forge_from_env("gitlab", env={"CI_API_V4_URL": "https://git.example/api/v4", "CI_PROJECT_ID": "12", "CI_MERGE_REQUEST_IID": "8", "GITLAB_TOKEN": "g"})
+    lab = forge_from_env(
+        "gitlab",
+        env={
+            "CI_API_V4_URL": "https://git.example/api/v4",
+            "CI_PROJECT_ID": "12",
+            "CI_MERGE_REQUEST_IID": "8",
+            "GITLAB_TOKEN": "g",
+        },
+    )
     assert (lab.api_url, lab.project, lab.number, lab.limit) == ("https://git.example/api/v4", "12", 8, 1_000_000)
     with pytest.raises(ForgeError, match="not a pull request job"):
         forge_from_env("github", env={"GITHUB_REPOSITORY": "acme/estate", "GITHUB_TOKEN": "t"})
@@ -108,16 +122,25 @@ STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: ORDERS}\nspec: {s
 
 
 @pytest.mark.integration
-def test_plan_comment_creates_then_updates_one_comment(server: NatsServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plan_comment_creates_then_updates_one_comment(
+    server: NatsServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with FakeForge("github", page_size=1) as fake:
         fake.add("a reviewer's comment")
         event = tmp_path / "event.json"
         event.write_text(json.dumps({"pull_request": {"number": 7}}))
-        for k, v in {"GITHUB_API_URL": fake.url, "GITHUB_REPOSITORY": "acme/estate", "GITHUB_EVENT_PATH": str(event), "GITHUB_TOKEN": "t0ken"}.items():
+        for k, v in {
+            "GITHUB_API_URL": fake.url,
+            "GITHUB_REPOSITORY": "acme/estate",
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_TOKEN": "t0ken",
+        }.items():
             monkeypatch.setenv(k, v)
         m = tmp_path / "m"
         manifest(m, "orders.yaml", STREAM % "1h")
-        rc, out, err = run("plan", str(m), "-s", server.url, "--no-config", "--format", "markdown", "--comment", "github")
+        rc, out, err = run(
+            "plan", str(m), "-s", server.url, "--no-config", "--format", "markdown", "--comment", "github"
+        )
         assert rc == 2, err
         assert "jsops: github comment created: https://forge.example/c/" in err
         (mine,) = [c for c in fake.comments if c["body"].startswith(MARK)]
@@ -125,17 +148,25 @@ def test_plan_comment_creates_then_updates_one_comment(server: NatsServer, tmp_p
         assert "| `+` | `Stream ORDERS` | create | new object |" in mine["body"]
         # the next push changes the manifests: the same comment shows the new plan
         manifest(m, "orders.yaml", STREAM % "2h")
-        rc, out, err = run("plan", str(m), "-s", server.url, "--no-config", "--comment", "github")  # text on stdout, markdown posted
+        rc, out, err = run(
+            "plan", str(m), "-s", server.url, "--no-config", "--comment", "github"
+        )  # text on stdout, markdown posted
         assert rc == 2 and "jsops: github comment updated" in err
         assert out.startswith("jsops will perform these actions")
-        assert [c["id"] for c in fake.comments if c["body"].startswith(MARK)] == [mine["id"]] and len(fake.comments) == 2
+        assert [c["id"] for c in fake.comments if c["body"].startswith(MARK)] == [mine["id"]] and len(
+            fake.comments
+        ) == 2
         assert "| `max_age` |  | `2h` |  |" in fake.comments[1]["body"]  # still a create (plans are never applied)
         # a plan that fails says so in the same comment (never an older plan shown as current)
         manifest(m, "orders.yaml", STREAM % "-5s")
         rc, out, err = run("plan", str(m), "-s", server.url, "--no-config", "--comment", "github")
         assert rc == 1 and out == ""
         body = fake.comments[1]["body"]
-        assert body.startswith(MARK) and ":x: **The plan failed**" in body and "would refuse 1 object(s); nothing was sent" in body
+        assert (
+            body.startswith(MARK)
+            and ":x: **The plan failed**" in body
+            and "would refuse 1 object(s); nothing was sent" in body
+        )
         assert len(fake.comments) == 2
         # a token the forge refuses: one line naming the forge's answer, never the token, exit 1
         monkeypatch.setenv("GITHUB_TOKEN", "s3cret-wrong")

@@ -37,7 +37,14 @@ spec:
 
 def _info(name: str, **state: Any) -> dict[str, Any]:
     return {
-        "config": {"name": name, "subjects": [f"{name.lower()}.>"], "retention": "limits", "storage": "memory", "num_replicas": 1, "max_age": 0},
+        "config": {
+            "name": name,
+            "subjects": [f"{name.lower()}.>"],
+            "retention": "limits",
+            "storage": "memory",
+            "num_replicas": 1,
+            "max_age": 0,
+        },
         "state": {"messages": 0, "bytes": 0, "consumer_count": 0, **state},
         "created": "2026-01-01T00:00:00Z",
     }
@@ -52,7 +59,13 @@ def _api(overrides: dict[str, Any]) -> Any:
         if api == "INFO":
             return ACCOUNT_INFO
         if api == "STREAM.LIST":
-            return {"type": "io.nats.jetstream.api.v1.stream_list_response", "total": 0, "offset": 0, "limit": 256, "streams": []}
+            return {
+                "type": "io.nats.jetstream.api.v1.stream_list_response",
+                "total": 0,
+                "offset": 0,
+                "limit": 256,
+                "streams": [],
+            }
         return NOT_FOUND
 
     return answer
@@ -60,7 +73,12 @@ def _api(overrides: dict[str, Any]) -> Any:
 
 def _never_ending(payload: bytes) -> dict[str, Any]:
     offset = int(json.loads(payload or b"{}").get("offset", 0))
-    return {"total": offset + 10**9, "offset": offset, "limit": 256, "streams": [_info(f"S{offset + i}") for i in range(256)]}
+    return {
+        "total": offset + 10**9,
+        "offset": offset,
+        "limit": 256,
+        "streams": [_info(f"S{offset + i}") for i in range(256)],
+    }
 
 
 def _plan(tmp_path: Path, url: str, *extra: str) -> tuple[int, str, str, float]:
@@ -98,10 +116,17 @@ def test_a_stream_list_that_never_ends(tmp_path: Path) -> None:
 def _creeping(payload: bytes) -> dict[str, Any]:
     """A list whose total stays one page ahead of the reader: it says it ends, and never does."""
     offset = int(json.loads(payload or b"{}").get("offset", 0))
-    return {"total": offset + 512, "offset": offset, "limit": 256, "streams": [_info(f"S{offset + i}") for i in range(256)]}
+    return {
+        "total": offset + 512,
+        "offset": offset,
+        "limit": 256,
+        "streams": [_info(f"S{offset + i}") for i in range(256)],
+    }
 
 
-def test_a_list_that_never_ends_while_announcing_an_end_has_one_bound_for_plan_and_audit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_list_that_never_ends_while_announcing_an_end_has_one_bound_for_plan_and_audit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A list whose total moves ahead page by page: plan and audit read it to the same item bound (made
     small here) and stop with the same error, having asked for the same pages."""
     from jsops.reconciler.client import jsclient
@@ -121,25 +146,58 @@ def test_a_list_that_never_ends_while_announcing_an_end_has_one_bound_for_plan_a
 
 def test_a_consumer_list_that_says_it_never_ends(tmp_path: Path) -> None:
     """The same bound on a stream's consumer listing: refused at its first page."""
-    answers = {"STREAM.LIST": {"total": 1, "streams": [_info("ORDERS", consumer_count=1)]}, "CONSUMER.LIST": {"total": 10**9, "consumers": []}}
+    answers = {
+        "STREAM.LIST": {"total": 1, "streams": [_info("ORDERS", consumer_count=1)]},
+        "CONSUMER.LIST": {"total": 10**9, "consumers": []},
+    }
     with FakeNats(_api(answers)) as fake:
         arc, aout, aerr = _audit(fake.url)
         pages = [r for r in fake.requests if r.startswith("$JS.API.CONSUMER.LIST.")]
-    assert arc == 2 and "CONSUMER.LIST announces 1000000000 items, more than the 100000 jsops reads" in aerr, aout + aerr
+    assert arc == 2 and "CONSUMER.LIST announces 1000000000 items, more than the 100000 jsops reads" in aerr, (
+        aout + aerr
+    )
     assert pages == ["$JS.API.CONSUMER.LIST.ORDERS"]
 
 
 @pytest.mark.parametrize(
     ("prefix", "value", "expected"),
     [
-        ("STREAM.LIST", {"total": 1, "streams": "many"}, "STREAM.LIST is malformed: streams is a string, expected a list"),
+        (
+            "STREAM.LIST",
+            {"total": 1, "streams": "many"},
+            "STREAM.LIST is malformed: streams is a string, expected a list",
+        ),
         ("STREAM.LIST", {"total": {}, "streams": [_info("A")]}, "total is an object, expected an integer"),
-        ("STREAM.LIST", {"total": 1, "streams": [_info("A", messages="many")]}, "streams[0] at offset 0) is malformed: state.messages is a string"),
-        ("STREAM.LIST", {"total": 1, "streams": [{**_info("A"), "config": [1]}]}, "config is a list, expected an object"),
-        ("STREAM.LIST", {"total": 1, "streams": [{**_info("A"), "config": {"name": 7}}]}, "config.name is an integer, expected a string"),
-        ("STREAM.LIST", {"total": 1, "streams": [{**_info("A"), "config": {"name": "A", "max_age": "1h"}}]}, "config.max_age is a string"),
-        ("STREAM.LIST", {"total": 1, "streams": [{**_info("A"), "config": {"name": "A", "metadata": ["x"]}}]}, "config.metadata is a list"),
-        ("STREAM.LIST", {"total": 1, "streams": [_info("ORDERS", consumer_count=1)]}, None),  # consumers asked: see below
+        (
+            "STREAM.LIST",
+            {"total": 1, "streams": [_info("A", messages="many")]},
+            "streams[0] at offset 0) is malformed: state.messages is a string",
+        ),
+        (
+            "STREAM.LIST",
+            {"total": 1, "streams": [{**_info("A"), "config": [1]}]},
+            "config is a list, expected an object",
+        ),
+        (
+            "STREAM.LIST",
+            {"total": 1, "streams": [{**_info("A"), "config": {"name": 7}}]},
+            "config.name is an integer, expected a string",
+        ),
+        (
+            "STREAM.LIST",
+            {"total": 1, "streams": [{**_info("A"), "config": {"name": "A", "max_age": "1h"}}]},
+            "config.max_age is a string",
+        ),
+        (
+            "STREAM.LIST",
+            {"total": 1, "streams": [{**_info("A"), "config": {"name": "A", "metadata": ["x"]}}]},
+            "config.metadata is a list",
+        ),
+        (
+            "STREAM.LIST",
+            {"total": 1, "streams": [_info("ORDERS", consumer_count=1)]},
+            None,
+        ),  # consumers asked: see below
         ("STREAM.LIST", {"error": "no"}, "error is a string, expected an object"),
         ("STREAM.LIST", [1, 2], "is not a JSON object"),
         ("STREAM.LIST", b"\xff\xfe", "invalid JSON"),
@@ -150,8 +208,13 @@ def test_a_consumer_list_that_says_it_never_ends(tmp_path: Path) -> None:
 def test_odd_json_types_name_the_field(tmp_path: Path, prefix: str, value: Any, expected: str | None) -> None:
     overrides = {prefix: value}
     if expected is None:  # a consumer page of the wrong shape
-        overrides["CONSUMER.LIST"] = {"total": 1, "consumers": [{"name": "c", "config": {"ack_wait": "30s"}, "delivered": {}}]}
-        expected = "CONSUMER.LIST (consumers[0] at offset 0) is malformed: config.ack_wait is a string, expected an integer"
+        overrides["CONSUMER.LIST"] = {
+            "total": 1,
+            "consumers": [{"name": "c", "config": {"ack_wait": "30s"}, "delivered": {}}],
+        }
+        expected = (
+            "CONSUMER.LIST (consumers[0] at offset 0) is malformed: config.ack_wait is a string, expected an integer"
+        )
     with FakeNats(_api(overrides)) as fake:
         rc, out, err, _ = _plan(tmp_path, fake.url)
     assert rc == 1, out + err
@@ -198,7 +261,9 @@ def _gigabyte(announce: bool) -> Any:
         (_gigabyte(False), "sent more than the 16777216 bytes jsops reads"),
     ],
 )
-def test_monitor_endpoints_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, behave: Any, expected: str) -> None:
+def test_monitor_endpoints_are_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, behave: Any, expected: str
+) -> None:
     import resource
 
     from jsops.reconciler.cli.discover import main as discover

@@ -72,7 +72,10 @@ def test_plan_and_apply_refuse_links_out_of_the_tree(server: NatsServer, js: Js,
 
 def _git(cwd: Path, *args: str) -> None:
     subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args], cwd=cwd, check=True, capture_output=True
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
     )
 
 
@@ -98,7 +101,11 @@ def test_controller_git_never_applies_a_link_out_of_the_repository(server: NatsS
         wait_for(lambda: ctl.events("revision_rejected"), what="the revision with links to be rejected")
         rejected = ctl.events("revision_rejected")[0]
         assert rejected["in_force"] == good
-        assert sorted(f.split(":")[0].rsplit("/", 1)[-1] for f in rejected["findings"]) == ["host.yaml", "key.yaml", "token.yaml"]
+        assert sorted(f.split(":")[0].rsplit("/", 1)[-1] for f in rejected["findings"]) == [
+            "host.yaml",
+            "key.yaml",
+            "token.yaml",
+        ]
         assert all(" JS014 " in f for f in rejected["findings"])
         ctl.settle()  # rounds go on with the last good revision: drift is still healed
         js.ok("$JS.API.STREAM.DELETE.ORDERS")

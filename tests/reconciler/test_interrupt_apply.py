@@ -48,8 +48,12 @@ def estate(d: Path, server: NatsServer, bulk: int = BULK) -> None:
     js.close()
     docs = []
     for i in range(bulk):
-        docs.append(f'apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: BULK_{i:03d}}}\nspec: {{subjects: ["bulk.{i}.>"], max_age: 1h}}\n')
-        docs.append(f"apiVersion: jsops/v1\nkind: Consumer\nmetadata: {{name: c, stream: BULK_{i:03d}}}\nspec: {{max_deliver: 5}}\n")
+        docs.append(
+            f'apiVersion: jsops/v1\nkind: Stream\nmetadata: {{name: BULK_{i:03d}}}\nspec: {{subjects: ["bulk.{i}.>"], max_age: 1h}}\n'
+        )
+        docs.append(
+            f"apiVersion: jsops/v1\nkind: Consumer\nmetadata: {{name: c, stream: BULK_{i:03d}}}\nspec: {{max_deliver: 5}}\n"
+        )
     (d / "bulk.yaml").write_text("---\n".join(docs))
     # and an in-place update of a stream that holds messages
     (d / "keep.yaml").write_text((d / "keep.yaml").read_text().replace('["keep.>"]', '["keep.>"], max_msgs: 1000'))
@@ -61,7 +65,12 @@ Step = tuple[Callable[[str, int], bool], Callable[["subprocess.Popen[str]"], Non
 def apply_until(d: Path, server: NatsServer, *steps: Step) -> tuple[int, str]:
     """Run `jsops apply` as a subprocess; for each (when, act) step in turn, call ``act(proc)``
     once ``when(line, done lines so far)`` holds."""
-    proc = subprocess.Popen([JSOPS, "apply", str(d), "--server", server.url, "--yes"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [JSOPS, "apply", str(d), "--server", server.url, "--yes"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert proc.stdout is not None
     lines: list[str] = []
     done = 0
@@ -164,7 +173,12 @@ def test_paused_server_timeouts_are_read_back_not_reported_failed(server: NatsSe
     assert server.process is not None
     pid = server.process.pid
     try:
-        rc, out = apply_until(d, server, (after(20), lambda _: os.kill(pid, signal.SIGSTOP)), (reading_back, lambda _: os.kill(pid, signal.SIGCONT)))
+        rc, out = apply_until(
+            d,
+            server,
+            (after(20), lambda _: os.kill(pid, signal.SIGSTOP)),
+            (reading_back, lambda _: os.kill(pid, signal.SIGCONT)),
+        )
     finally:
         os.kill(pid, signal.SIGCONT)
     assert "Traceback" not in out, out
@@ -201,10 +215,17 @@ def test_signal_at_the_prompt_sends_nothing(sig: signal.Signals, server: NatsSer
     """A signal before anything is sent (here: at the confirmation prompt, stdin a terminal)."""
     import pty
 
-    manifest(tmp_path / "m", "a.yaml", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a.>]}\n")
+    manifest(
+        tmp_path / "m", "a.yaml", "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec: {subjects: [a.>]}\n"
+    )
     master, slave = pty.openpty()
     try:
-        proc = subprocess.Popen([JSOPS, "apply", str(tmp_path / "m"), "--server", server.url], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [JSOPS, "apply", str(tmp_path / "m"), "--server", server.url],
+            stdin=slave,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert proc.stdout is not None and proc.stderr is not None
         seen = b""
         while b"Only 'yes' is accepted" not in seen:

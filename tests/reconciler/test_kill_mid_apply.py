@@ -20,7 +20,10 @@ def test_kill_9_mid_apply_then_rerun_converges(tmp_path):
 
         # the server stays down until apply ends: do not wait the default 30s to read answers back
         proc = subprocess.Popen(
-            [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--read-back-wait", "2s"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--read-back-wait", "2s"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
         assert proc.stdout is not None
         lines = []

@@ -66,7 +66,9 @@ def test_the_gate_for_some_objects_reports_their_errors_of_a_full_lint(where: Pa
     keys = [(r.kind, r.name, r.stream) for r in estate.resources]
     for some in (set(keys[::2]), set(keys[1::3]), set()):
         full = [f for f in _errors(lint_estate(estate, config=Config()).findings) if _judged(f, some, LOADER_CODES)]
-        assert [f for f in _errors(lint_errors(estate, Config(), objects=some).findings) if _judged(f, some, LOADER_CODES)] == full
+        assert [
+            f for f in _errors(lint_errors(estate, Config(), objects=some).findings) if _judged(f, some, LOADER_CODES)
+        ] == full
 
 
 def _judged(f: Finding, some: set[tuple[str, str, str | None]], loader: frozenset[str]) -> bool:

@@ -20,14 +20,25 @@ PAGE = 100
 
 def _info(name: str, consumers: int) -> dict[str, Any]:
     return {
-        "config": {"name": name, "subjects": [f"{name.lower()}.>"], "retention": "limits", "storage": "memory", "num_replicas": 1},
+        "config": {
+            "name": name,
+            "subjects": [f"{name.lower()}.>"],
+            "retention": "limits",
+            "storage": "memory",
+            "num_replicas": 1,
+        },
         "state": {"messages": 0, "bytes": 0, "consumer_count": consumers},
         "created": "2026-01-01T00:00:00Z",
     }
 
 
 def _consumer(stream: str, name: str) -> dict[str, Any]:
-    return {"stream_name": stream, "name": name, "config": {"durable_name": name, "ack_policy": "explicit"}, "num_pending": 0}
+    return {
+        "stream_name": stream,
+        "name": name,
+        "config": {"durable_name": name, "ack_policy": "explicit"},
+        "num_pending": 0,
+    }
 
 
 class Estate:
@@ -49,10 +60,20 @@ class Estate:
             if len(self.offsets) == 1:
                 self.names += [f"T{i:04d}" for i in range(self.grow)]
             page = names[offset : offset + PAGE]
-            return {"total": len(names), "offset": offset, "limit": PAGE, "streams": [_info(n, self.consumers) for n in page]}
+            return {
+                "total": len(names),
+                "offset": offset,
+                "limit": PAGE,
+                "streams": [_info(n, self.consumers) for n in page],
+            }
         if api.startswith("CONSUMER.LIST."):
             stream = api.removeprefix("CONSUMER.LIST.")
-            return {"total": self.consumers, "offset": 0, "limit": 256, "consumers": [_consumer(stream, f"c{j}") for j in range(self.consumers)]}
+            return {
+                "total": self.consumers,
+                "offset": 0,
+                "limit": 256,
+                "consumers": [_consumer(stream, f"c{j}") for j in range(self.consumers)],
+            }
         return {"limits": {}}
 
 

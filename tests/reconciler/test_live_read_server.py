@@ -77,7 +77,12 @@ def _sweep(client: JsClient) -> LiveState:
 
 
 def _comparable(state: LiveState) -> dict[str, Any]:
-    return {"streams": state.streams, "consumers": state.consumers, "unknown": state.unknown, "fingerprint": state.fingerprint()}
+    return {
+        "streams": state.streams,
+        "consumers": state.consumers,
+        "unknown": state.unknown,
+        "fingerprint": state.fingerprint(),
+    }
 
 
 def test_paged_lists_read_what_one_info_per_object_reads(server: NatsServer, js: Js, tmp_path: Path) -> None:
@@ -90,7 +95,9 @@ def test_paged_lists_read_what_one_info_per_object_reads(server: NatsServer, js:
     for i in range(300):  # more than one page of streams (256 a page)
         js.ok(f"$JS.API.STREAM.CREATE.P{i:03d}", {"name": f"P{i:03d}", "subjects": [f"p{i}"], "storage": "memory"})
     for i in range(260):  # and more than one page of consumers
-        js.ok(f"$JS.API.CONSUMER.CREATE.P000.c{i:03d}", {"stream_name": "P000", "config": {"durable_name": f"c{i:03d}"}})
+        js.ok(
+            f"$JS.API.CONSUMER.CREATE.P000.c{i:03d}", {"stream_name": "P000", "config": {"durable_name": f"c{i:03d}"}}
+        )
     client = JsClient(Target(servers=(server.url,)))
     try:
         fast = read_live(client)

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 import pytest
 
-from jsops.linter import api_json, consumer_from_api_json, effective_stream, from_api_json, parse_version, stream_from_api_json, strip_server_metadata
+from jsops.linter import (
+    api_json,
+    consumer_from_api_json,
+    effective_stream,
+    from_api_json,
+    parse_version,
+    stream_from_api_json,
+    strip_server_metadata,
+)
 from jsops.linter.model.config import StreamConfig
 from jsops.linter.semantics import catalog
 from tests.natsserver import release_binary
@@ -30,7 +38,13 @@ def test_a_field_of_a_newer_release_is_kept_beside_the_record() -> None:
 
 def test_a_left_out_field_reads_as_its_zero_value() -> None:
     record, extra = consumer_from_api_json({"durable_name": "d", "ack_policy": "explicit"})
-    assert (record.ack_policy, record.ack_wait, record.backoff, record.description, record.deliver_policy) == ("explicit", 0, (), None, "all")
+    assert (record.ack_policy, record.ack_wait, record.backoff, record.description, record.deliver_policy) == (
+        "explicit",
+        0,
+        (),
+        None,
+        "all",
+    )
     assert not extra
     with pytest.raises(TypeError):
         from_api_json("Placement", {})

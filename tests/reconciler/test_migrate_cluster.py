@@ -65,7 +65,9 @@ def _kept(cluster: NatsCluster, cjs: Js, d: Path, stream: str, before: Messages,
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
-def test_rename_keeps_every_message_and_position(cluster: NatsCluster, cjs: Js, tmp_path: Path, shape: str, sent: list[str]) -> None:
+def test_rename_keeps_every_message_and_position(
+    cluster: NatsCluster, cjs: Js, tmp_path: Path, shape: str, sent: list[str]
+) -> None:
     d = tmp_path / "m"
     before, pos = _seeded(cluster, cjs, d, SHAPES[shape])
     renamed(d, extra=SHAPES[shape])
@@ -87,7 +89,9 @@ def test_rename_keeps_every_message_and_position(cluster: NatsCluster, cjs: Js, 
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
-def test_storage_change_keeps_every_message_and_position(cluster: NatsCluster, cjs: Js, tmp_path: Path, shape: str) -> None:
+def test_storage_change_keeps_every_message_and_position(
+    cluster: NatsCluster, cjs: Js, tmp_path: Path, shape: str
+) -> None:
     d = tmp_path / "m"
     before, pos = _seeded(cluster, cjs, d, SHAPES[shape])
     stored(d, storage="memory", extra=SHAPES[shape])
@@ -105,7 +109,12 @@ def test_controller_migrates_a_rename_it_is_allowed_to(cluster: NatsCluster, cjs
 
     d = tmp_path / "m"
     before, pos = _seeded(cluster, cjs, d, SHAPES["R3"])
-    stored(d, "ORDERS_V2", annotations='{"jsops.io/renamed-from": ORDERS, "jsops.io/allow-migrate": "true"}', extra=SHAPES["R3"])
+    stored(
+        d,
+        "ORDERS_V2",
+        annotations='{"jsops.io/renamed-from": ORDERS, "jsops.io/allow-migrate": "true"}',
+        extra=SHAPES["R3"],
+    )
     log = tmp_path / "events.jsonl"
     once = [str(d), "--server", cluster.url, "--listen", "none", "--once", "--no-lease", "--log-file", str(log)]
     assert main(once) == 0, log.read_text()
@@ -116,7 +125,9 @@ def test_controller_migrates_a_rename_it_is_allowed_to(cluster: NatsCluster, cjs
     assert main(once) == 0  # in sync
 
 
-def test_overlapping_create_is_refused_before_any_request(cluster: NatsCluster, cjs: Js, tmp_path: Path, sent: list[str]) -> None:
+def test_overlapping_create_is_refused_before_any_request(
+    cluster: NatsCluster, cjs: Js, tmp_path: Path, sent: list[str]
+) -> None:
     d = tmp_path / "m"
     before, pos = _seeded(cluster, cjs, d, SHAPES["R3"])
     (d / "orders.yaml").unlink()
@@ -138,7 +149,9 @@ def test_overlapping_create_is_refused_before_any_request(cluster: NatsCluster, 
     assert snapshot(cjs, "ORDERS") == before and truth(cjs, "ORDERS", before) == pos
 
 
-def test_sealing_an_existing_stream_plans_and_applies_as_an_update(cluster: NatsCluster, cjs: Js, tmp_path: Path) -> None:
+def test_sealing_an_existing_stream_plans_and_applies_as_an_update(
+    cluster: NatsCluster, cjs: Js, tmp_path: Path
+) -> None:
     d = tmp_path / "m"
     before, pos = _seeded(cluster, cjs, d, SHAPES["R3"])
     stored(d, extra=SHAPES["R3"] + ", sealed: true")
@@ -155,12 +168,20 @@ def test_sealing_an_existing_stream_plans_and_applies_as_an_update(cluster: Nats
 
 def _killed(cluster: NatsCluster, d: Path, point: str) -> None:
     env = {**os.environ, "JSOPS_FAULT": f"migrate-{point}"}
-    proc = subprocess.run([JSOPS, "apply", str(d), "--server", cluster.url, "--yes", "--migrate"], env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [JSOPS, "apply", str(d), "--server", cluster.url, "--yes", "--migrate"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 137, proc.stdout + proc.stderr
 
 
 # a sample of the steps (every step is killed on a standalone server: test_migrate_kill.py)
-@pytest.mark.parametrize(("change", "point"), [("rename", "in-window"), ("storage", "after-consumers@ORDERS_JSOPS_MIGRATING")])
+@pytest.mark.parametrize(
+    ("change", "point"), [("rename", "in-window"), ("storage", "after-consumers@ORDERS_JSOPS_MIGRATING")]
+)
 def test_killed_at_a_step_resumes(cluster: NatsCluster, cjs: Js, tmp_path: Path, change: str, point: str) -> None:
     d = tmp_path / "m"
     before, pos = _seeded(cluster, cjs, d, SHAPES["R3"])
@@ -194,7 +215,11 @@ def _paused(cluster: NatsCluster, d: Path, gate: Path, meanwhile: Callable[[], N
     cut-over) while ``meanwhile`` runs; it must then finish on its own."""
     env = {**os.environ, "JSOPS_FAULT": f"migrate-after-sync:pause:{gate}"}
     proc = subprocess.Popen(
-        [JSOPS, "apply", str(d), "--server", cluster.url, "--yes", "--migrate"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [JSOPS, "apply", str(d), "--server", cluster.url, "--yes", "--migrate"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 120
@@ -269,7 +294,9 @@ def test_leader_node_killed_during_a_migration(cluster: NatsCluster, cjs: Js, tm
         time.sleep(0.1)
 
 
-def test_cut_over_window_under_steady_publishing(cluster: NatsCluster, cjs: Js, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cut_over_window_under_steady_publishing(
+    cluster: NatsCluster, cjs: Js, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     d = tmp_path / "m"
     _seeded(cluster, cjs, d, SHAPES["R3"])
     renamed(d, extra=SHAPES["R3"])
@@ -279,7 +306,9 @@ def test_cut_over_window_under_steady_publishing(cluster: NatsCluster, cjs: Js, 
         cut_over_under_load(cluster.url, cjs, d, "3-node cluster, R3", frozenset({"NoRespondersError", "TimeoutError"}))
 
 
-def test_interest_r3_storage_change_keeps_the_backlog_and_positions(cluster: NatsCluster, cjs: Js, tmp_path: Path) -> None:
+def test_interest_r3_storage_change_keeps_the_backlog_and_positions(
+    cluster: NatsCluster, cjs: Js, tmp_path: Path
+) -> None:
     """Issue 21 items 1-2 on a cluster: an R3 interest stream with a backlog is migrated (the copy
     keeps it with limits retention, the R3 consumers are created on it before it takes the
     subjects), every message a consumer still wants kept and each consumer as many messages pending,
@@ -294,7 +323,10 @@ def test_interest_r3_storage_change_keeps_the_backlog_and_positions(cluster: Nat
     assert cjs.streams() == ["ORDERS"]
     after, want = snapshot(cjs, "ORDERS"), wanted(before, pos)
     assert len(want) > 60  # a backlog: audit has acked 31, shipper 12 of the orders.new ones
-    assert want.items() <= after.items() <= before.items(), (sorted(set(before) - set(after)), sorted(set(after) - set(before)))
+    assert want.items() <= after.items() <= before.items(), (
+        sorted(set(before) - set(after)),
+        sorted(set(after) - set(before)),
+    )
     info = cjs.stream("ORDERS")
     assert info is not None and (info["config"]["storage"], info["config"]["retention"]) == ("memory", "interest")
     got = truth(cjs, "ORDERS", before)
@@ -345,7 +377,9 @@ def _unwanted_held(cluster: NatsCluster, cjs: Js, d: Path) -> tuple[Messages, Po
     pytest.fail("the server removed the messages no consumer wants before the snapshot, three times")
 
 
-def test_interest_r3_migration_keeps_what_a_consumer_wants_not_what_none_does(cluster: NatsCluster, cjs: Js, tmp_path: Path) -> None:
+def test_interest_r3_migration_keeps_what_a_consumer_wants_not_what_none_does(
+    cluster: NatsCluster, cjs: Js, tmp_path: Path
+) -> None:
     """The condition of the failure of test_interest_r3_storage_change_keeps_the_backlog_and_positions
     under load (message 1, which both consumers had acknowledged, was in ORDERS before the migration
     and not after), made on purpose: an R3 interest stream whose consumers start at message 9 stores
@@ -363,7 +397,10 @@ def test_interest_r3_migration_keeps_what_a_consumer_wants_not_what_none_does(cl
     assert rc == 0 and "through ORDERS_JSOPS_MIGRATING" in out, out + err
     assert cjs.streams() == ["ORDERS"]
     after = snapshot(cjs, "ORDERS")
-    assert want.items() <= after.items() <= before.items(), (sorted(set(before) - set(after)), sorted(set(after) - set(before)))
+    assert want.items() <= after.items() <= before.items(), (
+        sorted(set(before) - set(after)),
+        sorted(set(after) - set(before)),
+    )
     got = truth(cjs, "ORDERS", before)
     assert {n: p for n, (_, p) in got.items()} == {n: p for n, (_, p) in pos.items()}, (got, pos)
     assert all(got[n][0] >= f for n, (f, _) in pos.items()), (got, pos)

@@ -40,8 +40,17 @@ def _state() -> LiveState:
         ("READ", "limits"),
         ("FULL", "limits"),
     ):
-        live.streams[name] = live_stream({**_stream(name, retention), "metadata": OWN}, messages=100, bytes=4000, first_seq=1, last_seq=100, consumer_count=1)
-        live.consumers[(name, "c")] = live_consumer(name, {"durable_name": "c", "ack_policy": "explicit", "metadata": OWN}, ack_floor=40, pending=60)
+        live.streams[name] = live_stream(
+            {**_stream(name, retention), "metadata": OWN},
+            messages=100,
+            bytes=4000,
+            first_seq=1,
+            last_seq=100,
+            consumer_count=1,
+        )
+        live.consumers[(name, "c")] = live_consumer(
+            name, {"durable_name": "c", "ack_policy": "explicit", "metadata": OWN}, ack_floor=40, pending=60
+        )
     live.consumers[("INTDROP", "left")] = live_consumer(
         "INTDROP", {"durable_name": "left", "ack_policy": "explicit", "metadata": OWN}, ack_floor=10, pending=90
     )
@@ -71,7 +80,9 @@ def _desired() -> list[Desired]:
 
 
 def test_golden_migrations_per_retention_and_downstream_shape() -> None:
-    plan = build_plan(_desired(), _state(), PlanOptions(migrate=True, server_version="2.15.1"), target="nats://127.0.0.1:4222")
+    plan = build_plan(
+        _desired(), _state(), PlanOptions(migrate=True, server_version="2.15.1"), target="nats://127.0.0.1:4222"
+    )
     _golden("plan_migrate.txt", render_text(plan))
     acts = {a.name: a for a in plan.actions if a.kind == "Stream"}
     assert {n: a.action for n, a in acts.items() if a.migration is not None} == {

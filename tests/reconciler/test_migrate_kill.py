@@ -21,7 +21,13 @@ STEPS = ["after-create", "after-sync", "in-window", "before-promote", "after-pro
 
 def _killed(server, d: Path, point: str) -> None:
     env = {**os.environ, "JSOPS_FAULT": f"migrate-{point}"}
-    proc = subprocess.run([JSOPS, "apply", str(d), "--server", server.url, "--yes", "--migrate"], env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--migrate"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 137, proc.stdout + proc.stderr
 
 
@@ -53,7 +59,10 @@ def test_rename_killed_at_each_step_resumes(server, js: Js, tmp_path, point: str
     _converges(server, js, d, "ORDERS_V2", before, pos)
 
 
-@pytest.mark.parametrize("point", ["after-create", "in-window", "after-drop", "after-create@ORDERS", "in-window@ORDERS", "after-consumers@ORDERS"])
+@pytest.mark.parametrize(
+    "point",
+    ["after-create", "in-window", "after-drop", "after-create@ORDERS", "in-window@ORDERS", "after-consumers@ORDERS"],
+)
 def test_storage_change_killed_at_steps_resumes(server, js: Js, tmp_path, point: str) -> None:
     d = tmp_path / "m"
     stored(d)

@@ -78,9 +78,13 @@ def test_what_the_server_refuses_of_a_mirror_and_of_what_it_mirrors(version: str
             assert got.get("error", {}).get("err_code") == r.err_code, (r.field, got)
             if release >= (2, 12, 0):
                 js.ok(f"$JS.API.STREAM.CREATE.P{n}", {"name": f"P{n}", "mirror": {"name": "A"}})
-                got = js.request(f"$JS.API.STREAM.UPDATE.P{n}", {"name": f"P{n}", "subjects": [f"p{n}.>"], **_set(r.field)})
+                got = js.request(
+                    f"$JS.API.STREAM.UPDATE.P{n}", {"name": f"P{n}", "subjects": [f"p{n}.>"], **_set(r.field)}
+                )
                 assert ("error" not in got) == r.promoted, (r.field, got)
-        for n, (limit, copied) in enumerate(((ORIGIN_MAX_ACK_PENDING, {"max_ack_pending": 100}), (None, {"inactive_threshold": 30 * S}))):
+        for n, (limit, copied) in enumerate(
+            ((ORIGIN_MAX_ACK_PENDING, {"max_ack_pending": 100}), (None, {"inactive_threshold": 30 * S}))
+        ):
             js.ok(f"$JS.API.STREAM.CREATE.O{n}", {"name": f"O{n}", "subjects": [f"o{n}.>"], "consumer_limits": copied})
             js.publish(f"o{n}.x", 3)
             js.ok(f"$JS.API.STREAM.CREATE.OM{n}", {"name": f"OM{n}", "mirror": {"name": f"O{n}"}})
@@ -137,7 +141,13 @@ def test_a_migration_sets_at_the_promotion_what_a_mirror_cannot_have(version: st
 
 REFUSED = {
     # the old stream's limit: its mirrors never copy a message (10082)
-    "max_ack_pending": (", consumer_limits: {max_ack_pending: 1000}", "", "consumer_limits.max_ack_pending", 10082, True),
+    "max_ack_pending": (
+        ", consumer_limits: {max_ack_pending: 1000}",
+        "",
+        "consumer_limits.max_ack_pending",
+        10082,
+        True,
+    ),
     # a counter stream: a mirror cannot count (10173), the promotion cannot turn counters on (10052)
     "counter": (", allow_msg_counter: true", ", allow_msg_counter: true", "allow_msg_counter", 10173, False),
 }
@@ -146,7 +156,9 @@ REFUSED = {
 @pytest.mark.integration
 @pytest.mark.parametrize("version", MIGRATING)
 @pytest.mark.parametrize("case", sorted(REFUSED))
-def test_a_migration_the_server_would_refuse_is_blocked_before_any_request(version: str, case: str, tmp_path: Path, sent: list[str]) -> None:
+def test_a_migration_the_server_would_refuse_is_blocked_before_any_request(
+    version: str, case: str, tmp_path: Path, sent: list[str]
+) -> None:
     """Blocked in the plan (the server's err_code, the field named, what to do), and apply sends nothing:
     no copy made, no wait for a mirror that never catches up. Before: the mirror was made and waited for
     120 s (10082), or its create failed (10173)."""
@@ -186,7 +198,9 @@ def _refused_plans() -> str:
     plan = build_plan(desired, live, PlanOptions(migrate=True, server_version="2.15.1"), target="nats://127.0.0.1:4222")
     by = {a.name: a for a in plan.actions}
     assert (by["LIMITED"].action, by["LIMITED"].err_code) == ("blocked", ORIGIN_MAX_ACK_PENDING)
-    assert (by["COUNTER"].action, by["COUNTER"].err_code) == ("blocked", 10173) and "COUNTER_JSOPS_MIGRATING" in (reason_of(by["COUNTER"]) or "")
+    assert (by["COUNTER"].action, by["COUNTER"].err_code) == ("blocked", 10173) and "COUNTER_JSOPS_MIGRATING" in (
+        reason_of(by["COUNTER"]) or ""
+    )
     assert by["ATOMIC"].action == "migrate"
     return render_text(plan)
 

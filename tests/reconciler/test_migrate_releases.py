@@ -69,7 +69,9 @@ def test_releases_without_mirror_promotion_refuse_before_any_request(tmp_path: P
         server.stop()
 
 
-def test_cut_over_window_under_steady_publishing(server: NatsServer, js: Js, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cut_over_window_under_steady_publishing(
+    server: NatsServer, js: Js, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     d = tmp_path / "m"
     stored(d)
     assert run("apply", str(d), "--server", server.url, "--yes")[0] == 0

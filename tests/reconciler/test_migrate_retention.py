@@ -30,7 +30,11 @@ def _jsops(url: str, d: Path, fault: str, *flags: str) -> subprocess.Popen[str]:
     """``jsops apply --migrate`` in a process with the fault hook ``fault``."""
     env = {**os.environ, "JSOPS_FAULT": fault}
     return subprocess.Popen(
-        [JSOPS, "apply", str(d), "--server", url, "--yes", "--migrate", *flags], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [JSOPS, "apply", str(d), "--server", url, "--yes", "--migrate", *flags],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -116,7 +120,9 @@ def test_interest_stream_whose_consumer_is_not_carried_is_refused_in_the_plan(se
     seed(js)
     before = snapshot(js, "ORDERS")
     text = (d / "orders.yaml").read_text()
-    (d / "orders.yaml").write_text(text.split("---")[0].replace("storage: file", "storage: memory") + "---" + text.split("---")[1])
+    (d / "orders.yaml").write_text(
+        text.split("---")[0].replace("storage: file", "storage: memory") + "---" + text.split("---")[1]
+    )
     rc, out, err = run("plan", str(d), "--server", server.url, "--migrate")
     assert rc == 2 and "! Stream ORDERS" in out and "audit are not declared" in out, out + err
     assert "migration without loss" not in out
@@ -271,12 +277,22 @@ def test_a_reset_inside_a_migration_needs_its_flags(server, js: Js, tmp_path) ->
     """Item 4: --reset-position starts c1 at its manifest's start, as in place; on an interest stream
     that skips messages, which needs --allow-data-loss as well."""
     d = tmp_path / "m"
-    manifest(d, "o.yaml", C1.format(storage="file", policy="all").replace("storage: file", "storage: file, retention: interest"))
+    manifest(
+        d,
+        "o.yaml",
+        C1.format(storage="file", policy="all").replace("storage: file", "storage: file, retention: interest"),
+    )
     assert _apply(server.url, d)[0] == 0
     js.publish("orders.new", 10)
-    manifest(d, "o.yaml", C1.format(storage="memory", policy="new").replace("storage: memory", "storage: memory, retention: interest"))
+    manifest(
+        d,
+        "o.yaml",
+        C1.format(storage="memory", policy="new").replace("storage: memory", "storage: memory, retention: interest"),
+    )
     rc, out, err = run("plan", str(d), "--server", server.url, "--migrate", "--reset-position")
-    assert rc == 2 and "skips up to 10 messages of an interest stream" in out and "needs --allow-data-loss)" in out, out + err
+    assert rc == 2 and "skips up to 10 messages of an interest stream" in out and "needs --allow-data-loss)" in out, (
+        out + err
+    )
     assert _apply(server.url, d, "--migrate", "--reset-position")[0] == 1
     c = js.consumer("ORDERS", "c1")
     assert c is not None and c["num_pending"] == 10 and state(js, "ORDERS")["messages"] == 10
@@ -339,7 +355,9 @@ def test_a_stream_holding_more_than_the_new_limits_is_refused_in_the_plan(server
 # -- 7: an interrupted migration is not reported done ----------------------------------------------
 
 
-def test_a_server_restart_after_the_promotion_is_not_reported_done_and_the_rerun_finishes(server, js: Js, tmp_path) -> None:
+def test_a_server_restart_after_the_promotion_is_not_reported_done_and_the_rerun_finishes(
+    server, js: Js, tmp_path
+) -> None:
     d = tmp_path / "m"
     stored(d)
     assert _apply(server.url, d)[0] == 0

@@ -20,7 +20,13 @@ def _live() -> LiveState:
 def _desired() -> list[Desired]:
     return [
         Desired("Stream", "ORDERS_V2", None, NEW, "m/orders.yaml", renamed_from="ORDERS"),
-        Desired("Consumer", "c", "ORDERS_V2", consumer_record({"durable_name": "c", "ack_policy": "explicit"}), "m/orders.yaml"),
+        Desired(
+            "Consumer",
+            "c",
+            "ORDERS_V2",
+            consumer_record({"durable_name": "c", "ack_policy": "explicit"}),
+            "m/orders.yaml",
+        ),
     ]
 
 
@@ -37,7 +43,9 @@ def test_rename_needs_migrate_and_folds_its_consumers_and_keeps_the_old_stream_f
 
 def test_a_release_that_cannot_promote_a_mirror_is_refused_with_the_reason() -> None:
     (a,) = build_plan(_desired(), _live(), PlanOptions(migrate=True, server_version="2.11.11")).actions
-    assert a.action == "blocked" and "cannot promote a mirror" in (reason_of(a) or "") and "10055" in (reason_of(a) or "")
+    assert (
+        a.action == "blocked" and "cannot promote a mirror" in (reason_of(a) or "") and "10055" in (reason_of(a) or "")
+    )
 
 
 def test_the_controller_migrates_with_the_annotation_and_names_it_otherwise() -> None:

@@ -22,4 +22,6 @@ def test_two_copies_compare_the_same_messages_twice() -> None:
 
 
 def test_a_resumed_migration_names_each_copy() -> None:
-    assert "0 + 40 messages compared (SHA-256) in its 2 copies, 1 consumer at their positions" in migration_line("A", "B", [0, 40], 1, 0, [])
+    assert "0 + 40 messages compared (SHA-256) in its 2 copies, 1 consumer at their positions" in migration_line(
+        "A", "B", [0, 40], 1, 0, []
+    )

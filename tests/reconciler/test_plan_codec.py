@@ -64,7 +64,12 @@ def test_what_is_not_an_action_is_a_plan_error(bad: object) -> None:
         {"version": 1, "fingerprint": "f", "actions": {}},
         {"version": 1, "fingerprint": "f", "actions": [], "targets": []},
         {"version": 1, "fingerprint": "f", "actions": [], "targets": [{"context": "a", "fingerprint": "f"}] * 2},
-        {"version": 1, "fingerprint": "f", "actions": [{**_ACTION, "context": "b"}], "targets": [{"context": "a", "fingerprint": "f"}]},
+        {
+            "version": 1,
+            "fingerprint": "f",
+            "actions": [{**_ACTION, "context": "b"}],
+            "targets": [{"context": "a", "fingerprint": "f"}],
+        },
         {"version": 1, "fingerprint": "f", "actions": [], "binding": []},
         "plan",
     ],
@@ -106,8 +111,17 @@ def test_a_migration_round_trips_through_the_records() -> None:
     old = stamp(stream_record({"name": "ORDERS", "subjects": ["orders.>"], "storage": "file"}), "m/orders.yaml")
     live = LiveState(streams={"ORDERS": LiveStream(old, messages=10, bytes=400, first_seq=1, last_seq=10)})
     desired = [
-        Desired("Stream", "ORDERS_V2", None, stream_record({"name": "ORDERS_V2", "subjects": ["orders.>"]}), "m/o.yaml", renamed_from="ORDERS"),
-        Desired("Consumer", "c", "ORDERS_V2", consumer_record({"durable_name": "c", "ack_policy": "explicit"}), "m/o.yaml"),
+        Desired(
+            "Stream",
+            "ORDERS_V2",
+            None,
+            stream_record({"name": "ORDERS_V2", "subjects": ["orders.>"]}),
+            "m/o.yaml",
+            renamed_from="ORDERS",
+        ),
+        Desired(
+            "Consumer", "c", "ORDERS_V2", consumer_record({"durable_name": "c", "ack_policy": "explicit"}), "m/o.yaml"
+        ),
     ]
     (a,) = build_plan(desired, live, PlanOptions(migrate=True, server_version="2.15.1")).actions
     assert a.migration is not None and set(a.migration.consumers) == {"c"}

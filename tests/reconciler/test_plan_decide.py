@@ -66,14 +66,20 @@ def _estate() -> tuple[list[Any], LiveState]:
     workqueue conflict the server would refuse, and a new stream whose consumer depends on it."""
     live = LiveState(
         streams={
-            "S": live_stream({"name": "S", "subjects": ["s.>"], "storage": "file", "metadata": OWN}, messages=12, consumer_count=1),
+            "S": live_stream(
+                {"name": "S", "subjects": ["s.>"], "storage": "file", "metadata": OWN}, messages=12, consumer_count=1
+            ),
             "HAND": live_stream({"name": "HAND", "subjects": ["hand.>"]}),
-            "GONE": live_stream({"name": "GONE", "subjects": ["gone.>"], "metadata": OWN}, messages=2, consumer_count=1),
+            "GONE": live_stream(
+                {"name": "GONE", "subjects": ["gone.>"], "metadata": OWN}, messages=2, consumer_count=1
+            ),
             "WQ": live_stream({"name": "WQ", "subjects": ["wq.>"], "retention": "workqueue", "metadata": OWN}),
             "TAKEN": live_stream({"name": "TAKEN", "subjects": ["new.>"]}),
         }
     )
-    live.consumers[("S", "c")] = live_consumer("S", {"durable_name": "c", "ack_policy": "explicit", "metadata": OWN}, ack_floor=3)
+    live.consumers[("S", "c")] = live_consumer(
+        "S", {"durable_name": "c", "ack_policy": "explicit", "metadata": OWN}, ack_floor=3
+    )
     live.consumers[("GONE", "g")] = live_consumer("GONE", {"durable_name": "g", "metadata": OWN})
     live.consumers[("WQ", "a")] = live_consumer("WQ", {"durable_name": "a", "ack_policy": "explicit", "metadata": OWN})
     desired = [
@@ -89,7 +95,10 @@ def _estate() -> tuple[list[Any], LiveState]:
     return desired, live
 
 
-@pytest.mark.parametrize("grants", [Grants.flags(), Grants.flags(prune=True, allow_recreate=True, allow_data_loss=True, migrate=True, adopt=["HAND"])])
+@pytest.mark.parametrize(
+    "grants",
+    [Grants.flags(), Grants.flags(prune=True, allow_recreate=True, allow_data_loss=True, migrate=True, adopt=["HAND"])],
+)
 def test_no_pass_changes_its_inputs(grants: Grants) -> None:
     desired, live = _estate()
     opt = PlanOptions(server_version="2.15.1")
@@ -119,7 +128,13 @@ def test_no_pass_changes_its_inputs(grants: Grants) -> None:
         assert _same(given, (plan, live))
     # the estate exercises what the passes judge: a choice or a missing grant, a prediction, a dependant
     picks = authorize(draft, grants, live).values()
-    assert any(isinstance(p.verdict, Blocked) or p.choice is not draft.choices[i] for i, p in authorize(draft, grants, live).items()) and picks
+    assert (
+        any(
+            isinstance(p.verdict, Blocked) or p.choice is not draft.choices[i]
+            for i, p in authorize(draft, grants, live).items()
+        )
+        and picks
+    )
     assert refusals(draft) == {} or all(isinstance(v, Blocked) for v in refusals(draft).values())
     assert predicted_refusals(plan, live)  # the workqueue conflict, the subjects NEW takes from TAKEN
     new = next(i for i, a in enumerate(plan.actions) if a.name == "NEW")
@@ -129,11 +144,15 @@ def test_no_pass_changes_its_inputs(grants: Grants) -> None:
 def test_planning_returns_its_refusals_beside_the_intent() -> None:
     """An unknown state is planning's own refusal: a map by choice index, the intent left as it would be."""
     live = LiveState(streams={"S": live_stream({"name": "S", "subjects": ["s.>"], "metadata": OWN})}, unknown={"S"})
-    draft = plan_changes([desired_of("Stream", "S", None, {"name": "S", "subjects": ["s.>"]}, "m/s.yaml")], live, PlanOptions())
+    draft = plan_changes(
+        [desired_of("Stream", "S", None, {"name": "S", "subjects": ["s.>"]}, "m/s.yaml")], live, PlanOptions()
+    )
     (choice,) = draft.choices
     assert choice.intent.action == ActionKind.UPDATE and list(refusals(draft)) == [0]
     assert refusals(draft)[0].refusal == choice.refused.refusal if choice.refused is not None else False
-    (a,) = decide(draft, authorize(draft, Grants.flags(prune=True, allow_recreate=True, allow_data_loss=True), live)).actions
+    (a,) = decide(
+        draft, authorize(draft, Grants.flags(prune=True, allow_recreate=True, allow_data_loss=True), live)
+    ).actions
     assert a.refusal is not None and a.refusal.blocker == Blocker.UNKNOWN and a.intent is choice.intent
 
 
@@ -183,7 +202,9 @@ _TABLE: list[tuple[Blocker | None, list[Verdict], Blocker | str | None]] = [
 
 
 @pytest.mark.parametrize(("held", "verdicts", "stands"), _TABLE)
-def test_decide_applies_the_written_precedence(held: Blocker | None, verdicts: list[Verdict], stands: Blocker | str | None) -> None:
+def test_decide_applies_the_written_precedence(
+    held: Blocker | None, verdicts: list[Verdict], stands: Blocker | str | None
+) -> None:
     plan = Plan("t", "f", [_item(held)])
     given = copy.deepcopy(plan)
     out = decide(plan, *({0: v} for v in verdicts))
@@ -201,7 +222,9 @@ def test_decide_applies_the_written_precedence(held: Blocker | None, verdicts: l
 
 
 @pytest.mark.parametrize(("held", "verdicts", "stands"), _TABLE)
-def test_a_draft_ranks_planning_refusals_the_same_way(held: Blocker | None, verdicts: list[Verdict], stands: Blocker | str | None) -> None:
+def test_a_draft_ranks_planning_refusals_the_same_way(
+    held: Blocker | None, verdicts: list[Verdict], stands: Blocker | str | None
+) -> None:
     """Planning's own refusal (beside the intent in its Choice) is ranked like a held block."""
     (item,) = [_item(held)]
     refused = item.verdict if isinstance(item.verdict, Blocked) else None

@@ -102,8 +102,17 @@ def test_judged_keeps_the_errors_of_what_the_plan_does() -> None:
     blocked = Intent(ActionKind.CREATE, "Stream", "B", None, [], None, stream_record({"name": "B"}))
     plan = Plan("nats://x:1", "fp", [PlanItem(migrate), PlanItem(update), PlanItem(blocked, Blocked("no"))])
     found = GateFindings(
-        errors=[_error("JS101", "Stream", "U"), _error("JS101", "Stream", "IDLE"), _error("JS005", "Stream", "GONE"), _error("JS201", "Consumer", "w", "NEW")],
-        create_only=[_error("JS114", "Stream", "U"), _error("JS114", "Stream", "B"), _error("JS212", "Consumer", "w", "NEW")],
+        errors=[
+            _error("JS101", "Stream", "U"),
+            _error("JS101", "Stream", "IDLE"),
+            _error("JS005", "Stream", "GONE"),
+            _error("JS201", "Consumer", "w", "NEW"),
+        ],
+        create_only=[
+            _error("JS114", "Stream", "U"),
+            _error("JS114", "Stream", "B"),
+            _error("JS212", "Consumer", "w", "NEW"),
+        ],
     )
     kept = [(f.rule, str(f.object)) for f in judged(found, plan)]
     assert sorted(kept) == sorted(
@@ -123,6 +132,19 @@ def test_gate_lines_are_lint_lines_once_each() -> None:
     from jsops.linter.findings import Finding, Severity
     from jsops.reconciler.cli.plans import _error_lines
 
-    f = Finding("JS315", "target-stream-replicas-unsupported", Severity.ERROR, "num_replicas 3 on a standalone server", "s.yaml.j2", 7, 16, None, 10074)
+    f = Finding(
+        "JS315",
+        "target-stream-replicas-unsupported",
+        Severity.ERROR,
+        "num_replicas 3 on a standalone server",
+        "s.yaml.j2",
+        7,
+        16,
+        None,
+        10074,
+    )
     text = _error_lines([f, f, f])
-    assert text == "s.yaml.j2:7:16: error JS315 num_replicas 3 on a standalone server [target-stream-replicas-unsupported] (nats-server err_code 10074)"
+    assert (
+        text
+        == "s.yaml.j2:7:16: error JS315 num_replicas 3 on a standalone server [target-stream-replicas-unsupported] (nats-server err_code 10074)"
+    )

@@ -63,7 +63,9 @@ def test_golden_data_loss_counts_what_is_removed() -> None:
 
 
 def test_golden_migrations_and_their_refusals() -> None:
-    plan = build_plan(migrate_desired(), migrate_state(), PlanOptions(migrate=True, server_version="2.15.1"), target=TARGET)
+    plan = build_plan(
+        migrate_desired(), migrate_state(), PlanOptions(migrate=True, server_version="2.15.1"), target=TARGET
+    )
     text = render_markdown(PlanSet([plan]))
     _golden("plan_md_migrate.md", text)
     assert _rows(text, ":no_entry: Refused") == ["`Stream FULL`", "`Stream INTDROP`", "`Stream READ`", "`Stream TOWQ`"]
@@ -74,14 +76,24 @@ def test_golden_migrations_and_their_refusals() -> None:
 
 def test_golden_no_changes_and_several_targets() -> None:
     live = LiveState(read_at=10_000.0)
-    live.streams["ORDERS"] = live_stream({"name": "ORDERS", "subjects": ["orders.>"], "metadata": {"io.jsops.managed-by": "jsops"}})
-    same = build_plan([desired_of("Stream", "ORDERS", None, {"name": "ORDERS", "subjects": ["orders.>"]}, "m/s.yaml")], live, PlanOptions(), target=TARGET)
+    live.streams["ORDERS"] = live_stream(
+        {"name": "ORDERS", "subjects": ["orders.>"], "metadata": {"io.jsops.managed-by": "jsops"}}
+    )
+    same = build_plan(
+        [desired_of("Stream", "ORDERS", None, {"name": "ORDERS", "subjects": ["orders.>"]}, "m/s.yaml")],
+        live,
+        PlanOptions(),
+        target=TARGET,
+    )
     assert not same.actions
     text = render_markdown(PlanSet([same]))
     _golden("plan_md_nochanges.md", text)
     assert f"No changes: `{TARGET}` matches the manifests." in text and "####" not in text
     west = build_plan(
-        [desired_of("Stream", "NEW", None, {"name": "NEW", "subjects": ["new.>"]}, "m/s.yaml")], LiveState(), PlanOptions(), target="nats://west:4222"
+        [desired_of("Stream", "NEW", None, {"name": "NEW", "subjects": ["new.>"]}, "m/s.yaml")],
+        LiveState(),
+        PlanOptions(),
+        target="nats://west:4222",
     )
     several = PlanSet([same, Plan(west.target, west.fingerprint, west.actions, context="west", contexts=("west",))])
     text = render_markdown(several)
@@ -93,7 +105,13 @@ def test_golden_no_changes_and_several_targets() -> None:
 def _big() -> PlanSet:
     """The refusals and data loss of the data-loss plan, and 400 new streams after them."""
     desired = loss_desired() + [
-        desired_of("Stream", f"S{i:03d}", None, {"name": f"S{i:03d}", "subjects": [f"s{i}.{j}.>" for j in range(4)], "max_age": 3_600_000_000_000}, "m/s.yaml")
+        desired_of(
+            "Stream",
+            f"S{i:03d}",
+            None,
+            {"name": f"S{i:03d}", "subjects": [f"s{i}.{j}.>" for j in range(4)], "max_age": 3_600_000_000_000},
+            "m/s.yaml",
+        )
         for i in range(400)
     ]
     return PlanSet([build_plan(desired, loss_state(), loss_opt(allow_data_loss=True), target=TARGET)])
@@ -130,7 +148,12 @@ def test_default_limit_is_githubs_and_is_kept() -> None:
 def test_names_cannot_break_the_markdown() -> None:
     live = LiveState(read_at=10_000.0)
     odd = "A|B*`C`<x>"
-    plan = build_plan([desired_of("Stream", odd, None, {"name": odd, "subjects": ["odd.>"]}, "m/s.yaml")], live, PlanOptions(), target=TARGET)
+    plan = build_plan(
+        [desired_of("Stream", odd, None, {"name": odd, "subjects": ["odd.>"]}, "m/s.yaml")],
+        live,
+        PlanOptions(),
+        target=TARGET,
+    )
     text = render_markdown(PlanSet([plan]))
     row = next(line for line in text.splitlines() if line.startswith("| `+`"))
     assert row.count(" | ") == 3  # still four cells: the pipe in the name is escaped

@@ -25,13 +25,27 @@ OWN = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/orders.yaml"}
 
 
 def stream(name: str, **kw):
-    base = {"name": name, "subjects": [f"{name.lower()}.>"], "retention": "limits", "max_age": H, "storage": "file", "num_replicas": 1}
+    base = {
+        "name": name,
+        "subjects": [f"{name.lower()}.>"],
+        "retention": "limits",
+        "max_age": H,
+        "storage": "file",
+        "num_replicas": 1,
+    }
     base.update(kw)
     return stream_record(base)
 
 
 def consumer(name: str, **kw):
-    base = {"durable_name": name, "name": name, "deliver_policy": "all", "ack_policy": "explicit", "ack_wait": 30_000_000_000, "max_waiting": 512}
+    base = {
+        "durable_name": name,
+        "name": name,
+        "deliver_policy": "all",
+        "ack_policy": "explicit",
+        "ack_wait": 30_000_000_000,
+        "max_waiting": 512,
+    }
     base.update(kw)
     return consumer_record(base)
 
@@ -56,7 +70,9 @@ def live_state() -> LiveState:
     st.streams["ORDERS"] = LiveStream(stream("ORDERS", metadata=dict(OWN)), messages=12, consumer_count=2)
     st.streams["HAND"] = LiveStream(stream("HAND"), messages=0)
     st.streams["GONE"] = LiveStream(stream("GONE", metadata=dict(OWN)), messages=0)
-    st.streams["GONE_MIRROR"] = LiveStream(stream_record({"name": "GONE_MIRROR", "mirror": {"name": "GONE"}, "metadata": dict(OWN)}))
+    st.streams["GONE_MIRROR"] = LiveStream(
+        stream_record({"name": "GONE_MIRROR", "mirror": {"name": "GONE"}, "metadata": dict(OWN)})
+    )
     st.consumers[("ORDERS", "billing")] = LiveConsumer("ORDERS", consumer("billing", metadata=dict(OWN)), ack_floor=7)
     st.consumers[("ORDERS", "audit")] = LiveConsumer("ORDERS", consumer("audit", metadata=dict(OWN)))
     return st
@@ -64,9 +80,17 @@ def live_state() -> LiveState:
 
 def desired() -> list[Desired]:
     return [
-        Desired("Stream", "ORDERS", None, stream("ORDERS", max_age=2 * H, subjects=["orders.>", "refunds.>"]), "m/orders.yaml"),
+        Desired(
+            "Stream",
+            "ORDERS",
+            None,
+            stream("ORDERS", max_age=2 * H, subjects=["orders.>", "refunds.>"]),
+            "m/orders.yaml",
+        ),
         Desired("Stream", "HAND", None, stream("HAND", max_age=2 * H), "m/hand.yaml"),
-        Desired("Stream", "NEW_MIRROR", None, stream_record({"name": "NEW_MIRROR", "mirror": {"name": "NEW"}}), "m/new.yaml"),
+        Desired(
+            "Stream", "NEW_MIRROR", None, stream_record({"name": "NEW_MIRROR", "mirror": {"name": "NEW"}}), "m/new.yaml"
+        ),
         Desired("Stream", "NEW", None, stream("NEW", deny_delete=True), "m/new.yaml"),
         Desired("Consumer", "billing", "ORDERS", consumer("billing", deliver_policy="new"), "m/orders.yaml"),
         Desired("Consumer", "audit", "ORDERS", consumer("audit", ack_wait=60_000_000_000), "m/orders.yaml"),
@@ -101,7 +125,9 @@ def test_adopt_recreate_and_data_loss_flags():
     p = build_plan(d, st, PlanOptions(adopt=frozenset({"HAND"}), allow_recreate=True))
     by = {(a.kind, a.name): a for a in p.actions}
     assert by[("Stream", "HAND")].action == "adopt"
-    assert by[("Stream", "ORDERS")].action == "blocked" and "--allow-data-loss" in (reason_of(by[("Stream", "ORDERS")]) or "")
+    assert by[("Stream", "ORDERS")].action == "blocked" and "--allow-data-loss" in (
+        reason_of(by[("Stream", "ORDERS")]) or ""
+    )
     assert "12 stored messages are lost" in (by[("Stream", "ORDERS")].consequence or "")
     assert by[("Consumer", "billing")].action == "recreate"
     assert "from stream sequence 8" in (by[("Consumer", "billing")].consequence or "")
@@ -109,7 +135,9 @@ def test_adopt_recreate_and_data_loss_flags():
     by = {(a.kind, a.name): a for a in p.actions}
     assert by[("Stream", "ORDERS")].action == "recreate"
     assert by[("Consumer", "billing")].action == "create"  # comes back with its stream
-    gone = by[("Stream", "GONE")]  # no prune without --prune: shown, blocked (issue 21: every owned object is accounted for)
+    gone = by[
+        ("Stream", "GONE")
+    ]  # no prune without --prune: shown, blocked (issue 21: every owned object is accounted for)
     assert (gone.action, gone.wanted) == ("blocked", "delete") and "left the manifests" in (reason_of(gone) or "")
 
 
@@ -144,7 +172,11 @@ def test_plan_json_round_trip_and_bad_plans():
         [],
         {"version": 9},
         {"version": 1, "fingerprint": "x", "actions": [{"action": "explode"}]},
-        {"version": 1, "fingerprint": "x", "actions": [{"action": "create", "object": {"kind": "Stream", "name": "A"}}]},
+        {
+            "version": 1,
+            "fingerprint": "x",
+            "actions": [{"action": "create", "object": {"kind": "Stream", "name": "A"}}],
+        },
     ):
         with pytest.raises(PlanError):
             Plan.from_json(bad)
@@ -170,21 +202,34 @@ def _golden(name: str, text: str) -> None:
 
 
 def test_golden_plan_text_and_json():
-    plan = build_plan(desired(), live_state(), PlanOptions(prune=True, allow_recreate=True), target="nats://127.0.0.1:4222")
+    plan = build_plan(
+        desired(), live_state(), PlanOptions(prune=True, allow_recreate=True), target="nats://127.0.0.1:4222"
+    )
     _golden("plan.txt", render_text(plan))
     _golden("plan.json", render_json(plan))
     data = json.loads(render_json(plan))
     # contracts §5 keys, plus the per-target headers (an additive extension)
     assert set(data) == {"version", "target", "fingerprint", "actions", "summary", "targets"}
     assert data["targets"] == [
-        {"context": "default", "contexts": ["default"], "target": data["target"], "fingerprint": data["fingerprint"], "summary": data["summary"]}
+        {
+            "context": "default",
+            "contexts": ["default"],
+            "target": data["target"],
+            "fingerprint": data["fingerprint"],
+            "summary": data["summary"],
+        }
     ]
     for a in data["actions"]:
         assert a["context"] == "default"
         assert {"action", "object", "changes", "consequence"} <= set(a)
         assert a["action"] in ("create", "update", "recreate", "delete", "adopt", "blocked")
         for c in a["changes"]:
-            assert {"path", "from", "to", "class"} <= set(c) and c["class"] in ("in-place", "one-way", "recreate", "forbidden")
+            assert {"path", "from", "to", "class"} <= set(c) and c["class"] in (
+                "in-place",
+                "one-way",
+                "recreate",
+                "forbidden",
+            )
 
 
 def test_empty_plan_text():
@@ -192,7 +237,10 @@ def test_empty_plan_text():
 
 
 def test_stamp():
-    assert stamp(stream_record({"name": "A"}), "f.yaml").metadata == {"io.jsops.managed-by": "jsops", "io.jsops.source": "f.yaml"}
+    assert stamp(stream_record({"name": "A"}), "f.yaml").metadata == {
+        "io.jsops.managed-by": "jsops",
+        "io.jsops.source": "f.yaml",
+    }
 
 
 def _args(*argv: str) -> argparse.Namespace:
@@ -202,7 +250,9 @@ def _args(*argv: str) -> argparse.Namespace:
 
 
 def test_targets_never_display_secrets(tmp_path, monkeypatch):
-    t = target_from_args(_args("--server", "nats://bob:s3cret@h1:4222,tls://tok@h2", "--user", "bob", "--password", "hunter2"))
+    t = target_from_args(
+        _args("--server", "nats://bob:s3cret@h1:4222,tls://tok@h2", "--user", "bob", "--password", "hunter2")
+    )
     assert t.display() == "nats://h1:4222,tls://h2"
     assert "hunter2" not in repr(t) and "s3cret" not in t.display()
     assert Target(js_domain="hub").api == "$JS.hub.API" and Target().api == "$JS.API"
@@ -210,11 +260,19 @@ def test_targets_never_display_secrets(tmp_path, monkeypatch):
         target_from_args(_args("--password", "x"))
     ctx = tmp_path / "nats" / "context"
     ctx.mkdir(parents=True)
-    (ctx / "prod.json").write_text(json.dumps({"url": "nats://u:pw@prod:4222", "token": "T0K", "jetstream_domain": "hub", "tls_first": True}))
+    (ctx / "prod.json").write_text(
+        json.dumps({"url": "nats://u:pw@prod:4222", "token": "T0K", "jetstream_domain": "hub", "tls_first": True})
+    )
     (ctx / "broken.json").write_text("{not json")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     t = load_context("prod")
-    assert (t.display(), t.token, t.js_domain, t.tls_first, t.context) == ("nats://prod:4222", "T0K", "hub", True, "prod")
+    assert (t.display(), t.token, t.js_domain, t.tls_first, t.context) == (
+        "nats://prod:4222",
+        "T0K",
+        "hub",
+        True,
+        "prod",
+    )
     t = target_from_args(_args("--context", "prod", "--server", "nats://other:1"))
     assert t.servers == ("nats://other:1",) and t.token == "T0K"
     for bad in ("missing", "broken", "../etc"):

@@ -24,7 +24,9 @@ STREAM = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: ORDERS}\nspec: {s
 
 
 def _plan():
-    return build_plan(desired(), live_state(), PlanOptions(prune=True, allow_recreate=True), target="nats://127.0.0.1:4222")
+    return build_plan(
+        desired(), live_state(), PlanOptions(prune=True, allow_recreate=True), target="nats://127.0.0.1:4222"
+    )
 
 
 def test_golden_verbose_compact_and_colour() -> None:
@@ -40,13 +42,26 @@ def test_golden_verbose_compact_and_colour() -> None:
 def test_manifest_fields_are_shown_and_the_rest_summed_up() -> None:
     d = [
         desired_of(
-            "Stream", "S", None, {"name": "S", "subjects": ["s"], "retention": "limits", "max_bytes": 1 << 30, "storage": "file", "num_replicas": 1}, "m/s.yaml"
+            "Stream",
+            "S",
+            None,
+            {
+                "name": "S",
+                "subjects": ["s"],
+                "retention": "limits",
+                "max_bytes": 1 << 30,
+                "storage": "file",
+                "num_replicas": 1,
+            },
+            "m/s.yaml",
         )
     ]
     plan = build_plan(d, live_state().__class__(), PlanOptions(), target="nats://x:1")
     text = render_text(plan, explicit={("Stream", None, "S"): frozenset({"subjects", "max_bytes"})})
     assert "+ max_bytes: 1GiB" in text and "+ subjects" in text and "retention" not in text
-    assert "+ 19 server defaults (--verbose lists them)" in text  # every field the server stores that the manifest leaves out
+    assert (
+        "+ 19 server defaults (--verbose lists them)" in text
+    )  # every field the server stores that the manifest leaves out
     verbose = render_text(plan, explicit={("Stream", None, "S"): frozenset({"subjects", "max_bytes"})}, verbose=True)
     assert '+ retention: "limits"  (default)' in verbose and "io.jsops.managed-by" in verbose
 
@@ -81,7 +96,13 @@ def test_exit_code_contract_empty_paths_and_config_paths(server: NatsServer, tmp
 
 def _tty_run(args: list[str], env: dict[str, str]) -> str:
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "jsops.linter.cli.app", *args], stdout=slave, stderr=subprocess.DEVNULL, env=env, cwd=os.getcwd())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jsops.linter.cli.app", *args],
+        stdout=slave,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=os.getcwd(),
+    )
     os.close(slave)
     chunks = []
     while True:
@@ -108,13 +129,20 @@ def test_colours_on_a_terminal_only(server: NatsServer, tmp_path: Path, monkeypa
     assert "\x1b[32m+\x1b[0m Stream ORDERS" in out, out
     assert "\x1b" not in _tty_run(["plan", "m", "-s", server.url], {**env, "NO_COLOR": "1"})
     assert "\x1b" not in _tty_run(["plan", "m", "-s", server.url, "--no-color"], env)
-    piped = subprocess.run([sys.executable, "-m", "jsops.linter.cli.app", "plan", "m", "-s", server.url], env=env, capture_output=True, text=True)
+    piped = subprocess.run(
+        [sys.executable, "-m", "jsops.linter.cli.app", "plan", "m", "-s", server.url],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert piped.returncode == 0 and "+ Stream ORDERS" in piped.stdout and "\x1b" not in piped.stdout
 
 
 @pytest.mark.integration
 def test_apply_yes_prints_the_plan_once_with_progress(server: NatsServer, tmp_path: Path) -> None:
-    docs = [STREAM.replace("ORDERS", f"S{i}").replace("orders", f"s{i}").replace(", max_bytes: 1GiB", "") for i in range(3)]
+    docs = [
+        STREAM.replace("ORDERS", f"S{i}").replace("orders", f"s{i}").replace(", max_bytes: 1GiB", "") for i in range(3)
+    ]
     manifest(tmp_path / "m", "s.yaml", "---\n".join(docs))
     rc, out, err = run("apply", str(tmp_path / "m"), "-s", server.url, "--yes")
     assert rc == 0, out + err
@@ -129,16 +157,33 @@ def test_export_writes_sizes_and_durations_as_people_do() -> None:
     from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
 
     day = 86400 * 10**9
-    assert [readable_duration(v) for v in (3 * day, 7 * day, 30 * 10**9, 5400 * 10**9, 250_000_000, 30, 0)] == ["3d", "1w", "30s", "1h30m", "250ms", "30ns", 0]
+    assert [readable_duration(v) for v in (3 * day, 7 * day, 30 * 10**9, 5400 * 10**9, 250_000_000, 30, 0)] == [
+        "3d",
+        "1w",
+        "30s",
+        "1h30m",
+        "250ms",
+        "30ns",
+        0,
+    ]
     assert [readable_size(v) for v in (1 << 30, 64 << 10, 1000, -1, 0)] == ["1GiB", "64KiB", 1000, -1, 0]
     for v in (3 * day, 5400 * 10**9, 250_000_000, 30):
         assert parse_duration(readable_duration(v)) == v  # exact: jsops reads it back unchanged
     assert parse_size("1GiB") == 1 << 30
     live = LiveState()
     live.streams["S"] = LiveStream.from_json(
-        {"name": "S", "subjects": ["s"], "max_age": 3 * day, "max_bytes": 1 << 30, "max_msg_size": -1, "duplicate_window": 120 * 10**9}
+        {
+            "name": "S",
+            "subjects": ["s"],
+            "max_age": 3 * day,
+            "max_bytes": 1 << 30,
+            "max_msg_size": -1,
+            "duplicate_window": 120 * 10**9,
+        }
     )
-    live.consumers[("S", "c")] = LiveConsumer.from_json("S", {"durable_name": "c", "ack_wait": 30 * 10**9, "backoff": [10**9, 60 * 10**9]})
+    live.consumers[("S", "c")] = LiveConsumer.from_json(
+        "S", {"durable_name": "c", "ack_wait": 30 * 10**9, "backoff": [10**9, 60 * 10**9]}
+    )
     docs = export_documents(live)["S.yaml"]
     assert {k: docs[0]["spec"][k] for k in ("max_age", "max_bytes", "max_msg_size", "duplicate_window")} == {
         "max_age": "3d",
@@ -174,7 +219,9 @@ def test_a_blocked_recreate_names_every_flag_it_needs() -> None:
     live.streams["S"] = live_stream(stream("S", metadata=dict(OWN)), messages=12)
     want = [desired_of("Stream", "S", None, stream("S", storage="memory"), "m/orders.yaml")]
     reason = lambda **kw: reason_of(build_plan(want, live, PlanOptions(**kw), target="nats://x:1").actions[0])  # noqa: E731
-    lossless = "; or --migrate, which moves them to the new config without loss"  # issue 21: the lossless route is named
+    lossless = (
+        "; or --migrate, which moves them to the new config without loss"  # issue 21: the lossless route is named
+    )
     assert reason() == "the stream holds 12 messages; needs --allow-recreate and --allow-data-loss" + lossless
     assert reason(allow_recreate=True) == "the stream holds 12 messages; needs --allow-data-loss" + lossless
     assert reason(allow_data_loss=True) == "the stream holds 12 messages; needs --allow-recreate" + lossless

@@ -37,15 +37,23 @@ def _json(main: Any, argv: list[str]) -> tuple[int, list[dict[str, Any]], str]:
 
 
 def _policy_findings(findings: list[dict[str, Any]]) -> set[tuple[str, str, str, str | None, str]]:
-    return {(f["rule"], f["object"]["kind"], f["object"]["name"], f["object"]["stream"], f["message"]) for f in findings if f["rule"].startswith("ACME")}
+    return {
+        (f["rule"], f["object"]["kind"], f["object"]["name"], f["object"]["stream"], f["message"])
+        for f in findings
+        if f["rule"].startswith("ACME")
+    }
 
 
-def test_audit_gives_the_policy_findings_lint_gives(server: NatsServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_audit_gives_the_policy_findings_lint_gives(
+    server: NatsServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from jsops.linter.cli.app import main as jsops
     from jsops.reconciler.audit.cli import main as audit
 
     estate = _copy(tmp_path, "ignore: [policy]\n")  # apply what the policies refuse (the gate would not)
-    rc, out, err = run("apply", str(estate / "manifests"), "--server", server.url, "--yes", "--config", str(estate / ".jsops.yaml"))
+    rc, out, err = run(
+        "apply", str(estate / "manifests"), "--server", server.url, "--yes", "--config", str(estate / ".jsops.yaml")
+    )
     assert rc == 0, out + err
     (estate / ".jsops.yaml").write_text((FIX / ".jsops.yaml").read_text())
     monkeypatch.chdir(estate)
@@ -59,19 +67,39 @@ def test_audit_gives_the_policy_findings_lint_gives(server: NatsServer, tmp_path
     # the live configs are judged as the files: same codes, objects and messages; live objects have no
     # line, and the audit reads no profile (ACME005 needs one) and no suppression comment (ACME002 on audit)
     live = _policy_findings(audited)
-    assert live - expected == {("ACME002", "Consumer", "audit", "ORDERS", "max_deliver is 1 to 19 (the dead-letter flow expects it); got 100")}
+    assert live - expected == {
+        ("ACME002", "Consumer", "audit", "ORDERS", "max_deliver is 1 to 19 (the dead-letter flow expects it); got 100")
+    }
     assert expected - live == {f for f in expected if f[0] == "ACME005"}
     assert all(f["line"] == 0 and f["file"].startswith("nats://") for f in audited if f["rule"].startswith("ACME"))
 
 
 def test_a_policy_error_refuses_the_plan(server: NatsServer, tmp_path: Path) -> None:
     estate = _copy(tmp_path)
-    rc, out, err = run("plan", str(estate / "manifests"), "--server", server.url, "--config", str(estate / ".jsops.yaml"), "--env", "prod")
+    rc, out, err = run(
+        "plan",
+        str(estate / "manifests"),
+        "--server",
+        server.url,
+        "--config",
+        str(estate / ".jsops.yaml"),
+        "--env",
+        "prod",
+    )
     assert rc == 1, out + err
     assert "ACME001 streams in prod keep 3 replicas; ORDERS has 1" in err
     assert "ACME002" not in err  # a warning does not refuse
     estate2 = _copy(tmp_path / "b", "ignore: [ACME001, ACME003, ACME004, ACME005]\n")
-    rc, out, err = run("plan", str(estate2 / "manifests"), "--server", server.url, "--config", str(estate2 / ".jsops.yaml"), "--env", "prod")
+    rc, out, err = run(
+        "plan",
+        str(estate2 / "manifests"),
+        "--server",
+        server.url,
+        "--config",
+        str(estate2 / ".jsops.yaml"),
+        "--env",
+        "prod",
+    )
     assert rc == 2, out + err  # no error left: the plan is made (2: changes)
 
 
@@ -86,6 +114,8 @@ def test_the_controller_refuses_a_revision_with_a_policy_error(tmp_path: Path) -
     assert not any("ACME002" in e for e in rev.errors)
     rev = load_revision([str(estate / "manifests")], "dev", None, cfg)
     assert not any("ACME001" in e for e in rev.errors)  # the environment decides
-    broken = load_config(str(estate / ".jsops.yaml")).model_copy(update={"policies": [cfg.policies[0].model_copy(update={"deny": "config.num_replica < 3"})]})
+    broken = load_config(str(estate / ".jsops.yaml")).model_copy(
+        update={"policies": [cfg.policies[0].model_copy(update={"deny": "config.num_replica < 3"})]}
+    )
     rev = load_revision([str(estate / "manifests")], "prod", None, broken)
     assert len(rev.errors) == 1 and "unknown field config.num_replica" in rev.errors[0]

@@ -49,7 +49,9 @@ def _consumers(rng: random.Random, stream: dict[str, Any], prefix: str) -> dict[
     for i in range(rng.randint(0, 2)):
         cfg: dict[str, Any] = {"ack_policy": "explicit"}
         if rng.random() < 0.8:
-            pick = _free(rng, ["a.x", "a.y", "b.y", "a.>", "c"], taken if stream.get("retention") == "workqueue" else [], 1)
+            pick = _free(
+                rng, ["a.x", "a.y", "b.y", "a.>", "c"], taken if stream.get("retention") == "workqueue" else [], 1
+            )
             if not pick:
                 continue
             cfg["filter_subject"] = pick[0]
@@ -79,7 +81,11 @@ def _desired(desired: dict[str, Any]) -> list[Any] | None:
     for name, (scfg, consumers) in desired.items():
         res.append(Resource(kind="Stream", name=name, stream=None, config=StreamConfig(**scfg), file=""))
         for cname, ccfg in consumers.items():
-            res.append(Resource(kind="Consumer", name=cname, stream=name, config=ConsumerConfig(durable_name=cname, **ccfg), file=""))
+            res.append(
+                Resource(
+                    kind="Consumer", name=cname, stream=name, config=ConsumerConfig(durable_name=cname, **ccfg), file=""
+                )
+            )
     estate = Estate(resources=res)
     found = gate_lint(estate, Config(), read_source=None)
     if found.errors or found.create_only:
@@ -92,7 +98,10 @@ def _server_live(js: Js, live: dict[str, Any]) -> None:
         if "error" in js.request(f"$JS.API.STREAM.CREATE.{name}", {"name": name, **scfg}):
             continue  # the live estate is whatever the server took
         for cname, ccfg in consumers.items():
-            js.request(f"$JS.API.CONSUMER.CREATE.{name}.{cname}", {"stream_name": name, "config": {"durable_name": cname, **ccfg}})
+            js.request(
+                f"$JS.API.CONSUMER.CREATE.{name}.{cname}",
+                {"stream_name": name, "config": {"durable_name": cname, **ccfg}},
+            )
 
 
 def _one(seed: int, binary: str | None = None) -> tuple[int, int, list[str]] | None:
@@ -106,7 +115,8 @@ def _one(seed: int, binary: str | None = None) -> tuple[int, int, list[str]] | N
     if wanted is None:
         return None
     acc = (
-        "accounts { A { jetstream { " + f"max_streams: {limits['max_streams']}, max_consumers: {limits['max_consumers']}, "
+        "accounts { A { jetstream { "
+        + f"max_streams: {limits['max_streams']}, max_consumers: {limits['max_consumers']}, "
         f"max_file: {limits['max_file']}MB" + " }, users [{user: a, password: a}] } }"
     )
     with NatsServer(extra_config=acc, binary=binary) as server:
@@ -141,7 +151,9 @@ def _one(seed: int, binary: str | None = None) -> tuple[int, int, list[str]] | N
         if want == got:
             agree += 1
         else:
-            wrong.append(f"seed {seed}: {r.action.label}: predicted {want}, server {got} ({r.detail}; {predicted.get(i)})")
+            wrong.append(
+                f"seed {seed}: {r.action.label}: predicted {want}, server {got} ({r.detail}; {predicted.get(i)})"
+            )
     return agree, total, wrong
 
 
@@ -169,6 +181,8 @@ def test_predictions_agree_with_the_server(capsys, release):
         total += got[1]
         wrong += got[2]
     with capsys.disabled():
-        print(f"\npredicted vs actual: {agree}/{total} actions agree ({100 * agree / max(total, 1):.1f}%) over {samples} estates")
+        print(
+            f"\npredicted vs actual: {agree}/{total} actions agree ({100 * agree / max(total, 1):.1f}%) over {samples} estates"
+        )
     assert samples >= (8 if release is None else 4) and total > 0
     assert wrong == [], "\n".join(wrong)

@@ -41,7 +41,9 @@ def test_overlaps_predicted_from_the_index_are_those_of_every_pair() -> None:
     for _ in range(400):
         live = LiveState()
         for i in range(rng.randint(0, 12)):
-            live.streams[f"L{i}"] = LiveStream.from_json({"name": f"L{i}", "subjects": [_subject(rng) for _ in range(rng.randint(0, 3))]})
+            live.streams[f"L{i}"] = LiveStream.from_json(
+                {"name": f"L{i}", "subjects": [_subject(rng) for _ in range(rng.randint(0, 3))]}
+            )
         creates = [
             PlanItem(
                 Intent(
@@ -59,7 +61,9 @@ def test_overlaps_predicted_from_the_index_are_those_of_every_pair() -> None:
         found = predict(Plan("nats://x:1", "fp", list(creates)), live)
         for i, a in enumerate(creates):  # one level: every create runs beside the others
             mine = _subjects(a)
-            others = [list(s.config.subjects) for s in live.streams.values()] + [_subjects(p) for p in creates if p is not a]
+            others = [list(s.config.subjects) for s in live.streams.values()] + [
+                _subjects(p) for p in creates if p is not a
+            ]
             expected = any(_collides(mine, theirs) for theirs in others)
             assert (i in found and found[i].err_code == OVERLAP) == expected, (mine, others, found.get(i))
 
@@ -68,5 +72,15 @@ def test_the_first_overlapping_stream_is_named() -> None:
     live = LiveState()
     for name, subjects in [("A", ["x.1"]), ("B", ["orders.*"]), ("C", ["orders.>"]), ("D", ["y"])]:
         live.streams[name] = LiveStream.from_json({"name": name, "subjects": subjects})
-    plan = Plan("nats://x:1", "fp", [PlanItem(Intent(ActionKind.CREATE, "Stream", "N", None, [], None, _stream({"name": "N", "subjects": ["orders.eu"]})))])
+    plan = Plan(
+        "nats://x:1",
+        "fp",
+        [
+            PlanItem(
+                Intent(
+                    ActionKind.CREATE, "Stream", "N", None, [], None, _stream({"name": "N", "subjects": ["orders.eu"]})
+                )
+            )
+        ],
+    )
     assert predict(plan, live)[0].reason == "subjects overlap with live stream B (orders.eu ~ orders.*)"

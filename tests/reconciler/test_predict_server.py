@@ -31,7 +31,8 @@ def stream_doc(name: str, subjects: str, extra: str = "", consumer: str = "shipp
 
 def actions(out: str) -> dict[str, dict[str, Any]]:
     return {
-        f"{a['object']['kind']} {(a['object']['stream'] + '/') if a['object']['stream'] else ''}{a['object']['name']}": a for a in json.loads(out)["actions"]
+        f"{a['object']['kind']} {(a['object']['stream'] + '/') if a['object']['stream'] else ''}{a['object']['name']}": a
+        for a in json.loads(out)["actions"]
     }
 
 
@@ -42,7 +43,9 @@ def _held(js: Js) -> tuple[int, int]:
     return stream["state"]["messages"], consumer["ack_floor"]["stream_seq"]
 
 
-def test_rename_with_prune_is_refused_before_any_request(server: NatsServer, js: Js, tmp_path: Path, sent: list[str]) -> None:
+def test_rename_with_prune_is_refused_before_any_request(
+    server: NatsServer, js: Js, tmp_path: Path, sent: list[str]
+) -> None:
     d = tmp_path / "m"
     manifest(d, "orders.yaml", stream_doc("ORDERS", '["orders.>"]'))
     rc, out, err = run("apply", str(d), "--server", server.url, "--yes")
@@ -71,14 +74,19 @@ def test_rename_with_prune_is_refused_before_any_request(server: NatsServer, js:
     assert _held(js) == before
 
 
-def test_create_overlapping_an_unmanaged_stream_is_refused_in_the_plan(server: NatsServer, js: Js, tmp_path: Path, sent: list[str]) -> None:
+def test_create_overlapping_an_unmanaged_stream_is_refused_in_the_plan(
+    server: NatsServer, js: Js, tmp_path: Path, sent: list[str]
+) -> None:
     js.ok("$JS.API.STREAM.CREATE.LEGACY", {"name": "LEGACY", "subjects": ["events.eu.*"]})
     d = tmp_path / "m"
     manifest(d, "events.yaml", stream_doc("EVENTS", '["events.>"]'))
     manifest(d, "other.yaml", stream_doc("OTHER", '["other.>"]', consumer="reader"))
     rc, out, _ = run("plan", str(d), "--server", server.url, "--format", "json")
     acts = actions(out)
-    assert acts["Stream EVENTS"]["err_code"] == 10065 and "live stream LEGACY (events.> ~ events.eu.*)" in acts["Stream EVENTS"]["reason"]
+    assert (
+        acts["Stream EVENTS"]["err_code"] == 10065
+        and "live stream LEGACY (events.> ~ events.eu.*)" in acts["Stream EVENTS"]["reason"]
+    )
     assert acts["Consumer EVENTS/shipper"]["action"] == "blocked"
     assert acts["Stream OTHER"]["action"] == "create" and acts["Consumer OTHER/reader"]["action"] == "create"
     sent.clear()
@@ -88,7 +96,9 @@ def test_create_overlapping_an_unmanaged_stream_is_refused_in_the_plan(server: N
     assert js.streams() == ["LEGACY", "OTHER"]
 
 
-def test_r3_on_a_standalone_server_is_refused_before_any_request(server: NatsServer, js: Js, tmp_path: Path, sent: list[str]) -> None:
+def test_r3_on_a_standalone_server_is_refused_before_any_request(
+    server: NatsServer, js: Js, tmp_path: Path, sent: list[str]
+) -> None:
     d = tmp_path / "m"
     manifest(d, "s.yaml", stream_doc("REPL", '["repl.>"]', ", num_replicas: 3"))
     rc, out, err = run("apply", str(d), "--server", server.url, "--yes")
@@ -96,7 +106,9 @@ def test_r3_on_a_standalone_server_is_refused_before_any_request(server: NatsSer
     assert writes(sent) == [] and js.streams() == []
 
 
-def test_workqueue_filter_overlapping_a_live_consumer_is_refused(server: NatsServer, js: Js, tmp_path: Path, sent: list[str]) -> None:
+def test_workqueue_filter_overlapping_a_live_consumer_is_refused(
+    server: NatsServer, js: Js, tmp_path: Path, sent: list[str]
+) -> None:
     d = tmp_path / "m"
     manifest(
         d,
@@ -112,7 +124,10 @@ def test_workqueue_filter_overlapping_a_live_consumer_is_refused(server: NatsSer
     assert rc == 0, out + err
     js.ok(
         "$JS.API.CONSUMER.CREATE.JOBS.manual",
-        {"stream_name": "JOBS", "config": {"durable_name": "manual", "ack_policy": "explicit", "filter_subject": "jobs.eu.>"}},
+        {
+            "stream_name": "JOBS",
+            "config": {"durable_name": "manual", "ack_policy": "explicit", "filter_subject": "jobs.eu.>"},
+        },
     )
     manifest(
         d,

@@ -100,7 +100,9 @@ def test_context_precedence_jsops_config_then_natscli(tmp_path, monkeypatch):
     (ctx / "shared.json").write_text(json.dumps({"url": "nats://from-natscli:4222"}))
     (ctx / "onlynats.json").write_text(json.dumps({"url": "nats://only-natscli:4222"}))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    cfg = _config(tmp_path, "contexts:\n  shared: {server: 'nats://from-jsops:4222'}\n  default: {server: 'nats://dflt:4222'}\n")
+    cfg = _config(
+        tmp_path, "contexts:\n  shared: {server: 'nats://from-jsops:4222'}\n  default: {server: 'nats://dflt:4222'}\n"
+    )
     assert resolve_context("shared", cfg).servers == ("nats://from-jsops:4222",)
     assert resolve_context("onlynats", cfg).servers == ("nats://only-natscli:4222",)
     with pytest.raises(TargetError, match="declares: default, shared"):
@@ -126,10 +128,18 @@ def _estate(tmp_path: Path):
 
 def test_routing_groups_contexts_and_merges_same_server(tmp_path):
     estate = _estate(tmp_path)
-    targets = {"west": Target(("nats://w:4222",), "west"), "east": Target(("nats://D:4222/",), "east"), "prod": Target(("nats://p:4222",), "prod")}
+    targets = {
+        "west": Target(("nats://w:4222",), "west"),
+        "east": Target(("nats://D:4222/",), "east"),
+        "prod": Target(("nats://p:4222",), "prod"),
+    }
     routes = route_estate(estate, Target(("nats://d:4222",)), targets.__getitem__)
     # east points at the default server (spelled differently): one target, so neither prunes the other
-    assert [(r.name, r.contexts) for r in routes] == [("default", ["default", "east"]), ("prod", ["prod"]), ("west", ["west"])]
+    assert [(r.name, r.contexts) for r in routes] == [
+        ("default", ["default", "east"]),
+        ("prod", ["prod"]),
+        ("west", ["west"]),
+    ]
     # --context prod makes prod the default target: its objects join the context-less ones
     routes = route_estate(estate, targets["prod"], targets.__getitem__)
     assert [r.contexts for r in routes] == [["default", "prod"], ["east"], ["west"]]
@@ -137,7 +147,12 @@ def test_routing_groups_contexts_and_merges_same_server(tmp_path):
     only_named = type(estate)(resources=[r for r in estate.resources if r.context != "default"])
     routes = route_estate(only_named, Target(), targets.__getitem__, explicit=False)
     assert [r.name for r in routes] == ["east", "prod", "west"]
-    assert [r.name for r in route_estate(only_named, Target(), targets.__getitem__)] == ["default", "east", "prod", "west"]
+    assert [r.name for r in route_estate(only_named, Target(), targets.__getitem__)] == [
+        "default",
+        "east",
+        "prod",
+        "west",
+    ]
     assert [r.name for r in route_estate(estate, Target(), targets.__getitem__, explicit=False)][0] == "default"
     names = {d.name for d in desired_from_estate(estate, contexts=["default", "east"])}
     assert names == {"A", "E"}
@@ -183,9 +198,16 @@ def test_prune_scope_by_path_and_context():
     assert not opt.prunable(_owned_stream("deploy/b/s.yaml"))
     assert not opt.prunable(_owned_stream(None))  # no recorded path: never in a scope
     assert not opt.prunable(_owned_stream("deploy/a/s.yaml", "west"))
-    assert not opt.prunable(stream_record({"name": "S", "metadata": {"io.jsops.source": "deploy/a/s.yaml"}}))  # not owned
+    assert not opt.prunable(
+        stream_record({"name": "S", "metadata": {"io.jsops.source": "deploy/a/s.yaml"}})
+    )  # not owned
     assert PlanOptions(prune=True).prunable(_owned_stream(None))  # unscoped (library default)
-    live = LiveState(streams={n: live_stream({"name": n, **_owned(src)}) for n, src in (("IN", "deploy/a/s.yaml"), ("OUT", "deploy/b/s.yaml"))})
+    live = LiveState(
+        streams={
+            n: live_stream({"name": n, **_owned(src)})
+            for n, src in (("IN", "deploy/a/s.yaml"), ("OUT", "deploy/b/s.yaml"))
+        }
+    )
     plan = build_plan([], live, opt)
     assert [(a.action, a.name) for a in plan.actions] == [("delete", "IN")]
 
@@ -197,7 +219,9 @@ def test_stale_manifest_path_is_recorded_again():
     assert build_plan([d], live, PlanOptions(stale_source=lambda p: False)).actions == ()  # old file still declares it
     plan = build_plan([d], live, PlanOptions(stale_source=lambda p: p == "old/s.yaml"))
     (a,) = plan.actions
-    assert a.action == "update" and [(c.path, c.old, c.new, c.cls) for c in a.changes] == [("metadata.io.jsops.source", "old/s.yaml", "new/s.yaml", "in-place")]
+    assert a.action == "update" and [(c.path, c.old, c.new, c.cls) for c in a.changes] == [
+        ("metadata.io.jsops.source", "old/s.yaml", "new/s.yaml", "in-place")
+    ]
     assert a.config.metadata["io.jsops.source"] == "new/s.yaml"
     # an object stamped before contexts were recorded, now declared in context west
     w = desired_of("Stream", "S", None, {"name": "S", "subjects": ["s"]}, "old/s.yaml", "west")
@@ -210,7 +234,19 @@ def _planset() -> PlanSet:
     p1 = Plan(
         "nats://127.0.0.1:4222",
         "sha256:aaa",
-        [PlanItem(Intent("create", "Stream", "ORDERS", None, [], None, stream_record({"name": "ORDERS", "subjects": ["orders.>"]})))],
+        [
+            PlanItem(
+                Intent(
+                    "create",
+                    "Stream",
+                    "ORDERS",
+                    None,
+                    [],
+                    None,
+                    stream_record({"name": "ORDERS", "subjects": ["orders.>"]}),
+                )
+            )
+        ],
         context="default",
         contexts=("default", "east"),
     )
@@ -272,6 +308,17 @@ def test_limits_from_server_answers():
     assert (a.max_ack_pending, a.disk_max_stream_bytes, a.max_bytes_required, a.max_streams) == (50, 1024, True, None)
     tiered = {"limits": {"max_memory": 0, "max_ack_pending": 0}, "tiers": {"R1": {"limits": {"max_ack_pending": 7}}}}
     assert account_limits(tiered).max_ack_pending == 7
-    s = server_limits({"jetstream": {"limits": {"max_ack_pending": 100, "max_duplicate_window": 30_000_000_000, "max_request_batch": 50}}})
-    assert (s.max_ack_pending, s.duplicate_window, s.max_request_batch, s.max_ha_assets) == (100, 30_000_000_000, 50, None)
+    s = server_limits(
+        {
+            "jetstream": {
+                "limits": {"max_ack_pending": 100, "max_duplicate_window": 30_000_000_000, "max_request_batch": 50}
+            }
+        }
+    )
+    assert (s.max_ack_pending, s.duplicate_window, s.max_request_batch, s.max_ha_assets) == (
+        100,
+        30_000_000_000,
+        50,
+        None,
+    )
     assert server_limits({}).max_ack_pending is None

@@ -26,7 +26,9 @@ spec: {{ack_wait: {ack_wait}, deliver_policy: {deliver}}}
 """
 
 
-def _orders(d: Path, retention: str = "limits", storage: str = "file", ack_wait: str = "30s", deliver: str = "all") -> None:
+def _orders(
+    d: Path, retention: str = "limits", storage: str = "file", ack_wait: str = "30s", deliver: str = "all"
+) -> None:
     manifest(d, "orders.yaml", ORDERS.format(retention=retention, storage=storage, ack_wait=ack_wait, deliver=deliver))
 
 
@@ -48,7 +50,10 @@ def test_an_owned_stream_that_left_the_manifests_is_never_no_changes(server, js,
     (tmp_path / "m" / "audit.yaml").unlink()
     rc, out, err = run("plan", "m", "--server", server.url)
     assert rc == 2 and "No changes" not in out, out + err
-    assert "! Stream AUDIT  (blocked delete: left the manifests; the stream holds 4 messages; needs --prune and --allow-data-loss)" in out, out
+    assert (
+        "! Stream AUDIT  (blocked delete: left the manifests; the stream holds 4 messages; needs --prune and --allow-data-loss)"
+        in out
+    ), out
     rc, out, err = run("apply", "m", "--server", server.url, "--yes")
     assert rc == 1 and "blocked" in out, out + err
     assert js.stream("AUDIT")["state"]["messages"] == 4  # kept
@@ -70,7 +75,9 @@ def test_consumer_recreate_names_every_missing_flag(tmp_path):
             rc, out, err = run("plan", str(d), "--server", server.url, "--format", "json")
             [act] = [a for a in json.loads(out)["actions"] if a["object"]["name"] == "c1"]
             assert (act["action"], act["wanted"]) == ("blocked", "recreate"), act
-            assert act["reason"] == ("the consumer has 4 unacknowledged messages on an interest stream; needs --allow-recreate and --allow-data-loss"), act
+            assert act["reason"] == (
+                "the consumer has 4 unacknowledged messages on an interest stream; needs --allow-recreate and --allow-data-loss"
+            ), act
             assert run("apply", str(d), "--server", server.url, "--yes")[0] == 1
             assert js.stream("ORDERS")["state"]["messages"] == 4
             c = js.consumer("ORDERS", "c1")
@@ -89,7 +96,10 @@ def test_blocked_storage_change_names_migrate(server, js, tmp_path):
     _orders(d, storage="memory")
     rc, out, err = run("plan", str(d), "--server", server.url)
     assert rc == 2, out + err
-    assert "needs --allow-recreate and --allow-data-loss; or --migrate, which moves them to the new config without loss" in out, out
+    assert (
+        "needs --allow-recreate and --allow-data-loss; or --migrate, which moves them to the new config without loss"
+        in out
+    ), out
     assert run("apply", str(d), "--server", server.url, "--yes")[0] == 1
     assert js.stream("ORDERS")["state"]["messages"] == 5 and js.stream("ORDERS")["config"]["storage"] == "file"
 

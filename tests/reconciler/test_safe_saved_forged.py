@@ -80,14 +80,23 @@ def test_forged_create_and_migration_are_refused(server, js, tmp_path, monkeypat
     owned = {"io.jsops.managed-by": "jsops", "io.jsops.source": "m/orders.yaml"}
 
     def add(data: dict[str, Any]) -> None:
-        data["actions"].append(_action("create", "Stream", "EVIL", {"name": "EVIL", "subjects": ["evil.>"], "metadata": owned}))
+        data["actions"].append(
+            _action("create", "Stream", "EVIL", {"name": "EVIL", "subjects": ["evil.>"], "metadata": owned})
+        )
         data["actions"].append(
             _action(
                 "migrate",
                 "Stream",
                 "HAND_V2",
                 {"name": "HAND_V2", "subjects": ["hand.>"], "metadata": owned},
-                migration={"from": "HAND", "to": "HAND_V2", "consumers": {}, "messages": 3, "bytes": 0, "strategy": "mirror"},
+                migration={
+                    "from": "HAND",
+                    "to": "HAND_V2",
+                    "consumers": {},
+                    "messages": 3,
+                    "bytes": 0,
+                    "strategy": "mirror",
+                },
             )
         )
 

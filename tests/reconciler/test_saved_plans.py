@@ -29,7 +29,13 @@ def hand_made(js: Js) -> None:
 def delete_hand(plan: dict[str, Any]) -> None:
     """What an attacker or a careless edit adds: a delete of a stream jsops does not own."""
     plan["actions"].append(
-        {"action": "delete", "object": {"kind": "Stream", "name": "HAND", "stream": None}, "changes": [], "consequence": None, "context": "default"}
+        {
+            "action": "delete",
+            "object": {"kind": "Stream", "name": "HAND", "stream": None},
+            "changes": [],
+            "consequence": None,
+            "context": "default",
+        }
     )
     plan["summary"]["delete"] += 1
     plan["targets"][0]["summary"]["delete"] += 1

@@ -101,7 +101,16 @@ def test_redact_url_never_raises_and_hides() -> None:
 
 
 def test_scrub_and_argv_secrets() -> None:
-    argv = ["m", "--server", f"nats://admin:{ENC}@h:1", "--password=hunter2", "--token", "tok", "--monitor", "http://x:y%2Fz@m"]
+    argv = [
+        "m",
+        "--server",
+        f"nats://admin:{ENC}@h:1",
+        "--password=hunter2",
+        "--token",
+        "tok",
+        "--monitor",
+        "http://x:y%2Fz@m",
+    ]
     found = argv_secrets(argv)
     assert SECRET in found and ENC in found and "hunter2" in found and "tok" in found and "y/z" in found
     text = f"boom nats://admin:{ENC}@h:1 said {SECRET} and hunter2 and http://u:v@w"
@@ -140,11 +149,17 @@ def secured() -> Iterator[NatsServer]:
 
 
 @pytest.mark.integration
-def test_plan_reaches_a_server_with_a_hostile_password_and_prints_none_of_it(secured: NatsServer, tmp_path: Path, monkeypatch) -> None:
+def test_plan_reaches_a_server_with_a_hostile_password_and_prints_none_of_it(
+    secured: NatsServer, tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     manifest(tmp_path / "m", "orders.yaml", STREAM)
     host = f"127.0.0.1:{secured.port}"
-    for url in (f"nats://admin:{ENC}@{host}", f"admin:{ENC}@{host}", f"nats://admin:{ENC}@{host},nats://admin:{ENC}@{host}"):
+    for url in (
+        f"nats://admin:{ENC}@{host}",
+        f"admin:{ENC}@{host}",
+        f"nats://admin:{ENC}@{host},nats://admin:{ENC}@{host}",
+    ):
         rc, out, err = run("plan", "m", "--server", url)
         assert rc == 2, err
         assert "ORDERS" in out and host in out and not leaks(out + err), out + err
@@ -176,14 +191,33 @@ def test_controller_event_log_holds_no_part_of_the_password(secured: NatsServer,
     manifest(tmp_path / "m", "orders.yaml", STREAM)
     log = tmp_path / "events.log"
     host = f"127.0.0.1:{secured.port}"
-    good = [str(tmp_path / "m"), "--server", f"nats://admin:{ENC}@{host}", "--listen", "none", "--once", "--no-lease", "--log-file", str(log)]
+    good = [
+        str(tmp_path / "m"),
+        "--server",
+        f"nats://admin:{ENC}@{host}",
+        "--listen",
+        "none",
+        "--once",
+        "--no-lease",
+        "--log-file",
+        str(log),
+    ]
     assert main(good) == 0
     js = Js(secured.url, user="admin", password=SECRET)
     try:
         assert js.streams() == ["ORDERS"]
     finally:
         js.close()
-    bad = [str(tmp_path / "m"), "--server", f"nats://admin:{ENC}zz@{host}", "--listen", "none", "--once", "--log-file", str(log)]
+    bad = [
+        str(tmp_path / "m"),
+        "--server",
+        f"nats://admin:{ENC}zz@{host}",
+        "--listen",
+        "none",
+        "--once",
+        "--log-file",
+        str(log),
+    ]
     assert main(bad) != 0
     text = log.read_text()
     events = [json.loads(line) for line in text.splitlines()]  # pure JSON
@@ -225,7 +259,9 @@ class _BasicAuthProxy(http.server.ThreadingHTTPServer):
 @pytest.mark.integration
 def test_monitor_url_with_user_and_hostile_password(tmp_path: Path, monkeypatch) -> None:
     http_port = free_port()
-    server = NatsServer(jetstream_config="limits { duplicate_window: 30s }", extra_config=f"http: 127.0.0.1:{http_port}").start()
+    server = NatsServer(
+        jetstream_config="limits { duplicate_window: 30s }", extra_config=f"http: 127.0.0.1:{http_port}"
+    ).start()
     proxy = _BasicAuthProxy(f"http://127.0.0.1:{http_port}", "mon", SECRET)
     thread = threading.Thread(target=proxy.serve_forever, daemon=True)
     thread.start()
@@ -233,13 +269,17 @@ def test_monitor_url_with_user_and_hostile_password(tmp_path: Path, monkeypatch)
         monkeypatch.chdir(tmp_path)
         manifest(tmp_path / "m", "orders.yaml", STREAM)
         mon = f"127.0.0.1:{proxy.server_address[1]}"
-        rc, out, err = run("plan", "m", "--server", server.url, "--monitor", f"http://mon:{ENC}@{mon}", "--format", "json")
+        rc, out, err = run(
+            "plan", "m", "--server", server.url, "--monitor", f"http://mon:{ENC}@{mon}", "--format", "json"
+        )
         assert rc == 2 and not leaks(out + err), out + err
         assert proxy.authorized == 1
         assert json.loads(out)["actions"][0]["config"]["duplicate_window"] == 30_000_000_000  # read from /varz
         rc, out, err = run("plan", "m", "--server", server.url, "--monitor", f"http://mon:{ENC}x@{mon}")
         assert rc == 1 and "HTTP 401" in err and mon in err and not leaks(out + err), err
-        rc, out, err = run("plan", "m", "--server", server.url, "--monitor", f"http://mon:{SECRET}@{mon}")  # raw: works too
+        rc, out, err = run(
+            "plan", "m", "--server", server.url, "--monitor", f"http://mon:{SECRET}@{mon}"
+        )  # raw: works too
         assert rc == 2 and not leaks(out + err), err
     finally:
         proxy.shutdown()
@@ -301,5 +341,9 @@ def test_short_secrets_do_not_blank_ordinary_words() -> None:
 
     buf = io.StringIO()
     EventLog(buf, ["app"])("applied", message="applied 3 actions to nats://app:app@h:1")
-    assert json.loads(buf.getvalue()) == {"time": json.loads(buf.getvalue())["time"], "event": "applied", "message": "applied 3 actions to nats://h:1"}
+    assert json.loads(buf.getvalue()) == {
+        "time": json.loads(buf.getvalue())["time"],
+        "event": "applied",
+        "message": "applied 3 actions to nats://h:1",
+    }
     assert scrub("x hunter2 y", ["hunter2"]) == "x *** y"

@@ -75,7 +75,11 @@ def test_pause_and_resume_through_the_pause_api(release: tuple[str, NatsServer],
             rc, out, err = run("apply", str(d), "--server", server.url, "--yes")
             assert rc == 1 and "blocked" in out, out + err
             info = js.consumer("ORDERS", "shipper")
-            assert info is not None and "pause_until" not in info["config"] and info["config"]["ack_wait"] == 30_000_000_000
+            assert (
+                info is not None
+                and "pause_until" not in info["config"]
+                and info["config"]["ack_wait"] == 30_000_000_000
+            )
             return
         assert "|| Consumer ORDERS/shipper" in out and "through the pause API" in out and "1 to pause" in out, out
         rc, out, err = run("plan", str(d), "--server", server.url, "--format", "json")
@@ -103,7 +107,9 @@ def test_pause_and_resume_through_the_pause_api(release: tuple[str, NatsServer],
 
 
 @pytest.mark.parametrize("keep", [True, False])
-def test_a_changed_start_resets_instead_of_recreating(release: tuple[str, NatsServer], tmp_path: Path, keep: bool) -> None:
+def test_a_changed_start_resets_instead_of_recreating(
+    release: tuple[str, NatsServer], tmp_path: Path, keep: bool
+) -> None:
     version, server = release
     d = tmp_path / "m"
     js = _setup(server, d)
@@ -138,13 +144,17 @@ def test_a_reset_forward_on_an_interest_stream_is_data_loss(tmp_path: Path) -> N
     try:
         js = _setup(server, d, retention=", retention: interest")
         try:
-            manifest(d, "orders.yaml", _doc(", deliver_policy: by_start_sequence, opt_start_seq: 9", ", retention: interest"))
+            manifest(
+                d, "orders.yaml", _doc(", deliver_policy: by_start_sequence, opt_start_seq: 9", ", retention: interest")
+            )
             rc, out, err = run("plan", str(d), "--server", server.url, "--reset-position")
             assert rc == 2 and "blocked reset" in out and "--allow-data-loss" in out, out + err
             rc, out, err = run("apply", str(d), "--server", server.url, "--yes", "--reset-position")
             assert rc == 1, out + err
             assert js.stream("ORDERS")["state"]["messages"] == 6  # type: ignore[index]  # nothing skipped
-            rc, out, err = run("apply", str(d), "--server", server.url, "--yes", "--reset-position", "--allow-data-loss")
+            rc, out, err = run(
+                "apply", str(d), "--server", server.url, "--yes", "--reset-position", "--allow-data-loss"
+            )
             assert rc == 0, out + err
             assert js.stream("ORDERS")["state"]["messages"] == 2  # type: ignore[index]  # 5..8 skipped and removed
         finally:
@@ -160,7 +170,11 @@ def test_a_saved_plan_pauses_and_resets(tmp_path: Path) -> None:
     try:
         js = _setup(server, d)
         try:
-            manifest(d, "orders.yaml", _doc(f", pause_until: '{FUTURE}', deliver_policy: by_start_sequence, opt_start_seq: 3"))
+            manifest(
+                d,
+                "orders.yaml",
+                _doc(f", pause_until: '{FUTURE}', deliver_policy: by_start_sequence, opt_start_seq: 3"),
+            )
             saved = tmp_path / "plan.json"
             rc, out, err = run("plan", str(d), "--server", server.url, "--reset-position", "--out", str(saved))
             assert rc == 2, out + err

@@ -59,13 +59,22 @@ def _consumer(**kw: object) -> dict[str, object]:
 
 def _live(version: str | None, **kw: object) -> LiveState:
     st = LiveState(server_version=version)
-    st.streams["S"] = live_stream({"name": "S", "subjects": ["s.>"], "metadata": dict(OWN)}, messages=10, consumer_count=1, first_seq=1, last_seq=10)
+    st.streams["S"] = live_stream(
+        {"name": "S", "subjects": ["s.>"], "metadata": dict(OWN)},
+        messages=10,
+        consumer_count=1,
+        first_seq=1,
+        last_seq=10,
+    )
     st.consumers[("S", "c")] = live_consumer("S", _consumer(metadata=dict(OWN), **kw), ack_floor=4)
     return st
 
 
 def _plan(live: LiveState, opt: PlanOptions | None = None, **kw: object) -> PlanItem:
-    desired = [desired_of("Stream", "S", None, {"name": "S", "subjects": ["s.>"]}), desired_of("Consumer", "c", "S", _consumer(**kw))]
+    desired = [
+        desired_of("Stream", "S", None, {"name": "S", "subjects": ["s.>"]}),
+        desired_of("Consumer", "c", "S", _consumer(**kw)),
+    ]
     plan = build_plan(desired, live, opt)
     assert len(plan.actions) == 1, plan.actions
     return plan.actions[0]
@@ -91,13 +100,20 @@ def test_a_changed_start_is_a_reset_on_2_14_and_a_recreate_before() -> None:
     act = _plan(_live("2.14.6"), deliver_policy="by_start_sequence", opt_start_seq=2)
     assert (act.action, act.reset_seq) == (ActionKind.RESET, 0)
     assert act.config is not None and act.request()["deliver_policy"] == "all"
-    assert json.loads(act.config.metadata["io.jsops.resume"]) == {"deliver_policy": "by_start_sequence", "opt_start_seq": 2}
+    assert json.loads(act.config.metadata["io.jsops.resume"]) == {
+        "deliver_policy": "by_start_sequence",
+        "opt_start_seq": 2,
+    }
     act = _plan(_live("2.14.6"), PlanOptions(keep_position=False), deliver_policy="by_start_sequence", opt_start_seq=2)
     assert (act.action, act.reset_seq) == (ActionKind.RESET, 2)
     act = _plan(_live("2.12.8"), deliver_policy="by_start_sequence", opt_start_seq=2)
     assert (act.action, act.wanted) == (ActionKind.BLOCKED, ActionKind.RECREATE)
     # the server refuses a reset below a live start sequence: a recreate, as before
-    act = _plan(_live("2.15.1", deliver_policy="by_start_sequence", opt_start_seq=5), PlanOptions(keep_position=False), deliver_policy="all")
+    act = _plan(
+        _live("2.15.1", deliver_policy="by_start_sequence", opt_start_seq=5),
+        PlanOptions(keep_position=False),
+        deliver_policy="all",
+    )
     assert (act.action, act.wanted) == (ActionKind.BLOCKED, ActionKind.RECREATE)
     # other recreate-class changes: a recreate
     act = _plan(_live("2.15.1"), deliver_policy="new", ack_policy="all")
@@ -148,7 +164,9 @@ def test_a_reset_classes_the_start_as_reset_never_in_place() -> None:
     assert {c["class"] for c in data["actions"][0]["changes"] if c["path"] != "ack_wait"} == {"reset"}
     assert Plan.from_json(data).to_json() == plan.to_json()  # a saved plan keeps the class
     text = render_text(plan)
-    assert "[reset]" in text and not any("deliver_policy" in line and "[in-place]" in line for line in text.splitlines())
+    assert "[reset]" in text and not any(
+        "deliver_policy" in line and "[in-place]" in line for line in text.splitlines()
+    )
     if os.environ.get("JSOPS_UPDATE_GOLDEN") == "1":
         GOLDEN_RESET.write_text(text)
     assert text == GOLDEN_RESET.read_text()

@@ -30,7 +30,17 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (h / ".config" / "nats" / "context").mkdir(parents=True)
     monkeypatch.setenv("HOME", str(h))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    for var in ("NATS_URL", "NATS_CONTEXT", "NATS_USER", "NATS_PASSWORD", "NATS_CREDS", "NATS_NKEY", "NATS_CA", "NATS_CERT", "NATS_KEY"):
+    for var in (
+        "NATS_URL",
+        "NATS_CONTEXT",
+        "NATS_USER",
+        "NATS_PASSWORD",
+        "NATS_CREDS",
+        "NATS_NKEY",
+        "NATS_CA",
+        "NATS_CERT",
+        "NATS_KEY",
+    ):
         monkeypatch.delenv(var, raising=False)
     work = tmp_path / "work"
     work.mkdir()
@@ -81,8 +91,18 @@ def test_jsops_config_default_context_beats_the_natscli_selection(home: Path) ->
 def test_env_credentials_and_natscli_flag_spellings(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NATS_USER", "alice")
     monkeypatch.setenv("NATS_PASSWORD", "pw")
-    t = target_from_args(args("--tlsca", "ca.pem", "--tlscert", "c.pem", "--tlskey", "k.pem", "--tlsfirst", "--js-api-prefix", "X.API"))
-    assert (t.user, t.password, t.tls_ca, t.tls_cert, t.tls_key, t.tls_first, t.api) == ("alice", "pw", "ca.pem", "c.pem", "k.pem", True, "X.API")
+    t = target_from_args(
+        args("--tlsca", "ca.pem", "--tlscert", "c.pem", "--tlskey", "k.pem", "--tlsfirst", "--js-api-prefix", "X.API")
+    )
+    assert (t.user, t.password, t.tls_ca, t.tls_cert, t.tls_key, t.tls_first, t.api) == (
+        "alice",
+        "pw",
+        "ca.pem",
+        "c.pem",
+        "k.pem",
+        True,
+        "X.API",
+    )
     t = target_from_args(args("--tls-ca", "a.pem", "--user", "bob"))
     assert (t.tls_ca, t.user) == ("a.pem", "bob")  # flags beat the variables
 
@@ -110,7 +130,11 @@ def test_plan_apply_export_use_the_same_target(home: Path, server: NatsServer, m
     manifest(Path("m"), "orders.yaml", STREAM)
     context(home, "local", server.url, select=True)
     rc, out, err = run("plan", "m")  # natscli's selected context, no flag, no variable
-    assert rc == 2 and f"on {server.url} (context default, local):" in out and f"jsops: target {server.url} (natscli selected context local)" in err
+    assert (
+        rc == 2
+        and f"on {server.url} (context default, local):" in out
+        and f"jsops: target {server.url} (natscli selected context local)" in err
+    )
     (home / ".config" / "nats" / "context.txt").unlink()
     monkeypatch.setenv("NATS_URL", server.url)
     rc, out, err = run("apply", "m", "--yes")
@@ -129,7 +153,9 @@ def test_target_errors_say_what_is_wrong(home: Path, monkeypatch: pytest.MonkeyP
     rc, out, err = run("plan", "m", "-s", "http://127.0.0.1:8222")
     assert rc == 1 and "has the scheme http://" in err
     port = free_port()
-    proc = spawn([server_binary(), "-a", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = spawn(
+        [server_binary(), "-a", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         for _ in range(200):  # until the server takes connections
             try:

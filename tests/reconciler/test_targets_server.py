@@ -27,7 +27,9 @@ def consumer_doc(name: str, stream: str, context: str | None = None) -> str:
 def test_metadata_context_routes_objects_to_two_servers(two_servers, tmp_path, monkeypatch):
     a, b = two_servers
     monkeypatch.chdir(tmp_path)
-    (tmp_path / ".jsops.yaml").write_text(f"contexts:\n  default: {{server: '{a.url}'}}\n  west: {{server: '{b.url}'}}\n")
+    (tmp_path / ".jsops.yaml").write_text(
+        f"contexts:\n  default: {{server: '{a.url}'}}\n  west: {{server: '{b.url}'}}\n"
+    )
     m = tmp_path / "m"
     manifest(m, "orders.yaml", stream_doc("ORDERS") + "---\n" + consumer_doc("shipper", "ORDERS"))
     manifest(m, "west.yaml", stream_doc("INVOICES", "west") + "---\n" + consumer_doc("biller", "INVOICES", "west"))
@@ -47,7 +49,12 @@ def test_metadata_context_routes_objects_to_two_servers(two_servers, tmp_path, m
     ]
 
     rc, out, err = run("plan", "m")
-    assert rc == 2 and f"on {a.url}:" in out and f"on {b.url} (context west):" in out and "Total on 2 targets: 4 to create" in out
+    assert (
+        rc == 2
+        and f"on {a.url}:" in out
+        and f"on {b.url} (context west):" in out
+        and "Total on 2 targets: 4 to create" in out
+    )
 
     rc, out, err = run("apply", "m", "--plan", "plan.json", "--yes")
     assert rc == 0, out + err
@@ -61,7 +68,11 @@ def test_metadata_context_routes_objects_to_two_servers(two_servers, tmp_path, m
         ja.close()
         jb.close()
     rc, out, _ = run("plan", "m")
-    assert rc == 0 and out == f"No changes. {a.url} matches the manifests.\nNo changes. {b.url} (context west) matches the manifests.\n"
+    assert (
+        rc == 0
+        and out
+        == f"No changes. {a.url} matches the manifests.\nNo changes. {b.url} (context west) matches the manifests.\n"
+    )
     # the saved plan is spent: both live states changed
     rc, _, err = run("apply", "m", "--plan", "plan.json", "--yes")
     assert rc == 1 and "fingerprint mismatch" in err
@@ -100,7 +111,9 @@ def test_context_secrets_come_from_env_and_are_never_printed(tmp_path, monkeypat
 def test_prune_is_scoped_to_the_paths_given(server, js, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     est = tmp_path / "estate"
-    manifest(est / "a", "a1.yaml", stream_doc("A1") + "---\n" + consumer_doc("c1", "A1") + "---\n" + consumer_doc("c2", "A1"))
+    manifest(
+        est / "a", "a1.yaml", stream_doc("A1") + "---\n" + consumer_doc("c1", "A1") + "---\n" + consumer_doc("c2", "A1")
+    )
     manifest(est / "a", "a2.yaml", stream_doc("A2"))
     manifest(est / "b", "b1.yaml", stream_doc("B1"))
     assert run("apply", "estate", "--server", server.url, "--yes")[0] == 0
@@ -120,7 +133,9 @@ def test_prune_is_scoped_to_the_paths_given(server, js, tmp_path, monkeypatch):
 
     # a file moves from a/ to c/: applying c/ records the new path, so pruning a/ keeps the stream
     shutil.move(est / "a" / "a2.yaml", est / "c.yaml")
-    rc, out, err = run("apply", "estate/c.yaml", "--server", server.url, "--yes", "--verbose")  # --yes alone sums the plan up
+    rc, out, err = run(
+        "apply", "estate/c.yaml", "--server", server.url, "--yes", "--verbose"
+    )  # --yes alone sums the plan up
     assert rc == 0 and "metadata.io.jsops.source" in out, out + err
     assert js.stream("A2")["config"]["metadata"]["io.jsops.source"] == "estate/c.yaml"
     rc, out, err = run("apply", "estate/a", "--server", server.url, "--prune", "--yes")

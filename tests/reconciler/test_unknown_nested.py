@@ -35,7 +35,9 @@ MIGRATING = ["2.12.8", "2.14.6", "2.15.1"]  # a migration promotes a mirror: 2.1
 
 
 def _sources(*sources: dict[str, Any]) -> dict[str, Any]:
-    return {"name": "ORDERS", "subjects": ["orders.>"], "metadata": OWN} | ({"sources": list(sources)} if sources else {})
+    return {"name": "ORDERS", "subjects": ["orders.>"], "metadata": OWN} | (
+        {"sources": list(sources)} if sources else {}
+    )
 
 
 def test_the_unknown_fields_of_a_source_follow_its_identity_not_its_index() -> None:
@@ -51,7 +53,14 @@ def test_the_unknown_fields_of_a_source_follow_its_identity_not_its_index() -> N
         {"name": "E", "filter_subject": "e.1", "uu": 6},
     )
     live = LiveStream.from_json(sent)
-    assert live.extra.paths() == ["sources[].external.yy", "sources[].subject_transforms[].ww", "sources[].uu", "sources[].vv", "sources[].xx", "sources[].zz"]
+    assert live.extra.paths() == [
+        "sources[].external.yy",
+        "sources[].subject_transforms[].ww",
+        "sources[].uu",
+        "sources[].vv",
+        "sources[].xx",
+        "sources[].zz",
+    ]
     # reordered, D dropped, E's filter changed, F new
     want = stream_record(
         _sources(
@@ -71,11 +80,19 @@ def test_the_unknown_fields_of_a_source_follow_its_identity_not_its_index() -> N
         {"name": "A", "filter_subject": "a.>", "zz": 1},
     ]
     # the identity is the server's: an empty filter is ">", the external's deliver prefix does not count
-    same = stream_record(_sources({"name": "A", "filter_subject": ">"}, {"name": "B", "external": {"api": "$JS.hub.API", "deliver": "other"}}))
+    same = stream_record(
+        _sources(
+            {"name": "A", "filter_subject": ">"}, {"name": "B", "external": {"api": "$JS.hub.API", "deliver": "other"}}
+        )
+    )
     moved = stream_record(_sources({"name": "B", "external": {"api": "$JS.other.API", "deliver": "d.hub"}}))
-    empty = LiveStream.from_json(_sources({"name": "A", "zz": 1}, {"name": "B", "external": {"api": "$JS.hub.API", "deliver": "d.hub"}, "xx": 3}))
+    empty = LiveStream.from_json(
+        _sources({"name": "A", "zz": 1}, {"name": "B", "external": {"api": "$JS.hub.API", "deliver": "d.hub"}, "xx": 3})
+    )
     assert [s.get("zz", s.get("xx")) for s in config_json(same, empty.extra)["sources"]] == [1, 3]
-    assert config_json(moved, empty.extra)["sources"] == [{"name": "B", "external": {"api": "$JS.other.API", "deliver": "d.hub"}}]
+    assert config_json(moved, empty.extra)["sources"] == [
+        {"name": "B", "external": {"api": "$JS.other.API", "deliver": "d.hub"}}
+    ]
 
 
 def test_among_equal_elements_the_unknown_fields_go_by_order() -> None:
@@ -83,16 +100,27 @@ def test_among_equal_elements_the_unknown_fields_go_by_order() -> None:
     first of them, wherever the others go. A source whose transforms change is another source to the server:
     its transforms' unknown fields are not carried over to it."""
     sent = _sources(
-        {"name": "A", "subject_transforms": [{"src": "a.>", "dest": "x.>", "n": 1}, {"src": "b.>", "dest": "y.>"}, {"src": "a.>", "dest": "x.>", "n": 2}]}
+        {
+            "name": "A",
+            "subject_transforms": [
+                {"src": "a.>", "dest": "x.>", "n": 1},
+                {"src": "b.>", "dest": "y.>"},
+                {"src": "a.>", "dest": "x.>", "n": 2},
+            ],
+        }
     )
     live = LiveStream.from_json(sent)
     assert config_json(live.config, live.extra) == {**api_json(live.config), **sent}
     other = stream_record(_sources({"name": "A", "subject_transforms": [{"src": "a.>", "dest": "x.>"}]}))
-    assert config_json(other, live.extra)["sources"] == [{"name": "A", "subject_transforms": [{"src": "a.>", "dest": "x.>"}]}]
+    assert config_json(other, live.extra)["sources"] == [
+        {"name": "A", "subject_transforms": [{"src": "a.>", "dest": "x.>"}]}
+    ]
     same = identity("SubjectTransform", {"src": "a"})
     one, two = UnknownFields({"n": 1}, record="SubjectTransform"), UnknownFields({"n": 2}, record="SubjectTransform")
     unknown = UnknownFields(items={"t": ((same, one), (same, two))})
-    assert unknown.put_into({"t": [{"src": "b"}, {"src": "a"}, {"src": "a"}]}) == {"t": [{"src": "b"}, {"src": "a", "n": 1}, {"src": "a", "n": 2}]}
+    assert unknown.put_into({"t": [{"src": "b"}, {"src": "a"}, {"src": "a"}]}) == {
+        "t": [{"src": "b"}, {"src": "a", "n": 1}, {"src": "a", "n": 2}]
+    }
 
 
 def test_a_nested_record_the_manifest_removes_takes_its_unknown_fields_with_it() -> None:
@@ -106,7 +134,11 @@ def test_a_nested_record_the_manifest_removes_takes_its_unknown_fields_with_it()
         "top": {"t": 4},
     }
     live = LiveStream.from_json(sent)
-    assert live.extra.fields == {"top": {"t": 4}} and set(live.extra.inner) == {"placement", "republish", "consumer_limits"}
+    assert live.extra.fields == {"top": {"t": 4}} and set(live.extra.inner) == {
+        "placement",
+        "republish",
+        "consumer_limits",
+    }
     assert config_json(live.config, live.extra) == {**api_json(live.config), **sent}
     gone = config_json(live.config._replace(placement=None, republish=None), live.extra)
     assert "placement" not in gone and "republish" not in gone
@@ -130,7 +162,9 @@ def test_nested_unknown_fields_go_back_with_an_update_and_in_a_saved_plan() -> N
 
 
 def test_an_empty_unknown_is_false_and_puts_nothing() -> None:
-    assert not UnknownFields() and UnknownFields({"a": 1}) and UnknownFields(inner={"p": ("[]", UnknownFields({"a": 1}))})
+    assert (
+        not UnknownFields() and UnknownFields({"a": 1}) and UnknownFields(inner={"p": ("[]", UnknownFields({"a": 1}))})
+    )
     assert UnknownFields().put_into({"a": 1}) == {"a": 1}
 
 
@@ -204,7 +238,9 @@ def _newer_tool_sets(js: Js, stream: str, change: Callable[[dict[str, Any]], Non
 
 @pytest.mark.integration
 @pytest.mark.parametrize("version", RELEASES)
-def test_a_nested_field_this_jsops_does_not_know_survives_its_update(version: str, tmp_path, older_jsops: Callable[..., None]) -> None:
+def test_a_nested_field_this_jsops_does_not_know_survives_its_update(
+    version: str, tmp_path, older_jsops: Callable[..., None]
+) -> None:
     """On every release: a source's ``subject_transforms`` and ``consumer_limits.max_ack_pending``, set by a
     newer tool and unknown to this jsops, are still on the server after jsops plans and applies an update of
     the stream (``max_age``), and the plan after is empty."""
@@ -262,7 +298,9 @@ spec: {{ack_policy: explicit}}
 """
 
 
-def _touched_by_a_newer_tool(server: NatsServer, js: Js, d: Path, older_jsops: Callable[..., None]) -> tuple[dict[int, Any], dict[str, int]]:
+def _touched_by_a_newer_tool(
+    server: NatsServer, js: Js, d: Path, older_jsops: Callable[..., None]
+) -> tuple[dict[int, Any], dict[str, int]]:
     """ORDERS applied by jsops, then given fields by a newer tool that this jsops (``older_jsops``) does not
     know, seeded, and its storage changed in the manifest; its messages and consumers' pending counts."""
     manifest(d, "orders.yaml", MIGRATED.format(storage="file"))
@@ -276,7 +314,10 @@ def _touched_by_a_newer_tool(server: NatsServer, js: Js, d: Path, older_jsops: C
     _newer_tool_sets(js, "ORDERS", newer)
     shipper = js.consumer("ORDERS", "shipper")
     assert shipper is not None
-    js.ok("$JS.API.CONSUMER.CREATE.ORDERS.shipper", {"stream_name": "ORDERS", "config": {**shipper["config"], "description": "newer"}, "action": "update"})
+    js.ok(
+        "$JS.API.CONSUMER.CREATE.ORDERS.shipper",
+        {"stream_name": "ORDERS", "config": {**shipper["config"], "description": "newer"}, "action": "update"},
+    )
     seed(js)
     older_jsops("Stream", "description", "allow_atomic")
     older_jsops("Republish", "headers_only")
@@ -295,7 +336,11 @@ def _carried(server: NatsServer, js: Js, d: Path, before: dict[int, Any], pendin
     info = js.stream("ORDERS")
     assert info is not None and js.streams() == ["ORDERS"]
     config = info["config"]
-    assert config["storage"] == "memory" and config["description"] == "set by a newer tool" and config["allow_atomic"] is True
+    assert (
+        config["storage"] == "memory"
+        and config["description"] == "set by a newer tool"
+        and config["allow_atomic"] is True
+    )
     assert config["republish"] == {"src": "orders.>", "dest": "repub.>", "headers_only": True}
     shipper = js.consumer("ORDERS", "shipper")
     assert shipper is not None and shipper["config"].get("description") == "newer"
@@ -306,7 +351,9 @@ def _carried(server: NatsServer, js: Js, d: Path, before: dict[int, Any], pendin
 
 @pytest.mark.integration
 @pytest.mark.parametrize("version", MIGRATING)
-def test_a_migration_carries_the_fields_this_jsops_does_not_know(version: str, tmp_path, older_jsops: Callable[..., None]) -> None:
+def test_a_migration_carries_the_fields_this_jsops_does_not_know(
+    version: str, tmp_path, older_jsops: Callable[..., None]
+) -> None:
     """A storage change migrated through the temporary stream (two legs: each copy created as a mirror, then
     promoted): the stream's top-level (``description``; ``allow_atomic``, which the server refuses on a mirror,
     given at the promotion) and nested (``republish.headers_only``, dropped from the mirror and given back at
@@ -336,7 +383,9 @@ class _Killed(BaseException):
 
 @pytest.mark.integration
 @pytest.mark.parametrize("point", ["after-create@ORDERS_JSOPS_MIGRATING", "after-promote@ORDERS", "after-drop@ORDERS"])
-def test_a_migration_stopped_at_a_step_carries_them_when_run_again(server: NatsServer, js: Js, tmp_path, older_jsops: Callable[..., None], point: str) -> None:
+def test_a_migration_stopped_at_a_step_carries_them_when_run_again(
+    server: NatsServer, js: Js, tmp_path, older_jsops: Callable[..., None], point: str
+) -> None:
     """Stopped after a copy was made without the fields (refused on a mirror), after the last promotion, or
     after the temporary stream's delete (only the last update, removing the record, is left): the run again
     takes the fields from where the server has them (the source, or the promoted copy once the source is
@@ -360,7 +409,14 @@ def test_a_migration_stopped_at_a_step_carries_them_when_run_again(server: NatsS
 def test_the_unknown_fields_of_a_live_stream_read_back_as_sent() -> None:
     """``stream_from_api_json`` and ``config_json`` are inverse with unknown fields at every depth."""
     sent = {
-        **_sources({"name": "A", "external": {"api": "x", "deliver": "y", "e": 1}, "subject_transforms": [{"src": "a", "dest": "b", "t": 2}], "s": 3}),
+        **_sources(
+            {
+                "name": "A",
+                "external": {"api": "x", "deliver": "y", "e": 1},
+                "subject_transforms": [{"src": "a", "dest": "b", "t": 2}],
+                "s": 3,
+            }
+        ),
         "mirror": {"name": "M", "consumer": {"name": "c", "k": 4}},
         "subject_transform": {"src": "o", "dest": "p", "q": 5},
     }
@@ -380,7 +436,12 @@ def test_golden_a_migration_plan_says_which_unknown_fields_it_carries() -> None:
     from .records import desired_of, stored_consumer, stored_stream
 
     spec = {"name": "LIM", "subjects": ["lim.>"], "republish": {"src": "lim.>", "dest": "r.>"}, "metadata": OWN}
-    sent = {**stored_stream(spec), "future": 1, "republish": {"src": "lim.>", "dest": "r.>", "later": True}, "placement": {"near": "x"}}
+    sent = {
+        **stored_stream(spec),
+        "future": 1,
+        "republish": {"src": "lim.>", "dest": "r.>", "later": True},
+        "placement": {"near": "x"},
+    }
     live = LiveState(read_at=10_000.0)
     live.streams["LIM"] = LiveStream.from_json(sent, messages=10, bytes=400, first_seq=1, last_seq=10)
     for name in ("c", "gone"):
@@ -408,7 +469,9 @@ def test_a_consumer_created_again_with_its_recreated_stream_keeps_its_unknown_fi
 
     spec = {"name": "ORDERS", "subjects": ["orders.>"], "metadata": OWN}
     live = LiveState()
-    live.streams["ORDERS"] = LiveStream.from_json({**stored_stream(spec), "placement": {"cluster": "c1", "near": "x"}, "future": 1})
+    live.streams["ORDERS"] = LiveStream.from_json(
+        {**stored_stream(spec), "placement": {"cluster": "c1", "near": "x"}, "future": 1}
+    )
     body = {**stored_consumer({"durable_name": "c", "ack_policy": "explicit", "metadata": OWN}), "someday": 2}
     live.consumers[("ORDERS", "c")] = LiveConsumer.from_json("ORDERS", body)
     desired = [
@@ -418,7 +481,10 @@ def test_a_consumer_created_again_with_its_recreated_stream_keeps_its_unknown_fi
     plan = build_plan(desired, live, PlanOptions(allow_recreate=True, allow_data_loss=True))
     acts = {a.kind: a for a in plan.actions}
     assert (acts["Stream"].action, acts["Consumer"].action) == ("recreate", "create")
-    assert acts["Stream"].request()["future"] == 1 and acts["Stream"].request()["placement"] == {"cluster": "c1", "near": "x"}
+    assert acts["Stream"].request()["future"] == 1 and acts["Stream"].request()["placement"] == {
+        "cluster": "c1",
+        "near": "x",
+    }
     assert acts["Consumer"].request()["someday"] == 2
 
 
@@ -447,13 +513,21 @@ def test_a_nested_record_that_became_another_takes_no_unknown_fields() -> None:
     kept = config_json(live.config._replace(placement=live.config.placement._replace(tags=("hdd",))), live.extra)  # type: ignore[union-attr]
     assert kept["placement"] == {"cluster": "east", "tags": ["hdd"], "pp": 1}
     limits = live.config.consumer_limits._replace(max_ack_pending=10)
-    assert config_json(live.config._replace(consumer_limits=limits), live.extra)["consumer_limits"] == {"max_ack_pending": 10, "cc": 3}
+    assert config_json(live.config._replace(consumer_limits=limits), live.extra)["consumer_limits"] == {
+        "max_ack_pending": 10,
+        "cc": 3,
+    }
     moved = config_json(live.config._replace(placement=live.config.placement._replace(cluster="west")), live.extra)  # type: ignore[union-attr]
     assert moved["placement"] == {"cluster": "west", "tags": ["ssd"]}
     other = config_json(live.config._replace(republish=live.config.republish._replace(dest="s.>")), live.extra)  # type: ignore[union-attr]
     assert other["republish"] == {"src": "orders.>", "dest": "s.>"}
 
-    mirror = LiveStream.from_json({"name": "M", "mirror": {"name": "A", "filter_subject": "a.1", "external": {"api": "$JS.hub.API", "ee": 4}, "mm": 5}})
+    mirror = LiveStream.from_json(
+        {
+            "name": "M",
+            "mirror": {"name": "A", "filter_subject": "a.1", "external": {"api": "$JS.hub.API", "ee": 4}, "mm": 5},
+        }
+    )
     was = mirror.config.mirror
     assert was is not None
     same = was._replace(external=was.external._replace(deliver="d"))  # type: ignore[union-attr]

@@ -65,12 +65,21 @@ def test_levels_is_the_old_order_and_breaks_cycles_at_the_first_node() -> None:
         "A": {"sources": [{"name": "B"}]},
         "B": {"sources": [{"name": "A"}]},
     }
-    assert stream_order({n: stream_from_api_json({"name": n, **c})[0] for n, c in configs.items()}) == ["O", "M", "S", "A", "B"]
+    assert stream_order({n: stream_from_api_json({"name": n, **c})[0] for n, c in configs.items()}) == [
+        "O",
+        "M",
+        "S",
+        "A",
+        "B",
+    ]
     rng = random.Random(11)
     for _ in range(300):
         names = [f"S{i}" for i in range(rng.randrange(1, 12))]
         graph = {n: {rng.choice(names) for _ in range(rng.randrange(0, 3))} for n in names}
-        cfgs = {n: stream_from_api_json({"name": n, "sources": [{"name": d} for d in sorted(ds)]})[0] for n, ds in graph.items()}
+        cfgs = {
+            n: stream_from_api_json({"name": n, "sources": [{"name": d} for d in sorted(ds)]})[0]
+            for n, ds in graph.items()
+        }
         assert stream_order(cfgs) == _quadratic_order(graph)
     chain = [f"s{i:05d}" for i in range(20000)]  # linear: a long chain is quick
     assert levels(chain, lambda n: [chain[int(n[1:]) - 1]] if n != chain[0] else []) == [[n] for n in chain]

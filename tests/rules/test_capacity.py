@@ -55,7 +55,9 @@ def lint(
     check_estate(estate)
     assert estate.findings == [], estate.findings
     config = Config(rules={code: options}) if options else None
-    result = lint_estate(estate, [BY_CODE[code]], target=Target(**(target or {})), config=config, profiles=prof, read_source=None)
+    result = lint_estate(
+        estate, [BY_CODE[code]], target=Target(**(target or {})), config=config, profiles=prof, read_source=None
+    )
     return [f for f in result.findings if f.rule == code]
 
 
@@ -135,7 +137,10 @@ def test_js432_peak_option() -> None:
     found = lint(docs, "JS432", prof=ORDERS_PROFILE, options={"rate": "peak"})
     assert len(found) == 1 and "peak" in found[0].message and "1d1h33m" in found[0].message
     # 1d of peak = 18144000000 B = 16.9GiB: 18GiB covers a 1d max_age even at the peak
-    assert lint([S("ORDERS", max_age="1d", max_bytes="18GiB")], "JS432", prof=ORDERS_PROFILE, options={"rate": "peak"}) == []
+    assert (
+        lint([S("ORDERS", max_age="1d", max_bytes="18GiB")], "JS432", prof=ORDERS_PROFILE, options={"rate": "peak"})
+        == []
+    )
 
 
 def test_js432_bad_option_is_config_error() -> None:
@@ -194,7 +199,9 @@ def test_js432_discard_new_message() -> None:
     ],
 )
 def test_js433(spec: dict[str, Any], fires: bool, where: str) -> None:
-    text = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec:\n  subjects: [a.>]\n" + "".join(f"  {k}: {v}\n" for k, v in spec.items())
+    text = "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: A}\nspec:\n  subjects: [a.>]\n" + "".join(
+        f"  {k}: {v}\n" for k, v in spec.items()
+    )
     found = lint(text, "JS433")
     assert bool(found) is fires
     if fires:
@@ -205,7 +212,9 @@ def test_js433(spec: dict[str, Any], fires: bool, where: str) -> None:
 def test_js433_option_and_replicas() -> None:
     docs = [S("A", subjects=["a.>"], storage="memory", max_bytes="64MiB", num_replicas=3)]
     found = lint(docs, "JS433", options={"max_bytes": "32MiB"})
-    assert len(found) == 1 and "192MiB of RAM over 3 replicas" in found[0].message and "32MiB budget" in found[0].message
+    assert (
+        len(found) == 1 and "192MiB of RAM over 3 replicas" in found[0].message and "32MiB budget" in found[0].message
+    )
     assert lint(docs, "JS433", options={"max_bytes": 64 * MiB}) == []
 
 
@@ -424,7 +433,10 @@ def test_js438(spec: dict[str, Any], fires: bool) -> None:
 def test_js438_push_message() -> None:
     found = lint([STREAM_A, C("c", "A", max_ack_pending=-1, deliver_subject="d.c", idle_heartbeat="5s")], "JS438")
     assert "only flow control" in found[0].message
-    found = lint([STREAM_A, C("c", "A", max_ack_pending=-1, deliver_subject="d.c", idle_heartbeat="5s", flow_control=True)], "JS438")
+    found = lint(
+        [STREAM_A, C("c", "A", max_ack_pending=-1, deliver_subject="d.c", idle_heartbeat="5s", flow_control=True)],
+        "JS438",
+    )
     assert len(found) == 1 and "only flow control" not in found[0].message
 
 
@@ -537,7 +549,11 @@ def test_js442_nack_fix_writes_an_integer() -> None:
         "spec: {name: A, subjects: [a.>], storage: file, maxMsgSize: 8388608, maxAge: 1h}\n"
     )
     found = lint(nack, "JS442", target={"max_payload": "1MiB"})
-    assert found[0].fix is not None and found[0].fix.edits[0].value == MiB and found[0].fix.edits[0].path[-1] == "maxMsgSize"
+    assert (
+        found[0].fix is not None
+        and found[0].fix.edits[0].value == MiB
+        and found[0].fix.edits[0].path[-1] == "maxMsgSize"
+    )
 
 
 # --- JS443 / JS444 io.nats.monitor metadata --------------------------------------------------
@@ -610,8 +626,18 @@ def test_js444_ignores_unknown_and_wrong_kind_keys() -> None:
         ({"metadata": {"io.nats.monitor.pinned": "1"}}, True),
         ({"metadata": {"io.nats.monitor.pinned": "false"}}, False),
         ({"metadata": {"io.nats.monitor.pinned": "nope"}}, False),  # JS444's business
-        ({"metadata": {"io.nats.monitor.pinned": "true"}, "priority_policy": "pinned_client", "priority_groups": ["g"]}, False),
-        ({"metadata": {"io.nats.monitor.pinned": "true"}, "priority_policy": "overflow", "priority_groups": ["g"]}, True),
+        (
+            {
+                "metadata": {"io.nats.monitor.pinned": "true"},
+                "priority_policy": "pinned_client",
+                "priority_groups": ["g"],
+            },
+            False,
+        ),
+        (
+            {"metadata": {"io.nats.monitor.pinned": "true"}, "priority_policy": "overflow", "priority_groups": ["g"]},
+            True,
+        ),
         ({}, False),
     ],
 )
@@ -633,7 +659,9 @@ UPDATE = os.environ.get("JSOPS_UPDATE_GOLDEN") == "1"
 def _golden(path: Path, text: str) -> None:
     if UPDATE:
         path.write_text(text)
-    assert text == path.read_text(), f"{path.name} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    assert text == path.read_text(), (
+        f"{path.name} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    )
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,11 @@ CONSUMER_CASES = [c.rule_case() for c in consumer.CASES]
 def test_case_ids_unique_and_every_rule_covered():
     for table in (STREAM_CASES, CONSUMER_CASES):
         assert len({c.id for c in table}) == len(table)
-    ours = {"JS101"} | {f"JS{n}" for n in range(103, 127)} | {r.code for r in CONSUMER_RULES if 201 <= int(r.code[2:]) <= 227}
+    ours = (
+        {"JS101"}
+        | {f"JS{n}" for n in range(103, 127)}
+        | {r.code for r in CONSUMER_RULES if 201 <= int(r.code[2:]) <= 227}
+    )
     assert ours <= {r.code for r in RULES}
     cases = STREAM_CASES + CONSUMER_CASES
     failing = {c.rule for c in cases if c.err_code is not None}

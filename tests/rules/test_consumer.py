@@ -52,5 +52,7 @@ def test_target_clustered_false_overrides_replicated_stream():
 
     case = next(c for c in CASES if c.id == "replicas-cluster-ok")
     estate, _, _ = load(case)
-    found = lint_estate(estate, [r for r in CONSUMER_RULES if r.code == "JS203"], target=Target(clustered=False)).findings
+    found = lint_estate(
+        estate, [r for r in CONSUMER_RULES if r.code == "JS203"], target=Target(clustered=False)
+    ).findings
     assert [f.server_error_code for f in found] == []  # R1 consumer is fine anywhere

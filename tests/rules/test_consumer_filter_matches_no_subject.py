@@ -14,19 +14,52 @@ from tests.natsserver import NatsServer, release_binary
 RELEASES = ("2.10.26", "2.11.11", "2.12.8", "2.14.6", "2.15.1")
 
 
-def docs(filters: dict[str, Any], stream: dict[str, Any] | None = None, extra: list[dict[str, Any]] | None = None) -> str:
-    s = {"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": "ORDERS"}, "spec": stream or {"subjects": ["orders.>", "refunds.*"]}}
-    c = {"apiVersion": "jsops/v1", "kind": "Consumer", "metadata": {"name": "shipper", "stream": "ORDERS"}, "spec": filters}
+def docs(
+    filters: dict[str, Any], stream: dict[str, Any] | None = None, extra: list[dict[str, Any]] | None = None
+) -> str:
+    s = {
+        "apiVersion": "jsops/v1",
+        "kind": "Stream",
+        "metadata": {"name": "ORDERS"},
+        "spec": stream or {"subjects": ["orders.>", "refunds.*"]},
+    }
+    c = {
+        "apiVersion": "jsops/v1",
+        "kind": "Consumer",
+        "metadata": {"name": "shipper", "stream": "ORDERS"},
+        "spec": filters,
+    }
     return "\n---\n".join(json.dumps(d) for d in [*(extra or []), s, c]) + "\n"
 
 
-ORIGIN = {"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": "ORIGIN"}, "spec": {"subjects": ["origin.>"]}}
+ORIGIN = {
+    "apiVersion": "jsops/v1",
+    "kind": "Stream",
+    "metadata": {"name": "ORIGIN"},
+    "spec": {"subjects": ["origin.>"]},
+}
 
 CASES = [
     RuleCase("typo", "JS230", docs({"filter_subject": "order.shipped"}), None, fires=True, severity="warning"),
-    RuleCase("one-of-many-dead", "JS230", docs({"filter_subjects": ["orders.a", "refunds.a.b"]}), None, fires=True, severity="warning"),
-    RuleCase("all-dead", "JS230", docs({"filter_subjects": ["a.b", "c.>"]}), None, findings=2, fires=True, severity="warning"),
-    RuleCase("name-as-subject", "JS230", docs({"filter_subject": "orders"}, {"max_age": "1h"}), None, fires=True, severity="warning"),
+    RuleCase(
+        "one-of-many-dead",
+        "JS230",
+        docs({"filter_subjects": ["orders.a", "refunds.a.b"]}),
+        None,
+        fires=True,
+        severity="warning",
+    ),
+    RuleCase(
+        "all-dead", "JS230", docs({"filter_subjects": ["a.b", "c.>"]}), None, findings=2, fires=True, severity="warning"
+    ),
+    RuleCase(
+        "name-as-subject",
+        "JS230",
+        docs({"filter_subject": "orders"}, {"max_age": "1h"}),
+        None,
+        fires=True,
+        severity="warning",
+    ),
     RuleCase("matches", "JS230", docs({"filter_subject": "orders.shipped"}), None),
     RuleCase("wildcards-meet", "JS230", docs({"filter_subjects": ["*.x", "refunds.>"]}), None),
     RuleCase("full-wildcard", "JS230", docs({"filter_subject": ">"}), None),
@@ -36,7 +69,9 @@ CASES = [
     RuleCase(
         "subject-transform",
         "JS230",
-        docs({"filter_subject": "new.x"}, {"subjects": ["old.>"], "subject_transform": {"src": "old.>", "dest": "new.>"}}),
+        docs(
+            {"filter_subject": "new.x"}, {"subjects": ["old.>"], "subject_transform": {"src": "old.>", "dest": "new.>"}}
+        ),
         None,
     ),
 ]
@@ -66,7 +101,10 @@ def test_every_release_accepts_the_consumer_and_it_receives_nothing(release: str
     """The server answers no error (jsops predicts none), and a message published to the stream never reaches it."""
     from tests.reconciler.helpers import Js
 
-    predicted = lint_text(docs({"filter_subject": "order.shipped", "ack_policy": "explicit"}, {"subjects": ["orders.>"]}), target={"server_version": release})
+    predicted = lint_text(
+        docs({"filter_subject": "order.shipped", "ack_policy": "explicit"}, {"subjects": ["orders.>"]}),
+        target={"server_version": release},
+    )
     assert [f.rule for f in predicted if f.server_error_code is not None] == []
     assert "JS230" in {f.rule for f in predicted}
     binary = release_binary(release)
@@ -78,7 +116,10 @@ def test_every_release_accepts_the_consumer_and_it_receives_nothing(release: str
             js.ok("$JS.API.STREAM.CREATE.ORDERS", {"name": "ORDERS", "subjects": ["orders.>"], "storage": "memory"})
             made = js.request(
                 "$JS.API.CONSUMER.CREATE.ORDERS.shipper",
-                {"stream_name": "ORDERS", "config": {"durable_name": "shipper", "ack_policy": "explicit", "filter_subject": "order.shipped"}},
+                {
+                    "stream_name": "ORDERS",
+                    "config": {"durable_name": "shipper", "ack_policy": "explicit", "filter_subject": "order.shipped"},
+                },
             )
             assert "error" not in made, made
             js.publish("orders.shipped", 3)

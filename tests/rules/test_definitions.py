@@ -49,16 +49,38 @@ def test_a_good_rule_is_accepted_and_grouped(theme_module: str) -> None:
     "cls_name,attrs,message",
     [
         ("WidgetTooBig", {"code": "JS91", "name": "widget-too-big"}, "not JS followed by three digits"),
-        ("WidgetTooBig", {"code": "JS101", "name": "widget-too-big"}, "outside the widgets theme's codes (JS901-JS909)"),
+        (
+            "WidgetTooBig",
+            {"code": "JS101", "name": "widget-too-big"},
+            "outside the widgets theme's codes (JS901-JS909)",
+        ),
         ("WidgetTooBig", {"code": "JS901", "name": "widget_too_big"}, "not kebab-case"),
-        ("WidgetTooLarge", {"code": "JS901", "name": "widget-too-large"}, "does not match its module: expected widget-too-big"),
+        (
+            "WidgetTooLarge",
+            {"code": "JS901", "name": "widget-too-large"},
+            "does not match its module: expected widget-too-big",
+        ),
         ("TooBig", {"code": "JS901", "name": "widget-too-big"}, "class name should be WidgetTooBig"),
-        ("WidgetTooBig", {"code": "JS901", "name": "widget-too-big", "fix_availability": "always"}, "is not a FixAvailability"),
-        ("WidgetTooBig", {"code": "JS901", "name": "widget-too-big", "fix_availability": FixAvailability.ALWAYS}, "lacks '## Fix'"),
-        ("WidgetTooBig", {"code": "JS901", "name": "widget-too-big", "__doc__": "Summary only."}, "lacks '## What it does'"),
+        (
+            "WidgetTooBig",
+            {"code": "JS901", "name": "widget-too-big", "fix_availability": "always"},
+            "is not a FixAvailability",
+        ),
+        (
+            "WidgetTooBig",
+            {"code": "JS901", "name": "widget-too-big", "fix_availability": FixAvailability.ALWAYS},
+            "lacks '## Fix'",
+        ),
+        (
+            "WidgetTooBig",
+            {"code": "JS901", "name": "widget-too-big", "__doc__": "Summary only."},
+            "lacks '## What it does'",
+        ),
     ],
 )
-def test_a_bad_rule_fails_when_defined(theme_module: str, cls_name: str, attrs: dict[str, object], message: str) -> None:
+def test_a_bad_rule_fails_when_defined(
+    theme_module: str, cls_name: str, attrs: dict[str, object], message: str
+) -> None:
     with pytest.raises(RuleDefinitionError, match=message.replace("(", r"\(").replace(")", r"\)")) as err:
         _define(theme_module, cls_name, **attrs)
     assert isinstance(err.value, LinterError)

@@ -26,7 +26,9 @@ def test_docs_rules_md_is_up_to_date(capsys):
     rc, out, _ = _run(["rules", "--format", "markdown"], capsys)
     assert rc == 0
     current = (ROOT / "docs" / "rules.md").read_text()
-    assert out == current, "docs/rules.md is stale; regenerate it with: .venv/bin/jsops rules --format markdown > docs/rules.md"
+    assert out == current, (
+        "docs/rules.md is stale; regenerate it with: .venv/bin/jsops rules --format markdown > docs/rules.md"
+    )
 
 
 def test_rules_json_lists_rules_and_load_codes(capsys):

@@ -19,7 +19,12 @@ from tests.rules.test_ops import consumer, lint, stream
 # (id, consumer spec, fires, expected message part); the server accepts all of them
 CASES = [
     ("bare-ack-wait", "ack_wait: 30", True, "ack_wait: 30 is 30ns: a bare number is nanoseconds (the API's unit)"),
-    ("bare-backoff", "max_deliver: 3, backoff: [30000, 60000000000]", True, "did you mean 30000s or 30s (if 30000 was milliseconds)?"),
+    (
+        "bare-backoff",
+        "max_deliver: 3, backoff: [30000, 60000000000]",
+        True,
+        "did you mean 30000s or 30s (if 30000 was milliseconds)?",
+    ),
     ("tiny-inactive", "inactive_threshold: 5ms", True, "inactive_threshold 5ms is implausibly small"),
     ("ack-wait-30s", "ack_wait: 30s", False, ""),
     ("ack-wait-ns-int", "ack_wait: 30000000000", False, ""),
@@ -38,7 +43,9 @@ def test_js446_cases(case_id: str, spec: str, fires: bool, part: str) -> None:
 
 def test_js446_fix_writes_the_unit_and_points_at_the_value() -> None:
     f = lint(stream() + consumer("c", "ack_wait: 30"), "JS446")[0]
-    assert f.fix.applicability == "unsafe" and [(e.path, e.value) for e in f.fix.edits] == [(("spec", "ack_wait"), "30s")]
+    assert f.fix.applicability == "unsafe" and [(e.path, e.value) for e in f.fix.edits] == [
+        (("spec", "ack_wait"), "30s")
+    ]
     assert f.line == 9 and "every message is redelivered" in f.message
     s = lint(stream(spec='subjects: ["orders.>"], max_age: 3600'), "JS446")[0]
     assert "max_age: 3600 is 3600ns" in s.message and "did you mean 3600s?" in s.message
@@ -79,11 +86,20 @@ def test_server_accepts_the_cases_and_stores_bare_integers_as_nanoseconds() -> N
     async def go() -> list[dict]:
         nc = await nats.connect(server.url)
         try:
-            msg = await nc.request("$JS.API.STREAM.CREATE.ORDERS", json.dumps({"name": "ORDERS", "subjects": ["orders.>"]}).encode(), timeout=5)
+            msg = await nc.request(
+                "$JS.API.STREAM.CREATE.ORDERS",
+                json.dumps({"name": "ORDERS", "subjects": ["orders.>"]}).encode(),
+                timeout=5,
+            )
             assert "error" not in json.loads(msg.data)
             out = []
             for i, cfg in enumerate(
-                [{"ack_wait": 30}, {"ack_wait": 30_000_000_000}, {"inactive_threshold": 5_000_000}, {"max_deliver": 3, "backoff": [30000, 60_000_000_000]}]
+                [
+                    {"ack_wait": 30},
+                    {"ack_wait": 30_000_000_000},
+                    {"inactive_threshold": 5_000_000},
+                    {"max_deliver": 3, "backoff": [30000, 60_000_000_000]},
+                ]
             ):
                 body = {"stream_name": "ORDERS", "config": {"durable_name": f"c{i}", "ack_policy": "explicit", **cfg}}
                 msg = await nc.request(f"$JS.API.CONSUMER.CREATE.ORDERS.c{i}", json.dumps(body).encode(), timeout=5)
@@ -110,18 +126,32 @@ def test_js432_minimum_window_and_window_named() -> None:
         estate = Estate()
         load_text(stream(spec='subjects: ["orders.>"], max_age: 30d, max_bytes: 1GiB').encode(), "m.yaml", estate)
         check_estate(estate)
-        doc = {"version": 1, "generated_at": "2026-11-21T12:00:00Z", "streams": {"ORDERS": {"bytes": {"mean_per_s": 7100.0}}}}
+        doc = {
+            "version": 1,
+            "generated_at": "2026-11-21T12:00:00Z",
+            "streams": {"ORDERS": {"bytes": {"mean_per_s": 7100.0}}},
+        }
         if window_s is not None:
-            doc["window"] = {"start": "2026-11-21T11:00:00Z", "end": f"2026-11-21T11:{int(window_s // 60):02d}:{int(window_s % 60):02d}Z"}
+            doc["window"] = {
+                "start": "2026-11-21T11:00:00Z",
+                "end": f"2026-11-21T11:{int(window_s // 60):02d}:{int(window_s % 60):02d}Z",
+            }
         rules = [r for r in discover_rules() if r.code == "JS432"]
         return lint_estate(
-            estate, rules, config=Config(rules={"JS432": options} if options else {}), profiles=Profiles.model_validate(doc), read_source=None
+            estate,
+            rules,
+            config=Config(rules={"JS432": options} if options else {}),
+            profiles=Profiles.model_validate(doc),
+            read_source=None,
         ).findings
 
     # 70 s of traffic say little about 30 days: info, naming the window and the minimum (default 1h)
     (short,) = run(70)
     assert short.severity.value == "info"
-    assert "(over a 1m10s profile window, shorter than min_window 1h: an extrapolation, not a measurement)" in short.message
+    assert (
+        "(over a 1m10s profile window, shorter than min_window 1h: an extrapolation, not a measurement)"
+        in short.message
+    )
     assert short.fix is not None and "profile at least 1h of traffic first" in short.fix.description
     (long,) = run(59 * 60 + 59, {"min_window": "30m"})
     assert long.severity.value == "warning" and "(over a 59m59s profile window)" in long.message

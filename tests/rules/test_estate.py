@@ -83,38 +83,84 @@ WQ = {"subjects": ["wq.>"], "retention": "workqueue"}
 CASES: list[EstateCase] = [
     # JS301 estate-stream-subjects-overlap
     EstateCase("overlap-wildcard", (S("A", subjects=["ov.>"]), S("B", subjects=["ov.*"])), {"B": ("JS301", 10065)}),
-    EstateCase("overlap-literal", (S("A", subjects=["ov.*"]), S("B", subjects=["x.y", "ov.a"])), {"B": ("JS301", 10065)}),
-    EstateCase("overlap-default-subject", (S("A", subjects=["B"]), S("B", max_age="1h")), {"B": ("JS301", 10065)}, warnings=(("JS321", "B"),)),
+    EstateCase(
+        "overlap-literal", (S("A", subjects=["ov.*"]), S("B", subjects=["x.y", "ov.a"])), {"B": ("JS301", 10065)}
+    ),
+    EstateCase(
+        "overlap-default-subject",
+        (S("A", subjects=["B"]), S("B", max_age="1h")),
+        {"B": ("JS301", 10065)},
+        warnings=(("JS321", "B"),),
+    ),
     EstateCase(
         "overlap-only-first-created",
         (S("A", subjects=["ov.>"]), S("B", subjects=["ov.a"]), S("C", subjects=["ov.a"])),
         {"B": ("JS301", 10065), "C": ("JS301", 10065)},
     ),
     EstateCase(
-        "overlap-rejected-not-counted", (S("A", subjects=["ov.>"]), S("B", subjects=["ov.a", "p.>"]), S("C", subjects=["p.x"])), {"B": ("JS301", 10065)}
+        "overlap-rejected-not-counted",
+        (S("A", subjects=["ov.>"]), S("B", subjects=["ov.a", "p.>"]), S("C", subjects=["p.x"])),
+        {"B": ("JS301", 10065)},
     ),
-    EstateCase("overlap-partial-wildcard", (S("A", subjects=["ov.a.>"]), S("B", subjects=["ov.b.>", "ov.*.c.d"])), {"B": ("JS116", 10052)}),
-    EstateCase("overlap-across-wildcards", (S("A", subjects=["ov.a.>"]), S("B", subjects=["ov.b", "ov.*.c.d"])), {"B": ("JS301", 10065)}),
+    EstateCase(
+        "overlap-partial-wildcard",
+        (S("A", subjects=["ov.a.>"]), S("B", subjects=["ov.b.>", "ov.*.c.d"])),
+        {"B": ("JS116", 10052)},
+    ),
+    EstateCase(
+        "overlap-across-wildcards",
+        (S("A", subjects=["ov.a.>"]), S("B", subjects=["ov.b", "ov.*.c.d"])),
+        {"B": ("JS301", 10065)},
+    ),
     EstateCase("disjoint", (S("A", subjects=["a.>"]), S("B", subjects=["b.*", "b"]), S("M", mirror={"name": "A"})), {}),
     # JS302 estate-workqueue-consumer-not-unique
     EstateCase("wq-two-unfiltered", (S("W", **WQ), C("c1", "W"), C("c2", "W")), {"c2": ("JS302", 10099)}),
-    EstateCase("wq-unfiltered-after-filtered", (S("W", **WQ), C("c1", "W", filter_subject="wq.a"), C("c2", "W")), {"c2": ("JS302", 10099)}),
-    EstateCase("wq-filtered-after-unfiltered", (S("W", **WQ), C("c1", "W"), C("c2", "W", filter_subject="wq.a")), {"c2": ("JS302", 10100)}),
-    EstateCase("wq-overlap", (S("W", **WQ), C("c1", "W", filter_subject="wq.*"), C("c2", "W", filter_subject="wq.a")), {"c2": ("JS302", 10100)}),
+    EstateCase(
+        "wq-unfiltered-after-filtered",
+        (S("W", **WQ), C("c1", "W", filter_subject="wq.a"), C("c2", "W")),
+        {"c2": ("JS302", 10099)},
+    ),
+    EstateCase(
+        "wq-filtered-after-unfiltered",
+        (S("W", **WQ), C("c1", "W"), C("c2", "W", filter_subject="wq.a")),
+        {"c2": ("JS302", 10100)},
+    ),
+    EstateCase(
+        "wq-overlap",
+        (S("W", **WQ), C("c1", "W", filter_subject="wq.*"), C("c2", "W", filter_subject="wq.a")),
+        {"c2": ("JS302", 10100)},
+    ),
     EstateCase(
         "wq-overlap-subjects",
-        (S("W", **WQ), C("c1", "W", filter_subjects=["wq.a", "wq.b"]), C("c2", "W", filter_subjects=["wq.c", "wq.b.>", "wq.b"])),
+        (
+            S("W", **WQ),
+            C("c1", "W", filter_subjects=["wq.a", "wq.b"]),
+            C("c2", "W", filter_subjects=["wq.c", "wq.b.>", "wq.b"]),
+        ),
         {"c2": ("JS302", 10100)},
     ),
     EstateCase(
         "wq-disjoint",
-        (S("W", **WQ), C("c1", "W", filter_subject="wq.a.>"), C("c2", "W", filter_subjects=["wq.b", "wq.c.*"]), C("c3", "W", filter_subject="wq.d")),
+        (
+            S("W", **WQ),
+            C("c1", "W", filter_subject="wq.a.>"),
+            C("c2", "W", filter_subjects=["wq.b", "wq.c.*"]),
+            C("c3", "W", filter_subject="wq.d"),
+        ),
         {},
     ),
-    EstateCase("wq-rejected-not-counted", (S("W", **WQ), C("c0", "W", deliver_policy="new"), C("c1", "W", filter_subject="wq.a")), {"c0": ("JS226", 10101)}),
+    EstateCase(
+        "wq-rejected-not-counted",
+        (S("W", **WQ), C("c0", "W", deliver_policy="new"), C("c1", "W", filter_subject="wq.a")),
+        {"c0": ("JS226", 10101)},
+    ),
     EstateCase("limits-unfiltered-ok", (S("L", subjects=["l.>"]), C("c1", "L"), C("c2", "L")), {}),
     # JS303 estate-source-cycle
-    EstateCase("cycle-two", (S("A", subjects=["a.>"], sources=[{"name": "B"}]), S("B", subjects=["b.>"], sources=[{"name": "A"}])), {"B": ("JS303", 10052)}),
+    EstateCase(
+        "cycle-two",
+        (S("A", subjects=["a.>"], sources=[{"name": "B"}]), S("B", subjects=["b.>"], sources=[{"name": "A"}])),
+        {"B": ("JS303", 10052)},
+    ),
     EstateCase("cycle-self", (S("A", subjects=["a.>"], sources=[{"name": "A"}]),), {"A": ("JS303", 10052)}),
     EstateCase("cycle-self-no-subjects", (S("A", sources=[{"name": "A", "filter_subject": "a.>"}]),), {}),
     EstateCase(
@@ -134,10 +180,18 @@ CASES: list[EstateCase] = [
         ),
         {"C": ("JS303", 10052)},
     ),
-    EstateCase("cycle-mirror", (S("A", subjects=["a.>"], sources=[{"name": "M"}]), S("M", mirror={"name": "A"})), {"M": ("JS303", 10052)}),
+    EstateCase(
+        "cycle-mirror",
+        (S("A", subjects=["a.>"], sources=[{"name": "M"}]), S("M", mirror={"name": "A"})),
+        {"M": ("JS303", 10052)},
+    ),
     EstateCase(
         "cycle-diamond",
-        (S("A", subjects=["a.>"]), S("B", sources=[{"name": "A"}]), S("X", subjects=["x.>"], sources=[{"name": "A"}, {"name": "B"}])),
+        (
+            S("A", subjects=["a.>"]),
+            S("B", sources=[{"name": "A"}]),
+            S("X", subjects=["x.>"], sources=[{"name": "A"}, {"name": "B"}]),
+        ),
         {"X": ("JS303", 10052)},
     ),
     EstateCase(
@@ -149,12 +203,23 @@ CASES: list[EstateCase] = [
         ),
         {},
     ),
-    EstateCase("cycle-external-ignored", (S("A", subjects=["a.>"], sources=[{"name": "A", "external": {"api": "$JS.hub.API"}}]),), {}),
+    EstateCase(
+        "cycle-external-ignored",
+        (S("A", subjects=["a.>"], sources=[{"name": "A", "external": {"api": "$JS.hub.API"}}]),),
+        {},
+    ),
     # JS304 estate-mirror-max-msg-size
-    EstateCase("mirror-msg-size", (S("A", subjects=["a.>"], max_msg_size=2048), S("M", mirror={"name": "A"}, max_msg_size=1024)), {"M": ("JS304", 10030)}),
+    EstateCase(
+        "mirror-msg-size",
+        (S("A", subjects=["a.>"], max_msg_size=2048), S("M", mirror={"name": "A"}, max_msg_size=1024)),
+        {"M": ("JS304", 10030)},
+    ),
     EstateCase(
         "source-msg-size",
-        (S("A", subjects=["a.>"], max_msg_size=2048), S("X", subjects=["x.>"], sources=[{"name": "A"}], max_msg_size=1024)),
+        (
+            S("A", subjects=["a.>"], max_msg_size=2048),
+            S("X", subjects=["x.>"], sources=[{"name": "A"}], max_msg_size=1024),
+        ),
         {"X": ("JS304", 10046)},
     ),
     EstateCase(
@@ -168,18 +233,47 @@ CASES: list[EstateCase] = [
         {},
     ),
     # JS305 estate-max-consumers-reached
-    EstateCase("max-consumers", (S("A", subjects=["a.>"], max_consumers=1), C("c1", "A"), C("c2", "A")), {"c2": ("JS305", 10026)}),
+    EstateCase(
+        "max-consumers",
+        (S("A", subjects=["a.>"], max_consumers=1), C("c1", "A"), C("c2", "A")),
+        {"c2": ("JS305", 10026)},
+    ),
     EstateCase("max-consumers-ok", (S("A", subjects=["a.>"], max_consumers=2), C("c1", "A"), C("c2", "A")), {}),
     # JS315 target-stream-replicas-unsupported / JS203 (consumers)
     EstateCase("standalone-r3", (S("A", subjects=["a.>"], num_replicas=3),), {"A": ("JS315", 10074)}),
-    EstateCase("standalone-consumer-r3", (S("A", subjects=["a.>"]), C("c1", "A", num_replicas=3)), {"c1": ("JS203", 10074)}),
     EstateCase(
-        "cluster-r5-on-3", (S("A", subjects=["a.>"], num_replicas=5),), {"A": ("JS315", 10005)}, target={"clustered": True, "cluster_size": 3}, server=""
+        "standalone-consumer-r3", (S("A", subjects=["a.>"]), C("c1", "A", num_replicas=3)), {"c1": ("JS203", 10074)}
+    ),
+    EstateCase(
+        "cluster-r5-on-3",
+        (S("A", subjects=["a.>"], num_replicas=5),),
+        {"A": ("JS315", 10005)},
+        target={"clustered": True, "cluster_size": 3},
+        server="",
     ),
     # target limits (the "limits" and "required" servers)
-    EstateCase("limit-dup-window", (S("A", subjects=["a.>"], duplicate_window="2m"),), {"A": ("JS312", 10052)}, target=LIMITS, server="limits"),
-    EstateCase("limit-dup-window-default", (S("A", subjects=["a.>"]),), {}, warnings=(("JS322", "A"),), target=LIMITS, server="limits"),
-    EstateCase("limit-max-batch", (S("A", subjects=["a.>"]), C("c1", "A", max_batch=51)), {"c1": ("JS314", 10125)}, target=LIMITS, server="limits"),
+    EstateCase(
+        "limit-dup-window",
+        (S("A", subjects=["a.>"], duplicate_window="2m"),),
+        {"A": ("JS312", 10052)},
+        target=LIMITS,
+        server="limits",
+    ),
+    EstateCase(
+        "limit-dup-window-default",
+        (S("A", subjects=["a.>"]),),
+        {},
+        warnings=(("JS322", "A"),),
+        target=LIMITS,
+        server="limits",
+    ),
+    EstateCase(
+        "limit-max-batch",
+        (S("A", subjects=["a.>"]), C("c1", "A", max_batch=51)),
+        {"c1": ("JS314", 10125)},
+        target=LIMITS,
+        server="limits",
+    ),
     EstateCase(
         "limit-max-batch-push-ok",
         (S("A", subjects=["a.>"]), C("c1", "A", max_batch=500, deliver_subject="dl.a", max_ack_pending=10)),
@@ -187,12 +281,34 @@ CASES: list[EstateCase] = [
         target=LIMITS,
         server="limits",
     ),
-    EstateCase("limit-ack-pending", (S("A", subjects=["a.>"]), C("c1", "A", max_ack_pending=50)), {"c1": ("JS225", 10121)}, target=LIMITS, server="limits"),
-    EstateCase("limit-stream-bytes", (S("A", subjects=["a.>"], max_bytes="2MiB"),), {"A": ("JS313", 10122)}, target=LIMITS, server="limits"),
     EstateCase(
-        "limit-mem-stream-bytes", (S("A", subjects=["a.>"], storage="memory", max_bytes="2MiB"),), {"A": ("JS313", 10122)}, target=LIMITS, server="limits"
+        "limit-ack-pending",
+        (S("A", subjects=["a.>"]), C("c1", "A", max_ack_pending=50)),
+        {"c1": ("JS225", 10121)},
+        target=LIMITS,
+        server="limits",
     ),
-    EstateCase("limit-stream-max-consumers", (S("A", subjects=["a.>"], max_consumers=5),), {"A": ("JS316", 10026)}, target=LIMITS, server="limits"),
+    EstateCase(
+        "limit-stream-bytes",
+        (S("A", subjects=["a.>"], max_bytes="2MiB"),),
+        {"A": ("JS313", 10122)},
+        target=LIMITS,
+        server="limits",
+    ),
+    EstateCase(
+        "limit-mem-stream-bytes",
+        (S("A", subjects=["a.>"], storage="memory", max_bytes="2MiB"),),
+        {"A": ("JS313", 10122)},
+        target=LIMITS,
+        server="limits",
+    ),
+    EstateCase(
+        "limit-stream-max-consumers",
+        (S("A", subjects=["a.>"], max_consumers=5),),
+        {"A": ("JS316", 10026)},
+        target=LIMITS,
+        server="limits",
+    ),
     EstateCase(
         "limit-account-consumers",
         (S("A", subjects=["a.>"]), C("c1", "A"), C("c2", "A"), C("c3", "A"), C("c4", "A")),
@@ -210,7 +326,10 @@ CASES: list[EstateCase] = [
     EstateCase(
         "limit-file-reservation",
         tuple(S(f"A{i}", subjects=[f"a{i}.>"], max_bytes="1MiB") for i in range(3))
-        + (S("B", subjects=["b.>"], max_bytes="1MiB", num_replicas=1), S("M", subjects=["m.>"], storage="memory", max_bytes="1MiB")),
+        + (
+            S("B", subjects=["b.>"], max_bytes="1MiB", num_replicas=1),
+            S("M", subjects=["m.>"], storage="memory", max_bytes="1MiB"),
+        ),
         {"B": ("JS306", 10047)},
         target=LIMITS,
         server="limits",
@@ -237,10 +356,19 @@ CASES: list[EstateCase] = [
     # JS311 target-field-newer-than-server (no server of these versions here)
     # 2.10 and 2.11 decode leniently: the field is dropped (a warning), not refused
     EstateCase(
-        "version-ttl-2.10", (S("A", subjects=["a.>"], allow_msg_ttl=True),), {}, warnings=(("JS311", "A"),), target={"server_version": "2.10.7"}, server=""
+        "version-ttl-2.10",
+        (S("A", subjects=["a.>"], allow_msg_ttl=True),),
+        {},
+        warnings=(("JS311", "A"),),
+        target={"server_version": "2.10.7"},
+        server="",
     ),
     EstateCase(
-        "version-batched-2.12", (S("A", subjects=["a.>"], allow_batched=True),), {"A": ("JS311", 10025)}, target={"server_version": "v2.12.1"}, server=""
+        "version-batched-2.12",
+        (S("A", subjects=["a.>"], allow_batched=True),),
+        {"A": ("JS311", 10025)},
+        target={"server_version": "v2.12.1"},
+        server="",
     ),
     EstateCase(
         "version-ack-fc-2.12",
@@ -259,22 +387,48 @@ CASES: list[EstateCase] = [
     ),
     EstateCase(
         "version-ok",
-        (S("A", subjects=["a.>"], allow_msg_ttl=True, allow_direct=True), C("c", "A", priority_policy="overflow", priority_groups=["g"])),
+        (
+            S("A", subjects=["a.>"], allow_msg_ttl=True, allow_direct=True),
+            C("c", "A", priority_policy="overflow", priority_groups=["g"]),
+        ),
         {},
         target={"server_version": "2.11.0"},
         server="",
     ),
     # silent rewrites: accepted, with a warning
-    EstateCase("rewrite-sdm", (S("A", subjects=["a.>"], subject_delete_marker_ttl="1m", deny_purge=True),), {}, warnings=(("JS323", "A"),)),
-    EstateCase("rewrite-schedules", (S("A", subjects=["a.>"], allow_msg_schedules=True),), {}, warnings=(("JS323", "A"),)),
-    EstateCase("rewrite-mirror-direct", (S("A", subjects=["a.>"], allow_direct=True), S("M", mirror={"name": "A"})), {}, warnings=(("JS324", "M"),)),
-    EstateCase("rewrite-mirror-direct-off", (S("A", subjects=["a.>"]), S("M", mirror={"name": "A"}, mirror_direct=True)), {}, warnings=(("JS324", "M"),)),
     EstateCase(
-        "rewrite-ack-wait", (S("A", subjects=["a.>"]), C("c", "A", ack_wait="30s", backoff=["1s", "5s"], max_deliver=3)), {}, warnings=(("JS325", "c"),)
+        "rewrite-sdm",
+        (S("A", subjects=["a.>"], subject_delete_marker_ttl="1m", deny_purge=True),),
+        {},
+        warnings=(("JS323", "A"),),
+    ),
+    EstateCase(
+        "rewrite-schedules", (S("A", subjects=["a.>"], allow_msg_schedules=True),), {}, warnings=(("JS323", "A"),)
+    ),
+    EstateCase(
+        "rewrite-mirror-direct",
+        (S("A", subjects=["a.>"], allow_direct=True), S("M", mirror={"name": "A"})),
+        {},
+        warnings=(("JS324", "M"),),
+    ),
+    EstateCase(
+        "rewrite-mirror-direct-off",
+        (S("A", subjects=["a.>"]), S("M", mirror={"name": "A"}, mirror_direct=True)),
+        {},
+        warnings=(("JS324", "M"),),
+    ),
+    EstateCase(
+        "rewrite-ack-wait",
+        (S("A", subjects=["a.>"]), C("c", "A", ack_wait="30s", backoff=["1s", "5s"], max_deliver=3)),
+        {},
+        warnings=(("JS325", "c"),),
     ),
     EstateCase(
         "rewrite-flow-control",
-        (S("A", subjects=["a.>"]), C("c", "A", deliver_subject="d.a", ack_policy="flow_control", max_ack_pending=10, idle_heartbeat="5s")),
+        (
+            S("A", subjects=["a.>"]),
+            C("c", "A", deliver_subject="d.a", ack_policy="flow_control", max_ack_pending=10, idle_heartbeat="5s"),
+        ),
         {},
         warnings=(("JS326", "c"),),
     ),
@@ -291,7 +445,9 @@ CASES: list[EstateCase] = [
 ]
 
 
-def _ids(findings: list[Finding], expected: tuple[tuple[str, str], ...] = ()) -> tuple[dict[str, list[tuple[str, int | None]]], list[tuple[str, str]]]:
+def _ids(
+    findings: list[Finding], expected: tuple[tuple[str, str], ...] = ()
+) -> tuple[dict[str, list[tuple[str, int | None]]], list[tuple[str, str]]]:
     """Errors by object name, and the JS3xx warnings (JS322 only when expected: every stream of a
     target whose duplicate_window limit is below 2m gets it)."""
     errors: dict[str, list[tuple[str, int | None]]] = {}
@@ -300,7 +456,11 @@ def _ids(findings: list[Finding], expected: tuple[tuple[str, str], ...] = ()) ->
         if f.severity is Severity.ERROR:
             assert f.object is not None
             errors.setdefault(f.object.name, []).append((f.rule, f.server_error_code))
-        elif f.severity is Severity.WARNING and f.rule.startswith("JS3") and (f.rule != "JS322" or any(r == "JS322" for r, _ in expected)):
+        elif (
+            f.severity is Severity.WARNING
+            and f.rule.startswith("JS3")
+            and (f.rule != "JS322" or any(r == "JS322" for r, _ in expected))
+        ):
             warnings.append((f.rule, f.object.name))
     return errors, sorted(warnings)
 
@@ -318,10 +478,15 @@ def test_estate_case(case: EstateCase):
 
 def test_rules_stay_silent_without_target():
     for case in CASES:
-        if case.target == STANDALONE or not any(code.startswith(("JS31", "JS305", "JS306")) for code, _ in case.rejected.values()):
+        if case.target == STANDALONE or not any(
+            code.startswith(("JS31", "JS305", "JS306")) for code, _ in case.rejected.values()
+        ):
             continue
         errors, _ = _ids(predict(load_estate(case.text()), {}))
-        assert not any(rule.startswith("JS31") or rule == "JS306" for found in errors.values() for rule, _ in found), (case.id, errors)
+        assert not any(rule.startswith("JS31") or rule == "JS306" for found in errors.values() for rule, _ in found), (
+            case.id,
+            errors,
+        )
 
 
 def test_findings_point_at_the_field():

@@ -29,14 +29,24 @@ UPDATE = os.environ.get("JSOPS_UPDATE_GOLDEN") == "1"
 S = 1_000_000_000
 
 
-def lint(text: str, code: str, profiles: dict[str, Any] | None = None, options: dict[str, Any] | None = None, files: dict[str, str] | None = None):
+def lint(
+    text: str,
+    code: str,
+    profiles: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None,
+    files: dict[str, str] | None = None,
+):
     """Findings of one rule on manifests given as text (one file, or several with ``files``)."""
     estate = Estate()
     for name, body in (files or {"m.yaml": text}).items():
         load_text(body.encode(), name, estate)
     check_estate(estate)
     assert estate.findings == [], estate.findings
-    prof = Profiles.model_validate({"version": 1, "generated_at": "2026-11-21T12:00:00Z", **profiles}) if profiles is not None else None
+    prof = (
+        Profiles.model_validate({"version": 1, "generated_at": "2026-11-21T12:00:00Z", **profiles})
+        if profiles is not None
+        else None
+    )
     cfg = Config(rules={code: options} if options else {})
     return lint_estate(estate, [RULES[code]], config=cfg, profiles=prof, read_source=None).findings
 
@@ -52,7 +62,16 @@ def consumer(name: str, spec: str, stream_name: str = "ORDERS", annotations: str
 
 
 def ack_profile(p99: int, samples: int = 1000, redelivered: float | None = None, **extra: Any) -> dict[str, Any]:
-    prof: dict[str, Any] = {"ack_time_ns": {"samples": samples, "p50": p99 // 4, "p90": p99 // 2, "p99": p99, "p999": p99 * 2, "max": p99 * 3}}
+    prof: dict[str, Any] = {
+        "ack_time_ns": {
+            "samples": samples,
+            "p50": p99 // 4,
+            "p90": p99 // 2,
+            "p99": p99,
+            "p999": p99 * 2,
+            "max": p99 * 3,
+        }
+    }
     if redelivered is not None:
         prof["deliveries"] = {"first_try_ratio": 1 - redelivered, "redelivered_ratio": redelivered, "max": 5}
     prof.update(extra)
@@ -140,12 +159,18 @@ def test_js401_without_profile_uses_the_annotation_or_stays_silent():
     assert lint(declared, "JS401", {"consumers": {"ORDERS/fraud-check": ack_profile(2 * S)}}) == []
     bad = stream() + consumer("fraud-check", "ack_wait: 5s", annotations="jsops.io/processing-time-p99: soon")
     found = lint(bad, "JS401")
-    assert len(found) == 1 and "jsops.io/processing-time-p99 is not a duration: invalid duration 'soon'" in found[0].message and found[0].fix is None
+    assert (
+        len(found) == 1
+        and "jsops.io/processing-time-p99 is not a duration: invalid duration 'soon'" in found[0].message
+        and found[0].fix is None
+    )
 
 
 def test_js401_hostile_annotation_message_is_bounded():
     huge = "9" * 5000 + "x"
-    found = lint(stream() + consumer("c", "ack_wait: 5s", annotations=f"jsops.io/processing-time-p99: '{huge}'"), "JS401")
+    found = lint(
+        stream() + consumer("c", "ack_wait: 5s", annotations=f"jsops.io/processing-time-p99: '{huge}'"), "JS401"
+    )
     assert len(found) == 1 and len(found[0].message) < 300
 
 
@@ -182,7 +207,14 @@ def test_js401_ack_none_and_nack_dialect():
 
 
 def retry(p99: int, mx: int | None = None, ids: int = 8000) -> dict[str, Any]:
-    return {"publish_retry": {"attempts": 1_210_000, "retried_ids": ids, "horizon_p99_ns": p99, "horizon_max_ns": mx or p99 * 2}}
+    return {
+        "publish_retry": {
+            "attempts": 1_210_000,
+            "retried_ids": ids,
+            "horizon_p99_ns": p99,
+            "horizon_max_ns": mx or p99 * 2,
+        }
+    }
 
 
 @pytest.mark.parametrize(
@@ -208,11 +240,17 @@ def test_js402_options_annotation_and_fix():
     assert len(lint(text, "JS402", {"streams": {"ORDERS": retry(20 * S, 50 * S)}}, {"use": "max"})) == 1
     assert lint(text, "JS402", {"streams": {"ORDERS": retry(60 * S, ids=0)}}) == []  # no retries measured
     assert lint(text, "JS402") == []
-    declared = stream(spec='subjects: ["o.>"], duplicate_window: 30s', annotations="jsops.io/publish-retry-horizon: 65s")
+    declared = stream(
+        spec='subjects: ["o.>"], duplicate_window: 30s', annotations="jsops.io/publish-retry-horizon: 65s"
+    )
     f = lint(declared, "JS402")[0]
     assert "declared publish-retry horizon 1m5s" in f.message
-    assert f.fix.applicability == "unsafe" and [(e.path, e.value) for e in f.fix.edits] == [(("spec", "duplicate_window"), "1m10s")]
-    capped = stream(spec='subjects: ["o.>"], duplicate_window: 30s, max_age: 1m', annotations="jsops.io/publish-retry-horizon: 65s")
+    assert f.fix.applicability == "unsafe" and [(e.path, e.value) for e in f.fix.edits] == [
+        (("spec", "duplicate_window"), "1m10s")
+    ]
+    capped = stream(
+        spec='subjects: ["o.>"], duplicate_window: 30s, max_age: 1m', annotations="jsops.io/publish-retry-horizon: 65s"
+    )
     f = lint(capped, "JS402")[0]
     assert f.fix.edits == () and "max_age 1m" in f.fix.description
     bad = stream(spec='subjects: ["o.>"]', annotations="jsops.io/publish-retry-horizon: -5s")
@@ -238,7 +276,10 @@ def test_js403_memory_estimate_against_budget():
     r3 = lint(stream("CLICKS", 'subjects: ["c.>"], duplicate_window: 2m, num_replicas: 3'), "JS403", prof)[0]
     assert "x 3 replicas = 103 MiB" in r3.message  # 36,000,000 B x 3
     assert lint(long, "JS403", prof, {"budget": "1GiB"}) == []
-    assert len(lint(stream("CLICKS", 'subjects: ["c.>"], duplicate_window: 2m'), "JS403", prof, {"bytes_per_id": 300})) == 1
+    assert (
+        len(lint(stream("CLICKS", 'subjects: ["c.>"], duplicate_window: 2m'), "JS403", prof, {"bytes_per_id": 300}))
+        == 1
+    )
     assert lint(long, "JS403") == [] and lint(long, "JS403", {"streams": {"CLICKS": {"ingest": {"messages": 5}}}}) == []
 
 
@@ -283,7 +324,9 @@ def test_js405_unlimited_max_deliver():
     assert long.fix.edits[0].value == 7
     wq = stream("JOBS", 'subjects: ["j.>"], retention: workqueue, discard: new, max_msgs: 100')
     assert lint(wq + consumer("w", "ack_wait: 1m", "JOBS"), "JS405")[0].fix.edits[0].value == 10
-    assert lint(stream() + consumer("printer", "ack_wait: 2m"), "JS405", None, {"suggested": 3})[0].fix.edits[0].value == 3
+    assert (
+        lint(stream() + consumer("printer", "ack_wait: 2m"), "JS405", None, {"suggested": 3})[0].fix.edits[0].value == 3
+    )
 
 
 DLQ = stream("DLQ", 'subjects: ["$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>"], max_age: 30d')
@@ -295,7 +338,12 @@ DLQ = stream("DLQ", 'subjects: ["$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>"],
         ("", "", "", True),
         ("---\n" + DLQ, "", "", False),
         ("---\n" + stream("DLQ", 'subjects: ["$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.ORDERS.*"]'), "", "", False),
-        ("---\n" + stream("DLQ", 'subjects: ["$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.ORDERS.fraud-check"]'), "", "", False),
+        (
+            "---\n" + stream("DLQ", 'subjects: ["$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.ORDERS.fraud-check"]'),
+            "",
+            "",
+            False,
+        ),
         ("---\n" + stream("DLQ", 'subjects: ["$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.PAYMENTS.>"]'), "", "", True),
         ("---\n" + stream("DLQ", 'subjects: ["$JS.EVENT.>"]'), "", "", False),
         ("---\n" + stream("DLQ", 'subjects: ["$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED.>"]'), "", "", True),
@@ -305,7 +353,11 @@ DLQ = stream("DLQ", 'subjects: ["$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.>"],
     ],
 )
 def test_js406_dead_letter_path(extra, annotations, stream_annotations, fires):
-    text = stream(annotations=stream_annotations) + consumer("fraud-check", "max_deliver: 3", annotations=annotations) + extra
+    text = (
+        stream(annotations=stream_annotations)
+        + consumer("fraud-check", "max_deliver: 3", annotations=annotations)
+        + extra
+    )
     found = lint(text, "JS406")
     assert bool(found) is fires
     if fires:
@@ -322,7 +374,13 @@ def test_js406_sees_other_files_and_contexts():
 
 
 def test_js407_high_redelivery():
-    prof = {"consumers": {"ORDERS/fraud-check": ack_profile(4_800_000_000, redelivered=0.18, advisories={"max_deliver": 310, "nak": 12})}}
+    prof = {
+        "consumers": {
+            "ORDERS/fraud-check": ack_profile(
+                4_800_000_000, redelivered=0.18, advisories={"max_deliver": 310, "nak": 12}
+            )
+        }
+    }
     f = lint(FRAUD, "JS407", prof)[0]
     assert f.message.startswith("18% of deliveries in the profile were redeliveries, above 10%")
     assert "ack wait 5s against a P99 ack time of 4.8s, which is survivor-biased" in f.message
@@ -373,8 +431,15 @@ JOBS = stream("JOBS", 'subjects: ["jobs.eu", "jobs.us", "jobs.apac"], retention:
 @pytest.mark.parametrize(
     "consumers,uncovered",
     [
-        (consumer("eu", "filter_subject: jobs.eu", "JOBS") + consumer("us", "filter_subject: jobs.us", "JOBS"), ["jobs.apac"]),
-        (consumer("eu", "filter_subject: jobs.eu", "JOBS") + consumer("rest", "filter_subjects: [jobs.us, jobs.apac]", "JOBS"), []),
+        (
+            consumer("eu", "filter_subject: jobs.eu", "JOBS") + consumer("us", "filter_subject: jobs.us", "JOBS"),
+            ["jobs.apac"],
+        ),
+        (
+            consumer("eu", "filter_subject: jobs.eu", "JOBS")
+            + consumer("rest", "filter_subjects: [jobs.us, jobs.apac]", "JOBS"),
+            [],
+        ),
         (consumer("all", "ack_wait: 1m", "JOBS"), []),  # unfiltered takes everything
         (consumer("wild", "filter_subject: 'jobs.*'", "JOBS"), []),
         (consumer("x", "filter_subject: other.x", "JOBS"), ["jobs.eu", "jobs.us", "jobs.apac"]),
@@ -389,7 +454,9 @@ def test_js409_uncovered_workqueue_subjects(consumers, uncovered):
 
 
 def test_js409_partial_cover_and_other_files():
-    partial = stream("JOBS", 'subjects: ["jobs.>"], retention: workqueue') + consumer("eu", "filter_subject: jobs.eu", "JOBS")
+    partial = stream("JOBS", 'subjects: ["jobs.>"], retention: workqueue') + consumer(
+        "eu", "filter_subject: jobs.eu", "JOBS"
+    )
     assert lint(partial, "JS409") == []  # only subjects no filter touches are reported
     files = {
         "jobs.yaml": JOBS,
@@ -398,7 +465,9 @@ def test_js409_partial_cover_and_other_files():
     }
     found = lint("", "JS409", files=files)
     assert len(found) == 1 and found[0].file == "jobs.yaml" and "'jobs.apac'" in found[0].message
-    assert lint(stream("JOBS", 'subjects: ["jobs.eu"]') + consumer("us", "filter_subject: jobs.us", "JOBS"), "JS409") == []  # limits
+    assert (
+        lint(stream("JOBS", 'subjects: ["jobs.eu"]') + consumer("us", "filter_subject: jobs.us", "JOBS"), "JS409") == []
+    )  # limits
 
 
 # --- JS410 deliver policy ---------------------------------------------------------------------
@@ -446,25 +515,52 @@ def test_cli_lint_with_profiles(work, capsys):
     rc = main(["lint", "orders.yaml", "--config", "ops.jsops.yaml", "--format", "json"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 0 and out["findings"] == []  # without a profile: silent, never a guess
-    rc = main(["lint", "orders.yaml", "--config", "ops.jsops.yaml", "--profiles", "profiles.json", "--format", "json", "--fail-on", "warning"])
+    rc = main(
+        [
+            "lint",
+            "orders.yaml",
+            "--config",
+            "ops.jsops.yaml",
+            "--profiles",
+            "profiles.json",
+            "--format",
+            "json",
+            "--fail-on",
+            "warning",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert rc == 1
     got = [(f["rule"], f["object"]["name"], f["line"], (f["fix"] or {}).get("applicability")) for f in out["findings"]]
-    assert got == [("JS401", "fraud-check", 22, "safe"), ("JS407", "fraud-check", 22, "unsafe"), ("JS401", "projection", 36, "safe")]
+    assert got == [
+        ("JS401", "fraud-check", 22, "safe"),
+        ("JS407", "fraud-check", 22, "unsafe"),
+        ("JS401", "projection", 36, "safe"),
+    ]
     assert "survivor-biased" in out["findings"][0]["message"]
     assert out["summary"]["warning"] == 3
 
 
 def test_cli_profiles_errors_exit_2(work, capsys):
     Path("orders.yaml").write_text(FRAUD)
-    Path("bad.json").write_text('{"version": 1, "generated_at": "2026-11-21T12:00:00Z", "consumers": {"ORDERS/x": {"ack_time_ns": {"samples": 0}}}}')
+    Path("bad.json").write_text(
+        '{"version": 1, "generated_at": "2026-11-21T12:00:00Z", "consumers": {"ORDERS/x": {"ack_time_ns": {"samples": 0}}}}'
+    )
     assert main(["lint", "orders.yaml", "--config", "ops.jsops.yaml", "--profiles", "bad.json"]) == 2
     assert "invalid profiles at consumers.ORDERS/x.ack_time_ns" in capsys.readouterr().err
 
 
 def test_cli_options_from_config(work, capsys):
     Path("orders.yaml").write_text(FRAUD)
-    Path("p.json").write_text(json.dumps({"version": 1, "generated_at": "2026-11-21T12:00:00Z", "consumers": {"ORDERS/fraud-check": ack_profile(2 * S)}}))
+    Path("p.json").write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "generated_at": "2026-11-21T12:00:00Z",
+                "consumers": {"ORDERS/fraud-check": ack_profile(2 * S)},
+            }
+        )
+    )
     Path("plain.yaml").write_text("select: [JS401]\n")
     assert main(["lint", "orders.yaml", "--config", "plain.yaml", "--profiles", "p.json", "--fail-on", "warning"]) == 0
     capsys.readouterr()
@@ -478,7 +574,9 @@ def test_cli_options_from_config(work, capsys):
 def _golden(path: Path, text: str) -> None:
     if UPDATE:
         path.write_text(text)
-    assert text == path.read_text(), f"{path.name} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    assert text == path.read_text(), (
+        f"{path.name} differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    )
 
 
 def test_cli_fix_ack_wait_golden(work, capsys):
@@ -500,7 +598,10 @@ def test_cli_fix_ack_wait_golden(work, capsys):
         assert b.split(":")[0] == a.split(":")[0] or b.lstrip().startswith("- ")
         assert b.partition("#")[2] == a.partition("#")[2]
     # the fixed file lints clean for JS401 with the same profile
-    assert main(["lint", "orders.yaml", "--config", "ops.jsops.yaml", "--profiles", "profiles.json", "--format", "json"]) == 0
+    assert (
+        main(["lint", "orders.yaml", "--config", "ops.jsops.yaml", "--profiles", "profiles.json", "--format", "json"])
+        == 0
+    )
     assert [f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]] == ["JS407"]
 
 
@@ -525,7 +626,10 @@ def test_server_future_start_time_starts_like_new():
             await js.publish("s.a", b"before")
             got = []
             for name, when in (("y2100", "2100-01-01T00:00:00Z"), ("y3000", "3000-01-01T00:00:00Z")):
-                await js.add_consumer("S", ConsumerConfig(durable_name=name, deliver_policy=DeliverPolicy.BY_START_TIME, opt_start_time=when))
+                await js.add_consumer(
+                    "S",
+                    ConsumerConfig(durable_name=name, deliver_policy=DeliverPolicy.BY_START_TIME, opt_start_time=when),
+                )
             await js.publish("s.a", b"after")
             for name in ("y2100", "y3000"):
                 sub = await js.pull_subscribe_bind(name, "S")
@@ -559,8 +663,18 @@ def test_server_workqueue_keeps_exhausted_messages_and_refuses_publishes():
         nc = await nats.connect(url)
         try:
             js = nc.jetstream()
-            await js.add_stream(StreamConfig(name="W", subjects=["w.>"], retention=RetentionPolicy.WORK_QUEUE, discard=DiscardPolicy.NEW, max_msgs=2))
-            await js.add_consumer("W", ConsumerConfig(durable_name="c", ack_policy=AckPolicy.EXPLICIT, ack_wait=0.3, max_deliver=1))
+            await js.add_stream(
+                StreamConfig(
+                    name="W",
+                    subjects=["w.>"],
+                    retention=RetentionPolicy.WORK_QUEUE,
+                    discard=DiscardPolicy.NEW,
+                    max_msgs=2,
+                )
+            )
+            await js.add_consumer(
+                "W", ConsumerConfig(durable_name="c", ack_policy=AckPolicy.EXPLICIT, ack_wait=0.3, max_deliver=1)
+            )
             for body in (b"1", b"2"):
                 await js.publish("w.a", body)
             sub = await js.pull_subscribe_bind("c", "W")

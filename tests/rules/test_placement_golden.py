@@ -24,5 +24,7 @@ def test_lint_text(tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
     assert err == "" and rc == 1
     if UPDATE:
         (GOLDEN / "lint.txt").write_text(out)
-    assert out == (GOLDEN / "lint.txt").read_text(), "lint.txt differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    assert out == (GOLDEN / "lint.txt").read_text(), (
+        "lint.txt differs; if intended, rerun with JSOPS_UPDATE_GOLDEN=1 and review the diff"
+    )
     assert "SSD_ANYWHERE" not in out  # C1 is too small, C3 holds it

@@ -94,5 +94,8 @@ def test_js102_cases(extra, fires):
     if fires:
         f = found[0]
         assert f.server_error_code == 10052
-        assert (f.line, f.column) == (4, STREAM.format(extra=extra).splitlines()[3].index("duplicate_window:") + len("duplicate_window: ") + 1)
+        assert (f.line, f.column) == (
+            4,
+            STREAM.format(extra=extra).splitlines()[3].index("duplicate_window:") + len("duplicate_window: ") + 1,
+        )
         assert f.fix is not None and f.fix.applicability == "safe"

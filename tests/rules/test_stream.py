@@ -145,7 +145,12 @@ def test_placement_silent_on_standalone_and_for_replicas_js315_owns():
 def test_placement_servers_of_other_clusters_and_jetstream_exclusion():
     target = {
         "cluster_name": "EU",
-        "servers": [{"tags": ["ssd"]}, {"tags": ["ssd", "!jetstream"]}, {"cluster": "US", "tags": ["ssd"]}, {"cluster": "US", "tags": ["ssd"]}],
+        "servers": [
+            {"tags": ["ssd"]},
+            {"tags": ["ssd", "!jetstream"]},
+            {"cluster": "US", "tags": ["ssd"]},
+            {"cluster": "US", "tags": ["ssd"]},
+        ],
     }
     _, text = stream_rule_cases.placement_manifest("eu", {"cluster": "EU", "tags": ["ssd"]}, 2)
     assert [f.server_error_code for f in _placement_findings(text, target)] == [10005]  # one usable ssd server in EU

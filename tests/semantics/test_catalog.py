@@ -97,8 +97,15 @@ def test_every_field_has_its_entry_and_its_unit(name: str) -> None:
     for f in rec.fields:
         ann = model.model_fields[f.name].annotation
         hooks = _hooks(ann)
-        want = {Unit.DURATION: {"duration"}, Unit.DURATIONS: {"duration"}, Unit.SIZE: {"size"}, Unit.TIME: {"time"}}.get(f.unit, set())
-        assert hooks == want, f"{name}.{f.name}: the model reads it as {hooks or 'plain'}, the catalog says {f.unit.value}"
+        want = {
+            Unit.DURATION: {"duration"},
+            Unit.DURATIONS: {"duration"},
+            Unit.SIZE: {"size"},
+            Unit.TIME: {"time"},
+        }.get(f.unit, set())
+        assert hooks == want, (
+            f"{name}.{f.name}: the model reads it as {hooks or 'plain'}, the catalog says {f.unit.value}"
+        )
         if f.many or f.unit is Unit.DURATIONS:
             assert _is_list(ann), f"{name}.{f.name}: the catalog says a list"
         if f.record is not None:
@@ -106,7 +113,12 @@ def test_every_field_has_its_entry_and_its_unit(name: str) -> None:
 
 
 def test_the_derived_nack_tables_are_the_hand_kept_ones() -> None:
-    derived = {"Stream": nack.STREAM, "Consumer": nack.CONSUMER, "KeyValue": nack.KEY_VALUE, "ObjectStore": nack.OBJECT_STORE}
+    derived = {
+        "Stream": nack.STREAM,
+        "Consumer": nack.CONSUMER,
+        "KeyValue": nack.KEY_VALUE,
+        "ObjectStore": nack.OBJECT_STORE,
+    }
     for kind, table in derived.items():
         assert _json(table) == BEFORE["nack"][kind], kind
 

@@ -23,7 +23,9 @@ def test_fields_are_the_catalog_records_in_order(name: str) -> None:
     assert cls._fields == catalog.RECORDS[name].names()
 
 
-@pytest.mark.parametrize(("effective", "record"), [(EffectiveStream, model.StreamConfig), (EffectiveConsumer, model.ConsumerConfig)])
+@pytest.mark.parametrize(
+    ("effective", "record"), [(EffectiveStream, model.StreamConfig), (EffectiveConsumer, model.ConsumerConfig)]
+)
 def test_enum_fields_take_the_models_literals(effective: type, record: type) -> None:
     """An enum the server always stores (retention, ack_policy, ...) has the model's Literal, without None."""
     from jsops.linter.semantics import effective_types
@@ -44,20 +46,40 @@ def test_records_are_immutable() -> None:
 
 
 def test_attributes_hold_what_the_server_stores() -> None:
-    s = effective_stream(model.StreamConfig.model_validate({"name": "S", "max_age": "1h", "consumer_limits": {"max_ack_pending": 9}}))
-    assert (s.subjects, s.max_age, s.duplicate_window, s.max_bytes, s.retention) == (("S",), 3600 * S, 120 * S, -1, "limits")
+    s = effective_stream(
+        model.StreamConfig.model_validate({"name": "S", "max_age": "1h", "consumer_limits": {"max_ack_pending": 9}})
+    )
+    assert (s.subjects, s.max_age, s.duplicate_window, s.max_bytes, s.retention) == (
+        ("S",),
+        3600 * S,
+        120 * S,
+        -1,
+        "limits",
+    )
     assert s.consumer_limits.max_ack_pending == 9
-    c = effective_consumer(model.ConsumerConfig.model_validate({"durable_name": "d", "ack_policy": "explicit", "backoff": ["2s", "5s"]}), s)
+    c = effective_consumer(
+        model.ConsumerConfig.model_validate({"durable_name": "d", "ack_policy": "explicit", "backoff": ["2s", "5s"]}), s
+    )
     assert (c.ack_wait, c.backoff, c.max_ack_pending, c.name) == (2 * S, (2 * S, 5 * S), 9, "d")
 
 
 def test_api_json_writes_catalog_order_and_leaves_out_omitempty_zeros() -> None:
-    out = api_json(effective_stream(model.StreamConfig(name="S", placement={"tags": []}, sources=[{"name": "O", "consumer": {}}])))
+    out = api_json(
+        effective_stream(model.StreamConfig(name="S", placement={"tags": []}, sources=[{"name": "O", "consumer": {}}]))
+    )
     assert list(out) == [n for n in catalog.STREAM.names() if n in out]
-    assert out["placement"] == {} and out["sources"] == [{"name": "O", "consumer": {}}]  # present records kept even when empty
+    assert out["placement"] == {} and out["sources"] == [
+        {"name": "O", "consumer": {}}
+    ]  # present records kept even when empty
     assert out["consumer_limits"] == {} and "no_ack" not in out and out["sealed"] is False
 
 
 def test_rule_api_exports_the_types() -> None:
-    for name in ("EffectiveStream", "EffectiveConsumer", "EffectiveSource", "EffectiveConsumerLimits", "EffectiveRepublish"):
+    for name in (
+        "EffectiveStream",
+        "EffectiveConsumer",
+        "EffectiveSource",
+        "EffectiveConsumerLimits",
+        "EffectiveRepublish",
+    ):
         assert name in api.__all__ and getattr(api, name) in EFFECTIVE_RECORDS.values()

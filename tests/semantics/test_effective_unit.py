@@ -32,7 +32,9 @@ def stream(**kw: Any) -> dict[str, Any]:
     return api_json(parent_stream(**kw))
 
 
-def consumer(cfg: dict[str, Any], parent: EffectiveStream | None = None, target: Target | None = None) -> dict[str, Any]:
+def consumer(
+    cfg: dict[str, Any], parent: EffectiveStream | None = None, target: Target | None = None
+) -> dict[str, Any]:
     return api_json(effective_consumer(ConsumerConfig.model_validate(cfg), parent, target=target))
 
 
@@ -81,7 +83,9 @@ def test_a_sourcing_stream_gets_the_default_window_before_2_14() -> None:
         assert effective_stream(mirror, target=Target(server_version=version)).duplicate_window == 0, version
     for version in ("2.14.6", "2.15.1"):
         assert window(version) == window(version, subjects=["s.>"]) == window(version, max_age=30 * S) == 0, version
-    assert effective_stream(StreamConfig.model_validate({"name": "S", "sources": [{"name": "O"}]})).duplicate_window == 0  # newest
+    assert (
+        effective_stream(StreamConfig.model_validate({"name": "S", "sources": [{"name": "O"}]})).duplicate_window == 0
+    )  # newest
 
 
 def test_limits_normalised_to_minus_one() -> None:
@@ -129,13 +133,18 @@ def test_ack_none_has_no_max_ack_pending() -> None:
     out = consumer({"durable_name": "d"})
     assert out["ack_policy"] == "none"
     assert "max_ack_pending" not in out
-    assert consumer({"durable_name": "d", "ack_policy": "explicit"})["max_ack_pending"] == CONSUMER_DEFAULT_MAX_ACK_PENDING
+    assert (
+        consumer({"durable_name": "d", "ack_policy": "explicit"})["max_ack_pending"] == CONSUMER_DEFAULT_MAX_ACK_PENDING
+    )
 
 
 def test_max_ack_pending_from_stream_limits_even_for_ack_none() -> None:
     parent = parent_stream(consumer_limits={"max_ack_pending": 40})
     assert consumer({"durable_name": "d"}, parent)["max_ack_pending"] == 40
-    assert consumer({"durable_name": "d", "ack_policy": "explicit", "max_ack_pending": 10}, parent)["max_ack_pending"] == 10
+    assert (
+        consumer({"durable_name": "d", "ack_policy": "explicit", "max_ack_pending": 10}, parent)["max_ack_pending"]
+        == 10
+    )
 
 
 def test_max_ack_pending_capped_by_server_and_account_limits() -> None:
@@ -185,7 +194,16 @@ def test_flow_control_ack_policy_sets_heartbeat() -> None:
 
 
 def test_negative_consumer_values_normalised() -> None:
-    out = consumer({"durable_name": "d", "max_deliver": -5, "max_ack_pending": -7, "max_batch": -1, "max_expires": -S, "max_bytes": -10})
+    out = consumer(
+        {
+            "durable_name": "d",
+            "max_deliver": -5,
+            "max_ack_pending": -7,
+            "max_batch": -1,
+            "max_expires": -S,
+            "max_bytes": -10,
+        }
+    )
     assert (out["max_deliver"], out["max_ack_pending"]) == (-1, -1)
     assert not {"max_batch", "max_expires", "max_bytes"} & set(out)
 
@@ -193,7 +211,9 @@ def test_negative_consumer_values_normalised() -> None:
 def test_timestamps_keep_offset_and_pad_year() -> None:
     out = consumer({"durable_name": "d", "pause_until": "2099-01-02T03:04:05.25-03:00"})
     assert out["pause_until"] == "2099-01-02T03:04:05.25-03:00"
-    assert consumer({"durable_name": "d", "pause_until": "0001-01-01T00:00:00Z"})["pause_until"] == "0001-01-01T00:00:00Z"
+    assert (
+        consumer({"durable_name": "d", "pause_until": "0001-01-01T00:00:00Z"})["pause_until"] == "0001-01-01T00:00:00Z"
+    )
 
 
 def test_strip_server_metadata() -> None:
@@ -208,10 +228,17 @@ def test_server_defaults_agree_with_effective_configs() -> None:
     s = api_json(effective_stream(StreamConfig()))
     defaults = SERVER_DEFAULTS["Stream"]
     assert {k: v for k, v in s.items() if k in defaults} == {k: v for k, v in defaults.items() if k in s}
-    assert set(defaults) - set(s) == {"discard_new_per_subject", "allow_msg_counter", "allow_atomic", "allow_msg_schedules"}
+    assert set(defaults) - set(s) == {
+        "discard_new_per_subject",
+        "allow_msg_counter",
+        "allow_atomic",
+        "allow_msg_schedules",
+    }
     assert all(defaults[k] is False for k in set(defaults) - set(s))  # omitempty: absent means false
     c = consumer({"durable_name": "d", "ack_policy": "explicit"})
-    assert {k: c[k] for k in SERVER_DEFAULTS["Consumer"] if k != "ack_policy"} == {k: v for k, v in SERVER_DEFAULTS["Consumer"].items() if k != "ack_policy"}
+    assert {k: c[k] for k in SERVER_DEFAULTS["Consumer"] if k != "ack_policy"} == {
+        k: v for k, v in SERVER_DEFAULTS["Consumer"].items() if k != "ack_policy"
+    }
     assert consumer({"durable_name": "d"})["ack_policy"] == SERVER_DEFAULTS["Consumer"]["ack_policy"]
     # the table reconciler/render_text.py kept by hand until the merge
     assert dict(SERVER_DEFAULTS["Stream"]) == {

@@ -54,7 +54,9 @@ def test_annotation_duration() -> None:
     _, problem = monitor.annotation_duration(notes, monitor.PUBLISH_RETRY_HORIZON)
     assert problem == "annotation jsops.io/publish-retry-horizon must be a positive duration, not '0s'"
     _, problem = monitor.annotation_duration(notes, monitor.DEAD_LETTER)
-    assert problem is not None and problem.startswith("annotation jsops.io/dead-letter is not a duration: invalid duration")
+    assert problem is not None and problem.startswith(
+        "annotation jsops.io/dead-letter is not a duration: invalid duration"
+    )
 
 
 # --- natscli parsers (Go strconv and jsm.go ParseDuration semantics) ------------------------------
@@ -93,9 +95,16 @@ def test_parse_jsm_duration_value_errors(text: str) -> None:
 
 def test_go_strconv() -> None:
     assert monitor.parse_go_int("+7") == 7 and monitor.parse_go_int("-7") == -7
-    assert monitor.parse_go_int("9223372036854775807") is not None and monitor.parse_go_int("9223372036854775808") is None
-    assert monitor.parse_go_int("") is None and monitor.parse_go_int(" 1") is None and monitor.parse_go_int("0x10") is None
-    assert monitor.parse_go_uint("18446744073709551615") is not None and monitor.parse_go_uint("18446744073709551616") is None
+    assert (
+        monitor.parse_go_int("9223372036854775807") is not None and monitor.parse_go_int("9223372036854775808") is None
+    )
+    assert (
+        monitor.parse_go_int("") is None and monitor.parse_go_int(" 1") is None and monitor.parse_go_int("0x10") is None
+    )
+    assert (
+        monitor.parse_go_uint("18446744073709551615") is not None
+        and monitor.parse_go_uint("18446744073709551616") is None
+    )
     assert monitor.parse_go_uint("+1") is None and monitor.parse_go_uint("-0") is None
     for t in ("1", "t", "T", "true", "TRUE", "True"):
         assert monitor.parse_go_bool(t) is True

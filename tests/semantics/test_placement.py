@@ -22,7 +22,11 @@ PEERS = [
     [
         ({"replicas": 1, "cluster": "C1", "tags": ["gpu"]}, True, ("C1", 1, 0, 0)),
         ({"replicas": 1, "cluster": "C9"}, True, ("C9", 0, 0, 0)),
-        ({"replicas": 1, "cluster": "C2", "max_bytes": 33 * MB}, True, ("C2", 2, 1, 0)),  # the !jetstream server never counts
+        (
+            {"replicas": 1, "cluster": "C2", "max_bytes": 33 * MB},
+            True,
+            ("C2", 2, 1, 0),
+        ),  # the !jetstream server never counts
         ({"replicas": 1, "cluster": "C2", "max_bytes": 32 * MB}, False, None),
         ({"replicas": 1, "cluster": "C1", "tags": ["ssd"], "max_bytes": 100 * MB}, True, ("C1", 1, 1, 0)),
         ({"replicas": 1, "tags": ["ssd"], "max_bytes": 100 * MB}, False, None),  # C1 too small, C3 holds it

@@ -25,7 +25,11 @@ def _uses(path: Path) -> tuple[set[str], list[str]]:
     compared = {id(n) for c in ast.walk(tree) if isinstance(c, ast.Compare) for n in ast.walk(c)}
     called = {n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
     names = {c.name for c in refusals.SERVER_CHECKS}
-    written = [f"{path.name}:{n.lineno} {n.attr}" for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in names and id(n) not in compared]
+    written = [
+        f"{path.name}:{n.lineno} {n.attr}"
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and n.attr in names and id(n) not in compared
+    ]
     return called & set(refusals.__all__), written
 
 
@@ -36,7 +40,9 @@ def test_rules_and_the_plan_decide_each_code_with_the_same_function() -> None:
     rule_calls = set().union(*(c for c, _ in rules))
     for code, functions in refusals.SERVER_CHECKS.items():
         assert any(f.__name__ in rule_calls for f in functions), f"no rule decides {code!r} with {functions}"
-        assert any(f.__name__ in rule_calls and f.__name__ in plan_calls for f in functions), f"the plan does not decide {code!r} with the rules' function"
+        assert any(f.__name__ in rule_calls and f.__name__ in plan_calls for f in functions), (
+            f"the plan does not decide {code!r} with the rules' function"
+        )
 
 
 def _stream(**spec: object) -> EffectiveStream:
@@ -56,12 +62,17 @@ def _stream(**spec: object) -> EffectiveStream:
         ({}, 3, 3, 10, 10, E.MAXIMUM_STREAMS_LIMIT),  # the count first
     ],
 )
-def test_stream_create(spec: dict[str, object], streams: int, max_streams: int | None, reserved: int, limit: int | None, code: E | None) -> None:
+def test_stream_create(
+    spec: dict[str, object], streams: int, max_streams: int | None, reserved: int, limit: int | None, code: E | None
+) -> None:
     assert refusals.stream_create_refusal(_stream(**spec), streams, max_streams, reserved, limit) == code
 
 
 def test_consumer_limits() -> None:
-    assert [refusals.consumer_limit(_stream(max_consumers=m), a) for m, a in [(5, None), (5, 3), (3, 5), (-1, 4), (-1, None)]] == [5, 3, 3, 4, 0]
+    assert [
+        refusals.consumer_limit(_stream(max_consumers=m), a)
+        for m, a in [(5, None), (5, 3), (3, 5), (-1, 4), (-1, None)]
+    ] == [5, 3, 3, 4, 0]
     assert refusals.consumer_create_refusal(_stream(max_consumers=2), 2, None) == E.MAXIMUM_CONSUMERS_LIMIT
     assert refusals.consumer_create_refusal(_stream(max_consumers=2), 1, 1) == E.MAXIMUM_CONSUMERS_LIMIT
     assert refusals.consumer_create_refusal(_stream(), 100, None) is None
@@ -70,7 +81,12 @@ def test_consumer_limits() -> None:
 
 
 def test_overlaps() -> None:
-    assert refusals.stream_overlap(["a.>"], [("X", ["b.*"]), ("Y", ["a.b", "a.*"])]) == (E.STREAM_SUBJECT_OVERLAP, "Y", "a.>", "a.b")
+    assert refusals.stream_overlap(["a.>"], [("X", ["b.*"]), ("Y", ["a.b", "a.*"])]) == (
+        E.STREAM_SUBJECT_OVERLAP,
+        "Y",
+        "a.>",
+        "a.b",
+    )
     assert refusals.stream_overlap(["a.b"], [("X", ["a.c"])]) is None
     wq = refusals.workqueue_refusal
     assert wq([], [("c1", ["a"])]) == (E.CONSUMER_WQ_MULTIPLE_UNFILTERED, "c1", "", "")

@@ -44,7 +44,9 @@ def test_supported_releases_are_ordered_and_the_newest_is_the_default():
 def test_check_since_is_keyed_by_kind_err_code_and_field():
     assert check_since("Consumer", 10183, "ack_wait") == (2, 12, 0)
     assert check_since("Stream", 10052, "allow_msg_schedules:counter") == (2, 14, 0)
-    assert check_since("Stream", 10052, "allow_msg_schedules") is None  # the pedantic roll-up check: every release that knows the field
+    assert (
+        check_since("Stream", 10052, "allow_msg_schedules") is None
+    )  # the pedantic roll-up check: every release that knows the field
     assert check_since("Stream", 10052, "allow_msg_ttl") is None  # other counter checks: every release
     assert check_since("Consumer", 10052, "metadata") is None  # the stream's metadata check, not the consumer's
     assert all(v <= NEWEST for v in CHECK_SINCE.values())
@@ -75,7 +77,13 @@ def test_release_view_drops_unknown_fields_before_strict_decoding_only():
         "\n---\n".join(
             json.dumps(d)
             for d in [
-                S("A", subjects=["a.>"], allow_msg_ttl=True, allow_batched=True, placement={"preferred": "n1", "tags": ["x"]}),
+                S(
+                    "A",
+                    subjects=["a.>"],
+                    allow_msg_ttl=True,
+                    allow_batched=True,
+                    placement={"preferred": "n1", "tags": ["x"]},
+                ),
                 S("B", sources=[{"name": "A", "consumer": {"name": "c", "deliver_subject": "d.x"}}]),
                 C("c", "A", priority_policy="overflow", priority_groups=["g"]),
             ]
@@ -114,7 +122,9 @@ def test_dropped_field_is_a_warning_and_other_rules_do_not_judge_it():
     # priority_groups without a policy: 10196 from 2.12; 2.10 does not even know the fields
     docs = [S("A", subjects=["a.>"]), C("c", "A", ack_policy="explicit", priority_groups=["g"])]
     by_release = {
-        v: sorted((f.rule, f.severity.value, f.server_error_code) for f in _lint(docs, v) if f.rule in ("JS224", "JS311"))
+        v: sorted(
+            (f.rule, f.severity.value, f.server_error_code) for f in _lint(docs, v) if f.rule in ("JS224", "JS311")
+        )
         for v in ("2.10.26", "2.11.11", "2.12.8")
     }
     assert by_release["2.10.26"] == [("JS311", "warning", None)]
@@ -124,7 +134,10 @@ def test_dropped_field_is_a_warning_and_other_rules_do_not_judge_it():
 
 @pytest.mark.parametrize(("version", "codes"), [("2.11.11", [10087, 10114, 10115]), ("2.12.8", [])])
 def test_negative_pull_limits_are_refused_before_2_12(version: str, codes: list[int]):
-    docs = [S("A", subjects=["a.>"]), C("c", "A", ack_policy="explicit", max_waiting=-1, max_batch=-1, max_expires="-1s")]
+    docs = [
+        S("A", subjects=["a.>"]),
+        C("c", "A", ack_policy="explicit", max_waiting=-1, max_batch=-1, max_expires="-1s"),
+    ]
     assert sorted(f.server_error_code for f in _lint(docs, version) if f.rule == "JS228") == codes
 
 

@@ -51,14 +51,33 @@ def test_subjects_collide(a, b, expected):
 
 @pytest.mark.parametrize(
     "subject,test,expected",
-    [("cs.a", "cs.>", True), ("cs.>", "cs.a", False), ("a.*", "a.*", True), ("a.*", "a.b", False), ("a.b", "a.*", True), ("a", ">", True), ("a.b", "a", False)],
+    [
+        ("cs.a", "cs.>", True),
+        ("cs.>", "cs.a", False),
+        ("a.*", "a.*", True),
+        ("a.*", "a.b", False),
+        ("a.b", "a.*", True),
+        ("a", ">", True),
+        ("a.b", "a", False),
+    ],
 )
 def test_is_subset_match(subject, test, expected):
     assert is_subset_match(subject, test) is expected
 
 
 @pytest.mark.parametrize(
-    "name,ok", [("ORDERS", True), ("a-b_c", True), ("", False), ("a.b", False), ("a b", False), ("a*", False), ("a>", False), ("a/b", False), ("a\\b", False)]
+    "name,ok",
+    [
+        ("ORDERS", True),
+        ("a-b_c", True),
+        ("", False),
+        ("a.b", False),
+        ("a b", False),
+        ("a*", False),
+        ("a>", False),
+        ("a/b", False),
+        ("a\\b", False),
+    ],
 )
 def test_asset_names(name, ok):
     assert is_valid_asset_name(name) is ok

@@ -30,7 +30,9 @@ def test_parse_duration(text: object, ns: int) -> None:
     assert parse_duration(text) == ns
 
 
-@pytest.mark.parametrize("bad", ["", "10", "1x", "s", "1h 30m", "abc", True, [1], {"a": 1}, 1.5, "9999999999999999999h"])
+@pytest.mark.parametrize(
+    "bad", ["", "10", "1x", "s", "1h 30m", "abc", True, [1], {"a": 1}, 1.5, "9999999999999999999h"]
+)
 def test_parse_duration_rejects(bad: object) -> None:
     with pytest.raises(UnitError):
         parse_duration(bad)
@@ -41,7 +43,10 @@ def test_duration_no_unit_message_is_helpful() -> None:
         parse_duration("30")
 
 
-@pytest.mark.parametrize("ns", [0, 1, 999, 1_000, 250_000_000, S, 90 * S, 5400 * S, 86400 * S, 9 * 86400 * S, 7 * 86400 * S, 3601 * S, -30 * S])
+@pytest.mark.parametrize(
+    "ns",
+    [0, 1, 999, 1_000, 250_000_000, S, 90 * S, 5400 * S, 86400 * S, 9 * 86400 * S, 7 * 86400 * S, 3601 * S, -30 * S],
+)
 def test_format_duration_round_trips(ns: int) -> None:
     assert parse_duration(format_duration(ns)) == ns
 
@@ -163,7 +168,9 @@ def test_nack_duration(ns: int, text: str) -> None:
     assert units.parse_go_duration(text) == ns  # NACK reads it with Go's time.ParseDuration
 
 
-@pytest.mark.parametrize("text", ["", "1d", "1w", "10", "1h 30m", " 1s", "1s ", ".s", "s", "1x", "+", "-", "9223372036854775808ns"])
+@pytest.mark.parametrize(
+    "text", ["", "1d", "1w", "10", "1h 30m", " 1s", "1s ", ".s", "s", "1x", "+", "-", "9223372036854775808ns"]
+)
 def test_parse_go_duration_rejects(text: str) -> None:
     with pytest.raises(UnitError):
         units.parse_go_duration(text)
@@ -213,14 +220,32 @@ def test_parse_jsm_duration_rejects(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text,seconds", [("30s", 30.0), ("1m30s", 90.0), ("200ms", 0.2), ("2.5", 2.5), ("0", 0.0), ("10", 10.0), ("1d", 86400.0), (" 5s ", 5.0), ("1us", 1e-6)]
+    "text,seconds",
+    [
+        ("30s", 30.0),
+        ("1m30s", 90.0),
+        ("200ms", 0.2),
+        ("2.5", 2.5),
+        ("0", 0.0),
+        ("10", 10.0),
+        ("1d", 86400.0),
+        (" 5s ", 5.0),
+        ("1us", 1e-6),
+    ],
 )
 def test_parse_seconds(text: str, seconds: float) -> None:
     assert units.parse_seconds(text) == pytest.approx(seconds)
 
 
 @pytest.mark.parametrize(
-    "text,message", [("soon", "not a duration"), ("", "not a duration"), ("inf", "not a duration"), ("-5s", "negative"), ("-1", "negative")]
+    "text,message",
+    [
+        ("soon", "not a duration"),
+        ("", "not a duration"),
+        ("inf", "not a duration"),
+        ("-5s", "negative"),
+        ("-1", "negative"),
+    ],
 )
 def test_parse_seconds_rejects(text: str, message: str) -> None:
     with pytest.raises(UnitError, match=message):
@@ -253,8 +278,24 @@ def test_dialect_duration(ns: int, dialect: str, out: str | int) -> None:
 
 
 def test_readable_values_for_generated_manifests() -> None:
-    assert [units.readable_duration(v) for v in (3 * D, 7 * D, 30 * S, 5400 * S, 250 * MS, 30, 0, -S)] == ["3d", "1w", "30s", "1h30m", "250ms", "30ns", 0, -S]
-    assert [units.readable_size(v) for v in (1 << 30, 64 << 10, 1000, 1536, -1, 0)] == ["1GiB", "64KiB", 1000, 1536, -1, 0]
+    assert [units.readable_duration(v) for v in (3 * D, 7 * D, 30 * S, 5400 * S, 250 * MS, 30, 0, -S)] == [
+        "3d",
+        "1w",
+        "30s",
+        "1h30m",
+        "250ms",
+        "30ns",
+        0,
+        -S,
+    ]
+    assert [units.readable_size(v) for v in (1 << 30, 64 << 10, 1000, 1536, -1, 0)] == [
+        "1GiB",
+        "64KiB",
+        1000,
+        1536,
+        -1,
+        0,
+    ]
 
 
 @pytest.mark.parametrize(
@@ -299,10 +340,22 @@ def test_measured_duration(ns: float, text: str) -> None:
 
 
 def test_sizes_for_people() -> None:
-    assert [units.approx_size(n) for n in (540_000_000, 5 << 30, 1 << 40, 1023, 0)] == ["515 MiB", "5.0 GiB", "1.0 TiB", "1023 B", "0 B"]
+    assert [units.approx_size(n) for n in (540_000_000, 5 << 30, 1 << 40, 1023, 0)] == [
+        "515 MiB",
+        "5.0 GiB",
+        "1.0 TiB",
+        "1023 B",
+        "0 B",
+    ]
     assert [units.human_size(n) for n in (7100, 1 << 20, 1023, 10.5, 0)] == ["6.9KiB", "1MiB", "1023B", "10.5B", "0B"]
     assert [units.measured_size(n) for n in (1.5 * (1 << 30), 980, 0, -2048)] == ["1.5 GiB", "980 B", "0 B", "-2 KiB"]
-    assert [units.significant(x) for x in (0, 1234, 0.012345, 99.96, 100)] == ["0", "1234", "0.0123", "100", "100"]  # never rounds whole digits away
+    assert [units.significant(x) for x in (0, 1234, 0.012345, 99.96, 100)] == [
+        "0",
+        "1234",
+        "0.0123",
+        "100",
+        "100",
+    ]  # never rounds whole digits away
     assert units.significant(99.96, 5) == "99.96"
 
 

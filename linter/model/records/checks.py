@@ -11,7 +11,20 @@ import types
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from .declaration import _AWARE, _MISSING, _STRICT, Before, RecordBase, _Check, _is_declared, _make, _Plan, _plan, _plans, _Unsure
+from .declaration import (
+    _AWARE,
+    _MISSING,
+    _STRICT,
+    Before,
+    RecordBase,
+    _Check,
+    _is_declared,
+    _make,
+    _Plan,
+    _plan,
+    _plans,
+    _Unsure,
+)
 
 __all__: list[str] = []
 

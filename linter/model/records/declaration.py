@@ -72,7 +72,16 @@ _CONSTRAINTS = ("ge", "gt", "le", "lt", "min_length", "max_length", "pattern")
 class _Decl:
     """What :func:`option` returns: a field's default and settings, read when the class is made."""
 
-    __slots__ = ("default", "default_factory", "alias", "description", "validate_default", "exclude", "constraints", "field_info")
+    __slots__ = (
+        "default",
+        "default_factory",
+        "alias",
+        "description",
+        "validate_default",
+        "exclude",
+        "constraints",
+        "field_info",
+    )
 
     def __init__(
         self,
@@ -111,8 +120,24 @@ def option(
     pattern: str | None = None,
 ) -> Any:
     """A field's settings (pydantic's ``Field`` with the same names)."""
-    given = {"ge": ge, "gt": gt, "le": le, "lt": lt, "min_length": min_length, "max_length": max_length, "pattern": pattern}
-    return _Decl(default, default_factory, alias, description, validate_default, exclude, {k: v for k, v in given.items() if v is not None})
+    given = {
+        "ge": ge,
+        "gt": gt,
+        "le": le,
+        "lt": lt,
+        "min_length": min_length,
+        "max_length": max_length,
+        "pattern": pattern,
+    }
+    return _Decl(
+        default,
+        default_factory,
+        alias,
+        description,
+        validate_default,
+        exclude,
+        {k: v for k, v in given.items() if v is not None},
+    )
 
 
 def _is_field_info(value: object) -> bool:
@@ -132,7 +157,15 @@ def _from_field_info(info: Any) -> _Decl:  # a pydantic FieldInfo
             constraints["unknown"] = meta  # judged by pydantic only
         constraints.update(known)
     default = _MISSING if info.default is PydanticUndefined else info.default
-    decl = _Decl(default, info.default_factory, info.alias, info.description, bool(info.validate_default), bool(info.exclude), constraints)
+    decl = _Decl(
+        default,
+        info.default_factory,
+        info.alias,
+        info.description,
+        bool(info.validate_default),
+        bool(info.exclude),
+        constraints,
+    )
     decl.field_info = info
     return decl
 
@@ -193,7 +226,11 @@ class _RecordMeta(type):
         for base in reversed(bases):
             decls.update(getattr(base, "_decls", {}))
         for field_name, ann in raw.items():
-            if field_name.startswith("_") or (isinstance(ann, str) and ann.startswith(("ClassVar", "typing.ClassVar"))) or get_origin(ann) is ClassVar:
+            if (
+                field_name.startswith("_")
+                or (isinstance(ann, str) and ann.startswith(("ClassVar", "typing.ClassVar")))
+                or get_origin(ann) is ClassVar
+            ):
                 continue
             value = ns.pop(field_name, _MISSING)
             if isinstance(value, _Decl):
@@ -280,7 +317,11 @@ class _Plan:
         self.checks: dict[str, _Check] = {}
         # Defaults taken as they are, in field order; the fields needing more (a factory, a
         # validated default, no default) apart.
-        self.plain = {n: f.default for n, f in self.fields.items() if f.default is not _MISSING and f.default_factory is None and not f.validate_default}
+        self.plain = {
+            n: f.default
+            for n, f in self.fields.items()
+            if f.default is not _MISSING and f.default_factory is None and not f.validate_default
+        }
         self.special = [f for n, f in self.fields.items() if n not in self.plain]
         self.has_validators = any("_fast_check" in c.__dict__ for c in cls.__mro__ if c is not RecordBase)
 

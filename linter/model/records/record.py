@@ -111,7 +111,12 @@ class Record(RecordBase):
         return _make(type(self), values, fields_set)
 
     def model_dump(
-        self, *, mode: Literal["python", "json"] = "python", exclude_none: bool = False, exclude_defaults: bool = False, by_alias: bool = False
+        self,
+        *,
+        mode: Literal["python", "json"] = "python",
+        exclude_none: bool = False,
+        exclude_defaults: bool = False,
+        by_alias: bool = False,
     ) -> dict[str, Any]:
         return _dump(self, mode == "json", exclude_none, exclude_defaults, by_alias)
 

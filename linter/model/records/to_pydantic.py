@@ -121,7 +121,9 @@ def _to_pydantic(value: object) -> object:
     """``value`` with its records replaced by instances of their pydantic models (not validated)."""
     if isinstance(value, RecordBase):
         model = _declare(type(value))
-        return model.model_construct(_fields_set=set(value._fields_set), **{k: _to_pydantic(v) for k, v in value.__dict__.items()})
+        return model.model_construct(
+            _fields_set=set(value._fields_set), **{k: _to_pydantic(v) for k, v in value.__dict__.items()}
+        )
     return _each(value, _to_pydantic)
 
 

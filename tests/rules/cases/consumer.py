@@ -42,7 +42,12 @@ class Case:
         return self.name or "c_" + self.id.replace("-", "_")
 
     def manifest(self) -> str:
-        stream = {"apiVersion": "jsops/v1", "kind": "Stream", "metadata": {"name": self.stream}, "spec": self.stream_spec}
+        stream = {
+            "apiVersion": "jsops/v1",
+            "kind": "Stream",
+            "metadata": {"name": self.stream},
+            "spec": self.stream_spec,
+        }
         if self.dialect == "api":
             cfg = {"durable_name": self.consumer, **self.spec}
             consumer: dict[str, Any] = {"stream_name": self.stream, "config": cfg}
@@ -104,7 +109,14 @@ CASES: list[Case] = [
         stream_spec={**STREAM, "retention": "interest", "num_replicas": 3},
         server=False,
     ),
-    Case("replicas-cluster-size-exceeds", "JS203", {"num_replicas": 3}, 10126, server=False, target=Target(cluster_size=3)),
+    Case(
+        "replicas-cluster-size-exceeds",
+        "JS203",
+        {"num_replicas": 3},
+        10126,
+        server=False,
+        target=Target(cluster_size=3),
+    ),
     Case("replicas-1", "JS203", {"num_replicas": 1}, None),
     Case("replicas-0", "JS203", {"num_replicas": 0}, None),
     Case("replicas-wq-1", "JS203", {"num_replicas": 1}, None, stream_spec=WQ),
@@ -118,7 +130,14 @@ CASES: list[Case] = [
         server=False,
         target=Target(clustered=True),
     ),
-    Case("replicas-cluster-ok", "JS203", {"num_replicas": 1}, None, stream_spec={**STREAM, "num_replicas": 3}, server=False),
+    Case(
+        "replicas-cluster-ok",
+        "JS203",
+        {"num_replicas": 1},
+        None,
+        stream_spec={**STREAM, "num_replicas": 3},
+        server=False,
+    ),
     # JS204 consumer-ack-wait-negative
     Case("ack-wait-negative", "JS204", {"ack_wait": "-30s"}, 10183),
     Case("backoff-negative", "JS204", {"backoff": ["-1s"]}, 10184),
@@ -162,10 +181,29 @@ CASES: list[Case] = [
     Case("pull-max-waiting", "JS209", {"max_waiting": 10}, None),
     # JS210 consumer-push-max-ack-pending-without-ack
     Case("push-none-pending", "JS210", _push(ack_policy="none", max_ack_pending=10), 10082),
-    Case("push-none-inherited", "JS210", _push(ack_policy="none"), 10082, stream_spec={**STREAM, "consumer_limits": {"max_ack_pending": 50}}),
-    Case("push-api-default-none-inherited", "JS210", _push(), 10082, stream_spec={**STREAM, "consumer_limits": {"max_ack_pending": 50}}, dialect="api"),
+    Case(
+        "push-none-inherited",
+        "JS210",
+        _push(ack_policy="none"),
+        10082,
+        stream_spec={**STREAM, "consumer_limits": {"max_ack_pending": 50}},
+    ),
+    Case(
+        "push-api-default-none-inherited",
+        "JS210",
+        _push(),
+        10082,
+        stream_spec={**STREAM, "consumer_limits": {"max_ack_pending": 50}},
+        dialect="api",
+    ),
     Case("push-none-ok", "JS210", _push(ack_policy="none"), None),
-    Case("push-explicit-inherited", "JS210", _push(), None, stream_spec={**STREAM, "consumer_limits": {"max_ack_pending": 50}}),
+    Case(
+        "push-explicit-inherited",
+        "JS210",
+        _push(),
+        None,
+        stream_spec={**STREAM, "consumer_limits": {"max_ack_pending": 50}},
+    ),
     Case("pull-none-pending", "JS210", {"ack_policy": "none", "max_ack_pending": 10}, None),
     # JS211 consumer-heartbeat-too-small
     Case("push-hb-50ms", "JS211", _push(idle_heartbeat="50ms"), 10083),
@@ -208,10 +246,20 @@ CASES: list[Case] = [
     Case("dp-lps-no-filter", "JS218", {"deliver_policy": "last_per_subject"}, 10094),
     Case("dp-lps-filter", "JS218", {"deliver_policy": "last_per_subject", "filter_subject": "t.a"}, None),
     Case("dp-seq-missing", "JS218", {"deliver_policy": "by_start_sequence"}, 10094),
-    Case("dp-seq-and-time", "JS218", {"deliver_policy": "by_start_sequence", "opt_start_seq": 5, "opt_start_time": "2024-01-01T00:00:00Z"}, 10094),
+    Case(
+        "dp-seq-and-time",
+        "JS218",
+        {"deliver_policy": "by_start_sequence", "opt_start_seq": 5, "opt_start_time": "2024-01-01T00:00:00Z"},
+        10094,
+    ),
     Case("dp-seq-ok", "JS218", {"deliver_policy": "by_start_sequence", "opt_start_seq": 5}, None),
     Case("dp-time-missing", "JS218", {"deliver_policy": "by_start_time"}, 10094),
-    Case("dp-time-and-seq", "JS218", {"deliver_policy": "by_start_time", "opt_start_seq": 5, "opt_start_time": "2024-01-01T00:00:00Z"}, 10094),
+    Case(
+        "dp-time-and-seq",
+        "JS218",
+        {"deliver_policy": "by_start_time", "opt_start_seq": 5, "opt_start_time": "2024-01-01T00:00:00Z"},
+        10094,
+    ),
     Case("dp-time-ok", "JS218", {"deliver_policy": "by_start_time", "opt_start_time": "2024-01-01T00:00:00Z"}, None),
     # JS219 consumer-sample-freq-invalid
     Case("sample-fraction", "JS219", {"sample_freq": "12.5%"}, 10095),
@@ -241,20 +289,67 @@ CASES: list[Case] = [
     Case("prio-group-dot", "JS223", {"priority_policy": "overflow", "priority_groups": ["a.b"]}, 10162),
     Case("prio-group-17", "JS223", {"priority_policy": "overflow", "priority_groups": ["g" * 17]}, 10162),
     Case("prio-group-paren", "JS223", {"priority_policy": "overflow", "priority_groups": ["a)"]}, 10162),
-    Case("prio-group-16", "JS223", {"priority_policy": "prioritized", "priority_groups": ["g" * 16, "a/b=c_d-e"]}, None),
+    Case(
+        "prio-group-16", "JS223", {"priority_policy": "prioritized", "priority_groups": ["g" * 16, "a/b=c_d-e"]}, None
+    ),
     # JS224 consumer-priority-settings-without-policy
     Case("prio-groups-no-policy", "JS224", {"priority_groups": ["jobs"]}, 10196),
     Case("prio-groups-policy-none", "JS224", {"priority_policy": "none", "priority_groups": ["jobs"]}, 10196),
     Case("prio-timeout-no-policy", "JS224", {"priority_timeout": "1m"}, 10197),
-    Case("prio-timeout-overflow", "JS224", {"priority_policy": "overflow", "priority_groups": ["jobs"], "priority_timeout": "1m"}, None),
+    Case(
+        "prio-timeout-overflow",
+        "JS224",
+        {"priority_policy": "overflow", "priority_groups": ["jobs"], "priority_timeout": "1m"},
+        None,
+    ),
     # JS225 consumer-exceeds-consumer-limits
-    Case("limit-pending", "JS225", {"max_ack_pending": 100}, 10121, stream_spec={**STREAM, "consumer_limits": {"max_ack_pending": 50}}),
-    Case("limit-pending-eq", "JS225", {"max_ack_pending": 50}, None, stream_spec={**STREAM, "consumer_limits": {"max_ack_pending": 50}}),
-    Case("limit-pending-inherited", "JS225", {}, None, stream_spec={**STREAM, "consumer_limits": {"max_ack_pending": 50}}),
-    Case("limit-inactive", "JS225", {"inactive_threshold": "20s"}, 10153, stream_spec={**STREAM, "consumer_limits": {"inactive_threshold": "10s"}}),
-    Case("limit-inactive-eq", "JS225", {"inactive_threshold": "10s"}, None, stream_spec={**STREAM, "consumer_limits": {"inactive_threshold": "10s"}}),
-    Case("limit-server-pending", "JS225", {"max_ack_pending": 200}, 10121, server=False, target=Target.model_validate({"limits": {"max_ack_pending": 100}})),
-    Case("limit-account-pending", "JS225", {"max_ack_pending": 30}, 10121, server=False, target=Target.model_validate({"account": {"max_ack_pending": 20}})),
+    Case(
+        "limit-pending",
+        "JS225",
+        {"max_ack_pending": 100},
+        10121,
+        stream_spec={**STREAM, "consumer_limits": {"max_ack_pending": 50}},
+    ),
+    Case(
+        "limit-pending-eq",
+        "JS225",
+        {"max_ack_pending": 50},
+        None,
+        stream_spec={**STREAM, "consumer_limits": {"max_ack_pending": 50}},
+    ),
+    Case(
+        "limit-pending-inherited", "JS225", {}, None, stream_spec={**STREAM, "consumer_limits": {"max_ack_pending": 50}}
+    ),
+    Case(
+        "limit-inactive",
+        "JS225",
+        {"inactive_threshold": "20s"},
+        10153,
+        stream_spec={**STREAM, "consumer_limits": {"inactive_threshold": "10s"}},
+    ),
+    Case(
+        "limit-inactive-eq",
+        "JS225",
+        {"inactive_threshold": "10s"},
+        None,
+        stream_spec={**STREAM, "consumer_limits": {"inactive_threshold": "10s"}},
+    ),
+    Case(
+        "limit-server-pending",
+        "JS225",
+        {"max_ack_pending": 200},
+        10121,
+        server=False,
+        target=Target.model_validate({"limits": {"max_ack_pending": 100}}),
+    ),
+    Case(
+        "limit-account-pending",
+        "JS225",
+        {"max_ack_pending": 30},
+        10121,
+        server=False,
+        target=Target.model_validate({"account": {"max_ack_pending": 20}}),
+    ),
     # JS226 consumer-workqueue-requires-deliver-all
     Case("wq-deliver-new", "JS226", {"deliver_policy": "new"}, 10101, stream_spec=WQ),
     Case("wq-deliver-last", "JS226", {"deliver_policy": "last"}, 10101, stream_spec=WQ),
@@ -283,7 +378,11 @@ CASES += [
     _ped("ped-max-bytes", {"max_bytes": -1}, 10157),
     _ped("ped-heartbeat", _push(idle_heartbeat="-1s"), 10157),
     _ped("ped-inactive", {"inactive_threshold": "-1s"}, 10157),
-    _ped("ped-priority-timeout", {"priority_policy": "overflow", "priority_groups": ["g"], "priority_timeout": "-1s"}, 10157),
+    _ped(
+        "ped-priority-timeout",
+        {"priority_policy": "overflow", "priority_groups": ["g"], "priority_timeout": "-1s"},
+        10157,
+    ),
     _ped("ped-backoff-default-ack-wait", {"max_deliver": 3, "backoff": ["1s", "10s"]}, 10157),
     _ped("ped-backoff-ack-wait-differs", {"max_deliver": 3, "ack_wait": "5s", "backoff": ["1s", "10s"]}, 10157),
     _ped("ped-stream-limit-max-ack-pending", {"inactive_threshold": "1m"}, 10157, stream_spec=_LIMITED),

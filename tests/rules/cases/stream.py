@@ -152,8 +152,18 @@ CASES: list[Case] = [
         {"mirror": {"name": "ORIGIN", "filter_subject": "a.>", "subject_transforms": [{"src": "b.>", "dest": "c.>"}]}},
         10150,
     ),
-    Case("mirror-consumer-bad-name", "JS118", {"mirror": {"name": "ORIGIN", "consumer": {"name": "a.b", "deliver_subject": "dlv.x"}}}, 10213),
-    Case("mirror-consumer-wild-deliver", "JS118", {"mirror": {"name": "ORIGIN", "consumer": {"name": "c1", "deliver_subject": "dlv.*"}}}, 10213),
+    Case(
+        "mirror-consumer-bad-name",
+        "JS118",
+        {"mirror": {"name": "ORIGIN", "consumer": {"name": "a.b", "deliver_subject": "dlv.x"}}},
+        10213,
+    ),
+    Case(
+        "mirror-consumer-wild-deliver",
+        "JS118",
+        {"mirror": {"name": "ORIGIN", "consumer": {"name": "c1", "deliver_subject": "dlv.*"}}},
+        10213,
+    ),
     Case(
         "mirror-consumer-start-seq",
         "JS118",
@@ -161,7 +171,12 @@ CASES: list[Case] = [
         10213,
     ),
     Case("mirror-ok", "JS118", {"mirror": {"name": "ORIGIN", "filter_subject": "a.>"}, "max_age": "1h"}, None),
-    Case("mirror-external-ok", "JS118", {"mirror": {"name": "ORIGIN", "external": {"api": "$JS.hub.API", "deliver": "dlv.hub"}}}, None),
+    Case(
+        "mirror-external-ok",
+        "JS118",
+        {"mirror": {"name": "ORIGIN", "external": {"api": "$JS.hub.API", "deliver": "dlv.hub"}}},
+        None,
+    ),
     Case(
         "mirror-transform-bad-src",
         "JS118",
@@ -171,13 +186,23 @@ CASES: list[Case] = [
     Case(
         "mirror-transforms-overlap",
         "JS118",
-        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.>", "dest": "x.>"}, {"src": "a.b", "dest": "y.b"}]}},
+        {
+            "mirror": {
+                "name": "ORIGIN",
+                "subject_transforms": [{"src": "a.>", "dest": "x.>"}, {"src": "a.b", "dest": "y.b"}],
+            }
+        },
         10152,
     ),
     Case(
         "mirror-transforms-ok",
         "JS118",
-        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.>", "dest": "x.>"}, {"src": "b.>", "dest": "y.>"}]}},
+        {
+            "mirror": {
+                "name": "ORIGIN",
+                "subject_transforms": [{"src": "a.>", "dest": "x.>"}, {"src": "b.>", "dest": "y.>"}],
+            }
+        },
         None,
     ),
     # JS119 stream-republish-cycle
@@ -187,7 +212,11 @@ CASES: list[Case] = [
     Case(
         "republish-implicit-ok",
         "JS119",
-        {"subjects": ["in.>"], "subject_transform": {"src": "in.>", "dest": "out.>"}, "republish": {"src": ">", "dest": ">"}},
+        {
+            "subjects": ["in.>"],
+            "subject_transform": {"src": "in.>", "dest": "out.>"},
+            "republish": {"src": ">", "dest": ">"},
+        },
         None,
     ),
     # JS120 stream-placement-preferred
@@ -197,19 +226,41 @@ CASES: list[Case] = [
     Case("sources-schedules", "JS121", {"sources": [{"name": "A"}], "allow_msg_schedules": True}, 10187),
     Case("sources-bad-name", "JS121", {"sources": [{"name": "A.B"}]}, 10141),
     Case("sources-bad-filter", "JS121", {"sources": [{"name": "A", "filter_subject": "a..b"}]}, 10049),
-    Case("sources-duplicate", "JS121", {"sources": [{"name": "A", "filter_subject": "x.>"}, {"name": "A", "filter_subject": "x.>"}]}, 10140),
-    Case("sources-duplicate-unfiltered", "JS121", {"sources": [{"name": "A"}, {"name": "A", "filter_subject": ">"}]}, 10140),
+    Case(
+        "sources-duplicate",
+        "JS121",
+        {"sources": [{"name": "A", "filter_subject": "x.>"}, {"name": "A", "filter_subject": "x.>"}]},
+        10140,
+    ),
+    Case(
+        "sources-duplicate-unfiltered",
+        "JS121",
+        {"sources": [{"name": "A"}, {"name": "A", "filter_subject": ">"}]},
+        10140,
+    ),
     Case(
         "sources-filter-and-transforms",
         "JS121",
         {"sources": [{"name": "A", "filter_subject": "x.>", "subject_transforms": [{"src": "y.>", "dest": "z.>"}]}]},
         10144,
     ),
-    Case("sources-transform-bad-src", "JS121", {"sources": [{"name": "A", "subject_transforms": [{"src": "a.>.b", "dest": "z"}]}]}, 10145),
+    Case(
+        "sources-transform-bad-src",
+        "JS121",
+        {"sources": [{"name": "A", "subject_transforms": [{"src": "a.>.b", "dest": "z"}]}]},
+        10145,
+    ),
     Case(
         "sources-transforms-overlap",
         "JS121",
-        {"sources": [{"name": "A", "subject_transforms": [{"src": "a.*", "dest": "x.{{wildcard(1)}}"}, {"src": "a.b", "dest": "y.b"}]}]},
+        {
+            "sources": [
+                {
+                    "name": "A",
+                    "subject_transforms": [{"src": "a.*", "dest": "x.{{wildcard(1)}}"}, {"src": "a.b", "dest": "y.b"}],
+                }
+            ]
+        },
         10147,
     ),
     Case("sources-consumer-no-deliver", "JS121", {"sources": [{"name": "A", "consumer": {"name": "c1"}}]}, 10215),
@@ -224,8 +275,16 @@ CASES: list[Case] = [
         "JS121",
         {
             "sources": [
-                {"name": "A", "subject_transforms": [{"src": "x.>", "dest": "x.>"}], "consumer": {"name": "c1", "deliver_subject": "dlv.a"}},
-                {"name": "A", "subject_transforms": [{"src": "y.>", "dest": "y.>"}], "consumer": {"name": "c1", "deliver_subject": "dlv.b"}},
+                {
+                    "name": "A",
+                    "subject_transforms": [{"src": "x.>", "dest": "x.>"}],
+                    "consumer": {"name": "c1", "deliver_subject": "dlv.a"},
+                },
+                {
+                    "name": "A",
+                    "subject_transforms": [{"src": "y.>", "dest": "y.>"}],
+                    "consumer": {"name": "c1", "deliver_subject": "dlv.b"},
+                },
             ]
         },
         10216,
@@ -237,7 +296,10 @@ CASES: list[Case] = [
             "sources": [
                 {"name": "A", "filter_subject": "x.>"},
                 {"name": "A", "filter_subject": "y.>"},
-                {"name": "B", "subject_transforms": [{"src": "a.*", "dest": "x.{{wildcard(1)}}"}, {"src": "b.>", "dest": "y.>"}]},
+                {
+                    "name": "B",
+                    "subject_transforms": [{"src": "a.*", "dest": "x.{{wildcard(1)}}"}, {"src": "b.>", "dest": "y.>"}],
+                },
                 {"name": "C", "consumer": {"name": "c1", "deliver_subject": "dlv.c"}},
                 {"name": "D", "external": {"api": "$JS.leaf.API", "deliver": "dlv.leaf"}},
             ]
@@ -245,21 +307,96 @@ CASES: list[Case] = [
         None,
     ),
     # JS123 stream-subject-transform-invalid
-    Case("transform-bad-src", "JS123", {"subjects": ["tr.>"], "subject_transform": {"src": "tr..x", "dest": "u.>"}}, 10155),
-    Case("transform-index-range", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{wildcard(2)}}"}}, 10156),
-    Case("transform-dollar-range", "JS123", {"subjects": ["tr.*.*"], "subject_transform": {"src": "tr.*.*", "dest": "u.$3"}}, 10156),
-    Case("transform-dest-star", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.*"}}, 10156),
-    Case("transform-fwc-mismatch", "JS123", {"subjects": ["tr.>"], "subject_transform": {"src": "tr.>", "dest": "u.x"}}, 10156),
-    Case("transform-fwc-added", "JS123", {"subjects": ["tr.x"], "subject_transform": {"src": "tr.x", "dest": "u.>"}}, 10156),
-    Case("transform-unknown-fn", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{upper(1)}}"}}, 10156),
-    Case("transform-wildcard-no-src-wc", "JS123", {"subjects": ["tr.x"], "subject_transform": {"src": "tr.x", "dest": "u.$1"}}, 10156),
-    Case("transform-split-no-delim", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{split(1)}}"}}, 10156),
-    Case("transform-partition-bad-arg", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{partition(x,1)}}"}}, 10156),
-    Case("transform-empty-token", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u..$1"}}, 10156),
-    Case("transform-whitespace", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u v.$1"}}, 10156),
-    Case("transform-empty-src-literal-dest", "JS123", {"subjects": ["tr.>"], "subject_transform": {"src": "", "dest": "u.x"}}, 10156),
-    Case("transform-ok-wildcard", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{ Wildcard( 1 ) }}"}}, None),
-    Case("transform-ok-partition", "JS123", {"subjects": ["tr.*.*"], "subject_transform": {"src": "tr.*.*", "dest": "u.{{partition(4,1,2)}}.$2"}}, None),
+    Case(
+        "transform-bad-src",
+        "JS123",
+        {"subjects": ["tr.>"], "subject_transform": {"src": "tr..x", "dest": "u.>"}},
+        10155,
+    ),
+    Case(
+        "transform-index-range",
+        "JS123",
+        {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{wildcard(2)}}"}},
+        10156,
+    ),
+    Case(
+        "transform-dollar-range",
+        "JS123",
+        {"subjects": ["tr.*.*"], "subject_transform": {"src": "tr.*.*", "dest": "u.$3"}},
+        10156,
+    ),
+    Case(
+        "transform-dest-star",
+        "JS123",
+        {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.*"}},
+        10156,
+    ),
+    Case(
+        "transform-fwc-mismatch",
+        "JS123",
+        {"subjects": ["tr.>"], "subject_transform": {"src": "tr.>", "dest": "u.x"}},
+        10156,
+    ),
+    Case(
+        "transform-fwc-added",
+        "JS123",
+        {"subjects": ["tr.x"], "subject_transform": {"src": "tr.x", "dest": "u.>"}},
+        10156,
+    ),
+    Case(
+        "transform-unknown-fn",
+        "JS123",
+        {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{upper(1)}}"}},
+        10156,
+    ),
+    Case(
+        "transform-wildcard-no-src-wc",
+        "JS123",
+        {"subjects": ["tr.x"], "subject_transform": {"src": "tr.x", "dest": "u.$1"}},
+        10156,
+    ),
+    Case(
+        "transform-split-no-delim",
+        "JS123",
+        {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{split(1)}}"}},
+        10156,
+    ),
+    Case(
+        "transform-partition-bad-arg",
+        "JS123",
+        {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{partition(x,1)}}"}},
+        10156,
+    ),
+    Case(
+        "transform-empty-token",
+        "JS123",
+        {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u..$1"}},
+        10156,
+    ),
+    Case(
+        "transform-whitespace",
+        "JS123",
+        {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u v.$1"}},
+        10156,
+    ),
+    Case(
+        "transform-empty-src-literal-dest",
+        "JS123",
+        {"subjects": ["tr.>"], "subject_transform": {"src": "", "dest": "u.x"}},
+        10156,
+    ),
+    Case(
+        "transform-ok-wildcard",
+        "JS123",
+        {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{ Wildcard( 1 ) }}"}},
+        None,
+    ),
+    Case(
+        "transform-ok-partition",
+        "JS123",
+        {"subjects": ["tr.*.*"], "subject_transform": {"src": "tr.*.*", "dest": "u.{{partition(4,1,2)}}.$2"}},
+        None,
+    ),
     Case(
         "transform-ok-literal-partition",
         "JS123",
@@ -269,26 +406,82 @@ CASES: list[Case] = [
     Case(
         "transform-ok-split-fns",
         "JS123",
-        {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": "u.{{split(1,-)}}.{{splitFromLeft(1,2)}}.{{sliceFromRight(1,3)}}.{{left(1,2)}}"}},
+        {
+            "subjects": ["tr.*"],
+            "subject_transform": {
+                "src": "tr.*",
+                "dest": "u.{{split(1,-)}}.{{splitFromLeft(1,2)}}.{{sliceFromRight(1,3)}}.{{left(1,2)}}",
+            },
+        },
         None,
     ),
-    Case("transform-ok-fwc", "JS123", {"subjects": ["tr.*.>"], "subject_transform": {"src": "tr.*.>", "dest": "u.$1.>"}}, None),
-    Case("transform-ok-dollar-word", "JS123", {"subjects": ["tr.x"], "subject_transform": {"src": "tr.x", "dest": "u.$x"}}, None),
-    Case("transform-ok-empty-dest", "JS123", {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": ""}}, None),
+    Case(
+        "transform-ok-fwc",
+        "JS123",
+        {"subjects": ["tr.*.>"], "subject_transform": {"src": "tr.*.>", "dest": "u.$1.>"}},
+        None,
+    ),
+    Case(
+        "transform-ok-dollar-word",
+        "JS123",
+        {"subjects": ["tr.x"], "subject_transform": {"src": "tr.x", "dest": "u.$x"}},
+        None,
+    ),
+    Case(
+        "transform-ok-empty-dest",
+        "JS123",
+        {"subjects": ["tr.*"], "subject_transform": {"src": "tr.*", "dest": ""}},
+        None,
+    ),
     # JS124 stream-mirror-transform-invalid
-    Case("mirror-transform-range", "JS124", {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.*", "dest": "b.$2"}]}}, 10154),
-    Case("mirror-transform-fwc", "JS124", {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.>", "dest": "b"}]}}, 10154),
+    Case(
+        "mirror-transform-range",
+        "JS124",
+        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.*", "dest": "b.$2"}]}},
+        10154,
+    ),
+    Case(
+        "mirror-transform-fwc",
+        "JS124",
+        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.>", "dest": "b"}]}},
+        10154,
+    ),
     Case(
         "mirror-transform-second",
         "JS124",
-        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.*", "dest": "b.$1"}, {"src": "c.*", "dest": "d.{{random()}}"}]}},
+        {
+            "mirror": {
+                "name": "ORIGIN",
+                "subject_transforms": [{"src": "a.*", "dest": "b.$1"}, {"src": "c.*", "dest": "d.{{random()}}"}],
+            }
+        },
         10154,
     ),
-    Case("mirror-transform-ok", "JS124", {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.*.*", "dest": "b.$2.{{wildcard(1)}}"}]}}, None),
+    Case(
+        "mirror-transform-ok",
+        "JS124",
+        {"mirror": {"name": "ORIGIN", "subject_transforms": [{"src": "a.*.*", "dest": "b.$2.{{wildcard(1)}}"}]}},
+        None,
+    ),
     # JS125 stream-source-transform-invalid
-    Case("source-transform-range", "JS125", {"sources": [{"name": "A", "subject_transforms": [{"src": "a.*", "dest": "b.{{partition(2,1,2)}}"}]}]}, 10146),
-    Case("source-transform-star", "JS125", {"sources": [{"name": "A", "subject_transforms": [{"src": "a.*", "dest": "b.*"}]}]}, 10146),
-    Case("source-transform-empty-src", "JS125", {"sources": [{"name": "A", "subject_transforms": [{"src": "", "dest": "b.c"}]}]}, 10146),
+    Case(
+        "source-transform-range",
+        "JS125",
+        {"sources": [{"name": "A", "subject_transforms": [{"src": "a.*", "dest": "b.{{partition(2,1,2)}}"}]}]},
+        10146,
+    ),
+    Case(
+        "source-transform-star",
+        "JS125",
+        {"sources": [{"name": "A", "subject_transforms": [{"src": "a.*", "dest": "b.*"}]}]},
+        10146,
+    ),
+    Case(
+        "source-transform-empty-src",
+        "JS125",
+        {"sources": [{"name": "A", "subject_transforms": [{"src": "", "dest": "b.c"}]}]},
+        10146,
+    ),
     Case(
         "source-transform-ok",
         "JS125",
@@ -301,17 +494,52 @@ CASES: list[Case] = [
         None,
     ),
     # JS126 stream-republish-transform-invalid
-    Case("republish-transform-fwc", "JS126", {"subjects": ["rt.>"], "republish": {"src": "rt.>", "dest": "out.rt"}}, 10052),
-    Case("republish-transform-range", "JS126", {"subjects": ["rt.*"], "republish": {"src": "rt.*", "dest": "out.$2"}}, 10052),
-    Case("republish-transform-star", "JS126", {"subjects": ["rt.*"], "republish": {"src": "rt.*", "dest": "out.*"}}, 10052),
+    Case(
+        "republish-transform-fwc",
+        "JS126",
+        {"subjects": ["rt.>"], "republish": {"src": "rt.>", "dest": "out.rt"}},
+        10052,
+    ),
+    Case(
+        "republish-transform-range",
+        "JS126",
+        {"subjects": ["rt.*"], "republish": {"src": "rt.*", "dest": "out.$2"}},
+        10052,
+    ),
+    Case(
+        "republish-transform-star",
+        "JS126",
+        {"subjects": ["rt.*"], "republish": {"src": "rt.*", "dest": "out.*"}},
+        10052,
+    ),
     Case("republish-transform-empty-src", "JS126", {"subjects": ["rt.x"], "republish": {"dest": "out.x"}}, 10052),
-    Case("republish-transform-ok", "JS126", {"subjects": ["rt.*"], "republish": {"src": "rt.*", "dest": "out.{{wildcard(1)}}.{{right(1,2)}}"}}, None),
-    Case("republish-transform-ok-whitespace", "JS126", {"subjects": ["rt.*"], "republish": {"src": "rt.*", "dest": "out x.$1"}}, None),
+    Case(
+        "republish-transform-ok",
+        "JS126",
+        {"subjects": ["rt.*"], "republish": {"src": "rt.*", "dest": "out.{{wildcard(1)}}.{{right(1,2)}}"}},
+        None,
+    ),
+    Case(
+        "republish-transform-ok-whitespace",
+        "JS126",
+        {"subjects": ["rt.*"], "republish": {"src": "rt.*", "dest": "out x.$1"}},
+        None,
+    ),
     # JS122 stream-external-prefix-invalid
-    Case("external-deliver-wildcard", "JS122", {"mirror": {"name": "A", "external": {"api": "$JS.leaf.API", "deliver": "dlv.*"}}}, 10024),
+    Case(
+        "external-deliver-wildcard",
+        "JS122",
+        {"mirror": {"name": "A", "external": {"api": "$JS.leaf.API", "deliver": "dlv.*"}}},
+        10024,
+    ),
     Case("external-api-wildcard", "JS122", {"sources": [{"name": "A", "external": {"api": "$JS.*.API"}}]}, 10052),
     Case("external-api-local", "JS122", {"sources": [{"name": "A", "external": {"api": "$JS.API"}}]}, 10021),
-    Case("external-ok", "JS122", {"sources": [{"name": "A", "external": {"api": "$JS.leaf.API", "deliver": "dlv.leaf"}}]}, None),
+    Case(
+        "external-ok",
+        "JS122",
+        {"sources": [{"name": "A", "external": {"api": "$JS.leaf.API", "deliver": "dlv.leaf"}}]},
+        None,
+    ),
 ]
 
 
@@ -380,7 +608,11 @@ PEDANTIC_CASES: list[Case] = [
     Case(
         "ped-republish-implicit",
         "JS127",
-        {"subjects": ["pr.x"], "subject_transform": {"src": "pr.x", "dest": "tr.x"}, "republish": {"src": ">", "dest": ">"}},
+        {
+            "subjects": ["pr.x"],
+            "subject_transform": {"src": "pr.x", "dest": "tr.x"},
+            "republish": {"src": ">", "dest": ">"},
+        },
         10157,
     ),
     Case("ped-ok-plain", "JS127", S, None),

@@ -39,11 +39,17 @@ class AcmeSubjectPrefix(StreamRule):
             return
         for i, subject in enumerate(cfg.subjects or ()):
             if not subject.startswith(f"{team}."):
-                yield Violation(resource, ("subjects", i), f"subject {subject!r} is outside team {team}'s prefix {team}.>")
+                yield Violation(
+                    resource, ("subjects", i), f"subject {subject!r} is outside team {team}'s prefix {team}.>"
+                )
         for other in ctx.streams_by_context().get(resource.context, []):  # built once per run, shared by the rules
             theirs = (other.config.metadata or {}).get("team")
             if other is resource or theirs in (None, team):
                 continue
             for subject in other.config.subjects or ():
                 if subject.startswith(f"{team}."):
-                    yield Violation(resource, ("metadata", "team"), f"stream {other.name} of team {theirs} publishes under {team}.>: {subject!r}")
+                    yield Violation(
+                        resource,
+                        ("metadata", "team"),
+                        f"stream {other.name} of team {theirs} publishes under {team}.>: {subject!r}",
+                    )
