@@ -40,8 +40,8 @@ __all__ = [
     "prepare_metadata_for_build_editable",
 ]
 
-# Modules (fnmatch patterns of their dotted names; a package's own module is ``PKG.__init__``) that are the
-# repository's, not the installed jsops's: the demo (``python -m jsops.reconciler.demo``, ``make demo``) and its
+# Modules (fnmatch patterns of dotted names: setuptools names a package's own module ``PKG.__init__``, an import
+# graph names it ``PKG``, so a package needs both ``PKG`` and ``PKG.*``) that are the repository's, not the installed jsops's: the demo (``python -m jsops.reconciler.demo``, ``make demo``) and its
 # traffic generator, and the synthetic telemetry generator (``python -m jsops.profiler.synthetic``) with its
 # large-set writer.
 NOT_IN_WHEEL = (
