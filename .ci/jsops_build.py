@@ -5,13 +5,20 @@ else ``$JSOPS_BUILD_COMMIT`` (an image build, whose context has no ``.git``); ot
 as it is, so a wheel built from an sdist keeps the commit the sdist was made from. ``jsops --version``
 reads it when no git checkout is at hand (``linter/_version.py``). An editable install gets no stamp: it
 reads git at run time.
+
+The wheel leaves out the modules of :data:`NOT_IN_WHEEL`: ``make demo`` and the synthetic telemetry the
+profiler's tests and bench use run from a checkout (the sdist and an editable install keep them); no command
+of the wheel imports them (``tests/test_packaging.py`` builds a wheel and checks both).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from setuptools import build_meta as _setuptools
@@ -20,6 +27,7 @@ from setuptools.build_meta import (
     get_requires_for_build_wheel,
     prepare_metadata_for_build_wheel,
 )
+from setuptools.command.build_py import build_py as _build_py
 
 __all__ = [
     "build_sdist",
@@ -31,6 +39,20 @@ __all__ = [
     "prepare_metadata_for_build_wheel",
     "prepare_metadata_for_build_editable",
 ]
+
+# Modules (fnmatch patterns of dotted names: setuptools names a package's own module ``PKG.__init__``, an import
+# graph names it ``PKG``, so a package needs both ``PKG`` and ``PKG.*``) that are the repository's, not the installed jsops's: the demo (``python -m jsops.reconciler.demo``, ``make demo``) and its
+# traffic generator, and the synthetic telemetry generator (``python -m jsops.profiler.synthetic``) with its
+# large-set writer.
+NOT_IN_WHEEL = (
+    "jsops.reconciler.demo",
+    "jsops.reconciler.demo.*",
+    "jsops.reconciler.demo_*",
+    "jsops.reconciler._traffic",
+    "jsops.profiler.synthetic",
+    "jsops.profiler.synthetic.*",
+    "jsops.profiler.synthetic_*",
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 STAMP = ROOT / "linter" / "_build_commit.txt"
@@ -73,11 +95,32 @@ def stamp() -> str | None:
     return kept if _SHA.fullmatch(kept) else None
 
 
+def in_wheel(module: str) -> bool:
+    """Whether the module of this dotted name goes into the wheel (see :data:`NOT_IN_WHEEL`)."""
+    return not any(fnmatch.fnmatchcase(module, pattern) for pattern in NOT_IN_WHEEL)
+
+
+@contextmanager
+def _wheel_modules() -> Iterator[None]:
+    """setuptools's build_py finds each package's modules; while a wheel is built, the ones not in it are dropped."""
+    find = _build_py.find_package_modules
+
+    def find_package_modules(self: _build_py, package: str, package_dir: str) -> list[tuple[str, str, str]]:
+        return [m for m in find(self, package, package_dir) if in_wheel(f"{m[0]}.{m[1]}")]
+
+    _build_py.find_package_modules = find_package_modules  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        _build_py.find_package_modules = find  # type: ignore[method-assign]
+
+
 def build_wheel(
     wheel_directory: str, config_settings: dict[str, str] | None = None, metadata_directory: str | None = None
 ) -> str:
     stamp()
-    return str(_setuptools.build_wheel(wheel_directory, config_settings, metadata_directory))
+    with _wheel_modules():
+        return str(_setuptools.build_wheel(wheel_directory, config_settings, metadata_directory))
 
 
 def build_sdist(sdist_directory: str, config_settings: dict[str, str] | None = None) -> str:

@@ -22,7 +22,7 @@ run loads and checks again at its own time (the other rules' file entries still 
 
 Templates are rendered with values from elsewhere: a run with a template in it uses no results
 cache (the parse cache neither keeps templates). Findings are the same with and without the cache
-(``tests/test_lint_results_cache.py`` compares them after random edits).
+(``tests/linter/test_lint_results_cache.py`` compares them after random edits).
 """
 
 from __future__ import annotations

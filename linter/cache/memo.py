@@ -26,7 +26,7 @@ rule are reused only when its file's path and content are unchanged and every re
 the same fingerprint again; otherwise the check runs (tracked) and its entry is replaced. A rule's
 own state across objects is not seen: per-object checks must be functions of their object and of
 what they read through the context (as built-in rules are; the differential test
-``tests/test_lint_results_cache.py`` holds the cached output to the uncached one).
+``tests/linter/test_lint_results_cache.py`` holds the cached output to the uncached one).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ the field's own type: Go durations (``90s``, ``7d``) besides integer nanoseconds
 besides integers, and a ``sample_freq`` given as an integer. The envelope (``apiVersion``,
 ``kind``, ``metadata``) is the native loader's (:mod:`jsops.linter.load.native`).
 
-The file is committed as ``docs/schema/jsops-v1.schema.json`` (``tests/test_json_schema.py`` keeps it
+The file is committed as ``docs/schema/jsops-v1.schema.json`` (``tests/linter/test_json_schema.py`` keeps it
 up to date; ``JSOPS_UPDATE_GOLDEN=1`` rewrites it), so that a manifest starting with
 ``# yaml-language-server: $schema=...`` gets completion and validation in editors. The schema
 judges types and names; the rest of what jsops checks (err_code predictions, estate rules, name

@@ -7,7 +7,7 @@ Every file of tests/fixtures/bare-consumers is sent as natscli sends it, ``{"str
 for a file without a name: an ephemeral consumer), on a plain stream made fresh for each file. jsops
 lints the file alone (its stream unknown) against ``{server_version: <release>, clustered: false}``.
 For each release: a file the server accepts draws no error; a file it refuses draws an error with
-the server's err_code. The table in tests/load/test_bare_consumers.py holds the same answers
+the server's err_code. The table in tests/linter/load/test_bare_consumers.py holds the same answers
 without a server.
 """
 

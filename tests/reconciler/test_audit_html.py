@@ -23,7 +23,7 @@ from jsops.reconciler.audit.html import audit_report, live_section
 from jsops.reconciler.audit.registry import select_live
 from jsops.reconciler.audit.run import audit_result
 
-from ..test_report_html import _chromium, needs_chromium
+from ..linter.test_report_html import _chromium, needs_chromium
 from .test_audit_unit import consumer_info, state_of, stream_info
 
 GOLDEN = Path(__file__).parent / "golden" / "audit.html"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.load.test_hostile_trees import _nest, _unnest
+from tests.linter.load.test_hostile_trees import _nest, _unnest
 
 from .helpers import Js, NatsServer, manifest
 from .test_controller_helpers import STREAM_YAML, Running, wait_for
