@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from jsops.linter import Config, Estate, Finding, LintResult
 from jsops.linter.api import Rule
 
+from ..drift import NO_ATTRIBUTION, Attribution
 from .drift import drift_findings
 from .read import AuditState
 from .registry import Selected, live_findings
@@ -28,10 +29,12 @@ def audit_result(
     target_version: str | None = None,
     estate: Estate | None = None,
     contexts: Sequence[str] | None = None,
+    attribution: Attribution = NO_ATTRIBUTION,
 ) -> LintResult:
     """The findings of every part of the audit, as a lint result (files: one pseudo-file per stream).
     ``estate``: the live estate when it was built while the state was read (else it is built here);
-    ``contexts``: the manifests' contexts routed to this target (default: ``context`` and ``default``).
+    ``contexts``: the manifests' contexts routed to this target (default: ``context`` and ``default``);
+    ``attribution``: who made the drifted fields' live values (keyed by ``context``: :func:`audit_attribution`).
     The manifests' own loading findings are not included (they are the same for every target)."""
     target = live_target(state, config.target)
     if estate is None:
@@ -43,7 +46,7 @@ def audit_result(
     files = list(estate.files)
     if isinstance(manifests, Estate):
         routed = list(contexts) if contexts is not None else [context, "default"]
-        findings.extend(drift_findings(manifests, state.live, target, routed, severities))
+        findings.extend(drift_findings(manifests, state.live, target, routed, severities, (context, attribution)))
     if target_version is not None:
         findings.extend(
             upgrade_findings(estate, rules, config, target, target_version, static.findings, severities["JS530"])
