@@ -2,9 +2,10 @@
 
 Read-only: one listing of the target (:mod:`jsops.reconciler.audit.read`), then everything is computed
 here, offline; with manifests and fields that drifted, the account's record of API changes is read
-back (``STREAM.MSG.GET``, docs/drift.md) to name who made each drifted field's live value. Output as ``jsops lint``'s (the same reporters); exit codes as lint's: 0 no finding
-at or above ``--fail-on`` (default warning), 1 findings, 2 could not run (bad arguments or config,
-unreachable target, unreadable manifests).
+back (``STREAM.MSG.GET``, docs/drift.md) to name who made each drifted field's live value. Output
+as ``jsops lint``'s (the same reporters); exit codes as lint's: 0 no finding at or above
+``--fail-on`` (default warning), 1 findings, 2 could not run (bad arguments or config, unreachable
+target, unreadable manifests).
 """
 
 from __future__ import annotations
@@ -249,7 +250,8 @@ def _attribution(
         return attribute_drift(client, state.live, target.context, drifted)
     except JsApiError as exc:
         print(
-            f"jsops audit: note: cannot read the audit record of {target.display()}: {exc}; drifted fields are not attributed",
+            f"jsops audit: note: cannot read the audit record of {target.display()}: {exc}; "
+            "drifted fields are not attributed",
             file=sys.stderr,
         )
         return NO_ATTRIBUTION
