@@ -96,8 +96,8 @@ class Tugs:
         heard: Heard | None = None,
     ) -> list[str]:
         """Name the authors of the fields ``plan`` changes (:attr:`authors`, for the ``drift``
-        events; from what the controller's own subscription ``heard`` and the record) and, leading, count the changes back of those it heals; the fields newly
-        quarantined (event ``quarantined`` each)."""
+        events; from what the controller's own subscription ``heard`` and the record) and, leading,
+        count the changes back of those it heals; the fields newly quarantined (event ``quarantined`` each)."""
         self.authors = {}
         drifted = [
             Drifted(a.kind, a.stream, a.name, c.path, c.old)
