@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from jsops.linter.api import Rule
 
     from ..client import JsClient, Target
-    from ..drift import Attribution
+    from ..drift import Attribution, Drifted
     from ..route import Route
     from .read import AuditState
     from .registry import Selected
@@ -216,36 +216,28 @@ def _audit_target(
             from ..limits import monitor_json
 
             state.varz = monitor_json(target, "varz")  # an HTTP GET of the monitoring port: the server's own limits
-        attribution = _attribution(client, target, state, cfg, manifests, contexts)
-    result = audit_result(
-        state,
-        cfg,
-        rules,
-        live_rules,
-        context=target.context,
-        manifests=manifests,
-        target_version=target_version,
-        estate=builder.finish(),
-        contexts=contexts,
-        attribution=attribution,
-    )
+        result = audit_result(
+            state,
+            cfg,
+            rules,
+            live_rules,
+            context=target.context,
+            manifests=manifests,
+            target_version=target_version,
+            estate=builder.finish(),
+            contexts=contexts,
+            authors=lambda drifted: _attribution(client, target, state, drifted),
+        )
     return state, result
 
 
-def _attribution(
-    client: JsClient, target: Target, state: AuditState, cfg: Config, manifests: Estate | None, contexts: list[str]
-) -> Attribution:
+def _attribution(client: JsClient, target: Target, state: AuditState, drifted: Sequence[Drifted]) -> Attribution:
     """Who made the live values of the fields that drifted from the manifests (JS520), from the
-    account's record of API changes (docs/drift.md): nothing is read without drift or a record; a
-    record that cannot be read is said on stderr and names nobody."""
+    account's record of API changes (docs/drift.md); a record that cannot be read is said on stderr
+    and names nobody."""
     from ..client import JsApiError
     from ..drift import NO_ATTRIBUTION, attribute_drift
-    from .drift import drifted_fields
-    from .static import live_target
 
-    if manifests is None:
-        return NO_ATTRIBUTION
-    drifted = drifted_fields(manifests, state.live, live_target(state, cfg.target), contexts)
     try:
         return attribute_drift(client, state.live, target.context, drifted)
     except JsApiError as exc:

@@ -6,20 +6,20 @@ The manifests' objects are compared as a plan compares them (their effective con
 server's limits, :func:`jsops.reconciler.diff.diff_configs`, fields marked ``jsops.io/ignore-drift``
 held at their live values), so audit's drift and ``jsops plan`` agree; a field that differs is
 reported at the manifest line that sets it (or the object's first line). With a record of API
-changes in the account (docs/drift.md), each field names who made its live value: the caller reads
-the record for :func:`drifted_fields` and passes the :class:`~jsops.reconciler.drift.Attribution`.
+changes in the account (docs/drift.md), each field names who made its live value: the caller gives
+what reads the record (:data:`Authors`), called once with the drifted fields.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from jsops.linter import Estate, Finding, LintTarget, ObjectRef, Resource, Severity, readable_duration
 from jsops.linter.semantics.catalog import Unit
 
 from ..configs import Config
-from ..diff import JsonValue, diff_configs
+from ..diff import Change, JsonValue, diff_configs
 from ..drift import NO_ATTRIBUTION, Attribution, ChangedBy, Drifted, hold, ignored_in_estate
 from ..live import LiveState
 from ..plan import Desired, desired_from_estate
@@ -27,7 +27,7 @@ from ..plan.migration import migration_record
 from .registry import COMPARED, register
 from .static import object_path
 
-__all__ = ["drift_findings", "drifted_fields", "jsops_own"]
+__all__ = ["Authors", "drift_findings", "jsops_own"]
 
 
 # what `jsops apply` does about a field that drifted, by change class (jsops.reconciler.vocabulary.ChangeClass)
@@ -65,18 +65,9 @@ def _compared(
         yield d, resources.get(d.key), _live_config(live, d.kind, d.stream, d.name)
 
 
-def drifted_fields(
-    estate: Estate, live: LiveState, target: LintTarget, contexts: Iterable[str] = ("default",)
-) -> list[Drifted]:
-    """The fields of live objects that differ from their manifests (JS520's), with their live values:
-    what :func:`jsops.reconciler.drift.attribute_drift` names the authors of."""
-    return [
-        Drifted(d.kind, d.stream, d.name, ch.path, ch.old)
-        for d, r, live_cfg in _compared(estate, live, target, set(contexts))
-        if r is not None and live_cfg is not None
-        for ch in diff_configs(d.kind, live_cfg, d.config)
-        if "." not in ch.path
-    ]
+Authors = Callable[[Sequence[Drifted]], Attribution]
+"""Who made the live values of the drifted fields (the caller reads the account's record), keyed by
+the context given with it."""
 
 
 def drift_findings(
@@ -85,17 +76,19 @@ def drift_findings(
     target: LintTarget,
     contexts: Iterable[str] = ("default",),
     severities: dict[str, Severity | None] | None = None,
-    authors: tuple[str, Attribution] = ("default", NO_ATTRIBUTION),
+    authors: tuple[str, Authors] | None = None,
 ) -> list[Finding]:
     """Per-field drift, objects missing on the server, and live objects in no manifest, for the
     manifests routed to this target (``contexts``, as :mod:`jsops.reconciler.route` gives them);
     ``severities``: code -> severity, None to leave the code out (default: the rules' own);
-    ``authors``: the context the attribution keys name and who made the drifted fields' live values."""
+    ``authors``: the context the attribution keys name, and what names the authors of the drifted
+    fields (called once, only when a field drifted)."""
     sev: dict[str, Severity | None] = {code: r.severity for code, r in COMPARED.items()}
     sev.update(severities or {})
     out: list[Finding] = []
     declared: set[tuple[str, str | None, str]] = set()
     missing, drift = sev["JS522"], sev["JS520"]
+    drifted: list[tuple[Resource, Desired, list[Change]]] = []
     for d, r, live_cfg in _compared(estate, live, target, set(contexts)):
         declared.add(d.key)
         if r is None:
@@ -103,7 +96,16 @@ def drift_findings(
         if live_cfg is None and missing is not None:
             out.append(_missing(r, _label(d.kind, d.stream, d.name), missing))
         elif live_cfg is not None and drift is not None:
-            out.extend(_field_drift(r, d, live_cfg, drift, authors))
+            changes = diff_configs(d.kind, live_cfg, d.config)
+            if changes:
+                drifted.append((r, d, changes))
+    if drift is not None and drifted:
+        fields = [
+            Drifted(d.kind, d.stream, d.name, c.path, c.old) for _, d, cs in drifted for c in cs if "." not in c.path
+        ]
+        context, attribution = (authors[0], authors[1](fields)) if authors is not None else ("", NO_ATTRIBUTION)
+        for r, d, changes in drifted:
+            out.extend(_field_drift(r, d, changes, drift, (context, attribution)))
     unmanaged = sev["JS521"]
     if unmanaged is not None:
         out.extend(_unmanaged(live, declared, unmanaged))
@@ -151,9 +153,9 @@ def _author(attribution: Attribution, context: str, d: Desired, path: str) -> tu
 
 @register("JS520", "live-drift", Severity.WARNING, "a field of a live object differs from its manifest", compares=True)
 def _field_drift(
-    r: Resource, d: Desired, live_cfg: Config, severity: Severity, authors: tuple[str, Attribution]
+    r: Resource, d: Desired, changes: list[Change], severity: Severity, authors: tuple[str, Attribution]
 ) -> Iterable[Finding]:
-    for ch in diff_configs(d.kind, live_cfg, d.config):
+    for ch in changes:
         line, col = r.locate((ch.path,))
         out_of_manifest = line == r.doc_line and col == 1
         where = " (the manifest leaves it to the server's default)" if out_of_manifest else ""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from jsops.linter import LintResult, LintTarget
 from jsops.linter.engine import discover_rules
 from jsops.linter.report import RenderContext, render_result
 from jsops.linter.testing import estate_from_text
-from jsops.reconciler.audit.drift import drift_findings, drifted_fields
+from jsops.reconciler.audit.drift import drift_findings
 from jsops.reconciler.drift import NO_ATTRIBUTION, Attribution, Drifted, DriftKey, attribute
 from jsops.reconciler.live import LiveState
 
@@ -61,19 +61,22 @@ def _drifted() -> tuple[LintResult, Attribution]:
     live.consumers[("ORDERS", "C1")] = live_consumer(
         "ORDERS", {"durable_name": "C1", "ack_policy": "explicit", "max_deliver": 9, "metadata": OWN}
     )
-    drifted = drifted_fields(estate, live, LintTarget())
-    assert drifted == [  # max_msgs is owned elsewhere (jsops.io/ignore-drift): audit holds it as plan does
-        Drifted("Stream", None, "ORDERS", "max_age", HOUR // 2),
-        Drifted("Consumer", "ORDERS", "C1", "max_deliver", 9),
-    ]
     record = _newest_first(
         _stream_write("CREATE", 0, HOUR, user="controller", name="jsops"),
         _stream_write("UPDATE", 2, HOUR // 2),
     )
-    authors = {DriftKey("default", d.kind, d.stream, d.name, d.path): attribute(record, **_args(d)) for d in drifted}
-    attribution = Attribution({k: v for k, v in authors.items() if v is not None}, T0 + timedelta(minutes=5))
-    findings = drift_findings(estate, live, LintTarget(), authors=("default", attribution))
-    return LintResult(findings, 1, 2, ["m/orders.yaml"]), attribution
+    asked: list[list[Drifted]] = []
+
+    def authors(drifted: Sequence[Drifted]) -> Attribution:
+        asked.append(list(drifted))
+        found = {DriftKey("default", d.kind, d.stream, d.name, d.path): attribute(record, **_args(d)) for d in drifted}
+        return Attribution({k: v for k, v in found.items() if v is not None}, T0 + timedelta(minutes=5))
+
+    findings = drift_findings(estate, live, LintTarget(), authors=("default", authors))
+    assert asked == [  # once; max_msgs is owned elsewhere (jsops.io/ignore-drift): audit holds it as plan does
+        [Drifted("Stream", None, "ORDERS", "max_age", HOUR // 2), Drifted("Consumer", "ORDERS", "C1", "max_deliver", 9)]
+    ]
+    return LintResult(findings, 1, 2, ["m/orders.yaml"]), authors(asked[0])
 
 
 def _args(d: Drifted) -> dict[str, object]:
@@ -116,7 +119,7 @@ def test_without_a_record_audit_says_nothing_of_authors() -> None:
     live.streams["ORDERS"] = live_stream(
         {"name": "ORDERS", "subjects": ["orders.>"], "max_age": HOUR // 2, "max_msgs": 100, "metadata": OWN}
     )
-    findings = drift_findings(estate, live, LintTarget(), authors=("default", NO_ATTRIBUTION))
+    findings = drift_findings(estate, live, LintTarget(), authors=("default", lambda _: NO_ATTRIBUTION))
     (drift,) = [f for f in findings if f.rule == "JS520"]
     assert "changed by" not in drift.message and "author" not in drift.message
     assert "changed_by" not in drift.as_dict() and "author_unknown" not in drift.as_dict()
