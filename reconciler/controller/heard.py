@@ -17,6 +17,7 @@ starts it over: what was heard before is dropped, since changes made meanwhile w
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections import deque
 from datetime import UTC, datetime
@@ -47,7 +48,7 @@ class Listener:
         self._probe: asyncio.Event | None = None
         self._nc: Connection | None = None
         self._loop = asyncio.new_event_loop()
-        self._stop: asyncio.Event | None = None
+        self._stop = asyncio.Event()  # set from close(), on the listener's loop
         self.failed: str | None = None  # why it does not hear (for the event log), None while it does or starts
         self._thread = threading.Thread(target=self._run, name="jsops-advisories", daemon=True)
         self._thread.start()
@@ -62,10 +63,15 @@ class Listener:
             since = writes[-1].at if self._dropped and writes else self._since
         return Heard(tuple(writes), since)
 
+    @property
+    def alive(self) -> bool:
+        """False once the subscription ended for good (it could not connect): make another."""
+        return self._thread.is_alive()
+
     def close(self) -> None:
-        stop, loop = self._stop, self._loop
-        if stop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(stop.set)
+        if not self._loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # closed meanwhile
+                self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(10)
 
     # -- the thread ---------------------------------------------------------------------------------
@@ -75,13 +81,14 @@ class Listener:
             self._loop.run_until_complete(self._main())
         except Exception as exc:  # nats-py raises many kinds: the controller goes on without it
             self.failed = f"cannot subscribe: {self.target.scrub(type(exc).__name__ + ': ' + str(exc))}"
+            with self._lock:
+                self._since = None
         finally:
             self._loop.close()
 
     async def _main(self) -> None:
         from ..client.connection import aconnect
 
-        self._stop = asyncio.Event()
         self._probe = asyncio.Event()
         options: ConnectOptions = {
             **self.target.connect_options(),
@@ -94,7 +101,16 @@ class Listener:
             "error_cb": self._error,
             "pending_size": 8 * 1024 * 1024,
         }
-        nc = await aconnect(**options)
+        connecting = asyncio.ensure_future(aconnect(**options))
+        stopping = asyncio.ensure_future(self._stop.wait())
+        await asyncio.wait({connecting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if not connecting.done():  # closed while connecting (nats-py retries an unreachable server)
+            connecting.cancel()
+            with contextlib.suppress(BaseException):
+                await connecting
+            return
+        stopping.cancel()
+        nc = connecting.result()
         self._nc = nc
         try:
             await nc.subscribe(ADVISORY_SUBJECT, cb=self._take, pending_msgs_limit=-1, pending_bytes_limit=-1)

@@ -84,6 +84,9 @@ class TargetRun:
         ``--advisory-subscription``); a subscription that does not hear is logged once (``advisories_unheard``)."""
         if not ctl.options.advisory_subscription:
             return None
+        if self.listener is not None and not self.listener.alive:  # it could not connect: try again
+            self.listener.close()
+            self.listener = None
         if self.listener is None:
             self.listener = Listener(self.target)
         failed = self.listener.failed

@@ -40,11 +40,14 @@ class Tugs:
         self.writes = writes  # this round leads on the target (else: reads the state, never writes it)
         self.state = TugState()
         self._bucket: KvBucket | None = None
+        self._client: JsClient | None = None  # the connection the bucket is bound to
         # who made the live values of the fields the round's plan changes: (kind, stream, name) -> field ->
         # changed_by as in the plan's JSON, or {"unknown_since": T}
         self.authors: dict[tuple[str, str, str], dict[str, dict[str, str | None]]] = {}
 
     def _bind(self, client: JsClient) -> KvBucket:
+        if self._client is not client:  # a new connection (the last one was lost): its bucket went with it
+            self._bucket, self._client = None, client
         if self._bucket is None:
             self._bucket = client.run(
                 client.akey_value(

@@ -160,3 +160,44 @@ def test_each_target_hears_the_changes_of_its_own_account(tmp_path: Path, monkey
                 js.close()
     finally:
         server.stop()
+
+
+def test_a_gap_in_the_subscription_starts_it_over(users_server: NatsServer, tmp_path: Path) -> None:
+    """The server is killed and restarted under the controller: what was heard before the gap is
+    dropped (changes made meanwhile were missed), and it hears again from a checked start. The
+    tug-of-war state (a change was counted before the kill) is read through the new connection."""
+    from datetime import UTC, datetime
+
+    d = tmp_path / "m"
+    manifest(d, "estate.yaml", ESTATE.replace("MAX_AGE", "1h"))
+    url = f"nats://controller:c0ntrol@127.0.0.1:{users_server.port}"
+    with Running([str(d)], url, advisory_subscription=True, max_backoff=0.5) as ctl:
+        app = Js(f"nats://127.0.0.1:{users_server.port}", user="app", password="app", name="orders-svc")
+        try:
+            wait_for(lambda: app.stream("ORDERS") and _listening(ctl), what="the estate and the subscription")
+            _set(app, "ORDERS", HOUR // 2)
+            wait_for(lambda: _max_age(app, "ORDERS") == HOUR, what="max_age to be healed")
+            wait_for(lambda: app.stream("KV_JSOPS_DRIFT"), what="the change counted in the tug-of-war state")
+        finally:
+            app.close()
+        listener = ctl.controller.targets["default"].listener
+        assert listener is not None
+        before = listener.heard()
+        assert before is not None and len(before.advisories) >= 2  # the change and the heal
+        users_server.kill()
+        wait_for(lambda: listener.heard() is None, what="the gap to be noticed")
+        restarted = datetime.now(UTC)
+        users_server.restart()
+        wait_for(lambda: listener.heard() is not None, 60, "the subscription to hear again")
+        after = listener.heard()
+        assert after is not None and after.since >= restarted
+        assert all(a.at >= after.since for a in after.advisories)  # nothing from before the gap
+        app = Js(f"nats://127.0.0.1:{users_server.port}", user="app", password="app", name="orders-svc")
+        try:
+            wait_for(lambda: app.stream("ORDERS"), what="the stream after the restart")
+            _set(app, "ORDERS", HOUR // 2)
+            wait_for(lambda: _max_age(app, "ORDERS") == HOUR, 60, "max_age to be healed after the restart")
+            drifts = [e for e in ctl.events("drift") if e["object"] == "Stream ORDERS" and "changed_by" in e]
+            assert drifts and drifts[-1]["changed_by"]["max_age"]["client_name"] == "orders-svc"
+        finally:
+            app.close()
