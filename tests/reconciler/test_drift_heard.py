@@ -201,3 +201,29 @@ def test_a_gap_in_the_subscription_starts_it_over(users_server: NatsServer, tmp_
             assert drifts and drifts[-1]["changed_by"]["max_age"]["client_name"] == "orders-svc"
         finally:
             app.close()
+
+
+def test_the_listener_keeps_its_bound_and_then_reaches_back_only_as_far_as_it_kept(users_server: NatsServer) -> None:
+    from jsops.reconciler.client import Target
+    from jsops.reconciler.controller.heard import Listener
+
+    listener = Listener(Target(servers=(f"nats://controller:c0ntrol@127.0.0.1:{users_server.port}",)), keep=3)
+    app = Js(f"nats://127.0.0.1:{users_server.port}", user="app", password="app", name="orders-svc")
+    try:
+        wait_for(lambda: listener.heard() is not None, what="the listener to hear")
+        started = listener.heard()
+        assert started is not None and started.advisories == ()
+        for i in range(5):  # five writes, each a create of its own stream; reads are not kept
+            app.ok(f"$JS.API.STREAM.CREATE.S{i}", {"name": f"S{i}", "subjects": [f"s{i}.>"], "storage": "memory"})
+            app.ok(f"$JS.API.STREAM.INFO.S{i}")
+        wait_for(lambda: (h := listener.heard()) is not None and h.advisories[0].subject.endswith(".S4"), what="S4")
+        heard = listener.heard()
+        assert heard is not None
+        assert [a.subject for a in heard.advisories] == [f"$JS.API.STREAM.CREATE.S{i}" for i in (4, 3, 2)]
+        assert (
+            heard.since == heard.advisories[-1].at > started.since
+        )  # older ones were dropped: it reaches back no further
+    finally:
+        app.close()
+        listener.close()
+    assert not listener.alive
