@@ -26,7 +26,7 @@ from .load import Estate, Resource
 from .model.clock import ClockReader
 from .model.config import ConsumerConfig, Duration, Size, StreamConfig, StreamSource
 from .model.records.record import Record, option
-from .model.resource import is_consumer, is_stream
+from .model.resource import DOCUMENT, is_consumer, is_stream
 from .model.target import Target, TargetServer
 from .semantics import placement, refusals
 from .semantics.effective import (
@@ -61,6 +61,7 @@ from .semantics.limits import (
 from .semantics.mirrors import MIRROR_REFUSES
 from .semantics.monitor import (
     DEAD_LETTER,
+    IGNORE_DRIFT,
     MONITOR_CONSUMER_KEYS,
     MONITOR_PREFIX,
     MONITOR_STREAM_KEYS,
@@ -68,10 +69,13 @@ from .semantics.monitor import (
     PUBLISH_RETRY_HORIZON,
     ValueKind,
     annotation_duration,
+    holdable_fields,
+    ignore_drift_fields,
     monitor_keys,
     monitor_metadata,
     monitor_value_problem,
     parse_go_bool,
+    unheld_fields,
 )
 from .semantics.monitor import parse_value as parse_monitor_value
 from .semantics.releases import (
@@ -187,6 +191,7 @@ __all__ = [
     "RuleDefinitionError",
     "rule_groups",
     # resources and configs
+    "DOCUMENT",
     "Resource",
     "StreamResource",
     "ConsumerResource",
@@ -262,6 +267,10 @@ __all__ = [
     "PUBLISH_RETRY_HORIZON",
     "DEAD_LETTER",
     "annotation_duration",
+    "IGNORE_DRIFT",
+    "holdable_fields",
+    "ignore_drift_fields",
+    "unheld_fields",
     # target, releases
     "Target",
     "TargetServer",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from .jsonvalue import JsonValue
 
@@ -57,6 +57,10 @@ class FindingJson(TypedDict):
     object: ObjectRefJson | None
     server_error_code: int | None
     fix: FixJson | None
+    # jsops audit's drift (JS520) only, with a record of API changes (docs/drift.md): who made the live
+    # value, as the plan's JSON says it
+    changed_by: NotRequired[JsonValue]
+    author_unknown: NotRequired[JsonValue]
 
 
 class Severity(str, Enum):
@@ -165,6 +169,10 @@ class Finding:
     # releases drop the value silently (an unknown field in a request body before strict decoding,
     # a request key a release does not read yet). None: every release makes it. Not rendered.
     since: tuple[int, int, int] | None = field(default=None, compare=False)
+    # jsops audit's drift (JS520): who made the live value of the field, as the plan's JSON says it
+    # (docs/drift.md): ``{"changed_by": {...}}``, or ``{"changed_by": None, "author_unknown": {"since": ...}}``.
+    # None: not attributed (no record, not a drift finding); the JSON then has neither key.
+    author: dict[str, JsonValue] | None = field(default=None, compare=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.file, self.line, self.column, self.rule, self.message)
@@ -175,7 +183,7 @@ class Finding:
         return f"{self.file}:{self.line}:{self.column}" if self.line else self.file
 
     def as_dict(self) -> FindingJson:
-        return {
+        out: FindingJson = {
             "rule": self.rule,
             "name": self.name,
             "severity": self.severity.value,
@@ -187,6 +195,11 @@ class Finding:
             "server_error_code": self.server_error_code,
             "fix": self.fix.as_dict() if self.fix else None,
         }
+        if self.author is not None:
+            out["changed_by"] = self.author.get("changed_by")
+            if "author_unknown" in self.author:
+                out["author_unknown"] = self.author["author_unknown"]
+        return out
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .buckets import BucketConfig
 
 __all__ = [
+    "DOCUMENT",
     "ResourceKey",
     "Declaration",
     "Resource",
@@ -36,6 +37,11 @@ __all__ = [
     "NackAccount",
     "Estate",
 ]
+
+# A field path that starts with DOCUMENT names a path of the whole document, not of the config: a
+# finding about the manifest's own metadata (an annotation) says ``(DOCUMENT, "metadata",
+# "annotations", KEY)``. Never a config field's name.
+DOCUMENT = "<document>"
 
 # (context, kind, name, stream): what makes an object unique in an estate.
 ResourceKey = tuple[str, str, str, str | None]
@@ -72,7 +78,10 @@ class Declaration:
         return (self.context, self.kind, self.name, self.stream)
 
     def source_path(self, path: FieldPath) -> FieldPath:
-        """The document path of a config field path (dialects rename keys)."""
+        """The document path of a config field path (dialects rename keys), or of a path under
+        :data:`DOCUMENT`."""
+        if path and path[0] == DOCUMENT:
+            return tuple(path[1:])
         for cut in range(len(path), 0, -1):
             hit = self.key_map.get(tuple(path[:cut]))
             if hit is not None:

@@ -13,14 +13,19 @@ jsops annotations (native and NACK manifests; NATS API JSON has no annotations):
   still retry a message with the same ``Nats-Msg-Id`` (attempts x timeout + backoff), a duration.
 - ``jsops.io/dead-letter`` (consumer, or its stream for all its consumers): names whatever handles
   the consumer's ``MAX_DELIVERIES`` advisories outside the estate.
+- ``jsops.io/ignore-drift`` (stream or consumer): the config fields another client owns, which plan,
+  apply, audit and the controller keep at their live values once the object exists (docs/drift.md):
+  a string, the fields separated by commas or spaces, optionally in brackets (``"[num_replicas,
+  max_age]"``). A field the kind does not have, a name field or ``metadata`` is not held.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Literal
 
+from . import catalog
 from .units import INT64_MAX, UnitError, parse_duration, parse_jsm_duration
 
 __all__ = [
@@ -39,6 +44,11 @@ __all__ = [
     "PUBLISH_RETRY_HORIZON",
     "DEAD_LETTER",
     "annotation_duration",
+    "IGNORE_DRIFT",
+    "NEVER_HELD",
+    "holdable_fields",
+    "ignore_drift_fields",
+    "unheld_fields",
 ]
 
 ValueKind = Literal["bool", "int", "uint", "duration"]
@@ -75,6 +85,8 @@ MONITOR_CONSUMER_KEYS: dict[str, ValueKind] = {
 PROCESSING_TIME = "jsops.io/processing-time-p99"
 PUBLISH_RETRY_HORIZON = "jsops.io/publish-retry-horizon"
 DEAD_LETTER = "jsops.io/dead-letter"
+IGNORE_DRIFT = "jsops.io/ignore-drift"
+NEVER_HELD = frozenset({"name", "durable_name", "metadata"})  # what names the object, and jsops's own bookkeeping
 
 _UINT64_MAX = (1 << 64) - 1
 _DIGITS = re.compile(r"[0-9]+\Z")
@@ -169,3 +181,23 @@ def annotation_duration(annotations: Mapping[str, object], key: str) -> tuple[in
     if ns <= 0:
         return None, f"annotation {key} must be a positive duration, not {str(raw)[:40]!r}"
     return ns, None
+
+
+def ignore_drift_fields(value: str | None) -> tuple[str, ...]:
+    """The fields a ``jsops.io/ignore-drift`` value names, in order, each once."""
+    if not value:
+        return ()
+    return tuple(dict.fromkeys(f for f in re.split(r"[\s,]+", value.strip().strip("[]")) if f))
+
+
+def unheld_fields(kind: str, fields: Iterable[str]) -> list[str]:
+    """The named fields an object of ``kind`` (``Stream``, ``Consumer``) has not, or that are never
+    held (:data:`NEVER_HELD`): ``jsops.io/ignore-drift`` leaves them out."""
+    record = catalog.RECORDS.get(kind)
+    return [f for f in fields if record is None or f not in record or f in NEVER_HELD]
+
+
+def holdable_fields(kind: str) -> tuple[str, ...]:
+    """The fields of ``kind`` (``Stream``, ``Consumer``) ``jsops.io/ignore-drift`` can hold, in the catalog's order."""
+    record = catalog.RECORDS.get(kind)
+    return tuple(f for f in record.names() if f not in NEVER_HELD) if record is not None else ()

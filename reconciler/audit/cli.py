@@ -1,9 +1,11 @@
 """``jsops audit``: the static rules on what is running, live health, drift and upgrade readiness.
 
 Read-only: one listing of the target (:mod:`jsops.reconciler.audit.read`), then everything is computed
-here, offline. Output as ``jsops lint``'s (the same reporters); exit codes as lint's: 0 no finding
-at or above ``--fail-on`` (default warning), 1 findings, 2 could not run (bad arguments or config,
-unreachable target, unreadable manifests).
+here, offline; with manifests and fields that drifted, the account's record of API changes is read
+back (``STREAM.MSG.GET``, docs/drift.md) to name who made each drifted field's live value. Output
+as ``jsops lint``'s (the same reporters); exit codes as lint's: 0 no finding at or above
+``--fail-on`` (default warning), 1 findings, 2 could not run (bad arguments or config, unreachable
+target, unreadable manifests).
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ if TYPE_CHECKING:
     from jsops.linter import Config
     from jsops.linter.api import Rule
 
-    from ..client import Target
+    from ..client import JsClient, Target
+    from ..drift import Attribution, Drifted
     from ..route import Route
     from .read import AuditState
     from .registry import Selected
@@ -208,23 +211,42 @@ def _audit_target(
     builder = EstateBuilder(target.context)  # the live estate is built while the pages arrive
     with JsClient(target) as client:
         state = read_audit(client, builder.on_stream)
-    state.baseline = baseline
-    if target.monitor:
-        from ..limits import monitor_json
+        state.baseline = baseline
+        if target.monitor:
+            from ..limits import monitor_json
 
-        state.varz = monitor_json(target, "varz")  # an HTTP GET of the monitoring port: the server's own limits
-    result = audit_result(
-        state,
-        cfg,
-        rules,
-        live_rules,
-        context=target.context,
-        manifests=manifests,
-        target_version=target_version,
-        estate=builder.finish(),
-        contexts=contexts,
-    )
+            state.varz = monitor_json(target, "varz")  # an HTTP GET of the monitoring port: the server's own limits
+        result = audit_result(
+            state,
+            cfg,
+            rules,
+            live_rules,
+            context=target.context,
+            manifests=manifests,
+            target_version=target_version,
+            estate=builder.finish(),
+            contexts=contexts,
+            authors=lambda drifted: _attribution(client, target, state, drifted),
+        )
     return state, result
+
+
+def _attribution(client: JsClient, target: Target, state: AuditState, drifted: Sequence[Drifted]) -> Attribution:
+    """Who made the live values of the fields that drifted from the manifests (JS520), from the
+    account's record of API changes (docs/drift.md); a record that cannot be read is said on stderr
+    and names nobody."""
+    from ..client import JsApiError
+    from ..drift import NO_ATTRIBUTION, attribute_drift
+
+    try:
+        return attribute_drift(client, state.live, target.context, drifted)
+    except JsApiError as exc:
+        print(
+            f"jsops audit: note: cannot read the audit record of {target.display()}: {exc}; "
+            "drifted fields are not attributed",
+            file=sys.stderr,
+        )
+        return NO_ATTRIBUTION
 
 
 def _merged(results: list[LintResult], manifests: Estate | None) -> LintResult:

@@ -3,26 +3,31 @@ that no manifest declares (``jsops audit PATHS``): not jsops's own objects (:fun
 controller's lease bucket, the streams of a migration in progress).
 
 The manifests' objects are compared as a plan compares them (their effective configs for the live
-server's limits, :func:`jsops.reconciler.diff.diff_configs`), so audit's drift and ``jsops plan`` agree;
-a field that differs is reported at the manifest line that sets it (or the object's first line).
+server's limits, :func:`jsops.reconciler.diff.diff_configs`, fields marked ``jsops.io/ignore-drift``
+held at their live values), so audit's drift and ``jsops plan`` agree; a field that differs is
+reported at the manifest line that sets it (or the object's first line). With a record of API
+changes in the account (docs/drift.md), each field names who made its live value: the caller gives
+what reads the record (:data:`Authors`), called once with the drifted fields.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 
 from jsops.linter import Estate, Finding, LintTarget, ObjectRef, Resource, Severity, readable_duration
 from jsops.linter.semantics.catalog import Unit
 
 from ..configs import Config
-from ..diff import JsonValue, diff_configs
+from ..diff import Change, JsonValue, diff_configs
+from ..drift import NO_ATTRIBUTION, Attribution, ChangedBy, Drifted, hold, ignored_in_estate
 from ..live import LiveState
-from ..plan import desired_from_estate
+from ..plan import Desired, desired_from_estate
 from ..plan.migration import migration_record
 from .registry import COMPARED, register
 from .static import object_path
 
-__all__ = ["drift_findings", "jsops_own"]
+__all__ = ["Authors", "drift_findings", "jsops_own"]
 
 
 # what `jsops apply` does about a field that drifted, by change class (jsops.reconciler.vocabulary.ChangeClass)
@@ -49,33 +54,58 @@ def _finding(code: str, severity: Severity, message: str, file: str, line: int, 
     return Finding(code, COMPARED[code].name, severity, message, file, line, col, ref, excerpt=line > 0)
 
 
+def _compared(
+    estate: Estate, live: LiveState, target: LintTarget, wanted: set[str]
+) -> Iterator[tuple[Desired, Resource | None, Config | None]]:
+    """Each manifest object routed to the target: its desired config (ignore-drift fields held at
+    their live values, as a plan holds them), its manifest and its live config (None: not on the server)."""
+    resources = {(r.kind, r.stream, r.name): r for r in estate.resources if r.context in wanted}
+    desired = desired_from_estate(estate, contexts=wanted, target=target)
+    for d in hold(desired, live, ignored_in_estate(estate, wanted))[0]:
+        yield d, resources.get(d.key), _live_config(live, d.kind, d.stream, d.name)
+
+
+Authors = Callable[[Sequence[Drifted]], Attribution]
+"""Who made the live values of the drifted fields (the caller reads the account's record), keyed by
+the context given with it."""
+
+
 def drift_findings(
     estate: Estate,
     live: LiveState,
     target: LintTarget,
     contexts: Iterable[str] = ("default",),
     severities: dict[str, Severity | None] | None = None,
+    authors: tuple[str, Authors] | None = None,
 ) -> list[Finding]:
     """Per-field drift, objects missing on the server, and live objects in no manifest, for the
     manifests routed to this target (``contexts``, as :mod:`jsops.reconciler.route` gives them);
-    ``severities``: code -> severity, None to leave the code out (default: the rules' own)."""
+    ``severities``: code -> severity, None to leave the code out (default: the rules' own);
+    ``authors``: the context the attribution keys name, and what names the authors of the drifted
+    fields (called once, only when a field drifted)."""
     sev: dict[str, Severity | None] = {code: r.severity for code, r in COMPARED.items()}
     sev.update(severities or {})
-    wanted = set(contexts)
-    resources = {(r.kind, r.stream, r.name): r for r in estate.resources if r.context in wanted}
     out: list[Finding] = []
     declared: set[tuple[str, str | None, str]] = set()
     missing, drift = sev["JS522"], sev["JS520"]
-    for d in desired_from_estate(estate, contexts=wanted, target=target):
+    drifted: list[tuple[Resource, Desired, list[Change]]] = []
+    for d, r, live_cfg in _compared(estate, live, target, set(contexts)):
         declared.add(d.key)
-        r = resources.get(d.key)
-        live_cfg = _live_config(live, d.kind, d.stream, d.name)
         if r is None:
             continue
         if live_cfg is None and missing is not None:
             out.append(_missing(r, _label(d.kind, d.stream, d.name), missing))
         elif live_cfg is not None and drift is not None:
-            out.extend(_field_drift(r, d.kind, live_cfg, d.config, drift))
+            changes = diff_configs(d.kind, live_cfg, d.config)
+            if changes:
+                drifted.append((r, d, changes))
+    if drift is not None and drifted:
+        fields = [
+            Drifted(d.kind, d.stream, d.name, c.path, c.old) for _, d, cs in drifted for c in cs if "." not in c.path
+        ]
+        context, attribution = (authors[0], authors[1](fields)) if authors is not None else ("", NO_ATTRIBUTION)
+        for r, d, changes in drifted:
+            out.extend(_field_drift(r, d, changes, drift, (context, attribution)))
     unmanaged = sev["JS521"]
     if unmanaged is not None:
         out.extend(_unmanaged(live, declared, unmanaged))
@@ -108,23 +138,40 @@ def _live_config(live: LiveState, kind: str, stream: str | None, name: str) -> C
     return c.config if c is not None else None
 
 
+def _author(attribution: Attribution, context: str, d: Desired, path: str) -> tuple[str, dict[str, JsonValue] | None]:
+    """Who made the live value of a drifted field: the words that end the finding's message and the
+    finding's JSON (``changed_by``, or ``author_unknown``), as the plan says them; none when the record
+    names nobody (no record, or jsops itself)."""
+    who = attribution.of(context, d.kind, d.stream, d.name, path) if "." not in path else None
+    if who is None:
+        return "", None
+    said = f"; {who.describe(attribution.read_at)}"
+    if isinstance(who, ChangedBy):
+        return said, {"changed_by": dict(who.to_json())}
+    return said, {"changed_by": None, "author_unknown": dict(who.to_json())}
+
+
 @register("JS520", "live-drift", Severity.WARNING, "a field of a live object differs from its manifest", compares=True)
-def _field_drift(r: Resource, kind: str, live_cfg: Config, desired: Config, severity: Severity) -> Iterable[Finding]:
-    for ch in diff_configs(kind, live_cfg, desired):
+def _field_drift(
+    r: Resource, d: Desired, changes: list[Change], severity: Severity, authors: tuple[str, Attribution]
+) -> Iterable[Finding]:
+    for ch in changes:
         line, col = r.locate((ch.path,))
         out_of_manifest = line == r.doc_line and col == 1
         where = " (the manifest leaves it to the server's default)" if out_of_manifest else ""
         note = ch.consequence if ch.consequence and not ch.consequence.startswith("applied in place") else ""
         how = _HOW.get(ch.cls.value, ch.cls.value) + (f" ({note})" if note else "")
-        yield _finding(
+        said, author = _author(authors[1], authors[0], d, ch.path)
+        finding = _finding(
             "JS520",
             severity,
-            f"{ch.path}: the server has {_shown(ch.unit, ch.old)}, the manifest says {_shown(ch.unit, ch.new)}{where}; {how}",
+            f"{ch.path}: the server has {_shown(ch.unit, ch.old)}, the manifest says {_shown(ch.unit, ch.new)}{where}; {how}{said}",
             r.file,
             line,
             col,
             r.ref,
         )
+        yield replace(finding, author=author) if author is not None else finding
 
 
 def jsops_own(live: LiveState) -> set[str]:

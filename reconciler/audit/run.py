@@ -1,4 +1,5 @@
-"""Everything ``jsops audit`` reports, from a state already read: pure (no request is sent here)."""
+"""Everything ``jsops audit`` reports, from a state already read: pure (no request is sent here but by
+the ``authors`` the caller gives, which reads the record of API changes when a field drifted)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Sequence
 from jsops.linter import Config, Estate, Finding, LintResult
 from jsops.linter.api import Rule
 
-from .drift import drift_findings
+from .drift import Authors, drift_findings
 from .read import AuditState
 from .registry import Selected, live_findings
 from .registry import severities as chosen_severities
@@ -28,10 +29,13 @@ def audit_result(
     target_version: str | None = None,
     estate: Estate | None = None,
     contexts: Sequence[str] | None = None,
+    authors: Authors | None = None,
 ) -> LintResult:
     """The findings of every part of the audit, as a lint result (files: one pseudo-file per stream).
     ``estate``: the live estate when it was built while the state was read (else it is built here);
-    ``contexts``: the manifests' contexts routed to this target (default: ``context`` and ``default``).
+    ``contexts``: the manifests' contexts routed to this target (default: ``context`` and ``default``);
+    ``authors``: what names who made the drifted fields' live values (keyed by ``context``; it reads the
+    account's record: the one part of the audit that may send a request, and only when a field drifted).
     The manifests' own loading findings are not included (they are the same for every target)."""
     target = live_target(state, config.target)
     if estate is None:
@@ -43,7 +47,8 @@ def audit_result(
     files = list(estate.files)
     if isinstance(manifests, Estate):
         routed = list(contexts) if contexts is not None else [context, "default"]
-        findings.extend(drift_findings(manifests, state.live, target, routed, severities))
+        named = (context, authors) if authors is not None else None
+        findings.extend(drift_findings(manifests, state.live, target, routed, severities, named))
     if target_version is not None:
         findings.extend(
             upgrade_findings(estate, rules, config, target, target_version, static.findings, severities["JS530"])

@@ -74,7 +74,9 @@ def _parser() -> Parser:
     )
     g.add_argument("--lease-key", default="leader", help="key of the lease in the bucket (default leader)")
     g.add_argument("--identity", help="this controller's name in the lease (default HOST:PID)")
-    g = p.add_argument_group("tug-of-war (docs/drift.md; needs the account's record of API changes)")
+    g = p.add_argument_group(
+        "tug-of-war (docs/drift.md; needs the account's record of API changes or --advisory-subscription)"
+    )
     g.add_argument(
         "--quarantine-after",
         type=int,
@@ -84,6 +86,12 @@ def _parser() -> Parser:
     )
     g.add_argument(
         "--quarantine-window", default="10m", metavar="DURATION", help="the window of --quarantine-after (default 10m)"
+    )
+    g.add_argument(
+        "--advisory-subscription",
+        action="store_true",
+        help="also hear each target's API audit advisories while running: authors of the changes made meanwhile "
+        "without a record stream (needs permission to subscribe to $JS.EVENT.ADVISORY.API)",
     )
     return p
 
@@ -257,6 +265,7 @@ def _options(argv: list[str]) -> tuple[ControllerOptions, Any, str | None]:
         explicit_target=bool(args.server or args.context or "default" in (getattr(config, "contexts", None) or {})),
         quarantine_after=max(0, args.quarantine_after),
         quarantine_window=_window(args.quarantine_window),
+        advisory_subscription=args.advisory_subscription,
     )
     if args.identity:
         opt.identity = args.identity

@@ -66,6 +66,7 @@ class ControllerOptions:
     # (seconds) is no longer healed (0: never).
     quarantine_after: int = 3
     quarantine_window: float = 600.0
+    advisory_subscription: bool = False  # hear each target's API audit advisories itself (controller/heard.py)
 
 
 class _NoRevision(Exception):

@@ -29,10 +29,12 @@ from ..plan.decide import decide
 from ..preflight import preflight
 from ..render_refusal import reason_of
 from ..vocabulary import ActionKind, Outcome
+from .heard import Listener
 from .policy import Policy, blocked_need, policy_from_estate
 from .tugs import Tugs
 
 if TYPE_CHECKING:
+    from ..drift import Heard
     from .lease import Lease
     from .loop import Controller
     from .source import Revision
@@ -60,6 +62,8 @@ class TargetRun:
         self.drift = 0
         self.pending = 0
         self.tugs = Tugs(0, 600.0)  # the loop sets its thresholds (jsops.reconciler.controller.tugs)
+        self.listener: Listener | None = None  # --advisory-subscription (jsops.reconciler.controller.heard)
+        self.listener_failed: str | None = None  # the last reason logged (advisories_unheard)
 
     def drop_client(self) -> None:
         if self.client is not None:
@@ -73,7 +77,26 @@ class TargetRun:
         if self.lease is not None:
             self.lease.stop()
             self.lease = None
+        if self.listener is not None:
+            self.listener.close()
+            self.listener = None
         self.drop_client()
+
+    def heard(self, ctl: Controller) -> Heard | None:
+        """What this target's own subscription heard (started at the first round, with
+        ``--advisory-subscription``); a subscription that does not hear is logged once (``advisories_unheard``)."""
+        if not ctl.options.advisory_subscription:
+            return None
+        if self.listener is not None and not self.listener.alive:  # it could not connect: try again
+            self.listener.close()
+            self.listener = None
+        if self.listener is None:
+            self.listener = Listener(self.target)
+        failed = self.listener.failed
+        if failed is not None and failed != self.listener_failed:
+            ctl.log("advisories_unheard", context=self.name, reason=failed)
+        self.listener_failed = failed
+        return self.listener.heard()
 
     def connect(self, log: Callable[..., None]) -> JsClient:
         if self.client is not None and self.client.connection_lost:
@@ -100,7 +123,7 @@ class TargetRun:
         self.tugs.writes = ctl.leader(self.name)  # only the leader counts and writes the state (never in a dry run)
         plan = planned(self.tugs.held(client, live, wanted, log))  # quarantined fields keep their live values
         if self.tugs.observe(
-            client, live, plan, wanted, self.name, log
+            client, live, plan, wanted, self.name, log, heard=self.heard(ctl)
         ):  # a tug-of-war found: not healed from this round on
             plan = planned(self.tugs.held(client, live, wanted, log))
         states: dict[StateKey, str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}

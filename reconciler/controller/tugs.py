@@ -5,7 +5,8 @@ follower reports the same quarantines. ``nats kv del JSOPS_DRIFT tugs`` clears i
 of that target ends at the next round).
 
 Only rounds whose plan changes fields whose author the account's audit record names read the
-record (docs/drift.md); without a record nothing is counted and nothing is quarantined.
+record (docs/drift.md), and only for what the controller's own subscription (``--advisory-subscription``)
+did not settle; with neither nothing is counted and nothing is quarantined.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from jsops.linter import Kind, api_json
 
-from ..drift import Author, ChangedBy, Drifted, attribute_drift, hold
+from ..drift import Author, ChangedBy, Drifted, Heard, attribute_drift, hold
 from ..drift.tug import BUCKET, KEY, TugState, field_id, manifest_values
 
 if TYPE_CHECKING:
@@ -39,11 +40,14 @@ class Tugs:
         self.writes = writes  # this round leads on the target (else: reads the state, never writes it)
         self.state = TugState()
         self._bucket: KvBucket | None = None
+        self._client: JsClient | None = None  # the connection the bucket is bound to
         # who made the live values of the fields the round's plan changes: (kind, stream, name) -> field ->
         # changed_by as in the plan's JSON, or {"unknown_since": T}
         self.authors: dict[tuple[str, str, str], dict[str, dict[str, str | None]]] = {}
 
     def _bind(self, client: JsClient) -> KvBucket:
+        if self._client is not client:  # a new connection (the last one was lost): its bucket went with it
+            self._bucket, self._client = None, client
         if self._bucket is None:
             self._bucket = client.run(
                 client.akey_value(
@@ -91,10 +95,12 @@ class Tugs:
         wanted: Sequence[Desired],
         context: str,
         log: Callable[..., None],
+        *,
+        heard: Heard | None = None,
     ) -> list[str]:
         """Name the authors of the fields ``plan`` changes (:attr:`authors`, for the ``drift``
-        events) and, leading, count the changes back of those it heals; the fields newly
-        quarantined (event ``quarantined`` each)."""
+        events; from what the controller's own subscription ``heard`` and the record) and, leading,
+        count the changes back of those it heals; the fields newly quarantined (event ``quarantined`` each)."""
         self.authors = {}
         drifted = [
             Drifted(a.kind, a.stream, a.name, c.path, c.old)
@@ -105,7 +111,7 @@ class Tugs:
         ]
         if not drifted:
             return []
-        found = attribute_drift(client, live, context, drifted)
+        found = attribute_drift(client, live, context, drifted, heard=heard)
         for k, who in found.authors.items():
             self.authors.setdefault((k.kind, k.stream or "", k.name), {})[k.field] = _shown(who)
         authors = {

@@ -4,7 +4,8 @@
 - :mod:`~jsops.reconciler.drift.advisories`: the ``api_audit`` advisories as data, and which API
   subjects are writes;
 - :mod:`~jsops.reconciler.drift.attribution`: the author of a drifted field's live value (pure);
-- :mod:`~jsops.reconciler.drift.record`: the record stream of a target's account, read newest first.
+- :mod:`~jsops.reconciler.drift.record`: the record stream of a target's account, read newest first,
+  and what the controller's own subscription heard (:class:`Heard`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from .attribution import (
     settled,
 )
 from .held import IGNORE_DRIFT, Held, hold, ignore_drift_fields, ignored_in_estate, merged, unknown_fields
-from .record import Drifted, RecordRead, attribute_drift, quarantined_fields, read_record, record_stream
+from .record import Drifted, Heard, RecordRead, attribute_drift, quarantined_fields, read_record, record_stream
 
 __all__ = [
     "ADVISORY_SUBJECT",
@@ -34,6 +35,7 @@ __all__ = [
     "AuthorUnknown",
     "ChangedBy",
     "DriftKey",
+    "Heard",
     "Held",
     "IGNORE_DRIFT",
     "Drifted",

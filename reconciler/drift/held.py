@@ -8,18 +8,19 @@ value and whose it is.
 
 ``jsops.io/ignore-drift`` (``metadata.annotations``, a string): the fields, separated by commas or
 spaces, optionally in brackets: ``"num_replicas"``, ``"[num_replicas, max_age]"``. A field the
-object's kind does not have, a name field, or ``metadata`` is not held (:func:`unknown_fields`).
+object's kind does not have, a name field, or ``metadata`` is not held (:func:`unknown_fields`;
+``jsops lint`` says so: JS447). How the value is read lives with jsops's other annotations
+(:mod:`jsops.linter.semantics.monitor`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from jsops.linter import Kind, api_json
-from jsops.linter.semantics import catalog
+from jsops.linter.api import IGNORE_DRIFT, ignore_drift_fields, unheld_fields
 
 if TYPE_CHECKING:
     from jsops.linter import Estate
@@ -38,8 +39,6 @@ __all__ = [
     "unknown_fields",
 ]
 
-IGNORE_DRIFT = "jsops.io/ignore-drift"
-_NEVER = frozenset({"name", "durable_name", "metadata"})
 
 ObjectKey = tuple[str, str | None, str]  # (kind, stream of a consumer, name)
 
@@ -57,17 +56,10 @@ class Held:
         return {"live": self.live, "manifest": self.manifest, "reason": self.reason}
 
 
-def ignore_drift_fields(value: str | None) -> tuple[str, ...]:
-    """The fields a ``jsops.io/ignore-drift`` value names, in order."""
-    if not value:
-        return ()
-    return tuple(dict.fromkeys(f for f in re.split(r"[\s,]+", value.strip().strip("[]")) if f))
-
-
 def unknown_fields(kind: str, fields: Iterable[str]) -> list[str]:
-    """The named fields an object of ``kind`` has not, or that are never held (names, metadata)."""
-    record = catalog.RECORDS.get(kind)
-    return [f for f in fields if record is None or f not in record or f in _NEVER]
+    """The named fields an object of ``kind`` has not, or that are never held (names, metadata);
+    ``jsops lint`` reports them (JS447)."""
+    return unheld_fields(kind, fields)
 
 
 def ignored_in_estate(estate: Estate, contexts: Iterable[str]) -> dict[ObjectKey, dict[str, str]]:
@@ -105,7 +97,7 @@ def hold(
         config = d.config
         live_json, desired_json = api_json(current.config), api_json(config)
         for path, reason in want.items():
-            if path in _NEVER or path not in config._fields:
+            if unheld_fields(d.kind, (path,)) or path not in config._fields:
                 continue
             value = getattr(current.config, path)
             if value != getattr(config, path):

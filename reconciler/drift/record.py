@@ -7,7 +7,9 @@ the server does not audit when it returns a message (a get of a message gone is 
 error answer is), in windows of requests in
 flight, and only as far back as the drifted fields need (:func:`~jsops.reconciler.drift.attribution.settled`)
 or :data:`SCAN_LIMIT` messages. Reads kept in the record are passed over. Without drifted fields
-nothing is read: a plan without drift costs nothing more.
+nothing is read: a plan without drift costs nothing more. A controller may also hear the advisories
+itself while it runs (:class:`Heard`, :mod:`jsops.reconciler.controller.heard`): then the record is
+read only for what that does not settle, and without a record what was heard is enough.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Drifted",
+    "Heard",
     "RecordRead",
     "SCAN_LIMIT",
     "WINDOW",
@@ -64,6 +67,21 @@ class RecordRead:
     stream: str
     advisories: tuple[Advisory, ...]
     since: datetime | None
+
+
+@dataclass(frozen=True)
+class Heard:
+    """The write advisories the controller's own subscription heard (newest first) and since when it
+    has heard every one (it started then, or came back from a gap then, or dropped older ones)."""
+
+    advisories: tuple[Advisory, ...]
+    since: datetime
+
+
+def _merged(heard: Sequence[Advisory], read: Sequence[Advisory]) -> list[Advisory]:
+    """Both sources, newest first, an advisory both hold once."""
+    out = {(a.at, a.subject, a.account, a.user, a.client_name, a.host): a for a in (*heard, *read)}
+    return sorted(out.values(), key=lambda a: a.at, reverse=True)
 
 
 def record_stream(live: LiveState) -> str | None:
@@ -134,24 +152,42 @@ def read_record(
 
 
 def attribute_drift(
-    client: JsClient, live: LiveState, context: str, drifted: Sequence[Drifted], *, limit: int = SCAN_LIMIT
+    client: JsClient,
+    live: LiveState,
+    context: str,
+    drifted: Sequence[Drifted],
+    *,
+    limit: int = SCAN_LIMIT,
+    heard: Heard | None = None,
 ) -> Attribution:
-    """The authors of ``drifted`` (the target's drifted fields) from its account's record; no
-    authors when there is no record or nothing drifted."""
+    """The authors of ``drifted`` (the target's drifted fields) from what the controller's own
+    subscription ``heard`` and, where that does not reach back far enough, its account's record; no
+    authors when there is neither, or nothing drifted. The record is not read when what was heard
+    settles every field."""
     present = [
         d for d in drifted if (d.name in live.streams if d.stream is None else (d.stream, d.name) in live.consumers)
     ]
-    stream = record_stream(live) if present else None
-    if stream is None:
+    if not present:
         return NO_ATTRIBUTION
+    own = list(heard.advisories) if heard is not None else []
 
     def done(advisories: Sequence[Advisory]) -> bool:
         return all(settled(advisories, d.kind, d.stream, d.name, d.path, d.live) for d in present)
 
-    read = read_record(client, live, stream, done, limit=limit)
+    stream = record_stream(live)
+    since: datetime | None
+    if heard is not None and (stream is None or done(own)):
+        advisories, since = own, heard.since
+    elif stream is not None:
+        read = read_record(client, live, stream, lambda found: done(_merged(own, found)), limit=limit)
+        advisories = _merged(own, read.advisories)
+        reach = [t for t in (read.since, heard.since if heard is not None else None) if t is not None]
+        since = min(reach) if reach else None
+    else:
+        return NO_ATTRIBUTION
     authors: dict[DriftKey, Author] = {}
     for d in present:
-        who = attribute(read.advisories, d.kind, d.stream, d.name, d.path, d.live, since=read.since)
+        who = attribute(advisories, d.kind, d.stream, d.name, d.path, d.live, since=since)
         if who is not None:
             authors[DriftKey(context, d.kind, d.stream, d.name, d.path)] = who
     return Attribution(authors, datetime.now(UTC))

@@ -18,10 +18,13 @@ from jsops.reconciler.drift import (
     Attribution,
     AuthorUnknown,
     ChangedBy,
+    Drifted,
     DriftKey,
+    Heard,
     Held,
     Verb,
     attribute,
+    attribute_drift,
     classify,
     hold,
     ignore_drift_fields,
@@ -437,3 +440,30 @@ def test_plan_shows_held_fields_with_their_live_value() -> None:
             "reason": "owned elsewhere (jsops.io/ignore-drift)",
         }
     ]
+
+
+# -- what the controller's own subscription heard ----------------------------------------------------
+
+
+def test_without_a_record_what_the_controller_heard_names_the_author() -> None:
+    from typing import cast
+
+    from jsops.reconciler.client import JsClient
+
+    live = LiveState(read_at=10_000.0)
+    live.streams["ORDERS"] = live_stream({"name": "ORDERS", "subjects": ["orders.>"], "max_age": HOUR // 2})
+    drifted = [Drifted("Stream", None, "ORDERS", "max_age", HOUR // 2)]
+    no_client = cast(JsClient, None)  # no record in the live state: nothing is requested
+    assert attribute_drift(no_client, live, "default", drifted) == NO_ATTRIBUTION
+    heard = Heard(
+        _newest_first(_stream_write("CREATE", 0, HOUR, name="jsops"), _stream_write("UPDATE", 2, HOUR // 2)), T0
+    )
+    who = attribute_drift(no_client, live, "default", drifted, heard=heard).of(
+        "default", "Stream", None, "ORDERS", "max_age"
+    )
+    assert isinstance(who, ChangedBy) and (who.client_name, who.at) == ("orders-svc", T0 + timedelta(minutes=2))
+    since = T0 + timedelta(minutes=5)  # the subscription started after the change: nobody heard it
+    who = attribute_drift(no_client, live, "default", drifted, heard=Heard((), since)).of(
+        "default", "Stream", None, "ORDERS", "max_age"
+    )
+    assert who == AuthorUnknown(since)
