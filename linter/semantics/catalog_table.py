@@ -220,6 +220,10 @@ STREAM = Record(
             omitempty=False,
         ),
         Field("no_ack", _BASE, nack="noAck"),
+        # The stream template that made the stream (only the server sets it: a create naming one is refused,
+        # 10049; an update naming one, 10052). Stream templates are gone from 2.14: measured on 2.10.26,
+        # 2.11.11, 2.12.8 (decoded) and 2.14.6, 2.15.1 (unknown field, 10025).
+        Field("template_owner", _BASE, removed=(2, 14, 0)),
         Field("duplicate_window", _BASE, unit=Unit.DURATION, default=120 * SECOND, nack="duplicateWindow"),
         Field(
             "placement",
