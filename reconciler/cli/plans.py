@@ -97,7 +97,7 @@ def view_options(args: argparse.Namespace, run: Run) -> dict[str, Any]:
 def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = None, config: Any = None) -> PlanOptions:
     """The safety options; with ``estate``, prune is scoped to the PATHs and ``contexts``, and with
     ``config`` to its estate identity (``estate:``)."""
-    from ..plan import PlanOptions, prune_scope, repo_identity
+    from ..plan import PlanOptions, prune_scope, repo_identity, repo_root
 
     opt = PlanOptions(
         prune=args.prune,
@@ -111,7 +111,8 @@ def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = N
         mark = getattr(
             config, "estate", None
         )  # without one, objects record the repository, and --prune deletes only this one's
-        opt = replace(opt, estates=True, estate=mark, repo=repo_identity() if mark is None else None)
+        root = repo_root(args.paths or ())  # the manifests' repository, whatever the working directory
+        opt = replace(opt, estates=True, estate=mark, repo=repo_identity(root) if mark is None else None)
     if estate is None:
         return opt
     paths, stale = prune_scope(estate, args.paths or ["."])
@@ -334,11 +335,11 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
         run.explicit = _explicit(estate)
         run.estate = estate
         if getattr(args, "prune", False) and not config.estate:
-            from ..plan import repo_identity
+            from ..plan import repo_identity, repo_root
 
             print(
                 "jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate "
-                f"and were applied from this repository ({repo_identity()}). "
+                f"and were applied from this repository ({repo_identity(repo_root(args.paths or ()))}). "
                 "Set one (estate: NAME) where several repositories share a server.",
                 file=sys.stderr,
             )
@@ -496,7 +497,7 @@ def _saved_estate(args: argparse.Namespace, name: str, binding: dict[str, Any]) 
         raise _refuse(f"{name} was made from {' '.join(recorded)}, not {' '.join(given)}")
     if args.env is not None and args.env != binding.get("env"):
         raise _refuse(f"{name} was made with --env {binding.get('env')}, not --env {args.env}")
-    root = repo_root()
+    root = repo_root(args.paths or ())
     args.paths = args.paths or [p if os.path.isabs(p) else os.path.join(root, p) for p in recorded]
     args.env = binding.get("env")
     config = config_from_args(args)
