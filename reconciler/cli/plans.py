@@ -423,11 +423,13 @@ def _plan_route(
     from ..discover import read_limits
     from ..drift import hold, ignored_in_estate, merged, quarantined_fields
     from ..interestloss import measure_filter_loss
-    from ..plan import build_plan, desired_from_estate
+    from ..limits import monitor_json
+    from ..plan import build_plan, desired_from_estate, server_storage
     from ..plan.closure import close
     from ..preflight import preflight
 
-    limits = read_limits(client, route.target, config.target)
+    varz = monitor_json(route.target, "varz") if route.target.monitor else None
+    limits = read_limits(client, route.target, config.target, varz)
     owned = merged(
         ignored_in_estate(estate, route.contexts), quarantined_fields(client, live)
     )  # as the controller holds them
@@ -439,7 +441,9 @@ def _plan_route(
     opt = replace(plan_options(args, route.contexts, estate, config), server_version=limits.server_version)
     plan = build_plan(desired, live, opt, target=route.target.display())
     _live_gate(args, estate, config, limits, route, plan)
-    plan = close(preflight(client, plan, live), live)  # the server's refusals, predicted, and what they keep
+    # a standalone server's own storage (/varz) too: a clustered one places the stream on other peers (JS317)
+    storage = server_storage(varz) if varz is not None and limits.clustered is False else None
+    plan = close(preflight(client, plan, live, storage), live)  # the server's refusals, predicted, and what they keep
     return replace(plan, context=route.name, contexts=tuple(route.contexts))
 
 
