@@ -521,8 +521,10 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
     flags given to apply (apply itself decides nothing)."""
     from ..client import JsClient, resolve_context, target_from_args
     from ..live import read_live
+    from ..render_text import stale_lines
     from ..route import Route
     from ..saved import recheck, rederive, rederived
+    from ..stale import live_changes
 
     name = args.plan_file
     saved = _read_saved(name)
@@ -546,8 +548,15 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
         run.clients.append(client)
         live = read_live(client)
         if live.fingerprint() != plan.fingerprint:
+            recorded = (saved.binding.get("live") or {}).get(plan.context)
+            changed = live_changes(recorded if isinstance(recorded, dict) else None, live, plan)
             raise Exit(
-                f"jsops: error: the live state of {target.display()} changed since the plan was made (fingerprint mismatch); run plan again",
+                "\n".join(
+                    [
+                        f"jsops: error: the live state of {target.display()} changed since the plan was made; run plan again",
+                        *stale_lines(changed),
+                    ]
+                ),
                 ExitCode.ERROR,
             )
         run.items.append(
