@@ -42,7 +42,8 @@ class Desired:
     file: str = ""  # the manifest's path as recorded in metadata (see source_path)
     context: str = "default"  # the manifest's metadata.context
     prevent_update: bool = False  # NACK's preventUpdate (jsops.io/prevent-update): created, never changed
-    renamed_from: str | None = None  # a stream's jsops.io/renamed-from annotation (jsops.reconciler.plan.migration)
+    # jsops.io/renamed-from: a stream's (jsops.reconciler.plan.migration), a consumer's (jsops.reconciler.plan.moved)
+    renamed_from: str | None = None
 
     @property
     def key(self) -> tuple[str, str | None, str]:
@@ -117,6 +118,7 @@ def desired_from_estate(
                     paths.get(r.file, ""),
                     r.context,
                     annotation_true(r.annotations, PREVENT_UPDATE),
+                    (r.annotations or {}).get(RENAMED_FROM) or None,
                 )
             )
     return out
