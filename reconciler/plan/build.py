@@ -13,6 +13,7 @@ takeover, a migration instead of a recreate, the consumers of a recreated stream
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from jsops.linter import EffectiveConsumer, EffectiveStream, Kind
 
@@ -207,16 +208,7 @@ def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: Effe
     stream_cfg = live.streams[d.stream].config if d.stream in live.streams else None
     intents = recreate_intents(stream_cfg) if stream_cfg is not None else {}
     if cur is None:
-        intent = intents.get(d.name)
-        if intent is not None and opt.keep_position:
-            return Choice(resume_action(d, config, intent))
-        declared = [(c.stream, c.name) for c in run.consumers]
-        old = moved_from(d, live, declared)
-        if old is not None:
-            return Choice(moved_create(d, config, old, opt.keep_position))
-        looks = looks_moved(d, config, live, declared)
-        note = moved_note(looks) if looks is not None else None
-        return Choice(Intent(ActionKind.CREATE, Kind.CONSUMER, d.name, d.stream, [], note, config))
+        return _new_consumer(run, d, config, intents.get(d.name))
     changes = pause_changes(diff_configs("Consumer", cur.config, d.config) + bookkeeping(cur.config, d, opt), live)
     wanted = config
     if RESUME in cur.config.metadata:
@@ -247,6 +239,21 @@ def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: Effe
     elif act.intent.action in (ActionKind.UPDATE, ActionKind.ADOPT):
         act = act.map(lambda i: interest_update_loss(i, live, d.consumer_config))
     return act.map(pause_action)
+
+
+def _new_consumer(run: _Run, d: Desired, config: EffectiveConsumer, recorded: dict[str, Any] | None) -> Choice:
+    """A consumer's create: resuming an interrupted recreate (its ``recorded`` intent), a rename (created at
+    the old name's position), or a plain create (noted when it looks like a rename)."""
+    live, opt = run.live, run.opt
+    if recorded is not None and opt.keep_position:
+        return Choice(resume_action(d, config, recorded))
+    declared = [(c.stream, c.name) for c in run.consumers]
+    old = moved_from(d, live, declared)
+    if old is not None:
+        return Choice(moved_create(d, config, old, opt.keep_position))
+    looks = looks_moved(d, config, live, declared)
+    note = moved_note(looks) if looks is not None else None
+    return Choice(Intent(ActionKind.CREATE, Kind.CONSUMER, d.name, d.stream, [], note, config))
 
 
 def _recreate_consumer(run: _Run, act: Intent, cur: LiveConsumer) -> Intent:
