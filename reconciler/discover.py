@@ -214,14 +214,21 @@ def _merge(live: _Limits, declared: _Limits) -> _Limits:
     return type(live)(**values)
 
 
-def read_limits(client: JsClient, target: Target | None = None, declared: LintTarget | None = None) -> LintTarget:
+def read_limits(
+    client: JsClient,
+    target: Target | None = None,
+    declared: LintTarget | None = None,
+    varz: dict[str, Any] | None = None,
+) -> LintTarget:
     """The limits ``client``'s account (``$JS.API.INFO``) and, with a monitor URL, its server
-    (``/varz``) enforce, over the ``declared`` facts of the jsops config."""
+    (``/varz``, read here unless given) enforce, over the ``declared`` facts of the jsops config."""
     base = declared or LintTarget()
     account = account_limits(client.request("INFO"))
     server = ServerLimits()
-    if target is not None and target.monitor:
-        server = server_limits(monitor_json(target, "varz"))
+    if varz is None and target is not None and target.monitor:
+        varz = monitor_json(target, "varz")
+    if varz is not None:
+        server = server_limits(varz)
     # What every client learns from the server's INFO (release, max_payload, cluster) is the truth
     # about this target, whatever the config declares (:func:`target_facts`).
     info = dict(getattr(getattr(client, "nc", None), "_server_info", None) or {})

@@ -26,7 +26,7 @@ from jsops.linter.api import CREATE
 from .client import JsClient
 from .lintgate import lint_errors
 from .live import LiveState
-from .plan import Plan, account_usage, decide, predicted_refusals
+from .plan import Plan, ServerStorage, account_usage, decide, predicted_refusals
 from .vocabulary import ActionKind
 
 __all__ = ["GateFindings", "LOADER_CODES", "acted_on", "gate_lint", "judged", "preflight"]
@@ -99,10 +99,10 @@ def judged(found: GateFindings, plan: Plan) -> list[Finding]:
     return sorted(kept, key=Finding.sort_key)
 
 
-def preflight(client: JsClient, plan: Plan, live: LiveState) -> Plan:
+def preflight(client: JsClient, plan: Plan, live: LiveState, server: ServerStorage | None = None) -> Plan:
     """``plan`` with what the server would refuse (and what depends on it) blocked before any write,
-    judged against ``live`` and the account's usage (a new plan). A plan without actions has nothing to
-    predict (and asks the server nothing)."""
+    judged against ``live``, the account's usage and, given, a standalone server's own storage (``/varz``)
+    (a new plan). A plan without actions has nothing to predict (and asks the server nothing)."""
     if not plan.actions:
         return plan
-    return decide(plan, predicted_refusals(plan, live, account_usage(client.request("INFO"))))
+    return decide(plan, predicted_refusals(plan, live, account_usage(client.request("INFO")), server))

@@ -28,9 +28,10 @@ from jsops.linter.semantics.catalog import Unit
 from .drift import Attribution
 from .plan import Plan, PlanItem, PlanSet
 from .render_refusal import reason_of
+from .stale import LiveChange
 from .vocabulary import ActionKind, ChangeClass, Outcome
 
-__all__ = ["render_text", "render_plans", "format_value", "summary_line", "outcome_lines", "Explicit"]
+__all__ = ["render_text", "render_plans", "format_value", "summary_line", "outcome_lines", "stale_lines", "Explicit"]
 
 # (kind, stream or None, name) -> the config fields the manifest sets
 Explicit = Mapping[tuple[str, "str | None", str], frozenset[str]]
@@ -323,4 +324,26 @@ def outcome_lines(results: Sequence[Any], interrupted: str | None = None) -> lis
         out.append(
             "The target has not converged; fix the failures (or pass the flags named above) and run apply again."
         )
+    return out
+
+
+_STALE = {
+    "created": "created since the plan was made",
+    "deleted": "deleted since the plan was made",
+    "changed": "its config changed since the plan was made",
+    "messages": "it holds messages now (it held none when the plan was made)",
+}
+
+
+def stale_lines(changes: Sequence[LiveChange]) -> list[str]:
+    """What changed on a target since a saved plan was made, one line per object (and per field the plan read)."""
+    if not changes:
+        return ["  (the objects the plan acts on are as they were: another object of the target changed)"]
+    out: list[str] = []
+    for c in changes:
+        out.append(f"  {c.label}: {_STALE[c.what]}")
+        out += [
+            f"    {path}: {format_value(path, then, c.kind)} when planned, now {format_value(path, now, c.kind)}"
+            for path, then, now in c.fields
+        ]
     return out

@@ -10,7 +10,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from jsops.linter.semantics.releases import CONSUMER_FIELDS, ENUM_VALUES, STREAM_FIELDS, format_version
+from jsops.linter.semantics.releases import (
+    CONSUMER_FIELDS,
+    CONSUMER_FIELDS_REMOVED,
+    ENUM_VALUES,
+    STREAM_FIELDS,
+    STREAM_FIELDS_REMOVED,
+    format_version,
+)
 from jsops.linter.semantics.updates import classify_consumer_change, classify_stream_change
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "server-rules.md"
@@ -55,11 +62,22 @@ def _enums() -> str:
     return "\n".join(rows) + "\n"
 
 
+def _removed() -> str:
+    rows = ["| object | field | first release | first release that refuses it |", "|---|---|---|---|"]
+    for kind, since, removed in (
+        ("Stream", STREAM_FIELDS, STREAM_FIELDS_REMOVED),
+        ("Consumer", CONSUMER_FIELDS, CONSUMER_FIELDS_REMOVED),
+    ):
+        rows += [f"| {kind} | `{f}` | {format_version(since[f])} | {format_version(r)} |" for f, r in removed.items()]
+    return "\n".join(rows) + "\n"
+
+
 GENERATED = {
     "updates": _updates,
     "stream_fields": lambda: _fields(STREAM_FIELDS),
     "consumer_fields": lambda: _fields(CONSUMER_FIELDS),
     "enum_values": _enums,
+    "removed_fields": _removed,
 }
 
 

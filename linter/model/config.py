@@ -173,6 +173,7 @@ class StreamConfig(_Model):
     storage: Storage | None = None
     num_replicas: StrictInt | None = None
     no_ack: StrictBool | None = None
+    template_owner: StrictStr | None = None
     duplicate_window: Duration | None = None
     placement: Placement | None = None
     mirror: StreamSource | None = None

@@ -2,30 +2,51 @@
 is known about it (server-rules.md §3-§5, measured on the real binaries in tests/integration/).
 
 A field's entry says: its unit (how a number is read and written: nanoseconds, bytes, a time), the
-release that introduced it (and each enum value's), what the server stores when it is absent, how an
-update of it behaves (the change class and its sentence), its NACK CRD name (and so its NACK unit
-spelling), its name in a KeyValue or ObjectStore bucket config, whether it is a set (order does not
-matter), and whether the server's JSON writes it even when zero (``omitempty=False``; a record's fields
-are in the order of the server's JSON). Everything else is derived from these tables: the per-release
-field views (:mod:`jsops.linter.semantics.releases`), update classes (:mod:`jsops.linter.semantics.updates`), server defaults
-(:mod:`jsops.linter.semantics.effective`), the NACK tables (:mod:`jsops.linter.load._nack_tables`), and the units of
-export, plan rendering and the API JSON loader. Adding a server field is one declaration here (plus its
-typed model field in :mod:`jsops.linter.model.config`, which tests hold against this catalog).
+release that introduced it (and each enum value's) and, for a field the server dropped, the first release
+that no longer decodes it, what the server stores when it is absent, how an update of it behaves (the change
+class and its sentence), its NACK CRD name (and so its NACK unit spelling), its name in a KeyValue or
+ObjectStore bucket config, whether it is a set (order does not matter), and whether the server's JSON writes
+it even when zero (``omitempty=False``; a record's fields are in the order of the server's JSON). Everything
+else is derived from these tables: the per-release field views (:mod:`jsops.linter.semantics.releases`),
+update classes (:mod:`jsops.linter.semantics.updates`), server defaults (:mod:`jsops.linter.semantics.effective`),
+the NACK tables (:mod:`jsops.linter.load._nack_tables`), and the units of export, plan rendering and the API
+JSON loader. Adding a server field is one declaration in the field table (plus its typed model field in
+:mod:`jsops.linter.model.config`, which tests hold against this catalog).
 
-This module imports only :mod:`.change_class` of jsops: bottom-layer data, like :mod:`jsops.linter.semantics.units`.
+Two modules by concept, every name imported from here: what an entry is (the record types,
+:mod:`.catalog_schema`) and the entries (the field table, :mod:`.catalog_table`); this module holds the queries
+over them. It imports only :mod:`.change_class` and those two of jsops: bottom-layer data, like
+:mod:`jsops.linter.semantics.units`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from enum import Enum
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any
 
+from .catalog_schema import ABSENT, Field, Record, Unit, Update, Version
+from .catalog_table import (
+    CONSUMER,
+    EXTERNAL,
+    FIRST_RELEASE,
+    KEY_VALUE,
+    KEY_VALUE_REPUBLISH,
+    OBJECT_STORE,
+    PLACEMENT,
+    RECORDS,
+    REPUBLISH,
+    SECOND,
+    STREAM,
+    STREAM_CONSUMER_LIMITS,
+    STREAM_CONSUMER_SOURCE,
+    STREAM_SOURCE,
+    SUBJECT_TRANSFORM,
+)
 from .change_class import ChangeClass
 
 __all__ = [
+    "Version",
     "Unit",
     "ChangeClass",
     "Update",
@@ -33,11 +54,18 @@ __all__ = [
     "Record",
     "ABSENT",
     "FIRST_RELEASE",
+    "SECOND",
     "RECORDS",
     "STREAM",
     "CONSUMER",
     "STREAM_SOURCE",
     "PLACEMENT",
+    "REPUBLISH",
+    "KEY_VALUE_REPUBLISH",
+    "SUBJECT_TRANSFORM",
+    "EXTERNAL",
+    "STREAM_CONSUMER_SOURCE",
+    "STREAM_CONSUMER_LIMITS",
     "KEY_VALUE",
     "OBJECT_STORE",
     "record",
@@ -45,603 +73,12 @@ __all__ = [
     "leaf_units",
     "server_defaults",
     "field_since",
+    "field_removed",
     "enum_since",
     "bucket_names",
     "unit_paths",
     "set_valued",
 ]
-
-Version = tuple[int, int, int]
-
-
-class Unit(str, Enum):
-    """How a field's number is read and written."""
-
-    PLAIN = "plain"  # a string, a bool, a count, an enum, a nested record
-    DURATION = "duration"  # nanoseconds; Go duration strings accepted ("30s", "1h30m")
-    DURATIONS = "durations"  # a list of durations (backoff)
-    SIZE = "size"  # bytes; "64MiB" accepted, -1 unlimited
-    TIME = "time"  # an RFC 3339 timestamp
-
-
-class _Absent:
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-
-ABSENT: Final = _Absent()
-"""The server stores nothing (or an omitempty zero) for an absent field."""
-
-
-@dataclass(frozen=True, slots=True)
-class Update:
-    """How the server treats a change of the field in an update request.
-
-    ``change`` is the class of any change; ``sentence`` what it costs. ``tighter`` (limits only) is the
-    sentence for a stricter limit; ``one_way`` booleans can be switched on (``change`` one-way) but never
-    off (recreate)."""
-
-    change: ChangeClass = ChangeClass.IN_PLACE  # in-place, one-way, recreate or forbidden
-    sentence: str = "applied in place"
-    tighter: str | None = None
-    reset_api: bool = False  # refused as an update, but $JS.API.CONSUMER.RESET (2.14+) changes it in place
-
-
-@dataclass(frozen=True, slots=True)
-class Field:
-    """One config field of one record."""
-
-    name: str
-    since: Version
-    unit: Unit = Unit.PLAIN
-    default: Any = ABSENT
-    update: Update = Update()  # applied in place
-    nack: str | None = None  # the NACK CRD field name (None: not in NACK's CRD)
-    bucket: Mapping[str, str] = field(default_factory=dict)  # bucket kind -> the bucket config's name for it
-    set_valued: bool = False
-    enum_since: Mapping[str, Version] = field(default_factory=dict)  # enum value -> first release decoding it
-    record: str | None = None  # the nested record's catalog name
-    many: bool = False  # a list (of records, or of values in ``unit``)
-    omitempty: bool = True  # the server's JSON leaves a zero value out (a record: only when absent)
-
-
-@dataclass(frozen=True)
-class Record:
-    """The fields of one config record (StreamConfig, ConsumerConfig, a nested record, a bucket config)."""
-
-    name: str
-    fields: tuple[Field, ...]
-
-    def __post_init__(self) -> None:
-        names = [f.name for f in self.fields]
-        if len(names) != len(set(names)):
-            raise ValueError(f"catalog {self.name}: a field is declared twice")
-
-    def __getitem__(self, name: str) -> Field:
-        for f in self.fields:
-            if f.name == name:
-                return f
-        raise KeyError(f"{self.name}.{name}")
-
-    def __contains__(self, name: object) -> bool:
-        return any(f.name == name for f in self.fields)
-
-    def names(self) -> tuple[str, ...]:
-        return tuple(f.name for f in self.fields)
-
-
-FIRST_RELEASE: Version = (2, 2, 0)
-"""The first release with the JetStream API: what every field older than its own release is dated."""
-_BASE = FIRST_RELEASE
-SECOND = 1_000_000_000
-
-_STREAM_LOST = "the stream is deleted and created again: its messages and consumers are lost"
-_CONSUMER_LOST = "the consumer must be deleted and created again, losing its position and pending acks unless it is recreated at its ack floor"
-
-
-def _recreate(why: str, lost: str) -> Update:
-    return Update(ChangeClass.RECREATE, f"{why}; {lost}")
-
-
-def _one_way(sentence: str) -> Update:
-    return Update(ChangeClass.ONE_WAY, sentence)
-
-
-def _forbidden(sentence: str) -> Update:
-    return Update(ChangeClass.FORBIDDEN, sentence)
-
-
-def _limit(tighter: str) -> Update:
-    return Update(tighter=tighter)
-
-
-def _reset(why: str) -> Update:
-    return Update(ChangeClass.RECREATE, f"{why}; {_CONSUMER_LOST}", reset_api=True)
-
-
-def _flag(name: str, since: Version, nack: str | None, **kw: Any) -> Field:
-    """An omitempty boolean: stored false when absent."""
-    return Field(name, since, default=False, nack=nack, **kw)
-
-
-SUBJECT_TRANSFORM = Record(
-    "SubjectTransform",
-    (Field("src", _BASE, nack="source", omitempty=False), Field("dest", _BASE, nack="dest", omitempty=False)),
-)
-EXTERNAL = Record(
-    "ExternalStream",
-    (
-        Field("api", _BASE, nack="externalApiPrefix", omitempty=False),
-        Field("deliver", _BASE, nack="externalDeliverPrefix", omitempty=False),
-    ),
-)
-STREAM_CONSUMER_SOURCE = Record(
-    "StreamConsumerSource", (Field("name", (2, 14, 0)), Field("deliver_subject", (2, 14, 0)))
-)
-STREAM_SOURCE = Record(
-    "StreamSource",
-    (
-        Field("name", _BASE, nack="name", omitempty=False),
-        Field("opt_start_seq", _BASE, nack="optStartSeq"),
-        Field("opt_start_time", _BASE, unit=Unit.TIME, nack="optStartTime"),
-        Field("filter_subject", _BASE, nack="filterSubject"),
-        Field("subject_transforms", (2, 10, 0), nack="subjectTransforms", record="SubjectTransform", many=True),
-        Field("external", _BASE, record="ExternalStream"),  # NACK spells it flat: externalApiPrefix, ...
-        Field("consumer", (2, 14, 0), record="StreamConsumerSource"),
-    ),
-)
-PLACEMENT = Record(
-    "Placement",
-    (
-        Field("cluster", _BASE, nack="cluster"),
-        Field("tags", _BASE, nack="tags", set_valued=True, many=True),
-        Field("preferred", (2, 11, 0)),
-    ),
-)
-REPUBLISH = Record(
-    "Republish",
-    (
-        Field("src", (2, 8, 3), nack="source", omitempty=False),
-        Field("dest", (2, 8, 3), nack="destination", omitempty=False),
-        Field("headers_only", (2, 8, 3), nack="headers_only"),
-    ),
-)
-# The KeyValue CRD spells the republish flag headersOnly (the Stream CRD: headers_only).
-KEY_VALUE_REPUBLISH = Record(
-    "KeyValueRepublish",
-    (
-        Field("src", (2, 8, 3), nack="source"),
-        Field("dest", (2, 8, 3), nack="destination"),
-        Field("headers_only", (2, 8, 3), nack="headersOnly"),
-    ),
-)
-STREAM_CONSUMER_LIMITS = Record(
-    "StreamConsumerLimits",
-    (
-        Field("inactive_threshold", (2, 10, 0), unit=Unit.DURATION, nack="inactiveThreshold"),
-        Field("max_ack_pending", (2, 10, 0), nack="maxAckPending"),
-    ),
-)
-
-_KV = "KeyValue"
-_OBJ = "ObjectStore"
-
-STREAM = Record(
-    "Stream",
-    (
-        Field(
-            "name",
-            _BASE,
-            nack="name",
-            update=_forbidden("a stream is identified by its name; a new name is a different stream"),
-            omitempty=False,
-        ),
-        Field("description", (2, 3, 3), nack="description", bucket={_KV: "description", _OBJ: "description"}),
-        Field("subjects", _BASE, nack="subjects", set_valued=True, many=True),
-        Field(
-            "retention",
-            _BASE,
-            default="limits",
-            nack="retention",
-            update=Update(
-                sentence="retention switches between limits and interest; with interest, messages every consumer acked are removed"
-            ),
-            omitempty=False,
-        ),
-        Field("max_consumers", _BASE, default=-1, nack="maxConsumers", omitempty=False),
-        Field(
-            "max_msgs",
-            _BASE,
-            default=-1,
-            nack="maxMsgs",
-            update=_limit("a lower limit removes the oldest messages at once"),
-            omitempty=False,
-        ),
-        Field(
-            "max_bytes",
-            _BASE,
-            unit=Unit.SIZE,
-            default=-1,
-            nack="maxBytes",
-            bucket={_KV: "max_bytes", _OBJ: "max_bytes"},
-            update=_limit("a lower limit removes the oldest messages at once"),
-            omitempty=False,
-        ),
-        Field(
-            "max_age",
-            _BASE,
-            unit=Unit.DURATION,
-            default=0,
-            nack="maxAge",
-            bucket={_KV: "ttl", _OBJ: "ttl"},
-            update=_limit("a shorter age removes older messages at once"),
-            omitempty=False,
-        ),
-        Field(
-            "max_msgs_per_subject",
-            (2, 3, 0),
-            default=-1,
-            nack="maxMsgsPerSubject",
-            bucket={_KV: "history"},
-            update=_limit("a lower limit removes older messages of each subject at once"),
-            omitempty=False,
-        ),
-        Field(
-            "max_msg_size",
-            _BASE,
-            unit=Unit.SIZE,
-            default=-1,
-            nack="maxMsgSize",
-            bucket={_KV: "max_value_size"},
-            omitempty=False,
-        ),
-        Field("discard", _BASE, default="old", nack="discard", omitempty=False),
-        Field(
-            "storage",
-            _BASE,
-            default="file",
-            nack="storage",
-            bucket={_KV: "storage", _OBJ: "storage"},
-            update=_recreate("storage type can not be changed in place", _STREAM_LOST),
-            omitempty=False,
-        ),
-        Field(
-            "num_replicas",
-            _BASE,
-            default=1,
-            nack="replicas",
-            bucket={_KV: "replicas", _OBJ: "replicas"},
-            update=Update(sentence="replicas are added or removed; the stream's leader may change"),
-            omitempty=False,
-        ),
-        Field("no_ack", _BASE, nack="noAck"),
-        Field("duplicate_window", _BASE, unit=Unit.DURATION, default=120 * SECOND, nack="duplicateWindow"),
-        Field(
-            "placement",
-            _BASE,
-            nack="placement",
-            record="Placement",
-            bucket={_KV: "placement", _OBJ: "placement"},
-            update=Update(sentence="the stream moves to other servers; its data is copied to the new peers"),
-        ),
-        Field("mirror", _BASE, nack="mirror", record="StreamSource", bucket={_KV: "mirror"}),
-        Field(
-            "sources",
-            _BASE,
-            nack="sources",
-            record="StreamSource",
-            many=True,
-            bucket={_KV: "sources"},
-            update=Update(sentence="sourcing starts or stops for the changed sources"),
-        ),
-        Field(
-            "compression",
-            (2, 10, 0),
-            default="none",
-            nack="compression",
-            bucket={_KV: "compression", _OBJ: "compression"},
-            enum_since={"s2": (2, 10, 0)},
-            omitempty=False,
-        ),
-        Field("first_seq", (2, 10, 0), nack="firstSequence"),
-        Field("subject_transform", (2, 10, 0), nack="subjectTransform", record="SubjectTransform"),
-        Field("republish", (2, 8, 3), nack="republish", record="Republish", bucket={_KV: "republish"}),
-        _flag("allow_direct", (2, 9, 0), "allowDirect", bucket={_KV: "direct"}, omitempty=False),
-        _flag(
-            "mirror_direct",
-            (2, 9, 0),
-            "mirrorDirect",
-            update=Update(sentence="direct gets are served by the mirror or stop being served"),
-            omitempty=False,
-        ),
-        _flag("discard_new_per_subject", (2, 9, 1), "discardPerSubject"),
-        _flag(
-            "sealed",
-            (2, 6, 2),
-            "sealed",
-            update=_one_way(
-                "a sealed stream accepts no more messages and can never be unsealed; the server also sets max_age 0, discard new, deny_delete and deny_purge"
-            ),
-            omitempty=False,
-        ),
-        _flag(
-            "deny_delete",
-            (2, 6, 2),
-            "denyDelete",
-            update=_one_way("message deletes stay denied for the life of the stream"),
-            omitempty=False,
-        ),
-        _flag(
-            "deny_purge",
-            (2, 6, 2),
-            "denyPurge",
-            update=_one_way("purges stay denied for the life of the stream"),
-            omitempty=False,
-        ),
-        _flag("allow_rollup_hdrs", (2, 6, 2), "allowRollup", omitempty=False),
-        Field(
-            "consumer_limits",
-            (2, 10, 0),
-            default={},
-            nack="consumerLimits",
-            record="StreamConsumerLimits",
-            omitempty=False,
-        ),
-        _flag(
-            "allow_msg_ttl",
-            (2, 11, 0),
-            "allowMsgTtl",
-            bucket={_KV: "allow_msg_ttl"},
-            update=_one_way("per-message TTLs can never be disabled again"),
-            omitempty=False,
-        ),
-        Field(
-            "subject_delete_marker_ttl",
-            (2, 11, 0),
-            unit=Unit.DURATION,
-            nack="subjectDeleteMarkerTtl",
-            bucket={_KV: "limit_marker_ttl"},
-        ),
-        _flag(
-            "allow_msg_counter",
-            (2, 12, 0),
-            "allowMsgCounter",
-            update=_recreate("the message counter setting can not be changed in place", _STREAM_LOST),
-        ),
-        _flag("allow_atomic", (2, 12, 0), "allowAtomicPublish"),
-        _flag(
-            "allow_msg_schedules",
-            (2, 12, 0),
-            "allowMsgSchedules",
-            update=_one_way("message schedules can never be disabled again"),
-        ),
-        Field(
-            "persist_mode",
-            (2, 12, 0),
-            nack="persistMode",
-            enum_since={"async": (2, 12, 0)},
-            update=_recreate("persist mode can not be changed in place", _STREAM_LOST),
-        ),
-        Field("allow_batched", (2, 14, 0)),
-        Field("metadata", (2, 10, 0), nack="metadata", bucket={_KV: "metadata", _OBJ: "metadata"}),
-    ),
-)
-"""StreamConfig's fields. ``default`` is what a created stream stores for an absent field (the omitempty
-booleans as false); ``max_age``'s 0 and the limits' -1 mean unlimited."""
-
-_DELIVERY = "messages outside the new filter are no longer delivered"
-
-CONSUMER = Record(
-    "Consumer",
-    (
-        Field(
-            "durable_name",
-            _BASE,
-            nack="durableName",
-            update=_forbidden("a consumer is identified by its name; a new name is a different consumer"),
-        ),
-        Field(
-            "name",
-            (2, 9, 0),
-            update=_forbidden("a consumer is identified by its name; a new name is a different consumer"),
-        ),
-        Field("description", (2, 3, 3), nack="description"),
-        Field(
-            "deliver_policy",
-            _BASE,
-            default="all",
-            nack="deliverPolicy",
-            enum_since={"last_per_subject": (2, 3, 3)},
-            update=_reset("deliver policy can not be updated"),
-            omitempty=False,
-        ),
-        Field("opt_start_seq", _BASE, nack="optStartSeq", update=_reset("start sequence can not be updated")),
-        Field(
-            "opt_start_time", _BASE, unit=Unit.TIME, nack="optStartTime", update=_reset("start time can not be updated")
-        ),
-        Field(
-            "ack_policy",
-            _BASE,
-            default="none",
-            nack="ackPolicy",
-            enum_since={"flow_control": (2, 14, 0)},
-            update=_recreate("ack policy can not be updated", _CONSUMER_LOST),
-            omitempty=False,
-        ),
-        Field(
-            "ack_wait",
-            _BASE,
-            unit=Unit.DURATION,
-            default=30 * SECOND,
-            nack="ackWait",
-            update=Update(sentence="in-flight messages are redelivered after the new ack wait"),
-        ),
-        Field(
-            "max_deliver",
-            _BASE,
-            default=-1,
-            nack="maxDeliver",
-            update=Update(sentence="messages are redelivered up to the new limit"),
-            omitempty=False,
-        ),
-        Field(
-            "backoff",
-            (2, 7, 1),
-            unit=Unit.DURATIONS,
-            many=True,
-            nack="backoff",
-            update=Update(sentence="redeliveries follow the new backoff"),
-        ),
-        Field("filter_subject", _BASE, nack="filterSubject", update=Update(sentence=_DELIVERY)),
-        Field(
-            "filter_subjects",
-            (2, 10, 0),
-            nack="filterSubjects",
-            set_valued=True,
-            many=True,
-            update=Update(sentence="messages outside the new filters are no longer delivered"),
-        ),
-        Field(
-            "replay_policy",
-            _BASE,
-            default="instant",
-            nack="replayPolicy",
-            update=_recreate("replay policy can not be updated", _CONSUMER_LOST),
-            omitempty=False,
-        ),
-        Field("rate_limit_bps", _BASE, nack="rateLimitBps"),
-        Field("sample_freq", _BASE, nack="sampleFreq"),
-        Field(
-            "max_waiting",
-            _BASE,
-            default=512,
-            nack="maxWaiting",
-            update=_recreate("max waiting can not be updated", _CONSUMER_LOST),
-        ),
-        Field("max_ack_pending", _BASE, default=1000, nack="maxAckPending"),
-        Field(
-            "flow_control",
-            _BASE,
-            nack="flowControl",
-            update=_recreate("flow control can not be updated", _CONSUMER_LOST),
-        ),
-        Field("headers_only", (2, 6, 2), nack="headersOnly"),
-        Field("max_batch", (2, 7, 0), nack="maxRequestBatch"),
-        Field("max_expires", (2, 7, 0), unit=Unit.DURATION, nack="maxRequestExpires"),
-        Field("max_bytes", (2, 8, 3), unit=Unit.SIZE, nack="maxRequestMaxBytes"),
-        Field(
-            "deliver_subject",
-            _BASE,
-            nack="deliverSubject",
-            update=Update(
-                sentence="the push consumer delivers to a new subject (refused while the old one has subscribers)"
-            ),
-        ),
-        Field("deliver_group", (2, 4, 0), nack="deliverGroup"),
-        Field(
-            "idle_heartbeat",
-            _BASE,
-            unit=Unit.DURATION,
-            nack="heartbeatInterval",
-            update=_recreate("heartbeats can not be updated", _CONSUMER_LOST),
-        ),
-        Field("inactive_threshold", (2, 7, 0), unit=Unit.DURATION, nack="inactiveThreshold"),
-        Field(
-            "num_replicas",
-            (2, 8, 3),
-            default=0,
-            nack="replicas",
-            update=Update(sentence="consumer replicas are added or removed"),
-            omitempty=False,
-        ),
-        Field(
-            "mem_storage",
-            (2, 8, 3),
-            nack="memStorage",
-            update=_recreate("storage type can not be updated", _CONSUMER_LOST),
-        ),
-        Field("direct", _BASE, update=_recreate("direct can not be updated", _CONSUMER_LOST)),
-        Field("sourcing", (2, 14, 0), update=_recreate("sourcing can not be updated", _CONSUMER_LOST)),
-        Field("metadata", (2, 10, 0), nack="metadata"),
-        Field(
-            "pause_until",
-            (2, 11, 0),
-            unit=Unit.TIME,
-            nack="pauseUntil",
-            update=_forbidden(
-                "pause_until is ignored by config updates; pause or resume the consumer with the pause API"
-            ),
-        ),
-        Field("priority_groups", (2, 11, 0), nack="priorityGroups"),
-        Field(
-            "priority_policy",
-            (2, 11, 0),
-            nack="priorityPolicy",
-            enum_since={"overflow": (2, 11, 0), "pinned_client": (2, 11, 0), "prioritized": (2, 12, 0)},
-        ),
-        Field("priority_timeout", (2, 11, 0), unit=Unit.DURATION, nack="pinnedTtl"),
-    ),
-)
-"""ConsumerConfig's fields. ``default`` here is what the server stores for an acking pull consumer that
-leaves the field out (push and ack-none consumers differ: :func:`jsops.linter.semantics.effective.effective_consumer`)."""
-
-KEY_VALUE = Record(
-    "KeyValue",
-    (
-        Field("bucket", _BASE, nack="bucket"),
-        Field("description", (2, 3, 3), nack="description"),
-        Field("max_value_size", _BASE, unit=Unit.SIZE, nack="maxValueSize"),
-        Field("history", (2, 3, 0), nack="history"),
-        Field("ttl", _BASE, unit=Unit.DURATION, nack="ttl"),
-        Field("max_bytes", _BASE, unit=Unit.SIZE, nack="maxBytes"),
-        Field("storage", _BASE, nack="storage"),
-        Field("replicas", _BASE, nack="replicas"),
-        Field("placement", _BASE, nack="placement", record="Placement"),
-        Field("republish", (2, 8, 3), nack="republish", record="KeyValueRepublish"),
-        Field("mirror", _BASE, nack="mirror", record="StreamSource"),
-        Field("sources", _BASE, nack="sources", record="StreamSource", many=True),
-        Field("compression", (2, 10, 0), nack="compression"),
-        Field("metadata", (2, 10, 0)),  # not in NACK's KeyValue CRD or type (nats-io/nack v0.19-v0.22)
-        Field("limit_marker_ttl", (2, 11, 0), unit=Unit.DURATION, nack="limitMarkerTtl"),
-        Field("direct", (2, 9, 0)),
-        Field("allow_msg_ttl", (2, 11, 0)),
-    ),
-)
-OBJECT_STORE = Record(
-    "ObjectStore",
-    (
-        Field("bucket", _BASE, nack="bucket"),
-        Field("description", (2, 3, 3), nack="description"),
-        Field("ttl", _BASE, unit=Unit.DURATION, nack="ttl"),
-        Field("max_bytes", _BASE, unit=Unit.SIZE, nack="maxBytes"),
-        Field("storage", _BASE, nack="storage"),
-        Field("replicas", _BASE, nack="replicas"),
-        Field("placement", _BASE, nack="placement", record="Placement"),
-        Field("compression", (2, 10, 0), nack="compression"),
-        Field("metadata", (2, 10, 0), nack="metadata"),
-    ),
-)
-
-RECORDS: Mapping[str, Record] = MappingProxyType(
-    {
-        r.name: r
-        for r in (
-            STREAM,
-            CONSUMER,
-            KEY_VALUE,
-            OBJECT_STORE,
-            STREAM_SOURCE,
-            PLACEMENT,
-            REPUBLISH,
-            KEY_VALUE_REPUBLISH,
-            SUBJECT_TRANSFORM,
-            EXTERNAL,
-            STREAM_CONSUMER_SOURCE,
-            STREAM_CONSUMER_LIMITS,
-        )
-    }
-)
-"""Every record by catalog name: the kinds (Stream, Consumer, KeyValue, ObjectStore) and the nested records."""
 
 
 def record(name: str) -> Record:
@@ -684,6 +121,12 @@ def server_defaults(kind: str) -> Mapping[str, Any]:
 def field_since(kind: str) -> dict[str, Version]:
     """Field name -> the first release whose server decodes the field, for record ``kind``."""
     return {f.name: f.since for f in RECORDS[kind].fields}
+
+
+def field_removed(kind: str) -> dict[str, Version]:
+    """Field name -> the first release that no longer decodes the field (a field the server dropped), for
+    record ``kind``; fields every release since their own decodes are left out."""
+    return {f.name: f.removed for f in RECORDS[kind].fields if f.removed is not None}
 
 
 def enum_since() -> dict[tuple[str, str, str], Version]:

@@ -232,6 +232,7 @@ def effective_stream(
         storage=c.storage or _STREAM["storage"],
         num_replicas=c.num_replicas or _STREAM["num_replicas"],
         no_ack=bool(c.no_ack),
+        template_owner=c.template_owner or None,
         duplicate_window=_duplicate_window(c, target),
         placement=_placement(c),
         mirror=_source(c.mirror) if c.mirror is not None else None,

@@ -127,6 +127,7 @@ class EffectiveStream(NamedTuple):
     storage: Storage
     num_replicas: int
     no_ack: bool
+    template_owner: str | None  # the stream template that made the stream (releases before 2.14)
     duplicate_window: int
     placement: EffectivePlacement | None
     mirror: EffectiveSource | None

@@ -2,9 +2,10 @@
 
 * When each stream and consumer config field (and enum value) appeared (:data:`STREAM_FIELDS`,
   :data:`CONSUMER_FIELDS`, ...; server-rules.md §5: the first release tag whose
-  ``server/stream.go`` / ``consumer.go`` carries the field). A field newer than the target's
-  ``server_version`` is either rejected (strict JSON decoding, the default since 2.12: err_code
-  10025 ``invalid JSON: json: unknown field``) or silently dropped by older servers; an enum value
+  ``server/stream.go`` / ``consumer.go`` carries the field), and when a field the server dropped was
+  dropped (:data:`STREAM_FIELDS_REMOVED`: ``template_owner`` from 2.14). A field newer than the target's
+  ``server_version``, or dropped by it, is either rejected (strict JSON decoding, the default since 2.12:
+  err_code 10025 ``invalid JSON: json: unknown field``) or silently dropped by older servers; an enum value
   the server does not know fails to decode on every version (10025).
 * How each release validates: jsops's rules describe the newest release (:data:`NEWEST`). An older
   target (``target: {server_version: ...}``) differs in three ways, each kept here as data and
@@ -45,6 +46,9 @@ __all__ = [
     "STREAM_SOURCE_FIELDS",
     "PLACEMENT_FIELDS",
     "CONSUMER_FIELDS",
+    "STREAM_FIELDS_REMOVED",
+    "CONSUMER_FIELDS_REMOVED",
+    "field_decoded",
     "ENUM_VALUES",
     "STRICT_JSON_DEFAULT",
     "PEDANTIC_SINCE",
@@ -133,6 +137,9 @@ CONSUMER_ACTIONS = ("", "create", "update")
 # Fields of a stream's placement (2.10 drops "preferred", measured on 2.10.26).
 PLACEMENT_FIELDS: dict[str, Version] = catalog.field_since("Placement")
 CONSUMER_FIELDS: dict[str, Version] = catalog.field_since("Consumer")
+# Fields a release dropped: field -> the first release that no longer decodes it (the catalog's last release).
+STREAM_FIELDS_REMOVED: dict[str, Version] = catalog.field_removed("Stream")
+CONSUMER_FIELDS_REMOVED: dict[str, Version] = catalog.field_removed("Consumer")
 # (kind, field, value) -> first release that decodes the value.
 ENUM_VALUES: dict[tuple[str, str, str], Version] = catalog.enum_since()
 
@@ -291,14 +298,16 @@ def advice_message(message: str, code: int | None, since: Version, release: Vers
     return f"nats-server {format_version(release)} accepts this; {format_version(since)}+ {refused}: {message}"
 
 
-def _known(table: dict[str, Version], field: str, release: Version) -> bool:
-    since = table.get(field)
-    return since is None or since <= release
+def field_decoded(record: str, field: str, release: Version) -> bool:
+    """Whether ``release``'s server decodes ``field`` of the catalog record ``record`` (from its first
+    release, before its last; a field the catalog does not know: True, the loader judges it)."""
+    rec = catalog.RECORDS[record]
+    return field not in rec or rec[field].decoded_by(release)
 
 
-def _strip(model: Any, table: dict[str, Version], release: Version) -> Any:
+def _strip(model: Any, record: str, release: Version) -> Any:
     """The model without the fields ``release`` does not know (the same object if none)."""
-    drop = {f for f in model.model_fields_set if not _known(table, f, release)}
+    drop = {f for f in model.model_fields_set if not field_decoded(record, f, release)}
     if not drop:
         return model
     keep = model.model_fields_set - drop
@@ -308,20 +317,20 @@ def _strip(model: Any, table: dict[str, Version], release: Version) -> Any:
 def _strip_resource(resource: Resource, release: Version) -> Resource:
     cfg: Any = resource.config
     if resource.kind == "Consumer":
-        new = _strip(cfg, CONSUMER_FIELDS, release)
+        new = _strip(cfg, "Consumer", release)
     else:
-        new = _strip(cfg, STREAM_FIELDS, release)
+        new = _strip(cfg, "Stream", release)
         updates: dict[str, Any] = {}
         if "placement" in new.model_fields_set and new.placement is not None:
-            placement = _strip(new.placement, PLACEMENT_FIELDS, release)
+            placement = _strip(new.placement, "Placement", release)
             if placement is not new.placement:
                 updates["placement"] = placement
         if "mirror" in new.model_fields_set and new.mirror is not None:
-            mirror = _strip(new.mirror, STREAM_SOURCE_FIELDS, release)
+            mirror = _strip(new.mirror, "StreamSource", release)
             if mirror is not new.mirror:
                 updates["mirror"] = mirror
         if "sources" in new.model_fields_set and new.sources:
-            sources = [_strip(s, STREAM_SOURCE_FIELDS, release) if s is not None else s for s in new.sources]
+            sources = [_strip(s, "StreamSource", release) if s is not None else s for s in new.sources]
             if any(a is not b for a, b in zip(sources, new.sources)):
                 updates["sources"] = type(new.sources)(sources) if isinstance(new.sources, tuple) else sources
         if updates:

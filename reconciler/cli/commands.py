@@ -187,6 +187,7 @@ def _saved(args: argparse.Namespace, plans_run: Run) -> str:
     from ..plan import source_path
     from ..render_json import render_saved
     from ..saved import manifest_digest
+    from ..stale import live_digests
 
     estate = plans_run.estate
     assert estate is not None  # make_plans loaded the manifests
@@ -195,6 +196,8 @@ def _saved(args: argparse.Namespace, plans_run: Run) -> str:
         "env": args.env,
         "manifests": manifest_digest(estate.files, estate.rendered),
         "files": len(set(estate.files)),
+        # each target's live objects as the plan read them: apply --plan names what changed since
+        "live": {t.plan.context: live_digests(t.live) for t in plans_run.items},
     }
     return str(render_saved(plans_run.plans, binding))
 

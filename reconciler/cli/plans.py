@@ -97,7 +97,7 @@ def view_options(args: argparse.Namespace, run: Run) -> dict[str, Any]:
 def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = None, config: Any = None) -> PlanOptions:
     """The safety options; with ``estate``, prune is scoped to the PATHs and ``contexts``, and with
     ``config`` to its estate identity (``estate:``)."""
-    from ..plan import PlanOptions, prune_scope, repo_identity
+    from ..plan import PlanOptions, prune_scope, repo_identity, repo_root
 
     opt = PlanOptions(
         prune=args.prune,
@@ -111,7 +111,8 @@ def plan_options(args: argparse.Namespace, contexts: Any = None, estate: Any = N
         mark = getattr(
             config, "estate", None
         )  # without one, objects record the repository, and --prune deletes only this one's
-        opt = replace(opt, estates=True, estate=mark, repo=repo_identity() if mark is None else None)
+        root = repo_root(args.paths or ())  # the manifests' repository, whatever the working directory
+        opt = replace(opt, estates=True, estate=mark, repo=repo_identity(root) if mark is None else None)
     if estate is None:
         return opt
     paths, stale = prune_scope(estate, args.paths or ["."])
@@ -334,11 +335,11 @@ def make_plans(args: argparse.Namespace, run: Run) -> None:
         run.explicit = _explicit(estate)
         run.estate = estate
         if getattr(args, "prune", False) and not config.estate:
-            from ..plan import repo_identity
+            from ..plan import repo_identity, repo_root
 
             print(
                 "jsops: note: no estate: in the jsops config; --prune considers only owned objects that record no estate "
-                f"and were applied from this repository ({repo_identity()}). "
+                f"and were applied from this repository ({repo_identity(repo_root(args.paths or ()))}). "
                 "Set one (estate: NAME) where several repositories share a server.",
                 file=sys.stderr,
             )
@@ -422,11 +423,13 @@ def _plan_route(
     from ..discover import read_limits
     from ..drift import hold, ignored_in_estate, merged, quarantined_fields
     from ..interestloss import measure_filter_loss
-    from ..plan import build_plan, desired_from_estate
+    from ..limits import monitor_json
+    from ..plan import build_plan, desired_from_estate, server_storage
     from ..plan.closure import close
     from ..preflight import preflight
 
-    limits = read_limits(client, route.target, config.target)
+    varz = monitor_json(route.target, "varz") if route.target.monitor else None
+    limits = read_limits(client, route.target, config.target, varz)
     owned = merged(
         ignored_in_estate(estate, route.contexts), quarantined_fields(client, live)
     )  # as the controller holds them
@@ -438,7 +441,9 @@ def _plan_route(
     opt = replace(plan_options(args, route.contexts, estate, config), server_version=limits.server_version)
     plan = build_plan(desired, live, opt, target=route.target.display())
     _live_gate(args, estate, config, limits, route, plan)
-    plan = close(preflight(client, plan, live), live)  # the server's refusals, predicted, and what they keep
+    # a standalone server's own storage (/varz) too: a clustered one places the stream on other peers (JS317)
+    storage = server_storage(varz) if varz is not None and limits.clustered is False else None
+    plan = close(preflight(client, plan, live, storage), live)  # the server's refusals, predicted, and what they keep
     return replace(plan, context=route.name, contexts=tuple(route.contexts))
 
 
@@ -496,7 +501,7 @@ def _saved_estate(args: argparse.Namespace, name: str, binding: dict[str, Any]) 
         raise _refuse(f"{name} was made from {' '.join(recorded)}, not {' '.join(given)}")
     if args.env is not None and args.env != binding.get("env"):
         raise _refuse(f"{name} was made with --env {binding.get('env')}, not --env {args.env}")
-    root = repo_root()
+    root = repo_root(args.paths or ())
     args.paths = args.paths or [p if os.path.isabs(p) else os.path.join(root, p) for p in recorded]
     args.env = binding.get("env")
     config = config_from_args(args)
@@ -516,8 +521,10 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
     flags given to apply (apply itself decides nothing)."""
     from ..client import JsClient, resolve_context, target_from_args
     from ..live import read_live
+    from ..render_text import stale_lines
     from ..route import Route
     from ..saved import recheck, rederive, rederived
+    from ..stale import live_changes
 
     name = args.plan_file
     saved = _read_saved(name)
@@ -541,8 +548,15 @@ def saved_plans(args: argparse.Namespace, run: Run) -> None:
         run.clients.append(client)
         live = read_live(client)
         if live.fingerprint() != plan.fingerprint:
+            recorded = (saved.binding.get("live") or {}).get(plan.context)
+            changed = live_changes(recorded if isinstance(recorded, dict) else None, live, plan)
             raise Exit(
-                f"jsops: error: the live state of {target.display()} changed since the plan was made (fingerprint mismatch); run plan again",
+                "\n".join(
+                    [
+                        f"jsops: error: the live state of {target.display()} changed since the plan was made; run plan again",
+                        *stale_lines(changed),
+                    ]
+                ),
                 ExitCode.ERROR,
             )
         run.items.append(

@@ -360,12 +360,14 @@ MONITOR_SHAPES: dict[str, dict[str, Any]] = {
         "server_name": str,
         "tags": list[str],
         "jetstream": {
+            "config": {"max_memory": int, "max_storage": int},
+            "stats": {"reserved_memory": int, "reserved_storage": int},
             "limits": {
                 "max_ack_pending": int,
                 "max_request_batch": int,
                 "max_duplicate_window": int,
                 "max_ha_assets": int,
-            }
+            },
         },
     },
     "jsz": {"meta_cluster": {"name": str, "cluster_size": int}},

@@ -34,7 +34,15 @@ from .losses import config_digest
 from .model import ACTIONS, Choice, Intent, PlanError, PlanItem, PlanOptions
 from .ordering import deps, levels, stream_order
 from .planset import Draft, Plan, PlanSet, seal, seal_intact
-from .predict import AccountUsage, Prediction, account_usage, predict, predicted_refusals
+from .predict import (
+    AccountUsage,
+    Prediction,
+    ServerStorage,
+    account_usage,
+    predict,
+    predicted_refusals,
+    server_storage,
+)
 from .scope import in_scope, prune_scope, repo_identity, repo_root, source_path
 
 __all__ = [
@@ -64,6 +72,8 @@ __all__ = [
     "PlanSet",
     "Prediction",
     "account_usage",
+    "ServerStorage",
+    "server_storage",
     "annotation_true",
     "authorize",
     "build_plan",

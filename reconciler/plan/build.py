@@ -13,6 +13,7 @@ takeover, a migration instead of a recreate, the consumers of a recreated stream
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from jsops.linter import EffectiveConsumer, EffectiveStream, Kind
 
@@ -39,6 +40,7 @@ from .desired import Desired, hold_start, stamp
 from .losses import estate_mark, interest_action, interest_update_loss, keep_intents, limit_loss, need, resume_action
 from .migration import abandoned, busy_streams, migration_action, wants_migration
 from .model import Choice, Intent, PlanOptions
+from .moved import looks_moved, moved_create, moved_delete, moved_from, moved_note, same_filters
 from .ordering import stream_order
 from .ownership import bookkeeping, owned_action, protect
 from .planset import Draft, Plan
@@ -206,10 +208,7 @@ def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: Effe
     stream_cfg = live.streams[d.stream].config if d.stream in live.streams else None
     intents = recreate_intents(stream_cfg) if stream_cfg is not None else {}
     if cur is None:
-        intent = intents.get(d.name)
-        if intent is not None and opt.keep_position:
-            return Choice(resume_action(d, config, intent))
-        return Choice(Intent(ActionKind.CREATE, Kind.CONSUMER, d.name, d.stream, [], None, config))
+        return _new_consumer(run, d, config, intents.get(d.name))
     changes = pause_changes(diff_configs("Consumer", cur.config, d.config) + bookkeeping(cur.config, d, opt), live)
     wanted = config
     if RESUME in cur.config.metadata:
@@ -240,6 +239,21 @@ def _kept_consumer(run: _Run, d: Desired, cur: LiveConsumer | None, config: Effe
     elif act.intent.action in (ActionKind.UPDATE, ActionKind.ADOPT):
         act = act.map(lambda i: interest_update_loss(i, live, d.consumer_config))
     return act.map(pause_action)
+
+
+def _new_consumer(run: _Run, d: Desired, config: EffectiveConsumer, recorded: dict[str, Any] | None) -> Choice:
+    """A consumer's create: resuming an interrupted recreate (its ``recorded`` intent), a rename (created at
+    the old name's position), or a plain create (noted when it looks like a rename)."""
+    live, opt = run.live, run.opt
+    if recorded is not None and opt.keep_position:
+        return Choice(resume_action(d, config, recorded))
+    declared = [(c.stream, c.name) for c in run.consumers]
+    old = moved_from(d, live, declared)
+    if old is not None:
+        return Choice(moved_create(d, config, old, opt.keep_position))
+    looks = looks_moved(d, config, live, declared)
+    note = moved_note(looks) if looks is not None else None
+    return Choice(Intent(ActionKind.CREATE, Kind.CONSUMER, d.name, d.stream, [], note, config))
 
 
 def _recreate_consumer(run: _Run, act: Intent, cur: LiveConsumer) -> Intent:
@@ -286,8 +300,15 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
         listed.add(name)
         why = _protect_delete(s.config, opt)
         stream_deletes.append(Choice(act).refuse(why) if why is not None else Choice(act))
+    declared = [(d.stream, d.name) for d in run.consumers]
+    renamed = {  # consumers renamed (jsops.io/renamed-from), created now or in an earlier apply
+        (d.stream or "", d.renamed_from or ""): d for d in run.consumers if moved_from(d, live, declared) is not None
+    }
     for key in sorted(live.consumers):
         c = live.consumers[key]
+        if key in renamed and key[0] not in busy:
+            run.choices.append(_moved_delete(run, c, renamed[key].name, renamed[key].consumer_config))
+            continue
         if key in wanted_consumers or key[0] in busy or not _left(opt, c.config):
             continue
         gone = Intent(ActionKind.DELETE, Kind.CONSUMER, key[1], key[0], [], "the consumer and its position are deleted")
@@ -304,6 +325,20 @@ def _prune(run: _Run, wanted_streams: set[str], wanted_consumers: set[tuple[str 
             choice = replace(choice, recreated_with=key[0], kept=choice)
         run.choices.append(choice)
     run.choices.extend(stream_deletes)
+
+
+def _moved_delete(run: _Run, old: LiveConsumer, new: str, config: EffectiveConsumer) -> Choice:
+    """The delete that ends a consumer rename: no prune needed. On an interest stream apply deletes a consumer
+    holding unacknowledged messages only with the data-loss grant (its check right before the delete cannot
+    tell that the new consumer holds them): the plan says so, and whether a message would really be lost."""
+    why = _protect_delete(old.config, run.opt)
+    gone = moved_delete(old, new)
+    if why is not None:
+        return Choice(gone).refuse(why)
+    gone = interest_action(gone, run.live, old)
+    if gone.data_loss and same_filters(old.config, config):
+        gone = gone.noted(f"{new} reads the same subjects from {old.name}'s position: it holds their interest")
+    return Choice(gone)
 
 
 def _protect_delete(config: Config, opt: PlanOptions) -> Refusal | None:

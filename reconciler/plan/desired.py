@@ -42,7 +42,8 @@ class Desired:
     file: str = ""  # the manifest's path as recorded in metadata (see source_path)
     context: str = "default"  # the manifest's metadata.context
     prevent_update: bool = False  # NACK's preventUpdate (jsops.io/prevent-update): created, never changed
-    renamed_from: str | None = None  # a stream's jsops.io/renamed-from annotation (jsops.reconciler.plan.migration)
+    # jsops.io/renamed-from: a stream's (jsops.reconciler.plan.migration), a consumer's (jsops.reconciler.plan.moved)
+    renamed_from: str | None = None
 
     @property
     def key(self) -> tuple[str, str | None, str]:
@@ -80,12 +81,13 @@ def desired_from_estate(
     With ``contexts``: exactly the objects whose ``metadata.context`` is one of them (objects
     without one are ``default``). Without it: those of ``context`` plus every ``default`` object.
     ``target`` gives the limits the server fills defaults from (see ``jsops.reconciler.limits``).
-    Manifest paths are recorded in :func:`source_path` form (relative to ``root``, default the
-    repository root)."""
+    Manifest paths are recorded in :func:`source_path` form (relative to ``root``, default the root of
+    the repository holding the manifests, whatever the working directory)."""
     wanted = set(contexts) if contexts is not None else {context, "default"}
     res = [r for r in estate.resources if r.context in wanted]
-    base = root or repo_root()
-    paths = {f: source_path(f, base) for f in {r.file for r in res if r.file}}
+    files = sorted({r.file for r in res if r.file})
+    base = root or repo_root(files)
+    paths = {f: source_path(f, base) for f in files}
     origins = {r.name: r.config for r in res if is_stream(r)}
     out: list[Desired] = []
     eff: dict[str, EffectiveStream] = {}
@@ -116,6 +118,7 @@ def desired_from_estate(
                     paths.get(r.file, ""),
                     r.context,
                     annotation_true(r.annotations, PREVENT_UPDATE),
+                    (r.annotations or {}).get(RENAMED_FROM) or None,
                 )
             )
     return out

@@ -21,7 +21,10 @@ each against the estate as it is when the action runs (every code checked on nat
 (unmanaged, outside the PATHs, owned by another estate, or deleted later in the plan: deletes run last);
 10099/10100 for a consumer put against the consumers on its workqueue stream then (consumer deletes run
 after consumer puts); 10026 for a consumer create; 10027 and 10028/10047 for a stream create, against the
-account's usage (``$JS.API.INFO``).
+account's usage (``$JS.API.INFO``) and, for a standalone server whose monitoring port is read (``--monitor``),
+against the server's own JetStream storage (``/varz``: ``max_memory``/``max_storage`` and what every account
+reserves of them; a stream create that does not fit is refused with 10028/10047, measured on 2.10.26, 2.11.11,
+2.12.8, 2.14.6, 2.15.1).
 
 Replicas and placement (10074 on a standalone server, 10005 when a cluster cannot place them) are
 judged by the lint gate's rules (JS315, JS317) with the live server's facts (``jsops.reconciler.lintgate``).
@@ -33,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsops.linter import EffectiveConsumer, EffectiveStream, SubjectIndex
+from jsops.linter import EffectiveConsumer, EffectiveStream, SubjectIndex, format_size
 from jsops.linter.semantics import refusals
 
 from ..errors import ErrCode
@@ -45,7 +48,15 @@ from .model import PlanItem
 from .ordering import deps, levels
 from .planset import Plan
 
-__all__ = ["AccountUsage", "Prediction", "account_usage", "predict", "predicted_refusals"]
+__all__ = [
+    "AccountUsage",
+    "ServerStorage",
+    "Prediction",
+    "account_usage",
+    "server_storage",
+    "predict",
+    "predicted_refusals",
+]
 
 
 _PUTS = (ActionKind.CREATE, ActionKind.UPDATE, ActionKind.RECREATE, ActionKind.ADOPT)
@@ -94,6 +105,41 @@ def account_usage(info: Mapping[str, Any]) -> AccountUsage | None:
         flat["max_consumers"] or None,
         flat["max_memory"],
         flat["max_storage"],
+    )
+
+
+@dataclass(frozen=True)
+class ServerStorage:
+    """A standalone server's JetStream storage (``/varz``): its ``max_memory`` and ``max_storage`` (the
+    ``jetstream { max_mem_store, max_file_store }`` it runs with; None: unknown or unlimited) and what every
+    account's streams reserve of them (None: not known, as 2.10's underflowed reservation; then counted from
+    the live streams, as for the account)."""
+
+    max_memory: int | None = None
+    max_storage: int | None = None
+    reserved_memory: int | None = None
+    reserved_storage: int | None = None
+
+
+def server_storage(varz: Mapping[str, Any]) -> ServerStorage | None:
+    """The JetStream storage of a ``/varz`` answer (``jetstream.config`` and ``jetstream.stats``); None when
+    the answer has none (JetStream off, or an answer without them)."""
+    js = varz.get("jetstream")
+    config = js.get("config") if isinstance(js, Mapping) else None
+    if not isinstance(config, Mapping):
+        return None
+    stats = js.get("stats") if isinstance(js, Mapping) else None
+    stats = stats if isinstance(stats, Mapping) else {}
+
+    def number(source: Mapping[str, Any], key: str) -> int | None:
+        v = source.get(key)
+        return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**62 else None
+
+    return ServerStorage(
+        number(config, "max_memory") or None,
+        number(config, "max_storage") or None,
+        number(stats, "reserved_memory"),
+        number(stats, "reserved_storage"),
     )
 
 
@@ -169,12 +215,14 @@ class _Sim:
 
     live: LiveState
     account: AccountUsage | None
+    server: ServerStorage | None = None
     streams: dict[str, EffectiveStream] = field(default_factory=dict)
     subjects: _Subjects = field(default_factory=_Subjects)  # the streams' subjects, indexed
     consumers: dict[str, dict[str, EffectiveConsumer]] = field(default_factory=dict)  # stream -> name -> config
     out: dict[int, Prediction] = field(default_factory=dict)
     stream_count: int = 0
     reserved: dict[str, int] = field(default_factory=dict)  # storage -> bytes reserved
+    server_reserved: dict[str, int] = field(default_factory=dict)  # storage -> bytes every account reserves
     refused: dict[str, str] = field(default_factory=dict)  # stream put refused or blocked -> the label to name
 
     def __post_init__(self) -> None:
@@ -189,6 +237,16 @@ class _Sim:
             counted["memory" if st.config.storage == "memory" else "file"] += refusals.reserved_by(st.config)
         known = {"memory": acc.reserved_memory if acc else None, "file": acc.reserved_storage if acc else None}
         self.reserved = {k: v if v is not None else counted[k] for k, v in known.items()}
+        srv = self.server
+        if srv is not None:
+            on_server = {"memory": srv.reserved_memory, "file": srv.reserved_storage}
+            self.server_reserved = {k: v if v is not None else counted[k] for k, v in on_server.items()}
+
+    def reserve(self, storage: str, n: int) -> None:
+        """Account for ``n`` more bytes of ``storage`` reserved (fewer when negative), on the account and the server."""
+        self.reserved[storage] += n
+        if storage in self.server_reserved:
+            self.server_reserved[storage] += n
 
     def put_stream(self, name: str, config: EffectiveStream) -> None:
         self.streams[name] = config
@@ -248,7 +306,7 @@ def _stream_config(a: PlanItem) -> EffectiveStream:
 def _stream_limits(sim: _Sim, cfg: EffectiveStream) -> Prediction | None:
     acc = sim.account
     if acc is None:
-        return None
+        return _server_storage(sim, cfg)
     storage = "memory" if cfg.storage == "memory" else "file"
     limit = acc.max_memory if storage == "memory" else acc.max_storage
     code = refusals.stream_create_refusal(cfg, sim.stream_count, acc.max_streams, sim.reserved[storage], limit)
@@ -260,18 +318,45 @@ def _stream_limits(sim: _Sim, cfg: EffectiveStream) -> Prediction | None:
             f"the account reserves {sim.reserved[storage]} of its {limit} bytes of {what}; this stream needs {refusals.requested(cfg)} more (max_bytes x replicas)",
             code,
         )
-    return None
+    return _server_storage(sim, cfg)
 
 
-def _commit_stream(sim: _Sim, a: PlanItem) -> None:
+def _server_storage(sim: _Sim, cfg: EffectiveStream) -> Prediction | None:
+    """10028/10047 when the stream does not fit the standalone server's own JetStream storage."""
+    srv = sim.server
+    if srv is None:
+        return None
+    memory = cfg.storage == "memory"
+    storage, limit = ("memory", srv.max_memory) if memory else ("file", srv.max_storage)
+    reserved = sim.server_reserved[storage]
+    code = refusals.stream_create_refusal(cfg, 0, None, reserved, limit)
+    if code is None or limit is None:
+        return None
+    what = "memory (max_mem_store)" if memory else "file storage (max_file_store)"
+    held = f"{format_size(reserved)} of it reserved" if reserved > 0 else "none of it reserved"
+    return Prediction(
+        f"the server's JetStream {what} is {format_size(limit)}, {held}; "
+        f"this stream needs {format_size(refusals.requested(cfg))} (max_bytes x replicas)",
+        code,
+    )
+
+
+def _take_resources(sim: _Sim, a: PlanItem) -> None:
+    """What a stream put the server accepts takes of the account and the server at once (a stream count, its
+    reservation), so that the next put, of the same level too, is judged beside it: apply sends a level's puts
+    together, and the one the server would refuse is not sent."""
     cfg = _stream_config(a)
     if a.action == ActionKind.CREATE:
         sim.stream_count += 1
     if a.action == ActionKind.RECREATE and a.name in sim.streams:  # deleted first: its reservation is released
         old = sim.streams[a.name]
-        sim.reserved["memory" if old.storage == "memory" else "file"] -= refusals.reserved_by(old)
+        sim.reserve("memory" if old.storage == "memory" else "file", -refusals.reserved_by(old))
     if a.action in (ActionKind.CREATE, ActionKind.RECREATE):
-        sim.reserved["memory" if cfg.storage == "memory" else "file"] += refusals.reserved_by(cfg)
+        sim.reserve("memory" if cfg.storage == "memory" else "file", refusals.reserved_by(cfg))
+
+
+def _commit_stream(sim: _Sim, a: PlanItem) -> None:
+    cfg = _stream_config(a)
     if a.action == ActionKind.RECREATE:
         sim.consumers.pop(a.name, None)
     sim.put_stream(a.name, cfg)
@@ -314,9 +399,12 @@ def _consumer_put(sim: _Sim, a: PlanItem, batch: dict[str, list[PlanItem]]) -> P
     )
 
 
-def predict(plan: Plan, live: LiveState, account: AccountUsage | None = None) -> dict[int, Prediction]:
-    """Per action index, why it will not succeed, walking the plan in apply's order."""
-    sim = _Sim(live, account)
+def predict(
+    plan: Plan, live: LiveState, account: AccountUsage | None = None, server: ServerStorage | None = None
+) -> dict[int, Prediction]:
+    """Per action index, why it will not succeed, walking the plan in apply's order (``server``: a standalone
+    server's own storage, when its monitoring port was read)."""
+    sim = _Sim(live, account, server)
     acts = plan.actions
     puts = [i for i, a in enumerate(acts) if a.kind == "Stream" and a.action in _PUTS]
     deleting = {a.name for a in acts if a.kind == "Stream" and a.action == ActionKind.DELETE}
@@ -329,6 +417,8 @@ def predict(plan: Plan, live: LiveState, account: AccountUsage | None = None) ->
             if p is not None:
                 sim.out[i] = p
                 sim.refused[n] = p.blocker or acts[i].label
+            else:
+                _take_resources(sim, acts[i])
         for n in level:
             if by_name[n] not in sim.out:
                 _commit_stream(sim, acts[by_name[n]])
@@ -384,12 +474,14 @@ def _dependents(sim: _Sim, acts: Sequence[PlanItem]) -> None:
                 break
 
 
-def predicted_refusals(plan: Plan, live: LiveState, account: AccountUsage | None = None) -> dict[int, Blocked]:
+def predicted_refusals(
+    plan: Plan, live: LiveState, account: AccountUsage | None = None, server: ServerStorage | None = None
+) -> dict[int, Blocked]:
     """The verdicts of :func:`predict`, by action index: what the server would refuse (with its
     ``err_code``) and what depends on it (:func:`~jsops.reconciler.plan.decide.decide` applies them;
     an action blocked already keeps its reason)."""
     out: dict[int, Blocked] = {}
-    for i, p in predict(plan, live, account).items():
+    for i, p in predict(plan, live, account, server).items():
         if p.err_code is not None:
             said = f"the server would refuse it: {p.reason} (err_code {p.err_code}); nothing is sent for it"
             out[i] = Blocked(Refusal(Blocker.SERVER_REFUSAL, said), p.err_code)

@@ -1,8 +1,8 @@
 """Where a manifest is recorded as coming from, and whether a recorded path lies in a scope.
 
-Owned objects record their manifest's path (:func:`source_path` form: relative to the repository
-root with ``/`` separators, else absolute); ``--prune`` with PATHs deletes only objects recorded
-under them (:func:`in_scope`).
+Owned objects record their manifest's path (:func:`source_path` form: relative to the root of the
+repository holding the manifests, whatever the working directory, with ``/`` separators, else absolute);
+``--prune`` with PATHs deletes only objects recorded under them (:func:`in_scope`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,16 @@ from jsops.linter import git_root
 __all__ = ["in_scope", "prune_scope", "repo_identity", "repo_root", "source_path"]
 
 
-def repo_root() -> str:
-    """The repository root (the nearest directory from cwd upward holding ``.git``), else cwd."""
+def repo_root(anchors: Iterable[str] = ()) -> str:
+    """The root of the repository the manifests are in: the nearest directory holding ``.git`` upward from
+    the first of ``anchors`` (manifest files or PATHs, in order) that lies in a repository, else from cwd;
+    else cwd. So a plan run from a parent workspace records and compares the paths a run inside the
+    repository does."""
+    for anchor in anchors:
+        full = os.path.abspath(anchor)
+        found = git_root(full if os.path.isdir(full) else os.path.dirname(full), os.path.exists)
+        if found is not None:
+            return found
     here = os.path.abspath(os.getcwd())
     found = git_root(here, os.path.exists)
     return here if found is None else found
@@ -92,9 +100,10 @@ def _normal_url(url: str) -> str:
 
 
 def source_path(path: str, root: str | None = None) -> str:
-    """How a manifest path (or a PATH argument) is recorded and compared: relative to the
-    repository root with ``/`` separators when it lies under it, else absolute."""
-    base = root or repo_root()
+    """How a manifest path (or a PATH argument) is recorded and compared: relative to ``root`` (default: the
+    root of the repository holding the path, :func:`repo_root`) with ``/`` separators when it lies under it,
+    else absolute."""
+    base = root or repo_root((path,))
     full = os.path.normpath(os.path.join(os.getcwd(), path))
     rel = os.path.relpath(full, base)
     if rel == "." or not rel.startswith(".."):
@@ -130,8 +139,10 @@ def prune_scope(estate: Any, paths: Iterable[str]) -> tuple[tuple[str, ...], Cal
     """The prune scope ``jsops apply`` and the controller share: the PATHs in :func:`source_path`
     form, and a test of whether a recorded manifest path is stale (its file was loaded this run
     under another name, or is gone), so that a moved manifest updates the record."""
-    root = repo_root()
-    loaded = {source_path(f, root) for f in {*estate.files, *(r.file for r in estate.resources)} if f}
+    paths = list(paths)
+    files = sorted({f for f in {*estate.files, *(r.file for r in estate.resources)} if f})
+    root = repo_root([*files, *paths])
+    loaded = {source_path(f, root) for f in files}
 
     def stale(recorded: str) -> bool:
         path = recorded if os.path.isabs(recorded) else os.path.join(root, recorded)

@@ -7,9 +7,11 @@ from typing import Any
 
 from jsops.linter.api import (
     CONSUMER_FIELDS,
+    CONSUMER_FIELDS_REMOVED,
     ENUM_VALUES,
     PLACEMENT_FIELDS,
     STREAM_FIELDS,
+    STREAM_FIELDS_REMOVED,
     STREAM_SOURCE_FIELDS,
     STRICT_JSON_DEFAULT,
     ErrCode,
@@ -39,7 +41,9 @@ class TargetFieldNewerThanServer(Rule):
     ## What it does
     When the target gives `server_version`, compares every field the manifest sets (and the
     fields of `mirror` and `sources` entries, and enum values such as `ack_policy: flow_control`)
-    with the release that introduced it (`linter/semantics/releases.py`, from server-rules.md §5).
+    with the release that introduced it (`linter/semantics/releases.py`, from server-rules.md §5),
+    and a field the server dropped (`template_owner`, gone from 2.14) with the first release that
+    no longer decodes it.
 
     ## Why is this bad?
     From 2.12 nats-server decodes API requests strictly and refuses an unknown field (err_code
@@ -78,6 +82,7 @@ class TargetFieldNewerThanServer(Rule):
     sees_dropped_fields = True  # the other rules judge the object without the dropped fields
 
     def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+        yield from self._removed_fields(resource, ctx.release)  # the newest release's answer without a target
         version = parse_version(ctx.target.server_version)
         if version is None:
             return
@@ -129,6 +134,30 @@ class TargetFieldNewerThanServer(Rule):
                             version,
                             strict=version >= STRICT_JSON_DEFAULT,
                         )
+
+    def _removed_fields(self, resource: Resource, release: Version) -> Iterator[Violation]:
+        """The fields set that ``release`` no longer decodes (a field the server dropped)."""
+        removed_in = STREAM_FIELDS_REMOVED if resource.kind == "Stream" else CONSUMER_FIELDS_REMOVED
+        for field in sorted(resource.config.model_fields_set & removed_in.keys()):
+            removed = removed_in[field]
+            if removed <= release and _set(getattr(resource.config, field)):
+                yield self._removed(resource, (field,), removed, release, strict=release >= STRICT_JSON_DEFAULT)
+
+    def _removed(
+        self, resource: Resource, path: FieldPath, removed: Version, version: Version, *, strict: bool
+    ) -> Violation:
+        what, target = ".".join(str(p) for p in path), format_version(version)
+        known = f"field {what} was removed in nats-server {format_version(removed)}; the target runs {target}"
+        msg = f"{known}, which rejects it as invalid JSON" if strict else f"{known}, which silently drops it"
+        return Violation(
+            resource,
+            path,
+            msg,
+            server_error_code=ErrCode.INVALID_JSON if strict else None,
+            fix=FixSuggestion.unsafe(f"remove {what}"),
+            key=True,
+            severity=None if strict else Severity.WARNING,
+        )
 
     def _violation(
         self, resource: Resource, path: FieldPath, what: str, since: Version, version: Version, *, strict: bool

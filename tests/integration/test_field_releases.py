@@ -1,8 +1,10 @@
 """Every field's release claim, measured on the binaries (issue 35 item 3).
 
 The field catalog dates each stream and consumer config field (and the fields of the records nested in
-them) with the first release whose server decodes it (``Field.since``). For each of the five supported
-releases this sends every field to a real server and reads whether the server decodes it:
+them) with the first release whose server decodes it (``Field.since``) and, for a field the server dropped,
+the first release that no longer decodes it (``Field.removed``: ``template_owner``, stream templates, gone
+from 2.14). For each of the five supported releases this sends every field to a real server and reads
+whether the server decodes it:
 
 - from 2.12 the server decodes strictly: a field it does not know is refused with 10025, so the field is
   sent with a value of its own type (the catalog's default, else the type's zero value) and the server
@@ -11,7 +13,9 @@ releases this sends every field to a real server and reads whether the server de
   type: a field the server knows fails to decode (10025), one it does not know is dropped.
 
 A nested record's field is sent inside the record, on the path the catalog gives (a source: one entry of
-``sources``). The claim holds when "known" equals ``release >= since`` for every field and release.
+``sources``). The claim holds when "known" equals ``since <= release < removed`` for every field and
+release (``Field.decoded_by``), and lint predicts exactly that: a field the target no longer decodes is
+refused with 10025 from 2.12 (JS311), one it decodes is not reported as unknown.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from jsops.linter.model import config as model
 from jsops.linter.semantics import catalog
 from jsops.linter.semantics.errcodes import ErrCode
 from jsops.linter.semantics.releases import STRICT_JSON_DEFAULT, SUPPORTED, parse_version
+from jsops.linter.testing import lint_text
 
 pytestmark = pytest.mark.integration
 
@@ -159,10 +164,15 @@ def test_each_field_is_decoded_from_the_release_the_catalog_dates_it(version: st
     assert release is not None
     with NatsServer(binary=binary) as server:
         known = asyncio.run(_known(server.url, strict=release >= STRICT_JSON_DEFAULT))
-    claimed = {(rec, name): release >= catalog.RECORDS[rec][name].since for rec, name in known}
+    claimed = {(rec, name): catalog.RECORDS[rec][name].decoded_by(release) for rec, name in known}
     wrong = sorted(key for key in known if known[key] != claimed[key])
     assert not wrong, [
-        (f"{rec}.{name}", "decoded" if known[rec, name] else "not decoded", catalog.RECORDS[rec][name].since)
+        (
+            f"{rec}.{name}",
+            "decoded" if known[rec, name] else "not decoded",
+            catalog.RECORDS[rec][name].since,
+            catalog.RECORDS[rec][name].removed,
+        )
         for rec, name in wrong
     ]
     # the probe can tell both answers apart on this release: some fields are older and, before the
@@ -170,3 +180,58 @@ def test_each_field_is_decoded_from_the_release_the_catalog_dates_it(version: st
     assert any(known.values())
     if release < (2, 14, 0):
         assert not all(known.values())
+
+
+REMOVED = sorted((rec, f.name) for rec in MODELS for f in catalog.RECORDS[rec].fields if f.removed is not None)
+
+
+def test_some_field_has_a_last_release() -> None:
+    assert ("Stream", "template_owner") in REMOVED
+
+
+async def _template_owner_answers(url: str) -> tuple[int | None, int | None, int | None]:
+    """The err_codes (None: accepted) of a create naming no template (``""``), of a create naming one, and of an
+    update naming one."""
+    nc = await nats.connect(url)
+    try:
+        codes: list[int | None] = []
+        for n, owner in enumerate(("", "TPL")):
+            config = {"name": f"T{n}", "subjects": [f"t{n}.>"], "storage": "memory", "template_owner": owner}
+            reply = await nc.request(f"$JS.API.STREAM.CREATE.T{n}", json.dumps(config).encode(), timeout=10)
+            codes.append((json.loads(reply.data).get("error") or {}).get("err_code"))
+        base = {"name": "U", "subjects": ["u.>"], "storage": "memory"}
+        made = json.loads((await nc.request("$JS.API.STREAM.CREATE.U", json.dumps(base).encode(), timeout=10)).data)
+        assert "error" not in made, made
+        update = {**base, "template_owner": "TPL"}
+        reply = await nc.request("$JS.API.STREAM.UPDATE.U", json.dumps(update).encode(), timeout=10)
+        codes.append((json.loads(reply.data).get("error") or {}).get("err_code"))
+    finally:
+        await nc.close()
+    return codes[0], codes[1], codes[2]
+
+
+@pytest.mark.parametrize("version", SUPPORTED)
+def test_template_owner_is_answered_as_lint_predicts(version: str) -> None:
+    """Measured: 2.10.26, 2.11.11, 2.12.8 decode ``template_owner`` (an empty one is accepted, one naming a
+    template is refused: 10049 on create, 10052 on update); 2.14.6 and 2.15.1 refuse the field itself
+    (10025). Lint predicts the code the release answers a create naming a template with: 10025 exactly where
+    the catalog's last release says so (JS311), 10049 where the release decodes the field (JS128)."""
+    binary = release_binary(version)
+    if binary is None:
+        pytest.skip(f"nats-server {version} was not fetched at install (.ci/fetch-nats-servers)")
+    release = parse_version(version)
+    assert release is not None
+    with NatsServer(binary=binary) as server:
+        empty, named, update = asyncio.run(_template_owner_answers(server.url))
+    decoded = catalog.STREAM["template_owner"].decoded_by(release)
+    if decoded:
+        assert (empty, named, update) == (None, ErrCode.STREAM_CREATE, ErrCode.STREAM_INVALID_CONFIG)
+    else:
+        assert (empty, named, update) == (ErrCode.INVALID_JSON,) * 3
+    text = (
+        "apiVersion: jsops/v1\nkind: Stream\nmetadata: {name: T}\n"
+        'spec: {subjects: ["t.>"], max_age: 1h, template_owner: TPL}\n'
+    )
+    findings = lint_text(text, target={"server_version": version})
+    predicted = sorted(f.server_error_code for f in findings if f.server_error_code is not None)
+    assert predicted == [named], [(f.rule, f.message) for f in findings]  # 10049 (JS128) or 10025 (JS311)

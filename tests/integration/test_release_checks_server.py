@@ -50,6 +50,9 @@ class ReleaseCase:
 
 
 CASES = [
+    # template_owner: decoded until 2.12 (a create naming a template: 10049, JS128), an unknown field from 2.14
+    # (10025, JS311)
+    ReleaseCase("template-owner", (S("A", template_owner="TPL"),), "A", (10049, 10049, 10049, 10025, 10025)),
     # filter_subjects that collide without a subset: 2.10, 2.11 compare with SubjectsCollide
     ReleaseCase(
         "filters-collide",

@@ -145,6 +145,7 @@ KV = {
 NOT_SET = {
     ("Stream", "name"): "identity, not a setting",
     ("Stream", "sealed"): "a sealed stream takes no consumers or messages: its own test elsewhere",
+    ("Stream", "template_owner"): "set only by the server, on a stream a stream template made (gone from 2.14)",
     ("Consumer", "name"): "identity, the durable_name here",
     ("Consumer", "direct"): "set only by the server for mirrors and sources",
     ("Consumer", "sourcing"): "set only by the server for sourcing consumers",

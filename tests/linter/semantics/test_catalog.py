@@ -20,6 +20,10 @@ from jsops.linter.semantics.catalog import ABSENT, Unit
 
 BEFORE = json.loads((Path(__file__).parent / "data" / "catalog_before.json").read_text())
 
+# Fields the catalog declared after the hand-kept tables were taken (each measured on the binaries:
+# tests/integration/test_field_releases.py).
+ADDED_SINCE_THE_SNAPSHOT = frozenset({("Stream", "template_owner")})
+
 MODELS: dict[str, type[Record]] = {
     "Stream": config.StreamConfig,
     "Consumer": config.ConsumerConfig,
@@ -131,7 +135,8 @@ def test_the_derived_release_tables_are_the_hand_kept_ones() -> None:
         "Placement": releases.PLACEMENT_FIELDS,
     }
     for kind, table in derived.items():
-        assert _json(table) == BEFORE["since"][kind], kind
+        kept = {name: v for name, v in table.items() if (kind, name) not in ADDED_SINCE_THE_SNAPSHOT}
+        assert _json(kept) == BEFORE["since"][kind], kind
     assert sorted(_json([[list(k), list(v)] for k, v in releases.ENUM_VALUES.items()])) == sorted(BEFORE["enum_since"])
 
 

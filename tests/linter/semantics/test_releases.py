@@ -19,6 +19,7 @@ from jsops.linter.semantics.releases import (
     advice_message,
     check_since,
     code_for,
+    field_decoded,
     parse_version,
     release_answer,
     release_view,
@@ -152,3 +153,32 @@ def test_workqueue_copy_is_advice_before_2_14_only():
     assert [f for f in _lint(docs, "2.14.6") if f.rule == "JS302"] == []
     filtered = docs[:1] + [S("M", sources=[{"name": "W", "filter_subject": "w.b"}])] + docs[2:]
     assert [f for f in _lint(filtered, "2.12.8") if f.rule == "JS302"] == []  # the copy's filter is disjoint
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        ("2.10.26", []),
+        ("2.11.11", []),
+        ("2.12.8", []),
+        ("2.14.6", [("JS311", "error", 10025)]),
+        ("2.15.1", [("JS311", "error", 10025)]),
+        (None, [("JS311", "error", 10025)]),  # no target: the newest release's answer
+    ],
+)
+def test_a_field_past_its_last_release_is_refused_and_known_before(version: str | None, expected: list[Any]):
+    """``template_owner`` is decoded up to 2.12 and an unknown field from 2.14 (the catalog's last release,
+    measured: tests/integration/test_field_releases.py); no release calls it unknown where it decodes it."""
+    docs = [S("A", subjects=["a.>"], template_owner="TPL")]
+    found = [f for f in _lint(docs, version) if f.server_error_code == 10025 or f.rule in ("JS005", "JS311")]
+    assert sorted((f.rule, f.severity.value, f.server_error_code) for f in found) == expected
+    if expected:
+        assert found[0].message.startswith("field template_owner was removed in nats-server 2.14.0; the target runs")
+    empty = [f for f in _lint([S("A", subjects=["a.>"], template_owner="")], version) if f.rule == "JS311"]
+    assert empty == []  # an empty one is left out of the request (omitempty)
+
+
+def test_field_decoded_reads_both_ends_of_the_catalog_range():
+    assert field_decoded("Stream", "template_owner", (2, 12, 8))
+    assert not field_decoded("Stream", "template_owner", (2, 14, 0))
+    assert not field_decoded("Stream", "allow_batched", (2, 12, 8)) and field_decoded("Stream", "allow_batched", NEWEST)
