@@ -56,6 +56,7 @@ class FindingJson(TypedDict):
     column: int
     object: ObjectRefJson | None
     server_error_code: int | None
+    server_answer: bool
     fix: FixJson | None
 
 
@@ -165,6 +166,12 @@ class Finding:
     # releases drop the value silently (an unknown field in a request body before strict decoding,
     # a request key a release does not read yet). None: every release makes it. Not rendered.
     since: tuple[int, int, int] | None = field(default=None, compare=False)
+    # The config field the check is about (the first key of the violation's path; "" for none): with the
+    # object's kind and the err_code, what places the check in the server's order (linter/semantics/answer_order.py).
+    about: str = field(default="", compare=False)
+    # The finding whose err_code the server answers for its object at the target release (it stops at its
+    # first failed check); the object's other rejections follow once that one is fixed (:mod:`jsops.linter.answers`).
+    server_answer: bool = field(default=False, compare=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.file, self.line, self.column, self.rule, self.message)
@@ -185,6 +192,7 @@ class Finding:
             "column": self.column,
             "object": self.object.as_dict() if self.object else None,
             "server_error_code": self.server_error_code,
+            "server_answer": self.server_answer,
             "fix": self.fix.as_dict() if self.fix else None,
         }
 
