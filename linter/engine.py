@@ -367,8 +367,7 @@ def lint_estate(
         objects = sum(1 for r in (*estate.resources, *estate.bare) if os.path.normpath(r.file) in wanted)
     else:
         paths, objects = list(estate.files), len(estate.resources) + len(estate.bare)
-    findings.sort(key=Finding.sort_key)
-    findings = mark_server_answers(findings, release)  # the one rejection per object the server answers first
+    findings = mark_server_answers(sorted(findings, key=Finding.sort_key), release)  # each object's first refusal
     skipped = sum(1 for f, _, _ in estate.skipped if only_files is None or os.path.normpath(f) in wanted)
     others = sum(1 for f in estate.not_jetstream if only_files is None or os.path.normpath(f) in wanted)
     assumed = None if parse_version(the_target.server_version) is not None else format_version(release)

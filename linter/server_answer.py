@@ -14,17 +14,33 @@ from .semantics.releases import Version
 
 __all__ = ["mark_server_answers"]
 
+Key = tuple[str, str, str | None]  # an object (kind, name, stream), or ("", file, None) for a file's own findings
+
+
+def _key(f: Finding) -> Key:
+    ref = f.object
+    return ("", f.file, None) if ref is None else (str(ref.kind), ref.name, ref.stream)
+
 
 def mark_server_answers(findings: Sequence[Finding], release: Version) -> list[Finding]:
     """``findings`` with exactly one rejection (an error finding with an err_code) per object marked as the
-    server's answer at ``release``: the earliest in the server's order, the first listed among equals."""
-    first: dict[tuple[str, str, str | None], tuple[int, int]] = {}
-    for i, f in enumerate(findings):
-        ref, code = f.object, f.server_error_code
-        if ref is None or code is None or f.severity is not Severity.ERROR:
-            continue
-        rank = answer_rank(str(ref.kind), code, f.about, release)
-        key = (str(ref.kind), ref.name, ref.stream)
+    server's answer at ``release``: the earliest in the server's order, the first listed among equals. A
+    rejection the loader could not tie to an object (a request body it could not decode) belongs to the
+    file's one object when the file has one, else it answers for its file."""
+    rejections = [
+        (i, f) for i, f in enumerate(findings) if f.server_error_code is not None and f.severity is Severity.ERROR
+    ]
+    objects: dict[str, set[Key]] = {}
+    for _, f in rejections:
+        if f.object is not None:
+            objects.setdefault(f.file, set()).add(_key(f))
+    first: dict[Key, tuple[int, int]] = {}
+    for i, f in rejections:
+        key = _key(f)
+        if f.object is None and len(objects.get(f.file, ())) == 1:
+            (key,) = objects[f.file]
+        kind = key[0] or (f.object.kind if f.object is not None else "")
+        rank = answer_rank(str(kind), int(f.server_error_code or 0), f.about, release)
         if key not in first or rank < first[key][0]:
             first[key] = (rank, i)
     marked = {i for _, i in first.values()}

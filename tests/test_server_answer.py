@@ -102,6 +102,14 @@ def test_decode_first_and_unknown_checks_last() -> None:
     )
 
 
+def test_the_sources_checks_changed_order() -> None:
+    def rank(code: int, release: tuple[int, int, int]) -> int:
+        return answer_rank("Stream", code, "sources", release)
+
+    assert rank(10146, (2, 10, 26)) < rank(10145, (2, 10, 26)) and rank(10145, (2, 11, 11)) < rank(10146, (2, 11, 11))
+    assert rank(10046, (2, 11, 11)) < rank(10144, (2, 11, 11)) and rank(10144, NEWEST) < rank(10046, NEWEST)
+
+
 def test_every_predicted_code_has_its_place() -> None:
     """Every (kind, err_code, field) a rule predicts in its cases is named by the order, by the field or for
     every field of its code: an unnamed check would sort last and could hide the server's answer."""
@@ -116,3 +124,13 @@ def test_every_predicted_code_has_its_place() -> None:
                 if (code, f.about) not in named and (code, "") not in named:
                     missing.add((kind, code, f.about, f.rule))
     assert not missing, sorted(missing)
+
+
+def test_a_body_the_loader_could_not_tie_to_its_object() -> None:
+    """A request key the server fails to decode (the loader's JS005 without an object) is answered before the
+    config checks of the file's one object; in a file of several objects it answers for the file."""
+    undecoded = Finding("JS005", "x", Severity.ERROR, "m", "f.yaml", 1, 1, None, 10025)
+    marked = mark_server_answers([_finding(10059, "stream"), undecoded], NEWEST)
+    assert [f.server_answer for f in marked] == [False, True]
+    several = mark_server_answers([_finding(10052, "name"), _finding(10052, "name", name="T"), undecoded], NEWEST)
+    assert [f.server_answer for f in several] == [True, True, True]

@@ -95,7 +95,8 @@ def finding_line(f: Finding, paint: Callable[[str, str], str] = _plain, *, order
 def _answer_order(f: Finding, refusals: Counter[ObjectRef | None], answered: set[ObjectRef | None]) -> str:
     """``finding_line``'s ``order`` of a rejection of an object the server refuses for several reasons."""
     if (
-        f.severity is not Severity.ERROR
+        f.object is None
+        or f.severity is not Severity.ERROR
         or not f.server_error_code
         or refusals[f.object] < 2
         or f.object not in answered

@@ -17,89 +17,117 @@ from __future__ import annotations
 
 from .errcodes import ErrCode as E
 
-__all__ = ["ANSWER_ORDER", "answer_rank"]
+__all__ = ["ANSWER_ORDER", "ANSWER_ORDER_BEFORE", "answer_rank"]
 
+Version = tuple[int, int, int]
 Check = tuple[int, str]  # (err_code, the field the check is about; "" for any field)
 
 # Before the config is read: the JSON decode (unknown fields, values of the wrong type: the loader's findings).
 _DECODE: tuple[Check, ...] = ((E.INVALID_JSON, ""),)
 
-_STREAM: tuple[tuple[Check, ...], ...] = (
-    _DECODE,
-    # jsStreamCreateRequest, before the config checks
-    (
-        (E.STREAM_NAME_CONTAINS_PATH_SEPARATORS, ""),
-        (E.STREAM_INVALID_CONFIG, "sealed"),
-        (E.STREAM_INVALID_CONFIG, "mirror_direct"),
-    ),
-    # jsNonClusteredStreamLimitsCheck (a standalone server): the account's limits
-    ((E.MAXIMUM_STREAMS_LIMIT, ""), (E.MEMORY_RESOURCES_EXCEEDED, ""), (E.STORAGE_RESOURCES_EXCEEDED, "")),
-    # checkStreamCfg, in source order
-    (
-        (E.STREAM_INVALID_CONFIG, "name"),
-        (E.STREAM_INVALID_CONFIG, "description"),
-        (E.STREAM_INVALID_CONFIG, "metadata"),
-        (E.STREAM_INVALID_CONFIG, "num_replicas"),
-        (E.REPLICAS_COUNT_CANNOT_BE_NEGATIVE, ""),
-        (E.STREAM_INVALID_CONFIG, "max_age"),
-        (E.STREAM_INVALID_CONFIG, "duplicate_window"),
-        (E.STREAM_INVALID_CONFIG, "deny_purge"),
-        (E.STREAM_INVALID_CONFIG, "allow_rollup_hdrs"),
-        (E.STREAM_INVALID_CONFIG, "allow_msg_counter"),  # a counter stream's discard, TTLs, retention, schedules
-        (E.STREAM_INVALID_CONFIG, "allow_msg_ttl"),
-        (E.STREAM_INVALID_CONFIG, "retention"),
-        (E.STREAM_INVALID_CONFIG, "discard_new_per_subject"),
-        (E.STREAM_INVALID_CONFIG, "discard"),
-        (E.STREAM_INVALID_CONFIG, "max_msgs_per_subject"),
-        (E.STREAM_INVALID_CONFIG, "subject_delete_marker_ttl"),
-        (E.STREAM_INVALID_CONFIG, "allow_msg_schedules"),
-        (E.STREAM_INVALID_CONFIG, "persist_mode"),  # async persist: storage, replicas, atomic publish
-        (E.STREAM_INVALID_CONFIG, "storage"),
-        (E.STREAM_INVALID_CONFIG, "allow_atomic"),
-        (E.MIRROR_WITH_FIRST_SEQ, ""),
-        (E.MIRROR_WITH_SUBJECTS, ""),
-        (E.MIRROR_WITH_SOURCES, ""),
-        (E.MIRROR_WITH_COUNTERS, ""),
-        (E.MIRROR_WITH_ATOMIC_PUBLISH, ""),
-        (E.MIRROR_WITH_BATCH_PUBLISH, ""),
-        (E.MIRROR_WITH_MSG_SCHEDULES, ""),
-        (E.MIRROR_DURABLE_CONSUMER_CFG_INVALID, ""),
-        (E.MIRROR_MULTIPLE_FILTERS_NOT_ALLOWED, ""),
-        (E.MIRROR_INVALID_SUBJECT_FILTER, ""),
-        (E.MIRROR_INVALID_TRANSFORM_DESTINATION, ""),
-        (E.MIRROR_OVERLAPPING_SUBJECT_FILTERS, ""),
-        (E.MIRROR_INVALID_STREAM_NAME, ""),
-        (E.MIRROR_MAX_MESSAGE_SIZE_TOO_BIG, ""),
-        (E.SOURCE_WITH_MSG_SCHEDULES, ""),
-        (E.SOURCE_INVALID_STREAM_NAME, ""),
-        (E.SOURCE_DUPLICATE_DETECTED, ""),
-        (E.SOURCE_MULTIPLE_FILTERS_NOT_ALLOWED, ""),
-        (E.SOURCE_INVALID_SUBJECT_FILTER, ""),
-        (E.SOURCE_INVALID_TRANSFORM_DESTINATION, ""),
-        (E.SOURCE_OVERLAPPING_SUBJECT_FILTERS, ""),
-        (E.SOURCE_DURABLE_CONSUMER_CFG_INVALID, ""),
-        (E.SOURCE_DURABLE_CONSUMER_DUPLICATE_DETECTED, ""),
-        (E.SOURCE_MAX_MESSAGE_SIZE_TOO_BIG, ""),
-        (E.STREAM_INVALID_EXTERNAL_DELIVERY_SUBJ, ""),
-        (E.STREAM_EXTERNAL_DEL_PREFIX_OVERLAPS, ""),
-        (E.STREAM_INVALID_CONFIG, "sources"),  # an external API prefix, a cycle through sources
-        (E.STREAM_INVALID_CONFIG, "mirror"),  # a cycle through the mirror
-        (E.STREAM_EXTERNAL_API_OVERLAP, ""),
-        (E.STREAM_INVALID_CONFIG, "subjects"),
-        (E.STREAM_INVALID_CONFIG, ""),  # a stream without subjects, sources or mirror; any other 10052
-        (E.STREAM_MAX_BYTES_REQUIRED, ""),
-        (E.STREAM_MAX_STREAM_BYTES_EXCEEDED, ""),
-        (E.STREAM_TRANSFORM_INVALID_SOURCE, ""),
-        (E.STREAM_TRANSFORM_INVALID_DESTINATION, ""),
-        (E.PEDANTIC, ""),
-        (E.STREAM_INVALID_CONFIG, "republish"),
-        (E.STREAM_INVALID_CONFIG, "placement"),
-    ),
-    # addStreamWithAssignment, after the config checks
-    ((E.STREAM_REPLICAS_NOT_SUPPORTED, ""), (E.MAXIMUM_CONSUMERS_LIMIT, ""), (E.STREAM_SUBJECT_OVERLAP, "")),
-    # the stream's start: 2.10 builds a stream or mirror transform only here, wrapping its error in the create error
-    ((E.STREAM_CREATE, ""),),
+# The sources' checks, per source in source order (2.12 moved the max_msg_size check after the transforms').
+_SOURCES: tuple[Check, ...] = (
+    (E.SOURCE_WITH_MSG_SCHEDULES, ""),
+    (E.SOURCE_INVALID_STREAM_NAME, ""),
+    (E.SOURCE_DUPLICATE_DETECTED, ""),
+    (E.SOURCE_MULTIPLE_FILTERS_NOT_ALLOWED, ""),
+    (E.SOURCE_INVALID_SUBJECT_FILTER, ""),
+    (E.SOURCE_INVALID_TRANSFORM_DESTINATION, ""),
+    (E.SOURCE_OVERLAPPING_SUBJECT_FILTERS, ""),
+    (E.SOURCE_DURABLE_CONSUMER_CFG_INVALID, ""),
+    (E.SOURCE_DURABLE_CONSUMER_DUPLICATE_DETECTED, ""),
+    (E.SOURCE_MAX_MESSAGE_SIZE_TOO_BIG, ""),
 )
+_SOURCES_2_11: tuple[Check, ...] = (
+    (E.SOURCE_INVALID_STREAM_NAME, ""),
+    (E.SOURCE_DUPLICATE_DETECTED, ""),
+    (E.SOURCE_MAX_MESSAGE_SIZE_TOO_BIG, ""),
+    (E.SOURCE_MULTIPLE_FILTERS_NOT_ALLOWED, ""),
+    (E.SOURCE_INVALID_SUBJECT_FILTER, ""),
+    (E.SOURCE_INVALID_TRANSFORM_DESTINATION, ""),
+    (E.SOURCE_OVERLAPPING_SUBJECT_FILTERS, ""),
+)
+_SOURCES_2_10: tuple[Check, ...] = (  # the transform's destination before its source
+    (E.SOURCE_INVALID_STREAM_NAME, ""),
+    (E.SOURCE_DUPLICATE_DETECTED, ""),
+    (E.SOURCE_MAX_MESSAGE_SIZE_TOO_BIG, ""),
+    (E.SOURCE_MULTIPLE_FILTERS_NOT_ALLOWED, ""),
+    (E.SOURCE_INVALID_TRANSFORM_DESTINATION, ""),
+    (E.SOURCE_INVALID_SUBJECT_FILTER, ""),
+    (E.SOURCE_OVERLAPPING_SUBJECT_FILTERS, ""),
+)
+
+
+def _stream(sources: tuple[Check, ...]) -> tuple[tuple[Check, ...], ...]:
+    """A stream create's stages, with the sources' checks in ``sources``' order."""
+    return (
+        _DECODE,
+        # jsStreamCreateRequest, before the config checks
+        (
+            (E.STREAM_NAME_CONTAINS_PATH_SEPARATORS, ""),
+            (E.STREAM_INVALID_CONFIG, "sealed"),
+            (E.STREAM_INVALID_CONFIG, "mirror_direct"),
+        ),
+        # jsNonClusteredStreamLimitsCheck (a standalone server): the account's limits
+        ((E.MAXIMUM_STREAMS_LIMIT, ""), (E.MEMORY_RESOURCES_EXCEEDED, ""), (E.STORAGE_RESOURCES_EXCEEDED, "")),
+        # checkStreamCfg, in source order
+        (
+            (E.STREAM_INVALID_CONFIG, "name"),
+            (E.STREAM_INVALID_CONFIG, "description"),
+            (E.STREAM_INVALID_CONFIG, "metadata"),
+            (E.STREAM_INVALID_CONFIG, "num_replicas"),
+            (E.REPLICAS_COUNT_CANNOT_BE_NEGATIVE, ""),
+            (E.STREAM_INVALID_CONFIG, "max_age"),
+            (E.STREAM_INVALID_CONFIG, "duplicate_window"),
+            (E.STREAM_INVALID_CONFIG, "deny_purge"),
+            (E.STREAM_INVALID_CONFIG, "allow_rollup_hdrs"),
+            (E.STREAM_INVALID_CONFIG, "allow_msg_counter"),  # a counter stream's discard, TTLs, retention, schedules
+            (E.STREAM_INVALID_CONFIG, "allow_msg_ttl"),
+            (E.STREAM_INVALID_CONFIG, "retention"),
+            (E.STREAM_INVALID_CONFIG, "discard_new_per_subject"),
+            (E.STREAM_INVALID_CONFIG, "discard"),
+            (E.STREAM_INVALID_CONFIG, "max_msgs_per_subject"),
+            (E.STREAM_INVALID_CONFIG, "subject_delete_marker_ttl"),
+            (E.STREAM_INVALID_CONFIG, "allow_msg_schedules"),
+            (E.STREAM_INVALID_CONFIG, "persist_mode"),  # async persist: storage, replicas, atomic publish
+            (E.STREAM_INVALID_CONFIG, "storage"),
+            (E.STREAM_INVALID_CONFIG, "allow_atomic"),
+            (E.MIRROR_WITH_FIRST_SEQ, ""),
+            (E.MIRROR_WITH_SUBJECTS, ""),
+            (E.MIRROR_WITH_SOURCES, ""),
+            (E.MIRROR_WITH_COUNTERS, ""),
+            (E.MIRROR_WITH_ATOMIC_PUBLISH, ""),
+            (E.MIRROR_WITH_BATCH_PUBLISH, ""),
+            (E.MIRROR_WITH_MSG_SCHEDULES, ""),
+            (E.MIRROR_DURABLE_CONSUMER_CFG_INVALID, ""),
+            (E.MIRROR_MULTIPLE_FILTERS_NOT_ALLOWED, ""),
+            (E.MIRROR_INVALID_SUBJECT_FILTER, ""),
+            (E.MIRROR_INVALID_TRANSFORM_DESTINATION, ""),
+            (E.MIRROR_OVERLAPPING_SUBJECT_FILTERS, ""),
+            (E.MIRROR_INVALID_STREAM_NAME, ""),
+            (E.MIRROR_MAX_MESSAGE_SIZE_TOO_BIG, ""),
+            *sources,
+            (E.STREAM_INVALID_EXTERNAL_DELIVERY_SUBJ, ""),
+            (E.STREAM_EXTERNAL_DEL_PREFIX_OVERLAPS, ""),
+            (E.STREAM_INVALID_CONFIG, "sources"),  # an external API prefix, a cycle through sources
+            (E.STREAM_INVALID_CONFIG, "mirror"),  # a cycle through the mirror
+            (E.STREAM_EXTERNAL_API_OVERLAP, ""),
+            (E.STREAM_INVALID_CONFIG, "subjects"),
+            (E.STREAM_INVALID_CONFIG, ""),  # a stream without subjects, sources or mirror; any other 10052
+            (E.STREAM_MAX_BYTES_REQUIRED, ""),
+            (E.STREAM_MAX_STREAM_BYTES_EXCEEDED, ""),
+            (E.STREAM_TRANSFORM_INVALID_SOURCE, ""),
+            (E.STREAM_TRANSFORM_INVALID_DESTINATION, ""),
+            (E.PEDANTIC, ""),
+            (E.STREAM_INVALID_CONFIG, "republish"),
+            (E.STREAM_INVALID_CONFIG, "placement"),
+        ),
+        # addStreamWithAssignment, after the config checks
+        ((E.STREAM_REPLICAS_NOT_SUPPORTED, ""), (E.MAXIMUM_CONSUMERS_LIMIT, ""), (E.STREAM_SUBJECT_OVERLAP, "")),
+        # the stream's start: 2.10 builds a stream or mirror transform only here, wrapping its error in the create error
+        ((E.STREAM_CREATE, ""),),
+    )
+
 
 _CONSUMER: tuple[tuple[Check, ...], ...] = (
     _DECODE,
@@ -172,21 +200,35 @@ _CONSUMER: tuple[tuple[Check, ...], ...] = (
     ),
 )
 
-ANSWER_ORDER: dict[str, tuple[tuple[Check, ...], ...]] = {"Stream": _STREAM, "Consumer": _CONSUMER}
-"""Per object kind, the stages of a create request in the order nats-server runs them, each stage's checks in
-the order it makes them: the same in every supported release (a check a release does not make never fires there)."""
+Stages = tuple[tuple[Check, ...], ...]
 
-_RANKS: dict[str, dict[Check, int]] = {
-    kind: {check: i for i, check in enumerate(c for stage in stages for c in stage)}
-    for kind, stages in ANSWER_ORDER.items()
-}
+ANSWER_ORDER: dict[str, Stages] = {"Stream": _stream(_SOURCES), "Consumer": _CONSUMER}
+"""Per object kind, the stages of a create request in the order the newest nats-server runs them, each stage's
+checks in the order it makes them (a check a release does not make never fires there)."""
+
+ANSWER_ORDER_BEFORE: list[tuple[Version, str, Stages]] = [
+    ((2, 11, 0), "Stream", _stream(_SOURCES_2_10)),
+    ((2, 12, 0), "Stream", _stream(_SOURCES_2_11)),
+]
+"""(release, kind, stages): before ``release`` a ``kind``'s create runs in that order (the first entry that
+matches wins); the sources' checks are the only ones whose order changed between the supported releases."""
 
 
-def answer_rank(kind: str, code: int, field: str, release: tuple[int, int, int] | None = None) -> int:
+def _ranks(stages: Stages) -> dict[Check, int]:
+    return {check: i for i, check in enumerate(c for stage in stages for c in stage)}
+
+
+_RANKS: dict[str, dict[Check, int]] = {kind: _ranks(stages) for kind, stages in ANSWER_ORDER.items()}
+_RANKS_BEFORE = [(before, kind, _ranks(stages)) for before, kind, stages in ANSWER_ORDER_BEFORE]
+
+
+def answer_rank(kind: str, code: int, field: str, release: Version | None = None) -> int:
     """Where the check refusing ``field`` of a ``kind`` with ``code`` comes in the server's order at ``release``
-    (every supported release checks in the same order): the lower, the earlier. A check the order does not name
-    comes after every named one (the server answers what it names first)."""
+    (default: the newest): the lower, the earlier. A check the order does not name comes after every named one
+    (the server answers what it names first)."""
     ranks = _RANKS.get(kind, {})
+    if release is not None:
+        ranks = next((r for before, k, r in _RANKS_BEFORE if k == kind and release < before), ranks)
     hit = ranks.get((code, field))
     if hit is None:
         hit = ranks.get((code, ""), len(ranks))

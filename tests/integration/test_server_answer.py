@@ -37,7 +37,7 @@ ORIGIN: Doc = {
     "apiVersion": "jsops/v1",
     "kind": "Stream",
     "metadata": {"name": "ORIGIN"},
-    "spec": {"subjects": ["o.>"]},
+    "spec": {"subjects": ["o.>"], "max_msg_size": 2048},
 }
 LONG = "d" * 5000
 BIG = {"k": "v" * 140000}
@@ -90,6 +90,12 @@ CONSUMER_FAULTS: dict[str, Doc] = {
     "startseq_missing": {"deliver_policy": "by_start_sequence"},  # 10094
     "maxack_none": {"ack_policy": "none", "max_ack_pending": 10, "deliver_subject": "dx"},  # 10082
 }
+# A source with both a filter and transforms (10144) into a stream whose max_msg_size is below the origin's
+# (10046): before 2.12 the size is checked first.
+SOURCE_SIZE_AND_FILTERS: Doc = {
+    "sources": [{"name": "ORIGIN", "filter_subject": "o.a", "subject_transforms": [{"src": "o.b", "dest": "x.b"}]}],
+    "max_msg_size": 1024,
+}
 ISSUE_EXAMPLE: Doc = {
     "mirror": {"name": "ORIGIN"},
     "subjects": ["t.>"],
@@ -123,7 +129,8 @@ def _consumer(spec: Doc) -> Doc:
 def cases() -> list[tuple[str, list[Doc], tuple[str, str]]]:
     """(id, documents, the object judged) for every pair of faults that can be written together."""
     out: list[tuple[str, list[Doc], tuple[str, str]]] = [
-        ("S:issue-example", [ORIGIN, _stream(ISSUE_EXAMPLE)], ("Stream", "T"))
+        ("S:issue-example", [ORIGIN, _stream(ISSUE_EXAMPLE)], ("Stream", "T")),
+        ("S:source-size-and-filters", [ORIGIN, _stream(SOURCE_SIZE_AND_FILTERS)], ("Stream", "T")),
     ]
     for a, b in itertools.combinations(sorted(STREAM_FAULTS), 2):
         spec = _merged({"subjects": ["t.>"]}, [STREAM_FAULTS[a], STREAM_FAULTS[b]])
@@ -222,3 +229,5 @@ def test_server_answer_is_the_servers(
     assert not problems, "\n".join(problems[:20])
     example = next(mine for cid, _, mine in rows if cid == "S:issue-example")
     assert [c for c, answer in example if answer] == [10052] and {10034, 10031, 10074} <= {c for c, _ in example}
+    size = next((code, mine) for cid, code, mine in rows if cid == "S:source-size-and-filters")
+    assert size[0] == (10046 if release < "2.12" else 10144) and {c for c, _ in size[1]} == {10046, 10144}
