@@ -7,8 +7,9 @@ about (the first key of the finding's path; ``""``: any field). Read from nats-s
 v2.11.11, v2.12.8 and v2.14.5 (``jsStreamCreateRequest``, ``jsNonClusteredStreamLimitsCheck``,
 ``addStreamWithAssignment`` and ``checkStreamCfg``; ``jsConsumerCreateRequest``, ``setConsumerConfigDefaults``,
 ``checkConsumerCfg`` and ``addConsumerWithAssignment``) and measured on the binaries of every supported release
-with configs carrying two faults (tests/integration/test_server_answer.py): the order of the checks two
-releases share is the same in all five; a check a release does not make draws no rejection there.
+with configs carrying two faults (tests/integration/test_server_answer.py): the checks two releases share come
+in the same order in all five but a source's (:data:`ANSWER_ORDER_BEFORE`); a check a release does not make
+draws no rejection there.
 
 This module imports nothing of jsops but its siblings: bottom-layer data.
 """

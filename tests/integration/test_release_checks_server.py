@@ -249,11 +249,11 @@ def test_release_answers_as_labelled_and_jsops_predicts_it(release: str):
         if results.get((kind, case.refused)) != case.answer(release):
             problems.append(f"{case.id}: nats-server {release} answered {results} (labelled {case.answer(release)})")
         findings = lint_estate(load_estate(_text(case)), RULES, target=target, read_source=None).findings
-        predicted, answers = predicted_errors(findings), server_answers(findings)
+        predicted, marked = predicted_errors(findings), server_answers(findings)
         for key, code in results.items():
             mine = predicted.get(key, [])
-            if (code is None and mine) or (code is not None and code != answers.get(key)):
+            if (code is None and mine) or (code is not None and code != marked.get(key)):
                 problems.append(
-                    f"{case.id}: {key} nats-server {release} {code}, jsops marked {answers.get(key)} of {mine}"
+                    f"{case.id}: {key} nats-server {release} {code}, jsops marked {marked.get(key)} of {mine}"
                 )
     assert not problems, "\n".join(problems)
