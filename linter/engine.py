@@ -28,6 +28,7 @@ from .semantics.effective import StreamUnknown, streamless_consumer
 from .semantics.effective_types import EffectiveConsumer, EffectiveStream
 from .semantics.releases import format_version, parse_version, release_view, target_release
 from .semantics.units import dialect_duration
+from .server_answer import mark_server_answers
 
 if TYPE_CHECKING:
     from .cache.memo import ObjectMemo, Outcome  # the types only: the engine never imports the cache room
@@ -145,6 +146,7 @@ def _to_finding(rule: Rule, v: Violation, severity: Severity) -> Finding:
         v.resource.ref,
         v.server_error_code,
         _resolve_fix(v.fix, v.resource),
+        about=next((p for p in v.path if isinstance(p, str)), ""),
     )
 
 
@@ -365,7 +367,7 @@ def lint_estate(
         objects = sum(1 for r in (*estate.resources, *estate.bare) if os.path.normpath(r.file) in wanted)
     else:
         paths, objects = list(estate.files), len(estate.resources) + len(estate.bare)
-    findings.sort(key=Finding.sort_key)
+    findings = mark_server_answers(sorted(findings, key=Finding.sort_key), release)  # each object's first refusal
     skipped = sum(1 for f, _, _ in estate.skipped if only_files is None or os.path.normpath(f) in wanted)
     others = sum(1 for f in estate.not_jetstream if only_files is None or os.path.normpath(f) in wanted)
     assumed = None if parse_version(the_target.server_version) is not None else format_version(release)

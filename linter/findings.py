@@ -56,6 +56,7 @@ class FindingJson(TypedDict):
     column: int
     object: ObjectRefJson | None
     server_error_code: int | None
+    server_answer: bool
     fix: FixJson | None
     # jsops audit's drift (JS520) only, with a record of API changes (docs/drift.md): who made the live
     # value, as the plan's JSON says it
@@ -173,6 +174,12 @@ class Finding:
     # (docs/drift.md): ``{"changed_by": {...}}``, or ``{"changed_by": None, "author_unknown": {"since": ...}}``.
     # None: not attributed (no record, not a drift finding); the JSON then has neither key.
     author: dict[str, JsonValue] | None = field(default=None, compare=False)
+    # The config field the check is about (the first key of the violation's path; "" for none): with the
+    # object's kind and the err_code, what places the check in the server's order (linter/semantics/answer_order.py).
+    about: str = field(default="", compare=False)
+    # The finding whose err_code the server answers for its object at the target release (it stops at its
+    # first failed check); the object's other rejections follow once that one is fixed (:mod:`jsops.linter.answers`).
+    server_answer: bool = field(default=False, compare=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.file, self.line, self.column, self.rule, self.message)
@@ -193,6 +200,7 @@ class Finding:
             "column": self.column,
             "object": self.object.as_dict() if self.object else None,
             "server_error_code": self.server_error_code,
+            "server_answer": self.server_answer,
             "fix": self.fix.as_dict() if self.fix else None,
         }
         if self.author is not None:

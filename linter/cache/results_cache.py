@@ -133,6 +133,8 @@ def plain_finding(f: Finding) -> PlainFinding:
         ),
         f.excerpt,
         f.since,
+        f.about,
+        f.server_answer,
     )
 
 
@@ -162,7 +164,7 @@ def _opt_text(v: object) -> str | None:
 
 def finding_of(p: PlainFinding) -> Finding:
     """The reverse of :func:`plain_finding`; ValueError (or TypeError) for a value of another shape."""
-    rule, name, severity, message, file, line, column, obj, code, fix, excerpt, since = p
+    rule, name, severity, message, file, line, column, obj, code, fix, excerpt, since, about, answer = p
     ref = None if obj is None else ObjectRef(_text(obj[0]), _text(obj[1]), _opt_text(obj[2]))
     suggestion = None
     if fix is not None:
@@ -190,4 +192,6 @@ def finding_of(p: PlainFinding) -> Finding:
         suggestion,
         bool(excerpt),
         since,
+        _text(about),
+        bool(answer),
     )

@@ -76,6 +76,7 @@ def render_sarif(result: LintResult, version: str, rules: Sequence[RuleInfo]) ->
             props["object"] = f.object.as_dict()
         if f.server_error_code is not None:
             props["server_error_code"] = f.server_error_code
+            props["server_answer"] = f.server_answer  # the one err_code the server answers for the object
         if f.fix is not None:
             props["fix"] = f.fix.as_dict()
         if props:

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from ..engine import LintResult, read_manifest_bytes
-from ..findings import Applicability, Finding, Severity
+from ..findings import Applicability, Finding, ObjectRef, Severity
 
 __all__ = ["render_text", "SourceLines", "finding_line", "read_lines", "source_reader", "GROUP_ABOVE", "EXAMPLES"]
 
@@ -78,16 +78,37 @@ def _plain(code: str, text: str) -> str:
     return text
 
 
-def finding_line(f: Finding, paint: Callable[[str, str], str] = _plain) -> str:
+_ORDER_WORDS = {"": "", "first": ", answered first", "next": " once the first refusal is fixed"}
+
+
+def finding_line(f: Finding, paint: Callable[[str, str], str] = _plain, *, order: str = "") -> str:
     """A finding on one line as ``jsops lint`` prints it: ``file:line:col: severity CODE message [name]``
-    and the err_code the server would answer."""
-    extra = f" (nats-server err_code {f.server_error_code})" if f.server_error_code else ""
+    and the err_code the server would answer; of an object's several rejections (``order``), the one the server
+    answers (``"first"``, :func:`jsops.linter.server_answer.mark_server_answers`) and what follows once it is
+    fixed (``"next"``)."""
+    code = f.server_error_code
+    extra = f" (nats-server err_code {code}{_ORDER_WORDS[order]})" if code else ""
     sev = paint(_COLORS[f.severity.value] + ";1", f.severity.value)
     return f"{paint('1', _printable(f.where()) + ':')} {sev} {paint('1', f.rule)} {f.message} {paint('2', f'[{f.name}]')}{extra}"
 
 
-def _finding_lines(f: Finding, source: SourceLines | None, paint: Callable[[str, str], str]) -> list[str]:
-    lines = [finding_line(f, paint)]
+def _answer_order(f: Finding, refusals: Counter[ObjectRef | None], answered: set[ObjectRef | None]) -> str:
+    """``finding_line``'s ``order`` of a rejection of an object the server refuses for several reasons."""
+    if (
+        f.object is None
+        or f.severity is not Severity.ERROR
+        or not f.server_error_code
+        or refusals[f.object] < 2
+        or f.object not in answered
+    ):
+        return ""
+    return "first" if f.server_answer else "next"
+
+
+def _finding_lines(
+    f: Finding, source: SourceLines | None, paint: Callable[[str, str], str], order: str = ""
+) -> list[str]:
+    lines = [finding_line(f, paint, order=order)]
     if source is not None and f.excerpt:
         lines.extend(_excerpt(f, source, paint))
     if f.fix is not None:
@@ -148,12 +169,15 @@ def render_text(
     linted = set(result.paths)
     per_rule = Counter(f.rule for f in result.findings)
     shown: Counter[str] = Counter()
+    answered = {f.object for f in result.findings if f.server_answer}  # objects with a marked server answer
+    refusals = Counter(f.object for f in result.findings if f.severity is Severity.ERROR and f.server_error_code)
     for f in result.findings:
         grouped = not show_all and per_rule[f.rule] > GROUP_ABOVE
         if grouped and shown[f.rule] >= EXAMPLES:
             continue
         shown[f.rule] += 1
-        lines.extend(_finding_lines(f, source if f.file in linted else None, paint))
+        order = _answer_order(f, refusals, answered)
+        lines.extend(_finding_lines(f, source if f.file in linted else None, paint, order))
         if grouped and shown[f.rule] == EXAMPLES:
             more = per_rule[f.rule] - EXAMPLES
             lines.append(

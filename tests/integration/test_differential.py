@@ -14,8 +14,9 @@ tests/test_rules_estate.py), from estate-level mutations (overlaps, cycles, work
 filters, max_msg_size, max_consumers, replicas) and from random field mutations. Each estate is
 applied to a fresh state of one standalone nats-server in order (streams, then consumers; the
 consumers of a refused stream are not sent) through raw API requests, and for every object jsops
-must predict a rejection exactly when the server refuses it, with the server's err_code among
-the predicted ones; an object the server accepts must draw no error finding. The agreement rate
+must predict a rejection exactly when the server refuses it, the finding it marks as the server's
+answer (``server_answer``: the server stops at its first failed check) carrying the server's
+err_code; an object the server accepts must draw no error finding. The agreement rate
 is printed (run with ``-s`` to see it).
 
 Mutations include subject transforms built from a grid of sources and mapping destinations
@@ -106,10 +107,13 @@ async def _run_all(
         await delete_all(nc)
         for gen, estate in estates:
             predicted: dict[tuple[str, str], list[int | None]] = {}
+            answered: dict[tuple[str, str], int | None] = {}  # the code of the finding marked server_answer
             racy: set[tuple[str, str]] = set()
             for f in lint_estate(estate, RULES, target=target).findings:
                 if f.severity is Severity.ERROR and f.object is not None:
                     predicted.setdefault(_key(f.object.kind, f.object.name), []).append(f.server_error_code)
+                    if f.server_answer:
+                        answered[_key(f.object.kind, f.object.name)] = f.server_error_code
                 elif f.rule == "JS302" and f.object is not None:
                     racy.add(_key(f.object.kind, f.object.name))  # advice: the answer depends on timing
             try:
@@ -126,9 +130,10 @@ async def _run_all(
                     continue  # before 2.14: a workqueue copy's internal consumer may or may not be running yet
                 if code is None and mine:
                     problems.append(f"{key}: server accepted, jsops predicted {mine}")
-                elif code is not None and code not in mine:
-                    problems.append(f"{key}: server refused with {code}, jsops predicted {mine or 'nothing'}")
-            out.append(Outcome(gen, problems, results, predicted, racy & set(results)))
+                elif code is not None and code != answered.get(key):
+                    said = f"marked {answered.get(key)} of {mine}" if mine else "nothing"
+                    problems.append(f"{key}: server refused with {code}, jsops predicted {said}")
+            out.append(Outcome(gen, problems, results, predicted, racy & set(results), answered))
     finally:
         await nc.close()
     return out
@@ -152,6 +157,7 @@ class Outcome:
     results: dict[Any, Any]  # (kind, name) -> the server's err_code, None when created
     predicted: dict[Any, list[int | None]]  # (kind, name) -> err_codes of jsops's error findings
     racy: set[Any]  # objects whose answer depends on timing on this release (JS302 advice): not compared
+    answered: dict[Any, int | None]  # (kind, name) -> the err_code of jsops's server_answer finding
 
 
 def _release_target(release: str) -> dict[str, Any]:
@@ -248,18 +254,18 @@ def _judge(outcomes: list[Outcome], skipped: int, label: str, minimum: int) -> N
     false_alarms = [o for o in accepted if o.problems]
     known = [o for o in outcomes if o.problems and any(o.gen.id.split("-", 1)[1].startswith(p) for p in KNOWN_GAPS)]
     refusals = [
-        (code, o.predicted.get(key, []))
+        (code, o.answered.get(key))
         for o in outcomes
         for key, code in o.results.items()
         if code is not None and key not in o.racy
     ]
     racy = sum(len(o.racy) for o in outcomes)
-    matched = sum(1 for code, mine in refusals if code in mine)
+    matched = sum(1 for code, answer in refusals if code == answer)
     rate = len(agree) / len(outcomes)
     print(
         f"\ndifferential, {label}: {len(outcomes)} estates applied ({skipped} refused by the loader, not sent); "
         f"{len(accepted)} fully accepted, {len(refused)} with a refusal; agreement {len(agree)}/{len(outcomes)} = {rate:.1%}; "
-        f"err_code match {matched}/{len(refusals)} refused objects = {matched / max(len(refusals), 1):.1%}; "
+        f"server_answer err_code match {matched}/{len(refusals)} refused objects = {matched / max(len(refusals), 1):.1%}; "
         f"false alarms on accepted estates: {len(false_alarms)}; known gaps: {len(known)}; "
         f"timing-dependent objects (advice, not compared): {racy}"
     )
@@ -306,17 +312,20 @@ async def _grid(url: str, cases: list[tuple[str, Estate]], release: str) -> tupl
     try:
         for label, estate in cases:
             predicted: dict[str, list[int | None]] = {}
+            answered: dict[str, int | None] = {}
             for f in lint_estate(estate, RULES, target=target).findings:
                 if f.severity is Severity.ERROR and f.object is not None:
                     predicted.setdefault(f.object.name, []).append(f.server_error_code)
+                    if f.server_answer:
+                        answered[f.object.name] = f.server_error_code
             results, _ = await apply_estate(nc, estate, timeout=15.0)
             await delete_all(nc)
             for (_, name), code in results.items():
                 if code is not None:
                     refused[code] = refused.get(code, 0) + 1
                 mine = predicted.get(name, [])
-                if (code is None) != (not mine) or (code is not None and code not in mine):
-                    problems.append(f"{name} {label}: server {code}, jsops {mine}")
+                if (code is None) != (not mine) or (code is not None and code != answered.get(name)):
+                    problems.append(f"{name} {label}: server {code}, jsops marked {answered.get(name)} of {mine}")
     finally:
         await nc.close()
     return problems, refused

@@ -48,7 +48,8 @@ def test_golden_json_is_the_contract_shape(capsys, monkeypatch) -> None:
     report = json.loads(out)
     assert set(report) == {"version", "findings", "summary"}
     assert set(report["summary"]) == {"files", "objects", "error", "warning", "info"}
-    keys = {"rule", "name", "severity", "message", "file", "line", "column", "object", "server_error_code", "fix"}
+    keys = {"rule", "name", "severity", "message", "file", "line", "column", "object", "server_error_code"}
+    keys |= {"server_answer", "fix"}
     for f in report["findings"]:
         assert set(f) == keys
         assert not os.path.isabs(f["file"]) and f["file"].startswith(FIXTURES + "/")
