@@ -23,7 +23,7 @@ from jsops.linter.server_answer import mark_server_answers
 from jsops.linter.testing import lint_text
 from tests.rules.cases import consumer, stream
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = "tests/fixtures/server-answer"
 GOLDEN = ROOT / "tests" / "golden"
 UPDATE = os.environ.get("JSOPS_UPDATE_GOLDEN") == "1"
