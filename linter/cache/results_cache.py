@@ -190,8 +190,8 @@ def finding_of(p: PlainFinding) -> Finding:
         ref,
         None if code is None else _code(_int(code)),
         suggestion,
-        bool(excerpt),
-        since,
-        _text(about),
-        bool(answer),
+        excerpt=bool(excerpt),
+        since=since,
+        about=_text(about),
+        server_answer=bool(answer),
     )
