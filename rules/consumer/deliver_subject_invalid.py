@@ -4,25 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-    is_literal,
-    is_subset_match,
-    is_valid_subject,
-)
+from jsops.linter import api
 
 from ._common import parent_effective
 
 
-class ConsumerDeliverSubjectInvalid(ConsumerRule):
+class ConsumerDeliverSubjectInvalid(api.ConsumerRule):
     """A push consumer's deliver_subject is a wildcard, malformed, or inside its own stream.
 
     ## What it does
@@ -67,41 +54,43 @@ class ConsumerDeliverSubjectInvalid(ConsumerRule):
 
     code = "JS208"
     name = "consumer-deliver-subject-invalid"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         subject = cfg.deliver_subject
         if not subject:
             return
         path = ("deliver_subject",)
-        if not is_literal(subject):
-            yield Violation(
+        if not api.is_literal(subject):
+            yield api.Violation(
                 resource,
                 path,
                 f"deliver_subject {subject!r} has wildcards; nats-server rejects this consumer",
-                server_error_code=ErrCode.CONSUMER_DELIVER_TO_WILDCARDS,
-                fix=FixSuggestion.unsafe("use a literal deliver subject"),
+                server_error_code=api.ErrCode.CONSUMER_DELIVER_TO_WILDCARDS,
+                fix=api.FixSuggestion.unsafe("use a literal deliver subject"),
             )
             return
-        if not is_valid_subject(subject):
-            yield Violation(
+        if not api.is_valid_subject(subject):
+            yield api.Violation(
                 resource,
                 path,
                 f"deliver_subject {subject!r} is not a valid subject; nats-server rejects this consumer",
-                server_error_code=ErrCode.CONSUMER_INVALID_DELIVER_SUBJECT,
-                fix=FixSuggestion.unsafe("use a subject of non-empty dot-separated tokens without whitespace"),
+                server_error_code=api.ErrCode.CONSUMER_INVALID_DELIVER_SUBJECT,
+                fix=api.FixSuggestion.unsafe("use a subject of non-empty dot-separated tokens without whitespace"),
             )
             return
         stream = parent_effective(resource, ctx)
         for s in stream.subjects if stream is not None else ():
-            if is_subset_match(subject, s):
-                yield Violation(
+            if api.is_subset_match(subject, s):
+                yield api.Violation(
                     resource,
                     path,
                     f"deliver_subject {subject!r} is captured by the stream's subject {s!r} and would form a cycle",
-                    server_error_code=ErrCode.CONSUMER_DELIVER_CYCLE,
-                    fix=FixSuggestion.unsafe("choose a deliver subject outside the stream's subjects"),
+                    server_error_code=api.ErrCode.CONSUMER_DELIVER_CYCLE,
+                    fix=api.FixSuggestion.unsafe("choose a deliver subject outside the stream's subjects"),
                 )
                 return
 
