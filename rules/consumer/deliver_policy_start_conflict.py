@@ -26,11 +26,6 @@ class ConsumerDeliverPolicyStartConflict(api.ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: replay, stream: ORDERS}
     spec: {deliver_policy: all, opt_start_seq: 1000}
@@ -38,11 +33,6 @@ class ConsumerDeliverPolicyStartConflict(api.ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: replay, stream: ORDERS}

@@ -24,11 +24,6 @@ class ConsumerFlowControlAckPolicyInvalid(api.ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: mirror-feed, stream: ORDERS}
     spec: {ack_policy: flow_control, deliver_subject: feed.orders, ack_wait: 30s}
@@ -36,11 +31,6 @@ class ConsumerFlowControlAckPolicyInvalid(api.ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: mirror-feed, stream: ORDERS}

@@ -30,11 +30,6 @@ class ConsumerNameInvalid(api.ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: orders.shipper, stream: ORDERS}
     spec: {filter_subject: orders.shipped}
@@ -42,11 +37,6 @@ class ConsumerNameInvalid(api.ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: orders-shipper, stream: ORDERS}

@@ -35,11 +35,6 @@ class ConsumerNegativeLimitRefused(api.ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: worker, stream: ORDERS}
     spec: {ack_policy: explicit, max_waiting: -1}
@@ -47,11 +42,6 @@ class ConsumerNegativeLimitRefused(api.ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: worker, stream: ORDERS}

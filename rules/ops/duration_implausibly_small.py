@@ -65,11 +65,6 @@ class OpsDurationImplausiblySmall(api.Rule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: billing, stream: ORDERS}
     spec: {ack_wait: 30, max_deliver: 5}
@@ -77,11 +72,6 @@ class OpsDurationImplausiblySmall(api.Rule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: billing, stream: ORDERS}

@@ -30,11 +30,6 @@ class OpsHighRedelivery(api.ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: fraud-check, stream: ORDERS}
     spec: {ack_wait: 5s, max_deliver: 3}
@@ -42,11 +37,6 @@ class OpsHighRedelivery(api.ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: scoring, stream: ORDERS}

@@ -47,11 +47,6 @@ class OpsMaxDeliverWithoutDeadLetter(api.ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: fraud-check, stream: ORDERS}
     spec: {ack_wait: 30s, max_deliver: 3}
@@ -59,11 +54,6 @@ class OpsMaxDeliverWithoutDeadLetter(api.ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: fraud-check, stream: ORDERS}

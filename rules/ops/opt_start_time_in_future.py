@@ -38,11 +38,6 @@ class OpsOptStartTimeInFuture(api.ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: audit-2100, stream: ORDERS}
     spec: {deliver_policy: by_start_time, opt_start_time: "2100-01-01T00:00:00Z"}
@@ -50,11 +45,6 @@ class OpsOptStartTimeInFuture(api.ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: audit-2026, stream: ORDERS}

@@ -23,11 +23,6 @@ class RewriteConsumerFlowControlAuto(api.ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: feed, stream: ORDERS}
     spec: {deliver_subject: feed.orders, ack_policy: flow_control, max_ack_pending: 100, idle_heartbeat: 5s}
@@ -35,11 +30,6 @@ class RewriteConsumerFlowControlAuto(api.ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: feed, stream: ORDERS}

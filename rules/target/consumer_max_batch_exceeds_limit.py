@@ -22,11 +22,6 @@ class TargetConsumerMaxBatchExceedsLimit(api.ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: worker, stream: ORDERS}
     spec: {max_batch: 500}
@@ -34,11 +29,6 @@ class TargetConsumerMaxBatchExceedsLimit(api.ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: worker, stream: ORDERS}
