@@ -80,6 +80,11 @@ def origin(tmp_path: Path) -> tuple[Path, Path]:
     return bare, author
 
 
+def _following(url: str, tmp_path: Path) -> list[str]:
+    """``jsops controller``'s options to follow ``manifests/`` on ``url``'s main (cloned under ``work``), without a lease."""
+    return ["--repo", url, "--branch", "main", "--path", "manifests", "--workdir", str(tmp_path / "work"), "--no-lease"]
+
+
 def force_push_rewrite(author: Path) -> str:
     """Rewrite main: a new root commit (no common history) adding INVOICES, force-pushed; its sha."""
     git(author, "checkout", "-q", "--orphan", "rewritten")
@@ -200,22 +205,7 @@ def test_jsops_controller_repo_over_git_daemon(
     ``--git-stale-after`` while the last commit stays in force."""
     url, proc = daemon
     _, author = origin
-    ctl = Proc(
-        [],
-        server.url,
-        "--repo",
-        url,
-        "--branch",
-        "main",
-        "--path",
-        "manifests",
-        "--workdir",
-        str(tmp_path / "work"),
-        "--no-lease",
-        "--git-stale-after",
-        "2s",
-        log=tmp_path / "events.jsonl",
-    )
+    ctl = Proc([], server.url, *_following(url, tmp_path), "--git-stale-after", "2s", log=tmp_path / "events.jsonl")
     try:
         wait_for(lambda: js.consumer("ORDERS", "shipper"), 30, "the first commit to be applied")
         wait_for(lambda: get(ctl.port, "/readyz")[0] == 200, 30, "ready")
@@ -521,20 +511,7 @@ def test_controller_with_token_url_logs_no_token(
     """``jsops controller --repo http://robot:TOKEN@...`` end to end: the estate is applied, and
     neither the event log nor the clone holds the token."""
     url = http_git.url(f"robot:{quote(TOKEN, safe='')}")
-    ctl = Proc(
-        [],
-        server.url,
-        "--repo",
-        url,
-        "--branch",
-        "main",
-        "--path",
-        "manifests",
-        "--workdir",
-        str(tmp_path / "work"),
-        "--no-lease",
-        log=tmp_path / "events.jsonl",
-    )
+    ctl = Proc([], server.url, *_following(url, tmp_path), log=tmp_path / "events.jsonl")
     try:
         wait_for(lambda: js.consumer("ORDERS", "shipper"), 30, "the estate applied over HTTP with the token")
         wait_for(lambda: ctl.events("revision_accepted"), 30, "the revision accepted")

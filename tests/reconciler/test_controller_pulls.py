@@ -60,6 +60,20 @@ def _commit_on(author: Path, base: str, name: str, text: str, message: str) -> s
     return git(author, "rev-parse", "HEAD")
 
 
+def _open_pull(bare: Path, author: Path, number: int, head: str) -> None:
+    """Pull request ``number`` at ``head``: the commit pushed as its source branch, and the forge's
+    ``refs/pull/N/head``."""
+    git(author, "push", "-q", "origin", f"{head}:refs/heads/pr-{number}-source")
+    git(bare, "update-ref", f"refs/pull/{number}/head", head)
+
+
+def _forge_token(tmp_path: Path) -> Path:
+    """The file holding the forge's token."""
+    token = tmp_path / "forge-token"
+    token.write_text("t0ken\n")
+    return token
+
+
 def _server_log(server: NatsServer) -> str:
     assert server._tmp is not None
     return (Path(server._tmp.name) / "server.log").read_text(errors="replace")
@@ -91,8 +105,7 @@ def test_pull_requests_are_planned_read_only_and_posted(release: str, tmp_path: 
     heads = ((1, adds), (2, broken), (3, widens), (4, leaks))
     pushed = [f"{sha}:refs/heads/pr-{n}-source" for n, sha in heads]
     git(author, "push", "-q", "origin", *pushed)  # the objects, as a forge keeps them
-    token = tmp_path / "forge-token"
-    token.write_text("t0ken\n")
+    token = _forge_token(tmp_path)
 
     with NatsServer(extra_config=_AUTH, binary=binary) as server, FakeForge("github") as forge:
         admin_url = server.url.replace("nats://", "nats://admin:admin@")
@@ -160,8 +173,7 @@ def test_pull_requests_are_planned_read_only_and_posted(release: str, tmp_path: 
                     OTHER_YAML.replace("INVOICES", "REFUNDS").replace("invoices", "refunds"),
                     "more",
                 )
-                git(author, "push", "-q", "origin", f"{again}:refs/heads/pr-1-source")
-                git(bare, "update-ref", "refs/pull/1/head", again)
+                _open_pull(bare, author, 1, again)
                 pushed = time.monotonic()
                 wait_for(lambda: len(forge.statuses) == 5, timeout=60, what="the new head's status")
                 print(f"new head to status: {forge.statuses[-1]['at'] - pushed:.2f} s")
@@ -250,10 +262,8 @@ def test_a_forge_that_does_not_answer_is_retried_within_the_rate_by_the_leader(t
 
     bare, author, main = make_origin(tmp_path)
     head = _commit_on(author, main, "invoices.yaml", OTHER_YAML, "add INVOICES")
-    git(author, "push", "-q", "origin", f"{head}:refs/heads/pr-1-source")
-    git(bare, "update-ref", "refs/pull/1/head", head)
-    token = tmp_path / "forge-token"
-    token.write_text("t0ken\n")
+    _open_pull(bare, author, 1, head)
+    token = _forge_token(tmp_path)
     down = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     spec = {
         "forge": "github",
@@ -289,10 +299,8 @@ def test_a_target_that_does_not_answer_leaves_the_head_to_be_planned_again(tmp_p
 
     bare, author, main = make_origin(tmp_path)
     head = _commit_on(author, main, "invoices.yaml", OTHER_YAML, "add INVOICES")
-    git(author, "push", "-q", "origin", f"{head}:refs/heads/pr-1-source")
-    git(bare, "update-ref", "refs/pull/1/head", head)
-    token = tmp_path / "forge-token"
-    token.write_text("t0ken\n")
+    _open_pull(bare, author, 1, head)
+    token = _forge_token(tmp_path)
     source = GitSource.remote(f"file://{bare}", "main", str(tmp_path / "work"), GitCredentials())
     with FakeForge("github") as forge:
         spec = {
