@@ -53,36 +53,41 @@ class ConsumerDeliverSubjectInvalid(api.ConsumerRule):
         subject = cfg.deliver_subject
         if not subject:
             return
-        path = ("deliver_subject",)
-        if not api.is_literal(subject):
+        problem = _problem(subject, parent_effective(resource, ctx))
+        if problem is not None:
+            message, code, fix = problem
             yield api.Violation(
                 resource,
-                path,
-                f"deliver_subject {subject!r} has wildcards; nats-server rejects this consumer",
-                server_error_code=api.ErrCode.CONSUMER_DELIVER_TO_WILDCARDS,
-                fix=api.FixSuggestion.unsafe("use a literal deliver subject"),
+                ("deliver_subject",),
+                f"deliver_subject {subject!r} {message}",
+                server_error_code=code,
+                fix=api.FixSuggestion.unsafe(fix),
             )
-            return
-        if not api.is_valid_subject(subject):
-            yield api.Violation(
-                resource,
-                path,
-                f"deliver_subject {subject!r} is not a valid subject; nats-server rejects this consumer",
-                server_error_code=api.ErrCode.CONSUMER_INVALID_DELIVER_SUBJECT,
-                fix=api.FixSuggestion.unsafe("use a subject of non-empty dot-separated tokens without whitespace"),
+
+
+def _problem(subject: str, stream: api.EffectiveStream | None) -> tuple[str, api.ErrCode, str] | None:
+    """The first reason nats-server refuses ``subject`` as the deliver subject of a consumer of ``stream``:
+    (what is wrong, err_code, the fix), or None."""
+    if not api.is_literal(subject):
+        return (
+            "has wildcards; nats-server rejects this consumer",
+            api.ErrCode.CONSUMER_DELIVER_TO_WILDCARDS,
+            "use a literal deliver subject",
+        )
+    if not api.is_valid_subject(subject):
+        return (
+            "is not a valid subject; nats-server rejects this consumer",
+            api.ErrCode.CONSUMER_INVALID_DELIVER_SUBJECT,
+            "use a subject of non-empty dot-separated tokens without whitespace",
+        )
+    for s in stream.subjects if stream is not None else ():
+        if api.is_subset_match(subject, s):
+            return (
+                f"is captured by the stream's subject {s!r} and would form a cycle",
+                api.ErrCode.CONSUMER_DELIVER_CYCLE,
+                "choose a deliver subject outside the stream's subjects",
             )
-            return
-        stream = parent_effective(resource, ctx)
-        for s in stream.subjects if stream is not None else ():
-            if api.is_subset_match(subject, s):
-                yield api.Violation(
-                    resource,
-                    path,
-                    f"deliver_subject {subject!r} is captured by the stream's subject {s!r} and would form a cycle",
-                    server_error_code=api.ErrCode.CONSUMER_DELIVER_CYCLE,
-                    fix=api.FixSuggestion.unsafe("choose a deliver subject outside the stream's subjects"),
-                )
-                return
+    return None
 
 
 RULE = ConsumerDeliverSubjectInvalid

@@ -50,20 +50,15 @@ class StreamCounterIncompatible(api.StreamRule):
     ) -> Iterator[api.Violation]:
         if not c.allow_msg_counter:
             return
+
+        def refused(field: str, what: str) -> api.Violation:
+            message = f"a counter stream {what}; nats-server rejects this stream"
+            return api.Violation(resource, (field,), message, server_error_code=api.ErrCode.STREAM_INVALID_CONFIG)
+
         if c.discard == "new":
-            yield api.Violation(
-                resource,
-                ("discard",),
-                "a counter stream cannot use discard new; nats-server rejects this stream",
-                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
-            )
+            yield refused("discard", "cannot use discard new")
         if c.allow_msg_ttl:
-            yield api.Violation(
-                resource,
-                ("allow_msg_ttl",),
-                "a counter stream cannot use message TTLs; nats-server rejects this stream",
-                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
-            )
+            yield refused("allow_msg_ttl", "cannot use message TTLs")
         if c.allow_msg_schedules:
             yield ctx.refusal(
                 resource,
@@ -73,12 +68,7 @@ class StreamCounterIncompatible(api.StreamRule):
                 about="allow_msg_schedules:counter",
             )
         if c.retention not in (None, "limits"):
-            yield api.Violation(
-                resource,
-                ("retention",),
-                f"a counter stream can only use limits retention, not {c.retention}; nats-server rejects this stream",
-                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
-            )
+            yield refused("retention", f"can only use limits retention, not {c.retention}")
 
 
 RULE = StreamCounterIncompatible
