@@ -53,7 +53,7 @@ class ConsumerDeliverSubjectInvalid(api.ConsumerRule):
         subject = cfg.deliver_subject
         if not subject:
             return
-        problem = _problem(subject, parent_effective(resource, ctx))
+        problem = _problem(subject, resource, ctx)
         if problem is not None:
             message, code, fix = problem
             yield api.Violation(
@@ -65,9 +65,9 @@ class ConsumerDeliverSubjectInvalid(api.ConsumerRule):
             )
 
 
-def _problem(subject: str, stream: api.EffectiveStream | None) -> tuple[str, api.ErrCode, str] | None:
-    """The first reason nats-server refuses ``subject`` as the deliver subject of a consumer of ``stream``:
-    (what is wrong, err_code, the fix), or None."""
+def _problem(subject: str, resource: api.ConsumerResource, ctx: api.RuleContext) -> tuple[str, api.ErrCode, str] | None:
+    """The first reason nats-server refuses ``subject`` as the consumer's deliver subject: (what is wrong,
+    err_code, the fix), or None. The stream is read last: a bare consumer (no stream) gets the first two."""
     if not api.is_literal(subject):
         return (
             "has wildcards; nats-server rejects this consumer",
@@ -80,6 +80,7 @@ def _problem(subject: str, stream: api.EffectiveStream | None) -> tuple[str, api
             api.ErrCode.CONSUMER_INVALID_DELIVER_SUBJECT,
             "use a subject of non-empty dot-separated tokens without whitespace",
         )
+    stream = parent_effective(resource, ctx)
     for s in stream.subjects if stream is not None else ():
         if api.is_subset_match(subject, s):
             return (
